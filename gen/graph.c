@@ -1,0 +1,196 @@
+/* graph.c -- constraint graph construction. */
+#include "graph.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct named {
+  const char *name;
+  int idx;
+} named;
+
+static int cmp_named(const void *x, const void *y) {
+  const named *p = x, *q = y;
+  int c = strcmp(p->name, q->name);
+  return c ? c : (p->idx > q->idx) - (p->idx < q->idx);
+}
+
+/* rank[i] = position of name[i] in strcmp order (ties by index): the
+ * tie-break of every ordering decision, stable under unrelated edits. */
+static void compute_rank(arena *a, cgraph *g) {
+  named *v = malloc(sizeof *v * (size_t)(g->n + 1));
+  if (!v) abort();
+  for (int i = 0; i < g->n; i++) v[i] = (named){g->name[i], i};
+  qsort(v, (size_t)g->n, sizeof *v, cmp_named);
+  g->rank = ARENA_ARRAY(a, int, g->n + 1);
+  for (int r = 0; r < g->n; r++) g->rank[v[r].idx] = r;
+  free(v);
+}
+
+static int cmp_int(const void *x, const void *y) {
+  int i = *(const int *)x, j = *(const int *)y;
+  return (i > j) - (i < j);
+}
+
+/* Builds CSR from an undirected edge list (both directions added here). */
+static void build_csr(arena *a, cgraph *g, int nedge, const int *eu, const int *ev) {
+  int n = g->n;
+  int *cnt = calloc((size_t)n + 1, sizeof *cnt);
+  int *tmp = malloc(sizeof *tmp * (size_t)(2 * nedge + 1));
+  int *fill = calloc((size_t)n + 1, sizeof *fill);
+  if (!cnt || !tmp || !fill) abort();
+  for (int e = 0; e < nedge; e++) {
+    if (eu[e] == ev[e]) continue;
+    cnt[eu[e] + 1]++;
+    cnt[ev[e] + 1]++;
+  }
+  for (int i = 0; i < n; i++) cnt[i + 1] += cnt[i];
+  for (int e = 0; e < nedge; e++) {
+    if (eu[e] == ev[e]) continue;
+    tmp[cnt[eu[e]] + fill[eu[e]]++] = ev[e];
+    tmp[cnt[ev[e]] + fill[ev[e]]++] = eu[e];
+  }
+  g->adr = ARENA_ARRAY(a, int, n + 1);
+  g->adj = ARENA_ARRAY(a, int, cnt[n] + 1);
+  int k = 0;
+  for (int i = 0; i < n; i++) {
+    int *row = tmp + cnt[i];
+    int len = cnt[i + 1] - cnt[i];
+    qsort(row, (size_t)len, sizeof *row, cmp_int);
+    g->adr[i] = k;
+    for (int t = 0; t < len; t++)
+      if (t == 0 || row[t] != row[t - 1]) g->adj[k++] = row[t];
+  }
+  g->adr[n] = k;
+  free(cnt);
+  free(tmp);
+  free(fill);
+}
+
+void cgraph_from_edges(arena *a, int n, const int *degree, const char **names, int nedge,
+                       const int *eu, const int *ev, cgraph *g) {
+  memset(g, 0, sizeof *g);
+  g->n = n;
+  g->degree = degree;
+  if (!names) {
+    const char **nm = ARENA_ARRAY(a, const char *, n + 1);
+    for (int i = 0; i < n; i++) {
+      char buf[32];
+      snprintf(buf, sizeof buf, "c%d", i);
+      nm[i] = arena_strdup(a, buf);
+    }
+    names = nm;
+  }
+  g->name = names;
+  build_csr(a, g, nedge, eu, ev);
+  compute_rank(a, g);
+}
+
+void cgraph_build(arena *a, const smech *s, cgraph *g) {
+  /* Bodies' incidence lists, then every pair of constraints on a non-fixed
+   * body becomes an edge. */
+  int nb = s->nbody, nc = s->ncons;
+  int *badr = calloc((size_t)nb + 1, sizeof *badr);
+  int *bcons = malloc(sizeof *bcons * (size_t)(2 * nc + 1));
+  int *bfill = calloc((size_t)nb + 1, sizeof *bfill);
+  if (!badr || !bcons || !bfill) abort();
+  for (int c = 0; c < nc; c++) {
+    int ends[2] = {s->cons_a[c], s->cons_b[c]};
+    for (int e = 0; e < 2; e++)
+      if (ends[e] >= 0 && !s->body_fixed[ends[e]]) badr[ends[e] + 1]++;
+  }
+  for (int b = 0; b < nb; b++) badr[b + 1] += badr[b];
+  for (int c = 0; c < nc; c++) {
+    int ends[2] = {s->cons_a[c], s->cons_b[c]};
+    for (int e = 0; e < 2; e++)
+      if (ends[e] >= 0 && !s->body_fixed[ends[e]]) bcons[badr[ends[e]] + bfill[ends[e]]++] = c;
+  }
+  long long npairs = 0;
+  for (int b = 0; b < nb; b++) {
+    long long k = badr[b + 1] - badr[b];
+    npairs += k * (k - 1) / 2;
+  }
+  int *eu = malloc(sizeof *eu * (size_t)(npairs + 1));
+  int *ev = malloc(sizeof *ev * (size_t)(npairs + 1));
+  if (!eu || !ev) abort();
+  int ne = 0;
+  for (int b = 0; b < nb; b++)
+    for (int i = badr[b]; i < badr[b + 1]; i++)
+      for (int j = i + 1; j < badr[b + 1]; j++) {
+        eu[ne] = bcons[i];
+        ev[ne] = bcons[j];
+        ne++;
+      }
+  cgraph_from_edges(a, nc, s->cons_degree, s->cons_name, ne, eu, ev, g);
+  free(badr);
+  free(bcons);
+  free(bfill);
+  free(eu);
+  free(ev);
+}
+
+int cgraph_nedges(const cgraph *g) { return g->adr[g->n] / 2; }
+
+int cgraph_adjacent(const cgraph *g, int i, int j) {
+  int lo = g->adr[i], hi = g->adr[i + 1];
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (g->adj[mid] == j) return 1;
+    if (g->adj[mid] < j)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return 0;
+}
+
+void bitadj_init(bitadj *b, const cgraph *g) {
+  b->n = g->n;
+  b->words = (g->n + 63) / 64;
+  if (b->words == 0) b->words = 1;
+  b->bits = calloc((size_t)b->n * (size_t)b->words + 1, sizeof *b->bits);
+  if (!b->bits) abort();
+  for (int i = 0; i < g->n; i++)
+    for (int k = g->adr[i]; k < g->adr[i + 1]; k++) bitadj_set(b, i, g->adj[k]);
+}
+
+void bitadj_free(bitadj *b) {
+  free(b->bits);
+  b->bits = NULL;
+}
+
+void bitadj_remove(bitadj *b, int v) {
+  unsigned long long *row = bitadj_row(b, v);
+  for (int w = 0; w < b->words; w++) {
+    unsigned long long x = row[w];
+    while (x) {
+      int u = w * 64 + __builtin_ctzll(x);
+      x &= x - 1;
+      bitadj_row(b, u)[v >> 6] &= ~(1ull << (v & 63));
+    }
+  }
+}
+
+int bitadj_eliminate(bitadj *b, int v) {
+  const unsigned long long *nv = bitadj_row(b, v);
+  int created = 0;
+  for (int w = 0; w < b->words; w++) {
+    unsigned long long x = nv[w];
+    while (x) {
+      int u = w * 64 + __builtin_ctzll(x);
+      x &= x - 1;
+      unsigned long long *nu = bitadj_row(b, u);
+      for (int k = 0; k < b->words; k++) {
+        unsigned long long add = nv[k] & ~nu[k];
+        if (k == (u >> 6)) add &= ~(1ull << (u & 63));
+        if (add) {
+          created += __builtin_popcountll(add);
+          nu[k] |= add;
+        }
+      }
+    }
+  }
+  bitadj_remove(b, v);
+  return created / 2;
+}

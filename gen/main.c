@@ -1,0 +1,215 @@
+/* main.c -- the ldlgen command line. The only place that prints diagnostics
+ * and chooses the exit code. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "dot.h"
+#include "json.h"
+#include "load.h"
+#include "outfile.h"
+#include "program.h"
+
+#define LDLGEN_VERSION "0.1"
+
+static void usage(FILE *out) {
+  fputs("usage: ldlgen MECH.lua [--order natural|mda|meca|best] [--shatter N|off]\n"
+        "                       [--stats] [--dot FILE] [--report FILE]\n"
+        "       ldlgen --table MECH.lua...\n"
+        "\n"
+        "  --order K      elimination ordering (default best)\n"
+        "  --shatter N    shatter bodies whose attached degrees sum above N\n"
+        "                 (default: the mechanism's settings.shatter, 20); off disables\n"
+        "  --stats        print the program's statistics as one JSON object\n"
+        "  --dot FILE     write the body graph and constraint graph (Graphviz)\n"
+        "  --report FILE  write the statistics and the pivot/block layout (JSON)\n"
+        "  --table        print one statistics row per mechanism\n"
+        "  --version, --help\n",
+        out);
+}
+
+typedef struct options {
+  const char *input;
+  const char **inputs;
+  int ninputs;
+  program_options prog;
+  int stats, table;
+  const char *dot, *report;
+} options;
+
+static int parse_int(const char *s, int *out) {
+  char *end;
+  long v = strtol(s, &end, 10);
+  if (*s == '\0' || *end != '\0' || v < 0 || v > 1000000) return 0;
+  *out = (int)v;
+  return 1;
+}
+
+/* Returns 0 on success, 2 on a usage error (message printed). */
+static int parse_args(int argc, char **argv, options *o) {
+  memset(o, 0, sizeof *o);
+  program_default_options(&o->prog);
+  o->inputs = calloc((size_t)argc, sizeof *o->inputs);
+  if (!o->inputs) return 2;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      usage(stdout);
+      exit(0);
+    } else if (strcmp(a, "--version") == 0) {
+      printf("ldlgen %s\n", LDLGEN_VERSION);
+      exit(0);
+    } else if (strcmp(a, "--stats") == 0) {
+      o->stats = 1;
+    } else if (strcmp(a, "--table") == 0) {
+      o->table = 1;
+    } else if (strcmp(a, "--order") == 0 || strcmp(a, "--shatter") == 0 || strcmp(a, "--dot") == 0 ||
+               strcmp(a, "--report") == 0) {
+      if (!val) {
+        fprintf(stderr, "ldlgen: %s needs a value\n", a);
+        return 2;
+      }
+      i++;
+      if (strcmp(a, "--order") == 0) {
+        int k = order_parse(val);
+        if (k < 0) {
+          fprintf(stderr, "ldlgen: unknown ordering '%s' (natural, mda, meca, best)\n", val);
+          return 2;
+        }
+        o->prog.order = (order_kind)k;
+      } else if (strcmp(a, "--shatter") == 0) {
+        int n;
+        if (strcmp(val, "off") == 0)
+          o->prog.shatter = 0;
+        else if (parse_int(val, &n) && n > 0)
+          o->prog.shatter = n;
+        else {
+          fprintf(stderr, "ldlgen: --shatter needs a positive integer or 'off', not '%s'\n", val);
+          return 2;
+        }
+      } else if (strcmp(a, "--dot") == 0) {
+        o->dot = val;
+      } else {
+        o->report = val;
+      }
+    } else if (a[0] == '-' && a[1] != '\0') {
+      fprintf(stderr, "ldlgen: unknown option '%s'\n", a);
+      usage(stderr);
+      return 2;
+    } else {
+      o->inputs[o->ninputs++] = a;
+    }
+  }
+  if (o->ninputs == 0) {
+    usage(stderr);
+    return 2;
+  }
+  if (!o->table && o->ninputs > 1) {
+    fprintf(stderr, "ldlgen: one mechanism file at a time (or --table)\n");
+    return 2;
+  }
+  o->input = o->inputs[0];
+  return 0;
+}
+
+/* Layout of every pivot and block, for tools and reviewers. */
+static void write_report(const program *p, FILE *out) {
+  const symbolic *s = &p->sym;
+  json_writer w;
+  json_begin(&w, out);
+  json_key(&w, "name");
+  json_string(&w, p->m->name);
+  json_key(&w, "dim");
+  json_int(&w, s->dim);
+  json_key(&w, "workspace");
+  json_int(&w, s->work_size);
+  json_key(&w, "pivots");
+  json_begin_array(&w);
+  for (int q = 0; q < s->n; q++) {
+    json_begin_object(&w);
+    json_key(&w, "constraint");
+    json_string(&w, p->g.name[s->perm[q]]);
+    json_key(&w, "degree");
+    json_int(&w, s->degree[q]);
+    json_key(&w, "height");
+    json_int(&w, s->height[q]);
+    json_key(&w, "row");
+    json_int(&w, s->row_off[q]);
+    json_key(&w, "node_offset");
+    json_int(&w, s->node_off[q]);
+    json_key(&w, "edge_offset");
+    json_int(&w, s->edge_off[q]);
+    json_key(&w, "rsi_offset");
+    json_int(&w, s->rsi_adr[q]);
+    json_key(&w, "blocks");
+    json_begin_array(&w);
+    for (int k = s->col_adr[q]; k < s->col_adr[q + 1]; k++) {
+      json_begin_object(&w);
+      json_key(&w, "row_pivot");
+      json_int(&w, s->col_piv[k]);
+      json_key(&w, "row_constraint");
+      json_string(&w, p->g.name[s->perm[s->col_piv[k]]]);
+      json_key(&w, "offset");
+      json_int(&w, s->col_off[k]);
+      json_key(&w, "fill");
+      json_bool(&w, s->col_fill[k]);
+      json_end_object(&w);
+    }
+    json_end_array(&w);
+    json_end_object(&w);
+  }
+  json_end_array(&w);
+  json_end(&w);
+}
+
+static void print_table(FILE *out, const program *p) {
+  const symbolic *s = &p->sym;
+  fprintf(out, "%-22s %6d %6d %6d %5d %8.1f%% %6d %9lld %9lld %10lld  %s\n", p->m->name, p->m->nbody, p->s.ncons,
+          p->s.nshards, s->dim, 100.0 * p->density, s->nfill, (long long)s->nrsi, symbolic_flops(s),
+          (long long)((p->unshattered_flops3 + 1) / 3), p->heuristic);
+}
+
+int main(int argc, char **argv) {
+  options o;
+  int rc = parse_args(argc, argv, &o);
+  if (rc) {
+    free(o.inputs);
+    return rc;
+  }
+  diag_list d;
+  diag_init(&d);
+  gen_status st = GEN_OK;
+
+  if (o.table)
+    printf("%-22s %6s %6s %6s %5s %9s %6s %9s %9s %10s  %s\n", "mechanism", "bodies", "cons", "shards", "dim",
+           "density", "fill", "rsi", "flops", "unshat.", "order");
+  for (int f = 0; f < o.ninputs && st == GEN_OK; f++) {
+    arena a;
+    arena_init(&a);
+    mech m;
+    program p;
+    st = load_mech(&a, o.inputs[f], NULL, &m, &d);
+    if (st == GEN_OK) st = program_build(&a, &m, &o.prog, &p, &d);
+    if (st == GEN_OK && o.table) print_table(stdout, &p);
+    if (st == GEN_OK && !o.table) {
+      /* every output file is complete before any is renamed into place */
+      outfile dot = {0}, rep = {0};
+      if (o.dot && (st = outfile_open(&dot, o.dot, &d)) == GEN_OK) dot_write(&p, dot.f);
+      if (st == GEN_OK && o.report && (st = outfile_open(&rep, o.report, &d)) == GEN_OK) write_report(&p, rep.f);
+      if (st == GEN_OK && o.dot) st = outfile_commit(&dot, &d);
+      if (st == GEN_OK && o.report) st = outfile_commit(&rep, &d);
+      outfile_abort(&dot);
+      outfile_abort(&rep);
+      if (st == GEN_OK && o.stats) program_write_stats(&p, stdout);
+    }
+    arena_free(&a);
+  }
+  diag_print(&d, stderr);
+  diag_free(&d);
+  free(o.inputs);
+  if (fflush(stdout) != 0 && st == GEN_OK) st = GEN_ERR_IO;
+  return st == GEN_OK ? 0 : 1;
+}

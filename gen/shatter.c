@@ -1,0 +1,106 @@
+/* shatter.c -- solver view of a mechanism with shattered bodies. */
+#include "shatter.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int shatter_body_load(const mech *m, int i) {
+  int load = 0;
+  for (int c = 0; c < m->ncons; c++) {
+    const mech_constraint *k = &m->cons[c];
+    if (mech_is_equality(k) && (k->a == i || k->b == i)) load += mech_degree(k);
+  }
+  return load;
+}
+
+static const char *fmt_name(arena *a, const char *base, const char *suffix, int n) {
+  char buf[160];
+  snprintf(buf, sizeof buf, "%s#%s%d", base, suffix, n);
+  return arena_strdup(a, buf);
+}
+
+void smech_build(arena *a, const mech *m, const int *shards, smech *out) {
+  memset(out, 0, sizeof *out);
+  out->m = m;
+  out->shard_adr = ARENA_ARRAY(a, int, m->nbody);
+  out->shard_num = ARENA_ARRAY(a, int, m->nbody);
+  int nb = 0, nweld = 0;
+  for (int i = 0; i < m->nbody; i++) {
+    int k = shards && shards[i] > 1 && !m->bodies[i].fixed ? shards[i] : 1;
+    out->shard_adr[i] = nb;
+    out->shard_num[i] = k;
+    nb += k;
+    if (k > 1) {
+      out->nshattered++;
+      out->nshards += k;
+      nweld += k - 1;
+    }
+  }
+  out->nbody = nb;
+  out->body_orig = ARENA_ARRAY(a, int, nb);
+  out->body_shard = ARENA_ARRAY(a, int, nb);
+  out->body_name = ARENA_ARRAY(a, const char *, nb);
+  out->body_fixed = ARENA_ARRAY(a, unsigned char, nb);
+  for (int i = 0; i < m->nbody; i++)
+    for (int s = 0; s < out->shard_num[i]; s++) {
+      int j = out->shard_adr[i] + s;
+      out->body_orig[j] = i;
+      out->body_shard[j] = s;
+      out->body_fixed[j] = (unsigned char)(m->bodies[i].fixed != 0);
+      out->body_name[j] = out->shard_num[i] > 1 ? fmt_name(a, m->bodies[i].name, "", s)
+                                                 : m->bodies[i].name;
+    }
+
+  int neq = 0;
+  for (int c = 0; c < m->ncons; c++) neq += mech_is_equality(&m->cons[c]);
+  int nc = neq + nweld;
+  out->ncons = nc;
+  out->cons_orig = ARENA_ARRAY(a, int, nc);
+  out->cons_a = ARENA_ARRAY(a, int, nc);
+  out->cons_b = ARENA_ARRAY(a, int, nc);
+  out->cons_degree = ARENA_ARRAY(a, int, nc);
+  out->cons_name = ARENA_ARRAY(a, const char *, nc);
+
+  /* Constraint j attached to a shattered body (its t-th of n attached
+   * equality constraints, declaration order) goes to shard t*k/n. */
+  int *seen = ARENA_ARRAY(a, int, m->nbody);
+  int *load = ARENA_ARRAY(a, int, m->nbody);
+  for (int c = 0; c < m->ncons; c++) {
+    const mech_constraint *k = &m->cons[c];
+    if (!mech_is_equality(k)) continue;
+    if (k->a >= 0) load[k->a]++;
+    if (k->b >= 0 && k->b != k->a) load[k->b]++;
+  }
+  int j = 0;
+  for (int c = 0; c < m->ncons; c++) {
+    const mech_constraint *k = &m->cons[c];
+    if (!mech_is_equality(k)) continue;
+    int ends[2] = {k->a, k->b}, mapped[2];
+    for (int e = 0; e < 2; e++) {
+      int b = ends[e];
+      if (b < 0) {
+        mapped[e] = MECH_WORLD;
+        continue;
+      }
+      int s = (int)((long long)seen[b] * out->shard_num[b] / load[b]);
+      mapped[e] = out->shard_adr[b] + s;
+      seen[b]++;
+    }
+    out->cons_orig[j] = c;
+    out->cons_a[j] = mapped[0];
+    out->cons_b[j] = mapped[1];
+    out->cons_degree[j] = mech_degree(k);
+    out->cons_name[j] = k->name;
+    j++;
+  }
+  for (int i = 0; i < m->nbody; i++)
+    for (int s = 1; s < out->shard_num[i]; s++) {
+      out->cons_orig[j] = -1;
+      out->cons_a[j] = out->shard_adr[i] + s - 1;
+      out->cons_b[j] = out->shard_adr[i] + s;
+      out->cons_degree[j] = rt_joint_degree(RT_WELD);
+      out->cons_name[j] = fmt_name(a, m->bodies[i].name, "weld", s);
+      j++;
+    }
+  for (int c = 0; c < nc; c++) out->dim += out->cons_degree[c];
+}
