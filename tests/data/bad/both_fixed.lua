@@ -1,0 +1,8 @@
+-- expect: 7: connects two fixed bodies ('world' and 'base')
+local m = { name = "bad", bodies = {}, constraints = {} }
+local function add(t, x) t[#t + 1] = x; return x end
+add(m.bodies, { name = "link1", mass = 1.0, box = { 0.05, 0.05, 0.5 }, pos = { 0, 0, -0.25 } })
+add(m.bodies, { name = "link2", mass = 1.0, box = { 0.05, 0.05, 0.5 }, pos = { 0, 0, -0.75 } })
+add(m.bodies, { name = "base", fixed = true, pos = { 0, 0, 1 } })
+add(m.constraints, { name = "mount", type = "weld", a = "world", b = "base", anchor = { 0, 0, 1 } })
+return m

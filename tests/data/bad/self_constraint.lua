@@ -1,0 +1,7 @@
+-- expect: 6: constraint 'pin' connects 'link1' to itself
+local m = { name = "bad", bodies = {}, constraints = {} }
+local function add(t, x) t[#t + 1] = x; return x end
+add(m.bodies, { name = "link1", mass = 1.0, box = { 0.05, 0.05, 0.5 }, pos = { 0, 0, -0.25 } })
+add(m.bodies, { name = "link2", mass = 1.0, box = { 0.05, 0.05, 0.5 }, pos = { 0, 0, -0.75 } })
+add(m.constraints, { name = "pin", type = "ball", a = "link1", b = "link1", anchor = { 0, 0, 0 } })
+return m
