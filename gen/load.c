@@ -1,40 +1,12 @@
-/* load.c -- the sandboxed mechanism loader (see load.h and README.md for the
- * schema).
+/* load.c -- the mechanism schema (see load.h and README.md): reads the table
+ * a mechanism file returns into a mech.
  *
- * One fresh lua_State per load, in three steps:
- *   run       the chunk under lua_pcall, with only base/math/string/table,
- *             an instruction bound (count hook) and a memory bound (a counting
- *             lua_Alloc); neither can be caught by the script's pcall. Work
- *             done inside C, which the count hook cannot see, is charged to
- *             the instruction bound as well: one instruction per 32 bytes
- *             allocated and per element moved by table.insert/remove/move/
- *             concat/unpack/sort; the backtracking pattern functions
- *             (string.find/match/gmatch/gsub) are removed;
+ * The chunk runs in a sandbox (sandbox.c), which also knows the line of every
+ * table it built. Then:
  *   validate  walk the returned table with raw accesses only (no metamethod
  *             runs), collecting every schema error, and build the mech;
  *   check     evaluate each equality constraint's Jacobian at the initial pose
- *             and reject rank-deficient ones.
- *
- * Lines of plain tables: Lua calls the allocator with ptr == NULL and
- * osize == LUA_TTABLE exactly when it creates a table. At that moment we ask
- * lua_getinfo for the current line of the innermost running Lua function and
- * record (address -> line) in an open-addressing map; lua_topointer of the
- * table later gives the same address. Entries are removed when the block is
- * freed, so a reused address never carries a stale line. Two details make the
- * line exact:
- *  - the count hook keeps the VM's saved pc current at every instruction
- *    (luaG_traceexec stores it before each one), so lua_getinfo reports the
- *    line of OP_NEWTABLE itself. (A LUA_MASKLINE hook would not do: it does
- *    not fire again when a call returns to the same line, so in
- *    `{ a = f(), b = {} }` the table b would get f's line.)
- *  - Lua stamps OP_NEWTABLE with the line of the token *before* `{`, so in
- *        bodies = {
- *          { name = "a", ... },     <- stamped with the line above
- *    every table would be one line early. The chunk is therefore compiled
- *    from a copy in which each `{` reads `({` and each `}` reads `})`: the
- *    parentheses generate no code, keep every line break in place, and put a
- *    token on the brace's own line. The original text is compiled first, so
- *    syntax errors quote exactly what the user wrote. */
+ *             and reject rank-deficient ones. */
 #include "load.h"
 
 #include <errno.h>
@@ -48,11 +20,10 @@
 
 #include <lauxlib.h>
 #include <lua.h>
-#include <lualib.h>
+
+#include "sandbox.h"
 
 #define NAME_MAX_LEN 64
-#define HOOK_INTERVAL 1000
-#define BYTES_PER_INSTRUCTION 32 /* allocation volume charged to the instruction bound */
 #define RANK_TOL 1e-9
 #define MAX_ERRORS 100     /* diagnostics kept per load */
 #define MAX_ENTRIES 1000000 /* bodies or constraints */
@@ -72,20 +43,8 @@ typedef struct name_index {
 } name_index;
 
 typedef struct loader {
-  /* sandbox bounds */
-  size_t used, max_memory;         /* bytes of Lua heap plus the line map */
-  long long count, max_instructions;
-  int interval;                    /* count hook period */
-  int instr_hit, instr_line;       /* instruction bound reached, and where */
-  int running;                     /* the chunk runs: allocations are charged */
-  int mem_hit;                     /* a memory error was caught by the script */
-  int err_line;                    /* innermost chunk line when an error was raised */
-  /* table address -> line of construction */
-  const void **map_key;
-  int *map_line;
-  size_t map_cap, map_n;
-  /* output */
-  lua_State *L;
+  sandbox sb;                      /* the Lua state the chunk ran in */
+  lua_State *L;                    /* sb.L */
   arena *a;
   diag_list *d;
   const char *file;                /* name in diagnostics */
@@ -178,449 +137,6 @@ static void index_add(name_index *ix, const char *s, int v) {
   ix->val[i] = v;
 }
 
-//---- table line map -------------------------------------------------------------
-
-static size_t map_home(const loader *ld, const void *p) {
-  uint64_t h = (uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15ull;
-  return (size_t)(h >> 32) & (ld->map_cap - 1);
-}
-
-/* Makes room for one more entry; 0 if that would exceed the memory bound. */
-static int map_reserve(loader *ld) {
-  if (2 * (ld->map_n + 1) <= ld->map_cap) return 1;
-  size_t cap = ld->map_cap ? 2 * ld->map_cap : 256;
-  size_t bytes = cap * (sizeof(void *) + sizeof(int));
-  size_t old = ld->map_cap * (sizeof(void *) + sizeof(int));
-  if (bytes - old > ld->max_memory - ld->used) return 0;
-  const void **key = calloc(cap, sizeof *key);
-  int *line = calloc(cap, sizeof *line);
-  if (!key || !line) {
-    free(key);
-    free(line);
-    return 0;
-  }
-  const void **okey = ld->map_key;
-  int *oline = ld->map_line;
-  size_t ocap = ld->map_cap;
-  ld->map_key = key;
-  ld->map_line = line;
-  ld->map_cap = cap;
-  for (size_t i = 0; i < ocap; i++) {
-    if (!okey[i]) continue;
-    size_t j = map_home(ld, okey[i]);
-    while (key[j]) j = (j + 1) & (cap - 1);
-    key[j] = okey[i];
-    line[j] = oline[i];
-  }
-  free(okey);
-  free(oline);
-  ld->used = ld->used - old + bytes;
-  return 1;
-}
-
-static void map_put(loader *ld, const void *p, int line) {
-  size_t i = map_home(ld, p);
-  while (ld->map_key[i] && ld->map_key[i] != p) i = (i + 1) & (ld->map_cap - 1);
-  if (!ld->map_key[i]) ld->map_n++;
-  ld->map_key[i] = p;
-  ld->map_line[i] = line;
-}
-
-static size_t map_slot(const loader *ld, const void *p) {
-  if (!ld->map_cap) return SIZE_MAX;
-  size_t i = map_home(ld, p);
-  while (ld->map_key[i]) {
-    if (ld->map_key[i] == p) return i;
-    i = (i + 1) & (ld->map_cap - 1);
-  }
-  return SIZE_MAX;
-}
-
-/* Removes p (if present) by backward-shift deletion, keeping probe chains intact. */
-static void map_remove(loader *ld, const void *p) {
-  size_t i = map_slot(ld, p);
-  if (i == SIZE_MAX) return;
-  size_t mask = ld->map_cap - 1, j = i;
-  for (;;) {
-    j = (j + 1) & mask;
-    if (!ld->map_key[j]) break;
-    size_t k = map_home(ld, ld->map_key[j]);
-    /* move j back to i unless its home lies cyclically in (i, j] */
-    int stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
-    if (stays) continue;
-    ld->map_key[i] = ld->map_key[j];
-    ld->map_line[i] = ld->map_line[j];
-    i = j;
-  }
-  ld->map_key[i] = NULL;
-  ld->map_n--;
-}
-
-static void map_free(loader *ld) {
-  free(ld->map_key);
-  free(ld->map_line);
-  ld->map_key = NULL;
-  ld->map_line = NULL;
-  ld->map_cap = ld->map_n = 0;
-}
-
-/* Line where the table at idx was constructed, or 0 (not a table, unknown). */
-static int line_of(loader *ld, int idx) {
-  if (lua_type(ld->L, idx) != LUA_TTABLE) return 0;
-  size_t i = map_slot(ld, lua_topointer(ld->L, idx));
-  return i == SIZE_MAX ? 0 : ld->map_line[i];
-}
-
-//---- sandbox ----------------------------------------------------------------------
-
-static loader *get_loader(lua_State *L) {
-  void *ud;
-  lua_getallocf(L, &ud);
-  return ud;
-}
-
-/* Current line of the innermost Lua function on the stack, or 0. */
-static int running_line(lua_State *L) {
-  lua_Debug ar;
-  for (int level = 0; lua_getstack(L, level, &ar); level++)
-    if (lua_getinfo(L, "l", &ar) && ar.currentline > 0) return ar.currentline;
-  return 0;
-}
-
-/* Adds units to the instruction count; 0 (and the bound marked as reached,
- * at the running line) if that exceeds it. The count hook sees only VM
- * instructions, so work done inside C -- building long strings, moving table
- * elements -- is charged here too. */
-static int charge(loader *ld, long long units) {
-  if (!ld->instr_hit && units < ld->max_instructions - ld->count) {
-    ld->count += units;
-    return 1;
-  }
-  if (!ld->instr_hit) {
-    ld->instr_hit = 1;
-    ld->instr_line = running_line(ld->L);
-  }
-  return 0;
-}
-
-/* Counting allocator: refuses to grow past max_memory, records table lines. */
-static void *sandbox_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
-  loader *ld = ud;
-  size_t old = ptr ? osize : 0;
-  if (nsize == 0) {
-    if (ptr) {
-      map_remove(ld, ptr);
-      free(ptr);
-      ld->used -= old;
-    }
-    return NULL;
-  }
-  /* grow the map first: the limit check below must see its bytes, or
-   * max_memory - used could wrap around */
-  int is_table = ptr == NULL && osize == LUA_TTABLE;
-  if (is_table && !map_reserve(ld)) return NULL;
-  if (nsize > old && nsize - old > ld->max_memory - ld->used) return NULL;
-  if (ld->running && nsize > old && !charge(ld, (long long)((nsize - old) / BYTES_PER_INSTRUCTION))) return NULL;
-  void *p = realloc(ptr, nsize);
-  if (!p) return NULL;
-  ld->used = ld->used - old + nsize;
-  if (is_table) map_put(ld, p, ld->L ? running_line(ld->L) : 0);
-  return p;
-}
-
-static void sandbox_hook(lua_State *L, lua_Debug *ar) {
-  if (ar->event != LUA_HOOKCOUNT || charge(get_loader(L), get_loader(L)->interval)) return;
-  lua_pushliteral(L, "instruction limit");
-  lua_error(L);
-}
-
-/* The sandbox's bounds are final: pcall and xpcall re-raise them. */
-static int fatal_pending(lua_State *L, int status) {
-  loader *ld = get_loader(L);
-  if (status == LUA_ERRMEM) ld->mem_hit = 1;
-  return ld->instr_hit || ld->mem_hit;
-}
-
-static int sandbox_pcall(lua_State *L) {
-  luaL_checkany(L, 1);
-  lua_pushboolean(L, 1);
-  lua_insert(L, 1);
-  int status = lua_pcall(L, lua_gettop(L) - 2, LUA_MULTRET, 0);
-  if (status == LUA_OK) return lua_gettop(L);
-  if (fatal_pending(L, status)) return lua_error(L);
-  lua_pushboolean(L, 0);
-  lua_pushvalue(L, -2);
-  return 2;
-}
-
-static int sandbox_xpcall(lua_State *L) {
-  int n = lua_gettop(L);
-  luaL_checktype(L, 2, LUA_TFUNCTION);
-  lua_pushboolean(L, 1);
-  lua_pushvalue(L, 1);
-  lua_rotate(L, 3, 2); /* f, msgh, true, f, args... */
-  int status = lua_pcall(L, n - 2, LUA_MULTRET, 2);
-  if (status == LUA_OK) return lua_gettop(L) - 2;
-  if (fatal_pending(L, status)) return lua_error(L);
-  lua_pushboolean(L, 0);
-  lua_pushvalue(L, -2);
-  return 2;
-}
-
-/* Table functions whose C loops grow with the table: each is charged one
- * instruction per element it moves, copies or compares, before it runs. */
-enum { CH_INSERT, CH_REMOVE, CH_MOVE, CH_CONCAT, CH_UNPACK, CH_SORT };
-static const char *const charged_names[] = {"insert", "remove", "move", "concat", "unpack", "sort"};
-
-/* Elements in [from, to], saturating. */
-static long long span(lua_Integer from, lua_Integer to) {
-  if (to < from) return 0;
-  lua_Unsigned n = (lua_Unsigned)to - (lua_Unsigned)from;
-  return n >= (lua_Unsigned)LLONG_MAX ? LLONG_MAX : (long long)n + 1;
-}
-
-static lua_Integer opt_int(lua_State *L, int idx, lua_Integer def) {
-  return lua_isinteger(L, idx) ? lua_tointeger(L, idx) : def;
-}
-
-static int sandbox_charged(lua_State *L) {
-  int kind = (int)lua_tointeger(L, lua_upvalueindex(2)), n = lua_gettop(L);
-  long long units = 0;
-  if (lua_type(L, 1) == LUA_TTABLE) {
-    lua_Integer len = luaL_len(L, 1); /* what the function itself will use */
-    switch (kind) {
-    case CH_INSERT:
-      if (n >= 3) units = span(opt_int(L, 2, len + 1), len);
-      break;
-    case CH_REMOVE:
-      if (n >= 2) units = span(opt_int(L, 2, len), len);
-      break;
-    case CH_MOVE:
-      units = span(opt_int(L, 2, 1), opt_int(L, 3, 0));
-      break;
-    case CH_CONCAT:
-      units = span(opt_int(L, 3, 1), opt_int(L, 4, len));
-      break;
-    case CH_UNPACK:
-      units = span(opt_int(L, 2, 1), opt_int(L, 3, len));
-      break;
-    case CH_SORT:
-      units = len > 1 ? (long long)((double)len * log2((double)len)) : 0;
-      break;
-    }
-  }
-  if (!charge(get_loader(L), units)) {
-    lua_pushliteral(L, "instruction limit");
-    return lua_error(L);
-  }
-  lua_pushvalue(L, lua_upvalueindex(1));
-  lua_insert(L, 1);
-  lua_call(L, n, LUA_MULTRET);
-  return lua_gettop(L);
-}
-
-/* print writes to stderr: stdout carries ldlgen's JSON. */
-static int sandbox_print(lua_State *L) {
-  int n = lua_gettop(L);
-  for (int i = 1; i <= n; i++) {
-    size_t len;
-    const char *s = luaL_tolstring(L, i, &len);
-    if (i > 1) fputc('\t', stderr);
-    fwrite(s, 1, len, stderr);
-    lua_pop(L, 1);
-  }
-  fputc('\n', stderr);
-  fflush(stderr);
-  return 0;
-}
-
-/* Finalizers run with hooks disabled (and again in lua_close), so a __gc
- * metamethod could loop forever: refuse metatables that have one. Lua only
- * marks an object for finalization if __gc is present at setmetatable time. */
-static int sandbox_setmetatable(lua_State *L) {
-  if (lua_type(L, 2) == LUA_TTABLE) {
-    lua_pushliteral(L, "__gc");
-    if (lua_rawget(L, 2) != LUA_TNIL) return luaL_error(L, "__gc metamethods are not allowed in mechanism files");
-    lua_pop(L, 1);
-  }
-  lua_pushvalue(L, lua_upvalueindex(1));
-  lua_insert(L, 1);
-  lua_call(L, lua_gettop(L) - 1, 1);
-  return 1;
-}
-
-/* Opens the allowed libraries and removes or replaces the unsafe functions. */
-static int sandbox_open(lua_State *L) {
-  luaL_requiref(L, LUA_GNAME, luaopen_base, 1);
-  luaL_requiref(L, LUA_MATHLIBNAME, luaopen_math, 1);
-  luaL_requiref(L, LUA_STRLIBNAME, luaopen_string, 1);
-  luaL_requiref(L, LUA_TABLIBNAME, luaopen_table, 1);
-  lua_settop(L, 0);
-  lua_pushglobaltable(L);
-  static const char *const removed[] = {"dofile", "loadfile", "load", "require", "collectgarbage"};
-  for (size_t i = 0; i < sizeof removed / sizeof removed[0]; i++) {
-    lua_pushnil(L);
-    lua_setfield(L, 1, removed[i]);
-  }
-  lua_pushcfunction(L, sandbox_print);
-  lua_setfield(L, 1, "print");
-  lua_pushcfunction(L, sandbox_pcall);
-  lua_setfield(L, 1, "pcall");
-  lua_pushcfunction(L, sandbox_xpcall);
-  lua_setfield(L, 1, "xpcall");
-  lua_getfield(L, 1, "setmetatable");
-  lua_pushcclosure(L, sandbox_setmetatable, 1);
-  lua_setfield(L, 1, "setmetatable");
-  /* string.dump makes binary chunks; the pattern functions backtrack in C,
-   * where the instruction bound cannot stop them (a 26-character subject
-   * can take minutes) */
-  static const char *const string_removed[] = {"dump", "find", "match", "gmatch", "gsub"};
-  lua_getfield(L, 1, LUA_STRLIBNAME);
-  for (size_t i = 0; i < sizeof string_removed / sizeof string_removed[0]; i++) {
-    lua_pushnil(L);
-    lua_setfield(L, -2, string_removed[i]);
-  }
-  lua_pop(L, 1);
-  lua_getfield(L, 1, LUA_TABLIBNAME);
-  for (int k = 0; k < (int)(sizeof charged_names / sizeof charged_names[0]); k++) {
-    lua_getfield(L, -1, charged_names[k]);
-    lua_pushinteger(L, k);
-    lua_pushcclosure(L, sandbox_charged, 2);
-    lua_setfield(L, -2, charged_names[k]);
-  }
-  lua_pop(L, 1);
-  /* math.random is seeded from the clock; a fixed seed keeps loads reproducible */
-  lua_getfield(L, 1, LUA_MATHLIBNAME);
-  lua_getfield(L, -1, "randomseed");
-  lua_pushinteger(L, 0);
-  lua_call(L, 1, 0);
-  lua_settop(L, 0);
-  return 0;
-}
-
-/* Message handler: keeps string messages, names other error objects, and
- * records the chunk line in case the message carries no position. */
-static int sandbox_msgh(lua_State *L) {
-  get_loader(L)->err_line = running_line(L);
-  if (lua_type(L, 1) != LUA_TSTRING) lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
-  return 1;
-}
-
-/* Splits "<chunkid>:LINE: msg" as Lua formats positions (luaO_chunkid keeps
- * only the tail of long file names). Returns msg and sets *line, or returns
- * the whole message and leaves *line alone. */
-static const char *split_position(const char *path, const char *msg, int *line) {
-  char id[LUA_IDSIZE + 4];
-  size_t len = strlen(path);
-  if (len + 1 <= LUA_IDSIZE)
-    snprintf(id, sizeof id, "%s", path);
-  else
-    snprintf(id, sizeof id, "...%s", path + len - (LUA_IDSIZE - 4));
-  size_t idlen = strlen(id);
-  if (strncmp(msg, id, idlen) != 0 || msg[idlen] != ':') return msg;
-  const char *p = msg + idlen + 1;
-  long v = 0;
-  if (*p < '0' || *p > '9') return msg;
-  while (*p >= '0' && *p <= '9' && v < INT_MAX / 10) v = v * 10 + (*p++ - '0');
-  if (*p != ':') return msg;
-  *line = (int)v;
-  return p[1] == ' ' ? p + 2 : p + 1;
-}
-
-/* If s starts a long bracket [[ or [==[, its length and level ('=' count). */
-static size_t long_bracket(const char *s, const char *end, int *level) {
-  const char *p = s + 1;
-  if (*s != '[') return 0;
-  while (p < end && *p == '=') p++;
-  if (p >= end || *p != '[') return 0;
-  *level = (int)(p - s - 1);
-  return (size_t)(p - s + 1);
-}
-
-/* Copies a long string or comment body from p up to and including its closing
- * bracket of the given level; returns the position after it. */
-static const char *copy_long(const char *p, const char *end, int level, char **out) {
-  while (p < end) {
-    if (*p == ']') {
-      const char *q = p + 1;
-      while (q < end && *q == '=') q++;
-      if (q < end && *q == ']' && q - p - 1 == level) {
-        size_t n = (size_t)(q + 1 - p);
-        memcpy(*out, p, n);
-        *out += n;
-        return q + 1;
-      }
-    }
-    *(*out)++ = *p++;
-  }
-  return p;
-}
-
-/* The copy of a chunk that compiles with exact table lines (see the top of
- * this file): every `{` token becomes `({` and every `}` becomes `})`; strings
- * and comments are copied untouched. In Lua, braces only delimit table
- * constructors, so no matching is needed. src must be valid Lua. Returns a
- * malloc'd buffer (NULL if out of memory). */
-static char *wrap_constructors(const char *src, size_t len, size_t *outlen) {
-  char *buf = malloc(2 * len + 1), *out = buf;
-  if (!buf) return NULL;
-  const char *p = src, *end = src + len;
-  int level;
-  size_t n;
-  while (p < end) {
-    char c = *p;
-    if (c == '-' && p + 1 < end && p[1] == '-') {
-      *out++ = *p++;
-      *out++ = *p++;
-      if ((n = long_bracket(p, end, &level)) > 0) {
-        memcpy(out, p, n);
-        out += n;
-        p = copy_long(p + n, end, level, &out);
-      } else {
-        while (p < end && *p != '\n') *out++ = *p++;
-      }
-    } else if (c == '[' && (n = long_bracket(p, end, &level)) > 0) {
-      memcpy(out, p, n);
-      out += n;
-      p = copy_long(p + n, end, level, &out);
-    } else if (c == '"' || c == '\'') {
-      *out++ = *p++;
-      while (p < end && *p != c) {
-        if (*p == '\\' && p + 1 < end) *out++ = *p++;
-        *out++ = *p++;
-      }
-      if (p < end) *out++ = *p++;
-    } else if (c == '{') {
-      *out++ = '(';
-      *out++ = *p++;
-    } else if (c == '}') {
-      *out++ = *p++;
-      *out++ = ')';
-    } else {
-      *out++ = *p++;
-    }
-  }
-  *outlen = (size_t)(out - buf);
-  return buf;
-}
-
-/* Turns a failed lua_pcall or load (message on the stack top) into a diagnostic. */
-static gen_status report_lua_error(loader *ld, int status) {
-  if (ld->instr_hit) {
-    err(ld, ld->instr_line, "mechanism did not finish within %lld instructions (infinite loop?)",
-        ld->max_instructions);
-    return GEN_ERR_LIMIT;
-  }
-  if (status == LUA_ERRMEM || ld->mem_hit) {
-    err(ld, 0, "mechanism exceeds the memory limit of %zu bytes", ld->max_memory);
-    return GEN_ERR_LIMIT;
-  }
-  const char *msg = lua_type(ld->L, -1) == LUA_TSTRING ? lua_tostring(ld->L, -1) : "(error object is not a string)";
-  int line = ld->err_line;
-  msg = split_position(ld->file, msg, &line);
-  err(ld, line, "%s", msg);
-  return GEN_ERR_INPUT;
-}
 
 //---- field access -----------------------------------------------------------------
 
@@ -634,7 +150,7 @@ typedef struct tbl {
 } tbl;
 
 static tbl sub_table(loader *ld, int idx, int parent_line, const char *what) {
-  tbl t = {ld, lua_absindex(ld->L, idx), line_of(ld, idx), what};
+  tbl t = {ld, lua_absindex(ld->L, idx), sandbox_table_line(&ld->sb, idx), what};
   if (t.line == 0) t.line = parent_line;
   return t;
 }
@@ -763,7 +279,7 @@ static int get_vec(const tbl *t, const char *key, int n, double *out) {
     lua_pop(L, 1);
     return -1;
   }
-  int line = line_of(t->ld, -1);
+  int line = sandbox_table_line(&t->ld->sb, -1);
   if (!line) line = t->line;
   int list, k = count_keys(L, -1, &list);
   if (!list || k != n) {
@@ -802,7 +318,7 @@ static int need_vec(const tbl *t, const char *key, int n, double *out) {
 /* Line of the vector t[key] (for semantic errors about its value). */
 static int vec_line(const tbl *t, const char *key) {
   field(t, key);
-  int line = line_of(t->ld, -1);
+  int line = sandbox_table_line(&t->ld->sb, -1);
   lua_pop(t->ld->L, 1);
   return line ? line : t->line;
 }
@@ -873,10 +389,8 @@ static void read_ground(const tbl *t, mech_settings *s) {
     check_fields(&g, ground_fields);
     s->has_ground = 1;
     get_number(&g, "height", &s->ground_height);
-    /* ground.friction is validated, but mech_settings has no field for it yet:
-     * contacts with the ground use the body's (or the default) friction. */
-    double f;
-    if (get_number(&g, "friction", &f) > 0 && !(f >= 0)) range_error(&g, "friction", ">= 0", f);
+    if (get_number(&g, "friction", &s->ground_friction) > 0 && !(s->ground_friction >= 0))
+      range_error(&g, "friction", ">= 0", s->ground_friction);
   } else if (ty != LUA_TNIL) {
     err(ld, t->line, "%s: field 'ground' must be false or a table { height = h, friction = f } (got %s)", t->what,
         ty == LUA_TBOOLEAN ? "true" : type_of(L, -1));
@@ -1405,7 +919,7 @@ static int open_list(const tbl *top, const char *key, int *line) {
     lua_pop(L, 1);
     return -1;
   }
-  *line = line_of(ld, -1);
+  *line = sandbox_table_line(&ld->sb, -1);
   if (!*line) *line = top->line;
   int list, n = count_keys(L, -1, &list);
   if (!list) {
@@ -1421,10 +935,10 @@ static int open_list(const tbl *top, const char *key, int *line) {
   return n;
 }
 
-/* lua_CFunction run under lua_pcall (API errors are memory errors): validates
+/* lua_CFunction run by sandbox_call (API errors are memory errors): validates
  * the table at index 1 into ld->m. */
 static int validate(lua_State *L) {
-  loader *ld = get_loader(L);
+  loader *ld = sandbox_user(L);
   tbl top = {ld, 1, ld->top_line, "mechanism"};
   mech *m = &ld->m;
   check_fields(&top, top_fields);
@@ -1476,41 +990,16 @@ static int validate(lua_State *L) {
 /* Runs src in the sandbox and validates the result into ld->m. */
 static gen_status run(loader *ld, const char *src, size_t len) {
   lua_State *L = ld->L;
-  lua_pushcfunction(L, sandbox_open);
-  int st = lua_pcall(L, 0, 0, 0);
-  if (st != LUA_OK) return report_lua_error(ld, st);
-  lua_pushcfunction(L, sandbox_msgh);
-  const char *chunkname = fmt(ld->a, "@%s", ld->file);
-  st = luaL_loadbufferx(L, src, len, chunkname, "t");
-  if (st != LUA_OK) return report_lua_error(ld, st);
-  lua_pop(L, 1);
-  size_t wlen;
-  char *wrapped = wrap_constructors(src, len, &wlen);
-  if (!wrapped) {
-    err(ld, 0, "out of memory preparing the mechanism");
-    return GEN_ERR_LIMIT;
-  }
-  st = luaL_loadbufferx(L, wrapped, wlen, chunkname, "t");
-  free(wrapped);
-  if (st != LUA_OK) return report_lua_error(ld, st);
-  long long max = ld->max_instructions;
-  ld->interval = max < HOOK_INTERVAL ? (int)(max > 0 ? max : 1) : HOOK_INTERVAL;
-  lua_sethook(L, sandbox_hook, LUA_MASKCOUNT, ld->interval);
-  ld->running = 1;
-  st = lua_pcall(L, 0, 1, 1);
-  ld->running = 0;
-  lua_sethook(L, NULL, 0, 0);
-  if (st != LUA_OK || ld->instr_hit || ld->mem_hit) return report_lua_error(ld, st);
+  gen_status st = sandbox_run(&ld->sb, src, len);
+  if (st != GEN_OK) return st;
   if (lua_type(L, -1) != LUA_TTABLE) {
     err(ld, 0, "mechanism file must return a table (got %s)", type_of(L, -1));
     return GEN_ERR_INPUT;
   }
-  ld->top_line = line_of(ld, -1);
+  ld->top_line = sandbox_table_line(&ld->sb, -1);
   ld->m.line = ld->top_line;
-  lua_pushcfunction(L, validate);
-  lua_insert(L, -2);
-  st = lua_pcall(L, 1, 0, 0);
-  if (st != LUA_OK) return report_lua_error(ld, st);
+  st = sandbox_call(&ld->sb, validate, 1);
+  if (st != GEN_OK) return st;
   return ld->nerr ? GEN_ERR_INPUT : GEN_OK;
 }
 
@@ -1527,28 +1016,30 @@ static load_limits resolve_limits(const load_limits *lim) {
   return l;
 }
 
+/* The sandbox's errors go through err too, so MAX_ERRORS counts them. */
+static void report(void *user, int line, const char *msg) { err(user, line, "%s", msg); }
+
 static gen_status load_buffer(arena *a, const char *name, const char *src, size_t len, const load_limits *lim,
                               mech *out, diag_list *d) {
   load_limits l = resolve_limits(lim);
   loader ld;
   memset(&ld, 0, sizeof ld);
-  ld.max_memory = l.max_memory;
-  ld.max_instructions = l.max_instructions;
   ld.a = a;
   ld.d = d;
   ld.file = arena_strdup(a, name);
   ld.m.file = ld.file;
-  gen_status st;
-  lua_State *L = lua_newstate(sandbox_alloc, &ld);
-  if (!L) {
-    err(&ld, 0, "mechanism exceeds the memory limit of %zu bytes", ld.max_memory);
-    st = GEN_ERR_LIMIT;
-  } else {
-    ld.L = L;
+  sandbox_config cfg = {.file = ld.file,
+                        .max_instructions = l.max_instructions,
+                        .max_memory = l.max_memory,
+                        .a = a,
+                        .report = report,
+                        .user = &ld};
+  gen_status st = sandbox_open(&ld.sb, &cfg);
+  if (st == GEN_OK) {
+    ld.L = ld.sb.L;
     st = run(&ld, src, len);
-    lua_close(L);
   }
-  map_free(&ld);
+  sandbox_close(&ld.sb);
   if (st == GEN_OK) *out = ld.m;
   return st;
 }

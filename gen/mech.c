@@ -14,6 +14,7 @@ void mech_default_settings(mech_settings *s) {
   s->beta = 0.2;
   s->shatter = 20;
   s->friction = 0.8;
+  s->ground_friction = -1.0;
 }
 
 int mech_is_equality(const mech_constraint *c) { return rt_joint_degree(c->type) > 0; }

@@ -58,6 +58,7 @@ typedef struct mech_settings {
   int shatter;            /* shattering threshold (sum of degrees); 0 = off; default 20 */
   int has_ground;         /* a ground plane z = ground_height exists */
   double ground_height;
+  double ground_friction; /* friction coefficient of the ground; < 0 = default */
   double friction;        /* default friction coefficient */
 } mech_settings;
 

@@ -750,7 +750,7 @@ static void test_values_and_defaults(void **state) {
   assert_true(s->dt == 0.01 && s->iterations == 4 && s->epsilon == 0 && s->beta == 1);
   assert_int_equal(s->shatter, 0);
   assert_int_equal(s->has_ground, 1);
-  assert_true(s->ground_height == -1 && s->friction == 0.3);
+  assert_true(s->ground_height == -1 && s->friction == 0.3 && s->ground_friction == 0.5);
   const mech_body *b = m->bodies;
   assert_int_equal(b[0].fixed, 1);
   assert_true(b[0].mass == 0);
