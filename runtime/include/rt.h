@@ -79,4 +79,124 @@ int rt_joint_eval(const rt_joint_desc *joint, const rt_pose *pa, const rt_pose *
 uint64_t rt_structure_hash(int nbody, const unsigned char *body_fixed, int njoint,
                            const int *joint_type, const int *joint_a, const int *joint_b);
 
+/*---- programs: the factor/solve of one mechanism's H -------------------------
+ *
+ * A program is what ldlgen's symbolic phase decided for one mechanism: the
+ * solver view (shards of shattered bodies and their welds), the pivot order,
+ * the packed workspace layout and the RSI. It comes either from a generated
+ * file (unrolled code or const tables) or from gen in memory.
+ *
+ * Vectors (right-hand sides, solutions) are in solver-constraint order: the
+ * rows of solver constraint c are [cons_row[c], cons_row[c] + cons_degree[c]).
+ *
+ * Workspace: for each pivot p in order, its node block N_p (d x d, row-major,
+ * full square; only the lower triangle is read after assembly) at
+ * piv_node[p], then its edge column at piv_edge[p]: the blocks of every row
+ * pivot q below p in pivot order, each d_q x d row-major, at blk_off[k] for
+ * k in [piv_blk_adr[p], piv_blk_adr[p+1]).
+ *
+ * Reference arithmetic. Unrolled code and the interpreter perform exactly
+ * these operations in exactly this order, so their results are bitwise
+ * identical. "sum(a_k * b_k, k = 0..n-1)" means s = a_0*b_0; s += a_1*b_1; ...
+ * (n >= 1; an empty sum is not computed and nothing is subtracted).
+ *
+ * factor, for each pivot p (degree d, height h, N its node block, E its
+ * edge column seen as an h x d row-major matrix, T a temporary h x d):
+ *   1. dense LDL^T of N in place, column by column, j = 0..d-1:
+ *        D = N[j][j] - sum(N[j][k] * (N[j][k] * N[k][k]), k < j)
+ *        if !(D > 0) the factorization fails at pivot p
+ *        N[j][j] = D
+ *        for i = j+1..d-1:
+ *          N[i][j] = (N[i][j] - sum(N[i][k] * (N[j][k] * N[k][k]), k < j)) / D
+ *      (a subtraction of an empty sum is skipped)
+ *   2. for r = 0..h-1: T[r] = node_solve(N, E[r])
+ *   3. for r = 0..h-1, c = 0..r, with rsi the pivot's RSI read in order:
+ *        work[*rsi++] -= sum(E[r][k] * T[c][k], k = 0..d-1)
+ *   4. E = T
+ *
+ * node_solve(N, v), N factored as l D l^T (l unit lower, in N's strict lower
+ * triangle; D on its diagonal), returns x with N x = v:
+ *   y_i = v_i - sum(N[i][k] * y_k, k = 0..i-1)           i = 0..d-1
+ *   z_i = y_i / N[i][i]
+ *   x_i = z_i - sum(N[k][i] * x_k, k = i+1..d-1)         i = d-1..0
+ *
+ * solve(x) for H x = b, x holding b on entry (R_p = rows of pivot p):
+ *   forward,  p = 0..n-1, each block k of p (row pivot q), r = 0..d_q-1:
+ *        x[R_q + r] -= sum(L_k[r][c] * x[R_p + c], c = 0..d_p-1)
+ *   diagonal, p = 0..n-1: x[R_p] = node_solve(N_p, x[R_p])
+ *   backward, p = n-1..0, c = 0..d_p-1:
+ *        x[R_p + c] -= sum(L_k[r][c] * x[R_q + r], blocks k of p in order,
+ *                          r = 0..d_q-1 in order)
+ */
+
+typedef enum rt_precision { RT_FLOAT = 0, RT_DOUBLE = 1 } rt_precision;
+
+typedef struct rt_program rt_program;
+
+/* Entry points of a generated unrolled program. work and temp point to
+ * float or double arrays per the program's precision. factor returns -1 on
+ * success or the pivot index (>= 0) whose node block was not positive
+ * definite. */
+typedef int (*rt_factor_fn)(void *work, void *temp);
+typedef void (*rt_solve_fn)(const void *work, void *x);
+
+struct rt_program {
+  const char *name;          /* mechanism name */
+  rt_precision precision;
+  uint64_t structure_hash;   /* rt_structure_hash of the mechanism */
+  int nbody;                 /* mechanism bodies */
+  int nsbody;                /* solver bodies: whole bodies and shards */
+  int ncons;                 /* solver equality constraints = pivots */
+  int dim;                   /* rows of H */
+  int work_size;             /* scalars in the packed workspace */
+  int temp_size;             /* scalars of the temporary (largest h*d) */
+  int nblk;                  /* edge blocks (original and fill-in) */
+  int64_t nrsi;              /* RSI entries */
+  /* solver bodies */
+  const int *sbody_body;     /* mechanism body of each solver body   (nsbody) */
+  const int *shard_adr;      /* first solver body of mechanism body i (nbody) */
+  const int *shard_num;      /* its number of solver bodies (1 = whole) (nbody) */
+  /* solver constraints */
+  const int *cons_joint;     /* mechanism constraint index; -1 = shard weld (ncons) */
+  const int *cons_a;         /* solver body or RT_WORLD                 (ncons) */
+  const int *cons_b;         /*                                          (ncons) */
+  const int *cons_degree;    /*                                          (ncons) */
+  const int *cons_row;       /* first row in solver-constraint order     (ncons) */
+  const char *const *cons_name; /*                                       (ncons) */
+  /* pivots */
+  const int *piv_cons;       /* solver constraint of pivot p              (ncons) */
+  const int *piv_node;       /* workspace offset of N_p                  (ncons) */
+  const int *piv_edge;       /* workspace offset of p's edge column      (ncons) */
+  const int *piv_height;     /* h                                         (ncons) */
+  const int *piv_blk_adr;    /* p's blocks: [adr[p], adr[p+1])            (ncons+1) */
+  const int *blk_piv;        /* row pivot of each edge block              (nblk) */
+  const int *blk_off;        /* workspace offset of each edge block       (nblk) */
+  const unsigned char *blk_fill; /* 1 = fill-in (zero in H)               (nblk) */
+  const int64_t *piv_rsi_adr; /* p's RSI: rsi[adr[p] .. adr[p+1])          (ncons+1) */
+  const int32_t *rsi;        /* workspace offsets                         (nrsi) */
+  /* unrolled entry points; NULL for table-driven programs */
+  rt_factor_fn factor;
+  rt_solve_fn solve;
+};
+
+/* Factors the assembled workspace (unrolled entry point if the program has
+ * one, else the interpreter). temp must hold temp_size scalars. Returns -1 on
+ * success, or the failing pivot index. */
+int rt_program_factor(const rt_program *p, void *work, void *temp);
+/* Solves H x = b in place after rt_program_factor. */
+void rt_program_solve(const rt_program *p, const void *work, void *x);
+/* The interpreter alone (used by table programs, and by tests to compare). */
+int rt_interp_factor(const rt_program *p, void *work, void *temp);
+void rt_interp_solve(const rt_program *p, const void *work, void *x);
+
+/* Assembles H~ = J W J^T + epsilon * diag(J W J^T) into work (the program's
+ * precision), node and edge blocks at their workspace offsets, fill-in blocks
+ * zeroed. J: for each solver constraint c (program order) a cons_degree[c] x 12
+ * row-major Jacobian over (v_a, w_a, v_b, w_b) of its solver bodies, packed
+ * one after the other (double); inv_mass[b] and inv_inertia[9*b] (world-frame
+ * 3x3, row-major) for each solver body b; RT_WORLD/fixed sides contribute
+ * nothing (their inv mass 0). */
+void rt_assemble(const rt_program *p, const double *J, const double *inv_mass, const double *inv_inertia,
+                 double epsilon, void *work);
+
 #endif
