@@ -1,0 +1,143 @@
+/* interp_kernel.h -- body of the program interpreter for one precision.
+ *
+ * Included by interp.c once per precision, with
+ *   RT_REAL      the scalar type (float or double)
+ *   RT_KERNEL(n) the name of a kernel function for that precision (n_f, n_d)
+ * defined; undefines both at the end. Every operation below is the
+ * REFERENCE ARITHMETIC of rt.h, in its order: all arithmetic is done in
+ * RT_REAL (no wider accumulators), each sum starts from its first product
+ * and adds the next ones one at a time, and an empty sum is not subtracted.
+ * Generated unrolled code performs the same operations, so both give bitwise
+ * identical results. No include guard: this file is meant to be included
+ * more than once. */
+#if !defined(RT_REAL) || !defined(RT_KERNEL)
+#error "define RT_REAL and RT_KERNEL before including interp_kernel.h"
+#endif
+
+/* v <- N^-1 v for a node block N of degree d factored in place as l D l^T
+ * (rt.h: node_solve). In place: y overwrites v as it is computed (y_i reads
+ * y_k, k < i only), then z, then x (x_i reads x_k, k > i only). */
+static void RT_KERNEL(node_solve)(const RT_REAL *n, int d, RT_REAL *v) {
+  for (int i = 1; i < d; i++) {
+    const RT_REAL *ni = n + i * d;
+    RT_REAL s = ni[0] * v[0];
+    for (int k = 1; k < i; k++) s += ni[k] * v[k];
+    v[i] = v[i] - s;
+  }
+  for (int i = 0; i < d; i++) v[i] = v[i] / n[i * d + i];
+  for (int i = d - 2; i >= 0; i--) {
+    RT_REAL s = n[(i + 1) * d + i] * v[i + 1];
+    for (int k = i + 2; k < d; k++) s += n[k * d + i] * v[k];
+    v[i] = v[i] - s;
+  }
+}
+
+/* Dense LDL^T of the node block in place (rt.h: factor step 1). Returns 1
+ * on success, 0 if a pivot D is not > 0 (or is NaN). */
+static int RT_KERNEL(node_factor)(RT_REAL *n, int d) {
+  for (int j = 0; j < d; j++) {
+    RT_REAL *nj = n + j * d;
+    RT_REAL dj = nj[j];
+    if (j > 0) {
+      RT_REAL s = nj[0] * (nj[0] * n[0]);
+      for (int k = 1; k < j; k++) s += nj[k] * (nj[k] * n[k * d + k]);
+      dj = dj - s;
+    }
+    if (!(dj > 0)) return 0;
+    nj[j] = dj;
+    for (int i = j + 1; i < d; i++) {
+      RT_REAL *ni = n + i * d;
+      RT_REAL v = ni[j];
+      if (j > 0) {
+        RT_REAL s = ni[0] * (nj[0] * n[0]);
+        for (int k = 1; k < j; k++) s += ni[k] * (nj[k] * n[k * d + k]);
+        v = v - s;
+      }
+      ni[j] = v / dj;
+    }
+  }
+  return 1;
+}
+
+static int RT_KERNEL(factor)(const rt_program *p, RT_REAL *work, RT_REAL *temp) {
+  const int32_t *rsi = p->rsi;
+  for (int piv = 0; piv < p->ncons; piv++) {
+    const int d = p->cons_degree[p->piv_cons[piv]];
+    const int h = p->piv_height[piv];
+    RT_REAL *n = work + p->piv_node[piv];
+    RT_REAL *e = work + p->piv_edge[piv];
+    /* 1. LDL^T of the node block */
+    if (!RT_KERNEL(node_factor)(n, d)) return piv;
+    if (h == 0) continue;
+    /* 2. T[r] = node_solve(N, E[r]) */
+    for (int i = 0; i < h * d; i++) temp[i] = e[i];
+    for (int r = 0; r < h; r++) RT_KERNEL(node_solve)(n, d, temp + r * d);
+    /* 3. scatter -E[r] . T[c] for c <= r through the RSI */
+    const int32_t *ri = rsi + p->piv_rsi_adr[piv];
+    for (int r = 0; r < h; r++) {
+      const RT_REAL *er = e + r * d;
+      for (int c = 0; c <= r; c++) {
+        const RT_REAL *tc = temp + c * d;
+        RT_REAL s = er[0] * tc[0];
+        for (int k = 1; k < d; k++) s += er[k] * tc[k];
+        RT_REAL *w = work + *ri++;
+        *w = *w - s;
+      }
+    }
+    /* 4. E = T: the column now holds L */
+    for (int i = 0; i < h * d; i++) e[i] = temp[i];
+  }
+  return -1;
+}
+
+static void RT_KERNEL(solve)(const rt_program *p, const RT_REAL *work, RT_REAL *x) {
+  const int np = p->ncons;
+  /* forward: x_q -= L_qp x_p */
+  for (int piv = 0; piv < np; piv++) {
+    const int cp = p->piv_cons[piv];
+    const int dp = p->cons_degree[cp];
+    const RT_REAL *xp = x + p->cons_row[cp];
+    for (int k = p->piv_blk_adr[piv]; k < p->piv_blk_adr[piv + 1]; k++) {
+      const int cq = p->piv_cons[p->blk_piv[k]];
+      const int dq = p->cons_degree[cq];
+      const RT_REAL *l = work + p->blk_off[k];
+      RT_REAL *xq = x + p->cons_row[cq];
+      for (int r = 0; r < dq; r++) {
+        const RT_REAL *lr = l + r * dp;
+        RT_REAL s = lr[0] * xp[0];
+        for (int c = 1; c < dp; c++) s += lr[c] * xp[c];
+        xq[r] = xq[r] - s;
+      }
+    }
+  }
+  /* diagonal: x_p = N_p^-1 x_p */
+  for (int piv = 0; piv < np; piv++) {
+    const int cp = p->piv_cons[piv];
+    RT_KERNEL(node_solve)(work + p->piv_node[piv], p->cons_degree[cp], x + p->cons_row[cp]);
+  }
+  /* backward: x_p -= sum over p's blocks of L_qp^T x_q, one sum per row c of
+   * x_p running over the blocks in order and their rows in order */
+  for (int piv = np - 1; piv >= 0; piv--) {
+    const int kb = p->piv_blk_adr[piv], ke = p->piv_blk_adr[piv + 1];
+    if (kb == ke) continue;
+    const int cp = p->piv_cons[piv];
+    const int dp = p->cons_degree[cp];
+    RT_REAL *xp = x + p->cons_row[cp];
+    const int cq0 = p->piv_cons[p->blk_piv[kb]];
+    const RT_REAL *xq0 = x + p->cons_row[cq0];
+    for (int c = 0; c < dp; c++) {
+      RT_REAL s = work[p->blk_off[kb] + c] * xq0[0];
+      for (int k = kb, r0 = 1; k < ke; k++, r0 = 0) {
+        const int cq = p->piv_cons[p->blk_piv[k]];
+        const int dq = p->cons_degree[cq];
+        const RT_REAL *l = work + p->blk_off[k] + c; /* column c of L_qp */
+        const RT_REAL *xq = x + p->cons_row[cq];
+        for (int r = r0; r < dq; r++) s += l[r * dp] * xq[r];
+      }
+      xp[c] = xp[c] - s;
+    }
+  }
+}
+
+#undef RT_REAL
+#undef RT_KERNEL
