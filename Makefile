@@ -22,7 +22,7 @@ LUA_LIBS      = $(shell pkg-config --libs lua5.4)
 CMOCKA_CFLAGS = $(shell pkg-config --cflags cmocka)
 CMOCKA_LIBS   = $(shell pkg-config --libs cmocka)
 
-DEB_PACKAGES := lua5.4 liblua5.4-dev libcmocka-dev pkg-config
+DEB_PACKAGES := lua5.4 liblua5.4-dev libcmocka-dev pkg-config clang
 
 #---- sources -----------------------------------------------------------------
 RT_SRC    := $(sort $(wildcard runtime/*.c))
@@ -32,14 +32,17 @@ TESTS     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 RT_OBJ    := $(patsubst %.c,$(BUILD)/obj/%.o,$(RT_SRC))
 GEN_OBJ   := $(patsubst %.c,$(BUILD)/obj/%.o,$(GEN_SRC))
 MECHS     := $(sort $(wildcard mechanisms/*.lua))
+# Templates built into ldlgen (tools/embed turns them into C).
+TEMPLATES := $(sort $(wildcard templates/*.lua templates/*.tpl))
+GEN_OBJ   += $(BUILD)/obj/templates_embed.o
 
-.PHONY: all build-all deps test tests-run demo clean valgrind stats
+.PHONY: all build-all deps test tests-run demo clean valgrind stats generate generate-all check-generated FORCE
 .DEFAULT_GOAL := all
 
 all: deps
 	@$(MAKE) --no-print-directory build-all
 
-build-all: $(BUILD)/ldlgen $(TESTS)
+build-all: $(BUILD)/ldlgen $(BUILD)/ldlsim $(TESTS)
 
 #---- dependencies (Debian packages) ------------------------------------------
 # Installs only what is missing; `apt-get update` once, first.
@@ -67,6 +70,18 @@ $(BUILD)/obj/tests/%.o: tests/%.c Makefile
 	$(CC) $(CFLAGS_ALL) -Iruntime/include -Igen $(LUA_CFLAGS) $(CMOCKA_CFLAGS) \
 	  -DLDLGEN_PATH='"$(abspath $(BUILD))/ldlgen"' -DSRC_DIR='"$(abspath .)"' -c $< -o $@
 
+# The templates as C arrays (tpl_embedded, gen/template.h).
+$(BUILD)/embed: tools/embed.c Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $< -o $@
+
+$(BUILD)/templates_embed.c: $(BUILD)/embed $(TEMPLATES)
+	$(BUILD)/embed $@ $(TEMPLATES)
+
+$(BUILD)/obj/templates_embed.o: $(BUILD)/templates_embed.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Igen -c $< -o $@
+
 $(BUILD)/librt.a: $(RT_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
@@ -78,14 +93,94 @@ $(BUILD)/libgen.a: $(GEN_OBJ)
 $(BUILD)/ldlgen: $(BUILD)/obj/gen/main.o $(BUILD)/libgen.a $(BUILD)/librt.a
 	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) -lm -o $@
 
+$(BUILD)/obj/tools/%.o: tools/%.c Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Iruntime/include -Igen $(LUA_CFLAGS) -c $< -o $@
+
+$(BUILD)/ldlsim: $(BUILD)/obj/tools/ldlsim.o $(BUILD)/libgen.a $(BUILD)/librt.a
+	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) -lm -o $@
+
 $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(BUILD)/libgen.a $(BUILD)/librt.a | $(BUILD)/ldlgen
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) $(CMOCKA_LIBS) -lm -o $@
 
+#---- generated programs ----------------------------------------------------------
+# generated/NAME.c|.h for every mechanisms/NAME.lua (unrolled, float): what
+# a game compiles. ldlgen leaves a file whose bytes would not change alone.
+generate: deps
+	@$(MAKE) --no-print-directory generate-all
+
+generate-all: $(BUILD)/ldlgen
+	@mkdir -p generated
+	@set -e; for m in $(MECHS); do n=$$(basename $$m .lua); \
+	  echo "ldlgen $$m -o generated/$$n.c"; $(BUILD)/ldlgen $$m -o generated/$$n.c; done
+
+# Regenerates into a scratch directory and compares with generated/, then
+# compiles every generated file standalone with gcc and clang.
+GEN_CHECK_FLAGS := -std=c11 -Wall -Wextra -Wpedantic -Werror -ffp-contract=off -Iruntime/include
+check-generated: $(BUILD)/ldlgen
+	@rm -rf $(BUILD)/regen && mkdir -p $(BUILD)/regen
+	@set -e; for m in $(MECHS); do n=$$(basename $$m .lua); \
+	  $(BUILD)/ldlgen $$m -o $(BUILD)/regen/$$n.c; done
+	@stale=""; for f in $$( (ls $(BUILD)/regen; ls generated 2>/dev/null) | grep '\.[ch]$$' | sort -u); do \
+	  cmp -s $(BUILD)/regen/$$f generated/$$f || stale="$$stale $$f"; done; \
+	if [ -n "$$stale" ]; then echo "generated sources are stale: run make generate"; \
+	  echo "  (differs:$$stale)"; exit 1; fi
+	@set -e; for f in generated/*.c; do for cc in gcc clang; do \
+	  $$cc $(GEN_CHECK_FLAGS) -O2 -c $$f -o $(BUILD)/regen/check.o; done; done
+	@echo "generated/ is up to date and compiles with gcc and clang"
+
+# The generated code linked into tests/test_generated, compared bitwise with
+# the interpreter: every sample in float and double, plus the dense
+# (unshattered) multi_wheel, generated at build time.
+GENTEST_DIR   := $(BUILD)/gentest
+GENTEST_NAMES := $(foreach m,$(MECHS),$(basename $(notdir $(m)))_float $(basename $(notdir $(m)))_double) \
+                 multi_wheel_dense_float multi_wheel_dense_double
+GENTEST_OBJ   := $(patsubst %,$(BUILD)/obj/gentest/%.o,$(GENTEST_NAMES)) $(BUILD)/obj/gentest/programs.o
+
+GENTEST_SAMPLE_C := $(foreach m,$(MECHS),$(GENTEST_DIR)/$(basename $(notdir $(m)))_float.c \
+                      $(GENTEST_DIR)/$(basename $(notdir $(m)))_double.c)
+GENTEST_DENSE_C  := $(GENTEST_DIR)/multi_wheel_dense_float.c $(GENTEST_DIR)/multi_wheel_dense_double.c
+
+# Static pattern rules: they apply to these files only (make's built-in
+# rules would otherwise chain into them when remaking the .d files).
+$(filter %_float.c,$(GENTEST_SAMPLE_C)): $(GENTEST_DIR)/%_float.c: mechanisms/%.lua $(BUILD)/ldlgen
+	@mkdir -p $(dir $@)
+	$(BUILD)/ldlgen $< -o $@ --precision float --prefix $*_float
+$(filter %_double.c,$(GENTEST_SAMPLE_C)): $(GENTEST_DIR)/%_double.c: mechanisms/%.lua $(BUILD)/ldlgen
+	@mkdir -p $(dir $@)
+	$(BUILD)/ldlgen $< -o $@ --precision double --prefix $*_double
+# The dense vehicle with a small statement budget: pivots split into parts.
+$(GENTEST_DENSE_C): $(GENTEST_DIR)/multi_wheel_dense_%.c: mechanisms/multi_wheel.lua $(BUILD)/ldlgen
+	@mkdir -p $(dir $@)
+	$(BUILD)/ldlgen $< -o $@ --shatter off --budget 24 --precision $* --prefix multi_wheel_dense_$*
+# The list of programs (rewritten only when the sample list changes).
+$(GENTEST_DIR)/programs.c: FORCE
+	@mkdir -p $(dir $@)
+	@{ echo '#include "rt.h"'; \
+	  for n in $(GENTEST_NAMES); do echo "extern const rt_program $${n}_program;"; done; \
+	  echo "extern const rt_program *const gentest_programs[];"; \
+	  echo "const rt_program *const gentest_programs[] = {"; \
+	  for n in $(GENTEST_NAMES); do echo "    &$${n}_program,"; done; \
+	  echo "    0,"; echo "};"; } > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
+FORCE:
+# Under SAN=1 the generated code gets AddressSanitizer only: UBSan has little
+# to check in straight-line float code and multiplies its compile time.
+GENTEST_CFLAGS = $(if $(filter 1,$(SAN)),$(filter-out $(SANFLAGS),$(CFLAGS_ALL)) \
+                 -fsanitize=address -fno-omit-frame-pointer,$(CFLAGS_ALL))
+$(GENTEST_OBJ): $(BUILD)/obj/gentest/%.o: $(GENTEST_DIR)/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(GENTEST_CFLAGS) -Iruntime/include -c $< -o $@
+.SECONDARY: $(patsubst %,$(GENTEST_DIR)/%.c,$(GENTEST_NAMES))
+$(BUILD)/tests/test_generated: $(GENTEST_OBJ)
+
 #---- tests ---------------------------------------------------------------------
-# The cmocka suite, then the same suite built with ASan + UBSan.
+# The cmocka suite, the generated/ check, then the suite built with ASan +
+# UBSan.
 test: deps
 	@$(MAKE) --no-print-directory tests-run
+	@$(MAKE) --no-print-directory check-generated
 	@$(MAKE) --no-print-directory BUILD=build/san SAN=1 OPT="-O1 -g" tests-run
 
 tests-run: build-all

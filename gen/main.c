@@ -7,6 +7,7 @@
 #include "arena.h"
 #include "diag.h"
 #include "dot.h"
+#include "emit.h"
 #include "json.h"
 #include "load.h"
 #include "outfile.h"
@@ -15,10 +16,20 @@
 #define LDLGEN_VERSION "0.1"
 
 static void usage(FILE *out) {
-  fputs("usage: ldlgen MECH.lua [--order natural|mda|meca|best] [--shatter N|off]\n"
+  fputs("usage: ldlgen MECH.lua [-o OUT.c] [--mode unrolled|tables] [--precision float|double]\n"
+        "                       [--order natural|mda|meca|best] [--shatter N|off]\n"
         "                       [--stats] [--dot FILE] [--report FILE]\n"
         "       ldlgen --table MECH.lua...\n"
         "\n"
+        "  -o OUT.c       write the program as C: OUT.c and its header OUT.h\n"
+        "  --mode M       unrolled (specialized code, default) or tables (const\n"
+        "                 tables run by the runtime's interpreter)\n"
+        "  --precision P  float (default) or double\n"
+        "  --prefix ID    C identifier prefix of the program object ID_program\n"
+        "                 (default: the mechanism name)\n"
+        "  --templates D  read the templates from directory D instead of the\n"
+        "                 copies built into ldlgen\n"
+        "  --budget N     statements per generated function (default 200)\n"
         "  --order K      elimination ordering (default best)\n"
         "  --shatter N    shatter bodies whose attached degrees sum above N\n"
         "                 (default: the mechanism's settings.shatter, 20); off disables\n"
@@ -37,6 +48,8 @@ typedef struct options {
   program_options prog;
   int stats, table;
   const char *dot, *report;
+  const char *out_c;     /* -o */
+  emit_options emit;
 } options;
 
 static int parse_int(const char *s, int *out) {
@@ -47,10 +60,53 @@ static int parse_int(const char *s, int *out) {
   return 1;
 }
 
+/* The options of the C output (-o and its companions): 0, or 2 after
+ * printing the usage error. Other options are left to the caller. */
+static int parse_emit_option(const char *a, const char *val, options *o) {
+  size_t n = strlen(val);
+  int k;
+  if (strcmp(a, "-o") == 0) {
+    if (n < 3 || strcmp(val + n - 2, ".c") != 0) {
+      fprintf(stderr, "ldlgen: -o needs a file name ending in .c (the header is written next to it), not '%s'\n", val);
+      return 2;
+    }
+    o->out_c = val;
+  } else if (strcmp(a, "--mode") == 0) {
+    if ((k = emit_parse_mode(val)) < 0) {
+      fprintf(stderr, "ldlgen: unknown mode '%s' (unrolled, tables)\n", val);
+      return 2;
+    }
+    o->emit.mode = (emit_mode)k;
+  } else if (strcmp(a, "--precision") == 0) {
+    if ((k = emit_parse_precision(val)) < 0) {
+      fprintf(stderr, "ldlgen: unknown precision '%s' (float, double)\n", val);
+      return 2;
+    }
+    o->emit.precision = (rt_precision)k;
+  } else if (strcmp(a, "--prefix") == 0) {
+    if (!emit_valid_ident(val)) {
+      fprintf(stderr, "ldlgen: --prefix needs a C identifier, not '%s'\n", val);
+      return 2;
+    }
+    o->emit.prefix = val;
+  } else if (strcmp(a, "--templates") == 0) {
+    o->emit.templates_dir = val;
+  } else if (strcmp(a, "--budget") == 0) {
+    if (!parse_int(val, &k) || k < 1) {
+      fprintf(stderr, "ldlgen: --budget needs a positive integer, not '%s'\n", val);
+      return 2;
+    }
+    o->emit.budget = k;
+  }
+  return 0;
+}
+
 /* Returns 0 on success, 2 on a usage error (message printed). */
 static int parse_args(int argc, char **argv, options *o) {
   memset(o, 0, sizeof *o);
   program_default_options(&o->prog);
+  emit_default_options(&o->emit);
+  o->emit.version = LDLGEN_VERSION;
   o->inputs = calloc((size_t)argc, sizeof *o->inputs);
   if (!o->inputs) return 2;
   for (int i = 1; i < argc; i++) {
@@ -67,12 +123,15 @@ static int parse_args(int argc, char **argv, options *o) {
     } else if (strcmp(a, "--table") == 0) {
       o->table = 1;
     } else if (strcmp(a, "--order") == 0 || strcmp(a, "--shatter") == 0 || strcmp(a, "--dot") == 0 ||
-               strcmp(a, "--report") == 0) {
+               strcmp(a, "--report") == 0 || strcmp(a, "-o") == 0 || strcmp(a, "--mode") == 0 ||
+               strcmp(a, "--precision") == 0 || strcmp(a, "--prefix") == 0 || strcmp(a, "--templates") == 0 ||
+               strcmp(a, "--budget") == 0) {
       if (!val) {
         fprintf(stderr, "ldlgen: %s needs a value\n", a);
         return 2;
       }
       i++;
+      if (parse_emit_option(a, val, o) != 0) return 2;
       if (strcmp(a, "--order") == 0) {
         int k = order_parse(val);
         if (k < 0) {
@@ -92,7 +151,7 @@ static int parse_args(int argc, char **argv, options *o) {
         }
       } else if (strcmp(a, "--dot") == 0) {
         o->dot = val;
-      } else {
+      } else if (strcmp(a, "--report") == 0) {
         o->report = val;
       }
     } else if (a[0] == '-' && a[1] != '\0') {
@@ -105,6 +164,10 @@ static int parse_args(int argc, char **argv, options *o) {
   }
   if (o->ninputs == 0) {
     usage(stderr);
+    return 2;
+  }
+  if (o->table && o->out_c) {
+    fprintf(stderr, "ldlgen: -o writes one mechanism's program; not with --table\n");
     return 2;
   }
   if (!o->table && o->ninputs > 1) {
@@ -196,13 +259,35 @@ int main(int argc, char **argv) {
     if (st == GEN_OK && o.table) print_table(stdout, &p);
     if (st == GEN_OK && !o.table) {
       /* every output file is complete before any is renamed into place */
-      outfile dot = {0}, rep = {0};
-      if (o.dot && (st = outfile_open(&dot, o.dot, &d)) == GEN_OK) dot_write(&p, dot.f);
+      outfile dot = {0}, rep = {0}, oc = {0}, oh = {0};
+      emit_output code = {0};
+      char *out_h = NULL;
+      if (o.out_c) {
+        size_t n = strlen(o.out_c);
+        out_h = malloc(n + 1);
+        if (!out_h) abort();
+        memcpy(out_h, o.out_c, n + 1);
+        out_h[n - 1] = 'h';
+        const char *slash = strrchr(out_h, '/');
+        o.emit.header = slash ? slash + 1 : out_h;
+        st = emit_program(&p, &o.emit, &code, &d);
+      }
+      if (st == GEN_OK && o.dot && (st = outfile_open(&dot, o.dot, &d)) == GEN_OK) dot_write(&p, dot.f);
       if (st == GEN_OK && o.report && (st = outfile_open(&rep, o.report, &d)) == GEN_OK) write_report(&p, rep.f);
+      if (st == GEN_OK && o.out_c && (st = outfile_open(&oc, o.out_c, &d)) == GEN_OK)
+        fwrite(code.c, 1, code.c_len, oc.f);
+      if (st == GEN_OK && o.out_c && (st = outfile_open(&oh, out_h, &d)) == GEN_OK)
+        fwrite(code.h, 1, code.h_len, oh.f);
       if (st == GEN_OK && o.dot) st = outfile_commit(&dot, &d);
       if (st == GEN_OK && o.report) st = outfile_commit(&rep, &d);
+      if (st == GEN_OK && o.out_c) st = outfile_commit(&oc, &d);
+      if (st == GEN_OK && o.out_c) st = outfile_commit(&oh, &d);
       outfile_abort(&dot);
       outfile_abort(&rep);
+      outfile_abort(&oc);
+      outfile_abort(&oh);
+      emit_output_free(&code);
+      free(out_h);
       if (st == GEN_OK && o.stats) program_write_stats(&p, stdout);
     }
     arena_free(&a);

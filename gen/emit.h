@@ -1,0 +1,139 @@
+/* emit.h -- emitting a program as C: OUT.c (the program object, and in
+ * unrolled mode the specialized factor/solve) and OUT.h (its declaration).
+ *
+ * C decides everything here -- the statements of the unrolled code, their
+ * order, every offset, the degree-specialized kernels needed, where
+ * functions begin and end -- and hands it to the templates (templates/NAME.tpl,
+ * expanded by templates/expand.lua) as read-only tables; the templates only
+ * format it (STYLE.md anti-pattern 18).
+ *
+ * Shape of the unrolled code (PERF-NOTES.md, "Cost of element-level
+ * straight-line code"): one static function per pivot (split into parts
+ * above a statement budget) calls degree-specialized straight-line kernels
+ * with literal workspace offsets: the node factor, T = E N^-1 over the
+ * column, one kernel call per block pair of the reduction (the RSI grouped
+ * by target block: the target's offset is a literal, the element offsets
+ * inside the kernel are constants), and the copy-back. The solve is grouped
+ * the same way (forward, block diagonal, backward). Every kernel performs
+ * the reference arithmetic of rt.h; each workspace element receives at
+ * most one update per pivot, so grouping the RSI by block changes no
+ * result bit. */
+#ifndef LDLPGS_GEN_EMIT_H
+#define LDLPGS_GEN_EMIT_H
+
+#include <stddef.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "program.h"
+
+typedef enum emit_mode { EMIT_UNROLLED = 0, EMIT_TABLES } emit_mode;
+
+#define EMIT_DEFAULT_BUDGET 200 /* statements per generated function */
+#define EMIT_IDENT_MAX 80
+
+typedef struct emit_options {
+  emit_mode mode;            /* default EMIT_UNROLLED */
+  rt_precision precision;    /* default RT_FLOAT */
+  const char *prefix;        /* C identifier prefix; NULL = from the mechanism name */
+  const char *header;        /* file name the .c includes, e.g. "track.h" */
+  const char *templates_dir; /* NULL = the templates built into ldlgen */
+  const char *version;       /* generator version in the banner */
+  int budget;                /* statements per function; <= 0 = EMIT_DEFAULT_BUDGET */
+} emit_options;
+
+void emit_default_options(emit_options *o);
+/* "unrolled"/"tables" and "float"/"double"; -1 if unknown. */
+int emit_parse_mode(const char *s);
+int emit_parse_precision(const char *s);
+/* 1 if s is a C identifier of at most EMIT_IDENT_MAX characters. */
+int emit_valid_ident(const char *s);
+
+/*---- the plan: what the unrolled code does -----------------------------------*/
+
+typedef enum emit_kernel_kind {
+  EK_FACTOR_NODE,  /* dense LDL^T of a d x d node block (rt.h step 1)          (d) */
+  EK_NODE_SOLVE,   /* x = node_solve(N, v), d x d                               (d) */
+  EK_SOLVE_ROWS,   /* T[r] = node_solve(N, E[r]) over the column (step 2)       (d) */
+  EK_REDUCE_TRI,   /* lower triangle of C (m x m) -= E T^T, E, T m x d (step 3) (m, d) */
+  EK_REDUCE,       /* C (m x n) -= E T^T, E m x d, T n x d (step 3)             (m, n, d) */
+  EK_FORWARD,      /* xq (m) -= L xp, L m x d                                   (m, d) */
+  EK_BACKWARD_SET, /* s (d) = L^T xq, L m x d, summed over r in order           (m, d) */
+  EK_BACKWARD_ADD, /* s (d) = s + L^T xq, in order                              (m, d) */
+  EK_SUBTRACT,     /* x (d) -= s                                                (d) */
+  EK_NKINDS
+} emit_kernel_kind;
+
+typedef struct emit_kernel {
+  emit_kernel_kind kind;
+  int m, n, d; /* unused dimensions are 0 */
+} emit_kernel;
+
+typedef enum emit_op_kind {
+  EO_SECTION,     /* a pivot (or a part of it) begins: comment only */
+  EO_FACTOR_NODE, /* if (kernel(w + a)) return failure */
+  EO_SOLVE_ROWS,  /* kernel(w + a, w + b, t, n): N at a, E at b, n rows */
+  EO_REDUCE,      /* kernel(w + a, w + b, t + c): target block at a */
+  EO_COPY,        /* E at a = T, n scalars */
+  EO_FORWARD,     /* kernel(w + a, x + b, x + c): L at a, x of the pivot at b, row block at c */
+  EO_DIAGONAL,    /* kernel(w + a, x + b, x + b) */
+  EO_BACKWARD,    /* kernel(w + a, x + c, s) (set for the first block, add after) */
+  EO_SUBTRACT,    /* kernel(x + b, s) */
+  EO_NKINDS
+} emit_op_kind;
+
+typedef struct emit_op {
+  emit_op_kind kind;
+  int kernel;      /* index in plan kernels, or -1 */
+  int pivot;       /* the pivot eliminated or solved */
+  int a, b, c, n;  /* offsets and counts, per kind (above) */
+  int row, col;    /* pivots of the block touched: reductions: target block
+                      (row, col), col == row for a node block; forward and
+                      backward: row = the block's row pivot; else -1 */
+  int fill;        /* reductions: the target block is fill-in */
+} emit_op;
+
+typedef enum emit_phase { EP_FACTOR, EP_FORWARD, EP_DIAGONAL, EP_BACKWARD, EP_NPHASES } emit_phase;
+
+typedef struct emit_fn {
+  emit_phase phase;
+  int op_adr, op_num; /* its ops: plan ops[op_adr .. op_adr + op_num) */
+  int statements;     /* ops other than sections */
+  int first_pivot, last_pivot; /* in processing order */
+  int part, nparts;   /* factor: part (1-based) of a pivot split over functions */
+  int status;         /* 1 if it returns the node factor's status */
+} emit_fn;
+
+typedef struct emit_plan {
+  emit_kernel *kernels; /* sorted by kind, m, n, d; exactly those used */
+  int nkernel;
+  emit_op *ops;
+  int nop;
+  emit_fn *fns;         /* factor functions in call order, then forward,
+                           diagonal, backward */
+  int nfn;
+  int budget;
+} emit_plan;
+
+/* Plans the unrolled code of a program (arrays from rtprog_build): the ops
+ * of every pivot, the reductions decoded from the RSI -- each pivot's RSI
+ * must be the concatenation, in its order, of the block-pair patterns the
+ * layout implies; anything else is an internal error -- the kernels, and
+ * the functions. */
+gen_status emit_plan_build(arena *a, const rt_program *prog, int budget, emit_plan *out, diag_list *d);
+
+/* The C name of a kernel ("reduce_3x5_d6"). */
+void emit_kernel_name(const emit_kernel *k, char *buf, size_t size);
+
+/*---- output -------------------------------------------------------------------*/
+
+typedef struct emit_output {
+  char *c, *h; /* malloc'ed texts */
+  size_t c_len, h_len;
+} emit_output;
+
+/* Renders OUT.c and OUT.h for a built program. */
+gen_status emit_program(const program *p, const emit_options *o, emit_output *out, diag_list *d);
+void emit_output_free(emit_output *out);
+
+#endif

@@ -1,0 +1,139 @@
+--% -- unrolled.tpl -- the factor and solve functions of P.factor and
+--% -- P.solve, statement by statement as planned in gen/emit.c, and the two
+--% -- entry points.
+--%
+--% local function pivot_title(i)
+--%   local p = P.pivots[i + 1]
+--%   return fmt("pivot %d: %s (%s, d = %d, h = %d)", p.index, ctext(p.name), p.type, p.degree, p.height)
+--% end
+--% local function column(i)
+--%   local p, t = P.pivots[i + 1], {}
+--%   for _, b in ipairs(p.blocks) do
+--%     t[#t + 1] = fmt("%s (d %d%s)", ctext(b.name), b.degree, b.fill and ", fill" or "")
+--%   end
+--%   return wrap(t, ", ", 70, " *         ")
+--% end
+--%
+--% -- one statement of a function
+--% local stmt = {}
+--% function stmt.factor_node(op)
+  if ($(op.kernel)(w + $(op.a))) return 1;
+--% end
+--% function stmt.solve_rows(op)
+  $(op.kernel)(w + $(op.a), w + $(op.b), t, $(op.n));$(origin(op.comment))
+--% end
+--% function stmt.reduce(op)
+  $(op.kernel)(w + $(op.a), w + $(op.b), t + $(op.c));$(origin(op.comment))
+--% end
+--% function stmt.copy(op)
+  memcpy(w + $(op.a), t, $(op.n) * sizeof *t);$(origin(op.comment))
+--% end
+--% function stmt.forward(op)
+  $(op.kernel)(w + $(op.a), x + $(op.b), x + $(op.c));$(origin(op.comment))
+--% end
+--% function stmt.diagonal(op)
+  $(op.kernel)(w + $(op.a), x + $(op.b), x + $(op.b));$(origin(op.comment))
+--% end
+--% function stmt.backward(op)
+  $(op.kernel)(w + $(op.a), x + $(op.c), s);$(origin(op.comment))
+--% end
+--% function stmt.subtract(op)
+  $(op.kernel)(x + $(op.b), s);$(origin(op.comment))
+--% end
+
+/*---- factor: one function per pivot ------------------------------------------*/
+--% for _, f in ipairs(P.factor) do
+--%   local uses_temp = false
+--%   for _, op in ipairs(f.ops) do
+--%     uses_temp = uses_temp or op.kind == "solve_rows" or op.kind == "reduce" or op.kind == "copy"
+--%   end
+
+--%   for _, op in ipairs(f.ops) do
+--%     if op.kind == "section" then
+--%       local part = f.nparts > 1 and fmt(", part %d of %d", f.part, f.nparts) or ""
+--%       if P.pivots[op.pivot + 1].nblocks > 0 and f.part == 1 then
+/*---- $(pivot_title(op.pivot))$(part)
+ * column: $(column(op.pivot)) */
+--%       else
+/*---- $(pivot_title(op.pivot))$(part) */
+--%       end
+--%       if f.status then
+static int $(f.name)(scalar *restrict w, scalar *restrict t) {
+--%       else
+static void $(f.name)(scalar *restrict w, const scalar *restrict t) {
+--%       end
+--%       if not uses_temp then
+  (void)t;
+--%       end
+--%     else
+--%       stmt[op.kind](op)
+--%     end
+--%   end
+--%   if f.status then
+  return 0;
+--%   end
+}
+--% end
+--%
+--% local titles = {
+--%   forward = "forward substitution with the L blocks, pivots in order",
+--%   diagonal = "block-diagonal solves with the factored node blocks",
+--%   backward = "backward substitution with the L^T blocks, pivots in reverse order",
+--% }
+--% local phase = nil
+--% for _, f in ipairs(P.solve) do
+--%   if f.phase ~= phase then
+--%     phase = f.phase
+
+/*---- solve: $(titles[f.phase]) */
+--%   end
+
+static void $(f.name)(const scalar *restrict w, scalar *restrict x) {
+--%   if f.phase == "backward" then
+  scalar s[RT_MAX_DEGREE];
+--%   end
+--%   for _, op in ipairs(f.ops) do
+--%     if op.kind == "section" then
+  /* $(pivot_title(op.pivot)) */
+--%     else
+--%       stmt[op.kind](op)
+--%     end
+--%   end
+}
+--% end
+
+/*---- entry points (rt_factor_fn, rt_solve_fn of rt.h) ------------------------*/
+
+/* Factors the assembled workspace in place; temp holds $(P.sizes.temp_size) scalars.
+ * Returns -1, or the pivot whose node block is not positive definite. */
+static int $(P.ident)_factor(void *work, void *temp) {
+--% if #P.factor == 0 then
+  (void)work;
+  (void)temp;
+--% else
+  scalar *w = work;
+  scalar *t = temp;
+--% end
+--% for _, f in ipairs(P.factor) do
+--%   if f.status then
+  if ($(f.name)(w, t)) return $(f.first_pivot);
+--%   else
+  $(f.name)(w, t);
+--%   end
+--% end
+  return -1;
+}
+
+/* Solves H x = b in place (x holds b on entry) after the factorization. */
+static void $(P.ident)_solve(const void *work, void *x) {
+--% if #P.solve == 0 then
+  (void)work;
+  (void)x;
+--% else
+  const scalar *w = work;
+  scalar *v = x;
+--% end
+--% for _, f in ipairs(P.solve) do
+  $(f.name)(w, v);
+--% end
+}
