@@ -22,7 +22,7 @@ LUA_LIBS      = $(shell pkg-config --libs lua5.4)
 CMOCKA_CFLAGS = $(shell pkg-config --cflags cmocka)
 CMOCKA_LIBS   = $(shell pkg-config --libs cmocka)
 
-DEB_PACKAGES := lua5.4 liblua5.4-dev libcmocka-dev pkg-config clang
+DEB_PACKAGES := lua5.4 liblua5.4-dev libcmocka-dev pkg-config clang valgrind
 
 #---- sources -----------------------------------------------------------------
 RT_SRC    := $(sort $(wildcard runtime/*.c))
@@ -36,7 +36,7 @@ MECHS     := $(sort $(wildcard mechanisms/*.lua))
 TEMPLATES := $(sort $(wildcard templates/*.lua templates/*.tpl))
 GEN_OBJ   += $(BUILD)/obj/templates_embed.o
 
-.PHONY: all build-all deps test tests-run demo clean valgrind stats generate generate-all check-generated FORCE
+.PHONY: all build-all deps test tests-run demo clean valgrind valgrind-run stats generate generate-all check-generated FORCE
 .DEFAULT_GOAL := all
 
 all: deps
@@ -182,27 +182,36 @@ test: deps
 	@$(MAKE) --no-print-directory tests-run
 	@$(MAKE) --no-print-directory check-generated
 	@$(MAKE) --no-print-directory BUILD=build/san SAN=1 OPT="-O1 -g" tests-run
+	@$(MAKE) --no-print-directory valgrind-run
 
 tests-run: build-all
 	@set -e; for t in $(TESTS); do echo "== $$t"; \
 	  ASAN_OPTIONS=detect_leaks=1 $$t; done
 	@echo "all test programs passed ($(words $(TESTS)) programs, $(BUILD))"
 
-# The suite under valgrind's memcheck (slower; not part of `make test`).
+# The suite under valgrind's memcheck (the last pass of `make test`).
 valgrind: deps
-	@$(MAKE) --no-print-directory build-all
+	@$(MAKE) --no-print-directory valgrind-run
+
+valgrind-run: build-all
 	@set -e; for t in $(TESTS); do echo "== valgrind $$t"; \
-	  LDLPGS_VALGRIND=1 valgrind -q --error-exitcode=1 --leak-check=full $$t; done
+	  valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite $$t; done
+	@echo "all test programs passed under valgrind ($(words $(TESTS)) programs)"
 
 #---- samples -------------------------------------------------------------------
 # Statistics table of every sample mechanism.
 stats: all
 	@build/ldlgen --table $(MECHS)
 
-# Until the runtime exists (issue 4), the demo generates every sample's
-# program and prints the statistics table.
+# Until the runtime can simulate (issue 4), the demo prints every sample's
+# statistics and checks its factor/solve on H~ at the initial pose.
 demo: all
 	@build/ldlgen --table $(MECHS)
+	@echo
+	@printf '%-22s %5s %12s %16s %13s\n' mechanism dim residual dense_residual max_rel_diff
+	@set -e; for m in $(MECHS); do build/ldlsim $$m --check | awk -F'[:,]' \
+	  '/"name"/{gsub(/[" ]/,"",$$2);n=$$2} /"dim"/{d=$$2} /"residual"/{r=$$2} /"dense_residual"/{q=$$2} /"max_rel_diff"/{x=$$2} \
+	   END{printf "%-22s %5d %12.3g %16.3g %13.3g\n", n, d, r, q, x}'; done
 
 clean:
 	rm -rf build
