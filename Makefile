@@ -36,7 +36,7 @@ MECHS     := $(sort $(wildcard mechanisms/*.lua))
 TEMPLATES := $(sort $(wildcard templates/*.lua templates/*.tpl))
 GEN_OBJ   += $(BUILD)/obj/templates_embed.o
 
-.PHONY: all build-all deps test tests-run demo clean valgrind valgrind-run stats generate generate-all check-generated FORCE
+.PHONY: all build-all deps test tests-run demo clean valgrind valgrind-run stats bench-factor generate generate-all check-generated FORCE
 .DEFAULT_GOAL := all
 
 all: deps
@@ -212,6 +212,15 @@ demo: all
 	@set -e; for m in $(MECHS); do build/ldlsim $$m --check | awk -F'[:,]' \
 	  '/"name"/{gsub(/[" ]/,"",$$2);n=$$2} /"dim"/{d=$$2} /"residual"/{r=$$2} /"dense_residual"/{q=$$2} /"max_rel_diff"/{x=$$2} \
 	   END{printf "%-22s %5d %12.3g %16.3g %13.3g\n", n, d, r, q, x}'; done
+
+# Factor time of the generated sample programs, unrolled vs tables (interpreter).
+bench-factor: all
+	@$(MAKE) --no-print-directory $(BUILD)/bench/factor_time
+	@$(BUILD)/bench/factor_time
+
+$(BUILD)/bench/factor_time: bench/factor_time.c $(GENTEST_OBJ) $(BUILD)/libgen.a $(BUILD)/librt.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Iruntime/include -Igen $< $(GENTEST_OBJ) $(BUILD)/libgen.a $(BUILD)/librt.a $(LUA_LIBS) -lm -o $@
 
 clean:
 	rm -rf build
