@@ -134,8 +134,10 @@ check-generated: $(BUILD)/ldlgen
 # the interpreter: every sample in float and double, plus the dense
 # (unshattered) multi_wheel, generated at build time.
 GENTEST_DIR   := $(BUILD)/gentest
+GENTEST_SEEDS := 1 2 3 4 5 6
 GENTEST_NAMES := $(foreach m,$(MECHS),$(basename $(notdir $(m)))_float $(basename $(notdir $(m)))_double) \
-                 multi_wheel_dense_float multi_wheel_dense_double
+                 multi_wheel_dense_float multi_wheel_dense_double \
+                 $(foreach k,$(GENTEST_SEEDS),random$(k)_float random$(k)_double)
 GENTEST_OBJ   := $(patsubst %,$(BUILD)/obj/gentest/%.o,$(GENTEST_NAMES)) $(BUILD)/obj/gentest/programs.o
 
 GENTEST_SAMPLE_C := $(foreach m,$(MECHS),$(GENTEST_DIR)/$(basename $(notdir $(m)))_float.c \
@@ -154,6 +156,14 @@ $(filter %_double.c,$(GENTEST_SAMPLE_C)): $(GENTEST_DIR)/%_double.c: mechanisms/
 $(GENTEST_DENSE_C): $(GENTEST_DIR)/multi_wheel_dense_%.c: mechanisms/multi_wheel.lua $(BUILD)/ldlgen
 	@mkdir -p $(dir $@)
 	$(BUILD)/ldlgen $< -o $@ --shatter off --budget 24 --precision $* --prefix multi_wheel_dense_$*
+# Random mechanisms (tests/data/random_mechanism.lua with SEED = k).
+$(GENTEST_DIR)/random%.lua: tests/data/random_mechanism.lua
+	@mkdir -p $(dir $@)
+	@{ echo "SEED = $*"; cat $<; } > $@
+$(GENTEST_DIR)/random%_float.c: $(GENTEST_DIR)/random%.lua $(BUILD)/ldlgen
+	$(BUILD)/ldlgen $< -o $@ --precision float --prefix random$*_float
+$(GENTEST_DIR)/random%_double.c: $(GENTEST_DIR)/random%.lua $(BUILD)/ldlgen
+	$(BUILD)/ldlgen $< -o $@ --precision double --prefix random$*_double
 # The list of programs (rewritten only when the sample list changes).
 $(GENTEST_DIR)/programs.c: FORCE
 	@mkdir -p $(dir $@)
@@ -172,7 +182,7 @@ GENTEST_CFLAGS = $(if $(filter 1,$(SAN)),$(filter-out $(SANFLAGS),$(CFLAGS_ALL))
 $(GENTEST_OBJ): $(BUILD)/obj/gentest/%.o: $(GENTEST_DIR)/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(GENTEST_CFLAGS) -Iruntime/include -c $< -o $@
-.SECONDARY: $(patsubst %,$(GENTEST_DIR)/%.c,$(GENTEST_NAMES))
+.SECONDARY: $(patsubst %,$(GENTEST_DIR)/%.c,$(GENTEST_NAMES)) $(patsubst %,$(GENTEST_DIR)/random%.lua,$(GENTEST_SEEDS))
 $(BUILD)/tests/test_generated: $(GENTEST_OBJ)
 
 #---- tests ---------------------------------------------------------------------

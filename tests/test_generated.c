@@ -1,7 +1,8 @@
 /* test_generated.c -- generated unrolled programs against the interpreter.
  *
  * The Makefile generates every sample mechanism in float and double (and
- * the unshattered, dense multi_wheel) into build/gentest/ with distinct
+ * the unshattered, dense multi_wheel, and random mechanisms made from
+ * tests/data/random_mechanism.lua with several seeds) into build/gentest/ with distinct
  * prefixes, compiles them into this program and lists them in
  * gentest_programs. For each program, on random SPD matrices with the
  * program's block pattern packed per its layout: the unrolled factor and
