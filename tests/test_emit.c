@@ -23,36 +23,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "test_proc.h"
+
 #include "emit.h"
 #include "load.h"
 #include "program.h"
 #include "rtprog.h"
 
 /*---- helpers ----------------------------------------------------------------*/
-
-/* Runs a shell command; returns its exit status, stdout+stderr in out. */
-static int run(const char *cmd, char *out, size_t cap) {
-  FILE *f = popen(cmd, "r");
-  assert_non_null(f);
-  size_t n = fread(out, 1, cap - 1, f);
-  out[n] = '\0';
-  int st = pclose(f);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = malloc((size_t)n + 1);
-  assert_non_null(buf);
-  *len = fread(buf, 1, (size_t)n, f);
-  buf[*len] = '\0';
-  fclose(f);
-  return buf;
-}
 
 static int same_file(const char *a, const char *b) {
   size_t la, lb;
