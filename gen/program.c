@@ -49,7 +49,7 @@ static int cmp_body_key(const void *x, const void *y) {
  * count) shards and keep the k with the fewest flops if that beats leaving
  * it whole. The search uses meca for `best` (the full `best` is run on the
  * outcome); the final decision compares the requested ordering. */
-static void decide_shards(const mech *m, int threshold, order_kind kind, int *shards) {
+static void decide_shards(const mech *m, int threshold, order_kind kind, int64_t unshattered3, int *shards) {
   for (int i = 0; i < m->nbody; i++) shards[i] = 1;
   if (threshold <= 0) return;
   order_kind search = kind == ORDER_BEST ? ORDER_MECA : kind;
@@ -82,13 +82,8 @@ static void decide_shards(const mech *m, int threshold, order_kind kind, int *sh
   if (kind == ORDER_BEST) {
     int any = 0;
     for (int i = 0; i < m->nbody; i++) any |= shards[i] > 1;
-    if (any) {
-      int *none = malloc(sizeof *none * (size_t)(m->nbody + 1));
-      if (!none) abort();
-      for (int i = 0; i < m->nbody; i++) none[i] = 1;
-      if (evaluate(m, none, kind) <= evaluate(m, shards, kind)) memcpy(shards, none, sizeof *none * (size_t)m->nbody);
-      free(none);
-    }
+    if (any && unshattered3 <= evaluate(m, shards, kind))
+      for (int i = 0; i < m->nbody; i++) shards[i] = 1;
   }
 }
 
@@ -115,15 +110,20 @@ gen_status program_build(arena *a, const mech *m, const program_options *o, prog
   }
 
   int *shards = ARENA_ARRAY(a, int, m->nbody + 1);
-  decide_shards(m, p->shatter_threshold, o->order, shards);
+  decide_shards(m, p->shatter_threshold, o->order, p->unshattered_flops3, shards);
   smech_build(a, m, shards, &p->s);
   cgraph_build(a, &p->s, &p->g);
 
   int *perm = ARENA_ARRAY(a, int, p->g.n + 1);
+  int *trial = ARENA_ARRAY(a, int, p->g.n + 1);
   for (int k = 0; k < ORDER_NKINDS; k++) {
-    p->flops3_by_order[k] = order_compute(&p->g, (order_kind)k, perm, NULL);
+    const char *h = NULL;
+    p->flops3_by_order[k] = order_compute(&p->g, (order_kind)k, trial, &h);
+    if (k == (int)o->order) {
+      memcpy(perm, trial, sizeof *perm * (size_t)p->g.n);
+      p->heuristic = h;
+    }
   }
-  order_compute(&p->g, o->order, perm, &p->heuristic);
   symbolic_build(a, &p->g, perm, &p->sym);
 
   p->nnz = program_nnz(&p->g);
