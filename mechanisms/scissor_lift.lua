@@ -34,7 +34,7 @@ local function roty(phi) return { math.cos(phi / 2), 0, math.sin(phi / 2), 0 } e
 local along_y = { math.sqrt(0.5), -math.sqrt(0.5), 0, 0 }  -- a cylinder's axis (body z) onto y
 local Y = { 0, 1, 0 }
 
-local stages = 7
+local stages = STAGES or 7         -- STAGES: set by `make bench` for its scaling series
 local L = 1.6                              -- pin-to-pin length of an arm
 local theta = math.rad(30)                 -- arm angle at the modelled pose
 local s, h = L * math.cos(theta), L * math.sin(theta)  -- span and rise of a stage

@@ -4,7 +4,7 @@
 -- joined by half circles around the sprocket and idler positions. Hinge pins
 -- run along y, across the track. z is up, SI units.
 
-local n = 40
+local n = PLATES or 40            -- PLATES: set by `make bench` for its scaling series
 local pitch = 0.16                -- hinge pin to hinge pin (m)
 local radius = 0.35               -- radius of the turns around sprocket and idler
 local half_turn = math.pi * radius
