@@ -11,7 +11,9 @@ WARN    := -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes \
 # Same floating-point operations everywhere: no contraction into FMA, no
 # fast-math (DESIGN.md section 5).
 FPFLAGS := -ffp-contract=off
-CFLAGS_ALL = -std=c11 $(OPT) $(WARN) $(FPFLAGS) -MMD -MP $(SANFLAGS)
+# The runtime's factorization thread (runtime/worker.c).
+THREADS := -pthread
+CFLAGS_ALL = -std=c11 $(OPT) $(WARN) $(FPFLAGS) $(THREADS) -MMD -MP $(SANFLAGS)
 ifeq ($(SAN),1)
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 endif
@@ -97,7 +99,7 @@ $(BUILD)/obj/tools/%.o: tools/%.c Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Iruntime/include -Igen $(LUA_CFLAGS) -c $< -o $@
 
-$(BUILD)/ldlsim: $(BUILD)/obj/tools/ldlsim.o $(BUILD)/libgen.a $(BUILD)/librt.a
+$(BUILD)/ldlsim: $(BUILD)/obj/tools/ldlsim.o $(BUILD)/obj/tools/ldlsim_check.o $(BUILD)/libgen.a $(BUILD)/librt.a
 	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) -lm -o $@
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(BUILD)/libgen.a $(BUILD)/librt.a | $(BUILD)/ldlgen

@@ -56,6 +56,8 @@ typedef struct loader {
   unsigned char *body_ok;          /* body read without error */
   const char **ref;                /* limits, motors: referenced constraint name */
   unsigned char *cons_ok;          /* constraint read without error */
+  const char *probe;               /* settings.probe, resolved after the bodies */
+  int probe_line;
 } loader;
 
 //---- diagnostics --------------------------------------------------------------
@@ -371,7 +373,7 @@ static void bad_name(const tbl *t, const char *kind, const char *name) {
 //---- settings -------------------------------------------------------------------
 
 static const char *const settings_fields[] = {"gravity", "dt",      "iterations", "epsilon", "beta",
-                                              "shatter", "ground",  "friction",   NULL};
+                                              "shatter", "ground",  "friction",   "probe", NULL};
 static const char *const ground_fields[] = {"height", "friction", NULL};
 
 static void range_error(const tbl *t, const char *key, const char *rule, double v) {
@@ -434,6 +436,8 @@ static void read_settings(const tbl *top) {
   read_ground(&t, s);
   if (get_number(&t, "friction", &s->friction) > 0 && !(s->friction >= 0))
     range_error(&t, "friction", ">= 0", s->friction);
+  get_string(&t, "probe", &ld->probe);
+  ld->probe_line = t.line;
   lua_pop(L, 1);
 }
 
@@ -627,14 +631,14 @@ static void read_body(loader *ld, int i, int list_line) {
 //---- constraints ----------------------------------------------------------------
 
 /* Fields allowed per type (besides name and type). */
-static const char *const type_fields[RT_JOINT_NTYPES][8] = {
+static const char *const type_fields[RT_JOINT_NTYPES][10] = {
     [RT_BALL] = {"name", "type", "a", "b", "anchor", NULL},
     [RT_WELD] = {"name", "type", "a", "b", "anchor", NULL},
     [RT_HINGE] = {"name", "type", "a", "b", "anchor", "axis", NULL},
     [RT_PRISMATIC] = {"name", "type", "a", "b", "anchor", "axis", NULL},
     [RT_CYLINDRICAL] = {"name", "type", "a", "b", "anchor", "axis", NULL},
     [RT_UNIVERSAL] = {"name", "type", "a", "b", "anchor", "axis_a", "axis_b"},
-    [RT_ROD] = {"name", "type", "a", "b", "anchor_a", "anchor_b", "length"},
+    [RT_ROD] = {"name", "type", "a", "b", "anchor_a", "anchor_b", "length", "speed", "lower", "upper"},
     [RT_ROPE] = {"name", "type", "a", "b", "anchor_a", "anchor_b", "length"},
     [RT_ANGULAR_LIMIT] = {"name", "type", "hinge", "lower", "upper", NULL},
     [RT_POSITIONAL_LIMIT] = {"name", "type", "joint", "lower", "upper", NULL},
@@ -669,6 +673,27 @@ static int read_axis(const tbl *t, const char *key, double v[3]) {
 static double dist3(const double p[3], const double q[3]) {
   double d[3] = {q[0] - p[0], q[1] - p[1], q[2] - p[2]};
   return sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+}
+
+/* A rod's drive: its length changes at `speed` (m/s) within [lower, upper]
+ * (defaults 0, and the rest length for both bounds' missing side: a rod
+ * without a drive keeps its length). Returns 1 if valid. */
+static int read_rod_drive(const tbl *t, mech_constraint *c) {
+  int ok = get_number(t, "speed", &c->speed) >= 0;
+  int lo = get_number(t, "lower", &c->lower), hi = get_number(t, "upper", &c->upper);
+  ok &= lo >= 0 && hi >= 0;
+  if (lo <= 0) c->lower = c->speed < 0 ? 0.0 : c->length;
+  if (hi <= 0) c->upper = c->speed > 0 ? INFINITY : c->length;
+  if (lo > 0 && !(c->lower > 0)) {
+    range_error(t, "lower", "> 0", c->lower);
+    return 0;
+  }
+  if (ok && !(c->lower <= c->length && c->length <= c->upper)) {
+    err(t->ld, t->line, "%s: the length %s must lie within [lower, upper] = [%s, %s]", t->what, num(t->ld, c->length),
+        num(t->ld, c->lower), num(t->ld, c->upper));
+    ok = 0;
+  }
+  return ok;
 }
 
 /* Type-specific fields of constraint c; returns 1 if all valid. */
@@ -716,6 +741,7 @@ static int read_constraint_fields(const tbl *t, mech_constraint *c, const char *
         ok = 0;
       }
     }
+    if (c->type == RT_ROD) ok &= read_rod_drive(t, c);
     break;
   }
   case RT_ANGULAR_LIMIT:
@@ -967,6 +993,11 @@ static int validate(lua_State *L) {
     }
   }
   if (n >= 0) lua_pop(L, 1);
+  if (ld->probe && ld->bodies_listed) {
+    m->settings.probe = find_body(ld, ld->probe);
+    if (m->settings.probe < 0)
+      err(ld, ld->probe_line, "settings: field 'probe' names unknown body '%s'", ld->probe);
+  }
   n = open_list(&top, "constraints", &line);
   if (n > 0) {
     m->cons = ARENA_ARRAY(ld->a, mech_constraint, n);

@@ -15,6 +15,7 @@ void mech_default_settings(mech_settings *s) {
   s->shatter = 20;
   s->friction = 0.8;
   s->ground_friction = -1.0;
+  s->probe = -1;
 }
 
 int mech_is_equality(const mech_constraint *c) { return rt_joint_degree(c->type) > 0; }
@@ -90,7 +91,19 @@ static void frame_from_axis(const double axis[3], double f[3][3]) {
 
 void mech_joint_desc(const mech *m, int i, rt_joint_desc *out) {
   const mech_constraint *c = &m->cons[i];
+  if ((c->type == RT_ANGULAR_LIMIT || c->type == RT_POSITIONAL_LIMIT || c->type == RT_MOTOR) && c->target >= 0) {
+    /* limits and motors: the geometry of the joint they act on */
+    mech_joint_desc(m, c->target, out);
+    out->type = c->type;
+    out->target = c->target;
+    out->lower = c->lower;
+    out->upper = c->upper;
+    out->speed = c->speed;
+    out->max_force = c->max_force;
+    return;
+  }
   memset(out, 0, sizeof *out);
+  out->target = -1;
   out->type = c->type;
   out->body_a = c->a;
   out->body_b = c->b;
@@ -113,6 +126,9 @@ void mech_joint_desc(const mech *m, int i, rt_joint_desc *out) {
     to_local(&pb, fb[r], 0, out->frame_b[r]);
   }
   out->length = c->length;
+  out->lower = c->lower;
+  out->upper = c->upper;
+  out->speed = c->speed;
 }
 
 uint64_t mech_structure_hash(const mech *m, arena *scratch) {

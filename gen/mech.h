@@ -60,6 +60,7 @@ typedef struct mech_settings {
   double ground_height;
   double ground_friction; /* friction coefficient of the ground; < 0 = default */
   double friction;        /* default friction coefficient */
+  int probe;              /* body whose height ldlsim reports; -1 = the last body */
 } mech_settings;
 
 typedef struct mech {

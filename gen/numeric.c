@@ -67,6 +67,7 @@ void numeric_eval(const program *p, const rt_pose *pose, numeric *out) {
       mech_joint_desc(m, s->cons_orig[c], &jd);
     } else {
       memset(&jd, 0, sizeof jd);
+      jd.target = -1;
       jd.type = RT_WELD;
       jd.body_a = ba;
       jd.body_b = bb;

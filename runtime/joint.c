@@ -196,3 +196,27 @@ int rt_joint_eval(const rt_joint_desc *joint, const rt_pose *pa, const rt_pose *
   }
   return rt_joint_degree(joint->type);
 }
+
+int rt_joint_axis_eval(const rt_joint_desc *joint, int angular, const rt_pose *pa, const rt_pose *pb,
+                       double *coord, double *J) {
+  if (joint->type != RT_HINGE && joint->type != RT_CYLINDRICAL && joint->type != RT_PRISMATIC) return -1;
+  side a, b;
+  double d[3];
+  side_eval(pa, joint->anchor_a, joint->frame_a, &a);
+  side_eval(pb, joint->anchor_b, joint->frame_b, &b);
+  rt__v3_sub(d, b.pt, a.pt);
+  if (!angular) {
+    linear_row(&a, &b, d, a.f[0], coord, J);
+    return 0;
+  }
+  /* B_1 = cos(theta) A_1 + sin(theta) A_2 when b has turned by theta about
+   * A_0; the rate of theta is the relative angular velocity about A_0 (the
+   * axis stays aligned while the joint holds). */
+  *coord = atan2(rt__v3_dot(b.f[1], a.f[2]), rt__v3_dot(b.f[1], a.f[1]));
+  if (J != NULL) {
+    double na[3];
+    rt__v3_scale(na, a.f[0], -1.0);
+    put_row(J, NULL, na, NULL, a.f[0]);
+  }
+  return 0;
+}

@@ -29,7 +29,7 @@
 --% else
  *   bodies          $(S.bodies) (none shattered)
 --% end
- *   constraints     $(S.constraints) in H ($(S.equality_constraints) equality constraints of the mechanism's $(S.mechanism_constraints), $(S.shard_welds) shard welds)
+ *   constraints     $(S.constraints) in H ($(S.equality_constraints) equality constraints of the mechanism, $(S.shard_welds) shard welds)
  *   dim             $(S.dim)
  *   density         $(S.density) (structural nonzeros of H: $(S.nnz) / dim^2)
  *   edge blocks     $(S.edge_blocks) ($(S.fill_blocks) of them fill-in)

@@ -1,16 +1,16 @@
 /* ldlsim.c -- simulate or inspect a mechanism through the runtime's
- * interpreter path.
+ * interpreter path (DESIGN.md section 4).
  *
+ *   ldlsim MECH.lua [--solver pgs|ldlpgs] [--iterations N] [--steps N] [--dt S]
+ *                   [--csv FILE] [--json] [options]
  *   ldlsim MECH.lua --check [--seed S] [--export DIR] [--precision float|double]
  *
- * --check: load the mechanism, run the symbolic phase (default options),
- * assemble H~ = J W J^T + epsilon diag(J W J^T) at the initial pose (epsilon
- * from the mechanism's settings), factor it with the interpreter, solve
- * H~ x = b for a random b, and compare with a dense LDL^T solve in double of
- * the same H~. Prints one JSON object. --export DIR also writes H~, b and x
- * as Matrix Market files (solver-constraint order) into DIR.
+ * Simulation: load the mechanism, run the symbolic phase, make a world from
+ * the program (interpreted, no C compiled) and step it; print a summary
+ * (--json: one JSON object). --check: see ldlsim_check.h.
  *
- * Exit codes: 0 ok, 1 error (diagnostics "file:line: error: ..." on stderr),
+ * Exit codes: 0 ok (also when the run exploded: that is a result, reported
+ * as "exploded"), 1 error (diagnostics "file:line: error: ..." on stderr),
  * 2 bad usage. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -19,25 +19,42 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "arena.h"
 #include "diag.h"
 #include "json.h"
+#include "ldlsim_check.h"
 #include "load.h"
-#include "numeric.h"
+#include "mechworld.h"
 #include "outfile.h"
 #include "program.h"
 #include "rtprog.h"
+#include "simrun.h"
 
 static void usage(FILE *out) {
-  fputs("usage: ldlsim MECH.lua --check [--seed S] [--export DIR] [--precision float|double]\n"
+  fputs("usage: ldlsim MECH.lua [--solver pgs|ldlpgs] [--iterations N] [--steps N] [--dt S]\n"
+        "                       [--csv FILE] [--json] [options]\n"
+        "       ldlsim MECH.lua --check [--seed S] [--export DIR] [--precision float|double]\n"
         "\n"
+        "simulation (the mechanism's settings are the defaults):\n"
+        "  --solver S        ldlpgs (default) or pgs\n"
+        "  --iterations N    solver iterations per step\n"
+        "  --steps N         steps to run (default: 10 s of simulated time)\n"
+        "  --dt S            time step in seconds\n"
+        "  --csv FILE        per-step error, energy and probe height\n"
+        "  --json            print the summary as one JSON object\n"
+        "  --precision P     float or double factorization (default double)\n"
+        "  --block WHERE     last (default) or before-last: where LDL-PGS puts its block step\n"
+        "  --threads         factor on a second thread while PGS iterates\n"
+        "  --shatter N|off   shattering threshold (default: the mechanism's)\n"
+        "  --beta B          position drift correction\n"
+        "  --epsilon E       regularization of H\n"
+        "\n"
+        "check:\n"
         "  --check           assemble H~ at the initial pose, factor and solve it with the\n"
         "                    interpreter, compare with a dense solve; print one JSON object\n"
         "  --seed S          seed of the random right-hand side (default 1)\n"
         "  --export DIR      write DIR/H.mtx, DIR/b.mtx, DIR/x.mtx (Matrix Market)\n"
-        "  --precision P     float or double (default double)\n"
         "  --help\n",
         out);
 }
@@ -45,49 +62,137 @@ static void usage(FILE *out) {
 typedef struct options {
   const char *input;
   int check;
-  uint64_t seed;
-  const char *export_dir;
-  rt_precision precision;
+  ldlsim_check_options chk;
+  /* simulation; < 0 (or NULL) = the mechanism's setting */
+  int solver, iterations, steps, block, threads, shatter;
+  double dt, beta, epsilon;
+  const char *csv;
+  int json;
 } options;
+
+static int bad_value(const char *opt, const char *what, const char *val) {
+  fprintf(stderr, "ldlsim: %s needs %s, not '%s'\n", opt, what, val);
+  return 2;
+}
+
+static int parse_int(const char *opt, const char *val, int min, int *out) {
+  char *end;
+  errno = 0;
+  long v = strtol(val, &end, 10);
+  if (*val == '\0' || *end != '\0' || errno || v < min || v > 100000000) {
+    char what[64];
+    snprintf(what, sizeof what, "an integer >= %d", min);
+    return bad_value(opt, what, val);
+  }
+  *out = (int)v;
+  return 0;
+}
+
+static int parse_double(const char *opt, const char *val, double min, int open, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(val, &end);
+  if (*val == '\0' || *end != '\0' || errno || !isfinite(v) || v < min || (open && v == min)) {
+    char what[64];
+    snprintf(what, sizeof what, "a number %s %g", open ? ">" : ">=", min);
+    return bad_value(opt, what, val);
+  }
+  *out = v;
+  return 0;
+}
 
 /* Returns 0 on success, 2 on a usage error (message printed). */
 static int parse_args(int argc, char **argv, options *o) {
   memset(o, 0, sizeof *o);
-  o->seed = 1;
-  o->precision = RT_DOUBLE;
+  o->chk.seed = 1;
+  o->chk.precision = RT_DOUBLE;
+  o->solver = RT_SOLVER_LDLPGS;
+  o->iterations = o->steps = o->shatter = -1;
+  o->block = RT_BLOCK_LAST;
+  o->dt = o->beta = o->epsilon = -1;
+  int sim_opt = 0, check_opt = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+    static const char *const with_value[] = {"--seed",  "--export", "--precision", "--solver", "--iterations",
+                                             "--steps", "--dt",     "--csv",       "--block",  "--shatter",
+                                             "--beta",  "--epsilon", NULL};
+    int takes = 0;
+    for (int k = 0; with_value[k]; k++) takes |= strcmp(a, with_value[k]) == 0;
+    if (takes && !val) {
+      fprintf(stderr, "ldlsim: %s needs a value\n", a);
+      return 2;
+    }
+    int rc = 0;
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       usage(stdout);
       exit(0);
     } else if (strcmp(a, "--check") == 0) {
       o->check = 1;
-    } else if (strcmp(a, "--seed") == 0 || strcmp(a, "--export") == 0 || strcmp(a, "--precision") == 0) {
-      if (!val) {
-        fprintf(stderr, "ldlsim: %s needs a value\n", a);
-        return 2;
-      }
-      i++;
-      if (strcmp(a, "--seed") == 0) {
-        char *end;
-        errno = 0;
-        unsigned long long s = strtoull(val, &end, 10);
-        if (*val == '\0' || *val == '-' || *end != '\0' || errno || s > (unsigned long long)INT64_MAX) {
-          fprintf(stderr, "ldlsim: --seed needs a non-negative integer, not '%s'\n", val);
-          return 2;
-        }
-        o->seed = (uint64_t)s;
-      } else if (strcmp(a, "--export") == 0) {
-        o->export_dir = val;
-      } else if (strcmp(val, "float") == 0) {
-        o->precision = RT_FLOAT;
-      } else if (strcmp(val, "double") == 0) {
-        o->precision = RT_DOUBLE;
-      } else {
-        fprintf(stderr, "ldlsim: unknown precision '%s' (float, double)\n", val);
-        return 2;
-      }
+    } else if (strcmp(a, "--seed") == 0) {
+      char *end;
+      errno = 0;
+      unsigned long long s = strtoull(val, &end, 10);
+      if (*val == '\0' || *val == '-' || *end != '\0' || errno || s > (unsigned long long)INT64_MAX)
+        return bad_value(a, "a non-negative integer", val);
+      o->chk.seed = (uint64_t)s;
+      check_opt = 1;
+    } else if (strcmp(a, "--export") == 0) {
+      o->chk.export_dir = val;
+      check_opt = 1;
+    } else if (strcmp(a, "--precision") == 0) {
+      if (strcmp(val, "float") == 0)
+        o->chk.precision = RT_FLOAT;
+      else if (strcmp(val, "double") == 0)
+        o->chk.precision = RT_DOUBLE;
+      else
+        return bad_value(a, "float or double", val);
+    } else if (strcmp(a, "--solver") == 0) {
+      if (strcmp(val, "pgs") == 0)
+        o->solver = RT_SOLVER_PGS;
+      else if (strcmp(val, "ldlpgs") == 0)
+        o->solver = RT_SOLVER_LDLPGS;
+      else
+        return bad_value(a, "pgs or ldlpgs", val);
+      sim_opt = 1;
+    } else if (strcmp(a, "--block") == 0) {
+      if (strcmp(val, "last") == 0)
+        o->block = RT_BLOCK_LAST;
+      else if (strcmp(val, "before-last") == 0)
+        o->block = RT_BLOCK_BEFORE_LAST;
+      else
+        return bad_value(a, "last or before-last", val);
+      sim_opt = 1;
+    } else if (strcmp(a, "--iterations") == 0) {
+      rc = parse_int(a, val, 1, &o->iterations);
+      sim_opt = 1;
+    } else if (strcmp(a, "--steps") == 0) {
+      rc = parse_int(a, val, 1, &o->steps);
+      sim_opt = 1;
+    } else if (strcmp(a, "--shatter") == 0) {
+      if (strcmp(val, "off") == 0)
+        o->shatter = 0;
+      else
+        rc = parse_int(a, val, 1, &o->shatter);
+      sim_opt = 1;
+    } else if (strcmp(a, "--dt") == 0) {
+      rc = parse_double(a, val, 0.0, 1, &o->dt);
+      sim_opt = 1;
+    } else if (strcmp(a, "--beta") == 0) {
+      rc = parse_double(a, val, 0.0, 0, &o->beta);
+      if (!rc && o->beta > 1) rc = bad_value(a, "a number in [0, 1]", val);
+      sim_opt = 1;
+    } else if (strcmp(a, "--epsilon") == 0) {
+      rc = parse_double(a, val, 0.0, 0, &o->epsilon);
+      sim_opt = 1;
+    } else if (strcmp(a, "--csv") == 0) {
+      o->csv = val;
+      sim_opt = 1;
+    } else if (strcmp(a, "--json") == 0) {
+      o->json = 1;
+    } else if (strcmp(a, "--threads") == 0) {
+      o->threads = 1;
+      sim_opt = 1;
     } else if (a[0] == '-' && a[1] != '\0') {
       fprintf(stderr, "ldlsim: unknown option '%s'\n", a);
       usage(stderr);
@@ -98,289 +203,146 @@ static int parse_args(int argc, char **argv, options *o) {
     } else {
       o->input = a;
     }
+    if (rc) return rc;
+    if (takes) i++;
   }
   if (!o->input) {
     usage(stderr);
     return 2;
   }
-  if (!o->check) {
-    fprintf(stderr, "ldlsim: only --check is implemented so far\n");
-    usage(stderr);
+  if (o->check && sim_opt) {
+    fprintf(stderr, "ldlsim: --check takes only --seed, --export and --precision\n");
     return 2;
   }
+  if (!o->check && check_opt) {
+    fprintf(stderr, "ldlsim: --seed and --export go with --check\n");
+    return 2;
+  }
+  o->chk.input = o->input;
   return 0;
 }
 
-/*---- dense reference ----------------------------------------------------------*/
+/*---- simulation -------------------------------------------------------------*/
 
-/* Dense n x n H~ (row-major, solver-constraint order) from a double
- * workspace assembled by rt_assemble, before factoring. */
-static void unpack(const rt_program *p, const double *w, double *h) {
-  const int n = p->dim;
-  memset(h, 0, sizeof *h * (size_t)n * (size_t)n);
-  for (int piv = 0; piv < p->ncons; piv++) {
-    const int cp = p->piv_cons[piv], dp = p->cons_degree[cp], rp = p->cons_row[cp];
-    const double *nb = w + p->piv_node[piv];
-    for (int i = 0; i < dp; i++)
-      for (int j = 0; j <= i; j++) h[(size_t)(rp + i) * n + rp + j] = h[(size_t)(rp + j) * n + rp + i] = nb[i * dp + j];
-    for (int k = p->piv_blk_adr[piv]; k < p->piv_blk_adr[piv + 1]; k++) {
-      const int cq = p->piv_cons[p->blk_piv[k]], dq = p->cons_degree[cq], rq = p->cons_row[cq];
-      const double *e = w + p->blk_off[k];
-      for (int i = 0; i < dq; i++)
-        for (int j = 0; j < dp; j++) h[(size_t)(rq + i) * n + rp + j] = h[(size_t)(rp + j) * n + rq + i] = e[i * dp + j];
-    }
+static void print_json(const mech *m, const rt_settings *s, const program *p, const simrun_result *r) {
+  json_writer w;
+  json_begin(&w, stdout);
+  json_key(&w, "name");
+  json_string(&w, m->name);
+  json_key(&w, "solver");
+  json_string(&w, s->solver == RT_SOLVER_PGS ? "pgs" : "ldlpgs");
+  json_key(&w, "iterations");
+  json_int(&w, s->iterations);
+  json_key(&w, "dt");
+  json_double(&w, s->dt);
+  json_key(&w, "block");
+  json_string(&w, s->block_at == RT_BLOCK_LAST ? "last" : "before-last");
+  json_key(&w, "threaded");
+  json_bool(&w, s->threaded);
+  json_key(&w, "dim");
+  json_int(&w, p->s.dim);
+  json_key(&w, "steps");
+  json_int(&w, r->steps);
+  json_key(&w, "time");
+  json_double(&w, r->steps * s->dt);
+  json_key(&w, "max_pos_error");
+  json_double(&w, r->max_pos_error);
+  json_key(&w, "final_pos_error");
+  json_double(&w, r->final_pos_error);
+  json_key(&w, "max_ang_error");
+  json_double(&w, r->max_ang_error);
+  json_key(&w, "final_ang_error");
+  json_double(&w, r->final_ang_error);
+  json_key(&w, "exploded");
+  json_bool(&w, r->exploded);
+  if (r->exploded) {
+    json_key(&w, "exploded_because");
+    json_string(&w, r->why);
   }
+  json_key(&w, "energy_start");
+  json_double(&w, r->energy_start);
+  json_key(&w, "energy_final");
+  json_double(&w, r->energy_final);
+  json_key(&w, "max_energy_drift");
+  json_double(&w, r->max_energy_drift);
+  json_key(&w, "probe");
+  json_string(&w, m->bodies[simrun_default_probe(m)].name);
+  json_key(&w, "probe_z_start");
+  json_double(&w, r->probe_start);
+  json_key(&w, "probe_z_final");
+  json_double(&w, r->probe_final);
+  json_key(&w, "factor_failures");
+  json_int(&w, r->factor_failures);
+  json_key(&w, "us_per_step");
+  json_double(&w, r->us_per_step);
+  json_end(&w);
 }
 
-/* Dense LDL^T (no pivoting) of the n x n matrix a in place; 0 if a pivot is
- * not positive. */
-static int dense_ldl(double *a, int n) {
-  for (int j = 0; j < n; j++) {
-    double *aj = a + (size_t)j * n;
-    double d = aj[j];
-    for (int k = 0; k < j; k++) d -= aj[k] * aj[k] * a[(size_t)k * n + k];
-    if (!(d > 0)) return 0;
-    aj[j] = d;
-    for (int i = j + 1; i < n; i++) {
-      double *ai = a + (size_t)i * n;
-      double v = ai[j];
-      for (int k = 0; k < j; k++) v -= ai[k] * aj[k] * a[(size_t)k * n + k];
-      ai[j] = v / d;
-    }
-  }
-  return 1;
+static void print_text(const mech *m, const rt_settings *s, const program *p, const simrun_result *r) {
+  printf("%s: %s, %d iterations, dt %g s, dim %d\n", m->name, s->solver == RT_SOLVER_PGS ? "pgs" : "ldlpgs",
+         s->iterations, s->dt, p->s.dim);
+  printf("  steps            %d (%.3g s)%s%s\n", r->steps, r->steps * s->dt, r->exploded ? ", EXPLODED: " : "",
+         r->why);
+  printf("  position error   max %.3g m, final %.3g m\n", r->max_pos_error, r->final_pos_error);
+  printf("  angular error    max %.3g rad, final %.3g rad\n", r->max_ang_error, r->final_ang_error);
+  printf("  energy           %.6g J -> %.6g J (max drift %.3g J)\n", r->energy_start, r->energy_final,
+         r->max_energy_drift);
+  printf("  %-16s z %.4g m -> %.4g m\n", m->bodies[simrun_default_probe(m)].name, r->probe_start, r->probe_final);
+  if (r->factor_failures) printf("  factorization failed in %d steps (a PGS sweep replaced the block step)\n", r->factor_failures);
+  printf("  time per step    %.1f us\n", r->us_per_step);
 }
 
-static void dense_ldl_solve(const double *a, int n, double *x) {
-  for (int i = 0; i < n; i++)
-    for (int k = 0; k < i; k++) x[i] -= a[(size_t)i * n + k] * x[k];
-  for (int i = 0; i < n; i++) x[i] /= a[(size_t)i * n + i];
-  for (int i = n - 1; i >= 0; i--)
-    for (int k = i + 1; k < n; k++) x[i] -= a[(size_t)k * n + i] * x[k];
-}
-
-/* ||H x - b|| / ||b|| */
-static double rel_residual(const double *h, int n, const double *x, const double *b) {
-  double rn = 0, bn = 0;
-  for (int i = 0; i < n; i++) {
-    double ax = 0;
-    for (int j = 0; j < n; j++) ax += h[(size_t)i * n + j] * x[j];
-    rn += (ax - b[i]) * (ax - b[i]);
-    bn += b[i] * b[i];
-  }
-  return bn > 0 ? sqrt(rn / bn) : sqrt(rn);
-}
-
-static uint64_t splitmix64(uint64_t *s) {
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-/*---- export --------------------------------------------------------------------*/
-
-static char *join_path(const char *dir, const char *name) {
-  size_t n = strlen(dir) + strlen(name) + 2;
-  char *s = malloc(n);
-  if (s) snprintf(s, n, "%s/%s", dir, name);
-  return s;
-}
-
-/* Lower triangle of the structurally nonzero blocks (node blocks and the
- * edge blocks that are not fill-in), 1-based, in solver-constraint order. */
-static void write_h(FILE *f, const rt_program *p, const double *h) {
-  const int n = p->dim;
-  unsigned char *blk = calloc((size_t)p->ncons * (size_t)p->ncons, 1);
-  int *cons_of_row = malloc(sizeof *cons_of_row * (size_t)(n + 1));
-  if (!blk || !cons_of_row) abort();
-  for (int c = 0; c < p->ncons; c++) {
-    blk[(size_t)c * p->ncons + c] = 1;
-    for (int r = 0; r < p->cons_degree[c]; r++) cons_of_row[p->cons_row[c] + r] = c;
-  }
-  for (int piv = 0; piv < p->ncons; piv++)
-    for (int k = p->piv_blk_adr[piv]; k < p->piv_blk_adr[piv + 1]; k++) {
-      if (p->blk_fill[k]) continue;
-      const int cp = p->piv_cons[piv], cq = p->piv_cons[p->blk_piv[k]];
-      blk[(size_t)cp * p->ncons + cq] = blk[(size_t)cq * p->ncons + cp] = 1;
-    }
-  long long nnz = 0;
-  for (int i = 0; i < n; i++)
-    for (int j = 0; j <= i; j++) nnz += blk[(size_t)cons_of_row[i] * p->ncons + cons_of_row[j]];
-  fprintf(f, "%%%%MatrixMarket matrix coordinate real symmetric\n");
-  fprintf(f, "%% H~ = J W J^T + epsilon diag(J W J^T) of mechanism '%s', solver-constraint order\n", p->name);
-  fprintf(f, "%d %d %lld\n", n, n, nnz);
-  /* column-major over the lower triangle, as Matrix Market readers expect */
-  for (int j = 0; j < n; j++)
-    for (int i = j; i < n; i++)
-      if (blk[(size_t)cons_of_row[i] * p->ncons + cons_of_row[j]])
-        fprintf(f, "%d %d %.17g\n", i + 1, j + 1, h[(size_t)i * n + j]);
-  free(blk);
-  free(cons_of_row);
-}
-
-static void write_vec(FILE *f, const char *what, const double *v, int n) {
-  fprintf(f, "%%%%MatrixMarket matrix array real general\n");
-  fprintf(f, "%% %s\n", what);
-  fprintf(f, "%d 1\n", n);
-  for (int i = 0; i < n; i++) fprintf(f, "%.17g\n", v[i]);
-}
-
-static gen_status export_files(const char *dir, const rt_program *p, const double *h, const double *b,
-                               const double *x, diag_list *d) {
-  if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-    diag_error(d, dir, 0, "cannot create directory: %s", strerror(errno));
-    return GEN_ERR_IO;
-  }
-  static const char *const names[3] = {"H.mtx", "b.mtx", "x.mtx"};
-  outfile of[3];
-  memset(of, 0, sizeof of);
-  gen_status st = GEN_OK;
-  for (int i = 0; i < 3 && st == GEN_OK; i++) {
-    char *path = join_path(dir, names[i]);
-    if (!path) abort();
-    st = outfile_open(&of[i], path, d);
-    free(path);
-  }
-  if (st == GEN_OK) {
-    write_h(of[0].f, p, h);
-    write_vec(of[1].f, "right-hand side b", b, p->dim);
-    write_vec(of[2].f, "solution x of H~ x = b (interpreter)", x, p->dim);
-  }
-  /* every file is complete before any is renamed into place */
-  for (int i = 0; i < 3 && st == GEN_OK; i++) st = outfile_commit(&of[i], d);
-  for (int i = 0; i < 3; i++) outfile_abort(&of[i]);
-  return st;
-}
-
-/*---- check -------------------------------------------------------------------*/
-
-static void *xcalloc(size_t n, size_t size) {
-  void *p = calloc(n ? n : 1, size);
-  if (!p) {
-    fputs("ldlsim: out of memory\n", stderr);
-    exit(1);
-  }
-  return p;
-}
-
-static gen_status check(const options *o, arena *a, diag_list *d) {
+static gen_status simulate(const options *o, arena *a, diag_list *d) {
   mech m;
-  program prog;
   gen_status st = load_mech(a, o->input, NULL, &m, d);
   if (st != GEN_OK) return st;
   program_options po;
   program_default_options(&po);
+  if (o->shatter >= 0) po.shatter = o->shatter;
+  program prog;
   if ((st = program_build(a, &m, &po, &prog, d)) != GEN_OK) return st;
   rt_program rp;
-  rtprog_build(a, &prog, o->precision, &rp);
-  numeric num;
-  numeric_build(a, &prog, &num);
-
-  const int n = rp.dim;
-  const size_t scalar = o->precision == RT_FLOAT ? sizeof(float) : sizeof(double);
-  const double eps = m.settings.epsilon;
-  /* the reference H~ in double, and the program's own workspace */
-  rt_program rpd = rp;
-  rpd.precision = RT_DOUBLE;
-  double *wd = xcalloc((size_t)rp.work_size, sizeof *wd);
-  rt_assemble(&rpd, num.J, num.inv_mass, num.inv_inertia, eps, wd);
-  double *h = xcalloc((size_t)n * (size_t)n, sizeof *h);
-  unpack(&rp, wd, h);
-  void *work = xcalloc((size_t)rp.work_size, scalar);
-  void *temp = xcalloc((size_t)rp.temp_size, scalar);
-  rt_assemble(&rp, num.J, num.inv_mass, num.inv_inertia, eps, work);
-
-  double *b = xcalloc((size_t)n, sizeof *b);
-  double *x = xcalloc((size_t)n, sizeof *x);
-  void *xs = xcalloc((size_t)n, scalar);
-  uint64_t rng = o->seed;
-  for (int i = 0; i < n; i++) b[i] = 2.0 * ((double)(splitmix64(&rng) >> 11) * (1.0 / 9007199254740992.0)) - 1.0;
-  for (int i = 0; i < n; i++) {
-    if (o->precision == RT_FLOAT)
-      ((float *)xs)[i] = (float)b[i];
-    else
-      ((double *)xs)[i] = b[i];
+  rtprog_build(a, &prog, o->chk.precision, &rp);
+  rt_world_desc desc;
+  mechworld_desc(a, &m, &desc);
+  rt_settings s;
+  mechworld_settings(&m, &s);
+  s.solver = (rt_solver)o->solver;
+  s.block_at = (rt_block_at)o->block;
+  s.threaded = o->threads;
+  if (o->iterations > 0) s.iterations = o->iterations;
+  if (o->dt > 0) s.dt = o->dt;
+  if (o->beta >= 0) s.beta = o->beta;
+  if (o->epsilon >= 0) s.epsilon = o->epsilon;
+  char err[256];
+  rt_status rs;
+  rt_world *w = rt_world_create(&desc, &rp, &s, &rs, err, sizeof err);
+  if (w == NULL) {
+    diag_error(d, m.file, 0, "%s", err);
+    return GEN_ERR_INPUT;
   }
-
-  int status = rt_interp_factor(&rp, work, temp);
-  if (status < 0) {
-    rt_interp_solve(&rp, work, xs);
-    for (int i = 0; i < n; i++) x[i] = o->precision == RT_FLOAT ? (double)((float *)xs)[i] : ((double *)xs)[i];
+  outfile csv;
+  memset(&csv, 0, sizeof csv);
+  if (o->csv && (st = outfile_open(&csv, o->csv, d)) != GEN_OK) {
+    rt_world_destroy(w);
+    return st;
   }
-
-  double *hf = xcalloc((size_t)n * (size_t)n, sizeof *hf);
-  double *xd = xcalloc((size_t)n, sizeof *xd);
-  memcpy(hf, h, sizeof *h * (size_t)n * (size_t)n);
-  int dense_ok = dense_ldl(hf, n);
-  memcpy(xd, b, sizeof *b * (size_t)n);
-  if (dense_ok) dense_ldl_solve(hf, n, xd);
-
-  double residual = status < 0 ? rel_residual(h, n, x, b) : NAN;
-  double dense_residual = dense_ok ? rel_residual(h, n, xd, b) : NAN;
-  double max_rel_diff = NAN;
-  if (status < 0 && dense_ok) {
-    double num_max = 0, den = 0;
-    for (int i = 0; i < n; i++) {
-      num_max = fmax(num_max, fabs(x[i] - xd[i]));
-      den = fmax(den, fabs(xd[i]));
-    }
-    max_rel_diff = den > 0 ? num_max / den : num_max;
+  simrun_options so = {0};
+  so.steps = o->steps > 0 ? o->steps : (int)ceil(10.0 / s.dt - 1e-9);
+  so.probe = simrun_default_probe(&m);
+  so.csv = csv.f;
+  simrun_result r = {0};
+  simrun_run(w, &m, &so, &r);
+  rt_world_destroy(w);
+  if (o->csv && (st = outfile_commit(&csv, d)) != GEN_OK) {
+    outfile_abort(&csv);
+    return st;
   }
-
-  json_writer w;
-  json_begin(&w, stdout);
-  json_key(&w, "name");
-  json_string(&w, m.name);
-  json_key(&w, "precision");
-  json_string(&w, o->precision == RT_FLOAT ? "float" : "double");
-  json_key(&w, "seed");
-  json_int(&w, (int64_t)o->seed);
-  json_key(&w, "dim");
-  json_int(&w, n);
-  json_key(&w, "constraints");
-  json_int(&w, rp.ncons);
-  json_key(&w, "solver_bodies");
-  json_int(&w, rp.nsbody);
-  json_key(&w, "epsilon");
-  json_double(&w, eps);
-  json_key(&w, "flops");
-  json_int(&w, symbolic_flops(&prog.sym));
-  json_key(&w, "factor_status");
-  json_int(&w, status);
-  if (status >= 0) {
-    json_key(&w, "failed_constraint");
-    json_string(&w, rp.cons_name[rp.piv_cons[status]]);
-  }
-  json_key(&w, "residual");
-  json_double(&w, residual);
-  json_key(&w, "dense_residual");
-  json_double(&w, dense_residual);
-  json_key(&w, "max_rel_diff");
-  json_double(&w, max_rel_diff);
-  json_end(&w);
-
-  if (status >= 0) {
-    /* at the line of the constraint (a shard weld: of its body) */
-    const int ci = rp.piv_cons[status], cj = rp.cons_joint[ci];
-    const int line = cj >= 0 ? m.cons[cj].line : m.bodies[rp.sbody_body[rp.cons_a[ci]]].line;
-    diag_error(d, m.file, line,
-               "factorization of H~ failed at pivot %d (constraint '%s'): its block is not positive definite "
-               "(epsilon %g)", status, rp.cons_name[ci], eps);
-    st = GEN_ERR_INPUT;
-  } else if (o->export_dir) {
-    st = export_files(o->export_dir, &rp, h, b, x, d);
-  }
-  free(wd);
-  free(h);
-  free(work);
-  free(temp);
-  free(b);
-  free(x);
-  free(xs);
-  free(hf);
-  free(xd);
-  return st;
+  if (o->json)
+    print_json(&m, &s, &prog, &r);
+  else
+    print_text(&m, &s, &prog, &r);
+  return GEN_OK;
 }
 
 int main(int argc, char **argv) {
@@ -391,7 +353,7 @@ int main(int argc, char **argv) {
   diag_init(&d);
   arena a;
   arena_init(&a);
-  gen_status st = check(&o, &a, &d);
+  gen_status st = o.check ? ldlsim_check(&o.chk, &a, &d) : simulate(&o, &a, &d);
   arena_free(&a);
   diag_print(&d, stderr);
   diag_free(&d);

@@ -60,7 +60,15 @@ typedef struct rt_joint_desc {
   double anchor_b[3];     /* pivot on b, in b's frame */
   double frame_a[3][3];   /* rows: axis, perp1, perp2, in a's frame */
   double frame_b[3][3];   /* rows: axis, perp1, perp2, in b's frame */
-  double length;          /* rod: rest distance between the pivots */
+  double length;          /* rod: rest distance between the pivots; rope: maximum */
+  /* drives, limits and motors (rt_world.h); limits and motors act on
+   * another joint */
+  int target;             /* index of the joint they act on; -1 for other types */
+  double lower, upper;    /* limits: bounds of the angle (rad) or travel (m);
+                             driven rod: bounds of its length */
+  double speed;           /* motor: target relative velocity (rad/s or m/s);
+                             driven rod: rate of change of its length (m/s) */
+  double max_force;       /* motor: largest force (N) or torque (N m) */
 } rt_joint_desc;
 
 /* Evaluates an equality constraint at poses pa, pb (pass NULL for RT_WORLD):
@@ -70,6 +78,17 @@ typedef struct rt_joint_desc {
  * velocities. Returns the degree, or -1 for an inequality type. */
 int rt_joint_eval(const rt_joint_desc *joint, const rt_pose *pa, const rt_pose *pb,
                   double *c, double *J);
+
+/* The free coordinate of a hinge, cylindrical or prismatic joint along its
+ * axis, as limits and motors use it. angular = 1: the rotation of b relative
+ * to a about a's axis A_0, theta = atan2(B_1 . A_2, B_1 . A_1) (0 at the
+ * initial pose); angular = 0: the travel of b's anchor along A_0,
+ * d . A_0 (0 at the initial pose). *coord receives it and J (if not NULL)
+ * the 12-number Jacobian row of its rate: (w_b - w_a) . A_0 for rotation,
+ * the linear row of T = A_0 for travel. Returns 0, or -1 if joint is not a
+ * hinge, cylindrical or prismatic joint. */
+int rt_joint_axis_eval(const rt_joint_desc *joint, int angular, const rt_pose *pa, const rt_pose *pb,
+                       double *coord, double *J);
 
 /* Structure hash of a mechanism's equality block: FNV-1a 64 over the body
  * count, each body's fixed flag, and each equality constraint's type and

@@ -1,0 +1,102 @@
+/* simrun.c -- see simrun.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "simrun.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int simrun_default_probe(const mech *m) {
+  if (m->settings.probe >= 0) return m->settings.probe;
+  return m->nbody - 1;
+}
+
+static double now_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+
+static double probe_z(const rt_world *w, int probe) {
+  if (probe < 0) return 0.0;
+  rt_pose p;
+  rt_world_body_pose(w, probe, &p);
+  return p.p[2];
+}
+
+static double energy(const rt_world *w) {
+  double k, p;
+  rt_world_energy(w, &k, &p);
+  return k + p;
+}
+
+/* Largest body speed (linear), NaN if any is not finite. */
+static double max_speed(const rt_world *w) {
+  double s = 0.0;
+  for (int i = 0; i < rt_world_body_count(w); i++) {
+    double v[3], a[3];
+    rt_world_body_velocity(w, i, v, a);
+    const double n = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (!(n <= s)) s = n;
+  }
+  return s;
+}
+
+void simrun_run(rt_world *w, const mech *m, const simrun_options *o, simrun_result *res) {
+  double *per_step = res->pos_error;
+  memset(res, 0, sizeof *res);
+  res->pos_error = per_step;
+  res->why = "";
+  const double dt = rt_world_settings(w)->dt;
+  res->energy_start = energy(w);
+  res->probe_start = res->probe_min = res->probe_max = probe_z(w, o->probe);
+  if (o->csv)
+    fprintf(o->csv, "step,time,pos_error,ang_error,kinetic,potential,energy,%s_z\n",
+            o->probe >= 0 ? m->bodies[o->probe].name : "probe");
+  const int cap = rt_world_settings(w)->max_contacts;
+  rt_contact *contacts = m->settings.has_ground ? calloc((size_t)cap + 1, sizeof *contacts) : NULL;
+  const double mu = m->settings.ground_friction >= 0 ? m->settings.ground_friction : m->settings.friction;
+  double spent = 0.0;
+  for (int s = 0; s < o->steps; s++) {
+    if (o->control) o->control(w, s, s * dt, o->control_ctx);
+    if (contacts) {
+      int n = rt_world_ground_contacts(w, m->settings.ground_height, mu, SIMRUN_CONTACT_MARGIN, contacts, cap);
+      rt_world_set_contacts(w, contacts, n < cap ? n : cap);
+    }
+    const double t0 = now_us();
+    rt_status st = rt_world_step(w);
+    spent += now_us() - t0;
+    if (st != RT_OK) {
+      res->exploded = 1;
+      res->why = rt_status_message(st);
+      break;
+    }
+    res->steps = s + 1;
+    res->factor_failures += rt_world_step_info(w)->factor_status >= 0;
+    double pos, ang, ke, pe;
+    rt_world_max_error(w, &pos, &ang);
+    rt_world_energy(w, &ke, &pe);
+    const double z = probe_z(w, o->probe);
+    if (per_step) per_step[s] = pos;
+    if (!(pos <= res->max_pos_error)) res->max_pos_error = pos;
+    if (!(ang <= res->max_ang_error)) res->max_ang_error = ang;
+    res->final_pos_error = pos;
+    res->final_ang_error = ang;
+    res->energy_final = ke + pe;
+    const double drift = fabs(ke + pe - res->energy_start);
+    if (!(drift <= res->max_energy_drift)) res->max_energy_drift = drift;
+    res->probe_final = z;
+    res->probe_min = fmin(res->probe_min, z);
+    res->probe_max = fmax(res->probe_max, z);
+    if (o->csv)
+      fprintf(o->csv, "%d,%.6f,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", s + 1, (s + 1) * dt, pos, ang, ke, pe, ke + pe, z);
+    if (!(max_speed(w) <= SIMRUN_MAX_SPEED)) {
+      res->exploded = 1;
+      res->why = "a body moves faster than 100 m/s";
+      break;
+    }
+  }
+  res->us_per_step = res->steps ? spent / res->steps : 0.0;
+  free(contacts);
+}

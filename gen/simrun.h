@@ -1,0 +1,53 @@
+/* simrun.h -- runs a world for a number of steps and measures it: the
+ * summary of `ldlsim` (DESIGN.md section 4) and of the demo, and the
+ * per-step CSV. The world can come from any program (interpreted or
+ * generated); the mechanism supplies names and the probe body. */
+#ifndef LDLPGS_GEN_SIMRUN_H
+#define LDLPGS_GEN_SIMRUN_H
+
+#include <stdio.h>
+
+#include "mech.h"
+#include "rt_world.h"
+
+/* The speed (m/s) above which a run counts as exploded. */
+#define SIMRUN_MAX_SPEED 100.0
+/* Ground contacts are generated for shape points closer than this (m). */
+#define SIMRUN_CONTACT_MARGIN 0.02
+
+/* Called before each step with the step index and the time; it may change
+ * motor targets and forces (a control script). */
+typedef void (*simrun_control_fn)(rt_world *w, int step, double time, void *ctx);
+
+typedef struct simrun_options {
+  int steps;                /* > 0 */
+  int probe;                /* body whose height is reported; -1: none */
+  FILE *csv;                /* per-step rows, or NULL */
+  simrun_control_fn control;
+  void *control_ctx;
+} simrun_options;
+
+typedef struct simrun_result {
+  int steps;                /* steps run (fewer than asked if it exploded) */
+  int exploded;             /* non-finite state or a speed above SIMRUN_MAX_SPEED */
+  const char *why;          /* what exploded ("" if not) */
+  double max_pos_error, final_pos_error;  /* m */
+  double max_ang_error, final_ang_error;  /* rad */
+  double energy_start, energy_final;      /* kinetic + potential, J */
+  double max_energy_drift;                /* max |E - E_start| over the run */
+  double probe_start, probe_final, probe_min, probe_max; /* z of the probe body */
+  int factor_failures;      /* steps whose factorization failed */
+  double us_per_step;       /* wall-clock time of rt_world_step, mean */
+  double *pos_error;        /* per step, if the caller supplied room (steps) */
+} simrun_result;
+
+/* Runs the world; with a ground plane in the mechanism's settings, ground
+ * contacts (rt_world_ground_contacts) are fed in before every step.
+ * result->pos_error may point to `steps` doubles to get the
+ * error of every step (else NULL). */
+void simrun_run(rt_world *w, const mech *m, const simrun_options *o, simrun_result *result);
+
+/* The mechanism's probe body: settings.probe, else the last body. */
+int simrun_default_probe(const mech *m);
+
+#endif

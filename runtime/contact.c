@@ -1,0 +1,225 @@
+/* contact.c -- contacts (rt_world.h): the rows of the contacts a game feeds
+ * in each step, their warm starting, and a ground-plane contact generator
+ * for the shapes a body description can carry. */
+#include <math.h>
+#include <string.h>
+
+#include "rtmath.h"
+#include "world.h"
+
+static int body_ok(const rt_world *w, int b) { return b == RT_WORLD || (b >= 0 && b < w->nbody); }
+
+rt_status rt_world_set_contacts(rt_world *w, const rt_contact *c, int n) {
+  if (n < 0 || n > w->set.max_contacts || (n > 0 && c == NULL)) return RT_ERR_INPUT;
+  for (int i = 0; i < n; i++) {
+    const double nn = rt__v3_dot(c[i].normal, c[i].normal);
+    if (!body_ok(w, c[i].body_a) || !body_ok(w, c[i].body_b) || c[i].body_a == c[i].body_b ||
+        !isfinite(c[i].point[0] + c[i].point[1] + c[i].point[2]) || !isfinite(c[i].depth) ||
+        !(fabs(nn - 1.0) < 1e-6) || !isfinite(c[i].friction) || c[i].friction < 0)
+      return RT_ERR_INPUT;
+  }
+  if (n > 0) memcpy(w->contact, c, sizeof *c * (size_t)n);
+  w->ncontact = n;
+  return RT_OK;
+}
+
+int rt_world_contact_count(const rt_world *w) { return w->ncontact; }
+
+double rt_world_contact_impulse(const rt_world *w, int i) {
+  if (i < 0 || i >= w->ncontact) return 0.0;
+  return w->rows.lambda[w->nfixed_rows + 3 * i];
+}
+
+static int same_contact(const rt_contact *a, const rt_contact *b) {
+  return a->body_a == b->body_a && a->body_b == b->body_b && a->feature == b->feature;
+}
+
+/* Two unit tangents perpendicular to n, by a fixed rule. */
+static void tangents(const double n[3], double t1[3], double t2[3]) {
+  double e[3] = {0, 0, 0};
+  if (fabs(n[0]) <= fabs(n[1]) && fabs(n[0]) <= fabs(n[2]))
+    e[0] = 1;
+  else if (fabs(n[1]) <= fabs(n[2]))
+    e[1] = 1;
+  else
+    e[2] = 1;
+  rt__v3_cross(t1, n, e);
+  rt__v3_normalize(t1);
+  rt__v3_cross(t2, n, t1);
+}
+
+/* Row J = [d, r_a x d, -d, -(r_b x d)]: the velocity of a's contact point
+ * relative to b's along d. */
+static void contact_row(const rt_world *w, const rt_contact *c, const double d[3], double *J) {
+  memset(J, 0, 12 * sizeof *J);
+  for (int s = 0; s < 2; s++) {
+    const int b = s ? c->body_b : c->body_a;
+    if (b == RT_WORLD) continue;
+    double r[3], rxd[3];
+    rt__v3_sub(r, c->point, w->body[b].pose.p);
+    rt__v3_cross(rxd, r, d);
+    const double sign = s ? -1.0 : 1.0;
+    for (int k = 0; k < 3; k++) {
+      J[6 * s + k] = sign * d[k];
+      J[6 * s + 3 + k] = sign * rxd[k];
+    }
+  }
+}
+
+/* Relative velocity J v of a row over the solver bodies. */
+static double row_velocity(const rt_world *w, int i) {
+  const rt__rows *r = &w->rows;
+  double s = 0.0;
+  for (int side = 0; side < 2; side++) {
+    const int b = side ? r->b[i] : r->a[i];
+    if (b == RT_WORLD) continue;
+    for (int k = 0; k < 6; k++) s += r->J[12 * (size_t)i + 6 * side + k] * w->vel[6 * (size_t)b + k];
+  }
+  return s;
+}
+
+void rt__contact_rows(rt_world *w) {
+  rt__rows *r = &w->rows;
+  const double dt = w->set.dt;
+  for (int i = 0; i < w->ncontact; i++) {
+    const rt_contact *c = &w->contact[i];
+    const int row = w->nfixed_rows + 3 * i;
+    double t1[3], t2[3];
+    tangents(c->normal, t1, t2);
+    contact_row(w, c, c->normal, r->J + 12 * (size_t)row);
+    contact_row(w, c, t1, r->J + 12 * (size_t)(row + 1));
+    contact_row(w, c, t2, r->J + 12 * (size_t)(row + 2));
+    for (int k = 0; k < 3; k++) {
+      r->a[row + k] = rt__row_body(w, c->body_a);
+      r->b[row + k] = rt__row_body(w, c->body_b);
+      r->normal[row + k] = k ? row : -1;
+      r->mu[row + k] = c->friction;
+      r->rhs[row + k] = 0.0;
+      r->lambda[row + k] = 0.0;
+    }
+    /* normal: separate at least fast enough to remove the penetration
+     * beyond the slop (beta of it per step); a gap may close within the
+     * step; restitution bounces back a fraction of an approach faster than
+     * 1 m/s */
+    double target = c->depth > w->set.contact_slop ? w->set.beta * (c->depth - w->set.contact_slop) / dt
+                    : c->depth < 0.0            ? c->depth / dt
+                                                : 0.0;
+    const double vn = row_velocity(w, row);
+    if (w->set.restitution > 0 && vn < -1.0) target = fmax(target, -w->set.restitution * vn);
+    r->rhs[row] = target;
+    r->lo[row] = 0.0;
+    r->hi[row] = INFINITY;
+    for (int p = 0; p < w->nprev; p++)
+      if (same_contact(c, &w->prev[p])) {
+        for (int k = 0; k < 3; k++) r->lambda[row + k] = w->prev_lambda[3 * p + k];
+        break;
+      }
+  }
+  r->n = w->nfixed_rows + 3 * w->ncontact;
+}
+
+void rt__contact_save(rt_world *w) {
+  if (w->ncontact > 0) memcpy(w->prev, w->contact, sizeof *w->prev * (size_t)w->ncontact);
+  w->nprev = w->ncontact;
+  for (int i = 0; i < 3 * w->ncontact; i++) w->prev_lambda[i] = w->rows.lambda[w->nfixed_rows + i];
+}
+
+/*---- ground plane ---------------------------------------------------------------*/
+
+typedef struct sink {
+  rt_contact *out;
+  int cap, n;
+  double height, margin, mu;
+  int body;
+} sink;
+
+/* A contact at world point p of the body (the deepest point of a feature),
+ * if it is closer to the plane than the margin. */
+static void emit(sink *s, const double p[3], unsigned feature) {
+  const double depth = s->height - p[2];
+  if (!(depth > -s->margin)) return;
+  if (s->n < s->cap) {
+    rt_contact *c = &s->out[s->n];
+    memset(c, 0, sizeof *c);
+    c->body_a = s->body;
+    c->body_b = RT_WORLD;
+    rt__v3_set(c->point, p[0], p[1], s->height);
+    rt__v3_set(c->normal, 0.0, 0.0, 1.0);
+    c->depth = depth;
+    c->friction = s->mu;
+    c->feature = feature;
+  }
+  s->n++;
+}
+
+static void to_world(const rt_pose *pose, const double local[3], double out[3]) {
+  rt__q_rotate(out, pose->q, local);
+  rt__v3_add(out, out, pose->p);
+}
+
+/* Lowest point(s) of a circle of radius r centred at local (0, 0, z) in the
+ * plane perpendicular to body z. */
+static void rim(sink *s, const rt_pose *pose, double r, double z, unsigned feature) {
+  double axis[3], down[3] = {0.0, 0.0, -1.0}, centre[3];
+  const double ez[3] = {0.0, 0.0, 1.0}, local[3] = {0.0, 0.0, z};
+  rt__q_rotate(axis, pose->q, ez);
+  to_world(pose, local, centre);
+  /* -z without its component along the axis */
+  double along = rt__v3_dot(down, axis), dir[3];
+  for (int k = 0; k < 3; k++) dir[k] = down[k] - along * axis[k];
+  if (rt__v3_normalize(dir) > 1e-3) {
+    double p[3];
+    for (int k = 0; k < 3; k++) p[k] = centre[k] + r * dir[k];
+    emit(s, p, feature);
+    return;
+  }
+  /* standing upright: the flat cap rests on four rim points */
+  for (int i = 0; i < 4; i++) {
+    const double l[3] = {i == 0 ? r : i == 2 ? -r : 0.0, i == 1 ? r : i == 3 ? -r : 0.0, z};
+    double p[3];
+    to_world(pose, l, p);
+    emit(s, p, feature + 1 + (unsigned)i);
+  }
+}
+
+int rt_world_ground_contacts(const rt_world *w, double height, double friction, double margin, rt_contact *out,
+                             int cap) {
+  sink s = {out, cap, 0, height, margin, 0.0, 0};
+  for (int i = 0; i < w->nbody; i++) {
+    const rt_body_desc *b = &w->body[i];
+    if (b->fixed || b->shape == RT_SHAPE_NONE) continue;
+    s.body = i;
+    s.mu = sqrt(fmax(b->friction, 0.0) * fmax(friction, 0.0));
+    const rt_pose *pose = &b->pose;
+    const double *z = b->shape_size;
+    switch (b->shape) {
+    case RT_SHAPE_SPHERE:
+    case RT_SHAPE_CAPSULE: {
+      const double half = b->shape == RT_SHAPE_CAPSULE ? z[1] / 2 : 0.0;
+      for (int e = 0; e < (half > 0 ? 2 : 1); e++) {
+        const double l[3] = {0.0, 0.0, e ? -half : half};
+        double p[3];
+        to_world(pose, l, p);
+        p[2] -= z[0];
+        emit(&s, p, (unsigned)e);
+      }
+      break;
+    }
+    case RT_SHAPE_BOX:
+      for (unsigned k = 0; k < 8; k++) {
+        const double l[3] = {(k & 1 ? 0.5 : -0.5) * z[0], (k & 2 ? 0.5 : -0.5) * z[1], (k & 4 ? 0.5 : -0.5) * z[2]};
+        double p[3];
+        to_world(pose, l, p);
+        emit(&s, p, k);
+      }
+      break;
+    case RT_SHAPE_CYLINDER:
+      rim(&s, pose, z[0], z[1] / 2, 0);
+      rim(&s, pose, z[0], -z[1] / 2, 8);
+      break;
+    case RT_SHAPE_NONE:
+      break;
+    }
+  }
+  return s.n;
+}

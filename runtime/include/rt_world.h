@@ -1,0 +1,237 @@
+/* rt_world.h -- the numeric phase: a world of rigid bodies and constraints
+ * stepped by the projected Gauss-Seidel impulse solver (PGS) or by LDL-PGS,
+ * which replaces one PGS pass over the equality rows by a block Gauss-Seidel
+ * step with the program's factorization of H~ (DESIGN.md section 3).
+ *
+ * A world is made from a mechanism's numeric description (bodies, and
+ * constraints with body-frame anchors and frames: rt_world_desc) and a
+ * program (generated unrolled code, const tables, or one built in memory).
+ * Creation checks that the program was compiled for this mechanism (its
+ * structure hash) and allocates everything once: stepping never allocates.
+ *
+ * One step (semi-implicit Euler, rt_world_step):
+ *   1. v += dt (g + F/m); w += dt I^-1 tau, then the gyroscopic term
+ *      implicitly (one Newton step in the body frame);
+ *   2. every solver body (a shard of a shattered body: rt.h) takes its
+ *      body's velocity; constraint rows are evaluated at the current poses:
+ *      equality rows with the bias R = -(beta/dt) c, motor rows with their
+ *      target velocity; H~ = J W J^T + epsilon diag(J W J^T) is assembled;
+ *   3. warm start: the impulses of the previous step are applied;
+ *   4. LDL-PGS: the factorization of H~ (rt_world_factor; on a second thread
+ *      when the settings ask for it) runs while PGS sweeps 1..N-1 run, then
+ *      one block GS step on the equality rows; or, with RT_BLOCK_BEFORE_LAST,
+ *      N-2 sweeps, the block step, one last sweep. PGS: N sweeps.
+ *   5. every body takes the momentum-weighted mean of its shards' velocities
+ *      (shards have equal masses and inertias, so the plain mean), then
+ *      p += dt v, q += dt/2 (0, w) q, normalized.
+ *
+ * The split entry points let a game's job system run the factorization
+ * itself: rt_world_step_begin, then rt_world_factor and rt_world_iterate
+ * concurrently (they touch disjoint data), then rt_world_step_end. Results
+ * are identical to rt_world_step's, threaded or not. */
+#ifndef LDLPGS_RT_WORLD_H
+#define LDLPGS_RT_WORLD_H
+
+#include <stddef.h>
+
+#include "rt.h"
+
+/* Collision shapes, centred on the body's centre of mass in its frame. */
+typedef enum rt_shape {
+  RT_SHAPE_NONE = 0,
+  RT_SHAPE_SPHERE,   /* size[0] = radius */
+  RT_SHAPE_BOX,      /* size = full side lengths along body x, y, z */
+  RT_SHAPE_CYLINDER, /* size[0] = radius, size[1] = length along body z */
+  RT_SHAPE_CAPSULE   /* size[0] = radius, size[1] = segment length along body z */
+} rt_shape;
+
+/* A body as the world starts it. fixed bodies never move (their mass and
+ * inertia are ignored). */
+typedef struct rt_body_desc {
+  double mass;           /* kg, > 0 unless fixed */
+  double inertia[3];     /* principal moments in the body frame, > 0 */
+  rt_pose pose;          /* centre of mass and orientation */
+  double vel[3];         /* world-frame linear velocity */
+  double angvel[3];      /* world-frame angular velocity */
+  int fixed;
+  rt_shape shape;        /* for rt_world_ground_contacts */
+  double shape_size[3];
+  double friction;       /* friction coefficient of the shape, >= 0 */
+} rt_body_desc;
+
+/* A contact found by collision detection, fed in before a step
+ * (rt_world_set_contacts). The normal points from b towards a (for a body
+ * a on the ground, b = RT_WORLD and normal = up); depth > 0 is penetration,
+ * depth < 0 a gap (a speculative contact: the bodies may approach by the
+ * gap within the step, no further). */
+typedef struct rt_contact {
+  int body_a, body_b;    /* mechanism bodies or RT_WORLD */
+  double point[3];       /* world frame */
+  double normal[3];      /* unit */
+  double depth;          /* m */
+  double friction;       /* coefficient mu >= 0 */
+  unsigned feature;      /* identifies the contact frame to frame (with the
+                            bodies), for warm starting */
+} rt_contact;
+
+/* A motor drives the joint it names (rt_joint_desc.target, a hinge,
+ * prismatic or cylindrical joint) towards a relative velocity: rotation
+ * about the axis for a hinge or cylindrical joint (rad/s), sliding along it
+ * for a prismatic joint (m/s), with an impulse bounded by max_force * dt. */
+
+/* The mechanism: bodies and constraints in mechanism order (the order the
+ * program's structure hash and cons_joint refer to). Equality joints use
+ * the geometry fields of rt_joint_desc; motors use type, target, speed and
+ * max_force (their bodies and geometry are the target's). */
+typedef struct rt_world_desc {
+  int nbody;
+  const rt_body_desc *bodies;
+  int njoint;
+  const rt_joint_desc *joints;
+} rt_world_desc;
+
+typedef enum rt_solver { RT_SOLVER_PGS = 0, RT_SOLVER_LDLPGS = 1 } rt_solver;
+
+/* Where LDL-PGS places its block step among the N iterations. */
+typedef enum rt_block_at {
+  RT_BLOCK_LAST = 0,       /* N-1 PGS sweeps, then the block step */
+  RT_BLOCK_BEFORE_LAST = 1 /* N-2 sweeps, the block step, one last sweep */
+} rt_block_at;
+
+typedef struct rt_settings {
+  double dt;             /* s, > 0 */
+  double gravity[3];     /* m/s^2 */
+  int iterations;        /* N >= 1 */
+  double beta;           /* position drift correction in [0, 1] */
+  double epsilon;        /* regularization of H (and of PGS diagonals), >= 0 */
+  rt_solver solver;
+  rt_block_at block_at;
+  int threaded;          /* 1: rt_world_step factors on the world's own thread */
+  int max_contacts;      /* capacity for contacts; read at creation only */
+  double restitution;    /* of contacts, in [0, 1]; default 0 (off) */
+  double contact_slop;   /* penetration left uncorrected (m), >= 0 */
+} rt_settings;
+
+/* dt 1/60, gravity (0, 0, -9.81), 10 iterations, beta 0.2, epsilon 1e-6,
+ * LDL-PGS with the block step last, single-threaded, 256 contacts,
+ * restitution 0, contact slop 1 mm. */
+void rt_settings_default(rt_settings *s);
+
+typedef struct rt_world rt_world;
+
+typedef enum rt_status {
+  RT_OK = 0,
+  RT_ERR_INPUT,      /* invalid description, settings or argument */
+  RT_ERR_HASH,       /* the program was compiled for another mechanism */
+  RT_ERR_NOMEM,
+  RT_ERR_THREAD,     /* the factorization thread could not be started */
+  RT_ERR_NONFINITE,  /* non-finite state, force or setting: step refused */
+  RT_ERR_DIVERGED    /* the step produced a non-finite state: it was undone */
+} rt_status;
+
+/* A message for a status ("the program was compiled for another mechanism"...). */
+const char *rt_status_message(rt_status s);
+
+/* Creates a world. On failure returns NULL, *status (if not NULL) says why
+ * and err (if not NULL, errlen > 0) receives a one-line explanation. The
+ * program and desc need not outlive the call except the program, which the
+ * world keeps using. */
+rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *program,
+                          const rt_settings *settings, rt_status *status, char *err, size_t errlen);
+void rt_world_destroy(rt_world *w);
+
+/* Settings may change between steps (rt_world_set_settings validates them;
+ * switching `threaded` on starts the thread). */
+const rt_settings *rt_world_settings(const rt_world *w);
+rt_status rt_world_set_settings(rt_world *w, const rt_settings *s);
+
+/*---- stepping -------------------------------------------------------------*/
+rt_status rt_world_step(rt_world *w);
+
+/* The same step in parts, for a job system:
+ *   rt_world_step_begin(w);           forces, rows, assembly of H~
+ *   rt_world_factor(w);               \  may run concurrently
+ *   rt_world_iterate(w);              /
+ *   rt_world_step_end(w);             block step, last sweep, integration
+ * rt_world_factor does nothing under RT_SOLVER_PGS. If begin fails, do not
+ * call the others. */
+rt_status rt_world_step_begin(rt_world *w);
+void rt_world_factor(rt_world *w);
+void rt_world_iterate(rt_world *w);
+rt_status rt_world_step_end(rt_world *w);
+
+/* What the last step did. */
+typedef struct rt_step_info {
+  int factor_status;     /* -1 factored; else the pivot that was not positive
+                            definite (the block step was replaced by a sweep);
+                            -2 no factorization (PGS) */
+  int rows;              /* constraint rows solved (equality + motors) */
+  int sweeps;            /* PGS sweeps run */
+} rt_step_info;
+const rt_step_info *rt_world_step_info(const rt_world *w);
+
+/*---- state and control ----------------------------------------------------*/
+int rt_world_body_count(const rt_world *w);
+void rt_world_body_pose(const rt_world *w, int body, rt_pose *out);
+void rt_world_body_velocity(const rt_world *w, int body, double vel[3], double angvel[3]);
+/* Sets a body's state (not validated here: rt_world_step refuses a
+ * non-finite state). Fixed bodies ignore it. */
+void rt_world_set_body_state(rt_world *w, int body, const rt_pose *pose, const double vel[3],
+                             const double angvel[3]);
+/* Adds a force through the centre of mass and a torque (world frame) for the
+ * next step only. */
+void rt_world_add_force(rt_world *w, int body, const double force[3], const double torque[3]);
+/* Changes a motor's target velocity and maximum force (joint: its index in
+ * the description). Returns RT_ERR_INPUT if joint is not a motor or
+ * max_force < 0 or either is not finite. */
+rt_status rt_world_set_motor(rt_world *w, int joint, double speed, double max_force);
+/* The impulse the last step applied through a motor (N s, or N m s). */
+double rt_world_motor_impulse(const rt_world *w, int joint);
+/* A driven rod (a linear actuator: an equality row, solved with the rest of
+ * H): its length changes by speed * dt at the start of every step, within
+ * [lower, upper] of its description. Returns RT_ERR_INPUT if joint is not a
+ * rod or speed is not finite. */
+rt_status rt_world_set_drive(rt_world *w, int joint, double speed);
+/* Current rest length of a rod or rope (0 for other joints). */
+double rt_world_joint_length(const rt_world *w, int joint);
+
+/*---- contacts -------------------------------------------------------------------
+ * Contacts change every step and never enter the program: each is one normal
+ * row (impulse >= 0) and two friction rows (|impulse| <= mu * normal
+ * impulse, the box approximation of the friction cone), solved by PGS after
+ * the equality and motor rows. A contact on a shattered body acts on its
+ * first shard. */
+
+/* Replaces the contacts for the next step (at most max_contacts; more is
+ * RT_ERR_INPUT, as are non-finite values, a non-unit normal or bad bodies).
+ * Impulses of contacts with the same bodies and feature as in the last step
+ * are kept for warm starting. */
+rt_status rt_world_set_contacts(rt_world *w, const rt_contact *contacts, int n);
+int rt_world_contact_count(const rt_world *w);
+/* Normal impulse of contact i in the last step (N s). */
+double rt_world_contact_impulse(const rt_world *w, int i);
+
+/* Contacts of every body's shape with the ground plane z = height (normal
+ * +z), for points closer than margin: sphere, box (corners), cylinder (the
+ * lowest rim point of each end cap; four rim points per cap when standing
+ * upright), capsule (its two end spheres). mu is the geometric mean of the
+ * body's and the ground's friction. Writes at most cap contacts and returns
+ * how many it found (which may exceed cap). */
+int rt_world_ground_contacts(const rt_world *w, double height, double friction, double margin, rt_contact *out,
+                             int cap);
+
+/*---- measures ---------------------------------------------------------------*/
+/* Error of equality joint j at the current poses: pos (m) is the norm of its
+ * positional rows (the distance between the two anchor points for ball,
+ * hinge, universal and weld joints; the off-axis distance for prismatic and
+ * cylindrical joints; | |d| - length | for a rod); ang (rad) the largest
+ * angular deviation among its angular rows. Returns -1 for a non-equality
+ * joint (pos, ang set to 0). */
+int rt_world_joint_error(const rt_world *w, int joint, double *pos, double *ang);
+/* Largest errors over all equality joints. */
+void rt_world_max_error(const rt_world *w, double *pos, double *ang);
+/* Kinetic energy (linear + rotational) and potential energy -m g.p of the
+ * dynamic bodies (J). */
+void rt_world_energy(const rt_world *w, double *kinetic, double *potential);
+
+#endif

@@ -1,0 +1,332 @@
+/* step.c -- one step of a world (rt_world.h): forces and the gyroscopic
+ * term, constraint rows, assembly, the PGS sweeps and the block step,
+ * the shards' velocities back to their bodies, and integration. */
+#include <math.h>
+#include <string.h>
+
+#include "rtmath.h"
+#include "world.h"
+
+/*---- bodies ------------------------------------------------------------------*/
+
+/* Inverse world-frame inertia R diag(s / I) R^T, row-major. */
+static void inv_inertia_world(const rt_body_desc *b, double s, double out[9]) {
+  double R[3][3];
+  for (int j = 0; j < 3; j++) {
+    double e[3] = {0, 0, 0}, col[3];
+    e[j] = 1.0;
+    rt__q_rotate(col, b->pose.q, e);
+    for (int r = 0; r < 3; r++) R[r][j] = col[r];
+  }
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++) {
+      double acc = 0.0;
+      for (int k = 0; k < 3; k++) acc += R[r][k] * (s / b->inertia[k]) * R[c][k];
+      out[3 * r + c] = acc;
+    }
+}
+
+static void mat3_vec(const double m[9], const double v[3], double out[3]) {
+  double x = m[0] * v[0] + m[1] * v[1] + m[2] * v[2];
+  double y = m[3] * v[0] + m[4] * v[1] + m[5] * v[2];
+  double z = m[6] * v[0] + m[7] * v[1] + m[8] * v[2];
+  rt__v3_set(out, x, y, z);
+}
+
+/* The gyroscopic term w x (I w) taken implicitly: in the body frame, one
+ * Newton step on f(w) = I (w - w0) + dt w x (I w) = 0 from w0. Unlike the
+ * explicit term it does not add energy to a spinning body. */
+static void gyroscopic(rt_body_desc *b, double dt) {
+  double w[3], Iw[3];
+  rt__q_rotate_inv(w, b->pose.q, b->angvel);
+  for (int k = 0; k < 3; k++) Iw[k] = b->inertia[k] * w[k];
+  double f[3];
+  rt__v3_cross(f, w, Iw);
+  rt__v3_scale(f, f, dt);
+  /* Jacobian I + dt ([w]x I - [I w]x) */
+  const double *I = b->inertia;
+  double A[3][3] = {
+      {I[0], -dt * w[2] * I[1] + dt * Iw[2], dt * w[1] * I[2] - dt * Iw[1]},
+      {dt * w[2] * I[0] - dt * Iw[2], I[1], -dt * w[0] * I[2] + dt * Iw[0]},
+      {-dt * w[1] * I[0] + dt * Iw[1], dt * w[0] * I[1] - dt * Iw[0], I[2]},
+  };
+  /* solve A x = f by Cramer's rule */
+  double c0[3], c1[3], c2[3];
+  const double r0[3] = {A[0][0], A[0][1], A[0][2]}, r1[3] = {A[1][0], A[1][1], A[1][2]},
+               r2[3] = {A[2][0], A[2][1], A[2][2]};
+  rt__v3_cross(c0, r1, r2);
+  rt__v3_cross(c1, r2, r0);
+  rt__v3_cross(c2, r0, r1);
+  const double det = rt__v3_dot(r0, c0);
+  if (!(fabs(det) > 0.0)) return;
+  /* A^-1 = [c0 c1 c2] / det (columns) */
+  double x[3];
+  for (int k = 0; k < 3; k++) x[k] = (c0[k] * f[0] + c1[k] * f[1] + c2[k] * f[2]) / det;
+  rt__v3_sub(w, w, x);
+  rt__q_rotate(b->angvel, b->pose.q, w);
+}
+
+static void apply_forces(rt_world *w) {
+  const double dt = w->set.dt;
+  for (int i = 0; i < w->nbody; i++) {
+    rt_body_desc *b = &w->body[i];
+    if (b->fixed) continue;
+    for (int k = 0; k < 3; k++) b->vel[k] += dt * (w->set.gravity[k] + w->force[3 * i + k] / b->mass);
+    double ii[9], dw[3];
+    inv_inertia_world(b, 1.0, ii);
+    mat3_vec(ii, w->torque + 3 * i, dw);
+    for (int k = 0; k < 3; k++) b->angvel[k] += dt * dw[k];
+    gyroscopic(b, dt);
+  }
+}
+
+/* Every solver body takes its body's velocity, inverse mass and inertia
+ * (a shard of a body split in k: k / m and k I^-1). */
+static void split_shards(rt_world *w) {
+  const rt_program *p = w->prog;
+  for (int s = 0; s < w->nsbody; s++) {
+    const rt_body_desc *b = &w->body[p->sbody_body[s]];
+    double *v = w->vel + 6 * s;
+    double *ii = w->inv_inertia + 9 * s;
+    if (b->fixed) {
+      w->inv_mass[s] = 0.0;
+      memset(ii, 0, 9 * sizeof *ii);
+      memset(v, 0, 6 * sizeof *v);
+      continue;
+    }
+    const double k = (double)p->shard_num[p->sbody_body[s]];
+    w->inv_mass[s] = k / b->mass;
+    inv_inertia_world(b, k, ii);
+    rt__v3_copy(v, b->vel);
+    rt__v3_copy(v + 3, b->angvel);
+  }
+}
+
+/* Every body takes the mean velocity of its shards: shards have equal
+ * masses and inertias at one pose, so that conserves its momentum and its
+ * angular momentum. */
+static void merge_shards(rt_world *w) {
+  const rt_program *p = w->prog;
+  for (int i = 0; i < w->nbody; i++) {
+    rt_body_desc *b = &w->body[i];
+    if (b->fixed) continue;
+    const int first = p->shard_adr[i], k = p->shard_num[i];
+    double acc[6] = {0, 0, 0, 0, 0, 0};
+    for (int s = first; s < first + k; s++)
+      for (int j = 0; j < 6; j++) acc[j] += w->vel[6 * s + j];
+    for (int j = 0; j < 3; j++) {
+      b->vel[j] = acc[j] / k;
+      b->angvel[j] = acc[3 + j] / k;
+    }
+  }
+}
+
+static void integrate(rt_world *w) {
+  const double dt = w->set.dt;
+  for (int i = 0; i < w->nbody; i++) {
+    rt_body_desc *b = &w->body[i];
+    if (b->fixed) continue;
+    for (int k = 0; k < 3; k++) b->pose.p[k] += dt * b->vel[k];
+    const double wq[4] = {0.0, b->angvel[0], b->angvel[1], b->angvel[2]};
+    double dq[4];
+    rt__q_mul(dq, wq, b->pose.q);
+    for (int k = 0; k < 4; k++) b->pose.q[k] += 0.5 * dt * dq[k];
+    rt__q_normalize(b->pose.q);
+  }
+}
+
+/* Driven rods change their length, within their bounds; the rate of the
+ * change becomes a velocity target of the row (feed-forward), so the rod
+ * follows its drive without lagging behind by speed dt / beta. */
+static void drive_rods(rt_world *w) {
+  for (int j = 0; j < w->njoint; j++) {
+    rt_joint_desc *d = &w->joint[j];
+    w->drive_rate[j] = 0.0;
+    if (d->type != RT_ROD || d->speed == 0.0) continue;
+    const double len = fmin(fmax(d->length + d->speed * w->set.dt, d->lower), d->upper);
+    w->drive_rate[j] = (len - d->length) / w->set.dt;
+    d->length = len;
+  }
+}
+
+/*---- rows ----------------------------------------------------------------------*/
+
+static const rt_pose *pose_of(const rt_world *w, int body) {
+  return body == RT_WORLD ? NULL : &w->body[body].pose;
+}
+
+/* A side of a row: no solver body if it is the world or fixed. */
+static int dynamic(const rt_world *w, int sbody) {
+  return sbody == RT_WORLD || w->body[w->prog->sbody_body[sbody]].fixed ? RT_WORLD : sbody;
+}
+
+int rt__row_body(const rt_world *w, int body) {
+  return body == RT_WORLD ? RT_WORLD : dynamic(w, w->prog->shard_adr[body]);
+}
+
+/* The rows of solver constraint c: its joint (or a shard weld: the body's
+ * centre, identity frames) at the poses of its bodies. */
+static void equality_rows(rt_world *w, int c) {
+  const rt_program *p = w->prog;
+  const int row = p->cons_row[c], d = p->cons_degree[c];
+  const int j = p->cons_joint[c];
+  rt_joint_desc weld;
+  const rt_joint_desc *jd = j >= 0 ? &w->joint[j] : &weld;
+  if (j < 0) {
+    memset(&weld, 0, sizeof weld);
+    weld.type = RT_WELD;
+    weld.target = -1;
+    weld.body_a = weld.body_b = p->sbody_body[p->cons_a[c]];
+    for (int k = 0; k < 3; k++) weld.frame_a[k][k] = weld.frame_b[k][k] = 1.0;
+  }
+  rt_joint_eval(jd, pose_of(w, jd->body_a), pose_of(w, jd->body_b), w->c + row, w->rows.J + 12 * (size_t)row);
+  const double k = -w->set.beta / w->set.dt;
+  for (int r = row; r < row + d; r++) {
+    w->rows.a[r] = dynamic(w, p->cons_a[c]);
+    w->rows.b[r] = dynamic(w, p->cons_b[c]);
+    w->rows.rhs[r] = k * w->c[r] + (j >= 0 ? w->drive_rate[j] : 0.0);
+    w->rows.lo[r] = -INFINITY;
+    w->rows.hi[r] = INFINITY;
+  }
+}
+
+/* A motor's row: the rate of its target's free coordinate, driven towards
+ * the motor's speed with an impulse of at most max_force dt. */
+static void motor_row(rt_world *w, int j) {
+  const rt_joint_desc *m = &w->joint[j];
+  const rt_joint_desc *t = &w->joint[m->target];
+  const int row = w->joint_row[j], c = w->joint_cons[m->target];
+  double coord;
+  rt_joint_axis_eval(t, t->type != RT_PRISMATIC, pose_of(w, t->body_a), pose_of(w, t->body_b), &coord,
+                     w->rows.J + 12 * (size_t)row);
+  w->rows.a[row] = dynamic(w, w->prog->cons_a[c]);
+  w->rows.b[row] = dynamic(w, w->prog->cons_b[c]);
+  w->rows.rhs[row] = m->speed;
+  w->rows.hi[row] = m->max_force * w->set.dt;
+  w->rows.lo[row] = -w->rows.hi[row];
+}
+
+/* W J^T of every row and the regularized inverse diagonal. */
+static void row_masses(rt_world *w) {
+  rt__rows *r = &w->rows;
+  const double reg = 1.0 + w->set.epsilon;
+  for (int i = 0; i < r->n; i++) {
+    const double *J = r->J + 12 * (size_t)i;
+    double *WJ = r->WJ + 12 * (size_t)i;
+    double diag = 0.0;
+    for (int s = 0; s < 2; s++) {
+      const int b = s ? r->b[i] : r->a[i];
+      double *out = WJ + 6 * s;
+      if (b == RT_WORLD) {
+        memset(out, 0, 6 * sizeof *out);
+        continue;
+      }
+      const double *j6 = J + 6 * s;
+      rt__v3_scale(out, j6, w->inv_mass[b]);
+      mat3_vec(w->inv_inertia + 9 * (size_t)b, j6 + 3, out + 3);
+      for (int k = 0; k < 6; k++) diag += j6[k] * out[k];
+    }
+    r->inv_diag[i] = diag > 0.0 ? 1.0 / (reg * diag) : 0.0;
+  }
+}
+
+/*---- the step ------------------------------------------------------------------*/
+
+static int state_finite(const rt_world *w) {
+  for (int i = 0; i < w->nbody; i++) {
+    const rt_body_desc *b = &w->body[i];
+    const double *v[] = {b->pose.p, b->pose.q, b->pose.q + 1, b->vel, b->angvel, w->force + 3 * i, w->torque + 3 * i};
+    for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+      if (!(isfinite(v[k][0]) && isfinite(v[k][1]) && isfinite(v[k][2]))) return 0;
+  }
+  return 1;
+}
+
+static int use_block(const rt_world *w) { return w->set.solver == RT_SOLVER_LDLPGS; }
+
+rt_status rt_world_step_begin(rt_world *w) {
+  if (!rt__settings_valid(&w->set) || !state_finite(w)) return RT_ERR_NONFINITE;
+  memcpy(w->backup, w->body, sizeof *w->body * (size_t)w->nbody);
+  w->info.factor_status = -2;
+  w->info.sweeps = 0;
+  apply_forces(w);
+  drive_rods(w);
+  split_shards(w);
+  for (int c = 0; c < w->prog->ncons; c++) equality_rows(w, c);
+  for (int j = 0; j < w->njoint; j++)
+    if (w->joint_row[j] >= 0) motor_row(w, j);
+  rt__contact_rows(w);
+  w->info.rows = w->rows.n;
+  row_masses(w);
+  if (use_block(w))
+    rt_assemble(w->prog, w->rows.J, w->inv_mass, w->inv_inertia, w->set.epsilon, w->work);
+  /* warm start: last step's impulses, inside this step's bounds */
+  rt__rows *r = &w->rows;
+  for (int i = 0; i < r->n; i++) {
+    if (r->normal[i] >= 0) {
+      r->hi[i] = r->mu[i] * r->lambda[r->normal[i]];
+      r->lo[i] = -r->hi[i];
+    }
+    r->lambda[i] = fmin(fmax(r->lambda[i], r->lo[i]), r->hi[i]);
+  }
+  rt__rows_apply(r, 0, r->n, r->lambda, w->vel);
+  return RT_OK;
+}
+
+void rt_world_factor(rt_world *w) {
+  if (!use_block(w)) return;
+  w->info.factor_status = rt_program_factor(w->prog, w->work, w->temp);
+}
+
+/* PGS sweeps before the block step (all N sweeps under pure PGS). */
+static int sweeps_before(const rt_world *w) {
+  const int n = w->set.iterations;
+  if (!use_block(w)) return n;
+  if (w->set.block_at == RT_BLOCK_BEFORE_LAST && n >= 2) return n - 2;
+  return n - 1;
+}
+
+void rt_world_iterate(rt_world *w) {
+  const int n = sweeps_before(w);
+  for (int k = 0; k < n; k++) rt__pgs_sweep(&w->rows, 0, w->rows.n, w->vel);
+  w->info.sweeps = n;
+}
+
+rt_status rt_world_step_end(rt_world *w) {
+  if (use_block(w)) {
+    if (w->info.factor_status == -1) {
+      rt__block_step(w);
+    } else { /* not positive definite: a sweep instead */
+      rt__pgs_sweep(&w->rows, 0, w->rows.n, w->vel);
+      w->info.sweeps++;
+    }
+    if (w->set.block_at == RT_BLOCK_BEFORE_LAST && w->set.iterations >= 2) {
+      rt__pgs_sweep(&w->rows, 0, w->rows.n, w->vel);
+      w->info.sweeps++;
+    }
+  }
+  rt__contact_save(w);
+  merge_shards(w);
+  integrate(w);
+  memset(w->force, 0, 3 * sizeof *w->force * (size_t)w->nbody);
+  memset(w->torque, 0, 3 * sizeof *w->torque * (size_t)w->nbody);
+  if (!state_finite(w)) {
+    memcpy(w->body, w->backup, sizeof *w->body * (size_t)w->nbody);
+    return RT_ERR_DIVERGED;
+  }
+  return RT_OK;
+}
+
+rt_status rt_world_step(rt_world *w) {
+  rt_status st = rt_world_step_begin(w);
+  if (st != RT_OK) return st;
+  if (w->set.threaded && use_block(w) && w->worker.running) {
+    rt__worker_kick(w);
+    rt_world_iterate(w);
+    rt__worker_wait(w);
+  } else {
+    rt_world_factor(w);
+    rt_world_iterate(w);
+  }
+  return rt_world_step_end(w);
+}

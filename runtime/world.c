@@ -1,0 +1,384 @@
+/* world.c -- creating a world, its settings, state accessors and measures
+ * (rt_world.h). The step itself is in step.c. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtmath.h"
+#include "world.h"
+
+void rt_settings_default(rt_settings *s) {
+  memset(s, 0, sizeof *s);
+  s->dt = 1.0 / 60.0;
+  s->gravity[2] = -9.81;
+  s->iterations = 10;
+  s->beta = 0.2;
+  s->epsilon = 1e-6;
+  s->solver = RT_SOLVER_LDLPGS;
+  s->block_at = RT_BLOCK_LAST;
+  s->threaded = 0;
+  s->max_contacts = 256;
+  s->restitution = 0.0;
+  s->contact_slop = 1e-3;
+}
+
+const char *rt_status_message(rt_status s) {
+  switch (s) {
+  case RT_OK: return "ok";
+  case RT_ERR_INPUT: return "invalid input";
+  case RT_ERR_HASH: return "the program was compiled for another mechanism";
+  case RT_ERR_NOMEM: return "out of memory";
+  case RT_ERR_THREAD: return "the factorization thread could not be started";
+  case RT_ERR_NONFINITE: return "non-finite state, force or setting: step refused";
+  case RT_ERR_DIVERGED: return "the step produced a non-finite state and was undone";
+  }
+  return "unknown status";
+}
+
+static int finite3(const double v[3]) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
+
+int rt__settings_valid(const rt_settings *s) {
+  return isfinite(s->dt) && s->dt > 0 && finite3(s->gravity) && s->iterations >= 1 && s->beta >= 0 &&
+         s->beta <= 1 && isfinite(s->epsilon) && s->epsilon >= 0 &&
+         (s->solver == RT_SOLVER_PGS || s->solver == RT_SOLVER_LDLPGS) &&
+         (s->block_at == RT_BLOCK_LAST || s->block_at == RT_BLOCK_BEFORE_LAST) && s->max_contacts >= 0 &&
+         s->max_contacts <= 1000000 && s->restitution >= 0 && s->restitution <= 1 && isfinite(s->contact_slop) &&
+         s->contact_slop >= 0;
+}
+
+/*---- creation ------------------------------------------------------------------*/
+
+static void say(char *err, size_t errlen, const char *fmt, ...) {
+  if (err == NULL || errlen == 0) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+}
+
+static int is_drive_target(rt_joint_type t) { return t == RT_HINGE || t == RT_CYLINDRICAL || t == RT_PRISMATIC; }
+
+/* Checks the description; returns 0 or -1 with a message. */
+static int check_desc(const rt_world_desc *d, const rt_program *p, char *err, size_t errlen) {
+  if (d->nbody != p->nbody) {
+    say(err, errlen, "the mechanism has %d bodies, program '%s' was generated for %d", d->nbody, p->name, p->nbody);
+    return -1;
+  }
+  if (d->njoint < 0 || (d->njoint > 0 && d->joints == NULL) || (d->nbody > 0 && d->bodies == NULL)) {
+    say(err, errlen, "invalid description: missing bodies or joints");
+    return -1;
+  }
+  for (int i = 0; i < d->nbody; i++) {
+    const rt_body_desc *b = &d->bodies[i];
+    int ok = finite3(b->pose.p) && isfinite(b->pose.q[0]) && finite3(b->pose.q + 1) && finite3(b->vel) &&
+             finite3(b->angvel);
+    if (!b->fixed)
+      ok = ok && isfinite(b->mass) && b->mass > 0 && finite3(b->inertia) && b->inertia[0] > 0 &&
+           b->inertia[1] > 0 && b->inertia[2] > 0;
+    if (!ok) {
+      say(err, errlen, "body %d: non-finite state, or mass/inertia not > 0", i);
+      return -1;
+    }
+  }
+  for (int j = 0; j < d->njoint; j++) {
+    const rt_joint_desc *jd = &d->joints[j];
+    if ((unsigned)jd->type >= RT_JOINT_NTYPES || jd->body_a < RT_WORLD || jd->body_a >= d->nbody ||
+        jd->body_b < RT_WORLD || jd->body_b >= d->nbody) {
+      say(err, errlen, "joint %d: invalid type or body index", j);
+      return -1;
+    }
+    if (jd->type == RT_MOTOR &&
+        (jd->target < 0 || jd->target >= d->njoint || !is_drive_target(d->joints[jd->target].type) ||
+         !isfinite(jd->speed) || !isfinite(jd->max_force) || jd->max_force < 0)) {
+      say(err, errlen, "joint %d: a motor needs a hinge, cylindrical or prismatic target, a finite speed and max_force >= 0",
+          j);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+static uint64_t desc_hash(const rt_world_desc *d) {
+  unsigned char *fixed = calloc((size_t)d->nbody + 1, 1);
+  int *t = calloc((size_t)d->njoint + 1, sizeof *t), *a = calloc((size_t)d->njoint + 1, sizeof *a),
+      *b = calloc((size_t)d->njoint + 1, sizeof *b);
+  uint64_t h = 0;
+  if (fixed && t && a && b) {
+    int n = 0;
+    for (int i = 0; i < d->nbody; i++) fixed[i] = d->bodies[i].fixed != 0;
+    for (int j = 0; j < d->njoint; j++) {
+      if (rt_joint_degree(d->joints[j].type) == 0) continue;
+      t[n] = (int)d->joints[j].type;
+      a[n] = d->joints[j].body_a;
+      b[n] = d->joints[j].body_b;
+      n++;
+    }
+    h = rt_structure_hash(d->nbody, fixed, n, t, a, b);
+  }
+  free(fixed);
+  free(t);
+  free(a);
+  free(b);
+  return h;
+}
+
+/* The program's view must agree with the description beyond the hash too
+ * (the hash could collide, and a hand-made program could lie). */
+static int check_program(const rt_world_desc *d, const rt_program *p, char *err, size_t errlen) {
+  for (int c = 0; c < p->ncons; c++) {
+    const int j = p->cons_joint[c];
+    const int sa = p->cons_a[c], sb = p->cons_b[c];
+    const int ba = sa == RT_WORLD ? RT_WORLD : p->sbody_body[sa], bb = sb == RT_WORLD ? RT_WORLD : p->sbody_body[sb];
+    int ok = j < d->njoint && (j >= 0 ? rt_joint_degree(d->joints[j].type) == p->cons_degree[c] &&
+                                            d->joints[j].body_a == ba && d->joints[j].body_b == bb
+                                      : p->cons_degree[c] == 6 && ba == bb && ba != RT_WORLD);
+    if (!ok) {
+      say(err, errlen, "program '%s': solver constraint %d does not match the mechanism", p->name, c);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+static void *alloc(size_t n, size_t size, int *fail) {
+  void *q = calloc(n ? n : 1, size);
+  if (q == NULL) *fail = 1;
+  return q;
+}
+
+rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, const rt_settings *settings,
+                          rt_status *status, char *err, size_t errlen) {
+  rt_status st = RT_ERR_INPUT;
+  rt_world *w = NULL;
+  if (status) *status = RT_OK;
+  if (err && errlen) err[0] = 0;
+  if (desc == NULL || prog == NULL || settings == NULL) {
+    say(err, errlen, "missing description, program or settings");
+    goto fail;
+  }
+  if (!rt__settings_valid(settings)) {
+    say(err, errlen, "invalid settings (dt > 0, iterations >= 1, beta in [0, 1], epsilon >= 0, all finite)");
+    goto fail;
+  }
+  if (check_desc(desc, prog, err, errlen) != 0) goto fail;
+  const uint64_t h = desc_hash(desc);
+  if (h != prog->structure_hash) {
+    st = RT_ERR_HASH;
+    say(err, errlen,
+        "program '%s' was generated for another mechanism (structure hash %016" PRIx64 ", this mechanism %016" PRIx64
+        "): regenerate it with ldlgen",
+        prog->name, prog->structure_hash, h);
+    goto fail;
+  }
+  if (check_program(desc, prog, err, errlen) != 0) goto fail;
+
+  int nomem = 0;
+  w = alloc(1, sizeof *w, &nomem);
+  if (w == NULL) goto nomem;
+  w->prog = prog;
+  w->set = *settings;
+  w->info.factor_status = -2;
+  w->nbody = desc->nbody;
+  w->njoint = desc->njoint;
+  w->nsbody = prog->nsbody;
+  w->dim = prog->dim;
+  int nmotor = 0;
+  for (int j = 0; j < desc->njoint; j++) nmotor += desc->joints[j].type == RT_MOTOR;
+  const int ncap = settings->max_contacts;
+  const int nrow = prog->dim + nmotor + 3 * ncap;
+  w->nfixed_rows = prog->dim + nmotor;
+  const size_t scalar = prog->precision == RT_FLOAT ? sizeof(float) : sizeof(double);
+  w->body = alloc((size_t)w->nbody, sizeof *w->body, &nomem);
+  w->backup = alloc((size_t)w->nbody, sizeof *w->backup, &nomem);
+  w->force = alloc(3 * (size_t)w->nbody, sizeof(double), &nomem);
+  w->torque = alloc(3 * (size_t)w->nbody, sizeof(double), &nomem);
+  w->joint = alloc((size_t)w->njoint, sizeof *w->joint, &nomem);
+  w->joint_row = alloc((size_t)w->njoint, sizeof(int), &nomem);
+  w->joint_cons = alloc((size_t)w->njoint, sizeof(int), &nomem);
+  w->drive_rate = alloc((size_t)w->njoint, sizeof(double), &nomem);
+  w->inv_mass = alloc((size_t)w->nsbody, sizeof(double), &nomem);
+  w->inv_inertia = alloc(9 * (size_t)w->nsbody, sizeof(double), &nomem);
+  w->vel = alloc(6 * (size_t)w->nsbody, sizeof(double), &nomem);
+  rt__rows *r = &w->rows;
+  r->n = w->nfixed_rows;
+  r->a = alloc((size_t)nrow, sizeof(int), &nomem);
+  r->b = alloc((size_t)nrow, sizeof(int), &nomem);
+  r->J = alloc(12 * (size_t)nrow, sizeof(double), &nomem);
+  r->WJ = alloc(12 * (size_t)nrow, sizeof(double), &nomem);
+  r->rhs = alloc((size_t)nrow, sizeof(double), &nomem);
+  r->inv_diag = alloc((size_t)nrow, sizeof(double), &nomem);
+  r->lambda = alloc((size_t)nrow, sizeof(double), &nomem);
+  r->lo = alloc((size_t)nrow, sizeof(double), &nomem);
+  r->hi = alloc((size_t)nrow, sizeof(double), &nomem);
+  r->normal = alloc((size_t)nrow, sizeof(int), &nomem);
+  r->mu = alloc((size_t)nrow, sizeof(double), &nomem);
+  w->contact = alloc((size_t)ncap, sizeof *w->contact, &nomem);
+  w->prev = alloc((size_t)ncap, sizeof *w->prev, &nomem);
+  w->prev_lambda = alloc(3 * (size_t)ncap, sizeof(double), &nomem);
+  w->c = alloc((size_t)w->dim, sizeof(double), &nomem);
+  w->r = alloc((size_t)w->dim, sizeof(double), &nomem);
+  w->work = alloc((size_t)prog->work_size, scalar, &nomem);
+  w->temp = alloc((size_t)prog->temp_size, scalar, &nomem);
+  w->x = alloc((size_t)w->dim, scalar, &nomem);
+  if (nomem) goto nomem;
+
+  memcpy(w->body, desc->bodies, sizeof *w->body * (size_t)w->nbody);
+  for (int i = 0; i < w->nbody; i++) {
+    rt_body_desc *b = &w->body[i];
+    rt__q_normalize(b->pose.q);
+    if (b->fixed) memset(b->vel, 0, sizeof b->vel), memset(b->angvel, 0, sizeof b->angvel);
+  }
+  if (w->njoint) memcpy(w->joint, desc->joints, sizeof *w->joint * (size_t)w->njoint);
+  for (int j = 0; j < w->njoint; j++) w->joint_row[j] = w->joint_cons[j] = -1;
+  for (int i = 0; i < nrow; i++) r->normal[i] = -1;
+  for (int c = 0; c < prog->ncons; c++)
+    if (prog->cons_joint[c] >= 0) w->joint_cons[prog->cons_joint[c]] = c;
+  for (int j = 0, row = prog->dim; j < w->njoint; j++)
+    if (w->joint[j].type == RT_MOTOR) w->joint_row[j] = row++;
+  if (w->set.threaded && rt__worker_start(w) != 0) {
+    st = RT_ERR_THREAD;
+    say(err, errlen, "%s", rt_status_message(st));
+    goto fail;
+  }
+  return w;
+
+nomem:
+  st = RT_ERR_NOMEM;
+  say(err, errlen, "%s", rt_status_message(st));
+fail:
+  rt_world_destroy(w);
+  if (status) *status = st;
+  return NULL;
+}
+
+void rt_world_destroy(rt_world *w) {
+  if (w == NULL) return;
+  rt__worker_stop(w);
+  rt__rows *r = &w->rows;
+  void *ptrs[] = {w->body,      w->backup,   w->force,  w->torque, w->joint, w->joint_row, w->joint_cons,
+                  w->inv_mass,  w->inv_inertia, w->vel, r->a,      r->b,     r->J,         r->WJ,
+                  r->rhs,       r->inv_diag, r->lambda, r->lo,     r->hi,    w->c,         w->r,
+                  w->work,      w->temp,     w->x,      r->normal, r->mu,    w->contact,   w->prev,
+                  w->prev_lambda, w->drive_rate};
+  for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
+  free(w);
+}
+
+const rt_settings *rt_world_settings(const rt_world *w) { return &w->set; }
+
+rt_status rt_world_set_settings(rt_world *w, const rt_settings *s) {
+  if (!rt__settings_valid(s) || s->max_contacts != w->set.max_contacts) return RT_ERR_INPUT;
+  if (s->threaded && rt__worker_start(w) != 0) return RT_ERR_THREAD;
+  if (!s->threaded) rt__worker_stop(w);
+  w->set = *s;
+  return RT_OK;
+}
+
+const rt_step_info *rt_world_step_info(const rt_world *w) { return &w->info; }
+
+/*---- state ---------------------------------------------------------------------*/
+
+int rt_world_body_count(const rt_world *w) { return w->nbody; }
+
+void rt_world_body_pose(const rt_world *w, int body, rt_pose *out) { *out = w->body[body].pose; }
+
+void rt_world_body_velocity(const rt_world *w, int body, double vel[3], double angvel[3]) {
+  if (vel) rt__v3_copy(vel, w->body[body].vel);
+  if (angvel) rt__v3_copy(angvel, w->body[body].angvel);
+}
+
+void rt_world_set_body_state(rt_world *w, int body, const rt_pose *pose, const double vel[3],
+                             const double angvel[3]) {
+  rt_body_desc *b = &w->body[body];
+  if (b->fixed) return;
+  if (pose) b->pose = *pose;
+  if (vel) rt__v3_copy(b->vel, vel);
+  if (angvel) rt__v3_copy(b->angvel, angvel);
+}
+
+void rt_world_add_force(rt_world *w, int body, const double force[3], const double torque[3]) {
+  if (force) rt__v3_add(w->force + 3 * body, w->force + 3 * body, force);
+  if (torque) rt__v3_add(w->torque + 3 * body, w->torque + 3 * body, torque);
+}
+
+rt_status rt_world_set_motor(rt_world *w, int joint, double speed, double max_force) {
+  if (joint < 0 || joint >= w->njoint || w->joint[joint].type != RT_MOTOR || !isfinite(speed) ||
+      !isfinite(max_force) || max_force < 0)
+    return RT_ERR_INPUT;
+  w->joint[joint].speed = speed;
+  w->joint[joint].max_force = max_force;
+  return RT_OK;
+}
+
+rt_status rt_world_set_drive(rt_world *w, int joint, double speed) {
+  if (joint < 0 || joint >= w->njoint || w->joint[joint].type != RT_ROD || !isfinite(speed)) return RT_ERR_INPUT;
+  w->joint[joint].speed = speed;
+  return RT_OK;
+}
+
+double rt_world_joint_length(const rt_world *w, int joint) {
+  if (joint < 0 || joint >= w->njoint) return 0.0;
+  const rt_joint_desc *j = &w->joint[joint];
+  return j->type == RT_ROD || j->type == RT_ROPE ? j->length : 0.0;
+}
+
+double rt_world_motor_impulse(const rt_world *w, int joint) {
+  if (joint < 0 || joint >= w->njoint || w->joint_row[joint] < 0) return 0.0;
+  return w->rows.lambda[w->joint_row[joint]];
+}
+
+/*---- measures --------------------------------------------------------------------*/
+
+static const rt_pose *pose_of(const rt_world *w, int body) {
+  return body == RT_WORLD ? NULL : &w->body[body].pose;
+}
+
+int rt_world_joint_error(const rt_world *w, int joint, double *pos, double *ang) {
+  /* rows of each equality type that are positional (the rest are angular
+   * dot rows, c = sin of the deviation) */
+  static const int npos[RT_JOINT_NEQUALITY] = {
+      [RT_BALL] = 3, [RT_HINGE] = 3, [RT_ROD] = 1, [RT_PRISMATIC] = 2,
+      [RT_CYLINDRICAL] = 2, [RT_UNIVERSAL] = 3, [RT_WELD] = 3};
+  *pos = *ang = 0.0;
+  const rt_joint_desc *j = &w->joint[joint];
+  double c[RT_MAX_DEGREE];
+  const int d = rt_joint_eval(j, pose_of(w, j->body_a), pose_of(w, j->body_b), c, NULL);
+  if (d <= 0) return -1;
+  double s = 0.0;
+  for (int k = 0; k < npos[j->type]; k++) s += c[k] * c[k];
+  *pos = sqrt(s);
+  for (int k = npos[j->type]; k < d; k++) {
+    const double a = asin(fmin(1.0, fabs(c[k])));
+    if (!(a <= *ang)) *ang = a; /* a NaN propagates */
+  }
+  return 0;
+}
+
+void rt_world_max_error(const rt_world *w, double *pos, double *ang) {
+  *pos = *ang = 0.0;
+  for (int j = 0; j < w->njoint; j++) {
+    double p, a;
+    if (rt_world_joint_error(w, j, &p, &a) != 0) continue;
+    if (!(p <= *pos)) *pos = p;
+    if (!(a <= *ang)) *ang = a;
+  }
+}
+
+void rt_world_energy(const rt_world *w, double *kinetic, double *potential) {
+  double ke = 0.0, pe = 0.0;
+  for (int i = 0; i < w->nbody; i++) {
+    const rt_body_desc *b = &w->body[i];
+    if (b->fixed) continue;
+    /* w . I_world w = sum_k I_k (R^T w)_k^2 */
+    double wb[3];
+    rt__q_rotate_inv(wb, b->pose.q, b->angvel);
+    const double rot = b->inertia[0] * wb[0] * wb[0] + b->inertia[1] * wb[1] * wb[1] + b->inertia[2] * wb[2] * wb[2];
+    ke += 0.5 * (b->mass * rt__v3_dot(b->vel, b->vel) + rot);
+    pe -= b->mass * rt__v3_dot(w->set.gravity, b->pose.p);
+  }
+  *kinetic = ke;
+  *potential = pe;
+}

@@ -1,0 +1,97 @@
+/* world.h -- runtime-internal layout of rt_world (rt_world.h), shared by
+ * world.c (creation, state, measures), step.c (the step), pgs.c (the
+ * sweeps and the block step) and worker.c (the factorization thread). */
+#ifndef LDLPGS_RUNTIME_WORLD_H
+#define LDLPGS_RUNTIME_WORLD_H
+
+#include <pthread.h>
+
+#include "rt_world.h"
+
+/* Constraint rows, PGS's unit of work. Row i acts on solver bodies a[i] and
+ * b[i] (RT_WORLD: none) through J[12 i ..] over (v_a, w_a, v_b, w_b); WJ
+ * holds W_a J_a^T and W_b J_b^T, so applying an impulse is an axpy. The
+ * impulse lambda[i] is kept in [lo[i], hi[i]]. Rows [0, dim) are the
+ * equality rows in the program's row order (the block pi_0 of H~). */
+typedef struct rt__rows {
+  int n;
+  int *a, *b;
+  double *J, *WJ;
+  double *rhs;       /* target of J V */
+  double *inv_diag;  /* 1 / ((1 + epsilon) J W J^T); 0: the row is inert */
+  double *lambda;
+  double *lo, *hi;
+  int *normal;       /* friction rows: their contact's normal row; else -1 */
+  double *mu;        /* friction rows: bound mu * lambda[normal] */
+} rt__rows;
+
+typedef struct rt__worker {
+  int running;
+  pthread_t thread;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int pending; /* a factorization was asked for */
+  int done;    /* and has finished */
+  int quit;
+} rt__worker;
+
+struct rt_world {
+  const rt_program *prog;
+  rt_settings set;
+  rt_step_info info;
+  /* mechanism */
+  int nbody, njoint;
+  rt_body_desc *body;      /* live state */
+  rt_body_desc *backup;    /* state before the current step */
+  double *force, *torque;  /* accumulated for the next step (3 per body) */
+  rt_joint_desc *joint;
+  int *joint_row;          /* motors: their row; others -1 */
+  int *joint_cons;         /* equality joints: their solver constraint; -1 */
+  double *drive_rate;      /* driven rods: d length / dt this step */
+  /* solver bodies */
+  int nsbody;
+  double *inv_mass, *inv_inertia; /* 1 and 9 per solver body */
+  double *vel;             /* 6 per solver body: v, w during the solve */
+  /* rows */
+  rt__rows rows;
+  int dim;                 /* equality rows */
+  double *c;               /* constraint values of the equality rows */
+  int nfixed_rows;         /* equality and motor rows; contact rows follow */
+  /* contacts: the current ones, and the last step's with their impulses
+   * (3 per contact: normal, two friction) for warm starting */
+  int ncontact, nprev;
+  rt_contact *contact, *prev;
+  double *prev_lambda;
+  /* factorization (program precision) */
+  void *work, *temp, *x;
+  double *r;
+  rt__worker worker;
+};
+
+/* pgs.c */
+/* One PGS sweep over rows [first, last). */
+void rt__pgs_sweep(rt__rows *rows, int first, int last, double *vel);
+/* Applies impulses dl[i] of rows [first, last) to the velocities. */
+void rt__rows_apply(const rt__rows *rows, int first, int last, const double *dl, double *vel);
+/* The block GS step on the equality rows with the factored H~ in w->work. */
+void rt__block_step(rt_world *w);
+
+/* contact.c: the rows of the current contacts (after the fixed rows),
+ * warm-started from the last step's matching contacts; and saving the
+ * impulses for the next step. */
+void rt__contact_rows(rt_world *w);
+void rt__contact_save(rt_world *w);
+
+/* step.c: solver body of side s of a row on mechanism body i. */
+int rt__row_body(const rt_world *w, int body);
+
+/* worker.c */
+int rt__worker_start(rt_world *w);
+void rt__worker_stop(rt_world *w);
+void rt__worker_kick(rt_world *w);
+void rt__worker_wait(rt_world *w);
+
+/* world.c */
+int rt__settings_valid(const rt_settings *s);
+
+#endif
