@@ -12,7 +12,7 @@
  *
  * Mechanism statistics
  *   bodies          8 (9 solver bodies: 1 shattered into 2 shards)
- *   constraints     10 in H (9 equality constraints of the mechanism's 9, 1 shard welds)
+ *   constraints     10 in H (9 equality constraints of the mechanism, 1 shard welds)
  *   dim             43
  *   density         47.3% (structural nonzeros of H: 875 / dim^2)
  *   edge blocks     20 (2 of them fill-in)

@@ -12,7 +12,7 @@
  *
  * Mechanism statistics
  *   bodies          11 (none shattered)
- *   constraints     11 in H (11 equality constraints of the mechanism's 11, 0 shard welds)
+ *   constraints     11 in H (11 equality constraints of the mechanism, 0 shard welds)
  *   dim             33
  *   density         25.6% (structural nonzeros of H: 279 / dim^2)
  *   edge blocks     10 (0 of them fill-in)

@@ -12,7 +12,7 @@
  *
  * Mechanism statistics
  *   bodies          21 (30 solver bodies: 1 shattered into 10 shards)
- *   constraints     29 in H (20 equality constraints of the mechanism's 20, 9 shard welds)
+ *   constraints     29 in H (20 equality constraints of the mechanism, 9 shard welds)
  *   dim             142
  *   density         17.9% (structural nonzeros of H: 3604 / dim^2)
  *   edge blocks     54 (0 of them fill-in)

@@ -12,7 +12,7 @@
  *
  * Mechanism statistics
  *   bodies          40 (none shattered)
- *   constraints     40 in H (40 equality constraints of the mechanism's 40, 0 shard welds)
+ *   constraints     40 in H (40 equality constraints of the mechanism, 0 shard welds)
  *   dim             200
  *   density         7.5% (structural nonzeros of H: 3000 / dim^2)
  *   edge blocks     77 (37 of them fill-in)

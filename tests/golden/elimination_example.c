@@ -12,7 +12,7 @@
  *
  * Mechanism statistics
  *   bodies          4 (none shattered)
- *   constraints     5 in H (5 equality constraints of the mechanism's 5, 0 shard welds)
+ *   constraints     5 in H (5 equality constraints of the mechanism, 0 shard welds)
  *   dim             17
  *   density         55.7% (structural nonzeros of H: 161 / dim^2)
  *   edge blocks     6 (0 of them fill-in)
