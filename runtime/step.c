@@ -190,20 +190,81 @@ static void equality_rows(rt_world *w, int c) {
   }
 }
 
+/* Solver bodies of an inequality row on joint t (the solver constraint's
+ * shards for an equality joint, else the bodies' first shards). */
+static void row_bodies(rt_world *w, int row, const rt_joint_desc *t, int tj) {
+  const int c = w->joint_cons[tj];
+  w->rows.a[row] = c >= 0 ? dynamic(w, w->prog->cons_a[c]) : rt__row_body(w, t->body_a);
+  w->rows.b[row] = c >= 0 ? dynamic(w, w->prog->cons_b[c]) : rt__row_body(w, t->body_b);
+}
+
 /* A motor's row: the rate of its target's free coordinate, driven towards
  * the motor's speed with an impulse of at most max_force dt. */
-static void motor_row(rt_world *w, int j) {
+static void motor_row(rt_world *w, int j, int row) {
   const rt_joint_desc *m = &w->joint[j];
-  const rt_joint_desc *t = &w->joint[m->target];
-  const int row = w->joint_row[j], c = w->joint_cons[m->target];
-  double coord;
-  rt_joint_axis_eval(t, t->type != RT_PRISMATIC, pose_of(w, t->body_a), pose_of(w, t->body_b), &coord,
-                     w->rows.J + 12 * (size_t)row);
-  w->rows.a[row] = dynamic(w, w->prog->cons_a[c]);
-  w->rows.b[row] = dynamic(w, w->prog->cons_b[c]);
   w->rows.rhs[row] = m->speed;
   w->rows.hi[row] = m->max_force * w->set.dt;
   w->rows.lo[row] = -w->rows.hi[row];
+}
+
+/* A coordinate q kept within [lower, upper] by one row on its rate. Only
+ * the nearer bound can act. Away from it by a gap g > 0 the row allows the
+ * gap to close within the step and no more (rate >= -g/dt): a limit that is
+ * approached fast stops at it without bouncing back. Past it by p, beta of
+ * the excess beyond the slop is pushed back per step. The impulse can only
+ * push away from the bound, so a limit never holds a joint that leaves it
+ * (no sticking). A row whose bound is further than the joint can move in
+ * two steps at its current rate is left out (inert). */
+static void limit_row(rt_world *w, int row, double q, double lower, double upper) {
+  rt__rows *r = &w->rows;
+  const double dt = w->set.dt, slop = w->set.contact_slop;
+  const int at_lower = q - lower < upper - q;
+  const double gap = at_lower ? q - lower : upper - q; /* < 0: past the bound */
+  const double sign = at_lower ? 1.0 : -1.0;           /* rate away from the bound */
+  double rate = 0.0;
+  const double *J = r->J + 12 * (size_t)row;
+  for (int s = 0; s < 2; s++) {
+    const int b = s ? r->b[row] : r->a[row];
+    if (b != RT_WORLD)
+      for (int k = 0; k < 6; k++) rate += J[6 * s + k] * w->vel[6 * (size_t)b + k];
+  }
+  if (gap > 2.0 * dt * fabs(rate) + slop) {
+    r->inv_diag[row] = 0.0; /* marks the row inert for row_masses */
+    r->lo[row] = r->hi[row] = 0.0;
+    r->rhs[row] = 0.0;
+    r->lambda[row] = 0.0;
+    return;
+  }
+  const double target = gap >= 0 ? -gap / dt : w->set.beta * fmax(-gap - slop, 0.0) / dt;
+  r->rhs[row] = sign * target;
+  r->lo[row] = at_lower ? 0.0 : -INFINITY;
+  r->hi[row] = at_lower ? INFINITY : 0.0;
+}
+
+/* The row of inequality joint j (motor, limit or rope). */
+static void inequality_row(rt_world *w, int j) {
+  const rt_joint_desc *d = &w->joint[j];
+  const int row = w->joint_row[j];
+  double *J = w->rows.J + 12 * (size_t)row;
+  w->rows.inv_diag[row] = 1.0; /* active unless limit_row says otherwise */
+  if (d->type == RT_ROPE) {
+    rt_joint_desc rod = *d;
+    rod.type = RT_ROD;
+    double c;
+    rt_joint_eval(&rod, pose_of(w, d->body_a), pose_of(w, d->body_b), &c, J);
+    row_bodies(w, row, d, j);
+    limit_row(w, row, c, -INFINITY, 0.0);
+    return;
+  }
+  const rt_joint_desc *t = &w->joint[d->target];
+  const int angular = d->type == RT_ANGULAR_LIMIT || (d->type == RT_MOTOR && t->type != RT_PRISMATIC);
+  double q;
+  rt_joint_axis_eval(t, angular, pose_of(w, t->body_a), pose_of(w, t->body_b), &q, J);
+  row_bodies(w, row, t, d->target);
+  if (d->type == RT_MOTOR)
+    motor_row(w, j, row);
+  else
+    limit_row(w, row, q, d->lower, d->upper);
 }
 
 /* W J^T of every row and the regularized inverse diagonal. */
@@ -226,6 +287,7 @@ static void row_masses(rt_world *w) {
       mat3_vec(w->inv_inertia + 9 * (size_t)b, j6 + 3, out + 3);
       for (int k = 0; k < 6; k++) diag += j6[k] * out[k];
     }
+    if (i >= w->dim && i < w->nfixed_rows && r->inv_diag[i] == 0.0) continue; /* an inert limit */
     r->inv_diag[i] = diag > 0.0 ? 1.0 / (reg * diag) : 0.0;
   }
 }
@@ -254,7 +316,7 @@ rt_status rt_world_step_begin(rt_world *w) {
   split_shards(w);
   for (int c = 0; c < w->prog->ncons; c++) equality_rows(w, c);
   for (int j = 0; j < w->njoint; j++)
-    if (w->joint_row[j] >= 0) motor_row(w, j);
+    if (w->joint_row[j] >= 0) inequality_row(w, j);
   rt__contact_rows(w);
   w->info.rows = w->rows.n;
   row_masses(w);

@@ -61,6 +61,10 @@ static void say(char *err, size_t errlen, const char *fmt, ...) {
 
 static int is_drive_target(rt_joint_type t) { return t == RT_HINGE || t == RT_CYLINDRICAL || t == RT_PRISMATIC; }
 
+static int is_inequality(rt_joint_type t) {
+  return t == RT_MOTOR || t == RT_ANGULAR_LIMIT || t == RT_POSITIONAL_LIMIT || t == RT_ROPE;
+}
+
 /* Checks the description; returns 0 or -1 with a message. */
 static int check_desc(const rt_world_desc *d, const rt_program *p, char *err, size_t errlen) {
   if (d->nbody != p->nbody) {
@@ -95,6 +99,19 @@ static int check_desc(const rt_world_desc *d, const rt_program *p, char *err, si
          !isfinite(jd->speed) || !isfinite(jd->max_force) || jd->max_force < 0)) {
       say(err, errlen, "joint %d: a motor needs a hinge, cylindrical or prismatic target, a finite speed and max_force >= 0",
           j);
+      return -1;
+    }
+    if (jd->type == RT_ANGULAR_LIMIT || jd->type == RT_POSITIONAL_LIMIT) {
+      const int t = jd->target >= 0 && jd->target < d->njoint ? (int)d->joints[jd->target].type : -1;
+      const int fits = t == RT_CYLINDRICAL || (t == RT_HINGE && jd->type == RT_ANGULAR_LIMIT) ||
+                       (t == RT_PRISMATIC && jd->type == RT_POSITIONAL_LIMIT);
+      if (!fits || !(jd->lower <= jd->upper)) {
+        say(err, errlen, "joint %d: a limit needs a matching target joint and lower <= upper", j);
+        return -1;
+      }
+    }
+    if (jd->type == RT_ROPE && !(jd->length > 0 && isfinite(jd->length))) {
+      say(err, errlen, "joint %d: a rope needs a length > 0", j);
       return -1;
     }
   }
@@ -185,8 +202,8 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
   w->njoint = desc->njoint;
   w->nsbody = prog->nsbody;
   w->dim = prog->dim;
-  int nmotor = 0;
-  for (int j = 0; j < desc->njoint; j++) nmotor += desc->joints[j].type == RT_MOTOR;
+  int nmotor = 0; /* inequality rows of joints: motors, limits, ropes */
+  for (int j = 0; j < desc->njoint; j++) nmotor += is_inequality(desc->joints[j].type);
   const int ncap = settings->max_contacts;
   const int nrow = prog->dim + nmotor + 3 * ncap;
   w->nfixed_rows = prog->dim + nmotor;
@@ -237,7 +254,7 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
   for (int c = 0; c < prog->ncons; c++)
     if (prog->cons_joint[c] >= 0) w->joint_cons[prog->cons_joint[c]] = c;
   for (int j = 0, row = prog->dim; j < w->njoint; j++)
-    if (w->joint[j].type == RT_MOTOR) w->joint_row[j] = row++;
+    if (is_inequality(w->joint[j].type)) w->joint_row[j] = row++;
   if (w->set.threaded && rt__worker_start(w) != 0) {
     st = RT_ERR_THREAD;
     say(err, errlen, "%s", rt_status_message(st));
