@@ -51,9 +51,10 @@ void simrun_run(rt_world *w, const mech *m, const simrun_options *o, simrun_resu
   const double dt = rt_world_settings(w)->dt;
   res->energy_start = energy(w);
   res->probe_start = res->probe_min = res->probe_max = probe_z(w, o->probe);
-  if (o->csv)
-    fprintf(o->csv, "step,time,pos_error,ang_error,kinetic,potential,energy,%s_z\n",
-            o->probe >= 0 ? m->bodies[o->probe].name : "probe");
+  if (o->csv) {
+    const char *pn = o->probe >= 0 ? m->bodies[o->probe].name : "probe";
+    fprintf(o->csv, "step,time,pos_error,ang_error,kinetic,potential,energy,%s_x,%s_y,%s_z\n", pn, pn, pn);
+  }
   const int cap = rt_world_settings(w)->max_contacts;
   rt_contact *contacts = m->settings.has_ground ? calloc((size_t)cap + 1, sizeof *contacts) : NULL;
   const double mu = m->settings.ground_friction >= 0 ? m->settings.ground_friction : m->settings.friction;
@@ -77,7 +78,9 @@ void simrun_run(rt_world *w, const mech *m, const simrun_options *o, simrun_resu
     double pos, ang, ke, pe;
     rt_world_max_error(w, &pos, &ang);
     rt_world_energy(w, &ke, &pe);
-    const double z = probe_z(w, o->probe);
+    rt_pose pp = {{0, 0, 0}, {1, 0, 0, 0}};
+    if (o->probe >= 0) rt_world_body_pose(w, o->probe, &pp);
+    const double z = pp.p[2];
     if (per_step) per_step[s] = pos;
     if (!(pos <= res->max_pos_error)) res->max_pos_error = pos;
     if (!(ang <= res->max_ang_error)) res->max_ang_error = ang;
@@ -90,7 +93,8 @@ void simrun_run(rt_world *w, const mech *m, const simrun_options *o, simrun_resu
     res->probe_min = fmin(res->probe_min, z);
     res->probe_max = fmax(res->probe_max, z);
     if (o->csv)
-      fprintf(o->csv, "%d,%.6f,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", s + 1, (s + 1) * dt, pos, ang, ke, pe, ke + pe, z);
+      fprintf(o->csv, "%d,%.6f,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", s + 1, (s + 1) * dt, pos, ang, ke, pe,
+              ke + pe, pp.p[0], pp.p[1], z);
     if (!(max_speed(w) <= SIMRUN_MAX_SPEED)) {
       res->exploded = 1;
       res->why = "a body moves faster than 100 m/s";

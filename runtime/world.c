@@ -342,6 +342,11 @@ double rt_world_joint_length(const rt_world *w, int joint) {
   return j->type == RT_ROD || j->type == RT_ROPE ? j->length : 0.0;
 }
 
+double rt_world_motor_max_force(const rt_world *w, int joint) {
+  if (joint < 0 || joint >= w->njoint || w->joint[joint].type != RT_MOTOR) return 0.0;
+  return w->joint[joint].max_force;
+}
+
 double rt_world_motor_impulse(const rt_world *w, int joint) {
   if (joint < 0 || joint >= w->njoint || w->joint_row[joint] < 0) return 0.0;
   return w->rows.lambda[w->joint_row[joint]];

@@ -22,6 +22,7 @@
 
 #include "arena.h"
 #include "diag.h"
+#include "drive.h"
 #include "json.h"
 #include "ldlsim_check.h"
 #include "load.h"
@@ -33,7 +34,7 @@
 
 static void usage(FILE *out) {
   fputs("usage: ldlsim MECH.lua [--solver pgs|ldlpgs] [--iterations N] [--steps N] [--dt S]\n"
-        "                       [--csv FILE] [--json] [options]\n"
+        "                       [--csv FILE] [--json] [--drive SCRIPT] [options]\n"
         "       ldlsim MECH.lua --check [--seed S] [--export DIR] [--precision float|double]\n"
         "\n"
         "simulation (the mechanism's settings are the defaults):\n"
@@ -43,6 +44,7 @@ static void usage(FILE *out) {
         "  --dt S            time step in seconds\n"
         "  --csv FILE        per-step error, energy and probe height\n"
         "  --json            print the summary as one JSON object\n"
+        "  --drive SCRIPT    timed motor and drive commands (README: drive scripts)\n"
         "  --precision P     float or double factorization (default double)\n"
         "  --block WHERE     last (default) or before-last: where LDL-PGS puts its block step\n"
         "  --threads         factor on a second thread while PGS iterates\n"
@@ -66,7 +68,7 @@ typedef struct options {
   /* simulation; < 0 (or NULL) = the mechanism's setting */
   int solver, iterations, steps, block, threads, shatter;
   double dt, beta, epsilon;
-  const char *csv;
+  const char *csv, *drive;
   int json;
 } options;
 
@@ -116,7 +118,7 @@ static int parse_args(int argc, char **argv, options *o) {
     const char *val = i + 1 < argc ? argv[i + 1] : NULL;
     static const char *const with_value[] = {"--seed",  "--export", "--precision", "--solver", "--iterations",
                                              "--steps", "--dt",     "--csv",       "--block",  "--shatter",
-                                             "--beta",  "--epsilon", NULL};
+                                             "--beta",  "--epsilon", "--drive", NULL};
     int takes = 0;
     for (int k = 0; with_value[k]; k++) takes |= strcmp(a, with_value[k]) == 0;
     if (takes && !val) {
@@ -187,6 +189,9 @@ static int parse_args(int argc, char **argv, options *o) {
       sim_opt = 1;
     } else if (strcmp(a, "--csv") == 0) {
       o->csv = val;
+      sim_opt = 1;
+    } else if (strcmp(a, "--drive") == 0) {
+      o->drive = val;
       sim_opt = 1;
     } else if (strcmp(a, "--json") == 0) {
       o->json = 1;
@@ -303,6 +308,8 @@ static gen_status simulate(const options *o, arena *a, diag_list *d) {
   if ((st = program_build(a, &m, &po, &prog, d)) != GEN_OK) return st;
   rt_program rp;
   rtprog_build(a, &prog, o->chk.precision, &rp);
+  drive_script script;
+  if (o->drive && (st = drive_load(a, o->drive, &m, &script, d)) != GEN_OK) return st;
   rt_world_desc desc;
   mechworld_desc(a, &m, &desc);
   rt_settings s;
@@ -331,6 +338,10 @@ static gen_status simulate(const options *o, arena *a, diag_list *d) {
   so.steps = o->steps > 0 ? o->steps : (int)ceil(10.0 / s.dt - 1e-9);
   so.probe = simrun_default_probe(&m);
   so.csv = csv.f;
+  if (o->drive) {
+    so.control = drive_apply;
+    so.control_ctx = &script;
+  }
   simrun_result r = {0};
   simrun_run(w, &m, &so, &r);
   rt_world_destroy(w);

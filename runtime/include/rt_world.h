@@ -185,7 +185,10 @@ void rt_world_add_force(rt_world *w, int body, const double force[3], const doub
  * the description). Returns RT_ERR_INPUT if joint is not a motor or
  * max_force < 0 or either is not finite. */
 rt_status rt_world_set_motor(rt_world *w, int joint, double speed, double max_force);
-/* The impulse the last step applied through a motor (N s, or N m s). */
+/* A motor's current maximum force (0 for other joints). */
+double rt_world_motor_max_force(const rt_world *w, int joint);
+/* The impulse the last step applied through a motor, limit or rope (N s,
+ * or N m s); 0 for other joints. */
 double rt_world_motor_impulse(const rt_world *w, int joint);
 /* A driven rod (a linear actuator: an equality row, solved with the rest of
  * H): its length changes by speed * dt at the start of every step, within
