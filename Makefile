@@ -215,9 +215,11 @@ valgrind-run: build-all
 stats: all
 	@build/ldlgen --table $(MECHS)
 
-# The demo: the generated scissor-lift solver compiled in with the runtime,
-# raising the 800 kg platform for 10 s with LDL-PGS and with pure PGS at the
-# same iteration count; a side-by-side table and build/demo/*.svg.
+# The demo: the generated scissor-lift and buggy solvers compiled in with
+# the runtime; the lift raises its 800 kg platform to the end of its stroke,
+# the buggy drives and steers (mechanisms/buggy.drive), each for 10 s with
+# LDL-PGS and with pure PGS at the same iteration count: side-by-side
+# tables, and build/demo-out/*.svg plots of the constraint error.
 demo: all
 	@$(MAKE) --no-print-directory $(BUILD)/demo
 	@$(BUILD)/demo --out $(BUILD)/demo-out
@@ -231,6 +233,7 @@ $(BUILD)/obj/tools/demo.o: tools/demo.c Makefile
 	$(CC) $(CFLAGS_ALL) -Iruntime/include -Igen -Igenerated $(LUA_CFLAGS) -c $< -o $@
 
 $(BUILD)/demo: $(BUILD)/obj/tools/demo.o $(BUILD)/obj/tools/svgplot.o $(BUILD)/obj/generated/scissor_lift.o \
+               $(BUILD)/obj/generated/buggy.o \
                $(BUILD)/libgen.a $(BUILD)/librt.a
 	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) -lm -o $@
 

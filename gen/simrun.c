@@ -58,7 +58,7 @@ void simrun_run(rt_world *w, const mech *m, const simrun_options *o, simrun_resu
   const int cap = rt_world_settings(w)->max_contacts;
   rt_contact *contacts = m->settings.has_ground ? calloc((size_t)cap + 1, sizeof *contacts) : NULL;
   const double mu = m->settings.ground_friction >= 0 ? m->settings.ground_friction : m->settings.friction;
-  double spent = 0.0;
+  double spent = 0.0, last[2] = {0.0, 0.0};
   for (int s = 0; s < o->steps; s++) {
     if (o->control) o->control(w, s, s * dt, o->control_ctx);
     if (contacts) {
@@ -80,6 +80,9 @@ void simrun_run(rt_world *w, const mech *m, const simrun_options *o, simrun_resu
     rt_world_energy(w, &ke, &pe);
     rt_pose pp = {{0, 0, 0}, {1, 0, 0, 0}};
     if (o->probe >= 0) rt_world_body_pose(w, o->probe, &pp);
+    if (s > 0) res->probe_distance += hypot(pp.p[0] - last[0], pp.p[1] - last[1]);
+    last[0] = pp.p[0];
+    last[1] = pp.p[1];
     const double z = pp.p[2];
     if (per_step) per_step[s] = pos;
     if (!(pos <= res->max_pos_error)) res->max_pos_error = pos;

@@ -36,6 +36,7 @@ typedef struct simrun_result {
   double energy_start, energy_final;      /* kinetic + potential, J */
   double max_energy_drift;                /* max |E - E_start| over the run */
   double probe_start, probe_final, probe_min, probe_max; /* z of the probe body */
+  double probe_distance;    /* path length of the probe body in x-y (m) */
   int factor_failures;      /* steps whose factorization failed */
   double us_per_step;       /* wall-clock time of rt_world_step, mean */
   double *pos_error;        /* per step, if the caller supplied room (steps) */

@@ -1,13 +1,16 @@
-/* demo.c -- `make demo`: the scissor lift raising its 800 kg platform for
- * 10 s, solved by the generated program (generated/scissor_lift.c, compiled
- * in) with LDL-PGS, against pure PGS at the same iteration count.
+/* demo.c -- `make demo`: the generated solvers (generated/NAME.c, compiled in)
+ * on two scenes, each with LDL-PGS and with pure PGS at the same iteration
+ * count: the scissor lift raising its 800 kg platform until its drive
+ * reaches the end of its stroke, and the buggy driving and steering on the
+ * ground (mechanisms/buggy.drive).
  *
- *   demo [--mech FILE] [--out DIR] [--iterations N] [--seconds S]
+ *   demo [--src DIR] [--out DIR] [--iterations N] [--seconds S]
  *
- * Prints a side-by-side table and writes DIR/scissor_lift_error.svg (the
+ * Prints a side-by-side table per scene and writes DIR/NAME_error.svg (the
  * largest constraint error of every step, both solvers) and the per-step
- * CSV of each run. The mechanism file supplies bodies and joints; the
- * generated program must match it (the runtime checks its structure hash). */
+ * CSV of each run. Mechanism files come from DIR/mechanisms (--src, default
+ * .); each generated program must match its mechanism (the runtime checks
+ * its structure hash). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
@@ -21,6 +24,8 @@
 #include "load.h"
 #include "mechworld.h"
 #include "outfile.h"
+#include "buggy.h"
+#include "drive.h"
 #include "scissor_lift.h"
 #include "simrun.h"
 #include "svgplot.h"
@@ -35,7 +40,7 @@ typedef struct run {
 } run;
 
 static int usage(void) {
-  fputs("usage: demo [--mech FILE] [--out DIR] [--iterations N] [--seconds S]\n", stderr);
+  fputs("usage: demo [--src DIR] [--out DIR] [--iterations N] [--seconds S]\n", stderr);
   return 2;
 }
 
@@ -47,25 +52,40 @@ static char *path_in(arena *a, const char *dir, const char *name) {
 }
 
 /* One run of the lift from its initial state. */
-static gen_status simulate(const mech *m, const rt_world_desc *desc, const rt_settings *base, run *r, int steps,
-                           const char *dir, arena *a, diag_list *d) {
+typedef struct scene {
+  const char *name;
+  const rt_program *program;
+  const char *drive;   /* drive script in mechanisms/, or NULL */
+  const char *measure; /* what the probe's column shows */
+} scene;
+
+static gen_status simulate(const scene *sc, const mech *m, const rt_world_desc *desc, const rt_settings *base,
+                           const drive_script *script, run *r, int steps, const char *dir, arena *a, diag_list *d) {
   rt_settings s = *base;
   s.solver = r->solver;
   s.threaded = r->threaded;
   char err[256];
-  rt_world *w = rt_world_create(desc, &scissor_lift_program, &s, NULL, err, sizeof err);
+  rt_world *w = rt_world_create(desc, sc->program, &s, NULL, err, sizeof err);
   if (w == NULL) {
     diag_error(d, m->file, 0, "%s", err);
     return GEN_ERR_INPUT;
   }
   outfile csv;
   memset(&csv, 0, sizeof csv);
-  gen_status st = outfile_open(&csv, path_in(a, dir, r->csv), d);
+  char name[128];
+  snprintf(name, sizeof name, "%s_%s.csv", sc->name, r->csv);
+  gen_status st = outfile_open(&csv, path_in(a, dir, name), d);
+  drive_script run_script;
+  if (script) run_script = *script; /* each run from the script's start */
   if (st == GEN_OK) {
     simrun_options o = {0};
     o.steps = steps;
     o.probe = simrun_default_probe(m);
     o.csv = csv.f;
+    if (script) {
+      o.control = drive_apply;
+      o.control_ctx = &run_script;
+    }
     r->res.pos_error = ARENA_ARRAY(a, double, steps);
     simrun_run(w, m, &o, &r->res);
     st = outfile_commit(&csv, d);
@@ -75,16 +95,22 @@ static gen_status simulate(const mech *m, const rt_world_desc *desc, const rt_se
   return st;
 }
 
-static void print_table(const run *runs, int n, int iterations) {
-  printf("\nscissor_lift, %d iterations per step, dt 1/60 s, generated program (%s, dim %d)\n\n", iterations,
-         scissor_lift_program.precision == RT_FLOAT ? "float" : "double", scissor_lift_program.dim);
-  printf("%-22s %10s %12s %12s %14s %14s %10s\n", "solver", "steps", "max error", "final error", "platform z",
-         "max |dE|", "us/step");
+static void print_table(const scene *sc, const mech *m, const run *runs, int n, int iterations) {
+  printf("\n%s, %d iterations per step, dt 1/60 s, generated program (%s, dim %d)%s%s\n\n", sc->name, iterations,
+         sc->program->precision == RT_FLOAT ? "float" : "double", sc->program->dim, sc->drive ? ", driven by " : "",
+         sc->drive ? sc->drive : "");
+  char probe[64];
+  snprintf(probe, sizeof probe, "%s %s", m->bodies[simrun_default_probe(m)].name, sc->measure);
+  printf("%-20s %10s %12s %12s %18s %12s %9s\n", "solver", "steps", "max error", "final error", probe, "max |dE|",
+         "us/step");
   for (int i = 0; i < n; i++) {
     const simrun_result *r = &runs[i].res;
-    char z[32];
-    snprintf(z, sizeof z, "%.2f->%.2f m", r->probe_start, r->probe_final);
-    printf("%-22s %6d%-4s %10.3g m %10.3g m %14s %12.3g J %10.1f\n", runs[i].label, r->steps,
+    char z[48];
+    if (strcmp(sc->measure, "z") == 0)
+      snprintf(z, sizeof z, "%.2f -> %.2f m", r->probe_start, r->probe_final);
+    else
+      snprintf(z, sizeof z, "%.2f m", r->probe_distance);
+    printf("%-20s %6d%-4s %10.3g m %10.3g m %18s %10.3g J %9.1f\n", runs[i].label, r->steps,
            r->exploded ? " (!)" : "", r->max_pos_error, r->final_pos_error, z, r->max_energy_drift, r->us_per_step);
   }
   for (int i = 0; i < n; i++)
@@ -92,21 +118,70 @@ static void print_table(const run *runs, int n, int iterations) {
       printf("(!) %s exploded after %.2f s: %s\n", runs[i].label, runs[i].res.steps / 60.0, runs[i].res.why);
 }
 
+/* The three runs of one scene, its table and its plot. */
+static gen_status play(const scene *sc, const char *src, const char *dir, int iterations, double seconds, arena *a,
+                       diag_list *d) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/mechanisms/%s.lua", src, sc->name);
+  mech m;
+  gen_status st = load_mech(a, path, NULL, &m, d);
+  if (st != GEN_OK) return st;
+  drive_script script;
+  if (sc->drive) {
+    snprintf(path, sizeof path, "%s/mechanisms/%s", src, sc->drive);
+    if ((st = drive_load(a, path, &m, &script, d)) != GEN_OK) return st;
+  }
+  run runs[] = {
+      {"PGS", RT_SOLVER_PGS, 0, "#d62728", "pgs", {0}},
+      {"LDL-PGS", RT_SOLVER_LDLPGS, 0, "#1f77b4", "ldlpgs", {0}},
+      {"LDL-PGS, 2 threads", RT_SOLVER_LDLPGS, 1, "#2ca02c", "ldlpgs_threads", {0}},
+  };
+  const int nrun = (int)(sizeof runs / sizeof runs[0]);
+  rt_world_desc desc;
+  mechworld_desc(a, &m, &desc);
+  rt_settings s;
+  mechworld_settings(&m, &s);
+  s.iterations = iterations;
+  const int steps = (int)ceil(seconds / s.dt - 1e-9);
+  for (int i = 0; i < nrun && st == GEN_OK; i++)
+    st = simulate(sc, &m, &desc, &s, sc->drive ? &script : NULL, &runs[i], steps, dir, a, d);
+  if (st != GEN_OK) return st;
+  print_table(sc, &m, runs, nrun, iterations);
+  svgplot_series series[2] = {
+      {runs[0].label, runs[0].color, runs[0].res.pos_error, runs[0].res.steps},
+      {runs[1].label, runs[1].color, runs[1].res.pos_error, runs[1].res.steps},
+  };
+  char name[128];
+  snprintf(name, sizeof name, "%s_error.svg", sc->name);
+  const char *svg_path = path_in(a, dir, name);
+  outfile svg;
+  memset(&svg, 0, sizeof svg);
+  if ((st = outfile_open(&svg, svg_path, d)) == GEN_OK) {
+    char title[160];
+    snprintf(title, sizeof title, "%s, %d iterations: largest constraint error per step", sc->name, iterations);
+    svgplot_write(svg.f, title, "time (s)", "error (m)", s.dt, series, 2);
+    st = outfile_commit(&svg, d);
+  }
+  outfile_abort(&svg);
+  if (st == GEN_OK) printf("wrote %s and the per-step CSV files of each run\n", svg_path);
+  return st;
+}
+
 int main(int argc, char **argv) {
-  const char *mech_path = "mechanisms/scissor_lift.lua", *dir = "build/demo";
+  const char *src = ".", *dir = "build/demo";
   int iterations = 10;
   double seconds = 10.0;
   for (int i = 1; i < argc; i++) {
     if (i + 1 >= argc) return usage();
     const char *opt = argv[i], *val = argv[++i];
     char *end;
-    if (strcmp(opt, "--mech") == 0) {
-      mech_path = val;
+    if (strcmp(opt, "--src") == 0) {
+      src = val;
     } else if (strcmp(opt, "--out") == 0) {
       dir = val;
     } else if (strcmp(opt, "--iterations") == 0) {
       iterations = (int)strtol(val, &end, 10);
-      if (*end || iterations < 1) return usage();
+      if (*end || iterations < 1 || iterations > 10000) return usage();
     } else if (strcmp(opt, "--seconds") == 0) {
       seconds = strtod(val, &end);
       if (*end || !(seconds > 0) || seconds > 3600) return usage();
@@ -114,49 +189,21 @@ int main(int argc, char **argv) {
       return usage();
     }
   }
+  static const scene scenes[] = {
+      {"scissor_lift", &scissor_lift_program, NULL, "z"},
+      {"buggy", &buggy_program, "buggy.drive", "path"},
+  };
   diag_list d;
   diag_init(&d);
   arena a;
   arena_init(&a);
-  mech m;
-  gen_status st = load_mech(&a, mech_path, NULL, &m, &d);
-  if (st == GEN_OK && mkdir(dir, 0777) != 0 && errno != EEXIST) {
+  gen_status st = GEN_OK;
+  if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
     diag_error(&d, dir, 0, "cannot create directory: %s", strerror(errno));
     st = GEN_ERR_IO;
   }
-  run runs[] = {
-      {"PGS", RT_SOLVER_PGS, 0, "#d62728", "scissor_lift_pgs.csv", {0}},
-      {"LDL-PGS", RT_SOLVER_LDLPGS, 0, "#1f77b4", "scissor_lift_ldlpgs.csv", {0}},
-      {"LDL-PGS, 2 threads", RT_SOLVER_LDLPGS, 1, "#2ca02c", "scissor_lift_ldlpgs_threads.csv", {0}},
-  };
-  const int nrun = (int)(sizeof runs / sizeof runs[0]);
-  if (st == GEN_OK) {
-    rt_world_desc desc;
-    mechworld_desc(&a, &m, &desc);
-    rt_settings s;
-    mechworld_settings(&m, &s);
-    s.iterations = iterations;
-    const int steps = (int)ceil(seconds / s.dt - 1e-9);
-    for (int i = 0; i < nrun && st == GEN_OK; i++) st = simulate(&m, &desc, &s, &runs[i], steps, dir, &a, &d);
-    if (st == GEN_OK) {
-      print_table(runs, nrun, iterations);
-      svgplot_series series[2] = {
-          {runs[0].label, runs[0].color, runs[0].res.pos_error, runs[0].res.steps},
-          {runs[1].label, runs[1].color, runs[1].res.pos_error, runs[1].res.steps},
-      };
-      outfile svg;
-      memset(&svg, 0, sizeof svg);
-      const char *svg_path = path_in(&a, dir, "scissor_lift_error.svg");
-      if ((st = outfile_open(&svg, svg_path, &d)) == GEN_OK) {
-        char title[128];
-        snprintf(title, sizeof title, "scissor lift, %d iterations: largest constraint error per step", iterations);
-        svgplot_write(svg.f, title, "time (s)", "error (m)", s.dt, series, 2);
-        st = outfile_commit(&svg, &d);
-      }
-      outfile_abort(&svg);
-      if (st == GEN_OK) printf("\nwrote %s and the per-step CSV files in %s/\n", svg_path, dir);
-    }
-  }
+  for (size_t i = 0; i < sizeof scenes / sizeof scenes[0] && st == GEN_OK; i++)
+    st = play(&scenes[i], src, dir, iterations, seconds, &a, &d);
   arena_free(&a);
   diag_print(&d, stderr);
   diag_free(&d);
