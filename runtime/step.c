@@ -210,8 +210,10 @@ static void motor_row(rt_world *w, int j, int row) {
 /* A coordinate q kept within [lower, upper] by one row on its rate. Only
  * the nearer bound can act. Away from it by a gap g > 0 the row allows the
  * gap to close within the step and no more (rate >= -g/dt): a limit that is
- * approached fast stops at it without bouncing back. Past it by p, beta of
- * the excess beyond the slop is pushed back per step. The impulse can only
+ * approached fast stops at it without bouncing back. Past it by p, the
+ * excess beyond the slop is removed within one step (a limit's error comes
+ * from curved motion along it, e.g. a swinging rope, and beta would let it
+ * build up to several times the slop). The impulse can only
  * push away from the bound, so a limit never holds a joint that leaves it
  * (no sticking). A row whose bound is further than the joint can move in
  * two steps at its current rate is left out (inert). */
@@ -235,7 +237,7 @@ static void limit_row(rt_world *w, int row, double q, double lower, double upper
     r->lambda[row] = 0.0;
     return;
   }
-  const double target = gap >= 0 ? -gap / dt : w->set.beta * fmax(-gap - slop, 0.0) / dt;
+  const double target = gap >= 0 ? -gap / dt : fmax(-gap - slop, 0.0) / dt;
   r->rhs[row] = sign * target;
   r->lo[row] = at_lower ? 0.0 : -INFINITY;
   r->hi[row] = at_lower ? INFINITY : 0.0;

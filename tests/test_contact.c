@@ -1,0 +1,319 @@
+/* test_contact.c -- inequality rows and contacts (issue 6): friction on a
+ * slope, limits, ropes, the buggy driving straight and turning, and the
+ * promise that inequality rows leave the symbolic program and the generated
+ * source unchanged. Worlds run through the interpreter (rtprog). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "drive.h"
+#include "emit.h"
+#include "load.h"
+#include "mechworld.h"
+#include "program.h"
+#include "rtprog.h"
+#include "simrun.h"
+
+typedef struct sim {
+  arena a;
+  mech m;
+  program p;
+  rt_program rp;
+  rt_world_desc desc;
+  rt_settings set;
+  rt_world *w;
+} sim;
+
+static void sim_open(sim *s, const char *name, const char *src, const char *path) {
+  diag_list d;
+  diag_init(&d);
+  arena_init(&s->a);
+  gen_status st = src ? load_mech_string(&s->a, name, src, NULL, &s->m, &d) : load_mech(&s->a, path, NULL, &s->m, &d);
+  if (st != GEN_OK) diag_print(&d, stderr);
+  assert_int_equal(st, GEN_OK);
+  program_options po;
+  program_default_options(&po);
+  assert_int_equal(program_build(&s->a, &s->m, &po, &s->p, &d), GEN_OK);
+  diag_free(&d);
+  rtprog_build(&s->a, &s->p, RT_DOUBLE, &s->rp);
+  mechworld_desc(&s->a, &s->m, &s->desc);
+  mechworld_settings(&s->m, &s->set);
+}
+
+static void sim_start(sim *s) {
+  char err[256];
+  s->w = rt_world_create(&s->desc, &s->rp, &s->set, NULL, err, sizeof err);
+  if (s->w == NULL) fail_msg("rt_world_create: %s", err);
+}
+
+static void sim_close(sim *s) {
+  rt_world_destroy(s->w);
+  arena_free(&s->a);
+}
+
+/* One step with ground contacts, as simrun feeds them. */
+static void step_on_ground(sim *s) {
+  rt_contact c[64];
+  const mech_settings *ms = &s->m.settings;
+  int n = rt_world_ground_contacts(s->w, ms->ground_height, ms->ground_friction >= 0 ? ms->ground_friction : ms->friction,
+                                   SIMRUN_CONTACT_MARGIN, c, 64);
+  assert_true(n <= 64);
+  assert_int_equal(rt_world_set_contacts(s->w, c, n), RT_OK);
+  assert_int_equal(rt_world_step(s->w), RT_OK);
+}
+
+/*---- friction on a slope ---------------------------------------------------------*/
+
+/* A box on the ground with gravity tilted by `deg` degrees about y: the same
+ * as a slope of that angle. Returns how far it moved along the slope in 3 s. */
+static double slide_on_slope(double deg) {
+  static const char box[] = "return { name = \"box\", bodies = { { name = \"box\", mass = 10, box = { 0.4, 0.4, 0.2 },\n"
+                            "  shape = { box = { 0.4, 0.4, 0.2 } }, friction = 0.6, pos = { 0, 0, 0.1 } } },\n"
+                            "  constraints = {}, settings = { ground = { height = 0, friction = 0.6 } } }\n";
+  sim s;
+  sim_open(&s, "box", box, NULL);
+  const double a = deg * 3.14159265358979323846 / 180.0;
+  s.set.gravity[0] = 9.81 * sin(a);
+  s.set.gravity[1] = 0.0;
+  s.set.gravity[2] = -9.81 * cos(a);
+  sim_start(&s);
+  for (int i = 0; i < 180; i++) step_on_ground(&s);
+  rt_pose p;
+  rt_world_body_pose(s.w, 0, &p);
+  /* it stays on the plane */
+  assert_true(fabs(p.p[2] - 0.1) < 2e-3);
+  sim_close(&s);
+  return p.p[0];
+}
+
+/* mu = 0.6: the friction angle is atan(0.6) = 31 degrees. */
+static void test_box_on_slope_sticks_below_friction_angle(void **state) {
+  (void)state;
+  const double moved = slide_on_slope(25.0);
+  assert_true(fabs(moved) < 2e-3);
+}
+
+static void test_box_on_slope_slides_above_friction_angle(void **state) {
+  (void)state;
+  /* 40 degrees: a = g (sin 40 - 0.6 cos 40) = 1.80 m/s^2, 8.1 m in 3 s */
+  const double moved = slide_on_slope(40.0);
+  assert_true(moved > 6.5 && moved < 9.5);
+}
+
+/*---- limits and ropes --------------------------------------------------------------*/
+
+static const char limits_src[] =
+    "return { name = \"limits\", bodies = {\n"
+    "  { name = \"arm\", mass = 2, box = { 1, 0.1, 0.1 }, pos = { 0.5, 0, 0 }, angvel = { 0, -4, 0 } },\n"
+    "  { name = \"bob\", mass = 1, sphere = 0.1, pos = { 0, 0, -2 }, vel = { 3, 0, 0 } },\n"
+    "  { name = \"slider\", mass = 1, box = { 0.2, 0.2, 0.2 }, pos = { 3, 0, 0 }, vel = { 2, 0, 0 } } },\n"
+    " constraints = {\n"
+    "  { name = \"h\", type = \"hinge\", a = \"world\", b = \"arm\", anchor = { 0, 0, 0 }, axis = { 0, 1, 0 } },\n"
+    "  { name = \"hl\", type = \"angular_limit\", hinge = \"h\", lower = -0.5, upper = 0.5 },\n"
+    "  { name = \"r\", type = \"rope\", a = \"world\", b = \"bob\", anchor_a = { 0, 0, 0 }, anchor_b = { 0, 0, -2 },\n"
+    "    length = 2.5 },\n"
+    "  { name = \"p\", type = \"prismatic\", a = \"world\", b = \"slider\", anchor = { 3, 0, 0 }, axis = { 1, 0, 0 } },\n"
+    "  { name = \"pl\", type = \"positional_limit\", joint = \"p\", lower = -0.3, upper = 0.4 } } }\n";
+
+/* The arm swings up into its limit at 4 rad/s, the bob falls and flies
+ * out against its rope, the slider runs into its stop. */
+static void test_limits_and_rope_hold(void **state) {
+  (void)state;
+  sim s;
+  sim_open(&s, "limits", limits_src, NULL);
+  sim_start(&s);
+  double amax = -1, amin = 1, rope = 0, smax = -1, smin = 1;
+  for (int i = 0; i < 600; i++) {
+    assert_int_equal(rt_world_step(s.w), RT_OK);
+    rt_pose arm, bob, sl;
+    double q;
+    rt_world_body_pose(s.w, 0, &arm);
+    rt_world_body_pose(s.w, 1, &bob);
+    rt_world_body_pose(s.w, 2, &sl);
+    rt_joint_axis_eval(&s.desc.joints[0], 1, NULL, &arm, &q, NULL);
+    amax = fmax(amax, q);
+    amin = fmin(amin, q);
+    rope = fmax(rope, sqrt(bob.p[0] * bob.p[0] + bob.p[1] * bob.p[1] + bob.p[2] * bob.p[2]));
+    rt_joint_axis_eval(&s.desc.joints[3], 0, NULL, &sl, &q, NULL);
+    smax = fmax(smax, q);
+    smin = fmin(smin, q);
+  }
+  /* reached each limit, never beyond it by more than the tolerance */
+  assert_true(amax > 0.49 && amax < 0.5 + 5e-3);
+  assert_true(amin > -0.5 - 5e-3);
+  /* within the contact slop (1 mm) and what one step of curved motion adds */
+  assert_true(rope > 2.49 && rope < 2.5 + 2e-3);
+  assert_true(smax > 0.39 && smax < 0.4 + 2e-3 && smin > -0.3 - 2e-3);
+  sim_close(&s);
+}
+
+/*---- the buggy ---------------------------------------------------------------------*/
+
+static double yaw(const rt_pose *p) {
+  double x[3] = {1, 0, 0}, r[3];
+  /* body x axis in the world */
+  const double *q = p->q;
+  double t[3] = {2 * (q[2] * x[2] - q[3] * x[1]), 2 * (q[3] * x[0] - q[1] * x[2]), 2 * (q[1] * x[1] - q[2] * x[0])};
+  r[0] = x[0] + q[0] * t[0] + (q[2] * t[2] - q[3] * t[1]);
+  r[1] = x[1] + q[0] * t[1] + (q[3] * t[0] - q[1] * t[2]);
+  return atan2(r[1], r[0]);
+}
+
+/* Drives the buggy: rear motors at `speed` for 4 s, steering motor at
+ * `steer` from 1 s on; returns the body pose and the largest error. */
+static void drive_buggy(double speed, double steer, rt_pose *out, double *max_err) {
+  sim s;
+  char path[512];
+  snprintf(path, sizeof path, "%s/mechanisms/buggy.lua", SRC_DIR);
+  sim_open(&s, NULL, NULL, path);
+  sim_start(&s);
+  const int l = mech_find_constraint(&s.m, "drive_rearL"), r = mech_find_constraint(&s.m, "drive_rearR");
+  const int st = mech_find_constraint(&s.m, "steer");
+  const int body = mech_find_body(&s.m, "body");
+  assert_true(l >= 0 && r >= 0 && st >= 0 && body >= 0);
+  assert_int_equal(rt_world_set_motor(s.w, l, speed, 400), RT_OK);
+  assert_int_equal(rt_world_set_motor(s.w, r, speed, 400), RT_OK);
+  *max_err = 0;
+  for (int i = 0; i < 240; i++) {
+    if (i == 60) assert_int_equal(rt_world_set_motor(s.w, st, steer, 3000), RT_OK);
+    step_on_ground(&s);
+    double pos, ang;
+    rt_world_max_error(s.w, &pos, &ang);
+    *max_err = fmax(*max_err, pos);
+  }
+  rt_world_body_pose(s.w, body, out);
+  sim_close(&s);
+}
+
+static void test_buggy_drives_straight(void **state) {
+  (void)state;
+  rt_pose p;
+  double err;
+  drive_buggy(12.0, 0.0, &p, &err);
+  /* 12 rad/s on 0.35 m wheels: 4.2 m/s, minus the start */
+  assert_true(p.p[0] > 12.0);
+  assert_true(fabs(p.p[1]) < 0.05);
+  assert_true(fabs(yaw(&p)) < 0.02);
+  assert_true(err < 5e-3);
+}
+
+static void test_buggy_turns_with_steering(void **state) {
+  (void)state;
+  rt_pose left, right;
+  double err_l, err_r;
+  drive_buggy(12.0, -0.05, &left, &err_l);
+  drive_buggy(12.0, 0.05, &right, &err_r);
+  assert_true(yaw(&left) > 0.5);
+  assert_true(yaw(&right) < -0.5);
+  assert_true(left.p[1] > 1.0 && right.p[1] < -1.0);
+  assert_true(err_l < 5e-3 && err_r < 5e-3);
+}
+
+/*---- inequality rows stay out of the program ---------------------------------------*/
+
+static char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (f == NULL) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *buf = malloc((size_t)n + 1);
+  if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) n = 0;
+  if (buf) buf[n] = '\0';
+  fclose(f);
+  *len = (size_t)n;
+  return buf;
+}
+
+static char *without_inequalities(const char *src) {
+  static const char pre[] = "local m = (function()\n";
+  static const char post[] = "\nend)()\nlocal keep = {}\n"
+                             "for _, c in ipairs(m.constraints) do\n"
+                             "  if c.type ~= 'motor' and c.type ~= 'angular_limit' and c.type ~= 'positional_limit'\n"
+                             "     and c.type ~= 'rope' then keep[#keep + 1] = c end\n"
+                             "end\nm.constraints = keep\nreturn m\n";
+  size_t n = strlen(pre) + strlen(src) + strlen(post) + 1;
+  char *s = malloc(n);
+  assert_non_null(s);
+  snprintf(s, n, "%s%s%s", pre, src, post);
+  return s;
+}
+
+static void emit_from(const char *name, const char *src, emit_output *out) {
+  diag_list d;
+  diag_init(&d);
+  arena a;
+  arena_init(&a);
+  mech m;
+  program p;
+  program_options po;
+  program_default_options(&po);
+  assert_int_equal(load_mech_string(&a, name, src, NULL, &m, &d), GEN_OK);
+  assert_int_equal(program_build(&a, &m, &po, &p, &d), GEN_OK);
+  emit_options eo;
+  emit_default_options(&eo);
+  assert_int_equal(emit_program(&p, &eo, out, &d), GEN_OK);
+  arena_free(&a);
+  diag_free(&d);
+}
+
+static void test_inequality_rows_leave_generated_source_unchanged(void **state) {
+  (void)state;
+  const char *names[] = {"buggy", "scissor_lift"};
+  for (int i = 0; i < 2; i++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/mechanisms/%s.lua", SRC_DIR, names[i]);
+    size_t len;
+    char *src = slurp(path, &len);
+    assert_non_null(src);
+    char *stripped = without_inequalities(src);
+    emit_output full, bare;
+    emit_from(names[i], src, &full);
+    emit_from(names[i], stripped, &bare);
+    assert_int_equal(full.c_len, bare.c_len);
+    assert_memory_equal(full.c, bare.c, full.c_len);
+    assert_int_equal(full.h_len, bare.h_len);
+    assert_memory_equal(full.h, bare.h, full.h_len);
+    emit_output_free(&full);
+    emit_output_free(&bare);
+    free(stripped);
+    free(src);
+  }
+}
+
+/* The buggy does have inequality rows, so the test above compares
+ * something: its motors and limit are among its constraints. */
+static void test_buggy_has_motors_and_limit(void **state) {
+  (void)state;
+  sim s;
+  char path[512];
+  snprintf(path, sizeof path, "%s/mechanisms/buggy.lua", SRC_DIR);
+  sim_open(&s, NULL, NULL, path);
+  int motors = 0, limits = 0;
+  for (int i = 0; i < s.m.ncons; i++) {
+    motors += s.m.cons[i].type == RT_MOTOR;
+    limits += s.m.cons[i].type == RT_POSITIONAL_LIMIT;
+  }
+  assert_int_equal(motors, 3);
+  assert_int_equal(limits, 1);
+  arena_free(&s.a);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_box_on_slope_sticks_below_friction_angle),
+      cmocka_unit_test(test_box_on_slope_slides_above_friction_angle),
+      cmocka_unit_test(test_limits_and_rope_hold),
+      cmocka_unit_test(test_buggy_drives_straight),
+      cmocka_unit_test(test_buggy_turns_with_steering),
+      cmocka_unit_test(test_inequality_rows_leave_generated_source_unchanged),
+      cmocka_unit_test(test_buggy_has_motors_and_limit),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
