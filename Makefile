@@ -249,4 +249,6 @@ $(BUILD)/bench/factor_time: bench/factor_time.c $(GENTEST_OBJ) $(BUILD)/libgen.a
 clean:
 	rm -rf build
 
+include bench/bench.mk
+
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,131 @@
+# bench/bench.mk -- `make bench`: the generated programs against SuiteSparse
+# LDL, CHOLMOD, LAPACK and METIS (issue 5). Included by the Makefile.
+#
+#   make bench                      the samples (mechanisms/*.lua) and the scaling series
+#   make bench MECHS="a.lua b.lua"  the same, plus these mechanism files
+#   make bench BENCH_ARGS=--quick   fewer runs and batches (see bench/bench.c)
+#
+# Every benchmarked mechanism is compiled by ldlgen into build/bench/gen/
+# (unrolled, float and double; the series in double), each file compiled
+# under bench/cputime so its CPU time is recorded, and all of them are
+# linked into build/bench/bench with a registry (build/bench/programs.c).
+# Results: bench/results/latest.md and latest.json, and README.md's table.
+
+.PHONY: bench bench-deps bench-build
+
+BENCH_DEB_PACKAGES := libsuitesparse-dev libopenblas-dev liblapacke-dev libmetis-dev
+BENCH_DIR          := $(BUILD)/bench
+BENCH_JOBS         ?= $(shell nproc 2>/dev/null || echo 2)
+BENCH_ARGS         ?=
+BENCH_SAMPLES      := $(sort $(wildcard mechanisms/*.lua) $(MECHS))
+BENCH_TRACK_PLATES := 40 80 160 320 640
+BENCH_LIFT_STAGES  := 4 8 16 32
+
+# The generated programs are compiled the way the tests compile theirs
+# (GENTEST_CFLAGS), without debug information or dependency files.
+BENCH_GEN_CFLAGS = $(filter-out -g -MMD -MP,$(GENTEST_CFLAGS)) -Iruntime/include
+BENCH_INC        := -Iruntime/include -Igen -Ibench -I/usr/include/suitesparse
+BENCH_LIBS       := -lldl -lamd -lcholmod -lsuitesparseconfig -llapacke -lopenblas -lmetis
+
+# bench_id(path): a C identifier from a mechanism path.
+bench_id = $(subst -,_,$(subst /,_,$(subst .,_,$(basename $(1)))))
+
+#---- packages ------------------------------------------------------------------
+bench-deps:
+	@missing=""; for p in $(BENCH_DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  if [ "$$(id -u)" != 0 ]; then SUDO=sudo; else SUDO=; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null || exit 1; \
+	fi
+
+#---- the programs under test -----------------------------------------------------
+# Entries stem:mechanism:precision:series:n (series "-" for a sample).
+BENCH_SERIES_MECH := $(BENCH_DIR)/mech
+BENCH_ENTRIES := \
+  $(foreach m,$(BENCH_SAMPLES),$(foreach p,float double,b_$(call bench_id,$(m))_$(p):$(m):$(p):-:0)) \
+  $(foreach n,$(BENCH_TRACK_PLATES),s_track$(n)_double:$(BENCH_SERIES_MECH)/track$(n).lua:double:track:$(n)) \
+  $(foreach n,$(BENCH_LIFT_STAGES),s_scissor_lift$(n)_double:$(BENCH_SERIES_MECH)/scissor_lift$(n).lua:double:scissor_lift:$(n))
+bench_field = $(word $(2),$(subst :, ,$(1)))
+BENCH_STEMS   := $(foreach e,$(BENCH_ENTRIES),$(call bench_field,$(e),1))
+BENCH_GEN_OBJ := $(patsubst %,$(BENCH_DIR)/obj/%.o,$(BENCH_STEMS))
+
+# Series members: the sample with its size prepended as a global.
+$(BENCH_SERIES_MECH)/track%.lua: mechanisms/track.lua
+	@mkdir -p $(dir $@)
+	@{ echo "PLATES = $*"; cat $<; } > $@
+$(BENCH_SERIES_MECH)/scissor_lift%.lua: mechanisms/scissor_lift.lua
+	@mkdir -p $(dir $@)
+	@{ echo "STAGES = $*"; cat $<; } > $@
+
+# $(1) stem, $(2) mechanism file, $(3) precision
+define bench_program_rules
+$(BENCH_DIR)/gen/$(1).c: $(2) $(BUILD)/ldlgen
+	@mkdir -p $$(dir $$@)
+	$(BUILD)/ldlgen $(2) -o $$@ --precision $(3) --prefix $(1)
+$(BENCH_DIR)/obj/$(1).o: $(BENCH_DIR)/gen/$(1).c $(BENCH_DIR)/cputime
+	@mkdir -p $$(dir $$@)
+	@echo "cc $$< (timed)"
+	@$(BENCH_DIR)/cputime $$@.cpu $(CC) $(BENCH_GEN_CFLAGS) -c $$< -o $$@
+endef
+$(foreach e,$(BENCH_ENTRIES),$(eval $(call bench_program_rules,$(call bench_field,$(e),1),$(call bench_field,$(e),2),$(call bench_field,$(e),3))))
+.SECONDARY: $(patsubst %,$(BENCH_DIR)/gen/%.c,$(BENCH_STEMS)) \
+            $(foreach n,$(BENCH_TRACK_PLATES),$(BENCH_SERIES_MECH)/track$(n).lua) \
+            $(foreach n,$(BENCH_LIFT_STAGES),$(BENCH_SERIES_MECH)/scissor_lift$(n).lua)
+
+# The registry: every program with its source lines, compile CPU time and
+# object size (registry.h).
+# Rewritten only when its contents change (the entry list follows MECHS).
+$(BENCH_DIR)/programs.c: $(BENCH_GEN_OBJ) FORCE
+	@{ echo '#include "registry.h"'; \
+	  for e in $(BENCH_ENTRIES); do set -- $$(echo $$e | tr : ' '); \
+	    echo "extern const rt_program $$1_program;"; done; \
+	  echo 'const char bench_cflags[] = "$(strip $(BENCH_GEN_CFLAGS))";'; \
+	  echo 'const bench_entry bench_entries[] = {'; \
+	  for e in $(BENCH_ENTRIES); do set -- $$(echo $$e | tr : ' '); \
+	    src=$(BENCH_DIR)/gen/$$1.c; obj=$(BENCH_DIR)/obj/$$1.o; \
+	    if [ "$$4" = - ]; then series=0; else series="\"$$4\""; fi; \
+	    echo "  {\"$$2\", $$series, $$5, &$$1_program, \"$$src\", $$(wc -l < $$src), $$(cat $$obj.cpu), $$(size $$obj | awk 'NR == 2 { print $$1 ", " $$2 }')},"; \
+	  done; \
+	  echo '  {0, 0, 0, 0, 0, 0, 0, 0, 0},'; echo '};'; } > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
+
+#---- the driver ----------------------------------------------------------------------
+BENCH_SRC := $(filter-out bench/factor_time.c bench/cputime.c bench/peak_avx2.c bench/peak_avx512.c,$(sort $(wildcard bench/*.c)))
+BENCH_OBJ := $(patsubst bench/%.c,$(BENCH_DIR)/obj/bench/%.o,$(BENCH_SRC)) \
+             $(BENCH_DIR)/obj/bench/peak_avx2.o $(BENCH_DIR)/obj/bench/peak_avx512.o $(BENCH_DIR)/obj/programs.o
+
+$(BENCH_DIR)/obj/bench/%.o: bench/%.c bench/bench.mk Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(BENCH_INC) $(LUA_CFLAGS) -c $< -o $@
+# The FMA kernels: their own instruction sets, run only where the CPU has them.
+$(BENCH_DIR)/obj/bench/peak_avx2.o: CFLAGS_ALL += -mavx2 -mfma
+$(BENCH_DIR)/obj/bench/peak_avx512.o: CFLAGS_ALL += -mavx512f
+$(BENCH_DIR)/obj/programs.o: $(BENCH_DIR)/programs.c
+	$(CC) $(CFLAGS_ALL) $(BENCH_INC) -c $< -o $@
+
+$(BENCH_DIR)/cputime: bench/cputime.c bench/bench.mk
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $< -o $@
+
+$(BENCH_DIR)/bench: $(BENCH_OBJ) $(BENCH_GEN_OBJ) $(BUILD)/libgen.a $(BUILD)/librt.a
+	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) $(BENCH_LIBS) -lm -o $@
+
+bench-build: $(BENCH_DIR)/bench
+
+#---- make bench ----------------------------------------------------------------------
+bench: deps bench-deps
+	@$(MAKE) --no-print-directory -j$(BENCH_JOBS) bench-build
+	@mkdir -p bench/results
+	OPENBLAS_NUM_THREADS=1 $(BENCH_DIR)/bench $(BENCH_ARGS) \
+	  --md bench/results/latest.md --json bench/results/latest.json --readme README.md
+
+-include $(wildcard $(BENCH_DIR)/obj/bench/*.d $(BENCH_DIR)/obj/*.d)
+
+#---- tests/test_flopcount links the flop conventions (no bench packages) ----------
+$(BUILD)/obj/bench/flopcount.o: bench/flopcount.c bench/flopcount.h Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Iruntime/include -c $< -o $@
+$(BUILD)/tests/test_flopcount: $(BUILD)/obj/bench/flopcount.o

@@ -1,0 +1,80 @@
+/* measure.c -- the timing protocol (see measure.h). */
+#include "measure.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bt_stat stat_of(double *v, int n) { return bt_stats(v, n); }
+
+static bt_stat no_stat(void) {
+  bt_stat s = {0, 0, 0};
+  return s;
+}
+
+void ms_measure(bm_method *bm, br_mech *m, const ms_config *cfg) {
+  const int nm = m->nmethod, runs = cfg->runs;
+  int reps_f[BR_MAX_METHODS], reps_r[BR_MAX_METHODS], reps_s[BR_MAX_METHODS];
+  double *tf = calloc((size_t)(nm * runs), sizeof *tf), *ts = calloc((size_t)(nm * runs), sizeof *ts);
+  double *tmp = calloc((size_t)runs, sizeof *tmp);
+  if (!tf || !ts || !tmp) abort();
+  /* warm-up: batch sizes */
+  for (int k = 0; k < nm; k++) {
+    if (!m->method[k].ok) continue;
+    reps_f[k] = bt_calibrate(bm[k].factor, bm[k].state, cfg->batch_s);
+    reps_r[k] = bm[k].restore ? bt_calibrate(bm[k].restore, bm[k].state, cfg->batch_s) : 0;
+    reps_s[k] = bt_calibrate(bm[k].solve, bm[k].state, cfg->batch_s);
+  }
+  for (int r = 0; r < runs; r++) {
+    for (int i = 0; i < nm; i++) {
+      const int k = (i + r) % nm;
+      if (!m->method[k].ok) continue;
+      double f = bt_median_time(bm[k].factor, bm[k].state, reps_f[k], cfg->batches);
+      if (bm[k].restore) f -= bt_median_time(bm[k].restore, bm[k].state, reps_r[k], cfg->batches);
+      tf[k * runs + r] = f;
+      ts[k * runs + r] = bt_median_time(bm[k].solve, bm[k].state, reps_s[k], cfg->batches);
+    }
+  }
+  /* summaries; ratios within runs */
+  const int ldl = br_find(m, "SuiteSparse LDL+AMD", "double");
+  for (int k = 0; k < nm; k++) {
+    br_method *o = &m->method[k];
+    if (!o->ok) continue;
+    memcpy(tmp, tf + k * runs, sizeof *tmp * (size_t)runs);
+    o->factor = stat_of(tmp, runs);
+    memcpy(tmp, ts + k * runs, sizeof *tmp * (size_t)runs);
+    o->solve = stat_of(tmp, runs);
+    o->vs_ud = no_stat();
+    if (m->ud >= 0) {
+      for (int r = 0; r < runs; r++) tmp[r] = tf[k * runs + r] / tf[m->ud * runs + r];
+      o->vs_ud = stat_of(tmp, runs);
+    }
+  }
+  /* the fastest library: smallest median; per run the fastest of that run */
+  m->fastest_lib = -1;
+  for (int k = 0; k < nm; k++)
+    if (m->method[k].ok && m->method[k].library &&
+        (m->fastest_lib < 0 || m->method[k].factor.med < m->method[m->fastest_lib].factor.med))
+      m->fastest_lib = k;
+  m->lib_vs_ud = m->lib_vs_uf = m->ldl_vs_uf = no_stat();
+  for (int ref = 0; ref < 2 && m->fastest_lib >= 0; ref++) {
+    const int u = ref == 0 ? m->ud : m->uf;
+    if (u < 0 || !m->method[u].ok) continue;
+    for (int r = 0; r < runs; r++) {
+      double best = -1;
+      for (int k = 0; k < nm; k++)
+        if (m->method[k].ok && m->method[k].library && (best < 0 || tf[k * runs + r] < best)) best = tf[k * runs + r];
+      tmp[r] = best / tf[u * runs + r];
+    }
+    if (ref == 0)
+      m->lib_vs_ud = stat_of(tmp, runs);
+    else
+      m->lib_vs_uf = stat_of(tmp, runs);
+  }
+  if (ldl >= 0 && m->method[ldl].ok && m->uf >= 0 && m->method[m->uf].ok) {
+    for (int r = 0; r < runs; r++) tmp[r] = tf[ldl * runs + r] / tf[m->uf * runs + r];
+    m->ldl_vs_uf = stat_of(tmp, runs);
+  }
+  free(tf);
+  free(ts);
+  free(tmp);
+}

@@ -1,0 +1,23 @@
+/* measure.h -- the timing protocol of the bench: every method of one
+ * mechanism is timed in the same process, in `runs` runs; in each run each
+ * method's factorization (minus its input restore, when it has one) and
+ * solve is the median of `batches` batches of about batch_s seconds. The
+ * method order rotates from run to run, so no method always runs first.
+ * Ratios against the unrolled programs are formed within each run. */
+#ifndef LDLPGS_BENCH_MEASURE_H
+#define LDLPGS_BENCH_MEASURE_H
+
+#include "method.h"
+#include "results.h"
+
+typedef struct ms_config {
+  int runs, batches;
+  double batch_s;
+} ms_config;
+
+/* Measures bm[0 .. m->nmethod-1] (those with m->method[k].ok) and fills
+ * their factor/solve/vs_ud, and m's fastest_lib, lib_vs_ud, lib_vs_uf and
+ * ldl_vs_uf (m->ud and m->uf must be set; -1 when absent). */
+void ms_measure(bm_method *bm, br_mech *m, const ms_config *cfg);
+
+#endif

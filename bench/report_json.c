@@ -1,0 +1,222 @@
+/* report_json.c -- the JSON report (see report.h), written with gen's
+ * deterministic JSON writer. Times in seconds; null where not measured. */
+#include "json.h"
+#include "report.h"
+#include "targets.h"
+
+static void stat_obj(json_writer *w, const char *key, bt_stat s) {
+  json_key(w, key);
+  json_begin_object(w);
+  json_key(w, "median");
+  json_double(w, s.med);
+  json_key(w, "min");
+  json_double(w, s.lo);
+  json_key(w, "max");
+  json_double(w, s.hi);
+  json_end_object(w);
+}
+
+static void method_obj(json_writer *w, const br_mech *m, const br_method *o) {
+  json_begin_object(w);
+  json_key(w, "method");
+  json_string(w, o->name);
+  json_key(w, "precision");
+  json_string(w, o->precision);
+  json_key(w, "library");
+  json_bool(w, o->library);
+  json_key(w, "ok");
+  json_bool(w, o->ok);
+  if (o->ok) {
+    stat_obj(w, "factor_s", o->factor);
+    stat_obj(w, "solve_s", o->solve);
+    if (m->ud >= 0) stat_obj(w, "factor_vs_unrolled_double", o->vs_ud);
+    json_key(w, "residual");
+    json_double(w, o->residual);
+  }
+  json_key(w, "flops_block");
+  if (o->flops_block > 0)
+    json_double(w, o->flops_block);
+  else
+    json_string(w, "n/a");
+  json_key(w, "flops_cholmod");
+  json_double(w, o->flops_chol);
+  json_key(w, "nnz_L");
+  json_int(w, o->lnz);
+  json_end_object(w);
+}
+
+static void mech_obj(json_writer *w, const br_mech *m) {
+  json_begin_object(w);
+  json_key(w, "path");
+  json_string(w, m->path);
+  json_key(w, "name");
+  json_string(w, m->name);
+  if (m->series) {
+    json_key(w, "series");
+    json_string(w, m->series);
+    json_key(w, "n");
+    json_int(w, m->param);
+  }
+  if (m->error) {
+    json_key(w, "error");
+    json_string(w, m->error);
+    json_end_object(w);
+    return;
+  }
+  json_key(w, "bodies");
+  json_int(w, m->bodies);
+  json_key(w, "constraints");
+  json_int(w, m->ncons);
+  json_key(w, "shards");
+  json_int(w, m->shards);
+  json_key(w, "dim");
+  json_int(w, m->dim);
+  json_key(w, "density");
+  json_double(w, m->density);
+  json_key(w, "nnz_H");
+  json_int(w, m->nnz);
+  json_key(w, "flops_block");
+  json_double(w, m->flops_block);
+  json_key(w, "heuristic");
+  json_string(w, m->heuristic ? m->heuristic : "?");
+  json_key(w, "load_s");
+  json_double(w, m->load_s);
+  json_key(w, "symbolic_s");
+  json_double(w, m->symbolic_s);
+  json_key(w, "methods");
+  json_begin_array(w);
+  for (int k = 0; k < m->nmethod; k++) method_obj(w, m, &m->method[k]);
+  json_end_array(w);
+  if (m->fastest_lib >= 0) {
+    json_key(w, "fastest_library");
+    json_string(w, m->method[m->fastest_lib].name);
+    if (m->ud >= 0) stat_obj(w, "fastest_library_vs_unrolled_double", m->lib_vs_ud);
+    if (m->uf >= 0) stat_obj(w, "fastest_library_vs_unrolled_float", m->lib_vs_uf);
+  }
+  if (m->has_orders) {
+    json_key(w, "orderings");
+    json_begin_array(w);
+    for (int k = 0; k < BO_COUNT; k++) {
+      const bo_row *o = &m->order[k];
+      json_begin_object(w);
+      json_key(w, "order");
+      json_string(w, o->name);
+      json_key(w, "detail");
+      json_string(w, o->detail);
+      json_key(w, "ok");
+      json_bool(w, o->ok);
+      json_key(w, "flops_block");
+      json_double(w, o->flops);
+      json_key(w, "fill_blocks");
+      json_int(w, o->fill);
+      json_key(w, "seconds");
+      json_double(w, o->seconds);
+      json_end_object(w);
+    }
+    json_end_array(w);
+  }
+  json_key(w, "generated");
+  json_begin_array(w);
+  for (int c = 0; c < m->ncompile; c++) {
+    const br_compile *x = &m->compile[c];
+    json_begin_object(w);
+    json_key(w, "precision");
+    json_string(w, x->precision);
+    json_key(w, "source");
+    json_string(w, x->source);
+    json_key(w, "lines");
+    json_int(w, x->lines);
+    json_key(w, "compile_cpu_s");
+    json_double(w, x->compile_s);
+    json_key(w, "text_bytes");
+    json_int(w, x->text);
+    json_key(w, "data_bytes");
+    json_int(w, x->data);
+    json_end_object(w);
+  }
+  json_end_array(w);
+  if (!m->series) {
+    /* the full step: null until the runtime stepper exists */
+    json_key(w, "full_step");
+    if (!m->step.measured) {
+      json_string(w, "not measured");
+    } else {
+      json_begin_object(w);
+      json_key(w, "iterations");
+      json_int(w, m->step.iterations);
+      stat_obj(w, "ldlpgs_1thread_s", m->step.ldlpgs_1thread);
+      stat_obj(w, "ldlpgs_2threads_s", m->step.ldlpgs_2threads);
+      stat_obj(w, "pgs_s", m->step.pgs);
+      json_end_object(w);
+    }
+  }
+  json_end_object(w);
+}
+
+void br_write_json(FILE *f, const br_report *r) {
+  json_writer w;
+  json_begin(&w, f);
+  json_key(&w, "date");
+  json_string(&w, r->date);
+  json_key(&w, "cpu");
+  json_string(&w, r->cpu);
+  json_key(&w, "logical_cpus");
+  json_int(&w, r->ncpu);
+  json_key(&w, "compiler");
+  json_string(&w, r->compiler);
+  json_key(&w, "generated_cflags");
+  json_string(&w, r->cflags);
+  json_key(&w, "libraries");
+  json_string(&w, r->libs);
+  json_key(&w, "blas");
+  json_string(&w, r->blas);
+  json_key(&w, "runs");
+  json_int(&w, r->runs);
+  json_key(&w, "batches");
+  json_int(&w, r->batches);
+  json_key(&w, "batch_s");
+  json_double(&w, r->batch_s);
+  json_key(&w, "wall_s");
+  json_double(&w, r->wall_s);
+  json_key(&w, "flop_conventions");
+  json_string(&w, "flops_block: per pivot 2*(d^3/6 + h d^2 + d h(h+1)/2); "
+                  "flops_cholmod: sum over columns of |L(:,j)|^2 (diagonal included) of the stored factor");
+  json_key(&w, "peak_gflops");
+  json_begin_array(&w);
+  for (int i = 0; i < BP_COUNT; i++) {
+    const bp_result *p = &r->peak[i];
+    json_begin_object(&w);
+    json_key(&w, "kernel");
+    json_string(&w, p->name);
+    json_key(&w, "available");
+    json_bool(&w, p->available);
+    if (p->available) {
+      stat_obj(&w, "double", (bt_stat){p->gflops[0], p->lo[0], p->hi[0]});
+      stat_obj(&w, "float", (bt_stat){p->gflops[1], p->lo[1], p->hi[1]});
+    }
+    json_end_object(&w);
+  }
+  json_end_array(&w);
+  json_key(&w, "targets");
+  json_begin_array(&w);
+  br_target t[64];
+  const int nt = br_targets(r, t, 64);
+  for (int i = 0; i < nt; i++) {
+    json_begin_object(&w);
+    json_key(&w, "verdict");
+    json_string(&w, br_verdict_name(t[i].verdict));
+    json_key(&w, "text");
+    json_string(&w, t[i].text);
+    json_end_object(&w);
+  }
+  json_end_array(&w);
+  json_key(&w, "samples");
+  json_begin_array(&w);
+  for (int i = 0; i < r->nmech; i++) mech_obj(&w, &r->mech[i]);
+  json_end_array(&w);
+  json_key(&w, "scaling");
+  json_begin_array(&w);
+  for (int i = 0; i < r->nseries; i++) mech_obj(&w, &r->series[i]);
+  json_end_array(&w);
+  json_end(&w);
+}

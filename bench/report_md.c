@@ -1,0 +1,317 @@
+/* report_md.c -- the Markdown report (see report.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "report.h"
+#include "targets.h"
+
+/* Main-table columns: method name and precision. */
+static const struct {
+  const char *name, *prec, *head;
+} main_cols[] = {
+    {"unrolled", "double", "unrolled d"},
+    {"unrolled", "float", "unrolled f"},
+    {"tables (interpreter)", "double", "tables d"},
+    {"tables (interpreter)", "float", "tables f"},
+    {"SuiteSparse LDL+AMD", "double", "LDL+AMD"},
+    {"CHOLMOD simplicial", "double", "CHOLMOD simpl."},
+    {"CHOLMOD supernodal", "double", "CHOLMOD supern."},
+    {"LAPACK dpotrf (dense)", "double", "dpotrf"},
+    {"LAPACK spotrf (dense)", "float", "spotrf"},
+};
+enum { NCOLS = (int)(sizeof main_cols / sizeof main_cols[0]) };
+
+static void us(FILE *f, double s) {
+  const double u = s * 1e6;
+  if (u < 10)
+    fprintf(f, "%.2f", u);
+  else if (u < 100)
+    fprintf(f, "%.1f", u);
+  else
+    fprintf(f, "%.0f", u);
+}
+
+static void us_range(FILE *f, bt_stat s) {
+  us(f, s.med);
+  fputs(" (", f);
+  us(f, s.lo);
+  fputs("-", f);
+  us(f, s.hi);
+  fputs(")", f);
+}
+
+static void ratio_range(FILE *f, bt_stat s) { fprintf(f, "%.2fx (%.2f-%.2f)", s.med, s.lo, s.hi); }
+
+/* Peak GFLOP/s in double or single: the SSE2 scalar baseline (vector = 0)
+ * or the best vector FMA available (vector = 1); the max over the samples. */
+static double peak_of(const br_report *r, int vector, int single) {
+  if (!vector) return r->peak[BP_SSE2_SCALAR].hi[single];
+  double best = 0;
+  for (int i = 0; i < BP_COUNT; i++)
+    if (r->peak[i].available && r->peak[i].hi[single] > best) best = r->peak[i].hi[single];
+  return best;
+}
+
+void br_write_main_table(FILE *f, const br_report *r) {
+  fprintf(f, "Numeric factorization of H~ at the initial pose, µs per call (median over %d runs); "
+             "%s, %s, 1 thread. Measured %s.\n\n",
+          r->runs, r->cpu, r->compiler, r->date);
+  fputs("| sample | dim |", f);
+  for (int c = 0; c < NCOLS; c++) fprintf(f, " %s |", main_cols[c].head);
+  fputs(" LDL / unrolled d | fastest library / unrolled d |\n|---|--:|", f);
+  for (int c = 0; c < NCOLS + 2; c++) fputs("--:|", f);
+  fputs("\n", f);
+  for (int i = 0; i < r->nmech; i++) {
+    const br_mech *m = &r->mech[i];
+    if (m->error) continue;
+    fprintf(f, "| %s | %d |", m->name, m->dim);
+    for (int c = 0; c < NCOLS; c++) {
+      const int k = br_find(m, main_cols[c].name, main_cols[c].prec);
+      fputs(" ", f);
+      if (k >= 0 && m->method[k].ok)
+        us(f, m->method[k].factor.med);
+      else
+        fputs("--", f);
+      fputs(" |", f);
+    }
+    const int ldl = br_find(m, "SuiteSparse LDL+AMD", "double");
+    if (ldl >= 0 && m->ud >= 0 && m->method[ldl].ok)
+      fprintf(f, " %.2fx |", m->method[ldl].vs_ud.med);
+    else
+      fputs(" -- |", f);
+    if (m->fastest_lib >= 0 && m->ud >= 0)
+      fprintf(f, " %.2fx (%s) |\n", m->lib_vs_ud.med, m->method[m->fastest_lib].name);
+    else
+      fputs(" -- |\n", f);
+  }
+}
+
+static void write_header(FILE *f, const br_report *r) {
+  fprintf(f, "# ldlpgs benchmark results\n\n");
+  fprintf(f, "- date: %s\n- machine: %s, %d logical CPUs (all figures single-threaded)\n", r->date, r->cpu, r->ncpu);
+  fprintf(f, "- compiler: %s; generated programs compiled with `%s`\n", r->compiler, r->cflags);
+  fprintf(f, "- libraries: %s; BLAS: %s (OPENBLAS_NUM_THREADS=1)\n", r->libs, r->blas);
+  fprintf(f, "- protocol: warm-up, then per method and run the median of %d batches of about %.1f ms; "
+             "%d runs; figures are the median over runs (min-max over runs in parentheses). Ratios are "
+             "formed within each run, all methods in one process, method order rotated between runs. "
+             "Factor times of in-place methods (the generated programs, LAPACK) have the copy of their "
+             "input subtracted; solve times include copying b in.\n",
+          r->batches, r->batch_s * 1e3, r->runs);
+  fprintf(f, "- flops: *block* = the talk's convention (per pivot of degree d and column height h: "
+             "d^3/6 + h d^2 + d h(h+1)/2 multiply-adds, x2); *CHOLMOD* = sum over columns of |L(:,j)|^2 "
+             "on the factor pattern each method stores (our block pattern with dense blocks, LDL's and "
+             "CHOLMOD's own L, the dense triangle for LAPACK).\n");
+  fprintf(f, "- whole measurement: %.1f s\n\n", r->wall_s);
+}
+
+static void write_targets(FILE *f, const br_report *r) {
+  br_target t[64];
+  const int n = br_targets(r, t, 64);
+  fputs("## Targets (issue 5)\n\n```\n", f);
+  for (int i = 0; i < n; i++) fprintf(f, "%-12s %s\n", br_verdict_name(t[i].verdict), t[i].text);
+  fputs("```\n\n", f);
+}
+
+static void write_details(FILE *f, const br_report *r) {
+  fputs("## Every method on every sample\n\n", f);
+  fprintf(f, "GFLOP/s from each method's CHOLMOD-convention flops, and as %% of the single-core peak in "
+             "the method's precision: *scalar* = SSE2 scalar mul+add (%.1f / %.1f GFLOP/s double / float, "
+             "what baseline -O2 code without vectorization can reach), *machine* = best vector FMA "
+             "(%.1f / %.1f); both the max over the peak samples. The generated programs also get GFLOP/s in the block convention.\n\n",
+          peak_of(r, 0, 0), peak_of(r, 0, 1), peak_of(r, 1, 0), peak_of(r, 1, 1));
+  for (int i = 0; i < r->nmech; i++) {
+    const br_mech *m = &r->mech[i];
+    if (m->error) {
+      fprintf(f, "### %s\n\nnot measured: %s\n\n", m->path, m->error);
+      continue;
+    }
+    fprintf(f, "### %s (`%s`)\n\n", m->name, m->path);
+    fprintf(f, "dim %d, %d solver constraints (%d shards), density %.1f%%, %lld structural nonzeros; "
+               "program: %.0f block flops (order best, %s)\n\n",
+            m->dim, m->ncons, m->shards, 100 * m->density, m->nnz, m->flops_block, m->heuristic);
+    fputs("| method | prec | factor µs | solve µs | factor / unrolled d | flops block | flops CHOLMOD | "
+          "nnz(L) | GFLOP/s | GFLOP/s block | % scalar peak | % machine peak | residual |\n"
+          "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
+          f);
+    for (int k = 0; k < m->nmethod; k++) {
+      const br_method *o = &m->method[k];
+      fprintf(f, "| %s | %s |", o->name, o->precision);
+      if (!o->ok) {
+        fputs(" failed | | | | | | | | | | |\n", f);
+        continue;
+      }
+      const int single = strcmp(o->precision, "float") == 0;
+      const double g = o->flops_chol / o->factor.med * 1e-9;
+      fputs(" ", f);
+      us_range(f, o->factor);
+      fputs(" | ", f);
+      us_range(f, o->solve);
+      fputs(" | ", f);
+      if (m->ud >= 0)
+        ratio_range(f, o->vs_ud);
+      else
+        fputs("--", f);
+      fputs(" | ", f);
+      if (o->flops_block > 0)
+        fprintf(f, "%.0f", o->flops_block);
+      else
+        fputs("--", f);
+      fprintf(f, " | %.0f | %lld | %.2f | ", o->flops_chol, o->lnz, g);
+      if (o->flops_block > 0)
+        fprintf(f, "%.2f", o->flops_block / o->factor.med * 1e-9);
+      else
+        fputs("--", f);
+      fprintf(f, " | %.1f%% | %.1f%% | %.1e |\n", 100 * g / peak_of(r, 0, single), 100 * g / peak_of(r, 1, single),
+              o->residual);
+    }
+    fputs("\n", f);
+  }
+}
+
+static void write_orders(FILE *f, const br_report *r) {
+  fputs("## Orderings\n\nBlock flops (talk convention) and fill-in blocks of each ordering of the constraint "
+        "graph (the block graph of H, after shattering), all evaluated with ldlgen's symbolic elimination. "
+        "AMD = SuiteSparse amd_order, METIS = METIS_NodeND (vertex weights = block sizes), both applied to "
+        "that same graph.\n\n",
+        f);
+  fputs("| sample | constraints | natural | mda | meca | best | AMD | METIS | best / AMD | best / METIS |\n"
+        "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
+        f);
+  for (int i = 0; i < r->nmech; i++) {
+    const br_mech *m = &r->mech[i];
+    if (m->error || !m->has_orders) continue;
+    fprintf(f, "| %s | %d |", m->name, m->ncons);
+    for (int k = 0; k < BO_COUNT; k++) {
+      const bo_row *o = &m->order[k];
+      if (!o->ok)
+        fputs(" -- |", f);
+      else
+        fprintf(f, " %.0f (%d fill)%s%s |", o->flops, o->fill, k == BO_BEST ? " " : "", k == BO_BEST ? o->detail : "");
+    }
+    for (int k = BO_AMD; k <= BO_METIS; k++)
+      if (m->order[k].ok && m->order[BO_BEST].ok)
+        fprintf(f, " %.3f |", m->order[BO_BEST].flops / m->order[k].flops);
+      else
+        fputs(" -- |", f);
+    fputs("\n", f);
+  }
+  fputs("\n", f);
+}
+
+static void write_peak(FILE *f, const br_report *r) {
+  fprintf(f, "## Single-core peak\n\nThroughput kernels (14 independent chains: a = a*m + c fused, 2 flops per lane, "
+             "or for mul+add 8 chains a = a*m and 6 chains a = a + c, 1 flop per lane each), GFLOP/s: median (min-max) of %d samples, half taken before and half after the other "
+             "measurements. The VM shares its host, so a sample can only come out low; the %% of peak figures "
+             "above use the max.\n\n| kernel | double | float |\n|---|--:|--:|\n",
+          2 * r->runs);
+  for (int i = 0; i < BP_COUNT; i++) {
+    const bp_result *p = &r->peak[i];
+    if (!p->available) {
+      fprintf(f, "| %s | not supported | not supported |\n", p->name);
+      continue;
+    }
+    fprintf(f, "| %s | %.1f (%.1f-%.1f) | %.1f (%.1f-%.1f) |\n", p->name, p->gflops[0], p->lo[0], p->hi[0], p->gflops[1],
+            p->lo[1], p->hi[1]);
+  }
+  fputs("\n", f);
+}
+
+static void write_ldlgen(FILE *f, const br_report *r) {
+  fputs("## ldlgen\n\nLoad (sandboxed Lua) and symbolic phase (shattering, orderings, layout, RSI) medians; "
+        "generated unrolled files, their gcc CPU time and object size.\n\n"
+        "| sample | load ms | symbolic ms | file | lines | compile s | text KB | data KB |\n"
+        "|---|--:|--:|---|--:|--:|--:|--:|\n",
+        f);
+  for (int i = 0; i < r->nmech; i++) {
+    const br_mech *m = &r->mech[i];
+    if (m->error) continue;
+    if (m->ncompile == 0)
+      fprintf(f, "| %s | %.2f | %.2f | (not compiled) | | | | |\n", m->name, m->load_s * 1e3, m->symbolic_s * 1e3);
+    for (int c = 0; c < m->ncompile; c++) {
+      const br_compile *x = &m->compile[c];
+      fprintf(f, "| %s | %.2f | %.2f | `%s` | %ld | %.2f | %.1f | %.1f |\n", m->name, m->load_s * 1e3,
+              m->symbolic_s * 1e3, x->source, x->lines, x->compile_s, x->text / 1024.0, x->data / 1024.0);
+    }
+  }
+  fputs("\n", f);
+}
+
+static void write_series(FILE *f, const br_report *r) {
+  fputs("## Scaling\n\nTracks of n plates and scissor lifts of n stages (the samples with PLATES / STAGES set). "
+        "Factor times: unrolled double vs SuiteSparse LDL+AMD, µs, median (min-max) over runs.\n\n"
+        "| series | n | constraints | dim | load ms | symbolic ms | lines | compile s | text KB | block flops "
+        "| AMD flops | METIS flops | unrolled d µs | LDL+AMD µs | LDL / unrolled d |\n"
+        "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
+        f);
+  for (int i = 0; i < r->nseries; i++) {
+    const br_mech *m = &r->series[i];
+    if (m->error) {
+      fprintf(f, "| %s | %d | not measured: %s |\n", m->series, m->param, m->error);
+      continue;
+    }
+    const br_compile *c = m->ncompile ? &m->compile[0] : NULL;
+    fprintf(f, "| %s | %d | %d | %d | %.2f | %.2f | ", m->series, m->param, m->ncons, m->dim, m->load_s * 1e3,
+            m->symbolic_s * 1e3);
+    if (c)
+      fprintf(f, "%ld | %.2f | %.1f | ", c->lines, c->compile_s, c->text / 1024.0);
+    else
+      fputs("-- | -- | -- | ", f);
+    fprintf(f, "%.0f | %.0f | %.0f | ", m->flops_block, m->order[BO_AMD].flops, m->order[BO_METIS].flops);
+    const int ldl = br_find(m, "SuiteSparse LDL+AMD", "double");
+    if (m->ud >= 0 && m->method[m->ud].ok)
+      us_range(f, m->method[m->ud].factor);
+    else
+      fputs("--", f);
+    fputs(" | ", f);
+    if (ldl >= 0 && m->method[ldl].ok)
+      us_range(f, m->method[ldl].factor);
+    else
+      fputs("--", f);
+    fputs(" | ", f);
+    if (ldl >= 0 && m->ud >= 0 && m->method[ldl].ok)
+      ratio_range(f, m->method[ldl].vs_ud);
+    else
+      fputs("--", f);
+    fputs(" |\n", f);
+  }
+  fputs("\n", f);
+}
+
+/* Where the full-step row goes (measure_full_step in sample.c). */
+static void write_full_step(FILE *f, const br_report *r) {
+  fputs("## Full step\n\nAssembly + factor + N-1 PGS iterations + block Gauss-Seidel step, against N PGS "
+        "iterations alone (N = 10), single-threaded and with the factorization on a second thread.\n\n"
+        "| sample | N | LDL-PGS 1 thread µs | LDL-PGS 2 threads µs | PGS µs | 2 threads / PGS |\n"
+        "|---|--:|--:|--:|--:|--:|\n",
+        f);
+  for (int i = 0; i < r->nmech; i++) {
+    const br_mech *m = &r->mech[i];
+    if (m->error) continue;
+    if (!m->step.measured) {
+      fprintf(f, "| %s | %d | not measured yet: needs the runtime stepper | | | |\n", m->name, m->step.iterations);
+      continue;
+    }
+    fprintf(f, "| %s | %d | ", m->name, m->step.iterations);
+    us_range(f, m->step.ldlpgs_1thread);
+    fputs(" | ", f);
+    us_range(f, m->step.ldlpgs_2threads);
+    fputs(" | ", f);
+    us_range(f, m->step.pgs);
+    fprintf(f, " | %.2fx |\n", m->step.ldlpgs_2threads.med / m->step.pgs.med);
+  }
+  fputs("\n", f);
+}
+
+void br_write_md(FILE *f, const br_report *r) {
+  write_header(f, r);
+  write_targets(f, r);
+  fputs("## Factorization\n\n", f);
+  br_write_main_table(f, r);
+  fputs("\n", f);
+  write_details(f, r);
+  write_orders(f, r);
+  write_peak(f, r);
+  write_ldlgen(f, r);
+  write_series(f, r);
+  write_full_step(f, r);
+}

@@ -1,0 +1,91 @@
+/* results.h -- everything one `make bench` run measured, as the reports
+ * (report_md.c, report_json.c) read it. Times are seconds per call: the
+ * median over runs of each run's median over batches, with the min-max
+ * over the runs. Ratios are formed within each run, then summarized. */
+#ifndef LDLPGS_BENCH_RESULTS_H
+#define LDLPGS_BENCH_RESULTS_H
+
+#include "btime.h"
+#include "orders.h"
+#include "peak.h"
+
+enum { BR_MAX_METHODS = 12 };
+
+typedef struct br_method {
+  char name[40];
+  const char *precision;
+  int library;              /* an external library */
+  int ok;                   /* measured (set up, factored, solved) */
+  bt_stat factor, solve;    /* seconds */
+  bt_stat vs_ud;            /* factor time / unrolled double's, per run */
+  double flops_block;       /* block convention (0: not applicable) */
+  double flops_chol;        /* CHOLMOD convention, own L */
+  long long lnz;
+  double residual;          /* ||H x - b|| / ||b|| of its solve */
+} br_method;
+
+typedef struct br_compile {
+  const char *precision;
+  const char *source;
+  long lines;
+  double compile_s;
+  long text, data;
+} br_compile;
+
+/* The full step (assembly + factor + N-1 PGS + block-GS step vs N PGS,
+ * single-threaded and with the factorization on a second thread) needs the
+ * runtime stepper; until it exists this stays unmeasured (see
+ * measure_full_step in bench.c). */
+typedef struct br_step {
+  int measured;
+  int iterations;
+  bt_stat ldlpgs_1thread, ldlpgs_2threads, pgs; /* seconds per step */
+} br_step;
+
+typedef struct br_mech {
+  const char *path;
+  char name[64];
+  const char *series; /* NULL: a sample */
+  int param;
+  const char *error;  /* set when it could not be measured */
+  int bodies, ncons, shards, dim;
+  double density;
+  long long nnz;      /* structural nonzeros of H~ (full) */
+  const char *heuristic;
+  double flops_block; /* of the program (best order) */
+  double load_s, symbolic_s; /* load (Lua) and symbolic phase, median */
+  int nmethod;
+  br_method method[BR_MAX_METHODS];
+  int ud, uf;         /* indices of unrolled double / float, -1 if absent */
+  int fastest_lib;    /* library with the smallest median factor time, -1 if none */
+  bt_stat lib_vs_ud, lib_vs_uf; /* fastest library per run / unrolled double, float */
+  bt_stat ldl_vs_uf;  /* SuiteSparse LDL / unrolled float */
+  int has_orders;
+  bo_row order[BO_COUNT];
+  int ncompile;
+  br_compile compile[2];
+  br_step step;
+} br_mech;
+
+typedef struct br_report {
+  char date[40];       /* UTC */
+  char cpu[128];       /* /proc/cpuinfo model name */
+  int ncpu;
+  char compiler[96];
+  const char *cflags;  /* of the generated programs */
+  char blas[160];      /* OpenBLAS configuration */
+  char libs[160];      /* library versions */
+  int runs, batches;
+  double batch_s;
+  bp_result peak[BP_COUNT];
+  br_mech *mech;       /* samples (and extra mechanism files) */
+  int nmech;
+  br_mech *series;     /* scaling series */
+  int nseries;
+  double wall_s;       /* of the whole measurement */
+} br_report;
+
+/* Index of method `name` in precision `prec` of m, or -1. */
+int br_find(const br_mech *m, const char *name, const char *prec);
+
+#endif

@@ -1,0 +1,109 @@
+/* targets.c -- PASS/MISS of the speed targets (see targets.h). */
+#include "targets.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const speed_samples[] = {"scissor_lift", "track", "multi_wheel"};
+
+const char *br_verdict_name(br_verdict v) {
+  return v == BR_PASS ? "PASS" : v == BR_MISS ? "MISS" : "NOT MEASURED";
+}
+
+static const br_mech *find_sample(const br_report *r, const char *name) {
+  for (int i = 0; i < r->nmech; i++)
+    if (!r->mech[i].error && strcmp(r->mech[i].name, name) == 0) return &r->mech[i];
+  return NULL;
+}
+
+static br_target *next(br_target *t, int *n, int max) {
+  if (*n >= max) return NULL;
+  br_target *x = &t[(*n)++];
+  memset(x, 0, sizeof *x);
+  return x;
+}
+
+#define RATIO(s) (s).med, (s).lo, (s).hi
+
+static void speed(const br_report *r, const char *name, br_target *t, int *n, int max) {
+  const br_mech *m = find_sample(r, name);
+  const int ldl = m ? br_find(m, "SuiteSparse LDL+AMD", "double") : -1;
+  br_target *x;
+  if (!m || m->ud < 0 || ldl < 0 || !m->method[ldl].ok || m->fastest_lib < 0) {
+    if ((x = next(t, n, max))) {
+      x->verdict = BR_NOT_MEASURED;
+      snprintf(x->text, sizeof x->text, "%s: unrolled double vs the libraries: not measured", name);
+    }
+    return;
+  }
+  const bt_stat l = m->method[ldl].vs_ud, f = m->lib_vs_ud;
+  const char *fl = m->method[m->fastest_lib].name, *fp = m->method[m->fastest_lib].precision;
+  if ((x = next(t, n, max))) {
+    x->verdict = l.med >= 5.0 ? BR_PASS : BR_MISS;
+    snprintf(x->text, sizeof x->text,
+             "%s: unrolled double is %.2fx (%.2f-%.2f) faster than SuiteSparse LDL+AMD (target >= 5x)", name,
+             RATIO(l));
+  }
+  if ((x = next(t, n, max))) {
+    x->verdict = f.med >= 2.0 ? BR_PASS : BR_MISS;
+    snprintf(x->text, sizeof x->text,
+             "%s: unrolled double is %.2fx (%.2f-%.2f) faster than the fastest library, %s %s (target >= 2x)",
+             name, RATIO(f), fl, fp);
+  }
+  if ((x = next(t, n, max))) {
+    if (m->uf < 0 || !m->method[m->uf].ok) {
+      x->verdict = BR_NOT_MEASURED;
+      snprintf(x->text, sizeof x->text, "%s: unrolled float: not measured", name);
+    } else {
+      const bt_stat d = m->method[m->uf].vs_ud; /* float time / double time */
+      const bt_stat lf = m->ldl_vs_uf, ff = m->lib_vs_uf;
+      const double faster = d.med > 0 ? 1.0 / d.med : 0;
+      x->verdict = faster > 1.0 && lf.med >= 5.0 && ff.med >= 2.0 ? BR_PASS : BR_MISS;
+      snprintf(x->text, sizeof x->text,
+               "%s: unrolled float is %.2fx faster than unrolled double, %.2fx (%.2f-%.2f) faster than "
+               "SuiteSparse LDL+AMD, %.2fx (%.2f-%.2f) faster than the fastest library (target: faster than "
+               "double, >= 5x, >= 2x)",
+               name, faster, RATIO(lf), RATIO(ff));
+    }
+  }
+}
+
+static void orders(const br_report *r, br_target *t, int *n, int max) {
+  for (int i = 0; i < r->nmech; i++) {
+    const br_mech *m = &r->mech[i];
+    if (m->error || !m->has_orders) continue;
+    const bo_row *best = &m->order[BO_BEST];
+    for (int k = BO_AMD; k <= BO_METIS; k++) {
+      const bo_row *lib = &m->order[k];
+      br_target *x = next(t, n, max);
+      if (!x) return;
+      if (!lib->ok || !best->ok) {
+        x->verdict = BR_NOT_MEASURED;
+        snprintf(x->text, sizeof x->text, "%s: best vs %s: not measured", m->name, lib->name);
+        continue;
+      }
+      x->verdict = best->flops <= lib->flops ? BR_PASS : BR_MISS;
+      snprintf(x->text, sizeof x->text, "%s: best ordering %.0f block flops vs %s %.0f (%.3fx; target <= 1)",
+               m->name, best->flops, lib->name, lib->flops, best->flops / lib->flops);
+    }
+  }
+}
+
+static void step(const br_report *r, br_target *t, int *n, int max) {
+  int measured = 0;
+  for (int i = 0; i < r->nmech; i++) measured |= r->mech[i].step.measured;
+  br_target *x = next(t, n, max);
+  if (!x) return;
+  x->verdict = BR_NOT_MEASURED;
+  snprintf(x->text, sizeof x->text,
+           "full LDL-PGS step with the factorization on a second thread <= 1.2x a pure PGS step: %s",
+           measured ? "see the full-step table" : "not measured yet (needs the runtime stepper)");
+}
+
+int br_targets(const br_report *r, br_target *t, int max) {
+  int n = 0;
+  for (size_t k = 0; k < sizeof speed_samples / sizeof speed_samples[0]; k++) speed(r, speed_samples[k], t, &n, max);
+  orders(r, t, &n, max);
+  step(r, t, &n, max);
+  return n;
+}

@@ -1,0 +1,30 @@
+/* targets.h -- the speed targets of issue 5, evaluated on the measured
+ * results as explicit PASS/MISS lines:
+ *   - unrolled double >= 5x SuiteSparse LDL+AMD and >= 2x the fastest library
+ *     (any precision, dense LAPACK included) on scissor_lift, track and
+ *     multi_wheel (shattered);
+ *   - unrolled float faster still: faster than unrolled double, and meeting
+ *     both ratios itself;
+ *   - best ordering: no more block flops than AMD and than METIS on every
+ *     sample;
+ *   - full step with the factorization on a second thread <= 1.2x pure PGS
+ *     (not measured until the runtime stepper exists).
+ * A ratio passes when its median over the runs meets the target. */
+#ifndef LDLPGS_BENCH_TARGETS_H
+#define LDLPGS_BENCH_TARGETS_H
+
+#include "results.h"
+
+typedef enum br_verdict { BR_PASS = 0, BR_MISS, BR_NOT_MEASURED } br_verdict;
+
+typedef struct br_target {
+  br_verdict verdict;
+  char text[320];
+} br_target;
+
+/* Fills up to max targets; returns how many. */
+int br_targets(const br_report *r, br_target *t, int max);
+
+const char *br_verdict_name(br_verdict v);
+
+#endif
