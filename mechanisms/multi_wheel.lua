@@ -6,7 +6,9 @@
 -- sparse (the talk: 29 constraints, dim 142, ~17.5%, ~35k flops).
 -- z is up, SI units; the vehicle points along +x.
 
-local m = { name = "multi_wheel", bodies = {}, constraints = {} }
+-- The wheels (cylinder shapes) stand on a ground plane at z = 0.
+local m = { name = "multi_wheel", bodies = {}, constraints = {},
+            settings = { ground = { height = 0 }, probe = "chassis" } }
 local function add(t, x) t[#t + 1] = x; return x end
 
 local axles, spacing = 7, 1.4
@@ -22,7 +24,7 @@ add(m.bodies, { name = "chassis", mass = 12000, box = { 10.0, 2.5, 1.0 },
 local function wheel(i, side, y)
   local x = -(axles - 1) * spacing / 2 + (i - 1) * spacing
   local name = string.format("wheel%d%s", i, side)
-  add(m.bodies, { name = name, mass = 150, cylinder = { wheel_r, 0.4 },
+  add(m.bodies, { name = name, mass = 150, cylinder = { wheel_r, 0.4 }, shape = { cylinder = { wheel_r, 0.4 } },
                   pos = { x, y, wheel_r }, rot = wheel_rot })
   add(m.constraints, { name = "axle" .. i .. side, type = "hinge", a = "chassis", b = name,
                        anchor = { x, y, wheel_r }, axis = { 0, 1, 0 } })
