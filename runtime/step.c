@@ -137,7 +137,11 @@ static void integrate(rt_world *w) {
 
 /* Driven rods change their length, within their bounds; the rate of the
  * change becomes a velocity target of the row (feed-forward), so the rod
- * follows its drive without lagging behind by speed dt / beta. */
+ * follows its drive without lagging behind by speed dt / beta. The row's
+ * bias already sees the change as an error c = -rate dt and asks beta of
+ * it back, so the feed-forward is the rest, (1 - beta) rate: a rod that
+ * held its length reaches the new one within the step (a full rate would
+ * put it one step, speed dt, ahead of its drive). */
 static void drive_rods(rt_world *w) {
   for (int j = 0; j < w->njoint; j++) {
     rt_joint_desc *d = &w->joint[j];
@@ -184,7 +188,7 @@ static void equality_rows(rt_world *w, int c) {
   for (int r = row; r < row + d; r++) {
     w->rows.a[r] = dynamic(w, p->cons_a[c]);
     w->rows.b[r] = dynamic(w, p->cons_b[c]);
-    w->rows.rhs[r] = k * w->c[r] + (j >= 0 ? w->drive_rate[j] : 0.0);
+    w->rows.rhs[r] = k * w->c[r] + (j >= 0 ? (1.0 - w->set.beta) * w->drive_rate[j] : 0.0);
     w->rows.lo[r] = -INFINITY;
     w->rows.hi[r] = INFINITY;
   }
