@@ -1,0 +1,1151 @@
+/* test_world.c -- the runtime stepper (rt_world.h) on whole mechanisms,
+ * through the interpreter path (gen's program built in memory, as ldlsim
+ * runs it).
+ *
+ * What is checked:
+ * - the talk's claims: on the scissor lift (10 s, dt 1/60, 10 iterations,
+ *   ground contacts) and on the 1000:1 chain, LDL-PGS keeps the joints
+ *   within 1 mm while pure PGS at the same iteration count is at least 10x
+ *   worse or explodes; the lift's platform rises;
+ * - larger mechanisms under gravity: a track loop hung from two supports,
+ *   a multi-wheeled vehicle standing on the ground, its shattered and
+ *   unshattered programs moving the same way;
+ * - determinism of the execution variants: the factorization thread, the
+ *   split entry points (begin / factor / iterate / end) and rt_world_step
+ *   give bitwise identical states; the block step before the last sweep
+ *   runs stably;
+ * - physics: a pendulum's energy, a free tumbling body's angular momentum
+ *   and energy, a welded body at rest;
+ * - robustness: non-finite velocities, poses and forces are refused without
+ *   touching the state; a singular H (duplicated hinge, epsilon 0) gives a
+ *   finite motion; rt_world_create refuses a program made for another
+ *   mechanism (structure hash) and other bad input;
+ * - motors (target velocity, impulse bound), driven rods (length schedule,
+ *   tracking error) and ground contacts (a box comes to rest).
+ * Measured figures are printed with print_message. Runs are kept short
+ * except the two 10 s runs the issue asks for: the program also runs under
+ * valgrind. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "load.h"
+#include "mech.h"
+#include "mechworld.h"
+#include "program.h"
+#include "rt_world.h"
+#include "rtprog.h"
+#include "simrun.h"
+
+/*---- helpers ---------------------------------------------------------------------*/
+
+/* A loaded mechanism, its interpreted program, world description and the
+ * mechanism's settings (all arrays in the arena). */
+typedef struct sim {
+  arena a;
+  mech m;
+  program prog;
+  rt_program rp;
+  rt_world_desc desc;
+  rt_settings set;
+} sim;
+
+/* The text of SRC_DIR/rel (malloc'd). */
+static char *read_source(const char *rel) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", SRC_DIR, rel);
+  FILE *f = fopen(path, "rb");
+  if (!f) fail_msg("cannot open %s", path);
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *buf = malloc((size_t)n + 1);
+  assert_non_null(buf);
+  size_t got = fread(buf, 1, (size_t)n, f);
+  buf[got] = '\0';
+  fclose(f);
+  return buf;
+}
+
+/* "local m = (function() <source of rel> end)()" followed by tail, which
+ * edits m and returns it (malloc'd). */
+static char *wrap_source(const char *rel, const char *tail) {
+  char *src = read_source(rel);
+  const char *head = "local m = (function()\n";
+  const char *mid = "\nend)()\n";
+  size_t n = strlen(head) + strlen(src) + strlen(mid) + strlen(tail) + 1;
+  char *out = malloc(n);
+  assert_non_null(out);
+  snprintf(out, n, "%s%s%s%s", head, src, mid, tail);
+  free(src);
+  return out;
+}
+
+/* Loads a mechanism: the file SRC_DIR/rel if src is NULL, else the Lua
+ * string src (rel is then its chunk name). */
+static void sim_load(sim *s, const char *rel, const char *src) {
+  memset(s, 0, sizeof *s);
+  arena_init(&s->a);
+  diag_list d;
+  diag_init(&d);
+  gen_status st;
+  if (src) {
+    st = load_mech_string(&s->a, rel, src, NULL, &s->m, &d);
+  } else {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", SRC_DIR, rel);
+    st = load_mech(&s->a, arena_strdup(&s->a, path), NULL, &s->m, &d);
+  }
+  if (st != GEN_OK) {
+    diag_print(&d, stderr);
+    diag_free(&d);
+    fail_msg("%s did not load", rel);
+  }
+  diag_free(&d);
+}
+
+/* The symbolic phase (default ordering; shatter: a threshold, 0 = off, or
+ * PROGRAM_SHATTER_FROM_MECH), the interpreted program in the given
+ * precision, the world description and the mechanism's settings. */
+static void sim_build(sim *s, int shatter, rt_precision precision) {
+  program_options o;
+  program_default_options(&o);
+  o.shatter = shatter;
+  diag_list d;
+  diag_init(&d);
+  if (program_build(&s->a, &s->m, &o, &s->prog, &d) != GEN_OK) {
+    diag_print(&d, stderr);
+    diag_free(&d);
+    fail_msg("program_build failed for %s", s->m.name);
+  }
+  diag_free(&d);
+  rtprog_build(&s->a, &s->prog, precision, &s->rp);
+  mechworld_desc(&s->a, &s->m, &s->desc);
+  mechworld_settings(&s->m, &s->set);
+}
+
+/* Loads (file or string, as sim_load) and builds with the defaults: the
+ * mechanism's shattering, double precision. */
+static void sim_open(sim *s, const char *rel, const char *src) {
+  sim_load(s, rel, src);
+  sim_build(s, PROGRAM_SHATTER_FROM_MECH, RT_DOUBLE);
+}
+
+static void sim_free(sim *s) { arena_free(&s->a); }
+
+static rt_world *sim_world(const sim *s, const rt_settings *set) {
+  char err[256];
+  rt_status st;
+  rt_world *w = rt_world_create(&s->desc, &s->rp, set, &st, err, sizeof err);
+  if (w == NULL) fail_msg("rt_world_create(%s): %s (%s)", s->m.name, err, rt_status_message(st));
+  return w;
+}
+
+/* Runs a world for `steps` steps with simrun (ground contacts if the
+ * mechanism has a ground plane), probing the mechanism's probe body. */
+static void sim_run(const sim *s, rt_world *w, int steps, simrun_result *r) {
+  simrun_options o;
+  memset(&o, 0, sizeof o);
+  o.steps = steps;
+  o.probe = simrun_default_probe(&s->m);
+  memset(r, 0, sizeof *r);
+  simrun_run(w, &s->m, &o, r);
+}
+
+#define MAX_CONTACTS 256
+
+/* Feeds the mechanism's ground contacts (as simrun does), if it has a
+ * ground plane. */
+static void feed_ground(rt_world *w, const mech *m) {
+  if (!m->settings.has_ground) return;
+  rt_contact c[MAX_CONTACTS];
+  int cap = rt_world_settings(w)->max_contacts;
+  if (cap > MAX_CONTACTS) cap = MAX_CONTACTS;
+  const double mu = m->settings.ground_friction >= 0 ? m->settings.ground_friction : m->settings.friction;
+  int n = rt_world_ground_contacts(w, m->settings.ground_height, mu, SIMRUN_CONTACT_MARGIN, c, cap);
+  assert_int_equal(rt_world_set_contacts(w, c, n < cap ? n : cap), RT_OK);
+}
+
+/* One step with the ground contacts fed in; must succeed. */
+static void step_ok(rt_world *w, const mech *m) {
+  feed_ground(w, m);
+  rt_status st = rt_world_step(w);
+  if (st != RT_OK) fail_msg("rt_world_step: %s", rt_status_message(st));
+}
+
+/* The state of every body: p (3), q (4), v (3), w (3). */
+#define NSTATE 13
+static double *state_alloc(const rt_world *w) {
+  double *s = calloc((size_t)rt_world_body_count(w) * NSTATE, sizeof *s);
+  assert_non_null(s);
+  return s;
+}
+
+static void state_get(const rt_world *w, double *s) {
+  for (int i = 0; i < rt_world_body_count(w); i++, s += NSTATE) {
+    rt_pose p;
+    rt_world_body_pose(w, i, &p);
+    memcpy(s, p.p, sizeof p.p);
+    memcpy(s + 3, p.q, sizeof p.q);
+    rt_world_body_velocity(w, i, s + 7, s + 10);
+  }
+}
+
+static size_t state_bytes(const rt_world *w) { return (size_t)rt_world_body_count(w) * NSTATE * sizeof(double); }
+
+/* Fails with the first differing body if two worlds' states differ in any bit. */
+static void assert_same_state(const rt_world *w1, const rt_world *w2, int step, const char *what) {
+  double *s1 = state_alloc(w1), *s2 = state_alloc(w2);
+  state_get(w1, s1);
+  state_get(w2, s2);
+  if (memcmp(s1, s2, state_bytes(w1)) != 0) {
+    for (int k = 0; k < rt_world_body_count(w1) * NSTATE; k++)
+      if (memcmp(&s1[k], &s2[k], sizeof s1[k]) != 0) {
+        double a = s1[k], b = s2[k];
+        free(s1);
+        free(s2);
+        fail_msg("%s: step %d, body %d, state component %d: %a vs %a", what, step, k / NSTATE, k % NSTATE, a, b);
+      }
+  }
+  free(s1);
+  free(s2);
+}
+
+static int state_finite(const rt_world *w) {
+  double *s = state_alloc(w);
+  state_get(w, s);
+  int ok = 1;
+  for (int k = 0; k < rt_world_body_count(w) * NSTATE; k++) ok &= isfinite(s[k]) != 0;
+  free(s);
+  return ok;
+}
+
+static int find_body(const sim *s, const char *name) {
+  int i = mech_find_body(&s->m, name);
+  if (i < 0) fail_msg("%s: no body %s", s->m.name, name);
+  return i;
+}
+
+static int find_joint(const sim *s, const char *name) {
+  int i = mech_find_constraint(&s->m, name);
+  if (i < 0) fail_msg("%s: no constraint %s", s->m.name, name);
+  return i;
+}
+
+/* Rotation matrix of a unit quaternion (w, x, y, z), the test's own. */
+static void quat_mat(const double q[4], double M[3][3]) {
+  double w = q[0], x = q[1], y = q[2], z = q[3];
+  M[0][0] = 1 - 2 * (y * y + z * z);
+  M[0][1] = 2 * (x * y - w * z);
+  M[0][2] = 2 * (x * z + w * y);
+  M[1][0] = 2 * (x * y + w * z);
+  M[1][1] = 1 - 2 * (x * x + z * z);
+  M[1][2] = 2 * (y * z - w * x);
+  M[2][0] = 2 * (x * z - w * y);
+  M[2][1] = 2 * (y * z + w * x);
+  M[2][2] = 1 - 2 * (x * x + y * y);
+}
+
+static double norm3(const double v[3]) { return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
+
+/*---- LDL-PGS against PGS: the talk's two cases ------------------------------------*/
+
+/* Runs a mechanism for 10 s at dt 1/60 and 10 iterations with both solvers. */
+static void run_both(const sim *s, simrun_result *ldl, simrun_result *pgs) {
+  rt_settings set = s->set;
+  set.dt = 1.0 / 60.0;
+  set.iterations = 10;
+  const int steps = 600;
+  set.solver = RT_SOLVER_LDLPGS;
+  rt_world *w = sim_world(s, &set);
+  sim_run(s, w, steps, ldl);
+  rt_world_destroy(w);
+  set.solver = RT_SOLVER_PGS;
+  w = sim_world(s, &set);
+  sim_run(s, w, steps, pgs);
+  rt_world_destroy(w);
+  print_message("%s, 10 s: LDL-PGS max error %.3g m (final %.3g m, %d steps%s), PGS max error %.3g m after %d steps%s%s\n",
+                s->m.name, ldl->max_pos_error, ldl->final_pos_error, ldl->steps, ldl->exploded ? ", EXPLODED" : "",
+                pgs->max_pos_error, pgs->steps, pgs->exploded ? ", exploded: " : "", pgs->why);
+}
+
+static void test_scissor_lift_ldlpgs_beats_pgs(void **state) {
+  (void)state;
+  sim s;
+  sim_open(&s, "mechanisms/scissor_lift.lua", NULL);
+  assert_true(s.m.settings.has_ground); /* the wheels stand on the ground */
+  simrun_result ldl, pgs;
+  run_both(&s, &ldl, &pgs);
+  print_message("scissor_lift: platform z %.4g m -> %.4g m (LDL-PGS), factorization failures %d\n", ldl.probe_start,
+                ldl.probe_final, ldl.factor_failures);
+  assert_false(ldl.exploded);
+  assert_int_equal(ldl.steps, 600);
+  assert_true(ldl.max_pos_error < 1e-3);
+  assert_int_equal(ldl.factor_failures, 0);
+  assert_int_equal(simrun_default_probe(&s.m), find_body(&s, "platform"));
+  assert_true(ldl.probe_final - ldl.probe_start > 1.0);
+  assert_true(pgs.exploded || pgs.max_pos_error >= 10 * ldl.max_pos_error);
+  sim_free(&s);
+}
+
+static void test_chain_ldlpgs_beats_pgs(void **state) {
+  (void)state;
+  sim s;
+  sim_open(&s, "mechanisms/chain.lua", NULL);
+  /* mass ratio 1000:1 */
+  assert_true(s.m.bodies[find_body(&s, "weight")].mass == 1000 * s.m.bodies[find_body(&s, "link1")].mass);
+  simrun_result ldl, pgs;
+  run_both(&s, &ldl, &pgs);
+  assert_false(ldl.exploded);
+  assert_int_equal(ldl.steps, 600);
+  assert_true(ldl.max_pos_error < 1e-3);
+  assert_true(ldl.final_pos_error < 1e-3);
+  assert_true(pgs.exploded || pgs.max_pos_error >= 10 * ldl.max_pos_error);
+  sim_free(&s);
+}
+
+/*---- larger mechanisms under gravity ---------------------------------------------------*/
+
+/* The track loop hung from the world by ball joints at two pins of its top
+ * run (pin21 on plate21, pin32 on plate32): the stadium-shaped loop
+ * collapses and swings under gravity. The joint error it shows is the
+ * integrator's, not the solver's: the block step satisfies the velocity
+ * constraints, but the plates whip around at tens of rad/s, and the
+ * position update p += dt v along a curved path leaves a second-order
+ * error that beta only corrects by 20% per step (measured: max 0.107 m at
+ * dt 1/60 over 5 s, 0.0156 m at dt 1/240). So: at dt 1/60 the motion is
+ * stable and the error bounded and shrinking once the swing calms down,
+ * and a 4x smaller dt cuts the error by far more than 4x. */
+static char *track_on_supports(void) {
+  return wrap_source("mechanisms/track.lua",
+                     "local function pin(name)\n"
+                     "  for _, c in ipairs(m.constraints) do\n"
+                     "    if c.name == name then assert(c.anchor[3] > 0.99); return c.anchor end\n"
+                     "  end\n"
+                     "  error('no pin ' .. name)\n"
+                     "end\n"
+                     "m.constraints[#m.constraints + 1] = { name = 'support_front', type = 'ball', a = 'world',\n"
+                     "  b = 'plate21', anchor = pin('pin21') }\n"
+                     "m.constraints[#m.constraints + 1] = { name = 'support_rear', type = 'ball', a = 'world',\n"
+                     "  b = 'plate32', anchor = pin('pin32') }\n"
+                     "return m\n");
+}
+
+static void test_track_on_supports_stable(void **state) {
+  (void)state;
+  char *src = track_on_supports();
+  sim s;
+  sim_open(&s, "track_supported.lua", src);
+  free(src);
+  assert_int_equal(s.m.ncons, 42);
+  assert_int_equal(s.prog.s.dim, 206);
+  rt_settings set = s.set;
+  set.dt = 1.0 / 60;
+  rt_world *w = sim_world(&s, &set);
+  double *err = calloc(300, sizeof *err);
+  assert_non_null(err);
+  simrun_result r;
+  memset(&r, 0, sizeof r);
+  r.pos_error = err;
+  simrun_options o;
+  memset(&o, 0, sizeof o);
+  o.steps = 300;
+  o.probe = simrun_default_probe(&s.m);
+  simrun_run(w, &s.m, &o, &r);
+  double last_second = 0, first_two = 0;
+  for (int k = 0; k < r.steps; k++)
+    if (k >= 240)
+      last_second = fmax(last_second, err[k]);
+    else if (k < 120)
+      first_two = fmax(first_two, err[k]);
+  /* the loop swings: its lowest plate moves */
+  int low = find_body(&s, "plate05");
+  rt_pose p;
+  rt_world_body_pose(w, low, &p);
+  const double moved = fabs(p.p[2] - s.m.bodies[low].pos[2]) + fabs(p.p[0] - s.m.bodies[low].pos[0]);
+  rt_world_destroy(w);
+
+  /* the first 2 s again at dt 1/240 */
+  set.dt = 1.0 / 240;
+  w = sim_world(&s, &set);
+  simrun_result fine;
+  sim_run(&s, w, 480, &fine);
+  rt_world_destroy(w);
+  print_message("track on two supports, 5 s at dt 1/60: max error %.3g m (first 2 s %.3g m, last second %.3g m), "
+                "max angular error %.3g rad, plate05 moved %.3g m, energy %.6g -> %.6g J; first 2 s at dt 1/240: "
+                "max error %.3g m\n",
+                r.max_pos_error, first_two, last_second, r.max_ang_error, moved, r.energy_start, r.energy_final,
+                fine.max_pos_error);
+  assert_false(r.exploded);
+  assert_int_equal(r.steps, 300);
+  assert_true(r.max_pos_error < 0.2);
+  assert_true(last_second < 0.05);
+  assert_true(r.max_ang_error < 1e-6); /* a planar loop: the hinge axes stay parallel */
+  assert_true(moved > 0.1);
+  assert_true(r.energy_final <= r.energy_start); /* no energy from nowhere */
+  assert_false(fine.exploded);
+  assert_true(fine.max_pos_error < first_two / 5);
+  free(err);
+  sim_free(&s);
+}
+
+
+/* The multi-wheeled vehicle (its wheels have cylinder shapes and stand on
+ * the ground plane) settles on the ground for 3 s with the chassis
+ * shattered (the default program) and whole (shatter off): both stable,
+ * the joints hold, and the chassis ends up in the same place. The
+ * programs differ in the solver view only, but the contacts are PGS rows
+ * solved to 10 iterations against a different equality block, so the
+ * transient of the first steps differs a little (measured: 1.5 mm) and
+ * the settled poses less (0.3 mm). */
+static void test_multi_wheel_on_ground_shattered_like_unshattered(void **state) {
+  (void)state;
+  sim sh, un;
+  sim_load(&sh, "mechanisms/multi_wheel.lua", NULL);
+  sim_build(&sh, PROGRAM_SHATTER_FROM_MECH, RT_DOUBLE);
+  sim_load(&un, "mechanisms/multi_wheel.lua", NULL);
+  sim_build(&un, 0, RT_DOUBLE);
+  const int chassis = find_body(&sh, "chassis"), wheel = find_body(&sh, "wheel3L");
+  assert_true(sh.m.settings.has_ground);
+  assert_int_equal(sh.m.bodies[wheel].shape, MECH_SHAPE_CYLINDER);
+  /* really two different programs: the chassis is split in one only */
+  assert_true(sh.rp.shard_num[chassis] > 1);
+  assert_int_equal(un.rp.shard_num[chassis], 1);
+  assert_int_equal(un.rp.nsbody, un.rp.nbody);
+  assert_true(sh.rp.dim > un.rp.dim);
+
+  const int steps = 180; /* 3 s */
+  rt_world *ws = sim_world(&sh, &sh.set), *wu = sim_world(&un, &un.set);
+  double max_diff = 0.0, max_err = 0.0, max_sink = 0.0, settled = 0.0;
+  for (int k = 0; k < steps; k++) {
+    step_ok(ws, &sh.m);
+    step_ok(wu, &un.m);
+    rt_pose ps, pu;
+    rt_world_body_pose(ws, chassis, &ps);
+    rt_world_body_pose(wu, chassis, &pu);
+    double d[3] = {ps.p[0] - pu.p[0], ps.p[1] - pu.p[1], ps.p[2] - pu.p[2]};
+    max_diff = fmax(max_diff, norm3(d));
+    if (k >= steps - 60) settled = fmax(settled, norm3(d));
+    max_sink = fmax(max_sink, fabs(ps.p[2] - sh.m.bodies[chassis].pos[2]));
+    max_sink = fmax(max_sink, fabs(pu.p[2] - un.m.bodies[chassis].pos[2]));
+    double pe, ae;
+    rt_world_max_error(ws, &pe, &ae);
+    max_err = fmax(max_err, pe);
+    rt_world_max_error(wu, &pe, &ae);
+    max_err = fmax(max_err, pe);
+  }
+  assert_int_equal(rt_world_contact_count(ws), 28); /* the lowest rim point of both caps of 14 wheels */
+  print_message("multi_wheel on the ground, 3 s: shattered dim %d vs unshattered dim %d; max joint error %.3g m; "
+                "chassis positions differ by at most %.3g m (last second %.3g m); chassis z moved by at most %.3g m\n",
+                sh.rp.dim, un.rp.dim, max_err, max_diff, settled, max_sink);
+  assert_true(state_finite(ws) && state_finite(wu));
+  assert_true(max_err < 1e-4);
+  assert_true(max_sink < 0.005); /* it stands on its wheels */
+  assert_true(max_diff < 3e-3);
+  assert_true(settled < 5e-4);
+  rt_world_destroy(ws);
+  rt_world_destroy(wu);
+  sim_free(&sh);
+  sim_free(&un);
+}
+
+/* Without contacts the two programs agree much more closely: the vehicle
+ * tumbling through empty space (a rigid motion, wheels spinning on their
+ * axles) for 1 s. Only the regularization and rounding differ. */
+static void test_multi_wheel_tumbling_shattered_like_unshattered(void **state) {
+  (void)state;
+  char *src = wrap_source("mechanisms/multi_wheel.lua",
+                          "local w, v, c = { 0.2, -0.3, 0.5 }, { 1, 0, 0.5 }, m.bodies[1].pos\n"
+                          "for _, b in ipairs(m.bodies) do\n"
+                          "  local r = { b.pos[1] - c[1], b.pos[2] - c[2], b.pos[3] - c[3] }\n"
+                          "  b.vel = { v[1] + w[2] * r[3] - w[3] * r[2], v[2] + w[3] * r[1] - w[1] * r[3],\n"
+                          "            v[3] + w[1] * r[2] - w[2] * r[1] }\n"
+                          "  b.angvel = { w[1], w[2] + (b.name:sub(1, 5) == 'wheel' and 4 or 0), w[3] }\n"
+                          "end\n"
+                          "m.settings = { gravity = { 0, 0, 0 }, ground = false }\n"
+                          "return m\n");
+  sim sh, un;
+  sim_load(&sh, "multi_wheel_tumbling.lua", src);
+  sim_build(&sh, PROGRAM_SHATTER_FROM_MECH, RT_DOUBLE);
+  sim_load(&un, "multi_wheel_tumbling.lua", src);
+  sim_build(&un, 0, RT_DOUBLE);
+  free(src);
+  const int chassis = find_body(&sh, "chassis");
+  assert_true(sh.rp.shard_num[chassis] > 1 && un.rp.shard_num[chassis] == 1);
+  rt_world *ws = sim_world(&sh, &sh.set), *wu = sim_world(&un, &un.set);
+  double max_diff = 0.0, max_vdiff = 0.0, max_err = 0.0;
+  for (int k = 0; k < 60; k++) {
+    step_ok(ws, &sh.m);
+    step_ok(wu, &un.m);
+    for (int b = 0; b < sh.m.nbody; b++) {
+      rt_pose ps, pu;
+      double vs[3], vu[3], as[3], au[3];
+      rt_world_body_pose(ws, b, &ps);
+      rt_world_body_pose(wu, b, &pu);
+      rt_world_body_velocity(ws, b, vs, as);
+      rt_world_body_velocity(wu, b, vu, au);
+      double d[3] = {ps.p[0] - pu.p[0], ps.p[1] - pu.p[1], ps.p[2] - pu.p[2]};
+      double dv[3] = {vs[0] - vu[0], vs[1] - vu[1], vs[2] - vu[2]};
+      double da[3] = {as[0] - au[0], as[1] - au[1], as[2] - au[2]};
+      max_diff = fmax(max_diff, norm3(d));
+      max_vdiff = fmax(max_vdiff, fmax(norm3(dv), norm3(da)));
+    }
+    double pe, ae;
+    rt_world_max_error(ws, &pe, &ae);
+    max_err = fmax(max_err, pe);
+  }
+  rt_pose p;
+  rt_world_body_pose(ws, chassis, &p);
+  print_message("multi_wheel tumbling, 1 s: bodies differ by at most %.3g m, velocities by %.3g; max joint error "
+                "%.3g m; chassis moved to (%.3g, %.3g, %.3g)\n",
+                max_diff, max_vdiff, max_err, p.p[0], p.p[1], p.p[2]);
+  assert_true(p.p[0] > 0.9); /* it did move: 1 m/s along x for 1 s */
+  assert_true(max_err < 5e-3);
+  assert_true(max_diff < 1e-6);
+  assert_true(max_vdiff < 1e-5);
+  rt_world_destroy(ws);
+  rt_world_destroy(wu);
+  sim_free(&sh);
+  sim_free(&un);
+}
+
+/*---- execution variants: bitwise identical -------------------------------------------*/
+
+static void test_threaded_matches_single_threaded(void **state) {
+  (void)state;
+  sim s;
+  sim_open(&s, "mechanisms/scissor_lift.lua", NULL);
+  rt_settings one = s.set, two = s.set;
+  one.threaded = 0;
+  two.threaded = 1;
+  rt_world *w1 = sim_world(&s, &one), *w2 = sim_world(&s, &two);
+  assert_int_equal(rt_world_settings(w2)->threaded, 1);
+  for (int k = 0; k < 60; k++) {
+    step_ok(w1, &s.m);
+    step_ok(w2, &s.m);
+    assert_int_equal(rt_world_step_info(w2)->factor_status, -1);
+    assert_same_state(w1, w2, k, "threaded vs single-threaded");
+  }
+  /* switching the thread off and on between steps changes nothing either */
+  two.threaded = 0;
+  assert_int_equal(rt_world_set_settings(w2, &two), RT_OK);
+  for (int k = 60; k < 70; k++) {
+    step_ok(w1, &s.m);
+    step_ok(w2, &s.m);
+    assert_same_state(w1, w2, k, "thread switched off");
+  }
+  two.threaded = 1;
+  assert_int_equal(rt_world_set_settings(w2, &two), RT_OK);
+  for (int k = 70; k < 80; k++) {
+    step_ok(w1, &s.m);
+    step_ok(w2, &s.m);
+    assert_same_state(w1, w2, k, "thread switched on again");
+  }
+  rt_world_destroy(w1);
+  rt_world_destroy(w2);
+  sim_free(&s);
+}
+
+/* begin, then iterate before factor (they touch disjoint data, so the order
+ * is free), then end: the same bits as rt_world_step. */
+static void test_split_api_matches_step(void **state) {
+  (void)state;
+  sim s;
+  sim_open(&s, "mechanisms/scissor_lift.lua", NULL);
+  for (int solver = 0; solver < 2; solver++) {
+    rt_settings set = s.set;
+    set.solver = solver ? RT_SOLVER_LDLPGS : RT_SOLVER_PGS;
+    rt_world *w1 = sim_world(&s, &set), *w2 = sim_world(&s, &set);
+    for (int k = 0; k < 40; k++) {
+      step_ok(w1, &s.m);
+      feed_ground(w2, &s.m);
+      assert_int_equal(rt_world_step_begin(w2), RT_OK);
+      rt_world_iterate(w2);
+      rt_world_factor(w2);
+      assert_int_equal(rt_world_step_end(w2), RT_OK);
+      assert_int_equal(rt_world_step_info(w2)->factor_status, solver ? -1 : -2);
+      assert_int_equal(rt_world_step_info(w2)->sweeps, set.iterations - solver);
+      assert_int_equal(rt_world_step_info(w1)->rows, rt_world_step_info(w2)->rows);
+      assert_same_state(w1, w2, k, solver ? "split API vs step (LDL-PGS)" : "split API vs step (PGS)");
+    }
+    rt_world_destroy(w1);
+    rt_world_destroy(w2);
+  }
+  sim_free(&s);
+}
+
+/* The block step before the last sweep (RT_BLOCK_BEFORE_LAST): on the
+ * chain (equality rows only) as accurate as the block step last; on the
+ * scissor lift stable but much less accurate (measured: max 5 cm in 3 s,
+ * 15 cm in 10 s, against 26 um with the block step last): the last sweep's
+ * ground contacts push the light wheels (30 kg under ~2 t) and nothing
+ * corrects the axles afterwards. */
+static void test_block_before_last_stable(void **state) {
+  (void)state;
+  sim s;
+  sim_open(&s, "mechanisms/scissor_lift.lua", NULL);
+  rt_settings set = s.set;
+  set.block_at = RT_BLOCK_BEFORE_LAST;
+  rt_world *w = sim_world(&s, &set);
+  simrun_result r;
+  sim_run(&s, w, 180, &r);
+  /* N-2 sweeps, the block step, one last sweep */
+  assert_int_equal(rt_world_step_info(w)->sweeps, set.iterations - 1);
+  assert_int_equal(rt_world_step_info(w)->factor_status, -1);
+  assert_true(state_finite(w));
+  rt_world_destroy(w);
+  sim_free(&s);
+
+  sim c;
+  sim_open(&c, "mechanisms/chain.lua", NULL);
+  set = c.set;
+  set.block_at = RT_BLOCK_BEFORE_LAST;
+  w = sim_world(&c, &set);
+  simrun_result rc;
+  sim_run(&c, w, 600, &rc);
+  rt_world_destroy(w);
+  sim_free(&c);
+  print_message("block step before the last sweep: scissor_lift 3 s max error %.3g m, platform %.4g -> %.4g m; "
+                "chain 10 s max error %.3g m\n",
+                r.max_pos_error, r.probe_start, r.probe_final, rc.max_pos_error);
+  assert_false(r.exploded);
+  assert_int_equal(r.steps, 180);
+  assert_true(r.max_pos_error < 0.1);
+  assert_true(r.probe_final > r.probe_start + 0.5);
+  assert_false(rc.exploded);
+  assert_true(rc.max_pos_error < 1e-4);
+}
+
+/*---- physics ---------------------------------------------------------------------*/
+
+/* A 0.5 m bar on a hinge at one end, released horizontal, dt 1/240, 10 s. */
+static void test_pendulum_conserves_energy(void **state) {
+  (void)state;
+  sim s;
+  sim_open(&s, "pendulum.lua",
+           "return { name = 'pendulum', settings = { dt = 1 / 240 },\n"
+           "  bodies = { { name = 'bar', mass = 1, box = { 0.5, 0.05, 0.05 }, pos = { 0.25, 0, 0 } } },\n"
+           "  constraints = { { name = 'pivot', type = 'hinge', a = 'world', b = 'bar', anchor = { 0, 0, 0 },\n"
+           "                    axis = { 0, 1, 0 } } } }\n");
+  rt_world *w = sim_world(&s, &s.set);
+  simrun_result r;
+  sim_run(&s, w, 2400, &r);
+  rt_world_destroy(w);
+  const double scale = 1.0 * 9.81 * 0.25; /* m g h of the drop of the centre of mass */
+  print_message("pendulum, dt 1/240, 10 s: energy %.6g J -> %.6g J, max |E - E0| %.3g J = %.3g%% of m g h; "
+                "lowest centre of mass z %.4g m; max error %.3g m\n",
+                r.energy_start, r.energy_final, r.max_energy_drift, 100 * r.max_energy_drift / scale, r.probe_min,
+                r.max_pos_error);
+  assert_false(r.exploded);
+  assert_true(r.probe_min < -0.24); /* it swings through the bottom */
+  assert_true(r.max_energy_drift < 0.05 * scale);
+  assert_true(r.energy_final <= r.energy_start + 0.01 * scale);
+  assert_true(r.max_pos_error < 1e-3);
+  sim_free(&s);
+}
+
+/* A free asymmetric body (principal moments 0.5, 1.0, 1.3 kg m^2) tumbling
+ * without gravity for 10 s, spun mostly about its major axis with a
+ * wobble. Measured per step: its angular momentum L = R I R^T w and its
+ * energy. The implicit gyroscopic step (one Newton step of backward Euler
+ * in the body frame) dissipates: |L| and the energy shrink a little at
+ * every step and never grow; the error is first order in dt (measured at
+ * dt 1/60: |L - L0| / |L0| = 0.106, energy -16.6%; at dt 1/240: 0.028,
+ * -4.6%), so a 4x smaller dt cuts the drift about 4x. */
+typedef struct spin_result {
+  double ldev;     /* max |L - L0| / |L0| */
+  double ldir;     /* max angle between L and L0 (rad) */
+  double e0, ef;   /* rotational energy at the start and the end */
+  int e_grew;      /* steps where the energy or |L| grew */
+} spin_result;
+
+static void spin(double dt, spin_result *out) {
+  sim s;
+  sim_open(&s, "spinner.lua",
+           "return { name = 'spinner', settings = { gravity = { 0, 0, 0 } },\n"
+           "  bodies = { { name = 'body', mass = 2, inertia = { 0.5, 1.0, 1.3 }, pos = { 0, 0, 0 },\n"
+           "               rot = { 0.8, 0.36, 0.48, 0 }, vel = { 0.1, 0, 0 }, angvel = { 0.4, 0.8, 3.0 } } },\n"
+           "  constraints = {} }\n");
+  assert_int_equal(s.rp.dim, 0);
+  rt_settings set = s.set;
+  set.dt = dt;
+  rt_world *w = sim_world(&s, &set);
+  const double *I = s.m.bodies[0].inertia;
+  double L0[3] = {0, 0, 0}, Eprev = 0, Lprev = 0;
+  memset(out, 0, sizeof *out);
+  const int steps = (int)lround(10.0 / dt);
+  for (int k = 0; k <= steps; k++) {
+    if (k > 0) assert_int_equal(rt_world_step(w), RT_OK);
+    rt_pose p;
+    double v[3], om[3], M[3][3], wb[3], L[3];
+    rt_world_body_pose(w, 0, &p);
+    rt_world_body_velocity(w, 0, v, om);
+    quat_mat(p.q, M);
+    for (int i = 0; i < 3; i++) wb[i] = M[0][i] * om[0] + M[1][i] * om[1] + M[2][i] * om[2]; /* R^T w */
+    for (int i = 0; i < 3; i++) L[i] = M[i][0] * I[0] * wb[0] + M[i][1] * I[1] * wb[1] + M[i][2] * I[2] * wb[2];
+    const double E = 0.5 * (I[0] * wb[0] * wb[0] + I[1] * wb[1] * wb[1] + I[2] * wb[2] * wb[2]);
+    if (k == 0) {
+      memcpy(L0, L, sizeof L);
+      out->e0 = E;
+    } else {
+      out->e_grew += E > Eprev * (1 + 1e-12) || norm3(L) > Lprev * (1 + 1e-12);
+    }
+    Eprev = E;
+    Lprev = norm3(L);
+    out->ef = E;
+    double d[3] = {L[0] - L0[0], L[1] - L0[1], L[2] - L0[2]};
+    out->ldev = fmax(out->ldev, norm3(d) / norm3(L0));
+    const double c = (L[0] * L0[0] + L[1] * L0[1] + L[2] * L0[2]) / (norm3(L) * norm3(L0));
+    out->ldir = fmax(out->ldir, acos(fmin(1.0, c)));
+    /* the centre of mass moves uniformly */
+    assert_true(fabs(v[0] - 0.1) < 1e-15 && v[1] == 0 && v[2] == 0);
+  }
+  rt_world_destroy(w);
+  sim_free(&s);
+}
+
+static void test_free_body_conserves_momentum(void **state) {
+  (void)state;
+  spin_result a, b;
+  spin(1.0 / 60, &a);
+  spin(1.0 / 240, &b);
+  print_message("free body, 10 s: dt 1/60: max |L - L0| / |L0| = %.3g, L turned by at most %.3g rad, energy %.6g -> "
+                "%.6g J; dt 1/240: %.3g, %.3g rad, energy -> %.6g J\n",
+                a.ldev, a.ldir, a.e0, a.ef, b.ldev, b.ldir, b.ef);
+  assert_int_equal(a.e_grew, 0);
+  assert_int_equal(b.e_grew, 0);
+  assert_true(a.ldev < 0.15);
+  assert_true(a.ldir < 0.06);
+  assert_true(a.ef > 0.8 * a.e0);
+  /* first order in dt */
+  assert_true(b.ldev < 0.35 * a.ldev);
+  assert_true(b.ldir < 0.35 * a.ldir);
+  assert_true(b.e0 - b.ef < 0.35 * (a.e0 - a.ef));
+}
+
+/* A block welded to the world (anchor off its centre, so gravity also
+ * pulls a torque) stays where it is for 10 s. */
+static void test_welded_body_stays_at_rest(void **state) {
+  (void)state;
+  sim s;
+  sim_open(&s, "welded.lua",
+           "return { name = 'welded',\n"
+           "  bodies = { { name = 'block', mass = 5, box = { 0.3, 0.2, 0.1 }, pos = { 0.4, 0.1, 1.0 } } },\n"
+           "  constraints = { { name = 'weld', type = 'weld', a = 'world', b = 'block', anchor = { 0, 0, 1 } } } }\n");
+  rt_world *w = sim_world(&s, &s.set);
+  double drift = 0, turn = 0;
+  for (int k = 0; k < 600; k++) {
+    assert_int_equal(rt_world_step(w), RT_OK);
+    rt_pose p;
+    rt_world_body_pose(w, 0, &p);
+    double d[3] = {p.p[0] - 0.4, p.p[1] - 0.1, p.p[2] - 1.0};
+    drift = fmax(drift, norm3(d));
+    turn = fmax(turn, 2 * sqrt(p.q[1] * p.q[1] + p.q[2] * p.q[2] + p.q[3] * p.q[3]));
+  }
+  rt_world_destroy(w);
+  print_message("welded block, 10 s: max position drift %.3g m, max rotation %.3g rad\n", drift, turn);
+  assert_true(drift < 1e-6);
+  assert_true(turn < 1e-6);
+  sim_free(&s);
+}
+
+/*---- non-finite input, singular H ---------------------------------------------------------*/
+
+static const char *const double_pendulum = "tests/data/double_pendulum.lua";
+
+/* A NaN or infinite velocity, angular velocity or pose, or a NaN force or
+ * torque: the step is refused with RT_ERR_NONFINITE and the state is left
+ * as it was (bitwise). With a finite state again, stepping resumes. */
+static void test_nonfinite_input_refused(void **state) {
+  (void)state;
+  sim s;
+  sim_open(&s, double_pendulum, NULL);
+  rt_settings set = s.set;
+  set.threaded = 1; /* the refusal must not leave the thread waiting */
+  for (int kind = 0; kind < 6; kind++) {
+    rt_world *w = sim_world(&s, &set);
+    for (int k = 0; k < 5; k++) assert_int_equal(rt_world_step(w), RT_OK);
+    rt_pose good_pose;
+    double good_v[3], good_w[3];
+    rt_world_body_pose(w, 1, &good_pose);
+    rt_world_body_velocity(w, 1, good_v, good_w);
+    rt_pose pose = good_pose;
+    double v[3], om[3];
+    memcpy(v, good_v, sizeof v);
+    memcpy(om, good_w, sizeof om);
+    const double bad[3] = {0.0, NAN, 0.0}, inf[3] = {INFINITY, 0, 0};
+    switch (kind) {
+    case 0: rt_world_set_body_state(w, 1, NULL, bad, NULL); break;
+    case 1: rt_world_set_body_state(w, 1, NULL, NULL, inf); break;
+    case 2: pose.q[2] = NAN; rt_world_set_body_state(w, 1, &pose, NULL, NULL); break;
+    case 3: pose.p[0] = -INFINITY; rt_world_set_body_state(w, 1, &pose, NULL, NULL); break;
+    case 4: rt_world_add_force(w, 1, bad, NULL); break;
+    case 5: rt_world_add_force(w, 0, NULL, inf); break;
+    }
+    double *before = state_alloc(w), *after = state_alloc(w);
+    state_get(w, before);
+    assert_int_equal(rt_world_step(w), RT_ERR_NONFINITE);
+    state_get(w, after);
+    if (memcmp(before, after, state_bytes(w)) != 0) fail_msg("case %d: a refused step changed the state", kind);
+    assert_int_equal(rt_world_step(w), RT_ERR_NONFINITE); /* and again */
+    state_get(w, after);
+    assert_memory_equal(before, after, state_bytes(w));
+    if (kind < 4) { /* a finite state again: stepping resumes */
+      rt_world_set_body_state(w, 1, &good_pose, good_v, good_w);
+      assert_int_equal(rt_world_step(w), RT_OK);
+      assert_true(state_finite(w));
+    }
+    /* NOTE: after a non-finite force (kinds 4 and 5) the world stays refused:
+     * forces are cleared only at the end of a step that ran, and the API has
+     * no call to clear them. */
+    free(before);
+    free(after);
+    rt_world_destroy(w);
+  }
+  /* non-finite settings are refused where they are set */
+  rt_world *w = sim_world(&s, &s.set);
+  rt_settings bad = s.set;
+  bad.dt = NAN;
+  assert_int_equal(rt_world_set_settings(w, &bad), RT_ERR_INPUT);
+  bad = s.set;
+  bad.gravity[1] = INFINITY;
+  assert_int_equal(rt_world_set_settings(w, &bad), RT_ERR_INPUT);
+  bad = s.set;
+  bad.epsilon = NAN;
+  assert_int_equal(rt_world_set_settings(w, &bad), RT_ERR_INPUT);
+  assert_true(rt_world_settings(w)->dt == s.set.dt);
+  assert_int_equal(rt_world_step(w), RT_OK);
+  rt_world_destroy(w);
+  sim_free(&s);
+}
+
+/* Two identical hinges between the world and a bar, and two identical
+ * balls between the bar and a tip, epsilon 0: H is exactly singular (each
+ * row appears twice). The factorization may fail (a PGS sweep replaces the
+ * block step: measured, it fails at every step) or succeed on a roundoff
+ * pivot; either way the motion stays finite and the joints hold. With the
+ * default regularization epsilon 1e-6, H~ is positive definite: it
+ * factors and the block step holds the joints. */
+#define TWIN_SRC(twice)                                                                                          \
+  "local function hinge(name)\n"                                                                              \
+  "  return { name = name, type = 'hinge', a = 'world', b = 'bar', anchor = { 0, 0, 0 }, axis = { 0, 1, 0 } }\n" \
+  "end\n"                                                                                                     \
+  "local function ball(name)\n"                                                                               \
+  "  return { name = name, type = 'ball', a = 'bar', b = 'tip', anchor = { 0.5, 0, 0 } }\n"                   \
+  "end\n"                                                                                                     \
+  "local m = { name = 'twin_hinges', settings = { epsilon = 0 },\n"                                           \
+  "  bodies = { { name = 'bar', mass = 1, box = { 0.5, 0.05, 0.05 }, pos = { 0.25, 0, 0 } },\n"               \
+  "             { name = 'tip', mass = 0.2, sphere = 0.03, pos = { 0.5, 0, 0 } } },\n"                        \
+  "  constraints = { hinge('pivot'), ball('tip_ball') } }\n"                                                  \
+  "if " twice " then\n"                                                                                       \
+  "  m.constraints[3] = hinge('pivot_again')\n"                                                               \
+  "  m.constraints[4] = ball('tip_ball_again')\n"                                                             \
+  "end\n"                                                                                                     \
+  "return m\n"
+
+static void test_singular_mechanism_stays_finite(void **state) {
+  (void)state;
+  sim s, ref;
+  sim_open(&s, "twin_hinges.lua", TWIN_SRC("true"));
+  sim_open(&ref, "single_hinge.lua", TWIN_SRC("false"));
+  assert_int_equal(s.m.ncons, 4);
+  assert_int_equal(ref.m.ncons, 2);
+  assert_true(s.set.epsilon == 0.0);
+  /* the reference: the same pendulum without the duplicates */
+  rt_world *wr = sim_world(&ref, &ref.set);
+  for (int k = 0; k < 300; k++) assert_int_equal(rt_world_step(wr), RT_OK);
+  rt_pose pr;
+  rt_world_body_pose(wr, 1, &pr);
+  double ref_err, ae;
+  rt_world_max_error(wr, &ref_err, &ae);
+  rt_world_destroy(wr);
+  /* PGS, LDL-PGS with epsilon 0, LDL-PGS with epsilon 1e-6 */
+  for (int solver = 0; solver < 3; solver++) {
+    rt_settings set = s.set;
+    set.solver = solver ? RT_SOLVER_LDLPGS : RT_SOLVER_PGS;
+    if (solver == 2) set.epsilon = 1e-6;
+    rt_world *w = sim_world(&s, &set);
+    int failures = 0, diverged = 0;
+    double max_err = 0;
+    for (int k = 0; k < 300; k++) {
+      rt_status st = rt_world_step(w);
+      if (st == RT_ERR_DIVERGED)
+        diverged++;
+      else
+        assert_int_equal(st, RT_OK);
+      if (rt_world_step_info(w)->factor_status >= 0) failures++;
+      if (!state_finite(w)) fail_msg("%s: non-finite state after step %d", solver ? "LDL-PGS" : "PGS", k);
+      double pe;
+      rt_world_max_error(w, &pe, &ae);
+      assert_true(isfinite(pe) && isfinite(ae));
+      max_err = fmax(max_err, pe);
+    }
+    rt_pose p;
+    rt_world_body_pose(w, 1, &p);
+    double d[3] = {p.p[0] - pr.p[0], p.p[1] - pr.p[1], p.p[2] - pr.p[2]};
+    print_message("singular H (duplicated hinge and ball), %s, epsilon %g, 5 s: factorization failed in %d of 300 "
+                  "steps, %d steps undone, max error %.3g m; the tip is %.3g m from where it is without the "
+                  "duplicates\n",
+                  solver ? "LDL-PGS" : "PGS", set.epsilon, failures, diverged, max_err, norm3(d));
+    assert_int_equal(diverged, 0);
+    assert_true(max_err < 2e-2);
+    assert_true(norm3(d) < 1e-6); /* the same swing (measured: 3e-9 m) */
+    if (solver == 2) { /* regularized: factors every step, and moves like the reference (measured: 1e-13 m) */
+      assert_int_equal(failures, 0);
+      assert_true(norm3(d) < 1e-10);
+    }
+    rt_world_destroy(w);
+  }
+  sim_free(&s);
+  sim_free(&ref);
+}
+
+/*---- creation: hash and bad input --------------------------------------------------------*/
+
+static void test_create_refuses_foreign_program(void **state) {
+  (void)state;
+  sim chain, other;
+  sim_open(&chain, "mechanisms/chain.lua", NULL);
+  /* the same chain with its hook a hinge: same bodies, another structure */
+  char *src = wrap_source("mechanisms/chain.lua",
+                          "m.constraints[1].type = 'hinge'\n"
+                          "m.constraints[1].axis = { 0, 1, 0 }\n"
+                          "return m\n");
+  sim_open(&other, "chain_hinged.lua", src);
+  free(src);
+  assert_int_equal(other.m.nbody, chain.m.nbody);
+  char err[512];
+  rt_status st = RT_OK;
+  rt_world *w = rt_world_create(&other.desc, &chain.rp, &chain.set, &st, err, sizeof err);
+  assert_null(w);
+  assert_int_equal(st, RT_ERR_HASH);
+  print_message("hash mismatch: %s\n", err);
+  if (!strstr(err, "structure hash")) fail_msg("the message does not mention the structure hash: %s", err);
+  assert_non_null(strstr(err, "chain"));
+  assert_non_null(strstr(rt_status_message(st), "another mechanism"));
+  /* the right program works */
+  w = rt_world_create(&other.desc, &other.rp, &other.set, &st, err, sizeof err);
+  assert_non_null(w);
+  assert_int_equal(st, RT_OK);
+  rt_world_destroy(w);
+
+  /* other bad input: RT_ERR_INPUT with a message */
+  rt_world_desc d = chain.desc;
+  d.nbody--;
+  err[0] = 0;
+  assert_null(rt_world_create(&d, &chain.rp, &chain.set, &st, err, sizeof err));
+  assert_int_equal(st, RT_ERR_INPUT);
+  assert_non_null(strstr(err, "bodies"));
+  assert_null(rt_world_create(&chain.desc, NULL, &chain.set, &st, err, sizeof err));
+  assert_int_equal(st, RT_ERR_INPUT);
+  assert_null(rt_world_create(&chain.desc, &chain.rp, NULL, &st, NULL, 0));
+  assert_int_equal(st, RT_ERR_INPUT);
+  rt_settings bad = chain.set;
+  bad.iterations = 0;
+  assert_null(rt_world_create(&chain.desc, &chain.rp, &bad, &st, err, sizeof err));
+  assert_int_equal(st, RT_ERR_INPUT);
+  bad = chain.set;
+  bad.dt = -1.0 / 60;
+  assert_null(rt_world_create(&chain.desc, &chain.rp, &bad, &st, err, sizeof err));
+  assert_int_equal(st, RT_ERR_INPUT);
+  bad = chain.set;
+  bad.beta = 1.5;
+  assert_null(rt_world_create(&chain.desc, &chain.rp, &bad, &st, err, sizeof err));
+  assert_int_equal(st, RT_ERR_INPUT);
+  /* a body with no mass, a non-finite pose */
+  rt_body_desc *bodies = calloc((size_t)chain.desc.nbody, sizeof *bodies);
+  assert_non_null(bodies);
+  d = chain.desc;
+  d.bodies = bodies;
+  memcpy(bodies, chain.desc.bodies, sizeof *bodies * (size_t)d.nbody);
+  bodies[3].mass = 0;
+  assert_null(rt_world_create(&d, &chain.rp, &chain.set, &st, err, sizeof err));
+  assert_int_equal(st, RT_ERR_INPUT);
+  memcpy(bodies, chain.desc.bodies, sizeof *bodies * (size_t)d.nbody);
+  bodies[2].pose.p[1] = NAN;
+  assert_null(rt_world_create(&d, &chain.rp, &chain.set, &st, err, sizeof err));
+  assert_int_equal(st, RT_ERR_INPUT);
+  free(bodies);
+  /* a joint on a body that does not exist */
+  rt_joint_desc *joints = calloc((size_t)chain.desc.njoint, sizeof *joints);
+  assert_non_null(joints);
+  d = chain.desc;
+  d.joints = joints;
+  memcpy(joints, chain.desc.joints, sizeof *joints * (size_t)d.njoint);
+  joints[1].body_b = d.nbody;
+  assert_null(rt_world_create(&d, &chain.rp, &chain.set, &st, err, sizeof err));
+  assert_int_equal(st, RT_ERR_INPUT);
+  free(joints);
+  sim_free(&chain);
+  sim_free(&other);
+}
+
+/*---- motors, driven rods, contacts --------------------------------------------------------*/
+
+/* A wheel on a hinge to the world, driven at 5 rad/s with at most 2 N m:
+ * the impulse never exceeds max_force dt, it saturates while the wheel
+ * spins up, and the wheel reaches its target; then it is braked to 0. */
+static void test_motor_reaches_target(void **state) {
+  (void)state;
+  sim s;
+  sim_open(&s, "motor_wheel.lua",
+           "return { name = 'motor_wheel',\n"
+           "  bodies = { { name = 'wheel', mass = 10, cylinder = { 0.3, 0.1 }, pos = { 0, 0, 1 },\n"
+           "               rot = { math.sqrt(0.5), -math.sqrt(0.5), 0, 0 } } },\n"
+           "  constraints = { { name = 'axle', type = 'hinge', a = 'world', b = 'wheel', anchor = { 0, 0, 1 },\n"
+           "                    axis = { 0, 1, 0 } },\n"
+           "                  { name = 'drive', type = 'motor', joint = 'axle', speed = 5, max_force = 2 } } }\n");
+  const int motor = find_joint(&s, "drive"), axle = find_joint(&s, "axle");
+  rt_world *w = sim_world(&s, &s.set);
+  const double dt = s.set.dt, bound = 2.0 * dt;
+  int saturated = 0, reached = -1;
+  double max_imp = 0, om[3];
+  for (int k = 0; k < 120; k++) {
+    assert_int_equal(rt_world_step(w), RT_OK);
+    const double imp = rt_world_motor_impulse(w, motor);
+    max_imp = fmax(max_imp, fabs(imp));
+    if (fabs(imp) > bound * (1 + 1e-12)) fail_msg("step %d: motor impulse %.17g above max_force dt = %.17g", k, imp, bound);
+    saturated += fabs(imp) >= bound * (1 - 1e-12);
+    rt_world_body_velocity(w, 0, NULL, om);
+    if (reached < 0 && fabs(om[1] - 5.0) < 1e-3) reached = k;
+  }
+  rt_world_body_velocity(w, 0, NULL, om);
+  print_message("motor: |impulse| <= %.4g N m s (max seen %.4g), saturated in %d steps, 5 rad/s reached at step %d; "
+                "final w_y %.9g rad/s\n",
+                bound, max_imp, saturated, reached, om[1]);
+  assert_true(saturated >= 30);  /* 2 N m on 0.45 kg m^2 needs ~1.1 s to reach 5 rad/s */
+  assert_true(reached > 30);
+  assert_true(fabs(om[1] - 5.0) < 1e-3);
+  assert_true(fabs(om[0]) < 1e-6 && fabs(om[2]) < 1e-6);
+  /* brake to 0 */
+  assert_int_equal(rt_world_set_motor(w, motor, 0.0, 2.0), RT_OK);
+  for (int k = 0; k < 90; k++) {
+    assert_int_equal(rt_world_step(w), RT_OK);
+    assert_true(fabs(rt_world_motor_impulse(w, motor)) <= bound * (1 + 1e-12));
+  }
+  rt_world_body_velocity(w, 0, NULL, om);
+  assert_true(fabs(om[1]) < 1e-3);
+  /* set_motor only on motors, with max_force >= 0 */
+  assert_int_equal(rt_world_set_motor(w, axle, 1.0, 1.0), RT_ERR_INPUT);
+  assert_int_equal(rt_world_set_motor(w, motor, 1.0, -1.0), RT_ERR_INPUT);
+  assert_int_equal(rt_world_set_motor(w, motor, NAN, 1.0), RT_ERR_INPUT);
+  assert_int_equal(rt_world_set_motor(w, motor, 1.0, INFINITY), RT_ERR_INPUT);
+  assert_true(rt_world_motor_impulse(w, axle) == 0.0);
+  rt_world_destroy(w);
+  sim_free(&s);
+}
+
+/* A load on a driven rod (a winch) from the world: the rod's length grows
+ * by speed dt per step until it reaches upper, and the load follows it. */
+static void test_driven_rod_follows_drive(void **state) {
+  (void)state;
+  sim s;
+  sim_open(&s, "winch.lua",
+           "return { name = 'winch',\n"
+           "  bodies = { { name = 'load', mass = 2, sphere = 0.05, pos = { 0, 0, -1 } } },\n"
+           "  constraints = { { name = 'cable', type = 'rod', a = 'world', b = 'load', anchor_a = { 0, 0, 0 },\n"
+           "                    anchor_b = { 0, 0, -1 }, speed = 0.1, upper = 1.2 } } }\n");
+  const int rod = find_joint(&s, "cable");
+  rt_world *w = sim_world(&s, &s.set);
+  const double dt = s.set.dt, step_len = 0.1 * dt;
+  double len = rt_world_joint_length(w, rod), max_err = 0, max_dist_err = 0;
+  assert_true(len == 1.0);
+  int stopped = -1;
+  for (int k = 0; k < 180; k++) {
+    assert_int_equal(rt_world_step(w), RT_OK);
+    const double now = rt_world_joint_length(w, rod);
+    if (stopped < 0) {
+      if (now == 1.2)
+        stopped = k;
+      else if (fabs(now - len - step_len) > 1e-12)
+        fail_msg("step %d: length %.17g -> %.17g, not + speed dt", k, len, now);
+    } else {
+      assert_true(now == 1.2);
+    }
+    len = now;
+    double pe, ae;
+    assert_int_equal(rt_world_joint_error(w, rod, &pe, &ae), 0);
+    max_err = fmax(max_err, pe);
+    rt_pose p;
+    rt_world_body_pose(w, 0, &p);
+    max_dist_err = fmax(max_dist_err, fabs(norm3(p.p) - now));
+  }
+  print_message("driven rod: length reached upper at step %d; max rod error %.3g m, max |distance - length| %.3g m\n",
+                stopped, max_err, max_dist_err);
+  assert_true(stopped >= 118 && stopped <= 121); /* 0.2 m at 0.1 m/s: 2 s */
+  assert_true(max_err < 1e-4);
+  assert_true(max_dist_err < 1e-4);
+  assert_int_equal(rt_world_set_drive(w, rod, NAN), RT_ERR_INPUT);
+  assert_int_equal(rt_world_set_drive(w, rod + 1, 0.1), RT_ERR_INPUT); /* no such joint */
+  assert_int_equal(rt_world_set_drive(w, rod, -0.1), RT_OK);
+  assert_int_equal(rt_world_step(w), RT_OK);
+  assert_true(rt_world_joint_length(w, rod) < 1.2);
+  rt_world_destroy(w);
+  sim_free(&s);
+}
+
+/* A box dropped from 0.3 m onto the ground plane comes to rest on it. */
+static void test_box_comes_to_rest_on_ground(void **state) {
+  (void)state;
+  sim s;
+  sim_open(&s, "box_drop.lua",
+           "return { name = 'box_drop', settings = { ground = { height = 0 } },\n"
+           "  bodies = { { name = 'box', mass = 2, box = { 0.4, 0.4, 0.2 }, shape = { box = { 0.4, 0.4, 0.2 } },\n"
+           "               pos = { 0, 0, 0.4 } } },\n"
+           "  constraints = {} }\n");
+  rt_world *w = sim_world(&s, &s.set);
+  double zmin = INFINITY, zmax = -INFINITY, tilt = 0, support = 0;
+  for (int k = 0; k < 180; k++) {
+    step_ok(w, &s.m);
+    rt_pose p;
+    rt_world_body_pose(w, 0, &p);
+    if (k >= 120) { /* the last second */
+      zmin = fmin(zmin, p.p[2]);
+      zmax = fmax(zmax, p.p[2]);
+      tilt = fmax(tilt, 2 * sqrt(p.q[1] * p.q[1] + p.q[2] * p.q[2]));
+    }
+  }
+  for (int i = 0; i < rt_world_contact_count(w); i++) support += rt_world_contact_impulse(w, i);
+  const double weight = 2 * 9.81 * s.set.dt;
+  print_message("box on the ground, last second: z in [%.6g, %.6g] m (half height 0.1 m), jitter %.3g m, tilt %.3g rad; "
+                "%d contacts carry %.6g N s per step (weight %.6g N s)\n",
+                zmin, zmax, zmax - zmin, tilt, rt_world_contact_count(w), support, weight);
+  assert_int_equal(rt_world_contact_count(w), 4);
+  assert_true(fabs(zmin - 0.1) < 3e-3 && fabs(zmax - 0.1) < 3e-3);
+  assert_true(zmax - zmin < 1e-4);
+  assert_true(tilt < 1e-3);
+  assert_true(fabs(support - weight) < 0.01 * weight);
+  rt_world_destroy(w);
+  sim_free(&s);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_scissor_lift_ldlpgs_beats_pgs),
+      cmocka_unit_test(test_chain_ldlpgs_beats_pgs),
+      cmocka_unit_test(test_track_on_supports_stable),
+      cmocka_unit_test(test_multi_wheel_on_ground_shattered_like_unshattered),
+      cmocka_unit_test(test_multi_wheel_tumbling_shattered_like_unshattered),
+      cmocka_unit_test(test_threaded_matches_single_threaded),
+      cmocka_unit_test(test_split_api_matches_step),
+      cmocka_unit_test(test_block_before_last_stable),
+      cmocka_unit_test(test_pendulum_conserves_energy),
+      cmocka_unit_test(test_free_body_conserves_momentum),
+      cmocka_unit_test(test_welded_body_stays_at_rest),
+      cmocka_unit_test(test_nonfinite_input_refused),
+      cmocka_unit_test(test_singular_mechanism_stays_finite),
+      cmocka_unit_test(test_create_refuses_foreign_program),
+      cmocka_unit_test(test_motor_reaches_target),
+      cmocka_unit_test(test_driven_rod_follows_drive),
+      cmocka_unit_test(test_box_comes_to_rest_on_ground),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
