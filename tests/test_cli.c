@@ -1,6 +1,9 @@
 /* test_cli.c -- the ldlgen command line: bad input leaves no output file
  * and names the file and line; outputs are byte-identical from run to run;
- * usage errors exit with 2. */
+ * usage errors exit with 2. And ldlsim's simulation mode: the --json
+ * summary keys of DESIGN.md section 4, the --csv file (a header and one
+ * line per step), an exploded run (a result: exit 0), bad values and
+ * option mixes (exit 2), bad mechanism files (exit 1, file:line). */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,6 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <dirent.h>
+#include <math.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,12 +144,161 @@ static void test_options(void **state) {
   assert_non_null(strstr(out, "/nonexistent/mech.lua"));
 }
 
+/*---- ldlsim ----------------------------------------------------------------------*/
+
+/* build/ldlsim next to build/ldlgen (test programs depend on ldlgen only:
+ * `make test` builds both). */
+static const char *ldlsim_path(void) {
+  static char path[1024];
+  const char *slash = strrchr(LDLGEN_PATH, '/');
+  snprintf(path, sizeof path, "%.*s/ldlsim", (int)(slash - LDLGEN_PATH), LDLGEN_PATH);
+  if (access(path, X_OK) != 0) fail_msg("%s is missing: build it (make %s)", path, path);
+  return path;
+}
+
+/* The number after "KEY": in a JSON summary; fails if the key is absent. */
+static double json_number(const char *json, const char *key) {
+  char pat[128];
+  snprintf(pat, sizeof pat, "\"%s\": ", key);
+  const char *at = strstr(json, pat);
+  if (!at) fail_msg("no key %s in\n%s", key, json);
+  return strtod(at + strlen(pat), NULL);
+}
+
+static void test_ldlsim_json_summary(void **state) {
+  (void)state;
+  char cmd[2048], out[16384];
+  snprintf(cmd, sizeof cmd, "%s %s/mechanisms/chain.lua --steps 30 --json", ldlsim_path(), SRC_DIR);
+  assert_int_equal(run(cmd, out, sizeof out), 0);
+  /* one JSON object */
+  assert_true(out[0] == '{');
+  size_t n = strlen(out);
+  assert_true(n > 2 && out[n - 1] == '\n' && out[n - 2] == '}');
+  assert_null(strchr(out + 1, '{'));
+  static const char *keys[] = {"\"steps\": 30,", "\"max_pos_error\": ", "\"final_pos_error\": ",
+                               "\"max_ang_error\": ", "\"exploded\": false", "\"us_per_step\": ",
+                               "\"name\": \"chain\"", "\"solver\": \"ldlpgs\"", "\"iterations\": 10,"};
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+    if (!strstr(out, keys[i])) fail_msg("missing %s in\n%s", keys[i], out);
+  const double max_pos = json_number(out, "max_pos_error"), final_pos = json_number(out, "final_pos_error");
+  assert_true(max_pos >= 0 && max_pos < 1e-3);
+  assert_true(final_pos >= 0 && final_pos <= max_pos);
+  assert_true(json_number(out, "max_ang_error") >= 0);
+  assert_true(json_number(out, "us_per_step") > 0);
+  /* options reach the run */
+  snprintf(cmd, sizeof cmd, "%s %s/mechanisms/chain.lua --steps 12 --iterations 4 --dt 0.01 --solver pgs --json",
+           ldlsim_path(), SRC_DIR);
+  assert_int_equal(run(cmd, out, sizeof out), 0);
+  assert_non_null(strstr(out, "\"steps\": 12,"));
+  assert_non_null(strstr(out, "\"iterations\": 4,"));
+  assert_non_null(strstr(out, "\"solver\": \"pgs\""));
+  assert_true(json_number(out, "dt") == 0.01);
+}
+
+/* Pure PGS on the 1000:1 chain explodes: a result, reported, exit 0. */
+static void test_ldlsim_exploded_is_a_result(void **state) {
+  (void)state;
+  char cmd[2048], out[16384];
+  snprintf(cmd, sizeof cmd, "%s %s/mechanisms/chain.lua --solver pgs --json", ldlsim_path(), SRC_DIR);
+  assert_int_equal(run(cmd, out, sizeof out), 0);
+  assert_non_null(strstr(out, "\"exploded\": true"));
+  assert_non_null(strstr(out, "\"exploded_because\": "));
+  assert_true(json_number(out, "steps") < 600);
+}
+
+static void test_ldlsim_csv(void **state) {
+  (void)state;
+  char dir[] = "/tmp/ldlsim-csv-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char cmd[2048], out[16384], path[600];
+  snprintf(path, sizeof path, "%s/run.csv", dir);
+  snprintf(cmd, sizeof cmd, "%s %s/mechanisms/chain.lua --steps 25 --csv %s --json", ldlsim_path(), SRC_DIR, path);
+  assert_int_equal(run(cmd, out, sizeof out), 0);
+  assert_non_null(strstr(out, "\"steps\": 25,"));
+  size_t len;
+  char *csv = slurp(path, &len);
+  assert_non_null(csv);
+  /* a header, then one line per step: step, time, then the measures */
+  char *save = NULL, *line = strtok_r(csv, "\n", &save);
+  assert_non_null(line);
+  assert_true(strncmp(line, "step,time,pos_error,ang_error,", 30) == 0);
+  assert_non_null(strstr(line, "energy"));
+  int fields = 1;
+  for (const char *c = line; *c; c++) fields += *c == ',';
+  int rows = 0;
+  while ((line = strtok_r(NULL, "\n", &save))) {
+    rows++;
+    int f = 1;
+    for (const char *c = line; *c; c++) f += *c == ',';
+    if (f != fields) fail_msg("row %d has %d fields, the header %d: %s", rows, f, fields, line);
+    char *end;
+    if (strtol(line, &end, 10) != rows || *end != ',') fail_msg("row %d does not start with its step: %s", rows, line);
+    const double t = strtod(end + 1, &end);
+    assert_true(fabs(t - rows / 60.0) < 1e-6);
+    const double err = strtod(end + 1, &end);
+    assert_true(err >= 0 && err < 1e-3);
+  }
+  assert_int_equal(rows, 25);
+  free(csv);
+  /* a CSV file that cannot be written: exit 1, naming it */
+  snprintf(cmd, sizeof cmd, "%s %s/mechanisms/chain.lua --steps 3 --csv %s/no/such/dir/run.csv 2>&1", ldlsim_path(),
+           SRC_DIR, dir);
+  assert_int_equal(run(cmd, out, sizeof out), 1);
+  assert_non_null(strstr(out, "run.csv"));
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
+static void test_ldlsim_usage_errors(void **state) {
+  (void)state;
+  static const char *bad[] = {"--iterations 0", "--iterations abc", "--solver foo", "--dt -1", "--dt 0", "--dt nan",
+                              "--steps 0",      "--beta 2",         "--csv",        "--frobnicate",
+                              "--check --steps 10", "--check --solver pgs", "--seed 3", ""};
+  char cmd[2048], out[16384];
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    const int with_file = bad[i][0] != '\0';
+    snprintf(cmd, sizeof cmd, "%s %s%s %s 2>&1 >/dev/null", ldlsim_path(), with_file ? SRC_DIR : "",
+             with_file ? "/mechanisms/chain.lua" : "", bad[i]);
+    int rc = run(cmd, out, sizeof out);
+    if (rc != 2) fail_msg("ldlsim '%s' exited %d, not 2:\n%s", bad[i], rc, out);
+    if (strncmp(out, "ldlsim: ", 8) != 0 && strncmp(out, "usage: ", 7) != 0)
+      fail_msg("ldlsim '%s': no message:\n%s", bad[i], out);
+  }
+}
+
+/* Bad mechanism files: exit 1, "file:line: error:" naming the file. */
+static void test_ldlsim_bad_mechanism(void **state) {
+  (void)state;
+  static const char *files[] = {"unknown_body.lua", "syntax_error.lua", "non_finite.lua", "duplicate_body.lua",
+                                "self_constraint.lua"};
+  regex_t re;
+  assert_int_equal(regcomp(&re, "^[^ ]+\\.lua:[0-9]+: error: ", REG_EXTENDED | REG_NEWLINE), 0);
+  char cmd[2048], out[16384];
+  for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+    snprintf(cmd, sizeof cmd, "%s %s/tests/data/bad/%s --json 2>&1", ldlsim_path(), SRC_DIR, files[i]);
+    int rc = run(cmd, out, sizeof out);
+    if (rc != 1) fail_msg("%s: exit %d, output:\n%s", files[i], rc, out);
+    if (!strstr(out, files[i]) || regexec(&re, out, 0, NULL, 0) != 0)
+      fail_msg("%s: no file:line: error: message:\n%s", files[i], out);
+    assert_null(strstr(out, "\"steps\"")); /* no summary */
+  }
+  regfree(&re);
+  snprintf(cmd, sizeof cmd, "%s /nonexistent/mech.lua 2>&1", ldlsim_path());
+  assert_int_equal(run(cmd, out, sizeof out), 1);
+  assert_non_null(strstr(out, "/nonexistent/mech.lua"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bad_input_leaves_no_output),
       cmocka_unit_test(test_outputs_are_deterministic),
       cmocka_unit_test(test_stats_keys),
       cmocka_unit_test(test_options),
+      cmocka_unit_test(test_ldlsim_json_summary),
+      cmocka_unit_test(test_ldlsim_exploded_is_a_result),
+      cmocka_unit_test(test_ldlsim_csv),
+      cmocka_unit_test(test_ldlsim_usage_errors),
+      cmocka_unit_test(test_ldlsim_bad_mechanism),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

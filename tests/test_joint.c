@@ -10,7 +10,11 @@
  *   allows (and not under one it forbids, with the expected sign/value);
  * - the rank of J at rest (degree, also per body), and the rank deficiency of
  *   a universal joint with parallel axes;
- * - return values (degree; -1 for inequality types), NULL J, NULL = identity.
+ * - return values (degree; -1 for inequality types), NULL J, NULL = identity;
+ * - rt_joint_axis_eval, the free coordinate of hinge, cylindrical and
+ *   prismatic joints (motors and limits act on it): 0 at the initial pose,
+ *   equal to the angle or travel of a motion along the joint, and its
+ *   Jacobian row against central finite differences.
  * The test does its own pose arithmetic (quaternion product, rotation matrix)
  * so a mistake in rtmath.h cannot cancel out. */
 #include <setjmp.h>
@@ -687,6 +691,146 @@ static void test_weld_angular_block_orthonormal(void **state) {
   }
 }
 
+/*---- rt_joint_axis_eval: the free coordinate of a joint ------------------------*/
+
+/* The joints with a free coordinate, whether it is an angle, and the
+ * motions that move it (b relative to a; the joint stays satisfied). */
+static const struct {
+  rt_joint_type type;
+  int angular;
+  motion mo;
+} axis_coords[] = {
+    {RT_HINGE, 1, M_ROT_U},      {RT_CYLINDRICAL, 1, M_ROT_U}, {RT_CYLINDRICAL, 0, M_SLIDE_U},
+    {RT_PRISMATIC, 0, M_SLIDE_U}, {RT_HINGE, 0, M_ROT_U},      {RT_PRISMATIC, 1, M_SLIDE_U},
+};
+
+/* Checks the coordinate's Jacobian row against a central difference along
+ * V (NULL pose: the world, its columns ignored). */
+static void check_axis_fd(const rt_joint_desc *jd, int angular, const rt_pose *pa, const rt_pose *pb,
+                          const double V[12]) {
+  double q0, qp, qm, J[12];
+  assert_int_equal(rt_joint_axis_eval(jd, angular, pa, pb, &q0, J), 0);
+  rt_pose ap, am, bp, bm;
+  memset(&ap, 0, sizeof ap);
+  am = bp = bm = ap;
+  if (pa) {
+    ap = am = *pa;
+    advance(&ap, V, V + 3, FD_H);
+    advance(&am, V, V + 3, -FD_H);
+  }
+  if (pb) {
+    bp = bm = *pb;
+    advance(&bp, V + 6, V + 9, FD_H);
+    advance(&bm, V + 6, V + 9, -FD_H);
+  }
+  assert_int_equal(rt_joint_axis_eval(jd, angular, pa ? &ap : NULL, pb ? &bp : NULL, &qp, NULL), 0);
+  assert_int_equal(rt_joint_axis_eval(jd, angular, pa ? &am : NULL, pb ? &bm : NULL, &qm, NULL), 0);
+  double jv = 0.0, scale = 0.0;
+  for (int j = 0; j < 12; j++) {
+    if ((j < 6 && !pa) || (j >= 6 && !pb)) continue;
+    jv += J[j] * V[j];
+    scale += fabs(J[j] * V[j]);
+  }
+  const double fd = (qp - qm) / (2.0 * FD_H);
+  const double err = fabs(fd - jv) / (1.0 + scale);
+  if (err > max_fd_err) max_fd_err = err;
+  if (err > FD_TOL)
+    fail_msg("%s %s coordinate: J.V = %.12g, finite difference = %.12g", rt_joint_type_name(jd->type),
+             angular ? "angular" : "linear", jv, fd);
+}
+
+/* The coordinate is 0 at the initial pose (joints as the loader builds
+ * them), follows the motion along the joint's freedom (angle or travel of
+ * b relative to a, so the opposite when a moves), and its Jacobian row
+ * matches finite differences there: along random velocities and the 12
+ * unit ones, body-body, world-body and body-world. The angular row,
+ * (w_b - w_a) . A_0, is the exact rate only where the joint holds (b's
+ * perpendicular axis in a's perpendicular plane), which the motions keep. */
+static void test_axis_coordinate(void **state) {
+  (void)state;
+  rng_seed(0x90);
+  max_fd_err = 0.0;
+  for (size_t t = 0; t < sizeof axis_coords / sizeof axis_coords[0]; t++)
+    for (int sides = 0; sides < 3; sides++)
+      for (int trial = 0; trial < NTRIAL; trial++) {
+        scene s;
+        rt_pose pa, pb;
+        rt_joint_desc jd;
+        scene_make(&s, axis_coords[t].type, side_a[sides], side_b[sides]);
+        mech_joint_desc(&s.m, 0, &jd);
+        scene_pose(&s, 0, &pa);
+        scene_pose(&s, 1, &pb);
+        const rt_pose *a = sides == 1 ? NULL : &pa, *b = sides == 2 ? NULL : &pb;
+        const int ang = axis_coords[t].angular;
+        double q;
+        assert_int_equal(rt_joint_axis_eval(&jd, ang, a, b, &q, NULL), 0);
+        if (fabs(q) > REST_TOL)
+          fail_msg("%s (sides %d): %s coordinate %g at the initial pose", rt_joint_type_name(jd.type), sides,
+                   ang ? "angular" : "linear", q);
+        /* move the dynamic side along the joint's freedom */
+        const double amount = rng_uniform(-2.0, 2.0);
+        apply(&s, sides == 2 ? &pa : &pb, axis_coords[t].mo, amount);
+        double c[RT_MAX_DEGREE];
+        const int deg = rt_joint_eval(&jd, a, b, c, NULL);
+        assert_true(vmax_abs(c, deg) < 1e-11); /* still satisfied */
+        assert_int_equal(rt_joint_axis_eval(&jd, ang, a, b, &q, NULL), 0);
+        /* a turn does not change a travel and a slide does not change an angle */
+        const int moves = (axis_coords[t].mo == M_ROT_U) == (ang == 1);
+        const double expect = moves ? (sides == 2 ? -amount : amount) : 0.0;
+        if (fabs(q - expect) > 1e-11)
+          fail_msg("%s (sides %d): %s coordinate %.15g after moving by %.15g", rt_joint_type_name(jd.type), sides,
+                   ang ? "angular" : "linear", q, amount);
+        double V[12];
+        for (int n = 0; n < NVEL; n++) {
+          for (int j = 0; j < 12; j++) V[j] = rng_uniform(-1.0, 1.0);
+          check_axis_fd(&jd, ang, a, b, V);
+        }
+        for (int j = 0; j < 12; j++) {
+          memset(V, 0, sizeof V);
+          V[j] = 1.0;
+          check_axis_fd(&jd, ang, a, b, V);
+        }
+      }
+  print_message("max normalized |J.V - finite difference| of the axis coordinates = %.3g\n", max_fd_err);
+}
+
+/* The linear coordinate d . A_0 is a linear row: its Jacobian is exact at
+ * any pose, joint satisfied or not. */
+static void test_axis_linear_fd_any_pose(void **state) {
+  (void)state;
+  rng_seed(0x91);
+  const rt_joint_type types[] = {RT_HINGE, RT_CYLINDRICAL, RT_PRISMATIC};
+  for (int t = 0; t < 3; t++)
+    for (int sides = 0; sides < 3; sides++)
+      for (int trial = 0; trial < NTRIAL; trial++) {
+        rt_joint_desc jd;
+        rt_pose pa, pb;
+        rng_desc(types[t], sides == 1 ? RT_WORLD : 0, sides == 2 ? RT_WORLD : 1, &jd);
+        rng_pose(&pa);
+        rng_pose(&pb);
+        double V[12];
+        for (int n = 0; n < NVEL; n++) {
+          for (int j = 0; j < 12; j++) V[j] = rng_uniform(-1.0, 1.0);
+          check_axis_fd(&jd, 0, sides == 1 ? NULL : &pa, sides == 2 ? NULL : &pb, V);
+        }
+      }
+}
+
+/* Other joint types have no free coordinate. */
+static void test_axis_other_types_rejected(void **state) {
+  (void)state;
+  rt_joint_desc jd;
+  memset(&jd, 0, sizeof jd);
+  const rt_joint_type none[] = {RT_BALL, RT_ROD, RT_UNIVERSAL, RT_WELD, RT_MOTOR, RT_ROPE};
+  for (size_t t = 0; t < sizeof none / sizeof none[0]; t++) {
+    jd.type = none[t];
+    double q = 42.0;
+    assert_int_equal(rt_joint_axis_eval(&jd, 1, NULL, NULL, &q, NULL), -1);
+    assert_int_equal(rt_joint_axis_eval(&jd, 0, NULL, NULL, &q, NULL), -1);
+    assert_true(q == 42.0);
+  }
+}
+
 /*---- return values and conventions --------------------------------------------*/
 
 static void test_inequality_types_rejected(void **state) {
@@ -863,6 +1007,9 @@ int main(void) {
       cmocka_unit_test(test_null_pose_is_identity),
       cmocka_unit_test(test_ball_by_hand),
       cmocka_unit_test(test_rod_degenerate),
+      cmocka_unit_test(test_axis_coordinate),
+      cmocka_unit_test(test_axis_linear_fd_any_pose),
+      cmocka_unit_test(test_axis_other_types_rejected),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
