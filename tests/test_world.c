@@ -585,7 +585,7 @@ static void test_split_api_matches_step(void **state) {
 /* The block step before the last sweep (RT_BLOCK_BEFORE_LAST): on the
  * chain (equality rows only) as accurate as the block step last; on the
  * scissor lift stable but much less accurate (measured: max 5 cm in 3 s,
- * 15 cm in 10 s, against 26 um with the block step last): the last sweep's
+ * 8.6 cm in 10 s, against 26 um with the block step last): the last sweep's
  * ground contacts push the light wheels (30 kg under ~2 t) and nothing
  * corrects the axles afterwards. */
 static void test_block_before_last_stable(void **state) {
