@@ -186,6 +186,8 @@ $(GENTEST_OBJ): $(BUILD)/obj/gentest/%.o: $(GENTEST_DIR)/%.c
 	$(CC) $(GENTEST_CFLAGS) -Iruntime/include -c $< -o $@
 .SECONDARY: $(patsubst %,$(GENTEST_DIR)/%.c,$(GENTEST_NAMES)) $(patsubst %,$(GENTEST_DIR)/random%.lua,$(GENTEST_SEEDS))
 $(BUILD)/tests/test_generated: $(GENTEST_OBJ)
+# test_cli runs ldlsim too.
+$(BUILD)/tests/test_cli: | $(BUILD)/ldlsim
 
 #---- tests ---------------------------------------------------------------------
 # The cmocka suite, the generated/ check, then the suite built with ASan +

@@ -313,7 +313,12 @@ static int state_finite(const rt_world *w) {
 static int use_block(const rt_world *w) { return w->set.solver == RT_SOLVER_LDLPGS; }
 
 rt_status rt_world_step_begin(rt_world *w) {
-  if (!rt__settings_valid(&w->set) || !state_finite(w)) return RT_ERR_NONFINITE;
+  if (!rt__settings_valid(&w->set) || !state_finite(w)) {
+    /* forces are for one step: refused ones are dropped with it */
+    memset(w->force, 0, 3 * sizeof *w->force * (size_t)w->nbody);
+    memset(w->torque, 0, 3 * sizeof *w->torque * (size_t)w->nbody);
+    return RT_ERR_NONFINITE;
+  }
   memcpy(w->backup, w->body, sizeof *w->body * (size_t)w->nbody);
   w->info.factor_status = -2;
   w->info.sweeps = 0;

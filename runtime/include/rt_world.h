@@ -179,7 +179,7 @@ void rt_world_body_velocity(const rt_world *w, int body, double vel[3], double a
 void rt_world_set_body_state(rt_world *w, int body, const rt_pose *pose, const double vel[3],
                              const double angvel[3]);
 /* Adds a force through the centre of mass and a torque (world frame) for the
- * next step only. */
+ * next step only (a step refused for non-finite input drops them too). */
 void rt_world_add_force(rt_world *w, int body, const double force[3], const double torque[3]);
 /* Changes a motor's target velocity and maximum force (joint: its index in
  * the description). Returns RT_ERR_INPUT if joint is not a motor or
