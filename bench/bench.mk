@@ -120,6 +120,7 @@ bench: deps bench-deps
 	@$(MAKE) --no-print-directory -j$(BENCH_JOBS) bench-build
 	@mkdir -p bench/results
 	OPENBLAS_NUM_THREADS=1 $(BENCH_DIR)/bench $(BENCH_ARGS) \
+	  --revision "$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$$(git diff --quiet HEAD -- 2>/dev/null || echo ' + uncommitted changes')" \
 	  --md bench/results/latest.md --json bench/results/latest.json --readme README.md
 
 -include $(wildcard $(BENCH_DIR)/obj/bench/*.d $(BENCH_DIR)/obj/*.d)

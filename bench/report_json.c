@@ -158,6 +158,8 @@ void br_write_json(FILE *f, const br_report *r) {
   json_begin(&w, f);
   json_key(&w, "date");
   json_string(&w, r->date);
+  json_key(&w, "revision");
+  json_string(&w, r->revision);
   json_key(&w, "cpu");
   json_string(&w, r->cpu);
   json_key(&w, "logical_cpus");

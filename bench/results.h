@@ -74,6 +74,7 @@ typedef struct br_report {
   char compiler[96];
   const char *cflags;  /* of the generated programs */
   char blas[160];      /* OpenBLAS configuration */
+  const char *revision; /* of the sources measured (git), as make passes it */
   char libs[160];      /* library versions */
   int runs, batches;
   double batch_s;
