@@ -65,7 +65,7 @@ define bench_program_rules
 $(BENCH_DIR)/gen/$(1).c: $(2) $(BUILD)/ldlgen
 	@mkdir -p $$(dir $$@)
 	$(BUILD)/ldlgen $(2) -o $$@ --precision $(3) --prefix $(1)
-$(BENCH_DIR)/obj/$(1).o: $(BENCH_DIR)/gen/$(1).c $(BENCH_DIR)/cputime
+$(BENCH_DIR)/obj/$(1).o: $(BENCH_DIR)/gen/$(1).c $(BENCH_DIR)/cputime $(wildcard runtime/include/*.h)
 	@mkdir -p $$(dir $$@)
 	@echo "cc $$< (timed)"
 	@$(BENCH_DIR)/cputime $$@.cpu $(CC) $(BENCH_GEN_CFLAGS) -c $$< -o $$@
