@@ -136,7 +136,7 @@ static void mech_obj(json_writer *w, const br_mech *m) {
   }
   json_end_array(w);
   if (!m->series) {
-    /* the full step: null until the runtime stepper exists */
+    /* the full step: "not measured" until measure_full_step (sample.c) fills it */
     json_key(w, "full_step");
     if (!m->step.measured) {
       json_string(w, "not measured");

@@ -301,7 +301,7 @@ static void write_full_step(FILE *f, const br_report *r) {
     const br_mech *m = &r->mech[i];
     if (m->error) continue;
     if (!m->step.measured) {
-      fprintf(f, "| %s | %d | not measured yet: needs the runtime stepper | | | |\n", m->name, m->step.iterations);
+      fprintf(f, "| %s | %d | not measured yet (measure_full_step, bench/sample.c) | | | |\n", m->name, m->step.iterations);
       continue;
     }
     fprintf(f, "| %s | %d | ", m->name, m->step.iterations);
