@@ -9,7 +9,7 @@
  *
  * Mechanism statistics
  *   bodies          2 (none shattered)
- *   constraints     2 in H (2 equality constraints of the mechanism's 3, 0 shard welds)
+ *   constraints     2 in H (2 equality constraints of the mechanism, 0 shard welds)
  *   dim             10
  *   density         100.0% (structural nonzeros of H: 100 / dim^2)
  *   edge blocks     1 (0 of them fill-in)
