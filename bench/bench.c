@@ -5,7 +5,7 @@
  * and README.md's excerpt.
  *
  *   bench [--runs N] [--batches N] [--batch-ms X] [--quick] [--no-series]
- *         [--md FILE] [--json FILE] [--readme FILE] [MECH.lua...]
+ *         [--md FILE] [--json FILE] [--readme FILE] [--revision TEXT] [MECH.lua...]
  *
  * Mechanism files on the command line are measured after the samples of
  * the registry; those make did not compile run without unrolled code. */
@@ -27,14 +27,14 @@
 typedef struct options {
   ms_config cfg;
   int series;
-  const char *md, *json, *readme;
+  const char *md, *json, *readme, *revision;
   const char **extra;
   int nextra;
 } options;
 
 static void usage(FILE *f) {
   fputs("usage: bench [--runs N] [--batches N] [--batch-ms X] [--quick] [--no-series]\n"
-        "             [--md FILE] [--json FILE] [--readme FILE] [MECH.lua...]\n",
+        "             [--md FILE] [--json FILE] [--readme FILE] [--revision TEXT] [MECH.lua...]\n",
         f);
 }
 
@@ -65,6 +65,8 @@ static int parse(int argc, char **argv, options *o) {
       o->json = argv[++i];
     else if (strcmp(a, "--readme") == 0 && has)
       o->readme = argv[++i];
+    else if (strcmp(a, "--revision") == 0 && has)
+      o->revision = argv[++i];
     else if (strcmp(a, "--help") == 0) {
       usage(stdout);
       exit(0);
@@ -169,6 +171,7 @@ int main(int argc, char **argv) {
   br_report r;
   memset(&r, 0, sizeof r);
   machine(&r);
+  r.revision = o.revision ? o.revision : "unknown";
   r.runs = o.cfg.runs;
   r.batches = o.cfg.batches;
   r.batch_s = o.cfg.batch_s;

@@ -65,7 +65,7 @@ define bench_program_rules
 $(BENCH_DIR)/gen/$(1).c: $(2) $(BUILD)/ldlgen
 	@mkdir -p $$(dir $$@)
 	$(BUILD)/ldlgen $(2) -o $$@ --precision $(3) --prefix $(1)
-$(BENCH_DIR)/obj/$(1).o: $(BENCH_DIR)/gen/$(1).c $(BENCH_DIR)/cputime
+$(BENCH_DIR)/obj/$(1).o: $(BENCH_DIR)/gen/$(1).c $(BENCH_DIR)/cputime $(wildcard runtime/include/*.h)
 	@mkdir -p $$(dir $$@)
 	@echo "cc $$< (timed)"
 	@$(BENCH_DIR)/cputime $$@.cpu $(CC) $(BENCH_GEN_CFLAGS) -c $$< -o $$@
@@ -120,6 +120,7 @@ bench: deps bench-deps
 	@$(MAKE) --no-print-directory -j$(BENCH_JOBS) bench-build
 	@mkdir -p bench/results
 	OPENBLAS_NUM_THREADS=1 $(BENCH_DIR)/bench $(BENCH_ARGS) \
+	  --revision "$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$$(git diff --quiet HEAD -- 2>/dev/null || echo ' + uncommitted changes')" \
 	  --md bench/results/latest.md --json bench/results/latest.json --readme README.md
 
 -include $(wildcard $(BENCH_DIR)/obj/bench/*.d $(BENCH_DIR)/obj/*.d)

@@ -43,14 +43,16 @@ bt_stat bt_stats(double *v, int n) {
   return s;
 }
 
+double bt_batch(bt_fn fn, void *ctx, int reps) {
+  double t0 = bt_now();
+  for (int r = 0; r < reps; r++) fn(ctx);
+  return (bt_now() - t0) / reps;
+}
+
 double bt_median_time(bt_fn fn, void *ctx, int reps, int batches) {
   double *t = malloc(sizeof *t * (size_t)batches);
   if (!t) abort();
-  for (int k = 0; k < batches; k++) {
-    double t0 = bt_now();
-    for (int r = 0; r < reps; r++) fn(ctx);
-    t[k] = (bt_now() - t0) / reps;
-  }
+  for (int k = 0; k < batches; k++) t[k] = bt_batch(fn, ctx, reps);
   double m = bt_median(t, batches);
   free(t);
   return m;

@@ -18,6 +18,9 @@ typedef void (*bt_fn)(void *ctx);
  * returns that batch's repetition count (at least 1). */
 int bt_calibrate(bt_fn fn, void *ctx, double target_s);
 
+/* Seconds per call of one batch of `reps` calls. */
+double bt_batch(bt_fn fn, void *ctx, int reps);
+
 /* Median seconds of one call over `batches` batches of `reps` calls. */
 double bt_median_time(bt_fn fn, void *ctx, int reps, int batches);
 

@@ -2,6 +2,7 @@
 #include "hmat.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,6 +91,14 @@ void hm_from_workspace(const rt_program *p, const double *work, hm_matrix *h) {
     }
   }
   h->Ap[n] = pos;
+  /* libraries are told the row indices are sorted: they are, because
+   * solver constraints own consecutive rows in constraint order */
+  for (int j = 0; j < n; j++)
+    for (int k = h->Ap[j] + 1; k < h->Ap[j + 1]; k++)
+      if (h->Ai[k] <= h->Ai[k - 1]) {
+        fprintf(stderr, "bench: H~ column %d is not sorted\n", j);
+        abort();
+      }
   free(cons_of_row);
   free(next);
   free(ref);

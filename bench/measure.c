@@ -24,16 +24,30 @@ void ms_measure(bm_method *bm, br_mech *m, const ms_config *cfg) {
     reps_r[k] = bm[k].restore ? bt_calibrate(bm[k].restore, bm[k].state, cfg->batch_s) : 0;
     reps_s[k] = bt_calibrate(bm[k].solve, bm[k].state, cfg->batch_s);
   }
+  const int nb = cfg->batches;
+  double *bf = calloc((size_t)(nm * nb), sizeof *bf), *br = calloc((size_t)(nm * nb), sizeof *br);
+  double *bs = calloc((size_t)(nm * nb), sizeof *bs);
+  if (!bf || !br || !bs) abort();
   for (int r = 0; r < runs; r++) {
-    for (int i = 0; i < nm; i++) {
-      const int k = (i + r) % nm;
+    /* interleaved rounds: one batch of each method */
+    for (int b = 0; b < nb; b++)
+      for (int i = 0; i < nm; i++) {
+        const int k = (i + r + b) % nm;
+        if (!m->method[k].ok) continue;
+        bm[k].factor(bm[k].state); /* untimed: caches warm again after the other methods */
+        bf[k * nb + b] = bt_batch(bm[k].factor, bm[k].state, reps_f[k]);
+        br[k * nb + b] = bm[k].restore ? bt_batch(bm[k].restore, bm[k].state, reps_r[k]) : 0;
+        bs[k * nb + b] = bt_batch(bm[k].solve, bm[k].state, reps_s[k]);
+      }
+    for (int k = 0; k < nm; k++) {
       if (!m->method[k].ok) continue;
-      double f = bt_median_time(bm[k].factor, bm[k].state, reps_f[k], cfg->batches);
-      if (bm[k].restore) f -= bt_median_time(bm[k].restore, bm[k].state, reps_r[k], cfg->batches);
-      tf[k * runs + r] = f;
-      ts[k * runs + r] = bt_median_time(bm[k].solve, bm[k].state, reps_s[k], cfg->batches);
+      tf[k * runs + r] = bt_median(bf + k * nb, nb) - bt_median(br + k * nb, nb);
+      ts[k * runs + r] = bt_median(bs + k * nb, nb);
     }
   }
+  free(bf);
+  free(br);
+  free(bs);
   /* summaries; ratios within runs */
   const int ldl = br_find(m, "SuiteSparse LDL+AMD", "double");
   for (int k = 0; k < nm; k++) {

@@ -2,8 +2,10 @@
  * mechanism is timed in the same process, in `runs` runs; in each run each
  * method's factorization (minus its input restore, when it has one) and
  * solve is the median of `batches` batches of about batch_s seconds. The
- * method order rotates from run to run, so no method always runs first.
- * Ratios against the unrolled programs are formed within each run. */
+ * batches of the methods are interleaved -- one batch of every method, then
+ * the next round -- so a slow stretch of the (shared, virtual) machine hits
+ * all methods of a run alike, and the method order rotates from round to
+ * round. Ratios against the unrolled programs are formed within each run. */
 #ifndef LDLPGS_BENCH_MEASURE_H
 #define LDLPGS_BENCH_MEASURE_H
 

@@ -136,7 +136,7 @@ static void mech_obj(json_writer *w, const br_mech *m) {
   }
   json_end_array(w);
   if (!m->series) {
-    /* the full step: null until the runtime stepper exists */
+    /* the full step: "not measured" until measure_full_step (sample.c) fills it */
     json_key(w, "full_step");
     if (!m->step.measured) {
       json_string(w, "not measured");
@@ -158,6 +158,8 @@ void br_write_json(FILE *f, const br_report *r) {
   json_begin(&w, f);
   json_key(&w, "date");
   json_string(&w, r->date);
+  json_key(&w, "revision");
+  json_string(&w, r->revision);
   json_key(&w, "cpu");
   json_string(&w, r->cpu);
   json_key(&w, "logical_cpus");

@@ -52,10 +52,20 @@ static double peak_of(const br_report *r, int vector, int single) {
   return best;
 }
 
+/* A sample's name; a mechanism file from elsewhere also gets its path. */
+static void write_label(FILE *f, const br_mech *m) {
+  char expected[160];
+  snprintf(expected, sizeof expected, "mechanisms/%s.lua", m->name);
+  if (m->series || strcmp(m->path, expected) == 0)
+    fputs(m->name, f);
+  else
+    fprintf(f, "%s (`%s`)", m->name, m->path);
+}
+
 void br_write_main_table(FILE *f, const br_report *r) {
   fprintf(f, "Numeric factorization of H~ at the initial pose, µs per call (median over %d runs); "
-             "%s, %s, 1 thread. Measured %s.\n\n",
-          r->runs, r->cpu, r->compiler, r->date);
+             "%s, %s, 1 thread. Measured %s on sources %s.\n\n",
+          r->runs, r->cpu, r->compiler, r->date, r->revision);
   fputs("| sample | dim |", f);
   for (int c = 0; c < NCOLS; c++) fprintf(f, " %s |", main_cols[c].head);
   fputs(" LDL / unrolled d | fastest library / unrolled d |\n|---|--:|", f);
@@ -64,7 +74,9 @@ void br_write_main_table(FILE *f, const br_report *r) {
   for (int i = 0; i < r->nmech; i++) {
     const br_mech *m = &r->mech[i];
     if (m->error) continue;
-    fprintf(f, "| %s | %d |", m->name, m->dim);
+    fputs("| ", f);
+    write_label(f, m);
+    fprintf(f, " | %d |", m->dim);
     for (int c = 0; c < NCOLS; c++) {
       const int k = br_find(m, main_cols[c].name, main_cols[c].prec);
       fputs(" ", f);
@@ -89,6 +101,7 @@ void br_write_main_table(FILE *f, const br_report *r) {
 static void write_header(FILE *f, const br_report *r) {
   fprintf(f, "# ldlpgs benchmark results\n\n");
   fprintf(f, "- date: %s\n- machine: %s, %d logical CPUs (all figures single-threaded)\n", r->date, r->cpu, r->ncpu);
+  fprintf(f, "- sources: %s\n", r->revision);
   fprintf(f, "- compiler: %s; generated programs compiled with `%s`\n", r->compiler, r->cflags);
   fprintf(f, "- libraries: %s; BLAS: %s (OPENBLAS_NUM_THREADS=1)\n", r->libs, r->blas);
   fprintf(f, "- protocol: warm-up, then per method and run the median of %d batches of about %.1f ms; "
@@ -288,7 +301,7 @@ static void write_full_step(FILE *f, const br_report *r) {
     const br_mech *m = &r->mech[i];
     if (m->error) continue;
     if (!m->step.measured) {
-      fprintf(f, "| %s | %d | not measured yet: needs the runtime stepper | | | |\n", m->name, m->step.iterations);
+      fprintf(f, "| %s | %d | not measured yet (measure_full_step, bench/sample.c) | | | |\n", m->name, m->step.iterations);
       continue;
     }
     fprintf(f, "| %s | %d | ", m->name, m->step.iterations);

@@ -33,9 +33,9 @@ typedef struct br_compile {
 } br_compile;
 
 /* The full step (assembly + factor + N-1 PGS + block-GS step vs N PGS,
- * single-threaded and with the factorization on a second thread) needs the
- * runtime stepper; until it exists this stays unmeasured (see
- * measure_full_step in bench.c). */
+ * single-threaded and with the factorization on a second thread), filled
+ * by measure_full_step in sample.c; unmeasured (measured = 0) until that
+ * is written. */
 typedef struct br_step {
   int measured;
   int iterations;
@@ -74,6 +74,7 @@ typedef struct br_report {
   char compiler[96];
   const char *cflags;  /* of the generated programs */
   char blas[160];      /* OpenBLAS configuration */
+  const char *revision; /* of the sources measured (git), as make passes it */
   char libs[160];      /* library versions */
   int runs, batches;
   double batch_s;

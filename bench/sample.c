@@ -83,8 +83,10 @@ static uint64_t splitmix64(uint64_t *s) {
 
 /* The full step -- assembly + factor + N-1 PGS iterations + block-GS step,
  * against N PGS iterations, single-threaded and with the factorization on
- * a second thread -- needs the runtime stepper, which does not exist yet.
- * This is where its measurement goes; until then the row stays empty. */
+ * a second thread -- is measured here with the runtime stepper (rt_world),
+ * filling out->step (results.h) and setting step.measured; the reports
+ * already have its table and target line. Not written yet: the row stays
+ * empty rather than showing made-up figures. */
 static void measure_full_step(br_mech *out) {
   memset(&out->step, 0, sizeof out->step);
   out->step.measured = 0;

@@ -97,7 +97,7 @@ static void step(const br_report *r, br_target *t, int *n, int max) {
   x->verdict = BR_NOT_MEASURED;
   snprintf(x->text, sizeof x->text,
            "full LDL-PGS step with the factorization on a second thread <= 1.2x a pure PGS step: %s",
-           measured ? "see the full-step table" : "not measured yet (needs the runtime stepper)");
+           measured ? "see the full-step table" : "not measured yet (measure_full_step in bench/sample.c is still empty)");
 }
 
 int br_targets(const br_report *r, br_target *t, int max) {

@@ -43,7 +43,7 @@ int emit_valid_ident(const char *s) {
 /*---- plan -----------------------------------------------------------------------*/
 
 static const char *const kernel_prefix[EK_NKINDS] = {
-    [EK_FACTOR_NODE] = "factor_node", [EK_NODE_SOLVE] = "node_solve",     [EK_SOLVE_ROWS] = "solve_rows",
+    [EK_FACTOR_NODE] = "factor_node", [EK_NODE_SOLVE] = "node_solve",     [EK_PANEL] = "panel",
     [EK_REDUCE_TRI] = "reduce_tri",   [EK_REDUCE] = "reduce",             [EK_FORWARD] = "forward",
     [EK_BACKWARD_SET] = "backward_set", [EK_BACKWARD_ADD] = "backward_add", [EK_SUBTRACT] = "subtract",
 };
@@ -51,6 +51,7 @@ static const char *const kernel_prefix[EK_NKINDS] = {
 void emit_kernel_name(const emit_kernel *k, char *buf, size_t size) {
   const char *p = kernel_prefix[k->kind];
   switch (k->kind) {
+  case EK_PANEL: snprintf(buf, size, "%s_%dx%d", p, k->d, k->m); break;
   case EK_REDUCE_TRI: snprintf(buf, size, "%s_%d_d%d", p, k->m, k->d); break;
   case EK_REDUCE: snprintf(buf, size, "%s_%dx%d_d%d", p, k->m, k->n, k->d); break;
   case EK_FORWARD:
@@ -60,7 +61,7 @@ void emit_kernel_name(const emit_kernel *k, char *buf, size_t size) {
   }
 }
 
-#define DIMS (RT_MAX_DEGREE + 1)
+#define DIMS (EMIT_MAX_LANES > RT_MAX_DEGREE ? EMIT_MAX_LANES + 1 : RT_MAX_DEGREE + 1)
 #define KEY(kind, m, n, d) ((((kind) * DIMS + (m)) * DIMS + (n)) * DIMS + (d))
 #define NKEYS (EK_NKINDS * DIMS * DIMS * DIMS)
 
@@ -74,7 +75,8 @@ typedef struct builder {
   emit_fn *fns;
   int nfn, fn_cap;
   unsigned char used[NKEYS];
-  int failed;
+  int lanes;  /* widest panel */
+  int et_ld;  /* row stride of E^T in the temporary */
 } builder;
 
 static void *grow(void *p, int *cap, size_t elem) {
@@ -102,7 +104,6 @@ static void use_kernel(builder *b, emit_op *op, emit_kernel_kind kind, int m, in
   int key = KEY((int)kind, m, n, d);
   b->used[key] = 1;
   op->kernel = key;
-  if (kind == EK_SOLVE_ROWS) b->used[KEY(EK_NODE_SOLVE, 0, 0, d)] = 1; /* it calls node_solve */
 }
 
 static emit_fn *open_fn(builder *b, emit_phase phase, int pivot) {
@@ -113,6 +114,7 @@ static emit_fn *open_fn(builder *b, emit_phase phase, int pivot) {
   f->op_adr = b->nop;
   f->first_pivot = f->last_pivot = pivot;
   f->part = f->nparts = 1;
+  f->fail_pivot = -1;
   return f;
 }
 
@@ -155,7 +157,7 @@ static int plan_reduction(builder *b, int p) {
       emit_op *op = add_op(b, EO_REDUCE, p);
       op->a = base;
       op->b = r->piv_edge[p] + row_i * d;
-      op->c = row_j * d;
+      op->c = EMIT_TEMP_ET + row_j;
       op->row = qi;
       op->col = qj;
       if (on_diag) {
@@ -174,43 +176,102 @@ static int plan_reduction(builder *b, int p) {
   return row_i == r->piv_height[p];
 }
 
-/* Factor: one function per pivot; a pivot above the budget is split into
- * parts at statement boundaries (the temporary T carries over). */
+/* The rinv slot of pivot p in the temporary: two slots, alternating, so
+ * that the next pivot's node factor can run before p's panels are done. */
+static int rinv_slot(int p) { return (p & 1) * EMIT_TEMP_RINV; }
+
+/* deferred: the node factor of the next pivot, hoisted into the current
+ * pivot's function, which reports its failure only once the current
+ * pivot's work is complete (so that a failing factorization leaves the
+ * workspace exactly as the interpreter does). */
+static emit_op *add_factor_node(builder *b, int q, int deferred) {
+  emit_op *op = add_op(b, EO_FACTOR_NODE, q);
+  op->a = b->prog->piv_node[q];
+  op->b = rinv_slot(q);
+  op->n = deferred;
+  use_kernel(b, op, EK_FACTOR_NODE, 0, 0, piv_degree(b->prog, q));
+  return op;
+}
+
+/* Appends ops[i] of the scratch list to the plan. */
+static void push_op(builder *b, const emit_op *op) {
+  if (b->nop == b->op_cap) b->ops = grow(b->ops, &b->op_cap, sizeof *b->ops);
+  b->ops[b->nop++] = *op;
+}
+
+/* Factor: one function per pivot p, holding p's panels and reductions and
+ * the node factor of pivot p + 1, hoisted to the earliest point where its
+ * node block is final: right after p's reduction of that block (the first
+ * block of p's column, whose rows are the first panels), or before
+ * everything else when p does not update it. The next pivot's LDL^T, a
+ * chain of divisions, then overlaps p's remaining work instead of waiting
+ * behind it (each workspace element still receives its updates in pivot
+ * order). Pivot 0's own node factor opens the first function. A pivot
+ * above the budget is split into parts at statement boundaries (the
+ * temporary carries over), and its next node factor then stays at the end
+ * of its last part. Panels have b->lanes rows, then narrower ones (powers
+ * of two) for the rest. */
 static int plan_factor(builder *b) {
   const rt_program *r = b->prog;
   for (int p = 0; p < r->ncons; p++) {
-    int d = piv_degree(r, p), h = r->piv_height[p];
+    int d = piv_degree(r, p), h = r->piv_height[p], q = p + 1 < r->ncons ? p + 1 : -1;
+    int k0 = r->piv_blk_adr[p];
+    /* rows of the first block when it is q's node block: they come first */
+    int crit = q >= 0 && h > 0 && r->blk_piv[k0] == q ? piv_degree(r, q) : 0;
     int first = b->nop;
-    emit_op *op = add_op(b, EO_FACTOR_NODE, p);
-    op->a = r->piv_node[p];
-    use_kernel(b, op, EK_FACTOR_NODE, 0, 0, d);
-    if (h > 0) {
-      op = add_op(b, EO_SOLVE_ROWS, p);
+    for (int r0 = 0, lanes = b->lanes; r0 < h; r0 += lanes) {
+      while (lanes > h - r0) lanes /= 2;
+      emit_op *op = add_op(b, EO_PANEL, p);
       op->a = r->piv_node[p];
-      op->b = r->piv_edge[p];
-      op->n = h;
-      use_kernel(b, op, EK_SOLVE_ROWS, 0, 0, d);
-      if (!plan_reduction(b, p)) return 0;
-      op = add_op(b, EO_COPY, p);
-      op->a = r->piv_edge[p];
-      op->n = h * d;
+      op->b = r->piv_edge[p] + r0 * d;
+      op->c = EMIT_TEMP_ET + r0;
+      op->n = lanes;
+      op->rinv = rinv_slot(p);
+      use_kernel(b, op, EK_PANEL, lanes, 0, d);
     }
-    /* move the pivot's statements out and lay them back in parts */
-    int nstmt = b->nop - first;
-    emit_op *stmts = malloc(sizeof *stmts * (size_t)nstmt);
-    if (!stmts) abort();
-    memcpy(stmts, b->ops + first, sizeof *stmts * (size_t)nstmt);
+    int npanel = b->nop - first;
+    if (h > 0 && !plan_reduction(b, p)) return 0;
+    /* reorder: [F(0)] critical panels, N_q's reduction, F(q), the rest */
+    int nlist = b->nop - first;
+    emit_op *list = malloc(sizeof *list * (size_t)(nlist + 1));
+    if (!list) abort();
+    memcpy(list, b->ops + first, sizeof *list * (size_t)nlist);
     b->nop = first;
-    int nparts = (nstmt + b->budget - 1) / b->budget;
+    int begin = b->nop;
+    if (p == 0) add_factor_node(b, 0, 0);
+    int split = (p == 0) + nlist + (q >= 0) > b->budget;
+    int i = 0, red_q = -1;
+    if (crit && !split) {
+      for (; i < npanel && list[i].c - EMIT_TEMP_ET < crit; i++) push_op(b, &list[i]);
+      for (int k = npanel; k < nlist; k++)
+        if (list[k].row == q && list[k].col == q) red_q = k;
+      push_op(b, &list[red_q]);
+    }
+    if (q >= 0 && !split) add_factor_node(b, q, 1);
+    for (; i < npanel; i++) push_op(b, &list[i]);
+    for (int k = npanel; k < nlist; k++)
+      if (k != red_q) push_op(b, &list[k]);
+    if (q >= 0 && split) add_factor_node(b, q, 1);
+    free(list);
+    /* move the pivot's statements out and lay them back in parts */
+    int nstmt = b->nop - begin;
+    emit_op *stmts = malloc(sizeof *stmts * (size_t)(nstmt + 1));
+    if (!stmts) abort();
+    memcpy(stmts, b->ops + begin, sizeof *stmts * (size_t)nstmt);
+    b->nop = begin;
+    int nparts = (nstmt + b->budget - 1) / b->budget; /* none: nothing left to do */
     for (int part = 1, s = 0; part <= nparts; part++) {
       emit_fn *f = open_fn(b, EP_FACTOR, p);
       f->part = part;
       f->nparts = nparts;
-      f->status = part == 1;
       add_op(b, EO_SECTION, p);
       for (int e = s + b->budget; s < nstmt && s < e; s++) {
-        if (b->nop == b->op_cap) b->ops = grow(b->ops, &b->op_cap, sizeof *b->ops);
-        b->ops[b->nop++] = stmts[s];
+        push_op(b, &stmts[s]);
+        f = &b->fns[b->nfn - 1];
+        if (stmts[s].kind == EO_FACTOR_NODE) {
+          f->status = 1;
+          if (stmts[s].n) f->fail_pivot = stmts[s].pivot;
+        }
       }
       close_fn(b);
     }
@@ -275,6 +336,13 @@ gen_status emit_plan_build(arena *a, const rt_program *prog, int budget, emit_pl
   if (!b) abort();
   b->prog = prog;
   b->budget = budget > 0 ? budget : EMIT_DEFAULT_BUDGET;
+  b->lanes = EMIT_VECTOR_BYTES / (prog->precision == RT_DOUBLE ? (int)sizeof(double) : (int)sizeof(float));
+  int max_h = 0, max_d = 0;
+  for (int p = 0; p < prog->ncons; p++) {
+    if (prog->piv_height[p] > max_h) max_h = prog->piv_height[p];
+    if (prog->piv_height[p] > 0 && piv_degree(prog, p) > max_d) max_d = piv_degree(prog, p);
+  }
+  b->et_ld = (max_h + b->lanes - 1) / b->lanes * b->lanes;
   if (!plan_factor(b)) {
     diag_error(d, NULL, 0, "internal error: the RSI of program '%s' does not follow its block layout", prog->name);
     free(b->ops);
@@ -309,6 +377,10 @@ gen_status emit_plan_build(arena *a, const rt_program *prog, int budget, emit_pl
   if (b->nfn) memcpy(out->fns, b->fns, sizeof *b->fns * (size_t)b->nfn);
   out->nfn = b->nfn;
   out->budget = b->budget;
+  out->et_ld = b->et_ld;
+  out->lanes = b->lanes;
+  out->temp_size = EMIT_TEMP_ET + max_d * b->et_ld;
+  if (out->temp_size < prog->temp_size) out->temp_size = prog->temp_size;
   free(index);
   free(b->ops);
   free(b->fns);
@@ -480,9 +552,9 @@ static void push_arrays(lua_State *L, const view *v) {
 }
 
 static const char *const op_kind_name[EO_NKINDS] = {
-    [EO_SECTION] = "section",   [EO_FACTOR_NODE] = "factor_node", [EO_SOLVE_ROWS] = "solve_rows",
-    [EO_REDUCE] = "reduce",     [EO_COPY] = "copy",               [EO_FORWARD] = "forward",
-    [EO_DIAGONAL] = "diagonal", [EO_BACKWARD] = "backward",       [EO_SUBTRACT] = "subtract",
+    [EO_SECTION] = "section",   [EO_FACTOR_NODE] = "factor_node", [EO_PANEL] = "panel",
+    [EO_REDUCE] = "reduce",     [EO_FORWARD] = "forward",         [EO_DIAGONAL] = "diagonal",
+    [EO_BACKWARD] = "backward", [EO_SUBTRACT] = "subtract",
 };
 static const char *const phase_name[EP_NPHASES] = {"factor", "forward", "diagonal", "backward"};
 
@@ -496,12 +568,17 @@ static void op_comment(const view *v, const emit_op *op, char *buf, size_t size)
     else
       snprintf(buf, size, "E[%s, %s]%s", piv_name(v, op->row), piv_name(v, op->col), op->fill ? " fill" : "");
     break;
+  case EO_FACTOR_NODE: snprintf(buf, size, "N[%s] = l D l^T", piv_name(v, op->pivot)); break;
   case EO_FORWARD: snprintf(buf, size, "x[%s]", piv_name(v, op->row)); break;
   case EO_BACKWARD: snprintf(buf, size, "L[%s, %s]", piv_name(v, op->row), piv_name(v, op->pivot)); break;
   case EO_DIAGONAL:
   case EO_SUBTRACT: snprintf(buf, size, "x[%s]", piv_name(v, op->pivot)); break;
-  case EO_COPY: snprintf(buf, size, "E = T"); break;
-  case EO_SOLVE_ROWS: snprintf(buf, size, "T = E N^-1"); break;
+  case EO_PANEL:
+    if (op->n == 1)
+      snprintf(buf, size, "row %d", op->c - EMIT_TEMP_ET);
+    else
+      snprintf(buf, size, "rows %d..%d", op->c - EMIT_TEMP_ET, op->c - EMIT_TEMP_ET + op->n - 1);
+    break;
   default: break;
   }
 }
@@ -529,6 +606,7 @@ static void push_functions(lua_State *L, const view *v, int solve) {
     set_int(L, "part", f->part);
     set_int(L, "nparts", f->nparts);
     set_bool(L, "status", f->status);
+    set_int(L, "fail_pivot", f->fail_pivot);
     set_int(L, "statements", f->statements);
     lua_createtable(L, f->op_num, 0);
     for (int k = f->op_adr; k < f->op_adr + f->op_num; k++) {
@@ -544,6 +622,7 @@ static void push_functions(lua_State *L, const view *v, int solve) {
       set_int(L, "b", op->b);
       set_int(L, "c", op->c);
       set_int(L, "n", op->n);
+      set_int(L, "rinv", op->rinv);
       set_str(L, "comment", comment);
       append(L);
     }
@@ -612,6 +691,8 @@ static void build_view(lua_State *L, void *ud) {
   push_functions(L, v, 1);
   lua_setfield(L, -2, "solve");
   set_int(L, "budget", v->plan->budget);
+  set_int(L, "et_ld", v->plan->et_ld);
+  set_int(L, "lanes", v->plan->lanes);
 }
 
 /* The identifier prefix: the option, or the mechanism name with every
@@ -641,6 +722,7 @@ gen_status emit_program(const program *p, const emit_options *o, emit_output *ou
   emit_plan plan = {0};
   gen_status st = GEN_OK;
   if (o->mode == EMIT_UNROLLED) st = emit_plan_build(&a, &r, o->budget, &plan, d);
+  if (st == GEN_OK && o->mode == EMIT_UNROLLED) r.temp_size = plan.temp_size; /* the unrolled code's layout */
   v.plan = &plan;
   if (o->prefix)
     snprintf(v.ident, sizeof v.ident, "%s", o->prefix);

@@ -8,16 +8,30 @@
  * format it (STYLE.md anti-pattern 18).
  *
  * Shape of the unrolled code (PERF-NOTES.md, "Cost of element-level
- * straight-line code"): one static function per pivot (split into parts
- * above a statement budget) calls degree-specialized straight-line kernels
- * with literal workspace offsets: the node factor, T = E N^-1 over the
- * column, one kernel call per block pair of the reduction (the RSI grouped
- * by target block: the target's offset is a literal, the element offsets
- * inside the kernel are constants), and the copy-back. The solve is grouped
- * the same way (forward, block diagonal, backward). Every kernel performs
- * the reference arithmetic of rt.h; each workspace element receives at
- * most one update per pivot, so grouping the RSI by block changes no
- * result bit. */
+ * straight-line code" and "Code shapes"): one static function per pivot
+ * (split into parts above a statement budget) calls degree-specialized
+ * straight-line kernels with literal workspace offsets:
+ *   - the node factor, which also leaves the reciprocals 1/D in the
+ *     temporary;
+ *   - panels of up to EMIT_MAX_LANES rows of the edge column, vectorized
+ *     across the rows: each copies its rows of E, transposed, into the
+ *     temporary (E^T) and overwrites them with L = E N^-1;
+ *   - one reduction kernel per block pair (the RSI grouped by target block:
+ *     the target's offset is a literal, the element offsets inside the
+ *     kernel are constants), vectorized across the columns of each target
+ *     row: C[r][c..] -= sum_k L[r][k] * E^T[k][c..].
+ * The solve is grouped the same way (forward, block diagonal, backward).
+ * Vector lanes only ever hold independent results, each computed with the
+ * scalar operations of rt.h's reference arithmetic in their order, and each
+ * workspace element receives at most one update per pivot, so neither the
+ * lanes nor the grouping change a result bit.
+ *
+ * Pipelining: the node factor of pivot p + 1 is part of pivot p's function,
+ * as early as its node block is final (see plan_factor in emit.c).
+ *
+ * The temporary of unrolled code: two slots of EMIT_TEMP_RINV for the
+ * reciprocals 1/D of even and odd pivots, then E^T from EMIT_TEMP_ET, row k
+ * (column k of E) at EMIT_TEMP_ET + k * et_ld.  */
 #ifndef LDLPGS_GEN_EMIT_H
 #define LDLPGS_GEN_EMIT_H
 
@@ -30,6 +44,10 @@
 typedef enum emit_mode { EMIT_UNROLLED = 0, EMIT_TABLES } emit_mode;
 
 #define EMIT_DEFAULT_BUDGET 200 /* statements per generated function */
+#define EMIT_MAX_LANES 16       /* widest vector the plan may use (lanes) */
+#define EMIT_VECTOR_BYTES 16    /* vector width: SSE2, the x86-64 baseline */
+#define EMIT_TEMP_RINV 8        /* size of each of the two reciprocal slots */
+#define EMIT_TEMP_ET 16         /* where E^T begins in the unrolled code's temporary */
 #define EMIT_IDENT_MAX 80
 
 typedef struct emit_options {
@@ -52,11 +70,11 @@ int emit_valid_ident(const char *s);
 /*---- the plan: what the unrolled code does -----------------------------------*/
 
 typedef enum emit_kernel_kind {
-  EK_FACTOR_NODE,  /* dense LDL^T of a d x d node block (rt.h step 1)          (d) */
-  EK_NODE_SOLVE,   /* x = node_solve(N, v), d x d                               (d) */
-  EK_SOLVE_ROWS,   /* T[r] = node_solve(N, E[r]) over the column (step 2)       (d) */
-  EK_REDUCE_TRI,   /* lower triangle of C (m x m) -= E T^T, E, T m x d (step 3) (m, d) */
-  EK_REDUCE,       /* C (m x n) -= E T^T, E m x d, T n x d (step 3)             (m, n, d) */
+  EK_FACTOR_NODE,  /* dense LDL^T of a d x d node block, 1/D (rt.h step 1)     (d) */
+  EK_NODE_SOLVE,   /* x = node_solve(N, v), d x d (solve, block diagonal)       (d) */
+  EK_PANEL,        /* m rows of E: E^T out, E = E N^-1 in place (step 2)        (m = lanes, d) */
+  EK_REDUCE_TRI,   /* lower triangle of C (m x m) -= L E^T, L, E m x d (step 3) (m, d) */
+  EK_REDUCE,       /* C (m x n) -= L E^T, L m x d, E n x d (step 3)             (m, n, d) */
   EK_FORWARD,      /* xq (m) -= L xp, L m x d                                   (m, d) */
   EK_BACKWARD_SET, /* s (d) = L^T xq, L m x d, summed over r in order           (m, d) */
   EK_BACKWARD_ADD, /* s (d) = s + L^T xq, in order                              (m, d) */
@@ -71,10 +89,14 @@ typedef struct emit_kernel {
 
 typedef enum emit_op_kind {
   EO_SECTION,     /* a pivot (or a part of it) begins: comment only */
-  EO_FACTOR_NODE, /* if (kernel(w + a)) return failure */
-  EO_SOLVE_ROWS,  /* kernel(w + a, w + b, t, n): N at a, E at b, n rows */
-  EO_REDUCE,      /* kernel(w + a, w + b, t + c): target block at a */
-  EO_COPY,        /* E at a = T, n scalars */
+  EO_FACTOR_NODE, /* kernel(w + a, t + b): N at a, its reciprocals at
+                     temporary offset b; n = 1: deferred (failure reported at
+                     the end of the function), else immediate */
+  EO_PANEL,       /* kernel(w + a, t + rinv, w + b, t + c): N at a, its
+                     reciprocals at temporary offset rinv, the panel's n rows of E at b,
+                     their columns of E^T at temporary offset c */
+  EO_REDUCE,      /* kernel(w + a, w + b, t + c): target block at a, rows of L
+                     (the target's block row) at b, columns of E^T at c */
   EO_FORWARD,     /* kernel(w + a, x + b, x + c): L at a, x of the pivot at b, row block at c */
   EO_DIAGONAL,    /* kernel(w + a, x + b, x + b) */
   EO_BACKWARD,    /* kernel(w + a, x + c, s) (set for the first block, add after) */
@@ -87,6 +109,7 @@ typedef struct emit_op {
   int kernel;      /* index in plan kernels, or -1 */
   int pivot;       /* the pivot eliminated or solved */
   int a, b, c, n;  /* offsets and counts, per kind (above) */
+  int rinv;        /* panels: temporary offset of the reciprocals */
   int row, col;    /* pivots of the block touched: reductions: target block
                       (row, col), col == row for a node block; forward and
                       backward: row = the block's row pivot; else -1 */
@@ -101,7 +124,10 @@ typedef struct emit_fn {
   int statements;     /* ops other than sections */
   int first_pivot, last_pivot; /* in processing order */
   int part, nparts;   /* factor: part (1-based) of a pivot split over functions */
-  int status;         /* 1 if it returns the node factor's status */
+  int status;         /* 1 if it factors a node block: it returns -1, or the
+                         pivot whose node block is not positive definite */
+  int fail_pivot;     /* the pivot of a deferred node factor (reported at
+                         the end of the function), or -1 */
 } emit_fn;
 
 typedef struct emit_plan {
@@ -113,6 +139,9 @@ typedef struct emit_plan {
                            diagonal, backward */
   int nfn;
   int budget;
+  int lanes;            /* widest vector (panel rows) */
+  int et_ld;            /* row stride of E^T in the temporary */
+  int temp_size;        /* scalars of the temporary the unrolled code needs */
 } emit_plan;
 
 /* Plans the unrolled code of a program (arrays from rtprog_build): the ops

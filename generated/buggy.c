@@ -5,10 +5,12 @@
  * the program object buggy_program (declared in buggy.h; the
  * contract, the workspace layout and the reference arithmetic are in rt.h).
  * Each pivot's elimination is its own function factor_p<pivot>: the dense
- * LDL^T of its node block, T = E N^-1 over its edge column, one kernel call
- * per block pair of the reduction (the RSI grouped by target block, whose
- * workspace offset is a literal) and the copy E = T. The kernels below are
- * the reference arithmetic of rt.h specialized by degree.
+ * LDL^T of its node block, its edge column turned into L = E N^-1 in panels
+ * of rows (keeping E^T in the temporary), and one kernel call per block
+ * pair of the reduction C -= L E^T (the RSI grouped by target block, whose
+ * workspace offset is a literal). The kernels below are the reference
+ * arithmetic of rt.h specialized by degree; vector lanes hold independent
+ * results, so every instruction set gives the same bits.
  *
  * Mechanism statistics
  *   bodies          8 (9 solver bodies: 1 shattered into 2 shards)
@@ -19,7 +21,7 @@
  *   RSI entries     561
  *   flops           7562 (convention: 2 x (d^3/6 + h d^2 + d h (h+1)/2) per pivot of degree d and column height h)
  *   order           best (heuristic meca-flops)
- *   workspace       555 scalars, temporary 80 scalars
+ *   workspace       555 scalars, temporary 96 scalars
  *   structure hash  0x5572762ad1186987
  *
  * Pivot order (pivot, constraint, type, degree d, column height h, blocks):
@@ -36,9 +38,11 @@
  */
 #include "buggy.h"
 
-#include <string.h>
-
 typedef float scalar;
+/* vectors of 2, 4, ... scalars (GCC/Clang vector extensions), loaded and
+ * stored at any scalar-aligned address */
+typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
+typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
 
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
 
@@ -187,78 +191,102 @@ static const int32_t rsi[561] = {
 /*---- kernels -----------------------------------------------------------------*/
 
 /* Dense LDL^T of a 1 x 1 node block in place (rt.h factor step 1): unit
- * lower l below the diagonal, D on it. Returns 1 if the block is not
- * positive definite. */
-static int factor_node_1(scalar *n) {
+ * lower l below the diagonal, D on it, and the reciprocals 1/D in rinv.
+ * Returns 1 if the block is not positive definite. */
+static int factor_node_1(scalar *restrict n, scalar *restrict rinv) {
   if (!(n[0] > 0)) return 1;
+  const scalar r0 = 1 / n[0];
+  rinv[0] = r0;
   return 0;
 }
 
 /* Dense LDL^T of a 5 x 5 node block in place (rt.h factor step 1): unit
- * lower l below the diagonal, D on it. Returns 1 if the block is not
- * positive definite. */
-static int factor_node_5(scalar *n) {
+ * lower l below the diagonal, D on it, and the reciprocals 1/D in rinv.
+ * Returns 1 if the block is not positive definite. */
+static int factor_node_5(scalar *restrict n, scalar *restrict rinv) {
   if (!(n[0] > 0)) return 1;
-  n[5] = n[5] / n[0];
-  n[10] = n[10] / n[0];
-  n[15] = n[15] / n[0];
-  n[20] = n[20] / n[0];
+  const scalar r0 = 1 / n[0];
+  rinv[0] = r0;
+  n[5] = n[5] * r0;
+  n[10] = n[10] * r0;
+  n[15] = n[15] * r0;
+  n[20] = n[20] * r0;
   const scalar d1 = n[6] - n[5] * (n[5] * n[0]);
   if (!(d1 > 0)) return 1;
   n[6] = d1;
-  n[11] = (n[11] - n[10] * (n[5] * n[0])) / n[6];
-  n[16] = (n[16] - n[15] * (n[5] * n[0])) / n[6];
-  n[21] = (n[21] - n[20] * (n[5] * n[0])) / n[6];
+  const scalar r1 = 1 / d1;
+  rinv[1] = r1;
+  n[11] = (n[11] - n[10] * (n[5] * n[0])) * r1;
+  n[16] = (n[16] - n[15] * (n[5] * n[0])) * r1;
+  n[21] = (n[21] - n[20] * (n[5] * n[0])) * r1;
   const scalar d2 = n[12] - (n[10] * (n[10] * n[0]) + n[11] * (n[11] * n[6]));
   if (!(d2 > 0)) return 1;
   n[12] = d2;
-  n[17] = (n[17] - (n[15] * (n[10] * n[0]) + n[16] * (n[11] * n[6]))) / n[12];
-  n[22] = (n[22] - (n[20] * (n[10] * n[0]) + n[21] * (n[11] * n[6]))) / n[12];
+  const scalar r2 = 1 / d2;
+  rinv[2] = r2;
+  n[17] = (n[17] - (n[15] * (n[10] * n[0]) + n[16] * (n[11] * n[6]))) * r2;
+  n[22] = (n[22] - (n[20] * (n[10] * n[0]) + n[21] * (n[11] * n[6]))) * r2;
   const scalar d3 = n[18] - (n[15] * (n[15] * n[0]) + n[16] * (n[16] * n[6]) + n[17] * (n[17] * n[12]));
   if (!(d3 > 0)) return 1;
   n[18] = d3;
-  n[23] = (n[23] - (n[20] * (n[15] * n[0]) + n[21] * (n[16] * n[6]) + n[22] * (n[17] * n[12]))) / n[18];
+  const scalar r3 = 1 / d3;
+  rinv[3] = r3;
+  n[23] = (n[23] - (n[20] * (n[15] * n[0]) + n[21] * (n[16] * n[6]) + n[22] * (n[17] * n[12]))) * r3;
   const scalar d4 = n[24] - (n[20] * (n[20] * n[0]) + n[21] * (n[21] * n[6]) + n[22] * (n[22] * n[12]) + n[23] * (n[23] * n[18]));
   if (!(d4 > 0)) return 1;
   n[24] = d4;
+  const scalar r4 = 1 / d4;
+  rinv[4] = r4;
   return 0;
 }
 
 /* Dense LDL^T of a 6 x 6 node block in place (rt.h factor step 1): unit
- * lower l below the diagonal, D on it. Returns 1 if the block is not
- * positive definite. */
-static int factor_node_6(scalar *n) {
+ * lower l below the diagonal, D on it, and the reciprocals 1/D in rinv.
+ * Returns 1 if the block is not positive definite. */
+static int factor_node_6(scalar *restrict n, scalar *restrict rinv) {
   if (!(n[0] > 0)) return 1;
-  n[6] = n[6] / n[0];
-  n[12] = n[12] / n[0];
-  n[18] = n[18] / n[0];
-  n[24] = n[24] / n[0];
-  n[30] = n[30] / n[0];
+  const scalar r0 = 1 / n[0];
+  rinv[0] = r0;
+  n[6] = n[6] * r0;
+  n[12] = n[12] * r0;
+  n[18] = n[18] * r0;
+  n[24] = n[24] * r0;
+  n[30] = n[30] * r0;
   const scalar d1 = n[7] - n[6] * (n[6] * n[0]);
   if (!(d1 > 0)) return 1;
   n[7] = d1;
-  n[13] = (n[13] - n[12] * (n[6] * n[0])) / n[7];
-  n[19] = (n[19] - n[18] * (n[6] * n[0])) / n[7];
-  n[25] = (n[25] - n[24] * (n[6] * n[0])) / n[7];
-  n[31] = (n[31] - n[30] * (n[6] * n[0])) / n[7];
+  const scalar r1 = 1 / d1;
+  rinv[1] = r1;
+  n[13] = (n[13] - n[12] * (n[6] * n[0])) * r1;
+  n[19] = (n[19] - n[18] * (n[6] * n[0])) * r1;
+  n[25] = (n[25] - n[24] * (n[6] * n[0])) * r1;
+  n[31] = (n[31] - n[30] * (n[6] * n[0])) * r1;
   const scalar d2 = n[14] - (n[12] * (n[12] * n[0]) + n[13] * (n[13] * n[7]));
   if (!(d2 > 0)) return 1;
   n[14] = d2;
-  n[20] = (n[20] - (n[18] * (n[12] * n[0]) + n[19] * (n[13] * n[7]))) / n[14];
-  n[26] = (n[26] - (n[24] * (n[12] * n[0]) + n[25] * (n[13] * n[7]))) / n[14];
-  n[32] = (n[32] - (n[30] * (n[12] * n[0]) + n[31] * (n[13] * n[7]))) / n[14];
+  const scalar r2 = 1 / d2;
+  rinv[2] = r2;
+  n[20] = (n[20] - (n[18] * (n[12] * n[0]) + n[19] * (n[13] * n[7]))) * r2;
+  n[26] = (n[26] - (n[24] * (n[12] * n[0]) + n[25] * (n[13] * n[7]))) * r2;
+  n[32] = (n[32] - (n[30] * (n[12] * n[0]) + n[31] * (n[13] * n[7]))) * r2;
   const scalar d3 = n[21] - (n[18] * (n[18] * n[0]) + n[19] * (n[19] * n[7]) + n[20] * (n[20] * n[14]));
   if (!(d3 > 0)) return 1;
   n[21] = d3;
-  n[27] = (n[27] - (n[24] * (n[18] * n[0]) + n[25] * (n[19] * n[7]) + n[26] * (n[20] * n[14]))) / n[21];
-  n[33] = (n[33] - (n[30] * (n[18] * n[0]) + n[31] * (n[19] * n[7]) + n[32] * (n[20] * n[14]))) / n[21];
+  const scalar r3 = 1 / d3;
+  rinv[3] = r3;
+  n[27] = (n[27] - (n[24] * (n[18] * n[0]) + n[25] * (n[19] * n[7]) + n[26] * (n[20] * n[14]))) * r3;
+  n[33] = (n[33] - (n[30] * (n[18] * n[0]) + n[31] * (n[19] * n[7]) + n[32] * (n[20] * n[14]))) * r3;
   const scalar d4 = n[28] - (n[24] * (n[24] * n[0]) + n[25] * (n[25] * n[7]) + n[26] * (n[26] * n[14]) + n[27] * (n[27] * n[21]));
   if (!(d4 > 0)) return 1;
   n[28] = d4;
-  n[34] = (n[34] - (n[30] * (n[24] * n[0]) + n[31] * (n[25] * n[7]) + n[32] * (n[26] * n[14]) + n[33] * (n[27] * n[21]))) / n[28];
+  const scalar r4 = 1 / d4;
+  rinv[4] = r4;
+  n[34] = (n[34] - (n[30] * (n[24] * n[0]) + n[31] * (n[25] * n[7]) + n[32] * (n[26] * n[14]) + n[33] * (n[27] * n[21]))) * r4;
   const scalar d5 = n[35] - (n[30] * (n[30] * n[0]) + n[31] * (n[31] * n[7]) + n[32] * (n[32] * n[14]) + n[33] * (n[33] * n[21]) + n[34] * (n[34] * n[28]));
   if (!(d5 > 0)) return 1;
   n[35] = d5;
+  const scalar r5 = 1 / d5;
+  rinv[5] = r5;
   return 0;
 }
 
@@ -325,289 +353,345 @@ static void node_solve_6(const scalar *n, const scalar *v, scalar *x) {
   x[5] = x5;
 }
 
-/* T[r] = N^-1 E[r] for the h rows of an edge column (rt.h factor step 2). */
-static void solve_rows_1(const scalar *restrict n, const scalar *restrict e, scalar *restrict t, int h) {
-  for (int r = 0; r < h; r++) node_solve_1(n, e + 1 * r, t + 1 * r);
+/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
+ * at et[k * 16]), then overwrites it with node_solve(N, E) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_1x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  (void)n; /* a 1 x 1 block: only its reciprocal */
+  const scalar e0 = e[0];
+  et[0] = e0;
+  const scalar y0 = e0;
+  const scalar z0 = y0 * rinv[0];
+  const scalar x0 = z0;
+  e[0] = x0;
 }
 
-/* T[r] = N^-1 E[r] for the h rows of an edge column (rt.h factor step 2). */
-static void solve_rows_5(const scalar *restrict n, const scalar *restrict e, scalar *restrict t, int h) {
-  for (int r = 0; r < h; r++) node_solve_5(n, e + 5 * r, t + 5 * r);
+/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
+ * at et[k * 16]), then overwrites it with node_solve(N, E) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const scalar e0 = e[0];
+  const scalar e1 = e[1];
+  const scalar e2 = e[2];
+  const scalar e3 = e[3];
+  const scalar e4 = e[4];
+  et[0] = e0;
+  et[16] = e1;
+  et[32] = e2;
+  et[48] = e3;
+  et[64] = e4;
+  const scalar y0 = e0;
+  const scalar y1 = e1 - n[5] * y0;
+  const scalar y2 = e2 - (n[10] * y0 + n[11] * y1);
+  const scalar y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
+  const scalar y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const scalar z0 = y0 * rinv[0];
+  const scalar z1 = y1 * rinv[1];
+  const scalar z2 = y2 * rinv[2];
+  const scalar z3 = y3 * rinv[3];
+  const scalar z4 = y4 * rinv[4];
+  const scalar x4 = z4;
+  const scalar x3 = z3 - n[23] * x4;
+  const scalar x2 = z2 - (n[17] * x3 + n[22] * x4);
+  const scalar x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
+  const scalar x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  e[0] = x0;
+  e[1] = x1;
+  e[2] = x2;
+  e[3] = x3;
+  e[4] = x4;
 }
 
-/* Lower triangle of a 1 x 1 node block C -= E T^T, E and T 1 x 1 (rt.h
- * factor step 3, a diagonal block pair). */
-static void reduce_tri_1_d1(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0];
+/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 16), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_1x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  (void)n; /* a 1 x 1 block: only its reciprocal */
+  const v2 e0 = {e[0], e[1]};
+  *(v2 *)(et + 0) = e0;
+  const v2 y0 = e0;
+  const v2 z0 = y0 * rinv[0];
+  const v2 x0 = z0;
+  e[0] = x0[0];
+  e[1] = x0[1];
 }
 
-/* Lower triangle of a 1 x 1 node block C -= E T^T, E and T 1 x 5 (rt.h
- * factor step 3, a diagonal block pair). */
-static void reduce_tri_1_d5(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2] + e[3] * t[3] + e[4] * t[4];
+/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 16), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v2 e0 = {e[0], e[5]};
+  const v2 e1 = {e[1], e[6]};
+  const v2 e2 = {e[2], e[7]};
+  const v2 e3 = {e[3], e[8]};
+  const v2 e4 = {e[4], e[9]};
+  *(v2 *)(et + 0) = e0;
+  *(v2 *)(et + 16) = e1;
+  *(v2 *)(et + 32) = e2;
+  *(v2 *)(et + 48) = e3;
+  *(v2 *)(et + 64) = e4;
+  const v2 y0 = e0;
+  const v2 y1 = e1 - n[5] * y0;
+  const v2 y2 = e2 - (n[10] * y0 + n[11] * y1);
+  const v2 y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
+  const v2 y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const v2 z0 = y0 * rinv[0];
+  const v2 z1 = y1 * rinv[1];
+  const v2 z2 = y2 * rinv[2];
+  const v2 z3 = y3 * rinv[3];
+  const v2 z4 = y4 * rinv[4];
+  const v2 x4 = z4;
+  const v2 x3 = z3 - n[23] * x4;
+  const v2 x2 = z2 - (n[17] * x3 + n[22] * x4);
+  const v2 x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
+  const v2 x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x0[1];
+  e[6] = x1[1];
+  e[7] = x2[1];
+  e[8] = x3[1];
+  e[9] = x4[1];
 }
 
-/* Lower triangle of a 5 x 5 node block C -= E T^T, E and T 5 x 1 (rt.h
- * factor step 3, a diagonal block pair). */
-static void reduce_tri_5_d1(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0];
-  c[5] -= e[1] * t[0];
-  c[6] -= e[1] * t[1];
-  c[10] -= e[2] * t[0];
-  c[11] -= e[2] * t[1];
-  c[12] -= e[2] * t[2];
-  c[15] -= e[3] * t[0];
-  c[16] -= e[3] * t[1];
-  c[17] -= e[3] * t[2];
-  c[18] -= e[3] * t[3];
-  c[20] -= e[4] * t[0];
-  c[21] -= e[4] * t[1];
-  c[22] -= e[4] * t[2];
-  c[23] -= e[4] * t[3];
-  c[24] -= e[4] * t[4];
+/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 16), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_1x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  (void)n; /* a 1 x 1 block: only its reciprocal */
+  const v4 e0 = {e[0], e[1], e[2], e[3]};
+  *(v4 *)(et + 0) = e0;
+  const v4 y0 = e0;
+  const v4 z0 = y0 * rinv[0];
+  const v4 x0 = z0;
+  e[0] = x0[0];
+  e[1] = x0[1];
+  e[2] = x0[2];
+  e[3] = x0[3];
 }
 
-/* Lower triangle of a 5 x 5 node block C -= E T^T, E and T 5 x 5 (rt.h
- * factor step 3, a diagonal block pair). */
-static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2] + e[3] * t[3] + e[4] * t[4];
-  c[5] -= e[5] * t[0] + e[6] * t[1] + e[7] * t[2] + e[8] * t[3] + e[9] * t[4];
-  c[6] -= e[5] * t[5] + e[6] * t[6] + e[7] * t[7] + e[8] * t[8] + e[9] * t[9];
-  c[10] -= e[10] * t[0] + e[11] * t[1] + e[12] * t[2] + e[13] * t[3] + e[14] * t[4];
-  c[11] -= e[10] * t[5] + e[11] * t[6] + e[12] * t[7] + e[13] * t[8] + e[14] * t[9];
-  c[12] -= e[10] * t[10] + e[11] * t[11] + e[12] * t[12] + e[13] * t[13] + e[14] * t[14];
-  c[15] -= e[15] * t[0] + e[16] * t[1] + e[17] * t[2] + e[18] * t[3] + e[19] * t[4];
-  c[16] -= e[15] * t[5] + e[16] * t[6] + e[17] * t[7] + e[18] * t[8] + e[19] * t[9];
-  c[17] -= e[15] * t[10] + e[16] * t[11] + e[17] * t[12] + e[18] * t[13] + e[19] * t[14];
-  c[18] -= e[15] * t[15] + e[16] * t[16] + e[17] * t[17] + e[18] * t[18] + e[19] * t[19];
-  c[20] -= e[20] * t[0] + e[21] * t[1] + e[22] * t[2] + e[23] * t[3] + e[24] * t[4];
-  c[21] -= e[20] * t[5] + e[21] * t[6] + e[22] * t[7] + e[23] * t[8] + e[24] * t[9];
-  c[22] -= e[20] * t[10] + e[21] * t[11] + e[22] * t[12] + e[23] * t[13] + e[24] * t[14];
-  c[23] -= e[20] * t[15] + e[21] * t[16] + e[22] * t[17] + e[23] * t[18] + e[24] * t[19];
-  c[24] -= e[20] * t[20] + e[21] * t[21] + e[22] * t[22] + e[23] * t[23] + e[24] * t[24];
+/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 16), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0 = {e[0], e[5], e[10], e[15]};
+  const v4 e1 = {e[1], e[6], e[11], e[16]};
+  const v4 e2 = {e[2], e[7], e[12], e[17]};
+  const v4 e3 = {e[3], e[8], e[13], e[18]};
+  const v4 e4 = {e[4], e[9], e[14], e[19]};
+  *(v4 *)(et + 0) = e0;
+  *(v4 *)(et + 16) = e1;
+  *(v4 *)(et + 32) = e2;
+  *(v4 *)(et + 48) = e3;
+  *(v4 *)(et + 64) = e4;
+  const v4 y0 = e0;
+  const v4 y1 = e1 - n[5] * y0;
+  const v4 y2 = e2 - (n[10] * y0 + n[11] * y1);
+  const v4 y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
+  const v4 y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const v4 z0 = y0 * rinv[0];
+  const v4 z1 = y1 * rinv[1];
+  const v4 z2 = y2 * rinv[2];
+  const v4 z3 = y3 * rinv[3];
+  const v4 z4 = y4 * rinv[4];
+  const v4 x4 = z4;
+  const v4 x3 = z3 - n[23] * x4;
+  const v4 x2 = z2 - (n[17] * x3 + n[22] * x4);
+  const v4 x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
+  const v4 x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x0[1];
+  e[6] = x1[1];
+  e[7] = x2[1];
+  e[8] = x3[1];
+  e[9] = x4[1];
+  e[10] = x0[2];
+  e[11] = x1[2];
+  e[12] = x2[2];
+  e[13] = x3[2];
+  e[14] = x4[2];
+  e[15] = x0[3];
+  e[16] = x1[3];
+  e[17] = x2[3];
+  e[18] = x3[3];
+  e[19] = x4[3];
 }
 
-/* Lower triangle of a 6 x 6 node block C -= E T^T, E and T 6 x 1 (rt.h
- * factor step 3, a diagonal block pair). */
-static void reduce_tri_6_d1(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0];
-  c[6] -= e[1] * t[0];
-  c[7] -= e[1] * t[1];
-  c[12] -= e[2] * t[0];
-  c[13] -= e[2] * t[1];
-  c[14] -= e[2] * t[2];
-  c[18] -= e[3] * t[0];
-  c[19] -= e[3] * t[1];
-  c[20] -= e[3] * t[2];
-  c[21] -= e[3] * t[3];
-  c[24] -= e[4] * t[0];
-  c[25] -= e[4] * t[1];
-  c[26] -= e[4] * t[2];
-  c[27] -= e[4] * t[3];
-  c[28] -= e[4] * t[4];
-  c[30] -= e[5] * t[0];
-  c[31] -= e[5] * t[1];
-  c[32] -= e[5] * t[2];
-  c[33] -= e[5] * t[3];
-  c[34] -= e[5] * t[4];
-  c[35] -= e[5] * t[5];
+/* Lower triangle of a 1 x 1 node block C -= L E^T, L and E 1 x 1 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_1_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0];
 }
 
-/* Lower triangle of a 6 x 6 node block C -= E T^T, E and T 6 x 5 (rt.h
- * factor step 3, a diagonal block pair). */
-static void reduce_tri_6_d5(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2] + e[3] * t[3] + e[4] * t[4];
-  c[6] -= e[5] * t[0] + e[6] * t[1] + e[7] * t[2] + e[8] * t[3] + e[9] * t[4];
-  c[7] -= e[5] * t[5] + e[6] * t[6] + e[7] * t[7] + e[8] * t[8] + e[9] * t[9];
-  c[12] -= e[10] * t[0] + e[11] * t[1] + e[12] * t[2] + e[13] * t[3] + e[14] * t[4];
-  c[13] -= e[10] * t[5] + e[11] * t[6] + e[12] * t[7] + e[13] * t[8] + e[14] * t[9];
-  c[14] -= e[10] * t[10] + e[11] * t[11] + e[12] * t[12] + e[13] * t[13] + e[14] * t[14];
-  c[18] -= e[15] * t[0] + e[16] * t[1] + e[17] * t[2] + e[18] * t[3] + e[19] * t[4];
-  c[19] -= e[15] * t[5] + e[16] * t[6] + e[17] * t[7] + e[18] * t[8] + e[19] * t[9];
-  c[20] -= e[15] * t[10] + e[16] * t[11] + e[17] * t[12] + e[18] * t[13] + e[19] * t[14];
-  c[21] -= e[15] * t[15] + e[16] * t[16] + e[17] * t[17] + e[18] * t[18] + e[19] * t[19];
-  c[24] -= e[20] * t[0] + e[21] * t[1] + e[22] * t[2] + e[23] * t[3] + e[24] * t[4];
-  c[25] -= e[20] * t[5] + e[21] * t[6] + e[22] * t[7] + e[23] * t[8] + e[24] * t[9];
-  c[26] -= e[20] * t[10] + e[21] * t[11] + e[22] * t[12] + e[23] * t[13] + e[24] * t[14];
-  c[27] -= e[20] * t[15] + e[21] * t[16] + e[22] * t[17] + e[23] * t[18] + e[24] * t[19];
-  c[28] -= e[20] * t[20] + e[21] * t[21] + e[22] * t[22] + e[23] * t[23] + e[24] * t[24];
-  c[30] -= e[25] * t[0] + e[26] * t[1] + e[27] * t[2] + e[28] * t[3] + e[29] * t[4];
-  c[31] -= e[25] * t[5] + e[26] * t[6] + e[27] * t[7] + e[28] * t[8] + e[29] * t[9];
-  c[32] -= e[25] * t[10] + e[26] * t[11] + e[27] * t[12] + e[28] * t[13] + e[29] * t[14];
-  c[33] -= e[25] * t[15] + e[26] * t[16] + e[27] * t[17] + e[28] * t[18] + e[29] * t[19];
-  c[34] -= e[25] * t[20] + e[26] * t[21] + e[27] * t[22] + e[28] * t[23] + e[29] * t[24];
-  c[35] -= e[25] * t[25] + e[26] * t[26] + e[27] * t[27] + e[28] * t[28] + e[29] * t[29];
+/* Lower triangle of a 1 x 1 node block C -= L E^T, L and E 1 x 5 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_1_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[16] + l[2] * et[32] + l[3] * et[48] + l[4] * et[64];
 }
 
-/* C -= E T^T for a 1 x 5 block C, E 1 x 5, T 5 x 5 (rt.h factor
- * step 3, one block pair). */
-static void reduce_1x5_d5(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2] + e[3] * t[3] + e[4] * t[4];
-  c[1] -= e[0] * t[5] + e[1] * t[6] + e[2] * t[7] + e[3] * t[8] + e[4] * t[9];
-  c[2] -= e[0] * t[10] + e[1] * t[11] + e[2] * t[12] + e[3] * t[13] + e[4] * t[14];
-  c[3] -= e[0] * t[15] + e[1] * t[16] + e[2] * t[17] + e[3] * t[18] + e[4] * t[19];
-  c[4] -= e[0] * t[20] + e[1] * t[21] + e[2] * t[22] + e[3] * t[23] + e[4] * t[24];
+/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 1 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0];
+  *(v2 *)(c + 5) -= l[1] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 10) -= l[2] * *(const v2 *)(et + 0);
+  c[12] -= l[2] * et[2];
+  *(v4 *)(c + 15) -= l[3] * *(const v4 *)(et + 0);
+  *(v4 *)(c + 20) -= l[4] * *(const v4 *)(et + 0);
+  c[24] -= l[4] * et[4];
 }
 
-/* C -= E T^T for a 5 x 1 block C, E 5 x 1, T 1 x 1 (rt.h factor
- * step 3, one block pair). */
-static void reduce_5x1_d1(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0];
-  c[1] -= e[1] * t[0];
-  c[2] -= e[2] * t[0];
-  c[3] -= e[3] * t[0];
-  c[4] -= e[4] * t[0];
+/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 5 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[16] + l[2] * et[32] + l[3] * et[48] + l[4] * et[64];
+  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 16) + l[7] * *(const v2 *)(et + 32) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 64);
+  *(v2 *)(c + 10) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 16) + l[12] * *(const v2 *)(et + 32) + l[13] * *(const v2 *)(et + 48) + l[14] * *(const v2 *)(et + 64);
+  c[12] -= l[10] * et[2] + l[11] * et[18] + l[12] * et[34] + l[13] * et[50] + l[14] * et[66];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 16) + l[17] * *(const v4 *)(et + 32) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 64);
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 16) + l[22] * *(const v4 *)(et + 32) + l[23] * *(const v4 *)(et + 48) + l[24] * *(const v4 *)(et + 64);
+  c[24] -= l[20] * et[4] + l[21] * et[20] + l[22] * et[36] + l[23] * et[52] + l[24] * et[68];
 }
 
-/* C -= E T^T for a 5 x 1 block C, E 5 x 5, T 1 x 5 (rt.h factor
- * step 3, one block pair). */
-static void reduce_5x1_d5(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2] + e[3] * t[3] + e[4] * t[4];
-  c[1] -= e[5] * t[0] + e[6] * t[1] + e[7] * t[2] + e[8] * t[3] + e[9] * t[4];
-  c[2] -= e[10] * t[0] + e[11] * t[1] + e[12] * t[2] + e[13] * t[3] + e[14] * t[4];
-  c[3] -= e[15] * t[0] + e[16] * t[1] + e[17] * t[2] + e[18] * t[3] + e[19] * t[4];
-  c[4] -= e[20] * t[0] + e[21] * t[1] + e[22] * t[2] + e[23] * t[3] + e[24] * t[4];
+/* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 1 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_6_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0];
+  *(v2 *)(c + 6) -= l[1] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 12) -= l[2] * *(const v2 *)(et + 0);
+  c[14] -= l[2] * et[2];
+  *(v4 *)(c + 18) -= l[3] * *(const v4 *)(et + 0);
+  *(v4 *)(c + 24) -= l[4] * *(const v4 *)(et + 0);
+  c[28] -= l[4] * et[4];
+  *(v4 *)(c + 30) -= l[5] * *(const v4 *)(et + 0);
+  *(v2 *)(c + 34) -= l[5] * *(const v2 *)(et + 4);
 }
 
-/* C -= E T^T for a 5 x 5 block C, E 5 x 1, T 5 x 1 (rt.h factor
- * step 3, one block pair). */
-static void reduce_5x5_d1(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0];
-  c[1] -= e[0] * t[1];
-  c[2] -= e[0] * t[2];
-  c[3] -= e[0] * t[3];
-  c[4] -= e[0] * t[4];
-  c[5] -= e[1] * t[0];
-  c[6] -= e[1] * t[1];
-  c[7] -= e[1] * t[2];
-  c[8] -= e[1] * t[3];
-  c[9] -= e[1] * t[4];
-  c[10] -= e[2] * t[0];
-  c[11] -= e[2] * t[1];
-  c[12] -= e[2] * t[2];
-  c[13] -= e[2] * t[3];
-  c[14] -= e[2] * t[4];
-  c[15] -= e[3] * t[0];
-  c[16] -= e[3] * t[1];
-  c[17] -= e[3] * t[2];
-  c[18] -= e[3] * t[3];
-  c[19] -= e[3] * t[4];
-  c[20] -= e[4] * t[0];
-  c[21] -= e[4] * t[1];
-  c[22] -= e[4] * t[2];
-  c[23] -= e[4] * t[3];
-  c[24] -= e[4] * t[4];
+/* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 5 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[16] + l[2] * et[32] + l[3] * et[48] + l[4] * et[64];
+  *(v2 *)(c + 6) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 16) + l[7] * *(const v2 *)(et + 32) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 64);
+  *(v2 *)(c + 12) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 16) + l[12] * *(const v2 *)(et + 32) + l[13] * *(const v2 *)(et + 48) + l[14] * *(const v2 *)(et + 64);
+  c[14] -= l[10] * et[2] + l[11] * et[18] + l[12] * et[34] + l[13] * et[50] + l[14] * et[66];
+  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 16) + l[17] * *(const v4 *)(et + 32) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 64);
+  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 16) + l[22] * *(const v4 *)(et + 32) + l[23] * *(const v4 *)(et + 48) + l[24] * *(const v4 *)(et + 64);
+  c[28] -= l[20] * et[4] + l[21] * et[20] + l[22] * et[36] + l[23] * et[52] + l[24] * et[68];
+  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 16) + l[27] * *(const v4 *)(et + 32) + l[28] * *(const v4 *)(et + 48) + l[29] * *(const v4 *)(et + 64);
+  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 20) + l[27] * *(const v2 *)(et + 36) + l[28] * *(const v2 *)(et + 52) + l[29] * *(const v2 *)(et + 68);
 }
 
-/* C -= E T^T for a 5 x 5 block C, E 5 x 5, T 5 x 5 (rt.h factor
- * step 3, one block pair). */
-static void reduce_5x5_d5(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2] + e[3] * t[3] + e[4] * t[4];
-  c[1] -= e[0] * t[5] + e[1] * t[6] + e[2] * t[7] + e[3] * t[8] + e[4] * t[9];
-  c[2] -= e[0] * t[10] + e[1] * t[11] + e[2] * t[12] + e[3] * t[13] + e[4] * t[14];
-  c[3] -= e[0] * t[15] + e[1] * t[16] + e[2] * t[17] + e[3] * t[18] + e[4] * t[19];
-  c[4] -= e[0] * t[20] + e[1] * t[21] + e[2] * t[22] + e[3] * t[23] + e[4] * t[24];
-  c[5] -= e[5] * t[0] + e[6] * t[1] + e[7] * t[2] + e[8] * t[3] + e[9] * t[4];
-  c[6] -= e[5] * t[5] + e[6] * t[6] + e[7] * t[7] + e[8] * t[8] + e[9] * t[9];
-  c[7] -= e[5] * t[10] + e[6] * t[11] + e[7] * t[12] + e[8] * t[13] + e[9] * t[14];
-  c[8] -= e[5] * t[15] + e[6] * t[16] + e[7] * t[17] + e[8] * t[18] + e[9] * t[19];
-  c[9] -= e[5] * t[20] + e[6] * t[21] + e[7] * t[22] + e[8] * t[23] + e[9] * t[24];
-  c[10] -= e[10] * t[0] + e[11] * t[1] + e[12] * t[2] + e[13] * t[3] + e[14] * t[4];
-  c[11] -= e[10] * t[5] + e[11] * t[6] + e[12] * t[7] + e[13] * t[8] + e[14] * t[9];
-  c[12] -= e[10] * t[10] + e[11] * t[11] + e[12] * t[12] + e[13] * t[13] + e[14] * t[14];
-  c[13] -= e[10] * t[15] + e[11] * t[16] + e[12] * t[17] + e[13] * t[18] + e[14] * t[19];
-  c[14] -= e[10] * t[20] + e[11] * t[21] + e[12] * t[22] + e[13] * t[23] + e[14] * t[24];
-  c[15] -= e[15] * t[0] + e[16] * t[1] + e[17] * t[2] + e[18] * t[3] + e[19] * t[4];
-  c[16] -= e[15] * t[5] + e[16] * t[6] + e[17] * t[7] + e[18] * t[8] + e[19] * t[9];
-  c[17] -= e[15] * t[10] + e[16] * t[11] + e[17] * t[12] + e[18] * t[13] + e[19] * t[14];
-  c[18] -= e[15] * t[15] + e[16] * t[16] + e[17] * t[17] + e[18] * t[18] + e[19] * t[19];
-  c[19] -= e[15] * t[20] + e[16] * t[21] + e[17] * t[22] + e[18] * t[23] + e[19] * t[24];
-  c[20] -= e[20] * t[0] + e[21] * t[1] + e[22] * t[2] + e[23] * t[3] + e[24] * t[4];
-  c[21] -= e[20] * t[5] + e[21] * t[6] + e[22] * t[7] + e[23] * t[8] + e[24] * t[9];
-  c[22] -= e[20] * t[10] + e[21] * t[11] + e[22] * t[12] + e[23] * t[13] + e[24] * t[14];
-  c[23] -= e[20] * t[15] + e[21] * t[16] + e[22] * t[17] + e[23] * t[18] + e[24] * t[19];
-  c[24] -= e[20] * t[20] + e[21] * t[21] + e[22] * t[22] + e[23] * t[23] + e[24] * t[24];
+/* C -= L E^T for a 1 x 5 block C, L 1 x 5, E 5 x 5 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_1x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 16) + l[2] * *(const v4 *)(et + 32) + l[3] * *(const v4 *)(et + 48) + l[4] * *(const v4 *)(et + 64);
+  c[4] -= l[0] * et[4] + l[1] * et[20] + l[2] * et[36] + l[3] * et[52] + l[4] * et[68];
 }
 
-/* C -= E T^T for a 6 x 1 block C, E 6 x 5, T 1 x 5 (rt.h factor
- * step 3, one block pair). */
-static void reduce_6x1_d5(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2] + e[3] * t[3] + e[4] * t[4];
-  c[1] -= e[5] * t[0] + e[6] * t[1] + e[7] * t[2] + e[8] * t[3] + e[9] * t[4];
-  c[2] -= e[10] * t[0] + e[11] * t[1] + e[12] * t[2] + e[13] * t[3] + e[14] * t[4];
-  c[3] -= e[15] * t[0] + e[16] * t[1] + e[17] * t[2] + e[18] * t[3] + e[19] * t[4];
-  c[4] -= e[20] * t[0] + e[21] * t[1] + e[22] * t[2] + e[23] * t[3] + e[24] * t[4];
-  c[5] -= e[25] * t[0] + e[26] * t[1] + e[27] * t[2] + e[28] * t[3] + e[29] * t[4];
+/* C -= L E^T for a 5 x 1 block C, L 5 x 1, E 1 x 1 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_5x1_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0];
+  c[1] -= l[1] * et[0];
+  c[2] -= l[2] * et[0];
+  c[3] -= l[3] * et[0];
+  c[4] -= l[4] * et[0];
 }
 
-/* C -= E T^T for a 6 x 5 block C, E 6 x 1, T 5 x 1 (rt.h factor
- * step 3, one block pair). */
-static void reduce_6x5_d1(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0];
-  c[1] -= e[0] * t[1];
-  c[2] -= e[0] * t[2];
-  c[3] -= e[0] * t[3];
-  c[4] -= e[0] * t[4];
-  c[5] -= e[1] * t[0];
-  c[6] -= e[1] * t[1];
-  c[7] -= e[1] * t[2];
-  c[8] -= e[1] * t[3];
-  c[9] -= e[1] * t[4];
-  c[10] -= e[2] * t[0];
-  c[11] -= e[2] * t[1];
-  c[12] -= e[2] * t[2];
-  c[13] -= e[2] * t[3];
-  c[14] -= e[2] * t[4];
-  c[15] -= e[3] * t[0];
-  c[16] -= e[3] * t[1];
-  c[17] -= e[3] * t[2];
-  c[18] -= e[3] * t[3];
-  c[19] -= e[3] * t[4];
-  c[20] -= e[4] * t[0];
-  c[21] -= e[4] * t[1];
-  c[22] -= e[4] * t[2];
-  c[23] -= e[4] * t[3];
-  c[24] -= e[4] * t[4];
-  c[25] -= e[5] * t[0];
-  c[26] -= e[5] * t[1];
-  c[27] -= e[5] * t[2];
-  c[28] -= e[5] * t[3];
-  c[29] -= e[5] * t[4];
+/* C -= L E^T for a 5 x 1 block C, L 5 x 5, E 1 x 5 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_5x1_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[16] + l[2] * et[32] + l[3] * et[48] + l[4] * et[64];
+  c[1] -= l[5] * et[0] + l[6] * et[16] + l[7] * et[32] + l[8] * et[48] + l[9] * et[64];
+  c[2] -= l[10] * et[0] + l[11] * et[16] + l[12] * et[32] + l[13] * et[48] + l[14] * et[64];
+  c[3] -= l[15] * et[0] + l[16] * et[16] + l[17] * et[32] + l[18] * et[48] + l[19] * et[64];
+  c[4] -= l[20] * et[0] + l[21] * et[16] + l[22] * et[32] + l[23] * et[48] + l[24] * et[64];
 }
 
-/* C -= E T^T for a 6 x 5 block C, E 6 x 5, T 5 x 5 (rt.h factor
- * step 3, one block pair). */
-static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2] + e[3] * t[3] + e[4] * t[4];
-  c[1] -= e[0] * t[5] + e[1] * t[6] + e[2] * t[7] + e[3] * t[8] + e[4] * t[9];
-  c[2] -= e[0] * t[10] + e[1] * t[11] + e[2] * t[12] + e[3] * t[13] + e[4] * t[14];
-  c[3] -= e[0] * t[15] + e[1] * t[16] + e[2] * t[17] + e[3] * t[18] + e[4] * t[19];
-  c[4] -= e[0] * t[20] + e[1] * t[21] + e[2] * t[22] + e[3] * t[23] + e[4] * t[24];
-  c[5] -= e[5] * t[0] + e[6] * t[1] + e[7] * t[2] + e[8] * t[3] + e[9] * t[4];
-  c[6] -= e[5] * t[5] + e[6] * t[6] + e[7] * t[7] + e[8] * t[8] + e[9] * t[9];
-  c[7] -= e[5] * t[10] + e[6] * t[11] + e[7] * t[12] + e[8] * t[13] + e[9] * t[14];
-  c[8] -= e[5] * t[15] + e[6] * t[16] + e[7] * t[17] + e[8] * t[18] + e[9] * t[19];
-  c[9] -= e[5] * t[20] + e[6] * t[21] + e[7] * t[22] + e[8] * t[23] + e[9] * t[24];
-  c[10] -= e[10] * t[0] + e[11] * t[1] + e[12] * t[2] + e[13] * t[3] + e[14] * t[4];
-  c[11] -= e[10] * t[5] + e[11] * t[6] + e[12] * t[7] + e[13] * t[8] + e[14] * t[9];
-  c[12] -= e[10] * t[10] + e[11] * t[11] + e[12] * t[12] + e[13] * t[13] + e[14] * t[14];
-  c[13] -= e[10] * t[15] + e[11] * t[16] + e[12] * t[17] + e[13] * t[18] + e[14] * t[19];
-  c[14] -= e[10] * t[20] + e[11] * t[21] + e[12] * t[22] + e[13] * t[23] + e[14] * t[24];
-  c[15] -= e[15] * t[0] + e[16] * t[1] + e[17] * t[2] + e[18] * t[3] + e[19] * t[4];
-  c[16] -= e[15] * t[5] + e[16] * t[6] + e[17] * t[7] + e[18] * t[8] + e[19] * t[9];
-  c[17] -= e[15] * t[10] + e[16] * t[11] + e[17] * t[12] + e[18] * t[13] + e[19] * t[14];
-  c[18] -= e[15] * t[15] + e[16] * t[16] + e[17] * t[17] + e[18] * t[18] + e[19] * t[19];
-  c[19] -= e[15] * t[20] + e[16] * t[21] + e[17] * t[22] + e[18] * t[23] + e[19] * t[24];
-  c[20] -= e[20] * t[0] + e[21] * t[1] + e[22] * t[2] + e[23] * t[3] + e[24] * t[4];
-  c[21] -= e[20] * t[5] + e[21] * t[6] + e[22] * t[7] + e[23] * t[8] + e[24] * t[9];
-  c[22] -= e[20] * t[10] + e[21] * t[11] + e[22] * t[12] + e[23] * t[13] + e[24] * t[14];
-  c[23] -= e[20] * t[15] + e[21] * t[16] + e[22] * t[17] + e[23] * t[18] + e[24] * t[19];
-  c[24] -= e[20] * t[20] + e[21] * t[21] + e[22] * t[22] + e[23] * t[23] + e[24] * t[24];
-  c[25] -= e[25] * t[0] + e[26] * t[1] + e[27] * t[2] + e[28] * t[3] + e[29] * t[4];
-  c[26] -= e[25] * t[5] + e[26] * t[6] + e[27] * t[7] + e[28] * t[8] + e[29] * t[9];
-  c[27] -= e[25] * t[10] + e[26] * t[11] + e[27] * t[12] + e[28] * t[13] + e[29] * t[14];
-  c[28] -= e[25] * t[15] + e[26] * t[16] + e[27] * t[17] + e[28] * t[18] + e[29] * t[19];
-  c[29] -= e[25] * t[20] + e[26] * t[21] + e[27] * t[22] + e[28] * t[23] + e[29] * t[24];
+/* C -= L E^T for a 5 x 5 block C, L 5 x 1, E 5 x 1 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_5x5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0);
+  c[4] -= l[0] * et[4];
+  *(v4 *)(c + 5) -= l[1] * *(const v4 *)(et + 0);
+  c[9] -= l[1] * et[4];
+  *(v4 *)(c + 10) -= l[2] * *(const v4 *)(et + 0);
+  c[14] -= l[2] * et[4];
+  *(v4 *)(c + 15) -= l[3] * *(const v4 *)(et + 0);
+  c[19] -= l[3] * et[4];
+  *(v4 *)(c + 20) -= l[4] * *(const v4 *)(et + 0);
+  c[24] -= l[4] * et[4];
+}
+
+/* C -= L E^T for a 5 x 5 block C, L 5 x 5, E 5 x 5 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_5x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 16) + l[2] * *(const v4 *)(et + 32) + l[3] * *(const v4 *)(et + 48) + l[4] * *(const v4 *)(et + 64);
+  c[4] -= l[0] * et[4] + l[1] * et[20] + l[2] * et[36] + l[3] * et[52] + l[4] * et[68];
+  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 16) + l[7] * *(const v4 *)(et + 32) + l[8] * *(const v4 *)(et + 48) + l[9] * *(const v4 *)(et + 64);
+  c[9] -= l[5] * et[4] + l[6] * et[20] + l[7] * et[36] + l[8] * et[52] + l[9] * et[68];
+  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 16) + l[12] * *(const v4 *)(et + 32) + l[13] * *(const v4 *)(et + 48) + l[14] * *(const v4 *)(et + 64);
+  c[14] -= l[10] * et[4] + l[11] * et[20] + l[12] * et[36] + l[13] * et[52] + l[14] * et[68];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 16) + l[17] * *(const v4 *)(et + 32) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 64);
+  c[19] -= l[15] * et[4] + l[16] * et[20] + l[17] * et[36] + l[18] * et[52] + l[19] * et[68];
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 16) + l[22] * *(const v4 *)(et + 32) + l[23] * *(const v4 *)(et + 48) + l[24] * *(const v4 *)(et + 64);
+  c[24] -= l[20] * et[4] + l[21] * et[20] + l[22] * et[36] + l[23] * et[52] + l[24] * et[68];
+}
+
+/* C -= L E^T for a 6 x 1 block C, L 6 x 5, E 1 x 5 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_6x1_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[16] + l[2] * et[32] + l[3] * et[48] + l[4] * et[64];
+  c[1] -= l[5] * et[0] + l[6] * et[16] + l[7] * et[32] + l[8] * et[48] + l[9] * et[64];
+  c[2] -= l[10] * et[0] + l[11] * et[16] + l[12] * et[32] + l[13] * et[48] + l[14] * et[64];
+  c[3] -= l[15] * et[0] + l[16] * et[16] + l[17] * et[32] + l[18] * et[48] + l[19] * et[64];
+  c[4] -= l[20] * et[0] + l[21] * et[16] + l[22] * et[32] + l[23] * et[48] + l[24] * et[64];
+  c[5] -= l[25] * et[0] + l[26] * et[16] + l[27] * et[32] + l[28] * et[48] + l[29] * et[64];
+}
+
+/* C -= L E^T for a 6 x 5 block C, L 6 x 1, E 5 x 1 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_6x5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0);
+  c[4] -= l[0] * et[4];
+  *(v4 *)(c + 5) -= l[1] * *(const v4 *)(et + 0);
+  c[9] -= l[1] * et[4];
+  *(v4 *)(c + 10) -= l[2] * *(const v4 *)(et + 0);
+  c[14] -= l[2] * et[4];
+  *(v4 *)(c + 15) -= l[3] * *(const v4 *)(et + 0);
+  c[19] -= l[3] * et[4];
+  *(v4 *)(c + 20) -= l[4] * *(const v4 *)(et + 0);
+  c[24] -= l[4] * et[4];
+  *(v4 *)(c + 25) -= l[5] * *(const v4 *)(et + 0);
+  c[29] -= l[5] * et[4];
+}
+
+/* C -= L E^T for a 6 x 5 block C, L 6 x 5, E 5 x 5 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 16) + l[2] * *(const v4 *)(et + 32) + l[3] * *(const v4 *)(et + 48) + l[4] * *(const v4 *)(et + 64);
+  c[4] -= l[0] * et[4] + l[1] * et[20] + l[2] * et[36] + l[3] * et[52] + l[4] * et[68];
+  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 16) + l[7] * *(const v4 *)(et + 32) + l[8] * *(const v4 *)(et + 48) + l[9] * *(const v4 *)(et + 64);
+  c[9] -= l[5] * et[4] + l[6] * et[20] + l[7] * et[36] + l[8] * et[52] + l[9] * et[68];
+  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 16) + l[12] * *(const v4 *)(et + 32) + l[13] * *(const v4 *)(et + 48) + l[14] * *(const v4 *)(et + 64);
+  c[14] -= l[10] * et[4] + l[11] * et[20] + l[12] * et[36] + l[13] * et[52] + l[14] * et[68];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 16) + l[17] * *(const v4 *)(et + 32) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 64);
+  c[19] -= l[15] * et[4] + l[16] * et[20] + l[17] * et[36] + l[18] * et[52] + l[19] * et[68];
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 16) + l[22] * *(const v4 *)(et + 32) + l[23] * *(const v4 *)(et + 48) + l[24] * *(const v4 *)(et + 64);
+  c[24] -= l[20] * et[4] + l[21] * et[20] + l[22] * et[36] + l[23] * et[52] + l[24] * et[68];
+  *(v4 *)(c + 25) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 16) + l[27] * *(const v4 *)(et + 32) + l[28] * *(const v4 *)(et + 48) + l[29] * *(const v4 *)(et + 64);
+  c[29] -= l[25] * et[4] + l[26] * et[20] + l[27] * et[36] + l[28] * et[52] + l[29] * et[68];
 }
 
 /* xq -= L xp for a 1 x 1 block L (rt.h solve, forward). */
@@ -756,123 +840,128 @@ static void subtract_5(scalar *restrict x, const scalar *restrict s) {
 /*---- pivot 0: spindleL (hinge, d = 5, h = 6)
  * column: kingpinL (d 5), tie_rodL (d 1) */
 static int factor_p0(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 0)) return 1;
-  solve_rows_5(w + 0, w + 25, t, 6); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 307, w + 25, t + 0); /* N[kingpinL] */
-  reduce_1x5_d5(w + 332, w + 50, t + 0); /* E[tie_rodL, kingpinL] */
-  reduce_tri_1_d5(w + 367, w + 50, t + 25); /* N[tie_rodL] */
-  memcpy(w + 25, t, 30 * sizeof *t); /* E = T */
-  return 0;
+  if (factor_node_5(w + 0, t + 0)) return 0; /* N[spindleL] = l D l^T */
+  const int failed = factor_node_5(w + 55, t + 8); /* N[spindleR] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + 0, t + 0, w + 25, t + 16); /* rows 0..3 */
+  panel_5x2(w + 0, t + 0, w + 45, t + 20); /* rows 4..5 */
+  reduce_tri_5_d5(w + 307, w + 25, t + 16); /* N[kingpinL] */
+  reduce_1x5_d5(w + 332, w + 50, t + 16); /* E[tie_rodL, kingpinL] */
+  reduce_tri_1_d5(w + 367, w + 50, t + 21); /* N[tie_rodL] */
+  return failed ? 1 : -1;
 }
 
 /*---- pivot 1: spindleR (hinge, d = 5, h = 6)
  * column: tie_rodR (d 1), kingpinR (d 5) */
 static int factor_p1(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 55)) return 1;
-  solve_rows_5(w + 55, w + 80, t, 6); /* T = E N^-1 */
-  reduce_tri_1_d5(w + 295, w + 80, t + 0); /* N[tie_rodR] */
-  reduce_5x1_d5(w + 297, w + 85, t + 0); /* E[kingpinR, tie_rodR] */
-  reduce_tri_5_d5(w + 384, w + 85, t + 5); /* N[kingpinR] */
-  memcpy(w + 80, t, 30 * sizeof *t); /* E = T */
-  return 0;
+  const int failed = factor_node_5(w + 110, t + 0); /* N[rear_axleL] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + 55, t + 8, w + 80, t + 16); /* rows 0..3 */
+  panel_5x2(w + 55, t + 8, w + 100, t + 20); /* rows 4..5 */
+  reduce_tri_1_d5(w + 295, w + 80, t + 16); /* N[tie_rodR] */
+  reduce_5x1_d5(w + 297, w + 85, t + 16); /* E[kingpinR, tie_rodR] */
+  reduce_tri_5_d5(w + 384, w + 85, t + 17); /* N[kingpinR] */
+  return failed ? 2 : -1;
 }
 
 /*---- pivot 2: rear_axleL (hinge, d = 5, h = 16)
  * column: rear_axleR (d 5), kingpinL (d 5), body#weld1 (d 6) */
 static int factor_p2(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 110)) return 1;
-  solve_rows_5(w + 110, w + 135, t, 16); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 215, w + 135, t + 0); /* N[rear_axleR] */
-  reduce_5x5_d5(w + 240, w + 160, t + 0); /* E[kingpinL, rear_axleR] */
-  reduce_tri_5_d5(w + 307, w + 160, t + 25); /* N[kingpinL] */
-  reduce_6x5_d5(w + 265, w + 185, t + 0); /* E[body#weld1, rear_axleR] */
-  reduce_6x5_d5(w + 337, w + 185, t + 25); /* E[body#weld1, kingpinL] */
-  reduce_tri_6_d5(w + 519, w + 185, t + 50); /* N[body#weld1] */
-  memcpy(w + 135, t, 80 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 110, t + 0, w + 135, t + 16); /* rows 0..3 */
+  panel_5x4(w + 110, t + 0, w + 155, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 215, w + 135, t + 16); /* N[rear_axleR] */
+  const int failed = factor_node_5(w + 215, t + 8); /* N[rear_axleR] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + 110, t + 0, w + 175, t + 24); /* rows 8..11 */
+  panel_5x4(w + 110, t + 0, w + 195, t + 28); /* rows 12..15 */
+  reduce_5x5_d5(w + 240, w + 160, t + 16); /* E[kingpinL, rear_axleR] */
+  reduce_tri_5_d5(w + 307, w + 160, t + 21); /* N[kingpinL] */
+  reduce_6x5_d5(w + 265, w + 185, t + 16); /* E[body#weld1, rear_axleR] */
+  reduce_6x5_d5(w + 337, w + 185, t + 21); /* E[body#weld1, kingpinL] */
+  reduce_tri_6_d5(w + 519, w + 185, t + 26); /* N[body#weld1] */
+  return failed ? 3 : -1;
 }
 
 /*---- pivot 3: rear_axleR (hinge, d = 5, h = 11)
  * column: kingpinL (d 5), body#weld1 (d 6) */
 static int factor_p3(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 215)) return 1;
-  solve_rows_5(w + 215, w + 240, t, 11); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 307, w + 240, t + 0); /* N[kingpinL] */
-  reduce_6x5_d5(w + 337, w + 265, t + 0); /* E[body#weld1, kingpinL] */
-  reduce_tri_6_d5(w + 519, w + 265, t + 25); /* N[body#weld1] */
-  memcpy(w + 240, t, 55 * sizeof *t); /* E = T */
-  return 0;
+  const int failed = factor_node_1(w + 295, t + 0); /* N[tie_rodR] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + 215, t + 8, w + 240, t + 16); /* rows 0..3 */
+  panel_5x4(w + 215, t + 8, w + 260, t + 20); /* rows 4..7 */
+  panel_5x2(w + 215, t + 8, w + 280, t + 24); /* rows 8..9 */
+  panel_5x1(w + 215, t + 8, w + 290, t + 26); /* row 10 */
+  reduce_tri_5_d5(w + 307, w + 240, t + 16); /* N[kingpinL] */
+  reduce_6x5_d5(w + 337, w + 265, t + 16); /* E[body#weld1, kingpinL] */
+  reduce_tri_6_d5(w + 519, w + 265, t + 21); /* N[body#weld1] */
+  return failed ? 4 : -1;
 }
 
 /*---- pivot 4: tie_rodR (rod, d = 1, h = 11)
  * column: tie_rodL (d 1), kingpinR (d 5), rack_slide (d 5) */
 static int factor_p4(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_1(w + 295)) return 1;
-  solve_rows_1(w + 295, w + 296, t, 11); /* T = E N^-1 */
-  reduce_tri_1_d1(w + 367, w + 296, t + 0); /* N[tie_rodL] */
-  reduce_5x1_d1(w + 368, w + 297, t + 0); /* E[kingpinR, tie_rodL] fill */
-  reduce_tri_5_d1(w + 384, w + 297, t + 1); /* N[kingpinR] */
-  reduce_5x1_d1(w + 373, w + 302, t + 0); /* E[rack_slide, tie_rodL] */
-  reduce_5x5_d1(w + 409, w + 302, t + 1); /* E[rack_slide, kingpinR] */
-  reduce_tri_5_d1(w + 464, w + 302, t + 6); /* N[rack_slide] */
-  memcpy(w + 296, t, 11 * sizeof *t); /* E = T */
-  return 0;
+  const int failed = factor_node_5(w + 307, t + 8); /* N[kingpinL] = l D l^T, the next pivot's: final now */
+  panel_1x4(w + 295, t + 0, w + 296, t + 16); /* rows 0..3 */
+  panel_1x4(w + 295, t + 0, w + 300, t + 20); /* rows 4..7 */
+  panel_1x2(w + 295, t + 0, w + 304, t + 24); /* rows 8..9 */
+  panel_1x1(w + 295, t + 0, w + 306, t + 26); /* row 10 */
+  reduce_tri_1_d1(w + 367, w + 296, t + 16); /* N[tie_rodL] */
+  reduce_5x1_d1(w + 368, w + 297, t + 16); /* E[kingpinR, tie_rodL] fill */
+  reduce_tri_5_d1(w + 384, w + 297, t + 17); /* N[kingpinR] */
+  reduce_5x1_d1(w + 373, w + 302, t + 16); /* E[rack_slide, tie_rodL] */
+  reduce_5x5_d1(w + 409, w + 302, t + 17); /* E[rack_slide, kingpinR] */
+  reduce_tri_5_d1(w + 464, w + 302, t + 22); /* N[rack_slide] */
+  return failed ? 5 : -1;
 }
 
 /*---- pivot 5: kingpinL (hinge, d = 5, h = 7)
  * column: tie_rodL (d 1), body#weld1 (d 6) */
 static int factor_p5(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 307)) return 1;
-  solve_rows_5(w + 307, w + 332, t, 7); /* T = E N^-1 */
-  reduce_tri_1_d5(w + 367, w + 332, t + 0); /* N[tie_rodL] */
-  reduce_6x1_d5(w + 378, w + 337, t + 0); /* E[body#weld1, tie_rodL] fill */
-  reduce_tri_6_d5(w + 519, w + 337, t + 5); /* N[body#weld1] */
-  memcpy(w + 332, t, 35 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 307, t + 8, w + 332, t + 16); /* rows 0..3 */
+  reduce_tri_1_d5(w + 367, w + 332, t + 16); /* N[tie_rodL] */
+  const int failed = factor_node_1(w + 367, t + 0); /* N[tie_rodL] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 307, t + 8, w + 352, t + 20); /* rows 4..5 */
+  panel_5x1(w + 307, t + 8, w + 362, t + 22); /* row 6 */
+  reduce_6x1_d5(w + 378, w + 337, t + 16); /* E[body#weld1, tie_rodL] fill */
+  reduce_tri_6_d5(w + 519, w + 337, t + 17); /* N[body#weld1] */
+  return failed ? 6 : -1;
 }
 
 /*---- pivot 6: tie_rodL (rod, d = 1, h = 16)
  * column: kingpinR (d 5, fill), rack_slide (d 5), body#weld1 (d 6, fill) */
 static int factor_p6(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_1(w + 367)) return 1;
-  solve_rows_1(w + 367, w + 368, t, 16); /* T = E N^-1 */
-  reduce_tri_5_d1(w + 384, w + 368, t + 0); /* N[kingpinR] */
-  reduce_5x5_d1(w + 409, w + 373, t + 0); /* E[rack_slide, kingpinR] */
-  reduce_tri_5_d1(w + 464, w + 373, t + 5); /* N[rack_slide] */
-  reduce_6x5_d1(w + 434, w + 378, t + 0); /* E[body#weld1, kingpinR] */
-  reduce_6x5_d1(w + 489, w + 378, t + 5); /* E[body#weld1, rack_slide] */
-  reduce_tri_6_d1(w + 519, w + 378, t + 10); /* N[body#weld1] */
-  memcpy(w + 368, t, 16 * sizeof *t); /* E = T */
-  return 0;
+  panel_1x4(w + 367, t + 0, w + 368, t + 16); /* rows 0..3 */
+  panel_1x4(w + 367, t + 0, w + 372, t + 20); /* rows 4..7 */
+  reduce_tri_5_d1(w + 384, w + 368, t + 16); /* N[kingpinR] */
+  const int failed = factor_node_5(w + 384, t + 8); /* N[kingpinR] = l D l^T, the next pivot's: final now */
+  panel_1x4(w + 367, t + 0, w + 376, t + 24); /* rows 8..11 */
+  panel_1x4(w + 367, t + 0, w + 380, t + 28); /* rows 12..15 */
+  reduce_5x5_d1(w + 409, w + 373, t + 16); /* E[rack_slide, kingpinR] */
+  reduce_tri_5_d1(w + 464, w + 373, t + 21); /* N[rack_slide] */
+  reduce_6x5_d1(w + 434, w + 378, t + 16); /* E[body#weld1, kingpinR] */
+  reduce_6x5_d1(w + 489, w + 378, t + 21); /* E[body#weld1, rack_slide] */
+  reduce_tri_6_d1(w + 519, w + 378, t + 26); /* N[body#weld1] */
+  return failed ? 7 : -1;
 }
 
 /*---- pivot 7: kingpinR (hinge, d = 5, h = 11)
  * column: rack_slide (d 5), body#weld1 (d 6) */
 static int factor_p7(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 384)) return 1;
-  solve_rows_5(w + 384, w + 409, t, 11); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 464, w + 409, t + 0); /* N[rack_slide] */
-  reduce_6x5_d5(w + 489, w + 434, t + 0); /* E[body#weld1, rack_slide] */
-  reduce_tri_6_d5(w + 519, w + 434, t + 25); /* N[body#weld1] */
-  memcpy(w + 409, t, 55 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 384, t + 8, w + 409, t + 16); /* rows 0..3 */
+  panel_5x4(w + 384, t + 8, w + 429, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 464, w + 409, t + 16); /* N[rack_slide] */
+  const int failed = factor_node_5(w + 464, t + 0); /* N[rack_slide] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 384, t + 8, w + 449, t + 24); /* rows 8..9 */
+  panel_5x1(w + 384, t + 8, w + 459, t + 26); /* row 10 */
+  reduce_6x5_d5(w + 489, w + 434, t + 16); /* E[body#weld1, rack_slide] */
+  reduce_tri_6_d5(w + 519, w + 434, t + 21); /* N[body#weld1] */
+  return failed ? 8 : -1;
 }
 
 /*---- pivot 8: rack_slide (prismatic, d = 5, h = 6)
  * column: body#weld1 (d 6) */
 static int factor_p8(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 464)) return 1;
-  solve_rows_5(w + 464, w + 489, t, 6); /* T = E N^-1 */
-  reduce_tri_6_d5(w + 519, w + 489, t + 0); /* N[body#weld1] */
-  memcpy(w + 489, t, 30 * sizeof *t); /* E = T */
-  return 0;
-}
-
-/*---- pivot 9: body#weld1 (shard weld, d = 6, h = 0) */
-static int factor_p9(scalar *restrict w, scalar *restrict t) {
-  (void)t;
-  if (factor_node_6(w + 519)) return 1;
-  return 0;
+  panel_5x4(w + 464, t + 0, w + 489, t + 16); /* rows 0..3 */
+  panel_5x2(w + 464, t + 0, w + 509, t + 20); /* rows 4..5 */
+  reduce_tri_6_d5(w + 519, w + 489, t + 16); /* N[body#weld1] */
+  const int failed = factor_node_6(w + 519, t + 8); /* N[body#weld1] = l D l^T, the next pivot's: final now */
+  return failed ? 9 : -1;
 }
 
 /*---- solve: forward substitution with the L blocks, pivots in order */
@@ -970,21 +1059,21 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
 
 /*---- entry points (rt_factor_fn, rt_solve_fn of rt.h) ------------------------*/
 
-/* Factors the assembled workspace in place; temp holds 80 scalars.
+/* Factors the assembled workspace in place; temp holds 96 scalars.
  * Returns -1, or the pivot whose node block is not positive definite. */
 static int buggy_factor(void *work, void *temp) {
   scalar *w = work;
   scalar *t = temp;
-  if (factor_p0(w, t)) return 0;
-  if (factor_p1(w, t)) return 1;
-  if (factor_p2(w, t)) return 2;
-  if (factor_p3(w, t)) return 3;
-  if (factor_p4(w, t)) return 4;
-  if (factor_p5(w, t)) return 5;
-  if (factor_p6(w, t)) return 6;
-  if (factor_p7(w, t)) return 7;
-  if (factor_p8(w, t)) return 8;
-  if (factor_p9(w, t)) return 9;
+  int s;
+  if ((s = factor_p0(w, t)) >= 0) return s;
+  if ((s = factor_p1(w, t)) >= 0) return s;
+  if ((s = factor_p2(w, t)) >= 0) return s;
+  if ((s = factor_p3(w, t)) >= 0) return s;
+  if ((s = factor_p4(w, t)) >= 0) return s;
+  if ((s = factor_p5(w, t)) >= 0) return s;
+  if ((s = factor_p6(w, t)) >= 0) return s;
+  if ((s = factor_p7(w, t)) >= 0) return s;
+  if ((s = factor_p8(w, t)) >= 0) return s;
   return -1;
 }
 
@@ -1008,7 +1097,7 @@ const rt_program buggy_program = {
     .ncons = 10,
     .dim = 43,
     .work_size = 555,
-    .temp_size = 80,
+    .temp_size = 96,
     .nblk = 20,
     .nrsi = 561,
     .sbody_body = sbody_body,

@@ -12,7 +12,7 @@
  * of the factorization's temporary, and rows of H (the length of right-hand
  * sides and solutions, in solver-constraint order). */
 #define BUGGY_WORK_SIZE 555
-#define BUGGY_TEMP_SIZE 80
+#define BUGGY_TEMP_SIZE 96
 #define BUGGY_DIM 43
 
 extern const rt_program buggy_program;

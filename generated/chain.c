@@ -5,10 +5,12 @@
  * the program object chain_program (declared in chain.h; the
  * contract, the workspace layout and the reference arithmetic are in rt.h).
  * Each pivot's elimination is its own function factor_p<pivot>: the dense
- * LDL^T of its node block, T = E N^-1 over its edge column, one kernel call
- * per block pair of the reduction (the RSI grouped by target block, whose
- * workspace offset is a literal) and the copy E = T. The kernels below are
- * the reference arithmetic of rt.h specialized by degree.
+ * LDL^T of its node block, its edge column turned into L = E N^-1 in panels
+ * of rows (keeping E^T in the temporary), and one kernel call per block
+ * pair of the reduction C -= L E^T (the RSI grouped by target block, whose
+ * workspace offset is a literal). The kernels below are the reference
+ * arithmetic of rt.h specialized by degree; vector lanes hold independent
+ * results, so every instruction set gives the same bits.
  *
  * Mechanism statistics
  *   bodies          11 (none shattered)
@@ -19,7 +21,7 @@
  *   RSI entries     60
  *   flops           999 (convention: 2 x (d^3/6 + h d^2 + d h (h+1)/2) per pivot of degree d and column height h)
  *   order           best (heuristic natural)
- *   workspace       189 scalars, temporary 9 scalars
+ *   workspace       189 scalars, temporary 28 scalars
  *   structure hash  0x7efc7ca81231e8d7
  *
  * Pivot order (pivot, constraint, type, degree d, column height h, blocks):
@@ -37,9 +39,11 @@
  */
 #include "chain.h"
 
-#include <string.h>
-
 typedef float scalar;
+/* vectors of 2, 4, ... scalars (GCC/Clang vector extensions), loaded and
+ * stored at any scalar-aligned address */
+typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
+typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
 
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
 
@@ -154,19 +158,25 @@ static const int32_t rsi[60] = {
 /*---- kernels -----------------------------------------------------------------*/
 
 /* Dense LDL^T of a 3 x 3 node block in place (rt.h factor step 1): unit
- * lower l below the diagonal, D on it. Returns 1 if the block is not
- * positive definite. */
-static int factor_node_3(scalar *n) {
+ * lower l below the diagonal, D on it, and the reciprocals 1/D in rinv.
+ * Returns 1 if the block is not positive definite. */
+static int factor_node_3(scalar *restrict n, scalar *restrict rinv) {
   if (!(n[0] > 0)) return 1;
-  n[3] = n[3] / n[0];
-  n[6] = n[6] / n[0];
+  const scalar r0 = 1 / n[0];
+  rinv[0] = r0;
+  n[3] = n[3] * r0;
+  n[6] = n[6] * r0;
   const scalar d1 = n[4] - n[3] * (n[3] * n[0]);
   if (!(d1 > 0)) return 1;
   n[4] = d1;
-  n[7] = (n[7] - n[6] * (n[3] * n[0])) / n[4];
+  const scalar r1 = 1 / d1;
+  rinv[1] = r1;
+  n[7] = (n[7] - n[6] * (n[3] * n[0])) * r1;
   const scalar d2 = n[8] - (n[6] * (n[6] * n[0]) + n[7] * (n[7] * n[4]));
   if (!(d2 > 0)) return 1;
   n[8] = d2;
+  const scalar r2 = 1 / d2;
+  rinv[2] = r2;
   return 0;
 }
 
@@ -187,20 +197,65 @@ static void node_solve_3(const scalar *n, const scalar *v, scalar *x) {
   x[2] = x2;
 }
 
-/* T[r] = N^-1 E[r] for the h rows of an edge column (rt.h factor step 2). */
-static void solve_rows_3(const scalar *restrict n, const scalar *restrict e, scalar *restrict t, int h) {
-  for (int r = 0; r < h; r++) node_solve_3(n, e + 3 * r, t + 3 * r);
+/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
+ * at et[k * 4]), then overwrites it with node_solve(N, E) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_3x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const scalar e0 = e[0];
+  const scalar e1 = e[1];
+  const scalar e2 = e[2];
+  et[0] = e0;
+  et[4] = e1;
+  et[8] = e2;
+  const scalar y0 = e0;
+  const scalar y1 = e1 - n[3] * y0;
+  const scalar y2 = e2 - (n[6] * y0 + n[7] * y1);
+  const scalar z0 = y0 * rinv[0];
+  const scalar z1 = y1 * rinv[1];
+  const scalar z2 = y2 * rinv[2];
+  const scalar x2 = z2;
+  const scalar x1 = z1 - n[7] * x2;
+  const scalar x0 = z0 - (n[3] * x1 + n[6] * x2);
+  e[0] = x0;
+  e[1] = x1;
+  e[2] = x2;
 }
 
-/* Lower triangle of a 3 x 3 node block C -= E T^T, E and T 3 x 3 (rt.h
- * factor step 3, a diagonal block pair). */
-static void reduce_tri_3_d3(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2];
-  c[3] -= e[3] * t[0] + e[4] * t[1] + e[5] * t[2];
-  c[4] -= e[3] * t[3] + e[4] * t[4] + e[5] * t[5];
-  c[6] -= e[6] * t[0] + e[7] * t[1] + e[8] * t[2];
-  c[7] -= e[6] * t[3] + e[7] * t[4] + e[8] * t[5];
-  c[8] -= e[6] * t[6] + e[7] * t[7] + e[8] * t[8];
+/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 4), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_3x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v2 e0 = {e[0], e[3]};
+  const v2 e1 = {e[1], e[4]};
+  const v2 e2 = {e[2], e[5]};
+  *(v2 *)(et + 0) = e0;
+  *(v2 *)(et + 4) = e1;
+  *(v2 *)(et + 8) = e2;
+  const v2 y0 = e0;
+  const v2 y1 = e1 - n[3] * y0;
+  const v2 y2 = e2 - (n[6] * y0 + n[7] * y1);
+  const v2 z0 = y0 * rinv[0];
+  const v2 z1 = y1 * rinv[1];
+  const v2 z2 = y2 * rinv[2];
+  const v2 x2 = z2;
+  const v2 x1 = z1 - n[7] * x2;
+  const v2 x0 = z0 - (n[3] * x1 + n[6] * x2);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x0[1];
+  e[4] = x1[1];
+  e[5] = x2[1];
+}
+
+/* Lower triangle of a 3 x 3 node block C -= L E^T, L and E 3 x 3 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_3_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[4] + l[2] * et[8];
+  *(v2 *)(c + 3) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 4) + l[5] * *(const v2 *)(et + 8);
+  *(v2 *)(c + 6) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 4) + l[8] * *(const v2 *)(et + 8);
+  c[8] -= l[6] * et[2] + l[7] * et[6] + l[8] * et[10];
 }
 
 /* xq -= L xp for a 3 x 3 block L (rt.h solve, forward). */
@@ -230,108 +285,102 @@ static void subtract_3(scalar *restrict x, const scalar *restrict s) {
 /*---- pivot 0: hook (ball, d = 3, h = 3)
  * column: joint2 (d 3) */
 static int factor_p0(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_3(w + 0)) return 1;
-  solve_rows_3(w + 0, w + 9, t, 3); /* T = E N^-1 */
-  reduce_tri_3_d3(w + 18, w + 9, t + 0); /* N[joint2] */
-  memcpy(w + 9, t, 9 * sizeof *t); /* E = T */
-  return 0;
+  if (factor_node_3(w + 0, t + 0)) return 0; /* N[hook] = l D l^T */
+  panel_3x2(w + 0, t + 0, w + 9, t + 16); /* rows 0..1 */
+  panel_3x1(w + 0, t + 0, w + 15, t + 18); /* row 2 */
+  reduce_tri_3_d3(w + 18, w + 9, t + 16); /* N[joint2] */
+  const int failed = factor_node_3(w + 18, t + 8); /* N[joint2] = l D l^T, the next pivot's: final now */
+  return failed ? 1 : -1;
 }
 
 /*---- pivot 1: joint2 (ball, d = 3, h = 3)
  * column: joint3 (d 3) */
 static int factor_p1(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_3(w + 18)) return 1;
-  solve_rows_3(w + 18, w + 27, t, 3); /* T = E N^-1 */
-  reduce_tri_3_d3(w + 36, w + 27, t + 0); /* N[joint3] */
-  memcpy(w + 27, t, 9 * sizeof *t); /* E = T */
-  return 0;
+  panel_3x2(w + 18, t + 8, w + 27, t + 16); /* rows 0..1 */
+  panel_3x1(w + 18, t + 8, w + 33, t + 18); /* row 2 */
+  reduce_tri_3_d3(w + 36, w + 27, t + 16); /* N[joint3] */
+  const int failed = factor_node_3(w + 36, t + 0); /* N[joint3] = l D l^T, the next pivot's: final now */
+  return failed ? 2 : -1;
 }
 
 /*---- pivot 2: joint3 (ball, d = 3, h = 3)
  * column: joint4 (d 3) */
 static int factor_p2(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_3(w + 36)) return 1;
-  solve_rows_3(w + 36, w + 45, t, 3); /* T = E N^-1 */
-  reduce_tri_3_d3(w + 54, w + 45, t + 0); /* N[joint4] */
-  memcpy(w + 45, t, 9 * sizeof *t); /* E = T */
-  return 0;
+  panel_3x2(w + 36, t + 0, w + 45, t + 16); /* rows 0..1 */
+  panel_3x1(w + 36, t + 0, w + 51, t + 18); /* row 2 */
+  reduce_tri_3_d3(w + 54, w + 45, t + 16); /* N[joint4] */
+  const int failed = factor_node_3(w + 54, t + 8); /* N[joint4] = l D l^T, the next pivot's: final now */
+  return failed ? 3 : -1;
 }
 
 /*---- pivot 3: joint4 (ball, d = 3, h = 3)
  * column: joint5 (d 3) */
 static int factor_p3(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_3(w + 54)) return 1;
-  solve_rows_3(w + 54, w + 63, t, 3); /* T = E N^-1 */
-  reduce_tri_3_d3(w + 72, w + 63, t + 0); /* N[joint5] */
-  memcpy(w + 63, t, 9 * sizeof *t); /* E = T */
-  return 0;
+  panel_3x2(w + 54, t + 8, w + 63, t + 16); /* rows 0..1 */
+  panel_3x1(w + 54, t + 8, w + 69, t + 18); /* row 2 */
+  reduce_tri_3_d3(w + 72, w + 63, t + 16); /* N[joint5] */
+  const int failed = factor_node_3(w + 72, t + 0); /* N[joint5] = l D l^T, the next pivot's: final now */
+  return failed ? 4 : -1;
 }
 
 /*---- pivot 4: joint5 (ball, d = 3, h = 3)
  * column: joint6 (d 3) */
 static int factor_p4(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_3(w + 72)) return 1;
-  solve_rows_3(w + 72, w + 81, t, 3); /* T = E N^-1 */
-  reduce_tri_3_d3(w + 90, w + 81, t + 0); /* N[joint6] */
-  memcpy(w + 81, t, 9 * sizeof *t); /* E = T */
-  return 0;
+  panel_3x2(w + 72, t + 0, w + 81, t + 16); /* rows 0..1 */
+  panel_3x1(w + 72, t + 0, w + 87, t + 18); /* row 2 */
+  reduce_tri_3_d3(w + 90, w + 81, t + 16); /* N[joint6] */
+  const int failed = factor_node_3(w + 90, t + 8); /* N[joint6] = l D l^T, the next pivot's: final now */
+  return failed ? 5 : -1;
 }
 
 /*---- pivot 5: joint6 (ball, d = 3, h = 3)
  * column: joint7 (d 3) */
 static int factor_p5(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_3(w + 90)) return 1;
-  solve_rows_3(w + 90, w + 99, t, 3); /* T = E N^-1 */
-  reduce_tri_3_d3(w + 108, w + 99, t + 0); /* N[joint7] */
-  memcpy(w + 99, t, 9 * sizeof *t); /* E = T */
-  return 0;
+  panel_3x2(w + 90, t + 8, w + 99, t + 16); /* rows 0..1 */
+  panel_3x1(w + 90, t + 8, w + 105, t + 18); /* row 2 */
+  reduce_tri_3_d3(w + 108, w + 99, t + 16); /* N[joint7] */
+  const int failed = factor_node_3(w + 108, t + 0); /* N[joint7] = l D l^T, the next pivot's: final now */
+  return failed ? 6 : -1;
 }
 
 /*---- pivot 6: joint7 (ball, d = 3, h = 3)
  * column: joint8 (d 3) */
 static int factor_p6(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_3(w + 108)) return 1;
-  solve_rows_3(w + 108, w + 117, t, 3); /* T = E N^-1 */
-  reduce_tri_3_d3(w + 126, w + 117, t + 0); /* N[joint8] */
-  memcpy(w + 117, t, 9 * sizeof *t); /* E = T */
-  return 0;
+  panel_3x2(w + 108, t + 0, w + 117, t + 16); /* rows 0..1 */
+  panel_3x1(w + 108, t + 0, w + 123, t + 18); /* row 2 */
+  reduce_tri_3_d3(w + 126, w + 117, t + 16); /* N[joint8] */
+  const int failed = factor_node_3(w + 126, t + 8); /* N[joint8] = l D l^T, the next pivot's: final now */
+  return failed ? 7 : -1;
 }
 
 /*---- pivot 7: joint8 (ball, d = 3, h = 3)
  * column: joint9 (d 3) */
 static int factor_p7(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_3(w + 126)) return 1;
-  solve_rows_3(w + 126, w + 135, t, 3); /* T = E N^-1 */
-  reduce_tri_3_d3(w + 144, w + 135, t + 0); /* N[joint9] */
-  memcpy(w + 135, t, 9 * sizeof *t); /* E = T */
-  return 0;
+  panel_3x2(w + 126, t + 8, w + 135, t + 16); /* rows 0..1 */
+  panel_3x1(w + 126, t + 8, w + 141, t + 18); /* row 2 */
+  reduce_tri_3_d3(w + 144, w + 135, t + 16); /* N[joint9] */
+  const int failed = factor_node_3(w + 144, t + 0); /* N[joint9] = l D l^T, the next pivot's: final now */
+  return failed ? 8 : -1;
 }
 
 /*---- pivot 8: joint9 (ball, d = 3, h = 3)
  * column: joint10 (d 3) */
 static int factor_p8(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_3(w + 144)) return 1;
-  solve_rows_3(w + 144, w + 153, t, 3); /* T = E N^-1 */
-  reduce_tri_3_d3(w + 162, w + 153, t + 0); /* N[joint10] */
-  memcpy(w + 153, t, 9 * sizeof *t); /* E = T */
-  return 0;
+  panel_3x2(w + 144, t + 0, w + 153, t + 16); /* rows 0..1 */
+  panel_3x1(w + 144, t + 0, w + 159, t + 18); /* row 2 */
+  reduce_tri_3_d3(w + 162, w + 153, t + 16); /* N[joint10] */
+  const int failed = factor_node_3(w + 162, t + 8); /* N[joint10] = l D l^T, the next pivot's: final now */
+  return failed ? 9 : -1;
 }
 
 /*---- pivot 9: joint10 (ball, d = 3, h = 3)
  * column: shackle (d 3) */
 static int factor_p9(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_3(w + 162)) return 1;
-  solve_rows_3(w + 162, w + 171, t, 3); /* T = E N^-1 */
-  reduce_tri_3_d3(w + 180, w + 171, t + 0); /* N[shackle] */
-  memcpy(w + 171, t, 9 * sizeof *t); /* E = T */
-  return 0;
-}
-
-/*---- pivot 10: shackle (ball, d = 3, h = 0) */
-static int factor_p10(scalar *restrict w, scalar *restrict t) {
-  (void)t;
-  if (factor_node_3(w + 180)) return 1;
-  return 0;
+  panel_3x2(w + 162, t + 8, w + 171, t + 16); /* rows 0..1 */
+  panel_3x1(w + 162, t + 8, w + 177, t + 18); /* row 2 */
+  reduce_tri_3_d3(w + 180, w + 171, t + 16); /* N[shackle] */
+  const int failed = factor_node_3(w + 180, t + 0); /* N[shackle] = l D l^T, the next pivot's: final now */
+  return failed ? 10 : -1;
 }
 
 /*---- solve: forward substitution with the L blocks, pivots in order */
@@ -413,22 +462,22 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
 
 /*---- entry points (rt_factor_fn, rt_solve_fn of rt.h) ------------------------*/
 
-/* Factors the assembled workspace in place; temp holds 9 scalars.
+/* Factors the assembled workspace in place; temp holds 28 scalars.
  * Returns -1, or the pivot whose node block is not positive definite. */
 static int chain_factor(void *work, void *temp) {
   scalar *w = work;
   scalar *t = temp;
-  if (factor_p0(w, t)) return 0;
-  if (factor_p1(w, t)) return 1;
-  if (factor_p2(w, t)) return 2;
-  if (factor_p3(w, t)) return 3;
-  if (factor_p4(w, t)) return 4;
-  if (factor_p5(w, t)) return 5;
-  if (factor_p6(w, t)) return 6;
-  if (factor_p7(w, t)) return 7;
-  if (factor_p8(w, t)) return 8;
-  if (factor_p9(w, t)) return 9;
-  if (factor_p10(w, t)) return 10;
+  int s;
+  if ((s = factor_p0(w, t)) >= 0) return s;
+  if ((s = factor_p1(w, t)) >= 0) return s;
+  if ((s = factor_p2(w, t)) >= 0) return s;
+  if ((s = factor_p3(w, t)) >= 0) return s;
+  if ((s = factor_p4(w, t)) >= 0) return s;
+  if ((s = factor_p5(w, t)) >= 0) return s;
+  if ((s = factor_p6(w, t)) >= 0) return s;
+  if ((s = factor_p7(w, t)) >= 0) return s;
+  if ((s = factor_p8(w, t)) >= 0) return s;
+  if ((s = factor_p9(w, t)) >= 0) return s;
   return -1;
 }
 
@@ -452,7 +501,7 @@ const rt_program chain_program = {
     .ncons = 11,
     .dim = 33,
     .work_size = 189,
-    .temp_size = 9,
+    .temp_size = 28,
     .nblk = 10,
     .nrsi = 60,
     .sbody_body = sbody_body,

@@ -12,7 +12,7 @@
  * of the factorization's temporary, and rows of H (the length of right-hand
  * sides and solutions, in solver-constraint order). */
 #define ELIMINATION_EXAMPLE_WORK_SIZE 115
-#define ELIMINATION_EXAMPLE_TEMP_SIZE 18
+#define ELIMINATION_EXAMPLE_TEMP_SIZE 56
 #define ELIMINATION_EXAMPLE_DIM 17
 
 extern const rt_program elimination_example_program;

@@ -5,10 +5,12 @@
  * the program object multi_wheel_program (declared in multi_wheel.h; the
  * contract, the workspace layout and the reference arithmetic are in rt.h).
  * Each pivot's elimination is its own function factor_p<pivot>: the dense
- * LDL^T of its node block, T = E N^-1 over its edge column, one kernel call
- * per block pair of the reduction (the RSI grouped by target block, whose
- * workspace offset is a literal) and the copy E = T. The kernels below are
- * the reference arithmetic of rt.h specialized by degree.
+ * LDL^T of its node block, its edge column turned into L = E N^-1 in panels
+ * of rows (keeping E^T in the temporary), and one kernel call per block
+ * pair of the reduction C -= L E^T (the RSI grouped by target block, whose
+ * workspace offset is a literal). The kernels below are the reference
+ * arithmetic of rt.h specialized by degree; vector lanes hold independent
+ * results, so every instruction set gives the same bits.
  *
  * Mechanism statistics
  *   bodies          21 (30 solver bodies: 1 shattered into 10 shards)
@@ -19,7 +21,7 @@
  *   RSI entries     2190
  *   flops           34421 (convention: 2 x (d^3/6 + h d^2 + d h (h+1)/2) per pivot of degree d and column height h)
  *   order           best (heuristic meca-flops)
- *   workspace       2166 scalars, temporary 85 scalars
+ *   workspace       2166 scalars, temporary 136 scalars
  *   structure hash  0xd50e894841f10650
  *
  * Pivot order (pivot, constraint, type, degree d, column height h, blocks):
@@ -55,9 +57,11 @@
  */
 #include "multi_wheel.h"
 
-#include <string.h>
-
 typedef float scalar;
+/* vectors of 2, 4, ... scalars (GCC/Clang vector extensions), loaded and
+ * stored at any scalar-aligned address */
+typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
+typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
 
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
 
@@ -346,87 +350,115 @@ static const int32_t rsi[2190] = {
 /*---- kernels -----------------------------------------------------------------*/
 
 /* Dense LDL^T of a 3 x 3 node block in place (rt.h factor step 1): unit
- * lower l below the diagonal, D on it. Returns 1 if the block is not
- * positive definite. */
-static int factor_node_3(scalar *n) {
+ * lower l below the diagonal, D on it, and the reciprocals 1/D in rinv.
+ * Returns 1 if the block is not positive definite. */
+static int factor_node_3(scalar *restrict n, scalar *restrict rinv) {
   if (!(n[0] > 0)) return 1;
-  n[3] = n[3] / n[0];
-  n[6] = n[6] / n[0];
+  const scalar r0 = 1 / n[0];
+  rinv[0] = r0;
+  n[3] = n[3] * r0;
+  n[6] = n[6] * r0;
   const scalar d1 = n[4] - n[3] * (n[3] * n[0]);
   if (!(d1 > 0)) return 1;
   n[4] = d1;
-  n[7] = (n[7] - n[6] * (n[3] * n[0])) / n[4];
+  const scalar r1 = 1 / d1;
+  rinv[1] = r1;
+  n[7] = (n[7] - n[6] * (n[3] * n[0])) * r1;
   const scalar d2 = n[8] - (n[6] * (n[6] * n[0]) + n[7] * (n[7] * n[4]));
   if (!(d2 > 0)) return 1;
   n[8] = d2;
+  const scalar r2 = 1 / d2;
+  rinv[2] = r2;
   return 0;
 }
 
 /* Dense LDL^T of a 5 x 5 node block in place (rt.h factor step 1): unit
- * lower l below the diagonal, D on it. Returns 1 if the block is not
- * positive definite. */
-static int factor_node_5(scalar *n) {
+ * lower l below the diagonal, D on it, and the reciprocals 1/D in rinv.
+ * Returns 1 if the block is not positive definite. */
+static int factor_node_5(scalar *restrict n, scalar *restrict rinv) {
   if (!(n[0] > 0)) return 1;
-  n[5] = n[5] / n[0];
-  n[10] = n[10] / n[0];
-  n[15] = n[15] / n[0];
-  n[20] = n[20] / n[0];
+  const scalar r0 = 1 / n[0];
+  rinv[0] = r0;
+  n[5] = n[5] * r0;
+  n[10] = n[10] * r0;
+  n[15] = n[15] * r0;
+  n[20] = n[20] * r0;
   const scalar d1 = n[6] - n[5] * (n[5] * n[0]);
   if (!(d1 > 0)) return 1;
   n[6] = d1;
-  n[11] = (n[11] - n[10] * (n[5] * n[0])) / n[6];
-  n[16] = (n[16] - n[15] * (n[5] * n[0])) / n[6];
-  n[21] = (n[21] - n[20] * (n[5] * n[0])) / n[6];
+  const scalar r1 = 1 / d1;
+  rinv[1] = r1;
+  n[11] = (n[11] - n[10] * (n[5] * n[0])) * r1;
+  n[16] = (n[16] - n[15] * (n[5] * n[0])) * r1;
+  n[21] = (n[21] - n[20] * (n[5] * n[0])) * r1;
   const scalar d2 = n[12] - (n[10] * (n[10] * n[0]) + n[11] * (n[11] * n[6]));
   if (!(d2 > 0)) return 1;
   n[12] = d2;
-  n[17] = (n[17] - (n[15] * (n[10] * n[0]) + n[16] * (n[11] * n[6]))) / n[12];
-  n[22] = (n[22] - (n[20] * (n[10] * n[0]) + n[21] * (n[11] * n[6]))) / n[12];
+  const scalar r2 = 1 / d2;
+  rinv[2] = r2;
+  n[17] = (n[17] - (n[15] * (n[10] * n[0]) + n[16] * (n[11] * n[6]))) * r2;
+  n[22] = (n[22] - (n[20] * (n[10] * n[0]) + n[21] * (n[11] * n[6]))) * r2;
   const scalar d3 = n[18] - (n[15] * (n[15] * n[0]) + n[16] * (n[16] * n[6]) + n[17] * (n[17] * n[12]));
   if (!(d3 > 0)) return 1;
   n[18] = d3;
-  n[23] = (n[23] - (n[20] * (n[15] * n[0]) + n[21] * (n[16] * n[6]) + n[22] * (n[17] * n[12]))) / n[18];
+  const scalar r3 = 1 / d3;
+  rinv[3] = r3;
+  n[23] = (n[23] - (n[20] * (n[15] * n[0]) + n[21] * (n[16] * n[6]) + n[22] * (n[17] * n[12]))) * r3;
   const scalar d4 = n[24] - (n[20] * (n[20] * n[0]) + n[21] * (n[21] * n[6]) + n[22] * (n[22] * n[12]) + n[23] * (n[23] * n[18]));
   if (!(d4 > 0)) return 1;
   n[24] = d4;
+  const scalar r4 = 1 / d4;
+  rinv[4] = r4;
   return 0;
 }
 
 /* Dense LDL^T of a 6 x 6 node block in place (rt.h factor step 1): unit
- * lower l below the diagonal, D on it. Returns 1 if the block is not
- * positive definite. */
-static int factor_node_6(scalar *n) {
+ * lower l below the diagonal, D on it, and the reciprocals 1/D in rinv.
+ * Returns 1 if the block is not positive definite. */
+static int factor_node_6(scalar *restrict n, scalar *restrict rinv) {
   if (!(n[0] > 0)) return 1;
-  n[6] = n[6] / n[0];
-  n[12] = n[12] / n[0];
-  n[18] = n[18] / n[0];
-  n[24] = n[24] / n[0];
-  n[30] = n[30] / n[0];
+  const scalar r0 = 1 / n[0];
+  rinv[0] = r0;
+  n[6] = n[6] * r0;
+  n[12] = n[12] * r0;
+  n[18] = n[18] * r0;
+  n[24] = n[24] * r0;
+  n[30] = n[30] * r0;
   const scalar d1 = n[7] - n[6] * (n[6] * n[0]);
   if (!(d1 > 0)) return 1;
   n[7] = d1;
-  n[13] = (n[13] - n[12] * (n[6] * n[0])) / n[7];
-  n[19] = (n[19] - n[18] * (n[6] * n[0])) / n[7];
-  n[25] = (n[25] - n[24] * (n[6] * n[0])) / n[7];
-  n[31] = (n[31] - n[30] * (n[6] * n[0])) / n[7];
+  const scalar r1 = 1 / d1;
+  rinv[1] = r1;
+  n[13] = (n[13] - n[12] * (n[6] * n[0])) * r1;
+  n[19] = (n[19] - n[18] * (n[6] * n[0])) * r1;
+  n[25] = (n[25] - n[24] * (n[6] * n[0])) * r1;
+  n[31] = (n[31] - n[30] * (n[6] * n[0])) * r1;
   const scalar d2 = n[14] - (n[12] * (n[12] * n[0]) + n[13] * (n[13] * n[7]));
   if (!(d2 > 0)) return 1;
   n[14] = d2;
-  n[20] = (n[20] - (n[18] * (n[12] * n[0]) + n[19] * (n[13] * n[7]))) / n[14];
-  n[26] = (n[26] - (n[24] * (n[12] * n[0]) + n[25] * (n[13] * n[7]))) / n[14];
-  n[32] = (n[32] - (n[30] * (n[12] * n[0]) + n[31] * (n[13] * n[7]))) / n[14];
+  const scalar r2 = 1 / d2;
+  rinv[2] = r2;
+  n[20] = (n[20] - (n[18] * (n[12] * n[0]) + n[19] * (n[13] * n[7]))) * r2;
+  n[26] = (n[26] - (n[24] * (n[12] * n[0]) + n[25] * (n[13] * n[7]))) * r2;
+  n[32] = (n[32] - (n[30] * (n[12] * n[0]) + n[31] * (n[13] * n[7]))) * r2;
   const scalar d3 = n[21] - (n[18] * (n[18] * n[0]) + n[19] * (n[19] * n[7]) + n[20] * (n[20] * n[14]));
   if (!(d3 > 0)) return 1;
   n[21] = d3;
-  n[27] = (n[27] - (n[24] * (n[18] * n[0]) + n[25] * (n[19] * n[7]) + n[26] * (n[20] * n[14]))) / n[21];
-  n[33] = (n[33] - (n[30] * (n[18] * n[0]) + n[31] * (n[19] * n[7]) + n[32] * (n[20] * n[14]))) / n[21];
+  const scalar r3 = 1 / d3;
+  rinv[3] = r3;
+  n[27] = (n[27] - (n[24] * (n[18] * n[0]) + n[25] * (n[19] * n[7]) + n[26] * (n[20] * n[14]))) * r3;
+  n[33] = (n[33] - (n[30] * (n[18] * n[0]) + n[31] * (n[19] * n[7]) + n[32] * (n[20] * n[14]))) * r3;
   const scalar d4 = n[28] - (n[24] * (n[24] * n[0]) + n[25] * (n[25] * n[7]) + n[26] * (n[26] * n[14]) + n[27] * (n[27] * n[21]));
   if (!(d4 > 0)) return 1;
   n[28] = d4;
-  n[34] = (n[34] - (n[30] * (n[24] * n[0]) + n[31] * (n[25] * n[7]) + n[32] * (n[26] * n[14]) + n[33] * (n[27] * n[21]))) / n[28];
+  const scalar r4 = 1 / d4;
+  rinv[4] = r4;
+  n[34] = (n[34] - (n[30] * (n[24] * n[0]) + n[31] * (n[25] * n[7]) + n[32] * (n[26] * n[14]) + n[33] * (n[27] * n[21]))) * r4;
   const scalar d5 = n[35] - (n[30] * (n[30] * n[0]) + n[31] * (n[31] * n[7]) + n[32] * (n[32] * n[14]) + n[33] * (n[33] * n[21]) + n[34] * (n[34] * n[28]));
   if (!(d5 > 0)) return 1;
   n[35] = d5;
+  const scalar r5 = 1 / d5;
+  rinv[5] = r5;
   return 0;
 }
 
@@ -501,289 +533,464 @@ static void node_solve_6(const scalar *n, const scalar *v, scalar *x) {
   x[5] = x5;
 }
 
-/* T[r] = N^-1 E[r] for the h rows of an edge column (rt.h factor step 2). */
-static void solve_rows_3(const scalar *restrict n, const scalar *restrict e, scalar *restrict t, int h) {
-  for (int r = 0; r < h; r++) node_solve_3(n, e + 3 * r, t + 3 * r);
+/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
+ * at et[k * 20]), then overwrites it with node_solve(N, E) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_3x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const scalar e0 = e[0];
+  const scalar e1 = e[1];
+  const scalar e2 = e[2];
+  et[0] = e0;
+  et[20] = e1;
+  et[40] = e2;
+  const scalar y0 = e0;
+  const scalar y1 = e1 - n[3] * y0;
+  const scalar y2 = e2 - (n[6] * y0 + n[7] * y1);
+  const scalar z0 = y0 * rinv[0];
+  const scalar z1 = y1 * rinv[1];
+  const scalar z2 = y2 * rinv[2];
+  const scalar x2 = z2;
+  const scalar x1 = z1 - n[7] * x2;
+  const scalar x0 = z0 - (n[3] * x1 + n[6] * x2);
+  e[0] = x0;
+  e[1] = x1;
+  e[2] = x2;
 }
 
-/* T[r] = N^-1 E[r] for the h rows of an edge column (rt.h factor step 2). */
-static void solve_rows_5(const scalar *restrict n, const scalar *restrict e, scalar *restrict t, int h) {
-  for (int r = 0; r < h; r++) node_solve_5(n, e + 5 * r, t + 5 * r);
+/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
+ * at et[k * 20]), then overwrites it with node_solve(N, E) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const scalar e0 = e[0];
+  const scalar e1 = e[1];
+  const scalar e2 = e[2];
+  const scalar e3 = e[3];
+  const scalar e4 = e[4];
+  et[0] = e0;
+  et[20] = e1;
+  et[40] = e2;
+  et[60] = e3;
+  et[80] = e4;
+  const scalar y0 = e0;
+  const scalar y1 = e1 - n[5] * y0;
+  const scalar y2 = e2 - (n[10] * y0 + n[11] * y1);
+  const scalar y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
+  const scalar y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const scalar z0 = y0 * rinv[0];
+  const scalar z1 = y1 * rinv[1];
+  const scalar z2 = y2 * rinv[2];
+  const scalar z3 = y3 * rinv[3];
+  const scalar z4 = y4 * rinv[4];
+  const scalar x4 = z4;
+  const scalar x3 = z3 - n[23] * x4;
+  const scalar x2 = z2 - (n[17] * x3 + n[22] * x4);
+  const scalar x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
+  const scalar x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  e[0] = x0;
+  e[1] = x1;
+  e[2] = x2;
+  e[3] = x3;
+  e[4] = x4;
 }
 
-/* T[r] = N^-1 E[r] for the h rows of an edge column (rt.h factor step 2). */
-static void solve_rows_6(const scalar *restrict n, const scalar *restrict e, scalar *restrict t, int h) {
-  for (int r = 0; r < h; r++) node_solve_6(n, e + 6 * r, t + 6 * r);
+/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 20), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_3x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v2 e0 = {e[0], e[3]};
+  const v2 e1 = {e[1], e[4]};
+  const v2 e2 = {e[2], e[5]};
+  *(v2 *)(et + 0) = e0;
+  *(v2 *)(et + 20) = e1;
+  *(v2 *)(et + 40) = e2;
+  const v2 y0 = e0;
+  const v2 y1 = e1 - n[3] * y0;
+  const v2 y2 = e2 - (n[6] * y0 + n[7] * y1);
+  const v2 z0 = y0 * rinv[0];
+  const v2 z1 = y1 * rinv[1];
+  const v2 z2 = y2 * rinv[2];
+  const v2 x2 = z2;
+  const v2 x1 = z1 - n[7] * x2;
+  const v2 x0 = z0 - (n[3] * x1 + n[6] * x2);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x0[1];
+  e[4] = x1[1];
+  e[5] = x2[1];
 }
 
-/* Lower triangle of a 5 x 5 node block C -= E T^T, E and T 5 x 3 (rt.h
- * factor step 3, a diagonal block pair). */
-static void reduce_tri_5_d3(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2];
-  c[5] -= e[3] * t[0] + e[4] * t[1] + e[5] * t[2];
-  c[6] -= e[3] * t[3] + e[4] * t[4] + e[5] * t[5];
-  c[10] -= e[6] * t[0] + e[7] * t[1] + e[8] * t[2];
-  c[11] -= e[6] * t[3] + e[7] * t[4] + e[8] * t[5];
-  c[12] -= e[6] * t[6] + e[7] * t[7] + e[8] * t[8];
-  c[15] -= e[9] * t[0] + e[10] * t[1] + e[11] * t[2];
-  c[16] -= e[9] * t[3] + e[10] * t[4] + e[11] * t[5];
-  c[17] -= e[9] * t[6] + e[10] * t[7] + e[11] * t[8];
-  c[18] -= e[9] * t[9] + e[10] * t[10] + e[11] * t[11];
-  c[20] -= e[12] * t[0] + e[13] * t[1] + e[14] * t[2];
-  c[21] -= e[12] * t[3] + e[13] * t[4] + e[14] * t[5];
-  c[22] -= e[12] * t[6] + e[13] * t[7] + e[14] * t[8];
-  c[23] -= e[12] * t[9] + e[13] * t[10] + e[14] * t[11];
-  c[24] -= e[12] * t[12] + e[13] * t[13] + e[14] * t[14];
+/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 20), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v2 e0 = {e[0], e[5]};
+  const v2 e1 = {e[1], e[6]};
+  const v2 e2 = {e[2], e[7]};
+  const v2 e3 = {e[3], e[8]};
+  const v2 e4 = {e[4], e[9]};
+  *(v2 *)(et + 0) = e0;
+  *(v2 *)(et + 20) = e1;
+  *(v2 *)(et + 40) = e2;
+  *(v2 *)(et + 60) = e3;
+  *(v2 *)(et + 80) = e4;
+  const v2 y0 = e0;
+  const v2 y1 = e1 - n[5] * y0;
+  const v2 y2 = e2 - (n[10] * y0 + n[11] * y1);
+  const v2 y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
+  const v2 y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const v2 z0 = y0 * rinv[0];
+  const v2 z1 = y1 * rinv[1];
+  const v2 z2 = y2 * rinv[2];
+  const v2 z3 = y3 * rinv[3];
+  const v2 z4 = y4 * rinv[4];
+  const v2 x4 = z4;
+  const v2 x3 = z3 - n[23] * x4;
+  const v2 x2 = z2 - (n[17] * x3 + n[22] * x4);
+  const v2 x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
+  const v2 x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x0[1];
+  e[6] = x1[1];
+  e[7] = x2[1];
+  e[8] = x3[1];
+  e[9] = x4[1];
 }
 
-/* Lower triangle of a 5 x 5 node block C -= E T^T, E and T 5 x 5 (rt.h
- * factor step 3, a diagonal block pair). */
-static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2] + e[3] * t[3] + e[4] * t[4];
-  c[5] -= e[5] * t[0] + e[6] * t[1] + e[7] * t[2] + e[8] * t[3] + e[9] * t[4];
-  c[6] -= e[5] * t[5] + e[6] * t[6] + e[7] * t[7] + e[8] * t[8] + e[9] * t[9];
-  c[10] -= e[10] * t[0] + e[11] * t[1] + e[12] * t[2] + e[13] * t[3] + e[14] * t[4];
-  c[11] -= e[10] * t[5] + e[11] * t[6] + e[12] * t[7] + e[13] * t[8] + e[14] * t[9];
-  c[12] -= e[10] * t[10] + e[11] * t[11] + e[12] * t[12] + e[13] * t[13] + e[14] * t[14];
-  c[15] -= e[15] * t[0] + e[16] * t[1] + e[17] * t[2] + e[18] * t[3] + e[19] * t[4];
-  c[16] -= e[15] * t[5] + e[16] * t[6] + e[17] * t[7] + e[18] * t[8] + e[19] * t[9];
-  c[17] -= e[15] * t[10] + e[16] * t[11] + e[17] * t[12] + e[18] * t[13] + e[19] * t[14];
-  c[18] -= e[15] * t[15] + e[16] * t[16] + e[17] * t[17] + e[18] * t[18] + e[19] * t[19];
-  c[20] -= e[20] * t[0] + e[21] * t[1] + e[22] * t[2] + e[23] * t[3] + e[24] * t[4];
-  c[21] -= e[20] * t[5] + e[21] * t[6] + e[22] * t[7] + e[23] * t[8] + e[24] * t[9];
-  c[22] -= e[20] * t[10] + e[21] * t[11] + e[22] * t[12] + e[23] * t[13] + e[24] * t[14];
-  c[23] -= e[20] * t[15] + e[21] * t[16] + e[22] * t[17] + e[23] * t[18] + e[24] * t[19];
-  c[24] -= e[20] * t[20] + e[21] * t[21] + e[22] * t[22] + e[23] * t[23] + e[24] * t[24];
+/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 20), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_6x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v2 e0 = {e[0], e[6]};
+  const v2 e1 = {e[1], e[7]};
+  const v2 e2 = {e[2], e[8]};
+  const v2 e3 = {e[3], e[9]};
+  const v2 e4 = {e[4], e[10]};
+  const v2 e5 = {e[5], e[11]};
+  *(v2 *)(et + 0) = e0;
+  *(v2 *)(et + 20) = e1;
+  *(v2 *)(et + 40) = e2;
+  *(v2 *)(et + 60) = e3;
+  *(v2 *)(et + 80) = e4;
+  *(v2 *)(et + 100) = e5;
+  const v2 y0 = e0;
+  const v2 y1 = e1 - n[6] * y0;
+  const v2 y2 = e2 - (n[12] * y0 + n[13] * y1);
+  const v2 y3 = e3 - (n[18] * y0 + n[19] * y1 + n[20] * y2);
+  const v2 y4 = e4 - (n[24] * y0 + n[25] * y1 + n[26] * y2 + n[27] * y3);
+  const v2 y5 = e5 - (n[30] * y0 + n[31] * y1 + n[32] * y2 + n[33] * y3 + n[34] * y4);
+  const v2 z0 = y0 * rinv[0];
+  const v2 z1 = y1 * rinv[1];
+  const v2 z2 = y2 * rinv[2];
+  const v2 z3 = y3 * rinv[3];
+  const v2 z4 = y4 * rinv[4];
+  const v2 z5 = y5 * rinv[5];
+  const v2 x5 = z5;
+  const v2 x4 = z4 - n[34] * x5;
+  const v2 x3 = z3 - (n[27] * x4 + n[33] * x5);
+  const v2 x2 = z2 - (n[20] * x3 + n[26] * x4 + n[32] * x5);
+  const v2 x1 = z1 - (n[13] * x2 + n[19] * x3 + n[25] * x4 + n[31] * x5);
+  const v2 x0 = z0 - (n[6] * x1 + n[12] * x2 + n[18] * x3 + n[24] * x4 + n[30] * x5);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x5[0];
+  e[6] = x0[1];
+  e[7] = x1[1];
+  e[8] = x2[1];
+  e[9] = x3[1];
+  e[10] = x4[1];
+  e[11] = x5[1];
 }
 
-/* Lower triangle of a 6 x 6 node block C -= E T^T, E and T 6 x 3 (rt.h
- * factor step 3, a diagonal block pair). */
-static void reduce_tri_6_d3(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2];
-  c[6] -= e[3] * t[0] + e[4] * t[1] + e[5] * t[2];
-  c[7] -= e[3] * t[3] + e[4] * t[4] + e[5] * t[5];
-  c[12] -= e[6] * t[0] + e[7] * t[1] + e[8] * t[2];
-  c[13] -= e[6] * t[3] + e[7] * t[4] + e[8] * t[5];
-  c[14] -= e[6] * t[6] + e[7] * t[7] + e[8] * t[8];
-  c[18] -= e[9] * t[0] + e[10] * t[1] + e[11] * t[2];
-  c[19] -= e[9] * t[3] + e[10] * t[4] + e[11] * t[5];
-  c[20] -= e[9] * t[6] + e[10] * t[7] + e[11] * t[8];
-  c[21] -= e[9] * t[9] + e[10] * t[10] + e[11] * t[11];
-  c[24] -= e[12] * t[0] + e[13] * t[1] + e[14] * t[2];
-  c[25] -= e[12] * t[3] + e[13] * t[4] + e[14] * t[5];
-  c[26] -= e[12] * t[6] + e[13] * t[7] + e[14] * t[8];
-  c[27] -= e[12] * t[9] + e[13] * t[10] + e[14] * t[11];
-  c[28] -= e[12] * t[12] + e[13] * t[13] + e[14] * t[14];
-  c[30] -= e[15] * t[0] + e[16] * t[1] + e[17] * t[2];
-  c[31] -= e[15] * t[3] + e[16] * t[4] + e[17] * t[5];
-  c[32] -= e[15] * t[6] + e[16] * t[7] + e[17] * t[8];
-  c[33] -= e[15] * t[9] + e[16] * t[10] + e[17] * t[11];
-  c[34] -= e[15] * t[12] + e[16] * t[13] + e[17] * t[14];
-  c[35] -= e[15] * t[15] + e[16] * t[16] + e[17] * t[17];
+/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 20), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_3x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0 = {e[0], e[3], e[6], e[9]};
+  const v4 e1 = {e[1], e[4], e[7], e[10]};
+  const v4 e2 = {e[2], e[5], e[8], e[11]};
+  *(v4 *)(et + 0) = e0;
+  *(v4 *)(et + 20) = e1;
+  *(v4 *)(et + 40) = e2;
+  const v4 y0 = e0;
+  const v4 y1 = e1 - n[3] * y0;
+  const v4 y2 = e2 - (n[6] * y0 + n[7] * y1);
+  const v4 z0 = y0 * rinv[0];
+  const v4 z1 = y1 * rinv[1];
+  const v4 z2 = y2 * rinv[2];
+  const v4 x2 = z2;
+  const v4 x1 = z1 - n[7] * x2;
+  const v4 x0 = z0 - (n[3] * x1 + n[6] * x2);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x0[1];
+  e[4] = x1[1];
+  e[5] = x2[1];
+  e[6] = x0[2];
+  e[7] = x1[2];
+  e[8] = x2[2];
+  e[9] = x0[3];
+  e[10] = x1[3];
+  e[11] = x2[3];
 }
 
-/* Lower triangle of a 6 x 6 node block C -= E T^T, E and T 6 x 5 (rt.h
- * factor step 3, a diagonal block pair). */
-static void reduce_tri_6_d5(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2] + e[3] * t[3] + e[4] * t[4];
-  c[6] -= e[5] * t[0] + e[6] * t[1] + e[7] * t[2] + e[8] * t[3] + e[9] * t[4];
-  c[7] -= e[5] * t[5] + e[6] * t[6] + e[7] * t[7] + e[8] * t[8] + e[9] * t[9];
-  c[12] -= e[10] * t[0] + e[11] * t[1] + e[12] * t[2] + e[13] * t[3] + e[14] * t[4];
-  c[13] -= e[10] * t[5] + e[11] * t[6] + e[12] * t[7] + e[13] * t[8] + e[14] * t[9];
-  c[14] -= e[10] * t[10] + e[11] * t[11] + e[12] * t[12] + e[13] * t[13] + e[14] * t[14];
-  c[18] -= e[15] * t[0] + e[16] * t[1] + e[17] * t[2] + e[18] * t[3] + e[19] * t[4];
-  c[19] -= e[15] * t[5] + e[16] * t[6] + e[17] * t[7] + e[18] * t[8] + e[19] * t[9];
-  c[20] -= e[15] * t[10] + e[16] * t[11] + e[17] * t[12] + e[18] * t[13] + e[19] * t[14];
-  c[21] -= e[15] * t[15] + e[16] * t[16] + e[17] * t[17] + e[18] * t[18] + e[19] * t[19];
-  c[24] -= e[20] * t[0] + e[21] * t[1] + e[22] * t[2] + e[23] * t[3] + e[24] * t[4];
-  c[25] -= e[20] * t[5] + e[21] * t[6] + e[22] * t[7] + e[23] * t[8] + e[24] * t[9];
-  c[26] -= e[20] * t[10] + e[21] * t[11] + e[22] * t[12] + e[23] * t[13] + e[24] * t[14];
-  c[27] -= e[20] * t[15] + e[21] * t[16] + e[22] * t[17] + e[23] * t[18] + e[24] * t[19];
-  c[28] -= e[20] * t[20] + e[21] * t[21] + e[22] * t[22] + e[23] * t[23] + e[24] * t[24];
-  c[30] -= e[25] * t[0] + e[26] * t[1] + e[27] * t[2] + e[28] * t[3] + e[29] * t[4];
-  c[31] -= e[25] * t[5] + e[26] * t[6] + e[27] * t[7] + e[28] * t[8] + e[29] * t[9];
-  c[32] -= e[25] * t[10] + e[26] * t[11] + e[27] * t[12] + e[28] * t[13] + e[29] * t[14];
-  c[33] -= e[25] * t[15] + e[26] * t[16] + e[27] * t[17] + e[28] * t[18] + e[29] * t[19];
-  c[34] -= e[25] * t[20] + e[26] * t[21] + e[27] * t[22] + e[28] * t[23] + e[29] * t[24];
-  c[35] -= e[25] * t[25] + e[26] * t[26] + e[27] * t[27] + e[28] * t[28] + e[29] * t[29];
+/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 20), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0 = {e[0], e[5], e[10], e[15]};
+  const v4 e1 = {e[1], e[6], e[11], e[16]};
+  const v4 e2 = {e[2], e[7], e[12], e[17]};
+  const v4 e3 = {e[3], e[8], e[13], e[18]};
+  const v4 e4 = {e[4], e[9], e[14], e[19]};
+  *(v4 *)(et + 0) = e0;
+  *(v4 *)(et + 20) = e1;
+  *(v4 *)(et + 40) = e2;
+  *(v4 *)(et + 60) = e3;
+  *(v4 *)(et + 80) = e4;
+  const v4 y0 = e0;
+  const v4 y1 = e1 - n[5] * y0;
+  const v4 y2 = e2 - (n[10] * y0 + n[11] * y1);
+  const v4 y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
+  const v4 y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const v4 z0 = y0 * rinv[0];
+  const v4 z1 = y1 * rinv[1];
+  const v4 z2 = y2 * rinv[2];
+  const v4 z3 = y3 * rinv[3];
+  const v4 z4 = y4 * rinv[4];
+  const v4 x4 = z4;
+  const v4 x3 = z3 - n[23] * x4;
+  const v4 x2 = z2 - (n[17] * x3 + n[22] * x4);
+  const v4 x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
+  const v4 x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x0[1];
+  e[6] = x1[1];
+  e[7] = x2[1];
+  e[8] = x3[1];
+  e[9] = x4[1];
+  e[10] = x0[2];
+  e[11] = x1[2];
+  e[12] = x2[2];
+  e[13] = x3[2];
+  e[14] = x4[2];
+  e[15] = x0[3];
+  e[16] = x1[3];
+  e[17] = x2[3];
+  e[18] = x3[3];
+  e[19] = x4[3];
 }
 
-/* Lower triangle of a 6 x 6 node block C -= E T^T, E and T 6 x 6 (rt.h
- * factor step 3, a diagonal block pair). */
-static void reduce_tri_6_d6(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2] + e[3] * t[3] + e[4] * t[4] + e[5] * t[5];
-  c[6] -= e[6] * t[0] + e[7] * t[1] + e[8] * t[2] + e[9] * t[3] + e[10] * t[4] + e[11] * t[5];
-  c[7] -= e[6] * t[6] + e[7] * t[7] + e[8] * t[8] + e[9] * t[9] + e[10] * t[10] + e[11] * t[11];
-  c[12] -= e[12] * t[0] + e[13] * t[1] + e[14] * t[2] + e[15] * t[3] + e[16] * t[4] + e[17] * t[5];
-  c[13] -= e[12] * t[6] + e[13] * t[7] + e[14] * t[8] + e[15] * t[9] + e[16] * t[10] + e[17] * t[11];
-  c[14] -= e[12] * t[12] + e[13] * t[13] + e[14] * t[14] + e[15] * t[15] + e[16] * t[16] + e[17] * t[17];
-  c[18] -= e[18] * t[0] + e[19] * t[1] + e[20] * t[2] + e[21] * t[3] + e[22] * t[4] + e[23] * t[5];
-  c[19] -= e[18] * t[6] + e[19] * t[7] + e[20] * t[8] + e[21] * t[9] + e[22] * t[10] + e[23] * t[11];
-  c[20] -= e[18] * t[12] + e[19] * t[13] + e[20] * t[14] + e[21] * t[15] + e[22] * t[16] + e[23] * t[17];
-  c[21] -= e[18] * t[18] + e[19] * t[19] + e[20] * t[20] + e[21] * t[21] + e[22] * t[22] + e[23] * t[23];
-  c[24] -= e[24] * t[0] + e[25] * t[1] + e[26] * t[2] + e[27] * t[3] + e[28] * t[4] + e[29] * t[5];
-  c[25] -= e[24] * t[6] + e[25] * t[7] + e[26] * t[8] + e[27] * t[9] + e[28] * t[10] + e[29] * t[11];
-  c[26] -= e[24] * t[12] + e[25] * t[13] + e[26] * t[14] + e[27] * t[15] + e[28] * t[16] + e[29] * t[17];
-  c[27] -= e[24] * t[18] + e[25] * t[19] + e[26] * t[20] + e[27] * t[21] + e[28] * t[22] + e[29] * t[23];
-  c[28] -= e[24] * t[24] + e[25] * t[25] + e[26] * t[26] + e[27] * t[27] + e[28] * t[28] + e[29] * t[29];
-  c[30] -= e[30] * t[0] + e[31] * t[1] + e[32] * t[2] + e[33] * t[3] + e[34] * t[4] + e[35] * t[5];
-  c[31] -= e[30] * t[6] + e[31] * t[7] + e[32] * t[8] + e[33] * t[9] + e[34] * t[10] + e[35] * t[11];
-  c[32] -= e[30] * t[12] + e[31] * t[13] + e[32] * t[14] + e[33] * t[15] + e[34] * t[16] + e[35] * t[17];
-  c[33] -= e[30] * t[18] + e[31] * t[19] + e[32] * t[20] + e[33] * t[21] + e[34] * t[22] + e[35] * t[23];
-  c[34] -= e[30] * t[24] + e[31] * t[25] + e[32] * t[26] + e[33] * t[27] + e[34] * t[28] + e[35] * t[29];
-  c[35] -= e[30] * t[30] + e[31] * t[31] + e[32] * t[32] + e[33] * t[33] + e[34] * t[34] + e[35] * t[35];
+/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 20), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_6x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0 = {e[0], e[6], e[12], e[18]};
+  const v4 e1 = {e[1], e[7], e[13], e[19]};
+  const v4 e2 = {e[2], e[8], e[14], e[20]};
+  const v4 e3 = {e[3], e[9], e[15], e[21]};
+  const v4 e4 = {e[4], e[10], e[16], e[22]};
+  const v4 e5 = {e[5], e[11], e[17], e[23]};
+  *(v4 *)(et + 0) = e0;
+  *(v4 *)(et + 20) = e1;
+  *(v4 *)(et + 40) = e2;
+  *(v4 *)(et + 60) = e3;
+  *(v4 *)(et + 80) = e4;
+  *(v4 *)(et + 100) = e5;
+  const v4 y0 = e0;
+  const v4 y1 = e1 - n[6] * y0;
+  const v4 y2 = e2 - (n[12] * y0 + n[13] * y1);
+  const v4 y3 = e3 - (n[18] * y0 + n[19] * y1 + n[20] * y2);
+  const v4 y4 = e4 - (n[24] * y0 + n[25] * y1 + n[26] * y2 + n[27] * y3);
+  const v4 y5 = e5 - (n[30] * y0 + n[31] * y1 + n[32] * y2 + n[33] * y3 + n[34] * y4);
+  const v4 z0 = y0 * rinv[0];
+  const v4 z1 = y1 * rinv[1];
+  const v4 z2 = y2 * rinv[2];
+  const v4 z3 = y3 * rinv[3];
+  const v4 z4 = y4 * rinv[4];
+  const v4 z5 = y5 * rinv[5];
+  const v4 x5 = z5;
+  const v4 x4 = z4 - n[34] * x5;
+  const v4 x3 = z3 - (n[27] * x4 + n[33] * x5);
+  const v4 x2 = z2 - (n[20] * x3 + n[26] * x4 + n[32] * x5);
+  const v4 x1 = z1 - (n[13] * x2 + n[19] * x3 + n[25] * x4 + n[31] * x5);
+  const v4 x0 = z0 - (n[6] * x1 + n[12] * x2 + n[18] * x3 + n[24] * x4 + n[30] * x5);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x5[0];
+  e[6] = x0[1];
+  e[7] = x1[1];
+  e[8] = x2[1];
+  e[9] = x3[1];
+  e[10] = x4[1];
+  e[11] = x5[1];
+  e[12] = x0[2];
+  e[13] = x1[2];
+  e[14] = x2[2];
+  e[15] = x3[2];
+  e[16] = x4[2];
+  e[17] = x5[2];
+  e[18] = x0[3];
+  e[19] = x1[3];
+  e[20] = x2[3];
+  e[21] = x3[3];
+  e[22] = x4[3];
+  e[23] = x5[3];
 }
 
-/* C -= E T^T for a 6 x 5 block C, E 6 x 3, T 5 x 3 (rt.h factor
- * step 3, one block pair). */
-static void reduce_6x5_d3(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2];
-  c[1] -= e[0] * t[3] + e[1] * t[4] + e[2] * t[5];
-  c[2] -= e[0] * t[6] + e[1] * t[7] + e[2] * t[8];
-  c[3] -= e[0] * t[9] + e[1] * t[10] + e[2] * t[11];
-  c[4] -= e[0] * t[12] + e[1] * t[13] + e[2] * t[14];
-  c[5] -= e[3] * t[0] + e[4] * t[1] + e[5] * t[2];
-  c[6] -= e[3] * t[3] + e[4] * t[4] + e[5] * t[5];
-  c[7] -= e[3] * t[6] + e[4] * t[7] + e[5] * t[8];
-  c[8] -= e[3] * t[9] + e[4] * t[10] + e[5] * t[11];
-  c[9] -= e[3] * t[12] + e[4] * t[13] + e[5] * t[14];
-  c[10] -= e[6] * t[0] + e[7] * t[1] + e[8] * t[2];
-  c[11] -= e[6] * t[3] + e[7] * t[4] + e[8] * t[5];
-  c[12] -= e[6] * t[6] + e[7] * t[7] + e[8] * t[8];
-  c[13] -= e[6] * t[9] + e[7] * t[10] + e[8] * t[11];
-  c[14] -= e[6] * t[12] + e[7] * t[13] + e[8] * t[14];
-  c[15] -= e[9] * t[0] + e[10] * t[1] + e[11] * t[2];
-  c[16] -= e[9] * t[3] + e[10] * t[4] + e[11] * t[5];
-  c[17] -= e[9] * t[6] + e[10] * t[7] + e[11] * t[8];
-  c[18] -= e[9] * t[9] + e[10] * t[10] + e[11] * t[11];
-  c[19] -= e[9] * t[12] + e[10] * t[13] + e[11] * t[14];
-  c[20] -= e[12] * t[0] + e[13] * t[1] + e[14] * t[2];
-  c[21] -= e[12] * t[3] + e[13] * t[4] + e[14] * t[5];
-  c[22] -= e[12] * t[6] + e[13] * t[7] + e[14] * t[8];
-  c[23] -= e[12] * t[9] + e[13] * t[10] + e[14] * t[11];
-  c[24] -= e[12] * t[12] + e[13] * t[13] + e[14] * t[14];
-  c[25] -= e[15] * t[0] + e[16] * t[1] + e[17] * t[2];
-  c[26] -= e[15] * t[3] + e[16] * t[4] + e[17] * t[5];
-  c[27] -= e[15] * t[6] + e[16] * t[7] + e[17] * t[8];
-  c[28] -= e[15] * t[9] + e[16] * t[10] + e[17] * t[11];
-  c[29] -= e[15] * t[12] + e[16] * t[13] + e[17] * t[14];
+/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 3 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[20] + l[2] * et[40];
+  *(v2 *)(c + 5) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 20) + l[5] * *(const v2 *)(et + 40);
+  *(v2 *)(c + 10) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 20) + l[8] * *(const v2 *)(et + 40);
+  c[12] -= l[6] * et[2] + l[7] * et[22] + l[8] * et[42];
+  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 20) + l[11] * *(const v4 *)(et + 40);
+  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 20) + l[14] * *(const v4 *)(et + 40);
+  c[24] -= l[12] * et[4] + l[13] * et[24] + l[14] * et[44];
 }
 
-/* C -= E T^T for a 6 x 5 block C, E 6 x 5, T 5 x 5 (rt.h factor
- * step 3, one block pair). */
-static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2] + e[3] * t[3] + e[4] * t[4];
-  c[1] -= e[0] * t[5] + e[1] * t[6] + e[2] * t[7] + e[3] * t[8] + e[4] * t[9];
-  c[2] -= e[0] * t[10] + e[1] * t[11] + e[2] * t[12] + e[3] * t[13] + e[4] * t[14];
-  c[3] -= e[0] * t[15] + e[1] * t[16] + e[2] * t[17] + e[3] * t[18] + e[4] * t[19];
-  c[4] -= e[0] * t[20] + e[1] * t[21] + e[2] * t[22] + e[3] * t[23] + e[4] * t[24];
-  c[5] -= e[5] * t[0] + e[6] * t[1] + e[7] * t[2] + e[8] * t[3] + e[9] * t[4];
-  c[6] -= e[5] * t[5] + e[6] * t[6] + e[7] * t[7] + e[8] * t[8] + e[9] * t[9];
-  c[7] -= e[5] * t[10] + e[6] * t[11] + e[7] * t[12] + e[8] * t[13] + e[9] * t[14];
-  c[8] -= e[5] * t[15] + e[6] * t[16] + e[7] * t[17] + e[8] * t[18] + e[9] * t[19];
-  c[9] -= e[5] * t[20] + e[6] * t[21] + e[7] * t[22] + e[8] * t[23] + e[9] * t[24];
-  c[10] -= e[10] * t[0] + e[11] * t[1] + e[12] * t[2] + e[13] * t[3] + e[14] * t[4];
-  c[11] -= e[10] * t[5] + e[11] * t[6] + e[12] * t[7] + e[13] * t[8] + e[14] * t[9];
-  c[12] -= e[10] * t[10] + e[11] * t[11] + e[12] * t[12] + e[13] * t[13] + e[14] * t[14];
-  c[13] -= e[10] * t[15] + e[11] * t[16] + e[12] * t[17] + e[13] * t[18] + e[14] * t[19];
-  c[14] -= e[10] * t[20] + e[11] * t[21] + e[12] * t[22] + e[13] * t[23] + e[14] * t[24];
-  c[15] -= e[15] * t[0] + e[16] * t[1] + e[17] * t[2] + e[18] * t[3] + e[19] * t[4];
-  c[16] -= e[15] * t[5] + e[16] * t[6] + e[17] * t[7] + e[18] * t[8] + e[19] * t[9];
-  c[17] -= e[15] * t[10] + e[16] * t[11] + e[17] * t[12] + e[18] * t[13] + e[19] * t[14];
-  c[18] -= e[15] * t[15] + e[16] * t[16] + e[17] * t[17] + e[18] * t[18] + e[19] * t[19];
-  c[19] -= e[15] * t[20] + e[16] * t[21] + e[17] * t[22] + e[18] * t[23] + e[19] * t[24];
-  c[20] -= e[20] * t[0] + e[21] * t[1] + e[22] * t[2] + e[23] * t[3] + e[24] * t[4];
-  c[21] -= e[20] * t[5] + e[21] * t[6] + e[22] * t[7] + e[23] * t[8] + e[24] * t[9];
-  c[22] -= e[20] * t[10] + e[21] * t[11] + e[22] * t[12] + e[23] * t[13] + e[24] * t[14];
-  c[23] -= e[20] * t[15] + e[21] * t[16] + e[22] * t[17] + e[23] * t[18] + e[24] * t[19];
-  c[24] -= e[20] * t[20] + e[21] * t[21] + e[22] * t[22] + e[23] * t[23] + e[24] * t[24];
-  c[25] -= e[25] * t[0] + e[26] * t[1] + e[27] * t[2] + e[28] * t[3] + e[29] * t[4];
-  c[26] -= e[25] * t[5] + e[26] * t[6] + e[27] * t[7] + e[28] * t[8] + e[29] * t[9];
-  c[27] -= e[25] * t[10] + e[26] * t[11] + e[27] * t[12] + e[28] * t[13] + e[29] * t[14];
-  c[28] -= e[25] * t[15] + e[26] * t[16] + e[27] * t[17] + e[28] * t[18] + e[29] * t[19];
-  c[29] -= e[25] * t[20] + e[26] * t[21] + e[27] * t[22] + e[28] * t[23] + e[29] * t[24];
+/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 5 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[20] + l[2] * et[40] + l[3] * et[60] + l[4] * et[80];
+  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 20) + l[7] * *(const v2 *)(et + 40) + l[8] * *(const v2 *)(et + 60) + l[9] * *(const v2 *)(et + 80);
+  *(v2 *)(c + 10) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 20) + l[12] * *(const v2 *)(et + 40) + l[13] * *(const v2 *)(et + 60) + l[14] * *(const v2 *)(et + 80);
+  c[12] -= l[10] * et[2] + l[11] * et[22] + l[12] * et[42] + l[13] * et[62] + l[14] * et[82];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 20) + l[17] * *(const v4 *)(et + 40) + l[18] * *(const v4 *)(et + 60) + l[19] * *(const v4 *)(et + 80);
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 20) + l[22] * *(const v4 *)(et + 40) + l[23] * *(const v4 *)(et + 60) + l[24] * *(const v4 *)(et + 80);
+  c[24] -= l[20] * et[4] + l[21] * et[24] + l[22] * et[44] + l[23] * et[64] + l[24] * et[84];
 }
 
-/* C -= E T^T for a 6 x 6 block C, E 6 x 3, T 6 x 3 (rt.h factor
- * step 3, one block pair). */
-static void reduce_6x6_d3(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2];
-  c[1] -= e[0] * t[3] + e[1] * t[4] + e[2] * t[5];
-  c[2] -= e[0] * t[6] + e[1] * t[7] + e[2] * t[8];
-  c[3] -= e[0] * t[9] + e[1] * t[10] + e[2] * t[11];
-  c[4] -= e[0] * t[12] + e[1] * t[13] + e[2] * t[14];
-  c[5] -= e[0] * t[15] + e[1] * t[16] + e[2] * t[17];
-  c[6] -= e[3] * t[0] + e[4] * t[1] + e[5] * t[2];
-  c[7] -= e[3] * t[3] + e[4] * t[4] + e[5] * t[5];
-  c[8] -= e[3] * t[6] + e[4] * t[7] + e[5] * t[8];
-  c[9] -= e[3] * t[9] + e[4] * t[10] + e[5] * t[11];
-  c[10] -= e[3] * t[12] + e[4] * t[13] + e[5] * t[14];
-  c[11] -= e[3] * t[15] + e[4] * t[16] + e[5] * t[17];
-  c[12] -= e[6] * t[0] + e[7] * t[1] + e[8] * t[2];
-  c[13] -= e[6] * t[3] + e[7] * t[4] + e[8] * t[5];
-  c[14] -= e[6] * t[6] + e[7] * t[7] + e[8] * t[8];
-  c[15] -= e[6] * t[9] + e[7] * t[10] + e[8] * t[11];
-  c[16] -= e[6] * t[12] + e[7] * t[13] + e[8] * t[14];
-  c[17] -= e[6] * t[15] + e[7] * t[16] + e[8] * t[17];
-  c[18] -= e[9] * t[0] + e[10] * t[1] + e[11] * t[2];
-  c[19] -= e[9] * t[3] + e[10] * t[4] + e[11] * t[5];
-  c[20] -= e[9] * t[6] + e[10] * t[7] + e[11] * t[8];
-  c[21] -= e[9] * t[9] + e[10] * t[10] + e[11] * t[11];
-  c[22] -= e[9] * t[12] + e[10] * t[13] + e[11] * t[14];
-  c[23] -= e[9] * t[15] + e[10] * t[16] + e[11] * t[17];
-  c[24] -= e[12] * t[0] + e[13] * t[1] + e[14] * t[2];
-  c[25] -= e[12] * t[3] + e[13] * t[4] + e[14] * t[5];
-  c[26] -= e[12] * t[6] + e[13] * t[7] + e[14] * t[8];
-  c[27] -= e[12] * t[9] + e[13] * t[10] + e[14] * t[11];
-  c[28] -= e[12] * t[12] + e[13] * t[13] + e[14] * t[14];
-  c[29] -= e[12] * t[15] + e[13] * t[16] + e[14] * t[17];
-  c[30] -= e[15] * t[0] + e[16] * t[1] + e[17] * t[2];
-  c[31] -= e[15] * t[3] + e[16] * t[4] + e[17] * t[5];
-  c[32] -= e[15] * t[6] + e[16] * t[7] + e[17] * t[8];
-  c[33] -= e[15] * t[9] + e[16] * t[10] + e[17] * t[11];
-  c[34] -= e[15] * t[12] + e[16] * t[13] + e[17] * t[14];
-  c[35] -= e[15] * t[15] + e[16] * t[16] + e[17] * t[17];
+/* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 3 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_6_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[20] + l[2] * et[40];
+  *(v2 *)(c + 6) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 20) + l[5] * *(const v2 *)(et + 40);
+  *(v2 *)(c + 12) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 20) + l[8] * *(const v2 *)(et + 40);
+  c[14] -= l[6] * et[2] + l[7] * et[22] + l[8] * et[42];
+  *(v4 *)(c + 18) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 20) + l[11] * *(const v4 *)(et + 40);
+  *(v4 *)(c + 24) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 20) + l[14] * *(const v4 *)(et + 40);
+  c[28] -= l[12] * et[4] + l[13] * et[24] + l[14] * et[44];
+  *(v4 *)(c + 30) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 20) + l[17] * *(const v4 *)(et + 40);
+  *(v2 *)(c + 34) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 24) + l[17] * *(const v2 *)(et + 44);
 }
 
-/* C -= E T^T for a 6 x 6 block C, E 6 x 5, T 6 x 5 (rt.h factor
- * step 3, one block pair). */
-static void reduce_6x6_d5(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2] + e[3] * t[3] + e[4] * t[4];
-  c[1] -= e[0] * t[5] + e[1] * t[6] + e[2] * t[7] + e[3] * t[8] + e[4] * t[9];
-  c[2] -= e[0] * t[10] + e[1] * t[11] + e[2] * t[12] + e[3] * t[13] + e[4] * t[14];
-  c[3] -= e[0] * t[15] + e[1] * t[16] + e[2] * t[17] + e[3] * t[18] + e[4] * t[19];
-  c[4] -= e[0] * t[20] + e[1] * t[21] + e[2] * t[22] + e[3] * t[23] + e[4] * t[24];
-  c[5] -= e[0] * t[25] + e[1] * t[26] + e[2] * t[27] + e[3] * t[28] + e[4] * t[29];
-  c[6] -= e[5] * t[0] + e[6] * t[1] + e[7] * t[2] + e[8] * t[3] + e[9] * t[4];
-  c[7] -= e[5] * t[5] + e[6] * t[6] + e[7] * t[7] + e[8] * t[8] + e[9] * t[9];
-  c[8] -= e[5] * t[10] + e[6] * t[11] + e[7] * t[12] + e[8] * t[13] + e[9] * t[14];
-  c[9] -= e[5] * t[15] + e[6] * t[16] + e[7] * t[17] + e[8] * t[18] + e[9] * t[19];
-  c[10] -= e[5] * t[20] + e[6] * t[21] + e[7] * t[22] + e[8] * t[23] + e[9] * t[24];
-  c[11] -= e[5] * t[25] + e[6] * t[26] + e[7] * t[27] + e[8] * t[28] + e[9] * t[29];
-  c[12] -= e[10] * t[0] + e[11] * t[1] + e[12] * t[2] + e[13] * t[3] + e[14] * t[4];
-  c[13] -= e[10] * t[5] + e[11] * t[6] + e[12] * t[7] + e[13] * t[8] + e[14] * t[9];
-  c[14] -= e[10] * t[10] + e[11] * t[11] + e[12] * t[12] + e[13] * t[13] + e[14] * t[14];
-  c[15] -= e[10] * t[15] + e[11] * t[16] + e[12] * t[17] + e[13] * t[18] + e[14] * t[19];
-  c[16] -= e[10] * t[20] + e[11] * t[21] + e[12] * t[22] + e[13] * t[23] + e[14] * t[24];
-  c[17] -= e[10] * t[25] + e[11] * t[26] + e[12] * t[27] + e[13] * t[28] + e[14] * t[29];
-  c[18] -= e[15] * t[0] + e[16] * t[1] + e[17] * t[2] + e[18] * t[3] + e[19] * t[4];
-  c[19] -= e[15] * t[5] + e[16] * t[6] + e[17] * t[7] + e[18] * t[8] + e[19] * t[9];
-  c[20] -= e[15] * t[10] + e[16] * t[11] + e[17] * t[12] + e[18] * t[13] + e[19] * t[14];
-  c[21] -= e[15] * t[15] + e[16] * t[16] + e[17] * t[17] + e[18] * t[18] + e[19] * t[19];
-  c[22] -= e[15] * t[20] + e[16] * t[21] + e[17] * t[22] + e[18] * t[23] + e[19] * t[24];
-  c[23] -= e[15] * t[25] + e[16] * t[26] + e[17] * t[27] + e[18] * t[28] + e[19] * t[29];
-  c[24] -= e[20] * t[0] + e[21] * t[1] + e[22] * t[2] + e[23] * t[3] + e[24] * t[4];
-  c[25] -= e[20] * t[5] + e[21] * t[6] + e[22] * t[7] + e[23] * t[8] + e[24] * t[9];
-  c[26] -= e[20] * t[10] + e[21] * t[11] + e[22] * t[12] + e[23] * t[13] + e[24] * t[14];
-  c[27] -= e[20] * t[15] + e[21] * t[16] + e[22] * t[17] + e[23] * t[18] + e[24] * t[19];
-  c[28] -= e[20] * t[20] + e[21] * t[21] + e[22] * t[22] + e[23] * t[23] + e[24] * t[24];
-  c[29] -= e[20] * t[25] + e[21] * t[26] + e[22] * t[27] + e[23] * t[28] + e[24] * t[29];
-  c[30] -= e[25] * t[0] + e[26] * t[1] + e[27] * t[2] + e[28] * t[3] + e[29] * t[4];
-  c[31] -= e[25] * t[5] + e[26] * t[6] + e[27] * t[7] + e[28] * t[8] + e[29] * t[9];
-  c[32] -= e[25] * t[10] + e[26] * t[11] + e[27] * t[12] + e[28] * t[13] + e[29] * t[14];
-  c[33] -= e[25] * t[15] + e[26] * t[16] + e[27] * t[17] + e[28] * t[18] + e[29] * t[19];
-  c[34] -= e[25] * t[20] + e[26] * t[21] + e[27] * t[22] + e[28] * t[23] + e[29] * t[24];
-  c[35] -= e[25] * t[25] + e[26] * t[26] + e[27] * t[27] + e[28] * t[28] + e[29] * t[29];
+/* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 5 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[20] + l[2] * et[40] + l[3] * et[60] + l[4] * et[80];
+  *(v2 *)(c + 6) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 20) + l[7] * *(const v2 *)(et + 40) + l[8] * *(const v2 *)(et + 60) + l[9] * *(const v2 *)(et + 80);
+  *(v2 *)(c + 12) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 20) + l[12] * *(const v2 *)(et + 40) + l[13] * *(const v2 *)(et + 60) + l[14] * *(const v2 *)(et + 80);
+  c[14] -= l[10] * et[2] + l[11] * et[22] + l[12] * et[42] + l[13] * et[62] + l[14] * et[82];
+  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 20) + l[17] * *(const v4 *)(et + 40) + l[18] * *(const v4 *)(et + 60) + l[19] * *(const v4 *)(et + 80);
+  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 20) + l[22] * *(const v4 *)(et + 40) + l[23] * *(const v4 *)(et + 60) + l[24] * *(const v4 *)(et + 80);
+  c[28] -= l[20] * et[4] + l[21] * et[24] + l[22] * et[44] + l[23] * et[64] + l[24] * et[84];
+  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 20) + l[27] * *(const v4 *)(et + 40) + l[28] * *(const v4 *)(et + 60) + l[29] * *(const v4 *)(et + 80);
+  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 24) + l[27] * *(const v2 *)(et + 44) + l[28] * *(const v2 *)(et + 64) + l[29] * *(const v2 *)(et + 84);
+}
+
+/* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 6 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_6_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[20] + l[2] * et[40] + l[3] * et[60] + l[4] * et[80] + l[5] * et[100];
+  *(v2 *)(c + 6) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 20) + l[8] * *(const v2 *)(et + 40) + l[9] * *(const v2 *)(et + 60) + l[10] * *(const v2 *)(et + 80) + l[11] * *(const v2 *)(et + 100);
+  *(v2 *)(c + 12) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 20) + l[14] * *(const v2 *)(et + 40) + l[15] * *(const v2 *)(et + 60) + l[16] * *(const v2 *)(et + 80) + l[17] * *(const v2 *)(et + 100);
+  c[14] -= l[12] * et[2] + l[13] * et[22] + l[14] * et[42] + l[15] * et[62] + l[16] * et[82] + l[17] * et[102];
+  *(v4 *)(c + 18) -= l[18] * *(const v4 *)(et + 0) + l[19] * *(const v4 *)(et + 20) + l[20] * *(const v4 *)(et + 40) + l[21] * *(const v4 *)(et + 60) + l[22] * *(const v4 *)(et + 80) + l[23] * *(const v4 *)(et + 100);
+  *(v4 *)(c + 24) -= l[24] * *(const v4 *)(et + 0) + l[25] * *(const v4 *)(et + 20) + l[26] * *(const v4 *)(et + 40) + l[27] * *(const v4 *)(et + 60) + l[28] * *(const v4 *)(et + 80) + l[29] * *(const v4 *)(et + 100);
+  c[28] -= l[24] * et[4] + l[25] * et[24] + l[26] * et[44] + l[27] * et[64] + l[28] * et[84] + l[29] * et[104];
+  *(v4 *)(c + 30) -= l[30] * *(const v4 *)(et + 0) + l[31] * *(const v4 *)(et + 20) + l[32] * *(const v4 *)(et + 40) + l[33] * *(const v4 *)(et + 60) + l[34] * *(const v4 *)(et + 80) + l[35] * *(const v4 *)(et + 100);
+  *(v2 *)(c + 34) -= l[30] * *(const v2 *)(et + 4) + l[31] * *(const v2 *)(et + 24) + l[32] * *(const v2 *)(et + 44) + l[33] * *(const v2 *)(et + 64) + l[34] * *(const v2 *)(et + 84) + l[35] * *(const v2 *)(et + 104);
+}
+
+/* C -= L E^T for a 6 x 5 block C, L 6 x 3, E 5 x 3 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_6x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 20) + l[2] * *(const v4 *)(et + 40);
+  c[4] -= l[0] * et[4] + l[1] * et[24] + l[2] * et[44];
+  *(v4 *)(c + 5) -= l[3] * *(const v4 *)(et + 0) + l[4] * *(const v4 *)(et + 20) + l[5] * *(const v4 *)(et + 40);
+  c[9] -= l[3] * et[4] + l[4] * et[24] + l[5] * et[44];
+  *(v4 *)(c + 10) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 20) + l[8] * *(const v4 *)(et + 40);
+  c[14] -= l[6] * et[4] + l[7] * et[24] + l[8] * et[44];
+  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 20) + l[11] * *(const v4 *)(et + 40);
+  c[19] -= l[9] * et[4] + l[10] * et[24] + l[11] * et[44];
+  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 20) + l[14] * *(const v4 *)(et + 40);
+  c[24] -= l[12] * et[4] + l[13] * et[24] + l[14] * et[44];
+  *(v4 *)(c + 25) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 20) + l[17] * *(const v4 *)(et + 40);
+  c[29] -= l[15] * et[4] + l[16] * et[24] + l[17] * et[44];
+}
+
+/* C -= L E^T for a 6 x 5 block C, L 6 x 5, E 5 x 5 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 20) + l[2] * *(const v4 *)(et + 40) + l[3] * *(const v4 *)(et + 60) + l[4] * *(const v4 *)(et + 80);
+  c[4] -= l[0] * et[4] + l[1] * et[24] + l[2] * et[44] + l[3] * et[64] + l[4] * et[84];
+  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 20) + l[7] * *(const v4 *)(et + 40) + l[8] * *(const v4 *)(et + 60) + l[9] * *(const v4 *)(et + 80);
+  c[9] -= l[5] * et[4] + l[6] * et[24] + l[7] * et[44] + l[8] * et[64] + l[9] * et[84];
+  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 20) + l[12] * *(const v4 *)(et + 40) + l[13] * *(const v4 *)(et + 60) + l[14] * *(const v4 *)(et + 80);
+  c[14] -= l[10] * et[4] + l[11] * et[24] + l[12] * et[44] + l[13] * et[64] + l[14] * et[84];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 20) + l[17] * *(const v4 *)(et + 40) + l[18] * *(const v4 *)(et + 60) + l[19] * *(const v4 *)(et + 80);
+  c[19] -= l[15] * et[4] + l[16] * et[24] + l[17] * et[44] + l[18] * et[64] + l[19] * et[84];
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 20) + l[22] * *(const v4 *)(et + 40) + l[23] * *(const v4 *)(et + 60) + l[24] * *(const v4 *)(et + 80);
+  c[24] -= l[20] * et[4] + l[21] * et[24] + l[22] * et[44] + l[23] * et[64] + l[24] * et[84];
+  *(v4 *)(c + 25) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 20) + l[27] * *(const v4 *)(et + 40) + l[28] * *(const v4 *)(et + 60) + l[29] * *(const v4 *)(et + 80);
+  c[29] -= l[25] * et[4] + l[26] * et[24] + l[27] * et[44] + l[28] * et[64] + l[29] * et[84];
+}
+
+/* C -= L E^T for a 6 x 6 block C, L 6 x 3, E 6 x 3 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_6x6_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 20) + l[2] * *(const v4 *)(et + 40);
+  *(v2 *)(c + 4) -= l[0] * *(const v2 *)(et + 4) + l[1] * *(const v2 *)(et + 24) + l[2] * *(const v2 *)(et + 44);
+  *(v4 *)(c + 6) -= l[3] * *(const v4 *)(et + 0) + l[4] * *(const v4 *)(et + 20) + l[5] * *(const v4 *)(et + 40);
+  *(v2 *)(c + 10) -= l[3] * *(const v2 *)(et + 4) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 44);
+  *(v4 *)(c + 12) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 20) + l[8] * *(const v4 *)(et + 40);
+  *(v2 *)(c + 16) -= l[6] * *(const v2 *)(et + 4) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 44);
+  *(v4 *)(c + 18) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 20) + l[11] * *(const v4 *)(et + 40);
+  *(v2 *)(c + 22) -= l[9] * *(const v2 *)(et + 4) + l[10] * *(const v2 *)(et + 24) + l[11] * *(const v2 *)(et + 44);
+  *(v4 *)(c + 24) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 20) + l[14] * *(const v4 *)(et + 40);
+  *(v2 *)(c + 28) -= l[12] * *(const v2 *)(et + 4) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 44);
+  *(v4 *)(c + 30) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 20) + l[17] * *(const v4 *)(et + 40);
+  *(v2 *)(c + 34) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 24) + l[17] * *(const v2 *)(et + 44);
+}
+
+/* C -= L E^T for a 6 x 6 block C, L 6 x 5, E 6 x 5 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_6x6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 20) + l[2] * *(const v4 *)(et + 40) + l[3] * *(const v4 *)(et + 60) + l[4] * *(const v4 *)(et + 80);
+  *(v2 *)(c + 4) -= l[0] * *(const v2 *)(et + 4) + l[1] * *(const v2 *)(et + 24) + l[2] * *(const v2 *)(et + 44) + l[3] * *(const v2 *)(et + 64) + l[4] * *(const v2 *)(et + 84);
+  *(v4 *)(c + 6) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 20) + l[7] * *(const v4 *)(et + 40) + l[8] * *(const v4 *)(et + 60) + l[9] * *(const v4 *)(et + 80);
+  *(v2 *)(c + 10) -= l[5] * *(const v2 *)(et + 4) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 44) + l[8] * *(const v2 *)(et + 64) + l[9] * *(const v2 *)(et + 84);
+  *(v4 *)(c + 12) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 20) + l[12] * *(const v4 *)(et + 40) + l[13] * *(const v4 *)(et + 60) + l[14] * *(const v4 *)(et + 80);
+  *(v2 *)(c + 16) -= l[10] * *(const v2 *)(et + 4) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 44) + l[13] * *(const v2 *)(et + 64) + l[14] * *(const v2 *)(et + 84);
+  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 20) + l[17] * *(const v4 *)(et + 40) + l[18] * *(const v4 *)(et + 60) + l[19] * *(const v4 *)(et + 80);
+  *(v2 *)(c + 22) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 24) + l[17] * *(const v2 *)(et + 44) + l[18] * *(const v2 *)(et + 64) + l[19] * *(const v2 *)(et + 84);
+  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 20) + l[22] * *(const v4 *)(et + 40) + l[23] * *(const v4 *)(et + 60) + l[24] * *(const v4 *)(et + 80);
+  *(v2 *)(c + 28) -= l[20] * *(const v2 *)(et + 4) + l[21] * *(const v2 *)(et + 24) + l[22] * *(const v2 *)(et + 44) + l[23] * *(const v2 *)(et + 64) + l[24] * *(const v2 *)(et + 84);
+  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 20) + l[27] * *(const v4 *)(et + 40) + l[28] * *(const v4 *)(et + 60) + l[29] * *(const v4 *)(et + 80);
+  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 24) + l[27] * *(const v2 *)(et + 44) + l[28] * *(const v2 *)(et + 64) + l[29] * *(const v2 *)(et + 84);
 }
 
 /* xq -= L xp for a 5 x 3 block L (rt.h solve, forward). */
@@ -920,348 +1127,378 @@ static void subtract_6(scalar *restrict x, const scalar *restrict s) {
 /*---- pivot 0: tow_front_ball (ball, d = 3, h = 11)
  * column: axle1L (d 5), chassis#weld1 (d 6) */
 static int factor_p0(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_3(w + 0)) return 1;
-  solve_rows_3(w + 0, w + 9, t, 11); /* T = E N^-1 */
-  reduce_tri_5_d3(w + 42, w + 9, t + 0); /* N[axle1L] */
-  reduce_6x5_d3(w + 67, w + 24, t + 0); /* E[chassis#weld1, axle1L] */
-  reduce_tri_6_d3(w + 1113, w + 24, t + 15); /* N[chassis#weld1] */
-  memcpy(w + 9, t, 33 * sizeof *t); /* E = T */
-  return 0;
+  if (factor_node_3(w + 0, t + 0)) return 0; /* N[tow_front_ball] = l D l^T */
+  panel_3x4(w + 0, t + 0, w + 9, t + 16); /* rows 0..3 */
+  panel_3x4(w + 0, t + 0, w + 21, t + 20); /* rows 4..7 */
+  reduce_tri_5_d3(w + 42, w + 9, t + 16); /* N[axle1L] */
+  const int failed = factor_node_5(w + 42, t + 8); /* N[axle1L] = l D l^T, the next pivot's: final now */
+  panel_3x2(w + 0, t + 0, w + 33, t + 24); /* rows 8..9 */
+  panel_3x1(w + 0, t + 0, w + 39, t + 26); /* row 10 */
+  reduce_6x5_d3(w + 67, w + 24, t + 16); /* E[chassis#weld1, axle1L] */
+  reduce_tri_6_d3(w + 1113, w + 24, t + 21); /* N[chassis#weld1] */
+  return failed ? 1 : -1;
 }
 
 /*---- pivot 1: axle1L (hinge, d = 5, h = 6)
  * column: chassis#weld1 (d 6) */
 static int factor_p1(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 42)) return 1;
-  solve_rows_5(w + 42, w + 67, t, 6); /* T = E N^-1 */
-  reduce_tri_6_d5(w + 1113, w + 67, t + 0); /* N[chassis#weld1] */
-  memcpy(w + 67, t, 30 * sizeof *t); /* E = T */
-  return 0;
+  const int failed = factor_node_3(w + 97, t + 0); /* N[tow_rear_ball] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + 42, t + 8, w + 67, t + 16); /* rows 0..3 */
+  panel_5x2(w + 42, t + 8, w + 87, t + 20); /* rows 4..5 */
+  reduce_tri_6_d5(w + 1113, w + 67, t + 16); /* N[chassis#weld1] */
+  return failed ? 2 : -1;
 }
 
 /*---- pivot 2: tow_rear_ball (ball, d = 3, h = 11)
  * column: axle7R (d 5), chassis#weld9 (d 6) */
 static int factor_p2(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_3(w + 97)) return 1;
-  solve_rows_3(w + 97, w + 106, t, 11); /* T = E N^-1 */
-  reduce_tri_5_d3(w + 139, w + 106, t + 0); /* N[axle7R] */
-  reduce_6x5_d3(w + 164, w + 121, t + 0); /* E[chassis#weld9, axle7R] */
-  reduce_tri_6_d3(w + 774, w + 121, t + 15); /* N[chassis#weld9] */
-  memcpy(w + 106, t, 33 * sizeof *t); /* E = T */
-  return 0;
+  panel_3x4(w + 97, t + 0, w + 106, t + 16); /* rows 0..3 */
+  panel_3x4(w + 97, t + 0, w + 118, t + 20); /* rows 4..7 */
+  reduce_tri_5_d3(w + 139, w + 106, t + 16); /* N[axle7R] */
+  const int failed = factor_node_5(w + 139, t + 8); /* N[axle7R] = l D l^T, the next pivot's: final now */
+  panel_3x2(w + 97, t + 0, w + 130, t + 24); /* rows 8..9 */
+  panel_3x1(w + 97, t + 0, w + 136, t + 26); /* row 10 */
+  reduce_6x5_d3(w + 164, w + 121, t + 16); /* E[chassis#weld9, axle7R] */
+  reduce_tri_6_d3(w + 774, w + 121, t + 21); /* N[chassis#weld9] */
+  return failed ? 3 : -1;
 }
 
 /*---- pivot 3: axle7R (hinge, d = 5, h = 6)
  * column: chassis#weld9 (d 6) */
 static int factor_p3(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 139)) return 1;
-  solve_rows_5(w + 139, w + 164, t, 6); /* T = E N^-1 */
-  reduce_tri_6_d5(w + 774, w + 164, t + 0); /* N[chassis#weld9] */
-  memcpy(w + 164, t, 30 * sizeof *t); /* E = T */
-  return 0;
+  const int failed = factor_node_3(w + 194, t + 0); /* N[outrigger_frontL_ball] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + 139, t + 8, w + 164, t + 16); /* rows 0..3 */
+  panel_5x2(w + 139, t + 8, w + 184, t + 20); /* rows 4..5 */
+  reduce_tri_6_d5(w + 774, w + 164, t + 16); /* N[chassis#weld9] */
+  return failed ? 4 : -1;
 }
 
 /*---- pivot 4: outrigger_frontL_ball (ball, d = 3, h = 17)
  * column: axle2R (d 5), chassis#weld2 (d 6), chassis#weld3 (d 6) */
 static int factor_p4(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_3(w + 194)) return 1;
-  solve_rows_3(w + 194, w + 203, t, 17); /* T = E N^-1 */
-  reduce_tri_5_d3(w + 434, w + 203, t + 0); /* N[axle2R] */
-  reduce_6x5_d3(w + 459, w + 218, t + 0); /* E[chassis#weld2, axle2R] */
-  reduce_tri_6_d3(w + 1185, w + 218, t + 15); /* N[chassis#weld2] */
-  reduce_6x5_d3(w + 489, w + 236, t + 0); /* E[chassis#weld3, axle2R] */
-  reduce_6x6_d3(w + 1221, w + 236, t + 15); /* E[chassis#weld3, chassis#weld2] */
-  reduce_tri_6_d3(w + 1257, w + 236, t + 33); /* N[chassis#weld3] */
-  memcpy(w + 203, t, 51 * sizeof *t); /* E = T */
-  return 0;
+  const int failed = factor_node_3(w + 254, t + 8); /* N[outrigger_frontR_ball] = l D l^T, the next pivot's: final now */
+  panel_3x4(w + 194, t + 0, w + 203, t + 16); /* rows 0..3 */
+  panel_3x4(w + 194, t + 0, w + 215, t + 20); /* rows 4..7 */
+  panel_3x4(w + 194, t + 0, w + 227, t + 24); /* rows 8..11 */
+  panel_3x4(w + 194, t + 0, w + 239, t + 28); /* rows 12..15 */
+  panel_3x1(w + 194, t + 0, w + 251, t + 32); /* row 16 */
+  reduce_tri_5_d3(w + 434, w + 203, t + 16); /* N[axle2R] */
+  reduce_6x5_d3(w + 459, w + 218, t + 16); /* E[chassis#weld2, axle2R] */
+  reduce_tri_6_d3(w + 1185, w + 218, t + 21); /* N[chassis#weld2] */
+  reduce_6x5_d3(w + 489, w + 236, t + 16); /* E[chassis#weld3, axle2R] */
+  reduce_6x6_d3(w + 1221, w + 236, t + 21); /* E[chassis#weld3, chassis#weld2] */
+  reduce_tri_6_d3(w + 1257, w + 236, t + 27); /* N[chassis#weld3] */
+  return failed ? 5 : -1;
 }
 
 /*---- pivot 5: outrigger_frontR_ball (ball, d = 3, h = 17)
  * column: axle3L (d 5), chassis#weld3 (d 6), chassis#weld4 (d 6) */
 static int factor_p5(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_3(w + 254)) return 1;
-  solve_rows_3(w + 254, w + 263, t, 17); /* T = E N^-1 */
-  reduce_tri_5_d3(w + 519, w + 263, t + 0); /* N[axle3L] */
-  reduce_6x5_d3(w + 544, w + 278, t + 0); /* E[chassis#weld3, axle3L] */
-  reduce_tri_6_d3(w + 1257, w + 278, t + 15); /* N[chassis#weld3] */
-  reduce_6x5_d3(w + 574, w + 296, t + 0); /* E[chassis#weld4, axle3L] */
-  reduce_6x6_d3(w + 1293, w + 296, t + 15); /* E[chassis#weld4, chassis#weld3] */
-  reduce_tri_6_d3(w + 1524, w + 296, t + 33); /* N[chassis#weld4] */
-  memcpy(w + 263, t, 51 * sizeof *t); /* E = T */
-  return 0;
+  const int failed = factor_node_3(w + 314, t + 0); /* N[outrigger_rearL_ball] = l D l^T, the next pivot's: final now */
+  panel_3x4(w + 254, t + 8, w + 263, t + 16); /* rows 0..3 */
+  panel_3x4(w + 254, t + 8, w + 275, t + 20); /* rows 4..7 */
+  panel_3x4(w + 254, t + 8, w + 287, t + 24); /* rows 8..11 */
+  panel_3x4(w + 254, t + 8, w + 299, t + 28); /* rows 12..15 */
+  panel_3x1(w + 254, t + 8, w + 311, t + 32); /* row 16 */
+  reduce_tri_5_d3(w + 519, w + 263, t + 16); /* N[axle3L] */
+  reduce_6x5_d3(w + 544, w + 278, t + 16); /* E[chassis#weld3, axle3L] */
+  reduce_tri_6_d3(w + 1257, w + 278, t + 21); /* N[chassis#weld3] */
+  reduce_6x5_d3(w + 574, w + 296, t + 16); /* E[chassis#weld4, axle3L] */
+  reduce_6x6_d3(w + 1293, w + 296, t + 21); /* E[chassis#weld4, chassis#weld3] */
+  reduce_tri_6_d3(w + 1524, w + 296, t + 27); /* N[chassis#weld4] */
+  return failed ? 6 : -1;
 }
 
 /*---- pivot 6: outrigger_rearL_ball (ball, d = 3, h = 17)
  * column: axle6R (d 5), chassis#weld8 (d 6), chassis#weld7 (d 6) */
 static int factor_p6(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_3(w + 314)) return 1;
-  solve_rows_3(w + 314, w + 323, t, 17); /* T = E N^-1 */
-  reduce_tri_5_d3(w + 604, w + 323, t + 0); /* N[axle6R] */
-  reduce_6x5_d3(w + 629, w + 338, t + 0); /* E[chassis#weld8, axle6R] */
-  reduce_tri_6_d3(w + 846, w + 338, t + 15); /* N[chassis#weld8] */
-  reduce_6x5_d3(w + 659, w + 356, t + 0); /* E[chassis#weld7, axle6R] */
-  reduce_6x6_d3(w + 882, w + 356, t + 15); /* E[chassis#weld7, chassis#weld8] */
-  reduce_tri_6_d3(w + 2130, w + 356, t + 33); /* N[chassis#weld7] */
-  memcpy(w + 323, t, 51 * sizeof *t); /* E = T */
-  return 0;
+  const int failed = factor_node_3(w + 374, t + 8); /* N[outrigger_rearR_ball] = l D l^T, the next pivot's: final now */
+  panel_3x4(w + 314, t + 0, w + 323, t + 16); /* rows 0..3 */
+  panel_3x4(w + 314, t + 0, w + 335, t + 20); /* rows 4..7 */
+  panel_3x4(w + 314, t + 0, w + 347, t + 24); /* rows 8..11 */
+  panel_3x4(w + 314, t + 0, w + 359, t + 28); /* rows 12..15 */
+  panel_3x1(w + 314, t + 0, w + 371, t + 32); /* row 16 */
+  reduce_tri_5_d3(w + 604, w + 323, t + 16); /* N[axle6R] */
+  reduce_6x5_d3(w + 629, w + 338, t + 16); /* E[chassis#weld8, axle6R] */
+  reduce_tri_6_d3(w + 846, w + 338, t + 21); /* N[chassis#weld8] */
+  reduce_6x5_d3(w + 659, w + 356, t + 16); /* E[chassis#weld7, axle6R] */
+  reduce_6x6_d3(w + 882, w + 356, t + 21); /* E[chassis#weld7, chassis#weld8] */
+  reduce_tri_6_d3(w + 2130, w + 356, t + 27); /* N[chassis#weld7] */
+  return failed ? 7 : -1;
 }
 
 /*---- pivot 7: outrigger_rearR_ball (ball, d = 3, h = 17)
  * column: axle7L (d 5), chassis#weld9 (d 6), chassis#weld8 (d 6) */
 static int factor_p7(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_3(w + 374)) return 1;
-  solve_rows_3(w + 374, w + 383, t, 17); /* T = E N^-1 */
-  reduce_tri_5_d3(w + 689, w + 383, t + 0); /* N[axle7L] */
-  reduce_6x5_d3(w + 714, w + 398, t + 0); /* E[chassis#weld9, axle7L] */
-  reduce_tri_6_d3(w + 774, w + 398, t + 15); /* N[chassis#weld9] */
-  reduce_6x5_d3(w + 744, w + 416, t + 0); /* E[chassis#weld8, axle7L] */
-  reduce_6x6_d3(w + 810, w + 416, t + 15); /* E[chassis#weld8, chassis#weld9] */
-  reduce_tri_6_d3(w + 846, w + 416, t + 33); /* N[chassis#weld8] */
-  memcpy(w + 383, t, 51 * sizeof *t); /* E = T */
-  return 0;
+  const int failed = factor_node_5(w + 434, t + 0); /* N[axle2R] = l D l^T, the next pivot's: final now */
+  panel_3x4(w + 374, t + 8, w + 383, t + 16); /* rows 0..3 */
+  panel_3x4(w + 374, t + 8, w + 395, t + 20); /* rows 4..7 */
+  panel_3x4(w + 374, t + 8, w + 407, t + 24); /* rows 8..11 */
+  panel_3x4(w + 374, t + 8, w + 419, t + 28); /* rows 12..15 */
+  panel_3x1(w + 374, t + 8, w + 431, t + 32); /* row 16 */
+  reduce_tri_5_d3(w + 689, w + 383, t + 16); /* N[axle7L] */
+  reduce_6x5_d3(w + 714, w + 398, t + 16); /* E[chassis#weld9, axle7L] */
+  reduce_tri_6_d3(w + 774, w + 398, t + 21); /* N[chassis#weld9] */
+  reduce_6x5_d3(w + 744, w + 416, t + 16); /* E[chassis#weld8, axle7L] */
+  reduce_6x6_d3(w + 810, w + 416, t + 21); /* E[chassis#weld8, chassis#weld9] */
+  reduce_tri_6_d3(w + 846, w + 416, t + 27); /* N[chassis#weld8] */
+  return failed ? 8 : -1;
 }
 
 /*---- pivot 8: axle2R (hinge, d = 5, h = 12)
  * column: chassis#weld2 (d 6), chassis#weld3 (d 6) */
 static int factor_p8(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 434)) return 1;
-  solve_rows_5(w + 434, w + 459, t, 12); /* T = E N^-1 */
-  reduce_tri_6_d5(w + 1185, w + 459, t + 0); /* N[chassis#weld2] */
-  reduce_6x6_d5(w + 1221, w + 489, t + 0); /* E[chassis#weld3, chassis#weld2] */
-  reduce_tri_6_d5(w + 1257, w + 489, t + 30); /* N[chassis#weld3] */
-  memcpy(w + 459, t, 60 * sizeof *t); /* E = T */
-  return 0;
+  const int failed = factor_node_5(w + 519, t + 8); /* N[axle3L] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + 434, t + 0, w + 459, t + 16); /* rows 0..3 */
+  panel_5x4(w + 434, t + 0, w + 479, t + 20); /* rows 4..7 */
+  panel_5x4(w + 434, t + 0, w + 499, t + 24); /* rows 8..11 */
+  reduce_tri_6_d5(w + 1185, w + 459, t + 16); /* N[chassis#weld2] */
+  reduce_6x6_d5(w + 1221, w + 489, t + 16); /* E[chassis#weld3, chassis#weld2] */
+  reduce_tri_6_d5(w + 1257, w + 489, t + 22); /* N[chassis#weld3] */
+  return failed ? 9 : -1;
 }
 
 /*---- pivot 9: axle3L (hinge, d = 5, h = 12)
  * column: chassis#weld3 (d 6), chassis#weld4 (d 6) */
 static int factor_p9(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 519)) return 1;
-  solve_rows_5(w + 519, w + 544, t, 12); /* T = E N^-1 */
-  reduce_tri_6_d5(w + 1257, w + 544, t + 0); /* N[chassis#weld3] */
-  reduce_6x6_d5(w + 1293, w + 574, t + 0); /* E[chassis#weld4, chassis#weld3] */
-  reduce_tri_6_d5(w + 1524, w + 574, t + 30); /* N[chassis#weld4] */
-  memcpy(w + 544, t, 60 * sizeof *t); /* E = T */
-  return 0;
+  const int failed = factor_node_5(w + 604, t + 0); /* N[axle6R] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + 519, t + 8, w + 544, t + 16); /* rows 0..3 */
+  panel_5x4(w + 519, t + 8, w + 564, t + 20); /* rows 4..7 */
+  panel_5x4(w + 519, t + 8, w + 584, t + 24); /* rows 8..11 */
+  reduce_tri_6_d5(w + 1257, w + 544, t + 16); /* N[chassis#weld3] */
+  reduce_6x6_d5(w + 1293, w + 574, t + 16); /* E[chassis#weld4, chassis#weld3] */
+  reduce_tri_6_d5(w + 1524, w + 574, t + 22); /* N[chassis#weld4] */
+  return failed ? 10 : -1;
 }
 
 /*---- pivot 10: axle6R (hinge, d = 5, h = 12)
  * column: chassis#weld8 (d 6), chassis#weld7 (d 6) */
 static int factor_p10(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 604)) return 1;
-  solve_rows_5(w + 604, w + 629, t, 12); /* T = E N^-1 */
-  reduce_tri_6_d5(w + 846, w + 629, t + 0); /* N[chassis#weld8] */
-  reduce_6x6_d5(w + 882, w + 659, t + 0); /* E[chassis#weld7, chassis#weld8] */
-  reduce_tri_6_d5(w + 2130, w + 659, t + 30); /* N[chassis#weld7] */
-  memcpy(w + 629, t, 60 * sizeof *t); /* E = T */
-  return 0;
+  const int failed = factor_node_5(w + 689, t + 8); /* N[axle7L] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + 604, t + 0, w + 629, t + 16); /* rows 0..3 */
+  panel_5x4(w + 604, t + 0, w + 649, t + 20); /* rows 4..7 */
+  panel_5x4(w + 604, t + 0, w + 669, t + 24); /* rows 8..11 */
+  reduce_tri_6_d5(w + 846, w + 629, t + 16); /* N[chassis#weld8] */
+  reduce_6x6_d5(w + 882, w + 659, t + 16); /* E[chassis#weld7, chassis#weld8] */
+  reduce_tri_6_d5(w + 2130, w + 659, t + 22); /* N[chassis#weld7] */
+  return failed ? 11 : -1;
 }
 
 /*---- pivot 11: axle7L (hinge, d = 5, h = 12)
  * column: chassis#weld9 (d 6), chassis#weld8 (d 6) */
 static int factor_p11(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 689)) return 1;
-  solve_rows_5(w + 689, w + 714, t, 12); /* T = E N^-1 */
-  reduce_tri_6_d5(w + 774, w + 714, t + 0); /* N[chassis#weld9] */
-  reduce_6x6_d5(w + 810, w + 744, t + 0); /* E[chassis#weld8, chassis#weld9] */
-  reduce_tri_6_d5(w + 846, w + 744, t + 30); /* N[chassis#weld8] */
-  memcpy(w + 714, t, 60 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 689, t + 8, w + 714, t + 16); /* rows 0..3 */
+  panel_5x4(w + 689, t + 8, w + 734, t + 20); /* rows 4..7 */
+  reduce_tri_6_d5(w + 774, w + 714, t + 16); /* N[chassis#weld9] */
+  const int failed = factor_node_6(w + 774, t + 0); /* N[chassis#weld9] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + 689, t + 8, w + 754, t + 24); /* rows 8..11 */
+  reduce_6x6_d5(w + 810, w + 744, t + 16); /* E[chassis#weld8, chassis#weld9] */
+  reduce_tri_6_d5(w + 846, w + 744, t + 22); /* N[chassis#weld8] */
+  return failed ? 12 : -1;
 }
 
 /*---- pivot 12: chassis#weld9 (shard weld, d = 6, h = 6)
  * column: chassis#weld8 (d 6) */
 static int factor_p12(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_6(w + 774)) return 1;
-  solve_rows_6(w + 774, w + 810, t, 6); /* T = E N^-1 */
-  reduce_tri_6_d6(w + 846, w + 810, t + 0); /* N[chassis#weld8] */
-  memcpy(w + 810, t, 36 * sizeof *t); /* E = T */
-  return 0;
+  panel_6x4(w + 774, t + 0, w + 810, t + 16); /* rows 0..3 */
+  panel_6x2(w + 774, t + 0, w + 834, t + 20); /* rows 4..5 */
+  reduce_tri_6_d6(w + 846, w + 810, t + 16); /* N[chassis#weld8] */
+  const int failed = factor_node_6(w + 846, t + 8); /* N[chassis#weld8] = l D l^T, the next pivot's: final now */
+  return failed ? 13 : -1;
 }
 
 /*---- pivot 13: chassis#weld8 (shard weld, d = 6, h = 6)
  * column: chassis#weld7 (d 6) */
 static int factor_p13(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_6(w + 846)) return 1;
-  solve_rows_6(w + 846, w + 882, t, 6); /* T = E N^-1 */
-  reduce_tri_6_d6(w + 2130, w + 882, t + 0); /* N[chassis#weld7] */
-  memcpy(w + 882, t, 36 * sizeof *t); /* E = T */
-  return 0;
+  const int failed = factor_node_5(w + 918, t + 0); /* N[axle1R] = l D l^T, the next pivot's: final now */
+  panel_6x4(w + 846, t + 8, w + 882, t + 16); /* rows 0..3 */
+  panel_6x2(w + 846, t + 8, w + 906, t + 20); /* rows 4..5 */
+  reduce_tri_6_d6(w + 2130, w + 882, t + 16); /* N[chassis#weld7] */
+  return failed ? 14 : -1;
 }
 
 /*---- pivot 14: axle1R (hinge, d = 5, h = 17)
  * column: axle2L (d 5), chassis#weld1 (d 6), chassis#weld2 (d 6) */
 static int factor_p14(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 918)) return 1;
-  solve_rows_5(w + 918, w + 943, t, 17); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 1028, w + 943, t + 0); /* N[axle2L] */
-  reduce_6x5_d5(w + 1053, w + 968, t + 0); /* E[chassis#weld1, axle2L] */
-  reduce_tri_6_d5(w + 1113, w + 968, t + 25); /* N[chassis#weld1] */
-  reduce_6x5_d5(w + 1083, w + 998, t + 0); /* E[chassis#weld2, axle2L] */
-  reduce_6x6_d5(w + 1149, w + 998, t + 25); /* E[chassis#weld2, chassis#weld1] */
-  reduce_tri_6_d5(w + 1185, w + 998, t + 55); /* N[chassis#weld2] */
-  memcpy(w + 943, t, 85 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 918, t + 0, w + 943, t + 16); /* rows 0..3 */
+  panel_5x4(w + 918, t + 0, w + 963, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 1028, w + 943, t + 16); /* N[axle2L] */
+  const int failed = factor_node_5(w + 1028, t + 8); /* N[axle2L] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + 918, t + 0, w + 983, t + 24); /* rows 8..11 */
+  panel_5x4(w + 918, t + 0, w + 1003, t + 28); /* rows 12..15 */
+  panel_5x1(w + 918, t + 0, w + 1023, t + 32); /* row 16 */
+  reduce_6x5_d5(w + 1053, w + 968, t + 16); /* E[chassis#weld1, axle2L] */
+  reduce_tri_6_d5(w + 1113, w + 968, t + 21); /* N[chassis#weld1] */
+  reduce_6x5_d5(w + 1083, w + 998, t + 16); /* E[chassis#weld2, axle2L] */
+  reduce_6x6_d5(w + 1149, w + 998, t + 21); /* E[chassis#weld2, chassis#weld1] */
+  reduce_tri_6_d5(w + 1185, w + 998, t + 27); /* N[chassis#weld2] */
+  return failed ? 15 : -1;
 }
 
 /*---- pivot 15: axle2L (hinge, d = 5, h = 12)
  * column: chassis#weld1 (d 6), chassis#weld2 (d 6) */
 static int factor_p15(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 1028)) return 1;
-  solve_rows_5(w + 1028, w + 1053, t, 12); /* T = E N^-1 */
-  reduce_tri_6_d5(w + 1113, w + 1053, t + 0); /* N[chassis#weld1] */
-  reduce_6x6_d5(w + 1149, w + 1083, t + 0); /* E[chassis#weld2, chassis#weld1] */
-  reduce_tri_6_d5(w + 1185, w + 1083, t + 30); /* N[chassis#weld2] */
-  memcpy(w + 1053, t, 60 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 1028, t + 8, w + 1053, t + 16); /* rows 0..3 */
+  panel_5x4(w + 1028, t + 8, w + 1073, t + 20); /* rows 4..7 */
+  reduce_tri_6_d5(w + 1113, w + 1053, t + 16); /* N[chassis#weld1] */
+  const int failed = factor_node_6(w + 1113, t + 0); /* N[chassis#weld1] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + 1028, t + 8, w + 1093, t + 24); /* rows 8..11 */
+  reduce_6x6_d5(w + 1149, w + 1083, t + 16); /* E[chassis#weld2, chassis#weld1] */
+  reduce_tri_6_d5(w + 1185, w + 1083, t + 22); /* N[chassis#weld2] */
+  return failed ? 16 : -1;
 }
 
 /*---- pivot 16: chassis#weld1 (shard weld, d = 6, h = 6)
  * column: chassis#weld2 (d 6) */
 static int factor_p16(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_6(w + 1113)) return 1;
-  solve_rows_6(w + 1113, w + 1149, t, 6); /* T = E N^-1 */
-  reduce_tri_6_d6(w + 1185, w + 1149, t + 0); /* N[chassis#weld2] */
-  memcpy(w + 1149, t, 36 * sizeof *t); /* E = T */
-  return 0;
+  panel_6x4(w + 1113, t + 0, w + 1149, t + 16); /* rows 0..3 */
+  panel_6x2(w + 1113, t + 0, w + 1173, t + 20); /* rows 4..5 */
+  reduce_tri_6_d6(w + 1185, w + 1149, t + 16); /* N[chassis#weld2] */
+  const int failed = factor_node_6(w + 1185, t + 8); /* N[chassis#weld2] = l D l^T, the next pivot's: final now */
+  return failed ? 17 : -1;
 }
 
 /*---- pivot 17: chassis#weld2 (shard weld, d = 6, h = 6)
  * column: chassis#weld3 (d 6) */
 static int factor_p17(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_6(w + 1185)) return 1;
-  solve_rows_6(w + 1185, w + 1221, t, 6); /* T = E N^-1 */
-  reduce_tri_6_d6(w + 1257, w + 1221, t + 0); /* N[chassis#weld3] */
-  memcpy(w + 1221, t, 36 * sizeof *t); /* E = T */
-  return 0;
+  panel_6x4(w + 1185, t + 8, w + 1221, t + 16); /* rows 0..3 */
+  panel_6x2(w + 1185, t + 8, w + 1245, t + 20); /* rows 4..5 */
+  reduce_tri_6_d6(w + 1257, w + 1221, t + 16); /* N[chassis#weld3] */
+  const int failed = factor_node_6(w + 1257, t + 0); /* N[chassis#weld3] = l D l^T, the next pivot's: final now */
+  return failed ? 18 : -1;
 }
 
 /*---- pivot 18: chassis#weld3 (shard weld, d = 6, h = 6)
  * column: chassis#weld4 (d 6) */
 static int factor_p18(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_6(w + 1257)) return 1;
-  solve_rows_6(w + 1257, w + 1293, t, 6); /* T = E N^-1 */
-  reduce_tri_6_d6(w + 1524, w + 1293, t + 0); /* N[chassis#weld4] */
-  memcpy(w + 1293, t, 36 * sizeof *t); /* E = T */
-  return 0;
+  const int failed = factor_node_5(w + 1329, t + 8); /* N[axle3R] = l D l^T, the next pivot's: final now */
+  panel_6x4(w + 1257, t + 0, w + 1293, t + 16); /* rows 0..3 */
+  panel_6x2(w + 1257, t + 0, w + 1317, t + 20); /* rows 4..5 */
+  reduce_tri_6_d6(w + 1524, w + 1293, t + 16); /* N[chassis#weld4] */
+  return failed ? 19 : -1;
 }
 
 /*---- pivot 19: axle3R (hinge, d = 5, h = 17)
  * column: axle4L (d 5), chassis#weld4 (d 6), chassis#weld5 (d 6) */
 static int factor_p19(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 1329)) return 1;
-  solve_rows_5(w + 1329, w + 1354, t, 17); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 1439, w + 1354, t + 0); /* N[axle4L] */
-  reduce_6x5_d5(w + 1464, w + 1379, t + 0); /* E[chassis#weld4, axle4L] */
-  reduce_tri_6_d5(w + 1524, w + 1379, t + 25); /* N[chassis#weld4] */
-  reduce_6x5_d5(w + 1494, w + 1409, t + 0); /* E[chassis#weld5, axle4L] */
-  reduce_6x6_d5(w + 1560, w + 1409, t + 25); /* E[chassis#weld5, chassis#weld4] */
-  reduce_tri_6_d5(w + 1791, w + 1409, t + 55); /* N[chassis#weld5] */
-  memcpy(w + 1354, t, 85 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 1329, t + 8, w + 1354, t + 16); /* rows 0..3 */
+  panel_5x4(w + 1329, t + 8, w + 1374, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 1439, w + 1354, t + 16); /* N[axle4L] */
+  const int failed = factor_node_5(w + 1439, t + 0); /* N[axle4L] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + 1329, t + 8, w + 1394, t + 24); /* rows 8..11 */
+  panel_5x4(w + 1329, t + 8, w + 1414, t + 28); /* rows 12..15 */
+  panel_5x1(w + 1329, t + 8, w + 1434, t + 32); /* row 16 */
+  reduce_6x5_d5(w + 1464, w + 1379, t + 16); /* E[chassis#weld4, axle4L] */
+  reduce_tri_6_d5(w + 1524, w + 1379, t + 21); /* N[chassis#weld4] */
+  reduce_6x5_d5(w + 1494, w + 1409, t + 16); /* E[chassis#weld5, axle4L] */
+  reduce_6x6_d5(w + 1560, w + 1409, t + 21); /* E[chassis#weld5, chassis#weld4] */
+  reduce_tri_6_d5(w + 1791, w + 1409, t + 27); /* N[chassis#weld5] */
+  return failed ? 20 : -1;
 }
 
 /*---- pivot 20: axle4L (hinge, d = 5, h = 12)
  * column: chassis#weld4 (d 6), chassis#weld5 (d 6) */
 static int factor_p20(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 1439)) return 1;
-  solve_rows_5(w + 1439, w + 1464, t, 12); /* T = E N^-1 */
-  reduce_tri_6_d5(w + 1524, w + 1464, t + 0); /* N[chassis#weld4] */
-  reduce_6x6_d5(w + 1560, w + 1494, t + 0); /* E[chassis#weld5, chassis#weld4] */
-  reduce_tri_6_d5(w + 1791, w + 1494, t + 30); /* N[chassis#weld5] */
-  memcpy(w + 1464, t, 60 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 1439, t + 0, w + 1464, t + 16); /* rows 0..3 */
+  panel_5x4(w + 1439, t + 0, w + 1484, t + 20); /* rows 4..7 */
+  reduce_tri_6_d5(w + 1524, w + 1464, t + 16); /* N[chassis#weld4] */
+  const int failed = factor_node_6(w + 1524, t + 8); /* N[chassis#weld4] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + 1439, t + 0, w + 1504, t + 24); /* rows 8..11 */
+  reduce_6x6_d5(w + 1560, w + 1494, t + 16); /* E[chassis#weld5, chassis#weld4] */
+  reduce_tri_6_d5(w + 1791, w + 1494, t + 22); /* N[chassis#weld5] */
+  return failed ? 21 : -1;
 }
 
 /*---- pivot 21: chassis#weld4 (shard weld, d = 6, h = 6)
  * column: chassis#weld5 (d 6) */
 static int factor_p21(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_6(w + 1524)) return 1;
-  solve_rows_6(w + 1524, w + 1560, t, 6); /* T = E N^-1 */
-  reduce_tri_6_d6(w + 1791, w + 1560, t + 0); /* N[chassis#weld5] */
-  memcpy(w + 1560, t, 36 * sizeof *t); /* E = T */
-  return 0;
+  const int failed = factor_node_5(w + 1596, t + 0); /* N[axle4R] = l D l^T, the next pivot's: final now */
+  panel_6x4(w + 1524, t + 8, w + 1560, t + 16); /* rows 0..3 */
+  panel_6x2(w + 1524, t + 8, w + 1584, t + 20); /* rows 4..5 */
+  reduce_tri_6_d6(w + 1791, w + 1560, t + 16); /* N[chassis#weld5] */
+  return failed ? 22 : -1;
 }
 
 /*---- pivot 22: axle4R (hinge, d = 5, h = 17)
  * column: axle5L (d 5), chassis#weld5 (d 6), chassis#weld6 (d 6) */
 static int factor_p22(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 1596)) return 1;
-  solve_rows_5(w + 1596, w + 1621, t, 17); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 1706, w + 1621, t + 0); /* N[axle5L] */
-  reduce_6x5_d5(w + 1731, w + 1646, t + 0); /* E[chassis#weld5, axle5L] */
-  reduce_tri_6_d5(w + 1791, w + 1646, t + 25); /* N[chassis#weld5] */
-  reduce_6x5_d5(w + 1761, w + 1676, t + 0); /* E[chassis#weld6, axle5L] */
-  reduce_6x6_d5(w + 1827, w + 1676, t + 25); /* E[chassis#weld6, chassis#weld5] */
-  reduce_tri_6_d5(w + 2058, w + 1676, t + 55); /* N[chassis#weld6] */
-  memcpy(w + 1621, t, 85 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 1596, t + 0, w + 1621, t + 16); /* rows 0..3 */
+  panel_5x4(w + 1596, t + 0, w + 1641, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 1706, w + 1621, t + 16); /* N[axle5L] */
+  const int failed = factor_node_5(w + 1706, t + 8); /* N[axle5L] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + 1596, t + 0, w + 1661, t + 24); /* rows 8..11 */
+  panel_5x4(w + 1596, t + 0, w + 1681, t + 28); /* rows 12..15 */
+  panel_5x1(w + 1596, t + 0, w + 1701, t + 32); /* row 16 */
+  reduce_6x5_d5(w + 1731, w + 1646, t + 16); /* E[chassis#weld5, axle5L] */
+  reduce_tri_6_d5(w + 1791, w + 1646, t + 21); /* N[chassis#weld5] */
+  reduce_6x5_d5(w + 1761, w + 1676, t + 16); /* E[chassis#weld6, axle5L] */
+  reduce_6x6_d5(w + 1827, w + 1676, t + 21); /* E[chassis#weld6, chassis#weld5] */
+  reduce_tri_6_d5(w + 2058, w + 1676, t + 27); /* N[chassis#weld6] */
+  return failed ? 23 : -1;
 }
 
 /*---- pivot 23: axle5L (hinge, d = 5, h = 12)
  * column: chassis#weld5 (d 6), chassis#weld6 (d 6) */
 static int factor_p23(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 1706)) return 1;
-  solve_rows_5(w + 1706, w + 1731, t, 12); /* T = E N^-1 */
-  reduce_tri_6_d5(w + 1791, w + 1731, t + 0); /* N[chassis#weld5] */
-  reduce_6x6_d5(w + 1827, w + 1761, t + 0); /* E[chassis#weld6, chassis#weld5] */
-  reduce_tri_6_d5(w + 2058, w + 1761, t + 30); /* N[chassis#weld6] */
-  memcpy(w + 1731, t, 60 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 1706, t + 8, w + 1731, t + 16); /* rows 0..3 */
+  panel_5x4(w + 1706, t + 8, w + 1751, t + 20); /* rows 4..7 */
+  reduce_tri_6_d5(w + 1791, w + 1731, t + 16); /* N[chassis#weld5] */
+  const int failed = factor_node_6(w + 1791, t + 0); /* N[chassis#weld5] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + 1706, t + 8, w + 1771, t + 24); /* rows 8..11 */
+  reduce_6x6_d5(w + 1827, w + 1761, t + 16); /* E[chassis#weld6, chassis#weld5] */
+  reduce_tri_6_d5(w + 2058, w + 1761, t + 22); /* N[chassis#weld6] */
+  return failed ? 24 : -1;
 }
 
 /*---- pivot 24: chassis#weld5 (shard weld, d = 6, h = 6)
  * column: chassis#weld6 (d 6) */
 static int factor_p24(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_6(w + 1791)) return 1;
-  solve_rows_6(w + 1791, w + 1827, t, 6); /* T = E N^-1 */
-  reduce_tri_6_d6(w + 2058, w + 1827, t + 0); /* N[chassis#weld6] */
-  memcpy(w + 1827, t, 36 * sizeof *t); /* E = T */
-  return 0;
+  const int failed = factor_node_5(w + 1863, t + 8); /* N[axle5R] = l D l^T, the next pivot's: final now */
+  panel_6x4(w + 1791, t + 0, w + 1827, t + 16); /* rows 0..3 */
+  panel_6x2(w + 1791, t + 0, w + 1851, t + 20); /* rows 4..5 */
+  reduce_tri_6_d6(w + 2058, w + 1827, t + 16); /* N[chassis#weld6] */
+  return failed ? 25 : -1;
 }
 
 /*---- pivot 25: axle5R (hinge, d = 5, h = 17)
  * column: axle6L (d 5), chassis#weld6 (d 6), chassis#weld7 (d 6) */
 static int factor_p25(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 1863)) return 1;
-  solve_rows_5(w + 1863, w + 1888, t, 17); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 1973, w + 1888, t + 0); /* N[axle6L] */
-  reduce_6x5_d5(w + 1998, w + 1913, t + 0); /* E[chassis#weld6, axle6L] */
-  reduce_tri_6_d5(w + 2058, w + 1913, t + 25); /* N[chassis#weld6] */
-  reduce_6x5_d5(w + 2028, w + 1943, t + 0); /* E[chassis#weld7, axle6L] */
-  reduce_6x6_d5(w + 2094, w + 1943, t + 25); /* E[chassis#weld7, chassis#weld6] */
-  reduce_tri_6_d5(w + 2130, w + 1943, t + 55); /* N[chassis#weld7] */
-  memcpy(w + 1888, t, 85 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 1863, t + 8, w + 1888, t + 16); /* rows 0..3 */
+  panel_5x4(w + 1863, t + 8, w + 1908, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 1973, w + 1888, t + 16); /* N[axle6L] */
+  const int failed = factor_node_5(w + 1973, t + 0); /* N[axle6L] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + 1863, t + 8, w + 1928, t + 24); /* rows 8..11 */
+  panel_5x4(w + 1863, t + 8, w + 1948, t + 28); /* rows 12..15 */
+  panel_5x1(w + 1863, t + 8, w + 1968, t + 32); /* row 16 */
+  reduce_6x5_d5(w + 1998, w + 1913, t + 16); /* E[chassis#weld6, axle6L] */
+  reduce_tri_6_d5(w + 2058, w + 1913, t + 21); /* N[chassis#weld6] */
+  reduce_6x5_d5(w + 2028, w + 1943, t + 16); /* E[chassis#weld7, axle6L] */
+  reduce_6x6_d5(w + 2094, w + 1943, t + 21); /* E[chassis#weld7, chassis#weld6] */
+  reduce_tri_6_d5(w + 2130, w + 1943, t + 27); /* N[chassis#weld7] */
+  return failed ? 26 : -1;
 }
 
 /*---- pivot 26: axle6L (hinge, d = 5, h = 12)
  * column: chassis#weld6 (d 6), chassis#weld7 (d 6) */
 static int factor_p26(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 1973)) return 1;
-  solve_rows_5(w + 1973, w + 1998, t, 12); /* T = E N^-1 */
-  reduce_tri_6_d5(w + 2058, w + 1998, t + 0); /* N[chassis#weld6] */
-  reduce_6x6_d5(w + 2094, w + 2028, t + 0); /* E[chassis#weld7, chassis#weld6] */
-  reduce_tri_6_d5(w + 2130, w + 2028, t + 30); /* N[chassis#weld7] */
-  memcpy(w + 1998, t, 60 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 1973, t + 0, w + 1998, t + 16); /* rows 0..3 */
+  panel_5x4(w + 1973, t + 0, w + 2018, t + 20); /* rows 4..7 */
+  reduce_tri_6_d5(w + 2058, w + 1998, t + 16); /* N[chassis#weld6] */
+  const int failed = factor_node_6(w + 2058, t + 8); /* N[chassis#weld6] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + 1973, t + 0, w + 2038, t + 24); /* rows 8..11 */
+  reduce_6x6_d5(w + 2094, w + 2028, t + 16); /* E[chassis#weld7, chassis#weld6] */
+  reduce_tri_6_d5(w + 2130, w + 2028, t + 22); /* N[chassis#weld7] */
+  return failed ? 27 : -1;
 }
 
 /*---- pivot 27: chassis#weld6 (shard weld, d = 6, h = 6)
  * column: chassis#weld7 (d 6) */
 static int factor_p27(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_6(w + 2058)) return 1;
-  solve_rows_6(w + 2058, w + 2094, t, 6); /* T = E N^-1 */
-  reduce_tri_6_d6(w + 2130, w + 2094, t + 0); /* N[chassis#weld7] */
-  memcpy(w + 2094, t, 36 * sizeof *t); /* E = T */
-  return 0;
-}
-
-/*---- pivot 28: chassis#weld7 (shard weld, d = 6, h = 0) */
-static int factor_p28(scalar *restrict w, scalar *restrict t) {
-  (void)t;
-  if (factor_node_6(w + 2130)) return 1;
-  return 0;
+  panel_6x4(w + 2058, t + 8, w + 2094, t + 16); /* rows 0..3 */
+  panel_6x2(w + 2058, t + 8, w + 2118, t + 20); /* rows 4..5 */
+  reduce_tri_6_d6(w + 2130, w + 2094, t + 16); /* N[chassis#weld7] */
+  const int failed = factor_node_6(w + 2130, t + 0); /* N[chassis#weld7] = l D l^T, the next pivot's: final now */
+  return failed ? 28 : -1;
 }
 
 /*---- solve: forward substitution with the L blocks, pivots in order */
@@ -1503,40 +1740,40 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
 
 /*---- entry points (rt_factor_fn, rt_solve_fn of rt.h) ------------------------*/
 
-/* Factors the assembled workspace in place; temp holds 85 scalars.
+/* Factors the assembled workspace in place; temp holds 136 scalars.
  * Returns -1, or the pivot whose node block is not positive definite. */
 static int multi_wheel_factor(void *work, void *temp) {
   scalar *w = work;
   scalar *t = temp;
-  if (factor_p0(w, t)) return 0;
-  if (factor_p1(w, t)) return 1;
-  if (factor_p2(w, t)) return 2;
-  if (factor_p3(w, t)) return 3;
-  if (factor_p4(w, t)) return 4;
-  if (factor_p5(w, t)) return 5;
-  if (factor_p6(w, t)) return 6;
-  if (factor_p7(w, t)) return 7;
-  if (factor_p8(w, t)) return 8;
-  if (factor_p9(w, t)) return 9;
-  if (factor_p10(w, t)) return 10;
-  if (factor_p11(w, t)) return 11;
-  if (factor_p12(w, t)) return 12;
-  if (factor_p13(w, t)) return 13;
-  if (factor_p14(w, t)) return 14;
-  if (factor_p15(w, t)) return 15;
-  if (factor_p16(w, t)) return 16;
-  if (factor_p17(w, t)) return 17;
-  if (factor_p18(w, t)) return 18;
-  if (factor_p19(w, t)) return 19;
-  if (factor_p20(w, t)) return 20;
-  if (factor_p21(w, t)) return 21;
-  if (factor_p22(w, t)) return 22;
-  if (factor_p23(w, t)) return 23;
-  if (factor_p24(w, t)) return 24;
-  if (factor_p25(w, t)) return 25;
-  if (factor_p26(w, t)) return 26;
-  if (factor_p27(w, t)) return 27;
-  if (factor_p28(w, t)) return 28;
+  int s;
+  if ((s = factor_p0(w, t)) >= 0) return s;
+  if ((s = factor_p1(w, t)) >= 0) return s;
+  if ((s = factor_p2(w, t)) >= 0) return s;
+  if ((s = factor_p3(w, t)) >= 0) return s;
+  if ((s = factor_p4(w, t)) >= 0) return s;
+  if ((s = factor_p5(w, t)) >= 0) return s;
+  if ((s = factor_p6(w, t)) >= 0) return s;
+  if ((s = factor_p7(w, t)) >= 0) return s;
+  if ((s = factor_p8(w, t)) >= 0) return s;
+  if ((s = factor_p9(w, t)) >= 0) return s;
+  if ((s = factor_p10(w, t)) >= 0) return s;
+  if ((s = factor_p11(w, t)) >= 0) return s;
+  if ((s = factor_p12(w, t)) >= 0) return s;
+  if ((s = factor_p13(w, t)) >= 0) return s;
+  if ((s = factor_p14(w, t)) >= 0) return s;
+  if ((s = factor_p15(w, t)) >= 0) return s;
+  if ((s = factor_p16(w, t)) >= 0) return s;
+  if ((s = factor_p17(w, t)) >= 0) return s;
+  if ((s = factor_p18(w, t)) >= 0) return s;
+  if ((s = factor_p19(w, t)) >= 0) return s;
+  if ((s = factor_p20(w, t)) >= 0) return s;
+  if ((s = factor_p21(w, t)) >= 0) return s;
+  if ((s = factor_p22(w, t)) >= 0) return s;
+  if ((s = factor_p23(w, t)) >= 0) return s;
+  if ((s = factor_p24(w, t)) >= 0) return s;
+  if ((s = factor_p25(w, t)) >= 0) return s;
+  if ((s = factor_p26(w, t)) >= 0) return s;
+  if ((s = factor_p27(w, t)) >= 0) return s;
   return -1;
 }
 
@@ -1560,7 +1797,7 @@ const rt_program multi_wheel_program = {
     .ncons = 29,
     .dim = 142,
     .work_size = 2166,
-    .temp_size = 85,
+    .temp_size = 136,
     .nblk = 54,
     .nrsi = 2190,
     .sbody_body = sbody_body,

@@ -5,10 +5,12 @@
  * the program object scissor_lift_program (declared in scissor_lift.h; the
  * contract, the workspace layout and the reference arithmetic are in rt.h).
  * Each pivot's elimination is its own function factor_p<pivot>: the dense
- * LDL^T of its node block, T = E N^-1 over its edge column, one kernel call
- * per block pair of the reduction (the RSI grouped by target block, whose
- * workspace offset is a literal) and the copy E = T. The kernels below are
- * the reference arithmetic of rt.h specialized by degree.
+ * LDL^T of its node block, its edge column turned into L = E N^-1 in panels
+ * of rows (keeping E^T in the temporary), and one kernel call per block
+ * pair of the reduction C -= L E^T (the RSI grouped by target block, whose
+ * workspace offset is a literal). The kernels below are the reference
+ * arithmetic of rt.h specialized by degree; vector lanes hold independent
+ * results, so every instruction set gives the same bits.
  *
  * Mechanism statistics
  *   bodies          38 (39 solver bodies: 1 shattered into 2 shards)
@@ -19,7 +21,7 @@
  *   RSI entries     4892
  *   flops           88156 (convention: 2 x (d^3/6 + h d^2 + d h (h+1)/2) per pivot of degree d and column height h)
  *   order           best (heuristic meca-flops)
- *   workspace       4594 scalars, temporary 105 scalars
+ *   workspace       4594 scalars, temporary 160 scalars
  *   structure hash  0x17dec4bc127d3088
  *
  * Pivot order (pivot, constraint, type, degree d, column height h, blocks):
@@ -74,9 +76,11 @@
  */
 #include "scissor_lift.h"
 
-#include <string.h>
-
 typedef float scalar;
+/* vectors of 2, 4, ... scalars (GCC/Clang vector extensions), loaded and
+ * stored at any scalar-aligned address */
+typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
+typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
 
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
 
@@ -581,118 +585,156 @@ static const int32_t rsi[4892] = {
 /*---- kernels -----------------------------------------------------------------*/
 
 /* Dense LDL^T of a 1 x 1 node block in place (rt.h factor step 1): unit
- * lower l below the diagonal, D on it. Returns 1 if the block is not
- * positive definite. */
-static int factor_node_1(scalar *n) {
+ * lower l below the diagonal, D on it, and the reciprocals 1/D in rinv.
+ * Returns 1 if the block is not positive definite. */
+static int factor_node_1(scalar *restrict n, scalar *restrict rinv) {
   if (!(n[0] > 0)) return 1;
+  const scalar r0 = 1 / n[0];
+  rinv[0] = r0;
   return 0;
 }
 
 /* Dense LDL^T of a 3 x 3 node block in place (rt.h factor step 1): unit
- * lower l below the diagonal, D on it. Returns 1 if the block is not
- * positive definite. */
-static int factor_node_3(scalar *n) {
+ * lower l below the diagonal, D on it, and the reciprocals 1/D in rinv.
+ * Returns 1 if the block is not positive definite. */
+static int factor_node_3(scalar *restrict n, scalar *restrict rinv) {
   if (!(n[0] > 0)) return 1;
-  n[3] = n[3] / n[0];
-  n[6] = n[6] / n[0];
+  const scalar r0 = 1 / n[0];
+  rinv[0] = r0;
+  n[3] = n[3] * r0;
+  n[6] = n[6] * r0;
   const scalar d1 = n[4] - n[3] * (n[3] * n[0]);
   if (!(d1 > 0)) return 1;
   n[4] = d1;
-  n[7] = (n[7] - n[6] * (n[3] * n[0])) / n[4];
+  const scalar r1 = 1 / d1;
+  rinv[1] = r1;
+  n[7] = (n[7] - n[6] * (n[3] * n[0])) * r1;
   const scalar d2 = n[8] - (n[6] * (n[6] * n[0]) + n[7] * (n[7] * n[4]));
   if (!(d2 > 0)) return 1;
   n[8] = d2;
+  const scalar r2 = 1 / d2;
+  rinv[2] = r2;
   return 0;
 }
 
 /* Dense LDL^T of a 4 x 4 node block in place (rt.h factor step 1): unit
- * lower l below the diagonal, D on it. Returns 1 if the block is not
- * positive definite. */
-static int factor_node_4(scalar *n) {
+ * lower l below the diagonal, D on it, and the reciprocals 1/D in rinv.
+ * Returns 1 if the block is not positive definite. */
+static int factor_node_4(scalar *restrict n, scalar *restrict rinv) {
   if (!(n[0] > 0)) return 1;
-  n[4] = n[4] / n[0];
-  n[8] = n[8] / n[0];
-  n[12] = n[12] / n[0];
+  const scalar r0 = 1 / n[0];
+  rinv[0] = r0;
+  n[4] = n[4] * r0;
+  n[8] = n[8] * r0;
+  n[12] = n[12] * r0;
   const scalar d1 = n[5] - n[4] * (n[4] * n[0]);
   if (!(d1 > 0)) return 1;
   n[5] = d1;
-  n[9] = (n[9] - n[8] * (n[4] * n[0])) / n[5];
-  n[13] = (n[13] - n[12] * (n[4] * n[0])) / n[5];
+  const scalar r1 = 1 / d1;
+  rinv[1] = r1;
+  n[9] = (n[9] - n[8] * (n[4] * n[0])) * r1;
+  n[13] = (n[13] - n[12] * (n[4] * n[0])) * r1;
   const scalar d2 = n[10] - (n[8] * (n[8] * n[0]) + n[9] * (n[9] * n[5]));
   if (!(d2 > 0)) return 1;
   n[10] = d2;
-  n[14] = (n[14] - (n[12] * (n[8] * n[0]) + n[13] * (n[9] * n[5]))) / n[10];
+  const scalar r2 = 1 / d2;
+  rinv[2] = r2;
+  n[14] = (n[14] - (n[12] * (n[8] * n[0]) + n[13] * (n[9] * n[5]))) * r2;
   const scalar d3 = n[15] - (n[12] * (n[12] * n[0]) + n[13] * (n[13] * n[5]) + n[14] * (n[14] * n[10]));
   if (!(d3 > 0)) return 1;
   n[15] = d3;
+  const scalar r3 = 1 / d3;
+  rinv[3] = r3;
   return 0;
 }
 
 /* Dense LDL^T of a 5 x 5 node block in place (rt.h factor step 1): unit
- * lower l below the diagonal, D on it. Returns 1 if the block is not
- * positive definite. */
-static int factor_node_5(scalar *n) {
+ * lower l below the diagonal, D on it, and the reciprocals 1/D in rinv.
+ * Returns 1 if the block is not positive definite. */
+static int factor_node_5(scalar *restrict n, scalar *restrict rinv) {
   if (!(n[0] > 0)) return 1;
-  n[5] = n[5] / n[0];
-  n[10] = n[10] / n[0];
-  n[15] = n[15] / n[0];
-  n[20] = n[20] / n[0];
+  const scalar r0 = 1 / n[0];
+  rinv[0] = r0;
+  n[5] = n[5] * r0;
+  n[10] = n[10] * r0;
+  n[15] = n[15] * r0;
+  n[20] = n[20] * r0;
   const scalar d1 = n[6] - n[5] * (n[5] * n[0]);
   if (!(d1 > 0)) return 1;
   n[6] = d1;
-  n[11] = (n[11] - n[10] * (n[5] * n[0])) / n[6];
-  n[16] = (n[16] - n[15] * (n[5] * n[0])) / n[6];
-  n[21] = (n[21] - n[20] * (n[5] * n[0])) / n[6];
+  const scalar r1 = 1 / d1;
+  rinv[1] = r1;
+  n[11] = (n[11] - n[10] * (n[5] * n[0])) * r1;
+  n[16] = (n[16] - n[15] * (n[5] * n[0])) * r1;
+  n[21] = (n[21] - n[20] * (n[5] * n[0])) * r1;
   const scalar d2 = n[12] - (n[10] * (n[10] * n[0]) + n[11] * (n[11] * n[6]));
   if (!(d2 > 0)) return 1;
   n[12] = d2;
-  n[17] = (n[17] - (n[15] * (n[10] * n[0]) + n[16] * (n[11] * n[6]))) / n[12];
-  n[22] = (n[22] - (n[20] * (n[10] * n[0]) + n[21] * (n[11] * n[6]))) / n[12];
+  const scalar r2 = 1 / d2;
+  rinv[2] = r2;
+  n[17] = (n[17] - (n[15] * (n[10] * n[0]) + n[16] * (n[11] * n[6]))) * r2;
+  n[22] = (n[22] - (n[20] * (n[10] * n[0]) + n[21] * (n[11] * n[6]))) * r2;
   const scalar d3 = n[18] - (n[15] * (n[15] * n[0]) + n[16] * (n[16] * n[6]) + n[17] * (n[17] * n[12]));
   if (!(d3 > 0)) return 1;
   n[18] = d3;
-  n[23] = (n[23] - (n[20] * (n[15] * n[0]) + n[21] * (n[16] * n[6]) + n[22] * (n[17] * n[12]))) / n[18];
+  const scalar r3 = 1 / d3;
+  rinv[3] = r3;
+  n[23] = (n[23] - (n[20] * (n[15] * n[0]) + n[21] * (n[16] * n[6]) + n[22] * (n[17] * n[12]))) * r3;
   const scalar d4 = n[24] - (n[20] * (n[20] * n[0]) + n[21] * (n[21] * n[6]) + n[22] * (n[22] * n[12]) + n[23] * (n[23] * n[18]));
   if (!(d4 > 0)) return 1;
   n[24] = d4;
+  const scalar r4 = 1 / d4;
+  rinv[4] = r4;
   return 0;
 }
 
 /* Dense LDL^T of a 6 x 6 node block in place (rt.h factor step 1): unit
- * lower l below the diagonal, D on it. Returns 1 if the block is not
- * positive definite. */
-static int factor_node_6(scalar *n) {
+ * lower l below the diagonal, D on it, and the reciprocals 1/D in rinv.
+ * Returns 1 if the block is not positive definite. */
+static int factor_node_6(scalar *restrict n, scalar *restrict rinv) {
   if (!(n[0] > 0)) return 1;
-  n[6] = n[6] / n[0];
-  n[12] = n[12] / n[0];
-  n[18] = n[18] / n[0];
-  n[24] = n[24] / n[0];
-  n[30] = n[30] / n[0];
+  const scalar r0 = 1 / n[0];
+  rinv[0] = r0;
+  n[6] = n[6] * r0;
+  n[12] = n[12] * r0;
+  n[18] = n[18] * r0;
+  n[24] = n[24] * r0;
+  n[30] = n[30] * r0;
   const scalar d1 = n[7] - n[6] * (n[6] * n[0]);
   if (!(d1 > 0)) return 1;
   n[7] = d1;
-  n[13] = (n[13] - n[12] * (n[6] * n[0])) / n[7];
-  n[19] = (n[19] - n[18] * (n[6] * n[0])) / n[7];
-  n[25] = (n[25] - n[24] * (n[6] * n[0])) / n[7];
-  n[31] = (n[31] - n[30] * (n[6] * n[0])) / n[7];
+  const scalar r1 = 1 / d1;
+  rinv[1] = r1;
+  n[13] = (n[13] - n[12] * (n[6] * n[0])) * r1;
+  n[19] = (n[19] - n[18] * (n[6] * n[0])) * r1;
+  n[25] = (n[25] - n[24] * (n[6] * n[0])) * r1;
+  n[31] = (n[31] - n[30] * (n[6] * n[0])) * r1;
   const scalar d2 = n[14] - (n[12] * (n[12] * n[0]) + n[13] * (n[13] * n[7]));
   if (!(d2 > 0)) return 1;
   n[14] = d2;
-  n[20] = (n[20] - (n[18] * (n[12] * n[0]) + n[19] * (n[13] * n[7]))) / n[14];
-  n[26] = (n[26] - (n[24] * (n[12] * n[0]) + n[25] * (n[13] * n[7]))) / n[14];
-  n[32] = (n[32] - (n[30] * (n[12] * n[0]) + n[31] * (n[13] * n[7]))) / n[14];
+  const scalar r2 = 1 / d2;
+  rinv[2] = r2;
+  n[20] = (n[20] - (n[18] * (n[12] * n[0]) + n[19] * (n[13] * n[7]))) * r2;
+  n[26] = (n[26] - (n[24] * (n[12] * n[0]) + n[25] * (n[13] * n[7]))) * r2;
+  n[32] = (n[32] - (n[30] * (n[12] * n[0]) + n[31] * (n[13] * n[7]))) * r2;
   const scalar d3 = n[21] - (n[18] * (n[18] * n[0]) + n[19] * (n[19] * n[7]) + n[20] * (n[20] * n[14]));
   if (!(d3 > 0)) return 1;
   n[21] = d3;
-  n[27] = (n[27] - (n[24] * (n[18] * n[0]) + n[25] * (n[19] * n[7]) + n[26] * (n[20] * n[14]))) / n[21];
-  n[33] = (n[33] - (n[30] * (n[18] * n[0]) + n[31] * (n[19] * n[7]) + n[32] * (n[20] * n[14]))) / n[21];
+  const scalar r3 = 1 / d3;
+  rinv[3] = r3;
+  n[27] = (n[27] - (n[24] * (n[18] * n[0]) + n[25] * (n[19] * n[7]) + n[26] * (n[20] * n[14]))) * r3;
+  n[33] = (n[33] - (n[30] * (n[18] * n[0]) + n[31] * (n[19] * n[7]) + n[32] * (n[20] * n[14]))) * r3;
   const scalar d4 = n[28] - (n[24] * (n[24] * n[0]) + n[25] * (n[25] * n[7]) + n[26] * (n[26] * n[14]) + n[27] * (n[27] * n[21]));
   if (!(d4 > 0)) return 1;
   n[28] = d4;
-  n[34] = (n[34] - (n[30] * (n[24] * n[0]) + n[31] * (n[25] * n[7]) + n[32] * (n[26] * n[14]) + n[33] * (n[27] * n[21]))) / n[28];
+  const scalar r4 = 1 / d4;
+  rinv[4] = r4;
+  n[34] = (n[34] - (n[30] * (n[24] * n[0]) + n[31] * (n[25] * n[7]) + n[32] * (n[26] * n[14]) + n[33] * (n[27] * n[21]))) * r4;
   const scalar d5 = n[35] - (n[30] * (n[30] * n[0]) + n[31] * (n[31] * n[7]) + n[32] * (n[32] * n[14]) + n[33] * (n[33] * n[21]) + n[34] * (n[34] * n[28]));
   if (!(d5 > 0)) return 1;
   n[35] = d5;
+  const scalar r5 = 1 / d5;
+  rinv[5] = r5;
   return 0;
 }
 
@@ -797,506 +839,750 @@ static void node_solve_6(const scalar *n, const scalar *v, scalar *x) {
   x[5] = x5;
 }
 
-/* T[r] = N^-1 E[r] for the h rows of an edge column (rt.h factor step 2). */
-static void solve_rows_1(const scalar *restrict n, const scalar *restrict e, scalar *restrict t, int h) {
-  for (int r = 0; r < h; r++) node_solve_1(n, e + 1 * r, t + 1 * r);
+/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
+ * at et[k * 24]), then overwrites it with node_solve(N, E) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_1x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  (void)n; /* a 1 x 1 block: only its reciprocal */
+  const scalar e0 = e[0];
+  et[0] = e0;
+  const scalar y0 = e0;
+  const scalar z0 = y0 * rinv[0];
+  const scalar x0 = z0;
+  e[0] = x0;
 }
 
-/* T[r] = N^-1 E[r] for the h rows of an edge column (rt.h factor step 2). */
-static void solve_rows_3(const scalar *restrict n, const scalar *restrict e, scalar *restrict t, int h) {
-  for (int r = 0; r < h; r++) node_solve_3(n, e + 3 * r, t + 3 * r);
+/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
+ * at et[k * 24]), then overwrites it with node_solve(N, E) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_3x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const scalar e0 = e[0];
+  const scalar e1 = e[1];
+  const scalar e2 = e[2];
+  et[0] = e0;
+  et[24] = e1;
+  et[48] = e2;
+  const scalar y0 = e0;
+  const scalar y1 = e1 - n[3] * y0;
+  const scalar y2 = e2 - (n[6] * y0 + n[7] * y1);
+  const scalar z0 = y0 * rinv[0];
+  const scalar z1 = y1 * rinv[1];
+  const scalar z2 = y2 * rinv[2];
+  const scalar x2 = z2;
+  const scalar x1 = z1 - n[7] * x2;
+  const scalar x0 = z0 - (n[3] * x1 + n[6] * x2);
+  e[0] = x0;
+  e[1] = x1;
+  e[2] = x2;
 }
 
-/* T[r] = N^-1 E[r] for the h rows of an edge column (rt.h factor step 2). */
-static void solve_rows_4(const scalar *restrict n, const scalar *restrict e, scalar *restrict t, int h) {
-  for (int r = 0; r < h; r++) node_solve_4(n, e + 4 * r, t + 4 * r);
+/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
+ * at et[k * 24]), then overwrites it with node_solve(N, E) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const scalar e0 = e[0];
+  const scalar e1 = e[1];
+  const scalar e2 = e[2];
+  const scalar e3 = e[3];
+  const scalar e4 = e[4];
+  et[0] = e0;
+  et[24] = e1;
+  et[48] = e2;
+  et[72] = e3;
+  et[96] = e4;
+  const scalar y0 = e0;
+  const scalar y1 = e1 - n[5] * y0;
+  const scalar y2 = e2 - (n[10] * y0 + n[11] * y1);
+  const scalar y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
+  const scalar y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const scalar z0 = y0 * rinv[0];
+  const scalar z1 = y1 * rinv[1];
+  const scalar z2 = y2 * rinv[2];
+  const scalar z3 = y3 * rinv[3];
+  const scalar z4 = y4 * rinv[4];
+  const scalar x4 = z4;
+  const scalar x3 = z3 - n[23] * x4;
+  const scalar x2 = z2 - (n[17] * x3 + n[22] * x4);
+  const scalar x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
+  const scalar x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  e[0] = x0;
+  e[1] = x1;
+  e[2] = x2;
+  e[3] = x3;
+  e[4] = x4;
 }
 
-/* T[r] = N^-1 E[r] for the h rows of an edge column (rt.h factor step 2). */
-static void solve_rows_5(const scalar *restrict n, const scalar *restrict e, scalar *restrict t, int h) {
-  for (int r = 0; r < h; r++) node_solve_5(n, e + 5 * r, t + 5 * r);
+/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
+ * at et[k * 24]), then overwrites it with node_solve(N, E) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_6x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const scalar e0 = e[0];
+  const scalar e1 = e[1];
+  const scalar e2 = e[2];
+  const scalar e3 = e[3];
+  const scalar e4 = e[4];
+  const scalar e5 = e[5];
+  et[0] = e0;
+  et[24] = e1;
+  et[48] = e2;
+  et[72] = e3;
+  et[96] = e4;
+  et[120] = e5;
+  const scalar y0 = e0;
+  const scalar y1 = e1 - n[6] * y0;
+  const scalar y2 = e2 - (n[12] * y0 + n[13] * y1);
+  const scalar y3 = e3 - (n[18] * y0 + n[19] * y1 + n[20] * y2);
+  const scalar y4 = e4 - (n[24] * y0 + n[25] * y1 + n[26] * y2 + n[27] * y3);
+  const scalar y5 = e5 - (n[30] * y0 + n[31] * y1 + n[32] * y2 + n[33] * y3 + n[34] * y4);
+  const scalar z0 = y0 * rinv[0];
+  const scalar z1 = y1 * rinv[1];
+  const scalar z2 = y2 * rinv[2];
+  const scalar z3 = y3 * rinv[3];
+  const scalar z4 = y4 * rinv[4];
+  const scalar z5 = y5 * rinv[5];
+  const scalar x5 = z5;
+  const scalar x4 = z4 - n[34] * x5;
+  const scalar x3 = z3 - (n[27] * x4 + n[33] * x5);
+  const scalar x2 = z2 - (n[20] * x3 + n[26] * x4 + n[32] * x5);
+  const scalar x1 = z1 - (n[13] * x2 + n[19] * x3 + n[25] * x4 + n[31] * x5);
+  const scalar x0 = z0 - (n[6] * x1 + n[12] * x2 + n[18] * x3 + n[24] * x4 + n[30] * x5);
+  e[0] = x0;
+  e[1] = x1;
+  e[2] = x2;
+  e[3] = x3;
+  e[4] = x4;
+  e[5] = x5;
 }
 
-/* T[r] = N^-1 E[r] for the h rows of an edge column (rt.h factor step 2). */
-static void solve_rows_6(const scalar *restrict n, const scalar *restrict e, scalar *restrict t, int h) {
-  for (int r = 0; r < h; r++) node_solve_6(n, e + 6 * r, t + 6 * r);
+/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_1x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  (void)n; /* a 1 x 1 block: only its reciprocal */
+  const v2 e0 = {e[0], e[1]};
+  *(v2 *)(et + 0) = e0;
+  const v2 y0 = e0;
+  const v2 z0 = y0 * rinv[0];
+  const v2 x0 = z0;
+  e[0] = x0[0];
+  e[1] = x0[1];
 }
 
-/* Lower triangle of a 3 x 3 node block C -= E T^T, E and T 3 x 1 (rt.h
- * factor step 3, a diagonal block pair). */
-static void reduce_tri_3_d1(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0];
-  c[3] -= e[1] * t[0];
-  c[4] -= e[1] * t[1];
-  c[6] -= e[2] * t[0];
-  c[7] -= e[2] * t[1];
-  c[8] -= e[2] * t[2];
+/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_4x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v2 e0 = {e[0], e[4]};
+  const v2 e1 = {e[1], e[5]};
+  const v2 e2 = {e[2], e[6]};
+  const v2 e3 = {e[3], e[7]};
+  *(v2 *)(et + 0) = e0;
+  *(v2 *)(et + 24) = e1;
+  *(v2 *)(et + 48) = e2;
+  *(v2 *)(et + 72) = e3;
+  const v2 y0 = e0;
+  const v2 y1 = e1 - n[4] * y0;
+  const v2 y2 = e2 - (n[8] * y0 + n[9] * y1);
+  const v2 y3 = e3 - (n[12] * y0 + n[13] * y1 + n[14] * y2);
+  const v2 z0 = y0 * rinv[0];
+  const v2 z1 = y1 * rinv[1];
+  const v2 z2 = y2 * rinv[2];
+  const v2 z3 = y3 * rinv[3];
+  const v2 x3 = z3;
+  const v2 x2 = z2 - n[14] * x3;
+  const v2 x1 = z1 - (n[9] * x2 + n[13] * x3);
+  const v2 x0 = z0 - (n[4] * x1 + n[8] * x2 + n[12] * x3);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x0[1];
+  e[5] = x1[1];
+  e[6] = x2[1];
+  e[7] = x3[1];
 }
 
-/* Lower triangle of a 3 x 3 node block C -= E T^T, E and T 3 x 3 (rt.h
- * factor step 3, a diagonal block pair). */
-static void reduce_tri_3_d3(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2];
-  c[3] -= e[3] * t[0] + e[4] * t[1] + e[5] * t[2];
-  c[4] -= e[3] * t[3] + e[4] * t[4] + e[5] * t[5];
-  c[6] -= e[6] * t[0] + e[7] * t[1] + e[8] * t[2];
-  c[7] -= e[6] * t[3] + e[7] * t[4] + e[8] * t[5];
-  c[8] -= e[6] * t[6] + e[7] * t[7] + e[8] * t[8];
+/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v2 e0 = {e[0], e[5]};
+  const v2 e1 = {e[1], e[6]};
+  const v2 e2 = {e[2], e[7]};
+  const v2 e3 = {e[3], e[8]};
+  const v2 e4 = {e[4], e[9]};
+  *(v2 *)(et + 0) = e0;
+  *(v2 *)(et + 24) = e1;
+  *(v2 *)(et + 48) = e2;
+  *(v2 *)(et + 72) = e3;
+  *(v2 *)(et + 96) = e4;
+  const v2 y0 = e0;
+  const v2 y1 = e1 - n[5] * y0;
+  const v2 y2 = e2 - (n[10] * y0 + n[11] * y1);
+  const v2 y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
+  const v2 y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const v2 z0 = y0 * rinv[0];
+  const v2 z1 = y1 * rinv[1];
+  const v2 z2 = y2 * rinv[2];
+  const v2 z3 = y3 * rinv[3];
+  const v2 z4 = y4 * rinv[4];
+  const v2 x4 = z4;
+  const v2 x3 = z3 - n[23] * x4;
+  const v2 x2 = z2 - (n[17] * x3 + n[22] * x4);
+  const v2 x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
+  const v2 x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x0[1];
+  e[6] = x1[1];
+  e[7] = x2[1];
+  e[8] = x3[1];
+  e[9] = x4[1];
 }
 
-/* Lower triangle of a 3 x 3 node block C -= E T^T, E and T 3 x 5 (rt.h
- * factor step 3, a diagonal block pair). */
-static void reduce_tri_3_d5(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2] + e[3] * t[3] + e[4] * t[4];
-  c[3] -= e[5] * t[0] + e[6] * t[1] + e[7] * t[2] + e[8] * t[3] + e[9] * t[4];
-  c[4] -= e[5] * t[5] + e[6] * t[6] + e[7] * t[7] + e[8] * t[8] + e[9] * t[9];
-  c[6] -= e[10] * t[0] + e[11] * t[1] + e[12] * t[2] + e[13] * t[3] + e[14] * t[4];
-  c[7] -= e[10] * t[5] + e[11] * t[6] + e[12] * t[7] + e[13] * t[8] + e[14] * t[9];
-  c[8] -= e[10] * t[10] + e[11] * t[11] + e[12] * t[12] + e[13] * t[13] + e[14] * t[14];
+/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_6x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v2 e0 = {e[0], e[6]};
+  const v2 e1 = {e[1], e[7]};
+  const v2 e2 = {e[2], e[8]};
+  const v2 e3 = {e[3], e[9]};
+  const v2 e4 = {e[4], e[10]};
+  const v2 e5 = {e[5], e[11]};
+  *(v2 *)(et + 0) = e0;
+  *(v2 *)(et + 24) = e1;
+  *(v2 *)(et + 48) = e2;
+  *(v2 *)(et + 72) = e3;
+  *(v2 *)(et + 96) = e4;
+  *(v2 *)(et + 120) = e5;
+  const v2 y0 = e0;
+  const v2 y1 = e1 - n[6] * y0;
+  const v2 y2 = e2 - (n[12] * y0 + n[13] * y1);
+  const v2 y3 = e3 - (n[18] * y0 + n[19] * y1 + n[20] * y2);
+  const v2 y4 = e4 - (n[24] * y0 + n[25] * y1 + n[26] * y2 + n[27] * y3);
+  const v2 y5 = e5 - (n[30] * y0 + n[31] * y1 + n[32] * y2 + n[33] * y3 + n[34] * y4);
+  const v2 z0 = y0 * rinv[0];
+  const v2 z1 = y1 * rinv[1];
+  const v2 z2 = y2 * rinv[2];
+  const v2 z3 = y3 * rinv[3];
+  const v2 z4 = y4 * rinv[4];
+  const v2 z5 = y5 * rinv[5];
+  const v2 x5 = z5;
+  const v2 x4 = z4 - n[34] * x5;
+  const v2 x3 = z3 - (n[27] * x4 + n[33] * x5);
+  const v2 x2 = z2 - (n[20] * x3 + n[26] * x4 + n[32] * x5);
+  const v2 x1 = z1 - (n[13] * x2 + n[19] * x3 + n[25] * x4 + n[31] * x5);
+  const v2 x0 = z0 - (n[6] * x1 + n[12] * x2 + n[18] * x3 + n[24] * x4 + n[30] * x5);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x5[0];
+  e[6] = x0[1];
+  e[7] = x1[1];
+  e[8] = x2[1];
+  e[9] = x3[1];
+  e[10] = x4[1];
+  e[11] = x5[1];
 }
 
-/* Lower triangle of a 3 x 3 node block C -= E T^T, E and T 3 x 6 (rt.h
- * factor step 3, a diagonal block pair). */
-static void reduce_tri_3_d6(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2] + e[3] * t[3] + e[4] * t[4] + e[5] * t[5];
-  c[3] -= e[6] * t[0] + e[7] * t[1] + e[8] * t[2] + e[9] * t[3] + e[10] * t[4] + e[11] * t[5];
-  c[4] -= e[6] * t[6] + e[7] * t[7] + e[8] * t[8] + e[9] * t[9] + e[10] * t[10] + e[11] * t[11];
-  c[6] -= e[12] * t[0] + e[13] * t[1] + e[14] * t[2] + e[15] * t[3] + e[16] * t[4] + e[17] * t[5];
-  c[7] -= e[12] * t[6] + e[13] * t[7] + e[14] * t[8] + e[15] * t[9] + e[16] * t[10] + e[17] * t[11];
-  c[8] -= e[12] * t[12] + e[13] * t[13] + e[14] * t[14] + e[15] * t[15] + e[16] * t[16] + e[17] * t[17];
+/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_1x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  (void)n; /* a 1 x 1 block: only its reciprocal */
+  const v4 e0 = {e[0], e[1], e[2], e[3]};
+  *(v4 *)(et + 0) = e0;
+  const v4 y0 = e0;
+  const v4 z0 = y0 * rinv[0];
+  const v4 x0 = z0;
+  e[0] = x0[0];
+  e[1] = x0[1];
+  e[2] = x0[2];
+  e[3] = x0[3];
 }
 
-/* Lower triangle of a 5 x 5 node block C -= E T^T, E and T 5 x 1 (rt.h
- * factor step 3, a diagonal block pair). */
-static void reduce_tri_5_d1(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0];
-  c[5] -= e[1] * t[0];
-  c[6] -= e[1] * t[1];
-  c[10] -= e[2] * t[0];
-  c[11] -= e[2] * t[1];
-  c[12] -= e[2] * t[2];
-  c[15] -= e[3] * t[0];
-  c[16] -= e[3] * t[1];
-  c[17] -= e[3] * t[2];
-  c[18] -= e[3] * t[3];
-  c[20] -= e[4] * t[0];
-  c[21] -= e[4] * t[1];
-  c[22] -= e[4] * t[2];
-  c[23] -= e[4] * t[3];
-  c[24] -= e[4] * t[4];
+/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_3x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0 = {e[0], e[3], e[6], e[9]};
+  const v4 e1 = {e[1], e[4], e[7], e[10]};
+  const v4 e2 = {e[2], e[5], e[8], e[11]};
+  *(v4 *)(et + 0) = e0;
+  *(v4 *)(et + 24) = e1;
+  *(v4 *)(et + 48) = e2;
+  const v4 y0 = e0;
+  const v4 y1 = e1 - n[3] * y0;
+  const v4 y2 = e2 - (n[6] * y0 + n[7] * y1);
+  const v4 z0 = y0 * rinv[0];
+  const v4 z1 = y1 * rinv[1];
+  const v4 z2 = y2 * rinv[2];
+  const v4 x2 = z2;
+  const v4 x1 = z1 - n[7] * x2;
+  const v4 x0 = z0 - (n[3] * x1 + n[6] * x2);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x0[1];
+  e[4] = x1[1];
+  e[5] = x2[1];
+  e[6] = x0[2];
+  e[7] = x1[2];
+  e[8] = x2[2];
+  e[9] = x0[3];
+  e[10] = x1[3];
+  e[11] = x2[3];
 }
 
-/* Lower triangle of a 5 x 5 node block C -= E T^T, E and T 5 x 3 (rt.h
- * factor step 3, a diagonal block pair). */
-static void reduce_tri_5_d3(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2];
-  c[5] -= e[3] * t[0] + e[4] * t[1] + e[5] * t[2];
-  c[6] -= e[3] * t[3] + e[4] * t[4] + e[5] * t[5];
-  c[10] -= e[6] * t[0] + e[7] * t[1] + e[8] * t[2];
-  c[11] -= e[6] * t[3] + e[7] * t[4] + e[8] * t[5];
-  c[12] -= e[6] * t[6] + e[7] * t[7] + e[8] * t[8];
-  c[15] -= e[9] * t[0] + e[10] * t[1] + e[11] * t[2];
-  c[16] -= e[9] * t[3] + e[10] * t[4] + e[11] * t[5];
-  c[17] -= e[9] * t[6] + e[10] * t[7] + e[11] * t[8];
-  c[18] -= e[9] * t[9] + e[10] * t[10] + e[11] * t[11];
-  c[20] -= e[12] * t[0] + e[13] * t[1] + e[14] * t[2];
-  c[21] -= e[12] * t[3] + e[13] * t[4] + e[14] * t[5];
-  c[22] -= e[12] * t[6] + e[13] * t[7] + e[14] * t[8];
-  c[23] -= e[12] * t[9] + e[13] * t[10] + e[14] * t[11];
-  c[24] -= e[12] * t[12] + e[13] * t[13] + e[14] * t[14];
+/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_4x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0 = {e[0], e[4], e[8], e[12]};
+  const v4 e1 = {e[1], e[5], e[9], e[13]};
+  const v4 e2 = {e[2], e[6], e[10], e[14]};
+  const v4 e3 = {e[3], e[7], e[11], e[15]};
+  *(v4 *)(et + 0) = e0;
+  *(v4 *)(et + 24) = e1;
+  *(v4 *)(et + 48) = e2;
+  *(v4 *)(et + 72) = e3;
+  const v4 y0 = e0;
+  const v4 y1 = e1 - n[4] * y0;
+  const v4 y2 = e2 - (n[8] * y0 + n[9] * y1);
+  const v4 y3 = e3 - (n[12] * y0 + n[13] * y1 + n[14] * y2);
+  const v4 z0 = y0 * rinv[0];
+  const v4 z1 = y1 * rinv[1];
+  const v4 z2 = y2 * rinv[2];
+  const v4 z3 = y3 * rinv[3];
+  const v4 x3 = z3;
+  const v4 x2 = z2 - n[14] * x3;
+  const v4 x1 = z1 - (n[9] * x2 + n[13] * x3);
+  const v4 x0 = z0 - (n[4] * x1 + n[8] * x2 + n[12] * x3);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x0[1];
+  e[5] = x1[1];
+  e[6] = x2[1];
+  e[7] = x3[1];
+  e[8] = x0[2];
+  e[9] = x1[2];
+  e[10] = x2[2];
+  e[11] = x3[2];
+  e[12] = x0[3];
+  e[13] = x1[3];
+  e[14] = x2[3];
+  e[15] = x3[3];
 }
 
-/* Lower triangle of a 5 x 5 node block C -= E T^T, E and T 5 x 4 (rt.h
- * factor step 3, a diagonal block pair). */
-static void reduce_tri_5_d4(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2] + e[3] * t[3];
-  c[5] -= e[4] * t[0] + e[5] * t[1] + e[6] * t[2] + e[7] * t[3];
-  c[6] -= e[4] * t[4] + e[5] * t[5] + e[6] * t[6] + e[7] * t[7];
-  c[10] -= e[8] * t[0] + e[9] * t[1] + e[10] * t[2] + e[11] * t[3];
-  c[11] -= e[8] * t[4] + e[9] * t[5] + e[10] * t[6] + e[11] * t[7];
-  c[12] -= e[8] * t[8] + e[9] * t[9] + e[10] * t[10] + e[11] * t[11];
-  c[15] -= e[12] * t[0] + e[13] * t[1] + e[14] * t[2] + e[15] * t[3];
-  c[16] -= e[12] * t[4] + e[13] * t[5] + e[14] * t[6] + e[15] * t[7];
-  c[17] -= e[12] * t[8] + e[13] * t[9] + e[14] * t[10] + e[15] * t[11];
-  c[18] -= e[12] * t[12] + e[13] * t[13] + e[14] * t[14] + e[15] * t[15];
-  c[20] -= e[16] * t[0] + e[17] * t[1] + e[18] * t[2] + e[19] * t[3];
-  c[21] -= e[16] * t[4] + e[17] * t[5] + e[18] * t[6] + e[19] * t[7];
-  c[22] -= e[16] * t[8] + e[17] * t[9] + e[18] * t[10] + e[19] * t[11];
-  c[23] -= e[16] * t[12] + e[17] * t[13] + e[18] * t[14] + e[19] * t[15];
-  c[24] -= e[16] * t[16] + e[17] * t[17] + e[18] * t[18] + e[19] * t[19];
+/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0 = {e[0], e[5], e[10], e[15]};
+  const v4 e1 = {e[1], e[6], e[11], e[16]};
+  const v4 e2 = {e[2], e[7], e[12], e[17]};
+  const v4 e3 = {e[3], e[8], e[13], e[18]};
+  const v4 e4 = {e[4], e[9], e[14], e[19]};
+  *(v4 *)(et + 0) = e0;
+  *(v4 *)(et + 24) = e1;
+  *(v4 *)(et + 48) = e2;
+  *(v4 *)(et + 72) = e3;
+  *(v4 *)(et + 96) = e4;
+  const v4 y0 = e0;
+  const v4 y1 = e1 - n[5] * y0;
+  const v4 y2 = e2 - (n[10] * y0 + n[11] * y1);
+  const v4 y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
+  const v4 y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const v4 z0 = y0 * rinv[0];
+  const v4 z1 = y1 * rinv[1];
+  const v4 z2 = y2 * rinv[2];
+  const v4 z3 = y3 * rinv[3];
+  const v4 z4 = y4 * rinv[4];
+  const v4 x4 = z4;
+  const v4 x3 = z3 - n[23] * x4;
+  const v4 x2 = z2 - (n[17] * x3 + n[22] * x4);
+  const v4 x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
+  const v4 x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x0[1];
+  e[6] = x1[1];
+  e[7] = x2[1];
+  e[8] = x3[1];
+  e[9] = x4[1];
+  e[10] = x0[2];
+  e[11] = x1[2];
+  e[12] = x2[2];
+  e[13] = x3[2];
+  e[14] = x4[2];
+  e[15] = x0[3];
+  e[16] = x1[3];
+  e[17] = x2[3];
+  e[18] = x3[3];
+  e[19] = x4[3];
 }
 
-/* Lower triangle of a 5 x 5 node block C -= E T^T, E and T 5 x 5 (rt.h
- * factor step 3, a diagonal block pair). */
-static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2] + e[3] * t[3] + e[4] * t[4];
-  c[5] -= e[5] * t[0] + e[6] * t[1] + e[7] * t[2] + e[8] * t[3] + e[9] * t[4];
-  c[6] -= e[5] * t[5] + e[6] * t[6] + e[7] * t[7] + e[8] * t[8] + e[9] * t[9];
-  c[10] -= e[10] * t[0] + e[11] * t[1] + e[12] * t[2] + e[13] * t[3] + e[14] * t[4];
-  c[11] -= e[10] * t[5] + e[11] * t[6] + e[12] * t[7] + e[13] * t[8] + e[14] * t[9];
-  c[12] -= e[10] * t[10] + e[11] * t[11] + e[12] * t[12] + e[13] * t[13] + e[14] * t[14];
-  c[15] -= e[15] * t[0] + e[16] * t[1] + e[17] * t[2] + e[18] * t[3] + e[19] * t[4];
-  c[16] -= e[15] * t[5] + e[16] * t[6] + e[17] * t[7] + e[18] * t[8] + e[19] * t[9];
-  c[17] -= e[15] * t[10] + e[16] * t[11] + e[17] * t[12] + e[18] * t[13] + e[19] * t[14];
-  c[18] -= e[15] * t[15] + e[16] * t[16] + e[17] * t[17] + e[18] * t[18] + e[19] * t[19];
-  c[20] -= e[20] * t[0] + e[21] * t[1] + e[22] * t[2] + e[23] * t[3] + e[24] * t[4];
-  c[21] -= e[20] * t[5] + e[21] * t[6] + e[22] * t[7] + e[23] * t[8] + e[24] * t[9];
-  c[22] -= e[20] * t[10] + e[21] * t[11] + e[22] * t[12] + e[23] * t[13] + e[24] * t[14];
-  c[23] -= e[20] * t[15] + e[21] * t[16] + e[22] * t[17] + e[23] * t[18] + e[24] * t[19];
-  c[24] -= e[20] * t[20] + e[21] * t[21] + e[22] * t[22] + e[23] * t[23] + e[24] * t[24];
+/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_6x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0 = {e[0], e[6], e[12], e[18]};
+  const v4 e1 = {e[1], e[7], e[13], e[19]};
+  const v4 e2 = {e[2], e[8], e[14], e[20]};
+  const v4 e3 = {e[3], e[9], e[15], e[21]};
+  const v4 e4 = {e[4], e[10], e[16], e[22]};
+  const v4 e5 = {e[5], e[11], e[17], e[23]};
+  *(v4 *)(et + 0) = e0;
+  *(v4 *)(et + 24) = e1;
+  *(v4 *)(et + 48) = e2;
+  *(v4 *)(et + 72) = e3;
+  *(v4 *)(et + 96) = e4;
+  *(v4 *)(et + 120) = e5;
+  const v4 y0 = e0;
+  const v4 y1 = e1 - n[6] * y0;
+  const v4 y2 = e2 - (n[12] * y0 + n[13] * y1);
+  const v4 y3 = e3 - (n[18] * y0 + n[19] * y1 + n[20] * y2);
+  const v4 y4 = e4 - (n[24] * y0 + n[25] * y1 + n[26] * y2 + n[27] * y3);
+  const v4 y5 = e5 - (n[30] * y0 + n[31] * y1 + n[32] * y2 + n[33] * y3 + n[34] * y4);
+  const v4 z0 = y0 * rinv[0];
+  const v4 z1 = y1 * rinv[1];
+  const v4 z2 = y2 * rinv[2];
+  const v4 z3 = y3 * rinv[3];
+  const v4 z4 = y4 * rinv[4];
+  const v4 z5 = y5 * rinv[5];
+  const v4 x5 = z5;
+  const v4 x4 = z4 - n[34] * x5;
+  const v4 x3 = z3 - (n[27] * x4 + n[33] * x5);
+  const v4 x2 = z2 - (n[20] * x3 + n[26] * x4 + n[32] * x5);
+  const v4 x1 = z1 - (n[13] * x2 + n[19] * x3 + n[25] * x4 + n[31] * x5);
+  const v4 x0 = z0 - (n[6] * x1 + n[12] * x2 + n[18] * x3 + n[24] * x4 + n[30] * x5);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x5[0];
+  e[6] = x0[1];
+  e[7] = x1[1];
+  e[8] = x2[1];
+  e[9] = x3[1];
+  e[10] = x4[1];
+  e[11] = x5[1];
+  e[12] = x0[2];
+  e[13] = x1[2];
+  e[14] = x2[2];
+  e[15] = x3[2];
+  e[16] = x4[2];
+  e[17] = x5[2];
+  e[18] = x0[3];
+  e[19] = x1[3];
+  e[20] = x2[3];
+  e[21] = x3[3];
+  e[22] = x4[3];
+  e[23] = x5[3];
 }
 
-/* Lower triangle of a 5 x 5 node block C -= E T^T, E and T 5 x 6 (rt.h
- * factor step 3, a diagonal block pair). */
-static void reduce_tri_5_d6(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2] + e[3] * t[3] + e[4] * t[4] + e[5] * t[5];
-  c[5] -= e[6] * t[0] + e[7] * t[1] + e[8] * t[2] + e[9] * t[3] + e[10] * t[4] + e[11] * t[5];
-  c[6] -= e[6] * t[6] + e[7] * t[7] + e[8] * t[8] + e[9] * t[9] + e[10] * t[10] + e[11] * t[11];
-  c[10] -= e[12] * t[0] + e[13] * t[1] + e[14] * t[2] + e[15] * t[3] + e[16] * t[4] + e[17] * t[5];
-  c[11] -= e[12] * t[6] + e[13] * t[7] + e[14] * t[8] + e[15] * t[9] + e[16] * t[10] + e[17] * t[11];
-  c[12] -= e[12] * t[12] + e[13] * t[13] + e[14] * t[14] + e[15] * t[15] + e[16] * t[16] + e[17] * t[17];
-  c[15] -= e[18] * t[0] + e[19] * t[1] + e[20] * t[2] + e[21] * t[3] + e[22] * t[4] + e[23] * t[5];
-  c[16] -= e[18] * t[6] + e[19] * t[7] + e[20] * t[8] + e[21] * t[9] + e[22] * t[10] + e[23] * t[11];
-  c[17] -= e[18] * t[12] + e[19] * t[13] + e[20] * t[14] + e[21] * t[15] + e[22] * t[16] + e[23] * t[17];
-  c[18] -= e[18] * t[18] + e[19] * t[19] + e[20] * t[20] + e[21] * t[21] + e[22] * t[22] + e[23] * t[23];
-  c[20] -= e[24] * t[0] + e[25] * t[1] + e[26] * t[2] + e[27] * t[3] + e[28] * t[4] + e[29] * t[5];
-  c[21] -= e[24] * t[6] + e[25] * t[7] + e[26] * t[8] + e[27] * t[9] + e[28] * t[10] + e[29] * t[11];
-  c[22] -= e[24] * t[12] + e[25] * t[13] + e[26] * t[14] + e[27] * t[15] + e[28] * t[16] + e[29] * t[17];
-  c[23] -= e[24] * t[18] + e[25] * t[19] + e[26] * t[20] + e[27] * t[21] + e[28] * t[22] + e[29] * t[23];
-  c[24] -= e[24] * t[24] + e[25] * t[25] + e[26] * t[26] + e[27] * t[27] + e[28] * t[28] + e[29] * t[29];
+/* Lower triangle of a 3 x 3 node block C -= L E^T, L and E 3 x 1 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_3_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0];
+  *(v2 *)(c + 3) -= l[1] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 6) -= l[2] * *(const v2 *)(et + 0);
+  c[8] -= l[2] * et[2];
 }
 
-/* Lower triangle of a 6 x 6 node block C -= E T^T, E and T 6 x 3 (rt.h
- * factor step 3, a diagonal block pair). */
-static void reduce_tri_6_d3(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2];
-  c[6] -= e[3] * t[0] + e[4] * t[1] + e[5] * t[2];
-  c[7] -= e[3] * t[3] + e[4] * t[4] + e[5] * t[5];
-  c[12] -= e[6] * t[0] + e[7] * t[1] + e[8] * t[2];
-  c[13] -= e[6] * t[3] + e[7] * t[4] + e[8] * t[5];
-  c[14] -= e[6] * t[6] + e[7] * t[7] + e[8] * t[8];
-  c[18] -= e[9] * t[0] + e[10] * t[1] + e[11] * t[2];
-  c[19] -= e[9] * t[3] + e[10] * t[4] + e[11] * t[5];
-  c[20] -= e[9] * t[6] + e[10] * t[7] + e[11] * t[8];
-  c[21] -= e[9] * t[9] + e[10] * t[10] + e[11] * t[11];
-  c[24] -= e[12] * t[0] + e[13] * t[1] + e[14] * t[2];
-  c[25] -= e[12] * t[3] + e[13] * t[4] + e[14] * t[5];
-  c[26] -= e[12] * t[6] + e[13] * t[7] + e[14] * t[8];
-  c[27] -= e[12] * t[9] + e[13] * t[10] + e[14] * t[11];
-  c[28] -= e[12] * t[12] + e[13] * t[13] + e[14] * t[14];
-  c[30] -= e[15] * t[0] + e[16] * t[1] + e[17] * t[2];
-  c[31] -= e[15] * t[3] + e[16] * t[4] + e[17] * t[5];
-  c[32] -= e[15] * t[6] + e[16] * t[7] + e[17] * t[8];
-  c[33] -= e[15] * t[9] + e[16] * t[10] + e[17] * t[11];
-  c[34] -= e[15] * t[12] + e[16] * t[13] + e[17] * t[14];
-  c[35] -= e[15] * t[15] + e[16] * t[16] + e[17] * t[17];
+/* Lower triangle of a 3 x 3 node block C -= L E^T, L and E 3 x 3 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_3_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
+  *(v2 *)(c + 3) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
+  *(v2 *)(c + 6) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
+  c[8] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
 }
 
-/* Lower triangle of a 6 x 6 node block C -= E T^T, E and T 6 x 5 (rt.h
- * factor step 3, a diagonal block pair). */
-static void reduce_tri_6_d5(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2] + e[3] * t[3] + e[4] * t[4];
-  c[6] -= e[5] * t[0] + e[6] * t[1] + e[7] * t[2] + e[8] * t[3] + e[9] * t[4];
-  c[7] -= e[5] * t[5] + e[6] * t[6] + e[7] * t[7] + e[8] * t[8] + e[9] * t[9];
-  c[12] -= e[10] * t[0] + e[11] * t[1] + e[12] * t[2] + e[13] * t[3] + e[14] * t[4];
-  c[13] -= e[10] * t[5] + e[11] * t[6] + e[12] * t[7] + e[13] * t[8] + e[14] * t[9];
-  c[14] -= e[10] * t[10] + e[11] * t[11] + e[12] * t[12] + e[13] * t[13] + e[14] * t[14];
-  c[18] -= e[15] * t[0] + e[16] * t[1] + e[17] * t[2] + e[18] * t[3] + e[19] * t[4];
-  c[19] -= e[15] * t[5] + e[16] * t[6] + e[17] * t[7] + e[18] * t[8] + e[19] * t[9];
-  c[20] -= e[15] * t[10] + e[16] * t[11] + e[17] * t[12] + e[18] * t[13] + e[19] * t[14];
-  c[21] -= e[15] * t[15] + e[16] * t[16] + e[17] * t[17] + e[18] * t[18] + e[19] * t[19];
-  c[24] -= e[20] * t[0] + e[21] * t[1] + e[22] * t[2] + e[23] * t[3] + e[24] * t[4];
-  c[25] -= e[20] * t[5] + e[21] * t[6] + e[22] * t[7] + e[23] * t[8] + e[24] * t[9];
-  c[26] -= e[20] * t[10] + e[21] * t[11] + e[22] * t[12] + e[23] * t[13] + e[24] * t[14];
-  c[27] -= e[20] * t[15] + e[21] * t[16] + e[22] * t[17] + e[23] * t[18] + e[24] * t[19];
-  c[28] -= e[20] * t[20] + e[21] * t[21] + e[22] * t[22] + e[23] * t[23] + e[24] * t[24];
-  c[30] -= e[25] * t[0] + e[26] * t[1] + e[27] * t[2] + e[28] * t[3] + e[29] * t[4];
-  c[31] -= e[25] * t[5] + e[26] * t[6] + e[27] * t[7] + e[28] * t[8] + e[29] * t[9];
-  c[32] -= e[25] * t[10] + e[26] * t[11] + e[27] * t[12] + e[28] * t[13] + e[29] * t[14];
-  c[33] -= e[25] * t[15] + e[26] * t[16] + e[27] * t[17] + e[28] * t[18] + e[29] * t[19];
-  c[34] -= e[25] * t[20] + e[26] * t[21] + e[27] * t[22] + e[28] * t[23] + e[29] * t[24];
-  c[35] -= e[25] * t[25] + e[26] * t[26] + e[27] * t[27] + e[28] * t[28] + e[29] * t[29];
+/* Lower triangle of a 3 x 3 node block C -= L E^T, L and E 3 x 5 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_3_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
+  *(v2 *)(c + 3) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
+  *(v2 *)(c + 6) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
+  c[8] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
 }
 
-/* C -= E T^T for a 3 x 3 block C, E 3 x 1, T 3 x 1 (rt.h factor
- * step 3, one block pair). */
-static void reduce_3x3_d1(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0];
-  c[1] -= e[0] * t[1];
-  c[2] -= e[0] * t[2];
-  c[3] -= e[1] * t[0];
-  c[4] -= e[1] * t[1];
-  c[5] -= e[1] * t[2];
-  c[6] -= e[2] * t[0];
-  c[7] -= e[2] * t[1];
-  c[8] -= e[2] * t[2];
+/* Lower triangle of a 3 x 3 node block C -= L E^T, L and E 3 x 6 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_3_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96] + l[5] * et[120];
+  *(v2 *)(c + 3) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 96) + l[11] * *(const v2 *)(et + 120);
+  *(v2 *)(c + 6) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48) + l[15] * *(const v2 *)(et + 72) + l[16] * *(const v2 *)(et + 96) + l[17] * *(const v2 *)(et + 120);
+  c[8] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50] + l[15] * et[74] + l[16] * et[98] + l[17] * et[122];
 }
 
-/* C -= E T^T for a 3 x 3 block C, E 3 x 5, T 3 x 5 (rt.h factor
- * step 3, one block pair). */
-static void reduce_3x3_d5(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2] + e[3] * t[3] + e[4] * t[4];
-  c[1] -= e[0] * t[5] + e[1] * t[6] + e[2] * t[7] + e[3] * t[8] + e[4] * t[9];
-  c[2] -= e[0] * t[10] + e[1] * t[11] + e[2] * t[12] + e[3] * t[13] + e[4] * t[14];
-  c[3] -= e[5] * t[0] + e[6] * t[1] + e[7] * t[2] + e[8] * t[3] + e[9] * t[4];
-  c[4] -= e[5] * t[5] + e[6] * t[6] + e[7] * t[7] + e[8] * t[8] + e[9] * t[9];
-  c[5] -= e[5] * t[10] + e[6] * t[11] + e[7] * t[12] + e[8] * t[13] + e[9] * t[14];
-  c[6] -= e[10] * t[0] + e[11] * t[1] + e[12] * t[2] + e[13] * t[3] + e[14] * t[4];
-  c[7] -= e[10] * t[5] + e[11] * t[6] + e[12] * t[7] + e[13] * t[8] + e[14] * t[9];
-  c[8] -= e[10] * t[10] + e[11] * t[11] + e[12] * t[12] + e[13] * t[13] + e[14] * t[14];
+/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 1 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0];
+  *(v2 *)(c + 5) -= l[1] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 10) -= l[2] * *(const v2 *)(et + 0);
+  c[12] -= l[2] * et[2];
+  *(v4 *)(c + 15) -= l[3] * *(const v4 *)(et + 0);
+  *(v4 *)(c + 20) -= l[4] * *(const v4 *)(et + 0);
+  c[24] -= l[4] * et[4];
 }
 
-/* C -= E T^T for a 3 x 5 block C, E 3 x 1, T 5 x 1 (rt.h factor
- * step 3, one block pair). */
-static void reduce_3x5_d1(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0];
-  c[1] -= e[0] * t[1];
-  c[2] -= e[0] * t[2];
-  c[3] -= e[0] * t[3];
-  c[4] -= e[0] * t[4];
-  c[5] -= e[1] * t[0];
-  c[6] -= e[1] * t[1];
-  c[7] -= e[1] * t[2];
-  c[8] -= e[1] * t[3];
-  c[9] -= e[1] * t[4];
-  c[10] -= e[2] * t[0];
-  c[11] -= e[2] * t[1];
-  c[12] -= e[2] * t[2];
-  c[13] -= e[2] * t[3];
-  c[14] -= e[2] * t[4];
+/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 3 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
+  *(v2 *)(c + 5) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
+  *(v2 *)(c + 10) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
+  c[12] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
+  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
+  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
+  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
 }
 
-/* C -= E T^T for a 5 x 3 block C, E 5 x 6, T 3 x 6 (rt.h factor
- * step 3, one block pair). */
-static void reduce_5x3_d6(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2] + e[3] * t[3] + e[4] * t[4] + e[5] * t[5];
-  c[1] -= e[0] * t[6] + e[1] * t[7] + e[2] * t[8] + e[3] * t[9] + e[4] * t[10] + e[5] * t[11];
-  c[2] -= e[0] * t[12] + e[1] * t[13] + e[2] * t[14] + e[3] * t[15] + e[4] * t[16] + e[5] * t[17];
-  c[3] -= e[6] * t[0] + e[7] * t[1] + e[8] * t[2] + e[9] * t[3] + e[10] * t[4] + e[11] * t[5];
-  c[4] -= e[6] * t[6] + e[7] * t[7] + e[8] * t[8] + e[9] * t[9] + e[10] * t[10] + e[11] * t[11];
-  c[5] -= e[6] * t[12] + e[7] * t[13] + e[8] * t[14] + e[9] * t[15] + e[10] * t[16] + e[11] * t[17];
-  c[6] -= e[12] * t[0] + e[13] * t[1] + e[14] * t[2] + e[15] * t[3] + e[16] * t[4] + e[17] * t[5];
-  c[7] -= e[12] * t[6] + e[13] * t[7] + e[14] * t[8] + e[15] * t[9] + e[16] * t[10] + e[17] * t[11];
-  c[8] -= e[12] * t[12] + e[13] * t[13] + e[14] * t[14] + e[15] * t[15] + e[16] * t[16] + e[17] * t[17];
-  c[9] -= e[18] * t[0] + e[19] * t[1] + e[20] * t[2] + e[21] * t[3] + e[22] * t[4] + e[23] * t[5];
-  c[10] -= e[18] * t[6] + e[19] * t[7] + e[20] * t[8] + e[21] * t[9] + e[22] * t[10] + e[23] * t[11];
-  c[11] -= e[18] * t[12] + e[19] * t[13] + e[20] * t[14] + e[21] * t[15] + e[22] * t[16] + e[23] * t[17];
-  c[12] -= e[24] * t[0] + e[25] * t[1] + e[26] * t[2] + e[27] * t[3] + e[28] * t[4] + e[29] * t[5];
-  c[13] -= e[24] * t[6] + e[25] * t[7] + e[26] * t[8] + e[27] * t[9] + e[28] * t[10] + e[29] * t[11];
-  c[14] -= e[24] * t[12] + e[25] * t[13] + e[26] * t[14] + e[27] * t[15] + e[28] * t[16] + e[29] * t[17];
+/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 4 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_5_d4(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72];
+  *(v2 *)(c + 5) -= l[4] * *(const v2 *)(et + 0) + l[5] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 72);
+  *(v2 *)(c + 10) -= l[8] * *(const v2 *)(et + 0) + l[9] * *(const v2 *)(et + 24) + l[10] * *(const v2 *)(et + 48) + l[11] * *(const v2 *)(et + 72);
+  c[12] -= l[8] * et[2] + l[9] * et[26] + l[10] * et[50] + l[11] * et[74];
+  *(v4 *)(c + 15) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48) + l[15] * *(const v4 *)(et + 72);
+  *(v4 *)(c + 20) -= l[16] * *(const v4 *)(et + 0) + l[17] * *(const v4 *)(et + 24) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 72);
+  c[24] -= l[16] * et[4] + l[17] * et[28] + l[18] * et[52] + l[19] * et[76];
 }
 
-/* C -= E T^T for a 5 x 5 block C, E 5 x 3, T 5 x 3 (rt.h factor
- * step 3, one block pair). */
-static void reduce_5x5_d3(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2];
-  c[1] -= e[0] * t[3] + e[1] * t[4] + e[2] * t[5];
-  c[2] -= e[0] * t[6] + e[1] * t[7] + e[2] * t[8];
-  c[3] -= e[0] * t[9] + e[1] * t[10] + e[2] * t[11];
-  c[4] -= e[0] * t[12] + e[1] * t[13] + e[2] * t[14];
-  c[5] -= e[3] * t[0] + e[4] * t[1] + e[5] * t[2];
-  c[6] -= e[3] * t[3] + e[4] * t[4] + e[5] * t[5];
-  c[7] -= e[3] * t[6] + e[4] * t[7] + e[5] * t[8];
-  c[8] -= e[3] * t[9] + e[4] * t[10] + e[5] * t[11];
-  c[9] -= e[3] * t[12] + e[4] * t[13] + e[5] * t[14];
-  c[10] -= e[6] * t[0] + e[7] * t[1] + e[8] * t[2];
-  c[11] -= e[6] * t[3] + e[7] * t[4] + e[8] * t[5];
-  c[12] -= e[6] * t[6] + e[7] * t[7] + e[8] * t[8];
-  c[13] -= e[6] * t[9] + e[7] * t[10] + e[8] * t[11];
-  c[14] -= e[6] * t[12] + e[7] * t[13] + e[8] * t[14];
-  c[15] -= e[9] * t[0] + e[10] * t[1] + e[11] * t[2];
-  c[16] -= e[9] * t[3] + e[10] * t[4] + e[11] * t[5];
-  c[17] -= e[9] * t[6] + e[10] * t[7] + e[11] * t[8];
-  c[18] -= e[9] * t[9] + e[10] * t[10] + e[11] * t[11];
-  c[19] -= e[9] * t[12] + e[10] * t[13] + e[11] * t[14];
-  c[20] -= e[12] * t[0] + e[13] * t[1] + e[14] * t[2];
-  c[21] -= e[12] * t[3] + e[13] * t[4] + e[14] * t[5];
-  c[22] -= e[12] * t[6] + e[13] * t[7] + e[14] * t[8];
-  c[23] -= e[12] * t[9] + e[13] * t[10] + e[14] * t[11];
-  c[24] -= e[12] * t[12] + e[13] * t[13] + e[14] * t[14];
+/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 5 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
+  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
+  *(v2 *)(c + 10) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
+  c[12] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
 }
 
-/* C -= E T^T for a 5 x 5 block C, E 5 x 4, T 5 x 4 (rt.h factor
- * step 3, one block pair). */
-static void reduce_5x5_d4(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2] + e[3] * t[3];
-  c[1] -= e[0] * t[4] + e[1] * t[5] + e[2] * t[6] + e[3] * t[7];
-  c[2] -= e[0] * t[8] + e[1] * t[9] + e[2] * t[10] + e[3] * t[11];
-  c[3] -= e[0] * t[12] + e[1] * t[13] + e[2] * t[14] + e[3] * t[15];
-  c[4] -= e[0] * t[16] + e[1] * t[17] + e[2] * t[18] + e[3] * t[19];
-  c[5] -= e[4] * t[0] + e[5] * t[1] + e[6] * t[2] + e[7] * t[3];
-  c[6] -= e[4] * t[4] + e[5] * t[5] + e[6] * t[6] + e[7] * t[7];
-  c[7] -= e[4] * t[8] + e[5] * t[9] + e[6] * t[10] + e[7] * t[11];
-  c[8] -= e[4] * t[12] + e[5] * t[13] + e[6] * t[14] + e[7] * t[15];
-  c[9] -= e[4] * t[16] + e[5] * t[17] + e[6] * t[18] + e[7] * t[19];
-  c[10] -= e[8] * t[0] + e[9] * t[1] + e[10] * t[2] + e[11] * t[3];
-  c[11] -= e[8] * t[4] + e[9] * t[5] + e[10] * t[6] + e[11] * t[7];
-  c[12] -= e[8] * t[8] + e[9] * t[9] + e[10] * t[10] + e[11] * t[11];
-  c[13] -= e[8] * t[12] + e[9] * t[13] + e[10] * t[14] + e[11] * t[15];
-  c[14] -= e[8] * t[16] + e[9] * t[17] + e[10] * t[18] + e[11] * t[19];
-  c[15] -= e[12] * t[0] + e[13] * t[1] + e[14] * t[2] + e[15] * t[3];
-  c[16] -= e[12] * t[4] + e[13] * t[5] + e[14] * t[6] + e[15] * t[7];
-  c[17] -= e[12] * t[8] + e[13] * t[9] + e[14] * t[10] + e[15] * t[11];
-  c[18] -= e[12] * t[12] + e[13] * t[13] + e[14] * t[14] + e[15] * t[15];
-  c[19] -= e[12] * t[16] + e[13] * t[17] + e[14] * t[18] + e[15] * t[19];
-  c[20] -= e[16] * t[0] + e[17] * t[1] + e[18] * t[2] + e[19] * t[3];
-  c[21] -= e[16] * t[4] + e[17] * t[5] + e[18] * t[6] + e[19] * t[7];
-  c[22] -= e[16] * t[8] + e[17] * t[9] + e[18] * t[10] + e[19] * t[11];
-  c[23] -= e[16] * t[12] + e[17] * t[13] + e[18] * t[14] + e[19] * t[15];
-  c[24] -= e[16] * t[16] + e[17] * t[17] + e[18] * t[18] + e[19] * t[19];
+/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 6 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_5_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96] + l[5] * et[120];
+  *(v2 *)(c + 5) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 96) + l[11] * *(const v2 *)(et + 120);
+  *(v2 *)(c + 10) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48) + l[15] * *(const v2 *)(et + 72) + l[16] * *(const v2 *)(et + 96) + l[17] * *(const v2 *)(et + 120);
+  c[12] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50] + l[15] * et[74] + l[16] * et[98] + l[17] * et[122];
+  *(v4 *)(c + 15) -= l[18] * *(const v4 *)(et + 0) + l[19] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 120);
+  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 0) + l[25] * *(const v4 *)(et + 24) + l[26] * *(const v4 *)(et + 48) + l[27] * *(const v4 *)(et + 72) + l[28] * *(const v4 *)(et + 96) + l[29] * *(const v4 *)(et + 120);
+  c[24] -= l[24] * et[4] + l[25] * et[28] + l[26] * et[52] + l[27] * et[76] + l[28] * et[100] + l[29] * et[124];
 }
 
-/* C -= E T^T for a 5 x 5 block C, E 5 x 5, T 5 x 5 (rt.h factor
- * step 3, one block pair). */
-static void reduce_5x5_d5(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2] + e[3] * t[3] + e[4] * t[4];
-  c[1] -= e[0] * t[5] + e[1] * t[6] + e[2] * t[7] + e[3] * t[8] + e[4] * t[9];
-  c[2] -= e[0] * t[10] + e[1] * t[11] + e[2] * t[12] + e[3] * t[13] + e[4] * t[14];
-  c[3] -= e[0] * t[15] + e[1] * t[16] + e[2] * t[17] + e[3] * t[18] + e[4] * t[19];
-  c[4] -= e[0] * t[20] + e[1] * t[21] + e[2] * t[22] + e[3] * t[23] + e[4] * t[24];
-  c[5] -= e[5] * t[0] + e[6] * t[1] + e[7] * t[2] + e[8] * t[3] + e[9] * t[4];
-  c[6] -= e[5] * t[5] + e[6] * t[6] + e[7] * t[7] + e[8] * t[8] + e[9] * t[9];
-  c[7] -= e[5] * t[10] + e[6] * t[11] + e[7] * t[12] + e[8] * t[13] + e[9] * t[14];
-  c[8] -= e[5] * t[15] + e[6] * t[16] + e[7] * t[17] + e[8] * t[18] + e[9] * t[19];
-  c[9] -= e[5] * t[20] + e[6] * t[21] + e[7] * t[22] + e[8] * t[23] + e[9] * t[24];
-  c[10] -= e[10] * t[0] + e[11] * t[1] + e[12] * t[2] + e[13] * t[3] + e[14] * t[4];
-  c[11] -= e[10] * t[5] + e[11] * t[6] + e[12] * t[7] + e[13] * t[8] + e[14] * t[9];
-  c[12] -= e[10] * t[10] + e[11] * t[11] + e[12] * t[12] + e[13] * t[13] + e[14] * t[14];
-  c[13] -= e[10] * t[15] + e[11] * t[16] + e[12] * t[17] + e[13] * t[18] + e[14] * t[19];
-  c[14] -= e[10] * t[20] + e[11] * t[21] + e[12] * t[22] + e[13] * t[23] + e[14] * t[24];
-  c[15] -= e[15] * t[0] + e[16] * t[1] + e[17] * t[2] + e[18] * t[3] + e[19] * t[4];
-  c[16] -= e[15] * t[5] + e[16] * t[6] + e[17] * t[7] + e[18] * t[8] + e[19] * t[9];
-  c[17] -= e[15] * t[10] + e[16] * t[11] + e[17] * t[12] + e[18] * t[13] + e[19] * t[14];
-  c[18] -= e[15] * t[15] + e[16] * t[16] + e[17] * t[17] + e[18] * t[18] + e[19] * t[19];
-  c[19] -= e[15] * t[20] + e[16] * t[21] + e[17] * t[22] + e[18] * t[23] + e[19] * t[24];
-  c[20] -= e[20] * t[0] + e[21] * t[1] + e[22] * t[2] + e[23] * t[3] + e[24] * t[4];
-  c[21] -= e[20] * t[5] + e[21] * t[6] + e[22] * t[7] + e[23] * t[8] + e[24] * t[9];
-  c[22] -= e[20] * t[10] + e[21] * t[11] + e[22] * t[12] + e[23] * t[13] + e[24] * t[14];
-  c[23] -= e[20] * t[15] + e[21] * t[16] + e[22] * t[17] + e[23] * t[18] + e[24] * t[19];
-  c[24] -= e[20] * t[20] + e[21] * t[21] + e[22] * t[22] + e[23] * t[23] + e[24] * t[24];
+/* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 3 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_6_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
+  *(v2 *)(c + 6) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
+  *(v2 *)(c + 12) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
+  c[14] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
+  *(v4 *)(c + 18) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
+  *(v4 *)(c + 24) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
+  c[28] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
+  *(v4 *)(c + 30) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
+  *(v2 *)(c + 34) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 28) + l[17] * *(const v2 *)(et + 52);
 }
 
-/* C -= E T^T for a 5 x 5 block C, E 5 x 6, T 5 x 6 (rt.h factor
- * step 3, one block pair). */
-static void reduce_5x5_d6(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2] + e[3] * t[3] + e[4] * t[4] + e[5] * t[5];
-  c[1] -= e[0] * t[6] + e[1] * t[7] + e[2] * t[8] + e[3] * t[9] + e[4] * t[10] + e[5] * t[11];
-  c[2] -= e[0] * t[12] + e[1] * t[13] + e[2] * t[14] + e[3] * t[15] + e[4] * t[16] + e[5] * t[17];
-  c[3] -= e[0] * t[18] + e[1] * t[19] + e[2] * t[20] + e[3] * t[21] + e[4] * t[22] + e[5] * t[23];
-  c[4] -= e[0] * t[24] + e[1] * t[25] + e[2] * t[26] + e[3] * t[27] + e[4] * t[28] + e[5] * t[29];
-  c[5] -= e[6] * t[0] + e[7] * t[1] + e[8] * t[2] + e[9] * t[3] + e[10] * t[4] + e[11] * t[5];
-  c[6] -= e[6] * t[6] + e[7] * t[7] + e[8] * t[8] + e[9] * t[9] + e[10] * t[10] + e[11] * t[11];
-  c[7] -= e[6] * t[12] + e[7] * t[13] + e[8] * t[14] + e[9] * t[15] + e[10] * t[16] + e[11] * t[17];
-  c[8] -= e[6] * t[18] + e[7] * t[19] + e[8] * t[20] + e[9] * t[21] + e[10] * t[22] + e[11] * t[23];
-  c[9] -= e[6] * t[24] + e[7] * t[25] + e[8] * t[26] + e[9] * t[27] + e[10] * t[28] + e[11] * t[29];
-  c[10] -= e[12] * t[0] + e[13] * t[1] + e[14] * t[2] + e[15] * t[3] + e[16] * t[4] + e[17] * t[5];
-  c[11] -= e[12] * t[6] + e[13] * t[7] + e[14] * t[8] + e[15] * t[9] + e[16] * t[10] + e[17] * t[11];
-  c[12] -= e[12] * t[12] + e[13] * t[13] + e[14] * t[14] + e[15] * t[15] + e[16] * t[16] + e[17] * t[17];
-  c[13] -= e[12] * t[18] + e[13] * t[19] + e[14] * t[20] + e[15] * t[21] + e[16] * t[22] + e[17] * t[23];
-  c[14] -= e[12] * t[24] + e[13] * t[25] + e[14] * t[26] + e[15] * t[27] + e[16] * t[28] + e[17] * t[29];
-  c[15] -= e[18] * t[0] + e[19] * t[1] + e[20] * t[2] + e[21] * t[3] + e[22] * t[4] + e[23] * t[5];
-  c[16] -= e[18] * t[6] + e[19] * t[7] + e[20] * t[8] + e[21] * t[9] + e[22] * t[10] + e[23] * t[11];
-  c[17] -= e[18] * t[12] + e[19] * t[13] + e[20] * t[14] + e[21] * t[15] + e[22] * t[16] + e[23] * t[17];
-  c[18] -= e[18] * t[18] + e[19] * t[19] + e[20] * t[20] + e[21] * t[21] + e[22] * t[22] + e[23] * t[23];
-  c[19] -= e[18] * t[24] + e[19] * t[25] + e[20] * t[26] + e[21] * t[27] + e[22] * t[28] + e[23] * t[29];
-  c[20] -= e[24] * t[0] + e[25] * t[1] + e[26] * t[2] + e[27] * t[3] + e[28] * t[4] + e[29] * t[5];
-  c[21] -= e[24] * t[6] + e[25] * t[7] + e[26] * t[8] + e[27] * t[9] + e[28] * t[10] + e[29] * t[11];
-  c[22] -= e[24] * t[12] + e[25] * t[13] + e[26] * t[14] + e[27] * t[15] + e[28] * t[16] + e[29] * t[17];
-  c[23] -= e[24] * t[18] + e[25] * t[19] + e[26] * t[20] + e[27] * t[21] + e[28] * t[22] + e[29] * t[23];
-  c[24] -= e[24] * t[24] + e[25] * t[25] + e[26] * t[26] + e[27] * t[27] + e[28] * t[28] + e[29] * t[29];
+/* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 5 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
+  *(v2 *)(c + 6) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
+  *(v2 *)(c + 12) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
+  c[14] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
+  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  c[28] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
+  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 28) + l[27] * *(const v2 *)(et + 52) + l[28] * *(const v2 *)(et + 76) + l[29] * *(const v2 *)(et + 100);
 }
 
-/* C -= E T^T for a 6 x 3 block C, E 6 x 3, T 3 x 3 (rt.h factor
- * step 3, one block pair). */
-static void reduce_6x3_d3(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2];
-  c[1] -= e[0] * t[3] + e[1] * t[4] + e[2] * t[5];
-  c[2] -= e[0] * t[6] + e[1] * t[7] + e[2] * t[8];
-  c[3] -= e[3] * t[0] + e[4] * t[1] + e[5] * t[2];
-  c[4] -= e[3] * t[3] + e[4] * t[4] + e[5] * t[5];
-  c[5] -= e[3] * t[6] + e[4] * t[7] + e[5] * t[8];
-  c[6] -= e[6] * t[0] + e[7] * t[1] + e[8] * t[2];
-  c[7] -= e[6] * t[3] + e[7] * t[4] + e[8] * t[5];
-  c[8] -= e[6] * t[6] + e[7] * t[7] + e[8] * t[8];
-  c[9] -= e[9] * t[0] + e[10] * t[1] + e[11] * t[2];
-  c[10] -= e[9] * t[3] + e[10] * t[4] + e[11] * t[5];
-  c[11] -= e[9] * t[6] + e[10] * t[7] + e[11] * t[8];
-  c[12] -= e[12] * t[0] + e[13] * t[1] + e[14] * t[2];
-  c[13] -= e[12] * t[3] + e[13] * t[4] + e[14] * t[5];
-  c[14] -= e[12] * t[6] + e[13] * t[7] + e[14] * t[8];
-  c[15] -= e[15] * t[0] + e[16] * t[1] + e[17] * t[2];
-  c[16] -= e[15] * t[3] + e[16] * t[4] + e[17] * t[5];
-  c[17] -= e[15] * t[6] + e[16] * t[7] + e[17] * t[8];
+/* C -= L E^T for a 3 x 3 block C, L 3 x 1, E 3 x 1 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_3x3_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v2 *)(c + 0) -= l[0] * *(const v2 *)(et + 0);
+  c[2] -= l[0] * et[2];
+  *(v2 *)(c + 3) -= l[1] * *(const v2 *)(et + 0);
+  c[5] -= l[1] * et[2];
+  *(v2 *)(c + 6) -= l[2] * *(const v2 *)(et + 0);
+  c[8] -= l[2] * et[2];
 }
 
-/* C -= E T^T for a 6 x 5 block C, E 6 x 3, T 5 x 3 (rt.h factor
- * step 3, one block pair). */
-static void reduce_6x5_d3(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2];
-  c[1] -= e[0] * t[3] + e[1] * t[4] + e[2] * t[5];
-  c[2] -= e[0] * t[6] + e[1] * t[7] + e[2] * t[8];
-  c[3] -= e[0] * t[9] + e[1] * t[10] + e[2] * t[11];
-  c[4] -= e[0] * t[12] + e[1] * t[13] + e[2] * t[14];
-  c[5] -= e[3] * t[0] + e[4] * t[1] + e[5] * t[2];
-  c[6] -= e[3] * t[3] + e[4] * t[4] + e[5] * t[5];
-  c[7] -= e[3] * t[6] + e[4] * t[7] + e[5] * t[8];
-  c[8] -= e[3] * t[9] + e[4] * t[10] + e[5] * t[11];
-  c[9] -= e[3] * t[12] + e[4] * t[13] + e[5] * t[14];
-  c[10] -= e[6] * t[0] + e[7] * t[1] + e[8] * t[2];
-  c[11] -= e[6] * t[3] + e[7] * t[4] + e[8] * t[5];
-  c[12] -= e[6] * t[6] + e[7] * t[7] + e[8] * t[8];
-  c[13] -= e[6] * t[9] + e[7] * t[10] + e[8] * t[11];
-  c[14] -= e[6] * t[12] + e[7] * t[13] + e[8] * t[14];
-  c[15] -= e[9] * t[0] + e[10] * t[1] + e[11] * t[2];
-  c[16] -= e[9] * t[3] + e[10] * t[4] + e[11] * t[5];
-  c[17] -= e[9] * t[6] + e[10] * t[7] + e[11] * t[8];
-  c[18] -= e[9] * t[9] + e[10] * t[10] + e[11] * t[11];
-  c[19] -= e[9] * t[12] + e[10] * t[13] + e[11] * t[14];
-  c[20] -= e[12] * t[0] + e[13] * t[1] + e[14] * t[2];
-  c[21] -= e[12] * t[3] + e[13] * t[4] + e[14] * t[5];
-  c[22] -= e[12] * t[6] + e[13] * t[7] + e[14] * t[8];
-  c[23] -= e[12] * t[9] + e[13] * t[10] + e[14] * t[11];
-  c[24] -= e[12] * t[12] + e[13] * t[13] + e[14] * t[14];
-  c[25] -= e[15] * t[0] + e[16] * t[1] + e[17] * t[2];
-  c[26] -= e[15] * t[3] + e[16] * t[4] + e[17] * t[5];
-  c[27] -= e[15] * t[6] + e[16] * t[7] + e[17] * t[8];
-  c[28] -= e[15] * t[9] + e[16] * t[10] + e[17] * t[11];
-  c[29] -= e[15] * t[12] + e[16] * t[13] + e[17] * t[14];
+/* C -= L E^T for a 3 x 3 block C, L 3 x 5, E 3 x 5 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_3x3_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v2 *)(c + 0) -= l[0] * *(const v2 *)(et + 0) + l[1] * *(const v2 *)(et + 24) + l[2] * *(const v2 *)(et + 48) + l[3] * *(const v2 *)(et + 72) + l[4] * *(const v2 *)(et + 96);
+  c[2] -= l[0] * et[2] + l[1] * et[26] + l[2] * et[50] + l[3] * et[74] + l[4] * et[98];
+  *(v2 *)(c + 3) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
+  c[5] -= l[5] * et[2] + l[6] * et[26] + l[7] * et[50] + l[8] * et[74] + l[9] * et[98];
+  *(v2 *)(c + 6) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
+  c[8] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
 }
 
-/* C -= E T^T for a 6 x 5 block C, E 6 x 5, T 5 x 5 (rt.h factor
- * step 3, one block pair). */
-static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2] + e[3] * t[3] + e[4] * t[4];
-  c[1] -= e[0] * t[5] + e[1] * t[6] + e[2] * t[7] + e[3] * t[8] + e[4] * t[9];
-  c[2] -= e[0] * t[10] + e[1] * t[11] + e[2] * t[12] + e[3] * t[13] + e[4] * t[14];
-  c[3] -= e[0] * t[15] + e[1] * t[16] + e[2] * t[17] + e[3] * t[18] + e[4] * t[19];
-  c[4] -= e[0] * t[20] + e[1] * t[21] + e[2] * t[22] + e[3] * t[23] + e[4] * t[24];
-  c[5] -= e[5] * t[0] + e[6] * t[1] + e[7] * t[2] + e[8] * t[3] + e[9] * t[4];
-  c[6] -= e[5] * t[5] + e[6] * t[6] + e[7] * t[7] + e[8] * t[8] + e[9] * t[9];
-  c[7] -= e[5] * t[10] + e[6] * t[11] + e[7] * t[12] + e[8] * t[13] + e[9] * t[14];
-  c[8] -= e[5] * t[15] + e[6] * t[16] + e[7] * t[17] + e[8] * t[18] + e[9] * t[19];
-  c[9] -= e[5] * t[20] + e[6] * t[21] + e[7] * t[22] + e[8] * t[23] + e[9] * t[24];
-  c[10] -= e[10] * t[0] + e[11] * t[1] + e[12] * t[2] + e[13] * t[3] + e[14] * t[4];
-  c[11] -= e[10] * t[5] + e[11] * t[6] + e[12] * t[7] + e[13] * t[8] + e[14] * t[9];
-  c[12] -= e[10] * t[10] + e[11] * t[11] + e[12] * t[12] + e[13] * t[13] + e[14] * t[14];
-  c[13] -= e[10] * t[15] + e[11] * t[16] + e[12] * t[17] + e[13] * t[18] + e[14] * t[19];
-  c[14] -= e[10] * t[20] + e[11] * t[21] + e[12] * t[22] + e[13] * t[23] + e[14] * t[24];
-  c[15] -= e[15] * t[0] + e[16] * t[1] + e[17] * t[2] + e[18] * t[3] + e[19] * t[4];
-  c[16] -= e[15] * t[5] + e[16] * t[6] + e[17] * t[7] + e[18] * t[8] + e[19] * t[9];
-  c[17] -= e[15] * t[10] + e[16] * t[11] + e[17] * t[12] + e[18] * t[13] + e[19] * t[14];
-  c[18] -= e[15] * t[15] + e[16] * t[16] + e[17] * t[17] + e[18] * t[18] + e[19] * t[19];
-  c[19] -= e[15] * t[20] + e[16] * t[21] + e[17] * t[22] + e[18] * t[23] + e[19] * t[24];
-  c[20] -= e[20] * t[0] + e[21] * t[1] + e[22] * t[2] + e[23] * t[3] + e[24] * t[4];
-  c[21] -= e[20] * t[5] + e[21] * t[6] + e[22] * t[7] + e[23] * t[8] + e[24] * t[9];
-  c[22] -= e[20] * t[10] + e[21] * t[11] + e[22] * t[12] + e[23] * t[13] + e[24] * t[14];
-  c[23] -= e[20] * t[15] + e[21] * t[16] + e[22] * t[17] + e[23] * t[18] + e[24] * t[19];
-  c[24] -= e[20] * t[20] + e[21] * t[21] + e[22] * t[22] + e[23] * t[23] + e[24] * t[24];
-  c[25] -= e[25] * t[0] + e[26] * t[1] + e[27] * t[2] + e[28] * t[3] + e[29] * t[4];
-  c[26] -= e[25] * t[5] + e[26] * t[6] + e[27] * t[7] + e[28] * t[8] + e[29] * t[9];
-  c[27] -= e[25] * t[10] + e[26] * t[11] + e[27] * t[12] + e[28] * t[13] + e[29] * t[14];
-  c[28] -= e[25] * t[15] + e[26] * t[16] + e[27] * t[17] + e[28] * t[18] + e[29] * t[19];
-  c[29] -= e[25] * t[20] + e[26] * t[21] + e[27] * t[22] + e[28] * t[23] + e[29] * t[24];
+/* C -= L E^T for a 3 x 5 block C, L 3 x 1, E 5 x 1 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_3x5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0);
+  c[4] -= l[0] * et[4];
+  *(v4 *)(c + 5) -= l[1] * *(const v4 *)(et + 0);
+  c[9] -= l[1] * et[4];
+  *(v4 *)(c + 10) -= l[2] * *(const v4 *)(et + 0);
+  c[14] -= l[2] * et[4];
+}
+
+/* C -= L E^T for a 5 x 3 block C, L 5 x 6, E 3 x 6 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_5x3_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v2 *)(c + 0) -= l[0] * *(const v2 *)(et + 0) + l[1] * *(const v2 *)(et + 24) + l[2] * *(const v2 *)(et + 48) + l[3] * *(const v2 *)(et + 72) + l[4] * *(const v2 *)(et + 96) + l[5] * *(const v2 *)(et + 120);
+  c[2] -= l[0] * et[2] + l[1] * et[26] + l[2] * et[50] + l[3] * et[74] + l[4] * et[98] + l[5] * et[122];
+  *(v2 *)(c + 3) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 96) + l[11] * *(const v2 *)(et + 120);
+  c[5] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50] + l[9] * et[74] + l[10] * et[98] + l[11] * et[122];
+  *(v2 *)(c + 6) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48) + l[15] * *(const v2 *)(et + 72) + l[16] * *(const v2 *)(et + 96) + l[17] * *(const v2 *)(et + 120);
+  c[8] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50] + l[15] * et[74] + l[16] * et[98] + l[17] * et[122];
+  *(v2 *)(c + 9) -= l[18] * *(const v2 *)(et + 0) + l[19] * *(const v2 *)(et + 24) + l[20] * *(const v2 *)(et + 48) + l[21] * *(const v2 *)(et + 72) + l[22] * *(const v2 *)(et + 96) + l[23] * *(const v2 *)(et + 120);
+  c[11] -= l[18] * et[2] + l[19] * et[26] + l[20] * et[50] + l[21] * et[74] + l[22] * et[98] + l[23] * et[122];
+  *(v2 *)(c + 12) -= l[24] * *(const v2 *)(et + 0) + l[25] * *(const v2 *)(et + 24) + l[26] * *(const v2 *)(et + 48) + l[27] * *(const v2 *)(et + 72) + l[28] * *(const v2 *)(et + 96) + l[29] * *(const v2 *)(et + 120);
+  c[14] -= l[24] * et[2] + l[25] * et[26] + l[26] * et[50] + l[27] * et[74] + l[28] * et[98] + l[29] * et[122];
+}
+
+/* C -= L E^T for a 5 x 5 block C, L 5 x 3, E 5 x 3 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_5x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48);
+  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52];
+  *(v4 *)(c + 5) -= l[3] * *(const v4 *)(et + 0) + l[4] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 48);
+  c[9] -= l[3] * et[4] + l[4] * et[28] + l[5] * et[52];
+  *(v4 *)(c + 10) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48);
+  c[14] -= l[6] * et[4] + l[7] * et[28] + l[8] * et[52];
+  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
+  c[19] -= l[9] * et[4] + l[10] * et[28] + l[11] * et[52];
+  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
+  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
+}
+
+/* C -= L E^T for a 5 x 5 block C, L 5 x 4, E 5 x 4 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_5x5_d4(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72);
+  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76];
+  *(v4 *)(c + 5) -= l[4] * *(const v4 *)(et + 0) + l[5] * *(const v4 *)(et + 24) + l[6] * *(const v4 *)(et + 48) + l[7] * *(const v4 *)(et + 72);
+  c[9] -= l[4] * et[4] + l[5] * et[28] + l[6] * et[52] + l[7] * et[76];
+  *(v4 *)(c + 10) -= l[8] * *(const v4 *)(et + 0) + l[9] * *(const v4 *)(et + 24) + l[10] * *(const v4 *)(et + 48) + l[11] * *(const v4 *)(et + 72);
+  c[14] -= l[8] * et[4] + l[9] * et[28] + l[10] * et[52] + l[11] * et[76];
+  *(v4 *)(c + 15) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48) + l[15] * *(const v4 *)(et + 72);
+  c[19] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52] + l[15] * et[76];
+  *(v4 *)(c + 20) -= l[16] * *(const v4 *)(et + 0) + l[17] * *(const v4 *)(et + 24) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 72);
+  c[24] -= l[16] * et[4] + l[17] * et[28] + l[18] * et[52] + l[19] * et[76];
+}
+
+/* C -= L E^T for a 5 x 5 block C, L 5 x 5, E 5 x 5 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_5x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
+  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100];
+  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
+  c[9] -= l[5] * et[4] + l[6] * et[28] + l[7] * et[52] + l[8] * et[76] + l[9] * et[100];
+  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
+  c[14] -= l[10] * et[4] + l[11] * et[28] + l[12] * et[52] + l[13] * et[76] + l[14] * et[100];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  c[19] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52] + l[18] * et[76] + l[19] * et[100];
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
+}
+
+/* C -= L E^T for a 5 x 5 block C, L 5 x 6, E 5 x 6 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_5x5_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96) + l[5] * *(const v4 *)(et + 120);
+  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100] + l[5] * et[124];
+  *(v4 *)(c + 5) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48) + l[9] * *(const v4 *)(et + 72) + l[10] * *(const v4 *)(et + 96) + l[11] * *(const v4 *)(et + 120);
+  c[9] -= l[6] * et[4] + l[7] * et[28] + l[8] * et[52] + l[9] * et[76] + l[10] * et[100] + l[11] * et[124];
+  *(v4 *)(c + 10) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48) + l[15] * *(const v4 *)(et + 72) + l[16] * *(const v4 *)(et + 96) + l[17] * *(const v4 *)(et + 120);
+  c[14] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52] + l[15] * et[76] + l[16] * et[100] + l[17] * et[124];
+  *(v4 *)(c + 15) -= l[18] * *(const v4 *)(et + 0) + l[19] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 120);
+  c[19] -= l[18] * et[4] + l[19] * et[28] + l[20] * et[52] + l[21] * et[76] + l[22] * et[100] + l[23] * et[124];
+  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 0) + l[25] * *(const v4 *)(et + 24) + l[26] * *(const v4 *)(et + 48) + l[27] * *(const v4 *)(et + 72) + l[28] * *(const v4 *)(et + 96) + l[29] * *(const v4 *)(et + 120);
+  c[24] -= l[24] * et[4] + l[25] * et[28] + l[26] * et[52] + l[27] * et[76] + l[28] * et[100] + l[29] * et[124];
+}
+
+/* C -= L E^T for a 6 x 3 block C, L 6 x 3, E 3 x 3 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_6x3_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v2 *)(c + 0) -= l[0] * *(const v2 *)(et + 0) + l[1] * *(const v2 *)(et + 24) + l[2] * *(const v2 *)(et + 48);
+  c[2] -= l[0] * et[2] + l[1] * et[26] + l[2] * et[50];
+  *(v2 *)(c + 3) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
+  c[5] -= l[3] * et[2] + l[4] * et[26] + l[5] * et[50];
+  *(v2 *)(c + 6) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
+  c[8] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
+  *(v2 *)(c + 9) -= l[9] * *(const v2 *)(et + 0) + l[10] * *(const v2 *)(et + 24) + l[11] * *(const v2 *)(et + 48);
+  c[11] -= l[9] * et[2] + l[10] * et[26] + l[11] * et[50];
+  *(v2 *)(c + 12) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48);
+  c[14] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50];
+  *(v2 *)(c + 15) -= l[15] * *(const v2 *)(et + 0) + l[16] * *(const v2 *)(et + 24) + l[17] * *(const v2 *)(et + 48);
+  c[17] -= l[15] * et[2] + l[16] * et[26] + l[17] * et[50];
+}
+
+/* C -= L E^T for a 6 x 5 block C, L 6 x 3, E 5 x 3 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_6x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48);
+  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52];
+  *(v4 *)(c + 5) -= l[3] * *(const v4 *)(et + 0) + l[4] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 48);
+  c[9] -= l[3] * et[4] + l[4] * et[28] + l[5] * et[52];
+  *(v4 *)(c + 10) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48);
+  c[14] -= l[6] * et[4] + l[7] * et[28] + l[8] * et[52];
+  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
+  c[19] -= l[9] * et[4] + l[10] * et[28] + l[11] * et[52];
+  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
+  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
+  *(v4 *)(c + 25) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
+  c[29] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52];
+}
+
+/* C -= L E^T for a 6 x 5 block C, L 6 x 5, E 5 x 5 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
+  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100];
+  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
+  c[9] -= l[5] * et[4] + l[6] * et[28] + l[7] * et[52] + l[8] * et[76] + l[9] * et[100];
+  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
+  c[14] -= l[10] * et[4] + l[11] * et[28] + l[12] * et[52] + l[13] * et[76] + l[14] * et[100];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  c[19] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52] + l[18] * et[76] + l[19] * et[100];
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
+  *(v4 *)(c + 25) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
+  c[29] -= l[25] * et[4] + l[26] * et[28] + l[27] * et[52] + l[28] * et[76] + l[29] * et[100];
 }
 
 /* xq -= L xp for a 3 x 1 block L (rt.h solve, forward). */
@@ -1583,679 +1869,784 @@ static void subtract_6(scalar *restrict x, const scalar *restrict s) {
 /*---- pivot 0: inner1_weld (weld, d = 6, h = 15)
  * column: knee_inner1 (d 5), pivot1 (d 5), knee_outer0 (d 5) */
 static int factor_p0(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_6(w + 0)) return 1;
-  solve_rows_6(w + 0, w + 36, t, 15); /* T = E N^-1 */
-  reduce_tri_5_d6(w + 3713, w + 36, t + 0); /* N[knee_inner1] */
-  reduce_5x5_d6(w + 3763, w + 66, t + 0); /* E[pivot1, knee_inner1] */
-  reduce_tri_5_d6(w + 3913, w + 66, t + 30); /* N[pivot1] */
-  reduce_5x5_d6(w + 3788, w + 96, t + 0); /* E[knee_outer0, knee_inner1] */
-  reduce_5x5_d6(w + 3938, w + 96, t + 30); /* E[knee_outer0, pivot1] */
-  reduce_tri_5_d6(w + 3988, w + 96, t + 60); /* N[knee_outer0] */
-  memcpy(w + 36, t, 90 * sizeof *t); /* E = T */
-  return 0;
+  if (factor_node_6(w + 0, t + 0)) return 0; /* N[inner1_weld] = l D l^T */
+  const int failed = factor_node_6(w + 126, t + 8); /* N[inner2_weld] = l D l^T, the next pivot's: final now */
+  panel_6x4(w + 0, t + 0, w + 36, t + 16); /* rows 0..3 */
+  panel_6x4(w + 0, t + 0, w + 60, t + 20); /* rows 4..7 */
+  panel_6x4(w + 0, t + 0, w + 84, t + 24); /* rows 8..11 */
+  panel_6x2(w + 0, t + 0, w + 108, t + 28); /* rows 12..13 */
+  panel_6x1(w + 0, t + 0, w + 120, t + 30); /* row 14 */
+  reduce_tri_5_d6(w + 3713, w + 36, t + 16); /* N[knee_inner1] */
+  reduce_5x5_d6(w + 3763, w + 66, t + 16); /* E[pivot1, knee_inner1] */
+  reduce_tri_5_d6(w + 3913, w + 66, t + 21); /* N[pivot1] */
+  reduce_5x5_d6(w + 3788, w + 96, t + 16); /* E[knee_outer0, knee_inner1] */
+  reduce_5x5_d6(w + 3938, w + 96, t + 21); /* E[knee_outer0, pivot1] */
+  reduce_tri_5_d6(w + 3988, w + 96, t + 26); /* N[knee_outer0] */
+  return failed ? 1 : -1;
 }
 
 /*---- pivot 1: inner2_weld (weld, d = 6, h = 15)
  * column: knee_inner2 (d 5), pivot2 (d 5), knee_outer1 (d 5) */
 static int factor_p1(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_6(w + 126)) return 1;
-  solve_rows_6(w + 126, w + 162, t, 15); /* T = E N^-1 */
-  reduce_tri_5_d6(w + 3438, w + 162, t + 0); /* N[knee_inner2] */
-  reduce_5x5_d6(w + 3488, w + 192, t + 0); /* E[pivot2, knee_inner2] */
-  reduce_tri_5_d6(w + 3638, w + 192, t + 30); /* N[pivot2] */
-  reduce_5x5_d6(w + 3513, w + 222, t + 0); /* E[knee_outer1, knee_inner2] */
-  reduce_5x5_d6(w + 3688, w + 222, t + 30); /* E[knee_outer1, pivot2] */
-  reduce_tri_5_d6(w + 3813, w + 222, t + 60); /* N[knee_outer1] */
-  memcpy(w + 162, t, 90 * sizeof *t); /* E = T */
-  return 0;
+  const int failed = factor_node_6(w + 252, t + 0); /* N[inner3_weld] = l D l^T, the next pivot's: final now */
+  panel_6x4(w + 126, t + 8, w + 162, t + 16); /* rows 0..3 */
+  panel_6x4(w + 126, t + 8, w + 186, t + 20); /* rows 4..7 */
+  panel_6x4(w + 126, t + 8, w + 210, t + 24); /* rows 8..11 */
+  panel_6x2(w + 126, t + 8, w + 234, t + 28); /* rows 12..13 */
+  panel_6x1(w + 126, t + 8, w + 246, t + 30); /* row 14 */
+  reduce_tri_5_d6(w + 3438, w + 162, t + 16); /* N[knee_inner2] */
+  reduce_5x5_d6(w + 3488, w + 192, t + 16); /* E[pivot2, knee_inner2] */
+  reduce_tri_5_d6(w + 3638, w + 192, t + 21); /* N[pivot2] */
+  reduce_5x5_d6(w + 3513, w + 222, t + 16); /* E[knee_outer1, knee_inner2] */
+  reduce_5x5_d6(w + 3688, w + 222, t + 21); /* E[knee_outer1, pivot2] */
+  reduce_tri_5_d6(w + 3813, w + 222, t + 26); /* N[knee_outer1] */
+  return failed ? 2 : -1;
 }
 
 /*---- pivot 2: inner3_weld (weld, d = 6, h = 15)
  * column: knee_inner3 (d 5), pivot3 (d 5), knee_outer2 (d 5) */
 static int factor_p2(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_6(w + 252)) return 1;
-  solve_rows_6(w + 252, w + 288, t, 15); /* T = E N^-1 */
-  reduce_tri_5_d6(w + 3163, w + 288, t + 0); /* N[knee_inner3] */
-  reduce_5x5_d6(w + 3213, w + 318, t + 0); /* E[pivot3, knee_inner3] */
-  reduce_tri_5_d6(w + 3363, w + 318, t + 30); /* N[pivot3] */
-  reduce_5x5_d6(w + 3238, w + 348, t + 0); /* E[knee_outer2, knee_inner3] */
-  reduce_5x5_d6(w + 3413, w + 348, t + 30); /* E[knee_outer2, pivot3] */
-  reduce_tri_5_d6(w + 3538, w + 348, t + 60); /* N[knee_outer2] */
-  memcpy(w + 288, t, 90 * sizeof *t); /* E = T */
-  return 0;
+  const int failed = factor_node_6(w + 378, t + 8); /* N[inner4_weld] = l D l^T, the next pivot's: final now */
+  panel_6x4(w + 252, t + 0, w + 288, t + 16); /* rows 0..3 */
+  panel_6x4(w + 252, t + 0, w + 312, t + 20); /* rows 4..7 */
+  panel_6x4(w + 252, t + 0, w + 336, t + 24); /* rows 8..11 */
+  panel_6x2(w + 252, t + 0, w + 360, t + 28); /* rows 12..13 */
+  panel_6x1(w + 252, t + 0, w + 372, t + 30); /* row 14 */
+  reduce_tri_5_d6(w + 3163, w + 288, t + 16); /* N[knee_inner3] */
+  reduce_5x5_d6(w + 3213, w + 318, t + 16); /* E[pivot3, knee_inner3] */
+  reduce_tri_5_d6(w + 3363, w + 318, t + 21); /* N[pivot3] */
+  reduce_5x5_d6(w + 3238, w + 348, t + 16); /* E[knee_outer2, knee_inner3] */
+  reduce_5x5_d6(w + 3413, w + 348, t + 21); /* E[knee_outer2, pivot3] */
+  reduce_tri_5_d6(w + 3538, w + 348, t + 26); /* N[knee_outer2] */
+  return failed ? 3 : -1;
 }
 
 /*---- pivot 3: inner4_weld (weld, d = 6, h = 15)
  * column: knee_inner4 (d 5), pivot4 (d 5), knee_outer3 (d 5) */
 static int factor_p3(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_6(w + 378)) return 1;
-  solve_rows_6(w + 378, w + 414, t, 15); /* T = E N^-1 */
-  reduce_tri_5_d6(w + 2888, w + 414, t + 0); /* N[knee_inner4] */
-  reduce_5x5_d6(w + 2938, w + 444, t + 0); /* E[pivot4, knee_inner4] */
-  reduce_tri_5_d6(w + 3088, w + 444, t + 30); /* N[pivot4] */
-  reduce_5x5_d6(w + 2963, w + 474, t + 0); /* E[knee_outer3, knee_inner4] */
-  reduce_5x5_d6(w + 3138, w + 474, t + 30); /* E[knee_outer3, pivot4] */
-  reduce_tri_5_d6(w + 3263, w + 474, t + 60); /* N[knee_outer3] */
-  memcpy(w + 414, t, 90 * sizeof *t); /* E = T */
-  return 0;
+  const int failed = factor_node_6(w + 504, t + 0); /* N[inner5_weld] = l D l^T, the next pivot's: final now */
+  panel_6x4(w + 378, t + 8, w + 414, t + 16); /* rows 0..3 */
+  panel_6x4(w + 378, t + 8, w + 438, t + 20); /* rows 4..7 */
+  panel_6x4(w + 378, t + 8, w + 462, t + 24); /* rows 8..11 */
+  panel_6x2(w + 378, t + 8, w + 486, t + 28); /* rows 12..13 */
+  panel_6x1(w + 378, t + 8, w + 498, t + 30); /* row 14 */
+  reduce_tri_5_d6(w + 2888, w + 414, t + 16); /* N[knee_inner4] */
+  reduce_5x5_d6(w + 2938, w + 444, t + 16); /* E[pivot4, knee_inner4] */
+  reduce_tri_5_d6(w + 3088, w + 444, t + 21); /* N[pivot4] */
+  reduce_5x5_d6(w + 2963, w + 474, t + 16); /* E[knee_outer3, knee_inner4] */
+  reduce_5x5_d6(w + 3138, w + 474, t + 21); /* E[knee_outer3, pivot4] */
+  reduce_tri_5_d6(w + 3263, w + 474, t + 26); /* N[knee_outer3] */
+  return failed ? 4 : -1;
 }
 
 /*---- pivot 4: inner5_weld (weld, d = 6, h = 15)
  * column: knee_inner5 (d 5), pivot5 (d 5), knee_outer4 (d 5) */
 static int factor_p4(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_6(w + 504)) return 1;
-  solve_rows_6(w + 504, w + 540, t, 15); /* T = E N^-1 */
-  reduce_tri_5_d6(w + 2613, w + 540, t + 0); /* N[knee_inner5] */
-  reduce_5x5_d6(w + 2663, w + 570, t + 0); /* E[pivot5, knee_inner5] */
-  reduce_tri_5_d6(w + 2813, w + 570, t + 30); /* N[pivot5] */
-  reduce_5x5_d6(w + 2688, w + 600, t + 0); /* E[knee_outer4, knee_inner5] */
-  reduce_5x5_d6(w + 2863, w + 600, t + 30); /* E[knee_outer4, pivot5] */
-  reduce_tri_5_d6(w + 2988, w + 600, t + 60); /* N[knee_outer4] */
-  memcpy(w + 540, t, 90 * sizeof *t); /* E = T */
-  return 0;
+  const int failed = factor_node_6(w + 630, t + 8); /* N[inner6_weld] = l D l^T, the next pivot's: final now */
+  panel_6x4(w + 504, t + 0, w + 540, t + 16); /* rows 0..3 */
+  panel_6x4(w + 504, t + 0, w + 564, t + 20); /* rows 4..7 */
+  panel_6x4(w + 504, t + 0, w + 588, t + 24); /* rows 8..11 */
+  panel_6x2(w + 504, t + 0, w + 612, t + 28); /* rows 12..13 */
+  panel_6x1(w + 504, t + 0, w + 624, t + 30); /* row 14 */
+  reduce_tri_5_d6(w + 2613, w + 540, t + 16); /* N[knee_inner5] */
+  reduce_5x5_d6(w + 2663, w + 570, t + 16); /* E[pivot5, knee_inner5] */
+  reduce_tri_5_d6(w + 2813, w + 570, t + 21); /* N[pivot5] */
+  reduce_5x5_d6(w + 2688, w + 600, t + 16); /* E[knee_outer4, knee_inner5] */
+  reduce_5x5_d6(w + 2863, w + 600, t + 21); /* E[knee_outer4, pivot5] */
+  reduce_tri_5_d6(w + 2988, w + 600, t + 26); /* N[knee_outer4] */
+  return failed ? 5 : -1;
 }
 
 /*---- pivot 5: inner6_weld (weld, d = 6, h = 15)
  * column: pivot6 (d 5), roller_top_pin (d 5), knee_outer5 (d 5) */
 static int factor_p5(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_6(w + 630)) return 1;
-  solve_rows_6(w + 630, w + 666, t, 15); /* T = E N^-1 */
-  reduce_tri_5_d6(w + 2438, w + 666, t + 0); /* N[pivot6] */
-  reduce_5x5_d6(w + 2463, w + 696, t + 0); /* E[roller_top_pin, pivot6] */
-  reduce_tri_5_d6(w + 2538, w + 696, t + 30); /* N[roller_top_pin] */
-  reduce_5x5_d6(w + 2513, w + 726, t + 0); /* E[knee_outer5, pivot6] */
-  reduce_5x5_d6(w + 2588, w + 726, t + 30); /* E[knee_outer5, roller_top_pin] */
-  reduce_tri_5_d6(w + 2713, w + 726, t + 60); /* N[knee_outer5] */
-  memcpy(w + 666, t, 90 * sizeof *t); /* E = T */
-  return 0;
+  const int failed = factor_node_6(w + 756, t + 0); /* N[outer0_weld] = l D l^T, the next pivot's: final now */
+  panel_6x4(w + 630, t + 8, w + 666, t + 16); /* rows 0..3 */
+  panel_6x4(w + 630, t + 8, w + 690, t + 20); /* rows 4..7 */
+  panel_6x4(w + 630, t + 8, w + 714, t + 24); /* rows 8..11 */
+  panel_6x2(w + 630, t + 8, w + 738, t + 28); /* rows 12..13 */
+  panel_6x1(w + 630, t + 8, w + 750, t + 30); /* row 14 */
+  reduce_tri_5_d6(w + 2438, w + 666, t + 16); /* N[pivot6] */
+  reduce_5x5_d6(w + 2463, w + 696, t + 16); /* E[roller_top_pin, pivot6] */
+  reduce_tri_5_d6(w + 2538, w + 696, t + 21); /* N[roller_top_pin] */
+  reduce_5x5_d6(w + 2513, w + 726, t + 16); /* E[knee_outer5, pivot6] */
+  reduce_5x5_d6(w + 2588, w + 726, t + 21); /* E[knee_outer5, roller_top_pin] */
+  reduce_tri_5_d6(w + 2713, w + 726, t + 26); /* N[knee_outer5] */
+  return failed ? 6 : -1;
 }
 
 /*---- pivot 6: outer0_weld (weld, d = 6, h = 15)
  * column: knee_outer0 (d 5), roller_bottom_pin (d 5), pivot0 (d 5) */
 static int factor_p6(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_6(w + 756)) return 1;
-  solve_rows_6(w + 756, w + 792, t, 15); /* T = E N^-1 */
-  reduce_tri_5_d6(w + 3988, w + 792, t + 0); /* N[knee_outer0] */
-  reduce_5x5_d6(w + 4013, w + 822, t + 0); /* E[roller_bottom_pin, knee_outer0] */
-  reduce_tri_5_d6(w + 4088, w + 822, t + 30); /* N[roller_bottom_pin] */
-  reduce_5x5_d6(w + 4063, w + 852, t + 0); /* E[pivot0, knee_outer0] */
-  reduce_5x5_d6(w + 4138, w + 852, t + 30); /* E[pivot0, roller_bottom_pin] */
-  reduce_tri_5_d6(w + 4423, w + 852, t + 60); /* N[pivot0] */
-  memcpy(w + 792, t, 90 * sizeof *t); /* E = T */
-  return 0;
+  const int failed = factor_node_6(w + 882, t + 8); /* N[outer1_weld] = l D l^T, the next pivot's: final now */
+  panel_6x4(w + 756, t + 0, w + 792, t + 16); /* rows 0..3 */
+  panel_6x4(w + 756, t + 0, w + 816, t + 20); /* rows 4..7 */
+  panel_6x4(w + 756, t + 0, w + 840, t + 24); /* rows 8..11 */
+  panel_6x2(w + 756, t + 0, w + 864, t + 28); /* rows 12..13 */
+  panel_6x1(w + 756, t + 0, w + 876, t + 30); /* row 14 */
+  reduce_tri_5_d6(w + 3988, w + 792, t + 16); /* N[knee_outer0] */
+  reduce_5x5_d6(w + 4013, w + 822, t + 16); /* E[roller_bottom_pin, knee_outer0] */
+  reduce_tri_5_d6(w + 4088, w + 822, t + 21); /* N[roller_bottom_pin] */
+  reduce_5x5_d6(w + 4063, w + 852, t + 16); /* E[pivot0, knee_outer0] */
+  reduce_5x5_d6(w + 4138, w + 852, t + 21); /* E[pivot0, roller_bottom_pin] */
+  reduce_tri_5_d6(w + 4423, w + 852, t + 26); /* N[pivot0] */
+  return failed ? 7 : -1;
 }
 
 /*---- pivot 7: outer1_weld (weld, d = 6, h = 15)
  * column: knee_outer1 (d 5), pivot1 (d 5), knee_inner0 (d 5) */
 static int factor_p7(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_6(w + 882)) return 1;
-  solve_rows_6(w + 882, w + 918, t, 15); /* T = E N^-1 */
-  reduce_tri_5_d6(w + 3813, w + 918, t + 0); /* N[knee_outer1] */
-  reduce_5x5_d6(w + 3838, w + 948, t + 0); /* E[pivot1, knee_outer1] */
-  reduce_tri_5_d6(w + 3913, w + 948, t + 30); /* N[pivot1] */
-  reduce_5x5_d6(w + 3888, w + 978, t + 0); /* E[knee_inner0, knee_outer1] */
-  reduce_5x5_d6(w + 3963, w + 978, t + 30); /* E[knee_inner0, pivot1] */
-  reduce_tri_5_d6(w + 4318, w + 978, t + 60); /* N[knee_inner0] */
-  memcpy(w + 918, t, 90 * sizeof *t); /* E = T */
-  return 0;
+  const int failed = factor_node_6(w + 1008, t + 0); /* N[outer2_weld] = l D l^T, the next pivot's: final now */
+  panel_6x4(w + 882, t + 8, w + 918, t + 16); /* rows 0..3 */
+  panel_6x4(w + 882, t + 8, w + 942, t + 20); /* rows 4..7 */
+  panel_6x4(w + 882, t + 8, w + 966, t + 24); /* rows 8..11 */
+  panel_6x2(w + 882, t + 8, w + 990, t + 28); /* rows 12..13 */
+  panel_6x1(w + 882, t + 8, w + 1002, t + 30); /* row 14 */
+  reduce_tri_5_d6(w + 3813, w + 918, t + 16); /* N[knee_outer1] */
+  reduce_5x5_d6(w + 3838, w + 948, t + 16); /* E[pivot1, knee_outer1] */
+  reduce_tri_5_d6(w + 3913, w + 948, t + 21); /* N[pivot1] */
+  reduce_5x5_d6(w + 3888, w + 978, t + 16); /* E[knee_inner0, knee_outer1] */
+  reduce_5x5_d6(w + 3963, w + 978, t + 21); /* E[knee_inner0, pivot1] */
+  reduce_tri_5_d6(w + 4318, w + 978, t + 26); /* N[knee_inner0] */
+  return failed ? 8 : -1;
 }
 
 /*---- pivot 8: outer2_weld (weld, d = 6, h = 15)
  * column: knee_outer2 (d 5), pivot2 (d 5), knee_inner1 (d 5) */
 static int factor_p8(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_6(w + 1008)) return 1;
-  solve_rows_6(w + 1008, w + 1044, t, 15); /* T = E N^-1 */
-  reduce_tri_5_d6(w + 3538, w + 1044, t + 0); /* N[knee_outer2] */
-  reduce_5x5_d6(w + 3563, w + 1074, t + 0); /* E[pivot2, knee_outer2] */
-  reduce_tri_5_d6(w + 3638, w + 1074, t + 30); /* N[pivot2] */
-  reduce_5x5_d6(w + 3588, w + 1104, t + 0); /* E[knee_inner1, knee_outer2] */
-  reduce_5x5_d6(w + 3663, w + 1104, t + 30); /* E[knee_inner1, pivot2] */
-  reduce_tri_5_d6(w + 3713, w + 1104, t + 60); /* N[knee_inner1] */
-  memcpy(w + 1044, t, 90 * sizeof *t); /* E = T */
-  return 0;
+  const int failed = factor_node_6(w + 1134, t + 8); /* N[outer3_weld] = l D l^T, the next pivot's: final now */
+  panel_6x4(w + 1008, t + 0, w + 1044, t + 16); /* rows 0..3 */
+  panel_6x4(w + 1008, t + 0, w + 1068, t + 20); /* rows 4..7 */
+  panel_6x4(w + 1008, t + 0, w + 1092, t + 24); /* rows 8..11 */
+  panel_6x2(w + 1008, t + 0, w + 1116, t + 28); /* rows 12..13 */
+  panel_6x1(w + 1008, t + 0, w + 1128, t + 30); /* row 14 */
+  reduce_tri_5_d6(w + 3538, w + 1044, t + 16); /* N[knee_outer2] */
+  reduce_5x5_d6(w + 3563, w + 1074, t + 16); /* E[pivot2, knee_outer2] */
+  reduce_tri_5_d6(w + 3638, w + 1074, t + 21); /* N[pivot2] */
+  reduce_5x5_d6(w + 3588, w + 1104, t + 16); /* E[knee_inner1, knee_outer2] */
+  reduce_5x5_d6(w + 3663, w + 1104, t + 21); /* E[knee_inner1, pivot2] */
+  reduce_tri_5_d6(w + 3713, w + 1104, t + 26); /* N[knee_inner1] */
+  return failed ? 9 : -1;
 }
 
 /*---- pivot 9: outer3_weld (weld, d = 6, h = 15)
  * column: knee_outer3 (d 5), pivot3 (d 5), knee_inner2 (d 5) */
 static int factor_p9(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_6(w + 1134)) return 1;
-  solve_rows_6(w + 1134, w + 1170, t, 15); /* T = E N^-1 */
-  reduce_tri_5_d6(w + 3263, w + 1170, t + 0); /* N[knee_outer3] */
-  reduce_5x5_d6(w + 3288, w + 1200, t + 0); /* E[pivot3, knee_outer3] */
-  reduce_tri_5_d6(w + 3363, w + 1200, t + 30); /* N[pivot3] */
-  reduce_5x5_d6(w + 3313, w + 1230, t + 0); /* E[knee_inner2, knee_outer3] */
-  reduce_5x5_d6(w + 3388, w + 1230, t + 30); /* E[knee_inner2, pivot3] */
-  reduce_tri_5_d6(w + 3438, w + 1230, t + 60); /* N[knee_inner2] */
-  memcpy(w + 1170, t, 90 * sizeof *t); /* E = T */
-  return 0;
+  const int failed = factor_node_6(w + 1260, t + 0); /* N[outer4_weld] = l D l^T, the next pivot's: final now */
+  panel_6x4(w + 1134, t + 8, w + 1170, t + 16); /* rows 0..3 */
+  panel_6x4(w + 1134, t + 8, w + 1194, t + 20); /* rows 4..7 */
+  panel_6x4(w + 1134, t + 8, w + 1218, t + 24); /* rows 8..11 */
+  panel_6x2(w + 1134, t + 8, w + 1242, t + 28); /* rows 12..13 */
+  panel_6x1(w + 1134, t + 8, w + 1254, t + 30); /* row 14 */
+  reduce_tri_5_d6(w + 3263, w + 1170, t + 16); /* N[knee_outer3] */
+  reduce_5x5_d6(w + 3288, w + 1200, t + 16); /* E[pivot3, knee_outer3] */
+  reduce_tri_5_d6(w + 3363, w + 1200, t + 21); /* N[pivot3] */
+  reduce_5x5_d6(w + 3313, w + 1230, t + 16); /* E[knee_inner2, knee_outer3] */
+  reduce_5x5_d6(w + 3388, w + 1230, t + 21); /* E[knee_inner2, pivot3] */
+  reduce_tri_5_d6(w + 3438, w + 1230, t + 26); /* N[knee_inner2] */
+  return failed ? 10 : -1;
 }
 
 /*---- pivot 10: outer4_weld (weld, d = 6, h = 15)
  * column: knee_outer4 (d 5), pivot4 (d 5), knee_inner3 (d 5) */
 static int factor_p10(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_6(w + 1260)) return 1;
-  solve_rows_6(w + 1260, w + 1296, t, 15); /* T = E N^-1 */
-  reduce_tri_5_d6(w + 2988, w + 1296, t + 0); /* N[knee_outer4] */
-  reduce_5x5_d6(w + 3013, w + 1326, t + 0); /* E[pivot4, knee_outer4] */
-  reduce_tri_5_d6(w + 3088, w + 1326, t + 30); /* N[pivot4] */
-  reduce_5x5_d6(w + 3038, w + 1356, t + 0); /* E[knee_inner3, knee_outer4] */
-  reduce_5x5_d6(w + 3113, w + 1356, t + 30); /* E[knee_inner3, pivot4] */
-  reduce_tri_5_d6(w + 3163, w + 1356, t + 60); /* N[knee_inner3] */
-  memcpy(w + 1296, t, 90 * sizeof *t); /* E = T */
-  return 0;
+  const int failed = factor_node_6(w + 1386, t + 8); /* N[outer5_weld] = l D l^T, the next pivot's: final now */
+  panel_6x4(w + 1260, t + 0, w + 1296, t + 16); /* rows 0..3 */
+  panel_6x4(w + 1260, t + 0, w + 1320, t + 20); /* rows 4..7 */
+  panel_6x4(w + 1260, t + 0, w + 1344, t + 24); /* rows 8..11 */
+  panel_6x2(w + 1260, t + 0, w + 1368, t + 28); /* rows 12..13 */
+  panel_6x1(w + 1260, t + 0, w + 1380, t + 30); /* row 14 */
+  reduce_tri_5_d6(w + 2988, w + 1296, t + 16); /* N[knee_outer4] */
+  reduce_5x5_d6(w + 3013, w + 1326, t + 16); /* E[pivot4, knee_outer4] */
+  reduce_tri_5_d6(w + 3088, w + 1326, t + 21); /* N[pivot4] */
+  reduce_5x5_d6(w + 3038, w + 1356, t + 16); /* E[knee_inner3, knee_outer4] */
+  reduce_5x5_d6(w + 3113, w + 1356, t + 21); /* E[knee_inner3, pivot4] */
+  reduce_tri_5_d6(w + 3163, w + 1356, t + 26); /* N[knee_inner3] */
+  return failed ? 11 : -1;
 }
 
 /*---- pivot 11: outer5_weld (weld, d = 6, h = 15)
  * column: knee_outer5 (d 5), pivot5 (d 5), knee_inner4 (d 5) */
 static int factor_p11(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_6(w + 1386)) return 1;
-  solve_rows_6(w + 1386, w + 1422, t, 15); /* T = E N^-1 */
-  reduce_tri_5_d6(w + 2713, w + 1422, t + 0); /* N[knee_outer5] */
-  reduce_5x5_d6(w + 2738, w + 1452, t + 0); /* E[pivot5, knee_outer5] */
-  reduce_tri_5_d6(w + 2813, w + 1452, t + 30); /* N[pivot5] */
-  reduce_5x5_d6(w + 2763, w + 1482, t + 0); /* E[knee_inner4, knee_outer5] */
-  reduce_5x5_d6(w + 2838, w + 1482, t + 30); /* E[knee_inner4, pivot5] */
-  reduce_tri_5_d6(w + 2888, w + 1482, t + 60); /* N[knee_inner4] */
-  memcpy(w + 1422, t, 90 * sizeof *t); /* E = T */
-  return 0;
+  const int failed = factor_node_6(w + 1512, t + 0); /* N[outer6_weld] = l D l^T, the next pivot's: final now */
+  panel_6x4(w + 1386, t + 8, w + 1422, t + 16); /* rows 0..3 */
+  panel_6x4(w + 1386, t + 8, w + 1446, t + 20); /* rows 4..7 */
+  panel_6x4(w + 1386, t + 8, w + 1470, t + 24); /* rows 8..11 */
+  panel_6x2(w + 1386, t + 8, w + 1494, t + 28); /* rows 12..13 */
+  panel_6x1(w + 1386, t + 8, w + 1506, t + 30); /* row 14 */
+  reduce_tri_5_d6(w + 2713, w + 1422, t + 16); /* N[knee_outer5] */
+  reduce_5x5_d6(w + 2738, w + 1452, t + 16); /* E[pivot5, knee_outer5] */
+  reduce_tri_5_d6(w + 2813, w + 1452, t + 21); /* N[pivot5] */
+  reduce_5x5_d6(w + 2763, w + 1482, t + 16); /* E[knee_inner4, knee_outer5] */
+  reduce_5x5_d6(w + 2838, w + 1482, t + 21); /* E[knee_inner4, pivot5] */
+  reduce_tri_5_d6(w + 2888, w + 1482, t + 26); /* N[knee_inner4] */
+  return failed ? 12 : -1;
 }
 
 /*---- pivot 12: outer6_weld (weld, d = 6, h = 15)
  * column: head (d 5), pivot6 (d 5), knee_inner5 (d 5) */
 static int factor_p12(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_6(w + 1512)) return 1;
-  solve_rows_6(w + 1512, w + 1548, t, 15); /* T = E N^-1 */
-  reduce_tri_5_d6(w + 2338, w + 1548, t + 0); /* N[head] */
-  reduce_5x5_d6(w + 2363, w + 1578, t + 0); /* E[pivot6, head] */
-  reduce_tri_5_d6(w + 2438, w + 1578, t + 30); /* N[pivot6] */
-  reduce_5x5_d6(w + 2413, w + 1608, t + 0); /* E[knee_inner5, head] */
-  reduce_5x5_d6(w + 2488, w + 1608, t + 30); /* E[knee_inner5, pivot6] */
-  reduce_tri_5_d6(w + 2613, w + 1608, t + 60); /* N[knee_inner5] */
-  memcpy(w + 1548, t, 90 * sizeof *t); /* E = T */
-  return 0;
+  const int failed = factor_node_5(w + 1638, t + 8); /* N[axleFL] = l D l^T, the next pivot's: final now */
+  panel_6x4(w + 1512, t + 0, w + 1548, t + 16); /* rows 0..3 */
+  panel_6x4(w + 1512, t + 0, w + 1572, t + 20); /* rows 4..7 */
+  panel_6x4(w + 1512, t + 0, w + 1596, t + 24); /* rows 8..11 */
+  panel_6x2(w + 1512, t + 0, w + 1620, t + 28); /* rows 12..13 */
+  panel_6x1(w + 1512, t + 0, w + 1632, t + 30); /* row 14 */
+  reduce_tri_5_d6(w + 2338, w + 1548, t + 16); /* N[head] */
+  reduce_5x5_d6(w + 2363, w + 1578, t + 16); /* E[pivot6, head] */
+  reduce_tri_5_d6(w + 2438, w + 1578, t + 21); /* N[pivot6] */
+  reduce_5x5_d6(w + 2413, w + 1608, t + 16); /* E[knee_inner5, head] */
+  reduce_5x5_d6(w + 2488, w + 1608, t + 21); /* E[knee_inner5, pivot6] */
+  reduce_tri_5_d6(w + 2613, w + 1608, t + 26); /* N[knee_inner5] */
+  return failed ? 13 : -1;
 }
 
 /*---- pivot 13: axleFL (hinge, d = 5, h = 21)
  * column: axleFR (d 5), axleRL (d 5), axleRR (d 5), chassis#weld1 (d 6) */
 static int factor_p13(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 1638)) return 1;
-  solve_rows_5(w + 1638, w + 1663, t, 21); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 1768, w + 1663, t + 0); /* N[axleFR] */
-  reduce_5x5_d5(w + 1793, w + 1688, t + 0); /* E[axleRL, axleFR] */
-  reduce_tri_5_d5(w + 1873, w + 1688, t + 25); /* N[axleRL] */
-  reduce_5x5_d5(w + 1818, w + 1713, t + 0); /* E[axleRR, axleFR] */
-  reduce_5x5_d5(w + 1898, w + 1713, t + 25); /* E[axleRR, axleRL] */
-  reduce_tri_5_d5(w + 1953, w + 1713, t + 50); /* N[axleRR] */
-  reduce_6x5_d5(w + 1843, w + 1738, t + 0); /* E[chassis#weld1, axleFR] */
-  reduce_6x5_d5(w + 1923, w + 1738, t + 25); /* E[chassis#weld1, axleRL] */
-  reduce_6x5_d5(w + 1978, w + 1738, t + 50); /* E[chassis#weld1, axleRR] */
-  reduce_tri_6_d5(w + 2008, w + 1738, t + 75); /* N[chassis#weld1] */
-  memcpy(w + 1663, t, 105 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 1638, t + 8, w + 1663, t + 16); /* rows 0..3 */
+  panel_5x4(w + 1638, t + 8, w + 1683, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 1768, w + 1663, t + 16); /* N[axleFR] */
+  const int failed = factor_node_5(w + 1768, t + 0); /* N[axleFR] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + 1638, t + 8, w + 1703, t + 24); /* rows 8..11 */
+  panel_5x4(w + 1638, t + 8, w + 1723, t + 28); /* rows 12..15 */
+  panel_5x4(w + 1638, t + 8, w + 1743, t + 32); /* rows 16..19 */
+  panel_5x1(w + 1638, t + 8, w + 1763, t + 36); /* row 20 */
+  reduce_5x5_d5(w + 1793, w + 1688, t + 16); /* E[axleRL, axleFR] */
+  reduce_tri_5_d5(w + 1873, w + 1688, t + 21); /* N[axleRL] */
+  reduce_5x5_d5(w + 1818, w + 1713, t + 16); /* E[axleRR, axleFR] */
+  reduce_5x5_d5(w + 1898, w + 1713, t + 21); /* E[axleRR, axleRL] */
+  reduce_tri_5_d5(w + 1953, w + 1713, t + 26); /* N[axleRR] */
+  reduce_6x5_d5(w + 1843, w + 1738, t + 16); /* E[chassis#weld1, axleFR] */
+  reduce_6x5_d5(w + 1923, w + 1738, t + 21); /* E[chassis#weld1, axleRL] */
+  reduce_6x5_d5(w + 1978, w + 1738, t + 26); /* E[chassis#weld1, axleRR] */
+  reduce_tri_6_d5(w + 2008, w + 1738, t + 31); /* N[chassis#weld1] */
+  return failed ? 14 : -1;
 }
 
 /*---- pivot 14: axleFR (hinge, d = 5, h = 16)
  * column: axleRL (d 5), axleRR (d 5), chassis#weld1 (d 6) */
 static int factor_p14(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 1768)) return 1;
-  solve_rows_5(w + 1768, w + 1793, t, 16); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 1873, w + 1793, t + 0); /* N[axleRL] */
-  reduce_5x5_d5(w + 1898, w + 1818, t + 0); /* E[axleRR, axleRL] */
-  reduce_tri_5_d5(w + 1953, w + 1818, t + 25); /* N[axleRR] */
-  reduce_6x5_d5(w + 1923, w + 1843, t + 0); /* E[chassis#weld1, axleRL] */
-  reduce_6x5_d5(w + 1978, w + 1843, t + 25); /* E[chassis#weld1, axleRR] */
-  reduce_tri_6_d5(w + 2008, w + 1843, t + 50); /* N[chassis#weld1] */
-  memcpy(w + 1793, t, 80 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 1768, t + 0, w + 1793, t + 16); /* rows 0..3 */
+  panel_5x4(w + 1768, t + 0, w + 1813, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 1873, w + 1793, t + 16); /* N[axleRL] */
+  const int failed = factor_node_5(w + 1873, t + 8); /* N[axleRL] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + 1768, t + 0, w + 1833, t + 24); /* rows 8..11 */
+  panel_5x4(w + 1768, t + 0, w + 1853, t + 28); /* rows 12..15 */
+  reduce_5x5_d5(w + 1898, w + 1818, t + 16); /* E[axleRR, axleRL] */
+  reduce_tri_5_d5(w + 1953, w + 1818, t + 21); /* N[axleRR] */
+  reduce_6x5_d5(w + 1923, w + 1843, t + 16); /* E[chassis#weld1, axleRL] */
+  reduce_6x5_d5(w + 1978, w + 1843, t + 21); /* E[chassis#weld1, axleRR] */
+  reduce_tri_6_d5(w + 2008, w + 1843, t + 26); /* N[chassis#weld1] */
+  return failed ? 15 : -1;
 }
 
 /*---- pivot 15: axleRL (hinge, d = 5, h = 11)
  * column: axleRR (d 5), chassis#weld1 (d 6) */
 static int factor_p15(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 1873)) return 1;
-  solve_rows_5(w + 1873, w + 1898, t, 11); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 1953, w + 1898, t + 0); /* N[axleRR] */
-  reduce_6x5_d5(w + 1978, w + 1923, t + 0); /* E[chassis#weld1, axleRR] */
-  reduce_tri_6_d5(w + 2008, w + 1923, t + 25); /* N[chassis#weld1] */
-  memcpy(w + 1898, t, 55 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 1873, t + 8, w + 1898, t + 16); /* rows 0..3 */
+  panel_5x4(w + 1873, t + 8, w + 1918, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 1953, w + 1898, t + 16); /* N[axleRR] */
+  const int failed = factor_node_5(w + 1953, t + 0); /* N[axleRR] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 1873, t + 8, w + 1938, t + 24); /* rows 8..9 */
+  panel_5x1(w + 1873, t + 8, w + 1948, t + 26); /* row 10 */
+  reduce_6x5_d5(w + 1978, w + 1923, t + 16); /* E[chassis#weld1, axleRR] */
+  reduce_tri_6_d5(w + 2008, w + 1923, t + 21); /* N[chassis#weld1] */
+  return failed ? 16 : -1;
 }
 
 /*---- pivot 16: axleRR (hinge, d = 5, h = 6)
  * column: chassis#weld1 (d 6) */
 static int factor_p16(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 1953)) return 1;
-  solve_rows_5(w + 1953, w + 1978, t, 6); /* T = E N^-1 */
-  reduce_tri_6_d5(w + 2008, w + 1978, t + 0); /* N[chassis#weld1] */
-  memcpy(w + 1978, t, 30 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 1953, t + 0, w + 1978, t + 16); /* rows 0..3 */
+  panel_5x2(w + 1953, t + 0, w + 1998, t + 20); /* rows 4..5 */
+  reduce_tri_6_d5(w + 2008, w + 1978, t + 16); /* N[chassis#weld1] */
+  const int failed = factor_node_6(w + 2008, t + 8); /* N[chassis#weld1] = l D l^T, the next pivot's: final now */
+  return failed ? 17 : -1;
 }
 
 /*---- pivot 17: chassis#weld1 (shard weld, d = 6, h = 13)
  * column: barrel_eye (d 3), foot (d 5), roller_bottom_slide (d 5) */
 static int factor_p17(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_6(w + 2008)) return 1;
-  solve_rows_6(w + 2008, w + 2044, t, 13); /* T = E N^-1 */
-  reduce_tri_3_d6(w + 2281, w + 2044, t + 0); /* N[barrel_eye] */
-  reduce_5x3_d6(w + 2290, w + 2062, t + 0); /* E[foot, barrel_eye] */
-  reduce_tri_5_d6(w + 4188, w + 2062, t + 18); /* N[foot] */
-  reduce_5x3_d6(w + 2305, w + 2092, t + 0); /* E[roller_bottom_slide, barrel_eye] */
-  reduce_5x5_d6(w + 4263, w + 2092, t + 18); /* E[roller_bottom_slide, foot] */
-  reduce_tri_5_d6(w + 4503, w + 2092, t + 48); /* N[roller_bottom_slide] */
-  memcpy(w + 2044, t, 78 * sizeof *t); /* E = T */
-  return 0;
+  const int failed = factor_node_1(w + 2122, t + 0); /* N[lift] = l D l^T, the next pivot's: final now */
+  panel_6x4(w + 2008, t + 8, w + 2044, t + 16); /* rows 0..3 */
+  panel_6x4(w + 2008, t + 8, w + 2068, t + 20); /* rows 4..7 */
+  panel_6x4(w + 2008, t + 8, w + 2092, t + 24); /* rows 8..11 */
+  panel_6x1(w + 2008, t + 8, w + 2116, t + 28); /* row 12 */
+  reduce_tri_3_d6(w + 2281, w + 2044, t + 16); /* N[barrel_eye] */
+  reduce_5x3_d6(w + 2290, w + 2062, t + 16); /* E[foot, barrel_eye] */
+  reduce_tri_5_d6(w + 4188, w + 2062, t + 19); /* N[foot] */
+  reduce_5x3_d6(w + 2305, w + 2092, t + 16); /* E[roller_bottom_slide, barrel_eye] */
+  reduce_5x5_d6(w + 4263, w + 2092, t + 19); /* E[roller_bottom_slide, foot] */
+  reduce_tri_5_d6(w + 4503, w + 2092, t + 24); /* N[roller_bottom_slide] */
+  return failed ? 18 : -1;
 }
 
 /*---- pivot 18: lift (rod, d = 1, h = 11)
  * column: cylinder (d 5), rod_eye (d 3), barrel_eye (d 3) */
 static int factor_p18(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_1(w + 2122)) return 1;
-  solve_rows_1(w + 2122, w + 2123, t, 11); /* T = E N^-1 */
-  reduce_tri_5_d1(w + 2134, w + 2123, t + 0); /* N[cylinder] */
-  reduce_3x5_d1(w + 2159, w + 2128, t + 0); /* E[rod_eye, cylinder] */
-  reduce_tri_3_d1(w + 2189, w + 2128, t + 5); /* N[rod_eye] */
-  reduce_3x5_d1(w + 2174, w + 2131, t + 0); /* E[barrel_eye, cylinder] */
-  reduce_3x3_d1(w + 2198, w + 2131, t + 5); /* E[barrel_eye, rod_eye] fill */
-  reduce_tri_3_d1(w + 2281, w + 2131, t + 8); /* N[barrel_eye] */
-  memcpy(w + 2123, t, 11 * sizeof *t); /* E = T */
-  return 0;
+  panel_1x4(w + 2122, t + 0, w + 2123, t + 16); /* rows 0..3 */
+  panel_1x4(w + 2122, t + 0, w + 2127, t + 20); /* rows 4..7 */
+  reduce_tri_5_d1(w + 2134, w + 2123, t + 16); /* N[cylinder] */
+  const int failed = factor_node_5(w + 2134, t + 8); /* N[cylinder] = l D l^T, the next pivot's: final now */
+  panel_1x2(w + 2122, t + 0, w + 2131, t + 24); /* rows 8..9 */
+  panel_1x1(w + 2122, t + 0, w + 2133, t + 26); /* row 10 */
+  reduce_3x5_d1(w + 2159, w + 2128, t + 16); /* E[rod_eye, cylinder] */
+  reduce_tri_3_d1(w + 2189, w + 2128, t + 21); /* N[rod_eye] */
+  reduce_3x5_d1(w + 2174, w + 2131, t + 16); /* E[barrel_eye, cylinder] */
+  reduce_3x3_d1(w + 2198, w + 2131, t + 21); /* E[barrel_eye, rod_eye] fill */
+  reduce_tri_3_d1(w + 2281, w + 2131, t + 24); /* N[barrel_eye] */
+  return failed ? 19 : -1;
 }
 
 /*---- pivot 19: cylinder (prismatic, d = 5, h = 6)
  * column: rod_eye (d 3), barrel_eye (d 3) */
 static int factor_p19(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 2134)) return 1;
-  solve_rows_5(w + 2134, w + 2159, t, 6); /* T = E N^-1 */
-  reduce_tri_3_d5(w + 2189, w + 2159, t + 0); /* N[rod_eye] */
-  reduce_3x3_d5(w + 2198, w + 2174, t + 0); /* E[barrel_eye, rod_eye] fill */
-  reduce_tri_3_d5(w + 2281, w + 2174, t + 15); /* N[barrel_eye] */
-  memcpy(w + 2159, t, 30 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 2134, t + 8, w + 2159, t + 16); /* rows 0..3 */
+  reduce_tri_3_d5(w + 2189, w + 2159, t + 16); /* N[rod_eye] */
+  const int failed = factor_node_3(w + 2189, t + 0); /* N[rod_eye] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 2134, t + 8, w + 2179, t + 20); /* rows 4..5 */
+  reduce_3x3_d5(w + 2198, w + 2174, t + 16); /* E[barrel_eye, rod_eye] fill */
+  reduce_tri_3_d5(w + 2281, w + 2174, t + 19); /* N[barrel_eye] */
+  return failed ? 20 : -1;
 }
 
 /*---- pivot 20: rod_eye (ball, d = 3, h = 9)
  * column: barrel_eye (d 3, fill), inner0_weld (d 6) */
 static int factor_p20(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_3(w + 2189)) return 1;
-  solve_rows_3(w + 2189, w + 2198, t, 9); /* T = E N^-1 */
-  reduce_tri_3_d3(w + 2281, w + 2198, t + 0); /* N[barrel_eye] */
-  reduce_6x3_d3(w + 2320, w + 2207, t + 0); /* E[inner0_weld, barrel_eye] fill */
-  reduce_tri_6_d3(w + 4558, w + 2207, t + 9); /* N[inner0_weld] */
-  memcpy(w + 2198, t, 27 * sizeof *t); /* E = T */
-  return 0;
+  const int failed = factor_node_4(w + 2225, t + 8); /* N[roller_top_slide] = l D l^T, the next pivot's: final now */
+  panel_3x4(w + 2189, t + 0, w + 2198, t + 16); /* rows 0..3 */
+  panel_3x4(w + 2189, t + 0, w + 2210, t + 20); /* rows 4..7 */
+  panel_3x1(w + 2189, t + 0, w + 2222, t + 24); /* row 8 */
+  reduce_tri_3_d3(w + 2281, w + 2198, t + 16); /* N[barrel_eye] */
+  reduce_6x3_d3(w + 2320, w + 2207, t + 16); /* E[inner0_weld, barrel_eye] fill */
+  reduce_tri_6_d3(w + 4558, w + 2207, t + 19); /* N[inner0_weld] */
+  return failed ? 21 : -1;
 }
 
 /*---- pivot 21: roller_top_slide (cylindrical, d = 4, h = 10)
  * column: head (d 5), roller_top_pin (d 5) */
 static int factor_p21(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_4(w + 2225)) return 1;
-  solve_rows_4(w + 2225, w + 2241, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d4(w + 2338, w + 2241, t + 0); /* N[head] */
-  reduce_5x5_d4(w + 2388, w + 2261, t + 0); /* E[roller_top_pin, head] fill */
-  reduce_tri_5_d4(w + 2538, w + 2261, t + 20); /* N[roller_top_pin] */
-  memcpy(w + 2241, t, 40 * sizeof *t); /* E = T */
-  return 0;
+  const int failed = factor_node_3(w + 2281, t + 0); /* N[barrel_eye] = l D l^T, the next pivot's: final now */
+  panel_4x4(w + 2225, t + 8, w + 2241, t + 16); /* rows 0..3 */
+  panel_4x4(w + 2225, t + 8, w + 2257, t + 20); /* rows 4..7 */
+  panel_4x2(w + 2225, t + 8, w + 2273, t + 24); /* rows 8..9 */
+  reduce_tri_5_d4(w + 2338, w + 2241, t + 16); /* N[head] */
+  reduce_5x5_d4(w + 2388, w + 2261, t + 16); /* E[roller_top_pin, head] fill */
+  reduce_tri_5_d4(w + 2538, w + 2261, t + 21); /* N[roller_top_pin] */
+  return failed ? 22 : -1;
 }
 
 /*---- pivot 22: barrel_eye (ball, d = 3, h = 16)
  * column: foot (d 5), roller_bottom_slide (d 5), inner0_weld (d 6, fill) */
 static int factor_p22(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_3(w + 2281)) return 1;
-  solve_rows_3(w + 2281, w + 2290, t, 16); /* T = E N^-1 */
-  reduce_tri_5_d3(w + 4188, w + 2290, t + 0); /* N[foot] */
-  reduce_5x5_d3(w + 4263, w + 2305, t + 0); /* E[roller_bottom_slide, foot] */
-  reduce_tri_5_d3(w + 4503, w + 2305, t + 15); /* N[roller_bottom_slide] */
-  reduce_6x5_d3(w + 4288, w + 2320, t + 0); /* E[inner0_weld, foot] */
-  reduce_6x5_d3(w + 4528, w + 2320, t + 15); /* E[inner0_weld, roller_bottom_slide] fill */
-  reduce_tri_6_d3(w + 4558, w + 2320, t + 30); /* N[inner0_weld] */
-  memcpy(w + 2290, t, 48 * sizeof *t); /* E = T */
-  return 0;
+  const int failed = factor_node_5(w + 2338, t + 8); /* N[head] = l D l^T, the next pivot's: final now */
+  panel_3x4(w + 2281, t + 0, w + 2290, t + 16); /* rows 0..3 */
+  panel_3x4(w + 2281, t + 0, w + 2302, t + 20); /* rows 4..7 */
+  panel_3x4(w + 2281, t + 0, w + 2314, t + 24); /* rows 8..11 */
+  panel_3x4(w + 2281, t + 0, w + 2326, t + 28); /* rows 12..15 */
+  reduce_tri_5_d3(w + 4188, w + 2290, t + 16); /* N[foot] */
+  reduce_5x5_d3(w + 4263, w + 2305, t + 16); /* E[roller_bottom_slide, foot] */
+  reduce_tri_5_d3(w + 4503, w + 2305, t + 21); /* N[roller_bottom_slide] */
+  reduce_6x5_d3(w + 4288, w + 2320, t + 16); /* E[inner0_weld, foot] */
+  reduce_6x5_d3(w + 4528, w + 2320, t + 21); /* E[inner0_weld, roller_bottom_slide] fill */
+  reduce_tri_6_d3(w + 4558, w + 2320, t + 26); /* N[inner0_weld] */
+  return failed ? 23 : -1;
 }
 
 /*---- pivot 23: head (hinge, d = 5, h = 15)
  * column: pivot6 (d 5), roller_top_pin (d 5, fill), knee_inner5 (d 5) */
 static int factor_p23(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 2338)) return 1;
-  solve_rows_5(w + 2338, w + 2363, t, 15); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 2438, w + 2363, t + 0); /* N[pivot6] */
-  reduce_5x5_d5(w + 2463, w + 2388, t + 0); /* E[roller_top_pin, pivot6] */
-  reduce_tri_5_d5(w + 2538, w + 2388, t + 25); /* N[roller_top_pin] */
-  reduce_5x5_d5(w + 2488, w + 2413, t + 0); /* E[knee_inner5, pivot6] */
-  reduce_5x5_d5(w + 2563, w + 2413, t + 25); /* E[knee_inner5, roller_top_pin] fill */
-  reduce_tri_5_d5(w + 2613, w + 2413, t + 50); /* N[knee_inner5] */
-  memcpy(w + 2363, t, 75 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 2338, t + 8, w + 2363, t + 16); /* rows 0..3 */
+  panel_5x4(w + 2338, t + 8, w + 2383, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 2438, w + 2363, t + 16); /* N[pivot6] */
+  const int failed = factor_node_5(w + 2438, t + 0); /* N[pivot6] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + 2338, t + 8, w + 2403, t + 24); /* rows 8..11 */
+  panel_5x2(w + 2338, t + 8, w + 2423, t + 28); /* rows 12..13 */
+  panel_5x1(w + 2338, t + 8, w + 2433, t + 30); /* row 14 */
+  reduce_5x5_d5(w + 2463, w + 2388, t + 16); /* E[roller_top_pin, pivot6] */
+  reduce_tri_5_d5(w + 2538, w + 2388, t + 21); /* N[roller_top_pin] */
+  reduce_5x5_d5(w + 2488, w + 2413, t + 16); /* E[knee_inner5, pivot6] */
+  reduce_5x5_d5(w + 2563, w + 2413, t + 21); /* E[knee_inner5, roller_top_pin] fill */
+  reduce_tri_5_d5(w + 2613, w + 2413, t + 26); /* N[knee_inner5] */
+  return failed ? 24 : -1;
 }
 
 /*---- pivot 24: pivot6 (hinge, d = 5, h = 15)
  * column: roller_top_pin (d 5), knee_inner5 (d 5), knee_outer5 (d 5) */
 static int factor_p24(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 2438)) return 1;
-  solve_rows_5(w + 2438, w + 2463, t, 15); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 2538, w + 2463, t + 0); /* N[roller_top_pin] */
-  reduce_5x5_d5(w + 2563, w + 2488, t + 0); /* E[knee_inner5, roller_top_pin] fill */
-  reduce_tri_5_d5(w + 2613, w + 2488, t + 25); /* N[knee_inner5] */
-  reduce_5x5_d5(w + 2588, w + 2513, t + 0); /* E[knee_outer5, roller_top_pin] */
-  reduce_5x5_d5(w + 2638, w + 2513, t + 25); /* E[knee_outer5, knee_inner5] fill */
-  reduce_tri_5_d5(w + 2713, w + 2513, t + 50); /* N[knee_outer5] */
-  memcpy(w + 2463, t, 75 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 2438, t + 0, w + 2463, t + 16); /* rows 0..3 */
+  panel_5x4(w + 2438, t + 0, w + 2483, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 2538, w + 2463, t + 16); /* N[roller_top_pin] */
+  const int failed = factor_node_5(w + 2538, t + 8); /* N[roller_top_pin] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + 2438, t + 0, w + 2503, t + 24); /* rows 8..11 */
+  panel_5x2(w + 2438, t + 0, w + 2523, t + 28); /* rows 12..13 */
+  panel_5x1(w + 2438, t + 0, w + 2533, t + 30); /* row 14 */
+  reduce_5x5_d5(w + 2563, w + 2488, t + 16); /* E[knee_inner5, roller_top_pin] fill */
+  reduce_tri_5_d5(w + 2613, w + 2488, t + 21); /* N[knee_inner5] */
+  reduce_5x5_d5(w + 2588, w + 2513, t + 16); /* E[knee_outer5, roller_top_pin] */
+  reduce_5x5_d5(w + 2638, w + 2513, t + 21); /* E[knee_outer5, knee_inner5] fill */
+  reduce_tri_5_d5(w + 2713, w + 2513, t + 26); /* N[knee_outer5] */
+  return failed ? 25 : -1;
 }
 
 /*---- pivot 25: roller_top_pin (hinge, d = 5, h = 10)
  * column: knee_inner5 (d 5, fill), knee_outer5 (d 5) */
 static int factor_p25(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 2538)) return 1;
-  solve_rows_5(w + 2538, w + 2563, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 2613, w + 2563, t + 0); /* N[knee_inner5] */
-  reduce_5x5_d5(w + 2638, w + 2588, t + 0); /* E[knee_outer5, knee_inner5] fill */
-  reduce_tri_5_d5(w + 2713, w + 2588, t + 25); /* N[knee_outer5] */
-  memcpy(w + 2563, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 2538, t + 8, w + 2563, t + 16); /* rows 0..3 */
+  panel_5x4(w + 2538, t + 8, w + 2583, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 2613, w + 2563, t + 16); /* N[knee_inner5] */
+  const int failed = factor_node_5(w + 2613, t + 0); /* N[knee_inner5] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 2538, t + 8, w + 2603, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 2638, w + 2588, t + 16); /* E[knee_outer5, knee_inner5] fill */
+  reduce_tri_5_d5(w + 2713, w + 2588, t + 21); /* N[knee_outer5] */
+  return failed ? 26 : -1;
 }
 
 /*---- pivot 26: knee_inner5 (hinge, d = 5, h = 15)
  * column: knee_outer5 (d 5, fill), pivot5 (d 5), knee_outer4 (d 5) */
 static int factor_p26(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 2613)) return 1;
-  solve_rows_5(w + 2613, w + 2638, t, 15); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 2713, w + 2638, t + 0); /* N[knee_outer5] */
-  reduce_5x5_d5(w + 2738, w + 2663, t + 0); /* E[pivot5, knee_outer5] */
-  reduce_tri_5_d5(w + 2813, w + 2663, t + 25); /* N[pivot5] */
-  reduce_5x5_d5(w + 2788, w + 2688, t + 0); /* E[knee_outer4, knee_outer5] fill */
-  reduce_5x5_d5(w + 2863, w + 2688, t + 25); /* E[knee_outer4, pivot5] */
-  reduce_tri_5_d5(w + 2988, w + 2688, t + 50); /* N[knee_outer4] */
-  memcpy(w + 2638, t, 75 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 2613, t + 0, w + 2638, t + 16); /* rows 0..3 */
+  panel_5x4(w + 2613, t + 0, w + 2658, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 2713, w + 2638, t + 16); /* N[knee_outer5] */
+  const int failed = factor_node_5(w + 2713, t + 8); /* N[knee_outer5] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + 2613, t + 0, w + 2678, t + 24); /* rows 8..11 */
+  panel_5x2(w + 2613, t + 0, w + 2698, t + 28); /* rows 12..13 */
+  panel_5x1(w + 2613, t + 0, w + 2708, t + 30); /* row 14 */
+  reduce_5x5_d5(w + 2738, w + 2663, t + 16); /* E[pivot5, knee_outer5] */
+  reduce_tri_5_d5(w + 2813, w + 2663, t + 21); /* N[pivot5] */
+  reduce_5x5_d5(w + 2788, w + 2688, t + 16); /* E[knee_outer4, knee_outer5] fill */
+  reduce_5x5_d5(w + 2863, w + 2688, t + 21); /* E[knee_outer4, pivot5] */
+  reduce_tri_5_d5(w + 2988, w + 2688, t + 26); /* N[knee_outer4] */
+  return failed ? 27 : -1;
 }
 
 /*---- pivot 27: knee_outer5 (hinge, d = 5, h = 15)
  * column: pivot5 (d 5), knee_inner4 (d 5), knee_outer4 (d 5, fill) */
 static int factor_p27(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 2713)) return 1;
-  solve_rows_5(w + 2713, w + 2738, t, 15); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 2813, w + 2738, t + 0); /* N[pivot5] */
-  reduce_5x5_d5(w + 2838, w + 2763, t + 0); /* E[knee_inner4, pivot5] */
-  reduce_tri_5_d5(w + 2888, w + 2763, t + 25); /* N[knee_inner4] */
-  reduce_5x5_d5(w + 2863, w + 2788, t + 0); /* E[knee_outer4, pivot5] */
-  reduce_5x5_d5(w + 2913, w + 2788, t + 25); /* E[knee_outer4, knee_inner4] fill */
-  reduce_tri_5_d5(w + 2988, w + 2788, t + 50); /* N[knee_outer4] */
-  memcpy(w + 2738, t, 75 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 2713, t + 8, w + 2738, t + 16); /* rows 0..3 */
+  panel_5x4(w + 2713, t + 8, w + 2758, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 2813, w + 2738, t + 16); /* N[pivot5] */
+  const int failed = factor_node_5(w + 2813, t + 0); /* N[pivot5] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + 2713, t + 8, w + 2778, t + 24); /* rows 8..11 */
+  panel_5x2(w + 2713, t + 8, w + 2798, t + 28); /* rows 12..13 */
+  panel_5x1(w + 2713, t + 8, w + 2808, t + 30); /* row 14 */
+  reduce_5x5_d5(w + 2838, w + 2763, t + 16); /* E[knee_inner4, pivot5] */
+  reduce_tri_5_d5(w + 2888, w + 2763, t + 21); /* N[knee_inner4] */
+  reduce_5x5_d5(w + 2863, w + 2788, t + 16); /* E[knee_outer4, pivot5] */
+  reduce_5x5_d5(w + 2913, w + 2788, t + 21); /* E[knee_outer4, knee_inner4] fill */
+  reduce_tri_5_d5(w + 2988, w + 2788, t + 26); /* N[knee_outer4] */
+  return failed ? 28 : -1;
 }
 
 /*---- pivot 28: pivot5 (hinge, d = 5, h = 10)
  * column: knee_inner4 (d 5), knee_outer4 (d 5) */
 static int factor_p28(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 2813)) return 1;
-  solve_rows_5(w + 2813, w + 2838, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 2888, w + 2838, t + 0); /* N[knee_inner4] */
-  reduce_5x5_d5(w + 2913, w + 2863, t + 0); /* E[knee_outer4, knee_inner4] fill */
-  reduce_tri_5_d5(w + 2988, w + 2863, t + 25); /* N[knee_outer4] */
-  memcpy(w + 2838, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 2813, t + 0, w + 2838, t + 16); /* rows 0..3 */
+  panel_5x4(w + 2813, t + 0, w + 2858, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 2888, w + 2838, t + 16); /* N[knee_inner4] */
+  const int failed = factor_node_5(w + 2888, t + 8); /* N[knee_inner4] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 2813, t + 0, w + 2878, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 2913, w + 2863, t + 16); /* E[knee_outer4, knee_inner4] fill */
+  reduce_tri_5_d5(w + 2988, w + 2863, t + 21); /* N[knee_outer4] */
+  return failed ? 29 : -1;
 }
 
 /*---- pivot 29: knee_inner4 (hinge, d = 5, h = 15)
  * column: knee_outer4 (d 5, fill), pivot4 (d 5), knee_outer3 (d 5) */
 static int factor_p29(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 2888)) return 1;
-  solve_rows_5(w + 2888, w + 2913, t, 15); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 2988, w + 2913, t + 0); /* N[knee_outer4] */
-  reduce_5x5_d5(w + 3013, w + 2938, t + 0); /* E[pivot4, knee_outer4] */
-  reduce_tri_5_d5(w + 3088, w + 2938, t + 25); /* N[pivot4] */
-  reduce_5x5_d5(w + 3063, w + 2963, t + 0); /* E[knee_outer3, knee_outer4] fill */
-  reduce_5x5_d5(w + 3138, w + 2963, t + 25); /* E[knee_outer3, pivot4] */
-  reduce_tri_5_d5(w + 3263, w + 2963, t + 50); /* N[knee_outer3] */
-  memcpy(w + 2913, t, 75 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 2888, t + 8, w + 2913, t + 16); /* rows 0..3 */
+  panel_5x4(w + 2888, t + 8, w + 2933, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 2988, w + 2913, t + 16); /* N[knee_outer4] */
+  const int failed = factor_node_5(w + 2988, t + 0); /* N[knee_outer4] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + 2888, t + 8, w + 2953, t + 24); /* rows 8..11 */
+  panel_5x2(w + 2888, t + 8, w + 2973, t + 28); /* rows 12..13 */
+  panel_5x1(w + 2888, t + 8, w + 2983, t + 30); /* row 14 */
+  reduce_5x5_d5(w + 3013, w + 2938, t + 16); /* E[pivot4, knee_outer4] */
+  reduce_tri_5_d5(w + 3088, w + 2938, t + 21); /* N[pivot4] */
+  reduce_5x5_d5(w + 3063, w + 2963, t + 16); /* E[knee_outer3, knee_outer4] fill */
+  reduce_5x5_d5(w + 3138, w + 2963, t + 21); /* E[knee_outer3, pivot4] */
+  reduce_tri_5_d5(w + 3263, w + 2963, t + 26); /* N[knee_outer3] */
+  return failed ? 30 : -1;
 }
 
 /*---- pivot 30: knee_outer4 (hinge, d = 5, h = 15)
  * column: pivot4 (d 5), knee_inner3 (d 5), knee_outer3 (d 5, fill) */
 static int factor_p30(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 2988)) return 1;
-  solve_rows_5(w + 2988, w + 3013, t, 15); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 3088, w + 3013, t + 0); /* N[pivot4] */
-  reduce_5x5_d5(w + 3113, w + 3038, t + 0); /* E[knee_inner3, pivot4] */
-  reduce_tri_5_d5(w + 3163, w + 3038, t + 25); /* N[knee_inner3] */
-  reduce_5x5_d5(w + 3138, w + 3063, t + 0); /* E[knee_outer3, pivot4] */
-  reduce_5x5_d5(w + 3188, w + 3063, t + 25); /* E[knee_outer3, knee_inner3] fill */
-  reduce_tri_5_d5(w + 3263, w + 3063, t + 50); /* N[knee_outer3] */
-  memcpy(w + 3013, t, 75 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 2988, t + 0, w + 3013, t + 16); /* rows 0..3 */
+  panel_5x4(w + 2988, t + 0, w + 3033, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 3088, w + 3013, t + 16); /* N[pivot4] */
+  const int failed = factor_node_5(w + 3088, t + 8); /* N[pivot4] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + 2988, t + 0, w + 3053, t + 24); /* rows 8..11 */
+  panel_5x2(w + 2988, t + 0, w + 3073, t + 28); /* rows 12..13 */
+  panel_5x1(w + 2988, t + 0, w + 3083, t + 30); /* row 14 */
+  reduce_5x5_d5(w + 3113, w + 3038, t + 16); /* E[knee_inner3, pivot4] */
+  reduce_tri_5_d5(w + 3163, w + 3038, t + 21); /* N[knee_inner3] */
+  reduce_5x5_d5(w + 3138, w + 3063, t + 16); /* E[knee_outer3, pivot4] */
+  reduce_5x5_d5(w + 3188, w + 3063, t + 21); /* E[knee_outer3, knee_inner3] fill */
+  reduce_tri_5_d5(w + 3263, w + 3063, t + 26); /* N[knee_outer3] */
+  return failed ? 31 : -1;
 }
 
 /*---- pivot 31: pivot4 (hinge, d = 5, h = 10)
  * column: knee_inner3 (d 5), knee_outer3 (d 5) */
 static int factor_p31(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 3088)) return 1;
-  solve_rows_5(w + 3088, w + 3113, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 3163, w + 3113, t + 0); /* N[knee_inner3] */
-  reduce_5x5_d5(w + 3188, w + 3138, t + 0); /* E[knee_outer3, knee_inner3] fill */
-  reduce_tri_5_d5(w + 3263, w + 3138, t + 25); /* N[knee_outer3] */
-  memcpy(w + 3113, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 3088, t + 8, w + 3113, t + 16); /* rows 0..3 */
+  panel_5x4(w + 3088, t + 8, w + 3133, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 3163, w + 3113, t + 16); /* N[knee_inner3] */
+  const int failed = factor_node_5(w + 3163, t + 0); /* N[knee_inner3] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 3088, t + 8, w + 3153, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 3188, w + 3138, t + 16); /* E[knee_outer3, knee_inner3] fill */
+  reduce_tri_5_d5(w + 3263, w + 3138, t + 21); /* N[knee_outer3] */
+  return failed ? 32 : -1;
 }
 
 /*---- pivot 32: knee_inner3 (hinge, d = 5, h = 15)
  * column: knee_outer3 (d 5, fill), pivot3 (d 5), knee_outer2 (d 5) */
 static int factor_p32(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 3163)) return 1;
-  solve_rows_5(w + 3163, w + 3188, t, 15); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 3263, w + 3188, t + 0); /* N[knee_outer3] */
-  reduce_5x5_d5(w + 3288, w + 3213, t + 0); /* E[pivot3, knee_outer3] */
-  reduce_tri_5_d5(w + 3363, w + 3213, t + 25); /* N[pivot3] */
-  reduce_5x5_d5(w + 3338, w + 3238, t + 0); /* E[knee_outer2, knee_outer3] fill */
-  reduce_5x5_d5(w + 3413, w + 3238, t + 25); /* E[knee_outer2, pivot3] */
-  reduce_tri_5_d5(w + 3538, w + 3238, t + 50); /* N[knee_outer2] */
-  memcpy(w + 3188, t, 75 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 3163, t + 0, w + 3188, t + 16); /* rows 0..3 */
+  panel_5x4(w + 3163, t + 0, w + 3208, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 3263, w + 3188, t + 16); /* N[knee_outer3] */
+  const int failed = factor_node_5(w + 3263, t + 8); /* N[knee_outer3] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + 3163, t + 0, w + 3228, t + 24); /* rows 8..11 */
+  panel_5x2(w + 3163, t + 0, w + 3248, t + 28); /* rows 12..13 */
+  panel_5x1(w + 3163, t + 0, w + 3258, t + 30); /* row 14 */
+  reduce_5x5_d5(w + 3288, w + 3213, t + 16); /* E[pivot3, knee_outer3] */
+  reduce_tri_5_d5(w + 3363, w + 3213, t + 21); /* N[pivot3] */
+  reduce_5x5_d5(w + 3338, w + 3238, t + 16); /* E[knee_outer2, knee_outer3] fill */
+  reduce_5x5_d5(w + 3413, w + 3238, t + 21); /* E[knee_outer2, pivot3] */
+  reduce_tri_5_d5(w + 3538, w + 3238, t + 26); /* N[knee_outer2] */
+  return failed ? 33 : -1;
 }
 
 /*---- pivot 33: knee_outer3 (hinge, d = 5, h = 15)
  * column: pivot3 (d 5), knee_inner2 (d 5), knee_outer2 (d 5, fill) */
 static int factor_p33(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 3263)) return 1;
-  solve_rows_5(w + 3263, w + 3288, t, 15); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 3363, w + 3288, t + 0); /* N[pivot3] */
-  reduce_5x5_d5(w + 3388, w + 3313, t + 0); /* E[knee_inner2, pivot3] */
-  reduce_tri_5_d5(w + 3438, w + 3313, t + 25); /* N[knee_inner2] */
-  reduce_5x5_d5(w + 3413, w + 3338, t + 0); /* E[knee_outer2, pivot3] */
-  reduce_5x5_d5(w + 3463, w + 3338, t + 25); /* E[knee_outer2, knee_inner2] fill */
-  reduce_tri_5_d5(w + 3538, w + 3338, t + 50); /* N[knee_outer2] */
-  memcpy(w + 3288, t, 75 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 3263, t + 8, w + 3288, t + 16); /* rows 0..3 */
+  panel_5x4(w + 3263, t + 8, w + 3308, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 3363, w + 3288, t + 16); /* N[pivot3] */
+  const int failed = factor_node_5(w + 3363, t + 0); /* N[pivot3] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + 3263, t + 8, w + 3328, t + 24); /* rows 8..11 */
+  panel_5x2(w + 3263, t + 8, w + 3348, t + 28); /* rows 12..13 */
+  panel_5x1(w + 3263, t + 8, w + 3358, t + 30); /* row 14 */
+  reduce_5x5_d5(w + 3388, w + 3313, t + 16); /* E[knee_inner2, pivot3] */
+  reduce_tri_5_d5(w + 3438, w + 3313, t + 21); /* N[knee_inner2] */
+  reduce_5x5_d5(w + 3413, w + 3338, t + 16); /* E[knee_outer2, pivot3] */
+  reduce_5x5_d5(w + 3463, w + 3338, t + 21); /* E[knee_outer2, knee_inner2] fill */
+  reduce_tri_5_d5(w + 3538, w + 3338, t + 26); /* N[knee_outer2] */
+  return failed ? 34 : -1;
 }
 
 /*---- pivot 34: pivot3 (hinge, d = 5, h = 10)
  * column: knee_inner2 (d 5), knee_outer2 (d 5) */
 static int factor_p34(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 3363)) return 1;
-  solve_rows_5(w + 3363, w + 3388, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 3438, w + 3388, t + 0); /* N[knee_inner2] */
-  reduce_5x5_d5(w + 3463, w + 3413, t + 0); /* E[knee_outer2, knee_inner2] fill */
-  reduce_tri_5_d5(w + 3538, w + 3413, t + 25); /* N[knee_outer2] */
-  memcpy(w + 3388, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 3363, t + 0, w + 3388, t + 16); /* rows 0..3 */
+  panel_5x4(w + 3363, t + 0, w + 3408, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 3438, w + 3388, t + 16); /* N[knee_inner2] */
+  const int failed = factor_node_5(w + 3438, t + 8); /* N[knee_inner2] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 3363, t + 0, w + 3428, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 3463, w + 3413, t + 16); /* E[knee_outer2, knee_inner2] fill */
+  reduce_tri_5_d5(w + 3538, w + 3413, t + 21); /* N[knee_outer2] */
+  return failed ? 35 : -1;
 }
 
 /*---- pivot 35: knee_inner2 (hinge, d = 5, h = 15)
  * column: knee_outer2 (d 5, fill), pivot2 (d 5), knee_outer1 (d 5) */
 static int factor_p35(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 3438)) return 1;
-  solve_rows_5(w + 3438, w + 3463, t, 15); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 3538, w + 3463, t + 0); /* N[knee_outer2] */
-  reduce_5x5_d5(w + 3563, w + 3488, t + 0); /* E[pivot2, knee_outer2] */
-  reduce_tri_5_d5(w + 3638, w + 3488, t + 25); /* N[pivot2] */
-  reduce_5x5_d5(w + 3613, w + 3513, t + 0); /* E[knee_outer1, knee_outer2] fill */
-  reduce_5x5_d5(w + 3688, w + 3513, t + 25); /* E[knee_outer1, pivot2] */
-  reduce_tri_5_d5(w + 3813, w + 3513, t + 50); /* N[knee_outer1] */
-  memcpy(w + 3463, t, 75 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 3438, t + 8, w + 3463, t + 16); /* rows 0..3 */
+  panel_5x4(w + 3438, t + 8, w + 3483, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 3538, w + 3463, t + 16); /* N[knee_outer2] */
+  const int failed = factor_node_5(w + 3538, t + 0); /* N[knee_outer2] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + 3438, t + 8, w + 3503, t + 24); /* rows 8..11 */
+  panel_5x2(w + 3438, t + 8, w + 3523, t + 28); /* rows 12..13 */
+  panel_5x1(w + 3438, t + 8, w + 3533, t + 30); /* row 14 */
+  reduce_5x5_d5(w + 3563, w + 3488, t + 16); /* E[pivot2, knee_outer2] */
+  reduce_tri_5_d5(w + 3638, w + 3488, t + 21); /* N[pivot2] */
+  reduce_5x5_d5(w + 3613, w + 3513, t + 16); /* E[knee_outer1, knee_outer2] fill */
+  reduce_5x5_d5(w + 3688, w + 3513, t + 21); /* E[knee_outer1, pivot2] */
+  reduce_tri_5_d5(w + 3813, w + 3513, t + 26); /* N[knee_outer1] */
+  return failed ? 36 : -1;
 }
 
 /*---- pivot 36: knee_outer2 (hinge, d = 5, h = 15)
  * column: pivot2 (d 5), knee_inner1 (d 5), knee_outer1 (d 5, fill) */
 static int factor_p36(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 3538)) return 1;
-  solve_rows_5(w + 3538, w + 3563, t, 15); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 3638, w + 3563, t + 0); /* N[pivot2] */
-  reduce_5x5_d5(w + 3663, w + 3588, t + 0); /* E[knee_inner1, pivot2] */
-  reduce_tri_5_d5(w + 3713, w + 3588, t + 25); /* N[knee_inner1] */
-  reduce_5x5_d5(w + 3688, w + 3613, t + 0); /* E[knee_outer1, pivot2] */
-  reduce_5x5_d5(w + 3738, w + 3613, t + 25); /* E[knee_outer1, knee_inner1] fill */
-  reduce_tri_5_d5(w + 3813, w + 3613, t + 50); /* N[knee_outer1] */
-  memcpy(w + 3563, t, 75 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 3538, t + 0, w + 3563, t + 16); /* rows 0..3 */
+  panel_5x4(w + 3538, t + 0, w + 3583, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 3638, w + 3563, t + 16); /* N[pivot2] */
+  const int failed = factor_node_5(w + 3638, t + 8); /* N[pivot2] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + 3538, t + 0, w + 3603, t + 24); /* rows 8..11 */
+  panel_5x2(w + 3538, t + 0, w + 3623, t + 28); /* rows 12..13 */
+  panel_5x1(w + 3538, t + 0, w + 3633, t + 30); /* row 14 */
+  reduce_5x5_d5(w + 3663, w + 3588, t + 16); /* E[knee_inner1, pivot2] */
+  reduce_tri_5_d5(w + 3713, w + 3588, t + 21); /* N[knee_inner1] */
+  reduce_5x5_d5(w + 3688, w + 3613, t + 16); /* E[knee_outer1, pivot2] */
+  reduce_5x5_d5(w + 3738, w + 3613, t + 21); /* E[knee_outer1, knee_inner1] fill */
+  reduce_tri_5_d5(w + 3813, w + 3613, t + 26); /* N[knee_outer1] */
+  return failed ? 37 : -1;
 }
 
 /*---- pivot 37: pivot2 (hinge, d = 5, h = 10)
  * column: knee_inner1 (d 5), knee_outer1 (d 5) */
 static int factor_p37(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 3638)) return 1;
-  solve_rows_5(w + 3638, w + 3663, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 3713, w + 3663, t + 0); /* N[knee_inner1] */
-  reduce_5x5_d5(w + 3738, w + 3688, t + 0); /* E[knee_outer1, knee_inner1] fill */
-  reduce_tri_5_d5(w + 3813, w + 3688, t + 25); /* N[knee_outer1] */
-  memcpy(w + 3663, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 3638, t + 8, w + 3663, t + 16); /* rows 0..3 */
+  panel_5x4(w + 3638, t + 8, w + 3683, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 3713, w + 3663, t + 16); /* N[knee_inner1] */
+  const int failed = factor_node_5(w + 3713, t + 0); /* N[knee_inner1] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 3638, t + 8, w + 3703, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 3738, w + 3688, t + 16); /* E[knee_outer1, knee_inner1] fill */
+  reduce_tri_5_d5(w + 3813, w + 3688, t + 21); /* N[knee_outer1] */
+  return failed ? 38 : -1;
 }
 
 /*---- pivot 38: knee_inner1 (hinge, d = 5, h = 15)
  * column: knee_outer1 (d 5, fill), pivot1 (d 5), knee_outer0 (d 5) */
 static int factor_p38(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 3713)) return 1;
-  solve_rows_5(w + 3713, w + 3738, t, 15); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 3813, w + 3738, t + 0); /* N[knee_outer1] */
-  reduce_5x5_d5(w + 3838, w + 3763, t + 0); /* E[pivot1, knee_outer1] */
-  reduce_tri_5_d5(w + 3913, w + 3763, t + 25); /* N[pivot1] */
-  reduce_5x5_d5(w + 3863, w + 3788, t + 0); /* E[knee_outer0, knee_outer1] fill */
-  reduce_5x5_d5(w + 3938, w + 3788, t + 25); /* E[knee_outer0, pivot1] */
-  reduce_tri_5_d5(w + 3988, w + 3788, t + 50); /* N[knee_outer0] */
-  memcpy(w + 3738, t, 75 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 3713, t + 0, w + 3738, t + 16); /* rows 0..3 */
+  panel_5x4(w + 3713, t + 0, w + 3758, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 3813, w + 3738, t + 16); /* N[knee_outer1] */
+  const int failed = factor_node_5(w + 3813, t + 8); /* N[knee_outer1] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + 3713, t + 0, w + 3778, t + 24); /* rows 8..11 */
+  panel_5x2(w + 3713, t + 0, w + 3798, t + 28); /* rows 12..13 */
+  panel_5x1(w + 3713, t + 0, w + 3808, t + 30); /* row 14 */
+  reduce_5x5_d5(w + 3838, w + 3763, t + 16); /* E[pivot1, knee_outer1] */
+  reduce_tri_5_d5(w + 3913, w + 3763, t + 21); /* N[pivot1] */
+  reduce_5x5_d5(w + 3863, w + 3788, t + 16); /* E[knee_outer0, knee_outer1] fill */
+  reduce_5x5_d5(w + 3938, w + 3788, t + 21); /* E[knee_outer0, pivot1] */
+  reduce_tri_5_d5(w + 3988, w + 3788, t + 26); /* N[knee_outer0] */
+  return failed ? 39 : -1;
 }
 
 /*---- pivot 39: knee_outer1 (hinge, d = 5, h = 15)
  * column: pivot1 (d 5), knee_outer0 (d 5, fill), knee_inner0 (d 5) */
 static int factor_p39(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 3813)) return 1;
-  solve_rows_5(w + 3813, w + 3838, t, 15); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 3913, w + 3838, t + 0); /* N[pivot1] */
-  reduce_5x5_d5(w + 3938, w + 3863, t + 0); /* E[knee_outer0, pivot1] */
-  reduce_tri_5_d5(w + 3988, w + 3863, t + 25); /* N[knee_outer0] */
-  reduce_5x5_d5(w + 3963, w + 3888, t + 0); /* E[knee_inner0, pivot1] */
-  reduce_5x5_d5(w + 4038, w + 3888, t + 25); /* E[knee_inner0, knee_outer0] fill */
-  reduce_tri_5_d5(w + 4318, w + 3888, t + 50); /* N[knee_inner0] */
-  memcpy(w + 3838, t, 75 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 3813, t + 8, w + 3838, t + 16); /* rows 0..3 */
+  panel_5x4(w + 3813, t + 8, w + 3858, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 3913, w + 3838, t + 16); /* N[pivot1] */
+  const int failed = factor_node_5(w + 3913, t + 0); /* N[pivot1] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + 3813, t + 8, w + 3878, t + 24); /* rows 8..11 */
+  panel_5x2(w + 3813, t + 8, w + 3898, t + 28); /* rows 12..13 */
+  panel_5x1(w + 3813, t + 8, w + 3908, t + 30); /* row 14 */
+  reduce_5x5_d5(w + 3938, w + 3863, t + 16); /* E[knee_outer0, pivot1] */
+  reduce_tri_5_d5(w + 3988, w + 3863, t + 21); /* N[knee_outer0] */
+  reduce_5x5_d5(w + 3963, w + 3888, t + 16); /* E[knee_inner0, pivot1] */
+  reduce_5x5_d5(w + 4038, w + 3888, t + 21); /* E[knee_inner0, knee_outer0] fill */
+  reduce_tri_5_d5(w + 4318, w + 3888, t + 26); /* N[knee_inner0] */
+  return failed ? 40 : -1;
 }
 
 /*---- pivot 40: pivot1 (hinge, d = 5, h = 10)
  * column: knee_outer0 (d 5), knee_inner0 (d 5) */
 static int factor_p40(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 3913)) return 1;
-  solve_rows_5(w + 3913, w + 3938, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 3988, w + 3938, t + 0); /* N[knee_outer0] */
-  reduce_5x5_d5(w + 4038, w + 3963, t + 0); /* E[knee_inner0, knee_outer0] fill */
-  reduce_tri_5_d5(w + 4318, w + 3963, t + 25); /* N[knee_inner0] */
-  memcpy(w + 3938, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 3913, t + 0, w + 3938, t + 16); /* rows 0..3 */
+  panel_5x4(w + 3913, t + 0, w + 3958, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 3988, w + 3938, t + 16); /* N[knee_outer0] */
+  const int failed = factor_node_5(w + 3988, t + 8); /* N[knee_outer0] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 3913, t + 0, w + 3978, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 4038, w + 3963, t + 16); /* E[knee_inner0, knee_outer0] fill */
+  reduce_tri_5_d5(w + 4318, w + 3963, t + 21); /* N[knee_inner0] */
+  return failed ? 41 : -1;
 }
 
 /*---- pivot 41: knee_outer0 (hinge, d = 5, h = 15)
  * column: roller_bottom_pin (d 5), knee_inner0 (d 5, fill), pivot0 (d 5) */
 static int factor_p41(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 3988)) return 1;
-  solve_rows_5(w + 3988, w + 4013, t, 15); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 4088, w + 4013, t + 0); /* N[roller_bottom_pin] */
-  reduce_5x5_d5(w + 4113, w + 4038, t + 0); /* E[knee_inner0, roller_bottom_pin] fill */
-  reduce_tri_5_d5(w + 4318, w + 4038, t + 25); /* N[knee_inner0] */
-  reduce_5x5_d5(w + 4138, w + 4063, t + 0); /* E[pivot0, roller_bottom_pin] */
-  reduce_5x5_d5(w + 4343, w + 4063, t + 25); /* E[pivot0, knee_inner0] */
-  reduce_tri_5_d5(w + 4423, w + 4063, t + 50); /* N[pivot0] */
-  memcpy(w + 4013, t, 75 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 3988, t + 8, w + 4013, t + 16); /* rows 0..3 */
+  panel_5x4(w + 3988, t + 8, w + 4033, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 4088, w + 4013, t + 16); /* N[roller_bottom_pin] */
+  const int failed = factor_node_5(w + 4088, t + 0); /* N[roller_bottom_pin] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + 3988, t + 8, w + 4053, t + 24); /* rows 8..11 */
+  panel_5x2(w + 3988, t + 8, w + 4073, t + 28); /* rows 12..13 */
+  panel_5x1(w + 3988, t + 8, w + 4083, t + 30); /* row 14 */
+  reduce_5x5_d5(w + 4113, w + 4038, t + 16); /* E[knee_inner0, roller_bottom_pin] fill */
+  reduce_tri_5_d5(w + 4318, w + 4038, t + 21); /* N[knee_inner0] */
+  reduce_5x5_d5(w + 4138, w + 4063, t + 16); /* E[pivot0, roller_bottom_pin] */
+  reduce_5x5_d5(w + 4343, w + 4063, t + 21); /* E[pivot0, knee_inner0] */
+  reduce_tri_5_d5(w + 4423, w + 4063, t + 26); /* N[pivot0] */
+  return failed ? 42 : -1;
 }
 
 /*---- pivot 42: roller_bottom_pin (hinge, d = 5, h = 15)
  * column: knee_inner0 (d 5, fill), pivot0 (d 5), roller_bottom_slide (d 5) */
 static int factor_p42(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 4088)) return 1;
-  solve_rows_5(w + 4088, w + 4113, t, 15); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 4318, w + 4113, t + 0); /* N[knee_inner0] */
-  reduce_5x5_d5(w + 4343, w + 4138, t + 0); /* E[pivot0, knee_inner0] */
-  reduce_tri_5_d5(w + 4423, w + 4138, t + 25); /* N[pivot0] */
-  reduce_5x5_d5(w + 4368, w + 4163, t + 0); /* E[roller_bottom_slide, knee_inner0] fill */
-  reduce_5x5_d5(w + 4448, w + 4163, t + 25); /* E[roller_bottom_slide, pivot0] fill */
-  reduce_tri_5_d5(w + 4503, w + 4163, t + 50); /* N[roller_bottom_slide] */
-  memcpy(w + 4113, t, 75 * sizeof *t); /* E = T */
-  return 0;
+  const int failed = factor_node_5(w + 4188, t + 8); /* N[foot] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + 4088, t + 0, w + 4113, t + 16); /* rows 0..3 */
+  panel_5x4(w + 4088, t + 0, w + 4133, t + 20); /* rows 4..7 */
+  panel_5x4(w + 4088, t + 0, w + 4153, t + 24); /* rows 8..11 */
+  panel_5x2(w + 4088, t + 0, w + 4173, t + 28); /* rows 12..13 */
+  panel_5x1(w + 4088, t + 0, w + 4183, t + 30); /* row 14 */
+  reduce_tri_5_d5(w + 4318, w + 4113, t + 16); /* N[knee_inner0] */
+  reduce_5x5_d5(w + 4343, w + 4138, t + 16); /* E[pivot0, knee_inner0] */
+  reduce_tri_5_d5(w + 4423, w + 4138, t + 21); /* N[pivot0] */
+  reduce_5x5_d5(w + 4368, w + 4163, t + 16); /* E[roller_bottom_slide, knee_inner0] fill */
+  reduce_5x5_d5(w + 4448, w + 4163, t + 21); /* E[roller_bottom_slide, pivot0] fill */
+  reduce_tri_5_d5(w + 4503, w + 4163, t + 26); /* N[roller_bottom_slide] */
+  return failed ? 43 : -1;
 }
 
 /*---- pivot 43: foot (hinge, d = 5, h = 21)
  * column: knee_inner0 (d 5), pivot0 (d 5), roller_bottom_slide (d 5),
  *         inner0_weld (d 6) */
 static int factor_p43(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 4188)) return 1;
-  solve_rows_5(w + 4188, w + 4213, t, 21); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 4318, w + 4213, t + 0); /* N[knee_inner0] */
-  reduce_5x5_d5(w + 4343, w + 4238, t + 0); /* E[pivot0, knee_inner0] */
-  reduce_tri_5_d5(w + 4423, w + 4238, t + 25); /* N[pivot0] */
-  reduce_5x5_d5(w + 4368, w + 4263, t + 0); /* E[roller_bottom_slide, knee_inner0] fill */
-  reduce_5x5_d5(w + 4448, w + 4263, t + 25); /* E[roller_bottom_slide, pivot0] fill */
-  reduce_tri_5_d5(w + 4503, w + 4263, t + 50); /* N[roller_bottom_slide] */
-  reduce_6x5_d5(w + 4393, w + 4288, t + 0); /* E[inner0_weld, knee_inner0] */
-  reduce_6x5_d5(w + 4473, w + 4288, t + 25); /* E[inner0_weld, pivot0] */
-  reduce_6x5_d5(w + 4528, w + 4288, t + 50); /* E[inner0_weld, roller_bottom_slide] fill */
-  reduce_tri_6_d5(w + 4558, w + 4288, t + 75); /* N[inner0_weld] */
-  memcpy(w + 4213, t, 105 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 4188, t + 8, w + 4213, t + 16); /* rows 0..3 */
+  panel_5x4(w + 4188, t + 8, w + 4233, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 4318, w + 4213, t + 16); /* N[knee_inner0] */
+  const int failed = factor_node_5(w + 4318, t + 0); /* N[knee_inner0] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + 4188, t + 8, w + 4253, t + 24); /* rows 8..11 */
+  panel_5x4(w + 4188, t + 8, w + 4273, t + 28); /* rows 12..15 */
+  panel_5x4(w + 4188, t + 8, w + 4293, t + 32); /* rows 16..19 */
+  panel_5x1(w + 4188, t + 8, w + 4313, t + 36); /* row 20 */
+  reduce_5x5_d5(w + 4343, w + 4238, t + 16); /* E[pivot0, knee_inner0] */
+  reduce_tri_5_d5(w + 4423, w + 4238, t + 21); /* N[pivot0] */
+  reduce_5x5_d5(w + 4368, w + 4263, t + 16); /* E[roller_bottom_slide, knee_inner0] fill */
+  reduce_5x5_d5(w + 4448, w + 4263, t + 21); /* E[roller_bottom_slide, pivot0] fill */
+  reduce_tri_5_d5(w + 4503, w + 4263, t + 26); /* N[roller_bottom_slide] */
+  reduce_6x5_d5(w + 4393, w + 4288, t + 16); /* E[inner0_weld, knee_inner0] */
+  reduce_6x5_d5(w + 4473, w + 4288, t + 21); /* E[inner0_weld, pivot0] */
+  reduce_6x5_d5(w + 4528, w + 4288, t + 26); /* E[inner0_weld, roller_bottom_slide] fill */
+  reduce_tri_6_d5(w + 4558, w + 4288, t + 31); /* N[inner0_weld] */
+  return failed ? 44 : -1;
 }
 
 /*---- pivot 44: knee_inner0 (hinge, d = 5, h = 16)
  * column: pivot0 (d 5), roller_bottom_slide (d 5, fill), inner0_weld (d 6) */
 static int factor_p44(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 4318)) return 1;
-  solve_rows_5(w + 4318, w + 4343, t, 16); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 4423, w + 4343, t + 0); /* N[pivot0] */
-  reduce_5x5_d5(w + 4448, w + 4368, t + 0); /* E[roller_bottom_slide, pivot0] fill */
-  reduce_tri_5_d5(w + 4503, w + 4368, t + 25); /* N[roller_bottom_slide] */
-  reduce_6x5_d5(w + 4473, w + 4393, t + 0); /* E[inner0_weld, pivot0] */
-  reduce_6x5_d5(w + 4528, w + 4393, t + 25); /* E[inner0_weld, roller_bottom_slide] fill */
-  reduce_tri_6_d5(w + 4558, w + 4393, t + 50); /* N[inner0_weld] */
-  memcpy(w + 4343, t, 80 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 4318, t + 0, w + 4343, t + 16); /* rows 0..3 */
+  panel_5x4(w + 4318, t + 0, w + 4363, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 4423, w + 4343, t + 16); /* N[pivot0] */
+  const int failed = factor_node_5(w + 4423, t + 8); /* N[pivot0] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + 4318, t + 0, w + 4383, t + 24); /* rows 8..11 */
+  panel_5x4(w + 4318, t + 0, w + 4403, t + 28); /* rows 12..15 */
+  reduce_5x5_d5(w + 4448, w + 4368, t + 16); /* E[roller_bottom_slide, pivot0] fill */
+  reduce_tri_5_d5(w + 4503, w + 4368, t + 21); /* N[roller_bottom_slide] */
+  reduce_6x5_d5(w + 4473, w + 4393, t + 16); /* E[inner0_weld, pivot0] */
+  reduce_6x5_d5(w + 4528, w + 4393, t + 21); /* E[inner0_weld, roller_bottom_slide] fill */
+  reduce_tri_6_d5(w + 4558, w + 4393, t + 26); /* N[inner0_weld] */
+  return failed ? 45 : -1;
 }
 
 /*---- pivot 45: pivot0 (hinge, d = 5, h = 11)
  * column: roller_bottom_slide (d 5, fill), inner0_weld (d 6) */
 static int factor_p45(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 4423)) return 1;
-  solve_rows_5(w + 4423, w + 4448, t, 11); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 4503, w + 4448, t + 0); /* N[roller_bottom_slide] */
-  reduce_6x5_d5(w + 4528, w + 4473, t + 0); /* E[inner0_weld, roller_bottom_slide] fill */
-  reduce_tri_6_d5(w + 4558, w + 4473, t + 25); /* N[inner0_weld] */
-  memcpy(w + 4448, t, 55 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 4423, t + 8, w + 4448, t + 16); /* rows 0..3 */
+  panel_5x4(w + 4423, t + 8, w + 4468, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 4503, w + 4448, t + 16); /* N[roller_bottom_slide] */
+  const int failed = factor_node_5(w + 4503, t + 0); /* N[roller_bottom_slide] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 4423, t + 8, w + 4488, t + 24); /* rows 8..9 */
+  panel_5x1(w + 4423, t + 8, w + 4498, t + 26); /* row 10 */
+  reduce_6x5_d5(w + 4528, w + 4473, t + 16); /* E[inner0_weld, roller_bottom_slide] fill */
+  reduce_tri_6_d5(w + 4558, w + 4473, t + 21); /* N[inner0_weld] */
+  return failed ? 46 : -1;
 }
 
 /*---- pivot 46: roller_bottom_slide (prismatic, d = 5, h = 6)
  * column: inner0_weld (d 6, fill) */
 static int factor_p46(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 4503)) return 1;
-  solve_rows_5(w + 4503, w + 4528, t, 6); /* T = E N^-1 */
-  reduce_tri_6_d5(w + 4558, w + 4528, t + 0); /* N[inner0_weld] */
-  memcpy(w + 4528, t, 30 * sizeof *t); /* E = T */
-  return 0;
-}
-
-/*---- pivot 47: inner0_weld (weld, d = 6, h = 0) */
-static int factor_p47(scalar *restrict w, scalar *restrict t) {
-  (void)t;
-  if (factor_node_6(w + 4558)) return 1;
-  return 0;
+  panel_5x4(w + 4503, t + 0, w + 4528, t + 16); /* rows 0..3 */
+  panel_5x2(w + 4503, t + 0, w + 4548, t + 20); /* rows 4..5 */
+  reduce_tri_6_d5(w + 4558, w + 4528, t + 16); /* N[inner0_weld] */
+  const int failed = factor_node_6(w + 4558, t + 8); /* N[inner0_weld] = l D l^T, the next pivot's: final now */
+  return failed ? 47 : -1;
 }
 
 /*---- solve: forward substitution with the L blocks, pivots in order */
@@ -2721,59 +3112,59 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
 
 /*---- entry points (rt_factor_fn, rt_solve_fn of rt.h) ------------------------*/
 
-/* Factors the assembled workspace in place; temp holds 105 scalars.
+/* Factors the assembled workspace in place; temp holds 160 scalars.
  * Returns -1, or the pivot whose node block is not positive definite. */
 static int scissor_lift_factor(void *work, void *temp) {
   scalar *w = work;
   scalar *t = temp;
-  if (factor_p0(w, t)) return 0;
-  if (factor_p1(w, t)) return 1;
-  if (factor_p2(w, t)) return 2;
-  if (factor_p3(w, t)) return 3;
-  if (factor_p4(w, t)) return 4;
-  if (factor_p5(w, t)) return 5;
-  if (factor_p6(w, t)) return 6;
-  if (factor_p7(w, t)) return 7;
-  if (factor_p8(w, t)) return 8;
-  if (factor_p9(w, t)) return 9;
-  if (factor_p10(w, t)) return 10;
-  if (factor_p11(w, t)) return 11;
-  if (factor_p12(w, t)) return 12;
-  if (factor_p13(w, t)) return 13;
-  if (factor_p14(w, t)) return 14;
-  if (factor_p15(w, t)) return 15;
-  if (factor_p16(w, t)) return 16;
-  if (factor_p17(w, t)) return 17;
-  if (factor_p18(w, t)) return 18;
-  if (factor_p19(w, t)) return 19;
-  if (factor_p20(w, t)) return 20;
-  if (factor_p21(w, t)) return 21;
-  if (factor_p22(w, t)) return 22;
-  if (factor_p23(w, t)) return 23;
-  if (factor_p24(w, t)) return 24;
-  if (factor_p25(w, t)) return 25;
-  if (factor_p26(w, t)) return 26;
-  if (factor_p27(w, t)) return 27;
-  if (factor_p28(w, t)) return 28;
-  if (factor_p29(w, t)) return 29;
-  if (factor_p30(w, t)) return 30;
-  if (factor_p31(w, t)) return 31;
-  if (factor_p32(w, t)) return 32;
-  if (factor_p33(w, t)) return 33;
-  if (factor_p34(w, t)) return 34;
-  if (factor_p35(w, t)) return 35;
-  if (factor_p36(w, t)) return 36;
-  if (factor_p37(w, t)) return 37;
-  if (factor_p38(w, t)) return 38;
-  if (factor_p39(w, t)) return 39;
-  if (factor_p40(w, t)) return 40;
-  if (factor_p41(w, t)) return 41;
-  if (factor_p42(w, t)) return 42;
-  if (factor_p43(w, t)) return 43;
-  if (factor_p44(w, t)) return 44;
-  if (factor_p45(w, t)) return 45;
-  if (factor_p46(w, t)) return 46;
-  if (factor_p47(w, t)) return 47;
+  int s;
+  if ((s = factor_p0(w, t)) >= 0) return s;
+  if ((s = factor_p1(w, t)) >= 0) return s;
+  if ((s = factor_p2(w, t)) >= 0) return s;
+  if ((s = factor_p3(w, t)) >= 0) return s;
+  if ((s = factor_p4(w, t)) >= 0) return s;
+  if ((s = factor_p5(w, t)) >= 0) return s;
+  if ((s = factor_p6(w, t)) >= 0) return s;
+  if ((s = factor_p7(w, t)) >= 0) return s;
+  if ((s = factor_p8(w, t)) >= 0) return s;
+  if ((s = factor_p9(w, t)) >= 0) return s;
+  if ((s = factor_p10(w, t)) >= 0) return s;
+  if ((s = factor_p11(w, t)) >= 0) return s;
+  if ((s = factor_p12(w, t)) >= 0) return s;
+  if ((s = factor_p13(w, t)) >= 0) return s;
+  if ((s = factor_p14(w, t)) >= 0) return s;
+  if ((s = factor_p15(w, t)) >= 0) return s;
+  if ((s = factor_p16(w, t)) >= 0) return s;
+  if ((s = factor_p17(w, t)) >= 0) return s;
+  if ((s = factor_p18(w, t)) >= 0) return s;
+  if ((s = factor_p19(w, t)) >= 0) return s;
+  if ((s = factor_p20(w, t)) >= 0) return s;
+  if ((s = factor_p21(w, t)) >= 0) return s;
+  if ((s = factor_p22(w, t)) >= 0) return s;
+  if ((s = factor_p23(w, t)) >= 0) return s;
+  if ((s = factor_p24(w, t)) >= 0) return s;
+  if ((s = factor_p25(w, t)) >= 0) return s;
+  if ((s = factor_p26(w, t)) >= 0) return s;
+  if ((s = factor_p27(w, t)) >= 0) return s;
+  if ((s = factor_p28(w, t)) >= 0) return s;
+  if ((s = factor_p29(w, t)) >= 0) return s;
+  if ((s = factor_p30(w, t)) >= 0) return s;
+  if ((s = factor_p31(w, t)) >= 0) return s;
+  if ((s = factor_p32(w, t)) >= 0) return s;
+  if ((s = factor_p33(w, t)) >= 0) return s;
+  if ((s = factor_p34(w, t)) >= 0) return s;
+  if ((s = factor_p35(w, t)) >= 0) return s;
+  if ((s = factor_p36(w, t)) >= 0) return s;
+  if ((s = factor_p37(w, t)) >= 0) return s;
+  if ((s = factor_p38(w, t)) >= 0) return s;
+  if ((s = factor_p39(w, t)) >= 0) return s;
+  if ((s = factor_p40(w, t)) >= 0) return s;
+  if ((s = factor_p41(w, t)) >= 0) return s;
+  if ((s = factor_p42(w, t)) >= 0) return s;
+  if ((s = factor_p43(w, t)) >= 0) return s;
+  if ((s = factor_p44(w, t)) >= 0) return s;
+  if ((s = factor_p45(w, t)) >= 0) return s;
+  if ((s = factor_p46(w, t)) >= 0) return s;
   return -1;
 }
 
@@ -2797,7 +3188,7 @@ const rt_program scissor_lift_program = {
     .ncons = 48,
     .dim = 246,
     .work_size = 4594,
-    .temp_size = 105,
+    .temp_size = 160,
     .nblk = 128,
     .nrsi = 4892,
     .sbody_body = sbody_body,

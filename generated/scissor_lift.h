@@ -12,7 +12,7 @@
  * of the factorization's temporary, and rows of H (the length of right-hand
  * sides and solutions, in solver-constraint order). */
 #define SCISSOR_LIFT_WORK_SIZE 4594
-#define SCISSOR_LIFT_TEMP_SIZE 105
+#define SCISSOR_LIFT_TEMP_SIZE 160
 #define SCISSOR_LIFT_DIM 246
 
 extern const rt_program scissor_lift_program;

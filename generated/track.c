@@ -5,10 +5,12 @@
  * the program object track_program (declared in track.h; the
  * contract, the workspace layout and the reference arithmetic are in rt.h).
  * Each pivot's elimination is its own function factor_p<pivot>: the dense
- * LDL^T of its node block, T = E N^-1 over its edge column, one kernel call
- * per block pair of the reduction (the RSI grouped by target block, whose
- * workspace offset is a literal) and the copy E = T. The kernels below are
- * the reference arithmetic of rt.h specialized by degree.
+ * LDL^T of its node block, its edge column turned into L = E N^-1 in panels
+ * of rows (keeping E^T in the temporary), and one kernel call per block
+ * pair of the reduction C -= L E^T (the RSI grouped by target block, whose
+ * workspace offset is a literal). The kernels below are the reference
+ * arithmetic of rt.h specialized by degree; vector lanes hold independent
+ * results, so every instruction set gives the same bits.
  *
  * Mechanism statistics
  *   bodies          40 (none shattered)
@@ -19,7 +21,7 @@
  *   RSI entries     2105
  *   flops           41967 (convention: 2 x (d^3/6 + h d^2 + d h (h+1)/2) per pivot of degree d and column height h)
  *   order           best (heuristic natural)
- *   workspace       2925 scalars, temporary 50 scalars
+ *   workspace       2925 scalars, temporary 76 scalars
  *   structure hash  0x73f3725d1baef1a5
  *
  * Pivot order (pivot, constraint, type, degree d, column height h, blocks):
@@ -66,9 +68,11 @@
  */
 #include "track.h"
 
-#include <string.h>
-
 typedef float scalar;
+/* vectors of 2, 4, ... scalars (GCC/Clang vector extensions), loaded and
+ * stored at any scalar-aligned address */
+typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
+typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
 
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
 
@@ -380,32 +384,42 @@ static const int32_t rsi[2105] = {
 /*---- kernels -----------------------------------------------------------------*/
 
 /* Dense LDL^T of a 5 x 5 node block in place (rt.h factor step 1): unit
- * lower l below the diagonal, D on it. Returns 1 if the block is not
- * positive definite. */
-static int factor_node_5(scalar *n) {
+ * lower l below the diagonal, D on it, and the reciprocals 1/D in rinv.
+ * Returns 1 if the block is not positive definite. */
+static int factor_node_5(scalar *restrict n, scalar *restrict rinv) {
   if (!(n[0] > 0)) return 1;
-  n[5] = n[5] / n[0];
-  n[10] = n[10] / n[0];
-  n[15] = n[15] / n[0];
-  n[20] = n[20] / n[0];
+  const scalar r0 = 1 / n[0];
+  rinv[0] = r0;
+  n[5] = n[5] * r0;
+  n[10] = n[10] * r0;
+  n[15] = n[15] * r0;
+  n[20] = n[20] * r0;
   const scalar d1 = n[6] - n[5] * (n[5] * n[0]);
   if (!(d1 > 0)) return 1;
   n[6] = d1;
-  n[11] = (n[11] - n[10] * (n[5] * n[0])) / n[6];
-  n[16] = (n[16] - n[15] * (n[5] * n[0])) / n[6];
-  n[21] = (n[21] - n[20] * (n[5] * n[0])) / n[6];
+  const scalar r1 = 1 / d1;
+  rinv[1] = r1;
+  n[11] = (n[11] - n[10] * (n[5] * n[0])) * r1;
+  n[16] = (n[16] - n[15] * (n[5] * n[0])) * r1;
+  n[21] = (n[21] - n[20] * (n[5] * n[0])) * r1;
   const scalar d2 = n[12] - (n[10] * (n[10] * n[0]) + n[11] * (n[11] * n[6]));
   if (!(d2 > 0)) return 1;
   n[12] = d2;
-  n[17] = (n[17] - (n[15] * (n[10] * n[0]) + n[16] * (n[11] * n[6]))) / n[12];
-  n[22] = (n[22] - (n[20] * (n[10] * n[0]) + n[21] * (n[11] * n[6]))) / n[12];
+  const scalar r2 = 1 / d2;
+  rinv[2] = r2;
+  n[17] = (n[17] - (n[15] * (n[10] * n[0]) + n[16] * (n[11] * n[6]))) * r2;
+  n[22] = (n[22] - (n[20] * (n[10] * n[0]) + n[21] * (n[11] * n[6]))) * r2;
   const scalar d3 = n[18] - (n[15] * (n[15] * n[0]) + n[16] * (n[16] * n[6]) + n[17] * (n[17] * n[12]));
   if (!(d3 > 0)) return 1;
   n[18] = d3;
-  n[23] = (n[23] - (n[20] * (n[15] * n[0]) + n[21] * (n[16] * n[6]) + n[22] * (n[17] * n[12]))) / n[18];
+  const scalar r3 = 1 / d3;
+  rinv[3] = r3;
+  n[23] = (n[23] - (n[20] * (n[15] * n[0]) + n[21] * (n[16] * n[6]) + n[22] * (n[17] * n[12]))) * r3;
   const scalar d4 = n[24] - (n[20] * (n[20] * n[0]) + n[21] * (n[21] * n[6]) + n[22] * (n[22] * n[12]) + n[23] * (n[23] * n[18]));
   if (!(d4 > 0)) return 1;
   n[24] = d4;
+  const scalar r4 = 1 / d4;
+  rinv[4] = r4;
   return 0;
 }
 
@@ -434,59 +448,161 @@ static void node_solve_5(const scalar *n, const scalar *v, scalar *x) {
   x[4] = x4;
 }
 
-/* T[r] = N^-1 E[r] for the h rows of an edge column (rt.h factor step 2). */
-static void solve_rows_5(const scalar *restrict n, const scalar *restrict e, scalar *restrict t, int h) {
-  for (int r = 0; r < h; r++) node_solve_5(n, e + 5 * r, t + 5 * r);
+/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
+ * at et[k * 12]), then overwrites it with node_solve(N, E) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const scalar e0 = e[0];
+  const scalar e1 = e[1];
+  const scalar e2 = e[2];
+  const scalar e3 = e[3];
+  const scalar e4 = e[4];
+  et[0] = e0;
+  et[12] = e1;
+  et[24] = e2;
+  et[36] = e3;
+  et[48] = e4;
+  const scalar y0 = e0;
+  const scalar y1 = e1 - n[5] * y0;
+  const scalar y2 = e2 - (n[10] * y0 + n[11] * y1);
+  const scalar y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
+  const scalar y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const scalar z0 = y0 * rinv[0];
+  const scalar z1 = y1 * rinv[1];
+  const scalar z2 = y2 * rinv[2];
+  const scalar z3 = y3 * rinv[3];
+  const scalar z4 = y4 * rinv[4];
+  const scalar x4 = z4;
+  const scalar x3 = z3 - n[23] * x4;
+  const scalar x2 = z2 - (n[17] * x3 + n[22] * x4);
+  const scalar x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
+  const scalar x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  e[0] = x0;
+  e[1] = x1;
+  e[2] = x2;
+  e[3] = x3;
+  e[4] = x4;
 }
 
-/* Lower triangle of a 5 x 5 node block C -= E T^T, E and T 5 x 5 (rt.h
- * factor step 3, a diagonal block pair). */
-static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2] + e[3] * t[3] + e[4] * t[4];
-  c[5] -= e[5] * t[0] + e[6] * t[1] + e[7] * t[2] + e[8] * t[3] + e[9] * t[4];
-  c[6] -= e[5] * t[5] + e[6] * t[6] + e[7] * t[7] + e[8] * t[8] + e[9] * t[9];
-  c[10] -= e[10] * t[0] + e[11] * t[1] + e[12] * t[2] + e[13] * t[3] + e[14] * t[4];
-  c[11] -= e[10] * t[5] + e[11] * t[6] + e[12] * t[7] + e[13] * t[8] + e[14] * t[9];
-  c[12] -= e[10] * t[10] + e[11] * t[11] + e[12] * t[12] + e[13] * t[13] + e[14] * t[14];
-  c[15] -= e[15] * t[0] + e[16] * t[1] + e[17] * t[2] + e[18] * t[3] + e[19] * t[4];
-  c[16] -= e[15] * t[5] + e[16] * t[6] + e[17] * t[7] + e[18] * t[8] + e[19] * t[9];
-  c[17] -= e[15] * t[10] + e[16] * t[11] + e[17] * t[12] + e[18] * t[13] + e[19] * t[14];
-  c[18] -= e[15] * t[15] + e[16] * t[16] + e[17] * t[17] + e[18] * t[18] + e[19] * t[19];
-  c[20] -= e[20] * t[0] + e[21] * t[1] + e[22] * t[2] + e[23] * t[3] + e[24] * t[4];
-  c[21] -= e[20] * t[5] + e[21] * t[6] + e[22] * t[7] + e[23] * t[8] + e[24] * t[9];
-  c[22] -= e[20] * t[10] + e[21] * t[11] + e[22] * t[12] + e[23] * t[13] + e[24] * t[14];
-  c[23] -= e[20] * t[15] + e[21] * t[16] + e[22] * t[17] + e[23] * t[18] + e[24] * t[19];
-  c[24] -= e[20] * t[20] + e[21] * t[21] + e[22] * t[22] + e[23] * t[23] + e[24] * t[24];
+/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 12), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v2 e0 = {e[0], e[5]};
+  const v2 e1 = {e[1], e[6]};
+  const v2 e2 = {e[2], e[7]};
+  const v2 e3 = {e[3], e[8]};
+  const v2 e4 = {e[4], e[9]};
+  *(v2 *)(et + 0) = e0;
+  *(v2 *)(et + 12) = e1;
+  *(v2 *)(et + 24) = e2;
+  *(v2 *)(et + 36) = e3;
+  *(v2 *)(et + 48) = e4;
+  const v2 y0 = e0;
+  const v2 y1 = e1 - n[5] * y0;
+  const v2 y2 = e2 - (n[10] * y0 + n[11] * y1);
+  const v2 y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
+  const v2 y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const v2 z0 = y0 * rinv[0];
+  const v2 z1 = y1 * rinv[1];
+  const v2 z2 = y2 * rinv[2];
+  const v2 z3 = y3 * rinv[3];
+  const v2 z4 = y4 * rinv[4];
+  const v2 x4 = z4;
+  const v2 x3 = z3 - n[23] * x4;
+  const v2 x2 = z2 - (n[17] * x3 + n[22] * x4);
+  const v2 x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
+  const v2 x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x0[1];
+  e[6] = x1[1];
+  e[7] = x2[1];
+  e[8] = x3[1];
+  e[9] = x4[1];
 }
 
-/* C -= E T^T for a 5 x 5 block C, E 5 x 5, T 5 x 5 (rt.h factor
- * step 3, one block pair). */
-static void reduce_5x5_d5(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2] + e[3] * t[3] + e[4] * t[4];
-  c[1] -= e[0] * t[5] + e[1] * t[6] + e[2] * t[7] + e[3] * t[8] + e[4] * t[9];
-  c[2] -= e[0] * t[10] + e[1] * t[11] + e[2] * t[12] + e[3] * t[13] + e[4] * t[14];
-  c[3] -= e[0] * t[15] + e[1] * t[16] + e[2] * t[17] + e[3] * t[18] + e[4] * t[19];
-  c[4] -= e[0] * t[20] + e[1] * t[21] + e[2] * t[22] + e[3] * t[23] + e[4] * t[24];
-  c[5] -= e[5] * t[0] + e[6] * t[1] + e[7] * t[2] + e[8] * t[3] + e[9] * t[4];
-  c[6] -= e[5] * t[5] + e[6] * t[6] + e[7] * t[7] + e[8] * t[8] + e[9] * t[9];
-  c[7] -= e[5] * t[10] + e[6] * t[11] + e[7] * t[12] + e[8] * t[13] + e[9] * t[14];
-  c[8] -= e[5] * t[15] + e[6] * t[16] + e[7] * t[17] + e[8] * t[18] + e[9] * t[19];
-  c[9] -= e[5] * t[20] + e[6] * t[21] + e[7] * t[22] + e[8] * t[23] + e[9] * t[24];
-  c[10] -= e[10] * t[0] + e[11] * t[1] + e[12] * t[2] + e[13] * t[3] + e[14] * t[4];
-  c[11] -= e[10] * t[5] + e[11] * t[6] + e[12] * t[7] + e[13] * t[8] + e[14] * t[9];
-  c[12] -= e[10] * t[10] + e[11] * t[11] + e[12] * t[12] + e[13] * t[13] + e[14] * t[14];
-  c[13] -= e[10] * t[15] + e[11] * t[16] + e[12] * t[17] + e[13] * t[18] + e[14] * t[19];
-  c[14] -= e[10] * t[20] + e[11] * t[21] + e[12] * t[22] + e[13] * t[23] + e[14] * t[24];
-  c[15] -= e[15] * t[0] + e[16] * t[1] + e[17] * t[2] + e[18] * t[3] + e[19] * t[4];
-  c[16] -= e[15] * t[5] + e[16] * t[6] + e[17] * t[7] + e[18] * t[8] + e[19] * t[9];
-  c[17] -= e[15] * t[10] + e[16] * t[11] + e[17] * t[12] + e[18] * t[13] + e[19] * t[14];
-  c[18] -= e[15] * t[15] + e[16] * t[16] + e[17] * t[17] + e[18] * t[18] + e[19] * t[19];
-  c[19] -= e[15] * t[20] + e[16] * t[21] + e[17] * t[22] + e[18] * t[23] + e[19] * t[24];
-  c[20] -= e[20] * t[0] + e[21] * t[1] + e[22] * t[2] + e[23] * t[3] + e[24] * t[4];
-  c[21] -= e[20] * t[5] + e[21] * t[6] + e[22] * t[7] + e[23] * t[8] + e[24] * t[9];
-  c[22] -= e[20] * t[10] + e[21] * t[11] + e[22] * t[12] + e[23] * t[13] + e[24] * t[14];
-  c[23] -= e[20] * t[15] + e[21] * t[16] + e[22] * t[17] + e[23] * t[18] + e[24] * t[19];
-  c[24] -= e[20] * t[20] + e[21] * t[21] + e[22] * t[22] + e[23] * t[23] + e[24] * t[24];
+/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 12), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0 = {e[0], e[5], e[10], e[15]};
+  const v4 e1 = {e[1], e[6], e[11], e[16]};
+  const v4 e2 = {e[2], e[7], e[12], e[17]};
+  const v4 e3 = {e[3], e[8], e[13], e[18]};
+  const v4 e4 = {e[4], e[9], e[14], e[19]};
+  *(v4 *)(et + 0) = e0;
+  *(v4 *)(et + 12) = e1;
+  *(v4 *)(et + 24) = e2;
+  *(v4 *)(et + 36) = e3;
+  *(v4 *)(et + 48) = e4;
+  const v4 y0 = e0;
+  const v4 y1 = e1 - n[5] * y0;
+  const v4 y2 = e2 - (n[10] * y0 + n[11] * y1);
+  const v4 y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
+  const v4 y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const v4 z0 = y0 * rinv[0];
+  const v4 z1 = y1 * rinv[1];
+  const v4 z2 = y2 * rinv[2];
+  const v4 z3 = y3 * rinv[3];
+  const v4 z4 = y4 * rinv[4];
+  const v4 x4 = z4;
+  const v4 x3 = z3 - n[23] * x4;
+  const v4 x2 = z2 - (n[17] * x3 + n[22] * x4);
+  const v4 x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
+  const v4 x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x0[1];
+  e[6] = x1[1];
+  e[7] = x2[1];
+  e[8] = x3[1];
+  e[9] = x4[1];
+  e[10] = x0[2];
+  e[11] = x1[2];
+  e[12] = x2[2];
+  e[13] = x3[2];
+  e[14] = x4[2];
+  e[15] = x0[3];
+  e[16] = x1[3];
+  e[17] = x2[3];
+  e[18] = x3[3];
+  e[19] = x4[3];
+}
+
+/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 5 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[12] + l[2] * et[24] + l[3] * et[36] + l[4] * et[48];
+  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 12) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 36) + l[9] * *(const v2 *)(et + 48);
+  *(v2 *)(c + 10) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 12) + l[12] * *(const v2 *)(et + 24) + l[13] * *(const v2 *)(et + 36) + l[14] * *(const v2 *)(et + 48);
+  c[12] -= l[10] * et[2] + l[11] * et[14] + l[12] * et[26] + l[13] * et[38] + l[14] * et[50];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 12) + l[17] * *(const v4 *)(et + 24) + l[18] * *(const v4 *)(et + 36) + l[19] * *(const v4 *)(et + 48);
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 12) + l[22] * *(const v4 *)(et + 24) + l[23] * *(const v4 *)(et + 36) + l[24] * *(const v4 *)(et + 48);
+  c[24] -= l[20] * et[4] + l[21] * et[16] + l[22] * et[28] + l[23] * et[40] + l[24] * et[52];
+}
+
+/* C -= L E^T for a 5 x 5 block C, L 5 x 5, E 5 x 5 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_5x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 12) + l[2] * *(const v4 *)(et + 24) + l[3] * *(const v4 *)(et + 36) + l[4] * *(const v4 *)(et + 48);
+  c[4] -= l[0] * et[4] + l[1] * et[16] + l[2] * et[28] + l[3] * et[40] + l[4] * et[52];
+  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 12) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 36) + l[9] * *(const v4 *)(et + 48);
+  c[9] -= l[5] * et[4] + l[6] * et[16] + l[7] * et[28] + l[8] * et[40] + l[9] * et[52];
+  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 12) + l[12] * *(const v4 *)(et + 24) + l[13] * *(const v4 *)(et + 36) + l[14] * *(const v4 *)(et + 48);
+  c[14] -= l[10] * et[4] + l[11] * et[16] + l[12] * et[28] + l[13] * et[40] + l[14] * et[52];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 12) + l[17] * *(const v4 *)(et + 24) + l[18] * *(const v4 *)(et + 36) + l[19] * *(const v4 *)(et + 48);
+  c[19] -= l[15] * et[4] + l[16] * et[16] + l[17] * et[28] + l[18] * et[40] + l[19] * et[52];
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 12) + l[22] * *(const v4 *)(et + 24) + l[23] * *(const v4 *)(et + 36) + l[24] * *(const v4 *)(et + 48);
+  c[24] -= l[20] * et[4] + l[21] * et[16] + l[22] * et[28] + l[23] * et[40] + l[24] * et[52];
 }
 
 /* xq -= L xp for a 5 x 5 block L (rt.h solve, forward). */
@@ -531,474 +647,506 @@ static void subtract_5(scalar *restrict x, const scalar *restrict s) {
 /*---- pivot 0: pin00 (hinge, d = 5, h = 10)
  * column: pin01 (d 5), pin39 (d 5) */
 static int factor_p0(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 0)) return 1;
-  solve_rows_5(w + 0, w + 25, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 75, w + 25, t + 0); /* N[pin01] */
-  reduce_5x5_d5(w + 125, w + 50, t + 0); /* E[pin39, pin01] fill */
-  reduce_tri_5_d5(w + 2900, w + 50, t + 25); /* N[pin39] */
-  memcpy(w + 25, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  if (factor_node_5(w + 0, t + 0)) return 0; /* N[pin00] = l D l^T */
+  panel_5x4(w + 0, t + 0, w + 25, t + 16); /* rows 0..3 */
+  panel_5x4(w + 0, t + 0, w + 45, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 75, w + 25, t + 16); /* N[pin01] */
+  const int failed = factor_node_5(w + 75, t + 8); /* N[pin01] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 0, t + 0, w + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 125, w + 50, t + 16); /* E[pin39, pin01] fill */
+  reduce_tri_5_d5(w + 2900, w + 50, t + 21); /* N[pin39] */
+  return failed ? 1 : -1;
 }
 
 /*---- pivot 1: pin01 (hinge, d = 5, h = 10)
  * column: pin02 (d 5), pin39 (d 5, fill) */
 static int factor_p1(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 75)) return 1;
-  solve_rows_5(w + 75, w + 100, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 150, w + 100, t + 0); /* N[pin02] */
-  reduce_5x5_d5(w + 200, w + 125, t + 0); /* E[pin39, pin02] fill */
-  reduce_tri_5_d5(w + 2900, w + 125, t + 25); /* N[pin39] */
-  memcpy(w + 100, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 75, t + 8, w + 100, t + 16); /* rows 0..3 */
+  panel_5x4(w + 75, t + 8, w + 120, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 150, w + 100, t + 16); /* N[pin02] */
+  const int failed = factor_node_5(w + 150, t + 0); /* N[pin02] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 75, t + 8, w + 140, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 200, w + 125, t + 16); /* E[pin39, pin02] fill */
+  reduce_tri_5_d5(w + 2900, w + 125, t + 21); /* N[pin39] */
+  return failed ? 2 : -1;
 }
 
 /*---- pivot 2: pin02 (hinge, d = 5, h = 10)
  * column: pin03 (d 5), pin39 (d 5, fill) */
 static int factor_p2(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 150)) return 1;
-  solve_rows_5(w + 150, w + 175, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 225, w + 175, t + 0); /* N[pin03] */
-  reduce_5x5_d5(w + 275, w + 200, t + 0); /* E[pin39, pin03] fill */
-  reduce_tri_5_d5(w + 2900, w + 200, t + 25); /* N[pin39] */
-  memcpy(w + 175, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 150, t + 0, w + 175, t + 16); /* rows 0..3 */
+  panel_5x4(w + 150, t + 0, w + 195, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 225, w + 175, t + 16); /* N[pin03] */
+  const int failed = factor_node_5(w + 225, t + 8); /* N[pin03] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 150, t + 0, w + 215, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 275, w + 200, t + 16); /* E[pin39, pin03] fill */
+  reduce_tri_5_d5(w + 2900, w + 200, t + 21); /* N[pin39] */
+  return failed ? 3 : -1;
 }
 
 /*---- pivot 3: pin03 (hinge, d = 5, h = 10)
  * column: pin04 (d 5), pin39 (d 5, fill) */
 static int factor_p3(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 225)) return 1;
-  solve_rows_5(w + 225, w + 250, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 300, w + 250, t + 0); /* N[pin04] */
-  reduce_5x5_d5(w + 350, w + 275, t + 0); /* E[pin39, pin04] fill */
-  reduce_tri_5_d5(w + 2900, w + 275, t + 25); /* N[pin39] */
-  memcpy(w + 250, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 225, t + 8, w + 250, t + 16); /* rows 0..3 */
+  panel_5x4(w + 225, t + 8, w + 270, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 300, w + 250, t + 16); /* N[pin04] */
+  const int failed = factor_node_5(w + 300, t + 0); /* N[pin04] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 225, t + 8, w + 290, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 350, w + 275, t + 16); /* E[pin39, pin04] fill */
+  reduce_tri_5_d5(w + 2900, w + 275, t + 21); /* N[pin39] */
+  return failed ? 4 : -1;
 }
 
 /*---- pivot 4: pin04 (hinge, d = 5, h = 10)
  * column: pin05 (d 5), pin39 (d 5, fill) */
 static int factor_p4(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 300)) return 1;
-  solve_rows_5(w + 300, w + 325, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 375, w + 325, t + 0); /* N[pin05] */
-  reduce_5x5_d5(w + 425, w + 350, t + 0); /* E[pin39, pin05] fill */
-  reduce_tri_5_d5(w + 2900, w + 350, t + 25); /* N[pin39] */
-  memcpy(w + 325, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 300, t + 0, w + 325, t + 16); /* rows 0..3 */
+  panel_5x4(w + 300, t + 0, w + 345, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 375, w + 325, t + 16); /* N[pin05] */
+  const int failed = factor_node_5(w + 375, t + 8); /* N[pin05] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 300, t + 0, w + 365, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 425, w + 350, t + 16); /* E[pin39, pin05] fill */
+  reduce_tri_5_d5(w + 2900, w + 350, t + 21); /* N[pin39] */
+  return failed ? 5 : -1;
 }
 
 /*---- pivot 5: pin05 (hinge, d = 5, h = 10)
  * column: pin06 (d 5), pin39 (d 5, fill) */
 static int factor_p5(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 375)) return 1;
-  solve_rows_5(w + 375, w + 400, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 450, w + 400, t + 0); /* N[pin06] */
-  reduce_5x5_d5(w + 500, w + 425, t + 0); /* E[pin39, pin06] fill */
-  reduce_tri_5_d5(w + 2900, w + 425, t + 25); /* N[pin39] */
-  memcpy(w + 400, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 375, t + 8, w + 400, t + 16); /* rows 0..3 */
+  panel_5x4(w + 375, t + 8, w + 420, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 450, w + 400, t + 16); /* N[pin06] */
+  const int failed = factor_node_5(w + 450, t + 0); /* N[pin06] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 375, t + 8, w + 440, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 500, w + 425, t + 16); /* E[pin39, pin06] fill */
+  reduce_tri_5_d5(w + 2900, w + 425, t + 21); /* N[pin39] */
+  return failed ? 6 : -1;
 }
 
 /*---- pivot 6: pin06 (hinge, d = 5, h = 10)
  * column: pin07 (d 5), pin39 (d 5, fill) */
 static int factor_p6(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 450)) return 1;
-  solve_rows_5(w + 450, w + 475, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 525, w + 475, t + 0); /* N[pin07] */
-  reduce_5x5_d5(w + 575, w + 500, t + 0); /* E[pin39, pin07] fill */
-  reduce_tri_5_d5(w + 2900, w + 500, t + 25); /* N[pin39] */
-  memcpy(w + 475, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 450, t + 0, w + 475, t + 16); /* rows 0..3 */
+  panel_5x4(w + 450, t + 0, w + 495, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 525, w + 475, t + 16); /* N[pin07] */
+  const int failed = factor_node_5(w + 525, t + 8); /* N[pin07] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 450, t + 0, w + 515, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 575, w + 500, t + 16); /* E[pin39, pin07] fill */
+  reduce_tri_5_d5(w + 2900, w + 500, t + 21); /* N[pin39] */
+  return failed ? 7 : -1;
 }
 
 /*---- pivot 7: pin07 (hinge, d = 5, h = 10)
  * column: pin08 (d 5), pin39 (d 5, fill) */
 static int factor_p7(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 525)) return 1;
-  solve_rows_5(w + 525, w + 550, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 600, w + 550, t + 0); /* N[pin08] */
-  reduce_5x5_d5(w + 650, w + 575, t + 0); /* E[pin39, pin08] fill */
-  reduce_tri_5_d5(w + 2900, w + 575, t + 25); /* N[pin39] */
-  memcpy(w + 550, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 525, t + 8, w + 550, t + 16); /* rows 0..3 */
+  panel_5x4(w + 525, t + 8, w + 570, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 600, w + 550, t + 16); /* N[pin08] */
+  const int failed = factor_node_5(w + 600, t + 0); /* N[pin08] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 525, t + 8, w + 590, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 650, w + 575, t + 16); /* E[pin39, pin08] fill */
+  reduce_tri_5_d5(w + 2900, w + 575, t + 21); /* N[pin39] */
+  return failed ? 8 : -1;
 }
 
 /*---- pivot 8: pin08 (hinge, d = 5, h = 10)
  * column: pin09 (d 5), pin39 (d 5, fill) */
 static int factor_p8(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 600)) return 1;
-  solve_rows_5(w + 600, w + 625, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 675, w + 625, t + 0); /* N[pin09] */
-  reduce_5x5_d5(w + 725, w + 650, t + 0); /* E[pin39, pin09] fill */
-  reduce_tri_5_d5(w + 2900, w + 650, t + 25); /* N[pin39] */
-  memcpy(w + 625, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 600, t + 0, w + 625, t + 16); /* rows 0..3 */
+  panel_5x4(w + 600, t + 0, w + 645, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 675, w + 625, t + 16); /* N[pin09] */
+  const int failed = factor_node_5(w + 675, t + 8); /* N[pin09] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 600, t + 0, w + 665, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 725, w + 650, t + 16); /* E[pin39, pin09] fill */
+  reduce_tri_5_d5(w + 2900, w + 650, t + 21); /* N[pin39] */
+  return failed ? 9 : -1;
 }
 
 /*---- pivot 9: pin09 (hinge, d = 5, h = 10)
  * column: pin10 (d 5), pin39 (d 5, fill) */
 static int factor_p9(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 675)) return 1;
-  solve_rows_5(w + 675, w + 700, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 750, w + 700, t + 0); /* N[pin10] */
-  reduce_5x5_d5(w + 800, w + 725, t + 0); /* E[pin39, pin10] fill */
-  reduce_tri_5_d5(w + 2900, w + 725, t + 25); /* N[pin39] */
-  memcpy(w + 700, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 675, t + 8, w + 700, t + 16); /* rows 0..3 */
+  panel_5x4(w + 675, t + 8, w + 720, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 750, w + 700, t + 16); /* N[pin10] */
+  const int failed = factor_node_5(w + 750, t + 0); /* N[pin10] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 675, t + 8, w + 740, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 800, w + 725, t + 16); /* E[pin39, pin10] fill */
+  reduce_tri_5_d5(w + 2900, w + 725, t + 21); /* N[pin39] */
+  return failed ? 10 : -1;
 }
 
 /*---- pivot 10: pin10 (hinge, d = 5, h = 10)
  * column: pin11 (d 5), pin39 (d 5, fill) */
 static int factor_p10(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 750)) return 1;
-  solve_rows_5(w + 750, w + 775, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 825, w + 775, t + 0); /* N[pin11] */
-  reduce_5x5_d5(w + 875, w + 800, t + 0); /* E[pin39, pin11] fill */
-  reduce_tri_5_d5(w + 2900, w + 800, t + 25); /* N[pin39] */
-  memcpy(w + 775, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 750, t + 0, w + 775, t + 16); /* rows 0..3 */
+  panel_5x4(w + 750, t + 0, w + 795, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 825, w + 775, t + 16); /* N[pin11] */
+  const int failed = factor_node_5(w + 825, t + 8); /* N[pin11] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 750, t + 0, w + 815, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 875, w + 800, t + 16); /* E[pin39, pin11] fill */
+  reduce_tri_5_d5(w + 2900, w + 800, t + 21); /* N[pin39] */
+  return failed ? 11 : -1;
 }
 
 /*---- pivot 11: pin11 (hinge, d = 5, h = 10)
  * column: pin12 (d 5), pin39 (d 5, fill) */
 static int factor_p11(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 825)) return 1;
-  solve_rows_5(w + 825, w + 850, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 900, w + 850, t + 0); /* N[pin12] */
-  reduce_5x5_d5(w + 950, w + 875, t + 0); /* E[pin39, pin12] fill */
-  reduce_tri_5_d5(w + 2900, w + 875, t + 25); /* N[pin39] */
-  memcpy(w + 850, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 825, t + 8, w + 850, t + 16); /* rows 0..3 */
+  panel_5x4(w + 825, t + 8, w + 870, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 900, w + 850, t + 16); /* N[pin12] */
+  const int failed = factor_node_5(w + 900, t + 0); /* N[pin12] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 825, t + 8, w + 890, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 950, w + 875, t + 16); /* E[pin39, pin12] fill */
+  reduce_tri_5_d5(w + 2900, w + 875, t + 21); /* N[pin39] */
+  return failed ? 12 : -1;
 }
 
 /*---- pivot 12: pin12 (hinge, d = 5, h = 10)
  * column: pin13 (d 5), pin39 (d 5, fill) */
 static int factor_p12(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 900)) return 1;
-  solve_rows_5(w + 900, w + 925, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 975, w + 925, t + 0); /* N[pin13] */
-  reduce_5x5_d5(w + 1025, w + 950, t + 0); /* E[pin39, pin13] fill */
-  reduce_tri_5_d5(w + 2900, w + 950, t + 25); /* N[pin39] */
-  memcpy(w + 925, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 900, t + 0, w + 925, t + 16); /* rows 0..3 */
+  panel_5x4(w + 900, t + 0, w + 945, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 975, w + 925, t + 16); /* N[pin13] */
+  const int failed = factor_node_5(w + 975, t + 8); /* N[pin13] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 900, t + 0, w + 965, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 1025, w + 950, t + 16); /* E[pin39, pin13] fill */
+  reduce_tri_5_d5(w + 2900, w + 950, t + 21); /* N[pin39] */
+  return failed ? 13 : -1;
 }
 
 /*---- pivot 13: pin13 (hinge, d = 5, h = 10)
  * column: pin14 (d 5), pin39 (d 5, fill) */
 static int factor_p13(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 975)) return 1;
-  solve_rows_5(w + 975, w + 1000, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 1050, w + 1000, t + 0); /* N[pin14] */
-  reduce_5x5_d5(w + 1100, w + 1025, t + 0); /* E[pin39, pin14] fill */
-  reduce_tri_5_d5(w + 2900, w + 1025, t + 25); /* N[pin39] */
-  memcpy(w + 1000, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 975, t + 8, w + 1000, t + 16); /* rows 0..3 */
+  panel_5x4(w + 975, t + 8, w + 1020, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 1050, w + 1000, t + 16); /* N[pin14] */
+  const int failed = factor_node_5(w + 1050, t + 0); /* N[pin14] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 975, t + 8, w + 1040, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 1100, w + 1025, t + 16); /* E[pin39, pin14] fill */
+  reduce_tri_5_d5(w + 2900, w + 1025, t + 21); /* N[pin39] */
+  return failed ? 14 : -1;
 }
 
 /*---- pivot 14: pin14 (hinge, d = 5, h = 10)
  * column: pin15 (d 5), pin39 (d 5, fill) */
 static int factor_p14(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 1050)) return 1;
-  solve_rows_5(w + 1050, w + 1075, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 1125, w + 1075, t + 0); /* N[pin15] */
-  reduce_5x5_d5(w + 1175, w + 1100, t + 0); /* E[pin39, pin15] fill */
-  reduce_tri_5_d5(w + 2900, w + 1100, t + 25); /* N[pin39] */
-  memcpy(w + 1075, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 1050, t + 0, w + 1075, t + 16); /* rows 0..3 */
+  panel_5x4(w + 1050, t + 0, w + 1095, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 1125, w + 1075, t + 16); /* N[pin15] */
+  const int failed = factor_node_5(w + 1125, t + 8); /* N[pin15] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 1050, t + 0, w + 1115, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 1175, w + 1100, t + 16); /* E[pin39, pin15] fill */
+  reduce_tri_5_d5(w + 2900, w + 1100, t + 21); /* N[pin39] */
+  return failed ? 15 : -1;
 }
 
 /*---- pivot 15: pin15 (hinge, d = 5, h = 10)
  * column: pin16 (d 5), pin39 (d 5, fill) */
 static int factor_p15(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 1125)) return 1;
-  solve_rows_5(w + 1125, w + 1150, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 1200, w + 1150, t + 0); /* N[pin16] */
-  reduce_5x5_d5(w + 1250, w + 1175, t + 0); /* E[pin39, pin16] fill */
-  reduce_tri_5_d5(w + 2900, w + 1175, t + 25); /* N[pin39] */
-  memcpy(w + 1150, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 1125, t + 8, w + 1150, t + 16); /* rows 0..3 */
+  panel_5x4(w + 1125, t + 8, w + 1170, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 1200, w + 1150, t + 16); /* N[pin16] */
+  const int failed = factor_node_5(w + 1200, t + 0); /* N[pin16] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 1125, t + 8, w + 1190, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 1250, w + 1175, t + 16); /* E[pin39, pin16] fill */
+  reduce_tri_5_d5(w + 2900, w + 1175, t + 21); /* N[pin39] */
+  return failed ? 16 : -1;
 }
 
 /*---- pivot 16: pin16 (hinge, d = 5, h = 10)
  * column: pin17 (d 5), pin39 (d 5, fill) */
 static int factor_p16(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 1200)) return 1;
-  solve_rows_5(w + 1200, w + 1225, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 1275, w + 1225, t + 0); /* N[pin17] */
-  reduce_5x5_d5(w + 1325, w + 1250, t + 0); /* E[pin39, pin17] fill */
-  reduce_tri_5_d5(w + 2900, w + 1250, t + 25); /* N[pin39] */
-  memcpy(w + 1225, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 1200, t + 0, w + 1225, t + 16); /* rows 0..3 */
+  panel_5x4(w + 1200, t + 0, w + 1245, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 1275, w + 1225, t + 16); /* N[pin17] */
+  const int failed = factor_node_5(w + 1275, t + 8); /* N[pin17] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 1200, t + 0, w + 1265, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 1325, w + 1250, t + 16); /* E[pin39, pin17] fill */
+  reduce_tri_5_d5(w + 2900, w + 1250, t + 21); /* N[pin39] */
+  return failed ? 17 : -1;
 }
 
 /*---- pivot 17: pin17 (hinge, d = 5, h = 10)
  * column: pin18 (d 5), pin39 (d 5, fill) */
 static int factor_p17(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 1275)) return 1;
-  solve_rows_5(w + 1275, w + 1300, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 1350, w + 1300, t + 0); /* N[pin18] */
-  reduce_5x5_d5(w + 1400, w + 1325, t + 0); /* E[pin39, pin18] fill */
-  reduce_tri_5_d5(w + 2900, w + 1325, t + 25); /* N[pin39] */
-  memcpy(w + 1300, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 1275, t + 8, w + 1300, t + 16); /* rows 0..3 */
+  panel_5x4(w + 1275, t + 8, w + 1320, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 1350, w + 1300, t + 16); /* N[pin18] */
+  const int failed = factor_node_5(w + 1350, t + 0); /* N[pin18] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 1275, t + 8, w + 1340, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 1400, w + 1325, t + 16); /* E[pin39, pin18] fill */
+  reduce_tri_5_d5(w + 2900, w + 1325, t + 21); /* N[pin39] */
+  return failed ? 18 : -1;
 }
 
 /*---- pivot 18: pin18 (hinge, d = 5, h = 10)
  * column: pin19 (d 5), pin39 (d 5, fill) */
 static int factor_p18(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 1350)) return 1;
-  solve_rows_5(w + 1350, w + 1375, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 1425, w + 1375, t + 0); /* N[pin19] */
-  reduce_5x5_d5(w + 1475, w + 1400, t + 0); /* E[pin39, pin19] fill */
-  reduce_tri_5_d5(w + 2900, w + 1400, t + 25); /* N[pin39] */
-  memcpy(w + 1375, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 1350, t + 0, w + 1375, t + 16); /* rows 0..3 */
+  panel_5x4(w + 1350, t + 0, w + 1395, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 1425, w + 1375, t + 16); /* N[pin19] */
+  const int failed = factor_node_5(w + 1425, t + 8); /* N[pin19] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 1350, t + 0, w + 1415, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 1475, w + 1400, t + 16); /* E[pin39, pin19] fill */
+  reduce_tri_5_d5(w + 2900, w + 1400, t + 21); /* N[pin39] */
+  return failed ? 19 : -1;
 }
 
 /*---- pivot 19: pin19 (hinge, d = 5, h = 10)
  * column: pin20 (d 5), pin39 (d 5, fill) */
 static int factor_p19(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 1425)) return 1;
-  solve_rows_5(w + 1425, w + 1450, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 1500, w + 1450, t + 0); /* N[pin20] */
-  reduce_5x5_d5(w + 1550, w + 1475, t + 0); /* E[pin39, pin20] fill */
-  reduce_tri_5_d5(w + 2900, w + 1475, t + 25); /* N[pin39] */
-  memcpy(w + 1450, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 1425, t + 8, w + 1450, t + 16); /* rows 0..3 */
+  panel_5x4(w + 1425, t + 8, w + 1470, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 1500, w + 1450, t + 16); /* N[pin20] */
+  const int failed = factor_node_5(w + 1500, t + 0); /* N[pin20] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 1425, t + 8, w + 1490, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 1550, w + 1475, t + 16); /* E[pin39, pin20] fill */
+  reduce_tri_5_d5(w + 2900, w + 1475, t + 21); /* N[pin39] */
+  return failed ? 20 : -1;
 }
 
 /*---- pivot 20: pin20 (hinge, d = 5, h = 10)
  * column: pin21 (d 5), pin39 (d 5, fill) */
 static int factor_p20(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 1500)) return 1;
-  solve_rows_5(w + 1500, w + 1525, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 1575, w + 1525, t + 0); /* N[pin21] */
-  reduce_5x5_d5(w + 1625, w + 1550, t + 0); /* E[pin39, pin21] fill */
-  reduce_tri_5_d5(w + 2900, w + 1550, t + 25); /* N[pin39] */
-  memcpy(w + 1525, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 1500, t + 0, w + 1525, t + 16); /* rows 0..3 */
+  panel_5x4(w + 1500, t + 0, w + 1545, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 1575, w + 1525, t + 16); /* N[pin21] */
+  const int failed = factor_node_5(w + 1575, t + 8); /* N[pin21] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 1500, t + 0, w + 1565, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 1625, w + 1550, t + 16); /* E[pin39, pin21] fill */
+  reduce_tri_5_d5(w + 2900, w + 1550, t + 21); /* N[pin39] */
+  return failed ? 21 : -1;
 }
 
 /*---- pivot 21: pin21 (hinge, d = 5, h = 10)
  * column: pin22 (d 5), pin39 (d 5, fill) */
 static int factor_p21(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 1575)) return 1;
-  solve_rows_5(w + 1575, w + 1600, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 1650, w + 1600, t + 0); /* N[pin22] */
-  reduce_5x5_d5(w + 1700, w + 1625, t + 0); /* E[pin39, pin22] fill */
-  reduce_tri_5_d5(w + 2900, w + 1625, t + 25); /* N[pin39] */
-  memcpy(w + 1600, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 1575, t + 8, w + 1600, t + 16); /* rows 0..3 */
+  panel_5x4(w + 1575, t + 8, w + 1620, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 1650, w + 1600, t + 16); /* N[pin22] */
+  const int failed = factor_node_5(w + 1650, t + 0); /* N[pin22] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 1575, t + 8, w + 1640, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 1700, w + 1625, t + 16); /* E[pin39, pin22] fill */
+  reduce_tri_5_d5(w + 2900, w + 1625, t + 21); /* N[pin39] */
+  return failed ? 22 : -1;
 }
 
 /*---- pivot 22: pin22 (hinge, d = 5, h = 10)
  * column: pin23 (d 5), pin39 (d 5, fill) */
 static int factor_p22(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 1650)) return 1;
-  solve_rows_5(w + 1650, w + 1675, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 1725, w + 1675, t + 0); /* N[pin23] */
-  reduce_5x5_d5(w + 1775, w + 1700, t + 0); /* E[pin39, pin23] fill */
-  reduce_tri_5_d5(w + 2900, w + 1700, t + 25); /* N[pin39] */
-  memcpy(w + 1675, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 1650, t + 0, w + 1675, t + 16); /* rows 0..3 */
+  panel_5x4(w + 1650, t + 0, w + 1695, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 1725, w + 1675, t + 16); /* N[pin23] */
+  const int failed = factor_node_5(w + 1725, t + 8); /* N[pin23] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 1650, t + 0, w + 1715, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 1775, w + 1700, t + 16); /* E[pin39, pin23] fill */
+  reduce_tri_5_d5(w + 2900, w + 1700, t + 21); /* N[pin39] */
+  return failed ? 23 : -1;
 }
 
 /*---- pivot 23: pin23 (hinge, d = 5, h = 10)
  * column: pin24 (d 5), pin39 (d 5, fill) */
 static int factor_p23(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 1725)) return 1;
-  solve_rows_5(w + 1725, w + 1750, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 1800, w + 1750, t + 0); /* N[pin24] */
-  reduce_5x5_d5(w + 1850, w + 1775, t + 0); /* E[pin39, pin24] fill */
-  reduce_tri_5_d5(w + 2900, w + 1775, t + 25); /* N[pin39] */
-  memcpy(w + 1750, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 1725, t + 8, w + 1750, t + 16); /* rows 0..3 */
+  panel_5x4(w + 1725, t + 8, w + 1770, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 1800, w + 1750, t + 16); /* N[pin24] */
+  const int failed = factor_node_5(w + 1800, t + 0); /* N[pin24] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 1725, t + 8, w + 1790, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 1850, w + 1775, t + 16); /* E[pin39, pin24] fill */
+  reduce_tri_5_d5(w + 2900, w + 1775, t + 21); /* N[pin39] */
+  return failed ? 24 : -1;
 }
 
 /*---- pivot 24: pin24 (hinge, d = 5, h = 10)
  * column: pin25 (d 5), pin39 (d 5, fill) */
 static int factor_p24(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 1800)) return 1;
-  solve_rows_5(w + 1800, w + 1825, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 1875, w + 1825, t + 0); /* N[pin25] */
-  reduce_5x5_d5(w + 1925, w + 1850, t + 0); /* E[pin39, pin25] fill */
-  reduce_tri_5_d5(w + 2900, w + 1850, t + 25); /* N[pin39] */
-  memcpy(w + 1825, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 1800, t + 0, w + 1825, t + 16); /* rows 0..3 */
+  panel_5x4(w + 1800, t + 0, w + 1845, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 1875, w + 1825, t + 16); /* N[pin25] */
+  const int failed = factor_node_5(w + 1875, t + 8); /* N[pin25] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 1800, t + 0, w + 1865, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 1925, w + 1850, t + 16); /* E[pin39, pin25] fill */
+  reduce_tri_5_d5(w + 2900, w + 1850, t + 21); /* N[pin39] */
+  return failed ? 25 : -1;
 }
 
 /*---- pivot 25: pin25 (hinge, d = 5, h = 10)
  * column: pin26 (d 5), pin39 (d 5, fill) */
 static int factor_p25(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 1875)) return 1;
-  solve_rows_5(w + 1875, w + 1900, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 1950, w + 1900, t + 0); /* N[pin26] */
-  reduce_5x5_d5(w + 2000, w + 1925, t + 0); /* E[pin39, pin26] fill */
-  reduce_tri_5_d5(w + 2900, w + 1925, t + 25); /* N[pin39] */
-  memcpy(w + 1900, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 1875, t + 8, w + 1900, t + 16); /* rows 0..3 */
+  panel_5x4(w + 1875, t + 8, w + 1920, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 1950, w + 1900, t + 16); /* N[pin26] */
+  const int failed = factor_node_5(w + 1950, t + 0); /* N[pin26] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 1875, t + 8, w + 1940, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 2000, w + 1925, t + 16); /* E[pin39, pin26] fill */
+  reduce_tri_5_d5(w + 2900, w + 1925, t + 21); /* N[pin39] */
+  return failed ? 26 : -1;
 }
 
 /*---- pivot 26: pin26 (hinge, d = 5, h = 10)
  * column: pin27 (d 5), pin39 (d 5, fill) */
 static int factor_p26(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 1950)) return 1;
-  solve_rows_5(w + 1950, w + 1975, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 2025, w + 1975, t + 0); /* N[pin27] */
-  reduce_5x5_d5(w + 2075, w + 2000, t + 0); /* E[pin39, pin27] fill */
-  reduce_tri_5_d5(w + 2900, w + 2000, t + 25); /* N[pin39] */
-  memcpy(w + 1975, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 1950, t + 0, w + 1975, t + 16); /* rows 0..3 */
+  panel_5x4(w + 1950, t + 0, w + 1995, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 2025, w + 1975, t + 16); /* N[pin27] */
+  const int failed = factor_node_5(w + 2025, t + 8); /* N[pin27] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 1950, t + 0, w + 2015, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 2075, w + 2000, t + 16); /* E[pin39, pin27] fill */
+  reduce_tri_5_d5(w + 2900, w + 2000, t + 21); /* N[pin39] */
+  return failed ? 27 : -1;
 }
 
 /*---- pivot 27: pin27 (hinge, d = 5, h = 10)
  * column: pin28 (d 5), pin39 (d 5, fill) */
 static int factor_p27(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 2025)) return 1;
-  solve_rows_5(w + 2025, w + 2050, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 2100, w + 2050, t + 0); /* N[pin28] */
-  reduce_5x5_d5(w + 2150, w + 2075, t + 0); /* E[pin39, pin28] fill */
-  reduce_tri_5_d5(w + 2900, w + 2075, t + 25); /* N[pin39] */
-  memcpy(w + 2050, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 2025, t + 8, w + 2050, t + 16); /* rows 0..3 */
+  panel_5x4(w + 2025, t + 8, w + 2070, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 2100, w + 2050, t + 16); /* N[pin28] */
+  const int failed = factor_node_5(w + 2100, t + 0); /* N[pin28] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 2025, t + 8, w + 2090, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 2150, w + 2075, t + 16); /* E[pin39, pin28] fill */
+  reduce_tri_5_d5(w + 2900, w + 2075, t + 21); /* N[pin39] */
+  return failed ? 28 : -1;
 }
 
 /*---- pivot 28: pin28 (hinge, d = 5, h = 10)
  * column: pin29 (d 5), pin39 (d 5, fill) */
 static int factor_p28(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 2100)) return 1;
-  solve_rows_5(w + 2100, w + 2125, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 2175, w + 2125, t + 0); /* N[pin29] */
-  reduce_5x5_d5(w + 2225, w + 2150, t + 0); /* E[pin39, pin29] fill */
-  reduce_tri_5_d5(w + 2900, w + 2150, t + 25); /* N[pin39] */
-  memcpy(w + 2125, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 2100, t + 0, w + 2125, t + 16); /* rows 0..3 */
+  panel_5x4(w + 2100, t + 0, w + 2145, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 2175, w + 2125, t + 16); /* N[pin29] */
+  const int failed = factor_node_5(w + 2175, t + 8); /* N[pin29] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 2100, t + 0, w + 2165, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 2225, w + 2150, t + 16); /* E[pin39, pin29] fill */
+  reduce_tri_5_d5(w + 2900, w + 2150, t + 21); /* N[pin39] */
+  return failed ? 29 : -1;
 }
 
 /*---- pivot 29: pin29 (hinge, d = 5, h = 10)
  * column: pin30 (d 5), pin39 (d 5, fill) */
 static int factor_p29(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 2175)) return 1;
-  solve_rows_5(w + 2175, w + 2200, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 2250, w + 2200, t + 0); /* N[pin30] */
-  reduce_5x5_d5(w + 2300, w + 2225, t + 0); /* E[pin39, pin30] fill */
-  reduce_tri_5_d5(w + 2900, w + 2225, t + 25); /* N[pin39] */
-  memcpy(w + 2200, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 2175, t + 8, w + 2200, t + 16); /* rows 0..3 */
+  panel_5x4(w + 2175, t + 8, w + 2220, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 2250, w + 2200, t + 16); /* N[pin30] */
+  const int failed = factor_node_5(w + 2250, t + 0); /* N[pin30] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 2175, t + 8, w + 2240, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 2300, w + 2225, t + 16); /* E[pin39, pin30] fill */
+  reduce_tri_5_d5(w + 2900, w + 2225, t + 21); /* N[pin39] */
+  return failed ? 30 : -1;
 }
 
 /*---- pivot 30: pin30 (hinge, d = 5, h = 10)
  * column: pin31 (d 5), pin39 (d 5, fill) */
 static int factor_p30(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 2250)) return 1;
-  solve_rows_5(w + 2250, w + 2275, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 2325, w + 2275, t + 0); /* N[pin31] */
-  reduce_5x5_d5(w + 2375, w + 2300, t + 0); /* E[pin39, pin31] fill */
-  reduce_tri_5_d5(w + 2900, w + 2300, t + 25); /* N[pin39] */
-  memcpy(w + 2275, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 2250, t + 0, w + 2275, t + 16); /* rows 0..3 */
+  panel_5x4(w + 2250, t + 0, w + 2295, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 2325, w + 2275, t + 16); /* N[pin31] */
+  const int failed = factor_node_5(w + 2325, t + 8); /* N[pin31] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 2250, t + 0, w + 2315, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 2375, w + 2300, t + 16); /* E[pin39, pin31] fill */
+  reduce_tri_5_d5(w + 2900, w + 2300, t + 21); /* N[pin39] */
+  return failed ? 31 : -1;
 }
 
 /*---- pivot 31: pin31 (hinge, d = 5, h = 10)
  * column: pin32 (d 5), pin39 (d 5, fill) */
 static int factor_p31(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 2325)) return 1;
-  solve_rows_5(w + 2325, w + 2350, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 2400, w + 2350, t + 0); /* N[pin32] */
-  reduce_5x5_d5(w + 2450, w + 2375, t + 0); /* E[pin39, pin32] fill */
-  reduce_tri_5_d5(w + 2900, w + 2375, t + 25); /* N[pin39] */
-  memcpy(w + 2350, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 2325, t + 8, w + 2350, t + 16); /* rows 0..3 */
+  panel_5x4(w + 2325, t + 8, w + 2370, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 2400, w + 2350, t + 16); /* N[pin32] */
+  const int failed = factor_node_5(w + 2400, t + 0); /* N[pin32] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 2325, t + 8, w + 2390, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 2450, w + 2375, t + 16); /* E[pin39, pin32] fill */
+  reduce_tri_5_d5(w + 2900, w + 2375, t + 21); /* N[pin39] */
+  return failed ? 32 : -1;
 }
 
 /*---- pivot 32: pin32 (hinge, d = 5, h = 10)
  * column: pin33 (d 5), pin39 (d 5, fill) */
 static int factor_p32(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 2400)) return 1;
-  solve_rows_5(w + 2400, w + 2425, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 2475, w + 2425, t + 0); /* N[pin33] */
-  reduce_5x5_d5(w + 2525, w + 2450, t + 0); /* E[pin39, pin33] fill */
-  reduce_tri_5_d5(w + 2900, w + 2450, t + 25); /* N[pin39] */
-  memcpy(w + 2425, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 2400, t + 0, w + 2425, t + 16); /* rows 0..3 */
+  panel_5x4(w + 2400, t + 0, w + 2445, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 2475, w + 2425, t + 16); /* N[pin33] */
+  const int failed = factor_node_5(w + 2475, t + 8); /* N[pin33] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 2400, t + 0, w + 2465, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 2525, w + 2450, t + 16); /* E[pin39, pin33] fill */
+  reduce_tri_5_d5(w + 2900, w + 2450, t + 21); /* N[pin39] */
+  return failed ? 33 : -1;
 }
 
 /*---- pivot 33: pin33 (hinge, d = 5, h = 10)
  * column: pin34 (d 5), pin39 (d 5, fill) */
 static int factor_p33(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 2475)) return 1;
-  solve_rows_5(w + 2475, w + 2500, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 2550, w + 2500, t + 0); /* N[pin34] */
-  reduce_5x5_d5(w + 2600, w + 2525, t + 0); /* E[pin39, pin34] fill */
-  reduce_tri_5_d5(w + 2900, w + 2525, t + 25); /* N[pin39] */
-  memcpy(w + 2500, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 2475, t + 8, w + 2500, t + 16); /* rows 0..3 */
+  panel_5x4(w + 2475, t + 8, w + 2520, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 2550, w + 2500, t + 16); /* N[pin34] */
+  const int failed = factor_node_5(w + 2550, t + 0); /* N[pin34] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 2475, t + 8, w + 2540, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 2600, w + 2525, t + 16); /* E[pin39, pin34] fill */
+  reduce_tri_5_d5(w + 2900, w + 2525, t + 21); /* N[pin39] */
+  return failed ? 34 : -1;
 }
 
 /*---- pivot 34: pin34 (hinge, d = 5, h = 10)
  * column: pin35 (d 5), pin39 (d 5, fill) */
 static int factor_p34(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 2550)) return 1;
-  solve_rows_5(w + 2550, w + 2575, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 2625, w + 2575, t + 0); /* N[pin35] */
-  reduce_5x5_d5(w + 2675, w + 2600, t + 0); /* E[pin39, pin35] fill */
-  reduce_tri_5_d5(w + 2900, w + 2600, t + 25); /* N[pin39] */
-  memcpy(w + 2575, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 2550, t + 0, w + 2575, t + 16); /* rows 0..3 */
+  panel_5x4(w + 2550, t + 0, w + 2595, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 2625, w + 2575, t + 16); /* N[pin35] */
+  const int failed = factor_node_5(w + 2625, t + 8); /* N[pin35] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 2550, t + 0, w + 2615, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 2675, w + 2600, t + 16); /* E[pin39, pin35] fill */
+  reduce_tri_5_d5(w + 2900, w + 2600, t + 21); /* N[pin39] */
+  return failed ? 35 : -1;
 }
 
 /*---- pivot 35: pin35 (hinge, d = 5, h = 10)
  * column: pin36 (d 5), pin39 (d 5, fill) */
 static int factor_p35(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 2625)) return 1;
-  solve_rows_5(w + 2625, w + 2650, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 2700, w + 2650, t + 0); /* N[pin36] */
-  reduce_5x5_d5(w + 2750, w + 2675, t + 0); /* E[pin39, pin36] fill */
-  reduce_tri_5_d5(w + 2900, w + 2675, t + 25); /* N[pin39] */
-  memcpy(w + 2650, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 2625, t + 8, w + 2650, t + 16); /* rows 0..3 */
+  panel_5x4(w + 2625, t + 8, w + 2670, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 2700, w + 2650, t + 16); /* N[pin36] */
+  const int failed = factor_node_5(w + 2700, t + 0); /* N[pin36] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 2625, t + 8, w + 2690, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 2750, w + 2675, t + 16); /* E[pin39, pin36] fill */
+  reduce_tri_5_d5(w + 2900, w + 2675, t + 21); /* N[pin39] */
+  return failed ? 36 : -1;
 }
 
 /*---- pivot 36: pin36 (hinge, d = 5, h = 10)
  * column: pin37 (d 5), pin39 (d 5, fill) */
 static int factor_p36(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 2700)) return 1;
-  solve_rows_5(w + 2700, w + 2725, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 2775, w + 2725, t + 0); /* N[pin37] */
-  reduce_5x5_d5(w + 2825, w + 2750, t + 0); /* E[pin39, pin37] fill */
-  reduce_tri_5_d5(w + 2900, w + 2750, t + 25); /* N[pin39] */
-  memcpy(w + 2725, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 2700, t + 0, w + 2725, t + 16); /* rows 0..3 */
+  panel_5x4(w + 2700, t + 0, w + 2745, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 2775, w + 2725, t + 16); /* N[pin37] */
+  const int failed = factor_node_5(w + 2775, t + 8); /* N[pin37] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 2700, t + 0, w + 2765, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 2825, w + 2750, t + 16); /* E[pin39, pin37] fill */
+  reduce_tri_5_d5(w + 2900, w + 2750, t + 21); /* N[pin39] */
+  return failed ? 37 : -1;
 }
 
 /*---- pivot 37: pin37 (hinge, d = 5, h = 10)
  * column: pin38 (d 5), pin39 (d 5, fill) */
 static int factor_p37(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 2775)) return 1;
-  solve_rows_5(w + 2775, w + 2800, t, 10); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 2850, w + 2800, t + 0); /* N[pin38] */
-  reduce_5x5_d5(w + 2875, w + 2825, t + 0); /* E[pin39, pin38] */
-  reduce_tri_5_d5(w + 2900, w + 2825, t + 25); /* N[pin39] */
-  memcpy(w + 2800, t, 50 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x4(w + 2775, t + 8, w + 2800, t + 16); /* rows 0..3 */
+  panel_5x4(w + 2775, t + 8, w + 2820, t + 20); /* rows 4..7 */
+  reduce_tri_5_d5(w + 2850, w + 2800, t + 16); /* N[pin38] */
+  const int failed = factor_node_5(w + 2850, t + 0); /* N[pin38] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + 2775, t + 8, w + 2840, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + 2875, w + 2825, t + 16); /* E[pin39, pin38] */
+  reduce_tri_5_d5(w + 2900, w + 2825, t + 21); /* N[pin39] */
+  return failed ? 38 : -1;
 }
 
 /*---- pivot 38: pin38 (hinge, d = 5, h = 5)
  * column: pin39 (d 5) */
 static int factor_p38(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 2850)) return 1;
-  solve_rows_5(w + 2850, w + 2875, t, 5); /* T = E N^-1 */
-  reduce_tri_5_d5(w + 2900, w + 2875, t + 0); /* N[pin39] */
-  memcpy(w + 2875, t, 25 * sizeof *t); /* E = T */
-  return 0;
-}
-
-/*---- pivot 39: pin39 (hinge, d = 5, h = 0) */
-static int factor_p39(scalar *restrict w, scalar *restrict t) {
-  (void)t;
-  if (factor_node_5(w + 2900)) return 1;
-  return 0;
+  panel_5x4(w + 2850, t + 0, w + 2875, t + 16); /* rows 0..3 */
+  panel_5x1(w + 2850, t + 0, w + 2895, t + 20); /* row 4 */
+  reduce_tri_5_d5(w + 2900, w + 2875, t + 16); /* N[pin39] */
+  const int failed = factor_node_5(w + 2900, t + 8); /* N[pin39] = l D l^T, the next pivot's: final now */
+  return failed ? 39 : -1;
 }
 
 /*---- solve: forward substitution with the L blocks, pivots in order */
@@ -1330,51 +1478,51 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
 
 /*---- entry points (rt_factor_fn, rt_solve_fn of rt.h) ------------------------*/
 
-/* Factors the assembled workspace in place; temp holds 50 scalars.
+/* Factors the assembled workspace in place; temp holds 76 scalars.
  * Returns -1, or the pivot whose node block is not positive definite. */
 static int track_factor(void *work, void *temp) {
   scalar *w = work;
   scalar *t = temp;
-  if (factor_p0(w, t)) return 0;
-  if (factor_p1(w, t)) return 1;
-  if (factor_p2(w, t)) return 2;
-  if (factor_p3(w, t)) return 3;
-  if (factor_p4(w, t)) return 4;
-  if (factor_p5(w, t)) return 5;
-  if (factor_p6(w, t)) return 6;
-  if (factor_p7(w, t)) return 7;
-  if (factor_p8(w, t)) return 8;
-  if (factor_p9(w, t)) return 9;
-  if (factor_p10(w, t)) return 10;
-  if (factor_p11(w, t)) return 11;
-  if (factor_p12(w, t)) return 12;
-  if (factor_p13(w, t)) return 13;
-  if (factor_p14(w, t)) return 14;
-  if (factor_p15(w, t)) return 15;
-  if (factor_p16(w, t)) return 16;
-  if (factor_p17(w, t)) return 17;
-  if (factor_p18(w, t)) return 18;
-  if (factor_p19(w, t)) return 19;
-  if (factor_p20(w, t)) return 20;
-  if (factor_p21(w, t)) return 21;
-  if (factor_p22(w, t)) return 22;
-  if (factor_p23(w, t)) return 23;
-  if (factor_p24(w, t)) return 24;
-  if (factor_p25(w, t)) return 25;
-  if (factor_p26(w, t)) return 26;
-  if (factor_p27(w, t)) return 27;
-  if (factor_p28(w, t)) return 28;
-  if (factor_p29(w, t)) return 29;
-  if (factor_p30(w, t)) return 30;
-  if (factor_p31(w, t)) return 31;
-  if (factor_p32(w, t)) return 32;
-  if (factor_p33(w, t)) return 33;
-  if (factor_p34(w, t)) return 34;
-  if (factor_p35(w, t)) return 35;
-  if (factor_p36(w, t)) return 36;
-  if (factor_p37(w, t)) return 37;
-  if (factor_p38(w, t)) return 38;
-  if (factor_p39(w, t)) return 39;
+  int s;
+  if ((s = factor_p0(w, t)) >= 0) return s;
+  if ((s = factor_p1(w, t)) >= 0) return s;
+  if ((s = factor_p2(w, t)) >= 0) return s;
+  if ((s = factor_p3(w, t)) >= 0) return s;
+  if ((s = factor_p4(w, t)) >= 0) return s;
+  if ((s = factor_p5(w, t)) >= 0) return s;
+  if ((s = factor_p6(w, t)) >= 0) return s;
+  if ((s = factor_p7(w, t)) >= 0) return s;
+  if ((s = factor_p8(w, t)) >= 0) return s;
+  if ((s = factor_p9(w, t)) >= 0) return s;
+  if ((s = factor_p10(w, t)) >= 0) return s;
+  if ((s = factor_p11(w, t)) >= 0) return s;
+  if ((s = factor_p12(w, t)) >= 0) return s;
+  if ((s = factor_p13(w, t)) >= 0) return s;
+  if ((s = factor_p14(w, t)) >= 0) return s;
+  if ((s = factor_p15(w, t)) >= 0) return s;
+  if ((s = factor_p16(w, t)) >= 0) return s;
+  if ((s = factor_p17(w, t)) >= 0) return s;
+  if ((s = factor_p18(w, t)) >= 0) return s;
+  if ((s = factor_p19(w, t)) >= 0) return s;
+  if ((s = factor_p20(w, t)) >= 0) return s;
+  if ((s = factor_p21(w, t)) >= 0) return s;
+  if ((s = factor_p22(w, t)) >= 0) return s;
+  if ((s = factor_p23(w, t)) >= 0) return s;
+  if ((s = factor_p24(w, t)) >= 0) return s;
+  if ((s = factor_p25(w, t)) >= 0) return s;
+  if ((s = factor_p26(w, t)) >= 0) return s;
+  if ((s = factor_p27(w, t)) >= 0) return s;
+  if ((s = factor_p28(w, t)) >= 0) return s;
+  if ((s = factor_p29(w, t)) >= 0) return s;
+  if ((s = factor_p30(w, t)) >= 0) return s;
+  if ((s = factor_p31(w, t)) >= 0) return s;
+  if ((s = factor_p32(w, t)) >= 0) return s;
+  if ((s = factor_p33(w, t)) >= 0) return s;
+  if ((s = factor_p34(w, t)) >= 0) return s;
+  if ((s = factor_p35(w, t)) >= 0) return s;
+  if ((s = factor_p36(w, t)) >= 0) return s;
+  if ((s = factor_p37(w, t)) >= 0) return s;
+  if ((s = factor_p38(w, t)) >= 0) return s;
   return -1;
 }
 
@@ -1398,7 +1546,7 @@ const rt_program track_program = {
     .ncons = 40,
     .dim = 200,
     .work_size = 2925,
-    .temp_size = 50,
+    .temp_size = 76,
     .nblk = 77,
     .nrsi = 2105,
     .sbody_body = sbody_body,

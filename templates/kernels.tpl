@@ -2,7 +2,11 @@
 --% -- reference arithmetic of rt.h written out for its sizes. A sum
 --% -- a0*b0 + a1*b1 + ... is one C expression, evaluated left to right like
 --% -- the interpreter's s = a0*b0; s += a1*b1; ... (-ffp-contract=off: no
---% -- fused multiply-adds); `y - (sum)` subtracts the finished sum.
+--% -- fused multiply-adds); `y - (sum)` subtracts the finished sum. Vector
+--% -- kernels (GCC/Clang vector extensions: v2, v4, ...) put independent
+--% -- results in their lanes -- the rows of a panel, the columns of a target
+--% -- row -- so each lane performs exactly the scalar operations of the
+--% -- reference, in order, whatever the instruction set.
 --%
 --% -- "p[i] * q[j] + ..." for the index pairs (i, j) of a list
 --% local function dot(p, q, pairs_)
@@ -16,33 +20,56 @@
 --%   return x .. " - (" .. table.concat(terms, " + ") .. ")"
 --% end
 --%
+--% -- the pieces [offset, offset + width) of a row of len elements: vectors
+--% -- of P.lanes, then of half as many, ..., then scalars
+--% local function segments(len)
+--%   local t, o, w = {}, 0, P.lanes
+--%   while w >= 1 do
+--%     while len - o >= w do
+--%       t[#t + 1] = { o, w }
+--%       o = o + w
+--%     end
+--%     w = w // 2
+--%   end
+--%   return t
+--% end
+--% -- the type, and a load or store location, of w lanes at p + o
+--% local function vtype(w) return w == 1 and "scalar" or fmt("v%d", w) end
+--% local function at(p, o, w, const)
+--%   if w == 1 then return fmt("%s[%d]", p, o) end
+--%   return fmt("*(%sv%d *)(%s + %d)", const and "const " or "", w, p, o)
+--% end
+--%
 --% local emit = {}
 --%
 --% function emit.factor_node(k)
 --%   local d = k.d
 /* Dense LDL^T of a $(d) x $(d) node block in place (rt.h factor step 1): unit
- * lower l below the diagonal, D on it. Returns 1 if the block is not
- * positive definite. */
-static int $(k.name)(scalar *n) {
+ * lower l below the diagonal, D on it, and the reciprocals 1/D in rinv.
+ * Returns 1 if the block is not positive definite. */
+static int $(k.name)(scalar *restrict n, scalar *restrict rinv) {
 --%   for j = 0, d - 1 do
 --%     local jj = j * d + j
 --%     if j == 0 then
   if (!(n[0] > 0)) return 1;
+  const scalar r0 = 1 / n[0];
 --%     else
 --%       local t = {}
 --%       for q = 0, j - 1 do t[#t + 1] = fmt("n[%d] * (n[%d] * n[%d])", j * d + q, j * d + q, q * d + q) end
   const scalar d$(j) = $(minus(fmt("n[%d]", jj), t));
   if (!(d$(j) > 0)) return 1;
   n[$(jj)] = d$(j);
+  const scalar r$(j) = 1 / d$(j);
 --%     end
+  rinv[$(j)] = r$(j);
 --%     for i = j + 1, d - 1 do
 --%       local ij = i * d + j
 --%       if j == 0 then
-  n[$(ij)] = n[$(ij)] / n[$(jj)];
+  n[$(ij)] = n[$(ij)] * r0;
 --%       else
 --%         local t = {}
 --%         for q = 0, j - 1 do t[#t + 1] = fmt("n[%d] * (n[%d] * n[%d])", i * d + q, j * d + q, q * d + q) end
-  n[$(ij)] = ($(minus(fmt("n[%d]", ij), t))) / n[$(jj)];
+  n[$(ij)] = ($(minus(fmt("n[%d]", ij), t))) * r$(j);
 --%       end
 --%     end
 --%   end
@@ -82,39 +109,95 @@ static void $(k.name)(const scalar *n, const scalar *v, scalar *x) {
 }
 --% end
 --%
---% function emit.solve_rows(k)
-/* T[r] = N^-1 E[r] for the h rows of an edge column (rt.h factor step 2). */
-static void $(k.name)(const scalar *restrict n, const scalar *restrict e, scalar *restrict t, int h) {
-  for (int r = 0; r < h; r++) node_solve_$(k.d)(n, e + $(k.d) * r, t + $(k.d) * r);
+--% function emit.panel(k)
+--%   local d, m, ty = k.d, k.m, vtype(k.m)
+--%   if m == 1 then
+/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
+ * at et[k * $(P.et_ld)]), then overwrites it with node_solve(N, E) using the
+ * reciprocals rinv of N's pivots. */
+--%   else
+/* $(m) rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * $(P.et_ld)), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+--%   end
+static void $(k.name)(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+--%   if d == 1 then
+  (void)n; /* a 1 x 1 block: only its reciprocal */
+--%   end
+--%   for q = 0, d - 1 do
+--%     if m == 1 then
+  const scalar e$(q) = e[$(q)];
+--%     else
+--%       local t = {}
+--%       for r = 0, m - 1 do t[#t + 1] = fmt("e[%d]", r * d + q) end
+  const $(ty) e$(q) = {$(table.concat(t, ", "))};
+--%     end
+--%   end
+--%   for q = 0, d - 1 do
+  $(at("et", q * P.et_ld, m)) = e$(q);
+--%   end
+--%   for i = 0, d - 1 do
+--%     local t = {}
+--%     for q = 0, i - 1 do t[#t + 1] = fmt("n[%d] * y%d", i * d + q, q) end
+--%     if i == 0 then
+  const $(ty) y0 = e0;
+--%     else
+  const $(ty) y$(i) = $(minus(fmt("e%d", i), t));
+--%     end
+--%   end
+--%   for i = 0, d - 1 do
+  const $(ty) z$(i) = y$(i) * rinv[$(i)];
+--%   end
+--%   for i = d - 1, 0, -1 do
+--%     local t = {}
+--%     for q = i + 1, d - 1 do t[#t + 1] = fmt("n[%d] * x%d", q * d + i, q) end
+--%     if i == d - 1 then
+  const $(ty) x$(i) = z$(i);
+--%     else
+  const $(ty) x$(i) = $(minus(fmt("z%d", i), t));
+--%     end
+--%   end
+--%   for r = 0, m - 1 do
+--%     for q = 0, d - 1 do
+--%       if m == 1 then
+  e[$(q)] = x$(q);
+--%       else
+  e[$(r * d + q)] = x$(q)[$(r)];
+--%       end
+--%     end
+--%   end
 }
+--% end
+--%
+--% -- C[r][c..] -= sum(L[r][q] * E^T[q][c..], q = 0..d-1) for the pieces of
+--% -- row r: the columns [0, ncol) of a target row of width width
+--% local function reduce_row(d, r, ncol, width)
+--%   for _, sw in ipairs(segments(ncol)) do
+--%     local o, w, t = sw[1], sw[2], {}
+--%     for q = 0, d - 1 do t[#t + 1] = fmt("l[%d] * %s", r * d + q, at("et", q * P.et_ld + o, w, true)) end
+  $(at("c", r * width + o, w)) -= $(table.concat(t, " + "));
+--%   end
 --% end
 --%
 --% function emit.reduce_tri(k)
 --%   local m, d = k.m, k.d
-/* Lower triangle of a $(m) x $(m) node block C -= E T^T, E and T $(m) x $(d) (rt.h
- * factor step 3, a diagonal block pair). */
-static void $(k.name)(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
+/* Lower triangle of a $(m) x $(m) node block C -= L E^T, L and E $(m) x $(d) (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void $(k.name)(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
 --%   for r = 0, m - 1 do
---%     for j = 0, r do
---%       local ij = {}
---%       for q = 0, d - 1 do ij[#ij + 1] = { r * d + q, j * d + q } end
-  c[$(r * m + j)] -= $(dot("e", "t", ij));
---%     end
+--%     reduce_row(d, r, r + 1, m)
 --%   end
 }
 --% end
 --%
 --% function emit.reduce(k)
 --%   local m, n, d = k.m, k.n, k.d
-/* C -= E T^T for a $(m) x $(n) block C, E $(m) x $(d), T $(n) x $(d) (rt.h factor
- * step 3, one block pair). */
-static void $(k.name)(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
+/* C -= L E^T for a $(m) x $(n) block C, L $(m) x $(d), E $(n) x $(d) (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void $(k.name)(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
 --%   for r = 0, m - 1 do
---%     for j = 0, n - 1 do
---%       local ij = {}
---%       for q = 0, d - 1 do ij[#ij + 1] = { r * d + q, j * d + q } end
-  c[$(r * n + j)] -= $(dot("e", "t", ij));
---%     end
+--%     reduce_row(d, r, n, n)
 --%   end
 }
 --% end

@@ -14,10 +14,12 @@
  * contract, the workspace layout and the reference arithmetic are in rt.h).
 --% if P.mode == "unrolled" then
  * Each pivot's elimination is its own function factor_p<pivot>: the dense
- * LDL^T of its node block, T = E N^-1 over its edge column, one kernel call
- * per block pair of the reduction (the RSI grouped by target block, whose
- * workspace offset is a literal) and the copy E = T. The kernels below are
- * the reference arithmetic of rt.h specialized by degree.
+ * LDL^T of its node block, its edge column turned into L = E N^-1 in panels
+ * of rows (keeping E^T in the temporary), and one kernel call per block
+ * pair of the reduction C -= L E^T (the RSI grouped by target block, whose
+ * workspace offset is a literal). The kernels below are the reference
+ * arithmetic of rt.h specialized by degree; vector lanes hold independent
+ * results, so every instruction set gives the same bits.
 --% else
  * Tables mode: factor and solve are NULL, the runtime's interpreter runs the
  * tables below.
@@ -47,9 +49,14 @@
 #include "$(P.header)"
 
 --% if P.mode == "unrolled" then
-#include <string.h>
-
 typedef $(P.scalar) scalar;
+/* vectors of 2, 4, ... scalars (GCC/Clang vector extensions), loaded and
+ * stored at any scalar-aligned address */
+--%   local w = 2
+--%   while w <= P.lanes do
+typedef scalar v$(w) __attribute__((vector_size($(w) * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
+--%     w = w * 2
+--%   end
 --% else
 #include <stddef.h>
 --% end

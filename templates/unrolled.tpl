@@ -17,16 +17,17 @@
 --% -- one statement of a function
 --% local stmt = {}
 --% function stmt.factor_node(op)
-  if ($(op.kernel)(w + $(op.a))) return 1;
+--%   if op.n == 1 then
+  const int failed = $(op.kernel)(w + $(op.a), t + $(op.b));$(origin(op.comment .. ", the next pivot's: final now"))
+--%   else
+  if ($(op.kernel)(w + $(op.a), t + $(op.b))) return $(op.pivot);$(origin(op.comment))
+--%   end
 --% end
---% function stmt.solve_rows(op)
-  $(op.kernel)(w + $(op.a), w + $(op.b), t, $(op.n));$(origin(op.comment))
+--% function stmt.panel(op)
+  $(op.kernel)(w + $(op.a), t + $(op.rinv), w + $(op.b), t + $(op.c));$(origin(op.comment))
 --% end
 --% function stmt.reduce(op)
   $(op.kernel)(w + $(op.a), w + $(op.b), t + $(op.c));$(origin(op.comment))
---% end
---% function stmt.copy(op)
-  memcpy(w + $(op.a), t, $(op.n) * sizeof *t);$(origin(op.comment))
 --% end
 --% function stmt.forward(op)
   $(op.kernel)(w + $(op.a), x + $(op.b), x + $(op.c));$(origin(op.comment))
@@ -43,10 +44,6 @@
 
 /*---- factor: one function per pivot ------------------------------------------*/
 --% for _, f in ipairs(P.factor) do
---%   local uses_temp = false
---%   for _, op in ipairs(f.ops) do
---%     uses_temp = uses_temp or op.kind == "solve_rows" or op.kind == "reduce" or op.kind == "copy"
---%   end
 
 --%   for _, op in ipairs(f.ops) do
 --%     if op.kind == "section" then
@@ -60,17 +57,16 @@
 --%       if f.status then
 static int $(f.name)(scalar *restrict w, scalar *restrict t) {
 --%       else
-static void $(f.name)(scalar *restrict w, const scalar *restrict t) {
---%       end
---%       if not uses_temp then
-  (void)t;
+static void $(f.name)(scalar *restrict w, scalar *restrict t) {
 --%       end
 --%     else
 --%       stmt[op.kind](op)
 --%     end
 --%   end
---%   if f.status then
-  return 0;
+--%   if f.fail_pivot >= 0 then
+  return failed ? $(f.fail_pivot) : -1;
+--%   elseif f.status then
+  return -1;
 --%   end
 }
 --% end
@@ -113,10 +109,11 @@ static int $(P.ident)_factor(void *work, void *temp) {
 --% else
   scalar *w = work;
   scalar *t = temp;
+  int s;
 --% end
 --% for _, f in ipairs(P.factor) do
 --%   if f.status then
-  if ($(f.name)(w, t)) return $(f.first_pivot);
+  if ((s = $(f.name)(w, t)) >= 0) return s;
 --%   else
   $(f.name)(w, t);
 --%   end

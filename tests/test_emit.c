@@ -139,62 +139,127 @@ static void build_from_file(arena *a, const char *name, int shatter, program *p)
 
 /*---- the plan ------------------------------------------------------------------*/
 
-/* Applying every reduce op element by element writes exactly the RSI
- * offsets of its pivot, each once; factor functions cover the pivots in
- * order; no function exceeds the budget unless it holds a single pivot;
- * kernels are sorted, distinct and all used. */
+/* Pivot of the block row holding row r of p's column, and that row's index
+ * in its block. */
+static int column_row(const rt_program *r, int p, int row, int *in_block) {
+  for (int k = r->piv_blk_adr[p]; k < r->piv_blk_adr[p + 1]; k++) {
+    int q = r->blk_piv[k], dq = r->cons_degree[r->piv_cons[q]];
+    if (row < dq) {
+      *in_block = row;
+      return q;
+    }
+    row -= dq;
+  }
+  fail_msg("row outside the column of pivot %d", p);
+  return -1;
+}
+
+/* The elements a reduce op writes, in order: out[i] = workspace offset. */
+static int reduce_targets(const emit_plan *pl, const emit_op *op, int *out) {
+  const emit_kernel *kn = &pl->kernels[op->kernel];
+  int tri = kn->kind == EK_REDUCE_TRI, m = kn->m, n = tri ? kn->m : kn->n, cnt = 0;
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < (tri ? i + 1 : n); j++) out[cnt++] = op->a + i * n + j;
+  return cnt;
+}
+
+/* Replays the factor functions' ops in call order against the dependences
+ * of the reference arithmetic: every workspace element receives the RSI's
+ * updates, each once, in pivot order; a node block is factored once, after
+ * its last update; a panel runs after its pivot's node factor and after
+ * the last update of its rows; a reduction runs after the panels of the
+ * rows it reads; each pivot's reductions cover exactly its RSI. Also:
+ * factor functions come in pivot order, none exceeds the budget unless it
+ * holds a single pivot, a function reports a deferred node factor iff it
+ * holds one; kernels are sorted, distinct and all used. */
 static void check_plan(const rt_program *r, const emit_plan *pl) {
-  int *hits = calloc((size_t)r->work_size + 1, sizeof *hits);
-  unsigned char *used = calloc((size_t)pl->nkernel + 1, 1);
-  assert_non_null(hits);
-  assert_non_null(used);
-  int next_pivot = 0, last_phase = (int)EP_FACTOR;
+  int ws = r->work_size;
+  int *expected = calloc((size_t)ws + 1, sizeof *expected), *done = calloc((size_t)ws + 1, sizeof *done);
+  int *last = calloc((size_t)ws + 1, sizeof *last), *tg = calloc((size_t)ws + 1, sizeof *tg);
+  unsigned char *factored = calloc((size_t)r->ncons + 1, 1), *used = calloc((size_t)pl->nkernel + 1, 1);
+  unsigned char *row_done = calloc((size_t)r->dim + 1, 1);
+  int64_t *nhit = calloc((size_t)r->ncons + 1, sizeof *nhit);
+  assert_true(expected && done && last && tg && factored && used && row_done && nhit);
+  for (int64_t k = 0; k < r->nrsi; k++) expected[r->rsi[k]]++;
+  for (int i = 0; i < ws; i++) last[i] = -1;
+  int prev_pivot = -1, last_phase = (int)EP_FACTOR, cur = -1;
   for (int f = 0; f < pl->nfn; f++) {
     const emit_fn *fn = &pl->fns[f];
     assert_true((int)fn->phase >= last_phase);
     last_phase = (int)fn->phase;
     if (fn->statements > pl->budget) assert_int_equal(fn->first_pivot, fn->last_pivot);
-    if (fn->phase == EP_FACTOR) {
-      assert_int_equal(pl->ops[fn->op_adr].kind, EO_SECTION);
-      if (fn->part == 1) assert_int_equal(fn->first_pivot, next_pivot++);
-      assert_int_equal(fn->status, fn->part == 1);
-    }
+    for (int k = fn->op_adr; k < fn->op_adr + fn->op_num; k++)
+      if (pl->ops[k].kernel >= 0) used[pl->ops[k].kernel] = 1;
+    if (fn->phase != EP_FACTOR) continue;
+    assert_int_equal(pl->ops[fn->op_adr].kind, EO_SECTION);
+    assert_true(fn->part == 1 ? fn->first_pivot > prev_pivot : fn->first_pivot == prev_pivot);
+    prev_pivot = fn->first_pivot;
+    int has_node = 0, deferred = -1;
     for (int k = fn->op_adr; k < fn->op_adr + fn->op_num; k++) {
       const emit_op *op = &pl->ops[k];
-      if (op->kernel >= 0) used[op->kernel] = 1;
-      if (op->kind != EO_REDUCE) continue;
-      const emit_kernel *kn = &pl->kernels[op->kernel];
-      int tri = kn->kind == EK_REDUCE_TRI, m = kn->m, n = tri ? kn->m : kn->n;
-      for (int i = 0; i < m; i++)
-        for (int j = 0; j < (tri ? i + 1 : n); j++) {
-          int o = op->a + i * n + j;
-          assert_true(o >= 0 && o < r->work_size);
-          assert_int_not_equal(hits[o], op->pivot + 1); /* once per pivot */
-          hits[o] = op->pivot + 1;
+      if (op->kind != EO_FACTOR_NODE && op->kind != EO_SECTION) assert_int_equal(op->pivot, fn->first_pivot);
+      if (op->kind == EO_FACTOR_NODE) {
+        int q = op->pivot, dq = r->cons_degree[r->piv_cons[q]];
+        has_node = 1;
+        if (op->n) deferred = q;
+        assert_false(factored[q]);
+        for (int i = 0; i < dq; i++)
+          for (int j = 0; j <= i; j++) assert_int_equal(done[r->piv_node[q] + i * dq + j], expected[r->piv_node[q] + i * dq + j]);
+        factored[q] = 1;
+      } else if (op->kind == EO_PANEL) {
+        int p = op->pivot, d = r->cons_degree[r->piv_cons[p]];
+        if (p != cur) {
+          memset(row_done, 0, (size_t)r->dim + 1);
+          cur = p;
         }
+        assert_true(factored[p]);
+        for (int i = 0; i < op->n * d; i++) assert_int_equal(done[op->b + i], expected[op->b + i]);
+        for (int i = 0; i < op->n; i++) row_done[op->c - EMIT_TEMP_ET + i] = 1;
+      } else if (op->kind == EO_REDUCE) {
+        int p = op->pivot, d = r->cons_degree[r->piv_cons[p]];
+        assert_int_equal(cur, p);
+        /* the rows of L it reads (block row) and of E^T (block column) */
+        int row_l = (op->b - r->piv_edge[p]) / d, row_e = op->c - EMIT_TEMP_ET, in;
+        const emit_kernel *kn = &pl->kernels[op->kernel];
+        int m = kn->m, n = kn->kind == EK_REDUCE_TRI ? kn->m : kn->n;
+        assert_int_equal(column_row(r, p, row_l, &in), op->row);
+        assert_int_equal(in, 0);
+        assert_int_equal(column_row(r, p, row_e, &in), op->col);
+        assert_int_equal(in, 0);
+        for (int i = 0; i < m; i++) assert_true(row_done[row_l + i]);
+        for (int j = 0; j < n; j++) assert_true(row_done[row_e + j]);
+        int cnt = reduce_targets(pl, op, tg);
+        for (int i = 0; i < cnt; i++) {
+          assert_true(tg[i] >= 0 && tg[i] < ws);
+          assert_true(last[tg[i]] < p); /* in pivot order, once per pivot */
+          last[tg[i]] = p;
+          done[tg[i]]++;
+        }
+        nhit[p] += cnt;
+      }
     }
+    assert_int_equal(fn->status, has_node);
+    assert_int_equal(fn->fail_pivot, deferred);
   }
-  assert_int_equal(next_pivot, r->ncons);
-  /* every RSI entry of pivot p was hit by p: hits hold the last pivot that
-   * wrote an offset, so walk the pivots in reverse over a fresh pass */
+  for (int q = 0; q < r->ncons; q++) {
+    assert_true(factored[q]);
+    assert_int_equal(nhit[q], r->piv_rsi_adr[q + 1] - r->piv_rsi_adr[q]);
+  }
+  for (int i = 0; i < ws; i++) assert_int_equal(done[i], expected[i]);
+  /* each pivot's reductions write exactly its RSI offsets */
   for (int p = 0; p < r->ncons; p++) {
-    int64_t nhit = 0;
-    memset(hits, 0, sizeof *hits * (size_t)r->work_size);
+    memset(done, 0, sizeof *done * (size_t)ws);
     for (int k = 0; k < pl->nop; k++) {
       const emit_op *op = &pl->ops[k];
       if (op->kind != EO_REDUCE || op->pivot != p) continue;
-      const emit_kernel *kn = &pl->kernels[op->kernel];
-      int tri = kn->kind == EK_REDUCE_TRI, m = kn->m, n = tri ? kn->m : kn->n;
-      for (int i = 0; i < m; i++)
-        for (int j = 0; j < (tri ? i + 1 : n); j++) hits[op->a + i * n + j] = 1, nhit++;
+      int cnt = reduce_targets(pl, op, tg);
+      for (int i = 0; i < cnt; i++) done[tg[i]] = 1;
     }
-    assert_int_equal(nhit, r->piv_rsi_adr[p + 1] - r->piv_rsi_adr[p]);
-    for (int64_t k = r->piv_rsi_adr[p]; k < r->piv_rsi_adr[p + 1]; k++) assert_int_equal(hits[r->rsi[k]], 1);
+    for (int64_t k = r->piv_rsi_adr[p]; k < r->piv_rsi_adr[p + 1]; k++) assert_int_equal(done[r->rsi[k]], 1);
   }
   for (int k = 0; k < pl->nkernel; k++) {
     const emit_kernel *a = &pl->kernels[k];
-    /* node_solve is also called by solve_rows, not by an op of its own */
-    if (a->kind != EK_NODE_SOLVE) assert_true(used[k]);
+    assert_true(used[k]);
     if (k > 0) {
       const emit_kernel *b = &pl->kernels[k - 1];
       int ka[4] = {(int)a->kind, a->m, a->n, a->d}, kb[4] = {(int)b->kind, b->m, b->n, b->d};
@@ -209,8 +274,14 @@ static void check_plan(const rt_program *r, const emit_plan *pl) {
       assert_true(less);
     }
   }
-  free(hits);
+  free(expected);
+  free(done);
+  free(last);
+  free(tg);
+  free(factored);
   free(used);
+  free(row_done);
+  free(nhit);
 }
 
 static void test_plan_matches_rsi(void **state) {

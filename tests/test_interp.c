@@ -143,11 +143,12 @@ static double ref_sum(int n, const double *a, int sa, const double *b, int sb) {
 
 #define AT(m, d, i, j) ((m)[(i) * (d) + (j)])
 
-/* node_solve(N, v): y, z, x as rt.h writes them, in separate arrays */
-static void ref_node_solve(const double *nb, int d, double *v) {
+/* node_solve(N, v): y, z, x as rt.h writes them, in separate arrays; z
+ * divides by D, or multiplies by the reciprocals rinv when given */
+static void ref_node_solve(const double *nb, int d, const double *rinv, double *v) {
   double y[RT_MAX_DEGREE], z[RT_MAX_DEGREE], x[RT_MAX_DEGREE];
   for (int i = 0; i < d; i++) y[i] = i == 0 ? v[i] : rd(v[i] - ref_sum(i, &AT(nb, d, i, 0), 1, y, 1));
-  for (int i = 0; i < d; i++) z[i] = rd(y[i] / AT(nb, d, i, i));
+  for (int i = 0; i < d; i++) z[i] = rinv ? rd(y[i] * rinv[i]) : rd(y[i] / AT(nb, d, i, i));
   for (int i = d - 1; i >= 0; i--)
     x[i] = i == d - 1 ? z[i] : rd(z[i] - ref_sum(d - 1 - i, &AT(nb, d, i + 1, i), d, x + i + 1, 1));
   memcpy(v, x, sizeof *v * (size_t)d);
@@ -156,6 +157,7 @@ static void ref_node_solve(const double *nb, int d, double *v) {
 static int ref_factor(const rt_program *p, double *w) {
   double *t = calloc((size_t)p->temp_size + 1, sizeof *t);
   const int32_t *rsi = p->rsi;
+  double rinv[RT_MAX_DEGREE];
   for (int piv = 0; piv < p->ncons; piv++) {
     int d = p->cons_degree[p->piv_cons[piv]], h = p->piv_height[piv];
     double *nb = w + p->piv_node[piv], *e = w + p->piv_edge[piv];
@@ -174,6 +176,7 @@ static int ref_factor(const rt_program *p, double *w) {
         return piv;
       }
       AT(nb, d, j, j) = dj;
+      rinv[j] = rd(1 / dj);
       for (int i = j + 1; i < d; i++) {
         double v = AT(nb, d, i, j);
         if (j > 0) {
@@ -184,18 +187,18 @@ static int ref_factor(const rt_program *p, double *w) {
           }
           v = rd(v - s);
         }
-        AT(nb, d, i, j) = rd(v / dj);
+        AT(nb, d, i, j) = rd(v * rinv[j]);
       }
     }
     for (int r = 0; r < h; r++) {
       memcpy(t + r * d, e + r * d, sizeof *t * (size_t)d);
-      ref_node_solve(nb, d, t + r * d);
+      ref_node_solve(nb, d, rinv, t + r * d);
     }
     int64_t at = p->piv_rsi_adr[piv];
     for (int r = 0; r < h; r++)
       for (int c = 0; c <= r; c++) {
         int32_t o = rsi[at++];
-        w[o] = rd(w[o] - ref_sum(d, e + r * d, 1, t + c * d, 1));
+        w[o] = rd(w[o] - ref_sum(d, t + r * d, 1, e + c * d, 1));
       }
     assert_true(at == p->piv_rsi_adr[piv + 1]);
     memcpy(e, t, sizeof *t * (size_t)(h * d));
@@ -216,7 +219,7 @@ static void ref_solve(const rt_program *p, const double *w, double *x) {
   }
   for (int piv = 0; piv < np; piv++) {
     int cp = p->piv_cons[piv];
-    ref_node_solve(w + p->piv_node[piv], p->cons_degree[cp], x + p->cons_row[cp]);
+    ref_node_solve(w + p->piv_node[piv], p->cons_degree[cp], NULL, x + p->cons_row[cp]);
   }
   for (int piv = np - 1; piv >= 0; piv--) {
     int cp = p->piv_cons[piv], dp = p->cons_degree[cp], rp = p->cons_row[cp];

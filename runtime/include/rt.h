@@ -125,18 +125,22 @@ uint64_t rt_structure_hash(int nbody, const unsigned char *body_fixed, int njoin
  *        D = N[j][j] - sum(N[j][k] * (N[j][k] * N[k][k]), k < j)
  *        if !(D > 0) the factorization fails at pivot p
  *        N[j][j] = D
+ *        rinv_j = 1 / D
  *        for i = j+1..d-1:
- *          N[i][j] = (N[i][j] - sum(N[i][k] * (N[j][k] * N[k][k]), k < j)) / D
+ *          N[i][j] = (N[i][j] - sum(N[i][k] * (N[j][k] * N[k][k]), k < j)) * rinv_j
  *      (a subtraction of an empty sum is skipped)
- *   2. for r = 0..h-1: T[r] = node_solve(N, E[r])
+ *   2. for r = 0..h-1: T[r] = node_solve(N, E[r]), with z_i = y_i * rinv_i
  *   3. for r = 0..h-1, c = 0..r, with rsi the pivot's RSI read in order:
- *        work[*rsi++] -= sum(E[r][k] * T[c][k], k = 0..d-1)
+ *        work[*rsi++] -= sum(T[r][k] * E[c][k], k = 0..d-1)
  *   4. E = T
+ * (Multiplying by reciprocals takes the divisions, slow and serial, off
+ * steps 1 and 2; step 3 pairs T's row r with E's row c so that unrolled
+ * code can take its row r from the finished L and vectorize across c.)
  *
  * node_solve(N, v), N factored as l D l^T (l unit lower, in N's strict lower
  * triangle; D on its diagonal), returns x with N x = v:
  *   y_i = v_i - sum(N[i][k] * y_k, k = 0..i-1)           i = 0..d-1
- *   z_i = y_i / N[i][i]
+ *   z_i = y_i / N[i][i]           (factor step 2: y_i * rinv_i)
  *   x_i = z_i - sum(N[k][i] * x_k, k = i+1..d-1)         i = d-1..0
  *
  * solve(x) for H x = b, x holding b on entry (R_p = rows of pivot p):
@@ -168,7 +172,9 @@ struct rt_program {
   int ncons;                 /* solver equality constraints = pivots */
   int dim;                   /* rows of H */
   int work_size;             /* scalars in the packed workspace */
-  int temp_size;             /* scalars of the temporary (largest h*d) */
+  int temp_size;             /* scalars of the temporary: at least the largest
+                                h*d (the interpreter's need); unrolled code
+                                lays out its own and may need more */
   int nblk;                  /* edge blocks (original and fill-in) */
   int64_t nrsi;              /* RSI entries */
   /* solver bodies */

@@ -5,10 +5,12 @@
  * the program object elimination_example_program (declared in elimination_example.h; the
  * contract, the workspace layout and the reference arithmetic are in rt.h).
  * Each pivot's elimination is its own function factor_p<pivot>: the dense
- * LDL^T of its node block, T = E N^-1 over its edge column, one kernel call
- * per block pair of the reduction (the RSI grouped by target block, whose
- * workspace offset is a literal) and the copy E = T. The kernels below are
- * the reference arithmetic of rt.h specialized by degree.
+ * LDL^T of its node block, its edge column turned into L = E N^-1 in panels
+ * of rows (keeping E^T in the temporary), and one kernel call per block
+ * pair of the reduction C -= L E^T (the RSI grouped by target block, whose
+ * workspace offset is a literal). The kernels below are the reference
+ * arithmetic of rt.h specialized by degree; vector lanes hold independent
+ * results, so every instruction set gives the same bits.
  *
  * Mechanism statistics
  *   bodies          4 (none shattered)
@@ -19,7 +21,7 @@
  *   RSI entries     73
  *   flops           664 (convention: 2 x (d^3/6 + h d^2 + d h (h+1)/2) per pivot of degree d and column height h)
  *   order           best (heuristic meca-flops)
- *   workspace       115 scalars, temporary 18 scalars
+ *   workspace       115 scalars, temporary 56 scalars
  *   structure hash  0xfddbeaf7be8c2936
  *
  * Pivot order (pivot, constraint, type, degree d, column height h, blocks):
@@ -31,9 +33,11 @@
  */
 #include "elimination_example.h"
 
-#include <string.h>
-
 typedef float scalar;
+/* vectors of 2, 4, ... scalars (GCC/Clang vector extensions), loaded and
+ * stored at any scalar-aligned address */
+typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
+typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
 
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
 
@@ -143,57 +147,75 @@ static const int32_t rsi[73] = {
 /*---- kernels -----------------------------------------------------------------*/
 
 /* Dense LDL^T of a 1 x 1 node block in place (rt.h factor step 1): unit
- * lower l below the diagonal, D on it. Returns 1 if the block is not
- * positive definite. */
-static int factor_node_1(scalar *n) {
+ * lower l below the diagonal, D on it, and the reciprocals 1/D in rinv.
+ * Returns 1 if the block is not positive definite. */
+static int factor_node_1(scalar *restrict n, scalar *restrict rinv) {
   if (!(n[0] > 0)) return 1;
+  const scalar r0 = 1 / n[0];
+  rinv[0] = r0;
   return 0;
 }
 
 /* Dense LDL^T of a 3 x 3 node block in place (rt.h factor step 1): unit
- * lower l below the diagonal, D on it. Returns 1 if the block is not
- * positive definite. */
-static int factor_node_3(scalar *n) {
+ * lower l below the diagonal, D on it, and the reciprocals 1/D in rinv.
+ * Returns 1 if the block is not positive definite. */
+static int factor_node_3(scalar *restrict n, scalar *restrict rinv) {
   if (!(n[0] > 0)) return 1;
-  n[3] = n[3] / n[0];
-  n[6] = n[6] / n[0];
+  const scalar r0 = 1 / n[0];
+  rinv[0] = r0;
+  n[3] = n[3] * r0;
+  n[6] = n[6] * r0;
   const scalar d1 = n[4] - n[3] * (n[3] * n[0]);
   if (!(d1 > 0)) return 1;
   n[4] = d1;
-  n[7] = (n[7] - n[6] * (n[3] * n[0])) / n[4];
+  const scalar r1 = 1 / d1;
+  rinv[1] = r1;
+  n[7] = (n[7] - n[6] * (n[3] * n[0])) * r1;
   const scalar d2 = n[8] - (n[6] * (n[6] * n[0]) + n[7] * (n[7] * n[4]));
   if (!(d2 > 0)) return 1;
   n[8] = d2;
+  const scalar r2 = 1 / d2;
+  rinv[2] = r2;
   return 0;
 }
 
 /* Dense LDL^T of a 5 x 5 node block in place (rt.h factor step 1): unit
- * lower l below the diagonal, D on it. Returns 1 if the block is not
- * positive definite. */
-static int factor_node_5(scalar *n) {
+ * lower l below the diagonal, D on it, and the reciprocals 1/D in rinv.
+ * Returns 1 if the block is not positive definite. */
+static int factor_node_5(scalar *restrict n, scalar *restrict rinv) {
   if (!(n[0] > 0)) return 1;
-  n[5] = n[5] / n[0];
-  n[10] = n[10] / n[0];
-  n[15] = n[15] / n[0];
-  n[20] = n[20] / n[0];
+  const scalar r0 = 1 / n[0];
+  rinv[0] = r0;
+  n[5] = n[5] * r0;
+  n[10] = n[10] * r0;
+  n[15] = n[15] * r0;
+  n[20] = n[20] * r0;
   const scalar d1 = n[6] - n[5] * (n[5] * n[0]);
   if (!(d1 > 0)) return 1;
   n[6] = d1;
-  n[11] = (n[11] - n[10] * (n[5] * n[0])) / n[6];
-  n[16] = (n[16] - n[15] * (n[5] * n[0])) / n[6];
-  n[21] = (n[21] - n[20] * (n[5] * n[0])) / n[6];
+  const scalar r1 = 1 / d1;
+  rinv[1] = r1;
+  n[11] = (n[11] - n[10] * (n[5] * n[0])) * r1;
+  n[16] = (n[16] - n[15] * (n[5] * n[0])) * r1;
+  n[21] = (n[21] - n[20] * (n[5] * n[0])) * r1;
   const scalar d2 = n[12] - (n[10] * (n[10] * n[0]) + n[11] * (n[11] * n[6]));
   if (!(d2 > 0)) return 1;
   n[12] = d2;
-  n[17] = (n[17] - (n[15] * (n[10] * n[0]) + n[16] * (n[11] * n[6]))) / n[12];
-  n[22] = (n[22] - (n[20] * (n[10] * n[0]) + n[21] * (n[11] * n[6]))) / n[12];
+  const scalar r2 = 1 / d2;
+  rinv[2] = r2;
+  n[17] = (n[17] - (n[15] * (n[10] * n[0]) + n[16] * (n[11] * n[6]))) * r2;
+  n[22] = (n[22] - (n[20] * (n[10] * n[0]) + n[21] * (n[11] * n[6]))) * r2;
   const scalar d3 = n[18] - (n[15] * (n[15] * n[0]) + n[16] * (n[16] * n[6]) + n[17] * (n[17] * n[12]));
   if (!(d3 > 0)) return 1;
   n[18] = d3;
-  n[23] = (n[23] - (n[20] * (n[15] * n[0]) + n[21] * (n[16] * n[6]) + n[22] * (n[17] * n[12]))) / n[18];
+  const scalar r3 = 1 / d3;
+  rinv[3] = r3;
+  n[23] = (n[23] - (n[20] * (n[15] * n[0]) + n[21] * (n[16] * n[6]) + n[22] * (n[17] * n[12]))) * r3;
   const scalar d4 = n[24] - (n[20] * (n[20] * n[0]) + n[21] * (n[21] * n[6]) + n[22] * (n[22] * n[12]) + n[23] * (n[23] * n[18]));
   if (!(d4 > 0)) return 1;
   n[24] = d4;
+  const scalar r4 = 1 / d4;
+  rinv[4] = r4;
   return 0;
 }
 
@@ -248,112 +270,210 @@ static void node_solve_5(const scalar *n, const scalar *v, scalar *x) {
   x[4] = x4;
 }
 
-/* T[r] = N^-1 E[r] for the h rows of an edge column (rt.h factor step 2). */
-static void solve_rows_1(const scalar *restrict n, const scalar *restrict e, scalar *restrict t, int h) {
-  for (int r = 0; r < h; r++) node_solve_1(n, e + 1 * r, t + 1 * r);
+/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
+ * at et[k * 8]), then overwrites it with node_solve(N, E) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_3x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const scalar e0 = e[0];
+  const scalar e1 = e[1];
+  const scalar e2 = e[2];
+  et[0] = e0;
+  et[8] = e1;
+  et[16] = e2;
+  const scalar y0 = e0;
+  const scalar y1 = e1 - n[3] * y0;
+  const scalar y2 = e2 - (n[6] * y0 + n[7] * y1);
+  const scalar z0 = y0 * rinv[0];
+  const scalar z1 = y1 * rinv[1];
+  const scalar z2 = y2 * rinv[2];
+  const scalar x2 = z2;
+  const scalar x1 = z1 - n[7] * x2;
+  const scalar x0 = z0 - (n[3] * x1 + n[6] * x2);
+  e[0] = x0;
+  e[1] = x1;
+  e[2] = x2;
 }
 
-/* T[r] = N^-1 E[r] for the h rows of an edge column (rt.h factor step 2). */
-static void solve_rows_3(const scalar *restrict n, const scalar *restrict e, scalar *restrict t, int h) {
-  for (int r = 0; r < h; r++) node_solve_3(n, e + 3 * r, t + 3 * r);
+/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
+ * at et[k * 8]), then overwrites it with node_solve(N, E) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const scalar e0 = e[0];
+  const scalar e1 = e[1];
+  const scalar e2 = e[2];
+  const scalar e3 = e[3];
+  const scalar e4 = e[4];
+  et[0] = e0;
+  et[8] = e1;
+  et[16] = e2;
+  et[24] = e3;
+  et[32] = e4;
+  const scalar y0 = e0;
+  const scalar y1 = e1 - n[5] * y0;
+  const scalar y2 = e2 - (n[10] * y0 + n[11] * y1);
+  const scalar y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
+  const scalar y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const scalar z0 = y0 * rinv[0];
+  const scalar z1 = y1 * rinv[1];
+  const scalar z2 = y2 * rinv[2];
+  const scalar z3 = y3 * rinv[3];
+  const scalar z4 = y4 * rinv[4];
+  const scalar x4 = z4;
+  const scalar x3 = z3 - n[23] * x4;
+  const scalar x2 = z2 - (n[17] * x3 + n[22] * x4);
+  const scalar x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
+  const scalar x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  e[0] = x0;
+  e[1] = x1;
+  e[2] = x2;
+  e[3] = x3;
+  e[4] = x4;
 }
 
-/* T[r] = N^-1 E[r] for the h rows of an edge column (rt.h factor step 2). */
-static void solve_rows_5(const scalar *restrict n, const scalar *restrict e, scalar *restrict t, int h) {
-  for (int r = 0; r < h; r++) node_solve_5(n, e + 5 * r, t + 5 * r);
+/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 8), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_3x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v2 e0 = {e[0], e[3]};
+  const v2 e1 = {e[1], e[4]};
+  const v2 e2 = {e[2], e[5]};
+  *(v2 *)(et + 0) = e0;
+  *(v2 *)(et + 8) = e1;
+  *(v2 *)(et + 16) = e2;
+  const v2 y0 = e0;
+  const v2 y1 = e1 - n[3] * y0;
+  const v2 y2 = e2 - (n[6] * y0 + n[7] * y1);
+  const v2 z0 = y0 * rinv[0];
+  const v2 z1 = y1 * rinv[1];
+  const v2 z2 = y2 * rinv[2];
+  const v2 x2 = z2;
+  const v2 x1 = z1 - n[7] * x2;
+  const v2 x0 = z0 - (n[3] * x1 + n[6] * x2);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x0[1];
+  e[4] = x1[1];
+  e[5] = x2[1];
 }
 
-/* Lower triangle of a 1 x 1 node block C -= E T^T, E and T 1 x 3 (rt.h
- * factor step 3, a diagonal block pair). */
-static void reduce_tri_1_d3(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2];
+/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 8), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_1x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  (void)n; /* a 1 x 1 block: only its reciprocal */
+  const v4 e0 = {e[0], e[1], e[2], e[3]};
+  *(v4 *)(et + 0) = e0;
+  const v4 y0 = e0;
+  const v4 z0 = y0 * rinv[0];
+  const v4 x0 = z0;
+  e[0] = x0[0];
+  e[1] = x0[1];
+  e[2] = x0[2];
+  e[3] = x0[3];
 }
 
-/* Lower triangle of a 1 x 1 node block C -= E T^T, E and T 1 x 5 (rt.h
- * factor step 3, a diagonal block pair). */
-static void reduce_tri_1_d5(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2] + e[3] * t[3] + e[4] * t[4];
+/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 8), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_3x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0 = {e[0], e[3], e[6], e[9]};
+  const v4 e1 = {e[1], e[4], e[7], e[10]};
+  const v4 e2 = {e[2], e[5], e[8], e[11]};
+  *(v4 *)(et + 0) = e0;
+  *(v4 *)(et + 8) = e1;
+  *(v4 *)(et + 16) = e2;
+  const v4 y0 = e0;
+  const v4 y1 = e1 - n[3] * y0;
+  const v4 y2 = e2 - (n[6] * y0 + n[7] * y1);
+  const v4 z0 = y0 * rinv[0];
+  const v4 z1 = y1 * rinv[1];
+  const v4 z2 = y2 * rinv[2];
+  const v4 x2 = z2;
+  const v4 x1 = z1 - n[7] * x2;
+  const v4 x0 = z0 - (n[3] * x1 + n[6] * x2);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x0[1];
+  e[4] = x1[1];
+  e[5] = x2[1];
+  e[6] = x0[2];
+  e[7] = x1[2];
+  e[8] = x2[2];
+  e[9] = x0[3];
+  e[10] = x1[3];
+  e[11] = x2[3];
 }
 
-/* Lower triangle of a 3 x 3 node block C -= E T^T, E and T 3 x 1 (rt.h
- * factor step 3, a diagonal block pair). */
-static void reduce_tri_3_d1(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0];
-  c[3] -= e[1] * t[0];
-  c[4] -= e[1] * t[1];
-  c[6] -= e[2] * t[0];
-  c[7] -= e[2] * t[1];
-  c[8] -= e[2] * t[2];
+/* Lower triangle of a 1 x 1 node block C -= L E^T, L and E 1 x 3 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_1_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[8] + l[2] * et[16];
 }
 
-/* Lower triangle of a 5 x 5 node block C -= E T^T, E and T 5 x 1 (rt.h
- * factor step 3, a diagonal block pair). */
-static void reduce_tri_5_d1(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0];
-  c[5] -= e[1] * t[0];
-  c[6] -= e[1] * t[1];
-  c[10] -= e[2] * t[0];
-  c[11] -= e[2] * t[1];
-  c[12] -= e[2] * t[2];
-  c[15] -= e[3] * t[0];
-  c[16] -= e[3] * t[1];
-  c[17] -= e[3] * t[2];
-  c[18] -= e[3] * t[3];
-  c[20] -= e[4] * t[0];
-  c[21] -= e[4] * t[1];
-  c[22] -= e[4] * t[2];
-  c[23] -= e[4] * t[3];
-  c[24] -= e[4] * t[4];
+/* Lower triangle of a 1 x 1 node block C -= L E^T, L and E 1 x 5 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_1_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[8] + l[2] * et[16] + l[3] * et[24] + l[4] * et[32];
 }
 
-/* Lower triangle of a 5 x 5 node block C -= E T^T, E and T 5 x 3 (rt.h
- * factor step 3, a diagonal block pair). */
-static void reduce_tri_5_d3(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2];
-  c[5] -= e[3] * t[0] + e[4] * t[1] + e[5] * t[2];
-  c[6] -= e[3] * t[3] + e[4] * t[4] + e[5] * t[5];
-  c[10] -= e[6] * t[0] + e[7] * t[1] + e[8] * t[2];
-  c[11] -= e[6] * t[3] + e[7] * t[4] + e[8] * t[5];
-  c[12] -= e[6] * t[6] + e[7] * t[7] + e[8] * t[8];
-  c[15] -= e[9] * t[0] + e[10] * t[1] + e[11] * t[2];
-  c[16] -= e[9] * t[3] + e[10] * t[4] + e[11] * t[5];
-  c[17] -= e[9] * t[6] + e[10] * t[7] + e[11] * t[8];
-  c[18] -= e[9] * t[9] + e[10] * t[10] + e[11] * t[11];
-  c[20] -= e[12] * t[0] + e[13] * t[1] + e[14] * t[2];
-  c[21] -= e[12] * t[3] + e[13] * t[4] + e[14] * t[5];
-  c[22] -= e[12] * t[6] + e[13] * t[7] + e[14] * t[8];
-  c[23] -= e[12] * t[9] + e[13] * t[10] + e[14] * t[11];
-  c[24] -= e[12] * t[12] + e[13] * t[13] + e[14] * t[14];
+/* Lower triangle of a 3 x 3 node block C -= L E^T, L and E 3 x 1 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_3_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0];
+  *(v2 *)(c + 3) -= l[1] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 6) -= l[2] * *(const v2 *)(et + 0);
+  c[8] -= l[2] * et[2];
 }
 
-/* C -= E T^T for a 1 x 5 block C, E 1 x 3, T 5 x 3 (rt.h factor
- * step 3, one block pair). */
-static void reduce_1x5_d3(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0] + e[1] * t[1] + e[2] * t[2];
-  c[1] -= e[0] * t[3] + e[1] * t[4] + e[2] * t[5];
-  c[2] -= e[0] * t[6] + e[1] * t[7] + e[2] * t[8];
-  c[3] -= e[0] * t[9] + e[1] * t[10] + e[2] * t[11];
-  c[4] -= e[0] * t[12] + e[1] * t[13] + e[2] * t[14];
+/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 1 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0];
+  *(v2 *)(c + 5) -= l[1] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 10) -= l[2] * *(const v2 *)(et + 0);
+  c[12] -= l[2] * et[2];
+  *(v4 *)(c + 15) -= l[3] * *(const v4 *)(et + 0);
+  *(v4 *)(c + 20) -= l[4] * *(const v4 *)(et + 0);
+  c[24] -= l[4] * et[4];
 }
 
-/* C -= E T^T for a 5 x 3 block C, E 5 x 1, T 3 x 1 (rt.h factor
- * step 3, one block pair). */
-static void reduce_5x3_d1(scalar *restrict c, const scalar *restrict e, const scalar *restrict t) {
-  c[0] -= e[0] * t[0];
-  c[1] -= e[0] * t[1];
-  c[2] -= e[0] * t[2];
-  c[3] -= e[1] * t[0];
-  c[4] -= e[1] * t[1];
-  c[5] -= e[1] * t[2];
-  c[6] -= e[2] * t[0];
-  c[7] -= e[2] * t[1];
-  c[8] -= e[2] * t[2];
-  c[9] -= e[3] * t[0];
-  c[10] -= e[3] * t[1];
-  c[11] -= e[3] * t[2];
-  c[12] -= e[4] * t[0];
-  c[13] -= e[4] * t[1];
-  c[14] -= e[4] * t[2];
+/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 3 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[8] + l[2] * et[16];
+  *(v2 *)(c + 5) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 8) + l[5] * *(const v2 *)(et + 16);
+  *(v2 *)(c + 10) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 8) + l[8] * *(const v2 *)(et + 16);
+  c[12] -= l[6] * et[2] + l[7] * et[10] + l[8] * et[18];
+  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 8) + l[11] * *(const v4 *)(et + 16);
+  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 8) + l[14] * *(const v4 *)(et + 16);
+  c[24] -= l[12] * et[4] + l[13] * et[12] + l[14] * et[20];
+}
+
+/* C -= L E^T for a 1 x 5 block C, L 1 x 3, E 5 x 3 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_1x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 8) + l[2] * *(const v4 *)(et + 16);
+  c[4] -= l[0] * et[4] + l[1] * et[12] + l[2] * et[20];
+}
+
+/* C -= L E^T for a 5 x 3 block C, L 5 x 1, E 3 x 1 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_5x3_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v2 *)(c + 0) -= l[0] * *(const v2 *)(et + 0);
+  c[2] -= l[0] * et[2];
+  *(v2 *)(c + 3) -= l[1] * *(const v2 *)(et + 0);
+  c[5] -= l[1] * et[2];
+  *(v2 *)(c + 6) -= l[2] * *(const v2 *)(et + 0);
+  c[8] -= l[2] * et[2];
+  *(v2 *)(c + 9) -= l[3] * *(const v2 *)(et + 0);
+  c[11] -= l[3] * et[2];
+  *(v2 *)(c + 12) -= l[4] * *(const v2 *)(et + 0);
+  c[14] -= l[4] * et[2];
 }
 
 /* xq -= L xp for a 1 x 3 block L (rt.h solve, forward). */
@@ -453,52 +573,45 @@ static void subtract_5(scalar *restrict x, const scalar *restrict s) {
 /*---- pivot 0: bob_left (ball, d = 3, h = 6)
  * column: pivot_left (d 5), coupler (d 1) */
 static int factor_p0(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_3(w + 0)) return 1;
-  solve_rows_3(w + 0, w + 9, t, 6); /* T = E N^-1 */
-  reduce_tri_5_d3(w + 27, w + 9, t + 0); /* N[pivot_left] */
-  reduce_1x5_d3(w + 52, w + 24, t + 0); /* E[coupler, pivot_left] */
-  reduce_tri_1_d3(w + 57, w + 24, t + 15); /* N[coupler] */
-  memcpy(w + 9, t, 18 * sizeof *t); /* E = T */
-  return 0;
+  if (factor_node_3(w + 0, t + 0)) return 0; /* N[bob_left] = l D l^T */
+  panel_3x4(w + 0, t + 0, w + 9, t + 16); /* rows 0..3 */
+  panel_3x2(w + 0, t + 0, w + 21, t + 20); /* rows 4..5 */
+  reduce_tri_5_d3(w + 27, w + 9, t + 16); /* N[pivot_left] */
+  const int failed = factor_node_5(w + 27, t + 8); /* N[pivot_left] = l D l^T, the next pivot's: final now */
+  reduce_1x5_d3(w + 52, w + 24, t + 16); /* E[coupler, pivot_left] */
+  reduce_tri_1_d3(w + 57, w + 24, t + 21); /* N[coupler] */
+  return failed ? 1 : -1;
 }
 
 /*---- pivot 1: pivot_left (hinge, d = 5, h = 1)
  * column: coupler (d 1) */
 static int factor_p1(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 27)) return 1;
-  solve_rows_5(w + 27, w + 52, t, 1); /* T = E N^-1 */
-  reduce_tri_1_d5(w + 57, w + 52, t + 0); /* N[coupler] */
-  memcpy(w + 52, t, 5 * sizeof *t); /* E = T */
-  return 0;
+  panel_5x1(w + 27, t + 8, w + 52, t + 16); /* row 0 */
+  reduce_tri_1_d5(w + 57, w + 52, t + 16); /* N[coupler] */
+  const int failed = factor_node_1(w + 57, t + 0); /* N[coupler] = l D l^T, the next pivot's: final now */
+  return failed ? 2 : -1;
 }
 
 /*---- pivot 2: coupler (rod, d = 1, h = 8)
  * column: bob_right (d 3), pivot_right (d 5) */
 static int factor_p2(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_1(w + 57)) return 1;
-  solve_rows_1(w + 57, w + 58, t, 8); /* T = E N^-1 */
-  reduce_tri_3_d1(w + 66, w + 58, t + 0); /* N[bob_right] */
-  reduce_5x3_d1(w + 75, w + 61, t + 0); /* E[pivot_right, bob_right] */
-  reduce_tri_5_d1(w + 90, w + 61, t + 3); /* N[pivot_right] */
-  memcpy(w + 58, t, 8 * sizeof *t); /* E = T */
-  return 0;
+  panel_1x4(w + 57, t + 0, w + 58, t + 16); /* rows 0..3 */
+  reduce_tri_3_d1(w + 66, w + 58, t + 16); /* N[bob_right] */
+  const int failed = factor_node_3(w + 66, t + 8); /* N[bob_right] = l D l^T, the next pivot's: final now */
+  panel_1x4(w + 57, t + 0, w + 62, t + 20); /* rows 4..7 */
+  reduce_5x3_d1(w + 75, w + 61, t + 16); /* E[pivot_right, bob_right] */
+  reduce_tri_5_d1(w + 90, w + 61, t + 19); /* N[pivot_right] */
+  return failed ? 3 : -1;
 }
 
 /*---- pivot 3: bob_right (ball, d = 3, h = 5)
  * column: pivot_right (d 5) */
 static int factor_p3(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_3(w + 66)) return 1;
-  solve_rows_3(w + 66, w + 75, t, 5); /* T = E N^-1 */
-  reduce_tri_5_d3(w + 90, w + 75, t + 0); /* N[pivot_right] */
-  memcpy(w + 75, t, 15 * sizeof *t); /* E = T */
-  return 0;
-}
-
-/*---- pivot 4: pivot_right (hinge, d = 5, h = 0) */
-static int factor_p4(scalar *restrict w, scalar *restrict t) {
-  (void)t;
-  if (factor_node_5(w + 90)) return 1;
-  return 0;
+  panel_3x4(w + 66, t + 8, w + 75, t + 16); /* rows 0..3 */
+  panel_3x1(w + 66, t + 8, w + 87, t + 20); /* row 4 */
+  reduce_tri_5_d3(w + 90, w + 75, t + 16); /* N[pivot_right] */
+  const int failed = factor_node_5(w + 90, t + 0); /* N[pivot_right] = l D l^T, the next pivot's: final now */
+  return failed ? 4 : -1;
 }
 
 /*---- solve: forward substitution with the L blocks, pivots in order */
@@ -548,16 +661,16 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
 
 /*---- entry points (rt_factor_fn, rt_solve_fn of rt.h) ------------------------*/
 
-/* Factors the assembled workspace in place; temp holds 18 scalars.
+/* Factors the assembled workspace in place; temp holds 56 scalars.
  * Returns -1, or the pivot whose node block is not positive definite. */
 static int elimination_example_factor(void *work, void *temp) {
   scalar *w = work;
   scalar *t = temp;
-  if (factor_p0(w, t)) return 0;
-  if (factor_p1(w, t)) return 1;
-  if (factor_p2(w, t)) return 2;
-  if (factor_p3(w, t)) return 3;
-  if (factor_p4(w, t)) return 4;
+  int s;
+  if ((s = factor_p0(w, t)) >= 0) return s;
+  if ((s = factor_p1(w, t)) >= 0) return s;
+  if ((s = factor_p2(w, t)) >= 0) return s;
+  if ((s = factor_p3(w, t)) >= 0) return s;
   return -1;
 }
 
@@ -581,7 +694,7 @@ const rt_program elimination_example_program = {
     .ncons = 5,
     .dim = 17,
     .work_size = 115,
-    .temp_size = 18,
+    .temp_size = 56,
     .nblk = 6,
     .nrsi = 73,
     .sbody_body = sbody_body,
