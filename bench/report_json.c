@@ -136,7 +136,7 @@ static void mech_obj(json_writer *w, const br_mech *m) {
   }
   json_end_array(w);
   if (!m->series) {
-    /* the full step: "not measured" until measure_full_step (sample.c) fills it */
+    /* the full step (fullstep.c); "not measured" if no world could be made */
     json_key(w, "full_step");
     if (!m->step.measured) {
       json_string(w, "not measured");

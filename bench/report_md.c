@@ -290,7 +290,7 @@ static void write_series(FILE *f, const br_report *r) {
   fputs("\n", f);
 }
 
-/* Where the full-step row goes (measure_full_step in sample.c). */
+/* The full-step table (fullstep.c). */
 static void write_full_step(FILE *f, const br_report *r) {
   fputs("## Full step\n\nAssembly + factor + N-1 PGS iterations + block Gauss-Seidel step, against N PGS "
         "iterations alone (N = 10), single-threaded and with the factorization on a second thread.\n\n"
@@ -301,7 +301,7 @@ static void write_full_step(FILE *f, const br_report *r) {
     const br_mech *m = &r->mech[i];
     if (m->error) continue;
     if (!m->step.measured) {
-      fprintf(f, "| %s | %d | not measured yet (measure_full_step, bench/sample.c) | | | |\n", m->name, m->step.iterations);
+      fprintf(f, "| %s | %d | not measured (no world) | | | |\n", m->name, m->step.iterations);
       continue;
     }
     fprintf(f, "| %s | %d | ", m->name, m->step.iterations);

@@ -34,8 +34,7 @@ typedef struct br_compile {
 
 /* The full step (assembly + factor + N-1 PGS + block-GS step vs N PGS,
  * single-threaded and with the factorization on a second thread), filled
- * by measure_full_step in sample.c; unmeasured (measured = 0) until that
- * is written. */
+ * by fs_measure (fullstep.c); measured = 0 if no world could be made. */
 typedef struct br_step {
   int measured;
   int iterations;

@@ -8,6 +8,7 @@
 
 #include "arena.h"
 #include "diag.h"
+#include "fullstep.h"
 #include "hmat.h"
 #include "load.h"
 #include "method.h"
@@ -79,18 +80,6 @@ static uint64_t splitmix64(uint64_t *s) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
-}
-
-/* The full step -- assembly + factor + N-1 PGS iterations + block-GS step,
- * against N PGS iterations, single-threaded and with the factorization on
- * a second thread -- is measured here with the runtime stepper (rt_world),
- * filling out->step (results.h) and setting step.measured; the reports
- * already have its table and target line. Not written yet: the row stays
- * empty rather than showing made-up figures. */
-static void measure_full_step(br_mech *out) {
-  memset(&out->step, 0, sizeof out->step);
-  out->step.measured = 0;
-  out->step.iterations = 10;
 }
 
 /* Adds a method that initialised (init == 0) and whose check solve works. */
@@ -222,7 +211,8 @@ int sm_measure(const char *path, const char *series, int param, const ms_config 
 
   bo_compare(&p.g, out->order);
   out->has_orders = 1;
-  if (full) measure_full_step(out);
+  if (full && fs_measure(&m, prog[0], 10, cfg, &out->step) != 0)
+    fprintf(stderr, "bench: %s: the full step could not be measured\n", out->name);
 
   free(b);
   free(x);

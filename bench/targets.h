@@ -8,7 +8,7 @@
  *   - best ordering: no more block flops than AMD and than METIS on every
  *     sample;
  *   - full step with the factorization on a second thread <= 1.2x pure PGS
- *     (not measured while measure_full_step in sample.c is empty).
+ *     (one line per sample).
  * A ratio passes when its median over the runs meets the target. */
 #ifndef LDLPGS_BENCH_TARGETS_H
 #define LDLPGS_BENCH_TARGETS_H
