@@ -185,7 +185,31 @@ $(GENTEST_OBJ): $(BUILD)/obj/gentest/%.o: $(GENTEST_DIR)/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(GENTEST_CFLAGS) -Iruntime/include -c $< -o $@
 .SECONDARY: $(patsubst %,$(GENTEST_DIR)/%.c,$(GENTEST_NAMES)) $(patsubst %,$(GENTEST_DIR)/random%.lua,$(GENTEST_SEEDS))
-$(BUILD)/tests/test_generated: $(GENTEST_OBJ)
+
+# Generated code picks its vector width at compile time (16-byte vectors,
+# or 32 under AVX): a few of the programs again with -mavx2, renamed
+# NAME_avx, so test_generated also checks the AVX kernels bitwise against
+# the interpreter (when the CPU has AVX2). x86-64 only.
+GENTEST_AVX_NAMES := $(if $(filter x86_64,$(shell uname -m)),track_double multi_wheel_float \
+                     multi_wheel_dense_double scissor_lift_double random1_float random3_double)
+GENTEST_AVX_OBJ   := $(patsubst %,$(BUILD)/obj/gentest_avx/%.o,$(GENTEST_AVX_NAMES)) \
+                     $(BUILD)/obj/gentest_avx/programs_avx.o
+$(patsubst %,$(BUILD)/obj/gentest_avx/%.o,$(GENTEST_AVX_NAMES)): $(BUILD)/obj/gentest_avx/%.o: $(GENTEST_DIR)/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(GENTEST_CFLAGS) -mavx2 -D$*_program=$*_avx_program -Iruntime/include -c $< -o $@
+$(GENTEST_DIR)/programs_avx.c: FORCE
+	@mkdir -p $(dir $@)
+	@{ echo '#include "rt.h"'; \
+	  for n in $(GENTEST_AVX_NAMES); do echo "extern const rt_program $${n}_avx_program;"; done; \
+	  echo "extern const rt_program *const gentest_programs_avx[];"; \
+	  echo "const rt_program *const gentest_programs_avx[] = {"; \
+	  for n in $(GENTEST_AVX_NAMES); do echo "    &$${n}_avx_program,"; done; \
+	  echo "    0,"; echo "};"; } > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
+$(BUILD)/obj/gentest_avx/programs_avx.o: $(GENTEST_DIR)/programs_avx.c
+	@mkdir -p $(dir $@)
+	$(CC) $(GENTEST_CFLAGS) -Iruntime/include -c $< -o $@
+$(BUILD)/tests/test_generated: $(GENTEST_OBJ) $(GENTEST_AVX_OBJ)
 # test_cli runs ldlsim too.
 $(BUILD)/tests/test_cli: | $(BUILD)/ldlsim
 

@@ -157,7 +157,7 @@ static int plan_reduction(builder *b, int p) {
       emit_op *op = add_op(b, EO_REDUCE, p);
       op->a = base;
       op->b = r->piv_edge[p] + row_i * d;
-      op->c = EMIT_TEMP_ET + row_j;
+      op->c = RTPROG_TEMP_ET + row_j;
       op->row = qi;
       op->col = qj;
       if (on_diag) {
@@ -178,7 +178,7 @@ static int plan_reduction(builder *b, int p) {
 
 /* The rinv slot of pivot p in the temporary: two slots, alternating, so
  * that the next pivot's node factor can run before p's panels are done. */
-static int rinv_slot(int p) { return (p & 1) * EMIT_TEMP_RINV; }
+static int rinv_slot(int p) { return (p & 1) * RTPROG_TEMP_RINV; }
 
 /* deferred: the node factor of the next pivot, hoisted into the current
  * pivot's function, which reports its failure only once the current
@@ -224,7 +224,7 @@ static int plan_factor(builder *b) {
       emit_op *op = add_op(b, EO_PANEL, p);
       op->a = r->piv_node[p];
       op->b = r->piv_edge[p] + r0 * d;
-      op->c = EMIT_TEMP_ET + r0;
+      op->c = RTPROG_TEMP_ET + r0;
       op->n = lanes;
       op->rinv = rinv_slot(p);
       use_kernel(b, op, EK_PANEL, lanes, 0, d);
@@ -242,7 +242,7 @@ static int plan_factor(builder *b) {
     int split = (p == 0) + nlist + (q >= 0) > b->budget;
     int i = 0, red_q = -1;
     if (crit && !split) {
-      for (; i < npanel && list[i].c - EMIT_TEMP_ET < crit; i++) push_op(b, &list[i]);
+      for (; i < npanel && list[i].c - RTPROG_TEMP_ET < crit; i++) push_op(b, &list[i]);
       for (int k = npanel; k < nlist; k++)
         if (list[k].row == q && list[k].col == q) red_q = k;
       push_op(b, &list[red_q]);
@@ -336,13 +336,8 @@ gen_status emit_plan_build(arena *a, const rt_program *prog, int budget, emit_pl
   if (!b) abort();
   b->prog = prog;
   b->budget = budget > 0 ? budget : EMIT_DEFAULT_BUDGET;
-  b->lanes = EMIT_VECTOR_BYTES / (prog->precision == RT_DOUBLE ? (int)sizeof(double) : (int)sizeof(float));
-  int max_h = 0, max_d = 0;
-  for (int p = 0; p < prog->ncons; p++) {
-    if (prog->piv_height[p] > max_h) max_h = prog->piv_height[p];
-    if (prog->piv_height[p] > 0 && piv_degree(prog, p) > max_d) max_d = piv_degree(prog, p);
-  }
-  b->et_ld = (max_h + b->lanes - 1) / b->lanes * b->lanes;
+  b->lanes = rtprog_lanes(prog->precision);
+  b->et_ld = rtprog_et_ld(prog);
   if (!plan_factor(b)) {
     diag_error(d, NULL, 0, "internal error: the RSI of program '%s' does not follow its block layout", prog->name);
     free(b->ops);
@@ -379,8 +374,7 @@ gen_status emit_plan_build(arena *a, const rt_program *prog, int budget, emit_pl
   out->budget = b->budget;
   out->et_ld = b->et_ld;
   out->lanes = b->lanes;
-  out->temp_size = EMIT_TEMP_ET + max_d * b->et_ld;
-  if (out->temp_size < prog->temp_size) out->temp_size = prog->temp_size;
+
   free(index);
   free(b->ops);
   free(b->fns);
@@ -575,9 +569,9 @@ static void op_comment(const view *v, const emit_op *op, char *buf, size_t size)
   case EO_SUBTRACT: snprintf(buf, size, "x[%s]", piv_name(v, op->pivot)); break;
   case EO_PANEL:
     if (op->n == 1)
-      snprintf(buf, size, "row %d", op->c - EMIT_TEMP_ET);
+      snprintf(buf, size, "row %d", op->c - RTPROG_TEMP_ET);
     else
-      snprintf(buf, size, "rows %d..%d", op->c - EMIT_TEMP_ET, op->c - EMIT_TEMP_ET + op->n - 1);
+      snprintf(buf, size, "rows %d..%d", op->c - RTPROG_TEMP_ET, op->c - RTPROG_TEMP_ET + op->n - 1);
     break;
   default: break;
   }
@@ -722,7 +716,6 @@ gen_status emit_program(const program *p, const emit_options *o, emit_output *ou
   emit_plan plan = {0};
   gen_status st = GEN_OK;
   if (o->mode == EMIT_UNROLLED) st = emit_plan_build(&a, &r, o->budget, &plan, d);
-  if (st == GEN_OK && o->mode == EMIT_UNROLLED) r.temp_size = plan.temp_size; /* the unrolled code's layout */
   v.plan = &plan;
   if (o->prefix)
     snprintf(v.ident, sizeof v.ident, "%s", o->prefix);

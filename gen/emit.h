@@ -29,9 +29,8 @@
  * Pipelining: the node factor of pivot p + 1 is part of pivot p's function,
  * as early as its node block is final (see plan_factor in emit.c).
  *
- * The temporary of unrolled code: two slots of EMIT_TEMP_RINV for the
- * reciprocals 1/D of even and odd pivots, then E^T from EMIT_TEMP_ET, row k
- * (column k of E) at EMIT_TEMP_ET + k * et_ld.  */
+ * The temporary of unrolled code is laid out as rtprog.h describes: two
+ * slots for the reciprocals 1/D of even and odd pivots, then E^T.  */
 #ifndef LDLPGS_GEN_EMIT_H
 #define LDLPGS_GEN_EMIT_H
 
@@ -40,14 +39,12 @@
 #include "arena.h"
 #include "diag.h"
 #include "program.h"
+#include "rtprog.h"
 
 typedef enum emit_mode { EMIT_UNROLLED = 0, EMIT_TABLES } emit_mode;
 
 #define EMIT_DEFAULT_BUDGET 200 /* statements per generated function */
-#define EMIT_MAX_LANES 16       /* widest vector the plan may use (lanes) */
-#define EMIT_VECTOR_BYTES 16    /* vector width: SSE2, the x86-64 baseline */
-#define EMIT_TEMP_RINV 8        /* size of each of the two reciprocal slots */
-#define EMIT_TEMP_ET 16         /* where E^T begins in the unrolled code's temporary */
+#define EMIT_MAX_LANES 16       /* widest panel the plan may use (rows) */
 #define EMIT_IDENT_MAX 80
 
 typedef struct emit_options {
@@ -139,9 +136,8 @@ typedef struct emit_plan {
                            diagonal, backward */
   int nfn;
   int budget;
-  int lanes;            /* widest vector (panel rows) */
+  int lanes;            /* panel height (rows) */
   int et_ld;            /* row stride of E^T in the temporary */
-  int temp_size;        /* scalars of the temporary the unrolled code needs */
 } emit_plan;
 
 /* Plans the unrolled code of a program (arrays from rtprog_build): the ops

@@ -9,6 +9,28 @@ static int *copy_ints(arena *a, const int *src, int n) {
   return dst;
 }
 
+int rtprog_lanes(rt_precision precision) {
+  return RTPROG_PANEL_BYTES / (precision == RT_DOUBLE ? (int)sizeof(double) : (int)sizeof(float));
+}
+
+int rtprog_et_ld(const rt_program *r) {
+  int max_h = 0, lanes = rtprog_lanes(r->precision);
+  for (int q = 0; q < r->ncons; q++)
+    if (r->piv_height[q] > max_h) max_h = r->piv_height[q];
+  return (max_h + lanes - 1) / lanes * lanes;
+}
+
+/* temp_size: see rtprog.h */
+static int temp_size(const rt_program *r, int max_col) {
+  int max_d = 0;
+  for (int q = 0; q < r->ncons; q++) {
+    int d = r->cons_degree[r->piv_cons[q]];
+    if (r->piv_height[q] > 0 && d > max_d) max_d = d;
+  }
+  int unrolled = RTPROG_TEMP_ET + max_d * rtprog_et_ld(r);
+  return unrolled > max_col ? unrolled : max_col;
+}
+
 void rtprog_build(arena *a, const program *p, rt_precision precision, rt_program *out) {
   const smech *s = &p->s;
   const symbolic *y = &p->sym;
@@ -21,7 +43,7 @@ void rtprog_build(arena *a, const program *p, rt_precision precision, rt_program
   out->ncons = s->ncons;
   out->dim = y->dim;
   out->work_size = y->work_size;
-  out->temp_size = y->max_col > 0 ? y->max_col : 1;
+
   out->nblk = y->nblock;
   out->nrsi = y->nrsi;
   out->sbody_body = copy_ints(a, s->body_orig, s->nbody);
@@ -48,4 +70,5 @@ void rtprog_build(arena *a, const program *p, rt_precision precision, rt_program
   out->blk_fill = y->col_fill;
   out->piv_rsi_adr = y->rsi_adr;
   out->rsi = y->rsi;
+  out->temp_size = temp_size(out, y->max_col);
 }

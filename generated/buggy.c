@@ -40,9 +40,11 @@
 
 typedef float scalar;
 /* vectors of 2, 4, ... scalars (GCC/Clang vector extensions), loaded and
- * stored at any scalar-aligned address */
+ * stored at any scalar-aligned address; the kernels use those the target
+ * has registers for */
 typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
 typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
+typedef scalar v8 __attribute__((vector_size(8 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
 
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
 
@@ -353,6 +355,152 @@ static void node_solve_6(const scalar *n, const scalar *v, scalar *x) {
   x[5] = x5;
 }
 
+/* xq -= L xp for a 1 x 1 block L (rt.h solve, forward). */
+static void forward_1x1(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
+  xq[0] -= l[0] * xp[0];
+}
+
+/* xq -= L xp for a 1 x 5 block L (rt.h solve, forward). */
+static void forward_1x5(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
+  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2] + l[3] * xp[3] + l[4] * xp[4];
+}
+
+/* xq -= L xp for a 5 x 1 block L (rt.h solve, forward). */
+static void forward_5x1(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
+  xq[0] -= l[0] * xp[0];
+  xq[1] -= l[1] * xp[0];
+  xq[2] -= l[2] * xp[0];
+  xq[3] -= l[3] * xp[0];
+  xq[4] -= l[4] * xp[0];
+}
+
+/* xq -= L xp for a 5 x 5 block L (rt.h solve, forward). */
+static void forward_5x5(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
+  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2] + l[3] * xp[3] + l[4] * xp[4];
+  xq[1] -= l[5] * xp[0] + l[6] * xp[1] + l[7] * xp[2] + l[8] * xp[3] + l[9] * xp[4];
+  xq[2] -= l[10] * xp[0] + l[11] * xp[1] + l[12] * xp[2] + l[13] * xp[3] + l[14] * xp[4];
+  xq[3] -= l[15] * xp[0] + l[16] * xp[1] + l[17] * xp[2] + l[18] * xp[3] + l[19] * xp[4];
+  xq[4] -= l[20] * xp[0] + l[21] * xp[1] + l[22] * xp[2] + l[23] * xp[3] + l[24] * xp[4];
+}
+
+/* xq -= L xp for a 6 x 1 block L (rt.h solve, forward). */
+static void forward_6x1(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
+  xq[0] -= l[0] * xp[0];
+  xq[1] -= l[1] * xp[0];
+  xq[2] -= l[2] * xp[0];
+  xq[3] -= l[3] * xp[0];
+  xq[4] -= l[4] * xp[0];
+  xq[5] -= l[5] * xp[0];
+}
+
+/* xq -= L xp for a 6 x 5 block L (rt.h solve, forward). */
+static void forward_6x5(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
+  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2] + l[3] * xp[3] + l[4] * xp[4];
+  xq[1] -= l[5] * xp[0] + l[6] * xp[1] + l[7] * xp[2] + l[8] * xp[3] + l[9] * xp[4];
+  xq[2] -= l[10] * xp[0] + l[11] * xp[1] + l[12] * xp[2] + l[13] * xp[3] + l[14] * xp[4];
+  xq[3] -= l[15] * xp[0] + l[16] * xp[1] + l[17] * xp[2] + l[18] * xp[3] + l[19] * xp[4];
+  xq[4] -= l[20] * xp[0] + l[21] * xp[1] + l[22] * xp[2] + l[23] * xp[3] + l[24] * xp[4];
+  xq[5] -= l[25] * xp[0] + l[26] * xp[1] + l[27] * xp[2] + l[28] * xp[3] + l[29] * xp[4];
+}
+
+/* s = L^T xq for a 1 x 1 block L: the first block of a pivot's
+ * backward sum (rt.h solve, backward). */
+static void backward_set_1x1(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = l[0] * xq[0];
+}
+
+/* s = L^T xq for a 1 x 5 block L: the first block of a pivot's
+ * backward sum (rt.h solve, backward). */
+static void backward_set_1x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = l[0] * xq[0];
+  s[1] = l[1] * xq[0];
+  s[2] = l[2] * xq[0];
+  s[3] = l[3] * xq[0];
+  s[4] = l[4] * xq[0];
+}
+
+/* s = L^T xq for a 5 x 1 block L: the first block of a pivot's
+ * backward sum (rt.h solve, backward). */
+static void backward_set_5x1(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = l[0] * xq[0] + l[1] * xq[1] + l[2] * xq[2] + l[3] * xq[3] + l[4] * xq[4];
+}
+
+/* s = L^T xq for a 5 x 5 block L: the first block of a pivot's
+ * backward sum (rt.h solve, backward). */
+static void backward_set_5x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = l[0] * xq[0] + l[5] * xq[1] + l[10] * xq[2] + l[15] * xq[3] + l[20] * xq[4];
+  s[1] = l[1] * xq[0] + l[6] * xq[1] + l[11] * xq[2] + l[16] * xq[3] + l[21] * xq[4];
+  s[2] = l[2] * xq[0] + l[7] * xq[1] + l[12] * xq[2] + l[17] * xq[3] + l[22] * xq[4];
+  s[3] = l[3] * xq[0] + l[8] * xq[1] + l[13] * xq[2] + l[18] * xq[3] + l[23] * xq[4];
+  s[4] = l[4] * xq[0] + l[9] * xq[1] + l[14] * xq[2] + l[19] * xq[3] + l[24] * xq[4];
+}
+
+/* s = L^T xq for a 6 x 5 block L: the first block of a pivot's
+ * backward sum (rt.h solve, backward). */
+static void backward_set_6x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = l[0] * xq[0] + l[5] * xq[1] + l[10] * xq[2] + l[15] * xq[3] + l[20] * xq[4] + l[25] * xq[5];
+  s[1] = l[1] * xq[0] + l[6] * xq[1] + l[11] * xq[2] + l[16] * xq[3] + l[21] * xq[4] + l[26] * xq[5];
+  s[2] = l[2] * xq[0] + l[7] * xq[1] + l[12] * xq[2] + l[17] * xq[3] + l[22] * xq[4] + l[27] * xq[5];
+  s[3] = l[3] * xq[0] + l[8] * xq[1] + l[13] * xq[2] + l[18] * xq[3] + l[23] * xq[4] + l[28] * xq[5];
+  s[4] = l[4] * xq[0] + l[9] * xq[1] + l[14] * xq[2] + l[19] * xq[3] + l[24] * xq[4] + l[29] * xq[5];
+}
+
+/* s = s + L^T xq for a 1 x 5 block L, the sum continued in order. */
+static void backward_add_1x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = s[0] + l[0] * xq[0];
+  s[1] = s[1] + l[1] * xq[0];
+  s[2] = s[2] + l[2] * xq[0];
+  s[3] = s[3] + l[3] * xq[0];
+  s[4] = s[4] + l[4] * xq[0];
+}
+
+/* s = s + L^T xq for a 5 x 1 block L, the sum continued in order. */
+static void backward_add_5x1(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = s[0] + l[0] * xq[0] + l[1] * xq[1] + l[2] * xq[2] + l[3] * xq[3] + l[4] * xq[4];
+}
+
+/* s = s + L^T xq for a 5 x 5 block L, the sum continued in order. */
+static void backward_add_5x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = s[0] + l[0] * xq[0] + l[5] * xq[1] + l[10] * xq[2] + l[15] * xq[3] + l[20] * xq[4];
+  s[1] = s[1] + l[1] * xq[0] + l[6] * xq[1] + l[11] * xq[2] + l[16] * xq[3] + l[21] * xq[4];
+  s[2] = s[2] + l[2] * xq[0] + l[7] * xq[1] + l[12] * xq[2] + l[17] * xq[3] + l[22] * xq[4];
+  s[3] = s[3] + l[3] * xq[0] + l[8] * xq[1] + l[13] * xq[2] + l[18] * xq[3] + l[23] * xq[4];
+  s[4] = s[4] + l[4] * xq[0] + l[9] * xq[1] + l[14] * xq[2] + l[19] * xq[3] + l[24] * xq[4];
+}
+
+/* s = s + L^T xq for a 6 x 1 block L, the sum continued in order. */
+static void backward_add_6x1(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = s[0] + l[0] * xq[0] + l[1] * xq[1] + l[2] * xq[2] + l[3] * xq[3] + l[4] * xq[4] + l[5] * xq[5];
+}
+
+/* s = s + L^T xq for a 6 x 5 block L, the sum continued in order. */
+static void backward_add_6x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = s[0] + l[0] * xq[0] + l[5] * xq[1] + l[10] * xq[2] + l[15] * xq[3] + l[20] * xq[4] + l[25] * xq[5];
+  s[1] = s[1] + l[1] * xq[0] + l[6] * xq[1] + l[11] * xq[2] + l[16] * xq[3] + l[21] * xq[4] + l[26] * xq[5];
+  s[2] = s[2] + l[2] * xq[0] + l[7] * xq[1] + l[12] * xq[2] + l[17] * xq[3] + l[22] * xq[4] + l[27] * xq[5];
+  s[3] = s[3] + l[3] * xq[0] + l[8] * xq[1] + l[13] * xq[2] + l[18] * xq[3] + l[23] * xq[4] + l[28] * xq[5];
+  s[4] = s[4] + l[4] * xq[0] + l[9] * xq[1] + l[14] * xq[2] + l[19] * xq[3] + l[24] * xq[4] + l[29] * xq[5];
+}
+
+/* x -= s, 1 rows: the end of a pivot's backward step. */
+static void subtract_1(scalar *restrict x, const scalar *restrict s) {
+  x[0] -= s[0];
+}
+
+/* x -= s, 5 rows: the end of a pivot's backward step. */
+static void subtract_5(scalar *restrict x, const scalar *restrict s) {
+  x[0] -= s[0];
+  x[1] -= s[1];
+  x[2] -= s[2];
+  x[3] -= s[3];
+  x[4] -= s[4];
+}
+
+/*---- vector kernels: one body per vector width, the same results ------------*/
+
+#if defined(__AVX__)
+/* AVX: 32-byte vectors */
+
 /* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
  * at et[k * 16]), then overwrites it with node_solve(N, E) using the
  * reciprocals rinv of N's pivots. */
@@ -463,23 +611,6 @@ static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, sca
  * copies them, transposed, into et (row k of et: column k of E, stride
  * 16), then overwrites each row with node_solve(N, E[r]) using the
  * reciprocals rinv of N's pivots. */
-static void panel_1x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  (void)n; /* a 1 x 1 block: only its reciprocal */
-  const v4 e0 = {e[0], e[1], e[2], e[3]};
-  *(v4 *)(et + 0) = e0;
-  const v4 y0 = e0;
-  const v4 z0 = y0 * rinv[0];
-  const v4 x0 = z0;
-  e[0] = x0[0];
-  e[1] = x0[1];
-  e[2] = x0[2];
-  e[3] = x0[3];
-}
-
-/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 16), then overwrites each row with node_solve(N, E[r]) using the
- * reciprocals rinv of N's pivots. */
 static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0 = {e[0], e[5], e[10], e[15]};
   const v4 e1 = {e[1], e[6], e[11], e[16]};
@@ -526,6 +657,99 @@ static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, sca
   e[17] = x2[3];
   e[18] = x3[3];
   e[19] = x4[3];
+}
+
+/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 16), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_1x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  (void)n; /* a 1 x 1 block: only its reciprocal */
+  const v8 e0 = {e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7]};
+  *(v8 *)(et + 0) = e0;
+  const v8 y0 = e0;
+  const v8 z0 = y0 * rinv[0];
+  const v8 x0 = z0;
+  e[0] = x0[0];
+  e[1] = x0[1];
+  e[2] = x0[2];
+  e[3] = x0[3];
+  e[4] = x0[4];
+  e[5] = x0[5];
+  e[6] = x0[6];
+  e[7] = x0[7];
+}
+
+/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 16), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v8 e0 = {e[0], e[5], e[10], e[15], e[20], e[25], e[30], e[35]};
+  const v8 e1 = {e[1], e[6], e[11], e[16], e[21], e[26], e[31], e[36]};
+  const v8 e2 = {e[2], e[7], e[12], e[17], e[22], e[27], e[32], e[37]};
+  const v8 e3 = {e[3], e[8], e[13], e[18], e[23], e[28], e[33], e[38]};
+  const v8 e4 = {e[4], e[9], e[14], e[19], e[24], e[29], e[34], e[39]};
+  *(v8 *)(et + 0) = e0;
+  *(v8 *)(et + 16) = e1;
+  *(v8 *)(et + 32) = e2;
+  *(v8 *)(et + 48) = e3;
+  *(v8 *)(et + 64) = e4;
+  const v8 y0 = e0;
+  const v8 y1 = e1 - n[5] * y0;
+  const v8 y2 = e2 - (n[10] * y0 + n[11] * y1);
+  const v8 y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
+  const v8 y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const v8 z0 = y0 * rinv[0];
+  const v8 z1 = y1 * rinv[1];
+  const v8 z2 = y2 * rinv[2];
+  const v8 z3 = y3 * rinv[3];
+  const v8 z4 = y4 * rinv[4];
+  const v8 x4 = z4;
+  const v8 x3 = z3 - n[23] * x4;
+  const v8 x2 = z2 - (n[17] * x3 + n[22] * x4);
+  const v8 x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
+  const v8 x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x0[1];
+  e[6] = x1[1];
+  e[7] = x2[1];
+  e[8] = x3[1];
+  e[9] = x4[1];
+  e[10] = x0[2];
+  e[11] = x1[2];
+  e[12] = x2[2];
+  e[13] = x3[2];
+  e[14] = x4[2];
+  e[15] = x0[3];
+  e[16] = x1[3];
+  e[17] = x2[3];
+  e[18] = x3[3];
+  e[19] = x4[3];
+  e[20] = x0[4];
+  e[21] = x1[4];
+  e[22] = x2[4];
+  e[23] = x3[4];
+  e[24] = x4[4];
+  e[25] = x0[5];
+  e[26] = x1[5];
+  e[27] = x2[5];
+  e[28] = x3[5];
+  e[29] = x4[5];
+  e[30] = x0[6];
+  e[31] = x1[6];
+  e[32] = x2[6];
+  e[33] = x3[6];
+  e[34] = x4[6];
+  e[35] = x0[7];
+  e[36] = x1[7];
+  e[37] = x2[7];
+  e[38] = x3[7];
+  e[39] = x4[7];
 }
 
 /* Lower triangle of a 1 x 1 node block C -= L E^T, L and E 1 x 1 (rt.h
@@ -694,146 +918,457 @@ static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const sc
   c[29] -= l[25] * et[4] + l[26] * et[20] + l[27] * et[36] + l[28] * et[52] + l[29] * et[68];
 }
 
-/* xq -= L xp for a 1 x 1 block L (rt.h solve, forward). */
-static void forward_1x1(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0];
+#else
+/* 16-byte vectors (SSE2, the x86-64 baseline; NEON) */
+
+/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
+ * at et[k * 16]), then overwrites it with node_solve(N, E) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_1x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  (void)n; /* a 1 x 1 block: only its reciprocal */
+  const scalar e0 = e[0];
+  et[0] = e0;
+  const scalar y0 = e0;
+  const scalar z0 = y0 * rinv[0];
+  const scalar x0 = z0;
+  e[0] = x0;
 }
 
-/* xq -= L xp for a 1 x 5 block L (rt.h solve, forward). */
-static void forward_1x5(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2] + l[3] * xp[3] + l[4] * xp[4];
+/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
+ * at et[k * 16]), then overwrites it with node_solve(N, E) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const scalar e0 = e[0];
+  const scalar e1 = e[1];
+  const scalar e2 = e[2];
+  const scalar e3 = e[3];
+  const scalar e4 = e[4];
+  et[0] = e0;
+  et[16] = e1;
+  et[32] = e2;
+  et[48] = e3;
+  et[64] = e4;
+  const scalar y0 = e0;
+  const scalar y1 = e1 - n[5] * y0;
+  const scalar y2 = e2 - (n[10] * y0 + n[11] * y1);
+  const scalar y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
+  const scalar y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const scalar z0 = y0 * rinv[0];
+  const scalar z1 = y1 * rinv[1];
+  const scalar z2 = y2 * rinv[2];
+  const scalar z3 = y3 * rinv[3];
+  const scalar z4 = y4 * rinv[4];
+  const scalar x4 = z4;
+  const scalar x3 = z3 - n[23] * x4;
+  const scalar x2 = z2 - (n[17] * x3 + n[22] * x4);
+  const scalar x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
+  const scalar x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  e[0] = x0;
+  e[1] = x1;
+  e[2] = x2;
+  e[3] = x3;
+  e[4] = x4;
 }
 
-/* xq -= L xp for a 5 x 1 block L (rt.h solve, forward). */
-static void forward_5x1(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0];
-  xq[1] -= l[1] * xp[0];
-  xq[2] -= l[2] * xp[0];
-  xq[3] -= l[3] * xp[0];
-  xq[4] -= l[4] * xp[0];
+/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 16), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_1x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  (void)n; /* a 1 x 1 block: only its reciprocal */
+  const v2 e0 = {e[0], e[1]};
+  *(v2 *)(et + 0) = e0;
+  const v2 y0 = e0;
+  const v2 z0 = y0 * rinv[0];
+  const v2 x0 = z0;
+  e[0] = x0[0];
+  e[1] = x0[1];
 }
 
-/* xq -= L xp for a 5 x 5 block L (rt.h solve, forward). */
-static void forward_5x5(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2] + l[3] * xp[3] + l[4] * xp[4];
-  xq[1] -= l[5] * xp[0] + l[6] * xp[1] + l[7] * xp[2] + l[8] * xp[3] + l[9] * xp[4];
-  xq[2] -= l[10] * xp[0] + l[11] * xp[1] + l[12] * xp[2] + l[13] * xp[3] + l[14] * xp[4];
-  xq[3] -= l[15] * xp[0] + l[16] * xp[1] + l[17] * xp[2] + l[18] * xp[3] + l[19] * xp[4];
-  xq[4] -= l[20] * xp[0] + l[21] * xp[1] + l[22] * xp[2] + l[23] * xp[3] + l[24] * xp[4];
+/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 16), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v2 e0 = {e[0], e[5]};
+  const v2 e1 = {e[1], e[6]};
+  const v2 e2 = {e[2], e[7]};
+  const v2 e3 = {e[3], e[8]};
+  const v2 e4 = {e[4], e[9]};
+  *(v2 *)(et + 0) = e0;
+  *(v2 *)(et + 16) = e1;
+  *(v2 *)(et + 32) = e2;
+  *(v2 *)(et + 48) = e3;
+  *(v2 *)(et + 64) = e4;
+  const v2 y0 = e0;
+  const v2 y1 = e1 - n[5] * y0;
+  const v2 y2 = e2 - (n[10] * y0 + n[11] * y1);
+  const v2 y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
+  const v2 y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const v2 z0 = y0 * rinv[0];
+  const v2 z1 = y1 * rinv[1];
+  const v2 z2 = y2 * rinv[2];
+  const v2 z3 = y3 * rinv[3];
+  const v2 z4 = y4 * rinv[4];
+  const v2 x4 = z4;
+  const v2 x3 = z3 - n[23] * x4;
+  const v2 x2 = z2 - (n[17] * x3 + n[22] * x4);
+  const v2 x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
+  const v2 x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x0[1];
+  e[6] = x1[1];
+  e[7] = x2[1];
+  e[8] = x3[1];
+  e[9] = x4[1];
 }
 
-/* xq -= L xp for a 6 x 1 block L (rt.h solve, forward). */
-static void forward_6x1(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0];
-  xq[1] -= l[1] * xp[0];
-  xq[2] -= l[2] * xp[0];
-  xq[3] -= l[3] * xp[0];
-  xq[4] -= l[4] * xp[0];
-  xq[5] -= l[5] * xp[0];
+/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 16), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0 = {e[0], e[5], e[10], e[15]};
+  const v4 e1 = {e[1], e[6], e[11], e[16]};
+  const v4 e2 = {e[2], e[7], e[12], e[17]};
+  const v4 e3 = {e[3], e[8], e[13], e[18]};
+  const v4 e4 = {e[4], e[9], e[14], e[19]};
+  *(v4 *)(et + 0) = e0;
+  *(v4 *)(et + 16) = e1;
+  *(v4 *)(et + 32) = e2;
+  *(v4 *)(et + 48) = e3;
+  *(v4 *)(et + 64) = e4;
+  const v4 y0 = e0;
+  const v4 y1 = e1 - n[5] * y0;
+  const v4 y2 = e2 - (n[10] * y0 + n[11] * y1);
+  const v4 y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
+  const v4 y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const v4 z0 = y0 * rinv[0];
+  const v4 z1 = y1 * rinv[1];
+  const v4 z2 = y2 * rinv[2];
+  const v4 z3 = y3 * rinv[3];
+  const v4 z4 = y4 * rinv[4];
+  const v4 x4 = z4;
+  const v4 x3 = z3 - n[23] * x4;
+  const v4 x2 = z2 - (n[17] * x3 + n[22] * x4);
+  const v4 x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
+  const v4 x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x0[1];
+  e[6] = x1[1];
+  e[7] = x2[1];
+  e[8] = x3[1];
+  e[9] = x4[1];
+  e[10] = x0[2];
+  e[11] = x1[2];
+  e[12] = x2[2];
+  e[13] = x3[2];
+  e[14] = x4[2];
+  e[15] = x0[3];
+  e[16] = x1[3];
+  e[17] = x2[3];
+  e[18] = x3[3];
+  e[19] = x4[3];
 }
 
-/* xq -= L xp for a 6 x 5 block L (rt.h solve, forward). */
-static void forward_6x5(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2] + l[3] * xp[3] + l[4] * xp[4];
-  xq[1] -= l[5] * xp[0] + l[6] * xp[1] + l[7] * xp[2] + l[8] * xp[3] + l[9] * xp[4];
-  xq[2] -= l[10] * xp[0] + l[11] * xp[1] + l[12] * xp[2] + l[13] * xp[3] + l[14] * xp[4];
-  xq[3] -= l[15] * xp[0] + l[16] * xp[1] + l[17] * xp[2] + l[18] * xp[3] + l[19] * xp[4];
-  xq[4] -= l[20] * xp[0] + l[21] * xp[1] + l[22] * xp[2] + l[23] * xp[3] + l[24] * xp[4];
-  xq[5] -= l[25] * xp[0] + l[26] * xp[1] + l[27] * xp[2] + l[28] * xp[3] + l[29] * xp[4];
+/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4):
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 16), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_1x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  (void)n; /* a 1 x 1 block: only its reciprocal */
+  const v4 e0_0 = {e[0], e[1], e[2], e[3]};
+  const v4 e0_1 = {e[4], e[5], e[6], e[7]};
+  *(v4 *)(et + 0) = e0_0;
+  *(v4 *)(et + 4) = e0_1;
+  const v4 y0_0 = e0_0;
+  const v4 y0_1 = e0_1;
+  const v4 z0_0 = y0_0 * rinv[0];
+  const v4 z0_1 = y0_1 * rinv[0];
+  const v4 x0_0 = z0_0;
+  const v4 x0_1 = z0_1;
+  e[0] = x0_0[0];
+  e[1] = x0_0[1];
+  e[2] = x0_0[2];
+  e[3] = x0_0[3];
+  e[4] = x0_1[0];
+  e[5] = x0_1[1];
+  e[6] = x0_1[2];
+  e[7] = x0_1[3];
 }
 
-/* s = L^T xq for a 1 x 1 block L: the first block of a pivot's
- * backward sum (rt.h solve, backward). */
-static void backward_set_1x1(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[0] * xq[0];
+/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4):
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 16), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0_0 = {e[0], e[5], e[10], e[15]};
+  const v4 e0_1 = {e[20], e[25], e[30], e[35]};
+  const v4 e1_0 = {e[1], e[6], e[11], e[16]};
+  const v4 e1_1 = {e[21], e[26], e[31], e[36]};
+  const v4 e2_0 = {e[2], e[7], e[12], e[17]};
+  const v4 e2_1 = {e[22], e[27], e[32], e[37]};
+  const v4 e3_0 = {e[3], e[8], e[13], e[18]};
+  const v4 e3_1 = {e[23], e[28], e[33], e[38]};
+  const v4 e4_0 = {e[4], e[9], e[14], e[19]};
+  const v4 e4_1 = {e[24], e[29], e[34], e[39]};
+  *(v4 *)(et + 0) = e0_0;
+  *(v4 *)(et + 4) = e0_1;
+  *(v4 *)(et + 16) = e1_0;
+  *(v4 *)(et + 20) = e1_1;
+  *(v4 *)(et + 32) = e2_0;
+  *(v4 *)(et + 36) = e2_1;
+  *(v4 *)(et + 48) = e3_0;
+  *(v4 *)(et + 52) = e3_1;
+  *(v4 *)(et + 64) = e4_0;
+  *(v4 *)(et + 68) = e4_1;
+  const v4 y0_0 = e0_0;
+  const v4 y0_1 = e0_1;
+  const v4 y1_0 = e1_0 - n[5] * y0_0;
+  const v4 y1_1 = e1_1 - n[5] * y0_1;
+  const v4 y2_0 = e2_0 - (n[10] * y0_0 + n[11] * y1_0);
+  const v4 y2_1 = e2_1 - (n[10] * y0_1 + n[11] * y1_1);
+  const v4 y3_0 = e3_0 - (n[15] * y0_0 + n[16] * y1_0 + n[17] * y2_0);
+  const v4 y3_1 = e3_1 - (n[15] * y0_1 + n[16] * y1_1 + n[17] * y2_1);
+  const v4 y4_0 = e4_0 - (n[20] * y0_0 + n[21] * y1_0 + n[22] * y2_0 + n[23] * y3_0);
+  const v4 y4_1 = e4_1 - (n[20] * y0_1 + n[21] * y1_1 + n[22] * y2_1 + n[23] * y3_1);
+  const v4 z0_0 = y0_0 * rinv[0];
+  const v4 z0_1 = y0_1 * rinv[0];
+  const v4 z1_0 = y1_0 * rinv[1];
+  const v4 z1_1 = y1_1 * rinv[1];
+  const v4 z2_0 = y2_0 * rinv[2];
+  const v4 z2_1 = y2_1 * rinv[2];
+  const v4 z3_0 = y3_0 * rinv[3];
+  const v4 z3_1 = y3_1 * rinv[3];
+  const v4 z4_0 = y4_0 * rinv[4];
+  const v4 z4_1 = y4_1 * rinv[4];
+  const v4 x4_0 = z4_0;
+  const v4 x4_1 = z4_1;
+  const v4 x3_0 = z3_0 - n[23] * x4_0;
+  const v4 x3_1 = z3_1 - n[23] * x4_1;
+  const v4 x2_0 = z2_0 - (n[17] * x3_0 + n[22] * x4_0);
+  const v4 x2_1 = z2_1 - (n[17] * x3_1 + n[22] * x4_1);
+  const v4 x1_0 = z1_0 - (n[11] * x2_0 + n[16] * x3_0 + n[21] * x4_0);
+  const v4 x1_1 = z1_1 - (n[11] * x2_1 + n[16] * x3_1 + n[21] * x4_1);
+  const v4 x0_0 = z0_0 - (n[5] * x1_0 + n[10] * x2_0 + n[15] * x3_0 + n[20] * x4_0);
+  const v4 x0_1 = z0_1 - (n[5] * x1_1 + n[10] * x2_1 + n[15] * x3_1 + n[20] * x4_1);
+  e[0] = x0_0[0];
+  e[1] = x1_0[0];
+  e[2] = x2_0[0];
+  e[3] = x3_0[0];
+  e[4] = x4_0[0];
+  e[5] = x0_0[1];
+  e[6] = x1_0[1];
+  e[7] = x2_0[1];
+  e[8] = x3_0[1];
+  e[9] = x4_0[1];
+  e[10] = x0_0[2];
+  e[11] = x1_0[2];
+  e[12] = x2_0[2];
+  e[13] = x3_0[2];
+  e[14] = x4_0[2];
+  e[15] = x0_0[3];
+  e[16] = x1_0[3];
+  e[17] = x2_0[3];
+  e[18] = x3_0[3];
+  e[19] = x4_0[3];
+  e[20] = x0_1[0];
+  e[21] = x1_1[0];
+  e[22] = x2_1[0];
+  e[23] = x3_1[0];
+  e[24] = x4_1[0];
+  e[25] = x0_1[1];
+  e[26] = x1_1[1];
+  e[27] = x2_1[1];
+  e[28] = x3_1[1];
+  e[29] = x4_1[1];
+  e[30] = x0_1[2];
+  e[31] = x1_1[2];
+  e[32] = x2_1[2];
+  e[33] = x3_1[2];
+  e[34] = x4_1[2];
+  e[35] = x0_1[3];
+  e[36] = x1_1[3];
+  e[37] = x2_1[3];
+  e[38] = x3_1[3];
+  e[39] = x4_1[3];
 }
 
-/* s = L^T xq for a 1 x 5 block L: the first block of a pivot's
- * backward sum (rt.h solve, backward). */
-static void backward_set_1x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[0] * xq[0];
-  s[1] = l[1] * xq[0];
-  s[2] = l[2] * xq[0];
-  s[3] = l[3] * xq[0];
-  s[4] = l[4] * xq[0];
+/* Lower triangle of a 1 x 1 node block C -= L E^T, L and E 1 x 1 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_1_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0];
 }
 
-/* s = L^T xq for a 5 x 1 block L: the first block of a pivot's
- * backward sum (rt.h solve, backward). */
-static void backward_set_5x1(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[0] * xq[0] + l[1] * xq[1] + l[2] * xq[2] + l[3] * xq[3] + l[4] * xq[4];
+/* Lower triangle of a 1 x 1 node block C -= L E^T, L and E 1 x 5 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_1_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[16] + l[2] * et[32] + l[3] * et[48] + l[4] * et[64];
 }
 
-/* s = L^T xq for a 5 x 5 block L: the first block of a pivot's
- * backward sum (rt.h solve, backward). */
-static void backward_set_5x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[0] * xq[0] + l[5] * xq[1] + l[10] * xq[2] + l[15] * xq[3] + l[20] * xq[4];
-  s[1] = l[1] * xq[0] + l[6] * xq[1] + l[11] * xq[2] + l[16] * xq[3] + l[21] * xq[4];
-  s[2] = l[2] * xq[0] + l[7] * xq[1] + l[12] * xq[2] + l[17] * xq[3] + l[22] * xq[4];
-  s[3] = l[3] * xq[0] + l[8] * xq[1] + l[13] * xq[2] + l[18] * xq[3] + l[23] * xq[4];
-  s[4] = l[4] * xq[0] + l[9] * xq[1] + l[14] * xq[2] + l[19] * xq[3] + l[24] * xq[4];
+/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 1 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0];
+  *(v2 *)(c + 5) -= l[1] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 10) -= l[2] * *(const v2 *)(et + 0);
+  c[12] -= l[2] * et[2];
+  *(v4 *)(c + 15) -= l[3] * *(const v4 *)(et + 0);
+  *(v4 *)(c + 20) -= l[4] * *(const v4 *)(et + 0);
+  c[24] -= l[4] * et[4];
 }
 
-/* s = L^T xq for a 6 x 5 block L: the first block of a pivot's
- * backward sum (rt.h solve, backward). */
-static void backward_set_6x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[0] * xq[0] + l[5] * xq[1] + l[10] * xq[2] + l[15] * xq[3] + l[20] * xq[4] + l[25] * xq[5];
-  s[1] = l[1] * xq[0] + l[6] * xq[1] + l[11] * xq[2] + l[16] * xq[3] + l[21] * xq[4] + l[26] * xq[5];
-  s[2] = l[2] * xq[0] + l[7] * xq[1] + l[12] * xq[2] + l[17] * xq[3] + l[22] * xq[4] + l[27] * xq[5];
-  s[3] = l[3] * xq[0] + l[8] * xq[1] + l[13] * xq[2] + l[18] * xq[3] + l[23] * xq[4] + l[28] * xq[5];
-  s[4] = l[4] * xq[0] + l[9] * xq[1] + l[14] * xq[2] + l[19] * xq[3] + l[24] * xq[4] + l[29] * xq[5];
+/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 5 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[16] + l[2] * et[32] + l[3] * et[48] + l[4] * et[64];
+  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 16) + l[7] * *(const v2 *)(et + 32) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 64);
+  *(v2 *)(c + 10) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 16) + l[12] * *(const v2 *)(et + 32) + l[13] * *(const v2 *)(et + 48) + l[14] * *(const v2 *)(et + 64);
+  c[12] -= l[10] * et[2] + l[11] * et[18] + l[12] * et[34] + l[13] * et[50] + l[14] * et[66];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 16) + l[17] * *(const v4 *)(et + 32) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 64);
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 16) + l[22] * *(const v4 *)(et + 32) + l[23] * *(const v4 *)(et + 48) + l[24] * *(const v4 *)(et + 64);
+  c[24] -= l[20] * et[4] + l[21] * et[20] + l[22] * et[36] + l[23] * et[52] + l[24] * et[68];
 }
 
-/* s = s + L^T xq for a 1 x 5 block L, the sum continued in order. */
-static void backward_add_1x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[0] * xq[0];
-  s[1] = s[1] + l[1] * xq[0];
-  s[2] = s[2] + l[2] * xq[0];
-  s[3] = s[3] + l[3] * xq[0];
-  s[4] = s[4] + l[4] * xq[0];
+/* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 1 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_6_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0];
+  *(v2 *)(c + 6) -= l[1] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 12) -= l[2] * *(const v2 *)(et + 0);
+  c[14] -= l[2] * et[2];
+  *(v4 *)(c + 18) -= l[3] * *(const v4 *)(et + 0);
+  *(v4 *)(c + 24) -= l[4] * *(const v4 *)(et + 0);
+  c[28] -= l[4] * et[4];
+  *(v4 *)(c + 30) -= l[5] * *(const v4 *)(et + 0);
+  *(v2 *)(c + 34) -= l[5] * *(const v2 *)(et + 4);
 }
 
-/* s = s + L^T xq for a 5 x 1 block L, the sum continued in order. */
-static void backward_add_5x1(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[0] * xq[0] + l[1] * xq[1] + l[2] * xq[2] + l[3] * xq[3] + l[4] * xq[4];
+/* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 5 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[16] + l[2] * et[32] + l[3] * et[48] + l[4] * et[64];
+  *(v2 *)(c + 6) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 16) + l[7] * *(const v2 *)(et + 32) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 64);
+  *(v2 *)(c + 12) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 16) + l[12] * *(const v2 *)(et + 32) + l[13] * *(const v2 *)(et + 48) + l[14] * *(const v2 *)(et + 64);
+  c[14] -= l[10] * et[2] + l[11] * et[18] + l[12] * et[34] + l[13] * et[50] + l[14] * et[66];
+  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 16) + l[17] * *(const v4 *)(et + 32) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 64);
+  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 16) + l[22] * *(const v4 *)(et + 32) + l[23] * *(const v4 *)(et + 48) + l[24] * *(const v4 *)(et + 64);
+  c[28] -= l[20] * et[4] + l[21] * et[20] + l[22] * et[36] + l[23] * et[52] + l[24] * et[68];
+  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 16) + l[27] * *(const v4 *)(et + 32) + l[28] * *(const v4 *)(et + 48) + l[29] * *(const v4 *)(et + 64);
+  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 20) + l[27] * *(const v2 *)(et + 36) + l[28] * *(const v2 *)(et + 52) + l[29] * *(const v2 *)(et + 68);
 }
 
-/* s = s + L^T xq for a 5 x 5 block L, the sum continued in order. */
-static void backward_add_5x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[0] * xq[0] + l[5] * xq[1] + l[10] * xq[2] + l[15] * xq[3] + l[20] * xq[4];
-  s[1] = s[1] + l[1] * xq[0] + l[6] * xq[1] + l[11] * xq[2] + l[16] * xq[3] + l[21] * xq[4];
-  s[2] = s[2] + l[2] * xq[0] + l[7] * xq[1] + l[12] * xq[2] + l[17] * xq[3] + l[22] * xq[4];
-  s[3] = s[3] + l[3] * xq[0] + l[8] * xq[1] + l[13] * xq[2] + l[18] * xq[3] + l[23] * xq[4];
-  s[4] = s[4] + l[4] * xq[0] + l[9] * xq[1] + l[14] * xq[2] + l[19] * xq[3] + l[24] * xq[4];
+/* C -= L E^T for a 1 x 5 block C, L 1 x 5, E 5 x 5 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_1x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 16) + l[2] * *(const v4 *)(et + 32) + l[3] * *(const v4 *)(et + 48) + l[4] * *(const v4 *)(et + 64);
+  c[4] -= l[0] * et[4] + l[1] * et[20] + l[2] * et[36] + l[3] * et[52] + l[4] * et[68];
 }
 
-/* s = s + L^T xq for a 6 x 1 block L, the sum continued in order. */
-static void backward_add_6x1(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[0] * xq[0] + l[1] * xq[1] + l[2] * xq[2] + l[3] * xq[3] + l[4] * xq[4] + l[5] * xq[5];
+/* C -= L E^T for a 5 x 1 block C, L 5 x 1, E 1 x 1 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_5x1_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0];
+  c[1] -= l[1] * et[0];
+  c[2] -= l[2] * et[0];
+  c[3] -= l[3] * et[0];
+  c[4] -= l[4] * et[0];
 }
 
-/* s = s + L^T xq for a 6 x 5 block L, the sum continued in order. */
-static void backward_add_6x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[0] * xq[0] + l[5] * xq[1] + l[10] * xq[2] + l[15] * xq[3] + l[20] * xq[4] + l[25] * xq[5];
-  s[1] = s[1] + l[1] * xq[0] + l[6] * xq[1] + l[11] * xq[2] + l[16] * xq[3] + l[21] * xq[4] + l[26] * xq[5];
-  s[2] = s[2] + l[2] * xq[0] + l[7] * xq[1] + l[12] * xq[2] + l[17] * xq[3] + l[22] * xq[4] + l[27] * xq[5];
-  s[3] = s[3] + l[3] * xq[0] + l[8] * xq[1] + l[13] * xq[2] + l[18] * xq[3] + l[23] * xq[4] + l[28] * xq[5];
-  s[4] = s[4] + l[4] * xq[0] + l[9] * xq[1] + l[14] * xq[2] + l[19] * xq[3] + l[24] * xq[4] + l[29] * xq[5];
+/* C -= L E^T for a 5 x 1 block C, L 5 x 5, E 1 x 5 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_5x1_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[16] + l[2] * et[32] + l[3] * et[48] + l[4] * et[64];
+  c[1] -= l[5] * et[0] + l[6] * et[16] + l[7] * et[32] + l[8] * et[48] + l[9] * et[64];
+  c[2] -= l[10] * et[0] + l[11] * et[16] + l[12] * et[32] + l[13] * et[48] + l[14] * et[64];
+  c[3] -= l[15] * et[0] + l[16] * et[16] + l[17] * et[32] + l[18] * et[48] + l[19] * et[64];
+  c[4] -= l[20] * et[0] + l[21] * et[16] + l[22] * et[32] + l[23] * et[48] + l[24] * et[64];
 }
 
-/* x -= s, 1 rows: the end of a pivot's backward step. */
-static void subtract_1(scalar *restrict x, const scalar *restrict s) {
-  x[0] -= s[0];
+/* C -= L E^T for a 5 x 5 block C, L 5 x 1, E 5 x 1 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_5x5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0);
+  c[4] -= l[0] * et[4];
+  *(v4 *)(c + 5) -= l[1] * *(const v4 *)(et + 0);
+  c[9] -= l[1] * et[4];
+  *(v4 *)(c + 10) -= l[2] * *(const v4 *)(et + 0);
+  c[14] -= l[2] * et[4];
+  *(v4 *)(c + 15) -= l[3] * *(const v4 *)(et + 0);
+  c[19] -= l[3] * et[4];
+  *(v4 *)(c + 20) -= l[4] * *(const v4 *)(et + 0);
+  c[24] -= l[4] * et[4];
 }
 
-/* x -= s, 5 rows: the end of a pivot's backward step. */
-static void subtract_5(scalar *restrict x, const scalar *restrict s) {
-  x[0] -= s[0];
-  x[1] -= s[1];
-  x[2] -= s[2];
-  x[3] -= s[3];
-  x[4] -= s[4];
+/* C -= L E^T for a 5 x 5 block C, L 5 x 5, E 5 x 5 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_5x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 16) + l[2] * *(const v4 *)(et + 32) + l[3] * *(const v4 *)(et + 48) + l[4] * *(const v4 *)(et + 64);
+  c[4] -= l[0] * et[4] + l[1] * et[20] + l[2] * et[36] + l[3] * et[52] + l[4] * et[68];
+  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 16) + l[7] * *(const v4 *)(et + 32) + l[8] * *(const v4 *)(et + 48) + l[9] * *(const v4 *)(et + 64);
+  c[9] -= l[5] * et[4] + l[6] * et[20] + l[7] * et[36] + l[8] * et[52] + l[9] * et[68];
+  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 16) + l[12] * *(const v4 *)(et + 32) + l[13] * *(const v4 *)(et + 48) + l[14] * *(const v4 *)(et + 64);
+  c[14] -= l[10] * et[4] + l[11] * et[20] + l[12] * et[36] + l[13] * et[52] + l[14] * et[68];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 16) + l[17] * *(const v4 *)(et + 32) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 64);
+  c[19] -= l[15] * et[4] + l[16] * et[20] + l[17] * et[36] + l[18] * et[52] + l[19] * et[68];
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 16) + l[22] * *(const v4 *)(et + 32) + l[23] * *(const v4 *)(et + 48) + l[24] * *(const v4 *)(et + 64);
+  c[24] -= l[20] * et[4] + l[21] * et[20] + l[22] * et[36] + l[23] * et[52] + l[24] * et[68];
 }
+
+/* C -= L E^T for a 6 x 1 block C, L 6 x 5, E 1 x 5 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_6x1_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[16] + l[2] * et[32] + l[3] * et[48] + l[4] * et[64];
+  c[1] -= l[5] * et[0] + l[6] * et[16] + l[7] * et[32] + l[8] * et[48] + l[9] * et[64];
+  c[2] -= l[10] * et[0] + l[11] * et[16] + l[12] * et[32] + l[13] * et[48] + l[14] * et[64];
+  c[3] -= l[15] * et[0] + l[16] * et[16] + l[17] * et[32] + l[18] * et[48] + l[19] * et[64];
+  c[4] -= l[20] * et[0] + l[21] * et[16] + l[22] * et[32] + l[23] * et[48] + l[24] * et[64];
+  c[5] -= l[25] * et[0] + l[26] * et[16] + l[27] * et[32] + l[28] * et[48] + l[29] * et[64];
+}
+
+/* C -= L E^T for a 6 x 5 block C, L 6 x 1, E 5 x 1 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_6x5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0);
+  c[4] -= l[0] * et[4];
+  *(v4 *)(c + 5) -= l[1] * *(const v4 *)(et + 0);
+  c[9] -= l[1] * et[4];
+  *(v4 *)(c + 10) -= l[2] * *(const v4 *)(et + 0);
+  c[14] -= l[2] * et[4];
+  *(v4 *)(c + 15) -= l[3] * *(const v4 *)(et + 0);
+  c[19] -= l[3] * et[4];
+  *(v4 *)(c + 20) -= l[4] * *(const v4 *)(et + 0);
+  c[24] -= l[4] * et[4];
+  *(v4 *)(c + 25) -= l[5] * *(const v4 *)(et + 0);
+  c[29] -= l[5] * et[4];
+}
+
+/* C -= L E^T for a 6 x 5 block C, L 6 x 5, E 5 x 5 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 16) + l[2] * *(const v4 *)(et + 32) + l[3] * *(const v4 *)(et + 48) + l[4] * *(const v4 *)(et + 64);
+  c[4] -= l[0] * et[4] + l[1] * et[20] + l[2] * et[36] + l[3] * et[52] + l[4] * et[68];
+  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 16) + l[7] * *(const v4 *)(et + 32) + l[8] * *(const v4 *)(et + 48) + l[9] * *(const v4 *)(et + 64);
+  c[9] -= l[5] * et[4] + l[6] * et[20] + l[7] * et[36] + l[8] * et[52] + l[9] * et[68];
+  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 16) + l[12] * *(const v4 *)(et + 32) + l[13] * *(const v4 *)(et + 48) + l[14] * *(const v4 *)(et + 64);
+  c[14] -= l[10] * et[4] + l[11] * et[20] + l[12] * et[36] + l[13] * et[52] + l[14] * et[68];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 16) + l[17] * *(const v4 *)(et + 32) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 64);
+  c[19] -= l[15] * et[4] + l[16] * et[20] + l[17] * et[36] + l[18] * et[52] + l[19] * et[68];
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 16) + l[22] * *(const v4 *)(et + 32) + l[23] * *(const v4 *)(et + 48) + l[24] * *(const v4 *)(et + 64);
+  c[24] -= l[20] * et[4] + l[21] * et[20] + l[22] * et[36] + l[23] * et[52] + l[24] * et[68];
+  *(v4 *)(c + 25) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 16) + l[27] * *(const v4 *)(et + 32) + l[28] * *(const v4 *)(et + 48) + l[29] * *(const v4 *)(et + 64);
+  c[29] -= l[25] * et[4] + l[26] * et[20] + l[27] * et[36] + l[28] * et[52] + l[29] * et[68];
+}
+
+#endif
 
 /*---- factor: one function per pivot ------------------------------------------*/
 
@@ -865,12 +1400,10 @@ static int factor_p1(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 2: rear_axleL (hinge, d = 5, h = 16)
  * column: rear_axleR (d 5), kingpinL (d 5), body#weld1 (d 6) */
 static int factor_p2(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 110, t + 0, w + 135, t + 16); /* rows 0..3 */
-  panel_5x4(w + 110, t + 0, w + 155, t + 20); /* rows 4..7 */
+  panel_5x8(w + 110, t + 0, w + 135, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 215, w + 135, t + 16); /* N[rear_axleR] */
   const int failed = factor_node_5(w + 215, t + 8); /* N[rear_axleR] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 110, t + 0, w + 175, t + 24); /* rows 8..11 */
-  panel_5x4(w + 110, t + 0, w + 195, t + 28); /* rows 12..15 */
+  panel_5x8(w + 110, t + 0, w + 175, t + 24); /* rows 8..15 */
   reduce_5x5_d5(w + 240, w + 160, t + 16); /* E[kingpinL, rear_axleR] */
   reduce_tri_5_d5(w + 307, w + 160, t + 21); /* N[kingpinL] */
   reduce_6x5_d5(w + 265, w + 185, t + 16); /* E[body#weld1, rear_axleR] */
@@ -883,8 +1416,7 @@ static int factor_p2(scalar *restrict w, scalar *restrict t) {
  * column: kingpinL (d 5), body#weld1 (d 6) */
 static int factor_p3(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_1(w + 295, t + 0); /* N[tie_rodR] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 215, t + 8, w + 240, t + 16); /* rows 0..3 */
-  panel_5x4(w + 215, t + 8, w + 260, t + 20); /* rows 4..7 */
+  panel_5x8(w + 215, t + 8, w + 240, t + 16); /* rows 0..7 */
   panel_5x2(w + 215, t + 8, w + 280, t + 24); /* rows 8..9 */
   panel_5x1(w + 215, t + 8, w + 290, t + 26); /* row 10 */
   reduce_tri_5_d5(w + 307, w + 240, t + 16); /* N[kingpinL] */
@@ -897,8 +1429,7 @@ static int factor_p3(scalar *restrict w, scalar *restrict t) {
  * column: tie_rodL (d 1), kingpinR (d 5), rack_slide (d 5) */
 static int factor_p4(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_5(w + 307, t + 8); /* N[kingpinL] = l D l^T, the next pivot's: final now */
-  panel_1x4(w + 295, t + 0, w + 296, t + 16); /* rows 0..3 */
-  panel_1x4(w + 295, t + 0, w + 300, t + 20); /* rows 4..7 */
+  panel_1x8(w + 295, t + 0, w + 296, t + 16); /* rows 0..7 */
   panel_1x2(w + 295, t + 0, w + 304, t + 24); /* rows 8..9 */
   panel_1x1(w + 295, t + 0, w + 306, t + 26); /* row 10 */
   reduce_tri_1_d1(w + 367, w + 296, t + 16); /* N[tie_rodL] */
@@ -926,12 +1457,10 @@ static int factor_p5(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 6: tie_rodL (rod, d = 1, h = 16)
  * column: kingpinR (d 5, fill), rack_slide (d 5), body#weld1 (d 6, fill) */
 static int factor_p6(scalar *restrict w, scalar *restrict t) {
-  panel_1x4(w + 367, t + 0, w + 368, t + 16); /* rows 0..3 */
-  panel_1x4(w + 367, t + 0, w + 372, t + 20); /* rows 4..7 */
+  panel_1x8(w + 367, t + 0, w + 368, t + 16); /* rows 0..7 */
   reduce_tri_5_d1(w + 384, w + 368, t + 16); /* N[kingpinR] */
   const int failed = factor_node_5(w + 384, t + 8); /* N[kingpinR] = l D l^T, the next pivot's: final now */
-  panel_1x4(w + 367, t + 0, w + 376, t + 24); /* rows 8..11 */
-  panel_1x4(w + 367, t + 0, w + 380, t + 28); /* rows 12..15 */
+  panel_1x8(w + 367, t + 0, w + 376, t + 24); /* rows 8..15 */
   reduce_5x5_d1(w + 409, w + 373, t + 16); /* E[rack_slide, kingpinR] */
   reduce_tri_5_d1(w + 464, w + 373, t + 21); /* N[rack_slide] */
   reduce_6x5_d1(w + 434, w + 378, t + 16); /* E[body#weld1, kingpinR] */
@@ -943,8 +1472,7 @@ static int factor_p6(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 7: kingpinR (hinge, d = 5, h = 11)
  * column: rack_slide (d 5), body#weld1 (d 6) */
 static int factor_p7(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 384, t + 8, w + 409, t + 16); /* rows 0..3 */
-  panel_5x4(w + 384, t + 8, w + 429, t + 20); /* rows 4..7 */
+  panel_5x8(w + 384, t + 8, w + 409, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 464, w + 409, t + 16); /* N[rack_slide] */
   const int failed = factor_node_5(w + 464, t + 0); /* N[rack_slide] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 384, t + 8, w + 449, t + 24); /* rows 8..9 */

@@ -12,7 +12,7 @@
  * of the factorization's temporary, and rows of H (the length of right-hand
  * sides and solutions, in solver-constraint order). */
 #define CHAIN_WORK_SIZE 189
-#define CHAIN_TEMP_SIZE 28
+#define CHAIN_TEMP_SIZE 40
 #define CHAIN_DIM 33
 
 extern const rt_program chain_program;

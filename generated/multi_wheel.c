@@ -21,7 +21,7 @@
  *   RSI entries     2190
  *   flops           34421 (convention: 2 x (d^3/6 + h d^2 + d h (h+1)/2) per pivot of degree d and column height h)
  *   order           best (heuristic meca-flops)
- *   workspace       2166 scalars, temporary 136 scalars
+ *   workspace       2166 scalars, temporary 160 scalars
  *   structure hash  0xd50e894841f10650
  *
  * Pivot order (pivot, constraint, type, degree d, column height h, blocks):
@@ -59,9 +59,11 @@
 
 typedef float scalar;
 /* vectors of 2, 4, ... scalars (GCC/Clang vector extensions), loaded and
- * stored at any scalar-aligned address */
+ * stored at any scalar-aligned address; the kernels use those the target
+ * has registers for */
 typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
 typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
+typedef scalar v8 __attribute__((vector_size(8 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
 
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
 
@@ -533,466 +535,6 @@ static void node_solve_6(const scalar *n, const scalar *v, scalar *x) {
   x[5] = x5;
 }
 
-/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
- * at et[k * 20]), then overwrites it with node_solve(N, E) using the
- * reciprocals rinv of N's pivots. */
-static void panel_3x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const scalar e0 = e[0];
-  const scalar e1 = e[1];
-  const scalar e2 = e[2];
-  et[0] = e0;
-  et[20] = e1;
-  et[40] = e2;
-  const scalar y0 = e0;
-  const scalar y1 = e1 - n[3] * y0;
-  const scalar y2 = e2 - (n[6] * y0 + n[7] * y1);
-  const scalar z0 = y0 * rinv[0];
-  const scalar z1 = y1 * rinv[1];
-  const scalar z2 = y2 * rinv[2];
-  const scalar x2 = z2;
-  const scalar x1 = z1 - n[7] * x2;
-  const scalar x0 = z0 - (n[3] * x1 + n[6] * x2);
-  e[0] = x0;
-  e[1] = x1;
-  e[2] = x2;
-}
-
-/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
- * at et[k * 20]), then overwrites it with node_solve(N, E) using the
- * reciprocals rinv of N's pivots. */
-static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const scalar e0 = e[0];
-  const scalar e1 = e[1];
-  const scalar e2 = e[2];
-  const scalar e3 = e[3];
-  const scalar e4 = e[4];
-  et[0] = e0;
-  et[20] = e1;
-  et[40] = e2;
-  et[60] = e3;
-  et[80] = e4;
-  const scalar y0 = e0;
-  const scalar y1 = e1 - n[5] * y0;
-  const scalar y2 = e2 - (n[10] * y0 + n[11] * y1);
-  const scalar y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
-  const scalar y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
-  const scalar z0 = y0 * rinv[0];
-  const scalar z1 = y1 * rinv[1];
-  const scalar z2 = y2 * rinv[2];
-  const scalar z3 = y3 * rinv[3];
-  const scalar z4 = y4 * rinv[4];
-  const scalar x4 = z4;
-  const scalar x3 = z3 - n[23] * x4;
-  const scalar x2 = z2 - (n[17] * x3 + n[22] * x4);
-  const scalar x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
-  const scalar x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
-  e[0] = x0;
-  e[1] = x1;
-  e[2] = x2;
-  e[3] = x3;
-  e[4] = x4;
-}
-
-/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 20), then overwrites each row with node_solve(N, E[r]) using the
- * reciprocals rinv of N's pivots. */
-static void panel_3x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v2 e0 = {e[0], e[3]};
-  const v2 e1 = {e[1], e[4]};
-  const v2 e2 = {e[2], e[5]};
-  *(v2 *)(et + 0) = e0;
-  *(v2 *)(et + 20) = e1;
-  *(v2 *)(et + 40) = e2;
-  const v2 y0 = e0;
-  const v2 y1 = e1 - n[3] * y0;
-  const v2 y2 = e2 - (n[6] * y0 + n[7] * y1);
-  const v2 z0 = y0 * rinv[0];
-  const v2 z1 = y1 * rinv[1];
-  const v2 z2 = y2 * rinv[2];
-  const v2 x2 = z2;
-  const v2 x1 = z1 - n[7] * x2;
-  const v2 x0 = z0 - (n[3] * x1 + n[6] * x2);
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x0[1];
-  e[4] = x1[1];
-  e[5] = x2[1];
-}
-
-/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 20), then overwrites each row with node_solve(N, E[r]) using the
- * reciprocals rinv of N's pivots. */
-static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v2 e0 = {e[0], e[5]};
-  const v2 e1 = {e[1], e[6]};
-  const v2 e2 = {e[2], e[7]};
-  const v2 e3 = {e[3], e[8]};
-  const v2 e4 = {e[4], e[9]};
-  *(v2 *)(et + 0) = e0;
-  *(v2 *)(et + 20) = e1;
-  *(v2 *)(et + 40) = e2;
-  *(v2 *)(et + 60) = e3;
-  *(v2 *)(et + 80) = e4;
-  const v2 y0 = e0;
-  const v2 y1 = e1 - n[5] * y0;
-  const v2 y2 = e2 - (n[10] * y0 + n[11] * y1);
-  const v2 y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
-  const v2 y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
-  const v2 z0 = y0 * rinv[0];
-  const v2 z1 = y1 * rinv[1];
-  const v2 z2 = y2 * rinv[2];
-  const v2 z3 = y3 * rinv[3];
-  const v2 z4 = y4 * rinv[4];
-  const v2 x4 = z4;
-  const v2 x3 = z3 - n[23] * x4;
-  const v2 x2 = z2 - (n[17] * x3 + n[22] * x4);
-  const v2 x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
-  const v2 x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x0[1];
-  e[6] = x1[1];
-  e[7] = x2[1];
-  e[8] = x3[1];
-  e[9] = x4[1];
-}
-
-/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 20), then overwrites each row with node_solve(N, E[r]) using the
- * reciprocals rinv of N's pivots. */
-static void panel_6x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v2 e0 = {e[0], e[6]};
-  const v2 e1 = {e[1], e[7]};
-  const v2 e2 = {e[2], e[8]};
-  const v2 e3 = {e[3], e[9]};
-  const v2 e4 = {e[4], e[10]};
-  const v2 e5 = {e[5], e[11]};
-  *(v2 *)(et + 0) = e0;
-  *(v2 *)(et + 20) = e1;
-  *(v2 *)(et + 40) = e2;
-  *(v2 *)(et + 60) = e3;
-  *(v2 *)(et + 80) = e4;
-  *(v2 *)(et + 100) = e5;
-  const v2 y0 = e0;
-  const v2 y1 = e1 - n[6] * y0;
-  const v2 y2 = e2 - (n[12] * y0 + n[13] * y1);
-  const v2 y3 = e3 - (n[18] * y0 + n[19] * y1 + n[20] * y2);
-  const v2 y4 = e4 - (n[24] * y0 + n[25] * y1 + n[26] * y2 + n[27] * y3);
-  const v2 y5 = e5 - (n[30] * y0 + n[31] * y1 + n[32] * y2 + n[33] * y3 + n[34] * y4);
-  const v2 z0 = y0 * rinv[0];
-  const v2 z1 = y1 * rinv[1];
-  const v2 z2 = y2 * rinv[2];
-  const v2 z3 = y3 * rinv[3];
-  const v2 z4 = y4 * rinv[4];
-  const v2 z5 = y5 * rinv[5];
-  const v2 x5 = z5;
-  const v2 x4 = z4 - n[34] * x5;
-  const v2 x3 = z3 - (n[27] * x4 + n[33] * x5);
-  const v2 x2 = z2 - (n[20] * x3 + n[26] * x4 + n[32] * x5);
-  const v2 x1 = z1 - (n[13] * x2 + n[19] * x3 + n[25] * x4 + n[31] * x5);
-  const v2 x0 = z0 - (n[6] * x1 + n[12] * x2 + n[18] * x3 + n[24] * x4 + n[30] * x5);
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x5[0];
-  e[6] = x0[1];
-  e[7] = x1[1];
-  e[8] = x2[1];
-  e[9] = x3[1];
-  e[10] = x4[1];
-  e[11] = x5[1];
-}
-
-/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 20), then overwrites each row with node_solve(N, E[r]) using the
- * reciprocals rinv of N's pivots. */
-static void panel_3x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0 = {e[0], e[3], e[6], e[9]};
-  const v4 e1 = {e[1], e[4], e[7], e[10]};
-  const v4 e2 = {e[2], e[5], e[8], e[11]};
-  *(v4 *)(et + 0) = e0;
-  *(v4 *)(et + 20) = e1;
-  *(v4 *)(et + 40) = e2;
-  const v4 y0 = e0;
-  const v4 y1 = e1 - n[3] * y0;
-  const v4 y2 = e2 - (n[6] * y0 + n[7] * y1);
-  const v4 z0 = y0 * rinv[0];
-  const v4 z1 = y1 * rinv[1];
-  const v4 z2 = y2 * rinv[2];
-  const v4 x2 = z2;
-  const v4 x1 = z1 - n[7] * x2;
-  const v4 x0 = z0 - (n[3] * x1 + n[6] * x2);
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x0[1];
-  e[4] = x1[1];
-  e[5] = x2[1];
-  e[6] = x0[2];
-  e[7] = x1[2];
-  e[8] = x2[2];
-  e[9] = x0[3];
-  e[10] = x1[3];
-  e[11] = x2[3];
-}
-
-/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 20), then overwrites each row with node_solve(N, E[r]) using the
- * reciprocals rinv of N's pivots. */
-static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0 = {e[0], e[5], e[10], e[15]};
-  const v4 e1 = {e[1], e[6], e[11], e[16]};
-  const v4 e2 = {e[2], e[7], e[12], e[17]};
-  const v4 e3 = {e[3], e[8], e[13], e[18]};
-  const v4 e4 = {e[4], e[9], e[14], e[19]};
-  *(v4 *)(et + 0) = e0;
-  *(v4 *)(et + 20) = e1;
-  *(v4 *)(et + 40) = e2;
-  *(v4 *)(et + 60) = e3;
-  *(v4 *)(et + 80) = e4;
-  const v4 y0 = e0;
-  const v4 y1 = e1 - n[5] * y0;
-  const v4 y2 = e2 - (n[10] * y0 + n[11] * y1);
-  const v4 y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
-  const v4 y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
-  const v4 z0 = y0 * rinv[0];
-  const v4 z1 = y1 * rinv[1];
-  const v4 z2 = y2 * rinv[2];
-  const v4 z3 = y3 * rinv[3];
-  const v4 z4 = y4 * rinv[4];
-  const v4 x4 = z4;
-  const v4 x3 = z3 - n[23] * x4;
-  const v4 x2 = z2 - (n[17] * x3 + n[22] * x4);
-  const v4 x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
-  const v4 x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x0[1];
-  e[6] = x1[1];
-  e[7] = x2[1];
-  e[8] = x3[1];
-  e[9] = x4[1];
-  e[10] = x0[2];
-  e[11] = x1[2];
-  e[12] = x2[2];
-  e[13] = x3[2];
-  e[14] = x4[2];
-  e[15] = x0[3];
-  e[16] = x1[3];
-  e[17] = x2[3];
-  e[18] = x3[3];
-  e[19] = x4[3];
-}
-
-/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 20), then overwrites each row with node_solve(N, E[r]) using the
- * reciprocals rinv of N's pivots. */
-static void panel_6x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0 = {e[0], e[6], e[12], e[18]};
-  const v4 e1 = {e[1], e[7], e[13], e[19]};
-  const v4 e2 = {e[2], e[8], e[14], e[20]};
-  const v4 e3 = {e[3], e[9], e[15], e[21]};
-  const v4 e4 = {e[4], e[10], e[16], e[22]};
-  const v4 e5 = {e[5], e[11], e[17], e[23]};
-  *(v4 *)(et + 0) = e0;
-  *(v4 *)(et + 20) = e1;
-  *(v4 *)(et + 40) = e2;
-  *(v4 *)(et + 60) = e3;
-  *(v4 *)(et + 80) = e4;
-  *(v4 *)(et + 100) = e5;
-  const v4 y0 = e0;
-  const v4 y1 = e1 - n[6] * y0;
-  const v4 y2 = e2 - (n[12] * y0 + n[13] * y1);
-  const v4 y3 = e3 - (n[18] * y0 + n[19] * y1 + n[20] * y2);
-  const v4 y4 = e4 - (n[24] * y0 + n[25] * y1 + n[26] * y2 + n[27] * y3);
-  const v4 y5 = e5 - (n[30] * y0 + n[31] * y1 + n[32] * y2 + n[33] * y3 + n[34] * y4);
-  const v4 z0 = y0 * rinv[0];
-  const v4 z1 = y1 * rinv[1];
-  const v4 z2 = y2 * rinv[2];
-  const v4 z3 = y3 * rinv[3];
-  const v4 z4 = y4 * rinv[4];
-  const v4 z5 = y5 * rinv[5];
-  const v4 x5 = z5;
-  const v4 x4 = z4 - n[34] * x5;
-  const v4 x3 = z3 - (n[27] * x4 + n[33] * x5);
-  const v4 x2 = z2 - (n[20] * x3 + n[26] * x4 + n[32] * x5);
-  const v4 x1 = z1 - (n[13] * x2 + n[19] * x3 + n[25] * x4 + n[31] * x5);
-  const v4 x0 = z0 - (n[6] * x1 + n[12] * x2 + n[18] * x3 + n[24] * x4 + n[30] * x5);
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x5[0];
-  e[6] = x0[1];
-  e[7] = x1[1];
-  e[8] = x2[1];
-  e[9] = x3[1];
-  e[10] = x4[1];
-  e[11] = x5[1];
-  e[12] = x0[2];
-  e[13] = x1[2];
-  e[14] = x2[2];
-  e[15] = x3[2];
-  e[16] = x4[2];
-  e[17] = x5[2];
-  e[18] = x0[3];
-  e[19] = x1[3];
-  e[20] = x2[3];
-  e[21] = x3[3];
-  e[22] = x4[3];
-  e[23] = x5[3];
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 3 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[20] + l[2] * et[40];
-  *(v2 *)(c + 5) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 20) + l[5] * *(const v2 *)(et + 40);
-  *(v2 *)(c + 10) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 20) + l[8] * *(const v2 *)(et + 40);
-  c[12] -= l[6] * et[2] + l[7] * et[22] + l[8] * et[42];
-  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 20) + l[11] * *(const v4 *)(et + 40);
-  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 20) + l[14] * *(const v4 *)(et + 40);
-  c[24] -= l[12] * et[4] + l[13] * et[24] + l[14] * et[44];
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 5 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[20] + l[2] * et[40] + l[3] * et[60] + l[4] * et[80];
-  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 20) + l[7] * *(const v2 *)(et + 40) + l[8] * *(const v2 *)(et + 60) + l[9] * *(const v2 *)(et + 80);
-  *(v2 *)(c + 10) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 20) + l[12] * *(const v2 *)(et + 40) + l[13] * *(const v2 *)(et + 60) + l[14] * *(const v2 *)(et + 80);
-  c[12] -= l[10] * et[2] + l[11] * et[22] + l[12] * et[42] + l[13] * et[62] + l[14] * et[82];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 20) + l[17] * *(const v4 *)(et + 40) + l[18] * *(const v4 *)(et + 60) + l[19] * *(const v4 *)(et + 80);
-  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 20) + l[22] * *(const v4 *)(et + 40) + l[23] * *(const v4 *)(et + 60) + l[24] * *(const v4 *)(et + 80);
-  c[24] -= l[20] * et[4] + l[21] * et[24] + l[22] * et[44] + l[23] * et[64] + l[24] * et[84];
-}
-
-/* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 3 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_6_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[20] + l[2] * et[40];
-  *(v2 *)(c + 6) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 20) + l[5] * *(const v2 *)(et + 40);
-  *(v2 *)(c + 12) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 20) + l[8] * *(const v2 *)(et + 40);
-  c[14] -= l[6] * et[2] + l[7] * et[22] + l[8] * et[42];
-  *(v4 *)(c + 18) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 20) + l[11] * *(const v4 *)(et + 40);
-  *(v4 *)(c + 24) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 20) + l[14] * *(const v4 *)(et + 40);
-  c[28] -= l[12] * et[4] + l[13] * et[24] + l[14] * et[44];
-  *(v4 *)(c + 30) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 20) + l[17] * *(const v4 *)(et + 40);
-  *(v2 *)(c + 34) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 24) + l[17] * *(const v2 *)(et + 44);
-}
-
-/* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 5 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[20] + l[2] * et[40] + l[3] * et[60] + l[4] * et[80];
-  *(v2 *)(c + 6) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 20) + l[7] * *(const v2 *)(et + 40) + l[8] * *(const v2 *)(et + 60) + l[9] * *(const v2 *)(et + 80);
-  *(v2 *)(c + 12) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 20) + l[12] * *(const v2 *)(et + 40) + l[13] * *(const v2 *)(et + 60) + l[14] * *(const v2 *)(et + 80);
-  c[14] -= l[10] * et[2] + l[11] * et[22] + l[12] * et[42] + l[13] * et[62] + l[14] * et[82];
-  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 20) + l[17] * *(const v4 *)(et + 40) + l[18] * *(const v4 *)(et + 60) + l[19] * *(const v4 *)(et + 80);
-  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 20) + l[22] * *(const v4 *)(et + 40) + l[23] * *(const v4 *)(et + 60) + l[24] * *(const v4 *)(et + 80);
-  c[28] -= l[20] * et[4] + l[21] * et[24] + l[22] * et[44] + l[23] * et[64] + l[24] * et[84];
-  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 20) + l[27] * *(const v4 *)(et + 40) + l[28] * *(const v4 *)(et + 60) + l[29] * *(const v4 *)(et + 80);
-  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 24) + l[27] * *(const v2 *)(et + 44) + l[28] * *(const v2 *)(et + 64) + l[29] * *(const v2 *)(et + 84);
-}
-
-/* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 6 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_6_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[20] + l[2] * et[40] + l[3] * et[60] + l[4] * et[80] + l[5] * et[100];
-  *(v2 *)(c + 6) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 20) + l[8] * *(const v2 *)(et + 40) + l[9] * *(const v2 *)(et + 60) + l[10] * *(const v2 *)(et + 80) + l[11] * *(const v2 *)(et + 100);
-  *(v2 *)(c + 12) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 20) + l[14] * *(const v2 *)(et + 40) + l[15] * *(const v2 *)(et + 60) + l[16] * *(const v2 *)(et + 80) + l[17] * *(const v2 *)(et + 100);
-  c[14] -= l[12] * et[2] + l[13] * et[22] + l[14] * et[42] + l[15] * et[62] + l[16] * et[82] + l[17] * et[102];
-  *(v4 *)(c + 18) -= l[18] * *(const v4 *)(et + 0) + l[19] * *(const v4 *)(et + 20) + l[20] * *(const v4 *)(et + 40) + l[21] * *(const v4 *)(et + 60) + l[22] * *(const v4 *)(et + 80) + l[23] * *(const v4 *)(et + 100);
-  *(v4 *)(c + 24) -= l[24] * *(const v4 *)(et + 0) + l[25] * *(const v4 *)(et + 20) + l[26] * *(const v4 *)(et + 40) + l[27] * *(const v4 *)(et + 60) + l[28] * *(const v4 *)(et + 80) + l[29] * *(const v4 *)(et + 100);
-  c[28] -= l[24] * et[4] + l[25] * et[24] + l[26] * et[44] + l[27] * et[64] + l[28] * et[84] + l[29] * et[104];
-  *(v4 *)(c + 30) -= l[30] * *(const v4 *)(et + 0) + l[31] * *(const v4 *)(et + 20) + l[32] * *(const v4 *)(et + 40) + l[33] * *(const v4 *)(et + 60) + l[34] * *(const v4 *)(et + 80) + l[35] * *(const v4 *)(et + 100);
-  *(v2 *)(c + 34) -= l[30] * *(const v2 *)(et + 4) + l[31] * *(const v2 *)(et + 24) + l[32] * *(const v2 *)(et + 44) + l[33] * *(const v2 *)(et + 64) + l[34] * *(const v2 *)(et + 84) + l[35] * *(const v2 *)(et + 104);
-}
-
-/* C -= L E^T for a 6 x 5 block C, L 6 x 3, E 5 x 3 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_6x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 20) + l[2] * *(const v4 *)(et + 40);
-  c[4] -= l[0] * et[4] + l[1] * et[24] + l[2] * et[44];
-  *(v4 *)(c + 5) -= l[3] * *(const v4 *)(et + 0) + l[4] * *(const v4 *)(et + 20) + l[5] * *(const v4 *)(et + 40);
-  c[9] -= l[3] * et[4] + l[4] * et[24] + l[5] * et[44];
-  *(v4 *)(c + 10) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 20) + l[8] * *(const v4 *)(et + 40);
-  c[14] -= l[6] * et[4] + l[7] * et[24] + l[8] * et[44];
-  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 20) + l[11] * *(const v4 *)(et + 40);
-  c[19] -= l[9] * et[4] + l[10] * et[24] + l[11] * et[44];
-  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 20) + l[14] * *(const v4 *)(et + 40);
-  c[24] -= l[12] * et[4] + l[13] * et[24] + l[14] * et[44];
-  *(v4 *)(c + 25) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 20) + l[17] * *(const v4 *)(et + 40);
-  c[29] -= l[15] * et[4] + l[16] * et[24] + l[17] * et[44];
-}
-
-/* C -= L E^T for a 6 x 5 block C, L 6 x 5, E 5 x 5 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 20) + l[2] * *(const v4 *)(et + 40) + l[3] * *(const v4 *)(et + 60) + l[4] * *(const v4 *)(et + 80);
-  c[4] -= l[0] * et[4] + l[1] * et[24] + l[2] * et[44] + l[3] * et[64] + l[4] * et[84];
-  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 20) + l[7] * *(const v4 *)(et + 40) + l[8] * *(const v4 *)(et + 60) + l[9] * *(const v4 *)(et + 80);
-  c[9] -= l[5] * et[4] + l[6] * et[24] + l[7] * et[44] + l[8] * et[64] + l[9] * et[84];
-  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 20) + l[12] * *(const v4 *)(et + 40) + l[13] * *(const v4 *)(et + 60) + l[14] * *(const v4 *)(et + 80);
-  c[14] -= l[10] * et[4] + l[11] * et[24] + l[12] * et[44] + l[13] * et[64] + l[14] * et[84];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 20) + l[17] * *(const v4 *)(et + 40) + l[18] * *(const v4 *)(et + 60) + l[19] * *(const v4 *)(et + 80);
-  c[19] -= l[15] * et[4] + l[16] * et[24] + l[17] * et[44] + l[18] * et[64] + l[19] * et[84];
-  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 20) + l[22] * *(const v4 *)(et + 40) + l[23] * *(const v4 *)(et + 60) + l[24] * *(const v4 *)(et + 80);
-  c[24] -= l[20] * et[4] + l[21] * et[24] + l[22] * et[44] + l[23] * et[64] + l[24] * et[84];
-  *(v4 *)(c + 25) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 20) + l[27] * *(const v4 *)(et + 40) + l[28] * *(const v4 *)(et + 60) + l[29] * *(const v4 *)(et + 80);
-  c[29] -= l[25] * et[4] + l[26] * et[24] + l[27] * et[44] + l[28] * et[64] + l[29] * et[84];
-}
-
-/* C -= L E^T for a 6 x 6 block C, L 6 x 3, E 6 x 3 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_6x6_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 20) + l[2] * *(const v4 *)(et + 40);
-  *(v2 *)(c + 4) -= l[0] * *(const v2 *)(et + 4) + l[1] * *(const v2 *)(et + 24) + l[2] * *(const v2 *)(et + 44);
-  *(v4 *)(c + 6) -= l[3] * *(const v4 *)(et + 0) + l[4] * *(const v4 *)(et + 20) + l[5] * *(const v4 *)(et + 40);
-  *(v2 *)(c + 10) -= l[3] * *(const v2 *)(et + 4) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 44);
-  *(v4 *)(c + 12) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 20) + l[8] * *(const v4 *)(et + 40);
-  *(v2 *)(c + 16) -= l[6] * *(const v2 *)(et + 4) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 44);
-  *(v4 *)(c + 18) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 20) + l[11] * *(const v4 *)(et + 40);
-  *(v2 *)(c + 22) -= l[9] * *(const v2 *)(et + 4) + l[10] * *(const v2 *)(et + 24) + l[11] * *(const v2 *)(et + 44);
-  *(v4 *)(c + 24) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 20) + l[14] * *(const v4 *)(et + 40);
-  *(v2 *)(c + 28) -= l[12] * *(const v2 *)(et + 4) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 44);
-  *(v4 *)(c + 30) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 20) + l[17] * *(const v4 *)(et + 40);
-  *(v2 *)(c + 34) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 24) + l[17] * *(const v2 *)(et + 44);
-}
-
-/* C -= L E^T for a 6 x 6 block C, L 6 x 5, E 6 x 5 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_6x6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 20) + l[2] * *(const v4 *)(et + 40) + l[3] * *(const v4 *)(et + 60) + l[4] * *(const v4 *)(et + 80);
-  *(v2 *)(c + 4) -= l[0] * *(const v2 *)(et + 4) + l[1] * *(const v2 *)(et + 24) + l[2] * *(const v2 *)(et + 44) + l[3] * *(const v2 *)(et + 64) + l[4] * *(const v2 *)(et + 84);
-  *(v4 *)(c + 6) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 20) + l[7] * *(const v4 *)(et + 40) + l[8] * *(const v4 *)(et + 60) + l[9] * *(const v4 *)(et + 80);
-  *(v2 *)(c + 10) -= l[5] * *(const v2 *)(et + 4) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 44) + l[8] * *(const v2 *)(et + 64) + l[9] * *(const v2 *)(et + 84);
-  *(v4 *)(c + 12) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 20) + l[12] * *(const v4 *)(et + 40) + l[13] * *(const v4 *)(et + 60) + l[14] * *(const v4 *)(et + 80);
-  *(v2 *)(c + 16) -= l[10] * *(const v2 *)(et + 4) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 44) + l[13] * *(const v2 *)(et + 64) + l[14] * *(const v2 *)(et + 84);
-  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 20) + l[17] * *(const v4 *)(et + 40) + l[18] * *(const v4 *)(et + 60) + l[19] * *(const v4 *)(et + 80);
-  *(v2 *)(c + 22) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 24) + l[17] * *(const v2 *)(et + 44) + l[18] * *(const v2 *)(et + 64) + l[19] * *(const v2 *)(et + 84);
-  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 20) + l[22] * *(const v4 *)(et + 40) + l[23] * *(const v4 *)(et + 60) + l[24] * *(const v4 *)(et + 80);
-  *(v2 *)(c + 28) -= l[20] * *(const v2 *)(et + 4) + l[21] * *(const v2 *)(et + 24) + l[22] * *(const v2 *)(et + 44) + l[23] * *(const v2 *)(et + 64) + l[24] * *(const v2 *)(et + 84);
-  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 20) + l[27] * *(const v4 *)(et + 40) + l[28] * *(const v4 *)(et + 60) + l[29] * *(const v4 *)(et + 80);
-  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 24) + l[27] * *(const v2 *)(et + 44) + l[28] * *(const v2 *)(et + 64) + l[29] * *(const v2 *)(et + 84);
-}
-
 /* xq -= L xp for a 5 x 3 block L (rt.h solve, forward). */
 static void forward_5x3(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
   xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2];
@@ -1122,14 +664,1151 @@ static void subtract_6(scalar *restrict x, const scalar *restrict s) {
   x[5] -= s[5];
 }
 
+/*---- vector kernels: one body per vector width, the same results ------------*/
+
+#if defined(__AVX__)
+/* AVX: 32-byte vectors */
+
+/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
+ * at et[k * 24]), then overwrites it with node_solve(N, E) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_3x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const scalar e0 = e[0];
+  const scalar e1 = e[1];
+  const scalar e2 = e[2];
+  et[0] = e0;
+  et[24] = e1;
+  et[48] = e2;
+  const scalar y0 = e0;
+  const scalar y1 = e1 - n[3] * y0;
+  const scalar y2 = e2 - (n[6] * y0 + n[7] * y1);
+  const scalar z0 = y0 * rinv[0];
+  const scalar z1 = y1 * rinv[1];
+  const scalar z2 = y2 * rinv[2];
+  const scalar x2 = z2;
+  const scalar x1 = z1 - n[7] * x2;
+  const scalar x0 = z0 - (n[3] * x1 + n[6] * x2);
+  e[0] = x0;
+  e[1] = x1;
+  e[2] = x2;
+}
+
+/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
+ * at et[k * 24]), then overwrites it with node_solve(N, E) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const scalar e0 = e[0];
+  const scalar e1 = e[1];
+  const scalar e2 = e[2];
+  const scalar e3 = e[3];
+  const scalar e4 = e[4];
+  et[0] = e0;
+  et[24] = e1;
+  et[48] = e2;
+  et[72] = e3;
+  et[96] = e4;
+  const scalar y0 = e0;
+  const scalar y1 = e1 - n[5] * y0;
+  const scalar y2 = e2 - (n[10] * y0 + n[11] * y1);
+  const scalar y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
+  const scalar y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const scalar z0 = y0 * rinv[0];
+  const scalar z1 = y1 * rinv[1];
+  const scalar z2 = y2 * rinv[2];
+  const scalar z3 = y3 * rinv[3];
+  const scalar z4 = y4 * rinv[4];
+  const scalar x4 = z4;
+  const scalar x3 = z3 - n[23] * x4;
+  const scalar x2 = z2 - (n[17] * x3 + n[22] * x4);
+  const scalar x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
+  const scalar x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  e[0] = x0;
+  e[1] = x1;
+  e[2] = x2;
+  e[3] = x3;
+  e[4] = x4;
+}
+
+/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_3x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v2 e0 = {e[0], e[3]};
+  const v2 e1 = {e[1], e[4]};
+  const v2 e2 = {e[2], e[5]};
+  *(v2 *)(et + 0) = e0;
+  *(v2 *)(et + 24) = e1;
+  *(v2 *)(et + 48) = e2;
+  const v2 y0 = e0;
+  const v2 y1 = e1 - n[3] * y0;
+  const v2 y2 = e2 - (n[6] * y0 + n[7] * y1);
+  const v2 z0 = y0 * rinv[0];
+  const v2 z1 = y1 * rinv[1];
+  const v2 z2 = y2 * rinv[2];
+  const v2 x2 = z2;
+  const v2 x1 = z1 - n[7] * x2;
+  const v2 x0 = z0 - (n[3] * x1 + n[6] * x2);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x0[1];
+  e[4] = x1[1];
+  e[5] = x2[1];
+}
+
+/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v2 e0 = {e[0], e[5]};
+  const v2 e1 = {e[1], e[6]};
+  const v2 e2 = {e[2], e[7]};
+  const v2 e3 = {e[3], e[8]};
+  const v2 e4 = {e[4], e[9]};
+  *(v2 *)(et + 0) = e0;
+  *(v2 *)(et + 24) = e1;
+  *(v2 *)(et + 48) = e2;
+  *(v2 *)(et + 72) = e3;
+  *(v2 *)(et + 96) = e4;
+  const v2 y0 = e0;
+  const v2 y1 = e1 - n[5] * y0;
+  const v2 y2 = e2 - (n[10] * y0 + n[11] * y1);
+  const v2 y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
+  const v2 y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const v2 z0 = y0 * rinv[0];
+  const v2 z1 = y1 * rinv[1];
+  const v2 z2 = y2 * rinv[2];
+  const v2 z3 = y3 * rinv[3];
+  const v2 z4 = y4 * rinv[4];
+  const v2 x4 = z4;
+  const v2 x3 = z3 - n[23] * x4;
+  const v2 x2 = z2 - (n[17] * x3 + n[22] * x4);
+  const v2 x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
+  const v2 x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x0[1];
+  e[6] = x1[1];
+  e[7] = x2[1];
+  e[8] = x3[1];
+  e[9] = x4[1];
+}
+
+/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_6x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v2 e0 = {e[0], e[6]};
+  const v2 e1 = {e[1], e[7]};
+  const v2 e2 = {e[2], e[8]};
+  const v2 e3 = {e[3], e[9]};
+  const v2 e4 = {e[4], e[10]};
+  const v2 e5 = {e[5], e[11]};
+  *(v2 *)(et + 0) = e0;
+  *(v2 *)(et + 24) = e1;
+  *(v2 *)(et + 48) = e2;
+  *(v2 *)(et + 72) = e3;
+  *(v2 *)(et + 96) = e4;
+  *(v2 *)(et + 120) = e5;
+  const v2 y0 = e0;
+  const v2 y1 = e1 - n[6] * y0;
+  const v2 y2 = e2 - (n[12] * y0 + n[13] * y1);
+  const v2 y3 = e3 - (n[18] * y0 + n[19] * y1 + n[20] * y2);
+  const v2 y4 = e4 - (n[24] * y0 + n[25] * y1 + n[26] * y2 + n[27] * y3);
+  const v2 y5 = e5 - (n[30] * y0 + n[31] * y1 + n[32] * y2 + n[33] * y3 + n[34] * y4);
+  const v2 z0 = y0 * rinv[0];
+  const v2 z1 = y1 * rinv[1];
+  const v2 z2 = y2 * rinv[2];
+  const v2 z3 = y3 * rinv[3];
+  const v2 z4 = y4 * rinv[4];
+  const v2 z5 = y5 * rinv[5];
+  const v2 x5 = z5;
+  const v2 x4 = z4 - n[34] * x5;
+  const v2 x3 = z3 - (n[27] * x4 + n[33] * x5);
+  const v2 x2 = z2 - (n[20] * x3 + n[26] * x4 + n[32] * x5);
+  const v2 x1 = z1 - (n[13] * x2 + n[19] * x3 + n[25] * x4 + n[31] * x5);
+  const v2 x0 = z0 - (n[6] * x1 + n[12] * x2 + n[18] * x3 + n[24] * x4 + n[30] * x5);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x5[0];
+  e[6] = x0[1];
+  e[7] = x1[1];
+  e[8] = x2[1];
+  e[9] = x3[1];
+  e[10] = x4[1];
+  e[11] = x5[1];
+}
+
+/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0 = {e[0], e[5], e[10], e[15]};
+  const v4 e1 = {e[1], e[6], e[11], e[16]};
+  const v4 e2 = {e[2], e[7], e[12], e[17]};
+  const v4 e3 = {e[3], e[8], e[13], e[18]};
+  const v4 e4 = {e[4], e[9], e[14], e[19]};
+  *(v4 *)(et + 0) = e0;
+  *(v4 *)(et + 24) = e1;
+  *(v4 *)(et + 48) = e2;
+  *(v4 *)(et + 72) = e3;
+  *(v4 *)(et + 96) = e4;
+  const v4 y0 = e0;
+  const v4 y1 = e1 - n[5] * y0;
+  const v4 y2 = e2 - (n[10] * y0 + n[11] * y1);
+  const v4 y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
+  const v4 y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const v4 z0 = y0 * rinv[0];
+  const v4 z1 = y1 * rinv[1];
+  const v4 z2 = y2 * rinv[2];
+  const v4 z3 = y3 * rinv[3];
+  const v4 z4 = y4 * rinv[4];
+  const v4 x4 = z4;
+  const v4 x3 = z3 - n[23] * x4;
+  const v4 x2 = z2 - (n[17] * x3 + n[22] * x4);
+  const v4 x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
+  const v4 x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x0[1];
+  e[6] = x1[1];
+  e[7] = x2[1];
+  e[8] = x3[1];
+  e[9] = x4[1];
+  e[10] = x0[2];
+  e[11] = x1[2];
+  e[12] = x2[2];
+  e[13] = x3[2];
+  e[14] = x4[2];
+  e[15] = x0[3];
+  e[16] = x1[3];
+  e[17] = x2[3];
+  e[18] = x3[3];
+  e[19] = x4[3];
+}
+
+/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_6x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0 = {e[0], e[6], e[12], e[18]};
+  const v4 e1 = {e[1], e[7], e[13], e[19]};
+  const v4 e2 = {e[2], e[8], e[14], e[20]};
+  const v4 e3 = {e[3], e[9], e[15], e[21]};
+  const v4 e4 = {e[4], e[10], e[16], e[22]};
+  const v4 e5 = {e[5], e[11], e[17], e[23]};
+  *(v4 *)(et + 0) = e0;
+  *(v4 *)(et + 24) = e1;
+  *(v4 *)(et + 48) = e2;
+  *(v4 *)(et + 72) = e3;
+  *(v4 *)(et + 96) = e4;
+  *(v4 *)(et + 120) = e5;
+  const v4 y0 = e0;
+  const v4 y1 = e1 - n[6] * y0;
+  const v4 y2 = e2 - (n[12] * y0 + n[13] * y1);
+  const v4 y3 = e3 - (n[18] * y0 + n[19] * y1 + n[20] * y2);
+  const v4 y4 = e4 - (n[24] * y0 + n[25] * y1 + n[26] * y2 + n[27] * y3);
+  const v4 y5 = e5 - (n[30] * y0 + n[31] * y1 + n[32] * y2 + n[33] * y3 + n[34] * y4);
+  const v4 z0 = y0 * rinv[0];
+  const v4 z1 = y1 * rinv[1];
+  const v4 z2 = y2 * rinv[2];
+  const v4 z3 = y3 * rinv[3];
+  const v4 z4 = y4 * rinv[4];
+  const v4 z5 = y5 * rinv[5];
+  const v4 x5 = z5;
+  const v4 x4 = z4 - n[34] * x5;
+  const v4 x3 = z3 - (n[27] * x4 + n[33] * x5);
+  const v4 x2 = z2 - (n[20] * x3 + n[26] * x4 + n[32] * x5);
+  const v4 x1 = z1 - (n[13] * x2 + n[19] * x3 + n[25] * x4 + n[31] * x5);
+  const v4 x0 = z0 - (n[6] * x1 + n[12] * x2 + n[18] * x3 + n[24] * x4 + n[30] * x5);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x5[0];
+  e[6] = x0[1];
+  e[7] = x1[1];
+  e[8] = x2[1];
+  e[9] = x3[1];
+  e[10] = x4[1];
+  e[11] = x5[1];
+  e[12] = x0[2];
+  e[13] = x1[2];
+  e[14] = x2[2];
+  e[15] = x3[2];
+  e[16] = x4[2];
+  e[17] = x5[2];
+  e[18] = x0[3];
+  e[19] = x1[3];
+  e[20] = x2[3];
+  e[21] = x3[3];
+  e[22] = x4[3];
+  e[23] = x5[3];
+}
+
+/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_3x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v8 e0 = {e[0], e[3], e[6], e[9], e[12], e[15], e[18], e[21]};
+  const v8 e1 = {e[1], e[4], e[7], e[10], e[13], e[16], e[19], e[22]};
+  const v8 e2 = {e[2], e[5], e[8], e[11], e[14], e[17], e[20], e[23]};
+  *(v8 *)(et + 0) = e0;
+  *(v8 *)(et + 24) = e1;
+  *(v8 *)(et + 48) = e2;
+  const v8 y0 = e0;
+  const v8 y1 = e1 - n[3] * y0;
+  const v8 y2 = e2 - (n[6] * y0 + n[7] * y1);
+  const v8 z0 = y0 * rinv[0];
+  const v8 z1 = y1 * rinv[1];
+  const v8 z2 = y2 * rinv[2];
+  const v8 x2 = z2;
+  const v8 x1 = z1 - n[7] * x2;
+  const v8 x0 = z0 - (n[3] * x1 + n[6] * x2);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x0[1];
+  e[4] = x1[1];
+  e[5] = x2[1];
+  e[6] = x0[2];
+  e[7] = x1[2];
+  e[8] = x2[2];
+  e[9] = x0[3];
+  e[10] = x1[3];
+  e[11] = x2[3];
+  e[12] = x0[4];
+  e[13] = x1[4];
+  e[14] = x2[4];
+  e[15] = x0[5];
+  e[16] = x1[5];
+  e[17] = x2[5];
+  e[18] = x0[6];
+  e[19] = x1[6];
+  e[20] = x2[6];
+  e[21] = x0[7];
+  e[22] = x1[7];
+  e[23] = x2[7];
+}
+
+/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v8 e0 = {e[0], e[5], e[10], e[15], e[20], e[25], e[30], e[35]};
+  const v8 e1 = {e[1], e[6], e[11], e[16], e[21], e[26], e[31], e[36]};
+  const v8 e2 = {e[2], e[7], e[12], e[17], e[22], e[27], e[32], e[37]};
+  const v8 e3 = {e[3], e[8], e[13], e[18], e[23], e[28], e[33], e[38]};
+  const v8 e4 = {e[4], e[9], e[14], e[19], e[24], e[29], e[34], e[39]};
+  *(v8 *)(et + 0) = e0;
+  *(v8 *)(et + 24) = e1;
+  *(v8 *)(et + 48) = e2;
+  *(v8 *)(et + 72) = e3;
+  *(v8 *)(et + 96) = e4;
+  const v8 y0 = e0;
+  const v8 y1 = e1 - n[5] * y0;
+  const v8 y2 = e2 - (n[10] * y0 + n[11] * y1);
+  const v8 y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
+  const v8 y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const v8 z0 = y0 * rinv[0];
+  const v8 z1 = y1 * rinv[1];
+  const v8 z2 = y2 * rinv[2];
+  const v8 z3 = y3 * rinv[3];
+  const v8 z4 = y4 * rinv[4];
+  const v8 x4 = z4;
+  const v8 x3 = z3 - n[23] * x4;
+  const v8 x2 = z2 - (n[17] * x3 + n[22] * x4);
+  const v8 x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
+  const v8 x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x0[1];
+  e[6] = x1[1];
+  e[7] = x2[1];
+  e[8] = x3[1];
+  e[9] = x4[1];
+  e[10] = x0[2];
+  e[11] = x1[2];
+  e[12] = x2[2];
+  e[13] = x3[2];
+  e[14] = x4[2];
+  e[15] = x0[3];
+  e[16] = x1[3];
+  e[17] = x2[3];
+  e[18] = x3[3];
+  e[19] = x4[3];
+  e[20] = x0[4];
+  e[21] = x1[4];
+  e[22] = x2[4];
+  e[23] = x3[4];
+  e[24] = x4[4];
+  e[25] = x0[5];
+  e[26] = x1[5];
+  e[27] = x2[5];
+  e[28] = x3[5];
+  e[29] = x4[5];
+  e[30] = x0[6];
+  e[31] = x1[6];
+  e[32] = x2[6];
+  e[33] = x3[6];
+  e[34] = x4[6];
+  e[35] = x0[7];
+  e[36] = x1[7];
+  e[37] = x2[7];
+  e[38] = x3[7];
+  e[39] = x4[7];
+}
+
+/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 3 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
+  *(v2 *)(c + 5) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
+  *(v2 *)(c + 10) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
+  c[12] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
+  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
+  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
+  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
+}
+
+/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 5 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
+  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
+  *(v2 *)(c + 10) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
+  c[12] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
+}
+
+/* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 3 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_6_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
+  *(v2 *)(c + 6) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
+  *(v2 *)(c + 12) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
+  c[14] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
+  *(v4 *)(c + 18) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
+  *(v4 *)(c + 24) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
+  c[28] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
+  *(v4 *)(c + 30) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
+  *(v2 *)(c + 34) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 28) + l[17] * *(const v2 *)(et + 52);
+}
+
+/* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 5 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
+  *(v2 *)(c + 6) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
+  *(v2 *)(c + 12) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
+  c[14] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
+  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  c[28] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
+  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 28) + l[27] * *(const v2 *)(et + 52) + l[28] * *(const v2 *)(et + 76) + l[29] * *(const v2 *)(et + 100);
+}
+
+/* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 6 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_6_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96] + l[5] * et[120];
+  *(v2 *)(c + 6) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 96) + l[11] * *(const v2 *)(et + 120);
+  *(v2 *)(c + 12) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48) + l[15] * *(const v2 *)(et + 72) + l[16] * *(const v2 *)(et + 96) + l[17] * *(const v2 *)(et + 120);
+  c[14] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50] + l[15] * et[74] + l[16] * et[98] + l[17] * et[122];
+  *(v4 *)(c + 18) -= l[18] * *(const v4 *)(et + 0) + l[19] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 120);
+  *(v4 *)(c + 24) -= l[24] * *(const v4 *)(et + 0) + l[25] * *(const v4 *)(et + 24) + l[26] * *(const v4 *)(et + 48) + l[27] * *(const v4 *)(et + 72) + l[28] * *(const v4 *)(et + 96) + l[29] * *(const v4 *)(et + 120);
+  c[28] -= l[24] * et[4] + l[25] * et[28] + l[26] * et[52] + l[27] * et[76] + l[28] * et[100] + l[29] * et[124];
+  *(v4 *)(c + 30) -= l[30] * *(const v4 *)(et + 0) + l[31] * *(const v4 *)(et + 24) + l[32] * *(const v4 *)(et + 48) + l[33] * *(const v4 *)(et + 72) + l[34] * *(const v4 *)(et + 96) + l[35] * *(const v4 *)(et + 120);
+  *(v2 *)(c + 34) -= l[30] * *(const v2 *)(et + 4) + l[31] * *(const v2 *)(et + 28) + l[32] * *(const v2 *)(et + 52) + l[33] * *(const v2 *)(et + 76) + l[34] * *(const v2 *)(et + 100) + l[35] * *(const v2 *)(et + 124);
+}
+
+/* C -= L E^T for a 6 x 5 block C, L 6 x 3, E 5 x 3 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_6x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48);
+  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52];
+  *(v4 *)(c + 5) -= l[3] * *(const v4 *)(et + 0) + l[4] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 48);
+  c[9] -= l[3] * et[4] + l[4] * et[28] + l[5] * et[52];
+  *(v4 *)(c + 10) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48);
+  c[14] -= l[6] * et[4] + l[7] * et[28] + l[8] * et[52];
+  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
+  c[19] -= l[9] * et[4] + l[10] * et[28] + l[11] * et[52];
+  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
+  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
+  *(v4 *)(c + 25) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
+  c[29] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52];
+}
+
+/* C -= L E^T for a 6 x 5 block C, L 6 x 5, E 5 x 5 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
+  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100];
+  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
+  c[9] -= l[5] * et[4] + l[6] * et[28] + l[7] * et[52] + l[8] * et[76] + l[9] * et[100];
+  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
+  c[14] -= l[10] * et[4] + l[11] * et[28] + l[12] * et[52] + l[13] * et[76] + l[14] * et[100];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  c[19] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52] + l[18] * et[76] + l[19] * et[100];
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
+  *(v4 *)(c + 25) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
+  c[29] -= l[25] * et[4] + l[26] * et[28] + l[27] * et[52] + l[28] * et[76] + l[29] * et[100];
+}
+
+/* C -= L E^T for a 6 x 6 block C, L 6 x 3, E 6 x 3 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_6x6_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48);
+  *(v2 *)(c + 4) -= l[0] * *(const v2 *)(et + 4) + l[1] * *(const v2 *)(et + 28) + l[2] * *(const v2 *)(et + 52);
+  *(v4 *)(c + 6) -= l[3] * *(const v4 *)(et + 0) + l[4] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 48);
+  *(v2 *)(c + 10) -= l[3] * *(const v2 *)(et + 4) + l[4] * *(const v2 *)(et + 28) + l[5] * *(const v2 *)(et + 52);
+  *(v4 *)(c + 12) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48);
+  *(v2 *)(c + 16) -= l[6] * *(const v2 *)(et + 4) + l[7] * *(const v2 *)(et + 28) + l[8] * *(const v2 *)(et + 52);
+  *(v4 *)(c + 18) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
+  *(v2 *)(c + 22) -= l[9] * *(const v2 *)(et + 4) + l[10] * *(const v2 *)(et + 28) + l[11] * *(const v2 *)(et + 52);
+  *(v4 *)(c + 24) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
+  *(v2 *)(c + 28) -= l[12] * *(const v2 *)(et + 4) + l[13] * *(const v2 *)(et + 28) + l[14] * *(const v2 *)(et + 52);
+  *(v4 *)(c + 30) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
+  *(v2 *)(c + 34) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 28) + l[17] * *(const v2 *)(et + 52);
+}
+
+/* C -= L E^T for a 6 x 6 block C, L 6 x 5, E 6 x 5 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_6x6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 4) -= l[0] * *(const v2 *)(et + 4) + l[1] * *(const v2 *)(et + 28) + l[2] * *(const v2 *)(et + 52) + l[3] * *(const v2 *)(et + 76) + l[4] * *(const v2 *)(et + 100);
+  *(v4 *)(c + 6) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 10) -= l[5] * *(const v2 *)(et + 4) + l[6] * *(const v2 *)(et + 28) + l[7] * *(const v2 *)(et + 52) + l[8] * *(const v2 *)(et + 76) + l[9] * *(const v2 *)(et + 100);
+  *(v4 *)(c + 12) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 16) -= l[10] * *(const v2 *)(et + 4) + l[11] * *(const v2 *)(et + 28) + l[12] * *(const v2 *)(et + 52) + l[13] * *(const v2 *)(et + 76) + l[14] * *(const v2 *)(et + 100);
+  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 22) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 28) + l[17] * *(const v2 *)(et + 52) + l[18] * *(const v2 *)(et + 76) + l[19] * *(const v2 *)(et + 100);
+  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 28) -= l[20] * *(const v2 *)(et + 4) + l[21] * *(const v2 *)(et + 28) + l[22] * *(const v2 *)(et + 52) + l[23] * *(const v2 *)(et + 76) + l[24] * *(const v2 *)(et + 100);
+  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 28) + l[27] * *(const v2 *)(et + 52) + l[28] * *(const v2 *)(et + 76) + l[29] * *(const v2 *)(et + 100);
+}
+
+#else
+/* 16-byte vectors (SSE2, the x86-64 baseline; NEON) */
+
+/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
+ * at et[k * 24]), then overwrites it with node_solve(N, E) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_3x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const scalar e0 = e[0];
+  const scalar e1 = e[1];
+  const scalar e2 = e[2];
+  et[0] = e0;
+  et[24] = e1;
+  et[48] = e2;
+  const scalar y0 = e0;
+  const scalar y1 = e1 - n[3] * y0;
+  const scalar y2 = e2 - (n[6] * y0 + n[7] * y1);
+  const scalar z0 = y0 * rinv[0];
+  const scalar z1 = y1 * rinv[1];
+  const scalar z2 = y2 * rinv[2];
+  const scalar x2 = z2;
+  const scalar x1 = z1 - n[7] * x2;
+  const scalar x0 = z0 - (n[3] * x1 + n[6] * x2);
+  e[0] = x0;
+  e[1] = x1;
+  e[2] = x2;
+}
+
+/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
+ * at et[k * 24]), then overwrites it with node_solve(N, E) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const scalar e0 = e[0];
+  const scalar e1 = e[1];
+  const scalar e2 = e[2];
+  const scalar e3 = e[3];
+  const scalar e4 = e[4];
+  et[0] = e0;
+  et[24] = e1;
+  et[48] = e2;
+  et[72] = e3;
+  et[96] = e4;
+  const scalar y0 = e0;
+  const scalar y1 = e1 - n[5] * y0;
+  const scalar y2 = e2 - (n[10] * y0 + n[11] * y1);
+  const scalar y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
+  const scalar y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const scalar z0 = y0 * rinv[0];
+  const scalar z1 = y1 * rinv[1];
+  const scalar z2 = y2 * rinv[2];
+  const scalar z3 = y3 * rinv[3];
+  const scalar z4 = y4 * rinv[4];
+  const scalar x4 = z4;
+  const scalar x3 = z3 - n[23] * x4;
+  const scalar x2 = z2 - (n[17] * x3 + n[22] * x4);
+  const scalar x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
+  const scalar x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  e[0] = x0;
+  e[1] = x1;
+  e[2] = x2;
+  e[3] = x3;
+  e[4] = x4;
+}
+
+/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_3x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v2 e0 = {e[0], e[3]};
+  const v2 e1 = {e[1], e[4]};
+  const v2 e2 = {e[2], e[5]};
+  *(v2 *)(et + 0) = e0;
+  *(v2 *)(et + 24) = e1;
+  *(v2 *)(et + 48) = e2;
+  const v2 y0 = e0;
+  const v2 y1 = e1 - n[3] * y0;
+  const v2 y2 = e2 - (n[6] * y0 + n[7] * y1);
+  const v2 z0 = y0 * rinv[0];
+  const v2 z1 = y1 * rinv[1];
+  const v2 z2 = y2 * rinv[2];
+  const v2 x2 = z2;
+  const v2 x1 = z1 - n[7] * x2;
+  const v2 x0 = z0 - (n[3] * x1 + n[6] * x2);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x0[1];
+  e[4] = x1[1];
+  e[5] = x2[1];
+}
+
+/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v2 e0 = {e[0], e[5]};
+  const v2 e1 = {e[1], e[6]};
+  const v2 e2 = {e[2], e[7]};
+  const v2 e3 = {e[3], e[8]};
+  const v2 e4 = {e[4], e[9]};
+  *(v2 *)(et + 0) = e0;
+  *(v2 *)(et + 24) = e1;
+  *(v2 *)(et + 48) = e2;
+  *(v2 *)(et + 72) = e3;
+  *(v2 *)(et + 96) = e4;
+  const v2 y0 = e0;
+  const v2 y1 = e1 - n[5] * y0;
+  const v2 y2 = e2 - (n[10] * y0 + n[11] * y1);
+  const v2 y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
+  const v2 y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const v2 z0 = y0 * rinv[0];
+  const v2 z1 = y1 * rinv[1];
+  const v2 z2 = y2 * rinv[2];
+  const v2 z3 = y3 * rinv[3];
+  const v2 z4 = y4 * rinv[4];
+  const v2 x4 = z4;
+  const v2 x3 = z3 - n[23] * x4;
+  const v2 x2 = z2 - (n[17] * x3 + n[22] * x4);
+  const v2 x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
+  const v2 x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x0[1];
+  e[6] = x1[1];
+  e[7] = x2[1];
+  e[8] = x3[1];
+  e[9] = x4[1];
+}
+
+/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_6x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v2 e0 = {e[0], e[6]};
+  const v2 e1 = {e[1], e[7]};
+  const v2 e2 = {e[2], e[8]};
+  const v2 e3 = {e[3], e[9]};
+  const v2 e4 = {e[4], e[10]};
+  const v2 e5 = {e[5], e[11]};
+  *(v2 *)(et + 0) = e0;
+  *(v2 *)(et + 24) = e1;
+  *(v2 *)(et + 48) = e2;
+  *(v2 *)(et + 72) = e3;
+  *(v2 *)(et + 96) = e4;
+  *(v2 *)(et + 120) = e5;
+  const v2 y0 = e0;
+  const v2 y1 = e1 - n[6] * y0;
+  const v2 y2 = e2 - (n[12] * y0 + n[13] * y1);
+  const v2 y3 = e3 - (n[18] * y0 + n[19] * y1 + n[20] * y2);
+  const v2 y4 = e4 - (n[24] * y0 + n[25] * y1 + n[26] * y2 + n[27] * y3);
+  const v2 y5 = e5 - (n[30] * y0 + n[31] * y1 + n[32] * y2 + n[33] * y3 + n[34] * y4);
+  const v2 z0 = y0 * rinv[0];
+  const v2 z1 = y1 * rinv[1];
+  const v2 z2 = y2 * rinv[2];
+  const v2 z3 = y3 * rinv[3];
+  const v2 z4 = y4 * rinv[4];
+  const v2 z5 = y5 * rinv[5];
+  const v2 x5 = z5;
+  const v2 x4 = z4 - n[34] * x5;
+  const v2 x3 = z3 - (n[27] * x4 + n[33] * x5);
+  const v2 x2 = z2 - (n[20] * x3 + n[26] * x4 + n[32] * x5);
+  const v2 x1 = z1 - (n[13] * x2 + n[19] * x3 + n[25] * x4 + n[31] * x5);
+  const v2 x0 = z0 - (n[6] * x1 + n[12] * x2 + n[18] * x3 + n[24] * x4 + n[30] * x5);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x5[0];
+  e[6] = x0[1];
+  e[7] = x1[1];
+  e[8] = x2[1];
+  e[9] = x3[1];
+  e[10] = x4[1];
+  e[11] = x5[1];
+}
+
+/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0 = {e[0], e[5], e[10], e[15]};
+  const v4 e1 = {e[1], e[6], e[11], e[16]};
+  const v4 e2 = {e[2], e[7], e[12], e[17]};
+  const v4 e3 = {e[3], e[8], e[13], e[18]};
+  const v4 e4 = {e[4], e[9], e[14], e[19]};
+  *(v4 *)(et + 0) = e0;
+  *(v4 *)(et + 24) = e1;
+  *(v4 *)(et + 48) = e2;
+  *(v4 *)(et + 72) = e3;
+  *(v4 *)(et + 96) = e4;
+  const v4 y0 = e0;
+  const v4 y1 = e1 - n[5] * y0;
+  const v4 y2 = e2 - (n[10] * y0 + n[11] * y1);
+  const v4 y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
+  const v4 y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const v4 z0 = y0 * rinv[0];
+  const v4 z1 = y1 * rinv[1];
+  const v4 z2 = y2 * rinv[2];
+  const v4 z3 = y3 * rinv[3];
+  const v4 z4 = y4 * rinv[4];
+  const v4 x4 = z4;
+  const v4 x3 = z3 - n[23] * x4;
+  const v4 x2 = z2 - (n[17] * x3 + n[22] * x4);
+  const v4 x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
+  const v4 x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x0[1];
+  e[6] = x1[1];
+  e[7] = x2[1];
+  e[8] = x3[1];
+  e[9] = x4[1];
+  e[10] = x0[2];
+  e[11] = x1[2];
+  e[12] = x2[2];
+  e[13] = x3[2];
+  e[14] = x4[2];
+  e[15] = x0[3];
+  e[16] = x1[3];
+  e[17] = x2[3];
+  e[18] = x3[3];
+  e[19] = x4[3];
+}
+
+/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_6x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0 = {e[0], e[6], e[12], e[18]};
+  const v4 e1 = {e[1], e[7], e[13], e[19]};
+  const v4 e2 = {e[2], e[8], e[14], e[20]};
+  const v4 e3 = {e[3], e[9], e[15], e[21]};
+  const v4 e4 = {e[4], e[10], e[16], e[22]};
+  const v4 e5 = {e[5], e[11], e[17], e[23]};
+  *(v4 *)(et + 0) = e0;
+  *(v4 *)(et + 24) = e1;
+  *(v4 *)(et + 48) = e2;
+  *(v4 *)(et + 72) = e3;
+  *(v4 *)(et + 96) = e4;
+  *(v4 *)(et + 120) = e5;
+  const v4 y0 = e0;
+  const v4 y1 = e1 - n[6] * y0;
+  const v4 y2 = e2 - (n[12] * y0 + n[13] * y1);
+  const v4 y3 = e3 - (n[18] * y0 + n[19] * y1 + n[20] * y2);
+  const v4 y4 = e4 - (n[24] * y0 + n[25] * y1 + n[26] * y2 + n[27] * y3);
+  const v4 y5 = e5 - (n[30] * y0 + n[31] * y1 + n[32] * y2 + n[33] * y3 + n[34] * y4);
+  const v4 z0 = y0 * rinv[0];
+  const v4 z1 = y1 * rinv[1];
+  const v4 z2 = y2 * rinv[2];
+  const v4 z3 = y3 * rinv[3];
+  const v4 z4 = y4 * rinv[4];
+  const v4 z5 = y5 * rinv[5];
+  const v4 x5 = z5;
+  const v4 x4 = z4 - n[34] * x5;
+  const v4 x3 = z3 - (n[27] * x4 + n[33] * x5);
+  const v4 x2 = z2 - (n[20] * x3 + n[26] * x4 + n[32] * x5);
+  const v4 x1 = z1 - (n[13] * x2 + n[19] * x3 + n[25] * x4 + n[31] * x5);
+  const v4 x0 = z0 - (n[6] * x1 + n[12] * x2 + n[18] * x3 + n[24] * x4 + n[30] * x5);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x5[0];
+  e[6] = x0[1];
+  e[7] = x1[1];
+  e[8] = x2[1];
+  e[9] = x3[1];
+  e[10] = x4[1];
+  e[11] = x5[1];
+  e[12] = x0[2];
+  e[13] = x1[2];
+  e[14] = x2[2];
+  e[15] = x3[2];
+  e[16] = x4[2];
+  e[17] = x5[2];
+  e[18] = x0[3];
+  e[19] = x1[3];
+  e[20] = x2[3];
+  e[21] = x3[3];
+  e[22] = x4[3];
+  e[23] = x5[3];
+}
+
+/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4):
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_3x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0_0 = {e[0], e[3], e[6], e[9]};
+  const v4 e0_1 = {e[12], e[15], e[18], e[21]};
+  const v4 e1_0 = {e[1], e[4], e[7], e[10]};
+  const v4 e1_1 = {e[13], e[16], e[19], e[22]};
+  const v4 e2_0 = {e[2], e[5], e[8], e[11]};
+  const v4 e2_1 = {e[14], e[17], e[20], e[23]};
+  *(v4 *)(et + 0) = e0_0;
+  *(v4 *)(et + 4) = e0_1;
+  *(v4 *)(et + 24) = e1_0;
+  *(v4 *)(et + 28) = e1_1;
+  *(v4 *)(et + 48) = e2_0;
+  *(v4 *)(et + 52) = e2_1;
+  const v4 y0_0 = e0_0;
+  const v4 y0_1 = e0_1;
+  const v4 y1_0 = e1_0 - n[3] * y0_0;
+  const v4 y1_1 = e1_1 - n[3] * y0_1;
+  const v4 y2_0 = e2_0 - (n[6] * y0_0 + n[7] * y1_0);
+  const v4 y2_1 = e2_1 - (n[6] * y0_1 + n[7] * y1_1);
+  const v4 z0_0 = y0_0 * rinv[0];
+  const v4 z0_1 = y0_1 * rinv[0];
+  const v4 z1_0 = y1_0 * rinv[1];
+  const v4 z1_1 = y1_1 * rinv[1];
+  const v4 z2_0 = y2_0 * rinv[2];
+  const v4 z2_1 = y2_1 * rinv[2];
+  const v4 x2_0 = z2_0;
+  const v4 x2_1 = z2_1;
+  const v4 x1_0 = z1_0 - n[7] * x2_0;
+  const v4 x1_1 = z1_1 - n[7] * x2_1;
+  const v4 x0_0 = z0_0 - (n[3] * x1_0 + n[6] * x2_0);
+  const v4 x0_1 = z0_1 - (n[3] * x1_1 + n[6] * x2_1);
+  e[0] = x0_0[0];
+  e[1] = x1_0[0];
+  e[2] = x2_0[0];
+  e[3] = x0_0[1];
+  e[4] = x1_0[1];
+  e[5] = x2_0[1];
+  e[6] = x0_0[2];
+  e[7] = x1_0[2];
+  e[8] = x2_0[2];
+  e[9] = x0_0[3];
+  e[10] = x1_0[3];
+  e[11] = x2_0[3];
+  e[12] = x0_1[0];
+  e[13] = x1_1[0];
+  e[14] = x2_1[0];
+  e[15] = x0_1[1];
+  e[16] = x1_1[1];
+  e[17] = x2_1[1];
+  e[18] = x0_1[2];
+  e[19] = x1_1[2];
+  e[20] = x2_1[2];
+  e[21] = x0_1[3];
+  e[22] = x1_1[3];
+  e[23] = x2_1[3];
+}
+
+/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4):
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0_0 = {e[0], e[5], e[10], e[15]};
+  const v4 e0_1 = {e[20], e[25], e[30], e[35]};
+  const v4 e1_0 = {e[1], e[6], e[11], e[16]};
+  const v4 e1_1 = {e[21], e[26], e[31], e[36]};
+  const v4 e2_0 = {e[2], e[7], e[12], e[17]};
+  const v4 e2_1 = {e[22], e[27], e[32], e[37]};
+  const v4 e3_0 = {e[3], e[8], e[13], e[18]};
+  const v4 e3_1 = {e[23], e[28], e[33], e[38]};
+  const v4 e4_0 = {e[4], e[9], e[14], e[19]};
+  const v4 e4_1 = {e[24], e[29], e[34], e[39]};
+  *(v4 *)(et + 0) = e0_0;
+  *(v4 *)(et + 4) = e0_1;
+  *(v4 *)(et + 24) = e1_0;
+  *(v4 *)(et + 28) = e1_1;
+  *(v4 *)(et + 48) = e2_0;
+  *(v4 *)(et + 52) = e2_1;
+  *(v4 *)(et + 72) = e3_0;
+  *(v4 *)(et + 76) = e3_1;
+  *(v4 *)(et + 96) = e4_0;
+  *(v4 *)(et + 100) = e4_1;
+  const v4 y0_0 = e0_0;
+  const v4 y0_1 = e0_1;
+  const v4 y1_0 = e1_0 - n[5] * y0_0;
+  const v4 y1_1 = e1_1 - n[5] * y0_1;
+  const v4 y2_0 = e2_0 - (n[10] * y0_0 + n[11] * y1_0);
+  const v4 y2_1 = e2_1 - (n[10] * y0_1 + n[11] * y1_1);
+  const v4 y3_0 = e3_0 - (n[15] * y0_0 + n[16] * y1_0 + n[17] * y2_0);
+  const v4 y3_1 = e3_1 - (n[15] * y0_1 + n[16] * y1_1 + n[17] * y2_1);
+  const v4 y4_0 = e4_0 - (n[20] * y0_0 + n[21] * y1_0 + n[22] * y2_0 + n[23] * y3_0);
+  const v4 y4_1 = e4_1 - (n[20] * y0_1 + n[21] * y1_1 + n[22] * y2_1 + n[23] * y3_1);
+  const v4 z0_0 = y0_0 * rinv[0];
+  const v4 z0_1 = y0_1 * rinv[0];
+  const v4 z1_0 = y1_0 * rinv[1];
+  const v4 z1_1 = y1_1 * rinv[1];
+  const v4 z2_0 = y2_0 * rinv[2];
+  const v4 z2_1 = y2_1 * rinv[2];
+  const v4 z3_0 = y3_0 * rinv[3];
+  const v4 z3_1 = y3_1 * rinv[3];
+  const v4 z4_0 = y4_0 * rinv[4];
+  const v4 z4_1 = y4_1 * rinv[4];
+  const v4 x4_0 = z4_0;
+  const v4 x4_1 = z4_1;
+  const v4 x3_0 = z3_0 - n[23] * x4_0;
+  const v4 x3_1 = z3_1 - n[23] * x4_1;
+  const v4 x2_0 = z2_0 - (n[17] * x3_0 + n[22] * x4_0);
+  const v4 x2_1 = z2_1 - (n[17] * x3_1 + n[22] * x4_1);
+  const v4 x1_0 = z1_0 - (n[11] * x2_0 + n[16] * x3_0 + n[21] * x4_0);
+  const v4 x1_1 = z1_1 - (n[11] * x2_1 + n[16] * x3_1 + n[21] * x4_1);
+  const v4 x0_0 = z0_0 - (n[5] * x1_0 + n[10] * x2_0 + n[15] * x3_0 + n[20] * x4_0);
+  const v4 x0_1 = z0_1 - (n[5] * x1_1 + n[10] * x2_1 + n[15] * x3_1 + n[20] * x4_1);
+  e[0] = x0_0[0];
+  e[1] = x1_0[0];
+  e[2] = x2_0[0];
+  e[3] = x3_0[0];
+  e[4] = x4_0[0];
+  e[5] = x0_0[1];
+  e[6] = x1_0[1];
+  e[7] = x2_0[1];
+  e[8] = x3_0[1];
+  e[9] = x4_0[1];
+  e[10] = x0_0[2];
+  e[11] = x1_0[2];
+  e[12] = x2_0[2];
+  e[13] = x3_0[2];
+  e[14] = x4_0[2];
+  e[15] = x0_0[3];
+  e[16] = x1_0[3];
+  e[17] = x2_0[3];
+  e[18] = x3_0[3];
+  e[19] = x4_0[3];
+  e[20] = x0_1[0];
+  e[21] = x1_1[0];
+  e[22] = x2_1[0];
+  e[23] = x3_1[0];
+  e[24] = x4_1[0];
+  e[25] = x0_1[1];
+  e[26] = x1_1[1];
+  e[27] = x2_1[1];
+  e[28] = x3_1[1];
+  e[29] = x4_1[1];
+  e[30] = x0_1[2];
+  e[31] = x1_1[2];
+  e[32] = x2_1[2];
+  e[33] = x3_1[2];
+  e[34] = x4_1[2];
+  e[35] = x0_1[3];
+  e[36] = x1_1[3];
+  e[37] = x2_1[3];
+  e[38] = x3_1[3];
+  e[39] = x4_1[3];
+}
+
+/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 3 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
+  *(v2 *)(c + 5) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
+  *(v2 *)(c + 10) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
+  c[12] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
+  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
+  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
+  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
+}
+
+/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 5 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
+  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
+  *(v2 *)(c + 10) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
+  c[12] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
+}
+
+/* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 3 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_6_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
+  *(v2 *)(c + 6) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
+  *(v2 *)(c + 12) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
+  c[14] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
+  *(v4 *)(c + 18) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
+  *(v4 *)(c + 24) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
+  c[28] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
+  *(v4 *)(c + 30) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
+  *(v2 *)(c + 34) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 28) + l[17] * *(const v2 *)(et + 52);
+}
+
+/* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 5 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
+  *(v2 *)(c + 6) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
+  *(v2 *)(c + 12) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
+  c[14] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
+  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  c[28] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
+  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 28) + l[27] * *(const v2 *)(et + 52) + l[28] * *(const v2 *)(et + 76) + l[29] * *(const v2 *)(et + 100);
+}
+
+/* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 6 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_6_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96] + l[5] * et[120];
+  *(v2 *)(c + 6) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 96) + l[11] * *(const v2 *)(et + 120);
+  *(v2 *)(c + 12) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48) + l[15] * *(const v2 *)(et + 72) + l[16] * *(const v2 *)(et + 96) + l[17] * *(const v2 *)(et + 120);
+  c[14] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50] + l[15] * et[74] + l[16] * et[98] + l[17] * et[122];
+  *(v4 *)(c + 18) -= l[18] * *(const v4 *)(et + 0) + l[19] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 120);
+  *(v4 *)(c + 24) -= l[24] * *(const v4 *)(et + 0) + l[25] * *(const v4 *)(et + 24) + l[26] * *(const v4 *)(et + 48) + l[27] * *(const v4 *)(et + 72) + l[28] * *(const v4 *)(et + 96) + l[29] * *(const v4 *)(et + 120);
+  c[28] -= l[24] * et[4] + l[25] * et[28] + l[26] * et[52] + l[27] * et[76] + l[28] * et[100] + l[29] * et[124];
+  *(v4 *)(c + 30) -= l[30] * *(const v4 *)(et + 0) + l[31] * *(const v4 *)(et + 24) + l[32] * *(const v4 *)(et + 48) + l[33] * *(const v4 *)(et + 72) + l[34] * *(const v4 *)(et + 96) + l[35] * *(const v4 *)(et + 120);
+  *(v2 *)(c + 34) -= l[30] * *(const v2 *)(et + 4) + l[31] * *(const v2 *)(et + 28) + l[32] * *(const v2 *)(et + 52) + l[33] * *(const v2 *)(et + 76) + l[34] * *(const v2 *)(et + 100) + l[35] * *(const v2 *)(et + 124);
+}
+
+/* C -= L E^T for a 6 x 5 block C, L 6 x 3, E 5 x 3 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_6x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48);
+  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52];
+  *(v4 *)(c + 5) -= l[3] * *(const v4 *)(et + 0) + l[4] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 48);
+  c[9] -= l[3] * et[4] + l[4] * et[28] + l[5] * et[52];
+  *(v4 *)(c + 10) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48);
+  c[14] -= l[6] * et[4] + l[7] * et[28] + l[8] * et[52];
+  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
+  c[19] -= l[9] * et[4] + l[10] * et[28] + l[11] * et[52];
+  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
+  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
+  *(v4 *)(c + 25) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
+  c[29] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52];
+}
+
+/* C -= L E^T for a 6 x 5 block C, L 6 x 5, E 5 x 5 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
+  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100];
+  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
+  c[9] -= l[5] * et[4] + l[6] * et[28] + l[7] * et[52] + l[8] * et[76] + l[9] * et[100];
+  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
+  c[14] -= l[10] * et[4] + l[11] * et[28] + l[12] * et[52] + l[13] * et[76] + l[14] * et[100];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  c[19] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52] + l[18] * et[76] + l[19] * et[100];
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
+  *(v4 *)(c + 25) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
+  c[29] -= l[25] * et[4] + l[26] * et[28] + l[27] * et[52] + l[28] * et[76] + l[29] * et[100];
+}
+
+/* C -= L E^T for a 6 x 6 block C, L 6 x 3, E 6 x 3 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_6x6_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48);
+  *(v2 *)(c + 4) -= l[0] * *(const v2 *)(et + 4) + l[1] * *(const v2 *)(et + 28) + l[2] * *(const v2 *)(et + 52);
+  *(v4 *)(c + 6) -= l[3] * *(const v4 *)(et + 0) + l[4] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 48);
+  *(v2 *)(c + 10) -= l[3] * *(const v2 *)(et + 4) + l[4] * *(const v2 *)(et + 28) + l[5] * *(const v2 *)(et + 52);
+  *(v4 *)(c + 12) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48);
+  *(v2 *)(c + 16) -= l[6] * *(const v2 *)(et + 4) + l[7] * *(const v2 *)(et + 28) + l[8] * *(const v2 *)(et + 52);
+  *(v4 *)(c + 18) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
+  *(v2 *)(c + 22) -= l[9] * *(const v2 *)(et + 4) + l[10] * *(const v2 *)(et + 28) + l[11] * *(const v2 *)(et + 52);
+  *(v4 *)(c + 24) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
+  *(v2 *)(c + 28) -= l[12] * *(const v2 *)(et + 4) + l[13] * *(const v2 *)(et + 28) + l[14] * *(const v2 *)(et + 52);
+  *(v4 *)(c + 30) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
+  *(v2 *)(c + 34) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 28) + l[17] * *(const v2 *)(et + 52);
+}
+
+/* C -= L E^T for a 6 x 6 block C, L 6 x 5, E 6 x 5 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_6x6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 4) -= l[0] * *(const v2 *)(et + 4) + l[1] * *(const v2 *)(et + 28) + l[2] * *(const v2 *)(et + 52) + l[3] * *(const v2 *)(et + 76) + l[4] * *(const v2 *)(et + 100);
+  *(v4 *)(c + 6) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 10) -= l[5] * *(const v2 *)(et + 4) + l[6] * *(const v2 *)(et + 28) + l[7] * *(const v2 *)(et + 52) + l[8] * *(const v2 *)(et + 76) + l[9] * *(const v2 *)(et + 100);
+  *(v4 *)(c + 12) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 16) -= l[10] * *(const v2 *)(et + 4) + l[11] * *(const v2 *)(et + 28) + l[12] * *(const v2 *)(et + 52) + l[13] * *(const v2 *)(et + 76) + l[14] * *(const v2 *)(et + 100);
+  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 22) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 28) + l[17] * *(const v2 *)(et + 52) + l[18] * *(const v2 *)(et + 76) + l[19] * *(const v2 *)(et + 100);
+  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 28) -= l[20] * *(const v2 *)(et + 4) + l[21] * *(const v2 *)(et + 28) + l[22] * *(const v2 *)(et + 52) + l[23] * *(const v2 *)(et + 76) + l[24] * *(const v2 *)(et + 100);
+  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 28) + l[27] * *(const v2 *)(et + 52) + l[28] * *(const v2 *)(et + 76) + l[29] * *(const v2 *)(et + 100);
+}
+
+#endif
+
 /*---- factor: one function per pivot ------------------------------------------*/
 
 /*---- pivot 0: tow_front_ball (ball, d = 3, h = 11)
  * column: axle1L (d 5), chassis#weld1 (d 6) */
 static int factor_p0(scalar *restrict w, scalar *restrict t) {
   if (factor_node_3(w + 0, t + 0)) return 0; /* N[tow_front_ball] = l D l^T */
-  panel_3x4(w + 0, t + 0, w + 9, t + 16); /* rows 0..3 */
-  panel_3x4(w + 0, t + 0, w + 21, t + 20); /* rows 4..7 */
+  panel_3x8(w + 0, t + 0, w + 9, t + 16); /* rows 0..7 */
   reduce_tri_5_d3(w + 42, w + 9, t + 16); /* N[axle1L] */
   const int failed = factor_node_5(w + 42, t + 8); /* N[axle1L] = l D l^T, the next pivot's: final now */
   panel_3x2(w + 0, t + 0, w + 33, t + 24); /* rows 8..9 */
@@ -1152,8 +1831,7 @@ static int factor_p1(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 2: tow_rear_ball (ball, d = 3, h = 11)
  * column: axle7R (d 5), chassis#weld9 (d 6) */
 static int factor_p2(scalar *restrict w, scalar *restrict t) {
-  panel_3x4(w + 97, t + 0, w + 106, t + 16); /* rows 0..3 */
-  panel_3x4(w + 97, t + 0, w + 118, t + 20); /* rows 4..7 */
+  panel_3x8(w + 97, t + 0, w + 106, t + 16); /* rows 0..7 */
   reduce_tri_5_d3(w + 139, w + 106, t + 16); /* N[axle7R] */
   const int failed = factor_node_5(w + 139, t + 8); /* N[axle7R] = l D l^T, the next pivot's: final now */
   panel_3x2(w + 97, t + 0, w + 130, t + 24); /* rows 8..9 */
@@ -1177,10 +1855,8 @@ static int factor_p3(scalar *restrict w, scalar *restrict t) {
  * column: axle2R (d 5), chassis#weld2 (d 6), chassis#weld3 (d 6) */
 static int factor_p4(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_3(w + 254, t + 8); /* N[outrigger_frontR_ball] = l D l^T, the next pivot's: final now */
-  panel_3x4(w + 194, t + 0, w + 203, t + 16); /* rows 0..3 */
-  panel_3x4(w + 194, t + 0, w + 215, t + 20); /* rows 4..7 */
-  panel_3x4(w + 194, t + 0, w + 227, t + 24); /* rows 8..11 */
-  panel_3x4(w + 194, t + 0, w + 239, t + 28); /* rows 12..15 */
+  panel_3x8(w + 194, t + 0, w + 203, t + 16); /* rows 0..7 */
+  panel_3x8(w + 194, t + 0, w + 227, t + 24); /* rows 8..15 */
   panel_3x1(w + 194, t + 0, w + 251, t + 32); /* row 16 */
   reduce_tri_5_d3(w + 434, w + 203, t + 16); /* N[axle2R] */
   reduce_6x5_d3(w + 459, w + 218, t + 16); /* E[chassis#weld2, axle2R] */
@@ -1195,10 +1871,8 @@ static int factor_p4(scalar *restrict w, scalar *restrict t) {
  * column: axle3L (d 5), chassis#weld3 (d 6), chassis#weld4 (d 6) */
 static int factor_p5(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_3(w + 314, t + 0); /* N[outrigger_rearL_ball] = l D l^T, the next pivot's: final now */
-  panel_3x4(w + 254, t + 8, w + 263, t + 16); /* rows 0..3 */
-  panel_3x4(w + 254, t + 8, w + 275, t + 20); /* rows 4..7 */
-  panel_3x4(w + 254, t + 8, w + 287, t + 24); /* rows 8..11 */
-  panel_3x4(w + 254, t + 8, w + 299, t + 28); /* rows 12..15 */
+  panel_3x8(w + 254, t + 8, w + 263, t + 16); /* rows 0..7 */
+  panel_3x8(w + 254, t + 8, w + 287, t + 24); /* rows 8..15 */
   panel_3x1(w + 254, t + 8, w + 311, t + 32); /* row 16 */
   reduce_tri_5_d3(w + 519, w + 263, t + 16); /* N[axle3L] */
   reduce_6x5_d3(w + 544, w + 278, t + 16); /* E[chassis#weld3, axle3L] */
@@ -1213,10 +1887,8 @@ static int factor_p5(scalar *restrict w, scalar *restrict t) {
  * column: axle6R (d 5), chassis#weld8 (d 6), chassis#weld7 (d 6) */
 static int factor_p6(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_3(w + 374, t + 8); /* N[outrigger_rearR_ball] = l D l^T, the next pivot's: final now */
-  panel_3x4(w + 314, t + 0, w + 323, t + 16); /* rows 0..3 */
-  panel_3x4(w + 314, t + 0, w + 335, t + 20); /* rows 4..7 */
-  panel_3x4(w + 314, t + 0, w + 347, t + 24); /* rows 8..11 */
-  panel_3x4(w + 314, t + 0, w + 359, t + 28); /* rows 12..15 */
+  panel_3x8(w + 314, t + 0, w + 323, t + 16); /* rows 0..7 */
+  panel_3x8(w + 314, t + 0, w + 347, t + 24); /* rows 8..15 */
   panel_3x1(w + 314, t + 0, w + 371, t + 32); /* row 16 */
   reduce_tri_5_d3(w + 604, w + 323, t + 16); /* N[axle6R] */
   reduce_6x5_d3(w + 629, w + 338, t + 16); /* E[chassis#weld8, axle6R] */
@@ -1231,10 +1903,8 @@ static int factor_p6(scalar *restrict w, scalar *restrict t) {
  * column: axle7L (d 5), chassis#weld9 (d 6), chassis#weld8 (d 6) */
 static int factor_p7(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_5(w + 434, t + 0); /* N[axle2R] = l D l^T, the next pivot's: final now */
-  panel_3x4(w + 374, t + 8, w + 383, t + 16); /* rows 0..3 */
-  panel_3x4(w + 374, t + 8, w + 395, t + 20); /* rows 4..7 */
-  panel_3x4(w + 374, t + 8, w + 407, t + 24); /* rows 8..11 */
-  panel_3x4(w + 374, t + 8, w + 419, t + 28); /* rows 12..15 */
+  panel_3x8(w + 374, t + 8, w + 383, t + 16); /* rows 0..7 */
+  panel_3x8(w + 374, t + 8, w + 407, t + 24); /* rows 8..15 */
   panel_3x1(w + 374, t + 8, w + 431, t + 32); /* row 16 */
   reduce_tri_5_d3(w + 689, w + 383, t + 16); /* N[axle7L] */
   reduce_6x5_d3(w + 714, w + 398, t + 16); /* E[chassis#weld9, axle7L] */
@@ -1249,8 +1919,7 @@ static int factor_p7(scalar *restrict w, scalar *restrict t) {
  * column: chassis#weld2 (d 6), chassis#weld3 (d 6) */
 static int factor_p8(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_5(w + 519, t + 8); /* N[axle3L] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 434, t + 0, w + 459, t + 16); /* rows 0..3 */
-  panel_5x4(w + 434, t + 0, w + 479, t + 20); /* rows 4..7 */
+  panel_5x8(w + 434, t + 0, w + 459, t + 16); /* rows 0..7 */
   panel_5x4(w + 434, t + 0, w + 499, t + 24); /* rows 8..11 */
   reduce_tri_6_d5(w + 1185, w + 459, t + 16); /* N[chassis#weld2] */
   reduce_6x6_d5(w + 1221, w + 489, t + 16); /* E[chassis#weld3, chassis#weld2] */
@@ -1262,8 +1931,7 @@ static int factor_p8(scalar *restrict w, scalar *restrict t) {
  * column: chassis#weld3 (d 6), chassis#weld4 (d 6) */
 static int factor_p9(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_5(w + 604, t + 0); /* N[axle6R] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 519, t + 8, w + 544, t + 16); /* rows 0..3 */
-  panel_5x4(w + 519, t + 8, w + 564, t + 20); /* rows 4..7 */
+  panel_5x8(w + 519, t + 8, w + 544, t + 16); /* rows 0..7 */
   panel_5x4(w + 519, t + 8, w + 584, t + 24); /* rows 8..11 */
   reduce_tri_6_d5(w + 1257, w + 544, t + 16); /* N[chassis#weld3] */
   reduce_6x6_d5(w + 1293, w + 574, t + 16); /* E[chassis#weld4, chassis#weld3] */
@@ -1275,8 +1943,7 @@ static int factor_p9(scalar *restrict w, scalar *restrict t) {
  * column: chassis#weld8 (d 6), chassis#weld7 (d 6) */
 static int factor_p10(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_5(w + 689, t + 8); /* N[axle7L] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 604, t + 0, w + 629, t + 16); /* rows 0..3 */
-  panel_5x4(w + 604, t + 0, w + 649, t + 20); /* rows 4..7 */
+  panel_5x8(w + 604, t + 0, w + 629, t + 16); /* rows 0..7 */
   panel_5x4(w + 604, t + 0, w + 669, t + 24); /* rows 8..11 */
   reduce_tri_6_d5(w + 846, w + 629, t + 16); /* N[chassis#weld8] */
   reduce_6x6_d5(w + 882, w + 659, t + 16); /* E[chassis#weld7, chassis#weld8] */
@@ -1287,8 +1954,7 @@ static int factor_p10(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 11: axle7L (hinge, d = 5, h = 12)
  * column: chassis#weld9 (d 6), chassis#weld8 (d 6) */
 static int factor_p11(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 689, t + 8, w + 714, t + 16); /* rows 0..3 */
-  panel_5x4(w + 689, t + 8, w + 734, t + 20); /* rows 4..7 */
+  panel_5x8(w + 689, t + 8, w + 714, t + 16); /* rows 0..7 */
   reduce_tri_6_d5(w + 774, w + 714, t + 16); /* N[chassis#weld9] */
   const int failed = factor_node_6(w + 774, t + 0); /* N[chassis#weld9] = l D l^T, the next pivot's: final now */
   panel_5x4(w + 689, t + 8, w + 754, t + 24); /* rows 8..11 */
@@ -1320,12 +1986,10 @@ static int factor_p13(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 14: axle1R (hinge, d = 5, h = 17)
  * column: axle2L (d 5), chassis#weld1 (d 6), chassis#weld2 (d 6) */
 static int factor_p14(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 918, t + 0, w + 943, t + 16); /* rows 0..3 */
-  panel_5x4(w + 918, t + 0, w + 963, t + 20); /* rows 4..7 */
+  panel_5x8(w + 918, t + 0, w + 943, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 1028, w + 943, t + 16); /* N[axle2L] */
   const int failed = factor_node_5(w + 1028, t + 8); /* N[axle2L] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 918, t + 0, w + 983, t + 24); /* rows 8..11 */
-  panel_5x4(w + 918, t + 0, w + 1003, t + 28); /* rows 12..15 */
+  panel_5x8(w + 918, t + 0, w + 983, t + 24); /* rows 8..15 */
   panel_5x1(w + 918, t + 0, w + 1023, t + 32); /* row 16 */
   reduce_6x5_d5(w + 1053, w + 968, t + 16); /* E[chassis#weld1, axle2L] */
   reduce_tri_6_d5(w + 1113, w + 968, t + 21); /* N[chassis#weld1] */
@@ -1338,8 +2002,7 @@ static int factor_p14(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 15: axle2L (hinge, d = 5, h = 12)
  * column: chassis#weld1 (d 6), chassis#weld2 (d 6) */
 static int factor_p15(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 1028, t + 8, w + 1053, t + 16); /* rows 0..3 */
-  panel_5x4(w + 1028, t + 8, w + 1073, t + 20); /* rows 4..7 */
+  panel_5x8(w + 1028, t + 8, w + 1053, t + 16); /* rows 0..7 */
   reduce_tri_6_d5(w + 1113, w + 1053, t + 16); /* N[chassis#weld1] */
   const int failed = factor_node_6(w + 1113, t + 0); /* N[chassis#weld1] = l D l^T, the next pivot's: final now */
   panel_5x4(w + 1028, t + 8, w + 1093, t + 24); /* rows 8..11 */
@@ -1381,12 +2044,10 @@ static int factor_p18(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 19: axle3R (hinge, d = 5, h = 17)
  * column: axle4L (d 5), chassis#weld4 (d 6), chassis#weld5 (d 6) */
 static int factor_p19(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 1329, t + 8, w + 1354, t + 16); /* rows 0..3 */
-  panel_5x4(w + 1329, t + 8, w + 1374, t + 20); /* rows 4..7 */
+  panel_5x8(w + 1329, t + 8, w + 1354, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 1439, w + 1354, t + 16); /* N[axle4L] */
   const int failed = factor_node_5(w + 1439, t + 0); /* N[axle4L] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 1329, t + 8, w + 1394, t + 24); /* rows 8..11 */
-  panel_5x4(w + 1329, t + 8, w + 1414, t + 28); /* rows 12..15 */
+  panel_5x8(w + 1329, t + 8, w + 1394, t + 24); /* rows 8..15 */
   panel_5x1(w + 1329, t + 8, w + 1434, t + 32); /* row 16 */
   reduce_6x5_d5(w + 1464, w + 1379, t + 16); /* E[chassis#weld4, axle4L] */
   reduce_tri_6_d5(w + 1524, w + 1379, t + 21); /* N[chassis#weld4] */
@@ -1399,8 +2060,7 @@ static int factor_p19(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 20: axle4L (hinge, d = 5, h = 12)
  * column: chassis#weld4 (d 6), chassis#weld5 (d 6) */
 static int factor_p20(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 1439, t + 0, w + 1464, t + 16); /* rows 0..3 */
-  panel_5x4(w + 1439, t + 0, w + 1484, t + 20); /* rows 4..7 */
+  panel_5x8(w + 1439, t + 0, w + 1464, t + 16); /* rows 0..7 */
   reduce_tri_6_d5(w + 1524, w + 1464, t + 16); /* N[chassis#weld4] */
   const int failed = factor_node_6(w + 1524, t + 8); /* N[chassis#weld4] = l D l^T, the next pivot's: final now */
   panel_5x4(w + 1439, t + 0, w + 1504, t + 24); /* rows 8..11 */
@@ -1422,12 +2082,10 @@ static int factor_p21(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 22: axle4R (hinge, d = 5, h = 17)
  * column: axle5L (d 5), chassis#weld5 (d 6), chassis#weld6 (d 6) */
 static int factor_p22(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 1596, t + 0, w + 1621, t + 16); /* rows 0..3 */
-  panel_5x4(w + 1596, t + 0, w + 1641, t + 20); /* rows 4..7 */
+  panel_5x8(w + 1596, t + 0, w + 1621, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 1706, w + 1621, t + 16); /* N[axle5L] */
   const int failed = factor_node_5(w + 1706, t + 8); /* N[axle5L] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 1596, t + 0, w + 1661, t + 24); /* rows 8..11 */
-  panel_5x4(w + 1596, t + 0, w + 1681, t + 28); /* rows 12..15 */
+  panel_5x8(w + 1596, t + 0, w + 1661, t + 24); /* rows 8..15 */
   panel_5x1(w + 1596, t + 0, w + 1701, t + 32); /* row 16 */
   reduce_6x5_d5(w + 1731, w + 1646, t + 16); /* E[chassis#weld5, axle5L] */
   reduce_tri_6_d5(w + 1791, w + 1646, t + 21); /* N[chassis#weld5] */
@@ -1440,8 +2098,7 @@ static int factor_p22(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 23: axle5L (hinge, d = 5, h = 12)
  * column: chassis#weld5 (d 6), chassis#weld6 (d 6) */
 static int factor_p23(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 1706, t + 8, w + 1731, t + 16); /* rows 0..3 */
-  panel_5x4(w + 1706, t + 8, w + 1751, t + 20); /* rows 4..7 */
+  panel_5x8(w + 1706, t + 8, w + 1731, t + 16); /* rows 0..7 */
   reduce_tri_6_d5(w + 1791, w + 1731, t + 16); /* N[chassis#weld5] */
   const int failed = factor_node_6(w + 1791, t + 0); /* N[chassis#weld5] = l D l^T, the next pivot's: final now */
   panel_5x4(w + 1706, t + 8, w + 1771, t + 24); /* rows 8..11 */
@@ -1463,12 +2120,10 @@ static int factor_p24(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 25: axle5R (hinge, d = 5, h = 17)
  * column: axle6L (d 5), chassis#weld6 (d 6), chassis#weld7 (d 6) */
 static int factor_p25(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 1863, t + 8, w + 1888, t + 16); /* rows 0..3 */
-  panel_5x4(w + 1863, t + 8, w + 1908, t + 20); /* rows 4..7 */
+  panel_5x8(w + 1863, t + 8, w + 1888, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 1973, w + 1888, t + 16); /* N[axle6L] */
   const int failed = factor_node_5(w + 1973, t + 0); /* N[axle6L] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 1863, t + 8, w + 1928, t + 24); /* rows 8..11 */
-  panel_5x4(w + 1863, t + 8, w + 1948, t + 28); /* rows 12..15 */
+  panel_5x8(w + 1863, t + 8, w + 1928, t + 24); /* rows 8..15 */
   panel_5x1(w + 1863, t + 8, w + 1968, t + 32); /* row 16 */
   reduce_6x5_d5(w + 1998, w + 1913, t + 16); /* E[chassis#weld6, axle6L] */
   reduce_tri_6_d5(w + 2058, w + 1913, t + 21); /* N[chassis#weld6] */
@@ -1481,8 +2136,7 @@ static int factor_p25(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 26: axle6L (hinge, d = 5, h = 12)
  * column: chassis#weld6 (d 6), chassis#weld7 (d 6) */
 static int factor_p26(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 1973, t + 0, w + 1998, t + 16); /* rows 0..3 */
-  panel_5x4(w + 1973, t + 0, w + 2018, t + 20); /* rows 4..7 */
+  panel_5x8(w + 1973, t + 0, w + 1998, t + 16); /* rows 0..7 */
   reduce_tri_6_d5(w + 2058, w + 1998, t + 16); /* N[chassis#weld6] */
   const int failed = factor_node_6(w + 2058, t + 8); /* N[chassis#weld6] = l D l^T, the next pivot's: final now */
   panel_5x4(w + 1973, t + 0, w + 2038, t + 24); /* rows 8..11 */
@@ -1740,7 +2394,7 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
 
 /*---- entry points (rt_factor_fn, rt_solve_fn of rt.h) ------------------------*/
 
-/* Factors the assembled workspace in place; temp holds 136 scalars.
+/* Factors the assembled workspace in place; temp holds 160 scalars.
  * Returns -1, or the pivot whose node block is not positive definite. */
 static int multi_wheel_factor(void *work, void *temp) {
   scalar *w = work;
@@ -1797,7 +2451,7 @@ const rt_program multi_wheel_program = {
     .ncons = 29,
     .dim = 142,
     .work_size = 2166,
-    .temp_size = 136,
+    .temp_size = 160,
     .nblk = 54,
     .nrsi = 2190,
     .sbody_body = sbody_body,

@@ -12,7 +12,7 @@
  * of the factorization's temporary, and rows of H (the length of right-hand
  * sides and solutions, in solver-constraint order). */
 #define MULTI_WHEEL_WORK_SIZE 2166
-#define MULTI_WHEEL_TEMP_SIZE 136
+#define MULTI_WHEEL_TEMP_SIZE 160
 #define MULTI_WHEEL_DIM 142
 
 extern const rt_program multi_wheel_program;

@@ -78,9 +78,11 @@
 
 typedef float scalar;
 /* vectors of 2, 4, ... scalars (GCC/Clang vector extensions), loaded and
- * stored at any scalar-aligned address */
+ * stored at any scalar-aligned address; the kernels use those the target
+ * has registers for */
 typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
 typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
+typedef scalar v8 __attribute__((vector_size(8 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
 
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
 
@@ -839,6 +841,290 @@ static void node_solve_6(const scalar *n, const scalar *v, scalar *x) {
   x[5] = x5;
 }
 
+/* xq -= L xp for a 3 x 1 block L (rt.h solve, forward). */
+static void forward_3x1(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
+  xq[0] -= l[0] * xp[0];
+  xq[1] -= l[1] * xp[0];
+  xq[2] -= l[2] * xp[0];
+}
+
+/* xq -= L xp for a 3 x 3 block L (rt.h solve, forward). */
+static void forward_3x3(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
+  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2];
+  xq[1] -= l[3] * xp[0] + l[4] * xp[1] + l[5] * xp[2];
+  xq[2] -= l[6] * xp[0] + l[7] * xp[1] + l[8] * xp[2];
+}
+
+/* xq -= L xp for a 3 x 5 block L (rt.h solve, forward). */
+static void forward_3x5(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
+  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2] + l[3] * xp[3] + l[4] * xp[4];
+  xq[1] -= l[5] * xp[0] + l[6] * xp[1] + l[7] * xp[2] + l[8] * xp[3] + l[9] * xp[4];
+  xq[2] -= l[10] * xp[0] + l[11] * xp[1] + l[12] * xp[2] + l[13] * xp[3] + l[14] * xp[4];
+}
+
+/* xq -= L xp for a 3 x 6 block L (rt.h solve, forward). */
+static void forward_3x6(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
+  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2] + l[3] * xp[3] + l[4] * xp[4] + l[5] * xp[5];
+  xq[1] -= l[6] * xp[0] + l[7] * xp[1] + l[8] * xp[2] + l[9] * xp[3] + l[10] * xp[4] + l[11] * xp[5];
+  xq[2] -= l[12] * xp[0] + l[13] * xp[1] + l[14] * xp[2] + l[15] * xp[3] + l[16] * xp[4] + l[17] * xp[5];
+}
+
+/* xq -= L xp for a 5 x 1 block L (rt.h solve, forward). */
+static void forward_5x1(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
+  xq[0] -= l[0] * xp[0];
+  xq[1] -= l[1] * xp[0];
+  xq[2] -= l[2] * xp[0];
+  xq[3] -= l[3] * xp[0];
+  xq[4] -= l[4] * xp[0];
+}
+
+/* xq -= L xp for a 5 x 3 block L (rt.h solve, forward). */
+static void forward_5x3(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
+  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2];
+  xq[1] -= l[3] * xp[0] + l[4] * xp[1] + l[5] * xp[2];
+  xq[2] -= l[6] * xp[0] + l[7] * xp[1] + l[8] * xp[2];
+  xq[3] -= l[9] * xp[0] + l[10] * xp[1] + l[11] * xp[2];
+  xq[4] -= l[12] * xp[0] + l[13] * xp[1] + l[14] * xp[2];
+}
+
+/* xq -= L xp for a 5 x 4 block L (rt.h solve, forward). */
+static void forward_5x4(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
+  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2] + l[3] * xp[3];
+  xq[1] -= l[4] * xp[0] + l[5] * xp[1] + l[6] * xp[2] + l[7] * xp[3];
+  xq[2] -= l[8] * xp[0] + l[9] * xp[1] + l[10] * xp[2] + l[11] * xp[3];
+  xq[3] -= l[12] * xp[0] + l[13] * xp[1] + l[14] * xp[2] + l[15] * xp[3];
+  xq[4] -= l[16] * xp[0] + l[17] * xp[1] + l[18] * xp[2] + l[19] * xp[3];
+}
+
+/* xq -= L xp for a 5 x 5 block L (rt.h solve, forward). */
+static void forward_5x5(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
+  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2] + l[3] * xp[3] + l[4] * xp[4];
+  xq[1] -= l[5] * xp[0] + l[6] * xp[1] + l[7] * xp[2] + l[8] * xp[3] + l[9] * xp[4];
+  xq[2] -= l[10] * xp[0] + l[11] * xp[1] + l[12] * xp[2] + l[13] * xp[3] + l[14] * xp[4];
+  xq[3] -= l[15] * xp[0] + l[16] * xp[1] + l[17] * xp[2] + l[18] * xp[3] + l[19] * xp[4];
+  xq[4] -= l[20] * xp[0] + l[21] * xp[1] + l[22] * xp[2] + l[23] * xp[3] + l[24] * xp[4];
+}
+
+/* xq -= L xp for a 5 x 6 block L (rt.h solve, forward). */
+static void forward_5x6(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
+  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2] + l[3] * xp[3] + l[4] * xp[4] + l[5] * xp[5];
+  xq[1] -= l[6] * xp[0] + l[7] * xp[1] + l[8] * xp[2] + l[9] * xp[3] + l[10] * xp[4] + l[11] * xp[5];
+  xq[2] -= l[12] * xp[0] + l[13] * xp[1] + l[14] * xp[2] + l[15] * xp[3] + l[16] * xp[4] + l[17] * xp[5];
+  xq[3] -= l[18] * xp[0] + l[19] * xp[1] + l[20] * xp[2] + l[21] * xp[3] + l[22] * xp[4] + l[23] * xp[5];
+  xq[4] -= l[24] * xp[0] + l[25] * xp[1] + l[26] * xp[2] + l[27] * xp[3] + l[28] * xp[4] + l[29] * xp[5];
+}
+
+/* xq -= L xp for a 6 x 3 block L (rt.h solve, forward). */
+static void forward_6x3(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
+  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2];
+  xq[1] -= l[3] * xp[0] + l[4] * xp[1] + l[5] * xp[2];
+  xq[2] -= l[6] * xp[0] + l[7] * xp[1] + l[8] * xp[2];
+  xq[3] -= l[9] * xp[0] + l[10] * xp[1] + l[11] * xp[2];
+  xq[4] -= l[12] * xp[0] + l[13] * xp[1] + l[14] * xp[2];
+  xq[5] -= l[15] * xp[0] + l[16] * xp[1] + l[17] * xp[2];
+}
+
+/* xq -= L xp for a 6 x 5 block L (rt.h solve, forward). */
+static void forward_6x5(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
+  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2] + l[3] * xp[3] + l[4] * xp[4];
+  xq[1] -= l[5] * xp[0] + l[6] * xp[1] + l[7] * xp[2] + l[8] * xp[3] + l[9] * xp[4];
+  xq[2] -= l[10] * xp[0] + l[11] * xp[1] + l[12] * xp[2] + l[13] * xp[3] + l[14] * xp[4];
+  xq[3] -= l[15] * xp[0] + l[16] * xp[1] + l[17] * xp[2] + l[18] * xp[3] + l[19] * xp[4];
+  xq[4] -= l[20] * xp[0] + l[21] * xp[1] + l[22] * xp[2] + l[23] * xp[3] + l[24] * xp[4];
+  xq[5] -= l[25] * xp[0] + l[26] * xp[1] + l[27] * xp[2] + l[28] * xp[3] + l[29] * xp[4];
+}
+
+/* s = L^T xq for a 3 x 3 block L: the first block of a pivot's
+ * backward sum (rt.h solve, backward). */
+static void backward_set_3x3(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = l[0] * xq[0] + l[3] * xq[1] + l[6] * xq[2];
+  s[1] = l[1] * xq[0] + l[4] * xq[1] + l[7] * xq[2];
+  s[2] = l[2] * xq[0] + l[5] * xq[1] + l[8] * xq[2];
+}
+
+/* s = L^T xq for a 3 x 5 block L: the first block of a pivot's
+ * backward sum (rt.h solve, backward). */
+static void backward_set_3x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = l[0] * xq[0] + l[5] * xq[1] + l[10] * xq[2];
+  s[1] = l[1] * xq[0] + l[6] * xq[1] + l[11] * xq[2];
+  s[2] = l[2] * xq[0] + l[7] * xq[1] + l[12] * xq[2];
+  s[3] = l[3] * xq[0] + l[8] * xq[1] + l[13] * xq[2];
+  s[4] = l[4] * xq[0] + l[9] * xq[1] + l[14] * xq[2];
+}
+
+/* s = L^T xq for a 3 x 6 block L: the first block of a pivot's
+ * backward sum (rt.h solve, backward). */
+static void backward_set_3x6(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = l[0] * xq[0] + l[6] * xq[1] + l[12] * xq[2];
+  s[1] = l[1] * xq[0] + l[7] * xq[1] + l[13] * xq[2];
+  s[2] = l[2] * xq[0] + l[8] * xq[1] + l[14] * xq[2];
+  s[3] = l[3] * xq[0] + l[9] * xq[1] + l[15] * xq[2];
+  s[4] = l[4] * xq[0] + l[10] * xq[1] + l[16] * xq[2];
+  s[5] = l[5] * xq[0] + l[11] * xq[1] + l[17] * xq[2];
+}
+
+/* s = L^T xq for a 5 x 1 block L: the first block of a pivot's
+ * backward sum (rt.h solve, backward). */
+static void backward_set_5x1(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = l[0] * xq[0] + l[1] * xq[1] + l[2] * xq[2] + l[3] * xq[3] + l[4] * xq[4];
+}
+
+/* s = L^T xq for a 5 x 3 block L: the first block of a pivot's
+ * backward sum (rt.h solve, backward). */
+static void backward_set_5x3(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = l[0] * xq[0] + l[3] * xq[1] + l[6] * xq[2] + l[9] * xq[3] + l[12] * xq[4];
+  s[1] = l[1] * xq[0] + l[4] * xq[1] + l[7] * xq[2] + l[10] * xq[3] + l[13] * xq[4];
+  s[2] = l[2] * xq[0] + l[5] * xq[1] + l[8] * xq[2] + l[11] * xq[3] + l[14] * xq[4];
+}
+
+/* s = L^T xq for a 5 x 4 block L: the first block of a pivot's
+ * backward sum (rt.h solve, backward). */
+static void backward_set_5x4(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = l[0] * xq[0] + l[4] * xq[1] + l[8] * xq[2] + l[12] * xq[3] + l[16] * xq[4];
+  s[1] = l[1] * xq[0] + l[5] * xq[1] + l[9] * xq[2] + l[13] * xq[3] + l[17] * xq[4];
+  s[2] = l[2] * xq[0] + l[6] * xq[1] + l[10] * xq[2] + l[14] * xq[3] + l[18] * xq[4];
+  s[3] = l[3] * xq[0] + l[7] * xq[1] + l[11] * xq[2] + l[15] * xq[3] + l[19] * xq[4];
+}
+
+/* s = L^T xq for a 5 x 5 block L: the first block of a pivot's
+ * backward sum (rt.h solve, backward). */
+static void backward_set_5x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = l[0] * xq[0] + l[5] * xq[1] + l[10] * xq[2] + l[15] * xq[3] + l[20] * xq[4];
+  s[1] = l[1] * xq[0] + l[6] * xq[1] + l[11] * xq[2] + l[16] * xq[3] + l[21] * xq[4];
+  s[2] = l[2] * xq[0] + l[7] * xq[1] + l[12] * xq[2] + l[17] * xq[3] + l[22] * xq[4];
+  s[3] = l[3] * xq[0] + l[8] * xq[1] + l[13] * xq[2] + l[18] * xq[3] + l[23] * xq[4];
+  s[4] = l[4] * xq[0] + l[9] * xq[1] + l[14] * xq[2] + l[19] * xq[3] + l[24] * xq[4];
+}
+
+/* s = L^T xq for a 5 x 6 block L: the first block of a pivot's
+ * backward sum (rt.h solve, backward). */
+static void backward_set_5x6(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = l[0] * xq[0] + l[6] * xq[1] + l[12] * xq[2] + l[18] * xq[3] + l[24] * xq[4];
+  s[1] = l[1] * xq[0] + l[7] * xq[1] + l[13] * xq[2] + l[19] * xq[3] + l[25] * xq[4];
+  s[2] = l[2] * xq[0] + l[8] * xq[1] + l[14] * xq[2] + l[20] * xq[3] + l[26] * xq[4];
+  s[3] = l[3] * xq[0] + l[9] * xq[1] + l[15] * xq[2] + l[21] * xq[3] + l[27] * xq[4];
+  s[4] = l[4] * xq[0] + l[10] * xq[1] + l[16] * xq[2] + l[22] * xq[3] + l[28] * xq[4];
+  s[5] = l[5] * xq[0] + l[11] * xq[1] + l[17] * xq[2] + l[23] * xq[3] + l[29] * xq[4];
+}
+
+/* s = L^T xq for a 6 x 5 block L: the first block of a pivot's
+ * backward sum (rt.h solve, backward). */
+static void backward_set_6x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = l[0] * xq[0] + l[5] * xq[1] + l[10] * xq[2] + l[15] * xq[3] + l[20] * xq[4] + l[25] * xq[5];
+  s[1] = l[1] * xq[0] + l[6] * xq[1] + l[11] * xq[2] + l[16] * xq[3] + l[21] * xq[4] + l[26] * xq[5];
+  s[2] = l[2] * xq[0] + l[7] * xq[1] + l[12] * xq[2] + l[17] * xq[3] + l[22] * xq[4] + l[27] * xq[5];
+  s[3] = l[3] * xq[0] + l[8] * xq[1] + l[13] * xq[2] + l[18] * xq[3] + l[23] * xq[4] + l[28] * xq[5];
+  s[4] = l[4] * xq[0] + l[9] * xq[1] + l[14] * xq[2] + l[19] * xq[3] + l[24] * xq[4] + l[29] * xq[5];
+}
+
+/* s = s + L^T xq for a 3 x 1 block L, the sum continued in order. */
+static void backward_add_3x1(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = s[0] + l[0] * xq[0] + l[1] * xq[1] + l[2] * xq[2];
+}
+
+/* s = s + L^T xq for a 3 x 5 block L, the sum continued in order. */
+static void backward_add_3x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = s[0] + l[0] * xq[0] + l[5] * xq[1] + l[10] * xq[2];
+  s[1] = s[1] + l[1] * xq[0] + l[6] * xq[1] + l[11] * xq[2];
+  s[2] = s[2] + l[2] * xq[0] + l[7] * xq[1] + l[12] * xq[2];
+  s[3] = s[3] + l[3] * xq[0] + l[8] * xq[1] + l[13] * xq[2];
+  s[4] = s[4] + l[4] * xq[0] + l[9] * xq[1] + l[14] * xq[2];
+}
+
+/* s = s + L^T xq for a 5 x 3 block L, the sum continued in order. */
+static void backward_add_5x3(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = s[0] + l[0] * xq[0] + l[3] * xq[1] + l[6] * xq[2] + l[9] * xq[3] + l[12] * xq[4];
+  s[1] = s[1] + l[1] * xq[0] + l[4] * xq[1] + l[7] * xq[2] + l[10] * xq[3] + l[13] * xq[4];
+  s[2] = s[2] + l[2] * xq[0] + l[5] * xq[1] + l[8] * xq[2] + l[11] * xq[3] + l[14] * xq[4];
+}
+
+/* s = s + L^T xq for a 5 x 4 block L, the sum continued in order. */
+static void backward_add_5x4(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = s[0] + l[0] * xq[0] + l[4] * xq[1] + l[8] * xq[2] + l[12] * xq[3] + l[16] * xq[4];
+  s[1] = s[1] + l[1] * xq[0] + l[5] * xq[1] + l[9] * xq[2] + l[13] * xq[3] + l[17] * xq[4];
+  s[2] = s[2] + l[2] * xq[0] + l[6] * xq[1] + l[10] * xq[2] + l[14] * xq[3] + l[18] * xq[4];
+  s[3] = s[3] + l[3] * xq[0] + l[7] * xq[1] + l[11] * xq[2] + l[15] * xq[3] + l[19] * xq[4];
+}
+
+/* s = s + L^T xq for a 5 x 5 block L, the sum continued in order. */
+static void backward_add_5x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = s[0] + l[0] * xq[0] + l[5] * xq[1] + l[10] * xq[2] + l[15] * xq[3] + l[20] * xq[4];
+  s[1] = s[1] + l[1] * xq[0] + l[6] * xq[1] + l[11] * xq[2] + l[16] * xq[3] + l[21] * xq[4];
+  s[2] = s[2] + l[2] * xq[0] + l[7] * xq[1] + l[12] * xq[2] + l[17] * xq[3] + l[22] * xq[4];
+  s[3] = s[3] + l[3] * xq[0] + l[8] * xq[1] + l[13] * xq[2] + l[18] * xq[3] + l[23] * xq[4];
+  s[4] = s[4] + l[4] * xq[0] + l[9] * xq[1] + l[14] * xq[2] + l[19] * xq[3] + l[24] * xq[4];
+}
+
+/* s = s + L^T xq for a 5 x 6 block L, the sum continued in order. */
+static void backward_add_5x6(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = s[0] + l[0] * xq[0] + l[6] * xq[1] + l[12] * xq[2] + l[18] * xq[3] + l[24] * xq[4];
+  s[1] = s[1] + l[1] * xq[0] + l[7] * xq[1] + l[13] * xq[2] + l[19] * xq[3] + l[25] * xq[4];
+  s[2] = s[2] + l[2] * xq[0] + l[8] * xq[1] + l[14] * xq[2] + l[20] * xq[3] + l[26] * xq[4];
+  s[3] = s[3] + l[3] * xq[0] + l[9] * xq[1] + l[15] * xq[2] + l[21] * xq[3] + l[27] * xq[4];
+  s[4] = s[4] + l[4] * xq[0] + l[10] * xq[1] + l[16] * xq[2] + l[22] * xq[3] + l[28] * xq[4];
+  s[5] = s[5] + l[5] * xq[0] + l[11] * xq[1] + l[17] * xq[2] + l[23] * xq[3] + l[29] * xq[4];
+}
+
+/* s = s + L^T xq for a 6 x 3 block L, the sum continued in order. */
+static void backward_add_6x3(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = s[0] + l[0] * xq[0] + l[3] * xq[1] + l[6] * xq[2] + l[9] * xq[3] + l[12] * xq[4] + l[15] * xq[5];
+  s[1] = s[1] + l[1] * xq[0] + l[4] * xq[1] + l[7] * xq[2] + l[10] * xq[3] + l[13] * xq[4] + l[16] * xq[5];
+  s[2] = s[2] + l[2] * xq[0] + l[5] * xq[1] + l[8] * xq[2] + l[11] * xq[3] + l[14] * xq[4] + l[17] * xq[5];
+}
+
+/* s = s + L^T xq for a 6 x 5 block L, the sum continued in order. */
+static void backward_add_6x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = s[0] + l[0] * xq[0] + l[5] * xq[1] + l[10] * xq[2] + l[15] * xq[3] + l[20] * xq[4] + l[25] * xq[5];
+  s[1] = s[1] + l[1] * xq[0] + l[6] * xq[1] + l[11] * xq[2] + l[16] * xq[3] + l[21] * xq[4] + l[26] * xq[5];
+  s[2] = s[2] + l[2] * xq[0] + l[7] * xq[1] + l[12] * xq[2] + l[17] * xq[3] + l[22] * xq[4] + l[27] * xq[5];
+  s[3] = s[3] + l[3] * xq[0] + l[8] * xq[1] + l[13] * xq[2] + l[18] * xq[3] + l[23] * xq[4] + l[28] * xq[5];
+  s[4] = s[4] + l[4] * xq[0] + l[9] * xq[1] + l[14] * xq[2] + l[19] * xq[3] + l[24] * xq[4] + l[29] * xq[5];
+}
+
+/* x -= s, 1 rows: the end of a pivot's backward step. */
+static void subtract_1(scalar *restrict x, const scalar *restrict s) {
+  x[0] -= s[0];
+}
+
+/* x -= s, 3 rows: the end of a pivot's backward step. */
+static void subtract_3(scalar *restrict x, const scalar *restrict s) {
+  x[0] -= s[0];
+  x[1] -= s[1];
+  x[2] -= s[2];
+}
+
+/* x -= s, 4 rows: the end of a pivot's backward step. */
+static void subtract_4(scalar *restrict x, const scalar *restrict s) {
+  x[0] -= s[0];
+  x[1] -= s[1];
+  x[2] -= s[2];
+  x[3] -= s[3];
+}
+
+/* x -= s, 5 rows: the end of a pivot's backward step. */
+static void subtract_5(scalar *restrict x, const scalar *restrict s) {
+  x[0] -= s[0];
+  x[1] -= s[1];
+  x[2] -= s[2];
+  x[3] -= s[3];
+  x[4] -= s[4];
+}
+
+/* x -= s, 6 rows: the end of a pivot's backward step. */
+static void subtract_6(scalar *restrict x, const scalar *restrict s) {
+  x[0] -= s[0];
+  x[1] -= s[1];
+  x[2] -= s[2];
+  x[3] -= s[3];
+  x[4] -= s[4];
+  x[5] -= s[5];
+}
+
+/*---- vector kernels: one body per vector width, the same results ------------*/
+
+#if defined(__AVX__)
+/* AVX: 32-byte vectors */
+
 /* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
  * at et[k * 24]), then overwrites it with node_solve(N, E) using the
  * reciprocals rinv of N's pivots. */
@@ -1099,100 +1385,6 @@ static void panel_6x2(const scalar *restrict n, const scalar *restrict rinv, sca
  * copies them, transposed, into et (row k of et: column k of E, stride
  * 24), then overwrites each row with node_solve(N, E[r]) using the
  * reciprocals rinv of N's pivots. */
-static void panel_1x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  (void)n; /* a 1 x 1 block: only its reciprocal */
-  const v4 e0 = {e[0], e[1], e[2], e[3]};
-  *(v4 *)(et + 0) = e0;
-  const v4 y0 = e0;
-  const v4 z0 = y0 * rinv[0];
-  const v4 x0 = z0;
-  e[0] = x0[0];
-  e[1] = x0[1];
-  e[2] = x0[2];
-  e[3] = x0[3];
-}
-
-/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
- * reciprocals rinv of N's pivots. */
-static void panel_3x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0 = {e[0], e[3], e[6], e[9]};
-  const v4 e1 = {e[1], e[4], e[7], e[10]};
-  const v4 e2 = {e[2], e[5], e[8], e[11]};
-  *(v4 *)(et + 0) = e0;
-  *(v4 *)(et + 24) = e1;
-  *(v4 *)(et + 48) = e2;
-  const v4 y0 = e0;
-  const v4 y1 = e1 - n[3] * y0;
-  const v4 y2 = e2 - (n[6] * y0 + n[7] * y1);
-  const v4 z0 = y0 * rinv[0];
-  const v4 z1 = y1 * rinv[1];
-  const v4 z2 = y2 * rinv[2];
-  const v4 x2 = z2;
-  const v4 x1 = z1 - n[7] * x2;
-  const v4 x0 = z0 - (n[3] * x1 + n[6] * x2);
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x0[1];
-  e[4] = x1[1];
-  e[5] = x2[1];
-  e[6] = x0[2];
-  e[7] = x1[2];
-  e[8] = x2[2];
-  e[9] = x0[3];
-  e[10] = x1[3];
-  e[11] = x2[3];
-}
-
-/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
- * reciprocals rinv of N's pivots. */
-static void panel_4x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0 = {e[0], e[4], e[8], e[12]};
-  const v4 e1 = {e[1], e[5], e[9], e[13]};
-  const v4 e2 = {e[2], e[6], e[10], e[14]};
-  const v4 e3 = {e[3], e[7], e[11], e[15]};
-  *(v4 *)(et + 0) = e0;
-  *(v4 *)(et + 24) = e1;
-  *(v4 *)(et + 48) = e2;
-  *(v4 *)(et + 72) = e3;
-  const v4 y0 = e0;
-  const v4 y1 = e1 - n[4] * y0;
-  const v4 y2 = e2 - (n[8] * y0 + n[9] * y1);
-  const v4 y3 = e3 - (n[12] * y0 + n[13] * y1 + n[14] * y2);
-  const v4 z0 = y0 * rinv[0];
-  const v4 z1 = y1 * rinv[1];
-  const v4 z2 = y2 * rinv[2];
-  const v4 z3 = y3 * rinv[3];
-  const v4 x3 = z3;
-  const v4 x2 = z2 - n[14] * x3;
-  const v4 x1 = z1 - (n[9] * x2 + n[13] * x3);
-  const v4 x0 = z0 - (n[4] * x1 + n[8] * x2 + n[12] * x3);
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x0[1];
-  e[5] = x1[1];
-  e[6] = x2[1];
-  e[7] = x3[1];
-  e[8] = x0[2];
-  e[9] = x1[2];
-  e[10] = x2[2];
-  e[11] = x3[2];
-  e[12] = x0[3];
-  e[13] = x1[3];
-  e[14] = x2[3];
-  e[15] = x3[3];
-}
-
-/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
- * reciprocals rinv of N's pivots. */
 static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0 = {e[0], e[5], e[10], e[15]};
   const v4 e1 = {e[1], e[6], e[11], e[16]};
@@ -1300,6 +1492,289 @@ static void panel_6x4(const scalar *restrict n, const scalar *restrict rinv, sca
   e[21] = x3[3];
   e[22] = x4[3];
   e[23] = x5[3];
+}
+
+/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_1x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  (void)n; /* a 1 x 1 block: only its reciprocal */
+  const v8 e0 = {e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7]};
+  *(v8 *)(et + 0) = e0;
+  const v8 y0 = e0;
+  const v8 z0 = y0 * rinv[0];
+  const v8 x0 = z0;
+  e[0] = x0[0];
+  e[1] = x0[1];
+  e[2] = x0[2];
+  e[3] = x0[3];
+  e[4] = x0[4];
+  e[5] = x0[5];
+  e[6] = x0[6];
+  e[7] = x0[7];
+}
+
+/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_3x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v8 e0 = {e[0], e[3], e[6], e[9], e[12], e[15], e[18], e[21]};
+  const v8 e1 = {e[1], e[4], e[7], e[10], e[13], e[16], e[19], e[22]};
+  const v8 e2 = {e[2], e[5], e[8], e[11], e[14], e[17], e[20], e[23]};
+  *(v8 *)(et + 0) = e0;
+  *(v8 *)(et + 24) = e1;
+  *(v8 *)(et + 48) = e2;
+  const v8 y0 = e0;
+  const v8 y1 = e1 - n[3] * y0;
+  const v8 y2 = e2 - (n[6] * y0 + n[7] * y1);
+  const v8 z0 = y0 * rinv[0];
+  const v8 z1 = y1 * rinv[1];
+  const v8 z2 = y2 * rinv[2];
+  const v8 x2 = z2;
+  const v8 x1 = z1 - n[7] * x2;
+  const v8 x0 = z0 - (n[3] * x1 + n[6] * x2);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x0[1];
+  e[4] = x1[1];
+  e[5] = x2[1];
+  e[6] = x0[2];
+  e[7] = x1[2];
+  e[8] = x2[2];
+  e[9] = x0[3];
+  e[10] = x1[3];
+  e[11] = x2[3];
+  e[12] = x0[4];
+  e[13] = x1[4];
+  e[14] = x2[4];
+  e[15] = x0[5];
+  e[16] = x1[5];
+  e[17] = x2[5];
+  e[18] = x0[6];
+  e[19] = x1[6];
+  e[20] = x2[6];
+  e[21] = x0[7];
+  e[22] = x1[7];
+  e[23] = x2[7];
+}
+
+/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_4x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v8 e0 = {e[0], e[4], e[8], e[12], e[16], e[20], e[24], e[28]};
+  const v8 e1 = {e[1], e[5], e[9], e[13], e[17], e[21], e[25], e[29]};
+  const v8 e2 = {e[2], e[6], e[10], e[14], e[18], e[22], e[26], e[30]};
+  const v8 e3 = {e[3], e[7], e[11], e[15], e[19], e[23], e[27], e[31]};
+  *(v8 *)(et + 0) = e0;
+  *(v8 *)(et + 24) = e1;
+  *(v8 *)(et + 48) = e2;
+  *(v8 *)(et + 72) = e3;
+  const v8 y0 = e0;
+  const v8 y1 = e1 - n[4] * y0;
+  const v8 y2 = e2 - (n[8] * y0 + n[9] * y1);
+  const v8 y3 = e3 - (n[12] * y0 + n[13] * y1 + n[14] * y2);
+  const v8 z0 = y0 * rinv[0];
+  const v8 z1 = y1 * rinv[1];
+  const v8 z2 = y2 * rinv[2];
+  const v8 z3 = y3 * rinv[3];
+  const v8 x3 = z3;
+  const v8 x2 = z2 - n[14] * x3;
+  const v8 x1 = z1 - (n[9] * x2 + n[13] * x3);
+  const v8 x0 = z0 - (n[4] * x1 + n[8] * x2 + n[12] * x3);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x0[1];
+  e[5] = x1[1];
+  e[6] = x2[1];
+  e[7] = x3[1];
+  e[8] = x0[2];
+  e[9] = x1[2];
+  e[10] = x2[2];
+  e[11] = x3[2];
+  e[12] = x0[3];
+  e[13] = x1[3];
+  e[14] = x2[3];
+  e[15] = x3[3];
+  e[16] = x0[4];
+  e[17] = x1[4];
+  e[18] = x2[4];
+  e[19] = x3[4];
+  e[20] = x0[5];
+  e[21] = x1[5];
+  e[22] = x2[5];
+  e[23] = x3[5];
+  e[24] = x0[6];
+  e[25] = x1[6];
+  e[26] = x2[6];
+  e[27] = x3[6];
+  e[28] = x0[7];
+  e[29] = x1[7];
+  e[30] = x2[7];
+  e[31] = x3[7];
+}
+
+/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v8 e0 = {e[0], e[5], e[10], e[15], e[20], e[25], e[30], e[35]};
+  const v8 e1 = {e[1], e[6], e[11], e[16], e[21], e[26], e[31], e[36]};
+  const v8 e2 = {e[2], e[7], e[12], e[17], e[22], e[27], e[32], e[37]};
+  const v8 e3 = {e[3], e[8], e[13], e[18], e[23], e[28], e[33], e[38]};
+  const v8 e4 = {e[4], e[9], e[14], e[19], e[24], e[29], e[34], e[39]};
+  *(v8 *)(et + 0) = e0;
+  *(v8 *)(et + 24) = e1;
+  *(v8 *)(et + 48) = e2;
+  *(v8 *)(et + 72) = e3;
+  *(v8 *)(et + 96) = e4;
+  const v8 y0 = e0;
+  const v8 y1 = e1 - n[5] * y0;
+  const v8 y2 = e2 - (n[10] * y0 + n[11] * y1);
+  const v8 y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
+  const v8 y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const v8 z0 = y0 * rinv[0];
+  const v8 z1 = y1 * rinv[1];
+  const v8 z2 = y2 * rinv[2];
+  const v8 z3 = y3 * rinv[3];
+  const v8 z4 = y4 * rinv[4];
+  const v8 x4 = z4;
+  const v8 x3 = z3 - n[23] * x4;
+  const v8 x2 = z2 - (n[17] * x3 + n[22] * x4);
+  const v8 x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
+  const v8 x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x0[1];
+  e[6] = x1[1];
+  e[7] = x2[1];
+  e[8] = x3[1];
+  e[9] = x4[1];
+  e[10] = x0[2];
+  e[11] = x1[2];
+  e[12] = x2[2];
+  e[13] = x3[2];
+  e[14] = x4[2];
+  e[15] = x0[3];
+  e[16] = x1[3];
+  e[17] = x2[3];
+  e[18] = x3[3];
+  e[19] = x4[3];
+  e[20] = x0[4];
+  e[21] = x1[4];
+  e[22] = x2[4];
+  e[23] = x3[4];
+  e[24] = x4[4];
+  e[25] = x0[5];
+  e[26] = x1[5];
+  e[27] = x2[5];
+  e[28] = x3[5];
+  e[29] = x4[5];
+  e[30] = x0[6];
+  e[31] = x1[6];
+  e[32] = x2[6];
+  e[33] = x3[6];
+  e[34] = x4[6];
+  e[35] = x0[7];
+  e[36] = x1[7];
+  e[37] = x2[7];
+  e[38] = x3[7];
+  e[39] = x4[7];
+}
+
+/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_6x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v8 e0 = {e[0], e[6], e[12], e[18], e[24], e[30], e[36], e[42]};
+  const v8 e1 = {e[1], e[7], e[13], e[19], e[25], e[31], e[37], e[43]};
+  const v8 e2 = {e[2], e[8], e[14], e[20], e[26], e[32], e[38], e[44]};
+  const v8 e3 = {e[3], e[9], e[15], e[21], e[27], e[33], e[39], e[45]};
+  const v8 e4 = {e[4], e[10], e[16], e[22], e[28], e[34], e[40], e[46]};
+  const v8 e5 = {e[5], e[11], e[17], e[23], e[29], e[35], e[41], e[47]};
+  *(v8 *)(et + 0) = e0;
+  *(v8 *)(et + 24) = e1;
+  *(v8 *)(et + 48) = e2;
+  *(v8 *)(et + 72) = e3;
+  *(v8 *)(et + 96) = e4;
+  *(v8 *)(et + 120) = e5;
+  const v8 y0 = e0;
+  const v8 y1 = e1 - n[6] * y0;
+  const v8 y2 = e2 - (n[12] * y0 + n[13] * y1);
+  const v8 y3 = e3 - (n[18] * y0 + n[19] * y1 + n[20] * y2);
+  const v8 y4 = e4 - (n[24] * y0 + n[25] * y1 + n[26] * y2 + n[27] * y3);
+  const v8 y5 = e5 - (n[30] * y0 + n[31] * y1 + n[32] * y2 + n[33] * y3 + n[34] * y4);
+  const v8 z0 = y0 * rinv[0];
+  const v8 z1 = y1 * rinv[1];
+  const v8 z2 = y2 * rinv[2];
+  const v8 z3 = y3 * rinv[3];
+  const v8 z4 = y4 * rinv[4];
+  const v8 z5 = y5 * rinv[5];
+  const v8 x5 = z5;
+  const v8 x4 = z4 - n[34] * x5;
+  const v8 x3 = z3 - (n[27] * x4 + n[33] * x5);
+  const v8 x2 = z2 - (n[20] * x3 + n[26] * x4 + n[32] * x5);
+  const v8 x1 = z1 - (n[13] * x2 + n[19] * x3 + n[25] * x4 + n[31] * x5);
+  const v8 x0 = z0 - (n[6] * x1 + n[12] * x2 + n[18] * x3 + n[24] * x4 + n[30] * x5);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x5[0];
+  e[6] = x0[1];
+  e[7] = x1[1];
+  e[8] = x2[1];
+  e[9] = x3[1];
+  e[10] = x4[1];
+  e[11] = x5[1];
+  e[12] = x0[2];
+  e[13] = x1[2];
+  e[14] = x2[2];
+  e[15] = x3[2];
+  e[16] = x4[2];
+  e[17] = x5[2];
+  e[18] = x0[3];
+  e[19] = x1[3];
+  e[20] = x2[3];
+  e[21] = x3[3];
+  e[22] = x4[3];
+  e[23] = x5[3];
+  e[24] = x0[4];
+  e[25] = x1[4];
+  e[26] = x2[4];
+  e[27] = x3[4];
+  e[28] = x4[4];
+  e[29] = x5[4];
+  e[30] = x0[5];
+  e[31] = x1[5];
+  e[32] = x2[5];
+  e[33] = x3[5];
+  e[34] = x4[5];
+  e[35] = x5[5];
+  e[36] = x0[6];
+  e[37] = x1[6];
+  e[38] = x2[6];
+  e[39] = x3[6];
+  e[40] = x4[6];
+  e[41] = x5[6];
+  e[42] = x0[7];
+  e[43] = x1[7];
+  e[44] = x2[7];
+  e[45] = x3[7];
+  e[46] = x4[7];
+  e[47] = x5[7];
 }
 
 /* Lower triangle of a 3 x 3 node block C -= L E^T, L and E 3 x 1 (rt.h
@@ -1585,284 +2060,1040 @@ static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const sc
   c[29] -= l[25] * et[4] + l[26] * et[28] + l[27] * et[52] + l[28] * et[76] + l[29] * et[100];
 }
 
-/* xq -= L xp for a 3 x 1 block L (rt.h solve, forward). */
-static void forward_3x1(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0];
-  xq[1] -= l[1] * xp[0];
-  xq[2] -= l[2] * xp[0];
+#else
+/* 16-byte vectors (SSE2, the x86-64 baseline; NEON) */
+
+/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
+ * at et[k * 24]), then overwrites it with node_solve(N, E) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_1x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  (void)n; /* a 1 x 1 block: only its reciprocal */
+  const scalar e0 = e[0];
+  et[0] = e0;
+  const scalar y0 = e0;
+  const scalar z0 = y0 * rinv[0];
+  const scalar x0 = z0;
+  e[0] = x0;
 }
 
-/* xq -= L xp for a 3 x 3 block L (rt.h solve, forward). */
-static void forward_3x3(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2];
-  xq[1] -= l[3] * xp[0] + l[4] * xp[1] + l[5] * xp[2];
-  xq[2] -= l[6] * xp[0] + l[7] * xp[1] + l[8] * xp[2];
+/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
+ * at et[k * 24]), then overwrites it with node_solve(N, E) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_3x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const scalar e0 = e[0];
+  const scalar e1 = e[1];
+  const scalar e2 = e[2];
+  et[0] = e0;
+  et[24] = e1;
+  et[48] = e2;
+  const scalar y0 = e0;
+  const scalar y1 = e1 - n[3] * y0;
+  const scalar y2 = e2 - (n[6] * y0 + n[7] * y1);
+  const scalar z0 = y0 * rinv[0];
+  const scalar z1 = y1 * rinv[1];
+  const scalar z2 = y2 * rinv[2];
+  const scalar x2 = z2;
+  const scalar x1 = z1 - n[7] * x2;
+  const scalar x0 = z0 - (n[3] * x1 + n[6] * x2);
+  e[0] = x0;
+  e[1] = x1;
+  e[2] = x2;
 }
 
-/* xq -= L xp for a 3 x 5 block L (rt.h solve, forward). */
-static void forward_3x5(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2] + l[3] * xp[3] + l[4] * xp[4];
-  xq[1] -= l[5] * xp[0] + l[6] * xp[1] + l[7] * xp[2] + l[8] * xp[3] + l[9] * xp[4];
-  xq[2] -= l[10] * xp[0] + l[11] * xp[1] + l[12] * xp[2] + l[13] * xp[3] + l[14] * xp[4];
+/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
+ * at et[k * 24]), then overwrites it with node_solve(N, E) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const scalar e0 = e[0];
+  const scalar e1 = e[1];
+  const scalar e2 = e[2];
+  const scalar e3 = e[3];
+  const scalar e4 = e[4];
+  et[0] = e0;
+  et[24] = e1;
+  et[48] = e2;
+  et[72] = e3;
+  et[96] = e4;
+  const scalar y0 = e0;
+  const scalar y1 = e1 - n[5] * y0;
+  const scalar y2 = e2 - (n[10] * y0 + n[11] * y1);
+  const scalar y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
+  const scalar y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const scalar z0 = y0 * rinv[0];
+  const scalar z1 = y1 * rinv[1];
+  const scalar z2 = y2 * rinv[2];
+  const scalar z3 = y3 * rinv[3];
+  const scalar z4 = y4 * rinv[4];
+  const scalar x4 = z4;
+  const scalar x3 = z3 - n[23] * x4;
+  const scalar x2 = z2 - (n[17] * x3 + n[22] * x4);
+  const scalar x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
+  const scalar x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  e[0] = x0;
+  e[1] = x1;
+  e[2] = x2;
+  e[3] = x3;
+  e[4] = x4;
 }
 
-/* xq -= L xp for a 3 x 6 block L (rt.h solve, forward). */
-static void forward_3x6(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2] + l[3] * xp[3] + l[4] * xp[4] + l[5] * xp[5];
-  xq[1] -= l[6] * xp[0] + l[7] * xp[1] + l[8] * xp[2] + l[9] * xp[3] + l[10] * xp[4] + l[11] * xp[5];
-  xq[2] -= l[12] * xp[0] + l[13] * xp[1] + l[14] * xp[2] + l[15] * xp[3] + l[16] * xp[4] + l[17] * xp[5];
+/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
+ * at et[k * 24]), then overwrites it with node_solve(N, E) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_6x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const scalar e0 = e[0];
+  const scalar e1 = e[1];
+  const scalar e2 = e[2];
+  const scalar e3 = e[3];
+  const scalar e4 = e[4];
+  const scalar e5 = e[5];
+  et[0] = e0;
+  et[24] = e1;
+  et[48] = e2;
+  et[72] = e3;
+  et[96] = e4;
+  et[120] = e5;
+  const scalar y0 = e0;
+  const scalar y1 = e1 - n[6] * y0;
+  const scalar y2 = e2 - (n[12] * y0 + n[13] * y1);
+  const scalar y3 = e3 - (n[18] * y0 + n[19] * y1 + n[20] * y2);
+  const scalar y4 = e4 - (n[24] * y0 + n[25] * y1 + n[26] * y2 + n[27] * y3);
+  const scalar y5 = e5 - (n[30] * y0 + n[31] * y1 + n[32] * y2 + n[33] * y3 + n[34] * y4);
+  const scalar z0 = y0 * rinv[0];
+  const scalar z1 = y1 * rinv[1];
+  const scalar z2 = y2 * rinv[2];
+  const scalar z3 = y3 * rinv[3];
+  const scalar z4 = y4 * rinv[4];
+  const scalar z5 = y5 * rinv[5];
+  const scalar x5 = z5;
+  const scalar x4 = z4 - n[34] * x5;
+  const scalar x3 = z3 - (n[27] * x4 + n[33] * x5);
+  const scalar x2 = z2 - (n[20] * x3 + n[26] * x4 + n[32] * x5);
+  const scalar x1 = z1 - (n[13] * x2 + n[19] * x3 + n[25] * x4 + n[31] * x5);
+  const scalar x0 = z0 - (n[6] * x1 + n[12] * x2 + n[18] * x3 + n[24] * x4 + n[30] * x5);
+  e[0] = x0;
+  e[1] = x1;
+  e[2] = x2;
+  e[3] = x3;
+  e[4] = x4;
+  e[5] = x5;
 }
 
-/* xq -= L xp for a 5 x 1 block L (rt.h solve, forward). */
-static void forward_5x1(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0];
-  xq[1] -= l[1] * xp[0];
-  xq[2] -= l[2] * xp[0];
-  xq[3] -= l[3] * xp[0];
-  xq[4] -= l[4] * xp[0];
+/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_1x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  (void)n; /* a 1 x 1 block: only its reciprocal */
+  const v2 e0 = {e[0], e[1]};
+  *(v2 *)(et + 0) = e0;
+  const v2 y0 = e0;
+  const v2 z0 = y0 * rinv[0];
+  const v2 x0 = z0;
+  e[0] = x0[0];
+  e[1] = x0[1];
 }
 
-/* xq -= L xp for a 5 x 3 block L (rt.h solve, forward). */
-static void forward_5x3(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2];
-  xq[1] -= l[3] * xp[0] + l[4] * xp[1] + l[5] * xp[2];
-  xq[2] -= l[6] * xp[0] + l[7] * xp[1] + l[8] * xp[2];
-  xq[3] -= l[9] * xp[0] + l[10] * xp[1] + l[11] * xp[2];
-  xq[4] -= l[12] * xp[0] + l[13] * xp[1] + l[14] * xp[2];
+/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_4x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v2 e0 = {e[0], e[4]};
+  const v2 e1 = {e[1], e[5]};
+  const v2 e2 = {e[2], e[6]};
+  const v2 e3 = {e[3], e[7]};
+  *(v2 *)(et + 0) = e0;
+  *(v2 *)(et + 24) = e1;
+  *(v2 *)(et + 48) = e2;
+  *(v2 *)(et + 72) = e3;
+  const v2 y0 = e0;
+  const v2 y1 = e1 - n[4] * y0;
+  const v2 y2 = e2 - (n[8] * y0 + n[9] * y1);
+  const v2 y3 = e3 - (n[12] * y0 + n[13] * y1 + n[14] * y2);
+  const v2 z0 = y0 * rinv[0];
+  const v2 z1 = y1 * rinv[1];
+  const v2 z2 = y2 * rinv[2];
+  const v2 z3 = y3 * rinv[3];
+  const v2 x3 = z3;
+  const v2 x2 = z2 - n[14] * x3;
+  const v2 x1 = z1 - (n[9] * x2 + n[13] * x3);
+  const v2 x0 = z0 - (n[4] * x1 + n[8] * x2 + n[12] * x3);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x0[1];
+  e[5] = x1[1];
+  e[6] = x2[1];
+  e[7] = x3[1];
 }
 
-/* xq -= L xp for a 5 x 4 block L (rt.h solve, forward). */
-static void forward_5x4(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2] + l[3] * xp[3];
-  xq[1] -= l[4] * xp[0] + l[5] * xp[1] + l[6] * xp[2] + l[7] * xp[3];
-  xq[2] -= l[8] * xp[0] + l[9] * xp[1] + l[10] * xp[2] + l[11] * xp[3];
-  xq[3] -= l[12] * xp[0] + l[13] * xp[1] + l[14] * xp[2] + l[15] * xp[3];
-  xq[4] -= l[16] * xp[0] + l[17] * xp[1] + l[18] * xp[2] + l[19] * xp[3];
+/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v2 e0 = {e[0], e[5]};
+  const v2 e1 = {e[1], e[6]};
+  const v2 e2 = {e[2], e[7]};
+  const v2 e3 = {e[3], e[8]};
+  const v2 e4 = {e[4], e[9]};
+  *(v2 *)(et + 0) = e0;
+  *(v2 *)(et + 24) = e1;
+  *(v2 *)(et + 48) = e2;
+  *(v2 *)(et + 72) = e3;
+  *(v2 *)(et + 96) = e4;
+  const v2 y0 = e0;
+  const v2 y1 = e1 - n[5] * y0;
+  const v2 y2 = e2 - (n[10] * y0 + n[11] * y1);
+  const v2 y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
+  const v2 y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const v2 z0 = y0 * rinv[0];
+  const v2 z1 = y1 * rinv[1];
+  const v2 z2 = y2 * rinv[2];
+  const v2 z3 = y3 * rinv[3];
+  const v2 z4 = y4 * rinv[4];
+  const v2 x4 = z4;
+  const v2 x3 = z3 - n[23] * x4;
+  const v2 x2 = z2 - (n[17] * x3 + n[22] * x4);
+  const v2 x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
+  const v2 x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x0[1];
+  e[6] = x1[1];
+  e[7] = x2[1];
+  e[8] = x3[1];
+  e[9] = x4[1];
 }
 
-/* xq -= L xp for a 5 x 5 block L (rt.h solve, forward). */
-static void forward_5x5(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2] + l[3] * xp[3] + l[4] * xp[4];
-  xq[1] -= l[5] * xp[0] + l[6] * xp[1] + l[7] * xp[2] + l[8] * xp[3] + l[9] * xp[4];
-  xq[2] -= l[10] * xp[0] + l[11] * xp[1] + l[12] * xp[2] + l[13] * xp[3] + l[14] * xp[4];
-  xq[3] -= l[15] * xp[0] + l[16] * xp[1] + l[17] * xp[2] + l[18] * xp[3] + l[19] * xp[4];
-  xq[4] -= l[20] * xp[0] + l[21] * xp[1] + l[22] * xp[2] + l[23] * xp[3] + l[24] * xp[4];
+/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_6x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v2 e0 = {e[0], e[6]};
+  const v2 e1 = {e[1], e[7]};
+  const v2 e2 = {e[2], e[8]};
+  const v2 e3 = {e[3], e[9]};
+  const v2 e4 = {e[4], e[10]};
+  const v2 e5 = {e[5], e[11]};
+  *(v2 *)(et + 0) = e0;
+  *(v2 *)(et + 24) = e1;
+  *(v2 *)(et + 48) = e2;
+  *(v2 *)(et + 72) = e3;
+  *(v2 *)(et + 96) = e4;
+  *(v2 *)(et + 120) = e5;
+  const v2 y0 = e0;
+  const v2 y1 = e1 - n[6] * y0;
+  const v2 y2 = e2 - (n[12] * y0 + n[13] * y1);
+  const v2 y3 = e3 - (n[18] * y0 + n[19] * y1 + n[20] * y2);
+  const v2 y4 = e4 - (n[24] * y0 + n[25] * y1 + n[26] * y2 + n[27] * y3);
+  const v2 y5 = e5 - (n[30] * y0 + n[31] * y1 + n[32] * y2 + n[33] * y3 + n[34] * y4);
+  const v2 z0 = y0 * rinv[0];
+  const v2 z1 = y1 * rinv[1];
+  const v2 z2 = y2 * rinv[2];
+  const v2 z3 = y3 * rinv[3];
+  const v2 z4 = y4 * rinv[4];
+  const v2 z5 = y5 * rinv[5];
+  const v2 x5 = z5;
+  const v2 x4 = z4 - n[34] * x5;
+  const v2 x3 = z3 - (n[27] * x4 + n[33] * x5);
+  const v2 x2 = z2 - (n[20] * x3 + n[26] * x4 + n[32] * x5);
+  const v2 x1 = z1 - (n[13] * x2 + n[19] * x3 + n[25] * x4 + n[31] * x5);
+  const v2 x0 = z0 - (n[6] * x1 + n[12] * x2 + n[18] * x3 + n[24] * x4 + n[30] * x5);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x5[0];
+  e[6] = x0[1];
+  e[7] = x1[1];
+  e[8] = x2[1];
+  e[9] = x3[1];
+  e[10] = x4[1];
+  e[11] = x5[1];
 }
 
-/* xq -= L xp for a 5 x 6 block L (rt.h solve, forward). */
-static void forward_5x6(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2] + l[3] * xp[3] + l[4] * xp[4] + l[5] * xp[5];
-  xq[1] -= l[6] * xp[0] + l[7] * xp[1] + l[8] * xp[2] + l[9] * xp[3] + l[10] * xp[4] + l[11] * xp[5];
-  xq[2] -= l[12] * xp[0] + l[13] * xp[1] + l[14] * xp[2] + l[15] * xp[3] + l[16] * xp[4] + l[17] * xp[5];
-  xq[3] -= l[18] * xp[0] + l[19] * xp[1] + l[20] * xp[2] + l[21] * xp[3] + l[22] * xp[4] + l[23] * xp[5];
-  xq[4] -= l[24] * xp[0] + l[25] * xp[1] + l[26] * xp[2] + l[27] * xp[3] + l[28] * xp[4] + l[29] * xp[5];
+/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0 = {e[0], e[5], e[10], e[15]};
+  const v4 e1 = {e[1], e[6], e[11], e[16]};
+  const v4 e2 = {e[2], e[7], e[12], e[17]};
+  const v4 e3 = {e[3], e[8], e[13], e[18]};
+  const v4 e4 = {e[4], e[9], e[14], e[19]};
+  *(v4 *)(et + 0) = e0;
+  *(v4 *)(et + 24) = e1;
+  *(v4 *)(et + 48) = e2;
+  *(v4 *)(et + 72) = e3;
+  *(v4 *)(et + 96) = e4;
+  const v4 y0 = e0;
+  const v4 y1 = e1 - n[5] * y0;
+  const v4 y2 = e2 - (n[10] * y0 + n[11] * y1);
+  const v4 y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
+  const v4 y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const v4 z0 = y0 * rinv[0];
+  const v4 z1 = y1 * rinv[1];
+  const v4 z2 = y2 * rinv[2];
+  const v4 z3 = y3 * rinv[3];
+  const v4 z4 = y4 * rinv[4];
+  const v4 x4 = z4;
+  const v4 x3 = z3 - n[23] * x4;
+  const v4 x2 = z2 - (n[17] * x3 + n[22] * x4);
+  const v4 x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
+  const v4 x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x0[1];
+  e[6] = x1[1];
+  e[7] = x2[1];
+  e[8] = x3[1];
+  e[9] = x4[1];
+  e[10] = x0[2];
+  e[11] = x1[2];
+  e[12] = x2[2];
+  e[13] = x3[2];
+  e[14] = x4[2];
+  e[15] = x0[3];
+  e[16] = x1[3];
+  e[17] = x2[3];
+  e[18] = x3[3];
+  e[19] = x4[3];
 }
 
-/* xq -= L xp for a 6 x 3 block L (rt.h solve, forward). */
-static void forward_6x3(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2];
-  xq[1] -= l[3] * xp[0] + l[4] * xp[1] + l[5] * xp[2];
-  xq[2] -= l[6] * xp[0] + l[7] * xp[1] + l[8] * xp[2];
-  xq[3] -= l[9] * xp[0] + l[10] * xp[1] + l[11] * xp[2];
-  xq[4] -= l[12] * xp[0] + l[13] * xp[1] + l[14] * xp[2];
-  xq[5] -= l[15] * xp[0] + l[16] * xp[1] + l[17] * xp[2];
+/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_6x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0 = {e[0], e[6], e[12], e[18]};
+  const v4 e1 = {e[1], e[7], e[13], e[19]};
+  const v4 e2 = {e[2], e[8], e[14], e[20]};
+  const v4 e3 = {e[3], e[9], e[15], e[21]};
+  const v4 e4 = {e[4], e[10], e[16], e[22]};
+  const v4 e5 = {e[5], e[11], e[17], e[23]};
+  *(v4 *)(et + 0) = e0;
+  *(v4 *)(et + 24) = e1;
+  *(v4 *)(et + 48) = e2;
+  *(v4 *)(et + 72) = e3;
+  *(v4 *)(et + 96) = e4;
+  *(v4 *)(et + 120) = e5;
+  const v4 y0 = e0;
+  const v4 y1 = e1 - n[6] * y0;
+  const v4 y2 = e2 - (n[12] * y0 + n[13] * y1);
+  const v4 y3 = e3 - (n[18] * y0 + n[19] * y1 + n[20] * y2);
+  const v4 y4 = e4 - (n[24] * y0 + n[25] * y1 + n[26] * y2 + n[27] * y3);
+  const v4 y5 = e5 - (n[30] * y0 + n[31] * y1 + n[32] * y2 + n[33] * y3 + n[34] * y4);
+  const v4 z0 = y0 * rinv[0];
+  const v4 z1 = y1 * rinv[1];
+  const v4 z2 = y2 * rinv[2];
+  const v4 z3 = y3 * rinv[3];
+  const v4 z4 = y4 * rinv[4];
+  const v4 z5 = y5 * rinv[5];
+  const v4 x5 = z5;
+  const v4 x4 = z4 - n[34] * x5;
+  const v4 x3 = z3 - (n[27] * x4 + n[33] * x5);
+  const v4 x2 = z2 - (n[20] * x3 + n[26] * x4 + n[32] * x5);
+  const v4 x1 = z1 - (n[13] * x2 + n[19] * x3 + n[25] * x4 + n[31] * x5);
+  const v4 x0 = z0 - (n[6] * x1 + n[12] * x2 + n[18] * x3 + n[24] * x4 + n[30] * x5);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x5[0];
+  e[6] = x0[1];
+  e[7] = x1[1];
+  e[8] = x2[1];
+  e[9] = x3[1];
+  e[10] = x4[1];
+  e[11] = x5[1];
+  e[12] = x0[2];
+  e[13] = x1[2];
+  e[14] = x2[2];
+  e[15] = x3[2];
+  e[16] = x4[2];
+  e[17] = x5[2];
+  e[18] = x0[3];
+  e[19] = x1[3];
+  e[20] = x2[3];
+  e[21] = x3[3];
+  e[22] = x4[3];
+  e[23] = x5[3];
 }
 
-/* xq -= L xp for a 6 x 5 block L (rt.h solve, forward). */
-static void forward_6x5(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2] + l[3] * xp[3] + l[4] * xp[4];
-  xq[1] -= l[5] * xp[0] + l[6] * xp[1] + l[7] * xp[2] + l[8] * xp[3] + l[9] * xp[4];
-  xq[2] -= l[10] * xp[0] + l[11] * xp[1] + l[12] * xp[2] + l[13] * xp[3] + l[14] * xp[4];
-  xq[3] -= l[15] * xp[0] + l[16] * xp[1] + l[17] * xp[2] + l[18] * xp[3] + l[19] * xp[4];
-  xq[4] -= l[20] * xp[0] + l[21] * xp[1] + l[22] * xp[2] + l[23] * xp[3] + l[24] * xp[4];
-  xq[5] -= l[25] * xp[0] + l[26] * xp[1] + l[27] * xp[2] + l[28] * xp[3] + l[29] * xp[4];
+/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4):
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_1x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  (void)n; /* a 1 x 1 block: only its reciprocal */
+  const v4 e0_0 = {e[0], e[1], e[2], e[3]};
+  const v4 e0_1 = {e[4], e[5], e[6], e[7]};
+  *(v4 *)(et + 0) = e0_0;
+  *(v4 *)(et + 4) = e0_1;
+  const v4 y0_0 = e0_0;
+  const v4 y0_1 = e0_1;
+  const v4 z0_0 = y0_0 * rinv[0];
+  const v4 z0_1 = y0_1 * rinv[0];
+  const v4 x0_0 = z0_0;
+  const v4 x0_1 = z0_1;
+  e[0] = x0_0[0];
+  e[1] = x0_0[1];
+  e[2] = x0_0[2];
+  e[3] = x0_0[3];
+  e[4] = x0_1[0];
+  e[5] = x0_1[1];
+  e[6] = x0_1[2];
+  e[7] = x0_1[3];
 }
 
-/* s = L^T xq for a 3 x 3 block L: the first block of a pivot's
- * backward sum (rt.h solve, backward). */
-static void backward_set_3x3(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[0] * xq[0] + l[3] * xq[1] + l[6] * xq[2];
-  s[1] = l[1] * xq[0] + l[4] * xq[1] + l[7] * xq[2];
-  s[2] = l[2] * xq[0] + l[5] * xq[1] + l[8] * xq[2];
+/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4):
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_3x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0_0 = {e[0], e[3], e[6], e[9]};
+  const v4 e0_1 = {e[12], e[15], e[18], e[21]};
+  const v4 e1_0 = {e[1], e[4], e[7], e[10]};
+  const v4 e1_1 = {e[13], e[16], e[19], e[22]};
+  const v4 e2_0 = {e[2], e[5], e[8], e[11]};
+  const v4 e2_1 = {e[14], e[17], e[20], e[23]};
+  *(v4 *)(et + 0) = e0_0;
+  *(v4 *)(et + 4) = e0_1;
+  *(v4 *)(et + 24) = e1_0;
+  *(v4 *)(et + 28) = e1_1;
+  *(v4 *)(et + 48) = e2_0;
+  *(v4 *)(et + 52) = e2_1;
+  const v4 y0_0 = e0_0;
+  const v4 y0_1 = e0_1;
+  const v4 y1_0 = e1_0 - n[3] * y0_0;
+  const v4 y1_1 = e1_1 - n[3] * y0_1;
+  const v4 y2_0 = e2_0 - (n[6] * y0_0 + n[7] * y1_0);
+  const v4 y2_1 = e2_1 - (n[6] * y0_1 + n[7] * y1_1);
+  const v4 z0_0 = y0_0 * rinv[0];
+  const v4 z0_1 = y0_1 * rinv[0];
+  const v4 z1_0 = y1_0 * rinv[1];
+  const v4 z1_1 = y1_1 * rinv[1];
+  const v4 z2_0 = y2_0 * rinv[2];
+  const v4 z2_1 = y2_1 * rinv[2];
+  const v4 x2_0 = z2_0;
+  const v4 x2_1 = z2_1;
+  const v4 x1_0 = z1_0 - n[7] * x2_0;
+  const v4 x1_1 = z1_1 - n[7] * x2_1;
+  const v4 x0_0 = z0_0 - (n[3] * x1_0 + n[6] * x2_0);
+  const v4 x0_1 = z0_1 - (n[3] * x1_1 + n[6] * x2_1);
+  e[0] = x0_0[0];
+  e[1] = x1_0[0];
+  e[2] = x2_0[0];
+  e[3] = x0_0[1];
+  e[4] = x1_0[1];
+  e[5] = x2_0[1];
+  e[6] = x0_0[2];
+  e[7] = x1_0[2];
+  e[8] = x2_0[2];
+  e[9] = x0_0[3];
+  e[10] = x1_0[3];
+  e[11] = x2_0[3];
+  e[12] = x0_1[0];
+  e[13] = x1_1[0];
+  e[14] = x2_1[0];
+  e[15] = x0_1[1];
+  e[16] = x1_1[1];
+  e[17] = x2_1[1];
+  e[18] = x0_1[2];
+  e[19] = x1_1[2];
+  e[20] = x2_1[2];
+  e[21] = x0_1[3];
+  e[22] = x1_1[3];
+  e[23] = x2_1[3];
 }
 
-/* s = L^T xq for a 3 x 5 block L: the first block of a pivot's
- * backward sum (rt.h solve, backward). */
-static void backward_set_3x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[0] * xq[0] + l[5] * xq[1] + l[10] * xq[2];
-  s[1] = l[1] * xq[0] + l[6] * xq[1] + l[11] * xq[2];
-  s[2] = l[2] * xq[0] + l[7] * xq[1] + l[12] * xq[2];
-  s[3] = l[3] * xq[0] + l[8] * xq[1] + l[13] * xq[2];
-  s[4] = l[4] * xq[0] + l[9] * xq[1] + l[14] * xq[2];
+/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4):
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_4x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0_0 = {e[0], e[4], e[8], e[12]};
+  const v4 e0_1 = {e[16], e[20], e[24], e[28]};
+  const v4 e1_0 = {e[1], e[5], e[9], e[13]};
+  const v4 e1_1 = {e[17], e[21], e[25], e[29]};
+  const v4 e2_0 = {e[2], e[6], e[10], e[14]};
+  const v4 e2_1 = {e[18], e[22], e[26], e[30]};
+  const v4 e3_0 = {e[3], e[7], e[11], e[15]};
+  const v4 e3_1 = {e[19], e[23], e[27], e[31]};
+  *(v4 *)(et + 0) = e0_0;
+  *(v4 *)(et + 4) = e0_1;
+  *(v4 *)(et + 24) = e1_0;
+  *(v4 *)(et + 28) = e1_1;
+  *(v4 *)(et + 48) = e2_0;
+  *(v4 *)(et + 52) = e2_1;
+  *(v4 *)(et + 72) = e3_0;
+  *(v4 *)(et + 76) = e3_1;
+  const v4 y0_0 = e0_0;
+  const v4 y0_1 = e0_1;
+  const v4 y1_0 = e1_0 - n[4] * y0_0;
+  const v4 y1_1 = e1_1 - n[4] * y0_1;
+  const v4 y2_0 = e2_0 - (n[8] * y0_0 + n[9] * y1_0);
+  const v4 y2_1 = e2_1 - (n[8] * y0_1 + n[9] * y1_1);
+  const v4 y3_0 = e3_0 - (n[12] * y0_0 + n[13] * y1_0 + n[14] * y2_0);
+  const v4 y3_1 = e3_1 - (n[12] * y0_1 + n[13] * y1_1 + n[14] * y2_1);
+  const v4 z0_0 = y0_0 * rinv[0];
+  const v4 z0_1 = y0_1 * rinv[0];
+  const v4 z1_0 = y1_0 * rinv[1];
+  const v4 z1_1 = y1_1 * rinv[1];
+  const v4 z2_0 = y2_0 * rinv[2];
+  const v4 z2_1 = y2_1 * rinv[2];
+  const v4 z3_0 = y3_0 * rinv[3];
+  const v4 z3_1 = y3_1 * rinv[3];
+  const v4 x3_0 = z3_0;
+  const v4 x3_1 = z3_1;
+  const v4 x2_0 = z2_0 - n[14] * x3_0;
+  const v4 x2_1 = z2_1 - n[14] * x3_1;
+  const v4 x1_0 = z1_0 - (n[9] * x2_0 + n[13] * x3_0);
+  const v4 x1_1 = z1_1 - (n[9] * x2_1 + n[13] * x3_1);
+  const v4 x0_0 = z0_0 - (n[4] * x1_0 + n[8] * x2_0 + n[12] * x3_0);
+  const v4 x0_1 = z0_1 - (n[4] * x1_1 + n[8] * x2_1 + n[12] * x3_1);
+  e[0] = x0_0[0];
+  e[1] = x1_0[0];
+  e[2] = x2_0[0];
+  e[3] = x3_0[0];
+  e[4] = x0_0[1];
+  e[5] = x1_0[1];
+  e[6] = x2_0[1];
+  e[7] = x3_0[1];
+  e[8] = x0_0[2];
+  e[9] = x1_0[2];
+  e[10] = x2_0[2];
+  e[11] = x3_0[2];
+  e[12] = x0_0[3];
+  e[13] = x1_0[3];
+  e[14] = x2_0[3];
+  e[15] = x3_0[3];
+  e[16] = x0_1[0];
+  e[17] = x1_1[0];
+  e[18] = x2_1[0];
+  e[19] = x3_1[0];
+  e[20] = x0_1[1];
+  e[21] = x1_1[1];
+  e[22] = x2_1[1];
+  e[23] = x3_1[1];
+  e[24] = x0_1[2];
+  e[25] = x1_1[2];
+  e[26] = x2_1[2];
+  e[27] = x3_1[2];
+  e[28] = x0_1[3];
+  e[29] = x1_1[3];
+  e[30] = x2_1[3];
+  e[31] = x3_1[3];
 }
 
-/* s = L^T xq for a 3 x 6 block L: the first block of a pivot's
- * backward sum (rt.h solve, backward). */
-static void backward_set_3x6(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[0] * xq[0] + l[6] * xq[1] + l[12] * xq[2];
-  s[1] = l[1] * xq[0] + l[7] * xq[1] + l[13] * xq[2];
-  s[2] = l[2] * xq[0] + l[8] * xq[1] + l[14] * xq[2];
-  s[3] = l[3] * xq[0] + l[9] * xq[1] + l[15] * xq[2];
-  s[4] = l[4] * xq[0] + l[10] * xq[1] + l[16] * xq[2];
-  s[5] = l[5] * xq[0] + l[11] * xq[1] + l[17] * xq[2];
+/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4):
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0_0 = {e[0], e[5], e[10], e[15]};
+  const v4 e0_1 = {e[20], e[25], e[30], e[35]};
+  const v4 e1_0 = {e[1], e[6], e[11], e[16]};
+  const v4 e1_1 = {e[21], e[26], e[31], e[36]};
+  const v4 e2_0 = {e[2], e[7], e[12], e[17]};
+  const v4 e2_1 = {e[22], e[27], e[32], e[37]};
+  const v4 e3_0 = {e[3], e[8], e[13], e[18]};
+  const v4 e3_1 = {e[23], e[28], e[33], e[38]};
+  const v4 e4_0 = {e[4], e[9], e[14], e[19]};
+  const v4 e4_1 = {e[24], e[29], e[34], e[39]};
+  *(v4 *)(et + 0) = e0_0;
+  *(v4 *)(et + 4) = e0_1;
+  *(v4 *)(et + 24) = e1_0;
+  *(v4 *)(et + 28) = e1_1;
+  *(v4 *)(et + 48) = e2_0;
+  *(v4 *)(et + 52) = e2_1;
+  *(v4 *)(et + 72) = e3_0;
+  *(v4 *)(et + 76) = e3_1;
+  *(v4 *)(et + 96) = e4_0;
+  *(v4 *)(et + 100) = e4_1;
+  const v4 y0_0 = e0_0;
+  const v4 y0_1 = e0_1;
+  const v4 y1_0 = e1_0 - n[5] * y0_0;
+  const v4 y1_1 = e1_1 - n[5] * y0_1;
+  const v4 y2_0 = e2_0 - (n[10] * y0_0 + n[11] * y1_0);
+  const v4 y2_1 = e2_1 - (n[10] * y0_1 + n[11] * y1_1);
+  const v4 y3_0 = e3_0 - (n[15] * y0_0 + n[16] * y1_0 + n[17] * y2_0);
+  const v4 y3_1 = e3_1 - (n[15] * y0_1 + n[16] * y1_1 + n[17] * y2_1);
+  const v4 y4_0 = e4_0 - (n[20] * y0_0 + n[21] * y1_0 + n[22] * y2_0 + n[23] * y3_0);
+  const v4 y4_1 = e4_1 - (n[20] * y0_1 + n[21] * y1_1 + n[22] * y2_1 + n[23] * y3_1);
+  const v4 z0_0 = y0_0 * rinv[0];
+  const v4 z0_1 = y0_1 * rinv[0];
+  const v4 z1_0 = y1_0 * rinv[1];
+  const v4 z1_1 = y1_1 * rinv[1];
+  const v4 z2_0 = y2_0 * rinv[2];
+  const v4 z2_1 = y2_1 * rinv[2];
+  const v4 z3_0 = y3_0 * rinv[3];
+  const v4 z3_1 = y3_1 * rinv[3];
+  const v4 z4_0 = y4_0 * rinv[4];
+  const v4 z4_1 = y4_1 * rinv[4];
+  const v4 x4_0 = z4_0;
+  const v4 x4_1 = z4_1;
+  const v4 x3_0 = z3_0 - n[23] * x4_0;
+  const v4 x3_1 = z3_1 - n[23] * x4_1;
+  const v4 x2_0 = z2_0 - (n[17] * x3_0 + n[22] * x4_0);
+  const v4 x2_1 = z2_1 - (n[17] * x3_1 + n[22] * x4_1);
+  const v4 x1_0 = z1_0 - (n[11] * x2_0 + n[16] * x3_0 + n[21] * x4_0);
+  const v4 x1_1 = z1_1 - (n[11] * x2_1 + n[16] * x3_1 + n[21] * x4_1);
+  const v4 x0_0 = z0_0 - (n[5] * x1_0 + n[10] * x2_0 + n[15] * x3_0 + n[20] * x4_0);
+  const v4 x0_1 = z0_1 - (n[5] * x1_1 + n[10] * x2_1 + n[15] * x3_1 + n[20] * x4_1);
+  e[0] = x0_0[0];
+  e[1] = x1_0[0];
+  e[2] = x2_0[0];
+  e[3] = x3_0[0];
+  e[4] = x4_0[0];
+  e[5] = x0_0[1];
+  e[6] = x1_0[1];
+  e[7] = x2_0[1];
+  e[8] = x3_0[1];
+  e[9] = x4_0[1];
+  e[10] = x0_0[2];
+  e[11] = x1_0[2];
+  e[12] = x2_0[2];
+  e[13] = x3_0[2];
+  e[14] = x4_0[2];
+  e[15] = x0_0[3];
+  e[16] = x1_0[3];
+  e[17] = x2_0[3];
+  e[18] = x3_0[3];
+  e[19] = x4_0[3];
+  e[20] = x0_1[0];
+  e[21] = x1_1[0];
+  e[22] = x2_1[0];
+  e[23] = x3_1[0];
+  e[24] = x4_1[0];
+  e[25] = x0_1[1];
+  e[26] = x1_1[1];
+  e[27] = x2_1[1];
+  e[28] = x3_1[1];
+  e[29] = x4_1[1];
+  e[30] = x0_1[2];
+  e[31] = x1_1[2];
+  e[32] = x2_1[2];
+  e[33] = x3_1[2];
+  e[34] = x4_1[2];
+  e[35] = x0_1[3];
+  e[36] = x1_1[3];
+  e[37] = x2_1[3];
+  e[38] = x3_1[3];
+  e[39] = x4_1[3];
 }
 
-/* s = L^T xq for a 5 x 1 block L: the first block of a pivot's
- * backward sum (rt.h solve, backward). */
-static void backward_set_5x1(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[0] * xq[0] + l[1] * xq[1] + l[2] * xq[2] + l[3] * xq[3] + l[4] * xq[4];
+/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4):
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_6x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0_0 = {e[0], e[6], e[12], e[18]};
+  const v4 e0_1 = {e[24], e[30], e[36], e[42]};
+  const v4 e1_0 = {e[1], e[7], e[13], e[19]};
+  const v4 e1_1 = {e[25], e[31], e[37], e[43]};
+  const v4 e2_0 = {e[2], e[8], e[14], e[20]};
+  const v4 e2_1 = {e[26], e[32], e[38], e[44]};
+  const v4 e3_0 = {e[3], e[9], e[15], e[21]};
+  const v4 e3_1 = {e[27], e[33], e[39], e[45]};
+  const v4 e4_0 = {e[4], e[10], e[16], e[22]};
+  const v4 e4_1 = {e[28], e[34], e[40], e[46]};
+  const v4 e5_0 = {e[5], e[11], e[17], e[23]};
+  const v4 e5_1 = {e[29], e[35], e[41], e[47]};
+  *(v4 *)(et + 0) = e0_0;
+  *(v4 *)(et + 4) = e0_1;
+  *(v4 *)(et + 24) = e1_0;
+  *(v4 *)(et + 28) = e1_1;
+  *(v4 *)(et + 48) = e2_0;
+  *(v4 *)(et + 52) = e2_1;
+  *(v4 *)(et + 72) = e3_0;
+  *(v4 *)(et + 76) = e3_1;
+  *(v4 *)(et + 96) = e4_0;
+  *(v4 *)(et + 100) = e4_1;
+  *(v4 *)(et + 120) = e5_0;
+  *(v4 *)(et + 124) = e5_1;
+  const v4 y0_0 = e0_0;
+  const v4 y0_1 = e0_1;
+  const v4 y1_0 = e1_0 - n[6] * y0_0;
+  const v4 y1_1 = e1_1 - n[6] * y0_1;
+  const v4 y2_0 = e2_0 - (n[12] * y0_0 + n[13] * y1_0);
+  const v4 y2_1 = e2_1 - (n[12] * y0_1 + n[13] * y1_1);
+  const v4 y3_0 = e3_0 - (n[18] * y0_0 + n[19] * y1_0 + n[20] * y2_0);
+  const v4 y3_1 = e3_1 - (n[18] * y0_1 + n[19] * y1_1 + n[20] * y2_1);
+  const v4 y4_0 = e4_0 - (n[24] * y0_0 + n[25] * y1_0 + n[26] * y2_0 + n[27] * y3_0);
+  const v4 y4_1 = e4_1 - (n[24] * y0_1 + n[25] * y1_1 + n[26] * y2_1 + n[27] * y3_1);
+  const v4 y5_0 = e5_0 - (n[30] * y0_0 + n[31] * y1_0 + n[32] * y2_0 + n[33] * y3_0 + n[34] * y4_0);
+  const v4 y5_1 = e5_1 - (n[30] * y0_1 + n[31] * y1_1 + n[32] * y2_1 + n[33] * y3_1 + n[34] * y4_1);
+  const v4 z0_0 = y0_0 * rinv[0];
+  const v4 z0_1 = y0_1 * rinv[0];
+  const v4 z1_0 = y1_0 * rinv[1];
+  const v4 z1_1 = y1_1 * rinv[1];
+  const v4 z2_0 = y2_0 * rinv[2];
+  const v4 z2_1 = y2_1 * rinv[2];
+  const v4 z3_0 = y3_0 * rinv[3];
+  const v4 z3_1 = y3_1 * rinv[3];
+  const v4 z4_0 = y4_0 * rinv[4];
+  const v4 z4_1 = y4_1 * rinv[4];
+  const v4 z5_0 = y5_0 * rinv[5];
+  const v4 z5_1 = y5_1 * rinv[5];
+  const v4 x5_0 = z5_0;
+  const v4 x5_1 = z5_1;
+  const v4 x4_0 = z4_0 - n[34] * x5_0;
+  const v4 x4_1 = z4_1 - n[34] * x5_1;
+  const v4 x3_0 = z3_0 - (n[27] * x4_0 + n[33] * x5_0);
+  const v4 x3_1 = z3_1 - (n[27] * x4_1 + n[33] * x5_1);
+  const v4 x2_0 = z2_0 - (n[20] * x3_0 + n[26] * x4_0 + n[32] * x5_0);
+  const v4 x2_1 = z2_1 - (n[20] * x3_1 + n[26] * x4_1 + n[32] * x5_1);
+  const v4 x1_0 = z1_0 - (n[13] * x2_0 + n[19] * x3_0 + n[25] * x4_0 + n[31] * x5_0);
+  const v4 x1_1 = z1_1 - (n[13] * x2_1 + n[19] * x3_1 + n[25] * x4_1 + n[31] * x5_1);
+  const v4 x0_0 = z0_0 - (n[6] * x1_0 + n[12] * x2_0 + n[18] * x3_0 + n[24] * x4_0 + n[30] * x5_0);
+  const v4 x0_1 = z0_1 - (n[6] * x1_1 + n[12] * x2_1 + n[18] * x3_1 + n[24] * x4_1 + n[30] * x5_1);
+  e[0] = x0_0[0];
+  e[1] = x1_0[0];
+  e[2] = x2_0[0];
+  e[3] = x3_0[0];
+  e[4] = x4_0[0];
+  e[5] = x5_0[0];
+  e[6] = x0_0[1];
+  e[7] = x1_0[1];
+  e[8] = x2_0[1];
+  e[9] = x3_0[1];
+  e[10] = x4_0[1];
+  e[11] = x5_0[1];
+  e[12] = x0_0[2];
+  e[13] = x1_0[2];
+  e[14] = x2_0[2];
+  e[15] = x3_0[2];
+  e[16] = x4_0[2];
+  e[17] = x5_0[2];
+  e[18] = x0_0[3];
+  e[19] = x1_0[3];
+  e[20] = x2_0[3];
+  e[21] = x3_0[3];
+  e[22] = x4_0[3];
+  e[23] = x5_0[3];
+  e[24] = x0_1[0];
+  e[25] = x1_1[0];
+  e[26] = x2_1[0];
+  e[27] = x3_1[0];
+  e[28] = x4_1[0];
+  e[29] = x5_1[0];
+  e[30] = x0_1[1];
+  e[31] = x1_1[1];
+  e[32] = x2_1[1];
+  e[33] = x3_1[1];
+  e[34] = x4_1[1];
+  e[35] = x5_1[1];
+  e[36] = x0_1[2];
+  e[37] = x1_1[2];
+  e[38] = x2_1[2];
+  e[39] = x3_1[2];
+  e[40] = x4_1[2];
+  e[41] = x5_1[2];
+  e[42] = x0_1[3];
+  e[43] = x1_1[3];
+  e[44] = x2_1[3];
+  e[45] = x3_1[3];
+  e[46] = x4_1[3];
+  e[47] = x5_1[3];
 }
 
-/* s = L^T xq for a 5 x 3 block L: the first block of a pivot's
- * backward sum (rt.h solve, backward). */
-static void backward_set_5x3(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[0] * xq[0] + l[3] * xq[1] + l[6] * xq[2] + l[9] * xq[3] + l[12] * xq[4];
-  s[1] = l[1] * xq[0] + l[4] * xq[1] + l[7] * xq[2] + l[10] * xq[3] + l[13] * xq[4];
-  s[2] = l[2] * xq[0] + l[5] * xq[1] + l[8] * xq[2] + l[11] * xq[3] + l[14] * xq[4];
+/* Lower triangle of a 3 x 3 node block C -= L E^T, L and E 3 x 1 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_3_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0];
+  *(v2 *)(c + 3) -= l[1] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 6) -= l[2] * *(const v2 *)(et + 0);
+  c[8] -= l[2] * et[2];
 }
 
-/* s = L^T xq for a 5 x 4 block L: the first block of a pivot's
- * backward sum (rt.h solve, backward). */
-static void backward_set_5x4(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[0] * xq[0] + l[4] * xq[1] + l[8] * xq[2] + l[12] * xq[3] + l[16] * xq[4];
-  s[1] = l[1] * xq[0] + l[5] * xq[1] + l[9] * xq[2] + l[13] * xq[3] + l[17] * xq[4];
-  s[2] = l[2] * xq[0] + l[6] * xq[1] + l[10] * xq[2] + l[14] * xq[3] + l[18] * xq[4];
-  s[3] = l[3] * xq[0] + l[7] * xq[1] + l[11] * xq[2] + l[15] * xq[3] + l[19] * xq[4];
+/* Lower triangle of a 3 x 3 node block C -= L E^T, L and E 3 x 3 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_3_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
+  *(v2 *)(c + 3) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
+  *(v2 *)(c + 6) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
+  c[8] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
 }
 
-/* s = L^T xq for a 5 x 5 block L: the first block of a pivot's
- * backward sum (rt.h solve, backward). */
-static void backward_set_5x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[0] * xq[0] + l[5] * xq[1] + l[10] * xq[2] + l[15] * xq[3] + l[20] * xq[4];
-  s[1] = l[1] * xq[0] + l[6] * xq[1] + l[11] * xq[2] + l[16] * xq[3] + l[21] * xq[4];
-  s[2] = l[2] * xq[0] + l[7] * xq[1] + l[12] * xq[2] + l[17] * xq[3] + l[22] * xq[4];
-  s[3] = l[3] * xq[0] + l[8] * xq[1] + l[13] * xq[2] + l[18] * xq[3] + l[23] * xq[4];
-  s[4] = l[4] * xq[0] + l[9] * xq[1] + l[14] * xq[2] + l[19] * xq[3] + l[24] * xq[4];
+/* Lower triangle of a 3 x 3 node block C -= L E^T, L and E 3 x 5 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_3_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
+  *(v2 *)(c + 3) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
+  *(v2 *)(c + 6) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
+  c[8] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
 }
 
-/* s = L^T xq for a 5 x 6 block L: the first block of a pivot's
- * backward sum (rt.h solve, backward). */
-static void backward_set_5x6(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[0] * xq[0] + l[6] * xq[1] + l[12] * xq[2] + l[18] * xq[3] + l[24] * xq[4];
-  s[1] = l[1] * xq[0] + l[7] * xq[1] + l[13] * xq[2] + l[19] * xq[3] + l[25] * xq[4];
-  s[2] = l[2] * xq[0] + l[8] * xq[1] + l[14] * xq[2] + l[20] * xq[3] + l[26] * xq[4];
-  s[3] = l[3] * xq[0] + l[9] * xq[1] + l[15] * xq[2] + l[21] * xq[3] + l[27] * xq[4];
-  s[4] = l[4] * xq[0] + l[10] * xq[1] + l[16] * xq[2] + l[22] * xq[3] + l[28] * xq[4];
-  s[5] = l[5] * xq[0] + l[11] * xq[1] + l[17] * xq[2] + l[23] * xq[3] + l[29] * xq[4];
+/* Lower triangle of a 3 x 3 node block C -= L E^T, L and E 3 x 6 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_3_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96] + l[5] * et[120];
+  *(v2 *)(c + 3) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 96) + l[11] * *(const v2 *)(et + 120);
+  *(v2 *)(c + 6) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48) + l[15] * *(const v2 *)(et + 72) + l[16] * *(const v2 *)(et + 96) + l[17] * *(const v2 *)(et + 120);
+  c[8] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50] + l[15] * et[74] + l[16] * et[98] + l[17] * et[122];
 }
 
-/* s = L^T xq for a 6 x 5 block L: the first block of a pivot's
- * backward sum (rt.h solve, backward). */
-static void backward_set_6x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[0] * xq[0] + l[5] * xq[1] + l[10] * xq[2] + l[15] * xq[3] + l[20] * xq[4] + l[25] * xq[5];
-  s[1] = l[1] * xq[0] + l[6] * xq[1] + l[11] * xq[2] + l[16] * xq[3] + l[21] * xq[4] + l[26] * xq[5];
-  s[2] = l[2] * xq[0] + l[7] * xq[1] + l[12] * xq[2] + l[17] * xq[3] + l[22] * xq[4] + l[27] * xq[5];
-  s[3] = l[3] * xq[0] + l[8] * xq[1] + l[13] * xq[2] + l[18] * xq[3] + l[23] * xq[4] + l[28] * xq[5];
-  s[4] = l[4] * xq[0] + l[9] * xq[1] + l[14] * xq[2] + l[19] * xq[3] + l[24] * xq[4] + l[29] * xq[5];
+/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 1 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0];
+  *(v2 *)(c + 5) -= l[1] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 10) -= l[2] * *(const v2 *)(et + 0);
+  c[12] -= l[2] * et[2];
+  *(v4 *)(c + 15) -= l[3] * *(const v4 *)(et + 0);
+  *(v4 *)(c + 20) -= l[4] * *(const v4 *)(et + 0);
+  c[24] -= l[4] * et[4];
 }
 
-/* s = s + L^T xq for a 3 x 1 block L, the sum continued in order. */
-static void backward_add_3x1(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[0] * xq[0] + l[1] * xq[1] + l[2] * xq[2];
+/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 3 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
+  *(v2 *)(c + 5) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
+  *(v2 *)(c + 10) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
+  c[12] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
+  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
+  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
+  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
 }
 
-/* s = s + L^T xq for a 3 x 5 block L, the sum continued in order. */
-static void backward_add_3x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[0] * xq[0] + l[5] * xq[1] + l[10] * xq[2];
-  s[1] = s[1] + l[1] * xq[0] + l[6] * xq[1] + l[11] * xq[2];
-  s[2] = s[2] + l[2] * xq[0] + l[7] * xq[1] + l[12] * xq[2];
-  s[3] = s[3] + l[3] * xq[0] + l[8] * xq[1] + l[13] * xq[2];
-  s[4] = s[4] + l[4] * xq[0] + l[9] * xq[1] + l[14] * xq[2];
+/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 4 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_5_d4(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72];
+  *(v2 *)(c + 5) -= l[4] * *(const v2 *)(et + 0) + l[5] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 72);
+  *(v2 *)(c + 10) -= l[8] * *(const v2 *)(et + 0) + l[9] * *(const v2 *)(et + 24) + l[10] * *(const v2 *)(et + 48) + l[11] * *(const v2 *)(et + 72);
+  c[12] -= l[8] * et[2] + l[9] * et[26] + l[10] * et[50] + l[11] * et[74];
+  *(v4 *)(c + 15) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48) + l[15] * *(const v4 *)(et + 72);
+  *(v4 *)(c + 20) -= l[16] * *(const v4 *)(et + 0) + l[17] * *(const v4 *)(et + 24) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 72);
+  c[24] -= l[16] * et[4] + l[17] * et[28] + l[18] * et[52] + l[19] * et[76];
 }
 
-/* s = s + L^T xq for a 5 x 3 block L, the sum continued in order. */
-static void backward_add_5x3(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[0] * xq[0] + l[3] * xq[1] + l[6] * xq[2] + l[9] * xq[3] + l[12] * xq[4];
-  s[1] = s[1] + l[1] * xq[0] + l[4] * xq[1] + l[7] * xq[2] + l[10] * xq[3] + l[13] * xq[4];
-  s[2] = s[2] + l[2] * xq[0] + l[5] * xq[1] + l[8] * xq[2] + l[11] * xq[3] + l[14] * xq[4];
+/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 5 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
+  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
+  *(v2 *)(c + 10) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
+  c[12] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
 }
 
-/* s = s + L^T xq for a 5 x 4 block L, the sum continued in order. */
-static void backward_add_5x4(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[0] * xq[0] + l[4] * xq[1] + l[8] * xq[2] + l[12] * xq[3] + l[16] * xq[4];
-  s[1] = s[1] + l[1] * xq[0] + l[5] * xq[1] + l[9] * xq[2] + l[13] * xq[3] + l[17] * xq[4];
-  s[2] = s[2] + l[2] * xq[0] + l[6] * xq[1] + l[10] * xq[2] + l[14] * xq[3] + l[18] * xq[4];
-  s[3] = s[3] + l[3] * xq[0] + l[7] * xq[1] + l[11] * xq[2] + l[15] * xq[3] + l[19] * xq[4];
+/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 6 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_5_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96] + l[5] * et[120];
+  *(v2 *)(c + 5) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 96) + l[11] * *(const v2 *)(et + 120);
+  *(v2 *)(c + 10) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48) + l[15] * *(const v2 *)(et + 72) + l[16] * *(const v2 *)(et + 96) + l[17] * *(const v2 *)(et + 120);
+  c[12] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50] + l[15] * et[74] + l[16] * et[98] + l[17] * et[122];
+  *(v4 *)(c + 15) -= l[18] * *(const v4 *)(et + 0) + l[19] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 120);
+  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 0) + l[25] * *(const v4 *)(et + 24) + l[26] * *(const v4 *)(et + 48) + l[27] * *(const v4 *)(et + 72) + l[28] * *(const v4 *)(et + 96) + l[29] * *(const v4 *)(et + 120);
+  c[24] -= l[24] * et[4] + l[25] * et[28] + l[26] * et[52] + l[27] * et[76] + l[28] * et[100] + l[29] * et[124];
 }
 
-/* s = s + L^T xq for a 5 x 5 block L, the sum continued in order. */
-static void backward_add_5x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[0] * xq[0] + l[5] * xq[1] + l[10] * xq[2] + l[15] * xq[3] + l[20] * xq[4];
-  s[1] = s[1] + l[1] * xq[0] + l[6] * xq[1] + l[11] * xq[2] + l[16] * xq[3] + l[21] * xq[4];
-  s[2] = s[2] + l[2] * xq[0] + l[7] * xq[1] + l[12] * xq[2] + l[17] * xq[3] + l[22] * xq[4];
-  s[3] = s[3] + l[3] * xq[0] + l[8] * xq[1] + l[13] * xq[2] + l[18] * xq[3] + l[23] * xq[4];
-  s[4] = s[4] + l[4] * xq[0] + l[9] * xq[1] + l[14] * xq[2] + l[19] * xq[3] + l[24] * xq[4];
+/* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 3 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_6_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
+  *(v2 *)(c + 6) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
+  *(v2 *)(c + 12) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
+  c[14] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
+  *(v4 *)(c + 18) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
+  *(v4 *)(c + 24) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
+  c[28] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
+  *(v4 *)(c + 30) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
+  *(v2 *)(c + 34) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 28) + l[17] * *(const v2 *)(et + 52);
 }
 
-/* s = s + L^T xq for a 5 x 6 block L, the sum continued in order. */
-static void backward_add_5x6(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[0] * xq[0] + l[6] * xq[1] + l[12] * xq[2] + l[18] * xq[3] + l[24] * xq[4];
-  s[1] = s[1] + l[1] * xq[0] + l[7] * xq[1] + l[13] * xq[2] + l[19] * xq[3] + l[25] * xq[4];
-  s[2] = s[2] + l[2] * xq[0] + l[8] * xq[1] + l[14] * xq[2] + l[20] * xq[3] + l[26] * xq[4];
-  s[3] = s[3] + l[3] * xq[0] + l[9] * xq[1] + l[15] * xq[2] + l[21] * xq[3] + l[27] * xq[4];
-  s[4] = s[4] + l[4] * xq[0] + l[10] * xq[1] + l[16] * xq[2] + l[22] * xq[3] + l[28] * xq[4];
-  s[5] = s[5] + l[5] * xq[0] + l[11] * xq[1] + l[17] * xq[2] + l[23] * xq[3] + l[29] * xq[4];
+/* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 5 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
+  *(v2 *)(c + 6) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
+  *(v2 *)(c + 12) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
+  c[14] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
+  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  c[28] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
+  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 28) + l[27] * *(const v2 *)(et + 52) + l[28] * *(const v2 *)(et + 76) + l[29] * *(const v2 *)(et + 100);
 }
 
-/* s = s + L^T xq for a 6 x 3 block L, the sum continued in order. */
-static void backward_add_6x3(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[0] * xq[0] + l[3] * xq[1] + l[6] * xq[2] + l[9] * xq[3] + l[12] * xq[4] + l[15] * xq[5];
-  s[1] = s[1] + l[1] * xq[0] + l[4] * xq[1] + l[7] * xq[2] + l[10] * xq[3] + l[13] * xq[4] + l[16] * xq[5];
-  s[2] = s[2] + l[2] * xq[0] + l[5] * xq[1] + l[8] * xq[2] + l[11] * xq[3] + l[14] * xq[4] + l[17] * xq[5];
+/* C -= L E^T for a 3 x 3 block C, L 3 x 1, E 3 x 1 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_3x3_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v2 *)(c + 0) -= l[0] * *(const v2 *)(et + 0);
+  c[2] -= l[0] * et[2];
+  *(v2 *)(c + 3) -= l[1] * *(const v2 *)(et + 0);
+  c[5] -= l[1] * et[2];
+  *(v2 *)(c + 6) -= l[2] * *(const v2 *)(et + 0);
+  c[8] -= l[2] * et[2];
 }
 
-/* s = s + L^T xq for a 6 x 5 block L, the sum continued in order. */
-static void backward_add_6x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[0] * xq[0] + l[5] * xq[1] + l[10] * xq[2] + l[15] * xq[3] + l[20] * xq[4] + l[25] * xq[5];
-  s[1] = s[1] + l[1] * xq[0] + l[6] * xq[1] + l[11] * xq[2] + l[16] * xq[3] + l[21] * xq[4] + l[26] * xq[5];
-  s[2] = s[2] + l[2] * xq[0] + l[7] * xq[1] + l[12] * xq[2] + l[17] * xq[3] + l[22] * xq[4] + l[27] * xq[5];
-  s[3] = s[3] + l[3] * xq[0] + l[8] * xq[1] + l[13] * xq[2] + l[18] * xq[3] + l[23] * xq[4] + l[28] * xq[5];
-  s[4] = s[4] + l[4] * xq[0] + l[9] * xq[1] + l[14] * xq[2] + l[19] * xq[3] + l[24] * xq[4] + l[29] * xq[5];
+/* C -= L E^T for a 3 x 3 block C, L 3 x 5, E 3 x 5 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_3x3_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v2 *)(c + 0) -= l[0] * *(const v2 *)(et + 0) + l[1] * *(const v2 *)(et + 24) + l[2] * *(const v2 *)(et + 48) + l[3] * *(const v2 *)(et + 72) + l[4] * *(const v2 *)(et + 96);
+  c[2] -= l[0] * et[2] + l[1] * et[26] + l[2] * et[50] + l[3] * et[74] + l[4] * et[98];
+  *(v2 *)(c + 3) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
+  c[5] -= l[5] * et[2] + l[6] * et[26] + l[7] * et[50] + l[8] * et[74] + l[9] * et[98];
+  *(v2 *)(c + 6) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
+  c[8] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
 }
 
-/* x -= s, 1 rows: the end of a pivot's backward step. */
-static void subtract_1(scalar *restrict x, const scalar *restrict s) {
-  x[0] -= s[0];
+/* C -= L E^T for a 3 x 5 block C, L 3 x 1, E 5 x 1 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_3x5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0);
+  c[4] -= l[0] * et[4];
+  *(v4 *)(c + 5) -= l[1] * *(const v4 *)(et + 0);
+  c[9] -= l[1] * et[4];
+  *(v4 *)(c + 10) -= l[2] * *(const v4 *)(et + 0);
+  c[14] -= l[2] * et[4];
 }
 
-/* x -= s, 3 rows: the end of a pivot's backward step. */
-static void subtract_3(scalar *restrict x, const scalar *restrict s) {
-  x[0] -= s[0];
-  x[1] -= s[1];
-  x[2] -= s[2];
+/* C -= L E^T for a 5 x 3 block C, L 5 x 6, E 3 x 6 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_5x3_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v2 *)(c + 0) -= l[0] * *(const v2 *)(et + 0) + l[1] * *(const v2 *)(et + 24) + l[2] * *(const v2 *)(et + 48) + l[3] * *(const v2 *)(et + 72) + l[4] * *(const v2 *)(et + 96) + l[5] * *(const v2 *)(et + 120);
+  c[2] -= l[0] * et[2] + l[1] * et[26] + l[2] * et[50] + l[3] * et[74] + l[4] * et[98] + l[5] * et[122];
+  *(v2 *)(c + 3) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 96) + l[11] * *(const v2 *)(et + 120);
+  c[5] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50] + l[9] * et[74] + l[10] * et[98] + l[11] * et[122];
+  *(v2 *)(c + 6) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48) + l[15] * *(const v2 *)(et + 72) + l[16] * *(const v2 *)(et + 96) + l[17] * *(const v2 *)(et + 120);
+  c[8] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50] + l[15] * et[74] + l[16] * et[98] + l[17] * et[122];
+  *(v2 *)(c + 9) -= l[18] * *(const v2 *)(et + 0) + l[19] * *(const v2 *)(et + 24) + l[20] * *(const v2 *)(et + 48) + l[21] * *(const v2 *)(et + 72) + l[22] * *(const v2 *)(et + 96) + l[23] * *(const v2 *)(et + 120);
+  c[11] -= l[18] * et[2] + l[19] * et[26] + l[20] * et[50] + l[21] * et[74] + l[22] * et[98] + l[23] * et[122];
+  *(v2 *)(c + 12) -= l[24] * *(const v2 *)(et + 0) + l[25] * *(const v2 *)(et + 24) + l[26] * *(const v2 *)(et + 48) + l[27] * *(const v2 *)(et + 72) + l[28] * *(const v2 *)(et + 96) + l[29] * *(const v2 *)(et + 120);
+  c[14] -= l[24] * et[2] + l[25] * et[26] + l[26] * et[50] + l[27] * et[74] + l[28] * et[98] + l[29] * et[122];
 }
 
-/* x -= s, 4 rows: the end of a pivot's backward step. */
-static void subtract_4(scalar *restrict x, const scalar *restrict s) {
-  x[0] -= s[0];
-  x[1] -= s[1];
-  x[2] -= s[2];
-  x[3] -= s[3];
+/* C -= L E^T for a 5 x 5 block C, L 5 x 3, E 5 x 3 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_5x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48);
+  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52];
+  *(v4 *)(c + 5) -= l[3] * *(const v4 *)(et + 0) + l[4] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 48);
+  c[9] -= l[3] * et[4] + l[4] * et[28] + l[5] * et[52];
+  *(v4 *)(c + 10) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48);
+  c[14] -= l[6] * et[4] + l[7] * et[28] + l[8] * et[52];
+  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
+  c[19] -= l[9] * et[4] + l[10] * et[28] + l[11] * et[52];
+  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
+  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
 }
 
-/* x -= s, 5 rows: the end of a pivot's backward step. */
-static void subtract_5(scalar *restrict x, const scalar *restrict s) {
-  x[0] -= s[0];
-  x[1] -= s[1];
-  x[2] -= s[2];
-  x[3] -= s[3];
-  x[4] -= s[4];
+/* C -= L E^T for a 5 x 5 block C, L 5 x 4, E 5 x 4 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_5x5_d4(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72);
+  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76];
+  *(v4 *)(c + 5) -= l[4] * *(const v4 *)(et + 0) + l[5] * *(const v4 *)(et + 24) + l[6] * *(const v4 *)(et + 48) + l[7] * *(const v4 *)(et + 72);
+  c[9] -= l[4] * et[4] + l[5] * et[28] + l[6] * et[52] + l[7] * et[76];
+  *(v4 *)(c + 10) -= l[8] * *(const v4 *)(et + 0) + l[9] * *(const v4 *)(et + 24) + l[10] * *(const v4 *)(et + 48) + l[11] * *(const v4 *)(et + 72);
+  c[14] -= l[8] * et[4] + l[9] * et[28] + l[10] * et[52] + l[11] * et[76];
+  *(v4 *)(c + 15) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48) + l[15] * *(const v4 *)(et + 72);
+  c[19] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52] + l[15] * et[76];
+  *(v4 *)(c + 20) -= l[16] * *(const v4 *)(et + 0) + l[17] * *(const v4 *)(et + 24) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 72);
+  c[24] -= l[16] * et[4] + l[17] * et[28] + l[18] * et[52] + l[19] * et[76];
 }
 
-/* x -= s, 6 rows: the end of a pivot's backward step. */
-static void subtract_6(scalar *restrict x, const scalar *restrict s) {
-  x[0] -= s[0];
-  x[1] -= s[1];
-  x[2] -= s[2];
-  x[3] -= s[3];
-  x[4] -= s[4];
-  x[5] -= s[5];
+/* C -= L E^T for a 5 x 5 block C, L 5 x 5, E 5 x 5 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_5x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
+  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100];
+  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
+  c[9] -= l[5] * et[4] + l[6] * et[28] + l[7] * et[52] + l[8] * et[76] + l[9] * et[100];
+  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
+  c[14] -= l[10] * et[4] + l[11] * et[28] + l[12] * et[52] + l[13] * et[76] + l[14] * et[100];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  c[19] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52] + l[18] * et[76] + l[19] * et[100];
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
 }
+
+/* C -= L E^T for a 5 x 5 block C, L 5 x 6, E 5 x 6 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_5x5_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96) + l[5] * *(const v4 *)(et + 120);
+  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100] + l[5] * et[124];
+  *(v4 *)(c + 5) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48) + l[9] * *(const v4 *)(et + 72) + l[10] * *(const v4 *)(et + 96) + l[11] * *(const v4 *)(et + 120);
+  c[9] -= l[6] * et[4] + l[7] * et[28] + l[8] * et[52] + l[9] * et[76] + l[10] * et[100] + l[11] * et[124];
+  *(v4 *)(c + 10) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48) + l[15] * *(const v4 *)(et + 72) + l[16] * *(const v4 *)(et + 96) + l[17] * *(const v4 *)(et + 120);
+  c[14] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52] + l[15] * et[76] + l[16] * et[100] + l[17] * et[124];
+  *(v4 *)(c + 15) -= l[18] * *(const v4 *)(et + 0) + l[19] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 120);
+  c[19] -= l[18] * et[4] + l[19] * et[28] + l[20] * et[52] + l[21] * et[76] + l[22] * et[100] + l[23] * et[124];
+  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 0) + l[25] * *(const v4 *)(et + 24) + l[26] * *(const v4 *)(et + 48) + l[27] * *(const v4 *)(et + 72) + l[28] * *(const v4 *)(et + 96) + l[29] * *(const v4 *)(et + 120);
+  c[24] -= l[24] * et[4] + l[25] * et[28] + l[26] * et[52] + l[27] * et[76] + l[28] * et[100] + l[29] * et[124];
+}
+
+/* C -= L E^T for a 6 x 3 block C, L 6 x 3, E 3 x 3 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_6x3_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v2 *)(c + 0) -= l[0] * *(const v2 *)(et + 0) + l[1] * *(const v2 *)(et + 24) + l[2] * *(const v2 *)(et + 48);
+  c[2] -= l[0] * et[2] + l[1] * et[26] + l[2] * et[50];
+  *(v2 *)(c + 3) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
+  c[5] -= l[3] * et[2] + l[4] * et[26] + l[5] * et[50];
+  *(v2 *)(c + 6) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
+  c[8] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
+  *(v2 *)(c + 9) -= l[9] * *(const v2 *)(et + 0) + l[10] * *(const v2 *)(et + 24) + l[11] * *(const v2 *)(et + 48);
+  c[11] -= l[9] * et[2] + l[10] * et[26] + l[11] * et[50];
+  *(v2 *)(c + 12) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48);
+  c[14] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50];
+  *(v2 *)(c + 15) -= l[15] * *(const v2 *)(et + 0) + l[16] * *(const v2 *)(et + 24) + l[17] * *(const v2 *)(et + 48);
+  c[17] -= l[15] * et[2] + l[16] * et[26] + l[17] * et[50];
+}
+
+/* C -= L E^T for a 6 x 5 block C, L 6 x 3, E 5 x 3 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_6x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48);
+  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52];
+  *(v4 *)(c + 5) -= l[3] * *(const v4 *)(et + 0) + l[4] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 48);
+  c[9] -= l[3] * et[4] + l[4] * et[28] + l[5] * et[52];
+  *(v4 *)(c + 10) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48);
+  c[14] -= l[6] * et[4] + l[7] * et[28] + l[8] * et[52];
+  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
+  c[19] -= l[9] * et[4] + l[10] * et[28] + l[11] * et[52];
+  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
+  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
+  *(v4 *)(c + 25) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
+  c[29] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52];
+}
+
+/* C -= L E^T for a 6 x 5 block C, L 6 x 5, E 5 x 5 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
+  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100];
+  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
+  c[9] -= l[5] * et[4] + l[6] * et[28] + l[7] * et[52] + l[8] * et[76] + l[9] * et[100];
+  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
+  c[14] -= l[10] * et[4] + l[11] * et[28] + l[12] * et[52] + l[13] * et[76] + l[14] * et[100];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  c[19] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52] + l[18] * et[76] + l[19] * et[100];
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
+  *(v4 *)(c + 25) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
+  c[29] -= l[25] * et[4] + l[26] * et[28] + l[27] * et[52] + l[28] * et[76] + l[29] * et[100];
+}
+
+#endif
 
 /*---- factor: one function per pivot ------------------------------------------*/
 
@@ -1871,8 +3102,7 @@ static void subtract_6(scalar *restrict x, const scalar *restrict s) {
 static int factor_p0(scalar *restrict w, scalar *restrict t) {
   if (factor_node_6(w + 0, t + 0)) return 0; /* N[inner1_weld] = l D l^T */
   const int failed = factor_node_6(w + 126, t + 8); /* N[inner2_weld] = l D l^T, the next pivot's: final now */
-  panel_6x4(w + 0, t + 0, w + 36, t + 16); /* rows 0..3 */
-  panel_6x4(w + 0, t + 0, w + 60, t + 20); /* rows 4..7 */
+  panel_6x8(w + 0, t + 0, w + 36, t + 16); /* rows 0..7 */
   panel_6x4(w + 0, t + 0, w + 84, t + 24); /* rows 8..11 */
   panel_6x2(w + 0, t + 0, w + 108, t + 28); /* rows 12..13 */
   panel_6x1(w + 0, t + 0, w + 120, t + 30); /* row 14 */
@@ -1889,8 +3119,7 @@ static int factor_p0(scalar *restrict w, scalar *restrict t) {
  * column: knee_inner2 (d 5), pivot2 (d 5), knee_outer1 (d 5) */
 static int factor_p1(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_6(w + 252, t + 0); /* N[inner3_weld] = l D l^T, the next pivot's: final now */
-  panel_6x4(w + 126, t + 8, w + 162, t + 16); /* rows 0..3 */
-  panel_6x4(w + 126, t + 8, w + 186, t + 20); /* rows 4..7 */
+  panel_6x8(w + 126, t + 8, w + 162, t + 16); /* rows 0..7 */
   panel_6x4(w + 126, t + 8, w + 210, t + 24); /* rows 8..11 */
   panel_6x2(w + 126, t + 8, w + 234, t + 28); /* rows 12..13 */
   panel_6x1(w + 126, t + 8, w + 246, t + 30); /* row 14 */
@@ -1907,8 +3136,7 @@ static int factor_p1(scalar *restrict w, scalar *restrict t) {
  * column: knee_inner3 (d 5), pivot3 (d 5), knee_outer2 (d 5) */
 static int factor_p2(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_6(w + 378, t + 8); /* N[inner4_weld] = l D l^T, the next pivot's: final now */
-  panel_6x4(w + 252, t + 0, w + 288, t + 16); /* rows 0..3 */
-  panel_6x4(w + 252, t + 0, w + 312, t + 20); /* rows 4..7 */
+  panel_6x8(w + 252, t + 0, w + 288, t + 16); /* rows 0..7 */
   panel_6x4(w + 252, t + 0, w + 336, t + 24); /* rows 8..11 */
   panel_6x2(w + 252, t + 0, w + 360, t + 28); /* rows 12..13 */
   panel_6x1(w + 252, t + 0, w + 372, t + 30); /* row 14 */
@@ -1925,8 +3153,7 @@ static int factor_p2(scalar *restrict w, scalar *restrict t) {
  * column: knee_inner4 (d 5), pivot4 (d 5), knee_outer3 (d 5) */
 static int factor_p3(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_6(w + 504, t + 0); /* N[inner5_weld] = l D l^T, the next pivot's: final now */
-  panel_6x4(w + 378, t + 8, w + 414, t + 16); /* rows 0..3 */
-  panel_6x4(w + 378, t + 8, w + 438, t + 20); /* rows 4..7 */
+  panel_6x8(w + 378, t + 8, w + 414, t + 16); /* rows 0..7 */
   panel_6x4(w + 378, t + 8, w + 462, t + 24); /* rows 8..11 */
   panel_6x2(w + 378, t + 8, w + 486, t + 28); /* rows 12..13 */
   panel_6x1(w + 378, t + 8, w + 498, t + 30); /* row 14 */
@@ -1943,8 +3170,7 @@ static int factor_p3(scalar *restrict w, scalar *restrict t) {
  * column: knee_inner5 (d 5), pivot5 (d 5), knee_outer4 (d 5) */
 static int factor_p4(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_6(w + 630, t + 8); /* N[inner6_weld] = l D l^T, the next pivot's: final now */
-  panel_6x4(w + 504, t + 0, w + 540, t + 16); /* rows 0..3 */
-  panel_6x4(w + 504, t + 0, w + 564, t + 20); /* rows 4..7 */
+  panel_6x8(w + 504, t + 0, w + 540, t + 16); /* rows 0..7 */
   panel_6x4(w + 504, t + 0, w + 588, t + 24); /* rows 8..11 */
   panel_6x2(w + 504, t + 0, w + 612, t + 28); /* rows 12..13 */
   panel_6x1(w + 504, t + 0, w + 624, t + 30); /* row 14 */
@@ -1961,8 +3187,7 @@ static int factor_p4(scalar *restrict w, scalar *restrict t) {
  * column: pivot6 (d 5), roller_top_pin (d 5), knee_outer5 (d 5) */
 static int factor_p5(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_6(w + 756, t + 0); /* N[outer0_weld] = l D l^T, the next pivot's: final now */
-  panel_6x4(w + 630, t + 8, w + 666, t + 16); /* rows 0..3 */
-  panel_6x4(w + 630, t + 8, w + 690, t + 20); /* rows 4..7 */
+  panel_6x8(w + 630, t + 8, w + 666, t + 16); /* rows 0..7 */
   panel_6x4(w + 630, t + 8, w + 714, t + 24); /* rows 8..11 */
   panel_6x2(w + 630, t + 8, w + 738, t + 28); /* rows 12..13 */
   panel_6x1(w + 630, t + 8, w + 750, t + 30); /* row 14 */
@@ -1979,8 +3204,7 @@ static int factor_p5(scalar *restrict w, scalar *restrict t) {
  * column: knee_outer0 (d 5), roller_bottom_pin (d 5), pivot0 (d 5) */
 static int factor_p6(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_6(w + 882, t + 8); /* N[outer1_weld] = l D l^T, the next pivot's: final now */
-  panel_6x4(w + 756, t + 0, w + 792, t + 16); /* rows 0..3 */
-  panel_6x4(w + 756, t + 0, w + 816, t + 20); /* rows 4..7 */
+  panel_6x8(w + 756, t + 0, w + 792, t + 16); /* rows 0..7 */
   panel_6x4(w + 756, t + 0, w + 840, t + 24); /* rows 8..11 */
   panel_6x2(w + 756, t + 0, w + 864, t + 28); /* rows 12..13 */
   panel_6x1(w + 756, t + 0, w + 876, t + 30); /* row 14 */
@@ -1997,8 +3221,7 @@ static int factor_p6(scalar *restrict w, scalar *restrict t) {
  * column: knee_outer1 (d 5), pivot1 (d 5), knee_inner0 (d 5) */
 static int factor_p7(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_6(w + 1008, t + 0); /* N[outer2_weld] = l D l^T, the next pivot's: final now */
-  panel_6x4(w + 882, t + 8, w + 918, t + 16); /* rows 0..3 */
-  panel_6x4(w + 882, t + 8, w + 942, t + 20); /* rows 4..7 */
+  panel_6x8(w + 882, t + 8, w + 918, t + 16); /* rows 0..7 */
   panel_6x4(w + 882, t + 8, w + 966, t + 24); /* rows 8..11 */
   panel_6x2(w + 882, t + 8, w + 990, t + 28); /* rows 12..13 */
   panel_6x1(w + 882, t + 8, w + 1002, t + 30); /* row 14 */
@@ -2015,8 +3238,7 @@ static int factor_p7(scalar *restrict w, scalar *restrict t) {
  * column: knee_outer2 (d 5), pivot2 (d 5), knee_inner1 (d 5) */
 static int factor_p8(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_6(w + 1134, t + 8); /* N[outer3_weld] = l D l^T, the next pivot's: final now */
-  panel_6x4(w + 1008, t + 0, w + 1044, t + 16); /* rows 0..3 */
-  panel_6x4(w + 1008, t + 0, w + 1068, t + 20); /* rows 4..7 */
+  panel_6x8(w + 1008, t + 0, w + 1044, t + 16); /* rows 0..7 */
   panel_6x4(w + 1008, t + 0, w + 1092, t + 24); /* rows 8..11 */
   panel_6x2(w + 1008, t + 0, w + 1116, t + 28); /* rows 12..13 */
   panel_6x1(w + 1008, t + 0, w + 1128, t + 30); /* row 14 */
@@ -2033,8 +3255,7 @@ static int factor_p8(scalar *restrict w, scalar *restrict t) {
  * column: knee_outer3 (d 5), pivot3 (d 5), knee_inner2 (d 5) */
 static int factor_p9(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_6(w + 1260, t + 0); /* N[outer4_weld] = l D l^T, the next pivot's: final now */
-  panel_6x4(w + 1134, t + 8, w + 1170, t + 16); /* rows 0..3 */
-  panel_6x4(w + 1134, t + 8, w + 1194, t + 20); /* rows 4..7 */
+  panel_6x8(w + 1134, t + 8, w + 1170, t + 16); /* rows 0..7 */
   panel_6x4(w + 1134, t + 8, w + 1218, t + 24); /* rows 8..11 */
   panel_6x2(w + 1134, t + 8, w + 1242, t + 28); /* rows 12..13 */
   panel_6x1(w + 1134, t + 8, w + 1254, t + 30); /* row 14 */
@@ -2051,8 +3272,7 @@ static int factor_p9(scalar *restrict w, scalar *restrict t) {
  * column: knee_outer4 (d 5), pivot4 (d 5), knee_inner3 (d 5) */
 static int factor_p10(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_6(w + 1386, t + 8); /* N[outer5_weld] = l D l^T, the next pivot's: final now */
-  panel_6x4(w + 1260, t + 0, w + 1296, t + 16); /* rows 0..3 */
-  panel_6x4(w + 1260, t + 0, w + 1320, t + 20); /* rows 4..7 */
+  panel_6x8(w + 1260, t + 0, w + 1296, t + 16); /* rows 0..7 */
   panel_6x4(w + 1260, t + 0, w + 1344, t + 24); /* rows 8..11 */
   panel_6x2(w + 1260, t + 0, w + 1368, t + 28); /* rows 12..13 */
   panel_6x1(w + 1260, t + 0, w + 1380, t + 30); /* row 14 */
@@ -2069,8 +3289,7 @@ static int factor_p10(scalar *restrict w, scalar *restrict t) {
  * column: knee_outer5 (d 5), pivot5 (d 5), knee_inner4 (d 5) */
 static int factor_p11(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_6(w + 1512, t + 0); /* N[outer6_weld] = l D l^T, the next pivot's: final now */
-  panel_6x4(w + 1386, t + 8, w + 1422, t + 16); /* rows 0..3 */
-  panel_6x4(w + 1386, t + 8, w + 1446, t + 20); /* rows 4..7 */
+  panel_6x8(w + 1386, t + 8, w + 1422, t + 16); /* rows 0..7 */
   panel_6x4(w + 1386, t + 8, w + 1470, t + 24); /* rows 8..11 */
   panel_6x2(w + 1386, t + 8, w + 1494, t + 28); /* rows 12..13 */
   panel_6x1(w + 1386, t + 8, w + 1506, t + 30); /* row 14 */
@@ -2087,8 +3306,7 @@ static int factor_p11(scalar *restrict w, scalar *restrict t) {
  * column: head (d 5), pivot6 (d 5), knee_inner5 (d 5) */
 static int factor_p12(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_5(w + 1638, t + 8); /* N[axleFL] = l D l^T, the next pivot's: final now */
-  panel_6x4(w + 1512, t + 0, w + 1548, t + 16); /* rows 0..3 */
-  panel_6x4(w + 1512, t + 0, w + 1572, t + 20); /* rows 4..7 */
+  panel_6x8(w + 1512, t + 0, w + 1548, t + 16); /* rows 0..7 */
   panel_6x4(w + 1512, t + 0, w + 1596, t + 24); /* rows 8..11 */
   panel_6x2(w + 1512, t + 0, w + 1620, t + 28); /* rows 12..13 */
   panel_6x1(w + 1512, t + 0, w + 1632, t + 30); /* row 14 */
@@ -2104,12 +3322,10 @@ static int factor_p12(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 13: axleFL (hinge, d = 5, h = 21)
  * column: axleFR (d 5), axleRL (d 5), axleRR (d 5), chassis#weld1 (d 6) */
 static int factor_p13(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 1638, t + 8, w + 1663, t + 16); /* rows 0..3 */
-  panel_5x4(w + 1638, t + 8, w + 1683, t + 20); /* rows 4..7 */
+  panel_5x8(w + 1638, t + 8, w + 1663, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 1768, w + 1663, t + 16); /* N[axleFR] */
   const int failed = factor_node_5(w + 1768, t + 0); /* N[axleFR] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 1638, t + 8, w + 1703, t + 24); /* rows 8..11 */
-  panel_5x4(w + 1638, t + 8, w + 1723, t + 28); /* rows 12..15 */
+  panel_5x8(w + 1638, t + 8, w + 1703, t + 24); /* rows 8..15 */
   panel_5x4(w + 1638, t + 8, w + 1743, t + 32); /* rows 16..19 */
   panel_5x1(w + 1638, t + 8, w + 1763, t + 36); /* row 20 */
   reduce_5x5_d5(w + 1793, w + 1688, t + 16); /* E[axleRL, axleFR] */
@@ -2127,12 +3343,10 @@ static int factor_p13(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 14: axleFR (hinge, d = 5, h = 16)
  * column: axleRL (d 5), axleRR (d 5), chassis#weld1 (d 6) */
 static int factor_p14(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 1768, t + 0, w + 1793, t + 16); /* rows 0..3 */
-  panel_5x4(w + 1768, t + 0, w + 1813, t + 20); /* rows 4..7 */
+  panel_5x8(w + 1768, t + 0, w + 1793, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 1873, w + 1793, t + 16); /* N[axleRL] */
   const int failed = factor_node_5(w + 1873, t + 8); /* N[axleRL] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 1768, t + 0, w + 1833, t + 24); /* rows 8..11 */
-  panel_5x4(w + 1768, t + 0, w + 1853, t + 28); /* rows 12..15 */
+  panel_5x8(w + 1768, t + 0, w + 1833, t + 24); /* rows 8..15 */
   reduce_5x5_d5(w + 1898, w + 1818, t + 16); /* E[axleRR, axleRL] */
   reduce_tri_5_d5(w + 1953, w + 1818, t + 21); /* N[axleRR] */
   reduce_6x5_d5(w + 1923, w + 1843, t + 16); /* E[chassis#weld1, axleRL] */
@@ -2144,8 +3358,7 @@ static int factor_p14(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 15: axleRL (hinge, d = 5, h = 11)
  * column: axleRR (d 5), chassis#weld1 (d 6) */
 static int factor_p15(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 1873, t + 8, w + 1898, t + 16); /* rows 0..3 */
-  panel_5x4(w + 1873, t + 8, w + 1918, t + 20); /* rows 4..7 */
+  panel_5x8(w + 1873, t + 8, w + 1898, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 1953, w + 1898, t + 16); /* N[axleRR] */
   const int failed = factor_node_5(w + 1953, t + 0); /* N[axleRR] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 1873, t + 8, w + 1938, t + 24); /* rows 8..9 */
@@ -2169,8 +3382,7 @@ static int factor_p16(scalar *restrict w, scalar *restrict t) {
  * column: barrel_eye (d 3), foot (d 5), roller_bottom_slide (d 5) */
 static int factor_p17(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_1(w + 2122, t + 0); /* N[lift] = l D l^T, the next pivot's: final now */
-  panel_6x4(w + 2008, t + 8, w + 2044, t + 16); /* rows 0..3 */
-  panel_6x4(w + 2008, t + 8, w + 2068, t + 20); /* rows 4..7 */
+  panel_6x8(w + 2008, t + 8, w + 2044, t + 16); /* rows 0..7 */
   panel_6x4(w + 2008, t + 8, w + 2092, t + 24); /* rows 8..11 */
   panel_6x1(w + 2008, t + 8, w + 2116, t + 28); /* row 12 */
   reduce_tri_3_d6(w + 2281, w + 2044, t + 16); /* N[barrel_eye] */
@@ -2185,8 +3397,7 @@ static int factor_p17(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 18: lift (rod, d = 1, h = 11)
  * column: cylinder (d 5), rod_eye (d 3), barrel_eye (d 3) */
 static int factor_p18(scalar *restrict w, scalar *restrict t) {
-  panel_1x4(w + 2122, t + 0, w + 2123, t + 16); /* rows 0..3 */
-  panel_1x4(w + 2122, t + 0, w + 2127, t + 20); /* rows 4..7 */
+  panel_1x8(w + 2122, t + 0, w + 2123, t + 16); /* rows 0..7 */
   reduce_tri_5_d1(w + 2134, w + 2123, t + 16); /* N[cylinder] */
   const int failed = factor_node_5(w + 2134, t + 8); /* N[cylinder] = l D l^T, the next pivot's: final now */
   panel_1x2(w + 2122, t + 0, w + 2131, t + 24); /* rows 8..9 */
@@ -2215,8 +3426,7 @@ static int factor_p19(scalar *restrict w, scalar *restrict t) {
  * column: barrel_eye (d 3, fill), inner0_weld (d 6) */
 static int factor_p20(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_4(w + 2225, t + 8); /* N[roller_top_slide] = l D l^T, the next pivot's: final now */
-  panel_3x4(w + 2189, t + 0, w + 2198, t + 16); /* rows 0..3 */
-  panel_3x4(w + 2189, t + 0, w + 2210, t + 20); /* rows 4..7 */
+  panel_3x8(w + 2189, t + 0, w + 2198, t + 16); /* rows 0..7 */
   panel_3x1(w + 2189, t + 0, w + 2222, t + 24); /* row 8 */
   reduce_tri_3_d3(w + 2281, w + 2198, t + 16); /* N[barrel_eye] */
   reduce_6x3_d3(w + 2320, w + 2207, t + 16); /* E[inner0_weld, barrel_eye] fill */
@@ -2228,8 +3438,7 @@ static int factor_p20(scalar *restrict w, scalar *restrict t) {
  * column: head (d 5), roller_top_pin (d 5) */
 static int factor_p21(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_3(w + 2281, t + 0); /* N[barrel_eye] = l D l^T, the next pivot's: final now */
-  panel_4x4(w + 2225, t + 8, w + 2241, t + 16); /* rows 0..3 */
-  panel_4x4(w + 2225, t + 8, w + 2257, t + 20); /* rows 4..7 */
+  panel_4x8(w + 2225, t + 8, w + 2241, t + 16); /* rows 0..7 */
   panel_4x2(w + 2225, t + 8, w + 2273, t + 24); /* rows 8..9 */
   reduce_tri_5_d4(w + 2338, w + 2241, t + 16); /* N[head] */
   reduce_5x5_d4(w + 2388, w + 2261, t + 16); /* E[roller_top_pin, head] fill */
@@ -2241,10 +3450,8 @@ static int factor_p21(scalar *restrict w, scalar *restrict t) {
  * column: foot (d 5), roller_bottom_slide (d 5), inner0_weld (d 6, fill) */
 static int factor_p22(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_5(w + 2338, t + 8); /* N[head] = l D l^T, the next pivot's: final now */
-  panel_3x4(w + 2281, t + 0, w + 2290, t + 16); /* rows 0..3 */
-  panel_3x4(w + 2281, t + 0, w + 2302, t + 20); /* rows 4..7 */
-  panel_3x4(w + 2281, t + 0, w + 2314, t + 24); /* rows 8..11 */
-  panel_3x4(w + 2281, t + 0, w + 2326, t + 28); /* rows 12..15 */
+  panel_3x8(w + 2281, t + 0, w + 2290, t + 16); /* rows 0..7 */
+  panel_3x8(w + 2281, t + 0, w + 2314, t + 24); /* rows 8..15 */
   reduce_tri_5_d3(w + 4188, w + 2290, t + 16); /* N[foot] */
   reduce_5x5_d3(w + 4263, w + 2305, t + 16); /* E[roller_bottom_slide, foot] */
   reduce_tri_5_d3(w + 4503, w + 2305, t + 21); /* N[roller_bottom_slide] */
@@ -2257,8 +3464,7 @@ static int factor_p22(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 23: head (hinge, d = 5, h = 15)
  * column: pivot6 (d 5), roller_top_pin (d 5, fill), knee_inner5 (d 5) */
 static int factor_p23(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 2338, t + 8, w + 2363, t + 16); /* rows 0..3 */
-  panel_5x4(w + 2338, t + 8, w + 2383, t + 20); /* rows 4..7 */
+  panel_5x8(w + 2338, t + 8, w + 2363, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 2438, w + 2363, t + 16); /* N[pivot6] */
   const int failed = factor_node_5(w + 2438, t + 0); /* N[pivot6] = l D l^T, the next pivot's: final now */
   panel_5x4(w + 2338, t + 8, w + 2403, t + 24); /* rows 8..11 */
@@ -2275,8 +3481,7 @@ static int factor_p23(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 24: pivot6 (hinge, d = 5, h = 15)
  * column: roller_top_pin (d 5), knee_inner5 (d 5), knee_outer5 (d 5) */
 static int factor_p24(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 2438, t + 0, w + 2463, t + 16); /* rows 0..3 */
-  panel_5x4(w + 2438, t + 0, w + 2483, t + 20); /* rows 4..7 */
+  panel_5x8(w + 2438, t + 0, w + 2463, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 2538, w + 2463, t + 16); /* N[roller_top_pin] */
   const int failed = factor_node_5(w + 2538, t + 8); /* N[roller_top_pin] = l D l^T, the next pivot's: final now */
   panel_5x4(w + 2438, t + 0, w + 2503, t + 24); /* rows 8..11 */
@@ -2293,8 +3498,7 @@ static int factor_p24(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 25: roller_top_pin (hinge, d = 5, h = 10)
  * column: knee_inner5 (d 5, fill), knee_outer5 (d 5) */
 static int factor_p25(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 2538, t + 8, w + 2563, t + 16); /* rows 0..3 */
-  panel_5x4(w + 2538, t + 8, w + 2583, t + 20); /* rows 4..7 */
+  panel_5x8(w + 2538, t + 8, w + 2563, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 2613, w + 2563, t + 16); /* N[knee_inner5] */
   const int failed = factor_node_5(w + 2613, t + 0); /* N[knee_inner5] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 2538, t + 8, w + 2603, t + 24); /* rows 8..9 */
@@ -2306,8 +3510,7 @@ static int factor_p25(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 26: knee_inner5 (hinge, d = 5, h = 15)
  * column: knee_outer5 (d 5, fill), pivot5 (d 5), knee_outer4 (d 5) */
 static int factor_p26(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 2613, t + 0, w + 2638, t + 16); /* rows 0..3 */
-  panel_5x4(w + 2613, t + 0, w + 2658, t + 20); /* rows 4..7 */
+  panel_5x8(w + 2613, t + 0, w + 2638, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 2713, w + 2638, t + 16); /* N[knee_outer5] */
   const int failed = factor_node_5(w + 2713, t + 8); /* N[knee_outer5] = l D l^T, the next pivot's: final now */
   panel_5x4(w + 2613, t + 0, w + 2678, t + 24); /* rows 8..11 */
@@ -2324,8 +3527,7 @@ static int factor_p26(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 27: knee_outer5 (hinge, d = 5, h = 15)
  * column: pivot5 (d 5), knee_inner4 (d 5), knee_outer4 (d 5, fill) */
 static int factor_p27(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 2713, t + 8, w + 2738, t + 16); /* rows 0..3 */
-  panel_5x4(w + 2713, t + 8, w + 2758, t + 20); /* rows 4..7 */
+  panel_5x8(w + 2713, t + 8, w + 2738, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 2813, w + 2738, t + 16); /* N[pivot5] */
   const int failed = factor_node_5(w + 2813, t + 0); /* N[pivot5] = l D l^T, the next pivot's: final now */
   panel_5x4(w + 2713, t + 8, w + 2778, t + 24); /* rows 8..11 */
@@ -2342,8 +3544,7 @@ static int factor_p27(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 28: pivot5 (hinge, d = 5, h = 10)
  * column: knee_inner4 (d 5), knee_outer4 (d 5) */
 static int factor_p28(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 2813, t + 0, w + 2838, t + 16); /* rows 0..3 */
-  panel_5x4(w + 2813, t + 0, w + 2858, t + 20); /* rows 4..7 */
+  panel_5x8(w + 2813, t + 0, w + 2838, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 2888, w + 2838, t + 16); /* N[knee_inner4] */
   const int failed = factor_node_5(w + 2888, t + 8); /* N[knee_inner4] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 2813, t + 0, w + 2878, t + 24); /* rows 8..9 */
@@ -2355,8 +3556,7 @@ static int factor_p28(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 29: knee_inner4 (hinge, d = 5, h = 15)
  * column: knee_outer4 (d 5, fill), pivot4 (d 5), knee_outer3 (d 5) */
 static int factor_p29(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 2888, t + 8, w + 2913, t + 16); /* rows 0..3 */
-  panel_5x4(w + 2888, t + 8, w + 2933, t + 20); /* rows 4..7 */
+  panel_5x8(w + 2888, t + 8, w + 2913, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 2988, w + 2913, t + 16); /* N[knee_outer4] */
   const int failed = factor_node_5(w + 2988, t + 0); /* N[knee_outer4] = l D l^T, the next pivot's: final now */
   panel_5x4(w + 2888, t + 8, w + 2953, t + 24); /* rows 8..11 */
@@ -2373,8 +3573,7 @@ static int factor_p29(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 30: knee_outer4 (hinge, d = 5, h = 15)
  * column: pivot4 (d 5), knee_inner3 (d 5), knee_outer3 (d 5, fill) */
 static int factor_p30(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 2988, t + 0, w + 3013, t + 16); /* rows 0..3 */
-  panel_5x4(w + 2988, t + 0, w + 3033, t + 20); /* rows 4..7 */
+  panel_5x8(w + 2988, t + 0, w + 3013, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 3088, w + 3013, t + 16); /* N[pivot4] */
   const int failed = factor_node_5(w + 3088, t + 8); /* N[pivot4] = l D l^T, the next pivot's: final now */
   panel_5x4(w + 2988, t + 0, w + 3053, t + 24); /* rows 8..11 */
@@ -2391,8 +3590,7 @@ static int factor_p30(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 31: pivot4 (hinge, d = 5, h = 10)
  * column: knee_inner3 (d 5), knee_outer3 (d 5) */
 static int factor_p31(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 3088, t + 8, w + 3113, t + 16); /* rows 0..3 */
-  panel_5x4(w + 3088, t + 8, w + 3133, t + 20); /* rows 4..7 */
+  panel_5x8(w + 3088, t + 8, w + 3113, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 3163, w + 3113, t + 16); /* N[knee_inner3] */
   const int failed = factor_node_5(w + 3163, t + 0); /* N[knee_inner3] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 3088, t + 8, w + 3153, t + 24); /* rows 8..9 */
@@ -2404,8 +3602,7 @@ static int factor_p31(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 32: knee_inner3 (hinge, d = 5, h = 15)
  * column: knee_outer3 (d 5, fill), pivot3 (d 5), knee_outer2 (d 5) */
 static int factor_p32(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 3163, t + 0, w + 3188, t + 16); /* rows 0..3 */
-  panel_5x4(w + 3163, t + 0, w + 3208, t + 20); /* rows 4..7 */
+  panel_5x8(w + 3163, t + 0, w + 3188, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 3263, w + 3188, t + 16); /* N[knee_outer3] */
   const int failed = factor_node_5(w + 3263, t + 8); /* N[knee_outer3] = l D l^T, the next pivot's: final now */
   panel_5x4(w + 3163, t + 0, w + 3228, t + 24); /* rows 8..11 */
@@ -2422,8 +3619,7 @@ static int factor_p32(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 33: knee_outer3 (hinge, d = 5, h = 15)
  * column: pivot3 (d 5), knee_inner2 (d 5), knee_outer2 (d 5, fill) */
 static int factor_p33(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 3263, t + 8, w + 3288, t + 16); /* rows 0..3 */
-  panel_5x4(w + 3263, t + 8, w + 3308, t + 20); /* rows 4..7 */
+  panel_5x8(w + 3263, t + 8, w + 3288, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 3363, w + 3288, t + 16); /* N[pivot3] */
   const int failed = factor_node_5(w + 3363, t + 0); /* N[pivot3] = l D l^T, the next pivot's: final now */
   panel_5x4(w + 3263, t + 8, w + 3328, t + 24); /* rows 8..11 */
@@ -2440,8 +3636,7 @@ static int factor_p33(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 34: pivot3 (hinge, d = 5, h = 10)
  * column: knee_inner2 (d 5), knee_outer2 (d 5) */
 static int factor_p34(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 3363, t + 0, w + 3388, t + 16); /* rows 0..3 */
-  panel_5x4(w + 3363, t + 0, w + 3408, t + 20); /* rows 4..7 */
+  panel_5x8(w + 3363, t + 0, w + 3388, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 3438, w + 3388, t + 16); /* N[knee_inner2] */
   const int failed = factor_node_5(w + 3438, t + 8); /* N[knee_inner2] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 3363, t + 0, w + 3428, t + 24); /* rows 8..9 */
@@ -2453,8 +3648,7 @@ static int factor_p34(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 35: knee_inner2 (hinge, d = 5, h = 15)
  * column: knee_outer2 (d 5, fill), pivot2 (d 5), knee_outer1 (d 5) */
 static int factor_p35(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 3438, t + 8, w + 3463, t + 16); /* rows 0..3 */
-  panel_5x4(w + 3438, t + 8, w + 3483, t + 20); /* rows 4..7 */
+  panel_5x8(w + 3438, t + 8, w + 3463, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 3538, w + 3463, t + 16); /* N[knee_outer2] */
   const int failed = factor_node_5(w + 3538, t + 0); /* N[knee_outer2] = l D l^T, the next pivot's: final now */
   panel_5x4(w + 3438, t + 8, w + 3503, t + 24); /* rows 8..11 */
@@ -2471,8 +3665,7 @@ static int factor_p35(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 36: knee_outer2 (hinge, d = 5, h = 15)
  * column: pivot2 (d 5), knee_inner1 (d 5), knee_outer1 (d 5, fill) */
 static int factor_p36(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 3538, t + 0, w + 3563, t + 16); /* rows 0..3 */
-  panel_5x4(w + 3538, t + 0, w + 3583, t + 20); /* rows 4..7 */
+  panel_5x8(w + 3538, t + 0, w + 3563, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 3638, w + 3563, t + 16); /* N[pivot2] */
   const int failed = factor_node_5(w + 3638, t + 8); /* N[pivot2] = l D l^T, the next pivot's: final now */
   panel_5x4(w + 3538, t + 0, w + 3603, t + 24); /* rows 8..11 */
@@ -2489,8 +3682,7 @@ static int factor_p36(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 37: pivot2 (hinge, d = 5, h = 10)
  * column: knee_inner1 (d 5), knee_outer1 (d 5) */
 static int factor_p37(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 3638, t + 8, w + 3663, t + 16); /* rows 0..3 */
-  panel_5x4(w + 3638, t + 8, w + 3683, t + 20); /* rows 4..7 */
+  panel_5x8(w + 3638, t + 8, w + 3663, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 3713, w + 3663, t + 16); /* N[knee_inner1] */
   const int failed = factor_node_5(w + 3713, t + 0); /* N[knee_inner1] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 3638, t + 8, w + 3703, t + 24); /* rows 8..9 */
@@ -2502,8 +3694,7 @@ static int factor_p37(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 38: knee_inner1 (hinge, d = 5, h = 15)
  * column: knee_outer1 (d 5, fill), pivot1 (d 5), knee_outer0 (d 5) */
 static int factor_p38(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 3713, t + 0, w + 3738, t + 16); /* rows 0..3 */
-  panel_5x4(w + 3713, t + 0, w + 3758, t + 20); /* rows 4..7 */
+  panel_5x8(w + 3713, t + 0, w + 3738, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 3813, w + 3738, t + 16); /* N[knee_outer1] */
   const int failed = factor_node_5(w + 3813, t + 8); /* N[knee_outer1] = l D l^T, the next pivot's: final now */
   panel_5x4(w + 3713, t + 0, w + 3778, t + 24); /* rows 8..11 */
@@ -2520,8 +3711,7 @@ static int factor_p38(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 39: knee_outer1 (hinge, d = 5, h = 15)
  * column: pivot1 (d 5), knee_outer0 (d 5, fill), knee_inner0 (d 5) */
 static int factor_p39(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 3813, t + 8, w + 3838, t + 16); /* rows 0..3 */
-  panel_5x4(w + 3813, t + 8, w + 3858, t + 20); /* rows 4..7 */
+  panel_5x8(w + 3813, t + 8, w + 3838, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 3913, w + 3838, t + 16); /* N[pivot1] */
   const int failed = factor_node_5(w + 3913, t + 0); /* N[pivot1] = l D l^T, the next pivot's: final now */
   panel_5x4(w + 3813, t + 8, w + 3878, t + 24); /* rows 8..11 */
@@ -2538,8 +3728,7 @@ static int factor_p39(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 40: pivot1 (hinge, d = 5, h = 10)
  * column: knee_outer0 (d 5), knee_inner0 (d 5) */
 static int factor_p40(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 3913, t + 0, w + 3938, t + 16); /* rows 0..3 */
-  panel_5x4(w + 3913, t + 0, w + 3958, t + 20); /* rows 4..7 */
+  panel_5x8(w + 3913, t + 0, w + 3938, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 3988, w + 3938, t + 16); /* N[knee_outer0] */
   const int failed = factor_node_5(w + 3988, t + 8); /* N[knee_outer0] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 3913, t + 0, w + 3978, t + 24); /* rows 8..9 */
@@ -2551,8 +3740,7 @@ static int factor_p40(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 41: knee_outer0 (hinge, d = 5, h = 15)
  * column: roller_bottom_pin (d 5), knee_inner0 (d 5, fill), pivot0 (d 5) */
 static int factor_p41(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 3988, t + 8, w + 4013, t + 16); /* rows 0..3 */
-  panel_5x4(w + 3988, t + 8, w + 4033, t + 20); /* rows 4..7 */
+  panel_5x8(w + 3988, t + 8, w + 4013, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 4088, w + 4013, t + 16); /* N[roller_bottom_pin] */
   const int failed = factor_node_5(w + 4088, t + 0); /* N[roller_bottom_pin] = l D l^T, the next pivot's: final now */
   panel_5x4(w + 3988, t + 8, w + 4053, t + 24); /* rows 8..11 */
@@ -2570,8 +3758,7 @@ static int factor_p41(scalar *restrict w, scalar *restrict t) {
  * column: knee_inner0 (d 5, fill), pivot0 (d 5), roller_bottom_slide (d 5) */
 static int factor_p42(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_5(w + 4188, t + 8); /* N[foot] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 4088, t + 0, w + 4113, t + 16); /* rows 0..3 */
-  panel_5x4(w + 4088, t + 0, w + 4133, t + 20); /* rows 4..7 */
+  panel_5x8(w + 4088, t + 0, w + 4113, t + 16); /* rows 0..7 */
   panel_5x4(w + 4088, t + 0, w + 4153, t + 24); /* rows 8..11 */
   panel_5x2(w + 4088, t + 0, w + 4173, t + 28); /* rows 12..13 */
   panel_5x1(w + 4088, t + 0, w + 4183, t + 30); /* row 14 */
@@ -2588,12 +3775,10 @@ static int factor_p42(scalar *restrict w, scalar *restrict t) {
  * column: knee_inner0 (d 5), pivot0 (d 5), roller_bottom_slide (d 5),
  *         inner0_weld (d 6) */
 static int factor_p43(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 4188, t + 8, w + 4213, t + 16); /* rows 0..3 */
-  panel_5x4(w + 4188, t + 8, w + 4233, t + 20); /* rows 4..7 */
+  panel_5x8(w + 4188, t + 8, w + 4213, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 4318, w + 4213, t + 16); /* N[knee_inner0] */
   const int failed = factor_node_5(w + 4318, t + 0); /* N[knee_inner0] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 4188, t + 8, w + 4253, t + 24); /* rows 8..11 */
-  panel_5x4(w + 4188, t + 8, w + 4273, t + 28); /* rows 12..15 */
+  panel_5x8(w + 4188, t + 8, w + 4253, t + 24); /* rows 8..15 */
   panel_5x4(w + 4188, t + 8, w + 4293, t + 32); /* rows 16..19 */
   panel_5x1(w + 4188, t + 8, w + 4313, t + 36); /* row 20 */
   reduce_5x5_d5(w + 4343, w + 4238, t + 16); /* E[pivot0, knee_inner0] */
@@ -2611,12 +3796,10 @@ static int factor_p43(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 44: knee_inner0 (hinge, d = 5, h = 16)
  * column: pivot0 (d 5), roller_bottom_slide (d 5, fill), inner0_weld (d 6) */
 static int factor_p44(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 4318, t + 0, w + 4343, t + 16); /* rows 0..3 */
-  panel_5x4(w + 4318, t + 0, w + 4363, t + 20); /* rows 4..7 */
+  panel_5x8(w + 4318, t + 0, w + 4343, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 4423, w + 4343, t + 16); /* N[pivot0] */
   const int failed = factor_node_5(w + 4423, t + 8); /* N[pivot0] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 4318, t + 0, w + 4383, t + 24); /* rows 8..11 */
-  panel_5x4(w + 4318, t + 0, w + 4403, t + 28); /* rows 12..15 */
+  panel_5x8(w + 4318, t + 0, w + 4383, t + 24); /* rows 8..15 */
   reduce_5x5_d5(w + 4448, w + 4368, t + 16); /* E[roller_bottom_slide, pivot0] fill */
   reduce_tri_5_d5(w + 4503, w + 4368, t + 21); /* N[roller_bottom_slide] */
   reduce_6x5_d5(w + 4473, w + 4393, t + 16); /* E[inner0_weld, pivot0] */
@@ -2628,8 +3811,7 @@ static int factor_p44(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 45: pivot0 (hinge, d = 5, h = 11)
  * column: roller_bottom_slide (d 5, fill), inner0_weld (d 6) */
 static int factor_p45(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 4423, t + 8, w + 4448, t + 16); /* rows 0..3 */
-  panel_5x4(w + 4423, t + 8, w + 4468, t + 20); /* rows 4..7 */
+  panel_5x8(w + 4423, t + 8, w + 4448, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 4503, w + 4448, t + 16); /* N[roller_bottom_slide] */
   const int failed = factor_node_5(w + 4503, t + 0); /* N[roller_bottom_slide] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 4423, t + 8, w + 4488, t + 24); /* rows 8..9 */

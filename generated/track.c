@@ -21,7 +21,7 @@
  *   RSI entries     2105
  *   flops           41967 (convention: 2 x (d^3/6 + h d^2 + d h (h+1)/2) per pivot of degree d and column height h)
  *   order           best (heuristic natural)
- *   workspace       2925 scalars, temporary 76 scalars
+ *   workspace       2925 scalars, temporary 96 scalars
  *   structure hash  0x73f3725d1baef1a5
  *
  * Pivot order (pivot, constraint, type, degree d, column height h, blocks):
@@ -70,9 +70,11 @@
 
 typedef float scalar;
 /* vectors of 2, 4, ... scalars (GCC/Clang vector extensions), loaded and
- * stored at any scalar-aligned address */
+ * stored at any scalar-aligned address; the kernels use those the target
+ * has registers for */
 typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
 typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
+typedef scalar v8 __attribute__((vector_size(8 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
 
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
 
@@ -448,163 +450,6 @@ static void node_solve_5(const scalar *n, const scalar *v, scalar *x) {
   x[4] = x4;
 }
 
-/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
- * at et[k * 12]), then overwrites it with node_solve(N, E) using the
- * reciprocals rinv of N's pivots. */
-static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const scalar e0 = e[0];
-  const scalar e1 = e[1];
-  const scalar e2 = e[2];
-  const scalar e3 = e[3];
-  const scalar e4 = e[4];
-  et[0] = e0;
-  et[12] = e1;
-  et[24] = e2;
-  et[36] = e3;
-  et[48] = e4;
-  const scalar y0 = e0;
-  const scalar y1 = e1 - n[5] * y0;
-  const scalar y2 = e2 - (n[10] * y0 + n[11] * y1);
-  const scalar y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
-  const scalar y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
-  const scalar z0 = y0 * rinv[0];
-  const scalar z1 = y1 * rinv[1];
-  const scalar z2 = y2 * rinv[2];
-  const scalar z3 = y3 * rinv[3];
-  const scalar z4 = y4 * rinv[4];
-  const scalar x4 = z4;
-  const scalar x3 = z3 - n[23] * x4;
-  const scalar x2 = z2 - (n[17] * x3 + n[22] * x4);
-  const scalar x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
-  const scalar x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
-  e[0] = x0;
-  e[1] = x1;
-  e[2] = x2;
-  e[3] = x3;
-  e[4] = x4;
-}
-
-/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 12), then overwrites each row with node_solve(N, E[r]) using the
- * reciprocals rinv of N's pivots. */
-static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v2 e0 = {e[0], e[5]};
-  const v2 e1 = {e[1], e[6]};
-  const v2 e2 = {e[2], e[7]};
-  const v2 e3 = {e[3], e[8]};
-  const v2 e4 = {e[4], e[9]};
-  *(v2 *)(et + 0) = e0;
-  *(v2 *)(et + 12) = e1;
-  *(v2 *)(et + 24) = e2;
-  *(v2 *)(et + 36) = e3;
-  *(v2 *)(et + 48) = e4;
-  const v2 y0 = e0;
-  const v2 y1 = e1 - n[5] * y0;
-  const v2 y2 = e2 - (n[10] * y0 + n[11] * y1);
-  const v2 y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
-  const v2 y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
-  const v2 z0 = y0 * rinv[0];
-  const v2 z1 = y1 * rinv[1];
-  const v2 z2 = y2 * rinv[2];
-  const v2 z3 = y3 * rinv[3];
-  const v2 z4 = y4 * rinv[4];
-  const v2 x4 = z4;
-  const v2 x3 = z3 - n[23] * x4;
-  const v2 x2 = z2 - (n[17] * x3 + n[22] * x4);
-  const v2 x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
-  const v2 x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x0[1];
-  e[6] = x1[1];
-  e[7] = x2[1];
-  e[8] = x3[1];
-  e[9] = x4[1];
-}
-
-/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 12), then overwrites each row with node_solve(N, E[r]) using the
- * reciprocals rinv of N's pivots. */
-static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0 = {e[0], e[5], e[10], e[15]};
-  const v4 e1 = {e[1], e[6], e[11], e[16]};
-  const v4 e2 = {e[2], e[7], e[12], e[17]};
-  const v4 e3 = {e[3], e[8], e[13], e[18]};
-  const v4 e4 = {e[4], e[9], e[14], e[19]};
-  *(v4 *)(et + 0) = e0;
-  *(v4 *)(et + 12) = e1;
-  *(v4 *)(et + 24) = e2;
-  *(v4 *)(et + 36) = e3;
-  *(v4 *)(et + 48) = e4;
-  const v4 y0 = e0;
-  const v4 y1 = e1 - n[5] * y0;
-  const v4 y2 = e2 - (n[10] * y0 + n[11] * y1);
-  const v4 y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
-  const v4 y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
-  const v4 z0 = y0 * rinv[0];
-  const v4 z1 = y1 * rinv[1];
-  const v4 z2 = y2 * rinv[2];
-  const v4 z3 = y3 * rinv[3];
-  const v4 z4 = y4 * rinv[4];
-  const v4 x4 = z4;
-  const v4 x3 = z3 - n[23] * x4;
-  const v4 x2 = z2 - (n[17] * x3 + n[22] * x4);
-  const v4 x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
-  const v4 x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x0[1];
-  e[6] = x1[1];
-  e[7] = x2[1];
-  e[8] = x3[1];
-  e[9] = x4[1];
-  e[10] = x0[2];
-  e[11] = x1[2];
-  e[12] = x2[2];
-  e[13] = x3[2];
-  e[14] = x4[2];
-  e[15] = x0[3];
-  e[16] = x1[3];
-  e[17] = x2[3];
-  e[18] = x3[3];
-  e[19] = x4[3];
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 5 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[12] + l[2] * et[24] + l[3] * et[36] + l[4] * et[48];
-  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 12) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 36) + l[9] * *(const v2 *)(et + 48);
-  *(v2 *)(c + 10) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 12) + l[12] * *(const v2 *)(et + 24) + l[13] * *(const v2 *)(et + 36) + l[14] * *(const v2 *)(et + 48);
-  c[12] -= l[10] * et[2] + l[11] * et[14] + l[12] * et[26] + l[13] * et[38] + l[14] * et[50];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 12) + l[17] * *(const v4 *)(et + 24) + l[18] * *(const v4 *)(et + 36) + l[19] * *(const v4 *)(et + 48);
-  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 12) + l[22] * *(const v4 *)(et + 24) + l[23] * *(const v4 *)(et + 36) + l[24] * *(const v4 *)(et + 48);
-  c[24] -= l[20] * et[4] + l[21] * et[16] + l[22] * et[28] + l[23] * et[40] + l[24] * et[52];
-}
-
-/* C -= L E^T for a 5 x 5 block C, L 5 x 5, E 5 x 5 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_5x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 12) + l[2] * *(const v4 *)(et + 24) + l[3] * *(const v4 *)(et + 36) + l[4] * *(const v4 *)(et + 48);
-  c[4] -= l[0] * et[4] + l[1] * et[16] + l[2] * et[28] + l[3] * et[40] + l[4] * et[52];
-  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 12) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 36) + l[9] * *(const v4 *)(et + 48);
-  c[9] -= l[5] * et[4] + l[6] * et[16] + l[7] * et[28] + l[8] * et[40] + l[9] * et[52];
-  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 12) + l[12] * *(const v4 *)(et + 24) + l[13] * *(const v4 *)(et + 36) + l[14] * *(const v4 *)(et + 48);
-  c[14] -= l[10] * et[4] + l[11] * et[16] + l[12] * et[28] + l[13] * et[40] + l[14] * et[52];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 12) + l[17] * *(const v4 *)(et + 24) + l[18] * *(const v4 *)(et + 36) + l[19] * *(const v4 *)(et + 48);
-  c[19] -= l[15] * et[4] + l[16] * et[16] + l[17] * et[28] + l[18] * et[40] + l[19] * et[52];
-  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 12) + l[22] * *(const v4 *)(et + 24) + l[23] * *(const v4 *)(et + 36) + l[24] * *(const v4 *)(et + 48);
-  c[24] -= l[20] * et[4] + l[21] * et[16] + l[22] * et[28] + l[23] * et[40] + l[24] * et[52];
-}
-
 /* xq -= L xp for a 5 x 5 block L (rt.h solve, forward). */
 static void forward_5x5(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
   xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2] + l[3] * xp[3] + l[4] * xp[4];
@@ -642,14 +487,506 @@ static void subtract_5(scalar *restrict x, const scalar *restrict s) {
   x[4] -= s[4];
 }
 
+/*---- vector kernels: one body per vector width, the same results ------------*/
+
+#if defined(__AVX__)
+/* AVX: 32-byte vectors */
+
+/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
+ * at et[k * 16]), then overwrites it with node_solve(N, E) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const scalar e0 = e[0];
+  const scalar e1 = e[1];
+  const scalar e2 = e[2];
+  const scalar e3 = e[3];
+  const scalar e4 = e[4];
+  et[0] = e0;
+  et[16] = e1;
+  et[32] = e2;
+  et[48] = e3;
+  et[64] = e4;
+  const scalar y0 = e0;
+  const scalar y1 = e1 - n[5] * y0;
+  const scalar y2 = e2 - (n[10] * y0 + n[11] * y1);
+  const scalar y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
+  const scalar y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const scalar z0 = y0 * rinv[0];
+  const scalar z1 = y1 * rinv[1];
+  const scalar z2 = y2 * rinv[2];
+  const scalar z3 = y3 * rinv[3];
+  const scalar z4 = y4 * rinv[4];
+  const scalar x4 = z4;
+  const scalar x3 = z3 - n[23] * x4;
+  const scalar x2 = z2 - (n[17] * x3 + n[22] * x4);
+  const scalar x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
+  const scalar x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  e[0] = x0;
+  e[1] = x1;
+  e[2] = x2;
+  e[3] = x3;
+  e[4] = x4;
+}
+
+/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 16), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v2 e0 = {e[0], e[5]};
+  const v2 e1 = {e[1], e[6]};
+  const v2 e2 = {e[2], e[7]};
+  const v2 e3 = {e[3], e[8]};
+  const v2 e4 = {e[4], e[9]};
+  *(v2 *)(et + 0) = e0;
+  *(v2 *)(et + 16) = e1;
+  *(v2 *)(et + 32) = e2;
+  *(v2 *)(et + 48) = e3;
+  *(v2 *)(et + 64) = e4;
+  const v2 y0 = e0;
+  const v2 y1 = e1 - n[5] * y0;
+  const v2 y2 = e2 - (n[10] * y0 + n[11] * y1);
+  const v2 y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
+  const v2 y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const v2 z0 = y0 * rinv[0];
+  const v2 z1 = y1 * rinv[1];
+  const v2 z2 = y2 * rinv[2];
+  const v2 z3 = y3 * rinv[3];
+  const v2 z4 = y4 * rinv[4];
+  const v2 x4 = z4;
+  const v2 x3 = z3 - n[23] * x4;
+  const v2 x2 = z2 - (n[17] * x3 + n[22] * x4);
+  const v2 x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
+  const v2 x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x0[1];
+  e[6] = x1[1];
+  e[7] = x2[1];
+  e[8] = x3[1];
+  e[9] = x4[1];
+}
+
+/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 16), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0 = {e[0], e[5], e[10], e[15]};
+  const v4 e1 = {e[1], e[6], e[11], e[16]};
+  const v4 e2 = {e[2], e[7], e[12], e[17]};
+  const v4 e3 = {e[3], e[8], e[13], e[18]};
+  const v4 e4 = {e[4], e[9], e[14], e[19]};
+  *(v4 *)(et + 0) = e0;
+  *(v4 *)(et + 16) = e1;
+  *(v4 *)(et + 32) = e2;
+  *(v4 *)(et + 48) = e3;
+  *(v4 *)(et + 64) = e4;
+  const v4 y0 = e0;
+  const v4 y1 = e1 - n[5] * y0;
+  const v4 y2 = e2 - (n[10] * y0 + n[11] * y1);
+  const v4 y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
+  const v4 y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const v4 z0 = y0 * rinv[0];
+  const v4 z1 = y1 * rinv[1];
+  const v4 z2 = y2 * rinv[2];
+  const v4 z3 = y3 * rinv[3];
+  const v4 z4 = y4 * rinv[4];
+  const v4 x4 = z4;
+  const v4 x3 = z3 - n[23] * x4;
+  const v4 x2 = z2 - (n[17] * x3 + n[22] * x4);
+  const v4 x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
+  const v4 x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x0[1];
+  e[6] = x1[1];
+  e[7] = x2[1];
+  e[8] = x3[1];
+  e[9] = x4[1];
+  e[10] = x0[2];
+  e[11] = x1[2];
+  e[12] = x2[2];
+  e[13] = x3[2];
+  e[14] = x4[2];
+  e[15] = x0[3];
+  e[16] = x1[3];
+  e[17] = x2[3];
+  e[18] = x3[3];
+  e[19] = x4[3];
+}
+
+/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 16), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v8 e0 = {e[0], e[5], e[10], e[15], e[20], e[25], e[30], e[35]};
+  const v8 e1 = {e[1], e[6], e[11], e[16], e[21], e[26], e[31], e[36]};
+  const v8 e2 = {e[2], e[7], e[12], e[17], e[22], e[27], e[32], e[37]};
+  const v8 e3 = {e[3], e[8], e[13], e[18], e[23], e[28], e[33], e[38]};
+  const v8 e4 = {e[4], e[9], e[14], e[19], e[24], e[29], e[34], e[39]};
+  *(v8 *)(et + 0) = e0;
+  *(v8 *)(et + 16) = e1;
+  *(v8 *)(et + 32) = e2;
+  *(v8 *)(et + 48) = e3;
+  *(v8 *)(et + 64) = e4;
+  const v8 y0 = e0;
+  const v8 y1 = e1 - n[5] * y0;
+  const v8 y2 = e2 - (n[10] * y0 + n[11] * y1);
+  const v8 y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
+  const v8 y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const v8 z0 = y0 * rinv[0];
+  const v8 z1 = y1 * rinv[1];
+  const v8 z2 = y2 * rinv[2];
+  const v8 z3 = y3 * rinv[3];
+  const v8 z4 = y4 * rinv[4];
+  const v8 x4 = z4;
+  const v8 x3 = z3 - n[23] * x4;
+  const v8 x2 = z2 - (n[17] * x3 + n[22] * x4);
+  const v8 x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
+  const v8 x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x0[1];
+  e[6] = x1[1];
+  e[7] = x2[1];
+  e[8] = x3[1];
+  e[9] = x4[1];
+  e[10] = x0[2];
+  e[11] = x1[2];
+  e[12] = x2[2];
+  e[13] = x3[2];
+  e[14] = x4[2];
+  e[15] = x0[3];
+  e[16] = x1[3];
+  e[17] = x2[3];
+  e[18] = x3[3];
+  e[19] = x4[3];
+  e[20] = x0[4];
+  e[21] = x1[4];
+  e[22] = x2[4];
+  e[23] = x3[4];
+  e[24] = x4[4];
+  e[25] = x0[5];
+  e[26] = x1[5];
+  e[27] = x2[5];
+  e[28] = x3[5];
+  e[29] = x4[5];
+  e[30] = x0[6];
+  e[31] = x1[6];
+  e[32] = x2[6];
+  e[33] = x3[6];
+  e[34] = x4[6];
+  e[35] = x0[7];
+  e[36] = x1[7];
+  e[37] = x2[7];
+  e[38] = x3[7];
+  e[39] = x4[7];
+}
+
+/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 5 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[16] + l[2] * et[32] + l[3] * et[48] + l[4] * et[64];
+  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 16) + l[7] * *(const v2 *)(et + 32) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 64);
+  *(v2 *)(c + 10) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 16) + l[12] * *(const v2 *)(et + 32) + l[13] * *(const v2 *)(et + 48) + l[14] * *(const v2 *)(et + 64);
+  c[12] -= l[10] * et[2] + l[11] * et[18] + l[12] * et[34] + l[13] * et[50] + l[14] * et[66];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 16) + l[17] * *(const v4 *)(et + 32) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 64);
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 16) + l[22] * *(const v4 *)(et + 32) + l[23] * *(const v4 *)(et + 48) + l[24] * *(const v4 *)(et + 64);
+  c[24] -= l[20] * et[4] + l[21] * et[20] + l[22] * et[36] + l[23] * et[52] + l[24] * et[68];
+}
+
+/* C -= L E^T for a 5 x 5 block C, L 5 x 5, E 5 x 5 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_5x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 16) + l[2] * *(const v4 *)(et + 32) + l[3] * *(const v4 *)(et + 48) + l[4] * *(const v4 *)(et + 64);
+  c[4] -= l[0] * et[4] + l[1] * et[20] + l[2] * et[36] + l[3] * et[52] + l[4] * et[68];
+  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 16) + l[7] * *(const v4 *)(et + 32) + l[8] * *(const v4 *)(et + 48) + l[9] * *(const v4 *)(et + 64);
+  c[9] -= l[5] * et[4] + l[6] * et[20] + l[7] * et[36] + l[8] * et[52] + l[9] * et[68];
+  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 16) + l[12] * *(const v4 *)(et + 32) + l[13] * *(const v4 *)(et + 48) + l[14] * *(const v4 *)(et + 64);
+  c[14] -= l[10] * et[4] + l[11] * et[20] + l[12] * et[36] + l[13] * et[52] + l[14] * et[68];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 16) + l[17] * *(const v4 *)(et + 32) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 64);
+  c[19] -= l[15] * et[4] + l[16] * et[20] + l[17] * et[36] + l[18] * et[52] + l[19] * et[68];
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 16) + l[22] * *(const v4 *)(et + 32) + l[23] * *(const v4 *)(et + 48) + l[24] * *(const v4 *)(et + 64);
+  c[24] -= l[20] * et[4] + l[21] * et[20] + l[22] * et[36] + l[23] * et[52] + l[24] * et[68];
+}
+
+#else
+/* 16-byte vectors (SSE2, the x86-64 baseline; NEON) */
+
+/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
+ * at et[k * 16]), then overwrites it with node_solve(N, E) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const scalar e0 = e[0];
+  const scalar e1 = e[1];
+  const scalar e2 = e[2];
+  const scalar e3 = e[3];
+  const scalar e4 = e[4];
+  et[0] = e0;
+  et[16] = e1;
+  et[32] = e2;
+  et[48] = e3;
+  et[64] = e4;
+  const scalar y0 = e0;
+  const scalar y1 = e1 - n[5] * y0;
+  const scalar y2 = e2 - (n[10] * y0 + n[11] * y1);
+  const scalar y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
+  const scalar y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const scalar z0 = y0 * rinv[0];
+  const scalar z1 = y1 * rinv[1];
+  const scalar z2 = y2 * rinv[2];
+  const scalar z3 = y3 * rinv[3];
+  const scalar z4 = y4 * rinv[4];
+  const scalar x4 = z4;
+  const scalar x3 = z3 - n[23] * x4;
+  const scalar x2 = z2 - (n[17] * x3 + n[22] * x4);
+  const scalar x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
+  const scalar x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  e[0] = x0;
+  e[1] = x1;
+  e[2] = x2;
+  e[3] = x3;
+  e[4] = x4;
+}
+
+/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 16), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v2 e0 = {e[0], e[5]};
+  const v2 e1 = {e[1], e[6]};
+  const v2 e2 = {e[2], e[7]};
+  const v2 e3 = {e[3], e[8]};
+  const v2 e4 = {e[4], e[9]};
+  *(v2 *)(et + 0) = e0;
+  *(v2 *)(et + 16) = e1;
+  *(v2 *)(et + 32) = e2;
+  *(v2 *)(et + 48) = e3;
+  *(v2 *)(et + 64) = e4;
+  const v2 y0 = e0;
+  const v2 y1 = e1 - n[5] * y0;
+  const v2 y2 = e2 - (n[10] * y0 + n[11] * y1);
+  const v2 y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
+  const v2 y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const v2 z0 = y0 * rinv[0];
+  const v2 z1 = y1 * rinv[1];
+  const v2 z2 = y2 * rinv[2];
+  const v2 z3 = y3 * rinv[3];
+  const v2 z4 = y4 * rinv[4];
+  const v2 x4 = z4;
+  const v2 x3 = z3 - n[23] * x4;
+  const v2 x2 = z2 - (n[17] * x3 + n[22] * x4);
+  const v2 x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
+  const v2 x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x0[1];
+  e[6] = x1[1];
+  e[7] = x2[1];
+  e[8] = x3[1];
+  e[9] = x4[1];
+}
+
+/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 16), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0 = {e[0], e[5], e[10], e[15]};
+  const v4 e1 = {e[1], e[6], e[11], e[16]};
+  const v4 e2 = {e[2], e[7], e[12], e[17]};
+  const v4 e3 = {e[3], e[8], e[13], e[18]};
+  const v4 e4 = {e[4], e[9], e[14], e[19]};
+  *(v4 *)(et + 0) = e0;
+  *(v4 *)(et + 16) = e1;
+  *(v4 *)(et + 32) = e2;
+  *(v4 *)(et + 48) = e3;
+  *(v4 *)(et + 64) = e4;
+  const v4 y0 = e0;
+  const v4 y1 = e1 - n[5] * y0;
+  const v4 y2 = e2 - (n[10] * y0 + n[11] * y1);
+  const v4 y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
+  const v4 y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const v4 z0 = y0 * rinv[0];
+  const v4 z1 = y1 * rinv[1];
+  const v4 z2 = y2 * rinv[2];
+  const v4 z3 = y3 * rinv[3];
+  const v4 z4 = y4 * rinv[4];
+  const v4 x4 = z4;
+  const v4 x3 = z3 - n[23] * x4;
+  const v4 x2 = z2 - (n[17] * x3 + n[22] * x4);
+  const v4 x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
+  const v4 x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x0[1];
+  e[6] = x1[1];
+  e[7] = x2[1];
+  e[8] = x3[1];
+  e[9] = x4[1];
+  e[10] = x0[2];
+  e[11] = x1[2];
+  e[12] = x2[2];
+  e[13] = x3[2];
+  e[14] = x4[2];
+  e[15] = x0[3];
+  e[16] = x1[3];
+  e[17] = x2[3];
+  e[18] = x3[3];
+  e[19] = x4[3];
+}
+
+/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4):
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 16), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0_0 = {e[0], e[5], e[10], e[15]};
+  const v4 e0_1 = {e[20], e[25], e[30], e[35]};
+  const v4 e1_0 = {e[1], e[6], e[11], e[16]};
+  const v4 e1_1 = {e[21], e[26], e[31], e[36]};
+  const v4 e2_0 = {e[2], e[7], e[12], e[17]};
+  const v4 e2_1 = {e[22], e[27], e[32], e[37]};
+  const v4 e3_0 = {e[3], e[8], e[13], e[18]};
+  const v4 e3_1 = {e[23], e[28], e[33], e[38]};
+  const v4 e4_0 = {e[4], e[9], e[14], e[19]};
+  const v4 e4_1 = {e[24], e[29], e[34], e[39]};
+  *(v4 *)(et + 0) = e0_0;
+  *(v4 *)(et + 4) = e0_1;
+  *(v4 *)(et + 16) = e1_0;
+  *(v4 *)(et + 20) = e1_1;
+  *(v4 *)(et + 32) = e2_0;
+  *(v4 *)(et + 36) = e2_1;
+  *(v4 *)(et + 48) = e3_0;
+  *(v4 *)(et + 52) = e3_1;
+  *(v4 *)(et + 64) = e4_0;
+  *(v4 *)(et + 68) = e4_1;
+  const v4 y0_0 = e0_0;
+  const v4 y0_1 = e0_1;
+  const v4 y1_0 = e1_0 - n[5] * y0_0;
+  const v4 y1_1 = e1_1 - n[5] * y0_1;
+  const v4 y2_0 = e2_0 - (n[10] * y0_0 + n[11] * y1_0);
+  const v4 y2_1 = e2_1 - (n[10] * y0_1 + n[11] * y1_1);
+  const v4 y3_0 = e3_0 - (n[15] * y0_0 + n[16] * y1_0 + n[17] * y2_0);
+  const v4 y3_1 = e3_1 - (n[15] * y0_1 + n[16] * y1_1 + n[17] * y2_1);
+  const v4 y4_0 = e4_0 - (n[20] * y0_0 + n[21] * y1_0 + n[22] * y2_0 + n[23] * y3_0);
+  const v4 y4_1 = e4_1 - (n[20] * y0_1 + n[21] * y1_1 + n[22] * y2_1 + n[23] * y3_1);
+  const v4 z0_0 = y0_0 * rinv[0];
+  const v4 z0_1 = y0_1 * rinv[0];
+  const v4 z1_0 = y1_0 * rinv[1];
+  const v4 z1_1 = y1_1 * rinv[1];
+  const v4 z2_0 = y2_0 * rinv[2];
+  const v4 z2_1 = y2_1 * rinv[2];
+  const v4 z3_0 = y3_0 * rinv[3];
+  const v4 z3_1 = y3_1 * rinv[3];
+  const v4 z4_0 = y4_0 * rinv[4];
+  const v4 z4_1 = y4_1 * rinv[4];
+  const v4 x4_0 = z4_0;
+  const v4 x4_1 = z4_1;
+  const v4 x3_0 = z3_0 - n[23] * x4_0;
+  const v4 x3_1 = z3_1 - n[23] * x4_1;
+  const v4 x2_0 = z2_0 - (n[17] * x3_0 + n[22] * x4_0);
+  const v4 x2_1 = z2_1 - (n[17] * x3_1 + n[22] * x4_1);
+  const v4 x1_0 = z1_0 - (n[11] * x2_0 + n[16] * x3_0 + n[21] * x4_0);
+  const v4 x1_1 = z1_1 - (n[11] * x2_1 + n[16] * x3_1 + n[21] * x4_1);
+  const v4 x0_0 = z0_0 - (n[5] * x1_0 + n[10] * x2_0 + n[15] * x3_0 + n[20] * x4_0);
+  const v4 x0_1 = z0_1 - (n[5] * x1_1 + n[10] * x2_1 + n[15] * x3_1 + n[20] * x4_1);
+  e[0] = x0_0[0];
+  e[1] = x1_0[0];
+  e[2] = x2_0[0];
+  e[3] = x3_0[0];
+  e[4] = x4_0[0];
+  e[5] = x0_0[1];
+  e[6] = x1_0[1];
+  e[7] = x2_0[1];
+  e[8] = x3_0[1];
+  e[9] = x4_0[1];
+  e[10] = x0_0[2];
+  e[11] = x1_0[2];
+  e[12] = x2_0[2];
+  e[13] = x3_0[2];
+  e[14] = x4_0[2];
+  e[15] = x0_0[3];
+  e[16] = x1_0[3];
+  e[17] = x2_0[3];
+  e[18] = x3_0[3];
+  e[19] = x4_0[3];
+  e[20] = x0_1[0];
+  e[21] = x1_1[0];
+  e[22] = x2_1[0];
+  e[23] = x3_1[0];
+  e[24] = x4_1[0];
+  e[25] = x0_1[1];
+  e[26] = x1_1[1];
+  e[27] = x2_1[1];
+  e[28] = x3_1[1];
+  e[29] = x4_1[1];
+  e[30] = x0_1[2];
+  e[31] = x1_1[2];
+  e[32] = x2_1[2];
+  e[33] = x3_1[2];
+  e[34] = x4_1[2];
+  e[35] = x0_1[3];
+  e[36] = x1_1[3];
+  e[37] = x2_1[3];
+  e[38] = x3_1[3];
+  e[39] = x4_1[3];
+}
+
+/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 5 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[16] + l[2] * et[32] + l[3] * et[48] + l[4] * et[64];
+  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 16) + l[7] * *(const v2 *)(et + 32) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 64);
+  *(v2 *)(c + 10) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 16) + l[12] * *(const v2 *)(et + 32) + l[13] * *(const v2 *)(et + 48) + l[14] * *(const v2 *)(et + 64);
+  c[12] -= l[10] * et[2] + l[11] * et[18] + l[12] * et[34] + l[13] * et[50] + l[14] * et[66];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 16) + l[17] * *(const v4 *)(et + 32) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 64);
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 16) + l[22] * *(const v4 *)(et + 32) + l[23] * *(const v4 *)(et + 48) + l[24] * *(const v4 *)(et + 64);
+  c[24] -= l[20] * et[4] + l[21] * et[20] + l[22] * et[36] + l[23] * et[52] + l[24] * et[68];
+}
+
+/* C -= L E^T for a 5 x 5 block C, L 5 x 5, E 5 x 5 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_5x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 16) + l[2] * *(const v4 *)(et + 32) + l[3] * *(const v4 *)(et + 48) + l[4] * *(const v4 *)(et + 64);
+  c[4] -= l[0] * et[4] + l[1] * et[20] + l[2] * et[36] + l[3] * et[52] + l[4] * et[68];
+  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 16) + l[7] * *(const v4 *)(et + 32) + l[8] * *(const v4 *)(et + 48) + l[9] * *(const v4 *)(et + 64);
+  c[9] -= l[5] * et[4] + l[6] * et[20] + l[7] * et[36] + l[8] * et[52] + l[9] * et[68];
+  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 16) + l[12] * *(const v4 *)(et + 32) + l[13] * *(const v4 *)(et + 48) + l[14] * *(const v4 *)(et + 64);
+  c[14] -= l[10] * et[4] + l[11] * et[20] + l[12] * et[36] + l[13] * et[52] + l[14] * et[68];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 16) + l[17] * *(const v4 *)(et + 32) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 64);
+  c[19] -= l[15] * et[4] + l[16] * et[20] + l[17] * et[36] + l[18] * et[52] + l[19] * et[68];
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 16) + l[22] * *(const v4 *)(et + 32) + l[23] * *(const v4 *)(et + 48) + l[24] * *(const v4 *)(et + 64);
+  c[24] -= l[20] * et[4] + l[21] * et[20] + l[22] * et[36] + l[23] * et[52] + l[24] * et[68];
+}
+
+#endif
+
 /*---- factor: one function per pivot ------------------------------------------*/
 
 /*---- pivot 0: pin00 (hinge, d = 5, h = 10)
  * column: pin01 (d 5), pin39 (d 5) */
 static int factor_p0(scalar *restrict w, scalar *restrict t) {
   if (factor_node_5(w + 0, t + 0)) return 0; /* N[pin00] = l D l^T */
-  panel_5x4(w + 0, t + 0, w + 25, t + 16); /* rows 0..3 */
-  panel_5x4(w + 0, t + 0, w + 45, t + 20); /* rows 4..7 */
+  panel_5x8(w + 0, t + 0, w + 25, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 75, w + 25, t + 16); /* N[pin01] */
   const int failed = factor_node_5(w + 75, t + 8); /* N[pin01] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 0, t + 0, w + 65, t + 24); /* rows 8..9 */
@@ -661,8 +998,7 @@ static int factor_p0(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 1: pin01 (hinge, d = 5, h = 10)
  * column: pin02 (d 5), pin39 (d 5, fill) */
 static int factor_p1(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 75, t + 8, w + 100, t + 16); /* rows 0..3 */
-  panel_5x4(w + 75, t + 8, w + 120, t + 20); /* rows 4..7 */
+  panel_5x8(w + 75, t + 8, w + 100, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 150, w + 100, t + 16); /* N[pin02] */
   const int failed = factor_node_5(w + 150, t + 0); /* N[pin02] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 75, t + 8, w + 140, t + 24); /* rows 8..9 */
@@ -674,8 +1010,7 @@ static int factor_p1(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 2: pin02 (hinge, d = 5, h = 10)
  * column: pin03 (d 5), pin39 (d 5, fill) */
 static int factor_p2(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 150, t + 0, w + 175, t + 16); /* rows 0..3 */
-  panel_5x4(w + 150, t + 0, w + 195, t + 20); /* rows 4..7 */
+  panel_5x8(w + 150, t + 0, w + 175, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 225, w + 175, t + 16); /* N[pin03] */
   const int failed = factor_node_5(w + 225, t + 8); /* N[pin03] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 150, t + 0, w + 215, t + 24); /* rows 8..9 */
@@ -687,8 +1022,7 @@ static int factor_p2(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 3: pin03 (hinge, d = 5, h = 10)
  * column: pin04 (d 5), pin39 (d 5, fill) */
 static int factor_p3(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 225, t + 8, w + 250, t + 16); /* rows 0..3 */
-  panel_5x4(w + 225, t + 8, w + 270, t + 20); /* rows 4..7 */
+  panel_5x8(w + 225, t + 8, w + 250, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 300, w + 250, t + 16); /* N[pin04] */
   const int failed = factor_node_5(w + 300, t + 0); /* N[pin04] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 225, t + 8, w + 290, t + 24); /* rows 8..9 */
@@ -700,8 +1034,7 @@ static int factor_p3(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 4: pin04 (hinge, d = 5, h = 10)
  * column: pin05 (d 5), pin39 (d 5, fill) */
 static int factor_p4(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 300, t + 0, w + 325, t + 16); /* rows 0..3 */
-  panel_5x4(w + 300, t + 0, w + 345, t + 20); /* rows 4..7 */
+  panel_5x8(w + 300, t + 0, w + 325, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 375, w + 325, t + 16); /* N[pin05] */
   const int failed = factor_node_5(w + 375, t + 8); /* N[pin05] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 300, t + 0, w + 365, t + 24); /* rows 8..9 */
@@ -713,8 +1046,7 @@ static int factor_p4(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 5: pin05 (hinge, d = 5, h = 10)
  * column: pin06 (d 5), pin39 (d 5, fill) */
 static int factor_p5(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 375, t + 8, w + 400, t + 16); /* rows 0..3 */
-  panel_5x4(w + 375, t + 8, w + 420, t + 20); /* rows 4..7 */
+  panel_5x8(w + 375, t + 8, w + 400, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 450, w + 400, t + 16); /* N[pin06] */
   const int failed = factor_node_5(w + 450, t + 0); /* N[pin06] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 375, t + 8, w + 440, t + 24); /* rows 8..9 */
@@ -726,8 +1058,7 @@ static int factor_p5(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 6: pin06 (hinge, d = 5, h = 10)
  * column: pin07 (d 5), pin39 (d 5, fill) */
 static int factor_p6(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 450, t + 0, w + 475, t + 16); /* rows 0..3 */
-  panel_5x4(w + 450, t + 0, w + 495, t + 20); /* rows 4..7 */
+  panel_5x8(w + 450, t + 0, w + 475, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 525, w + 475, t + 16); /* N[pin07] */
   const int failed = factor_node_5(w + 525, t + 8); /* N[pin07] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 450, t + 0, w + 515, t + 24); /* rows 8..9 */
@@ -739,8 +1070,7 @@ static int factor_p6(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 7: pin07 (hinge, d = 5, h = 10)
  * column: pin08 (d 5), pin39 (d 5, fill) */
 static int factor_p7(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 525, t + 8, w + 550, t + 16); /* rows 0..3 */
-  panel_5x4(w + 525, t + 8, w + 570, t + 20); /* rows 4..7 */
+  panel_5x8(w + 525, t + 8, w + 550, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 600, w + 550, t + 16); /* N[pin08] */
   const int failed = factor_node_5(w + 600, t + 0); /* N[pin08] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 525, t + 8, w + 590, t + 24); /* rows 8..9 */
@@ -752,8 +1082,7 @@ static int factor_p7(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 8: pin08 (hinge, d = 5, h = 10)
  * column: pin09 (d 5), pin39 (d 5, fill) */
 static int factor_p8(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 600, t + 0, w + 625, t + 16); /* rows 0..3 */
-  panel_5x4(w + 600, t + 0, w + 645, t + 20); /* rows 4..7 */
+  panel_5x8(w + 600, t + 0, w + 625, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 675, w + 625, t + 16); /* N[pin09] */
   const int failed = factor_node_5(w + 675, t + 8); /* N[pin09] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 600, t + 0, w + 665, t + 24); /* rows 8..9 */
@@ -765,8 +1094,7 @@ static int factor_p8(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 9: pin09 (hinge, d = 5, h = 10)
  * column: pin10 (d 5), pin39 (d 5, fill) */
 static int factor_p9(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 675, t + 8, w + 700, t + 16); /* rows 0..3 */
-  panel_5x4(w + 675, t + 8, w + 720, t + 20); /* rows 4..7 */
+  panel_5x8(w + 675, t + 8, w + 700, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 750, w + 700, t + 16); /* N[pin10] */
   const int failed = factor_node_5(w + 750, t + 0); /* N[pin10] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 675, t + 8, w + 740, t + 24); /* rows 8..9 */
@@ -778,8 +1106,7 @@ static int factor_p9(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 10: pin10 (hinge, d = 5, h = 10)
  * column: pin11 (d 5), pin39 (d 5, fill) */
 static int factor_p10(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 750, t + 0, w + 775, t + 16); /* rows 0..3 */
-  panel_5x4(w + 750, t + 0, w + 795, t + 20); /* rows 4..7 */
+  panel_5x8(w + 750, t + 0, w + 775, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 825, w + 775, t + 16); /* N[pin11] */
   const int failed = factor_node_5(w + 825, t + 8); /* N[pin11] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 750, t + 0, w + 815, t + 24); /* rows 8..9 */
@@ -791,8 +1118,7 @@ static int factor_p10(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 11: pin11 (hinge, d = 5, h = 10)
  * column: pin12 (d 5), pin39 (d 5, fill) */
 static int factor_p11(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 825, t + 8, w + 850, t + 16); /* rows 0..3 */
-  panel_5x4(w + 825, t + 8, w + 870, t + 20); /* rows 4..7 */
+  panel_5x8(w + 825, t + 8, w + 850, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 900, w + 850, t + 16); /* N[pin12] */
   const int failed = factor_node_5(w + 900, t + 0); /* N[pin12] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 825, t + 8, w + 890, t + 24); /* rows 8..9 */
@@ -804,8 +1130,7 @@ static int factor_p11(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 12: pin12 (hinge, d = 5, h = 10)
  * column: pin13 (d 5), pin39 (d 5, fill) */
 static int factor_p12(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 900, t + 0, w + 925, t + 16); /* rows 0..3 */
-  panel_5x4(w + 900, t + 0, w + 945, t + 20); /* rows 4..7 */
+  panel_5x8(w + 900, t + 0, w + 925, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 975, w + 925, t + 16); /* N[pin13] */
   const int failed = factor_node_5(w + 975, t + 8); /* N[pin13] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 900, t + 0, w + 965, t + 24); /* rows 8..9 */
@@ -817,8 +1142,7 @@ static int factor_p12(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 13: pin13 (hinge, d = 5, h = 10)
  * column: pin14 (d 5), pin39 (d 5, fill) */
 static int factor_p13(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 975, t + 8, w + 1000, t + 16); /* rows 0..3 */
-  panel_5x4(w + 975, t + 8, w + 1020, t + 20); /* rows 4..7 */
+  panel_5x8(w + 975, t + 8, w + 1000, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 1050, w + 1000, t + 16); /* N[pin14] */
   const int failed = factor_node_5(w + 1050, t + 0); /* N[pin14] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 975, t + 8, w + 1040, t + 24); /* rows 8..9 */
@@ -830,8 +1154,7 @@ static int factor_p13(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 14: pin14 (hinge, d = 5, h = 10)
  * column: pin15 (d 5), pin39 (d 5, fill) */
 static int factor_p14(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 1050, t + 0, w + 1075, t + 16); /* rows 0..3 */
-  panel_5x4(w + 1050, t + 0, w + 1095, t + 20); /* rows 4..7 */
+  panel_5x8(w + 1050, t + 0, w + 1075, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 1125, w + 1075, t + 16); /* N[pin15] */
   const int failed = factor_node_5(w + 1125, t + 8); /* N[pin15] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 1050, t + 0, w + 1115, t + 24); /* rows 8..9 */
@@ -843,8 +1166,7 @@ static int factor_p14(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 15: pin15 (hinge, d = 5, h = 10)
  * column: pin16 (d 5), pin39 (d 5, fill) */
 static int factor_p15(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 1125, t + 8, w + 1150, t + 16); /* rows 0..3 */
-  panel_5x4(w + 1125, t + 8, w + 1170, t + 20); /* rows 4..7 */
+  panel_5x8(w + 1125, t + 8, w + 1150, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 1200, w + 1150, t + 16); /* N[pin16] */
   const int failed = factor_node_5(w + 1200, t + 0); /* N[pin16] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 1125, t + 8, w + 1190, t + 24); /* rows 8..9 */
@@ -856,8 +1178,7 @@ static int factor_p15(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 16: pin16 (hinge, d = 5, h = 10)
  * column: pin17 (d 5), pin39 (d 5, fill) */
 static int factor_p16(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 1200, t + 0, w + 1225, t + 16); /* rows 0..3 */
-  panel_5x4(w + 1200, t + 0, w + 1245, t + 20); /* rows 4..7 */
+  panel_5x8(w + 1200, t + 0, w + 1225, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 1275, w + 1225, t + 16); /* N[pin17] */
   const int failed = factor_node_5(w + 1275, t + 8); /* N[pin17] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 1200, t + 0, w + 1265, t + 24); /* rows 8..9 */
@@ -869,8 +1190,7 @@ static int factor_p16(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 17: pin17 (hinge, d = 5, h = 10)
  * column: pin18 (d 5), pin39 (d 5, fill) */
 static int factor_p17(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 1275, t + 8, w + 1300, t + 16); /* rows 0..3 */
-  panel_5x4(w + 1275, t + 8, w + 1320, t + 20); /* rows 4..7 */
+  panel_5x8(w + 1275, t + 8, w + 1300, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 1350, w + 1300, t + 16); /* N[pin18] */
   const int failed = factor_node_5(w + 1350, t + 0); /* N[pin18] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 1275, t + 8, w + 1340, t + 24); /* rows 8..9 */
@@ -882,8 +1202,7 @@ static int factor_p17(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 18: pin18 (hinge, d = 5, h = 10)
  * column: pin19 (d 5), pin39 (d 5, fill) */
 static int factor_p18(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 1350, t + 0, w + 1375, t + 16); /* rows 0..3 */
-  panel_5x4(w + 1350, t + 0, w + 1395, t + 20); /* rows 4..7 */
+  panel_5x8(w + 1350, t + 0, w + 1375, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 1425, w + 1375, t + 16); /* N[pin19] */
   const int failed = factor_node_5(w + 1425, t + 8); /* N[pin19] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 1350, t + 0, w + 1415, t + 24); /* rows 8..9 */
@@ -895,8 +1214,7 @@ static int factor_p18(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 19: pin19 (hinge, d = 5, h = 10)
  * column: pin20 (d 5), pin39 (d 5, fill) */
 static int factor_p19(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 1425, t + 8, w + 1450, t + 16); /* rows 0..3 */
-  panel_5x4(w + 1425, t + 8, w + 1470, t + 20); /* rows 4..7 */
+  panel_5x8(w + 1425, t + 8, w + 1450, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 1500, w + 1450, t + 16); /* N[pin20] */
   const int failed = factor_node_5(w + 1500, t + 0); /* N[pin20] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 1425, t + 8, w + 1490, t + 24); /* rows 8..9 */
@@ -908,8 +1226,7 @@ static int factor_p19(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 20: pin20 (hinge, d = 5, h = 10)
  * column: pin21 (d 5), pin39 (d 5, fill) */
 static int factor_p20(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 1500, t + 0, w + 1525, t + 16); /* rows 0..3 */
-  panel_5x4(w + 1500, t + 0, w + 1545, t + 20); /* rows 4..7 */
+  panel_5x8(w + 1500, t + 0, w + 1525, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 1575, w + 1525, t + 16); /* N[pin21] */
   const int failed = factor_node_5(w + 1575, t + 8); /* N[pin21] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 1500, t + 0, w + 1565, t + 24); /* rows 8..9 */
@@ -921,8 +1238,7 @@ static int factor_p20(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 21: pin21 (hinge, d = 5, h = 10)
  * column: pin22 (d 5), pin39 (d 5, fill) */
 static int factor_p21(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 1575, t + 8, w + 1600, t + 16); /* rows 0..3 */
-  panel_5x4(w + 1575, t + 8, w + 1620, t + 20); /* rows 4..7 */
+  panel_5x8(w + 1575, t + 8, w + 1600, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 1650, w + 1600, t + 16); /* N[pin22] */
   const int failed = factor_node_5(w + 1650, t + 0); /* N[pin22] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 1575, t + 8, w + 1640, t + 24); /* rows 8..9 */
@@ -934,8 +1250,7 @@ static int factor_p21(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 22: pin22 (hinge, d = 5, h = 10)
  * column: pin23 (d 5), pin39 (d 5, fill) */
 static int factor_p22(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 1650, t + 0, w + 1675, t + 16); /* rows 0..3 */
-  panel_5x4(w + 1650, t + 0, w + 1695, t + 20); /* rows 4..7 */
+  panel_5x8(w + 1650, t + 0, w + 1675, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 1725, w + 1675, t + 16); /* N[pin23] */
   const int failed = factor_node_5(w + 1725, t + 8); /* N[pin23] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 1650, t + 0, w + 1715, t + 24); /* rows 8..9 */
@@ -947,8 +1262,7 @@ static int factor_p22(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 23: pin23 (hinge, d = 5, h = 10)
  * column: pin24 (d 5), pin39 (d 5, fill) */
 static int factor_p23(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 1725, t + 8, w + 1750, t + 16); /* rows 0..3 */
-  panel_5x4(w + 1725, t + 8, w + 1770, t + 20); /* rows 4..7 */
+  panel_5x8(w + 1725, t + 8, w + 1750, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 1800, w + 1750, t + 16); /* N[pin24] */
   const int failed = factor_node_5(w + 1800, t + 0); /* N[pin24] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 1725, t + 8, w + 1790, t + 24); /* rows 8..9 */
@@ -960,8 +1274,7 @@ static int factor_p23(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 24: pin24 (hinge, d = 5, h = 10)
  * column: pin25 (d 5), pin39 (d 5, fill) */
 static int factor_p24(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 1800, t + 0, w + 1825, t + 16); /* rows 0..3 */
-  panel_5x4(w + 1800, t + 0, w + 1845, t + 20); /* rows 4..7 */
+  panel_5x8(w + 1800, t + 0, w + 1825, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 1875, w + 1825, t + 16); /* N[pin25] */
   const int failed = factor_node_5(w + 1875, t + 8); /* N[pin25] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 1800, t + 0, w + 1865, t + 24); /* rows 8..9 */
@@ -973,8 +1286,7 @@ static int factor_p24(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 25: pin25 (hinge, d = 5, h = 10)
  * column: pin26 (d 5), pin39 (d 5, fill) */
 static int factor_p25(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 1875, t + 8, w + 1900, t + 16); /* rows 0..3 */
-  panel_5x4(w + 1875, t + 8, w + 1920, t + 20); /* rows 4..7 */
+  panel_5x8(w + 1875, t + 8, w + 1900, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 1950, w + 1900, t + 16); /* N[pin26] */
   const int failed = factor_node_5(w + 1950, t + 0); /* N[pin26] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 1875, t + 8, w + 1940, t + 24); /* rows 8..9 */
@@ -986,8 +1298,7 @@ static int factor_p25(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 26: pin26 (hinge, d = 5, h = 10)
  * column: pin27 (d 5), pin39 (d 5, fill) */
 static int factor_p26(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 1950, t + 0, w + 1975, t + 16); /* rows 0..3 */
-  panel_5x4(w + 1950, t + 0, w + 1995, t + 20); /* rows 4..7 */
+  panel_5x8(w + 1950, t + 0, w + 1975, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 2025, w + 1975, t + 16); /* N[pin27] */
   const int failed = factor_node_5(w + 2025, t + 8); /* N[pin27] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 1950, t + 0, w + 2015, t + 24); /* rows 8..9 */
@@ -999,8 +1310,7 @@ static int factor_p26(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 27: pin27 (hinge, d = 5, h = 10)
  * column: pin28 (d 5), pin39 (d 5, fill) */
 static int factor_p27(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 2025, t + 8, w + 2050, t + 16); /* rows 0..3 */
-  panel_5x4(w + 2025, t + 8, w + 2070, t + 20); /* rows 4..7 */
+  panel_5x8(w + 2025, t + 8, w + 2050, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 2100, w + 2050, t + 16); /* N[pin28] */
   const int failed = factor_node_5(w + 2100, t + 0); /* N[pin28] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 2025, t + 8, w + 2090, t + 24); /* rows 8..9 */
@@ -1012,8 +1322,7 @@ static int factor_p27(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 28: pin28 (hinge, d = 5, h = 10)
  * column: pin29 (d 5), pin39 (d 5, fill) */
 static int factor_p28(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 2100, t + 0, w + 2125, t + 16); /* rows 0..3 */
-  panel_5x4(w + 2100, t + 0, w + 2145, t + 20); /* rows 4..7 */
+  panel_5x8(w + 2100, t + 0, w + 2125, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 2175, w + 2125, t + 16); /* N[pin29] */
   const int failed = factor_node_5(w + 2175, t + 8); /* N[pin29] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 2100, t + 0, w + 2165, t + 24); /* rows 8..9 */
@@ -1025,8 +1334,7 @@ static int factor_p28(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 29: pin29 (hinge, d = 5, h = 10)
  * column: pin30 (d 5), pin39 (d 5, fill) */
 static int factor_p29(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 2175, t + 8, w + 2200, t + 16); /* rows 0..3 */
-  panel_5x4(w + 2175, t + 8, w + 2220, t + 20); /* rows 4..7 */
+  panel_5x8(w + 2175, t + 8, w + 2200, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 2250, w + 2200, t + 16); /* N[pin30] */
   const int failed = factor_node_5(w + 2250, t + 0); /* N[pin30] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 2175, t + 8, w + 2240, t + 24); /* rows 8..9 */
@@ -1038,8 +1346,7 @@ static int factor_p29(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 30: pin30 (hinge, d = 5, h = 10)
  * column: pin31 (d 5), pin39 (d 5, fill) */
 static int factor_p30(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 2250, t + 0, w + 2275, t + 16); /* rows 0..3 */
-  panel_5x4(w + 2250, t + 0, w + 2295, t + 20); /* rows 4..7 */
+  panel_5x8(w + 2250, t + 0, w + 2275, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 2325, w + 2275, t + 16); /* N[pin31] */
   const int failed = factor_node_5(w + 2325, t + 8); /* N[pin31] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 2250, t + 0, w + 2315, t + 24); /* rows 8..9 */
@@ -1051,8 +1358,7 @@ static int factor_p30(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 31: pin31 (hinge, d = 5, h = 10)
  * column: pin32 (d 5), pin39 (d 5, fill) */
 static int factor_p31(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 2325, t + 8, w + 2350, t + 16); /* rows 0..3 */
-  panel_5x4(w + 2325, t + 8, w + 2370, t + 20); /* rows 4..7 */
+  panel_5x8(w + 2325, t + 8, w + 2350, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 2400, w + 2350, t + 16); /* N[pin32] */
   const int failed = factor_node_5(w + 2400, t + 0); /* N[pin32] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 2325, t + 8, w + 2390, t + 24); /* rows 8..9 */
@@ -1064,8 +1370,7 @@ static int factor_p31(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 32: pin32 (hinge, d = 5, h = 10)
  * column: pin33 (d 5), pin39 (d 5, fill) */
 static int factor_p32(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 2400, t + 0, w + 2425, t + 16); /* rows 0..3 */
-  panel_5x4(w + 2400, t + 0, w + 2445, t + 20); /* rows 4..7 */
+  panel_5x8(w + 2400, t + 0, w + 2425, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 2475, w + 2425, t + 16); /* N[pin33] */
   const int failed = factor_node_5(w + 2475, t + 8); /* N[pin33] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 2400, t + 0, w + 2465, t + 24); /* rows 8..9 */
@@ -1077,8 +1382,7 @@ static int factor_p32(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 33: pin33 (hinge, d = 5, h = 10)
  * column: pin34 (d 5), pin39 (d 5, fill) */
 static int factor_p33(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 2475, t + 8, w + 2500, t + 16); /* rows 0..3 */
-  panel_5x4(w + 2475, t + 8, w + 2520, t + 20); /* rows 4..7 */
+  panel_5x8(w + 2475, t + 8, w + 2500, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 2550, w + 2500, t + 16); /* N[pin34] */
   const int failed = factor_node_5(w + 2550, t + 0); /* N[pin34] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 2475, t + 8, w + 2540, t + 24); /* rows 8..9 */
@@ -1090,8 +1394,7 @@ static int factor_p33(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 34: pin34 (hinge, d = 5, h = 10)
  * column: pin35 (d 5), pin39 (d 5, fill) */
 static int factor_p34(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 2550, t + 0, w + 2575, t + 16); /* rows 0..3 */
-  panel_5x4(w + 2550, t + 0, w + 2595, t + 20); /* rows 4..7 */
+  panel_5x8(w + 2550, t + 0, w + 2575, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 2625, w + 2575, t + 16); /* N[pin35] */
   const int failed = factor_node_5(w + 2625, t + 8); /* N[pin35] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 2550, t + 0, w + 2615, t + 24); /* rows 8..9 */
@@ -1103,8 +1406,7 @@ static int factor_p34(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 35: pin35 (hinge, d = 5, h = 10)
  * column: pin36 (d 5), pin39 (d 5, fill) */
 static int factor_p35(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 2625, t + 8, w + 2650, t + 16); /* rows 0..3 */
-  panel_5x4(w + 2625, t + 8, w + 2670, t + 20); /* rows 4..7 */
+  panel_5x8(w + 2625, t + 8, w + 2650, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 2700, w + 2650, t + 16); /* N[pin36] */
   const int failed = factor_node_5(w + 2700, t + 0); /* N[pin36] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 2625, t + 8, w + 2690, t + 24); /* rows 8..9 */
@@ -1116,8 +1418,7 @@ static int factor_p35(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 36: pin36 (hinge, d = 5, h = 10)
  * column: pin37 (d 5), pin39 (d 5, fill) */
 static int factor_p36(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 2700, t + 0, w + 2725, t + 16); /* rows 0..3 */
-  panel_5x4(w + 2700, t + 0, w + 2745, t + 20); /* rows 4..7 */
+  panel_5x8(w + 2700, t + 0, w + 2725, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 2775, w + 2725, t + 16); /* N[pin37] */
   const int failed = factor_node_5(w + 2775, t + 8); /* N[pin37] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 2700, t + 0, w + 2765, t + 24); /* rows 8..9 */
@@ -1129,8 +1430,7 @@ static int factor_p36(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 37: pin37 (hinge, d = 5, h = 10)
  * column: pin38 (d 5), pin39 (d 5, fill) */
 static int factor_p37(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 2775, t + 8, w + 2800, t + 16); /* rows 0..3 */
-  panel_5x4(w + 2775, t + 8, w + 2820, t + 20); /* rows 4..7 */
+  panel_5x8(w + 2775, t + 8, w + 2800, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 2850, w + 2800, t + 16); /* N[pin38] */
   const int failed = factor_node_5(w + 2850, t + 0); /* N[pin38] = l D l^T, the next pivot's: final now */
   panel_5x2(w + 2775, t + 8, w + 2840, t + 24); /* rows 8..9 */
@@ -1478,7 +1778,7 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
 
 /*---- entry points (rt_factor_fn, rt_solve_fn of rt.h) ------------------------*/
 
-/* Factors the assembled workspace in place; temp holds 76 scalars.
+/* Factors the assembled workspace in place; temp holds 96 scalars.
  * Returns -1, or the pivot whose node block is not positive definite. */
 static int track_factor(void *work, void *temp) {
   scalar *w = work;
@@ -1546,7 +1846,7 @@ const rt_program track_program = {
     .ncons = 40,
     .dim = 200,
     .work_size = 2925,
-    .temp_size = 76,
+    .temp_size = 96,
     .nblk = 77,
     .nrsi = 2105,
     .sbody_body = sbody_body,

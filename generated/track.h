@@ -12,7 +12,7 @@
  * of the factorization's temporary, and rows of H (the length of right-hand
  * sides and solutions, in solver-constraint order). */
 #define TRACK_WORK_SIZE 2925
-#define TRACK_TEMP_SIZE 76
+#define TRACK_TEMP_SIZE 96
 #define TRACK_DIM 200
 
 extern const rt_program track_program;

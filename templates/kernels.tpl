@@ -21,9 +21,9 @@
 --% end
 --%
 --% -- the pieces [offset, offset + width) of a row of len elements: vectors
---% -- of P.lanes, then of half as many, ..., then scalars
---% local function segments(len)
---%   local t, o, w = {}, 0, P.lanes
+--% -- of wmax lanes, then of half as many, ..., then scalars
+--% local function segments(len, wmax)
+--%   local t, o, w = {}, 0, wmax
 --%   while w >= 1 do
 --%     while len - o >= w do
 --%       t[#t + 1] = { o, w }
@@ -109,14 +109,19 @@ static void $(k.name)(const scalar *n, const scalar *v, scalar *x) {
 }
 --% end
 --%
---% function emit.panel(k)
---%   local d, m, ty = k.d, k.m, vtype(k.m)
+--% -- W: the widest vector of the branch being written (lanes)
+--% function emit.panel(k, W)
+--%   local d, m = k.d, k.m
+--%   -- groups of g lanes each: one vector of m lanes, or m / W vectors of W
+--%   local g = math.min(m, W)
+--%   local ng, ty = m // g, vtype(g)
+--%   local function sfx(j) return ng > 1 and fmt("_%d", j) or "" end
 --%   if m == 1 then
 /* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
  * at et[k * $(P.et_ld)]), then overwrites it with node_solve(N, E) using the
  * reciprocals rinv of N's pivots. */
 --%   else
-/* $(m) rows of an edge column (rt.h factor step 2), one vector lane per row:
+/* $(m) rows of an edge column (rt.h factor step 2), one vector lane per row$(ng > 1 and fmt(" (%d vectors of %d)", ng, g) or ""):
  * copies them, transposed, into et (row k of et: column k of E, stride
  * $(P.et_ld)), then overwrites each row with node_solve(N, E[r]) using the
  * reciprocals rinv of N's pivots. */
@@ -126,44 +131,56 @@ static void $(k.name)(const scalar *restrict n, const scalar *restrict rinv, sca
   (void)n; /* a 1 x 1 block: only its reciprocal */
 --%   end
 --%   for q = 0, d - 1 do
---%     if m == 1 then
-  const scalar e$(q) = e[$(q)];
---%     else
---%       local t = {}
---%       for r = 0, m - 1 do t[#t + 1] = fmt("e[%d]", r * d + q) end
-  const $(ty) e$(q) = {$(table.concat(t, ", "))};
+--%     for j = 0, ng - 1 do
+--%       if g == 1 then
+  const scalar e$(q)$(sfx(j)) = e[$(j * d + q)];
+--%       else
+--%         local t = {}
+--%         for r = j * g, j * g + g - 1 do t[#t + 1] = fmt("e[%d]", r * d + q) end
+  const $(ty) e$(q)$(sfx(j)) = {$(table.concat(t, ", "))};
+--%       end
 --%     end
 --%   end
 --%   for q = 0, d - 1 do
-  $(at("et", q * P.et_ld, m)) = e$(q);
---%   end
---%   for i = 0, d - 1 do
---%     local t = {}
---%     for q = 0, i - 1 do t[#t + 1] = fmt("n[%d] * y%d", i * d + q, q) end
---%     if i == 0 then
-  const $(ty) y0 = e0;
---%     else
-  const $(ty) y$(i) = $(minus(fmt("e%d", i), t));
+--%     for j = 0, ng - 1 do
+  $(at("et", q * P.et_ld + j * g, g)) = e$(q)$(sfx(j));
 --%     end
 --%   end
 --%   for i = 0, d - 1 do
-  const $(ty) z$(i) = y$(i) * rinv[$(i)];
+--%     for j = 0, ng - 1 do
+--%       local t = {}
+--%       for q = 0, i - 1 do t[#t + 1] = fmt("n[%d] * y%d%s", i * d + q, q, sfx(j)) end
+--%       if i == 0 then
+  const $(ty) y0$(sfx(j)) = e0$(sfx(j));
+--%       else
+  const $(ty) y$(i)$(sfx(j)) = $(minus(fmt("e%d%s", i, sfx(j)), t));
+--%       end
+--%     end
+--%   end
+--%   for i = 0, d - 1 do
+--%     for j = 0, ng - 1 do
+  const $(ty) z$(i)$(sfx(j)) = y$(i)$(sfx(j)) * rinv[$(i)];
+--%     end
 --%   end
 --%   for i = d - 1, 0, -1 do
---%     local t = {}
---%     for q = i + 1, d - 1 do t[#t + 1] = fmt("n[%d] * x%d", q * d + i, q) end
---%     if i == d - 1 then
-  const $(ty) x$(i) = z$(i);
---%     else
-  const $(ty) x$(i) = $(minus(fmt("z%d", i), t));
+--%     for j = 0, ng - 1 do
+--%       local t = {}
+--%       for q = i + 1, d - 1 do t[#t + 1] = fmt("n[%d] * x%d%s", q * d + i, q, sfx(j)) end
+--%       if i == d - 1 then
+  const $(ty) x$(i)$(sfx(j)) = z$(i)$(sfx(j));
+--%       else
+  const $(ty) x$(i)$(sfx(j)) = $(minus(fmt("z%d%s", i, sfx(j)), t));
+--%       end
 --%     end
 --%   end
---%   for r = 0, m - 1 do
---%     for q = 0, d - 1 do
---%       if m == 1 then
-  e[$(q)] = x$(q);
---%       else
-  e[$(r * d + q)] = x$(q)[$(r)];
+--%   for j = 0, ng - 1 do
+--%     for r = 0, g - 1 do
+--%       for q = 0, d - 1 do
+--%         if g == 1 then
+  e[$((j * g + r) * d + q)] = x$(q)$(sfx(j));
+--%         else
+  e[$((j * g + r) * d + q)] = x$(q)$(sfx(j))[$(r)];
+--%         end
 --%       end
 --%     end
 --%   end
@@ -172,32 +189,32 @@ static void $(k.name)(const scalar *restrict n, const scalar *restrict rinv, sca
 --%
 --% -- C[r][c..] -= sum(L[r][q] * E^T[q][c..], q = 0..d-1) for the pieces of
 --% -- row r: the columns [0, ncol) of a target row of width width
---% local function reduce_row(d, r, ncol, width)
---%   for _, sw in ipairs(segments(ncol)) do
+--% local function reduce_row(d, r, ncol, width, W)
+--%   for _, sw in ipairs(segments(ncol, W)) do
 --%     local o, w, t = sw[1], sw[2], {}
 --%     for q = 0, d - 1 do t[#t + 1] = fmt("l[%d] * %s", r * d + q, at("et", q * P.et_ld + o, w, true)) end
   $(at("c", r * width + o, w)) -= $(table.concat(t, " + "));
 --%   end
 --% end
 --%
---% function emit.reduce_tri(k)
+--% function emit.reduce_tri(k, W)
 --%   local m, d = k.m, k.d
 /* Lower triangle of a $(m) x $(m) node block C -= L E^T, L and E $(m) x $(d) (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void $(k.name)(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
 --%   for r = 0, m - 1 do
---%     reduce_row(d, r, r + 1, m)
+--%     reduce_row(d, r, r + 1, m, W)
 --%   end
 }
 --% end
 --%
---% function emit.reduce(k)
+--% function emit.reduce(k, W)
 --%   local m, n, d = k.m, k.n, k.d
 /* C -= L E^T for a $(m) x $(n) block C, L $(m) x $(d), E $(n) x $(d) (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void $(k.name)(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
 --%   for r = 0, m - 1 do
---%     reduce_row(d, r, n, n)
+--%     reduce_row(d, r, n, n, W)
 --%   end
 }
 --% end
@@ -251,8 +268,29 @@ static void $(k.name)(scalar *restrict x, const scalar *restrict s) {
 }
 --% end
 
+--% local vector_kind = { panel = true, reduce_tri = true, reduce = true }
+--% local size = P.scalar == "double" and 8 or 4
+
 /*---- kernels -----------------------------------------------------------------*/
 --% for _, k in ipairs(P.kernels) do
+--%   if not vector_kind[k.kind] then
 
---%   emit[k.kind](k)
+--%     emit[k.kind](k)
+--%   end
 --% end
+
+/*---- vector kernels: one body per vector width, the same results ------------*/
+--% for _, branch in ipairs({ { "#if defined(__AVX__)", 32, "AVX: 32-byte vectors" },
+--%                           { "#else", 16, "16-byte vectors (SSE2, the x86-64 baseline; NEON)" } }) do
+
+$(branch[1])
+/* $(branch[3]) */
+--%   for _, k in ipairs(P.kernels) do
+--%     if vector_kind[k.kind] then
+
+--%       emit[k.kind](k, branch[2] // size)
+--%     end
+--%   end
+--% end
+
+#endif

@@ -51,7 +51,8 @@
 --% if P.mode == "unrolled" then
 typedef $(P.scalar) scalar;
 /* vectors of 2, 4, ... scalars (GCC/Clang vector extensions), loaded and
- * stored at any scalar-aligned address */
+ * stored at any scalar-aligned address; the kernels use those the target
+ * has registers for */
 --%   local w = 2
 --%   while w <= P.lanes do
 typedef scalar v$(w) __attribute__((vector_size($(w) * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));

@@ -214,12 +214,12 @@ static void check_plan(const rt_program *r, const emit_plan *pl) {
         }
         assert_true(factored[p]);
         for (int i = 0; i < op->n * d; i++) assert_int_equal(done[op->b + i], expected[op->b + i]);
-        for (int i = 0; i < op->n; i++) row_done[op->c - EMIT_TEMP_ET + i] = 1;
+        for (int i = 0; i < op->n; i++) row_done[op->c - RTPROG_TEMP_ET + i] = 1;
       } else if (op->kind == EO_REDUCE) {
         int p = op->pivot, d = r->cons_degree[r->piv_cons[p]];
         assert_int_equal(cur, p);
         /* the rows of L it reads (block row) and of E^T (block column) */
-        int row_l = (op->b - r->piv_edge[p]) / d, row_e = op->c - EMIT_TEMP_ET, in;
+        int row_l = (op->b - r->piv_edge[p]) / d, row_e = op->c - RTPROG_TEMP_ET, in;
         const emit_kernel *kn = &pl->kernels[op->kernel];
         int m = kn->m, n = kn->kind == EK_REDUCE_TRI ? kn->m : kn->n;
         assert_int_equal(column_row(r, p, row_l, &in), op->row);

@@ -12,6 +12,11 @@
  * definite and on right-hand sides with signed zeros; and the solution must
  * solve the dense system.
  *
+ * Generated code chooses its vector width when it is compiled (16-byte
+ * vectors, or 32 under AVX); some programs are compiled a second time with
+ * -mavx2 (gentest_programs_avx) and checked the same way when the CPU has
+ * AVX2, so both kernel bodies are held to the interpreter's bits.
+ *
  * Whole trajectories too: for every program generated from a mechanism
  * file (the samples in mechanisms/, the random ones in build/gentest/), a
  * world stepped with the generated unrolled program and a world stepped
@@ -41,6 +46,8 @@
 #include "test_util.h"
 
 extern const rt_program *const gentest_programs[];
+/* some of them compiled again for AVX2 (the Makefile's GENTEST_AVX_NAMES) */
+extern const rt_program *const gentest_programs_avx[];
 
 /* Degree and first row of pivot q. */
 static int deg(const rt_program *p, int q) { return p->cons_degree[p->piv_cons[q]]; }
@@ -336,16 +343,20 @@ static void test_trajectory(void **state) {
 }
 
 int main(void) {
-  int n = 0;
+  int n = 0, navx = 0;
+#if defined(__x86_64__) || defined(__i386__)
+  if (__builtin_cpu_supports("avx2"))
+    while (gentest_programs_avx[navx]) navx++;
+#endif
   while (gentest_programs[n]) n++;
-  struct CMUnitTest *tests = calloc(2 * (size_t)n + 1, sizeof *tests);
-  char (*names)[128] = calloc(2 * (size_t)n + 1, sizeof *names);
+  struct CMUnitTest *tests = calloc(2 * (size_t)n + (size_t)navx + 1, sizeof *tests);
+  char (*names)[128] = calloc(2 * (size_t)n + (size_t)navx + 1, sizeof *names);
   if (!tests || !names) return 1;
   int nt = 0;
-  for (int i = 0; i < n; i++) {
-    const rt_program *p = gentest_programs[i];
-    snprintf(names[nt], sizeof names[nt], "%s %s dim %d rsi %lld", p->name,
-             p->precision == RT_FLOAT ? "float" : "double", p->dim, (long long)p->nrsi);
+  for (int i = 0; i < n + navx; i++) {
+    const rt_program *p = i < n ? gentest_programs[i] : gentest_programs_avx[i - n];
+    snprintf(names[nt], sizeof names[nt], "%s %s dim %d rsi %lld%s", p->name,
+             p->precision == RT_FLOAT ? "float" : "double", p->dim, (long long)p->nrsi, i < n ? "" : " (AVX2 build)");
     tests[nt] = (struct CMUnitTest){names[nt], test_program, NULL, NULL, (void *)p};
     nt++;
   }

@@ -16,7 +16,7 @@
  *   RSI entries     15
  *   flops           483 (convention: 2 x (d^3/6 + h d^2 + d h (h+1)/2) per pivot of degree d and column height h)
  *   order           best (heuristic natural)
- *   workspace       75 scalars, temporary 25 scalars
+ *   workspace       75 scalars, temporary 56 scalars
  *   structure hash  0x097e333cb28dc61c
  *
  * Pivot order (pivot, constraint, type, degree d, column height h, blocks):
@@ -136,7 +136,7 @@ const rt_program double_pendulum_program = {
     .ncons = 2,
     .dim = 10,
     .work_size = 75,
-    .temp_size = 25,
+    .temp_size = 56,
     .nblk = 1,
     .nrsi = 15,
     .sbody_body = sbody_body,

@@ -12,7 +12,7 @@
  * of the factorization's temporary, and rows of H (the length of right-hand
  * sides and solutions, in solver-constraint order). */
 #define DOUBLE_PENDULUM_WORK_SIZE 75
-#define DOUBLE_PENDULUM_TEMP_SIZE 25
+#define DOUBLE_PENDULUM_TEMP_SIZE 56
 #define DOUBLE_PENDULUM_DIM 10
 
 extern const rt_program double_pendulum_program;

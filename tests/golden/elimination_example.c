@@ -35,9 +35,11 @@
 
 typedef float scalar;
 /* vectors of 2, 4, ... scalars (GCC/Clang vector extensions), loaded and
- * stored at any scalar-aligned address */
+ * stored at any scalar-aligned address; the kernels use those the target
+ * has registers for */
 typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
 typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
+typedef scalar v8 __attribute__((vector_size(8 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
 
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
 
@@ -270,212 +272,6 @@ static void node_solve_5(const scalar *n, const scalar *v, scalar *x) {
   x[4] = x4;
 }
 
-/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
- * at et[k * 8]), then overwrites it with node_solve(N, E) using the
- * reciprocals rinv of N's pivots. */
-static void panel_3x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const scalar e0 = e[0];
-  const scalar e1 = e[1];
-  const scalar e2 = e[2];
-  et[0] = e0;
-  et[8] = e1;
-  et[16] = e2;
-  const scalar y0 = e0;
-  const scalar y1 = e1 - n[3] * y0;
-  const scalar y2 = e2 - (n[6] * y0 + n[7] * y1);
-  const scalar z0 = y0 * rinv[0];
-  const scalar z1 = y1 * rinv[1];
-  const scalar z2 = y2 * rinv[2];
-  const scalar x2 = z2;
-  const scalar x1 = z1 - n[7] * x2;
-  const scalar x0 = z0 - (n[3] * x1 + n[6] * x2);
-  e[0] = x0;
-  e[1] = x1;
-  e[2] = x2;
-}
-
-/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
- * at et[k * 8]), then overwrites it with node_solve(N, E) using the
- * reciprocals rinv of N's pivots. */
-static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const scalar e0 = e[0];
-  const scalar e1 = e[1];
-  const scalar e2 = e[2];
-  const scalar e3 = e[3];
-  const scalar e4 = e[4];
-  et[0] = e0;
-  et[8] = e1;
-  et[16] = e2;
-  et[24] = e3;
-  et[32] = e4;
-  const scalar y0 = e0;
-  const scalar y1 = e1 - n[5] * y0;
-  const scalar y2 = e2 - (n[10] * y0 + n[11] * y1);
-  const scalar y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
-  const scalar y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
-  const scalar z0 = y0 * rinv[0];
-  const scalar z1 = y1 * rinv[1];
-  const scalar z2 = y2 * rinv[2];
-  const scalar z3 = y3 * rinv[3];
-  const scalar z4 = y4 * rinv[4];
-  const scalar x4 = z4;
-  const scalar x3 = z3 - n[23] * x4;
-  const scalar x2 = z2 - (n[17] * x3 + n[22] * x4);
-  const scalar x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
-  const scalar x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
-  e[0] = x0;
-  e[1] = x1;
-  e[2] = x2;
-  e[3] = x3;
-  e[4] = x4;
-}
-
-/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 8), then overwrites each row with node_solve(N, E[r]) using the
- * reciprocals rinv of N's pivots. */
-static void panel_3x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v2 e0 = {e[0], e[3]};
-  const v2 e1 = {e[1], e[4]};
-  const v2 e2 = {e[2], e[5]};
-  *(v2 *)(et + 0) = e0;
-  *(v2 *)(et + 8) = e1;
-  *(v2 *)(et + 16) = e2;
-  const v2 y0 = e0;
-  const v2 y1 = e1 - n[3] * y0;
-  const v2 y2 = e2 - (n[6] * y0 + n[7] * y1);
-  const v2 z0 = y0 * rinv[0];
-  const v2 z1 = y1 * rinv[1];
-  const v2 z2 = y2 * rinv[2];
-  const v2 x2 = z2;
-  const v2 x1 = z1 - n[7] * x2;
-  const v2 x0 = z0 - (n[3] * x1 + n[6] * x2);
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x0[1];
-  e[4] = x1[1];
-  e[5] = x2[1];
-}
-
-/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 8), then overwrites each row with node_solve(N, E[r]) using the
- * reciprocals rinv of N's pivots. */
-static void panel_1x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  (void)n; /* a 1 x 1 block: only its reciprocal */
-  const v4 e0 = {e[0], e[1], e[2], e[3]};
-  *(v4 *)(et + 0) = e0;
-  const v4 y0 = e0;
-  const v4 z0 = y0 * rinv[0];
-  const v4 x0 = z0;
-  e[0] = x0[0];
-  e[1] = x0[1];
-  e[2] = x0[2];
-  e[3] = x0[3];
-}
-
-/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 8), then overwrites each row with node_solve(N, E[r]) using the
- * reciprocals rinv of N's pivots. */
-static void panel_3x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0 = {e[0], e[3], e[6], e[9]};
-  const v4 e1 = {e[1], e[4], e[7], e[10]};
-  const v4 e2 = {e[2], e[5], e[8], e[11]};
-  *(v4 *)(et + 0) = e0;
-  *(v4 *)(et + 8) = e1;
-  *(v4 *)(et + 16) = e2;
-  const v4 y0 = e0;
-  const v4 y1 = e1 - n[3] * y0;
-  const v4 y2 = e2 - (n[6] * y0 + n[7] * y1);
-  const v4 z0 = y0 * rinv[0];
-  const v4 z1 = y1 * rinv[1];
-  const v4 z2 = y2 * rinv[2];
-  const v4 x2 = z2;
-  const v4 x1 = z1 - n[7] * x2;
-  const v4 x0 = z0 - (n[3] * x1 + n[6] * x2);
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x0[1];
-  e[4] = x1[1];
-  e[5] = x2[1];
-  e[6] = x0[2];
-  e[7] = x1[2];
-  e[8] = x2[2];
-  e[9] = x0[3];
-  e[10] = x1[3];
-  e[11] = x2[3];
-}
-
-/* Lower triangle of a 1 x 1 node block C -= L E^T, L and E 1 x 3 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_1_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[8] + l[2] * et[16];
-}
-
-/* Lower triangle of a 1 x 1 node block C -= L E^T, L and E 1 x 5 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_1_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[8] + l[2] * et[16] + l[3] * et[24] + l[4] * et[32];
-}
-
-/* Lower triangle of a 3 x 3 node block C -= L E^T, L and E 3 x 1 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_3_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0];
-  *(v2 *)(c + 3) -= l[1] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 6) -= l[2] * *(const v2 *)(et + 0);
-  c[8] -= l[2] * et[2];
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 1 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0];
-  *(v2 *)(c + 5) -= l[1] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 10) -= l[2] * *(const v2 *)(et + 0);
-  c[12] -= l[2] * et[2];
-  *(v4 *)(c + 15) -= l[3] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 20) -= l[4] * *(const v4 *)(et + 0);
-  c[24] -= l[4] * et[4];
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 3 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[8] + l[2] * et[16];
-  *(v2 *)(c + 5) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 8) + l[5] * *(const v2 *)(et + 16);
-  *(v2 *)(c + 10) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 8) + l[8] * *(const v2 *)(et + 16);
-  c[12] -= l[6] * et[2] + l[7] * et[10] + l[8] * et[18];
-  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 8) + l[11] * *(const v4 *)(et + 16);
-  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 8) + l[14] * *(const v4 *)(et + 16);
-  c[24] -= l[12] * et[4] + l[13] * et[12] + l[14] * et[20];
-}
-
-/* C -= L E^T for a 1 x 5 block C, L 1 x 3, E 5 x 3 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_1x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 8) + l[2] * *(const v4 *)(et + 16);
-  c[4] -= l[0] * et[4] + l[1] * et[12] + l[2] * et[20];
-}
-
-/* C -= L E^T for a 5 x 3 block C, L 5 x 1, E 3 x 1 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_5x3_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v2 *)(c + 0) -= l[0] * *(const v2 *)(et + 0);
-  c[2] -= l[0] * et[2];
-  *(v2 *)(c + 3) -= l[1] * *(const v2 *)(et + 0);
-  c[5] -= l[1] * et[2];
-  *(v2 *)(c + 6) -= l[2] * *(const v2 *)(et + 0);
-  c[8] -= l[2] * et[2];
-  *(v2 *)(c + 9) -= l[3] * *(const v2 *)(et + 0);
-  c[11] -= l[3] * et[2];
-  *(v2 *)(c + 12) -= l[4] * *(const v2 *)(et + 0);
-  c[14] -= l[4] * et[2];
-}
-
 /* xq -= L xp for a 1 x 3 block L (rt.h solve, forward). */
 static void forward_1x3(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
   xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2];
@@ -568,6 +364,441 @@ static void subtract_5(scalar *restrict x, const scalar *restrict s) {
   x[4] -= s[4];
 }
 
+/*---- vector kernels: one body per vector width, the same results ------------*/
+
+#if defined(__AVX__)
+/* AVX: 32-byte vectors */
+
+/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
+ * at et[k * 8]), then overwrites it with node_solve(N, E) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_3x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const scalar e0 = e[0];
+  const scalar e1 = e[1];
+  const scalar e2 = e[2];
+  et[0] = e0;
+  et[8] = e1;
+  et[16] = e2;
+  const scalar y0 = e0;
+  const scalar y1 = e1 - n[3] * y0;
+  const scalar y2 = e2 - (n[6] * y0 + n[7] * y1);
+  const scalar z0 = y0 * rinv[0];
+  const scalar z1 = y1 * rinv[1];
+  const scalar z2 = y2 * rinv[2];
+  const scalar x2 = z2;
+  const scalar x1 = z1 - n[7] * x2;
+  const scalar x0 = z0 - (n[3] * x1 + n[6] * x2);
+  e[0] = x0;
+  e[1] = x1;
+  e[2] = x2;
+}
+
+/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
+ * at et[k * 8]), then overwrites it with node_solve(N, E) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const scalar e0 = e[0];
+  const scalar e1 = e[1];
+  const scalar e2 = e[2];
+  const scalar e3 = e[3];
+  const scalar e4 = e[4];
+  et[0] = e0;
+  et[8] = e1;
+  et[16] = e2;
+  et[24] = e3;
+  et[32] = e4;
+  const scalar y0 = e0;
+  const scalar y1 = e1 - n[5] * y0;
+  const scalar y2 = e2 - (n[10] * y0 + n[11] * y1);
+  const scalar y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
+  const scalar y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const scalar z0 = y0 * rinv[0];
+  const scalar z1 = y1 * rinv[1];
+  const scalar z2 = y2 * rinv[2];
+  const scalar z3 = y3 * rinv[3];
+  const scalar z4 = y4 * rinv[4];
+  const scalar x4 = z4;
+  const scalar x3 = z3 - n[23] * x4;
+  const scalar x2 = z2 - (n[17] * x3 + n[22] * x4);
+  const scalar x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
+  const scalar x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  e[0] = x0;
+  e[1] = x1;
+  e[2] = x2;
+  e[3] = x3;
+  e[4] = x4;
+}
+
+/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 8), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_3x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v2 e0 = {e[0], e[3]};
+  const v2 e1 = {e[1], e[4]};
+  const v2 e2 = {e[2], e[5]};
+  *(v2 *)(et + 0) = e0;
+  *(v2 *)(et + 8) = e1;
+  *(v2 *)(et + 16) = e2;
+  const v2 y0 = e0;
+  const v2 y1 = e1 - n[3] * y0;
+  const v2 y2 = e2 - (n[6] * y0 + n[7] * y1);
+  const v2 z0 = y0 * rinv[0];
+  const v2 z1 = y1 * rinv[1];
+  const v2 z2 = y2 * rinv[2];
+  const v2 x2 = z2;
+  const v2 x1 = z1 - n[7] * x2;
+  const v2 x0 = z0 - (n[3] * x1 + n[6] * x2);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x0[1];
+  e[4] = x1[1];
+  e[5] = x2[1];
+}
+
+/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 8), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_3x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0 = {e[0], e[3], e[6], e[9]};
+  const v4 e1 = {e[1], e[4], e[7], e[10]};
+  const v4 e2 = {e[2], e[5], e[8], e[11]};
+  *(v4 *)(et + 0) = e0;
+  *(v4 *)(et + 8) = e1;
+  *(v4 *)(et + 16) = e2;
+  const v4 y0 = e0;
+  const v4 y1 = e1 - n[3] * y0;
+  const v4 y2 = e2 - (n[6] * y0 + n[7] * y1);
+  const v4 z0 = y0 * rinv[0];
+  const v4 z1 = y1 * rinv[1];
+  const v4 z2 = y2 * rinv[2];
+  const v4 x2 = z2;
+  const v4 x1 = z1 - n[7] * x2;
+  const v4 x0 = z0 - (n[3] * x1 + n[6] * x2);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x0[1];
+  e[4] = x1[1];
+  e[5] = x2[1];
+  e[6] = x0[2];
+  e[7] = x1[2];
+  e[8] = x2[2];
+  e[9] = x0[3];
+  e[10] = x1[3];
+  e[11] = x2[3];
+}
+
+/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 8), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_1x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  (void)n; /* a 1 x 1 block: only its reciprocal */
+  const v8 e0 = {e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7]};
+  *(v8 *)(et + 0) = e0;
+  const v8 y0 = e0;
+  const v8 z0 = y0 * rinv[0];
+  const v8 x0 = z0;
+  e[0] = x0[0];
+  e[1] = x0[1];
+  e[2] = x0[2];
+  e[3] = x0[3];
+  e[4] = x0[4];
+  e[5] = x0[5];
+  e[6] = x0[6];
+  e[7] = x0[7];
+}
+
+/* Lower triangle of a 1 x 1 node block C -= L E^T, L and E 1 x 3 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_1_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[8] + l[2] * et[16];
+}
+
+/* Lower triangle of a 1 x 1 node block C -= L E^T, L and E 1 x 5 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_1_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[8] + l[2] * et[16] + l[3] * et[24] + l[4] * et[32];
+}
+
+/* Lower triangle of a 3 x 3 node block C -= L E^T, L and E 3 x 1 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_3_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0];
+  *(v2 *)(c + 3) -= l[1] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 6) -= l[2] * *(const v2 *)(et + 0);
+  c[8] -= l[2] * et[2];
+}
+
+/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 1 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0];
+  *(v2 *)(c + 5) -= l[1] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 10) -= l[2] * *(const v2 *)(et + 0);
+  c[12] -= l[2] * et[2];
+  *(v4 *)(c + 15) -= l[3] * *(const v4 *)(et + 0);
+  *(v4 *)(c + 20) -= l[4] * *(const v4 *)(et + 0);
+  c[24] -= l[4] * et[4];
+}
+
+/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 3 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[8] + l[2] * et[16];
+  *(v2 *)(c + 5) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 8) + l[5] * *(const v2 *)(et + 16);
+  *(v2 *)(c + 10) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 8) + l[8] * *(const v2 *)(et + 16);
+  c[12] -= l[6] * et[2] + l[7] * et[10] + l[8] * et[18];
+  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 8) + l[11] * *(const v4 *)(et + 16);
+  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 8) + l[14] * *(const v4 *)(et + 16);
+  c[24] -= l[12] * et[4] + l[13] * et[12] + l[14] * et[20];
+}
+
+/* C -= L E^T for a 1 x 5 block C, L 1 x 3, E 5 x 3 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_1x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 8) + l[2] * *(const v4 *)(et + 16);
+  c[4] -= l[0] * et[4] + l[1] * et[12] + l[2] * et[20];
+}
+
+/* C -= L E^T for a 5 x 3 block C, L 5 x 1, E 3 x 1 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_5x3_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v2 *)(c + 0) -= l[0] * *(const v2 *)(et + 0);
+  c[2] -= l[0] * et[2];
+  *(v2 *)(c + 3) -= l[1] * *(const v2 *)(et + 0);
+  c[5] -= l[1] * et[2];
+  *(v2 *)(c + 6) -= l[2] * *(const v2 *)(et + 0);
+  c[8] -= l[2] * et[2];
+  *(v2 *)(c + 9) -= l[3] * *(const v2 *)(et + 0);
+  c[11] -= l[3] * et[2];
+  *(v2 *)(c + 12) -= l[4] * *(const v2 *)(et + 0);
+  c[14] -= l[4] * et[2];
+}
+
+#else
+/* 16-byte vectors (SSE2, the x86-64 baseline; NEON) */
+
+/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
+ * at et[k * 8]), then overwrites it with node_solve(N, E) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_3x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const scalar e0 = e[0];
+  const scalar e1 = e[1];
+  const scalar e2 = e[2];
+  et[0] = e0;
+  et[8] = e1;
+  et[16] = e2;
+  const scalar y0 = e0;
+  const scalar y1 = e1 - n[3] * y0;
+  const scalar y2 = e2 - (n[6] * y0 + n[7] * y1);
+  const scalar z0 = y0 * rinv[0];
+  const scalar z1 = y1 * rinv[1];
+  const scalar z2 = y2 * rinv[2];
+  const scalar x2 = z2;
+  const scalar x1 = z1 - n[7] * x2;
+  const scalar x0 = z0 - (n[3] * x1 + n[6] * x2);
+  e[0] = x0;
+  e[1] = x1;
+  e[2] = x2;
+}
+
+/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
+ * at et[k * 8]), then overwrites it with node_solve(N, E) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const scalar e0 = e[0];
+  const scalar e1 = e[1];
+  const scalar e2 = e[2];
+  const scalar e3 = e[3];
+  const scalar e4 = e[4];
+  et[0] = e0;
+  et[8] = e1;
+  et[16] = e2;
+  et[24] = e3;
+  et[32] = e4;
+  const scalar y0 = e0;
+  const scalar y1 = e1 - n[5] * y0;
+  const scalar y2 = e2 - (n[10] * y0 + n[11] * y1);
+  const scalar y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
+  const scalar y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const scalar z0 = y0 * rinv[0];
+  const scalar z1 = y1 * rinv[1];
+  const scalar z2 = y2 * rinv[2];
+  const scalar z3 = y3 * rinv[3];
+  const scalar z4 = y4 * rinv[4];
+  const scalar x4 = z4;
+  const scalar x3 = z3 - n[23] * x4;
+  const scalar x2 = z2 - (n[17] * x3 + n[22] * x4);
+  const scalar x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
+  const scalar x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  e[0] = x0;
+  e[1] = x1;
+  e[2] = x2;
+  e[3] = x3;
+  e[4] = x4;
+}
+
+/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 8), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_3x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v2 e0 = {e[0], e[3]};
+  const v2 e1 = {e[1], e[4]};
+  const v2 e2 = {e[2], e[5]};
+  *(v2 *)(et + 0) = e0;
+  *(v2 *)(et + 8) = e1;
+  *(v2 *)(et + 16) = e2;
+  const v2 y0 = e0;
+  const v2 y1 = e1 - n[3] * y0;
+  const v2 y2 = e2 - (n[6] * y0 + n[7] * y1);
+  const v2 z0 = y0 * rinv[0];
+  const v2 z1 = y1 * rinv[1];
+  const v2 z2 = y2 * rinv[2];
+  const v2 x2 = z2;
+  const v2 x1 = z1 - n[7] * x2;
+  const v2 x0 = z0 - (n[3] * x1 + n[6] * x2);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x0[1];
+  e[4] = x1[1];
+  e[5] = x2[1];
+}
+
+/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 8), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_3x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0 = {e[0], e[3], e[6], e[9]};
+  const v4 e1 = {e[1], e[4], e[7], e[10]};
+  const v4 e2 = {e[2], e[5], e[8], e[11]};
+  *(v4 *)(et + 0) = e0;
+  *(v4 *)(et + 8) = e1;
+  *(v4 *)(et + 16) = e2;
+  const v4 y0 = e0;
+  const v4 y1 = e1 - n[3] * y0;
+  const v4 y2 = e2 - (n[6] * y0 + n[7] * y1);
+  const v4 z0 = y0 * rinv[0];
+  const v4 z1 = y1 * rinv[1];
+  const v4 z2 = y2 * rinv[2];
+  const v4 x2 = z2;
+  const v4 x1 = z1 - n[7] * x2;
+  const v4 x0 = z0 - (n[3] * x1 + n[6] * x2);
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x0[1];
+  e[4] = x1[1];
+  e[5] = x2[1];
+  e[6] = x0[2];
+  e[7] = x1[2];
+  e[8] = x2[2];
+  e[9] = x0[3];
+  e[10] = x1[3];
+  e[11] = x2[3];
+}
+
+/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4):
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 8), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_1x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  (void)n; /* a 1 x 1 block: only its reciprocal */
+  const v4 e0_0 = {e[0], e[1], e[2], e[3]};
+  const v4 e0_1 = {e[4], e[5], e[6], e[7]};
+  *(v4 *)(et + 0) = e0_0;
+  *(v4 *)(et + 4) = e0_1;
+  const v4 y0_0 = e0_0;
+  const v4 y0_1 = e0_1;
+  const v4 z0_0 = y0_0 * rinv[0];
+  const v4 z0_1 = y0_1 * rinv[0];
+  const v4 x0_0 = z0_0;
+  const v4 x0_1 = z0_1;
+  e[0] = x0_0[0];
+  e[1] = x0_0[1];
+  e[2] = x0_0[2];
+  e[3] = x0_0[3];
+  e[4] = x0_1[0];
+  e[5] = x0_1[1];
+  e[6] = x0_1[2];
+  e[7] = x0_1[3];
+}
+
+/* Lower triangle of a 1 x 1 node block C -= L E^T, L and E 1 x 3 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_1_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[8] + l[2] * et[16];
+}
+
+/* Lower triangle of a 1 x 1 node block C -= L E^T, L and E 1 x 5 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_1_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[8] + l[2] * et[16] + l[3] * et[24] + l[4] * et[32];
+}
+
+/* Lower triangle of a 3 x 3 node block C -= L E^T, L and E 3 x 1 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_3_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0];
+  *(v2 *)(c + 3) -= l[1] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 6) -= l[2] * *(const v2 *)(et + 0);
+  c[8] -= l[2] * et[2];
+}
+
+/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 1 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0];
+  *(v2 *)(c + 5) -= l[1] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 10) -= l[2] * *(const v2 *)(et + 0);
+  c[12] -= l[2] * et[2];
+  *(v4 *)(c + 15) -= l[3] * *(const v4 *)(et + 0);
+  *(v4 *)(c + 20) -= l[4] * *(const v4 *)(et + 0);
+  c[24] -= l[4] * et[4];
+}
+
+/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 3 (rt.h
+ * factor step 3, a diagonal block pair), vectorized across each row. */
+static void reduce_tri_5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  c[0] -= l[0] * et[0] + l[1] * et[8] + l[2] * et[16];
+  *(v2 *)(c + 5) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 8) + l[5] * *(const v2 *)(et + 16);
+  *(v2 *)(c + 10) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 8) + l[8] * *(const v2 *)(et + 16);
+  c[12] -= l[6] * et[2] + l[7] * et[10] + l[8] * et[18];
+  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 8) + l[11] * *(const v4 *)(et + 16);
+  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 8) + l[14] * *(const v4 *)(et + 16);
+  c[24] -= l[12] * et[4] + l[13] * et[12] + l[14] * et[20];
+}
+
+/* C -= L E^T for a 1 x 5 block C, L 1 x 3, E 5 x 3 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_1x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 8) + l[2] * *(const v4 *)(et + 16);
+  c[4] -= l[0] * et[4] + l[1] * et[12] + l[2] * et[20];
+}
+
+/* C -= L E^T for a 5 x 3 block C, L 5 x 1, E 3 x 1 (rt.h factor
+ * step 3, one block pair), vectorized across each row. */
+static void reduce_5x3_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  *(v2 *)(c + 0) -= l[0] * *(const v2 *)(et + 0);
+  c[2] -= l[0] * et[2];
+  *(v2 *)(c + 3) -= l[1] * *(const v2 *)(et + 0);
+  c[5] -= l[1] * et[2];
+  *(v2 *)(c + 6) -= l[2] * *(const v2 *)(et + 0);
+  c[8] -= l[2] * et[2];
+  *(v2 *)(c + 9) -= l[3] * *(const v2 *)(et + 0);
+  c[11] -= l[3] * et[2];
+  *(v2 *)(c + 12) -= l[4] * *(const v2 *)(et + 0);
+  c[14] -= l[4] * et[2];
+}
+
+#endif
+
 /*---- factor: one function per pivot ------------------------------------------*/
 
 /*---- pivot 0: bob_left (ball, d = 3, h = 6)
@@ -595,10 +826,9 @@ static int factor_p1(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 2: coupler (rod, d = 1, h = 8)
  * column: bob_right (d 3), pivot_right (d 5) */
 static int factor_p2(scalar *restrict w, scalar *restrict t) {
-  panel_1x4(w + 57, t + 0, w + 58, t + 16); /* rows 0..3 */
+  panel_1x8(w + 57, t + 0, w + 58, t + 16); /* rows 0..7 */
   reduce_tri_3_d1(w + 66, w + 58, t + 16); /* N[bob_right] */
   const int failed = factor_node_3(w + 66, t + 8); /* N[bob_right] = l D l^T, the next pivot's: final now */
-  panel_1x4(w + 57, t + 0, w + 62, t + 20); /* rows 4..7 */
   reduce_5x3_d1(w + 75, w + 61, t + 16); /* E[pivot_right, bob_right] */
   reduce_tri_5_d1(w + 90, w + 61, t + 19); /* N[pivot_right] */
   return failed ? 3 : -1;
