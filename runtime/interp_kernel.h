@@ -15,21 +15,17 @@
 #endif
 
 /* v <- N^-1 v for a node block N of degree d factored in place as l D l^T
- * (rt.h: node_solve). In place: y overwrites v as it is computed (y_i reads
- * y_k, k < i only), then z, then x (x_i reads x_k, k > i only). z_i is
- * y_i / D_i, or y_i * rinv[i] when the reciprocals rinv are given (factor
- * step 2). */
-static void RT_KERNEL(node_solve)(const RT_REAL *n, int d, const RT_REAL *rinv, RT_REAL *v) {
+ * (rt.h: node_solve, as the solve uses it: z_i = y_i / D_i). In place: y
+ * overwrites v as it is computed (y_i reads y_k, k < i only), then z, then
+ * x (x_i reads x_k, k > i only). */
+static void RT_KERNEL(node_solve)(const RT_REAL *n, int d, RT_REAL *v) {
   for (int i = 1; i < d; i++) {
     const RT_REAL *ni = n + i * d;
     RT_REAL s = ni[0] * v[0];
     for (int k = 1; k < i; k++) s += ni[k] * v[k];
     v[i] = v[i] - s;
   }
-  if (rinv)
-    for (int i = 0; i < d; i++) v[i] = v[i] * rinv[i];
-  else
-    for (int i = 0; i < d; i++) v[i] = v[i] / n[i * d + i];
+  for (int i = 0; i < d; i++) v[i] = v[i] / n[i * d + i];
   for (int i = d - 2; i >= 0; i--) {
     RT_REAL s = n[(i + 1) * d + i] * v[i + 1];
     for (int k = i + 2; k < d; k++) s += n[k * d + i] * v[k];
@@ -37,64 +33,48 @@ static void RT_KERNEL(node_solve)(const RT_REAL *n, int d, const RT_REAL *rinv, 
   }
 }
 
-/* Dense LDL^T of the node block in place, and the reciprocals of its pivots
- * in rinv (rt.h: factor step 1). Returns 1 on success, 0 if a pivot D is
- * not > 0 (or is NaN). */
-static int RT_KERNEL(node_factor)(RT_REAL *n, int d, RT_REAL *rinv) {
-  for (int j = 0; j < d; j++) {
-    RT_REAL *nj = n + j * d;
-    RT_REAL dj = nj[j];
-    if (j > 0) {
-      RT_REAL s = nj[0] * (nj[0] * n[0]);
-      for (int k = 1; k < j; k++) s += nj[k] * (nj[k] * n[k * d + k]);
-      dj = dj - s;
-    }
-    if (!(dj > 0)) return 0;
-    nj[j] = dj;
-    const RT_REAL rj = 1 / dj;
-    rinv[j] = rj;
-    for (int i = j + 1; i < d; i++) {
-      RT_REAL *ni = n + i * d;
-      RT_REAL v = ni[j];
-      if (j > 0) {
-        RT_REAL s = ni[0] * (nj[0] * n[0]);
-        for (int k = 1; k < j; k++) s += ni[k] * (nj[k] * n[k * d + k]);
-        v = v - s;
-      }
-      ni[j] = v * rj;
-    }
-  }
-  return 1;
-}
+/* The elimination of one pivot, specialized by degree (interp_pivot.h):
+ * pivot1 .. pivot6, and pivotn for any other degree. */
+#define RT_PIVOT RT_KERNEL(pivot1)
+#define RT_D 1
+#include "interp_pivot.h"
+#define RT_PIVOT RT_KERNEL(pivot2)
+#define RT_D 2
+#include "interp_pivot.h"
+#define RT_PIVOT RT_KERNEL(pivot3)
+#define RT_D 3
+#include "interp_pivot.h"
+#define RT_PIVOT RT_KERNEL(pivot4)
+#define RT_D 4
+#include "interp_pivot.h"
+#define RT_PIVOT RT_KERNEL(pivot5)
+#define RT_D 5
+#include "interp_pivot.h"
+#define RT_PIVOT RT_KERNEL(pivot6)
+#define RT_D 6
+#include "interp_pivot.h"
+#define RT_PIVOT RT_KERNEL(pivotn)
+#define RT_D d
+#include "interp_pivot.h"
 
 static int RT_KERNEL(factor)(const rt_program *p, RT_REAL *work, RT_REAL *temp) {
-  const int32_t *rsi = p->rsi;
-  RT_REAL rinv[RT_MAX_DEGREE];
   for (int piv = 0; piv < p->ncons; piv++) {
     const int d = p->cons_degree[p->piv_cons[piv]];
     const int h = p->piv_height[piv];
     RT_REAL *n = work + p->piv_node[piv];
     RT_REAL *e = work + p->piv_edge[piv];
-    /* 1. LDL^T of the node block */
-    if (!RT_KERNEL(node_factor)(n, d, rinv)) return piv;
-    if (h == 0) continue;
-    /* 2. T[r] = node_solve(N, E[r]) */
-    for (int i = 0; i < h * d; i++) temp[i] = e[i];
-    for (int r = 0; r < h; r++) RT_KERNEL(node_solve)(n, d, rinv, temp + r * d);
-    /* 3. scatter -T[r] . E[c] for c <= r through the RSI */
-    const int32_t *ri = rsi + p->piv_rsi_adr[piv];
-    for (int r = 0; r < h; r++) {
-      const RT_REAL *tr = temp + r * d;
-      for (int c = 0; c <= r; c++) {
-        const RT_REAL *ec = e + c * d;
-        RT_REAL s = tr[0] * ec[0];
-        for (int k = 1; k < d; k++) s += tr[k] * ec[k];
-        RT_REAL *w = work + *ri++;
-        *w = *w - s;
-      }
+    const int32_t *ri = p->rsi + p->piv_rsi_adr[piv];
+    int ok;
+    switch (d) {
+    case 1: ok = RT_KERNEL(pivot1)(n, e, d, h, work, ri, temp); break;
+    case 2: ok = RT_KERNEL(pivot2)(n, e, d, h, work, ri, temp); break;
+    case 3: ok = RT_KERNEL(pivot3)(n, e, d, h, work, ri, temp); break;
+    case 4: ok = RT_KERNEL(pivot4)(n, e, d, h, work, ri, temp); break;
+    case 5: ok = RT_KERNEL(pivot5)(n, e, d, h, work, ri, temp); break;
+    case 6: ok = RT_KERNEL(pivot6)(n, e, d, h, work, ri, temp); break;
+    default: ok = RT_KERNEL(pivotn)(n, e, d, h, work, ri, temp); break;
     }
-    /* 4. E = T: the column now holds L */
-    for (int i = 0; i < h * d; i++) e[i] = temp[i];
+    if (!ok) return piv;
   }
   return -1;
 }
@@ -122,7 +102,7 @@ static void RT_KERNEL(solve)(const rt_program *p, const RT_REAL *work, RT_REAL *
   /* diagonal: x_p = N_p^-1 x_p */
   for (int piv = 0; piv < np; piv++) {
     const int cp = p->piv_cons[piv];
-    RT_KERNEL(node_solve)(work + p->piv_node[piv], p->cons_degree[cp], NULL, x + p->cons_row[cp]);
+    RT_KERNEL(node_solve)(work + p->piv_node[piv], p->cons_degree[cp], x + p->cons_row[cp]);
   }
   /* backward: x_p -= sum over p's blocks of L_qp^T x_q, one sum per row c of
    * x_p running over the blocks in order and their rows in order */
