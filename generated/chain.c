@@ -159,25 +159,31 @@ static const int32_t rsi[60] = {
 
 /*---- kernels -----------------------------------------------------------------*/
 
-/* Dense LDL^T of a 3 x 3 node block in place (rt.h factor step 1): unit
- * lower l below the diagonal, D on it, and the reciprocals 1/D in rinv.
- * Returns 1 if the block is not positive definite. */
+/* Dense LDL^T of a 3 x 3 node block in place (rt.h factor step 1,
+ * right-looking): unit lower l below the diagonal, D on it, and the
+ * reciprocals 1/D in rinv. Returns 1 if the block is not positive
+ * definite. */
 static int factor_node_3(scalar *restrict n, scalar *restrict rinv) {
   if (!(n[0] > 0)) return 1;
   const scalar r0 = 1 / n[0];
   rinv[0] = r0;
-  n[3] = n[3] * r0;
-  n[6] = n[6] * r0;
-  const scalar d1 = n[4] - n[3] * (n[3] * n[0]);
-  if (!(d1 > 0)) return 1;
-  n[4] = d1;
-  const scalar r1 = 1 / d1;
+  const scalar u1_0 = n[3];
+  const scalar u2_0 = n[6];
+  n[3] = u1_0 * r0;
+  n[6] = u2_0 * r0;
+  n[4] = n[4] - (u1_0 * u1_0) * r0;
+  n[8] = n[8] - (u2_0 * u2_0) * r0;
+  n[7] = n[7] - n[6] * u1_0;
+  /* column 1 */
+  if (!(n[4] > 0)) return 1;
+  const scalar r1 = 1 / n[4];
   rinv[1] = r1;
-  n[7] = (n[7] - n[6] * (n[3] * n[0])) * r1;
-  const scalar d2 = n[8] - (n[6] * (n[6] * n[0]) + n[7] * (n[7] * n[4]));
-  if (!(d2 > 0)) return 1;
-  n[8] = d2;
-  const scalar r2 = 1 / d2;
+  const scalar u2_1 = n[7];
+  n[7] = u2_1 * r1;
+  n[8] = n[8] - (u2_1 * u2_1) * r1;
+  /* column 2 */
+  if (!(n[8] > 0)) return 1;
+  const scalar r2 = 1 / n[8];
   rinv[2] = r2;
   return 0;
 }
@@ -187,13 +193,13 @@ static int factor_node_3(scalar *restrict n, scalar *restrict rinv) {
 static void node_solve_3(const scalar *n, const scalar *v, scalar *x) {
   const scalar y0 = v[0];
   const scalar y1 = v[1] - n[3] * y0;
-  const scalar y2 = v[2] - (n[6] * y0 + n[7] * y1);
+  const scalar y2 = v[2] - n[6] * y0 - n[7] * y1;
   const scalar z0 = y0 / n[0];
   const scalar z1 = y1 / n[4];
   const scalar z2 = y2 / n[8];
   const scalar x2 = z2;
   const scalar x1 = z1 - n[7] * x2;
-  const scalar x0 = z0 - (n[3] * x1 + n[6] * x2);
+  const scalar x0 = z0 - n[6] * x2 - n[3] * x1;
   x[0] = x0;
   x[1] = x1;
   x[2] = x2;
@@ -238,13 +244,13 @@ static void panel_3x1(const scalar *restrict n, const scalar *restrict rinv, sca
   et[16] = e2;
   const scalar y0 = e0;
   const scalar y1 = e1 - n[3] * y0;
-  const scalar y2 = e2 - (n[6] * y0 + n[7] * y1);
+  const scalar y2 = e2 - n[6] * y0 - n[7] * y1;
   const scalar z0 = y0 * rinv[0];
   const scalar z1 = y1 * rinv[1];
   const scalar z2 = y2 * rinv[2];
   const scalar x2 = z2;
   const scalar x1 = z1 - n[7] * x2;
-  const scalar x0 = z0 - (n[3] * x1 + n[6] * x2);
+  const scalar x0 = z0 - n[6] * x2 - n[3] * x1;
   e[0] = x0;
   e[1] = x1;
   e[2] = x2;
@@ -263,13 +269,13 @@ static void panel_3x2(const scalar *restrict n, const scalar *restrict rinv, sca
   *(v2 *)(et + 16) = e2;
   const v2 y0 = e0;
   const v2 y1 = e1 - n[3] * y0;
-  const v2 y2 = e2 - (n[6] * y0 + n[7] * y1);
+  const v2 y2 = e2 - n[6] * y0 - n[7] * y1;
   const v2 z0 = y0 * rinv[0];
   const v2 z1 = y1 * rinv[1];
   const v2 z2 = y2 * rinv[2];
   const v2 x2 = z2;
   const v2 x1 = z1 - n[7] * x2;
-  const v2 x0 = z0 - (n[3] * x1 + n[6] * x2);
+  const v2 x0 = z0 - n[6] * x2 - n[3] * x1;
   e[0] = x0[0];
   e[1] = x1[0];
   e[2] = x2[0];
@@ -281,10 +287,10 @@ static void panel_3x2(const scalar *restrict n, const scalar *restrict rinv, sca
 /* Lower triangle of a 3 x 3 node block C -= L E^T, L and E 3 x 3 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_3_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[8] + l[2] * et[16];
-  *(v2 *)(c + 3) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 8) + l[5] * *(const v2 *)(et + 16);
-  *(v2 *)(c + 6) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 8) + l[8] * *(const v2 *)(et + 16);
-  c[8] -= l[6] * et[2] + l[7] * et[10] + l[8] * et[18];
+  c[0] -= l[2] * et[16] + l[1] * et[8] + l[0] * et[0];
+  *(v2 *)(c + 3) -= l[5] * *(const v2 *)(et + 16) + l[4] * *(const v2 *)(et + 8) + l[3] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 6) -= l[8] * *(const v2 *)(et + 16) + l[7] * *(const v2 *)(et + 8) + l[6] * *(const v2 *)(et + 0);
+  c[8] -= l[8] * et[18] + l[7] * et[10] + l[6] * et[2];
 }
 
 #else
@@ -302,13 +308,13 @@ static void panel_3x1(const scalar *restrict n, const scalar *restrict rinv, sca
   et[16] = e2;
   const scalar y0 = e0;
   const scalar y1 = e1 - n[3] * y0;
-  const scalar y2 = e2 - (n[6] * y0 + n[7] * y1);
+  const scalar y2 = e2 - n[6] * y0 - n[7] * y1;
   const scalar z0 = y0 * rinv[0];
   const scalar z1 = y1 * rinv[1];
   const scalar z2 = y2 * rinv[2];
   const scalar x2 = z2;
   const scalar x1 = z1 - n[7] * x2;
-  const scalar x0 = z0 - (n[3] * x1 + n[6] * x2);
+  const scalar x0 = z0 - n[6] * x2 - n[3] * x1;
   e[0] = x0;
   e[1] = x1;
   e[2] = x2;
@@ -327,13 +333,13 @@ static void panel_3x2(const scalar *restrict n, const scalar *restrict rinv, sca
   *(v2 *)(et + 16) = e2;
   const v2 y0 = e0;
   const v2 y1 = e1 - n[3] * y0;
-  const v2 y2 = e2 - (n[6] * y0 + n[7] * y1);
+  const v2 y2 = e2 - n[6] * y0 - n[7] * y1;
   const v2 z0 = y0 * rinv[0];
   const v2 z1 = y1 * rinv[1];
   const v2 z2 = y2 * rinv[2];
   const v2 x2 = z2;
   const v2 x1 = z1 - n[7] * x2;
-  const v2 x0 = z0 - (n[3] * x1 + n[6] * x2);
+  const v2 x0 = z0 - n[6] * x2 - n[3] * x1;
   e[0] = x0[0];
   e[1] = x1[0];
   e[2] = x2[0];
@@ -345,10 +351,10 @@ static void panel_3x2(const scalar *restrict n, const scalar *restrict rinv, sca
 /* Lower triangle of a 3 x 3 node block C -= L E^T, L and E 3 x 3 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_3_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[8] + l[2] * et[16];
-  *(v2 *)(c + 3) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 8) + l[5] * *(const v2 *)(et + 16);
-  *(v2 *)(c + 6) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 8) + l[8] * *(const v2 *)(et + 16);
-  c[8] -= l[6] * et[2] + l[7] * et[10] + l[8] * et[18];
+  c[0] -= l[2] * et[16] + l[1] * et[8] + l[0] * et[0];
+  *(v2 *)(c + 3) -= l[5] * *(const v2 *)(et + 16) + l[4] * *(const v2 *)(et + 8) + l[3] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 6) -= l[8] * *(const v2 *)(et + 16) + l[7] * *(const v2 *)(et + 8) + l[6] * *(const v2 *)(et + 0);
+  c[8] -= l[8] * et[18] + l[7] * et[10] + l[6] * et[2];
 }
 
 #endif

@@ -351,115 +351,194 @@ static const int32_t rsi[2190] = {
 
 /*---- kernels -----------------------------------------------------------------*/
 
-/* Dense LDL^T of a 3 x 3 node block in place (rt.h factor step 1): unit
- * lower l below the diagonal, D on it, and the reciprocals 1/D in rinv.
- * Returns 1 if the block is not positive definite. */
+/* Dense LDL^T of a 3 x 3 node block in place (rt.h factor step 1,
+ * right-looking): unit lower l below the diagonal, D on it, and the
+ * reciprocals 1/D in rinv. Returns 1 if the block is not positive
+ * definite. */
 static int factor_node_3(scalar *restrict n, scalar *restrict rinv) {
   if (!(n[0] > 0)) return 1;
   const scalar r0 = 1 / n[0];
   rinv[0] = r0;
-  n[3] = n[3] * r0;
-  n[6] = n[6] * r0;
-  const scalar d1 = n[4] - n[3] * (n[3] * n[0]);
-  if (!(d1 > 0)) return 1;
-  n[4] = d1;
-  const scalar r1 = 1 / d1;
+  const scalar u1_0 = n[3];
+  const scalar u2_0 = n[6];
+  n[3] = u1_0 * r0;
+  n[6] = u2_0 * r0;
+  n[4] = n[4] - (u1_0 * u1_0) * r0;
+  n[8] = n[8] - (u2_0 * u2_0) * r0;
+  n[7] = n[7] - n[6] * u1_0;
+  /* column 1 */
+  if (!(n[4] > 0)) return 1;
+  const scalar r1 = 1 / n[4];
   rinv[1] = r1;
-  n[7] = (n[7] - n[6] * (n[3] * n[0])) * r1;
-  const scalar d2 = n[8] - (n[6] * (n[6] * n[0]) + n[7] * (n[7] * n[4]));
-  if (!(d2 > 0)) return 1;
-  n[8] = d2;
-  const scalar r2 = 1 / d2;
+  const scalar u2_1 = n[7];
+  n[7] = u2_1 * r1;
+  n[8] = n[8] - (u2_1 * u2_1) * r1;
+  /* column 2 */
+  if (!(n[8] > 0)) return 1;
+  const scalar r2 = 1 / n[8];
   rinv[2] = r2;
   return 0;
 }
 
-/* Dense LDL^T of a 5 x 5 node block in place (rt.h factor step 1): unit
- * lower l below the diagonal, D on it, and the reciprocals 1/D in rinv.
- * Returns 1 if the block is not positive definite. */
+/* Dense LDL^T of a 5 x 5 node block in place (rt.h factor step 1,
+ * right-looking): unit lower l below the diagonal, D on it, and the
+ * reciprocals 1/D in rinv. Returns 1 if the block is not positive
+ * definite. */
 static int factor_node_5(scalar *restrict n, scalar *restrict rinv) {
   if (!(n[0] > 0)) return 1;
   const scalar r0 = 1 / n[0];
   rinv[0] = r0;
-  n[5] = n[5] * r0;
-  n[10] = n[10] * r0;
-  n[15] = n[15] * r0;
-  n[20] = n[20] * r0;
-  const scalar d1 = n[6] - n[5] * (n[5] * n[0]);
-  if (!(d1 > 0)) return 1;
-  n[6] = d1;
-  const scalar r1 = 1 / d1;
+  const scalar u1_0 = n[5];
+  const scalar u2_0 = n[10];
+  const scalar u3_0 = n[15];
+  const scalar u4_0 = n[20];
+  n[5] = u1_0 * r0;
+  n[10] = u2_0 * r0;
+  n[15] = u3_0 * r0;
+  n[20] = u4_0 * r0;
+  n[6] = n[6] - (u1_0 * u1_0) * r0;
+  n[12] = n[12] - (u2_0 * u2_0) * r0;
+  n[11] = n[11] - n[10] * u1_0;
+  n[18] = n[18] - (u3_0 * u3_0) * r0;
+  n[16] = n[16] - n[15] * u1_0;
+  n[17] = n[17] - n[15] * u2_0;
+  n[24] = n[24] - (u4_0 * u4_0) * r0;
+  n[21] = n[21] - n[20] * u1_0;
+  n[22] = n[22] - n[20] * u2_0;
+  n[23] = n[23] - n[20] * u3_0;
+  /* column 1 */
+  if (!(n[6] > 0)) return 1;
+  const scalar r1 = 1 / n[6];
   rinv[1] = r1;
-  n[11] = (n[11] - n[10] * (n[5] * n[0])) * r1;
-  n[16] = (n[16] - n[15] * (n[5] * n[0])) * r1;
-  n[21] = (n[21] - n[20] * (n[5] * n[0])) * r1;
-  const scalar d2 = n[12] - (n[10] * (n[10] * n[0]) + n[11] * (n[11] * n[6]));
-  if (!(d2 > 0)) return 1;
-  n[12] = d2;
-  const scalar r2 = 1 / d2;
+  const scalar u2_1 = n[11];
+  const scalar u3_1 = n[16];
+  const scalar u4_1 = n[21];
+  n[11] = u2_1 * r1;
+  n[16] = u3_1 * r1;
+  n[21] = u4_1 * r1;
+  n[12] = n[12] - (u2_1 * u2_1) * r1;
+  n[18] = n[18] - (u3_1 * u3_1) * r1;
+  n[17] = n[17] - n[16] * u2_1;
+  n[24] = n[24] - (u4_1 * u4_1) * r1;
+  n[22] = n[22] - n[21] * u2_1;
+  n[23] = n[23] - n[21] * u3_1;
+  /* column 2 */
+  if (!(n[12] > 0)) return 1;
+  const scalar r2 = 1 / n[12];
   rinv[2] = r2;
-  n[17] = (n[17] - (n[15] * (n[10] * n[0]) + n[16] * (n[11] * n[6]))) * r2;
-  n[22] = (n[22] - (n[20] * (n[10] * n[0]) + n[21] * (n[11] * n[6]))) * r2;
-  const scalar d3 = n[18] - (n[15] * (n[15] * n[0]) + n[16] * (n[16] * n[6]) + n[17] * (n[17] * n[12]));
-  if (!(d3 > 0)) return 1;
-  n[18] = d3;
-  const scalar r3 = 1 / d3;
+  const scalar u3_2 = n[17];
+  const scalar u4_2 = n[22];
+  n[17] = u3_2 * r2;
+  n[22] = u4_2 * r2;
+  n[18] = n[18] - (u3_2 * u3_2) * r2;
+  n[24] = n[24] - (u4_2 * u4_2) * r2;
+  n[23] = n[23] - n[22] * u3_2;
+  /* column 3 */
+  if (!(n[18] > 0)) return 1;
+  const scalar r3 = 1 / n[18];
   rinv[3] = r3;
-  n[23] = (n[23] - (n[20] * (n[15] * n[0]) + n[21] * (n[16] * n[6]) + n[22] * (n[17] * n[12]))) * r3;
-  const scalar d4 = n[24] - (n[20] * (n[20] * n[0]) + n[21] * (n[21] * n[6]) + n[22] * (n[22] * n[12]) + n[23] * (n[23] * n[18]));
-  if (!(d4 > 0)) return 1;
-  n[24] = d4;
-  const scalar r4 = 1 / d4;
+  const scalar u4_3 = n[23];
+  n[23] = u4_3 * r3;
+  n[24] = n[24] - (u4_3 * u4_3) * r3;
+  /* column 4 */
+  if (!(n[24] > 0)) return 1;
+  const scalar r4 = 1 / n[24];
   rinv[4] = r4;
   return 0;
 }
 
-/* Dense LDL^T of a 6 x 6 node block in place (rt.h factor step 1): unit
- * lower l below the diagonal, D on it, and the reciprocals 1/D in rinv.
- * Returns 1 if the block is not positive definite. */
+/* Dense LDL^T of a 6 x 6 node block in place (rt.h factor step 1,
+ * right-looking): unit lower l below the diagonal, D on it, and the
+ * reciprocals 1/D in rinv. Returns 1 if the block is not positive
+ * definite. */
 static int factor_node_6(scalar *restrict n, scalar *restrict rinv) {
   if (!(n[0] > 0)) return 1;
   const scalar r0 = 1 / n[0];
   rinv[0] = r0;
-  n[6] = n[6] * r0;
-  n[12] = n[12] * r0;
-  n[18] = n[18] * r0;
-  n[24] = n[24] * r0;
-  n[30] = n[30] * r0;
-  const scalar d1 = n[7] - n[6] * (n[6] * n[0]);
-  if (!(d1 > 0)) return 1;
-  n[7] = d1;
-  const scalar r1 = 1 / d1;
+  const scalar u1_0 = n[6];
+  const scalar u2_0 = n[12];
+  const scalar u3_0 = n[18];
+  const scalar u4_0 = n[24];
+  const scalar u5_0 = n[30];
+  n[6] = u1_0 * r0;
+  n[12] = u2_0 * r0;
+  n[18] = u3_0 * r0;
+  n[24] = u4_0 * r0;
+  n[30] = u5_0 * r0;
+  n[7] = n[7] - (u1_0 * u1_0) * r0;
+  n[14] = n[14] - (u2_0 * u2_0) * r0;
+  n[13] = n[13] - n[12] * u1_0;
+  n[21] = n[21] - (u3_0 * u3_0) * r0;
+  n[19] = n[19] - n[18] * u1_0;
+  n[20] = n[20] - n[18] * u2_0;
+  n[28] = n[28] - (u4_0 * u4_0) * r0;
+  n[25] = n[25] - n[24] * u1_0;
+  n[26] = n[26] - n[24] * u2_0;
+  n[27] = n[27] - n[24] * u3_0;
+  n[35] = n[35] - (u5_0 * u5_0) * r0;
+  n[31] = n[31] - n[30] * u1_0;
+  n[32] = n[32] - n[30] * u2_0;
+  n[33] = n[33] - n[30] * u3_0;
+  n[34] = n[34] - n[30] * u4_0;
+  /* column 1 */
+  if (!(n[7] > 0)) return 1;
+  const scalar r1 = 1 / n[7];
   rinv[1] = r1;
-  n[13] = (n[13] - n[12] * (n[6] * n[0])) * r1;
-  n[19] = (n[19] - n[18] * (n[6] * n[0])) * r1;
-  n[25] = (n[25] - n[24] * (n[6] * n[0])) * r1;
-  n[31] = (n[31] - n[30] * (n[6] * n[0])) * r1;
-  const scalar d2 = n[14] - (n[12] * (n[12] * n[0]) + n[13] * (n[13] * n[7]));
-  if (!(d2 > 0)) return 1;
-  n[14] = d2;
-  const scalar r2 = 1 / d2;
+  const scalar u2_1 = n[13];
+  const scalar u3_1 = n[19];
+  const scalar u4_1 = n[25];
+  const scalar u5_1 = n[31];
+  n[13] = u2_1 * r1;
+  n[19] = u3_1 * r1;
+  n[25] = u4_1 * r1;
+  n[31] = u5_1 * r1;
+  n[14] = n[14] - (u2_1 * u2_1) * r1;
+  n[21] = n[21] - (u3_1 * u3_1) * r1;
+  n[20] = n[20] - n[19] * u2_1;
+  n[28] = n[28] - (u4_1 * u4_1) * r1;
+  n[26] = n[26] - n[25] * u2_1;
+  n[27] = n[27] - n[25] * u3_1;
+  n[35] = n[35] - (u5_1 * u5_1) * r1;
+  n[32] = n[32] - n[31] * u2_1;
+  n[33] = n[33] - n[31] * u3_1;
+  n[34] = n[34] - n[31] * u4_1;
+  /* column 2 */
+  if (!(n[14] > 0)) return 1;
+  const scalar r2 = 1 / n[14];
   rinv[2] = r2;
-  n[20] = (n[20] - (n[18] * (n[12] * n[0]) + n[19] * (n[13] * n[7]))) * r2;
-  n[26] = (n[26] - (n[24] * (n[12] * n[0]) + n[25] * (n[13] * n[7]))) * r2;
-  n[32] = (n[32] - (n[30] * (n[12] * n[0]) + n[31] * (n[13] * n[7]))) * r2;
-  const scalar d3 = n[21] - (n[18] * (n[18] * n[0]) + n[19] * (n[19] * n[7]) + n[20] * (n[20] * n[14]));
-  if (!(d3 > 0)) return 1;
-  n[21] = d3;
-  const scalar r3 = 1 / d3;
+  const scalar u3_2 = n[20];
+  const scalar u4_2 = n[26];
+  const scalar u5_2 = n[32];
+  n[20] = u3_2 * r2;
+  n[26] = u4_2 * r2;
+  n[32] = u5_2 * r2;
+  n[21] = n[21] - (u3_2 * u3_2) * r2;
+  n[28] = n[28] - (u4_2 * u4_2) * r2;
+  n[27] = n[27] - n[26] * u3_2;
+  n[35] = n[35] - (u5_2 * u5_2) * r2;
+  n[33] = n[33] - n[32] * u3_2;
+  n[34] = n[34] - n[32] * u4_2;
+  /* column 3 */
+  if (!(n[21] > 0)) return 1;
+  const scalar r3 = 1 / n[21];
   rinv[3] = r3;
-  n[27] = (n[27] - (n[24] * (n[18] * n[0]) + n[25] * (n[19] * n[7]) + n[26] * (n[20] * n[14]))) * r3;
-  n[33] = (n[33] - (n[30] * (n[18] * n[0]) + n[31] * (n[19] * n[7]) + n[32] * (n[20] * n[14]))) * r3;
-  const scalar d4 = n[28] - (n[24] * (n[24] * n[0]) + n[25] * (n[25] * n[7]) + n[26] * (n[26] * n[14]) + n[27] * (n[27] * n[21]));
-  if (!(d4 > 0)) return 1;
-  n[28] = d4;
-  const scalar r4 = 1 / d4;
+  const scalar u4_3 = n[27];
+  const scalar u5_3 = n[33];
+  n[27] = u4_3 * r3;
+  n[33] = u5_3 * r3;
+  n[28] = n[28] - (u4_3 * u4_3) * r3;
+  n[35] = n[35] - (u5_3 * u5_3) * r3;
+  n[34] = n[34] - n[33] * u4_3;
+  /* column 4 */
+  if (!(n[28] > 0)) return 1;
+  const scalar r4 = 1 / n[28];
   rinv[4] = r4;
-  n[34] = (n[34] - (n[30] * (n[24] * n[0]) + n[31] * (n[25] * n[7]) + n[32] * (n[26] * n[14]) + n[33] * (n[27] * n[21]))) * r4;
-  const scalar d5 = n[35] - (n[30] * (n[30] * n[0]) + n[31] * (n[31] * n[7]) + n[32] * (n[32] * n[14]) + n[33] * (n[33] * n[21]) + n[34] * (n[34] * n[28]));
-  if (!(d5 > 0)) return 1;
-  n[35] = d5;
-  const scalar r5 = 1 / d5;
+  const scalar u5_4 = n[34];
+  n[34] = u5_4 * r4;
+  n[35] = n[35] - (u5_4 * u5_4) * r4;
+  /* column 5 */
+  if (!(n[35] > 0)) return 1;
+  const scalar r5 = 1 / n[35];
   rinv[5] = r5;
   return 0;
 }
@@ -469,13 +548,13 @@ static int factor_node_6(scalar *restrict n, scalar *restrict rinv) {
 static void node_solve_3(const scalar *n, const scalar *v, scalar *x) {
   const scalar y0 = v[0];
   const scalar y1 = v[1] - n[3] * y0;
-  const scalar y2 = v[2] - (n[6] * y0 + n[7] * y1);
+  const scalar y2 = v[2] - n[6] * y0 - n[7] * y1;
   const scalar z0 = y0 / n[0];
   const scalar z1 = y1 / n[4];
   const scalar z2 = y2 / n[8];
   const scalar x2 = z2;
   const scalar x1 = z1 - n[7] * x2;
-  const scalar x0 = z0 - (n[3] * x1 + n[6] * x2);
+  const scalar x0 = z0 - n[6] * x2 - n[3] * x1;
   x[0] = x0;
   x[1] = x1;
   x[2] = x2;
@@ -486,9 +565,9 @@ static void node_solve_3(const scalar *n, const scalar *v, scalar *x) {
 static void node_solve_5(const scalar *n, const scalar *v, scalar *x) {
   const scalar y0 = v[0];
   const scalar y1 = v[1] - n[5] * y0;
-  const scalar y2 = v[2] - (n[10] * y0 + n[11] * y1);
-  const scalar y3 = v[3] - (n[15] * y0 + n[16] * y1 + n[17] * y2);
-  const scalar y4 = v[4] - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const scalar y2 = v[2] - n[10] * y0 - n[11] * y1;
+  const scalar y3 = v[3] - n[15] * y0 - n[16] * y1 - n[17] * y2;
+  const scalar y4 = v[4] - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
   const scalar z0 = y0 / n[0];
   const scalar z1 = y1 / n[6];
   const scalar z2 = y2 / n[12];
@@ -496,9 +575,9 @@ static void node_solve_5(const scalar *n, const scalar *v, scalar *x) {
   const scalar z4 = y4 / n[24];
   const scalar x4 = z4;
   const scalar x3 = z3 - n[23] * x4;
-  const scalar x2 = z2 - (n[17] * x3 + n[22] * x4);
-  const scalar x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
-  const scalar x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  const scalar x2 = z2 - n[22] * x4 - n[17] * x3;
+  const scalar x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
+  const scalar x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
   x[0] = x0;
   x[1] = x1;
   x[2] = x2;
@@ -511,10 +590,10 @@ static void node_solve_5(const scalar *n, const scalar *v, scalar *x) {
 static void node_solve_6(const scalar *n, const scalar *v, scalar *x) {
   const scalar y0 = v[0];
   const scalar y1 = v[1] - n[6] * y0;
-  const scalar y2 = v[2] - (n[12] * y0 + n[13] * y1);
-  const scalar y3 = v[3] - (n[18] * y0 + n[19] * y1 + n[20] * y2);
-  const scalar y4 = v[4] - (n[24] * y0 + n[25] * y1 + n[26] * y2 + n[27] * y3);
-  const scalar y5 = v[5] - (n[30] * y0 + n[31] * y1 + n[32] * y2 + n[33] * y3 + n[34] * y4);
+  const scalar y2 = v[2] - n[12] * y0 - n[13] * y1;
+  const scalar y3 = v[3] - n[18] * y0 - n[19] * y1 - n[20] * y2;
+  const scalar y4 = v[4] - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
+  const scalar y5 = v[5] - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
   const scalar z0 = y0 / n[0];
   const scalar z1 = y1 / n[7];
   const scalar z2 = y2 / n[14];
@@ -523,10 +602,10 @@ static void node_solve_6(const scalar *n, const scalar *v, scalar *x) {
   const scalar z5 = y5 / n[35];
   const scalar x5 = z5;
   const scalar x4 = z4 - n[34] * x5;
-  const scalar x3 = z3 - (n[27] * x4 + n[33] * x5);
-  const scalar x2 = z2 - (n[20] * x3 + n[26] * x4 + n[32] * x5);
-  const scalar x1 = z1 - (n[13] * x2 + n[19] * x3 + n[25] * x4 + n[31] * x5);
-  const scalar x0 = z0 - (n[6] * x1 + n[12] * x2 + n[18] * x3 + n[24] * x4 + n[30] * x5);
+  const scalar x3 = z3 - n[33] * x5 - n[27] * x4;
+  const scalar x2 = z2 - n[32] * x5 - n[26] * x4 - n[20] * x3;
+  const scalar x1 = z1 - n[31] * x5 - n[25] * x4 - n[19] * x3 - n[13] * x2;
+  const scalar x0 = z0 - n[30] * x5 - n[24] * x4 - n[18] * x3 - n[12] * x2 - n[6] * x1;
   x[0] = x0;
   x[1] = x1;
   x[2] = x2;
@@ -681,13 +760,13 @@ static void panel_3x1(const scalar *restrict n, const scalar *restrict rinv, sca
   et[48] = e2;
   const scalar y0 = e0;
   const scalar y1 = e1 - n[3] * y0;
-  const scalar y2 = e2 - (n[6] * y0 + n[7] * y1);
+  const scalar y2 = e2 - n[6] * y0 - n[7] * y1;
   const scalar z0 = y0 * rinv[0];
   const scalar z1 = y1 * rinv[1];
   const scalar z2 = y2 * rinv[2];
   const scalar x2 = z2;
   const scalar x1 = z1 - n[7] * x2;
-  const scalar x0 = z0 - (n[3] * x1 + n[6] * x2);
+  const scalar x0 = z0 - n[6] * x2 - n[3] * x1;
   e[0] = x0;
   e[1] = x1;
   e[2] = x2;
@@ -709,9 +788,9 @@ static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, sca
   et[96] = e4;
   const scalar y0 = e0;
   const scalar y1 = e1 - n[5] * y0;
-  const scalar y2 = e2 - (n[10] * y0 + n[11] * y1);
-  const scalar y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
-  const scalar y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const scalar y2 = e2 - n[10] * y0 - n[11] * y1;
+  const scalar y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
+  const scalar y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
   const scalar z0 = y0 * rinv[0];
   const scalar z1 = y1 * rinv[1];
   const scalar z2 = y2 * rinv[2];
@@ -719,9 +798,9 @@ static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, sca
   const scalar z4 = y4 * rinv[4];
   const scalar x4 = z4;
   const scalar x3 = z3 - n[23] * x4;
-  const scalar x2 = z2 - (n[17] * x3 + n[22] * x4);
-  const scalar x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
-  const scalar x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  const scalar x2 = z2 - n[22] * x4 - n[17] * x3;
+  const scalar x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
+  const scalar x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
   e[0] = x0;
   e[1] = x1;
   e[2] = x2;
@@ -742,13 +821,13 @@ static void panel_3x2(const scalar *restrict n, const scalar *restrict rinv, sca
   *(v2 *)(et + 48) = e2;
   const v2 y0 = e0;
   const v2 y1 = e1 - n[3] * y0;
-  const v2 y2 = e2 - (n[6] * y0 + n[7] * y1);
+  const v2 y2 = e2 - n[6] * y0 - n[7] * y1;
   const v2 z0 = y0 * rinv[0];
   const v2 z1 = y1 * rinv[1];
   const v2 z2 = y2 * rinv[2];
   const v2 x2 = z2;
   const v2 x1 = z1 - n[7] * x2;
-  const v2 x0 = z0 - (n[3] * x1 + n[6] * x2);
+  const v2 x0 = z0 - n[6] * x2 - n[3] * x1;
   e[0] = x0[0];
   e[1] = x1[0];
   e[2] = x2[0];
@@ -774,9 +853,9 @@ static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, sca
   *(v2 *)(et + 96) = e4;
   const v2 y0 = e0;
   const v2 y1 = e1 - n[5] * y0;
-  const v2 y2 = e2 - (n[10] * y0 + n[11] * y1);
-  const v2 y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
-  const v2 y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const v2 y2 = e2 - n[10] * y0 - n[11] * y1;
+  const v2 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
+  const v2 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
   const v2 z0 = y0 * rinv[0];
   const v2 z1 = y1 * rinv[1];
   const v2 z2 = y2 * rinv[2];
@@ -784,9 +863,9 @@ static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, sca
   const v2 z4 = y4 * rinv[4];
   const v2 x4 = z4;
   const v2 x3 = z3 - n[23] * x4;
-  const v2 x2 = z2 - (n[17] * x3 + n[22] * x4);
-  const v2 x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
-  const v2 x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  const v2 x2 = z2 - n[22] * x4 - n[17] * x3;
+  const v2 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
+  const v2 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
   e[0] = x0[0];
   e[1] = x1[0];
   e[2] = x2[0];
@@ -818,10 +897,10 @@ static void panel_6x2(const scalar *restrict n, const scalar *restrict rinv, sca
   *(v2 *)(et + 120) = e5;
   const v2 y0 = e0;
   const v2 y1 = e1 - n[6] * y0;
-  const v2 y2 = e2 - (n[12] * y0 + n[13] * y1);
-  const v2 y3 = e3 - (n[18] * y0 + n[19] * y1 + n[20] * y2);
-  const v2 y4 = e4 - (n[24] * y0 + n[25] * y1 + n[26] * y2 + n[27] * y3);
-  const v2 y5 = e5 - (n[30] * y0 + n[31] * y1 + n[32] * y2 + n[33] * y3 + n[34] * y4);
+  const v2 y2 = e2 - n[12] * y0 - n[13] * y1;
+  const v2 y3 = e3 - n[18] * y0 - n[19] * y1 - n[20] * y2;
+  const v2 y4 = e4 - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
+  const v2 y5 = e5 - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
   const v2 z0 = y0 * rinv[0];
   const v2 z1 = y1 * rinv[1];
   const v2 z2 = y2 * rinv[2];
@@ -830,10 +909,10 @@ static void panel_6x2(const scalar *restrict n, const scalar *restrict rinv, sca
   const v2 z5 = y5 * rinv[5];
   const v2 x5 = z5;
   const v2 x4 = z4 - n[34] * x5;
-  const v2 x3 = z3 - (n[27] * x4 + n[33] * x5);
-  const v2 x2 = z2 - (n[20] * x3 + n[26] * x4 + n[32] * x5);
-  const v2 x1 = z1 - (n[13] * x2 + n[19] * x3 + n[25] * x4 + n[31] * x5);
-  const v2 x0 = z0 - (n[6] * x1 + n[12] * x2 + n[18] * x3 + n[24] * x4 + n[30] * x5);
+  const v2 x3 = z3 - n[33] * x5 - n[27] * x4;
+  const v2 x2 = z2 - n[32] * x5 - n[26] * x4 - n[20] * x3;
+  const v2 x1 = z1 - n[31] * x5 - n[25] * x4 - n[19] * x3 - n[13] * x2;
+  const v2 x0 = z0 - n[30] * x5 - n[24] * x4 - n[18] * x3 - n[12] * x2 - n[6] * x1;
   e[0] = x0[0];
   e[1] = x1[0];
   e[2] = x2[0];
@@ -865,9 +944,9 @@ static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, sca
   *(v4 *)(et + 96) = e4;
   const v4 y0 = e0;
   const v4 y1 = e1 - n[5] * y0;
-  const v4 y2 = e2 - (n[10] * y0 + n[11] * y1);
-  const v4 y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
-  const v4 y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const v4 y2 = e2 - n[10] * y0 - n[11] * y1;
+  const v4 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
+  const v4 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
   const v4 z0 = y0 * rinv[0];
   const v4 z1 = y1 * rinv[1];
   const v4 z2 = y2 * rinv[2];
@@ -875,9 +954,9 @@ static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 z4 = y4 * rinv[4];
   const v4 x4 = z4;
   const v4 x3 = z3 - n[23] * x4;
-  const v4 x2 = z2 - (n[17] * x3 + n[22] * x4);
-  const v4 x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
-  const v4 x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  const v4 x2 = z2 - n[22] * x4 - n[17] * x3;
+  const v4 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
+  const v4 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
   e[0] = x0[0];
   e[1] = x1[0];
   e[2] = x2[0];
@@ -919,10 +998,10 @@ static void panel_6x4(const scalar *restrict n, const scalar *restrict rinv, sca
   *(v4 *)(et + 120) = e5;
   const v4 y0 = e0;
   const v4 y1 = e1 - n[6] * y0;
-  const v4 y2 = e2 - (n[12] * y0 + n[13] * y1);
-  const v4 y3 = e3 - (n[18] * y0 + n[19] * y1 + n[20] * y2);
-  const v4 y4 = e4 - (n[24] * y0 + n[25] * y1 + n[26] * y2 + n[27] * y3);
-  const v4 y5 = e5 - (n[30] * y0 + n[31] * y1 + n[32] * y2 + n[33] * y3 + n[34] * y4);
+  const v4 y2 = e2 - n[12] * y0 - n[13] * y1;
+  const v4 y3 = e3 - n[18] * y0 - n[19] * y1 - n[20] * y2;
+  const v4 y4 = e4 - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
+  const v4 y5 = e5 - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
   const v4 z0 = y0 * rinv[0];
   const v4 z1 = y1 * rinv[1];
   const v4 z2 = y2 * rinv[2];
@@ -931,10 +1010,10 @@ static void panel_6x4(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 z5 = y5 * rinv[5];
   const v4 x5 = z5;
   const v4 x4 = z4 - n[34] * x5;
-  const v4 x3 = z3 - (n[27] * x4 + n[33] * x5);
-  const v4 x2 = z2 - (n[20] * x3 + n[26] * x4 + n[32] * x5);
-  const v4 x1 = z1 - (n[13] * x2 + n[19] * x3 + n[25] * x4 + n[31] * x5);
-  const v4 x0 = z0 - (n[6] * x1 + n[12] * x2 + n[18] * x3 + n[24] * x4 + n[30] * x5);
+  const v4 x3 = z3 - n[33] * x5 - n[27] * x4;
+  const v4 x2 = z2 - n[32] * x5 - n[26] * x4 - n[20] * x3;
+  const v4 x1 = z1 - n[31] * x5 - n[25] * x4 - n[19] * x3 - n[13] * x2;
+  const v4 x0 = z0 - n[30] * x5 - n[24] * x4 - n[18] * x3 - n[12] * x2 - n[6] * x1;
   e[0] = x0[0];
   e[1] = x1[0];
   e[2] = x2[0];
@@ -974,13 +1053,13 @@ static void panel_3x8(const scalar *restrict n, const scalar *restrict rinv, sca
   *(v8 *)(et + 48) = e2;
   const v8 y0 = e0;
   const v8 y1 = e1 - n[3] * y0;
-  const v8 y2 = e2 - (n[6] * y0 + n[7] * y1);
+  const v8 y2 = e2 - n[6] * y0 - n[7] * y1;
   const v8 z0 = y0 * rinv[0];
   const v8 z1 = y1 * rinv[1];
   const v8 z2 = y2 * rinv[2];
   const v8 x2 = z2;
   const v8 x1 = z1 - n[7] * x2;
-  const v8 x0 = z0 - (n[3] * x1 + n[6] * x2);
+  const v8 x0 = z0 - n[6] * x2 - n[3] * x1;
   e[0] = x0[0];
   e[1] = x1[0];
   e[2] = x2[0];
@@ -1024,9 +1103,9 @@ static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, sca
   *(v8 *)(et + 96) = e4;
   const v8 y0 = e0;
   const v8 y1 = e1 - n[5] * y0;
-  const v8 y2 = e2 - (n[10] * y0 + n[11] * y1);
-  const v8 y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
-  const v8 y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const v8 y2 = e2 - n[10] * y0 - n[11] * y1;
+  const v8 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
+  const v8 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
   const v8 z0 = y0 * rinv[0];
   const v8 z1 = y1 * rinv[1];
   const v8 z2 = y2 * rinv[2];
@@ -1034,9 +1113,9 @@ static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v8 z4 = y4 * rinv[4];
   const v8 x4 = z4;
   const v8 x3 = z3 - n[23] * x4;
-  const v8 x2 = z2 - (n[17] * x3 + n[22] * x4);
-  const v8 x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
-  const v8 x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  const v8 x2 = z2 - n[22] * x4 - n[17] * x3;
+  const v8 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
+  const v8 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
   e[0] = x0[0];
   e[1] = x1[0];
   e[2] = x2[0];
@@ -1082,135 +1161,135 @@ static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, sca
 /* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 3 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
-  *(v2 *)(c + 5) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
-  *(v2 *)(c + 10) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
-  c[12] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
-  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
-  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
-  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
+  c[0] -= l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
+  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 48) + l[4] * *(const v2 *)(et + 24) + l[3] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 10) -= l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
+  c[12] -= l[8] * et[50] + l[7] * et[26] + l[6] * et[2];
+  *(v4 *)(c + 15) -= l[11] * *(const v4 *)(et + 48) + l[10] * *(const v4 *)(et + 24) + l[9] * *(const v4 *)(et + 0);
+  *(v4 *)(c + 20) -= l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
+  c[24] -= l[14] * et[52] + l[13] * et[28] + l[12] * et[4];
 }
 
 /* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 5 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
-  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
-  *(v2 *)(c + 10) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
-  c[12] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
+  c[0] -= l[4] * et[96] + l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
+  *(v2 *)(c + 5) -= l[9] * *(const v2 *)(et + 96) + l[8] * *(const v2 *)(et + 72) + l[7] * *(const v2 *)(et + 48) + l[6] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 10) -= l[14] * *(const v2 *)(et + 96) + l[13] * *(const v2 *)(et + 72) + l[12] * *(const v2 *)(et + 48) + l[11] * *(const v2 *)(et + 24) + l[10] * *(const v2 *)(et + 0);
+  c[12] -= l[14] * et[98] + l[13] * et[74] + l[12] * et[50] + l[11] * et[26] + l[10] * et[2];
+  *(v4 *)(c + 15) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
+  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
+  c[24] -= l[24] * et[100] + l[23] * et[76] + l[22] * et[52] + l[21] * et[28] + l[20] * et[4];
 }
 
 /* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 3 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_6_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
-  *(v2 *)(c + 6) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
-  *(v2 *)(c + 12) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
-  c[14] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
-  *(v4 *)(c + 18) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
-  *(v4 *)(c + 24) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
-  c[28] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
-  *(v4 *)(c + 30) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
-  *(v2 *)(c + 34) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 28) + l[17] * *(const v2 *)(et + 52);
+  c[0] -= l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
+  *(v2 *)(c + 6) -= l[5] * *(const v2 *)(et + 48) + l[4] * *(const v2 *)(et + 24) + l[3] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 12) -= l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
+  c[14] -= l[8] * et[50] + l[7] * et[26] + l[6] * et[2];
+  *(v4 *)(c + 18) -= l[11] * *(const v4 *)(et + 48) + l[10] * *(const v4 *)(et + 24) + l[9] * *(const v4 *)(et + 0);
+  *(v4 *)(c + 24) -= l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
+  c[28] -= l[14] * et[52] + l[13] * et[28] + l[12] * et[4];
+  *(v4 *)(c + 30) -= l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
+  *(v2 *)(c + 34) -= l[17] * *(const v2 *)(et + 52) + l[16] * *(const v2 *)(et + 28) + l[15] * *(const v2 *)(et + 4);
 }
 
 /* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 5 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
-  *(v2 *)(c + 6) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
-  *(v2 *)(c + 12) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
-  c[14] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
-  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  c[28] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
-  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 28) + l[27] * *(const v2 *)(et + 52) + l[28] * *(const v2 *)(et + 76) + l[29] * *(const v2 *)(et + 100);
+  c[0] -= l[4] * et[96] + l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
+  *(v2 *)(c + 6) -= l[9] * *(const v2 *)(et + 96) + l[8] * *(const v2 *)(et + 72) + l[7] * *(const v2 *)(et + 48) + l[6] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 12) -= l[14] * *(const v2 *)(et + 96) + l[13] * *(const v2 *)(et + 72) + l[12] * *(const v2 *)(et + 48) + l[11] * *(const v2 *)(et + 24) + l[10] * *(const v2 *)(et + 0);
+  c[14] -= l[14] * et[98] + l[13] * et[74] + l[12] * et[50] + l[11] * et[26] + l[10] * et[2];
+  *(v4 *)(c + 18) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
+  *(v4 *)(c + 24) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
+  c[28] -= l[24] * et[100] + l[23] * et[76] + l[22] * et[52] + l[21] * et[28] + l[20] * et[4];
+  *(v4 *)(c + 30) -= l[29] * *(const v4 *)(et + 96) + l[28] * *(const v4 *)(et + 72) + l[27] * *(const v4 *)(et + 48) + l[26] * *(const v4 *)(et + 24) + l[25] * *(const v4 *)(et + 0);
+  *(v2 *)(c + 34) -= l[29] * *(const v2 *)(et + 100) + l[28] * *(const v2 *)(et + 76) + l[27] * *(const v2 *)(et + 52) + l[26] * *(const v2 *)(et + 28) + l[25] * *(const v2 *)(et + 4);
 }
 
 /* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 6 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_6_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96] + l[5] * et[120];
-  *(v2 *)(c + 6) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 96) + l[11] * *(const v2 *)(et + 120);
-  *(v2 *)(c + 12) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48) + l[15] * *(const v2 *)(et + 72) + l[16] * *(const v2 *)(et + 96) + l[17] * *(const v2 *)(et + 120);
-  c[14] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50] + l[15] * et[74] + l[16] * et[98] + l[17] * et[122];
-  *(v4 *)(c + 18) -= l[18] * *(const v4 *)(et + 0) + l[19] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 120);
-  *(v4 *)(c + 24) -= l[24] * *(const v4 *)(et + 0) + l[25] * *(const v4 *)(et + 24) + l[26] * *(const v4 *)(et + 48) + l[27] * *(const v4 *)(et + 72) + l[28] * *(const v4 *)(et + 96) + l[29] * *(const v4 *)(et + 120);
-  c[28] -= l[24] * et[4] + l[25] * et[28] + l[26] * et[52] + l[27] * et[76] + l[28] * et[100] + l[29] * et[124];
-  *(v4 *)(c + 30) -= l[30] * *(const v4 *)(et + 0) + l[31] * *(const v4 *)(et + 24) + l[32] * *(const v4 *)(et + 48) + l[33] * *(const v4 *)(et + 72) + l[34] * *(const v4 *)(et + 96) + l[35] * *(const v4 *)(et + 120);
-  *(v2 *)(c + 34) -= l[30] * *(const v2 *)(et + 4) + l[31] * *(const v2 *)(et + 28) + l[32] * *(const v2 *)(et + 52) + l[33] * *(const v2 *)(et + 76) + l[34] * *(const v2 *)(et + 100) + l[35] * *(const v2 *)(et + 124);
+  c[0] -= l[5] * et[120] + l[4] * et[96] + l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
+  *(v2 *)(c + 6) -= l[11] * *(const v2 *)(et + 120) + l[10] * *(const v2 *)(et + 96) + l[9] * *(const v2 *)(et + 72) + l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 12) -= l[17] * *(const v2 *)(et + 120) + l[16] * *(const v2 *)(et + 96) + l[15] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 0);
+  c[14] -= l[17] * et[122] + l[16] * et[98] + l[15] * et[74] + l[14] * et[50] + l[13] * et[26] + l[12] * et[2];
+  *(v4 *)(c + 18) -= l[23] * *(const v4 *)(et + 120) + l[22] * *(const v4 *)(et + 96) + l[21] * *(const v4 *)(et + 72) + l[20] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 24) + l[18] * *(const v4 *)(et + 0);
+  *(v4 *)(c + 24) -= l[29] * *(const v4 *)(et + 120) + l[28] * *(const v4 *)(et + 96) + l[27] * *(const v4 *)(et + 72) + l[26] * *(const v4 *)(et + 48) + l[25] * *(const v4 *)(et + 24) + l[24] * *(const v4 *)(et + 0);
+  c[28] -= l[29] * et[124] + l[28] * et[100] + l[27] * et[76] + l[26] * et[52] + l[25] * et[28] + l[24] * et[4];
+  *(v4 *)(c + 30) -= l[35] * *(const v4 *)(et + 120) + l[34] * *(const v4 *)(et + 96) + l[33] * *(const v4 *)(et + 72) + l[32] * *(const v4 *)(et + 48) + l[31] * *(const v4 *)(et + 24) + l[30] * *(const v4 *)(et + 0);
+  *(v2 *)(c + 34) -= l[35] * *(const v2 *)(et + 124) + l[34] * *(const v2 *)(et + 100) + l[33] * *(const v2 *)(et + 76) + l[32] * *(const v2 *)(et + 52) + l[31] * *(const v2 *)(et + 28) + l[30] * *(const v2 *)(et + 4);
 }
 
 /* C -= L E^T for a 6 x 5 block C, L 6 x 3, E 5 x 3 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_6x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48);
-  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52];
-  *(v4 *)(c + 5) -= l[3] * *(const v4 *)(et + 0) + l[4] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 48);
-  c[9] -= l[3] * et[4] + l[4] * et[28] + l[5] * et[52];
-  *(v4 *)(c + 10) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48);
-  c[14] -= l[6] * et[4] + l[7] * et[28] + l[8] * et[52];
-  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
-  c[19] -= l[9] * et[4] + l[10] * et[28] + l[11] * et[52];
-  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
-  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
-  *(v4 *)(c + 25) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
-  c[29] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52];
+  *(v4 *)(c + 0) -= l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
+  c[4] -= l[2] * et[52] + l[1] * et[28] + l[0] * et[4];
+  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 48) + l[4] * *(const v4 *)(et + 24) + l[3] * *(const v4 *)(et + 0);
+  c[9] -= l[5] * et[52] + l[4] * et[28] + l[3] * et[4];
+  *(v4 *)(c + 10) -= l[8] * *(const v4 *)(et + 48) + l[7] * *(const v4 *)(et + 24) + l[6] * *(const v4 *)(et + 0);
+  c[14] -= l[8] * et[52] + l[7] * et[28] + l[6] * et[4];
+  *(v4 *)(c + 15) -= l[11] * *(const v4 *)(et + 48) + l[10] * *(const v4 *)(et + 24) + l[9] * *(const v4 *)(et + 0);
+  c[19] -= l[11] * et[52] + l[10] * et[28] + l[9] * et[4];
+  *(v4 *)(c + 20) -= l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
+  c[24] -= l[14] * et[52] + l[13] * et[28] + l[12] * et[4];
+  *(v4 *)(c + 25) -= l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
+  c[29] -= l[17] * et[52] + l[16] * et[28] + l[15] * et[4];
 }
 
 /* C -= L E^T for a 6 x 5 block C, L 6 x 5, E 5 x 5 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
-  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100];
-  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
-  c[9] -= l[5] * et[4] + l[6] * et[28] + l[7] * et[52] + l[8] * et[76] + l[9] * et[100];
-  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
-  c[14] -= l[10] * et[4] + l[11] * et[28] + l[12] * et[52] + l[13] * et[76] + l[14] * et[100];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  c[19] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52] + l[18] * et[76] + l[19] * et[100];
-  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
-  *(v4 *)(c + 25) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
-  c[29] -= l[25] * et[4] + l[26] * et[28] + l[27] * et[52] + l[28] * et[76] + l[29] * et[100];
+  *(v4 *)(c + 0) -= l[4] * *(const v4 *)(et + 96) + l[3] * *(const v4 *)(et + 72) + l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
+  c[4] -= l[4] * et[100] + l[3] * et[76] + l[2] * et[52] + l[1] * et[28] + l[0] * et[4];
+  *(v4 *)(c + 5) -= l[9] * *(const v4 *)(et + 96) + l[8] * *(const v4 *)(et + 72) + l[7] * *(const v4 *)(et + 48) + l[6] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 0);
+  c[9] -= l[9] * et[100] + l[8] * et[76] + l[7] * et[52] + l[6] * et[28] + l[5] * et[4];
+  *(v4 *)(c + 10) -= l[14] * *(const v4 *)(et + 96) + l[13] * *(const v4 *)(et + 72) + l[12] * *(const v4 *)(et + 48) + l[11] * *(const v4 *)(et + 24) + l[10] * *(const v4 *)(et + 0);
+  c[14] -= l[14] * et[100] + l[13] * et[76] + l[12] * et[52] + l[11] * et[28] + l[10] * et[4];
+  *(v4 *)(c + 15) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
+  c[19] -= l[19] * et[100] + l[18] * et[76] + l[17] * et[52] + l[16] * et[28] + l[15] * et[4];
+  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
+  c[24] -= l[24] * et[100] + l[23] * et[76] + l[22] * et[52] + l[21] * et[28] + l[20] * et[4];
+  *(v4 *)(c + 25) -= l[29] * *(const v4 *)(et + 96) + l[28] * *(const v4 *)(et + 72) + l[27] * *(const v4 *)(et + 48) + l[26] * *(const v4 *)(et + 24) + l[25] * *(const v4 *)(et + 0);
+  c[29] -= l[29] * et[100] + l[28] * et[76] + l[27] * et[52] + l[26] * et[28] + l[25] * et[4];
 }
 
 /* C -= L E^T for a 6 x 6 block C, L 6 x 3, E 6 x 3 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_6x6_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48);
-  *(v2 *)(c + 4) -= l[0] * *(const v2 *)(et + 4) + l[1] * *(const v2 *)(et + 28) + l[2] * *(const v2 *)(et + 52);
-  *(v4 *)(c + 6) -= l[3] * *(const v4 *)(et + 0) + l[4] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 48);
-  *(v2 *)(c + 10) -= l[3] * *(const v2 *)(et + 4) + l[4] * *(const v2 *)(et + 28) + l[5] * *(const v2 *)(et + 52);
-  *(v4 *)(c + 12) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48);
-  *(v2 *)(c + 16) -= l[6] * *(const v2 *)(et + 4) + l[7] * *(const v2 *)(et + 28) + l[8] * *(const v2 *)(et + 52);
-  *(v4 *)(c + 18) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
-  *(v2 *)(c + 22) -= l[9] * *(const v2 *)(et + 4) + l[10] * *(const v2 *)(et + 28) + l[11] * *(const v2 *)(et + 52);
-  *(v4 *)(c + 24) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
-  *(v2 *)(c + 28) -= l[12] * *(const v2 *)(et + 4) + l[13] * *(const v2 *)(et + 28) + l[14] * *(const v2 *)(et + 52);
-  *(v4 *)(c + 30) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
-  *(v2 *)(c + 34) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 28) + l[17] * *(const v2 *)(et + 52);
+  *(v4 *)(c + 0) -= l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
+  *(v2 *)(c + 4) -= l[2] * *(const v2 *)(et + 52) + l[1] * *(const v2 *)(et + 28) + l[0] * *(const v2 *)(et + 4);
+  *(v4 *)(c + 6) -= l[5] * *(const v4 *)(et + 48) + l[4] * *(const v4 *)(et + 24) + l[3] * *(const v4 *)(et + 0);
+  *(v2 *)(c + 10) -= l[5] * *(const v2 *)(et + 52) + l[4] * *(const v2 *)(et + 28) + l[3] * *(const v2 *)(et + 4);
+  *(v4 *)(c + 12) -= l[8] * *(const v4 *)(et + 48) + l[7] * *(const v4 *)(et + 24) + l[6] * *(const v4 *)(et + 0);
+  *(v2 *)(c + 16) -= l[8] * *(const v2 *)(et + 52) + l[7] * *(const v2 *)(et + 28) + l[6] * *(const v2 *)(et + 4);
+  *(v4 *)(c + 18) -= l[11] * *(const v4 *)(et + 48) + l[10] * *(const v4 *)(et + 24) + l[9] * *(const v4 *)(et + 0);
+  *(v2 *)(c + 22) -= l[11] * *(const v2 *)(et + 52) + l[10] * *(const v2 *)(et + 28) + l[9] * *(const v2 *)(et + 4);
+  *(v4 *)(c + 24) -= l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
+  *(v2 *)(c + 28) -= l[14] * *(const v2 *)(et + 52) + l[13] * *(const v2 *)(et + 28) + l[12] * *(const v2 *)(et + 4);
+  *(v4 *)(c + 30) -= l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
+  *(v2 *)(c + 34) -= l[17] * *(const v2 *)(et + 52) + l[16] * *(const v2 *)(et + 28) + l[15] * *(const v2 *)(et + 4);
 }
 
 /* C -= L E^T for a 6 x 6 block C, L 6 x 5, E 6 x 5 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_6x6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 4) -= l[0] * *(const v2 *)(et + 4) + l[1] * *(const v2 *)(et + 28) + l[2] * *(const v2 *)(et + 52) + l[3] * *(const v2 *)(et + 76) + l[4] * *(const v2 *)(et + 100);
-  *(v4 *)(c + 6) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 10) -= l[5] * *(const v2 *)(et + 4) + l[6] * *(const v2 *)(et + 28) + l[7] * *(const v2 *)(et + 52) + l[8] * *(const v2 *)(et + 76) + l[9] * *(const v2 *)(et + 100);
-  *(v4 *)(c + 12) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 16) -= l[10] * *(const v2 *)(et + 4) + l[11] * *(const v2 *)(et + 28) + l[12] * *(const v2 *)(et + 52) + l[13] * *(const v2 *)(et + 76) + l[14] * *(const v2 *)(et + 100);
-  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 22) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 28) + l[17] * *(const v2 *)(et + 52) + l[18] * *(const v2 *)(et + 76) + l[19] * *(const v2 *)(et + 100);
-  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 28) -= l[20] * *(const v2 *)(et + 4) + l[21] * *(const v2 *)(et + 28) + l[22] * *(const v2 *)(et + 52) + l[23] * *(const v2 *)(et + 76) + l[24] * *(const v2 *)(et + 100);
-  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 28) + l[27] * *(const v2 *)(et + 52) + l[28] * *(const v2 *)(et + 76) + l[29] * *(const v2 *)(et + 100);
+  *(v4 *)(c + 0) -= l[4] * *(const v4 *)(et + 96) + l[3] * *(const v4 *)(et + 72) + l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
+  *(v2 *)(c + 4) -= l[4] * *(const v2 *)(et + 100) + l[3] * *(const v2 *)(et + 76) + l[2] * *(const v2 *)(et + 52) + l[1] * *(const v2 *)(et + 28) + l[0] * *(const v2 *)(et + 4);
+  *(v4 *)(c + 6) -= l[9] * *(const v4 *)(et + 96) + l[8] * *(const v4 *)(et + 72) + l[7] * *(const v4 *)(et + 48) + l[6] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 0);
+  *(v2 *)(c + 10) -= l[9] * *(const v2 *)(et + 100) + l[8] * *(const v2 *)(et + 76) + l[7] * *(const v2 *)(et + 52) + l[6] * *(const v2 *)(et + 28) + l[5] * *(const v2 *)(et + 4);
+  *(v4 *)(c + 12) -= l[14] * *(const v4 *)(et + 96) + l[13] * *(const v4 *)(et + 72) + l[12] * *(const v4 *)(et + 48) + l[11] * *(const v4 *)(et + 24) + l[10] * *(const v4 *)(et + 0);
+  *(v2 *)(c + 16) -= l[14] * *(const v2 *)(et + 100) + l[13] * *(const v2 *)(et + 76) + l[12] * *(const v2 *)(et + 52) + l[11] * *(const v2 *)(et + 28) + l[10] * *(const v2 *)(et + 4);
+  *(v4 *)(c + 18) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
+  *(v2 *)(c + 22) -= l[19] * *(const v2 *)(et + 100) + l[18] * *(const v2 *)(et + 76) + l[17] * *(const v2 *)(et + 52) + l[16] * *(const v2 *)(et + 28) + l[15] * *(const v2 *)(et + 4);
+  *(v4 *)(c + 24) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
+  *(v2 *)(c + 28) -= l[24] * *(const v2 *)(et + 100) + l[23] * *(const v2 *)(et + 76) + l[22] * *(const v2 *)(et + 52) + l[21] * *(const v2 *)(et + 28) + l[20] * *(const v2 *)(et + 4);
+  *(v4 *)(c + 30) -= l[29] * *(const v4 *)(et + 96) + l[28] * *(const v4 *)(et + 72) + l[27] * *(const v4 *)(et + 48) + l[26] * *(const v4 *)(et + 24) + l[25] * *(const v4 *)(et + 0);
+  *(v2 *)(c + 34) -= l[29] * *(const v2 *)(et + 100) + l[28] * *(const v2 *)(et + 76) + l[27] * *(const v2 *)(et + 52) + l[26] * *(const v2 *)(et + 28) + l[25] * *(const v2 *)(et + 4);
 }
 
 #else
@@ -1228,13 +1307,13 @@ static void panel_3x1(const scalar *restrict n, const scalar *restrict rinv, sca
   et[48] = e2;
   const scalar y0 = e0;
   const scalar y1 = e1 - n[3] * y0;
-  const scalar y2 = e2 - (n[6] * y0 + n[7] * y1);
+  const scalar y2 = e2 - n[6] * y0 - n[7] * y1;
   const scalar z0 = y0 * rinv[0];
   const scalar z1 = y1 * rinv[1];
   const scalar z2 = y2 * rinv[2];
   const scalar x2 = z2;
   const scalar x1 = z1 - n[7] * x2;
-  const scalar x0 = z0 - (n[3] * x1 + n[6] * x2);
+  const scalar x0 = z0 - n[6] * x2 - n[3] * x1;
   e[0] = x0;
   e[1] = x1;
   e[2] = x2;
@@ -1256,9 +1335,9 @@ static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, sca
   et[96] = e4;
   const scalar y0 = e0;
   const scalar y1 = e1 - n[5] * y0;
-  const scalar y2 = e2 - (n[10] * y0 + n[11] * y1);
-  const scalar y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
-  const scalar y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const scalar y2 = e2 - n[10] * y0 - n[11] * y1;
+  const scalar y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
+  const scalar y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
   const scalar z0 = y0 * rinv[0];
   const scalar z1 = y1 * rinv[1];
   const scalar z2 = y2 * rinv[2];
@@ -1266,9 +1345,9 @@ static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, sca
   const scalar z4 = y4 * rinv[4];
   const scalar x4 = z4;
   const scalar x3 = z3 - n[23] * x4;
-  const scalar x2 = z2 - (n[17] * x3 + n[22] * x4);
-  const scalar x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
-  const scalar x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  const scalar x2 = z2 - n[22] * x4 - n[17] * x3;
+  const scalar x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
+  const scalar x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
   e[0] = x0;
   e[1] = x1;
   e[2] = x2;
@@ -1289,13 +1368,13 @@ static void panel_3x2(const scalar *restrict n, const scalar *restrict rinv, sca
   *(v2 *)(et + 48) = e2;
   const v2 y0 = e0;
   const v2 y1 = e1 - n[3] * y0;
-  const v2 y2 = e2 - (n[6] * y0 + n[7] * y1);
+  const v2 y2 = e2 - n[6] * y0 - n[7] * y1;
   const v2 z0 = y0 * rinv[0];
   const v2 z1 = y1 * rinv[1];
   const v2 z2 = y2 * rinv[2];
   const v2 x2 = z2;
   const v2 x1 = z1 - n[7] * x2;
-  const v2 x0 = z0 - (n[3] * x1 + n[6] * x2);
+  const v2 x0 = z0 - n[6] * x2 - n[3] * x1;
   e[0] = x0[0];
   e[1] = x1[0];
   e[2] = x2[0];
@@ -1321,9 +1400,9 @@ static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, sca
   *(v2 *)(et + 96) = e4;
   const v2 y0 = e0;
   const v2 y1 = e1 - n[5] * y0;
-  const v2 y2 = e2 - (n[10] * y0 + n[11] * y1);
-  const v2 y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
-  const v2 y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const v2 y2 = e2 - n[10] * y0 - n[11] * y1;
+  const v2 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
+  const v2 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
   const v2 z0 = y0 * rinv[0];
   const v2 z1 = y1 * rinv[1];
   const v2 z2 = y2 * rinv[2];
@@ -1331,9 +1410,9 @@ static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, sca
   const v2 z4 = y4 * rinv[4];
   const v2 x4 = z4;
   const v2 x3 = z3 - n[23] * x4;
-  const v2 x2 = z2 - (n[17] * x3 + n[22] * x4);
-  const v2 x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
-  const v2 x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  const v2 x2 = z2 - n[22] * x4 - n[17] * x3;
+  const v2 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
+  const v2 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
   e[0] = x0[0];
   e[1] = x1[0];
   e[2] = x2[0];
@@ -1365,10 +1444,10 @@ static void panel_6x2(const scalar *restrict n, const scalar *restrict rinv, sca
   *(v2 *)(et + 120) = e5;
   const v2 y0 = e0;
   const v2 y1 = e1 - n[6] * y0;
-  const v2 y2 = e2 - (n[12] * y0 + n[13] * y1);
-  const v2 y3 = e3 - (n[18] * y0 + n[19] * y1 + n[20] * y2);
-  const v2 y4 = e4 - (n[24] * y0 + n[25] * y1 + n[26] * y2 + n[27] * y3);
-  const v2 y5 = e5 - (n[30] * y0 + n[31] * y1 + n[32] * y2 + n[33] * y3 + n[34] * y4);
+  const v2 y2 = e2 - n[12] * y0 - n[13] * y1;
+  const v2 y3 = e3 - n[18] * y0 - n[19] * y1 - n[20] * y2;
+  const v2 y4 = e4 - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
+  const v2 y5 = e5 - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
   const v2 z0 = y0 * rinv[0];
   const v2 z1 = y1 * rinv[1];
   const v2 z2 = y2 * rinv[2];
@@ -1377,10 +1456,10 @@ static void panel_6x2(const scalar *restrict n, const scalar *restrict rinv, sca
   const v2 z5 = y5 * rinv[5];
   const v2 x5 = z5;
   const v2 x4 = z4 - n[34] * x5;
-  const v2 x3 = z3 - (n[27] * x4 + n[33] * x5);
-  const v2 x2 = z2 - (n[20] * x3 + n[26] * x4 + n[32] * x5);
-  const v2 x1 = z1 - (n[13] * x2 + n[19] * x3 + n[25] * x4 + n[31] * x5);
-  const v2 x0 = z0 - (n[6] * x1 + n[12] * x2 + n[18] * x3 + n[24] * x4 + n[30] * x5);
+  const v2 x3 = z3 - n[33] * x5 - n[27] * x4;
+  const v2 x2 = z2 - n[32] * x5 - n[26] * x4 - n[20] * x3;
+  const v2 x1 = z1 - n[31] * x5 - n[25] * x4 - n[19] * x3 - n[13] * x2;
+  const v2 x0 = z0 - n[30] * x5 - n[24] * x4 - n[18] * x3 - n[12] * x2 - n[6] * x1;
   e[0] = x0[0];
   e[1] = x1[0];
   e[2] = x2[0];
@@ -1412,9 +1491,9 @@ static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, sca
   *(v4 *)(et + 96) = e4;
   const v4 y0 = e0;
   const v4 y1 = e1 - n[5] * y0;
-  const v4 y2 = e2 - (n[10] * y0 + n[11] * y1);
-  const v4 y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
-  const v4 y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const v4 y2 = e2 - n[10] * y0 - n[11] * y1;
+  const v4 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
+  const v4 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
   const v4 z0 = y0 * rinv[0];
   const v4 z1 = y1 * rinv[1];
   const v4 z2 = y2 * rinv[2];
@@ -1422,9 +1501,9 @@ static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 z4 = y4 * rinv[4];
   const v4 x4 = z4;
   const v4 x3 = z3 - n[23] * x4;
-  const v4 x2 = z2 - (n[17] * x3 + n[22] * x4);
-  const v4 x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
-  const v4 x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  const v4 x2 = z2 - n[22] * x4 - n[17] * x3;
+  const v4 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
+  const v4 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
   e[0] = x0[0];
   e[1] = x1[0];
   e[2] = x2[0];
@@ -1466,10 +1545,10 @@ static void panel_6x4(const scalar *restrict n, const scalar *restrict rinv, sca
   *(v4 *)(et + 120) = e5;
   const v4 y0 = e0;
   const v4 y1 = e1 - n[6] * y0;
-  const v4 y2 = e2 - (n[12] * y0 + n[13] * y1);
-  const v4 y3 = e3 - (n[18] * y0 + n[19] * y1 + n[20] * y2);
-  const v4 y4 = e4 - (n[24] * y0 + n[25] * y1 + n[26] * y2 + n[27] * y3);
-  const v4 y5 = e5 - (n[30] * y0 + n[31] * y1 + n[32] * y2 + n[33] * y3 + n[34] * y4);
+  const v4 y2 = e2 - n[12] * y0 - n[13] * y1;
+  const v4 y3 = e3 - n[18] * y0 - n[19] * y1 - n[20] * y2;
+  const v4 y4 = e4 - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
+  const v4 y5 = e5 - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
   const v4 z0 = y0 * rinv[0];
   const v4 z1 = y1 * rinv[1];
   const v4 z2 = y2 * rinv[2];
@@ -1478,10 +1557,10 @@ static void panel_6x4(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 z5 = y5 * rinv[5];
   const v4 x5 = z5;
   const v4 x4 = z4 - n[34] * x5;
-  const v4 x3 = z3 - (n[27] * x4 + n[33] * x5);
-  const v4 x2 = z2 - (n[20] * x3 + n[26] * x4 + n[32] * x5);
-  const v4 x1 = z1 - (n[13] * x2 + n[19] * x3 + n[25] * x4 + n[31] * x5);
-  const v4 x0 = z0 - (n[6] * x1 + n[12] * x2 + n[18] * x3 + n[24] * x4 + n[30] * x5);
+  const v4 x3 = z3 - n[33] * x5 - n[27] * x4;
+  const v4 x2 = z2 - n[32] * x5 - n[26] * x4 - n[20] * x3;
+  const v4 x1 = z1 - n[31] * x5 - n[25] * x4 - n[19] * x3 - n[13] * x2;
+  const v4 x0 = z0 - n[30] * x5 - n[24] * x4 - n[18] * x3 - n[12] * x2 - n[6] * x1;
   e[0] = x0[0];
   e[1] = x1[0];
   e[2] = x2[0];
@@ -1529,8 +1608,8 @@ static void panel_3x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 y0_1 = e0_1;
   const v4 y1_0 = e1_0 - n[3] * y0_0;
   const v4 y1_1 = e1_1 - n[3] * y0_1;
-  const v4 y2_0 = e2_0 - (n[6] * y0_0 + n[7] * y1_0);
-  const v4 y2_1 = e2_1 - (n[6] * y0_1 + n[7] * y1_1);
+  const v4 y2_0 = e2_0 - n[6] * y0_0 - n[7] * y1_0;
+  const v4 y2_1 = e2_1 - n[6] * y0_1 - n[7] * y1_1;
   const v4 z0_0 = y0_0 * rinv[0];
   const v4 z0_1 = y0_1 * rinv[0];
   const v4 z1_0 = y1_0 * rinv[1];
@@ -1541,8 +1620,8 @@ static void panel_3x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 x2_1 = z2_1;
   const v4 x1_0 = z1_0 - n[7] * x2_0;
   const v4 x1_1 = z1_1 - n[7] * x2_1;
-  const v4 x0_0 = z0_0 - (n[3] * x1_0 + n[6] * x2_0);
-  const v4 x0_1 = z0_1 - (n[3] * x1_1 + n[6] * x2_1);
+  const v4 x0_0 = z0_0 - n[6] * x2_0 - n[3] * x1_0;
+  const v4 x0_1 = z0_1 - n[6] * x2_1 - n[3] * x1_1;
   e[0] = x0_0[0];
   e[1] = x1_0[0];
   e[2] = x2_0[0];
@@ -1598,12 +1677,12 @@ static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 y0_1 = e0_1;
   const v4 y1_0 = e1_0 - n[5] * y0_0;
   const v4 y1_1 = e1_1 - n[5] * y0_1;
-  const v4 y2_0 = e2_0 - (n[10] * y0_0 + n[11] * y1_0);
-  const v4 y2_1 = e2_1 - (n[10] * y0_1 + n[11] * y1_1);
-  const v4 y3_0 = e3_0 - (n[15] * y0_0 + n[16] * y1_0 + n[17] * y2_0);
-  const v4 y3_1 = e3_1 - (n[15] * y0_1 + n[16] * y1_1 + n[17] * y2_1);
-  const v4 y4_0 = e4_0 - (n[20] * y0_0 + n[21] * y1_0 + n[22] * y2_0 + n[23] * y3_0);
-  const v4 y4_1 = e4_1 - (n[20] * y0_1 + n[21] * y1_1 + n[22] * y2_1 + n[23] * y3_1);
+  const v4 y2_0 = e2_0 - n[10] * y0_0 - n[11] * y1_0;
+  const v4 y2_1 = e2_1 - n[10] * y0_1 - n[11] * y1_1;
+  const v4 y3_0 = e3_0 - n[15] * y0_0 - n[16] * y1_0 - n[17] * y2_0;
+  const v4 y3_1 = e3_1 - n[15] * y0_1 - n[16] * y1_1 - n[17] * y2_1;
+  const v4 y4_0 = e4_0 - n[20] * y0_0 - n[21] * y1_0 - n[22] * y2_0 - n[23] * y3_0;
+  const v4 y4_1 = e4_1 - n[20] * y0_1 - n[21] * y1_1 - n[22] * y2_1 - n[23] * y3_1;
   const v4 z0_0 = y0_0 * rinv[0];
   const v4 z0_1 = y0_1 * rinv[0];
   const v4 z1_0 = y1_0 * rinv[1];
@@ -1618,12 +1697,12 @@ static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 x4_1 = z4_1;
   const v4 x3_0 = z3_0 - n[23] * x4_0;
   const v4 x3_1 = z3_1 - n[23] * x4_1;
-  const v4 x2_0 = z2_0 - (n[17] * x3_0 + n[22] * x4_0);
-  const v4 x2_1 = z2_1 - (n[17] * x3_1 + n[22] * x4_1);
-  const v4 x1_0 = z1_0 - (n[11] * x2_0 + n[16] * x3_0 + n[21] * x4_0);
-  const v4 x1_1 = z1_1 - (n[11] * x2_1 + n[16] * x3_1 + n[21] * x4_1);
-  const v4 x0_0 = z0_0 - (n[5] * x1_0 + n[10] * x2_0 + n[15] * x3_0 + n[20] * x4_0);
-  const v4 x0_1 = z0_1 - (n[5] * x1_1 + n[10] * x2_1 + n[15] * x3_1 + n[20] * x4_1);
+  const v4 x2_0 = z2_0 - n[22] * x4_0 - n[17] * x3_0;
+  const v4 x2_1 = z2_1 - n[22] * x4_1 - n[17] * x3_1;
+  const v4 x1_0 = z1_0 - n[21] * x4_0 - n[16] * x3_0 - n[11] * x2_0;
+  const v4 x1_1 = z1_1 - n[21] * x4_1 - n[16] * x3_1 - n[11] * x2_1;
+  const v4 x0_0 = z0_0 - n[20] * x4_0 - n[15] * x3_0 - n[10] * x2_0 - n[5] * x1_0;
+  const v4 x0_1 = z0_1 - n[20] * x4_1 - n[15] * x3_1 - n[10] * x2_1 - n[5] * x1_1;
   e[0] = x0_0[0];
   e[1] = x1_0[0];
   e[2] = x2_0[0];
@@ -1669,135 +1748,135 @@ static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, sca
 /* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 3 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
-  *(v2 *)(c + 5) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
-  *(v2 *)(c + 10) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
-  c[12] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
-  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
-  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
-  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
+  c[0] -= l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
+  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 48) + l[4] * *(const v2 *)(et + 24) + l[3] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 10) -= l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
+  c[12] -= l[8] * et[50] + l[7] * et[26] + l[6] * et[2];
+  *(v4 *)(c + 15) -= l[11] * *(const v4 *)(et + 48) + l[10] * *(const v4 *)(et + 24) + l[9] * *(const v4 *)(et + 0);
+  *(v4 *)(c + 20) -= l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
+  c[24] -= l[14] * et[52] + l[13] * et[28] + l[12] * et[4];
 }
 
 /* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 5 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
-  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
-  *(v2 *)(c + 10) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
-  c[12] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
+  c[0] -= l[4] * et[96] + l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
+  *(v2 *)(c + 5) -= l[9] * *(const v2 *)(et + 96) + l[8] * *(const v2 *)(et + 72) + l[7] * *(const v2 *)(et + 48) + l[6] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 10) -= l[14] * *(const v2 *)(et + 96) + l[13] * *(const v2 *)(et + 72) + l[12] * *(const v2 *)(et + 48) + l[11] * *(const v2 *)(et + 24) + l[10] * *(const v2 *)(et + 0);
+  c[12] -= l[14] * et[98] + l[13] * et[74] + l[12] * et[50] + l[11] * et[26] + l[10] * et[2];
+  *(v4 *)(c + 15) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
+  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
+  c[24] -= l[24] * et[100] + l[23] * et[76] + l[22] * et[52] + l[21] * et[28] + l[20] * et[4];
 }
 
 /* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 3 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_6_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
-  *(v2 *)(c + 6) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
-  *(v2 *)(c + 12) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
-  c[14] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
-  *(v4 *)(c + 18) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
-  *(v4 *)(c + 24) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
-  c[28] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
-  *(v4 *)(c + 30) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
-  *(v2 *)(c + 34) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 28) + l[17] * *(const v2 *)(et + 52);
+  c[0] -= l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
+  *(v2 *)(c + 6) -= l[5] * *(const v2 *)(et + 48) + l[4] * *(const v2 *)(et + 24) + l[3] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 12) -= l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
+  c[14] -= l[8] * et[50] + l[7] * et[26] + l[6] * et[2];
+  *(v4 *)(c + 18) -= l[11] * *(const v4 *)(et + 48) + l[10] * *(const v4 *)(et + 24) + l[9] * *(const v4 *)(et + 0);
+  *(v4 *)(c + 24) -= l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
+  c[28] -= l[14] * et[52] + l[13] * et[28] + l[12] * et[4];
+  *(v4 *)(c + 30) -= l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
+  *(v2 *)(c + 34) -= l[17] * *(const v2 *)(et + 52) + l[16] * *(const v2 *)(et + 28) + l[15] * *(const v2 *)(et + 4);
 }
 
 /* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 5 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
-  *(v2 *)(c + 6) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
-  *(v2 *)(c + 12) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
-  c[14] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
-  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  c[28] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
-  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 28) + l[27] * *(const v2 *)(et + 52) + l[28] * *(const v2 *)(et + 76) + l[29] * *(const v2 *)(et + 100);
+  c[0] -= l[4] * et[96] + l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
+  *(v2 *)(c + 6) -= l[9] * *(const v2 *)(et + 96) + l[8] * *(const v2 *)(et + 72) + l[7] * *(const v2 *)(et + 48) + l[6] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 12) -= l[14] * *(const v2 *)(et + 96) + l[13] * *(const v2 *)(et + 72) + l[12] * *(const v2 *)(et + 48) + l[11] * *(const v2 *)(et + 24) + l[10] * *(const v2 *)(et + 0);
+  c[14] -= l[14] * et[98] + l[13] * et[74] + l[12] * et[50] + l[11] * et[26] + l[10] * et[2];
+  *(v4 *)(c + 18) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
+  *(v4 *)(c + 24) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
+  c[28] -= l[24] * et[100] + l[23] * et[76] + l[22] * et[52] + l[21] * et[28] + l[20] * et[4];
+  *(v4 *)(c + 30) -= l[29] * *(const v4 *)(et + 96) + l[28] * *(const v4 *)(et + 72) + l[27] * *(const v4 *)(et + 48) + l[26] * *(const v4 *)(et + 24) + l[25] * *(const v4 *)(et + 0);
+  *(v2 *)(c + 34) -= l[29] * *(const v2 *)(et + 100) + l[28] * *(const v2 *)(et + 76) + l[27] * *(const v2 *)(et + 52) + l[26] * *(const v2 *)(et + 28) + l[25] * *(const v2 *)(et + 4);
 }
 
 /* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 6 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_6_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96] + l[5] * et[120];
-  *(v2 *)(c + 6) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 96) + l[11] * *(const v2 *)(et + 120);
-  *(v2 *)(c + 12) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48) + l[15] * *(const v2 *)(et + 72) + l[16] * *(const v2 *)(et + 96) + l[17] * *(const v2 *)(et + 120);
-  c[14] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50] + l[15] * et[74] + l[16] * et[98] + l[17] * et[122];
-  *(v4 *)(c + 18) -= l[18] * *(const v4 *)(et + 0) + l[19] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 120);
-  *(v4 *)(c + 24) -= l[24] * *(const v4 *)(et + 0) + l[25] * *(const v4 *)(et + 24) + l[26] * *(const v4 *)(et + 48) + l[27] * *(const v4 *)(et + 72) + l[28] * *(const v4 *)(et + 96) + l[29] * *(const v4 *)(et + 120);
-  c[28] -= l[24] * et[4] + l[25] * et[28] + l[26] * et[52] + l[27] * et[76] + l[28] * et[100] + l[29] * et[124];
-  *(v4 *)(c + 30) -= l[30] * *(const v4 *)(et + 0) + l[31] * *(const v4 *)(et + 24) + l[32] * *(const v4 *)(et + 48) + l[33] * *(const v4 *)(et + 72) + l[34] * *(const v4 *)(et + 96) + l[35] * *(const v4 *)(et + 120);
-  *(v2 *)(c + 34) -= l[30] * *(const v2 *)(et + 4) + l[31] * *(const v2 *)(et + 28) + l[32] * *(const v2 *)(et + 52) + l[33] * *(const v2 *)(et + 76) + l[34] * *(const v2 *)(et + 100) + l[35] * *(const v2 *)(et + 124);
+  c[0] -= l[5] * et[120] + l[4] * et[96] + l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
+  *(v2 *)(c + 6) -= l[11] * *(const v2 *)(et + 120) + l[10] * *(const v2 *)(et + 96) + l[9] * *(const v2 *)(et + 72) + l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 12) -= l[17] * *(const v2 *)(et + 120) + l[16] * *(const v2 *)(et + 96) + l[15] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 0);
+  c[14] -= l[17] * et[122] + l[16] * et[98] + l[15] * et[74] + l[14] * et[50] + l[13] * et[26] + l[12] * et[2];
+  *(v4 *)(c + 18) -= l[23] * *(const v4 *)(et + 120) + l[22] * *(const v4 *)(et + 96) + l[21] * *(const v4 *)(et + 72) + l[20] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 24) + l[18] * *(const v4 *)(et + 0);
+  *(v4 *)(c + 24) -= l[29] * *(const v4 *)(et + 120) + l[28] * *(const v4 *)(et + 96) + l[27] * *(const v4 *)(et + 72) + l[26] * *(const v4 *)(et + 48) + l[25] * *(const v4 *)(et + 24) + l[24] * *(const v4 *)(et + 0);
+  c[28] -= l[29] * et[124] + l[28] * et[100] + l[27] * et[76] + l[26] * et[52] + l[25] * et[28] + l[24] * et[4];
+  *(v4 *)(c + 30) -= l[35] * *(const v4 *)(et + 120) + l[34] * *(const v4 *)(et + 96) + l[33] * *(const v4 *)(et + 72) + l[32] * *(const v4 *)(et + 48) + l[31] * *(const v4 *)(et + 24) + l[30] * *(const v4 *)(et + 0);
+  *(v2 *)(c + 34) -= l[35] * *(const v2 *)(et + 124) + l[34] * *(const v2 *)(et + 100) + l[33] * *(const v2 *)(et + 76) + l[32] * *(const v2 *)(et + 52) + l[31] * *(const v2 *)(et + 28) + l[30] * *(const v2 *)(et + 4);
 }
 
 /* C -= L E^T for a 6 x 5 block C, L 6 x 3, E 5 x 3 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_6x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48);
-  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52];
-  *(v4 *)(c + 5) -= l[3] * *(const v4 *)(et + 0) + l[4] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 48);
-  c[9] -= l[3] * et[4] + l[4] * et[28] + l[5] * et[52];
-  *(v4 *)(c + 10) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48);
-  c[14] -= l[6] * et[4] + l[7] * et[28] + l[8] * et[52];
-  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
-  c[19] -= l[9] * et[4] + l[10] * et[28] + l[11] * et[52];
-  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
-  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
-  *(v4 *)(c + 25) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
-  c[29] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52];
+  *(v4 *)(c + 0) -= l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
+  c[4] -= l[2] * et[52] + l[1] * et[28] + l[0] * et[4];
+  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 48) + l[4] * *(const v4 *)(et + 24) + l[3] * *(const v4 *)(et + 0);
+  c[9] -= l[5] * et[52] + l[4] * et[28] + l[3] * et[4];
+  *(v4 *)(c + 10) -= l[8] * *(const v4 *)(et + 48) + l[7] * *(const v4 *)(et + 24) + l[6] * *(const v4 *)(et + 0);
+  c[14] -= l[8] * et[52] + l[7] * et[28] + l[6] * et[4];
+  *(v4 *)(c + 15) -= l[11] * *(const v4 *)(et + 48) + l[10] * *(const v4 *)(et + 24) + l[9] * *(const v4 *)(et + 0);
+  c[19] -= l[11] * et[52] + l[10] * et[28] + l[9] * et[4];
+  *(v4 *)(c + 20) -= l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
+  c[24] -= l[14] * et[52] + l[13] * et[28] + l[12] * et[4];
+  *(v4 *)(c + 25) -= l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
+  c[29] -= l[17] * et[52] + l[16] * et[28] + l[15] * et[4];
 }
 
 /* C -= L E^T for a 6 x 5 block C, L 6 x 5, E 5 x 5 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
-  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100];
-  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
-  c[9] -= l[5] * et[4] + l[6] * et[28] + l[7] * et[52] + l[8] * et[76] + l[9] * et[100];
-  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
-  c[14] -= l[10] * et[4] + l[11] * et[28] + l[12] * et[52] + l[13] * et[76] + l[14] * et[100];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  c[19] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52] + l[18] * et[76] + l[19] * et[100];
-  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
-  *(v4 *)(c + 25) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
-  c[29] -= l[25] * et[4] + l[26] * et[28] + l[27] * et[52] + l[28] * et[76] + l[29] * et[100];
+  *(v4 *)(c + 0) -= l[4] * *(const v4 *)(et + 96) + l[3] * *(const v4 *)(et + 72) + l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
+  c[4] -= l[4] * et[100] + l[3] * et[76] + l[2] * et[52] + l[1] * et[28] + l[0] * et[4];
+  *(v4 *)(c + 5) -= l[9] * *(const v4 *)(et + 96) + l[8] * *(const v4 *)(et + 72) + l[7] * *(const v4 *)(et + 48) + l[6] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 0);
+  c[9] -= l[9] * et[100] + l[8] * et[76] + l[7] * et[52] + l[6] * et[28] + l[5] * et[4];
+  *(v4 *)(c + 10) -= l[14] * *(const v4 *)(et + 96) + l[13] * *(const v4 *)(et + 72) + l[12] * *(const v4 *)(et + 48) + l[11] * *(const v4 *)(et + 24) + l[10] * *(const v4 *)(et + 0);
+  c[14] -= l[14] * et[100] + l[13] * et[76] + l[12] * et[52] + l[11] * et[28] + l[10] * et[4];
+  *(v4 *)(c + 15) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
+  c[19] -= l[19] * et[100] + l[18] * et[76] + l[17] * et[52] + l[16] * et[28] + l[15] * et[4];
+  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
+  c[24] -= l[24] * et[100] + l[23] * et[76] + l[22] * et[52] + l[21] * et[28] + l[20] * et[4];
+  *(v4 *)(c + 25) -= l[29] * *(const v4 *)(et + 96) + l[28] * *(const v4 *)(et + 72) + l[27] * *(const v4 *)(et + 48) + l[26] * *(const v4 *)(et + 24) + l[25] * *(const v4 *)(et + 0);
+  c[29] -= l[29] * et[100] + l[28] * et[76] + l[27] * et[52] + l[26] * et[28] + l[25] * et[4];
 }
 
 /* C -= L E^T for a 6 x 6 block C, L 6 x 3, E 6 x 3 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_6x6_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48);
-  *(v2 *)(c + 4) -= l[0] * *(const v2 *)(et + 4) + l[1] * *(const v2 *)(et + 28) + l[2] * *(const v2 *)(et + 52);
-  *(v4 *)(c + 6) -= l[3] * *(const v4 *)(et + 0) + l[4] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 48);
-  *(v2 *)(c + 10) -= l[3] * *(const v2 *)(et + 4) + l[4] * *(const v2 *)(et + 28) + l[5] * *(const v2 *)(et + 52);
-  *(v4 *)(c + 12) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48);
-  *(v2 *)(c + 16) -= l[6] * *(const v2 *)(et + 4) + l[7] * *(const v2 *)(et + 28) + l[8] * *(const v2 *)(et + 52);
-  *(v4 *)(c + 18) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
-  *(v2 *)(c + 22) -= l[9] * *(const v2 *)(et + 4) + l[10] * *(const v2 *)(et + 28) + l[11] * *(const v2 *)(et + 52);
-  *(v4 *)(c + 24) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
-  *(v2 *)(c + 28) -= l[12] * *(const v2 *)(et + 4) + l[13] * *(const v2 *)(et + 28) + l[14] * *(const v2 *)(et + 52);
-  *(v4 *)(c + 30) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
-  *(v2 *)(c + 34) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 28) + l[17] * *(const v2 *)(et + 52);
+  *(v4 *)(c + 0) -= l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
+  *(v2 *)(c + 4) -= l[2] * *(const v2 *)(et + 52) + l[1] * *(const v2 *)(et + 28) + l[0] * *(const v2 *)(et + 4);
+  *(v4 *)(c + 6) -= l[5] * *(const v4 *)(et + 48) + l[4] * *(const v4 *)(et + 24) + l[3] * *(const v4 *)(et + 0);
+  *(v2 *)(c + 10) -= l[5] * *(const v2 *)(et + 52) + l[4] * *(const v2 *)(et + 28) + l[3] * *(const v2 *)(et + 4);
+  *(v4 *)(c + 12) -= l[8] * *(const v4 *)(et + 48) + l[7] * *(const v4 *)(et + 24) + l[6] * *(const v4 *)(et + 0);
+  *(v2 *)(c + 16) -= l[8] * *(const v2 *)(et + 52) + l[7] * *(const v2 *)(et + 28) + l[6] * *(const v2 *)(et + 4);
+  *(v4 *)(c + 18) -= l[11] * *(const v4 *)(et + 48) + l[10] * *(const v4 *)(et + 24) + l[9] * *(const v4 *)(et + 0);
+  *(v2 *)(c + 22) -= l[11] * *(const v2 *)(et + 52) + l[10] * *(const v2 *)(et + 28) + l[9] * *(const v2 *)(et + 4);
+  *(v4 *)(c + 24) -= l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
+  *(v2 *)(c + 28) -= l[14] * *(const v2 *)(et + 52) + l[13] * *(const v2 *)(et + 28) + l[12] * *(const v2 *)(et + 4);
+  *(v4 *)(c + 30) -= l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
+  *(v2 *)(c + 34) -= l[17] * *(const v2 *)(et + 52) + l[16] * *(const v2 *)(et + 28) + l[15] * *(const v2 *)(et + 4);
 }
 
 /* C -= L E^T for a 6 x 6 block C, L 6 x 5, E 6 x 5 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_6x6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 4) -= l[0] * *(const v2 *)(et + 4) + l[1] * *(const v2 *)(et + 28) + l[2] * *(const v2 *)(et + 52) + l[3] * *(const v2 *)(et + 76) + l[4] * *(const v2 *)(et + 100);
-  *(v4 *)(c + 6) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 10) -= l[5] * *(const v2 *)(et + 4) + l[6] * *(const v2 *)(et + 28) + l[7] * *(const v2 *)(et + 52) + l[8] * *(const v2 *)(et + 76) + l[9] * *(const v2 *)(et + 100);
-  *(v4 *)(c + 12) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 16) -= l[10] * *(const v2 *)(et + 4) + l[11] * *(const v2 *)(et + 28) + l[12] * *(const v2 *)(et + 52) + l[13] * *(const v2 *)(et + 76) + l[14] * *(const v2 *)(et + 100);
-  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 22) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 28) + l[17] * *(const v2 *)(et + 52) + l[18] * *(const v2 *)(et + 76) + l[19] * *(const v2 *)(et + 100);
-  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 28) -= l[20] * *(const v2 *)(et + 4) + l[21] * *(const v2 *)(et + 28) + l[22] * *(const v2 *)(et + 52) + l[23] * *(const v2 *)(et + 76) + l[24] * *(const v2 *)(et + 100);
-  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 28) + l[27] * *(const v2 *)(et + 52) + l[28] * *(const v2 *)(et + 76) + l[29] * *(const v2 *)(et + 100);
+  *(v4 *)(c + 0) -= l[4] * *(const v4 *)(et + 96) + l[3] * *(const v4 *)(et + 72) + l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
+  *(v2 *)(c + 4) -= l[4] * *(const v2 *)(et + 100) + l[3] * *(const v2 *)(et + 76) + l[2] * *(const v2 *)(et + 52) + l[1] * *(const v2 *)(et + 28) + l[0] * *(const v2 *)(et + 4);
+  *(v4 *)(c + 6) -= l[9] * *(const v4 *)(et + 96) + l[8] * *(const v4 *)(et + 72) + l[7] * *(const v4 *)(et + 48) + l[6] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 0);
+  *(v2 *)(c + 10) -= l[9] * *(const v2 *)(et + 100) + l[8] * *(const v2 *)(et + 76) + l[7] * *(const v2 *)(et + 52) + l[6] * *(const v2 *)(et + 28) + l[5] * *(const v2 *)(et + 4);
+  *(v4 *)(c + 12) -= l[14] * *(const v4 *)(et + 96) + l[13] * *(const v4 *)(et + 72) + l[12] * *(const v4 *)(et + 48) + l[11] * *(const v4 *)(et + 24) + l[10] * *(const v4 *)(et + 0);
+  *(v2 *)(c + 16) -= l[14] * *(const v2 *)(et + 100) + l[13] * *(const v2 *)(et + 76) + l[12] * *(const v2 *)(et + 52) + l[11] * *(const v2 *)(et + 28) + l[10] * *(const v2 *)(et + 4);
+  *(v4 *)(c + 18) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
+  *(v2 *)(c + 22) -= l[19] * *(const v2 *)(et + 100) + l[18] * *(const v2 *)(et + 76) + l[17] * *(const v2 *)(et + 52) + l[16] * *(const v2 *)(et + 28) + l[15] * *(const v2 *)(et + 4);
+  *(v4 *)(c + 24) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
+  *(v2 *)(c + 28) -= l[24] * *(const v2 *)(et + 100) + l[23] * *(const v2 *)(et + 76) + l[22] * *(const v2 *)(et + 52) + l[21] * *(const v2 *)(et + 28) + l[20] * *(const v2 *)(et + 4);
+  *(v4 *)(c + 30) -= l[29] * *(const v4 *)(et + 96) + l[28] * *(const v4 *)(et + 72) + l[27] * *(const v4 *)(et + 48) + l[26] * *(const v4 *)(et + 24) + l[25] * *(const v4 *)(et + 0);
+  *(v2 *)(c + 34) -= l[29] * *(const v2 *)(et + 100) + l[28] * *(const v2 *)(et + 76) + l[27] * *(const v2 *)(et + 52) + l[26] * *(const v2 *)(et + 28) + l[25] * *(const v2 *)(et + 4);
 }
 
 #endif

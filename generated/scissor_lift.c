@@ -586,9 +586,10 @@ static const int32_t rsi[4892] = {
 
 /*---- kernels -----------------------------------------------------------------*/
 
-/* Dense LDL^T of a 1 x 1 node block in place (rt.h factor step 1): unit
- * lower l below the diagonal, D on it, and the reciprocals 1/D in rinv.
- * Returns 1 if the block is not positive definite. */
+/* Dense LDL^T of a 1 x 1 node block in place (rt.h factor step 1,
+ * right-looking): unit lower l below the diagonal, D on it, and the
+ * reciprocals 1/D in rinv. Returns 1 if the block is not positive
+ * definite. */
 static int factor_node_1(scalar *restrict n, scalar *restrict rinv) {
   if (!(n[0] > 0)) return 1;
   const scalar r0 = 1 / n[0];
@@ -596,146 +597,239 @@ static int factor_node_1(scalar *restrict n, scalar *restrict rinv) {
   return 0;
 }
 
-/* Dense LDL^T of a 3 x 3 node block in place (rt.h factor step 1): unit
- * lower l below the diagonal, D on it, and the reciprocals 1/D in rinv.
- * Returns 1 if the block is not positive definite. */
+/* Dense LDL^T of a 3 x 3 node block in place (rt.h factor step 1,
+ * right-looking): unit lower l below the diagonal, D on it, and the
+ * reciprocals 1/D in rinv. Returns 1 if the block is not positive
+ * definite. */
 static int factor_node_3(scalar *restrict n, scalar *restrict rinv) {
   if (!(n[0] > 0)) return 1;
   const scalar r0 = 1 / n[0];
   rinv[0] = r0;
-  n[3] = n[3] * r0;
-  n[6] = n[6] * r0;
-  const scalar d1 = n[4] - n[3] * (n[3] * n[0]);
-  if (!(d1 > 0)) return 1;
-  n[4] = d1;
-  const scalar r1 = 1 / d1;
+  const scalar u1_0 = n[3];
+  const scalar u2_0 = n[6];
+  n[3] = u1_0 * r0;
+  n[6] = u2_0 * r0;
+  n[4] = n[4] - (u1_0 * u1_0) * r0;
+  n[8] = n[8] - (u2_0 * u2_0) * r0;
+  n[7] = n[7] - n[6] * u1_0;
+  /* column 1 */
+  if (!(n[4] > 0)) return 1;
+  const scalar r1 = 1 / n[4];
   rinv[1] = r1;
-  n[7] = (n[7] - n[6] * (n[3] * n[0])) * r1;
-  const scalar d2 = n[8] - (n[6] * (n[6] * n[0]) + n[7] * (n[7] * n[4]));
-  if (!(d2 > 0)) return 1;
-  n[8] = d2;
-  const scalar r2 = 1 / d2;
+  const scalar u2_1 = n[7];
+  n[7] = u2_1 * r1;
+  n[8] = n[8] - (u2_1 * u2_1) * r1;
+  /* column 2 */
+  if (!(n[8] > 0)) return 1;
+  const scalar r2 = 1 / n[8];
   rinv[2] = r2;
   return 0;
 }
 
-/* Dense LDL^T of a 4 x 4 node block in place (rt.h factor step 1): unit
- * lower l below the diagonal, D on it, and the reciprocals 1/D in rinv.
- * Returns 1 if the block is not positive definite. */
+/* Dense LDL^T of a 4 x 4 node block in place (rt.h factor step 1,
+ * right-looking): unit lower l below the diagonal, D on it, and the
+ * reciprocals 1/D in rinv. Returns 1 if the block is not positive
+ * definite. */
 static int factor_node_4(scalar *restrict n, scalar *restrict rinv) {
   if (!(n[0] > 0)) return 1;
   const scalar r0 = 1 / n[0];
   rinv[0] = r0;
-  n[4] = n[4] * r0;
-  n[8] = n[8] * r0;
-  n[12] = n[12] * r0;
-  const scalar d1 = n[5] - n[4] * (n[4] * n[0]);
-  if (!(d1 > 0)) return 1;
-  n[5] = d1;
-  const scalar r1 = 1 / d1;
+  const scalar u1_0 = n[4];
+  const scalar u2_0 = n[8];
+  const scalar u3_0 = n[12];
+  n[4] = u1_0 * r0;
+  n[8] = u2_0 * r0;
+  n[12] = u3_0 * r0;
+  n[5] = n[5] - (u1_0 * u1_0) * r0;
+  n[10] = n[10] - (u2_0 * u2_0) * r0;
+  n[9] = n[9] - n[8] * u1_0;
+  n[15] = n[15] - (u3_0 * u3_0) * r0;
+  n[13] = n[13] - n[12] * u1_0;
+  n[14] = n[14] - n[12] * u2_0;
+  /* column 1 */
+  if (!(n[5] > 0)) return 1;
+  const scalar r1 = 1 / n[5];
   rinv[1] = r1;
-  n[9] = (n[9] - n[8] * (n[4] * n[0])) * r1;
-  n[13] = (n[13] - n[12] * (n[4] * n[0])) * r1;
-  const scalar d2 = n[10] - (n[8] * (n[8] * n[0]) + n[9] * (n[9] * n[5]));
-  if (!(d2 > 0)) return 1;
-  n[10] = d2;
-  const scalar r2 = 1 / d2;
+  const scalar u2_1 = n[9];
+  const scalar u3_1 = n[13];
+  n[9] = u2_1 * r1;
+  n[13] = u3_1 * r1;
+  n[10] = n[10] - (u2_1 * u2_1) * r1;
+  n[15] = n[15] - (u3_1 * u3_1) * r1;
+  n[14] = n[14] - n[13] * u2_1;
+  /* column 2 */
+  if (!(n[10] > 0)) return 1;
+  const scalar r2 = 1 / n[10];
   rinv[2] = r2;
-  n[14] = (n[14] - (n[12] * (n[8] * n[0]) + n[13] * (n[9] * n[5]))) * r2;
-  const scalar d3 = n[15] - (n[12] * (n[12] * n[0]) + n[13] * (n[13] * n[5]) + n[14] * (n[14] * n[10]));
-  if (!(d3 > 0)) return 1;
-  n[15] = d3;
-  const scalar r3 = 1 / d3;
+  const scalar u3_2 = n[14];
+  n[14] = u3_2 * r2;
+  n[15] = n[15] - (u3_2 * u3_2) * r2;
+  /* column 3 */
+  if (!(n[15] > 0)) return 1;
+  const scalar r3 = 1 / n[15];
   rinv[3] = r3;
   return 0;
 }
 
-/* Dense LDL^T of a 5 x 5 node block in place (rt.h factor step 1): unit
- * lower l below the diagonal, D on it, and the reciprocals 1/D in rinv.
- * Returns 1 if the block is not positive definite. */
+/* Dense LDL^T of a 5 x 5 node block in place (rt.h factor step 1,
+ * right-looking): unit lower l below the diagonal, D on it, and the
+ * reciprocals 1/D in rinv. Returns 1 if the block is not positive
+ * definite. */
 static int factor_node_5(scalar *restrict n, scalar *restrict rinv) {
   if (!(n[0] > 0)) return 1;
   const scalar r0 = 1 / n[0];
   rinv[0] = r0;
-  n[5] = n[5] * r0;
-  n[10] = n[10] * r0;
-  n[15] = n[15] * r0;
-  n[20] = n[20] * r0;
-  const scalar d1 = n[6] - n[5] * (n[5] * n[0]);
-  if (!(d1 > 0)) return 1;
-  n[6] = d1;
-  const scalar r1 = 1 / d1;
+  const scalar u1_0 = n[5];
+  const scalar u2_0 = n[10];
+  const scalar u3_0 = n[15];
+  const scalar u4_0 = n[20];
+  n[5] = u1_0 * r0;
+  n[10] = u2_0 * r0;
+  n[15] = u3_0 * r0;
+  n[20] = u4_0 * r0;
+  n[6] = n[6] - (u1_0 * u1_0) * r0;
+  n[12] = n[12] - (u2_0 * u2_0) * r0;
+  n[11] = n[11] - n[10] * u1_0;
+  n[18] = n[18] - (u3_0 * u3_0) * r0;
+  n[16] = n[16] - n[15] * u1_0;
+  n[17] = n[17] - n[15] * u2_0;
+  n[24] = n[24] - (u4_0 * u4_0) * r0;
+  n[21] = n[21] - n[20] * u1_0;
+  n[22] = n[22] - n[20] * u2_0;
+  n[23] = n[23] - n[20] * u3_0;
+  /* column 1 */
+  if (!(n[6] > 0)) return 1;
+  const scalar r1 = 1 / n[6];
   rinv[1] = r1;
-  n[11] = (n[11] - n[10] * (n[5] * n[0])) * r1;
-  n[16] = (n[16] - n[15] * (n[5] * n[0])) * r1;
-  n[21] = (n[21] - n[20] * (n[5] * n[0])) * r1;
-  const scalar d2 = n[12] - (n[10] * (n[10] * n[0]) + n[11] * (n[11] * n[6]));
-  if (!(d2 > 0)) return 1;
-  n[12] = d2;
-  const scalar r2 = 1 / d2;
+  const scalar u2_1 = n[11];
+  const scalar u3_1 = n[16];
+  const scalar u4_1 = n[21];
+  n[11] = u2_1 * r1;
+  n[16] = u3_1 * r1;
+  n[21] = u4_1 * r1;
+  n[12] = n[12] - (u2_1 * u2_1) * r1;
+  n[18] = n[18] - (u3_1 * u3_1) * r1;
+  n[17] = n[17] - n[16] * u2_1;
+  n[24] = n[24] - (u4_1 * u4_1) * r1;
+  n[22] = n[22] - n[21] * u2_1;
+  n[23] = n[23] - n[21] * u3_1;
+  /* column 2 */
+  if (!(n[12] > 0)) return 1;
+  const scalar r2 = 1 / n[12];
   rinv[2] = r2;
-  n[17] = (n[17] - (n[15] * (n[10] * n[0]) + n[16] * (n[11] * n[6]))) * r2;
-  n[22] = (n[22] - (n[20] * (n[10] * n[0]) + n[21] * (n[11] * n[6]))) * r2;
-  const scalar d3 = n[18] - (n[15] * (n[15] * n[0]) + n[16] * (n[16] * n[6]) + n[17] * (n[17] * n[12]));
-  if (!(d3 > 0)) return 1;
-  n[18] = d3;
-  const scalar r3 = 1 / d3;
+  const scalar u3_2 = n[17];
+  const scalar u4_2 = n[22];
+  n[17] = u3_2 * r2;
+  n[22] = u4_2 * r2;
+  n[18] = n[18] - (u3_2 * u3_2) * r2;
+  n[24] = n[24] - (u4_2 * u4_2) * r2;
+  n[23] = n[23] - n[22] * u3_2;
+  /* column 3 */
+  if (!(n[18] > 0)) return 1;
+  const scalar r3 = 1 / n[18];
   rinv[3] = r3;
-  n[23] = (n[23] - (n[20] * (n[15] * n[0]) + n[21] * (n[16] * n[6]) + n[22] * (n[17] * n[12]))) * r3;
-  const scalar d4 = n[24] - (n[20] * (n[20] * n[0]) + n[21] * (n[21] * n[6]) + n[22] * (n[22] * n[12]) + n[23] * (n[23] * n[18]));
-  if (!(d4 > 0)) return 1;
-  n[24] = d4;
-  const scalar r4 = 1 / d4;
+  const scalar u4_3 = n[23];
+  n[23] = u4_3 * r3;
+  n[24] = n[24] - (u4_3 * u4_3) * r3;
+  /* column 4 */
+  if (!(n[24] > 0)) return 1;
+  const scalar r4 = 1 / n[24];
   rinv[4] = r4;
   return 0;
 }
 
-/* Dense LDL^T of a 6 x 6 node block in place (rt.h factor step 1): unit
- * lower l below the diagonal, D on it, and the reciprocals 1/D in rinv.
- * Returns 1 if the block is not positive definite. */
+/* Dense LDL^T of a 6 x 6 node block in place (rt.h factor step 1,
+ * right-looking): unit lower l below the diagonal, D on it, and the
+ * reciprocals 1/D in rinv. Returns 1 if the block is not positive
+ * definite. */
 static int factor_node_6(scalar *restrict n, scalar *restrict rinv) {
   if (!(n[0] > 0)) return 1;
   const scalar r0 = 1 / n[0];
   rinv[0] = r0;
-  n[6] = n[6] * r0;
-  n[12] = n[12] * r0;
-  n[18] = n[18] * r0;
-  n[24] = n[24] * r0;
-  n[30] = n[30] * r0;
-  const scalar d1 = n[7] - n[6] * (n[6] * n[0]);
-  if (!(d1 > 0)) return 1;
-  n[7] = d1;
-  const scalar r1 = 1 / d1;
+  const scalar u1_0 = n[6];
+  const scalar u2_0 = n[12];
+  const scalar u3_0 = n[18];
+  const scalar u4_0 = n[24];
+  const scalar u5_0 = n[30];
+  n[6] = u1_0 * r0;
+  n[12] = u2_0 * r0;
+  n[18] = u3_0 * r0;
+  n[24] = u4_0 * r0;
+  n[30] = u5_0 * r0;
+  n[7] = n[7] - (u1_0 * u1_0) * r0;
+  n[14] = n[14] - (u2_0 * u2_0) * r0;
+  n[13] = n[13] - n[12] * u1_0;
+  n[21] = n[21] - (u3_0 * u3_0) * r0;
+  n[19] = n[19] - n[18] * u1_0;
+  n[20] = n[20] - n[18] * u2_0;
+  n[28] = n[28] - (u4_0 * u4_0) * r0;
+  n[25] = n[25] - n[24] * u1_0;
+  n[26] = n[26] - n[24] * u2_0;
+  n[27] = n[27] - n[24] * u3_0;
+  n[35] = n[35] - (u5_0 * u5_0) * r0;
+  n[31] = n[31] - n[30] * u1_0;
+  n[32] = n[32] - n[30] * u2_0;
+  n[33] = n[33] - n[30] * u3_0;
+  n[34] = n[34] - n[30] * u4_0;
+  /* column 1 */
+  if (!(n[7] > 0)) return 1;
+  const scalar r1 = 1 / n[7];
   rinv[1] = r1;
-  n[13] = (n[13] - n[12] * (n[6] * n[0])) * r1;
-  n[19] = (n[19] - n[18] * (n[6] * n[0])) * r1;
-  n[25] = (n[25] - n[24] * (n[6] * n[0])) * r1;
-  n[31] = (n[31] - n[30] * (n[6] * n[0])) * r1;
-  const scalar d2 = n[14] - (n[12] * (n[12] * n[0]) + n[13] * (n[13] * n[7]));
-  if (!(d2 > 0)) return 1;
-  n[14] = d2;
-  const scalar r2 = 1 / d2;
+  const scalar u2_1 = n[13];
+  const scalar u3_1 = n[19];
+  const scalar u4_1 = n[25];
+  const scalar u5_1 = n[31];
+  n[13] = u2_1 * r1;
+  n[19] = u3_1 * r1;
+  n[25] = u4_1 * r1;
+  n[31] = u5_1 * r1;
+  n[14] = n[14] - (u2_1 * u2_1) * r1;
+  n[21] = n[21] - (u3_1 * u3_1) * r1;
+  n[20] = n[20] - n[19] * u2_1;
+  n[28] = n[28] - (u4_1 * u4_1) * r1;
+  n[26] = n[26] - n[25] * u2_1;
+  n[27] = n[27] - n[25] * u3_1;
+  n[35] = n[35] - (u5_1 * u5_1) * r1;
+  n[32] = n[32] - n[31] * u2_1;
+  n[33] = n[33] - n[31] * u3_1;
+  n[34] = n[34] - n[31] * u4_1;
+  /* column 2 */
+  if (!(n[14] > 0)) return 1;
+  const scalar r2 = 1 / n[14];
   rinv[2] = r2;
-  n[20] = (n[20] - (n[18] * (n[12] * n[0]) + n[19] * (n[13] * n[7]))) * r2;
-  n[26] = (n[26] - (n[24] * (n[12] * n[0]) + n[25] * (n[13] * n[7]))) * r2;
-  n[32] = (n[32] - (n[30] * (n[12] * n[0]) + n[31] * (n[13] * n[7]))) * r2;
-  const scalar d3 = n[21] - (n[18] * (n[18] * n[0]) + n[19] * (n[19] * n[7]) + n[20] * (n[20] * n[14]));
-  if (!(d3 > 0)) return 1;
-  n[21] = d3;
-  const scalar r3 = 1 / d3;
+  const scalar u3_2 = n[20];
+  const scalar u4_2 = n[26];
+  const scalar u5_2 = n[32];
+  n[20] = u3_2 * r2;
+  n[26] = u4_2 * r2;
+  n[32] = u5_2 * r2;
+  n[21] = n[21] - (u3_2 * u3_2) * r2;
+  n[28] = n[28] - (u4_2 * u4_2) * r2;
+  n[27] = n[27] - n[26] * u3_2;
+  n[35] = n[35] - (u5_2 * u5_2) * r2;
+  n[33] = n[33] - n[32] * u3_2;
+  n[34] = n[34] - n[32] * u4_2;
+  /* column 3 */
+  if (!(n[21] > 0)) return 1;
+  const scalar r3 = 1 / n[21];
   rinv[3] = r3;
-  n[27] = (n[27] - (n[24] * (n[18] * n[0]) + n[25] * (n[19] * n[7]) + n[26] * (n[20] * n[14]))) * r3;
-  n[33] = (n[33] - (n[30] * (n[18] * n[0]) + n[31] * (n[19] * n[7]) + n[32] * (n[20] * n[14]))) * r3;
-  const scalar d4 = n[28] - (n[24] * (n[24] * n[0]) + n[25] * (n[25] * n[7]) + n[26] * (n[26] * n[14]) + n[27] * (n[27] * n[21]));
-  if (!(d4 > 0)) return 1;
-  n[28] = d4;
-  const scalar r4 = 1 / d4;
+  const scalar u4_3 = n[27];
+  const scalar u5_3 = n[33];
+  n[27] = u4_3 * r3;
+  n[33] = u5_3 * r3;
+  n[28] = n[28] - (u4_3 * u4_3) * r3;
+  n[35] = n[35] - (u5_3 * u5_3) * r3;
+  n[34] = n[34] - n[33] * u4_3;
+  /* column 4 */
+  if (!(n[28] > 0)) return 1;
+  const scalar r4 = 1 / n[28];
   rinv[4] = r4;
-  n[34] = (n[34] - (n[30] * (n[24] * n[0]) + n[31] * (n[25] * n[7]) + n[32] * (n[26] * n[14]) + n[33] * (n[27] * n[21]))) * r4;
-  const scalar d5 = n[35] - (n[30] * (n[30] * n[0]) + n[31] * (n[31] * n[7]) + n[32] * (n[32] * n[14]) + n[33] * (n[33] * n[21]) + n[34] * (n[34] * n[28]));
-  if (!(d5 > 0)) return 1;
-  n[35] = d5;
-  const scalar r5 = 1 / d5;
+  const scalar u5_4 = n[34];
+  n[34] = u5_4 * r4;
+  n[35] = n[35] - (u5_4 * u5_4) * r4;
+  /* column 5 */
+  if (!(n[35] > 0)) return 1;
+  const scalar r5 = 1 / n[35];
   rinv[5] = r5;
   return 0;
 }
@@ -754,13 +848,13 @@ static void node_solve_1(const scalar *n, const scalar *v, scalar *x) {
 static void node_solve_3(const scalar *n, const scalar *v, scalar *x) {
   const scalar y0 = v[0];
   const scalar y1 = v[1] - n[3] * y0;
-  const scalar y2 = v[2] - (n[6] * y0 + n[7] * y1);
+  const scalar y2 = v[2] - n[6] * y0 - n[7] * y1;
   const scalar z0 = y0 / n[0];
   const scalar z1 = y1 / n[4];
   const scalar z2 = y2 / n[8];
   const scalar x2 = z2;
   const scalar x1 = z1 - n[7] * x2;
-  const scalar x0 = z0 - (n[3] * x1 + n[6] * x2);
+  const scalar x0 = z0 - n[6] * x2 - n[3] * x1;
   x[0] = x0;
   x[1] = x1;
   x[2] = x2;
@@ -771,16 +865,16 @@ static void node_solve_3(const scalar *n, const scalar *v, scalar *x) {
 static void node_solve_4(const scalar *n, const scalar *v, scalar *x) {
   const scalar y0 = v[0];
   const scalar y1 = v[1] - n[4] * y0;
-  const scalar y2 = v[2] - (n[8] * y0 + n[9] * y1);
-  const scalar y3 = v[3] - (n[12] * y0 + n[13] * y1 + n[14] * y2);
+  const scalar y2 = v[2] - n[8] * y0 - n[9] * y1;
+  const scalar y3 = v[3] - n[12] * y0 - n[13] * y1 - n[14] * y2;
   const scalar z0 = y0 / n[0];
   const scalar z1 = y1 / n[5];
   const scalar z2 = y2 / n[10];
   const scalar z3 = y3 / n[15];
   const scalar x3 = z3;
   const scalar x2 = z2 - n[14] * x3;
-  const scalar x1 = z1 - (n[9] * x2 + n[13] * x3);
-  const scalar x0 = z0 - (n[4] * x1 + n[8] * x2 + n[12] * x3);
+  const scalar x1 = z1 - n[13] * x3 - n[9] * x2;
+  const scalar x0 = z0 - n[12] * x3 - n[8] * x2 - n[4] * x1;
   x[0] = x0;
   x[1] = x1;
   x[2] = x2;
@@ -792,9 +886,9 @@ static void node_solve_4(const scalar *n, const scalar *v, scalar *x) {
 static void node_solve_5(const scalar *n, const scalar *v, scalar *x) {
   const scalar y0 = v[0];
   const scalar y1 = v[1] - n[5] * y0;
-  const scalar y2 = v[2] - (n[10] * y0 + n[11] * y1);
-  const scalar y3 = v[3] - (n[15] * y0 + n[16] * y1 + n[17] * y2);
-  const scalar y4 = v[4] - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const scalar y2 = v[2] - n[10] * y0 - n[11] * y1;
+  const scalar y3 = v[3] - n[15] * y0 - n[16] * y1 - n[17] * y2;
+  const scalar y4 = v[4] - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
   const scalar z0 = y0 / n[0];
   const scalar z1 = y1 / n[6];
   const scalar z2 = y2 / n[12];
@@ -802,9 +896,9 @@ static void node_solve_5(const scalar *n, const scalar *v, scalar *x) {
   const scalar z4 = y4 / n[24];
   const scalar x4 = z4;
   const scalar x3 = z3 - n[23] * x4;
-  const scalar x2 = z2 - (n[17] * x3 + n[22] * x4);
-  const scalar x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
-  const scalar x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  const scalar x2 = z2 - n[22] * x4 - n[17] * x3;
+  const scalar x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
+  const scalar x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
   x[0] = x0;
   x[1] = x1;
   x[2] = x2;
@@ -817,10 +911,10 @@ static void node_solve_5(const scalar *n, const scalar *v, scalar *x) {
 static void node_solve_6(const scalar *n, const scalar *v, scalar *x) {
   const scalar y0 = v[0];
   const scalar y1 = v[1] - n[6] * y0;
-  const scalar y2 = v[2] - (n[12] * y0 + n[13] * y1);
-  const scalar y3 = v[3] - (n[18] * y0 + n[19] * y1 + n[20] * y2);
-  const scalar y4 = v[4] - (n[24] * y0 + n[25] * y1 + n[26] * y2 + n[27] * y3);
-  const scalar y5 = v[5] - (n[30] * y0 + n[31] * y1 + n[32] * y2 + n[33] * y3 + n[34] * y4);
+  const scalar y2 = v[2] - n[12] * y0 - n[13] * y1;
+  const scalar y3 = v[3] - n[18] * y0 - n[19] * y1 - n[20] * y2;
+  const scalar y4 = v[4] - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
+  const scalar y5 = v[5] - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
   const scalar z0 = y0 / n[0];
   const scalar z1 = y1 / n[7];
   const scalar z2 = y2 / n[14];
@@ -829,10 +923,10 @@ static void node_solve_6(const scalar *n, const scalar *v, scalar *x) {
   const scalar z5 = y5 / n[35];
   const scalar x5 = z5;
   const scalar x4 = z4 - n[34] * x5;
-  const scalar x3 = z3 - (n[27] * x4 + n[33] * x5);
-  const scalar x2 = z2 - (n[20] * x3 + n[26] * x4 + n[32] * x5);
-  const scalar x1 = z1 - (n[13] * x2 + n[19] * x3 + n[25] * x4 + n[31] * x5);
-  const scalar x0 = z0 - (n[6] * x1 + n[12] * x2 + n[18] * x3 + n[24] * x4 + n[30] * x5);
+  const scalar x3 = z3 - n[33] * x5 - n[27] * x4;
+  const scalar x2 = z2 - n[32] * x5 - n[26] * x4 - n[20] * x3;
+  const scalar x1 = z1 - n[31] * x5 - n[25] * x4 - n[19] * x3 - n[13] * x2;
+  const scalar x0 = z0 - n[30] * x5 - n[24] * x4 - n[18] * x3 - n[12] * x2 - n[6] * x1;
   x[0] = x0;
   x[1] = x1;
   x[2] = x2;
@@ -1150,13 +1244,13 @@ static void panel_3x1(const scalar *restrict n, const scalar *restrict rinv, sca
   et[48] = e2;
   const scalar y0 = e0;
   const scalar y1 = e1 - n[3] * y0;
-  const scalar y2 = e2 - (n[6] * y0 + n[7] * y1);
+  const scalar y2 = e2 - n[6] * y0 - n[7] * y1;
   const scalar z0 = y0 * rinv[0];
   const scalar z1 = y1 * rinv[1];
   const scalar z2 = y2 * rinv[2];
   const scalar x2 = z2;
   const scalar x1 = z1 - n[7] * x2;
-  const scalar x0 = z0 - (n[3] * x1 + n[6] * x2);
+  const scalar x0 = z0 - n[6] * x2 - n[3] * x1;
   e[0] = x0;
   e[1] = x1;
   e[2] = x2;
@@ -1178,9 +1272,9 @@ static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, sca
   et[96] = e4;
   const scalar y0 = e0;
   const scalar y1 = e1 - n[5] * y0;
-  const scalar y2 = e2 - (n[10] * y0 + n[11] * y1);
-  const scalar y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
-  const scalar y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const scalar y2 = e2 - n[10] * y0 - n[11] * y1;
+  const scalar y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
+  const scalar y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
   const scalar z0 = y0 * rinv[0];
   const scalar z1 = y1 * rinv[1];
   const scalar z2 = y2 * rinv[2];
@@ -1188,9 +1282,9 @@ static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, sca
   const scalar z4 = y4 * rinv[4];
   const scalar x4 = z4;
   const scalar x3 = z3 - n[23] * x4;
-  const scalar x2 = z2 - (n[17] * x3 + n[22] * x4);
-  const scalar x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
-  const scalar x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  const scalar x2 = z2 - n[22] * x4 - n[17] * x3;
+  const scalar x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
+  const scalar x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
   e[0] = x0;
   e[1] = x1;
   e[2] = x2;
@@ -1216,10 +1310,10 @@ static void panel_6x1(const scalar *restrict n, const scalar *restrict rinv, sca
   et[120] = e5;
   const scalar y0 = e0;
   const scalar y1 = e1 - n[6] * y0;
-  const scalar y2 = e2 - (n[12] * y0 + n[13] * y1);
-  const scalar y3 = e3 - (n[18] * y0 + n[19] * y1 + n[20] * y2);
-  const scalar y4 = e4 - (n[24] * y0 + n[25] * y1 + n[26] * y2 + n[27] * y3);
-  const scalar y5 = e5 - (n[30] * y0 + n[31] * y1 + n[32] * y2 + n[33] * y3 + n[34] * y4);
+  const scalar y2 = e2 - n[12] * y0 - n[13] * y1;
+  const scalar y3 = e3 - n[18] * y0 - n[19] * y1 - n[20] * y2;
+  const scalar y4 = e4 - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
+  const scalar y5 = e5 - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
   const scalar z0 = y0 * rinv[0];
   const scalar z1 = y1 * rinv[1];
   const scalar z2 = y2 * rinv[2];
@@ -1228,10 +1322,10 @@ static void panel_6x1(const scalar *restrict n, const scalar *restrict rinv, sca
   const scalar z5 = y5 * rinv[5];
   const scalar x5 = z5;
   const scalar x4 = z4 - n[34] * x5;
-  const scalar x3 = z3 - (n[27] * x4 + n[33] * x5);
-  const scalar x2 = z2 - (n[20] * x3 + n[26] * x4 + n[32] * x5);
-  const scalar x1 = z1 - (n[13] * x2 + n[19] * x3 + n[25] * x4 + n[31] * x5);
-  const scalar x0 = z0 - (n[6] * x1 + n[12] * x2 + n[18] * x3 + n[24] * x4 + n[30] * x5);
+  const scalar x3 = z3 - n[33] * x5 - n[27] * x4;
+  const scalar x2 = z2 - n[32] * x5 - n[26] * x4 - n[20] * x3;
+  const scalar x1 = z1 - n[31] * x5 - n[25] * x4 - n[19] * x3 - n[13] * x2;
+  const scalar x0 = z0 - n[30] * x5 - n[24] * x4 - n[18] * x3 - n[12] * x2 - n[6] * x1;
   e[0] = x0;
   e[1] = x1;
   e[2] = x2;
@@ -1270,16 +1364,16 @@ static void panel_4x2(const scalar *restrict n, const scalar *restrict rinv, sca
   *(v2 *)(et + 72) = e3;
   const v2 y0 = e0;
   const v2 y1 = e1 - n[4] * y0;
-  const v2 y2 = e2 - (n[8] * y0 + n[9] * y1);
-  const v2 y3 = e3 - (n[12] * y0 + n[13] * y1 + n[14] * y2);
+  const v2 y2 = e2 - n[8] * y0 - n[9] * y1;
+  const v2 y3 = e3 - n[12] * y0 - n[13] * y1 - n[14] * y2;
   const v2 z0 = y0 * rinv[0];
   const v2 z1 = y1 * rinv[1];
   const v2 z2 = y2 * rinv[2];
   const v2 z3 = y3 * rinv[3];
   const v2 x3 = z3;
   const v2 x2 = z2 - n[14] * x3;
-  const v2 x1 = z1 - (n[9] * x2 + n[13] * x3);
-  const v2 x0 = z0 - (n[4] * x1 + n[8] * x2 + n[12] * x3);
+  const v2 x1 = z1 - n[13] * x3 - n[9] * x2;
+  const v2 x0 = z0 - n[12] * x3 - n[8] * x2 - n[4] * x1;
   e[0] = x0[0];
   e[1] = x1[0];
   e[2] = x2[0];
@@ -1307,9 +1401,9 @@ static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, sca
   *(v2 *)(et + 96) = e4;
   const v2 y0 = e0;
   const v2 y1 = e1 - n[5] * y0;
-  const v2 y2 = e2 - (n[10] * y0 + n[11] * y1);
-  const v2 y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
-  const v2 y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const v2 y2 = e2 - n[10] * y0 - n[11] * y1;
+  const v2 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
+  const v2 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
   const v2 z0 = y0 * rinv[0];
   const v2 z1 = y1 * rinv[1];
   const v2 z2 = y2 * rinv[2];
@@ -1317,9 +1411,9 @@ static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, sca
   const v2 z4 = y4 * rinv[4];
   const v2 x4 = z4;
   const v2 x3 = z3 - n[23] * x4;
-  const v2 x2 = z2 - (n[17] * x3 + n[22] * x4);
-  const v2 x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
-  const v2 x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  const v2 x2 = z2 - n[22] * x4 - n[17] * x3;
+  const v2 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
+  const v2 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
   e[0] = x0[0];
   e[1] = x1[0];
   e[2] = x2[0];
@@ -1351,10 +1445,10 @@ static void panel_6x2(const scalar *restrict n, const scalar *restrict rinv, sca
   *(v2 *)(et + 120) = e5;
   const v2 y0 = e0;
   const v2 y1 = e1 - n[6] * y0;
-  const v2 y2 = e2 - (n[12] * y0 + n[13] * y1);
-  const v2 y3 = e3 - (n[18] * y0 + n[19] * y1 + n[20] * y2);
-  const v2 y4 = e4 - (n[24] * y0 + n[25] * y1 + n[26] * y2 + n[27] * y3);
-  const v2 y5 = e5 - (n[30] * y0 + n[31] * y1 + n[32] * y2 + n[33] * y3 + n[34] * y4);
+  const v2 y2 = e2 - n[12] * y0 - n[13] * y1;
+  const v2 y3 = e3 - n[18] * y0 - n[19] * y1 - n[20] * y2;
+  const v2 y4 = e4 - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
+  const v2 y5 = e5 - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
   const v2 z0 = y0 * rinv[0];
   const v2 z1 = y1 * rinv[1];
   const v2 z2 = y2 * rinv[2];
@@ -1363,10 +1457,10 @@ static void panel_6x2(const scalar *restrict n, const scalar *restrict rinv, sca
   const v2 z5 = y5 * rinv[5];
   const v2 x5 = z5;
   const v2 x4 = z4 - n[34] * x5;
-  const v2 x3 = z3 - (n[27] * x4 + n[33] * x5);
-  const v2 x2 = z2 - (n[20] * x3 + n[26] * x4 + n[32] * x5);
-  const v2 x1 = z1 - (n[13] * x2 + n[19] * x3 + n[25] * x4 + n[31] * x5);
-  const v2 x0 = z0 - (n[6] * x1 + n[12] * x2 + n[18] * x3 + n[24] * x4 + n[30] * x5);
+  const v2 x3 = z3 - n[33] * x5 - n[27] * x4;
+  const v2 x2 = z2 - n[32] * x5 - n[26] * x4 - n[20] * x3;
+  const v2 x1 = z1 - n[31] * x5 - n[25] * x4 - n[19] * x3 - n[13] * x2;
+  const v2 x0 = z0 - n[30] * x5 - n[24] * x4 - n[18] * x3 - n[12] * x2 - n[6] * x1;
   e[0] = x0[0];
   e[1] = x1[0];
   e[2] = x2[0];
@@ -1398,9 +1492,9 @@ static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, sca
   *(v4 *)(et + 96) = e4;
   const v4 y0 = e0;
   const v4 y1 = e1 - n[5] * y0;
-  const v4 y2 = e2 - (n[10] * y0 + n[11] * y1);
-  const v4 y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
-  const v4 y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const v4 y2 = e2 - n[10] * y0 - n[11] * y1;
+  const v4 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
+  const v4 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
   const v4 z0 = y0 * rinv[0];
   const v4 z1 = y1 * rinv[1];
   const v4 z2 = y2 * rinv[2];
@@ -1408,9 +1502,9 @@ static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 z4 = y4 * rinv[4];
   const v4 x4 = z4;
   const v4 x3 = z3 - n[23] * x4;
-  const v4 x2 = z2 - (n[17] * x3 + n[22] * x4);
-  const v4 x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
-  const v4 x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  const v4 x2 = z2 - n[22] * x4 - n[17] * x3;
+  const v4 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
+  const v4 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
   e[0] = x0[0];
   e[1] = x1[0];
   e[2] = x2[0];
@@ -1452,10 +1546,10 @@ static void panel_6x4(const scalar *restrict n, const scalar *restrict rinv, sca
   *(v4 *)(et + 120) = e5;
   const v4 y0 = e0;
   const v4 y1 = e1 - n[6] * y0;
-  const v4 y2 = e2 - (n[12] * y0 + n[13] * y1);
-  const v4 y3 = e3 - (n[18] * y0 + n[19] * y1 + n[20] * y2);
-  const v4 y4 = e4 - (n[24] * y0 + n[25] * y1 + n[26] * y2 + n[27] * y3);
-  const v4 y5 = e5 - (n[30] * y0 + n[31] * y1 + n[32] * y2 + n[33] * y3 + n[34] * y4);
+  const v4 y2 = e2 - n[12] * y0 - n[13] * y1;
+  const v4 y3 = e3 - n[18] * y0 - n[19] * y1 - n[20] * y2;
+  const v4 y4 = e4 - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
+  const v4 y5 = e5 - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
   const v4 z0 = y0 * rinv[0];
   const v4 z1 = y1 * rinv[1];
   const v4 z2 = y2 * rinv[2];
@@ -1464,10 +1558,10 @@ static void panel_6x4(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 z5 = y5 * rinv[5];
   const v4 x5 = z5;
   const v4 x4 = z4 - n[34] * x5;
-  const v4 x3 = z3 - (n[27] * x4 + n[33] * x5);
-  const v4 x2 = z2 - (n[20] * x3 + n[26] * x4 + n[32] * x5);
-  const v4 x1 = z1 - (n[13] * x2 + n[19] * x3 + n[25] * x4 + n[31] * x5);
-  const v4 x0 = z0 - (n[6] * x1 + n[12] * x2 + n[18] * x3 + n[24] * x4 + n[30] * x5);
+  const v4 x3 = z3 - n[33] * x5 - n[27] * x4;
+  const v4 x2 = z2 - n[32] * x5 - n[26] * x4 - n[20] * x3;
+  const v4 x1 = z1 - n[31] * x5 - n[25] * x4 - n[19] * x3 - n[13] * x2;
+  const v4 x0 = z0 - n[30] * x5 - n[24] * x4 - n[18] * x3 - n[12] * x2 - n[6] * x1;
   e[0] = x0[0];
   e[1] = x1[0];
   e[2] = x2[0];
@@ -1528,13 +1622,13 @@ static void panel_3x8(const scalar *restrict n, const scalar *restrict rinv, sca
   *(v8 *)(et + 48) = e2;
   const v8 y0 = e0;
   const v8 y1 = e1 - n[3] * y0;
-  const v8 y2 = e2 - (n[6] * y0 + n[7] * y1);
+  const v8 y2 = e2 - n[6] * y0 - n[7] * y1;
   const v8 z0 = y0 * rinv[0];
   const v8 z1 = y1 * rinv[1];
   const v8 z2 = y2 * rinv[2];
   const v8 x2 = z2;
   const v8 x1 = z1 - n[7] * x2;
-  const v8 x0 = z0 - (n[3] * x1 + n[6] * x2);
+  const v8 x0 = z0 - n[6] * x2 - n[3] * x1;
   e[0] = x0[0];
   e[1] = x1[0];
   e[2] = x2[0];
@@ -1576,16 +1670,16 @@ static void panel_4x8(const scalar *restrict n, const scalar *restrict rinv, sca
   *(v8 *)(et + 72) = e3;
   const v8 y0 = e0;
   const v8 y1 = e1 - n[4] * y0;
-  const v8 y2 = e2 - (n[8] * y0 + n[9] * y1);
-  const v8 y3 = e3 - (n[12] * y0 + n[13] * y1 + n[14] * y2);
+  const v8 y2 = e2 - n[8] * y0 - n[9] * y1;
+  const v8 y3 = e3 - n[12] * y0 - n[13] * y1 - n[14] * y2;
   const v8 z0 = y0 * rinv[0];
   const v8 z1 = y1 * rinv[1];
   const v8 z2 = y2 * rinv[2];
   const v8 z3 = y3 * rinv[3];
   const v8 x3 = z3;
   const v8 x2 = z2 - n[14] * x3;
-  const v8 x1 = z1 - (n[9] * x2 + n[13] * x3);
-  const v8 x0 = z0 - (n[4] * x1 + n[8] * x2 + n[12] * x3);
+  const v8 x1 = z1 - n[13] * x3 - n[9] * x2;
+  const v8 x0 = z0 - n[12] * x3 - n[8] * x2 - n[4] * x1;
   e[0] = x0[0];
   e[1] = x1[0];
   e[2] = x2[0];
@@ -1637,9 +1731,9 @@ static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, sca
   *(v8 *)(et + 96) = e4;
   const v8 y0 = e0;
   const v8 y1 = e1 - n[5] * y0;
-  const v8 y2 = e2 - (n[10] * y0 + n[11] * y1);
-  const v8 y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
-  const v8 y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const v8 y2 = e2 - n[10] * y0 - n[11] * y1;
+  const v8 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
+  const v8 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
   const v8 z0 = y0 * rinv[0];
   const v8 z1 = y1 * rinv[1];
   const v8 z2 = y2 * rinv[2];
@@ -1647,9 +1741,9 @@ static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v8 z4 = y4 * rinv[4];
   const v8 x4 = z4;
   const v8 x3 = z3 - n[23] * x4;
-  const v8 x2 = z2 - (n[17] * x3 + n[22] * x4);
-  const v8 x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
-  const v8 x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  const v8 x2 = z2 - n[22] * x4 - n[17] * x3;
+  const v8 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
+  const v8 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
   e[0] = x0[0];
   e[1] = x1[0];
   e[2] = x2[0];
@@ -1711,10 +1805,10 @@ static void panel_6x8(const scalar *restrict n, const scalar *restrict rinv, sca
   *(v8 *)(et + 120) = e5;
   const v8 y0 = e0;
   const v8 y1 = e1 - n[6] * y0;
-  const v8 y2 = e2 - (n[12] * y0 + n[13] * y1);
-  const v8 y3 = e3 - (n[18] * y0 + n[19] * y1 + n[20] * y2);
-  const v8 y4 = e4 - (n[24] * y0 + n[25] * y1 + n[26] * y2 + n[27] * y3);
-  const v8 y5 = e5 - (n[30] * y0 + n[31] * y1 + n[32] * y2 + n[33] * y3 + n[34] * y4);
+  const v8 y2 = e2 - n[12] * y0 - n[13] * y1;
+  const v8 y3 = e3 - n[18] * y0 - n[19] * y1 - n[20] * y2;
+  const v8 y4 = e4 - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
+  const v8 y5 = e5 - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
   const v8 z0 = y0 * rinv[0];
   const v8 z1 = y1 * rinv[1];
   const v8 z2 = y2 * rinv[2];
@@ -1723,10 +1817,10 @@ static void panel_6x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v8 z5 = y5 * rinv[5];
   const v8 x5 = z5;
   const v8 x4 = z4 - n[34] * x5;
-  const v8 x3 = z3 - (n[27] * x4 + n[33] * x5);
-  const v8 x2 = z2 - (n[20] * x3 + n[26] * x4 + n[32] * x5);
-  const v8 x1 = z1 - (n[13] * x2 + n[19] * x3 + n[25] * x4 + n[31] * x5);
-  const v8 x0 = z0 - (n[6] * x1 + n[12] * x2 + n[18] * x3 + n[24] * x4 + n[30] * x5);
+  const v8 x3 = z3 - n[33] * x5 - n[27] * x4;
+  const v8 x2 = z2 - n[32] * x5 - n[26] * x4 - n[20] * x3;
+  const v8 x1 = z1 - n[31] * x5 - n[25] * x4 - n[19] * x3 - n[13] * x2;
+  const v8 x0 = z0 - n[30] * x5 - n[24] * x4 - n[18] * x3 - n[12] * x2 - n[6] * x1;
   e[0] = x0[0];
   e[1] = x1[0];
   e[2] = x2[0];
@@ -1789,28 +1883,28 @@ static void reduce_tri_3_d1(scalar *restrict c, const scalar *restrict l, const 
 /* Lower triangle of a 3 x 3 node block C -= L E^T, L and E 3 x 3 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_3_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
-  *(v2 *)(c + 3) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
-  *(v2 *)(c + 6) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
-  c[8] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
+  c[0] -= l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
+  *(v2 *)(c + 3) -= l[5] * *(const v2 *)(et + 48) + l[4] * *(const v2 *)(et + 24) + l[3] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 6) -= l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
+  c[8] -= l[8] * et[50] + l[7] * et[26] + l[6] * et[2];
 }
 
 /* Lower triangle of a 3 x 3 node block C -= L E^T, L and E 3 x 5 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_3_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
-  *(v2 *)(c + 3) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
-  *(v2 *)(c + 6) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
-  c[8] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
+  c[0] -= l[4] * et[96] + l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
+  *(v2 *)(c + 3) -= l[9] * *(const v2 *)(et + 96) + l[8] * *(const v2 *)(et + 72) + l[7] * *(const v2 *)(et + 48) + l[6] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 6) -= l[14] * *(const v2 *)(et + 96) + l[13] * *(const v2 *)(et + 72) + l[12] * *(const v2 *)(et + 48) + l[11] * *(const v2 *)(et + 24) + l[10] * *(const v2 *)(et + 0);
+  c[8] -= l[14] * et[98] + l[13] * et[74] + l[12] * et[50] + l[11] * et[26] + l[10] * et[2];
 }
 
 /* Lower triangle of a 3 x 3 node block C -= L E^T, L and E 3 x 6 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_3_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96] + l[5] * et[120];
-  *(v2 *)(c + 3) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 96) + l[11] * *(const v2 *)(et + 120);
-  *(v2 *)(c + 6) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48) + l[15] * *(const v2 *)(et + 72) + l[16] * *(const v2 *)(et + 96) + l[17] * *(const v2 *)(et + 120);
-  c[8] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50] + l[15] * et[74] + l[16] * et[98] + l[17] * et[122];
+  c[0] -= l[5] * et[120] + l[4] * et[96] + l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
+  *(v2 *)(c + 3) -= l[11] * *(const v2 *)(et + 120) + l[10] * *(const v2 *)(et + 96) + l[9] * *(const v2 *)(et + 72) + l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 6) -= l[17] * *(const v2 *)(et + 120) + l[16] * *(const v2 *)(et + 96) + l[15] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 0);
+  c[8] -= l[17] * et[122] + l[16] * et[98] + l[15] * et[74] + l[14] * et[50] + l[13] * et[26] + l[12] * et[2];
 }
 
 /* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 1 (rt.h
@@ -1828,77 +1922,77 @@ static void reduce_tri_5_d1(scalar *restrict c, const scalar *restrict l, const 
 /* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 3 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
-  *(v2 *)(c + 5) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
-  *(v2 *)(c + 10) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
-  c[12] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
-  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
-  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
-  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
+  c[0] -= l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
+  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 48) + l[4] * *(const v2 *)(et + 24) + l[3] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 10) -= l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
+  c[12] -= l[8] * et[50] + l[7] * et[26] + l[6] * et[2];
+  *(v4 *)(c + 15) -= l[11] * *(const v4 *)(et + 48) + l[10] * *(const v4 *)(et + 24) + l[9] * *(const v4 *)(et + 0);
+  *(v4 *)(c + 20) -= l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
+  c[24] -= l[14] * et[52] + l[13] * et[28] + l[12] * et[4];
 }
 
 /* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 4 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_5_d4(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72];
-  *(v2 *)(c + 5) -= l[4] * *(const v2 *)(et + 0) + l[5] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 72);
-  *(v2 *)(c + 10) -= l[8] * *(const v2 *)(et + 0) + l[9] * *(const v2 *)(et + 24) + l[10] * *(const v2 *)(et + 48) + l[11] * *(const v2 *)(et + 72);
-  c[12] -= l[8] * et[2] + l[9] * et[26] + l[10] * et[50] + l[11] * et[74];
-  *(v4 *)(c + 15) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48) + l[15] * *(const v4 *)(et + 72);
-  *(v4 *)(c + 20) -= l[16] * *(const v4 *)(et + 0) + l[17] * *(const v4 *)(et + 24) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 72);
-  c[24] -= l[16] * et[4] + l[17] * et[28] + l[18] * et[52] + l[19] * et[76];
+  c[0] -= l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
+  *(v2 *)(c + 5) -= l[7] * *(const v2 *)(et + 72) + l[6] * *(const v2 *)(et + 48) + l[5] * *(const v2 *)(et + 24) + l[4] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 10) -= l[11] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 0);
+  c[12] -= l[11] * et[74] + l[10] * et[50] + l[9] * et[26] + l[8] * et[2];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
+  *(v4 *)(c + 20) -= l[19] * *(const v4 *)(et + 72) + l[18] * *(const v4 *)(et + 48) + l[17] * *(const v4 *)(et + 24) + l[16] * *(const v4 *)(et + 0);
+  c[24] -= l[19] * et[76] + l[18] * et[52] + l[17] * et[28] + l[16] * et[4];
 }
 
 /* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 5 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
-  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
-  *(v2 *)(c + 10) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
-  c[12] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
+  c[0] -= l[4] * et[96] + l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
+  *(v2 *)(c + 5) -= l[9] * *(const v2 *)(et + 96) + l[8] * *(const v2 *)(et + 72) + l[7] * *(const v2 *)(et + 48) + l[6] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 10) -= l[14] * *(const v2 *)(et + 96) + l[13] * *(const v2 *)(et + 72) + l[12] * *(const v2 *)(et + 48) + l[11] * *(const v2 *)(et + 24) + l[10] * *(const v2 *)(et + 0);
+  c[12] -= l[14] * et[98] + l[13] * et[74] + l[12] * et[50] + l[11] * et[26] + l[10] * et[2];
+  *(v4 *)(c + 15) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
+  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
+  c[24] -= l[24] * et[100] + l[23] * et[76] + l[22] * et[52] + l[21] * et[28] + l[20] * et[4];
 }
 
 /* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 6 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_5_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96] + l[5] * et[120];
-  *(v2 *)(c + 5) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 96) + l[11] * *(const v2 *)(et + 120);
-  *(v2 *)(c + 10) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48) + l[15] * *(const v2 *)(et + 72) + l[16] * *(const v2 *)(et + 96) + l[17] * *(const v2 *)(et + 120);
-  c[12] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50] + l[15] * et[74] + l[16] * et[98] + l[17] * et[122];
-  *(v4 *)(c + 15) -= l[18] * *(const v4 *)(et + 0) + l[19] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 120);
-  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 0) + l[25] * *(const v4 *)(et + 24) + l[26] * *(const v4 *)(et + 48) + l[27] * *(const v4 *)(et + 72) + l[28] * *(const v4 *)(et + 96) + l[29] * *(const v4 *)(et + 120);
-  c[24] -= l[24] * et[4] + l[25] * et[28] + l[26] * et[52] + l[27] * et[76] + l[28] * et[100] + l[29] * et[124];
+  c[0] -= l[5] * et[120] + l[4] * et[96] + l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
+  *(v2 *)(c + 5) -= l[11] * *(const v2 *)(et + 120) + l[10] * *(const v2 *)(et + 96) + l[9] * *(const v2 *)(et + 72) + l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 10) -= l[17] * *(const v2 *)(et + 120) + l[16] * *(const v2 *)(et + 96) + l[15] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 0);
+  c[12] -= l[17] * et[122] + l[16] * et[98] + l[15] * et[74] + l[14] * et[50] + l[13] * et[26] + l[12] * et[2];
+  *(v4 *)(c + 15) -= l[23] * *(const v4 *)(et + 120) + l[22] * *(const v4 *)(et + 96) + l[21] * *(const v4 *)(et + 72) + l[20] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 24) + l[18] * *(const v4 *)(et + 0);
+  *(v4 *)(c + 20) -= l[29] * *(const v4 *)(et + 120) + l[28] * *(const v4 *)(et + 96) + l[27] * *(const v4 *)(et + 72) + l[26] * *(const v4 *)(et + 48) + l[25] * *(const v4 *)(et + 24) + l[24] * *(const v4 *)(et + 0);
+  c[24] -= l[29] * et[124] + l[28] * et[100] + l[27] * et[76] + l[26] * et[52] + l[25] * et[28] + l[24] * et[4];
 }
 
 /* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 3 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_6_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
-  *(v2 *)(c + 6) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
-  *(v2 *)(c + 12) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
-  c[14] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
-  *(v4 *)(c + 18) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
-  *(v4 *)(c + 24) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
-  c[28] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
-  *(v4 *)(c + 30) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
-  *(v2 *)(c + 34) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 28) + l[17] * *(const v2 *)(et + 52);
+  c[0] -= l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
+  *(v2 *)(c + 6) -= l[5] * *(const v2 *)(et + 48) + l[4] * *(const v2 *)(et + 24) + l[3] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 12) -= l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
+  c[14] -= l[8] * et[50] + l[7] * et[26] + l[6] * et[2];
+  *(v4 *)(c + 18) -= l[11] * *(const v4 *)(et + 48) + l[10] * *(const v4 *)(et + 24) + l[9] * *(const v4 *)(et + 0);
+  *(v4 *)(c + 24) -= l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
+  c[28] -= l[14] * et[52] + l[13] * et[28] + l[12] * et[4];
+  *(v4 *)(c + 30) -= l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
+  *(v2 *)(c + 34) -= l[17] * *(const v2 *)(et + 52) + l[16] * *(const v2 *)(et + 28) + l[15] * *(const v2 *)(et + 4);
 }
 
 /* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 5 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
-  *(v2 *)(c + 6) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
-  *(v2 *)(c + 12) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
-  c[14] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
-  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  c[28] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
-  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 28) + l[27] * *(const v2 *)(et + 52) + l[28] * *(const v2 *)(et + 76) + l[29] * *(const v2 *)(et + 100);
+  c[0] -= l[4] * et[96] + l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
+  *(v2 *)(c + 6) -= l[9] * *(const v2 *)(et + 96) + l[8] * *(const v2 *)(et + 72) + l[7] * *(const v2 *)(et + 48) + l[6] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 12) -= l[14] * *(const v2 *)(et + 96) + l[13] * *(const v2 *)(et + 72) + l[12] * *(const v2 *)(et + 48) + l[11] * *(const v2 *)(et + 24) + l[10] * *(const v2 *)(et + 0);
+  c[14] -= l[14] * et[98] + l[13] * et[74] + l[12] * et[50] + l[11] * et[26] + l[10] * et[2];
+  *(v4 *)(c + 18) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
+  *(v4 *)(c + 24) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
+  c[28] -= l[24] * et[100] + l[23] * et[76] + l[22] * et[52] + l[21] * et[28] + l[20] * et[4];
+  *(v4 *)(c + 30) -= l[29] * *(const v4 *)(et + 96) + l[28] * *(const v4 *)(et + 72) + l[27] * *(const v4 *)(et + 48) + l[26] * *(const v4 *)(et + 24) + l[25] * *(const v4 *)(et + 0);
+  *(v2 *)(c + 34) -= l[29] * *(const v2 *)(et + 100) + l[28] * *(const v2 *)(et + 76) + l[27] * *(const v2 *)(et + 52) + l[26] * *(const v2 *)(et + 28) + l[25] * *(const v2 *)(et + 4);
 }
 
 /* C -= L E^T for a 3 x 3 block C, L 3 x 1, E 3 x 1 (rt.h factor
@@ -1915,12 +2009,12 @@ static void reduce_3x3_d1(scalar *restrict c, const scalar *restrict l, const sc
 /* C -= L E^T for a 3 x 3 block C, L 3 x 5, E 3 x 5 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_3x3_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v2 *)(c + 0) -= l[0] * *(const v2 *)(et + 0) + l[1] * *(const v2 *)(et + 24) + l[2] * *(const v2 *)(et + 48) + l[3] * *(const v2 *)(et + 72) + l[4] * *(const v2 *)(et + 96);
-  c[2] -= l[0] * et[2] + l[1] * et[26] + l[2] * et[50] + l[3] * et[74] + l[4] * et[98];
-  *(v2 *)(c + 3) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
-  c[5] -= l[5] * et[2] + l[6] * et[26] + l[7] * et[50] + l[8] * et[74] + l[9] * et[98];
-  *(v2 *)(c + 6) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
-  c[8] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
+  *(v2 *)(c + 0) -= l[4] * *(const v2 *)(et + 96) + l[3] * *(const v2 *)(et + 72) + l[2] * *(const v2 *)(et + 48) + l[1] * *(const v2 *)(et + 24) + l[0] * *(const v2 *)(et + 0);
+  c[2] -= l[4] * et[98] + l[3] * et[74] + l[2] * et[50] + l[1] * et[26] + l[0] * et[2];
+  *(v2 *)(c + 3) -= l[9] * *(const v2 *)(et + 96) + l[8] * *(const v2 *)(et + 72) + l[7] * *(const v2 *)(et + 48) + l[6] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 0);
+  c[5] -= l[9] * et[98] + l[8] * et[74] + l[7] * et[50] + l[6] * et[26] + l[5] * et[2];
+  *(v2 *)(c + 6) -= l[14] * *(const v2 *)(et + 96) + l[13] * *(const v2 *)(et + 72) + l[12] * *(const v2 *)(et + 48) + l[11] * *(const v2 *)(et + 24) + l[10] * *(const v2 *)(et + 0);
+  c[8] -= l[14] * et[98] + l[13] * et[74] + l[12] * et[50] + l[11] * et[26] + l[10] * et[2];
 }
 
 /* C -= L E^T for a 3 x 5 block C, L 3 x 1, E 5 x 1 (rt.h factor
@@ -1937,127 +2031,127 @@ static void reduce_3x5_d1(scalar *restrict c, const scalar *restrict l, const sc
 /* C -= L E^T for a 5 x 3 block C, L 5 x 6, E 3 x 6 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_5x3_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v2 *)(c + 0) -= l[0] * *(const v2 *)(et + 0) + l[1] * *(const v2 *)(et + 24) + l[2] * *(const v2 *)(et + 48) + l[3] * *(const v2 *)(et + 72) + l[4] * *(const v2 *)(et + 96) + l[5] * *(const v2 *)(et + 120);
-  c[2] -= l[0] * et[2] + l[1] * et[26] + l[2] * et[50] + l[3] * et[74] + l[4] * et[98] + l[5] * et[122];
-  *(v2 *)(c + 3) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 96) + l[11] * *(const v2 *)(et + 120);
-  c[5] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50] + l[9] * et[74] + l[10] * et[98] + l[11] * et[122];
-  *(v2 *)(c + 6) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48) + l[15] * *(const v2 *)(et + 72) + l[16] * *(const v2 *)(et + 96) + l[17] * *(const v2 *)(et + 120);
-  c[8] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50] + l[15] * et[74] + l[16] * et[98] + l[17] * et[122];
-  *(v2 *)(c + 9) -= l[18] * *(const v2 *)(et + 0) + l[19] * *(const v2 *)(et + 24) + l[20] * *(const v2 *)(et + 48) + l[21] * *(const v2 *)(et + 72) + l[22] * *(const v2 *)(et + 96) + l[23] * *(const v2 *)(et + 120);
-  c[11] -= l[18] * et[2] + l[19] * et[26] + l[20] * et[50] + l[21] * et[74] + l[22] * et[98] + l[23] * et[122];
-  *(v2 *)(c + 12) -= l[24] * *(const v2 *)(et + 0) + l[25] * *(const v2 *)(et + 24) + l[26] * *(const v2 *)(et + 48) + l[27] * *(const v2 *)(et + 72) + l[28] * *(const v2 *)(et + 96) + l[29] * *(const v2 *)(et + 120);
-  c[14] -= l[24] * et[2] + l[25] * et[26] + l[26] * et[50] + l[27] * et[74] + l[28] * et[98] + l[29] * et[122];
+  *(v2 *)(c + 0) -= l[5] * *(const v2 *)(et + 120) + l[4] * *(const v2 *)(et + 96) + l[3] * *(const v2 *)(et + 72) + l[2] * *(const v2 *)(et + 48) + l[1] * *(const v2 *)(et + 24) + l[0] * *(const v2 *)(et + 0);
+  c[2] -= l[5] * et[122] + l[4] * et[98] + l[3] * et[74] + l[2] * et[50] + l[1] * et[26] + l[0] * et[2];
+  *(v2 *)(c + 3) -= l[11] * *(const v2 *)(et + 120) + l[10] * *(const v2 *)(et + 96) + l[9] * *(const v2 *)(et + 72) + l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
+  c[5] -= l[11] * et[122] + l[10] * et[98] + l[9] * et[74] + l[8] * et[50] + l[7] * et[26] + l[6] * et[2];
+  *(v2 *)(c + 6) -= l[17] * *(const v2 *)(et + 120) + l[16] * *(const v2 *)(et + 96) + l[15] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 0);
+  c[8] -= l[17] * et[122] + l[16] * et[98] + l[15] * et[74] + l[14] * et[50] + l[13] * et[26] + l[12] * et[2];
+  *(v2 *)(c + 9) -= l[23] * *(const v2 *)(et + 120) + l[22] * *(const v2 *)(et + 96) + l[21] * *(const v2 *)(et + 72) + l[20] * *(const v2 *)(et + 48) + l[19] * *(const v2 *)(et + 24) + l[18] * *(const v2 *)(et + 0);
+  c[11] -= l[23] * et[122] + l[22] * et[98] + l[21] * et[74] + l[20] * et[50] + l[19] * et[26] + l[18] * et[2];
+  *(v2 *)(c + 12) -= l[29] * *(const v2 *)(et + 120) + l[28] * *(const v2 *)(et + 96) + l[27] * *(const v2 *)(et + 72) + l[26] * *(const v2 *)(et + 48) + l[25] * *(const v2 *)(et + 24) + l[24] * *(const v2 *)(et + 0);
+  c[14] -= l[29] * et[122] + l[28] * et[98] + l[27] * et[74] + l[26] * et[50] + l[25] * et[26] + l[24] * et[2];
 }
 
 /* C -= L E^T for a 5 x 5 block C, L 5 x 3, E 5 x 3 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_5x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48);
-  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52];
-  *(v4 *)(c + 5) -= l[3] * *(const v4 *)(et + 0) + l[4] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 48);
-  c[9] -= l[3] * et[4] + l[4] * et[28] + l[5] * et[52];
-  *(v4 *)(c + 10) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48);
-  c[14] -= l[6] * et[4] + l[7] * et[28] + l[8] * et[52];
-  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
-  c[19] -= l[9] * et[4] + l[10] * et[28] + l[11] * et[52];
-  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
-  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
+  *(v4 *)(c + 0) -= l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
+  c[4] -= l[2] * et[52] + l[1] * et[28] + l[0] * et[4];
+  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 48) + l[4] * *(const v4 *)(et + 24) + l[3] * *(const v4 *)(et + 0);
+  c[9] -= l[5] * et[52] + l[4] * et[28] + l[3] * et[4];
+  *(v4 *)(c + 10) -= l[8] * *(const v4 *)(et + 48) + l[7] * *(const v4 *)(et + 24) + l[6] * *(const v4 *)(et + 0);
+  c[14] -= l[8] * et[52] + l[7] * et[28] + l[6] * et[4];
+  *(v4 *)(c + 15) -= l[11] * *(const v4 *)(et + 48) + l[10] * *(const v4 *)(et + 24) + l[9] * *(const v4 *)(et + 0);
+  c[19] -= l[11] * et[52] + l[10] * et[28] + l[9] * et[4];
+  *(v4 *)(c + 20) -= l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
+  c[24] -= l[14] * et[52] + l[13] * et[28] + l[12] * et[4];
 }
 
 /* C -= L E^T for a 5 x 5 block C, L 5 x 4, E 5 x 4 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_5x5_d4(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72);
-  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76];
-  *(v4 *)(c + 5) -= l[4] * *(const v4 *)(et + 0) + l[5] * *(const v4 *)(et + 24) + l[6] * *(const v4 *)(et + 48) + l[7] * *(const v4 *)(et + 72);
-  c[9] -= l[4] * et[4] + l[5] * et[28] + l[6] * et[52] + l[7] * et[76];
-  *(v4 *)(c + 10) -= l[8] * *(const v4 *)(et + 0) + l[9] * *(const v4 *)(et + 24) + l[10] * *(const v4 *)(et + 48) + l[11] * *(const v4 *)(et + 72);
-  c[14] -= l[8] * et[4] + l[9] * et[28] + l[10] * et[52] + l[11] * et[76];
-  *(v4 *)(c + 15) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48) + l[15] * *(const v4 *)(et + 72);
-  c[19] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52] + l[15] * et[76];
-  *(v4 *)(c + 20) -= l[16] * *(const v4 *)(et + 0) + l[17] * *(const v4 *)(et + 24) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 72);
-  c[24] -= l[16] * et[4] + l[17] * et[28] + l[18] * et[52] + l[19] * et[76];
+  *(v4 *)(c + 0) -= l[3] * *(const v4 *)(et + 72) + l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
+  c[4] -= l[3] * et[76] + l[2] * et[52] + l[1] * et[28] + l[0] * et[4];
+  *(v4 *)(c + 5) -= l[7] * *(const v4 *)(et + 72) + l[6] * *(const v4 *)(et + 48) + l[5] * *(const v4 *)(et + 24) + l[4] * *(const v4 *)(et + 0);
+  c[9] -= l[7] * et[76] + l[6] * et[52] + l[5] * et[28] + l[4] * et[4];
+  *(v4 *)(c + 10) -= l[11] * *(const v4 *)(et + 72) + l[10] * *(const v4 *)(et + 48) + l[9] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 0);
+  c[14] -= l[11] * et[76] + l[10] * et[52] + l[9] * et[28] + l[8] * et[4];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
+  c[19] -= l[15] * et[76] + l[14] * et[52] + l[13] * et[28] + l[12] * et[4];
+  *(v4 *)(c + 20) -= l[19] * *(const v4 *)(et + 72) + l[18] * *(const v4 *)(et + 48) + l[17] * *(const v4 *)(et + 24) + l[16] * *(const v4 *)(et + 0);
+  c[24] -= l[19] * et[76] + l[18] * et[52] + l[17] * et[28] + l[16] * et[4];
 }
 
 /* C -= L E^T for a 5 x 5 block C, L 5 x 5, E 5 x 5 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_5x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
-  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100];
-  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
-  c[9] -= l[5] * et[4] + l[6] * et[28] + l[7] * et[52] + l[8] * et[76] + l[9] * et[100];
-  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
-  c[14] -= l[10] * et[4] + l[11] * et[28] + l[12] * et[52] + l[13] * et[76] + l[14] * et[100];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  c[19] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52] + l[18] * et[76] + l[19] * et[100];
-  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
+  *(v4 *)(c + 0) -= l[4] * *(const v4 *)(et + 96) + l[3] * *(const v4 *)(et + 72) + l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
+  c[4] -= l[4] * et[100] + l[3] * et[76] + l[2] * et[52] + l[1] * et[28] + l[0] * et[4];
+  *(v4 *)(c + 5) -= l[9] * *(const v4 *)(et + 96) + l[8] * *(const v4 *)(et + 72) + l[7] * *(const v4 *)(et + 48) + l[6] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 0);
+  c[9] -= l[9] * et[100] + l[8] * et[76] + l[7] * et[52] + l[6] * et[28] + l[5] * et[4];
+  *(v4 *)(c + 10) -= l[14] * *(const v4 *)(et + 96) + l[13] * *(const v4 *)(et + 72) + l[12] * *(const v4 *)(et + 48) + l[11] * *(const v4 *)(et + 24) + l[10] * *(const v4 *)(et + 0);
+  c[14] -= l[14] * et[100] + l[13] * et[76] + l[12] * et[52] + l[11] * et[28] + l[10] * et[4];
+  *(v4 *)(c + 15) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
+  c[19] -= l[19] * et[100] + l[18] * et[76] + l[17] * et[52] + l[16] * et[28] + l[15] * et[4];
+  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
+  c[24] -= l[24] * et[100] + l[23] * et[76] + l[22] * et[52] + l[21] * et[28] + l[20] * et[4];
 }
 
 /* C -= L E^T for a 5 x 5 block C, L 5 x 6, E 5 x 6 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_5x5_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96) + l[5] * *(const v4 *)(et + 120);
-  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100] + l[5] * et[124];
-  *(v4 *)(c + 5) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48) + l[9] * *(const v4 *)(et + 72) + l[10] * *(const v4 *)(et + 96) + l[11] * *(const v4 *)(et + 120);
-  c[9] -= l[6] * et[4] + l[7] * et[28] + l[8] * et[52] + l[9] * et[76] + l[10] * et[100] + l[11] * et[124];
-  *(v4 *)(c + 10) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48) + l[15] * *(const v4 *)(et + 72) + l[16] * *(const v4 *)(et + 96) + l[17] * *(const v4 *)(et + 120);
-  c[14] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52] + l[15] * et[76] + l[16] * et[100] + l[17] * et[124];
-  *(v4 *)(c + 15) -= l[18] * *(const v4 *)(et + 0) + l[19] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 120);
-  c[19] -= l[18] * et[4] + l[19] * et[28] + l[20] * et[52] + l[21] * et[76] + l[22] * et[100] + l[23] * et[124];
-  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 0) + l[25] * *(const v4 *)(et + 24) + l[26] * *(const v4 *)(et + 48) + l[27] * *(const v4 *)(et + 72) + l[28] * *(const v4 *)(et + 96) + l[29] * *(const v4 *)(et + 120);
-  c[24] -= l[24] * et[4] + l[25] * et[28] + l[26] * et[52] + l[27] * et[76] + l[28] * et[100] + l[29] * et[124];
+  *(v4 *)(c + 0) -= l[5] * *(const v4 *)(et + 120) + l[4] * *(const v4 *)(et + 96) + l[3] * *(const v4 *)(et + 72) + l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
+  c[4] -= l[5] * et[124] + l[4] * et[100] + l[3] * et[76] + l[2] * et[52] + l[1] * et[28] + l[0] * et[4];
+  *(v4 *)(c + 5) -= l[11] * *(const v4 *)(et + 120) + l[10] * *(const v4 *)(et + 96) + l[9] * *(const v4 *)(et + 72) + l[8] * *(const v4 *)(et + 48) + l[7] * *(const v4 *)(et + 24) + l[6] * *(const v4 *)(et + 0);
+  c[9] -= l[11] * et[124] + l[10] * et[100] + l[9] * et[76] + l[8] * et[52] + l[7] * et[28] + l[6] * et[4];
+  *(v4 *)(c + 10) -= l[17] * *(const v4 *)(et + 120) + l[16] * *(const v4 *)(et + 96) + l[15] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
+  c[14] -= l[17] * et[124] + l[16] * et[100] + l[15] * et[76] + l[14] * et[52] + l[13] * et[28] + l[12] * et[4];
+  *(v4 *)(c + 15) -= l[23] * *(const v4 *)(et + 120) + l[22] * *(const v4 *)(et + 96) + l[21] * *(const v4 *)(et + 72) + l[20] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 24) + l[18] * *(const v4 *)(et + 0);
+  c[19] -= l[23] * et[124] + l[22] * et[100] + l[21] * et[76] + l[20] * et[52] + l[19] * et[28] + l[18] * et[4];
+  *(v4 *)(c + 20) -= l[29] * *(const v4 *)(et + 120) + l[28] * *(const v4 *)(et + 96) + l[27] * *(const v4 *)(et + 72) + l[26] * *(const v4 *)(et + 48) + l[25] * *(const v4 *)(et + 24) + l[24] * *(const v4 *)(et + 0);
+  c[24] -= l[29] * et[124] + l[28] * et[100] + l[27] * et[76] + l[26] * et[52] + l[25] * et[28] + l[24] * et[4];
 }
 
 /* C -= L E^T for a 6 x 3 block C, L 6 x 3, E 3 x 3 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_6x3_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v2 *)(c + 0) -= l[0] * *(const v2 *)(et + 0) + l[1] * *(const v2 *)(et + 24) + l[2] * *(const v2 *)(et + 48);
-  c[2] -= l[0] * et[2] + l[1] * et[26] + l[2] * et[50];
-  *(v2 *)(c + 3) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
-  c[5] -= l[3] * et[2] + l[4] * et[26] + l[5] * et[50];
-  *(v2 *)(c + 6) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
-  c[8] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
-  *(v2 *)(c + 9) -= l[9] * *(const v2 *)(et + 0) + l[10] * *(const v2 *)(et + 24) + l[11] * *(const v2 *)(et + 48);
-  c[11] -= l[9] * et[2] + l[10] * et[26] + l[11] * et[50];
-  *(v2 *)(c + 12) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48);
-  c[14] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50];
-  *(v2 *)(c + 15) -= l[15] * *(const v2 *)(et + 0) + l[16] * *(const v2 *)(et + 24) + l[17] * *(const v2 *)(et + 48);
-  c[17] -= l[15] * et[2] + l[16] * et[26] + l[17] * et[50];
+  *(v2 *)(c + 0) -= l[2] * *(const v2 *)(et + 48) + l[1] * *(const v2 *)(et + 24) + l[0] * *(const v2 *)(et + 0);
+  c[2] -= l[2] * et[50] + l[1] * et[26] + l[0] * et[2];
+  *(v2 *)(c + 3) -= l[5] * *(const v2 *)(et + 48) + l[4] * *(const v2 *)(et + 24) + l[3] * *(const v2 *)(et + 0);
+  c[5] -= l[5] * et[50] + l[4] * et[26] + l[3] * et[2];
+  *(v2 *)(c + 6) -= l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
+  c[8] -= l[8] * et[50] + l[7] * et[26] + l[6] * et[2];
+  *(v2 *)(c + 9) -= l[11] * *(const v2 *)(et + 48) + l[10] * *(const v2 *)(et + 24) + l[9] * *(const v2 *)(et + 0);
+  c[11] -= l[11] * et[50] + l[10] * et[26] + l[9] * et[2];
+  *(v2 *)(c + 12) -= l[14] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 0);
+  c[14] -= l[14] * et[50] + l[13] * et[26] + l[12] * et[2];
+  *(v2 *)(c + 15) -= l[17] * *(const v2 *)(et + 48) + l[16] * *(const v2 *)(et + 24) + l[15] * *(const v2 *)(et + 0);
+  c[17] -= l[17] * et[50] + l[16] * et[26] + l[15] * et[2];
 }
 
 /* C -= L E^T for a 6 x 5 block C, L 6 x 3, E 5 x 3 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_6x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48);
-  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52];
-  *(v4 *)(c + 5) -= l[3] * *(const v4 *)(et + 0) + l[4] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 48);
-  c[9] -= l[3] * et[4] + l[4] * et[28] + l[5] * et[52];
-  *(v4 *)(c + 10) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48);
-  c[14] -= l[6] * et[4] + l[7] * et[28] + l[8] * et[52];
-  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
-  c[19] -= l[9] * et[4] + l[10] * et[28] + l[11] * et[52];
-  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
-  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
-  *(v4 *)(c + 25) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
-  c[29] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52];
+  *(v4 *)(c + 0) -= l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
+  c[4] -= l[2] * et[52] + l[1] * et[28] + l[0] * et[4];
+  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 48) + l[4] * *(const v4 *)(et + 24) + l[3] * *(const v4 *)(et + 0);
+  c[9] -= l[5] * et[52] + l[4] * et[28] + l[3] * et[4];
+  *(v4 *)(c + 10) -= l[8] * *(const v4 *)(et + 48) + l[7] * *(const v4 *)(et + 24) + l[6] * *(const v4 *)(et + 0);
+  c[14] -= l[8] * et[52] + l[7] * et[28] + l[6] * et[4];
+  *(v4 *)(c + 15) -= l[11] * *(const v4 *)(et + 48) + l[10] * *(const v4 *)(et + 24) + l[9] * *(const v4 *)(et + 0);
+  c[19] -= l[11] * et[52] + l[10] * et[28] + l[9] * et[4];
+  *(v4 *)(c + 20) -= l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
+  c[24] -= l[14] * et[52] + l[13] * et[28] + l[12] * et[4];
+  *(v4 *)(c + 25) -= l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
+  c[29] -= l[17] * et[52] + l[16] * et[28] + l[15] * et[4];
 }
 
 /* C -= L E^T for a 6 x 5 block C, L 6 x 5, E 5 x 5 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
-  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100];
-  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
-  c[9] -= l[5] * et[4] + l[6] * et[28] + l[7] * et[52] + l[8] * et[76] + l[9] * et[100];
-  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
-  c[14] -= l[10] * et[4] + l[11] * et[28] + l[12] * et[52] + l[13] * et[76] + l[14] * et[100];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  c[19] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52] + l[18] * et[76] + l[19] * et[100];
-  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
-  *(v4 *)(c + 25) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
-  c[29] -= l[25] * et[4] + l[26] * et[28] + l[27] * et[52] + l[28] * et[76] + l[29] * et[100];
+  *(v4 *)(c + 0) -= l[4] * *(const v4 *)(et + 96) + l[3] * *(const v4 *)(et + 72) + l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
+  c[4] -= l[4] * et[100] + l[3] * et[76] + l[2] * et[52] + l[1] * et[28] + l[0] * et[4];
+  *(v4 *)(c + 5) -= l[9] * *(const v4 *)(et + 96) + l[8] * *(const v4 *)(et + 72) + l[7] * *(const v4 *)(et + 48) + l[6] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 0);
+  c[9] -= l[9] * et[100] + l[8] * et[76] + l[7] * et[52] + l[6] * et[28] + l[5] * et[4];
+  *(v4 *)(c + 10) -= l[14] * *(const v4 *)(et + 96) + l[13] * *(const v4 *)(et + 72) + l[12] * *(const v4 *)(et + 48) + l[11] * *(const v4 *)(et + 24) + l[10] * *(const v4 *)(et + 0);
+  c[14] -= l[14] * et[100] + l[13] * et[76] + l[12] * et[52] + l[11] * et[28] + l[10] * et[4];
+  *(v4 *)(c + 15) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
+  c[19] -= l[19] * et[100] + l[18] * et[76] + l[17] * et[52] + l[16] * et[28] + l[15] * et[4];
+  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
+  c[24] -= l[24] * et[100] + l[23] * et[76] + l[22] * et[52] + l[21] * et[28] + l[20] * et[4];
+  *(v4 *)(c + 25) -= l[29] * *(const v4 *)(et + 96) + l[28] * *(const v4 *)(et + 72) + l[27] * *(const v4 *)(et + 48) + l[26] * *(const v4 *)(et + 24) + l[25] * *(const v4 *)(et + 0);
+  c[29] -= l[29] * et[100] + l[28] * et[76] + l[27] * et[52] + l[26] * et[28] + l[25] * et[4];
 }
 
 #else
@@ -2088,13 +2182,13 @@ static void panel_3x1(const scalar *restrict n, const scalar *restrict rinv, sca
   et[48] = e2;
   const scalar y0 = e0;
   const scalar y1 = e1 - n[3] * y0;
-  const scalar y2 = e2 - (n[6] * y0 + n[7] * y1);
+  const scalar y2 = e2 - n[6] * y0 - n[7] * y1;
   const scalar z0 = y0 * rinv[0];
   const scalar z1 = y1 * rinv[1];
   const scalar z2 = y2 * rinv[2];
   const scalar x2 = z2;
   const scalar x1 = z1 - n[7] * x2;
-  const scalar x0 = z0 - (n[3] * x1 + n[6] * x2);
+  const scalar x0 = z0 - n[6] * x2 - n[3] * x1;
   e[0] = x0;
   e[1] = x1;
   e[2] = x2;
@@ -2116,9 +2210,9 @@ static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, sca
   et[96] = e4;
   const scalar y0 = e0;
   const scalar y1 = e1 - n[5] * y0;
-  const scalar y2 = e2 - (n[10] * y0 + n[11] * y1);
-  const scalar y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
-  const scalar y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const scalar y2 = e2 - n[10] * y0 - n[11] * y1;
+  const scalar y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
+  const scalar y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
   const scalar z0 = y0 * rinv[0];
   const scalar z1 = y1 * rinv[1];
   const scalar z2 = y2 * rinv[2];
@@ -2126,9 +2220,9 @@ static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, sca
   const scalar z4 = y4 * rinv[4];
   const scalar x4 = z4;
   const scalar x3 = z3 - n[23] * x4;
-  const scalar x2 = z2 - (n[17] * x3 + n[22] * x4);
-  const scalar x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
-  const scalar x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  const scalar x2 = z2 - n[22] * x4 - n[17] * x3;
+  const scalar x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
+  const scalar x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
   e[0] = x0;
   e[1] = x1;
   e[2] = x2;
@@ -2154,10 +2248,10 @@ static void panel_6x1(const scalar *restrict n, const scalar *restrict rinv, sca
   et[120] = e5;
   const scalar y0 = e0;
   const scalar y1 = e1 - n[6] * y0;
-  const scalar y2 = e2 - (n[12] * y0 + n[13] * y1);
-  const scalar y3 = e3 - (n[18] * y0 + n[19] * y1 + n[20] * y2);
-  const scalar y4 = e4 - (n[24] * y0 + n[25] * y1 + n[26] * y2 + n[27] * y3);
-  const scalar y5 = e5 - (n[30] * y0 + n[31] * y1 + n[32] * y2 + n[33] * y3 + n[34] * y4);
+  const scalar y2 = e2 - n[12] * y0 - n[13] * y1;
+  const scalar y3 = e3 - n[18] * y0 - n[19] * y1 - n[20] * y2;
+  const scalar y4 = e4 - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
+  const scalar y5 = e5 - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
   const scalar z0 = y0 * rinv[0];
   const scalar z1 = y1 * rinv[1];
   const scalar z2 = y2 * rinv[2];
@@ -2166,10 +2260,10 @@ static void panel_6x1(const scalar *restrict n, const scalar *restrict rinv, sca
   const scalar z5 = y5 * rinv[5];
   const scalar x5 = z5;
   const scalar x4 = z4 - n[34] * x5;
-  const scalar x3 = z3 - (n[27] * x4 + n[33] * x5);
-  const scalar x2 = z2 - (n[20] * x3 + n[26] * x4 + n[32] * x5);
-  const scalar x1 = z1 - (n[13] * x2 + n[19] * x3 + n[25] * x4 + n[31] * x5);
-  const scalar x0 = z0 - (n[6] * x1 + n[12] * x2 + n[18] * x3 + n[24] * x4 + n[30] * x5);
+  const scalar x3 = z3 - n[33] * x5 - n[27] * x4;
+  const scalar x2 = z2 - n[32] * x5 - n[26] * x4 - n[20] * x3;
+  const scalar x1 = z1 - n[31] * x5 - n[25] * x4 - n[19] * x3 - n[13] * x2;
+  const scalar x0 = z0 - n[30] * x5 - n[24] * x4 - n[18] * x3 - n[12] * x2 - n[6] * x1;
   e[0] = x0;
   e[1] = x1;
   e[2] = x2;
@@ -2208,16 +2302,16 @@ static void panel_4x2(const scalar *restrict n, const scalar *restrict rinv, sca
   *(v2 *)(et + 72) = e3;
   const v2 y0 = e0;
   const v2 y1 = e1 - n[4] * y0;
-  const v2 y2 = e2 - (n[8] * y0 + n[9] * y1);
-  const v2 y3 = e3 - (n[12] * y0 + n[13] * y1 + n[14] * y2);
+  const v2 y2 = e2 - n[8] * y0 - n[9] * y1;
+  const v2 y3 = e3 - n[12] * y0 - n[13] * y1 - n[14] * y2;
   const v2 z0 = y0 * rinv[0];
   const v2 z1 = y1 * rinv[1];
   const v2 z2 = y2 * rinv[2];
   const v2 z3 = y3 * rinv[3];
   const v2 x3 = z3;
   const v2 x2 = z2 - n[14] * x3;
-  const v2 x1 = z1 - (n[9] * x2 + n[13] * x3);
-  const v2 x0 = z0 - (n[4] * x1 + n[8] * x2 + n[12] * x3);
+  const v2 x1 = z1 - n[13] * x3 - n[9] * x2;
+  const v2 x0 = z0 - n[12] * x3 - n[8] * x2 - n[4] * x1;
   e[0] = x0[0];
   e[1] = x1[0];
   e[2] = x2[0];
@@ -2245,9 +2339,9 @@ static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, sca
   *(v2 *)(et + 96) = e4;
   const v2 y0 = e0;
   const v2 y1 = e1 - n[5] * y0;
-  const v2 y2 = e2 - (n[10] * y0 + n[11] * y1);
-  const v2 y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
-  const v2 y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const v2 y2 = e2 - n[10] * y0 - n[11] * y1;
+  const v2 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
+  const v2 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
   const v2 z0 = y0 * rinv[0];
   const v2 z1 = y1 * rinv[1];
   const v2 z2 = y2 * rinv[2];
@@ -2255,9 +2349,9 @@ static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, sca
   const v2 z4 = y4 * rinv[4];
   const v2 x4 = z4;
   const v2 x3 = z3 - n[23] * x4;
-  const v2 x2 = z2 - (n[17] * x3 + n[22] * x4);
-  const v2 x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
-  const v2 x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  const v2 x2 = z2 - n[22] * x4 - n[17] * x3;
+  const v2 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
+  const v2 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
   e[0] = x0[0];
   e[1] = x1[0];
   e[2] = x2[0];
@@ -2289,10 +2383,10 @@ static void panel_6x2(const scalar *restrict n, const scalar *restrict rinv, sca
   *(v2 *)(et + 120) = e5;
   const v2 y0 = e0;
   const v2 y1 = e1 - n[6] * y0;
-  const v2 y2 = e2 - (n[12] * y0 + n[13] * y1);
-  const v2 y3 = e3 - (n[18] * y0 + n[19] * y1 + n[20] * y2);
-  const v2 y4 = e4 - (n[24] * y0 + n[25] * y1 + n[26] * y2 + n[27] * y3);
-  const v2 y5 = e5 - (n[30] * y0 + n[31] * y1 + n[32] * y2 + n[33] * y3 + n[34] * y4);
+  const v2 y2 = e2 - n[12] * y0 - n[13] * y1;
+  const v2 y3 = e3 - n[18] * y0 - n[19] * y1 - n[20] * y2;
+  const v2 y4 = e4 - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
+  const v2 y5 = e5 - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
   const v2 z0 = y0 * rinv[0];
   const v2 z1 = y1 * rinv[1];
   const v2 z2 = y2 * rinv[2];
@@ -2301,10 +2395,10 @@ static void panel_6x2(const scalar *restrict n, const scalar *restrict rinv, sca
   const v2 z5 = y5 * rinv[5];
   const v2 x5 = z5;
   const v2 x4 = z4 - n[34] * x5;
-  const v2 x3 = z3 - (n[27] * x4 + n[33] * x5);
-  const v2 x2 = z2 - (n[20] * x3 + n[26] * x4 + n[32] * x5);
-  const v2 x1 = z1 - (n[13] * x2 + n[19] * x3 + n[25] * x4 + n[31] * x5);
-  const v2 x0 = z0 - (n[6] * x1 + n[12] * x2 + n[18] * x3 + n[24] * x4 + n[30] * x5);
+  const v2 x3 = z3 - n[33] * x5 - n[27] * x4;
+  const v2 x2 = z2 - n[32] * x5 - n[26] * x4 - n[20] * x3;
+  const v2 x1 = z1 - n[31] * x5 - n[25] * x4 - n[19] * x3 - n[13] * x2;
+  const v2 x0 = z0 - n[30] * x5 - n[24] * x4 - n[18] * x3 - n[12] * x2 - n[6] * x1;
   e[0] = x0[0];
   e[1] = x1[0];
   e[2] = x2[0];
@@ -2336,9 +2430,9 @@ static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, sca
   *(v4 *)(et + 96) = e4;
   const v4 y0 = e0;
   const v4 y1 = e1 - n[5] * y0;
-  const v4 y2 = e2 - (n[10] * y0 + n[11] * y1);
-  const v4 y3 = e3 - (n[15] * y0 + n[16] * y1 + n[17] * y2);
-  const v4 y4 = e4 - (n[20] * y0 + n[21] * y1 + n[22] * y2 + n[23] * y3);
+  const v4 y2 = e2 - n[10] * y0 - n[11] * y1;
+  const v4 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
+  const v4 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
   const v4 z0 = y0 * rinv[0];
   const v4 z1 = y1 * rinv[1];
   const v4 z2 = y2 * rinv[2];
@@ -2346,9 +2440,9 @@ static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 z4 = y4 * rinv[4];
   const v4 x4 = z4;
   const v4 x3 = z3 - n[23] * x4;
-  const v4 x2 = z2 - (n[17] * x3 + n[22] * x4);
-  const v4 x1 = z1 - (n[11] * x2 + n[16] * x3 + n[21] * x4);
-  const v4 x0 = z0 - (n[5] * x1 + n[10] * x2 + n[15] * x3 + n[20] * x4);
+  const v4 x2 = z2 - n[22] * x4 - n[17] * x3;
+  const v4 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
+  const v4 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
   e[0] = x0[0];
   e[1] = x1[0];
   e[2] = x2[0];
@@ -2390,10 +2484,10 @@ static void panel_6x4(const scalar *restrict n, const scalar *restrict rinv, sca
   *(v4 *)(et + 120) = e5;
   const v4 y0 = e0;
   const v4 y1 = e1 - n[6] * y0;
-  const v4 y2 = e2 - (n[12] * y0 + n[13] * y1);
-  const v4 y3 = e3 - (n[18] * y0 + n[19] * y1 + n[20] * y2);
-  const v4 y4 = e4 - (n[24] * y0 + n[25] * y1 + n[26] * y2 + n[27] * y3);
-  const v4 y5 = e5 - (n[30] * y0 + n[31] * y1 + n[32] * y2 + n[33] * y3 + n[34] * y4);
+  const v4 y2 = e2 - n[12] * y0 - n[13] * y1;
+  const v4 y3 = e3 - n[18] * y0 - n[19] * y1 - n[20] * y2;
+  const v4 y4 = e4 - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
+  const v4 y5 = e5 - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
   const v4 z0 = y0 * rinv[0];
   const v4 z1 = y1 * rinv[1];
   const v4 z2 = y2 * rinv[2];
@@ -2402,10 +2496,10 @@ static void panel_6x4(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 z5 = y5 * rinv[5];
   const v4 x5 = z5;
   const v4 x4 = z4 - n[34] * x5;
-  const v4 x3 = z3 - (n[27] * x4 + n[33] * x5);
-  const v4 x2 = z2 - (n[20] * x3 + n[26] * x4 + n[32] * x5);
-  const v4 x1 = z1 - (n[13] * x2 + n[19] * x3 + n[25] * x4 + n[31] * x5);
-  const v4 x0 = z0 - (n[6] * x1 + n[12] * x2 + n[18] * x3 + n[24] * x4 + n[30] * x5);
+  const v4 x3 = z3 - n[33] * x5 - n[27] * x4;
+  const v4 x2 = z2 - n[32] * x5 - n[26] * x4 - n[20] * x3;
+  const v4 x1 = z1 - n[31] * x5 - n[25] * x4 - n[19] * x3 - n[13] * x2;
+  const v4 x0 = z0 - n[30] * x5 - n[24] * x4 - n[18] * x3 - n[12] * x2 - n[6] * x1;
   e[0] = x0[0];
   e[1] = x1[0];
   e[2] = x2[0];
@@ -2479,8 +2573,8 @@ static void panel_3x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 y0_1 = e0_1;
   const v4 y1_0 = e1_0 - n[3] * y0_0;
   const v4 y1_1 = e1_1 - n[3] * y0_1;
-  const v4 y2_0 = e2_0 - (n[6] * y0_0 + n[7] * y1_0);
-  const v4 y2_1 = e2_1 - (n[6] * y0_1 + n[7] * y1_1);
+  const v4 y2_0 = e2_0 - n[6] * y0_0 - n[7] * y1_0;
+  const v4 y2_1 = e2_1 - n[6] * y0_1 - n[7] * y1_1;
   const v4 z0_0 = y0_0 * rinv[0];
   const v4 z0_1 = y0_1 * rinv[0];
   const v4 z1_0 = y1_0 * rinv[1];
@@ -2491,8 +2585,8 @@ static void panel_3x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 x2_1 = z2_1;
   const v4 x1_0 = z1_0 - n[7] * x2_0;
   const v4 x1_1 = z1_1 - n[7] * x2_1;
-  const v4 x0_0 = z0_0 - (n[3] * x1_0 + n[6] * x2_0);
-  const v4 x0_1 = z0_1 - (n[3] * x1_1 + n[6] * x2_1);
+  const v4 x0_0 = z0_0 - n[6] * x2_0 - n[3] * x1_0;
+  const v4 x0_1 = z0_1 - n[6] * x2_1 - n[3] * x1_1;
   e[0] = x0_0[0];
   e[1] = x1_0[0];
   e[2] = x2_0[0];
@@ -2544,10 +2638,10 @@ static void panel_4x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 y0_1 = e0_1;
   const v4 y1_0 = e1_0 - n[4] * y0_0;
   const v4 y1_1 = e1_1 - n[4] * y0_1;
-  const v4 y2_0 = e2_0 - (n[8] * y0_0 + n[9] * y1_0);
-  const v4 y2_1 = e2_1 - (n[8] * y0_1 + n[9] * y1_1);
-  const v4 y3_0 = e3_0 - (n[12] * y0_0 + n[13] * y1_0 + n[14] * y2_0);
-  const v4 y3_1 = e3_1 - (n[12] * y0_1 + n[13] * y1_1 + n[14] * y2_1);
+  const v4 y2_0 = e2_0 - n[8] * y0_0 - n[9] * y1_0;
+  const v4 y2_1 = e2_1 - n[8] * y0_1 - n[9] * y1_1;
+  const v4 y3_0 = e3_0 - n[12] * y0_0 - n[13] * y1_0 - n[14] * y2_0;
+  const v4 y3_1 = e3_1 - n[12] * y0_1 - n[13] * y1_1 - n[14] * y2_1;
   const v4 z0_0 = y0_0 * rinv[0];
   const v4 z0_1 = y0_1 * rinv[0];
   const v4 z1_0 = y1_0 * rinv[1];
@@ -2560,10 +2654,10 @@ static void panel_4x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 x3_1 = z3_1;
   const v4 x2_0 = z2_0 - n[14] * x3_0;
   const v4 x2_1 = z2_1 - n[14] * x3_1;
-  const v4 x1_0 = z1_0 - (n[9] * x2_0 + n[13] * x3_0);
-  const v4 x1_1 = z1_1 - (n[9] * x2_1 + n[13] * x3_1);
-  const v4 x0_0 = z0_0 - (n[4] * x1_0 + n[8] * x2_0 + n[12] * x3_0);
-  const v4 x0_1 = z0_1 - (n[4] * x1_1 + n[8] * x2_1 + n[12] * x3_1);
+  const v4 x1_0 = z1_0 - n[13] * x3_0 - n[9] * x2_0;
+  const v4 x1_1 = z1_1 - n[13] * x3_1 - n[9] * x2_1;
+  const v4 x0_0 = z0_0 - n[12] * x3_0 - n[8] * x2_0 - n[4] * x1_0;
+  const v4 x0_1 = z0_1 - n[12] * x3_1 - n[8] * x2_1 - n[4] * x1_1;
   e[0] = x0_0[0];
   e[1] = x1_0[0];
   e[2] = x2_0[0];
@@ -2627,12 +2721,12 @@ static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 y0_1 = e0_1;
   const v4 y1_0 = e1_0 - n[5] * y0_0;
   const v4 y1_1 = e1_1 - n[5] * y0_1;
-  const v4 y2_0 = e2_0 - (n[10] * y0_0 + n[11] * y1_0);
-  const v4 y2_1 = e2_1 - (n[10] * y0_1 + n[11] * y1_1);
-  const v4 y3_0 = e3_0 - (n[15] * y0_0 + n[16] * y1_0 + n[17] * y2_0);
-  const v4 y3_1 = e3_1 - (n[15] * y0_1 + n[16] * y1_1 + n[17] * y2_1);
-  const v4 y4_0 = e4_0 - (n[20] * y0_0 + n[21] * y1_0 + n[22] * y2_0 + n[23] * y3_0);
-  const v4 y4_1 = e4_1 - (n[20] * y0_1 + n[21] * y1_1 + n[22] * y2_1 + n[23] * y3_1);
+  const v4 y2_0 = e2_0 - n[10] * y0_0 - n[11] * y1_0;
+  const v4 y2_1 = e2_1 - n[10] * y0_1 - n[11] * y1_1;
+  const v4 y3_0 = e3_0 - n[15] * y0_0 - n[16] * y1_0 - n[17] * y2_0;
+  const v4 y3_1 = e3_1 - n[15] * y0_1 - n[16] * y1_1 - n[17] * y2_1;
+  const v4 y4_0 = e4_0 - n[20] * y0_0 - n[21] * y1_0 - n[22] * y2_0 - n[23] * y3_0;
+  const v4 y4_1 = e4_1 - n[20] * y0_1 - n[21] * y1_1 - n[22] * y2_1 - n[23] * y3_1;
   const v4 z0_0 = y0_0 * rinv[0];
   const v4 z0_1 = y0_1 * rinv[0];
   const v4 z1_0 = y1_0 * rinv[1];
@@ -2647,12 +2741,12 @@ static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 x4_1 = z4_1;
   const v4 x3_0 = z3_0 - n[23] * x4_0;
   const v4 x3_1 = z3_1 - n[23] * x4_1;
-  const v4 x2_0 = z2_0 - (n[17] * x3_0 + n[22] * x4_0);
-  const v4 x2_1 = z2_1 - (n[17] * x3_1 + n[22] * x4_1);
-  const v4 x1_0 = z1_0 - (n[11] * x2_0 + n[16] * x3_0 + n[21] * x4_0);
-  const v4 x1_1 = z1_1 - (n[11] * x2_1 + n[16] * x3_1 + n[21] * x4_1);
-  const v4 x0_0 = z0_0 - (n[5] * x1_0 + n[10] * x2_0 + n[15] * x3_0 + n[20] * x4_0);
-  const v4 x0_1 = z0_1 - (n[5] * x1_1 + n[10] * x2_1 + n[15] * x3_1 + n[20] * x4_1);
+  const v4 x2_0 = z2_0 - n[22] * x4_0 - n[17] * x3_0;
+  const v4 x2_1 = z2_1 - n[22] * x4_1 - n[17] * x3_1;
+  const v4 x1_0 = z1_0 - n[21] * x4_0 - n[16] * x3_0 - n[11] * x2_0;
+  const v4 x1_1 = z1_1 - n[21] * x4_1 - n[16] * x3_1 - n[11] * x2_1;
+  const v4 x0_0 = z0_0 - n[20] * x4_0 - n[15] * x3_0 - n[10] * x2_0 - n[5] * x1_0;
+  const v4 x0_1 = z0_1 - n[20] * x4_1 - n[15] * x3_1 - n[10] * x2_1 - n[5] * x1_1;
   e[0] = x0_0[0];
   e[1] = x1_0[0];
   e[2] = x2_0[0];
@@ -2728,14 +2822,14 @@ static void panel_6x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 y0_1 = e0_1;
   const v4 y1_0 = e1_0 - n[6] * y0_0;
   const v4 y1_1 = e1_1 - n[6] * y0_1;
-  const v4 y2_0 = e2_0 - (n[12] * y0_0 + n[13] * y1_0);
-  const v4 y2_1 = e2_1 - (n[12] * y0_1 + n[13] * y1_1);
-  const v4 y3_0 = e3_0 - (n[18] * y0_0 + n[19] * y1_0 + n[20] * y2_0);
-  const v4 y3_1 = e3_1 - (n[18] * y0_1 + n[19] * y1_1 + n[20] * y2_1);
-  const v4 y4_0 = e4_0 - (n[24] * y0_0 + n[25] * y1_0 + n[26] * y2_0 + n[27] * y3_0);
-  const v4 y4_1 = e4_1 - (n[24] * y0_1 + n[25] * y1_1 + n[26] * y2_1 + n[27] * y3_1);
-  const v4 y5_0 = e5_0 - (n[30] * y0_0 + n[31] * y1_0 + n[32] * y2_0 + n[33] * y3_0 + n[34] * y4_0);
-  const v4 y5_1 = e5_1 - (n[30] * y0_1 + n[31] * y1_1 + n[32] * y2_1 + n[33] * y3_1 + n[34] * y4_1);
+  const v4 y2_0 = e2_0 - n[12] * y0_0 - n[13] * y1_0;
+  const v4 y2_1 = e2_1 - n[12] * y0_1 - n[13] * y1_1;
+  const v4 y3_0 = e3_0 - n[18] * y0_0 - n[19] * y1_0 - n[20] * y2_0;
+  const v4 y3_1 = e3_1 - n[18] * y0_1 - n[19] * y1_1 - n[20] * y2_1;
+  const v4 y4_0 = e4_0 - n[24] * y0_0 - n[25] * y1_0 - n[26] * y2_0 - n[27] * y3_0;
+  const v4 y4_1 = e4_1 - n[24] * y0_1 - n[25] * y1_1 - n[26] * y2_1 - n[27] * y3_1;
+  const v4 y5_0 = e5_0 - n[30] * y0_0 - n[31] * y1_0 - n[32] * y2_0 - n[33] * y3_0 - n[34] * y4_0;
+  const v4 y5_1 = e5_1 - n[30] * y0_1 - n[31] * y1_1 - n[32] * y2_1 - n[33] * y3_1 - n[34] * y4_1;
   const v4 z0_0 = y0_0 * rinv[0];
   const v4 z0_1 = y0_1 * rinv[0];
   const v4 z1_0 = y1_0 * rinv[1];
@@ -2752,14 +2846,14 @@ static void panel_6x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 x5_1 = z5_1;
   const v4 x4_0 = z4_0 - n[34] * x5_0;
   const v4 x4_1 = z4_1 - n[34] * x5_1;
-  const v4 x3_0 = z3_0 - (n[27] * x4_0 + n[33] * x5_0);
-  const v4 x3_1 = z3_1 - (n[27] * x4_1 + n[33] * x5_1);
-  const v4 x2_0 = z2_0 - (n[20] * x3_0 + n[26] * x4_0 + n[32] * x5_0);
-  const v4 x2_1 = z2_1 - (n[20] * x3_1 + n[26] * x4_1 + n[32] * x5_1);
-  const v4 x1_0 = z1_0 - (n[13] * x2_0 + n[19] * x3_0 + n[25] * x4_0 + n[31] * x5_0);
-  const v4 x1_1 = z1_1 - (n[13] * x2_1 + n[19] * x3_1 + n[25] * x4_1 + n[31] * x5_1);
-  const v4 x0_0 = z0_0 - (n[6] * x1_0 + n[12] * x2_0 + n[18] * x3_0 + n[24] * x4_0 + n[30] * x5_0);
-  const v4 x0_1 = z0_1 - (n[6] * x1_1 + n[12] * x2_1 + n[18] * x3_1 + n[24] * x4_1 + n[30] * x5_1);
+  const v4 x3_0 = z3_0 - n[33] * x5_0 - n[27] * x4_0;
+  const v4 x3_1 = z3_1 - n[33] * x5_1 - n[27] * x4_1;
+  const v4 x2_0 = z2_0 - n[32] * x5_0 - n[26] * x4_0 - n[20] * x3_0;
+  const v4 x2_1 = z2_1 - n[32] * x5_1 - n[26] * x4_1 - n[20] * x3_1;
+  const v4 x1_0 = z1_0 - n[31] * x5_0 - n[25] * x4_0 - n[19] * x3_0 - n[13] * x2_0;
+  const v4 x1_1 = z1_1 - n[31] * x5_1 - n[25] * x4_1 - n[19] * x3_1 - n[13] * x2_1;
+  const v4 x0_0 = z0_0 - n[30] * x5_0 - n[24] * x4_0 - n[18] * x3_0 - n[12] * x2_0 - n[6] * x1_0;
+  const v4 x0_1 = z0_1 - n[30] * x5_1 - n[24] * x4_1 - n[18] * x3_1 - n[12] * x2_1 - n[6] * x1_1;
   e[0] = x0_0[0];
   e[1] = x1_0[0];
   e[2] = x2_0[0];
@@ -2822,28 +2916,28 @@ static void reduce_tri_3_d1(scalar *restrict c, const scalar *restrict l, const 
 /* Lower triangle of a 3 x 3 node block C -= L E^T, L and E 3 x 3 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_3_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
-  *(v2 *)(c + 3) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
-  *(v2 *)(c + 6) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
-  c[8] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
+  c[0] -= l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
+  *(v2 *)(c + 3) -= l[5] * *(const v2 *)(et + 48) + l[4] * *(const v2 *)(et + 24) + l[3] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 6) -= l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
+  c[8] -= l[8] * et[50] + l[7] * et[26] + l[6] * et[2];
 }
 
 /* Lower triangle of a 3 x 3 node block C -= L E^T, L and E 3 x 5 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_3_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
-  *(v2 *)(c + 3) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
-  *(v2 *)(c + 6) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
-  c[8] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
+  c[0] -= l[4] * et[96] + l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
+  *(v2 *)(c + 3) -= l[9] * *(const v2 *)(et + 96) + l[8] * *(const v2 *)(et + 72) + l[7] * *(const v2 *)(et + 48) + l[6] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 6) -= l[14] * *(const v2 *)(et + 96) + l[13] * *(const v2 *)(et + 72) + l[12] * *(const v2 *)(et + 48) + l[11] * *(const v2 *)(et + 24) + l[10] * *(const v2 *)(et + 0);
+  c[8] -= l[14] * et[98] + l[13] * et[74] + l[12] * et[50] + l[11] * et[26] + l[10] * et[2];
 }
 
 /* Lower triangle of a 3 x 3 node block C -= L E^T, L and E 3 x 6 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_3_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96] + l[5] * et[120];
-  *(v2 *)(c + 3) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 96) + l[11] * *(const v2 *)(et + 120);
-  *(v2 *)(c + 6) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48) + l[15] * *(const v2 *)(et + 72) + l[16] * *(const v2 *)(et + 96) + l[17] * *(const v2 *)(et + 120);
-  c[8] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50] + l[15] * et[74] + l[16] * et[98] + l[17] * et[122];
+  c[0] -= l[5] * et[120] + l[4] * et[96] + l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
+  *(v2 *)(c + 3) -= l[11] * *(const v2 *)(et + 120) + l[10] * *(const v2 *)(et + 96) + l[9] * *(const v2 *)(et + 72) + l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 6) -= l[17] * *(const v2 *)(et + 120) + l[16] * *(const v2 *)(et + 96) + l[15] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 0);
+  c[8] -= l[17] * et[122] + l[16] * et[98] + l[15] * et[74] + l[14] * et[50] + l[13] * et[26] + l[12] * et[2];
 }
 
 /* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 1 (rt.h
@@ -2861,77 +2955,77 @@ static void reduce_tri_5_d1(scalar *restrict c, const scalar *restrict l, const 
 /* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 3 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
-  *(v2 *)(c + 5) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
-  *(v2 *)(c + 10) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
-  c[12] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
-  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
-  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
-  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
+  c[0] -= l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
+  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 48) + l[4] * *(const v2 *)(et + 24) + l[3] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 10) -= l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
+  c[12] -= l[8] * et[50] + l[7] * et[26] + l[6] * et[2];
+  *(v4 *)(c + 15) -= l[11] * *(const v4 *)(et + 48) + l[10] * *(const v4 *)(et + 24) + l[9] * *(const v4 *)(et + 0);
+  *(v4 *)(c + 20) -= l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
+  c[24] -= l[14] * et[52] + l[13] * et[28] + l[12] * et[4];
 }
 
 /* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 4 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_5_d4(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72];
-  *(v2 *)(c + 5) -= l[4] * *(const v2 *)(et + 0) + l[5] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 72);
-  *(v2 *)(c + 10) -= l[8] * *(const v2 *)(et + 0) + l[9] * *(const v2 *)(et + 24) + l[10] * *(const v2 *)(et + 48) + l[11] * *(const v2 *)(et + 72);
-  c[12] -= l[8] * et[2] + l[9] * et[26] + l[10] * et[50] + l[11] * et[74];
-  *(v4 *)(c + 15) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48) + l[15] * *(const v4 *)(et + 72);
-  *(v4 *)(c + 20) -= l[16] * *(const v4 *)(et + 0) + l[17] * *(const v4 *)(et + 24) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 72);
-  c[24] -= l[16] * et[4] + l[17] * et[28] + l[18] * et[52] + l[19] * et[76];
+  c[0] -= l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
+  *(v2 *)(c + 5) -= l[7] * *(const v2 *)(et + 72) + l[6] * *(const v2 *)(et + 48) + l[5] * *(const v2 *)(et + 24) + l[4] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 10) -= l[11] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 0);
+  c[12] -= l[11] * et[74] + l[10] * et[50] + l[9] * et[26] + l[8] * et[2];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
+  *(v4 *)(c + 20) -= l[19] * *(const v4 *)(et + 72) + l[18] * *(const v4 *)(et + 48) + l[17] * *(const v4 *)(et + 24) + l[16] * *(const v4 *)(et + 0);
+  c[24] -= l[19] * et[76] + l[18] * et[52] + l[17] * et[28] + l[16] * et[4];
 }
 
 /* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 5 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
-  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
-  *(v2 *)(c + 10) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
-  c[12] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
+  c[0] -= l[4] * et[96] + l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
+  *(v2 *)(c + 5) -= l[9] * *(const v2 *)(et + 96) + l[8] * *(const v2 *)(et + 72) + l[7] * *(const v2 *)(et + 48) + l[6] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 10) -= l[14] * *(const v2 *)(et + 96) + l[13] * *(const v2 *)(et + 72) + l[12] * *(const v2 *)(et + 48) + l[11] * *(const v2 *)(et + 24) + l[10] * *(const v2 *)(et + 0);
+  c[12] -= l[14] * et[98] + l[13] * et[74] + l[12] * et[50] + l[11] * et[26] + l[10] * et[2];
+  *(v4 *)(c + 15) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
+  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
+  c[24] -= l[24] * et[100] + l[23] * et[76] + l[22] * et[52] + l[21] * et[28] + l[20] * et[4];
 }
 
 /* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 6 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_5_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96] + l[5] * et[120];
-  *(v2 *)(c + 5) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 96) + l[11] * *(const v2 *)(et + 120);
-  *(v2 *)(c + 10) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48) + l[15] * *(const v2 *)(et + 72) + l[16] * *(const v2 *)(et + 96) + l[17] * *(const v2 *)(et + 120);
-  c[12] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50] + l[15] * et[74] + l[16] * et[98] + l[17] * et[122];
-  *(v4 *)(c + 15) -= l[18] * *(const v4 *)(et + 0) + l[19] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 120);
-  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 0) + l[25] * *(const v4 *)(et + 24) + l[26] * *(const v4 *)(et + 48) + l[27] * *(const v4 *)(et + 72) + l[28] * *(const v4 *)(et + 96) + l[29] * *(const v4 *)(et + 120);
-  c[24] -= l[24] * et[4] + l[25] * et[28] + l[26] * et[52] + l[27] * et[76] + l[28] * et[100] + l[29] * et[124];
+  c[0] -= l[5] * et[120] + l[4] * et[96] + l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
+  *(v2 *)(c + 5) -= l[11] * *(const v2 *)(et + 120) + l[10] * *(const v2 *)(et + 96) + l[9] * *(const v2 *)(et + 72) + l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 10) -= l[17] * *(const v2 *)(et + 120) + l[16] * *(const v2 *)(et + 96) + l[15] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 0);
+  c[12] -= l[17] * et[122] + l[16] * et[98] + l[15] * et[74] + l[14] * et[50] + l[13] * et[26] + l[12] * et[2];
+  *(v4 *)(c + 15) -= l[23] * *(const v4 *)(et + 120) + l[22] * *(const v4 *)(et + 96) + l[21] * *(const v4 *)(et + 72) + l[20] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 24) + l[18] * *(const v4 *)(et + 0);
+  *(v4 *)(c + 20) -= l[29] * *(const v4 *)(et + 120) + l[28] * *(const v4 *)(et + 96) + l[27] * *(const v4 *)(et + 72) + l[26] * *(const v4 *)(et + 48) + l[25] * *(const v4 *)(et + 24) + l[24] * *(const v4 *)(et + 0);
+  c[24] -= l[29] * et[124] + l[28] * et[100] + l[27] * et[76] + l[26] * et[52] + l[25] * et[28] + l[24] * et[4];
 }
 
 /* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 3 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_6_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
-  *(v2 *)(c + 6) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
-  *(v2 *)(c + 12) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
-  c[14] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
-  *(v4 *)(c + 18) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
-  *(v4 *)(c + 24) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
-  c[28] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
-  *(v4 *)(c + 30) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
-  *(v2 *)(c + 34) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 28) + l[17] * *(const v2 *)(et + 52);
+  c[0] -= l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
+  *(v2 *)(c + 6) -= l[5] * *(const v2 *)(et + 48) + l[4] * *(const v2 *)(et + 24) + l[3] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 12) -= l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
+  c[14] -= l[8] * et[50] + l[7] * et[26] + l[6] * et[2];
+  *(v4 *)(c + 18) -= l[11] * *(const v4 *)(et + 48) + l[10] * *(const v4 *)(et + 24) + l[9] * *(const v4 *)(et + 0);
+  *(v4 *)(c + 24) -= l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
+  c[28] -= l[14] * et[52] + l[13] * et[28] + l[12] * et[4];
+  *(v4 *)(c + 30) -= l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
+  *(v2 *)(c + 34) -= l[17] * *(const v2 *)(et + 52) + l[16] * *(const v2 *)(et + 28) + l[15] * *(const v2 *)(et + 4);
 }
 
 /* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 5 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
-  *(v2 *)(c + 6) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
-  *(v2 *)(c + 12) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
-  c[14] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
-  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  c[28] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
-  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 28) + l[27] * *(const v2 *)(et + 52) + l[28] * *(const v2 *)(et + 76) + l[29] * *(const v2 *)(et + 100);
+  c[0] -= l[4] * et[96] + l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
+  *(v2 *)(c + 6) -= l[9] * *(const v2 *)(et + 96) + l[8] * *(const v2 *)(et + 72) + l[7] * *(const v2 *)(et + 48) + l[6] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 0);
+  *(v2 *)(c + 12) -= l[14] * *(const v2 *)(et + 96) + l[13] * *(const v2 *)(et + 72) + l[12] * *(const v2 *)(et + 48) + l[11] * *(const v2 *)(et + 24) + l[10] * *(const v2 *)(et + 0);
+  c[14] -= l[14] * et[98] + l[13] * et[74] + l[12] * et[50] + l[11] * et[26] + l[10] * et[2];
+  *(v4 *)(c + 18) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
+  *(v4 *)(c + 24) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
+  c[28] -= l[24] * et[100] + l[23] * et[76] + l[22] * et[52] + l[21] * et[28] + l[20] * et[4];
+  *(v4 *)(c + 30) -= l[29] * *(const v4 *)(et + 96) + l[28] * *(const v4 *)(et + 72) + l[27] * *(const v4 *)(et + 48) + l[26] * *(const v4 *)(et + 24) + l[25] * *(const v4 *)(et + 0);
+  *(v2 *)(c + 34) -= l[29] * *(const v2 *)(et + 100) + l[28] * *(const v2 *)(et + 76) + l[27] * *(const v2 *)(et + 52) + l[26] * *(const v2 *)(et + 28) + l[25] * *(const v2 *)(et + 4);
 }
 
 /* C -= L E^T for a 3 x 3 block C, L 3 x 1, E 3 x 1 (rt.h factor
@@ -2948,12 +3042,12 @@ static void reduce_3x3_d1(scalar *restrict c, const scalar *restrict l, const sc
 /* C -= L E^T for a 3 x 3 block C, L 3 x 5, E 3 x 5 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_3x3_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v2 *)(c + 0) -= l[0] * *(const v2 *)(et + 0) + l[1] * *(const v2 *)(et + 24) + l[2] * *(const v2 *)(et + 48) + l[3] * *(const v2 *)(et + 72) + l[4] * *(const v2 *)(et + 96);
-  c[2] -= l[0] * et[2] + l[1] * et[26] + l[2] * et[50] + l[3] * et[74] + l[4] * et[98];
-  *(v2 *)(c + 3) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
-  c[5] -= l[5] * et[2] + l[6] * et[26] + l[7] * et[50] + l[8] * et[74] + l[9] * et[98];
-  *(v2 *)(c + 6) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
-  c[8] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
+  *(v2 *)(c + 0) -= l[4] * *(const v2 *)(et + 96) + l[3] * *(const v2 *)(et + 72) + l[2] * *(const v2 *)(et + 48) + l[1] * *(const v2 *)(et + 24) + l[0] * *(const v2 *)(et + 0);
+  c[2] -= l[4] * et[98] + l[3] * et[74] + l[2] * et[50] + l[1] * et[26] + l[0] * et[2];
+  *(v2 *)(c + 3) -= l[9] * *(const v2 *)(et + 96) + l[8] * *(const v2 *)(et + 72) + l[7] * *(const v2 *)(et + 48) + l[6] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 0);
+  c[5] -= l[9] * et[98] + l[8] * et[74] + l[7] * et[50] + l[6] * et[26] + l[5] * et[2];
+  *(v2 *)(c + 6) -= l[14] * *(const v2 *)(et + 96) + l[13] * *(const v2 *)(et + 72) + l[12] * *(const v2 *)(et + 48) + l[11] * *(const v2 *)(et + 24) + l[10] * *(const v2 *)(et + 0);
+  c[8] -= l[14] * et[98] + l[13] * et[74] + l[12] * et[50] + l[11] * et[26] + l[10] * et[2];
 }
 
 /* C -= L E^T for a 3 x 5 block C, L 3 x 1, E 5 x 1 (rt.h factor
@@ -2970,127 +3064,127 @@ static void reduce_3x5_d1(scalar *restrict c, const scalar *restrict l, const sc
 /* C -= L E^T for a 5 x 3 block C, L 5 x 6, E 3 x 6 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_5x3_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v2 *)(c + 0) -= l[0] * *(const v2 *)(et + 0) + l[1] * *(const v2 *)(et + 24) + l[2] * *(const v2 *)(et + 48) + l[3] * *(const v2 *)(et + 72) + l[4] * *(const v2 *)(et + 96) + l[5] * *(const v2 *)(et + 120);
-  c[2] -= l[0] * et[2] + l[1] * et[26] + l[2] * et[50] + l[3] * et[74] + l[4] * et[98] + l[5] * et[122];
-  *(v2 *)(c + 3) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 96) + l[11] * *(const v2 *)(et + 120);
-  c[5] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50] + l[9] * et[74] + l[10] * et[98] + l[11] * et[122];
-  *(v2 *)(c + 6) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48) + l[15] * *(const v2 *)(et + 72) + l[16] * *(const v2 *)(et + 96) + l[17] * *(const v2 *)(et + 120);
-  c[8] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50] + l[15] * et[74] + l[16] * et[98] + l[17] * et[122];
-  *(v2 *)(c + 9) -= l[18] * *(const v2 *)(et + 0) + l[19] * *(const v2 *)(et + 24) + l[20] * *(const v2 *)(et + 48) + l[21] * *(const v2 *)(et + 72) + l[22] * *(const v2 *)(et + 96) + l[23] * *(const v2 *)(et + 120);
-  c[11] -= l[18] * et[2] + l[19] * et[26] + l[20] * et[50] + l[21] * et[74] + l[22] * et[98] + l[23] * et[122];
-  *(v2 *)(c + 12) -= l[24] * *(const v2 *)(et + 0) + l[25] * *(const v2 *)(et + 24) + l[26] * *(const v2 *)(et + 48) + l[27] * *(const v2 *)(et + 72) + l[28] * *(const v2 *)(et + 96) + l[29] * *(const v2 *)(et + 120);
-  c[14] -= l[24] * et[2] + l[25] * et[26] + l[26] * et[50] + l[27] * et[74] + l[28] * et[98] + l[29] * et[122];
+  *(v2 *)(c + 0) -= l[5] * *(const v2 *)(et + 120) + l[4] * *(const v2 *)(et + 96) + l[3] * *(const v2 *)(et + 72) + l[2] * *(const v2 *)(et + 48) + l[1] * *(const v2 *)(et + 24) + l[0] * *(const v2 *)(et + 0);
+  c[2] -= l[5] * et[122] + l[4] * et[98] + l[3] * et[74] + l[2] * et[50] + l[1] * et[26] + l[0] * et[2];
+  *(v2 *)(c + 3) -= l[11] * *(const v2 *)(et + 120) + l[10] * *(const v2 *)(et + 96) + l[9] * *(const v2 *)(et + 72) + l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
+  c[5] -= l[11] * et[122] + l[10] * et[98] + l[9] * et[74] + l[8] * et[50] + l[7] * et[26] + l[6] * et[2];
+  *(v2 *)(c + 6) -= l[17] * *(const v2 *)(et + 120) + l[16] * *(const v2 *)(et + 96) + l[15] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 0);
+  c[8] -= l[17] * et[122] + l[16] * et[98] + l[15] * et[74] + l[14] * et[50] + l[13] * et[26] + l[12] * et[2];
+  *(v2 *)(c + 9) -= l[23] * *(const v2 *)(et + 120) + l[22] * *(const v2 *)(et + 96) + l[21] * *(const v2 *)(et + 72) + l[20] * *(const v2 *)(et + 48) + l[19] * *(const v2 *)(et + 24) + l[18] * *(const v2 *)(et + 0);
+  c[11] -= l[23] * et[122] + l[22] * et[98] + l[21] * et[74] + l[20] * et[50] + l[19] * et[26] + l[18] * et[2];
+  *(v2 *)(c + 12) -= l[29] * *(const v2 *)(et + 120) + l[28] * *(const v2 *)(et + 96) + l[27] * *(const v2 *)(et + 72) + l[26] * *(const v2 *)(et + 48) + l[25] * *(const v2 *)(et + 24) + l[24] * *(const v2 *)(et + 0);
+  c[14] -= l[29] * et[122] + l[28] * et[98] + l[27] * et[74] + l[26] * et[50] + l[25] * et[26] + l[24] * et[2];
 }
 
 /* C -= L E^T for a 5 x 5 block C, L 5 x 3, E 5 x 3 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_5x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48);
-  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52];
-  *(v4 *)(c + 5) -= l[3] * *(const v4 *)(et + 0) + l[4] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 48);
-  c[9] -= l[3] * et[4] + l[4] * et[28] + l[5] * et[52];
-  *(v4 *)(c + 10) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48);
-  c[14] -= l[6] * et[4] + l[7] * et[28] + l[8] * et[52];
-  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
-  c[19] -= l[9] * et[4] + l[10] * et[28] + l[11] * et[52];
-  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
-  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
+  *(v4 *)(c + 0) -= l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
+  c[4] -= l[2] * et[52] + l[1] * et[28] + l[0] * et[4];
+  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 48) + l[4] * *(const v4 *)(et + 24) + l[3] * *(const v4 *)(et + 0);
+  c[9] -= l[5] * et[52] + l[4] * et[28] + l[3] * et[4];
+  *(v4 *)(c + 10) -= l[8] * *(const v4 *)(et + 48) + l[7] * *(const v4 *)(et + 24) + l[6] * *(const v4 *)(et + 0);
+  c[14] -= l[8] * et[52] + l[7] * et[28] + l[6] * et[4];
+  *(v4 *)(c + 15) -= l[11] * *(const v4 *)(et + 48) + l[10] * *(const v4 *)(et + 24) + l[9] * *(const v4 *)(et + 0);
+  c[19] -= l[11] * et[52] + l[10] * et[28] + l[9] * et[4];
+  *(v4 *)(c + 20) -= l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
+  c[24] -= l[14] * et[52] + l[13] * et[28] + l[12] * et[4];
 }
 
 /* C -= L E^T for a 5 x 5 block C, L 5 x 4, E 5 x 4 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_5x5_d4(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72);
-  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76];
-  *(v4 *)(c + 5) -= l[4] * *(const v4 *)(et + 0) + l[5] * *(const v4 *)(et + 24) + l[6] * *(const v4 *)(et + 48) + l[7] * *(const v4 *)(et + 72);
-  c[9] -= l[4] * et[4] + l[5] * et[28] + l[6] * et[52] + l[7] * et[76];
-  *(v4 *)(c + 10) -= l[8] * *(const v4 *)(et + 0) + l[9] * *(const v4 *)(et + 24) + l[10] * *(const v4 *)(et + 48) + l[11] * *(const v4 *)(et + 72);
-  c[14] -= l[8] * et[4] + l[9] * et[28] + l[10] * et[52] + l[11] * et[76];
-  *(v4 *)(c + 15) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48) + l[15] * *(const v4 *)(et + 72);
-  c[19] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52] + l[15] * et[76];
-  *(v4 *)(c + 20) -= l[16] * *(const v4 *)(et + 0) + l[17] * *(const v4 *)(et + 24) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 72);
-  c[24] -= l[16] * et[4] + l[17] * et[28] + l[18] * et[52] + l[19] * et[76];
+  *(v4 *)(c + 0) -= l[3] * *(const v4 *)(et + 72) + l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
+  c[4] -= l[3] * et[76] + l[2] * et[52] + l[1] * et[28] + l[0] * et[4];
+  *(v4 *)(c + 5) -= l[7] * *(const v4 *)(et + 72) + l[6] * *(const v4 *)(et + 48) + l[5] * *(const v4 *)(et + 24) + l[4] * *(const v4 *)(et + 0);
+  c[9] -= l[7] * et[76] + l[6] * et[52] + l[5] * et[28] + l[4] * et[4];
+  *(v4 *)(c + 10) -= l[11] * *(const v4 *)(et + 72) + l[10] * *(const v4 *)(et + 48) + l[9] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 0);
+  c[14] -= l[11] * et[76] + l[10] * et[52] + l[9] * et[28] + l[8] * et[4];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
+  c[19] -= l[15] * et[76] + l[14] * et[52] + l[13] * et[28] + l[12] * et[4];
+  *(v4 *)(c + 20) -= l[19] * *(const v4 *)(et + 72) + l[18] * *(const v4 *)(et + 48) + l[17] * *(const v4 *)(et + 24) + l[16] * *(const v4 *)(et + 0);
+  c[24] -= l[19] * et[76] + l[18] * et[52] + l[17] * et[28] + l[16] * et[4];
 }
 
 /* C -= L E^T for a 5 x 5 block C, L 5 x 5, E 5 x 5 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_5x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
-  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100];
-  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
-  c[9] -= l[5] * et[4] + l[6] * et[28] + l[7] * et[52] + l[8] * et[76] + l[9] * et[100];
-  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
-  c[14] -= l[10] * et[4] + l[11] * et[28] + l[12] * et[52] + l[13] * et[76] + l[14] * et[100];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  c[19] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52] + l[18] * et[76] + l[19] * et[100];
-  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
+  *(v4 *)(c + 0) -= l[4] * *(const v4 *)(et + 96) + l[3] * *(const v4 *)(et + 72) + l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
+  c[4] -= l[4] * et[100] + l[3] * et[76] + l[2] * et[52] + l[1] * et[28] + l[0] * et[4];
+  *(v4 *)(c + 5) -= l[9] * *(const v4 *)(et + 96) + l[8] * *(const v4 *)(et + 72) + l[7] * *(const v4 *)(et + 48) + l[6] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 0);
+  c[9] -= l[9] * et[100] + l[8] * et[76] + l[7] * et[52] + l[6] * et[28] + l[5] * et[4];
+  *(v4 *)(c + 10) -= l[14] * *(const v4 *)(et + 96) + l[13] * *(const v4 *)(et + 72) + l[12] * *(const v4 *)(et + 48) + l[11] * *(const v4 *)(et + 24) + l[10] * *(const v4 *)(et + 0);
+  c[14] -= l[14] * et[100] + l[13] * et[76] + l[12] * et[52] + l[11] * et[28] + l[10] * et[4];
+  *(v4 *)(c + 15) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
+  c[19] -= l[19] * et[100] + l[18] * et[76] + l[17] * et[52] + l[16] * et[28] + l[15] * et[4];
+  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
+  c[24] -= l[24] * et[100] + l[23] * et[76] + l[22] * et[52] + l[21] * et[28] + l[20] * et[4];
 }
 
 /* C -= L E^T for a 5 x 5 block C, L 5 x 6, E 5 x 6 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_5x5_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96) + l[5] * *(const v4 *)(et + 120);
-  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100] + l[5] * et[124];
-  *(v4 *)(c + 5) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48) + l[9] * *(const v4 *)(et + 72) + l[10] * *(const v4 *)(et + 96) + l[11] * *(const v4 *)(et + 120);
-  c[9] -= l[6] * et[4] + l[7] * et[28] + l[8] * et[52] + l[9] * et[76] + l[10] * et[100] + l[11] * et[124];
-  *(v4 *)(c + 10) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48) + l[15] * *(const v4 *)(et + 72) + l[16] * *(const v4 *)(et + 96) + l[17] * *(const v4 *)(et + 120);
-  c[14] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52] + l[15] * et[76] + l[16] * et[100] + l[17] * et[124];
-  *(v4 *)(c + 15) -= l[18] * *(const v4 *)(et + 0) + l[19] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 120);
-  c[19] -= l[18] * et[4] + l[19] * et[28] + l[20] * et[52] + l[21] * et[76] + l[22] * et[100] + l[23] * et[124];
-  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 0) + l[25] * *(const v4 *)(et + 24) + l[26] * *(const v4 *)(et + 48) + l[27] * *(const v4 *)(et + 72) + l[28] * *(const v4 *)(et + 96) + l[29] * *(const v4 *)(et + 120);
-  c[24] -= l[24] * et[4] + l[25] * et[28] + l[26] * et[52] + l[27] * et[76] + l[28] * et[100] + l[29] * et[124];
+  *(v4 *)(c + 0) -= l[5] * *(const v4 *)(et + 120) + l[4] * *(const v4 *)(et + 96) + l[3] * *(const v4 *)(et + 72) + l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
+  c[4] -= l[5] * et[124] + l[4] * et[100] + l[3] * et[76] + l[2] * et[52] + l[1] * et[28] + l[0] * et[4];
+  *(v4 *)(c + 5) -= l[11] * *(const v4 *)(et + 120) + l[10] * *(const v4 *)(et + 96) + l[9] * *(const v4 *)(et + 72) + l[8] * *(const v4 *)(et + 48) + l[7] * *(const v4 *)(et + 24) + l[6] * *(const v4 *)(et + 0);
+  c[9] -= l[11] * et[124] + l[10] * et[100] + l[9] * et[76] + l[8] * et[52] + l[7] * et[28] + l[6] * et[4];
+  *(v4 *)(c + 10) -= l[17] * *(const v4 *)(et + 120) + l[16] * *(const v4 *)(et + 96) + l[15] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
+  c[14] -= l[17] * et[124] + l[16] * et[100] + l[15] * et[76] + l[14] * et[52] + l[13] * et[28] + l[12] * et[4];
+  *(v4 *)(c + 15) -= l[23] * *(const v4 *)(et + 120) + l[22] * *(const v4 *)(et + 96) + l[21] * *(const v4 *)(et + 72) + l[20] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 24) + l[18] * *(const v4 *)(et + 0);
+  c[19] -= l[23] * et[124] + l[22] * et[100] + l[21] * et[76] + l[20] * et[52] + l[19] * et[28] + l[18] * et[4];
+  *(v4 *)(c + 20) -= l[29] * *(const v4 *)(et + 120) + l[28] * *(const v4 *)(et + 96) + l[27] * *(const v4 *)(et + 72) + l[26] * *(const v4 *)(et + 48) + l[25] * *(const v4 *)(et + 24) + l[24] * *(const v4 *)(et + 0);
+  c[24] -= l[29] * et[124] + l[28] * et[100] + l[27] * et[76] + l[26] * et[52] + l[25] * et[28] + l[24] * et[4];
 }
 
 /* C -= L E^T for a 6 x 3 block C, L 6 x 3, E 3 x 3 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_6x3_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v2 *)(c + 0) -= l[0] * *(const v2 *)(et + 0) + l[1] * *(const v2 *)(et + 24) + l[2] * *(const v2 *)(et + 48);
-  c[2] -= l[0] * et[2] + l[1] * et[26] + l[2] * et[50];
-  *(v2 *)(c + 3) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
-  c[5] -= l[3] * et[2] + l[4] * et[26] + l[5] * et[50];
-  *(v2 *)(c + 6) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
-  c[8] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
-  *(v2 *)(c + 9) -= l[9] * *(const v2 *)(et + 0) + l[10] * *(const v2 *)(et + 24) + l[11] * *(const v2 *)(et + 48);
-  c[11] -= l[9] * et[2] + l[10] * et[26] + l[11] * et[50];
-  *(v2 *)(c + 12) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48);
-  c[14] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50];
-  *(v2 *)(c + 15) -= l[15] * *(const v2 *)(et + 0) + l[16] * *(const v2 *)(et + 24) + l[17] * *(const v2 *)(et + 48);
-  c[17] -= l[15] * et[2] + l[16] * et[26] + l[17] * et[50];
+  *(v2 *)(c + 0) -= l[2] * *(const v2 *)(et + 48) + l[1] * *(const v2 *)(et + 24) + l[0] * *(const v2 *)(et + 0);
+  c[2] -= l[2] * et[50] + l[1] * et[26] + l[0] * et[2];
+  *(v2 *)(c + 3) -= l[5] * *(const v2 *)(et + 48) + l[4] * *(const v2 *)(et + 24) + l[3] * *(const v2 *)(et + 0);
+  c[5] -= l[5] * et[50] + l[4] * et[26] + l[3] * et[2];
+  *(v2 *)(c + 6) -= l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
+  c[8] -= l[8] * et[50] + l[7] * et[26] + l[6] * et[2];
+  *(v2 *)(c + 9) -= l[11] * *(const v2 *)(et + 48) + l[10] * *(const v2 *)(et + 24) + l[9] * *(const v2 *)(et + 0);
+  c[11] -= l[11] * et[50] + l[10] * et[26] + l[9] * et[2];
+  *(v2 *)(c + 12) -= l[14] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 0);
+  c[14] -= l[14] * et[50] + l[13] * et[26] + l[12] * et[2];
+  *(v2 *)(c + 15) -= l[17] * *(const v2 *)(et + 48) + l[16] * *(const v2 *)(et + 24) + l[15] * *(const v2 *)(et + 0);
+  c[17] -= l[17] * et[50] + l[16] * et[26] + l[15] * et[2];
 }
 
 /* C -= L E^T for a 6 x 5 block C, L 6 x 3, E 5 x 3 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_6x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48);
-  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52];
-  *(v4 *)(c + 5) -= l[3] * *(const v4 *)(et + 0) + l[4] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 48);
-  c[9] -= l[3] * et[4] + l[4] * et[28] + l[5] * et[52];
-  *(v4 *)(c + 10) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48);
-  c[14] -= l[6] * et[4] + l[7] * et[28] + l[8] * et[52];
-  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
-  c[19] -= l[9] * et[4] + l[10] * et[28] + l[11] * et[52];
-  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
-  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
-  *(v4 *)(c + 25) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
-  c[29] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52];
+  *(v4 *)(c + 0) -= l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
+  c[4] -= l[2] * et[52] + l[1] * et[28] + l[0] * et[4];
+  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 48) + l[4] * *(const v4 *)(et + 24) + l[3] * *(const v4 *)(et + 0);
+  c[9] -= l[5] * et[52] + l[4] * et[28] + l[3] * et[4];
+  *(v4 *)(c + 10) -= l[8] * *(const v4 *)(et + 48) + l[7] * *(const v4 *)(et + 24) + l[6] * *(const v4 *)(et + 0);
+  c[14] -= l[8] * et[52] + l[7] * et[28] + l[6] * et[4];
+  *(v4 *)(c + 15) -= l[11] * *(const v4 *)(et + 48) + l[10] * *(const v4 *)(et + 24) + l[9] * *(const v4 *)(et + 0);
+  c[19] -= l[11] * et[52] + l[10] * et[28] + l[9] * et[4];
+  *(v4 *)(c + 20) -= l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
+  c[24] -= l[14] * et[52] + l[13] * et[28] + l[12] * et[4];
+  *(v4 *)(c + 25) -= l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
+  c[29] -= l[17] * et[52] + l[16] * et[28] + l[15] * et[4];
 }
 
 /* C -= L E^T for a 6 x 5 block C, L 6 x 5, E 5 x 5 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
-  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100];
-  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
-  c[9] -= l[5] * et[4] + l[6] * et[28] + l[7] * et[52] + l[8] * et[76] + l[9] * et[100];
-  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
-  c[14] -= l[10] * et[4] + l[11] * et[28] + l[12] * et[52] + l[13] * et[76] + l[14] * et[100];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  c[19] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52] + l[18] * et[76] + l[19] * et[100];
-  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
-  *(v4 *)(c + 25) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
-  c[29] -= l[25] * et[4] + l[26] * et[28] + l[27] * et[52] + l[28] * et[76] + l[29] * et[100];
+  *(v4 *)(c + 0) -= l[4] * *(const v4 *)(et + 96) + l[3] * *(const v4 *)(et + 72) + l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
+  c[4] -= l[4] * et[100] + l[3] * et[76] + l[2] * et[52] + l[1] * et[28] + l[0] * et[4];
+  *(v4 *)(c + 5) -= l[9] * *(const v4 *)(et + 96) + l[8] * *(const v4 *)(et + 72) + l[7] * *(const v4 *)(et + 48) + l[6] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 0);
+  c[9] -= l[9] * et[100] + l[8] * et[76] + l[7] * et[52] + l[6] * et[28] + l[5] * et[4];
+  *(v4 *)(c + 10) -= l[14] * *(const v4 *)(et + 96) + l[13] * *(const v4 *)(et + 72) + l[12] * *(const v4 *)(et + 48) + l[11] * *(const v4 *)(et + 24) + l[10] * *(const v4 *)(et + 0);
+  c[14] -= l[14] * et[100] + l[13] * et[76] + l[12] * et[52] + l[11] * et[28] + l[10] * et[4];
+  *(v4 *)(c + 15) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
+  c[19] -= l[19] * et[100] + l[18] * et[76] + l[17] * et[52] + l[16] * et[28] + l[15] * et[4];
+  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
+  c[24] -= l[24] * et[100] + l[23] * et[76] + l[22] * et[52] + l[21] * et[28] + l[20] * et[4];
+  *(v4 *)(c + 25) -= l[29] * *(const v4 *)(et + 96) + l[28] * *(const v4 *)(et + 72) + l[27] * *(const v4 *)(et + 48) + l[26] * *(const v4 *)(et + 24) + l[25] * *(const v4 *)(et + 0);
+  c[29] -= l[29] * et[100] + l[28] * et[76] + l[27] * et[52] + l[26] * et[28] + l[25] * et[4];
 }
 
 #endif

@@ -21,15 +21,15 @@
 static void RT_KERNEL(node_solve)(const RT_REAL *n, int d, RT_REAL *v) {
   for (int i = 1; i < d; i++) {
     const RT_REAL *ni = n + i * d;
-    RT_REAL s = ni[0] * v[0];
-    for (int k = 1; k < i; k++) s += ni[k] * v[k];
-    v[i] = v[i] - s;
+    RT_REAL y = v[i];
+    for (int k = 0; k < i; k++) y = y - ni[k] * v[k];
+    v[i] = y;
   }
   for (int i = 0; i < d; i++) v[i] = v[i] / n[i * d + i];
   for (int i = d - 2; i >= 0; i--) {
-    RT_REAL s = n[(i + 1) * d + i] * v[i + 1];
-    for (int k = i + 2; k < d; k++) s += n[k * d + i] * v[k];
-    v[i] = v[i] - s;
+    RT_REAL x = v[i];
+    for (int k = d - 1; k > i; k--) x = x - n[k * d + i] * v[k];
+    v[i] = x;
   }
 }
 

@@ -28,32 +28,25 @@ static int RT_PIVOT(RT_REAL *restrict n, RT_REAL *restrict e, int d, int h, RT_R
   const int D = RT_D;
   RT_REAL rinv[RT_MAX_DEGREE];
   (void)d;
-  /* 1. LDL^T of the node block, column by column, and the reciprocals */
-  #pragma GCC unroll 6
+  /* 1. LDL^T of the node block, right-looking, and the reciprocals */
+#pragma GCC unroll 6
   for (int j = 0; j < D; j++) {
-    RT_REAL *nj = n + j * D;
-    RT_REAL dj = nj[j];
-    if (j > 0) {
-      RT_REAL s = nj[0] * (nj[0] * n[0]);
-      #pragma GCC unroll 6
-      for (int k = 1; k < j; k++) s += nj[k] * (nj[k] * n[k * D + k]);
-      dj = dj - s;
-    }
+    const RT_REAL dj = n[j * D + j];
     if (!(dj > 0)) return 0;
-    nj[j] = dj;
     const RT_REAL rj = 1 / dj;
     rinv[j] = rj;
-    #pragma GCC unroll 6
+    RT_REAL u[RT_MAX_DEGREE];
+#pragma GCC unroll 6
+    for (int i = j + 1; i < D; i++) {
+      u[i] = n[i * D + j];
+      n[i * D + j] = u[i] * rj;
+    }
+#pragma GCC unroll 6
     for (int i = j + 1; i < D; i++) {
       RT_REAL *ni = n + i * D;
-      RT_REAL v = ni[j];
-      if (j > 0) {
-        RT_REAL s = ni[0] * (nj[0] * n[0]);
-        #pragma GCC unroll 6
-        for (int k = 1; k < j; k++) s += ni[k] * (nj[k] * n[k * D + k]);
-        v = v - s;
-      }
-      ni[j] = v * rj;
+      ni[i] = ni[i] - (u[i] * u[i]) * rj;
+#pragma GCC unroll 6
+      for (int k = j + 1; k < i; k++) ni[k] = ni[k] - ni[j] * u[k];
     }
   }
   /* 2. T[r] = node_solve(N, E[r]), in place in temp: y (forward), z = y *
@@ -61,33 +54,32 @@ static int RT_PIVOT(RT_REAL *restrict n, RT_REAL *restrict e, int d, int h, RT_R
   for (int r = 0; r < h; r++) {
     RT_REAL *v = temp + r * D;
     const RT_REAL *er = e + r * D;
-    v[0] = er[0];
-    #pragma GCC unroll 6
-    for (int i = 1; i < D; i++) {
+#pragma GCC unroll 6
+    for (int i = 0; i < D; i++) {
       const RT_REAL *ni = n + i * D;
-      RT_REAL s = ni[0] * v[0];
-      #pragma GCC unroll 6
-      for (int k = 1; k < i; k++) s += ni[k] * v[k];
-      v[i] = er[i] - s;
+      RT_REAL y = er[i];
+#pragma GCC unroll 6
+      for (int k = 0; k < i; k++) y = y - ni[k] * v[k];
+      v[i] = y;
     }
-    #pragma GCC unroll 6
+#pragma GCC unroll 6
     for (int i = 0; i < D; i++) v[i] = v[i] * rinv[i];
-    #pragma GCC unroll 6
+#pragma GCC unroll 6
     for (int i = D - 2; i >= 0; i--) {
-      RT_REAL s = n[(i + 1) * D + i] * v[i + 1];
-      #pragma GCC unroll 6
-      for (int k = i + 2; k < D; k++) s += n[k * D + i] * v[k];
-      v[i] = v[i] - s;
+      RT_REAL x = v[i];
+#pragma GCC unroll 6
+      for (int k = D - 1; k > i; k--) x = x - n[k * D + i] * v[k];
+      v[i] = x;
     }
   }
-  /* 3. work[*ri++] -= T[r] . E[c] for c <= r */
+  /* 3. work[*ri++] -= T[r] . E[c] for c <= r, summed from k = D-1 down */
   for (int r = 0; r < h; r++) {
     const RT_REAL *tr = temp + r * D;
     for (int c = 0; c <= r; c++) {
       const RT_REAL *ec = e + c * D;
-      RT_REAL s = tr[0] * ec[0];
-      #pragma GCC unroll 6
-      for (int k = 1; k < D; k++) s += tr[k] * ec[k];
+      RT_REAL s = tr[D - 1] * ec[D - 1];
+#pragma GCC unroll 6
+      for (int k = D - 2; k >= 0; k--) s += tr[k] * ec[k];
       RT_REAL *w = work + *ri++;
       *w = *w - s;
     }

@@ -2,7 +2,7 @@
 --% -- reference arithmetic of rt.h written out for its sizes. A sum
 --% -- a0*b0 + a1*b1 + ... is one C expression, evaluated left to right like
 --% -- the interpreter's s = a0*b0; s += a1*b1; ... (-ffp-contract=off: no
---% -- fused multiply-adds); `y - (sum)` subtracts the finished sum. Vector
+--% -- fused multiply-adds); `y - a*b - c*d` subtracts one product at a time. Vector
 --% -- kernels (GCC/Clang vector extensions: v2, v4, ...) put independent
 --% -- results in their lanes -- the rows of a panel, the columns of a target
 --% -- row -- so each lane performs exactly the scalar operations of the
@@ -14,10 +14,10 @@
 --%   for _, ij in ipairs(pairs_) do t[#t + 1] = fmt("%s[%d] * %s[%d]", p, ij[1], q, ij[2]) end
 --%   return table.concat(t, " + ")
 --% end
---% -- "x - (sum)", or "x - term" for one term
+--% -- "x - t1 - t2 - ...": C subtracts the terms one at a time, in order
 --% local function minus(x, terms)
---%   if #terms == 1 then return x .. " - " .. terms[1] end
---%   return x .. " - (" .. table.concat(terms, " + ") .. ")"
+--%   if #terms == 0 then return x end
+--%   return x .. " - " .. table.concat(terms, " - ")
 --% end
 --%
 --% -- the pieces [offset, offset + width) of a row of len elements: vectors
@@ -44,32 +44,29 @@
 --%
 --% function emit.factor_node(k)
 --%   local d = k.d
-/* Dense LDL^T of a $(d) x $(d) node block in place (rt.h factor step 1): unit
- * lower l below the diagonal, D on it, and the reciprocals 1/D in rinv.
- * Returns 1 if the block is not positive definite. */
+/* Dense LDL^T of a $(d) x $(d) node block in place (rt.h factor step 1,
+ * right-looking): unit lower l below the diagonal, D on it, and the
+ * reciprocals 1/D in rinv. Returns 1 if the block is not positive
+ * definite. */
 static int $(k.name)(scalar *restrict n, scalar *restrict rinv) {
 --%   for j = 0, d - 1 do
 --%     local jj = j * d + j
---%     if j == 0 then
-  if (!(n[0] > 0)) return 1;
-  const scalar r0 = 1 / n[0];
---%     else
---%       local t = {}
---%       for q = 0, j - 1 do t[#t + 1] = fmt("n[%d] * (n[%d] * n[%d])", j * d + q, j * d + q, q * d + q) end
-  const scalar d$(j) = $(minus(fmt("n[%d]", jj), t));
-  if (!(d$(j) > 0)) return 1;
-  n[$(jj)] = d$(j);
-  const scalar r$(j) = 1 / d$(j);
+--%     if j > 0 then
+  /* column $(j) */
 --%     end
+  if (!(n[$(jj)] > 0)) return 1;
+  const scalar r$(j) = 1 / n[$(jj)];
   rinv[$(j)] = r$(j);
 --%     for i = j + 1, d - 1 do
---%       local ij = i * d + j
---%       if j == 0 then
-  n[$(ij)] = n[$(ij)] * r0;
---%       else
---%         local t = {}
---%         for q = 0, j - 1 do t[#t + 1] = fmt("n[%d] * (n[%d] * n[%d])", i * d + q, j * d + q, q * d + q) end
-  n[$(ij)] = ($(minus(fmt("n[%d]", ij), t))) * r$(j);
+  const scalar u$(i)_$(j) = n[$(i * d + j)];
+--%     end
+--%     for i = j + 1, d - 1 do
+  n[$(i * d + j)] = u$(i)_$(j) * r$(j);
+--%     end
+--%     for i = j + 1, d - 1 do
+  n[$(i * d + i)] = n[$(i * d + i)] - (u$(i)_$(j) * u$(i)_$(j)) * r$(j);
+--%       for q = j + 1, i - 1 do
+  n[$(i * d + q)] = n[$(i * d + q)] - n[$(i * d + j)] * u$(q)_$(j);
 --%       end
 --%     end
 --%   end
@@ -85,23 +82,15 @@ static void $(k.name)(const scalar *n, const scalar *v, scalar *x) {
 --%   for i = 0, d - 1 do
 --%     local t = {}
 --%     for q = 0, i - 1 do t[#t + 1] = fmt("n[%d] * y%d", i * d + q, q) end
---%     if i == 0 then
-  const scalar y0 = v[0];
---%     else
   const scalar y$(i) = $(minus(fmt("v[%d]", i), t));
---%     end
 --%   end
 --%   for i = 0, d - 1 do
   const scalar z$(i) = y$(i) / n[$(i * d + i)];
 --%   end
 --%   for i = d - 1, 0, -1 do
 --%     local t = {}
---%     for q = i + 1, d - 1 do t[#t + 1] = fmt("n[%d] * x%d", q * d + i, q) end
---%     if i == d - 1 then
-  const scalar x$(i) = z$(i);
---%     else
+--%     for q = d - 1, i + 1, -1 do t[#t + 1] = fmt("n[%d] * x%d", q * d + i, q) end
   const scalar x$(i) = $(minus(fmt("z%d", i), t));
---%     end
 --%   end
 --%   for i = 0, d - 1 do
   x[$(i)] = x$(i);
@@ -150,11 +139,7 @@ static void $(k.name)(const scalar *restrict n, const scalar *restrict rinv, sca
 --%     for j = 0, ng - 1 do
 --%       local t = {}
 --%       for q = 0, i - 1 do t[#t + 1] = fmt("n[%d] * y%d%s", i * d + q, q, sfx(j)) end
---%       if i == 0 then
-  const $(ty) y0$(sfx(j)) = e0$(sfx(j));
---%       else
   const $(ty) y$(i)$(sfx(j)) = $(minus(fmt("e%d%s", i, sfx(j)), t));
---%       end
 --%     end
 --%   end
 --%   for i = 0, d - 1 do
@@ -165,12 +150,8 @@ static void $(k.name)(const scalar *restrict n, const scalar *restrict rinv, sca
 --%   for i = d - 1, 0, -1 do
 --%     for j = 0, ng - 1 do
 --%       local t = {}
---%       for q = i + 1, d - 1 do t[#t + 1] = fmt("n[%d] * x%d%s", q * d + i, q, sfx(j)) end
---%       if i == d - 1 then
-  const $(ty) x$(i)$(sfx(j)) = z$(i)$(sfx(j));
---%       else
+--%       for q = d - 1, i + 1, -1 do t[#t + 1] = fmt("n[%d] * x%d%s", q * d + i, q, sfx(j)) end
   const $(ty) x$(i)$(sfx(j)) = $(minus(fmt("z%d%s", i, sfx(j)), t));
---%       end
 --%     end
 --%   end
 --%   for j = 0, ng - 1 do
@@ -187,12 +168,12 @@ static void $(k.name)(const scalar *restrict n, const scalar *restrict rinv, sca
 }
 --% end
 --%
---% -- C[r][c..] -= sum(L[r][q] * E^T[q][c..], q = 0..d-1) for the pieces of
+--% -- C[r][c..] -= sum(L[r][q] * E^T[q][c..], q = d-1..0) for the pieces of
 --% -- row r: the columns [0, ncol) of a target row of width width
 --% local function reduce_row(d, r, ncol, width, W)
 --%   for _, sw in ipairs(segments(ncol, W)) do
 --%     local o, w, t = sw[1], sw[2], {}
---%     for q = 0, d - 1 do t[#t + 1] = fmt("l[%d] * %s", r * d + q, at("et", q * P.et_ld + o, w, true)) end
+--%     for q = d - 1, 0, -1 do t[#t + 1] = fmt("l[%d] * %s", r * d + q, at("et", q * P.et_ld + o, w, true)) end
   $(at("c", r * width + o, w)) -= $(table.concat(t, " + "));
 --%   end
 --% end

@@ -147,10 +147,15 @@ static double ref_sum(int n, const double *a, int sa, const double *b, int sb) {
  * divides by D, or multiplies by the reciprocals rinv when given */
 static void ref_node_solve(const double *nb, int d, const double *rinv, double *v) {
   double y[RT_MAX_DEGREE], z[RT_MAX_DEGREE], x[RT_MAX_DEGREE];
-  for (int i = 0; i < d; i++) y[i] = i == 0 ? v[i] : rd(v[i] - ref_sum(i, &AT(nb, d, i, 0), 1, y, 1));
+  for (int i = 0; i < d; i++) {
+    y[i] = v[i];
+    for (int k = 0; k < i; k++) y[i] = rd(y[i] - rd(AT(nb, d, i, k) * y[k]));
+  }
   for (int i = 0; i < d; i++) z[i] = rinv ? rd(y[i] * rinv[i]) : rd(y[i] / AT(nb, d, i, i));
-  for (int i = d - 1; i >= 0; i--)
-    x[i] = i == d - 1 ? z[i] : rd(z[i] - ref_sum(d - 1 - i, &AT(nb, d, i + 1, i), d, x + i + 1, 1));
+  for (int i = d - 1; i >= 0; i--) {
+    x[i] = z[i];
+    for (int k = d - 1; k > i; k--) x[i] = rd(x[i] - rd(AT(nb, d, k, i) * x[k]));
+  }
   memcpy(v, x, sizeof *v * (size_t)d);
 }
 
@@ -162,32 +167,19 @@ static int ref_factor(const rt_program *p, double *w) {
     int d = p->cons_degree[p->piv_cons[piv]], h = p->piv_height[piv];
     double *nb = w + p->piv_node[piv], *e = w + p->piv_edge[piv];
     for (int j = 0; j < d; j++) {
-      double dj = AT(nb, d, j, j);
-      if (j > 0) {
-        double s = 0;
-        for (int k = 0; k < j; k++) {
-          double term = rd(AT(nb, d, j, k) * rd(AT(nb, d, j, k) * AT(nb, d, k, k)));
-          s = k == 0 ? term : rd(s + term);
-        }
-        dj = rd(dj - s);
-      }
+      double dj = AT(nb, d, j, j), u[RT_MAX_DEGREE];
       if (!(dj > 0)) {
         free(t);
         return piv;
       }
-      AT(nb, d, j, j) = dj;
       rinv[j] = rd(1 / dj);
       for (int i = j + 1; i < d; i++) {
-        double v = AT(nb, d, i, j);
-        if (j > 0) {
-          double s = 0;
-          for (int k = 0; k < j; k++) {
-            double term = rd(AT(nb, d, i, k) * rd(AT(nb, d, j, k) * AT(nb, d, k, k)));
-            s = k == 0 ? term : rd(s + term);
-          }
-          v = rd(v - s);
-        }
-        AT(nb, d, i, j) = rd(v * rinv[j]);
+        u[i] = AT(nb, d, i, j);
+        AT(nb, d, i, j) = rd(u[i] * rinv[j]);
+      }
+      for (int i = j + 1; i < d; i++) {
+        AT(nb, d, i, i) = rd(AT(nb, d, i, i) - rd(rd(u[i] * u[i]) * rinv[j]));
+        for (int k = j + 1; k < i; k++) AT(nb, d, i, k) = rd(AT(nb, d, i, k) - rd(AT(nb, d, i, j) * u[k]));
       }
     }
     for (int r = 0; r < h; r++) {
@@ -198,7 +190,7 @@ static int ref_factor(const rt_program *p, double *w) {
     for (int r = 0; r < h; r++)
       for (int c = 0; c <= r; c++) {
         int32_t o = rsi[at++];
-        w[o] = rd(w[o] - ref_sum(d, t + r * d, 1, e + c * d, 1));
+        w[o] = rd(w[o] - ref_sum(d, t + r * d + d - 1, -1, e + c * d + d - 1, -1)); /* k = d-1..0 */
       }
     assert_true(at == p->piv_rsi_adr[piv + 1]);
     memcpy(e, t, sizeof *t * (size_t)(h * d));

@@ -116,32 +116,38 @@ uint64_t rt_structure_hash(int nbody, const unsigned char *body_fixed, int njoin
  *
  * Reference arithmetic. Unrolled code and the interpreter perform exactly
  * these operations in exactly this order, so their results are bitwise
- * identical. "sum(a_k * b_k, k = 0..n-1)" means s = a_0*b_0; s += a_1*b_1; ...
- * (n >= 1; an empty sum is not computed and nothing is subtracted).
+ * identical. "sum(a_k * b_k, k = m..n)" means s = a_m*b_m; s += a_(m+1)*b_(m+1);
+ * ... in the order written (m > n counts down; a sum has at least one term;
+ * an empty sum is not computed and nothing is subtracted). "x -= a * b over
+ * k = ..." means x = x - a_k * b_k, one subtraction per k, in that order.
  *
  * factor, for each pivot p (degree d, height h, N its node block, E its
  * edge column seen as an h x d row-major matrix, T a temporary h x d):
- *   1. dense LDL^T of N in place, column by column, j = 0..d-1:
- *        D = N[j][j] - sum(N[j][k] * (N[j][k] * N[k][k]), k < j)
+ *   1. dense LDL^T of N in place, right-looking, j = 0..d-1:
+ *        D = N[j][j]
  *        if !(D > 0) the factorization fails at pivot p
- *        N[j][j] = D
  *        rinv_j = 1 / D
+ *        u_i = N[i][j], N[i][j] = u_i * rinv_j                i = j+1..d-1
  *        for i = j+1..d-1:
- *          N[i][j] = (N[i][j] - sum(N[i][k] * (N[j][k] * N[k][k]), k < j)) * rinv_j
- *      (a subtraction of an empty sum is skipped)
+ *          N[i][i] = N[i][i] - (u_i * u_i) * rinv_j
+ *          N[i][k] = N[i][k] - N[i][j] * u_k                 k = j+1..i-1
+ *      (u_i: the column's values before scaling)
  *   2. for r = 0..h-1: T[r] = node_solve(N, E[r]), with z_i = y_i * rinv_i
  *   3. for r = 0..h-1, c = 0..r, with rsi the pivot's RSI read in order:
- *        work[*rsi++] -= sum(T[r][k] * E[c][k], k = 0..d-1)
+ *        work[*rsi++] -= sum(T[r][k] * E[c][k], k = d-1..0)
  *   4. E = T
- * (Multiplying by reciprocals takes the divisions, slow and serial, off
- * steps 1 and 2; step 3 pairs T's row r with E's row c so that unrolled
- * code can take its row r from the finished L and vectorize across c.)
+ * (The order is chosen for the latency of the chain that runs from one
+ * node block through the panel of the next pivot's rows to the next node
+ * block: one division per column, multiplications by reciprocals, each
+ * new value subtracted last, sums that end with the last-computed term.
+ * Step 3 pairs T's row r with E's row c so that unrolled code can take row
+ * r from the finished L and vectorize across c.)
  *
  * node_solve(N, v), N factored as l D l^T (l unit lower, in N's strict lower
  * triangle; D on its diagonal), returns x with N x = v:
- *   y_i = v_i - sum(N[i][k] * y_k, k = 0..i-1)           i = 0..d-1
+ *   y_i = v_i,  y_i -= N[i][k] * y_k over k = 0..i-1           i = 0..d-1
  *   z_i = y_i / N[i][i]           (factor step 2: y_i * rinv_i)
- *   x_i = z_i - sum(N[k][i] * x_k, k = i+1..d-1)         i = d-1..0
+ *   x_i = z_i,  x_i -= N[k][i] * x_k over k = d-1..i+1         i = d-1..0
  *
  * solve(x) for H x = b, x holding b on entry (R_p = rows of pivot p):
  *   forward,  p = 0..n-1, each block k of p (row pivot q), r = 0..d_q-1:
