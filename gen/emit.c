@@ -51,7 +51,12 @@ static const char *const kernel_prefix[EK_NKINDS] = {
 void emit_kernel_name(const emit_kernel *k, char *buf, size_t size) {
   const char *p = kernel_prefix[k->kind];
   switch (k->kind) {
-  case EK_PANEL: snprintf(buf, size, "%s_%dx%d", p, k->d, k->m); break;
+  case EK_PANEL:
+    if (k->n == k->m)
+      snprintf(buf, size, "%s_%dx%d", p, k->d, k->m);
+    else
+      snprintf(buf, size, "%s_%dx%d_of_%d", p, k->d, k->n, k->m);
+    break;
   case EK_REDUCE_TRI: snprintf(buf, size, "%s_%d_d%d", p, k->m, k->d); break;
   case EK_REDUCE: snprintf(buf, size, "%s_%dx%d_d%d", p, k->m, k->n, k->d); break;
   case EK_FORWARD:
@@ -210,7 +215,8 @@ static void push_op(builder *b, const emit_op *op) {
  * above the budget is split into parts at statement boundaries (the
  * temporary carries over), and its next node factor then stays at the end
  * of its last part. Panels have b->lanes rows, then narrower ones (powers
- * of two) for the rest. */
+ * of two) for the rest; a last panel more than half full is run at its
+ * width with idle lanes. */
 static int plan_factor(builder *b) {
   const rt_program *r = b->prog;
   for (int p = 0; p < r->ncons; p++) {
@@ -219,15 +225,19 @@ static int plan_factor(builder *b) {
     /* rows of the first block when it is q's node block: they come first */
     int crit = q >= 0 && h > 0 && r->blk_piv[k0] == q ? piv_degree(r, q) : 0;
     int first = b->nop;
-    for (int r0 = 0, lanes = b->lanes; r0 < h; r0 += lanes) {
-      while (lanes > h - r0) lanes /= 2;
+    for (int r0 = 0, lanes = b->lanes; r0 < h;) {
+      /* a last panel more than half full keeps its width (idle lanes
+       * compute zeros), else the width halves */
+      while (lanes > 1 && lanes / 2 >= h - r0) lanes /= 2;
+      int rows = h - r0 < lanes ? h - r0 : lanes;
       emit_op *op = add_op(b, EO_PANEL, p);
       op->a = r->piv_node[p];
       op->b = r->piv_edge[p] + r0 * d;
       op->c = RTPROG_TEMP_ET + r0;
-      op->n = lanes;
+      op->n = rows;
       op->rinv = rinv_slot(p);
-      use_kernel(b, op, EK_PANEL, lanes, 0, d);
+      use_kernel(b, op, EK_PANEL, lanes, rows, d);
+      r0 += rows;
     }
     int npanel = b->nop - first;
     if (h > 0 && !plan_reduction(b, p)) return 0;

@@ -69,7 +69,7 @@ int emit_valid_ident(const char *s);
 typedef enum emit_kernel_kind {
   EK_FACTOR_NODE,  /* dense LDL^T of a d x d node block, 1/D (rt.h step 1)     (d) */
   EK_NODE_SOLVE,   /* x = node_solve(N, v), d x d (solve, block diagonal)       (d) */
-  EK_PANEL,        /* m rows of E: E^T out, E = E N^-1 in place (step 2)        (m = lanes, d) */
+  EK_PANEL,        /* n rows of E: E^T out, E = E N^-1 in place (step 2)        (m = lanes >= n, n, d) */
   EK_REDUCE_TRI,   /* lower triangle of C (m x m) -= L E^T, L, E m x d (step 3) (m, d) */
   EK_REDUCE,       /* C (m x n) -= L E^T, L m x d, E n x d (step 3)             (m, n, d) */
   EK_FORWARD,      /* xq (m) -= L xp, L m x d                                   (m, d) */
@@ -90,7 +90,8 @@ typedef enum emit_op_kind {
                      temporary offset b; n = 1: deferred (failure reported at
                      the end of the function), else immediate */
   EO_PANEL,       /* kernel(w + a, t + rinv, w + b, t + c): N at a, its
-                     reciprocals at temporary offset rinv, the panel's n rows of E at b,
+                     reciprocals at temporary offset rinv, the panel's n rows of E at b
+                     (the kernel's lanes may be more: idle),
                      their columns of E^T at temporary offset c */
   EO_REDUCE,      /* kernel(w + a, w + b, t + c): target block at a, rows of L
                      (the target's block row) at b, columns of E^T at c */

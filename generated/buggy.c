@@ -575,122 +575,32 @@ static void subtract_5(scalar *restrict x, const scalar *restrict s) {
 #if defined(__AVX__)
 /* AVX: 32-byte vectors */
 
-/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
- * at et[k * 16]), then overwrites it with node_solve(N, E) using the
- * reciprocals rinv of N's pivots. */
-static void panel_1x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  (void)n; /* a 1 x 1 block: only its reciprocal */
-  const scalar e0 = e[0];
-  et[0] = e0;
-  const scalar y0 = e0;
-  const scalar z0 = y0 * rinv[0];
-  const scalar x0 = z0;
-  e[0] = x0;
-}
-
-/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
- * at et[k * 16]), then overwrites it with node_solve(N, E) using the
- * reciprocals rinv of N's pivots. */
-static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const scalar e0 = e[0];
-  const scalar e1 = e[1];
-  const scalar e2 = e[2];
-  const scalar e3 = e[3];
-  const scalar e4 = e[4];
-  et[0] = e0;
-  et[16] = e1;
-  et[32] = e2;
-  et[48] = e3;
-  et[64] = e4;
-  const scalar y0 = e0;
-  const scalar y1 = e1 - n[5] * y0;
-  const scalar y2 = e2 - n[10] * y0 - n[11] * y1;
-  const scalar y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const scalar y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  const scalar z0 = y0 * rinv[0];
-  const scalar z1 = y1 * rinv[1];
-  const scalar z2 = y2 * rinv[2];
-  const scalar z3 = y3 * rinv[3];
-  const scalar z4 = y4 * rinv[4];
-  const scalar x4 = z4;
-  const scalar x3 = z3 - n[23] * x4;
-  const scalar x2 = z2 - n[22] * x4 - n[17] * x3;
-  const scalar x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const scalar x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0;
-  e[1] = x1;
-  e[2] = x2;
-  e[3] = x3;
-  e[4] = x4;
-}
-
-/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+/* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
  * copies them, transposed, into et (row k of et: column k of E, stride
  * 16), then overwrites each row with node_solve(N, E[r]) using the
  * reciprocals rinv of N's pivots. */
-static void panel_1x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+static void panel_1x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   (void)n; /* a 1 x 1 block: only its reciprocal */
-  const v2 e0 = {e[0], e[1]};
-  *(v2 *)(et + 0) = e0;
-  const v2 y0 = e0;
-  const v2 z0 = y0 * rinv[0];
-  const v2 x0 = z0;
+  const v4 e0 = {e[0], e[1], e[2], 0};
+  *(v4 *)(et + 0) = e0;
+  const v4 y0 = e0;
+  const v4 z0 = y0 * rinv[0];
+  const v4 x0 = z0;
   e[0] = x0[0];
   e[1] = x0[1];
+  e[2] = x0[2];
 }
 
-/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+/* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
  * copies them, transposed, into et (row k of et: column k of E, stride
  * 16), then overwrites each row with node_solve(N, E[r]) using the
  * reciprocals rinv of N's pivots. */
-static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v2 e0 = {e[0], e[5]};
-  const v2 e1 = {e[1], e[6]};
-  const v2 e2 = {e[2], e[7]};
-  const v2 e3 = {e[3], e[8]};
-  const v2 e4 = {e[4], e[9]};
-  *(v2 *)(et + 0) = e0;
-  *(v2 *)(et + 16) = e1;
-  *(v2 *)(et + 32) = e2;
-  *(v2 *)(et + 48) = e3;
-  *(v2 *)(et + 64) = e4;
-  const v2 y0 = e0;
-  const v2 y1 = e1 - n[5] * y0;
-  const v2 y2 = e2 - n[10] * y0 - n[11] * y1;
-  const v2 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const v2 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  const v2 z0 = y0 * rinv[0];
-  const v2 z1 = y1 * rinv[1];
-  const v2 z2 = y2 * rinv[2];
-  const v2 z3 = y3 * rinv[3];
-  const v2 z4 = y4 * rinv[4];
-  const v2 x4 = z4;
-  const v2 x3 = z3 - n[23] * x4;
-  const v2 x2 = z2 - n[22] * x4 - n[17] * x3;
-  const v2 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const v2 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x0[1];
-  e[6] = x1[1];
-  e[7] = x2[1];
-  e[8] = x3[1];
-  e[9] = x4[1];
-}
-
-/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 16), then overwrites each row with node_solve(N, E[r]) using the
- * reciprocals rinv of N's pivots. */
-static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0 = {e[0], e[5], e[10], e[15]};
-  const v4 e1 = {e[1], e[6], e[11], e[16]};
-  const v4 e2 = {e[2], e[7], e[12], e[17]};
-  const v4 e3 = {e[3], e[8], e[13], e[18]};
-  const v4 e4 = {e[4], e[9], e[14], e[19]};
+static void panel_5x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0 = {e[0], e[5], e[10], 0};
+  const v4 e1 = {e[1], e[6], e[11], 0};
+  const v4 e2 = {e[2], e[7], e[12], 0};
+  const v4 e3 = {e[3], e[8], e[13], 0};
+  const v4 e4 = {e[4], e[9], e[14], 0};
   *(v4 *)(et + 0) = e0;
   *(v4 *)(et + 16) = e1;
   *(v4 *)(et + 32) = e2;
@@ -726,11 +636,135 @@ static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, sca
   e[12] = x2[2];
   e[13] = x3[2];
   e[14] = x4[2];
+}
+
+/* 6 rows of an edge column (rt.h factor step 2), one vector lane per row, 2 lanes idle:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 16), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v8 e0 = {e[0], e[5], e[10], e[15], e[20], e[25], 0, 0};
+  const v8 e1 = {e[1], e[6], e[11], e[16], e[21], e[26], 0, 0};
+  const v8 e2 = {e[2], e[7], e[12], e[17], e[22], e[27], 0, 0};
+  const v8 e3 = {e[3], e[8], e[13], e[18], e[23], e[28], 0, 0};
+  const v8 e4 = {e[4], e[9], e[14], e[19], e[24], e[29], 0, 0};
+  *(v8 *)(et + 0) = e0;
+  *(v8 *)(et + 16) = e1;
+  *(v8 *)(et + 32) = e2;
+  *(v8 *)(et + 48) = e3;
+  *(v8 *)(et + 64) = e4;
+  const v8 y0 = e0;
+  const v8 y1 = e1 - n[5] * y0;
+  const v8 y2 = e2 - n[10] * y0 - n[11] * y1;
+  const v8 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
+  const v8 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  const v8 z0 = y0 * rinv[0];
+  const v8 z1 = y1 * rinv[1];
+  const v8 z2 = y2 * rinv[2];
+  const v8 z3 = y3 * rinv[3];
+  const v8 z4 = y4 * rinv[4];
+  const v8 x4 = z4;
+  const v8 x3 = z3 - n[23] * x4;
+  const v8 x2 = z2 - n[22] * x4 - n[17] * x3;
+  const v8 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
+  const v8 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x0[1];
+  e[6] = x1[1];
+  e[7] = x2[1];
+  e[8] = x3[1];
+  e[9] = x4[1];
+  e[10] = x0[2];
+  e[11] = x1[2];
+  e[12] = x2[2];
+  e[13] = x3[2];
+  e[14] = x4[2];
   e[15] = x0[3];
   e[16] = x1[3];
   e[17] = x2[3];
   e[18] = x3[3];
   e[19] = x4[3];
+  e[20] = x0[4];
+  e[21] = x1[4];
+  e[22] = x2[4];
+  e[23] = x3[4];
+  e[24] = x4[4];
+  e[25] = x0[5];
+  e[26] = x1[5];
+  e[27] = x2[5];
+  e[28] = x3[5];
+  e[29] = x4[5];
+}
+
+/* 7 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 16), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x7_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v8 e0 = {e[0], e[5], e[10], e[15], e[20], e[25], e[30], 0};
+  const v8 e1 = {e[1], e[6], e[11], e[16], e[21], e[26], e[31], 0};
+  const v8 e2 = {e[2], e[7], e[12], e[17], e[22], e[27], e[32], 0};
+  const v8 e3 = {e[3], e[8], e[13], e[18], e[23], e[28], e[33], 0};
+  const v8 e4 = {e[4], e[9], e[14], e[19], e[24], e[29], e[34], 0};
+  *(v8 *)(et + 0) = e0;
+  *(v8 *)(et + 16) = e1;
+  *(v8 *)(et + 32) = e2;
+  *(v8 *)(et + 48) = e3;
+  *(v8 *)(et + 64) = e4;
+  const v8 y0 = e0;
+  const v8 y1 = e1 - n[5] * y0;
+  const v8 y2 = e2 - n[10] * y0 - n[11] * y1;
+  const v8 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
+  const v8 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  const v8 z0 = y0 * rinv[0];
+  const v8 z1 = y1 * rinv[1];
+  const v8 z2 = y2 * rinv[2];
+  const v8 z3 = y3 * rinv[3];
+  const v8 z4 = y4 * rinv[4];
+  const v8 x4 = z4;
+  const v8 x3 = z3 - n[23] * x4;
+  const v8 x2 = z2 - n[22] * x4 - n[17] * x3;
+  const v8 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
+  const v8 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x0[1];
+  e[6] = x1[1];
+  e[7] = x2[1];
+  e[8] = x3[1];
+  e[9] = x4[1];
+  e[10] = x0[2];
+  e[11] = x1[2];
+  e[12] = x2[2];
+  e[13] = x3[2];
+  e[14] = x4[2];
+  e[15] = x0[3];
+  e[16] = x1[3];
+  e[17] = x2[3];
+  e[18] = x3[3];
+  e[19] = x4[3];
+  e[20] = x0[4];
+  e[21] = x1[4];
+  e[22] = x2[4];
+  e[23] = x3[4];
+  e[24] = x4[4];
+  e[25] = x0[5];
+  e[26] = x1[5];
+  e[27] = x2[5];
+  e[28] = x3[5];
+  e[29] = x4[5];
+  e[30] = x0[6];
+  e[31] = x1[6];
+  e[32] = x2[6];
+  e[33] = x3[6];
+  e[34] = x4[6];
 }
 
 /* 8 rows of an edge column (rt.h factor step 2), one vector lane per row:
@@ -995,122 +1029,32 @@ static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const sc
 #else
 /* 16-byte vectors (SSE2, the x86-64 baseline; NEON) */
 
-/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
- * at et[k * 16]), then overwrites it with node_solve(N, E) using the
- * reciprocals rinv of N's pivots. */
-static void panel_1x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  (void)n; /* a 1 x 1 block: only its reciprocal */
-  const scalar e0 = e[0];
-  et[0] = e0;
-  const scalar y0 = e0;
-  const scalar z0 = y0 * rinv[0];
-  const scalar x0 = z0;
-  e[0] = x0;
-}
-
-/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
- * at et[k * 16]), then overwrites it with node_solve(N, E) using the
- * reciprocals rinv of N's pivots. */
-static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const scalar e0 = e[0];
-  const scalar e1 = e[1];
-  const scalar e2 = e[2];
-  const scalar e3 = e[3];
-  const scalar e4 = e[4];
-  et[0] = e0;
-  et[16] = e1;
-  et[32] = e2;
-  et[48] = e3;
-  et[64] = e4;
-  const scalar y0 = e0;
-  const scalar y1 = e1 - n[5] * y0;
-  const scalar y2 = e2 - n[10] * y0 - n[11] * y1;
-  const scalar y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const scalar y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  const scalar z0 = y0 * rinv[0];
-  const scalar z1 = y1 * rinv[1];
-  const scalar z2 = y2 * rinv[2];
-  const scalar z3 = y3 * rinv[3];
-  const scalar z4 = y4 * rinv[4];
-  const scalar x4 = z4;
-  const scalar x3 = z3 - n[23] * x4;
-  const scalar x2 = z2 - n[22] * x4 - n[17] * x3;
-  const scalar x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const scalar x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0;
-  e[1] = x1;
-  e[2] = x2;
-  e[3] = x3;
-  e[4] = x4;
-}
-
-/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+/* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
  * copies them, transposed, into et (row k of et: column k of E, stride
  * 16), then overwrites each row with node_solve(N, E[r]) using the
  * reciprocals rinv of N's pivots. */
-static void panel_1x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+static void panel_1x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   (void)n; /* a 1 x 1 block: only its reciprocal */
-  const v2 e0 = {e[0], e[1]};
-  *(v2 *)(et + 0) = e0;
-  const v2 y0 = e0;
-  const v2 z0 = y0 * rinv[0];
-  const v2 x0 = z0;
+  const v4 e0 = {e[0], e[1], e[2], 0};
+  *(v4 *)(et + 0) = e0;
+  const v4 y0 = e0;
+  const v4 z0 = y0 * rinv[0];
+  const v4 x0 = z0;
   e[0] = x0[0];
   e[1] = x0[1];
+  e[2] = x0[2];
 }
 
-/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+/* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
  * copies them, transposed, into et (row k of et: column k of E, stride
  * 16), then overwrites each row with node_solve(N, E[r]) using the
  * reciprocals rinv of N's pivots. */
-static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v2 e0 = {e[0], e[5]};
-  const v2 e1 = {e[1], e[6]};
-  const v2 e2 = {e[2], e[7]};
-  const v2 e3 = {e[3], e[8]};
-  const v2 e4 = {e[4], e[9]};
-  *(v2 *)(et + 0) = e0;
-  *(v2 *)(et + 16) = e1;
-  *(v2 *)(et + 32) = e2;
-  *(v2 *)(et + 48) = e3;
-  *(v2 *)(et + 64) = e4;
-  const v2 y0 = e0;
-  const v2 y1 = e1 - n[5] * y0;
-  const v2 y2 = e2 - n[10] * y0 - n[11] * y1;
-  const v2 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const v2 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  const v2 z0 = y0 * rinv[0];
-  const v2 z1 = y1 * rinv[1];
-  const v2 z2 = y2 * rinv[2];
-  const v2 z3 = y3 * rinv[3];
-  const v2 z4 = y4 * rinv[4];
-  const v2 x4 = z4;
-  const v2 x3 = z3 - n[23] * x4;
-  const v2 x2 = z2 - n[22] * x4 - n[17] * x3;
-  const v2 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const v2 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x0[1];
-  e[6] = x1[1];
-  e[7] = x2[1];
-  e[8] = x3[1];
-  e[9] = x4[1];
-}
-
-/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 16), then overwrites each row with node_solve(N, E[r]) using the
- * reciprocals rinv of N's pivots. */
-static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0 = {e[0], e[5], e[10], e[15]};
-  const v4 e1 = {e[1], e[6], e[11], e[16]};
-  const v4 e2 = {e[2], e[7], e[12], e[17]};
-  const v4 e3 = {e[3], e[8], e[13], e[18]};
-  const v4 e4 = {e[4], e[9], e[14], e[19]};
+static void panel_5x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0 = {e[0], e[5], e[10], 0};
+  const v4 e1 = {e[1], e[6], e[11], 0};
+  const v4 e2 = {e[2], e[7], e[12], 0};
+  const v4 e3 = {e[3], e[8], e[13], 0};
+  const v4 e4 = {e[4], e[9], e[14], 0};
   *(v4 *)(et + 0) = e0;
   *(v4 *)(et + 16) = e1;
   *(v4 *)(et + 32) = e2;
@@ -1146,11 +1090,185 @@ static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, sca
   e[12] = x2[2];
   e[13] = x3[2];
   e[14] = x4[2];
-  e[15] = x0[3];
-  e[16] = x1[3];
-  e[17] = x2[3];
-  e[18] = x3[3];
-  e[19] = x4[3];
+}
+
+/* 6 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 2 lanes idle:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 16), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0_0 = {e[0], e[5], e[10], e[15]};
+  const v4 e0_1 = {e[20], e[25], 0, 0};
+  const v4 e1_0 = {e[1], e[6], e[11], e[16]};
+  const v4 e1_1 = {e[21], e[26], 0, 0};
+  const v4 e2_0 = {e[2], e[7], e[12], e[17]};
+  const v4 e2_1 = {e[22], e[27], 0, 0};
+  const v4 e3_0 = {e[3], e[8], e[13], e[18]};
+  const v4 e3_1 = {e[23], e[28], 0, 0};
+  const v4 e4_0 = {e[4], e[9], e[14], e[19]};
+  const v4 e4_1 = {e[24], e[29], 0, 0};
+  *(v4 *)(et + 0) = e0_0;
+  *(v4 *)(et + 4) = e0_1;
+  *(v4 *)(et + 16) = e1_0;
+  *(v4 *)(et + 20) = e1_1;
+  *(v4 *)(et + 32) = e2_0;
+  *(v4 *)(et + 36) = e2_1;
+  *(v4 *)(et + 48) = e3_0;
+  *(v4 *)(et + 52) = e3_1;
+  *(v4 *)(et + 64) = e4_0;
+  *(v4 *)(et + 68) = e4_1;
+  const v4 y0_0 = e0_0;
+  const v4 y0_1 = e0_1;
+  const v4 y1_0 = e1_0 - n[5] * y0_0;
+  const v4 y1_1 = e1_1 - n[5] * y0_1;
+  const v4 y2_0 = e2_0 - n[10] * y0_0 - n[11] * y1_0;
+  const v4 y2_1 = e2_1 - n[10] * y0_1 - n[11] * y1_1;
+  const v4 y3_0 = e3_0 - n[15] * y0_0 - n[16] * y1_0 - n[17] * y2_0;
+  const v4 y3_1 = e3_1 - n[15] * y0_1 - n[16] * y1_1 - n[17] * y2_1;
+  const v4 y4_0 = e4_0 - n[20] * y0_0 - n[21] * y1_0 - n[22] * y2_0 - n[23] * y3_0;
+  const v4 y4_1 = e4_1 - n[20] * y0_1 - n[21] * y1_1 - n[22] * y2_1 - n[23] * y3_1;
+  const v4 z0_0 = y0_0 * rinv[0];
+  const v4 z0_1 = y0_1 * rinv[0];
+  const v4 z1_0 = y1_0 * rinv[1];
+  const v4 z1_1 = y1_1 * rinv[1];
+  const v4 z2_0 = y2_0 * rinv[2];
+  const v4 z2_1 = y2_1 * rinv[2];
+  const v4 z3_0 = y3_0 * rinv[3];
+  const v4 z3_1 = y3_1 * rinv[3];
+  const v4 z4_0 = y4_0 * rinv[4];
+  const v4 z4_1 = y4_1 * rinv[4];
+  const v4 x4_0 = z4_0;
+  const v4 x4_1 = z4_1;
+  const v4 x3_0 = z3_0 - n[23] * x4_0;
+  const v4 x3_1 = z3_1 - n[23] * x4_1;
+  const v4 x2_0 = z2_0 - n[22] * x4_0 - n[17] * x3_0;
+  const v4 x2_1 = z2_1 - n[22] * x4_1 - n[17] * x3_1;
+  const v4 x1_0 = z1_0 - n[21] * x4_0 - n[16] * x3_0 - n[11] * x2_0;
+  const v4 x1_1 = z1_1 - n[21] * x4_1 - n[16] * x3_1 - n[11] * x2_1;
+  const v4 x0_0 = z0_0 - n[20] * x4_0 - n[15] * x3_0 - n[10] * x2_0 - n[5] * x1_0;
+  const v4 x0_1 = z0_1 - n[20] * x4_1 - n[15] * x3_1 - n[10] * x2_1 - n[5] * x1_1;
+  e[0] = x0_0[0];
+  e[1] = x1_0[0];
+  e[2] = x2_0[0];
+  e[3] = x3_0[0];
+  e[4] = x4_0[0];
+  e[5] = x0_0[1];
+  e[6] = x1_0[1];
+  e[7] = x2_0[1];
+  e[8] = x3_0[1];
+  e[9] = x4_0[1];
+  e[10] = x0_0[2];
+  e[11] = x1_0[2];
+  e[12] = x2_0[2];
+  e[13] = x3_0[2];
+  e[14] = x4_0[2];
+  e[15] = x0_0[3];
+  e[16] = x1_0[3];
+  e[17] = x2_0[3];
+  e[18] = x3_0[3];
+  e[19] = x4_0[3];
+  e[20] = x0_1[0];
+  e[21] = x1_1[0];
+  e[22] = x2_1[0];
+  e[23] = x3_1[0];
+  e[24] = x4_1[0];
+  e[25] = x0_1[1];
+  e[26] = x1_1[1];
+  e[27] = x2_1[1];
+  e[28] = x3_1[1];
+  e[29] = x4_1[1];
+}
+
+/* 7 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 1 lane idle:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 16), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x7_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0_0 = {e[0], e[5], e[10], e[15]};
+  const v4 e0_1 = {e[20], e[25], e[30], 0};
+  const v4 e1_0 = {e[1], e[6], e[11], e[16]};
+  const v4 e1_1 = {e[21], e[26], e[31], 0};
+  const v4 e2_0 = {e[2], e[7], e[12], e[17]};
+  const v4 e2_1 = {e[22], e[27], e[32], 0};
+  const v4 e3_0 = {e[3], e[8], e[13], e[18]};
+  const v4 e3_1 = {e[23], e[28], e[33], 0};
+  const v4 e4_0 = {e[4], e[9], e[14], e[19]};
+  const v4 e4_1 = {e[24], e[29], e[34], 0};
+  *(v4 *)(et + 0) = e0_0;
+  *(v4 *)(et + 4) = e0_1;
+  *(v4 *)(et + 16) = e1_0;
+  *(v4 *)(et + 20) = e1_1;
+  *(v4 *)(et + 32) = e2_0;
+  *(v4 *)(et + 36) = e2_1;
+  *(v4 *)(et + 48) = e3_0;
+  *(v4 *)(et + 52) = e3_1;
+  *(v4 *)(et + 64) = e4_0;
+  *(v4 *)(et + 68) = e4_1;
+  const v4 y0_0 = e0_0;
+  const v4 y0_1 = e0_1;
+  const v4 y1_0 = e1_0 - n[5] * y0_0;
+  const v4 y1_1 = e1_1 - n[5] * y0_1;
+  const v4 y2_0 = e2_0 - n[10] * y0_0 - n[11] * y1_0;
+  const v4 y2_1 = e2_1 - n[10] * y0_1 - n[11] * y1_1;
+  const v4 y3_0 = e3_0 - n[15] * y0_0 - n[16] * y1_0 - n[17] * y2_0;
+  const v4 y3_1 = e3_1 - n[15] * y0_1 - n[16] * y1_1 - n[17] * y2_1;
+  const v4 y4_0 = e4_0 - n[20] * y0_0 - n[21] * y1_0 - n[22] * y2_0 - n[23] * y3_0;
+  const v4 y4_1 = e4_1 - n[20] * y0_1 - n[21] * y1_1 - n[22] * y2_1 - n[23] * y3_1;
+  const v4 z0_0 = y0_0 * rinv[0];
+  const v4 z0_1 = y0_1 * rinv[0];
+  const v4 z1_0 = y1_0 * rinv[1];
+  const v4 z1_1 = y1_1 * rinv[1];
+  const v4 z2_0 = y2_0 * rinv[2];
+  const v4 z2_1 = y2_1 * rinv[2];
+  const v4 z3_0 = y3_0 * rinv[3];
+  const v4 z3_1 = y3_1 * rinv[3];
+  const v4 z4_0 = y4_0 * rinv[4];
+  const v4 z4_1 = y4_1 * rinv[4];
+  const v4 x4_0 = z4_0;
+  const v4 x4_1 = z4_1;
+  const v4 x3_0 = z3_0 - n[23] * x4_0;
+  const v4 x3_1 = z3_1 - n[23] * x4_1;
+  const v4 x2_0 = z2_0 - n[22] * x4_0 - n[17] * x3_0;
+  const v4 x2_1 = z2_1 - n[22] * x4_1 - n[17] * x3_1;
+  const v4 x1_0 = z1_0 - n[21] * x4_0 - n[16] * x3_0 - n[11] * x2_0;
+  const v4 x1_1 = z1_1 - n[21] * x4_1 - n[16] * x3_1 - n[11] * x2_1;
+  const v4 x0_0 = z0_0 - n[20] * x4_0 - n[15] * x3_0 - n[10] * x2_0 - n[5] * x1_0;
+  const v4 x0_1 = z0_1 - n[20] * x4_1 - n[15] * x3_1 - n[10] * x2_1 - n[5] * x1_1;
+  e[0] = x0_0[0];
+  e[1] = x1_0[0];
+  e[2] = x2_0[0];
+  e[3] = x3_0[0];
+  e[4] = x4_0[0];
+  e[5] = x0_0[1];
+  e[6] = x1_0[1];
+  e[7] = x2_0[1];
+  e[8] = x3_0[1];
+  e[9] = x4_0[1];
+  e[10] = x0_0[2];
+  e[11] = x1_0[2];
+  e[12] = x2_0[2];
+  e[13] = x3_0[2];
+  e[14] = x4_0[2];
+  e[15] = x0_0[3];
+  e[16] = x1_0[3];
+  e[17] = x2_0[3];
+  e[18] = x3_0[3];
+  e[19] = x4_0[3];
+  e[20] = x0_1[0];
+  e[21] = x1_1[0];
+  e[22] = x2_1[0];
+  e[23] = x3_1[0];
+  e[24] = x4_1[0];
+  e[25] = x0_1[1];
+  e[26] = x1_1[1];
+  e[27] = x2_1[1];
+  e[28] = x3_1[1];
+  e[29] = x4_1[1];
+  e[30] = x0_1[2];
+  e[31] = x1_1[2];
+  e[32] = x2_1[2];
+  e[33] = x3_1[2];
+  e[34] = x4_1[2];
 }
 
 /* 8 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4):
@@ -1451,8 +1569,7 @@ static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const sc
 static int factor_p0(scalar *restrict w, scalar *restrict t) {
   if (factor_node_5(w + 0, t + 0)) return 0; /* N[spindleL] = l D l^T */
   const int failed = factor_node_5(w + 55, t + 8); /* N[spindleR] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 0, t + 0, w + 25, t + 16); /* rows 0..3 */
-  panel_5x2(w + 0, t + 0, w + 45, t + 20); /* rows 4..5 */
+  panel_5x6_of_8(w + 0, t + 0, w + 25, t + 16); /* rows 0..5 */
   reduce_tri_5_d5(w + 307, w + 25, t + 16); /* N[kingpinL] */
   reduce_1x5_d5(w + 332, w + 50, t + 16); /* E[tie_rodL, kingpinL] */
   reduce_tri_1_d5(w + 367, w + 50, t + 21); /* N[tie_rodL] */
@@ -1463,8 +1580,7 @@ static int factor_p0(scalar *restrict w, scalar *restrict t) {
  * column: tie_rodR (d 1), kingpinR (d 5) */
 static int factor_p1(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_5(w + 110, t + 0); /* N[rear_axleL] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 55, t + 8, w + 80, t + 16); /* rows 0..3 */
-  panel_5x2(w + 55, t + 8, w + 100, t + 20); /* rows 4..5 */
+  panel_5x6_of_8(w + 55, t + 8, w + 80, t + 16); /* rows 0..5 */
   reduce_tri_1_d5(w + 295, w + 80, t + 16); /* N[tie_rodR] */
   reduce_5x1_d5(w + 297, w + 85, t + 16); /* E[kingpinR, tie_rodR] */
   reduce_tri_5_d5(w + 384, w + 85, t + 17); /* N[kingpinR] */
@@ -1491,8 +1607,7 @@ static int factor_p2(scalar *restrict w, scalar *restrict t) {
 static int factor_p3(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_1(w + 295, t + 0); /* N[tie_rodR] = l D l^T, the next pivot's: final now */
   panel_5x8(w + 215, t + 8, w + 240, t + 16); /* rows 0..7 */
-  panel_5x2(w + 215, t + 8, w + 280, t + 24); /* rows 8..9 */
-  panel_5x1(w + 215, t + 8, w + 290, t + 26); /* row 10 */
+  panel_5x3_of_4(w + 215, t + 8, w + 280, t + 24); /* rows 8..10 */
   reduce_tri_5_d5(w + 307, w + 240, t + 16); /* N[kingpinL] */
   reduce_6x5_d5(w + 337, w + 265, t + 16); /* E[body#weld1, kingpinL] */
   reduce_tri_6_d5(w + 519, w + 265, t + 21); /* N[body#weld1] */
@@ -1504,8 +1619,7 @@ static int factor_p3(scalar *restrict w, scalar *restrict t) {
 static int factor_p4(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_5(w + 307, t + 8); /* N[kingpinL] = l D l^T, the next pivot's: final now */
   panel_1x8(w + 295, t + 0, w + 296, t + 16); /* rows 0..7 */
-  panel_1x2(w + 295, t + 0, w + 304, t + 24); /* rows 8..9 */
-  panel_1x1(w + 295, t + 0, w + 306, t + 26); /* row 10 */
+  panel_1x3_of_4(w + 295, t + 0, w + 304, t + 24); /* rows 8..10 */
   reduce_tri_1_d1(w + 367, w + 296, t + 16); /* N[tie_rodL] */
   reduce_5x1_d1(w + 368, w + 297, t + 16); /* E[kingpinR, tie_rodL] fill */
   reduce_tri_5_d1(w + 384, w + 297, t + 17); /* N[kingpinR] */
@@ -1518,11 +1632,9 @@ static int factor_p4(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 5: kingpinL (hinge, d = 5, h = 7)
  * column: tie_rodL (d 1), body#weld1 (d 6) */
 static int factor_p5(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 307, t + 8, w + 332, t + 16); /* rows 0..3 */
+  panel_5x7_of_8(w + 307, t + 8, w + 332, t + 16); /* rows 0..6 */
   reduce_tri_1_d5(w + 367, w + 332, t + 16); /* N[tie_rodL] */
   const int failed = factor_node_1(w + 367, t + 0); /* N[tie_rodL] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 307, t + 8, w + 352, t + 20); /* rows 4..5 */
-  panel_5x1(w + 307, t + 8, w + 362, t + 22); /* row 6 */
   reduce_6x1_d5(w + 378, w + 337, t + 16); /* E[body#weld1, tie_rodL] fill */
   reduce_tri_6_d5(w + 519, w + 337, t + 17); /* N[body#weld1] */
   return failed ? 6 : -1;
@@ -1549,8 +1661,7 @@ static int factor_p7(scalar *restrict w, scalar *restrict t) {
   panel_5x8(w + 384, t + 8, w + 409, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 464, w + 409, t + 16); /* N[rack_slide] */
   const int failed = factor_node_5(w + 464, t + 0); /* N[rack_slide] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 384, t + 8, w + 449, t + 24); /* rows 8..9 */
-  panel_5x1(w + 384, t + 8, w + 459, t + 26); /* row 10 */
+  panel_5x3_of_4(w + 384, t + 8, w + 449, t + 24); /* rows 8..10 */
   reduce_6x5_d5(w + 489, w + 434, t + 16); /* E[body#weld1, rack_slide] */
   reduce_tri_6_d5(w + 519, w + 434, t + 21); /* N[body#weld1] */
   return failed ? 8 : -1;
@@ -1559,8 +1670,7 @@ static int factor_p7(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 8: rack_slide (prismatic, d = 5, h = 6)
  * column: body#weld1 (d 6) */
 static int factor_p8(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 464, t + 0, w + 489, t + 16); /* rows 0..3 */
-  panel_5x2(w + 464, t + 0, w + 509, t + 20); /* rows 4..5 */
+  panel_5x6_of_8(w + 464, t + 0, w + 489, t + 16); /* rows 0..5 */
   reduce_tri_6_d5(w + 519, w + 489, t + 16); /* N[body#weld1] */
   const int failed = factor_node_6(w + 519, t + 8); /* N[body#weld1] = l D l^T, the next pivot's: final now */
   return failed ? 9 : -1;

@@ -232,56 +232,35 @@ static void subtract_3(scalar *restrict x, const scalar *restrict s) {
 #if defined(__AVX__)
 /* AVX: 32-byte vectors */
 
-/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
- * at et[k * 8]), then overwrites it with node_solve(N, E) using the
- * reciprocals rinv of N's pivots. */
-static void panel_3x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const scalar e0 = e[0];
-  const scalar e1 = e[1];
-  const scalar e2 = e[2];
-  et[0] = e0;
-  et[8] = e1;
-  et[16] = e2;
-  const scalar y0 = e0;
-  const scalar y1 = e1 - n[3] * y0;
-  const scalar y2 = e2 - n[6] * y0 - n[7] * y1;
-  const scalar z0 = y0 * rinv[0];
-  const scalar z1 = y1 * rinv[1];
-  const scalar z2 = y2 * rinv[2];
-  const scalar x2 = z2;
-  const scalar x1 = z1 - n[7] * x2;
-  const scalar x0 = z0 - n[6] * x2 - n[3] * x1;
-  e[0] = x0;
-  e[1] = x1;
-  e[2] = x2;
-}
-
-/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+/* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
  * copies them, transposed, into et (row k of et: column k of E, stride
  * 8), then overwrites each row with node_solve(N, E[r]) using the
  * reciprocals rinv of N's pivots. */
-static void panel_3x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v2 e0 = {e[0], e[3]};
-  const v2 e1 = {e[1], e[4]};
-  const v2 e2 = {e[2], e[5]};
-  *(v2 *)(et + 0) = e0;
-  *(v2 *)(et + 8) = e1;
-  *(v2 *)(et + 16) = e2;
-  const v2 y0 = e0;
-  const v2 y1 = e1 - n[3] * y0;
-  const v2 y2 = e2 - n[6] * y0 - n[7] * y1;
-  const v2 z0 = y0 * rinv[0];
-  const v2 z1 = y1 * rinv[1];
-  const v2 z2 = y2 * rinv[2];
-  const v2 x2 = z2;
-  const v2 x1 = z1 - n[7] * x2;
-  const v2 x0 = z0 - n[6] * x2 - n[3] * x1;
+static void panel_3x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0 = {e[0], e[3], e[6], 0};
+  const v4 e1 = {e[1], e[4], e[7], 0};
+  const v4 e2 = {e[2], e[5], e[8], 0};
+  *(v4 *)(et + 0) = e0;
+  *(v4 *)(et + 8) = e1;
+  *(v4 *)(et + 16) = e2;
+  const v4 y0 = e0;
+  const v4 y1 = e1 - n[3] * y0;
+  const v4 y2 = e2 - n[6] * y0 - n[7] * y1;
+  const v4 z0 = y0 * rinv[0];
+  const v4 z1 = y1 * rinv[1];
+  const v4 z2 = y2 * rinv[2];
+  const v4 x2 = z2;
+  const v4 x1 = z1 - n[7] * x2;
+  const v4 x0 = z0 - n[6] * x2 - n[3] * x1;
   e[0] = x0[0];
   e[1] = x1[0];
   e[2] = x2[0];
   e[3] = x0[1];
   e[4] = x1[1];
   e[5] = x2[1];
+  e[6] = x0[2];
+  e[7] = x1[2];
+  e[8] = x2[2];
 }
 
 /* Lower triangle of a 3 x 3 node block C -= L E^T, L and E 3 x 3 (rt.h
@@ -296,56 +275,35 @@ static void reduce_tri_3_d3(scalar *restrict c, const scalar *restrict l, const 
 #else
 /* 16-byte vectors (SSE2, the x86-64 baseline; NEON) */
 
-/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
- * at et[k * 8]), then overwrites it with node_solve(N, E) using the
- * reciprocals rinv of N's pivots. */
-static void panel_3x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const scalar e0 = e[0];
-  const scalar e1 = e[1];
-  const scalar e2 = e[2];
-  et[0] = e0;
-  et[8] = e1;
-  et[16] = e2;
-  const scalar y0 = e0;
-  const scalar y1 = e1 - n[3] * y0;
-  const scalar y2 = e2 - n[6] * y0 - n[7] * y1;
-  const scalar z0 = y0 * rinv[0];
-  const scalar z1 = y1 * rinv[1];
-  const scalar z2 = y2 * rinv[2];
-  const scalar x2 = z2;
-  const scalar x1 = z1 - n[7] * x2;
-  const scalar x0 = z0 - n[6] * x2 - n[3] * x1;
-  e[0] = x0;
-  e[1] = x1;
-  e[2] = x2;
-}
-
-/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+/* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
  * copies them, transposed, into et (row k of et: column k of E, stride
  * 8), then overwrites each row with node_solve(N, E[r]) using the
  * reciprocals rinv of N's pivots. */
-static void panel_3x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v2 e0 = {e[0], e[3]};
-  const v2 e1 = {e[1], e[4]};
-  const v2 e2 = {e[2], e[5]};
-  *(v2 *)(et + 0) = e0;
-  *(v2 *)(et + 8) = e1;
-  *(v2 *)(et + 16) = e2;
-  const v2 y0 = e0;
-  const v2 y1 = e1 - n[3] * y0;
-  const v2 y2 = e2 - n[6] * y0 - n[7] * y1;
-  const v2 z0 = y0 * rinv[0];
-  const v2 z1 = y1 * rinv[1];
-  const v2 z2 = y2 * rinv[2];
-  const v2 x2 = z2;
-  const v2 x1 = z1 - n[7] * x2;
-  const v2 x0 = z0 - n[6] * x2 - n[3] * x1;
+static void panel_3x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0 = {e[0], e[3], e[6], 0};
+  const v4 e1 = {e[1], e[4], e[7], 0};
+  const v4 e2 = {e[2], e[5], e[8], 0};
+  *(v4 *)(et + 0) = e0;
+  *(v4 *)(et + 8) = e1;
+  *(v4 *)(et + 16) = e2;
+  const v4 y0 = e0;
+  const v4 y1 = e1 - n[3] * y0;
+  const v4 y2 = e2 - n[6] * y0 - n[7] * y1;
+  const v4 z0 = y0 * rinv[0];
+  const v4 z1 = y1 * rinv[1];
+  const v4 z2 = y2 * rinv[2];
+  const v4 x2 = z2;
+  const v4 x1 = z1 - n[7] * x2;
+  const v4 x0 = z0 - n[6] * x2 - n[3] * x1;
   e[0] = x0[0];
   e[1] = x1[0];
   e[2] = x2[0];
   e[3] = x0[1];
   e[4] = x1[1];
   e[5] = x2[1];
+  e[6] = x0[2];
+  e[7] = x1[2];
+  e[8] = x2[2];
 }
 
 /* Lower triangle of a 3 x 3 node block C -= L E^T, L and E 3 x 3 (rt.h
@@ -365,8 +323,7 @@ static void reduce_tri_3_d3(scalar *restrict c, const scalar *restrict l, const 
  * column: joint2 (d 3) */
 static int factor_p0(scalar *restrict w, scalar *restrict t) {
   if (factor_node_3(w + 0, t + 0)) return 0; /* N[hook] = l D l^T */
-  panel_3x2(w + 0, t + 0, w + 9, t + 16); /* rows 0..1 */
-  panel_3x1(w + 0, t + 0, w + 15, t + 18); /* row 2 */
+  panel_3x3_of_4(w + 0, t + 0, w + 9, t + 16); /* rows 0..2 */
   reduce_tri_3_d3(w + 18, w + 9, t + 16); /* N[joint2] */
   const int failed = factor_node_3(w + 18, t + 8); /* N[joint2] = l D l^T, the next pivot's: final now */
   return failed ? 1 : -1;
@@ -375,8 +332,7 @@ static int factor_p0(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 1: joint2 (ball, d = 3, h = 3)
  * column: joint3 (d 3) */
 static int factor_p1(scalar *restrict w, scalar *restrict t) {
-  panel_3x2(w + 18, t + 8, w + 27, t + 16); /* rows 0..1 */
-  panel_3x1(w + 18, t + 8, w + 33, t + 18); /* row 2 */
+  panel_3x3_of_4(w + 18, t + 8, w + 27, t + 16); /* rows 0..2 */
   reduce_tri_3_d3(w + 36, w + 27, t + 16); /* N[joint3] */
   const int failed = factor_node_3(w + 36, t + 0); /* N[joint3] = l D l^T, the next pivot's: final now */
   return failed ? 2 : -1;
@@ -385,8 +341,7 @@ static int factor_p1(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 2: joint3 (ball, d = 3, h = 3)
  * column: joint4 (d 3) */
 static int factor_p2(scalar *restrict w, scalar *restrict t) {
-  panel_3x2(w + 36, t + 0, w + 45, t + 16); /* rows 0..1 */
-  panel_3x1(w + 36, t + 0, w + 51, t + 18); /* row 2 */
+  panel_3x3_of_4(w + 36, t + 0, w + 45, t + 16); /* rows 0..2 */
   reduce_tri_3_d3(w + 54, w + 45, t + 16); /* N[joint4] */
   const int failed = factor_node_3(w + 54, t + 8); /* N[joint4] = l D l^T, the next pivot's: final now */
   return failed ? 3 : -1;
@@ -395,8 +350,7 @@ static int factor_p2(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 3: joint4 (ball, d = 3, h = 3)
  * column: joint5 (d 3) */
 static int factor_p3(scalar *restrict w, scalar *restrict t) {
-  panel_3x2(w + 54, t + 8, w + 63, t + 16); /* rows 0..1 */
-  panel_3x1(w + 54, t + 8, w + 69, t + 18); /* row 2 */
+  panel_3x3_of_4(w + 54, t + 8, w + 63, t + 16); /* rows 0..2 */
   reduce_tri_3_d3(w + 72, w + 63, t + 16); /* N[joint5] */
   const int failed = factor_node_3(w + 72, t + 0); /* N[joint5] = l D l^T, the next pivot's: final now */
   return failed ? 4 : -1;
@@ -405,8 +359,7 @@ static int factor_p3(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 4: joint5 (ball, d = 3, h = 3)
  * column: joint6 (d 3) */
 static int factor_p4(scalar *restrict w, scalar *restrict t) {
-  panel_3x2(w + 72, t + 0, w + 81, t + 16); /* rows 0..1 */
-  panel_3x1(w + 72, t + 0, w + 87, t + 18); /* row 2 */
+  panel_3x3_of_4(w + 72, t + 0, w + 81, t + 16); /* rows 0..2 */
   reduce_tri_3_d3(w + 90, w + 81, t + 16); /* N[joint6] */
   const int failed = factor_node_3(w + 90, t + 8); /* N[joint6] = l D l^T, the next pivot's: final now */
   return failed ? 5 : -1;
@@ -415,8 +368,7 @@ static int factor_p4(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 5: joint6 (ball, d = 3, h = 3)
  * column: joint7 (d 3) */
 static int factor_p5(scalar *restrict w, scalar *restrict t) {
-  panel_3x2(w + 90, t + 8, w + 99, t + 16); /* rows 0..1 */
-  panel_3x1(w + 90, t + 8, w + 105, t + 18); /* row 2 */
+  panel_3x3_of_4(w + 90, t + 8, w + 99, t + 16); /* rows 0..2 */
   reduce_tri_3_d3(w + 108, w + 99, t + 16); /* N[joint7] */
   const int failed = factor_node_3(w + 108, t + 0); /* N[joint7] = l D l^T, the next pivot's: final now */
   return failed ? 6 : -1;
@@ -425,8 +377,7 @@ static int factor_p5(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 6: joint7 (ball, d = 3, h = 3)
  * column: joint8 (d 3) */
 static int factor_p6(scalar *restrict w, scalar *restrict t) {
-  panel_3x2(w + 108, t + 0, w + 117, t + 16); /* rows 0..1 */
-  panel_3x1(w + 108, t + 0, w + 123, t + 18); /* row 2 */
+  panel_3x3_of_4(w + 108, t + 0, w + 117, t + 16); /* rows 0..2 */
   reduce_tri_3_d3(w + 126, w + 117, t + 16); /* N[joint8] */
   const int failed = factor_node_3(w + 126, t + 8); /* N[joint8] = l D l^T, the next pivot's: final now */
   return failed ? 7 : -1;
@@ -435,8 +386,7 @@ static int factor_p6(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 7: joint8 (ball, d = 3, h = 3)
  * column: joint9 (d 3) */
 static int factor_p7(scalar *restrict w, scalar *restrict t) {
-  panel_3x2(w + 126, t + 8, w + 135, t + 16); /* rows 0..1 */
-  panel_3x1(w + 126, t + 8, w + 141, t + 18); /* row 2 */
+  panel_3x3_of_4(w + 126, t + 8, w + 135, t + 16); /* rows 0..2 */
   reduce_tri_3_d3(w + 144, w + 135, t + 16); /* N[joint9] */
   const int failed = factor_node_3(w + 144, t + 0); /* N[joint9] = l D l^T, the next pivot's: final now */
   return failed ? 8 : -1;
@@ -445,8 +395,7 @@ static int factor_p7(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 8: joint9 (ball, d = 3, h = 3)
  * column: joint10 (d 3) */
 static int factor_p8(scalar *restrict w, scalar *restrict t) {
-  panel_3x2(w + 144, t + 0, w + 153, t + 16); /* rows 0..1 */
-  panel_3x1(w + 144, t + 0, w + 159, t + 18); /* row 2 */
+  panel_3x3_of_4(w + 144, t + 0, w + 153, t + 16); /* rows 0..2 */
   reduce_tri_3_d3(w + 162, w + 153, t + 16); /* N[joint10] */
   const int failed = factor_node_3(w + 162, t + 8); /* N[joint10] = l D l^T, the next pivot's: final now */
   return failed ? 9 : -1;
@@ -455,8 +404,7 @@ static int factor_p8(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 9: joint10 (ball, d = 3, h = 3)
  * column: shackle (d 3) */
 static int factor_p9(scalar *restrict w, scalar *restrict t) {
-  panel_3x2(w + 162, t + 8, w + 171, t + 16); /* rows 0..1 */
-  panel_3x1(w + 162, t + 8, w + 177, t + 18); /* row 2 */
+  panel_3x3_of_4(w + 162, t + 8, w + 171, t + 16); /* rows 0..2 */
   reduce_tri_3_d3(w + 180, w + 171, t + 16); /* N[shackle] */
   const int failed = factor_node_3(w + 180, t + 0); /* N[shackle] = l D l^T, the next pivot's: final now */
   return failed ? 10 : -1;

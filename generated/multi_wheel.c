@@ -808,123 +808,35 @@ static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, sca
   e[4] = x4;
 }
 
-/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+/* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
  * copies them, transposed, into et (row k of et: column k of E, stride
  * 24), then overwrites each row with node_solve(N, E[r]) using the
  * reciprocals rinv of N's pivots. */
-static void panel_3x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v2 e0 = {e[0], e[3]};
-  const v2 e1 = {e[1], e[4]};
-  const v2 e2 = {e[2], e[5]};
-  *(v2 *)(et + 0) = e0;
-  *(v2 *)(et + 24) = e1;
-  *(v2 *)(et + 48) = e2;
-  const v2 y0 = e0;
-  const v2 y1 = e1 - n[3] * y0;
-  const v2 y2 = e2 - n[6] * y0 - n[7] * y1;
-  const v2 z0 = y0 * rinv[0];
-  const v2 z1 = y1 * rinv[1];
-  const v2 z2 = y2 * rinv[2];
-  const v2 x2 = z2;
-  const v2 x1 = z1 - n[7] * x2;
-  const v2 x0 = z0 - n[6] * x2 - n[3] * x1;
+static void panel_3x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0 = {e[0], e[3], e[6], 0};
+  const v4 e1 = {e[1], e[4], e[7], 0};
+  const v4 e2 = {e[2], e[5], e[8], 0};
+  *(v4 *)(et + 0) = e0;
+  *(v4 *)(et + 24) = e1;
+  *(v4 *)(et + 48) = e2;
+  const v4 y0 = e0;
+  const v4 y1 = e1 - n[3] * y0;
+  const v4 y2 = e2 - n[6] * y0 - n[7] * y1;
+  const v4 z0 = y0 * rinv[0];
+  const v4 z1 = y1 * rinv[1];
+  const v4 z2 = y2 * rinv[2];
+  const v4 x2 = z2;
+  const v4 x1 = z1 - n[7] * x2;
+  const v4 x0 = z0 - n[6] * x2 - n[3] * x1;
   e[0] = x0[0];
   e[1] = x1[0];
   e[2] = x2[0];
   e[3] = x0[1];
   e[4] = x1[1];
   e[5] = x2[1];
-}
-
-/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
- * reciprocals rinv of N's pivots. */
-static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v2 e0 = {e[0], e[5]};
-  const v2 e1 = {e[1], e[6]};
-  const v2 e2 = {e[2], e[7]};
-  const v2 e3 = {e[3], e[8]};
-  const v2 e4 = {e[4], e[9]};
-  *(v2 *)(et + 0) = e0;
-  *(v2 *)(et + 24) = e1;
-  *(v2 *)(et + 48) = e2;
-  *(v2 *)(et + 72) = e3;
-  *(v2 *)(et + 96) = e4;
-  const v2 y0 = e0;
-  const v2 y1 = e1 - n[5] * y0;
-  const v2 y2 = e2 - n[10] * y0 - n[11] * y1;
-  const v2 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const v2 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  const v2 z0 = y0 * rinv[0];
-  const v2 z1 = y1 * rinv[1];
-  const v2 z2 = y2 * rinv[2];
-  const v2 z3 = y3 * rinv[3];
-  const v2 z4 = y4 * rinv[4];
-  const v2 x4 = z4;
-  const v2 x3 = z3 - n[23] * x4;
-  const v2 x2 = z2 - n[22] * x4 - n[17] * x3;
-  const v2 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const v2 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x0[1];
-  e[6] = x1[1];
-  e[7] = x2[1];
-  e[8] = x3[1];
-  e[9] = x4[1];
-}
-
-/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
- * reciprocals rinv of N's pivots. */
-static void panel_6x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v2 e0 = {e[0], e[6]};
-  const v2 e1 = {e[1], e[7]};
-  const v2 e2 = {e[2], e[8]};
-  const v2 e3 = {e[3], e[9]};
-  const v2 e4 = {e[4], e[10]};
-  const v2 e5 = {e[5], e[11]};
-  *(v2 *)(et + 0) = e0;
-  *(v2 *)(et + 24) = e1;
-  *(v2 *)(et + 48) = e2;
-  *(v2 *)(et + 72) = e3;
-  *(v2 *)(et + 96) = e4;
-  *(v2 *)(et + 120) = e5;
-  const v2 y0 = e0;
-  const v2 y1 = e1 - n[6] * y0;
-  const v2 y2 = e2 - n[12] * y0 - n[13] * y1;
-  const v2 y3 = e3 - n[18] * y0 - n[19] * y1 - n[20] * y2;
-  const v2 y4 = e4 - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
-  const v2 y5 = e5 - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
-  const v2 z0 = y0 * rinv[0];
-  const v2 z1 = y1 * rinv[1];
-  const v2 z2 = y2 * rinv[2];
-  const v2 z3 = y3 * rinv[3];
-  const v2 z4 = y4 * rinv[4];
-  const v2 z5 = y5 * rinv[5];
-  const v2 x5 = z5;
-  const v2 x4 = z4 - n[34] * x5;
-  const v2 x3 = z3 - n[33] * x5 - n[27] * x4;
-  const v2 x2 = z2 - n[32] * x5 - n[26] * x4 - n[20] * x3;
-  const v2 x1 = z1 - n[31] * x5 - n[25] * x4 - n[19] * x3 - n[13] * x2;
-  const v2 x0 = z0 - n[30] * x5 - n[24] * x4 - n[18] * x3 - n[12] * x2 - n[6] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x5[0];
-  e[6] = x0[1];
-  e[7] = x1[1];
-  e[8] = x2[1];
-  e[9] = x3[1];
-  e[10] = x4[1];
-  e[11] = x5[1];
+  e[6] = x0[2];
+  e[7] = x1[2];
+  e[8] = x2[2];
 }
 
 /* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
@@ -979,41 +891,103 @@ static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, sca
   e[19] = x4[3];
 }
 
-/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
+/* 6 rows of an edge column (rt.h factor step 2), one vector lane per row, 2 lanes idle:
  * copies them, transposed, into et (row k of et: column k of E, stride
  * 24), then overwrites each row with node_solve(N, E[r]) using the
  * reciprocals rinv of N's pivots. */
-static void panel_6x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0 = {e[0], e[6], e[12], e[18]};
-  const v4 e1 = {e[1], e[7], e[13], e[19]};
-  const v4 e2 = {e[2], e[8], e[14], e[20]};
-  const v4 e3 = {e[3], e[9], e[15], e[21]};
-  const v4 e4 = {e[4], e[10], e[16], e[22]};
-  const v4 e5 = {e[5], e[11], e[17], e[23]};
-  *(v4 *)(et + 0) = e0;
-  *(v4 *)(et + 24) = e1;
-  *(v4 *)(et + 48) = e2;
-  *(v4 *)(et + 72) = e3;
-  *(v4 *)(et + 96) = e4;
-  *(v4 *)(et + 120) = e5;
-  const v4 y0 = e0;
-  const v4 y1 = e1 - n[6] * y0;
-  const v4 y2 = e2 - n[12] * y0 - n[13] * y1;
-  const v4 y3 = e3 - n[18] * y0 - n[19] * y1 - n[20] * y2;
-  const v4 y4 = e4 - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
-  const v4 y5 = e5 - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
-  const v4 z0 = y0 * rinv[0];
-  const v4 z1 = y1 * rinv[1];
-  const v4 z2 = y2 * rinv[2];
-  const v4 z3 = y3 * rinv[3];
-  const v4 z4 = y4 * rinv[4];
-  const v4 z5 = y5 * rinv[5];
-  const v4 x5 = z5;
-  const v4 x4 = z4 - n[34] * x5;
-  const v4 x3 = z3 - n[33] * x5 - n[27] * x4;
-  const v4 x2 = z2 - n[32] * x5 - n[26] * x4 - n[20] * x3;
-  const v4 x1 = z1 - n[31] * x5 - n[25] * x4 - n[19] * x3 - n[13] * x2;
-  const v4 x0 = z0 - n[30] * x5 - n[24] * x4 - n[18] * x3 - n[12] * x2 - n[6] * x1;
+static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v8 e0 = {e[0], e[5], e[10], e[15], e[20], e[25], 0, 0};
+  const v8 e1 = {e[1], e[6], e[11], e[16], e[21], e[26], 0, 0};
+  const v8 e2 = {e[2], e[7], e[12], e[17], e[22], e[27], 0, 0};
+  const v8 e3 = {e[3], e[8], e[13], e[18], e[23], e[28], 0, 0};
+  const v8 e4 = {e[4], e[9], e[14], e[19], e[24], e[29], 0, 0};
+  *(v8 *)(et + 0) = e0;
+  *(v8 *)(et + 24) = e1;
+  *(v8 *)(et + 48) = e2;
+  *(v8 *)(et + 72) = e3;
+  *(v8 *)(et + 96) = e4;
+  const v8 y0 = e0;
+  const v8 y1 = e1 - n[5] * y0;
+  const v8 y2 = e2 - n[10] * y0 - n[11] * y1;
+  const v8 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
+  const v8 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  const v8 z0 = y0 * rinv[0];
+  const v8 z1 = y1 * rinv[1];
+  const v8 z2 = y2 * rinv[2];
+  const v8 z3 = y3 * rinv[3];
+  const v8 z4 = y4 * rinv[4];
+  const v8 x4 = z4;
+  const v8 x3 = z3 - n[23] * x4;
+  const v8 x2 = z2 - n[22] * x4 - n[17] * x3;
+  const v8 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
+  const v8 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x0[1];
+  e[6] = x1[1];
+  e[7] = x2[1];
+  e[8] = x3[1];
+  e[9] = x4[1];
+  e[10] = x0[2];
+  e[11] = x1[2];
+  e[12] = x2[2];
+  e[13] = x3[2];
+  e[14] = x4[2];
+  e[15] = x0[3];
+  e[16] = x1[3];
+  e[17] = x2[3];
+  e[18] = x3[3];
+  e[19] = x4[3];
+  e[20] = x0[4];
+  e[21] = x1[4];
+  e[22] = x2[4];
+  e[23] = x3[4];
+  e[24] = x4[4];
+  e[25] = x0[5];
+  e[26] = x1[5];
+  e[27] = x2[5];
+  e[28] = x3[5];
+  e[29] = x4[5];
+}
+
+/* 6 rows of an edge column (rt.h factor step 2), one vector lane per row, 2 lanes idle:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_6x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v8 e0 = {e[0], e[6], e[12], e[18], e[24], e[30], 0, 0};
+  const v8 e1 = {e[1], e[7], e[13], e[19], e[25], e[31], 0, 0};
+  const v8 e2 = {e[2], e[8], e[14], e[20], e[26], e[32], 0, 0};
+  const v8 e3 = {e[3], e[9], e[15], e[21], e[27], e[33], 0, 0};
+  const v8 e4 = {e[4], e[10], e[16], e[22], e[28], e[34], 0, 0};
+  const v8 e5 = {e[5], e[11], e[17], e[23], e[29], e[35], 0, 0};
+  *(v8 *)(et + 0) = e0;
+  *(v8 *)(et + 24) = e1;
+  *(v8 *)(et + 48) = e2;
+  *(v8 *)(et + 72) = e3;
+  *(v8 *)(et + 96) = e4;
+  *(v8 *)(et + 120) = e5;
+  const v8 y0 = e0;
+  const v8 y1 = e1 - n[6] * y0;
+  const v8 y2 = e2 - n[12] * y0 - n[13] * y1;
+  const v8 y3 = e3 - n[18] * y0 - n[19] * y1 - n[20] * y2;
+  const v8 y4 = e4 - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
+  const v8 y5 = e5 - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
+  const v8 z0 = y0 * rinv[0];
+  const v8 z1 = y1 * rinv[1];
+  const v8 z2 = y2 * rinv[2];
+  const v8 z3 = y3 * rinv[3];
+  const v8 z4 = y4 * rinv[4];
+  const v8 z5 = y5 * rinv[5];
+  const v8 x5 = z5;
+  const v8 x4 = z4 - n[34] * x5;
+  const v8 x3 = z3 - n[33] * x5 - n[27] * x4;
+  const v8 x2 = z2 - n[32] * x5 - n[26] * x4 - n[20] * x3;
+  const v8 x1 = z1 - n[31] * x5 - n[25] * x4 - n[19] * x3 - n[13] * x2;
+  const v8 x0 = z0 - n[30] * x5 - n[24] * x4 - n[18] * x3 - n[12] * x2 - n[6] * x1;
   e[0] = x0[0];
   e[1] = x1[0];
   e[2] = x2[0];
@@ -1038,6 +1012,18 @@ static void panel_6x4(const scalar *restrict n, const scalar *restrict rinv, sca
   e[21] = x3[3];
   e[22] = x4[3];
   e[23] = x5[3];
+  e[24] = x0[4];
+  e[25] = x1[4];
+  e[26] = x2[4];
+  e[27] = x3[4];
+  e[28] = x4[4];
+  e[29] = x5[4];
+  e[30] = x0[5];
+  e[31] = x1[5];
+  e[32] = x2[5];
+  e[33] = x3[5];
+  e[34] = x4[5];
+  e[35] = x5[5];
 }
 
 /* 8 rows of an edge column (rt.h factor step 2), one vector lane per row:
@@ -1355,123 +1341,35 @@ static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, sca
   e[4] = x4;
 }
 
-/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+/* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
  * copies them, transposed, into et (row k of et: column k of E, stride
  * 24), then overwrites each row with node_solve(N, E[r]) using the
  * reciprocals rinv of N's pivots. */
-static void panel_3x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v2 e0 = {e[0], e[3]};
-  const v2 e1 = {e[1], e[4]};
-  const v2 e2 = {e[2], e[5]};
-  *(v2 *)(et + 0) = e0;
-  *(v2 *)(et + 24) = e1;
-  *(v2 *)(et + 48) = e2;
-  const v2 y0 = e0;
-  const v2 y1 = e1 - n[3] * y0;
-  const v2 y2 = e2 - n[6] * y0 - n[7] * y1;
-  const v2 z0 = y0 * rinv[0];
-  const v2 z1 = y1 * rinv[1];
-  const v2 z2 = y2 * rinv[2];
-  const v2 x2 = z2;
-  const v2 x1 = z1 - n[7] * x2;
-  const v2 x0 = z0 - n[6] * x2 - n[3] * x1;
+static void panel_3x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0 = {e[0], e[3], e[6], 0};
+  const v4 e1 = {e[1], e[4], e[7], 0};
+  const v4 e2 = {e[2], e[5], e[8], 0};
+  *(v4 *)(et + 0) = e0;
+  *(v4 *)(et + 24) = e1;
+  *(v4 *)(et + 48) = e2;
+  const v4 y0 = e0;
+  const v4 y1 = e1 - n[3] * y0;
+  const v4 y2 = e2 - n[6] * y0 - n[7] * y1;
+  const v4 z0 = y0 * rinv[0];
+  const v4 z1 = y1 * rinv[1];
+  const v4 z2 = y2 * rinv[2];
+  const v4 x2 = z2;
+  const v4 x1 = z1 - n[7] * x2;
+  const v4 x0 = z0 - n[6] * x2 - n[3] * x1;
   e[0] = x0[0];
   e[1] = x1[0];
   e[2] = x2[0];
   e[3] = x0[1];
   e[4] = x1[1];
   e[5] = x2[1];
-}
-
-/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
- * reciprocals rinv of N's pivots. */
-static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v2 e0 = {e[0], e[5]};
-  const v2 e1 = {e[1], e[6]};
-  const v2 e2 = {e[2], e[7]};
-  const v2 e3 = {e[3], e[8]};
-  const v2 e4 = {e[4], e[9]};
-  *(v2 *)(et + 0) = e0;
-  *(v2 *)(et + 24) = e1;
-  *(v2 *)(et + 48) = e2;
-  *(v2 *)(et + 72) = e3;
-  *(v2 *)(et + 96) = e4;
-  const v2 y0 = e0;
-  const v2 y1 = e1 - n[5] * y0;
-  const v2 y2 = e2 - n[10] * y0 - n[11] * y1;
-  const v2 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const v2 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  const v2 z0 = y0 * rinv[0];
-  const v2 z1 = y1 * rinv[1];
-  const v2 z2 = y2 * rinv[2];
-  const v2 z3 = y3 * rinv[3];
-  const v2 z4 = y4 * rinv[4];
-  const v2 x4 = z4;
-  const v2 x3 = z3 - n[23] * x4;
-  const v2 x2 = z2 - n[22] * x4 - n[17] * x3;
-  const v2 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const v2 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x0[1];
-  e[6] = x1[1];
-  e[7] = x2[1];
-  e[8] = x3[1];
-  e[9] = x4[1];
-}
-
-/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
- * reciprocals rinv of N's pivots. */
-static void panel_6x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v2 e0 = {e[0], e[6]};
-  const v2 e1 = {e[1], e[7]};
-  const v2 e2 = {e[2], e[8]};
-  const v2 e3 = {e[3], e[9]};
-  const v2 e4 = {e[4], e[10]};
-  const v2 e5 = {e[5], e[11]};
-  *(v2 *)(et + 0) = e0;
-  *(v2 *)(et + 24) = e1;
-  *(v2 *)(et + 48) = e2;
-  *(v2 *)(et + 72) = e3;
-  *(v2 *)(et + 96) = e4;
-  *(v2 *)(et + 120) = e5;
-  const v2 y0 = e0;
-  const v2 y1 = e1 - n[6] * y0;
-  const v2 y2 = e2 - n[12] * y0 - n[13] * y1;
-  const v2 y3 = e3 - n[18] * y0 - n[19] * y1 - n[20] * y2;
-  const v2 y4 = e4 - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
-  const v2 y5 = e5 - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
-  const v2 z0 = y0 * rinv[0];
-  const v2 z1 = y1 * rinv[1];
-  const v2 z2 = y2 * rinv[2];
-  const v2 z3 = y3 * rinv[3];
-  const v2 z4 = y4 * rinv[4];
-  const v2 z5 = y5 * rinv[5];
-  const v2 x5 = z5;
-  const v2 x4 = z4 - n[34] * x5;
-  const v2 x3 = z3 - n[33] * x5 - n[27] * x4;
-  const v2 x2 = z2 - n[32] * x5 - n[26] * x4 - n[20] * x3;
-  const v2 x1 = z1 - n[31] * x5 - n[25] * x4 - n[19] * x3 - n[13] * x2;
-  const v2 x0 = z0 - n[30] * x5 - n[24] * x4 - n[18] * x3 - n[12] * x2 - n[6] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x5[0];
-  e[6] = x0[1];
-  e[7] = x1[1];
-  e[8] = x2[1];
-  e[9] = x3[1];
-  e[10] = x4[1];
-  e[11] = x5[1];
+  e[6] = x0[2];
+  e[7] = x1[2];
+  e[8] = x2[2];
 }
 
 /* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
@@ -1526,65 +1424,194 @@ static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, sca
   e[19] = x4[3];
 }
 
-/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
+/* 6 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 2 lanes idle:
  * copies them, transposed, into et (row k of et: column k of E, stride
  * 24), then overwrites each row with node_solve(N, E[r]) using the
  * reciprocals rinv of N's pivots. */
-static void panel_6x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0 = {e[0], e[6], e[12], e[18]};
-  const v4 e1 = {e[1], e[7], e[13], e[19]};
-  const v4 e2 = {e[2], e[8], e[14], e[20]};
-  const v4 e3 = {e[3], e[9], e[15], e[21]};
-  const v4 e4 = {e[4], e[10], e[16], e[22]};
-  const v4 e5 = {e[5], e[11], e[17], e[23]};
-  *(v4 *)(et + 0) = e0;
-  *(v4 *)(et + 24) = e1;
-  *(v4 *)(et + 48) = e2;
-  *(v4 *)(et + 72) = e3;
-  *(v4 *)(et + 96) = e4;
-  *(v4 *)(et + 120) = e5;
-  const v4 y0 = e0;
-  const v4 y1 = e1 - n[6] * y0;
-  const v4 y2 = e2 - n[12] * y0 - n[13] * y1;
-  const v4 y3 = e3 - n[18] * y0 - n[19] * y1 - n[20] * y2;
-  const v4 y4 = e4 - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
-  const v4 y5 = e5 - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
-  const v4 z0 = y0 * rinv[0];
-  const v4 z1 = y1 * rinv[1];
-  const v4 z2 = y2 * rinv[2];
-  const v4 z3 = y3 * rinv[3];
-  const v4 z4 = y4 * rinv[4];
-  const v4 z5 = y5 * rinv[5];
-  const v4 x5 = z5;
-  const v4 x4 = z4 - n[34] * x5;
-  const v4 x3 = z3 - n[33] * x5 - n[27] * x4;
-  const v4 x2 = z2 - n[32] * x5 - n[26] * x4 - n[20] * x3;
-  const v4 x1 = z1 - n[31] * x5 - n[25] * x4 - n[19] * x3 - n[13] * x2;
-  const v4 x0 = z0 - n[30] * x5 - n[24] * x4 - n[18] * x3 - n[12] * x2 - n[6] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x5[0];
-  e[6] = x0[1];
-  e[7] = x1[1];
-  e[8] = x2[1];
-  e[9] = x3[1];
-  e[10] = x4[1];
-  e[11] = x5[1];
-  e[12] = x0[2];
-  e[13] = x1[2];
-  e[14] = x2[2];
-  e[15] = x3[2];
-  e[16] = x4[2];
-  e[17] = x5[2];
-  e[18] = x0[3];
-  e[19] = x1[3];
-  e[20] = x2[3];
-  e[21] = x3[3];
-  e[22] = x4[3];
-  e[23] = x5[3];
+static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0_0 = {e[0], e[5], e[10], e[15]};
+  const v4 e0_1 = {e[20], e[25], 0, 0};
+  const v4 e1_0 = {e[1], e[6], e[11], e[16]};
+  const v4 e1_1 = {e[21], e[26], 0, 0};
+  const v4 e2_0 = {e[2], e[7], e[12], e[17]};
+  const v4 e2_1 = {e[22], e[27], 0, 0};
+  const v4 e3_0 = {e[3], e[8], e[13], e[18]};
+  const v4 e3_1 = {e[23], e[28], 0, 0};
+  const v4 e4_0 = {e[4], e[9], e[14], e[19]};
+  const v4 e4_1 = {e[24], e[29], 0, 0};
+  *(v4 *)(et + 0) = e0_0;
+  *(v4 *)(et + 4) = e0_1;
+  *(v4 *)(et + 24) = e1_0;
+  *(v4 *)(et + 28) = e1_1;
+  *(v4 *)(et + 48) = e2_0;
+  *(v4 *)(et + 52) = e2_1;
+  *(v4 *)(et + 72) = e3_0;
+  *(v4 *)(et + 76) = e3_1;
+  *(v4 *)(et + 96) = e4_0;
+  *(v4 *)(et + 100) = e4_1;
+  const v4 y0_0 = e0_0;
+  const v4 y0_1 = e0_1;
+  const v4 y1_0 = e1_0 - n[5] * y0_0;
+  const v4 y1_1 = e1_1 - n[5] * y0_1;
+  const v4 y2_0 = e2_0 - n[10] * y0_0 - n[11] * y1_0;
+  const v4 y2_1 = e2_1 - n[10] * y0_1 - n[11] * y1_1;
+  const v4 y3_0 = e3_0 - n[15] * y0_0 - n[16] * y1_0 - n[17] * y2_0;
+  const v4 y3_1 = e3_1 - n[15] * y0_1 - n[16] * y1_1 - n[17] * y2_1;
+  const v4 y4_0 = e4_0 - n[20] * y0_0 - n[21] * y1_0 - n[22] * y2_0 - n[23] * y3_0;
+  const v4 y4_1 = e4_1 - n[20] * y0_1 - n[21] * y1_1 - n[22] * y2_1 - n[23] * y3_1;
+  const v4 z0_0 = y0_0 * rinv[0];
+  const v4 z0_1 = y0_1 * rinv[0];
+  const v4 z1_0 = y1_0 * rinv[1];
+  const v4 z1_1 = y1_1 * rinv[1];
+  const v4 z2_0 = y2_0 * rinv[2];
+  const v4 z2_1 = y2_1 * rinv[2];
+  const v4 z3_0 = y3_0 * rinv[3];
+  const v4 z3_1 = y3_1 * rinv[3];
+  const v4 z4_0 = y4_0 * rinv[4];
+  const v4 z4_1 = y4_1 * rinv[4];
+  const v4 x4_0 = z4_0;
+  const v4 x4_1 = z4_1;
+  const v4 x3_0 = z3_0 - n[23] * x4_0;
+  const v4 x3_1 = z3_1 - n[23] * x4_1;
+  const v4 x2_0 = z2_0 - n[22] * x4_0 - n[17] * x3_0;
+  const v4 x2_1 = z2_1 - n[22] * x4_1 - n[17] * x3_1;
+  const v4 x1_0 = z1_0 - n[21] * x4_0 - n[16] * x3_0 - n[11] * x2_0;
+  const v4 x1_1 = z1_1 - n[21] * x4_1 - n[16] * x3_1 - n[11] * x2_1;
+  const v4 x0_0 = z0_0 - n[20] * x4_0 - n[15] * x3_0 - n[10] * x2_0 - n[5] * x1_0;
+  const v4 x0_1 = z0_1 - n[20] * x4_1 - n[15] * x3_1 - n[10] * x2_1 - n[5] * x1_1;
+  e[0] = x0_0[0];
+  e[1] = x1_0[0];
+  e[2] = x2_0[0];
+  e[3] = x3_0[0];
+  e[4] = x4_0[0];
+  e[5] = x0_0[1];
+  e[6] = x1_0[1];
+  e[7] = x2_0[1];
+  e[8] = x3_0[1];
+  e[9] = x4_0[1];
+  e[10] = x0_0[2];
+  e[11] = x1_0[2];
+  e[12] = x2_0[2];
+  e[13] = x3_0[2];
+  e[14] = x4_0[2];
+  e[15] = x0_0[3];
+  e[16] = x1_0[3];
+  e[17] = x2_0[3];
+  e[18] = x3_0[3];
+  e[19] = x4_0[3];
+  e[20] = x0_1[0];
+  e[21] = x1_1[0];
+  e[22] = x2_1[0];
+  e[23] = x3_1[0];
+  e[24] = x4_1[0];
+  e[25] = x0_1[1];
+  e[26] = x1_1[1];
+  e[27] = x2_1[1];
+  e[28] = x3_1[1];
+  e[29] = x4_1[1];
+}
+
+/* 6 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 2 lanes idle:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_6x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0_0 = {e[0], e[6], e[12], e[18]};
+  const v4 e0_1 = {e[24], e[30], 0, 0};
+  const v4 e1_0 = {e[1], e[7], e[13], e[19]};
+  const v4 e1_1 = {e[25], e[31], 0, 0};
+  const v4 e2_0 = {e[2], e[8], e[14], e[20]};
+  const v4 e2_1 = {e[26], e[32], 0, 0};
+  const v4 e3_0 = {e[3], e[9], e[15], e[21]};
+  const v4 e3_1 = {e[27], e[33], 0, 0};
+  const v4 e4_0 = {e[4], e[10], e[16], e[22]};
+  const v4 e4_1 = {e[28], e[34], 0, 0};
+  const v4 e5_0 = {e[5], e[11], e[17], e[23]};
+  const v4 e5_1 = {e[29], e[35], 0, 0};
+  *(v4 *)(et + 0) = e0_0;
+  *(v4 *)(et + 4) = e0_1;
+  *(v4 *)(et + 24) = e1_0;
+  *(v4 *)(et + 28) = e1_1;
+  *(v4 *)(et + 48) = e2_0;
+  *(v4 *)(et + 52) = e2_1;
+  *(v4 *)(et + 72) = e3_0;
+  *(v4 *)(et + 76) = e3_1;
+  *(v4 *)(et + 96) = e4_0;
+  *(v4 *)(et + 100) = e4_1;
+  *(v4 *)(et + 120) = e5_0;
+  *(v4 *)(et + 124) = e5_1;
+  const v4 y0_0 = e0_0;
+  const v4 y0_1 = e0_1;
+  const v4 y1_0 = e1_0 - n[6] * y0_0;
+  const v4 y1_1 = e1_1 - n[6] * y0_1;
+  const v4 y2_0 = e2_0 - n[12] * y0_0 - n[13] * y1_0;
+  const v4 y2_1 = e2_1 - n[12] * y0_1 - n[13] * y1_1;
+  const v4 y3_0 = e3_0 - n[18] * y0_0 - n[19] * y1_0 - n[20] * y2_0;
+  const v4 y3_1 = e3_1 - n[18] * y0_1 - n[19] * y1_1 - n[20] * y2_1;
+  const v4 y4_0 = e4_0 - n[24] * y0_0 - n[25] * y1_0 - n[26] * y2_0 - n[27] * y3_0;
+  const v4 y4_1 = e4_1 - n[24] * y0_1 - n[25] * y1_1 - n[26] * y2_1 - n[27] * y3_1;
+  const v4 y5_0 = e5_0 - n[30] * y0_0 - n[31] * y1_0 - n[32] * y2_0 - n[33] * y3_0 - n[34] * y4_0;
+  const v4 y5_1 = e5_1 - n[30] * y0_1 - n[31] * y1_1 - n[32] * y2_1 - n[33] * y3_1 - n[34] * y4_1;
+  const v4 z0_0 = y0_0 * rinv[0];
+  const v4 z0_1 = y0_1 * rinv[0];
+  const v4 z1_0 = y1_0 * rinv[1];
+  const v4 z1_1 = y1_1 * rinv[1];
+  const v4 z2_0 = y2_0 * rinv[2];
+  const v4 z2_1 = y2_1 * rinv[2];
+  const v4 z3_0 = y3_0 * rinv[3];
+  const v4 z3_1 = y3_1 * rinv[3];
+  const v4 z4_0 = y4_0 * rinv[4];
+  const v4 z4_1 = y4_1 * rinv[4];
+  const v4 z5_0 = y5_0 * rinv[5];
+  const v4 z5_1 = y5_1 * rinv[5];
+  const v4 x5_0 = z5_0;
+  const v4 x5_1 = z5_1;
+  const v4 x4_0 = z4_0 - n[34] * x5_0;
+  const v4 x4_1 = z4_1 - n[34] * x5_1;
+  const v4 x3_0 = z3_0 - n[33] * x5_0 - n[27] * x4_0;
+  const v4 x3_1 = z3_1 - n[33] * x5_1 - n[27] * x4_1;
+  const v4 x2_0 = z2_0 - n[32] * x5_0 - n[26] * x4_0 - n[20] * x3_0;
+  const v4 x2_1 = z2_1 - n[32] * x5_1 - n[26] * x4_1 - n[20] * x3_1;
+  const v4 x1_0 = z1_0 - n[31] * x5_0 - n[25] * x4_0 - n[19] * x3_0 - n[13] * x2_0;
+  const v4 x1_1 = z1_1 - n[31] * x5_1 - n[25] * x4_1 - n[19] * x3_1 - n[13] * x2_1;
+  const v4 x0_0 = z0_0 - n[30] * x5_0 - n[24] * x4_0 - n[18] * x3_0 - n[12] * x2_0 - n[6] * x1_0;
+  const v4 x0_1 = z0_1 - n[30] * x5_1 - n[24] * x4_1 - n[18] * x3_1 - n[12] * x2_1 - n[6] * x1_1;
+  e[0] = x0_0[0];
+  e[1] = x1_0[0];
+  e[2] = x2_0[0];
+  e[3] = x3_0[0];
+  e[4] = x4_0[0];
+  e[5] = x5_0[0];
+  e[6] = x0_0[1];
+  e[7] = x1_0[1];
+  e[8] = x2_0[1];
+  e[9] = x3_0[1];
+  e[10] = x4_0[1];
+  e[11] = x5_0[1];
+  e[12] = x0_0[2];
+  e[13] = x1_0[2];
+  e[14] = x2_0[2];
+  e[15] = x3_0[2];
+  e[16] = x4_0[2];
+  e[17] = x5_0[2];
+  e[18] = x0_0[3];
+  e[19] = x1_0[3];
+  e[20] = x2_0[3];
+  e[21] = x3_0[3];
+  e[22] = x4_0[3];
+  e[23] = x5_0[3];
+  e[24] = x0_1[0];
+  e[25] = x1_1[0];
+  e[26] = x2_1[0];
+  e[27] = x3_1[0];
+  e[28] = x4_1[0];
+  e[29] = x5_1[0];
+  e[30] = x0_1[1];
+  e[31] = x1_1[1];
+  e[32] = x2_1[1];
+  e[33] = x3_1[1];
+  e[34] = x4_1[1];
+  e[35] = x5_1[1];
 }
 
 /* 8 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4):
@@ -1890,8 +1917,7 @@ static int factor_p0(scalar *restrict w, scalar *restrict t) {
   panel_3x8(w + 0, t + 0, w + 9, t + 16); /* rows 0..7 */
   reduce_tri_5_d3(w + 42, w + 9, t + 16); /* N[axle1L] */
   const int failed = factor_node_5(w + 42, t + 8); /* N[axle1L] = l D l^T, the next pivot's: final now */
-  panel_3x2(w + 0, t + 0, w + 33, t + 24); /* rows 8..9 */
-  panel_3x1(w + 0, t + 0, w + 39, t + 26); /* row 10 */
+  panel_3x3_of_4(w + 0, t + 0, w + 33, t + 24); /* rows 8..10 */
   reduce_6x5_d3(w + 67, w + 24, t + 16); /* E[chassis#weld1, axle1L] */
   reduce_tri_6_d3(w + 1113, w + 24, t + 21); /* N[chassis#weld1] */
   return failed ? 1 : -1;
@@ -1901,8 +1927,7 @@ static int factor_p0(scalar *restrict w, scalar *restrict t) {
  * column: chassis#weld1 (d 6) */
 static int factor_p1(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_3(w + 97, t + 0); /* N[tow_rear_ball] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 42, t + 8, w + 67, t + 16); /* rows 0..3 */
-  panel_5x2(w + 42, t + 8, w + 87, t + 20); /* rows 4..5 */
+  panel_5x6_of_8(w + 42, t + 8, w + 67, t + 16); /* rows 0..5 */
   reduce_tri_6_d5(w + 1113, w + 67, t + 16); /* N[chassis#weld1] */
   return failed ? 2 : -1;
 }
@@ -1913,8 +1938,7 @@ static int factor_p2(scalar *restrict w, scalar *restrict t) {
   panel_3x8(w + 97, t + 0, w + 106, t + 16); /* rows 0..7 */
   reduce_tri_5_d3(w + 139, w + 106, t + 16); /* N[axle7R] */
   const int failed = factor_node_5(w + 139, t + 8); /* N[axle7R] = l D l^T, the next pivot's: final now */
-  panel_3x2(w + 97, t + 0, w + 130, t + 24); /* rows 8..9 */
-  panel_3x1(w + 97, t + 0, w + 136, t + 26); /* row 10 */
+  panel_3x3_of_4(w + 97, t + 0, w + 130, t + 24); /* rows 8..10 */
   reduce_6x5_d3(w + 164, w + 121, t + 16); /* E[chassis#weld9, axle7R] */
   reduce_tri_6_d3(w + 774, w + 121, t + 21); /* N[chassis#weld9] */
   return failed ? 3 : -1;
@@ -1924,8 +1948,7 @@ static int factor_p2(scalar *restrict w, scalar *restrict t) {
  * column: chassis#weld9 (d 6) */
 static int factor_p3(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_3(w + 194, t + 0); /* N[outrigger_frontL_ball] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 139, t + 8, w + 164, t + 16); /* rows 0..3 */
-  panel_5x2(w + 139, t + 8, w + 184, t + 20); /* rows 4..5 */
+  panel_5x6_of_8(w + 139, t + 8, w + 164, t + 16); /* rows 0..5 */
   reduce_tri_6_d5(w + 774, w + 164, t + 16); /* N[chassis#weld9] */
   return failed ? 4 : -1;
 }
@@ -2045,8 +2068,7 @@ static int factor_p11(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 12: chassis#weld9 (shard weld, d = 6, h = 6)
  * column: chassis#weld8 (d 6) */
 static int factor_p12(scalar *restrict w, scalar *restrict t) {
-  panel_6x4(w + 774, t + 0, w + 810, t + 16); /* rows 0..3 */
-  panel_6x2(w + 774, t + 0, w + 834, t + 20); /* rows 4..5 */
+  panel_6x6_of_8(w + 774, t + 0, w + 810, t + 16); /* rows 0..5 */
   reduce_tri_6_d6(w + 846, w + 810, t + 16); /* N[chassis#weld8] */
   const int failed = factor_node_6(w + 846, t + 8); /* N[chassis#weld8] = l D l^T, the next pivot's: final now */
   return failed ? 13 : -1;
@@ -2056,8 +2078,7 @@ static int factor_p12(scalar *restrict w, scalar *restrict t) {
  * column: chassis#weld7 (d 6) */
 static int factor_p13(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_5(w + 918, t + 0); /* N[axle1R] = l D l^T, the next pivot's: final now */
-  panel_6x4(w + 846, t + 8, w + 882, t + 16); /* rows 0..3 */
-  panel_6x2(w + 846, t + 8, w + 906, t + 20); /* rows 4..5 */
+  panel_6x6_of_8(w + 846, t + 8, w + 882, t + 16); /* rows 0..5 */
   reduce_tri_6_d6(w + 2130, w + 882, t + 16); /* N[chassis#weld7] */
   return failed ? 14 : -1;
 }
@@ -2093,8 +2114,7 @@ static int factor_p15(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 16: chassis#weld1 (shard weld, d = 6, h = 6)
  * column: chassis#weld2 (d 6) */
 static int factor_p16(scalar *restrict w, scalar *restrict t) {
-  panel_6x4(w + 1113, t + 0, w + 1149, t + 16); /* rows 0..3 */
-  panel_6x2(w + 1113, t + 0, w + 1173, t + 20); /* rows 4..5 */
+  panel_6x6_of_8(w + 1113, t + 0, w + 1149, t + 16); /* rows 0..5 */
   reduce_tri_6_d6(w + 1185, w + 1149, t + 16); /* N[chassis#weld2] */
   const int failed = factor_node_6(w + 1185, t + 8); /* N[chassis#weld2] = l D l^T, the next pivot's: final now */
   return failed ? 17 : -1;
@@ -2103,8 +2123,7 @@ static int factor_p16(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 17: chassis#weld2 (shard weld, d = 6, h = 6)
  * column: chassis#weld3 (d 6) */
 static int factor_p17(scalar *restrict w, scalar *restrict t) {
-  panel_6x4(w + 1185, t + 8, w + 1221, t + 16); /* rows 0..3 */
-  panel_6x2(w + 1185, t + 8, w + 1245, t + 20); /* rows 4..5 */
+  panel_6x6_of_8(w + 1185, t + 8, w + 1221, t + 16); /* rows 0..5 */
   reduce_tri_6_d6(w + 1257, w + 1221, t + 16); /* N[chassis#weld3] */
   const int failed = factor_node_6(w + 1257, t + 0); /* N[chassis#weld3] = l D l^T, the next pivot's: final now */
   return failed ? 18 : -1;
@@ -2114,8 +2133,7 @@ static int factor_p17(scalar *restrict w, scalar *restrict t) {
  * column: chassis#weld4 (d 6) */
 static int factor_p18(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_5(w + 1329, t + 8); /* N[axle3R] = l D l^T, the next pivot's: final now */
-  panel_6x4(w + 1257, t + 0, w + 1293, t + 16); /* rows 0..3 */
-  panel_6x2(w + 1257, t + 0, w + 1317, t + 20); /* rows 4..5 */
+  panel_6x6_of_8(w + 1257, t + 0, w + 1293, t + 16); /* rows 0..5 */
   reduce_tri_6_d6(w + 1524, w + 1293, t + 16); /* N[chassis#weld4] */
   return failed ? 19 : -1;
 }
@@ -2152,8 +2170,7 @@ static int factor_p20(scalar *restrict w, scalar *restrict t) {
  * column: chassis#weld5 (d 6) */
 static int factor_p21(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_5(w + 1596, t + 0); /* N[axle4R] = l D l^T, the next pivot's: final now */
-  panel_6x4(w + 1524, t + 8, w + 1560, t + 16); /* rows 0..3 */
-  panel_6x2(w + 1524, t + 8, w + 1584, t + 20); /* rows 4..5 */
+  panel_6x6_of_8(w + 1524, t + 8, w + 1560, t + 16); /* rows 0..5 */
   reduce_tri_6_d6(w + 1791, w + 1560, t + 16); /* N[chassis#weld5] */
   return failed ? 22 : -1;
 }
@@ -2190,8 +2207,7 @@ static int factor_p23(scalar *restrict w, scalar *restrict t) {
  * column: chassis#weld6 (d 6) */
 static int factor_p24(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_5(w + 1863, t + 8); /* N[axle5R] = l D l^T, the next pivot's: final now */
-  panel_6x4(w + 1791, t + 0, w + 1827, t + 16); /* rows 0..3 */
-  panel_6x2(w + 1791, t + 0, w + 1851, t + 20); /* rows 4..5 */
+  panel_6x6_of_8(w + 1791, t + 0, w + 1827, t + 16); /* rows 0..5 */
   reduce_tri_6_d6(w + 2058, w + 1827, t + 16); /* N[chassis#weld6] */
   return failed ? 25 : -1;
 }
@@ -2227,8 +2243,7 @@ static int factor_p26(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 27: chassis#weld6 (shard weld, d = 6, h = 6)
  * column: chassis#weld7 (d 6) */
 static int factor_p27(scalar *restrict w, scalar *restrict t) {
-  panel_6x4(w + 2058, t + 8, w + 2094, t + 16); /* rows 0..3 */
-  panel_6x2(w + 2058, t + 8, w + 2118, t + 20); /* rows 4..5 */
+  panel_6x6_of_8(w + 2058, t + 8, w + 2094, t + 16); /* rows 0..5 */
   reduce_tri_6_d6(w + 2130, w + 2094, t + 16); /* N[chassis#weld7] */
   const int failed = factor_node_6(w + 2130, t + 0); /* N[chassis#weld7] = l D l^T, the next pivot's: final now */
   return failed ? 28 : -1;

@@ -1222,19 +1222,6 @@ static void subtract_6(scalar *restrict x, const scalar *restrict s) {
 /* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
  * at et[k * 24]), then overwrites it with node_solve(N, E) using the
  * reciprocals rinv of N's pivots. */
-static void panel_1x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  (void)n; /* a 1 x 1 block: only its reciprocal */
-  const scalar e0 = e[0];
-  et[0] = e0;
-  const scalar y0 = e0;
-  const scalar z0 = y0 * rinv[0];
-  const scalar x0 = z0;
-  e[0] = x0;
-}
-
-/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
- * at et[k * 24]), then overwrites it with node_solve(N, E) using the
- * reciprocals rinv of N's pivots. */
 static void panel_3x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const scalar e0 = e[0];
   const scalar e1 = e[1];
@@ -1254,99 +1241,6 @@ static void panel_3x1(const scalar *restrict n, const scalar *restrict rinv, sca
   e[0] = x0;
   e[1] = x1;
   e[2] = x2;
-}
-
-/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
- * at et[k * 24]), then overwrites it with node_solve(N, E) using the
- * reciprocals rinv of N's pivots. */
-static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const scalar e0 = e[0];
-  const scalar e1 = e[1];
-  const scalar e2 = e[2];
-  const scalar e3 = e[3];
-  const scalar e4 = e[4];
-  et[0] = e0;
-  et[24] = e1;
-  et[48] = e2;
-  et[72] = e3;
-  et[96] = e4;
-  const scalar y0 = e0;
-  const scalar y1 = e1 - n[5] * y0;
-  const scalar y2 = e2 - n[10] * y0 - n[11] * y1;
-  const scalar y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const scalar y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  const scalar z0 = y0 * rinv[0];
-  const scalar z1 = y1 * rinv[1];
-  const scalar z2 = y2 * rinv[2];
-  const scalar z3 = y3 * rinv[3];
-  const scalar z4 = y4 * rinv[4];
-  const scalar x4 = z4;
-  const scalar x3 = z3 - n[23] * x4;
-  const scalar x2 = z2 - n[22] * x4 - n[17] * x3;
-  const scalar x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const scalar x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0;
-  e[1] = x1;
-  e[2] = x2;
-  e[3] = x3;
-  e[4] = x4;
-}
-
-/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
- * at et[k * 24]), then overwrites it with node_solve(N, E) using the
- * reciprocals rinv of N's pivots. */
-static void panel_6x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const scalar e0 = e[0];
-  const scalar e1 = e[1];
-  const scalar e2 = e[2];
-  const scalar e3 = e[3];
-  const scalar e4 = e[4];
-  const scalar e5 = e[5];
-  et[0] = e0;
-  et[24] = e1;
-  et[48] = e2;
-  et[72] = e3;
-  et[96] = e4;
-  et[120] = e5;
-  const scalar y0 = e0;
-  const scalar y1 = e1 - n[6] * y0;
-  const scalar y2 = e2 - n[12] * y0 - n[13] * y1;
-  const scalar y3 = e3 - n[18] * y0 - n[19] * y1 - n[20] * y2;
-  const scalar y4 = e4 - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
-  const scalar y5 = e5 - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
-  const scalar z0 = y0 * rinv[0];
-  const scalar z1 = y1 * rinv[1];
-  const scalar z2 = y2 * rinv[2];
-  const scalar z3 = y3 * rinv[3];
-  const scalar z4 = y4 * rinv[4];
-  const scalar z5 = y5 * rinv[5];
-  const scalar x5 = z5;
-  const scalar x4 = z4 - n[34] * x5;
-  const scalar x3 = z3 - n[33] * x5 - n[27] * x4;
-  const scalar x2 = z2 - n[32] * x5 - n[26] * x4 - n[20] * x3;
-  const scalar x1 = z1 - n[31] * x5 - n[25] * x4 - n[19] * x3 - n[13] * x2;
-  const scalar x0 = z0 - n[30] * x5 - n[24] * x4 - n[18] * x3 - n[12] * x2 - n[6] * x1;
-  e[0] = x0;
-  e[1] = x1;
-  e[2] = x2;
-  e[3] = x3;
-  e[4] = x4;
-  e[5] = x5;
-}
-
-/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
- * reciprocals rinv of N's pivots. */
-static void panel_1x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  (void)n; /* a 1 x 1 block: only its reciprocal */
-  const v2 e0 = {e[0], e[1]};
-  *(v2 *)(et + 0) = e0;
-  const v2 y0 = e0;
-  const v2 z0 = y0 * rinv[0];
-  const v2 x0 = z0;
-  e[0] = x0[0];
-  e[1] = x0[1];
 }
 
 /* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
@@ -1426,65 +1320,32 @@ static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, sca
   e[9] = x4[1];
 }
 
-/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+/* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
  * copies them, transposed, into et (row k of et: column k of E, stride
  * 24), then overwrites each row with node_solve(N, E[r]) using the
  * reciprocals rinv of N's pivots. */
-static void panel_6x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v2 e0 = {e[0], e[6]};
-  const v2 e1 = {e[1], e[7]};
-  const v2 e2 = {e[2], e[8]};
-  const v2 e3 = {e[3], e[9]};
-  const v2 e4 = {e[4], e[10]};
-  const v2 e5 = {e[5], e[11]};
-  *(v2 *)(et + 0) = e0;
-  *(v2 *)(et + 24) = e1;
-  *(v2 *)(et + 48) = e2;
-  *(v2 *)(et + 72) = e3;
-  *(v2 *)(et + 96) = e4;
-  *(v2 *)(et + 120) = e5;
-  const v2 y0 = e0;
-  const v2 y1 = e1 - n[6] * y0;
-  const v2 y2 = e2 - n[12] * y0 - n[13] * y1;
-  const v2 y3 = e3 - n[18] * y0 - n[19] * y1 - n[20] * y2;
-  const v2 y4 = e4 - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
-  const v2 y5 = e5 - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
-  const v2 z0 = y0 * rinv[0];
-  const v2 z1 = y1 * rinv[1];
-  const v2 z2 = y2 * rinv[2];
-  const v2 z3 = y3 * rinv[3];
-  const v2 z4 = y4 * rinv[4];
-  const v2 z5 = y5 * rinv[5];
-  const v2 x5 = z5;
-  const v2 x4 = z4 - n[34] * x5;
-  const v2 x3 = z3 - n[33] * x5 - n[27] * x4;
-  const v2 x2 = z2 - n[32] * x5 - n[26] * x4 - n[20] * x3;
-  const v2 x1 = z1 - n[31] * x5 - n[25] * x4 - n[19] * x3 - n[13] * x2;
-  const v2 x0 = z0 - n[30] * x5 - n[24] * x4 - n[18] * x3 - n[12] * x2 - n[6] * x1;
+static void panel_1x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  (void)n; /* a 1 x 1 block: only its reciprocal */
+  const v4 e0 = {e[0], e[1], e[2], 0};
+  *(v4 *)(et + 0) = e0;
+  const v4 y0 = e0;
+  const v4 z0 = y0 * rinv[0];
+  const v4 x0 = z0;
   e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x5[0];
-  e[6] = x0[1];
-  e[7] = x1[1];
-  e[8] = x2[1];
-  e[9] = x3[1];
-  e[10] = x4[1];
-  e[11] = x5[1];
+  e[1] = x0[1];
+  e[2] = x0[2];
 }
 
-/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
+/* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
  * copies them, transposed, into et (row k of et: column k of E, stride
  * 24), then overwrites each row with node_solve(N, E[r]) using the
  * reciprocals rinv of N's pivots. */
-static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0 = {e[0], e[5], e[10], e[15]};
-  const v4 e1 = {e[1], e[6], e[11], e[16]};
-  const v4 e2 = {e[2], e[7], e[12], e[17]};
-  const v4 e3 = {e[3], e[8], e[13], e[18]};
-  const v4 e4 = {e[4], e[9], e[14], e[19]};
+static void panel_5x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0 = {e[0], e[5], e[10], 0};
+  const v4 e1 = {e[1], e[6], e[11], 0};
+  const v4 e2 = {e[2], e[7], e[12], 0};
+  const v4 e3 = {e[3], e[8], e[13], 0};
+  const v4 e4 = {e[4], e[9], e[14], 0};
   *(v4 *)(et + 0) = e0;
   *(v4 *)(et + 24) = e1;
   *(v4 *)(et + 48) = e2;
@@ -1520,48 +1381,100 @@ static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, sca
   e[12] = x2[2];
   e[13] = x3[2];
   e[14] = x4[2];
+}
+
+/* 5 rows of an edge column (rt.h factor step 2), one vector lane per row, 3 lanes idle:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x5_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v8 e0 = {e[0], e[5], e[10], e[15], e[20], 0, 0, 0};
+  const v8 e1 = {e[1], e[6], e[11], e[16], e[21], 0, 0, 0};
+  const v8 e2 = {e[2], e[7], e[12], e[17], e[22], 0, 0, 0};
+  const v8 e3 = {e[3], e[8], e[13], e[18], e[23], 0, 0, 0};
+  const v8 e4 = {e[4], e[9], e[14], e[19], e[24], 0, 0, 0};
+  *(v8 *)(et + 0) = e0;
+  *(v8 *)(et + 24) = e1;
+  *(v8 *)(et + 48) = e2;
+  *(v8 *)(et + 72) = e3;
+  *(v8 *)(et + 96) = e4;
+  const v8 y0 = e0;
+  const v8 y1 = e1 - n[5] * y0;
+  const v8 y2 = e2 - n[10] * y0 - n[11] * y1;
+  const v8 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
+  const v8 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  const v8 z0 = y0 * rinv[0];
+  const v8 z1 = y1 * rinv[1];
+  const v8 z2 = y2 * rinv[2];
+  const v8 z3 = y3 * rinv[3];
+  const v8 z4 = y4 * rinv[4];
+  const v8 x4 = z4;
+  const v8 x3 = z3 - n[23] * x4;
+  const v8 x2 = z2 - n[22] * x4 - n[17] * x3;
+  const v8 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
+  const v8 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x0[1];
+  e[6] = x1[1];
+  e[7] = x2[1];
+  e[8] = x3[1];
+  e[9] = x4[1];
+  e[10] = x0[2];
+  e[11] = x1[2];
+  e[12] = x2[2];
+  e[13] = x3[2];
+  e[14] = x4[2];
   e[15] = x0[3];
   e[16] = x1[3];
   e[17] = x2[3];
   e[18] = x3[3];
   e[19] = x4[3];
+  e[20] = x0[4];
+  e[21] = x1[4];
+  e[22] = x2[4];
+  e[23] = x3[4];
+  e[24] = x4[4];
 }
 
-/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
+/* 5 rows of an edge column (rt.h factor step 2), one vector lane per row, 3 lanes idle:
  * copies them, transposed, into et (row k of et: column k of E, stride
  * 24), then overwrites each row with node_solve(N, E[r]) using the
  * reciprocals rinv of N's pivots. */
-static void panel_6x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0 = {e[0], e[6], e[12], e[18]};
-  const v4 e1 = {e[1], e[7], e[13], e[19]};
-  const v4 e2 = {e[2], e[8], e[14], e[20]};
-  const v4 e3 = {e[3], e[9], e[15], e[21]};
-  const v4 e4 = {e[4], e[10], e[16], e[22]};
-  const v4 e5 = {e[5], e[11], e[17], e[23]};
-  *(v4 *)(et + 0) = e0;
-  *(v4 *)(et + 24) = e1;
-  *(v4 *)(et + 48) = e2;
-  *(v4 *)(et + 72) = e3;
-  *(v4 *)(et + 96) = e4;
-  *(v4 *)(et + 120) = e5;
-  const v4 y0 = e0;
-  const v4 y1 = e1 - n[6] * y0;
-  const v4 y2 = e2 - n[12] * y0 - n[13] * y1;
-  const v4 y3 = e3 - n[18] * y0 - n[19] * y1 - n[20] * y2;
-  const v4 y4 = e4 - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
-  const v4 y5 = e5 - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
-  const v4 z0 = y0 * rinv[0];
-  const v4 z1 = y1 * rinv[1];
-  const v4 z2 = y2 * rinv[2];
-  const v4 z3 = y3 * rinv[3];
-  const v4 z4 = y4 * rinv[4];
-  const v4 z5 = y5 * rinv[5];
-  const v4 x5 = z5;
-  const v4 x4 = z4 - n[34] * x5;
-  const v4 x3 = z3 - n[33] * x5 - n[27] * x4;
-  const v4 x2 = z2 - n[32] * x5 - n[26] * x4 - n[20] * x3;
-  const v4 x1 = z1 - n[31] * x5 - n[25] * x4 - n[19] * x3 - n[13] * x2;
-  const v4 x0 = z0 - n[30] * x5 - n[24] * x4 - n[18] * x3 - n[12] * x2 - n[6] * x1;
+static void panel_6x5_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v8 e0 = {e[0], e[6], e[12], e[18], e[24], 0, 0, 0};
+  const v8 e1 = {e[1], e[7], e[13], e[19], e[25], 0, 0, 0};
+  const v8 e2 = {e[2], e[8], e[14], e[20], e[26], 0, 0, 0};
+  const v8 e3 = {e[3], e[9], e[15], e[21], e[27], 0, 0, 0};
+  const v8 e4 = {e[4], e[10], e[16], e[22], e[28], 0, 0, 0};
+  const v8 e5 = {e[5], e[11], e[17], e[23], e[29], 0, 0, 0};
+  *(v8 *)(et + 0) = e0;
+  *(v8 *)(et + 24) = e1;
+  *(v8 *)(et + 48) = e2;
+  *(v8 *)(et + 72) = e3;
+  *(v8 *)(et + 96) = e4;
+  *(v8 *)(et + 120) = e5;
+  const v8 y0 = e0;
+  const v8 y1 = e1 - n[6] * y0;
+  const v8 y2 = e2 - n[12] * y0 - n[13] * y1;
+  const v8 y3 = e3 - n[18] * y0 - n[19] * y1 - n[20] * y2;
+  const v8 y4 = e4 - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
+  const v8 y5 = e5 - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
+  const v8 z0 = y0 * rinv[0];
+  const v8 z1 = y1 * rinv[1];
+  const v8 z2 = y2 * rinv[2];
+  const v8 z3 = y3 * rinv[3];
+  const v8 z4 = y4 * rinv[4];
+  const v8 z5 = y5 * rinv[5];
+  const v8 x5 = z5;
+  const v8 x4 = z4 - n[34] * x5;
+  const v8 x3 = z3 - n[33] * x5 - n[27] * x4;
+  const v8 x2 = z2 - n[32] * x5 - n[26] * x4 - n[20] * x3;
+  const v8 x1 = z1 - n[31] * x5 - n[25] * x4 - n[19] * x3 - n[13] * x2;
+  const v8 x0 = z0 - n[30] * x5 - n[24] * x4 - n[18] * x3 - n[12] * x2 - n[6] * x1;
   e[0] = x0[0];
   e[1] = x1[0];
   e[2] = x2[0];
@@ -1586,6 +1499,220 @@ static void panel_6x4(const scalar *restrict n, const scalar *restrict rinv, sca
   e[21] = x3[3];
   e[22] = x4[3];
   e[23] = x5[3];
+  e[24] = x0[4];
+  e[25] = x1[4];
+  e[26] = x2[4];
+  e[27] = x3[4];
+  e[28] = x4[4];
+  e[29] = x5[4];
+}
+
+/* 6 rows of an edge column (rt.h factor step 2), one vector lane per row, 2 lanes idle:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v8 e0 = {e[0], e[5], e[10], e[15], e[20], e[25], 0, 0};
+  const v8 e1 = {e[1], e[6], e[11], e[16], e[21], e[26], 0, 0};
+  const v8 e2 = {e[2], e[7], e[12], e[17], e[22], e[27], 0, 0};
+  const v8 e3 = {e[3], e[8], e[13], e[18], e[23], e[28], 0, 0};
+  const v8 e4 = {e[4], e[9], e[14], e[19], e[24], e[29], 0, 0};
+  *(v8 *)(et + 0) = e0;
+  *(v8 *)(et + 24) = e1;
+  *(v8 *)(et + 48) = e2;
+  *(v8 *)(et + 72) = e3;
+  *(v8 *)(et + 96) = e4;
+  const v8 y0 = e0;
+  const v8 y1 = e1 - n[5] * y0;
+  const v8 y2 = e2 - n[10] * y0 - n[11] * y1;
+  const v8 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
+  const v8 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  const v8 z0 = y0 * rinv[0];
+  const v8 z1 = y1 * rinv[1];
+  const v8 z2 = y2 * rinv[2];
+  const v8 z3 = y3 * rinv[3];
+  const v8 z4 = y4 * rinv[4];
+  const v8 x4 = z4;
+  const v8 x3 = z3 - n[23] * x4;
+  const v8 x2 = z2 - n[22] * x4 - n[17] * x3;
+  const v8 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
+  const v8 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x0[1];
+  e[6] = x1[1];
+  e[7] = x2[1];
+  e[8] = x3[1];
+  e[9] = x4[1];
+  e[10] = x0[2];
+  e[11] = x1[2];
+  e[12] = x2[2];
+  e[13] = x3[2];
+  e[14] = x4[2];
+  e[15] = x0[3];
+  e[16] = x1[3];
+  e[17] = x2[3];
+  e[18] = x3[3];
+  e[19] = x4[3];
+  e[20] = x0[4];
+  e[21] = x1[4];
+  e[22] = x2[4];
+  e[23] = x3[4];
+  e[24] = x4[4];
+  e[25] = x0[5];
+  e[26] = x1[5];
+  e[27] = x2[5];
+  e[28] = x3[5];
+  e[29] = x4[5];
+}
+
+/* 7 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x7_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v8 e0 = {e[0], e[5], e[10], e[15], e[20], e[25], e[30], 0};
+  const v8 e1 = {e[1], e[6], e[11], e[16], e[21], e[26], e[31], 0};
+  const v8 e2 = {e[2], e[7], e[12], e[17], e[22], e[27], e[32], 0};
+  const v8 e3 = {e[3], e[8], e[13], e[18], e[23], e[28], e[33], 0};
+  const v8 e4 = {e[4], e[9], e[14], e[19], e[24], e[29], e[34], 0};
+  *(v8 *)(et + 0) = e0;
+  *(v8 *)(et + 24) = e1;
+  *(v8 *)(et + 48) = e2;
+  *(v8 *)(et + 72) = e3;
+  *(v8 *)(et + 96) = e4;
+  const v8 y0 = e0;
+  const v8 y1 = e1 - n[5] * y0;
+  const v8 y2 = e2 - n[10] * y0 - n[11] * y1;
+  const v8 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
+  const v8 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  const v8 z0 = y0 * rinv[0];
+  const v8 z1 = y1 * rinv[1];
+  const v8 z2 = y2 * rinv[2];
+  const v8 z3 = y3 * rinv[3];
+  const v8 z4 = y4 * rinv[4];
+  const v8 x4 = z4;
+  const v8 x3 = z3 - n[23] * x4;
+  const v8 x2 = z2 - n[22] * x4 - n[17] * x3;
+  const v8 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
+  const v8 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x0[1];
+  e[6] = x1[1];
+  e[7] = x2[1];
+  e[8] = x3[1];
+  e[9] = x4[1];
+  e[10] = x0[2];
+  e[11] = x1[2];
+  e[12] = x2[2];
+  e[13] = x3[2];
+  e[14] = x4[2];
+  e[15] = x0[3];
+  e[16] = x1[3];
+  e[17] = x2[3];
+  e[18] = x3[3];
+  e[19] = x4[3];
+  e[20] = x0[4];
+  e[21] = x1[4];
+  e[22] = x2[4];
+  e[23] = x3[4];
+  e[24] = x4[4];
+  e[25] = x0[5];
+  e[26] = x1[5];
+  e[27] = x2[5];
+  e[28] = x3[5];
+  e[29] = x4[5];
+  e[30] = x0[6];
+  e[31] = x1[6];
+  e[32] = x2[6];
+  e[33] = x3[6];
+  e[34] = x4[6];
+}
+
+/* 7 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_6x7_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v8 e0 = {e[0], e[6], e[12], e[18], e[24], e[30], e[36], 0};
+  const v8 e1 = {e[1], e[7], e[13], e[19], e[25], e[31], e[37], 0};
+  const v8 e2 = {e[2], e[8], e[14], e[20], e[26], e[32], e[38], 0};
+  const v8 e3 = {e[3], e[9], e[15], e[21], e[27], e[33], e[39], 0};
+  const v8 e4 = {e[4], e[10], e[16], e[22], e[28], e[34], e[40], 0};
+  const v8 e5 = {e[5], e[11], e[17], e[23], e[29], e[35], e[41], 0};
+  *(v8 *)(et + 0) = e0;
+  *(v8 *)(et + 24) = e1;
+  *(v8 *)(et + 48) = e2;
+  *(v8 *)(et + 72) = e3;
+  *(v8 *)(et + 96) = e4;
+  *(v8 *)(et + 120) = e5;
+  const v8 y0 = e0;
+  const v8 y1 = e1 - n[6] * y0;
+  const v8 y2 = e2 - n[12] * y0 - n[13] * y1;
+  const v8 y3 = e3 - n[18] * y0 - n[19] * y1 - n[20] * y2;
+  const v8 y4 = e4 - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
+  const v8 y5 = e5 - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
+  const v8 z0 = y0 * rinv[0];
+  const v8 z1 = y1 * rinv[1];
+  const v8 z2 = y2 * rinv[2];
+  const v8 z3 = y3 * rinv[3];
+  const v8 z4 = y4 * rinv[4];
+  const v8 z5 = y5 * rinv[5];
+  const v8 x5 = z5;
+  const v8 x4 = z4 - n[34] * x5;
+  const v8 x3 = z3 - n[33] * x5 - n[27] * x4;
+  const v8 x2 = z2 - n[32] * x5 - n[26] * x4 - n[20] * x3;
+  const v8 x1 = z1 - n[31] * x5 - n[25] * x4 - n[19] * x3 - n[13] * x2;
+  const v8 x0 = z0 - n[30] * x5 - n[24] * x4 - n[18] * x3 - n[12] * x2 - n[6] * x1;
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x3[0];
+  e[4] = x4[0];
+  e[5] = x5[0];
+  e[6] = x0[1];
+  e[7] = x1[1];
+  e[8] = x2[1];
+  e[9] = x3[1];
+  e[10] = x4[1];
+  e[11] = x5[1];
+  e[12] = x0[2];
+  e[13] = x1[2];
+  e[14] = x2[2];
+  e[15] = x3[2];
+  e[16] = x4[2];
+  e[17] = x5[2];
+  e[18] = x0[3];
+  e[19] = x1[3];
+  e[20] = x2[3];
+  e[21] = x3[3];
+  e[22] = x4[3];
+  e[23] = x5[3];
+  e[24] = x0[4];
+  e[25] = x1[4];
+  e[26] = x2[4];
+  e[27] = x3[4];
+  e[28] = x4[4];
+  e[29] = x5[4];
+  e[30] = x0[5];
+  e[31] = x1[5];
+  e[32] = x2[5];
+  e[33] = x3[5];
+  e[34] = x4[5];
+  e[35] = x5[5];
+  e[36] = x0[6];
+  e[37] = x1[6];
+  e[38] = x2[6];
+  e[39] = x3[6];
+  e[40] = x4[6];
+  e[41] = x5[6];
 }
 
 /* 8 rows of an edge column (rt.h factor step 2), one vector lane per row:
@@ -2160,19 +2287,6 @@ static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const sc
 /* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
  * at et[k * 24]), then overwrites it with node_solve(N, E) using the
  * reciprocals rinv of N's pivots. */
-static void panel_1x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  (void)n; /* a 1 x 1 block: only its reciprocal */
-  const scalar e0 = e[0];
-  et[0] = e0;
-  const scalar y0 = e0;
-  const scalar z0 = y0 * rinv[0];
-  const scalar x0 = z0;
-  e[0] = x0;
-}
-
-/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
- * at et[k * 24]), then overwrites it with node_solve(N, E) using the
- * reciprocals rinv of N's pivots. */
 static void panel_3x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const scalar e0 = e[0];
   const scalar e1 = e[1];
@@ -2192,99 +2306,6 @@ static void panel_3x1(const scalar *restrict n, const scalar *restrict rinv, sca
   e[0] = x0;
   e[1] = x1;
   e[2] = x2;
-}
-
-/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
- * at et[k * 24]), then overwrites it with node_solve(N, E) using the
- * reciprocals rinv of N's pivots. */
-static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const scalar e0 = e[0];
-  const scalar e1 = e[1];
-  const scalar e2 = e[2];
-  const scalar e3 = e[3];
-  const scalar e4 = e[4];
-  et[0] = e0;
-  et[24] = e1;
-  et[48] = e2;
-  et[72] = e3;
-  et[96] = e4;
-  const scalar y0 = e0;
-  const scalar y1 = e1 - n[5] * y0;
-  const scalar y2 = e2 - n[10] * y0 - n[11] * y1;
-  const scalar y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const scalar y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  const scalar z0 = y0 * rinv[0];
-  const scalar z1 = y1 * rinv[1];
-  const scalar z2 = y2 * rinv[2];
-  const scalar z3 = y3 * rinv[3];
-  const scalar z4 = y4 * rinv[4];
-  const scalar x4 = z4;
-  const scalar x3 = z3 - n[23] * x4;
-  const scalar x2 = z2 - n[22] * x4 - n[17] * x3;
-  const scalar x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const scalar x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0;
-  e[1] = x1;
-  e[2] = x2;
-  e[3] = x3;
-  e[4] = x4;
-}
-
-/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
- * at et[k * 24]), then overwrites it with node_solve(N, E) using the
- * reciprocals rinv of N's pivots. */
-static void panel_6x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const scalar e0 = e[0];
-  const scalar e1 = e[1];
-  const scalar e2 = e[2];
-  const scalar e3 = e[3];
-  const scalar e4 = e[4];
-  const scalar e5 = e[5];
-  et[0] = e0;
-  et[24] = e1;
-  et[48] = e2;
-  et[72] = e3;
-  et[96] = e4;
-  et[120] = e5;
-  const scalar y0 = e0;
-  const scalar y1 = e1 - n[6] * y0;
-  const scalar y2 = e2 - n[12] * y0 - n[13] * y1;
-  const scalar y3 = e3 - n[18] * y0 - n[19] * y1 - n[20] * y2;
-  const scalar y4 = e4 - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
-  const scalar y5 = e5 - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
-  const scalar z0 = y0 * rinv[0];
-  const scalar z1 = y1 * rinv[1];
-  const scalar z2 = y2 * rinv[2];
-  const scalar z3 = y3 * rinv[3];
-  const scalar z4 = y4 * rinv[4];
-  const scalar z5 = y5 * rinv[5];
-  const scalar x5 = z5;
-  const scalar x4 = z4 - n[34] * x5;
-  const scalar x3 = z3 - n[33] * x5 - n[27] * x4;
-  const scalar x2 = z2 - n[32] * x5 - n[26] * x4 - n[20] * x3;
-  const scalar x1 = z1 - n[31] * x5 - n[25] * x4 - n[19] * x3 - n[13] * x2;
-  const scalar x0 = z0 - n[30] * x5 - n[24] * x4 - n[18] * x3 - n[12] * x2 - n[6] * x1;
-  e[0] = x0;
-  e[1] = x1;
-  e[2] = x2;
-  e[3] = x3;
-  e[4] = x4;
-  e[5] = x5;
-}
-
-/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
- * reciprocals rinv of N's pivots. */
-static void panel_1x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  (void)n; /* a 1 x 1 block: only its reciprocal */
-  const v2 e0 = {e[0], e[1]};
-  *(v2 *)(et + 0) = e0;
-  const v2 y0 = e0;
-  const v2 z0 = y0 * rinv[0];
-  const v2 x0 = z0;
-  e[0] = x0[0];
-  e[1] = x0[1];
 }
 
 /* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
@@ -2364,65 +2385,32 @@ static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, sca
   e[9] = x4[1];
 }
 
-/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+/* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
  * copies them, transposed, into et (row k of et: column k of E, stride
  * 24), then overwrites each row with node_solve(N, E[r]) using the
  * reciprocals rinv of N's pivots. */
-static void panel_6x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v2 e0 = {e[0], e[6]};
-  const v2 e1 = {e[1], e[7]};
-  const v2 e2 = {e[2], e[8]};
-  const v2 e3 = {e[3], e[9]};
-  const v2 e4 = {e[4], e[10]};
-  const v2 e5 = {e[5], e[11]};
-  *(v2 *)(et + 0) = e0;
-  *(v2 *)(et + 24) = e1;
-  *(v2 *)(et + 48) = e2;
-  *(v2 *)(et + 72) = e3;
-  *(v2 *)(et + 96) = e4;
-  *(v2 *)(et + 120) = e5;
-  const v2 y0 = e0;
-  const v2 y1 = e1 - n[6] * y0;
-  const v2 y2 = e2 - n[12] * y0 - n[13] * y1;
-  const v2 y3 = e3 - n[18] * y0 - n[19] * y1 - n[20] * y2;
-  const v2 y4 = e4 - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
-  const v2 y5 = e5 - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
-  const v2 z0 = y0 * rinv[0];
-  const v2 z1 = y1 * rinv[1];
-  const v2 z2 = y2 * rinv[2];
-  const v2 z3 = y3 * rinv[3];
-  const v2 z4 = y4 * rinv[4];
-  const v2 z5 = y5 * rinv[5];
-  const v2 x5 = z5;
-  const v2 x4 = z4 - n[34] * x5;
-  const v2 x3 = z3 - n[33] * x5 - n[27] * x4;
-  const v2 x2 = z2 - n[32] * x5 - n[26] * x4 - n[20] * x3;
-  const v2 x1 = z1 - n[31] * x5 - n[25] * x4 - n[19] * x3 - n[13] * x2;
-  const v2 x0 = z0 - n[30] * x5 - n[24] * x4 - n[18] * x3 - n[12] * x2 - n[6] * x1;
+static void panel_1x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  (void)n; /* a 1 x 1 block: only its reciprocal */
+  const v4 e0 = {e[0], e[1], e[2], 0};
+  *(v4 *)(et + 0) = e0;
+  const v4 y0 = e0;
+  const v4 z0 = y0 * rinv[0];
+  const v4 x0 = z0;
   e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x5[0];
-  e[6] = x0[1];
-  e[7] = x1[1];
-  e[8] = x2[1];
-  e[9] = x3[1];
-  e[10] = x4[1];
-  e[11] = x5[1];
+  e[1] = x0[1];
+  e[2] = x0[2];
 }
 
-/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
+/* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
  * copies them, transposed, into et (row k of et: column k of E, stride
  * 24), then overwrites each row with node_solve(N, E[r]) using the
  * reciprocals rinv of N's pivots. */
-static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0 = {e[0], e[5], e[10], e[15]};
-  const v4 e1 = {e[1], e[6], e[11], e[16]};
-  const v4 e2 = {e[2], e[7], e[12], e[17]};
-  const v4 e3 = {e[3], e[8], e[13], e[18]};
-  const v4 e4 = {e[4], e[9], e[14], e[19]};
+static void panel_5x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0 = {e[0], e[5], e[10], 0};
+  const v4 e1 = {e[1], e[6], e[11], 0};
+  const v4 e2 = {e[2], e[7], e[12], 0};
+  const v4 e3 = {e[3], e[8], e[13], 0};
+  const v4 e4 = {e[4], e[9], e[14], 0};
   *(v4 *)(et + 0) = e0;
   *(v4 *)(et + 24) = e1;
   *(v4 *)(et + 48) = e2;
@@ -2458,72 +2446,473 @@ static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, sca
   e[12] = x2[2];
   e[13] = x3[2];
   e[14] = x4[2];
-  e[15] = x0[3];
-  e[16] = x1[3];
-  e[17] = x2[3];
-  e[18] = x3[3];
-  e[19] = x4[3];
 }
 
-/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
+/* 5 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 3 lanes idle:
  * copies them, transposed, into et (row k of et: column k of E, stride
  * 24), then overwrites each row with node_solve(N, E[r]) using the
  * reciprocals rinv of N's pivots. */
-static void panel_6x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0 = {e[0], e[6], e[12], e[18]};
-  const v4 e1 = {e[1], e[7], e[13], e[19]};
-  const v4 e2 = {e[2], e[8], e[14], e[20]};
-  const v4 e3 = {e[3], e[9], e[15], e[21]};
-  const v4 e4 = {e[4], e[10], e[16], e[22]};
-  const v4 e5 = {e[5], e[11], e[17], e[23]};
-  *(v4 *)(et + 0) = e0;
-  *(v4 *)(et + 24) = e1;
-  *(v4 *)(et + 48) = e2;
-  *(v4 *)(et + 72) = e3;
-  *(v4 *)(et + 96) = e4;
-  *(v4 *)(et + 120) = e5;
-  const v4 y0 = e0;
-  const v4 y1 = e1 - n[6] * y0;
-  const v4 y2 = e2 - n[12] * y0 - n[13] * y1;
-  const v4 y3 = e3 - n[18] * y0 - n[19] * y1 - n[20] * y2;
-  const v4 y4 = e4 - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
-  const v4 y5 = e5 - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
-  const v4 z0 = y0 * rinv[0];
-  const v4 z1 = y1 * rinv[1];
-  const v4 z2 = y2 * rinv[2];
-  const v4 z3 = y3 * rinv[3];
-  const v4 z4 = y4 * rinv[4];
-  const v4 z5 = y5 * rinv[5];
-  const v4 x5 = z5;
-  const v4 x4 = z4 - n[34] * x5;
-  const v4 x3 = z3 - n[33] * x5 - n[27] * x4;
-  const v4 x2 = z2 - n[32] * x5 - n[26] * x4 - n[20] * x3;
-  const v4 x1 = z1 - n[31] * x5 - n[25] * x4 - n[19] * x3 - n[13] * x2;
-  const v4 x0 = z0 - n[30] * x5 - n[24] * x4 - n[18] * x3 - n[12] * x2 - n[6] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x5[0];
-  e[6] = x0[1];
-  e[7] = x1[1];
-  e[8] = x2[1];
-  e[9] = x3[1];
-  e[10] = x4[1];
-  e[11] = x5[1];
-  e[12] = x0[2];
-  e[13] = x1[2];
-  e[14] = x2[2];
-  e[15] = x3[2];
-  e[16] = x4[2];
-  e[17] = x5[2];
-  e[18] = x0[3];
-  e[19] = x1[3];
-  e[20] = x2[3];
-  e[21] = x3[3];
-  e[22] = x4[3];
-  e[23] = x5[3];
+static void panel_5x5_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0_0 = {e[0], e[5], e[10], e[15]};
+  const v4 e0_1 = {e[20], 0, 0, 0};
+  const v4 e1_0 = {e[1], e[6], e[11], e[16]};
+  const v4 e1_1 = {e[21], 0, 0, 0};
+  const v4 e2_0 = {e[2], e[7], e[12], e[17]};
+  const v4 e2_1 = {e[22], 0, 0, 0};
+  const v4 e3_0 = {e[3], e[8], e[13], e[18]};
+  const v4 e3_1 = {e[23], 0, 0, 0};
+  const v4 e4_0 = {e[4], e[9], e[14], e[19]};
+  const v4 e4_1 = {e[24], 0, 0, 0};
+  *(v4 *)(et + 0) = e0_0;
+  *(v4 *)(et + 4) = e0_1;
+  *(v4 *)(et + 24) = e1_0;
+  *(v4 *)(et + 28) = e1_1;
+  *(v4 *)(et + 48) = e2_0;
+  *(v4 *)(et + 52) = e2_1;
+  *(v4 *)(et + 72) = e3_0;
+  *(v4 *)(et + 76) = e3_1;
+  *(v4 *)(et + 96) = e4_0;
+  *(v4 *)(et + 100) = e4_1;
+  const v4 y0_0 = e0_0;
+  const v4 y0_1 = e0_1;
+  const v4 y1_0 = e1_0 - n[5] * y0_0;
+  const v4 y1_1 = e1_1 - n[5] * y0_1;
+  const v4 y2_0 = e2_0 - n[10] * y0_0 - n[11] * y1_0;
+  const v4 y2_1 = e2_1 - n[10] * y0_1 - n[11] * y1_1;
+  const v4 y3_0 = e3_0 - n[15] * y0_0 - n[16] * y1_0 - n[17] * y2_0;
+  const v4 y3_1 = e3_1 - n[15] * y0_1 - n[16] * y1_1 - n[17] * y2_1;
+  const v4 y4_0 = e4_0 - n[20] * y0_0 - n[21] * y1_0 - n[22] * y2_0 - n[23] * y3_0;
+  const v4 y4_1 = e4_1 - n[20] * y0_1 - n[21] * y1_1 - n[22] * y2_1 - n[23] * y3_1;
+  const v4 z0_0 = y0_0 * rinv[0];
+  const v4 z0_1 = y0_1 * rinv[0];
+  const v4 z1_0 = y1_0 * rinv[1];
+  const v4 z1_1 = y1_1 * rinv[1];
+  const v4 z2_0 = y2_0 * rinv[2];
+  const v4 z2_1 = y2_1 * rinv[2];
+  const v4 z3_0 = y3_0 * rinv[3];
+  const v4 z3_1 = y3_1 * rinv[3];
+  const v4 z4_0 = y4_0 * rinv[4];
+  const v4 z4_1 = y4_1 * rinv[4];
+  const v4 x4_0 = z4_0;
+  const v4 x4_1 = z4_1;
+  const v4 x3_0 = z3_0 - n[23] * x4_0;
+  const v4 x3_1 = z3_1 - n[23] * x4_1;
+  const v4 x2_0 = z2_0 - n[22] * x4_0 - n[17] * x3_0;
+  const v4 x2_1 = z2_1 - n[22] * x4_1 - n[17] * x3_1;
+  const v4 x1_0 = z1_0 - n[21] * x4_0 - n[16] * x3_0 - n[11] * x2_0;
+  const v4 x1_1 = z1_1 - n[21] * x4_1 - n[16] * x3_1 - n[11] * x2_1;
+  const v4 x0_0 = z0_0 - n[20] * x4_0 - n[15] * x3_0 - n[10] * x2_0 - n[5] * x1_0;
+  const v4 x0_1 = z0_1 - n[20] * x4_1 - n[15] * x3_1 - n[10] * x2_1 - n[5] * x1_1;
+  e[0] = x0_0[0];
+  e[1] = x1_0[0];
+  e[2] = x2_0[0];
+  e[3] = x3_0[0];
+  e[4] = x4_0[0];
+  e[5] = x0_0[1];
+  e[6] = x1_0[1];
+  e[7] = x2_0[1];
+  e[8] = x3_0[1];
+  e[9] = x4_0[1];
+  e[10] = x0_0[2];
+  e[11] = x1_0[2];
+  e[12] = x2_0[2];
+  e[13] = x3_0[2];
+  e[14] = x4_0[2];
+  e[15] = x0_0[3];
+  e[16] = x1_0[3];
+  e[17] = x2_0[3];
+  e[18] = x3_0[3];
+  e[19] = x4_0[3];
+  e[20] = x0_1[0];
+  e[21] = x1_1[0];
+  e[22] = x2_1[0];
+  e[23] = x3_1[0];
+  e[24] = x4_1[0];
+}
+
+/* 5 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 3 lanes idle:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_6x5_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0_0 = {e[0], e[6], e[12], e[18]};
+  const v4 e0_1 = {e[24], 0, 0, 0};
+  const v4 e1_0 = {e[1], e[7], e[13], e[19]};
+  const v4 e1_1 = {e[25], 0, 0, 0};
+  const v4 e2_0 = {e[2], e[8], e[14], e[20]};
+  const v4 e2_1 = {e[26], 0, 0, 0};
+  const v4 e3_0 = {e[3], e[9], e[15], e[21]};
+  const v4 e3_1 = {e[27], 0, 0, 0};
+  const v4 e4_0 = {e[4], e[10], e[16], e[22]};
+  const v4 e4_1 = {e[28], 0, 0, 0};
+  const v4 e5_0 = {e[5], e[11], e[17], e[23]};
+  const v4 e5_1 = {e[29], 0, 0, 0};
+  *(v4 *)(et + 0) = e0_0;
+  *(v4 *)(et + 4) = e0_1;
+  *(v4 *)(et + 24) = e1_0;
+  *(v4 *)(et + 28) = e1_1;
+  *(v4 *)(et + 48) = e2_0;
+  *(v4 *)(et + 52) = e2_1;
+  *(v4 *)(et + 72) = e3_0;
+  *(v4 *)(et + 76) = e3_1;
+  *(v4 *)(et + 96) = e4_0;
+  *(v4 *)(et + 100) = e4_1;
+  *(v4 *)(et + 120) = e5_0;
+  *(v4 *)(et + 124) = e5_1;
+  const v4 y0_0 = e0_0;
+  const v4 y0_1 = e0_1;
+  const v4 y1_0 = e1_0 - n[6] * y0_0;
+  const v4 y1_1 = e1_1 - n[6] * y0_1;
+  const v4 y2_0 = e2_0 - n[12] * y0_0 - n[13] * y1_0;
+  const v4 y2_1 = e2_1 - n[12] * y0_1 - n[13] * y1_1;
+  const v4 y3_0 = e3_0 - n[18] * y0_0 - n[19] * y1_0 - n[20] * y2_0;
+  const v4 y3_1 = e3_1 - n[18] * y0_1 - n[19] * y1_1 - n[20] * y2_1;
+  const v4 y4_0 = e4_0 - n[24] * y0_0 - n[25] * y1_0 - n[26] * y2_0 - n[27] * y3_0;
+  const v4 y4_1 = e4_1 - n[24] * y0_1 - n[25] * y1_1 - n[26] * y2_1 - n[27] * y3_1;
+  const v4 y5_0 = e5_0 - n[30] * y0_0 - n[31] * y1_0 - n[32] * y2_0 - n[33] * y3_0 - n[34] * y4_0;
+  const v4 y5_1 = e5_1 - n[30] * y0_1 - n[31] * y1_1 - n[32] * y2_1 - n[33] * y3_1 - n[34] * y4_1;
+  const v4 z0_0 = y0_0 * rinv[0];
+  const v4 z0_1 = y0_1 * rinv[0];
+  const v4 z1_0 = y1_0 * rinv[1];
+  const v4 z1_1 = y1_1 * rinv[1];
+  const v4 z2_0 = y2_0 * rinv[2];
+  const v4 z2_1 = y2_1 * rinv[2];
+  const v4 z3_0 = y3_0 * rinv[3];
+  const v4 z3_1 = y3_1 * rinv[3];
+  const v4 z4_0 = y4_0 * rinv[4];
+  const v4 z4_1 = y4_1 * rinv[4];
+  const v4 z5_0 = y5_0 * rinv[5];
+  const v4 z5_1 = y5_1 * rinv[5];
+  const v4 x5_0 = z5_0;
+  const v4 x5_1 = z5_1;
+  const v4 x4_0 = z4_0 - n[34] * x5_0;
+  const v4 x4_1 = z4_1 - n[34] * x5_1;
+  const v4 x3_0 = z3_0 - n[33] * x5_0 - n[27] * x4_0;
+  const v4 x3_1 = z3_1 - n[33] * x5_1 - n[27] * x4_1;
+  const v4 x2_0 = z2_0 - n[32] * x5_0 - n[26] * x4_0 - n[20] * x3_0;
+  const v4 x2_1 = z2_1 - n[32] * x5_1 - n[26] * x4_1 - n[20] * x3_1;
+  const v4 x1_0 = z1_0 - n[31] * x5_0 - n[25] * x4_0 - n[19] * x3_0 - n[13] * x2_0;
+  const v4 x1_1 = z1_1 - n[31] * x5_1 - n[25] * x4_1 - n[19] * x3_1 - n[13] * x2_1;
+  const v4 x0_0 = z0_0 - n[30] * x5_0 - n[24] * x4_0 - n[18] * x3_0 - n[12] * x2_0 - n[6] * x1_0;
+  const v4 x0_1 = z0_1 - n[30] * x5_1 - n[24] * x4_1 - n[18] * x3_1 - n[12] * x2_1 - n[6] * x1_1;
+  e[0] = x0_0[0];
+  e[1] = x1_0[0];
+  e[2] = x2_0[0];
+  e[3] = x3_0[0];
+  e[4] = x4_0[0];
+  e[5] = x5_0[0];
+  e[6] = x0_0[1];
+  e[7] = x1_0[1];
+  e[8] = x2_0[1];
+  e[9] = x3_0[1];
+  e[10] = x4_0[1];
+  e[11] = x5_0[1];
+  e[12] = x0_0[2];
+  e[13] = x1_0[2];
+  e[14] = x2_0[2];
+  e[15] = x3_0[2];
+  e[16] = x4_0[2];
+  e[17] = x5_0[2];
+  e[18] = x0_0[3];
+  e[19] = x1_0[3];
+  e[20] = x2_0[3];
+  e[21] = x3_0[3];
+  e[22] = x4_0[3];
+  e[23] = x5_0[3];
+  e[24] = x0_1[0];
+  e[25] = x1_1[0];
+  e[26] = x2_1[0];
+  e[27] = x3_1[0];
+  e[28] = x4_1[0];
+  e[29] = x5_1[0];
+}
+
+/* 6 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 2 lanes idle:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0_0 = {e[0], e[5], e[10], e[15]};
+  const v4 e0_1 = {e[20], e[25], 0, 0};
+  const v4 e1_0 = {e[1], e[6], e[11], e[16]};
+  const v4 e1_1 = {e[21], e[26], 0, 0};
+  const v4 e2_0 = {e[2], e[7], e[12], e[17]};
+  const v4 e2_1 = {e[22], e[27], 0, 0};
+  const v4 e3_0 = {e[3], e[8], e[13], e[18]};
+  const v4 e3_1 = {e[23], e[28], 0, 0};
+  const v4 e4_0 = {e[4], e[9], e[14], e[19]};
+  const v4 e4_1 = {e[24], e[29], 0, 0};
+  *(v4 *)(et + 0) = e0_0;
+  *(v4 *)(et + 4) = e0_1;
+  *(v4 *)(et + 24) = e1_0;
+  *(v4 *)(et + 28) = e1_1;
+  *(v4 *)(et + 48) = e2_0;
+  *(v4 *)(et + 52) = e2_1;
+  *(v4 *)(et + 72) = e3_0;
+  *(v4 *)(et + 76) = e3_1;
+  *(v4 *)(et + 96) = e4_0;
+  *(v4 *)(et + 100) = e4_1;
+  const v4 y0_0 = e0_0;
+  const v4 y0_1 = e0_1;
+  const v4 y1_0 = e1_0 - n[5] * y0_0;
+  const v4 y1_1 = e1_1 - n[5] * y0_1;
+  const v4 y2_0 = e2_0 - n[10] * y0_0 - n[11] * y1_0;
+  const v4 y2_1 = e2_1 - n[10] * y0_1 - n[11] * y1_1;
+  const v4 y3_0 = e3_0 - n[15] * y0_0 - n[16] * y1_0 - n[17] * y2_0;
+  const v4 y3_1 = e3_1 - n[15] * y0_1 - n[16] * y1_1 - n[17] * y2_1;
+  const v4 y4_0 = e4_0 - n[20] * y0_0 - n[21] * y1_0 - n[22] * y2_0 - n[23] * y3_0;
+  const v4 y4_1 = e4_1 - n[20] * y0_1 - n[21] * y1_1 - n[22] * y2_1 - n[23] * y3_1;
+  const v4 z0_0 = y0_0 * rinv[0];
+  const v4 z0_1 = y0_1 * rinv[0];
+  const v4 z1_0 = y1_0 * rinv[1];
+  const v4 z1_1 = y1_1 * rinv[1];
+  const v4 z2_0 = y2_0 * rinv[2];
+  const v4 z2_1 = y2_1 * rinv[2];
+  const v4 z3_0 = y3_0 * rinv[3];
+  const v4 z3_1 = y3_1 * rinv[3];
+  const v4 z4_0 = y4_0 * rinv[4];
+  const v4 z4_1 = y4_1 * rinv[4];
+  const v4 x4_0 = z4_0;
+  const v4 x4_1 = z4_1;
+  const v4 x3_0 = z3_0 - n[23] * x4_0;
+  const v4 x3_1 = z3_1 - n[23] * x4_1;
+  const v4 x2_0 = z2_0 - n[22] * x4_0 - n[17] * x3_0;
+  const v4 x2_1 = z2_1 - n[22] * x4_1 - n[17] * x3_1;
+  const v4 x1_0 = z1_0 - n[21] * x4_0 - n[16] * x3_0 - n[11] * x2_0;
+  const v4 x1_1 = z1_1 - n[21] * x4_1 - n[16] * x3_1 - n[11] * x2_1;
+  const v4 x0_0 = z0_0 - n[20] * x4_0 - n[15] * x3_0 - n[10] * x2_0 - n[5] * x1_0;
+  const v4 x0_1 = z0_1 - n[20] * x4_1 - n[15] * x3_1 - n[10] * x2_1 - n[5] * x1_1;
+  e[0] = x0_0[0];
+  e[1] = x1_0[0];
+  e[2] = x2_0[0];
+  e[3] = x3_0[0];
+  e[4] = x4_0[0];
+  e[5] = x0_0[1];
+  e[6] = x1_0[1];
+  e[7] = x2_0[1];
+  e[8] = x3_0[1];
+  e[9] = x4_0[1];
+  e[10] = x0_0[2];
+  e[11] = x1_0[2];
+  e[12] = x2_0[2];
+  e[13] = x3_0[2];
+  e[14] = x4_0[2];
+  e[15] = x0_0[3];
+  e[16] = x1_0[3];
+  e[17] = x2_0[3];
+  e[18] = x3_0[3];
+  e[19] = x4_0[3];
+  e[20] = x0_1[0];
+  e[21] = x1_1[0];
+  e[22] = x2_1[0];
+  e[23] = x3_1[0];
+  e[24] = x4_1[0];
+  e[25] = x0_1[1];
+  e[26] = x1_1[1];
+  e[27] = x2_1[1];
+  e[28] = x3_1[1];
+  e[29] = x4_1[1];
+}
+
+/* 7 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 1 lane idle:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x7_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0_0 = {e[0], e[5], e[10], e[15]};
+  const v4 e0_1 = {e[20], e[25], e[30], 0};
+  const v4 e1_0 = {e[1], e[6], e[11], e[16]};
+  const v4 e1_1 = {e[21], e[26], e[31], 0};
+  const v4 e2_0 = {e[2], e[7], e[12], e[17]};
+  const v4 e2_1 = {e[22], e[27], e[32], 0};
+  const v4 e3_0 = {e[3], e[8], e[13], e[18]};
+  const v4 e3_1 = {e[23], e[28], e[33], 0};
+  const v4 e4_0 = {e[4], e[9], e[14], e[19]};
+  const v4 e4_1 = {e[24], e[29], e[34], 0};
+  *(v4 *)(et + 0) = e0_0;
+  *(v4 *)(et + 4) = e0_1;
+  *(v4 *)(et + 24) = e1_0;
+  *(v4 *)(et + 28) = e1_1;
+  *(v4 *)(et + 48) = e2_0;
+  *(v4 *)(et + 52) = e2_1;
+  *(v4 *)(et + 72) = e3_0;
+  *(v4 *)(et + 76) = e3_1;
+  *(v4 *)(et + 96) = e4_0;
+  *(v4 *)(et + 100) = e4_1;
+  const v4 y0_0 = e0_0;
+  const v4 y0_1 = e0_1;
+  const v4 y1_0 = e1_0 - n[5] * y0_0;
+  const v4 y1_1 = e1_1 - n[5] * y0_1;
+  const v4 y2_0 = e2_0 - n[10] * y0_0 - n[11] * y1_0;
+  const v4 y2_1 = e2_1 - n[10] * y0_1 - n[11] * y1_1;
+  const v4 y3_0 = e3_0 - n[15] * y0_0 - n[16] * y1_0 - n[17] * y2_0;
+  const v4 y3_1 = e3_1 - n[15] * y0_1 - n[16] * y1_1 - n[17] * y2_1;
+  const v4 y4_0 = e4_0 - n[20] * y0_0 - n[21] * y1_0 - n[22] * y2_0 - n[23] * y3_0;
+  const v4 y4_1 = e4_1 - n[20] * y0_1 - n[21] * y1_1 - n[22] * y2_1 - n[23] * y3_1;
+  const v4 z0_0 = y0_0 * rinv[0];
+  const v4 z0_1 = y0_1 * rinv[0];
+  const v4 z1_0 = y1_0 * rinv[1];
+  const v4 z1_1 = y1_1 * rinv[1];
+  const v4 z2_0 = y2_0 * rinv[2];
+  const v4 z2_1 = y2_1 * rinv[2];
+  const v4 z3_0 = y3_0 * rinv[3];
+  const v4 z3_1 = y3_1 * rinv[3];
+  const v4 z4_0 = y4_0 * rinv[4];
+  const v4 z4_1 = y4_1 * rinv[4];
+  const v4 x4_0 = z4_0;
+  const v4 x4_1 = z4_1;
+  const v4 x3_0 = z3_0 - n[23] * x4_0;
+  const v4 x3_1 = z3_1 - n[23] * x4_1;
+  const v4 x2_0 = z2_0 - n[22] * x4_0 - n[17] * x3_0;
+  const v4 x2_1 = z2_1 - n[22] * x4_1 - n[17] * x3_1;
+  const v4 x1_0 = z1_0 - n[21] * x4_0 - n[16] * x3_0 - n[11] * x2_0;
+  const v4 x1_1 = z1_1 - n[21] * x4_1 - n[16] * x3_1 - n[11] * x2_1;
+  const v4 x0_0 = z0_0 - n[20] * x4_0 - n[15] * x3_0 - n[10] * x2_0 - n[5] * x1_0;
+  const v4 x0_1 = z0_1 - n[20] * x4_1 - n[15] * x3_1 - n[10] * x2_1 - n[5] * x1_1;
+  e[0] = x0_0[0];
+  e[1] = x1_0[0];
+  e[2] = x2_0[0];
+  e[3] = x3_0[0];
+  e[4] = x4_0[0];
+  e[5] = x0_0[1];
+  e[6] = x1_0[1];
+  e[7] = x2_0[1];
+  e[8] = x3_0[1];
+  e[9] = x4_0[1];
+  e[10] = x0_0[2];
+  e[11] = x1_0[2];
+  e[12] = x2_0[2];
+  e[13] = x3_0[2];
+  e[14] = x4_0[2];
+  e[15] = x0_0[3];
+  e[16] = x1_0[3];
+  e[17] = x2_0[3];
+  e[18] = x3_0[3];
+  e[19] = x4_0[3];
+  e[20] = x0_1[0];
+  e[21] = x1_1[0];
+  e[22] = x2_1[0];
+  e[23] = x3_1[0];
+  e[24] = x4_1[0];
+  e[25] = x0_1[1];
+  e[26] = x1_1[1];
+  e[27] = x2_1[1];
+  e[28] = x3_1[1];
+  e[29] = x4_1[1];
+  e[30] = x0_1[2];
+  e[31] = x1_1[2];
+  e[32] = x2_1[2];
+  e[33] = x3_1[2];
+  e[34] = x4_1[2];
+}
+
+/* 7 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 1 lane idle:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_6x7_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0_0 = {e[0], e[6], e[12], e[18]};
+  const v4 e0_1 = {e[24], e[30], e[36], 0};
+  const v4 e1_0 = {e[1], e[7], e[13], e[19]};
+  const v4 e1_1 = {e[25], e[31], e[37], 0};
+  const v4 e2_0 = {e[2], e[8], e[14], e[20]};
+  const v4 e2_1 = {e[26], e[32], e[38], 0};
+  const v4 e3_0 = {e[3], e[9], e[15], e[21]};
+  const v4 e3_1 = {e[27], e[33], e[39], 0};
+  const v4 e4_0 = {e[4], e[10], e[16], e[22]};
+  const v4 e4_1 = {e[28], e[34], e[40], 0};
+  const v4 e5_0 = {e[5], e[11], e[17], e[23]};
+  const v4 e5_1 = {e[29], e[35], e[41], 0};
+  *(v4 *)(et + 0) = e0_0;
+  *(v4 *)(et + 4) = e0_1;
+  *(v4 *)(et + 24) = e1_0;
+  *(v4 *)(et + 28) = e1_1;
+  *(v4 *)(et + 48) = e2_0;
+  *(v4 *)(et + 52) = e2_1;
+  *(v4 *)(et + 72) = e3_0;
+  *(v4 *)(et + 76) = e3_1;
+  *(v4 *)(et + 96) = e4_0;
+  *(v4 *)(et + 100) = e4_1;
+  *(v4 *)(et + 120) = e5_0;
+  *(v4 *)(et + 124) = e5_1;
+  const v4 y0_0 = e0_0;
+  const v4 y0_1 = e0_1;
+  const v4 y1_0 = e1_0 - n[6] * y0_0;
+  const v4 y1_1 = e1_1 - n[6] * y0_1;
+  const v4 y2_0 = e2_0 - n[12] * y0_0 - n[13] * y1_0;
+  const v4 y2_1 = e2_1 - n[12] * y0_1 - n[13] * y1_1;
+  const v4 y3_0 = e3_0 - n[18] * y0_0 - n[19] * y1_0 - n[20] * y2_0;
+  const v4 y3_1 = e3_1 - n[18] * y0_1 - n[19] * y1_1 - n[20] * y2_1;
+  const v4 y4_0 = e4_0 - n[24] * y0_0 - n[25] * y1_0 - n[26] * y2_0 - n[27] * y3_0;
+  const v4 y4_1 = e4_1 - n[24] * y0_1 - n[25] * y1_1 - n[26] * y2_1 - n[27] * y3_1;
+  const v4 y5_0 = e5_0 - n[30] * y0_0 - n[31] * y1_0 - n[32] * y2_0 - n[33] * y3_0 - n[34] * y4_0;
+  const v4 y5_1 = e5_1 - n[30] * y0_1 - n[31] * y1_1 - n[32] * y2_1 - n[33] * y3_1 - n[34] * y4_1;
+  const v4 z0_0 = y0_0 * rinv[0];
+  const v4 z0_1 = y0_1 * rinv[0];
+  const v4 z1_0 = y1_0 * rinv[1];
+  const v4 z1_1 = y1_1 * rinv[1];
+  const v4 z2_0 = y2_0 * rinv[2];
+  const v4 z2_1 = y2_1 * rinv[2];
+  const v4 z3_0 = y3_0 * rinv[3];
+  const v4 z3_1 = y3_1 * rinv[3];
+  const v4 z4_0 = y4_0 * rinv[4];
+  const v4 z4_1 = y4_1 * rinv[4];
+  const v4 z5_0 = y5_0 * rinv[5];
+  const v4 z5_1 = y5_1 * rinv[5];
+  const v4 x5_0 = z5_0;
+  const v4 x5_1 = z5_1;
+  const v4 x4_0 = z4_0 - n[34] * x5_0;
+  const v4 x4_1 = z4_1 - n[34] * x5_1;
+  const v4 x3_0 = z3_0 - n[33] * x5_0 - n[27] * x4_0;
+  const v4 x3_1 = z3_1 - n[33] * x5_1 - n[27] * x4_1;
+  const v4 x2_0 = z2_0 - n[32] * x5_0 - n[26] * x4_0 - n[20] * x3_0;
+  const v4 x2_1 = z2_1 - n[32] * x5_1 - n[26] * x4_1 - n[20] * x3_1;
+  const v4 x1_0 = z1_0 - n[31] * x5_0 - n[25] * x4_0 - n[19] * x3_0 - n[13] * x2_0;
+  const v4 x1_1 = z1_1 - n[31] * x5_1 - n[25] * x4_1 - n[19] * x3_1 - n[13] * x2_1;
+  const v4 x0_0 = z0_0 - n[30] * x5_0 - n[24] * x4_0 - n[18] * x3_0 - n[12] * x2_0 - n[6] * x1_0;
+  const v4 x0_1 = z0_1 - n[30] * x5_1 - n[24] * x4_1 - n[18] * x3_1 - n[12] * x2_1 - n[6] * x1_1;
+  e[0] = x0_0[0];
+  e[1] = x1_0[0];
+  e[2] = x2_0[0];
+  e[3] = x3_0[0];
+  e[4] = x4_0[0];
+  e[5] = x5_0[0];
+  e[6] = x0_0[1];
+  e[7] = x1_0[1];
+  e[8] = x2_0[1];
+  e[9] = x3_0[1];
+  e[10] = x4_0[1];
+  e[11] = x5_0[1];
+  e[12] = x0_0[2];
+  e[13] = x1_0[2];
+  e[14] = x2_0[2];
+  e[15] = x3_0[2];
+  e[16] = x4_0[2];
+  e[17] = x5_0[2];
+  e[18] = x0_0[3];
+  e[19] = x1_0[3];
+  e[20] = x2_0[3];
+  e[21] = x3_0[3];
+  e[22] = x4_0[3];
+  e[23] = x5_0[3];
+  e[24] = x0_1[0];
+  e[25] = x1_1[0];
+  e[26] = x2_1[0];
+  e[27] = x3_1[0];
+  e[28] = x4_1[0];
+  e[29] = x5_1[0];
+  e[30] = x0_1[1];
+  e[31] = x1_1[1];
+  e[32] = x2_1[1];
+  e[33] = x3_1[1];
+  e[34] = x4_1[1];
+  e[35] = x5_1[1];
+  e[36] = x0_1[2];
+  e[37] = x1_1[2];
+  e[38] = x2_1[2];
+  e[39] = x3_1[2];
+  e[40] = x4_1[2];
+  e[41] = x5_1[2];
 }
 
 /* 8 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4):
@@ -3197,9 +3586,7 @@ static int factor_p0(scalar *restrict w, scalar *restrict t) {
   if (factor_node_6(w + 0, t + 0)) return 0; /* N[inner1_weld] = l D l^T */
   const int failed = factor_node_6(w + 126, t + 8); /* N[inner2_weld] = l D l^T, the next pivot's: final now */
   panel_6x8(w + 0, t + 0, w + 36, t + 16); /* rows 0..7 */
-  panel_6x4(w + 0, t + 0, w + 84, t + 24); /* rows 8..11 */
-  panel_6x2(w + 0, t + 0, w + 108, t + 28); /* rows 12..13 */
-  panel_6x1(w + 0, t + 0, w + 120, t + 30); /* row 14 */
+  panel_6x7_of_8(w + 0, t + 0, w + 84, t + 24); /* rows 8..14 */
   reduce_tri_5_d6(w + 3713, w + 36, t + 16); /* N[knee_inner1] */
   reduce_5x5_d6(w + 3763, w + 66, t + 16); /* E[pivot1, knee_inner1] */
   reduce_tri_5_d6(w + 3913, w + 66, t + 21); /* N[pivot1] */
@@ -3214,9 +3601,7 @@ static int factor_p0(scalar *restrict w, scalar *restrict t) {
 static int factor_p1(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_6(w + 252, t + 0); /* N[inner3_weld] = l D l^T, the next pivot's: final now */
   panel_6x8(w + 126, t + 8, w + 162, t + 16); /* rows 0..7 */
-  panel_6x4(w + 126, t + 8, w + 210, t + 24); /* rows 8..11 */
-  panel_6x2(w + 126, t + 8, w + 234, t + 28); /* rows 12..13 */
-  panel_6x1(w + 126, t + 8, w + 246, t + 30); /* row 14 */
+  panel_6x7_of_8(w + 126, t + 8, w + 210, t + 24); /* rows 8..14 */
   reduce_tri_5_d6(w + 3438, w + 162, t + 16); /* N[knee_inner2] */
   reduce_5x5_d6(w + 3488, w + 192, t + 16); /* E[pivot2, knee_inner2] */
   reduce_tri_5_d6(w + 3638, w + 192, t + 21); /* N[pivot2] */
@@ -3231,9 +3616,7 @@ static int factor_p1(scalar *restrict w, scalar *restrict t) {
 static int factor_p2(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_6(w + 378, t + 8); /* N[inner4_weld] = l D l^T, the next pivot's: final now */
   panel_6x8(w + 252, t + 0, w + 288, t + 16); /* rows 0..7 */
-  panel_6x4(w + 252, t + 0, w + 336, t + 24); /* rows 8..11 */
-  panel_6x2(w + 252, t + 0, w + 360, t + 28); /* rows 12..13 */
-  panel_6x1(w + 252, t + 0, w + 372, t + 30); /* row 14 */
+  panel_6x7_of_8(w + 252, t + 0, w + 336, t + 24); /* rows 8..14 */
   reduce_tri_5_d6(w + 3163, w + 288, t + 16); /* N[knee_inner3] */
   reduce_5x5_d6(w + 3213, w + 318, t + 16); /* E[pivot3, knee_inner3] */
   reduce_tri_5_d6(w + 3363, w + 318, t + 21); /* N[pivot3] */
@@ -3248,9 +3631,7 @@ static int factor_p2(scalar *restrict w, scalar *restrict t) {
 static int factor_p3(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_6(w + 504, t + 0); /* N[inner5_weld] = l D l^T, the next pivot's: final now */
   panel_6x8(w + 378, t + 8, w + 414, t + 16); /* rows 0..7 */
-  panel_6x4(w + 378, t + 8, w + 462, t + 24); /* rows 8..11 */
-  panel_6x2(w + 378, t + 8, w + 486, t + 28); /* rows 12..13 */
-  panel_6x1(w + 378, t + 8, w + 498, t + 30); /* row 14 */
+  panel_6x7_of_8(w + 378, t + 8, w + 462, t + 24); /* rows 8..14 */
   reduce_tri_5_d6(w + 2888, w + 414, t + 16); /* N[knee_inner4] */
   reduce_5x5_d6(w + 2938, w + 444, t + 16); /* E[pivot4, knee_inner4] */
   reduce_tri_5_d6(w + 3088, w + 444, t + 21); /* N[pivot4] */
@@ -3265,9 +3646,7 @@ static int factor_p3(scalar *restrict w, scalar *restrict t) {
 static int factor_p4(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_6(w + 630, t + 8); /* N[inner6_weld] = l D l^T, the next pivot's: final now */
   panel_6x8(w + 504, t + 0, w + 540, t + 16); /* rows 0..7 */
-  panel_6x4(w + 504, t + 0, w + 588, t + 24); /* rows 8..11 */
-  panel_6x2(w + 504, t + 0, w + 612, t + 28); /* rows 12..13 */
-  panel_6x1(w + 504, t + 0, w + 624, t + 30); /* row 14 */
+  panel_6x7_of_8(w + 504, t + 0, w + 588, t + 24); /* rows 8..14 */
   reduce_tri_5_d6(w + 2613, w + 540, t + 16); /* N[knee_inner5] */
   reduce_5x5_d6(w + 2663, w + 570, t + 16); /* E[pivot5, knee_inner5] */
   reduce_tri_5_d6(w + 2813, w + 570, t + 21); /* N[pivot5] */
@@ -3282,9 +3661,7 @@ static int factor_p4(scalar *restrict w, scalar *restrict t) {
 static int factor_p5(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_6(w + 756, t + 0); /* N[outer0_weld] = l D l^T, the next pivot's: final now */
   panel_6x8(w + 630, t + 8, w + 666, t + 16); /* rows 0..7 */
-  panel_6x4(w + 630, t + 8, w + 714, t + 24); /* rows 8..11 */
-  panel_6x2(w + 630, t + 8, w + 738, t + 28); /* rows 12..13 */
-  panel_6x1(w + 630, t + 8, w + 750, t + 30); /* row 14 */
+  panel_6x7_of_8(w + 630, t + 8, w + 714, t + 24); /* rows 8..14 */
   reduce_tri_5_d6(w + 2438, w + 666, t + 16); /* N[pivot6] */
   reduce_5x5_d6(w + 2463, w + 696, t + 16); /* E[roller_top_pin, pivot6] */
   reduce_tri_5_d6(w + 2538, w + 696, t + 21); /* N[roller_top_pin] */
@@ -3299,9 +3676,7 @@ static int factor_p5(scalar *restrict w, scalar *restrict t) {
 static int factor_p6(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_6(w + 882, t + 8); /* N[outer1_weld] = l D l^T, the next pivot's: final now */
   panel_6x8(w + 756, t + 0, w + 792, t + 16); /* rows 0..7 */
-  panel_6x4(w + 756, t + 0, w + 840, t + 24); /* rows 8..11 */
-  panel_6x2(w + 756, t + 0, w + 864, t + 28); /* rows 12..13 */
-  panel_6x1(w + 756, t + 0, w + 876, t + 30); /* row 14 */
+  panel_6x7_of_8(w + 756, t + 0, w + 840, t + 24); /* rows 8..14 */
   reduce_tri_5_d6(w + 3988, w + 792, t + 16); /* N[knee_outer0] */
   reduce_5x5_d6(w + 4013, w + 822, t + 16); /* E[roller_bottom_pin, knee_outer0] */
   reduce_tri_5_d6(w + 4088, w + 822, t + 21); /* N[roller_bottom_pin] */
@@ -3316,9 +3691,7 @@ static int factor_p6(scalar *restrict w, scalar *restrict t) {
 static int factor_p7(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_6(w + 1008, t + 0); /* N[outer2_weld] = l D l^T, the next pivot's: final now */
   panel_6x8(w + 882, t + 8, w + 918, t + 16); /* rows 0..7 */
-  panel_6x4(w + 882, t + 8, w + 966, t + 24); /* rows 8..11 */
-  panel_6x2(w + 882, t + 8, w + 990, t + 28); /* rows 12..13 */
-  panel_6x1(w + 882, t + 8, w + 1002, t + 30); /* row 14 */
+  panel_6x7_of_8(w + 882, t + 8, w + 966, t + 24); /* rows 8..14 */
   reduce_tri_5_d6(w + 3813, w + 918, t + 16); /* N[knee_outer1] */
   reduce_5x5_d6(w + 3838, w + 948, t + 16); /* E[pivot1, knee_outer1] */
   reduce_tri_5_d6(w + 3913, w + 948, t + 21); /* N[pivot1] */
@@ -3333,9 +3706,7 @@ static int factor_p7(scalar *restrict w, scalar *restrict t) {
 static int factor_p8(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_6(w + 1134, t + 8); /* N[outer3_weld] = l D l^T, the next pivot's: final now */
   panel_6x8(w + 1008, t + 0, w + 1044, t + 16); /* rows 0..7 */
-  panel_6x4(w + 1008, t + 0, w + 1092, t + 24); /* rows 8..11 */
-  panel_6x2(w + 1008, t + 0, w + 1116, t + 28); /* rows 12..13 */
-  panel_6x1(w + 1008, t + 0, w + 1128, t + 30); /* row 14 */
+  panel_6x7_of_8(w + 1008, t + 0, w + 1092, t + 24); /* rows 8..14 */
   reduce_tri_5_d6(w + 3538, w + 1044, t + 16); /* N[knee_outer2] */
   reduce_5x5_d6(w + 3563, w + 1074, t + 16); /* E[pivot2, knee_outer2] */
   reduce_tri_5_d6(w + 3638, w + 1074, t + 21); /* N[pivot2] */
@@ -3350,9 +3721,7 @@ static int factor_p8(scalar *restrict w, scalar *restrict t) {
 static int factor_p9(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_6(w + 1260, t + 0); /* N[outer4_weld] = l D l^T, the next pivot's: final now */
   panel_6x8(w + 1134, t + 8, w + 1170, t + 16); /* rows 0..7 */
-  panel_6x4(w + 1134, t + 8, w + 1218, t + 24); /* rows 8..11 */
-  panel_6x2(w + 1134, t + 8, w + 1242, t + 28); /* rows 12..13 */
-  panel_6x1(w + 1134, t + 8, w + 1254, t + 30); /* row 14 */
+  panel_6x7_of_8(w + 1134, t + 8, w + 1218, t + 24); /* rows 8..14 */
   reduce_tri_5_d6(w + 3263, w + 1170, t + 16); /* N[knee_outer3] */
   reduce_5x5_d6(w + 3288, w + 1200, t + 16); /* E[pivot3, knee_outer3] */
   reduce_tri_5_d6(w + 3363, w + 1200, t + 21); /* N[pivot3] */
@@ -3367,9 +3736,7 @@ static int factor_p9(scalar *restrict w, scalar *restrict t) {
 static int factor_p10(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_6(w + 1386, t + 8); /* N[outer5_weld] = l D l^T, the next pivot's: final now */
   panel_6x8(w + 1260, t + 0, w + 1296, t + 16); /* rows 0..7 */
-  panel_6x4(w + 1260, t + 0, w + 1344, t + 24); /* rows 8..11 */
-  panel_6x2(w + 1260, t + 0, w + 1368, t + 28); /* rows 12..13 */
-  panel_6x1(w + 1260, t + 0, w + 1380, t + 30); /* row 14 */
+  panel_6x7_of_8(w + 1260, t + 0, w + 1344, t + 24); /* rows 8..14 */
   reduce_tri_5_d6(w + 2988, w + 1296, t + 16); /* N[knee_outer4] */
   reduce_5x5_d6(w + 3013, w + 1326, t + 16); /* E[pivot4, knee_outer4] */
   reduce_tri_5_d6(w + 3088, w + 1326, t + 21); /* N[pivot4] */
@@ -3384,9 +3751,7 @@ static int factor_p10(scalar *restrict w, scalar *restrict t) {
 static int factor_p11(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_6(w + 1512, t + 0); /* N[outer6_weld] = l D l^T, the next pivot's: final now */
   panel_6x8(w + 1386, t + 8, w + 1422, t + 16); /* rows 0..7 */
-  panel_6x4(w + 1386, t + 8, w + 1470, t + 24); /* rows 8..11 */
-  panel_6x2(w + 1386, t + 8, w + 1494, t + 28); /* rows 12..13 */
-  panel_6x1(w + 1386, t + 8, w + 1506, t + 30); /* row 14 */
+  panel_6x7_of_8(w + 1386, t + 8, w + 1470, t + 24); /* rows 8..14 */
   reduce_tri_5_d6(w + 2713, w + 1422, t + 16); /* N[knee_outer5] */
   reduce_5x5_d6(w + 2738, w + 1452, t + 16); /* E[pivot5, knee_outer5] */
   reduce_tri_5_d6(w + 2813, w + 1452, t + 21); /* N[pivot5] */
@@ -3401,9 +3766,7 @@ static int factor_p11(scalar *restrict w, scalar *restrict t) {
 static int factor_p12(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_5(w + 1638, t + 8); /* N[axleFL] = l D l^T, the next pivot's: final now */
   panel_6x8(w + 1512, t + 0, w + 1548, t + 16); /* rows 0..7 */
-  panel_6x4(w + 1512, t + 0, w + 1596, t + 24); /* rows 8..11 */
-  panel_6x2(w + 1512, t + 0, w + 1620, t + 28); /* rows 12..13 */
-  panel_6x1(w + 1512, t + 0, w + 1632, t + 30); /* row 14 */
+  panel_6x7_of_8(w + 1512, t + 0, w + 1596, t + 24); /* rows 8..14 */
   reduce_tri_5_d6(w + 2338, w + 1548, t + 16); /* N[head] */
   reduce_5x5_d6(w + 2363, w + 1578, t + 16); /* E[pivot6, head] */
   reduce_tri_5_d6(w + 2438, w + 1578, t + 21); /* N[pivot6] */
@@ -3420,8 +3783,7 @@ static int factor_p13(scalar *restrict w, scalar *restrict t) {
   reduce_tri_5_d5(w + 1768, w + 1663, t + 16); /* N[axleFR] */
   const int failed = factor_node_5(w + 1768, t + 0); /* N[axleFR] = l D l^T, the next pivot's: final now */
   panel_5x8(w + 1638, t + 8, w + 1703, t + 24); /* rows 8..15 */
-  panel_5x4(w + 1638, t + 8, w + 1743, t + 32); /* rows 16..19 */
-  panel_5x1(w + 1638, t + 8, w + 1763, t + 36); /* row 20 */
+  panel_5x5_of_8(w + 1638, t + 8, w + 1743, t + 32); /* rows 16..20 */
   reduce_5x5_d5(w + 1793, w + 1688, t + 16); /* E[axleRL, axleFR] */
   reduce_tri_5_d5(w + 1873, w + 1688, t + 21); /* N[axleRL] */
   reduce_5x5_d5(w + 1818, w + 1713, t + 16); /* E[axleRR, axleFR] */
@@ -3455,8 +3817,7 @@ static int factor_p15(scalar *restrict w, scalar *restrict t) {
   panel_5x8(w + 1873, t + 8, w + 1898, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 1953, w + 1898, t + 16); /* N[axleRR] */
   const int failed = factor_node_5(w + 1953, t + 0); /* N[axleRR] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1873, t + 8, w + 1938, t + 24); /* rows 8..9 */
-  panel_5x1(w + 1873, t + 8, w + 1948, t + 26); /* row 10 */
+  panel_5x3_of_4(w + 1873, t + 8, w + 1938, t + 24); /* rows 8..10 */
   reduce_6x5_d5(w + 1978, w + 1923, t + 16); /* E[chassis#weld1, axleRR] */
   reduce_tri_6_d5(w + 2008, w + 1923, t + 21); /* N[chassis#weld1] */
   return failed ? 16 : -1;
@@ -3465,8 +3826,7 @@ static int factor_p15(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 16: axleRR (hinge, d = 5, h = 6)
  * column: chassis#weld1 (d 6) */
 static int factor_p16(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 1953, t + 0, w + 1978, t + 16); /* rows 0..3 */
-  panel_5x2(w + 1953, t + 0, w + 1998, t + 20); /* rows 4..5 */
+  panel_5x6_of_8(w + 1953, t + 0, w + 1978, t + 16); /* rows 0..5 */
   reduce_tri_6_d5(w + 2008, w + 1978, t + 16); /* N[chassis#weld1] */
   const int failed = factor_node_6(w + 2008, t + 8); /* N[chassis#weld1] = l D l^T, the next pivot's: final now */
   return failed ? 17 : -1;
@@ -3477,8 +3837,7 @@ static int factor_p16(scalar *restrict w, scalar *restrict t) {
 static int factor_p17(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_1(w + 2122, t + 0); /* N[lift] = l D l^T, the next pivot's: final now */
   panel_6x8(w + 2008, t + 8, w + 2044, t + 16); /* rows 0..7 */
-  panel_6x4(w + 2008, t + 8, w + 2092, t + 24); /* rows 8..11 */
-  panel_6x1(w + 2008, t + 8, w + 2116, t + 28); /* row 12 */
+  panel_6x5_of_8(w + 2008, t + 8, w + 2092, t + 24); /* rows 8..12 */
   reduce_tri_3_d6(w + 2281, w + 2044, t + 16); /* N[barrel_eye] */
   reduce_5x3_d6(w + 2290, w + 2062, t + 16); /* E[foot, barrel_eye] */
   reduce_tri_5_d6(w + 4188, w + 2062, t + 19); /* N[foot] */
@@ -3494,8 +3853,7 @@ static int factor_p18(scalar *restrict w, scalar *restrict t) {
   panel_1x8(w + 2122, t + 0, w + 2123, t + 16); /* rows 0..7 */
   reduce_tri_5_d1(w + 2134, w + 2123, t + 16); /* N[cylinder] */
   const int failed = factor_node_5(w + 2134, t + 8); /* N[cylinder] = l D l^T, the next pivot's: final now */
-  panel_1x2(w + 2122, t + 0, w + 2131, t + 24); /* rows 8..9 */
-  panel_1x1(w + 2122, t + 0, w + 2133, t + 26); /* row 10 */
+  panel_1x3_of_4(w + 2122, t + 0, w + 2131, t + 24); /* rows 8..10 */
   reduce_3x5_d1(w + 2159, w + 2128, t + 16); /* E[rod_eye, cylinder] */
   reduce_tri_3_d1(w + 2189, w + 2128, t + 21); /* N[rod_eye] */
   reduce_3x5_d1(w + 2174, w + 2131, t + 16); /* E[barrel_eye, cylinder] */
@@ -3507,10 +3865,9 @@ static int factor_p18(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 19: cylinder (prismatic, d = 5, h = 6)
  * column: rod_eye (d 3), barrel_eye (d 3) */
 static int factor_p19(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 2134, t + 8, w + 2159, t + 16); /* rows 0..3 */
+  panel_5x6_of_8(w + 2134, t + 8, w + 2159, t + 16); /* rows 0..5 */
   reduce_tri_3_d5(w + 2189, w + 2159, t + 16); /* N[rod_eye] */
   const int failed = factor_node_3(w + 2189, t + 0); /* N[rod_eye] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2134, t + 8, w + 2179, t + 20); /* rows 4..5 */
   reduce_3x3_d5(w + 2198, w + 2174, t + 16); /* E[barrel_eye, rod_eye] fill */
   reduce_tri_3_d5(w + 2281, w + 2174, t + 19); /* N[barrel_eye] */
   return failed ? 20 : -1;
@@ -3561,9 +3918,7 @@ static int factor_p23(scalar *restrict w, scalar *restrict t) {
   panel_5x8(w + 2338, t + 8, w + 2363, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 2438, w + 2363, t + 16); /* N[pivot6] */
   const int failed = factor_node_5(w + 2438, t + 0); /* N[pivot6] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 2338, t + 8, w + 2403, t + 24); /* rows 8..11 */
-  panel_5x2(w + 2338, t + 8, w + 2423, t + 28); /* rows 12..13 */
-  panel_5x1(w + 2338, t + 8, w + 2433, t + 30); /* row 14 */
+  panel_5x7_of_8(w + 2338, t + 8, w + 2403, t + 24); /* rows 8..14 */
   reduce_5x5_d5(w + 2463, w + 2388, t + 16); /* E[roller_top_pin, pivot6] */
   reduce_tri_5_d5(w + 2538, w + 2388, t + 21); /* N[roller_top_pin] */
   reduce_5x5_d5(w + 2488, w + 2413, t + 16); /* E[knee_inner5, pivot6] */
@@ -3578,9 +3933,7 @@ static int factor_p24(scalar *restrict w, scalar *restrict t) {
   panel_5x8(w + 2438, t + 0, w + 2463, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 2538, w + 2463, t + 16); /* N[roller_top_pin] */
   const int failed = factor_node_5(w + 2538, t + 8); /* N[roller_top_pin] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 2438, t + 0, w + 2503, t + 24); /* rows 8..11 */
-  panel_5x2(w + 2438, t + 0, w + 2523, t + 28); /* rows 12..13 */
-  panel_5x1(w + 2438, t + 0, w + 2533, t + 30); /* row 14 */
+  panel_5x7_of_8(w + 2438, t + 0, w + 2503, t + 24); /* rows 8..14 */
   reduce_5x5_d5(w + 2563, w + 2488, t + 16); /* E[knee_inner5, roller_top_pin] fill */
   reduce_tri_5_d5(w + 2613, w + 2488, t + 21); /* N[knee_inner5] */
   reduce_5x5_d5(w + 2588, w + 2513, t + 16); /* E[knee_outer5, roller_top_pin] */
@@ -3607,9 +3960,7 @@ static int factor_p26(scalar *restrict w, scalar *restrict t) {
   panel_5x8(w + 2613, t + 0, w + 2638, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 2713, w + 2638, t + 16); /* N[knee_outer5] */
   const int failed = factor_node_5(w + 2713, t + 8); /* N[knee_outer5] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 2613, t + 0, w + 2678, t + 24); /* rows 8..11 */
-  panel_5x2(w + 2613, t + 0, w + 2698, t + 28); /* rows 12..13 */
-  panel_5x1(w + 2613, t + 0, w + 2708, t + 30); /* row 14 */
+  panel_5x7_of_8(w + 2613, t + 0, w + 2678, t + 24); /* rows 8..14 */
   reduce_5x5_d5(w + 2738, w + 2663, t + 16); /* E[pivot5, knee_outer5] */
   reduce_tri_5_d5(w + 2813, w + 2663, t + 21); /* N[pivot5] */
   reduce_5x5_d5(w + 2788, w + 2688, t + 16); /* E[knee_outer4, knee_outer5] fill */
@@ -3624,9 +3975,7 @@ static int factor_p27(scalar *restrict w, scalar *restrict t) {
   panel_5x8(w + 2713, t + 8, w + 2738, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 2813, w + 2738, t + 16); /* N[pivot5] */
   const int failed = factor_node_5(w + 2813, t + 0); /* N[pivot5] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 2713, t + 8, w + 2778, t + 24); /* rows 8..11 */
-  panel_5x2(w + 2713, t + 8, w + 2798, t + 28); /* rows 12..13 */
-  panel_5x1(w + 2713, t + 8, w + 2808, t + 30); /* row 14 */
+  panel_5x7_of_8(w + 2713, t + 8, w + 2778, t + 24); /* rows 8..14 */
   reduce_5x5_d5(w + 2838, w + 2763, t + 16); /* E[knee_inner4, pivot5] */
   reduce_tri_5_d5(w + 2888, w + 2763, t + 21); /* N[knee_inner4] */
   reduce_5x5_d5(w + 2863, w + 2788, t + 16); /* E[knee_outer4, pivot5] */
@@ -3653,9 +4002,7 @@ static int factor_p29(scalar *restrict w, scalar *restrict t) {
   panel_5x8(w + 2888, t + 8, w + 2913, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 2988, w + 2913, t + 16); /* N[knee_outer4] */
   const int failed = factor_node_5(w + 2988, t + 0); /* N[knee_outer4] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 2888, t + 8, w + 2953, t + 24); /* rows 8..11 */
-  panel_5x2(w + 2888, t + 8, w + 2973, t + 28); /* rows 12..13 */
-  panel_5x1(w + 2888, t + 8, w + 2983, t + 30); /* row 14 */
+  panel_5x7_of_8(w + 2888, t + 8, w + 2953, t + 24); /* rows 8..14 */
   reduce_5x5_d5(w + 3013, w + 2938, t + 16); /* E[pivot4, knee_outer4] */
   reduce_tri_5_d5(w + 3088, w + 2938, t + 21); /* N[pivot4] */
   reduce_5x5_d5(w + 3063, w + 2963, t + 16); /* E[knee_outer3, knee_outer4] fill */
@@ -3670,9 +4017,7 @@ static int factor_p30(scalar *restrict w, scalar *restrict t) {
   panel_5x8(w + 2988, t + 0, w + 3013, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 3088, w + 3013, t + 16); /* N[pivot4] */
   const int failed = factor_node_5(w + 3088, t + 8); /* N[pivot4] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 2988, t + 0, w + 3053, t + 24); /* rows 8..11 */
-  panel_5x2(w + 2988, t + 0, w + 3073, t + 28); /* rows 12..13 */
-  panel_5x1(w + 2988, t + 0, w + 3083, t + 30); /* row 14 */
+  panel_5x7_of_8(w + 2988, t + 0, w + 3053, t + 24); /* rows 8..14 */
   reduce_5x5_d5(w + 3113, w + 3038, t + 16); /* E[knee_inner3, pivot4] */
   reduce_tri_5_d5(w + 3163, w + 3038, t + 21); /* N[knee_inner3] */
   reduce_5x5_d5(w + 3138, w + 3063, t + 16); /* E[knee_outer3, pivot4] */
@@ -3699,9 +4044,7 @@ static int factor_p32(scalar *restrict w, scalar *restrict t) {
   panel_5x8(w + 3163, t + 0, w + 3188, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 3263, w + 3188, t + 16); /* N[knee_outer3] */
   const int failed = factor_node_5(w + 3263, t + 8); /* N[knee_outer3] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 3163, t + 0, w + 3228, t + 24); /* rows 8..11 */
-  panel_5x2(w + 3163, t + 0, w + 3248, t + 28); /* rows 12..13 */
-  panel_5x1(w + 3163, t + 0, w + 3258, t + 30); /* row 14 */
+  panel_5x7_of_8(w + 3163, t + 0, w + 3228, t + 24); /* rows 8..14 */
   reduce_5x5_d5(w + 3288, w + 3213, t + 16); /* E[pivot3, knee_outer3] */
   reduce_tri_5_d5(w + 3363, w + 3213, t + 21); /* N[pivot3] */
   reduce_5x5_d5(w + 3338, w + 3238, t + 16); /* E[knee_outer2, knee_outer3] fill */
@@ -3716,9 +4059,7 @@ static int factor_p33(scalar *restrict w, scalar *restrict t) {
   panel_5x8(w + 3263, t + 8, w + 3288, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 3363, w + 3288, t + 16); /* N[pivot3] */
   const int failed = factor_node_5(w + 3363, t + 0); /* N[pivot3] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 3263, t + 8, w + 3328, t + 24); /* rows 8..11 */
-  panel_5x2(w + 3263, t + 8, w + 3348, t + 28); /* rows 12..13 */
-  panel_5x1(w + 3263, t + 8, w + 3358, t + 30); /* row 14 */
+  panel_5x7_of_8(w + 3263, t + 8, w + 3328, t + 24); /* rows 8..14 */
   reduce_5x5_d5(w + 3388, w + 3313, t + 16); /* E[knee_inner2, pivot3] */
   reduce_tri_5_d5(w + 3438, w + 3313, t + 21); /* N[knee_inner2] */
   reduce_5x5_d5(w + 3413, w + 3338, t + 16); /* E[knee_outer2, pivot3] */
@@ -3745,9 +4086,7 @@ static int factor_p35(scalar *restrict w, scalar *restrict t) {
   panel_5x8(w + 3438, t + 8, w + 3463, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 3538, w + 3463, t + 16); /* N[knee_outer2] */
   const int failed = factor_node_5(w + 3538, t + 0); /* N[knee_outer2] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 3438, t + 8, w + 3503, t + 24); /* rows 8..11 */
-  panel_5x2(w + 3438, t + 8, w + 3523, t + 28); /* rows 12..13 */
-  panel_5x1(w + 3438, t + 8, w + 3533, t + 30); /* row 14 */
+  panel_5x7_of_8(w + 3438, t + 8, w + 3503, t + 24); /* rows 8..14 */
   reduce_5x5_d5(w + 3563, w + 3488, t + 16); /* E[pivot2, knee_outer2] */
   reduce_tri_5_d5(w + 3638, w + 3488, t + 21); /* N[pivot2] */
   reduce_5x5_d5(w + 3613, w + 3513, t + 16); /* E[knee_outer1, knee_outer2] fill */
@@ -3762,9 +4101,7 @@ static int factor_p36(scalar *restrict w, scalar *restrict t) {
   panel_5x8(w + 3538, t + 0, w + 3563, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 3638, w + 3563, t + 16); /* N[pivot2] */
   const int failed = factor_node_5(w + 3638, t + 8); /* N[pivot2] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 3538, t + 0, w + 3603, t + 24); /* rows 8..11 */
-  panel_5x2(w + 3538, t + 0, w + 3623, t + 28); /* rows 12..13 */
-  panel_5x1(w + 3538, t + 0, w + 3633, t + 30); /* row 14 */
+  panel_5x7_of_8(w + 3538, t + 0, w + 3603, t + 24); /* rows 8..14 */
   reduce_5x5_d5(w + 3663, w + 3588, t + 16); /* E[knee_inner1, pivot2] */
   reduce_tri_5_d5(w + 3713, w + 3588, t + 21); /* N[knee_inner1] */
   reduce_5x5_d5(w + 3688, w + 3613, t + 16); /* E[knee_outer1, pivot2] */
@@ -3791,9 +4128,7 @@ static int factor_p38(scalar *restrict w, scalar *restrict t) {
   panel_5x8(w + 3713, t + 0, w + 3738, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 3813, w + 3738, t + 16); /* N[knee_outer1] */
   const int failed = factor_node_5(w + 3813, t + 8); /* N[knee_outer1] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 3713, t + 0, w + 3778, t + 24); /* rows 8..11 */
-  panel_5x2(w + 3713, t + 0, w + 3798, t + 28); /* rows 12..13 */
-  panel_5x1(w + 3713, t + 0, w + 3808, t + 30); /* row 14 */
+  panel_5x7_of_8(w + 3713, t + 0, w + 3778, t + 24); /* rows 8..14 */
   reduce_5x5_d5(w + 3838, w + 3763, t + 16); /* E[pivot1, knee_outer1] */
   reduce_tri_5_d5(w + 3913, w + 3763, t + 21); /* N[pivot1] */
   reduce_5x5_d5(w + 3863, w + 3788, t + 16); /* E[knee_outer0, knee_outer1] fill */
@@ -3808,9 +4143,7 @@ static int factor_p39(scalar *restrict w, scalar *restrict t) {
   panel_5x8(w + 3813, t + 8, w + 3838, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 3913, w + 3838, t + 16); /* N[pivot1] */
   const int failed = factor_node_5(w + 3913, t + 0); /* N[pivot1] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 3813, t + 8, w + 3878, t + 24); /* rows 8..11 */
-  panel_5x2(w + 3813, t + 8, w + 3898, t + 28); /* rows 12..13 */
-  panel_5x1(w + 3813, t + 8, w + 3908, t + 30); /* row 14 */
+  panel_5x7_of_8(w + 3813, t + 8, w + 3878, t + 24); /* rows 8..14 */
   reduce_5x5_d5(w + 3938, w + 3863, t + 16); /* E[knee_outer0, pivot1] */
   reduce_tri_5_d5(w + 3988, w + 3863, t + 21); /* N[knee_outer0] */
   reduce_5x5_d5(w + 3963, w + 3888, t + 16); /* E[knee_inner0, pivot1] */
@@ -3837,9 +4170,7 @@ static int factor_p41(scalar *restrict w, scalar *restrict t) {
   panel_5x8(w + 3988, t + 8, w + 4013, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 4088, w + 4013, t + 16); /* N[roller_bottom_pin] */
   const int failed = factor_node_5(w + 4088, t + 0); /* N[roller_bottom_pin] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 3988, t + 8, w + 4053, t + 24); /* rows 8..11 */
-  panel_5x2(w + 3988, t + 8, w + 4073, t + 28); /* rows 12..13 */
-  panel_5x1(w + 3988, t + 8, w + 4083, t + 30); /* row 14 */
+  panel_5x7_of_8(w + 3988, t + 8, w + 4053, t + 24); /* rows 8..14 */
   reduce_5x5_d5(w + 4113, w + 4038, t + 16); /* E[knee_inner0, roller_bottom_pin] fill */
   reduce_tri_5_d5(w + 4318, w + 4038, t + 21); /* N[knee_inner0] */
   reduce_5x5_d5(w + 4138, w + 4063, t + 16); /* E[pivot0, roller_bottom_pin] */
@@ -3853,9 +4184,7 @@ static int factor_p41(scalar *restrict w, scalar *restrict t) {
 static int factor_p42(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_5(w + 4188, t + 8); /* N[foot] = l D l^T, the next pivot's: final now */
   panel_5x8(w + 4088, t + 0, w + 4113, t + 16); /* rows 0..7 */
-  panel_5x4(w + 4088, t + 0, w + 4153, t + 24); /* rows 8..11 */
-  panel_5x2(w + 4088, t + 0, w + 4173, t + 28); /* rows 12..13 */
-  panel_5x1(w + 4088, t + 0, w + 4183, t + 30); /* row 14 */
+  panel_5x7_of_8(w + 4088, t + 0, w + 4153, t + 24); /* rows 8..14 */
   reduce_tri_5_d5(w + 4318, w + 4113, t + 16); /* N[knee_inner0] */
   reduce_5x5_d5(w + 4343, w + 4138, t + 16); /* E[pivot0, knee_inner0] */
   reduce_tri_5_d5(w + 4423, w + 4138, t + 21); /* N[pivot0] */
@@ -3873,8 +4202,7 @@ static int factor_p43(scalar *restrict w, scalar *restrict t) {
   reduce_tri_5_d5(w + 4318, w + 4213, t + 16); /* N[knee_inner0] */
   const int failed = factor_node_5(w + 4318, t + 0); /* N[knee_inner0] = l D l^T, the next pivot's: final now */
   panel_5x8(w + 4188, t + 8, w + 4253, t + 24); /* rows 8..15 */
-  panel_5x4(w + 4188, t + 8, w + 4293, t + 32); /* rows 16..19 */
-  panel_5x1(w + 4188, t + 8, w + 4313, t + 36); /* row 20 */
+  panel_5x5_of_8(w + 4188, t + 8, w + 4293, t + 32); /* rows 16..20 */
   reduce_5x5_d5(w + 4343, w + 4238, t + 16); /* E[pivot0, knee_inner0] */
   reduce_tri_5_d5(w + 4423, w + 4238, t + 21); /* N[pivot0] */
   reduce_5x5_d5(w + 4368, w + 4263, t + 16); /* E[roller_bottom_slide, knee_inner0] fill */
@@ -3908,8 +4236,7 @@ static int factor_p45(scalar *restrict w, scalar *restrict t) {
   panel_5x8(w + 4423, t + 8, w + 4448, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + 4503, w + 4448, t + 16); /* N[roller_bottom_slide] */
   const int failed = factor_node_5(w + 4503, t + 0); /* N[roller_bottom_slide] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 4423, t + 8, w + 4488, t + 24); /* rows 8..9 */
-  panel_5x1(w + 4423, t + 8, w + 4498, t + 26); /* row 10 */
+  panel_5x3_of_4(w + 4423, t + 8, w + 4488, t + 24); /* rows 8..10 */
   reduce_6x5_d5(w + 4528, w + 4473, t + 16); /* E[inner0_weld, roller_bottom_slide] fill */
   reduce_tri_6_d5(w + 4558, w + 4473, t + 21); /* N[inner0_weld] */
   return failed ? 46 : -1;
@@ -3918,8 +4245,7 @@ static int factor_p45(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 46: roller_bottom_slide (prismatic, d = 5, h = 6)
  * column: inner0_weld (d 6, fill) */
 static int factor_p46(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 4503, t + 0, w + 4528, t + 16); /* rows 0..3 */
-  panel_5x2(w + 4503, t + 0, w + 4548, t + 20); /* rows 4..5 */
+  panel_5x6_of_8(w + 4503, t + 0, w + 4528, t + 16); /* rows 0..5 */
   reduce_tri_6_d5(w + 4558, w + 4528, t + 16); /* N[inner0_weld] */
   const int failed = factor_node_6(w + 4558, t + 8); /* N[inner0_weld] = l D l^T, the next pivot's: final now */
   return failed ? 47 : -1;

@@ -519,42 +519,6 @@ static void subtract_5(scalar *restrict x, const scalar *restrict s) {
 #if defined(__AVX__)
 /* AVX: 32-byte vectors */
 
-/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
- * at et[k * 16]), then overwrites it with node_solve(N, E) using the
- * reciprocals rinv of N's pivots. */
-static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const scalar e0 = e[0];
-  const scalar e1 = e[1];
-  const scalar e2 = e[2];
-  const scalar e3 = e[3];
-  const scalar e4 = e[4];
-  et[0] = e0;
-  et[16] = e1;
-  et[32] = e2;
-  et[48] = e3;
-  et[64] = e4;
-  const scalar y0 = e0;
-  const scalar y1 = e1 - n[5] * y0;
-  const scalar y2 = e2 - n[10] * y0 - n[11] * y1;
-  const scalar y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const scalar y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  const scalar z0 = y0 * rinv[0];
-  const scalar z1 = y1 * rinv[1];
-  const scalar z2 = y2 * rinv[2];
-  const scalar z3 = y3 * rinv[3];
-  const scalar z4 = y4 * rinv[4];
-  const scalar x4 = z4;
-  const scalar x3 = z3 - n[23] * x4;
-  const scalar x2 = z2 - n[22] * x4 - n[17] * x3;
-  const scalar x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const scalar x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0;
-  e[1] = x1;
-  e[2] = x2;
-  e[3] = x3;
-  e[4] = x4;
-}
-
 /* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
  * copies them, transposed, into et (row k of et: column k of E, stride
  * 16), then overwrites each row with node_solve(N, E[r]) using the
@@ -597,36 +561,36 @@ static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, sca
   e[9] = x4[1];
 }
 
-/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
+/* 5 rows of an edge column (rt.h factor step 2), one vector lane per row, 3 lanes idle:
  * copies them, transposed, into et (row k of et: column k of E, stride
  * 16), then overwrites each row with node_solve(N, E[r]) using the
  * reciprocals rinv of N's pivots. */
-static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0 = {e[0], e[5], e[10], e[15]};
-  const v4 e1 = {e[1], e[6], e[11], e[16]};
-  const v4 e2 = {e[2], e[7], e[12], e[17]};
-  const v4 e3 = {e[3], e[8], e[13], e[18]};
-  const v4 e4 = {e[4], e[9], e[14], e[19]};
-  *(v4 *)(et + 0) = e0;
-  *(v4 *)(et + 16) = e1;
-  *(v4 *)(et + 32) = e2;
-  *(v4 *)(et + 48) = e3;
-  *(v4 *)(et + 64) = e4;
-  const v4 y0 = e0;
-  const v4 y1 = e1 - n[5] * y0;
-  const v4 y2 = e2 - n[10] * y0 - n[11] * y1;
-  const v4 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const v4 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  const v4 z0 = y0 * rinv[0];
-  const v4 z1 = y1 * rinv[1];
-  const v4 z2 = y2 * rinv[2];
-  const v4 z3 = y3 * rinv[3];
-  const v4 z4 = y4 * rinv[4];
-  const v4 x4 = z4;
-  const v4 x3 = z3 - n[23] * x4;
-  const v4 x2 = z2 - n[22] * x4 - n[17] * x3;
-  const v4 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const v4 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
+static void panel_5x5_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v8 e0 = {e[0], e[5], e[10], e[15], e[20], 0, 0, 0};
+  const v8 e1 = {e[1], e[6], e[11], e[16], e[21], 0, 0, 0};
+  const v8 e2 = {e[2], e[7], e[12], e[17], e[22], 0, 0, 0};
+  const v8 e3 = {e[3], e[8], e[13], e[18], e[23], 0, 0, 0};
+  const v8 e4 = {e[4], e[9], e[14], e[19], e[24], 0, 0, 0};
+  *(v8 *)(et + 0) = e0;
+  *(v8 *)(et + 16) = e1;
+  *(v8 *)(et + 32) = e2;
+  *(v8 *)(et + 48) = e3;
+  *(v8 *)(et + 64) = e4;
+  const v8 y0 = e0;
+  const v8 y1 = e1 - n[5] * y0;
+  const v8 y2 = e2 - n[10] * y0 - n[11] * y1;
+  const v8 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
+  const v8 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  const v8 z0 = y0 * rinv[0];
+  const v8 z1 = y1 * rinv[1];
+  const v8 z2 = y2 * rinv[2];
+  const v8 z3 = y3 * rinv[3];
+  const v8 z4 = y4 * rinv[4];
+  const v8 x4 = z4;
+  const v8 x3 = z3 - n[23] * x4;
+  const v8 x2 = z2 - n[22] * x4 - n[17] * x3;
+  const v8 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
+  const v8 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
   e[0] = x0[0];
   e[1] = x1[0];
   e[2] = x2[0];
@@ -647,6 +611,11 @@ static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, sca
   e[17] = x2[3];
   e[18] = x3[3];
   e[19] = x4[3];
+  e[20] = x0[4];
+  e[21] = x1[4];
+  e[22] = x2[4];
+  e[23] = x3[4];
+  e[24] = x4[4];
 }
 
 /* 8 rows of an edge column (rt.h factor step 2), one vector lane per row:
@@ -751,42 +720,6 @@ static void reduce_5x5_d5(scalar *restrict c, const scalar *restrict l, const sc
 #else
 /* 16-byte vectors (SSE2, the x86-64 baseline; NEON) */
 
-/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
- * at et[k * 16]), then overwrites it with node_solve(N, E) using the
- * reciprocals rinv of N's pivots. */
-static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const scalar e0 = e[0];
-  const scalar e1 = e[1];
-  const scalar e2 = e[2];
-  const scalar e3 = e[3];
-  const scalar e4 = e[4];
-  et[0] = e0;
-  et[16] = e1;
-  et[32] = e2;
-  et[48] = e3;
-  et[64] = e4;
-  const scalar y0 = e0;
-  const scalar y1 = e1 - n[5] * y0;
-  const scalar y2 = e2 - n[10] * y0 - n[11] * y1;
-  const scalar y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const scalar y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  const scalar z0 = y0 * rinv[0];
-  const scalar z1 = y1 * rinv[1];
-  const scalar z2 = y2 * rinv[2];
-  const scalar z3 = y3 * rinv[3];
-  const scalar z4 = y4 * rinv[4];
-  const scalar x4 = z4;
-  const scalar x3 = z3 - n[23] * x4;
-  const scalar x2 = z2 - n[22] * x4 - n[17] * x3;
-  const scalar x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const scalar x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0;
-  e[1] = x1;
-  e[2] = x2;
-  e[3] = x3;
-  e[4] = x4;
-}
-
 /* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
  * copies them, transposed, into et (row k of et: column k of E, stride
  * 16), then overwrites each row with node_solve(N, E[r]) using the
@@ -829,56 +762,86 @@ static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, sca
   e[9] = x4[1];
 }
 
-/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
+/* 5 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 3 lanes idle:
  * copies them, transposed, into et (row k of et: column k of E, stride
  * 16), then overwrites each row with node_solve(N, E[r]) using the
  * reciprocals rinv of N's pivots. */
-static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0 = {e[0], e[5], e[10], e[15]};
-  const v4 e1 = {e[1], e[6], e[11], e[16]};
-  const v4 e2 = {e[2], e[7], e[12], e[17]};
-  const v4 e3 = {e[3], e[8], e[13], e[18]};
-  const v4 e4 = {e[4], e[9], e[14], e[19]};
-  *(v4 *)(et + 0) = e0;
-  *(v4 *)(et + 16) = e1;
-  *(v4 *)(et + 32) = e2;
-  *(v4 *)(et + 48) = e3;
-  *(v4 *)(et + 64) = e4;
-  const v4 y0 = e0;
-  const v4 y1 = e1 - n[5] * y0;
-  const v4 y2 = e2 - n[10] * y0 - n[11] * y1;
-  const v4 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const v4 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  const v4 z0 = y0 * rinv[0];
-  const v4 z1 = y1 * rinv[1];
-  const v4 z2 = y2 * rinv[2];
-  const v4 z3 = y3 * rinv[3];
-  const v4 z4 = y4 * rinv[4];
-  const v4 x4 = z4;
-  const v4 x3 = z3 - n[23] * x4;
-  const v4 x2 = z2 - n[22] * x4 - n[17] * x3;
-  const v4 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const v4 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x0[1];
-  e[6] = x1[1];
-  e[7] = x2[1];
-  e[8] = x3[1];
-  e[9] = x4[1];
-  e[10] = x0[2];
-  e[11] = x1[2];
-  e[12] = x2[2];
-  e[13] = x3[2];
-  e[14] = x4[2];
-  e[15] = x0[3];
-  e[16] = x1[3];
-  e[17] = x2[3];
-  e[18] = x3[3];
-  e[19] = x4[3];
+static void panel_5x5_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0_0 = {e[0], e[5], e[10], e[15]};
+  const v4 e0_1 = {e[20], 0, 0, 0};
+  const v4 e1_0 = {e[1], e[6], e[11], e[16]};
+  const v4 e1_1 = {e[21], 0, 0, 0};
+  const v4 e2_0 = {e[2], e[7], e[12], e[17]};
+  const v4 e2_1 = {e[22], 0, 0, 0};
+  const v4 e3_0 = {e[3], e[8], e[13], e[18]};
+  const v4 e3_1 = {e[23], 0, 0, 0};
+  const v4 e4_0 = {e[4], e[9], e[14], e[19]};
+  const v4 e4_1 = {e[24], 0, 0, 0};
+  *(v4 *)(et + 0) = e0_0;
+  *(v4 *)(et + 4) = e0_1;
+  *(v4 *)(et + 16) = e1_0;
+  *(v4 *)(et + 20) = e1_1;
+  *(v4 *)(et + 32) = e2_0;
+  *(v4 *)(et + 36) = e2_1;
+  *(v4 *)(et + 48) = e3_0;
+  *(v4 *)(et + 52) = e3_1;
+  *(v4 *)(et + 64) = e4_0;
+  *(v4 *)(et + 68) = e4_1;
+  const v4 y0_0 = e0_0;
+  const v4 y0_1 = e0_1;
+  const v4 y1_0 = e1_0 - n[5] * y0_0;
+  const v4 y1_1 = e1_1 - n[5] * y0_1;
+  const v4 y2_0 = e2_0 - n[10] * y0_0 - n[11] * y1_0;
+  const v4 y2_1 = e2_1 - n[10] * y0_1 - n[11] * y1_1;
+  const v4 y3_0 = e3_0 - n[15] * y0_0 - n[16] * y1_0 - n[17] * y2_0;
+  const v4 y3_1 = e3_1 - n[15] * y0_1 - n[16] * y1_1 - n[17] * y2_1;
+  const v4 y4_0 = e4_0 - n[20] * y0_0 - n[21] * y1_0 - n[22] * y2_0 - n[23] * y3_0;
+  const v4 y4_1 = e4_1 - n[20] * y0_1 - n[21] * y1_1 - n[22] * y2_1 - n[23] * y3_1;
+  const v4 z0_0 = y0_0 * rinv[0];
+  const v4 z0_1 = y0_1 * rinv[0];
+  const v4 z1_0 = y1_0 * rinv[1];
+  const v4 z1_1 = y1_1 * rinv[1];
+  const v4 z2_0 = y2_0 * rinv[2];
+  const v4 z2_1 = y2_1 * rinv[2];
+  const v4 z3_0 = y3_0 * rinv[3];
+  const v4 z3_1 = y3_1 * rinv[3];
+  const v4 z4_0 = y4_0 * rinv[4];
+  const v4 z4_1 = y4_1 * rinv[4];
+  const v4 x4_0 = z4_0;
+  const v4 x4_1 = z4_1;
+  const v4 x3_0 = z3_0 - n[23] * x4_0;
+  const v4 x3_1 = z3_1 - n[23] * x4_1;
+  const v4 x2_0 = z2_0 - n[22] * x4_0 - n[17] * x3_0;
+  const v4 x2_1 = z2_1 - n[22] * x4_1 - n[17] * x3_1;
+  const v4 x1_0 = z1_0 - n[21] * x4_0 - n[16] * x3_0 - n[11] * x2_0;
+  const v4 x1_1 = z1_1 - n[21] * x4_1 - n[16] * x3_1 - n[11] * x2_1;
+  const v4 x0_0 = z0_0 - n[20] * x4_0 - n[15] * x3_0 - n[10] * x2_0 - n[5] * x1_0;
+  const v4 x0_1 = z0_1 - n[20] * x4_1 - n[15] * x3_1 - n[10] * x2_1 - n[5] * x1_1;
+  e[0] = x0_0[0];
+  e[1] = x1_0[0];
+  e[2] = x2_0[0];
+  e[3] = x3_0[0];
+  e[4] = x4_0[0];
+  e[5] = x0_0[1];
+  e[6] = x1_0[1];
+  e[7] = x2_0[1];
+  e[8] = x3_0[1];
+  e[9] = x4_0[1];
+  e[10] = x0_0[2];
+  e[11] = x1_0[2];
+  e[12] = x2_0[2];
+  e[13] = x3_0[2];
+  e[14] = x4_0[2];
+  e[15] = x0_0[3];
+  e[16] = x1_0[3];
+  e[17] = x2_0[3];
+  e[18] = x3_0[3];
+  e[19] = x4_0[3];
+  e[20] = x0_1[0];
+  e[21] = x1_1[0];
+  e[22] = x2_1[0];
+  e[23] = x3_1[0];
+  e[24] = x4_1[0];
 }
 
 /* 8 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4):
@@ -1469,8 +1432,7 @@ static int factor_p37(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 38: pin38 (hinge, d = 5, h = 5)
  * column: pin39 (d 5) */
 static int factor_p38(scalar *restrict w, scalar *restrict t) {
-  panel_5x4(w + 2850, t + 0, w + 2875, t + 16); /* rows 0..3 */
-  panel_5x1(w + 2850, t + 0, w + 2895, t + 20); /* row 4 */
+  panel_5x5_of_8(w + 2850, t + 0, w + 2875, t + 16); /* rows 0..4 */
   reduce_tri_5_d5(w + 2900, w + 2875, t + 16); /* N[pin39] */
   const int failed = factor_node_5(w + 2900, t + 8); /* N[pin39] = l D l^T, the next pivot's: final now */
   return failed ? 39 : -1;

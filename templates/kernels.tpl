@@ -100,17 +100,20 @@ static void $(k.name)(const scalar *n, const scalar *v, scalar *x) {
 --%
 --% -- W: the widest vector of the branch being written (lanes)
 --% function emit.panel(k, W)
---%   local d, m = k.d, k.m
---%   -- groups of g lanes each: one vector of m lanes, or m / W vectors of W
+--%   local d, m, rows = k.d, k.m, k.n
+--%   -- groups of g lanes each: one vector of m lanes, or m / W vectors of W;
+--%   -- lanes from `rows` on are idle (zeros in, nothing out); so are
+--%   -- whole groups, which are left out
 --%   local g = math.min(m, W)
---%   local ng, ty = m // g, vtype(g)
+--%   local ng, ty = (rows + g - 1) // g, vtype(g)
 --%   local function sfx(j) return ng > 1 and fmt("_%d", j) or "" end
+--%   local function row(r) return r < rows end
 --%   if m == 1 then
 /* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
  * at et[k * $(P.et_ld)]), then overwrites it with node_solve(N, E) using the
  * reciprocals rinv of N's pivots. */
 --%   else
-/* $(m) rows of an edge column (rt.h factor step 2), one vector lane per row$(ng > 1 and fmt(" (%d vectors of %d)", ng, g) or ""):
+/* $(rows) rows of an edge column (rt.h factor step 2), one vector lane per row$(ng > 1 and fmt(" (%d vectors of %d)", ng, g) or "")$(rows < ng * g and fmt(", %d lane%s idle", ng * g - rows, ng * g - rows == 1 and "" or "s") or ""):
  * copies them, transposed, into et (row k of et: column k of E, stride
  * $(P.et_ld)), then overwrites each row with node_solve(N, E[r]) using the
  * reciprocals rinv of N's pivots. */
@@ -125,7 +128,7 @@ static void $(k.name)(const scalar *restrict n, const scalar *restrict rinv, sca
   const scalar e$(q)$(sfx(j)) = e[$(j * d + q)];
 --%       else
 --%         local t = {}
---%         for r = j * g, j * g + g - 1 do t[#t + 1] = fmt("e[%d]", r * d + q) end
+--%         for r = j * g, j * g + g - 1 do t[#t + 1] = row(r) and fmt("e[%d]", r * d + q) or "0" end
   const $(ty) e$(q)$(sfx(j)) = {$(table.concat(t, ", "))};
 --%       end
 --%     end
@@ -159,7 +162,7 @@ static void $(k.name)(const scalar *restrict n, const scalar *restrict rinv, sca
 --%       for q = 0, d - 1 do
 --%         if g == 1 then
   e[$((j * g + r) * d + q)] = x$(q)$(sfx(j));
---%         else
+--%         elseif row(j * g + r) then
   e[$((j * g + r) * d + q)] = x$(q)$(sfx(j))[$(r)];
 --%         end
 --%       end

@@ -406,30 +406,6 @@ static void subtract_5(scalar *restrict x, const scalar *restrict s) {
 /* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
  * at et[k * 8]), then overwrites it with node_solve(N, E) using the
  * reciprocals rinv of N's pivots. */
-static void panel_3x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const scalar e0 = e[0];
-  const scalar e1 = e[1];
-  const scalar e2 = e[2];
-  et[0] = e0;
-  et[8] = e1;
-  et[16] = e2;
-  const scalar y0 = e0;
-  const scalar y1 = e1 - n[3] * y0;
-  const scalar y2 = e2 - n[6] * y0 - n[7] * y1;
-  const scalar z0 = y0 * rinv[0];
-  const scalar z1 = y1 * rinv[1];
-  const scalar z2 = y2 * rinv[2];
-  const scalar x2 = z2;
-  const scalar x1 = z1 - n[7] * x2;
-  const scalar x0 = z0 - n[6] * x2 - n[3] * x1;
-  e[0] = x0;
-  e[1] = x1;
-  e[2] = x2;
-}
-
-/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
- * at et[k * 8]), then overwrites it with node_solve(N, E) using the
- * reciprocals rinv of N's pivots. */
 static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const scalar e0 = e[0];
   const scalar e1 = e[1];
@@ -463,54 +439,26 @@ static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, sca
   e[4] = x4;
 }
 
-/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+/* 5 rows of an edge column (rt.h factor step 2), one vector lane per row, 3 lanes idle:
  * copies them, transposed, into et (row k of et: column k of E, stride
  * 8), then overwrites each row with node_solve(N, E[r]) using the
  * reciprocals rinv of N's pivots. */
-static void panel_3x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v2 e0 = {e[0], e[3]};
-  const v2 e1 = {e[1], e[4]};
-  const v2 e2 = {e[2], e[5]};
-  *(v2 *)(et + 0) = e0;
-  *(v2 *)(et + 8) = e1;
-  *(v2 *)(et + 16) = e2;
-  const v2 y0 = e0;
-  const v2 y1 = e1 - n[3] * y0;
-  const v2 y2 = e2 - n[6] * y0 - n[7] * y1;
-  const v2 z0 = y0 * rinv[0];
-  const v2 z1 = y1 * rinv[1];
-  const v2 z2 = y2 * rinv[2];
-  const v2 x2 = z2;
-  const v2 x1 = z1 - n[7] * x2;
-  const v2 x0 = z0 - n[6] * x2 - n[3] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x0[1];
-  e[4] = x1[1];
-  e[5] = x2[1];
-}
-
-/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 8), then overwrites each row with node_solve(N, E[r]) using the
- * reciprocals rinv of N's pivots. */
-static void panel_3x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0 = {e[0], e[3], e[6], e[9]};
-  const v4 e1 = {e[1], e[4], e[7], e[10]};
-  const v4 e2 = {e[2], e[5], e[8], e[11]};
-  *(v4 *)(et + 0) = e0;
-  *(v4 *)(et + 8) = e1;
-  *(v4 *)(et + 16) = e2;
-  const v4 y0 = e0;
-  const v4 y1 = e1 - n[3] * y0;
-  const v4 y2 = e2 - n[6] * y0 - n[7] * y1;
-  const v4 z0 = y0 * rinv[0];
-  const v4 z1 = y1 * rinv[1];
-  const v4 z2 = y2 * rinv[2];
-  const v4 x2 = z2;
-  const v4 x1 = z1 - n[7] * x2;
-  const v4 x0 = z0 - n[6] * x2 - n[3] * x1;
+static void panel_3x5_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v8 e0 = {e[0], e[3], e[6], e[9], e[12], 0, 0, 0};
+  const v8 e1 = {e[1], e[4], e[7], e[10], e[13], 0, 0, 0};
+  const v8 e2 = {e[2], e[5], e[8], e[11], e[14], 0, 0, 0};
+  *(v8 *)(et + 0) = e0;
+  *(v8 *)(et + 8) = e1;
+  *(v8 *)(et + 16) = e2;
+  const v8 y0 = e0;
+  const v8 y1 = e1 - n[3] * y0;
+  const v8 y2 = e2 - n[6] * y0 - n[7] * y1;
+  const v8 z0 = y0 * rinv[0];
+  const v8 z1 = y1 * rinv[1];
+  const v8 z2 = y2 * rinv[2];
+  const v8 x2 = z2;
+  const v8 x1 = z1 - n[7] * x2;
+  const v8 x0 = z0 - n[6] * x2 - n[3] * x1;
   e[0] = x0[0];
   e[1] = x1[0];
   e[2] = x2[0];
@@ -523,6 +471,49 @@ static void panel_3x4(const scalar *restrict n, const scalar *restrict rinv, sca
   e[9] = x0[3];
   e[10] = x1[3];
   e[11] = x2[3];
+  e[12] = x0[4];
+  e[13] = x1[4];
+  e[14] = x2[4];
+}
+
+/* 6 rows of an edge column (rt.h factor step 2), one vector lane per row, 2 lanes idle:
+ * copies them, transposed, into et (row k of et: column k of E, stride
+ * 8), then overwrites each row with node_solve(N, E[r]) using the
+ * reciprocals rinv of N's pivots. */
+static void panel_3x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v8 e0 = {e[0], e[3], e[6], e[9], e[12], e[15], 0, 0};
+  const v8 e1 = {e[1], e[4], e[7], e[10], e[13], e[16], 0, 0};
+  const v8 e2 = {e[2], e[5], e[8], e[11], e[14], e[17], 0, 0};
+  *(v8 *)(et + 0) = e0;
+  *(v8 *)(et + 8) = e1;
+  *(v8 *)(et + 16) = e2;
+  const v8 y0 = e0;
+  const v8 y1 = e1 - n[3] * y0;
+  const v8 y2 = e2 - n[6] * y0 - n[7] * y1;
+  const v8 z0 = y0 * rinv[0];
+  const v8 z1 = y1 * rinv[1];
+  const v8 z2 = y2 * rinv[2];
+  const v8 x2 = z2;
+  const v8 x1 = z1 - n[7] * x2;
+  const v8 x0 = z0 - n[6] * x2 - n[3] * x1;
+  e[0] = x0[0];
+  e[1] = x1[0];
+  e[2] = x2[0];
+  e[3] = x0[1];
+  e[4] = x1[1];
+  e[5] = x2[1];
+  e[6] = x0[2];
+  e[7] = x1[2];
+  e[8] = x2[2];
+  e[9] = x0[3];
+  e[10] = x1[3];
+  e[11] = x2[3];
+  e[12] = x0[4];
+  e[13] = x1[4];
+  e[14] = x2[4];
+  e[15] = x0[5];
+  e[16] = x1[5];
+  e[17] = x2[5];
 }
 
 /* 8 rows of an edge column (rt.h factor step 2), one vector lane per row:
@@ -619,30 +610,6 @@ static void reduce_5x3_d1(scalar *restrict c, const scalar *restrict l, const sc
 /* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
  * at et[k * 8]), then overwrites it with node_solve(N, E) using the
  * reciprocals rinv of N's pivots. */
-static void panel_3x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const scalar e0 = e[0];
-  const scalar e1 = e[1];
-  const scalar e2 = e[2];
-  et[0] = e0;
-  et[8] = e1;
-  et[16] = e2;
-  const scalar y0 = e0;
-  const scalar y1 = e1 - n[3] * y0;
-  const scalar y2 = e2 - n[6] * y0 - n[7] * y1;
-  const scalar z0 = y0 * rinv[0];
-  const scalar z1 = y1 * rinv[1];
-  const scalar z2 = y2 * rinv[2];
-  const scalar x2 = z2;
-  const scalar x1 = z1 - n[7] * x2;
-  const scalar x0 = z0 - n[6] * x2 - n[3] * x1;
-  e[0] = x0;
-  e[1] = x1;
-  e[2] = x2;
-}
-
-/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
- * at et[k * 8]), then overwrites it with node_solve(N, E) using the
- * reciprocals rinv of N's pivots. */
 static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const scalar e0 = e[0];
   const scalar e1 = e[1];
@@ -676,66 +643,111 @@ static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, sca
   e[4] = x4;
 }
 
-/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
+/* 5 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 3 lanes idle:
  * copies them, transposed, into et (row k of et: column k of E, stride
  * 8), then overwrites each row with node_solve(N, E[r]) using the
  * reciprocals rinv of N's pivots. */
-static void panel_3x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v2 e0 = {e[0], e[3]};
-  const v2 e1 = {e[1], e[4]};
-  const v2 e2 = {e[2], e[5]};
-  *(v2 *)(et + 0) = e0;
-  *(v2 *)(et + 8) = e1;
-  *(v2 *)(et + 16) = e2;
-  const v2 y0 = e0;
-  const v2 y1 = e1 - n[3] * y0;
-  const v2 y2 = e2 - n[6] * y0 - n[7] * y1;
-  const v2 z0 = y0 * rinv[0];
-  const v2 z1 = y1 * rinv[1];
-  const v2 z2 = y2 * rinv[2];
-  const v2 x2 = z2;
-  const v2 x1 = z1 - n[7] * x2;
-  const v2 x0 = z0 - n[6] * x2 - n[3] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x0[1];
-  e[4] = x1[1];
-  e[5] = x2[1];
+static void panel_3x5_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0_0 = {e[0], e[3], e[6], e[9]};
+  const v4 e0_1 = {e[12], 0, 0, 0};
+  const v4 e1_0 = {e[1], e[4], e[7], e[10]};
+  const v4 e1_1 = {e[13], 0, 0, 0};
+  const v4 e2_0 = {e[2], e[5], e[8], e[11]};
+  const v4 e2_1 = {e[14], 0, 0, 0};
+  *(v4 *)(et + 0) = e0_0;
+  *(v4 *)(et + 4) = e0_1;
+  *(v4 *)(et + 8) = e1_0;
+  *(v4 *)(et + 12) = e1_1;
+  *(v4 *)(et + 16) = e2_0;
+  *(v4 *)(et + 20) = e2_1;
+  const v4 y0_0 = e0_0;
+  const v4 y0_1 = e0_1;
+  const v4 y1_0 = e1_0 - n[3] * y0_0;
+  const v4 y1_1 = e1_1 - n[3] * y0_1;
+  const v4 y2_0 = e2_0 - n[6] * y0_0 - n[7] * y1_0;
+  const v4 y2_1 = e2_1 - n[6] * y0_1 - n[7] * y1_1;
+  const v4 z0_0 = y0_0 * rinv[0];
+  const v4 z0_1 = y0_1 * rinv[0];
+  const v4 z1_0 = y1_0 * rinv[1];
+  const v4 z1_1 = y1_1 * rinv[1];
+  const v4 z2_0 = y2_0 * rinv[2];
+  const v4 z2_1 = y2_1 * rinv[2];
+  const v4 x2_0 = z2_0;
+  const v4 x2_1 = z2_1;
+  const v4 x1_0 = z1_0 - n[7] * x2_0;
+  const v4 x1_1 = z1_1 - n[7] * x2_1;
+  const v4 x0_0 = z0_0 - n[6] * x2_0 - n[3] * x1_0;
+  const v4 x0_1 = z0_1 - n[6] * x2_1 - n[3] * x1_1;
+  e[0] = x0_0[0];
+  e[1] = x1_0[0];
+  e[2] = x2_0[0];
+  e[3] = x0_0[1];
+  e[4] = x1_0[1];
+  e[5] = x2_0[1];
+  e[6] = x0_0[2];
+  e[7] = x1_0[2];
+  e[8] = x2_0[2];
+  e[9] = x0_0[3];
+  e[10] = x1_0[3];
+  e[11] = x2_0[3];
+  e[12] = x0_1[0];
+  e[13] = x1_1[0];
+  e[14] = x2_1[0];
 }
 
-/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
+/* 6 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 2 lanes idle:
  * copies them, transposed, into et (row k of et: column k of E, stride
  * 8), then overwrites each row with node_solve(N, E[r]) using the
  * reciprocals rinv of N's pivots. */
-static void panel_3x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0 = {e[0], e[3], e[6], e[9]};
-  const v4 e1 = {e[1], e[4], e[7], e[10]};
-  const v4 e2 = {e[2], e[5], e[8], e[11]};
-  *(v4 *)(et + 0) = e0;
-  *(v4 *)(et + 8) = e1;
-  *(v4 *)(et + 16) = e2;
-  const v4 y0 = e0;
-  const v4 y1 = e1 - n[3] * y0;
-  const v4 y2 = e2 - n[6] * y0 - n[7] * y1;
-  const v4 z0 = y0 * rinv[0];
-  const v4 z1 = y1 * rinv[1];
-  const v4 z2 = y2 * rinv[2];
-  const v4 x2 = z2;
-  const v4 x1 = z1 - n[7] * x2;
-  const v4 x0 = z0 - n[6] * x2 - n[3] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x0[1];
-  e[4] = x1[1];
-  e[5] = x2[1];
-  e[6] = x0[2];
-  e[7] = x1[2];
-  e[8] = x2[2];
-  e[9] = x0[3];
-  e[10] = x1[3];
-  e[11] = x2[3];
+static void panel_3x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  const v4 e0_0 = {e[0], e[3], e[6], e[9]};
+  const v4 e0_1 = {e[12], e[15], 0, 0};
+  const v4 e1_0 = {e[1], e[4], e[7], e[10]};
+  const v4 e1_1 = {e[13], e[16], 0, 0};
+  const v4 e2_0 = {e[2], e[5], e[8], e[11]};
+  const v4 e2_1 = {e[14], e[17], 0, 0};
+  *(v4 *)(et + 0) = e0_0;
+  *(v4 *)(et + 4) = e0_1;
+  *(v4 *)(et + 8) = e1_0;
+  *(v4 *)(et + 12) = e1_1;
+  *(v4 *)(et + 16) = e2_0;
+  *(v4 *)(et + 20) = e2_1;
+  const v4 y0_0 = e0_0;
+  const v4 y0_1 = e0_1;
+  const v4 y1_0 = e1_0 - n[3] * y0_0;
+  const v4 y1_1 = e1_1 - n[3] * y0_1;
+  const v4 y2_0 = e2_0 - n[6] * y0_0 - n[7] * y1_0;
+  const v4 y2_1 = e2_1 - n[6] * y0_1 - n[7] * y1_1;
+  const v4 z0_0 = y0_0 * rinv[0];
+  const v4 z0_1 = y0_1 * rinv[0];
+  const v4 z1_0 = y1_0 * rinv[1];
+  const v4 z1_1 = y1_1 * rinv[1];
+  const v4 z2_0 = y2_0 * rinv[2];
+  const v4 z2_1 = y2_1 * rinv[2];
+  const v4 x2_0 = z2_0;
+  const v4 x2_1 = z2_1;
+  const v4 x1_0 = z1_0 - n[7] * x2_0;
+  const v4 x1_1 = z1_1 - n[7] * x2_1;
+  const v4 x0_0 = z0_0 - n[6] * x2_0 - n[3] * x1_0;
+  const v4 x0_1 = z0_1 - n[6] * x2_1 - n[3] * x1_1;
+  e[0] = x0_0[0];
+  e[1] = x1_0[0];
+  e[2] = x2_0[0];
+  e[3] = x0_0[1];
+  e[4] = x1_0[1];
+  e[5] = x2_0[1];
+  e[6] = x0_0[2];
+  e[7] = x1_0[2];
+  e[8] = x2_0[2];
+  e[9] = x0_0[3];
+  e[10] = x1_0[3];
+  e[11] = x2_0[3];
+  e[12] = x0_1[0];
+  e[13] = x1_1[0];
+  e[14] = x2_1[0];
+  e[15] = x0_1[1];
+  e[16] = x1_1[1];
+  e[17] = x2_1[1];
 }
 
 /* 8 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4):
@@ -839,8 +851,7 @@ static void reduce_5x3_d1(scalar *restrict c, const scalar *restrict l, const sc
  * column: pivot_left (d 5), coupler (d 1) */
 static int factor_p0(scalar *restrict w, scalar *restrict t) {
   if (factor_node_3(w + 0, t + 0)) return 0; /* N[bob_left] = l D l^T */
-  panel_3x4(w + 0, t + 0, w + 9, t + 16); /* rows 0..3 */
-  panel_3x2(w + 0, t + 0, w + 21, t + 20); /* rows 4..5 */
+  panel_3x6_of_8(w + 0, t + 0, w + 9, t + 16); /* rows 0..5 */
   reduce_tri_5_d3(w + 27, w + 9, t + 16); /* N[pivot_left] */
   const int failed = factor_node_5(w + 27, t + 8); /* N[pivot_left] = l D l^T, the next pivot's: final now */
   reduce_1x5_d3(w + 52, w + 24, t + 16); /* E[coupler, pivot_left] */
@@ -871,8 +882,7 @@ static int factor_p2(scalar *restrict w, scalar *restrict t) {
 /*---- pivot 3: bob_right (ball, d = 3, h = 5)
  * column: pivot_right (d 5) */
 static int factor_p3(scalar *restrict w, scalar *restrict t) {
-  panel_3x4(w + 66, t + 8, w + 75, t + 16); /* rows 0..3 */
-  panel_3x1(w + 66, t + 8, w + 87, t + 20); /* row 4 */
+  panel_3x5_of_8(w + 66, t + 8, w + 75, t + 16); /* rows 0..4 */
   reduce_tri_5_d3(w + 90, w + 75, t + 16); /* N[pivot_right] */
   const int failed = factor_node_5(w + 90, t + 0); /* N[pivot_right] = l D l^T, the next pivot's: final now */
   return failed ? 4 : -1;
