@@ -320,15 +320,18 @@ static void plan_solve_phase(builder *b, emit_phase phase) {
       use_kernel(b, op, EK_NODE_SOLVE, 0, 0, d);
       continue;
     }
-    for (int k = r->piv_blk_adr[p]; k < r->piv_blk_adr[p + 1]; k++) {
+    /* backward: the blocks from the last (whose x is final earliest) to
+     * the first (rt.h) */
+    int k0 = r->piv_blk_adr[p], k1 = r->piv_blk_adr[p + 1];
+    for (int j = 0; j < k1 - k0; j++) {
+      int k = phase == EP_FORWARD ? k0 + j : k1 - 1 - j;
       int q = r->blk_piv[k], dq = piv_degree(r, q);
       emit_op *op = add_op(b, phase == EP_FORWARD ? EO_FORWARD : EO_BACKWARD, p);
       op->a = r->blk_off[k];
       op->b = piv_row(r, p);
       op->c = piv_row(r, q);
       op->row = q;
-      emit_kernel_kind kind = phase == EP_FORWARD ? EK_FORWARD
-                              : k == r->piv_blk_adr[p] ? EK_BACKWARD_SET : EK_BACKWARD_ADD;
+      emit_kernel_kind kind = phase == EP_FORWARD ? EK_FORWARD : j == 0 ? EK_BACKWARD_SET : EK_BACKWARD_ADD;
       use_kernel(b, op, kind, dq, 0, d);
     }
     if (phase == EP_BACKWARD) {

@@ -477,14 +477,9 @@ static void forward_6x5(const scalar *restrict l, const scalar *restrict xp, sca
   xq[5] -= l[25] * xp[0] + l[26] * xp[1] + l[27] * xp[2] + l[28] * xp[3] + l[29] * xp[4];
 }
 
-/* s = L^T xq for a 1 x 1 block L: the first block of a pivot's
- * backward sum (rt.h solve, backward). */
-static void backward_set_1x1(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[0] * xq[0];
-}
-
-/* s = L^T xq for a 1 x 5 block L: the first block of a pivot's
- * backward sum (rt.h solve, backward). */
+/* s = L^T xq for a 1 x 5 block L, rows from the last: the first
+ * block of a pivot's backward sum, which runs over the blocks from the
+ * last (rt.h solve, backward). */
 static void backward_set_1x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
   s[0] = l[0] * xq[0];
   s[1] = l[1] * xq[0];
@@ -493,30 +488,45 @@ static void backward_set_1x5(const scalar *restrict l, const scalar *restrict xq
   s[4] = l[4] * xq[0];
 }
 
-/* s = L^T xq for a 5 x 1 block L: the first block of a pivot's
- * backward sum (rt.h solve, backward). */
+/* s = L^T xq for a 5 x 1 block L, rows from the last: the first
+ * block of a pivot's backward sum, which runs over the blocks from the
+ * last (rt.h solve, backward). */
 static void backward_set_5x1(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[0] * xq[0] + l[1] * xq[1] + l[2] * xq[2] + l[3] * xq[3] + l[4] * xq[4];
+  s[0] = l[4] * xq[4] + l[3] * xq[3] + l[2] * xq[2] + l[1] * xq[1] + l[0] * xq[0];
 }
 
-/* s = L^T xq for a 5 x 5 block L: the first block of a pivot's
- * backward sum (rt.h solve, backward). */
+/* s = L^T xq for a 5 x 5 block L, rows from the last: the first
+ * block of a pivot's backward sum, which runs over the blocks from the
+ * last (rt.h solve, backward). */
 static void backward_set_5x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[0] * xq[0] + l[5] * xq[1] + l[10] * xq[2] + l[15] * xq[3] + l[20] * xq[4];
-  s[1] = l[1] * xq[0] + l[6] * xq[1] + l[11] * xq[2] + l[16] * xq[3] + l[21] * xq[4];
-  s[2] = l[2] * xq[0] + l[7] * xq[1] + l[12] * xq[2] + l[17] * xq[3] + l[22] * xq[4];
-  s[3] = l[3] * xq[0] + l[8] * xq[1] + l[13] * xq[2] + l[18] * xq[3] + l[23] * xq[4];
-  s[4] = l[4] * xq[0] + l[9] * xq[1] + l[14] * xq[2] + l[19] * xq[3] + l[24] * xq[4];
+  s[0] = l[20] * xq[4] + l[15] * xq[3] + l[10] * xq[2] + l[5] * xq[1] + l[0] * xq[0];
+  s[1] = l[21] * xq[4] + l[16] * xq[3] + l[11] * xq[2] + l[6] * xq[1] + l[1] * xq[0];
+  s[2] = l[22] * xq[4] + l[17] * xq[3] + l[12] * xq[2] + l[7] * xq[1] + l[2] * xq[0];
+  s[3] = l[23] * xq[4] + l[18] * xq[3] + l[13] * xq[2] + l[8] * xq[1] + l[3] * xq[0];
+  s[4] = l[24] * xq[4] + l[19] * xq[3] + l[14] * xq[2] + l[9] * xq[1] + l[4] * xq[0];
 }
 
-/* s = L^T xq for a 6 x 5 block L: the first block of a pivot's
- * backward sum (rt.h solve, backward). */
+/* s = L^T xq for a 6 x 1 block L, rows from the last: the first
+ * block of a pivot's backward sum, which runs over the blocks from the
+ * last (rt.h solve, backward). */
+static void backward_set_6x1(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = l[5] * xq[5] + l[4] * xq[4] + l[3] * xq[3] + l[2] * xq[2] + l[1] * xq[1] + l[0] * xq[0];
+}
+
+/* s = L^T xq for a 6 x 5 block L, rows from the last: the first
+ * block of a pivot's backward sum, which runs over the blocks from the
+ * last (rt.h solve, backward). */
 static void backward_set_6x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[0] * xq[0] + l[5] * xq[1] + l[10] * xq[2] + l[15] * xq[3] + l[20] * xq[4] + l[25] * xq[5];
-  s[1] = l[1] * xq[0] + l[6] * xq[1] + l[11] * xq[2] + l[16] * xq[3] + l[21] * xq[4] + l[26] * xq[5];
-  s[2] = l[2] * xq[0] + l[7] * xq[1] + l[12] * xq[2] + l[17] * xq[3] + l[22] * xq[4] + l[27] * xq[5];
-  s[3] = l[3] * xq[0] + l[8] * xq[1] + l[13] * xq[2] + l[18] * xq[3] + l[23] * xq[4] + l[28] * xq[5];
-  s[4] = l[4] * xq[0] + l[9] * xq[1] + l[14] * xq[2] + l[19] * xq[3] + l[24] * xq[4] + l[29] * xq[5];
+  s[0] = l[25] * xq[5] + l[20] * xq[4] + l[15] * xq[3] + l[10] * xq[2] + l[5] * xq[1] + l[0] * xq[0];
+  s[1] = l[26] * xq[5] + l[21] * xq[4] + l[16] * xq[3] + l[11] * xq[2] + l[6] * xq[1] + l[1] * xq[0];
+  s[2] = l[27] * xq[5] + l[22] * xq[4] + l[17] * xq[3] + l[12] * xq[2] + l[7] * xq[1] + l[2] * xq[0];
+  s[3] = l[28] * xq[5] + l[23] * xq[4] + l[18] * xq[3] + l[13] * xq[2] + l[8] * xq[1] + l[3] * xq[0];
+  s[4] = l[29] * xq[5] + l[24] * xq[4] + l[19] * xq[3] + l[14] * xq[2] + l[9] * xq[1] + l[4] * xq[0];
+}
+
+/* s = s + L^T xq for a 1 x 1 block L, the sum continued in order. */
+static void backward_add_1x1(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = s[0] + l[0] * xq[0];
 }
 
 /* s = s + L^T xq for a 1 x 5 block L, the sum continued in order. */
@@ -530,30 +540,16 @@ static void backward_add_1x5(const scalar *restrict l, const scalar *restrict xq
 
 /* s = s + L^T xq for a 5 x 1 block L, the sum continued in order. */
 static void backward_add_5x1(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[0] * xq[0] + l[1] * xq[1] + l[2] * xq[2] + l[3] * xq[3] + l[4] * xq[4];
+  s[0] = s[0] + l[4] * xq[4] + l[3] * xq[3] + l[2] * xq[2] + l[1] * xq[1] + l[0] * xq[0];
 }
 
 /* s = s + L^T xq for a 5 x 5 block L, the sum continued in order. */
 static void backward_add_5x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[0] * xq[0] + l[5] * xq[1] + l[10] * xq[2] + l[15] * xq[3] + l[20] * xq[4];
-  s[1] = s[1] + l[1] * xq[0] + l[6] * xq[1] + l[11] * xq[2] + l[16] * xq[3] + l[21] * xq[4];
-  s[2] = s[2] + l[2] * xq[0] + l[7] * xq[1] + l[12] * xq[2] + l[17] * xq[3] + l[22] * xq[4];
-  s[3] = s[3] + l[3] * xq[0] + l[8] * xq[1] + l[13] * xq[2] + l[18] * xq[3] + l[23] * xq[4];
-  s[4] = s[4] + l[4] * xq[0] + l[9] * xq[1] + l[14] * xq[2] + l[19] * xq[3] + l[24] * xq[4];
-}
-
-/* s = s + L^T xq for a 6 x 1 block L, the sum continued in order. */
-static void backward_add_6x1(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[0] * xq[0] + l[1] * xq[1] + l[2] * xq[2] + l[3] * xq[3] + l[4] * xq[4] + l[5] * xq[5];
-}
-
-/* s = s + L^T xq for a 6 x 5 block L, the sum continued in order. */
-static void backward_add_6x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[0] * xq[0] + l[5] * xq[1] + l[10] * xq[2] + l[15] * xq[3] + l[20] * xq[4] + l[25] * xq[5];
-  s[1] = s[1] + l[1] * xq[0] + l[6] * xq[1] + l[11] * xq[2] + l[16] * xq[3] + l[21] * xq[4] + l[26] * xq[5];
-  s[2] = s[2] + l[2] * xq[0] + l[7] * xq[1] + l[12] * xq[2] + l[17] * xq[3] + l[22] * xq[4] + l[27] * xq[5];
-  s[3] = s[3] + l[3] * xq[0] + l[8] * xq[1] + l[13] * xq[2] + l[18] * xq[3] + l[23] * xq[4] + l[28] * xq[5];
-  s[4] = s[4] + l[4] * xq[0] + l[9] * xq[1] + l[14] * xq[2] + l[19] * xq[3] + l[24] * xq[4] + l[29] * xq[5];
+  s[0] = s[0] + l[20] * xq[4] + l[15] * xq[3] + l[10] * xq[2] + l[5] * xq[1] + l[0] * xq[0];
+  s[1] = s[1] + l[21] * xq[4] + l[16] * xq[3] + l[11] * xq[2] + l[6] * xq[1] + l[1] * xq[0];
+  s[2] = s[2] + l[22] * xq[4] + l[17] * xq[3] + l[12] * xq[2] + l[7] * xq[1] + l[2] * xq[0];
+  s[3] = s[3] + l[23] * xq[4] + l[18] * xq[3] + l[13] * xq[2] + l[8] * xq[1] + l[3] * xq[0];
+  s[4] = s[4] + l[24] * xq[4] + l[19] * xq[3] + l[14] * xq[2] + l[9] * xq[1] + l[4] * xq[0];
 }
 
 /* x -= s, 1 rows: the end of a pivot's backward step. */
@@ -1733,39 +1729,39 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_set_6x5(w + 489, x + 37, s); /* L[body#weld1, rack_slide] */
   subtract_5(x + 32, s); /* x[rack_slide] */
   /* pivot 7: kingpinR (hinge, d = 5, h = 11) */
-  backward_set_5x5(w + 409, x + 32, s); /* L[rack_slide, kingpinR] */
-  backward_add_6x5(w + 434, x + 37, s); /* L[body#weld1, kingpinR] */
+  backward_set_6x5(w + 434, x + 37, s); /* L[body#weld1, kingpinR] */
+  backward_add_5x5(w + 409, x + 32, s); /* L[rack_slide, kingpinR] */
   subtract_5(x + 21, s); /* x[kingpinR] */
   /* pivot 6: tie_rodL (rod, d = 1, h = 16) */
-  backward_set_5x1(w + 368, x + 21, s); /* L[kingpinR, tie_rodL] */
+  backward_set_6x1(w + 378, x + 37, s); /* L[body#weld1, tie_rodL] */
   backward_add_5x1(w + 373, x + 32, s); /* L[rack_slide, tie_rodL] */
-  backward_add_6x1(w + 378, x + 37, s); /* L[body#weld1, tie_rodL] */
+  backward_add_5x1(w + 368, x + 21, s); /* L[kingpinR, tie_rodL] */
   subtract_1(x + 15, s); /* x[tie_rodL] */
   /* pivot 5: kingpinL (hinge, d = 5, h = 7) */
-  backward_set_1x5(w + 332, x + 15, s); /* L[tie_rodL, kingpinL] */
-  backward_add_6x5(w + 337, x + 37, s); /* L[body#weld1, kingpinL] */
+  backward_set_6x5(w + 337, x + 37, s); /* L[body#weld1, kingpinL] */
+  backward_add_1x5(w + 332, x + 15, s); /* L[tie_rodL, kingpinL] */
   subtract_5(x + 5, s); /* x[kingpinL] */
   /* pivot 4: tie_rodR (rod, d = 1, h = 11) */
-  backward_set_1x1(w + 296, x + 15, s); /* L[tie_rodL, tie_rodR] */
+  backward_set_5x1(w + 302, x + 32, s); /* L[rack_slide, tie_rodR] */
   backward_add_5x1(w + 297, x + 21, s); /* L[kingpinR, tie_rodR] */
-  backward_add_5x1(w + 302, x + 32, s); /* L[rack_slide, tie_rodR] */
+  backward_add_1x1(w + 296, x + 15, s); /* L[tie_rodL, tie_rodR] */
   subtract_1(x + 31, s); /* x[tie_rodR] */
   /* pivot 3: rear_axleR (hinge, d = 5, h = 11) */
-  backward_set_5x5(w + 240, x + 5, s); /* L[kingpinL, rear_axleR] */
-  backward_add_6x5(w + 265, x + 37, s); /* L[body#weld1, rear_axleR] */
+  backward_set_6x5(w + 265, x + 37, s); /* L[body#weld1, rear_axleR] */
+  backward_add_5x5(w + 240, x + 5, s); /* L[kingpinL, rear_axleR] */
   subtract_5(x + 16, s); /* x[rear_axleR] */
   /* pivot 2: rear_axleL (hinge, d = 5, h = 16) */
-  backward_set_5x5(w + 135, x + 16, s); /* L[rear_axleR, rear_axleL] */
+  backward_set_6x5(w + 185, x + 37, s); /* L[body#weld1, rear_axleL] */
   backward_add_5x5(w + 160, x + 5, s); /* L[kingpinL, rear_axleL] */
-  backward_add_6x5(w + 185, x + 37, s); /* L[body#weld1, rear_axleL] */
+  backward_add_5x5(w + 135, x + 16, s); /* L[rear_axleR, rear_axleL] */
   subtract_5(x + 0, s); /* x[rear_axleL] */
   /* pivot 1: spindleR (hinge, d = 5, h = 6) */
-  backward_set_1x5(w + 80, x + 31, s); /* L[tie_rodR, spindleR] */
-  backward_add_5x5(w + 85, x + 21, s); /* L[kingpinR, spindleR] */
+  backward_set_5x5(w + 85, x + 21, s); /* L[kingpinR, spindleR] */
+  backward_add_1x5(w + 80, x + 31, s); /* L[tie_rodR, spindleR] */
   subtract_5(x + 26, s); /* x[spindleR] */
   /* pivot 0: spindleL (hinge, d = 5, h = 6) */
-  backward_set_5x5(w + 25, x + 5, s); /* L[kingpinL, spindleL] */
-  backward_add_1x5(w + 50, x + 15, s); /* L[tie_rodL, spindleL] */
+  backward_set_1x5(w + 50, x + 15, s); /* L[tie_rodL, spindleL] */
+  backward_add_5x5(w + 25, x + 5, s); /* L[kingpinL, spindleL] */
   subtract_5(x + 10, s); /* x[spindleL] */
 }
 

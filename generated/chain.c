@@ -212,12 +212,13 @@ static void forward_3x3(const scalar *restrict l, const scalar *restrict xp, sca
   xq[2] -= l[6] * xp[0] + l[7] * xp[1] + l[8] * xp[2];
 }
 
-/* s = L^T xq for a 3 x 3 block L: the first block of a pivot's
- * backward sum (rt.h solve, backward). */
+/* s = L^T xq for a 3 x 3 block L, rows from the last: the first
+ * block of a pivot's backward sum, which runs over the blocks from the
+ * last (rt.h solve, backward). */
 static void backward_set_3x3(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[0] * xq[0] + l[3] * xq[1] + l[6] * xq[2];
-  s[1] = l[1] * xq[0] + l[4] * xq[1] + l[7] * xq[2];
-  s[2] = l[2] * xq[0] + l[5] * xq[1] + l[8] * xq[2];
+  s[0] = l[6] * xq[2] + l[3] * xq[1] + l[0] * xq[0];
+  s[1] = l[7] * xq[2] + l[4] * xq[1] + l[1] * xq[0];
+  s[2] = l[8] * xq[2] + l[5] * xq[1] + l[2] * xq[0];
 }
 
 /* x -= s, 3 rows: the end of a pivot's backward step. */

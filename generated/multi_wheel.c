@@ -662,59 +662,68 @@ static void forward_6x6(const scalar *restrict l, const scalar *restrict xp, sca
   xq[5] -= l[30] * xp[0] + l[31] * xp[1] + l[32] * xp[2] + l[33] * xp[3] + l[34] * xp[4] + l[35] * xp[5];
 }
 
-/* s = L^T xq for a 5 x 3 block L: the first block of a pivot's
- * backward sum (rt.h solve, backward). */
-static void backward_set_5x3(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[0] * xq[0] + l[3] * xq[1] + l[6] * xq[2] + l[9] * xq[3] + l[12] * xq[4];
-  s[1] = l[1] * xq[0] + l[4] * xq[1] + l[7] * xq[2] + l[10] * xq[3] + l[13] * xq[4];
-  s[2] = l[2] * xq[0] + l[5] * xq[1] + l[8] * xq[2] + l[11] * xq[3] + l[14] * xq[4];
+/* s = L^T xq for a 6 x 3 block L, rows from the last: the first
+ * block of a pivot's backward sum, which runs over the blocks from the
+ * last (rt.h solve, backward). */
+static void backward_set_6x3(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = l[15] * xq[5] + l[12] * xq[4] + l[9] * xq[3] + l[6] * xq[2] + l[3] * xq[1] + l[0] * xq[0];
+  s[1] = l[16] * xq[5] + l[13] * xq[4] + l[10] * xq[3] + l[7] * xq[2] + l[4] * xq[1] + l[1] * xq[0];
+  s[2] = l[17] * xq[5] + l[14] * xq[4] + l[11] * xq[3] + l[8] * xq[2] + l[5] * xq[1] + l[2] * xq[0];
 }
 
-/* s = L^T xq for a 5 x 5 block L: the first block of a pivot's
- * backward sum (rt.h solve, backward). */
-static void backward_set_5x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[0] * xq[0] + l[5] * xq[1] + l[10] * xq[2] + l[15] * xq[3] + l[20] * xq[4];
-  s[1] = l[1] * xq[0] + l[6] * xq[1] + l[11] * xq[2] + l[16] * xq[3] + l[21] * xq[4];
-  s[2] = l[2] * xq[0] + l[7] * xq[1] + l[12] * xq[2] + l[17] * xq[3] + l[22] * xq[4];
-  s[3] = l[3] * xq[0] + l[8] * xq[1] + l[13] * xq[2] + l[18] * xq[3] + l[23] * xq[4];
-  s[4] = l[4] * xq[0] + l[9] * xq[1] + l[14] * xq[2] + l[19] * xq[3] + l[24] * xq[4];
-}
-
-/* s = L^T xq for a 6 x 5 block L: the first block of a pivot's
- * backward sum (rt.h solve, backward). */
+/* s = L^T xq for a 6 x 5 block L, rows from the last: the first
+ * block of a pivot's backward sum, which runs over the blocks from the
+ * last (rt.h solve, backward). */
 static void backward_set_6x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[0] * xq[0] + l[5] * xq[1] + l[10] * xq[2] + l[15] * xq[3] + l[20] * xq[4] + l[25] * xq[5];
-  s[1] = l[1] * xq[0] + l[6] * xq[1] + l[11] * xq[2] + l[16] * xq[3] + l[21] * xq[4] + l[26] * xq[5];
-  s[2] = l[2] * xq[0] + l[7] * xq[1] + l[12] * xq[2] + l[17] * xq[3] + l[22] * xq[4] + l[27] * xq[5];
-  s[3] = l[3] * xq[0] + l[8] * xq[1] + l[13] * xq[2] + l[18] * xq[3] + l[23] * xq[4] + l[28] * xq[5];
-  s[4] = l[4] * xq[0] + l[9] * xq[1] + l[14] * xq[2] + l[19] * xq[3] + l[24] * xq[4] + l[29] * xq[5];
+  s[0] = l[25] * xq[5] + l[20] * xq[4] + l[15] * xq[3] + l[10] * xq[2] + l[5] * xq[1] + l[0] * xq[0];
+  s[1] = l[26] * xq[5] + l[21] * xq[4] + l[16] * xq[3] + l[11] * xq[2] + l[6] * xq[1] + l[1] * xq[0];
+  s[2] = l[27] * xq[5] + l[22] * xq[4] + l[17] * xq[3] + l[12] * xq[2] + l[7] * xq[1] + l[2] * xq[0];
+  s[3] = l[28] * xq[5] + l[23] * xq[4] + l[18] * xq[3] + l[13] * xq[2] + l[8] * xq[1] + l[3] * xq[0];
+  s[4] = l[29] * xq[5] + l[24] * xq[4] + l[19] * xq[3] + l[14] * xq[2] + l[9] * xq[1] + l[4] * xq[0];
 }
 
-/* s = L^T xq for a 6 x 6 block L: the first block of a pivot's
- * backward sum (rt.h solve, backward). */
+/* s = L^T xq for a 6 x 6 block L, rows from the last: the first
+ * block of a pivot's backward sum, which runs over the blocks from the
+ * last (rt.h solve, backward). */
 static void backward_set_6x6(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[0] * xq[0] + l[6] * xq[1] + l[12] * xq[2] + l[18] * xq[3] + l[24] * xq[4] + l[30] * xq[5];
-  s[1] = l[1] * xq[0] + l[7] * xq[1] + l[13] * xq[2] + l[19] * xq[3] + l[25] * xq[4] + l[31] * xq[5];
-  s[2] = l[2] * xq[0] + l[8] * xq[1] + l[14] * xq[2] + l[20] * xq[3] + l[26] * xq[4] + l[32] * xq[5];
-  s[3] = l[3] * xq[0] + l[9] * xq[1] + l[15] * xq[2] + l[21] * xq[3] + l[27] * xq[4] + l[33] * xq[5];
-  s[4] = l[4] * xq[0] + l[10] * xq[1] + l[16] * xq[2] + l[22] * xq[3] + l[28] * xq[4] + l[34] * xq[5];
-  s[5] = l[5] * xq[0] + l[11] * xq[1] + l[17] * xq[2] + l[23] * xq[3] + l[29] * xq[4] + l[35] * xq[5];
+  s[0] = l[30] * xq[5] + l[24] * xq[4] + l[18] * xq[3] + l[12] * xq[2] + l[6] * xq[1] + l[0] * xq[0];
+  s[1] = l[31] * xq[5] + l[25] * xq[4] + l[19] * xq[3] + l[13] * xq[2] + l[7] * xq[1] + l[1] * xq[0];
+  s[2] = l[32] * xq[5] + l[26] * xq[4] + l[20] * xq[3] + l[14] * xq[2] + l[8] * xq[1] + l[2] * xq[0];
+  s[3] = l[33] * xq[5] + l[27] * xq[4] + l[21] * xq[3] + l[15] * xq[2] + l[9] * xq[1] + l[3] * xq[0];
+  s[4] = l[34] * xq[5] + l[28] * xq[4] + l[22] * xq[3] + l[16] * xq[2] + l[10] * xq[1] + l[4] * xq[0];
+  s[5] = l[35] * xq[5] + l[29] * xq[4] + l[23] * xq[3] + l[17] * xq[2] + l[11] * xq[1] + l[5] * xq[0];
+}
+
+/* s = s + L^T xq for a 5 x 3 block L, the sum continued in order. */
+static void backward_add_5x3(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = s[0] + l[12] * xq[4] + l[9] * xq[3] + l[6] * xq[2] + l[3] * xq[1] + l[0] * xq[0];
+  s[1] = s[1] + l[13] * xq[4] + l[10] * xq[3] + l[7] * xq[2] + l[4] * xq[1] + l[1] * xq[0];
+  s[2] = s[2] + l[14] * xq[4] + l[11] * xq[3] + l[8] * xq[2] + l[5] * xq[1] + l[2] * xq[0];
+}
+
+/* s = s + L^T xq for a 5 x 5 block L, the sum continued in order. */
+static void backward_add_5x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = s[0] + l[20] * xq[4] + l[15] * xq[3] + l[10] * xq[2] + l[5] * xq[1] + l[0] * xq[0];
+  s[1] = s[1] + l[21] * xq[4] + l[16] * xq[3] + l[11] * xq[2] + l[6] * xq[1] + l[1] * xq[0];
+  s[2] = s[2] + l[22] * xq[4] + l[17] * xq[3] + l[12] * xq[2] + l[7] * xq[1] + l[2] * xq[0];
+  s[3] = s[3] + l[23] * xq[4] + l[18] * xq[3] + l[13] * xq[2] + l[8] * xq[1] + l[3] * xq[0];
+  s[4] = s[4] + l[24] * xq[4] + l[19] * xq[3] + l[14] * xq[2] + l[9] * xq[1] + l[4] * xq[0];
 }
 
 /* s = s + L^T xq for a 6 x 3 block L, the sum continued in order. */
 static void backward_add_6x3(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[0] * xq[0] + l[3] * xq[1] + l[6] * xq[2] + l[9] * xq[3] + l[12] * xq[4] + l[15] * xq[5];
-  s[1] = s[1] + l[1] * xq[0] + l[4] * xq[1] + l[7] * xq[2] + l[10] * xq[3] + l[13] * xq[4] + l[16] * xq[5];
-  s[2] = s[2] + l[2] * xq[0] + l[5] * xq[1] + l[8] * xq[2] + l[11] * xq[3] + l[14] * xq[4] + l[17] * xq[5];
+  s[0] = s[0] + l[15] * xq[5] + l[12] * xq[4] + l[9] * xq[3] + l[6] * xq[2] + l[3] * xq[1] + l[0] * xq[0];
+  s[1] = s[1] + l[16] * xq[5] + l[13] * xq[4] + l[10] * xq[3] + l[7] * xq[2] + l[4] * xq[1] + l[1] * xq[0];
+  s[2] = s[2] + l[17] * xq[5] + l[14] * xq[4] + l[11] * xq[3] + l[8] * xq[2] + l[5] * xq[1] + l[2] * xq[0];
 }
 
 /* s = s + L^T xq for a 6 x 5 block L, the sum continued in order. */
 static void backward_add_6x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[0] * xq[0] + l[5] * xq[1] + l[10] * xq[2] + l[15] * xq[3] + l[20] * xq[4] + l[25] * xq[5];
-  s[1] = s[1] + l[1] * xq[0] + l[6] * xq[1] + l[11] * xq[2] + l[16] * xq[3] + l[21] * xq[4] + l[26] * xq[5];
-  s[2] = s[2] + l[2] * xq[0] + l[7] * xq[1] + l[12] * xq[2] + l[17] * xq[3] + l[22] * xq[4] + l[27] * xq[5];
-  s[3] = s[3] + l[3] * xq[0] + l[8] * xq[1] + l[13] * xq[2] + l[18] * xq[3] + l[23] * xq[4] + l[28] * xq[5];
-  s[4] = s[4] + l[4] * xq[0] + l[9] * xq[1] + l[14] * xq[2] + l[19] * xq[3] + l[24] * xq[4] + l[29] * xq[5];
+  s[0] = s[0] + l[25] * xq[5] + l[20] * xq[4] + l[15] * xq[3] + l[10] * xq[2] + l[5] * xq[1] + l[0] * xq[0];
+  s[1] = s[1] + l[26] * xq[5] + l[21] * xq[4] + l[16] * xq[3] + l[11] * xq[2] + l[6] * xq[1] + l[1] * xq[0];
+  s[2] = s[2] + l[27] * xq[5] + l[22] * xq[4] + l[17] * xq[3] + l[12] * xq[2] + l[7] * xq[1] + l[2] * xq[0];
+  s[3] = s[3] + l[28] * xq[5] + l[23] * xq[4] + l[18] * xq[3] + l[13] * xq[2] + l[8] * xq[1] + l[3] * xq[0];
+  s[4] = s[4] + l[29] * xq[5] + l[24] * xq[4] + l[19] * xq[3] + l[14] * xq[2] + l[9] * xq[1] + l[4] * xq[0];
 }
 
 /* x -= s, 3 rows: the end of a pivot's backward step. */
@@ -2378,37 +2387,37 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_set_6x6(w + 2094, x + 124, s); /* L[chassis#weld7, chassis#weld6] */
   subtract_6(x + 118, s); /* x[chassis#weld6] */
   /* pivot 26: axle6L (hinge, d = 5, h = 12) */
-  backward_set_6x5(w + 1998, x + 118, s); /* L[chassis#weld6, axle6L] */
-  backward_add_6x5(w + 2028, x + 124, s); /* L[chassis#weld7, axle6L] */
+  backward_set_6x5(w + 2028, x + 124, s); /* L[chassis#weld7, axle6L] */
+  backward_add_6x5(w + 1998, x + 118, s); /* L[chassis#weld6, axle6L] */
   subtract_5(x + 59, s); /* x[axle6L] */
   /* pivot 25: axle5R (hinge, d = 5, h = 17) */
-  backward_set_5x5(w + 1888, x + 59, s); /* L[axle6L, axle5R] */
+  backward_set_6x5(w + 1943, x + 124, s); /* L[chassis#weld7, axle5R] */
   backward_add_6x5(w + 1913, x + 118, s); /* L[chassis#weld6, axle5R] */
-  backward_add_6x5(w + 1943, x + 124, s); /* L[chassis#weld7, axle5R] */
+  backward_add_5x5(w + 1888, x + 59, s); /* L[axle6L, axle5R] */
   subtract_5(x + 54, s); /* x[axle5R] */
   /* pivot 24: chassis#weld5 (shard weld, d = 6, h = 6) */
   backward_set_6x6(w + 1827, x + 118, s); /* L[chassis#weld6, chassis#weld5] */
   subtract_6(x + 112, s); /* x[chassis#weld5] */
   /* pivot 23: axle5L (hinge, d = 5, h = 12) */
-  backward_set_6x5(w + 1731, x + 112, s); /* L[chassis#weld5, axle5L] */
-  backward_add_6x5(w + 1761, x + 118, s); /* L[chassis#weld6, axle5L] */
+  backward_set_6x5(w + 1761, x + 118, s); /* L[chassis#weld6, axle5L] */
+  backward_add_6x5(w + 1731, x + 112, s); /* L[chassis#weld5, axle5L] */
   subtract_5(x + 49, s); /* x[axle5L] */
   /* pivot 22: axle4R (hinge, d = 5, h = 17) */
-  backward_set_5x5(w + 1621, x + 49, s); /* L[axle5L, axle4R] */
+  backward_set_6x5(w + 1676, x + 118, s); /* L[chassis#weld6, axle4R] */
   backward_add_6x5(w + 1646, x + 112, s); /* L[chassis#weld5, axle4R] */
-  backward_add_6x5(w + 1676, x + 118, s); /* L[chassis#weld6, axle4R] */
+  backward_add_5x5(w + 1621, x + 49, s); /* L[axle5L, axle4R] */
   subtract_5(x + 44, s); /* x[axle4R] */
   /* pivot 21: chassis#weld4 (shard weld, d = 6, h = 6) */
   backward_set_6x6(w + 1560, x + 112, s); /* L[chassis#weld5, chassis#weld4] */
   subtract_6(x + 106, s); /* x[chassis#weld4] */
   /* pivot 20: axle4L (hinge, d = 5, h = 12) */
-  backward_set_6x5(w + 1464, x + 106, s); /* L[chassis#weld4, axle4L] */
-  backward_add_6x5(w + 1494, x + 112, s); /* L[chassis#weld5, axle4L] */
+  backward_set_6x5(w + 1494, x + 112, s); /* L[chassis#weld5, axle4L] */
+  backward_add_6x5(w + 1464, x + 106, s); /* L[chassis#weld4, axle4L] */
   subtract_5(x + 39, s); /* x[axle4L] */
   /* pivot 19: axle3R (hinge, d = 5, h = 17) */
-  backward_set_5x5(w + 1354, x + 39, s); /* L[axle4L, axle3R] */
+  backward_set_6x5(w + 1409, x + 112, s); /* L[chassis#weld5, axle3R] */
   backward_add_6x5(w + 1379, x + 106, s); /* L[chassis#weld4, axle3R] */
-  backward_add_6x5(w + 1409, x + 112, s); /* L[chassis#weld5, axle3R] */
+  backward_add_5x5(w + 1354, x + 39, s); /* L[axle4L, axle3R] */
   subtract_5(x + 34, s); /* x[axle3R] */
   /* pivot 18: chassis#weld3 (shard weld, d = 6, h = 6) */
   backward_set_6x6(w + 1293, x + 106, s); /* L[chassis#weld4, chassis#weld3] */
@@ -2420,13 +2429,13 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_set_6x6(w + 1149, x + 94, s); /* L[chassis#weld2, chassis#weld1] */
   subtract_6(x + 88, s); /* x[chassis#weld1] */
   /* pivot 15: axle2L (hinge, d = 5, h = 12) */
-  backward_set_6x5(w + 1053, x + 88, s); /* L[chassis#weld1, axle2L] */
-  backward_add_6x5(w + 1083, x + 94, s); /* L[chassis#weld2, axle2L] */
+  backward_set_6x5(w + 1083, x + 94, s); /* L[chassis#weld2, axle2L] */
+  backward_add_6x5(w + 1053, x + 88, s); /* L[chassis#weld1, axle2L] */
   subtract_5(x + 13, s); /* x[axle2L] */
   /* pivot 14: axle1R (hinge, d = 5, h = 17) */
-  backward_set_5x5(w + 943, x + 13, s); /* L[axle2L, axle1R] */
+  backward_set_6x5(w + 998, x + 94, s); /* L[chassis#weld2, axle1R] */
   backward_add_6x5(w + 968, x + 88, s); /* L[chassis#weld1, axle1R] */
-  backward_add_6x5(w + 998, x + 94, s); /* L[chassis#weld2, axle1R] */
+  backward_add_5x5(w + 943, x + 13, s); /* L[axle2L, axle1R] */
   subtract_5(x + 8, s); /* x[axle1R] */
   /* pivot 13: chassis#weld8 (shard weld, d = 6, h = 6) */
   backward_set_6x6(w + 882, x + 124, s); /* L[chassis#weld7, chassis#weld8] */
@@ -2435,54 +2444,54 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_set_6x6(w + 810, x + 130, s); /* L[chassis#weld8, chassis#weld9] */
   subtract_6(x + 136, s); /* x[chassis#weld9] */
   /* pivot 11: axle7L (hinge, d = 5, h = 12) */
-  backward_set_6x5(w + 714, x + 136, s); /* L[chassis#weld9, axle7L] */
-  backward_add_6x5(w + 744, x + 130, s); /* L[chassis#weld8, axle7L] */
+  backward_set_6x5(w + 744, x + 130, s); /* L[chassis#weld8, axle7L] */
+  backward_add_6x5(w + 714, x + 136, s); /* L[chassis#weld9, axle7L] */
   subtract_5(x + 75, s); /* x[axle7L] */
   /* pivot 10: axle6R (hinge, d = 5, h = 12) */
-  backward_set_6x5(w + 629, x + 130, s); /* L[chassis#weld8, axle6R] */
-  backward_add_6x5(w + 659, x + 124, s); /* L[chassis#weld7, axle6R] */
+  backward_set_6x5(w + 659, x + 124, s); /* L[chassis#weld7, axle6R] */
+  backward_add_6x5(w + 629, x + 130, s); /* L[chassis#weld8, axle6R] */
   subtract_5(x + 64, s); /* x[axle6R] */
   /* pivot 9: axle3L (hinge, d = 5, h = 12) */
-  backward_set_6x5(w + 544, x + 100, s); /* L[chassis#weld3, axle3L] */
-  backward_add_6x5(w + 574, x + 106, s); /* L[chassis#weld4, axle3L] */
+  backward_set_6x5(w + 574, x + 106, s); /* L[chassis#weld4, axle3L] */
+  backward_add_6x5(w + 544, x + 100, s); /* L[chassis#weld3, axle3L] */
   subtract_5(x + 29, s); /* x[axle3L] */
   /* pivot 8: axle2R (hinge, d = 5, h = 12) */
-  backward_set_6x5(w + 459, x + 94, s); /* L[chassis#weld2, axle2R] */
-  backward_add_6x5(w + 489, x + 100, s); /* L[chassis#weld3, axle2R] */
+  backward_set_6x5(w + 489, x + 100, s); /* L[chassis#weld3, axle2R] */
+  backward_add_6x5(w + 459, x + 94, s); /* L[chassis#weld2, axle2R] */
   subtract_5(x + 18, s); /* x[axle2R] */
   /* pivot 7: outrigger_rearR_ball (ball, d = 3, h = 17) */
-  backward_set_5x3(w + 383, x + 75, s); /* L[axle7L, outrigger_rearR_ball] */
+  backward_set_6x3(w + 416, x + 130, s); /* L[chassis#weld8, outrigger_rearR_ball] */
   backward_add_6x3(w + 398, x + 136, s); /* L[chassis#weld9, outrigger_rearR_ball] */
-  backward_add_6x3(w + 416, x + 130, s); /* L[chassis#weld8, outrigger_rearR_ball] */
+  backward_add_5x3(w + 383, x + 75, s); /* L[axle7L, outrigger_rearR_ball] */
   subtract_3(x + 72, s); /* x[outrigger_rearR_ball] */
   /* pivot 6: outrigger_rearL_ball (ball, d = 3, h = 17) */
-  backward_set_5x3(w + 323, x + 64, s); /* L[axle6R, outrigger_rearL_ball] */
+  backward_set_6x3(w + 356, x + 124, s); /* L[chassis#weld7, outrigger_rearL_ball] */
   backward_add_6x3(w + 338, x + 130, s); /* L[chassis#weld8, outrigger_rearL_ball] */
-  backward_add_6x3(w + 356, x + 124, s); /* L[chassis#weld7, outrigger_rearL_ball] */
+  backward_add_5x3(w + 323, x + 64, s); /* L[axle6R, outrigger_rearL_ball] */
   subtract_3(x + 69, s); /* x[outrigger_rearL_ball] */
   /* pivot 5: outrigger_frontR_ball (ball, d = 3, h = 17) */
-  backward_set_5x3(w + 263, x + 29, s); /* L[axle3L, outrigger_frontR_ball] */
+  backward_set_6x3(w + 296, x + 106, s); /* L[chassis#weld4, outrigger_frontR_ball] */
   backward_add_6x3(w + 278, x + 100, s); /* L[chassis#weld3, outrigger_frontR_ball] */
-  backward_add_6x3(w + 296, x + 106, s); /* L[chassis#weld4, outrigger_frontR_ball] */
+  backward_add_5x3(w + 263, x + 29, s); /* L[axle3L, outrigger_frontR_ball] */
   subtract_3(x + 26, s); /* x[outrigger_frontR_ball] */
   /* pivot 4: outrigger_frontL_ball (ball, d = 3, h = 17) */
-  backward_set_5x3(w + 203, x + 18, s); /* L[axle2R, outrigger_frontL_ball] */
+  backward_set_6x3(w + 236, x + 100, s); /* L[chassis#weld3, outrigger_frontL_ball] */
   backward_add_6x3(w + 218, x + 94, s); /* L[chassis#weld2, outrigger_frontL_ball] */
-  backward_add_6x3(w + 236, x + 100, s); /* L[chassis#weld3, outrigger_frontL_ball] */
+  backward_add_5x3(w + 203, x + 18, s); /* L[axle2R, outrigger_frontL_ball] */
   subtract_3(x + 23, s); /* x[outrigger_frontL_ball] */
   /* pivot 3: axle7R (hinge, d = 5, h = 6) */
   backward_set_6x5(w + 164, x + 136, s); /* L[chassis#weld9, axle7R] */
   subtract_5(x + 80, s); /* x[axle7R] */
   /* pivot 2: tow_rear_ball (ball, d = 3, h = 11) */
-  backward_set_5x3(w + 106, x + 80, s); /* L[axle7R, tow_rear_ball] */
-  backward_add_6x3(w + 121, x + 136, s); /* L[chassis#weld9, tow_rear_ball] */
+  backward_set_6x3(w + 121, x + 136, s); /* L[chassis#weld9, tow_rear_ball] */
+  backward_add_5x3(w + 106, x + 80, s); /* L[axle7R, tow_rear_ball] */
   subtract_3(x + 85, s); /* x[tow_rear_ball] */
   /* pivot 1: axle1L (hinge, d = 5, h = 6) */
   backward_set_6x5(w + 67, x + 88, s); /* L[chassis#weld1, axle1L] */
   subtract_5(x + 3, s); /* x[axle1L] */
   /* pivot 0: tow_front_ball (ball, d = 3, h = 11) */
-  backward_set_5x3(w + 9, x + 3, s); /* L[axle1L, tow_front_ball] */
-  backward_add_6x3(w + 24, x + 88, s); /* L[chassis#weld1, tow_front_ball] */
+  backward_set_6x3(w + 24, x + 88, s); /* L[chassis#weld1, tow_front_ball] */
+  backward_add_5x3(w + 9, x + 3, s); /* L[axle1L, tow_front_ball] */
   subtract_3(x + 0, s); /* x[tow_front_ball] */
 }
 

@@ -1028,151 +1028,145 @@ static void forward_6x5(const scalar *restrict l, const scalar *restrict xp, sca
   xq[5] -= l[25] * xp[0] + l[26] * xp[1] + l[27] * xp[2] + l[28] * xp[3] + l[29] * xp[4];
 }
 
-/* s = L^T xq for a 3 x 3 block L: the first block of a pivot's
- * backward sum (rt.h solve, backward). */
-static void backward_set_3x3(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[0] * xq[0] + l[3] * xq[1] + l[6] * xq[2];
-  s[1] = l[1] * xq[0] + l[4] * xq[1] + l[7] * xq[2];
-  s[2] = l[2] * xq[0] + l[5] * xq[1] + l[8] * xq[2];
+/* s = L^T xq for a 3 x 1 block L, rows from the last: the first
+ * block of a pivot's backward sum, which runs over the blocks from the
+ * last (rt.h solve, backward). */
+static void backward_set_3x1(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = l[2] * xq[2] + l[1] * xq[1] + l[0] * xq[0];
 }
 
-/* s = L^T xq for a 3 x 5 block L: the first block of a pivot's
- * backward sum (rt.h solve, backward). */
+/* s = L^T xq for a 3 x 5 block L, rows from the last: the first
+ * block of a pivot's backward sum, which runs over the blocks from the
+ * last (rt.h solve, backward). */
 static void backward_set_3x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[0] * xq[0] + l[5] * xq[1] + l[10] * xq[2];
-  s[1] = l[1] * xq[0] + l[6] * xq[1] + l[11] * xq[2];
-  s[2] = l[2] * xq[0] + l[7] * xq[1] + l[12] * xq[2];
-  s[3] = l[3] * xq[0] + l[8] * xq[1] + l[13] * xq[2];
-  s[4] = l[4] * xq[0] + l[9] * xq[1] + l[14] * xq[2];
+  s[0] = l[10] * xq[2] + l[5] * xq[1] + l[0] * xq[0];
+  s[1] = l[11] * xq[2] + l[6] * xq[1] + l[1] * xq[0];
+  s[2] = l[12] * xq[2] + l[7] * xq[1] + l[2] * xq[0];
+  s[3] = l[13] * xq[2] + l[8] * xq[1] + l[3] * xq[0];
+  s[4] = l[14] * xq[2] + l[9] * xq[1] + l[4] * xq[0];
 }
 
-/* s = L^T xq for a 3 x 6 block L: the first block of a pivot's
- * backward sum (rt.h solve, backward). */
-static void backward_set_3x6(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[0] * xq[0] + l[6] * xq[1] + l[12] * xq[2];
-  s[1] = l[1] * xq[0] + l[7] * xq[1] + l[13] * xq[2];
-  s[2] = l[2] * xq[0] + l[8] * xq[1] + l[14] * xq[2];
-  s[3] = l[3] * xq[0] + l[9] * xq[1] + l[15] * xq[2];
-  s[4] = l[4] * xq[0] + l[10] * xq[1] + l[16] * xq[2];
-  s[5] = l[5] * xq[0] + l[11] * xq[1] + l[17] * xq[2];
-}
-
-/* s = L^T xq for a 5 x 1 block L: the first block of a pivot's
- * backward sum (rt.h solve, backward). */
-static void backward_set_5x1(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[0] * xq[0] + l[1] * xq[1] + l[2] * xq[2] + l[3] * xq[3] + l[4] * xq[4];
-}
-
-/* s = L^T xq for a 5 x 3 block L: the first block of a pivot's
- * backward sum (rt.h solve, backward). */
-static void backward_set_5x3(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[0] * xq[0] + l[3] * xq[1] + l[6] * xq[2] + l[9] * xq[3] + l[12] * xq[4];
-  s[1] = l[1] * xq[0] + l[4] * xq[1] + l[7] * xq[2] + l[10] * xq[3] + l[13] * xq[4];
-  s[2] = l[2] * xq[0] + l[5] * xq[1] + l[8] * xq[2] + l[11] * xq[3] + l[14] * xq[4];
-}
-
-/* s = L^T xq for a 5 x 4 block L: the first block of a pivot's
- * backward sum (rt.h solve, backward). */
+/* s = L^T xq for a 5 x 4 block L, rows from the last: the first
+ * block of a pivot's backward sum, which runs over the blocks from the
+ * last (rt.h solve, backward). */
 static void backward_set_5x4(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[0] * xq[0] + l[4] * xq[1] + l[8] * xq[2] + l[12] * xq[3] + l[16] * xq[4];
-  s[1] = l[1] * xq[0] + l[5] * xq[1] + l[9] * xq[2] + l[13] * xq[3] + l[17] * xq[4];
-  s[2] = l[2] * xq[0] + l[6] * xq[1] + l[10] * xq[2] + l[14] * xq[3] + l[18] * xq[4];
-  s[3] = l[3] * xq[0] + l[7] * xq[1] + l[11] * xq[2] + l[15] * xq[3] + l[19] * xq[4];
+  s[0] = l[16] * xq[4] + l[12] * xq[3] + l[8] * xq[2] + l[4] * xq[1] + l[0] * xq[0];
+  s[1] = l[17] * xq[4] + l[13] * xq[3] + l[9] * xq[2] + l[5] * xq[1] + l[1] * xq[0];
+  s[2] = l[18] * xq[4] + l[14] * xq[3] + l[10] * xq[2] + l[6] * xq[1] + l[2] * xq[0];
+  s[3] = l[19] * xq[4] + l[15] * xq[3] + l[11] * xq[2] + l[7] * xq[1] + l[3] * xq[0];
 }
 
-/* s = L^T xq for a 5 x 5 block L: the first block of a pivot's
- * backward sum (rt.h solve, backward). */
+/* s = L^T xq for a 5 x 5 block L, rows from the last: the first
+ * block of a pivot's backward sum, which runs over the blocks from the
+ * last (rt.h solve, backward). */
 static void backward_set_5x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[0] * xq[0] + l[5] * xq[1] + l[10] * xq[2] + l[15] * xq[3] + l[20] * xq[4];
-  s[1] = l[1] * xq[0] + l[6] * xq[1] + l[11] * xq[2] + l[16] * xq[3] + l[21] * xq[4];
-  s[2] = l[2] * xq[0] + l[7] * xq[1] + l[12] * xq[2] + l[17] * xq[3] + l[22] * xq[4];
-  s[3] = l[3] * xq[0] + l[8] * xq[1] + l[13] * xq[2] + l[18] * xq[3] + l[23] * xq[4];
-  s[4] = l[4] * xq[0] + l[9] * xq[1] + l[14] * xq[2] + l[19] * xq[3] + l[24] * xq[4];
+  s[0] = l[20] * xq[4] + l[15] * xq[3] + l[10] * xq[2] + l[5] * xq[1] + l[0] * xq[0];
+  s[1] = l[21] * xq[4] + l[16] * xq[3] + l[11] * xq[2] + l[6] * xq[1] + l[1] * xq[0];
+  s[2] = l[22] * xq[4] + l[17] * xq[3] + l[12] * xq[2] + l[7] * xq[1] + l[2] * xq[0];
+  s[3] = l[23] * xq[4] + l[18] * xq[3] + l[13] * xq[2] + l[8] * xq[1] + l[3] * xq[0];
+  s[4] = l[24] * xq[4] + l[19] * xq[3] + l[14] * xq[2] + l[9] * xq[1] + l[4] * xq[0];
 }
 
-/* s = L^T xq for a 5 x 6 block L: the first block of a pivot's
- * backward sum (rt.h solve, backward). */
+/* s = L^T xq for a 5 x 6 block L, rows from the last: the first
+ * block of a pivot's backward sum, which runs over the blocks from the
+ * last (rt.h solve, backward). */
 static void backward_set_5x6(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[0] * xq[0] + l[6] * xq[1] + l[12] * xq[2] + l[18] * xq[3] + l[24] * xq[4];
-  s[1] = l[1] * xq[0] + l[7] * xq[1] + l[13] * xq[2] + l[19] * xq[3] + l[25] * xq[4];
-  s[2] = l[2] * xq[0] + l[8] * xq[1] + l[14] * xq[2] + l[20] * xq[3] + l[26] * xq[4];
-  s[3] = l[3] * xq[0] + l[9] * xq[1] + l[15] * xq[2] + l[21] * xq[3] + l[27] * xq[4];
-  s[4] = l[4] * xq[0] + l[10] * xq[1] + l[16] * xq[2] + l[22] * xq[3] + l[28] * xq[4];
-  s[5] = l[5] * xq[0] + l[11] * xq[1] + l[17] * xq[2] + l[23] * xq[3] + l[29] * xq[4];
+  s[0] = l[24] * xq[4] + l[18] * xq[3] + l[12] * xq[2] + l[6] * xq[1] + l[0] * xq[0];
+  s[1] = l[25] * xq[4] + l[19] * xq[3] + l[13] * xq[2] + l[7] * xq[1] + l[1] * xq[0];
+  s[2] = l[26] * xq[4] + l[20] * xq[3] + l[14] * xq[2] + l[8] * xq[1] + l[2] * xq[0];
+  s[3] = l[27] * xq[4] + l[21] * xq[3] + l[15] * xq[2] + l[9] * xq[1] + l[3] * xq[0];
+  s[4] = l[28] * xq[4] + l[22] * xq[3] + l[16] * xq[2] + l[10] * xq[1] + l[4] * xq[0];
+  s[5] = l[29] * xq[4] + l[23] * xq[3] + l[17] * xq[2] + l[11] * xq[1] + l[5] * xq[0];
 }
 
-/* s = L^T xq for a 6 x 5 block L: the first block of a pivot's
- * backward sum (rt.h solve, backward). */
+/* s = L^T xq for a 6 x 3 block L, rows from the last: the first
+ * block of a pivot's backward sum, which runs over the blocks from the
+ * last (rt.h solve, backward). */
+static void backward_set_6x3(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = l[15] * xq[5] + l[12] * xq[4] + l[9] * xq[3] + l[6] * xq[2] + l[3] * xq[1] + l[0] * xq[0];
+  s[1] = l[16] * xq[5] + l[13] * xq[4] + l[10] * xq[3] + l[7] * xq[2] + l[4] * xq[1] + l[1] * xq[0];
+  s[2] = l[17] * xq[5] + l[14] * xq[4] + l[11] * xq[3] + l[8] * xq[2] + l[5] * xq[1] + l[2] * xq[0];
+}
+
+/* s = L^T xq for a 6 x 5 block L, rows from the last: the first
+ * block of a pivot's backward sum, which runs over the blocks from the
+ * last (rt.h solve, backward). */
 static void backward_set_6x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[0] * xq[0] + l[5] * xq[1] + l[10] * xq[2] + l[15] * xq[3] + l[20] * xq[4] + l[25] * xq[5];
-  s[1] = l[1] * xq[0] + l[6] * xq[1] + l[11] * xq[2] + l[16] * xq[3] + l[21] * xq[4] + l[26] * xq[5];
-  s[2] = l[2] * xq[0] + l[7] * xq[1] + l[12] * xq[2] + l[17] * xq[3] + l[22] * xq[4] + l[27] * xq[5];
-  s[3] = l[3] * xq[0] + l[8] * xq[1] + l[13] * xq[2] + l[18] * xq[3] + l[23] * xq[4] + l[28] * xq[5];
-  s[4] = l[4] * xq[0] + l[9] * xq[1] + l[14] * xq[2] + l[19] * xq[3] + l[24] * xq[4] + l[29] * xq[5];
+  s[0] = l[25] * xq[5] + l[20] * xq[4] + l[15] * xq[3] + l[10] * xq[2] + l[5] * xq[1] + l[0] * xq[0];
+  s[1] = l[26] * xq[5] + l[21] * xq[4] + l[16] * xq[3] + l[11] * xq[2] + l[6] * xq[1] + l[1] * xq[0];
+  s[2] = l[27] * xq[5] + l[22] * xq[4] + l[17] * xq[3] + l[12] * xq[2] + l[7] * xq[1] + l[2] * xq[0];
+  s[3] = l[28] * xq[5] + l[23] * xq[4] + l[18] * xq[3] + l[13] * xq[2] + l[8] * xq[1] + l[3] * xq[0];
+  s[4] = l[29] * xq[5] + l[24] * xq[4] + l[19] * xq[3] + l[14] * xq[2] + l[9] * xq[1] + l[4] * xq[0];
 }
 
 /* s = s + L^T xq for a 3 x 1 block L, the sum continued in order. */
 static void backward_add_3x1(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[0] * xq[0] + l[1] * xq[1] + l[2] * xq[2];
+  s[0] = s[0] + l[2] * xq[2] + l[1] * xq[1] + l[0] * xq[0];
+}
+
+/* s = s + L^T xq for a 3 x 3 block L, the sum continued in order. */
+static void backward_add_3x3(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = s[0] + l[6] * xq[2] + l[3] * xq[1] + l[0] * xq[0];
+  s[1] = s[1] + l[7] * xq[2] + l[4] * xq[1] + l[1] * xq[0];
+  s[2] = s[2] + l[8] * xq[2] + l[5] * xq[1] + l[2] * xq[0];
 }
 
 /* s = s + L^T xq for a 3 x 5 block L, the sum continued in order. */
 static void backward_add_3x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[0] * xq[0] + l[5] * xq[1] + l[10] * xq[2];
-  s[1] = s[1] + l[1] * xq[0] + l[6] * xq[1] + l[11] * xq[2];
-  s[2] = s[2] + l[2] * xq[0] + l[7] * xq[1] + l[12] * xq[2];
-  s[3] = s[3] + l[3] * xq[0] + l[8] * xq[1] + l[13] * xq[2];
-  s[4] = s[4] + l[4] * xq[0] + l[9] * xq[1] + l[14] * xq[2];
+  s[0] = s[0] + l[10] * xq[2] + l[5] * xq[1] + l[0] * xq[0];
+  s[1] = s[1] + l[11] * xq[2] + l[6] * xq[1] + l[1] * xq[0];
+  s[2] = s[2] + l[12] * xq[2] + l[7] * xq[1] + l[2] * xq[0];
+  s[3] = s[3] + l[13] * xq[2] + l[8] * xq[1] + l[3] * xq[0];
+  s[4] = s[4] + l[14] * xq[2] + l[9] * xq[1] + l[4] * xq[0];
+}
+
+/* s = s + L^T xq for a 3 x 6 block L, the sum continued in order. */
+static void backward_add_3x6(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = s[0] + l[12] * xq[2] + l[6] * xq[1] + l[0] * xq[0];
+  s[1] = s[1] + l[13] * xq[2] + l[7] * xq[1] + l[1] * xq[0];
+  s[2] = s[2] + l[14] * xq[2] + l[8] * xq[1] + l[2] * xq[0];
+  s[3] = s[3] + l[15] * xq[2] + l[9] * xq[1] + l[3] * xq[0];
+  s[4] = s[4] + l[16] * xq[2] + l[10] * xq[1] + l[4] * xq[0];
+  s[5] = s[5] + l[17] * xq[2] + l[11] * xq[1] + l[5] * xq[0];
+}
+
+/* s = s + L^T xq for a 5 x 1 block L, the sum continued in order. */
+static void backward_add_5x1(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = s[0] + l[4] * xq[4] + l[3] * xq[3] + l[2] * xq[2] + l[1] * xq[1] + l[0] * xq[0];
 }
 
 /* s = s + L^T xq for a 5 x 3 block L, the sum continued in order. */
 static void backward_add_5x3(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[0] * xq[0] + l[3] * xq[1] + l[6] * xq[2] + l[9] * xq[3] + l[12] * xq[4];
-  s[1] = s[1] + l[1] * xq[0] + l[4] * xq[1] + l[7] * xq[2] + l[10] * xq[3] + l[13] * xq[4];
-  s[2] = s[2] + l[2] * xq[0] + l[5] * xq[1] + l[8] * xq[2] + l[11] * xq[3] + l[14] * xq[4];
+  s[0] = s[0] + l[12] * xq[4] + l[9] * xq[3] + l[6] * xq[2] + l[3] * xq[1] + l[0] * xq[0];
+  s[1] = s[1] + l[13] * xq[4] + l[10] * xq[3] + l[7] * xq[2] + l[4] * xq[1] + l[1] * xq[0];
+  s[2] = s[2] + l[14] * xq[4] + l[11] * xq[3] + l[8] * xq[2] + l[5] * xq[1] + l[2] * xq[0];
 }
 
 /* s = s + L^T xq for a 5 x 4 block L, the sum continued in order. */
 static void backward_add_5x4(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[0] * xq[0] + l[4] * xq[1] + l[8] * xq[2] + l[12] * xq[3] + l[16] * xq[4];
-  s[1] = s[1] + l[1] * xq[0] + l[5] * xq[1] + l[9] * xq[2] + l[13] * xq[3] + l[17] * xq[4];
-  s[2] = s[2] + l[2] * xq[0] + l[6] * xq[1] + l[10] * xq[2] + l[14] * xq[3] + l[18] * xq[4];
-  s[3] = s[3] + l[3] * xq[0] + l[7] * xq[1] + l[11] * xq[2] + l[15] * xq[3] + l[19] * xq[4];
+  s[0] = s[0] + l[16] * xq[4] + l[12] * xq[3] + l[8] * xq[2] + l[4] * xq[1] + l[0] * xq[0];
+  s[1] = s[1] + l[17] * xq[4] + l[13] * xq[3] + l[9] * xq[2] + l[5] * xq[1] + l[1] * xq[0];
+  s[2] = s[2] + l[18] * xq[4] + l[14] * xq[3] + l[10] * xq[2] + l[6] * xq[1] + l[2] * xq[0];
+  s[3] = s[3] + l[19] * xq[4] + l[15] * xq[3] + l[11] * xq[2] + l[7] * xq[1] + l[3] * xq[0];
 }
 
 /* s = s + L^T xq for a 5 x 5 block L, the sum continued in order. */
 static void backward_add_5x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[0] * xq[0] + l[5] * xq[1] + l[10] * xq[2] + l[15] * xq[3] + l[20] * xq[4];
-  s[1] = s[1] + l[1] * xq[0] + l[6] * xq[1] + l[11] * xq[2] + l[16] * xq[3] + l[21] * xq[4];
-  s[2] = s[2] + l[2] * xq[0] + l[7] * xq[1] + l[12] * xq[2] + l[17] * xq[3] + l[22] * xq[4];
-  s[3] = s[3] + l[3] * xq[0] + l[8] * xq[1] + l[13] * xq[2] + l[18] * xq[3] + l[23] * xq[4];
-  s[4] = s[4] + l[4] * xq[0] + l[9] * xq[1] + l[14] * xq[2] + l[19] * xq[3] + l[24] * xq[4];
+  s[0] = s[0] + l[20] * xq[4] + l[15] * xq[3] + l[10] * xq[2] + l[5] * xq[1] + l[0] * xq[0];
+  s[1] = s[1] + l[21] * xq[4] + l[16] * xq[3] + l[11] * xq[2] + l[6] * xq[1] + l[1] * xq[0];
+  s[2] = s[2] + l[22] * xq[4] + l[17] * xq[3] + l[12] * xq[2] + l[7] * xq[1] + l[2] * xq[0];
+  s[3] = s[3] + l[23] * xq[4] + l[18] * xq[3] + l[13] * xq[2] + l[8] * xq[1] + l[3] * xq[0];
+  s[4] = s[4] + l[24] * xq[4] + l[19] * xq[3] + l[14] * xq[2] + l[9] * xq[1] + l[4] * xq[0];
 }
 
 /* s = s + L^T xq for a 5 x 6 block L, the sum continued in order. */
 static void backward_add_5x6(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[0] * xq[0] + l[6] * xq[1] + l[12] * xq[2] + l[18] * xq[3] + l[24] * xq[4];
-  s[1] = s[1] + l[1] * xq[0] + l[7] * xq[1] + l[13] * xq[2] + l[19] * xq[3] + l[25] * xq[4];
-  s[2] = s[2] + l[2] * xq[0] + l[8] * xq[1] + l[14] * xq[2] + l[20] * xq[3] + l[26] * xq[4];
-  s[3] = s[3] + l[3] * xq[0] + l[9] * xq[1] + l[15] * xq[2] + l[21] * xq[3] + l[27] * xq[4];
-  s[4] = s[4] + l[4] * xq[0] + l[10] * xq[1] + l[16] * xq[2] + l[22] * xq[3] + l[28] * xq[4];
-  s[5] = s[5] + l[5] * xq[0] + l[11] * xq[1] + l[17] * xq[2] + l[23] * xq[3] + l[29] * xq[4];
-}
-
-/* s = s + L^T xq for a 6 x 3 block L, the sum continued in order. */
-static void backward_add_6x3(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[0] * xq[0] + l[3] * xq[1] + l[6] * xq[2] + l[9] * xq[3] + l[12] * xq[4] + l[15] * xq[5];
-  s[1] = s[1] + l[1] * xq[0] + l[4] * xq[1] + l[7] * xq[2] + l[10] * xq[3] + l[13] * xq[4] + l[16] * xq[5];
-  s[2] = s[2] + l[2] * xq[0] + l[5] * xq[1] + l[8] * xq[2] + l[11] * xq[3] + l[14] * xq[4] + l[17] * xq[5];
-}
-
-/* s = s + L^T xq for a 6 x 5 block L, the sum continued in order. */
-static void backward_add_6x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[0] * xq[0] + l[5] * xq[1] + l[10] * xq[2] + l[15] * xq[3] + l[20] * xq[4] + l[25] * xq[5];
-  s[1] = s[1] + l[1] * xq[0] + l[6] * xq[1] + l[11] * xq[2] + l[16] * xq[3] + l[21] * xq[4] + l[26] * xq[5];
-  s[2] = s[2] + l[2] * xq[0] + l[7] * xq[1] + l[12] * xq[2] + l[17] * xq[3] + l[22] * xq[4] + l[27] * xq[5];
-  s[3] = s[3] + l[3] * xq[0] + l[8] * xq[1] + l[13] * xq[2] + l[18] * xq[3] + l[23] * xq[4] + l[28] * xq[5];
-  s[4] = s[4] + l[4] * xq[0] + l[9] * xq[1] + l[14] * xq[2] + l[19] * xq[3] + l[24] * xq[4] + l[29] * xq[5];
+  s[0] = s[0] + l[24] * xq[4] + l[18] * xq[3] + l[12] * xq[2] + l[6] * xq[1] + l[0] * xq[0];
+  s[1] = s[1] + l[25] * xq[4] + l[19] * xq[3] + l[13] * xq[2] + l[7] * xq[1] + l[1] * xq[0];
+  s[2] = s[2] + l[26] * xq[4] + l[20] * xq[3] + l[14] * xq[2] + l[8] * xq[1] + l[2] * xq[0];
+  s[3] = s[3] + l[27] * xq[4] + l[21] * xq[3] + l[15] * xq[2] + l[9] * xq[1] + l[3] * xq[0];
+  s[4] = s[4] + l[28] * xq[4] + l[22] * xq[3] + l[16] * xq[2] + l[10] * xq[1] + l[4] * xq[0];
+  s[5] = s[5] + l[29] * xq[4] + l[23] * xq[3] + l[17] * xq[2] + l[11] * xq[1] + l[5] * xq[0];
 }
 
 /* x -= s, 1 rows: the end of a pivot's backward step. */
@@ -4492,223 +4486,223 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_set_6x5(w + 4528, x + 52, s); /* L[inner0_weld, roller_bottom_slide] */
   subtract_5(x + 25, s); /* x[roller_bottom_slide] */
   /* pivot 45: pivot0 (hinge, d = 5, h = 11) */
-  backward_set_5x5(w + 4448, x + 25, s); /* L[roller_bottom_slide, pivot0] */
-  backward_add_6x5(w + 4473, x + 52, s); /* L[inner0_weld, pivot0] */
+  backward_set_6x5(w + 4473, x + 52, s); /* L[inner0_weld, pivot0] */
+  backward_add_5x5(w + 4448, x + 25, s); /* L[roller_bottom_slide, pivot0] */
   subtract_5(x + 47, s); /* x[pivot0] */
   /* pivot 44: knee_inner0 (hinge, d = 5, h = 16) */
-  backward_set_5x5(w + 4343, x + 47, s); /* L[pivot0, knee_inner0] */
+  backward_set_6x5(w + 4393, x + 52, s); /* L[inner0_weld, knee_inner0] */
   backward_add_5x5(w + 4368, x + 25, s); /* L[roller_bottom_slide, knee_inner0] */
-  backward_add_6x5(w + 4393, x + 52, s); /* L[inner0_weld, knee_inner0] */
+  backward_add_5x5(w + 4343, x + 47, s); /* L[pivot0, knee_inner0] */
   subtract_5(x + 64, s); /* x[knee_inner0] */
   /* pivot 43: foot (hinge, d = 5, h = 21) */
-  backward_set_5x5(w + 4213, x + 64, s); /* L[knee_inner0, foot] */
-  backward_add_5x5(w + 4238, x + 47, s); /* L[pivot0, foot] */
+  backward_set_6x5(w + 4288, x + 52, s); /* L[inner0_weld, foot] */
   backward_add_5x5(w + 4263, x + 25, s); /* L[roller_bottom_slide, foot] */
-  backward_add_6x5(w + 4288, x + 52, s); /* L[inner0_weld, foot] */
+  backward_add_5x5(w + 4238, x + 47, s); /* L[pivot0, foot] */
+  backward_add_5x5(w + 4213, x + 64, s); /* L[knee_inner0, foot] */
   subtract_5(x + 20, s); /* x[foot] */
   /* pivot 42: roller_bottom_pin (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 4113, x + 64, s); /* L[knee_inner0, roller_bottom_pin] */
+  backward_set_5x5(w + 4163, x + 25, s); /* L[roller_bottom_slide, roller_bottom_pin] */
   backward_add_5x5(w + 4138, x + 47, s); /* L[pivot0, roller_bottom_pin] */
-  backward_add_5x5(w + 4163, x + 25, s); /* L[roller_bottom_slide, roller_bottom_pin] */
+  backward_add_5x5(w + 4113, x + 64, s); /* L[knee_inner0, roller_bottom_pin] */
   subtract_5(x + 30, s); /* x[roller_bottom_pin] */
   /* pivot 41: knee_outer0 (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 4013, x + 30, s); /* L[roller_bottom_pin, knee_outer0] */
+  backward_set_5x5(w + 4063, x + 47, s); /* L[pivot0, knee_outer0] */
   backward_add_5x5(w + 4038, x + 64, s); /* L[knee_inner0, knee_outer0] */
-  backward_add_5x5(w + 4063, x + 47, s); /* L[pivot0, knee_outer0] */
+  backward_add_5x5(w + 4013, x + 30, s); /* L[roller_bottom_pin, knee_outer0] */
   subtract_5(x + 69, s); /* x[knee_outer0] */
   /* pivot 40: pivot1 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 3938, x + 69, s); /* L[knee_outer0, pivot1] */
-  backward_add_5x5(w + 3963, x + 64, s); /* L[knee_inner0, pivot1] */
+  backward_set_5x5(w + 3963, x + 64, s); /* L[knee_inner0, pivot1] */
+  backward_add_5x5(w + 3938, x + 69, s); /* L[knee_outer0, pivot1] */
   subtract_5(x + 74, s); /* x[pivot1] */
   /* pivot 39: knee_outer1 (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 3838, x + 74, s); /* L[pivot1, knee_outer1] */
+  backward_set_5x5(w + 3888, x + 64, s); /* L[knee_inner0, knee_outer1] */
   backward_add_5x5(w + 3863, x + 69, s); /* L[knee_outer0, knee_outer1] */
-  backward_add_5x5(w + 3888, x + 64, s); /* L[knee_inner0, knee_outer1] */
+  backward_add_5x5(w + 3838, x + 74, s); /* L[pivot1, knee_outer1] */
   subtract_5(x + 96, s); /* x[knee_outer1] */
   /* pivot 38: knee_inner1 (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 3738, x + 96, s); /* L[knee_outer1, knee_inner1] */
+  backward_set_5x5(w + 3788, x + 69, s); /* L[knee_outer0, knee_inner1] */
   backward_add_5x5(w + 3763, x + 74, s); /* L[pivot1, knee_inner1] */
-  backward_add_5x5(w + 3788, x + 69, s); /* L[knee_outer0, knee_inner1] */
+  backward_add_5x5(w + 3738, x + 96, s); /* L[knee_outer1, knee_inner1] */
   subtract_5(x + 91, s); /* x[knee_inner1] */
   /* pivot 37: pivot2 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 3663, x + 91, s); /* L[knee_inner1, pivot2] */
-  backward_add_5x5(w + 3688, x + 96, s); /* L[knee_outer1, pivot2] */
+  backward_set_5x5(w + 3688, x + 96, s); /* L[knee_outer1, pivot2] */
+  backward_add_5x5(w + 3663, x + 91, s); /* L[knee_inner1, pivot2] */
   subtract_5(x + 101, s); /* x[pivot2] */
   /* pivot 36: knee_outer2 (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 3563, x + 101, s); /* L[pivot2, knee_outer2] */
+  backward_set_5x5(w + 3613, x + 96, s); /* L[knee_outer1, knee_outer2] */
   backward_add_5x5(w + 3588, x + 91, s); /* L[knee_inner1, knee_outer2] */
-  backward_add_5x5(w + 3613, x + 96, s); /* L[knee_outer1, knee_outer2] */
+  backward_add_5x5(w + 3563, x + 101, s); /* L[pivot2, knee_outer2] */
   subtract_5(x + 123, s); /* x[knee_outer2] */
   /* pivot 35: knee_inner2 (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 3463, x + 123, s); /* L[knee_outer2, knee_inner2] */
+  backward_set_5x5(w + 3513, x + 96, s); /* L[knee_outer1, knee_inner2] */
   backward_add_5x5(w + 3488, x + 101, s); /* L[pivot2, knee_inner2] */
-  backward_add_5x5(w + 3513, x + 96, s); /* L[knee_outer1, knee_inner2] */
+  backward_add_5x5(w + 3463, x + 123, s); /* L[knee_outer2, knee_inner2] */
   subtract_5(x + 118, s); /* x[knee_inner2] */
   /* pivot 34: pivot3 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 3388, x + 118, s); /* L[knee_inner2, pivot3] */
-  backward_add_5x5(w + 3413, x + 123, s); /* L[knee_outer2, pivot3] */
+  backward_set_5x5(w + 3413, x + 123, s); /* L[knee_outer2, pivot3] */
+  backward_add_5x5(w + 3388, x + 118, s); /* L[knee_inner2, pivot3] */
   subtract_5(x + 128, s); /* x[pivot3] */
   /* pivot 33: knee_outer3 (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 3288, x + 128, s); /* L[pivot3, knee_outer3] */
+  backward_set_5x5(w + 3338, x + 123, s); /* L[knee_outer2, knee_outer3] */
   backward_add_5x5(w + 3313, x + 118, s); /* L[knee_inner2, knee_outer3] */
-  backward_add_5x5(w + 3338, x + 123, s); /* L[knee_outer2, knee_outer3] */
+  backward_add_5x5(w + 3288, x + 128, s); /* L[pivot3, knee_outer3] */
   subtract_5(x + 150, s); /* x[knee_outer3] */
   /* pivot 32: knee_inner3 (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 3188, x + 150, s); /* L[knee_outer3, knee_inner3] */
+  backward_set_5x5(w + 3238, x + 123, s); /* L[knee_outer2, knee_inner3] */
   backward_add_5x5(w + 3213, x + 128, s); /* L[pivot3, knee_inner3] */
-  backward_add_5x5(w + 3238, x + 123, s); /* L[knee_outer2, knee_inner3] */
+  backward_add_5x5(w + 3188, x + 150, s); /* L[knee_outer3, knee_inner3] */
   subtract_5(x + 145, s); /* x[knee_inner3] */
   /* pivot 31: pivot4 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 3113, x + 145, s); /* L[knee_inner3, pivot4] */
-  backward_add_5x5(w + 3138, x + 150, s); /* L[knee_outer3, pivot4] */
+  backward_set_5x5(w + 3138, x + 150, s); /* L[knee_outer3, pivot4] */
+  backward_add_5x5(w + 3113, x + 145, s); /* L[knee_inner3, pivot4] */
   subtract_5(x + 155, s); /* x[pivot4] */
   /* pivot 30: knee_outer4 (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 3013, x + 155, s); /* L[pivot4, knee_outer4] */
+  backward_set_5x5(w + 3063, x + 150, s); /* L[knee_outer3, knee_outer4] */
   backward_add_5x5(w + 3038, x + 145, s); /* L[knee_inner3, knee_outer4] */
-  backward_add_5x5(w + 3063, x + 150, s); /* L[knee_outer3, knee_outer4] */
+  backward_add_5x5(w + 3013, x + 155, s); /* L[pivot4, knee_outer4] */
   subtract_5(x + 177, s); /* x[knee_outer4] */
   /* pivot 29: knee_inner4 (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 2913, x + 177, s); /* L[knee_outer4, knee_inner4] */
+  backward_set_5x5(w + 2963, x + 150, s); /* L[knee_outer3, knee_inner4] */
   backward_add_5x5(w + 2938, x + 155, s); /* L[pivot4, knee_inner4] */
-  backward_add_5x5(w + 2963, x + 150, s); /* L[knee_outer3, knee_inner4] */
+  backward_add_5x5(w + 2913, x + 177, s); /* L[knee_outer4, knee_inner4] */
   subtract_5(x + 172, s); /* x[knee_inner4] */
   /* pivot 28: pivot5 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2838, x + 172, s); /* L[knee_inner4, pivot5] */
-  backward_add_5x5(w + 2863, x + 177, s); /* L[knee_outer4, pivot5] */
+  backward_set_5x5(w + 2863, x + 177, s); /* L[knee_outer4, pivot5] */
+  backward_add_5x5(w + 2838, x + 172, s); /* L[knee_inner4, pivot5] */
   subtract_5(x + 182, s); /* x[pivot5] */
   /* pivot 27: knee_outer5 (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 2738, x + 182, s); /* L[pivot5, knee_outer5] */
+  backward_set_5x5(w + 2788, x + 177, s); /* L[knee_outer4, knee_outer5] */
   backward_add_5x5(w + 2763, x + 172, s); /* L[knee_inner4, knee_outer5] */
-  backward_add_5x5(w + 2788, x + 177, s); /* L[knee_outer4, knee_outer5] */
+  backward_add_5x5(w + 2738, x + 182, s); /* L[pivot5, knee_outer5] */
   subtract_5(x + 204, s); /* x[knee_outer5] */
   /* pivot 26: knee_inner5 (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 2638, x + 204, s); /* L[knee_outer5, knee_inner5] */
+  backward_set_5x5(w + 2688, x + 177, s); /* L[knee_outer4, knee_inner5] */
   backward_add_5x5(w + 2663, x + 182, s); /* L[pivot5, knee_inner5] */
-  backward_add_5x5(w + 2688, x + 177, s); /* L[knee_outer4, knee_inner5] */
+  backward_add_5x5(w + 2638, x + 204, s); /* L[knee_outer5, knee_inner5] */
   subtract_5(x + 199, s); /* x[knee_inner5] */
   /* pivot 25: roller_top_pin (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2563, x + 199, s); /* L[knee_inner5, roller_top_pin] */
-  backward_add_5x5(w + 2588, x + 204, s); /* L[knee_outer5, roller_top_pin] */
+  backward_set_5x5(w + 2588, x + 204, s); /* L[knee_outer5, roller_top_pin] */
+  backward_add_5x5(w + 2563, x + 199, s); /* L[knee_inner5, roller_top_pin] */
   subtract_5(x + 235, s); /* x[roller_top_pin] */
   /* pivot 24: pivot6 (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 2463, x + 235, s); /* L[roller_top_pin, pivot6] */
+  backward_set_5x5(w + 2513, x + 204, s); /* L[knee_outer5, pivot6] */
   backward_add_5x5(w + 2488, x + 199, s); /* L[knee_inner5, pivot6] */
-  backward_add_5x5(w + 2513, x + 204, s); /* L[knee_outer5, pivot6] */
+  backward_add_5x5(w + 2463, x + 235, s); /* L[roller_top_pin, pivot6] */
   subtract_5(x + 209, s); /* x[pivot6] */
   /* pivot 23: head (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 2363, x + 209, s); /* L[pivot6, head] */
+  backward_set_5x5(w + 2413, x + 199, s); /* L[knee_inner5, head] */
   backward_add_5x5(w + 2388, x + 235, s); /* L[roller_top_pin, head] */
-  backward_add_5x5(w + 2413, x + 199, s); /* L[knee_inner5, head] */
+  backward_add_5x5(w + 2363, x + 209, s); /* L[pivot6, head] */
   subtract_5(x + 226, s); /* x[head] */
   /* pivot 22: barrel_eye (ball, d = 3, h = 16) */
-  backward_set_5x3(w + 2290, x + 20, s); /* L[foot, barrel_eye] */
+  backward_set_6x3(w + 2320, x + 52, s); /* L[inner0_weld, barrel_eye] */
   backward_add_5x3(w + 2305, x + 25, s); /* L[roller_bottom_slide, barrel_eye] */
-  backward_add_6x3(w + 2320, x + 52, s); /* L[inner0_weld, barrel_eye] */
+  backward_add_5x3(w + 2290, x + 20, s); /* L[foot, barrel_eye] */
   subtract_3(x + 35, s); /* x[barrel_eye] */
   /* pivot 21: roller_top_slide (cylindrical, d = 4, h = 10) */
-  backward_set_5x4(w + 2241, x + 226, s); /* L[head, roller_top_slide] */
-  backward_add_5x4(w + 2261, x + 235, s); /* L[roller_top_pin, roller_top_slide] */
+  backward_set_5x4(w + 2261, x + 235, s); /* L[roller_top_pin, roller_top_slide] */
+  backward_add_5x4(w + 2241, x + 226, s); /* L[head, roller_top_slide] */
   subtract_4(x + 231, s); /* x[roller_top_slide] */
   /* pivot 20: rod_eye (ball, d = 3, h = 9) */
-  backward_set_3x3(w + 2198, x + 35, s); /* L[barrel_eye, rod_eye] */
-  backward_add_6x3(w + 2207, x + 52, s); /* L[inner0_weld, rod_eye] */
+  backward_set_6x3(w + 2207, x + 52, s); /* L[inner0_weld, rod_eye] */
+  backward_add_3x3(w + 2198, x + 35, s); /* L[barrel_eye, rod_eye] */
   subtract_3(x + 43, s); /* x[rod_eye] */
   /* pivot 19: cylinder (prismatic, d = 5, h = 6) */
-  backward_set_3x5(w + 2159, x + 43, s); /* L[rod_eye, cylinder] */
-  backward_add_3x5(w + 2174, x + 35, s); /* L[barrel_eye, cylinder] */
+  backward_set_3x5(w + 2174, x + 35, s); /* L[barrel_eye, cylinder] */
+  backward_add_3x5(w + 2159, x + 43, s); /* L[rod_eye, cylinder] */
   subtract_5(x + 38, s); /* x[cylinder] */
   /* pivot 18: lift (rod, d = 1, h = 11) */
-  backward_set_5x1(w + 2123, x + 38, s); /* L[cylinder, lift] */
+  backward_set_3x1(w + 2131, x + 35, s); /* L[barrel_eye, lift] */
   backward_add_3x1(w + 2128, x + 43, s); /* L[rod_eye, lift] */
-  backward_add_3x1(w + 2131, x + 35, s); /* L[barrel_eye, lift] */
+  backward_add_5x1(w + 2123, x + 38, s); /* L[cylinder, lift] */
   subtract_1(x + 46, s); /* x[lift] */
   /* pivot 17: chassis#weld1 (shard weld, d = 6, h = 13) */
-  backward_set_3x6(w + 2044, x + 35, s); /* L[barrel_eye, chassis#weld1] */
+  backward_set_5x6(w + 2092, x + 25, s); /* L[roller_bottom_slide, chassis#weld1] */
   backward_add_5x6(w + 2062, x + 20, s); /* L[foot, chassis#weld1] */
-  backward_add_5x6(w + 2092, x + 25, s); /* L[roller_bottom_slide, chassis#weld1] */
+  backward_add_3x6(w + 2044, x + 35, s); /* L[barrel_eye, chassis#weld1] */
   subtract_6(x + 240, s); /* x[chassis#weld1] */
   /* pivot 16: axleRR (hinge, d = 5, h = 6) */
   backward_set_6x5(w + 1978, x + 240, s); /* L[chassis#weld1, axleRR] */
   subtract_5(x + 15, s); /* x[axleRR] */
   /* pivot 15: axleRL (hinge, d = 5, h = 11) */
-  backward_set_5x5(w + 1898, x + 15, s); /* L[axleRR, axleRL] */
-  backward_add_6x5(w + 1923, x + 240, s); /* L[chassis#weld1, axleRL] */
+  backward_set_6x5(w + 1923, x + 240, s); /* L[chassis#weld1, axleRL] */
+  backward_add_5x5(w + 1898, x + 15, s); /* L[axleRR, axleRL] */
   subtract_5(x + 10, s); /* x[axleRL] */
   /* pivot 14: axleFR (hinge, d = 5, h = 16) */
-  backward_set_5x5(w + 1793, x + 10, s); /* L[axleRL, axleFR] */
+  backward_set_6x5(w + 1843, x + 240, s); /* L[chassis#weld1, axleFR] */
   backward_add_5x5(w + 1818, x + 15, s); /* L[axleRR, axleFR] */
-  backward_add_6x5(w + 1843, x + 240, s); /* L[chassis#weld1, axleFR] */
+  backward_add_5x5(w + 1793, x + 10, s); /* L[axleRL, axleFR] */
   subtract_5(x + 5, s); /* x[axleFR] */
   /* pivot 13: axleFL (hinge, d = 5, h = 21) */
-  backward_set_5x5(w + 1663, x + 5, s); /* L[axleFR, axleFL] */
-  backward_add_5x5(w + 1688, x + 10, s); /* L[axleRL, axleFL] */
+  backward_set_6x5(w + 1738, x + 240, s); /* L[chassis#weld1, axleFL] */
   backward_add_5x5(w + 1713, x + 15, s); /* L[axleRR, axleFL] */
-  backward_add_6x5(w + 1738, x + 240, s); /* L[chassis#weld1, axleFL] */
+  backward_add_5x5(w + 1688, x + 10, s); /* L[axleRL, axleFL] */
+  backward_add_5x5(w + 1663, x + 5, s); /* L[axleFR, axleFL] */
   subtract_5(x + 0, s); /* x[axleFL] */
   /* pivot 12: outer6_weld (weld, d = 6, h = 15) */
-  backward_set_5x6(w + 1548, x + 226, s); /* L[head, outer6_weld] */
+  backward_set_5x6(w + 1608, x + 199, s); /* L[knee_inner5, outer6_weld] */
   backward_add_5x6(w + 1578, x + 209, s); /* L[pivot6, outer6_weld] */
-  backward_add_5x6(w + 1608, x + 199, s); /* L[knee_inner5, outer6_weld] */
+  backward_add_5x6(w + 1548, x + 226, s); /* L[head, outer6_weld] */
   subtract_6(x + 220, s); /* x[outer6_weld] */
   /* pivot 11: outer5_weld (weld, d = 6, h = 15) */
-  backward_set_5x6(w + 1422, x + 204, s); /* L[knee_outer5, outer5_weld] */
+  backward_set_5x6(w + 1482, x + 172, s); /* L[knee_inner4, outer5_weld] */
   backward_add_5x6(w + 1452, x + 182, s); /* L[pivot5, outer5_weld] */
-  backward_add_5x6(w + 1482, x + 172, s); /* L[knee_inner4, outer5_weld] */
+  backward_add_5x6(w + 1422, x + 204, s); /* L[knee_outer5, outer5_weld] */
   subtract_6(x + 193, s); /* x[outer5_weld] */
   /* pivot 10: outer4_weld (weld, d = 6, h = 15) */
-  backward_set_5x6(w + 1296, x + 177, s); /* L[knee_outer4, outer4_weld] */
+  backward_set_5x6(w + 1356, x + 145, s); /* L[knee_inner3, outer4_weld] */
   backward_add_5x6(w + 1326, x + 155, s); /* L[pivot4, outer4_weld] */
-  backward_add_5x6(w + 1356, x + 145, s); /* L[knee_inner3, outer4_weld] */
+  backward_add_5x6(w + 1296, x + 177, s); /* L[knee_outer4, outer4_weld] */
   subtract_6(x + 166, s); /* x[outer4_weld] */
   /* pivot 9: outer3_weld (weld, d = 6, h = 15) */
-  backward_set_5x6(w + 1170, x + 150, s); /* L[knee_outer3, outer3_weld] */
+  backward_set_5x6(w + 1230, x + 118, s); /* L[knee_inner2, outer3_weld] */
   backward_add_5x6(w + 1200, x + 128, s); /* L[pivot3, outer3_weld] */
-  backward_add_5x6(w + 1230, x + 118, s); /* L[knee_inner2, outer3_weld] */
+  backward_add_5x6(w + 1170, x + 150, s); /* L[knee_outer3, outer3_weld] */
   subtract_6(x + 139, s); /* x[outer3_weld] */
   /* pivot 8: outer2_weld (weld, d = 6, h = 15) */
-  backward_set_5x6(w + 1044, x + 123, s); /* L[knee_outer2, outer2_weld] */
+  backward_set_5x6(w + 1104, x + 91, s); /* L[knee_inner1, outer2_weld] */
   backward_add_5x6(w + 1074, x + 101, s); /* L[pivot2, outer2_weld] */
-  backward_add_5x6(w + 1104, x + 91, s); /* L[knee_inner1, outer2_weld] */
+  backward_add_5x6(w + 1044, x + 123, s); /* L[knee_outer2, outer2_weld] */
   subtract_6(x + 112, s); /* x[outer2_weld] */
   /* pivot 7: outer1_weld (weld, d = 6, h = 15) */
-  backward_set_5x6(w + 918, x + 96, s); /* L[knee_outer1, outer1_weld] */
+  backward_set_5x6(w + 978, x + 64, s); /* L[knee_inner0, outer1_weld] */
   backward_add_5x6(w + 948, x + 74, s); /* L[pivot1, outer1_weld] */
-  backward_add_5x6(w + 978, x + 64, s); /* L[knee_inner0, outer1_weld] */
+  backward_add_5x6(w + 918, x + 96, s); /* L[knee_outer1, outer1_weld] */
   subtract_6(x + 85, s); /* x[outer1_weld] */
   /* pivot 6: outer0_weld (weld, d = 6, h = 15) */
-  backward_set_5x6(w + 792, x + 69, s); /* L[knee_outer0, outer0_weld] */
+  backward_set_5x6(w + 852, x + 47, s); /* L[pivot0, outer0_weld] */
   backward_add_5x6(w + 822, x + 30, s); /* L[roller_bottom_pin, outer0_weld] */
-  backward_add_5x6(w + 852, x + 47, s); /* L[pivot0, outer0_weld] */
+  backward_add_5x6(w + 792, x + 69, s); /* L[knee_outer0, outer0_weld] */
   subtract_6(x + 58, s); /* x[outer0_weld] */
   /* pivot 5: inner6_weld (weld, d = 6, h = 15) */
-  backward_set_5x6(w + 666, x + 209, s); /* L[pivot6, inner6_weld] */
+  backward_set_5x6(w + 726, x + 204, s); /* L[knee_outer5, inner6_weld] */
   backward_add_5x6(w + 696, x + 235, s); /* L[roller_top_pin, inner6_weld] */
-  backward_add_5x6(w + 726, x + 204, s); /* L[knee_outer5, inner6_weld] */
+  backward_add_5x6(w + 666, x + 209, s); /* L[pivot6, inner6_weld] */
   subtract_6(x + 214, s); /* x[inner6_weld] */
   /* pivot 4: inner5_weld (weld, d = 6, h = 15) */
-  backward_set_5x6(w + 540, x + 199, s); /* L[knee_inner5, inner5_weld] */
+  backward_set_5x6(w + 600, x + 177, s); /* L[knee_outer4, inner5_weld] */
   backward_add_5x6(w + 570, x + 182, s); /* L[pivot5, inner5_weld] */
-  backward_add_5x6(w + 600, x + 177, s); /* L[knee_outer4, inner5_weld] */
+  backward_add_5x6(w + 540, x + 199, s); /* L[knee_inner5, inner5_weld] */
   subtract_6(x + 187, s); /* x[inner5_weld] */
   /* pivot 3: inner4_weld (weld, d = 6, h = 15) */
-  backward_set_5x6(w + 414, x + 172, s); /* L[knee_inner4, inner4_weld] */
+  backward_set_5x6(w + 474, x + 150, s); /* L[knee_outer3, inner4_weld] */
   backward_add_5x6(w + 444, x + 155, s); /* L[pivot4, inner4_weld] */
-  backward_add_5x6(w + 474, x + 150, s); /* L[knee_outer3, inner4_weld] */
+  backward_add_5x6(w + 414, x + 172, s); /* L[knee_inner4, inner4_weld] */
   subtract_6(x + 160, s); /* x[inner4_weld] */
   /* pivot 2: inner3_weld (weld, d = 6, h = 15) */
-  backward_set_5x6(w + 288, x + 145, s); /* L[knee_inner3, inner3_weld] */
+  backward_set_5x6(w + 348, x + 123, s); /* L[knee_outer2, inner3_weld] */
   backward_add_5x6(w + 318, x + 128, s); /* L[pivot3, inner3_weld] */
-  backward_add_5x6(w + 348, x + 123, s); /* L[knee_outer2, inner3_weld] */
+  backward_add_5x6(w + 288, x + 145, s); /* L[knee_inner3, inner3_weld] */
   subtract_6(x + 133, s); /* x[inner3_weld] */
   /* pivot 1: inner2_weld (weld, d = 6, h = 15) */
-  backward_set_5x6(w + 162, x + 118, s); /* L[knee_inner2, inner2_weld] */
+  backward_set_5x6(w + 222, x + 96, s); /* L[knee_outer1, inner2_weld] */
   backward_add_5x6(w + 192, x + 101, s); /* L[pivot2, inner2_weld] */
-  backward_add_5x6(w + 222, x + 96, s); /* L[knee_outer1, inner2_weld] */
+  backward_add_5x6(w + 162, x + 118, s); /* L[knee_inner2, inner2_weld] */
   subtract_6(x + 106, s); /* x[inner2_weld] */
   /* pivot 0: inner1_weld (weld, d = 6, h = 15) */
-  backward_set_5x6(w + 36, x + 91, s); /* L[knee_inner1, inner1_weld] */
+  backward_set_5x6(w + 96, x + 69, s); /* L[knee_outer0, inner1_weld] */
   backward_add_5x6(w + 66, x + 74, s); /* L[pivot1, inner1_weld] */
-  backward_add_5x6(w + 96, x + 69, s); /* L[knee_outer0, inner1_weld] */
+  backward_add_5x6(w + 36, x + 91, s); /* L[knee_inner1, inner1_weld] */
   subtract_6(x + 79, s); /* x[inner1_weld] */
 }
 

@@ -486,23 +486,24 @@ static void forward_5x5(const scalar *restrict l, const scalar *restrict xp, sca
   xq[4] -= l[20] * xp[0] + l[21] * xp[1] + l[22] * xp[2] + l[23] * xp[3] + l[24] * xp[4];
 }
 
-/* s = L^T xq for a 5 x 5 block L: the first block of a pivot's
- * backward sum (rt.h solve, backward). */
+/* s = L^T xq for a 5 x 5 block L, rows from the last: the first
+ * block of a pivot's backward sum, which runs over the blocks from the
+ * last (rt.h solve, backward). */
 static void backward_set_5x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[0] * xq[0] + l[5] * xq[1] + l[10] * xq[2] + l[15] * xq[3] + l[20] * xq[4];
-  s[1] = l[1] * xq[0] + l[6] * xq[1] + l[11] * xq[2] + l[16] * xq[3] + l[21] * xq[4];
-  s[2] = l[2] * xq[0] + l[7] * xq[1] + l[12] * xq[2] + l[17] * xq[3] + l[22] * xq[4];
-  s[3] = l[3] * xq[0] + l[8] * xq[1] + l[13] * xq[2] + l[18] * xq[3] + l[23] * xq[4];
-  s[4] = l[4] * xq[0] + l[9] * xq[1] + l[14] * xq[2] + l[19] * xq[3] + l[24] * xq[4];
+  s[0] = l[20] * xq[4] + l[15] * xq[3] + l[10] * xq[2] + l[5] * xq[1] + l[0] * xq[0];
+  s[1] = l[21] * xq[4] + l[16] * xq[3] + l[11] * xq[2] + l[6] * xq[1] + l[1] * xq[0];
+  s[2] = l[22] * xq[4] + l[17] * xq[3] + l[12] * xq[2] + l[7] * xq[1] + l[2] * xq[0];
+  s[3] = l[23] * xq[4] + l[18] * xq[3] + l[13] * xq[2] + l[8] * xq[1] + l[3] * xq[0];
+  s[4] = l[24] * xq[4] + l[19] * xq[3] + l[14] * xq[2] + l[9] * xq[1] + l[4] * xq[0];
 }
 
 /* s = s + L^T xq for a 5 x 5 block L, the sum continued in order. */
 static void backward_add_5x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[0] * xq[0] + l[5] * xq[1] + l[10] * xq[2] + l[15] * xq[3] + l[20] * xq[4];
-  s[1] = s[1] + l[1] * xq[0] + l[6] * xq[1] + l[11] * xq[2] + l[16] * xq[3] + l[21] * xq[4];
-  s[2] = s[2] + l[2] * xq[0] + l[7] * xq[1] + l[12] * xq[2] + l[17] * xq[3] + l[22] * xq[4];
-  s[3] = s[3] + l[3] * xq[0] + l[8] * xq[1] + l[13] * xq[2] + l[18] * xq[3] + l[23] * xq[4];
-  s[4] = s[4] + l[4] * xq[0] + l[9] * xq[1] + l[14] * xq[2] + l[19] * xq[3] + l[24] * xq[4];
+  s[0] = s[0] + l[20] * xq[4] + l[15] * xq[3] + l[10] * xq[2] + l[5] * xq[1] + l[0] * xq[0];
+  s[1] = s[1] + l[21] * xq[4] + l[16] * xq[3] + l[11] * xq[2] + l[6] * xq[1] + l[1] * xq[0];
+  s[2] = s[2] + l[22] * xq[4] + l[17] * xq[3] + l[12] * xq[2] + l[7] * xq[1] + l[2] * xq[0];
+  s[3] = s[3] + l[23] * xq[4] + l[18] * xq[3] + l[13] * xq[2] + l[8] * xq[1] + l[3] * xq[0];
+  s[4] = s[4] + l[24] * xq[4] + l[19] * xq[3] + l[14] * xq[2] + l[9] * xq[1] + l[4] * xq[0];
 }
 
 /* x -= s, 5 rows: the end of a pivot's backward step. */
@@ -1612,156 +1613,156 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_set_5x5(w + 2875, x + 195, s); /* L[pin39, pin38] */
   subtract_5(x + 190, s); /* x[pin38] */
   /* pivot 37: pin37 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2800, x + 190, s); /* L[pin38, pin37] */
-  backward_add_5x5(w + 2825, x + 195, s); /* L[pin39, pin37] */
+  backward_set_5x5(w + 2825, x + 195, s); /* L[pin39, pin37] */
+  backward_add_5x5(w + 2800, x + 190, s); /* L[pin38, pin37] */
   subtract_5(x + 185, s); /* x[pin37] */
   /* pivot 36: pin36 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2725, x + 185, s); /* L[pin37, pin36] */
-  backward_add_5x5(w + 2750, x + 195, s); /* L[pin39, pin36] */
+  backward_set_5x5(w + 2750, x + 195, s); /* L[pin39, pin36] */
+  backward_add_5x5(w + 2725, x + 185, s); /* L[pin37, pin36] */
   subtract_5(x + 180, s); /* x[pin36] */
   /* pivot 35: pin35 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2650, x + 180, s); /* L[pin36, pin35] */
-  backward_add_5x5(w + 2675, x + 195, s); /* L[pin39, pin35] */
+  backward_set_5x5(w + 2675, x + 195, s); /* L[pin39, pin35] */
+  backward_add_5x5(w + 2650, x + 180, s); /* L[pin36, pin35] */
   subtract_5(x + 175, s); /* x[pin35] */
   /* pivot 34: pin34 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2575, x + 175, s); /* L[pin35, pin34] */
-  backward_add_5x5(w + 2600, x + 195, s); /* L[pin39, pin34] */
+  backward_set_5x5(w + 2600, x + 195, s); /* L[pin39, pin34] */
+  backward_add_5x5(w + 2575, x + 175, s); /* L[pin35, pin34] */
   subtract_5(x + 170, s); /* x[pin34] */
   /* pivot 33: pin33 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2500, x + 170, s); /* L[pin34, pin33] */
-  backward_add_5x5(w + 2525, x + 195, s); /* L[pin39, pin33] */
+  backward_set_5x5(w + 2525, x + 195, s); /* L[pin39, pin33] */
+  backward_add_5x5(w + 2500, x + 170, s); /* L[pin34, pin33] */
   subtract_5(x + 165, s); /* x[pin33] */
   /* pivot 32: pin32 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2425, x + 165, s); /* L[pin33, pin32] */
-  backward_add_5x5(w + 2450, x + 195, s); /* L[pin39, pin32] */
+  backward_set_5x5(w + 2450, x + 195, s); /* L[pin39, pin32] */
+  backward_add_5x5(w + 2425, x + 165, s); /* L[pin33, pin32] */
   subtract_5(x + 160, s); /* x[pin32] */
   /* pivot 31: pin31 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2350, x + 160, s); /* L[pin32, pin31] */
-  backward_add_5x5(w + 2375, x + 195, s); /* L[pin39, pin31] */
+  backward_set_5x5(w + 2375, x + 195, s); /* L[pin39, pin31] */
+  backward_add_5x5(w + 2350, x + 160, s); /* L[pin32, pin31] */
   subtract_5(x + 155, s); /* x[pin31] */
   /* pivot 30: pin30 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2275, x + 155, s); /* L[pin31, pin30] */
-  backward_add_5x5(w + 2300, x + 195, s); /* L[pin39, pin30] */
+  backward_set_5x5(w + 2300, x + 195, s); /* L[pin39, pin30] */
+  backward_add_5x5(w + 2275, x + 155, s); /* L[pin31, pin30] */
   subtract_5(x + 150, s); /* x[pin30] */
   /* pivot 29: pin29 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2200, x + 150, s); /* L[pin30, pin29] */
-  backward_add_5x5(w + 2225, x + 195, s); /* L[pin39, pin29] */
+  backward_set_5x5(w + 2225, x + 195, s); /* L[pin39, pin29] */
+  backward_add_5x5(w + 2200, x + 150, s); /* L[pin30, pin29] */
   subtract_5(x + 145, s); /* x[pin29] */
   /* pivot 28: pin28 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2125, x + 145, s); /* L[pin29, pin28] */
-  backward_add_5x5(w + 2150, x + 195, s); /* L[pin39, pin28] */
+  backward_set_5x5(w + 2150, x + 195, s); /* L[pin39, pin28] */
+  backward_add_5x5(w + 2125, x + 145, s); /* L[pin29, pin28] */
   subtract_5(x + 140, s); /* x[pin28] */
   /* pivot 27: pin27 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2050, x + 140, s); /* L[pin28, pin27] */
-  backward_add_5x5(w + 2075, x + 195, s); /* L[pin39, pin27] */
+  backward_set_5x5(w + 2075, x + 195, s); /* L[pin39, pin27] */
+  backward_add_5x5(w + 2050, x + 140, s); /* L[pin28, pin27] */
   subtract_5(x + 135, s); /* x[pin27] */
   /* pivot 26: pin26 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1975, x + 135, s); /* L[pin27, pin26] */
-  backward_add_5x5(w + 2000, x + 195, s); /* L[pin39, pin26] */
+  backward_set_5x5(w + 2000, x + 195, s); /* L[pin39, pin26] */
+  backward_add_5x5(w + 1975, x + 135, s); /* L[pin27, pin26] */
   subtract_5(x + 130, s); /* x[pin26] */
   /* pivot 25: pin25 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1900, x + 130, s); /* L[pin26, pin25] */
-  backward_add_5x5(w + 1925, x + 195, s); /* L[pin39, pin25] */
+  backward_set_5x5(w + 1925, x + 195, s); /* L[pin39, pin25] */
+  backward_add_5x5(w + 1900, x + 130, s); /* L[pin26, pin25] */
   subtract_5(x + 125, s); /* x[pin25] */
   /* pivot 24: pin24 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1825, x + 125, s); /* L[pin25, pin24] */
-  backward_add_5x5(w + 1850, x + 195, s); /* L[pin39, pin24] */
+  backward_set_5x5(w + 1850, x + 195, s); /* L[pin39, pin24] */
+  backward_add_5x5(w + 1825, x + 125, s); /* L[pin25, pin24] */
   subtract_5(x + 120, s); /* x[pin24] */
   /* pivot 23: pin23 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1750, x + 120, s); /* L[pin24, pin23] */
-  backward_add_5x5(w + 1775, x + 195, s); /* L[pin39, pin23] */
+  backward_set_5x5(w + 1775, x + 195, s); /* L[pin39, pin23] */
+  backward_add_5x5(w + 1750, x + 120, s); /* L[pin24, pin23] */
   subtract_5(x + 115, s); /* x[pin23] */
   /* pivot 22: pin22 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1675, x + 115, s); /* L[pin23, pin22] */
-  backward_add_5x5(w + 1700, x + 195, s); /* L[pin39, pin22] */
+  backward_set_5x5(w + 1700, x + 195, s); /* L[pin39, pin22] */
+  backward_add_5x5(w + 1675, x + 115, s); /* L[pin23, pin22] */
   subtract_5(x + 110, s); /* x[pin22] */
   /* pivot 21: pin21 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1600, x + 110, s); /* L[pin22, pin21] */
-  backward_add_5x5(w + 1625, x + 195, s); /* L[pin39, pin21] */
+  backward_set_5x5(w + 1625, x + 195, s); /* L[pin39, pin21] */
+  backward_add_5x5(w + 1600, x + 110, s); /* L[pin22, pin21] */
   subtract_5(x + 105, s); /* x[pin21] */
   /* pivot 20: pin20 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1525, x + 105, s); /* L[pin21, pin20] */
-  backward_add_5x5(w + 1550, x + 195, s); /* L[pin39, pin20] */
+  backward_set_5x5(w + 1550, x + 195, s); /* L[pin39, pin20] */
+  backward_add_5x5(w + 1525, x + 105, s); /* L[pin21, pin20] */
   subtract_5(x + 100, s); /* x[pin20] */
   /* pivot 19: pin19 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1450, x + 100, s); /* L[pin20, pin19] */
-  backward_add_5x5(w + 1475, x + 195, s); /* L[pin39, pin19] */
+  backward_set_5x5(w + 1475, x + 195, s); /* L[pin39, pin19] */
+  backward_add_5x5(w + 1450, x + 100, s); /* L[pin20, pin19] */
   subtract_5(x + 95, s); /* x[pin19] */
   /* pivot 18: pin18 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1375, x + 95, s); /* L[pin19, pin18] */
-  backward_add_5x5(w + 1400, x + 195, s); /* L[pin39, pin18] */
+  backward_set_5x5(w + 1400, x + 195, s); /* L[pin39, pin18] */
+  backward_add_5x5(w + 1375, x + 95, s); /* L[pin19, pin18] */
   subtract_5(x + 90, s); /* x[pin18] */
   /* pivot 17: pin17 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1300, x + 90, s); /* L[pin18, pin17] */
-  backward_add_5x5(w + 1325, x + 195, s); /* L[pin39, pin17] */
+  backward_set_5x5(w + 1325, x + 195, s); /* L[pin39, pin17] */
+  backward_add_5x5(w + 1300, x + 90, s); /* L[pin18, pin17] */
   subtract_5(x + 85, s); /* x[pin17] */
   /* pivot 16: pin16 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1225, x + 85, s); /* L[pin17, pin16] */
-  backward_add_5x5(w + 1250, x + 195, s); /* L[pin39, pin16] */
+  backward_set_5x5(w + 1250, x + 195, s); /* L[pin39, pin16] */
+  backward_add_5x5(w + 1225, x + 85, s); /* L[pin17, pin16] */
   subtract_5(x + 80, s); /* x[pin16] */
   /* pivot 15: pin15 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1150, x + 80, s); /* L[pin16, pin15] */
-  backward_add_5x5(w + 1175, x + 195, s); /* L[pin39, pin15] */
+  backward_set_5x5(w + 1175, x + 195, s); /* L[pin39, pin15] */
+  backward_add_5x5(w + 1150, x + 80, s); /* L[pin16, pin15] */
   subtract_5(x + 75, s); /* x[pin15] */
   /* pivot 14: pin14 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1075, x + 75, s); /* L[pin15, pin14] */
-  backward_add_5x5(w + 1100, x + 195, s); /* L[pin39, pin14] */
+  backward_set_5x5(w + 1100, x + 195, s); /* L[pin39, pin14] */
+  backward_add_5x5(w + 1075, x + 75, s); /* L[pin15, pin14] */
   subtract_5(x + 70, s); /* x[pin14] */
   /* pivot 13: pin13 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1000, x + 70, s); /* L[pin14, pin13] */
-  backward_add_5x5(w + 1025, x + 195, s); /* L[pin39, pin13] */
+  backward_set_5x5(w + 1025, x + 195, s); /* L[pin39, pin13] */
+  backward_add_5x5(w + 1000, x + 70, s); /* L[pin14, pin13] */
   subtract_5(x + 65, s); /* x[pin13] */
   /* pivot 12: pin12 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 925, x + 65, s); /* L[pin13, pin12] */
-  backward_add_5x5(w + 950, x + 195, s); /* L[pin39, pin12] */
+  backward_set_5x5(w + 950, x + 195, s); /* L[pin39, pin12] */
+  backward_add_5x5(w + 925, x + 65, s); /* L[pin13, pin12] */
   subtract_5(x + 60, s); /* x[pin12] */
   /* pivot 11: pin11 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 850, x + 60, s); /* L[pin12, pin11] */
-  backward_add_5x5(w + 875, x + 195, s); /* L[pin39, pin11] */
+  backward_set_5x5(w + 875, x + 195, s); /* L[pin39, pin11] */
+  backward_add_5x5(w + 850, x + 60, s); /* L[pin12, pin11] */
   subtract_5(x + 55, s); /* x[pin11] */
   /* pivot 10: pin10 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 775, x + 55, s); /* L[pin11, pin10] */
-  backward_add_5x5(w + 800, x + 195, s); /* L[pin39, pin10] */
+  backward_set_5x5(w + 800, x + 195, s); /* L[pin39, pin10] */
+  backward_add_5x5(w + 775, x + 55, s); /* L[pin11, pin10] */
   subtract_5(x + 50, s); /* x[pin10] */
   /* pivot 9: pin09 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 700, x + 50, s); /* L[pin10, pin09] */
-  backward_add_5x5(w + 725, x + 195, s); /* L[pin39, pin09] */
+  backward_set_5x5(w + 725, x + 195, s); /* L[pin39, pin09] */
+  backward_add_5x5(w + 700, x + 50, s); /* L[pin10, pin09] */
   subtract_5(x + 45, s); /* x[pin09] */
   /* pivot 8: pin08 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 625, x + 45, s); /* L[pin09, pin08] */
-  backward_add_5x5(w + 650, x + 195, s); /* L[pin39, pin08] */
+  backward_set_5x5(w + 650, x + 195, s); /* L[pin39, pin08] */
+  backward_add_5x5(w + 625, x + 45, s); /* L[pin09, pin08] */
   subtract_5(x + 40, s); /* x[pin08] */
   /* pivot 7: pin07 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 550, x + 40, s); /* L[pin08, pin07] */
-  backward_add_5x5(w + 575, x + 195, s); /* L[pin39, pin07] */
+  backward_set_5x5(w + 575, x + 195, s); /* L[pin39, pin07] */
+  backward_add_5x5(w + 550, x + 40, s); /* L[pin08, pin07] */
   subtract_5(x + 35, s); /* x[pin07] */
   /* pivot 6: pin06 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 475, x + 35, s); /* L[pin07, pin06] */
-  backward_add_5x5(w + 500, x + 195, s); /* L[pin39, pin06] */
+  backward_set_5x5(w + 500, x + 195, s); /* L[pin39, pin06] */
+  backward_add_5x5(w + 475, x + 35, s); /* L[pin07, pin06] */
   subtract_5(x + 30, s); /* x[pin06] */
   /* pivot 5: pin05 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 400, x + 30, s); /* L[pin06, pin05] */
-  backward_add_5x5(w + 425, x + 195, s); /* L[pin39, pin05] */
+  backward_set_5x5(w + 425, x + 195, s); /* L[pin39, pin05] */
+  backward_add_5x5(w + 400, x + 30, s); /* L[pin06, pin05] */
   subtract_5(x + 25, s); /* x[pin05] */
   /* pivot 4: pin04 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 325, x + 25, s); /* L[pin05, pin04] */
-  backward_add_5x5(w + 350, x + 195, s); /* L[pin39, pin04] */
+  backward_set_5x5(w + 350, x + 195, s); /* L[pin39, pin04] */
+  backward_add_5x5(w + 325, x + 25, s); /* L[pin05, pin04] */
   subtract_5(x + 20, s); /* x[pin04] */
   /* pivot 3: pin03 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 250, x + 20, s); /* L[pin04, pin03] */
-  backward_add_5x5(w + 275, x + 195, s); /* L[pin39, pin03] */
+  backward_set_5x5(w + 275, x + 195, s); /* L[pin39, pin03] */
+  backward_add_5x5(w + 250, x + 20, s); /* L[pin04, pin03] */
   subtract_5(x + 15, s); /* x[pin03] */
   /* pivot 2: pin02 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 175, x + 15, s); /* L[pin03, pin02] */
-  backward_add_5x5(w + 200, x + 195, s); /* L[pin39, pin02] */
+  backward_set_5x5(w + 200, x + 195, s); /* L[pin39, pin02] */
+  backward_add_5x5(w + 175, x + 15, s); /* L[pin03, pin02] */
   subtract_5(x + 10, s); /* x[pin02] */
   /* pivot 1: pin01 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 100, x + 10, s); /* L[pin02, pin01] */
-  backward_add_5x5(w + 125, x + 195, s); /* L[pin39, pin01] */
+  backward_set_5x5(w + 125, x + 195, s); /* L[pin39, pin01] */
+  backward_add_5x5(w + 100, x + 10, s); /* L[pin02, pin01] */
   subtract_5(x + 5, s); /* x[pin01] */
   /* pivot 0: pin00 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 25, x + 5, s); /* L[pin01, pin00] */
-  backward_add_5x5(w + 50, x + 195, s); /* L[pin39, pin00] */
+  backward_set_5x5(w + 50, x + 195, s); /* L[pin39, pin00] */
+  backward_add_5x5(w + 25, x + 5, s); /* L[pin01, pin00] */
   subtract_5(x + 0, s); /* x[pin00] */
 }
 

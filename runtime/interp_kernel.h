@@ -105,23 +105,24 @@ static void RT_KERNEL(solve)(const rt_program *p, const RT_REAL *work, RT_REAL *
     RT_KERNEL(node_solve)(work + p->piv_node[piv], p->cons_degree[cp], x + p->cons_row[cp]);
   }
   /* backward: x_p -= sum over p's blocks of L_qp^T x_q, one sum per row c of
-   * x_p running over the blocks in order and their rows in order */
+   * x_p running over the blocks from the last to the first and their rows
+   * from the last */
   for (int piv = np - 1; piv >= 0; piv--) {
     const int kb = p->piv_blk_adr[piv], ke = p->piv_blk_adr[piv + 1];
     if (kb == ke) continue;
     const int cp = p->piv_cons[piv];
     const int dp = p->cons_degree[cp];
     RT_REAL *xp = x + p->cons_row[cp];
-    const int cq0 = p->piv_cons[p->blk_piv[kb]];
-    const RT_REAL *xq0 = x + p->cons_row[cq0];
+    const int cql = p->piv_cons[p->blk_piv[ke - 1]], dql = p->cons_degree[cql];
+    const RT_REAL *xql = x + p->cons_row[cql];
     for (int c = 0; c < dp; c++) {
-      RT_REAL s = work[p->blk_off[kb] + c] * xq0[0];
-      for (int k = kb, r0 = 1; k < ke; k++, r0 = 0) {
+      RT_REAL s = work[p->blk_off[ke - 1] + (dql - 1) * dp + c] * xql[dql - 1];
+      for (int k = ke - 1, r0 = dql - 2; k >= kb; k--) {
         const int cq = p->piv_cons[p->blk_piv[k]];
         const int dq = p->cons_degree[cq];
         const RT_REAL *l = work + p->blk_off[k] + c; /* column c of L_qp */
         const RT_REAL *xq = x + p->cons_row[cq];
-        for (int r = r0; r < dq; r++) s += l[r * dp] * xq[r];
+        for (int r = k == ke - 1 ? r0 : dq - 1; r >= 0; r--) s += l[r * dp] * xq[r];
       }
       xp[c] = xp[c] - s;
     }

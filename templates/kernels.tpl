@@ -219,7 +219,7 @@ static void $(k.name)(const scalar *restrict l, const scalar *restrict xp, scala
 --%   local m, d = k.m, k.d
 --%   for c = 0, d - 1 do
 --%     local ij = {}
---%     for r = 0, m - 1 do ij[#ij + 1] = { r * d + c, r } end
+--%     for r = m - 1, 0, -1 do ij[#ij + 1] = { r * d + c, r } end
 --%     if first then
   s[$(c)] = $(dot("l", "xq", ij));
 --%     else
@@ -229,8 +229,9 @@ static void $(k.name)(const scalar *restrict l, const scalar *restrict xp, scala
 --% end
 --%
 --% function emit.backward_set(k)
-/* s = L^T xq for a $(k.m) x $(k.d) block L: the first block of a pivot's
- * backward sum (rt.h solve, backward). */
+/* s = L^T xq for a $(k.m) x $(k.d) block L, rows from the last: the first
+ * block of a pivot's backward sum, which runs over the blocks from the
+ * last (rt.h solve, backward). */
 static void $(k.name)(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
 --%   backward(k, true)
 }

@@ -217,13 +217,14 @@ static void ref_solve(const rt_program *p, const double *w, double *x) {
     int cp = p->piv_cons[piv], dp = p->cons_degree[cp], rp = p->cons_row[cp];
     int h = p->piv_height[piv];
     if (h == 0) continue;
-    /* gather the pairs (L_k[r][c], x[R_q + r]) in order, then sum */
+    /* gather the pairs (L_k[r][c], x[R_q + r]) in rt.h's order (blocks and
+     * rows from the last), then sum */
     double *lv = calloc((size_t)h, sizeof *lv), *xv = calloc((size_t)h, sizeof *xv);
     for (int c = 0; c < dp; c++) {
       int m = 0;
-      for (int k = p->piv_blk_adr[piv]; k < p->piv_blk_adr[piv + 1]; k++) {
+      for (int k = p->piv_blk_adr[piv + 1] - 1; k >= p->piv_blk_adr[piv]; k--) {
         int cq = p->piv_cons[p->blk_piv[k]], rq = p->cons_row[cq];
-        for (int r = 0; r < p->cons_degree[cq]; r++) {
+        for (int r = p->cons_degree[cq] - 1; r >= 0; r--) {
           lv[m] = w[p->blk_off[k] + r * dp + c];
           xv[m] = x[rq + r];
           m++;

@@ -154,8 +154,9 @@ uint64_t rt_structure_hash(int nbody, const unsigned char *body_fixed, int njoin
  *        x[R_q + r] -= sum(L_k[r][c] * x[R_p + c], c = 0..d_p-1)
  *   diagonal, p = 0..n-1: x[R_p] = node_solve(N_p, x[R_p])
  *   backward, p = n-1..0, c = 0..d_p-1:
- *        x[R_p + c] -= sum(L_k[r][c] * x[R_q + r], blocks k of p in order,
- *                          r = 0..d_q-1 in order)
+ *        x[R_p + c] -= sum(L_k[r][c] * x[R_q + r], blocks k of p from the
+ *                          last to the first, r = d_q-1..0)
+ *        (the first block's x, final last, enters the sum last)
  */
 
 typedef enum rt_precision { RT_FLOAT = 0, RT_DOUBLE = 1 } rt_precision;

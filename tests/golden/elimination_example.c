@@ -341,8 +341,18 @@ static void forward_5x3(const scalar *restrict l, const scalar *restrict xp, sca
   xq[4] -= l[12] * xp[0] + l[13] * xp[1] + l[14] * xp[2];
 }
 
-/* s = L^T xq for a 1 x 5 block L: the first block of a pivot's
- * backward sum (rt.h solve, backward). */
+/* s = L^T xq for a 1 x 3 block L, rows from the last: the first
+ * block of a pivot's backward sum, which runs over the blocks from the
+ * last (rt.h solve, backward). */
+static void backward_set_1x3(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = l[0] * xq[0];
+  s[1] = l[1] * xq[0];
+  s[2] = l[2] * xq[0];
+}
+
+/* s = L^T xq for a 1 x 5 block L, rows from the last: the first
+ * block of a pivot's backward sum, which runs over the blocks from the
+ * last (rt.h solve, backward). */
 static void backward_set_1x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
   s[0] = l[0] * xq[0];
   s[1] = l[1] * xq[0];
@@ -351,30 +361,32 @@ static void backward_set_1x5(const scalar *restrict l, const scalar *restrict xq
   s[4] = l[4] * xq[0];
 }
 
-/* s = L^T xq for a 3 x 1 block L: the first block of a pivot's
- * backward sum (rt.h solve, backward). */
-static void backward_set_3x1(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[0] * xq[0] + l[1] * xq[1] + l[2] * xq[2];
+/* s = L^T xq for a 5 x 1 block L, rows from the last: the first
+ * block of a pivot's backward sum, which runs over the blocks from the
+ * last (rt.h solve, backward). */
+static void backward_set_5x1(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = l[4] * xq[4] + l[3] * xq[3] + l[2] * xq[2] + l[1] * xq[1] + l[0] * xq[0];
 }
 
-/* s = L^T xq for a 5 x 3 block L: the first block of a pivot's
- * backward sum (rt.h solve, backward). */
+/* s = L^T xq for a 5 x 3 block L, rows from the last: the first
+ * block of a pivot's backward sum, which runs over the blocks from the
+ * last (rt.h solve, backward). */
 static void backward_set_5x3(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[0] * xq[0] + l[3] * xq[1] + l[6] * xq[2] + l[9] * xq[3] + l[12] * xq[4];
-  s[1] = l[1] * xq[0] + l[4] * xq[1] + l[7] * xq[2] + l[10] * xq[3] + l[13] * xq[4];
-  s[2] = l[2] * xq[0] + l[5] * xq[1] + l[8] * xq[2] + l[11] * xq[3] + l[14] * xq[4];
+  s[0] = l[12] * xq[4] + l[9] * xq[3] + l[6] * xq[2] + l[3] * xq[1] + l[0] * xq[0];
+  s[1] = l[13] * xq[4] + l[10] * xq[3] + l[7] * xq[2] + l[4] * xq[1] + l[1] * xq[0];
+  s[2] = l[14] * xq[4] + l[11] * xq[3] + l[8] * xq[2] + l[5] * xq[1] + l[2] * xq[0];
 }
 
-/* s = s + L^T xq for a 1 x 3 block L, the sum continued in order. */
-static void backward_add_1x3(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[0] * xq[0];
-  s[1] = s[1] + l[1] * xq[0];
-  s[2] = s[2] + l[2] * xq[0];
+/* s = s + L^T xq for a 3 x 1 block L, the sum continued in order. */
+static void backward_add_3x1(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = s[0] + l[2] * xq[2] + l[1] * xq[1] + l[0] * xq[0];
 }
 
-/* s = s + L^T xq for a 5 x 1 block L, the sum continued in order. */
-static void backward_add_5x1(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[0] * xq[0] + l[1] * xq[1] + l[2] * xq[2] + l[3] * xq[3] + l[4] * xq[4];
+/* s = s + L^T xq for a 5 x 3 block L, the sum continued in order. */
+static void backward_add_5x3(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+  s[0] = s[0] + l[12] * xq[4] + l[9] * xq[3] + l[6] * xq[2] + l[3] * xq[1] + l[0] * xq[0];
+  s[1] = s[1] + l[13] * xq[4] + l[10] * xq[3] + l[7] * xq[2] + l[4] * xq[1] + l[1] * xq[0];
+  s[2] = s[2] + l[14] * xq[4] + l[11] * xq[3] + l[8] * xq[2] + l[5] * xq[1] + l[2] * xq[0];
 }
 
 /* x -= s, 1 rows: the end of a pivot's backward step. */
@@ -921,15 +933,15 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_set_5x3(w + 75, x + 6, s); /* L[pivot_right, bob_right] */
   subtract_3(x + 14, s); /* x[bob_right] */
   /* pivot 2: coupler (rod, d = 1, h = 8) */
-  backward_set_3x1(w + 58, x + 14, s); /* L[bob_right, coupler] */
-  backward_add_5x1(w + 61, x + 6, s); /* L[pivot_right, coupler] */
+  backward_set_5x1(w + 61, x + 6, s); /* L[pivot_right, coupler] */
+  backward_add_3x1(w + 58, x + 14, s); /* L[bob_right, coupler] */
   subtract_1(x + 0, s); /* x[coupler] */
   /* pivot 1: pivot_left (hinge, d = 5, h = 1) */
   backward_set_1x5(w + 52, x + 0, s); /* L[coupler, pivot_left] */
   subtract_5(x + 1, s); /* x[pivot_left] */
   /* pivot 0: bob_left (ball, d = 3, h = 6) */
-  backward_set_5x3(w + 9, x + 1, s); /* L[pivot_left, bob_left] */
-  backward_add_1x3(w + 24, x + 0, s); /* L[coupler, bob_left] */
+  backward_set_1x3(w + 24, x + 0, s); /* L[coupler, bob_left] */
+  backward_add_5x3(w + 9, x + 1, s); /* L[pivot_left, bob_left] */
   subtract_3(x + 11, s); /* x[bob_left] */
 }
 
