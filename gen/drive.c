@@ -50,7 +50,7 @@ gen_status drive_load(arena *a, const char *path, const mech *m, drive_script *o
       errors++;
       continue;
     }
-    drive_event e = {0, -1, 0, -1};
+    drive_event e = {0, -1, 0, 0, -1};
     const int j = mech_find_constraint(m, tok[1]);
     if (!number(tok[0], &e.time) || e.time < 0) {
       diag_error(d, path, line, "time '%s' must be a number >= 0", tok[0]);
@@ -74,6 +74,7 @@ gen_status drive_load(arena *a, const char *path, const mech *m, drive_script *o
       errors++;
     } else {
       e.joint = j;
+      e.motor = m->cons[j].type == RT_MOTOR;
       last = e.time;
       if (out->n == cap) {
         drive_event *grown = ARENA_ARRAY(a, drive_event, 2 * cap);
@@ -99,9 +100,9 @@ void drive_apply(rt_world *w, int step, double t, void *ctx) {
   /* half a microsecond of slack: step times are sums of dt */
   while (s->next < s->n && s->ev[s->next].time <= t + 5e-7) {
     const drive_event *e = &s->ev[s->next++];
-    if (rt_world_set_drive(w, e->joint, e->speed) == RT_OK) continue; /* a rod */
-    double f = e->max_force;
-    if (f < 0) f = rt_world_motor_max_force(w, e->joint);
-    rt_world_set_motor(w, e->joint, e->speed, f);
+    if (e->motor)
+      rt_world_set_motor(w, e->joint, e->speed, e->max_force >= 0 ? e->max_force : rt_world_motor_max_force(w, e->joint));
+    else
+      rt_world_set_drive(w, e->joint, e->speed);
   }
 }

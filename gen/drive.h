@@ -26,6 +26,7 @@
 typedef struct drive_event {
   double time;
   int joint;          /* constraint index: a motor or a rod */
+  int motor;          /* 1: a motor, 0: a rod */
   double speed;
   double max_force;   /* < 0: unchanged */
 } drive_event;

@@ -3,7 +3,6 @@
 
 #include <string.h>
 
-#include "../runtime/rtmath.h"
 
 void numeric_alloc(arena *a, const program *p, numeric *out) {
   const smech *s = &p->s;
@@ -48,16 +47,7 @@ void numeric_eval(const program *p, const rt_pose *pose, numeric *out) {
     const double k = (double)s->shard_num[i];
     out->inv_mass[b] = k / mb->mass;
     rt_pose tmp;
-    const rt_pose *ps = body_pose(p, pose, i, &tmp);
-    /* I^-1 = R diag(k / I_body) R^T = sum_j (k / I_j) R e_j (R e_j)^T */
-    for (int j = 0; j < 3; j++) {
-      double e[3] = {0, 0, 0}, col[3];
-      e[j] = 1.0;
-      rt__q_rotate(col, ps->q, e);
-      const double w = k / mb->inertia[j];
-      for (int r = 0; r < 3; r++)
-        for (int c = 0; c < 3; c++) ii[3 * r + c] += w * col[r] * col[c];
-    }
+    rt_inv_inertia_world(body_pose(p, pose, i, &tmp)->q, mb->inertia, k, ii);
   }
   /* solver constraints */
   for (int c = 0; c < s->ncons; c++) {
@@ -66,12 +56,7 @@ void numeric_eval(const program *p, const rt_pose *pose, numeric *out) {
     if (s->cons_orig[c] >= 0) {
       mech_joint_desc(m, s->cons_orig[c], &jd);
     } else {
-      memset(&jd, 0, sizeof jd);
-      jd.target = -1;
-      jd.type = RT_WELD;
-      jd.body_a = ba;
-      jd.body_b = bb;
-      for (int k = 0; k < 3; k++) jd.frame_a[k][k] = jd.frame_b[k][k] = 1.0;
+      rt_shard_weld_desc(ba, &jd);
     }
     rt_pose ta, tb;
     const rt_pose *pa = body_pose(p, pose, ba, &ta), *pb = body_pose(p, pose, bb, &tb);

@@ -66,18 +66,6 @@ static void contact_row(const rt_world *w, const rt_contact *c, const double d[3
   }
 }
 
-/* Relative velocity J v of a row over the solver bodies. */
-static double row_velocity(const rt_world *w, int i) {
-  const rt__rows *r = &w->rows;
-  double s = 0.0;
-  for (int side = 0; side < 2; side++) {
-    const int b = side ? r->b[i] : r->a[i];
-    if (b == RT_WORLD) continue;
-    for (int k = 0; k < 6; k++) s += r->J[12 * (size_t)i + 6 * side + k] * w->vel[6 * (size_t)b + k];
-  }
-  return s;
-}
-
 void rt__contact_rows(rt_world *w) {
   rt__rows *r = &w->rows;
   const double dt = w->set.dt;
@@ -104,7 +92,7 @@ void rt__contact_rows(rt_world *w) {
     double target = c->depth > w->set.contact_slop ? w->set.beta * (c->depth - w->set.contact_slop) / dt
                     : c->depth < 0.0            ? c->depth / dt
                                                 : 0.0;
-    const double vn = row_velocity(w, row);
+    const double vn = rt__row_velocity(r, row, w->vel);
     if (w->set.restitution > 0 && vn < -1.0) target = fmax(target, -w->set.restitution * vn);
     r->rhs[row] = target;
     r->lo[row] = 0.0;

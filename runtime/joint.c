@@ -59,6 +59,7 @@
 #include "rtmath.h"
 
 #include <stddef.h>
+#include <string.h>
 
 /* One side of a joint in world coordinates. */
 typedef struct side {
@@ -219,4 +220,12 @@ int rt_joint_axis_eval(const rt_joint_desc *joint, int angular, const rt_pose *p
     put_row(J, NULL, na, NULL, a.f[0]);
   }
   return 0;
+}
+
+void rt_shard_weld_desc(int body, rt_joint_desc *out) {
+  memset(out, 0, sizeof *out);
+  out->type = RT_WELD;
+  out->target = -1;
+  out->body_a = out->body_b = body;
+  for (int k = 0; k < 3; k++) out->frame_a[k][k] = out->frame_b[k][k] = 1.0;
 }

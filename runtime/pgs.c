@@ -23,6 +23,10 @@ static void row_axpy(const double *WJ, double dl, double *va, double *vb) {
 
 static double *body_vel(double *vel, int b) { return b == RT_WORLD ? NULL : vel + 6 * (size_t)b; }
 
+double rt__row_velocity(const rt__rows *r, int i, const double *vel) {
+  return row_dot(r->J + 12 * (size_t)i, body_vel((double *)vel, r->a[i]), body_vel((double *)vel, r->b[i]));
+}
+
 void rt__pgs_sweep(rt__rows *r, int first, int last, double *vel) {
   for (int i = first; i < last; i++) {
     if (r->inv_diag[i] == 0.0) continue;
@@ -52,8 +56,7 @@ void rt__rows_apply(const rt__rows *r, int first, int last, const double *dl, do
 void rt__block_step(rt_world *w) {
   rt__rows *r = &w->rows;
   const int n = w->dim;
-  for (int i = 0; i < n; i++)
-    w->r[i] = r->rhs[i] - row_dot(r->J + 12 * (size_t)i, body_vel(w->vel, r->a[i]), body_vel(w->vel, r->b[i]));
+  for (int i = 0; i < n; i++) w->r[i] = r->rhs[i] - rt__row_velocity(r, i, w->vel);
   if (w->prog->precision == RT_FLOAT) {
     float *x = w->x;
     for (int i = 0; i < n; i++) x[i] = (float)w->r[i];

@@ -9,23 +9,6 @@
 
 /*---- bodies ------------------------------------------------------------------*/
 
-/* Inverse world-frame inertia R diag(s / I) R^T, row-major. */
-static void inv_inertia_world(const rt_body_desc *b, double s, double out[9]) {
-  double R[3][3];
-  for (int j = 0; j < 3; j++) {
-    double e[3] = {0, 0, 0}, col[3];
-    e[j] = 1.0;
-    rt__q_rotate(col, b->pose.q, e);
-    for (int r = 0; r < 3; r++) R[r][j] = col[r];
-  }
-  for (int r = 0; r < 3; r++)
-    for (int c = 0; c < 3; c++) {
-      double acc = 0.0;
-      for (int k = 0; k < 3; k++) acc += R[r][k] * (s / b->inertia[k]) * R[c][k];
-      out[3 * r + c] = acc;
-    }
-}
-
 static void mat3_vec(const double m[9], const double v[3], double out[3]) {
   double x = m[0] * v[0] + m[1] * v[1] + m[2] * v[2];
   double y = m[3] * v[0] + m[4] * v[1] + m[5] * v[2];
@@ -73,7 +56,7 @@ static void apply_forces(rt_world *w) {
     if (b->fixed) continue;
     for (int k = 0; k < 3; k++) b->vel[k] += dt * (w->set.gravity[k] + w->force[3 * i + k] / b->mass);
     double ii[9], dw[3];
-    inv_inertia_world(b, 1.0, ii);
+    rt_inv_inertia_world(b->pose.q, b->inertia, 1.0, ii);
     mat3_vec(ii, w->torque + 3 * i, dw);
     for (int k = 0; k < 3; k++) b->angvel[k] += dt * dw[k];
     gyroscopic(b, dt);
@@ -96,7 +79,7 @@ static void split_shards(rt_world *w) {
     }
     const double k = (double)p->shard_num[p->sbody_body[s]];
     w->inv_mass[s] = k / b->mass;
-    inv_inertia_world(b, k, ii);
+    rt_inv_inertia_world(b->pose.q, b->inertia, k, ii);
     rt__v3_copy(v, b->vel);
     rt__v3_copy(v + 3, b->angvel);
   }
@@ -176,13 +159,7 @@ static void equality_rows(rt_world *w, int c) {
   const int j = p->cons_joint[c];
   rt_joint_desc weld;
   const rt_joint_desc *jd = j >= 0 ? &w->joint[j] : &weld;
-  if (j < 0) {
-    memset(&weld, 0, sizeof weld);
-    weld.type = RT_WELD;
-    weld.target = -1;
-    weld.body_a = weld.body_b = p->sbody_body[p->cons_a[c]];
-    for (int k = 0; k < 3; k++) weld.frame_a[k][k] = weld.frame_b[k][k] = 1.0;
-  }
+  if (j < 0) rt_shard_weld_desc(p->sbody_body[p->cons_a[c]], &weld);
   rt_joint_eval(jd, pose_of(w, jd->body_a), pose_of(w, jd->body_b), w->c + row, w->rows.J + 12 * (size_t)row);
   const double k = -w->set.beta / w->set.dt;
   for (int r = row; r < row + d; r++) {
@@ -227,15 +204,9 @@ static void limit_row(rt_world *w, int row, double q, double lower, double upper
   const int at_lower = q - lower < upper - q;
   const double gap = at_lower ? q - lower : upper - q; /* < 0: past the bound */
   const double sign = at_lower ? 1.0 : -1.0;           /* rate away from the bound */
-  double rate = 0.0;
-  const double *J = r->J + 12 * (size_t)row;
-  for (int s = 0; s < 2; s++) {
-    const int b = s ? r->b[row] : r->a[row];
-    if (b != RT_WORLD)
-      for (int k = 0; k < 6; k++) rate += J[6 * s + k] * w->vel[6 * (size_t)b + k];
-  }
+  const double rate = rt__row_velocity(r, row, w->vel);
   if (gap > 2.0 * dt * fabs(rate) + slop) {
-    r->inv_diag[row] = 0.0; /* marks the row inert for row_masses */
+    r->a[row] = r->b[row] = RT_WORLD; /* no bodies: row_masses makes it inert */
     r->lo[row] = r->hi[row] = 0.0;
     r->rhs[row] = 0.0;
     r->lambda[row] = 0.0;
@@ -252,7 +223,6 @@ static void inequality_row(rt_world *w, int j) {
   const rt_joint_desc *d = &w->joint[j];
   const int row = w->joint_row[j];
   double *J = w->rows.J + 12 * (size_t)row;
-  w->rows.inv_diag[row] = 1.0; /* active unless limit_row says otherwise */
   if (d->type == RT_ROPE) {
     rt_joint_desc rod = *d;
     rod.type = RT_ROD;
@@ -293,7 +263,6 @@ static void row_masses(rt_world *w) {
       mat3_vec(w->inv_inertia + 9 * (size_t)b, j6 + 3, out + 3);
       for (int k = 0; k < 6; k++) diag += j6[k] * out[k];
     }
-    if (i >= w->dim && i < w->nfixed_rows && r->inv_diag[i] == 0.0) continue; /* an inert limit */
     r->inv_diag[i] = diag > 0.0 ? 1.0 / (reg * diag) : 0.0;
   }
 }
@@ -310,13 +279,16 @@ static int state_finite(const rt_world *w) {
   return 1;
 }
 
+static void clear_forces(rt_world *w) {
+  memset(w->force, 0, 3 * sizeof *w->force * (size_t)w->nbody);
+  memset(w->torque, 0, 3 * sizeof *w->torque * (size_t)w->nbody);
+}
+
 static int use_block(const rt_world *w) { return w->set.solver == RT_SOLVER_LDLPGS; }
 
 rt_status rt_world_step_begin(rt_world *w) {
   if (!rt__settings_valid(&w->set) || !state_finite(w)) {
-    /* forces are for one step: refused ones are dropped with it */
-    memset(w->force, 0, 3 * sizeof *w->force * (size_t)w->nbody);
-    memset(w->torque, 0, 3 * sizeof *w->torque * (size_t)w->nbody);
+    clear_forces(w); /* forces are for one step: refused ones are dropped with it */
     return RT_ERR_NONFINITE;
   }
   memcpy(w->backup, w->body, sizeof *w->body * (size_t)w->nbody);
@@ -381,8 +353,7 @@ rt_status rt_world_step_end(rt_world *w) {
   rt__contact_save(w);
   merge_shards(w);
   integrate(w);
-  memset(w->force, 0, 3 * sizeof *w->force * (size_t)w->nbody);
-  memset(w->torque, 0, 3 * sizeof *w->torque * (size_t)w->nbody);
+  clear_forces(w);
   if (!state_finite(w)) {
     memcpy(w->body, w->backup, sizeof *w->body * (size_t)w->nbody);
     return RT_ERR_DIVERGED;

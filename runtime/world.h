@@ -45,7 +45,7 @@ struct rt_world {
   rt_body_desc *backup;    /* state before the current step */
   double *force, *torque;  /* accumulated for the next step (3 per body) */
   rt_joint_desc *joint;
-  int *joint_row;          /* motors: their row; others -1 */
+  int *joint_row;          /* motors, limits, ropes: their row; others -1 */
   int *joint_cons;         /* equality joints: their solver constraint; -1 */
   double *drive_rate;      /* driven rods: d length / dt this step */
   /* solver bodies */
@@ -69,6 +69,8 @@ struct rt_world {
 };
 
 /* pgs.c */
+/* J v of row i: the relative velocity it constrains. */
+double rt__row_velocity(const rt__rows *rows, int i, const double *vel);
 /* One PGS sweep over rows [first, last). */
 void rt__pgs_sweep(rt__rows *rows, int first, int last, double *vel);
 /* Applies impulses dl[i] of rows [first, last) to the velocities. */

@@ -79,6 +79,16 @@ typedef struct rt_joint_desc {
 int rt_joint_eval(const rt_joint_desc *joint, const rt_pose *pa, const rt_pose *pb,
                   double *c, double *J);
 
+/* The weld that joins two shards of mechanism body `body` (a solver
+ * constraint with cons_joint -1): anchored at the body's centre of mass,
+ * both frames the body frame, so c = 0 while the shards share the body's
+ * pose. */
+void rt_shard_weld_desc(int body, rt_joint_desc *out);
+
+/* World-frame inverse inertia R(q) diag(scale / inertia) R(q)^T, row-major:
+ * a body's with scale 1, one of its k shards' with scale k. */
+void rt_inv_inertia_world(const double q[4], const double inertia[3], double scale, double out[9]);
+
 /* The free coordinate of a hinge, cylindrical or prismatic joint along its
  * axis, as limits and motors use it. angular = 1: the rotation of b relative
  * to a about a's axis A_0, theta = atan2(B_1 . A_2, B_1 . A_1) (0 at the
