@@ -2,6 +2,7 @@
  * slope, limits, ropes, the buggy driving straight and turning, and the
  * promise that inequality rows leave the symbolic program and the generated
  * source unchanged. Worlds run through the interpreter (rtprog). */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +20,7 @@
 #include "program.h"
 #include "rtprog.h"
 #include "simrun.h"
+#include "test_proc.h"
 
 typedef struct sim {
   arena a;
@@ -216,20 +218,6 @@ static void test_buggy_turns_with_steering(void **state) {
 }
 
 /*---- inequality rows stay out of the program ---------------------------------------*/
-
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (f == NULL) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = malloc((size_t)n + 1);
-  if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) n = 0;
-  if (buf) buf[n] = '\0';
-  fclose(f);
-  *len = (size_t)n;
-  return buf;
-}
 
 static char *without_inequalities(const char *src) {
   static const char pre[] = "local m = (function()\n";

@@ -1,6 +1,6 @@
 /* test_proc.h -- helpers for tests that run ldlgen as a process: run a
- * shell command and capture its output, read a whole file. Static, so each
- * test program gets its own copy. Needs _POSIX_C_SOURCE (popen). */
+ * shell command and capture its output, read a whole file. Static inline,
+ * so each test program gets its own copy of what it uses. Needs _POSIX_C_SOURCE (popen). */
 #ifndef LDLPGS_TEST_PROC_H
 #define LDLPGS_TEST_PROC_H
 
@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 
 /* Runs a shell command; returns its exit status, its output in out. */
-static int run(const char *cmd, char *out, size_t cap) {
+static inline int run(const char *cmd, char *out, size_t cap) {
   FILE *f = popen(cmd, "r");
   assert_non_null(f);
   size_t n = fread(out, 1, cap - 1, f);
@@ -19,7 +19,7 @@ static int run(const char *cmd, char *out, size_t cap) {
 }
 
 /* The whole file (NUL-terminated, *len bytes), or NULL if it cannot be read. */
-static char *slurp(const char *path, size_t *len) {
+static inline char *slurp(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
   fseek(f, 0, SEEK_END);
