@@ -20,6 +20,7 @@ static inline int run(const char *cmd, char *out, size_t cap) {
 
 /* The whole file (NUL-terminated, *len bytes), or NULL if it cannot be read. */
 static inline char *slurp(const char *path, size_t *len) {
+  *len = 0;
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
   fseek(f, 0, SEEK_END);
