@@ -372,8 +372,8 @@ static void bad_name(const tbl *t, const char *kind, const char *name) {
 
 //---- settings -------------------------------------------------------------------
 
-static const char *const settings_fields[] = {"gravity", "dt",      "iterations", "epsilon", "beta",
-                                              "shatter", "ground",  "friction",   "probe", NULL};
+static const char *const settings_fields[] = {"gravity", "dt",       "iterations", "epsilon", "beta",         "shatter",
+                                              "ground",  "friction", "probe",      "collide", "max_contacts", "stabilize", NULL};
 static const char *const ground_fields[] = {"height", "friction", NULL};
 
 static void range_error(const tbl *t, const char *key, const char *rule, double v) {
@@ -436,6 +436,10 @@ static void read_settings(const tbl *top) {
   read_ground(&t, s);
   if (get_number(&t, "friction", &s->friction) > 0 && !(s->friction >= 0))
     range_error(&t, "friction", ">= 0", s->friction);
+  get_bool(&t, "collide", &s->collide);
+  get_bool(&t, "stabilize", &s->stabilize);
+  if (get_int(&t, "max_contacts", 1, &s->max_contacts) > 0 && s->max_contacts > 1000000)
+    range_error(&t, "max_contacts", "at most 1000000", s->max_contacts);
   get_string(&t, "probe", &ld->probe);
   ld->probe_line = t.line;
   lua_pop(L, 1);

@@ -16,6 +16,7 @@ void mech_default_settings(mech_settings *s) {
   s->friction = 0.8;
   s->ground_friction = -1.0;
   s->probe = -1;
+  s->max_contacts = 256;
 }
 
 int mech_is_equality(const mech_constraint *c) { return rt_joint_degree(c->type) > 0; }

@@ -61,6 +61,9 @@ typedef struct mech_settings {
   double ground_friction; /* friction coefficient of the ground; < 0 = default */
   double friction;        /* default friction coefficient */
   int probe;              /* body whose height ldlsim reports; -1 = the last body */
+  int collide;            /* standalone runs detect body-body contacts too (rt_world_body_contacts) */
+  int max_contacts;       /* contact capacity of a world; default 256 */
+  int stabilize;          /* post-stabilization (rt_settings.stabilize); default off */
 } mech_settings;
 
 typedef struct mech {

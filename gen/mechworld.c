@@ -38,4 +38,6 @@ void mechworld_settings(const mech *m, rt_settings *out) {
   out->iterations = s->iterations;
   out->beta = s->beta;
   out->epsilon = s->epsilon;
+  out->max_contacts = s->max_contacts;
+  out->stabilize = s->stabilize;
 }

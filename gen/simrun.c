@@ -56,13 +56,20 @@ void simrun_run(rt_world *w, const mech *m, const simrun_options *o, simrun_resu
     fprintf(o->csv, "step,time,pos_error,ang_error,kinetic,potential,energy,%s_x,%s_y,%s_z\n", pn, pn, pn);
   }
   const int cap = rt_world_settings(w)->max_contacts;
-  rt_contact *contacts = m->settings.has_ground ? calloc((size_t)cap + 1, sizeof *contacts) : NULL;
+  const int any = m->settings.has_ground || m->settings.collide;
+  rt_contact *contacts = any ? calloc((size_t)cap + 1, sizeof *contacts) : NULL;
   const double mu = m->settings.ground_friction >= 0 ? m->settings.ground_friction : m->settings.friction;
   double spent = 0.0, last[2] = {0.0, 0.0};
   for (int s = 0; s < o->steps; s++) {
     if (o->control) o->control(w, s, s * dt, o->control_ctx);
     if (contacts) {
-      int n = rt_world_ground_contacts(w, m->settings.ground_height, mu, SIMRUN_CONTACT_MARGIN, contacts, cap);
+      int n = 0;
+      if (m->settings.has_ground)
+        n = rt_world_ground_contacts(w, m->settings.ground_height, mu, SIMRUN_CONTACT_MARGIN, contacts, cap);
+      if (m->settings.collide)
+        n += rt_world_body_contacts(w, SIMRUN_CONTACT_MARGIN, contacts + (n < cap ? n : cap), n < cap ? cap - n : 0);
+      if (n > res->max_contacts) res->max_contacts = n;
+      res->contact_overflows += n > cap;
       rt_world_set_contacts(w, contacts, n < cap ? n : cap);
     }
     const double t0 = now_us();

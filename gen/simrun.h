@@ -38,12 +38,16 @@ typedef struct simrun_result {
   double probe_start, probe_final, probe_min, probe_max; /* z of the probe body */
   double probe_distance;    /* path length of the probe body in x-y (m) */
   int factor_failures;      /* steps whose factorization failed */
+  int max_contacts;         /* most contacts found in a step */
+  int contact_overflows;    /* steps that found more than the world's capacity
+                               (the excess was dropped) */
   double us_per_step;       /* wall-clock time of rt_world_step, mean */
   double *pos_error;        /* per step, if the caller supplied room (steps) */
 } simrun_result;
 
 /* Runs the world; with a ground plane in the mechanism's settings, ground
- * contacts (rt_world_ground_contacts) are fed in before every step.
+ * contacts (rt_world_ground_contacts) are fed in before every step, and
+ * with settings.collide the body-body contacts (rt_world_body_contacts).
  * result->pos_error may point to `steps` doubles to get the
  * error of every step (else NULL). */
 void simrun_run(rt_world *w, const mech *m, const simrun_options *o, simrun_result *result);

@@ -53,21 +53,26 @@ void rt__rows_apply(const rt__rows *r, int first, int last, const double *dl, do
 /* delta = H~^-1 (R - J V) on the equality rows; lambda += delta;
  * V += W J^T delta. The right-hand side and solution pass through the
  * program's precision. */
+void rt__block_solve(rt_world *w, double *v) {
+  const int n = w->dim;
+  if (w->prog->precision == RT_FLOAT) {
+    float *x = w->x;
+    for (int i = 0; i < n; i++) x[i] = (float)v[i];
+    rt_program_solve(w->prog, w->work, x);
+    for (int i = 0; i < n; i++) v[i] = x[i];
+  } else {
+    double *x = w->x;
+    for (int i = 0; i < n; i++) x[i] = v[i];
+    rt_program_solve(w->prog, w->work, x);
+    for (int i = 0; i < n; i++) v[i] = x[i];
+  }
+}
+
 void rt__block_step(rt_world *w) {
   rt__rows *r = &w->rows;
   const int n = w->dim;
   for (int i = 0; i < n; i++) w->r[i] = r->rhs[i] - rt__row_velocity(r, i, w->vel);
-  if (w->prog->precision == RT_FLOAT) {
-    float *x = w->x;
-    for (int i = 0; i < n; i++) x[i] = (float)w->r[i];
-    rt_program_solve(w->prog, w->work, x);
-    for (int i = 0; i < n; i++) w->r[i] = x[i];
-  } else {
-    double *x = w->x;
-    for (int i = 0; i < n; i++) x[i] = w->r[i];
-    rt_program_solve(w->prog, w->work, x);
-    for (int i = 0; i < n; i++) w->r[i] = x[i];
-  }
+  rt__block_solve(w, w->r);
   for (int i = 0; i < n; i++) r->lambda[i] += w->r[i];
   rt__rows_apply(r, 0, n, w->r, w->vel);
 }

@@ -138,9 +138,6 @@ static void drive_rods(rt_world *w) {
 
 /*---- rows ----------------------------------------------------------------------*/
 
-static const rt_pose *pose_of(const rt_world *w, int body) {
-  return body == RT_WORLD ? NULL : &w->body[body].pose;
-}
 
 /* A side of a row: no solver body if it is the world or fixed. */
 static int dynamic(const rt_world *w, int sbody) {
@@ -151,16 +148,22 @@ int rt__row_body(const rt_world *w, int body) {
   return body == RT_WORLD ? RT_WORLD : dynamic(w, w->prog->shard_adr[body]);
 }
 
-/* The rows of solver constraint c: its joint (or a shard weld: the body's
- * centre, identity frames) at the poses of its bodies. */
-static void equality_rows(rt_world *w, int c) {
+/* A shard weld is the body's centre with identity frames. */
+void rt__cons_eval(const rt_world *w, int c, double *cval, double *J) {
   const rt_program *p = w->prog;
-  const int row = p->cons_row[c], d = p->cons_degree[c];
   const int j = p->cons_joint[c];
   rt_joint_desc weld;
   const rt_joint_desc *jd = j >= 0 ? &w->joint[j] : &weld;
   if (j < 0) rt_shard_weld_desc(p->sbody_body[p->cons_a[c]], &weld);
-  rt_joint_eval(jd, pose_of(w, jd->body_a), pose_of(w, jd->body_b), w->c + row, w->rows.J + 12 * (size_t)row);
+  rt_joint_eval(jd, rt__pose_of(w, jd->body_a), rt__pose_of(w, jd->body_b), cval, J);
+}
+
+/* The rows of solver constraint c at the poses of its bodies. */
+static void equality_rows(rt_world *w, int c) {
+  const rt_program *p = w->prog;
+  const int row = p->cons_row[c], d = p->cons_degree[c];
+  const int j = p->cons_joint[c];
+  rt__cons_eval(w, c, w->c + row, w->rows.J + 12 * (size_t)row);
   const double k = -w->set.beta / w->set.dt;
   for (int r = row; r < row + d; r++) {
     w->rows.a[r] = dynamic(w, p->cons_a[c]);
@@ -227,7 +230,7 @@ static void inequality_row(rt_world *w, int j) {
     rt_joint_desc rod = *d;
     rod.type = RT_ROD;
     double c;
-    rt_joint_eval(&rod, pose_of(w, d->body_a), pose_of(w, d->body_b), &c, J);
+    rt_joint_eval(&rod, rt__pose_of(w, d->body_a), rt__pose_of(w, d->body_b), &c, J);
     row_bodies(w, row, d, j);
     limit_row(w, row, c, -INFINITY, 0.0);
     return;
@@ -235,7 +238,7 @@ static void inequality_row(rt_world *w, int j) {
   const rt_joint_desc *t = &w->joint[d->target];
   const int angular = d->type == RT_ANGULAR_LIMIT || (d->type == RT_MOTOR && t->type != RT_PRISMATIC);
   double q;
-  rt_joint_axis_eval(t, angular, pose_of(w, t->body_a), pose_of(w, t->body_b), &q, J);
+  rt_joint_axis_eval(t, angular, rt__pose_of(w, t->body_a), rt__pose_of(w, t->body_b), &q, J);
   row_bodies(w, row, t, d->target);
   if (d->type == RT_MOTOR)
     motor_row(w, j, row);
@@ -353,6 +356,7 @@ rt_status rt_world_step_end(rt_world *w) {
   rt__contact_save(w);
   merge_shards(w);
   integrate(w);
+  if (w->set.stabilize && use_block(w) && w->info.factor_status == -1) rt__stabilize(w);
   clear_forces(w);
   if (!state_finite(w)) {
     memcpy(w->body, w->backup, sizeof *w->body * (size_t)w->nbody);

@@ -46,7 +46,7 @@ int rt__settings_valid(const rt_settings *s) {
          (s->solver == RT_SOLVER_PGS || s->solver == RT_SOLVER_LDLPGS) &&
          (s->block_at == RT_BLOCK_LAST || s->block_at == RT_BLOCK_BEFORE_LAST) && s->max_contacts >= 0 &&
          s->max_contacts <= 1000000 && s->restitution >= 0 && s->restitution <= 1 && isfinite(s->contact_slop) &&
-         s->contact_slop >= 0;
+         s->contact_slop >= 0 && (s->stabilize == 0 || s->stabilize == 1);
 }
 
 /*---- creation ------------------------------------------------------------------*/
@@ -237,6 +237,7 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
   w->prev_lambda = alloc(3 * (size_t)ncap, sizeof(double), &nomem);
   w->c = alloc((size_t)w->dim, sizeof(double), &nomem);
   w->r = alloc((size_t)w->dim, sizeof(double), &nomem);
+  w->shift = alloc(6 * (size_t)w->nsbody, sizeof(double), &nomem);
   w->work = alloc((size_t)prog->work_size, scalar, &nomem);
   w->temp = alloc((size_t)prog->temp_size, scalar, &nomem);
   w->x = alloc((size_t)w->dim, scalar, &nomem);
@@ -354,9 +355,6 @@ double rt_world_motor_impulse(const rt_world *w, int joint) {
 
 /*---- measures --------------------------------------------------------------------*/
 
-static const rt_pose *pose_of(const rt_world *w, int body) {
-  return body == RT_WORLD ? NULL : &w->body[body].pose;
-}
 
 int rt_world_joint_error(const rt_world *w, int joint, double *pos, double *ang) {
   /* rows of each equality type that are positional (the rest are angular
@@ -367,7 +365,7 @@ int rt_world_joint_error(const rt_world *w, int joint, double *pos, double *ang)
   *pos = *ang = 0.0;
   const rt_joint_desc *j = &w->joint[joint];
   double c[RT_MAX_DEGREE];
-  const int d = rt_joint_eval(j, pose_of(w, j->body_a), pose_of(w, j->body_b), c, NULL);
+  const int d = rt_joint_eval(j, rt__pose_of(w, j->body_a), rt__pose_of(w, j->body_b), c, NULL);
   if (d <= 0) return -1;
   double s = 0.0;
   for (int k = 0; k < npos[j->type]; k++) s += c[k] * c[k];

@@ -65,8 +65,18 @@ struct rt_world {
   /* factorization (program precision) */
   void *work, *temp, *x;
   double *r;
+  double *shift;           /* 6 per solver body: post-stabilization's move */
   rt__worker worker;
 };
+
+/* Pose of a mechanism body; NULL for RT_WORLD. */
+static inline const rt_pose *rt__pose_of(const rt_world *w, int body) {
+  return body == RT_WORLD ? NULL : &w->body[body].pose;
+}
+
+/* step.c: evaluates solver constraint c (its joint, or a shard weld) at the
+ * current poses: its values into cval and, if J is not NULL, its rows. */
+void rt__cons_eval(const rt_world *w, int c, double *cval, double *J);
 
 /* pgs.c */
 /* J v of row i: the relative velocity it constrains. */
@@ -77,6 +87,13 @@ void rt__pgs_sweep(rt__rows *rows, int first, int last, double *vel);
 void rt__rows_apply(const rt__rows *rows, int first, int last, const double *dl, double *vel);
 /* The block GS step on the equality rows with the factored H~ in w->work. */
 void rt__block_step(rt_world *w);
+/* x = H~^-1 x on the equality rows (w->dim values), passing through the
+ * program's precision. */
+void rt__block_solve(rt_world *w, double *x);
+
+/* stabilize.c: after integration, moves the bodies by W J^T H~^-1 (-c) so
+ * the equality joints meet at the new poses (post-stabilization). */
+void rt__stabilize(rt_world *w);
 
 /* contact.c: the rows of the current contacts (after the fixed rows),
  * warm-started from the last step's matching contacts; and saving the

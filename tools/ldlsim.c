@@ -51,6 +51,7 @@ static void usage(FILE *out) {
         "  --shatter N|off   shattering threshold (default: the mechanism's)\n"
         "  --beta B          position drift correction\n"
         "  --epsilon E       regularization of H\n"
+        "  --stabilize on|off  post-stabilization of the joints (default: the mechanism's)\n"
         "\n"
         "check:\n"
         "  --check           assemble H~ at the initial pose, factor and solve it with the\n"
@@ -66,7 +67,7 @@ typedef struct options {
   int check;
   ldlsim_check_options chk;
   /* simulation; < 0 (or NULL) = the mechanism's setting */
-  int solver, iterations, steps, block, threads, shatter;
+  int solver, iterations, steps, block, threads, shatter, stabilize;
   double dt, beta, epsilon;
   const char *csv, *drive;
   int json;
@@ -109,7 +110,7 @@ static int parse_args(int argc, char **argv, options *o) {
   o->chk.seed = 1;
   o->chk.precision = RT_DOUBLE;
   o->solver = RT_SOLVER_LDLPGS;
-  o->iterations = o->steps = o->shatter = -1;
+  o->iterations = o->steps = o->shatter = o->stabilize = -1;
   o->block = RT_BLOCK_LAST;
   o->dt = o->beta = o->epsilon = -1;
   int sim_opt = 0, check_opt = 0;
@@ -118,7 +119,7 @@ static int parse_args(int argc, char **argv, options *o) {
     const char *val = i + 1 < argc ? argv[i + 1] : NULL;
     static const char *const with_value[] = {"--seed",  "--export", "--precision", "--solver", "--iterations",
                                              "--steps", "--dt",     "--csv",       "--block",  "--shatter",
-                                             "--beta",  "--epsilon", "--drive", NULL};
+                                             "--beta",  "--epsilon", "--drive", "--stabilize", NULL};
     int takes = 0;
     for (int k = 0; with_value[k]; k++) takes |= strcmp(a, with_value[k]) == 0;
     if (takes && !val) {
@@ -187,6 +188,14 @@ static int parse_args(int argc, char **argv, options *o) {
     } else if (strcmp(a, "--epsilon") == 0) {
       rc = parse_double(a, val, 0.0, 0, &o->epsilon);
       sim_opt = 1;
+    } else if (strcmp(a, "--stabilize") == 0) {
+      if (strcmp(val, "on") == 0)
+        o->stabilize = 1;
+      else if (strcmp(val, "off") == 0)
+        o->stabilize = 0;
+      else
+        return bad_value(a, "on or off", val);
+      sim_opt = 1;
     } else if (strcmp(a, "--csv") == 0) {
       o->csv = val;
       sim_opt = 1;
@@ -244,6 +253,8 @@ static void print_json(const mech *m, const rt_settings *s, const program *p, co
   json_string(&w, s->block_at == RT_BLOCK_LAST ? "last" : "before-last");
   json_key(&w, "threaded");
   json_bool(&w, s->threaded);
+  json_key(&w, "stabilize");
+  json_bool(&w, s->stabilize);
   json_key(&w, "dim");
   json_int(&w, p->s.dim);
   json_key(&w, "steps");
@@ -278,6 +289,10 @@ static void print_json(const mech *m, const rt_settings *s, const program *p, co
   json_double(&w, r->probe_final);
   json_key(&w, "factor_failures");
   json_int(&w, r->factor_failures);
+  json_key(&w, "max_contacts");
+  json_int(&w, r->max_contacts);
+  json_key(&w, "contact_overflows");
+  json_int(&w, r->contact_overflows);
   json_key(&w, "us_per_step");
   json_double(&w, r->us_per_step);
   json_end(&w);
@@ -294,6 +309,9 @@ static void print_text(const mech *m, const rt_settings *s, const program *p, co
          r->max_energy_drift);
   printf("  %-16s z %.4g m -> %.4g m\n", m->bodies[simrun_default_probe(m)].name, r->probe_start, r->probe_final);
   if (r->factor_failures) printf("  factorization failed in %d steps (a PGS sweep replaced the block step)\n", r->factor_failures);
+  if (r->max_contacts) printf("  contacts         at most %d in a step\n", r->max_contacts);
+  if (r->contact_overflows)
+    printf("  contacts dropped in %d steps: more than settings.max_contacts\n", r->contact_overflows);
   printf("  time per step    %.1f us\n", r->us_per_step);
 }
 
@@ -321,6 +339,7 @@ static gen_status simulate(const options *o, arena *a, diag_list *d) {
   if (o->dt > 0) s.dt = o->dt;
   if (o->beta >= 0) s.beta = o->beta;
   if (o->epsilon >= 0) s.epsilon = o->epsilon;
+  if (o->stabilize >= 0) s.stabilize = o->stabilize;
   char err[256];
   rt_status rs;
   rt_world *w = rt_world_create(&desc, &rp, &s, &rs, err, sizeof err);

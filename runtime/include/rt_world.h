@@ -54,7 +54,7 @@ typedef struct rt_body_desc {
   double vel[3];         /* world-frame linear velocity */
   double angvel[3];      /* world-frame angular velocity */
   int fixed;
-  rt_shape shape;        /* for rt_world_ground_contacts */
+  rt_shape shape;        /* for rt_world_ground_contacts, rt_world_body_contacts */
   double shape_size[3];
   double friction;       /* friction coefficient of the shape, >= 0 */
 } rt_body_desc;
@@ -110,11 +110,15 @@ typedef struct rt_settings {
   int max_contacts;      /* capacity for contacts; read at creation only */
   double restitution;    /* of contacts, in [0, 1]; default 0 (off) */
   double contact_slop;   /* penetration left uncorrected (m), >= 0 */
+  int stabilize;         /* LDL-PGS: 1 to project the equality joints back onto
+                            their positions after integrating (one Newton step
+                            through the step's factorization, velocities
+                            untouched: post-stabilization); default 0 */
 } rt_settings;
 
 /* dt 1/60, gravity (0, 0, -9.81), 10 iterations, beta 0.2, epsilon 1e-6,
  * LDL-PGS with the block step last, single-threaded, 256 contacts,
- * restitution 0, contact slop 1 mm. */
+ * restitution 0, contact slop 1 mm, no post-stabilization. */
 void rt_settings_default(rt_settings *s);
 
 typedef struct rt_world rt_world;
@@ -222,6 +226,16 @@ double rt_world_contact_impulse(const rt_world *w, int i);
  * how many it found (which may exceed cap). */
 int rt_world_ground_contacts(const rt_world *w, double height, double friction, double margin, rt_contact *out,
                              int cap);
+
+/* Contacts between the shapes of two bodies that no joint connects, for
+ * points closer than margin, in a fixed order: sphere against box, and
+ * cylinder against box when the cylinder's axis lies within 5 degrees of a
+ * box axis (a wheel on a plate: two points, at the ends of their overlap
+ * along the axis). body_a is the round shape, body_b the box; mu is the
+ * geometric mean of their frictions. Other pairs (box-box, cylinder-cylinder,
+ * capsules, tilted cylinders) are not detected: that is the game's collision
+ * detection. Writes at most cap contacts and returns how many it found. */
+int rt_world_body_contacts(const rt_world *w, double margin, rt_contact *out, int cap);
 
 /*---- measures ---------------------------------------------------------------*/
 /* Error of equality joint j at the current poses: pos (m) is the norm of its
