@@ -425,7 +425,7 @@ static void set_bool(lua_State *L, const char *k, int v) {
 static void append(lua_State *L) { lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1); }
 
 static const char *cons_type(const view *v, int c) {
-  int orig = v->r->cons_joint[c];
+  int orig = v->p->s.cons_orig[c];
   return orig < 0 ? "shard weld" : rt_joint_type_name(v->p->m->cons[orig].type);
 }
 

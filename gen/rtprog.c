@@ -49,7 +49,12 @@ void rtprog_build(arena *a, const program *p, rt_precision precision, rt_program
   out->sbody_body = copy_ints(a, s->body_orig, s->nbody);
   out->shard_adr = copy_ints(a, s->shard_adr, p->m->nbody);
   out->shard_num = copy_ints(a, s->shard_num, p->m->nbody);
-  out->cons_joint = copy_ints(a, s->cons_orig, s->ncons);
+  /* equality joints are counted alone, so inequality constraints anywhere
+   * in the mechanism leave the program unchanged */
+  int *eq_index = ARENA_ARRAY(a, int, p->m->ncons + 1), *cj = ARENA_ARRAY(a, int, s->ncons + 1);
+  for (int c = 0, k = 0; c < p->m->ncons; c++) eq_index[c] = mech_is_equality(&p->m->cons[c]) ? k++ : -1;
+  for (int c = 0; c < s->ncons; c++) cj[c] = s->cons_orig[c] >= 0 ? eq_index[s->cons_orig[c]] : -1;
+  out->cons_joint = cj;
   out->cons_a = copy_ints(a, s->cons_a, s->ncons);
   out->cons_b = copy_ints(a, s->cons_b, s->ncons);
   out->cons_degree = copy_ints(a, s->cons_degree, s->ncons);

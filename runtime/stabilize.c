@@ -1,28 +1,55 @@
 /* stabilize.c -- post-stabilization (rt_settings.stabilize): after a step
  * has integrated the poses, the equality joints have drifted by c, the
  * second-order error of velocity-level constraints on curved motion (a
- * track plate turning around a sprocket). One Newton step moves the
- * bodies back by dx = W J^T H~^-1 (-c), with the J and the factored H~ of
- * this step, so the joints meet again to second order. Velocities are not
- * changed: the correction adds no energy, unlike a larger beta. */
+ * track plate turning around a sprocket). One Newton step at the new poses
+ * moves the bodies by dx = W J^T H~^-1 (-c), with J, W and H~ = J W J^T
+ * rebuilt there (a second assembly and factorization in the step), so the
+ * joints meet again to second order. Velocities are not changed: the
+ * correction adds no kinetic energy, unlike a larger beta. A move that
+ * leaves a larger error than it found (far from the joints' manifold, where
+ * the linearization fails) is undone. */
+
+#include <math.h>
 #include <string.h>
 
 #include "rtmath.h"
 #include "world.h"
 
-void rt__stabilize(rt_world *w) {
+/* Largest |c| over the equality rows at the current poses, into w->c. */
+static double max_error(rt_world *w) {
   const rt_program *p = w->prog;
+  double e = 0.0;
   for (int c = 0; c < p->ncons; c++) {
     const int row = p->cons_row[c];
     rt__cons_eval(w, c, w->c + row, NULL);
-    for (int k = 0; k < p->cons_degree[c]; k++) w->r[row + k] = -w->c[row + k];
+    for (int k = 0; k < p->cons_degree[c]; k++) e = fmax(e, fabs(w->c[row + k]));
   }
+  return e;
+}
+
+void rt__stabilize(rt_world *w) {
+  const rt_program *p = w->prog;
+  rt__rows *r = &w->rows;
+  double before = 0.0;
+  for (int c = 0; c < p->ncons; c++) {
+    const int row = p->cons_row[c];
+    rt__cons_eval(w, c, w->c + row, r->J + 12 * (size_t)row);
+    for (int k = 0; k < p->cons_degree[c]; k++) {
+      w->r[row + k] = -w->c[row + k];
+      before = fmax(before, fabs(w->c[row + k]));
+    }
+  }
+  rt__solver_masses(w);
+  rt__row_masses(w, 0, w->dim);
+  rt_assemble(p, r->J, w->inv_mass, w->inv_inertia, w->set.epsilon, w->work);
+  if (rt_program_factor(p, w->work, w->temp) != -1) return;
   rt__block_solve(w, w->r);
   memset(w->shift, 0, 6 * sizeof *w->shift * (size_t)w->nsbody);
-  rt__rows_apply(&w->rows, 0, w->dim, w->r, w->shift);
+  rt__rows_apply(r, 0, w->dim, w->r, w->shift);
   /* each body moves by the mean of its shards' moves */
   for (int i = 0; i < w->nbody; i++) {
     rt_body_desc *b = &w->body[i];
+    w->pose_before[i] = b->pose;
     if (b->fixed) continue;
     const int first = p->shard_adr[i], k = p->shard_num[i];
     double d[6] = {0, 0, 0, 0, 0, 0};
@@ -35,4 +62,6 @@ void rt__stabilize(rt_world *w) {
     for (int j = 0; j < 4; j++) b->pose.q[j] += 0.5 * dq[j];
     rt__q_normalize(b->pose.q);
   }
+  if (!(max_error(w) <= before))
+    for (int i = 0; i < w->nbody; i++) w->body[i].pose = w->pose_before[i];
 }

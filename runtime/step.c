@@ -63,23 +63,33 @@ static void apply_forces(rt_world *w) {
   }
 }
 
-/* Every solver body takes its body's velocity, inverse mass and inertia
- * (a shard of a body split in k: k / m and k I^-1). */
-static void split_shards(rt_world *w) {
+void rt__solver_masses(rt_world *w) {
   const rt_program *p = w->prog;
   for (int s = 0; s < w->nsbody; s++) {
     const rt_body_desc *b = &w->body[p->sbody_body[s]];
-    double *v = w->vel + 6 * s;
     double *ii = w->inv_inertia + 9 * s;
     if (b->fixed) {
       w->inv_mass[s] = 0.0;
       memset(ii, 0, 9 * sizeof *ii);
-      memset(v, 0, 6 * sizeof *v);
       continue;
     }
     const double k = (double)p->shard_num[p->sbody_body[s]];
     w->inv_mass[s] = k / b->mass;
     rt_inv_inertia_world(b->pose.q, b->inertia, k, ii);
+  }
+}
+
+/* Every solver body takes its body's velocity, inverse mass and inertia. */
+static void split_shards(rt_world *w) {
+  const rt_program *p = w->prog;
+  rt__solver_masses(w);
+  for (int s = 0; s < w->nsbody; s++) {
+    const rt_body_desc *b = &w->body[p->sbody_body[s]];
+    double *v = w->vel + 6 * s;
+    if (b->fixed) {
+      memset(v, 0, 6 * sizeof *v);
+      continue;
+    }
     rt__v3_copy(v, b->vel);
     rt__v3_copy(v + 3, b->angvel);
   }
@@ -151,7 +161,7 @@ int rt__row_body(const rt_world *w, int body) {
 /* A shard weld is the body's centre with identity frames. */
 void rt__cons_eval(const rt_world *w, int c, double *cval, double *J) {
   const rt_program *p = w->prog;
-  const int j = p->cons_joint[c];
+  const int j = rt__cons_joint(w, c);
   rt_joint_desc weld;
   const rt_joint_desc *jd = j >= 0 ? &w->joint[j] : &weld;
   if (j < 0) rt_shard_weld_desc(p->sbody_body[p->cons_a[c]], &weld);
@@ -162,7 +172,7 @@ void rt__cons_eval(const rt_world *w, int c, double *cval, double *J) {
 static void equality_rows(rt_world *w, int c) {
   const rt_program *p = w->prog;
   const int row = p->cons_row[c], d = p->cons_degree[c];
-  const int j = p->cons_joint[c];
+  const int j = rt__cons_joint(w, c);
   rt__cons_eval(w, c, w->c + row, w->rows.J + 12 * (size_t)row);
   const double k = -w->set.beta / w->set.dt;
   for (int r = row; r < row + d; r++) {
@@ -246,11 +256,10 @@ static void inequality_row(rt_world *w, int j) {
     limit_row(w, row, q, d->lower, d->upper);
 }
 
-/* W J^T of every row and the regularized inverse diagonal. */
-static void row_masses(rt_world *w) {
+void rt__row_masses(rt_world *w, int first, int last) {
   rt__rows *r = &w->rows;
   const double reg = 1.0 + w->set.epsilon;
-  for (int i = 0; i < r->n; i++) {
+  for (int i = first; i < last; i++) {
     const double *J = r->J + 12 * (size_t)i;
     double *WJ = r->WJ + 12 * (size_t)i;
     double diag = 0.0;
@@ -305,7 +314,7 @@ rt_status rt_world_step_begin(rt_world *w) {
     if (w->joint_row[j] >= 0) inequality_row(w, j);
   rt__contact_rows(w);
   w->info.rows = w->rows.n;
-  row_masses(w);
+  rt__row_masses(w, 0, w->rows.n);
   if (use_block(w))
     rt_assemble(w->prog, w->rows.J, w->inv_mass, w->inv_inertia, w->set.epsilon, w->work);
   /* warm start: last step's impulses, inside this step's bounds */

@@ -144,9 +144,17 @@ static uint64_t desc_hash(const rt_world_desc *d) {
 
 /* The program's view must agree with the description beyond the hash too
  * (the hash could collide, and a hand-made program could lie). */
+/* Index of the k-th equality joint of d, or d->njoint if there is none. */
+static int equality_joint(const rt_world_desc *d, int k) {
+  int j = 0;
+  for (; j < d->njoint; j++)
+    if (rt_joint_degree(d->joints[j].type) > 0 && k-- == 0) break;
+  return j;
+}
+
 static int check_program(const rt_world_desc *d, const rt_program *p, char *err, size_t errlen) {
   for (int c = 0; c < p->ncons; c++) {
-    const int j = p->cons_joint[c];
+    const int j = p->cons_joint[c] >= 0 ? equality_joint(d, p->cons_joint[c]) : -1;
     const int sa = p->cons_a[c], sb = p->cons_b[c];
     const int ba = sa == RT_WORLD ? RT_WORLD : p->sbody_body[sa], bb = sb == RT_WORLD ? RT_WORLD : p->sbody_body[sb];
     int ok = j < d->njoint && (j >= 0 ? rt_joint_degree(d->joints[j].type) == p->cons_degree[c] &&
@@ -215,6 +223,7 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
   w->joint = alloc((size_t)w->njoint, sizeof *w->joint, &nomem);
   w->joint_row = alloc((size_t)w->njoint, sizeof(int), &nomem);
   w->joint_cons = alloc((size_t)w->njoint, sizeof(int), &nomem);
+  w->eq_joint = alloc((size_t)w->njoint, sizeof(int), &nomem);
   w->drive_rate = alloc((size_t)w->njoint, sizeof(double), &nomem);
   w->inv_mass = alloc((size_t)w->nsbody, sizeof(double), &nomem);
   w->inv_inertia = alloc(9 * (size_t)w->nsbody, sizeof(double), &nomem);
@@ -238,6 +247,7 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
   w->c = alloc((size_t)w->dim, sizeof(double), &nomem);
   w->r = alloc((size_t)w->dim, sizeof(double), &nomem);
   w->shift = alloc(6 * (size_t)w->nsbody, sizeof(double), &nomem);
+  w->pose_before = alloc((size_t)w->nbody, sizeof *w->pose_before, &nomem);
   w->work = alloc((size_t)prog->work_size, scalar, &nomem);
   w->temp = alloc((size_t)prog->temp_size, scalar, &nomem);
   w->x = alloc((size_t)w->dim, scalar, &nomem);
@@ -252,8 +262,10 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
   if (w->njoint) memcpy(w->joint, desc->joints, sizeof *w->joint * (size_t)w->njoint);
   for (int j = 0; j < w->njoint; j++) w->joint_row[j] = w->joint_cons[j] = -1;
   for (int i = 0; i < nrow; i++) r->normal[i] = -1;
+  for (int j = 0, k = 0; j < w->njoint; j++)
+    if (rt_joint_degree(w->joint[j].type) > 0) w->eq_joint[k++] = j;
   for (int c = 0; c < prog->ncons; c++)
-    if (prog->cons_joint[c] >= 0) w->joint_cons[prog->cons_joint[c]] = c;
+    if (prog->cons_joint[c] >= 0) w->joint_cons[w->eq_joint[prog->cons_joint[c]]] = c;
   for (int j = 0, row = prog->dim; j < w->njoint; j++)
     if (is_inequality(w->joint[j].type)) w->joint_row[j] = row++;
   if (w->set.threaded && rt__worker_start(w) != 0) {
@@ -280,7 +292,7 @@ void rt_world_destroy(rt_world *w) {
                   w->inv_mass,  w->inv_inertia, w->vel, r->a,      r->b,     r->J,         r->WJ,
                   r->rhs,       r->inv_diag, r->lambda, r->lo,     r->hi,    w->c,         w->r,
                   w->work,      w->temp,     w->x,      r->normal, r->mu,    w->contact,   w->prev,
-                  w->prev_lambda, w->drive_rate};
+                  w->prev_lambda, w->drive_rate, w->shift, w->eq_joint, w->pose_before};
   for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
   free(w);
 }

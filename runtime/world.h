@@ -47,6 +47,7 @@ struct rt_world {
   rt_joint_desc *joint;
   int *joint_row;          /* motors, limits, ropes: their row; others -1 */
   int *joint_cons;         /* equality joints: their solver constraint; -1 */
+  int *eq_joint;           /* the k-th equality joint (program's cons_joint) */
   double *drive_rate;      /* driven rods: d length / dt this step */
   /* solver bodies */
   int nsbody;
@@ -66,12 +67,25 @@ struct rt_world {
   void *work, *temp, *x;
   double *r;
   double *shift;           /* 6 per solver body: post-stabilization's move */
+  rt_pose *pose_before;    /* poses before it, to undo a move that fails */
   rt__worker worker;
 };
 
 /* Pose of a mechanism body; NULL for RT_WORLD. */
 static inline const rt_pose *rt__pose_of(const rt_world *w, int body) {
   return body == RT_WORLD ? NULL : &w->body[body].pose;
+}
+
+/* step.c: inverse masses and world inertias of the solver bodies (a
+ * shard of a body split in k: k / m and k I^-1) at the current poses. */
+void rt__solver_masses(rt_world *w);
+/* step.c: W J^T of rows [first, last) and their regularized inverse
+ * diagonals. */
+void rt__row_masses(rt_world *w, int first, int last);
+
+/* Mechanism joint of solver constraint c; -1 for a shard weld. */
+static inline int rt__cons_joint(const rt_world *w, int c) {
+  return w->prog->cons_joint[c] >= 0 ? w->eq_joint[w->prog->cons_joint[c]] : -1;
 }
 
 /* step.c: evaluates solver constraint c (its joint, or a shard weld) at the

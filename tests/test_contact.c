@@ -217,6 +217,168 @@ static void test_buggy_turns_with_steering(void **state) {
   assert_true(err_l < 5e-3 && err_r < 5e-3);
 }
 
+/*---- body-body contacts -----------------------------------------------------------*/
+
+/* A fixed table (top at z = 0.2) with, above it: a ball 1 cm clear, a wheel
+ * (cylinder along y) 5 mm clear, a cylinder tilted by 45 degrees (not a
+ * detected pair) and a ball held by a joint to the table (a joined pair). */
+static const char pairs_src[] =
+    "local s = math.sqrt(0.5)\n"
+    "return { name = 'pairs', settings = { collide = true }, bodies = {\n"
+    "  { name = 'table', fixed = true, pos = {0, 0, 0.1}, shape = { box = {2, 2, 0.2} }, friction = 0.5 },\n"
+    "  { name = 'ball', mass = 1, sphere = 0.1, shape = { sphere = 0.1 }, pos = {0, 0, 0.31}, friction = 0.5 },\n"
+    "  { name = 'wheel', mass = 2, cylinder = {0.1, 0.4}, shape = { cylinder = {0.1, 0.4} },\n"
+    "    pos = {0.5, 0, 0.305}, rot = {s, -s, 0, 0}, friction = 0.5 },\n"
+    "  { name = 'tilted', mass = 2, cylinder = {0.1, 0.4}, shape = { cylinder = {0.1, 0.4} },\n"
+    "    pos = {-0.5, 0.5, 0.3}, rot = {math.cos(math.pi / 8), 0, math.sin(math.pi / 8), 0} },\n"
+    "  { name = 'held', mass = 1, sphere = 0.1, shape = { sphere = 0.1 }, pos = {-0.5, -0.5, 0.3} } },\n"
+    "  constraints = { { name = 'tether', type = 'ball', a = 'table', b = 'held', anchor = {-0.5, -0.5, 0.3} } } }\n";
+
+static void test_body_contacts_of_sphere_and_wheel_on_box(void **state) {
+  (void)state;
+  sim s;
+  sim_open(&s, "pairs", pairs_src, NULL);
+  sim_start(&s);
+  rt_contact c[8];
+  const int n = rt_world_body_contacts(s.w, 0.02, c, 8);
+  /* the ball: one point; the wheel: both ends of its 0.4 m along y; the
+   * tilted cylinder and the held ball: none */
+  assert_int_equal(n, 3);
+  assert_int_equal(c[0].body_a, 1);
+  assert_int_equal(c[0].body_b, 0);
+  assert_true(fabs(c[0].depth + 0.01) < 1e-12);
+  assert_true(fabs(c[0].point[2] - 0.2) < 1e-12 && fabs(c[0].point[0]) < 1e-12);
+  assert_true(c[0].normal[2] == 1.0);
+  assert_true(fabs(c[0].friction - 0.5) < 1e-15);
+  for (int i = 1; i < 3; i++) {
+    assert_int_equal(c[i].body_a, 2);
+    assert_true(fabs(c[i].depth + 0.005) < 1e-12);
+    assert_true(fabs(c[i].normal[2] - 1.0) < 1e-12);
+    assert_true(fabs(c[i].point[0] - 0.5) < 1e-12 && fabs(c[i].point[2] - 0.2) < 1e-12);
+    assert_true(fabs(fabs(c[i].point[1]) - 0.2) < 1e-12);
+    assert_int_equal(c[i].feature, (unsigned)(i - 1));
+  }
+  assert_true(c[1].point[1] * c[2].point[1] < 0);
+  /* beyond the margin: nothing; a small cap: all counted, cap written */
+  assert_int_equal(rt_world_body_contacts(s.w, 0.004, c, 8), 0);
+  memset(c, 0, sizeof c);
+  assert_int_equal(rt_world_body_contacts(s.w, 0.02, c, 1), 3);
+  assert_int_equal(c[1].body_a, 0);
+  sim_close(&s);
+}
+
+/* Steps with the contacts simrun feeds in: ground and body-body. */
+static void step_with_contacts(sim *s, rt_contact *c, int cap) {
+  const mech_settings *ms = &s->m.settings;
+  int n = 0;
+  if (ms->has_ground)
+    n = rt_world_ground_contacts(s->w, ms->ground_height, ms->ground_friction >= 0 ? ms->ground_friction : ms->friction,
+                                 SIMRUN_CONTACT_MARGIN, c, cap);
+  assert_true(n <= cap);
+  n += rt_world_body_contacts(s->w, SIMRUN_CONTACT_MARGIN, c + n, cap - n);
+  assert_true(n <= cap);
+  assert_int_equal(rt_world_set_contacts(s->w, c, n), RT_OK);
+  assert_int_equal(rt_world_step(s->w), RT_OK);
+}
+
+static void test_ball_and_wheel_come_to_rest_on_box(void **state) {
+  (void)state;
+  sim s;
+  sim_open(&s, "pairs", pairs_src, NULL);
+  sim_start(&s);
+  rt_contact c[16];
+  for (int i = 0; i < 120; i++) step_with_contacts(&s, c, 16);
+  rt_pose ball, wheel;
+  rt_world_body_pose(s.w, 1, &ball);
+  for (int i = 0; i < 60; i++) step_with_contacts(&s, c, 16);
+  rt_world_body_pose(s.w, 2, &wheel);
+  rt_pose ball2;
+  rt_world_body_pose(s.w, 1, &ball2);
+  /* resting on the table top, within the slop, and not moving */
+  assert_true(fabs(ball.p[2] - 0.3) < 1.5e-3);
+  assert_true(fabs(wheel.p[2] - 0.3) < 1.5e-3);
+  assert_true(fabs(ball2.p[2] - ball.p[2]) < 1e-4);
+  assert_true(fabs(ball2.p[0] - ball.p[0]) < 1e-4 && fabs(ball2.p[1] - ball.p[1]) < 1e-4);
+  sim_close(&s);
+}
+
+/*---- the tank ------------------------------------------------------------------------*/
+
+/* The tank settles for 1 s, then both sprockets turn at 3 rad/s (about
+ * 1 m/s of track) for 4 s, with ground and wheel-plate contacts; returns
+ * the hull's pose and the largest joint error over the run. */
+static void drive_tank(rt_solver solver, rt_pose *hull, double *max_err, double *max_offset) {
+  sim s;
+  char path[512];
+  snprintf(path, sizeof path, "%s/mechanisms/tank.lua", SRC_DIR);
+  sim_open(&s, NULL, NULL, path);
+  s.set.solver = solver;
+  sim_start(&s);
+  const int l = mech_find_constraint(&s.m, "driveL"), r = mech_find_constraint(&s.m, "driveR");
+  const int h = mech_find_body(&s.m, "hull");
+  assert_true(l >= 0 && r >= 0 && h >= 0);
+  const int cap = s.set.max_contacts;
+  rt_contact *c = calloc((size_t)cap, sizeof *c);
+  assert_non_null(c);
+  *max_err = 0;
+  for (int i = 0; i < 300; i++) {
+    if (i == 60) {
+      assert_int_equal(rt_world_set_motor(s.w, l, 3.0, 1000), RT_OK);
+      assert_int_equal(rt_world_set_motor(s.w, r, 3.0, 1000), RT_OK);
+    }
+    step_with_contacts(&s, c, cap);
+    double pos, ang;
+    rt_world_max_error(s.w, &pos, &ang);
+    *max_err = fmax(*max_err, pos);
+  }
+  rt_world_body_pose(s.w, h, hull);
+  /* how far each track's plates have slid sideways off its wheels: the
+   * mean plate y against the hull's, less the gauge */
+  double sum[2] = {0, 0};
+  int cnt[2] = {0, 0};
+  for (int b = 0; b < s.m.nbody; b++) {
+    const char *name = s.m.bodies[b].name;
+    if (strncmp(name, "plate", 5) != 0) continue;
+    rt_pose p;
+    rt_world_body_pose(s.w, b, &p);
+    const int right = name[5] == 'R';
+    sum[right] += p.p[1] - hull->p[1];
+    cnt[right]++;
+  }
+  assert_int_equal(cnt[0], 40);
+  assert_int_equal(cnt[1], 40);
+  *max_offset = fmax(fabs(sum[0] / 40 - 0.95), fabs(sum[1] / 40 + 0.95));
+  free(c);
+  sim_close(&s);
+}
+
+static void test_tank_drives_forward_with_tracks_closed(void **state) {
+  (void)state;
+  rt_pose hull;
+  double err, offset;
+  drive_tank(RT_SOLVER_LDLPGS, &hull, &err, &offset);
+  /* 4 s at up to 1 m/s, minus the start */
+  assert_true(hull.p[0] > 2.5);
+  assert_true(fabs(hull.p[1]) < 0.05);
+  assert_true(fabs(yaw(&hull)) < 0.02);
+  /* on its tracks: the hull rides 0.53 m up (0.55 at the start, before
+   * the wheels settle onto the plates) and the tracks stay on the wheels */
+  assert_true(hull.p[2] > 0.52 && hull.p[2] < 0.55);
+  assert_true(offset < 0.01);
+  /* the tracks closed: every pin, the loop's last included, within 1 mm */
+  assert_true(err < 1e-3);
+}
+
+/* What the block step buys: pure PGS with the same 10 iterations lets the
+ * tracks open by centimetres. */
+static void test_tank_tracks_open_under_pgs(void **state) {
+  (void)state;
+  rt_pose hull;
+  double err, offset;
+  drive_tank(RT_SOLVER_PGS, &hull, &err, &offset);
+  assert_true(err > 0.01);
+}
+
 /*---- inequality rows stay out of the program ---------------------------------------*/
 
 static char *without_inequalities(const char *src) {
@@ -253,8 +415,8 @@ static void emit_from(const char *name, const char *src, emit_output *out) {
 
 static void test_inequality_rows_leave_generated_source_unchanged(void **state) {
   (void)state;
-  const char *names[] = {"buggy", "scissor_lift"};
-  for (int i = 0; i < 2; i++) {
+  const char *names[] = {"buggy", "scissor_lift", "tank"};
+  for (int i = 0; i < 3; i++) {
     char path[512];
     snprintf(path, sizeof path, "%s/mechanisms/%s.lua", SRC_DIR, names[i]);
     size_t len;
@@ -300,6 +462,10 @@ int main(void) {
       cmocka_unit_test(test_limits_and_rope_hold),
       cmocka_unit_test(test_buggy_drives_straight),
       cmocka_unit_test(test_buggy_turns_with_steering),
+      cmocka_unit_test(test_body_contacts_of_sphere_and_wheel_on_box),
+      cmocka_unit_test(test_ball_and_wheel_come_to_rest_on_box),
+      cmocka_unit_test(test_tank_drives_forward_with_tracks_closed),
+      cmocka_unit_test(test_tank_tracks_open_under_pgs),
       cmocka_unit_test(test_inequality_rows_leave_generated_source_unchanged),
       cmocka_unit_test(test_buggy_has_motors_and_limit),
   };

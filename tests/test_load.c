@@ -476,6 +476,10 @@ static void test_bad_settings(void **state) {
       {"ground = true", "field 'ground' must be false or a table"},
       {"friction = -1", "field 'friction' must be >= 0"},
       {"gravity = {0, 0}", "field 'gravity' must have 3 components (got 2)"},
+      {"collide = 1", "field 'collide' must be a boolean (got number)"},
+      {"stabilize = 'yes'", "field 'stabilize' must be a boolean (got string)"},
+      {"max_contacts = 0", "field 'max_contacts' must be an integer >= 1 (got 0)"},
+      {"max_contacts = 2e6", "field 'max_contacts' must be at most 1000000 (got 2e+06)"},
   };
   char src[512];
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -719,7 +723,8 @@ static void test_values_and_defaults(void **state) {
   run_src(&r,
           "return { name = 'v',\n"
           "  settings = { gravity = {0, -9.8, 0}, dt = 0.01, iterations = 4, epsilon = 0, beta = 1,\n"
-          "               shatter = false, ground = { height = -1, friction = 0.5 }, friction = 0.3 },\n"
+          "               shatter = false, ground = { height = -1, friction = 0.5 }, friction = 0.3, collide = true,"
+          " max_contacts = 40, stabilize = true },\n"
           "  bodies = {\n"
           "    { name = 'base', fixed = true, pos = {0, 0, 0} },\n"
           "    { name = 'a', mass = 2, inertia = {1, 2, 2.5}, pos = {1, 2, 3}, rot = {0, 0, 0, 2},\n"
@@ -751,6 +756,7 @@ static void test_values_and_defaults(void **state) {
   assert_int_equal(s->shatter, 0);
   assert_int_equal(s->has_ground, 1);
   assert_true(s->ground_height == -1 && s->friction == 0.3 && s->ground_friction == 0.5);
+  assert_true(s->collide == 1 && s->max_contacts == 40 && s->stabilize == 1);
   const mech_body *b = m->bodies;
   assert_int_equal(b[0].fixed, 1);
   assert_true(b[0].mass == 0);

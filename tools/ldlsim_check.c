@@ -267,7 +267,7 @@ gen_status ldlsim_check(const ldlsim_check_options *o, arena *a, diag_list *d) {
 
   if (status >= 0) {
     /* at the line of the constraint (a shard weld: of its body) */
-    const int ci = rp.piv_cons[status], cj = rp.cons_joint[ci];
+    const int ci = rp.piv_cons[status], cj = prog.s.cons_orig[ci];
     const int line = cj >= 0 ? m.cons[cj].line : m.bodies[rp.sbody_body[rp.cons_a[ci]]].line;
     diag_error(d, m.file, line,
                "factorization of H~ failed at pivot %d (constraint '%s'): its block is not positive definite "

@@ -199,7 +199,8 @@ struct rt_program {
   const int *shard_adr;      /* first solver body of mechanism body i (nbody) */
   const int *shard_num;      /* its number of solver bodies (1 = whole) (nbody) */
   /* solver constraints */
-  const int *cons_joint;     /* mechanism constraint index; -1 = shard weld (ncons) */
+  const int *cons_joint;     /* the mechanism's k-th equality joint (inequality
+                                joints are not counted); -1 = shard weld (ncons) */
   const int *cons_a;         /* solver body or RT_WORLD                 (ncons) */
   const int *cons_b;         /*                                          (ncons) */
   const int *cons_degree;    /*                                          (ncons) */
