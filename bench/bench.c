@@ -1,8 +1,10 @@
 /* bench.c -- the `make bench` driver: the generated programs linked into
  * it (registry.h) against SuiteSparse LDL, CHOLMOD and LAPACK on the same
  * H~, the ordering table against AMD and METIS, the machine's peak, ldlgen's
- * own costs and the scaling series. Writes the Markdown and JSON reports
- * and README.md's excerpt.
+ * own costs and the scaling series; where the CPU has AVX2, also the
+ * samples' programs compiled with -mavx2 (extra methods and target lines,
+ * checked bitwise against the baseline build: a difference fails the run).
+ * Writes the Markdown and JSON reports and README.md's excerpt.
  *
  *   bench [--runs N] [--batches N] [--batch-ms X] [--quick] [--no-series]
  *         [--md FILE] [--json FILE] [--readme FILE] [--revision TEXT] [MECH.lua...]
@@ -119,6 +121,8 @@ static void machine(br_report *r) {
   r->blas[strcspn(r->blas, "\n")] = '\0';
   lv_describe(r->libs, sizeof r->libs);
   r->cflags = bench_cflags;
+  r->avx2_flags = bench_avx2_flags;
+  r->avx2_cpu = sm_avx2();
 }
 
 /* Writes a report through a temporary file renamed into place. */
@@ -178,6 +182,9 @@ int main(int argc, char **argv) {
   const double t0 = bt_now();
 
   printf("bench: %s, %d CPUs, %s\n", r.cpu, r.ncpu, r.date);
+  if (r.avx2_flags[0])
+    printf("bench: the programs' %s build: %s\n", r.avx2_flags,
+           r.avx2_cpu ? "measured too" : "skipped (this CPU has no AVX2)");
   /* the peak: half the samples before, half after the rest */
   printf("bench: single-core peak ...\n");
   fflush(stdout);
@@ -214,6 +221,10 @@ int main(int argc, char **argv) {
   fflush(stdout);
   for (int k = 0; k < o.cfg.runs; k++) bp_sample(peak[o.cfg.runs + k]);
   bp_summarize(peak, 2 * o.cfg.runs, r.peak);
+  /* the AVX2 build must compute exactly what the baseline build does */
+  for (int i = 0; i < r.nmech; i++)
+    for (int k = 0; k < r.mech[i].nmethod; k++)
+      if (r.mech[i].method[k].avx2 && !r.mech[i].method[k].bitwise) failed = 1;
   free(peak);
   r.wall_s = bt_now() - t0;
 

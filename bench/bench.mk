@@ -7,7 +7,8 @@
 #
 # Every benchmarked mechanism is compiled by ldlgen into build/bench/gen/
 # (unrolled, float and double; the series in double), each file compiled
-# under bench/cputime so its CPU time is recorded, and all of them are
+# under bench/cputime so its CPU time is recorded (the samples a second time
+# with -mavx2 on x86-64, see BENCH_AVX2_FLAGS), and all of them are
 # linked into build/bench/bench with a registry (build/bench/programs.c).
 # Results: bench/results/latest.md and latest.json, and README.md's table.
 
@@ -71,6 +72,21 @@ $(BENCH_DIR)/obj/$(1).o: $(BENCH_DIR)/gen/$(1).c $(BENCH_DIR)/cputime $(wildcard
 	@$(BENCH_DIR)/cputime $$@.cpu $(CC) $(BENCH_GEN_CFLAGS) -c $$< -o $$@
 endef
 $(foreach e,$(BENCH_ENTRIES),$(eval $(call bench_program_rules,$(call bench_field,$(e),1),$(call bench_field,$(e),2),$(call bench_field,$(e),3))))
+
+# The samples' programs again, from the same generated files, with -mavx2
+# (still -ffp-contract=off, no -mfma: the generated code then picks its
+# 32-byte vector kernels, bitwise identical results), the program renamed
+# STEM_avx2_program. Built on x86-64 only; the driver measures them only
+# when the CPU has AVX2 (__builtin_cpu_supports), as extra methods
+# "unrolled (AVX2 build)" beside the baseline build, which stays the
+# primary verdict.
+BENCH_AVX2_FLAGS   := -mavx2
+BENCH_AVX2_STEMS   := $(if $(filter x86_64,$(shell uname -m)),$(foreach e,$(BENCH_ENTRIES),$(if $(filter -,$(call bench_field,$(e),4)),$(call bench_field,$(e),1))))
+BENCH_AVX2_GEN_OBJ := $(patsubst %,$(BENCH_DIR)/obj/avx2/%.o,$(BENCH_AVX2_STEMS))
+$(BENCH_AVX2_GEN_OBJ): $(BENCH_DIR)/obj/avx2/%.o: $(BENCH_DIR)/gen/%.c $(BENCH_DIR)/cputime $(wildcard runtime/include/*.h)
+	@mkdir -p $(dir $@)
+	@echo "cc $< (timed, $(BENCH_AVX2_FLAGS))"
+	@$(BENCH_DIR)/cputime $@.cpu $(CC) $(BENCH_GEN_CFLAGS) $(BENCH_AVX2_FLAGS) -D$*_program=$*_avx2_program -c $< -o $@
 .SECONDARY: $(patsubst %,$(BENCH_DIR)/gen/%.c,$(BENCH_STEMS)) \
             $(foreach n,$(BENCH_TRACK_PLATES),$(BENCH_SERIES_MECH)/track$(n).lua) \
             $(foreach n,$(BENCH_LIFT_STAGES),$(BENCH_SERIES_MECH)/scissor_lift$(n).lua)
@@ -78,18 +94,24 @@ $(foreach e,$(BENCH_ENTRIES),$(eval $(call bench_program_rules,$(call bench_fiel
 # The registry: every program with its source lines, compile CPU time and
 # object size (registry.h).
 # Rewritten only when its contents change (the entry list follows MECHS).
-$(BENCH_DIR)/programs.c: $(BENCH_GEN_OBJ) FORCE
+$(BENCH_DIR)/programs.c: $(BENCH_GEN_OBJ) $(BENCH_AVX2_GEN_OBJ) FORCE
 	@{ echo '#include "registry.h"'; \
 	  for e in $(BENCH_ENTRIES); do set -- $$(echo $$e | tr : ' '); \
 	    echo "extern const rt_program $$1_program;"; done; \
+	  for s in $(BENCH_AVX2_STEMS); do echo "extern const rt_program $${s}_avx2_program;"; done; \
 	  echo 'const char bench_cflags[] = "$(strip $(BENCH_GEN_CFLAGS))";'; \
+	  echo 'const char bench_avx2_flags[] = "$(if $(BENCH_AVX2_STEMS),$(BENCH_AVX2_FLAGS))";'; \
 	  echo 'const bench_entry bench_entries[] = {'; \
 	  for e in $(BENCH_ENTRIES); do set -- $$(echo $$e | tr : ' '); \
-	    src=$(BENCH_DIR)/gen/$$1.c; obj=$(BENCH_DIR)/obj/$$1.o; \
+	    src=$(BENCH_DIR)/gen/$$1.c; obj=$(BENCH_DIR)/obj/$$1.o; avx=$(BENCH_DIR)/obj/avx2/$$1.o; \
 	    if [ "$$4" = - ]; then series=0; else series="\"$$4\""; fi; \
-	    echo "  {\"$$2\", $$series, $$5, &$$1_program, \"$$src\", $$(wc -l < $$src), $$(cat $$obj.cpu), $$(size $$obj | awk 'NR == 2 { print $$1 ", " $$2 }')},"; \
+	    case " $(BENCH_AVX2_STEMS) " in \
+	      *" $$1 "*) avx2="&$${1}_avx2_program, $$(cat $$avx.cpu), $$(size $$avx | awk 'NR == 2 { print $$1 }')";; \
+	      *) avx2="0, 0, 0";; \
+	    esac; \
+	    echo "  {\"$$2\", $$series, $$5, &$$1_program, \"$$src\", $$(wc -l < $$src), $$(cat $$obj.cpu), $$(size $$obj | awk 'NR == 2 { print $$1 ", " $$2 }'), $$avx2},"; \
 	  done; \
-	  echo '  {0, 0, 0, 0, 0, 0, 0, 0, 0},'; echo '};'; } > $@.tmp
+	  echo '  {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},'; echo '};'; } > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
 
 #---- the driver ----------------------------------------------------------------------
@@ -110,7 +132,7 @@ $(BENCH_DIR)/cputime: bench/cputime.c bench/bench.mk
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $< -o $@
 
-$(BENCH_DIR)/bench: $(BENCH_OBJ) $(BENCH_GEN_OBJ) $(BUILD)/libgen.a $(BUILD)/librt.a
+$(BENCH_DIR)/bench: $(BENCH_OBJ) $(BENCH_GEN_OBJ) $(BENCH_AVX2_GEN_OBJ) $(BUILD)/libgen.a $(BUILD)/librt.a
 	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) $(BENCH_LIBS) -lm -o $@
 
 bench-build: $(BENCH_DIR)/bench

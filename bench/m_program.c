@@ -99,6 +99,21 @@ int bm_program_init(bm_method *m, const bm_input *in, const rt_program *p, int t
   return 0;
 }
 
+int bm_program_same(const bm_method *a, const bm_method *b) {
+  program_state *s = a->state, *t = b->state;
+  if (a->factor != factor || b->factor != factor || s->p->precision != t->p->precision ||
+      s->work_bytes != t->work_bytes || s->n != t->n || memcmp(s->pristine, t->pristine, s->work_bytes) != 0)
+    return -1;
+  memcpy(s->work, s->pristine, s->work_bytes);
+  memcpy(t->work, t->pristine, t->work_bytes);
+  const int fs = s->tables ? rt_interp_factor(s->p, s->work, s->temp) : rt_program_factor(s->p, s->work, s->temp);
+  const int ft = t->tables ? rt_interp_factor(t->p, t->work, t->temp) : rt_program_factor(t->p, t->work, t->temp);
+  if (fs != ft || memcmp(s->work, t->work, s->work_bytes) != 0) return 0;
+  solve(s);
+  solve(t);
+  return memcmp(s->x, t->x, s->scalar * (size_t)s->n) == 0;
+}
+
 void bm_destroy(bm_method *m) {
   if (m->destroy && m->state) m->destroy(m->state);
   m->state = NULL;

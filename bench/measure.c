@@ -84,6 +84,23 @@ void ms_measure(bm_method *bm, br_mech *m, const ms_config *cfg) {
     else
       m->lib_vs_uf = stat_of(tmp, runs);
   }
+  /* every method that is not a library against LDL and the fastest library */
+  for (int k = 0; k < nm && m->fastest_lib >= 0; k++) {
+    br_method *o = &m->method[k];
+    o->ldl_vs = o->lib_vs = no_stat();
+    if (!o->ok || o->library) continue;
+    if (ldl >= 0 && m->method[ldl].ok) {
+      for (int r = 0; r < runs; r++) tmp[r] = tf[ldl * runs + r] / tf[k * runs + r];
+      o->ldl_vs = stat_of(tmp, runs);
+    }
+    for (int r = 0; r < runs; r++) {
+      double best = -1;
+      for (int j = 0; j < nm; j++)
+        if (m->method[j].ok && m->method[j].library && (best < 0 || tf[j * runs + r] < best)) best = tf[j * runs + r];
+      tmp[r] = best / tf[k * runs + r];
+    }
+    o->lib_vs = stat_of(tmp, runs);
+  }
   if (ldl >= 0 && m->method[ldl].ok && m->uf >= 0 && m->method[m->uf].ok) {
     for (int r = 0; r < runs; r++) tmp[r] = tf[ldl * runs + r] / tf[m->uf * runs + r];
     m->ldl_vs_uf = stat_of(tmp, runs);

@@ -18,8 +18,9 @@ typedef struct ms_config {
 } ms_config;
 
 /* Measures bm[0 .. m->nmethod-1] (those with m->method[k].ok) and fills
- * their factor/solve/vs_ud, and m's fastest_lib, lib_vs_ud, lib_vs_uf and
- * ldl_vs_uf (m->ud and m->uf must be set; -1 when absent). */
+ * their factor/solve/vs_ud (and ldl_vs/lib_vs for methods that are not
+ * libraries), and m's fastest_lib, lib_vs_ud, lib_vs_uf and ldl_vs_uf
+ * (m->ud and m->uf must be set; -1 when absent). */
 void ms_measure(bm_method *bm, br_mech *m, const ms_config *cfg);
 
 #endif

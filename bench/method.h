@@ -47,6 +47,13 @@ typedef struct bm_method {
  * runtime interpreter on its tables. 0 on success. */
 int bm_program_init(bm_method *m, const bm_input *in, const rt_program *p, int tables);
 
+/* Two generated-program methods (bm_program_init) of the same program
+ * compiled differently: 1 if, from the same assembled workspace, their
+ * factorizations return the same and leave bitwise identical workspaces
+ * and their solves bitwise identical solutions; 0 if not; -1 if they are
+ * not comparable (other layout, precision or input). */
+int bm_program_same(const bm_method *a, const bm_method *b);
+
 /* SuiteSparse LDL: AMD ordering and ldl_symbolic once, ldl_numeric timed. */
 int bm_ldl_init(bm_method *m, const bm_input *in);
 

@@ -30,8 +30,16 @@ static void method_obj(json_writer *w, const br_mech *m, const br_method *o) {
     stat_obj(w, "factor_s", o->factor);
     stat_obj(w, "solve_s", o->solve);
     if (m->ud >= 0) stat_obj(w, "factor_vs_unrolled_double", o->vs_ud);
+    if (!o->library && o->ldl_vs.med > 0) stat_obj(w, "ldl_amd_vs_this", o->ldl_vs);
+    if (!o->library && o->lib_vs.med > 0) stat_obj(w, "fastest_library_vs_this", o->lib_vs);
     json_key(w, "residual");
     json_double(w, o->residual);
+  }
+  if (o->avx2) {
+    json_key(w, "avx2_build");
+    json_bool(w, 1);
+    json_key(w, "bitwise_identical_to_baseline_build");
+    json_bool(w, o->bitwise);
   }
   json_key(w, "flops_block");
   if (o->flops_block > 0)
@@ -132,6 +140,12 @@ static void mech_obj(json_writer *w, const br_mech *m) {
     json_int(w, x->text);
     json_key(w, "data_bytes");
     json_int(w, x->data);
+    if (x->text_avx2 > 0) {
+      json_key(w, "avx2_compile_cpu_s");
+      json_double(w, x->compile_avx2_s);
+      json_key(w, "avx2_text_bytes");
+      json_int(w, x->text_avx2);
+    }
     json_end_object(w);
   }
   json_end_array(w);
@@ -168,6 +182,10 @@ void br_write_json(FILE *f, const br_report *r) {
   json_string(&w, r->compiler);
   json_key(&w, "generated_cflags");
   json_string(&w, r->cflags);
+  json_key(&w, "avx2_build_flags");
+  json_string(&w, r->avx2_flags);
+  json_key(&w, "avx2_build_measured");
+  json_bool(&w, r->avx2_flags[0] && r->avx2_cpu);
   json_key(&w, "libraries");
   json_string(&w, r->libs);
   json_key(&w, "blas");

@@ -103,6 +103,14 @@ static void write_header(FILE *f, const br_report *r) {
   fprintf(f, "- date: %s\n- machine: %s, %d logical CPUs (all figures single-threaded)\n", r->date, r->cpu, r->ncpu);
   fprintf(f, "- sources: %s\n", r->revision);
   fprintf(f, "- compiler: %s; generated programs compiled with `%s`\n", r->compiler, r->cflags);
+  if (r->avx2_flags[0] && r->avx2_cpu)
+    fprintf(f, "- AVX2 build: the samples' generated programs also compiled with `%s` added (same "
+               "-ffp-contract=off, no FMA: the generated code's 32-byte vector kernels, bitwise identical "
+               "results), measured as the extra method \"unrolled (AVX2 build)\"; the baseline build stays "
+               "the primary verdict\n",
+            r->avx2_flags);
+  else if (r->avx2_flags[0])
+    fprintf(f, "- AVX2 build (`%s`): not measured, this CPU has no AVX2\n", r->avx2_flags);
   fprintf(f, "- libraries: %s; BLAS: %s (OPENBLAS_NUM_THREADS=1)\n", r->libs, r->blas);
   fprintf(f, "- protocol: warm-up, then per method and run the median of %d batches of about %.1f ms; "
              "%d runs; figures are the median over runs (min-max over runs in parentheses). Ratios are "
@@ -123,6 +131,51 @@ static void write_targets(FILE *f, const br_report *r) {
   fputs("## Targets (issue 5)\n\n```\n", f);
   for (int i = 0; i < n; i++) fprintf(f, "%-12s %s\n", br_verdict_name(t[i].verdict), t[i].text);
   fputs("```\n\n", f);
+}
+
+/* The -mavx2 build against the baseline build and the libraries. */
+static void write_avx2(FILE *f, const br_report *r) {
+  if (!r->avx2_flags[0] || !r->avx2_cpu) return;
+  fprintf(f, "## AVX2 build\n\nThe same generated files compiled with `%s` added (GCC vector extensions at "
+             "32 bytes under __AVX__; still -ffp-contract=off, no FMA). Factor µs, median over runs; "
+             "*baseline / AVX2* = ratio of those medians; *LDL / AVX2*, *fastest library / AVX2* = median "
+             "(min-max) of the per-run ratios; *bitwise* = factor and solve bitwise identical to the "
+             "baseline build's.\n\n",
+          r->avx2_flags);
+  fputs("| sample | prec | unrolled | unrolled (AVX2 build) | baseline / AVX2 | LDL / AVX2 | fastest library / "
+        "AVX2 | bitwise |\n|---|---|--:|--:|--:|--:|--:|---|\n",
+        f);
+  for (int i = 0; i < r->nmech; i++) {
+    const br_mech *m = &r->mech[i];
+    if (m->error) continue;
+    for (int p = 0; p < 2; p++) {
+      const int b = p == 0 ? m->ud : m->uf, a = p == 0 ? m->ud_avx2 : m->uf_avx2;
+      if (b < 0 || a < 0) continue;
+      const br_method *mb = &m->method[b], *ma = &m->method[a];
+      fputs("| ", f);
+      write_label(f, m);
+      fprintf(f, " | %s | ", ma->precision);
+      if (!mb->ok || !ma->ok) {
+        fputs("failed | | | | | |\n", f);
+        continue;
+      }
+      us(f, mb->factor.med);
+      fputs(" | ", f);
+      us(f, ma->factor.med);
+      fprintf(f, " | %.2fx | ", mb->factor.med / ma->factor.med);
+      if (ma->ldl_vs.med > 0)
+        ratio_range(f, ma->ldl_vs);
+      else
+        fputs("--", f);
+      fputs(" | ", f);
+      if (m->fastest_lib >= 0)
+        ratio_range(f, ma->lib_vs);
+      else
+        fputs("--", f);
+      fprintf(f, " | %s |\n", ma->bitwise ? "identical" : "**DIFFERS**");
+    }
+  }
+  fputs("\n", f);
 }
 
 static void write_details(FILE *f, const br_report *r) {
@@ -232,18 +285,23 @@ static void write_peak(FILE *f, const br_report *r) {
 static void write_ldlgen(FILE *f, const br_report *r) {
   fputs("## ldlgen\n\nLoad (sandboxed Lua) and symbolic phase (shattering, orderings, layout, RSI) medians; "
         "generated unrolled files, their gcc CPU time and object size.\n\n"
-        "| sample | load ms | symbolic ms | file | lines | compile s | text KB | data KB |\n"
-        "|---|--:|--:|---|--:|--:|--:|--:|\n",
+        "| sample | load ms | symbolic ms | file | lines | compile s | text KB | data KB | compile s AVX2 build | "
+        "text KB AVX2 build |\n"
+        "|---|--:|--:|---|--:|--:|--:|--:|--:|--:|\n",
         f);
   for (int i = 0; i < r->nmech; i++) {
     const br_mech *m = &r->mech[i];
     if (m->error) continue;
     if (m->ncompile == 0)
-      fprintf(f, "| %s | %.2f | %.2f | (not compiled) | | | | |\n", m->name, m->load_s * 1e3, m->symbolic_s * 1e3);
+      fprintf(f, "| %s | %.2f | %.2f | (not compiled) | | | | | | |\n", m->name, m->load_s * 1e3, m->symbolic_s * 1e3);
     for (int c = 0; c < m->ncompile; c++) {
       const br_compile *x = &m->compile[c];
-      fprintf(f, "| %s | %.2f | %.2f | `%s` | %ld | %.2f | %.1f | %.1f |\n", m->name, m->load_s * 1e3,
+      fprintf(f, "| %s | %.2f | %.2f | `%s` | %ld | %.2f | %.1f | %.1f |", m->name, m->load_s * 1e3,
               m->symbolic_s * 1e3, x->source, x->lines, x->compile_s, x->text / 1024.0, x->data / 1024.0);
+      if (x->text_avx2 > 0)
+        fprintf(f, " %.2f | %.1f |\n", x->compile_avx2_s, x->text_avx2 / 1024.0);
+      else
+        fputs(" -- | -- |\n", f);
     }
   }
   fputs("\n", f);
@@ -321,6 +379,7 @@ void br_write_md(FILE *f, const br_report *r) {
   fputs("## Factorization\n\n", f);
   br_write_main_table(f, r);
   fputs("\n", f);
+  write_avx2(f, r);
   write_details(f, r);
   write_orders(f, r);
   write_peak(f, r);

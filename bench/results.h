@@ -18,6 +18,12 @@ typedef struct br_method {
   int ok;                   /* measured (set up, factored, solved) */
   bt_stat factor, solve;    /* seconds */
   bt_stat vs_ud;            /* factor time / unrolled double's, per run */
+  /* not a library: SuiteSparse LDL+AMD's factor time / this one's, and the
+   * fastest library's (fastest of each run) / this one's, per run */
+  bt_stat ldl_vs, lib_vs;
+  int avx2;                 /* the -mavx2 build of an unrolled program */
+  int bitwise;              /* avx2: 1 factor and solve bitwise identical to the
+                               baseline build's, 0 not (bm_program_same) */
   double flops_block;       /* block convention (0: not applicable) */
   double flops_chol;        /* CHOLMOD convention, own L */
   long long lnz;
@@ -30,6 +36,8 @@ typedef struct br_compile {
   long lines;
   double compile_s;
   long text, data;
+  double compile_avx2_s;    /* the -mavx2 build (text_avx2 = 0: none) */
+  long text_avx2;
 } br_compile;
 
 /* The full step (assembly + factor + N-1 PGS + block-GS step vs N PGS,
@@ -56,6 +64,7 @@ typedef struct br_mech {
   int nmethod;
   br_method method[BR_MAX_METHODS];
   int ud, uf;         /* indices of unrolled double / float, -1 if absent */
+  int ud_avx2, uf_avx2; /* the same, -mavx2 build ("unrolled (AVX2 build)") */
   int fastest_lib;    /* library with the smallest median factor time, -1 if none */
   bt_stat lib_vs_ud, lib_vs_uf; /* fastest library per run / unrolled double, float */
   bt_stat ldl_vs_uf;  /* SuiteSparse LDL / unrolled float */
@@ -72,6 +81,8 @@ typedef struct br_report {
   int ncpu;
   char compiler[96];
   const char *cflags;  /* of the generated programs */
+  const char *avx2_flags; /* added for their AVX2 build ("": not built) */
+  int avx2_cpu;        /* the CPU has AVX2, so that build was measured */
   char blas[160];      /* OpenBLAS configuration */
   const char *revision; /* of the sources measured (git), as make passes it */
   char libs[160];      /* library versions */

@@ -103,6 +103,15 @@ static void add_method(br_mech *out, bm_method *bm, int init, const bm_input *in
   out->nmethod++;
 }
 
+int sm_avx2(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") != 0;
+#else
+  return 0;
+#endif
+}
+
 static void fail(br_mech *out, const char *msg) {
   out->error = msg;
   fprintf(stderr, "bench: %s: %s\n", out->path, msg);
@@ -113,7 +122,7 @@ int sm_measure(const char *path, const char *series, int param, const ms_config 
   out->path = path;
   out->series = series;
   out->param = param;
-  out->ud = out->uf = out->fastest_lib = -1;
+  out->ud = out->uf = out->ud_avx2 = out->uf_avx2 = out->fastest_lib = -1;
   snprintf(out->name, sizeof out->name, "%s", path);
   if (time_symbolic(path, out) != 0) {
     fail(out, "the mechanism does not load or compile");
@@ -154,7 +163,8 @@ int sm_measure(const char *path, const char *series, int param, const ms_config 
     const rt_precision prec = k == 0 ? RT_DOUBLE : RT_FLOAT;
     rtprog_build(&a, &p, prec, &tables[k]);
     entry[k] = find_entry(path, prec);
-    if (entry[k] && !same_program(entry[k]->prog, &tables[k])) {
+    if (entry[k] && (!same_program(entry[k]->prog, &tables[k]) ||
+                     (entry[k]->prog_avx2 && !same_program(entry[k]->prog_avx2, &tables[k])))) {
       arena_free(&a);
       fail(out, "the compiled program does not match the mechanism (stale build: run make bench)");
       return -1;
@@ -168,6 +178,8 @@ int sm_measure(const char *path, const char *series, int param, const ms_config 
       c->compile_s = entry[k]->compile_s;
       c->text = entry[k]->text;
       c->data = entry[k]->data;
+      c->compile_avx2_s = entry[k]->compile_avx2_s;
+      c->text_avx2 = entry[k]->text_avx2;
     }
   }
 
@@ -196,6 +208,23 @@ int sm_measure(const char *path, const char *series, int param, const ms_config 
     if (init == 0 && k == 0) out->ud = out->nmethod;
     if (init == 0 && k == 1) out->uf = out->nmethod;
     add_method(out, bm, init, &in, x);
+  }
+  /* the -mavx2 build of the same programs, where the CPU runs it; checked
+   * bitwise against the baseline build */
+  for (int k = 0; k < (full ? 2 : 1) && sm_avx2(); k++) {
+    const int base = k == 0 ? out->ud : out->uf;
+    if (!entry[k] || !entry[k]->prog_avx2 || base < 0) continue;
+    const int i = out->nmethod, init = bm_program_init(&bm[i], &in, entry[k]->prog_avx2, 0);
+    if (init != 0) continue;
+    snprintf(bm[i].name, sizeof bm[i].name, "unrolled (AVX2 build)");
+    add_method(out, bm, init, &in, x);
+    out->method[i].avx2 = 1;
+    out->method[i].bitwise = bm_program_same(&bm[i], &bm[base]) == 1;
+    if (k == 0) out->ud_avx2 = i;
+    if (k == 1) out->uf_avx2 = i;
+    if (!out->method[i].bitwise)
+      fprintf(stderr, "bench: %s: unrolled %s, AVX2 build: factor or solve NOT bitwise identical to the baseline build\n",
+              out->name, bm[i].precision);
   }
   if (full)
     for (int k = 0; k < 2; k++) add_method(out, bm, bm_program_init(&bm[out->nmethod], &in, prog[k], 1), &in, x);

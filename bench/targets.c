@@ -68,6 +68,60 @@ static void speed(const br_report *r, const char *name, br_target *t, int *n, in
   }
 }
 
+/* The same targets for the -mavx2 build of the programs, where it was
+ * measured (extra lines: the baseline build above stays the verdict), and
+ * whether that build factors and solves bitwise as the baseline does. */
+static void speed_avx2(const br_report *r, const char *name, br_target *t, int *n, int max) {
+  const br_mech *m = find_sample(r, name);
+  if (!m || m->ud_avx2 < 0) return;
+  const br_method *d = &m->method[m->ud_avx2];
+  const br_method *f = m->uf_avx2 >= 0 ? &m->method[m->uf_avx2] : NULL;
+  const int ldl = br_find(m, "SuiteSparse LDL+AMD", "double");
+  br_target *x;
+  if (!d->ok || ldl < 0 || !m->method[ldl].ok || m->fastest_lib < 0) {
+    if ((x = next(t, n, max))) {
+      x->verdict = BR_NOT_MEASURED;
+      snprintf(x->text, sizeof x->text, "%s: unrolled double, -mavx2 build, vs the libraries: not measured", name);
+    }
+    return;
+  }
+  const char *fl = m->method[m->fastest_lib].name, *fp = m->method[m->fastest_lib].precision;
+  if ((x = next(t, n, max))) {
+    x->verdict = d->ldl_vs.med >= 5.0 ? BR_PASS : BR_MISS;
+    snprintf(x->text, sizeof x->text,
+             "%s: unrolled double, -mavx2 build, is %.2fx (%.2f-%.2f) faster than SuiteSparse LDL+AMD (target >= 5x)",
+             name, RATIO(d->ldl_vs));
+  }
+  if ((x = next(t, n, max))) {
+    x->verdict = d->lib_vs.med >= 2.0 ? BR_PASS : BR_MISS;
+    snprintf(x->text, sizeof x->text,
+             "%s: unrolled double, -mavx2 build, is %.2fx (%.2f-%.2f) faster than the fastest library, %s %s "
+             "(target >= 2x)",
+             name, RATIO(d->lib_vs), fl, fp);
+  }
+  if ((x = next(t, n, max))) {
+    if (!f || !f->ok) {
+      x->verdict = BR_NOT_MEASURED;
+      snprintf(x->text, sizeof x->text, "%s: unrolled float, -mavx2 build: not measured", name);
+    } else {
+      const double faster = f->factor.med > 0 ? d->factor.med / f->factor.med : 0;
+      x->verdict = faster > 1.0 && f->ldl_vs.med >= 5.0 && f->lib_vs.med >= 2.0 ? BR_PASS : BR_MISS;
+      snprintf(x->text, sizeof x->text,
+               "%s: unrolled float, -mavx2 build, is %.2fx faster than unrolled double -mavx2 build, %.2fx "
+               "(%.2f-%.2f) faster than SuiteSparse LDL+AMD, %.2fx (%.2f-%.2f) faster than the fastest library "
+               "(target: faster than double, >= 5x, >= 2x)",
+               name, faster, RATIO(f->ldl_vs), RATIO(f->lib_vs));
+    }
+  }
+  if ((x = next(t, n, max))) {
+    const int same = d->bitwise && (!f || f->bitwise);
+    x->verdict = same ? BR_PASS : BR_MISS;
+    snprintf(x->text, sizeof x->text,
+             "%s: -mavx2 build factors and solves bitwise identically to the baseline build (%s%s%s)", name,
+             d->bitwise ? "double" : "double DIFFERS", f ? ", " : "", f ? (f->bitwise ? "float" : "float DIFFERS") : "");
+  }
+}
+
 static void orders(const br_report *r, br_target *t, int *n, int max) {
   for (int i = 0; i < r->nmech; i++) {
     const br_mech *m = &r->mech[i];
@@ -108,6 +162,8 @@ static void step(const br_report *r, br_target *t, int *n, int max) {
 int br_targets(const br_report *r, br_target *t, int max) {
   int n = 0;
   for (size_t k = 0; k < sizeof speed_samples / sizeof speed_samples[0]; k++) speed(r, speed_samples[k], t, &n, max);
+  for (size_t k = 0; k < sizeof speed_samples / sizeof speed_samples[0]; k++)
+    speed_avx2(r, speed_samples[k], t, &n, max);
   orders(r, t, &n, max);
   step(r, t, &n, max);
   return n;

@@ -5,6 +5,10 @@
  *     multi_wheel (shattered);
  *   - unrolled float faster still: faster than unrolled double, and meeting
  *     both ratios itself;
+ *   - the same three for the programs' -mavx2 build where it was measured,
+ *     as extra lines labelled "-mavx2 build" (the baseline build's lines
+ *     stay the verdict), with a line on its bitwise identity to the
+ *     baseline build;
  *   - best ordering: no more block flops than AMD and than METIS on every
  *     sample;
  *   - full step with the factorization on a second thread <= 1.2x pure PGS
