@@ -115,7 +115,7 @@ int sm_measure(const char *path, const char *series, int param, const ms_config 
   out->param = param;
   out->ud = out->uf = out->fastest_lib = -1;
   snprintf(out->name, sizeof out->name, "%s", path);
-  if (time_symbolic(path, out) != 0) {
+  if (!cfg->step_only && time_symbolic(path, out) != 0) {
     fail(out, "the mechanism does not load or compile");
     return -1;
   }
@@ -169,6 +169,13 @@ int sm_measure(const char *path, const char *series, int param, const ms_config 
       c->text = entry[k]->text;
       c->data = entry[k]->data;
     }
+  }
+
+  if (cfg->step_only) { /* bench --step-only: the full step on the double program */
+    if (series == NULL && fs_measure(&m, prog[0], 10, cfg, &out->step) != 0)
+      fprintf(stderr, "bench: %s: the full step could not be measured\n", out->name);
+    arena_free(&a);
+    return 0;
   }
 
   /* H~ at the initial pose, in double, and the right-hand side */
