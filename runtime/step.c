@@ -362,9 +362,11 @@ rt_status rt_world_step_end(rt_world *w) {
 }
 
 rt_status rt_world_step(rt_world *w) {
+  const int threaded = w->set.threaded && use_block(w) && w->worker.running;
+  if (threaded) rt__worker_warm(w); /* a parked thread wakes while the rows are built */
   rt_status st = rt_world_step_begin(w);
   if (st != RT_OK) return st;
-  if (w->set.threaded && use_block(w) && w->worker.running) {
+  if (threaded) {
     rt__worker_kick(w);
     rt_world_iterate(w);
     rt__worker_wait(w);

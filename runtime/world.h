@@ -5,6 +5,7 @@
 #define LDLPGS_RUNTIME_WORLD_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "rt_world.h"
 
@@ -25,14 +26,19 @@ typedef struct rt__rows {
   double *mu;        /* friction rows: bound mu * lambda[normal] */
 } rt__rows;
 
+/* The factorization thread (worker.c). The flags change under mu and are
+ * read without it while spinning. */
 typedef struct rt__worker {
   int running;
   pthread_t thread;
   pthread_mutex_t mu;
   pthread_cond_t cv;
-  int pending; /* a factorization was asked for */
-  int done;    /* and has finished */
-  int quit;
+  atomic_int pending; /* a factorization was asked for and nobody took it */
+  atomic_int done;    /* the thread took it and has finished */
+  atomic_int quit;
+  atomic_int parked;  /* the thread waits on cv */
+  atomic_int warm;    /* wake up and spin: a request is coming */
+  atomic_int waiting; /* the stepping thread waits on cv for done */
 } rt__worker;
 
 struct rt_world {
@@ -90,6 +96,8 @@ int rt__row_body(const rt_world *w, int body);
 /* worker.c */
 int rt__worker_start(rt_world *w);
 void rt__worker_stop(rt_world *w);
+/* Wakes a parked thread ahead of rt__worker_kick (cheap if it spins). */
+void rt__worker_warm(rt_world *w);
 void rt__worker_kick(rt_world *w);
 void rt__worker_wait(rt_world *w);
 
