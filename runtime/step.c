@@ -303,8 +303,6 @@ rt_status rt_world_step_begin(rt_world *w) {
   rt__contact_rows(w);
   w->info.rows = w->rows.n;
   row_masses(w);
-  if (use_block(w))
-    rt_assemble(w->prog, w->rows.J, w->inv_mass, w->inv_inertia, w->set.epsilon, w->work);
   /* warm start: last step's impulses, inside this step's bounds */
   rt__rows *r = &w->rows;
   for (int i = 0; i < r->n; i++) {
@@ -318,8 +316,12 @@ rt_status rt_world_step_begin(rt_world *w) {
   return RT_OK;
 }
 
+/* Assembly and factorization of H~: they read only J and W J^T of the
+ * equality rows, which the sweeps leave alone, so they can run beside
+ * rt_world_iterate. */
 void rt_world_factor(rt_world *w) {
   if (!use_block(w)) return;
+  rt__assemble_rows(w->prog, &w->assembly, w->rows.J, w->rows.WJ, w->set.epsilon, w->work);
   w->info.factor_status = rt_program_factor(w->prog, w->work, w->temp);
 }
 

@@ -26,6 +26,24 @@ typedef struct rt__rows {
   double *mu;        /* friction rows: bound mu * lambda[normal] */
 } rt__rows;
 
+/* Assembly of H~ from the rows (assemble.c): one entry per node block and
+ * per edge block that is not fill-in, and the runs of the workspace that no
+ * block writes. A block (q, p) sums, for each of its nterm shared bodies,
+ * J rows of q (from J + jq[t]) against W J^T rows of p (from WJ + wp[t]). */
+typedef struct rt__asm_block {
+  int dst;        /* workspace offset */
+  int dq, dp;     /* rows, columns */
+  int node;       /* a node block: lower triangle mirrored, regularized */
+  int nterm;
+  int jq[2], wp[2];
+} rt__asm_block;
+
+typedef struct rt__assembly {
+  int nblock, nzero;
+  rt__asm_block *block; /* ncons + nblk */
+  int *zero_off, *zero_len; /* ncons + nblk + 1 */
+} rt__assembly;
+
 /* The factorization thread (worker.c). The flags change under mu and are
  * read without it while spinning. */
 typedef struct rt__worker {
@@ -69,6 +87,7 @@ struct rt_world {
   rt_contact *contact, *prev;
   double *prev_lambda;
   /* factorization (program precision) */
+  rt__assembly assembly;
   void *work, *temp, *x;
   double *r;
   rt__worker worker;
@@ -83,6 +102,14 @@ void rt__pgs_sweep(rt__rows *rows, int first, int last, double *vel);
 void rt__rows_apply(const rt__rows *rows, int first, int last, const double *dl, double *vel);
 /* The block GS step on the equality rows with the factored H~ in w->work. */
 void rt__block_step(rt_world *w);
+
+/* assemble.c: the plan of p's assembly (a's arrays allocated by the
+ * caller; fixed_sbody[b] = 1 for a fixed solver body); 0, or -1 if out of
+ * memory. Then H~ from the rows' J and W J^T into work, the same bits as
+ * rt_assemble. */
+int rt__assembly_plan(const rt_program *p, const unsigned char *fixed_sbody, rt__assembly *a);
+void rt__assemble_rows(const rt_program *p, const rt__assembly *a, const double *J, const double *WJ, double epsilon,
+                       void *work);
 
 /* contact.c: the rows of the current contacts (after the fixed rows),
  * warm-started from the last step's matching contacts; and saving the
