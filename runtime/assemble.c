@@ -167,15 +167,30 @@ static inline double dot6(const double *a, const double *b) {
   return s;
 }
 
-/* Entry (r, c) of a block with nterm terms (the branch is the same for a
- * whole block, so it predicts), summed from +0 in block()'s order. */
-static inline double entry(const rt__asm_block *b, const double *J, const double *WJ, int r, int c) {
-  if (b->nterm == 0) return 0;
+/* Entry (r, c) of block b, summed from +0 in block()'s order. */
+static inline double entry(const double *J, const double *WJ, const int *jq, const int *wp, int nterm, int r,
+                           int c) {
   double v = 0;
-  v += dot6(J + b->jq[0] + 12 * r, WJ + b->wp[0] + 12 * c);
-  if (b->nterm == 2) v += dot6(J + b->jq[1] + 12 * r, WJ + b->wp[1] + 12 * c);
+  for (int t = 0; t < nterm; t++) v += dot6(J + jq[t] + 12 * r, WJ + wp[t] + 12 * c);
   return v;
 }
+
+/* Block b into out. One term (a single shared body) is the common case:
+ * its loops are written out so the compiler keeps the row of J in
+ * registers. */
+#define ASSEMBLE_BLOCK(REAL, NTERM)                                                                   \
+  do {                                                                                                \
+    if (b->node) {                                                                                    \
+      for (int r = 0; r < dq; r++) {                                                                  \
+        for (int c = 0; c < r; c++) out[r * dp + c] = out[c * dp + r] = (REAL)entry(J, WJ, b->jq, b->wp, NTERM, r, c); \
+        const double d = entry(J, WJ, b->jq, b->wp, NTERM, r, r);                                     \
+        out[r * dp + r] = (REAL)(d + epsilon * d);                                                    \
+      }                                                                                               \
+    } else {                                                                                          \
+      for (int r = 0; r < dq; r++)                                                                    \
+        for (int c = 0; c < dp; c++) out[r * dp + c] = (REAL)entry(J, WJ, b->jq, b->wp, NTERM, r, c); \
+    }                                                                                                 \
+  } while (0)
 
 #define ASSEMBLE_BODY(REAL)                                                                                    \
   for (int i = 0; i < a->nzero; i++) memset(work + a->zero_off[i], 0, sizeof *work * (size_t)a->zero_len[i]); \
@@ -183,16 +198,10 @@ static inline double entry(const rt__asm_block *b, const double *J, const double
     const rt__asm_block *b = &a->block[i];                                                                     \
     REAL *out = work + b->dst;                                                                                 \
     const int dq = b->dq, dp = b->dp;                                                                          \
-    if (b->node) {                                                                                             \
-      for (int r = 0; r < dq; r++) {                                                                           \
-        for (int c = 0; c < r; c++) out[r * dp + c] = out[c * dp + r] = (REAL)entry(b, J, WJ, r, c);          \
-        const double d = entry(b, J, WJ, r, r);                                                                \
-        out[r * dp + r] = (REAL)(d + epsilon * d);                                                             \
-      }                                                                                                        \
-    } else {                                                                                                   \
-      for (int r = 0; r < dq; r++)                                                                             \
-        for (int c = 0; c < dp; c++) out[r * dp + c] = (REAL)entry(b, J, WJ, r, c);                            \
-    }                                                                                                          \
+    if (b->nterm == 1)                                                                                         \
+      ASSEMBLE_BLOCK(REAL, 1);                                                                                 \
+    else                                                                                                       \
+      ASSEMBLE_BLOCK(REAL, b->nterm);                                                                          \
   }
 
 static void assemble_d(const rt__assembly *a, const double *J, const double *WJ, double epsilon, double *work) {
