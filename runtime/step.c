@@ -363,8 +363,32 @@ rt_status rt_world_step_end(rt_world *w) {
   return RT_OK;
 }
 
+/* Handing the assembly and factorization to the thread costs a few
+ * microseconds however small they are: waking or signalling it, waiting
+ * for its result, and the workspace moving from its core's cache to this
+ * one's for the solve. Measured on the samples (2-vCPU VM, bench
+ * --step-only), the hand-off paid on multi_wheel, track and scissor_lift
+ * (28k-66k multiply-adds) and lost on buggy (6.5k), chain and
+ * elimination_example (under 1.5k). Work is counted in multiply-adds: the
+ * factorization's by the flop convention of DESIGN.md section 3, the
+ * assembly's 6 per entry and shared body. */
+#define RT__THREAD_MIN_MADDS 10000.0
+
+int rt__thread_pays(const rt_program *p, const rt__assembly *a) {
+  double madds = 0;
+  for (int piv = 0; piv < p->ncons; piv++) {
+    const double d = p->cons_degree[p->piv_cons[piv]], h = p->piv_height[piv];
+    madds += d * d * d / 6 + h * d * d + d * h * (h + 1) / 2;
+  }
+  for (int i = 0; i < a->nblock; i++) {
+    const rt__asm_block *b = &a->block[i];
+    madds += 6.0 * b->nterm * (b->node ? b->dq * (b->dq + 1) / 2 : b->dq * b->dp);
+  }
+  return madds >= RT__THREAD_MIN_MADDS;
+}
+
 rt_status rt_world_step(rt_world *w) {
-  const int threaded = w->set.threaded && use_block(w) && w->worker.running;
+  const int threaded = w->set.threaded && use_block(w) && w->worker.running && w->thread_pays;
   if (threaded) rt__worker_warm(w); /* a parked thread wakes while the rows are built */
   rt_status st = rt_world_step_begin(w);
   if (st != RT_OK) return st;

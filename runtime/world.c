@@ -251,6 +251,7 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
   }
   free(fixed_sbody);
   if (nomem) goto nomem;
+  w->thread_pays = rt__thread_pays(prog, &w->assembly);
 
   memcpy(w->body, desc->bodies, sizeof *w->body * (size_t)w->nbody);
   for (int i = 0; i < w->nbody; i++) {

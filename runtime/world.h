@@ -88,6 +88,7 @@ struct rt_world {
   double *prev_lambda;
   /* factorization (program precision) */
   rt__assembly assembly;
+  int thread_pays;         /* assembly + factor worth a hand-off (step.c) */
   void *work, *temp, *x;
   double *r;
   rt__worker worker;
@@ -110,6 +111,10 @@ void rt__block_step(rt_world *w);
 int rt__assembly_plan(const rt_program *p, const unsigned char *fixed_sbody, rt__assembly *a);
 void rt__assemble_rows(const rt_program *p, const rt__assembly *a, const double *J, const double *WJ, double epsilon,
                        void *work);
+
+/* step.c: whether assembling and factoring p's H~ (with the plan a) is
+ * enough work to hand to the thread. */
+int rt__thread_pays(const rt_program *p, const rt__assembly *a);
 
 /* contact.c: the rows of the current contacts (after the fixed rows),
  * warm-started from the last step's matching contacts; and saving the

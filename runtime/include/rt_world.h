@@ -111,7 +111,10 @@ typedef struct rt_settings {
                             world's own thread; the thread spins up to 200 us
                             for the next step before it sleeps, and the
                             stepping thread factors itself if the thread has
-                            not started by the end of the sweeps (worker.c) */
+                            not started by the end of the sweeps (worker.c);
+                            a mechanism whose assembly and factorization
+                            are under 10k multiply-adds is stepped on one
+                            thread (the hand-off would cost more: step.c) */
   int max_contacts;      /* capacity for contacts; read at creation only */
   double restitution;    /* of contacts, in [0, 1]; default 0 (off) */
   double contact_slop;   /* penetration left uncorrected (m), >= 0 */
