@@ -175,9 +175,10 @@ static inline double entry(const double *J, const double *WJ, const int *jq, con
   return v;
 }
 
-/* Block b into out. One term (a single shared body) is the common case:
- * its loops are written out so the compiler keeps the row of J in
- * registers. */
+/* Block b into out, for a constant number of terms (1: one shared body,
+ * the common edge block; 2: node blocks and constraints on the same two
+ * bodies; 0: no dynamic body shared), so the compiler unrolls the terms
+ * and keeps the rows of J in registers. */
 #define ASSEMBLE_BLOCK(REAL, NTERM)                                                                   \
   do {                                                                                                \
     if (b->node) {                                                                                    \
@@ -200,8 +201,10 @@ static inline double entry(const double *J, const double *WJ, const int *jq, con
     const int dq = b->dq, dp = b->dp;                                                                          \
     if (b->nterm == 1)                                                                                         \
       ASSEMBLE_BLOCK(REAL, 1);                                                                                 \
+    else if (b->nterm == 2)                                                                                    \
+      ASSEMBLE_BLOCK(REAL, 2);                                                                                 \
     else                                                                                                       \
-      ASSEMBLE_BLOCK(REAL, b->nterm);                                                                          \
+      ASSEMBLE_BLOCK(REAL, 0);                                                                                 \
   }
 
 static void assemble_d(const rt__assembly *a, const double *J, const double *WJ, double epsilon, double *work) {
