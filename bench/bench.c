@@ -7,7 +7,12 @@
  * Writes the Markdown and JSON reports and README.md's excerpt.
  *
  *   bench [--runs N] [--batches N] [--batch-ms X] [--quick] [--no-series]
- *         [--md FILE] [--json FILE] [--readme FILE] [--revision TEXT] [MECH.lua...]
+ *         [--md FILE] [--json FILE] [--readme FILE] [--revision TEXT]
+ *         [--step-only] [MECH.lua...]
+ *
+ * --step-only measures only the full step (fullstep.c) of the samples, or
+ * of the mechanism files given (then only those), prints its table and the
+ * step targets, and writes no report: a quick loop for work on the stepper.
  *
  * Mechanism files on the command line are measured after the samples of
  * the registry; those make did not compile run without unrolled code. */
@@ -36,7 +41,8 @@ typedef struct options {
 
 static void usage(FILE *f) {
   fputs("usage: bench [--runs N] [--batches N] [--batch-ms X] [--quick] [--no-series]\n"
-        "             [--md FILE] [--json FILE] [--readme FILE] [--revision TEXT] [MECH.lua...]\n",
+        "             [--md FILE] [--json FILE] [--readme FILE] [--revision TEXT]\n"
+        "             [--step-only] [MECH.lua...]\n",
         f);
 }
 
@@ -61,6 +67,8 @@ static int parse(int argc, char **argv, options *o) {
       o->cfg.batches = 7;
     } else if (strcmp(a, "--no-series") == 0)
       o->series = 0;
+    else if (strcmp(a, "--step-only") == 0)
+      o->cfg.step_only = 1;
     else if (strcmp(a, "--md") == 0 && has)
       o->md = argv[++i];
     else if (strcmp(a, "--json") == 0 && has)
@@ -166,6 +174,31 @@ static int listed(const char **paths, int n, const char *p) {
   return 0;
 }
 
+/* bench --step-only: the full step of the samples (or of the files given). */
+static int step_only(const options *o, br_report *r) {
+  int n = 0;
+  while (bench_entries[n].mech) n++;
+  const char **paths = calloc((size_t)(n + o->nextra + 1), sizeof *paths);
+  r->mech = calloc((size_t)(n + o->nextra + 1), sizeof *r->mech);
+  if (!paths || !r->mech) abort();
+  int np = 0;
+  for (int i = 0; i < o->nextra; i++)
+    if (!listed(paths, np, o->extra[i])) paths[np++] = o->extra[i];
+  for (int i = 0; i < n && o->nextra == 0; i++)
+    if (!bench_entries[i].series && !listed(paths, np, bench_entries[i].mech)) paths[np++] = bench_entries[i].mech;
+  int failed = 0;
+  for (int i = 0; i < np; i++) failed |= sm_measure(paths[i], NULL, 0, &o->cfg, &r->mech[r->nmech++]) != 0;
+  printf("\n");
+  br_write_full_step(stdout, r);
+  br_target t[64];
+  const int nt = br_targets(r, t, 64);
+  for (int i = 0; i < nt; i++) /* the factor targets were not measured */
+    if (t[i].verdict != BR_NOT_MEASURED) printf("%-12s %s\n", br_verdict_name(t[i].verdict), t[i].text);
+  free(paths);
+  free(r->mech);
+  return failed ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
   one_blas_thread(argv);
   options o;
@@ -185,6 +218,7 @@ int main(int argc, char **argv) {
   if (r.avx2_flags[0])
     printf("bench: the programs' %s build: %s\n", r.avx2_flags,
            r.avx2_cpu ? "measured too" : "skipped (this CPU has no AVX2)");
+  if (o.cfg.step_only) return step_only(&o, &r);
   /* the peak: half the samples before, half after the rest */
   printf("bench: single-core peak ...\n");
   fflush(stdout);

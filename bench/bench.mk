@@ -4,6 +4,9 @@
 #   make bench                      the samples (mechanisms/*.lua) and the scaling series
 #   make bench MECHS="a.lua b.lua"  the same, plus these mechanism files
 #   make bench BENCH_ARGS=--quick   fewer runs and batches (see bench/bench.c)
+#   make bench-build && build/bench/bench --step-only [--quick] [MECH.lua...]
+#                                   the full step alone (fullstep.c), printed,
+#                                   no report written: seconds, not minutes
 #
 # Every benchmarked mechanism is compiled by ldlgen into build/bench/gen/
 # (unrolled, float and double; the series in double), each file compiled

@@ -15,6 +15,7 @@
 typedef struct ms_config {
   int runs, batches;
   double batch_s;
+  int step_only; /* sm_measure: the full step only (bench --step-only) */
 } ms_config;
 
 /* Measures bm[0 .. m->nmethod-1] (those with m->method[k].ok) and fills

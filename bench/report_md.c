@@ -349,7 +349,7 @@ static void write_series(FILE *f, const br_report *r) {
 }
 
 /* The full-step table (fullstep.c). */
-static void write_full_step(FILE *f, const br_report *r) {
+void br_write_full_step(FILE *f, const br_report *r) {
   fputs("## Full step\n\nAssembly + factor + N-1 PGS iterations + block Gauss-Seidel step, against N PGS "
         "iterations alone (N = 10), single-threaded and with the factorization on a second thread.\n\n"
         "| sample | N | LDL-PGS 1 thread µs | LDL-PGS 2 threads µs | PGS µs | 2 threads / PGS |\n"
@@ -385,5 +385,5 @@ void br_write_md(FILE *f, const br_report *r) {
   write_peak(f, r);
   write_ldlgen(f, r);
   write_series(f, r);
-  write_full_step(f, r);
+  br_write_full_step(f, r);
 }

@@ -124,7 +124,7 @@ int sm_measure(const char *path, const char *series, int param, const ms_config 
   out->param = param;
   out->ud = out->uf = out->ud_avx2 = out->uf_avx2 = out->fastest_lib = -1;
   snprintf(out->name, sizeof out->name, "%s", path);
-  if (time_symbolic(path, out) != 0) {
+  if (!cfg->step_only && time_symbolic(path, out) != 0) {
     fail(out, "the mechanism does not load or compile");
     return -1;
   }
@@ -181,6 +181,13 @@ int sm_measure(const char *path, const char *series, int param, const ms_config 
       c->compile_avx2_s = entry[k]->compile_avx2_s;
       c->text_avx2 = entry[k]->text_avx2;
     }
+  }
+
+  if (cfg->step_only) { /* bench --step-only: the full step on the double program */
+    if (series == NULL && fs_measure(&m, prog[0], 10, cfg, &out->step) != 0)
+      fprintf(stderr, "bench: %s: the full step could not be measured\n", out->name);
+    arena_free(&a);
+    return 0;
   }
 
   /* H~ at the initial pose, in double, and the right-hand side */

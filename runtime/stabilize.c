@@ -41,7 +41,7 @@ void rt__stabilize(rt_world *w) {
   }
   rt__solver_masses(w);
   rt__row_masses(w, 0, w->dim);
-  rt_assemble(p, r->J, w->inv_mass, w->inv_inertia, w->set.epsilon, w->work);
+  rt__assemble_rows(p, &w->assembly, r->J, r->WJ, w->set.epsilon, w->work);
   if (rt_program_factor(p, w->work, w->temp) != -1) return;
   rt__block_solve(w, w->r);
   memset(w->shift, 0, 6 * sizeof *w->shift * (size_t)w->nsbody);

@@ -219,7 +219,7 @@ static void limit_row(rt_world *w, int row, double q, double lower, double upper
   const double sign = at_lower ? 1.0 : -1.0;           /* rate away from the bound */
   const double rate = rt__row_velocity(r, row, w->vel);
   if (gap > 2.0 * dt * fabs(rate) + slop) {
-    r->a[row] = r->b[row] = RT_WORLD; /* no bodies: row_masses makes it inert */
+    r->a[row] = r->b[row] = RT_WORLD; /* no bodies: rt__row_masses makes it inert */
     r->lo[row] = r->hi[row] = 0.0;
     r->rhs[row] = 0.0;
     r->lambda[row] = 0.0;
@@ -315,8 +315,6 @@ rt_status rt_world_step_begin(rt_world *w) {
   rt__contact_rows(w);
   w->info.rows = w->rows.n;
   rt__row_masses(w, 0, w->rows.n);
-  if (use_block(w))
-    rt_assemble(w->prog, w->rows.J, w->inv_mass, w->inv_inertia, w->set.epsilon, w->work);
   /* warm start: last step's impulses, inside this step's bounds */
   rt__rows *r = &w->rows;
   for (int i = 0; i < r->n; i++) {
@@ -330,8 +328,12 @@ rt_status rt_world_step_begin(rt_world *w) {
   return RT_OK;
 }
 
+/* Assembly and factorization of H~: they read only J and W J^T of the
+ * equality rows, which the sweeps leave alone, so they can run beside
+ * rt_world_iterate. */
 void rt_world_factor(rt_world *w) {
   if (!use_block(w)) return;
+  rt__assemble_rows(w->prog, &w->assembly, w->rows.J, w->rows.WJ, w->set.epsilon, w->work);
   w->info.factor_status = rt_program_factor(w->prog, w->work, w->temp);
 }
 
@@ -374,10 +376,36 @@ rt_status rt_world_step_end(rt_world *w) {
   return RT_OK;
 }
 
+/* Handing the assembly and factorization to the thread costs a few
+ * microseconds however small they are: waking or signalling it, waiting
+ * for its result, and the workspace moving from its core's cache to this
+ * one's for the solve. Measured on the samples (2-vCPU VM, bench
+ * --step-only), the hand-off paid on multi_wheel, track and scissor_lift
+ * (28k-66k multiply-adds) and lost on buggy (6.5k), chain and
+ * elimination_example (under 1.5k). Work is counted in multiply-adds: the
+ * factorization's by the flop convention of DESIGN.md section 3, the
+ * assembly's 6 per entry and shared body. */
+#define RT__THREAD_MIN_MADDS 10000.0
+
+int rt__thread_pays(const rt_program *p, const rt__assembly *a) {
+  double madds = 0;
+  for (int piv = 0; piv < p->ncons; piv++) {
+    const double d = p->cons_degree[p->piv_cons[piv]], h = p->piv_height[piv];
+    madds += d * d * d / 6 + h * d * d + d * h * (h + 1) / 2;
+  }
+  for (int i = 0; i < a->nblock; i++) {
+    const rt__asm_block *b = &a->block[i];
+    madds += 6.0 * b->nterm * (b->node ? b->dq * (b->dq + 1) / 2 : b->dq * b->dp);
+  }
+  return madds >= RT__THREAD_MIN_MADDS;
+}
+
 rt_status rt_world_step(rt_world *w) {
+  const int threaded = w->set.threaded && use_block(w) && w->worker.running && w->thread_pays;
+  if (threaded) rt__worker_warm(w); /* a parked thread wakes while the rows are built */
   rt_status st = rt_world_step_begin(w);
   if (st != RT_OK) return st;
-  if (w->set.threaded && use_block(w) && w->worker.running) {
+  if (threaded) {
     rt__worker_kick(w);
     rt_world_iterate(w);
     rt__worker_wait(w);

@@ -1,24 +1,103 @@
 /* worker.c -- the world's factorization thread: rt_world_step hands it the
  * factorization of H~ and runs the PGS sweeps meanwhile (rt_world.h). One
- * thread per world, started once and parked on a condition variable between
- * steps, so a step creates no thread and allocates nothing. */
+ * thread per world, started once, so a step creates no thread and
+ * allocates nothing.
+ *
+ * The hand-off spins before it parks. A factorization takes microseconds,
+ * about as long as waking a thread parked on a condition variable (a futex
+ * wake-up through the scheduler; more on a virtual machine), so:
+ * - after a factorization the thread keeps watching for the next request
+ *   for up to RT__SPIN_NS, then parks on the condition variable (steps back
+ *   to back, or sub-steps of a frame, never wake it from the kernel; a
+ *   game stepping once a frame costs at most that much of a core per step);
+ * - rt_world_step_begin calls rt__worker_warm, which wakes a parked thread
+ *   before the rows and H~ are built, so the wake-up overlaps that work and
+ *   the thread is spinning by the time rt__worker_kick asks for the factor;
+ * - the request can be claimed by either thread: if the stepping thread
+ *   finishes its sweeps before the factorization thread took the request
+ *   (it was not scheduled: more busy threads than CPUs), it factors
+ *   itself rather than wait; so a step is never much slower than the
+ *   single-threaded one. Otherwise it waits for the result spinning, up to
+ *   RT__SPIN_NS, then on the condition variable.
+ * Every flag lives in an atomic; it changes under the mutex, so a thread
+ * that parks cannot miss a change (it re-reads the flag under the mutex
+ * before it waits). Signalling a condition variable nobody waits on costs
+ * no system call. */
+#define _POSIX_C_SOURCE 200809L
+#include <sched.h>
+#include <time.h>
+
 #include "world.h"
+
+#define RT__SPIN_NS 200000 /* 200 us */
+
+static void cpu_pause(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+static long long now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* Whether one of the flags (NULL: none) is set. */
+static int any(atomic_int *a, atomic_int *b, atomic_int *c) {
+  return atomic_load(a) || (b && atomic_load(b)) || (c && atomic_load(c));
+}
+
+/* Waits until one of the flags is set: spinning for at most RT__SPIN_NS,
+ * then parked on the condition variable, with *parked set meanwhile. */
+static void wait_flag(rt__worker *k, atomic_int *parked, atomic_int *a, atomic_int *b, atomic_int *c) {
+  long long t0 = 0;
+  for (unsigned i = 0;; i++) {
+    if (any(a, b, c)) return;
+    cpu_pause();
+    if ((i & 63) == 63) { /* now and then: */
+      sched_yield();        /* the other thread may need this CPU (more threads than CPUs) */
+      const long long t = now_ns();
+      if (t0 == 0)
+        t0 = t;
+      else if (t - t0 > RT__SPIN_NS)
+        break;
+    }
+  }
+  pthread_mutex_lock(&k->mu);
+  atomic_store(parked, 1);
+  while (!any(a, b, c)) pthread_cond_wait(&k->cv, &k->mu);
+  atomic_store(parked, 0);
+  pthread_mutex_unlock(&k->mu);
+}
+
+/* Sets a flag under the mutex and wakes whoever is parked. */
+static void set_flag(rt__worker *k, atomic_int *f) {
+  pthread_mutex_lock(&k->mu);
+  atomic_store(f, 1);
+  pthread_cond_broadcast(&k->cv);
+  pthread_mutex_unlock(&k->mu);
+}
+
+/* Takes the posted request, if nobody took it yet. */
+static int claim(rt__worker *k) {
+  int posted = 1;
+  return atomic_compare_exchange_strong(&k->pending, &posted, 0);
+}
 
 static void *worker_main(void *arg) {
   rt_world *w = arg;
   rt__worker *k = &w->worker;
-  pthread_mutex_lock(&k->mu);
   for (;;) {
-    while (!k->pending && !k->quit) pthread_cond_wait(&k->cv, &k->mu);
-    if (k->quit) break;
-    k->pending = 0;
-    pthread_mutex_unlock(&k->mu);
+    wait_flag(k, &k->parked, &k->pending, &k->quit, &k->warm);
+    if (atomic_load(&k->quit)) break;
+    atomic_store(&k->warm, 0); /* woken ahead of a request: spin for it */
+    if (!claim(k)) continue;   /* none, or the stepping thread took it */
     rt_world_factor(w);
-    pthread_mutex_lock(&k->mu);
-    k->done = 1;
-    pthread_cond_broadcast(&k->cv);
+    set_flag(k, &k->done);
   }
-  pthread_mutex_unlock(&k->mu);
   return NULL;
 }
 
@@ -30,7 +109,12 @@ int rt__worker_start(rt_world *w) {
     pthread_mutex_destroy(&k->mu);
     return -1;
   }
-  k->pending = k->done = k->quit = 0;
+  atomic_init(&k->pending, 0);
+  atomic_init(&k->done, 0);
+  atomic_init(&k->quit, 0);
+  atomic_init(&k->parked, 0);
+  atomic_init(&k->warm, 0);
+  atomic_init(&k->waiting, 0);
   if (pthread_create(&k->thread, NULL, worker_main, w) != 0) {
     pthread_cond_destroy(&k->cv);
     pthread_mutex_destroy(&k->mu);
@@ -43,28 +127,29 @@ int rt__worker_start(rt_world *w) {
 void rt__worker_stop(rt_world *w) {
   rt__worker *k = &w->worker;
   if (!k->running) return;
-  pthread_mutex_lock(&k->mu);
-  k->quit = 1;
-  pthread_cond_broadcast(&k->cv);
-  pthread_mutex_unlock(&k->mu);
+  set_flag(k, &k->quit);
   pthread_join(k->thread, NULL);
   pthread_cond_destroy(&k->cv);
   pthread_mutex_destroy(&k->mu);
   k->running = 0;
 }
 
+void rt__worker_warm(rt_world *w) {
+  rt__worker *k = &w->worker;
+  if (k->running && atomic_load(&k->parked)) set_flag(k, &k->warm);
+}
+
 void rt__worker_kick(rt_world *w) {
   rt__worker *k = &w->worker;
-  pthread_mutex_lock(&k->mu);
-  k->pending = 1;
-  k->done = 0;
-  pthread_cond_broadcast(&k->cv);
-  pthread_mutex_unlock(&k->mu);
+  atomic_store(&k->done, 0); /* no factorization is under way: nobody else writes it now */
+  set_flag(k, &k->pending);
 }
 
 void rt__worker_wait(rt_world *w) {
   rt__worker *k = &w->worker;
-  pthread_mutex_lock(&k->mu);
-  while (!k->done) pthread_cond_wait(&k->cv, &k->mu);
-  pthread_mutex_unlock(&k->mu);
+  if (claim(k)) { /* the thread has not started: factor here */
+    rt_world_factor(w);
+    return;
+  }
+  wait_flag(k, &k->waiting, &k->done, NULL, NULL);
 }

@@ -251,7 +251,18 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
   w->work = alloc((size_t)prog->work_size, scalar, &nomem);
   w->temp = alloc((size_t)prog->temp_size, scalar, &nomem);
   w->x = alloc((size_t)w->dim, scalar, &nomem);
+  const size_t nasm = (size_t)prog->ncons + (size_t)prog->nblk;
+  w->assembly.block = alloc(nasm, sizeof *w->assembly.block, &nomem);
+  w->assembly.zero_off = alloc(nasm + 1, sizeof(int), &nomem);
+  w->assembly.zero_len = alloc(nasm + 1, sizeof(int), &nomem);
+  unsigned char *fixed_sbody = alloc((size_t)prog->nsbody, 1, &nomem);
+  if (!nomem) {
+    for (int sb = 0; sb < prog->nsbody; sb++) fixed_sbody[sb] = desc->bodies[prog->sbody_body[sb]].fixed != 0;
+    nomem = rt__assembly_plan(prog, fixed_sbody, &w->assembly) != 0;
+  }
+  free(fixed_sbody);
   if (nomem) goto nomem;
+  w->thread_pays = rt__thread_pays(prog, &w->assembly);
 
   memcpy(w->body, desc->bodies, sizeof *w->body * (size_t)w->nbody);
   for (int i = 0; i < w->nbody; i++) {
@@ -292,7 +303,8 @@ void rt_world_destroy(rt_world *w) {
                   w->inv_mass,  w->inv_inertia, w->vel, r->a,      r->b,     r->J,         r->WJ,
                   r->rhs,       r->inv_diag, r->lambda, r->lo,     r->hi,    w->c,         w->r,
                   w->work,      w->temp,     w->x,      r->normal, r->mu,    w->contact,   w->prev,
-                  w->prev_lambda, w->drive_rate, w->shift, w->eq_joint, w->pose_before};
+                  w->prev_lambda, w->drive_rate, w->shift, w->eq_joint, w->pose_before, w->assembly.block,
+                  w->assembly.zero_off, w->assembly.zero_len};
   for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
   free(w);
 }

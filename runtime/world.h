@@ -5,6 +5,7 @@
 #define LDLPGS_RUNTIME_WORLD_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "rt_world.h"
 
@@ -25,14 +26,37 @@ typedef struct rt__rows {
   double *mu;        /* friction rows: bound mu * lambda[normal] */
 } rt__rows;
 
+/* Assembly of H~ from the rows (assemble.c): one entry per node block and
+ * per edge block that is not fill-in, and the runs of the workspace that no
+ * block writes. A block (q, p) sums, for each of its nterm shared bodies,
+ * J rows of q (from J + jq[t]) against W J^T rows of p (from WJ + wp[t]). */
+typedef struct rt__asm_block {
+  int dst;        /* workspace offset */
+  int dq, dp;     /* rows, columns */
+  int node;       /* a node block: lower triangle mirrored, regularized */
+  int nterm;
+  int jq[2], wp[2];
+} rt__asm_block;
+
+typedef struct rt__assembly {
+  int nblock, nzero;
+  rt__asm_block *block; /* ncons + nblk */
+  int *zero_off, *zero_len; /* ncons + nblk + 1 */
+} rt__assembly;
+
+/* The factorization thread (worker.c). The flags change under mu and are
+ * read without it while spinning. */
 typedef struct rt__worker {
   int running;
   pthread_t thread;
   pthread_mutex_t mu;
   pthread_cond_t cv;
-  int pending; /* a factorization was asked for */
-  int done;    /* and has finished */
-  int quit;
+  atomic_int pending; /* a factorization was asked for and nobody took it */
+  atomic_int done;    /* the thread took it and has finished */
+  atomic_int quit;
+  atomic_int parked;  /* the thread waits on cv */
+  atomic_int warm;    /* wake up and spin: a request is coming */
+  atomic_int waiting; /* the stepping thread waits on cv for done */
 } rt__worker;
 
 struct rt_world {
@@ -64,6 +88,8 @@ struct rt_world {
   rt_contact *contact, *prev;
   double *prev_lambda;
   /* factorization (program precision) */
+  rt__assembly assembly;
+  int thread_pays;         /* assembly + factor worth a hand-off (step.c) */
   void *work, *temp, *x;
   double *r;
   double *shift;           /* 6 per solver body: post-stabilization's move */
@@ -109,6 +135,18 @@ void rt__block_solve(rt_world *w, double *x);
  * the equality joints meet at the new poses (post-stabilization). */
 void rt__stabilize(rt_world *w);
 
+/* assemble.c: the plan of p's assembly (a's arrays allocated by the
+ * caller; fixed_sbody[b] = 1 for a fixed solver body); 0, or -1 if out of
+ * memory. Then H~ from the rows' J and W J^T into work, the same bits as
+ * rt_assemble. */
+int rt__assembly_plan(const rt_program *p, const unsigned char *fixed_sbody, rt__assembly *a);
+void rt__assemble_rows(const rt_program *p, const rt__assembly *a, const double *J, const double *WJ, double epsilon,
+                       void *work);
+
+/* step.c: whether assembling and factoring p's H~ (with the plan a) is
+ * enough work to hand to the thread. */
+int rt__thread_pays(const rt_program *p, const rt__assembly *a);
+
 /* contact.c: the rows of the current contacts (after the fixed rows),
  * warm-started from the last step's matching contacts; and saving the
  * impulses for the next step. */
@@ -121,6 +159,8 @@ int rt__row_body(const rt_world *w, int body);
 /* worker.c */
 int rt__worker_start(rt_world *w);
 void rt__worker_stop(rt_world *w);
+/* Wakes a parked thread ahead of rt__worker_kick (cheap if it spins). */
+void rt__worker_warm(rt_world *w);
 void rt__worker_kick(rt_world *w);
 void rt__worker_wait(rt_world *w);
 

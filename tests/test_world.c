@@ -13,7 +13,8 @@
  * - determinism of the execution variants: the factorization thread, the
  *   split entry points (begin / factor / iterate / end) and rt_world_step
  *   give bitwise identical states; the block step before the last sweep
- *   runs stably;
+ *   runs stably; the world's planned assembly of H~ (from the rows' W J^T)
+ *   writes rt_assemble's bits, in float and double, with fixed bodies;
  * - physics: a pendulum's energy, a free tumbling body's angular momentum
  *   and energy, a welded body at rest;
  * - robustness: non-finite velocities, poses and forces are refused without
@@ -44,6 +45,7 @@
 #include "rt_world.h"
 #include "rtprog.h"
 #include "simrun.h"
+#include "../runtime/world.h" /* the world's assembly against rt_assemble */
 
 /*---- helpers ---------------------------------------------------------------------*/
 
@@ -653,6 +655,59 @@ static void test_split_api_matches_step(void **state) {
   sim_free(&s);
 }
 
+/* The world assembles H~ from a plan made at creation and the rows' W J^T
+ * (runtime/assemble.c); every bit of its workspace must be rt_assemble's on
+ * the same J, on every sample, in float and double, over steps that move the
+ * poses, and with a fixed body (its terms are left out). */
+static void test_world_assembly_matches_rt_assemble(void **state) {
+  (void)state;
+  static const char *const files[] = {"mechanisms/buggy.lua",         "mechanisms/chain.lua",
+                                      "mechanisms/elimination_example.lua", "mechanisms/multi_wheel.lua",
+                                      "mechanisms/scissor_lift.lua",  "mechanisms/track.lua",
+                                      "tests/data/double_pendulum.lua", NULL};
+  static const char fixed_base[] =
+      "local m = { name = 'fixed_base', bodies = {}, constraints = {} }\n"
+      "m.bodies[1] = { name = 'base', mass = 1, box = { 1, 1, 0.1 }, pos = { 0, 0, 0 }, fixed = true }\n"
+      "m.bodies[2] = { name = 'arm', mass = 2, box = { 0.1, 0.1, 1 }, pos = { 0.3, 0, 0.5 } }\n"
+      "m.bodies[3] = { name = 'hand', mass = 1, box = { 0.1, 0.1, 0.4 }, pos = { 0.3, 0, 1.2 } }\n"
+      "m.constraints[1] = { name = 'hip', type = 'hinge', a = 'base', b = 'arm', anchor = { 0.3, 0, 0 }, axis = { 0, 1, 0 } }\n"
+      "m.constraints[2] = { name = 'rod', type = 'rod', a = 'base', b = 'hand', anchor_a = { 0, 0, 0 }, anchor_b = { 0.3, 0, 1.2 } }\n"
+      "m.constraints[3] = { name = 'wrist', type = 'ball', a = 'arm', b = 'hand', anchor = { 0.3, 0, 1 } }\n"
+      "return m\n";
+  for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) { /* NULL: fixed_base */
+    for (int prec = 0; prec < 2; prec++) {
+      sim s;
+      if (files[f])
+        sim_load(&s, files[f], NULL);
+      else
+        sim_load(&s, "fixed_base.lua", fixed_base);
+      sim_build(&s, PROGRAM_SHATTER_FROM_MECH, prec ? RT_DOUBLE : RT_FLOAT);
+      rt_settings set = s.set;
+      set.epsilon = 1e-3; /* the regularized diagonal must match too */
+      rt_world *w = sim_world(&s, &set);
+      const size_t bytes = (prec ? sizeof(double) : sizeof(float)) * (size_t)s.rp.work_size;
+      unsigned char *mine = malloc(bytes + 1), *ref = malloc(bytes + 1);
+      assert_non_null(mine);
+      assert_non_null(ref);
+      for (int k = 0; k < 12; k++) {
+        feed_ground(w, &s.m);
+        assert_int_equal(rt_world_step_begin(w), RT_OK);
+        memset(mine, 0xa5, bytes); /* stale values must be overwritten */
+        rt__assemble_rows(&s.rp, &w->assembly, w->rows.J, w->rows.WJ, set.epsilon, mine);
+        rt_assemble(&s.rp, w->rows.J, w->inv_mass, w->inv_inertia, set.epsilon, ref);
+        if (memcmp(mine, ref, bytes) != 0) fail_msg("%s (%s), step %d: assembly differs", s.m.name, prec ? "double" : "float", k);
+        rt_world_factor(w);
+        rt_world_iterate(w);
+        assert_int_equal(rt_world_step_end(w), RT_OK);
+      }
+      free(mine);
+      free(ref);
+      rt_world_destroy(w);
+      sim_free(&s);
+    }
+  }
+}
+
 /* The block step before the last sweep (RT_BLOCK_BEFORE_LAST): on the
  * chain (equality rows only) as accurate as the block step last; on the
  * scissor lift stable but much less accurate (measured: max 5 cm in 3 s,
@@ -1206,6 +1261,7 @@ int main(void) {
       cmocka_unit_test(test_multi_wheel_tumbling_shattered_like_unshattered),
       cmocka_unit_test(test_threaded_matches_single_threaded),
       cmocka_unit_test(test_split_api_matches_step),
+      cmocka_unit_test(test_world_assembly_matches_rt_assemble),
       cmocka_unit_test(test_block_before_last_stable),
       cmocka_unit_test(test_pendulum_conserves_energy),
       cmocka_unit_test(test_free_body_conserves_momentum),

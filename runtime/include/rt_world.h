@@ -15,10 +15,11 @@
  *   2. every solver body (a shard of a shattered body: rt.h) takes its
  *      body's velocity; constraint rows are evaluated at the current poses:
  *      equality rows with the bias R = -(beta/dt) c, motor rows with their
- *      target velocity; H~ = J W J^T + epsilon diag(J W J^T) is assembled;
+ *      target velocity;
  *   3. warm start: the impulses of the previous step are applied;
- *   4. LDL-PGS: the factorization of H~ (rt_world_factor; on a second thread
- *      when the settings ask for it) runs while PGS sweeps 1..N-1 run, then
+ *   4. LDL-PGS: the assembly of H~ = J W J^T + epsilon diag(J W J^T) and its
+ *      factorization (rt_world_factor; on a second thread when the settings
+ *      ask for it) run while PGS sweeps 1..N-1 run, then
  *      one block GS step on the equality rows; or, with RT_BLOCK_BEFORE_LAST,
  *      N-2 sweeps, the block step, one last sweep. PGS: N sweeps.
  *   5. every body takes the momentum-weighted mean of its shards' velocities
@@ -106,7 +107,14 @@ typedef struct rt_settings {
   double epsilon;        /* regularization of H (and of PGS diagonals), >= 0 */
   rt_solver solver;
   rt_block_at block_at;
-  int threaded;          /* 1: rt_world_step factors on the world's own thread */
+  int threaded;          /* 1: rt_world_step assembles and factors H~ on the
+                            world's own thread; the thread spins up to 200 us
+                            for the next step before it sleeps, and the
+                            stepping thread factors itself if the thread has
+                            not started by the end of the sweeps (worker.c);
+                            a mechanism whose assembly and factorization
+                            are under 10k multiply-adds is stepped on one
+                            thread (the hand-off would cost more: step.c) */
   int max_contacts;      /* capacity for contacts; read at creation only */
   double restitution;    /* of contacts, in [0, 1]; default 0 (off) */
   double contact_slop;   /* penetration left uncorrected (m), >= 0 */
@@ -153,8 +161,9 @@ rt_status rt_world_set_settings(rt_world *w, const rt_settings *s);
 rt_status rt_world_step(rt_world *w);
 
 /* The same step in parts, for a job system:
- *   rt_world_step_begin(w);           forces, rows, assembly of H~
- *   rt_world_factor(w);               \  may run concurrently
+ *   rt_world_step_begin(w);           forces, rows, warm start
+ *   rt_world_factor(w);               \  may run concurrently (factor:
+ *                                         assembly and factorization of H~)
  *   rt_world_iterate(w);              /
  *   rt_world_step_end(w);             block step, last sweep, integration
  * rt_world_factor does nothing under RT_SOLVER_PGS. If begin fails, do not
