@@ -21,6 +21,7 @@
 #include <lauxlib.h>
 #include <lua.h>
 
+#include "rt_world.h"
 #include "sandbox.h"
 
 #define NAME_MAX_LEN 64
@@ -438,8 +439,9 @@ static void read_settings(const tbl *top) {
     range_error(&t, "friction", ">= 0", s->friction);
   get_bool(&t, "collide", &s->collide);
   get_bool(&t, "stabilize", &s->stabilize);
-  if (get_int(&t, "max_contacts", 1, &s->max_contacts) > 0 && s->max_contacts > 1000000)
-    range_error(&t, "max_contacts", "at most 1000000", s->max_contacts);
+  if (get_int(&t, "max_contacts", 1, &s->max_contacts) > 0 && s->max_contacts > RT_MAX_CONTACTS)
+    err(ld, t.line, "%s: field 'max_contacts' must be at most %d (got %s)", t.what, RT_MAX_CONTACTS,
+        num(ld, s->max_contacts));
   get_string(&t, "probe", &ld->probe);
   ld->probe_line = t.line;
   lua_pop(L, 1);

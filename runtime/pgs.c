@@ -50,29 +50,8 @@ void rt__rows_apply(const rt__rows *r, int first, int last, const double *dl, do
     if (dl[i] != 0.0) row_axpy(r->WJ + 12 * (size_t)i, dl[i], body_vel(vel, r->a[i]), body_vel(vel, r->b[i]));
 }
 
-/* delta = H~^-1 (R - J V) on the equality rows; lambda += delta;
- * V += W J^T delta. The right-hand side and solution pass through the
- * program's precision: in double the solve works in place on the residual,
- * in float on its rounding. */
-void rt__block_step(rt_world *w) {
-  rt__rows *r = &w->rows;
-  const int n = w->dim;
-  double *res = w->r;
-  if (w->prog->precision == RT_FLOAT) {
-    float *x = w->x;
-    for (int i = 0; i < n; i++) x[i] = (float)(r->rhs[i] - rt__row_velocity(r, i, w->vel));
-    rt_program_solve(w->prog, w->work, x);
-    for (int i = 0; i < n; i++) res[i] = x[i];
-  } else {
-    for (int i = 0; i < n; i++) res[i] = r->rhs[i] - rt__row_velocity(r, i, w->vel);
-    rt_program_solve(w->prog, w->work, res);
-  }
-  for (int i = 0; i < n; i++) {
-    r->lambda[i] += res[i];
-    if (res[i] != 0.0) row_axpy(r->WJ + 12 * (size_t)i, res[i], body_vel(w->vel, r->a[i]), body_vel(w->vel, r->b[i]));
-  }
-}
-
+/* x = H~^-1 x through the program's precision: in double in place, in float
+ * on its rounding. */
 void rt__block_solve(rt_world *w, double *v) {
   if (w->prog->precision == RT_FLOAT) {
     float *x = w->x;
@@ -81,5 +60,19 @@ void rt__block_solve(rt_world *w, double *v) {
     for (int i = 0; i < w->dim; i++) v[i] = x[i];
   } else {
     rt_program_solve(w->prog, w->work, v);
+  }
+}
+
+/* delta = H~^-1 (R - J V) on the equality rows; lambda += delta;
+ * V += W J^T delta. */
+void rt__block_step(rt_world *w) {
+  rt__rows *r = &w->rows;
+  const int n = w->dim;
+  double *res = w->r;
+  for (int i = 0; i < n; i++) res[i] = r->rhs[i] - rt__row_velocity(r, i, w->vel);
+  rt__block_solve(w, res);
+  for (int i = 0; i < n; i++) {
+    r->lambda[i] += res[i];
+    if (res[i] != 0.0) row_axpy(r->WJ + 12 * (size_t)i, res[i], body_vel(w->vel, r->a[i]), body_vel(w->vel, r->b[i]));
   }
 }

@@ -15,13 +15,14 @@
 #include "rtmath.h"
 #include "world.h"
 
-/* Largest |c| over the equality rows at the current poses, into w->c. */
-static double max_error(rt_world *w) {
+/* Largest |c| over the equality rows at the current poses, with c into
+ * w->c and, if J is not NULL, the rows into J. */
+static double max_error(rt_world *w, double *J) {
   const rt_program *p = w->prog;
   double e = 0.0;
   for (int c = 0; c < p->ncons; c++) {
     const int row = p->cons_row[c];
-    rt__cons_eval(w, c, w->c + row, NULL);
+    rt__cons_eval(w, c, w->c + row, J ? J + 12 * (size_t)row : NULL);
     for (int k = 0; k < p->cons_degree[c]; k++) e = fmax(e, fabs(w->c[row + k]));
   }
   return e;
@@ -30,15 +31,8 @@ static double max_error(rt_world *w) {
 void rt__stabilize(rt_world *w) {
   const rt_program *p = w->prog;
   rt__rows *r = &w->rows;
-  double before = 0.0;
-  for (int c = 0; c < p->ncons; c++) {
-    const int row = p->cons_row[c];
-    rt__cons_eval(w, c, w->c + row, r->J + 12 * (size_t)row);
-    for (int k = 0; k < p->cons_degree[c]; k++) {
-      w->r[row + k] = -w->c[row + k];
-      before = fmax(before, fabs(w->c[row + k]));
-    }
-  }
+  const double before = max_error(w, r->J);
+  for (int i = 0; i < w->dim; i++) w->r[i] = -w->c[i];
   rt__solver_masses(w);
   rt__row_masses(w, 0, w->dim);
   rt__assemble_rows(p, &w->assembly, r->J, r->WJ, w->set.epsilon, w->work);
@@ -62,6 +56,6 @@ void rt__stabilize(rt_world *w) {
     for (int j = 0; j < 4; j++) b->pose.q[j] += 0.5 * dq[j];
     rt__q_normalize(b->pose.q);
   }
-  if (!(max_error(w) <= before))
+  if (!(max_error(w, NULL) <= before))
     for (int i = 0; i < w->nbody; i++) w->body[i].pose = w->pose_before[i];
 }

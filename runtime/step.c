@@ -148,7 +148,6 @@ static void drive_rods(rt_world *w) {
 
 /*---- rows ----------------------------------------------------------------------*/
 
-
 /* A side of a row: no solver body if it is the world or fixed. */
 static int dynamic(const rt_world *w, int sbody) {
   return sbody == RT_WORLD || w->body[w->prog->sbody_body[sbody]].fixed ? RT_WORLD : sbody;

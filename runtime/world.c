@@ -45,7 +45,7 @@ int rt__settings_valid(const rt_settings *s) {
          s->beta <= 1 && isfinite(s->epsilon) && s->epsilon >= 0 &&
          (s->solver == RT_SOLVER_PGS || s->solver == RT_SOLVER_LDLPGS) &&
          (s->block_at == RT_BLOCK_LAST || s->block_at == RT_BLOCK_BEFORE_LAST) && s->max_contacts >= 0 &&
-         s->max_contacts <= 1000000 && s->restitution >= 0 && s->restitution <= 1 && isfinite(s->contact_slop) &&
+         s->max_contacts <= RT_MAX_CONTACTS && s->restitution >= 0 && s->restitution <= 1 && isfinite(s->contact_slop) &&
          s->contact_slop >= 0 && (s->stabilize == 0 || s->stabilize == 1);
 }
 

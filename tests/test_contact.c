@@ -59,15 +59,24 @@ static void sim_close(sim *s) {
   arena_free(&s->a);
 }
 
-/* One step with ground contacts, as simrun feeds them. */
-static void step_on_ground(sim *s) {
-  rt_contact c[64];
+/* One step with the contacts simrun feeds in: the ground's, and with
+ * settings.collide the body-body ones; c has room for cap. */
+static void step_with_contacts(sim *s, rt_contact *c, int cap) {
   const mech_settings *ms = &s->m.settings;
-  int n = rt_world_ground_contacts(s->w, ms->ground_height, ms->ground_friction >= 0 ? ms->ground_friction : ms->friction,
-                                   SIMRUN_CONTACT_MARGIN, c, 64);
-  assert_true(n <= 64);
+  int n = 0;
+  if (ms->has_ground)
+    n = rt_world_ground_contacts(s->w, ms->ground_height, ms->ground_friction >= 0 ? ms->ground_friction : ms->friction,
+                                 SIMRUN_CONTACT_MARGIN, c, cap);
+  assert_true(n <= cap);
+  if (ms->collide) n += rt_world_body_contacts(s->w, SIMRUN_CONTACT_MARGIN, c + n, cap - n);
+  assert_true(n <= cap);
   assert_int_equal(rt_world_set_contacts(s->w, c, n), RT_OK);
   assert_int_equal(rt_world_step(s->w), RT_OK);
+}
+
+static void step_on_ground(sim *s) {
+  rt_contact c[64];
+  step_with_contacts(s, c, 64);
 }
 
 /*---- friction on a slope ---------------------------------------------------------*/
@@ -265,20 +274,6 @@ static void test_body_contacts_of_sphere_and_wheel_on_box(void **state) {
   assert_int_equal(rt_world_body_contacts(s.w, 0.02, c, 1), 3);
   assert_int_equal(c[1].body_a, 0);
   sim_close(&s);
-}
-
-/* Steps with the contacts simrun feeds in: ground and body-body. */
-static void step_with_contacts(sim *s, rt_contact *c, int cap) {
-  const mech_settings *ms = &s->m.settings;
-  int n = 0;
-  if (ms->has_ground)
-    n = rt_world_ground_contacts(s->w, ms->ground_height, ms->ground_friction >= 0 ? ms->ground_friction : ms->friction,
-                                 SIMRUN_CONTACT_MARGIN, c, cap);
-  assert_true(n <= cap);
-  n += rt_world_body_contacts(s->w, SIMRUN_CONTACT_MARGIN, c + n, cap - n);
-  assert_true(n <= cap);
-  assert_int_equal(rt_world_set_contacts(s->w, c, n), RT_OK);
-  assert_int_equal(rt_world_step(s->w), RT_OK);
 }
 
 static void test_ball_and_wheel_come_to_rest_on_box(void **state) {

@@ -99,6 +99,9 @@ typedef enum rt_block_at {
   RT_BLOCK_BEFORE_LAST = 1 /* N-2 sweeps, the block step, one last sweep */
 } rt_block_at;
 
+/* The largest rt_settings.max_contacts. */
+#define RT_MAX_CONTACTS 1000000
+
 typedef struct rt_settings {
   double dt;             /* s, > 0 */
   double gravity[3];     /* m/s^2 */
