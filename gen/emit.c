@@ -43,7 +43,8 @@ int emit_valid_ident(const char *s) {
 /*---- plan -----------------------------------------------------------------------*/
 
 static const char *const kernel_prefix[EK_NKINDS] = {
-    [EK_FACTOR_NODE] = "factor_node", [EK_NODE_SOLVE] = "node_solve",     [EK_PANEL] = "panel",
+    [EK_FACTOR_NODE] = "factor_node",   [EK_NODE_FORWARD] = "node_forward", [EK_NODE_DIAG] = "node_diag",
+    [EK_NODE_BACKWARD] = "node_backward", [EK_PANEL] = "panel",
     [EK_REDUCE_TRI] = "reduce_tri",   [EK_REDUCE] = "reduce",             [EK_FORWARD] = "forward",
     [EK_BACKWARD_SET] = "backward_set", [EK_BACKWARD_ADD] = "backward_add", [EK_SUBTRACT] = "subtract",
 };
@@ -290,17 +291,33 @@ static int plan_factor(builder *b) {
   return 1;
 }
 
-/* Solve phases: pivots are appended whole to the current function while
- * it stays within the budget (a backward pivot's partial sums live in the
- * function's locals, so a pivot is never split). */
+/* A node kernel on pivot p's x (nothing for kernels that are empty at
+ * degree 1: a unit l). */
+static void add_node_op(builder *b, emit_kernel_kind kind, int p) {
+  const rt_program *r = b->prog;
+  int d = piv_degree(r, p);
+  if (d == 1 && kind != EK_NODE_DIAG) return;
+  emit_op *op = add_op(b, EO_NODE, p);
+  op->a = r->piv_node[p];
+  op->b = piv_row(r, p);
+  use_kernel(b, op, kind, 0, 0, d);
+}
+
+/* Solve phases (rt.h solve): forward, per pivot in order, its node's l^-1,
+ * its blocks' updates, its node's D^-1; backward, per pivot in reverse
+ * order, the sum over its blocks from the last (whose x is final
+ * earliest) to the first, its subtraction, and its node's l^-T. Pivots are
+ * appended whole to the current function while it stays within the
+ * budget (a backward pivot's partial sums live in the function's locals,
+ * so a pivot is never split). */
 static void plan_solve_phase(builder *b, emit_phase phase) {
   const rt_program *r = b->prog;
   int n = r->ncons, open = 0;
   for (int i = 0; i < n; i++) {
     int p = phase == EP_BACKWARD ? n - 1 - i : i;
     int d = piv_degree(r, p), nb = r->piv_blk_adr[p + 1] - r->piv_blk_adr[p];
-    int cost = phase == EP_DIAGONAL ? 1 : phase == EP_FORWARD ? nb : nb + 1;
-    if (nb == 0 && phase != EP_DIAGONAL) continue;
+    int cost = nb + (phase == EP_BACKWARD && nb > 0) + (d > 1) + (phase == EP_FORWARD);
+    if (cost == 0) continue;
     if (open && b->fns[b->nfn - 1].statements + cost > b->budget) {
       close_fn(b);
       open = 0;
@@ -312,16 +329,8 @@ static void plan_solve_phase(builder *b, emit_phase phase) {
     emit_fn *f = &b->fns[b->nfn - 1];
     f->last_pivot = p;
     f->statements += cost;
-    if (phase != EP_DIAGONAL) add_op(b, EO_SECTION, p);
-    if (phase == EP_DIAGONAL) {
-      emit_op *op = add_op(b, EO_DIAGONAL, p);
-      op->a = r->piv_node[p];
-      op->b = piv_row(r, p);
-      use_kernel(b, op, EK_NODE_SOLVE, 0, 0, d);
-      continue;
-    }
-    /* backward: the blocks from the last (whose x is final earliest) to
-     * the first (rt.h) */
+    add_op(b, EO_SECTION, p);
+    if (phase == EP_FORWARD) add_node_op(b, EK_NODE_FORWARD, p);
     int k0 = r->piv_blk_adr[p], k1 = r->piv_blk_adr[p + 1];
     for (int j = 0; j < k1 - k0; j++) {
       int k = phase == EP_FORWARD ? k0 + j : k1 - 1 - j;
@@ -334,11 +343,16 @@ static void plan_solve_phase(builder *b, emit_phase phase) {
       emit_kernel_kind kind = phase == EP_FORWARD ? EK_FORWARD : j == 0 ? EK_BACKWARD_SET : EK_BACKWARD_ADD;
       use_kernel(b, op, kind, dq, 0, d);
     }
-    if (phase == EP_BACKWARD) {
+    if (phase == EP_FORWARD) {
+      add_node_op(b, EK_NODE_DIAG, p);
+      continue;
+    }
+    if (nb > 0) {
       emit_op *op = add_op(b, EO_SUBTRACT, p);
       op->b = piv_row(r, p);
       use_kernel(b, op, EK_SUBTRACT, 0, 0, d);
     }
+    add_node_op(b, EK_NODE_BACKWARD, p);
   }
   if (open) close_fn(b);
 }
@@ -560,10 +574,10 @@ static void push_arrays(lua_State *L, const view *v) {
 
 static const char *const op_kind_name[EO_NKINDS] = {
     [EO_SECTION] = "section",   [EO_FACTOR_NODE] = "factor_node", [EO_PANEL] = "panel",
-    [EO_REDUCE] = "reduce",     [EO_FORWARD] = "forward",         [EO_DIAGONAL] = "diagonal",
+    [EO_REDUCE] = "reduce",     [EO_FORWARD] = "forward",         [EO_NODE] = "node",
     [EO_BACKWARD] = "backward", [EO_SUBTRACT] = "subtract",
 };
-static const char *const phase_name[EP_NPHASES] = {"factor", "forward", "diagonal", "backward"};
+static const char *const phase_name[EP_NPHASES] = {"factor", "forward", "backward"};
 
 /* The origin comment of an op: the block it writes or reads. */
 static void op_comment(const view *v, const emit_op *op, char *buf, size_t size) {
@@ -578,7 +592,7 @@ static void op_comment(const view *v, const emit_op *op, char *buf, size_t size)
   case EO_FACTOR_NODE: snprintf(buf, size, "N[%s] = l D l^T", piv_name(v, op->pivot)); break;
   case EO_FORWARD: snprintf(buf, size, "x[%s]", piv_name(v, op->row)); break;
   case EO_BACKWARD: snprintf(buf, size, "L[%s, %s]", piv_name(v, op->row), piv_name(v, op->pivot)); break;
-  case EO_DIAGONAL:
+  case EO_NODE:
   case EO_SUBTRACT: snprintf(buf, size, "x[%s]", piv_name(v, op->pivot)); break;
   case EO_PANEL:
     if (op->n == 1)

@@ -68,10 +68,12 @@ int emit_valid_ident(const char *s);
 
 typedef enum emit_kernel_kind {
   EK_FACTOR_NODE,  /* dense LDL^T of a d x d node block, 1/D (rt.h step 1)     (d) */
-  EK_NODE_SOLVE,   /* x = node_solve(N, v), d x d (solve, block diagonal)       (d) */
-  EK_PANEL,        /* n rows of E: E^T out, E = E N^-1 in place (step 2)        (m = lanes >= n, n, d) */
-  EK_REDUCE_TRI,   /* lower triangle of C (m x m) -= L E^T, L, E m x d (step 3) (m, d) */
-  EK_REDUCE,       /* C (m x n) -= L E^T, L m x d, E n x d (step 3)             (m, n, d) */
+  EK_NODE_FORWARD, /* x = l^-1 x with a factored d x d node block (solve)        (d) */
+  EK_NODE_DIAG,    /* x = D^-1 x with a factored d x d node block (solve)        (d) */
+  EK_NODE_BACKWARD,/* x = l^-T x with a factored d x d node block (solve)        (d) */
+  EK_PANEL,        /* n rows of E: Y^T out, E = Y D^-1 in place (step 2)        (m = lanes >= n, n, d) */
+  EK_REDUCE_TRI,   /* lower triangle of C (m x m) -= L Y^T, L, Y m x d (step 3) (m, d) */
+  EK_REDUCE,       /* C (m x n) -= L Y^T, L m x d, Y n x d (step 3)             (m, n, d) */
   EK_FORWARD,      /* xq (m) -= L xp, L m x d                                   (m, d) */
   EK_BACKWARD_SET, /* s (d) = L^T xq, L m x d, summed over r in order           (m, d) */
   EK_BACKWARD_ADD, /* s (d) = s + L^T xq, in order                              (m, d) */
@@ -92,11 +94,12 @@ typedef enum emit_op_kind {
   EO_PANEL,       /* kernel(w + a, t + rinv, w + b, t + c): N at a, its
                      reciprocals at temporary offset rinv, the panel's n rows of E at b
                      (the kernel's lanes may be more: idle),
-                     their columns of E^T at temporary offset c */
+                     their columns of Y^T at temporary offset c */
   EO_REDUCE,      /* kernel(w + a, w + b, t + c): target block at a, rows of L
-                     (the target's block row) at b, columns of E^T at c */
+                     (the target's block row) at b, columns of Y^T at c */
   EO_FORWARD,     /* kernel(w + a, x + b, x + c): L at a, x of the pivot at b, row block at c */
-  EO_DIAGONAL,    /* kernel(w + a, x + b, x + b) */
+  EO_NODE,        /* kernel(w + a, x + b): a node kernel (forward, diagonal,
+                     backward) of the pivot's node block at a, its x at b */
   EO_BACKWARD,    /* kernel(w + a, x + c, s) (set for the first block, add after) */
   EO_SUBTRACT,    /* kernel(x + b, s) */
   EO_NKINDS
@@ -114,7 +117,7 @@ typedef struct emit_op {
   int fill;        /* reductions: the target block is fill-in */
 } emit_op;
 
-typedef enum emit_phase { EP_FACTOR, EP_FORWARD, EP_DIAGONAL, EP_BACKWARD, EP_NPHASES } emit_phase;
+typedef enum emit_phase { EP_FACTOR, EP_FORWARD, EP_BACKWARD, EP_NPHASES } emit_phase;
 
 typedef struct emit_fn {
   emit_phase phase;

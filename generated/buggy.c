@@ -5,12 +5,12 @@
  * the program object buggy_program (declared in buggy.h; the
  * contract, the workspace layout and the reference arithmetic are in rt.h).
  * Each pivot's elimination is its own function factor_p<pivot>: the dense
- * LDL^T of its node block, its edge column turned into L = E N^-1 in panels
- * of rows (keeping E^T in the temporary), and one kernel call per block
- * pair of the reduction C -= L E^T (the RSI grouped by target block, whose
- * workspace offset is a literal). The kernels below are the reference
- * arithmetic of rt.h specialized by degree; vector lanes hold independent
- * results, so every instruction set gives the same bits.
+ * LDL^T of its node block, its edge column turned into L = E l^-T D^-1 in
+ * panels of rows (keeping Y = E l^-T, transposed, in the temporary), and one
+ * kernel call per block pair of the reduction C -= L Y^T (the RSI grouped by
+ * target block, whose workspace offset is a literal). The kernels below are
+ * the reference arithmetic of rt.h specialized by degree; vector lanes hold
+ * independent results, so every instruction set gives the same bits.
  *
  * Mechanism statistics
  *   bodies          8 (9 solver bodies: 1 shattered into 2 shards)
@@ -366,67 +366,69 @@ static int factor_node_6(scalar *restrict n, scalar *restrict rinv) {
   return 0;
 }
 
-/* x = N^-1 v for a factored 1 x 1 node block (rt.h node_solve); v and x
- * may be the same vector. */
-static void node_solve_1(const scalar *n, const scalar *v, scalar *x) {
-  const scalar y0 = v[0];
-  const scalar z0 = y0 / n[0];
-  const scalar x0 = z0;
-  x[0] = x0;
+/* x = l^-1 x for the unit lower l of a factored 5 x 5 node block (rt.h
+ * solve, forward). */
+static void node_forward_5(const scalar *restrict n, scalar *restrict x) {
+  x[1] = x[1] - n[5] * x[0];
+  x[2] = x[2] - n[10] * x[0] - n[11] * x[1];
+  x[3] = x[3] - n[15] * x[0] - n[16] * x[1] - n[17] * x[2];
+  x[4] = x[4] - n[20] * x[0] - n[21] * x[1] - n[22] * x[2] - n[23] * x[3];
 }
 
-/* x = N^-1 v for a factored 5 x 5 node block (rt.h node_solve); v and x
- * may be the same vector. */
-static void node_solve_5(const scalar *n, const scalar *v, scalar *x) {
-  const scalar y0 = v[0];
-  const scalar y1 = v[1] - n[5] * y0;
-  const scalar y2 = v[2] - n[10] * y0 - n[11] * y1;
-  const scalar y3 = v[3] - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const scalar y4 = v[4] - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  const scalar z0 = y0 / n[0];
-  const scalar z1 = y1 / n[6];
-  const scalar z2 = y2 / n[12];
-  const scalar z3 = y3 / n[18];
-  const scalar z4 = y4 / n[24];
-  const scalar x4 = z4;
-  const scalar x3 = z3 - n[23] * x4;
-  const scalar x2 = z2 - n[22] * x4 - n[17] * x3;
-  const scalar x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const scalar x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  x[0] = x0;
-  x[1] = x1;
-  x[2] = x2;
-  x[3] = x3;
-  x[4] = x4;
+/* x = l^-1 x for the unit lower l of a factored 6 x 6 node block (rt.h
+ * solve, forward). */
+static void node_forward_6(const scalar *restrict n, scalar *restrict x) {
+  x[1] = x[1] - n[6] * x[0];
+  x[2] = x[2] - n[12] * x[0] - n[13] * x[1];
+  x[3] = x[3] - n[18] * x[0] - n[19] * x[1] - n[20] * x[2];
+  x[4] = x[4] - n[24] * x[0] - n[25] * x[1] - n[26] * x[2] - n[27] * x[3];
+  x[5] = x[5] - n[30] * x[0] - n[31] * x[1] - n[32] * x[2] - n[33] * x[3] - n[34] * x[4];
 }
 
-/* x = N^-1 v for a factored 6 x 6 node block (rt.h node_solve); v and x
- * may be the same vector. */
-static void node_solve_6(const scalar *n, const scalar *v, scalar *x) {
-  const scalar y0 = v[0];
-  const scalar y1 = v[1] - n[6] * y0;
-  const scalar y2 = v[2] - n[12] * y0 - n[13] * y1;
-  const scalar y3 = v[3] - n[18] * y0 - n[19] * y1 - n[20] * y2;
-  const scalar y4 = v[4] - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
-  const scalar y5 = v[5] - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
-  const scalar z0 = y0 / n[0];
-  const scalar z1 = y1 / n[7];
-  const scalar z2 = y2 / n[14];
-  const scalar z3 = y3 / n[21];
-  const scalar z4 = y4 / n[28];
-  const scalar z5 = y5 / n[35];
-  const scalar x5 = z5;
-  const scalar x4 = z4 - n[34] * x5;
-  const scalar x3 = z3 - n[33] * x5 - n[27] * x4;
-  const scalar x2 = z2 - n[32] * x5 - n[26] * x4 - n[20] * x3;
-  const scalar x1 = z1 - n[31] * x5 - n[25] * x4 - n[19] * x3 - n[13] * x2;
-  const scalar x0 = z0 - n[30] * x5 - n[24] * x4 - n[18] * x3 - n[12] * x2 - n[6] * x1;
-  x[0] = x0;
-  x[1] = x1;
-  x[2] = x2;
-  x[3] = x3;
-  x[4] = x4;
-  x[5] = x5;
+/* x = D^-1 x for the diagonal D of a factored 1 x 1 node block (rt.h
+ * solve, forward). */
+static void node_diag_1(const scalar *restrict n, scalar *restrict x) {
+  x[0] = x[0] / n[0];
+}
+
+/* x = D^-1 x for the diagonal D of a factored 5 x 5 node block (rt.h
+ * solve, forward). */
+static void node_diag_5(const scalar *restrict n, scalar *restrict x) {
+  x[0] = x[0] / n[0];
+  x[1] = x[1] / n[6];
+  x[2] = x[2] / n[12];
+  x[3] = x[3] / n[18];
+  x[4] = x[4] / n[24];
+}
+
+/* x = D^-1 x for the diagonal D of a factored 6 x 6 node block (rt.h
+ * solve, forward). */
+static void node_diag_6(const scalar *restrict n, scalar *restrict x) {
+  x[0] = x[0] / n[0];
+  x[1] = x[1] / n[7];
+  x[2] = x[2] / n[14];
+  x[3] = x[3] / n[21];
+  x[4] = x[4] / n[28];
+  x[5] = x[5] / n[35];
+}
+
+/* x = l^-T x for the unit lower l of a factored 5 x 5 node block (rt.h
+ * solve, backward). */
+static void node_backward_5(const scalar *restrict n, scalar *restrict x) {
+  x[3] = x[3] - n[23] * x[4];
+  x[2] = x[2] - n[22] * x[4] - n[17] * x[3];
+  x[1] = x[1] - n[21] * x[4] - n[16] * x[3] - n[11] * x[2];
+  x[0] = x[0] - n[20] * x[4] - n[15] * x[3] - n[10] * x[2] - n[5] * x[1];
+}
+
+/* x = l^-T x for the unit lower l of a factored 6 x 6 node block (rt.h
+ * solve, backward). */
+static void node_backward_6(const scalar *restrict n, scalar *restrict x) {
+  x[4] = x[4] - n[34] * x[5];
+  x[3] = x[3] - n[33] * x[5] - n[27] * x[4];
+  x[2] = x[2] - n[32] * x[5] - n[26] * x[4] - n[20] * x[3];
+  x[1] = x[1] - n[31] * x[5] - n[25] * x[4] - n[19] * x[3] - n[13] * x[2];
+  x[0] = x[0] - n[30] * x[5] - n[24] * x[4] - n[18] * x[3] - n[12] * x[2] - n[6] * x[1];
 }
 
 /* xq -= L xp for a 1 x 1 block L (rt.h solve, forward). */
@@ -572,24 +574,23 @@ static void subtract_5(scalar *restrict x, const scalar *restrict s) {
 /* AVX: 32-byte vectors */
 
 /* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 16), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 16), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_1x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   (void)n; /* a 1 x 1 block: only its reciprocal */
   const v4 e0 = {e[0], e[1], e[2], 0};
-  *(v4 *)(et + 0) = e0;
   const v4 y0 = e0;
+  *(v4 *)(et + 0) = y0;
   const v4 z0 = y0 * rinv[0];
-  const v4 x0 = z0;
-  e[0] = x0[0];
-  e[1] = x0[1];
-  e[2] = x0[2];
+  e[0] = z0[0];
+  e[1] = z0[1];
+  e[2] = z0[2];
 }
 
 /* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 16), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 16), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0 = {e[0], e[5], e[10], 0};
@@ -597,46 +598,41 @@ static void panel_5x3_of_4(const scalar *restrict n, const scalar *restrict rinv
   const v4 e2 = {e[2], e[7], e[12], 0};
   const v4 e3 = {e[3], e[8], e[13], 0};
   const v4 e4 = {e[4], e[9], e[14], 0};
-  *(v4 *)(et + 0) = e0;
-  *(v4 *)(et + 16) = e1;
-  *(v4 *)(et + 32) = e2;
-  *(v4 *)(et + 48) = e3;
-  *(v4 *)(et + 64) = e4;
   const v4 y0 = e0;
   const v4 y1 = e1 - n[5] * y0;
   const v4 y2 = e2 - n[10] * y0 - n[11] * y1;
   const v4 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
   const v4 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  *(v4 *)(et + 0) = y0;
+  *(v4 *)(et + 16) = y1;
+  *(v4 *)(et + 32) = y2;
+  *(v4 *)(et + 48) = y3;
+  *(v4 *)(et + 64) = y4;
   const v4 z0 = y0 * rinv[0];
   const v4 z1 = y1 * rinv[1];
   const v4 z2 = y2 * rinv[2];
   const v4 z3 = y3 * rinv[3];
   const v4 z4 = y4 * rinv[4];
-  const v4 x4 = z4;
-  const v4 x3 = z3 - n[23] * x4;
-  const v4 x2 = z2 - n[22] * x4 - n[17] * x3;
-  const v4 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const v4 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x0[1];
-  e[6] = x1[1];
-  e[7] = x2[1];
-  e[8] = x3[1];
-  e[9] = x4[1];
-  e[10] = x0[2];
-  e[11] = x1[2];
-  e[12] = x2[2];
-  e[13] = x3[2];
-  e[14] = x4[2];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z3[0];
+  e[4] = z4[0];
+  e[5] = z0[1];
+  e[6] = z1[1];
+  e[7] = z2[1];
+  e[8] = z3[1];
+  e[9] = z4[1];
+  e[10] = z0[2];
+  e[11] = z1[2];
+  e[12] = z2[2];
+  e[13] = z3[2];
+  e[14] = z4[2];
 }
 
 /* 6 rows of an edge column (rt.h factor step 2), one vector lane per row, 2 lanes idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 16), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 16), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v8 e0 = {e[0], e[5], e[10], e[15], e[20], e[25], 0, 0};
@@ -644,61 +640,56 @@ static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v8 e2 = {e[2], e[7], e[12], e[17], e[22], e[27], 0, 0};
   const v8 e3 = {e[3], e[8], e[13], e[18], e[23], e[28], 0, 0};
   const v8 e4 = {e[4], e[9], e[14], e[19], e[24], e[29], 0, 0};
-  *(v8 *)(et + 0) = e0;
-  *(v8 *)(et + 16) = e1;
-  *(v8 *)(et + 32) = e2;
-  *(v8 *)(et + 48) = e3;
-  *(v8 *)(et + 64) = e4;
   const v8 y0 = e0;
   const v8 y1 = e1 - n[5] * y0;
   const v8 y2 = e2 - n[10] * y0 - n[11] * y1;
   const v8 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
   const v8 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  *(v8 *)(et + 0) = y0;
+  *(v8 *)(et + 16) = y1;
+  *(v8 *)(et + 32) = y2;
+  *(v8 *)(et + 48) = y3;
+  *(v8 *)(et + 64) = y4;
   const v8 z0 = y0 * rinv[0];
   const v8 z1 = y1 * rinv[1];
   const v8 z2 = y2 * rinv[2];
   const v8 z3 = y3 * rinv[3];
   const v8 z4 = y4 * rinv[4];
-  const v8 x4 = z4;
-  const v8 x3 = z3 - n[23] * x4;
-  const v8 x2 = z2 - n[22] * x4 - n[17] * x3;
-  const v8 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const v8 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x0[1];
-  e[6] = x1[1];
-  e[7] = x2[1];
-  e[8] = x3[1];
-  e[9] = x4[1];
-  e[10] = x0[2];
-  e[11] = x1[2];
-  e[12] = x2[2];
-  e[13] = x3[2];
-  e[14] = x4[2];
-  e[15] = x0[3];
-  e[16] = x1[3];
-  e[17] = x2[3];
-  e[18] = x3[3];
-  e[19] = x4[3];
-  e[20] = x0[4];
-  e[21] = x1[4];
-  e[22] = x2[4];
-  e[23] = x3[4];
-  e[24] = x4[4];
-  e[25] = x0[5];
-  e[26] = x1[5];
-  e[27] = x2[5];
-  e[28] = x3[5];
-  e[29] = x4[5];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z3[0];
+  e[4] = z4[0];
+  e[5] = z0[1];
+  e[6] = z1[1];
+  e[7] = z2[1];
+  e[8] = z3[1];
+  e[9] = z4[1];
+  e[10] = z0[2];
+  e[11] = z1[2];
+  e[12] = z2[2];
+  e[13] = z3[2];
+  e[14] = z4[2];
+  e[15] = z0[3];
+  e[16] = z1[3];
+  e[17] = z2[3];
+  e[18] = z3[3];
+  e[19] = z4[3];
+  e[20] = z0[4];
+  e[21] = z1[4];
+  e[22] = z2[4];
+  e[23] = z3[4];
+  e[24] = z4[4];
+  e[25] = z0[5];
+  e[26] = z1[5];
+  e[27] = z2[5];
+  e[28] = z3[5];
+  e[29] = z4[5];
 }
 
 /* 7 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 16), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 16), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x7_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v8 e0 = {e[0], e[5], e[10], e[15], e[20], e[25], e[30], 0};
@@ -706,87 +697,81 @@ static void panel_5x7_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v8 e2 = {e[2], e[7], e[12], e[17], e[22], e[27], e[32], 0};
   const v8 e3 = {e[3], e[8], e[13], e[18], e[23], e[28], e[33], 0};
   const v8 e4 = {e[4], e[9], e[14], e[19], e[24], e[29], e[34], 0};
-  *(v8 *)(et + 0) = e0;
-  *(v8 *)(et + 16) = e1;
-  *(v8 *)(et + 32) = e2;
-  *(v8 *)(et + 48) = e3;
-  *(v8 *)(et + 64) = e4;
   const v8 y0 = e0;
   const v8 y1 = e1 - n[5] * y0;
   const v8 y2 = e2 - n[10] * y0 - n[11] * y1;
   const v8 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
   const v8 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  *(v8 *)(et + 0) = y0;
+  *(v8 *)(et + 16) = y1;
+  *(v8 *)(et + 32) = y2;
+  *(v8 *)(et + 48) = y3;
+  *(v8 *)(et + 64) = y4;
   const v8 z0 = y0 * rinv[0];
   const v8 z1 = y1 * rinv[1];
   const v8 z2 = y2 * rinv[2];
   const v8 z3 = y3 * rinv[3];
   const v8 z4 = y4 * rinv[4];
-  const v8 x4 = z4;
-  const v8 x3 = z3 - n[23] * x4;
-  const v8 x2 = z2 - n[22] * x4 - n[17] * x3;
-  const v8 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const v8 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x0[1];
-  e[6] = x1[1];
-  e[7] = x2[1];
-  e[8] = x3[1];
-  e[9] = x4[1];
-  e[10] = x0[2];
-  e[11] = x1[2];
-  e[12] = x2[2];
-  e[13] = x3[2];
-  e[14] = x4[2];
-  e[15] = x0[3];
-  e[16] = x1[3];
-  e[17] = x2[3];
-  e[18] = x3[3];
-  e[19] = x4[3];
-  e[20] = x0[4];
-  e[21] = x1[4];
-  e[22] = x2[4];
-  e[23] = x3[4];
-  e[24] = x4[4];
-  e[25] = x0[5];
-  e[26] = x1[5];
-  e[27] = x2[5];
-  e[28] = x3[5];
-  e[29] = x4[5];
-  e[30] = x0[6];
-  e[31] = x1[6];
-  e[32] = x2[6];
-  e[33] = x3[6];
-  e[34] = x4[6];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z3[0];
+  e[4] = z4[0];
+  e[5] = z0[1];
+  e[6] = z1[1];
+  e[7] = z2[1];
+  e[8] = z3[1];
+  e[9] = z4[1];
+  e[10] = z0[2];
+  e[11] = z1[2];
+  e[12] = z2[2];
+  e[13] = z3[2];
+  e[14] = z4[2];
+  e[15] = z0[3];
+  e[16] = z1[3];
+  e[17] = z2[3];
+  e[18] = z3[3];
+  e[19] = z4[3];
+  e[20] = z0[4];
+  e[21] = z1[4];
+  e[22] = z2[4];
+  e[23] = z3[4];
+  e[24] = z4[4];
+  e[25] = z0[5];
+  e[26] = z1[5];
+  e[27] = z2[5];
+  e[28] = z3[5];
+  e[29] = z4[5];
+  e[30] = z0[6];
+  e[31] = z1[6];
+  e[32] = z2[6];
+  e[33] = z3[6];
+  e[34] = z4[6];
 }
 
 /* 8 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 16), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 16), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_1x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   (void)n; /* a 1 x 1 block: only its reciprocal */
   const v8 e0 = {e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7]};
-  *(v8 *)(et + 0) = e0;
   const v8 y0 = e0;
+  *(v8 *)(et + 0) = y0;
   const v8 z0 = y0 * rinv[0];
-  const v8 x0 = z0;
-  e[0] = x0[0];
-  e[1] = x0[1];
-  e[2] = x0[2];
-  e[3] = x0[3];
-  e[4] = x0[4];
-  e[5] = x0[5];
-  e[6] = x0[6];
-  e[7] = x0[7];
+  e[0] = z0[0];
+  e[1] = z0[1];
+  e[2] = z0[2];
+  e[3] = z0[3];
+  e[4] = z0[4];
+  e[5] = z0[5];
+  e[6] = z0[6];
+  e[7] = z0[7];
 }
 
 /* 8 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 16), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 16), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v8 e0 = {e[0], e[5], e[10], e[15], e[20], e[25], e[30], e[35]};
@@ -794,81 +779,76 @@ static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v8 e2 = {e[2], e[7], e[12], e[17], e[22], e[27], e[32], e[37]};
   const v8 e3 = {e[3], e[8], e[13], e[18], e[23], e[28], e[33], e[38]};
   const v8 e4 = {e[4], e[9], e[14], e[19], e[24], e[29], e[34], e[39]};
-  *(v8 *)(et + 0) = e0;
-  *(v8 *)(et + 16) = e1;
-  *(v8 *)(et + 32) = e2;
-  *(v8 *)(et + 48) = e3;
-  *(v8 *)(et + 64) = e4;
   const v8 y0 = e0;
   const v8 y1 = e1 - n[5] * y0;
   const v8 y2 = e2 - n[10] * y0 - n[11] * y1;
   const v8 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
   const v8 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  *(v8 *)(et + 0) = y0;
+  *(v8 *)(et + 16) = y1;
+  *(v8 *)(et + 32) = y2;
+  *(v8 *)(et + 48) = y3;
+  *(v8 *)(et + 64) = y4;
   const v8 z0 = y0 * rinv[0];
   const v8 z1 = y1 * rinv[1];
   const v8 z2 = y2 * rinv[2];
   const v8 z3 = y3 * rinv[3];
   const v8 z4 = y4 * rinv[4];
-  const v8 x4 = z4;
-  const v8 x3 = z3 - n[23] * x4;
-  const v8 x2 = z2 - n[22] * x4 - n[17] * x3;
-  const v8 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const v8 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x0[1];
-  e[6] = x1[1];
-  e[7] = x2[1];
-  e[8] = x3[1];
-  e[9] = x4[1];
-  e[10] = x0[2];
-  e[11] = x1[2];
-  e[12] = x2[2];
-  e[13] = x3[2];
-  e[14] = x4[2];
-  e[15] = x0[3];
-  e[16] = x1[3];
-  e[17] = x2[3];
-  e[18] = x3[3];
-  e[19] = x4[3];
-  e[20] = x0[4];
-  e[21] = x1[4];
-  e[22] = x2[4];
-  e[23] = x3[4];
-  e[24] = x4[4];
-  e[25] = x0[5];
-  e[26] = x1[5];
-  e[27] = x2[5];
-  e[28] = x3[5];
-  e[29] = x4[5];
-  e[30] = x0[6];
-  e[31] = x1[6];
-  e[32] = x2[6];
-  e[33] = x3[6];
-  e[34] = x4[6];
-  e[35] = x0[7];
-  e[36] = x1[7];
-  e[37] = x2[7];
-  e[38] = x3[7];
-  e[39] = x4[7];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z3[0];
+  e[4] = z4[0];
+  e[5] = z0[1];
+  e[6] = z1[1];
+  e[7] = z2[1];
+  e[8] = z3[1];
+  e[9] = z4[1];
+  e[10] = z0[2];
+  e[11] = z1[2];
+  e[12] = z2[2];
+  e[13] = z3[2];
+  e[14] = z4[2];
+  e[15] = z0[3];
+  e[16] = z1[3];
+  e[17] = z2[3];
+  e[18] = z3[3];
+  e[19] = z4[3];
+  e[20] = z0[4];
+  e[21] = z1[4];
+  e[22] = z2[4];
+  e[23] = z3[4];
+  e[24] = z4[4];
+  e[25] = z0[5];
+  e[26] = z1[5];
+  e[27] = z2[5];
+  e[28] = z3[5];
+  e[29] = z4[5];
+  e[30] = z0[6];
+  e[31] = z1[6];
+  e[32] = z2[6];
+  e[33] = z3[6];
+  e[34] = z4[6];
+  e[35] = z0[7];
+  e[36] = z1[7];
+  e[37] = z2[7];
+  e[38] = z3[7];
+  e[39] = z4[7];
 }
 
-/* Lower triangle of a 1 x 1 node block C -= L E^T, L and E 1 x 1 (rt.h
+/* Lower triangle of a 1 x 1 node block C -= L Y^T, L and Y 1 x 1 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_1_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
   c[0] -= l[0] * et[0];
 }
 
-/* Lower triangle of a 1 x 1 node block C -= L E^T, L and E 1 x 5 (rt.h
+/* Lower triangle of a 1 x 1 node block C -= L Y^T, L and Y 1 x 5 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_1_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[4] * et[64] + l[3] * et[48] + l[2] * et[32] + l[1] * et[16] + l[0] * et[0];
+  c[0] -= l[0] * et[0] + l[1] * et[16] + l[2] * et[32] + l[3] * et[48] + l[4] * et[64];
 }
 
-/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 1 (rt.h
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 1 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
   c[0] -= l[0] * et[0];
@@ -880,19 +860,19 @@ static void reduce_tri_5_d1(scalar *restrict c, const scalar *restrict l, const 
   c[24] -= l[4] * et[4];
 }
 
-/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 5 (rt.h
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 5 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[4] * et[64] + l[3] * et[48] + l[2] * et[32] + l[1] * et[16] + l[0] * et[0];
-  *(v2 *)(c + 5) -= l[9] * *(const v2 *)(et + 64) + l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 32) + l[6] * *(const v2 *)(et + 16) + l[5] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 10) -= l[14] * *(const v2 *)(et + 64) + l[13] * *(const v2 *)(et + 48) + l[12] * *(const v2 *)(et + 32) + l[11] * *(const v2 *)(et + 16) + l[10] * *(const v2 *)(et + 0);
-  c[12] -= l[14] * et[66] + l[13] * et[50] + l[12] * et[34] + l[11] * et[18] + l[10] * et[2];
-  *(v4 *)(c + 15) -= l[19] * *(const v4 *)(et + 64) + l[18] * *(const v4 *)(et + 48) + l[17] * *(const v4 *)(et + 32) + l[16] * *(const v4 *)(et + 16) + l[15] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 64) + l[23] * *(const v4 *)(et + 48) + l[22] * *(const v4 *)(et + 32) + l[21] * *(const v4 *)(et + 16) + l[20] * *(const v4 *)(et + 0);
-  c[24] -= l[24] * et[68] + l[23] * et[52] + l[22] * et[36] + l[21] * et[20] + l[20] * et[4];
+  c[0] -= l[0] * et[0] + l[1] * et[16] + l[2] * et[32] + l[3] * et[48] + l[4] * et[64];
+  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 16) + l[7] * *(const v2 *)(et + 32) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 64);
+  *(v2 *)(c + 10) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 16) + l[12] * *(const v2 *)(et + 32) + l[13] * *(const v2 *)(et + 48) + l[14] * *(const v2 *)(et + 64);
+  c[12] -= l[10] * et[2] + l[11] * et[18] + l[12] * et[34] + l[13] * et[50] + l[14] * et[66];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 16) + l[17] * *(const v4 *)(et + 32) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 64);
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 16) + l[22] * *(const v4 *)(et + 32) + l[23] * *(const v4 *)(et + 48) + l[24] * *(const v4 *)(et + 64);
+  c[24] -= l[20] * et[4] + l[21] * et[20] + l[22] * et[36] + l[23] * et[52] + l[24] * et[68];
 }
 
-/* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 1 (rt.h
+/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 1 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_6_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
   c[0] -= l[0] * et[0];
@@ -906,28 +886,28 @@ static void reduce_tri_6_d1(scalar *restrict c, const scalar *restrict l, const 
   *(v2 *)(c + 34) -= l[5] * *(const v2 *)(et + 4);
 }
 
-/* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 5 (rt.h
+/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 5 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[4] * et[64] + l[3] * et[48] + l[2] * et[32] + l[1] * et[16] + l[0] * et[0];
-  *(v2 *)(c + 6) -= l[9] * *(const v2 *)(et + 64) + l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 32) + l[6] * *(const v2 *)(et + 16) + l[5] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 12) -= l[14] * *(const v2 *)(et + 64) + l[13] * *(const v2 *)(et + 48) + l[12] * *(const v2 *)(et + 32) + l[11] * *(const v2 *)(et + 16) + l[10] * *(const v2 *)(et + 0);
-  c[14] -= l[14] * et[66] + l[13] * et[50] + l[12] * et[34] + l[11] * et[18] + l[10] * et[2];
-  *(v4 *)(c + 18) -= l[19] * *(const v4 *)(et + 64) + l[18] * *(const v4 *)(et + 48) + l[17] * *(const v4 *)(et + 32) + l[16] * *(const v4 *)(et + 16) + l[15] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 24) -= l[24] * *(const v4 *)(et + 64) + l[23] * *(const v4 *)(et + 48) + l[22] * *(const v4 *)(et + 32) + l[21] * *(const v4 *)(et + 16) + l[20] * *(const v4 *)(et + 0);
-  c[28] -= l[24] * et[68] + l[23] * et[52] + l[22] * et[36] + l[21] * et[20] + l[20] * et[4];
-  *(v4 *)(c + 30) -= l[29] * *(const v4 *)(et + 64) + l[28] * *(const v4 *)(et + 48) + l[27] * *(const v4 *)(et + 32) + l[26] * *(const v4 *)(et + 16) + l[25] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 34) -= l[29] * *(const v2 *)(et + 68) + l[28] * *(const v2 *)(et + 52) + l[27] * *(const v2 *)(et + 36) + l[26] * *(const v2 *)(et + 20) + l[25] * *(const v2 *)(et + 4);
+  c[0] -= l[0] * et[0] + l[1] * et[16] + l[2] * et[32] + l[3] * et[48] + l[4] * et[64];
+  *(v2 *)(c + 6) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 16) + l[7] * *(const v2 *)(et + 32) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 64);
+  *(v2 *)(c + 12) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 16) + l[12] * *(const v2 *)(et + 32) + l[13] * *(const v2 *)(et + 48) + l[14] * *(const v2 *)(et + 64);
+  c[14] -= l[10] * et[2] + l[11] * et[18] + l[12] * et[34] + l[13] * et[50] + l[14] * et[66];
+  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 16) + l[17] * *(const v4 *)(et + 32) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 64);
+  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 16) + l[22] * *(const v4 *)(et + 32) + l[23] * *(const v4 *)(et + 48) + l[24] * *(const v4 *)(et + 64);
+  c[28] -= l[20] * et[4] + l[21] * et[20] + l[22] * et[36] + l[23] * et[52] + l[24] * et[68];
+  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 16) + l[27] * *(const v4 *)(et + 32) + l[28] * *(const v4 *)(et + 48) + l[29] * *(const v4 *)(et + 64);
+  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 20) + l[27] * *(const v2 *)(et + 36) + l[28] * *(const v2 *)(et + 52) + l[29] * *(const v2 *)(et + 68);
 }
 
-/* C -= L E^T for a 1 x 5 block C, L 1 x 5, E 5 x 5 (rt.h factor
+/* C -= L Y^T for a 1 x 5 block C, L 1 x 5, Y 5 x 5 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_1x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[4] * *(const v4 *)(et + 64) + l[3] * *(const v4 *)(et + 48) + l[2] * *(const v4 *)(et + 32) + l[1] * *(const v4 *)(et + 16) + l[0] * *(const v4 *)(et + 0);
-  c[4] -= l[4] * et[68] + l[3] * et[52] + l[2] * et[36] + l[1] * et[20] + l[0] * et[4];
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 16) + l[2] * *(const v4 *)(et + 32) + l[3] * *(const v4 *)(et + 48) + l[4] * *(const v4 *)(et + 64);
+  c[4] -= l[0] * et[4] + l[1] * et[20] + l[2] * et[36] + l[3] * et[52] + l[4] * et[68];
 }
 
-/* C -= L E^T for a 5 x 1 block C, L 5 x 1, E 1 x 1 (rt.h factor
+/* C -= L Y^T for a 5 x 1 block C, L 5 x 1, Y 1 x 1 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_5x1_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
   c[0] -= l[0] * et[0];
@@ -937,17 +917,17 @@ static void reduce_5x1_d1(scalar *restrict c, const scalar *restrict l, const sc
   c[4] -= l[4] * et[0];
 }
 
-/* C -= L E^T for a 5 x 1 block C, L 5 x 5, E 1 x 5 (rt.h factor
+/* C -= L Y^T for a 5 x 1 block C, L 5 x 5, Y 1 x 5 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_5x1_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[4] * et[64] + l[3] * et[48] + l[2] * et[32] + l[1] * et[16] + l[0] * et[0];
-  c[1] -= l[9] * et[64] + l[8] * et[48] + l[7] * et[32] + l[6] * et[16] + l[5] * et[0];
-  c[2] -= l[14] * et[64] + l[13] * et[48] + l[12] * et[32] + l[11] * et[16] + l[10] * et[0];
-  c[3] -= l[19] * et[64] + l[18] * et[48] + l[17] * et[32] + l[16] * et[16] + l[15] * et[0];
-  c[4] -= l[24] * et[64] + l[23] * et[48] + l[22] * et[32] + l[21] * et[16] + l[20] * et[0];
+  c[0] -= l[0] * et[0] + l[1] * et[16] + l[2] * et[32] + l[3] * et[48] + l[4] * et[64];
+  c[1] -= l[5] * et[0] + l[6] * et[16] + l[7] * et[32] + l[8] * et[48] + l[9] * et[64];
+  c[2] -= l[10] * et[0] + l[11] * et[16] + l[12] * et[32] + l[13] * et[48] + l[14] * et[64];
+  c[3] -= l[15] * et[0] + l[16] * et[16] + l[17] * et[32] + l[18] * et[48] + l[19] * et[64];
+  c[4] -= l[20] * et[0] + l[21] * et[16] + l[22] * et[32] + l[23] * et[48] + l[24] * et[64];
 }
 
-/* C -= L E^T for a 5 x 5 block C, L 5 x 1, E 5 x 1 (rt.h factor
+/* C -= L Y^T for a 5 x 5 block C, L 5 x 1, Y 5 x 1 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_5x5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
   *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0);
@@ -962,33 +942,33 @@ static void reduce_5x5_d1(scalar *restrict c, const scalar *restrict l, const sc
   c[24] -= l[4] * et[4];
 }
 
-/* C -= L E^T for a 5 x 5 block C, L 5 x 5, E 5 x 5 (rt.h factor
+/* C -= L Y^T for a 5 x 5 block C, L 5 x 5, Y 5 x 5 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_5x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[4] * *(const v4 *)(et + 64) + l[3] * *(const v4 *)(et + 48) + l[2] * *(const v4 *)(et + 32) + l[1] * *(const v4 *)(et + 16) + l[0] * *(const v4 *)(et + 0);
-  c[4] -= l[4] * et[68] + l[3] * et[52] + l[2] * et[36] + l[1] * et[20] + l[0] * et[4];
-  *(v4 *)(c + 5) -= l[9] * *(const v4 *)(et + 64) + l[8] * *(const v4 *)(et + 48) + l[7] * *(const v4 *)(et + 32) + l[6] * *(const v4 *)(et + 16) + l[5] * *(const v4 *)(et + 0);
-  c[9] -= l[9] * et[68] + l[8] * et[52] + l[7] * et[36] + l[6] * et[20] + l[5] * et[4];
-  *(v4 *)(c + 10) -= l[14] * *(const v4 *)(et + 64) + l[13] * *(const v4 *)(et + 48) + l[12] * *(const v4 *)(et + 32) + l[11] * *(const v4 *)(et + 16) + l[10] * *(const v4 *)(et + 0);
-  c[14] -= l[14] * et[68] + l[13] * et[52] + l[12] * et[36] + l[11] * et[20] + l[10] * et[4];
-  *(v4 *)(c + 15) -= l[19] * *(const v4 *)(et + 64) + l[18] * *(const v4 *)(et + 48) + l[17] * *(const v4 *)(et + 32) + l[16] * *(const v4 *)(et + 16) + l[15] * *(const v4 *)(et + 0);
-  c[19] -= l[19] * et[68] + l[18] * et[52] + l[17] * et[36] + l[16] * et[20] + l[15] * et[4];
-  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 64) + l[23] * *(const v4 *)(et + 48) + l[22] * *(const v4 *)(et + 32) + l[21] * *(const v4 *)(et + 16) + l[20] * *(const v4 *)(et + 0);
-  c[24] -= l[24] * et[68] + l[23] * et[52] + l[22] * et[36] + l[21] * et[20] + l[20] * et[4];
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 16) + l[2] * *(const v4 *)(et + 32) + l[3] * *(const v4 *)(et + 48) + l[4] * *(const v4 *)(et + 64);
+  c[4] -= l[0] * et[4] + l[1] * et[20] + l[2] * et[36] + l[3] * et[52] + l[4] * et[68];
+  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 16) + l[7] * *(const v4 *)(et + 32) + l[8] * *(const v4 *)(et + 48) + l[9] * *(const v4 *)(et + 64);
+  c[9] -= l[5] * et[4] + l[6] * et[20] + l[7] * et[36] + l[8] * et[52] + l[9] * et[68];
+  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 16) + l[12] * *(const v4 *)(et + 32) + l[13] * *(const v4 *)(et + 48) + l[14] * *(const v4 *)(et + 64);
+  c[14] -= l[10] * et[4] + l[11] * et[20] + l[12] * et[36] + l[13] * et[52] + l[14] * et[68];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 16) + l[17] * *(const v4 *)(et + 32) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 64);
+  c[19] -= l[15] * et[4] + l[16] * et[20] + l[17] * et[36] + l[18] * et[52] + l[19] * et[68];
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 16) + l[22] * *(const v4 *)(et + 32) + l[23] * *(const v4 *)(et + 48) + l[24] * *(const v4 *)(et + 64);
+  c[24] -= l[20] * et[4] + l[21] * et[20] + l[22] * et[36] + l[23] * et[52] + l[24] * et[68];
 }
 
-/* C -= L E^T for a 6 x 1 block C, L 6 x 5, E 1 x 5 (rt.h factor
+/* C -= L Y^T for a 6 x 1 block C, L 6 x 5, Y 1 x 5 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_6x1_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[4] * et[64] + l[3] * et[48] + l[2] * et[32] + l[1] * et[16] + l[0] * et[0];
-  c[1] -= l[9] * et[64] + l[8] * et[48] + l[7] * et[32] + l[6] * et[16] + l[5] * et[0];
-  c[2] -= l[14] * et[64] + l[13] * et[48] + l[12] * et[32] + l[11] * et[16] + l[10] * et[0];
-  c[3] -= l[19] * et[64] + l[18] * et[48] + l[17] * et[32] + l[16] * et[16] + l[15] * et[0];
-  c[4] -= l[24] * et[64] + l[23] * et[48] + l[22] * et[32] + l[21] * et[16] + l[20] * et[0];
-  c[5] -= l[29] * et[64] + l[28] * et[48] + l[27] * et[32] + l[26] * et[16] + l[25] * et[0];
+  c[0] -= l[0] * et[0] + l[1] * et[16] + l[2] * et[32] + l[3] * et[48] + l[4] * et[64];
+  c[1] -= l[5] * et[0] + l[6] * et[16] + l[7] * et[32] + l[8] * et[48] + l[9] * et[64];
+  c[2] -= l[10] * et[0] + l[11] * et[16] + l[12] * et[32] + l[13] * et[48] + l[14] * et[64];
+  c[3] -= l[15] * et[0] + l[16] * et[16] + l[17] * et[32] + l[18] * et[48] + l[19] * et[64];
+  c[4] -= l[20] * et[0] + l[21] * et[16] + l[22] * et[32] + l[23] * et[48] + l[24] * et[64];
+  c[5] -= l[25] * et[0] + l[26] * et[16] + l[27] * et[32] + l[28] * et[48] + l[29] * et[64];
 }
 
-/* C -= L E^T for a 6 x 5 block C, L 6 x 1, E 5 x 1 (rt.h factor
+/* C -= L Y^T for a 6 x 5 block C, L 6 x 1, Y 5 x 1 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_6x5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
   *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0);
@@ -1005,45 +985,44 @@ static void reduce_6x5_d1(scalar *restrict c, const scalar *restrict l, const sc
   c[29] -= l[5] * et[4];
 }
 
-/* C -= L E^T for a 6 x 5 block C, L 6 x 5, E 5 x 5 (rt.h factor
+/* C -= L Y^T for a 6 x 5 block C, L 6 x 5, Y 5 x 5 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[4] * *(const v4 *)(et + 64) + l[3] * *(const v4 *)(et + 48) + l[2] * *(const v4 *)(et + 32) + l[1] * *(const v4 *)(et + 16) + l[0] * *(const v4 *)(et + 0);
-  c[4] -= l[4] * et[68] + l[3] * et[52] + l[2] * et[36] + l[1] * et[20] + l[0] * et[4];
-  *(v4 *)(c + 5) -= l[9] * *(const v4 *)(et + 64) + l[8] * *(const v4 *)(et + 48) + l[7] * *(const v4 *)(et + 32) + l[6] * *(const v4 *)(et + 16) + l[5] * *(const v4 *)(et + 0);
-  c[9] -= l[9] * et[68] + l[8] * et[52] + l[7] * et[36] + l[6] * et[20] + l[5] * et[4];
-  *(v4 *)(c + 10) -= l[14] * *(const v4 *)(et + 64) + l[13] * *(const v4 *)(et + 48) + l[12] * *(const v4 *)(et + 32) + l[11] * *(const v4 *)(et + 16) + l[10] * *(const v4 *)(et + 0);
-  c[14] -= l[14] * et[68] + l[13] * et[52] + l[12] * et[36] + l[11] * et[20] + l[10] * et[4];
-  *(v4 *)(c + 15) -= l[19] * *(const v4 *)(et + 64) + l[18] * *(const v4 *)(et + 48) + l[17] * *(const v4 *)(et + 32) + l[16] * *(const v4 *)(et + 16) + l[15] * *(const v4 *)(et + 0);
-  c[19] -= l[19] * et[68] + l[18] * et[52] + l[17] * et[36] + l[16] * et[20] + l[15] * et[4];
-  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 64) + l[23] * *(const v4 *)(et + 48) + l[22] * *(const v4 *)(et + 32) + l[21] * *(const v4 *)(et + 16) + l[20] * *(const v4 *)(et + 0);
-  c[24] -= l[24] * et[68] + l[23] * et[52] + l[22] * et[36] + l[21] * et[20] + l[20] * et[4];
-  *(v4 *)(c + 25) -= l[29] * *(const v4 *)(et + 64) + l[28] * *(const v4 *)(et + 48) + l[27] * *(const v4 *)(et + 32) + l[26] * *(const v4 *)(et + 16) + l[25] * *(const v4 *)(et + 0);
-  c[29] -= l[29] * et[68] + l[28] * et[52] + l[27] * et[36] + l[26] * et[20] + l[25] * et[4];
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 16) + l[2] * *(const v4 *)(et + 32) + l[3] * *(const v4 *)(et + 48) + l[4] * *(const v4 *)(et + 64);
+  c[4] -= l[0] * et[4] + l[1] * et[20] + l[2] * et[36] + l[3] * et[52] + l[4] * et[68];
+  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 16) + l[7] * *(const v4 *)(et + 32) + l[8] * *(const v4 *)(et + 48) + l[9] * *(const v4 *)(et + 64);
+  c[9] -= l[5] * et[4] + l[6] * et[20] + l[7] * et[36] + l[8] * et[52] + l[9] * et[68];
+  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 16) + l[12] * *(const v4 *)(et + 32) + l[13] * *(const v4 *)(et + 48) + l[14] * *(const v4 *)(et + 64);
+  c[14] -= l[10] * et[4] + l[11] * et[20] + l[12] * et[36] + l[13] * et[52] + l[14] * et[68];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 16) + l[17] * *(const v4 *)(et + 32) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 64);
+  c[19] -= l[15] * et[4] + l[16] * et[20] + l[17] * et[36] + l[18] * et[52] + l[19] * et[68];
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 16) + l[22] * *(const v4 *)(et + 32) + l[23] * *(const v4 *)(et + 48) + l[24] * *(const v4 *)(et + 64);
+  c[24] -= l[20] * et[4] + l[21] * et[20] + l[22] * et[36] + l[23] * et[52] + l[24] * et[68];
+  *(v4 *)(c + 25) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 16) + l[27] * *(const v4 *)(et + 32) + l[28] * *(const v4 *)(et + 48) + l[29] * *(const v4 *)(et + 64);
+  c[29] -= l[25] * et[4] + l[26] * et[20] + l[27] * et[36] + l[28] * et[52] + l[29] * et[68];
 }
 
 #else
 /* 16-byte vectors (SSE2, the x86-64 baseline; NEON) */
 
 /* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 16), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 16), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_1x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   (void)n; /* a 1 x 1 block: only its reciprocal */
   const v4 e0 = {e[0], e[1], e[2], 0};
-  *(v4 *)(et + 0) = e0;
   const v4 y0 = e0;
+  *(v4 *)(et + 0) = y0;
   const v4 z0 = y0 * rinv[0];
-  const v4 x0 = z0;
-  e[0] = x0[0];
-  e[1] = x0[1];
-  e[2] = x0[2];
+  e[0] = z0[0];
+  e[1] = z0[1];
+  e[2] = z0[2];
 }
 
 /* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 16), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 16), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0 = {e[0], e[5], e[10], 0};
@@ -1051,46 +1030,41 @@ static void panel_5x3_of_4(const scalar *restrict n, const scalar *restrict rinv
   const v4 e2 = {e[2], e[7], e[12], 0};
   const v4 e3 = {e[3], e[8], e[13], 0};
   const v4 e4 = {e[4], e[9], e[14], 0};
-  *(v4 *)(et + 0) = e0;
-  *(v4 *)(et + 16) = e1;
-  *(v4 *)(et + 32) = e2;
-  *(v4 *)(et + 48) = e3;
-  *(v4 *)(et + 64) = e4;
   const v4 y0 = e0;
   const v4 y1 = e1 - n[5] * y0;
   const v4 y2 = e2 - n[10] * y0 - n[11] * y1;
   const v4 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
   const v4 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  *(v4 *)(et + 0) = y0;
+  *(v4 *)(et + 16) = y1;
+  *(v4 *)(et + 32) = y2;
+  *(v4 *)(et + 48) = y3;
+  *(v4 *)(et + 64) = y4;
   const v4 z0 = y0 * rinv[0];
   const v4 z1 = y1 * rinv[1];
   const v4 z2 = y2 * rinv[2];
   const v4 z3 = y3 * rinv[3];
   const v4 z4 = y4 * rinv[4];
-  const v4 x4 = z4;
-  const v4 x3 = z3 - n[23] * x4;
-  const v4 x2 = z2 - n[22] * x4 - n[17] * x3;
-  const v4 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const v4 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x0[1];
-  e[6] = x1[1];
-  e[7] = x2[1];
-  e[8] = x3[1];
-  e[9] = x4[1];
-  e[10] = x0[2];
-  e[11] = x1[2];
-  e[12] = x2[2];
-  e[13] = x3[2];
-  e[14] = x4[2];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z3[0];
+  e[4] = z4[0];
+  e[5] = z0[1];
+  e[6] = z1[1];
+  e[7] = z2[1];
+  e[8] = z3[1];
+  e[9] = z4[1];
+  e[10] = z0[2];
+  e[11] = z1[2];
+  e[12] = z2[2];
+  e[13] = z3[2];
+  e[14] = z4[2];
 }
 
 /* 6 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 2 lanes idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 16), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 16), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0_0 = {e[0], e[5], e[10], e[15]};
@@ -1103,16 +1077,6 @@ static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 e3_1 = {e[23], e[28], 0, 0};
   const v4 e4_0 = {e[4], e[9], e[14], e[19]};
   const v4 e4_1 = {e[24], e[29], 0, 0};
-  *(v4 *)(et + 0) = e0_0;
-  *(v4 *)(et + 4) = e0_1;
-  *(v4 *)(et + 16) = e1_0;
-  *(v4 *)(et + 20) = e1_1;
-  *(v4 *)(et + 32) = e2_0;
-  *(v4 *)(et + 36) = e2_1;
-  *(v4 *)(et + 48) = e3_0;
-  *(v4 *)(et + 52) = e3_1;
-  *(v4 *)(et + 64) = e4_0;
-  *(v4 *)(et + 68) = e4_1;
   const v4 y0_0 = e0_0;
   const v4 y0_1 = e0_1;
   const v4 y1_0 = e1_0 - n[5] * y0_0;
@@ -1123,6 +1087,16 @@ static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 y3_1 = e3_1 - n[15] * y0_1 - n[16] * y1_1 - n[17] * y2_1;
   const v4 y4_0 = e4_0 - n[20] * y0_0 - n[21] * y1_0 - n[22] * y2_0 - n[23] * y3_0;
   const v4 y4_1 = e4_1 - n[20] * y0_1 - n[21] * y1_1 - n[22] * y2_1 - n[23] * y3_1;
+  *(v4 *)(et + 0) = y0_0;
+  *(v4 *)(et + 4) = y0_1;
+  *(v4 *)(et + 16) = y1_0;
+  *(v4 *)(et + 20) = y1_1;
+  *(v4 *)(et + 32) = y2_0;
+  *(v4 *)(et + 36) = y2_1;
+  *(v4 *)(et + 48) = y3_0;
+  *(v4 *)(et + 52) = y3_1;
+  *(v4 *)(et + 64) = y4_0;
+  *(v4 *)(et + 68) = y4_1;
   const v4 z0_0 = y0_0 * rinv[0];
   const v4 z0_1 = y0_1 * rinv[0];
   const v4 z1_0 = y1_0 * rinv[1];
@@ -1133,51 +1107,41 @@ static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 z3_1 = y3_1 * rinv[3];
   const v4 z4_0 = y4_0 * rinv[4];
   const v4 z4_1 = y4_1 * rinv[4];
-  const v4 x4_0 = z4_0;
-  const v4 x4_1 = z4_1;
-  const v4 x3_0 = z3_0 - n[23] * x4_0;
-  const v4 x3_1 = z3_1 - n[23] * x4_1;
-  const v4 x2_0 = z2_0 - n[22] * x4_0 - n[17] * x3_0;
-  const v4 x2_1 = z2_1 - n[22] * x4_1 - n[17] * x3_1;
-  const v4 x1_0 = z1_0 - n[21] * x4_0 - n[16] * x3_0 - n[11] * x2_0;
-  const v4 x1_1 = z1_1 - n[21] * x4_1 - n[16] * x3_1 - n[11] * x2_1;
-  const v4 x0_0 = z0_0 - n[20] * x4_0 - n[15] * x3_0 - n[10] * x2_0 - n[5] * x1_0;
-  const v4 x0_1 = z0_1 - n[20] * x4_1 - n[15] * x3_1 - n[10] * x2_1 - n[5] * x1_1;
-  e[0] = x0_0[0];
-  e[1] = x1_0[0];
-  e[2] = x2_0[0];
-  e[3] = x3_0[0];
-  e[4] = x4_0[0];
-  e[5] = x0_0[1];
-  e[6] = x1_0[1];
-  e[7] = x2_0[1];
-  e[8] = x3_0[1];
-  e[9] = x4_0[1];
-  e[10] = x0_0[2];
-  e[11] = x1_0[2];
-  e[12] = x2_0[2];
-  e[13] = x3_0[2];
-  e[14] = x4_0[2];
-  e[15] = x0_0[3];
-  e[16] = x1_0[3];
-  e[17] = x2_0[3];
-  e[18] = x3_0[3];
-  e[19] = x4_0[3];
-  e[20] = x0_1[0];
-  e[21] = x1_1[0];
-  e[22] = x2_1[0];
-  e[23] = x3_1[0];
-  e[24] = x4_1[0];
-  e[25] = x0_1[1];
-  e[26] = x1_1[1];
-  e[27] = x2_1[1];
-  e[28] = x3_1[1];
-  e[29] = x4_1[1];
+  e[0] = z0_0[0];
+  e[1] = z1_0[0];
+  e[2] = z2_0[0];
+  e[3] = z3_0[0];
+  e[4] = z4_0[0];
+  e[5] = z0_0[1];
+  e[6] = z1_0[1];
+  e[7] = z2_0[1];
+  e[8] = z3_0[1];
+  e[9] = z4_0[1];
+  e[10] = z0_0[2];
+  e[11] = z1_0[2];
+  e[12] = z2_0[2];
+  e[13] = z3_0[2];
+  e[14] = z4_0[2];
+  e[15] = z0_0[3];
+  e[16] = z1_0[3];
+  e[17] = z2_0[3];
+  e[18] = z3_0[3];
+  e[19] = z4_0[3];
+  e[20] = z0_1[0];
+  e[21] = z1_1[0];
+  e[22] = z2_1[0];
+  e[23] = z3_1[0];
+  e[24] = z4_1[0];
+  e[25] = z0_1[1];
+  e[26] = z1_1[1];
+  e[27] = z2_1[1];
+  e[28] = z3_1[1];
+  e[29] = z4_1[1];
 }
 
 /* 7 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 1 lane idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 16), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 16), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x7_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0_0 = {e[0], e[5], e[10], e[15]};
@@ -1190,16 +1154,6 @@ static void panel_5x7_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 e3_1 = {e[23], e[28], e[33], 0};
   const v4 e4_0 = {e[4], e[9], e[14], e[19]};
   const v4 e4_1 = {e[24], e[29], e[34], 0};
-  *(v4 *)(et + 0) = e0_0;
-  *(v4 *)(et + 4) = e0_1;
-  *(v4 *)(et + 16) = e1_0;
-  *(v4 *)(et + 20) = e1_1;
-  *(v4 *)(et + 32) = e2_0;
-  *(v4 *)(et + 36) = e2_1;
-  *(v4 *)(et + 48) = e3_0;
-  *(v4 *)(et + 52) = e3_1;
-  *(v4 *)(et + 64) = e4_0;
-  *(v4 *)(et + 68) = e4_1;
   const v4 y0_0 = e0_0;
   const v4 y0_1 = e0_1;
   const v4 y1_0 = e1_0 - n[5] * y0_0;
@@ -1210,6 +1164,16 @@ static void panel_5x7_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 y3_1 = e3_1 - n[15] * y0_1 - n[16] * y1_1 - n[17] * y2_1;
   const v4 y4_0 = e4_0 - n[20] * y0_0 - n[21] * y1_0 - n[22] * y2_0 - n[23] * y3_0;
   const v4 y4_1 = e4_1 - n[20] * y0_1 - n[21] * y1_1 - n[22] * y2_1 - n[23] * y3_1;
+  *(v4 *)(et + 0) = y0_0;
+  *(v4 *)(et + 4) = y0_1;
+  *(v4 *)(et + 16) = y1_0;
+  *(v4 *)(et + 20) = y1_1;
+  *(v4 *)(et + 32) = y2_0;
+  *(v4 *)(et + 36) = y2_1;
+  *(v4 *)(et + 48) = y3_0;
+  *(v4 *)(et + 52) = y3_1;
+  *(v4 *)(et + 64) = y4_0;
+  *(v4 *)(et + 68) = y4_1;
   const v4 z0_0 = y0_0 * rinv[0];
   const v4 z0_1 = y0_1 * rinv[0];
   const v4 z1_0 = y1_0 * rinv[1];
@@ -1220,82 +1184,70 @@ static void panel_5x7_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 z3_1 = y3_1 * rinv[3];
   const v4 z4_0 = y4_0 * rinv[4];
   const v4 z4_1 = y4_1 * rinv[4];
-  const v4 x4_0 = z4_0;
-  const v4 x4_1 = z4_1;
-  const v4 x3_0 = z3_0 - n[23] * x4_0;
-  const v4 x3_1 = z3_1 - n[23] * x4_1;
-  const v4 x2_0 = z2_0 - n[22] * x4_0 - n[17] * x3_0;
-  const v4 x2_1 = z2_1 - n[22] * x4_1 - n[17] * x3_1;
-  const v4 x1_0 = z1_0 - n[21] * x4_0 - n[16] * x3_0 - n[11] * x2_0;
-  const v4 x1_1 = z1_1 - n[21] * x4_1 - n[16] * x3_1 - n[11] * x2_1;
-  const v4 x0_0 = z0_0 - n[20] * x4_0 - n[15] * x3_0 - n[10] * x2_0 - n[5] * x1_0;
-  const v4 x0_1 = z0_1 - n[20] * x4_1 - n[15] * x3_1 - n[10] * x2_1 - n[5] * x1_1;
-  e[0] = x0_0[0];
-  e[1] = x1_0[0];
-  e[2] = x2_0[0];
-  e[3] = x3_0[0];
-  e[4] = x4_0[0];
-  e[5] = x0_0[1];
-  e[6] = x1_0[1];
-  e[7] = x2_0[1];
-  e[8] = x3_0[1];
-  e[9] = x4_0[1];
-  e[10] = x0_0[2];
-  e[11] = x1_0[2];
-  e[12] = x2_0[2];
-  e[13] = x3_0[2];
-  e[14] = x4_0[2];
-  e[15] = x0_0[3];
-  e[16] = x1_0[3];
-  e[17] = x2_0[3];
-  e[18] = x3_0[3];
-  e[19] = x4_0[3];
-  e[20] = x0_1[0];
-  e[21] = x1_1[0];
-  e[22] = x2_1[0];
-  e[23] = x3_1[0];
-  e[24] = x4_1[0];
-  e[25] = x0_1[1];
-  e[26] = x1_1[1];
-  e[27] = x2_1[1];
-  e[28] = x3_1[1];
-  e[29] = x4_1[1];
-  e[30] = x0_1[2];
-  e[31] = x1_1[2];
-  e[32] = x2_1[2];
-  e[33] = x3_1[2];
-  e[34] = x4_1[2];
+  e[0] = z0_0[0];
+  e[1] = z1_0[0];
+  e[2] = z2_0[0];
+  e[3] = z3_0[0];
+  e[4] = z4_0[0];
+  e[5] = z0_0[1];
+  e[6] = z1_0[1];
+  e[7] = z2_0[1];
+  e[8] = z3_0[1];
+  e[9] = z4_0[1];
+  e[10] = z0_0[2];
+  e[11] = z1_0[2];
+  e[12] = z2_0[2];
+  e[13] = z3_0[2];
+  e[14] = z4_0[2];
+  e[15] = z0_0[3];
+  e[16] = z1_0[3];
+  e[17] = z2_0[3];
+  e[18] = z3_0[3];
+  e[19] = z4_0[3];
+  e[20] = z0_1[0];
+  e[21] = z1_1[0];
+  e[22] = z2_1[0];
+  e[23] = z3_1[0];
+  e[24] = z4_1[0];
+  e[25] = z0_1[1];
+  e[26] = z1_1[1];
+  e[27] = z2_1[1];
+  e[28] = z3_1[1];
+  e[29] = z4_1[1];
+  e[30] = z0_1[2];
+  e[31] = z1_1[2];
+  e[32] = z2_1[2];
+  e[33] = z3_1[2];
+  e[34] = z4_1[2];
 }
 
 /* 8 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4):
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 16), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 16), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_1x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   (void)n; /* a 1 x 1 block: only its reciprocal */
   const v4 e0_0 = {e[0], e[1], e[2], e[3]};
   const v4 e0_1 = {e[4], e[5], e[6], e[7]};
-  *(v4 *)(et + 0) = e0_0;
-  *(v4 *)(et + 4) = e0_1;
   const v4 y0_0 = e0_0;
   const v4 y0_1 = e0_1;
+  *(v4 *)(et + 0) = y0_0;
+  *(v4 *)(et + 4) = y0_1;
   const v4 z0_0 = y0_0 * rinv[0];
   const v4 z0_1 = y0_1 * rinv[0];
-  const v4 x0_0 = z0_0;
-  const v4 x0_1 = z0_1;
-  e[0] = x0_0[0];
-  e[1] = x0_0[1];
-  e[2] = x0_0[2];
-  e[3] = x0_0[3];
-  e[4] = x0_1[0];
-  e[5] = x0_1[1];
-  e[6] = x0_1[2];
-  e[7] = x0_1[3];
+  e[0] = z0_0[0];
+  e[1] = z0_0[1];
+  e[2] = z0_0[2];
+  e[3] = z0_0[3];
+  e[4] = z0_1[0];
+  e[5] = z0_1[1];
+  e[6] = z0_1[2];
+  e[7] = z0_1[3];
 }
 
 /* 8 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4):
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 16), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 16), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0_0 = {e[0], e[5], e[10], e[15]};
@@ -1308,16 +1260,6 @@ static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 e3_1 = {e[23], e[28], e[33], e[38]};
   const v4 e4_0 = {e[4], e[9], e[14], e[19]};
   const v4 e4_1 = {e[24], e[29], e[34], e[39]};
-  *(v4 *)(et + 0) = e0_0;
-  *(v4 *)(et + 4) = e0_1;
-  *(v4 *)(et + 16) = e1_0;
-  *(v4 *)(et + 20) = e1_1;
-  *(v4 *)(et + 32) = e2_0;
-  *(v4 *)(et + 36) = e2_1;
-  *(v4 *)(et + 48) = e3_0;
-  *(v4 *)(et + 52) = e3_1;
-  *(v4 *)(et + 64) = e4_0;
-  *(v4 *)(et + 68) = e4_1;
   const v4 y0_0 = e0_0;
   const v4 y0_1 = e0_1;
   const v4 y1_0 = e1_0 - n[5] * y0_0;
@@ -1328,6 +1270,16 @@ static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 y3_1 = e3_1 - n[15] * y0_1 - n[16] * y1_1 - n[17] * y2_1;
   const v4 y4_0 = e4_0 - n[20] * y0_0 - n[21] * y1_0 - n[22] * y2_0 - n[23] * y3_0;
   const v4 y4_1 = e4_1 - n[20] * y0_1 - n[21] * y1_1 - n[22] * y2_1 - n[23] * y3_1;
+  *(v4 *)(et + 0) = y0_0;
+  *(v4 *)(et + 4) = y0_1;
+  *(v4 *)(et + 16) = y1_0;
+  *(v4 *)(et + 20) = y1_1;
+  *(v4 *)(et + 32) = y2_0;
+  *(v4 *)(et + 36) = y2_1;
+  *(v4 *)(et + 48) = y3_0;
+  *(v4 *)(et + 52) = y3_1;
+  *(v4 *)(et + 64) = y4_0;
+  *(v4 *)(et + 68) = y4_1;
   const v4 z0_0 = y0_0 * rinv[0];
   const v4 z0_1 = y0_1 * rinv[0];
   const v4 z1_0 = y1_0 * rinv[1];
@@ -1338,71 +1290,61 @@ static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 z3_1 = y3_1 * rinv[3];
   const v4 z4_0 = y4_0 * rinv[4];
   const v4 z4_1 = y4_1 * rinv[4];
-  const v4 x4_0 = z4_0;
-  const v4 x4_1 = z4_1;
-  const v4 x3_0 = z3_0 - n[23] * x4_0;
-  const v4 x3_1 = z3_1 - n[23] * x4_1;
-  const v4 x2_0 = z2_0 - n[22] * x4_0 - n[17] * x3_0;
-  const v4 x2_1 = z2_1 - n[22] * x4_1 - n[17] * x3_1;
-  const v4 x1_0 = z1_0 - n[21] * x4_0 - n[16] * x3_0 - n[11] * x2_0;
-  const v4 x1_1 = z1_1 - n[21] * x4_1 - n[16] * x3_1 - n[11] * x2_1;
-  const v4 x0_0 = z0_0 - n[20] * x4_0 - n[15] * x3_0 - n[10] * x2_0 - n[5] * x1_0;
-  const v4 x0_1 = z0_1 - n[20] * x4_1 - n[15] * x3_1 - n[10] * x2_1 - n[5] * x1_1;
-  e[0] = x0_0[0];
-  e[1] = x1_0[0];
-  e[2] = x2_0[0];
-  e[3] = x3_0[0];
-  e[4] = x4_0[0];
-  e[5] = x0_0[1];
-  e[6] = x1_0[1];
-  e[7] = x2_0[1];
-  e[8] = x3_0[1];
-  e[9] = x4_0[1];
-  e[10] = x0_0[2];
-  e[11] = x1_0[2];
-  e[12] = x2_0[2];
-  e[13] = x3_0[2];
-  e[14] = x4_0[2];
-  e[15] = x0_0[3];
-  e[16] = x1_0[3];
-  e[17] = x2_0[3];
-  e[18] = x3_0[3];
-  e[19] = x4_0[3];
-  e[20] = x0_1[0];
-  e[21] = x1_1[0];
-  e[22] = x2_1[0];
-  e[23] = x3_1[0];
-  e[24] = x4_1[0];
-  e[25] = x0_1[1];
-  e[26] = x1_1[1];
-  e[27] = x2_1[1];
-  e[28] = x3_1[1];
-  e[29] = x4_1[1];
-  e[30] = x0_1[2];
-  e[31] = x1_1[2];
-  e[32] = x2_1[2];
-  e[33] = x3_1[2];
-  e[34] = x4_1[2];
-  e[35] = x0_1[3];
-  e[36] = x1_1[3];
-  e[37] = x2_1[3];
-  e[38] = x3_1[3];
-  e[39] = x4_1[3];
+  e[0] = z0_0[0];
+  e[1] = z1_0[0];
+  e[2] = z2_0[0];
+  e[3] = z3_0[0];
+  e[4] = z4_0[0];
+  e[5] = z0_0[1];
+  e[6] = z1_0[1];
+  e[7] = z2_0[1];
+  e[8] = z3_0[1];
+  e[9] = z4_0[1];
+  e[10] = z0_0[2];
+  e[11] = z1_0[2];
+  e[12] = z2_0[2];
+  e[13] = z3_0[2];
+  e[14] = z4_0[2];
+  e[15] = z0_0[3];
+  e[16] = z1_0[3];
+  e[17] = z2_0[3];
+  e[18] = z3_0[3];
+  e[19] = z4_0[3];
+  e[20] = z0_1[0];
+  e[21] = z1_1[0];
+  e[22] = z2_1[0];
+  e[23] = z3_1[0];
+  e[24] = z4_1[0];
+  e[25] = z0_1[1];
+  e[26] = z1_1[1];
+  e[27] = z2_1[1];
+  e[28] = z3_1[1];
+  e[29] = z4_1[1];
+  e[30] = z0_1[2];
+  e[31] = z1_1[2];
+  e[32] = z2_1[2];
+  e[33] = z3_1[2];
+  e[34] = z4_1[2];
+  e[35] = z0_1[3];
+  e[36] = z1_1[3];
+  e[37] = z2_1[3];
+  e[38] = z3_1[3];
+  e[39] = z4_1[3];
 }
 
-/* Lower triangle of a 1 x 1 node block C -= L E^T, L and E 1 x 1 (rt.h
+/* Lower triangle of a 1 x 1 node block C -= L Y^T, L and Y 1 x 1 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_1_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
   c[0] -= l[0] * et[0];
 }
 
-/* Lower triangle of a 1 x 1 node block C -= L E^T, L and E 1 x 5 (rt.h
+/* Lower triangle of a 1 x 1 node block C -= L Y^T, L and Y 1 x 5 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_1_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[4] * et[64] + l[3] * et[48] + l[2] * et[32] + l[1] * et[16] + l[0] * et[0];
+  c[0] -= l[0] * et[0] + l[1] * et[16] + l[2] * et[32] + l[3] * et[48] + l[4] * et[64];
 }
 
-/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 1 (rt.h
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 1 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
   c[0] -= l[0] * et[0];
@@ -1414,19 +1356,19 @@ static void reduce_tri_5_d1(scalar *restrict c, const scalar *restrict l, const 
   c[24] -= l[4] * et[4];
 }
 
-/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 5 (rt.h
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 5 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[4] * et[64] + l[3] * et[48] + l[2] * et[32] + l[1] * et[16] + l[0] * et[0];
-  *(v2 *)(c + 5) -= l[9] * *(const v2 *)(et + 64) + l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 32) + l[6] * *(const v2 *)(et + 16) + l[5] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 10) -= l[14] * *(const v2 *)(et + 64) + l[13] * *(const v2 *)(et + 48) + l[12] * *(const v2 *)(et + 32) + l[11] * *(const v2 *)(et + 16) + l[10] * *(const v2 *)(et + 0);
-  c[12] -= l[14] * et[66] + l[13] * et[50] + l[12] * et[34] + l[11] * et[18] + l[10] * et[2];
-  *(v4 *)(c + 15) -= l[19] * *(const v4 *)(et + 64) + l[18] * *(const v4 *)(et + 48) + l[17] * *(const v4 *)(et + 32) + l[16] * *(const v4 *)(et + 16) + l[15] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 64) + l[23] * *(const v4 *)(et + 48) + l[22] * *(const v4 *)(et + 32) + l[21] * *(const v4 *)(et + 16) + l[20] * *(const v4 *)(et + 0);
-  c[24] -= l[24] * et[68] + l[23] * et[52] + l[22] * et[36] + l[21] * et[20] + l[20] * et[4];
+  c[0] -= l[0] * et[0] + l[1] * et[16] + l[2] * et[32] + l[3] * et[48] + l[4] * et[64];
+  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 16) + l[7] * *(const v2 *)(et + 32) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 64);
+  *(v2 *)(c + 10) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 16) + l[12] * *(const v2 *)(et + 32) + l[13] * *(const v2 *)(et + 48) + l[14] * *(const v2 *)(et + 64);
+  c[12] -= l[10] * et[2] + l[11] * et[18] + l[12] * et[34] + l[13] * et[50] + l[14] * et[66];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 16) + l[17] * *(const v4 *)(et + 32) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 64);
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 16) + l[22] * *(const v4 *)(et + 32) + l[23] * *(const v4 *)(et + 48) + l[24] * *(const v4 *)(et + 64);
+  c[24] -= l[20] * et[4] + l[21] * et[20] + l[22] * et[36] + l[23] * et[52] + l[24] * et[68];
 }
 
-/* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 1 (rt.h
+/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 1 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_6_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
   c[0] -= l[0] * et[0];
@@ -1440,28 +1382,28 @@ static void reduce_tri_6_d1(scalar *restrict c, const scalar *restrict l, const 
   *(v2 *)(c + 34) -= l[5] * *(const v2 *)(et + 4);
 }
 
-/* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 5 (rt.h
+/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 5 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[4] * et[64] + l[3] * et[48] + l[2] * et[32] + l[1] * et[16] + l[0] * et[0];
-  *(v2 *)(c + 6) -= l[9] * *(const v2 *)(et + 64) + l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 32) + l[6] * *(const v2 *)(et + 16) + l[5] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 12) -= l[14] * *(const v2 *)(et + 64) + l[13] * *(const v2 *)(et + 48) + l[12] * *(const v2 *)(et + 32) + l[11] * *(const v2 *)(et + 16) + l[10] * *(const v2 *)(et + 0);
-  c[14] -= l[14] * et[66] + l[13] * et[50] + l[12] * et[34] + l[11] * et[18] + l[10] * et[2];
-  *(v4 *)(c + 18) -= l[19] * *(const v4 *)(et + 64) + l[18] * *(const v4 *)(et + 48) + l[17] * *(const v4 *)(et + 32) + l[16] * *(const v4 *)(et + 16) + l[15] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 24) -= l[24] * *(const v4 *)(et + 64) + l[23] * *(const v4 *)(et + 48) + l[22] * *(const v4 *)(et + 32) + l[21] * *(const v4 *)(et + 16) + l[20] * *(const v4 *)(et + 0);
-  c[28] -= l[24] * et[68] + l[23] * et[52] + l[22] * et[36] + l[21] * et[20] + l[20] * et[4];
-  *(v4 *)(c + 30) -= l[29] * *(const v4 *)(et + 64) + l[28] * *(const v4 *)(et + 48) + l[27] * *(const v4 *)(et + 32) + l[26] * *(const v4 *)(et + 16) + l[25] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 34) -= l[29] * *(const v2 *)(et + 68) + l[28] * *(const v2 *)(et + 52) + l[27] * *(const v2 *)(et + 36) + l[26] * *(const v2 *)(et + 20) + l[25] * *(const v2 *)(et + 4);
+  c[0] -= l[0] * et[0] + l[1] * et[16] + l[2] * et[32] + l[3] * et[48] + l[4] * et[64];
+  *(v2 *)(c + 6) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 16) + l[7] * *(const v2 *)(et + 32) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 64);
+  *(v2 *)(c + 12) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 16) + l[12] * *(const v2 *)(et + 32) + l[13] * *(const v2 *)(et + 48) + l[14] * *(const v2 *)(et + 64);
+  c[14] -= l[10] * et[2] + l[11] * et[18] + l[12] * et[34] + l[13] * et[50] + l[14] * et[66];
+  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 16) + l[17] * *(const v4 *)(et + 32) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 64);
+  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 16) + l[22] * *(const v4 *)(et + 32) + l[23] * *(const v4 *)(et + 48) + l[24] * *(const v4 *)(et + 64);
+  c[28] -= l[20] * et[4] + l[21] * et[20] + l[22] * et[36] + l[23] * et[52] + l[24] * et[68];
+  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 16) + l[27] * *(const v4 *)(et + 32) + l[28] * *(const v4 *)(et + 48) + l[29] * *(const v4 *)(et + 64);
+  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 20) + l[27] * *(const v2 *)(et + 36) + l[28] * *(const v2 *)(et + 52) + l[29] * *(const v2 *)(et + 68);
 }
 
-/* C -= L E^T for a 1 x 5 block C, L 1 x 5, E 5 x 5 (rt.h factor
+/* C -= L Y^T for a 1 x 5 block C, L 1 x 5, Y 5 x 5 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_1x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[4] * *(const v4 *)(et + 64) + l[3] * *(const v4 *)(et + 48) + l[2] * *(const v4 *)(et + 32) + l[1] * *(const v4 *)(et + 16) + l[0] * *(const v4 *)(et + 0);
-  c[4] -= l[4] * et[68] + l[3] * et[52] + l[2] * et[36] + l[1] * et[20] + l[0] * et[4];
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 16) + l[2] * *(const v4 *)(et + 32) + l[3] * *(const v4 *)(et + 48) + l[4] * *(const v4 *)(et + 64);
+  c[4] -= l[0] * et[4] + l[1] * et[20] + l[2] * et[36] + l[3] * et[52] + l[4] * et[68];
 }
 
-/* C -= L E^T for a 5 x 1 block C, L 5 x 1, E 1 x 1 (rt.h factor
+/* C -= L Y^T for a 5 x 1 block C, L 5 x 1, Y 1 x 1 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_5x1_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
   c[0] -= l[0] * et[0];
@@ -1471,17 +1413,17 @@ static void reduce_5x1_d1(scalar *restrict c, const scalar *restrict l, const sc
   c[4] -= l[4] * et[0];
 }
 
-/* C -= L E^T for a 5 x 1 block C, L 5 x 5, E 1 x 5 (rt.h factor
+/* C -= L Y^T for a 5 x 1 block C, L 5 x 5, Y 1 x 5 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_5x1_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[4] * et[64] + l[3] * et[48] + l[2] * et[32] + l[1] * et[16] + l[0] * et[0];
-  c[1] -= l[9] * et[64] + l[8] * et[48] + l[7] * et[32] + l[6] * et[16] + l[5] * et[0];
-  c[2] -= l[14] * et[64] + l[13] * et[48] + l[12] * et[32] + l[11] * et[16] + l[10] * et[0];
-  c[3] -= l[19] * et[64] + l[18] * et[48] + l[17] * et[32] + l[16] * et[16] + l[15] * et[0];
-  c[4] -= l[24] * et[64] + l[23] * et[48] + l[22] * et[32] + l[21] * et[16] + l[20] * et[0];
+  c[0] -= l[0] * et[0] + l[1] * et[16] + l[2] * et[32] + l[3] * et[48] + l[4] * et[64];
+  c[1] -= l[5] * et[0] + l[6] * et[16] + l[7] * et[32] + l[8] * et[48] + l[9] * et[64];
+  c[2] -= l[10] * et[0] + l[11] * et[16] + l[12] * et[32] + l[13] * et[48] + l[14] * et[64];
+  c[3] -= l[15] * et[0] + l[16] * et[16] + l[17] * et[32] + l[18] * et[48] + l[19] * et[64];
+  c[4] -= l[20] * et[0] + l[21] * et[16] + l[22] * et[32] + l[23] * et[48] + l[24] * et[64];
 }
 
-/* C -= L E^T for a 5 x 5 block C, L 5 x 1, E 5 x 1 (rt.h factor
+/* C -= L Y^T for a 5 x 5 block C, L 5 x 1, Y 5 x 1 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_5x5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
   *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0);
@@ -1496,33 +1438,33 @@ static void reduce_5x5_d1(scalar *restrict c, const scalar *restrict l, const sc
   c[24] -= l[4] * et[4];
 }
 
-/* C -= L E^T for a 5 x 5 block C, L 5 x 5, E 5 x 5 (rt.h factor
+/* C -= L Y^T for a 5 x 5 block C, L 5 x 5, Y 5 x 5 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_5x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[4] * *(const v4 *)(et + 64) + l[3] * *(const v4 *)(et + 48) + l[2] * *(const v4 *)(et + 32) + l[1] * *(const v4 *)(et + 16) + l[0] * *(const v4 *)(et + 0);
-  c[4] -= l[4] * et[68] + l[3] * et[52] + l[2] * et[36] + l[1] * et[20] + l[0] * et[4];
-  *(v4 *)(c + 5) -= l[9] * *(const v4 *)(et + 64) + l[8] * *(const v4 *)(et + 48) + l[7] * *(const v4 *)(et + 32) + l[6] * *(const v4 *)(et + 16) + l[5] * *(const v4 *)(et + 0);
-  c[9] -= l[9] * et[68] + l[8] * et[52] + l[7] * et[36] + l[6] * et[20] + l[5] * et[4];
-  *(v4 *)(c + 10) -= l[14] * *(const v4 *)(et + 64) + l[13] * *(const v4 *)(et + 48) + l[12] * *(const v4 *)(et + 32) + l[11] * *(const v4 *)(et + 16) + l[10] * *(const v4 *)(et + 0);
-  c[14] -= l[14] * et[68] + l[13] * et[52] + l[12] * et[36] + l[11] * et[20] + l[10] * et[4];
-  *(v4 *)(c + 15) -= l[19] * *(const v4 *)(et + 64) + l[18] * *(const v4 *)(et + 48) + l[17] * *(const v4 *)(et + 32) + l[16] * *(const v4 *)(et + 16) + l[15] * *(const v4 *)(et + 0);
-  c[19] -= l[19] * et[68] + l[18] * et[52] + l[17] * et[36] + l[16] * et[20] + l[15] * et[4];
-  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 64) + l[23] * *(const v4 *)(et + 48) + l[22] * *(const v4 *)(et + 32) + l[21] * *(const v4 *)(et + 16) + l[20] * *(const v4 *)(et + 0);
-  c[24] -= l[24] * et[68] + l[23] * et[52] + l[22] * et[36] + l[21] * et[20] + l[20] * et[4];
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 16) + l[2] * *(const v4 *)(et + 32) + l[3] * *(const v4 *)(et + 48) + l[4] * *(const v4 *)(et + 64);
+  c[4] -= l[0] * et[4] + l[1] * et[20] + l[2] * et[36] + l[3] * et[52] + l[4] * et[68];
+  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 16) + l[7] * *(const v4 *)(et + 32) + l[8] * *(const v4 *)(et + 48) + l[9] * *(const v4 *)(et + 64);
+  c[9] -= l[5] * et[4] + l[6] * et[20] + l[7] * et[36] + l[8] * et[52] + l[9] * et[68];
+  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 16) + l[12] * *(const v4 *)(et + 32) + l[13] * *(const v4 *)(et + 48) + l[14] * *(const v4 *)(et + 64);
+  c[14] -= l[10] * et[4] + l[11] * et[20] + l[12] * et[36] + l[13] * et[52] + l[14] * et[68];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 16) + l[17] * *(const v4 *)(et + 32) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 64);
+  c[19] -= l[15] * et[4] + l[16] * et[20] + l[17] * et[36] + l[18] * et[52] + l[19] * et[68];
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 16) + l[22] * *(const v4 *)(et + 32) + l[23] * *(const v4 *)(et + 48) + l[24] * *(const v4 *)(et + 64);
+  c[24] -= l[20] * et[4] + l[21] * et[20] + l[22] * et[36] + l[23] * et[52] + l[24] * et[68];
 }
 
-/* C -= L E^T for a 6 x 1 block C, L 6 x 5, E 1 x 5 (rt.h factor
+/* C -= L Y^T for a 6 x 1 block C, L 6 x 5, Y 1 x 5 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_6x1_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[4] * et[64] + l[3] * et[48] + l[2] * et[32] + l[1] * et[16] + l[0] * et[0];
-  c[1] -= l[9] * et[64] + l[8] * et[48] + l[7] * et[32] + l[6] * et[16] + l[5] * et[0];
-  c[2] -= l[14] * et[64] + l[13] * et[48] + l[12] * et[32] + l[11] * et[16] + l[10] * et[0];
-  c[3] -= l[19] * et[64] + l[18] * et[48] + l[17] * et[32] + l[16] * et[16] + l[15] * et[0];
-  c[4] -= l[24] * et[64] + l[23] * et[48] + l[22] * et[32] + l[21] * et[16] + l[20] * et[0];
-  c[5] -= l[29] * et[64] + l[28] * et[48] + l[27] * et[32] + l[26] * et[16] + l[25] * et[0];
+  c[0] -= l[0] * et[0] + l[1] * et[16] + l[2] * et[32] + l[3] * et[48] + l[4] * et[64];
+  c[1] -= l[5] * et[0] + l[6] * et[16] + l[7] * et[32] + l[8] * et[48] + l[9] * et[64];
+  c[2] -= l[10] * et[0] + l[11] * et[16] + l[12] * et[32] + l[13] * et[48] + l[14] * et[64];
+  c[3] -= l[15] * et[0] + l[16] * et[16] + l[17] * et[32] + l[18] * et[48] + l[19] * et[64];
+  c[4] -= l[20] * et[0] + l[21] * et[16] + l[22] * et[32] + l[23] * et[48] + l[24] * et[64];
+  c[5] -= l[25] * et[0] + l[26] * et[16] + l[27] * et[32] + l[28] * et[48] + l[29] * et[64];
 }
 
-/* C -= L E^T for a 6 x 5 block C, L 6 x 1, E 5 x 1 (rt.h factor
+/* C -= L Y^T for a 6 x 5 block C, L 6 x 1, Y 5 x 1 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_6x5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
   *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0);
@@ -1539,21 +1481,21 @@ static void reduce_6x5_d1(scalar *restrict c, const scalar *restrict l, const sc
   c[29] -= l[5] * et[4];
 }
 
-/* C -= L E^T for a 6 x 5 block C, L 6 x 5, E 5 x 5 (rt.h factor
+/* C -= L Y^T for a 6 x 5 block C, L 6 x 5, Y 5 x 5 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[4] * *(const v4 *)(et + 64) + l[3] * *(const v4 *)(et + 48) + l[2] * *(const v4 *)(et + 32) + l[1] * *(const v4 *)(et + 16) + l[0] * *(const v4 *)(et + 0);
-  c[4] -= l[4] * et[68] + l[3] * et[52] + l[2] * et[36] + l[1] * et[20] + l[0] * et[4];
-  *(v4 *)(c + 5) -= l[9] * *(const v4 *)(et + 64) + l[8] * *(const v4 *)(et + 48) + l[7] * *(const v4 *)(et + 32) + l[6] * *(const v4 *)(et + 16) + l[5] * *(const v4 *)(et + 0);
-  c[9] -= l[9] * et[68] + l[8] * et[52] + l[7] * et[36] + l[6] * et[20] + l[5] * et[4];
-  *(v4 *)(c + 10) -= l[14] * *(const v4 *)(et + 64) + l[13] * *(const v4 *)(et + 48) + l[12] * *(const v4 *)(et + 32) + l[11] * *(const v4 *)(et + 16) + l[10] * *(const v4 *)(et + 0);
-  c[14] -= l[14] * et[68] + l[13] * et[52] + l[12] * et[36] + l[11] * et[20] + l[10] * et[4];
-  *(v4 *)(c + 15) -= l[19] * *(const v4 *)(et + 64) + l[18] * *(const v4 *)(et + 48) + l[17] * *(const v4 *)(et + 32) + l[16] * *(const v4 *)(et + 16) + l[15] * *(const v4 *)(et + 0);
-  c[19] -= l[19] * et[68] + l[18] * et[52] + l[17] * et[36] + l[16] * et[20] + l[15] * et[4];
-  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 64) + l[23] * *(const v4 *)(et + 48) + l[22] * *(const v4 *)(et + 32) + l[21] * *(const v4 *)(et + 16) + l[20] * *(const v4 *)(et + 0);
-  c[24] -= l[24] * et[68] + l[23] * et[52] + l[22] * et[36] + l[21] * et[20] + l[20] * et[4];
-  *(v4 *)(c + 25) -= l[29] * *(const v4 *)(et + 64) + l[28] * *(const v4 *)(et + 48) + l[27] * *(const v4 *)(et + 32) + l[26] * *(const v4 *)(et + 16) + l[25] * *(const v4 *)(et + 0);
-  c[29] -= l[29] * et[68] + l[28] * et[52] + l[27] * et[36] + l[26] * et[20] + l[25] * et[4];
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 16) + l[2] * *(const v4 *)(et + 32) + l[3] * *(const v4 *)(et + 48) + l[4] * *(const v4 *)(et + 64);
+  c[4] -= l[0] * et[4] + l[1] * et[20] + l[2] * et[36] + l[3] * et[52] + l[4] * et[68];
+  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 16) + l[7] * *(const v4 *)(et + 32) + l[8] * *(const v4 *)(et + 48) + l[9] * *(const v4 *)(et + 64);
+  c[9] -= l[5] * et[4] + l[6] * et[20] + l[7] * et[36] + l[8] * et[52] + l[9] * et[68];
+  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 16) + l[12] * *(const v4 *)(et + 32) + l[13] * *(const v4 *)(et + 48) + l[14] * *(const v4 *)(et + 64);
+  c[14] -= l[10] * et[4] + l[11] * et[20] + l[12] * et[36] + l[13] * et[52] + l[14] * et[68];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 16) + l[17] * *(const v4 *)(et + 32) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 64);
+  c[19] -= l[15] * et[4] + l[16] * et[20] + l[17] * et[36] + l[18] * et[52] + l[19] * et[68];
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 16) + l[22] * *(const v4 *)(et + 32) + l[23] * *(const v4 *)(et + 48) + l[24] * *(const v4 *)(et + 64);
+  c[24] -= l[20] * et[4] + l[21] * et[20] + l[22] * et[36] + l[23] * et[52] + l[24] * et[68];
+  *(v4 *)(c + 25) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 16) + l[27] * *(const v4 *)(et + 32) + l[28] * *(const v4 *)(et + 48) + l[29] * *(const v4 *)(et + 64);
+  c[29] -= l[25] * et[4] + l[26] * et[20] + l[27] * et[36] + l[28] * et[52] + l[29] * et[68];
 }
 
 #endif
@@ -1672,66 +1614,74 @@ static int factor_p8(scalar *restrict w, scalar *restrict t) {
   return failed ? 9 : -1;
 }
 
-/*---- solve: forward substitution with the L blocks, pivots in order */
+/*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
 static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
   /* pivot 0: spindleL (hinge, d = 5, h = 6) */
+  node_forward_5(w + 0, x + 10); /* x[spindleL] */
   forward_5x5(w + 25, x + 10, x + 5); /* x[kingpinL] */
   forward_1x5(w + 50, x + 10, x + 15); /* x[tie_rodL] */
+  node_diag_5(w + 0, x + 10); /* x[spindleL] */
   /* pivot 1: spindleR (hinge, d = 5, h = 6) */
+  node_forward_5(w + 55, x + 26); /* x[spindleR] */
   forward_1x5(w + 80, x + 26, x + 31); /* x[tie_rodR] */
   forward_5x5(w + 85, x + 26, x + 21); /* x[kingpinR] */
+  node_diag_5(w + 55, x + 26); /* x[spindleR] */
   /* pivot 2: rear_axleL (hinge, d = 5, h = 16) */
+  node_forward_5(w + 110, x + 0); /* x[rear_axleL] */
   forward_5x5(w + 135, x + 0, x + 16); /* x[rear_axleR] */
   forward_5x5(w + 160, x + 0, x + 5); /* x[kingpinL] */
   forward_6x5(w + 185, x + 0, x + 37); /* x[body#weld1] */
+  node_diag_5(w + 110, x + 0); /* x[rear_axleL] */
   /* pivot 3: rear_axleR (hinge, d = 5, h = 11) */
+  node_forward_5(w + 215, x + 16); /* x[rear_axleR] */
   forward_5x5(w + 240, x + 16, x + 5); /* x[kingpinL] */
   forward_6x5(w + 265, x + 16, x + 37); /* x[body#weld1] */
+  node_diag_5(w + 215, x + 16); /* x[rear_axleR] */
   /* pivot 4: tie_rodR (rod, d = 1, h = 11) */
   forward_1x1(w + 296, x + 31, x + 15); /* x[tie_rodL] */
   forward_5x1(w + 297, x + 31, x + 21); /* x[kingpinR] */
   forward_5x1(w + 302, x + 31, x + 32); /* x[rack_slide] */
+  node_diag_1(w + 295, x + 31); /* x[tie_rodR] */
   /* pivot 5: kingpinL (hinge, d = 5, h = 7) */
+  node_forward_5(w + 307, x + 5); /* x[kingpinL] */
   forward_1x5(w + 332, x + 5, x + 15); /* x[tie_rodL] */
   forward_6x5(w + 337, x + 5, x + 37); /* x[body#weld1] */
+  node_diag_5(w + 307, x + 5); /* x[kingpinL] */
   /* pivot 6: tie_rodL (rod, d = 1, h = 16) */
   forward_5x1(w + 368, x + 15, x + 21); /* x[kingpinR] */
   forward_5x1(w + 373, x + 15, x + 32); /* x[rack_slide] */
   forward_6x1(w + 378, x + 15, x + 37); /* x[body#weld1] */
+  node_diag_1(w + 367, x + 15); /* x[tie_rodL] */
   /* pivot 7: kingpinR (hinge, d = 5, h = 11) */
+  node_forward_5(w + 384, x + 21); /* x[kingpinR] */
   forward_5x5(w + 409, x + 21, x + 32); /* x[rack_slide] */
   forward_6x5(w + 434, x + 21, x + 37); /* x[body#weld1] */
+  node_diag_5(w + 384, x + 21); /* x[kingpinR] */
   /* pivot 8: rack_slide (prismatic, d = 5, h = 6) */
+  node_forward_5(w + 464, x + 32); /* x[rack_slide] */
   forward_6x5(w + 489, x + 32, x + 37); /* x[body#weld1] */
+  node_diag_5(w + 464, x + 32); /* x[rack_slide] */
+  /* pivot 9: body#weld1 (shard weld, d = 6, h = 0) */
+  node_forward_6(w + 519, x + 37); /* x[body#weld1] */
+  node_diag_6(w + 519, x + 37); /* x[body#weld1] */
 }
 
-/*---- solve: block-diagonal solves with the factored node blocks */
-
-static void solve_diagonal_0(const scalar *restrict w, scalar *restrict x) {
-  node_solve_5(w + 0, x + 10, x + 10); /* x[spindleL] */
-  node_solve_5(w + 55, x + 26, x + 26); /* x[spindleR] */
-  node_solve_5(w + 110, x + 0, x + 0); /* x[rear_axleL] */
-  node_solve_5(w + 215, x + 16, x + 16); /* x[rear_axleR] */
-  node_solve_1(w + 295, x + 31, x + 31); /* x[tie_rodR] */
-  node_solve_5(w + 307, x + 5, x + 5); /* x[kingpinL] */
-  node_solve_1(w + 367, x + 15, x + 15); /* x[tie_rodL] */
-  node_solve_5(w + 384, x + 21, x + 21); /* x[kingpinR] */
-  node_solve_5(w + 464, x + 32, x + 32); /* x[rack_slide] */
-  node_solve_6(w + 519, x + 37, x + 37); /* x[body#weld1] */
-}
-
-/*---- solve: backward substitution with the L^T blocks, pivots in reverse order */
+/*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
 static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
+  /* pivot 9: body#weld1 (shard weld, d = 6, h = 0) */
+  node_backward_6(w + 519, x + 37); /* x[body#weld1] */
   /* pivot 8: rack_slide (prismatic, d = 5, h = 6) */
   backward_set_6x5(w + 489, x + 37, s); /* L[body#weld1, rack_slide] */
   subtract_5(x + 32, s); /* x[rack_slide] */
+  node_backward_5(w + 464, x + 32); /* x[rack_slide] */
   /* pivot 7: kingpinR (hinge, d = 5, h = 11) */
   backward_set_6x5(w + 434, x + 37, s); /* L[body#weld1, kingpinR] */
   backward_add_5x5(w + 409, x + 32, s); /* L[rack_slide, kingpinR] */
   subtract_5(x + 21, s); /* x[kingpinR] */
+  node_backward_5(w + 384, x + 21); /* x[kingpinR] */
   /* pivot 6: tie_rodL (rod, d = 1, h = 16) */
   backward_set_6x1(w + 378, x + 37, s); /* L[body#weld1, tie_rodL] */
   backward_add_5x1(w + 373, x + 32, s); /* L[rack_slide, tie_rodL] */
@@ -1741,6 +1691,7 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_set_6x5(w + 337, x + 37, s); /* L[body#weld1, kingpinL] */
   backward_add_1x5(w + 332, x + 15, s); /* L[tie_rodL, kingpinL] */
   subtract_5(x + 5, s); /* x[kingpinL] */
+  node_backward_5(w + 307, x + 5); /* x[kingpinL] */
   /* pivot 4: tie_rodR (rod, d = 1, h = 11) */
   backward_set_5x1(w + 302, x + 32, s); /* L[rack_slide, tie_rodR] */
   backward_add_5x1(w + 297, x + 21, s); /* L[kingpinR, tie_rodR] */
@@ -1750,19 +1701,23 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_set_6x5(w + 265, x + 37, s); /* L[body#weld1, rear_axleR] */
   backward_add_5x5(w + 240, x + 5, s); /* L[kingpinL, rear_axleR] */
   subtract_5(x + 16, s); /* x[rear_axleR] */
+  node_backward_5(w + 215, x + 16); /* x[rear_axleR] */
   /* pivot 2: rear_axleL (hinge, d = 5, h = 16) */
   backward_set_6x5(w + 185, x + 37, s); /* L[body#weld1, rear_axleL] */
   backward_add_5x5(w + 160, x + 5, s); /* L[kingpinL, rear_axleL] */
   backward_add_5x5(w + 135, x + 16, s); /* L[rear_axleR, rear_axleL] */
   subtract_5(x + 0, s); /* x[rear_axleL] */
+  node_backward_5(w + 110, x + 0); /* x[rear_axleL] */
   /* pivot 1: spindleR (hinge, d = 5, h = 6) */
   backward_set_5x5(w + 85, x + 21, s); /* L[kingpinR, spindleR] */
   backward_add_1x5(w + 80, x + 31, s); /* L[tie_rodR, spindleR] */
   subtract_5(x + 26, s); /* x[spindleR] */
+  node_backward_5(w + 55, x + 26); /* x[spindleR] */
   /* pivot 0: spindleL (hinge, d = 5, h = 6) */
   backward_set_1x5(w + 50, x + 15, s); /* L[tie_rodL, spindleL] */
   backward_add_5x5(w + 25, x + 5, s); /* L[kingpinL, spindleL] */
   subtract_5(x + 10, s); /* x[spindleL] */
+  node_backward_5(w + 0, x + 10); /* x[spindleL] */
 }
 
 /*---- entry points (rt_factor_fn, rt_solve_fn of rt.h) ------------------------*/
@@ -1790,7 +1745,6 @@ static void buggy_solve(const void *work, void *x) {
   const scalar *w = work;
   scalar *v = x;
   solve_forward_0(w, v);
-  solve_diagonal_0(w, v);
   solve_backward_0(w, v);
 }
 

@@ -5,12 +5,12 @@
  * the program object chain_program (declared in chain.h; the
  * contract, the workspace layout and the reference arithmetic are in rt.h).
  * Each pivot's elimination is its own function factor_p<pivot>: the dense
- * LDL^T of its node block, its edge column turned into L = E N^-1 in panels
- * of rows (keeping E^T in the temporary), and one kernel call per block
- * pair of the reduction C -= L E^T (the RSI grouped by target block, whose
- * workspace offset is a literal). The kernels below are the reference
- * arithmetic of rt.h specialized by degree; vector lanes hold independent
- * results, so every instruction set gives the same bits.
+ * LDL^T of its node block, its edge column turned into L = E l^-T D^-1 in
+ * panels of rows (keeping Y = E l^-T, transposed, in the temporary), and one
+ * kernel call per block pair of the reduction C -= L Y^T (the RSI grouped by
+ * target block, whose workspace offset is a literal). The kernels below are
+ * the reference arithmetic of rt.h specialized by degree; vector lanes hold
+ * independent results, so every instruction set gives the same bits.
  *
  * Mechanism statistics
  *   bodies          11 (none shattered)
@@ -188,21 +188,26 @@ static int factor_node_3(scalar *restrict n, scalar *restrict rinv) {
   return 0;
 }
 
-/* x = N^-1 v for a factored 3 x 3 node block (rt.h node_solve); v and x
- * may be the same vector. */
-static void node_solve_3(const scalar *n, const scalar *v, scalar *x) {
-  const scalar y0 = v[0];
-  const scalar y1 = v[1] - n[3] * y0;
-  const scalar y2 = v[2] - n[6] * y0 - n[7] * y1;
-  const scalar z0 = y0 / n[0];
-  const scalar z1 = y1 / n[4];
-  const scalar z2 = y2 / n[8];
-  const scalar x2 = z2;
-  const scalar x1 = z1 - n[7] * x2;
-  const scalar x0 = z0 - n[6] * x2 - n[3] * x1;
-  x[0] = x0;
-  x[1] = x1;
-  x[2] = x2;
+/* x = l^-1 x for the unit lower l of a factored 3 x 3 node block (rt.h
+ * solve, forward). */
+static void node_forward_3(const scalar *restrict n, scalar *restrict x) {
+  x[1] = x[1] - n[3] * x[0];
+  x[2] = x[2] - n[6] * x[0] - n[7] * x[1];
+}
+
+/* x = D^-1 x for the diagonal D of a factored 3 x 3 node block (rt.h
+ * solve, forward). */
+static void node_diag_3(const scalar *restrict n, scalar *restrict x) {
+  x[0] = x[0] / n[0];
+  x[1] = x[1] / n[4];
+  x[2] = x[2] / n[8];
+}
+
+/* x = l^-T x for the unit lower l of a factored 3 x 3 node block (rt.h
+ * solve, backward). */
+static void node_backward_3(const scalar *restrict n, scalar *restrict x) {
+  x[1] = x[1] - n[7] * x[2];
+  x[0] = x[0] - n[6] * x[2] - n[3] * x[1];
 }
 
 /* xq -= L xp for a 3 x 3 block L (rt.h solve, forward). */
@@ -234,86 +239,80 @@ static void subtract_3(scalar *restrict x, const scalar *restrict s) {
 /* AVX: 32-byte vectors */
 
 /* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 8), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 8), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_3x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0 = {e[0], e[3], e[6], 0};
   const v4 e1 = {e[1], e[4], e[7], 0};
   const v4 e2 = {e[2], e[5], e[8], 0};
-  *(v4 *)(et + 0) = e0;
-  *(v4 *)(et + 8) = e1;
-  *(v4 *)(et + 16) = e2;
   const v4 y0 = e0;
   const v4 y1 = e1 - n[3] * y0;
   const v4 y2 = e2 - n[6] * y0 - n[7] * y1;
+  *(v4 *)(et + 0) = y0;
+  *(v4 *)(et + 8) = y1;
+  *(v4 *)(et + 16) = y2;
   const v4 z0 = y0 * rinv[0];
   const v4 z1 = y1 * rinv[1];
   const v4 z2 = y2 * rinv[2];
-  const v4 x2 = z2;
-  const v4 x1 = z1 - n[7] * x2;
-  const v4 x0 = z0 - n[6] * x2 - n[3] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x0[1];
-  e[4] = x1[1];
-  e[5] = x2[1];
-  e[6] = x0[2];
-  e[7] = x1[2];
-  e[8] = x2[2];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z0[1];
+  e[4] = z1[1];
+  e[5] = z2[1];
+  e[6] = z0[2];
+  e[7] = z1[2];
+  e[8] = z2[2];
 }
 
-/* Lower triangle of a 3 x 3 node block C -= L E^T, L and E 3 x 3 (rt.h
+/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 3 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_3_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[2] * et[16] + l[1] * et[8] + l[0] * et[0];
-  *(v2 *)(c + 3) -= l[5] * *(const v2 *)(et + 16) + l[4] * *(const v2 *)(et + 8) + l[3] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 6) -= l[8] * *(const v2 *)(et + 16) + l[7] * *(const v2 *)(et + 8) + l[6] * *(const v2 *)(et + 0);
-  c[8] -= l[8] * et[18] + l[7] * et[10] + l[6] * et[2];
+  c[0] -= l[0] * et[0] + l[1] * et[8] + l[2] * et[16];
+  *(v2 *)(c + 3) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 8) + l[5] * *(const v2 *)(et + 16);
+  *(v2 *)(c + 6) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 8) + l[8] * *(const v2 *)(et + 16);
+  c[8] -= l[6] * et[2] + l[7] * et[10] + l[8] * et[18];
 }
 
 #else
 /* 16-byte vectors (SSE2, the x86-64 baseline; NEON) */
 
 /* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 8), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 8), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_3x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0 = {e[0], e[3], e[6], 0};
   const v4 e1 = {e[1], e[4], e[7], 0};
   const v4 e2 = {e[2], e[5], e[8], 0};
-  *(v4 *)(et + 0) = e0;
-  *(v4 *)(et + 8) = e1;
-  *(v4 *)(et + 16) = e2;
   const v4 y0 = e0;
   const v4 y1 = e1 - n[3] * y0;
   const v4 y2 = e2 - n[6] * y0 - n[7] * y1;
+  *(v4 *)(et + 0) = y0;
+  *(v4 *)(et + 8) = y1;
+  *(v4 *)(et + 16) = y2;
   const v4 z0 = y0 * rinv[0];
   const v4 z1 = y1 * rinv[1];
   const v4 z2 = y2 * rinv[2];
-  const v4 x2 = z2;
-  const v4 x1 = z1 - n[7] * x2;
-  const v4 x0 = z0 - n[6] * x2 - n[3] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x0[1];
-  e[4] = x1[1];
-  e[5] = x2[1];
-  e[6] = x0[2];
-  e[7] = x1[2];
-  e[8] = x2[2];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z0[1];
+  e[4] = z1[1];
+  e[5] = z2[1];
+  e[6] = z0[2];
+  e[7] = z1[2];
+  e[8] = z2[2];
 }
 
-/* Lower triangle of a 3 x 3 node block C -= L E^T, L and E 3 x 3 (rt.h
+/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 3 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_3_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[2] * et[16] + l[1] * et[8] + l[0] * et[0];
-  *(v2 *)(c + 3) -= l[5] * *(const v2 *)(et + 16) + l[4] * *(const v2 *)(et + 8) + l[3] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 6) -= l[8] * *(const v2 *)(et + 16) + l[7] * *(const v2 *)(et + 8) + l[6] * *(const v2 *)(et + 0);
-  c[8] -= l[8] * et[18] + l[7] * et[10] + l[6] * et[2];
+  c[0] -= l[0] * et[0] + l[1] * et[8] + l[2] * et[16];
+  *(v2 *)(c + 3) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 8) + l[5] * *(const v2 *)(et + 16);
+  *(v2 *)(c + 6) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 8) + l[8] * *(const v2 *)(et + 16);
+  c[8] -= l[6] * et[2] + l[7] * et[10] + l[8] * et[18];
 }
 
 #endif
@@ -411,81 +410,100 @@ static int factor_p9(scalar *restrict w, scalar *restrict t) {
   return failed ? 10 : -1;
 }
 
-/*---- solve: forward substitution with the L blocks, pivots in order */
+/*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
 static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
   /* pivot 0: hook (ball, d = 3, h = 3) */
+  node_forward_3(w + 0, x + 0); /* x[hook] */
   forward_3x3(w + 9, x + 0, x + 3); /* x[joint2] */
+  node_diag_3(w + 0, x + 0); /* x[hook] */
   /* pivot 1: joint2 (ball, d = 3, h = 3) */
+  node_forward_3(w + 18, x + 3); /* x[joint2] */
   forward_3x3(w + 27, x + 3, x + 6); /* x[joint3] */
+  node_diag_3(w + 18, x + 3); /* x[joint2] */
   /* pivot 2: joint3 (ball, d = 3, h = 3) */
+  node_forward_3(w + 36, x + 6); /* x[joint3] */
   forward_3x3(w + 45, x + 6, x + 9); /* x[joint4] */
+  node_diag_3(w + 36, x + 6); /* x[joint3] */
   /* pivot 3: joint4 (ball, d = 3, h = 3) */
+  node_forward_3(w + 54, x + 9); /* x[joint4] */
   forward_3x3(w + 63, x + 9, x + 12); /* x[joint5] */
+  node_diag_3(w + 54, x + 9); /* x[joint4] */
   /* pivot 4: joint5 (ball, d = 3, h = 3) */
+  node_forward_3(w + 72, x + 12); /* x[joint5] */
   forward_3x3(w + 81, x + 12, x + 15); /* x[joint6] */
+  node_diag_3(w + 72, x + 12); /* x[joint5] */
   /* pivot 5: joint6 (ball, d = 3, h = 3) */
+  node_forward_3(w + 90, x + 15); /* x[joint6] */
   forward_3x3(w + 99, x + 15, x + 18); /* x[joint7] */
+  node_diag_3(w + 90, x + 15); /* x[joint6] */
   /* pivot 6: joint7 (ball, d = 3, h = 3) */
+  node_forward_3(w + 108, x + 18); /* x[joint7] */
   forward_3x3(w + 117, x + 18, x + 21); /* x[joint8] */
+  node_diag_3(w + 108, x + 18); /* x[joint7] */
   /* pivot 7: joint8 (ball, d = 3, h = 3) */
+  node_forward_3(w + 126, x + 21); /* x[joint8] */
   forward_3x3(w + 135, x + 21, x + 24); /* x[joint9] */
+  node_diag_3(w + 126, x + 21); /* x[joint8] */
   /* pivot 8: joint9 (ball, d = 3, h = 3) */
+  node_forward_3(w + 144, x + 24); /* x[joint9] */
   forward_3x3(w + 153, x + 24, x + 27); /* x[joint10] */
+  node_diag_3(w + 144, x + 24); /* x[joint9] */
   /* pivot 9: joint10 (ball, d = 3, h = 3) */
+  node_forward_3(w + 162, x + 27); /* x[joint10] */
   forward_3x3(w + 171, x + 27, x + 30); /* x[shackle] */
+  node_diag_3(w + 162, x + 27); /* x[joint10] */
+  /* pivot 10: shackle (ball, d = 3, h = 0) */
+  node_forward_3(w + 180, x + 30); /* x[shackle] */
+  node_diag_3(w + 180, x + 30); /* x[shackle] */
 }
 
-/*---- solve: block-diagonal solves with the factored node blocks */
-
-static void solve_diagonal_0(const scalar *restrict w, scalar *restrict x) {
-  node_solve_3(w + 0, x + 0, x + 0); /* x[hook] */
-  node_solve_3(w + 18, x + 3, x + 3); /* x[joint2] */
-  node_solve_3(w + 36, x + 6, x + 6); /* x[joint3] */
-  node_solve_3(w + 54, x + 9, x + 9); /* x[joint4] */
-  node_solve_3(w + 72, x + 12, x + 12); /* x[joint5] */
-  node_solve_3(w + 90, x + 15, x + 15); /* x[joint6] */
-  node_solve_3(w + 108, x + 18, x + 18); /* x[joint7] */
-  node_solve_3(w + 126, x + 21, x + 21); /* x[joint8] */
-  node_solve_3(w + 144, x + 24, x + 24); /* x[joint9] */
-  node_solve_3(w + 162, x + 27, x + 27); /* x[joint10] */
-  node_solve_3(w + 180, x + 30, x + 30); /* x[shackle] */
-}
-
-/*---- solve: backward substitution with the L^T blocks, pivots in reverse order */
+/*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
 static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
+  /* pivot 10: shackle (ball, d = 3, h = 0) */
+  node_backward_3(w + 180, x + 30); /* x[shackle] */
   /* pivot 9: joint10 (ball, d = 3, h = 3) */
   backward_set_3x3(w + 171, x + 30, s); /* L[shackle, joint10] */
   subtract_3(x + 27, s); /* x[joint10] */
+  node_backward_3(w + 162, x + 27); /* x[joint10] */
   /* pivot 8: joint9 (ball, d = 3, h = 3) */
   backward_set_3x3(w + 153, x + 27, s); /* L[joint10, joint9] */
   subtract_3(x + 24, s); /* x[joint9] */
+  node_backward_3(w + 144, x + 24); /* x[joint9] */
   /* pivot 7: joint8 (ball, d = 3, h = 3) */
   backward_set_3x3(w + 135, x + 24, s); /* L[joint9, joint8] */
   subtract_3(x + 21, s); /* x[joint8] */
+  node_backward_3(w + 126, x + 21); /* x[joint8] */
   /* pivot 6: joint7 (ball, d = 3, h = 3) */
   backward_set_3x3(w + 117, x + 21, s); /* L[joint8, joint7] */
   subtract_3(x + 18, s); /* x[joint7] */
+  node_backward_3(w + 108, x + 18); /* x[joint7] */
   /* pivot 5: joint6 (ball, d = 3, h = 3) */
   backward_set_3x3(w + 99, x + 18, s); /* L[joint7, joint6] */
   subtract_3(x + 15, s); /* x[joint6] */
+  node_backward_3(w + 90, x + 15); /* x[joint6] */
   /* pivot 4: joint5 (ball, d = 3, h = 3) */
   backward_set_3x3(w + 81, x + 15, s); /* L[joint6, joint5] */
   subtract_3(x + 12, s); /* x[joint5] */
+  node_backward_3(w + 72, x + 12); /* x[joint5] */
   /* pivot 3: joint4 (ball, d = 3, h = 3) */
   backward_set_3x3(w + 63, x + 12, s); /* L[joint5, joint4] */
   subtract_3(x + 9, s); /* x[joint4] */
+  node_backward_3(w + 54, x + 9); /* x[joint4] */
   /* pivot 2: joint3 (ball, d = 3, h = 3) */
   backward_set_3x3(w + 45, x + 9, s); /* L[joint4, joint3] */
   subtract_3(x + 6, s); /* x[joint3] */
+  node_backward_3(w + 36, x + 6); /* x[joint3] */
   /* pivot 1: joint2 (ball, d = 3, h = 3) */
   backward_set_3x3(w + 27, x + 6, s); /* L[joint3, joint2] */
   subtract_3(x + 3, s); /* x[joint2] */
+  node_backward_3(w + 18, x + 3); /* x[joint2] */
   /* pivot 0: hook (ball, d = 3, h = 3) */
   backward_set_3x3(w + 9, x + 3, s); /* L[joint2, hook] */
   subtract_3(x + 0, s); /* x[hook] */
+  node_backward_3(w + 0, x + 0); /* x[hook] */
 }
 
 /*---- entry points (rt_factor_fn, rt_solve_fn of rt.h) ------------------------*/
@@ -514,7 +532,6 @@ static void chain_solve(const void *work, void *x) {
   const scalar *w = work;
   scalar *v = x;
   solve_forward_0(w, v);
-  solve_diagonal_0(w, v);
   solve_backward_0(w, v);
 }
 

@@ -5,12 +5,12 @@
  * the program object multi_wheel_program (declared in multi_wheel.h; the
  * contract, the workspace layout and the reference arithmetic are in rt.h).
  * Each pivot's elimination is its own function factor_p<pivot>: the dense
- * LDL^T of its node block, its edge column turned into L = E N^-1 in panels
- * of rows (keeping E^T in the temporary), and one kernel call per block
- * pair of the reduction C -= L E^T (the RSI grouped by target block, whose
- * workspace offset is a literal). The kernels below are the reference
- * arithmetic of rt.h specialized by degree; vector lanes hold independent
- * results, so every instruction set gives the same bits.
+ * LDL^T of its node block, its edge column turned into L = E l^-T D^-1 in
+ * panels of rows (keeping Y = E l^-T, transposed, in the temporary), and one
+ * kernel call per block pair of the reduction C -= L Y^T (the RSI grouped by
+ * target block, whose workspace offset is a literal). The kernels below are
+ * the reference arithmetic of rt.h specialized by degree; vector lanes hold
+ * independent results, so every instruction set gives the same bits.
  *
  * Mechanism statistics
  *   bodies          21 (30 solver bodies: 1 shattered into 10 shards)
@@ -543,75 +543,85 @@ static int factor_node_6(scalar *restrict n, scalar *restrict rinv) {
   return 0;
 }
 
-/* x = N^-1 v for a factored 3 x 3 node block (rt.h node_solve); v and x
- * may be the same vector. */
-static void node_solve_3(const scalar *n, const scalar *v, scalar *x) {
-  const scalar y0 = v[0];
-  const scalar y1 = v[1] - n[3] * y0;
-  const scalar y2 = v[2] - n[6] * y0 - n[7] * y1;
-  const scalar z0 = y0 / n[0];
-  const scalar z1 = y1 / n[4];
-  const scalar z2 = y2 / n[8];
-  const scalar x2 = z2;
-  const scalar x1 = z1 - n[7] * x2;
-  const scalar x0 = z0 - n[6] * x2 - n[3] * x1;
-  x[0] = x0;
-  x[1] = x1;
-  x[2] = x2;
+/* x = l^-1 x for the unit lower l of a factored 3 x 3 node block (rt.h
+ * solve, forward). */
+static void node_forward_3(const scalar *restrict n, scalar *restrict x) {
+  x[1] = x[1] - n[3] * x[0];
+  x[2] = x[2] - n[6] * x[0] - n[7] * x[1];
 }
 
-/* x = N^-1 v for a factored 5 x 5 node block (rt.h node_solve); v and x
- * may be the same vector. */
-static void node_solve_5(const scalar *n, const scalar *v, scalar *x) {
-  const scalar y0 = v[0];
-  const scalar y1 = v[1] - n[5] * y0;
-  const scalar y2 = v[2] - n[10] * y0 - n[11] * y1;
-  const scalar y3 = v[3] - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const scalar y4 = v[4] - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  const scalar z0 = y0 / n[0];
-  const scalar z1 = y1 / n[6];
-  const scalar z2 = y2 / n[12];
-  const scalar z3 = y3 / n[18];
-  const scalar z4 = y4 / n[24];
-  const scalar x4 = z4;
-  const scalar x3 = z3 - n[23] * x4;
-  const scalar x2 = z2 - n[22] * x4 - n[17] * x3;
-  const scalar x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const scalar x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  x[0] = x0;
-  x[1] = x1;
-  x[2] = x2;
-  x[3] = x3;
-  x[4] = x4;
+/* x = l^-1 x for the unit lower l of a factored 5 x 5 node block (rt.h
+ * solve, forward). */
+static void node_forward_5(const scalar *restrict n, scalar *restrict x) {
+  x[1] = x[1] - n[5] * x[0];
+  x[2] = x[2] - n[10] * x[0] - n[11] * x[1];
+  x[3] = x[3] - n[15] * x[0] - n[16] * x[1] - n[17] * x[2];
+  x[4] = x[4] - n[20] * x[0] - n[21] * x[1] - n[22] * x[2] - n[23] * x[3];
 }
 
-/* x = N^-1 v for a factored 6 x 6 node block (rt.h node_solve); v and x
- * may be the same vector. */
-static void node_solve_6(const scalar *n, const scalar *v, scalar *x) {
-  const scalar y0 = v[0];
-  const scalar y1 = v[1] - n[6] * y0;
-  const scalar y2 = v[2] - n[12] * y0 - n[13] * y1;
-  const scalar y3 = v[3] - n[18] * y0 - n[19] * y1 - n[20] * y2;
-  const scalar y4 = v[4] - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
-  const scalar y5 = v[5] - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
-  const scalar z0 = y0 / n[0];
-  const scalar z1 = y1 / n[7];
-  const scalar z2 = y2 / n[14];
-  const scalar z3 = y3 / n[21];
-  const scalar z4 = y4 / n[28];
-  const scalar z5 = y5 / n[35];
-  const scalar x5 = z5;
-  const scalar x4 = z4 - n[34] * x5;
-  const scalar x3 = z3 - n[33] * x5 - n[27] * x4;
-  const scalar x2 = z2 - n[32] * x5 - n[26] * x4 - n[20] * x3;
-  const scalar x1 = z1 - n[31] * x5 - n[25] * x4 - n[19] * x3 - n[13] * x2;
-  const scalar x0 = z0 - n[30] * x5 - n[24] * x4 - n[18] * x3 - n[12] * x2 - n[6] * x1;
-  x[0] = x0;
-  x[1] = x1;
-  x[2] = x2;
-  x[3] = x3;
-  x[4] = x4;
-  x[5] = x5;
+/* x = l^-1 x for the unit lower l of a factored 6 x 6 node block (rt.h
+ * solve, forward). */
+static void node_forward_6(const scalar *restrict n, scalar *restrict x) {
+  x[1] = x[1] - n[6] * x[0];
+  x[2] = x[2] - n[12] * x[0] - n[13] * x[1];
+  x[3] = x[3] - n[18] * x[0] - n[19] * x[1] - n[20] * x[2];
+  x[4] = x[4] - n[24] * x[0] - n[25] * x[1] - n[26] * x[2] - n[27] * x[3];
+  x[5] = x[5] - n[30] * x[0] - n[31] * x[1] - n[32] * x[2] - n[33] * x[3] - n[34] * x[4];
+}
+
+/* x = D^-1 x for the diagonal D of a factored 3 x 3 node block (rt.h
+ * solve, forward). */
+static void node_diag_3(const scalar *restrict n, scalar *restrict x) {
+  x[0] = x[0] / n[0];
+  x[1] = x[1] / n[4];
+  x[2] = x[2] / n[8];
+}
+
+/* x = D^-1 x for the diagonal D of a factored 5 x 5 node block (rt.h
+ * solve, forward). */
+static void node_diag_5(const scalar *restrict n, scalar *restrict x) {
+  x[0] = x[0] / n[0];
+  x[1] = x[1] / n[6];
+  x[2] = x[2] / n[12];
+  x[3] = x[3] / n[18];
+  x[4] = x[4] / n[24];
+}
+
+/* x = D^-1 x for the diagonal D of a factored 6 x 6 node block (rt.h
+ * solve, forward). */
+static void node_diag_6(const scalar *restrict n, scalar *restrict x) {
+  x[0] = x[0] / n[0];
+  x[1] = x[1] / n[7];
+  x[2] = x[2] / n[14];
+  x[3] = x[3] / n[21];
+  x[4] = x[4] / n[28];
+  x[5] = x[5] / n[35];
+}
+
+/* x = l^-T x for the unit lower l of a factored 3 x 3 node block (rt.h
+ * solve, backward). */
+static void node_backward_3(const scalar *restrict n, scalar *restrict x) {
+  x[1] = x[1] - n[7] * x[2];
+  x[0] = x[0] - n[6] * x[2] - n[3] * x[1];
+}
+
+/* x = l^-T x for the unit lower l of a factored 5 x 5 node block (rt.h
+ * solve, backward). */
+static void node_backward_5(const scalar *restrict n, scalar *restrict x) {
+  x[3] = x[3] - n[23] * x[4];
+  x[2] = x[2] - n[22] * x[4] - n[17] * x[3];
+  x[1] = x[1] - n[21] * x[4] - n[16] * x[3] - n[11] * x[2];
+  x[0] = x[0] - n[20] * x[4] - n[15] * x[3] - n[10] * x[2] - n[5] * x[1];
+}
+
+/* x = l^-T x for the unit lower l of a factored 6 x 6 node block (rt.h
+ * solve, backward). */
+static void node_backward_6(const scalar *restrict n, scalar *restrict x) {
+  x[4] = x[4] - n[34] * x[5];
+  x[3] = x[3] - n[33] * x[5] - n[27] * x[4];
+  x[2] = x[2] - n[32] * x[5] - n[26] * x[4] - n[20] * x[3];
+  x[1] = x[1] - n[31] * x[5] - n[25] * x[4] - n[19] * x[3] - n[13] * x[2];
+  x[0] = x[0] - n[30] * x[5] - n[24] * x[4] - n[18] * x[3] - n[12] * x[2] - n[6] * x[1];
 }
 
 /* xq -= L xp for a 5 x 3 block L (rt.h solve, forward). */
@@ -757,100 +767,89 @@ static void subtract_6(scalar *restrict x, const scalar *restrict s) {
 #if defined(__AVX__)
 /* AVX: 32-byte vectors */
 
-/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
- * at et[k * 24]), then overwrites it with node_solve(N, E) using the
- * reciprocals rinv of N's pivots. */
+/* One row of an edge column (rt.h factor step 2): its forward substitution
+ * Y with N's l into et (Y[k] at et[k * 24]), and Y D^-1 over the row,
+ * with the reciprocals rinv of N's pivots. */
 static void panel_3x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const scalar e0 = e[0];
   const scalar e1 = e[1];
   const scalar e2 = e[2];
-  et[0] = e0;
-  et[24] = e1;
-  et[48] = e2;
   const scalar y0 = e0;
   const scalar y1 = e1 - n[3] * y0;
   const scalar y2 = e2 - n[6] * y0 - n[7] * y1;
+  et[0] = y0;
+  et[24] = y1;
+  et[48] = y2;
   const scalar z0 = y0 * rinv[0];
   const scalar z1 = y1 * rinv[1];
   const scalar z2 = y2 * rinv[2];
-  const scalar x2 = z2;
-  const scalar x1 = z1 - n[7] * x2;
-  const scalar x0 = z0 - n[6] * x2 - n[3] * x1;
-  e[0] = x0;
-  e[1] = x1;
-  e[2] = x2;
+  e[0] = z0;
+  e[1] = z1;
+  e[2] = z2;
 }
 
-/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
- * at et[k * 24]), then overwrites it with node_solve(N, E) using the
- * reciprocals rinv of N's pivots. */
+/* One row of an edge column (rt.h factor step 2): its forward substitution
+ * Y with N's l into et (Y[k] at et[k * 24]), and Y D^-1 over the row,
+ * with the reciprocals rinv of N's pivots. */
 static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const scalar e0 = e[0];
   const scalar e1 = e[1];
   const scalar e2 = e[2];
   const scalar e3 = e[3];
   const scalar e4 = e[4];
-  et[0] = e0;
-  et[24] = e1;
-  et[48] = e2;
-  et[72] = e3;
-  et[96] = e4;
   const scalar y0 = e0;
   const scalar y1 = e1 - n[5] * y0;
   const scalar y2 = e2 - n[10] * y0 - n[11] * y1;
   const scalar y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
   const scalar y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  et[0] = y0;
+  et[24] = y1;
+  et[48] = y2;
+  et[72] = y3;
+  et[96] = y4;
   const scalar z0 = y0 * rinv[0];
   const scalar z1 = y1 * rinv[1];
   const scalar z2 = y2 * rinv[2];
   const scalar z3 = y3 * rinv[3];
   const scalar z4 = y4 * rinv[4];
-  const scalar x4 = z4;
-  const scalar x3 = z3 - n[23] * x4;
-  const scalar x2 = z2 - n[22] * x4 - n[17] * x3;
-  const scalar x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const scalar x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0;
-  e[1] = x1;
-  e[2] = x2;
-  e[3] = x3;
-  e[4] = x4;
+  e[0] = z0;
+  e[1] = z1;
+  e[2] = z2;
+  e[3] = z3;
+  e[4] = z4;
 }
 
 /* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_3x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0 = {e[0], e[3], e[6], 0};
   const v4 e1 = {e[1], e[4], e[7], 0};
   const v4 e2 = {e[2], e[5], e[8], 0};
-  *(v4 *)(et + 0) = e0;
-  *(v4 *)(et + 24) = e1;
-  *(v4 *)(et + 48) = e2;
   const v4 y0 = e0;
   const v4 y1 = e1 - n[3] * y0;
   const v4 y2 = e2 - n[6] * y0 - n[7] * y1;
+  *(v4 *)(et + 0) = y0;
+  *(v4 *)(et + 24) = y1;
+  *(v4 *)(et + 48) = y2;
   const v4 z0 = y0 * rinv[0];
   const v4 z1 = y1 * rinv[1];
   const v4 z2 = y2 * rinv[2];
-  const v4 x2 = z2;
-  const v4 x1 = z1 - n[7] * x2;
-  const v4 x0 = z0 - n[6] * x2 - n[3] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x0[1];
-  e[4] = x1[1];
-  e[5] = x2[1];
-  e[6] = x0[2];
-  e[7] = x1[2];
-  e[8] = x2[2];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z0[1];
+  e[4] = z1[1];
+  e[5] = z2[1];
+  e[6] = z0[2];
+  e[7] = z1[2];
+  e[8] = z2[2];
 }
 
 /* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0 = {e[0], e[5], e[10], e[15]};
@@ -858,51 +857,46 @@ static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 e2 = {e[2], e[7], e[12], e[17]};
   const v4 e3 = {e[3], e[8], e[13], e[18]};
   const v4 e4 = {e[4], e[9], e[14], e[19]};
-  *(v4 *)(et + 0) = e0;
-  *(v4 *)(et + 24) = e1;
-  *(v4 *)(et + 48) = e2;
-  *(v4 *)(et + 72) = e3;
-  *(v4 *)(et + 96) = e4;
   const v4 y0 = e0;
   const v4 y1 = e1 - n[5] * y0;
   const v4 y2 = e2 - n[10] * y0 - n[11] * y1;
   const v4 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
   const v4 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  *(v4 *)(et + 0) = y0;
+  *(v4 *)(et + 24) = y1;
+  *(v4 *)(et + 48) = y2;
+  *(v4 *)(et + 72) = y3;
+  *(v4 *)(et + 96) = y4;
   const v4 z0 = y0 * rinv[0];
   const v4 z1 = y1 * rinv[1];
   const v4 z2 = y2 * rinv[2];
   const v4 z3 = y3 * rinv[3];
   const v4 z4 = y4 * rinv[4];
-  const v4 x4 = z4;
-  const v4 x3 = z3 - n[23] * x4;
-  const v4 x2 = z2 - n[22] * x4 - n[17] * x3;
-  const v4 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const v4 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x0[1];
-  e[6] = x1[1];
-  e[7] = x2[1];
-  e[8] = x3[1];
-  e[9] = x4[1];
-  e[10] = x0[2];
-  e[11] = x1[2];
-  e[12] = x2[2];
-  e[13] = x3[2];
-  e[14] = x4[2];
-  e[15] = x0[3];
-  e[16] = x1[3];
-  e[17] = x2[3];
-  e[18] = x3[3];
-  e[19] = x4[3];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z3[0];
+  e[4] = z4[0];
+  e[5] = z0[1];
+  e[6] = z1[1];
+  e[7] = z2[1];
+  e[8] = z3[1];
+  e[9] = z4[1];
+  e[10] = z0[2];
+  e[11] = z1[2];
+  e[12] = z2[2];
+  e[13] = z3[2];
+  e[14] = z4[2];
+  e[15] = z0[3];
+  e[16] = z1[3];
+  e[17] = z2[3];
+  e[18] = z3[3];
+  e[19] = z4[3];
 }
 
 /* 6 rows of an edge column (rt.h factor step 2), one vector lane per row, 2 lanes idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v8 e0 = {e[0], e[5], e[10], e[15], e[20], e[25], 0, 0};
@@ -910,61 +904,56 @@ static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v8 e2 = {e[2], e[7], e[12], e[17], e[22], e[27], 0, 0};
   const v8 e3 = {e[3], e[8], e[13], e[18], e[23], e[28], 0, 0};
   const v8 e4 = {e[4], e[9], e[14], e[19], e[24], e[29], 0, 0};
-  *(v8 *)(et + 0) = e0;
-  *(v8 *)(et + 24) = e1;
-  *(v8 *)(et + 48) = e2;
-  *(v8 *)(et + 72) = e3;
-  *(v8 *)(et + 96) = e4;
   const v8 y0 = e0;
   const v8 y1 = e1 - n[5] * y0;
   const v8 y2 = e2 - n[10] * y0 - n[11] * y1;
   const v8 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
   const v8 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  *(v8 *)(et + 0) = y0;
+  *(v8 *)(et + 24) = y1;
+  *(v8 *)(et + 48) = y2;
+  *(v8 *)(et + 72) = y3;
+  *(v8 *)(et + 96) = y4;
   const v8 z0 = y0 * rinv[0];
   const v8 z1 = y1 * rinv[1];
   const v8 z2 = y2 * rinv[2];
   const v8 z3 = y3 * rinv[3];
   const v8 z4 = y4 * rinv[4];
-  const v8 x4 = z4;
-  const v8 x3 = z3 - n[23] * x4;
-  const v8 x2 = z2 - n[22] * x4 - n[17] * x3;
-  const v8 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const v8 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x0[1];
-  e[6] = x1[1];
-  e[7] = x2[1];
-  e[8] = x3[1];
-  e[9] = x4[1];
-  e[10] = x0[2];
-  e[11] = x1[2];
-  e[12] = x2[2];
-  e[13] = x3[2];
-  e[14] = x4[2];
-  e[15] = x0[3];
-  e[16] = x1[3];
-  e[17] = x2[3];
-  e[18] = x3[3];
-  e[19] = x4[3];
-  e[20] = x0[4];
-  e[21] = x1[4];
-  e[22] = x2[4];
-  e[23] = x3[4];
-  e[24] = x4[4];
-  e[25] = x0[5];
-  e[26] = x1[5];
-  e[27] = x2[5];
-  e[28] = x3[5];
-  e[29] = x4[5];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z3[0];
+  e[4] = z4[0];
+  e[5] = z0[1];
+  e[6] = z1[1];
+  e[7] = z2[1];
+  e[8] = z3[1];
+  e[9] = z4[1];
+  e[10] = z0[2];
+  e[11] = z1[2];
+  e[12] = z2[2];
+  e[13] = z3[2];
+  e[14] = z4[2];
+  e[15] = z0[3];
+  e[16] = z1[3];
+  e[17] = z2[3];
+  e[18] = z3[3];
+  e[19] = z4[3];
+  e[20] = z0[4];
+  e[21] = z1[4];
+  e[22] = z2[4];
+  e[23] = z3[4];
+  e[24] = z4[4];
+  e[25] = z0[5];
+  e[26] = z1[5];
+  e[27] = z2[5];
+  e[28] = z3[5];
+  e[29] = z4[5];
 }
 
 /* 6 rows of an edge column (rt.h factor step 2), one vector lane per row, 2 lanes idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_6x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v8 e0 = {e[0], e[6], e[12], e[18], e[24], e[30], 0, 0};
@@ -973,117 +962,108 @@ static void panel_6x6_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v8 e3 = {e[3], e[9], e[15], e[21], e[27], e[33], 0, 0};
   const v8 e4 = {e[4], e[10], e[16], e[22], e[28], e[34], 0, 0};
   const v8 e5 = {e[5], e[11], e[17], e[23], e[29], e[35], 0, 0};
-  *(v8 *)(et + 0) = e0;
-  *(v8 *)(et + 24) = e1;
-  *(v8 *)(et + 48) = e2;
-  *(v8 *)(et + 72) = e3;
-  *(v8 *)(et + 96) = e4;
-  *(v8 *)(et + 120) = e5;
   const v8 y0 = e0;
   const v8 y1 = e1 - n[6] * y0;
   const v8 y2 = e2 - n[12] * y0 - n[13] * y1;
   const v8 y3 = e3 - n[18] * y0 - n[19] * y1 - n[20] * y2;
   const v8 y4 = e4 - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
   const v8 y5 = e5 - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
+  *(v8 *)(et + 0) = y0;
+  *(v8 *)(et + 24) = y1;
+  *(v8 *)(et + 48) = y2;
+  *(v8 *)(et + 72) = y3;
+  *(v8 *)(et + 96) = y4;
+  *(v8 *)(et + 120) = y5;
   const v8 z0 = y0 * rinv[0];
   const v8 z1 = y1 * rinv[1];
   const v8 z2 = y2 * rinv[2];
   const v8 z3 = y3 * rinv[3];
   const v8 z4 = y4 * rinv[4];
   const v8 z5 = y5 * rinv[5];
-  const v8 x5 = z5;
-  const v8 x4 = z4 - n[34] * x5;
-  const v8 x3 = z3 - n[33] * x5 - n[27] * x4;
-  const v8 x2 = z2 - n[32] * x5 - n[26] * x4 - n[20] * x3;
-  const v8 x1 = z1 - n[31] * x5 - n[25] * x4 - n[19] * x3 - n[13] * x2;
-  const v8 x0 = z0 - n[30] * x5 - n[24] * x4 - n[18] * x3 - n[12] * x2 - n[6] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x5[0];
-  e[6] = x0[1];
-  e[7] = x1[1];
-  e[8] = x2[1];
-  e[9] = x3[1];
-  e[10] = x4[1];
-  e[11] = x5[1];
-  e[12] = x0[2];
-  e[13] = x1[2];
-  e[14] = x2[2];
-  e[15] = x3[2];
-  e[16] = x4[2];
-  e[17] = x5[2];
-  e[18] = x0[3];
-  e[19] = x1[3];
-  e[20] = x2[3];
-  e[21] = x3[3];
-  e[22] = x4[3];
-  e[23] = x5[3];
-  e[24] = x0[4];
-  e[25] = x1[4];
-  e[26] = x2[4];
-  e[27] = x3[4];
-  e[28] = x4[4];
-  e[29] = x5[4];
-  e[30] = x0[5];
-  e[31] = x1[5];
-  e[32] = x2[5];
-  e[33] = x3[5];
-  e[34] = x4[5];
-  e[35] = x5[5];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z3[0];
+  e[4] = z4[0];
+  e[5] = z5[0];
+  e[6] = z0[1];
+  e[7] = z1[1];
+  e[8] = z2[1];
+  e[9] = z3[1];
+  e[10] = z4[1];
+  e[11] = z5[1];
+  e[12] = z0[2];
+  e[13] = z1[2];
+  e[14] = z2[2];
+  e[15] = z3[2];
+  e[16] = z4[2];
+  e[17] = z5[2];
+  e[18] = z0[3];
+  e[19] = z1[3];
+  e[20] = z2[3];
+  e[21] = z3[3];
+  e[22] = z4[3];
+  e[23] = z5[3];
+  e[24] = z0[4];
+  e[25] = z1[4];
+  e[26] = z2[4];
+  e[27] = z3[4];
+  e[28] = z4[4];
+  e[29] = z5[4];
+  e[30] = z0[5];
+  e[31] = z1[5];
+  e[32] = z2[5];
+  e[33] = z3[5];
+  e[34] = z4[5];
+  e[35] = z5[5];
 }
 
 /* 8 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_3x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v8 e0 = {e[0], e[3], e[6], e[9], e[12], e[15], e[18], e[21]};
   const v8 e1 = {e[1], e[4], e[7], e[10], e[13], e[16], e[19], e[22]};
   const v8 e2 = {e[2], e[5], e[8], e[11], e[14], e[17], e[20], e[23]};
-  *(v8 *)(et + 0) = e0;
-  *(v8 *)(et + 24) = e1;
-  *(v8 *)(et + 48) = e2;
   const v8 y0 = e0;
   const v8 y1 = e1 - n[3] * y0;
   const v8 y2 = e2 - n[6] * y0 - n[7] * y1;
+  *(v8 *)(et + 0) = y0;
+  *(v8 *)(et + 24) = y1;
+  *(v8 *)(et + 48) = y2;
   const v8 z0 = y0 * rinv[0];
   const v8 z1 = y1 * rinv[1];
   const v8 z2 = y2 * rinv[2];
-  const v8 x2 = z2;
-  const v8 x1 = z1 - n[7] * x2;
-  const v8 x0 = z0 - n[6] * x2 - n[3] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x0[1];
-  e[4] = x1[1];
-  e[5] = x2[1];
-  e[6] = x0[2];
-  e[7] = x1[2];
-  e[8] = x2[2];
-  e[9] = x0[3];
-  e[10] = x1[3];
-  e[11] = x2[3];
-  e[12] = x0[4];
-  e[13] = x1[4];
-  e[14] = x2[4];
-  e[15] = x0[5];
-  e[16] = x1[5];
-  e[17] = x2[5];
-  e[18] = x0[6];
-  e[19] = x1[6];
-  e[20] = x2[6];
-  e[21] = x0[7];
-  e[22] = x1[7];
-  e[23] = x2[7];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z0[1];
+  e[4] = z1[1];
+  e[5] = z2[1];
+  e[6] = z0[2];
+  e[7] = z1[2];
+  e[8] = z2[2];
+  e[9] = z0[3];
+  e[10] = z1[3];
+  e[11] = z2[3];
+  e[12] = z0[4];
+  e[13] = z1[4];
+  e[14] = z2[4];
+  e[15] = z0[5];
+  e[16] = z1[5];
+  e[17] = z2[5];
+  e[18] = z0[6];
+  e[19] = z1[6];
+  e[20] = z2[6];
+  e[21] = z0[7];
+  e[22] = z1[7];
+  e[23] = z2[7];
 }
 
 /* 8 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v8 e0 = {e[0], e[5], e[10], e[15], e[20], e[25], e[30], e[35]};
@@ -1091,299 +1071,283 @@ static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v8 e2 = {e[2], e[7], e[12], e[17], e[22], e[27], e[32], e[37]};
   const v8 e3 = {e[3], e[8], e[13], e[18], e[23], e[28], e[33], e[38]};
   const v8 e4 = {e[4], e[9], e[14], e[19], e[24], e[29], e[34], e[39]};
-  *(v8 *)(et + 0) = e0;
-  *(v8 *)(et + 24) = e1;
-  *(v8 *)(et + 48) = e2;
-  *(v8 *)(et + 72) = e3;
-  *(v8 *)(et + 96) = e4;
   const v8 y0 = e0;
   const v8 y1 = e1 - n[5] * y0;
   const v8 y2 = e2 - n[10] * y0 - n[11] * y1;
   const v8 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
   const v8 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  *(v8 *)(et + 0) = y0;
+  *(v8 *)(et + 24) = y1;
+  *(v8 *)(et + 48) = y2;
+  *(v8 *)(et + 72) = y3;
+  *(v8 *)(et + 96) = y4;
   const v8 z0 = y0 * rinv[0];
   const v8 z1 = y1 * rinv[1];
   const v8 z2 = y2 * rinv[2];
   const v8 z3 = y3 * rinv[3];
   const v8 z4 = y4 * rinv[4];
-  const v8 x4 = z4;
-  const v8 x3 = z3 - n[23] * x4;
-  const v8 x2 = z2 - n[22] * x4 - n[17] * x3;
-  const v8 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const v8 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x0[1];
-  e[6] = x1[1];
-  e[7] = x2[1];
-  e[8] = x3[1];
-  e[9] = x4[1];
-  e[10] = x0[2];
-  e[11] = x1[2];
-  e[12] = x2[2];
-  e[13] = x3[2];
-  e[14] = x4[2];
-  e[15] = x0[3];
-  e[16] = x1[3];
-  e[17] = x2[3];
-  e[18] = x3[3];
-  e[19] = x4[3];
-  e[20] = x0[4];
-  e[21] = x1[4];
-  e[22] = x2[4];
-  e[23] = x3[4];
-  e[24] = x4[4];
-  e[25] = x0[5];
-  e[26] = x1[5];
-  e[27] = x2[5];
-  e[28] = x3[5];
-  e[29] = x4[5];
-  e[30] = x0[6];
-  e[31] = x1[6];
-  e[32] = x2[6];
-  e[33] = x3[6];
-  e[34] = x4[6];
-  e[35] = x0[7];
-  e[36] = x1[7];
-  e[37] = x2[7];
-  e[38] = x3[7];
-  e[39] = x4[7];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z3[0];
+  e[4] = z4[0];
+  e[5] = z0[1];
+  e[6] = z1[1];
+  e[7] = z2[1];
+  e[8] = z3[1];
+  e[9] = z4[1];
+  e[10] = z0[2];
+  e[11] = z1[2];
+  e[12] = z2[2];
+  e[13] = z3[2];
+  e[14] = z4[2];
+  e[15] = z0[3];
+  e[16] = z1[3];
+  e[17] = z2[3];
+  e[18] = z3[3];
+  e[19] = z4[3];
+  e[20] = z0[4];
+  e[21] = z1[4];
+  e[22] = z2[4];
+  e[23] = z3[4];
+  e[24] = z4[4];
+  e[25] = z0[5];
+  e[26] = z1[5];
+  e[27] = z2[5];
+  e[28] = z3[5];
+  e[29] = z4[5];
+  e[30] = z0[6];
+  e[31] = z1[6];
+  e[32] = z2[6];
+  e[33] = z3[6];
+  e[34] = z4[6];
+  e[35] = z0[7];
+  e[36] = z1[7];
+  e[37] = z2[7];
+  e[38] = z3[7];
+  e[39] = z4[7];
 }
 
-/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 3 (rt.h
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 3 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
-  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 48) + l[4] * *(const v2 *)(et + 24) + l[3] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 10) -= l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
-  c[12] -= l[8] * et[50] + l[7] * et[26] + l[6] * et[2];
-  *(v4 *)(c + 15) -= l[11] * *(const v4 *)(et + 48) + l[10] * *(const v4 *)(et + 24) + l[9] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 20) -= l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
-  c[24] -= l[14] * et[52] + l[13] * et[28] + l[12] * et[4];
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
+  *(v2 *)(c + 5) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
+  *(v2 *)(c + 10) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
+  c[12] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
+  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
+  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
+  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
 }
 
-/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 5 (rt.h
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 5 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[4] * et[96] + l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
-  *(v2 *)(c + 5) -= l[9] * *(const v2 *)(et + 96) + l[8] * *(const v2 *)(et + 72) + l[7] * *(const v2 *)(et + 48) + l[6] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 10) -= l[14] * *(const v2 *)(et + 96) + l[13] * *(const v2 *)(et + 72) + l[12] * *(const v2 *)(et + 48) + l[11] * *(const v2 *)(et + 24) + l[10] * *(const v2 *)(et + 0);
-  c[12] -= l[14] * et[98] + l[13] * et[74] + l[12] * et[50] + l[11] * et[26] + l[10] * et[2];
-  *(v4 *)(c + 15) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
-  c[24] -= l[24] * et[100] + l[23] * et[76] + l[22] * et[52] + l[21] * et[28] + l[20] * et[4];
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
+  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
+  *(v2 *)(c + 10) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
+  c[12] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
 }
 
-/* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 3 (rt.h
+/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 3 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_6_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
-  *(v2 *)(c + 6) -= l[5] * *(const v2 *)(et + 48) + l[4] * *(const v2 *)(et + 24) + l[3] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 12) -= l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
-  c[14] -= l[8] * et[50] + l[7] * et[26] + l[6] * et[2];
-  *(v4 *)(c + 18) -= l[11] * *(const v4 *)(et + 48) + l[10] * *(const v4 *)(et + 24) + l[9] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 24) -= l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
-  c[28] -= l[14] * et[52] + l[13] * et[28] + l[12] * et[4];
-  *(v4 *)(c + 30) -= l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 34) -= l[17] * *(const v2 *)(et + 52) + l[16] * *(const v2 *)(et + 28) + l[15] * *(const v2 *)(et + 4);
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
+  *(v2 *)(c + 6) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
+  *(v2 *)(c + 12) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
+  c[14] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
+  *(v4 *)(c + 18) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
+  *(v4 *)(c + 24) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
+  c[28] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
+  *(v4 *)(c + 30) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
+  *(v2 *)(c + 34) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 28) + l[17] * *(const v2 *)(et + 52);
 }
 
-/* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 5 (rt.h
+/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 5 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[4] * et[96] + l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
-  *(v2 *)(c + 6) -= l[9] * *(const v2 *)(et + 96) + l[8] * *(const v2 *)(et + 72) + l[7] * *(const v2 *)(et + 48) + l[6] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 12) -= l[14] * *(const v2 *)(et + 96) + l[13] * *(const v2 *)(et + 72) + l[12] * *(const v2 *)(et + 48) + l[11] * *(const v2 *)(et + 24) + l[10] * *(const v2 *)(et + 0);
-  c[14] -= l[14] * et[98] + l[13] * et[74] + l[12] * et[50] + l[11] * et[26] + l[10] * et[2];
-  *(v4 *)(c + 18) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 24) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
-  c[28] -= l[24] * et[100] + l[23] * et[76] + l[22] * et[52] + l[21] * et[28] + l[20] * et[4];
-  *(v4 *)(c + 30) -= l[29] * *(const v4 *)(et + 96) + l[28] * *(const v4 *)(et + 72) + l[27] * *(const v4 *)(et + 48) + l[26] * *(const v4 *)(et + 24) + l[25] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 34) -= l[29] * *(const v2 *)(et + 100) + l[28] * *(const v2 *)(et + 76) + l[27] * *(const v2 *)(et + 52) + l[26] * *(const v2 *)(et + 28) + l[25] * *(const v2 *)(et + 4);
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
+  *(v2 *)(c + 6) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
+  *(v2 *)(c + 12) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
+  c[14] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
+  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  c[28] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
+  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 28) + l[27] * *(const v2 *)(et + 52) + l[28] * *(const v2 *)(et + 76) + l[29] * *(const v2 *)(et + 100);
 }
 
-/* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 6 (rt.h
+/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 6 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_6_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[5] * et[120] + l[4] * et[96] + l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
-  *(v2 *)(c + 6) -= l[11] * *(const v2 *)(et + 120) + l[10] * *(const v2 *)(et + 96) + l[9] * *(const v2 *)(et + 72) + l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 12) -= l[17] * *(const v2 *)(et + 120) + l[16] * *(const v2 *)(et + 96) + l[15] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 0);
-  c[14] -= l[17] * et[122] + l[16] * et[98] + l[15] * et[74] + l[14] * et[50] + l[13] * et[26] + l[12] * et[2];
-  *(v4 *)(c + 18) -= l[23] * *(const v4 *)(et + 120) + l[22] * *(const v4 *)(et + 96) + l[21] * *(const v4 *)(et + 72) + l[20] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 24) + l[18] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 24) -= l[29] * *(const v4 *)(et + 120) + l[28] * *(const v4 *)(et + 96) + l[27] * *(const v4 *)(et + 72) + l[26] * *(const v4 *)(et + 48) + l[25] * *(const v4 *)(et + 24) + l[24] * *(const v4 *)(et + 0);
-  c[28] -= l[29] * et[124] + l[28] * et[100] + l[27] * et[76] + l[26] * et[52] + l[25] * et[28] + l[24] * et[4];
-  *(v4 *)(c + 30) -= l[35] * *(const v4 *)(et + 120) + l[34] * *(const v4 *)(et + 96) + l[33] * *(const v4 *)(et + 72) + l[32] * *(const v4 *)(et + 48) + l[31] * *(const v4 *)(et + 24) + l[30] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 34) -= l[35] * *(const v2 *)(et + 124) + l[34] * *(const v2 *)(et + 100) + l[33] * *(const v2 *)(et + 76) + l[32] * *(const v2 *)(et + 52) + l[31] * *(const v2 *)(et + 28) + l[30] * *(const v2 *)(et + 4);
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96] + l[5] * et[120];
+  *(v2 *)(c + 6) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 96) + l[11] * *(const v2 *)(et + 120);
+  *(v2 *)(c + 12) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48) + l[15] * *(const v2 *)(et + 72) + l[16] * *(const v2 *)(et + 96) + l[17] * *(const v2 *)(et + 120);
+  c[14] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50] + l[15] * et[74] + l[16] * et[98] + l[17] * et[122];
+  *(v4 *)(c + 18) -= l[18] * *(const v4 *)(et + 0) + l[19] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 120);
+  *(v4 *)(c + 24) -= l[24] * *(const v4 *)(et + 0) + l[25] * *(const v4 *)(et + 24) + l[26] * *(const v4 *)(et + 48) + l[27] * *(const v4 *)(et + 72) + l[28] * *(const v4 *)(et + 96) + l[29] * *(const v4 *)(et + 120);
+  c[28] -= l[24] * et[4] + l[25] * et[28] + l[26] * et[52] + l[27] * et[76] + l[28] * et[100] + l[29] * et[124];
+  *(v4 *)(c + 30) -= l[30] * *(const v4 *)(et + 0) + l[31] * *(const v4 *)(et + 24) + l[32] * *(const v4 *)(et + 48) + l[33] * *(const v4 *)(et + 72) + l[34] * *(const v4 *)(et + 96) + l[35] * *(const v4 *)(et + 120);
+  *(v2 *)(c + 34) -= l[30] * *(const v2 *)(et + 4) + l[31] * *(const v2 *)(et + 28) + l[32] * *(const v2 *)(et + 52) + l[33] * *(const v2 *)(et + 76) + l[34] * *(const v2 *)(et + 100) + l[35] * *(const v2 *)(et + 124);
 }
 
-/* C -= L E^T for a 6 x 5 block C, L 6 x 3, E 5 x 3 (rt.h factor
+/* C -= L Y^T for a 6 x 5 block C, L 6 x 3, Y 5 x 3 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_6x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
-  c[4] -= l[2] * et[52] + l[1] * et[28] + l[0] * et[4];
-  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 48) + l[4] * *(const v4 *)(et + 24) + l[3] * *(const v4 *)(et + 0);
-  c[9] -= l[5] * et[52] + l[4] * et[28] + l[3] * et[4];
-  *(v4 *)(c + 10) -= l[8] * *(const v4 *)(et + 48) + l[7] * *(const v4 *)(et + 24) + l[6] * *(const v4 *)(et + 0);
-  c[14] -= l[8] * et[52] + l[7] * et[28] + l[6] * et[4];
-  *(v4 *)(c + 15) -= l[11] * *(const v4 *)(et + 48) + l[10] * *(const v4 *)(et + 24) + l[9] * *(const v4 *)(et + 0);
-  c[19] -= l[11] * et[52] + l[10] * et[28] + l[9] * et[4];
-  *(v4 *)(c + 20) -= l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
-  c[24] -= l[14] * et[52] + l[13] * et[28] + l[12] * et[4];
-  *(v4 *)(c + 25) -= l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
-  c[29] -= l[17] * et[52] + l[16] * et[28] + l[15] * et[4];
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48);
+  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52];
+  *(v4 *)(c + 5) -= l[3] * *(const v4 *)(et + 0) + l[4] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 48);
+  c[9] -= l[3] * et[4] + l[4] * et[28] + l[5] * et[52];
+  *(v4 *)(c + 10) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48);
+  c[14] -= l[6] * et[4] + l[7] * et[28] + l[8] * et[52];
+  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
+  c[19] -= l[9] * et[4] + l[10] * et[28] + l[11] * et[52];
+  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
+  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
+  *(v4 *)(c + 25) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
+  c[29] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52];
 }
 
-/* C -= L E^T for a 6 x 5 block C, L 6 x 5, E 5 x 5 (rt.h factor
+/* C -= L Y^T for a 6 x 5 block C, L 6 x 5, Y 5 x 5 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[4] * *(const v4 *)(et + 96) + l[3] * *(const v4 *)(et + 72) + l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
-  c[4] -= l[4] * et[100] + l[3] * et[76] + l[2] * et[52] + l[1] * et[28] + l[0] * et[4];
-  *(v4 *)(c + 5) -= l[9] * *(const v4 *)(et + 96) + l[8] * *(const v4 *)(et + 72) + l[7] * *(const v4 *)(et + 48) + l[6] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 0);
-  c[9] -= l[9] * et[100] + l[8] * et[76] + l[7] * et[52] + l[6] * et[28] + l[5] * et[4];
-  *(v4 *)(c + 10) -= l[14] * *(const v4 *)(et + 96) + l[13] * *(const v4 *)(et + 72) + l[12] * *(const v4 *)(et + 48) + l[11] * *(const v4 *)(et + 24) + l[10] * *(const v4 *)(et + 0);
-  c[14] -= l[14] * et[100] + l[13] * et[76] + l[12] * et[52] + l[11] * et[28] + l[10] * et[4];
-  *(v4 *)(c + 15) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
-  c[19] -= l[19] * et[100] + l[18] * et[76] + l[17] * et[52] + l[16] * et[28] + l[15] * et[4];
-  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
-  c[24] -= l[24] * et[100] + l[23] * et[76] + l[22] * et[52] + l[21] * et[28] + l[20] * et[4];
-  *(v4 *)(c + 25) -= l[29] * *(const v4 *)(et + 96) + l[28] * *(const v4 *)(et + 72) + l[27] * *(const v4 *)(et + 48) + l[26] * *(const v4 *)(et + 24) + l[25] * *(const v4 *)(et + 0);
-  c[29] -= l[29] * et[100] + l[28] * et[76] + l[27] * et[52] + l[26] * et[28] + l[25] * et[4];
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
+  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100];
+  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
+  c[9] -= l[5] * et[4] + l[6] * et[28] + l[7] * et[52] + l[8] * et[76] + l[9] * et[100];
+  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
+  c[14] -= l[10] * et[4] + l[11] * et[28] + l[12] * et[52] + l[13] * et[76] + l[14] * et[100];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  c[19] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52] + l[18] * et[76] + l[19] * et[100];
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
+  *(v4 *)(c + 25) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
+  c[29] -= l[25] * et[4] + l[26] * et[28] + l[27] * et[52] + l[28] * et[76] + l[29] * et[100];
 }
 
-/* C -= L E^T for a 6 x 6 block C, L 6 x 3, E 6 x 3 (rt.h factor
+/* C -= L Y^T for a 6 x 6 block C, L 6 x 3, Y 6 x 3 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_6x6_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 4) -= l[2] * *(const v2 *)(et + 52) + l[1] * *(const v2 *)(et + 28) + l[0] * *(const v2 *)(et + 4);
-  *(v4 *)(c + 6) -= l[5] * *(const v4 *)(et + 48) + l[4] * *(const v4 *)(et + 24) + l[3] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 10) -= l[5] * *(const v2 *)(et + 52) + l[4] * *(const v2 *)(et + 28) + l[3] * *(const v2 *)(et + 4);
-  *(v4 *)(c + 12) -= l[8] * *(const v4 *)(et + 48) + l[7] * *(const v4 *)(et + 24) + l[6] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 16) -= l[8] * *(const v2 *)(et + 52) + l[7] * *(const v2 *)(et + 28) + l[6] * *(const v2 *)(et + 4);
-  *(v4 *)(c + 18) -= l[11] * *(const v4 *)(et + 48) + l[10] * *(const v4 *)(et + 24) + l[9] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 22) -= l[11] * *(const v2 *)(et + 52) + l[10] * *(const v2 *)(et + 28) + l[9] * *(const v2 *)(et + 4);
-  *(v4 *)(c + 24) -= l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 28) -= l[14] * *(const v2 *)(et + 52) + l[13] * *(const v2 *)(et + 28) + l[12] * *(const v2 *)(et + 4);
-  *(v4 *)(c + 30) -= l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 34) -= l[17] * *(const v2 *)(et + 52) + l[16] * *(const v2 *)(et + 28) + l[15] * *(const v2 *)(et + 4);
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48);
+  *(v2 *)(c + 4) -= l[0] * *(const v2 *)(et + 4) + l[1] * *(const v2 *)(et + 28) + l[2] * *(const v2 *)(et + 52);
+  *(v4 *)(c + 6) -= l[3] * *(const v4 *)(et + 0) + l[4] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 48);
+  *(v2 *)(c + 10) -= l[3] * *(const v2 *)(et + 4) + l[4] * *(const v2 *)(et + 28) + l[5] * *(const v2 *)(et + 52);
+  *(v4 *)(c + 12) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48);
+  *(v2 *)(c + 16) -= l[6] * *(const v2 *)(et + 4) + l[7] * *(const v2 *)(et + 28) + l[8] * *(const v2 *)(et + 52);
+  *(v4 *)(c + 18) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
+  *(v2 *)(c + 22) -= l[9] * *(const v2 *)(et + 4) + l[10] * *(const v2 *)(et + 28) + l[11] * *(const v2 *)(et + 52);
+  *(v4 *)(c + 24) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
+  *(v2 *)(c + 28) -= l[12] * *(const v2 *)(et + 4) + l[13] * *(const v2 *)(et + 28) + l[14] * *(const v2 *)(et + 52);
+  *(v4 *)(c + 30) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
+  *(v2 *)(c + 34) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 28) + l[17] * *(const v2 *)(et + 52);
 }
 
-/* C -= L E^T for a 6 x 6 block C, L 6 x 5, E 6 x 5 (rt.h factor
+/* C -= L Y^T for a 6 x 6 block C, L 6 x 5, Y 6 x 5 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_6x6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[4] * *(const v4 *)(et + 96) + l[3] * *(const v4 *)(et + 72) + l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 4) -= l[4] * *(const v2 *)(et + 100) + l[3] * *(const v2 *)(et + 76) + l[2] * *(const v2 *)(et + 52) + l[1] * *(const v2 *)(et + 28) + l[0] * *(const v2 *)(et + 4);
-  *(v4 *)(c + 6) -= l[9] * *(const v4 *)(et + 96) + l[8] * *(const v4 *)(et + 72) + l[7] * *(const v4 *)(et + 48) + l[6] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 10) -= l[9] * *(const v2 *)(et + 100) + l[8] * *(const v2 *)(et + 76) + l[7] * *(const v2 *)(et + 52) + l[6] * *(const v2 *)(et + 28) + l[5] * *(const v2 *)(et + 4);
-  *(v4 *)(c + 12) -= l[14] * *(const v4 *)(et + 96) + l[13] * *(const v4 *)(et + 72) + l[12] * *(const v4 *)(et + 48) + l[11] * *(const v4 *)(et + 24) + l[10] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 16) -= l[14] * *(const v2 *)(et + 100) + l[13] * *(const v2 *)(et + 76) + l[12] * *(const v2 *)(et + 52) + l[11] * *(const v2 *)(et + 28) + l[10] * *(const v2 *)(et + 4);
-  *(v4 *)(c + 18) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 22) -= l[19] * *(const v2 *)(et + 100) + l[18] * *(const v2 *)(et + 76) + l[17] * *(const v2 *)(et + 52) + l[16] * *(const v2 *)(et + 28) + l[15] * *(const v2 *)(et + 4);
-  *(v4 *)(c + 24) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 28) -= l[24] * *(const v2 *)(et + 100) + l[23] * *(const v2 *)(et + 76) + l[22] * *(const v2 *)(et + 52) + l[21] * *(const v2 *)(et + 28) + l[20] * *(const v2 *)(et + 4);
-  *(v4 *)(c + 30) -= l[29] * *(const v4 *)(et + 96) + l[28] * *(const v4 *)(et + 72) + l[27] * *(const v4 *)(et + 48) + l[26] * *(const v4 *)(et + 24) + l[25] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 34) -= l[29] * *(const v2 *)(et + 100) + l[28] * *(const v2 *)(et + 76) + l[27] * *(const v2 *)(et + 52) + l[26] * *(const v2 *)(et + 28) + l[25] * *(const v2 *)(et + 4);
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 4) -= l[0] * *(const v2 *)(et + 4) + l[1] * *(const v2 *)(et + 28) + l[2] * *(const v2 *)(et + 52) + l[3] * *(const v2 *)(et + 76) + l[4] * *(const v2 *)(et + 100);
+  *(v4 *)(c + 6) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 10) -= l[5] * *(const v2 *)(et + 4) + l[6] * *(const v2 *)(et + 28) + l[7] * *(const v2 *)(et + 52) + l[8] * *(const v2 *)(et + 76) + l[9] * *(const v2 *)(et + 100);
+  *(v4 *)(c + 12) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 16) -= l[10] * *(const v2 *)(et + 4) + l[11] * *(const v2 *)(et + 28) + l[12] * *(const v2 *)(et + 52) + l[13] * *(const v2 *)(et + 76) + l[14] * *(const v2 *)(et + 100);
+  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 22) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 28) + l[17] * *(const v2 *)(et + 52) + l[18] * *(const v2 *)(et + 76) + l[19] * *(const v2 *)(et + 100);
+  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 28) -= l[20] * *(const v2 *)(et + 4) + l[21] * *(const v2 *)(et + 28) + l[22] * *(const v2 *)(et + 52) + l[23] * *(const v2 *)(et + 76) + l[24] * *(const v2 *)(et + 100);
+  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 28) + l[27] * *(const v2 *)(et + 52) + l[28] * *(const v2 *)(et + 76) + l[29] * *(const v2 *)(et + 100);
 }
 
 #else
 /* 16-byte vectors (SSE2, the x86-64 baseline; NEON) */
 
-/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
- * at et[k * 24]), then overwrites it with node_solve(N, E) using the
- * reciprocals rinv of N's pivots. */
+/* One row of an edge column (rt.h factor step 2): its forward substitution
+ * Y with N's l into et (Y[k] at et[k * 24]), and Y D^-1 over the row,
+ * with the reciprocals rinv of N's pivots. */
 static void panel_3x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const scalar e0 = e[0];
   const scalar e1 = e[1];
   const scalar e2 = e[2];
-  et[0] = e0;
-  et[24] = e1;
-  et[48] = e2;
   const scalar y0 = e0;
   const scalar y1 = e1 - n[3] * y0;
   const scalar y2 = e2 - n[6] * y0 - n[7] * y1;
+  et[0] = y0;
+  et[24] = y1;
+  et[48] = y2;
   const scalar z0 = y0 * rinv[0];
   const scalar z1 = y1 * rinv[1];
   const scalar z2 = y2 * rinv[2];
-  const scalar x2 = z2;
-  const scalar x1 = z1 - n[7] * x2;
-  const scalar x0 = z0 - n[6] * x2 - n[3] * x1;
-  e[0] = x0;
-  e[1] = x1;
-  e[2] = x2;
+  e[0] = z0;
+  e[1] = z1;
+  e[2] = z2;
 }
 
-/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
- * at et[k * 24]), then overwrites it with node_solve(N, E) using the
- * reciprocals rinv of N's pivots. */
+/* One row of an edge column (rt.h factor step 2): its forward substitution
+ * Y with N's l into et (Y[k] at et[k * 24]), and Y D^-1 over the row,
+ * with the reciprocals rinv of N's pivots. */
 static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const scalar e0 = e[0];
   const scalar e1 = e[1];
   const scalar e2 = e[2];
   const scalar e3 = e[3];
   const scalar e4 = e[4];
-  et[0] = e0;
-  et[24] = e1;
-  et[48] = e2;
-  et[72] = e3;
-  et[96] = e4;
   const scalar y0 = e0;
   const scalar y1 = e1 - n[5] * y0;
   const scalar y2 = e2 - n[10] * y0 - n[11] * y1;
   const scalar y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
   const scalar y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  et[0] = y0;
+  et[24] = y1;
+  et[48] = y2;
+  et[72] = y3;
+  et[96] = y4;
   const scalar z0 = y0 * rinv[0];
   const scalar z1 = y1 * rinv[1];
   const scalar z2 = y2 * rinv[2];
   const scalar z3 = y3 * rinv[3];
   const scalar z4 = y4 * rinv[4];
-  const scalar x4 = z4;
-  const scalar x3 = z3 - n[23] * x4;
-  const scalar x2 = z2 - n[22] * x4 - n[17] * x3;
-  const scalar x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const scalar x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0;
-  e[1] = x1;
-  e[2] = x2;
-  e[3] = x3;
-  e[4] = x4;
+  e[0] = z0;
+  e[1] = z1;
+  e[2] = z2;
+  e[3] = z3;
+  e[4] = z4;
 }
 
 /* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_3x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0 = {e[0], e[3], e[6], 0};
   const v4 e1 = {e[1], e[4], e[7], 0};
   const v4 e2 = {e[2], e[5], e[8], 0};
-  *(v4 *)(et + 0) = e0;
-  *(v4 *)(et + 24) = e1;
-  *(v4 *)(et + 48) = e2;
   const v4 y0 = e0;
   const v4 y1 = e1 - n[3] * y0;
   const v4 y2 = e2 - n[6] * y0 - n[7] * y1;
+  *(v4 *)(et + 0) = y0;
+  *(v4 *)(et + 24) = y1;
+  *(v4 *)(et + 48) = y2;
   const v4 z0 = y0 * rinv[0];
   const v4 z1 = y1 * rinv[1];
   const v4 z2 = y2 * rinv[2];
-  const v4 x2 = z2;
-  const v4 x1 = z1 - n[7] * x2;
-  const v4 x0 = z0 - n[6] * x2 - n[3] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x0[1];
-  e[4] = x1[1];
-  e[5] = x2[1];
-  e[6] = x0[2];
-  e[7] = x1[2];
-  e[8] = x2[2];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z0[1];
+  e[4] = z1[1];
+  e[5] = z2[1];
+  e[6] = z0[2];
+  e[7] = z1[2];
+  e[8] = z2[2];
 }
 
 /* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0 = {e[0], e[5], e[10], e[15]};
@@ -1391,51 +1355,46 @@ static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 e2 = {e[2], e[7], e[12], e[17]};
   const v4 e3 = {e[3], e[8], e[13], e[18]};
   const v4 e4 = {e[4], e[9], e[14], e[19]};
-  *(v4 *)(et + 0) = e0;
-  *(v4 *)(et + 24) = e1;
-  *(v4 *)(et + 48) = e2;
-  *(v4 *)(et + 72) = e3;
-  *(v4 *)(et + 96) = e4;
   const v4 y0 = e0;
   const v4 y1 = e1 - n[5] * y0;
   const v4 y2 = e2 - n[10] * y0 - n[11] * y1;
   const v4 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
   const v4 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  *(v4 *)(et + 0) = y0;
+  *(v4 *)(et + 24) = y1;
+  *(v4 *)(et + 48) = y2;
+  *(v4 *)(et + 72) = y3;
+  *(v4 *)(et + 96) = y4;
   const v4 z0 = y0 * rinv[0];
   const v4 z1 = y1 * rinv[1];
   const v4 z2 = y2 * rinv[2];
   const v4 z3 = y3 * rinv[3];
   const v4 z4 = y4 * rinv[4];
-  const v4 x4 = z4;
-  const v4 x3 = z3 - n[23] * x4;
-  const v4 x2 = z2 - n[22] * x4 - n[17] * x3;
-  const v4 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const v4 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x0[1];
-  e[6] = x1[1];
-  e[7] = x2[1];
-  e[8] = x3[1];
-  e[9] = x4[1];
-  e[10] = x0[2];
-  e[11] = x1[2];
-  e[12] = x2[2];
-  e[13] = x3[2];
-  e[14] = x4[2];
-  e[15] = x0[3];
-  e[16] = x1[3];
-  e[17] = x2[3];
-  e[18] = x3[3];
-  e[19] = x4[3];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z3[0];
+  e[4] = z4[0];
+  e[5] = z0[1];
+  e[6] = z1[1];
+  e[7] = z2[1];
+  e[8] = z3[1];
+  e[9] = z4[1];
+  e[10] = z0[2];
+  e[11] = z1[2];
+  e[12] = z2[2];
+  e[13] = z3[2];
+  e[14] = z4[2];
+  e[15] = z0[3];
+  e[16] = z1[3];
+  e[17] = z2[3];
+  e[18] = z3[3];
+  e[19] = z4[3];
 }
 
 /* 6 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 2 lanes idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0_0 = {e[0], e[5], e[10], e[15]};
@@ -1448,16 +1407,6 @@ static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 e3_1 = {e[23], e[28], 0, 0};
   const v4 e4_0 = {e[4], e[9], e[14], e[19]};
   const v4 e4_1 = {e[24], e[29], 0, 0};
-  *(v4 *)(et + 0) = e0_0;
-  *(v4 *)(et + 4) = e0_1;
-  *(v4 *)(et + 24) = e1_0;
-  *(v4 *)(et + 28) = e1_1;
-  *(v4 *)(et + 48) = e2_0;
-  *(v4 *)(et + 52) = e2_1;
-  *(v4 *)(et + 72) = e3_0;
-  *(v4 *)(et + 76) = e3_1;
-  *(v4 *)(et + 96) = e4_0;
-  *(v4 *)(et + 100) = e4_1;
   const v4 y0_0 = e0_0;
   const v4 y0_1 = e0_1;
   const v4 y1_0 = e1_0 - n[5] * y0_0;
@@ -1468,6 +1417,16 @@ static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 y3_1 = e3_1 - n[15] * y0_1 - n[16] * y1_1 - n[17] * y2_1;
   const v4 y4_0 = e4_0 - n[20] * y0_0 - n[21] * y1_0 - n[22] * y2_0 - n[23] * y3_0;
   const v4 y4_1 = e4_1 - n[20] * y0_1 - n[21] * y1_1 - n[22] * y2_1 - n[23] * y3_1;
+  *(v4 *)(et + 0) = y0_0;
+  *(v4 *)(et + 4) = y0_1;
+  *(v4 *)(et + 24) = y1_0;
+  *(v4 *)(et + 28) = y1_1;
+  *(v4 *)(et + 48) = y2_0;
+  *(v4 *)(et + 52) = y2_1;
+  *(v4 *)(et + 72) = y3_0;
+  *(v4 *)(et + 76) = y3_1;
+  *(v4 *)(et + 96) = y4_0;
+  *(v4 *)(et + 100) = y4_1;
   const v4 z0_0 = y0_0 * rinv[0];
   const v4 z0_1 = y0_1 * rinv[0];
   const v4 z1_0 = y1_0 * rinv[1];
@@ -1478,51 +1437,41 @@ static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 z3_1 = y3_1 * rinv[3];
   const v4 z4_0 = y4_0 * rinv[4];
   const v4 z4_1 = y4_1 * rinv[4];
-  const v4 x4_0 = z4_0;
-  const v4 x4_1 = z4_1;
-  const v4 x3_0 = z3_0 - n[23] * x4_0;
-  const v4 x3_1 = z3_1 - n[23] * x4_1;
-  const v4 x2_0 = z2_0 - n[22] * x4_0 - n[17] * x3_0;
-  const v4 x2_1 = z2_1 - n[22] * x4_1 - n[17] * x3_1;
-  const v4 x1_0 = z1_0 - n[21] * x4_0 - n[16] * x3_0 - n[11] * x2_0;
-  const v4 x1_1 = z1_1 - n[21] * x4_1 - n[16] * x3_1 - n[11] * x2_1;
-  const v4 x0_0 = z0_0 - n[20] * x4_0 - n[15] * x3_0 - n[10] * x2_0 - n[5] * x1_0;
-  const v4 x0_1 = z0_1 - n[20] * x4_1 - n[15] * x3_1 - n[10] * x2_1 - n[5] * x1_1;
-  e[0] = x0_0[0];
-  e[1] = x1_0[0];
-  e[2] = x2_0[0];
-  e[3] = x3_0[0];
-  e[4] = x4_0[0];
-  e[5] = x0_0[1];
-  e[6] = x1_0[1];
-  e[7] = x2_0[1];
-  e[8] = x3_0[1];
-  e[9] = x4_0[1];
-  e[10] = x0_0[2];
-  e[11] = x1_0[2];
-  e[12] = x2_0[2];
-  e[13] = x3_0[2];
-  e[14] = x4_0[2];
-  e[15] = x0_0[3];
-  e[16] = x1_0[3];
-  e[17] = x2_0[3];
-  e[18] = x3_0[3];
-  e[19] = x4_0[3];
-  e[20] = x0_1[0];
-  e[21] = x1_1[0];
-  e[22] = x2_1[0];
-  e[23] = x3_1[0];
-  e[24] = x4_1[0];
-  e[25] = x0_1[1];
-  e[26] = x1_1[1];
-  e[27] = x2_1[1];
-  e[28] = x3_1[1];
-  e[29] = x4_1[1];
+  e[0] = z0_0[0];
+  e[1] = z1_0[0];
+  e[2] = z2_0[0];
+  e[3] = z3_0[0];
+  e[4] = z4_0[0];
+  e[5] = z0_0[1];
+  e[6] = z1_0[1];
+  e[7] = z2_0[1];
+  e[8] = z3_0[1];
+  e[9] = z4_0[1];
+  e[10] = z0_0[2];
+  e[11] = z1_0[2];
+  e[12] = z2_0[2];
+  e[13] = z3_0[2];
+  e[14] = z4_0[2];
+  e[15] = z0_0[3];
+  e[16] = z1_0[3];
+  e[17] = z2_0[3];
+  e[18] = z3_0[3];
+  e[19] = z4_0[3];
+  e[20] = z0_1[0];
+  e[21] = z1_1[0];
+  e[22] = z2_1[0];
+  e[23] = z3_1[0];
+  e[24] = z4_1[0];
+  e[25] = z0_1[1];
+  e[26] = z1_1[1];
+  e[27] = z2_1[1];
+  e[28] = z3_1[1];
+  e[29] = z4_1[1];
 }
 
 /* 6 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 2 lanes idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_6x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0_0 = {e[0], e[6], e[12], e[18]};
@@ -1537,18 +1486,6 @@ static void panel_6x6_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 e4_1 = {e[28], e[34], 0, 0};
   const v4 e5_0 = {e[5], e[11], e[17], e[23]};
   const v4 e5_1 = {e[29], e[35], 0, 0};
-  *(v4 *)(et + 0) = e0_0;
-  *(v4 *)(et + 4) = e0_1;
-  *(v4 *)(et + 24) = e1_0;
-  *(v4 *)(et + 28) = e1_1;
-  *(v4 *)(et + 48) = e2_0;
-  *(v4 *)(et + 52) = e2_1;
-  *(v4 *)(et + 72) = e3_0;
-  *(v4 *)(et + 76) = e3_1;
-  *(v4 *)(et + 96) = e4_0;
-  *(v4 *)(et + 100) = e4_1;
-  *(v4 *)(et + 120) = e5_0;
-  *(v4 *)(et + 124) = e5_1;
   const v4 y0_0 = e0_0;
   const v4 y0_1 = e0_1;
   const v4 y1_0 = e1_0 - n[6] * y0_0;
@@ -1561,6 +1498,18 @@ static void panel_6x6_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 y4_1 = e4_1 - n[24] * y0_1 - n[25] * y1_1 - n[26] * y2_1 - n[27] * y3_1;
   const v4 y5_0 = e5_0 - n[30] * y0_0 - n[31] * y1_0 - n[32] * y2_0 - n[33] * y3_0 - n[34] * y4_0;
   const v4 y5_1 = e5_1 - n[30] * y0_1 - n[31] * y1_1 - n[32] * y2_1 - n[33] * y3_1 - n[34] * y4_1;
+  *(v4 *)(et + 0) = y0_0;
+  *(v4 *)(et + 4) = y0_1;
+  *(v4 *)(et + 24) = y1_0;
+  *(v4 *)(et + 28) = y1_1;
+  *(v4 *)(et + 48) = y2_0;
+  *(v4 *)(et + 52) = y2_1;
+  *(v4 *)(et + 72) = y3_0;
+  *(v4 *)(et + 76) = y3_1;
+  *(v4 *)(et + 96) = y4_0;
+  *(v4 *)(et + 100) = y4_1;
+  *(v4 *)(et + 120) = y5_0;
+  *(v4 *)(et + 124) = y5_1;
   const v4 z0_0 = y0_0 * rinv[0];
   const v4 z0_1 = y0_1 * rinv[0];
   const v4 z1_0 = y1_0 * rinv[1];
@@ -1573,59 +1522,47 @@ static void panel_6x6_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 z4_1 = y4_1 * rinv[4];
   const v4 z5_0 = y5_0 * rinv[5];
   const v4 z5_1 = y5_1 * rinv[5];
-  const v4 x5_0 = z5_0;
-  const v4 x5_1 = z5_1;
-  const v4 x4_0 = z4_0 - n[34] * x5_0;
-  const v4 x4_1 = z4_1 - n[34] * x5_1;
-  const v4 x3_0 = z3_0 - n[33] * x5_0 - n[27] * x4_0;
-  const v4 x3_1 = z3_1 - n[33] * x5_1 - n[27] * x4_1;
-  const v4 x2_0 = z2_0 - n[32] * x5_0 - n[26] * x4_0 - n[20] * x3_0;
-  const v4 x2_1 = z2_1 - n[32] * x5_1 - n[26] * x4_1 - n[20] * x3_1;
-  const v4 x1_0 = z1_0 - n[31] * x5_0 - n[25] * x4_0 - n[19] * x3_0 - n[13] * x2_0;
-  const v4 x1_1 = z1_1 - n[31] * x5_1 - n[25] * x4_1 - n[19] * x3_1 - n[13] * x2_1;
-  const v4 x0_0 = z0_0 - n[30] * x5_0 - n[24] * x4_0 - n[18] * x3_0 - n[12] * x2_0 - n[6] * x1_0;
-  const v4 x0_1 = z0_1 - n[30] * x5_1 - n[24] * x4_1 - n[18] * x3_1 - n[12] * x2_1 - n[6] * x1_1;
-  e[0] = x0_0[0];
-  e[1] = x1_0[0];
-  e[2] = x2_0[0];
-  e[3] = x3_0[0];
-  e[4] = x4_0[0];
-  e[5] = x5_0[0];
-  e[6] = x0_0[1];
-  e[7] = x1_0[1];
-  e[8] = x2_0[1];
-  e[9] = x3_0[1];
-  e[10] = x4_0[1];
-  e[11] = x5_0[1];
-  e[12] = x0_0[2];
-  e[13] = x1_0[2];
-  e[14] = x2_0[2];
-  e[15] = x3_0[2];
-  e[16] = x4_0[2];
-  e[17] = x5_0[2];
-  e[18] = x0_0[3];
-  e[19] = x1_0[3];
-  e[20] = x2_0[3];
-  e[21] = x3_0[3];
-  e[22] = x4_0[3];
-  e[23] = x5_0[3];
-  e[24] = x0_1[0];
-  e[25] = x1_1[0];
-  e[26] = x2_1[0];
-  e[27] = x3_1[0];
-  e[28] = x4_1[0];
-  e[29] = x5_1[0];
-  e[30] = x0_1[1];
-  e[31] = x1_1[1];
-  e[32] = x2_1[1];
-  e[33] = x3_1[1];
-  e[34] = x4_1[1];
-  e[35] = x5_1[1];
+  e[0] = z0_0[0];
+  e[1] = z1_0[0];
+  e[2] = z2_0[0];
+  e[3] = z3_0[0];
+  e[4] = z4_0[0];
+  e[5] = z5_0[0];
+  e[6] = z0_0[1];
+  e[7] = z1_0[1];
+  e[8] = z2_0[1];
+  e[9] = z3_0[1];
+  e[10] = z4_0[1];
+  e[11] = z5_0[1];
+  e[12] = z0_0[2];
+  e[13] = z1_0[2];
+  e[14] = z2_0[2];
+  e[15] = z3_0[2];
+  e[16] = z4_0[2];
+  e[17] = z5_0[2];
+  e[18] = z0_0[3];
+  e[19] = z1_0[3];
+  e[20] = z2_0[3];
+  e[21] = z3_0[3];
+  e[22] = z4_0[3];
+  e[23] = z5_0[3];
+  e[24] = z0_1[0];
+  e[25] = z1_1[0];
+  e[26] = z2_1[0];
+  e[27] = z3_1[0];
+  e[28] = z4_1[0];
+  e[29] = z5_1[0];
+  e[30] = z0_1[1];
+  e[31] = z1_1[1];
+  e[32] = z2_1[1];
+  e[33] = z3_1[1];
+  e[34] = z4_1[1];
+  e[35] = z5_1[1];
 }
 
 /* 8 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4):
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_3x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0_0 = {e[0], e[3], e[6], e[9]};
@@ -1634,59 +1571,53 @@ static void panel_3x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 e1_1 = {e[13], e[16], e[19], e[22]};
   const v4 e2_0 = {e[2], e[5], e[8], e[11]};
   const v4 e2_1 = {e[14], e[17], e[20], e[23]};
-  *(v4 *)(et + 0) = e0_0;
-  *(v4 *)(et + 4) = e0_1;
-  *(v4 *)(et + 24) = e1_0;
-  *(v4 *)(et + 28) = e1_1;
-  *(v4 *)(et + 48) = e2_0;
-  *(v4 *)(et + 52) = e2_1;
   const v4 y0_0 = e0_0;
   const v4 y0_1 = e0_1;
   const v4 y1_0 = e1_0 - n[3] * y0_0;
   const v4 y1_1 = e1_1 - n[3] * y0_1;
   const v4 y2_0 = e2_0 - n[6] * y0_0 - n[7] * y1_0;
   const v4 y2_1 = e2_1 - n[6] * y0_1 - n[7] * y1_1;
+  *(v4 *)(et + 0) = y0_0;
+  *(v4 *)(et + 4) = y0_1;
+  *(v4 *)(et + 24) = y1_0;
+  *(v4 *)(et + 28) = y1_1;
+  *(v4 *)(et + 48) = y2_0;
+  *(v4 *)(et + 52) = y2_1;
   const v4 z0_0 = y0_0 * rinv[0];
   const v4 z0_1 = y0_1 * rinv[0];
   const v4 z1_0 = y1_0 * rinv[1];
   const v4 z1_1 = y1_1 * rinv[1];
   const v4 z2_0 = y2_0 * rinv[2];
   const v4 z2_1 = y2_1 * rinv[2];
-  const v4 x2_0 = z2_0;
-  const v4 x2_1 = z2_1;
-  const v4 x1_0 = z1_0 - n[7] * x2_0;
-  const v4 x1_1 = z1_1 - n[7] * x2_1;
-  const v4 x0_0 = z0_0 - n[6] * x2_0 - n[3] * x1_0;
-  const v4 x0_1 = z0_1 - n[6] * x2_1 - n[3] * x1_1;
-  e[0] = x0_0[0];
-  e[1] = x1_0[0];
-  e[2] = x2_0[0];
-  e[3] = x0_0[1];
-  e[4] = x1_0[1];
-  e[5] = x2_0[1];
-  e[6] = x0_0[2];
-  e[7] = x1_0[2];
-  e[8] = x2_0[2];
-  e[9] = x0_0[3];
-  e[10] = x1_0[3];
-  e[11] = x2_0[3];
-  e[12] = x0_1[0];
-  e[13] = x1_1[0];
-  e[14] = x2_1[0];
-  e[15] = x0_1[1];
-  e[16] = x1_1[1];
-  e[17] = x2_1[1];
-  e[18] = x0_1[2];
-  e[19] = x1_1[2];
-  e[20] = x2_1[2];
-  e[21] = x0_1[3];
-  e[22] = x1_1[3];
-  e[23] = x2_1[3];
+  e[0] = z0_0[0];
+  e[1] = z1_0[0];
+  e[2] = z2_0[0];
+  e[3] = z0_0[1];
+  e[4] = z1_0[1];
+  e[5] = z2_0[1];
+  e[6] = z0_0[2];
+  e[7] = z1_0[2];
+  e[8] = z2_0[2];
+  e[9] = z0_0[3];
+  e[10] = z1_0[3];
+  e[11] = z2_0[3];
+  e[12] = z0_1[0];
+  e[13] = z1_1[0];
+  e[14] = z2_1[0];
+  e[15] = z0_1[1];
+  e[16] = z1_1[1];
+  e[17] = z2_1[1];
+  e[18] = z0_1[2];
+  e[19] = z1_1[2];
+  e[20] = z2_1[2];
+  e[21] = z0_1[3];
+  e[22] = z1_1[3];
+  e[23] = z2_1[3];
 }
 
 /* 8 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4):
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0_0 = {e[0], e[5], e[10], e[15]};
@@ -1699,16 +1630,6 @@ static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 e3_1 = {e[23], e[28], e[33], e[38]};
   const v4 e4_0 = {e[4], e[9], e[14], e[19]};
   const v4 e4_1 = {e[24], e[29], e[34], e[39]};
-  *(v4 *)(et + 0) = e0_0;
-  *(v4 *)(et + 4) = e0_1;
-  *(v4 *)(et + 24) = e1_0;
-  *(v4 *)(et + 28) = e1_1;
-  *(v4 *)(et + 48) = e2_0;
-  *(v4 *)(et + 52) = e2_1;
-  *(v4 *)(et + 72) = e3_0;
-  *(v4 *)(et + 76) = e3_1;
-  *(v4 *)(et + 96) = e4_0;
-  *(v4 *)(et + 100) = e4_1;
   const v4 y0_0 = e0_0;
   const v4 y0_1 = e0_1;
   const v4 y1_0 = e1_0 - n[5] * y0_0;
@@ -1719,6 +1640,16 @@ static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 y3_1 = e3_1 - n[15] * y0_1 - n[16] * y1_1 - n[17] * y2_1;
   const v4 y4_0 = e4_0 - n[20] * y0_0 - n[21] * y1_0 - n[22] * y2_0 - n[23] * y3_0;
   const v4 y4_1 = e4_1 - n[20] * y0_1 - n[21] * y1_1 - n[22] * y2_1 - n[23] * y3_1;
+  *(v4 *)(et + 0) = y0_0;
+  *(v4 *)(et + 4) = y0_1;
+  *(v4 *)(et + 24) = y1_0;
+  *(v4 *)(et + 28) = y1_1;
+  *(v4 *)(et + 48) = y2_0;
+  *(v4 *)(et + 52) = y2_1;
+  *(v4 *)(et + 72) = y3_0;
+  *(v4 *)(et + 76) = y3_1;
+  *(v4 *)(et + 96) = y4_0;
+  *(v4 *)(et + 100) = y4_1;
   const v4 z0_0 = y0_0 * rinv[0];
   const v4 z0_1 = y0_1 * rinv[0];
   const v4 z1_0 = y1_0 * rinv[1];
@@ -1729,190 +1660,180 @@ static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 z3_1 = y3_1 * rinv[3];
   const v4 z4_0 = y4_0 * rinv[4];
   const v4 z4_1 = y4_1 * rinv[4];
-  const v4 x4_0 = z4_0;
-  const v4 x4_1 = z4_1;
-  const v4 x3_0 = z3_0 - n[23] * x4_0;
-  const v4 x3_1 = z3_1 - n[23] * x4_1;
-  const v4 x2_0 = z2_0 - n[22] * x4_0 - n[17] * x3_0;
-  const v4 x2_1 = z2_1 - n[22] * x4_1 - n[17] * x3_1;
-  const v4 x1_0 = z1_0 - n[21] * x4_0 - n[16] * x3_0 - n[11] * x2_0;
-  const v4 x1_1 = z1_1 - n[21] * x4_1 - n[16] * x3_1 - n[11] * x2_1;
-  const v4 x0_0 = z0_0 - n[20] * x4_0 - n[15] * x3_0 - n[10] * x2_0 - n[5] * x1_0;
-  const v4 x0_1 = z0_1 - n[20] * x4_1 - n[15] * x3_1 - n[10] * x2_1 - n[5] * x1_1;
-  e[0] = x0_0[0];
-  e[1] = x1_0[0];
-  e[2] = x2_0[0];
-  e[3] = x3_0[0];
-  e[4] = x4_0[0];
-  e[5] = x0_0[1];
-  e[6] = x1_0[1];
-  e[7] = x2_0[1];
-  e[8] = x3_0[1];
-  e[9] = x4_0[1];
-  e[10] = x0_0[2];
-  e[11] = x1_0[2];
-  e[12] = x2_0[2];
-  e[13] = x3_0[2];
-  e[14] = x4_0[2];
-  e[15] = x0_0[3];
-  e[16] = x1_0[3];
-  e[17] = x2_0[3];
-  e[18] = x3_0[3];
-  e[19] = x4_0[3];
-  e[20] = x0_1[0];
-  e[21] = x1_1[0];
-  e[22] = x2_1[0];
-  e[23] = x3_1[0];
-  e[24] = x4_1[0];
-  e[25] = x0_1[1];
-  e[26] = x1_1[1];
-  e[27] = x2_1[1];
-  e[28] = x3_1[1];
-  e[29] = x4_1[1];
-  e[30] = x0_1[2];
-  e[31] = x1_1[2];
-  e[32] = x2_1[2];
-  e[33] = x3_1[2];
-  e[34] = x4_1[2];
-  e[35] = x0_1[3];
-  e[36] = x1_1[3];
-  e[37] = x2_1[3];
-  e[38] = x3_1[3];
-  e[39] = x4_1[3];
+  e[0] = z0_0[0];
+  e[1] = z1_0[0];
+  e[2] = z2_0[0];
+  e[3] = z3_0[0];
+  e[4] = z4_0[0];
+  e[5] = z0_0[1];
+  e[6] = z1_0[1];
+  e[7] = z2_0[1];
+  e[8] = z3_0[1];
+  e[9] = z4_0[1];
+  e[10] = z0_0[2];
+  e[11] = z1_0[2];
+  e[12] = z2_0[2];
+  e[13] = z3_0[2];
+  e[14] = z4_0[2];
+  e[15] = z0_0[3];
+  e[16] = z1_0[3];
+  e[17] = z2_0[3];
+  e[18] = z3_0[3];
+  e[19] = z4_0[3];
+  e[20] = z0_1[0];
+  e[21] = z1_1[0];
+  e[22] = z2_1[0];
+  e[23] = z3_1[0];
+  e[24] = z4_1[0];
+  e[25] = z0_1[1];
+  e[26] = z1_1[1];
+  e[27] = z2_1[1];
+  e[28] = z3_1[1];
+  e[29] = z4_1[1];
+  e[30] = z0_1[2];
+  e[31] = z1_1[2];
+  e[32] = z2_1[2];
+  e[33] = z3_1[2];
+  e[34] = z4_1[2];
+  e[35] = z0_1[3];
+  e[36] = z1_1[3];
+  e[37] = z2_1[3];
+  e[38] = z3_1[3];
+  e[39] = z4_1[3];
 }
 
-/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 3 (rt.h
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 3 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
-  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 48) + l[4] * *(const v2 *)(et + 24) + l[3] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 10) -= l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
-  c[12] -= l[8] * et[50] + l[7] * et[26] + l[6] * et[2];
-  *(v4 *)(c + 15) -= l[11] * *(const v4 *)(et + 48) + l[10] * *(const v4 *)(et + 24) + l[9] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 20) -= l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
-  c[24] -= l[14] * et[52] + l[13] * et[28] + l[12] * et[4];
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
+  *(v2 *)(c + 5) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
+  *(v2 *)(c + 10) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
+  c[12] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
+  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
+  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
+  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
 }
 
-/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 5 (rt.h
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 5 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[4] * et[96] + l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
-  *(v2 *)(c + 5) -= l[9] * *(const v2 *)(et + 96) + l[8] * *(const v2 *)(et + 72) + l[7] * *(const v2 *)(et + 48) + l[6] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 10) -= l[14] * *(const v2 *)(et + 96) + l[13] * *(const v2 *)(et + 72) + l[12] * *(const v2 *)(et + 48) + l[11] * *(const v2 *)(et + 24) + l[10] * *(const v2 *)(et + 0);
-  c[12] -= l[14] * et[98] + l[13] * et[74] + l[12] * et[50] + l[11] * et[26] + l[10] * et[2];
-  *(v4 *)(c + 15) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
-  c[24] -= l[24] * et[100] + l[23] * et[76] + l[22] * et[52] + l[21] * et[28] + l[20] * et[4];
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
+  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
+  *(v2 *)(c + 10) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
+  c[12] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
 }
 
-/* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 3 (rt.h
+/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 3 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_6_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
-  *(v2 *)(c + 6) -= l[5] * *(const v2 *)(et + 48) + l[4] * *(const v2 *)(et + 24) + l[3] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 12) -= l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
-  c[14] -= l[8] * et[50] + l[7] * et[26] + l[6] * et[2];
-  *(v4 *)(c + 18) -= l[11] * *(const v4 *)(et + 48) + l[10] * *(const v4 *)(et + 24) + l[9] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 24) -= l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
-  c[28] -= l[14] * et[52] + l[13] * et[28] + l[12] * et[4];
-  *(v4 *)(c + 30) -= l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 34) -= l[17] * *(const v2 *)(et + 52) + l[16] * *(const v2 *)(et + 28) + l[15] * *(const v2 *)(et + 4);
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
+  *(v2 *)(c + 6) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
+  *(v2 *)(c + 12) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
+  c[14] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
+  *(v4 *)(c + 18) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
+  *(v4 *)(c + 24) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
+  c[28] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
+  *(v4 *)(c + 30) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
+  *(v2 *)(c + 34) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 28) + l[17] * *(const v2 *)(et + 52);
 }
 
-/* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 5 (rt.h
+/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 5 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[4] * et[96] + l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
-  *(v2 *)(c + 6) -= l[9] * *(const v2 *)(et + 96) + l[8] * *(const v2 *)(et + 72) + l[7] * *(const v2 *)(et + 48) + l[6] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 12) -= l[14] * *(const v2 *)(et + 96) + l[13] * *(const v2 *)(et + 72) + l[12] * *(const v2 *)(et + 48) + l[11] * *(const v2 *)(et + 24) + l[10] * *(const v2 *)(et + 0);
-  c[14] -= l[14] * et[98] + l[13] * et[74] + l[12] * et[50] + l[11] * et[26] + l[10] * et[2];
-  *(v4 *)(c + 18) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 24) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
-  c[28] -= l[24] * et[100] + l[23] * et[76] + l[22] * et[52] + l[21] * et[28] + l[20] * et[4];
-  *(v4 *)(c + 30) -= l[29] * *(const v4 *)(et + 96) + l[28] * *(const v4 *)(et + 72) + l[27] * *(const v4 *)(et + 48) + l[26] * *(const v4 *)(et + 24) + l[25] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 34) -= l[29] * *(const v2 *)(et + 100) + l[28] * *(const v2 *)(et + 76) + l[27] * *(const v2 *)(et + 52) + l[26] * *(const v2 *)(et + 28) + l[25] * *(const v2 *)(et + 4);
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
+  *(v2 *)(c + 6) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
+  *(v2 *)(c + 12) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
+  c[14] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
+  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  c[28] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
+  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 28) + l[27] * *(const v2 *)(et + 52) + l[28] * *(const v2 *)(et + 76) + l[29] * *(const v2 *)(et + 100);
 }
 
-/* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 6 (rt.h
+/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 6 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_6_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[5] * et[120] + l[4] * et[96] + l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
-  *(v2 *)(c + 6) -= l[11] * *(const v2 *)(et + 120) + l[10] * *(const v2 *)(et + 96) + l[9] * *(const v2 *)(et + 72) + l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 12) -= l[17] * *(const v2 *)(et + 120) + l[16] * *(const v2 *)(et + 96) + l[15] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 0);
-  c[14] -= l[17] * et[122] + l[16] * et[98] + l[15] * et[74] + l[14] * et[50] + l[13] * et[26] + l[12] * et[2];
-  *(v4 *)(c + 18) -= l[23] * *(const v4 *)(et + 120) + l[22] * *(const v4 *)(et + 96) + l[21] * *(const v4 *)(et + 72) + l[20] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 24) + l[18] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 24) -= l[29] * *(const v4 *)(et + 120) + l[28] * *(const v4 *)(et + 96) + l[27] * *(const v4 *)(et + 72) + l[26] * *(const v4 *)(et + 48) + l[25] * *(const v4 *)(et + 24) + l[24] * *(const v4 *)(et + 0);
-  c[28] -= l[29] * et[124] + l[28] * et[100] + l[27] * et[76] + l[26] * et[52] + l[25] * et[28] + l[24] * et[4];
-  *(v4 *)(c + 30) -= l[35] * *(const v4 *)(et + 120) + l[34] * *(const v4 *)(et + 96) + l[33] * *(const v4 *)(et + 72) + l[32] * *(const v4 *)(et + 48) + l[31] * *(const v4 *)(et + 24) + l[30] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 34) -= l[35] * *(const v2 *)(et + 124) + l[34] * *(const v2 *)(et + 100) + l[33] * *(const v2 *)(et + 76) + l[32] * *(const v2 *)(et + 52) + l[31] * *(const v2 *)(et + 28) + l[30] * *(const v2 *)(et + 4);
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96] + l[5] * et[120];
+  *(v2 *)(c + 6) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 96) + l[11] * *(const v2 *)(et + 120);
+  *(v2 *)(c + 12) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48) + l[15] * *(const v2 *)(et + 72) + l[16] * *(const v2 *)(et + 96) + l[17] * *(const v2 *)(et + 120);
+  c[14] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50] + l[15] * et[74] + l[16] * et[98] + l[17] * et[122];
+  *(v4 *)(c + 18) -= l[18] * *(const v4 *)(et + 0) + l[19] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 120);
+  *(v4 *)(c + 24) -= l[24] * *(const v4 *)(et + 0) + l[25] * *(const v4 *)(et + 24) + l[26] * *(const v4 *)(et + 48) + l[27] * *(const v4 *)(et + 72) + l[28] * *(const v4 *)(et + 96) + l[29] * *(const v4 *)(et + 120);
+  c[28] -= l[24] * et[4] + l[25] * et[28] + l[26] * et[52] + l[27] * et[76] + l[28] * et[100] + l[29] * et[124];
+  *(v4 *)(c + 30) -= l[30] * *(const v4 *)(et + 0) + l[31] * *(const v4 *)(et + 24) + l[32] * *(const v4 *)(et + 48) + l[33] * *(const v4 *)(et + 72) + l[34] * *(const v4 *)(et + 96) + l[35] * *(const v4 *)(et + 120);
+  *(v2 *)(c + 34) -= l[30] * *(const v2 *)(et + 4) + l[31] * *(const v2 *)(et + 28) + l[32] * *(const v2 *)(et + 52) + l[33] * *(const v2 *)(et + 76) + l[34] * *(const v2 *)(et + 100) + l[35] * *(const v2 *)(et + 124);
 }
 
-/* C -= L E^T for a 6 x 5 block C, L 6 x 3, E 5 x 3 (rt.h factor
+/* C -= L Y^T for a 6 x 5 block C, L 6 x 3, Y 5 x 3 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_6x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
-  c[4] -= l[2] * et[52] + l[1] * et[28] + l[0] * et[4];
-  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 48) + l[4] * *(const v4 *)(et + 24) + l[3] * *(const v4 *)(et + 0);
-  c[9] -= l[5] * et[52] + l[4] * et[28] + l[3] * et[4];
-  *(v4 *)(c + 10) -= l[8] * *(const v4 *)(et + 48) + l[7] * *(const v4 *)(et + 24) + l[6] * *(const v4 *)(et + 0);
-  c[14] -= l[8] * et[52] + l[7] * et[28] + l[6] * et[4];
-  *(v4 *)(c + 15) -= l[11] * *(const v4 *)(et + 48) + l[10] * *(const v4 *)(et + 24) + l[9] * *(const v4 *)(et + 0);
-  c[19] -= l[11] * et[52] + l[10] * et[28] + l[9] * et[4];
-  *(v4 *)(c + 20) -= l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
-  c[24] -= l[14] * et[52] + l[13] * et[28] + l[12] * et[4];
-  *(v4 *)(c + 25) -= l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
-  c[29] -= l[17] * et[52] + l[16] * et[28] + l[15] * et[4];
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48);
+  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52];
+  *(v4 *)(c + 5) -= l[3] * *(const v4 *)(et + 0) + l[4] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 48);
+  c[9] -= l[3] * et[4] + l[4] * et[28] + l[5] * et[52];
+  *(v4 *)(c + 10) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48);
+  c[14] -= l[6] * et[4] + l[7] * et[28] + l[8] * et[52];
+  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
+  c[19] -= l[9] * et[4] + l[10] * et[28] + l[11] * et[52];
+  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
+  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
+  *(v4 *)(c + 25) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
+  c[29] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52];
 }
 
-/* C -= L E^T for a 6 x 5 block C, L 6 x 5, E 5 x 5 (rt.h factor
+/* C -= L Y^T for a 6 x 5 block C, L 6 x 5, Y 5 x 5 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[4] * *(const v4 *)(et + 96) + l[3] * *(const v4 *)(et + 72) + l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
-  c[4] -= l[4] * et[100] + l[3] * et[76] + l[2] * et[52] + l[1] * et[28] + l[0] * et[4];
-  *(v4 *)(c + 5) -= l[9] * *(const v4 *)(et + 96) + l[8] * *(const v4 *)(et + 72) + l[7] * *(const v4 *)(et + 48) + l[6] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 0);
-  c[9] -= l[9] * et[100] + l[8] * et[76] + l[7] * et[52] + l[6] * et[28] + l[5] * et[4];
-  *(v4 *)(c + 10) -= l[14] * *(const v4 *)(et + 96) + l[13] * *(const v4 *)(et + 72) + l[12] * *(const v4 *)(et + 48) + l[11] * *(const v4 *)(et + 24) + l[10] * *(const v4 *)(et + 0);
-  c[14] -= l[14] * et[100] + l[13] * et[76] + l[12] * et[52] + l[11] * et[28] + l[10] * et[4];
-  *(v4 *)(c + 15) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
-  c[19] -= l[19] * et[100] + l[18] * et[76] + l[17] * et[52] + l[16] * et[28] + l[15] * et[4];
-  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
-  c[24] -= l[24] * et[100] + l[23] * et[76] + l[22] * et[52] + l[21] * et[28] + l[20] * et[4];
-  *(v4 *)(c + 25) -= l[29] * *(const v4 *)(et + 96) + l[28] * *(const v4 *)(et + 72) + l[27] * *(const v4 *)(et + 48) + l[26] * *(const v4 *)(et + 24) + l[25] * *(const v4 *)(et + 0);
-  c[29] -= l[29] * et[100] + l[28] * et[76] + l[27] * et[52] + l[26] * et[28] + l[25] * et[4];
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
+  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100];
+  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
+  c[9] -= l[5] * et[4] + l[6] * et[28] + l[7] * et[52] + l[8] * et[76] + l[9] * et[100];
+  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
+  c[14] -= l[10] * et[4] + l[11] * et[28] + l[12] * et[52] + l[13] * et[76] + l[14] * et[100];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  c[19] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52] + l[18] * et[76] + l[19] * et[100];
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
+  *(v4 *)(c + 25) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
+  c[29] -= l[25] * et[4] + l[26] * et[28] + l[27] * et[52] + l[28] * et[76] + l[29] * et[100];
 }
 
-/* C -= L E^T for a 6 x 6 block C, L 6 x 3, E 6 x 3 (rt.h factor
+/* C -= L Y^T for a 6 x 6 block C, L 6 x 3, Y 6 x 3 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_6x6_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 4) -= l[2] * *(const v2 *)(et + 52) + l[1] * *(const v2 *)(et + 28) + l[0] * *(const v2 *)(et + 4);
-  *(v4 *)(c + 6) -= l[5] * *(const v4 *)(et + 48) + l[4] * *(const v4 *)(et + 24) + l[3] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 10) -= l[5] * *(const v2 *)(et + 52) + l[4] * *(const v2 *)(et + 28) + l[3] * *(const v2 *)(et + 4);
-  *(v4 *)(c + 12) -= l[8] * *(const v4 *)(et + 48) + l[7] * *(const v4 *)(et + 24) + l[6] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 16) -= l[8] * *(const v2 *)(et + 52) + l[7] * *(const v2 *)(et + 28) + l[6] * *(const v2 *)(et + 4);
-  *(v4 *)(c + 18) -= l[11] * *(const v4 *)(et + 48) + l[10] * *(const v4 *)(et + 24) + l[9] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 22) -= l[11] * *(const v2 *)(et + 52) + l[10] * *(const v2 *)(et + 28) + l[9] * *(const v2 *)(et + 4);
-  *(v4 *)(c + 24) -= l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 28) -= l[14] * *(const v2 *)(et + 52) + l[13] * *(const v2 *)(et + 28) + l[12] * *(const v2 *)(et + 4);
-  *(v4 *)(c + 30) -= l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 34) -= l[17] * *(const v2 *)(et + 52) + l[16] * *(const v2 *)(et + 28) + l[15] * *(const v2 *)(et + 4);
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48);
+  *(v2 *)(c + 4) -= l[0] * *(const v2 *)(et + 4) + l[1] * *(const v2 *)(et + 28) + l[2] * *(const v2 *)(et + 52);
+  *(v4 *)(c + 6) -= l[3] * *(const v4 *)(et + 0) + l[4] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 48);
+  *(v2 *)(c + 10) -= l[3] * *(const v2 *)(et + 4) + l[4] * *(const v2 *)(et + 28) + l[5] * *(const v2 *)(et + 52);
+  *(v4 *)(c + 12) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48);
+  *(v2 *)(c + 16) -= l[6] * *(const v2 *)(et + 4) + l[7] * *(const v2 *)(et + 28) + l[8] * *(const v2 *)(et + 52);
+  *(v4 *)(c + 18) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
+  *(v2 *)(c + 22) -= l[9] * *(const v2 *)(et + 4) + l[10] * *(const v2 *)(et + 28) + l[11] * *(const v2 *)(et + 52);
+  *(v4 *)(c + 24) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
+  *(v2 *)(c + 28) -= l[12] * *(const v2 *)(et + 4) + l[13] * *(const v2 *)(et + 28) + l[14] * *(const v2 *)(et + 52);
+  *(v4 *)(c + 30) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
+  *(v2 *)(c + 34) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 28) + l[17] * *(const v2 *)(et + 52);
 }
 
-/* C -= L E^T for a 6 x 6 block C, L 6 x 5, E 6 x 5 (rt.h factor
+/* C -= L Y^T for a 6 x 6 block C, L 6 x 5, Y 6 x 5 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_6x6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[4] * *(const v4 *)(et + 96) + l[3] * *(const v4 *)(et + 72) + l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 4) -= l[4] * *(const v2 *)(et + 100) + l[3] * *(const v2 *)(et + 76) + l[2] * *(const v2 *)(et + 52) + l[1] * *(const v2 *)(et + 28) + l[0] * *(const v2 *)(et + 4);
-  *(v4 *)(c + 6) -= l[9] * *(const v4 *)(et + 96) + l[8] * *(const v4 *)(et + 72) + l[7] * *(const v4 *)(et + 48) + l[6] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 10) -= l[9] * *(const v2 *)(et + 100) + l[8] * *(const v2 *)(et + 76) + l[7] * *(const v2 *)(et + 52) + l[6] * *(const v2 *)(et + 28) + l[5] * *(const v2 *)(et + 4);
-  *(v4 *)(c + 12) -= l[14] * *(const v4 *)(et + 96) + l[13] * *(const v4 *)(et + 72) + l[12] * *(const v4 *)(et + 48) + l[11] * *(const v4 *)(et + 24) + l[10] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 16) -= l[14] * *(const v2 *)(et + 100) + l[13] * *(const v2 *)(et + 76) + l[12] * *(const v2 *)(et + 52) + l[11] * *(const v2 *)(et + 28) + l[10] * *(const v2 *)(et + 4);
-  *(v4 *)(c + 18) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 22) -= l[19] * *(const v2 *)(et + 100) + l[18] * *(const v2 *)(et + 76) + l[17] * *(const v2 *)(et + 52) + l[16] * *(const v2 *)(et + 28) + l[15] * *(const v2 *)(et + 4);
-  *(v4 *)(c + 24) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 28) -= l[24] * *(const v2 *)(et + 100) + l[23] * *(const v2 *)(et + 76) + l[22] * *(const v2 *)(et + 52) + l[21] * *(const v2 *)(et + 28) + l[20] * *(const v2 *)(et + 4);
-  *(v4 *)(c + 30) -= l[29] * *(const v4 *)(et + 96) + l[28] * *(const v4 *)(et + 72) + l[27] * *(const v4 *)(et + 48) + l[26] * *(const v4 *)(et + 24) + l[25] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 34) -= l[29] * *(const v2 *)(et + 100) + l[28] * *(const v2 *)(et + 76) + l[27] * *(const v2 *)(et + 52) + l[26] * *(const v2 *)(et + 28) + l[25] * *(const v2 *)(et + 4);
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 4) -= l[0] * *(const v2 *)(et + 4) + l[1] * *(const v2 *)(et + 28) + l[2] * *(const v2 *)(et + 52) + l[3] * *(const v2 *)(et + 76) + l[4] * *(const v2 *)(et + 100);
+  *(v4 *)(c + 6) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 10) -= l[5] * *(const v2 *)(et + 4) + l[6] * *(const v2 *)(et + 28) + l[7] * *(const v2 *)(et + 52) + l[8] * *(const v2 *)(et + 76) + l[9] * *(const v2 *)(et + 100);
+  *(v4 *)(c + 12) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 16) -= l[10] * *(const v2 *)(et + 4) + l[11] * *(const v2 *)(et + 28) + l[12] * *(const v2 *)(et + 52) + l[13] * *(const v2 *)(et + 76) + l[14] * *(const v2 *)(et + 100);
+  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 22) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 28) + l[17] * *(const v2 *)(et + 52) + l[18] * *(const v2 *)(et + 76) + l[19] * *(const v2 *)(et + 100);
+  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 28) -= l[20] * *(const v2 *)(et + 4) + l[21] * *(const v2 *)(et + 28) + l[22] * *(const v2 *)(et + 52) + l[23] * *(const v2 *)(et + 76) + l[24] * *(const v2 *)(et + 100);
+  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 28) + l[27] * *(const v2 *)(et + 52) + l[28] * *(const v2 *)(et + 76) + l[29] * *(const v2 *)(et + 100);
 }
 
 #endif
@@ -2258,241 +2179,296 @@ static int factor_p27(scalar *restrict w, scalar *restrict t) {
   return failed ? 28 : -1;
 }
 
-/*---- solve: forward substitution with the L blocks, pivots in order */
+/*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
 static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
   /* pivot 0: tow_front_ball (ball, d = 3, h = 11) */
+  node_forward_3(w + 0, x + 0); /* x[tow_front_ball] */
   forward_5x3(w + 9, x + 0, x + 3); /* x[axle1L] */
   forward_6x3(w + 24, x + 0, x + 88); /* x[chassis#weld1] */
+  node_diag_3(w + 0, x + 0); /* x[tow_front_ball] */
   /* pivot 1: axle1L (hinge, d = 5, h = 6) */
+  node_forward_5(w + 42, x + 3); /* x[axle1L] */
   forward_6x5(w + 67, x + 3, x + 88); /* x[chassis#weld1] */
+  node_diag_5(w + 42, x + 3); /* x[axle1L] */
   /* pivot 2: tow_rear_ball (ball, d = 3, h = 11) */
+  node_forward_3(w + 97, x + 85); /* x[tow_rear_ball] */
   forward_5x3(w + 106, x + 85, x + 80); /* x[axle7R] */
   forward_6x3(w + 121, x + 85, x + 136); /* x[chassis#weld9] */
+  node_diag_3(w + 97, x + 85); /* x[tow_rear_ball] */
   /* pivot 3: axle7R (hinge, d = 5, h = 6) */
+  node_forward_5(w + 139, x + 80); /* x[axle7R] */
   forward_6x5(w + 164, x + 80, x + 136); /* x[chassis#weld9] */
+  node_diag_5(w + 139, x + 80); /* x[axle7R] */
   /* pivot 4: outrigger_frontL_ball (ball, d = 3, h = 17) */
+  node_forward_3(w + 194, x + 23); /* x[outrigger_frontL_ball] */
   forward_5x3(w + 203, x + 23, x + 18); /* x[axle2R] */
   forward_6x3(w + 218, x + 23, x + 94); /* x[chassis#weld2] */
   forward_6x3(w + 236, x + 23, x + 100); /* x[chassis#weld3] */
+  node_diag_3(w + 194, x + 23); /* x[outrigger_frontL_ball] */
   /* pivot 5: outrigger_frontR_ball (ball, d = 3, h = 17) */
+  node_forward_3(w + 254, x + 26); /* x[outrigger_frontR_ball] */
   forward_5x3(w + 263, x + 26, x + 29); /* x[axle3L] */
   forward_6x3(w + 278, x + 26, x + 100); /* x[chassis#weld3] */
   forward_6x3(w + 296, x + 26, x + 106); /* x[chassis#weld4] */
+  node_diag_3(w + 254, x + 26); /* x[outrigger_frontR_ball] */
   /* pivot 6: outrigger_rearL_ball (ball, d = 3, h = 17) */
+  node_forward_3(w + 314, x + 69); /* x[outrigger_rearL_ball] */
   forward_5x3(w + 323, x + 69, x + 64); /* x[axle6R] */
   forward_6x3(w + 338, x + 69, x + 130); /* x[chassis#weld8] */
   forward_6x3(w + 356, x + 69, x + 124); /* x[chassis#weld7] */
+  node_diag_3(w + 314, x + 69); /* x[outrigger_rearL_ball] */
   /* pivot 7: outrigger_rearR_ball (ball, d = 3, h = 17) */
+  node_forward_3(w + 374, x + 72); /* x[outrigger_rearR_ball] */
   forward_5x3(w + 383, x + 72, x + 75); /* x[axle7L] */
   forward_6x3(w + 398, x + 72, x + 136); /* x[chassis#weld9] */
   forward_6x3(w + 416, x + 72, x + 130); /* x[chassis#weld8] */
+  node_diag_3(w + 374, x + 72); /* x[outrigger_rearR_ball] */
   /* pivot 8: axle2R (hinge, d = 5, h = 12) */
+  node_forward_5(w + 434, x + 18); /* x[axle2R] */
   forward_6x5(w + 459, x + 18, x + 94); /* x[chassis#weld2] */
   forward_6x5(w + 489, x + 18, x + 100); /* x[chassis#weld3] */
+  node_diag_5(w + 434, x + 18); /* x[axle2R] */
   /* pivot 9: axle3L (hinge, d = 5, h = 12) */
+  node_forward_5(w + 519, x + 29); /* x[axle3L] */
   forward_6x5(w + 544, x + 29, x + 100); /* x[chassis#weld3] */
   forward_6x5(w + 574, x + 29, x + 106); /* x[chassis#weld4] */
+  node_diag_5(w + 519, x + 29); /* x[axle3L] */
   /* pivot 10: axle6R (hinge, d = 5, h = 12) */
+  node_forward_5(w + 604, x + 64); /* x[axle6R] */
   forward_6x5(w + 629, x + 64, x + 130); /* x[chassis#weld8] */
   forward_6x5(w + 659, x + 64, x + 124); /* x[chassis#weld7] */
+  node_diag_5(w + 604, x + 64); /* x[axle6R] */
   /* pivot 11: axle7L (hinge, d = 5, h = 12) */
+  node_forward_5(w + 689, x + 75); /* x[axle7L] */
   forward_6x5(w + 714, x + 75, x + 136); /* x[chassis#weld9] */
   forward_6x5(w + 744, x + 75, x + 130); /* x[chassis#weld8] */
+  node_diag_5(w + 689, x + 75); /* x[axle7L] */
   /* pivot 12: chassis#weld9 (shard weld, d = 6, h = 6) */
+  node_forward_6(w + 774, x + 136); /* x[chassis#weld9] */
   forward_6x6(w + 810, x + 136, x + 130); /* x[chassis#weld8] */
+  node_diag_6(w + 774, x + 136); /* x[chassis#weld9] */
   /* pivot 13: chassis#weld8 (shard weld, d = 6, h = 6) */
+  node_forward_6(w + 846, x + 130); /* x[chassis#weld8] */
   forward_6x6(w + 882, x + 130, x + 124); /* x[chassis#weld7] */
+  node_diag_6(w + 846, x + 130); /* x[chassis#weld8] */
   /* pivot 14: axle1R (hinge, d = 5, h = 17) */
+  node_forward_5(w + 918, x + 8); /* x[axle1R] */
   forward_5x5(w + 943, x + 8, x + 13); /* x[axle2L] */
   forward_6x5(w + 968, x + 8, x + 88); /* x[chassis#weld1] */
   forward_6x5(w + 998, x + 8, x + 94); /* x[chassis#weld2] */
+  node_diag_5(w + 918, x + 8); /* x[axle1R] */
   /* pivot 15: axle2L (hinge, d = 5, h = 12) */
+  node_forward_5(w + 1028, x + 13); /* x[axle2L] */
   forward_6x5(w + 1053, x + 13, x + 88); /* x[chassis#weld1] */
   forward_6x5(w + 1083, x + 13, x + 94); /* x[chassis#weld2] */
+  node_diag_5(w + 1028, x + 13); /* x[axle2L] */
   /* pivot 16: chassis#weld1 (shard weld, d = 6, h = 6) */
+  node_forward_6(w + 1113, x + 88); /* x[chassis#weld1] */
   forward_6x6(w + 1149, x + 88, x + 94); /* x[chassis#weld2] */
+  node_diag_6(w + 1113, x + 88); /* x[chassis#weld1] */
   /* pivot 17: chassis#weld2 (shard weld, d = 6, h = 6) */
+  node_forward_6(w + 1185, x + 94); /* x[chassis#weld2] */
   forward_6x6(w + 1221, x + 94, x + 100); /* x[chassis#weld3] */
+  node_diag_6(w + 1185, x + 94); /* x[chassis#weld2] */
   /* pivot 18: chassis#weld3 (shard weld, d = 6, h = 6) */
+  node_forward_6(w + 1257, x + 100); /* x[chassis#weld3] */
   forward_6x6(w + 1293, x + 100, x + 106); /* x[chassis#weld4] */
+  node_diag_6(w + 1257, x + 100); /* x[chassis#weld3] */
   /* pivot 19: axle3R (hinge, d = 5, h = 17) */
+  node_forward_5(w + 1329, x + 34); /* x[axle3R] */
   forward_5x5(w + 1354, x + 34, x + 39); /* x[axle4L] */
   forward_6x5(w + 1379, x + 34, x + 106); /* x[chassis#weld4] */
   forward_6x5(w + 1409, x + 34, x + 112); /* x[chassis#weld5] */
+  node_diag_5(w + 1329, x + 34); /* x[axle3R] */
   /* pivot 20: axle4L (hinge, d = 5, h = 12) */
+  node_forward_5(w + 1439, x + 39); /* x[axle4L] */
   forward_6x5(w + 1464, x + 39, x + 106); /* x[chassis#weld4] */
   forward_6x5(w + 1494, x + 39, x + 112); /* x[chassis#weld5] */
+  node_diag_5(w + 1439, x + 39); /* x[axle4L] */
   /* pivot 21: chassis#weld4 (shard weld, d = 6, h = 6) */
+  node_forward_6(w + 1524, x + 106); /* x[chassis#weld4] */
   forward_6x6(w + 1560, x + 106, x + 112); /* x[chassis#weld5] */
+  node_diag_6(w + 1524, x + 106); /* x[chassis#weld4] */
   /* pivot 22: axle4R (hinge, d = 5, h = 17) */
+  node_forward_5(w + 1596, x + 44); /* x[axle4R] */
   forward_5x5(w + 1621, x + 44, x + 49); /* x[axle5L] */
   forward_6x5(w + 1646, x + 44, x + 112); /* x[chassis#weld5] */
   forward_6x5(w + 1676, x + 44, x + 118); /* x[chassis#weld6] */
+  node_diag_5(w + 1596, x + 44); /* x[axle4R] */
   /* pivot 23: axle5L (hinge, d = 5, h = 12) */
+  node_forward_5(w + 1706, x + 49); /* x[axle5L] */
   forward_6x5(w + 1731, x + 49, x + 112); /* x[chassis#weld5] */
   forward_6x5(w + 1761, x + 49, x + 118); /* x[chassis#weld6] */
+  node_diag_5(w + 1706, x + 49); /* x[axle5L] */
   /* pivot 24: chassis#weld5 (shard weld, d = 6, h = 6) */
+  node_forward_6(w + 1791, x + 112); /* x[chassis#weld5] */
   forward_6x6(w + 1827, x + 112, x + 118); /* x[chassis#weld6] */
+  node_diag_6(w + 1791, x + 112); /* x[chassis#weld5] */
   /* pivot 25: axle5R (hinge, d = 5, h = 17) */
+  node_forward_5(w + 1863, x + 54); /* x[axle5R] */
   forward_5x5(w + 1888, x + 54, x + 59); /* x[axle6L] */
   forward_6x5(w + 1913, x + 54, x + 118); /* x[chassis#weld6] */
   forward_6x5(w + 1943, x + 54, x + 124); /* x[chassis#weld7] */
+  node_diag_5(w + 1863, x + 54); /* x[axle5R] */
   /* pivot 26: axle6L (hinge, d = 5, h = 12) */
+  node_forward_5(w + 1973, x + 59); /* x[axle6L] */
   forward_6x5(w + 1998, x + 59, x + 118); /* x[chassis#weld6] */
   forward_6x5(w + 2028, x + 59, x + 124); /* x[chassis#weld7] */
+  node_diag_5(w + 1973, x + 59); /* x[axle6L] */
   /* pivot 27: chassis#weld6 (shard weld, d = 6, h = 6) */
+  node_forward_6(w + 2058, x + 118); /* x[chassis#weld6] */
   forward_6x6(w + 2094, x + 118, x + 124); /* x[chassis#weld7] */
+  node_diag_6(w + 2058, x + 118); /* x[chassis#weld6] */
+  /* pivot 28: chassis#weld7 (shard weld, d = 6, h = 0) */
+  node_forward_6(w + 2130, x + 124); /* x[chassis#weld7] */
+  node_diag_6(w + 2130, x + 124); /* x[chassis#weld7] */
 }
 
-/*---- solve: block-diagonal solves with the factored node blocks */
-
-static void solve_diagonal_0(const scalar *restrict w, scalar *restrict x) {
-  node_solve_3(w + 0, x + 0, x + 0); /* x[tow_front_ball] */
-  node_solve_5(w + 42, x + 3, x + 3); /* x[axle1L] */
-  node_solve_3(w + 97, x + 85, x + 85); /* x[tow_rear_ball] */
-  node_solve_5(w + 139, x + 80, x + 80); /* x[axle7R] */
-  node_solve_3(w + 194, x + 23, x + 23); /* x[outrigger_frontL_ball] */
-  node_solve_3(w + 254, x + 26, x + 26); /* x[outrigger_frontR_ball] */
-  node_solve_3(w + 314, x + 69, x + 69); /* x[outrigger_rearL_ball] */
-  node_solve_3(w + 374, x + 72, x + 72); /* x[outrigger_rearR_ball] */
-  node_solve_5(w + 434, x + 18, x + 18); /* x[axle2R] */
-  node_solve_5(w + 519, x + 29, x + 29); /* x[axle3L] */
-  node_solve_5(w + 604, x + 64, x + 64); /* x[axle6R] */
-  node_solve_5(w + 689, x + 75, x + 75); /* x[axle7L] */
-  node_solve_6(w + 774, x + 136, x + 136); /* x[chassis#weld9] */
-  node_solve_6(w + 846, x + 130, x + 130); /* x[chassis#weld8] */
-  node_solve_5(w + 918, x + 8, x + 8); /* x[axle1R] */
-  node_solve_5(w + 1028, x + 13, x + 13); /* x[axle2L] */
-  node_solve_6(w + 1113, x + 88, x + 88); /* x[chassis#weld1] */
-  node_solve_6(w + 1185, x + 94, x + 94); /* x[chassis#weld2] */
-  node_solve_6(w + 1257, x + 100, x + 100); /* x[chassis#weld3] */
-  node_solve_5(w + 1329, x + 34, x + 34); /* x[axle3R] */
-  node_solve_5(w + 1439, x + 39, x + 39); /* x[axle4L] */
-  node_solve_6(w + 1524, x + 106, x + 106); /* x[chassis#weld4] */
-  node_solve_5(w + 1596, x + 44, x + 44); /* x[axle4R] */
-  node_solve_5(w + 1706, x + 49, x + 49); /* x[axle5L] */
-  node_solve_6(w + 1791, x + 112, x + 112); /* x[chassis#weld5] */
-  node_solve_5(w + 1863, x + 54, x + 54); /* x[axle5R] */
-  node_solve_5(w + 1973, x + 59, x + 59); /* x[axle6L] */
-  node_solve_6(w + 2058, x + 118, x + 118); /* x[chassis#weld6] */
-  node_solve_6(w + 2130, x + 124, x + 124); /* x[chassis#weld7] */
-}
-
-/*---- solve: backward substitution with the L^T blocks, pivots in reverse order */
+/*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
 static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
+  /* pivot 28: chassis#weld7 (shard weld, d = 6, h = 0) */
+  node_backward_6(w + 2130, x + 124); /* x[chassis#weld7] */
   /* pivot 27: chassis#weld6 (shard weld, d = 6, h = 6) */
   backward_set_6x6(w + 2094, x + 124, s); /* L[chassis#weld7, chassis#weld6] */
   subtract_6(x + 118, s); /* x[chassis#weld6] */
+  node_backward_6(w + 2058, x + 118); /* x[chassis#weld6] */
   /* pivot 26: axle6L (hinge, d = 5, h = 12) */
   backward_set_6x5(w + 2028, x + 124, s); /* L[chassis#weld7, axle6L] */
   backward_add_6x5(w + 1998, x + 118, s); /* L[chassis#weld6, axle6L] */
   subtract_5(x + 59, s); /* x[axle6L] */
+  node_backward_5(w + 1973, x + 59); /* x[axle6L] */
   /* pivot 25: axle5R (hinge, d = 5, h = 17) */
   backward_set_6x5(w + 1943, x + 124, s); /* L[chassis#weld7, axle5R] */
   backward_add_6x5(w + 1913, x + 118, s); /* L[chassis#weld6, axle5R] */
   backward_add_5x5(w + 1888, x + 59, s); /* L[axle6L, axle5R] */
   subtract_5(x + 54, s); /* x[axle5R] */
+  node_backward_5(w + 1863, x + 54); /* x[axle5R] */
   /* pivot 24: chassis#weld5 (shard weld, d = 6, h = 6) */
   backward_set_6x6(w + 1827, x + 118, s); /* L[chassis#weld6, chassis#weld5] */
   subtract_6(x + 112, s); /* x[chassis#weld5] */
+  node_backward_6(w + 1791, x + 112); /* x[chassis#weld5] */
   /* pivot 23: axle5L (hinge, d = 5, h = 12) */
   backward_set_6x5(w + 1761, x + 118, s); /* L[chassis#weld6, axle5L] */
   backward_add_6x5(w + 1731, x + 112, s); /* L[chassis#weld5, axle5L] */
   subtract_5(x + 49, s); /* x[axle5L] */
+  node_backward_5(w + 1706, x + 49); /* x[axle5L] */
   /* pivot 22: axle4R (hinge, d = 5, h = 17) */
   backward_set_6x5(w + 1676, x + 118, s); /* L[chassis#weld6, axle4R] */
   backward_add_6x5(w + 1646, x + 112, s); /* L[chassis#weld5, axle4R] */
   backward_add_5x5(w + 1621, x + 49, s); /* L[axle5L, axle4R] */
   subtract_5(x + 44, s); /* x[axle4R] */
+  node_backward_5(w + 1596, x + 44); /* x[axle4R] */
   /* pivot 21: chassis#weld4 (shard weld, d = 6, h = 6) */
   backward_set_6x6(w + 1560, x + 112, s); /* L[chassis#weld5, chassis#weld4] */
   subtract_6(x + 106, s); /* x[chassis#weld4] */
+  node_backward_6(w + 1524, x + 106); /* x[chassis#weld4] */
   /* pivot 20: axle4L (hinge, d = 5, h = 12) */
   backward_set_6x5(w + 1494, x + 112, s); /* L[chassis#weld5, axle4L] */
   backward_add_6x5(w + 1464, x + 106, s); /* L[chassis#weld4, axle4L] */
   subtract_5(x + 39, s); /* x[axle4L] */
+  node_backward_5(w + 1439, x + 39); /* x[axle4L] */
   /* pivot 19: axle3R (hinge, d = 5, h = 17) */
   backward_set_6x5(w + 1409, x + 112, s); /* L[chassis#weld5, axle3R] */
   backward_add_6x5(w + 1379, x + 106, s); /* L[chassis#weld4, axle3R] */
   backward_add_5x5(w + 1354, x + 39, s); /* L[axle4L, axle3R] */
   subtract_5(x + 34, s); /* x[axle3R] */
+  node_backward_5(w + 1329, x + 34); /* x[axle3R] */
   /* pivot 18: chassis#weld3 (shard weld, d = 6, h = 6) */
   backward_set_6x6(w + 1293, x + 106, s); /* L[chassis#weld4, chassis#weld3] */
   subtract_6(x + 100, s); /* x[chassis#weld3] */
+  node_backward_6(w + 1257, x + 100); /* x[chassis#weld3] */
   /* pivot 17: chassis#weld2 (shard weld, d = 6, h = 6) */
   backward_set_6x6(w + 1221, x + 100, s); /* L[chassis#weld3, chassis#weld2] */
   subtract_6(x + 94, s); /* x[chassis#weld2] */
+  node_backward_6(w + 1185, x + 94); /* x[chassis#weld2] */
   /* pivot 16: chassis#weld1 (shard weld, d = 6, h = 6) */
   backward_set_6x6(w + 1149, x + 94, s); /* L[chassis#weld2, chassis#weld1] */
   subtract_6(x + 88, s); /* x[chassis#weld1] */
+  node_backward_6(w + 1113, x + 88); /* x[chassis#weld1] */
   /* pivot 15: axle2L (hinge, d = 5, h = 12) */
   backward_set_6x5(w + 1083, x + 94, s); /* L[chassis#weld2, axle2L] */
   backward_add_6x5(w + 1053, x + 88, s); /* L[chassis#weld1, axle2L] */
   subtract_5(x + 13, s); /* x[axle2L] */
+  node_backward_5(w + 1028, x + 13); /* x[axle2L] */
   /* pivot 14: axle1R (hinge, d = 5, h = 17) */
   backward_set_6x5(w + 998, x + 94, s); /* L[chassis#weld2, axle1R] */
   backward_add_6x5(w + 968, x + 88, s); /* L[chassis#weld1, axle1R] */
   backward_add_5x5(w + 943, x + 13, s); /* L[axle2L, axle1R] */
   subtract_5(x + 8, s); /* x[axle1R] */
+  node_backward_5(w + 918, x + 8); /* x[axle1R] */
   /* pivot 13: chassis#weld8 (shard weld, d = 6, h = 6) */
   backward_set_6x6(w + 882, x + 124, s); /* L[chassis#weld7, chassis#weld8] */
   subtract_6(x + 130, s); /* x[chassis#weld8] */
+  node_backward_6(w + 846, x + 130); /* x[chassis#weld8] */
   /* pivot 12: chassis#weld9 (shard weld, d = 6, h = 6) */
   backward_set_6x6(w + 810, x + 130, s); /* L[chassis#weld8, chassis#weld9] */
   subtract_6(x + 136, s); /* x[chassis#weld9] */
+  node_backward_6(w + 774, x + 136); /* x[chassis#weld9] */
   /* pivot 11: axle7L (hinge, d = 5, h = 12) */
   backward_set_6x5(w + 744, x + 130, s); /* L[chassis#weld8, axle7L] */
   backward_add_6x5(w + 714, x + 136, s); /* L[chassis#weld9, axle7L] */
   subtract_5(x + 75, s); /* x[axle7L] */
+  node_backward_5(w + 689, x + 75); /* x[axle7L] */
   /* pivot 10: axle6R (hinge, d = 5, h = 12) */
   backward_set_6x5(w + 659, x + 124, s); /* L[chassis#weld7, axle6R] */
   backward_add_6x5(w + 629, x + 130, s); /* L[chassis#weld8, axle6R] */
   subtract_5(x + 64, s); /* x[axle6R] */
+  node_backward_5(w + 604, x + 64); /* x[axle6R] */
   /* pivot 9: axle3L (hinge, d = 5, h = 12) */
   backward_set_6x5(w + 574, x + 106, s); /* L[chassis#weld4, axle3L] */
   backward_add_6x5(w + 544, x + 100, s); /* L[chassis#weld3, axle3L] */
   subtract_5(x + 29, s); /* x[axle3L] */
+  node_backward_5(w + 519, x + 29); /* x[axle3L] */
   /* pivot 8: axle2R (hinge, d = 5, h = 12) */
   backward_set_6x5(w + 489, x + 100, s); /* L[chassis#weld3, axle2R] */
   backward_add_6x5(w + 459, x + 94, s); /* L[chassis#weld2, axle2R] */
   subtract_5(x + 18, s); /* x[axle2R] */
+  node_backward_5(w + 434, x + 18); /* x[axle2R] */
   /* pivot 7: outrigger_rearR_ball (ball, d = 3, h = 17) */
   backward_set_6x3(w + 416, x + 130, s); /* L[chassis#weld8, outrigger_rearR_ball] */
   backward_add_6x3(w + 398, x + 136, s); /* L[chassis#weld9, outrigger_rearR_ball] */
   backward_add_5x3(w + 383, x + 75, s); /* L[axle7L, outrigger_rearR_ball] */
   subtract_3(x + 72, s); /* x[outrigger_rearR_ball] */
+  node_backward_3(w + 374, x + 72); /* x[outrigger_rearR_ball] */
   /* pivot 6: outrigger_rearL_ball (ball, d = 3, h = 17) */
   backward_set_6x3(w + 356, x + 124, s); /* L[chassis#weld7, outrigger_rearL_ball] */
   backward_add_6x3(w + 338, x + 130, s); /* L[chassis#weld8, outrigger_rearL_ball] */
   backward_add_5x3(w + 323, x + 64, s); /* L[axle6R, outrigger_rearL_ball] */
   subtract_3(x + 69, s); /* x[outrigger_rearL_ball] */
+  node_backward_3(w + 314, x + 69); /* x[outrigger_rearL_ball] */
   /* pivot 5: outrigger_frontR_ball (ball, d = 3, h = 17) */
   backward_set_6x3(w + 296, x + 106, s); /* L[chassis#weld4, outrigger_frontR_ball] */
   backward_add_6x3(w + 278, x + 100, s); /* L[chassis#weld3, outrigger_frontR_ball] */
   backward_add_5x3(w + 263, x + 29, s); /* L[axle3L, outrigger_frontR_ball] */
   subtract_3(x + 26, s); /* x[outrigger_frontR_ball] */
+  node_backward_3(w + 254, x + 26); /* x[outrigger_frontR_ball] */
   /* pivot 4: outrigger_frontL_ball (ball, d = 3, h = 17) */
   backward_set_6x3(w + 236, x + 100, s); /* L[chassis#weld3, outrigger_frontL_ball] */
   backward_add_6x3(w + 218, x + 94, s); /* L[chassis#weld2, outrigger_frontL_ball] */
   backward_add_5x3(w + 203, x + 18, s); /* L[axle2R, outrigger_frontL_ball] */
   subtract_3(x + 23, s); /* x[outrigger_frontL_ball] */
+  node_backward_3(w + 194, x + 23); /* x[outrigger_frontL_ball] */
   /* pivot 3: axle7R (hinge, d = 5, h = 6) */
   backward_set_6x5(w + 164, x + 136, s); /* L[chassis#weld9, axle7R] */
   subtract_5(x + 80, s); /* x[axle7R] */
+  node_backward_5(w + 139, x + 80); /* x[axle7R] */
   /* pivot 2: tow_rear_ball (ball, d = 3, h = 11) */
   backward_set_6x3(w + 121, x + 136, s); /* L[chassis#weld9, tow_rear_ball] */
   backward_add_5x3(w + 106, x + 80, s); /* L[axle7R, tow_rear_ball] */
   subtract_3(x + 85, s); /* x[tow_rear_ball] */
+  node_backward_3(w + 97, x + 85); /* x[tow_rear_ball] */
   /* pivot 1: axle1L (hinge, d = 5, h = 6) */
   backward_set_6x5(w + 67, x + 88, s); /* L[chassis#weld1, axle1L] */
   subtract_5(x + 3, s); /* x[axle1L] */
+  node_backward_5(w + 42, x + 3); /* x[axle1L] */
   /* pivot 0: tow_front_ball (ball, d = 3, h = 11) */
   backward_set_6x3(w + 24, x + 88, s); /* L[chassis#weld1, tow_front_ball] */
   backward_add_5x3(w + 9, x + 3, s); /* L[axle1L, tow_front_ball] */
   subtract_3(x + 0, s); /* x[tow_front_ball] */
+  node_backward_3(w + 0, x + 0); /* x[tow_front_ball] */
 }
 
 /*---- entry points (rt_factor_fn, rt_solve_fn of rt.h) ------------------------*/
@@ -2539,7 +2515,6 @@ static void multi_wheel_solve(const void *work, void *x) {
   const scalar *w = work;
   scalar *v = x;
   solve_forward_0(w, v);
-  solve_diagonal_0(w, v);
   solve_backward_0(w, v);
 }
 

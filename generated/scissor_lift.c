@@ -5,12 +5,12 @@
  * the program object scissor_lift_program (declared in scissor_lift.h; the
  * contract, the workspace layout and the reference arithmetic are in rt.h).
  * Each pivot's elimination is its own function factor_p<pivot>: the dense
- * LDL^T of its node block, its edge column turned into L = E N^-1 in panels
- * of rows (keeping E^T in the temporary), and one kernel call per block
- * pair of the reduction C -= L E^T (the RSI grouped by target block, whose
- * workspace offset is a literal). The kernels below are the reference
- * arithmetic of rt.h specialized by degree; vector lanes hold independent
- * results, so every instruction set gives the same bits.
+ * LDL^T of its node block, its edge column turned into L = E l^-T D^-1 in
+ * panels of rows (keeping Y = E l^-T, transposed, in the temporary), and one
+ * kernel call per block pair of the reduction C -= L Y^T (the RSI grouped by
+ * target block, whose workspace offset is a literal). The kernels below are
+ * the reference arithmetic of rt.h specialized by degree; vector lanes hold
+ * independent results, so every instruction set gives the same bits.
  *
  * Mechanism statistics
  *   bodies          38 (39 solver bodies: 1 shattered into 2 shards)
@@ -834,105 +834,116 @@ static int factor_node_6(scalar *restrict n, scalar *restrict rinv) {
   return 0;
 }
 
-/* x = N^-1 v for a factored 1 x 1 node block (rt.h node_solve); v and x
- * may be the same vector. */
-static void node_solve_1(const scalar *n, const scalar *v, scalar *x) {
-  const scalar y0 = v[0];
-  const scalar z0 = y0 / n[0];
-  const scalar x0 = z0;
-  x[0] = x0;
+/* x = l^-1 x for the unit lower l of a factored 3 x 3 node block (rt.h
+ * solve, forward). */
+static void node_forward_3(const scalar *restrict n, scalar *restrict x) {
+  x[1] = x[1] - n[3] * x[0];
+  x[2] = x[2] - n[6] * x[0] - n[7] * x[1];
 }
 
-/* x = N^-1 v for a factored 3 x 3 node block (rt.h node_solve); v and x
- * may be the same vector. */
-static void node_solve_3(const scalar *n, const scalar *v, scalar *x) {
-  const scalar y0 = v[0];
-  const scalar y1 = v[1] - n[3] * y0;
-  const scalar y2 = v[2] - n[6] * y0 - n[7] * y1;
-  const scalar z0 = y0 / n[0];
-  const scalar z1 = y1 / n[4];
-  const scalar z2 = y2 / n[8];
-  const scalar x2 = z2;
-  const scalar x1 = z1 - n[7] * x2;
-  const scalar x0 = z0 - n[6] * x2 - n[3] * x1;
-  x[0] = x0;
-  x[1] = x1;
-  x[2] = x2;
+/* x = l^-1 x for the unit lower l of a factored 4 x 4 node block (rt.h
+ * solve, forward). */
+static void node_forward_4(const scalar *restrict n, scalar *restrict x) {
+  x[1] = x[1] - n[4] * x[0];
+  x[2] = x[2] - n[8] * x[0] - n[9] * x[1];
+  x[3] = x[3] - n[12] * x[0] - n[13] * x[1] - n[14] * x[2];
 }
 
-/* x = N^-1 v for a factored 4 x 4 node block (rt.h node_solve); v and x
- * may be the same vector. */
-static void node_solve_4(const scalar *n, const scalar *v, scalar *x) {
-  const scalar y0 = v[0];
-  const scalar y1 = v[1] - n[4] * y0;
-  const scalar y2 = v[2] - n[8] * y0 - n[9] * y1;
-  const scalar y3 = v[3] - n[12] * y0 - n[13] * y1 - n[14] * y2;
-  const scalar z0 = y0 / n[0];
-  const scalar z1 = y1 / n[5];
-  const scalar z2 = y2 / n[10];
-  const scalar z3 = y3 / n[15];
-  const scalar x3 = z3;
-  const scalar x2 = z2 - n[14] * x3;
-  const scalar x1 = z1 - n[13] * x3 - n[9] * x2;
-  const scalar x0 = z0 - n[12] * x3 - n[8] * x2 - n[4] * x1;
-  x[0] = x0;
-  x[1] = x1;
-  x[2] = x2;
-  x[3] = x3;
+/* x = l^-1 x for the unit lower l of a factored 5 x 5 node block (rt.h
+ * solve, forward). */
+static void node_forward_5(const scalar *restrict n, scalar *restrict x) {
+  x[1] = x[1] - n[5] * x[0];
+  x[2] = x[2] - n[10] * x[0] - n[11] * x[1];
+  x[3] = x[3] - n[15] * x[0] - n[16] * x[1] - n[17] * x[2];
+  x[4] = x[4] - n[20] * x[0] - n[21] * x[1] - n[22] * x[2] - n[23] * x[3];
 }
 
-/* x = N^-1 v for a factored 5 x 5 node block (rt.h node_solve); v and x
- * may be the same vector. */
-static void node_solve_5(const scalar *n, const scalar *v, scalar *x) {
-  const scalar y0 = v[0];
-  const scalar y1 = v[1] - n[5] * y0;
-  const scalar y2 = v[2] - n[10] * y0 - n[11] * y1;
-  const scalar y3 = v[3] - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const scalar y4 = v[4] - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  const scalar z0 = y0 / n[0];
-  const scalar z1 = y1 / n[6];
-  const scalar z2 = y2 / n[12];
-  const scalar z3 = y3 / n[18];
-  const scalar z4 = y4 / n[24];
-  const scalar x4 = z4;
-  const scalar x3 = z3 - n[23] * x4;
-  const scalar x2 = z2 - n[22] * x4 - n[17] * x3;
-  const scalar x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const scalar x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  x[0] = x0;
-  x[1] = x1;
-  x[2] = x2;
-  x[3] = x3;
-  x[4] = x4;
+/* x = l^-1 x for the unit lower l of a factored 6 x 6 node block (rt.h
+ * solve, forward). */
+static void node_forward_6(const scalar *restrict n, scalar *restrict x) {
+  x[1] = x[1] - n[6] * x[0];
+  x[2] = x[2] - n[12] * x[0] - n[13] * x[1];
+  x[3] = x[3] - n[18] * x[0] - n[19] * x[1] - n[20] * x[2];
+  x[4] = x[4] - n[24] * x[0] - n[25] * x[1] - n[26] * x[2] - n[27] * x[3];
+  x[5] = x[5] - n[30] * x[0] - n[31] * x[1] - n[32] * x[2] - n[33] * x[3] - n[34] * x[4];
 }
 
-/* x = N^-1 v for a factored 6 x 6 node block (rt.h node_solve); v and x
- * may be the same vector. */
-static void node_solve_6(const scalar *n, const scalar *v, scalar *x) {
-  const scalar y0 = v[0];
-  const scalar y1 = v[1] - n[6] * y0;
-  const scalar y2 = v[2] - n[12] * y0 - n[13] * y1;
-  const scalar y3 = v[3] - n[18] * y0 - n[19] * y1 - n[20] * y2;
-  const scalar y4 = v[4] - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
-  const scalar y5 = v[5] - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
-  const scalar z0 = y0 / n[0];
-  const scalar z1 = y1 / n[7];
-  const scalar z2 = y2 / n[14];
-  const scalar z3 = y3 / n[21];
-  const scalar z4 = y4 / n[28];
-  const scalar z5 = y5 / n[35];
-  const scalar x5 = z5;
-  const scalar x4 = z4 - n[34] * x5;
-  const scalar x3 = z3 - n[33] * x5 - n[27] * x4;
-  const scalar x2 = z2 - n[32] * x5 - n[26] * x4 - n[20] * x3;
-  const scalar x1 = z1 - n[31] * x5 - n[25] * x4 - n[19] * x3 - n[13] * x2;
-  const scalar x0 = z0 - n[30] * x5 - n[24] * x4 - n[18] * x3 - n[12] * x2 - n[6] * x1;
-  x[0] = x0;
-  x[1] = x1;
-  x[2] = x2;
-  x[3] = x3;
-  x[4] = x4;
-  x[5] = x5;
+/* x = D^-1 x for the diagonal D of a factored 1 x 1 node block (rt.h
+ * solve, forward). */
+static void node_diag_1(const scalar *restrict n, scalar *restrict x) {
+  x[0] = x[0] / n[0];
+}
+
+/* x = D^-1 x for the diagonal D of a factored 3 x 3 node block (rt.h
+ * solve, forward). */
+static void node_diag_3(const scalar *restrict n, scalar *restrict x) {
+  x[0] = x[0] / n[0];
+  x[1] = x[1] / n[4];
+  x[2] = x[2] / n[8];
+}
+
+/* x = D^-1 x for the diagonal D of a factored 4 x 4 node block (rt.h
+ * solve, forward). */
+static void node_diag_4(const scalar *restrict n, scalar *restrict x) {
+  x[0] = x[0] / n[0];
+  x[1] = x[1] / n[5];
+  x[2] = x[2] / n[10];
+  x[3] = x[3] / n[15];
+}
+
+/* x = D^-1 x for the diagonal D of a factored 5 x 5 node block (rt.h
+ * solve, forward). */
+static void node_diag_5(const scalar *restrict n, scalar *restrict x) {
+  x[0] = x[0] / n[0];
+  x[1] = x[1] / n[6];
+  x[2] = x[2] / n[12];
+  x[3] = x[3] / n[18];
+  x[4] = x[4] / n[24];
+}
+
+/* x = D^-1 x for the diagonal D of a factored 6 x 6 node block (rt.h
+ * solve, forward). */
+static void node_diag_6(const scalar *restrict n, scalar *restrict x) {
+  x[0] = x[0] / n[0];
+  x[1] = x[1] / n[7];
+  x[2] = x[2] / n[14];
+  x[3] = x[3] / n[21];
+  x[4] = x[4] / n[28];
+  x[5] = x[5] / n[35];
+}
+
+/* x = l^-T x for the unit lower l of a factored 3 x 3 node block (rt.h
+ * solve, backward). */
+static void node_backward_3(const scalar *restrict n, scalar *restrict x) {
+  x[1] = x[1] - n[7] * x[2];
+  x[0] = x[0] - n[6] * x[2] - n[3] * x[1];
+}
+
+/* x = l^-T x for the unit lower l of a factored 4 x 4 node block (rt.h
+ * solve, backward). */
+static void node_backward_4(const scalar *restrict n, scalar *restrict x) {
+  x[2] = x[2] - n[14] * x[3];
+  x[1] = x[1] - n[13] * x[3] - n[9] * x[2];
+  x[0] = x[0] - n[12] * x[3] - n[8] * x[2] - n[4] * x[1];
+}
+
+/* x = l^-T x for the unit lower l of a factored 5 x 5 node block (rt.h
+ * solve, backward). */
+static void node_backward_5(const scalar *restrict n, scalar *restrict x) {
+  x[3] = x[3] - n[23] * x[4];
+  x[2] = x[2] - n[22] * x[4] - n[17] * x[3];
+  x[1] = x[1] - n[21] * x[4] - n[16] * x[3] - n[11] * x[2];
+  x[0] = x[0] - n[20] * x[4] - n[15] * x[3] - n[10] * x[2] - n[5] * x[1];
+}
+
+/* x = l^-T x for the unit lower l of a factored 6 x 6 node block (rt.h
+ * solve, backward). */
+static void node_backward_6(const scalar *restrict n, scalar *restrict x) {
+  x[4] = x[4] - n[34] * x[5];
+  x[3] = x[3] - n[33] * x[5] - n[27] * x[4];
+  x[2] = x[2] - n[32] * x[5] - n[26] * x[4] - n[20] * x[3];
+  x[1] = x[1] - n[31] * x[5] - n[25] * x[4] - n[19] * x[3] - n[13] * x[2];
+  x[0] = x[0] - n[30] * x[5] - n[24] * x[4] - n[18] * x[3] - n[12] * x[2] - n[6] * x[1];
 }
 
 /* xq -= L xp for a 3 x 1 block L (rt.h solve, forward). */
@@ -1213,68 +1224,61 @@ static void subtract_6(scalar *restrict x, const scalar *restrict s) {
 #if defined(__AVX__)
 /* AVX: 32-byte vectors */
 
-/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
- * at et[k * 24]), then overwrites it with node_solve(N, E) using the
- * reciprocals rinv of N's pivots. */
+/* One row of an edge column (rt.h factor step 2): its forward substitution
+ * Y with N's l into et (Y[k] at et[k * 24]), and Y D^-1 over the row,
+ * with the reciprocals rinv of N's pivots. */
 static void panel_3x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const scalar e0 = e[0];
   const scalar e1 = e[1];
   const scalar e2 = e[2];
-  et[0] = e0;
-  et[24] = e1;
-  et[48] = e2;
   const scalar y0 = e0;
   const scalar y1 = e1 - n[3] * y0;
   const scalar y2 = e2 - n[6] * y0 - n[7] * y1;
+  et[0] = y0;
+  et[24] = y1;
+  et[48] = y2;
   const scalar z0 = y0 * rinv[0];
   const scalar z1 = y1 * rinv[1];
   const scalar z2 = y2 * rinv[2];
-  const scalar x2 = z2;
-  const scalar x1 = z1 - n[7] * x2;
-  const scalar x0 = z0 - n[6] * x2 - n[3] * x1;
-  e[0] = x0;
-  e[1] = x1;
-  e[2] = x2;
+  e[0] = z0;
+  e[1] = z1;
+  e[2] = z2;
 }
 
 /* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_4x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v2 e0 = {e[0], e[4]};
   const v2 e1 = {e[1], e[5]};
   const v2 e2 = {e[2], e[6]};
   const v2 e3 = {e[3], e[7]};
-  *(v2 *)(et + 0) = e0;
-  *(v2 *)(et + 24) = e1;
-  *(v2 *)(et + 48) = e2;
-  *(v2 *)(et + 72) = e3;
   const v2 y0 = e0;
   const v2 y1 = e1 - n[4] * y0;
   const v2 y2 = e2 - n[8] * y0 - n[9] * y1;
   const v2 y3 = e3 - n[12] * y0 - n[13] * y1 - n[14] * y2;
+  *(v2 *)(et + 0) = y0;
+  *(v2 *)(et + 24) = y1;
+  *(v2 *)(et + 48) = y2;
+  *(v2 *)(et + 72) = y3;
   const v2 z0 = y0 * rinv[0];
   const v2 z1 = y1 * rinv[1];
   const v2 z2 = y2 * rinv[2];
   const v2 z3 = y3 * rinv[3];
-  const v2 x3 = z3;
-  const v2 x2 = z2 - n[14] * x3;
-  const v2 x1 = z1 - n[13] * x3 - n[9] * x2;
-  const v2 x0 = z0 - n[12] * x3 - n[8] * x2 - n[4] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x0[1];
-  e[5] = x1[1];
-  e[6] = x2[1];
-  e[7] = x3[1];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z3[0];
+  e[4] = z0[1];
+  e[5] = z1[1];
+  e[6] = z2[1];
+  e[7] = z3[1];
 }
 
 /* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v2 e0 = {e[0], e[5]};
@@ -1282,57 +1286,51 @@ static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, sca
   const v2 e2 = {e[2], e[7]};
   const v2 e3 = {e[3], e[8]};
   const v2 e4 = {e[4], e[9]};
-  *(v2 *)(et + 0) = e0;
-  *(v2 *)(et + 24) = e1;
-  *(v2 *)(et + 48) = e2;
-  *(v2 *)(et + 72) = e3;
-  *(v2 *)(et + 96) = e4;
   const v2 y0 = e0;
   const v2 y1 = e1 - n[5] * y0;
   const v2 y2 = e2 - n[10] * y0 - n[11] * y1;
   const v2 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
   const v2 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  *(v2 *)(et + 0) = y0;
+  *(v2 *)(et + 24) = y1;
+  *(v2 *)(et + 48) = y2;
+  *(v2 *)(et + 72) = y3;
+  *(v2 *)(et + 96) = y4;
   const v2 z0 = y0 * rinv[0];
   const v2 z1 = y1 * rinv[1];
   const v2 z2 = y2 * rinv[2];
   const v2 z3 = y3 * rinv[3];
   const v2 z4 = y4 * rinv[4];
-  const v2 x4 = z4;
-  const v2 x3 = z3 - n[23] * x4;
-  const v2 x2 = z2 - n[22] * x4 - n[17] * x3;
-  const v2 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const v2 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x0[1];
-  e[6] = x1[1];
-  e[7] = x2[1];
-  e[8] = x3[1];
-  e[9] = x4[1];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z3[0];
+  e[4] = z4[0];
+  e[5] = z0[1];
+  e[6] = z1[1];
+  e[7] = z2[1];
+  e[8] = z3[1];
+  e[9] = z4[1];
 }
 
 /* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_1x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   (void)n; /* a 1 x 1 block: only its reciprocal */
   const v4 e0 = {e[0], e[1], e[2], 0};
-  *(v4 *)(et + 0) = e0;
   const v4 y0 = e0;
+  *(v4 *)(et + 0) = y0;
   const v4 z0 = y0 * rinv[0];
-  const v4 x0 = z0;
-  e[0] = x0[0];
-  e[1] = x0[1];
-  e[2] = x0[2];
+  e[0] = z0[0];
+  e[1] = z0[1];
+  e[2] = z0[2];
 }
 
 /* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0 = {e[0], e[5], e[10], 0};
@@ -1340,46 +1338,41 @@ static void panel_5x3_of_4(const scalar *restrict n, const scalar *restrict rinv
   const v4 e2 = {e[2], e[7], e[12], 0};
   const v4 e3 = {e[3], e[8], e[13], 0};
   const v4 e4 = {e[4], e[9], e[14], 0};
-  *(v4 *)(et + 0) = e0;
-  *(v4 *)(et + 24) = e1;
-  *(v4 *)(et + 48) = e2;
-  *(v4 *)(et + 72) = e3;
-  *(v4 *)(et + 96) = e4;
   const v4 y0 = e0;
   const v4 y1 = e1 - n[5] * y0;
   const v4 y2 = e2 - n[10] * y0 - n[11] * y1;
   const v4 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
   const v4 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  *(v4 *)(et + 0) = y0;
+  *(v4 *)(et + 24) = y1;
+  *(v4 *)(et + 48) = y2;
+  *(v4 *)(et + 72) = y3;
+  *(v4 *)(et + 96) = y4;
   const v4 z0 = y0 * rinv[0];
   const v4 z1 = y1 * rinv[1];
   const v4 z2 = y2 * rinv[2];
   const v4 z3 = y3 * rinv[3];
   const v4 z4 = y4 * rinv[4];
-  const v4 x4 = z4;
-  const v4 x3 = z3 - n[23] * x4;
-  const v4 x2 = z2 - n[22] * x4 - n[17] * x3;
-  const v4 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const v4 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x0[1];
-  e[6] = x1[1];
-  e[7] = x2[1];
-  e[8] = x3[1];
-  e[9] = x4[1];
-  e[10] = x0[2];
-  e[11] = x1[2];
-  e[12] = x2[2];
-  e[13] = x3[2];
-  e[14] = x4[2];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z3[0];
+  e[4] = z4[0];
+  e[5] = z0[1];
+  e[6] = z1[1];
+  e[7] = z2[1];
+  e[8] = z3[1];
+  e[9] = z4[1];
+  e[10] = z0[2];
+  e[11] = z1[2];
+  e[12] = z2[2];
+  e[13] = z3[2];
+  e[14] = z4[2];
 }
 
 /* 5 rows of an edge column (rt.h factor step 2), one vector lane per row, 3 lanes idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x5_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v8 e0 = {e[0], e[5], e[10], e[15], e[20], 0, 0, 0};
@@ -1387,56 +1380,51 @@ static void panel_5x5_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v8 e2 = {e[2], e[7], e[12], e[17], e[22], 0, 0, 0};
   const v8 e3 = {e[3], e[8], e[13], e[18], e[23], 0, 0, 0};
   const v8 e4 = {e[4], e[9], e[14], e[19], e[24], 0, 0, 0};
-  *(v8 *)(et + 0) = e0;
-  *(v8 *)(et + 24) = e1;
-  *(v8 *)(et + 48) = e2;
-  *(v8 *)(et + 72) = e3;
-  *(v8 *)(et + 96) = e4;
   const v8 y0 = e0;
   const v8 y1 = e1 - n[5] * y0;
   const v8 y2 = e2 - n[10] * y0 - n[11] * y1;
   const v8 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
   const v8 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  *(v8 *)(et + 0) = y0;
+  *(v8 *)(et + 24) = y1;
+  *(v8 *)(et + 48) = y2;
+  *(v8 *)(et + 72) = y3;
+  *(v8 *)(et + 96) = y4;
   const v8 z0 = y0 * rinv[0];
   const v8 z1 = y1 * rinv[1];
   const v8 z2 = y2 * rinv[2];
   const v8 z3 = y3 * rinv[3];
   const v8 z4 = y4 * rinv[4];
-  const v8 x4 = z4;
-  const v8 x3 = z3 - n[23] * x4;
-  const v8 x2 = z2 - n[22] * x4 - n[17] * x3;
-  const v8 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const v8 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x0[1];
-  e[6] = x1[1];
-  e[7] = x2[1];
-  e[8] = x3[1];
-  e[9] = x4[1];
-  e[10] = x0[2];
-  e[11] = x1[2];
-  e[12] = x2[2];
-  e[13] = x3[2];
-  e[14] = x4[2];
-  e[15] = x0[3];
-  e[16] = x1[3];
-  e[17] = x2[3];
-  e[18] = x3[3];
-  e[19] = x4[3];
-  e[20] = x0[4];
-  e[21] = x1[4];
-  e[22] = x2[4];
-  e[23] = x3[4];
-  e[24] = x4[4];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z3[0];
+  e[4] = z4[0];
+  e[5] = z0[1];
+  e[6] = z1[1];
+  e[7] = z2[1];
+  e[8] = z3[1];
+  e[9] = z4[1];
+  e[10] = z0[2];
+  e[11] = z1[2];
+  e[12] = z2[2];
+  e[13] = z3[2];
+  e[14] = z4[2];
+  e[15] = z0[3];
+  e[16] = z1[3];
+  e[17] = z2[3];
+  e[18] = z3[3];
+  e[19] = z4[3];
+  e[20] = z0[4];
+  e[21] = z1[4];
+  e[22] = z2[4];
+  e[23] = z3[4];
+  e[24] = z4[4];
 }
 
 /* 5 rows of an edge column (rt.h factor step 2), one vector lane per row, 3 lanes idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_6x5_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v8 e0 = {e[0], e[6], e[12], e[18], e[24], 0, 0, 0};
@@ -1445,65 +1433,59 @@ static void panel_6x5_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v8 e3 = {e[3], e[9], e[15], e[21], e[27], 0, 0, 0};
   const v8 e4 = {e[4], e[10], e[16], e[22], e[28], 0, 0, 0};
   const v8 e5 = {e[5], e[11], e[17], e[23], e[29], 0, 0, 0};
-  *(v8 *)(et + 0) = e0;
-  *(v8 *)(et + 24) = e1;
-  *(v8 *)(et + 48) = e2;
-  *(v8 *)(et + 72) = e3;
-  *(v8 *)(et + 96) = e4;
-  *(v8 *)(et + 120) = e5;
   const v8 y0 = e0;
   const v8 y1 = e1 - n[6] * y0;
   const v8 y2 = e2 - n[12] * y0 - n[13] * y1;
   const v8 y3 = e3 - n[18] * y0 - n[19] * y1 - n[20] * y2;
   const v8 y4 = e4 - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
   const v8 y5 = e5 - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
+  *(v8 *)(et + 0) = y0;
+  *(v8 *)(et + 24) = y1;
+  *(v8 *)(et + 48) = y2;
+  *(v8 *)(et + 72) = y3;
+  *(v8 *)(et + 96) = y4;
+  *(v8 *)(et + 120) = y5;
   const v8 z0 = y0 * rinv[0];
   const v8 z1 = y1 * rinv[1];
   const v8 z2 = y2 * rinv[2];
   const v8 z3 = y3 * rinv[3];
   const v8 z4 = y4 * rinv[4];
   const v8 z5 = y5 * rinv[5];
-  const v8 x5 = z5;
-  const v8 x4 = z4 - n[34] * x5;
-  const v8 x3 = z3 - n[33] * x5 - n[27] * x4;
-  const v8 x2 = z2 - n[32] * x5 - n[26] * x4 - n[20] * x3;
-  const v8 x1 = z1 - n[31] * x5 - n[25] * x4 - n[19] * x3 - n[13] * x2;
-  const v8 x0 = z0 - n[30] * x5 - n[24] * x4 - n[18] * x3 - n[12] * x2 - n[6] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x5[0];
-  e[6] = x0[1];
-  e[7] = x1[1];
-  e[8] = x2[1];
-  e[9] = x3[1];
-  e[10] = x4[1];
-  e[11] = x5[1];
-  e[12] = x0[2];
-  e[13] = x1[2];
-  e[14] = x2[2];
-  e[15] = x3[2];
-  e[16] = x4[2];
-  e[17] = x5[2];
-  e[18] = x0[3];
-  e[19] = x1[3];
-  e[20] = x2[3];
-  e[21] = x3[3];
-  e[22] = x4[3];
-  e[23] = x5[3];
-  e[24] = x0[4];
-  e[25] = x1[4];
-  e[26] = x2[4];
-  e[27] = x3[4];
-  e[28] = x4[4];
-  e[29] = x5[4];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z3[0];
+  e[4] = z4[0];
+  e[5] = z5[0];
+  e[6] = z0[1];
+  e[7] = z1[1];
+  e[8] = z2[1];
+  e[9] = z3[1];
+  e[10] = z4[1];
+  e[11] = z5[1];
+  e[12] = z0[2];
+  e[13] = z1[2];
+  e[14] = z2[2];
+  e[15] = z3[2];
+  e[16] = z4[2];
+  e[17] = z5[2];
+  e[18] = z0[3];
+  e[19] = z1[3];
+  e[20] = z2[3];
+  e[21] = z3[3];
+  e[22] = z4[3];
+  e[23] = z5[3];
+  e[24] = z0[4];
+  e[25] = z1[4];
+  e[26] = z2[4];
+  e[27] = z3[4];
+  e[28] = z4[4];
+  e[29] = z5[4];
 }
 
 /* 6 rows of an edge column (rt.h factor step 2), one vector lane per row, 2 lanes idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v8 e0 = {e[0], e[5], e[10], e[15], e[20], e[25], 0, 0};
@@ -1511,61 +1493,56 @@ static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v8 e2 = {e[2], e[7], e[12], e[17], e[22], e[27], 0, 0};
   const v8 e3 = {e[3], e[8], e[13], e[18], e[23], e[28], 0, 0};
   const v8 e4 = {e[4], e[9], e[14], e[19], e[24], e[29], 0, 0};
-  *(v8 *)(et + 0) = e0;
-  *(v8 *)(et + 24) = e1;
-  *(v8 *)(et + 48) = e2;
-  *(v8 *)(et + 72) = e3;
-  *(v8 *)(et + 96) = e4;
   const v8 y0 = e0;
   const v8 y1 = e1 - n[5] * y0;
   const v8 y2 = e2 - n[10] * y0 - n[11] * y1;
   const v8 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
   const v8 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  *(v8 *)(et + 0) = y0;
+  *(v8 *)(et + 24) = y1;
+  *(v8 *)(et + 48) = y2;
+  *(v8 *)(et + 72) = y3;
+  *(v8 *)(et + 96) = y4;
   const v8 z0 = y0 * rinv[0];
   const v8 z1 = y1 * rinv[1];
   const v8 z2 = y2 * rinv[2];
   const v8 z3 = y3 * rinv[3];
   const v8 z4 = y4 * rinv[4];
-  const v8 x4 = z4;
-  const v8 x3 = z3 - n[23] * x4;
-  const v8 x2 = z2 - n[22] * x4 - n[17] * x3;
-  const v8 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const v8 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x0[1];
-  e[6] = x1[1];
-  e[7] = x2[1];
-  e[8] = x3[1];
-  e[9] = x4[1];
-  e[10] = x0[2];
-  e[11] = x1[2];
-  e[12] = x2[2];
-  e[13] = x3[2];
-  e[14] = x4[2];
-  e[15] = x0[3];
-  e[16] = x1[3];
-  e[17] = x2[3];
-  e[18] = x3[3];
-  e[19] = x4[3];
-  e[20] = x0[4];
-  e[21] = x1[4];
-  e[22] = x2[4];
-  e[23] = x3[4];
-  e[24] = x4[4];
-  e[25] = x0[5];
-  e[26] = x1[5];
-  e[27] = x2[5];
-  e[28] = x3[5];
-  e[29] = x4[5];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z3[0];
+  e[4] = z4[0];
+  e[5] = z0[1];
+  e[6] = z1[1];
+  e[7] = z2[1];
+  e[8] = z3[1];
+  e[9] = z4[1];
+  e[10] = z0[2];
+  e[11] = z1[2];
+  e[12] = z2[2];
+  e[13] = z3[2];
+  e[14] = z4[2];
+  e[15] = z0[3];
+  e[16] = z1[3];
+  e[17] = z2[3];
+  e[18] = z3[3];
+  e[19] = z4[3];
+  e[20] = z0[4];
+  e[21] = z1[4];
+  e[22] = z2[4];
+  e[23] = z3[4];
+  e[24] = z4[4];
+  e[25] = z0[5];
+  e[26] = z1[5];
+  e[27] = z2[5];
+  e[28] = z3[5];
+  e[29] = z4[5];
 }
 
 /* 7 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x7_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v8 e0 = {e[0], e[5], e[10], e[15], e[20], e[25], e[30], 0};
@@ -1573,66 +1550,61 @@ static void panel_5x7_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v8 e2 = {e[2], e[7], e[12], e[17], e[22], e[27], e[32], 0};
   const v8 e3 = {e[3], e[8], e[13], e[18], e[23], e[28], e[33], 0};
   const v8 e4 = {e[4], e[9], e[14], e[19], e[24], e[29], e[34], 0};
-  *(v8 *)(et + 0) = e0;
-  *(v8 *)(et + 24) = e1;
-  *(v8 *)(et + 48) = e2;
-  *(v8 *)(et + 72) = e3;
-  *(v8 *)(et + 96) = e4;
   const v8 y0 = e0;
   const v8 y1 = e1 - n[5] * y0;
   const v8 y2 = e2 - n[10] * y0 - n[11] * y1;
   const v8 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
   const v8 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  *(v8 *)(et + 0) = y0;
+  *(v8 *)(et + 24) = y1;
+  *(v8 *)(et + 48) = y2;
+  *(v8 *)(et + 72) = y3;
+  *(v8 *)(et + 96) = y4;
   const v8 z0 = y0 * rinv[0];
   const v8 z1 = y1 * rinv[1];
   const v8 z2 = y2 * rinv[2];
   const v8 z3 = y3 * rinv[3];
   const v8 z4 = y4 * rinv[4];
-  const v8 x4 = z4;
-  const v8 x3 = z3 - n[23] * x4;
-  const v8 x2 = z2 - n[22] * x4 - n[17] * x3;
-  const v8 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const v8 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x0[1];
-  e[6] = x1[1];
-  e[7] = x2[1];
-  e[8] = x3[1];
-  e[9] = x4[1];
-  e[10] = x0[2];
-  e[11] = x1[2];
-  e[12] = x2[2];
-  e[13] = x3[2];
-  e[14] = x4[2];
-  e[15] = x0[3];
-  e[16] = x1[3];
-  e[17] = x2[3];
-  e[18] = x3[3];
-  e[19] = x4[3];
-  e[20] = x0[4];
-  e[21] = x1[4];
-  e[22] = x2[4];
-  e[23] = x3[4];
-  e[24] = x4[4];
-  e[25] = x0[5];
-  e[26] = x1[5];
-  e[27] = x2[5];
-  e[28] = x3[5];
-  e[29] = x4[5];
-  e[30] = x0[6];
-  e[31] = x1[6];
-  e[32] = x2[6];
-  e[33] = x3[6];
-  e[34] = x4[6];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z3[0];
+  e[4] = z4[0];
+  e[5] = z0[1];
+  e[6] = z1[1];
+  e[7] = z2[1];
+  e[8] = z3[1];
+  e[9] = z4[1];
+  e[10] = z0[2];
+  e[11] = z1[2];
+  e[12] = z2[2];
+  e[13] = z3[2];
+  e[14] = z4[2];
+  e[15] = z0[3];
+  e[16] = z1[3];
+  e[17] = z2[3];
+  e[18] = z3[3];
+  e[19] = z4[3];
+  e[20] = z0[4];
+  e[21] = z1[4];
+  e[22] = z2[4];
+  e[23] = z3[4];
+  e[24] = z4[4];
+  e[25] = z0[5];
+  e[26] = z1[5];
+  e[27] = z2[5];
+  e[28] = z3[5];
+  e[29] = z4[5];
+  e[30] = z0[6];
+  e[31] = z1[6];
+  e[32] = z2[6];
+  e[33] = z3[6];
+  e[34] = z4[6];
 }
 
 /* 7 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_6x7_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v8 e0 = {e[0], e[6], e[12], e[18], e[24], e[30], e[36], 0};
@@ -1641,203 +1613,189 @@ static void panel_6x7_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v8 e3 = {e[3], e[9], e[15], e[21], e[27], e[33], e[39], 0};
   const v8 e4 = {e[4], e[10], e[16], e[22], e[28], e[34], e[40], 0};
   const v8 e5 = {e[5], e[11], e[17], e[23], e[29], e[35], e[41], 0};
-  *(v8 *)(et + 0) = e0;
-  *(v8 *)(et + 24) = e1;
-  *(v8 *)(et + 48) = e2;
-  *(v8 *)(et + 72) = e3;
-  *(v8 *)(et + 96) = e4;
-  *(v8 *)(et + 120) = e5;
   const v8 y0 = e0;
   const v8 y1 = e1 - n[6] * y0;
   const v8 y2 = e2 - n[12] * y0 - n[13] * y1;
   const v8 y3 = e3 - n[18] * y0 - n[19] * y1 - n[20] * y2;
   const v8 y4 = e4 - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
   const v8 y5 = e5 - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
+  *(v8 *)(et + 0) = y0;
+  *(v8 *)(et + 24) = y1;
+  *(v8 *)(et + 48) = y2;
+  *(v8 *)(et + 72) = y3;
+  *(v8 *)(et + 96) = y4;
+  *(v8 *)(et + 120) = y5;
   const v8 z0 = y0 * rinv[0];
   const v8 z1 = y1 * rinv[1];
   const v8 z2 = y2 * rinv[2];
   const v8 z3 = y3 * rinv[3];
   const v8 z4 = y4 * rinv[4];
   const v8 z5 = y5 * rinv[5];
-  const v8 x5 = z5;
-  const v8 x4 = z4 - n[34] * x5;
-  const v8 x3 = z3 - n[33] * x5 - n[27] * x4;
-  const v8 x2 = z2 - n[32] * x5 - n[26] * x4 - n[20] * x3;
-  const v8 x1 = z1 - n[31] * x5 - n[25] * x4 - n[19] * x3 - n[13] * x2;
-  const v8 x0 = z0 - n[30] * x5 - n[24] * x4 - n[18] * x3 - n[12] * x2 - n[6] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x5[0];
-  e[6] = x0[1];
-  e[7] = x1[1];
-  e[8] = x2[1];
-  e[9] = x3[1];
-  e[10] = x4[1];
-  e[11] = x5[1];
-  e[12] = x0[2];
-  e[13] = x1[2];
-  e[14] = x2[2];
-  e[15] = x3[2];
-  e[16] = x4[2];
-  e[17] = x5[2];
-  e[18] = x0[3];
-  e[19] = x1[3];
-  e[20] = x2[3];
-  e[21] = x3[3];
-  e[22] = x4[3];
-  e[23] = x5[3];
-  e[24] = x0[4];
-  e[25] = x1[4];
-  e[26] = x2[4];
-  e[27] = x3[4];
-  e[28] = x4[4];
-  e[29] = x5[4];
-  e[30] = x0[5];
-  e[31] = x1[5];
-  e[32] = x2[5];
-  e[33] = x3[5];
-  e[34] = x4[5];
-  e[35] = x5[5];
-  e[36] = x0[6];
-  e[37] = x1[6];
-  e[38] = x2[6];
-  e[39] = x3[6];
-  e[40] = x4[6];
-  e[41] = x5[6];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z3[0];
+  e[4] = z4[0];
+  e[5] = z5[0];
+  e[6] = z0[1];
+  e[7] = z1[1];
+  e[8] = z2[1];
+  e[9] = z3[1];
+  e[10] = z4[1];
+  e[11] = z5[1];
+  e[12] = z0[2];
+  e[13] = z1[2];
+  e[14] = z2[2];
+  e[15] = z3[2];
+  e[16] = z4[2];
+  e[17] = z5[2];
+  e[18] = z0[3];
+  e[19] = z1[3];
+  e[20] = z2[3];
+  e[21] = z3[3];
+  e[22] = z4[3];
+  e[23] = z5[3];
+  e[24] = z0[4];
+  e[25] = z1[4];
+  e[26] = z2[4];
+  e[27] = z3[4];
+  e[28] = z4[4];
+  e[29] = z5[4];
+  e[30] = z0[5];
+  e[31] = z1[5];
+  e[32] = z2[5];
+  e[33] = z3[5];
+  e[34] = z4[5];
+  e[35] = z5[5];
+  e[36] = z0[6];
+  e[37] = z1[6];
+  e[38] = z2[6];
+  e[39] = z3[6];
+  e[40] = z4[6];
+  e[41] = z5[6];
 }
 
 /* 8 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_1x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   (void)n; /* a 1 x 1 block: only its reciprocal */
   const v8 e0 = {e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7]};
-  *(v8 *)(et + 0) = e0;
   const v8 y0 = e0;
+  *(v8 *)(et + 0) = y0;
   const v8 z0 = y0 * rinv[0];
-  const v8 x0 = z0;
-  e[0] = x0[0];
-  e[1] = x0[1];
-  e[2] = x0[2];
-  e[3] = x0[3];
-  e[4] = x0[4];
-  e[5] = x0[5];
-  e[6] = x0[6];
-  e[7] = x0[7];
+  e[0] = z0[0];
+  e[1] = z0[1];
+  e[2] = z0[2];
+  e[3] = z0[3];
+  e[4] = z0[4];
+  e[5] = z0[5];
+  e[6] = z0[6];
+  e[7] = z0[7];
 }
 
 /* 8 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_3x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v8 e0 = {e[0], e[3], e[6], e[9], e[12], e[15], e[18], e[21]};
   const v8 e1 = {e[1], e[4], e[7], e[10], e[13], e[16], e[19], e[22]};
   const v8 e2 = {e[2], e[5], e[8], e[11], e[14], e[17], e[20], e[23]};
-  *(v8 *)(et + 0) = e0;
-  *(v8 *)(et + 24) = e1;
-  *(v8 *)(et + 48) = e2;
   const v8 y0 = e0;
   const v8 y1 = e1 - n[3] * y0;
   const v8 y2 = e2 - n[6] * y0 - n[7] * y1;
+  *(v8 *)(et + 0) = y0;
+  *(v8 *)(et + 24) = y1;
+  *(v8 *)(et + 48) = y2;
   const v8 z0 = y0 * rinv[0];
   const v8 z1 = y1 * rinv[1];
   const v8 z2 = y2 * rinv[2];
-  const v8 x2 = z2;
-  const v8 x1 = z1 - n[7] * x2;
-  const v8 x0 = z0 - n[6] * x2 - n[3] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x0[1];
-  e[4] = x1[1];
-  e[5] = x2[1];
-  e[6] = x0[2];
-  e[7] = x1[2];
-  e[8] = x2[2];
-  e[9] = x0[3];
-  e[10] = x1[3];
-  e[11] = x2[3];
-  e[12] = x0[4];
-  e[13] = x1[4];
-  e[14] = x2[4];
-  e[15] = x0[5];
-  e[16] = x1[5];
-  e[17] = x2[5];
-  e[18] = x0[6];
-  e[19] = x1[6];
-  e[20] = x2[6];
-  e[21] = x0[7];
-  e[22] = x1[7];
-  e[23] = x2[7];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z0[1];
+  e[4] = z1[1];
+  e[5] = z2[1];
+  e[6] = z0[2];
+  e[7] = z1[2];
+  e[8] = z2[2];
+  e[9] = z0[3];
+  e[10] = z1[3];
+  e[11] = z2[3];
+  e[12] = z0[4];
+  e[13] = z1[4];
+  e[14] = z2[4];
+  e[15] = z0[5];
+  e[16] = z1[5];
+  e[17] = z2[5];
+  e[18] = z0[6];
+  e[19] = z1[6];
+  e[20] = z2[6];
+  e[21] = z0[7];
+  e[22] = z1[7];
+  e[23] = z2[7];
 }
 
 /* 8 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_4x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v8 e0 = {e[0], e[4], e[8], e[12], e[16], e[20], e[24], e[28]};
   const v8 e1 = {e[1], e[5], e[9], e[13], e[17], e[21], e[25], e[29]};
   const v8 e2 = {e[2], e[6], e[10], e[14], e[18], e[22], e[26], e[30]};
   const v8 e3 = {e[3], e[7], e[11], e[15], e[19], e[23], e[27], e[31]};
-  *(v8 *)(et + 0) = e0;
-  *(v8 *)(et + 24) = e1;
-  *(v8 *)(et + 48) = e2;
-  *(v8 *)(et + 72) = e3;
   const v8 y0 = e0;
   const v8 y1 = e1 - n[4] * y0;
   const v8 y2 = e2 - n[8] * y0 - n[9] * y1;
   const v8 y3 = e3 - n[12] * y0 - n[13] * y1 - n[14] * y2;
+  *(v8 *)(et + 0) = y0;
+  *(v8 *)(et + 24) = y1;
+  *(v8 *)(et + 48) = y2;
+  *(v8 *)(et + 72) = y3;
   const v8 z0 = y0 * rinv[0];
   const v8 z1 = y1 * rinv[1];
   const v8 z2 = y2 * rinv[2];
   const v8 z3 = y3 * rinv[3];
-  const v8 x3 = z3;
-  const v8 x2 = z2 - n[14] * x3;
-  const v8 x1 = z1 - n[13] * x3 - n[9] * x2;
-  const v8 x0 = z0 - n[12] * x3 - n[8] * x2 - n[4] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x0[1];
-  e[5] = x1[1];
-  e[6] = x2[1];
-  e[7] = x3[1];
-  e[8] = x0[2];
-  e[9] = x1[2];
-  e[10] = x2[2];
-  e[11] = x3[2];
-  e[12] = x0[3];
-  e[13] = x1[3];
-  e[14] = x2[3];
-  e[15] = x3[3];
-  e[16] = x0[4];
-  e[17] = x1[4];
-  e[18] = x2[4];
-  e[19] = x3[4];
-  e[20] = x0[5];
-  e[21] = x1[5];
-  e[22] = x2[5];
-  e[23] = x3[5];
-  e[24] = x0[6];
-  e[25] = x1[6];
-  e[26] = x2[6];
-  e[27] = x3[6];
-  e[28] = x0[7];
-  e[29] = x1[7];
-  e[30] = x2[7];
-  e[31] = x3[7];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z3[0];
+  e[4] = z0[1];
+  e[5] = z1[1];
+  e[6] = z2[1];
+  e[7] = z3[1];
+  e[8] = z0[2];
+  e[9] = z1[2];
+  e[10] = z2[2];
+  e[11] = z3[2];
+  e[12] = z0[3];
+  e[13] = z1[3];
+  e[14] = z2[3];
+  e[15] = z3[3];
+  e[16] = z0[4];
+  e[17] = z1[4];
+  e[18] = z2[4];
+  e[19] = z3[4];
+  e[20] = z0[5];
+  e[21] = z1[5];
+  e[22] = z2[5];
+  e[23] = z3[5];
+  e[24] = z0[6];
+  e[25] = z1[6];
+  e[26] = z2[6];
+  e[27] = z3[6];
+  e[28] = z0[7];
+  e[29] = z1[7];
+  e[30] = z2[7];
+  e[31] = z3[7];
 }
 
 /* 8 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v8 e0 = {e[0], e[5], e[10], e[15], e[20], e[25], e[30], e[35]};
@@ -1845,71 +1803,66 @@ static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v8 e2 = {e[2], e[7], e[12], e[17], e[22], e[27], e[32], e[37]};
   const v8 e3 = {e[3], e[8], e[13], e[18], e[23], e[28], e[33], e[38]};
   const v8 e4 = {e[4], e[9], e[14], e[19], e[24], e[29], e[34], e[39]};
-  *(v8 *)(et + 0) = e0;
-  *(v8 *)(et + 24) = e1;
-  *(v8 *)(et + 48) = e2;
-  *(v8 *)(et + 72) = e3;
-  *(v8 *)(et + 96) = e4;
   const v8 y0 = e0;
   const v8 y1 = e1 - n[5] * y0;
   const v8 y2 = e2 - n[10] * y0 - n[11] * y1;
   const v8 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
   const v8 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  *(v8 *)(et + 0) = y0;
+  *(v8 *)(et + 24) = y1;
+  *(v8 *)(et + 48) = y2;
+  *(v8 *)(et + 72) = y3;
+  *(v8 *)(et + 96) = y4;
   const v8 z0 = y0 * rinv[0];
   const v8 z1 = y1 * rinv[1];
   const v8 z2 = y2 * rinv[2];
   const v8 z3 = y3 * rinv[3];
   const v8 z4 = y4 * rinv[4];
-  const v8 x4 = z4;
-  const v8 x3 = z3 - n[23] * x4;
-  const v8 x2 = z2 - n[22] * x4 - n[17] * x3;
-  const v8 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const v8 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x0[1];
-  e[6] = x1[1];
-  e[7] = x2[1];
-  e[8] = x3[1];
-  e[9] = x4[1];
-  e[10] = x0[2];
-  e[11] = x1[2];
-  e[12] = x2[2];
-  e[13] = x3[2];
-  e[14] = x4[2];
-  e[15] = x0[3];
-  e[16] = x1[3];
-  e[17] = x2[3];
-  e[18] = x3[3];
-  e[19] = x4[3];
-  e[20] = x0[4];
-  e[21] = x1[4];
-  e[22] = x2[4];
-  e[23] = x3[4];
-  e[24] = x4[4];
-  e[25] = x0[5];
-  e[26] = x1[5];
-  e[27] = x2[5];
-  e[28] = x3[5];
-  e[29] = x4[5];
-  e[30] = x0[6];
-  e[31] = x1[6];
-  e[32] = x2[6];
-  e[33] = x3[6];
-  e[34] = x4[6];
-  e[35] = x0[7];
-  e[36] = x1[7];
-  e[37] = x2[7];
-  e[38] = x3[7];
-  e[39] = x4[7];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z3[0];
+  e[4] = z4[0];
+  e[5] = z0[1];
+  e[6] = z1[1];
+  e[7] = z2[1];
+  e[8] = z3[1];
+  e[9] = z4[1];
+  e[10] = z0[2];
+  e[11] = z1[2];
+  e[12] = z2[2];
+  e[13] = z3[2];
+  e[14] = z4[2];
+  e[15] = z0[3];
+  e[16] = z1[3];
+  e[17] = z2[3];
+  e[18] = z3[3];
+  e[19] = z4[3];
+  e[20] = z0[4];
+  e[21] = z1[4];
+  e[22] = z2[4];
+  e[23] = z3[4];
+  e[24] = z4[4];
+  e[25] = z0[5];
+  e[26] = z1[5];
+  e[27] = z2[5];
+  e[28] = z3[5];
+  e[29] = z4[5];
+  e[30] = z0[6];
+  e[31] = z1[6];
+  e[32] = z2[6];
+  e[33] = z3[6];
+  e[34] = z4[6];
+  e[35] = z0[7];
+  e[36] = z1[7];
+  e[37] = z2[7];
+  e[38] = z3[7];
+  e[39] = z4[7];
 }
 
 /* 8 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_6x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v8 e0 = {e[0], e[6], e[12], e[18], e[24], e[30], e[36], e[42]};
@@ -1918,81 +1871,75 @@ static void panel_6x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v8 e3 = {e[3], e[9], e[15], e[21], e[27], e[33], e[39], e[45]};
   const v8 e4 = {e[4], e[10], e[16], e[22], e[28], e[34], e[40], e[46]};
   const v8 e5 = {e[5], e[11], e[17], e[23], e[29], e[35], e[41], e[47]};
-  *(v8 *)(et + 0) = e0;
-  *(v8 *)(et + 24) = e1;
-  *(v8 *)(et + 48) = e2;
-  *(v8 *)(et + 72) = e3;
-  *(v8 *)(et + 96) = e4;
-  *(v8 *)(et + 120) = e5;
   const v8 y0 = e0;
   const v8 y1 = e1 - n[6] * y0;
   const v8 y2 = e2 - n[12] * y0 - n[13] * y1;
   const v8 y3 = e3 - n[18] * y0 - n[19] * y1 - n[20] * y2;
   const v8 y4 = e4 - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
   const v8 y5 = e5 - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
+  *(v8 *)(et + 0) = y0;
+  *(v8 *)(et + 24) = y1;
+  *(v8 *)(et + 48) = y2;
+  *(v8 *)(et + 72) = y3;
+  *(v8 *)(et + 96) = y4;
+  *(v8 *)(et + 120) = y5;
   const v8 z0 = y0 * rinv[0];
   const v8 z1 = y1 * rinv[1];
   const v8 z2 = y2 * rinv[2];
   const v8 z3 = y3 * rinv[3];
   const v8 z4 = y4 * rinv[4];
   const v8 z5 = y5 * rinv[5];
-  const v8 x5 = z5;
-  const v8 x4 = z4 - n[34] * x5;
-  const v8 x3 = z3 - n[33] * x5 - n[27] * x4;
-  const v8 x2 = z2 - n[32] * x5 - n[26] * x4 - n[20] * x3;
-  const v8 x1 = z1 - n[31] * x5 - n[25] * x4 - n[19] * x3 - n[13] * x2;
-  const v8 x0 = z0 - n[30] * x5 - n[24] * x4 - n[18] * x3 - n[12] * x2 - n[6] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x5[0];
-  e[6] = x0[1];
-  e[7] = x1[1];
-  e[8] = x2[1];
-  e[9] = x3[1];
-  e[10] = x4[1];
-  e[11] = x5[1];
-  e[12] = x0[2];
-  e[13] = x1[2];
-  e[14] = x2[2];
-  e[15] = x3[2];
-  e[16] = x4[2];
-  e[17] = x5[2];
-  e[18] = x0[3];
-  e[19] = x1[3];
-  e[20] = x2[3];
-  e[21] = x3[3];
-  e[22] = x4[3];
-  e[23] = x5[3];
-  e[24] = x0[4];
-  e[25] = x1[4];
-  e[26] = x2[4];
-  e[27] = x3[4];
-  e[28] = x4[4];
-  e[29] = x5[4];
-  e[30] = x0[5];
-  e[31] = x1[5];
-  e[32] = x2[5];
-  e[33] = x3[5];
-  e[34] = x4[5];
-  e[35] = x5[5];
-  e[36] = x0[6];
-  e[37] = x1[6];
-  e[38] = x2[6];
-  e[39] = x3[6];
-  e[40] = x4[6];
-  e[41] = x5[6];
-  e[42] = x0[7];
-  e[43] = x1[7];
-  e[44] = x2[7];
-  e[45] = x3[7];
-  e[46] = x4[7];
-  e[47] = x5[7];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z3[0];
+  e[4] = z4[0];
+  e[5] = z5[0];
+  e[6] = z0[1];
+  e[7] = z1[1];
+  e[8] = z2[1];
+  e[9] = z3[1];
+  e[10] = z4[1];
+  e[11] = z5[1];
+  e[12] = z0[2];
+  e[13] = z1[2];
+  e[14] = z2[2];
+  e[15] = z3[2];
+  e[16] = z4[2];
+  e[17] = z5[2];
+  e[18] = z0[3];
+  e[19] = z1[3];
+  e[20] = z2[3];
+  e[21] = z3[3];
+  e[22] = z4[3];
+  e[23] = z5[3];
+  e[24] = z0[4];
+  e[25] = z1[4];
+  e[26] = z2[4];
+  e[27] = z3[4];
+  e[28] = z4[4];
+  e[29] = z5[4];
+  e[30] = z0[5];
+  e[31] = z1[5];
+  e[32] = z2[5];
+  e[33] = z3[5];
+  e[34] = z4[5];
+  e[35] = z5[5];
+  e[36] = z0[6];
+  e[37] = z1[6];
+  e[38] = z2[6];
+  e[39] = z3[6];
+  e[40] = z4[6];
+  e[41] = z5[6];
+  e[42] = z0[7];
+  e[43] = z1[7];
+  e[44] = z2[7];
+  e[45] = z3[7];
+  e[46] = z4[7];
+  e[47] = z5[7];
 }
 
-/* Lower triangle of a 3 x 3 node block C -= L E^T, L and E 3 x 1 (rt.h
+/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 1 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_3_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
   c[0] -= l[0] * et[0];
@@ -2001,34 +1948,34 @@ static void reduce_tri_3_d1(scalar *restrict c, const scalar *restrict l, const 
   c[8] -= l[2] * et[2];
 }
 
-/* Lower triangle of a 3 x 3 node block C -= L E^T, L and E 3 x 3 (rt.h
+/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 3 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_3_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
-  *(v2 *)(c + 3) -= l[5] * *(const v2 *)(et + 48) + l[4] * *(const v2 *)(et + 24) + l[3] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 6) -= l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
-  c[8] -= l[8] * et[50] + l[7] * et[26] + l[6] * et[2];
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
+  *(v2 *)(c + 3) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
+  *(v2 *)(c + 6) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
+  c[8] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
 }
 
-/* Lower triangle of a 3 x 3 node block C -= L E^T, L and E 3 x 5 (rt.h
+/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 5 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_3_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[4] * et[96] + l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
-  *(v2 *)(c + 3) -= l[9] * *(const v2 *)(et + 96) + l[8] * *(const v2 *)(et + 72) + l[7] * *(const v2 *)(et + 48) + l[6] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 6) -= l[14] * *(const v2 *)(et + 96) + l[13] * *(const v2 *)(et + 72) + l[12] * *(const v2 *)(et + 48) + l[11] * *(const v2 *)(et + 24) + l[10] * *(const v2 *)(et + 0);
-  c[8] -= l[14] * et[98] + l[13] * et[74] + l[12] * et[50] + l[11] * et[26] + l[10] * et[2];
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
+  *(v2 *)(c + 3) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
+  *(v2 *)(c + 6) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
+  c[8] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
 }
 
-/* Lower triangle of a 3 x 3 node block C -= L E^T, L and E 3 x 6 (rt.h
+/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 6 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_3_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[5] * et[120] + l[4] * et[96] + l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
-  *(v2 *)(c + 3) -= l[11] * *(const v2 *)(et + 120) + l[10] * *(const v2 *)(et + 96) + l[9] * *(const v2 *)(et + 72) + l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 6) -= l[17] * *(const v2 *)(et + 120) + l[16] * *(const v2 *)(et + 96) + l[15] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 0);
-  c[8] -= l[17] * et[122] + l[16] * et[98] + l[15] * et[74] + l[14] * et[50] + l[13] * et[26] + l[12] * et[2];
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96] + l[5] * et[120];
+  *(v2 *)(c + 3) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 96) + l[11] * *(const v2 *)(et + 120);
+  *(v2 *)(c + 6) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48) + l[15] * *(const v2 *)(et + 72) + l[16] * *(const v2 *)(et + 96) + l[17] * *(const v2 *)(et + 120);
+  c[8] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50] + l[15] * et[74] + l[16] * et[98] + l[17] * et[122];
 }
 
-/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 1 (rt.h
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 1 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
   c[0] -= l[0] * et[0];
@@ -2040,83 +1987,83 @@ static void reduce_tri_5_d1(scalar *restrict c, const scalar *restrict l, const 
   c[24] -= l[4] * et[4];
 }
 
-/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 3 (rt.h
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 3 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
-  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 48) + l[4] * *(const v2 *)(et + 24) + l[3] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 10) -= l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
-  c[12] -= l[8] * et[50] + l[7] * et[26] + l[6] * et[2];
-  *(v4 *)(c + 15) -= l[11] * *(const v4 *)(et + 48) + l[10] * *(const v4 *)(et + 24) + l[9] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 20) -= l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
-  c[24] -= l[14] * et[52] + l[13] * et[28] + l[12] * et[4];
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
+  *(v2 *)(c + 5) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
+  *(v2 *)(c + 10) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
+  c[12] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
+  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
+  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
+  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
 }
 
-/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 4 (rt.h
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 4 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_5_d4(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
-  *(v2 *)(c + 5) -= l[7] * *(const v2 *)(et + 72) + l[6] * *(const v2 *)(et + 48) + l[5] * *(const v2 *)(et + 24) + l[4] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 10) -= l[11] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 0);
-  c[12] -= l[11] * et[74] + l[10] * et[50] + l[9] * et[26] + l[8] * et[2];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 20) -= l[19] * *(const v4 *)(et + 72) + l[18] * *(const v4 *)(et + 48) + l[17] * *(const v4 *)(et + 24) + l[16] * *(const v4 *)(et + 0);
-  c[24] -= l[19] * et[76] + l[18] * et[52] + l[17] * et[28] + l[16] * et[4];
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72];
+  *(v2 *)(c + 5) -= l[4] * *(const v2 *)(et + 0) + l[5] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 72);
+  *(v2 *)(c + 10) -= l[8] * *(const v2 *)(et + 0) + l[9] * *(const v2 *)(et + 24) + l[10] * *(const v2 *)(et + 48) + l[11] * *(const v2 *)(et + 72);
+  c[12] -= l[8] * et[2] + l[9] * et[26] + l[10] * et[50] + l[11] * et[74];
+  *(v4 *)(c + 15) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48) + l[15] * *(const v4 *)(et + 72);
+  *(v4 *)(c + 20) -= l[16] * *(const v4 *)(et + 0) + l[17] * *(const v4 *)(et + 24) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 72);
+  c[24] -= l[16] * et[4] + l[17] * et[28] + l[18] * et[52] + l[19] * et[76];
 }
 
-/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 5 (rt.h
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 5 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[4] * et[96] + l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
-  *(v2 *)(c + 5) -= l[9] * *(const v2 *)(et + 96) + l[8] * *(const v2 *)(et + 72) + l[7] * *(const v2 *)(et + 48) + l[6] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 10) -= l[14] * *(const v2 *)(et + 96) + l[13] * *(const v2 *)(et + 72) + l[12] * *(const v2 *)(et + 48) + l[11] * *(const v2 *)(et + 24) + l[10] * *(const v2 *)(et + 0);
-  c[12] -= l[14] * et[98] + l[13] * et[74] + l[12] * et[50] + l[11] * et[26] + l[10] * et[2];
-  *(v4 *)(c + 15) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
-  c[24] -= l[24] * et[100] + l[23] * et[76] + l[22] * et[52] + l[21] * et[28] + l[20] * et[4];
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
+  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
+  *(v2 *)(c + 10) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
+  c[12] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
 }
 
-/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 6 (rt.h
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 6 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_5_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[5] * et[120] + l[4] * et[96] + l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
-  *(v2 *)(c + 5) -= l[11] * *(const v2 *)(et + 120) + l[10] * *(const v2 *)(et + 96) + l[9] * *(const v2 *)(et + 72) + l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 10) -= l[17] * *(const v2 *)(et + 120) + l[16] * *(const v2 *)(et + 96) + l[15] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 0);
-  c[12] -= l[17] * et[122] + l[16] * et[98] + l[15] * et[74] + l[14] * et[50] + l[13] * et[26] + l[12] * et[2];
-  *(v4 *)(c + 15) -= l[23] * *(const v4 *)(et + 120) + l[22] * *(const v4 *)(et + 96) + l[21] * *(const v4 *)(et + 72) + l[20] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 24) + l[18] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 20) -= l[29] * *(const v4 *)(et + 120) + l[28] * *(const v4 *)(et + 96) + l[27] * *(const v4 *)(et + 72) + l[26] * *(const v4 *)(et + 48) + l[25] * *(const v4 *)(et + 24) + l[24] * *(const v4 *)(et + 0);
-  c[24] -= l[29] * et[124] + l[28] * et[100] + l[27] * et[76] + l[26] * et[52] + l[25] * et[28] + l[24] * et[4];
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96] + l[5] * et[120];
+  *(v2 *)(c + 5) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 96) + l[11] * *(const v2 *)(et + 120);
+  *(v2 *)(c + 10) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48) + l[15] * *(const v2 *)(et + 72) + l[16] * *(const v2 *)(et + 96) + l[17] * *(const v2 *)(et + 120);
+  c[12] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50] + l[15] * et[74] + l[16] * et[98] + l[17] * et[122];
+  *(v4 *)(c + 15) -= l[18] * *(const v4 *)(et + 0) + l[19] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 120);
+  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 0) + l[25] * *(const v4 *)(et + 24) + l[26] * *(const v4 *)(et + 48) + l[27] * *(const v4 *)(et + 72) + l[28] * *(const v4 *)(et + 96) + l[29] * *(const v4 *)(et + 120);
+  c[24] -= l[24] * et[4] + l[25] * et[28] + l[26] * et[52] + l[27] * et[76] + l[28] * et[100] + l[29] * et[124];
 }
 
-/* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 3 (rt.h
+/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 3 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_6_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
-  *(v2 *)(c + 6) -= l[5] * *(const v2 *)(et + 48) + l[4] * *(const v2 *)(et + 24) + l[3] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 12) -= l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
-  c[14] -= l[8] * et[50] + l[7] * et[26] + l[6] * et[2];
-  *(v4 *)(c + 18) -= l[11] * *(const v4 *)(et + 48) + l[10] * *(const v4 *)(et + 24) + l[9] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 24) -= l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
-  c[28] -= l[14] * et[52] + l[13] * et[28] + l[12] * et[4];
-  *(v4 *)(c + 30) -= l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 34) -= l[17] * *(const v2 *)(et + 52) + l[16] * *(const v2 *)(et + 28) + l[15] * *(const v2 *)(et + 4);
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
+  *(v2 *)(c + 6) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
+  *(v2 *)(c + 12) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
+  c[14] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
+  *(v4 *)(c + 18) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
+  *(v4 *)(c + 24) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
+  c[28] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
+  *(v4 *)(c + 30) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
+  *(v2 *)(c + 34) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 28) + l[17] * *(const v2 *)(et + 52);
 }
 
-/* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 5 (rt.h
+/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 5 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[4] * et[96] + l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
-  *(v2 *)(c + 6) -= l[9] * *(const v2 *)(et + 96) + l[8] * *(const v2 *)(et + 72) + l[7] * *(const v2 *)(et + 48) + l[6] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 12) -= l[14] * *(const v2 *)(et + 96) + l[13] * *(const v2 *)(et + 72) + l[12] * *(const v2 *)(et + 48) + l[11] * *(const v2 *)(et + 24) + l[10] * *(const v2 *)(et + 0);
-  c[14] -= l[14] * et[98] + l[13] * et[74] + l[12] * et[50] + l[11] * et[26] + l[10] * et[2];
-  *(v4 *)(c + 18) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 24) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
-  c[28] -= l[24] * et[100] + l[23] * et[76] + l[22] * et[52] + l[21] * et[28] + l[20] * et[4];
-  *(v4 *)(c + 30) -= l[29] * *(const v4 *)(et + 96) + l[28] * *(const v4 *)(et + 72) + l[27] * *(const v4 *)(et + 48) + l[26] * *(const v4 *)(et + 24) + l[25] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 34) -= l[29] * *(const v2 *)(et + 100) + l[28] * *(const v2 *)(et + 76) + l[27] * *(const v2 *)(et + 52) + l[26] * *(const v2 *)(et + 28) + l[25] * *(const v2 *)(et + 4);
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
+  *(v2 *)(c + 6) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
+  *(v2 *)(c + 12) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
+  c[14] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
+  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  c[28] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
+  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 28) + l[27] * *(const v2 *)(et + 52) + l[28] * *(const v2 *)(et + 76) + l[29] * *(const v2 *)(et + 100);
 }
 
-/* C -= L E^T for a 3 x 3 block C, L 3 x 1, E 3 x 1 (rt.h factor
+/* C -= L Y^T for a 3 x 3 block C, L 3 x 1, Y 3 x 1 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_3x3_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
   *(v2 *)(c + 0) -= l[0] * *(const v2 *)(et + 0);
@@ -2127,18 +2074,18 @@ static void reduce_3x3_d1(scalar *restrict c, const scalar *restrict l, const sc
   c[8] -= l[2] * et[2];
 }
 
-/* C -= L E^T for a 3 x 3 block C, L 3 x 5, E 3 x 5 (rt.h factor
+/* C -= L Y^T for a 3 x 3 block C, L 3 x 5, Y 3 x 5 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_3x3_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v2 *)(c + 0) -= l[4] * *(const v2 *)(et + 96) + l[3] * *(const v2 *)(et + 72) + l[2] * *(const v2 *)(et + 48) + l[1] * *(const v2 *)(et + 24) + l[0] * *(const v2 *)(et + 0);
-  c[2] -= l[4] * et[98] + l[3] * et[74] + l[2] * et[50] + l[1] * et[26] + l[0] * et[2];
-  *(v2 *)(c + 3) -= l[9] * *(const v2 *)(et + 96) + l[8] * *(const v2 *)(et + 72) + l[7] * *(const v2 *)(et + 48) + l[6] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 0);
-  c[5] -= l[9] * et[98] + l[8] * et[74] + l[7] * et[50] + l[6] * et[26] + l[5] * et[2];
-  *(v2 *)(c + 6) -= l[14] * *(const v2 *)(et + 96) + l[13] * *(const v2 *)(et + 72) + l[12] * *(const v2 *)(et + 48) + l[11] * *(const v2 *)(et + 24) + l[10] * *(const v2 *)(et + 0);
-  c[8] -= l[14] * et[98] + l[13] * et[74] + l[12] * et[50] + l[11] * et[26] + l[10] * et[2];
+  *(v2 *)(c + 0) -= l[0] * *(const v2 *)(et + 0) + l[1] * *(const v2 *)(et + 24) + l[2] * *(const v2 *)(et + 48) + l[3] * *(const v2 *)(et + 72) + l[4] * *(const v2 *)(et + 96);
+  c[2] -= l[0] * et[2] + l[1] * et[26] + l[2] * et[50] + l[3] * et[74] + l[4] * et[98];
+  *(v2 *)(c + 3) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
+  c[5] -= l[5] * et[2] + l[6] * et[26] + l[7] * et[50] + l[8] * et[74] + l[9] * et[98];
+  *(v2 *)(c + 6) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
+  c[8] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
 }
 
-/* C -= L E^T for a 3 x 5 block C, L 3 x 1, E 5 x 1 (rt.h factor
+/* C -= L Y^T for a 3 x 5 block C, L 3 x 1, Y 5 x 1 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_3x5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
   *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0);
@@ -2149,197 +2096,190 @@ static void reduce_3x5_d1(scalar *restrict c, const scalar *restrict l, const sc
   c[14] -= l[2] * et[4];
 }
 
-/* C -= L E^T for a 5 x 3 block C, L 5 x 6, E 3 x 6 (rt.h factor
+/* C -= L Y^T for a 5 x 3 block C, L 5 x 6, Y 3 x 6 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_5x3_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v2 *)(c + 0) -= l[5] * *(const v2 *)(et + 120) + l[4] * *(const v2 *)(et + 96) + l[3] * *(const v2 *)(et + 72) + l[2] * *(const v2 *)(et + 48) + l[1] * *(const v2 *)(et + 24) + l[0] * *(const v2 *)(et + 0);
-  c[2] -= l[5] * et[122] + l[4] * et[98] + l[3] * et[74] + l[2] * et[50] + l[1] * et[26] + l[0] * et[2];
-  *(v2 *)(c + 3) -= l[11] * *(const v2 *)(et + 120) + l[10] * *(const v2 *)(et + 96) + l[9] * *(const v2 *)(et + 72) + l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
-  c[5] -= l[11] * et[122] + l[10] * et[98] + l[9] * et[74] + l[8] * et[50] + l[7] * et[26] + l[6] * et[2];
-  *(v2 *)(c + 6) -= l[17] * *(const v2 *)(et + 120) + l[16] * *(const v2 *)(et + 96) + l[15] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 0);
-  c[8] -= l[17] * et[122] + l[16] * et[98] + l[15] * et[74] + l[14] * et[50] + l[13] * et[26] + l[12] * et[2];
-  *(v2 *)(c + 9) -= l[23] * *(const v2 *)(et + 120) + l[22] * *(const v2 *)(et + 96) + l[21] * *(const v2 *)(et + 72) + l[20] * *(const v2 *)(et + 48) + l[19] * *(const v2 *)(et + 24) + l[18] * *(const v2 *)(et + 0);
-  c[11] -= l[23] * et[122] + l[22] * et[98] + l[21] * et[74] + l[20] * et[50] + l[19] * et[26] + l[18] * et[2];
-  *(v2 *)(c + 12) -= l[29] * *(const v2 *)(et + 120) + l[28] * *(const v2 *)(et + 96) + l[27] * *(const v2 *)(et + 72) + l[26] * *(const v2 *)(et + 48) + l[25] * *(const v2 *)(et + 24) + l[24] * *(const v2 *)(et + 0);
-  c[14] -= l[29] * et[122] + l[28] * et[98] + l[27] * et[74] + l[26] * et[50] + l[25] * et[26] + l[24] * et[2];
+  *(v2 *)(c + 0) -= l[0] * *(const v2 *)(et + 0) + l[1] * *(const v2 *)(et + 24) + l[2] * *(const v2 *)(et + 48) + l[3] * *(const v2 *)(et + 72) + l[4] * *(const v2 *)(et + 96) + l[5] * *(const v2 *)(et + 120);
+  c[2] -= l[0] * et[2] + l[1] * et[26] + l[2] * et[50] + l[3] * et[74] + l[4] * et[98] + l[5] * et[122];
+  *(v2 *)(c + 3) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 96) + l[11] * *(const v2 *)(et + 120);
+  c[5] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50] + l[9] * et[74] + l[10] * et[98] + l[11] * et[122];
+  *(v2 *)(c + 6) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48) + l[15] * *(const v2 *)(et + 72) + l[16] * *(const v2 *)(et + 96) + l[17] * *(const v2 *)(et + 120);
+  c[8] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50] + l[15] * et[74] + l[16] * et[98] + l[17] * et[122];
+  *(v2 *)(c + 9) -= l[18] * *(const v2 *)(et + 0) + l[19] * *(const v2 *)(et + 24) + l[20] * *(const v2 *)(et + 48) + l[21] * *(const v2 *)(et + 72) + l[22] * *(const v2 *)(et + 96) + l[23] * *(const v2 *)(et + 120);
+  c[11] -= l[18] * et[2] + l[19] * et[26] + l[20] * et[50] + l[21] * et[74] + l[22] * et[98] + l[23] * et[122];
+  *(v2 *)(c + 12) -= l[24] * *(const v2 *)(et + 0) + l[25] * *(const v2 *)(et + 24) + l[26] * *(const v2 *)(et + 48) + l[27] * *(const v2 *)(et + 72) + l[28] * *(const v2 *)(et + 96) + l[29] * *(const v2 *)(et + 120);
+  c[14] -= l[24] * et[2] + l[25] * et[26] + l[26] * et[50] + l[27] * et[74] + l[28] * et[98] + l[29] * et[122];
 }
 
-/* C -= L E^T for a 5 x 5 block C, L 5 x 3, E 5 x 3 (rt.h factor
+/* C -= L Y^T for a 5 x 5 block C, L 5 x 3, Y 5 x 3 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_5x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
-  c[4] -= l[2] * et[52] + l[1] * et[28] + l[0] * et[4];
-  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 48) + l[4] * *(const v4 *)(et + 24) + l[3] * *(const v4 *)(et + 0);
-  c[9] -= l[5] * et[52] + l[4] * et[28] + l[3] * et[4];
-  *(v4 *)(c + 10) -= l[8] * *(const v4 *)(et + 48) + l[7] * *(const v4 *)(et + 24) + l[6] * *(const v4 *)(et + 0);
-  c[14] -= l[8] * et[52] + l[7] * et[28] + l[6] * et[4];
-  *(v4 *)(c + 15) -= l[11] * *(const v4 *)(et + 48) + l[10] * *(const v4 *)(et + 24) + l[9] * *(const v4 *)(et + 0);
-  c[19] -= l[11] * et[52] + l[10] * et[28] + l[9] * et[4];
-  *(v4 *)(c + 20) -= l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
-  c[24] -= l[14] * et[52] + l[13] * et[28] + l[12] * et[4];
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48);
+  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52];
+  *(v4 *)(c + 5) -= l[3] * *(const v4 *)(et + 0) + l[4] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 48);
+  c[9] -= l[3] * et[4] + l[4] * et[28] + l[5] * et[52];
+  *(v4 *)(c + 10) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48);
+  c[14] -= l[6] * et[4] + l[7] * et[28] + l[8] * et[52];
+  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
+  c[19] -= l[9] * et[4] + l[10] * et[28] + l[11] * et[52];
+  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
+  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
 }
 
-/* C -= L E^T for a 5 x 5 block C, L 5 x 4, E 5 x 4 (rt.h factor
+/* C -= L Y^T for a 5 x 5 block C, L 5 x 4, Y 5 x 4 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_5x5_d4(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[3] * *(const v4 *)(et + 72) + l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
-  c[4] -= l[3] * et[76] + l[2] * et[52] + l[1] * et[28] + l[0] * et[4];
-  *(v4 *)(c + 5) -= l[7] * *(const v4 *)(et + 72) + l[6] * *(const v4 *)(et + 48) + l[5] * *(const v4 *)(et + 24) + l[4] * *(const v4 *)(et + 0);
-  c[9] -= l[7] * et[76] + l[6] * et[52] + l[5] * et[28] + l[4] * et[4];
-  *(v4 *)(c + 10) -= l[11] * *(const v4 *)(et + 72) + l[10] * *(const v4 *)(et + 48) + l[9] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 0);
-  c[14] -= l[11] * et[76] + l[10] * et[52] + l[9] * et[28] + l[8] * et[4];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
-  c[19] -= l[15] * et[76] + l[14] * et[52] + l[13] * et[28] + l[12] * et[4];
-  *(v4 *)(c + 20) -= l[19] * *(const v4 *)(et + 72) + l[18] * *(const v4 *)(et + 48) + l[17] * *(const v4 *)(et + 24) + l[16] * *(const v4 *)(et + 0);
-  c[24] -= l[19] * et[76] + l[18] * et[52] + l[17] * et[28] + l[16] * et[4];
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72);
+  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76];
+  *(v4 *)(c + 5) -= l[4] * *(const v4 *)(et + 0) + l[5] * *(const v4 *)(et + 24) + l[6] * *(const v4 *)(et + 48) + l[7] * *(const v4 *)(et + 72);
+  c[9] -= l[4] * et[4] + l[5] * et[28] + l[6] * et[52] + l[7] * et[76];
+  *(v4 *)(c + 10) -= l[8] * *(const v4 *)(et + 0) + l[9] * *(const v4 *)(et + 24) + l[10] * *(const v4 *)(et + 48) + l[11] * *(const v4 *)(et + 72);
+  c[14] -= l[8] * et[4] + l[9] * et[28] + l[10] * et[52] + l[11] * et[76];
+  *(v4 *)(c + 15) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48) + l[15] * *(const v4 *)(et + 72);
+  c[19] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52] + l[15] * et[76];
+  *(v4 *)(c + 20) -= l[16] * *(const v4 *)(et + 0) + l[17] * *(const v4 *)(et + 24) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 72);
+  c[24] -= l[16] * et[4] + l[17] * et[28] + l[18] * et[52] + l[19] * et[76];
 }
 
-/* C -= L E^T for a 5 x 5 block C, L 5 x 5, E 5 x 5 (rt.h factor
+/* C -= L Y^T for a 5 x 5 block C, L 5 x 5, Y 5 x 5 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_5x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[4] * *(const v4 *)(et + 96) + l[3] * *(const v4 *)(et + 72) + l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
-  c[4] -= l[4] * et[100] + l[3] * et[76] + l[2] * et[52] + l[1] * et[28] + l[0] * et[4];
-  *(v4 *)(c + 5) -= l[9] * *(const v4 *)(et + 96) + l[8] * *(const v4 *)(et + 72) + l[7] * *(const v4 *)(et + 48) + l[6] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 0);
-  c[9] -= l[9] * et[100] + l[8] * et[76] + l[7] * et[52] + l[6] * et[28] + l[5] * et[4];
-  *(v4 *)(c + 10) -= l[14] * *(const v4 *)(et + 96) + l[13] * *(const v4 *)(et + 72) + l[12] * *(const v4 *)(et + 48) + l[11] * *(const v4 *)(et + 24) + l[10] * *(const v4 *)(et + 0);
-  c[14] -= l[14] * et[100] + l[13] * et[76] + l[12] * et[52] + l[11] * et[28] + l[10] * et[4];
-  *(v4 *)(c + 15) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
-  c[19] -= l[19] * et[100] + l[18] * et[76] + l[17] * et[52] + l[16] * et[28] + l[15] * et[4];
-  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
-  c[24] -= l[24] * et[100] + l[23] * et[76] + l[22] * et[52] + l[21] * et[28] + l[20] * et[4];
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
+  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100];
+  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
+  c[9] -= l[5] * et[4] + l[6] * et[28] + l[7] * et[52] + l[8] * et[76] + l[9] * et[100];
+  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
+  c[14] -= l[10] * et[4] + l[11] * et[28] + l[12] * et[52] + l[13] * et[76] + l[14] * et[100];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  c[19] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52] + l[18] * et[76] + l[19] * et[100];
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
 }
 
-/* C -= L E^T for a 5 x 5 block C, L 5 x 6, E 5 x 6 (rt.h factor
+/* C -= L Y^T for a 5 x 5 block C, L 5 x 6, Y 5 x 6 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_5x5_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[5] * *(const v4 *)(et + 120) + l[4] * *(const v4 *)(et + 96) + l[3] * *(const v4 *)(et + 72) + l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
-  c[4] -= l[5] * et[124] + l[4] * et[100] + l[3] * et[76] + l[2] * et[52] + l[1] * et[28] + l[0] * et[4];
-  *(v4 *)(c + 5) -= l[11] * *(const v4 *)(et + 120) + l[10] * *(const v4 *)(et + 96) + l[9] * *(const v4 *)(et + 72) + l[8] * *(const v4 *)(et + 48) + l[7] * *(const v4 *)(et + 24) + l[6] * *(const v4 *)(et + 0);
-  c[9] -= l[11] * et[124] + l[10] * et[100] + l[9] * et[76] + l[8] * et[52] + l[7] * et[28] + l[6] * et[4];
-  *(v4 *)(c + 10) -= l[17] * *(const v4 *)(et + 120) + l[16] * *(const v4 *)(et + 96) + l[15] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
-  c[14] -= l[17] * et[124] + l[16] * et[100] + l[15] * et[76] + l[14] * et[52] + l[13] * et[28] + l[12] * et[4];
-  *(v4 *)(c + 15) -= l[23] * *(const v4 *)(et + 120) + l[22] * *(const v4 *)(et + 96) + l[21] * *(const v4 *)(et + 72) + l[20] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 24) + l[18] * *(const v4 *)(et + 0);
-  c[19] -= l[23] * et[124] + l[22] * et[100] + l[21] * et[76] + l[20] * et[52] + l[19] * et[28] + l[18] * et[4];
-  *(v4 *)(c + 20) -= l[29] * *(const v4 *)(et + 120) + l[28] * *(const v4 *)(et + 96) + l[27] * *(const v4 *)(et + 72) + l[26] * *(const v4 *)(et + 48) + l[25] * *(const v4 *)(et + 24) + l[24] * *(const v4 *)(et + 0);
-  c[24] -= l[29] * et[124] + l[28] * et[100] + l[27] * et[76] + l[26] * et[52] + l[25] * et[28] + l[24] * et[4];
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96) + l[5] * *(const v4 *)(et + 120);
+  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100] + l[5] * et[124];
+  *(v4 *)(c + 5) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48) + l[9] * *(const v4 *)(et + 72) + l[10] * *(const v4 *)(et + 96) + l[11] * *(const v4 *)(et + 120);
+  c[9] -= l[6] * et[4] + l[7] * et[28] + l[8] * et[52] + l[9] * et[76] + l[10] * et[100] + l[11] * et[124];
+  *(v4 *)(c + 10) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48) + l[15] * *(const v4 *)(et + 72) + l[16] * *(const v4 *)(et + 96) + l[17] * *(const v4 *)(et + 120);
+  c[14] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52] + l[15] * et[76] + l[16] * et[100] + l[17] * et[124];
+  *(v4 *)(c + 15) -= l[18] * *(const v4 *)(et + 0) + l[19] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 120);
+  c[19] -= l[18] * et[4] + l[19] * et[28] + l[20] * et[52] + l[21] * et[76] + l[22] * et[100] + l[23] * et[124];
+  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 0) + l[25] * *(const v4 *)(et + 24) + l[26] * *(const v4 *)(et + 48) + l[27] * *(const v4 *)(et + 72) + l[28] * *(const v4 *)(et + 96) + l[29] * *(const v4 *)(et + 120);
+  c[24] -= l[24] * et[4] + l[25] * et[28] + l[26] * et[52] + l[27] * et[76] + l[28] * et[100] + l[29] * et[124];
 }
 
-/* C -= L E^T for a 6 x 3 block C, L 6 x 3, E 3 x 3 (rt.h factor
+/* C -= L Y^T for a 6 x 3 block C, L 6 x 3, Y 3 x 3 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_6x3_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v2 *)(c + 0) -= l[2] * *(const v2 *)(et + 48) + l[1] * *(const v2 *)(et + 24) + l[0] * *(const v2 *)(et + 0);
-  c[2] -= l[2] * et[50] + l[1] * et[26] + l[0] * et[2];
-  *(v2 *)(c + 3) -= l[5] * *(const v2 *)(et + 48) + l[4] * *(const v2 *)(et + 24) + l[3] * *(const v2 *)(et + 0);
-  c[5] -= l[5] * et[50] + l[4] * et[26] + l[3] * et[2];
-  *(v2 *)(c + 6) -= l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
-  c[8] -= l[8] * et[50] + l[7] * et[26] + l[6] * et[2];
-  *(v2 *)(c + 9) -= l[11] * *(const v2 *)(et + 48) + l[10] * *(const v2 *)(et + 24) + l[9] * *(const v2 *)(et + 0);
-  c[11] -= l[11] * et[50] + l[10] * et[26] + l[9] * et[2];
-  *(v2 *)(c + 12) -= l[14] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 0);
-  c[14] -= l[14] * et[50] + l[13] * et[26] + l[12] * et[2];
-  *(v2 *)(c + 15) -= l[17] * *(const v2 *)(et + 48) + l[16] * *(const v2 *)(et + 24) + l[15] * *(const v2 *)(et + 0);
-  c[17] -= l[17] * et[50] + l[16] * et[26] + l[15] * et[2];
+  *(v2 *)(c + 0) -= l[0] * *(const v2 *)(et + 0) + l[1] * *(const v2 *)(et + 24) + l[2] * *(const v2 *)(et + 48);
+  c[2] -= l[0] * et[2] + l[1] * et[26] + l[2] * et[50];
+  *(v2 *)(c + 3) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
+  c[5] -= l[3] * et[2] + l[4] * et[26] + l[5] * et[50];
+  *(v2 *)(c + 6) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
+  c[8] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
+  *(v2 *)(c + 9) -= l[9] * *(const v2 *)(et + 0) + l[10] * *(const v2 *)(et + 24) + l[11] * *(const v2 *)(et + 48);
+  c[11] -= l[9] * et[2] + l[10] * et[26] + l[11] * et[50];
+  *(v2 *)(c + 12) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48);
+  c[14] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50];
+  *(v2 *)(c + 15) -= l[15] * *(const v2 *)(et + 0) + l[16] * *(const v2 *)(et + 24) + l[17] * *(const v2 *)(et + 48);
+  c[17] -= l[15] * et[2] + l[16] * et[26] + l[17] * et[50];
 }
 
-/* C -= L E^T for a 6 x 5 block C, L 6 x 3, E 5 x 3 (rt.h factor
+/* C -= L Y^T for a 6 x 5 block C, L 6 x 3, Y 5 x 3 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_6x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
-  c[4] -= l[2] * et[52] + l[1] * et[28] + l[0] * et[4];
-  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 48) + l[4] * *(const v4 *)(et + 24) + l[3] * *(const v4 *)(et + 0);
-  c[9] -= l[5] * et[52] + l[4] * et[28] + l[3] * et[4];
-  *(v4 *)(c + 10) -= l[8] * *(const v4 *)(et + 48) + l[7] * *(const v4 *)(et + 24) + l[6] * *(const v4 *)(et + 0);
-  c[14] -= l[8] * et[52] + l[7] * et[28] + l[6] * et[4];
-  *(v4 *)(c + 15) -= l[11] * *(const v4 *)(et + 48) + l[10] * *(const v4 *)(et + 24) + l[9] * *(const v4 *)(et + 0);
-  c[19] -= l[11] * et[52] + l[10] * et[28] + l[9] * et[4];
-  *(v4 *)(c + 20) -= l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
-  c[24] -= l[14] * et[52] + l[13] * et[28] + l[12] * et[4];
-  *(v4 *)(c + 25) -= l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
-  c[29] -= l[17] * et[52] + l[16] * et[28] + l[15] * et[4];
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48);
+  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52];
+  *(v4 *)(c + 5) -= l[3] * *(const v4 *)(et + 0) + l[4] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 48);
+  c[9] -= l[3] * et[4] + l[4] * et[28] + l[5] * et[52];
+  *(v4 *)(c + 10) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48);
+  c[14] -= l[6] * et[4] + l[7] * et[28] + l[8] * et[52];
+  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
+  c[19] -= l[9] * et[4] + l[10] * et[28] + l[11] * et[52];
+  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
+  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
+  *(v4 *)(c + 25) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
+  c[29] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52];
 }
 
-/* C -= L E^T for a 6 x 5 block C, L 6 x 5, E 5 x 5 (rt.h factor
+/* C -= L Y^T for a 6 x 5 block C, L 6 x 5, Y 5 x 5 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[4] * *(const v4 *)(et + 96) + l[3] * *(const v4 *)(et + 72) + l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
-  c[4] -= l[4] * et[100] + l[3] * et[76] + l[2] * et[52] + l[1] * et[28] + l[0] * et[4];
-  *(v4 *)(c + 5) -= l[9] * *(const v4 *)(et + 96) + l[8] * *(const v4 *)(et + 72) + l[7] * *(const v4 *)(et + 48) + l[6] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 0);
-  c[9] -= l[9] * et[100] + l[8] * et[76] + l[7] * et[52] + l[6] * et[28] + l[5] * et[4];
-  *(v4 *)(c + 10) -= l[14] * *(const v4 *)(et + 96) + l[13] * *(const v4 *)(et + 72) + l[12] * *(const v4 *)(et + 48) + l[11] * *(const v4 *)(et + 24) + l[10] * *(const v4 *)(et + 0);
-  c[14] -= l[14] * et[100] + l[13] * et[76] + l[12] * et[52] + l[11] * et[28] + l[10] * et[4];
-  *(v4 *)(c + 15) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
-  c[19] -= l[19] * et[100] + l[18] * et[76] + l[17] * et[52] + l[16] * et[28] + l[15] * et[4];
-  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
-  c[24] -= l[24] * et[100] + l[23] * et[76] + l[22] * et[52] + l[21] * et[28] + l[20] * et[4];
-  *(v4 *)(c + 25) -= l[29] * *(const v4 *)(et + 96) + l[28] * *(const v4 *)(et + 72) + l[27] * *(const v4 *)(et + 48) + l[26] * *(const v4 *)(et + 24) + l[25] * *(const v4 *)(et + 0);
-  c[29] -= l[29] * et[100] + l[28] * et[76] + l[27] * et[52] + l[26] * et[28] + l[25] * et[4];
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
+  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100];
+  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
+  c[9] -= l[5] * et[4] + l[6] * et[28] + l[7] * et[52] + l[8] * et[76] + l[9] * et[100];
+  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
+  c[14] -= l[10] * et[4] + l[11] * et[28] + l[12] * et[52] + l[13] * et[76] + l[14] * et[100];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  c[19] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52] + l[18] * et[76] + l[19] * et[100];
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
+  *(v4 *)(c + 25) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
+  c[29] -= l[25] * et[4] + l[26] * et[28] + l[27] * et[52] + l[28] * et[76] + l[29] * et[100];
 }
 
 #else
 /* 16-byte vectors (SSE2, the x86-64 baseline; NEON) */
 
-/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
- * at et[k * 24]), then overwrites it with node_solve(N, E) using the
- * reciprocals rinv of N's pivots. */
+/* One row of an edge column (rt.h factor step 2): its forward substitution
+ * Y with N's l into et (Y[k] at et[k * 24]), and Y D^-1 over the row,
+ * with the reciprocals rinv of N's pivots. */
 static void panel_3x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const scalar e0 = e[0];
   const scalar e1 = e[1];
   const scalar e2 = e[2];
-  et[0] = e0;
-  et[24] = e1;
-  et[48] = e2;
   const scalar y0 = e0;
   const scalar y1 = e1 - n[3] * y0;
   const scalar y2 = e2 - n[6] * y0 - n[7] * y1;
+  et[0] = y0;
+  et[24] = y1;
+  et[48] = y2;
   const scalar z0 = y0 * rinv[0];
   const scalar z1 = y1 * rinv[1];
   const scalar z2 = y2 * rinv[2];
-  const scalar x2 = z2;
-  const scalar x1 = z1 - n[7] * x2;
-  const scalar x0 = z0 - n[6] * x2 - n[3] * x1;
-  e[0] = x0;
-  e[1] = x1;
-  e[2] = x2;
+  e[0] = z0;
+  e[1] = z1;
+  e[2] = z2;
 }
 
 /* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_4x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v2 e0 = {e[0], e[4]};
   const v2 e1 = {e[1], e[5]};
   const v2 e2 = {e[2], e[6]};
   const v2 e3 = {e[3], e[7]};
-  *(v2 *)(et + 0) = e0;
-  *(v2 *)(et + 24) = e1;
-  *(v2 *)(et + 48) = e2;
-  *(v2 *)(et + 72) = e3;
   const v2 y0 = e0;
   const v2 y1 = e1 - n[4] * y0;
   const v2 y2 = e2 - n[8] * y0 - n[9] * y1;
   const v2 y3 = e3 - n[12] * y0 - n[13] * y1 - n[14] * y2;
+  *(v2 *)(et + 0) = y0;
+  *(v2 *)(et + 24) = y1;
+  *(v2 *)(et + 48) = y2;
+  *(v2 *)(et + 72) = y3;
   const v2 z0 = y0 * rinv[0];
   const v2 z1 = y1 * rinv[1];
   const v2 z2 = y2 * rinv[2];
   const v2 z3 = y3 * rinv[3];
-  const v2 x3 = z3;
-  const v2 x2 = z2 - n[14] * x3;
-  const v2 x1 = z1 - n[13] * x3 - n[9] * x2;
-  const v2 x0 = z0 - n[12] * x3 - n[8] * x2 - n[4] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x0[1];
-  e[5] = x1[1];
-  e[6] = x2[1];
-  e[7] = x3[1];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z3[0];
+  e[4] = z0[1];
+  e[5] = z1[1];
+  e[6] = z2[1];
+  e[7] = z3[1];
 }
 
 /* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v2 e0 = {e[0], e[5]};
@@ -2347,57 +2287,51 @@ static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, sca
   const v2 e2 = {e[2], e[7]};
   const v2 e3 = {e[3], e[8]};
   const v2 e4 = {e[4], e[9]};
-  *(v2 *)(et + 0) = e0;
-  *(v2 *)(et + 24) = e1;
-  *(v2 *)(et + 48) = e2;
-  *(v2 *)(et + 72) = e3;
-  *(v2 *)(et + 96) = e4;
   const v2 y0 = e0;
   const v2 y1 = e1 - n[5] * y0;
   const v2 y2 = e2 - n[10] * y0 - n[11] * y1;
   const v2 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
   const v2 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  *(v2 *)(et + 0) = y0;
+  *(v2 *)(et + 24) = y1;
+  *(v2 *)(et + 48) = y2;
+  *(v2 *)(et + 72) = y3;
+  *(v2 *)(et + 96) = y4;
   const v2 z0 = y0 * rinv[0];
   const v2 z1 = y1 * rinv[1];
   const v2 z2 = y2 * rinv[2];
   const v2 z3 = y3 * rinv[3];
   const v2 z4 = y4 * rinv[4];
-  const v2 x4 = z4;
-  const v2 x3 = z3 - n[23] * x4;
-  const v2 x2 = z2 - n[22] * x4 - n[17] * x3;
-  const v2 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const v2 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x0[1];
-  e[6] = x1[1];
-  e[7] = x2[1];
-  e[8] = x3[1];
-  e[9] = x4[1];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z3[0];
+  e[4] = z4[0];
+  e[5] = z0[1];
+  e[6] = z1[1];
+  e[7] = z2[1];
+  e[8] = z3[1];
+  e[9] = z4[1];
 }
 
 /* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_1x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   (void)n; /* a 1 x 1 block: only its reciprocal */
   const v4 e0 = {e[0], e[1], e[2], 0};
-  *(v4 *)(et + 0) = e0;
   const v4 y0 = e0;
+  *(v4 *)(et + 0) = y0;
   const v4 z0 = y0 * rinv[0];
-  const v4 x0 = z0;
-  e[0] = x0[0];
-  e[1] = x0[1];
-  e[2] = x0[2];
+  e[0] = z0[0];
+  e[1] = z0[1];
+  e[2] = z0[2];
 }
 
 /* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0 = {e[0], e[5], e[10], 0};
@@ -2405,46 +2339,41 @@ static void panel_5x3_of_4(const scalar *restrict n, const scalar *restrict rinv
   const v4 e2 = {e[2], e[7], e[12], 0};
   const v4 e3 = {e[3], e[8], e[13], 0};
   const v4 e4 = {e[4], e[9], e[14], 0};
-  *(v4 *)(et + 0) = e0;
-  *(v4 *)(et + 24) = e1;
-  *(v4 *)(et + 48) = e2;
-  *(v4 *)(et + 72) = e3;
-  *(v4 *)(et + 96) = e4;
   const v4 y0 = e0;
   const v4 y1 = e1 - n[5] * y0;
   const v4 y2 = e2 - n[10] * y0 - n[11] * y1;
   const v4 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
   const v4 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  *(v4 *)(et + 0) = y0;
+  *(v4 *)(et + 24) = y1;
+  *(v4 *)(et + 48) = y2;
+  *(v4 *)(et + 72) = y3;
+  *(v4 *)(et + 96) = y4;
   const v4 z0 = y0 * rinv[0];
   const v4 z1 = y1 * rinv[1];
   const v4 z2 = y2 * rinv[2];
   const v4 z3 = y3 * rinv[3];
   const v4 z4 = y4 * rinv[4];
-  const v4 x4 = z4;
-  const v4 x3 = z3 - n[23] * x4;
-  const v4 x2 = z2 - n[22] * x4 - n[17] * x3;
-  const v4 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const v4 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x0[1];
-  e[6] = x1[1];
-  e[7] = x2[1];
-  e[8] = x3[1];
-  e[9] = x4[1];
-  e[10] = x0[2];
-  e[11] = x1[2];
-  e[12] = x2[2];
-  e[13] = x3[2];
-  e[14] = x4[2];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z3[0];
+  e[4] = z4[0];
+  e[5] = z0[1];
+  e[6] = z1[1];
+  e[7] = z2[1];
+  e[8] = z3[1];
+  e[9] = z4[1];
+  e[10] = z0[2];
+  e[11] = z1[2];
+  e[12] = z2[2];
+  e[13] = z3[2];
+  e[14] = z4[2];
 }
 
 /* 5 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 3 lanes idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x5_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0_0 = {e[0], e[5], e[10], e[15]};
@@ -2457,16 +2386,6 @@ static void panel_5x5_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 e3_1 = {e[23], 0, 0, 0};
   const v4 e4_0 = {e[4], e[9], e[14], e[19]};
   const v4 e4_1 = {e[24], 0, 0, 0};
-  *(v4 *)(et + 0) = e0_0;
-  *(v4 *)(et + 4) = e0_1;
-  *(v4 *)(et + 24) = e1_0;
-  *(v4 *)(et + 28) = e1_1;
-  *(v4 *)(et + 48) = e2_0;
-  *(v4 *)(et + 52) = e2_1;
-  *(v4 *)(et + 72) = e3_0;
-  *(v4 *)(et + 76) = e3_1;
-  *(v4 *)(et + 96) = e4_0;
-  *(v4 *)(et + 100) = e4_1;
   const v4 y0_0 = e0_0;
   const v4 y0_1 = e0_1;
   const v4 y1_0 = e1_0 - n[5] * y0_0;
@@ -2477,6 +2396,16 @@ static void panel_5x5_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 y3_1 = e3_1 - n[15] * y0_1 - n[16] * y1_1 - n[17] * y2_1;
   const v4 y4_0 = e4_0 - n[20] * y0_0 - n[21] * y1_0 - n[22] * y2_0 - n[23] * y3_0;
   const v4 y4_1 = e4_1 - n[20] * y0_1 - n[21] * y1_1 - n[22] * y2_1 - n[23] * y3_1;
+  *(v4 *)(et + 0) = y0_0;
+  *(v4 *)(et + 4) = y0_1;
+  *(v4 *)(et + 24) = y1_0;
+  *(v4 *)(et + 28) = y1_1;
+  *(v4 *)(et + 48) = y2_0;
+  *(v4 *)(et + 52) = y2_1;
+  *(v4 *)(et + 72) = y3_0;
+  *(v4 *)(et + 76) = y3_1;
+  *(v4 *)(et + 96) = y4_0;
+  *(v4 *)(et + 100) = y4_1;
   const v4 z0_0 = y0_0 * rinv[0];
   const v4 z0_1 = y0_1 * rinv[0];
   const v4 z1_0 = y1_0 * rinv[1];
@@ -2487,46 +2416,36 @@ static void panel_5x5_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 z3_1 = y3_1 * rinv[3];
   const v4 z4_0 = y4_0 * rinv[4];
   const v4 z4_1 = y4_1 * rinv[4];
-  const v4 x4_0 = z4_0;
-  const v4 x4_1 = z4_1;
-  const v4 x3_0 = z3_0 - n[23] * x4_0;
-  const v4 x3_1 = z3_1 - n[23] * x4_1;
-  const v4 x2_0 = z2_0 - n[22] * x4_0 - n[17] * x3_0;
-  const v4 x2_1 = z2_1 - n[22] * x4_1 - n[17] * x3_1;
-  const v4 x1_0 = z1_0 - n[21] * x4_0 - n[16] * x3_0 - n[11] * x2_0;
-  const v4 x1_1 = z1_1 - n[21] * x4_1 - n[16] * x3_1 - n[11] * x2_1;
-  const v4 x0_0 = z0_0 - n[20] * x4_0 - n[15] * x3_0 - n[10] * x2_0 - n[5] * x1_0;
-  const v4 x0_1 = z0_1 - n[20] * x4_1 - n[15] * x3_1 - n[10] * x2_1 - n[5] * x1_1;
-  e[0] = x0_0[0];
-  e[1] = x1_0[0];
-  e[2] = x2_0[0];
-  e[3] = x3_0[0];
-  e[4] = x4_0[0];
-  e[5] = x0_0[1];
-  e[6] = x1_0[1];
-  e[7] = x2_0[1];
-  e[8] = x3_0[1];
-  e[9] = x4_0[1];
-  e[10] = x0_0[2];
-  e[11] = x1_0[2];
-  e[12] = x2_0[2];
-  e[13] = x3_0[2];
-  e[14] = x4_0[2];
-  e[15] = x0_0[3];
-  e[16] = x1_0[3];
-  e[17] = x2_0[3];
-  e[18] = x3_0[3];
-  e[19] = x4_0[3];
-  e[20] = x0_1[0];
-  e[21] = x1_1[0];
-  e[22] = x2_1[0];
-  e[23] = x3_1[0];
-  e[24] = x4_1[0];
+  e[0] = z0_0[0];
+  e[1] = z1_0[0];
+  e[2] = z2_0[0];
+  e[3] = z3_0[0];
+  e[4] = z4_0[0];
+  e[5] = z0_0[1];
+  e[6] = z1_0[1];
+  e[7] = z2_0[1];
+  e[8] = z3_0[1];
+  e[9] = z4_0[1];
+  e[10] = z0_0[2];
+  e[11] = z1_0[2];
+  e[12] = z2_0[2];
+  e[13] = z3_0[2];
+  e[14] = z4_0[2];
+  e[15] = z0_0[3];
+  e[16] = z1_0[3];
+  e[17] = z2_0[3];
+  e[18] = z3_0[3];
+  e[19] = z4_0[3];
+  e[20] = z0_1[0];
+  e[21] = z1_1[0];
+  e[22] = z2_1[0];
+  e[23] = z3_1[0];
+  e[24] = z4_1[0];
 }
 
 /* 5 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 3 lanes idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_6x5_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0_0 = {e[0], e[6], e[12], e[18]};
@@ -2541,18 +2460,6 @@ static void panel_6x5_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 e4_1 = {e[28], 0, 0, 0};
   const v4 e5_0 = {e[5], e[11], e[17], e[23]};
   const v4 e5_1 = {e[29], 0, 0, 0};
-  *(v4 *)(et + 0) = e0_0;
-  *(v4 *)(et + 4) = e0_1;
-  *(v4 *)(et + 24) = e1_0;
-  *(v4 *)(et + 28) = e1_1;
-  *(v4 *)(et + 48) = e2_0;
-  *(v4 *)(et + 52) = e2_1;
-  *(v4 *)(et + 72) = e3_0;
-  *(v4 *)(et + 76) = e3_1;
-  *(v4 *)(et + 96) = e4_0;
-  *(v4 *)(et + 100) = e4_1;
-  *(v4 *)(et + 120) = e5_0;
-  *(v4 *)(et + 124) = e5_1;
   const v4 y0_0 = e0_0;
   const v4 y0_1 = e0_1;
   const v4 y1_0 = e1_0 - n[6] * y0_0;
@@ -2565,6 +2472,18 @@ static void panel_6x5_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 y4_1 = e4_1 - n[24] * y0_1 - n[25] * y1_1 - n[26] * y2_1 - n[27] * y3_1;
   const v4 y5_0 = e5_0 - n[30] * y0_0 - n[31] * y1_0 - n[32] * y2_0 - n[33] * y3_0 - n[34] * y4_0;
   const v4 y5_1 = e5_1 - n[30] * y0_1 - n[31] * y1_1 - n[32] * y2_1 - n[33] * y3_1 - n[34] * y4_1;
+  *(v4 *)(et + 0) = y0_0;
+  *(v4 *)(et + 4) = y0_1;
+  *(v4 *)(et + 24) = y1_0;
+  *(v4 *)(et + 28) = y1_1;
+  *(v4 *)(et + 48) = y2_0;
+  *(v4 *)(et + 52) = y2_1;
+  *(v4 *)(et + 72) = y3_0;
+  *(v4 *)(et + 76) = y3_1;
+  *(v4 *)(et + 96) = y4_0;
+  *(v4 *)(et + 100) = y4_1;
+  *(v4 *)(et + 120) = y5_0;
+  *(v4 *)(et + 124) = y5_1;
   const v4 z0_0 = y0_0 * rinv[0];
   const v4 z0_1 = y0_1 * rinv[0];
   const v4 z1_0 = y1_0 * rinv[1];
@@ -2577,53 +2496,41 @@ static void panel_6x5_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 z4_1 = y4_1 * rinv[4];
   const v4 z5_0 = y5_0 * rinv[5];
   const v4 z5_1 = y5_1 * rinv[5];
-  const v4 x5_0 = z5_0;
-  const v4 x5_1 = z5_1;
-  const v4 x4_0 = z4_0 - n[34] * x5_0;
-  const v4 x4_1 = z4_1 - n[34] * x5_1;
-  const v4 x3_0 = z3_0 - n[33] * x5_0 - n[27] * x4_0;
-  const v4 x3_1 = z3_1 - n[33] * x5_1 - n[27] * x4_1;
-  const v4 x2_0 = z2_0 - n[32] * x5_0 - n[26] * x4_0 - n[20] * x3_0;
-  const v4 x2_1 = z2_1 - n[32] * x5_1 - n[26] * x4_1 - n[20] * x3_1;
-  const v4 x1_0 = z1_0 - n[31] * x5_0 - n[25] * x4_0 - n[19] * x3_0 - n[13] * x2_0;
-  const v4 x1_1 = z1_1 - n[31] * x5_1 - n[25] * x4_1 - n[19] * x3_1 - n[13] * x2_1;
-  const v4 x0_0 = z0_0 - n[30] * x5_0 - n[24] * x4_0 - n[18] * x3_0 - n[12] * x2_0 - n[6] * x1_0;
-  const v4 x0_1 = z0_1 - n[30] * x5_1 - n[24] * x4_1 - n[18] * x3_1 - n[12] * x2_1 - n[6] * x1_1;
-  e[0] = x0_0[0];
-  e[1] = x1_0[0];
-  e[2] = x2_0[0];
-  e[3] = x3_0[0];
-  e[4] = x4_0[0];
-  e[5] = x5_0[0];
-  e[6] = x0_0[1];
-  e[7] = x1_0[1];
-  e[8] = x2_0[1];
-  e[9] = x3_0[1];
-  e[10] = x4_0[1];
-  e[11] = x5_0[1];
-  e[12] = x0_0[2];
-  e[13] = x1_0[2];
-  e[14] = x2_0[2];
-  e[15] = x3_0[2];
-  e[16] = x4_0[2];
-  e[17] = x5_0[2];
-  e[18] = x0_0[3];
-  e[19] = x1_0[3];
-  e[20] = x2_0[3];
-  e[21] = x3_0[3];
-  e[22] = x4_0[3];
-  e[23] = x5_0[3];
-  e[24] = x0_1[0];
-  e[25] = x1_1[0];
-  e[26] = x2_1[0];
-  e[27] = x3_1[0];
-  e[28] = x4_1[0];
-  e[29] = x5_1[0];
+  e[0] = z0_0[0];
+  e[1] = z1_0[0];
+  e[2] = z2_0[0];
+  e[3] = z3_0[0];
+  e[4] = z4_0[0];
+  e[5] = z5_0[0];
+  e[6] = z0_0[1];
+  e[7] = z1_0[1];
+  e[8] = z2_0[1];
+  e[9] = z3_0[1];
+  e[10] = z4_0[1];
+  e[11] = z5_0[1];
+  e[12] = z0_0[2];
+  e[13] = z1_0[2];
+  e[14] = z2_0[2];
+  e[15] = z3_0[2];
+  e[16] = z4_0[2];
+  e[17] = z5_0[2];
+  e[18] = z0_0[3];
+  e[19] = z1_0[3];
+  e[20] = z2_0[3];
+  e[21] = z3_0[3];
+  e[22] = z4_0[3];
+  e[23] = z5_0[3];
+  e[24] = z0_1[0];
+  e[25] = z1_1[0];
+  e[26] = z2_1[0];
+  e[27] = z3_1[0];
+  e[28] = z4_1[0];
+  e[29] = z5_1[0];
 }
 
 /* 6 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 2 lanes idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0_0 = {e[0], e[5], e[10], e[15]};
@@ -2636,16 +2543,6 @@ static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 e3_1 = {e[23], e[28], 0, 0};
   const v4 e4_0 = {e[4], e[9], e[14], e[19]};
   const v4 e4_1 = {e[24], e[29], 0, 0};
-  *(v4 *)(et + 0) = e0_0;
-  *(v4 *)(et + 4) = e0_1;
-  *(v4 *)(et + 24) = e1_0;
-  *(v4 *)(et + 28) = e1_1;
-  *(v4 *)(et + 48) = e2_0;
-  *(v4 *)(et + 52) = e2_1;
-  *(v4 *)(et + 72) = e3_0;
-  *(v4 *)(et + 76) = e3_1;
-  *(v4 *)(et + 96) = e4_0;
-  *(v4 *)(et + 100) = e4_1;
   const v4 y0_0 = e0_0;
   const v4 y0_1 = e0_1;
   const v4 y1_0 = e1_0 - n[5] * y0_0;
@@ -2656,6 +2553,16 @@ static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 y3_1 = e3_1 - n[15] * y0_1 - n[16] * y1_1 - n[17] * y2_1;
   const v4 y4_0 = e4_0 - n[20] * y0_0 - n[21] * y1_0 - n[22] * y2_0 - n[23] * y3_0;
   const v4 y4_1 = e4_1 - n[20] * y0_1 - n[21] * y1_1 - n[22] * y2_1 - n[23] * y3_1;
+  *(v4 *)(et + 0) = y0_0;
+  *(v4 *)(et + 4) = y0_1;
+  *(v4 *)(et + 24) = y1_0;
+  *(v4 *)(et + 28) = y1_1;
+  *(v4 *)(et + 48) = y2_0;
+  *(v4 *)(et + 52) = y2_1;
+  *(v4 *)(et + 72) = y3_0;
+  *(v4 *)(et + 76) = y3_1;
+  *(v4 *)(et + 96) = y4_0;
+  *(v4 *)(et + 100) = y4_1;
   const v4 z0_0 = y0_0 * rinv[0];
   const v4 z0_1 = y0_1 * rinv[0];
   const v4 z1_0 = y1_0 * rinv[1];
@@ -2666,51 +2573,41 @@ static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 z3_1 = y3_1 * rinv[3];
   const v4 z4_0 = y4_0 * rinv[4];
   const v4 z4_1 = y4_1 * rinv[4];
-  const v4 x4_0 = z4_0;
-  const v4 x4_1 = z4_1;
-  const v4 x3_0 = z3_0 - n[23] * x4_0;
-  const v4 x3_1 = z3_1 - n[23] * x4_1;
-  const v4 x2_0 = z2_0 - n[22] * x4_0 - n[17] * x3_0;
-  const v4 x2_1 = z2_1 - n[22] * x4_1 - n[17] * x3_1;
-  const v4 x1_0 = z1_0 - n[21] * x4_0 - n[16] * x3_0 - n[11] * x2_0;
-  const v4 x1_1 = z1_1 - n[21] * x4_1 - n[16] * x3_1 - n[11] * x2_1;
-  const v4 x0_0 = z0_0 - n[20] * x4_0 - n[15] * x3_0 - n[10] * x2_0 - n[5] * x1_0;
-  const v4 x0_1 = z0_1 - n[20] * x4_1 - n[15] * x3_1 - n[10] * x2_1 - n[5] * x1_1;
-  e[0] = x0_0[0];
-  e[1] = x1_0[0];
-  e[2] = x2_0[0];
-  e[3] = x3_0[0];
-  e[4] = x4_0[0];
-  e[5] = x0_0[1];
-  e[6] = x1_0[1];
-  e[7] = x2_0[1];
-  e[8] = x3_0[1];
-  e[9] = x4_0[1];
-  e[10] = x0_0[2];
-  e[11] = x1_0[2];
-  e[12] = x2_0[2];
-  e[13] = x3_0[2];
-  e[14] = x4_0[2];
-  e[15] = x0_0[3];
-  e[16] = x1_0[3];
-  e[17] = x2_0[3];
-  e[18] = x3_0[3];
-  e[19] = x4_0[3];
-  e[20] = x0_1[0];
-  e[21] = x1_1[0];
-  e[22] = x2_1[0];
-  e[23] = x3_1[0];
-  e[24] = x4_1[0];
-  e[25] = x0_1[1];
-  e[26] = x1_1[1];
-  e[27] = x2_1[1];
-  e[28] = x3_1[1];
-  e[29] = x4_1[1];
+  e[0] = z0_0[0];
+  e[1] = z1_0[0];
+  e[2] = z2_0[0];
+  e[3] = z3_0[0];
+  e[4] = z4_0[0];
+  e[5] = z0_0[1];
+  e[6] = z1_0[1];
+  e[7] = z2_0[1];
+  e[8] = z3_0[1];
+  e[9] = z4_0[1];
+  e[10] = z0_0[2];
+  e[11] = z1_0[2];
+  e[12] = z2_0[2];
+  e[13] = z3_0[2];
+  e[14] = z4_0[2];
+  e[15] = z0_0[3];
+  e[16] = z1_0[3];
+  e[17] = z2_0[3];
+  e[18] = z3_0[3];
+  e[19] = z4_0[3];
+  e[20] = z0_1[0];
+  e[21] = z1_1[0];
+  e[22] = z2_1[0];
+  e[23] = z3_1[0];
+  e[24] = z4_1[0];
+  e[25] = z0_1[1];
+  e[26] = z1_1[1];
+  e[27] = z2_1[1];
+  e[28] = z3_1[1];
+  e[29] = z4_1[1];
 }
 
 /* 7 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 1 lane idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x7_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0_0 = {e[0], e[5], e[10], e[15]};
@@ -2723,16 +2620,6 @@ static void panel_5x7_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 e3_1 = {e[23], e[28], e[33], 0};
   const v4 e4_0 = {e[4], e[9], e[14], e[19]};
   const v4 e4_1 = {e[24], e[29], e[34], 0};
-  *(v4 *)(et + 0) = e0_0;
-  *(v4 *)(et + 4) = e0_1;
-  *(v4 *)(et + 24) = e1_0;
-  *(v4 *)(et + 28) = e1_1;
-  *(v4 *)(et + 48) = e2_0;
-  *(v4 *)(et + 52) = e2_1;
-  *(v4 *)(et + 72) = e3_0;
-  *(v4 *)(et + 76) = e3_1;
-  *(v4 *)(et + 96) = e4_0;
-  *(v4 *)(et + 100) = e4_1;
   const v4 y0_0 = e0_0;
   const v4 y0_1 = e0_1;
   const v4 y1_0 = e1_0 - n[5] * y0_0;
@@ -2743,6 +2630,16 @@ static void panel_5x7_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 y3_1 = e3_1 - n[15] * y0_1 - n[16] * y1_1 - n[17] * y2_1;
   const v4 y4_0 = e4_0 - n[20] * y0_0 - n[21] * y1_0 - n[22] * y2_0 - n[23] * y3_0;
   const v4 y4_1 = e4_1 - n[20] * y0_1 - n[21] * y1_1 - n[22] * y2_1 - n[23] * y3_1;
+  *(v4 *)(et + 0) = y0_0;
+  *(v4 *)(et + 4) = y0_1;
+  *(v4 *)(et + 24) = y1_0;
+  *(v4 *)(et + 28) = y1_1;
+  *(v4 *)(et + 48) = y2_0;
+  *(v4 *)(et + 52) = y2_1;
+  *(v4 *)(et + 72) = y3_0;
+  *(v4 *)(et + 76) = y3_1;
+  *(v4 *)(et + 96) = y4_0;
+  *(v4 *)(et + 100) = y4_1;
   const v4 z0_0 = y0_0 * rinv[0];
   const v4 z0_1 = y0_1 * rinv[0];
   const v4 z1_0 = y1_0 * rinv[1];
@@ -2753,56 +2650,46 @@ static void panel_5x7_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 z3_1 = y3_1 * rinv[3];
   const v4 z4_0 = y4_0 * rinv[4];
   const v4 z4_1 = y4_1 * rinv[4];
-  const v4 x4_0 = z4_0;
-  const v4 x4_1 = z4_1;
-  const v4 x3_0 = z3_0 - n[23] * x4_0;
-  const v4 x3_1 = z3_1 - n[23] * x4_1;
-  const v4 x2_0 = z2_0 - n[22] * x4_0 - n[17] * x3_0;
-  const v4 x2_1 = z2_1 - n[22] * x4_1 - n[17] * x3_1;
-  const v4 x1_0 = z1_0 - n[21] * x4_0 - n[16] * x3_0 - n[11] * x2_0;
-  const v4 x1_1 = z1_1 - n[21] * x4_1 - n[16] * x3_1 - n[11] * x2_1;
-  const v4 x0_0 = z0_0 - n[20] * x4_0 - n[15] * x3_0 - n[10] * x2_0 - n[5] * x1_0;
-  const v4 x0_1 = z0_1 - n[20] * x4_1 - n[15] * x3_1 - n[10] * x2_1 - n[5] * x1_1;
-  e[0] = x0_0[0];
-  e[1] = x1_0[0];
-  e[2] = x2_0[0];
-  e[3] = x3_0[0];
-  e[4] = x4_0[0];
-  e[5] = x0_0[1];
-  e[6] = x1_0[1];
-  e[7] = x2_0[1];
-  e[8] = x3_0[1];
-  e[9] = x4_0[1];
-  e[10] = x0_0[2];
-  e[11] = x1_0[2];
-  e[12] = x2_0[2];
-  e[13] = x3_0[2];
-  e[14] = x4_0[2];
-  e[15] = x0_0[3];
-  e[16] = x1_0[3];
-  e[17] = x2_0[3];
-  e[18] = x3_0[3];
-  e[19] = x4_0[3];
-  e[20] = x0_1[0];
-  e[21] = x1_1[0];
-  e[22] = x2_1[0];
-  e[23] = x3_1[0];
-  e[24] = x4_1[0];
-  e[25] = x0_1[1];
-  e[26] = x1_1[1];
-  e[27] = x2_1[1];
-  e[28] = x3_1[1];
-  e[29] = x4_1[1];
-  e[30] = x0_1[2];
-  e[31] = x1_1[2];
-  e[32] = x2_1[2];
-  e[33] = x3_1[2];
-  e[34] = x4_1[2];
+  e[0] = z0_0[0];
+  e[1] = z1_0[0];
+  e[2] = z2_0[0];
+  e[3] = z3_0[0];
+  e[4] = z4_0[0];
+  e[5] = z0_0[1];
+  e[6] = z1_0[1];
+  e[7] = z2_0[1];
+  e[8] = z3_0[1];
+  e[9] = z4_0[1];
+  e[10] = z0_0[2];
+  e[11] = z1_0[2];
+  e[12] = z2_0[2];
+  e[13] = z3_0[2];
+  e[14] = z4_0[2];
+  e[15] = z0_0[3];
+  e[16] = z1_0[3];
+  e[17] = z2_0[3];
+  e[18] = z3_0[3];
+  e[19] = z4_0[3];
+  e[20] = z0_1[0];
+  e[21] = z1_1[0];
+  e[22] = z2_1[0];
+  e[23] = z3_1[0];
+  e[24] = z4_1[0];
+  e[25] = z0_1[1];
+  e[26] = z1_1[1];
+  e[27] = z2_1[1];
+  e[28] = z3_1[1];
+  e[29] = z4_1[1];
+  e[30] = z0_1[2];
+  e[31] = z1_1[2];
+  e[32] = z2_1[2];
+  e[33] = z3_1[2];
+  e[34] = z4_1[2];
 }
 
 /* 7 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 1 lane idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_6x7_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0_0 = {e[0], e[6], e[12], e[18]};
@@ -2817,18 +2704,6 @@ static void panel_6x7_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 e4_1 = {e[28], e[34], e[40], 0};
   const v4 e5_0 = {e[5], e[11], e[17], e[23]};
   const v4 e5_1 = {e[29], e[35], e[41], 0};
-  *(v4 *)(et + 0) = e0_0;
-  *(v4 *)(et + 4) = e0_1;
-  *(v4 *)(et + 24) = e1_0;
-  *(v4 *)(et + 28) = e1_1;
-  *(v4 *)(et + 48) = e2_0;
-  *(v4 *)(et + 52) = e2_1;
-  *(v4 *)(et + 72) = e3_0;
-  *(v4 *)(et + 76) = e3_1;
-  *(v4 *)(et + 96) = e4_0;
-  *(v4 *)(et + 100) = e4_1;
-  *(v4 *)(et + 120) = e5_0;
-  *(v4 *)(et + 124) = e5_1;
   const v4 y0_0 = e0_0;
   const v4 y0_1 = e0_1;
   const v4 y1_0 = e1_0 - n[6] * y0_0;
@@ -2841,6 +2716,18 @@ static void panel_6x7_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 y4_1 = e4_1 - n[24] * y0_1 - n[25] * y1_1 - n[26] * y2_1 - n[27] * y3_1;
   const v4 y5_0 = e5_0 - n[30] * y0_0 - n[31] * y1_0 - n[32] * y2_0 - n[33] * y3_0 - n[34] * y4_0;
   const v4 y5_1 = e5_1 - n[30] * y0_1 - n[31] * y1_1 - n[32] * y2_1 - n[33] * y3_1 - n[34] * y4_1;
+  *(v4 *)(et + 0) = y0_0;
+  *(v4 *)(et + 4) = y0_1;
+  *(v4 *)(et + 24) = y1_0;
+  *(v4 *)(et + 28) = y1_1;
+  *(v4 *)(et + 48) = y2_0;
+  *(v4 *)(et + 52) = y2_1;
+  *(v4 *)(et + 72) = y3_0;
+  *(v4 *)(et + 76) = y3_1;
+  *(v4 *)(et + 96) = y4_0;
+  *(v4 *)(et + 100) = y4_1;
+  *(v4 *)(et + 120) = y5_0;
+  *(v4 *)(et + 124) = y5_1;
   const v4 z0_0 = y0_0 * rinv[0];
   const v4 z0_1 = y0_1 * rinv[0];
   const v4 z1_0 = y1_0 * rinv[1];
@@ -2853,91 +2740,77 @@ static void panel_6x7_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 z4_1 = y4_1 * rinv[4];
   const v4 z5_0 = y5_0 * rinv[5];
   const v4 z5_1 = y5_1 * rinv[5];
-  const v4 x5_0 = z5_0;
-  const v4 x5_1 = z5_1;
-  const v4 x4_0 = z4_0 - n[34] * x5_0;
-  const v4 x4_1 = z4_1 - n[34] * x5_1;
-  const v4 x3_0 = z3_0 - n[33] * x5_0 - n[27] * x4_0;
-  const v4 x3_1 = z3_1 - n[33] * x5_1 - n[27] * x4_1;
-  const v4 x2_0 = z2_0 - n[32] * x5_0 - n[26] * x4_0 - n[20] * x3_0;
-  const v4 x2_1 = z2_1 - n[32] * x5_1 - n[26] * x4_1 - n[20] * x3_1;
-  const v4 x1_0 = z1_0 - n[31] * x5_0 - n[25] * x4_0 - n[19] * x3_0 - n[13] * x2_0;
-  const v4 x1_1 = z1_1 - n[31] * x5_1 - n[25] * x4_1 - n[19] * x3_1 - n[13] * x2_1;
-  const v4 x0_0 = z0_0 - n[30] * x5_0 - n[24] * x4_0 - n[18] * x3_0 - n[12] * x2_0 - n[6] * x1_0;
-  const v4 x0_1 = z0_1 - n[30] * x5_1 - n[24] * x4_1 - n[18] * x3_1 - n[12] * x2_1 - n[6] * x1_1;
-  e[0] = x0_0[0];
-  e[1] = x1_0[0];
-  e[2] = x2_0[0];
-  e[3] = x3_0[0];
-  e[4] = x4_0[0];
-  e[5] = x5_0[0];
-  e[6] = x0_0[1];
-  e[7] = x1_0[1];
-  e[8] = x2_0[1];
-  e[9] = x3_0[1];
-  e[10] = x4_0[1];
-  e[11] = x5_0[1];
-  e[12] = x0_0[2];
-  e[13] = x1_0[2];
-  e[14] = x2_0[2];
-  e[15] = x3_0[2];
-  e[16] = x4_0[2];
-  e[17] = x5_0[2];
-  e[18] = x0_0[3];
-  e[19] = x1_0[3];
-  e[20] = x2_0[3];
-  e[21] = x3_0[3];
-  e[22] = x4_0[3];
-  e[23] = x5_0[3];
-  e[24] = x0_1[0];
-  e[25] = x1_1[0];
-  e[26] = x2_1[0];
-  e[27] = x3_1[0];
-  e[28] = x4_1[0];
-  e[29] = x5_1[0];
-  e[30] = x0_1[1];
-  e[31] = x1_1[1];
-  e[32] = x2_1[1];
-  e[33] = x3_1[1];
-  e[34] = x4_1[1];
-  e[35] = x5_1[1];
-  e[36] = x0_1[2];
-  e[37] = x1_1[2];
-  e[38] = x2_1[2];
-  e[39] = x3_1[2];
-  e[40] = x4_1[2];
-  e[41] = x5_1[2];
+  e[0] = z0_0[0];
+  e[1] = z1_0[0];
+  e[2] = z2_0[0];
+  e[3] = z3_0[0];
+  e[4] = z4_0[0];
+  e[5] = z5_0[0];
+  e[6] = z0_0[1];
+  e[7] = z1_0[1];
+  e[8] = z2_0[1];
+  e[9] = z3_0[1];
+  e[10] = z4_0[1];
+  e[11] = z5_0[1];
+  e[12] = z0_0[2];
+  e[13] = z1_0[2];
+  e[14] = z2_0[2];
+  e[15] = z3_0[2];
+  e[16] = z4_0[2];
+  e[17] = z5_0[2];
+  e[18] = z0_0[3];
+  e[19] = z1_0[3];
+  e[20] = z2_0[3];
+  e[21] = z3_0[3];
+  e[22] = z4_0[3];
+  e[23] = z5_0[3];
+  e[24] = z0_1[0];
+  e[25] = z1_1[0];
+  e[26] = z2_1[0];
+  e[27] = z3_1[0];
+  e[28] = z4_1[0];
+  e[29] = z5_1[0];
+  e[30] = z0_1[1];
+  e[31] = z1_1[1];
+  e[32] = z2_1[1];
+  e[33] = z3_1[1];
+  e[34] = z4_1[1];
+  e[35] = z5_1[1];
+  e[36] = z0_1[2];
+  e[37] = z1_1[2];
+  e[38] = z2_1[2];
+  e[39] = z3_1[2];
+  e[40] = z4_1[2];
+  e[41] = z5_1[2];
 }
 
 /* 8 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4):
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_1x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   (void)n; /* a 1 x 1 block: only its reciprocal */
   const v4 e0_0 = {e[0], e[1], e[2], e[3]};
   const v4 e0_1 = {e[4], e[5], e[6], e[7]};
-  *(v4 *)(et + 0) = e0_0;
-  *(v4 *)(et + 4) = e0_1;
   const v4 y0_0 = e0_0;
   const v4 y0_1 = e0_1;
+  *(v4 *)(et + 0) = y0_0;
+  *(v4 *)(et + 4) = y0_1;
   const v4 z0_0 = y0_0 * rinv[0];
   const v4 z0_1 = y0_1 * rinv[0];
-  const v4 x0_0 = z0_0;
-  const v4 x0_1 = z0_1;
-  e[0] = x0_0[0];
-  e[1] = x0_0[1];
-  e[2] = x0_0[2];
-  e[3] = x0_0[3];
-  e[4] = x0_1[0];
-  e[5] = x0_1[1];
-  e[6] = x0_1[2];
-  e[7] = x0_1[3];
+  e[0] = z0_0[0];
+  e[1] = z0_0[1];
+  e[2] = z0_0[2];
+  e[3] = z0_0[3];
+  e[4] = z0_1[0];
+  e[5] = z0_1[1];
+  e[6] = z0_1[2];
+  e[7] = z0_1[3];
 }
 
 /* 8 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4):
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_3x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0_0 = {e[0], e[3], e[6], e[9]};
@@ -2946,59 +2819,53 @@ static void panel_3x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 e1_1 = {e[13], e[16], e[19], e[22]};
   const v4 e2_0 = {e[2], e[5], e[8], e[11]};
   const v4 e2_1 = {e[14], e[17], e[20], e[23]};
-  *(v4 *)(et + 0) = e0_0;
-  *(v4 *)(et + 4) = e0_1;
-  *(v4 *)(et + 24) = e1_0;
-  *(v4 *)(et + 28) = e1_1;
-  *(v4 *)(et + 48) = e2_0;
-  *(v4 *)(et + 52) = e2_1;
   const v4 y0_0 = e0_0;
   const v4 y0_1 = e0_1;
   const v4 y1_0 = e1_0 - n[3] * y0_0;
   const v4 y1_1 = e1_1 - n[3] * y0_1;
   const v4 y2_0 = e2_0 - n[6] * y0_0 - n[7] * y1_0;
   const v4 y2_1 = e2_1 - n[6] * y0_1 - n[7] * y1_1;
+  *(v4 *)(et + 0) = y0_0;
+  *(v4 *)(et + 4) = y0_1;
+  *(v4 *)(et + 24) = y1_0;
+  *(v4 *)(et + 28) = y1_1;
+  *(v4 *)(et + 48) = y2_0;
+  *(v4 *)(et + 52) = y2_1;
   const v4 z0_0 = y0_0 * rinv[0];
   const v4 z0_1 = y0_1 * rinv[0];
   const v4 z1_0 = y1_0 * rinv[1];
   const v4 z1_1 = y1_1 * rinv[1];
   const v4 z2_0 = y2_0 * rinv[2];
   const v4 z2_1 = y2_1 * rinv[2];
-  const v4 x2_0 = z2_0;
-  const v4 x2_1 = z2_1;
-  const v4 x1_0 = z1_0 - n[7] * x2_0;
-  const v4 x1_1 = z1_1 - n[7] * x2_1;
-  const v4 x0_0 = z0_0 - n[6] * x2_0 - n[3] * x1_0;
-  const v4 x0_1 = z0_1 - n[6] * x2_1 - n[3] * x1_1;
-  e[0] = x0_0[0];
-  e[1] = x1_0[0];
-  e[2] = x2_0[0];
-  e[3] = x0_0[1];
-  e[4] = x1_0[1];
-  e[5] = x2_0[1];
-  e[6] = x0_0[2];
-  e[7] = x1_0[2];
-  e[8] = x2_0[2];
-  e[9] = x0_0[3];
-  e[10] = x1_0[3];
-  e[11] = x2_0[3];
-  e[12] = x0_1[0];
-  e[13] = x1_1[0];
-  e[14] = x2_1[0];
-  e[15] = x0_1[1];
-  e[16] = x1_1[1];
-  e[17] = x2_1[1];
-  e[18] = x0_1[2];
-  e[19] = x1_1[2];
-  e[20] = x2_1[2];
-  e[21] = x0_1[3];
-  e[22] = x1_1[3];
-  e[23] = x2_1[3];
+  e[0] = z0_0[0];
+  e[1] = z1_0[0];
+  e[2] = z2_0[0];
+  e[3] = z0_0[1];
+  e[4] = z1_0[1];
+  e[5] = z2_0[1];
+  e[6] = z0_0[2];
+  e[7] = z1_0[2];
+  e[8] = z2_0[2];
+  e[9] = z0_0[3];
+  e[10] = z1_0[3];
+  e[11] = z2_0[3];
+  e[12] = z0_1[0];
+  e[13] = z1_1[0];
+  e[14] = z2_1[0];
+  e[15] = z0_1[1];
+  e[16] = z1_1[1];
+  e[17] = z2_1[1];
+  e[18] = z0_1[2];
+  e[19] = z1_1[2];
+  e[20] = z2_1[2];
+  e[21] = z0_1[3];
+  e[22] = z1_1[3];
+  e[23] = z2_1[3];
 }
 
 /* 8 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4):
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_4x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0_0 = {e[0], e[4], e[8], e[12]};
@@ -3009,14 +2876,6 @@ static void panel_4x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 e2_1 = {e[18], e[22], e[26], e[30]};
   const v4 e3_0 = {e[3], e[7], e[11], e[15]};
   const v4 e3_1 = {e[19], e[23], e[27], e[31]};
-  *(v4 *)(et + 0) = e0_0;
-  *(v4 *)(et + 4) = e0_1;
-  *(v4 *)(et + 24) = e1_0;
-  *(v4 *)(et + 28) = e1_1;
-  *(v4 *)(et + 48) = e2_0;
-  *(v4 *)(et + 52) = e2_1;
-  *(v4 *)(et + 72) = e3_0;
-  *(v4 *)(et + 76) = e3_1;
   const v4 y0_0 = e0_0;
   const v4 y0_1 = e0_1;
   const v4 y1_0 = e1_0 - n[4] * y0_0;
@@ -3025,6 +2884,14 @@ static void panel_4x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 y2_1 = e2_1 - n[8] * y0_1 - n[9] * y1_1;
   const v4 y3_0 = e3_0 - n[12] * y0_0 - n[13] * y1_0 - n[14] * y2_0;
   const v4 y3_1 = e3_1 - n[12] * y0_1 - n[13] * y1_1 - n[14] * y2_1;
+  *(v4 *)(et + 0) = y0_0;
+  *(v4 *)(et + 4) = y0_1;
+  *(v4 *)(et + 24) = y1_0;
+  *(v4 *)(et + 28) = y1_1;
+  *(v4 *)(et + 48) = y2_0;
+  *(v4 *)(et + 52) = y2_1;
+  *(v4 *)(et + 72) = y3_0;
+  *(v4 *)(et + 76) = y3_1;
   const v4 z0_0 = y0_0 * rinv[0];
   const v4 z0_1 = y0_1 * rinv[0];
   const v4 z1_0 = y1_0 * rinv[1];
@@ -3033,51 +2900,43 @@ static void panel_4x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 z2_1 = y2_1 * rinv[2];
   const v4 z3_0 = y3_0 * rinv[3];
   const v4 z3_1 = y3_1 * rinv[3];
-  const v4 x3_0 = z3_0;
-  const v4 x3_1 = z3_1;
-  const v4 x2_0 = z2_0 - n[14] * x3_0;
-  const v4 x2_1 = z2_1 - n[14] * x3_1;
-  const v4 x1_0 = z1_0 - n[13] * x3_0 - n[9] * x2_0;
-  const v4 x1_1 = z1_1 - n[13] * x3_1 - n[9] * x2_1;
-  const v4 x0_0 = z0_0 - n[12] * x3_0 - n[8] * x2_0 - n[4] * x1_0;
-  const v4 x0_1 = z0_1 - n[12] * x3_1 - n[8] * x2_1 - n[4] * x1_1;
-  e[0] = x0_0[0];
-  e[1] = x1_0[0];
-  e[2] = x2_0[0];
-  e[3] = x3_0[0];
-  e[4] = x0_0[1];
-  e[5] = x1_0[1];
-  e[6] = x2_0[1];
-  e[7] = x3_0[1];
-  e[8] = x0_0[2];
-  e[9] = x1_0[2];
-  e[10] = x2_0[2];
-  e[11] = x3_0[2];
-  e[12] = x0_0[3];
-  e[13] = x1_0[3];
-  e[14] = x2_0[3];
-  e[15] = x3_0[3];
-  e[16] = x0_1[0];
-  e[17] = x1_1[0];
-  e[18] = x2_1[0];
-  e[19] = x3_1[0];
-  e[20] = x0_1[1];
-  e[21] = x1_1[1];
-  e[22] = x2_1[1];
-  e[23] = x3_1[1];
-  e[24] = x0_1[2];
-  e[25] = x1_1[2];
-  e[26] = x2_1[2];
-  e[27] = x3_1[2];
-  e[28] = x0_1[3];
-  e[29] = x1_1[3];
-  e[30] = x2_1[3];
-  e[31] = x3_1[3];
+  e[0] = z0_0[0];
+  e[1] = z1_0[0];
+  e[2] = z2_0[0];
+  e[3] = z3_0[0];
+  e[4] = z0_0[1];
+  e[5] = z1_0[1];
+  e[6] = z2_0[1];
+  e[7] = z3_0[1];
+  e[8] = z0_0[2];
+  e[9] = z1_0[2];
+  e[10] = z2_0[2];
+  e[11] = z3_0[2];
+  e[12] = z0_0[3];
+  e[13] = z1_0[3];
+  e[14] = z2_0[3];
+  e[15] = z3_0[3];
+  e[16] = z0_1[0];
+  e[17] = z1_1[0];
+  e[18] = z2_1[0];
+  e[19] = z3_1[0];
+  e[20] = z0_1[1];
+  e[21] = z1_1[1];
+  e[22] = z2_1[1];
+  e[23] = z3_1[1];
+  e[24] = z0_1[2];
+  e[25] = z1_1[2];
+  e[26] = z2_1[2];
+  e[27] = z3_1[2];
+  e[28] = z0_1[3];
+  e[29] = z1_1[3];
+  e[30] = z2_1[3];
+  e[31] = z3_1[3];
 }
 
 /* 8 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4):
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0_0 = {e[0], e[5], e[10], e[15]};
@@ -3090,16 +2949,6 @@ static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 e3_1 = {e[23], e[28], e[33], e[38]};
   const v4 e4_0 = {e[4], e[9], e[14], e[19]};
   const v4 e4_1 = {e[24], e[29], e[34], e[39]};
-  *(v4 *)(et + 0) = e0_0;
-  *(v4 *)(et + 4) = e0_1;
-  *(v4 *)(et + 24) = e1_0;
-  *(v4 *)(et + 28) = e1_1;
-  *(v4 *)(et + 48) = e2_0;
-  *(v4 *)(et + 52) = e2_1;
-  *(v4 *)(et + 72) = e3_0;
-  *(v4 *)(et + 76) = e3_1;
-  *(v4 *)(et + 96) = e4_0;
-  *(v4 *)(et + 100) = e4_1;
   const v4 y0_0 = e0_0;
   const v4 y0_1 = e0_1;
   const v4 y1_0 = e1_0 - n[5] * y0_0;
@@ -3110,6 +2959,16 @@ static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 y3_1 = e3_1 - n[15] * y0_1 - n[16] * y1_1 - n[17] * y2_1;
   const v4 y4_0 = e4_0 - n[20] * y0_0 - n[21] * y1_0 - n[22] * y2_0 - n[23] * y3_0;
   const v4 y4_1 = e4_1 - n[20] * y0_1 - n[21] * y1_1 - n[22] * y2_1 - n[23] * y3_1;
+  *(v4 *)(et + 0) = y0_0;
+  *(v4 *)(et + 4) = y0_1;
+  *(v4 *)(et + 24) = y1_0;
+  *(v4 *)(et + 28) = y1_1;
+  *(v4 *)(et + 48) = y2_0;
+  *(v4 *)(et + 52) = y2_1;
+  *(v4 *)(et + 72) = y3_0;
+  *(v4 *)(et + 76) = y3_1;
+  *(v4 *)(et + 96) = y4_0;
+  *(v4 *)(et + 100) = y4_1;
   const v4 z0_0 = y0_0 * rinv[0];
   const v4 z0_1 = y0_1 * rinv[0];
   const v4 z1_0 = y1_0 * rinv[1];
@@ -3120,61 +2979,51 @@ static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 z3_1 = y3_1 * rinv[3];
   const v4 z4_0 = y4_0 * rinv[4];
   const v4 z4_1 = y4_1 * rinv[4];
-  const v4 x4_0 = z4_0;
-  const v4 x4_1 = z4_1;
-  const v4 x3_0 = z3_0 - n[23] * x4_0;
-  const v4 x3_1 = z3_1 - n[23] * x4_1;
-  const v4 x2_0 = z2_0 - n[22] * x4_0 - n[17] * x3_0;
-  const v4 x2_1 = z2_1 - n[22] * x4_1 - n[17] * x3_1;
-  const v4 x1_0 = z1_0 - n[21] * x4_0 - n[16] * x3_0 - n[11] * x2_0;
-  const v4 x1_1 = z1_1 - n[21] * x4_1 - n[16] * x3_1 - n[11] * x2_1;
-  const v4 x0_0 = z0_0 - n[20] * x4_0 - n[15] * x3_0 - n[10] * x2_0 - n[5] * x1_0;
-  const v4 x0_1 = z0_1 - n[20] * x4_1 - n[15] * x3_1 - n[10] * x2_1 - n[5] * x1_1;
-  e[0] = x0_0[0];
-  e[1] = x1_0[0];
-  e[2] = x2_0[0];
-  e[3] = x3_0[0];
-  e[4] = x4_0[0];
-  e[5] = x0_0[1];
-  e[6] = x1_0[1];
-  e[7] = x2_0[1];
-  e[8] = x3_0[1];
-  e[9] = x4_0[1];
-  e[10] = x0_0[2];
-  e[11] = x1_0[2];
-  e[12] = x2_0[2];
-  e[13] = x3_0[2];
-  e[14] = x4_0[2];
-  e[15] = x0_0[3];
-  e[16] = x1_0[3];
-  e[17] = x2_0[3];
-  e[18] = x3_0[3];
-  e[19] = x4_0[3];
-  e[20] = x0_1[0];
-  e[21] = x1_1[0];
-  e[22] = x2_1[0];
-  e[23] = x3_1[0];
-  e[24] = x4_1[0];
-  e[25] = x0_1[1];
-  e[26] = x1_1[1];
-  e[27] = x2_1[1];
-  e[28] = x3_1[1];
-  e[29] = x4_1[1];
-  e[30] = x0_1[2];
-  e[31] = x1_1[2];
-  e[32] = x2_1[2];
-  e[33] = x3_1[2];
-  e[34] = x4_1[2];
-  e[35] = x0_1[3];
-  e[36] = x1_1[3];
-  e[37] = x2_1[3];
-  e[38] = x3_1[3];
-  e[39] = x4_1[3];
+  e[0] = z0_0[0];
+  e[1] = z1_0[0];
+  e[2] = z2_0[0];
+  e[3] = z3_0[0];
+  e[4] = z4_0[0];
+  e[5] = z0_0[1];
+  e[6] = z1_0[1];
+  e[7] = z2_0[1];
+  e[8] = z3_0[1];
+  e[9] = z4_0[1];
+  e[10] = z0_0[2];
+  e[11] = z1_0[2];
+  e[12] = z2_0[2];
+  e[13] = z3_0[2];
+  e[14] = z4_0[2];
+  e[15] = z0_0[3];
+  e[16] = z1_0[3];
+  e[17] = z2_0[3];
+  e[18] = z3_0[3];
+  e[19] = z4_0[3];
+  e[20] = z0_1[0];
+  e[21] = z1_1[0];
+  e[22] = z2_1[0];
+  e[23] = z3_1[0];
+  e[24] = z4_1[0];
+  e[25] = z0_1[1];
+  e[26] = z1_1[1];
+  e[27] = z2_1[1];
+  e[28] = z3_1[1];
+  e[29] = z4_1[1];
+  e[30] = z0_1[2];
+  e[31] = z1_1[2];
+  e[32] = z2_1[2];
+  e[33] = z3_1[2];
+  e[34] = z4_1[2];
+  e[35] = z0_1[3];
+  e[36] = z1_1[3];
+  e[37] = z2_1[3];
+  e[38] = z3_1[3];
+  e[39] = z4_1[3];
 }
 
 /* 8 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4):
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_6x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0_0 = {e[0], e[6], e[12], e[18]};
@@ -3189,18 +3038,6 @@ static void panel_6x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 e4_1 = {e[28], e[34], e[40], e[46]};
   const v4 e5_0 = {e[5], e[11], e[17], e[23]};
   const v4 e5_1 = {e[29], e[35], e[41], e[47]};
-  *(v4 *)(et + 0) = e0_0;
-  *(v4 *)(et + 4) = e0_1;
-  *(v4 *)(et + 24) = e1_0;
-  *(v4 *)(et + 28) = e1_1;
-  *(v4 *)(et + 48) = e2_0;
-  *(v4 *)(et + 52) = e2_1;
-  *(v4 *)(et + 72) = e3_0;
-  *(v4 *)(et + 76) = e3_1;
-  *(v4 *)(et + 96) = e4_0;
-  *(v4 *)(et + 100) = e4_1;
-  *(v4 *)(et + 120) = e5_0;
-  *(v4 *)(et + 124) = e5_1;
   const v4 y0_0 = e0_0;
   const v4 y0_1 = e0_1;
   const v4 y1_0 = e1_0 - n[6] * y0_0;
@@ -3213,6 +3050,18 @@ static void panel_6x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 y4_1 = e4_1 - n[24] * y0_1 - n[25] * y1_1 - n[26] * y2_1 - n[27] * y3_1;
   const v4 y5_0 = e5_0 - n[30] * y0_0 - n[31] * y1_0 - n[32] * y2_0 - n[33] * y3_0 - n[34] * y4_0;
   const v4 y5_1 = e5_1 - n[30] * y0_1 - n[31] * y1_1 - n[32] * y2_1 - n[33] * y3_1 - n[34] * y4_1;
+  *(v4 *)(et + 0) = y0_0;
+  *(v4 *)(et + 4) = y0_1;
+  *(v4 *)(et + 24) = y1_0;
+  *(v4 *)(et + 28) = y1_1;
+  *(v4 *)(et + 48) = y2_0;
+  *(v4 *)(et + 52) = y2_1;
+  *(v4 *)(et + 72) = y3_0;
+  *(v4 *)(et + 76) = y3_1;
+  *(v4 *)(et + 96) = y4_0;
+  *(v4 *)(et + 100) = y4_1;
+  *(v4 *)(et + 120) = y5_0;
+  *(v4 *)(et + 124) = y5_1;
   const v4 z0_0 = y0_0 * rinv[0];
   const v4 z0_1 = y0_1 * rinv[0];
   const v4 z1_0 = y1_0 * rinv[1];
@@ -3225,69 +3074,57 @@ static void panel_6x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 z4_1 = y4_1 * rinv[4];
   const v4 z5_0 = y5_0 * rinv[5];
   const v4 z5_1 = y5_1 * rinv[5];
-  const v4 x5_0 = z5_0;
-  const v4 x5_1 = z5_1;
-  const v4 x4_0 = z4_0 - n[34] * x5_0;
-  const v4 x4_1 = z4_1 - n[34] * x5_1;
-  const v4 x3_0 = z3_0 - n[33] * x5_0 - n[27] * x4_0;
-  const v4 x3_1 = z3_1 - n[33] * x5_1 - n[27] * x4_1;
-  const v4 x2_0 = z2_0 - n[32] * x5_0 - n[26] * x4_0 - n[20] * x3_0;
-  const v4 x2_1 = z2_1 - n[32] * x5_1 - n[26] * x4_1 - n[20] * x3_1;
-  const v4 x1_0 = z1_0 - n[31] * x5_0 - n[25] * x4_0 - n[19] * x3_0 - n[13] * x2_0;
-  const v4 x1_1 = z1_1 - n[31] * x5_1 - n[25] * x4_1 - n[19] * x3_1 - n[13] * x2_1;
-  const v4 x0_0 = z0_0 - n[30] * x5_0 - n[24] * x4_0 - n[18] * x3_0 - n[12] * x2_0 - n[6] * x1_0;
-  const v4 x0_1 = z0_1 - n[30] * x5_1 - n[24] * x4_1 - n[18] * x3_1 - n[12] * x2_1 - n[6] * x1_1;
-  e[0] = x0_0[0];
-  e[1] = x1_0[0];
-  e[2] = x2_0[0];
-  e[3] = x3_0[0];
-  e[4] = x4_0[0];
-  e[5] = x5_0[0];
-  e[6] = x0_0[1];
-  e[7] = x1_0[1];
-  e[8] = x2_0[1];
-  e[9] = x3_0[1];
-  e[10] = x4_0[1];
-  e[11] = x5_0[1];
-  e[12] = x0_0[2];
-  e[13] = x1_0[2];
-  e[14] = x2_0[2];
-  e[15] = x3_0[2];
-  e[16] = x4_0[2];
-  e[17] = x5_0[2];
-  e[18] = x0_0[3];
-  e[19] = x1_0[3];
-  e[20] = x2_0[3];
-  e[21] = x3_0[3];
-  e[22] = x4_0[3];
-  e[23] = x5_0[3];
-  e[24] = x0_1[0];
-  e[25] = x1_1[0];
-  e[26] = x2_1[0];
-  e[27] = x3_1[0];
-  e[28] = x4_1[0];
-  e[29] = x5_1[0];
-  e[30] = x0_1[1];
-  e[31] = x1_1[1];
-  e[32] = x2_1[1];
-  e[33] = x3_1[1];
-  e[34] = x4_1[1];
-  e[35] = x5_1[1];
-  e[36] = x0_1[2];
-  e[37] = x1_1[2];
-  e[38] = x2_1[2];
-  e[39] = x3_1[2];
-  e[40] = x4_1[2];
-  e[41] = x5_1[2];
-  e[42] = x0_1[3];
-  e[43] = x1_1[3];
-  e[44] = x2_1[3];
-  e[45] = x3_1[3];
-  e[46] = x4_1[3];
-  e[47] = x5_1[3];
+  e[0] = z0_0[0];
+  e[1] = z1_0[0];
+  e[2] = z2_0[0];
+  e[3] = z3_0[0];
+  e[4] = z4_0[0];
+  e[5] = z5_0[0];
+  e[6] = z0_0[1];
+  e[7] = z1_0[1];
+  e[8] = z2_0[1];
+  e[9] = z3_0[1];
+  e[10] = z4_0[1];
+  e[11] = z5_0[1];
+  e[12] = z0_0[2];
+  e[13] = z1_0[2];
+  e[14] = z2_0[2];
+  e[15] = z3_0[2];
+  e[16] = z4_0[2];
+  e[17] = z5_0[2];
+  e[18] = z0_0[3];
+  e[19] = z1_0[3];
+  e[20] = z2_0[3];
+  e[21] = z3_0[3];
+  e[22] = z4_0[3];
+  e[23] = z5_0[3];
+  e[24] = z0_1[0];
+  e[25] = z1_1[0];
+  e[26] = z2_1[0];
+  e[27] = z3_1[0];
+  e[28] = z4_1[0];
+  e[29] = z5_1[0];
+  e[30] = z0_1[1];
+  e[31] = z1_1[1];
+  e[32] = z2_1[1];
+  e[33] = z3_1[1];
+  e[34] = z4_1[1];
+  e[35] = z5_1[1];
+  e[36] = z0_1[2];
+  e[37] = z1_1[2];
+  e[38] = z2_1[2];
+  e[39] = z3_1[2];
+  e[40] = z4_1[2];
+  e[41] = z5_1[2];
+  e[42] = z0_1[3];
+  e[43] = z1_1[3];
+  e[44] = z2_1[3];
+  e[45] = z3_1[3];
+  e[46] = z4_1[3];
+  e[47] = z5_1[3];
 }
 
-/* Lower triangle of a 3 x 3 node block C -= L E^T, L and E 3 x 1 (rt.h
+/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 1 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_3_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
   c[0] -= l[0] * et[0];
@@ -3296,34 +3133,34 @@ static void reduce_tri_3_d1(scalar *restrict c, const scalar *restrict l, const 
   c[8] -= l[2] * et[2];
 }
 
-/* Lower triangle of a 3 x 3 node block C -= L E^T, L and E 3 x 3 (rt.h
+/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 3 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_3_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
-  *(v2 *)(c + 3) -= l[5] * *(const v2 *)(et + 48) + l[4] * *(const v2 *)(et + 24) + l[3] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 6) -= l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
-  c[8] -= l[8] * et[50] + l[7] * et[26] + l[6] * et[2];
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
+  *(v2 *)(c + 3) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
+  *(v2 *)(c + 6) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
+  c[8] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
 }
 
-/* Lower triangle of a 3 x 3 node block C -= L E^T, L and E 3 x 5 (rt.h
+/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 5 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_3_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[4] * et[96] + l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
-  *(v2 *)(c + 3) -= l[9] * *(const v2 *)(et + 96) + l[8] * *(const v2 *)(et + 72) + l[7] * *(const v2 *)(et + 48) + l[6] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 6) -= l[14] * *(const v2 *)(et + 96) + l[13] * *(const v2 *)(et + 72) + l[12] * *(const v2 *)(et + 48) + l[11] * *(const v2 *)(et + 24) + l[10] * *(const v2 *)(et + 0);
-  c[8] -= l[14] * et[98] + l[13] * et[74] + l[12] * et[50] + l[11] * et[26] + l[10] * et[2];
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
+  *(v2 *)(c + 3) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
+  *(v2 *)(c + 6) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
+  c[8] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
 }
 
-/* Lower triangle of a 3 x 3 node block C -= L E^T, L and E 3 x 6 (rt.h
+/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 6 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_3_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[5] * et[120] + l[4] * et[96] + l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
-  *(v2 *)(c + 3) -= l[11] * *(const v2 *)(et + 120) + l[10] * *(const v2 *)(et + 96) + l[9] * *(const v2 *)(et + 72) + l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 6) -= l[17] * *(const v2 *)(et + 120) + l[16] * *(const v2 *)(et + 96) + l[15] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 0);
-  c[8] -= l[17] * et[122] + l[16] * et[98] + l[15] * et[74] + l[14] * et[50] + l[13] * et[26] + l[12] * et[2];
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96] + l[5] * et[120];
+  *(v2 *)(c + 3) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 96) + l[11] * *(const v2 *)(et + 120);
+  *(v2 *)(c + 6) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48) + l[15] * *(const v2 *)(et + 72) + l[16] * *(const v2 *)(et + 96) + l[17] * *(const v2 *)(et + 120);
+  c[8] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50] + l[15] * et[74] + l[16] * et[98] + l[17] * et[122];
 }
 
-/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 1 (rt.h
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 1 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
   c[0] -= l[0] * et[0];
@@ -3335,83 +3172,83 @@ static void reduce_tri_5_d1(scalar *restrict c, const scalar *restrict l, const 
   c[24] -= l[4] * et[4];
 }
 
-/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 3 (rt.h
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 3 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
-  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 48) + l[4] * *(const v2 *)(et + 24) + l[3] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 10) -= l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
-  c[12] -= l[8] * et[50] + l[7] * et[26] + l[6] * et[2];
-  *(v4 *)(c + 15) -= l[11] * *(const v4 *)(et + 48) + l[10] * *(const v4 *)(et + 24) + l[9] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 20) -= l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
-  c[24] -= l[14] * et[52] + l[13] * et[28] + l[12] * et[4];
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
+  *(v2 *)(c + 5) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
+  *(v2 *)(c + 10) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
+  c[12] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
+  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
+  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
+  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
 }
 
-/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 4 (rt.h
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 4 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_5_d4(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
-  *(v2 *)(c + 5) -= l[7] * *(const v2 *)(et + 72) + l[6] * *(const v2 *)(et + 48) + l[5] * *(const v2 *)(et + 24) + l[4] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 10) -= l[11] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 0);
-  c[12] -= l[11] * et[74] + l[10] * et[50] + l[9] * et[26] + l[8] * et[2];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 20) -= l[19] * *(const v4 *)(et + 72) + l[18] * *(const v4 *)(et + 48) + l[17] * *(const v4 *)(et + 24) + l[16] * *(const v4 *)(et + 0);
-  c[24] -= l[19] * et[76] + l[18] * et[52] + l[17] * et[28] + l[16] * et[4];
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72];
+  *(v2 *)(c + 5) -= l[4] * *(const v2 *)(et + 0) + l[5] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 72);
+  *(v2 *)(c + 10) -= l[8] * *(const v2 *)(et + 0) + l[9] * *(const v2 *)(et + 24) + l[10] * *(const v2 *)(et + 48) + l[11] * *(const v2 *)(et + 72);
+  c[12] -= l[8] * et[2] + l[9] * et[26] + l[10] * et[50] + l[11] * et[74];
+  *(v4 *)(c + 15) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48) + l[15] * *(const v4 *)(et + 72);
+  *(v4 *)(c + 20) -= l[16] * *(const v4 *)(et + 0) + l[17] * *(const v4 *)(et + 24) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 72);
+  c[24] -= l[16] * et[4] + l[17] * et[28] + l[18] * et[52] + l[19] * et[76];
 }
 
-/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 5 (rt.h
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 5 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[4] * et[96] + l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
-  *(v2 *)(c + 5) -= l[9] * *(const v2 *)(et + 96) + l[8] * *(const v2 *)(et + 72) + l[7] * *(const v2 *)(et + 48) + l[6] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 10) -= l[14] * *(const v2 *)(et + 96) + l[13] * *(const v2 *)(et + 72) + l[12] * *(const v2 *)(et + 48) + l[11] * *(const v2 *)(et + 24) + l[10] * *(const v2 *)(et + 0);
-  c[12] -= l[14] * et[98] + l[13] * et[74] + l[12] * et[50] + l[11] * et[26] + l[10] * et[2];
-  *(v4 *)(c + 15) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
-  c[24] -= l[24] * et[100] + l[23] * et[76] + l[22] * et[52] + l[21] * et[28] + l[20] * et[4];
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
+  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
+  *(v2 *)(c + 10) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
+  c[12] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
 }
 
-/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 6 (rt.h
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 6 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_5_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[5] * et[120] + l[4] * et[96] + l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
-  *(v2 *)(c + 5) -= l[11] * *(const v2 *)(et + 120) + l[10] * *(const v2 *)(et + 96) + l[9] * *(const v2 *)(et + 72) + l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 10) -= l[17] * *(const v2 *)(et + 120) + l[16] * *(const v2 *)(et + 96) + l[15] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 0);
-  c[12] -= l[17] * et[122] + l[16] * et[98] + l[15] * et[74] + l[14] * et[50] + l[13] * et[26] + l[12] * et[2];
-  *(v4 *)(c + 15) -= l[23] * *(const v4 *)(et + 120) + l[22] * *(const v4 *)(et + 96) + l[21] * *(const v4 *)(et + 72) + l[20] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 24) + l[18] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 20) -= l[29] * *(const v4 *)(et + 120) + l[28] * *(const v4 *)(et + 96) + l[27] * *(const v4 *)(et + 72) + l[26] * *(const v4 *)(et + 48) + l[25] * *(const v4 *)(et + 24) + l[24] * *(const v4 *)(et + 0);
-  c[24] -= l[29] * et[124] + l[28] * et[100] + l[27] * et[76] + l[26] * et[52] + l[25] * et[28] + l[24] * et[4];
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96] + l[5] * et[120];
+  *(v2 *)(c + 5) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 96) + l[11] * *(const v2 *)(et + 120);
+  *(v2 *)(c + 10) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48) + l[15] * *(const v2 *)(et + 72) + l[16] * *(const v2 *)(et + 96) + l[17] * *(const v2 *)(et + 120);
+  c[12] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50] + l[15] * et[74] + l[16] * et[98] + l[17] * et[122];
+  *(v4 *)(c + 15) -= l[18] * *(const v4 *)(et + 0) + l[19] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 120);
+  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 0) + l[25] * *(const v4 *)(et + 24) + l[26] * *(const v4 *)(et + 48) + l[27] * *(const v4 *)(et + 72) + l[28] * *(const v4 *)(et + 96) + l[29] * *(const v4 *)(et + 120);
+  c[24] -= l[24] * et[4] + l[25] * et[28] + l[26] * et[52] + l[27] * et[76] + l[28] * et[100] + l[29] * et[124];
 }
 
-/* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 3 (rt.h
+/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 3 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_6_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
-  *(v2 *)(c + 6) -= l[5] * *(const v2 *)(et + 48) + l[4] * *(const v2 *)(et + 24) + l[3] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 12) -= l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
-  c[14] -= l[8] * et[50] + l[7] * et[26] + l[6] * et[2];
-  *(v4 *)(c + 18) -= l[11] * *(const v4 *)(et + 48) + l[10] * *(const v4 *)(et + 24) + l[9] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 24) -= l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
-  c[28] -= l[14] * et[52] + l[13] * et[28] + l[12] * et[4];
-  *(v4 *)(c + 30) -= l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 34) -= l[17] * *(const v2 *)(et + 52) + l[16] * *(const v2 *)(et + 28) + l[15] * *(const v2 *)(et + 4);
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
+  *(v2 *)(c + 6) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
+  *(v2 *)(c + 12) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
+  c[14] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
+  *(v4 *)(c + 18) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
+  *(v4 *)(c + 24) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
+  c[28] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
+  *(v4 *)(c + 30) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
+  *(v2 *)(c + 34) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 28) + l[17] * *(const v2 *)(et + 52);
 }
 
-/* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 5 (rt.h
+/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 5 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[4] * et[96] + l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
-  *(v2 *)(c + 6) -= l[9] * *(const v2 *)(et + 96) + l[8] * *(const v2 *)(et + 72) + l[7] * *(const v2 *)(et + 48) + l[6] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 12) -= l[14] * *(const v2 *)(et + 96) + l[13] * *(const v2 *)(et + 72) + l[12] * *(const v2 *)(et + 48) + l[11] * *(const v2 *)(et + 24) + l[10] * *(const v2 *)(et + 0);
-  c[14] -= l[14] * et[98] + l[13] * et[74] + l[12] * et[50] + l[11] * et[26] + l[10] * et[2];
-  *(v4 *)(c + 18) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 24) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
-  c[28] -= l[24] * et[100] + l[23] * et[76] + l[22] * et[52] + l[21] * et[28] + l[20] * et[4];
-  *(v4 *)(c + 30) -= l[29] * *(const v4 *)(et + 96) + l[28] * *(const v4 *)(et + 72) + l[27] * *(const v4 *)(et + 48) + l[26] * *(const v4 *)(et + 24) + l[25] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 34) -= l[29] * *(const v2 *)(et + 100) + l[28] * *(const v2 *)(et + 76) + l[27] * *(const v2 *)(et + 52) + l[26] * *(const v2 *)(et + 28) + l[25] * *(const v2 *)(et + 4);
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
+  *(v2 *)(c + 6) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
+  *(v2 *)(c + 12) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
+  c[14] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
+  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  c[28] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
+  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 28) + l[27] * *(const v2 *)(et + 52) + l[28] * *(const v2 *)(et + 76) + l[29] * *(const v2 *)(et + 100);
 }
 
-/* C -= L E^T for a 3 x 3 block C, L 3 x 1, E 3 x 1 (rt.h factor
+/* C -= L Y^T for a 3 x 3 block C, L 3 x 1, Y 3 x 1 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_3x3_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
   *(v2 *)(c + 0) -= l[0] * *(const v2 *)(et + 0);
@@ -3422,18 +3259,18 @@ static void reduce_3x3_d1(scalar *restrict c, const scalar *restrict l, const sc
   c[8] -= l[2] * et[2];
 }
 
-/* C -= L E^T for a 3 x 3 block C, L 3 x 5, E 3 x 5 (rt.h factor
+/* C -= L Y^T for a 3 x 3 block C, L 3 x 5, Y 3 x 5 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_3x3_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v2 *)(c + 0) -= l[4] * *(const v2 *)(et + 96) + l[3] * *(const v2 *)(et + 72) + l[2] * *(const v2 *)(et + 48) + l[1] * *(const v2 *)(et + 24) + l[0] * *(const v2 *)(et + 0);
-  c[2] -= l[4] * et[98] + l[3] * et[74] + l[2] * et[50] + l[1] * et[26] + l[0] * et[2];
-  *(v2 *)(c + 3) -= l[9] * *(const v2 *)(et + 96) + l[8] * *(const v2 *)(et + 72) + l[7] * *(const v2 *)(et + 48) + l[6] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 0);
-  c[5] -= l[9] * et[98] + l[8] * et[74] + l[7] * et[50] + l[6] * et[26] + l[5] * et[2];
-  *(v2 *)(c + 6) -= l[14] * *(const v2 *)(et + 96) + l[13] * *(const v2 *)(et + 72) + l[12] * *(const v2 *)(et + 48) + l[11] * *(const v2 *)(et + 24) + l[10] * *(const v2 *)(et + 0);
-  c[8] -= l[14] * et[98] + l[13] * et[74] + l[12] * et[50] + l[11] * et[26] + l[10] * et[2];
+  *(v2 *)(c + 0) -= l[0] * *(const v2 *)(et + 0) + l[1] * *(const v2 *)(et + 24) + l[2] * *(const v2 *)(et + 48) + l[3] * *(const v2 *)(et + 72) + l[4] * *(const v2 *)(et + 96);
+  c[2] -= l[0] * et[2] + l[1] * et[26] + l[2] * et[50] + l[3] * et[74] + l[4] * et[98];
+  *(v2 *)(c + 3) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
+  c[5] -= l[5] * et[2] + l[6] * et[26] + l[7] * et[50] + l[8] * et[74] + l[9] * et[98];
+  *(v2 *)(c + 6) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
+  c[8] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
 }
 
-/* C -= L E^T for a 3 x 5 block C, L 3 x 1, E 5 x 1 (rt.h factor
+/* C -= L Y^T for a 3 x 5 block C, L 3 x 1, Y 5 x 1 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_3x5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
   *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0);
@@ -3444,130 +3281,130 @@ static void reduce_3x5_d1(scalar *restrict c, const scalar *restrict l, const sc
   c[14] -= l[2] * et[4];
 }
 
-/* C -= L E^T for a 5 x 3 block C, L 5 x 6, E 3 x 6 (rt.h factor
+/* C -= L Y^T for a 5 x 3 block C, L 5 x 6, Y 3 x 6 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_5x3_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v2 *)(c + 0) -= l[5] * *(const v2 *)(et + 120) + l[4] * *(const v2 *)(et + 96) + l[3] * *(const v2 *)(et + 72) + l[2] * *(const v2 *)(et + 48) + l[1] * *(const v2 *)(et + 24) + l[0] * *(const v2 *)(et + 0);
-  c[2] -= l[5] * et[122] + l[4] * et[98] + l[3] * et[74] + l[2] * et[50] + l[1] * et[26] + l[0] * et[2];
-  *(v2 *)(c + 3) -= l[11] * *(const v2 *)(et + 120) + l[10] * *(const v2 *)(et + 96) + l[9] * *(const v2 *)(et + 72) + l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
-  c[5] -= l[11] * et[122] + l[10] * et[98] + l[9] * et[74] + l[8] * et[50] + l[7] * et[26] + l[6] * et[2];
-  *(v2 *)(c + 6) -= l[17] * *(const v2 *)(et + 120) + l[16] * *(const v2 *)(et + 96) + l[15] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 0);
-  c[8] -= l[17] * et[122] + l[16] * et[98] + l[15] * et[74] + l[14] * et[50] + l[13] * et[26] + l[12] * et[2];
-  *(v2 *)(c + 9) -= l[23] * *(const v2 *)(et + 120) + l[22] * *(const v2 *)(et + 96) + l[21] * *(const v2 *)(et + 72) + l[20] * *(const v2 *)(et + 48) + l[19] * *(const v2 *)(et + 24) + l[18] * *(const v2 *)(et + 0);
-  c[11] -= l[23] * et[122] + l[22] * et[98] + l[21] * et[74] + l[20] * et[50] + l[19] * et[26] + l[18] * et[2];
-  *(v2 *)(c + 12) -= l[29] * *(const v2 *)(et + 120) + l[28] * *(const v2 *)(et + 96) + l[27] * *(const v2 *)(et + 72) + l[26] * *(const v2 *)(et + 48) + l[25] * *(const v2 *)(et + 24) + l[24] * *(const v2 *)(et + 0);
-  c[14] -= l[29] * et[122] + l[28] * et[98] + l[27] * et[74] + l[26] * et[50] + l[25] * et[26] + l[24] * et[2];
+  *(v2 *)(c + 0) -= l[0] * *(const v2 *)(et + 0) + l[1] * *(const v2 *)(et + 24) + l[2] * *(const v2 *)(et + 48) + l[3] * *(const v2 *)(et + 72) + l[4] * *(const v2 *)(et + 96) + l[5] * *(const v2 *)(et + 120);
+  c[2] -= l[0] * et[2] + l[1] * et[26] + l[2] * et[50] + l[3] * et[74] + l[4] * et[98] + l[5] * et[122];
+  *(v2 *)(c + 3) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 96) + l[11] * *(const v2 *)(et + 120);
+  c[5] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50] + l[9] * et[74] + l[10] * et[98] + l[11] * et[122];
+  *(v2 *)(c + 6) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48) + l[15] * *(const v2 *)(et + 72) + l[16] * *(const v2 *)(et + 96) + l[17] * *(const v2 *)(et + 120);
+  c[8] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50] + l[15] * et[74] + l[16] * et[98] + l[17] * et[122];
+  *(v2 *)(c + 9) -= l[18] * *(const v2 *)(et + 0) + l[19] * *(const v2 *)(et + 24) + l[20] * *(const v2 *)(et + 48) + l[21] * *(const v2 *)(et + 72) + l[22] * *(const v2 *)(et + 96) + l[23] * *(const v2 *)(et + 120);
+  c[11] -= l[18] * et[2] + l[19] * et[26] + l[20] * et[50] + l[21] * et[74] + l[22] * et[98] + l[23] * et[122];
+  *(v2 *)(c + 12) -= l[24] * *(const v2 *)(et + 0) + l[25] * *(const v2 *)(et + 24) + l[26] * *(const v2 *)(et + 48) + l[27] * *(const v2 *)(et + 72) + l[28] * *(const v2 *)(et + 96) + l[29] * *(const v2 *)(et + 120);
+  c[14] -= l[24] * et[2] + l[25] * et[26] + l[26] * et[50] + l[27] * et[74] + l[28] * et[98] + l[29] * et[122];
 }
 
-/* C -= L E^T for a 5 x 5 block C, L 5 x 3, E 5 x 3 (rt.h factor
+/* C -= L Y^T for a 5 x 5 block C, L 5 x 3, Y 5 x 3 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_5x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
-  c[4] -= l[2] * et[52] + l[1] * et[28] + l[0] * et[4];
-  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 48) + l[4] * *(const v4 *)(et + 24) + l[3] * *(const v4 *)(et + 0);
-  c[9] -= l[5] * et[52] + l[4] * et[28] + l[3] * et[4];
-  *(v4 *)(c + 10) -= l[8] * *(const v4 *)(et + 48) + l[7] * *(const v4 *)(et + 24) + l[6] * *(const v4 *)(et + 0);
-  c[14] -= l[8] * et[52] + l[7] * et[28] + l[6] * et[4];
-  *(v4 *)(c + 15) -= l[11] * *(const v4 *)(et + 48) + l[10] * *(const v4 *)(et + 24) + l[9] * *(const v4 *)(et + 0);
-  c[19] -= l[11] * et[52] + l[10] * et[28] + l[9] * et[4];
-  *(v4 *)(c + 20) -= l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
-  c[24] -= l[14] * et[52] + l[13] * et[28] + l[12] * et[4];
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48);
+  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52];
+  *(v4 *)(c + 5) -= l[3] * *(const v4 *)(et + 0) + l[4] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 48);
+  c[9] -= l[3] * et[4] + l[4] * et[28] + l[5] * et[52];
+  *(v4 *)(c + 10) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48);
+  c[14] -= l[6] * et[4] + l[7] * et[28] + l[8] * et[52];
+  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
+  c[19] -= l[9] * et[4] + l[10] * et[28] + l[11] * et[52];
+  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
+  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
 }
 
-/* C -= L E^T for a 5 x 5 block C, L 5 x 4, E 5 x 4 (rt.h factor
+/* C -= L Y^T for a 5 x 5 block C, L 5 x 4, Y 5 x 4 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_5x5_d4(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[3] * *(const v4 *)(et + 72) + l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
-  c[4] -= l[3] * et[76] + l[2] * et[52] + l[1] * et[28] + l[0] * et[4];
-  *(v4 *)(c + 5) -= l[7] * *(const v4 *)(et + 72) + l[6] * *(const v4 *)(et + 48) + l[5] * *(const v4 *)(et + 24) + l[4] * *(const v4 *)(et + 0);
-  c[9] -= l[7] * et[76] + l[6] * et[52] + l[5] * et[28] + l[4] * et[4];
-  *(v4 *)(c + 10) -= l[11] * *(const v4 *)(et + 72) + l[10] * *(const v4 *)(et + 48) + l[9] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 0);
-  c[14] -= l[11] * et[76] + l[10] * et[52] + l[9] * et[28] + l[8] * et[4];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
-  c[19] -= l[15] * et[76] + l[14] * et[52] + l[13] * et[28] + l[12] * et[4];
-  *(v4 *)(c + 20) -= l[19] * *(const v4 *)(et + 72) + l[18] * *(const v4 *)(et + 48) + l[17] * *(const v4 *)(et + 24) + l[16] * *(const v4 *)(et + 0);
-  c[24] -= l[19] * et[76] + l[18] * et[52] + l[17] * et[28] + l[16] * et[4];
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72);
+  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76];
+  *(v4 *)(c + 5) -= l[4] * *(const v4 *)(et + 0) + l[5] * *(const v4 *)(et + 24) + l[6] * *(const v4 *)(et + 48) + l[7] * *(const v4 *)(et + 72);
+  c[9] -= l[4] * et[4] + l[5] * et[28] + l[6] * et[52] + l[7] * et[76];
+  *(v4 *)(c + 10) -= l[8] * *(const v4 *)(et + 0) + l[9] * *(const v4 *)(et + 24) + l[10] * *(const v4 *)(et + 48) + l[11] * *(const v4 *)(et + 72);
+  c[14] -= l[8] * et[4] + l[9] * et[28] + l[10] * et[52] + l[11] * et[76];
+  *(v4 *)(c + 15) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48) + l[15] * *(const v4 *)(et + 72);
+  c[19] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52] + l[15] * et[76];
+  *(v4 *)(c + 20) -= l[16] * *(const v4 *)(et + 0) + l[17] * *(const v4 *)(et + 24) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 72);
+  c[24] -= l[16] * et[4] + l[17] * et[28] + l[18] * et[52] + l[19] * et[76];
 }
 
-/* C -= L E^T for a 5 x 5 block C, L 5 x 5, E 5 x 5 (rt.h factor
+/* C -= L Y^T for a 5 x 5 block C, L 5 x 5, Y 5 x 5 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_5x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[4] * *(const v4 *)(et + 96) + l[3] * *(const v4 *)(et + 72) + l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
-  c[4] -= l[4] * et[100] + l[3] * et[76] + l[2] * et[52] + l[1] * et[28] + l[0] * et[4];
-  *(v4 *)(c + 5) -= l[9] * *(const v4 *)(et + 96) + l[8] * *(const v4 *)(et + 72) + l[7] * *(const v4 *)(et + 48) + l[6] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 0);
-  c[9] -= l[9] * et[100] + l[8] * et[76] + l[7] * et[52] + l[6] * et[28] + l[5] * et[4];
-  *(v4 *)(c + 10) -= l[14] * *(const v4 *)(et + 96) + l[13] * *(const v4 *)(et + 72) + l[12] * *(const v4 *)(et + 48) + l[11] * *(const v4 *)(et + 24) + l[10] * *(const v4 *)(et + 0);
-  c[14] -= l[14] * et[100] + l[13] * et[76] + l[12] * et[52] + l[11] * et[28] + l[10] * et[4];
-  *(v4 *)(c + 15) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
-  c[19] -= l[19] * et[100] + l[18] * et[76] + l[17] * et[52] + l[16] * et[28] + l[15] * et[4];
-  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
-  c[24] -= l[24] * et[100] + l[23] * et[76] + l[22] * et[52] + l[21] * et[28] + l[20] * et[4];
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
+  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100];
+  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
+  c[9] -= l[5] * et[4] + l[6] * et[28] + l[7] * et[52] + l[8] * et[76] + l[9] * et[100];
+  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
+  c[14] -= l[10] * et[4] + l[11] * et[28] + l[12] * et[52] + l[13] * et[76] + l[14] * et[100];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  c[19] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52] + l[18] * et[76] + l[19] * et[100];
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
 }
 
-/* C -= L E^T for a 5 x 5 block C, L 5 x 6, E 5 x 6 (rt.h factor
+/* C -= L Y^T for a 5 x 5 block C, L 5 x 6, Y 5 x 6 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_5x5_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[5] * *(const v4 *)(et + 120) + l[4] * *(const v4 *)(et + 96) + l[3] * *(const v4 *)(et + 72) + l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
-  c[4] -= l[5] * et[124] + l[4] * et[100] + l[3] * et[76] + l[2] * et[52] + l[1] * et[28] + l[0] * et[4];
-  *(v4 *)(c + 5) -= l[11] * *(const v4 *)(et + 120) + l[10] * *(const v4 *)(et + 96) + l[9] * *(const v4 *)(et + 72) + l[8] * *(const v4 *)(et + 48) + l[7] * *(const v4 *)(et + 24) + l[6] * *(const v4 *)(et + 0);
-  c[9] -= l[11] * et[124] + l[10] * et[100] + l[9] * et[76] + l[8] * et[52] + l[7] * et[28] + l[6] * et[4];
-  *(v4 *)(c + 10) -= l[17] * *(const v4 *)(et + 120) + l[16] * *(const v4 *)(et + 96) + l[15] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
-  c[14] -= l[17] * et[124] + l[16] * et[100] + l[15] * et[76] + l[14] * et[52] + l[13] * et[28] + l[12] * et[4];
-  *(v4 *)(c + 15) -= l[23] * *(const v4 *)(et + 120) + l[22] * *(const v4 *)(et + 96) + l[21] * *(const v4 *)(et + 72) + l[20] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 24) + l[18] * *(const v4 *)(et + 0);
-  c[19] -= l[23] * et[124] + l[22] * et[100] + l[21] * et[76] + l[20] * et[52] + l[19] * et[28] + l[18] * et[4];
-  *(v4 *)(c + 20) -= l[29] * *(const v4 *)(et + 120) + l[28] * *(const v4 *)(et + 96) + l[27] * *(const v4 *)(et + 72) + l[26] * *(const v4 *)(et + 48) + l[25] * *(const v4 *)(et + 24) + l[24] * *(const v4 *)(et + 0);
-  c[24] -= l[29] * et[124] + l[28] * et[100] + l[27] * et[76] + l[26] * et[52] + l[25] * et[28] + l[24] * et[4];
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96) + l[5] * *(const v4 *)(et + 120);
+  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100] + l[5] * et[124];
+  *(v4 *)(c + 5) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48) + l[9] * *(const v4 *)(et + 72) + l[10] * *(const v4 *)(et + 96) + l[11] * *(const v4 *)(et + 120);
+  c[9] -= l[6] * et[4] + l[7] * et[28] + l[8] * et[52] + l[9] * et[76] + l[10] * et[100] + l[11] * et[124];
+  *(v4 *)(c + 10) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48) + l[15] * *(const v4 *)(et + 72) + l[16] * *(const v4 *)(et + 96) + l[17] * *(const v4 *)(et + 120);
+  c[14] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52] + l[15] * et[76] + l[16] * et[100] + l[17] * et[124];
+  *(v4 *)(c + 15) -= l[18] * *(const v4 *)(et + 0) + l[19] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 120);
+  c[19] -= l[18] * et[4] + l[19] * et[28] + l[20] * et[52] + l[21] * et[76] + l[22] * et[100] + l[23] * et[124];
+  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 0) + l[25] * *(const v4 *)(et + 24) + l[26] * *(const v4 *)(et + 48) + l[27] * *(const v4 *)(et + 72) + l[28] * *(const v4 *)(et + 96) + l[29] * *(const v4 *)(et + 120);
+  c[24] -= l[24] * et[4] + l[25] * et[28] + l[26] * et[52] + l[27] * et[76] + l[28] * et[100] + l[29] * et[124];
 }
 
-/* C -= L E^T for a 6 x 3 block C, L 6 x 3, E 3 x 3 (rt.h factor
+/* C -= L Y^T for a 6 x 3 block C, L 6 x 3, Y 3 x 3 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_6x3_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v2 *)(c + 0) -= l[2] * *(const v2 *)(et + 48) + l[1] * *(const v2 *)(et + 24) + l[0] * *(const v2 *)(et + 0);
-  c[2] -= l[2] * et[50] + l[1] * et[26] + l[0] * et[2];
-  *(v2 *)(c + 3) -= l[5] * *(const v2 *)(et + 48) + l[4] * *(const v2 *)(et + 24) + l[3] * *(const v2 *)(et + 0);
-  c[5] -= l[5] * et[50] + l[4] * et[26] + l[3] * et[2];
-  *(v2 *)(c + 6) -= l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
-  c[8] -= l[8] * et[50] + l[7] * et[26] + l[6] * et[2];
-  *(v2 *)(c + 9) -= l[11] * *(const v2 *)(et + 48) + l[10] * *(const v2 *)(et + 24) + l[9] * *(const v2 *)(et + 0);
-  c[11] -= l[11] * et[50] + l[10] * et[26] + l[9] * et[2];
-  *(v2 *)(c + 12) -= l[14] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 0);
-  c[14] -= l[14] * et[50] + l[13] * et[26] + l[12] * et[2];
-  *(v2 *)(c + 15) -= l[17] * *(const v2 *)(et + 48) + l[16] * *(const v2 *)(et + 24) + l[15] * *(const v2 *)(et + 0);
-  c[17] -= l[17] * et[50] + l[16] * et[26] + l[15] * et[2];
+  *(v2 *)(c + 0) -= l[0] * *(const v2 *)(et + 0) + l[1] * *(const v2 *)(et + 24) + l[2] * *(const v2 *)(et + 48);
+  c[2] -= l[0] * et[2] + l[1] * et[26] + l[2] * et[50];
+  *(v2 *)(c + 3) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
+  c[5] -= l[3] * et[2] + l[4] * et[26] + l[5] * et[50];
+  *(v2 *)(c + 6) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
+  c[8] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
+  *(v2 *)(c + 9) -= l[9] * *(const v2 *)(et + 0) + l[10] * *(const v2 *)(et + 24) + l[11] * *(const v2 *)(et + 48);
+  c[11] -= l[9] * et[2] + l[10] * et[26] + l[11] * et[50];
+  *(v2 *)(c + 12) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48);
+  c[14] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50];
+  *(v2 *)(c + 15) -= l[15] * *(const v2 *)(et + 0) + l[16] * *(const v2 *)(et + 24) + l[17] * *(const v2 *)(et + 48);
+  c[17] -= l[15] * et[2] + l[16] * et[26] + l[17] * et[50];
 }
 
-/* C -= L E^T for a 6 x 5 block C, L 6 x 3, E 5 x 3 (rt.h factor
+/* C -= L Y^T for a 6 x 5 block C, L 6 x 3, Y 5 x 3 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_6x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
-  c[4] -= l[2] * et[52] + l[1] * et[28] + l[0] * et[4];
-  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 48) + l[4] * *(const v4 *)(et + 24) + l[3] * *(const v4 *)(et + 0);
-  c[9] -= l[5] * et[52] + l[4] * et[28] + l[3] * et[4];
-  *(v4 *)(c + 10) -= l[8] * *(const v4 *)(et + 48) + l[7] * *(const v4 *)(et + 24) + l[6] * *(const v4 *)(et + 0);
-  c[14] -= l[8] * et[52] + l[7] * et[28] + l[6] * et[4];
-  *(v4 *)(c + 15) -= l[11] * *(const v4 *)(et + 48) + l[10] * *(const v4 *)(et + 24) + l[9] * *(const v4 *)(et + 0);
-  c[19] -= l[11] * et[52] + l[10] * et[28] + l[9] * et[4];
-  *(v4 *)(c + 20) -= l[14] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 0);
-  c[24] -= l[14] * et[52] + l[13] * et[28] + l[12] * et[4];
-  *(v4 *)(c + 25) -= l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
-  c[29] -= l[17] * et[52] + l[16] * et[28] + l[15] * et[4];
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48);
+  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52];
+  *(v4 *)(c + 5) -= l[3] * *(const v4 *)(et + 0) + l[4] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 48);
+  c[9] -= l[3] * et[4] + l[4] * et[28] + l[5] * et[52];
+  *(v4 *)(c + 10) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48);
+  c[14] -= l[6] * et[4] + l[7] * et[28] + l[8] * et[52];
+  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
+  c[19] -= l[9] * et[4] + l[10] * et[28] + l[11] * et[52];
+  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
+  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
+  *(v4 *)(c + 25) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
+  c[29] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52];
 }
 
-/* C -= L E^T for a 6 x 5 block C, L 6 x 5, E 5 x 5 (rt.h factor
+/* C -= L Y^T for a 6 x 5 block C, L 6 x 5, Y 5 x 5 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[4] * *(const v4 *)(et + 96) + l[3] * *(const v4 *)(et + 72) + l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
-  c[4] -= l[4] * et[100] + l[3] * et[76] + l[2] * et[52] + l[1] * et[28] + l[0] * et[4];
-  *(v4 *)(c + 5) -= l[9] * *(const v4 *)(et + 96) + l[8] * *(const v4 *)(et + 72) + l[7] * *(const v4 *)(et + 48) + l[6] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 0);
-  c[9] -= l[9] * et[100] + l[8] * et[76] + l[7] * et[52] + l[6] * et[28] + l[5] * et[4];
-  *(v4 *)(c + 10) -= l[14] * *(const v4 *)(et + 96) + l[13] * *(const v4 *)(et + 72) + l[12] * *(const v4 *)(et + 48) + l[11] * *(const v4 *)(et + 24) + l[10] * *(const v4 *)(et + 0);
-  c[14] -= l[14] * et[100] + l[13] * et[76] + l[12] * et[52] + l[11] * et[28] + l[10] * et[4];
-  *(v4 *)(c + 15) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
-  c[19] -= l[19] * et[100] + l[18] * et[76] + l[17] * et[52] + l[16] * et[28] + l[15] * et[4];
-  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
-  c[24] -= l[24] * et[100] + l[23] * et[76] + l[22] * et[52] + l[21] * et[28] + l[20] * et[4];
-  *(v4 *)(c + 25) -= l[29] * *(const v4 *)(et + 96) + l[28] * *(const v4 *)(et + 72) + l[27] * *(const v4 *)(et + 48) + l[26] * *(const v4 *)(et + 24) + l[25] * *(const v4 *)(et + 0);
-  c[29] -= l[29] * et[100] + l[28] * et[76] + l[27] * et[52] + l[26] * et[28] + l[25] * et[4];
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
+  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100];
+  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
+  c[9] -= l[5] * et[4] + l[6] * et[28] + l[7] * et[52] + l[8] * et[76] + l[9] * et[100];
+  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
+  c[14] -= l[10] * et[4] + l[11] * et[28] + l[12] * et[52] + l[13] * et[76] + l[14] * et[100];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  c[19] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52] + l[18] * et[76] + l[19] * et[100];
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
+  *(v4 *)(c + 25) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
+  c[29] -= l[25] * et[4] + l[26] * et[28] + l[27] * et[52] + l[28] * et[76] + l[29] * et[100];
 }
 
 #endif
@@ -4245,372 +4082,448 @@ static int factor_p46(scalar *restrict w, scalar *restrict t) {
   return failed ? 47 : -1;
 }
 
-/*---- solve: forward substitution with the L blocks, pivots in order */
+/*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
 static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
   /* pivot 0: inner1_weld (weld, d = 6, h = 15) */
+  node_forward_6(w + 0, x + 79); /* x[inner1_weld] */
   forward_5x6(w + 36, x + 79, x + 91); /* x[knee_inner1] */
   forward_5x6(w + 66, x + 79, x + 74); /* x[pivot1] */
   forward_5x6(w + 96, x + 79, x + 69); /* x[knee_outer0] */
+  node_diag_6(w + 0, x + 79); /* x[inner1_weld] */
   /* pivot 1: inner2_weld (weld, d = 6, h = 15) */
+  node_forward_6(w + 126, x + 106); /* x[inner2_weld] */
   forward_5x6(w + 162, x + 106, x + 118); /* x[knee_inner2] */
   forward_5x6(w + 192, x + 106, x + 101); /* x[pivot2] */
   forward_5x6(w + 222, x + 106, x + 96); /* x[knee_outer1] */
+  node_diag_6(w + 126, x + 106); /* x[inner2_weld] */
   /* pivot 2: inner3_weld (weld, d = 6, h = 15) */
+  node_forward_6(w + 252, x + 133); /* x[inner3_weld] */
   forward_5x6(w + 288, x + 133, x + 145); /* x[knee_inner3] */
   forward_5x6(w + 318, x + 133, x + 128); /* x[pivot3] */
   forward_5x6(w + 348, x + 133, x + 123); /* x[knee_outer2] */
+  node_diag_6(w + 252, x + 133); /* x[inner3_weld] */
   /* pivot 3: inner4_weld (weld, d = 6, h = 15) */
+  node_forward_6(w + 378, x + 160); /* x[inner4_weld] */
   forward_5x6(w + 414, x + 160, x + 172); /* x[knee_inner4] */
   forward_5x6(w + 444, x + 160, x + 155); /* x[pivot4] */
   forward_5x6(w + 474, x + 160, x + 150); /* x[knee_outer3] */
+  node_diag_6(w + 378, x + 160); /* x[inner4_weld] */
   /* pivot 4: inner5_weld (weld, d = 6, h = 15) */
+  node_forward_6(w + 504, x + 187); /* x[inner5_weld] */
   forward_5x6(w + 540, x + 187, x + 199); /* x[knee_inner5] */
   forward_5x6(w + 570, x + 187, x + 182); /* x[pivot5] */
   forward_5x6(w + 600, x + 187, x + 177); /* x[knee_outer4] */
+  node_diag_6(w + 504, x + 187); /* x[inner5_weld] */
   /* pivot 5: inner6_weld (weld, d = 6, h = 15) */
+  node_forward_6(w + 630, x + 214); /* x[inner6_weld] */
   forward_5x6(w + 666, x + 214, x + 209); /* x[pivot6] */
   forward_5x6(w + 696, x + 214, x + 235); /* x[roller_top_pin] */
   forward_5x6(w + 726, x + 214, x + 204); /* x[knee_outer5] */
+  node_diag_6(w + 630, x + 214); /* x[inner6_weld] */
   /* pivot 6: outer0_weld (weld, d = 6, h = 15) */
+  node_forward_6(w + 756, x + 58); /* x[outer0_weld] */
   forward_5x6(w + 792, x + 58, x + 69); /* x[knee_outer0] */
   forward_5x6(w + 822, x + 58, x + 30); /* x[roller_bottom_pin] */
   forward_5x6(w + 852, x + 58, x + 47); /* x[pivot0] */
+  node_diag_6(w + 756, x + 58); /* x[outer0_weld] */
   /* pivot 7: outer1_weld (weld, d = 6, h = 15) */
+  node_forward_6(w + 882, x + 85); /* x[outer1_weld] */
   forward_5x6(w + 918, x + 85, x + 96); /* x[knee_outer1] */
   forward_5x6(w + 948, x + 85, x + 74); /* x[pivot1] */
   forward_5x6(w + 978, x + 85, x + 64); /* x[knee_inner0] */
+  node_diag_6(w + 882, x + 85); /* x[outer1_weld] */
   /* pivot 8: outer2_weld (weld, d = 6, h = 15) */
+  node_forward_6(w + 1008, x + 112); /* x[outer2_weld] */
   forward_5x6(w + 1044, x + 112, x + 123); /* x[knee_outer2] */
   forward_5x6(w + 1074, x + 112, x + 101); /* x[pivot2] */
   forward_5x6(w + 1104, x + 112, x + 91); /* x[knee_inner1] */
+  node_diag_6(w + 1008, x + 112); /* x[outer2_weld] */
   /* pivot 9: outer3_weld (weld, d = 6, h = 15) */
+  node_forward_6(w + 1134, x + 139); /* x[outer3_weld] */
   forward_5x6(w + 1170, x + 139, x + 150); /* x[knee_outer3] */
   forward_5x6(w + 1200, x + 139, x + 128); /* x[pivot3] */
   forward_5x6(w + 1230, x + 139, x + 118); /* x[knee_inner2] */
+  node_diag_6(w + 1134, x + 139); /* x[outer3_weld] */
   /* pivot 10: outer4_weld (weld, d = 6, h = 15) */
+  node_forward_6(w + 1260, x + 166); /* x[outer4_weld] */
   forward_5x6(w + 1296, x + 166, x + 177); /* x[knee_outer4] */
   forward_5x6(w + 1326, x + 166, x + 155); /* x[pivot4] */
   forward_5x6(w + 1356, x + 166, x + 145); /* x[knee_inner3] */
+  node_diag_6(w + 1260, x + 166); /* x[outer4_weld] */
   /* pivot 11: outer5_weld (weld, d = 6, h = 15) */
+  node_forward_6(w + 1386, x + 193); /* x[outer5_weld] */
   forward_5x6(w + 1422, x + 193, x + 204); /* x[knee_outer5] */
   forward_5x6(w + 1452, x + 193, x + 182); /* x[pivot5] */
   forward_5x6(w + 1482, x + 193, x + 172); /* x[knee_inner4] */
+  node_diag_6(w + 1386, x + 193); /* x[outer5_weld] */
   /* pivot 12: outer6_weld (weld, d = 6, h = 15) */
+  node_forward_6(w + 1512, x + 220); /* x[outer6_weld] */
   forward_5x6(w + 1548, x + 220, x + 226); /* x[head] */
   forward_5x6(w + 1578, x + 220, x + 209); /* x[pivot6] */
   forward_5x6(w + 1608, x + 220, x + 199); /* x[knee_inner5] */
+  node_diag_6(w + 1512, x + 220); /* x[outer6_weld] */
   /* pivot 13: axleFL (hinge, d = 5, h = 21) */
+  node_forward_5(w + 1638, x + 0); /* x[axleFL] */
   forward_5x5(w + 1663, x + 0, x + 5); /* x[axleFR] */
   forward_5x5(w + 1688, x + 0, x + 10); /* x[axleRL] */
   forward_5x5(w + 1713, x + 0, x + 15); /* x[axleRR] */
   forward_6x5(w + 1738, x + 0, x + 240); /* x[chassis#weld1] */
+  node_diag_5(w + 1638, x + 0); /* x[axleFL] */
   /* pivot 14: axleFR (hinge, d = 5, h = 16) */
+  node_forward_5(w + 1768, x + 5); /* x[axleFR] */
   forward_5x5(w + 1793, x + 5, x + 10); /* x[axleRL] */
   forward_5x5(w + 1818, x + 5, x + 15); /* x[axleRR] */
   forward_6x5(w + 1843, x + 5, x + 240); /* x[chassis#weld1] */
+  node_diag_5(w + 1768, x + 5); /* x[axleFR] */
   /* pivot 15: axleRL (hinge, d = 5, h = 11) */
+  node_forward_5(w + 1873, x + 10); /* x[axleRL] */
   forward_5x5(w + 1898, x + 10, x + 15); /* x[axleRR] */
   forward_6x5(w + 1923, x + 10, x + 240); /* x[chassis#weld1] */
+  node_diag_5(w + 1873, x + 10); /* x[axleRL] */
   /* pivot 16: axleRR (hinge, d = 5, h = 6) */
+  node_forward_5(w + 1953, x + 15); /* x[axleRR] */
   forward_6x5(w + 1978, x + 15, x + 240); /* x[chassis#weld1] */
+  node_diag_5(w + 1953, x + 15); /* x[axleRR] */
   /* pivot 17: chassis#weld1 (shard weld, d = 6, h = 13) */
+  node_forward_6(w + 2008, x + 240); /* x[chassis#weld1] */
   forward_3x6(w + 2044, x + 240, x + 35); /* x[barrel_eye] */
   forward_5x6(w + 2062, x + 240, x + 20); /* x[foot] */
   forward_5x6(w + 2092, x + 240, x + 25); /* x[roller_bottom_slide] */
+  node_diag_6(w + 2008, x + 240); /* x[chassis#weld1] */
   /* pivot 18: lift (rod, d = 1, h = 11) */
   forward_5x1(w + 2123, x + 46, x + 38); /* x[cylinder] */
   forward_3x1(w + 2128, x + 46, x + 43); /* x[rod_eye] */
   forward_3x1(w + 2131, x + 46, x + 35); /* x[barrel_eye] */
+  node_diag_1(w + 2122, x + 46); /* x[lift] */
   /* pivot 19: cylinder (prismatic, d = 5, h = 6) */
+  node_forward_5(w + 2134, x + 38); /* x[cylinder] */
   forward_3x5(w + 2159, x + 38, x + 43); /* x[rod_eye] */
   forward_3x5(w + 2174, x + 38, x + 35); /* x[barrel_eye] */
+  node_diag_5(w + 2134, x + 38); /* x[cylinder] */
   /* pivot 20: rod_eye (ball, d = 3, h = 9) */
+  node_forward_3(w + 2189, x + 43); /* x[rod_eye] */
   forward_3x3(w + 2198, x + 43, x + 35); /* x[barrel_eye] */
   forward_6x3(w + 2207, x + 43, x + 52); /* x[inner0_weld] */
+  node_diag_3(w + 2189, x + 43); /* x[rod_eye] */
   /* pivot 21: roller_top_slide (cylindrical, d = 4, h = 10) */
+  node_forward_4(w + 2225, x + 231); /* x[roller_top_slide] */
   forward_5x4(w + 2241, x + 231, x + 226); /* x[head] */
   forward_5x4(w + 2261, x + 231, x + 235); /* x[roller_top_pin] */
+  node_diag_4(w + 2225, x + 231); /* x[roller_top_slide] */
   /* pivot 22: barrel_eye (ball, d = 3, h = 16) */
+  node_forward_3(w + 2281, x + 35); /* x[barrel_eye] */
   forward_5x3(w + 2290, x + 35, x + 20); /* x[foot] */
   forward_5x3(w + 2305, x + 35, x + 25); /* x[roller_bottom_slide] */
   forward_6x3(w + 2320, x + 35, x + 52); /* x[inner0_weld] */
+  node_diag_3(w + 2281, x + 35); /* x[barrel_eye] */
   /* pivot 23: head (hinge, d = 5, h = 15) */
+  node_forward_5(w + 2338, x + 226); /* x[head] */
   forward_5x5(w + 2363, x + 226, x + 209); /* x[pivot6] */
   forward_5x5(w + 2388, x + 226, x + 235); /* x[roller_top_pin] */
   forward_5x5(w + 2413, x + 226, x + 199); /* x[knee_inner5] */
+  node_diag_5(w + 2338, x + 226); /* x[head] */
   /* pivot 24: pivot6 (hinge, d = 5, h = 15) */
+  node_forward_5(w + 2438, x + 209); /* x[pivot6] */
   forward_5x5(w + 2463, x + 209, x + 235); /* x[roller_top_pin] */
   forward_5x5(w + 2488, x + 209, x + 199); /* x[knee_inner5] */
   forward_5x5(w + 2513, x + 209, x + 204); /* x[knee_outer5] */
+  node_diag_5(w + 2438, x + 209); /* x[pivot6] */
   /* pivot 25: roller_top_pin (hinge, d = 5, h = 10) */
+  node_forward_5(w + 2538, x + 235); /* x[roller_top_pin] */
   forward_5x5(w + 2563, x + 235, x + 199); /* x[knee_inner5] */
   forward_5x5(w + 2588, x + 235, x + 204); /* x[knee_outer5] */
+  node_diag_5(w + 2538, x + 235); /* x[roller_top_pin] */
   /* pivot 26: knee_inner5 (hinge, d = 5, h = 15) */
+  node_forward_5(w + 2613, x + 199); /* x[knee_inner5] */
   forward_5x5(w + 2638, x + 199, x + 204); /* x[knee_outer5] */
   forward_5x5(w + 2663, x + 199, x + 182); /* x[pivot5] */
   forward_5x5(w + 2688, x + 199, x + 177); /* x[knee_outer4] */
+  node_diag_5(w + 2613, x + 199); /* x[knee_inner5] */
   /* pivot 27: knee_outer5 (hinge, d = 5, h = 15) */
+  node_forward_5(w + 2713, x + 204); /* x[knee_outer5] */
   forward_5x5(w + 2738, x + 204, x + 182); /* x[pivot5] */
   forward_5x5(w + 2763, x + 204, x + 172); /* x[knee_inner4] */
   forward_5x5(w + 2788, x + 204, x + 177); /* x[knee_outer4] */
+  node_diag_5(w + 2713, x + 204); /* x[knee_outer5] */
   /* pivot 28: pivot5 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 2813, x + 182); /* x[pivot5] */
   forward_5x5(w + 2838, x + 182, x + 172); /* x[knee_inner4] */
   forward_5x5(w + 2863, x + 182, x + 177); /* x[knee_outer4] */
+  node_diag_5(w + 2813, x + 182); /* x[pivot5] */
   /* pivot 29: knee_inner4 (hinge, d = 5, h = 15) */
+  node_forward_5(w + 2888, x + 172); /* x[knee_inner4] */
   forward_5x5(w + 2913, x + 172, x + 177); /* x[knee_outer4] */
   forward_5x5(w + 2938, x + 172, x + 155); /* x[pivot4] */
   forward_5x5(w + 2963, x + 172, x + 150); /* x[knee_outer3] */
+  node_diag_5(w + 2888, x + 172); /* x[knee_inner4] */
   /* pivot 30: knee_outer4 (hinge, d = 5, h = 15) */
+  node_forward_5(w + 2988, x + 177); /* x[knee_outer4] */
   forward_5x5(w + 3013, x + 177, x + 155); /* x[pivot4] */
   forward_5x5(w + 3038, x + 177, x + 145); /* x[knee_inner3] */
   forward_5x5(w + 3063, x + 177, x + 150); /* x[knee_outer3] */
+  node_diag_5(w + 2988, x + 177); /* x[knee_outer4] */
   /* pivot 31: pivot4 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 3088, x + 155); /* x[pivot4] */
   forward_5x5(w + 3113, x + 155, x + 145); /* x[knee_inner3] */
   forward_5x5(w + 3138, x + 155, x + 150); /* x[knee_outer3] */
+  node_diag_5(w + 3088, x + 155); /* x[pivot4] */
   /* pivot 32: knee_inner3 (hinge, d = 5, h = 15) */
+  node_forward_5(w + 3163, x + 145); /* x[knee_inner3] */
   forward_5x5(w + 3188, x + 145, x + 150); /* x[knee_outer3] */
   forward_5x5(w + 3213, x + 145, x + 128); /* x[pivot3] */
   forward_5x5(w + 3238, x + 145, x + 123); /* x[knee_outer2] */
+  node_diag_5(w + 3163, x + 145); /* x[knee_inner3] */
   /* pivot 33: knee_outer3 (hinge, d = 5, h = 15) */
+  node_forward_5(w + 3263, x + 150); /* x[knee_outer3] */
   forward_5x5(w + 3288, x + 150, x + 128); /* x[pivot3] */
   forward_5x5(w + 3313, x + 150, x + 118); /* x[knee_inner2] */
   forward_5x5(w + 3338, x + 150, x + 123); /* x[knee_outer2] */
+  node_diag_5(w + 3263, x + 150); /* x[knee_outer3] */
   /* pivot 34: pivot3 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 3363, x + 128); /* x[pivot3] */
   forward_5x5(w + 3388, x + 128, x + 118); /* x[knee_inner2] */
   forward_5x5(w + 3413, x + 128, x + 123); /* x[knee_outer2] */
+  node_diag_5(w + 3363, x + 128); /* x[pivot3] */
   /* pivot 35: knee_inner2 (hinge, d = 5, h = 15) */
+  node_forward_5(w + 3438, x + 118); /* x[knee_inner2] */
   forward_5x5(w + 3463, x + 118, x + 123); /* x[knee_outer2] */
   forward_5x5(w + 3488, x + 118, x + 101); /* x[pivot2] */
   forward_5x5(w + 3513, x + 118, x + 96); /* x[knee_outer1] */
+  node_diag_5(w + 3438, x + 118); /* x[knee_inner2] */
   /* pivot 36: knee_outer2 (hinge, d = 5, h = 15) */
+  node_forward_5(w + 3538, x + 123); /* x[knee_outer2] */
   forward_5x5(w + 3563, x + 123, x + 101); /* x[pivot2] */
   forward_5x5(w + 3588, x + 123, x + 91); /* x[knee_inner1] */
   forward_5x5(w + 3613, x + 123, x + 96); /* x[knee_outer1] */
+  node_diag_5(w + 3538, x + 123); /* x[knee_outer2] */
   /* pivot 37: pivot2 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 3638, x + 101); /* x[pivot2] */
   forward_5x5(w + 3663, x + 101, x + 91); /* x[knee_inner1] */
   forward_5x5(w + 3688, x + 101, x + 96); /* x[knee_outer1] */
+  node_diag_5(w + 3638, x + 101); /* x[pivot2] */
   /* pivot 38: knee_inner1 (hinge, d = 5, h = 15) */
+  node_forward_5(w + 3713, x + 91); /* x[knee_inner1] */
   forward_5x5(w + 3738, x + 91, x + 96); /* x[knee_outer1] */
   forward_5x5(w + 3763, x + 91, x + 74); /* x[pivot1] */
   forward_5x5(w + 3788, x + 91, x + 69); /* x[knee_outer0] */
+  node_diag_5(w + 3713, x + 91); /* x[knee_inner1] */
   /* pivot 39: knee_outer1 (hinge, d = 5, h = 15) */
+  node_forward_5(w + 3813, x + 96); /* x[knee_outer1] */
   forward_5x5(w + 3838, x + 96, x + 74); /* x[pivot1] */
   forward_5x5(w + 3863, x + 96, x + 69); /* x[knee_outer0] */
   forward_5x5(w + 3888, x + 96, x + 64); /* x[knee_inner0] */
+  node_diag_5(w + 3813, x + 96); /* x[knee_outer1] */
   /* pivot 40: pivot1 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 3913, x + 74); /* x[pivot1] */
   forward_5x5(w + 3938, x + 74, x + 69); /* x[knee_outer0] */
   forward_5x5(w + 3963, x + 74, x + 64); /* x[knee_inner0] */
+  node_diag_5(w + 3913, x + 74); /* x[pivot1] */
   /* pivot 41: knee_outer0 (hinge, d = 5, h = 15) */
+  node_forward_5(w + 3988, x + 69); /* x[knee_outer0] */
   forward_5x5(w + 4013, x + 69, x + 30); /* x[roller_bottom_pin] */
   forward_5x5(w + 4038, x + 69, x + 64); /* x[knee_inner0] */
   forward_5x5(w + 4063, x + 69, x + 47); /* x[pivot0] */
+  node_diag_5(w + 3988, x + 69); /* x[knee_outer0] */
+}
+
+static void solve_forward_1(const scalar *restrict w, scalar *restrict x) {
   /* pivot 42: roller_bottom_pin (hinge, d = 5, h = 15) */
+  node_forward_5(w + 4088, x + 30); /* x[roller_bottom_pin] */
   forward_5x5(w + 4113, x + 30, x + 64); /* x[knee_inner0] */
   forward_5x5(w + 4138, x + 30, x + 47); /* x[pivot0] */
   forward_5x5(w + 4163, x + 30, x + 25); /* x[roller_bottom_slide] */
+  node_diag_5(w + 4088, x + 30); /* x[roller_bottom_pin] */
   /* pivot 43: foot (hinge, d = 5, h = 21) */
+  node_forward_5(w + 4188, x + 20); /* x[foot] */
   forward_5x5(w + 4213, x + 20, x + 64); /* x[knee_inner0] */
   forward_5x5(w + 4238, x + 20, x + 47); /* x[pivot0] */
   forward_5x5(w + 4263, x + 20, x + 25); /* x[roller_bottom_slide] */
   forward_6x5(w + 4288, x + 20, x + 52); /* x[inner0_weld] */
+  node_diag_5(w + 4188, x + 20); /* x[foot] */
   /* pivot 44: knee_inner0 (hinge, d = 5, h = 16) */
+  node_forward_5(w + 4318, x + 64); /* x[knee_inner0] */
   forward_5x5(w + 4343, x + 64, x + 47); /* x[pivot0] */
   forward_5x5(w + 4368, x + 64, x + 25); /* x[roller_bottom_slide] */
   forward_6x5(w + 4393, x + 64, x + 52); /* x[inner0_weld] */
+  node_diag_5(w + 4318, x + 64); /* x[knee_inner0] */
   /* pivot 45: pivot0 (hinge, d = 5, h = 11) */
+  node_forward_5(w + 4423, x + 47); /* x[pivot0] */
   forward_5x5(w + 4448, x + 47, x + 25); /* x[roller_bottom_slide] */
   forward_6x5(w + 4473, x + 47, x + 52); /* x[inner0_weld] */
+  node_diag_5(w + 4423, x + 47); /* x[pivot0] */
   /* pivot 46: roller_bottom_slide (prismatic, d = 5, h = 6) */
+  node_forward_5(w + 4503, x + 25); /* x[roller_bottom_slide] */
   forward_6x5(w + 4528, x + 25, x + 52); /* x[inner0_weld] */
+  node_diag_5(w + 4503, x + 25); /* x[roller_bottom_slide] */
+  /* pivot 47: inner0_weld (weld, d = 6, h = 0) */
+  node_forward_6(w + 4558, x + 52); /* x[inner0_weld] */
+  node_diag_6(w + 4558, x + 52); /* x[inner0_weld] */
 }
 
-/*---- solve: block-diagonal solves with the factored node blocks */
-
-static void solve_diagonal_0(const scalar *restrict w, scalar *restrict x) {
-  node_solve_6(w + 0, x + 79, x + 79); /* x[inner1_weld] */
-  node_solve_6(w + 126, x + 106, x + 106); /* x[inner2_weld] */
-  node_solve_6(w + 252, x + 133, x + 133); /* x[inner3_weld] */
-  node_solve_6(w + 378, x + 160, x + 160); /* x[inner4_weld] */
-  node_solve_6(w + 504, x + 187, x + 187); /* x[inner5_weld] */
-  node_solve_6(w + 630, x + 214, x + 214); /* x[inner6_weld] */
-  node_solve_6(w + 756, x + 58, x + 58); /* x[outer0_weld] */
-  node_solve_6(w + 882, x + 85, x + 85); /* x[outer1_weld] */
-  node_solve_6(w + 1008, x + 112, x + 112); /* x[outer2_weld] */
-  node_solve_6(w + 1134, x + 139, x + 139); /* x[outer3_weld] */
-  node_solve_6(w + 1260, x + 166, x + 166); /* x[outer4_weld] */
-  node_solve_6(w + 1386, x + 193, x + 193); /* x[outer5_weld] */
-  node_solve_6(w + 1512, x + 220, x + 220); /* x[outer6_weld] */
-  node_solve_5(w + 1638, x + 0, x + 0); /* x[axleFL] */
-  node_solve_5(w + 1768, x + 5, x + 5); /* x[axleFR] */
-  node_solve_5(w + 1873, x + 10, x + 10); /* x[axleRL] */
-  node_solve_5(w + 1953, x + 15, x + 15); /* x[axleRR] */
-  node_solve_6(w + 2008, x + 240, x + 240); /* x[chassis#weld1] */
-  node_solve_1(w + 2122, x + 46, x + 46); /* x[lift] */
-  node_solve_5(w + 2134, x + 38, x + 38); /* x[cylinder] */
-  node_solve_3(w + 2189, x + 43, x + 43); /* x[rod_eye] */
-  node_solve_4(w + 2225, x + 231, x + 231); /* x[roller_top_slide] */
-  node_solve_3(w + 2281, x + 35, x + 35); /* x[barrel_eye] */
-  node_solve_5(w + 2338, x + 226, x + 226); /* x[head] */
-  node_solve_5(w + 2438, x + 209, x + 209); /* x[pivot6] */
-  node_solve_5(w + 2538, x + 235, x + 235); /* x[roller_top_pin] */
-  node_solve_5(w + 2613, x + 199, x + 199); /* x[knee_inner5] */
-  node_solve_5(w + 2713, x + 204, x + 204); /* x[knee_outer5] */
-  node_solve_5(w + 2813, x + 182, x + 182); /* x[pivot5] */
-  node_solve_5(w + 2888, x + 172, x + 172); /* x[knee_inner4] */
-  node_solve_5(w + 2988, x + 177, x + 177); /* x[knee_outer4] */
-  node_solve_5(w + 3088, x + 155, x + 155); /* x[pivot4] */
-  node_solve_5(w + 3163, x + 145, x + 145); /* x[knee_inner3] */
-  node_solve_5(w + 3263, x + 150, x + 150); /* x[knee_outer3] */
-  node_solve_5(w + 3363, x + 128, x + 128); /* x[pivot3] */
-  node_solve_5(w + 3438, x + 118, x + 118); /* x[knee_inner2] */
-  node_solve_5(w + 3538, x + 123, x + 123); /* x[knee_outer2] */
-  node_solve_5(w + 3638, x + 101, x + 101); /* x[pivot2] */
-  node_solve_5(w + 3713, x + 91, x + 91); /* x[knee_inner1] */
-  node_solve_5(w + 3813, x + 96, x + 96); /* x[knee_outer1] */
-  node_solve_5(w + 3913, x + 74, x + 74); /* x[pivot1] */
-  node_solve_5(w + 3988, x + 69, x + 69); /* x[knee_outer0] */
-  node_solve_5(w + 4088, x + 30, x + 30); /* x[roller_bottom_pin] */
-  node_solve_5(w + 4188, x + 20, x + 20); /* x[foot] */
-  node_solve_5(w + 4318, x + 64, x + 64); /* x[knee_inner0] */
-  node_solve_5(w + 4423, x + 47, x + 47); /* x[pivot0] */
-  node_solve_5(w + 4503, x + 25, x + 25); /* x[roller_bottom_slide] */
-  node_solve_6(w + 4558, x + 52, x + 52); /* x[inner0_weld] */
-}
-
-/*---- solve: backward substitution with the L^T blocks, pivots in reverse order */
+/*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
 static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
+  /* pivot 47: inner0_weld (weld, d = 6, h = 0) */
+  node_backward_6(w + 4558, x + 52); /* x[inner0_weld] */
   /* pivot 46: roller_bottom_slide (prismatic, d = 5, h = 6) */
   backward_set_6x5(w + 4528, x + 52, s); /* L[inner0_weld, roller_bottom_slide] */
   subtract_5(x + 25, s); /* x[roller_bottom_slide] */
+  node_backward_5(w + 4503, x + 25); /* x[roller_bottom_slide] */
   /* pivot 45: pivot0 (hinge, d = 5, h = 11) */
   backward_set_6x5(w + 4473, x + 52, s); /* L[inner0_weld, pivot0] */
   backward_add_5x5(w + 4448, x + 25, s); /* L[roller_bottom_slide, pivot0] */
   subtract_5(x + 47, s); /* x[pivot0] */
+  node_backward_5(w + 4423, x + 47); /* x[pivot0] */
   /* pivot 44: knee_inner0 (hinge, d = 5, h = 16) */
   backward_set_6x5(w + 4393, x + 52, s); /* L[inner0_weld, knee_inner0] */
   backward_add_5x5(w + 4368, x + 25, s); /* L[roller_bottom_slide, knee_inner0] */
   backward_add_5x5(w + 4343, x + 47, s); /* L[pivot0, knee_inner0] */
   subtract_5(x + 64, s); /* x[knee_inner0] */
+  node_backward_5(w + 4318, x + 64); /* x[knee_inner0] */
   /* pivot 43: foot (hinge, d = 5, h = 21) */
   backward_set_6x5(w + 4288, x + 52, s); /* L[inner0_weld, foot] */
   backward_add_5x5(w + 4263, x + 25, s); /* L[roller_bottom_slide, foot] */
   backward_add_5x5(w + 4238, x + 47, s); /* L[pivot0, foot] */
   backward_add_5x5(w + 4213, x + 64, s); /* L[knee_inner0, foot] */
   subtract_5(x + 20, s); /* x[foot] */
+  node_backward_5(w + 4188, x + 20); /* x[foot] */
   /* pivot 42: roller_bottom_pin (hinge, d = 5, h = 15) */
   backward_set_5x5(w + 4163, x + 25, s); /* L[roller_bottom_slide, roller_bottom_pin] */
   backward_add_5x5(w + 4138, x + 47, s); /* L[pivot0, roller_bottom_pin] */
   backward_add_5x5(w + 4113, x + 64, s); /* L[knee_inner0, roller_bottom_pin] */
   subtract_5(x + 30, s); /* x[roller_bottom_pin] */
+  node_backward_5(w + 4088, x + 30); /* x[roller_bottom_pin] */
   /* pivot 41: knee_outer0 (hinge, d = 5, h = 15) */
   backward_set_5x5(w + 4063, x + 47, s); /* L[pivot0, knee_outer0] */
   backward_add_5x5(w + 4038, x + 64, s); /* L[knee_inner0, knee_outer0] */
   backward_add_5x5(w + 4013, x + 30, s); /* L[roller_bottom_pin, knee_outer0] */
   subtract_5(x + 69, s); /* x[knee_outer0] */
+  node_backward_5(w + 3988, x + 69); /* x[knee_outer0] */
   /* pivot 40: pivot1 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 3963, x + 64, s); /* L[knee_inner0, pivot1] */
   backward_add_5x5(w + 3938, x + 69, s); /* L[knee_outer0, pivot1] */
   subtract_5(x + 74, s); /* x[pivot1] */
+  node_backward_5(w + 3913, x + 74); /* x[pivot1] */
   /* pivot 39: knee_outer1 (hinge, d = 5, h = 15) */
   backward_set_5x5(w + 3888, x + 64, s); /* L[knee_inner0, knee_outer1] */
   backward_add_5x5(w + 3863, x + 69, s); /* L[knee_outer0, knee_outer1] */
   backward_add_5x5(w + 3838, x + 74, s); /* L[pivot1, knee_outer1] */
   subtract_5(x + 96, s); /* x[knee_outer1] */
+  node_backward_5(w + 3813, x + 96); /* x[knee_outer1] */
   /* pivot 38: knee_inner1 (hinge, d = 5, h = 15) */
   backward_set_5x5(w + 3788, x + 69, s); /* L[knee_outer0, knee_inner1] */
   backward_add_5x5(w + 3763, x + 74, s); /* L[pivot1, knee_inner1] */
   backward_add_5x5(w + 3738, x + 96, s); /* L[knee_outer1, knee_inner1] */
   subtract_5(x + 91, s); /* x[knee_inner1] */
+  node_backward_5(w + 3713, x + 91); /* x[knee_inner1] */
   /* pivot 37: pivot2 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 3688, x + 96, s); /* L[knee_outer1, pivot2] */
   backward_add_5x5(w + 3663, x + 91, s); /* L[knee_inner1, pivot2] */
   subtract_5(x + 101, s); /* x[pivot2] */
+  node_backward_5(w + 3638, x + 101); /* x[pivot2] */
   /* pivot 36: knee_outer2 (hinge, d = 5, h = 15) */
   backward_set_5x5(w + 3613, x + 96, s); /* L[knee_outer1, knee_outer2] */
   backward_add_5x5(w + 3588, x + 91, s); /* L[knee_inner1, knee_outer2] */
   backward_add_5x5(w + 3563, x + 101, s); /* L[pivot2, knee_outer2] */
   subtract_5(x + 123, s); /* x[knee_outer2] */
+  node_backward_5(w + 3538, x + 123); /* x[knee_outer2] */
   /* pivot 35: knee_inner2 (hinge, d = 5, h = 15) */
   backward_set_5x5(w + 3513, x + 96, s); /* L[knee_outer1, knee_inner2] */
   backward_add_5x5(w + 3488, x + 101, s); /* L[pivot2, knee_inner2] */
   backward_add_5x5(w + 3463, x + 123, s); /* L[knee_outer2, knee_inner2] */
   subtract_5(x + 118, s); /* x[knee_inner2] */
+  node_backward_5(w + 3438, x + 118); /* x[knee_inner2] */
   /* pivot 34: pivot3 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 3413, x + 123, s); /* L[knee_outer2, pivot3] */
   backward_add_5x5(w + 3388, x + 118, s); /* L[knee_inner2, pivot3] */
   subtract_5(x + 128, s); /* x[pivot3] */
+  node_backward_5(w + 3363, x + 128); /* x[pivot3] */
   /* pivot 33: knee_outer3 (hinge, d = 5, h = 15) */
   backward_set_5x5(w + 3338, x + 123, s); /* L[knee_outer2, knee_outer3] */
   backward_add_5x5(w + 3313, x + 118, s); /* L[knee_inner2, knee_outer3] */
   backward_add_5x5(w + 3288, x + 128, s); /* L[pivot3, knee_outer3] */
   subtract_5(x + 150, s); /* x[knee_outer3] */
+  node_backward_5(w + 3263, x + 150); /* x[knee_outer3] */
   /* pivot 32: knee_inner3 (hinge, d = 5, h = 15) */
   backward_set_5x5(w + 3238, x + 123, s); /* L[knee_outer2, knee_inner3] */
   backward_add_5x5(w + 3213, x + 128, s); /* L[pivot3, knee_inner3] */
   backward_add_5x5(w + 3188, x + 150, s); /* L[knee_outer3, knee_inner3] */
   subtract_5(x + 145, s); /* x[knee_inner3] */
+  node_backward_5(w + 3163, x + 145); /* x[knee_inner3] */
   /* pivot 31: pivot4 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 3138, x + 150, s); /* L[knee_outer3, pivot4] */
   backward_add_5x5(w + 3113, x + 145, s); /* L[knee_inner3, pivot4] */
   subtract_5(x + 155, s); /* x[pivot4] */
+  node_backward_5(w + 3088, x + 155); /* x[pivot4] */
   /* pivot 30: knee_outer4 (hinge, d = 5, h = 15) */
   backward_set_5x5(w + 3063, x + 150, s); /* L[knee_outer3, knee_outer4] */
   backward_add_5x5(w + 3038, x + 145, s); /* L[knee_inner3, knee_outer4] */
   backward_add_5x5(w + 3013, x + 155, s); /* L[pivot4, knee_outer4] */
   subtract_5(x + 177, s); /* x[knee_outer4] */
+  node_backward_5(w + 2988, x + 177); /* x[knee_outer4] */
   /* pivot 29: knee_inner4 (hinge, d = 5, h = 15) */
   backward_set_5x5(w + 2963, x + 150, s); /* L[knee_outer3, knee_inner4] */
   backward_add_5x5(w + 2938, x + 155, s); /* L[pivot4, knee_inner4] */
   backward_add_5x5(w + 2913, x + 177, s); /* L[knee_outer4, knee_inner4] */
   subtract_5(x + 172, s); /* x[knee_inner4] */
+  node_backward_5(w + 2888, x + 172); /* x[knee_inner4] */
   /* pivot 28: pivot5 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 2863, x + 177, s); /* L[knee_outer4, pivot5] */
   backward_add_5x5(w + 2838, x + 172, s); /* L[knee_inner4, pivot5] */
   subtract_5(x + 182, s); /* x[pivot5] */
+  node_backward_5(w + 2813, x + 182); /* x[pivot5] */
   /* pivot 27: knee_outer5 (hinge, d = 5, h = 15) */
   backward_set_5x5(w + 2788, x + 177, s); /* L[knee_outer4, knee_outer5] */
   backward_add_5x5(w + 2763, x + 172, s); /* L[knee_inner4, knee_outer5] */
   backward_add_5x5(w + 2738, x + 182, s); /* L[pivot5, knee_outer5] */
   subtract_5(x + 204, s); /* x[knee_outer5] */
+  node_backward_5(w + 2713, x + 204); /* x[knee_outer5] */
   /* pivot 26: knee_inner5 (hinge, d = 5, h = 15) */
   backward_set_5x5(w + 2688, x + 177, s); /* L[knee_outer4, knee_inner5] */
   backward_add_5x5(w + 2663, x + 182, s); /* L[pivot5, knee_inner5] */
   backward_add_5x5(w + 2638, x + 204, s); /* L[knee_outer5, knee_inner5] */
   subtract_5(x + 199, s); /* x[knee_inner5] */
+  node_backward_5(w + 2613, x + 199); /* x[knee_inner5] */
   /* pivot 25: roller_top_pin (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 2588, x + 204, s); /* L[knee_outer5, roller_top_pin] */
   backward_add_5x5(w + 2563, x + 199, s); /* L[knee_inner5, roller_top_pin] */
   subtract_5(x + 235, s); /* x[roller_top_pin] */
+  node_backward_5(w + 2538, x + 235); /* x[roller_top_pin] */
   /* pivot 24: pivot6 (hinge, d = 5, h = 15) */
   backward_set_5x5(w + 2513, x + 204, s); /* L[knee_outer5, pivot6] */
   backward_add_5x5(w + 2488, x + 199, s); /* L[knee_inner5, pivot6] */
   backward_add_5x5(w + 2463, x + 235, s); /* L[roller_top_pin, pivot6] */
   subtract_5(x + 209, s); /* x[pivot6] */
+  node_backward_5(w + 2438, x + 209); /* x[pivot6] */
   /* pivot 23: head (hinge, d = 5, h = 15) */
   backward_set_5x5(w + 2413, x + 199, s); /* L[knee_inner5, head] */
   backward_add_5x5(w + 2388, x + 235, s); /* L[roller_top_pin, head] */
   backward_add_5x5(w + 2363, x + 209, s); /* L[pivot6, head] */
   subtract_5(x + 226, s); /* x[head] */
+  node_backward_5(w + 2338, x + 226); /* x[head] */
   /* pivot 22: barrel_eye (ball, d = 3, h = 16) */
   backward_set_6x3(w + 2320, x + 52, s); /* L[inner0_weld, barrel_eye] */
   backward_add_5x3(w + 2305, x + 25, s); /* L[roller_bottom_slide, barrel_eye] */
   backward_add_5x3(w + 2290, x + 20, s); /* L[foot, barrel_eye] */
   subtract_3(x + 35, s); /* x[barrel_eye] */
+  node_backward_3(w + 2281, x + 35); /* x[barrel_eye] */
   /* pivot 21: roller_top_slide (cylindrical, d = 4, h = 10) */
   backward_set_5x4(w + 2261, x + 235, s); /* L[roller_top_pin, roller_top_slide] */
   backward_add_5x4(w + 2241, x + 226, s); /* L[head, roller_top_slide] */
   subtract_4(x + 231, s); /* x[roller_top_slide] */
+  node_backward_4(w + 2225, x + 231); /* x[roller_top_slide] */
   /* pivot 20: rod_eye (ball, d = 3, h = 9) */
   backward_set_6x3(w + 2207, x + 52, s); /* L[inner0_weld, rod_eye] */
   backward_add_3x3(w + 2198, x + 35, s); /* L[barrel_eye, rod_eye] */
   subtract_3(x + 43, s); /* x[rod_eye] */
+  node_backward_3(w + 2189, x + 43); /* x[rod_eye] */
   /* pivot 19: cylinder (prismatic, d = 5, h = 6) */
   backward_set_3x5(w + 2174, x + 35, s); /* L[barrel_eye, cylinder] */
   backward_add_3x5(w + 2159, x + 43, s); /* L[rod_eye, cylinder] */
   subtract_5(x + 38, s); /* x[cylinder] */
+  node_backward_5(w + 2134, x + 38); /* x[cylinder] */
   /* pivot 18: lift (rod, d = 1, h = 11) */
   backward_set_3x1(w + 2131, x + 35, s); /* L[barrel_eye, lift] */
   backward_add_3x1(w + 2128, x + 43, s); /* L[rod_eye, lift] */
@@ -4621,89 +4534,111 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_add_5x6(w + 2062, x + 20, s); /* L[foot, chassis#weld1] */
   backward_add_3x6(w + 2044, x + 35, s); /* L[barrel_eye, chassis#weld1] */
   subtract_6(x + 240, s); /* x[chassis#weld1] */
+  node_backward_6(w + 2008, x + 240); /* x[chassis#weld1] */
   /* pivot 16: axleRR (hinge, d = 5, h = 6) */
   backward_set_6x5(w + 1978, x + 240, s); /* L[chassis#weld1, axleRR] */
   subtract_5(x + 15, s); /* x[axleRR] */
+  node_backward_5(w + 1953, x + 15); /* x[axleRR] */
   /* pivot 15: axleRL (hinge, d = 5, h = 11) */
   backward_set_6x5(w + 1923, x + 240, s); /* L[chassis#weld1, axleRL] */
   backward_add_5x5(w + 1898, x + 15, s); /* L[axleRR, axleRL] */
   subtract_5(x + 10, s); /* x[axleRL] */
+  node_backward_5(w + 1873, x + 10); /* x[axleRL] */
   /* pivot 14: axleFR (hinge, d = 5, h = 16) */
   backward_set_6x5(w + 1843, x + 240, s); /* L[chassis#weld1, axleFR] */
   backward_add_5x5(w + 1818, x + 15, s); /* L[axleRR, axleFR] */
   backward_add_5x5(w + 1793, x + 10, s); /* L[axleRL, axleFR] */
   subtract_5(x + 5, s); /* x[axleFR] */
+  node_backward_5(w + 1768, x + 5); /* x[axleFR] */
   /* pivot 13: axleFL (hinge, d = 5, h = 21) */
   backward_set_6x5(w + 1738, x + 240, s); /* L[chassis#weld1, axleFL] */
   backward_add_5x5(w + 1713, x + 15, s); /* L[axleRR, axleFL] */
   backward_add_5x5(w + 1688, x + 10, s); /* L[axleRL, axleFL] */
   backward_add_5x5(w + 1663, x + 5, s); /* L[axleFR, axleFL] */
   subtract_5(x + 0, s); /* x[axleFL] */
+  node_backward_5(w + 1638, x + 0); /* x[axleFL] */
   /* pivot 12: outer6_weld (weld, d = 6, h = 15) */
   backward_set_5x6(w + 1608, x + 199, s); /* L[knee_inner5, outer6_weld] */
   backward_add_5x6(w + 1578, x + 209, s); /* L[pivot6, outer6_weld] */
   backward_add_5x6(w + 1548, x + 226, s); /* L[head, outer6_weld] */
   subtract_6(x + 220, s); /* x[outer6_weld] */
+  node_backward_6(w + 1512, x + 220); /* x[outer6_weld] */
   /* pivot 11: outer5_weld (weld, d = 6, h = 15) */
   backward_set_5x6(w + 1482, x + 172, s); /* L[knee_inner4, outer5_weld] */
   backward_add_5x6(w + 1452, x + 182, s); /* L[pivot5, outer5_weld] */
   backward_add_5x6(w + 1422, x + 204, s); /* L[knee_outer5, outer5_weld] */
   subtract_6(x + 193, s); /* x[outer5_weld] */
+  node_backward_6(w + 1386, x + 193); /* x[outer5_weld] */
   /* pivot 10: outer4_weld (weld, d = 6, h = 15) */
   backward_set_5x6(w + 1356, x + 145, s); /* L[knee_inner3, outer4_weld] */
   backward_add_5x6(w + 1326, x + 155, s); /* L[pivot4, outer4_weld] */
   backward_add_5x6(w + 1296, x + 177, s); /* L[knee_outer4, outer4_weld] */
   subtract_6(x + 166, s); /* x[outer4_weld] */
+  node_backward_6(w + 1260, x + 166); /* x[outer4_weld] */
   /* pivot 9: outer3_weld (weld, d = 6, h = 15) */
   backward_set_5x6(w + 1230, x + 118, s); /* L[knee_inner2, outer3_weld] */
   backward_add_5x6(w + 1200, x + 128, s); /* L[pivot3, outer3_weld] */
   backward_add_5x6(w + 1170, x + 150, s); /* L[knee_outer3, outer3_weld] */
   subtract_6(x + 139, s); /* x[outer3_weld] */
+  node_backward_6(w + 1134, x + 139); /* x[outer3_weld] */
   /* pivot 8: outer2_weld (weld, d = 6, h = 15) */
   backward_set_5x6(w + 1104, x + 91, s); /* L[knee_inner1, outer2_weld] */
   backward_add_5x6(w + 1074, x + 101, s); /* L[pivot2, outer2_weld] */
   backward_add_5x6(w + 1044, x + 123, s); /* L[knee_outer2, outer2_weld] */
   subtract_6(x + 112, s); /* x[outer2_weld] */
+  node_backward_6(w + 1008, x + 112); /* x[outer2_weld] */
   /* pivot 7: outer1_weld (weld, d = 6, h = 15) */
   backward_set_5x6(w + 978, x + 64, s); /* L[knee_inner0, outer1_weld] */
   backward_add_5x6(w + 948, x + 74, s); /* L[pivot1, outer1_weld] */
   backward_add_5x6(w + 918, x + 96, s); /* L[knee_outer1, outer1_weld] */
   subtract_6(x + 85, s); /* x[outer1_weld] */
+  node_backward_6(w + 882, x + 85); /* x[outer1_weld] */
   /* pivot 6: outer0_weld (weld, d = 6, h = 15) */
   backward_set_5x6(w + 852, x + 47, s); /* L[pivot0, outer0_weld] */
   backward_add_5x6(w + 822, x + 30, s); /* L[roller_bottom_pin, outer0_weld] */
   backward_add_5x6(w + 792, x + 69, s); /* L[knee_outer0, outer0_weld] */
   subtract_6(x + 58, s); /* x[outer0_weld] */
+  node_backward_6(w + 756, x + 58); /* x[outer0_weld] */
   /* pivot 5: inner6_weld (weld, d = 6, h = 15) */
   backward_set_5x6(w + 726, x + 204, s); /* L[knee_outer5, inner6_weld] */
   backward_add_5x6(w + 696, x + 235, s); /* L[roller_top_pin, inner6_weld] */
   backward_add_5x6(w + 666, x + 209, s); /* L[pivot6, inner6_weld] */
   subtract_6(x + 214, s); /* x[inner6_weld] */
+  node_backward_6(w + 630, x + 214); /* x[inner6_weld] */
+}
+
+static void solve_backward_1(const scalar *restrict w, scalar *restrict x) {
+  scalar s[RT_MAX_DEGREE];
   /* pivot 4: inner5_weld (weld, d = 6, h = 15) */
   backward_set_5x6(w + 600, x + 177, s); /* L[knee_outer4, inner5_weld] */
   backward_add_5x6(w + 570, x + 182, s); /* L[pivot5, inner5_weld] */
   backward_add_5x6(w + 540, x + 199, s); /* L[knee_inner5, inner5_weld] */
   subtract_6(x + 187, s); /* x[inner5_weld] */
+  node_backward_6(w + 504, x + 187); /* x[inner5_weld] */
   /* pivot 3: inner4_weld (weld, d = 6, h = 15) */
   backward_set_5x6(w + 474, x + 150, s); /* L[knee_outer3, inner4_weld] */
   backward_add_5x6(w + 444, x + 155, s); /* L[pivot4, inner4_weld] */
   backward_add_5x6(w + 414, x + 172, s); /* L[knee_inner4, inner4_weld] */
   subtract_6(x + 160, s); /* x[inner4_weld] */
+  node_backward_6(w + 378, x + 160); /* x[inner4_weld] */
   /* pivot 2: inner3_weld (weld, d = 6, h = 15) */
   backward_set_5x6(w + 348, x + 123, s); /* L[knee_outer2, inner3_weld] */
   backward_add_5x6(w + 318, x + 128, s); /* L[pivot3, inner3_weld] */
   backward_add_5x6(w + 288, x + 145, s); /* L[knee_inner3, inner3_weld] */
   subtract_6(x + 133, s); /* x[inner3_weld] */
+  node_backward_6(w + 252, x + 133); /* x[inner3_weld] */
   /* pivot 1: inner2_weld (weld, d = 6, h = 15) */
   backward_set_5x6(w + 222, x + 96, s); /* L[knee_outer1, inner2_weld] */
   backward_add_5x6(w + 192, x + 101, s); /* L[pivot2, inner2_weld] */
   backward_add_5x6(w + 162, x + 118, s); /* L[knee_inner2, inner2_weld] */
   subtract_6(x + 106, s); /* x[inner2_weld] */
+  node_backward_6(w + 126, x + 106); /* x[inner2_weld] */
   /* pivot 0: inner1_weld (weld, d = 6, h = 15) */
   backward_set_5x6(w + 96, x + 69, s); /* L[knee_outer0, inner1_weld] */
   backward_add_5x6(w + 66, x + 74, s); /* L[pivot1, inner1_weld] */
   backward_add_5x6(w + 36, x + 91, s); /* L[knee_inner1, inner1_weld] */
   subtract_6(x + 79, s); /* x[inner1_weld] */
+  node_backward_6(w + 0, x + 79); /* x[inner1_weld] */
 }
 
 /*---- entry points (rt_factor_fn, rt_solve_fn of rt.h) ------------------------*/
@@ -4769,8 +4704,9 @@ static void scissor_lift_solve(const void *work, void *x) {
   const scalar *w = work;
   scalar *v = x;
   solve_forward_0(w, v);
-  solve_diagonal_0(w, v);
+  solve_forward_1(w, v);
   solve_backward_0(w, v);
+  solve_backward_1(w, v);
 }
 
 /*---- the program ------------------------------------------------------------*/

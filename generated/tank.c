@@ -5,12 +5,12 @@
  * the program object tank_program (declared in tank.h; the
  * contract, the workspace layout and the reference arithmetic are in rt.h).
  * Each pivot's elimination is its own function factor_p<pivot>: the dense
- * LDL^T of its node block, its edge column turned into L = E N^-1 in panels
- * of rows (keeping E^T in the temporary), and one kernel call per block
- * pair of the reduction C -= L E^T (the RSI grouped by target block, whose
- * workspace offset is a literal). The kernels below are the reference
- * arithmetic of rt.h specialized by degree; vector lanes hold independent
- * results, so every instruction set gives the same bits.
+ * LDL^T of its node block, its edge column turned into L = E l^-T D^-1 in
+ * panels of rows (keeping Y = E l^-T, transposed, in the temporary), and one
+ * kernel call per block pair of the reduction C -= L Y^T (the RSI grouped by
+ * target block, whose workspace offset is a literal). The kernels below are
+ * the reference arithmetic of rt.h specialized by degree; vector lanes hold
+ * independent results, so every instruction set gives the same bits.
  *
  * Mechanism statistics
  *   bodies          89 (92 solver bodies: 1 shattered into 4 shards)
@@ -884,58 +884,63 @@ static int factor_node_6(scalar *restrict n, scalar *restrict rinv) {
   return 0;
 }
 
-/* x = N^-1 v for a factored 5 x 5 node block (rt.h node_solve); v and x
- * may be the same vector. */
-static void node_solve_5(const scalar *n, const scalar *v, scalar *x) {
-  const scalar y0 = v[0];
-  const scalar y1 = v[1] - n[5] * y0;
-  const scalar y2 = v[2] - n[10] * y0 - n[11] * y1;
-  const scalar y3 = v[3] - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const scalar y4 = v[4] - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  const scalar z0 = y0 / n[0];
-  const scalar z1 = y1 / n[6];
-  const scalar z2 = y2 / n[12];
-  const scalar z3 = y3 / n[18];
-  const scalar z4 = y4 / n[24];
-  const scalar x4 = z4;
-  const scalar x3 = z3 - n[23] * x4;
-  const scalar x2 = z2 - n[22] * x4 - n[17] * x3;
-  const scalar x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const scalar x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  x[0] = x0;
-  x[1] = x1;
-  x[2] = x2;
-  x[3] = x3;
-  x[4] = x4;
+/* x = l^-1 x for the unit lower l of a factored 5 x 5 node block (rt.h
+ * solve, forward). */
+static void node_forward_5(const scalar *restrict n, scalar *restrict x) {
+  x[1] = x[1] - n[5] * x[0];
+  x[2] = x[2] - n[10] * x[0] - n[11] * x[1];
+  x[3] = x[3] - n[15] * x[0] - n[16] * x[1] - n[17] * x[2];
+  x[4] = x[4] - n[20] * x[0] - n[21] * x[1] - n[22] * x[2] - n[23] * x[3];
 }
 
-/* x = N^-1 v for a factored 6 x 6 node block (rt.h node_solve); v and x
- * may be the same vector. */
-static void node_solve_6(const scalar *n, const scalar *v, scalar *x) {
-  const scalar y0 = v[0];
-  const scalar y1 = v[1] - n[6] * y0;
-  const scalar y2 = v[2] - n[12] * y0 - n[13] * y1;
-  const scalar y3 = v[3] - n[18] * y0 - n[19] * y1 - n[20] * y2;
-  const scalar y4 = v[4] - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
-  const scalar y5 = v[5] - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
-  const scalar z0 = y0 / n[0];
-  const scalar z1 = y1 / n[7];
-  const scalar z2 = y2 / n[14];
-  const scalar z3 = y3 / n[21];
-  const scalar z4 = y4 / n[28];
-  const scalar z5 = y5 / n[35];
-  const scalar x5 = z5;
-  const scalar x4 = z4 - n[34] * x5;
-  const scalar x3 = z3 - n[33] * x5 - n[27] * x4;
-  const scalar x2 = z2 - n[32] * x5 - n[26] * x4 - n[20] * x3;
-  const scalar x1 = z1 - n[31] * x5 - n[25] * x4 - n[19] * x3 - n[13] * x2;
-  const scalar x0 = z0 - n[30] * x5 - n[24] * x4 - n[18] * x3 - n[12] * x2 - n[6] * x1;
-  x[0] = x0;
-  x[1] = x1;
-  x[2] = x2;
-  x[3] = x3;
-  x[4] = x4;
-  x[5] = x5;
+/* x = l^-1 x for the unit lower l of a factored 6 x 6 node block (rt.h
+ * solve, forward). */
+static void node_forward_6(const scalar *restrict n, scalar *restrict x) {
+  x[1] = x[1] - n[6] * x[0];
+  x[2] = x[2] - n[12] * x[0] - n[13] * x[1];
+  x[3] = x[3] - n[18] * x[0] - n[19] * x[1] - n[20] * x[2];
+  x[4] = x[4] - n[24] * x[0] - n[25] * x[1] - n[26] * x[2] - n[27] * x[3];
+  x[5] = x[5] - n[30] * x[0] - n[31] * x[1] - n[32] * x[2] - n[33] * x[3] - n[34] * x[4];
+}
+
+/* x = D^-1 x for the diagonal D of a factored 5 x 5 node block (rt.h
+ * solve, forward). */
+static void node_diag_5(const scalar *restrict n, scalar *restrict x) {
+  x[0] = x[0] / n[0];
+  x[1] = x[1] / n[6];
+  x[2] = x[2] / n[12];
+  x[3] = x[3] / n[18];
+  x[4] = x[4] / n[24];
+}
+
+/* x = D^-1 x for the diagonal D of a factored 6 x 6 node block (rt.h
+ * solve, forward). */
+static void node_diag_6(const scalar *restrict n, scalar *restrict x) {
+  x[0] = x[0] / n[0];
+  x[1] = x[1] / n[7];
+  x[2] = x[2] / n[14];
+  x[3] = x[3] / n[21];
+  x[4] = x[4] / n[28];
+  x[5] = x[5] / n[35];
+}
+
+/* x = l^-T x for the unit lower l of a factored 5 x 5 node block (rt.h
+ * solve, backward). */
+static void node_backward_5(const scalar *restrict n, scalar *restrict x) {
+  x[3] = x[3] - n[23] * x[4];
+  x[2] = x[2] - n[22] * x[4] - n[17] * x[3];
+  x[1] = x[1] - n[21] * x[4] - n[16] * x[3] - n[11] * x[2];
+  x[0] = x[0] - n[20] * x[4] - n[15] * x[3] - n[10] * x[2] - n[5] * x[1];
+}
+
+/* x = l^-T x for the unit lower l of a factored 6 x 6 node block (rt.h
+ * solve, backward). */
+static void node_backward_6(const scalar *restrict n, scalar *restrict x) {
+  x[4] = x[4] - n[34] * x[5];
+  x[3] = x[3] - n[33] * x[5] - n[27] * x[4];
+  x[2] = x[2] - n[32] * x[5] - n[26] * x[4] - n[20] * x[3];
+  x[1] = x[1] - n[31] * x[5] - n[25] * x[4] - n[19] * x[3] - n[13] * x[2];
+  x[0] = x[0] - n[30] * x[5] - n[24] * x[4] - n[18] * x[3] - n[12] * x[2] - n[6] * x[1];
 }
 
 /* xq -= L xp for a 5 x 5 block L (rt.h solve, forward). */
@@ -1043,45 +1048,40 @@ static void subtract_6(scalar *restrict x, const scalar *restrict s) {
 #if defined(__AVX__)
 /* AVX: 32-byte vectors */
 
-/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
- * at et[k * 24]), then overwrites it with node_solve(N, E) using the
- * reciprocals rinv of N's pivots. */
+/* One row of an edge column (rt.h factor step 2): its forward substitution
+ * Y with N's l into et (Y[k] at et[k * 24]), and Y D^-1 over the row,
+ * with the reciprocals rinv of N's pivots. */
 static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const scalar e0 = e[0];
   const scalar e1 = e[1];
   const scalar e2 = e[2];
   const scalar e3 = e[3];
   const scalar e4 = e[4];
-  et[0] = e0;
-  et[24] = e1;
-  et[48] = e2;
-  et[72] = e3;
-  et[96] = e4;
   const scalar y0 = e0;
   const scalar y1 = e1 - n[5] * y0;
   const scalar y2 = e2 - n[10] * y0 - n[11] * y1;
   const scalar y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
   const scalar y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  et[0] = y0;
+  et[24] = y1;
+  et[48] = y2;
+  et[72] = y3;
+  et[96] = y4;
   const scalar z0 = y0 * rinv[0];
   const scalar z1 = y1 * rinv[1];
   const scalar z2 = y2 * rinv[2];
   const scalar z3 = y3 * rinv[3];
   const scalar z4 = y4 * rinv[4];
-  const scalar x4 = z4;
-  const scalar x3 = z3 - n[23] * x4;
-  const scalar x2 = z2 - n[22] * x4 - n[17] * x3;
-  const scalar x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const scalar x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0;
-  e[1] = x1;
-  e[2] = x2;
-  e[3] = x3;
-  e[4] = x4;
+  e[0] = z0;
+  e[1] = z1;
+  e[2] = z2;
+  e[3] = z3;
+  e[4] = z4;
 }
 
 /* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v2 e0 = {e[0], e[5]};
@@ -1089,41 +1089,36 @@ static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, sca
   const v2 e2 = {e[2], e[7]};
   const v2 e3 = {e[3], e[8]};
   const v2 e4 = {e[4], e[9]};
-  *(v2 *)(et + 0) = e0;
-  *(v2 *)(et + 24) = e1;
-  *(v2 *)(et + 48) = e2;
-  *(v2 *)(et + 72) = e3;
-  *(v2 *)(et + 96) = e4;
   const v2 y0 = e0;
   const v2 y1 = e1 - n[5] * y0;
   const v2 y2 = e2 - n[10] * y0 - n[11] * y1;
   const v2 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
   const v2 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  *(v2 *)(et + 0) = y0;
+  *(v2 *)(et + 24) = y1;
+  *(v2 *)(et + 48) = y2;
+  *(v2 *)(et + 72) = y3;
+  *(v2 *)(et + 96) = y4;
   const v2 z0 = y0 * rinv[0];
   const v2 z1 = y1 * rinv[1];
   const v2 z2 = y2 * rinv[2];
   const v2 z3 = y3 * rinv[3];
   const v2 z4 = y4 * rinv[4];
-  const v2 x4 = z4;
-  const v2 x3 = z3 - n[23] * x4;
-  const v2 x2 = z2 - n[22] * x4 - n[17] * x3;
-  const v2 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const v2 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x0[1];
-  e[6] = x1[1];
-  e[7] = x2[1];
-  e[8] = x3[1];
-  e[9] = x4[1];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z3[0];
+  e[4] = z4[0];
+  e[5] = z0[1];
+  e[6] = z1[1];
+  e[7] = z2[1];
+  e[8] = z3[1];
+  e[9] = z4[1];
 }
 
 /* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0 = {e[0], e[5], e[10], 0};
@@ -1131,46 +1126,41 @@ static void panel_5x3_of_4(const scalar *restrict n, const scalar *restrict rinv
   const v4 e2 = {e[2], e[7], e[12], 0};
   const v4 e3 = {e[3], e[8], e[13], 0};
   const v4 e4 = {e[4], e[9], e[14], 0};
-  *(v4 *)(et + 0) = e0;
-  *(v4 *)(et + 24) = e1;
-  *(v4 *)(et + 48) = e2;
-  *(v4 *)(et + 72) = e3;
-  *(v4 *)(et + 96) = e4;
   const v4 y0 = e0;
   const v4 y1 = e1 - n[5] * y0;
   const v4 y2 = e2 - n[10] * y0 - n[11] * y1;
   const v4 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
   const v4 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  *(v4 *)(et + 0) = y0;
+  *(v4 *)(et + 24) = y1;
+  *(v4 *)(et + 48) = y2;
+  *(v4 *)(et + 72) = y3;
+  *(v4 *)(et + 96) = y4;
   const v4 z0 = y0 * rinv[0];
   const v4 z1 = y1 * rinv[1];
   const v4 z2 = y2 * rinv[2];
   const v4 z3 = y3 * rinv[3];
   const v4 z4 = y4 * rinv[4];
-  const v4 x4 = z4;
-  const v4 x3 = z3 - n[23] * x4;
-  const v4 x2 = z2 - n[22] * x4 - n[17] * x3;
-  const v4 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const v4 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x0[1];
-  e[6] = x1[1];
-  e[7] = x2[1];
-  e[8] = x3[1];
-  e[9] = x4[1];
-  e[10] = x0[2];
-  e[11] = x1[2];
-  e[12] = x2[2];
-  e[13] = x3[2];
-  e[14] = x4[2];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z3[0];
+  e[4] = z4[0];
+  e[5] = z0[1];
+  e[6] = z1[1];
+  e[7] = z2[1];
+  e[8] = z3[1];
+  e[9] = z4[1];
+  e[10] = z0[2];
+  e[11] = z1[2];
+  e[12] = z2[2];
+  e[13] = z3[2];
+  e[14] = z4[2];
 }
 
 /* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0 = {e[0], e[5], e[10], e[15]};
@@ -1178,51 +1168,46 @@ static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 e2 = {e[2], e[7], e[12], e[17]};
   const v4 e3 = {e[3], e[8], e[13], e[18]};
   const v4 e4 = {e[4], e[9], e[14], e[19]};
-  *(v4 *)(et + 0) = e0;
-  *(v4 *)(et + 24) = e1;
-  *(v4 *)(et + 48) = e2;
-  *(v4 *)(et + 72) = e3;
-  *(v4 *)(et + 96) = e4;
   const v4 y0 = e0;
   const v4 y1 = e1 - n[5] * y0;
   const v4 y2 = e2 - n[10] * y0 - n[11] * y1;
   const v4 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
   const v4 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  *(v4 *)(et + 0) = y0;
+  *(v4 *)(et + 24) = y1;
+  *(v4 *)(et + 48) = y2;
+  *(v4 *)(et + 72) = y3;
+  *(v4 *)(et + 96) = y4;
   const v4 z0 = y0 * rinv[0];
   const v4 z1 = y1 * rinv[1];
   const v4 z2 = y2 * rinv[2];
   const v4 z3 = y3 * rinv[3];
   const v4 z4 = y4 * rinv[4];
-  const v4 x4 = z4;
-  const v4 x3 = z3 - n[23] * x4;
-  const v4 x2 = z2 - n[22] * x4 - n[17] * x3;
-  const v4 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const v4 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x0[1];
-  e[6] = x1[1];
-  e[7] = x2[1];
-  e[8] = x3[1];
-  e[9] = x4[1];
-  e[10] = x0[2];
-  e[11] = x1[2];
-  e[12] = x2[2];
-  e[13] = x3[2];
-  e[14] = x4[2];
-  e[15] = x0[3];
-  e[16] = x1[3];
-  e[17] = x2[3];
-  e[18] = x3[3];
-  e[19] = x4[3];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z3[0];
+  e[4] = z4[0];
+  e[5] = z0[1];
+  e[6] = z1[1];
+  e[7] = z2[1];
+  e[8] = z3[1];
+  e[9] = z4[1];
+  e[10] = z0[2];
+  e[11] = z1[2];
+  e[12] = z2[2];
+  e[13] = z3[2];
+  e[14] = z4[2];
+  e[15] = z0[3];
+  e[16] = z1[3];
+  e[17] = z2[3];
+  e[18] = z3[3];
+  e[19] = z4[3];
 }
 
 /* 5 rows of an edge column (rt.h factor step 2), one vector lane per row, 3 lanes idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x5_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v8 e0 = {e[0], e[5], e[10], e[15], e[20], 0, 0, 0};
@@ -1230,56 +1215,51 @@ static void panel_5x5_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v8 e2 = {e[2], e[7], e[12], e[17], e[22], 0, 0, 0};
   const v8 e3 = {e[3], e[8], e[13], e[18], e[23], 0, 0, 0};
   const v8 e4 = {e[4], e[9], e[14], e[19], e[24], 0, 0, 0};
-  *(v8 *)(et + 0) = e0;
-  *(v8 *)(et + 24) = e1;
-  *(v8 *)(et + 48) = e2;
-  *(v8 *)(et + 72) = e3;
-  *(v8 *)(et + 96) = e4;
   const v8 y0 = e0;
   const v8 y1 = e1 - n[5] * y0;
   const v8 y2 = e2 - n[10] * y0 - n[11] * y1;
   const v8 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
   const v8 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  *(v8 *)(et + 0) = y0;
+  *(v8 *)(et + 24) = y1;
+  *(v8 *)(et + 48) = y2;
+  *(v8 *)(et + 72) = y3;
+  *(v8 *)(et + 96) = y4;
   const v8 z0 = y0 * rinv[0];
   const v8 z1 = y1 * rinv[1];
   const v8 z2 = y2 * rinv[2];
   const v8 z3 = y3 * rinv[3];
   const v8 z4 = y4 * rinv[4];
-  const v8 x4 = z4;
-  const v8 x3 = z3 - n[23] * x4;
-  const v8 x2 = z2 - n[22] * x4 - n[17] * x3;
-  const v8 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const v8 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x0[1];
-  e[6] = x1[1];
-  e[7] = x2[1];
-  e[8] = x3[1];
-  e[9] = x4[1];
-  e[10] = x0[2];
-  e[11] = x1[2];
-  e[12] = x2[2];
-  e[13] = x3[2];
-  e[14] = x4[2];
-  e[15] = x0[3];
-  e[16] = x1[3];
-  e[17] = x2[3];
-  e[18] = x3[3];
-  e[19] = x4[3];
-  e[20] = x0[4];
-  e[21] = x1[4];
-  e[22] = x2[4];
-  e[23] = x3[4];
-  e[24] = x4[4];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z3[0];
+  e[4] = z4[0];
+  e[5] = z0[1];
+  e[6] = z1[1];
+  e[7] = z2[1];
+  e[8] = z3[1];
+  e[9] = z4[1];
+  e[10] = z0[2];
+  e[11] = z1[2];
+  e[12] = z2[2];
+  e[13] = z3[2];
+  e[14] = z4[2];
+  e[15] = z0[3];
+  e[16] = z1[3];
+  e[17] = z2[3];
+  e[18] = z3[3];
+  e[19] = z4[3];
+  e[20] = z0[4];
+  e[21] = z1[4];
+  e[22] = z2[4];
+  e[23] = z3[4];
+  e[24] = z4[4];
 }
 
 /* 6 rows of an edge column (rt.h factor step 2), one vector lane per row, 2 lanes idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v8 e0 = {e[0], e[5], e[10], e[15], e[20], e[25], 0, 0};
@@ -1287,61 +1267,56 @@ static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v8 e2 = {e[2], e[7], e[12], e[17], e[22], e[27], 0, 0};
   const v8 e3 = {e[3], e[8], e[13], e[18], e[23], e[28], 0, 0};
   const v8 e4 = {e[4], e[9], e[14], e[19], e[24], e[29], 0, 0};
-  *(v8 *)(et + 0) = e0;
-  *(v8 *)(et + 24) = e1;
-  *(v8 *)(et + 48) = e2;
-  *(v8 *)(et + 72) = e3;
-  *(v8 *)(et + 96) = e4;
   const v8 y0 = e0;
   const v8 y1 = e1 - n[5] * y0;
   const v8 y2 = e2 - n[10] * y0 - n[11] * y1;
   const v8 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
   const v8 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  *(v8 *)(et + 0) = y0;
+  *(v8 *)(et + 24) = y1;
+  *(v8 *)(et + 48) = y2;
+  *(v8 *)(et + 72) = y3;
+  *(v8 *)(et + 96) = y4;
   const v8 z0 = y0 * rinv[0];
   const v8 z1 = y1 * rinv[1];
   const v8 z2 = y2 * rinv[2];
   const v8 z3 = y3 * rinv[3];
   const v8 z4 = y4 * rinv[4];
-  const v8 x4 = z4;
-  const v8 x3 = z3 - n[23] * x4;
-  const v8 x2 = z2 - n[22] * x4 - n[17] * x3;
-  const v8 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const v8 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x0[1];
-  e[6] = x1[1];
-  e[7] = x2[1];
-  e[8] = x3[1];
-  e[9] = x4[1];
-  e[10] = x0[2];
-  e[11] = x1[2];
-  e[12] = x2[2];
-  e[13] = x3[2];
-  e[14] = x4[2];
-  e[15] = x0[3];
-  e[16] = x1[3];
-  e[17] = x2[3];
-  e[18] = x3[3];
-  e[19] = x4[3];
-  e[20] = x0[4];
-  e[21] = x1[4];
-  e[22] = x2[4];
-  e[23] = x3[4];
-  e[24] = x4[4];
-  e[25] = x0[5];
-  e[26] = x1[5];
-  e[27] = x2[5];
-  e[28] = x3[5];
-  e[29] = x4[5];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z3[0];
+  e[4] = z4[0];
+  e[5] = z0[1];
+  e[6] = z1[1];
+  e[7] = z2[1];
+  e[8] = z3[1];
+  e[9] = z4[1];
+  e[10] = z0[2];
+  e[11] = z1[2];
+  e[12] = z2[2];
+  e[13] = z3[2];
+  e[14] = z4[2];
+  e[15] = z0[3];
+  e[16] = z1[3];
+  e[17] = z2[3];
+  e[18] = z3[3];
+  e[19] = z4[3];
+  e[20] = z0[4];
+  e[21] = z1[4];
+  e[22] = z2[4];
+  e[23] = z3[4];
+  e[24] = z4[4];
+  e[25] = z0[5];
+  e[26] = z1[5];
+  e[27] = z2[5];
+  e[28] = z3[5];
+  e[29] = z4[5];
 }
 
 /* 6 rows of an edge column (rt.h factor step 2), one vector lane per row, 2 lanes idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_6x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v8 e0 = {e[0], e[6], e[12], e[18], e[24], e[30], 0, 0};
@@ -1350,71 +1325,65 @@ static void panel_6x6_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v8 e3 = {e[3], e[9], e[15], e[21], e[27], e[33], 0, 0};
   const v8 e4 = {e[4], e[10], e[16], e[22], e[28], e[34], 0, 0};
   const v8 e5 = {e[5], e[11], e[17], e[23], e[29], e[35], 0, 0};
-  *(v8 *)(et + 0) = e0;
-  *(v8 *)(et + 24) = e1;
-  *(v8 *)(et + 48) = e2;
-  *(v8 *)(et + 72) = e3;
-  *(v8 *)(et + 96) = e4;
-  *(v8 *)(et + 120) = e5;
   const v8 y0 = e0;
   const v8 y1 = e1 - n[6] * y0;
   const v8 y2 = e2 - n[12] * y0 - n[13] * y1;
   const v8 y3 = e3 - n[18] * y0 - n[19] * y1 - n[20] * y2;
   const v8 y4 = e4 - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
   const v8 y5 = e5 - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
+  *(v8 *)(et + 0) = y0;
+  *(v8 *)(et + 24) = y1;
+  *(v8 *)(et + 48) = y2;
+  *(v8 *)(et + 72) = y3;
+  *(v8 *)(et + 96) = y4;
+  *(v8 *)(et + 120) = y5;
   const v8 z0 = y0 * rinv[0];
   const v8 z1 = y1 * rinv[1];
   const v8 z2 = y2 * rinv[2];
   const v8 z3 = y3 * rinv[3];
   const v8 z4 = y4 * rinv[4];
   const v8 z5 = y5 * rinv[5];
-  const v8 x5 = z5;
-  const v8 x4 = z4 - n[34] * x5;
-  const v8 x3 = z3 - n[33] * x5 - n[27] * x4;
-  const v8 x2 = z2 - n[32] * x5 - n[26] * x4 - n[20] * x3;
-  const v8 x1 = z1 - n[31] * x5 - n[25] * x4 - n[19] * x3 - n[13] * x2;
-  const v8 x0 = z0 - n[30] * x5 - n[24] * x4 - n[18] * x3 - n[12] * x2 - n[6] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x5[0];
-  e[6] = x0[1];
-  e[7] = x1[1];
-  e[8] = x2[1];
-  e[9] = x3[1];
-  e[10] = x4[1];
-  e[11] = x5[1];
-  e[12] = x0[2];
-  e[13] = x1[2];
-  e[14] = x2[2];
-  e[15] = x3[2];
-  e[16] = x4[2];
-  e[17] = x5[2];
-  e[18] = x0[3];
-  e[19] = x1[3];
-  e[20] = x2[3];
-  e[21] = x3[3];
-  e[22] = x4[3];
-  e[23] = x5[3];
-  e[24] = x0[4];
-  e[25] = x1[4];
-  e[26] = x2[4];
-  e[27] = x3[4];
-  e[28] = x4[4];
-  e[29] = x5[4];
-  e[30] = x0[5];
-  e[31] = x1[5];
-  e[32] = x2[5];
-  e[33] = x3[5];
-  e[34] = x4[5];
-  e[35] = x5[5];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z3[0];
+  e[4] = z4[0];
+  e[5] = z5[0];
+  e[6] = z0[1];
+  e[7] = z1[1];
+  e[8] = z2[1];
+  e[9] = z3[1];
+  e[10] = z4[1];
+  e[11] = z5[1];
+  e[12] = z0[2];
+  e[13] = z1[2];
+  e[14] = z2[2];
+  e[15] = z3[2];
+  e[16] = z4[2];
+  e[17] = z5[2];
+  e[18] = z0[3];
+  e[19] = z1[3];
+  e[20] = z2[3];
+  e[21] = z3[3];
+  e[22] = z4[3];
+  e[23] = z5[3];
+  e[24] = z0[4];
+  e[25] = z1[4];
+  e[26] = z2[4];
+  e[27] = z3[4];
+  e[28] = z4[4];
+  e[29] = z5[4];
+  e[30] = z0[5];
+  e[31] = z1[5];
+  e[32] = z2[5];
+  e[33] = z3[5];
+  e[34] = z4[5];
+  e[35] = z5[5];
 }
 
 /* 8 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v8 e0 = {e[0], e[5], e[10], e[15], e[20], e[25], e[30], e[35]};
@@ -1422,199 +1391,189 @@ static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v8 e2 = {e[2], e[7], e[12], e[17], e[22], e[27], e[32], e[37]};
   const v8 e3 = {e[3], e[8], e[13], e[18], e[23], e[28], e[33], e[38]};
   const v8 e4 = {e[4], e[9], e[14], e[19], e[24], e[29], e[34], e[39]};
-  *(v8 *)(et + 0) = e0;
-  *(v8 *)(et + 24) = e1;
-  *(v8 *)(et + 48) = e2;
-  *(v8 *)(et + 72) = e3;
-  *(v8 *)(et + 96) = e4;
   const v8 y0 = e0;
   const v8 y1 = e1 - n[5] * y0;
   const v8 y2 = e2 - n[10] * y0 - n[11] * y1;
   const v8 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
   const v8 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  *(v8 *)(et + 0) = y0;
+  *(v8 *)(et + 24) = y1;
+  *(v8 *)(et + 48) = y2;
+  *(v8 *)(et + 72) = y3;
+  *(v8 *)(et + 96) = y4;
   const v8 z0 = y0 * rinv[0];
   const v8 z1 = y1 * rinv[1];
   const v8 z2 = y2 * rinv[2];
   const v8 z3 = y3 * rinv[3];
   const v8 z4 = y4 * rinv[4];
-  const v8 x4 = z4;
-  const v8 x3 = z3 - n[23] * x4;
-  const v8 x2 = z2 - n[22] * x4 - n[17] * x3;
-  const v8 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const v8 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x0[1];
-  e[6] = x1[1];
-  e[7] = x2[1];
-  e[8] = x3[1];
-  e[9] = x4[1];
-  e[10] = x0[2];
-  e[11] = x1[2];
-  e[12] = x2[2];
-  e[13] = x3[2];
-  e[14] = x4[2];
-  e[15] = x0[3];
-  e[16] = x1[3];
-  e[17] = x2[3];
-  e[18] = x3[3];
-  e[19] = x4[3];
-  e[20] = x0[4];
-  e[21] = x1[4];
-  e[22] = x2[4];
-  e[23] = x3[4];
-  e[24] = x4[4];
-  e[25] = x0[5];
-  e[26] = x1[5];
-  e[27] = x2[5];
-  e[28] = x3[5];
-  e[29] = x4[5];
-  e[30] = x0[6];
-  e[31] = x1[6];
-  e[32] = x2[6];
-  e[33] = x3[6];
-  e[34] = x4[6];
-  e[35] = x0[7];
-  e[36] = x1[7];
-  e[37] = x2[7];
-  e[38] = x3[7];
-  e[39] = x4[7];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z3[0];
+  e[4] = z4[0];
+  e[5] = z0[1];
+  e[6] = z1[1];
+  e[7] = z2[1];
+  e[8] = z3[1];
+  e[9] = z4[1];
+  e[10] = z0[2];
+  e[11] = z1[2];
+  e[12] = z2[2];
+  e[13] = z3[2];
+  e[14] = z4[2];
+  e[15] = z0[3];
+  e[16] = z1[3];
+  e[17] = z2[3];
+  e[18] = z3[3];
+  e[19] = z4[3];
+  e[20] = z0[4];
+  e[21] = z1[4];
+  e[22] = z2[4];
+  e[23] = z3[4];
+  e[24] = z4[4];
+  e[25] = z0[5];
+  e[26] = z1[5];
+  e[27] = z2[5];
+  e[28] = z3[5];
+  e[29] = z4[5];
+  e[30] = z0[6];
+  e[31] = z1[6];
+  e[32] = z2[6];
+  e[33] = z3[6];
+  e[34] = z4[6];
+  e[35] = z0[7];
+  e[36] = z1[7];
+  e[37] = z2[7];
+  e[38] = z3[7];
+  e[39] = z4[7];
 }
 
-/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 5 (rt.h
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 5 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[4] * et[96] + l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
-  *(v2 *)(c + 5) -= l[9] * *(const v2 *)(et + 96) + l[8] * *(const v2 *)(et + 72) + l[7] * *(const v2 *)(et + 48) + l[6] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 10) -= l[14] * *(const v2 *)(et + 96) + l[13] * *(const v2 *)(et + 72) + l[12] * *(const v2 *)(et + 48) + l[11] * *(const v2 *)(et + 24) + l[10] * *(const v2 *)(et + 0);
-  c[12] -= l[14] * et[98] + l[13] * et[74] + l[12] * et[50] + l[11] * et[26] + l[10] * et[2];
-  *(v4 *)(c + 15) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
-  c[24] -= l[24] * et[100] + l[23] * et[76] + l[22] * et[52] + l[21] * et[28] + l[20] * et[4];
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
+  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
+  *(v2 *)(c + 10) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
+  c[12] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
 }
 
-/* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 5 (rt.h
+/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 5 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[4] * et[96] + l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
-  *(v2 *)(c + 6) -= l[9] * *(const v2 *)(et + 96) + l[8] * *(const v2 *)(et + 72) + l[7] * *(const v2 *)(et + 48) + l[6] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 12) -= l[14] * *(const v2 *)(et + 96) + l[13] * *(const v2 *)(et + 72) + l[12] * *(const v2 *)(et + 48) + l[11] * *(const v2 *)(et + 24) + l[10] * *(const v2 *)(et + 0);
-  c[14] -= l[14] * et[98] + l[13] * et[74] + l[12] * et[50] + l[11] * et[26] + l[10] * et[2];
-  *(v4 *)(c + 18) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 24) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
-  c[28] -= l[24] * et[100] + l[23] * et[76] + l[22] * et[52] + l[21] * et[28] + l[20] * et[4];
-  *(v4 *)(c + 30) -= l[29] * *(const v4 *)(et + 96) + l[28] * *(const v4 *)(et + 72) + l[27] * *(const v4 *)(et + 48) + l[26] * *(const v4 *)(et + 24) + l[25] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 34) -= l[29] * *(const v2 *)(et + 100) + l[28] * *(const v2 *)(et + 76) + l[27] * *(const v2 *)(et + 52) + l[26] * *(const v2 *)(et + 28) + l[25] * *(const v2 *)(et + 4);
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
+  *(v2 *)(c + 6) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
+  *(v2 *)(c + 12) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
+  c[14] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
+  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  c[28] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
+  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 28) + l[27] * *(const v2 *)(et + 52) + l[28] * *(const v2 *)(et + 76) + l[29] * *(const v2 *)(et + 100);
 }
 
-/* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 6 (rt.h
+/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 6 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_6_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[5] * et[120] + l[4] * et[96] + l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
-  *(v2 *)(c + 6) -= l[11] * *(const v2 *)(et + 120) + l[10] * *(const v2 *)(et + 96) + l[9] * *(const v2 *)(et + 72) + l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 12) -= l[17] * *(const v2 *)(et + 120) + l[16] * *(const v2 *)(et + 96) + l[15] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 0);
-  c[14] -= l[17] * et[122] + l[16] * et[98] + l[15] * et[74] + l[14] * et[50] + l[13] * et[26] + l[12] * et[2];
-  *(v4 *)(c + 18) -= l[23] * *(const v4 *)(et + 120) + l[22] * *(const v4 *)(et + 96) + l[21] * *(const v4 *)(et + 72) + l[20] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 24) + l[18] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 24) -= l[29] * *(const v4 *)(et + 120) + l[28] * *(const v4 *)(et + 96) + l[27] * *(const v4 *)(et + 72) + l[26] * *(const v4 *)(et + 48) + l[25] * *(const v4 *)(et + 24) + l[24] * *(const v4 *)(et + 0);
-  c[28] -= l[29] * et[124] + l[28] * et[100] + l[27] * et[76] + l[26] * et[52] + l[25] * et[28] + l[24] * et[4];
-  *(v4 *)(c + 30) -= l[35] * *(const v4 *)(et + 120) + l[34] * *(const v4 *)(et + 96) + l[33] * *(const v4 *)(et + 72) + l[32] * *(const v4 *)(et + 48) + l[31] * *(const v4 *)(et + 24) + l[30] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 34) -= l[35] * *(const v2 *)(et + 124) + l[34] * *(const v2 *)(et + 100) + l[33] * *(const v2 *)(et + 76) + l[32] * *(const v2 *)(et + 52) + l[31] * *(const v2 *)(et + 28) + l[30] * *(const v2 *)(et + 4);
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96] + l[5] * et[120];
+  *(v2 *)(c + 6) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 96) + l[11] * *(const v2 *)(et + 120);
+  *(v2 *)(c + 12) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48) + l[15] * *(const v2 *)(et + 72) + l[16] * *(const v2 *)(et + 96) + l[17] * *(const v2 *)(et + 120);
+  c[14] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50] + l[15] * et[74] + l[16] * et[98] + l[17] * et[122];
+  *(v4 *)(c + 18) -= l[18] * *(const v4 *)(et + 0) + l[19] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 120);
+  *(v4 *)(c + 24) -= l[24] * *(const v4 *)(et + 0) + l[25] * *(const v4 *)(et + 24) + l[26] * *(const v4 *)(et + 48) + l[27] * *(const v4 *)(et + 72) + l[28] * *(const v4 *)(et + 96) + l[29] * *(const v4 *)(et + 120);
+  c[28] -= l[24] * et[4] + l[25] * et[28] + l[26] * et[52] + l[27] * et[76] + l[28] * et[100] + l[29] * et[124];
+  *(v4 *)(c + 30) -= l[30] * *(const v4 *)(et + 0) + l[31] * *(const v4 *)(et + 24) + l[32] * *(const v4 *)(et + 48) + l[33] * *(const v4 *)(et + 72) + l[34] * *(const v4 *)(et + 96) + l[35] * *(const v4 *)(et + 120);
+  *(v2 *)(c + 34) -= l[30] * *(const v2 *)(et + 4) + l[31] * *(const v2 *)(et + 28) + l[32] * *(const v2 *)(et + 52) + l[33] * *(const v2 *)(et + 76) + l[34] * *(const v2 *)(et + 100) + l[35] * *(const v2 *)(et + 124);
 }
 
-/* C -= L E^T for a 5 x 5 block C, L 5 x 5, E 5 x 5 (rt.h factor
+/* C -= L Y^T for a 5 x 5 block C, L 5 x 5, Y 5 x 5 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_5x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[4] * *(const v4 *)(et + 96) + l[3] * *(const v4 *)(et + 72) + l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
-  c[4] -= l[4] * et[100] + l[3] * et[76] + l[2] * et[52] + l[1] * et[28] + l[0] * et[4];
-  *(v4 *)(c + 5) -= l[9] * *(const v4 *)(et + 96) + l[8] * *(const v4 *)(et + 72) + l[7] * *(const v4 *)(et + 48) + l[6] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 0);
-  c[9] -= l[9] * et[100] + l[8] * et[76] + l[7] * et[52] + l[6] * et[28] + l[5] * et[4];
-  *(v4 *)(c + 10) -= l[14] * *(const v4 *)(et + 96) + l[13] * *(const v4 *)(et + 72) + l[12] * *(const v4 *)(et + 48) + l[11] * *(const v4 *)(et + 24) + l[10] * *(const v4 *)(et + 0);
-  c[14] -= l[14] * et[100] + l[13] * et[76] + l[12] * et[52] + l[11] * et[28] + l[10] * et[4];
-  *(v4 *)(c + 15) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
-  c[19] -= l[19] * et[100] + l[18] * et[76] + l[17] * et[52] + l[16] * et[28] + l[15] * et[4];
-  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
-  c[24] -= l[24] * et[100] + l[23] * et[76] + l[22] * et[52] + l[21] * et[28] + l[20] * et[4];
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
+  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100];
+  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
+  c[9] -= l[5] * et[4] + l[6] * et[28] + l[7] * et[52] + l[8] * et[76] + l[9] * et[100];
+  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
+  c[14] -= l[10] * et[4] + l[11] * et[28] + l[12] * et[52] + l[13] * et[76] + l[14] * et[100];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  c[19] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52] + l[18] * et[76] + l[19] * et[100];
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
 }
 
-/* C -= L E^T for a 6 x 5 block C, L 6 x 5, E 5 x 5 (rt.h factor
+/* C -= L Y^T for a 6 x 5 block C, L 6 x 5, Y 5 x 5 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[4] * *(const v4 *)(et + 96) + l[3] * *(const v4 *)(et + 72) + l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
-  c[4] -= l[4] * et[100] + l[3] * et[76] + l[2] * et[52] + l[1] * et[28] + l[0] * et[4];
-  *(v4 *)(c + 5) -= l[9] * *(const v4 *)(et + 96) + l[8] * *(const v4 *)(et + 72) + l[7] * *(const v4 *)(et + 48) + l[6] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 0);
-  c[9] -= l[9] * et[100] + l[8] * et[76] + l[7] * et[52] + l[6] * et[28] + l[5] * et[4];
-  *(v4 *)(c + 10) -= l[14] * *(const v4 *)(et + 96) + l[13] * *(const v4 *)(et + 72) + l[12] * *(const v4 *)(et + 48) + l[11] * *(const v4 *)(et + 24) + l[10] * *(const v4 *)(et + 0);
-  c[14] -= l[14] * et[100] + l[13] * et[76] + l[12] * et[52] + l[11] * et[28] + l[10] * et[4];
-  *(v4 *)(c + 15) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
-  c[19] -= l[19] * et[100] + l[18] * et[76] + l[17] * et[52] + l[16] * et[28] + l[15] * et[4];
-  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
-  c[24] -= l[24] * et[100] + l[23] * et[76] + l[22] * et[52] + l[21] * et[28] + l[20] * et[4];
-  *(v4 *)(c + 25) -= l[29] * *(const v4 *)(et + 96) + l[28] * *(const v4 *)(et + 72) + l[27] * *(const v4 *)(et + 48) + l[26] * *(const v4 *)(et + 24) + l[25] * *(const v4 *)(et + 0);
-  c[29] -= l[29] * et[100] + l[28] * et[76] + l[27] * et[52] + l[26] * et[28] + l[25] * et[4];
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
+  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100];
+  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
+  c[9] -= l[5] * et[4] + l[6] * et[28] + l[7] * et[52] + l[8] * et[76] + l[9] * et[100];
+  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
+  c[14] -= l[10] * et[4] + l[11] * et[28] + l[12] * et[52] + l[13] * et[76] + l[14] * et[100];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  c[19] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52] + l[18] * et[76] + l[19] * et[100];
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
+  *(v4 *)(c + 25) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
+  c[29] -= l[25] * et[4] + l[26] * et[28] + l[27] * et[52] + l[28] * et[76] + l[29] * et[100];
 }
 
-/* C -= L E^T for a 6 x 6 block C, L 6 x 5, E 6 x 5 (rt.h factor
+/* C -= L Y^T for a 6 x 6 block C, L 6 x 5, Y 6 x 5 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_6x6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[4] * *(const v4 *)(et + 96) + l[3] * *(const v4 *)(et + 72) + l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 4) -= l[4] * *(const v2 *)(et + 100) + l[3] * *(const v2 *)(et + 76) + l[2] * *(const v2 *)(et + 52) + l[1] * *(const v2 *)(et + 28) + l[0] * *(const v2 *)(et + 4);
-  *(v4 *)(c + 6) -= l[9] * *(const v4 *)(et + 96) + l[8] * *(const v4 *)(et + 72) + l[7] * *(const v4 *)(et + 48) + l[6] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 10) -= l[9] * *(const v2 *)(et + 100) + l[8] * *(const v2 *)(et + 76) + l[7] * *(const v2 *)(et + 52) + l[6] * *(const v2 *)(et + 28) + l[5] * *(const v2 *)(et + 4);
-  *(v4 *)(c + 12) -= l[14] * *(const v4 *)(et + 96) + l[13] * *(const v4 *)(et + 72) + l[12] * *(const v4 *)(et + 48) + l[11] * *(const v4 *)(et + 24) + l[10] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 16) -= l[14] * *(const v2 *)(et + 100) + l[13] * *(const v2 *)(et + 76) + l[12] * *(const v2 *)(et + 52) + l[11] * *(const v2 *)(et + 28) + l[10] * *(const v2 *)(et + 4);
-  *(v4 *)(c + 18) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 22) -= l[19] * *(const v2 *)(et + 100) + l[18] * *(const v2 *)(et + 76) + l[17] * *(const v2 *)(et + 52) + l[16] * *(const v2 *)(et + 28) + l[15] * *(const v2 *)(et + 4);
-  *(v4 *)(c + 24) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 28) -= l[24] * *(const v2 *)(et + 100) + l[23] * *(const v2 *)(et + 76) + l[22] * *(const v2 *)(et + 52) + l[21] * *(const v2 *)(et + 28) + l[20] * *(const v2 *)(et + 4);
-  *(v4 *)(c + 30) -= l[29] * *(const v4 *)(et + 96) + l[28] * *(const v4 *)(et + 72) + l[27] * *(const v4 *)(et + 48) + l[26] * *(const v4 *)(et + 24) + l[25] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 34) -= l[29] * *(const v2 *)(et + 100) + l[28] * *(const v2 *)(et + 76) + l[27] * *(const v2 *)(et + 52) + l[26] * *(const v2 *)(et + 28) + l[25] * *(const v2 *)(et + 4);
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 4) -= l[0] * *(const v2 *)(et + 4) + l[1] * *(const v2 *)(et + 28) + l[2] * *(const v2 *)(et + 52) + l[3] * *(const v2 *)(et + 76) + l[4] * *(const v2 *)(et + 100);
+  *(v4 *)(c + 6) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 10) -= l[5] * *(const v2 *)(et + 4) + l[6] * *(const v2 *)(et + 28) + l[7] * *(const v2 *)(et + 52) + l[8] * *(const v2 *)(et + 76) + l[9] * *(const v2 *)(et + 100);
+  *(v4 *)(c + 12) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 16) -= l[10] * *(const v2 *)(et + 4) + l[11] * *(const v2 *)(et + 28) + l[12] * *(const v2 *)(et + 52) + l[13] * *(const v2 *)(et + 76) + l[14] * *(const v2 *)(et + 100);
+  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 22) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 28) + l[17] * *(const v2 *)(et + 52) + l[18] * *(const v2 *)(et + 76) + l[19] * *(const v2 *)(et + 100);
+  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 28) -= l[20] * *(const v2 *)(et + 4) + l[21] * *(const v2 *)(et + 28) + l[22] * *(const v2 *)(et + 52) + l[23] * *(const v2 *)(et + 76) + l[24] * *(const v2 *)(et + 100);
+  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 28) + l[27] * *(const v2 *)(et + 52) + l[28] * *(const v2 *)(et + 76) + l[29] * *(const v2 *)(et + 100);
 }
 
 #else
 /* 16-byte vectors (SSE2, the x86-64 baseline; NEON) */
 
-/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
- * at et[k * 24]), then overwrites it with node_solve(N, E) using the
- * reciprocals rinv of N's pivots. */
+/* One row of an edge column (rt.h factor step 2): its forward substitution
+ * Y with N's l into et (Y[k] at et[k * 24]), and Y D^-1 over the row,
+ * with the reciprocals rinv of N's pivots. */
 static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const scalar e0 = e[0];
   const scalar e1 = e[1];
   const scalar e2 = e[2];
   const scalar e3 = e[3];
   const scalar e4 = e[4];
-  et[0] = e0;
-  et[24] = e1;
-  et[48] = e2;
-  et[72] = e3;
-  et[96] = e4;
   const scalar y0 = e0;
   const scalar y1 = e1 - n[5] * y0;
   const scalar y2 = e2 - n[10] * y0 - n[11] * y1;
   const scalar y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
   const scalar y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  et[0] = y0;
+  et[24] = y1;
+  et[48] = y2;
+  et[72] = y3;
+  et[96] = y4;
   const scalar z0 = y0 * rinv[0];
   const scalar z1 = y1 * rinv[1];
   const scalar z2 = y2 * rinv[2];
   const scalar z3 = y3 * rinv[3];
   const scalar z4 = y4 * rinv[4];
-  const scalar x4 = z4;
-  const scalar x3 = z3 - n[23] * x4;
-  const scalar x2 = z2 - n[22] * x4 - n[17] * x3;
-  const scalar x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const scalar x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0;
-  e[1] = x1;
-  e[2] = x2;
-  e[3] = x3;
-  e[4] = x4;
+  e[0] = z0;
+  e[1] = z1;
+  e[2] = z2;
+  e[3] = z3;
+  e[4] = z4;
 }
 
 /* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v2 e0 = {e[0], e[5]};
@@ -1622,41 +1581,36 @@ static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, sca
   const v2 e2 = {e[2], e[7]};
   const v2 e3 = {e[3], e[8]};
   const v2 e4 = {e[4], e[9]};
-  *(v2 *)(et + 0) = e0;
-  *(v2 *)(et + 24) = e1;
-  *(v2 *)(et + 48) = e2;
-  *(v2 *)(et + 72) = e3;
-  *(v2 *)(et + 96) = e4;
   const v2 y0 = e0;
   const v2 y1 = e1 - n[5] * y0;
   const v2 y2 = e2 - n[10] * y0 - n[11] * y1;
   const v2 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
   const v2 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  *(v2 *)(et + 0) = y0;
+  *(v2 *)(et + 24) = y1;
+  *(v2 *)(et + 48) = y2;
+  *(v2 *)(et + 72) = y3;
+  *(v2 *)(et + 96) = y4;
   const v2 z0 = y0 * rinv[0];
   const v2 z1 = y1 * rinv[1];
   const v2 z2 = y2 * rinv[2];
   const v2 z3 = y3 * rinv[3];
   const v2 z4 = y4 * rinv[4];
-  const v2 x4 = z4;
-  const v2 x3 = z3 - n[23] * x4;
-  const v2 x2 = z2 - n[22] * x4 - n[17] * x3;
-  const v2 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const v2 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x0[1];
-  e[6] = x1[1];
-  e[7] = x2[1];
-  e[8] = x3[1];
-  e[9] = x4[1];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z3[0];
+  e[4] = z4[0];
+  e[5] = z0[1];
+  e[6] = z1[1];
+  e[7] = z2[1];
+  e[8] = z3[1];
+  e[9] = z4[1];
 }
 
 /* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0 = {e[0], e[5], e[10], 0};
@@ -1664,46 +1618,41 @@ static void panel_5x3_of_4(const scalar *restrict n, const scalar *restrict rinv
   const v4 e2 = {e[2], e[7], e[12], 0};
   const v4 e3 = {e[3], e[8], e[13], 0};
   const v4 e4 = {e[4], e[9], e[14], 0};
-  *(v4 *)(et + 0) = e0;
-  *(v4 *)(et + 24) = e1;
-  *(v4 *)(et + 48) = e2;
-  *(v4 *)(et + 72) = e3;
-  *(v4 *)(et + 96) = e4;
   const v4 y0 = e0;
   const v4 y1 = e1 - n[5] * y0;
   const v4 y2 = e2 - n[10] * y0 - n[11] * y1;
   const v4 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
   const v4 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  *(v4 *)(et + 0) = y0;
+  *(v4 *)(et + 24) = y1;
+  *(v4 *)(et + 48) = y2;
+  *(v4 *)(et + 72) = y3;
+  *(v4 *)(et + 96) = y4;
   const v4 z0 = y0 * rinv[0];
   const v4 z1 = y1 * rinv[1];
   const v4 z2 = y2 * rinv[2];
   const v4 z3 = y3 * rinv[3];
   const v4 z4 = y4 * rinv[4];
-  const v4 x4 = z4;
-  const v4 x3 = z3 - n[23] * x4;
-  const v4 x2 = z2 - n[22] * x4 - n[17] * x3;
-  const v4 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const v4 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x0[1];
-  e[6] = x1[1];
-  e[7] = x2[1];
-  e[8] = x3[1];
-  e[9] = x4[1];
-  e[10] = x0[2];
-  e[11] = x1[2];
-  e[12] = x2[2];
-  e[13] = x3[2];
-  e[14] = x4[2];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z3[0];
+  e[4] = z4[0];
+  e[5] = z0[1];
+  e[6] = z1[1];
+  e[7] = z2[1];
+  e[8] = z3[1];
+  e[9] = z4[1];
+  e[10] = z0[2];
+  e[11] = z1[2];
+  e[12] = z2[2];
+  e[13] = z3[2];
+  e[14] = z4[2];
 }
 
 /* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0 = {e[0], e[5], e[10], e[15]};
@@ -1711,51 +1660,46 @@ static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 e2 = {e[2], e[7], e[12], e[17]};
   const v4 e3 = {e[3], e[8], e[13], e[18]};
   const v4 e4 = {e[4], e[9], e[14], e[19]};
-  *(v4 *)(et + 0) = e0;
-  *(v4 *)(et + 24) = e1;
-  *(v4 *)(et + 48) = e2;
-  *(v4 *)(et + 72) = e3;
-  *(v4 *)(et + 96) = e4;
   const v4 y0 = e0;
   const v4 y1 = e1 - n[5] * y0;
   const v4 y2 = e2 - n[10] * y0 - n[11] * y1;
   const v4 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
   const v4 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  *(v4 *)(et + 0) = y0;
+  *(v4 *)(et + 24) = y1;
+  *(v4 *)(et + 48) = y2;
+  *(v4 *)(et + 72) = y3;
+  *(v4 *)(et + 96) = y4;
   const v4 z0 = y0 * rinv[0];
   const v4 z1 = y1 * rinv[1];
   const v4 z2 = y2 * rinv[2];
   const v4 z3 = y3 * rinv[3];
   const v4 z4 = y4 * rinv[4];
-  const v4 x4 = z4;
-  const v4 x3 = z3 - n[23] * x4;
-  const v4 x2 = z2 - n[22] * x4 - n[17] * x3;
-  const v4 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const v4 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x0[1];
-  e[6] = x1[1];
-  e[7] = x2[1];
-  e[8] = x3[1];
-  e[9] = x4[1];
-  e[10] = x0[2];
-  e[11] = x1[2];
-  e[12] = x2[2];
-  e[13] = x3[2];
-  e[14] = x4[2];
-  e[15] = x0[3];
-  e[16] = x1[3];
-  e[17] = x2[3];
-  e[18] = x3[3];
-  e[19] = x4[3];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z3[0];
+  e[4] = z4[0];
+  e[5] = z0[1];
+  e[6] = z1[1];
+  e[7] = z2[1];
+  e[8] = z3[1];
+  e[9] = z4[1];
+  e[10] = z0[2];
+  e[11] = z1[2];
+  e[12] = z2[2];
+  e[13] = z3[2];
+  e[14] = z4[2];
+  e[15] = z0[3];
+  e[16] = z1[3];
+  e[17] = z2[3];
+  e[18] = z3[3];
+  e[19] = z4[3];
 }
 
 /* 5 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 3 lanes idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x5_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0_0 = {e[0], e[5], e[10], e[15]};
@@ -1768,16 +1712,6 @@ static void panel_5x5_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 e3_1 = {e[23], 0, 0, 0};
   const v4 e4_0 = {e[4], e[9], e[14], e[19]};
   const v4 e4_1 = {e[24], 0, 0, 0};
-  *(v4 *)(et + 0) = e0_0;
-  *(v4 *)(et + 4) = e0_1;
-  *(v4 *)(et + 24) = e1_0;
-  *(v4 *)(et + 28) = e1_1;
-  *(v4 *)(et + 48) = e2_0;
-  *(v4 *)(et + 52) = e2_1;
-  *(v4 *)(et + 72) = e3_0;
-  *(v4 *)(et + 76) = e3_1;
-  *(v4 *)(et + 96) = e4_0;
-  *(v4 *)(et + 100) = e4_1;
   const v4 y0_0 = e0_0;
   const v4 y0_1 = e0_1;
   const v4 y1_0 = e1_0 - n[5] * y0_0;
@@ -1788,6 +1722,16 @@ static void panel_5x5_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 y3_1 = e3_1 - n[15] * y0_1 - n[16] * y1_1 - n[17] * y2_1;
   const v4 y4_0 = e4_0 - n[20] * y0_0 - n[21] * y1_0 - n[22] * y2_0 - n[23] * y3_0;
   const v4 y4_1 = e4_1 - n[20] * y0_1 - n[21] * y1_1 - n[22] * y2_1 - n[23] * y3_1;
+  *(v4 *)(et + 0) = y0_0;
+  *(v4 *)(et + 4) = y0_1;
+  *(v4 *)(et + 24) = y1_0;
+  *(v4 *)(et + 28) = y1_1;
+  *(v4 *)(et + 48) = y2_0;
+  *(v4 *)(et + 52) = y2_1;
+  *(v4 *)(et + 72) = y3_0;
+  *(v4 *)(et + 76) = y3_1;
+  *(v4 *)(et + 96) = y4_0;
+  *(v4 *)(et + 100) = y4_1;
   const v4 z0_0 = y0_0 * rinv[0];
   const v4 z0_1 = y0_1 * rinv[0];
   const v4 z1_0 = y1_0 * rinv[1];
@@ -1798,46 +1742,36 @@ static void panel_5x5_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 z3_1 = y3_1 * rinv[3];
   const v4 z4_0 = y4_0 * rinv[4];
   const v4 z4_1 = y4_1 * rinv[4];
-  const v4 x4_0 = z4_0;
-  const v4 x4_1 = z4_1;
-  const v4 x3_0 = z3_0 - n[23] * x4_0;
-  const v4 x3_1 = z3_1 - n[23] * x4_1;
-  const v4 x2_0 = z2_0 - n[22] * x4_0 - n[17] * x3_0;
-  const v4 x2_1 = z2_1 - n[22] * x4_1 - n[17] * x3_1;
-  const v4 x1_0 = z1_0 - n[21] * x4_0 - n[16] * x3_0 - n[11] * x2_0;
-  const v4 x1_1 = z1_1 - n[21] * x4_1 - n[16] * x3_1 - n[11] * x2_1;
-  const v4 x0_0 = z0_0 - n[20] * x4_0 - n[15] * x3_0 - n[10] * x2_0 - n[5] * x1_0;
-  const v4 x0_1 = z0_1 - n[20] * x4_1 - n[15] * x3_1 - n[10] * x2_1 - n[5] * x1_1;
-  e[0] = x0_0[0];
-  e[1] = x1_0[0];
-  e[2] = x2_0[0];
-  e[3] = x3_0[0];
-  e[4] = x4_0[0];
-  e[5] = x0_0[1];
-  e[6] = x1_0[1];
-  e[7] = x2_0[1];
-  e[8] = x3_0[1];
-  e[9] = x4_0[1];
-  e[10] = x0_0[2];
-  e[11] = x1_0[2];
-  e[12] = x2_0[2];
-  e[13] = x3_0[2];
-  e[14] = x4_0[2];
-  e[15] = x0_0[3];
-  e[16] = x1_0[3];
-  e[17] = x2_0[3];
-  e[18] = x3_0[3];
-  e[19] = x4_0[3];
-  e[20] = x0_1[0];
-  e[21] = x1_1[0];
-  e[22] = x2_1[0];
-  e[23] = x3_1[0];
-  e[24] = x4_1[0];
+  e[0] = z0_0[0];
+  e[1] = z1_0[0];
+  e[2] = z2_0[0];
+  e[3] = z3_0[0];
+  e[4] = z4_0[0];
+  e[5] = z0_0[1];
+  e[6] = z1_0[1];
+  e[7] = z2_0[1];
+  e[8] = z3_0[1];
+  e[9] = z4_0[1];
+  e[10] = z0_0[2];
+  e[11] = z1_0[2];
+  e[12] = z2_0[2];
+  e[13] = z3_0[2];
+  e[14] = z4_0[2];
+  e[15] = z0_0[3];
+  e[16] = z1_0[3];
+  e[17] = z2_0[3];
+  e[18] = z3_0[3];
+  e[19] = z4_0[3];
+  e[20] = z0_1[0];
+  e[21] = z1_1[0];
+  e[22] = z2_1[0];
+  e[23] = z3_1[0];
+  e[24] = z4_1[0];
 }
 
 /* 6 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 2 lanes idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0_0 = {e[0], e[5], e[10], e[15]};
@@ -1850,16 +1784,6 @@ static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 e3_1 = {e[23], e[28], 0, 0};
   const v4 e4_0 = {e[4], e[9], e[14], e[19]};
   const v4 e4_1 = {e[24], e[29], 0, 0};
-  *(v4 *)(et + 0) = e0_0;
-  *(v4 *)(et + 4) = e0_1;
-  *(v4 *)(et + 24) = e1_0;
-  *(v4 *)(et + 28) = e1_1;
-  *(v4 *)(et + 48) = e2_0;
-  *(v4 *)(et + 52) = e2_1;
-  *(v4 *)(et + 72) = e3_0;
-  *(v4 *)(et + 76) = e3_1;
-  *(v4 *)(et + 96) = e4_0;
-  *(v4 *)(et + 100) = e4_1;
   const v4 y0_0 = e0_0;
   const v4 y0_1 = e0_1;
   const v4 y1_0 = e1_0 - n[5] * y0_0;
@@ -1870,6 +1794,16 @@ static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 y3_1 = e3_1 - n[15] * y0_1 - n[16] * y1_1 - n[17] * y2_1;
   const v4 y4_0 = e4_0 - n[20] * y0_0 - n[21] * y1_0 - n[22] * y2_0 - n[23] * y3_0;
   const v4 y4_1 = e4_1 - n[20] * y0_1 - n[21] * y1_1 - n[22] * y2_1 - n[23] * y3_1;
+  *(v4 *)(et + 0) = y0_0;
+  *(v4 *)(et + 4) = y0_1;
+  *(v4 *)(et + 24) = y1_0;
+  *(v4 *)(et + 28) = y1_1;
+  *(v4 *)(et + 48) = y2_0;
+  *(v4 *)(et + 52) = y2_1;
+  *(v4 *)(et + 72) = y3_0;
+  *(v4 *)(et + 76) = y3_1;
+  *(v4 *)(et + 96) = y4_0;
+  *(v4 *)(et + 100) = y4_1;
   const v4 z0_0 = y0_0 * rinv[0];
   const v4 z0_1 = y0_1 * rinv[0];
   const v4 z1_0 = y1_0 * rinv[1];
@@ -1880,51 +1814,41 @@ static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 z3_1 = y3_1 * rinv[3];
   const v4 z4_0 = y4_0 * rinv[4];
   const v4 z4_1 = y4_1 * rinv[4];
-  const v4 x4_0 = z4_0;
-  const v4 x4_1 = z4_1;
-  const v4 x3_0 = z3_0 - n[23] * x4_0;
-  const v4 x3_1 = z3_1 - n[23] * x4_1;
-  const v4 x2_0 = z2_0 - n[22] * x4_0 - n[17] * x3_0;
-  const v4 x2_1 = z2_1 - n[22] * x4_1 - n[17] * x3_1;
-  const v4 x1_0 = z1_0 - n[21] * x4_0 - n[16] * x3_0 - n[11] * x2_0;
-  const v4 x1_1 = z1_1 - n[21] * x4_1 - n[16] * x3_1 - n[11] * x2_1;
-  const v4 x0_0 = z0_0 - n[20] * x4_0 - n[15] * x3_0 - n[10] * x2_0 - n[5] * x1_0;
-  const v4 x0_1 = z0_1 - n[20] * x4_1 - n[15] * x3_1 - n[10] * x2_1 - n[5] * x1_1;
-  e[0] = x0_0[0];
-  e[1] = x1_0[0];
-  e[2] = x2_0[0];
-  e[3] = x3_0[0];
-  e[4] = x4_0[0];
-  e[5] = x0_0[1];
-  e[6] = x1_0[1];
-  e[7] = x2_0[1];
-  e[8] = x3_0[1];
-  e[9] = x4_0[1];
-  e[10] = x0_0[2];
-  e[11] = x1_0[2];
-  e[12] = x2_0[2];
-  e[13] = x3_0[2];
-  e[14] = x4_0[2];
-  e[15] = x0_0[3];
-  e[16] = x1_0[3];
-  e[17] = x2_0[3];
-  e[18] = x3_0[3];
-  e[19] = x4_0[3];
-  e[20] = x0_1[0];
-  e[21] = x1_1[0];
-  e[22] = x2_1[0];
-  e[23] = x3_1[0];
-  e[24] = x4_1[0];
-  e[25] = x0_1[1];
-  e[26] = x1_1[1];
-  e[27] = x2_1[1];
-  e[28] = x3_1[1];
-  e[29] = x4_1[1];
+  e[0] = z0_0[0];
+  e[1] = z1_0[0];
+  e[2] = z2_0[0];
+  e[3] = z3_0[0];
+  e[4] = z4_0[0];
+  e[5] = z0_0[1];
+  e[6] = z1_0[1];
+  e[7] = z2_0[1];
+  e[8] = z3_0[1];
+  e[9] = z4_0[1];
+  e[10] = z0_0[2];
+  e[11] = z1_0[2];
+  e[12] = z2_0[2];
+  e[13] = z3_0[2];
+  e[14] = z4_0[2];
+  e[15] = z0_0[3];
+  e[16] = z1_0[3];
+  e[17] = z2_0[3];
+  e[18] = z3_0[3];
+  e[19] = z4_0[3];
+  e[20] = z0_1[0];
+  e[21] = z1_1[0];
+  e[22] = z2_1[0];
+  e[23] = z3_1[0];
+  e[24] = z4_1[0];
+  e[25] = z0_1[1];
+  e[26] = z1_1[1];
+  e[27] = z2_1[1];
+  e[28] = z3_1[1];
+  e[29] = z4_1[1];
 }
 
 /* 6 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 2 lanes idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_6x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0_0 = {e[0], e[6], e[12], e[18]};
@@ -1939,18 +1863,6 @@ static void panel_6x6_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 e4_1 = {e[28], e[34], 0, 0};
   const v4 e5_0 = {e[5], e[11], e[17], e[23]};
   const v4 e5_1 = {e[29], e[35], 0, 0};
-  *(v4 *)(et + 0) = e0_0;
-  *(v4 *)(et + 4) = e0_1;
-  *(v4 *)(et + 24) = e1_0;
-  *(v4 *)(et + 28) = e1_1;
-  *(v4 *)(et + 48) = e2_0;
-  *(v4 *)(et + 52) = e2_1;
-  *(v4 *)(et + 72) = e3_0;
-  *(v4 *)(et + 76) = e3_1;
-  *(v4 *)(et + 96) = e4_0;
-  *(v4 *)(et + 100) = e4_1;
-  *(v4 *)(et + 120) = e5_0;
-  *(v4 *)(et + 124) = e5_1;
   const v4 y0_0 = e0_0;
   const v4 y0_1 = e0_1;
   const v4 y1_0 = e1_0 - n[6] * y0_0;
@@ -1963,6 +1875,18 @@ static void panel_6x6_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 y4_1 = e4_1 - n[24] * y0_1 - n[25] * y1_1 - n[26] * y2_1 - n[27] * y3_1;
   const v4 y5_0 = e5_0 - n[30] * y0_0 - n[31] * y1_0 - n[32] * y2_0 - n[33] * y3_0 - n[34] * y4_0;
   const v4 y5_1 = e5_1 - n[30] * y0_1 - n[31] * y1_1 - n[32] * y2_1 - n[33] * y3_1 - n[34] * y4_1;
+  *(v4 *)(et + 0) = y0_0;
+  *(v4 *)(et + 4) = y0_1;
+  *(v4 *)(et + 24) = y1_0;
+  *(v4 *)(et + 28) = y1_1;
+  *(v4 *)(et + 48) = y2_0;
+  *(v4 *)(et + 52) = y2_1;
+  *(v4 *)(et + 72) = y3_0;
+  *(v4 *)(et + 76) = y3_1;
+  *(v4 *)(et + 96) = y4_0;
+  *(v4 *)(et + 100) = y4_1;
+  *(v4 *)(et + 120) = y5_0;
+  *(v4 *)(et + 124) = y5_1;
   const v4 z0_0 = y0_0 * rinv[0];
   const v4 z0_1 = y0_1 * rinv[0];
   const v4 z1_0 = y1_0 * rinv[1];
@@ -1975,59 +1899,47 @@ static void panel_6x6_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 z4_1 = y4_1 * rinv[4];
   const v4 z5_0 = y5_0 * rinv[5];
   const v4 z5_1 = y5_1 * rinv[5];
-  const v4 x5_0 = z5_0;
-  const v4 x5_1 = z5_1;
-  const v4 x4_0 = z4_0 - n[34] * x5_0;
-  const v4 x4_1 = z4_1 - n[34] * x5_1;
-  const v4 x3_0 = z3_0 - n[33] * x5_0 - n[27] * x4_0;
-  const v4 x3_1 = z3_1 - n[33] * x5_1 - n[27] * x4_1;
-  const v4 x2_0 = z2_0 - n[32] * x5_0 - n[26] * x4_0 - n[20] * x3_0;
-  const v4 x2_1 = z2_1 - n[32] * x5_1 - n[26] * x4_1 - n[20] * x3_1;
-  const v4 x1_0 = z1_0 - n[31] * x5_0 - n[25] * x4_0 - n[19] * x3_0 - n[13] * x2_0;
-  const v4 x1_1 = z1_1 - n[31] * x5_1 - n[25] * x4_1 - n[19] * x3_1 - n[13] * x2_1;
-  const v4 x0_0 = z0_0 - n[30] * x5_0 - n[24] * x4_0 - n[18] * x3_0 - n[12] * x2_0 - n[6] * x1_0;
-  const v4 x0_1 = z0_1 - n[30] * x5_1 - n[24] * x4_1 - n[18] * x3_1 - n[12] * x2_1 - n[6] * x1_1;
-  e[0] = x0_0[0];
-  e[1] = x1_0[0];
-  e[2] = x2_0[0];
-  e[3] = x3_0[0];
-  e[4] = x4_0[0];
-  e[5] = x5_0[0];
-  e[6] = x0_0[1];
-  e[7] = x1_0[1];
-  e[8] = x2_0[1];
-  e[9] = x3_0[1];
-  e[10] = x4_0[1];
-  e[11] = x5_0[1];
-  e[12] = x0_0[2];
-  e[13] = x1_0[2];
-  e[14] = x2_0[2];
-  e[15] = x3_0[2];
-  e[16] = x4_0[2];
-  e[17] = x5_0[2];
-  e[18] = x0_0[3];
-  e[19] = x1_0[3];
-  e[20] = x2_0[3];
-  e[21] = x3_0[3];
-  e[22] = x4_0[3];
-  e[23] = x5_0[3];
-  e[24] = x0_1[0];
-  e[25] = x1_1[0];
-  e[26] = x2_1[0];
-  e[27] = x3_1[0];
-  e[28] = x4_1[0];
-  e[29] = x5_1[0];
-  e[30] = x0_1[1];
-  e[31] = x1_1[1];
-  e[32] = x2_1[1];
-  e[33] = x3_1[1];
-  e[34] = x4_1[1];
-  e[35] = x5_1[1];
+  e[0] = z0_0[0];
+  e[1] = z1_0[0];
+  e[2] = z2_0[0];
+  e[3] = z3_0[0];
+  e[4] = z4_0[0];
+  e[5] = z5_0[0];
+  e[6] = z0_0[1];
+  e[7] = z1_0[1];
+  e[8] = z2_0[1];
+  e[9] = z3_0[1];
+  e[10] = z4_0[1];
+  e[11] = z5_0[1];
+  e[12] = z0_0[2];
+  e[13] = z1_0[2];
+  e[14] = z2_0[2];
+  e[15] = z3_0[2];
+  e[16] = z4_0[2];
+  e[17] = z5_0[2];
+  e[18] = z0_0[3];
+  e[19] = z1_0[3];
+  e[20] = z2_0[3];
+  e[21] = z3_0[3];
+  e[22] = z4_0[3];
+  e[23] = z5_0[3];
+  e[24] = z0_1[0];
+  e[25] = z1_1[0];
+  e[26] = z2_1[0];
+  e[27] = z3_1[0];
+  e[28] = z4_1[0];
+  e[29] = z5_1[0];
+  e[30] = z0_1[1];
+  e[31] = z1_1[1];
+  e[32] = z2_1[1];
+  e[33] = z3_1[1];
+  e[34] = z4_1[1];
+  e[35] = z5_1[1];
 }
 
 /* 8 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4):
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 24), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0_0 = {e[0], e[5], e[10], e[15]};
@@ -2040,16 +1952,6 @@ static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 e3_1 = {e[23], e[28], e[33], e[38]};
   const v4 e4_0 = {e[4], e[9], e[14], e[19]};
   const v4 e4_1 = {e[24], e[29], e[34], e[39]};
-  *(v4 *)(et + 0) = e0_0;
-  *(v4 *)(et + 4) = e0_1;
-  *(v4 *)(et + 24) = e1_0;
-  *(v4 *)(et + 28) = e1_1;
-  *(v4 *)(et + 48) = e2_0;
-  *(v4 *)(et + 52) = e2_1;
-  *(v4 *)(et + 72) = e3_0;
-  *(v4 *)(et + 76) = e3_1;
-  *(v4 *)(et + 96) = e4_0;
-  *(v4 *)(et + 100) = e4_1;
   const v4 y0_0 = e0_0;
   const v4 y0_1 = e0_1;
   const v4 y1_0 = e1_0 - n[5] * y0_0;
@@ -2060,6 +1962,16 @@ static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 y3_1 = e3_1 - n[15] * y0_1 - n[16] * y1_1 - n[17] * y2_1;
   const v4 y4_0 = e4_0 - n[20] * y0_0 - n[21] * y1_0 - n[22] * y2_0 - n[23] * y3_0;
   const v4 y4_1 = e4_1 - n[20] * y0_1 - n[21] * y1_1 - n[22] * y2_1 - n[23] * y3_1;
+  *(v4 *)(et + 0) = y0_0;
+  *(v4 *)(et + 4) = y0_1;
+  *(v4 *)(et + 24) = y1_0;
+  *(v4 *)(et + 28) = y1_1;
+  *(v4 *)(et + 48) = y2_0;
+  *(v4 *)(et + 52) = y2_1;
+  *(v4 *)(et + 72) = y3_0;
+  *(v4 *)(et + 76) = y3_1;
+  *(v4 *)(et + 96) = y4_0;
+  *(v4 *)(et + 100) = y4_1;
   const v4 z0_0 = y0_0 * rinv[0];
   const v4 z0_1 = y0_1 * rinv[0];
   const v4 z1_0 = y1_0 * rinv[1];
@@ -2070,145 +1982,135 @@ static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 z3_1 = y3_1 * rinv[3];
   const v4 z4_0 = y4_0 * rinv[4];
   const v4 z4_1 = y4_1 * rinv[4];
-  const v4 x4_0 = z4_0;
-  const v4 x4_1 = z4_1;
-  const v4 x3_0 = z3_0 - n[23] * x4_0;
-  const v4 x3_1 = z3_1 - n[23] * x4_1;
-  const v4 x2_0 = z2_0 - n[22] * x4_0 - n[17] * x3_0;
-  const v4 x2_1 = z2_1 - n[22] * x4_1 - n[17] * x3_1;
-  const v4 x1_0 = z1_0 - n[21] * x4_0 - n[16] * x3_0 - n[11] * x2_0;
-  const v4 x1_1 = z1_1 - n[21] * x4_1 - n[16] * x3_1 - n[11] * x2_1;
-  const v4 x0_0 = z0_0 - n[20] * x4_0 - n[15] * x3_0 - n[10] * x2_0 - n[5] * x1_0;
-  const v4 x0_1 = z0_1 - n[20] * x4_1 - n[15] * x3_1 - n[10] * x2_1 - n[5] * x1_1;
-  e[0] = x0_0[0];
-  e[1] = x1_0[0];
-  e[2] = x2_0[0];
-  e[3] = x3_0[0];
-  e[4] = x4_0[0];
-  e[5] = x0_0[1];
-  e[6] = x1_0[1];
-  e[7] = x2_0[1];
-  e[8] = x3_0[1];
-  e[9] = x4_0[1];
-  e[10] = x0_0[2];
-  e[11] = x1_0[2];
-  e[12] = x2_0[2];
-  e[13] = x3_0[2];
-  e[14] = x4_0[2];
-  e[15] = x0_0[3];
-  e[16] = x1_0[3];
-  e[17] = x2_0[3];
-  e[18] = x3_0[3];
-  e[19] = x4_0[3];
-  e[20] = x0_1[0];
-  e[21] = x1_1[0];
-  e[22] = x2_1[0];
-  e[23] = x3_1[0];
-  e[24] = x4_1[0];
-  e[25] = x0_1[1];
-  e[26] = x1_1[1];
-  e[27] = x2_1[1];
-  e[28] = x3_1[1];
-  e[29] = x4_1[1];
-  e[30] = x0_1[2];
-  e[31] = x1_1[2];
-  e[32] = x2_1[2];
-  e[33] = x3_1[2];
-  e[34] = x4_1[2];
-  e[35] = x0_1[3];
-  e[36] = x1_1[3];
-  e[37] = x2_1[3];
-  e[38] = x3_1[3];
-  e[39] = x4_1[3];
+  e[0] = z0_0[0];
+  e[1] = z1_0[0];
+  e[2] = z2_0[0];
+  e[3] = z3_0[0];
+  e[4] = z4_0[0];
+  e[5] = z0_0[1];
+  e[6] = z1_0[1];
+  e[7] = z2_0[1];
+  e[8] = z3_0[1];
+  e[9] = z4_0[1];
+  e[10] = z0_0[2];
+  e[11] = z1_0[2];
+  e[12] = z2_0[2];
+  e[13] = z3_0[2];
+  e[14] = z4_0[2];
+  e[15] = z0_0[3];
+  e[16] = z1_0[3];
+  e[17] = z2_0[3];
+  e[18] = z3_0[3];
+  e[19] = z4_0[3];
+  e[20] = z0_1[0];
+  e[21] = z1_1[0];
+  e[22] = z2_1[0];
+  e[23] = z3_1[0];
+  e[24] = z4_1[0];
+  e[25] = z0_1[1];
+  e[26] = z1_1[1];
+  e[27] = z2_1[1];
+  e[28] = z3_1[1];
+  e[29] = z4_1[1];
+  e[30] = z0_1[2];
+  e[31] = z1_1[2];
+  e[32] = z2_1[2];
+  e[33] = z3_1[2];
+  e[34] = z4_1[2];
+  e[35] = z0_1[3];
+  e[36] = z1_1[3];
+  e[37] = z2_1[3];
+  e[38] = z3_1[3];
+  e[39] = z4_1[3];
 }
 
-/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 5 (rt.h
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 5 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[4] * et[96] + l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
-  *(v2 *)(c + 5) -= l[9] * *(const v2 *)(et + 96) + l[8] * *(const v2 *)(et + 72) + l[7] * *(const v2 *)(et + 48) + l[6] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 10) -= l[14] * *(const v2 *)(et + 96) + l[13] * *(const v2 *)(et + 72) + l[12] * *(const v2 *)(et + 48) + l[11] * *(const v2 *)(et + 24) + l[10] * *(const v2 *)(et + 0);
-  c[12] -= l[14] * et[98] + l[13] * et[74] + l[12] * et[50] + l[11] * et[26] + l[10] * et[2];
-  *(v4 *)(c + 15) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
-  c[24] -= l[24] * et[100] + l[23] * et[76] + l[22] * et[52] + l[21] * et[28] + l[20] * et[4];
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
+  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
+  *(v2 *)(c + 10) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
+  c[12] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
 }
 
-/* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 5 (rt.h
+/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 5 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[4] * et[96] + l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
-  *(v2 *)(c + 6) -= l[9] * *(const v2 *)(et + 96) + l[8] * *(const v2 *)(et + 72) + l[7] * *(const v2 *)(et + 48) + l[6] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 12) -= l[14] * *(const v2 *)(et + 96) + l[13] * *(const v2 *)(et + 72) + l[12] * *(const v2 *)(et + 48) + l[11] * *(const v2 *)(et + 24) + l[10] * *(const v2 *)(et + 0);
-  c[14] -= l[14] * et[98] + l[13] * et[74] + l[12] * et[50] + l[11] * et[26] + l[10] * et[2];
-  *(v4 *)(c + 18) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 24) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
-  c[28] -= l[24] * et[100] + l[23] * et[76] + l[22] * et[52] + l[21] * et[28] + l[20] * et[4];
-  *(v4 *)(c + 30) -= l[29] * *(const v4 *)(et + 96) + l[28] * *(const v4 *)(et + 72) + l[27] * *(const v4 *)(et + 48) + l[26] * *(const v4 *)(et + 24) + l[25] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 34) -= l[29] * *(const v2 *)(et + 100) + l[28] * *(const v2 *)(et + 76) + l[27] * *(const v2 *)(et + 52) + l[26] * *(const v2 *)(et + 28) + l[25] * *(const v2 *)(et + 4);
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
+  *(v2 *)(c + 6) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
+  *(v2 *)(c + 12) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
+  c[14] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
+  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  c[28] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
+  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 28) + l[27] * *(const v2 *)(et + 52) + l[28] * *(const v2 *)(et + 76) + l[29] * *(const v2 *)(et + 100);
 }
 
-/* Lower triangle of a 6 x 6 node block C -= L E^T, L and E 6 x 6 (rt.h
+/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 6 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_6_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[5] * et[120] + l[4] * et[96] + l[3] * et[72] + l[2] * et[48] + l[1] * et[24] + l[0] * et[0];
-  *(v2 *)(c + 6) -= l[11] * *(const v2 *)(et + 120) + l[10] * *(const v2 *)(et + 96) + l[9] * *(const v2 *)(et + 72) + l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 12) -= l[17] * *(const v2 *)(et + 120) + l[16] * *(const v2 *)(et + 96) + l[15] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 0);
-  c[14] -= l[17] * et[122] + l[16] * et[98] + l[15] * et[74] + l[14] * et[50] + l[13] * et[26] + l[12] * et[2];
-  *(v4 *)(c + 18) -= l[23] * *(const v4 *)(et + 120) + l[22] * *(const v4 *)(et + 96) + l[21] * *(const v4 *)(et + 72) + l[20] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 24) + l[18] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 24) -= l[29] * *(const v4 *)(et + 120) + l[28] * *(const v4 *)(et + 96) + l[27] * *(const v4 *)(et + 72) + l[26] * *(const v4 *)(et + 48) + l[25] * *(const v4 *)(et + 24) + l[24] * *(const v4 *)(et + 0);
-  c[28] -= l[29] * et[124] + l[28] * et[100] + l[27] * et[76] + l[26] * et[52] + l[25] * et[28] + l[24] * et[4];
-  *(v4 *)(c + 30) -= l[35] * *(const v4 *)(et + 120) + l[34] * *(const v4 *)(et + 96) + l[33] * *(const v4 *)(et + 72) + l[32] * *(const v4 *)(et + 48) + l[31] * *(const v4 *)(et + 24) + l[30] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 34) -= l[35] * *(const v2 *)(et + 124) + l[34] * *(const v2 *)(et + 100) + l[33] * *(const v2 *)(et + 76) + l[32] * *(const v2 *)(et + 52) + l[31] * *(const v2 *)(et + 28) + l[30] * *(const v2 *)(et + 4);
+  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96] + l[5] * et[120];
+  *(v2 *)(c + 6) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 96) + l[11] * *(const v2 *)(et + 120);
+  *(v2 *)(c + 12) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48) + l[15] * *(const v2 *)(et + 72) + l[16] * *(const v2 *)(et + 96) + l[17] * *(const v2 *)(et + 120);
+  c[14] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50] + l[15] * et[74] + l[16] * et[98] + l[17] * et[122];
+  *(v4 *)(c + 18) -= l[18] * *(const v4 *)(et + 0) + l[19] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 120);
+  *(v4 *)(c + 24) -= l[24] * *(const v4 *)(et + 0) + l[25] * *(const v4 *)(et + 24) + l[26] * *(const v4 *)(et + 48) + l[27] * *(const v4 *)(et + 72) + l[28] * *(const v4 *)(et + 96) + l[29] * *(const v4 *)(et + 120);
+  c[28] -= l[24] * et[4] + l[25] * et[28] + l[26] * et[52] + l[27] * et[76] + l[28] * et[100] + l[29] * et[124];
+  *(v4 *)(c + 30) -= l[30] * *(const v4 *)(et + 0) + l[31] * *(const v4 *)(et + 24) + l[32] * *(const v4 *)(et + 48) + l[33] * *(const v4 *)(et + 72) + l[34] * *(const v4 *)(et + 96) + l[35] * *(const v4 *)(et + 120);
+  *(v2 *)(c + 34) -= l[30] * *(const v2 *)(et + 4) + l[31] * *(const v2 *)(et + 28) + l[32] * *(const v2 *)(et + 52) + l[33] * *(const v2 *)(et + 76) + l[34] * *(const v2 *)(et + 100) + l[35] * *(const v2 *)(et + 124);
 }
 
-/* C -= L E^T for a 5 x 5 block C, L 5 x 5, E 5 x 5 (rt.h factor
+/* C -= L Y^T for a 5 x 5 block C, L 5 x 5, Y 5 x 5 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_5x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[4] * *(const v4 *)(et + 96) + l[3] * *(const v4 *)(et + 72) + l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
-  c[4] -= l[4] * et[100] + l[3] * et[76] + l[2] * et[52] + l[1] * et[28] + l[0] * et[4];
-  *(v4 *)(c + 5) -= l[9] * *(const v4 *)(et + 96) + l[8] * *(const v4 *)(et + 72) + l[7] * *(const v4 *)(et + 48) + l[6] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 0);
-  c[9] -= l[9] * et[100] + l[8] * et[76] + l[7] * et[52] + l[6] * et[28] + l[5] * et[4];
-  *(v4 *)(c + 10) -= l[14] * *(const v4 *)(et + 96) + l[13] * *(const v4 *)(et + 72) + l[12] * *(const v4 *)(et + 48) + l[11] * *(const v4 *)(et + 24) + l[10] * *(const v4 *)(et + 0);
-  c[14] -= l[14] * et[100] + l[13] * et[76] + l[12] * et[52] + l[11] * et[28] + l[10] * et[4];
-  *(v4 *)(c + 15) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
-  c[19] -= l[19] * et[100] + l[18] * et[76] + l[17] * et[52] + l[16] * et[28] + l[15] * et[4];
-  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
-  c[24] -= l[24] * et[100] + l[23] * et[76] + l[22] * et[52] + l[21] * et[28] + l[20] * et[4];
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
+  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100];
+  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
+  c[9] -= l[5] * et[4] + l[6] * et[28] + l[7] * et[52] + l[8] * et[76] + l[9] * et[100];
+  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
+  c[14] -= l[10] * et[4] + l[11] * et[28] + l[12] * et[52] + l[13] * et[76] + l[14] * et[100];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  c[19] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52] + l[18] * et[76] + l[19] * et[100];
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
 }
 
-/* C -= L E^T for a 6 x 5 block C, L 6 x 5, E 5 x 5 (rt.h factor
+/* C -= L Y^T for a 6 x 5 block C, L 6 x 5, Y 5 x 5 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[4] * *(const v4 *)(et + 96) + l[3] * *(const v4 *)(et + 72) + l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
-  c[4] -= l[4] * et[100] + l[3] * et[76] + l[2] * et[52] + l[1] * et[28] + l[0] * et[4];
-  *(v4 *)(c + 5) -= l[9] * *(const v4 *)(et + 96) + l[8] * *(const v4 *)(et + 72) + l[7] * *(const v4 *)(et + 48) + l[6] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 0);
-  c[9] -= l[9] * et[100] + l[8] * et[76] + l[7] * et[52] + l[6] * et[28] + l[5] * et[4];
-  *(v4 *)(c + 10) -= l[14] * *(const v4 *)(et + 96) + l[13] * *(const v4 *)(et + 72) + l[12] * *(const v4 *)(et + 48) + l[11] * *(const v4 *)(et + 24) + l[10] * *(const v4 *)(et + 0);
-  c[14] -= l[14] * et[100] + l[13] * et[76] + l[12] * et[52] + l[11] * et[28] + l[10] * et[4];
-  *(v4 *)(c + 15) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
-  c[19] -= l[19] * et[100] + l[18] * et[76] + l[17] * et[52] + l[16] * et[28] + l[15] * et[4];
-  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
-  c[24] -= l[24] * et[100] + l[23] * et[76] + l[22] * et[52] + l[21] * et[28] + l[20] * et[4];
-  *(v4 *)(c + 25) -= l[29] * *(const v4 *)(et + 96) + l[28] * *(const v4 *)(et + 72) + l[27] * *(const v4 *)(et + 48) + l[26] * *(const v4 *)(et + 24) + l[25] * *(const v4 *)(et + 0);
-  c[29] -= l[29] * et[100] + l[28] * et[76] + l[27] * et[52] + l[26] * et[28] + l[25] * et[4];
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
+  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100];
+  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
+  c[9] -= l[5] * et[4] + l[6] * et[28] + l[7] * et[52] + l[8] * et[76] + l[9] * et[100];
+  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
+  c[14] -= l[10] * et[4] + l[11] * et[28] + l[12] * et[52] + l[13] * et[76] + l[14] * et[100];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  c[19] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52] + l[18] * et[76] + l[19] * et[100];
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
+  *(v4 *)(c + 25) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
+  c[29] -= l[25] * et[4] + l[26] * et[28] + l[27] * et[52] + l[28] * et[76] + l[29] * et[100];
 }
 
-/* C -= L E^T for a 6 x 6 block C, L 6 x 5, E 6 x 5 (rt.h factor
+/* C -= L Y^T for a 6 x 6 block C, L 6 x 5, Y 6 x 5 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_6x6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[4] * *(const v4 *)(et + 96) + l[3] * *(const v4 *)(et + 72) + l[2] * *(const v4 *)(et + 48) + l[1] * *(const v4 *)(et + 24) + l[0] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 4) -= l[4] * *(const v2 *)(et + 100) + l[3] * *(const v2 *)(et + 76) + l[2] * *(const v2 *)(et + 52) + l[1] * *(const v2 *)(et + 28) + l[0] * *(const v2 *)(et + 4);
-  *(v4 *)(c + 6) -= l[9] * *(const v4 *)(et + 96) + l[8] * *(const v4 *)(et + 72) + l[7] * *(const v4 *)(et + 48) + l[6] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 10) -= l[9] * *(const v2 *)(et + 100) + l[8] * *(const v2 *)(et + 76) + l[7] * *(const v2 *)(et + 52) + l[6] * *(const v2 *)(et + 28) + l[5] * *(const v2 *)(et + 4);
-  *(v4 *)(c + 12) -= l[14] * *(const v4 *)(et + 96) + l[13] * *(const v4 *)(et + 72) + l[12] * *(const v4 *)(et + 48) + l[11] * *(const v4 *)(et + 24) + l[10] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 16) -= l[14] * *(const v2 *)(et + 100) + l[13] * *(const v2 *)(et + 76) + l[12] * *(const v2 *)(et + 52) + l[11] * *(const v2 *)(et + 28) + l[10] * *(const v2 *)(et + 4);
-  *(v4 *)(c + 18) -= l[19] * *(const v4 *)(et + 96) + l[18] * *(const v4 *)(et + 72) + l[17] * *(const v4 *)(et + 48) + l[16] * *(const v4 *)(et + 24) + l[15] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 22) -= l[19] * *(const v2 *)(et + 100) + l[18] * *(const v2 *)(et + 76) + l[17] * *(const v2 *)(et + 52) + l[16] * *(const v2 *)(et + 28) + l[15] * *(const v2 *)(et + 4);
-  *(v4 *)(c + 24) -= l[24] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 28) -= l[24] * *(const v2 *)(et + 100) + l[23] * *(const v2 *)(et + 76) + l[22] * *(const v2 *)(et + 52) + l[21] * *(const v2 *)(et + 28) + l[20] * *(const v2 *)(et + 4);
-  *(v4 *)(c + 30) -= l[29] * *(const v4 *)(et + 96) + l[28] * *(const v4 *)(et + 72) + l[27] * *(const v4 *)(et + 48) + l[26] * *(const v4 *)(et + 24) + l[25] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 34) -= l[29] * *(const v2 *)(et + 100) + l[28] * *(const v2 *)(et + 76) + l[27] * *(const v2 *)(et + 52) + l[26] * *(const v2 *)(et + 28) + l[25] * *(const v2 *)(et + 4);
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 4) -= l[0] * *(const v2 *)(et + 4) + l[1] * *(const v2 *)(et + 28) + l[2] * *(const v2 *)(et + 52) + l[3] * *(const v2 *)(et + 76) + l[4] * *(const v2 *)(et + 100);
+  *(v4 *)(c + 6) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 10) -= l[5] * *(const v2 *)(et + 4) + l[6] * *(const v2 *)(et + 28) + l[7] * *(const v2 *)(et + 52) + l[8] * *(const v2 *)(et + 76) + l[9] * *(const v2 *)(et + 100);
+  *(v4 *)(c + 12) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 16) -= l[10] * *(const v2 *)(et + 4) + l[11] * *(const v2 *)(et + 28) + l[12] * *(const v2 *)(et + 52) + l[13] * *(const v2 *)(et + 76) + l[14] * *(const v2 *)(et + 100);
+  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 22) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 28) + l[17] * *(const v2 *)(et + 52) + l[18] * *(const v2 *)(et + 76) + l[19] * *(const v2 *)(et + 100);
+  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 28) -= l[20] * *(const v2 *)(et + 4) + l[21] * *(const v2 *)(et + 28) + l[22] * *(const v2 *)(et + 52) + l[23] * *(const v2 *)(et + 76) + l[24] * *(const v2 *)(et + 100);
+  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
+  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 28) + l[27] * *(const v2 *)(et + 52) + l[28] * *(const v2 *)(et + 76) + l[29] * *(const v2 *)(et + 100);
 }
 
 #endif
@@ -3274,723 +3176,909 @@ static int factor_p89(scalar *restrict w, scalar *restrict t) {
   return failed ? 90 : -1;
 }
 
-/*---- solve: forward substitution with the L blocks, pivots in order */
+/*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
 static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
   /* pivot 0: sprocket_axleL (hinge, d = 5, h = 11) */
+  node_forward_5(w + 0, x + 0); /* x[sprocket_axleL] */
   forward_5x5(w + 25, x + 0, x + 5); /* x[road1_axleL] */
   forward_6x5(w + 50, x + 0, x + 440); /* x[hull#weld1] */
+  node_diag_5(w + 0, x + 0); /* x[sprocket_axleL] */
   /* pivot 1: road1_axleL (hinge, d = 5, h = 6) */
+  node_forward_5(w + 80, x + 5); /* x[road1_axleL] */
   forward_6x5(w + 105, x + 5, x + 440); /* x[hull#weld1] */
+  node_diag_5(w + 80, x + 5); /* x[road1_axleL] */
   /* pivot 2: road2_axleL (hinge, d = 5, h = 17) */
+  node_forward_5(w + 135, x + 10); /* x[road2_axleL] */
   forward_5x5(w + 160, x + 10, x + 15); /* x[idler_axleL] */
   forward_6x5(w + 185, x + 10, x + 440); /* x[hull#weld1] */
   forward_6x5(w + 215, x + 10, x + 446); /* x[hull#weld2] */
+  node_diag_5(w + 135, x + 10); /* x[road2_axleL] */
   /* pivot 3: idler_axleL (hinge, d = 5, h = 12) */
+  node_forward_5(w + 245, x + 15); /* x[idler_axleL] */
   forward_6x5(w + 270, x + 15, x + 440); /* x[hull#weld1] */
   forward_6x5(w + 300, x + 15, x + 446); /* x[hull#weld2] */
+  node_diag_5(w + 245, x + 15); /* x[idler_axleL] */
   /* pivot 4: pinL00 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 330, x + 20); /* x[pinL00] */
   forward_5x5(w + 355, x + 20, x + 25); /* x[pinL01] */
   forward_5x5(w + 380, x + 20, x + 215); /* x[pinL39] */
+  node_diag_5(w + 330, x + 20); /* x[pinL00] */
   /* pivot 5: pinL01 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 405, x + 25); /* x[pinL01] */
   forward_5x5(w + 430, x + 25, x + 30); /* x[pinL02] */
   forward_5x5(w + 455, x + 25, x + 215); /* x[pinL39] */
+  node_diag_5(w + 405, x + 25); /* x[pinL01] */
   /* pivot 6: pinL02 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 480, x + 30); /* x[pinL02] */
   forward_5x5(w + 505, x + 30, x + 35); /* x[pinL03] */
   forward_5x5(w + 530, x + 30, x + 215); /* x[pinL39] */
+  node_diag_5(w + 480, x + 30); /* x[pinL02] */
   /* pivot 7: pinL03 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 555, x + 35); /* x[pinL03] */
   forward_5x5(w + 580, x + 35, x + 40); /* x[pinL04] */
   forward_5x5(w + 605, x + 35, x + 215); /* x[pinL39] */
+  node_diag_5(w + 555, x + 35); /* x[pinL03] */
   /* pivot 8: pinL04 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 630, x + 40); /* x[pinL04] */
   forward_5x5(w + 655, x + 40, x + 45); /* x[pinL05] */
   forward_5x5(w + 680, x + 40, x + 215); /* x[pinL39] */
+  node_diag_5(w + 630, x + 40); /* x[pinL04] */
   /* pivot 9: pinL05 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 705, x + 45); /* x[pinL05] */
   forward_5x5(w + 730, x + 45, x + 50); /* x[pinL06] */
   forward_5x5(w + 755, x + 45, x + 215); /* x[pinL39] */
+  node_diag_5(w + 705, x + 45); /* x[pinL05] */
   /* pivot 10: pinL06 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 780, x + 50); /* x[pinL06] */
   forward_5x5(w + 805, x + 50, x + 55); /* x[pinL07] */
   forward_5x5(w + 830, x + 50, x + 215); /* x[pinL39] */
+  node_diag_5(w + 780, x + 50); /* x[pinL06] */
   /* pivot 11: pinL07 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 855, x + 55); /* x[pinL07] */
   forward_5x5(w + 880, x + 55, x + 60); /* x[pinL08] */
   forward_5x5(w + 905, x + 55, x + 215); /* x[pinL39] */
+  node_diag_5(w + 855, x + 55); /* x[pinL07] */
   /* pivot 12: pinL08 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 930, x + 60); /* x[pinL08] */
   forward_5x5(w + 955, x + 60, x + 65); /* x[pinL09] */
   forward_5x5(w + 980, x + 60, x + 215); /* x[pinL39] */
+  node_diag_5(w + 930, x + 60); /* x[pinL08] */
   /* pivot 13: pinL09 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 1005, x + 65); /* x[pinL09] */
   forward_5x5(w + 1030, x + 65, x + 70); /* x[pinL10] */
   forward_5x5(w + 1055, x + 65, x + 215); /* x[pinL39] */
+  node_diag_5(w + 1005, x + 65); /* x[pinL09] */
   /* pivot 14: pinL10 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 1080, x + 70); /* x[pinL10] */
   forward_5x5(w + 1105, x + 70, x + 75); /* x[pinL11] */
   forward_5x5(w + 1130, x + 70, x + 215); /* x[pinL39] */
+  node_diag_5(w + 1080, x + 70); /* x[pinL10] */
   /* pivot 15: pinL11 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 1155, x + 75); /* x[pinL11] */
   forward_5x5(w + 1180, x + 75, x + 80); /* x[pinL12] */
   forward_5x5(w + 1205, x + 75, x + 215); /* x[pinL39] */
+  node_diag_5(w + 1155, x + 75); /* x[pinL11] */
   /* pivot 16: pinL12 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 1230, x + 80); /* x[pinL12] */
   forward_5x5(w + 1255, x + 80, x + 85); /* x[pinL13] */
   forward_5x5(w + 1280, x + 80, x + 215); /* x[pinL39] */
+  node_diag_5(w + 1230, x + 80); /* x[pinL12] */
   /* pivot 17: pinL13 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 1305, x + 85); /* x[pinL13] */
   forward_5x5(w + 1330, x + 85, x + 90); /* x[pinL14] */
   forward_5x5(w + 1355, x + 85, x + 215); /* x[pinL39] */
+  node_diag_5(w + 1305, x + 85); /* x[pinL13] */
   /* pivot 18: pinL14 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 1380, x + 90); /* x[pinL14] */
   forward_5x5(w + 1405, x + 90, x + 95); /* x[pinL15] */
   forward_5x5(w + 1430, x + 90, x + 215); /* x[pinL39] */
+  node_diag_5(w + 1380, x + 90); /* x[pinL14] */
   /* pivot 19: pinL15 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 1455, x + 95); /* x[pinL15] */
   forward_5x5(w + 1480, x + 95, x + 100); /* x[pinL16] */
   forward_5x5(w + 1505, x + 95, x + 215); /* x[pinL39] */
+  node_diag_5(w + 1455, x + 95); /* x[pinL15] */
   /* pivot 20: pinL16 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 1530, x + 100); /* x[pinL16] */
   forward_5x5(w + 1555, x + 100, x + 105); /* x[pinL17] */
   forward_5x5(w + 1580, x + 100, x + 215); /* x[pinL39] */
+  node_diag_5(w + 1530, x + 100); /* x[pinL16] */
   /* pivot 21: pinL17 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 1605, x + 105); /* x[pinL17] */
   forward_5x5(w + 1630, x + 105, x + 110); /* x[pinL18] */
   forward_5x5(w + 1655, x + 105, x + 215); /* x[pinL39] */
+  node_diag_5(w + 1605, x + 105); /* x[pinL17] */
   /* pivot 22: pinL18 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 1680, x + 110); /* x[pinL18] */
   forward_5x5(w + 1705, x + 110, x + 115); /* x[pinL19] */
   forward_5x5(w + 1730, x + 110, x + 215); /* x[pinL39] */
+  node_diag_5(w + 1680, x + 110); /* x[pinL18] */
   /* pivot 23: pinL19 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 1755, x + 115); /* x[pinL19] */
   forward_5x5(w + 1780, x + 115, x + 120); /* x[pinL20] */
   forward_5x5(w + 1805, x + 115, x + 215); /* x[pinL39] */
+  node_diag_5(w + 1755, x + 115); /* x[pinL19] */
   /* pivot 24: pinL20 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 1830, x + 120); /* x[pinL20] */
   forward_5x5(w + 1855, x + 120, x + 125); /* x[pinL21] */
   forward_5x5(w + 1880, x + 120, x + 215); /* x[pinL39] */
+  node_diag_5(w + 1830, x + 120); /* x[pinL20] */
   /* pivot 25: pinL21 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 1905, x + 125); /* x[pinL21] */
   forward_5x5(w + 1930, x + 125, x + 130); /* x[pinL22] */
   forward_5x5(w + 1955, x + 125, x + 215); /* x[pinL39] */
+  node_diag_5(w + 1905, x + 125); /* x[pinL21] */
   /* pivot 26: pinL22 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 1980, x + 130); /* x[pinL22] */
   forward_5x5(w + 2005, x + 130, x + 135); /* x[pinL23] */
   forward_5x5(w + 2030, x + 130, x + 215); /* x[pinL39] */
+  node_diag_5(w + 1980, x + 130); /* x[pinL22] */
   /* pivot 27: pinL23 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 2055, x + 135); /* x[pinL23] */
   forward_5x5(w + 2080, x + 135, x + 140); /* x[pinL24] */
   forward_5x5(w + 2105, x + 135, x + 215); /* x[pinL39] */
+  node_diag_5(w + 2055, x + 135); /* x[pinL23] */
   /* pivot 28: pinL24 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 2130, x + 140); /* x[pinL24] */
   forward_5x5(w + 2155, x + 140, x + 145); /* x[pinL25] */
   forward_5x5(w + 2180, x + 140, x + 215); /* x[pinL39] */
+  node_diag_5(w + 2130, x + 140); /* x[pinL24] */
   /* pivot 29: pinL25 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 2205, x + 145); /* x[pinL25] */
   forward_5x5(w + 2230, x + 145, x + 150); /* x[pinL26] */
   forward_5x5(w + 2255, x + 145, x + 215); /* x[pinL39] */
+  node_diag_5(w + 2205, x + 145); /* x[pinL25] */
   /* pivot 30: pinL26 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 2280, x + 150); /* x[pinL26] */
   forward_5x5(w + 2305, x + 150, x + 155); /* x[pinL27] */
   forward_5x5(w + 2330, x + 150, x + 215); /* x[pinL39] */
+  node_diag_5(w + 2280, x + 150); /* x[pinL26] */
   /* pivot 31: pinL27 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 2355, x + 155); /* x[pinL27] */
   forward_5x5(w + 2380, x + 155, x + 160); /* x[pinL28] */
   forward_5x5(w + 2405, x + 155, x + 215); /* x[pinL39] */
+  node_diag_5(w + 2355, x + 155); /* x[pinL27] */
   /* pivot 32: pinL28 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 2430, x + 160); /* x[pinL28] */
   forward_5x5(w + 2455, x + 160, x + 165); /* x[pinL29] */
   forward_5x5(w + 2480, x + 160, x + 215); /* x[pinL39] */
+  node_diag_5(w + 2430, x + 160); /* x[pinL28] */
   /* pivot 33: pinL29 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 2505, x + 165); /* x[pinL29] */
   forward_5x5(w + 2530, x + 165, x + 170); /* x[pinL30] */
   forward_5x5(w + 2555, x + 165, x + 215); /* x[pinL39] */
+  node_diag_5(w + 2505, x + 165); /* x[pinL29] */
   /* pivot 34: pinL30 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 2580, x + 170); /* x[pinL30] */
   forward_5x5(w + 2605, x + 170, x + 175); /* x[pinL31] */
   forward_5x5(w + 2630, x + 170, x + 215); /* x[pinL39] */
+  node_diag_5(w + 2580, x + 170); /* x[pinL30] */
   /* pivot 35: pinL31 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 2655, x + 175); /* x[pinL31] */
   forward_5x5(w + 2680, x + 175, x + 180); /* x[pinL32] */
   forward_5x5(w + 2705, x + 175, x + 215); /* x[pinL39] */
+  node_diag_5(w + 2655, x + 175); /* x[pinL31] */
   /* pivot 36: pinL32 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 2730, x + 180); /* x[pinL32] */
   forward_5x5(w + 2755, x + 180, x + 185); /* x[pinL33] */
   forward_5x5(w + 2780, x + 180, x + 215); /* x[pinL39] */
+  node_diag_5(w + 2730, x + 180); /* x[pinL32] */
   /* pivot 37: pinL33 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 2805, x + 185); /* x[pinL33] */
   forward_5x5(w + 2830, x + 185, x + 190); /* x[pinL34] */
   forward_5x5(w + 2855, x + 185, x + 215); /* x[pinL39] */
+  node_diag_5(w + 2805, x + 185); /* x[pinL33] */
   /* pivot 38: pinL34 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 2880, x + 190); /* x[pinL34] */
   forward_5x5(w + 2905, x + 190, x + 195); /* x[pinL35] */
   forward_5x5(w + 2930, x + 190, x + 215); /* x[pinL39] */
+  node_diag_5(w + 2880, x + 190); /* x[pinL34] */
   /* pivot 39: pinL35 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 2955, x + 195); /* x[pinL35] */
   forward_5x5(w + 2980, x + 195, x + 200); /* x[pinL36] */
   forward_5x5(w + 3005, x + 195, x + 215); /* x[pinL39] */
+  node_diag_5(w + 2955, x + 195); /* x[pinL35] */
   /* pivot 40: pinL36 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 3030, x + 200); /* x[pinL36] */
   forward_5x5(w + 3055, x + 200, x + 205); /* x[pinL37] */
   forward_5x5(w + 3080, x + 200, x + 215); /* x[pinL39] */
+  node_diag_5(w + 3030, x + 200); /* x[pinL36] */
   /* pivot 41: pinL37 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 3105, x + 205); /* x[pinL37] */
   forward_5x5(w + 3130, x + 205, x + 210); /* x[pinL38] */
   forward_5x5(w + 3155, x + 205, x + 215); /* x[pinL39] */
+  node_diag_5(w + 3105, x + 205); /* x[pinL37] */
   /* pivot 42: pinL38 (hinge, d = 5, h = 5) */
+  node_forward_5(w + 3180, x + 210); /* x[pinL38] */
   forward_5x5(w + 3205, x + 210, x + 215); /* x[pinL39] */
+  node_diag_5(w + 3180, x + 210); /* x[pinL38] */
+  /* pivot 43: pinL39 (hinge, d = 5, h = 0) */
+  node_forward_5(w + 3230, x + 215); /* x[pinL39] */
+  node_diag_5(w + 3230, x + 215); /* x[pinL39] */
   /* pivot 44: sprocket_axleR (hinge, d = 5, h = 17) */
+  node_forward_5(w + 3255, x + 220); /* x[sprocket_axleR] */
   forward_5x5(w + 3280, x + 220, x + 225); /* x[road1_axleR] */
   forward_6x5(w + 3305, x + 220, x + 446); /* x[hull#weld2] */
   forward_6x5(w + 3335, x + 220, x + 452); /* x[hull#weld3] */
+  node_diag_5(w + 3255, x + 220); /* x[sprocket_axleR] */
   /* pivot 45: road1_axleR (hinge, d = 5, h = 12) */
+  node_forward_5(w + 3365, x + 225); /* x[road1_axleR] */
   forward_6x5(w + 3390, x + 225, x + 446); /* x[hull#weld2] */
   forward_6x5(w + 3420, x + 225, x + 452); /* x[hull#weld3] */
+  node_diag_5(w + 3365, x + 225); /* x[road1_axleR] */
   /* pivot 46: road2_axleR (hinge, d = 5, h = 11) */
+  node_forward_5(w + 3450, x + 230); /* x[road2_axleR] */
   forward_5x5(w + 3475, x + 230, x + 235); /* x[idler_axleR] */
   forward_6x5(w + 3500, x + 230, x + 452); /* x[hull#weld3] */
+  node_diag_5(w + 3450, x + 230); /* x[road2_axleR] */
   /* pivot 47: idler_axleR (hinge, d = 5, h = 6) */
+  node_forward_5(w + 3530, x + 235); /* x[idler_axleR] */
   forward_6x5(w + 3555, x + 235, x + 452); /* x[hull#weld3] */
+  node_diag_5(w + 3530, x + 235); /* x[idler_axleR] */
   /* pivot 48: pinR00 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 3585, x + 240); /* x[pinR00] */
   forward_5x5(w + 3610, x + 240, x + 245); /* x[pinR01] */
   forward_5x5(w + 3635, x + 240, x + 435); /* x[pinR39] */
+  node_diag_5(w + 3585, x + 240); /* x[pinR00] */
   /* pivot 49: pinR01 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 3660, x + 245); /* x[pinR01] */
   forward_5x5(w + 3685, x + 245, x + 250); /* x[pinR02] */
   forward_5x5(w + 3710, x + 245, x + 435); /* x[pinR39] */
+  node_diag_5(w + 3660, x + 245); /* x[pinR01] */
+}
+
+static void solve_forward_1(const scalar *restrict w, scalar *restrict x) {
   /* pivot 50: pinR02 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 3735, x + 250); /* x[pinR02] */
   forward_5x5(w + 3760, x + 250, x + 255); /* x[pinR03] */
   forward_5x5(w + 3785, x + 250, x + 435); /* x[pinR39] */
+  node_diag_5(w + 3735, x + 250); /* x[pinR02] */
   /* pivot 51: pinR03 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 3810, x + 255); /* x[pinR03] */
   forward_5x5(w + 3835, x + 255, x + 260); /* x[pinR04] */
   forward_5x5(w + 3860, x + 255, x + 435); /* x[pinR39] */
+  node_diag_5(w + 3810, x + 255); /* x[pinR03] */
   /* pivot 52: pinR04 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 3885, x + 260); /* x[pinR04] */
   forward_5x5(w + 3910, x + 260, x + 265); /* x[pinR05] */
   forward_5x5(w + 3935, x + 260, x + 435); /* x[pinR39] */
+  node_diag_5(w + 3885, x + 260); /* x[pinR04] */
   /* pivot 53: pinR05 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 3960, x + 265); /* x[pinR05] */
   forward_5x5(w + 3985, x + 265, x + 270); /* x[pinR06] */
   forward_5x5(w + 4010, x + 265, x + 435); /* x[pinR39] */
+  node_diag_5(w + 3960, x + 265); /* x[pinR05] */
   /* pivot 54: pinR06 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 4035, x + 270); /* x[pinR06] */
   forward_5x5(w + 4060, x + 270, x + 275); /* x[pinR07] */
   forward_5x5(w + 4085, x + 270, x + 435); /* x[pinR39] */
+  node_diag_5(w + 4035, x + 270); /* x[pinR06] */
   /* pivot 55: pinR07 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 4110, x + 275); /* x[pinR07] */
   forward_5x5(w + 4135, x + 275, x + 280); /* x[pinR08] */
   forward_5x5(w + 4160, x + 275, x + 435); /* x[pinR39] */
+  node_diag_5(w + 4110, x + 275); /* x[pinR07] */
   /* pivot 56: pinR08 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 4185, x + 280); /* x[pinR08] */
   forward_5x5(w + 4210, x + 280, x + 285); /* x[pinR09] */
   forward_5x5(w + 4235, x + 280, x + 435); /* x[pinR39] */
+  node_diag_5(w + 4185, x + 280); /* x[pinR08] */
   /* pivot 57: pinR09 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 4260, x + 285); /* x[pinR09] */
   forward_5x5(w + 4285, x + 285, x + 290); /* x[pinR10] */
   forward_5x5(w + 4310, x + 285, x + 435); /* x[pinR39] */
+  node_diag_5(w + 4260, x + 285); /* x[pinR09] */
   /* pivot 58: pinR10 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 4335, x + 290); /* x[pinR10] */
   forward_5x5(w + 4360, x + 290, x + 295); /* x[pinR11] */
   forward_5x5(w + 4385, x + 290, x + 435); /* x[pinR39] */
+  node_diag_5(w + 4335, x + 290); /* x[pinR10] */
   /* pivot 59: pinR11 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 4410, x + 295); /* x[pinR11] */
   forward_5x5(w + 4435, x + 295, x + 300); /* x[pinR12] */
   forward_5x5(w + 4460, x + 295, x + 435); /* x[pinR39] */
+  node_diag_5(w + 4410, x + 295); /* x[pinR11] */
   /* pivot 60: pinR12 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 4485, x + 300); /* x[pinR12] */
   forward_5x5(w + 4510, x + 300, x + 305); /* x[pinR13] */
   forward_5x5(w + 4535, x + 300, x + 435); /* x[pinR39] */
+  node_diag_5(w + 4485, x + 300); /* x[pinR12] */
   /* pivot 61: pinR13 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 4560, x + 305); /* x[pinR13] */
   forward_5x5(w + 4585, x + 305, x + 310); /* x[pinR14] */
   forward_5x5(w + 4610, x + 305, x + 435); /* x[pinR39] */
+  node_diag_5(w + 4560, x + 305); /* x[pinR13] */
   /* pivot 62: pinR14 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 4635, x + 310); /* x[pinR14] */
   forward_5x5(w + 4660, x + 310, x + 315); /* x[pinR15] */
   forward_5x5(w + 4685, x + 310, x + 435); /* x[pinR39] */
+  node_diag_5(w + 4635, x + 310); /* x[pinR14] */
   /* pivot 63: pinR15 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 4710, x + 315); /* x[pinR15] */
   forward_5x5(w + 4735, x + 315, x + 320); /* x[pinR16] */
   forward_5x5(w + 4760, x + 315, x + 435); /* x[pinR39] */
+  node_diag_5(w + 4710, x + 315); /* x[pinR15] */
   /* pivot 64: pinR16 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 4785, x + 320); /* x[pinR16] */
   forward_5x5(w + 4810, x + 320, x + 325); /* x[pinR17] */
   forward_5x5(w + 4835, x + 320, x + 435); /* x[pinR39] */
+  node_diag_5(w + 4785, x + 320); /* x[pinR16] */
   /* pivot 65: pinR17 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 4860, x + 325); /* x[pinR17] */
   forward_5x5(w + 4885, x + 325, x + 330); /* x[pinR18] */
   forward_5x5(w + 4910, x + 325, x + 435); /* x[pinR39] */
+  node_diag_5(w + 4860, x + 325); /* x[pinR17] */
   /* pivot 66: pinR18 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 4935, x + 330); /* x[pinR18] */
   forward_5x5(w + 4960, x + 330, x + 335); /* x[pinR19] */
   forward_5x5(w + 4985, x + 330, x + 435); /* x[pinR39] */
+  node_diag_5(w + 4935, x + 330); /* x[pinR18] */
   /* pivot 67: pinR19 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 5010, x + 335); /* x[pinR19] */
   forward_5x5(w + 5035, x + 335, x + 340); /* x[pinR20] */
   forward_5x5(w + 5060, x + 335, x + 435); /* x[pinR39] */
+  node_diag_5(w + 5010, x + 335); /* x[pinR19] */
   /* pivot 68: pinR20 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 5085, x + 340); /* x[pinR20] */
   forward_5x5(w + 5110, x + 340, x + 345); /* x[pinR21] */
   forward_5x5(w + 5135, x + 340, x + 435); /* x[pinR39] */
+  node_diag_5(w + 5085, x + 340); /* x[pinR20] */
   /* pivot 69: pinR21 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 5160, x + 345); /* x[pinR21] */
   forward_5x5(w + 5185, x + 345, x + 350); /* x[pinR22] */
   forward_5x5(w + 5210, x + 345, x + 435); /* x[pinR39] */
+  node_diag_5(w + 5160, x + 345); /* x[pinR21] */
   /* pivot 70: pinR22 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 5235, x + 350); /* x[pinR22] */
   forward_5x5(w + 5260, x + 350, x + 355); /* x[pinR23] */
   forward_5x5(w + 5285, x + 350, x + 435); /* x[pinR39] */
+  node_diag_5(w + 5235, x + 350); /* x[pinR22] */
   /* pivot 71: pinR23 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 5310, x + 355); /* x[pinR23] */
   forward_5x5(w + 5335, x + 355, x + 360); /* x[pinR24] */
   forward_5x5(w + 5360, x + 355, x + 435); /* x[pinR39] */
+  node_diag_5(w + 5310, x + 355); /* x[pinR23] */
   /* pivot 72: pinR24 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 5385, x + 360); /* x[pinR24] */
   forward_5x5(w + 5410, x + 360, x + 365); /* x[pinR25] */
   forward_5x5(w + 5435, x + 360, x + 435); /* x[pinR39] */
+  node_diag_5(w + 5385, x + 360); /* x[pinR24] */
   /* pivot 73: pinR25 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 5460, x + 365); /* x[pinR25] */
   forward_5x5(w + 5485, x + 365, x + 370); /* x[pinR26] */
   forward_5x5(w + 5510, x + 365, x + 435); /* x[pinR39] */
+  node_diag_5(w + 5460, x + 365); /* x[pinR25] */
   /* pivot 74: pinR26 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 5535, x + 370); /* x[pinR26] */
   forward_5x5(w + 5560, x + 370, x + 375); /* x[pinR27] */
   forward_5x5(w + 5585, x + 370, x + 435); /* x[pinR39] */
+  node_diag_5(w + 5535, x + 370); /* x[pinR26] */
   /* pivot 75: pinR27 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 5610, x + 375); /* x[pinR27] */
   forward_5x5(w + 5635, x + 375, x + 380); /* x[pinR28] */
   forward_5x5(w + 5660, x + 375, x + 435); /* x[pinR39] */
+  node_diag_5(w + 5610, x + 375); /* x[pinR27] */
   /* pivot 76: pinR28 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 5685, x + 380); /* x[pinR28] */
   forward_5x5(w + 5710, x + 380, x + 385); /* x[pinR29] */
   forward_5x5(w + 5735, x + 380, x + 435); /* x[pinR39] */
+  node_diag_5(w + 5685, x + 380); /* x[pinR28] */
   /* pivot 77: pinR29 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 5760, x + 385); /* x[pinR29] */
   forward_5x5(w + 5785, x + 385, x + 390); /* x[pinR30] */
   forward_5x5(w + 5810, x + 385, x + 435); /* x[pinR39] */
+  node_diag_5(w + 5760, x + 385); /* x[pinR29] */
   /* pivot 78: pinR30 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 5835, x + 390); /* x[pinR30] */
   forward_5x5(w + 5860, x + 390, x + 395); /* x[pinR31] */
   forward_5x5(w + 5885, x + 390, x + 435); /* x[pinR39] */
+  node_diag_5(w + 5835, x + 390); /* x[pinR30] */
   /* pivot 79: pinR31 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 5910, x + 395); /* x[pinR31] */
   forward_5x5(w + 5935, x + 395, x + 400); /* x[pinR32] */
   forward_5x5(w + 5960, x + 395, x + 435); /* x[pinR39] */
+  node_diag_5(w + 5910, x + 395); /* x[pinR31] */
   /* pivot 80: pinR32 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 5985, x + 400); /* x[pinR32] */
   forward_5x5(w + 6010, x + 400, x + 405); /* x[pinR33] */
   forward_5x5(w + 6035, x + 400, x + 435); /* x[pinR39] */
+  node_diag_5(w + 5985, x + 400); /* x[pinR32] */
   /* pivot 81: pinR33 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 6060, x + 405); /* x[pinR33] */
   forward_5x5(w + 6085, x + 405, x + 410); /* x[pinR34] */
   forward_5x5(w + 6110, x + 405, x + 435); /* x[pinR39] */
+  node_diag_5(w + 6060, x + 405); /* x[pinR33] */
   /* pivot 82: pinR34 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 6135, x + 410); /* x[pinR34] */
   forward_5x5(w + 6160, x + 410, x + 415); /* x[pinR35] */
   forward_5x5(w + 6185, x + 410, x + 435); /* x[pinR39] */
+  node_diag_5(w + 6135, x + 410); /* x[pinR34] */
   /* pivot 83: pinR35 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 6210, x + 415); /* x[pinR35] */
   forward_5x5(w + 6235, x + 415, x + 420); /* x[pinR36] */
   forward_5x5(w + 6260, x + 415, x + 435); /* x[pinR39] */
+  node_diag_5(w + 6210, x + 415); /* x[pinR35] */
   /* pivot 84: pinR36 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 6285, x + 420); /* x[pinR36] */
   forward_5x5(w + 6310, x + 420, x + 425); /* x[pinR37] */
   forward_5x5(w + 6335, x + 420, x + 435); /* x[pinR39] */
+  node_diag_5(w + 6285, x + 420); /* x[pinR36] */
   /* pivot 85: pinR37 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 6360, x + 425); /* x[pinR37] */
   forward_5x5(w + 6385, x + 425, x + 430); /* x[pinR38] */
   forward_5x5(w + 6410, x + 425, x + 435); /* x[pinR39] */
+  node_diag_5(w + 6360, x + 425); /* x[pinR37] */
   /* pivot 86: pinR38 (hinge, d = 5, h = 5) */
+  node_forward_5(w + 6435, x + 430); /* x[pinR38] */
   forward_5x5(w + 6460, x + 430, x + 435); /* x[pinR39] */
+  node_diag_5(w + 6435, x + 430); /* x[pinR38] */
+  /* pivot 87: pinR39 (hinge, d = 5, h = 0) */
+  node_forward_5(w + 6485, x + 435); /* x[pinR39] */
+  node_diag_5(w + 6485, x + 435); /* x[pinR39] */
   /* pivot 88: hull#weld1 (shard weld, d = 6, h = 6) */
+  node_forward_6(w + 6510, x + 440); /* x[hull#weld1] */
   forward_6x6(w + 6546, x + 440, x + 446); /* x[hull#weld2] */
+  node_diag_6(w + 6510, x + 440); /* x[hull#weld1] */
   /* pivot 89: hull#weld2 (shard weld, d = 6, h = 6) */
+  node_forward_6(w + 6582, x + 446); /* x[hull#weld2] */
   forward_6x6(w + 6618, x + 446, x + 452); /* x[hull#weld3] */
+  node_diag_6(w + 6582, x + 446); /* x[hull#weld2] */
+  /* pivot 90: hull#weld3 (shard weld, d = 6, h = 0) */
+  node_forward_6(w + 6654, x + 452); /* x[hull#weld3] */
+  node_diag_6(w + 6654, x + 452); /* x[hull#weld3] */
 }
 
-/*---- solve: block-diagonal solves with the factored node blocks */
-
-static void solve_diagonal_0(const scalar *restrict w, scalar *restrict x) {
-  node_solve_5(w + 0, x + 0, x + 0); /* x[sprocket_axleL] */
-  node_solve_5(w + 80, x + 5, x + 5); /* x[road1_axleL] */
-  node_solve_5(w + 135, x + 10, x + 10); /* x[road2_axleL] */
-  node_solve_5(w + 245, x + 15, x + 15); /* x[idler_axleL] */
-  node_solve_5(w + 330, x + 20, x + 20); /* x[pinL00] */
-  node_solve_5(w + 405, x + 25, x + 25); /* x[pinL01] */
-  node_solve_5(w + 480, x + 30, x + 30); /* x[pinL02] */
-  node_solve_5(w + 555, x + 35, x + 35); /* x[pinL03] */
-  node_solve_5(w + 630, x + 40, x + 40); /* x[pinL04] */
-  node_solve_5(w + 705, x + 45, x + 45); /* x[pinL05] */
-  node_solve_5(w + 780, x + 50, x + 50); /* x[pinL06] */
-  node_solve_5(w + 855, x + 55, x + 55); /* x[pinL07] */
-  node_solve_5(w + 930, x + 60, x + 60); /* x[pinL08] */
-  node_solve_5(w + 1005, x + 65, x + 65); /* x[pinL09] */
-  node_solve_5(w + 1080, x + 70, x + 70); /* x[pinL10] */
-  node_solve_5(w + 1155, x + 75, x + 75); /* x[pinL11] */
-  node_solve_5(w + 1230, x + 80, x + 80); /* x[pinL12] */
-  node_solve_5(w + 1305, x + 85, x + 85); /* x[pinL13] */
-  node_solve_5(w + 1380, x + 90, x + 90); /* x[pinL14] */
-  node_solve_5(w + 1455, x + 95, x + 95); /* x[pinL15] */
-  node_solve_5(w + 1530, x + 100, x + 100); /* x[pinL16] */
-  node_solve_5(w + 1605, x + 105, x + 105); /* x[pinL17] */
-  node_solve_5(w + 1680, x + 110, x + 110); /* x[pinL18] */
-  node_solve_5(w + 1755, x + 115, x + 115); /* x[pinL19] */
-  node_solve_5(w + 1830, x + 120, x + 120); /* x[pinL20] */
-  node_solve_5(w + 1905, x + 125, x + 125); /* x[pinL21] */
-  node_solve_5(w + 1980, x + 130, x + 130); /* x[pinL22] */
-  node_solve_5(w + 2055, x + 135, x + 135); /* x[pinL23] */
-  node_solve_5(w + 2130, x + 140, x + 140); /* x[pinL24] */
-  node_solve_5(w + 2205, x + 145, x + 145); /* x[pinL25] */
-  node_solve_5(w + 2280, x + 150, x + 150); /* x[pinL26] */
-  node_solve_5(w + 2355, x + 155, x + 155); /* x[pinL27] */
-  node_solve_5(w + 2430, x + 160, x + 160); /* x[pinL28] */
-  node_solve_5(w + 2505, x + 165, x + 165); /* x[pinL29] */
-  node_solve_5(w + 2580, x + 170, x + 170); /* x[pinL30] */
-  node_solve_5(w + 2655, x + 175, x + 175); /* x[pinL31] */
-  node_solve_5(w + 2730, x + 180, x + 180); /* x[pinL32] */
-  node_solve_5(w + 2805, x + 185, x + 185); /* x[pinL33] */
-  node_solve_5(w + 2880, x + 190, x + 190); /* x[pinL34] */
-  node_solve_5(w + 2955, x + 195, x + 195); /* x[pinL35] */
-  node_solve_5(w + 3030, x + 200, x + 200); /* x[pinL36] */
-  node_solve_5(w + 3105, x + 205, x + 205); /* x[pinL37] */
-  node_solve_5(w + 3180, x + 210, x + 210); /* x[pinL38] */
-  node_solve_5(w + 3230, x + 215, x + 215); /* x[pinL39] */
-  node_solve_5(w + 3255, x + 220, x + 220); /* x[sprocket_axleR] */
-  node_solve_5(w + 3365, x + 225, x + 225); /* x[road1_axleR] */
-  node_solve_5(w + 3450, x + 230, x + 230); /* x[road2_axleR] */
-  node_solve_5(w + 3530, x + 235, x + 235); /* x[idler_axleR] */
-  node_solve_5(w + 3585, x + 240, x + 240); /* x[pinR00] */
-  node_solve_5(w + 3660, x + 245, x + 245); /* x[pinR01] */
-  node_solve_5(w + 3735, x + 250, x + 250); /* x[pinR02] */
-  node_solve_5(w + 3810, x + 255, x + 255); /* x[pinR03] */
-  node_solve_5(w + 3885, x + 260, x + 260); /* x[pinR04] */
-  node_solve_5(w + 3960, x + 265, x + 265); /* x[pinR05] */
-  node_solve_5(w + 4035, x + 270, x + 270); /* x[pinR06] */
-  node_solve_5(w + 4110, x + 275, x + 275); /* x[pinR07] */
-  node_solve_5(w + 4185, x + 280, x + 280); /* x[pinR08] */
-  node_solve_5(w + 4260, x + 285, x + 285); /* x[pinR09] */
-  node_solve_5(w + 4335, x + 290, x + 290); /* x[pinR10] */
-  node_solve_5(w + 4410, x + 295, x + 295); /* x[pinR11] */
-  node_solve_5(w + 4485, x + 300, x + 300); /* x[pinR12] */
-  node_solve_5(w + 4560, x + 305, x + 305); /* x[pinR13] */
-  node_solve_5(w + 4635, x + 310, x + 310); /* x[pinR14] */
-  node_solve_5(w + 4710, x + 315, x + 315); /* x[pinR15] */
-  node_solve_5(w + 4785, x + 320, x + 320); /* x[pinR16] */
-  node_solve_5(w + 4860, x + 325, x + 325); /* x[pinR17] */
-  node_solve_5(w + 4935, x + 330, x + 330); /* x[pinR18] */
-  node_solve_5(w + 5010, x + 335, x + 335); /* x[pinR19] */
-  node_solve_5(w + 5085, x + 340, x + 340); /* x[pinR20] */
-  node_solve_5(w + 5160, x + 345, x + 345); /* x[pinR21] */
-  node_solve_5(w + 5235, x + 350, x + 350); /* x[pinR22] */
-  node_solve_5(w + 5310, x + 355, x + 355); /* x[pinR23] */
-  node_solve_5(w + 5385, x + 360, x + 360); /* x[pinR24] */
-  node_solve_5(w + 5460, x + 365, x + 365); /* x[pinR25] */
-  node_solve_5(w + 5535, x + 370, x + 370); /* x[pinR26] */
-  node_solve_5(w + 5610, x + 375, x + 375); /* x[pinR27] */
-  node_solve_5(w + 5685, x + 380, x + 380); /* x[pinR28] */
-  node_solve_5(w + 5760, x + 385, x + 385); /* x[pinR29] */
-  node_solve_5(w + 5835, x + 390, x + 390); /* x[pinR30] */
-  node_solve_5(w + 5910, x + 395, x + 395); /* x[pinR31] */
-  node_solve_5(w + 5985, x + 400, x + 400); /* x[pinR32] */
-  node_solve_5(w + 6060, x + 405, x + 405); /* x[pinR33] */
-  node_solve_5(w + 6135, x + 410, x + 410); /* x[pinR34] */
-  node_solve_5(w + 6210, x + 415, x + 415); /* x[pinR35] */
-  node_solve_5(w + 6285, x + 420, x + 420); /* x[pinR36] */
-  node_solve_5(w + 6360, x + 425, x + 425); /* x[pinR37] */
-  node_solve_5(w + 6435, x + 430, x + 430); /* x[pinR38] */
-  node_solve_5(w + 6485, x + 435, x + 435); /* x[pinR39] */
-  node_solve_6(w + 6510, x + 440, x + 440); /* x[hull#weld1] */
-  node_solve_6(w + 6582, x + 446, x + 446); /* x[hull#weld2] */
-  node_solve_6(w + 6654, x + 452, x + 452); /* x[hull#weld3] */
-}
-
-/*---- solve: backward substitution with the L^T blocks, pivots in reverse order */
+/*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
 static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
+  /* pivot 90: hull#weld3 (shard weld, d = 6, h = 0) */
+  node_backward_6(w + 6654, x + 452); /* x[hull#weld3] */
   /* pivot 89: hull#weld2 (shard weld, d = 6, h = 6) */
   backward_set_6x6(w + 6618, x + 452, s); /* L[hull#weld3, hull#weld2] */
   subtract_6(x + 446, s); /* x[hull#weld2] */
+  node_backward_6(w + 6582, x + 446); /* x[hull#weld2] */
   /* pivot 88: hull#weld1 (shard weld, d = 6, h = 6) */
   backward_set_6x6(w + 6546, x + 446, s); /* L[hull#weld2, hull#weld1] */
   subtract_6(x + 440, s); /* x[hull#weld1] */
+  node_backward_6(w + 6510, x + 440); /* x[hull#weld1] */
+  /* pivot 87: pinR39 (hinge, d = 5, h = 0) */
+  node_backward_5(w + 6485, x + 435); /* x[pinR39] */
   /* pivot 86: pinR38 (hinge, d = 5, h = 5) */
   backward_set_5x5(w + 6460, x + 435, s); /* L[pinR39, pinR38] */
   subtract_5(x + 430, s); /* x[pinR38] */
+  node_backward_5(w + 6435, x + 430); /* x[pinR38] */
   /* pivot 85: pinR37 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 6410, x + 435, s); /* L[pinR39, pinR37] */
   backward_add_5x5(w + 6385, x + 430, s); /* L[pinR38, pinR37] */
   subtract_5(x + 425, s); /* x[pinR37] */
+  node_backward_5(w + 6360, x + 425); /* x[pinR37] */
   /* pivot 84: pinR36 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 6335, x + 435, s); /* L[pinR39, pinR36] */
   backward_add_5x5(w + 6310, x + 425, s); /* L[pinR37, pinR36] */
   subtract_5(x + 420, s); /* x[pinR36] */
+  node_backward_5(w + 6285, x + 420); /* x[pinR36] */
   /* pivot 83: pinR35 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 6260, x + 435, s); /* L[pinR39, pinR35] */
   backward_add_5x5(w + 6235, x + 420, s); /* L[pinR36, pinR35] */
   subtract_5(x + 415, s); /* x[pinR35] */
+  node_backward_5(w + 6210, x + 415); /* x[pinR35] */
   /* pivot 82: pinR34 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 6185, x + 435, s); /* L[pinR39, pinR34] */
   backward_add_5x5(w + 6160, x + 415, s); /* L[pinR35, pinR34] */
   subtract_5(x + 410, s); /* x[pinR34] */
+  node_backward_5(w + 6135, x + 410); /* x[pinR34] */
   /* pivot 81: pinR33 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 6110, x + 435, s); /* L[pinR39, pinR33] */
   backward_add_5x5(w + 6085, x + 410, s); /* L[pinR34, pinR33] */
   subtract_5(x + 405, s); /* x[pinR33] */
+  node_backward_5(w + 6060, x + 405); /* x[pinR33] */
   /* pivot 80: pinR32 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 6035, x + 435, s); /* L[pinR39, pinR32] */
   backward_add_5x5(w + 6010, x + 405, s); /* L[pinR33, pinR32] */
   subtract_5(x + 400, s); /* x[pinR32] */
+  node_backward_5(w + 5985, x + 400); /* x[pinR32] */
   /* pivot 79: pinR31 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 5960, x + 435, s); /* L[pinR39, pinR31] */
   backward_add_5x5(w + 5935, x + 400, s); /* L[pinR32, pinR31] */
   subtract_5(x + 395, s); /* x[pinR31] */
+  node_backward_5(w + 5910, x + 395); /* x[pinR31] */
   /* pivot 78: pinR30 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 5885, x + 435, s); /* L[pinR39, pinR30] */
   backward_add_5x5(w + 5860, x + 395, s); /* L[pinR31, pinR30] */
   subtract_5(x + 390, s); /* x[pinR30] */
+  node_backward_5(w + 5835, x + 390); /* x[pinR30] */
   /* pivot 77: pinR29 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 5810, x + 435, s); /* L[pinR39, pinR29] */
   backward_add_5x5(w + 5785, x + 390, s); /* L[pinR30, pinR29] */
   subtract_5(x + 385, s); /* x[pinR29] */
+  node_backward_5(w + 5760, x + 385); /* x[pinR29] */
   /* pivot 76: pinR28 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 5735, x + 435, s); /* L[pinR39, pinR28] */
   backward_add_5x5(w + 5710, x + 385, s); /* L[pinR29, pinR28] */
   subtract_5(x + 380, s); /* x[pinR28] */
+  node_backward_5(w + 5685, x + 380); /* x[pinR28] */
   /* pivot 75: pinR27 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 5660, x + 435, s); /* L[pinR39, pinR27] */
   backward_add_5x5(w + 5635, x + 380, s); /* L[pinR28, pinR27] */
   subtract_5(x + 375, s); /* x[pinR27] */
+  node_backward_5(w + 5610, x + 375); /* x[pinR27] */
   /* pivot 74: pinR26 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 5585, x + 435, s); /* L[pinR39, pinR26] */
   backward_add_5x5(w + 5560, x + 375, s); /* L[pinR27, pinR26] */
   subtract_5(x + 370, s); /* x[pinR26] */
+  node_backward_5(w + 5535, x + 370); /* x[pinR26] */
   /* pivot 73: pinR25 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 5510, x + 435, s); /* L[pinR39, pinR25] */
   backward_add_5x5(w + 5485, x + 370, s); /* L[pinR26, pinR25] */
   subtract_5(x + 365, s); /* x[pinR25] */
+  node_backward_5(w + 5460, x + 365); /* x[pinR25] */
   /* pivot 72: pinR24 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 5435, x + 435, s); /* L[pinR39, pinR24] */
   backward_add_5x5(w + 5410, x + 365, s); /* L[pinR25, pinR24] */
   subtract_5(x + 360, s); /* x[pinR24] */
+  node_backward_5(w + 5385, x + 360); /* x[pinR24] */
   /* pivot 71: pinR23 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 5360, x + 435, s); /* L[pinR39, pinR23] */
   backward_add_5x5(w + 5335, x + 360, s); /* L[pinR24, pinR23] */
   subtract_5(x + 355, s); /* x[pinR23] */
+  node_backward_5(w + 5310, x + 355); /* x[pinR23] */
   /* pivot 70: pinR22 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 5285, x + 435, s); /* L[pinR39, pinR22] */
   backward_add_5x5(w + 5260, x + 355, s); /* L[pinR23, pinR22] */
   subtract_5(x + 350, s); /* x[pinR22] */
+  node_backward_5(w + 5235, x + 350); /* x[pinR22] */
   /* pivot 69: pinR21 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 5210, x + 435, s); /* L[pinR39, pinR21] */
   backward_add_5x5(w + 5185, x + 350, s); /* L[pinR22, pinR21] */
   subtract_5(x + 345, s); /* x[pinR21] */
+  node_backward_5(w + 5160, x + 345); /* x[pinR21] */
   /* pivot 68: pinR20 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 5135, x + 435, s); /* L[pinR39, pinR20] */
   backward_add_5x5(w + 5110, x + 345, s); /* L[pinR21, pinR20] */
   subtract_5(x + 340, s); /* x[pinR20] */
+  node_backward_5(w + 5085, x + 340); /* x[pinR20] */
   /* pivot 67: pinR19 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 5060, x + 435, s); /* L[pinR39, pinR19] */
   backward_add_5x5(w + 5035, x + 340, s); /* L[pinR20, pinR19] */
   subtract_5(x + 335, s); /* x[pinR19] */
+  node_backward_5(w + 5010, x + 335); /* x[pinR19] */
   /* pivot 66: pinR18 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 4985, x + 435, s); /* L[pinR39, pinR18] */
   backward_add_5x5(w + 4960, x + 335, s); /* L[pinR19, pinR18] */
   subtract_5(x + 330, s); /* x[pinR18] */
+  node_backward_5(w + 4935, x + 330); /* x[pinR18] */
   /* pivot 65: pinR17 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 4910, x + 435, s); /* L[pinR39, pinR17] */
   backward_add_5x5(w + 4885, x + 330, s); /* L[pinR18, pinR17] */
   subtract_5(x + 325, s); /* x[pinR17] */
+  node_backward_5(w + 4860, x + 325); /* x[pinR17] */
   /* pivot 64: pinR16 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 4835, x + 435, s); /* L[pinR39, pinR16] */
   backward_add_5x5(w + 4810, x + 325, s); /* L[pinR17, pinR16] */
   subtract_5(x + 320, s); /* x[pinR16] */
+  node_backward_5(w + 4785, x + 320); /* x[pinR16] */
   /* pivot 63: pinR15 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 4760, x + 435, s); /* L[pinR39, pinR15] */
   backward_add_5x5(w + 4735, x + 320, s); /* L[pinR16, pinR15] */
   subtract_5(x + 315, s); /* x[pinR15] */
+  node_backward_5(w + 4710, x + 315); /* x[pinR15] */
   /* pivot 62: pinR14 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 4685, x + 435, s); /* L[pinR39, pinR14] */
   backward_add_5x5(w + 4660, x + 315, s); /* L[pinR15, pinR14] */
   subtract_5(x + 310, s); /* x[pinR14] */
+  node_backward_5(w + 4635, x + 310); /* x[pinR14] */
   /* pivot 61: pinR13 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 4610, x + 435, s); /* L[pinR39, pinR13] */
   backward_add_5x5(w + 4585, x + 310, s); /* L[pinR14, pinR13] */
   subtract_5(x + 305, s); /* x[pinR13] */
+  node_backward_5(w + 4560, x + 305); /* x[pinR13] */
   /* pivot 60: pinR12 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 4535, x + 435, s); /* L[pinR39, pinR12] */
   backward_add_5x5(w + 4510, x + 305, s); /* L[pinR13, pinR12] */
   subtract_5(x + 300, s); /* x[pinR12] */
+  node_backward_5(w + 4485, x + 300); /* x[pinR12] */
   /* pivot 59: pinR11 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 4460, x + 435, s); /* L[pinR39, pinR11] */
   backward_add_5x5(w + 4435, x + 300, s); /* L[pinR12, pinR11] */
   subtract_5(x + 295, s); /* x[pinR11] */
+  node_backward_5(w + 4410, x + 295); /* x[pinR11] */
   /* pivot 58: pinR10 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 4385, x + 435, s); /* L[pinR39, pinR10] */
   backward_add_5x5(w + 4360, x + 295, s); /* L[pinR11, pinR10] */
   subtract_5(x + 290, s); /* x[pinR10] */
+  node_backward_5(w + 4335, x + 290); /* x[pinR10] */
   /* pivot 57: pinR09 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 4310, x + 435, s); /* L[pinR39, pinR09] */
   backward_add_5x5(w + 4285, x + 290, s); /* L[pinR10, pinR09] */
   subtract_5(x + 285, s); /* x[pinR09] */
+  node_backward_5(w + 4260, x + 285); /* x[pinR09] */
   /* pivot 56: pinR08 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 4235, x + 435, s); /* L[pinR39, pinR08] */
   backward_add_5x5(w + 4210, x + 285, s); /* L[pinR09, pinR08] */
   subtract_5(x + 280, s); /* x[pinR08] */
+  node_backward_5(w + 4185, x + 280); /* x[pinR08] */
   /* pivot 55: pinR07 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 4160, x + 435, s); /* L[pinR39, pinR07] */
   backward_add_5x5(w + 4135, x + 280, s); /* L[pinR08, pinR07] */
   subtract_5(x + 275, s); /* x[pinR07] */
+  node_backward_5(w + 4110, x + 275); /* x[pinR07] */
   /* pivot 54: pinR06 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 4085, x + 435, s); /* L[pinR39, pinR06] */
   backward_add_5x5(w + 4060, x + 275, s); /* L[pinR07, pinR06] */
   subtract_5(x + 270, s); /* x[pinR06] */
+  node_backward_5(w + 4035, x + 270); /* x[pinR06] */
   /* pivot 53: pinR05 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 4010, x + 435, s); /* L[pinR39, pinR05] */
   backward_add_5x5(w + 3985, x + 270, s); /* L[pinR06, pinR05] */
   subtract_5(x + 265, s); /* x[pinR05] */
+  node_backward_5(w + 3960, x + 265); /* x[pinR05] */
   /* pivot 52: pinR04 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 3935, x + 435, s); /* L[pinR39, pinR04] */
   backward_add_5x5(w + 3910, x + 265, s); /* L[pinR05, pinR04] */
   subtract_5(x + 260, s); /* x[pinR04] */
+  node_backward_5(w + 3885, x + 260); /* x[pinR04] */
   /* pivot 51: pinR03 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 3860, x + 435, s); /* L[pinR39, pinR03] */
   backward_add_5x5(w + 3835, x + 260, s); /* L[pinR04, pinR03] */
   subtract_5(x + 255, s); /* x[pinR03] */
+  node_backward_5(w + 3810, x + 255); /* x[pinR03] */
   /* pivot 50: pinR02 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 3785, x + 435, s); /* L[pinR39, pinR02] */
   backward_add_5x5(w + 3760, x + 255, s); /* L[pinR03, pinR02] */
   subtract_5(x + 250, s); /* x[pinR02] */
+  node_backward_5(w + 3735, x + 250); /* x[pinR02] */
   /* pivot 49: pinR01 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 3710, x + 435, s); /* L[pinR39, pinR01] */
   backward_add_5x5(w + 3685, x + 250, s); /* L[pinR02, pinR01] */
   subtract_5(x + 245, s); /* x[pinR01] */
+  node_backward_5(w + 3660, x + 245); /* x[pinR01] */
   /* pivot 48: pinR00 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 3635, x + 435, s); /* L[pinR39, pinR00] */
   backward_add_5x5(w + 3610, x + 245, s); /* L[pinR01, pinR00] */
   subtract_5(x + 240, s); /* x[pinR00] */
+  node_backward_5(w + 3585, x + 240); /* x[pinR00] */
   /* pivot 47: idler_axleR (hinge, d = 5, h = 6) */
   backward_set_6x5(w + 3555, x + 452, s); /* L[hull#weld3, idler_axleR] */
   subtract_5(x + 235, s); /* x[idler_axleR] */
+  node_backward_5(w + 3530, x + 235); /* x[idler_axleR] */
   /* pivot 46: road2_axleR (hinge, d = 5, h = 11) */
   backward_set_6x5(w + 3500, x + 452, s); /* L[hull#weld3, road2_axleR] */
   backward_add_5x5(w + 3475, x + 235, s); /* L[idler_axleR, road2_axleR] */
   subtract_5(x + 230, s); /* x[road2_axleR] */
+  node_backward_5(w + 3450, x + 230); /* x[road2_axleR] */
   /* pivot 45: road1_axleR (hinge, d = 5, h = 12) */
   backward_set_6x5(w + 3420, x + 452, s); /* L[hull#weld3, road1_axleR] */
   backward_add_6x5(w + 3390, x + 446, s); /* L[hull#weld2, road1_axleR] */
   subtract_5(x + 225, s); /* x[road1_axleR] */
+  node_backward_5(w + 3365, x + 225); /* x[road1_axleR] */
   /* pivot 44: sprocket_axleR (hinge, d = 5, h = 17) */
   backward_set_6x5(w + 3335, x + 452, s); /* L[hull#weld3, sprocket_axleR] */
   backward_add_6x5(w + 3305, x + 446, s); /* L[hull#weld2, sprocket_axleR] */
   backward_add_5x5(w + 3280, x + 225, s); /* L[road1_axleR, sprocket_axleR] */
   subtract_5(x + 220, s); /* x[sprocket_axleR] */
+  node_backward_5(w + 3255, x + 220); /* x[sprocket_axleR] */
+  /* pivot 43: pinL39 (hinge, d = 5, h = 0) */
+  node_backward_5(w + 3230, x + 215); /* x[pinL39] */
   /* pivot 42: pinL38 (hinge, d = 5, h = 5) */
   backward_set_5x5(w + 3205, x + 215, s); /* L[pinL39, pinL38] */
   subtract_5(x + 210, s); /* x[pinL38] */
+  node_backward_5(w + 3180, x + 210); /* x[pinL38] */
   /* pivot 41: pinL37 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 3155, x + 215, s); /* L[pinL39, pinL37] */
   backward_add_5x5(w + 3130, x + 210, s); /* L[pinL38, pinL37] */
   subtract_5(x + 205, s); /* x[pinL37] */
+  node_backward_5(w + 3105, x + 205); /* x[pinL37] */
   /* pivot 40: pinL36 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 3080, x + 215, s); /* L[pinL39, pinL36] */
   backward_add_5x5(w + 3055, x + 205, s); /* L[pinL37, pinL36] */
   subtract_5(x + 200, s); /* x[pinL36] */
+  node_backward_5(w + 3030, x + 200); /* x[pinL36] */
   /* pivot 39: pinL35 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 3005, x + 215, s); /* L[pinL39, pinL35] */
   backward_add_5x5(w + 2980, x + 200, s); /* L[pinL36, pinL35] */
   subtract_5(x + 195, s); /* x[pinL35] */
+  node_backward_5(w + 2955, x + 195); /* x[pinL35] */
   /* pivot 38: pinL34 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 2930, x + 215, s); /* L[pinL39, pinL34] */
   backward_add_5x5(w + 2905, x + 195, s); /* L[pinL35, pinL34] */
   subtract_5(x + 190, s); /* x[pinL34] */
-  /* pivot 37: pinL33 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2855, x + 215, s); /* L[pinL39, pinL33] */
-  backward_add_5x5(w + 2830, x + 190, s); /* L[pinL34, pinL33] */
-  subtract_5(x + 185, s); /* x[pinL33] */
-  /* pivot 36: pinL32 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2780, x + 215, s); /* L[pinL39, pinL32] */
-  backward_add_5x5(w + 2755, x + 185, s); /* L[pinL33, pinL32] */
-  subtract_5(x + 180, s); /* x[pinL32] */
-  /* pivot 35: pinL31 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2705, x + 215, s); /* L[pinL39, pinL31] */
-  backward_add_5x5(w + 2680, x + 180, s); /* L[pinL32, pinL31] */
-  subtract_5(x + 175, s); /* x[pinL31] */
-  /* pivot 34: pinL30 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2630, x + 215, s); /* L[pinL39, pinL30] */
-  backward_add_5x5(w + 2605, x + 175, s); /* L[pinL31, pinL30] */
-  subtract_5(x + 170, s); /* x[pinL30] */
-  /* pivot 33: pinL29 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2555, x + 215, s); /* L[pinL39, pinL29] */
-  backward_add_5x5(w + 2530, x + 170, s); /* L[pinL30, pinL29] */
-  subtract_5(x + 165, s); /* x[pinL29] */
-  /* pivot 32: pinL28 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2480, x + 215, s); /* L[pinL39, pinL28] */
-  backward_add_5x5(w + 2455, x + 165, s); /* L[pinL29, pinL28] */
-  subtract_5(x + 160, s); /* x[pinL28] */
-  /* pivot 31: pinL27 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2405, x + 215, s); /* L[pinL39, pinL27] */
-  backward_add_5x5(w + 2380, x + 160, s); /* L[pinL28, pinL27] */
-  subtract_5(x + 155, s); /* x[pinL27] */
-  /* pivot 30: pinL26 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2330, x + 215, s); /* L[pinL39, pinL26] */
-  backward_add_5x5(w + 2305, x + 155, s); /* L[pinL27, pinL26] */
-  subtract_5(x + 150, s); /* x[pinL26] */
-  /* pivot 29: pinL25 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2255, x + 215, s); /* L[pinL39, pinL25] */
-  backward_add_5x5(w + 2230, x + 150, s); /* L[pinL26, pinL25] */
-  subtract_5(x + 145, s); /* x[pinL25] */
-  /* pivot 28: pinL24 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2180, x + 215, s); /* L[pinL39, pinL24] */
-  backward_add_5x5(w + 2155, x + 145, s); /* L[pinL25, pinL24] */
-  subtract_5(x + 140, s); /* x[pinL24] */
-  /* pivot 27: pinL23 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2105, x + 215, s); /* L[pinL39, pinL23] */
-  backward_add_5x5(w + 2080, x + 140, s); /* L[pinL24, pinL23] */
-  subtract_5(x + 135, s); /* x[pinL23] */
-  /* pivot 26: pinL22 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2030, x + 215, s); /* L[pinL39, pinL22] */
-  backward_add_5x5(w + 2005, x + 135, s); /* L[pinL23, pinL22] */
-  subtract_5(x + 130, s); /* x[pinL22] */
-  /* pivot 25: pinL21 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1955, x + 215, s); /* L[pinL39, pinL21] */
-  backward_add_5x5(w + 1930, x + 130, s); /* L[pinL22, pinL21] */
-  subtract_5(x + 125, s); /* x[pinL21] */
-  /* pivot 24: pinL20 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1880, x + 215, s); /* L[pinL39, pinL20] */
-  backward_add_5x5(w + 1855, x + 125, s); /* L[pinL21, pinL20] */
-  subtract_5(x + 120, s); /* x[pinL20] */
-  /* pivot 23: pinL19 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1805, x + 215, s); /* L[pinL39, pinL19] */
-  backward_add_5x5(w + 1780, x + 120, s); /* L[pinL20, pinL19] */
-  subtract_5(x + 115, s); /* x[pinL19] */
-  /* pivot 22: pinL18 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1730, x + 215, s); /* L[pinL39, pinL18] */
-  backward_add_5x5(w + 1705, x + 115, s); /* L[pinL19, pinL18] */
-  subtract_5(x + 110, s); /* x[pinL18] */
-  /* pivot 21: pinL17 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1655, x + 215, s); /* L[pinL39, pinL17] */
-  backward_add_5x5(w + 1630, x + 110, s); /* L[pinL18, pinL17] */
-  subtract_5(x + 105, s); /* x[pinL17] */
-  /* pivot 20: pinL16 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1580, x + 215, s); /* L[pinL39, pinL16] */
-  backward_add_5x5(w + 1555, x + 105, s); /* L[pinL17, pinL16] */
-  subtract_5(x + 100, s); /* x[pinL16] */
+  node_backward_5(w + 2880, x + 190); /* x[pinL34] */
 }
 
 static void solve_backward_1(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
+  /* pivot 37: pinL33 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + 2855, x + 215, s); /* L[pinL39, pinL33] */
+  backward_add_5x5(w + 2830, x + 190, s); /* L[pinL34, pinL33] */
+  subtract_5(x + 185, s); /* x[pinL33] */
+  node_backward_5(w + 2805, x + 185); /* x[pinL33] */
+  /* pivot 36: pinL32 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + 2780, x + 215, s); /* L[pinL39, pinL32] */
+  backward_add_5x5(w + 2755, x + 185, s); /* L[pinL33, pinL32] */
+  subtract_5(x + 180, s); /* x[pinL32] */
+  node_backward_5(w + 2730, x + 180); /* x[pinL32] */
+  /* pivot 35: pinL31 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + 2705, x + 215, s); /* L[pinL39, pinL31] */
+  backward_add_5x5(w + 2680, x + 180, s); /* L[pinL32, pinL31] */
+  subtract_5(x + 175, s); /* x[pinL31] */
+  node_backward_5(w + 2655, x + 175); /* x[pinL31] */
+  /* pivot 34: pinL30 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + 2630, x + 215, s); /* L[pinL39, pinL30] */
+  backward_add_5x5(w + 2605, x + 175, s); /* L[pinL31, pinL30] */
+  subtract_5(x + 170, s); /* x[pinL30] */
+  node_backward_5(w + 2580, x + 170); /* x[pinL30] */
+  /* pivot 33: pinL29 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + 2555, x + 215, s); /* L[pinL39, pinL29] */
+  backward_add_5x5(w + 2530, x + 170, s); /* L[pinL30, pinL29] */
+  subtract_5(x + 165, s); /* x[pinL29] */
+  node_backward_5(w + 2505, x + 165); /* x[pinL29] */
+  /* pivot 32: pinL28 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + 2480, x + 215, s); /* L[pinL39, pinL28] */
+  backward_add_5x5(w + 2455, x + 165, s); /* L[pinL29, pinL28] */
+  subtract_5(x + 160, s); /* x[pinL28] */
+  node_backward_5(w + 2430, x + 160); /* x[pinL28] */
+  /* pivot 31: pinL27 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + 2405, x + 215, s); /* L[pinL39, pinL27] */
+  backward_add_5x5(w + 2380, x + 160, s); /* L[pinL28, pinL27] */
+  subtract_5(x + 155, s); /* x[pinL27] */
+  node_backward_5(w + 2355, x + 155); /* x[pinL27] */
+  /* pivot 30: pinL26 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + 2330, x + 215, s); /* L[pinL39, pinL26] */
+  backward_add_5x5(w + 2305, x + 155, s); /* L[pinL27, pinL26] */
+  subtract_5(x + 150, s); /* x[pinL26] */
+  node_backward_5(w + 2280, x + 150); /* x[pinL26] */
+  /* pivot 29: pinL25 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + 2255, x + 215, s); /* L[pinL39, pinL25] */
+  backward_add_5x5(w + 2230, x + 150, s); /* L[pinL26, pinL25] */
+  subtract_5(x + 145, s); /* x[pinL25] */
+  node_backward_5(w + 2205, x + 145); /* x[pinL25] */
+  /* pivot 28: pinL24 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + 2180, x + 215, s); /* L[pinL39, pinL24] */
+  backward_add_5x5(w + 2155, x + 145, s); /* L[pinL25, pinL24] */
+  subtract_5(x + 140, s); /* x[pinL24] */
+  node_backward_5(w + 2130, x + 140); /* x[pinL24] */
+  /* pivot 27: pinL23 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + 2105, x + 215, s); /* L[pinL39, pinL23] */
+  backward_add_5x5(w + 2080, x + 140, s); /* L[pinL24, pinL23] */
+  subtract_5(x + 135, s); /* x[pinL23] */
+  node_backward_5(w + 2055, x + 135); /* x[pinL23] */
+  /* pivot 26: pinL22 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + 2030, x + 215, s); /* L[pinL39, pinL22] */
+  backward_add_5x5(w + 2005, x + 135, s); /* L[pinL23, pinL22] */
+  subtract_5(x + 130, s); /* x[pinL22] */
+  node_backward_5(w + 1980, x + 130); /* x[pinL22] */
+  /* pivot 25: pinL21 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + 1955, x + 215, s); /* L[pinL39, pinL21] */
+  backward_add_5x5(w + 1930, x + 130, s); /* L[pinL22, pinL21] */
+  subtract_5(x + 125, s); /* x[pinL21] */
+  node_backward_5(w + 1905, x + 125); /* x[pinL21] */
+  /* pivot 24: pinL20 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + 1880, x + 215, s); /* L[pinL39, pinL20] */
+  backward_add_5x5(w + 1855, x + 125, s); /* L[pinL21, pinL20] */
+  subtract_5(x + 120, s); /* x[pinL20] */
+  node_backward_5(w + 1830, x + 120); /* x[pinL20] */
+  /* pivot 23: pinL19 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + 1805, x + 215, s); /* L[pinL39, pinL19] */
+  backward_add_5x5(w + 1780, x + 120, s); /* L[pinL20, pinL19] */
+  subtract_5(x + 115, s); /* x[pinL19] */
+  node_backward_5(w + 1755, x + 115); /* x[pinL19] */
+  /* pivot 22: pinL18 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + 1730, x + 215, s); /* L[pinL39, pinL18] */
+  backward_add_5x5(w + 1705, x + 115, s); /* L[pinL19, pinL18] */
+  subtract_5(x + 110, s); /* x[pinL18] */
+  node_backward_5(w + 1680, x + 110); /* x[pinL18] */
+  /* pivot 21: pinL17 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + 1655, x + 215, s); /* L[pinL39, pinL17] */
+  backward_add_5x5(w + 1630, x + 110, s); /* L[pinL18, pinL17] */
+  subtract_5(x + 105, s); /* x[pinL17] */
+  node_backward_5(w + 1605, x + 105); /* x[pinL17] */
+  /* pivot 20: pinL16 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + 1580, x + 215, s); /* L[pinL39, pinL16] */
+  backward_add_5x5(w + 1555, x + 105, s); /* L[pinL17, pinL16] */
+  subtract_5(x + 100, s); /* x[pinL16] */
+  node_backward_5(w + 1530, x + 100); /* x[pinL16] */
   /* pivot 19: pinL15 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 1505, x + 215, s); /* L[pinL39, pinL15] */
   backward_add_5x5(w + 1480, x + 100, s); /* L[pinL16, pinL15] */
   subtract_5(x + 95, s); /* x[pinL15] */
+  node_backward_5(w + 1455, x + 95); /* x[pinL15] */
   /* pivot 18: pinL14 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 1430, x + 215, s); /* L[pinL39, pinL14] */
   backward_add_5x5(w + 1405, x + 95, s); /* L[pinL15, pinL14] */
   subtract_5(x + 90, s); /* x[pinL14] */
+  node_backward_5(w + 1380, x + 90); /* x[pinL14] */
   /* pivot 17: pinL13 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 1355, x + 215, s); /* L[pinL39, pinL13] */
   backward_add_5x5(w + 1330, x + 90, s); /* L[pinL14, pinL13] */
   subtract_5(x + 85, s); /* x[pinL13] */
+  node_backward_5(w + 1305, x + 85); /* x[pinL13] */
   /* pivot 16: pinL12 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 1280, x + 215, s); /* L[pinL39, pinL12] */
   backward_add_5x5(w + 1255, x + 85, s); /* L[pinL13, pinL12] */
   subtract_5(x + 80, s); /* x[pinL12] */
+  node_backward_5(w + 1230, x + 80); /* x[pinL12] */
   /* pivot 15: pinL11 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 1205, x + 215, s); /* L[pinL39, pinL11] */
   backward_add_5x5(w + 1180, x + 80, s); /* L[pinL12, pinL11] */
   subtract_5(x + 75, s); /* x[pinL11] */
+  node_backward_5(w + 1155, x + 75); /* x[pinL11] */
   /* pivot 14: pinL10 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 1130, x + 215, s); /* L[pinL39, pinL10] */
   backward_add_5x5(w + 1105, x + 75, s); /* L[pinL11, pinL10] */
   subtract_5(x + 70, s); /* x[pinL10] */
+  node_backward_5(w + 1080, x + 70); /* x[pinL10] */
   /* pivot 13: pinL09 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 1055, x + 215, s); /* L[pinL39, pinL09] */
   backward_add_5x5(w + 1030, x + 70, s); /* L[pinL10, pinL09] */
   subtract_5(x + 65, s); /* x[pinL09] */
+  node_backward_5(w + 1005, x + 65); /* x[pinL09] */
   /* pivot 12: pinL08 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 980, x + 215, s); /* L[pinL39, pinL08] */
   backward_add_5x5(w + 955, x + 65, s); /* L[pinL09, pinL08] */
   subtract_5(x + 60, s); /* x[pinL08] */
+  node_backward_5(w + 930, x + 60); /* x[pinL08] */
   /* pivot 11: pinL07 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 905, x + 215, s); /* L[pinL39, pinL07] */
   backward_add_5x5(w + 880, x + 60, s); /* L[pinL08, pinL07] */
   subtract_5(x + 55, s); /* x[pinL07] */
+  node_backward_5(w + 855, x + 55); /* x[pinL07] */
   /* pivot 10: pinL06 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 830, x + 215, s); /* L[pinL39, pinL06] */
   backward_add_5x5(w + 805, x + 55, s); /* L[pinL07, pinL06] */
   subtract_5(x + 50, s); /* x[pinL06] */
+  node_backward_5(w + 780, x + 50); /* x[pinL06] */
   /* pivot 9: pinL05 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 755, x + 215, s); /* L[pinL39, pinL05] */
   backward_add_5x5(w + 730, x + 50, s); /* L[pinL06, pinL05] */
   subtract_5(x + 45, s); /* x[pinL05] */
+  node_backward_5(w + 705, x + 45); /* x[pinL05] */
   /* pivot 8: pinL04 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 680, x + 215, s); /* L[pinL39, pinL04] */
   backward_add_5x5(w + 655, x + 45, s); /* L[pinL05, pinL04] */
   subtract_5(x + 40, s); /* x[pinL04] */
+  node_backward_5(w + 630, x + 40); /* x[pinL04] */
   /* pivot 7: pinL03 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 605, x + 215, s); /* L[pinL39, pinL03] */
   backward_add_5x5(w + 580, x + 40, s); /* L[pinL04, pinL03] */
   subtract_5(x + 35, s); /* x[pinL03] */
+  node_backward_5(w + 555, x + 35); /* x[pinL03] */
   /* pivot 6: pinL02 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 530, x + 215, s); /* L[pinL39, pinL02] */
   backward_add_5x5(w + 505, x + 35, s); /* L[pinL03, pinL02] */
   subtract_5(x + 30, s); /* x[pinL02] */
+  node_backward_5(w + 480, x + 30); /* x[pinL02] */
   /* pivot 5: pinL01 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 455, x + 215, s); /* L[pinL39, pinL01] */
   backward_add_5x5(w + 430, x + 30, s); /* L[pinL02, pinL01] */
   subtract_5(x + 25, s); /* x[pinL01] */
+  node_backward_5(w + 405, x + 25); /* x[pinL01] */
   /* pivot 4: pinL00 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 380, x + 215, s); /* L[pinL39, pinL00] */
   backward_add_5x5(w + 355, x + 25, s); /* L[pinL01, pinL00] */
   subtract_5(x + 20, s); /* x[pinL00] */
+  node_backward_5(w + 330, x + 20); /* x[pinL00] */
   /* pivot 3: idler_axleL (hinge, d = 5, h = 12) */
   backward_set_6x5(w + 300, x + 446, s); /* L[hull#weld2, idler_axleL] */
   backward_add_6x5(w + 270, x + 440, s); /* L[hull#weld1, idler_axleL] */
   subtract_5(x + 15, s); /* x[idler_axleL] */
+  node_backward_5(w + 245, x + 15); /* x[idler_axleL] */
   /* pivot 2: road2_axleL (hinge, d = 5, h = 17) */
   backward_set_6x5(w + 215, x + 446, s); /* L[hull#weld2, road2_axleL] */
   backward_add_6x5(w + 185, x + 440, s); /* L[hull#weld1, road2_axleL] */
   backward_add_5x5(w + 160, x + 15, s); /* L[idler_axleL, road2_axleL] */
   subtract_5(x + 10, s); /* x[road2_axleL] */
+  node_backward_5(w + 135, x + 10); /* x[road2_axleL] */
   /* pivot 1: road1_axleL (hinge, d = 5, h = 6) */
   backward_set_6x5(w + 105, x + 440, s); /* L[hull#weld1, road1_axleL] */
   subtract_5(x + 5, s); /* x[road1_axleL] */
+  node_backward_5(w + 80, x + 5); /* x[road1_axleL] */
   /* pivot 0: sprocket_axleL (hinge, d = 5, h = 11) */
   backward_set_6x5(w + 50, x + 440, s); /* L[hull#weld1, sprocket_axleL] */
   backward_add_5x5(w + 25, x + 5, s); /* L[road1_axleL, sprocket_axleL] */
   subtract_5(x + 0, s); /* x[sprocket_axleL] */
+  node_backward_5(w + 0, x + 0); /* x[sprocket_axleL] */
 }
 
 /*---- entry points (rt_factor_fn, rt_solve_fn of rt.h) ------------------------*/
@@ -4099,7 +4187,7 @@ static void tank_solve(const void *work, void *x) {
   const scalar *w = work;
   scalar *v = x;
   solve_forward_0(w, v);
-  solve_diagonal_0(w, v);
+  solve_forward_1(w, v);
   solve_backward_0(w, v);
   solve_backward_1(w, v);
 }

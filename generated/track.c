@@ -5,12 +5,12 @@
  * the program object track_program (declared in track.h; the
  * contract, the workspace layout and the reference arithmetic are in rt.h).
  * Each pivot's elimination is its own function factor_p<pivot>: the dense
- * LDL^T of its node block, its edge column turned into L = E N^-1 in panels
- * of rows (keeping E^T in the temporary), and one kernel call per block
- * pair of the reduction C -= L E^T (the RSI grouped by target block, whose
- * workspace offset is a literal). The kernels below are the reference
- * arithmetic of rt.h specialized by degree; vector lanes hold independent
- * results, so every instruction set gives the same bits.
+ * LDL^T of its node block, its edge column turned into L = E l^-T D^-1 in
+ * panels of rows (keeping Y = E l^-T, transposed, in the temporary), and one
+ * kernel call per block pair of the reduction C -= L Y^T (the RSI grouped by
+ * target block, whose workspace offset is a literal). The kernels below are
+ * the reference arithmetic of rt.h specialized by degree; vector lanes hold
+ * independent results, so every instruction set gives the same bits.
  *
  * Mechanism statistics
  *   bodies          40 (none shattered)
@@ -452,29 +452,32 @@ static int factor_node_5(scalar *restrict n, scalar *restrict rinv) {
   return 0;
 }
 
-/* x = N^-1 v for a factored 5 x 5 node block (rt.h node_solve); v and x
- * may be the same vector. */
-static void node_solve_5(const scalar *n, const scalar *v, scalar *x) {
-  const scalar y0 = v[0];
-  const scalar y1 = v[1] - n[5] * y0;
-  const scalar y2 = v[2] - n[10] * y0 - n[11] * y1;
-  const scalar y3 = v[3] - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const scalar y4 = v[4] - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  const scalar z0 = y0 / n[0];
-  const scalar z1 = y1 / n[6];
-  const scalar z2 = y2 / n[12];
-  const scalar z3 = y3 / n[18];
-  const scalar z4 = y4 / n[24];
-  const scalar x4 = z4;
-  const scalar x3 = z3 - n[23] * x4;
-  const scalar x2 = z2 - n[22] * x4 - n[17] * x3;
-  const scalar x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const scalar x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  x[0] = x0;
-  x[1] = x1;
-  x[2] = x2;
-  x[3] = x3;
-  x[4] = x4;
+/* x = l^-1 x for the unit lower l of a factored 5 x 5 node block (rt.h
+ * solve, forward). */
+static void node_forward_5(const scalar *restrict n, scalar *restrict x) {
+  x[1] = x[1] - n[5] * x[0];
+  x[2] = x[2] - n[10] * x[0] - n[11] * x[1];
+  x[3] = x[3] - n[15] * x[0] - n[16] * x[1] - n[17] * x[2];
+  x[4] = x[4] - n[20] * x[0] - n[21] * x[1] - n[22] * x[2] - n[23] * x[3];
+}
+
+/* x = D^-1 x for the diagonal D of a factored 5 x 5 node block (rt.h
+ * solve, forward). */
+static void node_diag_5(const scalar *restrict n, scalar *restrict x) {
+  x[0] = x[0] / n[0];
+  x[1] = x[1] / n[6];
+  x[2] = x[2] / n[12];
+  x[3] = x[3] / n[18];
+  x[4] = x[4] / n[24];
+}
+
+/* x = l^-T x for the unit lower l of a factored 5 x 5 node block (rt.h
+ * solve, backward). */
+static void node_backward_5(const scalar *restrict n, scalar *restrict x) {
+  x[3] = x[3] - n[23] * x[4];
+  x[2] = x[2] - n[22] * x[4] - n[17] * x[3];
+  x[1] = x[1] - n[21] * x[4] - n[16] * x[3] - n[11] * x[2];
+  x[0] = x[0] - n[20] * x[4] - n[15] * x[3] - n[10] * x[2] - n[5] * x[1];
 }
 
 /* xq -= L xp for a 5 x 5 block L (rt.h solve, forward). */
@@ -521,8 +524,8 @@ static void subtract_5(scalar *restrict x, const scalar *restrict s) {
 /* AVX: 32-byte vectors */
 
 /* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 16), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 16), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v2 e0 = {e[0], e[5]};
@@ -530,41 +533,36 @@ static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, sca
   const v2 e2 = {e[2], e[7]};
   const v2 e3 = {e[3], e[8]};
   const v2 e4 = {e[4], e[9]};
-  *(v2 *)(et + 0) = e0;
-  *(v2 *)(et + 16) = e1;
-  *(v2 *)(et + 32) = e2;
-  *(v2 *)(et + 48) = e3;
-  *(v2 *)(et + 64) = e4;
   const v2 y0 = e0;
   const v2 y1 = e1 - n[5] * y0;
   const v2 y2 = e2 - n[10] * y0 - n[11] * y1;
   const v2 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
   const v2 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  *(v2 *)(et + 0) = y0;
+  *(v2 *)(et + 16) = y1;
+  *(v2 *)(et + 32) = y2;
+  *(v2 *)(et + 48) = y3;
+  *(v2 *)(et + 64) = y4;
   const v2 z0 = y0 * rinv[0];
   const v2 z1 = y1 * rinv[1];
   const v2 z2 = y2 * rinv[2];
   const v2 z3 = y3 * rinv[3];
   const v2 z4 = y4 * rinv[4];
-  const v2 x4 = z4;
-  const v2 x3 = z3 - n[23] * x4;
-  const v2 x2 = z2 - n[22] * x4 - n[17] * x3;
-  const v2 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const v2 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x0[1];
-  e[6] = x1[1];
-  e[7] = x2[1];
-  e[8] = x3[1];
-  e[9] = x4[1];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z3[0];
+  e[4] = z4[0];
+  e[5] = z0[1];
+  e[6] = z1[1];
+  e[7] = z2[1];
+  e[8] = z3[1];
+  e[9] = z4[1];
 }
 
 /* 5 rows of an edge column (rt.h factor step 2), one vector lane per row, 3 lanes idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 16), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 16), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x5_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v8 e0 = {e[0], e[5], e[10], e[15], e[20], 0, 0, 0};
@@ -572,56 +570,51 @@ static void panel_5x5_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v8 e2 = {e[2], e[7], e[12], e[17], e[22], 0, 0, 0};
   const v8 e3 = {e[3], e[8], e[13], e[18], e[23], 0, 0, 0};
   const v8 e4 = {e[4], e[9], e[14], e[19], e[24], 0, 0, 0};
-  *(v8 *)(et + 0) = e0;
-  *(v8 *)(et + 16) = e1;
-  *(v8 *)(et + 32) = e2;
-  *(v8 *)(et + 48) = e3;
-  *(v8 *)(et + 64) = e4;
   const v8 y0 = e0;
   const v8 y1 = e1 - n[5] * y0;
   const v8 y2 = e2 - n[10] * y0 - n[11] * y1;
   const v8 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
   const v8 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  *(v8 *)(et + 0) = y0;
+  *(v8 *)(et + 16) = y1;
+  *(v8 *)(et + 32) = y2;
+  *(v8 *)(et + 48) = y3;
+  *(v8 *)(et + 64) = y4;
   const v8 z0 = y0 * rinv[0];
   const v8 z1 = y1 * rinv[1];
   const v8 z2 = y2 * rinv[2];
   const v8 z3 = y3 * rinv[3];
   const v8 z4 = y4 * rinv[4];
-  const v8 x4 = z4;
-  const v8 x3 = z3 - n[23] * x4;
-  const v8 x2 = z2 - n[22] * x4 - n[17] * x3;
-  const v8 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const v8 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x0[1];
-  e[6] = x1[1];
-  e[7] = x2[1];
-  e[8] = x3[1];
-  e[9] = x4[1];
-  e[10] = x0[2];
-  e[11] = x1[2];
-  e[12] = x2[2];
-  e[13] = x3[2];
-  e[14] = x4[2];
-  e[15] = x0[3];
-  e[16] = x1[3];
-  e[17] = x2[3];
-  e[18] = x3[3];
-  e[19] = x4[3];
-  e[20] = x0[4];
-  e[21] = x1[4];
-  e[22] = x2[4];
-  e[23] = x3[4];
-  e[24] = x4[4];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z3[0];
+  e[4] = z4[0];
+  e[5] = z0[1];
+  e[6] = z1[1];
+  e[7] = z2[1];
+  e[8] = z3[1];
+  e[9] = z4[1];
+  e[10] = z0[2];
+  e[11] = z1[2];
+  e[12] = z2[2];
+  e[13] = z3[2];
+  e[14] = z4[2];
+  e[15] = z0[3];
+  e[16] = z1[3];
+  e[17] = z2[3];
+  e[18] = z3[3];
+  e[19] = z4[3];
+  e[20] = z0[4];
+  e[21] = z1[4];
+  e[22] = z2[4];
+  e[23] = z3[4];
+  e[24] = z4[4];
 }
 
 /* 8 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 16), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 16), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v8 e0 = {e[0], e[5], e[10], e[15], e[20], e[25], e[30], e[35]};
@@ -629,101 +622,96 @@ static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v8 e2 = {e[2], e[7], e[12], e[17], e[22], e[27], e[32], e[37]};
   const v8 e3 = {e[3], e[8], e[13], e[18], e[23], e[28], e[33], e[38]};
   const v8 e4 = {e[4], e[9], e[14], e[19], e[24], e[29], e[34], e[39]};
-  *(v8 *)(et + 0) = e0;
-  *(v8 *)(et + 16) = e1;
-  *(v8 *)(et + 32) = e2;
-  *(v8 *)(et + 48) = e3;
-  *(v8 *)(et + 64) = e4;
   const v8 y0 = e0;
   const v8 y1 = e1 - n[5] * y0;
   const v8 y2 = e2 - n[10] * y0 - n[11] * y1;
   const v8 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
   const v8 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  *(v8 *)(et + 0) = y0;
+  *(v8 *)(et + 16) = y1;
+  *(v8 *)(et + 32) = y2;
+  *(v8 *)(et + 48) = y3;
+  *(v8 *)(et + 64) = y4;
   const v8 z0 = y0 * rinv[0];
   const v8 z1 = y1 * rinv[1];
   const v8 z2 = y2 * rinv[2];
   const v8 z3 = y3 * rinv[3];
   const v8 z4 = y4 * rinv[4];
-  const v8 x4 = z4;
-  const v8 x3 = z3 - n[23] * x4;
-  const v8 x2 = z2 - n[22] * x4 - n[17] * x3;
-  const v8 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const v8 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x0[1];
-  e[6] = x1[1];
-  e[7] = x2[1];
-  e[8] = x3[1];
-  e[9] = x4[1];
-  e[10] = x0[2];
-  e[11] = x1[2];
-  e[12] = x2[2];
-  e[13] = x3[2];
-  e[14] = x4[2];
-  e[15] = x0[3];
-  e[16] = x1[3];
-  e[17] = x2[3];
-  e[18] = x3[3];
-  e[19] = x4[3];
-  e[20] = x0[4];
-  e[21] = x1[4];
-  e[22] = x2[4];
-  e[23] = x3[4];
-  e[24] = x4[4];
-  e[25] = x0[5];
-  e[26] = x1[5];
-  e[27] = x2[5];
-  e[28] = x3[5];
-  e[29] = x4[5];
-  e[30] = x0[6];
-  e[31] = x1[6];
-  e[32] = x2[6];
-  e[33] = x3[6];
-  e[34] = x4[6];
-  e[35] = x0[7];
-  e[36] = x1[7];
-  e[37] = x2[7];
-  e[38] = x3[7];
-  e[39] = x4[7];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z3[0];
+  e[4] = z4[0];
+  e[5] = z0[1];
+  e[6] = z1[1];
+  e[7] = z2[1];
+  e[8] = z3[1];
+  e[9] = z4[1];
+  e[10] = z0[2];
+  e[11] = z1[2];
+  e[12] = z2[2];
+  e[13] = z3[2];
+  e[14] = z4[2];
+  e[15] = z0[3];
+  e[16] = z1[3];
+  e[17] = z2[3];
+  e[18] = z3[3];
+  e[19] = z4[3];
+  e[20] = z0[4];
+  e[21] = z1[4];
+  e[22] = z2[4];
+  e[23] = z3[4];
+  e[24] = z4[4];
+  e[25] = z0[5];
+  e[26] = z1[5];
+  e[27] = z2[5];
+  e[28] = z3[5];
+  e[29] = z4[5];
+  e[30] = z0[6];
+  e[31] = z1[6];
+  e[32] = z2[6];
+  e[33] = z3[6];
+  e[34] = z4[6];
+  e[35] = z0[7];
+  e[36] = z1[7];
+  e[37] = z2[7];
+  e[38] = z3[7];
+  e[39] = z4[7];
 }
 
-/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 5 (rt.h
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 5 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[4] * et[64] + l[3] * et[48] + l[2] * et[32] + l[1] * et[16] + l[0] * et[0];
-  *(v2 *)(c + 5) -= l[9] * *(const v2 *)(et + 64) + l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 32) + l[6] * *(const v2 *)(et + 16) + l[5] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 10) -= l[14] * *(const v2 *)(et + 64) + l[13] * *(const v2 *)(et + 48) + l[12] * *(const v2 *)(et + 32) + l[11] * *(const v2 *)(et + 16) + l[10] * *(const v2 *)(et + 0);
-  c[12] -= l[14] * et[66] + l[13] * et[50] + l[12] * et[34] + l[11] * et[18] + l[10] * et[2];
-  *(v4 *)(c + 15) -= l[19] * *(const v4 *)(et + 64) + l[18] * *(const v4 *)(et + 48) + l[17] * *(const v4 *)(et + 32) + l[16] * *(const v4 *)(et + 16) + l[15] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 64) + l[23] * *(const v4 *)(et + 48) + l[22] * *(const v4 *)(et + 32) + l[21] * *(const v4 *)(et + 16) + l[20] * *(const v4 *)(et + 0);
-  c[24] -= l[24] * et[68] + l[23] * et[52] + l[22] * et[36] + l[21] * et[20] + l[20] * et[4];
+  c[0] -= l[0] * et[0] + l[1] * et[16] + l[2] * et[32] + l[3] * et[48] + l[4] * et[64];
+  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 16) + l[7] * *(const v2 *)(et + 32) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 64);
+  *(v2 *)(c + 10) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 16) + l[12] * *(const v2 *)(et + 32) + l[13] * *(const v2 *)(et + 48) + l[14] * *(const v2 *)(et + 64);
+  c[12] -= l[10] * et[2] + l[11] * et[18] + l[12] * et[34] + l[13] * et[50] + l[14] * et[66];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 16) + l[17] * *(const v4 *)(et + 32) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 64);
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 16) + l[22] * *(const v4 *)(et + 32) + l[23] * *(const v4 *)(et + 48) + l[24] * *(const v4 *)(et + 64);
+  c[24] -= l[20] * et[4] + l[21] * et[20] + l[22] * et[36] + l[23] * et[52] + l[24] * et[68];
 }
 
-/* C -= L E^T for a 5 x 5 block C, L 5 x 5, E 5 x 5 (rt.h factor
+/* C -= L Y^T for a 5 x 5 block C, L 5 x 5, Y 5 x 5 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_5x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[4] * *(const v4 *)(et + 64) + l[3] * *(const v4 *)(et + 48) + l[2] * *(const v4 *)(et + 32) + l[1] * *(const v4 *)(et + 16) + l[0] * *(const v4 *)(et + 0);
-  c[4] -= l[4] * et[68] + l[3] * et[52] + l[2] * et[36] + l[1] * et[20] + l[0] * et[4];
-  *(v4 *)(c + 5) -= l[9] * *(const v4 *)(et + 64) + l[8] * *(const v4 *)(et + 48) + l[7] * *(const v4 *)(et + 32) + l[6] * *(const v4 *)(et + 16) + l[5] * *(const v4 *)(et + 0);
-  c[9] -= l[9] * et[68] + l[8] * et[52] + l[7] * et[36] + l[6] * et[20] + l[5] * et[4];
-  *(v4 *)(c + 10) -= l[14] * *(const v4 *)(et + 64) + l[13] * *(const v4 *)(et + 48) + l[12] * *(const v4 *)(et + 32) + l[11] * *(const v4 *)(et + 16) + l[10] * *(const v4 *)(et + 0);
-  c[14] -= l[14] * et[68] + l[13] * et[52] + l[12] * et[36] + l[11] * et[20] + l[10] * et[4];
-  *(v4 *)(c + 15) -= l[19] * *(const v4 *)(et + 64) + l[18] * *(const v4 *)(et + 48) + l[17] * *(const v4 *)(et + 32) + l[16] * *(const v4 *)(et + 16) + l[15] * *(const v4 *)(et + 0);
-  c[19] -= l[19] * et[68] + l[18] * et[52] + l[17] * et[36] + l[16] * et[20] + l[15] * et[4];
-  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 64) + l[23] * *(const v4 *)(et + 48) + l[22] * *(const v4 *)(et + 32) + l[21] * *(const v4 *)(et + 16) + l[20] * *(const v4 *)(et + 0);
-  c[24] -= l[24] * et[68] + l[23] * et[52] + l[22] * et[36] + l[21] * et[20] + l[20] * et[4];
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 16) + l[2] * *(const v4 *)(et + 32) + l[3] * *(const v4 *)(et + 48) + l[4] * *(const v4 *)(et + 64);
+  c[4] -= l[0] * et[4] + l[1] * et[20] + l[2] * et[36] + l[3] * et[52] + l[4] * et[68];
+  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 16) + l[7] * *(const v4 *)(et + 32) + l[8] * *(const v4 *)(et + 48) + l[9] * *(const v4 *)(et + 64);
+  c[9] -= l[5] * et[4] + l[6] * et[20] + l[7] * et[36] + l[8] * et[52] + l[9] * et[68];
+  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 16) + l[12] * *(const v4 *)(et + 32) + l[13] * *(const v4 *)(et + 48) + l[14] * *(const v4 *)(et + 64);
+  c[14] -= l[10] * et[4] + l[11] * et[20] + l[12] * et[36] + l[13] * et[52] + l[14] * et[68];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 16) + l[17] * *(const v4 *)(et + 32) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 64);
+  c[19] -= l[15] * et[4] + l[16] * et[20] + l[17] * et[36] + l[18] * et[52] + l[19] * et[68];
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 16) + l[22] * *(const v4 *)(et + 32) + l[23] * *(const v4 *)(et + 48) + l[24] * *(const v4 *)(et + 64);
+  c[24] -= l[20] * et[4] + l[21] * et[20] + l[22] * et[36] + l[23] * et[52] + l[24] * et[68];
 }
 
 #else
 /* 16-byte vectors (SSE2, the x86-64 baseline; NEON) */
 
 /* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 16), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 16), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v2 e0 = {e[0], e[5]};
@@ -731,41 +719,36 @@ static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, sca
   const v2 e2 = {e[2], e[7]};
   const v2 e3 = {e[3], e[8]};
   const v2 e4 = {e[4], e[9]};
-  *(v2 *)(et + 0) = e0;
-  *(v2 *)(et + 16) = e1;
-  *(v2 *)(et + 32) = e2;
-  *(v2 *)(et + 48) = e3;
-  *(v2 *)(et + 64) = e4;
   const v2 y0 = e0;
   const v2 y1 = e1 - n[5] * y0;
   const v2 y2 = e2 - n[10] * y0 - n[11] * y1;
   const v2 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
   const v2 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  *(v2 *)(et + 0) = y0;
+  *(v2 *)(et + 16) = y1;
+  *(v2 *)(et + 32) = y2;
+  *(v2 *)(et + 48) = y3;
+  *(v2 *)(et + 64) = y4;
   const v2 z0 = y0 * rinv[0];
   const v2 z1 = y1 * rinv[1];
   const v2 z2 = y2 * rinv[2];
   const v2 z3 = y3 * rinv[3];
   const v2 z4 = y4 * rinv[4];
-  const v2 x4 = z4;
-  const v2 x3 = z3 - n[23] * x4;
-  const v2 x2 = z2 - n[22] * x4 - n[17] * x3;
-  const v2 x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const v2 x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x3[0];
-  e[4] = x4[0];
-  e[5] = x0[1];
-  e[6] = x1[1];
-  e[7] = x2[1];
-  e[8] = x3[1];
-  e[9] = x4[1];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z3[0];
+  e[4] = z4[0];
+  e[5] = z0[1];
+  e[6] = z1[1];
+  e[7] = z2[1];
+  e[8] = z3[1];
+  e[9] = z4[1];
 }
 
 /* 5 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 3 lanes idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 16), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 16), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x5_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0_0 = {e[0], e[5], e[10], e[15]};
@@ -778,16 +761,6 @@ static void panel_5x5_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 e3_1 = {e[23], 0, 0, 0};
   const v4 e4_0 = {e[4], e[9], e[14], e[19]};
   const v4 e4_1 = {e[24], 0, 0, 0};
-  *(v4 *)(et + 0) = e0_0;
-  *(v4 *)(et + 4) = e0_1;
-  *(v4 *)(et + 16) = e1_0;
-  *(v4 *)(et + 20) = e1_1;
-  *(v4 *)(et + 32) = e2_0;
-  *(v4 *)(et + 36) = e2_1;
-  *(v4 *)(et + 48) = e3_0;
-  *(v4 *)(et + 52) = e3_1;
-  *(v4 *)(et + 64) = e4_0;
-  *(v4 *)(et + 68) = e4_1;
   const v4 y0_0 = e0_0;
   const v4 y0_1 = e0_1;
   const v4 y1_0 = e1_0 - n[5] * y0_0;
@@ -798,6 +771,16 @@ static void panel_5x5_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 y3_1 = e3_1 - n[15] * y0_1 - n[16] * y1_1 - n[17] * y2_1;
   const v4 y4_0 = e4_0 - n[20] * y0_0 - n[21] * y1_0 - n[22] * y2_0 - n[23] * y3_0;
   const v4 y4_1 = e4_1 - n[20] * y0_1 - n[21] * y1_1 - n[22] * y2_1 - n[23] * y3_1;
+  *(v4 *)(et + 0) = y0_0;
+  *(v4 *)(et + 4) = y0_1;
+  *(v4 *)(et + 16) = y1_0;
+  *(v4 *)(et + 20) = y1_1;
+  *(v4 *)(et + 32) = y2_0;
+  *(v4 *)(et + 36) = y2_1;
+  *(v4 *)(et + 48) = y3_0;
+  *(v4 *)(et + 52) = y3_1;
+  *(v4 *)(et + 64) = y4_0;
+  *(v4 *)(et + 68) = y4_1;
   const v4 z0_0 = y0_0 * rinv[0];
   const v4 z0_1 = y0_1 * rinv[0];
   const v4 z1_0 = y1_0 * rinv[1];
@@ -808,46 +791,36 @@ static void panel_5x5_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 z3_1 = y3_1 * rinv[3];
   const v4 z4_0 = y4_0 * rinv[4];
   const v4 z4_1 = y4_1 * rinv[4];
-  const v4 x4_0 = z4_0;
-  const v4 x4_1 = z4_1;
-  const v4 x3_0 = z3_0 - n[23] * x4_0;
-  const v4 x3_1 = z3_1 - n[23] * x4_1;
-  const v4 x2_0 = z2_0 - n[22] * x4_0 - n[17] * x3_0;
-  const v4 x2_1 = z2_1 - n[22] * x4_1 - n[17] * x3_1;
-  const v4 x1_0 = z1_0 - n[21] * x4_0 - n[16] * x3_0 - n[11] * x2_0;
-  const v4 x1_1 = z1_1 - n[21] * x4_1 - n[16] * x3_1 - n[11] * x2_1;
-  const v4 x0_0 = z0_0 - n[20] * x4_0 - n[15] * x3_0 - n[10] * x2_0 - n[5] * x1_0;
-  const v4 x0_1 = z0_1 - n[20] * x4_1 - n[15] * x3_1 - n[10] * x2_1 - n[5] * x1_1;
-  e[0] = x0_0[0];
-  e[1] = x1_0[0];
-  e[2] = x2_0[0];
-  e[3] = x3_0[0];
-  e[4] = x4_0[0];
-  e[5] = x0_0[1];
-  e[6] = x1_0[1];
-  e[7] = x2_0[1];
-  e[8] = x3_0[1];
-  e[9] = x4_0[1];
-  e[10] = x0_0[2];
-  e[11] = x1_0[2];
-  e[12] = x2_0[2];
-  e[13] = x3_0[2];
-  e[14] = x4_0[2];
-  e[15] = x0_0[3];
-  e[16] = x1_0[3];
-  e[17] = x2_0[3];
-  e[18] = x3_0[3];
-  e[19] = x4_0[3];
-  e[20] = x0_1[0];
-  e[21] = x1_1[0];
-  e[22] = x2_1[0];
-  e[23] = x3_1[0];
-  e[24] = x4_1[0];
+  e[0] = z0_0[0];
+  e[1] = z1_0[0];
+  e[2] = z2_0[0];
+  e[3] = z3_0[0];
+  e[4] = z4_0[0];
+  e[5] = z0_0[1];
+  e[6] = z1_0[1];
+  e[7] = z2_0[1];
+  e[8] = z3_0[1];
+  e[9] = z4_0[1];
+  e[10] = z0_0[2];
+  e[11] = z1_0[2];
+  e[12] = z2_0[2];
+  e[13] = z3_0[2];
+  e[14] = z4_0[2];
+  e[15] = z0_0[3];
+  e[16] = z1_0[3];
+  e[17] = z2_0[3];
+  e[18] = z3_0[3];
+  e[19] = z4_0[3];
+  e[20] = z0_1[0];
+  e[21] = z1_1[0];
+  e[22] = z2_1[0];
+  e[23] = z3_1[0];
+  e[24] = z4_1[0];
 }
 
 /* 8 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4):
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 16), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 16), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0_0 = {e[0], e[5], e[10], e[15]};
@@ -860,16 +833,6 @@ static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 e3_1 = {e[23], e[28], e[33], e[38]};
   const v4 e4_0 = {e[4], e[9], e[14], e[19]};
   const v4 e4_1 = {e[24], e[29], e[34], e[39]};
-  *(v4 *)(et + 0) = e0_0;
-  *(v4 *)(et + 4) = e0_1;
-  *(v4 *)(et + 16) = e1_0;
-  *(v4 *)(et + 20) = e1_1;
-  *(v4 *)(et + 32) = e2_0;
-  *(v4 *)(et + 36) = e2_1;
-  *(v4 *)(et + 48) = e3_0;
-  *(v4 *)(et + 52) = e3_1;
-  *(v4 *)(et + 64) = e4_0;
-  *(v4 *)(et + 68) = e4_1;
   const v4 y0_0 = e0_0;
   const v4 y0_1 = e0_1;
   const v4 y1_0 = e1_0 - n[5] * y0_0;
@@ -880,6 +843,16 @@ static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 y3_1 = e3_1 - n[15] * y0_1 - n[16] * y1_1 - n[17] * y2_1;
   const v4 y4_0 = e4_0 - n[20] * y0_0 - n[21] * y1_0 - n[22] * y2_0 - n[23] * y3_0;
   const v4 y4_1 = e4_1 - n[20] * y0_1 - n[21] * y1_1 - n[22] * y2_1 - n[23] * y3_1;
+  *(v4 *)(et + 0) = y0_0;
+  *(v4 *)(et + 4) = y0_1;
+  *(v4 *)(et + 16) = y1_0;
+  *(v4 *)(et + 20) = y1_1;
+  *(v4 *)(et + 32) = y2_0;
+  *(v4 *)(et + 36) = y2_1;
+  *(v4 *)(et + 48) = y3_0;
+  *(v4 *)(et + 52) = y3_1;
+  *(v4 *)(et + 64) = y4_0;
+  *(v4 *)(et + 68) = y4_1;
   const v4 z0_0 = y0_0 * rinv[0];
   const v4 z0_1 = y0_1 * rinv[0];
   const v4 z1_0 = y1_0 * rinv[1];
@@ -890,83 +863,73 @@ static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, sca
   const v4 z3_1 = y3_1 * rinv[3];
   const v4 z4_0 = y4_0 * rinv[4];
   const v4 z4_1 = y4_1 * rinv[4];
-  const v4 x4_0 = z4_0;
-  const v4 x4_1 = z4_1;
-  const v4 x3_0 = z3_0 - n[23] * x4_0;
-  const v4 x3_1 = z3_1 - n[23] * x4_1;
-  const v4 x2_0 = z2_0 - n[22] * x4_0 - n[17] * x3_0;
-  const v4 x2_1 = z2_1 - n[22] * x4_1 - n[17] * x3_1;
-  const v4 x1_0 = z1_0 - n[21] * x4_0 - n[16] * x3_0 - n[11] * x2_0;
-  const v4 x1_1 = z1_1 - n[21] * x4_1 - n[16] * x3_1 - n[11] * x2_1;
-  const v4 x0_0 = z0_0 - n[20] * x4_0 - n[15] * x3_0 - n[10] * x2_0 - n[5] * x1_0;
-  const v4 x0_1 = z0_1 - n[20] * x4_1 - n[15] * x3_1 - n[10] * x2_1 - n[5] * x1_1;
-  e[0] = x0_0[0];
-  e[1] = x1_0[0];
-  e[2] = x2_0[0];
-  e[3] = x3_0[0];
-  e[4] = x4_0[0];
-  e[5] = x0_0[1];
-  e[6] = x1_0[1];
-  e[7] = x2_0[1];
-  e[8] = x3_0[1];
-  e[9] = x4_0[1];
-  e[10] = x0_0[2];
-  e[11] = x1_0[2];
-  e[12] = x2_0[2];
-  e[13] = x3_0[2];
-  e[14] = x4_0[2];
-  e[15] = x0_0[3];
-  e[16] = x1_0[3];
-  e[17] = x2_0[3];
-  e[18] = x3_0[3];
-  e[19] = x4_0[3];
-  e[20] = x0_1[0];
-  e[21] = x1_1[0];
-  e[22] = x2_1[0];
-  e[23] = x3_1[0];
-  e[24] = x4_1[0];
-  e[25] = x0_1[1];
-  e[26] = x1_1[1];
-  e[27] = x2_1[1];
-  e[28] = x3_1[1];
-  e[29] = x4_1[1];
-  e[30] = x0_1[2];
-  e[31] = x1_1[2];
-  e[32] = x2_1[2];
-  e[33] = x3_1[2];
-  e[34] = x4_1[2];
-  e[35] = x0_1[3];
-  e[36] = x1_1[3];
-  e[37] = x2_1[3];
-  e[38] = x3_1[3];
-  e[39] = x4_1[3];
+  e[0] = z0_0[0];
+  e[1] = z1_0[0];
+  e[2] = z2_0[0];
+  e[3] = z3_0[0];
+  e[4] = z4_0[0];
+  e[5] = z0_0[1];
+  e[6] = z1_0[1];
+  e[7] = z2_0[1];
+  e[8] = z3_0[1];
+  e[9] = z4_0[1];
+  e[10] = z0_0[2];
+  e[11] = z1_0[2];
+  e[12] = z2_0[2];
+  e[13] = z3_0[2];
+  e[14] = z4_0[2];
+  e[15] = z0_0[3];
+  e[16] = z1_0[3];
+  e[17] = z2_0[3];
+  e[18] = z3_0[3];
+  e[19] = z4_0[3];
+  e[20] = z0_1[0];
+  e[21] = z1_1[0];
+  e[22] = z2_1[0];
+  e[23] = z3_1[0];
+  e[24] = z4_1[0];
+  e[25] = z0_1[1];
+  e[26] = z1_1[1];
+  e[27] = z2_1[1];
+  e[28] = z3_1[1];
+  e[29] = z4_1[1];
+  e[30] = z0_1[2];
+  e[31] = z1_1[2];
+  e[32] = z2_1[2];
+  e[33] = z3_1[2];
+  e[34] = z4_1[2];
+  e[35] = z0_1[3];
+  e[36] = z1_1[3];
+  e[37] = z2_1[3];
+  e[38] = z3_1[3];
+  e[39] = z4_1[3];
 }
 
-/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 5 (rt.h
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 5 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[4] * et[64] + l[3] * et[48] + l[2] * et[32] + l[1] * et[16] + l[0] * et[0];
-  *(v2 *)(c + 5) -= l[9] * *(const v2 *)(et + 64) + l[8] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 32) + l[6] * *(const v2 *)(et + 16) + l[5] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 10) -= l[14] * *(const v2 *)(et + 64) + l[13] * *(const v2 *)(et + 48) + l[12] * *(const v2 *)(et + 32) + l[11] * *(const v2 *)(et + 16) + l[10] * *(const v2 *)(et + 0);
-  c[12] -= l[14] * et[66] + l[13] * et[50] + l[12] * et[34] + l[11] * et[18] + l[10] * et[2];
-  *(v4 *)(c + 15) -= l[19] * *(const v4 *)(et + 64) + l[18] * *(const v4 *)(et + 48) + l[17] * *(const v4 *)(et + 32) + l[16] * *(const v4 *)(et + 16) + l[15] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 64) + l[23] * *(const v4 *)(et + 48) + l[22] * *(const v4 *)(et + 32) + l[21] * *(const v4 *)(et + 16) + l[20] * *(const v4 *)(et + 0);
-  c[24] -= l[24] * et[68] + l[23] * et[52] + l[22] * et[36] + l[21] * et[20] + l[20] * et[4];
+  c[0] -= l[0] * et[0] + l[1] * et[16] + l[2] * et[32] + l[3] * et[48] + l[4] * et[64];
+  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 16) + l[7] * *(const v2 *)(et + 32) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 64);
+  *(v2 *)(c + 10) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 16) + l[12] * *(const v2 *)(et + 32) + l[13] * *(const v2 *)(et + 48) + l[14] * *(const v2 *)(et + 64);
+  c[12] -= l[10] * et[2] + l[11] * et[18] + l[12] * et[34] + l[13] * et[50] + l[14] * et[66];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 16) + l[17] * *(const v4 *)(et + 32) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 64);
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 16) + l[22] * *(const v4 *)(et + 32) + l[23] * *(const v4 *)(et + 48) + l[24] * *(const v4 *)(et + 64);
+  c[24] -= l[20] * et[4] + l[21] * et[20] + l[22] * et[36] + l[23] * et[52] + l[24] * et[68];
 }
 
-/* C -= L E^T for a 5 x 5 block C, L 5 x 5, E 5 x 5 (rt.h factor
+/* C -= L Y^T for a 5 x 5 block C, L 5 x 5, Y 5 x 5 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_5x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[4] * *(const v4 *)(et + 64) + l[3] * *(const v4 *)(et + 48) + l[2] * *(const v4 *)(et + 32) + l[1] * *(const v4 *)(et + 16) + l[0] * *(const v4 *)(et + 0);
-  c[4] -= l[4] * et[68] + l[3] * et[52] + l[2] * et[36] + l[1] * et[20] + l[0] * et[4];
-  *(v4 *)(c + 5) -= l[9] * *(const v4 *)(et + 64) + l[8] * *(const v4 *)(et + 48) + l[7] * *(const v4 *)(et + 32) + l[6] * *(const v4 *)(et + 16) + l[5] * *(const v4 *)(et + 0);
-  c[9] -= l[9] * et[68] + l[8] * et[52] + l[7] * et[36] + l[6] * et[20] + l[5] * et[4];
-  *(v4 *)(c + 10) -= l[14] * *(const v4 *)(et + 64) + l[13] * *(const v4 *)(et + 48) + l[12] * *(const v4 *)(et + 32) + l[11] * *(const v4 *)(et + 16) + l[10] * *(const v4 *)(et + 0);
-  c[14] -= l[14] * et[68] + l[13] * et[52] + l[12] * et[36] + l[11] * et[20] + l[10] * et[4];
-  *(v4 *)(c + 15) -= l[19] * *(const v4 *)(et + 64) + l[18] * *(const v4 *)(et + 48) + l[17] * *(const v4 *)(et + 32) + l[16] * *(const v4 *)(et + 16) + l[15] * *(const v4 *)(et + 0);
-  c[19] -= l[19] * et[68] + l[18] * et[52] + l[17] * et[36] + l[16] * et[20] + l[15] * et[4];
-  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 64) + l[23] * *(const v4 *)(et + 48) + l[22] * *(const v4 *)(et + 32) + l[21] * *(const v4 *)(et + 16) + l[20] * *(const v4 *)(et + 0);
-  c[24] -= l[24] * et[68] + l[23] * et[52] + l[22] * et[36] + l[21] * et[20] + l[20] * et[4];
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 16) + l[2] * *(const v4 *)(et + 32) + l[3] * *(const v4 *)(et + 48) + l[4] * *(const v4 *)(et + 64);
+  c[4] -= l[0] * et[4] + l[1] * et[20] + l[2] * et[36] + l[3] * et[52] + l[4] * et[68];
+  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 16) + l[7] * *(const v4 *)(et + 32) + l[8] * *(const v4 *)(et + 48) + l[9] * *(const v4 *)(et + 64);
+  c[9] -= l[5] * et[4] + l[6] * et[20] + l[7] * et[36] + l[8] * et[52] + l[9] * et[68];
+  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 16) + l[12] * *(const v4 *)(et + 32) + l[13] * *(const v4 *)(et + 48) + l[14] * *(const v4 *)(et + 64);
+  c[14] -= l[10] * et[4] + l[11] * et[20] + l[12] * et[36] + l[13] * et[52] + l[14] * et[68];
+  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 16) + l[17] * *(const v4 *)(et + 32) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 64);
+  c[19] -= l[15] * et[4] + l[16] * et[20] + l[17] * et[36] + l[18] * et[52] + l[19] * et[68];
+  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 16) + l[22] * *(const v4 *)(et + 32) + l[23] * *(const v4 *)(et + 48) + l[24] * *(const v4 *)(et + 64);
+  c[24] -= l[20] * et[4] + l[21] * et[20] + l[22] * et[36] + l[23] * et[52] + l[24] * et[68];
 }
 
 #endif
@@ -1439,331 +1402,408 @@ static int factor_p38(scalar *restrict w, scalar *restrict t) {
   return failed ? 39 : -1;
 }
 
-/*---- solve: forward substitution with the L blocks, pivots in order */
+/*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
 static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
   /* pivot 0: pin00 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 0, x + 0); /* x[pin00] */
   forward_5x5(w + 25, x + 0, x + 5); /* x[pin01] */
   forward_5x5(w + 50, x + 0, x + 195); /* x[pin39] */
+  node_diag_5(w + 0, x + 0); /* x[pin00] */
   /* pivot 1: pin01 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 75, x + 5); /* x[pin01] */
   forward_5x5(w + 100, x + 5, x + 10); /* x[pin02] */
   forward_5x5(w + 125, x + 5, x + 195); /* x[pin39] */
+  node_diag_5(w + 75, x + 5); /* x[pin01] */
   /* pivot 2: pin02 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 150, x + 10); /* x[pin02] */
   forward_5x5(w + 175, x + 10, x + 15); /* x[pin03] */
   forward_5x5(w + 200, x + 10, x + 195); /* x[pin39] */
+  node_diag_5(w + 150, x + 10); /* x[pin02] */
   /* pivot 3: pin03 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 225, x + 15); /* x[pin03] */
   forward_5x5(w + 250, x + 15, x + 20); /* x[pin04] */
   forward_5x5(w + 275, x + 15, x + 195); /* x[pin39] */
+  node_diag_5(w + 225, x + 15); /* x[pin03] */
   /* pivot 4: pin04 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 300, x + 20); /* x[pin04] */
   forward_5x5(w + 325, x + 20, x + 25); /* x[pin05] */
   forward_5x5(w + 350, x + 20, x + 195); /* x[pin39] */
+  node_diag_5(w + 300, x + 20); /* x[pin04] */
   /* pivot 5: pin05 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 375, x + 25); /* x[pin05] */
   forward_5x5(w + 400, x + 25, x + 30); /* x[pin06] */
   forward_5x5(w + 425, x + 25, x + 195); /* x[pin39] */
+  node_diag_5(w + 375, x + 25); /* x[pin05] */
   /* pivot 6: pin06 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 450, x + 30); /* x[pin06] */
   forward_5x5(w + 475, x + 30, x + 35); /* x[pin07] */
   forward_5x5(w + 500, x + 30, x + 195); /* x[pin39] */
+  node_diag_5(w + 450, x + 30); /* x[pin06] */
   /* pivot 7: pin07 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 525, x + 35); /* x[pin07] */
   forward_5x5(w + 550, x + 35, x + 40); /* x[pin08] */
   forward_5x5(w + 575, x + 35, x + 195); /* x[pin39] */
+  node_diag_5(w + 525, x + 35); /* x[pin07] */
   /* pivot 8: pin08 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 600, x + 40); /* x[pin08] */
   forward_5x5(w + 625, x + 40, x + 45); /* x[pin09] */
   forward_5x5(w + 650, x + 40, x + 195); /* x[pin39] */
+  node_diag_5(w + 600, x + 40); /* x[pin08] */
   /* pivot 9: pin09 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 675, x + 45); /* x[pin09] */
   forward_5x5(w + 700, x + 45, x + 50); /* x[pin10] */
   forward_5x5(w + 725, x + 45, x + 195); /* x[pin39] */
+  node_diag_5(w + 675, x + 45); /* x[pin09] */
   /* pivot 10: pin10 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 750, x + 50); /* x[pin10] */
   forward_5x5(w + 775, x + 50, x + 55); /* x[pin11] */
   forward_5x5(w + 800, x + 50, x + 195); /* x[pin39] */
+  node_diag_5(w + 750, x + 50); /* x[pin10] */
   /* pivot 11: pin11 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 825, x + 55); /* x[pin11] */
   forward_5x5(w + 850, x + 55, x + 60); /* x[pin12] */
   forward_5x5(w + 875, x + 55, x + 195); /* x[pin39] */
+  node_diag_5(w + 825, x + 55); /* x[pin11] */
   /* pivot 12: pin12 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 900, x + 60); /* x[pin12] */
   forward_5x5(w + 925, x + 60, x + 65); /* x[pin13] */
   forward_5x5(w + 950, x + 60, x + 195); /* x[pin39] */
+  node_diag_5(w + 900, x + 60); /* x[pin12] */
   /* pivot 13: pin13 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 975, x + 65); /* x[pin13] */
   forward_5x5(w + 1000, x + 65, x + 70); /* x[pin14] */
   forward_5x5(w + 1025, x + 65, x + 195); /* x[pin39] */
+  node_diag_5(w + 975, x + 65); /* x[pin13] */
   /* pivot 14: pin14 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 1050, x + 70); /* x[pin14] */
   forward_5x5(w + 1075, x + 70, x + 75); /* x[pin15] */
   forward_5x5(w + 1100, x + 70, x + 195); /* x[pin39] */
+  node_diag_5(w + 1050, x + 70); /* x[pin14] */
   /* pivot 15: pin15 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 1125, x + 75); /* x[pin15] */
   forward_5x5(w + 1150, x + 75, x + 80); /* x[pin16] */
   forward_5x5(w + 1175, x + 75, x + 195); /* x[pin39] */
+  node_diag_5(w + 1125, x + 75); /* x[pin15] */
   /* pivot 16: pin16 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 1200, x + 80); /* x[pin16] */
   forward_5x5(w + 1225, x + 80, x + 85); /* x[pin17] */
   forward_5x5(w + 1250, x + 80, x + 195); /* x[pin39] */
+  node_diag_5(w + 1200, x + 80); /* x[pin16] */
   /* pivot 17: pin17 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 1275, x + 85); /* x[pin17] */
   forward_5x5(w + 1300, x + 85, x + 90); /* x[pin18] */
   forward_5x5(w + 1325, x + 85, x + 195); /* x[pin39] */
+  node_diag_5(w + 1275, x + 85); /* x[pin17] */
   /* pivot 18: pin18 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 1350, x + 90); /* x[pin18] */
   forward_5x5(w + 1375, x + 90, x + 95); /* x[pin19] */
   forward_5x5(w + 1400, x + 90, x + 195); /* x[pin39] */
+  node_diag_5(w + 1350, x + 90); /* x[pin18] */
   /* pivot 19: pin19 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 1425, x + 95); /* x[pin19] */
   forward_5x5(w + 1450, x + 95, x + 100); /* x[pin20] */
   forward_5x5(w + 1475, x + 95, x + 195); /* x[pin39] */
+  node_diag_5(w + 1425, x + 95); /* x[pin19] */
   /* pivot 20: pin20 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 1500, x + 100); /* x[pin20] */
   forward_5x5(w + 1525, x + 100, x + 105); /* x[pin21] */
   forward_5x5(w + 1550, x + 100, x + 195); /* x[pin39] */
+  node_diag_5(w + 1500, x + 100); /* x[pin20] */
   /* pivot 21: pin21 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 1575, x + 105); /* x[pin21] */
   forward_5x5(w + 1600, x + 105, x + 110); /* x[pin22] */
   forward_5x5(w + 1625, x + 105, x + 195); /* x[pin39] */
+  node_diag_5(w + 1575, x + 105); /* x[pin21] */
   /* pivot 22: pin22 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 1650, x + 110); /* x[pin22] */
   forward_5x5(w + 1675, x + 110, x + 115); /* x[pin23] */
   forward_5x5(w + 1700, x + 110, x + 195); /* x[pin39] */
+  node_diag_5(w + 1650, x + 110); /* x[pin22] */
   /* pivot 23: pin23 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 1725, x + 115); /* x[pin23] */
   forward_5x5(w + 1750, x + 115, x + 120); /* x[pin24] */
   forward_5x5(w + 1775, x + 115, x + 195); /* x[pin39] */
+  node_diag_5(w + 1725, x + 115); /* x[pin23] */
   /* pivot 24: pin24 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 1800, x + 120); /* x[pin24] */
   forward_5x5(w + 1825, x + 120, x + 125); /* x[pin25] */
   forward_5x5(w + 1850, x + 120, x + 195); /* x[pin39] */
+  node_diag_5(w + 1800, x + 120); /* x[pin24] */
   /* pivot 25: pin25 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 1875, x + 125); /* x[pin25] */
   forward_5x5(w + 1900, x + 125, x + 130); /* x[pin26] */
   forward_5x5(w + 1925, x + 125, x + 195); /* x[pin39] */
+  node_diag_5(w + 1875, x + 125); /* x[pin25] */
   /* pivot 26: pin26 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 1950, x + 130); /* x[pin26] */
   forward_5x5(w + 1975, x + 130, x + 135); /* x[pin27] */
   forward_5x5(w + 2000, x + 130, x + 195); /* x[pin39] */
+  node_diag_5(w + 1950, x + 130); /* x[pin26] */
   /* pivot 27: pin27 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 2025, x + 135); /* x[pin27] */
   forward_5x5(w + 2050, x + 135, x + 140); /* x[pin28] */
   forward_5x5(w + 2075, x + 135, x + 195); /* x[pin39] */
+  node_diag_5(w + 2025, x + 135); /* x[pin27] */
   /* pivot 28: pin28 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 2100, x + 140); /* x[pin28] */
   forward_5x5(w + 2125, x + 140, x + 145); /* x[pin29] */
   forward_5x5(w + 2150, x + 140, x + 195); /* x[pin39] */
+  node_diag_5(w + 2100, x + 140); /* x[pin28] */
   /* pivot 29: pin29 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 2175, x + 145); /* x[pin29] */
   forward_5x5(w + 2200, x + 145, x + 150); /* x[pin30] */
   forward_5x5(w + 2225, x + 145, x + 195); /* x[pin39] */
+  node_diag_5(w + 2175, x + 145); /* x[pin29] */
   /* pivot 30: pin30 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 2250, x + 150); /* x[pin30] */
   forward_5x5(w + 2275, x + 150, x + 155); /* x[pin31] */
   forward_5x5(w + 2300, x + 150, x + 195); /* x[pin39] */
+  node_diag_5(w + 2250, x + 150); /* x[pin30] */
   /* pivot 31: pin31 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 2325, x + 155); /* x[pin31] */
   forward_5x5(w + 2350, x + 155, x + 160); /* x[pin32] */
   forward_5x5(w + 2375, x + 155, x + 195); /* x[pin39] */
+  node_diag_5(w + 2325, x + 155); /* x[pin31] */
   /* pivot 32: pin32 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 2400, x + 160); /* x[pin32] */
   forward_5x5(w + 2425, x + 160, x + 165); /* x[pin33] */
   forward_5x5(w + 2450, x + 160, x + 195); /* x[pin39] */
+  node_diag_5(w + 2400, x + 160); /* x[pin32] */
   /* pivot 33: pin33 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 2475, x + 165); /* x[pin33] */
   forward_5x5(w + 2500, x + 165, x + 170); /* x[pin34] */
   forward_5x5(w + 2525, x + 165, x + 195); /* x[pin39] */
+  node_diag_5(w + 2475, x + 165); /* x[pin33] */
   /* pivot 34: pin34 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 2550, x + 170); /* x[pin34] */
   forward_5x5(w + 2575, x + 170, x + 175); /* x[pin35] */
   forward_5x5(w + 2600, x + 170, x + 195); /* x[pin39] */
+  node_diag_5(w + 2550, x + 170); /* x[pin34] */
   /* pivot 35: pin35 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 2625, x + 175); /* x[pin35] */
   forward_5x5(w + 2650, x + 175, x + 180); /* x[pin36] */
   forward_5x5(w + 2675, x + 175, x + 195); /* x[pin39] */
+  node_diag_5(w + 2625, x + 175); /* x[pin35] */
   /* pivot 36: pin36 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 2700, x + 180); /* x[pin36] */
   forward_5x5(w + 2725, x + 180, x + 185); /* x[pin37] */
   forward_5x5(w + 2750, x + 180, x + 195); /* x[pin39] */
+  node_diag_5(w + 2700, x + 180); /* x[pin36] */
   /* pivot 37: pin37 (hinge, d = 5, h = 10) */
+  node_forward_5(w + 2775, x + 185); /* x[pin37] */
   forward_5x5(w + 2800, x + 185, x + 190); /* x[pin38] */
   forward_5x5(w + 2825, x + 185, x + 195); /* x[pin39] */
+  node_diag_5(w + 2775, x + 185); /* x[pin37] */
   /* pivot 38: pin38 (hinge, d = 5, h = 5) */
+  node_forward_5(w + 2850, x + 190); /* x[pin38] */
   forward_5x5(w + 2875, x + 190, x + 195); /* x[pin39] */
+  node_diag_5(w + 2850, x + 190); /* x[pin38] */
+  /* pivot 39: pin39 (hinge, d = 5, h = 0) */
+  node_forward_5(w + 2900, x + 195); /* x[pin39] */
+  node_diag_5(w + 2900, x + 195); /* x[pin39] */
 }
 
-/*---- solve: block-diagonal solves with the factored node blocks */
-
-static void solve_diagonal_0(const scalar *restrict w, scalar *restrict x) {
-  node_solve_5(w + 0, x + 0, x + 0); /* x[pin00] */
-  node_solve_5(w + 75, x + 5, x + 5); /* x[pin01] */
-  node_solve_5(w + 150, x + 10, x + 10); /* x[pin02] */
-  node_solve_5(w + 225, x + 15, x + 15); /* x[pin03] */
-  node_solve_5(w + 300, x + 20, x + 20); /* x[pin04] */
-  node_solve_5(w + 375, x + 25, x + 25); /* x[pin05] */
-  node_solve_5(w + 450, x + 30, x + 30); /* x[pin06] */
-  node_solve_5(w + 525, x + 35, x + 35); /* x[pin07] */
-  node_solve_5(w + 600, x + 40, x + 40); /* x[pin08] */
-  node_solve_5(w + 675, x + 45, x + 45); /* x[pin09] */
-  node_solve_5(w + 750, x + 50, x + 50); /* x[pin10] */
-  node_solve_5(w + 825, x + 55, x + 55); /* x[pin11] */
-  node_solve_5(w + 900, x + 60, x + 60); /* x[pin12] */
-  node_solve_5(w + 975, x + 65, x + 65); /* x[pin13] */
-  node_solve_5(w + 1050, x + 70, x + 70); /* x[pin14] */
-  node_solve_5(w + 1125, x + 75, x + 75); /* x[pin15] */
-  node_solve_5(w + 1200, x + 80, x + 80); /* x[pin16] */
-  node_solve_5(w + 1275, x + 85, x + 85); /* x[pin17] */
-  node_solve_5(w + 1350, x + 90, x + 90); /* x[pin18] */
-  node_solve_5(w + 1425, x + 95, x + 95); /* x[pin19] */
-  node_solve_5(w + 1500, x + 100, x + 100); /* x[pin20] */
-  node_solve_5(w + 1575, x + 105, x + 105); /* x[pin21] */
-  node_solve_5(w + 1650, x + 110, x + 110); /* x[pin22] */
-  node_solve_5(w + 1725, x + 115, x + 115); /* x[pin23] */
-  node_solve_5(w + 1800, x + 120, x + 120); /* x[pin24] */
-  node_solve_5(w + 1875, x + 125, x + 125); /* x[pin25] */
-  node_solve_5(w + 1950, x + 130, x + 130); /* x[pin26] */
-  node_solve_5(w + 2025, x + 135, x + 135); /* x[pin27] */
-  node_solve_5(w + 2100, x + 140, x + 140); /* x[pin28] */
-  node_solve_5(w + 2175, x + 145, x + 145); /* x[pin29] */
-  node_solve_5(w + 2250, x + 150, x + 150); /* x[pin30] */
-  node_solve_5(w + 2325, x + 155, x + 155); /* x[pin31] */
-  node_solve_5(w + 2400, x + 160, x + 160); /* x[pin32] */
-  node_solve_5(w + 2475, x + 165, x + 165); /* x[pin33] */
-  node_solve_5(w + 2550, x + 170, x + 170); /* x[pin34] */
-  node_solve_5(w + 2625, x + 175, x + 175); /* x[pin35] */
-  node_solve_5(w + 2700, x + 180, x + 180); /* x[pin36] */
-  node_solve_5(w + 2775, x + 185, x + 185); /* x[pin37] */
-  node_solve_5(w + 2850, x + 190, x + 190); /* x[pin38] */
-  node_solve_5(w + 2900, x + 195, x + 195); /* x[pin39] */
-}
-
-/*---- solve: backward substitution with the L^T blocks, pivots in reverse order */
+/*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
 static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
+  /* pivot 39: pin39 (hinge, d = 5, h = 0) */
+  node_backward_5(w + 2900, x + 195); /* x[pin39] */
   /* pivot 38: pin38 (hinge, d = 5, h = 5) */
   backward_set_5x5(w + 2875, x + 195, s); /* L[pin39, pin38] */
   subtract_5(x + 190, s); /* x[pin38] */
+  node_backward_5(w + 2850, x + 190); /* x[pin38] */
   /* pivot 37: pin37 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 2825, x + 195, s); /* L[pin39, pin37] */
   backward_add_5x5(w + 2800, x + 190, s); /* L[pin38, pin37] */
   subtract_5(x + 185, s); /* x[pin37] */
+  node_backward_5(w + 2775, x + 185); /* x[pin37] */
   /* pivot 36: pin36 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 2750, x + 195, s); /* L[pin39, pin36] */
   backward_add_5x5(w + 2725, x + 185, s); /* L[pin37, pin36] */
   subtract_5(x + 180, s); /* x[pin36] */
+  node_backward_5(w + 2700, x + 180); /* x[pin36] */
   /* pivot 35: pin35 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 2675, x + 195, s); /* L[pin39, pin35] */
   backward_add_5x5(w + 2650, x + 180, s); /* L[pin36, pin35] */
   subtract_5(x + 175, s); /* x[pin35] */
+  node_backward_5(w + 2625, x + 175); /* x[pin35] */
   /* pivot 34: pin34 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 2600, x + 195, s); /* L[pin39, pin34] */
   backward_add_5x5(w + 2575, x + 175, s); /* L[pin35, pin34] */
   subtract_5(x + 170, s); /* x[pin34] */
+  node_backward_5(w + 2550, x + 170); /* x[pin34] */
   /* pivot 33: pin33 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 2525, x + 195, s); /* L[pin39, pin33] */
   backward_add_5x5(w + 2500, x + 170, s); /* L[pin34, pin33] */
   subtract_5(x + 165, s); /* x[pin33] */
+  node_backward_5(w + 2475, x + 165); /* x[pin33] */
   /* pivot 32: pin32 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 2450, x + 195, s); /* L[pin39, pin32] */
   backward_add_5x5(w + 2425, x + 165, s); /* L[pin33, pin32] */
   subtract_5(x + 160, s); /* x[pin32] */
+  node_backward_5(w + 2400, x + 160); /* x[pin32] */
   /* pivot 31: pin31 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 2375, x + 195, s); /* L[pin39, pin31] */
   backward_add_5x5(w + 2350, x + 160, s); /* L[pin32, pin31] */
   subtract_5(x + 155, s); /* x[pin31] */
+  node_backward_5(w + 2325, x + 155); /* x[pin31] */
   /* pivot 30: pin30 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 2300, x + 195, s); /* L[pin39, pin30] */
   backward_add_5x5(w + 2275, x + 155, s); /* L[pin31, pin30] */
   subtract_5(x + 150, s); /* x[pin30] */
+  node_backward_5(w + 2250, x + 150); /* x[pin30] */
   /* pivot 29: pin29 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 2225, x + 195, s); /* L[pin39, pin29] */
   backward_add_5x5(w + 2200, x + 150, s); /* L[pin30, pin29] */
   subtract_5(x + 145, s); /* x[pin29] */
+  node_backward_5(w + 2175, x + 145); /* x[pin29] */
   /* pivot 28: pin28 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 2150, x + 195, s); /* L[pin39, pin28] */
   backward_add_5x5(w + 2125, x + 145, s); /* L[pin29, pin28] */
   subtract_5(x + 140, s); /* x[pin28] */
+  node_backward_5(w + 2100, x + 140); /* x[pin28] */
   /* pivot 27: pin27 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 2075, x + 195, s); /* L[pin39, pin27] */
   backward_add_5x5(w + 2050, x + 140, s); /* L[pin28, pin27] */
   subtract_5(x + 135, s); /* x[pin27] */
+  node_backward_5(w + 2025, x + 135); /* x[pin27] */
   /* pivot 26: pin26 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 2000, x + 195, s); /* L[pin39, pin26] */
   backward_add_5x5(w + 1975, x + 135, s); /* L[pin27, pin26] */
   subtract_5(x + 130, s); /* x[pin26] */
+  node_backward_5(w + 1950, x + 130); /* x[pin26] */
   /* pivot 25: pin25 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 1925, x + 195, s); /* L[pin39, pin25] */
   backward_add_5x5(w + 1900, x + 130, s); /* L[pin26, pin25] */
   subtract_5(x + 125, s); /* x[pin25] */
+  node_backward_5(w + 1875, x + 125); /* x[pin25] */
   /* pivot 24: pin24 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 1850, x + 195, s); /* L[pin39, pin24] */
   backward_add_5x5(w + 1825, x + 125, s); /* L[pin25, pin24] */
   subtract_5(x + 120, s); /* x[pin24] */
+  node_backward_5(w + 1800, x + 120); /* x[pin24] */
   /* pivot 23: pin23 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 1775, x + 195, s); /* L[pin39, pin23] */
   backward_add_5x5(w + 1750, x + 120, s); /* L[pin24, pin23] */
   subtract_5(x + 115, s); /* x[pin23] */
+  node_backward_5(w + 1725, x + 115); /* x[pin23] */
   /* pivot 22: pin22 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 1700, x + 195, s); /* L[pin39, pin22] */
   backward_add_5x5(w + 1675, x + 115, s); /* L[pin23, pin22] */
   subtract_5(x + 110, s); /* x[pin22] */
+  node_backward_5(w + 1650, x + 110); /* x[pin22] */
   /* pivot 21: pin21 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 1625, x + 195, s); /* L[pin39, pin21] */
   backward_add_5x5(w + 1600, x + 110, s); /* L[pin22, pin21] */
   subtract_5(x + 105, s); /* x[pin21] */
+  node_backward_5(w + 1575, x + 105); /* x[pin21] */
   /* pivot 20: pin20 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 1550, x + 195, s); /* L[pin39, pin20] */
   backward_add_5x5(w + 1525, x + 105, s); /* L[pin21, pin20] */
   subtract_5(x + 100, s); /* x[pin20] */
+  node_backward_5(w + 1500, x + 100); /* x[pin20] */
   /* pivot 19: pin19 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 1475, x + 195, s); /* L[pin39, pin19] */
   backward_add_5x5(w + 1450, x + 100, s); /* L[pin20, pin19] */
   subtract_5(x + 95, s); /* x[pin19] */
+  node_backward_5(w + 1425, x + 95); /* x[pin19] */
   /* pivot 18: pin18 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 1400, x + 195, s); /* L[pin39, pin18] */
   backward_add_5x5(w + 1375, x + 95, s); /* L[pin19, pin18] */
   subtract_5(x + 90, s); /* x[pin18] */
+  node_backward_5(w + 1350, x + 90); /* x[pin18] */
   /* pivot 17: pin17 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 1325, x + 195, s); /* L[pin39, pin17] */
   backward_add_5x5(w + 1300, x + 90, s); /* L[pin18, pin17] */
   subtract_5(x + 85, s); /* x[pin17] */
+  node_backward_5(w + 1275, x + 85); /* x[pin17] */
   /* pivot 16: pin16 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 1250, x + 195, s); /* L[pin39, pin16] */
   backward_add_5x5(w + 1225, x + 85, s); /* L[pin17, pin16] */
   subtract_5(x + 80, s); /* x[pin16] */
+  node_backward_5(w + 1200, x + 80); /* x[pin16] */
   /* pivot 15: pin15 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 1175, x + 195, s); /* L[pin39, pin15] */
   backward_add_5x5(w + 1150, x + 80, s); /* L[pin16, pin15] */
   subtract_5(x + 75, s); /* x[pin15] */
+  node_backward_5(w + 1125, x + 75); /* x[pin15] */
   /* pivot 14: pin14 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 1100, x + 195, s); /* L[pin39, pin14] */
   backward_add_5x5(w + 1075, x + 75, s); /* L[pin15, pin14] */
   subtract_5(x + 70, s); /* x[pin14] */
+  node_backward_5(w + 1050, x + 70); /* x[pin14] */
   /* pivot 13: pin13 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 1025, x + 195, s); /* L[pin39, pin13] */
   backward_add_5x5(w + 1000, x + 70, s); /* L[pin14, pin13] */
   subtract_5(x + 65, s); /* x[pin13] */
+  node_backward_5(w + 975, x + 65); /* x[pin13] */
   /* pivot 12: pin12 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 950, x + 195, s); /* L[pin39, pin12] */
   backward_add_5x5(w + 925, x + 65, s); /* L[pin13, pin12] */
   subtract_5(x + 60, s); /* x[pin12] */
+  node_backward_5(w + 900, x + 60); /* x[pin12] */
   /* pivot 11: pin11 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 875, x + 195, s); /* L[pin39, pin11] */
   backward_add_5x5(w + 850, x + 60, s); /* L[pin12, pin11] */
   subtract_5(x + 55, s); /* x[pin11] */
+  node_backward_5(w + 825, x + 55); /* x[pin11] */
   /* pivot 10: pin10 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 800, x + 195, s); /* L[pin39, pin10] */
   backward_add_5x5(w + 775, x + 55, s); /* L[pin11, pin10] */
   subtract_5(x + 50, s); /* x[pin10] */
+  node_backward_5(w + 750, x + 50); /* x[pin10] */
   /* pivot 9: pin09 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 725, x + 195, s); /* L[pin39, pin09] */
   backward_add_5x5(w + 700, x + 50, s); /* L[pin10, pin09] */
   subtract_5(x + 45, s); /* x[pin09] */
+  node_backward_5(w + 675, x + 45); /* x[pin09] */
   /* pivot 8: pin08 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 650, x + 195, s); /* L[pin39, pin08] */
   backward_add_5x5(w + 625, x + 45, s); /* L[pin09, pin08] */
   subtract_5(x + 40, s); /* x[pin08] */
+  node_backward_5(w + 600, x + 40); /* x[pin08] */
   /* pivot 7: pin07 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 575, x + 195, s); /* L[pin39, pin07] */
   backward_add_5x5(w + 550, x + 40, s); /* L[pin08, pin07] */
   subtract_5(x + 35, s); /* x[pin07] */
+  node_backward_5(w + 525, x + 35); /* x[pin07] */
   /* pivot 6: pin06 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 500, x + 195, s); /* L[pin39, pin06] */
   backward_add_5x5(w + 475, x + 35, s); /* L[pin07, pin06] */
   subtract_5(x + 30, s); /* x[pin06] */
+  node_backward_5(w + 450, x + 30); /* x[pin06] */
   /* pivot 5: pin05 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 425, x + 195, s); /* L[pin39, pin05] */
   backward_add_5x5(w + 400, x + 30, s); /* L[pin06, pin05] */
   subtract_5(x + 25, s); /* x[pin05] */
+  node_backward_5(w + 375, x + 25); /* x[pin05] */
   /* pivot 4: pin04 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 350, x + 195, s); /* L[pin39, pin04] */
   backward_add_5x5(w + 325, x + 25, s); /* L[pin05, pin04] */
   subtract_5(x + 20, s); /* x[pin04] */
+  node_backward_5(w + 300, x + 20); /* x[pin04] */
   /* pivot 3: pin03 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 275, x + 195, s); /* L[pin39, pin03] */
   backward_add_5x5(w + 250, x + 20, s); /* L[pin04, pin03] */
   subtract_5(x + 15, s); /* x[pin03] */
+  node_backward_5(w + 225, x + 15); /* x[pin03] */
   /* pivot 2: pin02 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 200, x + 195, s); /* L[pin39, pin02] */
   backward_add_5x5(w + 175, x + 15, s); /* L[pin03, pin02] */
   subtract_5(x + 10, s); /* x[pin02] */
+  node_backward_5(w + 150, x + 10); /* x[pin02] */
   /* pivot 1: pin01 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 125, x + 195, s); /* L[pin39, pin01] */
   backward_add_5x5(w + 100, x + 10, s); /* L[pin02, pin01] */
   subtract_5(x + 5, s); /* x[pin01] */
+  node_backward_5(w + 75, x + 5); /* x[pin01] */
   /* pivot 0: pin00 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + 50, x + 195, s); /* L[pin39, pin00] */
   backward_add_5x5(w + 25, x + 5, s); /* L[pin01, pin00] */
   subtract_5(x + 0, s); /* x[pin00] */
+  node_backward_5(w + 0, x + 0); /* x[pin00] */
 }
 
 /*---- entry points (rt_factor_fn, rt_solve_fn of rt.h) ------------------------*/
@@ -1821,7 +1861,6 @@ static void track_solve(const void *work, void *x) {
   const scalar *w = work;
   scalar *v = x;
   solve_forward_0(w, v);
-  solve_diagonal_0(w, v);
   solve_backward_0(w, v);
 }
 

@@ -7,7 +7,6 @@
 #include "rt.h"
 
 #include <stddef.h>
-#include <string.h>
 
 #define RT_REAL float
 #define RT_KERNEL(name) interp_##name##_f

@@ -14,25 +14,6 @@
 #error "define RT_REAL and RT_KERNEL before including interp_kernel.h"
 #endif
 
-/* v <- N^-1 v for a node block N of degree d factored in place as l D l^T
- * (rt.h: node_solve, as the solve uses it: z_i = y_i / D_i). In place: y
- * overwrites v as it is computed (y_i reads y_k, k < i only), then z, then
- * x (x_i reads x_k, k > i only). */
-static void RT_KERNEL(node_solve)(const RT_REAL *n, int d, RT_REAL *v) {
-  for (int i = 1; i < d; i++) {
-    const RT_REAL *ni = n + i * d;
-    RT_REAL y = v[i];
-    for (int k = 0; k < i; k++) y = y - ni[k] * v[k];
-    v[i] = y;
-  }
-  for (int i = 0; i < d; i++) v[i] = v[i] / n[i * d + i];
-  for (int i = d - 2; i >= 0; i--) {
-    RT_REAL x = v[i];
-    for (int k = d - 1; k > i; k--) x = x - n[k * d + i] * v[k];
-    v[i] = x;
-  }
-}
-
 /* The elimination of one pivot, specialized by degree (interp_pivot.h):
  * pivot1 .. pivot6, and pivotn for any other degree. */
 #define RT_PIVOT RT_KERNEL(pivot1)
@@ -81,11 +62,17 @@ static int RT_KERNEL(factor)(const rt_program *p, RT_REAL *work, RT_REAL *temp) 
 
 static void RT_KERNEL(solve)(const rt_program *p, const RT_REAL *work, RT_REAL *x) {
   const int np = p->ncons;
-  /* forward: x_q -= L_qp x_p */
+  /* forward: x_p = l_p^-1 x_p, x_q -= L_qp x_p, x_p = D_p^-1 x_p */
   for (int piv = 0; piv < np; piv++) {
     const int cp = p->piv_cons[piv];
     const int dp = p->cons_degree[cp];
-    const RT_REAL *xp = x + p->cons_row[cp];
+    const RT_REAL *n = work + p->piv_node[piv];
+    RT_REAL *xp = x + p->cons_row[cp];
+    for (int i = 1; i < dp; i++) {
+      RT_REAL y = xp[i];
+      for (int k = 0; k < i; k++) y = y - n[i * dp + k] * xp[k];
+      xp[i] = y;
+    }
     for (int k = p->piv_blk_adr[piv]; k < p->piv_blk_adr[piv + 1]; k++) {
       const int cq = p->piv_cons[p->blk_piv[k]];
       const int dq = p->cons_degree[cq];
@@ -98,33 +85,36 @@ static void RT_KERNEL(solve)(const rt_program *p, const RT_REAL *work, RT_REAL *
         xq[r] = xq[r] - s;
       }
     }
-  }
-  /* diagonal: x_p = N_p^-1 x_p */
-  for (int piv = 0; piv < np; piv++) {
-    const int cp = p->piv_cons[piv];
-    RT_KERNEL(node_solve)(work + p->piv_node[piv], p->cons_degree[cp], x + p->cons_row[cp]);
+    for (int i = 0; i < dp; i++) xp[i] = xp[i] / n[i * dp + i];
   }
   /* backward: x_p -= sum over p's blocks of L_qp^T x_q, one sum per row c of
    * x_p running over the blocks from the last to the first and their rows
-   * from the last */
+   * from the last; then x_p = l_p^-T x_p */
   for (int piv = np - 1; piv >= 0; piv--) {
     const int kb = p->piv_blk_adr[piv], ke = p->piv_blk_adr[piv + 1];
-    if (kb == ke) continue;
     const int cp = p->piv_cons[piv];
     const int dp = p->cons_degree[cp];
     RT_REAL *xp = x + p->cons_row[cp];
-    const int cql = p->piv_cons[p->blk_piv[ke - 1]], dql = p->cons_degree[cql];
-    const RT_REAL *xql = x + p->cons_row[cql];
-    for (int c = 0; c < dp; c++) {
-      RT_REAL s = work[p->blk_off[ke - 1] + (dql - 1) * dp + c] * xql[dql - 1];
-      for (int k = ke - 1, r0 = dql - 2; k >= kb; k--) {
-        const int cq = p->piv_cons[p->blk_piv[k]];
-        const int dq = p->cons_degree[cq];
-        const RT_REAL *l = work + p->blk_off[k] + c; /* column c of L_qp */
-        const RT_REAL *xq = x + p->cons_row[cq];
-        for (int r = k == ke - 1 ? r0 : dq - 1; r >= 0; r--) s += l[r * dp] * xq[r];
+    if (kb < ke) {
+      const int cql = p->piv_cons[p->blk_piv[ke - 1]], dql = p->cons_degree[cql];
+      const RT_REAL *xql = x + p->cons_row[cql];
+      for (int c = 0; c < dp; c++) {
+        RT_REAL s = work[p->blk_off[ke - 1] + (dql - 1) * dp + c] * xql[dql - 1];
+        for (int k = ke - 1, r0 = dql - 2; k >= kb; k--) {
+          const int cq = p->piv_cons[p->blk_piv[k]];
+          const int dq = p->cons_degree[cq];
+          const RT_REAL *l = work + p->blk_off[k] + c; /* column c of L_qp */
+          const RT_REAL *xq = x + p->cons_row[cq];
+          for (int r = k == ke - 1 ? r0 : dq - 1; r >= 0; r--) s += l[r * dp] * xq[r];
+        }
+        xp[c] = xp[c] - s;
       }
-      xp[c] = xp[c] - s;
+    }
+    const RT_REAL *n = work + p->piv_node[piv];
+    for (int i = dp - 2; i >= 0; i--) {
+      RT_REAL v = xp[i];
+      for (int k = dp - 1; k > i; k--) v = v - n[k * dp + i] * xp[k];
+      xp[i] = v;
     }
   }
 }

@@ -19,7 +19,7 @@
 
 /* Eliminates a pivot of degree d whose node block is n and whose edge
  * column of height h is e (both in work), its RSI at ri; temp holds h*d
- * scalars. Returns 0 if the node block is not positive definite (n then
+ * scalars (Y of rt.h). Returns 0 if the node block is not positive definite (n then
  * holds the columns factored so far), else 1. The elements reached through
  * n, e, work (the RSI's targets: other pivots' blocks) and temp are
  * distinct, hence restrict. */
@@ -49,43 +49,32 @@ static int RT_PIVOT(RT_REAL *restrict n, RT_REAL *restrict e, int d, int h, RT_R
       for (int k = j + 1; k < i; k++) ni[k] = ni[k] - ni[j] * u[k];
     }
   }
-  /* 2. T[r] = node_solve(N, E[r]), in place in temp: y (forward), z = y *
-   * rinv, x (backward) */
+  /* 2. Y[r] (in temp) = E[r] by forward substitution with l; E[r] = Y[r] D^-1 */
   for (int r = 0; r < h; r++) {
-    RT_REAL *v = temp + r * D;
-    const RT_REAL *er = e + r * D;
+    RT_REAL *y = temp + r * D;
+    RT_REAL *er = e + r * D;
 #pragma GCC unroll 6
     for (int i = 0; i < D; i++) {
       const RT_REAL *ni = n + i * D;
-      RT_REAL y = er[i];
+      RT_REAL v = er[i];
 #pragma GCC unroll 6
-      for (int k = 0; k < i; k++) y = y - ni[k] * v[k];
-      v[i] = y;
-    }
-#pragma GCC unroll 6
-    for (int i = 0; i < D; i++) v[i] = v[i] * rinv[i];
-#pragma GCC unroll 6
-    for (int i = D - 2; i >= 0; i--) {
-      RT_REAL x = v[i];
-#pragma GCC unroll 6
-      for (int k = D - 1; k > i; k--) x = x - n[k * D + i] * v[k];
-      v[i] = x;
+      for (int k = 0; k < i; k++) v = v - ni[k] * y[k];
+      y[i] = v;
+      er[i] = v * rinv[i];
     }
   }
-  /* 3. work[*ri++] -= T[r] . E[c] for c <= r, summed from k = D-1 down */
+  /* 3. work[*ri++] -= E[r] . Y[c] for c <= r, summed from k = 0 up */
   for (int r = 0; r < h; r++) {
-    const RT_REAL *tr = temp + r * D;
+    const RT_REAL *er = e + r * D;
     for (int c = 0; c <= r; c++) {
-      const RT_REAL *ec = e + c * D;
-      RT_REAL s = tr[D - 1] * ec[D - 1];
+      const RT_REAL *yc = temp + c * D;
+      RT_REAL s = er[0] * yc[0];
 #pragma GCC unroll 6
-      for (int k = D - 2; k >= 0; k--) s += tr[k] * ec[k];
+      for (int k = 1; k < D; k++) s += er[k] * yc[k];
       RT_REAL *w = work + *ri++;
       *w = *w - s;
     }
   }
-  /* 4. E = T: the column now holds L */
-  memcpy(e, temp, sizeof *e * (size_t)(h * D));
   return 1;
 }
 

@@ -74,26 +74,39 @@ static int $(k.name)(scalar *restrict n, scalar *restrict rinv) {
 }
 --% end
 --%
---% function emit.node_solve(k)
+--% function emit.node_forward(k)
 --%   local d = k.d
-/* x = N^-1 v for a factored $(d) x $(d) node block (rt.h node_solve); v and x
- * may be the same vector. */
-static void $(k.name)(const scalar *n, const scalar *v, scalar *x) {
---%   for i = 0, d - 1 do
+/* x = l^-1 x for the unit lower l of a factored $(d) x $(d) node block (rt.h
+ * solve, forward). */
+static void $(k.name)(const scalar *restrict n, scalar *restrict x) {
+--%   for i = 1, d - 1 do
 --%     local t = {}
---%     for q = 0, i - 1 do t[#t + 1] = fmt("n[%d] * y%d", i * d + q, q) end
-  const scalar y$(i) = $(minus(fmt("v[%d]", i), t));
+--%     for q = 0, i - 1 do t[#t + 1] = fmt("n[%d] * x[%d]", i * d + q, q) end
+  x[$(i)] = $(minus(fmt("x[%d]", i), t));
 --%   end
+}
+--% end
+--%
+--% function emit.node_diag(k)
+--%   local d = k.d
+/* x = D^-1 x for the diagonal D of a factored $(d) x $(d) node block (rt.h
+ * solve, forward). */
+static void $(k.name)(const scalar *restrict n, scalar *restrict x) {
 --%   for i = 0, d - 1 do
-  const scalar z$(i) = y$(i) / n[$(i * d + i)];
+  x[$(i)] = x[$(i)] / n[$(i * d + i)];
 --%   end
---%   for i = d - 1, 0, -1 do
+}
+--% end
+--%
+--% function emit.node_backward(k)
+--%   local d = k.d
+/* x = l^-T x for the unit lower l of a factored $(d) x $(d) node block (rt.h
+ * solve, backward). */
+static void $(k.name)(const scalar *restrict n, scalar *restrict x) {
+--%   for i = d - 2, 0, -1 do
 --%     local t = {}
---%     for q = d - 1, i + 1, -1 do t[#t + 1] = fmt("n[%d] * x%d", q * d + i, q) end
-  const scalar x$(i) = $(minus(fmt("z%d", i), t));
---%   end
---%   for i = 0, d - 1 do
-  x[$(i)] = x$(i);
+--%     for q = d - 1, i + 1, -1 do t[#t + 1] = fmt("n[%d] * x[%d]", q * d + i, q) end
+  x[$(i)] = $(minus(fmt("x[%d]", i), t));
 --%   end
 }
 --% end
@@ -109,13 +122,13 @@ static void $(k.name)(const scalar *n, const scalar *v, scalar *x) {
 --%   local function sfx(j) return ng > 1 and fmt("_%d", j) or "" end
 --%   local function row(r) return r < rows end
 --%   if m == 1 then
-/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
- * at et[k * $(P.et_ld)]), then overwrites it with node_solve(N, E) using the
- * reciprocals rinv of N's pivots. */
+/* One row of an edge column (rt.h factor step 2): its forward substitution
+ * Y with N's l into et (Y[k] at et[k * $(P.et_ld)]), and Y D^-1 over the row,
+ * with the reciprocals rinv of N's pivots. */
 --%   else
 /* $(rows) rows of an edge column (rt.h factor step 2), one vector lane per row$(ng > 1 and fmt(" (%d vectors of %d)", ng, g) or "")$(rows < ng * g and fmt(", %d lane%s idle", ng * g - rows, ng * g - rows == 1 and "" or "s") or ""):
- * copies them, transposed, into et (row k of et: column k of E, stride
- * $(P.et_ld)), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride $(P.et_ld)), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 --%   end
 static void $(k.name)(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
@@ -133,11 +146,6 @@ static void $(k.name)(const scalar *restrict n, const scalar *restrict rinv, sca
 --%       end
 --%     end
 --%   end
---%   for q = 0, d - 1 do
---%     for j = 0, ng - 1 do
-  $(at("et", q * P.et_ld + j * g, g)) = e$(q)$(sfx(j));
---%     end
---%   end
 --%   for i = 0, d - 1 do
 --%     for j = 0, ng - 1 do
 --%       local t = {}
@@ -145,25 +153,23 @@ static void $(k.name)(const scalar *restrict n, const scalar *restrict rinv, sca
   const $(ty) y$(i)$(sfx(j)) = $(minus(fmt("e%d%s", i, sfx(j)), t));
 --%     end
 --%   end
+--%   for q = 0, d - 1 do
+--%     for j = 0, ng - 1 do
+  $(at("et", q * P.et_ld + j * g, g)) = y$(q)$(sfx(j));
+--%     end
+--%   end
 --%   for i = 0, d - 1 do
 --%     for j = 0, ng - 1 do
   const $(ty) z$(i)$(sfx(j)) = y$(i)$(sfx(j)) * rinv[$(i)];
---%     end
---%   end
---%   for i = d - 1, 0, -1 do
---%     for j = 0, ng - 1 do
---%       local t = {}
---%       for q = d - 1, i + 1, -1 do t[#t + 1] = fmt("n[%d] * x%d%s", q * d + i, q, sfx(j)) end
-  const $(ty) x$(i)$(sfx(j)) = $(minus(fmt("z%d%s", i, sfx(j)), t));
 --%     end
 --%   end
 --%   for j = 0, ng - 1 do
 --%     for r = 0, g - 1 do
 --%       for q = 0, d - 1 do
 --%         if g == 1 then
-  e[$((j * g + r) * d + q)] = x$(q)$(sfx(j));
+  e[$((j * g + r) * d + q)] = z$(q)$(sfx(j));
 --%         elseif row(j * g + r) then
-  e[$((j * g + r) * d + q)] = x$(q)$(sfx(j))[$(r)];
+  e[$((j * g + r) * d + q)] = z$(q)$(sfx(j))[$(r)];
 --%         end
 --%       end
 --%     end
@@ -171,19 +177,19 @@ static void $(k.name)(const scalar *restrict n, const scalar *restrict rinv, sca
 }
 --% end
 --%
---% -- C[r][c..] -= sum(L[r][q] * E^T[q][c..], q = d-1..0) for the pieces of
+--% -- C[r][c..] -= sum(L[r][q] * Y^T[q][c..], q = 0..d-1) for the pieces of
 --% -- row r: the columns [0, ncol) of a target row of width width
 --% local function reduce_row(d, r, ncol, width, W)
 --%   for _, sw in ipairs(segments(ncol, W)) do
 --%     local o, w, t = sw[1], sw[2], {}
---%     for q = d - 1, 0, -1 do t[#t + 1] = fmt("l[%d] * %s", r * d + q, at("et", q * P.et_ld + o, w, true)) end
+--%     for q = 0, d - 1 do t[#t + 1] = fmt("l[%d] * %s", r * d + q, at("et", q * P.et_ld + o, w, true)) end
   $(at("c", r * width + o, w)) -= $(table.concat(t, " + "));
 --%   end
 --% end
 --%
 --% function emit.reduce_tri(k, W)
 --%   local m, d = k.m, k.d
-/* Lower triangle of a $(m) x $(m) node block C -= L E^T, L and E $(m) x $(d) (rt.h
+/* Lower triangle of a $(m) x $(m) node block C -= L Y^T, L and Y $(m) x $(d) (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void $(k.name)(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
 --%   for r = 0, m - 1 do
@@ -194,7 +200,7 @@ static void $(k.name)(scalar *restrict c, const scalar *restrict l, const scalar
 --%
 --% function emit.reduce(k, W)
 --%   local m, n, d = k.m, k.n, k.d
-/* C -= L E^T for a $(m) x $(n) block C, L $(m) x $(d), E $(n) x $(d) (rt.h factor
+/* C -= L Y^T for a $(m) x $(n) block C, L $(m) x $(d), Y $(n) x $(d) (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void $(k.name)(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
 --%   for r = 0, m - 1 do

@@ -14,12 +14,12 @@
  * contract, the workspace layout and the reference arithmetic are in rt.h).
 --% if P.mode == "unrolled" then
  * Each pivot's elimination is its own function factor_p<pivot>: the dense
- * LDL^T of its node block, its edge column turned into L = E N^-1 in panels
- * of rows (keeping E^T in the temporary), and one kernel call per block
- * pair of the reduction C -= L E^T (the RSI grouped by target block, whose
- * workspace offset is a literal). The kernels below are the reference
- * arithmetic of rt.h specialized by degree; vector lanes hold independent
- * results, so every instruction set gives the same bits.
+ * LDL^T of its node block, its edge column turned into L = E l^-T D^-1 in
+ * panels of rows (keeping Y = E l^-T, transposed, in the temporary), and one
+ * kernel call per block pair of the reduction C -= L Y^T (the RSI grouped by
+ * target block, whose workspace offset is a literal). The kernels below are
+ * the reference arithmetic of rt.h specialized by degree; vector lanes hold
+ * independent results, so every instruction set gives the same bits.
 --% else
  * Tables mode: factor and solve are NULL, the runtime's interpreter runs the
  * tables below.

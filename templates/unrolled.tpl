@@ -32,8 +32,8 @@
 --% function stmt.forward(op)
   $(op.kernel)(w + $(op.a), x + $(op.b), x + $(op.c));$(origin(op.comment))
 --% end
---% function stmt.diagonal(op)
-  $(op.kernel)(w + $(op.a), x + $(op.b), x + $(op.b));$(origin(op.comment))
+--% function stmt.node(op)
+  $(op.kernel)(w + $(op.a), x + $(op.b));$(origin(op.comment))
 --% end
 --% function stmt.backward(op)
   $(op.kernel)(w + $(op.a), x + $(op.c), s);$(origin(op.comment))
@@ -72,9 +72,8 @@ static void $(f.name)(scalar *restrict w, scalar *restrict t) {
 --% end
 --%
 --% local titles = {
---%   forward = "forward substitution with the L blocks, pivots in order",
---%   diagonal = "block-diagonal solves with the factored node blocks",
---%   backward = "backward substitution with the L^T blocks, pivots in reverse order",
+--%   forward = "forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order",
+--%   backward = "backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order",
 --% }
 --% local phase = nil
 --% for _, f in ipairs(P.solve) do

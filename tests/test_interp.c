@@ -143,20 +143,16 @@ static double ref_sum(int n, const double *a, int sa, const double *b, int sb) {
 
 #define AT(m, d, i, j) ((m)[(i) * (d) + (j)])
 
-/* node_solve(N, v): y, z, x as rt.h writes them, in separate arrays; z
- * divides by D, or multiplies by the reciprocals rinv when given */
-static void ref_node_solve(const double *nb, int d, const double *rinv, double *v) {
-  double y[RT_MAX_DEGREE], z[RT_MAX_DEGREE], x[RT_MAX_DEGREE];
-  for (int i = 0; i < d; i++) {
-    y[i] = v[i];
-    for (int k = 0; k < i; k++) y[i] = rd(y[i] - rd(AT(nb, d, i, k) * y[k]));
-  }
-  for (int i = 0; i < d; i++) z[i] = rinv ? rd(y[i] * rinv[i]) : rd(y[i] / AT(nb, d, i, i));
-  for (int i = d - 1; i >= 0; i--) {
-    x[i] = z[i];
-    for (int k = d - 1; k > i; k--) x[i] = rd(x[i] - rd(AT(nb, d, k, i) * x[k]));
-  }
-  memcpy(v, x, sizeof *v * (size_t)d);
+/* v = l^-1 v (rt.h: forward substitution with a node block's unit lower l) */
+static void ref_node_forward(const double *nb, int d, double *v) {
+  for (int i = 0; i < d; i++)
+    for (int k = 0; k < i; k++) v[i] = rd(v[i] - rd(AT(nb, d, i, k) * v[k]));
+}
+
+/* v = l^-T v (rt.h: backward substitution with l^T, from the last row) */
+static void ref_node_backward(const double *nb, int d, double *v) {
+  for (int i = d - 1; i >= 0; i--)
+    for (int k = d - 1; k > i; k--) v[i] = rd(v[i] - rd(AT(nb, d, k, i) * v[k]));
 }
 
 static int ref_factor(const rt_program *p, double *w) {
@@ -182,18 +178,19 @@ static int ref_factor(const rt_program *p, double *w) {
         for (int k = j + 1; k < i; k++) AT(nb, d, i, k) = rd(AT(nb, d, i, k) - rd(AT(nb, d, i, j) * u[k]));
       }
     }
+    /* Y (in t) = E l^-T, then E = Y D^-1 */
     for (int r = 0; r < h; r++) {
       memcpy(t + r * d, e + r * d, sizeof *t * (size_t)d);
-      ref_node_solve(nb, d, rinv, t + r * d);
+      ref_node_forward(nb, d, t + r * d);
+      for (int i = 0; i < d; i++) e[r * d + i] = rd(t[r * d + i] * rinv[i]);
     }
     int64_t at = p->piv_rsi_adr[piv];
     for (int r = 0; r < h; r++)
       for (int c = 0; c <= r; c++) {
         int32_t o = rsi[at++];
-        w[o] = rd(w[o] - ref_sum(d, t + r * d + d - 1, -1, e + c * d + d - 1, -1)); /* k = d-1..0 */
+        w[o] = rd(w[o] - ref_sum(d, e + r * d, 1, t + c * d, 1)); /* k = 0..d-1 */
       }
     assert_true(at == p->piv_rsi_adr[piv + 1]);
-    memcpy(e, t, sizeof *t * (size_t)(h * d));
   }
   free(t);
   return -1;
@@ -203,20 +200,22 @@ static void ref_solve(const rt_program *p, const double *w, double *x) {
   int np = p->ncons;
   for (int piv = 0; piv < np; piv++) {
     int cp = p->piv_cons[piv], dp = p->cons_degree[cp], rp = p->cons_row[cp];
+    const double *nb = w + p->piv_node[piv];
+    ref_node_forward(nb, dp, x + rp);
     for (int k = p->piv_blk_adr[piv]; k < p->piv_blk_adr[piv + 1]; k++) {
       int cq = p->piv_cons[p->blk_piv[k]], rq = p->cons_row[cq];
       for (int r = 0; r < p->cons_degree[cq]; r++)
         x[rq + r] = rd(x[rq + r] - ref_sum(dp, w + p->blk_off[k] + r * dp, 1, x + rp, 1));
     }
-  }
-  for (int piv = 0; piv < np; piv++) {
-    int cp = p->piv_cons[piv];
-    ref_node_solve(w + p->piv_node[piv], p->cons_degree[cp], NULL, x + p->cons_row[cp]);
+    for (int i = 0; i < dp; i++) x[rp + i] = rd(x[rp + i] / AT(nb, dp, i, i));
   }
   for (int piv = np - 1; piv >= 0; piv--) {
     int cp = p->piv_cons[piv], dp = p->cons_degree[cp], rp = p->cons_row[cp];
     int h = p->piv_height[piv];
-    if (h == 0) continue;
+    if (h == 0) {
+      ref_node_backward(w + p->piv_node[piv], dp, x + rp);
+      continue;
+    }
     /* gather the pairs (L_k[r][c], x[R_q + r]) in rt.h's order (blocks and
      * rows from the last), then sum */
     double *lv = calloc((size_t)h, sizeof *lv), *xv = calloc((size_t)h, sizeof *xv);
@@ -235,6 +234,7 @@ static void ref_solve(const rt_program *p, const double *w, double *x) {
     }
     free(lv);
     free(xv);
+    ref_node_backward(w + p->piv_node[piv], dp, x + rp);
   }
 }
 

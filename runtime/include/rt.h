@@ -131,8 +131,13 @@ uint64_t rt_structure_hash(int nbody, const unsigned char *body_fixed, int njoin
  * an empty sum is not computed and nothing is subtracted). "x -= a * b over
  * k = ..." means x = x - a_k * b_k, one subtraction per k, in that order.
  *
+ * The factor is H = L D L^T with L unit lower triangular and D diagonal,
+ * stored block by block: each node block holds its own l (strict lower
+ * triangle) and D (diagonal); each edge block L_k holds the scalar factor's
+ * entries below it, E l^-T D^-1 for the assembled edge block E.
+ *
  * factor, for each pivot p (degree d, height h, N its node block, E its
- * edge column seen as an h x d row-major matrix, T a temporary h x d):
+ * edge column seen as an h x d row-major matrix, Y a temporary h x d):
  *   1. dense LDL^T of N in place, right-looking, j = 0..d-1:
  *        D = N[j][j]
  *        if !(D > 0) the factorization fails at pivot p
@@ -142,31 +147,31 @@ uint64_t rt_structure_hash(int nbody, const unsigned char *body_fixed, int njoin
  *          N[i][i] = N[i][i] - (u_i * u_i) * rinv_j
  *          N[i][k] = N[i][k] - N[i][j] * u_k                 k = j+1..i-1
  *      (u_i: the column's values before scaling)
- *   2. for r = 0..h-1: T[r] = node_solve(N, E[r]), with z_i = y_i * rinv_i
+ *   2. for r = 0..h-1, i = 0..d-1 (forward substitution with l, then D^-1):
+ *        y = E[r][i],  y -= N[i][k] * Y[r][k] over k = 0..i-1
+ *        Y[r][i] = y,  E[r][i] = y * rinv_i
  *   3. for r = 0..h-1, c = 0..r, with rsi the pivot's RSI read in order:
- *        work[*rsi++] -= sum(T[r][k] * E[c][k], k = d-1..0)
- *   4. E = T
+ *        work[*rsi++] -= sum(E[r][k] * Y[c][k], k = 0..d-1)
  * (The order is chosen for the latency of the chain that runs from one
  * node block through the panel of the next pivot's rows to the next node
  * block: one division per column, multiplications by reciprocals, each
  * new value subtracted last, sums that end with the last-computed term.
- * Step 3 pairs T's row r with E's row c so that unrolled code can take row
- * r from the finished L and vectorize across c.)
+ * Step 3 pairs E's finished row r with Y's row c so that unrolled code can
+ * vectorize across c. E Y^T = E l^-T D^-1 l^-1 E^T = E N^-1 E^T: the
+ * update of block LDL^T, without its backward substitution.)
  *
- * node_solve(N, v), N factored as l D l^T (l unit lower, in N's strict lower
- * triangle; D on its diagonal), returns x with N x = v:
- *   y_i = v_i,  y_i -= N[i][k] * y_k over k = 0..i-1           i = 0..d-1
- *   z_i = y_i / N[i][i]           (factor step 2: y_i * rinv_i)
- *   x_i = z_i,  x_i -= N[k][i] * x_k over k = d-1..i+1         i = d-1..0
- *
- * solve(x) for H x = b, x holding b on entry (R_p = rows of pivot p):
- *   forward,  p = 0..n-1, each block k of p (row pivot q), r = 0..d_q-1:
+ * solve(x) for H x = b, x holding b on entry (R_p = rows of pivot p, N_p
+ * its node block, blocks k of p with row pivot q):
+ *   forward, p = 0..n-1:
+ *        x[R_p+i] -= N_p[i][k] * x[R_p+k] over k = 0..i-1      i = 1..d_p-1
  *        x[R_q + r] -= sum(L_k[r][c] * x[R_p + c], c = 0..d_p-1)
- *   diagonal, p = 0..n-1: x[R_p] = node_solve(N_p, x[R_p])
- *   backward, p = n-1..0, c = 0..d_p-1:
+ *                                          each block k of p, r = 0..d_q-1
+ *        x[R_p+i] = x[R_p+i] / N_p[i][i]                       i = 0..d_p-1
+ *   backward, p = n-1..0:
  *        x[R_p + c] -= sum(L_k[r][c] * x[R_q + r], blocks k of p from the
- *                          last to the first, r = d_q-1..0)
+ *                          last to the first, r = d_q-1..0)   c = 0..d_p-1
  *        (the first block's x, final last, enters the sum last)
+ *        x[R_p+i] -= N_p[k][i] * x[R_p+k] over k = d_p-1..i+1  i = d_p-2..0
  */
 
 typedef enum rt_precision { RT_FLOAT = 0, RT_DOUBLE = 1 } rt_precision;

@@ -5,12 +5,12 @@
  * the program object elimination_example_program (declared in elimination_example.h; the
  * contract, the workspace layout and the reference arithmetic are in rt.h).
  * Each pivot's elimination is its own function factor_p<pivot>: the dense
- * LDL^T of its node block, its edge column turned into L = E N^-1 in panels
- * of rows (keeping E^T in the temporary), and one kernel call per block
- * pair of the reduction C -= L E^T (the RSI grouped by target block, whose
- * workspace offset is a literal). The kernels below are the reference
- * arithmetic of rt.h specialized by degree; vector lanes hold independent
- * results, so every instruction set gives the same bits.
+ * LDL^T of its node block, its edge column turned into L = E l^-T D^-1 in
+ * panels of rows (keeping Y = E l^-T, transposed, in the temporary), and one
+ * kernel call per block pair of the reduction C -= L Y^T (the RSI grouped by
+ * target block, whose workspace offset is a literal). The kernels below are
+ * the reference arithmetic of rt.h specialized by degree; vector lanes hold
+ * independent results, so every instruction set gives the same bits.
  *
  * Mechanism statistics
  *   bodies          4 (none shattered)
@@ -255,55 +255,60 @@ static int factor_node_5(scalar *restrict n, scalar *restrict rinv) {
   return 0;
 }
 
-/* x = N^-1 v for a factored 1 x 1 node block (rt.h node_solve); v and x
- * may be the same vector. */
-static void node_solve_1(const scalar *n, const scalar *v, scalar *x) {
-  const scalar y0 = v[0];
-  const scalar z0 = y0 / n[0];
-  const scalar x0 = z0;
-  x[0] = x0;
+/* x = l^-1 x for the unit lower l of a factored 3 x 3 node block (rt.h
+ * solve, forward). */
+static void node_forward_3(const scalar *restrict n, scalar *restrict x) {
+  x[1] = x[1] - n[3] * x[0];
+  x[2] = x[2] - n[6] * x[0] - n[7] * x[1];
 }
 
-/* x = N^-1 v for a factored 3 x 3 node block (rt.h node_solve); v and x
- * may be the same vector. */
-static void node_solve_3(const scalar *n, const scalar *v, scalar *x) {
-  const scalar y0 = v[0];
-  const scalar y1 = v[1] - n[3] * y0;
-  const scalar y2 = v[2] - n[6] * y0 - n[7] * y1;
-  const scalar z0 = y0 / n[0];
-  const scalar z1 = y1 / n[4];
-  const scalar z2 = y2 / n[8];
-  const scalar x2 = z2;
-  const scalar x1 = z1 - n[7] * x2;
-  const scalar x0 = z0 - n[6] * x2 - n[3] * x1;
-  x[0] = x0;
-  x[1] = x1;
-  x[2] = x2;
+/* x = l^-1 x for the unit lower l of a factored 5 x 5 node block (rt.h
+ * solve, forward). */
+static void node_forward_5(const scalar *restrict n, scalar *restrict x) {
+  x[1] = x[1] - n[5] * x[0];
+  x[2] = x[2] - n[10] * x[0] - n[11] * x[1];
+  x[3] = x[3] - n[15] * x[0] - n[16] * x[1] - n[17] * x[2];
+  x[4] = x[4] - n[20] * x[0] - n[21] * x[1] - n[22] * x[2] - n[23] * x[3];
 }
 
-/* x = N^-1 v for a factored 5 x 5 node block (rt.h node_solve); v and x
- * may be the same vector. */
-static void node_solve_5(const scalar *n, const scalar *v, scalar *x) {
-  const scalar y0 = v[0];
-  const scalar y1 = v[1] - n[5] * y0;
-  const scalar y2 = v[2] - n[10] * y0 - n[11] * y1;
-  const scalar y3 = v[3] - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const scalar y4 = v[4] - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  const scalar z0 = y0 / n[0];
-  const scalar z1 = y1 / n[6];
-  const scalar z2 = y2 / n[12];
-  const scalar z3 = y3 / n[18];
-  const scalar z4 = y4 / n[24];
-  const scalar x4 = z4;
-  const scalar x3 = z3 - n[23] * x4;
-  const scalar x2 = z2 - n[22] * x4 - n[17] * x3;
-  const scalar x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const scalar x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  x[0] = x0;
-  x[1] = x1;
-  x[2] = x2;
-  x[3] = x3;
-  x[4] = x4;
+/* x = D^-1 x for the diagonal D of a factored 1 x 1 node block (rt.h
+ * solve, forward). */
+static void node_diag_1(const scalar *restrict n, scalar *restrict x) {
+  x[0] = x[0] / n[0];
+}
+
+/* x = D^-1 x for the diagonal D of a factored 3 x 3 node block (rt.h
+ * solve, forward). */
+static void node_diag_3(const scalar *restrict n, scalar *restrict x) {
+  x[0] = x[0] / n[0];
+  x[1] = x[1] / n[4];
+  x[2] = x[2] / n[8];
+}
+
+/* x = D^-1 x for the diagonal D of a factored 5 x 5 node block (rt.h
+ * solve, forward). */
+static void node_diag_5(const scalar *restrict n, scalar *restrict x) {
+  x[0] = x[0] / n[0];
+  x[1] = x[1] / n[6];
+  x[2] = x[2] / n[12];
+  x[3] = x[3] / n[18];
+  x[4] = x[4] / n[24];
+}
+
+/* x = l^-T x for the unit lower l of a factored 3 x 3 node block (rt.h
+ * solve, backward). */
+static void node_backward_3(const scalar *restrict n, scalar *restrict x) {
+  x[1] = x[1] - n[7] * x[2];
+  x[0] = x[0] - n[6] * x[2] - n[3] * x[1];
+}
+
+/* x = l^-T x for the unit lower l of a factored 5 x 5 node block (rt.h
+ * solve, backward). */
+static void node_backward_5(const scalar *restrict n, scalar *restrict x) {
+  x[3] = x[3] - n[23] * x[4];
+  x[2] = x[2] - n[22] * x[4] - n[17] * x[3];
+  x[1] = x[1] - n[21] * x[4] - n[16] * x[3] - n[11] * x[2];
+  x[0] = x[0] - n[20] * x[4] - n[15] * x[3] - n[10] * x[2] - n[5] * x[1];
 }
 
 /* xq -= L xp for a 1 x 3 block L (rt.h solve, forward). */
@@ -415,153 +420,141 @@ static void subtract_5(scalar *restrict x, const scalar *restrict s) {
 #if defined(__AVX__)
 /* AVX: 32-byte vectors */
 
-/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
- * at et[k * 8]), then overwrites it with node_solve(N, E) using the
- * reciprocals rinv of N's pivots. */
+/* One row of an edge column (rt.h factor step 2): its forward substitution
+ * Y with N's l into et (Y[k] at et[k * 8]), and Y D^-1 over the row,
+ * with the reciprocals rinv of N's pivots. */
 static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const scalar e0 = e[0];
   const scalar e1 = e[1];
   const scalar e2 = e[2];
   const scalar e3 = e[3];
   const scalar e4 = e[4];
-  et[0] = e0;
-  et[8] = e1;
-  et[16] = e2;
-  et[24] = e3;
-  et[32] = e4;
   const scalar y0 = e0;
   const scalar y1 = e1 - n[5] * y0;
   const scalar y2 = e2 - n[10] * y0 - n[11] * y1;
   const scalar y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
   const scalar y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  et[0] = y0;
+  et[8] = y1;
+  et[16] = y2;
+  et[24] = y3;
+  et[32] = y4;
   const scalar z0 = y0 * rinv[0];
   const scalar z1 = y1 * rinv[1];
   const scalar z2 = y2 * rinv[2];
   const scalar z3 = y3 * rinv[3];
   const scalar z4 = y4 * rinv[4];
-  const scalar x4 = z4;
-  const scalar x3 = z3 - n[23] * x4;
-  const scalar x2 = z2 - n[22] * x4 - n[17] * x3;
-  const scalar x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const scalar x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0;
-  e[1] = x1;
-  e[2] = x2;
-  e[3] = x3;
-  e[4] = x4;
+  e[0] = z0;
+  e[1] = z1;
+  e[2] = z2;
+  e[3] = z3;
+  e[4] = z4;
 }
 
 /* 5 rows of an edge column (rt.h factor step 2), one vector lane per row, 3 lanes idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 8), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 8), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_3x5_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v8 e0 = {e[0], e[3], e[6], e[9], e[12], 0, 0, 0};
   const v8 e1 = {e[1], e[4], e[7], e[10], e[13], 0, 0, 0};
   const v8 e2 = {e[2], e[5], e[8], e[11], e[14], 0, 0, 0};
-  *(v8 *)(et + 0) = e0;
-  *(v8 *)(et + 8) = e1;
-  *(v8 *)(et + 16) = e2;
   const v8 y0 = e0;
   const v8 y1 = e1 - n[3] * y0;
   const v8 y2 = e2 - n[6] * y0 - n[7] * y1;
+  *(v8 *)(et + 0) = y0;
+  *(v8 *)(et + 8) = y1;
+  *(v8 *)(et + 16) = y2;
   const v8 z0 = y0 * rinv[0];
   const v8 z1 = y1 * rinv[1];
   const v8 z2 = y2 * rinv[2];
-  const v8 x2 = z2;
-  const v8 x1 = z1 - n[7] * x2;
-  const v8 x0 = z0 - n[6] * x2 - n[3] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x0[1];
-  e[4] = x1[1];
-  e[5] = x2[1];
-  e[6] = x0[2];
-  e[7] = x1[2];
-  e[8] = x2[2];
-  e[9] = x0[3];
-  e[10] = x1[3];
-  e[11] = x2[3];
-  e[12] = x0[4];
-  e[13] = x1[4];
-  e[14] = x2[4];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z0[1];
+  e[4] = z1[1];
+  e[5] = z2[1];
+  e[6] = z0[2];
+  e[7] = z1[2];
+  e[8] = z2[2];
+  e[9] = z0[3];
+  e[10] = z1[3];
+  e[11] = z2[3];
+  e[12] = z0[4];
+  e[13] = z1[4];
+  e[14] = z2[4];
 }
 
 /* 6 rows of an edge column (rt.h factor step 2), one vector lane per row, 2 lanes idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 8), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 8), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_3x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v8 e0 = {e[0], e[3], e[6], e[9], e[12], e[15], 0, 0};
   const v8 e1 = {e[1], e[4], e[7], e[10], e[13], e[16], 0, 0};
   const v8 e2 = {e[2], e[5], e[8], e[11], e[14], e[17], 0, 0};
-  *(v8 *)(et + 0) = e0;
-  *(v8 *)(et + 8) = e1;
-  *(v8 *)(et + 16) = e2;
   const v8 y0 = e0;
   const v8 y1 = e1 - n[3] * y0;
   const v8 y2 = e2 - n[6] * y0 - n[7] * y1;
+  *(v8 *)(et + 0) = y0;
+  *(v8 *)(et + 8) = y1;
+  *(v8 *)(et + 16) = y2;
   const v8 z0 = y0 * rinv[0];
   const v8 z1 = y1 * rinv[1];
   const v8 z2 = y2 * rinv[2];
-  const v8 x2 = z2;
-  const v8 x1 = z1 - n[7] * x2;
-  const v8 x0 = z0 - n[6] * x2 - n[3] * x1;
-  e[0] = x0[0];
-  e[1] = x1[0];
-  e[2] = x2[0];
-  e[3] = x0[1];
-  e[4] = x1[1];
-  e[5] = x2[1];
-  e[6] = x0[2];
-  e[7] = x1[2];
-  e[8] = x2[2];
-  e[9] = x0[3];
-  e[10] = x1[3];
-  e[11] = x2[3];
-  e[12] = x0[4];
-  e[13] = x1[4];
-  e[14] = x2[4];
-  e[15] = x0[5];
-  e[16] = x1[5];
-  e[17] = x2[5];
+  e[0] = z0[0];
+  e[1] = z1[0];
+  e[2] = z2[0];
+  e[3] = z0[1];
+  e[4] = z1[1];
+  e[5] = z2[1];
+  e[6] = z0[2];
+  e[7] = z1[2];
+  e[8] = z2[2];
+  e[9] = z0[3];
+  e[10] = z1[3];
+  e[11] = z2[3];
+  e[12] = z0[4];
+  e[13] = z1[4];
+  e[14] = z2[4];
+  e[15] = z0[5];
+  e[16] = z1[5];
+  e[17] = z2[5];
 }
 
 /* 8 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 8), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 8), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_1x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   (void)n; /* a 1 x 1 block: only its reciprocal */
   const v8 e0 = {e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7]};
-  *(v8 *)(et + 0) = e0;
   const v8 y0 = e0;
+  *(v8 *)(et + 0) = y0;
   const v8 z0 = y0 * rinv[0];
-  const v8 x0 = z0;
-  e[0] = x0[0];
-  e[1] = x0[1];
-  e[2] = x0[2];
-  e[3] = x0[3];
-  e[4] = x0[4];
-  e[5] = x0[5];
-  e[6] = x0[6];
-  e[7] = x0[7];
+  e[0] = z0[0];
+  e[1] = z0[1];
+  e[2] = z0[2];
+  e[3] = z0[3];
+  e[4] = z0[4];
+  e[5] = z0[5];
+  e[6] = z0[6];
+  e[7] = z0[7];
 }
 
-/* Lower triangle of a 1 x 1 node block C -= L E^T, L and E 1 x 3 (rt.h
+/* Lower triangle of a 1 x 1 node block C -= L Y^T, L and Y 1 x 3 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_1_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[2] * et[16] + l[1] * et[8] + l[0] * et[0];
+  c[0] -= l[0] * et[0] + l[1] * et[8] + l[2] * et[16];
 }
 
-/* Lower triangle of a 1 x 1 node block C -= L E^T, L and E 1 x 5 (rt.h
+/* Lower triangle of a 1 x 1 node block C -= L Y^T, L and Y 1 x 5 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_1_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[4] * et[32] + l[3] * et[24] + l[2] * et[16] + l[1] * et[8] + l[0] * et[0];
+  c[0] -= l[0] * et[0] + l[1] * et[8] + l[2] * et[16] + l[3] * et[24] + l[4] * et[32];
 }
 
-/* Lower triangle of a 3 x 3 node block C -= L E^T, L and E 3 x 1 (rt.h
+/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 1 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_3_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
   c[0] -= l[0] * et[0];
@@ -570,7 +563,7 @@ static void reduce_tri_3_d1(scalar *restrict c, const scalar *restrict l, const 
   c[8] -= l[2] * et[2];
 }
 
-/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 1 (rt.h
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 1 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
   c[0] -= l[0] * et[0];
@@ -582,26 +575,26 @@ static void reduce_tri_5_d1(scalar *restrict c, const scalar *restrict l, const 
   c[24] -= l[4] * et[4];
 }
 
-/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 3 (rt.h
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 3 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[2] * et[16] + l[1] * et[8] + l[0] * et[0];
-  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 16) + l[4] * *(const v2 *)(et + 8) + l[3] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 10) -= l[8] * *(const v2 *)(et + 16) + l[7] * *(const v2 *)(et + 8) + l[6] * *(const v2 *)(et + 0);
-  c[12] -= l[8] * et[18] + l[7] * et[10] + l[6] * et[2];
-  *(v4 *)(c + 15) -= l[11] * *(const v4 *)(et + 16) + l[10] * *(const v4 *)(et + 8) + l[9] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 20) -= l[14] * *(const v4 *)(et + 16) + l[13] * *(const v4 *)(et + 8) + l[12] * *(const v4 *)(et + 0);
-  c[24] -= l[14] * et[20] + l[13] * et[12] + l[12] * et[4];
+  c[0] -= l[0] * et[0] + l[1] * et[8] + l[2] * et[16];
+  *(v2 *)(c + 5) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 8) + l[5] * *(const v2 *)(et + 16);
+  *(v2 *)(c + 10) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 8) + l[8] * *(const v2 *)(et + 16);
+  c[12] -= l[6] * et[2] + l[7] * et[10] + l[8] * et[18];
+  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 8) + l[11] * *(const v4 *)(et + 16);
+  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 8) + l[14] * *(const v4 *)(et + 16);
+  c[24] -= l[12] * et[4] + l[13] * et[12] + l[14] * et[20];
 }
 
-/* C -= L E^T for a 1 x 5 block C, L 1 x 3, E 5 x 3 (rt.h factor
+/* C -= L Y^T for a 1 x 5 block C, L 1 x 3, Y 5 x 3 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_1x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[2] * *(const v4 *)(et + 16) + l[1] * *(const v4 *)(et + 8) + l[0] * *(const v4 *)(et + 0);
-  c[4] -= l[2] * et[20] + l[1] * et[12] + l[0] * et[4];
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 8) + l[2] * *(const v4 *)(et + 16);
+  c[4] -= l[0] * et[4] + l[1] * et[12] + l[2] * et[20];
 }
 
-/* C -= L E^T for a 5 x 3 block C, L 5 x 1, E 3 x 1 (rt.h factor
+/* C -= L Y^T for a 5 x 3 block C, L 5 x 1, Y 3 x 1 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_5x3_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
   *(v2 *)(c + 0) -= l[0] * *(const v2 *)(et + 0);
@@ -619,45 +612,40 @@ static void reduce_5x3_d1(scalar *restrict c, const scalar *restrict l, const sc
 #else
 /* 16-byte vectors (SSE2, the x86-64 baseline; NEON) */
 
-/* One row of an edge column (rt.h factor step 2): copies it into et (E[k]
- * at et[k * 8]), then overwrites it with node_solve(N, E) using the
- * reciprocals rinv of N's pivots. */
+/* One row of an edge column (rt.h factor step 2): its forward substitution
+ * Y with N's l into et (Y[k] at et[k * 8]), and Y D^-1 over the row,
+ * with the reciprocals rinv of N's pivots. */
 static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const scalar e0 = e[0];
   const scalar e1 = e[1];
   const scalar e2 = e[2];
   const scalar e3 = e[3];
   const scalar e4 = e[4];
-  et[0] = e0;
-  et[8] = e1;
-  et[16] = e2;
-  et[24] = e3;
-  et[32] = e4;
   const scalar y0 = e0;
   const scalar y1 = e1 - n[5] * y0;
   const scalar y2 = e2 - n[10] * y0 - n[11] * y1;
   const scalar y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
   const scalar y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
+  et[0] = y0;
+  et[8] = y1;
+  et[16] = y2;
+  et[24] = y3;
+  et[32] = y4;
   const scalar z0 = y0 * rinv[0];
   const scalar z1 = y1 * rinv[1];
   const scalar z2 = y2 * rinv[2];
   const scalar z3 = y3 * rinv[3];
   const scalar z4 = y4 * rinv[4];
-  const scalar x4 = z4;
-  const scalar x3 = z3 - n[23] * x4;
-  const scalar x2 = z2 - n[22] * x4 - n[17] * x3;
-  const scalar x1 = z1 - n[21] * x4 - n[16] * x3 - n[11] * x2;
-  const scalar x0 = z0 - n[20] * x4 - n[15] * x3 - n[10] * x2 - n[5] * x1;
-  e[0] = x0;
-  e[1] = x1;
-  e[2] = x2;
-  e[3] = x3;
-  e[4] = x4;
+  e[0] = z0;
+  e[1] = z1;
+  e[2] = z2;
+  e[3] = z3;
+  e[4] = z4;
 }
 
 /* 5 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 3 lanes idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 8), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 8), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_3x5_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0_0 = {e[0], e[3], e[6], e[9]};
@@ -666,50 +654,44 @@ static void panel_3x5_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 e1_1 = {e[13], 0, 0, 0};
   const v4 e2_0 = {e[2], e[5], e[8], e[11]};
   const v4 e2_1 = {e[14], 0, 0, 0};
-  *(v4 *)(et + 0) = e0_0;
-  *(v4 *)(et + 4) = e0_1;
-  *(v4 *)(et + 8) = e1_0;
-  *(v4 *)(et + 12) = e1_1;
-  *(v4 *)(et + 16) = e2_0;
-  *(v4 *)(et + 20) = e2_1;
   const v4 y0_0 = e0_0;
   const v4 y0_1 = e0_1;
   const v4 y1_0 = e1_0 - n[3] * y0_0;
   const v4 y1_1 = e1_1 - n[3] * y0_1;
   const v4 y2_0 = e2_0 - n[6] * y0_0 - n[7] * y1_0;
   const v4 y2_1 = e2_1 - n[6] * y0_1 - n[7] * y1_1;
+  *(v4 *)(et + 0) = y0_0;
+  *(v4 *)(et + 4) = y0_1;
+  *(v4 *)(et + 8) = y1_0;
+  *(v4 *)(et + 12) = y1_1;
+  *(v4 *)(et + 16) = y2_0;
+  *(v4 *)(et + 20) = y2_1;
   const v4 z0_0 = y0_0 * rinv[0];
   const v4 z0_1 = y0_1 * rinv[0];
   const v4 z1_0 = y1_0 * rinv[1];
   const v4 z1_1 = y1_1 * rinv[1];
   const v4 z2_0 = y2_0 * rinv[2];
   const v4 z2_1 = y2_1 * rinv[2];
-  const v4 x2_0 = z2_0;
-  const v4 x2_1 = z2_1;
-  const v4 x1_0 = z1_0 - n[7] * x2_0;
-  const v4 x1_1 = z1_1 - n[7] * x2_1;
-  const v4 x0_0 = z0_0 - n[6] * x2_0 - n[3] * x1_0;
-  const v4 x0_1 = z0_1 - n[6] * x2_1 - n[3] * x1_1;
-  e[0] = x0_0[0];
-  e[1] = x1_0[0];
-  e[2] = x2_0[0];
-  e[3] = x0_0[1];
-  e[4] = x1_0[1];
-  e[5] = x2_0[1];
-  e[6] = x0_0[2];
-  e[7] = x1_0[2];
-  e[8] = x2_0[2];
-  e[9] = x0_0[3];
-  e[10] = x1_0[3];
-  e[11] = x2_0[3];
-  e[12] = x0_1[0];
-  e[13] = x1_1[0];
-  e[14] = x2_1[0];
+  e[0] = z0_0[0];
+  e[1] = z1_0[0];
+  e[2] = z2_0[0];
+  e[3] = z0_0[1];
+  e[4] = z1_0[1];
+  e[5] = z2_0[1];
+  e[6] = z0_0[2];
+  e[7] = z1_0[2];
+  e[8] = z2_0[2];
+  e[9] = z0_0[3];
+  e[10] = z1_0[3];
+  e[11] = z2_0[3];
+  e[12] = z0_1[0];
+  e[13] = z1_1[0];
+  e[14] = z2_1[0];
 }
 
 /* 6 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 2 lanes idle:
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 8), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 8), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_3x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   const v4 e0_0 = {e[0], e[3], e[6], e[9]};
@@ -718,89 +700,81 @@ static void panel_3x6_of_8(const scalar *restrict n, const scalar *restrict rinv
   const v4 e1_1 = {e[13], e[16], 0, 0};
   const v4 e2_0 = {e[2], e[5], e[8], e[11]};
   const v4 e2_1 = {e[14], e[17], 0, 0};
-  *(v4 *)(et + 0) = e0_0;
-  *(v4 *)(et + 4) = e0_1;
-  *(v4 *)(et + 8) = e1_0;
-  *(v4 *)(et + 12) = e1_1;
-  *(v4 *)(et + 16) = e2_0;
-  *(v4 *)(et + 20) = e2_1;
   const v4 y0_0 = e0_0;
   const v4 y0_1 = e0_1;
   const v4 y1_0 = e1_0 - n[3] * y0_0;
   const v4 y1_1 = e1_1 - n[3] * y0_1;
   const v4 y2_0 = e2_0 - n[6] * y0_0 - n[7] * y1_0;
   const v4 y2_1 = e2_1 - n[6] * y0_1 - n[7] * y1_1;
+  *(v4 *)(et + 0) = y0_0;
+  *(v4 *)(et + 4) = y0_1;
+  *(v4 *)(et + 8) = y1_0;
+  *(v4 *)(et + 12) = y1_1;
+  *(v4 *)(et + 16) = y2_0;
+  *(v4 *)(et + 20) = y2_1;
   const v4 z0_0 = y0_0 * rinv[0];
   const v4 z0_1 = y0_1 * rinv[0];
   const v4 z1_0 = y1_0 * rinv[1];
   const v4 z1_1 = y1_1 * rinv[1];
   const v4 z2_0 = y2_0 * rinv[2];
   const v4 z2_1 = y2_1 * rinv[2];
-  const v4 x2_0 = z2_0;
-  const v4 x2_1 = z2_1;
-  const v4 x1_0 = z1_0 - n[7] * x2_0;
-  const v4 x1_1 = z1_1 - n[7] * x2_1;
-  const v4 x0_0 = z0_0 - n[6] * x2_0 - n[3] * x1_0;
-  const v4 x0_1 = z0_1 - n[6] * x2_1 - n[3] * x1_1;
-  e[0] = x0_0[0];
-  e[1] = x1_0[0];
-  e[2] = x2_0[0];
-  e[3] = x0_0[1];
-  e[4] = x1_0[1];
-  e[5] = x2_0[1];
-  e[6] = x0_0[2];
-  e[7] = x1_0[2];
-  e[8] = x2_0[2];
-  e[9] = x0_0[3];
-  e[10] = x1_0[3];
-  e[11] = x2_0[3];
-  e[12] = x0_1[0];
-  e[13] = x1_1[0];
-  e[14] = x2_1[0];
-  e[15] = x0_1[1];
-  e[16] = x1_1[1];
-  e[17] = x2_1[1];
+  e[0] = z0_0[0];
+  e[1] = z1_0[0];
+  e[2] = z2_0[0];
+  e[3] = z0_0[1];
+  e[4] = z1_0[1];
+  e[5] = z2_0[1];
+  e[6] = z0_0[2];
+  e[7] = z1_0[2];
+  e[8] = z2_0[2];
+  e[9] = z0_0[3];
+  e[10] = z1_0[3];
+  e[11] = z2_0[3];
+  e[12] = z0_1[0];
+  e[13] = z1_1[0];
+  e[14] = z2_1[0];
+  e[15] = z0_1[1];
+  e[16] = z1_1[1];
+  e[17] = z2_1[1];
 }
 
 /* 8 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4):
- * copies them, transposed, into et (row k of et: column k of E, stride
- * 8), then overwrites each row with node_solve(N, E[r]) using the
+ * their forward substitutions Y with N's l, transposed, into et (row k of
+ * et: column k of Y, stride 8), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 static void panel_1x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   (void)n; /* a 1 x 1 block: only its reciprocal */
   const v4 e0_0 = {e[0], e[1], e[2], e[3]};
   const v4 e0_1 = {e[4], e[5], e[6], e[7]};
-  *(v4 *)(et + 0) = e0_0;
-  *(v4 *)(et + 4) = e0_1;
   const v4 y0_0 = e0_0;
   const v4 y0_1 = e0_1;
+  *(v4 *)(et + 0) = y0_0;
+  *(v4 *)(et + 4) = y0_1;
   const v4 z0_0 = y0_0 * rinv[0];
   const v4 z0_1 = y0_1 * rinv[0];
-  const v4 x0_0 = z0_0;
-  const v4 x0_1 = z0_1;
-  e[0] = x0_0[0];
-  e[1] = x0_0[1];
-  e[2] = x0_0[2];
-  e[3] = x0_0[3];
-  e[4] = x0_1[0];
-  e[5] = x0_1[1];
-  e[6] = x0_1[2];
-  e[7] = x0_1[3];
+  e[0] = z0_0[0];
+  e[1] = z0_0[1];
+  e[2] = z0_0[2];
+  e[3] = z0_0[3];
+  e[4] = z0_1[0];
+  e[5] = z0_1[1];
+  e[6] = z0_1[2];
+  e[7] = z0_1[3];
 }
 
-/* Lower triangle of a 1 x 1 node block C -= L E^T, L and E 1 x 3 (rt.h
+/* Lower triangle of a 1 x 1 node block C -= L Y^T, L and Y 1 x 3 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_1_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[2] * et[16] + l[1] * et[8] + l[0] * et[0];
+  c[0] -= l[0] * et[0] + l[1] * et[8] + l[2] * et[16];
 }
 
-/* Lower triangle of a 1 x 1 node block C -= L E^T, L and E 1 x 5 (rt.h
+/* Lower triangle of a 1 x 1 node block C -= L Y^T, L and Y 1 x 5 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_1_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[4] * et[32] + l[3] * et[24] + l[2] * et[16] + l[1] * et[8] + l[0] * et[0];
+  c[0] -= l[0] * et[0] + l[1] * et[8] + l[2] * et[16] + l[3] * et[24] + l[4] * et[32];
 }
 
-/* Lower triangle of a 3 x 3 node block C -= L E^T, L and E 3 x 1 (rt.h
+/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 1 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_3_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
   c[0] -= l[0] * et[0];
@@ -809,7 +783,7 @@ static void reduce_tri_3_d1(scalar *restrict c, const scalar *restrict l, const 
   c[8] -= l[2] * et[2];
 }
 
-/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 1 (rt.h
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 1 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
   c[0] -= l[0] * et[0];
@@ -821,26 +795,26 @@ static void reduce_tri_5_d1(scalar *restrict c, const scalar *restrict l, const 
   c[24] -= l[4] * et[4];
 }
 
-/* Lower triangle of a 5 x 5 node block C -= L E^T, L and E 5 x 3 (rt.h
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 3 (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
 static void reduce_tri_5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[2] * et[16] + l[1] * et[8] + l[0] * et[0];
-  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 16) + l[4] * *(const v2 *)(et + 8) + l[3] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 10) -= l[8] * *(const v2 *)(et + 16) + l[7] * *(const v2 *)(et + 8) + l[6] * *(const v2 *)(et + 0);
-  c[12] -= l[8] * et[18] + l[7] * et[10] + l[6] * et[2];
-  *(v4 *)(c + 15) -= l[11] * *(const v4 *)(et + 16) + l[10] * *(const v4 *)(et + 8) + l[9] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 20) -= l[14] * *(const v4 *)(et + 16) + l[13] * *(const v4 *)(et + 8) + l[12] * *(const v4 *)(et + 0);
-  c[24] -= l[14] * et[20] + l[13] * et[12] + l[12] * et[4];
+  c[0] -= l[0] * et[0] + l[1] * et[8] + l[2] * et[16];
+  *(v2 *)(c + 5) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 8) + l[5] * *(const v2 *)(et + 16);
+  *(v2 *)(c + 10) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 8) + l[8] * *(const v2 *)(et + 16);
+  c[12] -= l[6] * et[2] + l[7] * et[10] + l[8] * et[18];
+  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 8) + l[11] * *(const v4 *)(et + 16);
+  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 8) + l[14] * *(const v4 *)(et + 16);
+  c[24] -= l[12] * et[4] + l[13] * et[12] + l[14] * et[20];
 }
 
-/* C -= L E^T for a 1 x 5 block C, L 1 x 3, E 5 x 3 (rt.h factor
+/* C -= L Y^T for a 1 x 5 block C, L 1 x 3, Y 5 x 3 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_1x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[2] * *(const v4 *)(et + 16) + l[1] * *(const v4 *)(et + 8) + l[0] * *(const v4 *)(et + 0);
-  c[4] -= l[2] * et[20] + l[1] * et[12] + l[0] * et[4];
+  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 8) + l[2] * *(const v4 *)(et + 16);
+  c[4] -= l[0] * et[4] + l[1] * et[12] + l[2] * et[20];
 }
 
-/* C -= L E^T for a 5 x 3 block C, L 5 x 1, E 3 x 1 (rt.h factor
+/* C -= L Y^T for a 5 x 3 block C, L 5 x 1, Y 3 x 1 (rt.h factor
  * step 3, one block pair), vectorized across each row. */
 static void reduce_5x3_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
   *(v2 *)(c + 0) -= l[0] * *(const v2 *)(et + 0);
@@ -900,38 +874,41 @@ static int factor_p3(scalar *restrict w, scalar *restrict t) {
   return failed ? 4 : -1;
 }
 
-/*---- solve: forward substitution with the L blocks, pivots in order */
+/*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
 static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
   /* pivot 0: bob_left (ball, d = 3, h = 6) */
+  node_forward_3(w + 0, x + 11); /* x[bob_left] */
   forward_5x3(w + 9, x + 11, x + 1); /* x[pivot_left] */
   forward_1x3(w + 24, x + 11, x + 0); /* x[coupler] */
+  node_diag_3(w + 0, x + 11); /* x[bob_left] */
   /* pivot 1: pivot_left (hinge, d = 5, h = 1) */
+  node_forward_5(w + 27, x + 1); /* x[pivot_left] */
   forward_1x5(w + 52, x + 1, x + 0); /* x[coupler] */
+  node_diag_5(w + 27, x + 1); /* x[pivot_left] */
   /* pivot 2: coupler (rod, d = 1, h = 8) */
   forward_3x1(w + 58, x + 0, x + 14); /* x[bob_right] */
   forward_5x1(w + 61, x + 0, x + 6); /* x[pivot_right] */
+  node_diag_1(w + 57, x + 0); /* x[coupler] */
   /* pivot 3: bob_right (ball, d = 3, h = 5) */
+  node_forward_3(w + 66, x + 14); /* x[bob_right] */
   forward_5x3(w + 75, x + 14, x + 6); /* x[pivot_right] */
+  node_diag_3(w + 66, x + 14); /* x[bob_right] */
+  /* pivot 4: pivot_right (hinge, d = 5, h = 0) */
+  node_forward_5(w + 90, x + 6); /* x[pivot_right] */
+  node_diag_5(w + 90, x + 6); /* x[pivot_right] */
 }
 
-/*---- solve: block-diagonal solves with the factored node blocks */
-
-static void solve_diagonal_0(const scalar *restrict w, scalar *restrict x) {
-  node_solve_3(w + 0, x + 11, x + 11); /* x[bob_left] */
-  node_solve_5(w + 27, x + 1, x + 1); /* x[pivot_left] */
-  node_solve_1(w + 57, x + 0, x + 0); /* x[coupler] */
-  node_solve_3(w + 66, x + 14, x + 14); /* x[bob_right] */
-  node_solve_5(w + 90, x + 6, x + 6); /* x[pivot_right] */
-}
-
-/*---- solve: backward substitution with the L^T blocks, pivots in reverse order */
+/*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
 static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
+  /* pivot 4: pivot_right (hinge, d = 5, h = 0) */
+  node_backward_5(w + 90, x + 6); /* x[pivot_right] */
   /* pivot 3: bob_right (ball, d = 3, h = 5) */
   backward_set_5x3(w + 75, x + 6, s); /* L[pivot_right, bob_right] */
   subtract_3(x + 14, s); /* x[bob_right] */
+  node_backward_3(w + 66, x + 14); /* x[bob_right] */
   /* pivot 2: coupler (rod, d = 1, h = 8) */
   backward_set_5x1(w + 61, x + 6, s); /* L[pivot_right, coupler] */
   backward_add_3x1(w + 58, x + 14, s); /* L[bob_right, coupler] */
@@ -939,10 +916,12 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   /* pivot 1: pivot_left (hinge, d = 5, h = 1) */
   backward_set_1x5(w + 52, x + 0, s); /* L[coupler, pivot_left] */
   subtract_5(x + 1, s); /* x[pivot_left] */
+  node_backward_5(w + 27, x + 1); /* x[pivot_left] */
   /* pivot 0: bob_left (ball, d = 3, h = 6) */
   backward_set_1x3(w + 24, x + 0, s); /* L[coupler, bob_left] */
   backward_add_5x3(w + 9, x + 1, s); /* L[pivot_left, bob_left] */
   subtract_3(x + 11, s); /* x[bob_left] */
+  node_backward_3(w + 0, x + 11); /* x[bob_left] */
 }
 
 /*---- entry points (rt_factor_fn, rt_solve_fn of rt.h) ------------------------*/
@@ -965,7 +944,6 @@ static void elimination_example_solve(const void *work, void *x) {
   const scalar *w = work;
   scalar *v = x;
   solve_forward_0(w, v);
-  solve_diagonal_0(w, v);
   solve_backward_0(w, v);
 }
 
