@@ -161,6 +161,7 @@ static void mech_obj(json_writer *w, const br_mech *m) {
       stat_obj(w, "ldlpgs_1thread_s", m->step.ldlpgs_1thread);
       stat_obj(w, "ldlpgs_2threads_s", m->step.ldlpgs_2threads);
       stat_obj(w, "pgs_s", m->step.pgs);
+      if (m->step.stabilized) stat_obj(w, "ldlpgs_2threads_stabilized_s", m->step.ldlpgs_stab);
       json_end_object(w);
     }
   }

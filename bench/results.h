@@ -46,7 +46,11 @@ typedef struct br_compile {
 typedef struct br_step {
   int measured;
   int iterations;
-  bt_stat ldlpgs_1thread, ldlpgs_2threads, pgs; /* seconds per step */
+  bt_stat ldlpgs_1thread, ldlpgs_2threads, pgs; /* seconds per step: the talk's step
+                                                  (post-stabilization off) */
+  int stabilized;        /* the mechanism asks for post-stabilization: */
+  bt_stat ldlpgs_stab;   /* 2 threads with it (a second assembly and
+                            factorization per step, on the stepping thread) */
 } br_step;
 
 typedef struct br_mech {
