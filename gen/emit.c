@@ -82,7 +82,7 @@ typedef struct builder {
   int nfn, fn_cap;
   unsigned char used[NKEYS];
   int lanes;  /* widest panel */
-  int et_ld;  /* row stride of E^T in the temporary */
+  int et_ld;  /* row stride of Y^T in the temporary */
 } builder;
 
 static void *grow(void *p, int *cap, size_t elem) {

@@ -14,13 +14,15 @@
  *   - the node factor, which also leaves the reciprocals 1/D in the
  *     temporary;
  *   - panels of up to EMIT_MAX_LANES rows of the edge column, vectorized
- *     across the rows: each copies its rows of E, transposed, into the
- *     temporary (E^T) and overwrites them with L = E N^-1;
+ *     across the rows: each forward-substitutes its rows of E with the node
+ *     block's l, keeps the result Y, transposed, in the temporary (Y^T),
+ *     and overwrites the rows with L = Y D^-1;
  *   - one reduction kernel per block pair (the RSI grouped by target block:
  *     the target's offset is a literal, the element offsets inside the
  *     kernel are constants), vectorized across the columns of each target
- *     row: C[r][c..] -= sum_k L[r][k] * E^T[k][c..].
- * The solve is grouped the same way (forward, block diagonal, backward).
+ *     row: C[r][c..] -= sum_k L[r][k] * Y^T[k][c..].
+ * The solve is grouped the same way (forward with the node blocks' l^-1
+ * and D^-1, backward with their l^-T).
  * Vector lanes only ever hold independent results, each computed with the
  * scalar operations of rt.h's reference arithmetic in their order, and each
  * workspace element receives at most one update per pivot, so neither the
@@ -30,7 +32,7 @@
  * as early as its node block is final (see plan_factor in emit.c).
  *
  * The temporary of unrolled code is laid out as rtprog.h describes: two
- * slots for the reciprocals 1/D of even and odd pivots, then E^T.  */
+ * slots for the reciprocals 1/D of even and odd pivots, then Y^T.  */
 #ifndef LDLPGS_GEN_EMIT_H
 #define LDLPGS_GEN_EMIT_H
 
@@ -141,7 +143,7 @@ typedef struct emit_plan {
   int nfn;
   int budget;
   int lanes;            /* panel height (rows) */
-  int et_ld;            /* row stride of E^T in the temporary */
+  int et_ld;            /* row stride of Y^T in the temporary */
 } emit_plan;
 
 /* Plans the unrolled code of a program (arrays from rtprog_build): the ops

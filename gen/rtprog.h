@@ -8,7 +8,7 @@
 #include "program.h"
 
 /* The temporary of unrolled code (gen/emit.h): two slots of
- * RTPROG_TEMP_RINV reciprocals 1/D (even and odd pivots), then E^T from
+ * RTPROG_TEMP_RINV reciprocals 1/D (even and odd pivots), then Y^T from
  * RTPROG_TEMP_ET, row k at RTPROG_TEMP_ET + k * rtprog_et_ld(). Panels of
  * the edge column are RTPROG_PANEL_BYTES of scalars high (rtprog_lanes).
  * Every program's temp_size covers that layout and the interpreter's
@@ -18,7 +18,7 @@
 #define RTPROG_TEMP_ET 16
 #define RTPROG_PANEL_BYTES 32
 int rtprog_lanes(rt_precision precision);
-/* The row stride of E^T: the largest column height, rounded up to a whole
+/* The row stride of Y^T: the largest column height, rounded up to a whole
  * panel. */
 int rtprog_et_ld(const rt_program *r);
 

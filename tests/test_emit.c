@@ -218,7 +218,7 @@ static void check_plan(const rt_program *r, const emit_plan *pl) {
       } else if (op->kind == EO_REDUCE) {
         int p = op->pivot, d = r->cons_degree[r->piv_cons[p]];
         assert_int_equal(cur, p);
-        /* the rows of L it reads (block row) and of E^T (block column) */
+        /* the rows of L it reads (block row) and of Y^T (block column) */
         int row_l = (op->b - r->piv_edge[p]) / d, row_e = op->c - RTPROG_TEMP_ET, in;
         const emit_kernel *kn = &pl->kernels[op->kernel];
         int m = kn->m, n = kn->kind == EK_REDUCE_TRI ? kn->m : kn->n;
