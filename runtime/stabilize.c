@@ -33,7 +33,7 @@ void rt__stabilize(rt_world *w) {
   rt__rows *r = &w->rows;
   const double before = max_error(w, r->J);
   for (int i = 0; i < w->dim; i++) w->r[i] = -w->c[i];
-  rt__solver_masses(w);
+  rt__solver_masses(w, w->inv_mass, w->inv_inertia);
   rt__row_masses(w, 0, w->dim);
   rt__assemble_rows(p, &w->assembly, r->J, r->WJ, w->set.epsilon, w->work);
   if (rt_program_factor(p, w->work, w->temp) != -1) return;

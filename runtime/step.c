@@ -63,18 +63,18 @@ static void apply_forces(rt_world *w) {
   }
 }
 
-void rt__solver_masses(rt_world *w) {
+void rt__solver_masses(const rt_world *w, double *inv_mass, double *inv_inertia) {
   const rt_program *p = w->prog;
   for (int s = 0; s < w->nsbody; s++) {
     const rt_body_desc *b = &w->body[p->sbody_body[s]];
-    double *ii = w->inv_inertia + 9 * s;
+    double *ii = inv_inertia + 9 * s;
     if (b->fixed) {
-      w->inv_mass[s] = 0.0;
+      inv_mass[s] = 0.0;
       memset(ii, 0, 9 * sizeof *ii);
       continue;
     }
     const double k = (double)p->shard_num[p->sbody_body[s]];
-    w->inv_mass[s] = k / b->mass;
+    inv_mass[s] = k / b->mass;
     rt_inv_inertia_world(b->pose.q, b->inertia, k, ii);
   }
 }
@@ -82,7 +82,7 @@ void rt__solver_masses(rt_world *w) {
 /* Every solver body takes its body's velocity, inverse mass and inertia. */
 static void split_shards(rt_world *w) {
   const rt_program *p = w->prog;
-  rt__solver_masses(w);
+  rt__solver_masses(w, w->inv_mass, w->inv_inertia);
   for (int s = 0; s < w->nsbody; s++) {
     const rt_body_desc *b = &w->body[p->sbody_body[s]];
     double *v = w->vel + 6 * s;
@@ -255,25 +255,31 @@ static void inequality_row(rt_world *w, int j) {
     limit_row(w, row, q, d->lower, d->upper);
 }
 
+/* W J^T of the row J on solver bodies a and b (RT_WORLD: none) into WJ;
+ * returns J W J^T. */
+static double row_wj(const double *J, int a, int b, const double *inv_mass, const double *inv_inertia, double *WJ) {
+  double diag = 0.0;
+  for (int s = 0; s < 2; s++) {
+    const int sb = s ? b : a;
+    double *out = WJ + 6 * s;
+    if (sb == RT_WORLD) {
+      memset(out, 0, 6 * sizeof *out);
+      continue;
+    }
+    const double *j6 = J + 6 * s;
+    rt__v3_scale(out, j6, inv_mass[sb]);
+    mat3_vec(inv_inertia + 9 * (size_t)sb, j6 + 3, out + 3);
+    for (int k = 0; k < 6; k++) diag += j6[k] * out[k];
+  }
+  return diag;
+}
+
 void rt__row_masses(rt_world *w, int first, int last) {
   rt__rows *r = &w->rows;
   const double reg = 1.0 + w->set.epsilon;
   for (int i = first; i < last; i++) {
-    const double *J = r->J + 12 * (size_t)i;
-    double *WJ = r->WJ + 12 * (size_t)i;
-    double diag = 0.0;
-    for (int s = 0; s < 2; s++) {
-      const int b = s ? r->b[i] : r->a[i];
-      double *out = WJ + 6 * s;
-      if (b == RT_WORLD) {
-        memset(out, 0, 6 * sizeof *out);
-        continue;
-      }
-      const double *j6 = J + 6 * s;
-      rt__v3_scale(out, j6, w->inv_mass[b]);
-      mat3_vec(w->inv_inertia + 9 * (size_t)b, j6 + 3, out + 3);
-      for (int k = 0; k < 6; k++) diag += j6[k] * out[k];
-    }
+    const double diag =
+        row_wj(r->J + 12 * (size_t)i, r->a[i], r->b[i], w->inv_mass, w->inv_inertia, r->WJ + 12 * (size_t)i);
     r->inv_diag[i] = diag > 0.0 ? 1.0 / (reg * diag) : 0.0;
   }
 }
@@ -297,7 +303,7 @@ static void clear_forces(rt_world *w) {
 
 static int use_block(const rt_world *w) { return w->set.solver == RT_SOLVER_LDLPGS; }
 
-rt_status rt_world_step_begin(rt_world *w) {
+rt_status rt__step_begin(rt_world *w, int kick) {
   if (!rt__settings_valid(&w->set) || !state_finite(w)) {
     clear_forces(w); /* forces are for one step: refused ones are dropped with it */
     return RT_ERR_NONFINITE;
@@ -307,6 +313,11 @@ rt_status rt_world_step_begin(rt_world *w) {
   w->info.sweeps = 0;
   apply_forces(w);
   drive_rods(w);
+  /* From here to step_end nothing writes what the thread reads (poses,
+   * masses, the equality joints: apply_forces wrote velocities only,
+   * drive_rods the rods' lengths), so it can build H~ while the rows below
+   * are built. */
+  if (kick) rt__worker_kick(w);
   split_shards(w);
   for (int c = 0; c < w->prog->ncons; c++) equality_rows(w, c);
   for (int j = 0; j < w->njoint; j++)
@@ -327,13 +338,36 @@ rt_status rt_world_step_begin(rt_world *w) {
   return RT_OK;
 }
 
+rt_status rt_world_step_begin(rt_world *w) { return rt__step_begin(w, 0); }
+
+/* Assembly of H~ from the equality rows' J and W J^T, and its
+ * factorization. */
+static void factor_rows(rt_world *w, const double *J, const double *WJ) {
+  rt__assemble_rows(w->prog, &w->assembly, J, WJ, w->set.epsilon, w->work);
+  w->info.factor_status = rt_program_factor(w->prog, w->work, w->temp);
+}
+
 /* Assembly and factorization of H~: they read only J and W J^T of the
  * equality rows, which the sweeps leave alone, so they can run beside
  * rt_world_iterate. */
 void rt_world_factor(rt_world *w) {
-  if (!use_block(w)) return;
-  rt__assemble_rows(w->prog, &w->assembly, w->rows.J, w->rows.WJ, w->set.epsilon, w->work);
-  w->info.factor_status = rt_program_factor(w->prog, w->work, w->temp);
+  if (use_block(w)) factor_rows(w, w->rows.J, w->rows.WJ);
+}
+
+/* The thread's rows are the stepping thread's (equality_rows,
+ * rt__row_masses), computed by the same functions from the same poses. */
+void rt__factor_from_poses(rt_world *w) {
+  const rt_program *p = w->prog;
+  rt__worker *k = &w->worker;
+  rt__solver_masses(w, k->inv_mass, k->inv_inertia);
+  for (int c = 0; c < p->ncons; c++) {
+    const int row = p->cons_row[c], a = dynamic(w, p->cons_a[c]), b = dynamic(w, p->cons_b[c]);
+    double *J = k->J + 12 * (size_t)row, *WJ = k->WJ + 12 * (size_t)row;
+    rt__cons_eval(w, c, k->c + row, J);
+    for (int r = 0; r < p->cons_degree[c]; r++)
+      row_wj(J + 12 * r, a, b, k->inv_mass, k->inv_inertia, WJ + 12 * r);
+  }
+  factor_rows(w, k->J, k->WJ);
 }
 
 /* PGS sweeps before the block step (all N sweeps under pure PGS). */
@@ -401,11 +435,10 @@ int rt__thread_pays(const rt_program *p, const rt__assembly *a) {
 
 rt_status rt_world_step(rt_world *w) {
   const int threaded = w->set.threaded && use_block(w) && w->worker.running && w->thread_pays;
-  if (threaded) rt__worker_warm(w); /* a parked thread wakes while the rows are built */
-  rt_status st = rt_world_step_begin(w);
+  if (threaded) rt__worker_warm(w); /* a parked thread wakes while the step begins */
+  rt_status st = rt__step_begin(w, threaded);
   if (st != RT_OK) return st;
   if (threaded) {
-    rt__worker_kick(w);
     rt_world_iterate(w);
     rt__worker_wait(w);
   } else {

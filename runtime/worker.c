@@ -3,6 +3,22 @@
  * thread per world, started once, so a step creates no thread and
  * allocates nothing.
  *
+ * The thread shares as little memory with the stepping thread as it can
+ * (rt__factor_from_poses): it evaluates the equality rows' J and W J^T and
+ * the solver bodies' masses itself, from the poses, into buffers of its
+ * own, and assembles H~ from those, rather than reading the rows the
+ * stepping thread builds. Reading those cost more than the factorization
+ * saved (track, 2-vCPU VM, interleaved medians): every row the thread read
+ * was in its core's cache when the next step's rt_world_step_begin rewrote
+ * it, and the stepping thread's own phases slowed down by about the time
+ * assembly and factorization take (rows +10 us, sweeps +8 us, block step
+ * +3 us), so two threads were slower than one. Evaluating them twice costs
+ * the thread a few microseconds it has to spare, and it needs only the
+ * poses, so rt_world_step hands it the request before the rows are built
+ * (rt__step_begin), not after. What is still shared: the poses (read by the
+ * thread, written by integration in rt_world_step_end) and the factor
+ * itself (written by the thread, read by the block step).
+ *
  * The hand-off spins before it parks. A factorization takes microseconds,
  * about as long as waking a thread parked on a condition variable (a futex
  * wake-up through the scheduler; more on a virtual machine), so:
@@ -16,9 +32,10 @@
  * - the request can be claimed by either thread: if the stepping thread
  *   finishes its sweeps before the factorization thread took the request
  *   (it was not scheduled: more busy threads than CPUs), it factors
- *   itself rather than wait; so a step is never much slower than the
- *   single-threaded one. Otherwise it waits for the result spinning, up to
- *   RT__SPIN_NS, then on the condition variable.
+ *   itself, from its own rows (rt_world_factor: the same bits), rather than
+ *   wait; so a step is never much slower than the single-threaded one.
+ *   Otherwise it waits for the result spinning, up to RT__SPIN_NS, then on
+ *   the condition variable.
  * Every flag lives in an atomic; it changes under the mutex, so a thread
  * that parks cannot miss a change (it re-reads the flag under the mutex
  * before it waits). Signalling a condition variable nobody waits on costs
@@ -95,7 +112,7 @@ static void *worker_main(void *arg) {
     if (atomic_load(&k->quit)) break;
     atomic_store(&k->warm, 0); /* woken ahead of a request: spin for it */
     if (!claim(k)) continue;   /* none, or the stepping thread took it */
-    rt_world_factor(w);
+    rt__factor_from_poses(w);
     set_flag(k, &k->done);
   }
   return NULL;

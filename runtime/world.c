@@ -251,6 +251,12 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
   w->work = alloc((size_t)prog->work_size, scalar, &nomem);
   w->temp = alloc((size_t)prog->temp_size, scalar, &nomem);
   w->x = alloc((size_t)w->dim, scalar, &nomem);
+  rt__worker *wk = &w->worker;
+  wk->J = alloc(12 * (size_t)w->dim, sizeof(double), &nomem);
+  wk->WJ = alloc(12 * (size_t)w->dim, sizeof(double), &nomem);
+  wk->c = alloc((size_t)w->dim, sizeof(double), &nomem);
+  wk->inv_mass = alloc((size_t)w->nsbody, sizeof(double), &nomem);
+  wk->inv_inertia = alloc(9 * (size_t)w->nsbody, sizeof(double), &nomem);
   const size_t nasm = (size_t)prog->ncons + (size_t)prog->nblk;
   w->assembly.block = alloc(nasm, sizeof *w->assembly.block, &nomem);
   w->assembly.zero_off = alloc(nasm + 1, sizeof(int), &nomem);
@@ -304,7 +310,8 @@ void rt_world_destroy(rt_world *w) {
                   r->rhs,       r->inv_diag, r->lambda, r->lo,     r->hi,    w->c,         w->r,
                   w->work,      w->temp,     w->x,      r->normal, r->mu,    w->contact,   w->prev,
                   w->prev_lambda, w->drive_rate, w->shift, w->eq_joint, w->pose_before, w->assembly.block,
-                  w->assembly.zero_off, w->assembly.zero_len};
+                  w->assembly.zero_off, w->assembly.zero_len, w->worker.J, w->worker.WJ, w->worker.c,
+                  w->worker.inv_mass, w->worker.inv_inertia};
   for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
   free(w);
 }

@@ -57,6 +57,11 @@ typedef struct rt__worker {
   atomic_int parked;  /* the thread waits on cv */
   atomic_int warm;    /* wake up and spin: a request is coming */
   atomic_int waiting; /* the stepping thread waits on cv for done */
+  /* The thread's own copy of what the assembly reads, which it evaluates
+   * from the poses (rt__factor_from_poses), allocated with the world: the
+   * equality rows' J and W J^T (12 per row) and values, the solver bodies'
+   * inverse masses (1 each) and inertias (9). */
+  double *J, *WJ, *c, *inv_mass, *inv_inertia;
 } rt__worker;
 
 struct rt_world {
@@ -103,8 +108,9 @@ static inline const rt_pose *rt__pose_of(const rt_world *w, int body) {
 }
 
 /* step.c: inverse masses and world inertias of the solver bodies (a
- * shard of a body split in k: k / m and k I^-1) at the current poses. */
-void rt__solver_masses(rt_world *w);
+ * shard of a body split in k: k / m and k I^-1) at the current poses, 1
+ * and 9 per solver body. */
+void rt__solver_masses(const rt_world *w, double *inv_mass, double *inv_inertia);
 /* step.c: W J^T of rows [first, last) and their regularized inverse
  * diagonals. */
 void rt__row_masses(rt_world *w, int first, int last);
@@ -142,6 +148,20 @@ void rt__stabilize(rt_world *w);
 int rt__assembly_plan(const rt_program *p, const unsigned char *fixed_sbody, rt__assembly *a);
 void rt__assemble_rows(const rt_program *p, const rt__assembly *a, const double *J, const double *WJ, double epsilon,
                        void *work);
+
+/* step.c: the factorization of H~ from the poses alone, on the thread
+ * (worker.c): the equality rows' J and W J^T and the solver bodies' masses
+ * evaluated into the thread's own buffers, as rt_world_step_begin does for
+ * w->rows, then assembled and factored as by rt_world_factor (the same
+ * bits). It reads the bodies' poses, masses and fixed flags, the equality
+ * joints and the settings, which nothing writes from rt__step_begin's kick
+ * until rt_world_step_end; it writes w->work, w->temp and
+ * w->info.factor_status. */
+void rt__factor_from_poses(rt_world *w);
+/* step.c: rt_world_step_begin; with kick, it hands the thread the
+ * factorization (rt__worker_kick) as soon as the poses and joints are
+ * final for the step (after the forces and drives). */
+rt_status rt__step_begin(rt_world *w, int kick);
 
 /* step.c: whether assembling and factoring p's H~ (with the plan a) is
  * enough work to hand to the thread. */
