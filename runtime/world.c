@@ -249,6 +249,7 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
   w->shift = alloc(6 * (size_t)w->nsbody, sizeof(double), &nomem);
   w->pose_before = alloc((size_t)w->nbody, sizeof *w->pose_before, &nomem);
   w->work = alloc((size_t)prog->work_size, scalar, &nomem);
+  w->work_bytes = (size_t)prog->work_size * scalar;
   w->temp = alloc((size_t)prog->temp_size, scalar, &nomem);
   w->x = alloc((size_t)w->dim, scalar, &nomem);
   rt__worker *wk = &w->worker;

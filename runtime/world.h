@@ -96,6 +96,7 @@ struct rt_world {
   rt__assembly assembly;
   int thread_pays;         /* assembly + factor worth a hand-off (step.c) */
   void *work, *temp, *x;
+  size_t work_bytes;       /* of work */
   double *r;
   double *shift;           /* 6 per solver body: post-stabilization's move */
   rt_pose *pose_before;    /* poses before it, to undo a move that fails */
@@ -183,6 +184,8 @@ void rt__worker_stop(rt_world *w);
 void rt__worker_warm(rt_world *w);
 void rt__worker_kick(rt_world *w);
 void rt__worker_wait(rt_world *w);
+/* Whether the thread has finished the factorization it took. */
+int rt__worker_done(rt_world *w);
 
 /* world.c */
 int rt__settings_valid(const rt_settings *s);
