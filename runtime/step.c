@@ -63,10 +63,10 @@ static void apply_forces(rt_world *w) {
   }
 }
 
-void rt__solver_masses(const rt_world *w, double *inv_mass, double *inv_inertia) {
+void rt__solver_masses(const rt_world *w, const rt_body_desc *body, double *inv_mass, double *inv_inertia) {
   const rt_program *p = w->prog;
   for (int s = 0; s < w->nsbody; s++) {
-    const rt_body_desc *b = &w->body[p->sbody_body[s]];
+    const rt_body_desc *b = &body[p->sbody_body[s]];
     double *ii = inv_inertia + 9 * s;
     if (b->fixed) {
       inv_mass[s] = 0.0;
@@ -82,7 +82,7 @@ void rt__solver_masses(const rt_world *w, double *inv_mass, double *inv_inertia)
 /* Every solver body takes its body's velocity, inverse mass and inertia. */
 static void split_shards(rt_world *w) {
   const rt_program *p = w->prog;
-  rt__solver_masses(w, w->inv_mass, w->inv_inertia);
+  rt__solver_masses(w, w->body, w->inv_mass, w->inv_inertia);
   for (int s = 0; s < w->nsbody; s++) {
     const rt_body_desc *b = &w->body[p->sbody_body[s]];
     double *v = w->vel + 6 * s;
@@ -148,23 +148,26 @@ static void drive_rods(rt_world *w) {
 
 /*---- rows ----------------------------------------------------------------------*/
 
-/* A side of a row: no solver body if it is the world or fixed. */
-static int dynamic(const rt_world *w, int sbody) {
-  return sbody == RT_WORLD || w->body[w->prog->sbody_body[sbody]].fixed ? RT_WORLD : sbody;
+/* A side of a row: no solver body if it is the world or fixed (in body:
+ * w->body or the thread's copy). */
+static int dynamic_in(const rt_world *w, const rt_body_desc *body, int sbody) {
+  return sbody == RT_WORLD || body[w->prog->sbody_body[sbody]].fixed ? RT_WORLD : sbody;
 }
+
+static int dynamic(const rt_world *w, int sbody) { return dynamic_in(w, w->body, sbody); }
 
 int rt__row_body(const rt_world *w, int body) {
   return body == RT_WORLD ? RT_WORLD : dynamic(w, w->prog->shard_adr[body]);
 }
 
 /* A shard weld is the body's centre with identity frames. */
-void rt__cons_eval(const rt_world *w, int c, double *cval, double *J) {
+void rt__cons_eval(const rt_world *w, const rt_body_desc *body, int c, double *cval, double *J) {
   const rt_program *p = w->prog;
   const int j = rt__cons_joint(w, c);
   rt_joint_desc weld;
   const rt_joint_desc *jd = j >= 0 ? &w->joint[j] : &weld;
   if (j < 0) rt_shard_weld_desc(p->sbody_body[p->cons_a[c]], &weld);
-  rt_joint_eval(jd, rt__pose_of(w, jd->body_a), rt__pose_of(w, jd->body_b), cval, J);
+  rt_joint_eval(jd, rt__pose_in(body, jd->body_a), rt__pose_in(body, jd->body_b), cval, J);
 }
 
 /* The rows of solver constraint c at the poses of its bodies. */
@@ -172,7 +175,7 @@ static void equality_rows(rt_world *w, int c) {
   const rt_program *p = w->prog;
   const int row = p->cons_row[c], d = p->cons_degree[c];
   const int j = rt__cons_joint(w, c);
-  rt__cons_eval(w, c, w->c + row, w->rows.J + 12 * (size_t)row);
+  rt__cons_eval(w, w->body, c, w->c + row, w->rows.J + 12 * (size_t)row);
   const double k = -w->set.beta / w->set.dt;
   for (int r = row; r < row + d; r++) {
     w->rows.a[r] = dynamic(w, p->cons_a[c]);
@@ -359,11 +362,12 @@ void rt_world_factor(rt_world *w) {
 void rt__factor_from_poses(rt_world *w) {
   const rt_program *p = w->prog;
   rt__worker *k = &w->worker;
-  rt__solver_masses(w, k->inv_mass, k->inv_inertia);
+  for (int i = 0; i < w->nbody; i++) k->body[i].pose = k->pose[i];
+  rt__solver_masses(w, k->body, k->inv_mass, k->inv_inertia);
   for (int c = 0; c < p->ncons; c++) {
-    const int row = p->cons_row[c], a = dynamic(w, p->cons_a[c]), b = dynamic(w, p->cons_b[c]);
+    const int row = p->cons_row[c], a = dynamic_in(w, k->body, p->cons_a[c]), b = dynamic_in(w, k->body, p->cons_b[c]);
     double *J = k->J + 12 * (size_t)row, *WJ = k->WJ + 12 * (size_t)row;
-    rt__cons_eval(w, c, k->c + row, J);
+    rt__cons_eval(w, k->body, c, k->c + row, J);
     for (int r = 0; r < p->cons_degree[c]; r++)
       row_wj(J + 12 * r, a, b, k->inv_mass, k->inv_inertia, WJ + 12 * r);
   }

@@ -15,9 +15,14 @@
  * +3 us), so two threads were slower than one. Evaluating them twice costs
  * the thread a few microseconds it has to spare, and it needs only the
  * poses, so rt_world_step hands it the request before the rows are built
- * (rt__step_begin), not after. What is still shared: the poses (read by the
- * thread, written by integration in rt_world_step_end) and the factor
- * itself (written by the thread, read by the block step).
+ * (rt__step_begin), not after. Even the poses it takes from a compact copy
+ * that rt__worker_kick makes (56 bytes a body) into its own copy of the
+ * bodies: reading them in w->body, on the lines whose velocities and poses
+ * the stepping thread writes every step, still cost that thread 1-4 us a
+ * step (rows, and integration in rt_world_step_end). What is left shared:
+ * that copy, the equality joints (only read, but for the lengths of driven
+ * rods, written before the kick) and the factor itself (written by the
+ * thread, read by the block step: see iterate_threaded in step.c).
  *
  * The hand-off spins before it parks. A factorization takes microseconds,
  * about as long as waking a thread parked on a condition variable (a futex
@@ -171,8 +176,13 @@ void rt__worker_warm(rt_world *w) {
   if (k->running && atomic_load(&k->parked)) set_flag(k, &k->warm);
 }
 
+void rt__worker_poses(rt_world *w) {
+  for (int i = 0; i < w->nbody; i++) w->worker.pose[i] = w->body[i].pose;
+}
+
 void rt__worker_kick(rt_world *w) {
   rt__worker *k = &w->worker;
+  rt__worker_poses(w);
   atomic_store(&k->done, 0); /* no factorization is under way: nobody else writes it now */
   set_flag(k, &k->pending);
 }

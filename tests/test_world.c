@@ -703,6 +703,7 @@ static void test_world_assembly_matches_rt_assemble(void **state) {
         const int status = rt_world_step_info(w)->factor_status;
         memcpy(mine, w->work, bytes);
         memset(w->work, 0xa5, bytes);
+        rt__worker_poses(w);
         rt__factor_from_poses(w);
         const size_t jbytes = 12 * sizeof(double) * (size_t)s.rp.dim;
         if (memcmp(w->worker.J, w->rows.J, jbytes) != 0 || memcmp(w->worker.WJ, w->rows.WJ, jbytes) != 0 ||
