@@ -441,16 +441,19 @@ rt_status rt_world_step_end(rt_world *w) {
   return RT_OK;
 }
 
-/* Handing the assembly and factorization to the thread costs a few
- * microseconds however small they are: waking or signalling it, waiting
- * for its result, and the workspace moving from its core's cache to this
- * one's for the solve. Measured on the samples (2-vCPU VM, bench
- * --step-only), the hand-off paid on multi_wheel, track and scissor_lift
- * (28k-66k multiply-adds) and lost on buggy (6.5k), chain and
- * elimination_example (under 1.5k). Work is counted in multiply-adds: the
- * factorization's by the flop convention of DESIGN.md section 3, the
- * assembly's 6 per entry and shared body. */
-#define RT__THREAD_MIN_MADDS 10000.0
+/* Handing the assembly and factorization to the thread costs the stepping
+ * thread about a microsecond however small they are: the kick (copying the
+ * poses, signalling), waiting for the result, and what is still shared
+ * (worker.c). Measured on the samples (2-vCPU VM, interleaved medians and
+ * bench --step-only), the hand-off paid on buggy (7.3k multiply-adds,
+ * 1.7-2.9 us single-threaded: a step 1 us shorter) and on every larger
+ * sample, and lost on chain (1.8k, 0.7-0.9 us: 0.2-0.5 us longer) and
+ * elimination_example (0.9k: 0.45 us longer). (Before the thread evaluated
+ * its own rows, the hand-off cost several microseconds and the threshold
+ * was 10k.) Work is counted in multiply-adds: the factorization's by the
+ * flop convention of DESIGN.md section 3, the assembly's 6 per entry and
+ * shared body. */
+#define RT__THREAD_MIN_MADDS 4000.0
 
 int rt__thread_pays(const rt_program *p, const rt__assembly *a) {
   double madds = 0;
