@@ -468,6 +468,11 @@ int rt__thread_pays(const rt_program *p, const rt__assembly *a) {
   return madds >= RT__THREAD_MIN_MADDS;
 }
 
+/* Threaded (worker.c): a parked thread is woken first; it is kicked as
+ * soon as the poses are final (rt__step_begin) and builds H~ from rows of
+ * its own while this thread builds the rows and sweeps; if it has not
+ * started by the end of the sweeps, this thread factors itself
+ * (rt__worker_wait). */
 rt_status rt_world_step(rt_world *w) {
   const int threaded = w->set.threaded && use_block(w) && w->worker.running && w->thread_pays;
   if (threaded) rt__worker_warm(w); /* a parked thread wakes while the step begins */
