@@ -11,8 +11,8 @@
  * saved (track, 2-vCPU VM, interleaved medians): every row the thread read
  * was in its core's cache when the next step's rt_world_step_begin rewrote
  * it, and the stepping thread's own phases slowed down by about the time
- * assembly and factorization take (rows +10 us, sweeps +8 us, block step
- * +3 us), so two threads were slower than one. Evaluating them twice costs
+ * assembly and factorization take (rows +6..15 us, sweeps +6..10 us, block
+ * step +3 us), so two threads were slower than one. Evaluating them twice costs
  * the thread a few microseconds it has to spare, and it needs only the
  * poses, so rt_world_step hands it the request before the rows are built
  * (rt__step_begin), not after. Even the poses it takes from a compact copy
@@ -30,10 +30,15 @@
  * - after a factorization the thread keeps watching for the next request
  *   for up to RT__SPIN_NS, then parks on the condition variable (steps back
  *   to back, or sub-steps of a frame, never wake it from the kernel; a
- *   game stepping once a frame costs at most that much of a core per step);
- * - rt_world_step_begin calls rt__worker_warm, which wakes a parked thread
- *   before the rows and H~ are built, so the wake-up overlaps that work and
- *   the thread is spinning by the time rt__worker_kick asks for the factor;
+ *   game stepping once a frame costs at most that much of a core per step).
+ *   Measured back to back, it parks only where a step outlasts its
+ *   factorization by more than that: tank with post-stabilization (about
+ *   220 us a step), before 5% of the steps;
+ * - rt_world_step calls rt__worker_warm first, which wakes a parked
+ *   thread; the kick follows a few microseconds later, but the thread then
+ *   has the rows and all the sweeps to finish in: after 20
+ *   single-threaded steps (thread parked), it still took the first
+ *   request in 96-100% of the runs (track, scissor_lift);
  * - the request can be claimed by either thread: if the stepping thread
  *   finishes its sweeps before the factorization thread took the request
  *   (it was not scheduled: more busy threads than CPUs), it factors
