@@ -22,7 +22,7 @@ static double max_error(rt_world *w, double *J) {
   double e = 0.0;
   for (int c = 0; c < p->ncons; c++) {
     const int row = p->cons_row[c];
-    rt__cons_eval(w, c, w->c + row, J ? J + 12 * (size_t)row : NULL);
+    rt__cons_eval(w, w->body, c, w->c + row, J ? J + 12 * (size_t)row : NULL);
     for (int k = 0; k < p->cons_degree[c]; k++) e = fmax(e, fabs(w->c[row + k]));
   }
   return e;
@@ -33,7 +33,7 @@ void rt__stabilize(rt_world *w) {
   rt__rows *r = &w->rows;
   const double before = max_error(w, r->J);
   for (int i = 0; i < w->dim; i++) w->r[i] = -w->c[i];
-  rt__solver_masses(w);
+  rt__solver_masses(w, w->body, w->inv_mass, w->inv_inertia);
   rt__row_masses(w, 0, w->dim);
   rt__assemble_rows(p, &w->assembly, r->J, r->WJ, w->set.epsilon, w->work);
   if (rt_program_factor(p, w->work, w->temp) != -1) return;

@@ -63,18 +63,18 @@ static void apply_forces(rt_world *w) {
   }
 }
 
-void rt__solver_masses(rt_world *w) {
+void rt__solver_masses(const rt_world *w, const rt_body_desc *body, double *inv_mass, double *inv_inertia) {
   const rt_program *p = w->prog;
   for (int s = 0; s < w->nsbody; s++) {
-    const rt_body_desc *b = &w->body[p->sbody_body[s]];
-    double *ii = w->inv_inertia + 9 * s;
+    const rt_body_desc *b = &body[p->sbody_body[s]];
+    double *ii = inv_inertia + 9 * s;
     if (b->fixed) {
-      w->inv_mass[s] = 0.0;
+      inv_mass[s] = 0.0;
       memset(ii, 0, 9 * sizeof *ii);
       continue;
     }
     const double k = (double)p->shard_num[p->sbody_body[s]];
-    w->inv_mass[s] = k / b->mass;
+    inv_mass[s] = k / b->mass;
     rt_inv_inertia_world(b->pose.q, b->inertia, k, ii);
   }
 }
@@ -82,7 +82,7 @@ void rt__solver_masses(rt_world *w) {
 /* Every solver body takes its body's velocity, inverse mass and inertia. */
 static void split_shards(rt_world *w) {
   const rt_program *p = w->prog;
-  rt__solver_masses(w);
+  rt__solver_masses(w, w->body, w->inv_mass, w->inv_inertia);
   for (int s = 0; s < w->nsbody; s++) {
     const rt_body_desc *b = &w->body[p->sbody_body[s]];
     double *v = w->vel + 6 * s;
@@ -148,23 +148,26 @@ static void drive_rods(rt_world *w) {
 
 /*---- rows ----------------------------------------------------------------------*/
 
-/* A side of a row: no solver body if it is the world or fixed. */
-static int dynamic(const rt_world *w, int sbody) {
-  return sbody == RT_WORLD || w->body[w->prog->sbody_body[sbody]].fixed ? RT_WORLD : sbody;
+/* A side of a row: no solver body if it is the world or fixed (in body:
+ * w->body or the thread's copy). */
+static int dynamic_in(const rt_world *w, const rt_body_desc *body, int sbody) {
+  return sbody == RT_WORLD || body[w->prog->sbody_body[sbody]].fixed ? RT_WORLD : sbody;
 }
+
+static int dynamic(const rt_world *w, int sbody) { return dynamic_in(w, w->body, sbody); }
 
 int rt__row_body(const rt_world *w, int body) {
   return body == RT_WORLD ? RT_WORLD : dynamic(w, w->prog->shard_adr[body]);
 }
 
 /* A shard weld is the body's centre with identity frames. */
-void rt__cons_eval(const rt_world *w, int c, double *cval, double *J) {
+void rt__cons_eval(const rt_world *w, const rt_body_desc *body, int c, double *cval, double *J) {
   const rt_program *p = w->prog;
   const int j = rt__cons_joint(w, c);
   rt_joint_desc weld;
   const rt_joint_desc *jd = j >= 0 ? &w->joint[j] : &weld;
   if (j < 0) rt_shard_weld_desc(p->sbody_body[p->cons_a[c]], &weld);
-  rt_joint_eval(jd, rt__pose_of(w, jd->body_a), rt__pose_of(w, jd->body_b), cval, J);
+  rt_joint_eval(jd, rt__pose_in(body, jd->body_a), rt__pose_in(body, jd->body_b), cval, J);
 }
 
 /* The rows of solver constraint c at the poses of its bodies. */
@@ -172,7 +175,7 @@ static void equality_rows(rt_world *w, int c) {
   const rt_program *p = w->prog;
   const int row = p->cons_row[c], d = p->cons_degree[c];
   const int j = rt__cons_joint(w, c);
-  rt__cons_eval(w, c, w->c + row, w->rows.J + 12 * (size_t)row);
+  rt__cons_eval(w, w->body, c, w->c + row, w->rows.J + 12 * (size_t)row);
   const double k = -w->set.beta / w->set.dt;
   for (int r = row; r < row + d; r++) {
     w->rows.a[r] = dynamic(w, p->cons_a[c]);
@@ -255,25 +258,31 @@ static void inequality_row(rt_world *w, int j) {
     limit_row(w, row, q, d->lower, d->upper);
 }
 
+/* W J^T of the row J on solver bodies a and b (RT_WORLD: none) into WJ;
+ * returns J W J^T. */
+static double row_wj(const double *J, int a, int b, const double *inv_mass, const double *inv_inertia, double *WJ) {
+  double diag = 0.0;
+  for (int s = 0; s < 2; s++) {
+    const int sb = s ? b : a;
+    double *out = WJ + 6 * s;
+    if (sb == RT_WORLD) {
+      memset(out, 0, 6 * sizeof *out);
+      continue;
+    }
+    const double *j6 = J + 6 * s;
+    rt__v3_scale(out, j6, inv_mass[sb]);
+    mat3_vec(inv_inertia + 9 * (size_t)sb, j6 + 3, out + 3);
+    for (int k = 0; k < 6; k++) diag += j6[k] * out[k];
+  }
+  return diag;
+}
+
 void rt__row_masses(rt_world *w, int first, int last) {
   rt__rows *r = &w->rows;
   const double reg = 1.0 + w->set.epsilon;
   for (int i = first; i < last; i++) {
-    const double *J = r->J + 12 * (size_t)i;
-    double *WJ = r->WJ + 12 * (size_t)i;
-    double diag = 0.0;
-    for (int s = 0; s < 2; s++) {
-      const int b = s ? r->b[i] : r->a[i];
-      double *out = WJ + 6 * s;
-      if (b == RT_WORLD) {
-        memset(out, 0, 6 * sizeof *out);
-        continue;
-      }
-      const double *j6 = J + 6 * s;
-      rt__v3_scale(out, j6, w->inv_mass[b]);
-      mat3_vec(w->inv_inertia + 9 * (size_t)b, j6 + 3, out + 3);
-      for (int k = 0; k < 6; k++) diag += j6[k] * out[k];
-    }
+    const double diag =
+        row_wj(r->J + 12 * (size_t)i, r->a[i], r->b[i], w->inv_mass, w->inv_inertia, r->WJ + 12 * (size_t)i);
     r->inv_diag[i] = diag > 0.0 ? 1.0 / (reg * diag) : 0.0;
   }
 }
@@ -297,7 +306,7 @@ static void clear_forces(rt_world *w) {
 
 static int use_block(const rt_world *w) { return w->set.solver == RT_SOLVER_LDLPGS; }
 
-rt_status rt_world_step_begin(rt_world *w) {
+rt_status rt__step_begin(rt_world *w, int kick) {
   if (!rt__settings_valid(&w->set) || !state_finite(w)) {
     clear_forces(w); /* forces are for one step: refused ones are dropped with it */
     return RT_ERR_NONFINITE;
@@ -307,6 +316,11 @@ rt_status rt_world_step_begin(rt_world *w) {
   w->info.sweeps = 0;
   apply_forces(w);
   drive_rods(w);
+  /* From here to step_end nothing writes what the thread reads (poses,
+   * masses, the equality joints: apply_forces wrote velocities only,
+   * drive_rods the rods' lengths), so it can build H~ while the rows below
+   * are built. */
+  if (kick) rt__worker_kick(w);
   split_shards(w);
   for (int c = 0; c < w->prog->ncons; c++) equality_rows(w, c);
   for (int j = 0; j < w->njoint; j++)
@@ -327,13 +341,37 @@ rt_status rt_world_step_begin(rt_world *w) {
   return RT_OK;
 }
 
+rt_status rt_world_step_begin(rt_world *w) { return rt__step_begin(w, 0); }
+
+/* Assembly of H~ from the equality rows' J and W J^T, and its
+ * factorization. */
+static void factor_rows(rt_world *w, const double *J, const double *WJ) {
+  rt__assemble_rows(w->prog, &w->assembly, J, WJ, w->set.epsilon, w->work);
+  w->info.factor_status = rt_program_factor(w->prog, w->work, w->temp);
+}
+
 /* Assembly and factorization of H~: they read only J and W J^T of the
  * equality rows, which the sweeps leave alone, so they can run beside
  * rt_world_iterate. */
 void rt_world_factor(rt_world *w) {
-  if (!use_block(w)) return;
-  rt__assemble_rows(w->prog, &w->assembly, w->rows.J, w->rows.WJ, w->set.epsilon, w->work);
-  w->info.factor_status = rt_program_factor(w->prog, w->work, w->temp);
+  if (use_block(w)) factor_rows(w, w->rows.J, w->rows.WJ);
+}
+
+/* The thread's rows are the stepping thread's (equality_rows,
+ * rt__row_masses), computed by the same functions from the same poses. */
+void rt__factor_from_poses(rt_world *w) {
+  const rt_program *p = w->prog;
+  rt__worker *k = &w->worker;
+  for (int i = 0; i < w->nbody; i++) k->body[i].pose = k->pose[i];
+  rt__solver_masses(w, k->body, k->inv_mass, k->inv_inertia);
+  for (int c = 0; c < p->ncons; c++) {
+    const int row = p->cons_row[c], a = dynamic_in(w, k->body, p->cons_a[c]), b = dynamic_in(w, k->body, p->cons_b[c]);
+    double *J = k->J + 12 * (size_t)row, *WJ = k->WJ + 12 * (size_t)row;
+    rt__cons_eval(w, k->body, c, k->c + row, J);
+    for (int r = 0; r < p->cons_degree[c]; r++)
+      row_wj(J + 12 * r, a, b, k->inv_mass, k->inv_inertia, WJ + 12 * r);
+  }
+  factor_rows(w, k->J, k->WJ);
 }
 
 /* PGS sweeps before the block step (all N sweeps under pure PGS). */
@@ -347,6 +385,34 @@ static int sweeps_before(const rt_world *w) {
 void rt_world_iterate(rt_world *w) {
   const int n = sweeps_before(w);
   for (int k = 0; k < n; k++) rt__pgs_sweep(&w->rows, 0, w->rows.n, w->vel);
+  w->info.sweeps = n;
+}
+
+/* rt_world_iterate on rt_world_step's threaded path. The factor the
+ * thread wrote is in the other core's cache, or in the shared one (the
+ * thread demotes it: worker.c): read line by line by the block step it cost up to
+ * 3.5 us more than a factor in this core's cache (scissor_lift, 36 KiB).
+ * So if the thread is done by the last sweep, that sweep runs in slices
+ * with 8 of the factor's lines prefetched into this core's L2 after each,
+ * and the transfer overlaps the sweep. Slicing a sweep changes no bit: the
+ * rows are visited in the same order. */
+static void iterate_threaded(rt_world *w) {
+  enum { LINE = 64, LINES_PER_SLICE = 8 };
+  const int n = sweeps_before(w);
+  rt__rows *r = &w->rows;
+  for (int k = 0; k < n - 1; k++) rt__pgs_sweep(r, 0, r->n, w->vel);
+  if (n > 0 && rt__worker_done(w)) {
+    const char *f = w->work;
+    const size_t nline = (w->work_bytes + LINE - 1) / LINE + 1; /* [f, f + bytes) however aligned */
+    const size_t nslice = (nline + LINES_PER_SLICE - 1) / LINES_PER_SLICE;
+    for (size_t k = 0; k < nslice; k++) {
+      rt__pgs_sweep(r, (int)(r->n * k / nslice), (int)(r->n * (k + 1) / nslice), w->vel);
+      for (size_t i = k * LINES_PER_SLICE; i < nline && i < (k + 1) * LINES_PER_SLICE; i++)
+        __builtin_prefetch(f + i * LINE, 0, 2);
+    }
+  } else if (n > 0) {
+    rt__pgs_sweep(r, 0, r->n, w->vel);
+  }
   w->info.sweeps = n;
 }
 
@@ -375,16 +441,19 @@ rt_status rt_world_step_end(rt_world *w) {
   return RT_OK;
 }
 
-/* Handing the assembly and factorization to the thread costs a few
- * microseconds however small they are: waking or signalling it, waiting
- * for its result, and the workspace moving from its core's cache to this
- * one's for the solve. Measured on the samples (2-vCPU VM, bench
- * --step-only), the hand-off paid on multi_wheel, track and scissor_lift
- * (28k-66k multiply-adds) and lost on buggy (6.5k), chain and
- * elimination_example (under 1.5k). Work is counted in multiply-adds: the
- * factorization's by the flop convention of DESIGN.md section 3, the
- * assembly's 6 per entry and shared body. */
-#define RT__THREAD_MIN_MADDS 10000.0
+/* Handing the assembly and factorization to the thread costs the stepping
+ * thread about a microsecond however small they are: the kick (copying the
+ * poses, signalling), waiting for the result, and what is still shared
+ * (worker.c). Measured on the samples (2-vCPU VM, interleaved medians and
+ * bench --step-only), the hand-off paid on buggy (7.3k multiply-adds,
+ * 1.7-2.9 us single-threaded: a step 1 us shorter) and on every larger
+ * sample, and lost on chain (1.8k, 0.7-0.9 us: 0.2-0.5 us longer) and
+ * elimination_example (0.9k: 0.45 us longer). (Before the thread evaluated
+ * its own rows, the hand-off cost several microseconds and the threshold
+ * was 10k.) Work is counted in multiply-adds: the factorization's by the
+ * flop convention of DESIGN.md section 3, the assembly's 6 per entry and
+ * shared body. */
+#define RT__THREAD_MIN_MADDS 4000.0
 
 int rt__thread_pays(const rt_program *p, const rt__assembly *a) {
   double madds = 0;
@@ -399,14 +468,18 @@ int rt__thread_pays(const rt_program *p, const rt__assembly *a) {
   return madds >= RT__THREAD_MIN_MADDS;
 }
 
+/* Threaded (worker.c): a parked thread is woken first; it is kicked as
+ * soon as the poses are final (rt__step_begin) and builds H~ from rows of
+ * its own while this thread builds the rows and sweeps; if it has not
+ * started by the end of the sweeps, this thread factors itself
+ * (rt__worker_wait). */
 rt_status rt_world_step(rt_world *w) {
   const int threaded = w->set.threaded && use_block(w) && w->worker.running && w->thread_pays;
-  if (threaded) rt__worker_warm(w); /* a parked thread wakes while the rows are built */
-  rt_status st = rt_world_step_begin(w);
+  if (threaded) rt__worker_warm(w); /* a parked thread wakes while the step begins */
+  rt_status st = rt__step_begin(w, threaded);
   if (st != RT_OK) return st;
   if (threaded) {
-    rt__worker_kick(w);
-    rt_world_iterate(w);
+    iterate_threaded(w);
     rt__worker_wait(w);
   } else {
     rt_world_factor(w);

@@ -3,22 +3,49 @@
  * thread per world, started once, so a step creates no thread and
  * allocates nothing.
  *
+ * The thread shares as little memory with the stepping thread as it can
+ * (rt__factor_from_poses): it evaluates the equality rows' J and W J^T and
+ * the solver bodies' masses itself, from the poses, into buffers of its
+ * own, and assembles H~ from those, rather than reading the rows the
+ * stepping thread builds. Reading those cost more than the factorization
+ * saved (track, 2-vCPU VM, interleaved medians): every row the thread read
+ * was in its core's cache when the next step's rt_world_step_begin rewrote
+ * it, and the stepping thread's own phases slowed down by about the time
+ * assembly and factorization take (rows +6..15 us, sweeps +6..10 us, block
+ * step +3 us), so two threads were slower than one. Evaluating them twice costs
+ * the thread a few microseconds it has to spare, and it needs only the
+ * poses, so rt_world_step hands it the request before the rows are built
+ * (rt__step_begin), not after. Even the poses it takes from a compact copy
+ * that rt__worker_kick makes (56 bytes a body) into its own copy of the
+ * bodies: reading them in w->body, on the lines whose velocities and poses
+ * the stepping thread writes every step, still cost that thread 1-4 us a
+ * step (rows, and integration in rt_world_step_end). What is left shared:
+ * that copy, the equality joints (only read, but for the lengths of driven
+ * rods, written before the kick) and the factor itself (written by the
+ * thread, read by the block step: see iterate_threaded in step.c).
+ *
  * The hand-off spins before it parks. A factorization takes microseconds,
  * about as long as waking a thread parked on a condition variable (a futex
  * wake-up through the scheduler; more on a virtual machine), so:
  * - after a factorization the thread keeps watching for the next request
  *   for up to RT__SPIN_NS, then parks on the condition variable (steps back
  *   to back, or sub-steps of a frame, never wake it from the kernel; a
- *   game stepping once a frame costs at most that much of a core per step);
- * - rt_world_step_begin calls rt__worker_warm, which wakes a parked thread
- *   before the rows and H~ are built, so the wake-up overlaps that work and
- *   the thread is spinning by the time rt__worker_kick asks for the factor;
+ *   game stepping once a frame costs at most that much of a core per step).
+ *   Measured back to back, it parks only where a step outlasts its
+ *   factorization by more than that: tank with post-stabilization (about
+ *   220 us a step), before 5% of the steps;
+ * - rt_world_step calls rt__worker_warm first, which wakes a parked
+ *   thread; the kick follows a few microseconds later, but the thread then
+ *   has the rows and all the sweeps to finish in: after 20
+ *   single-threaded steps (thread parked), it still took the first
+ *   request in 96-100% of the runs (track, scissor_lift);
  * - the request can be claimed by either thread: if the stepping thread
  *   finishes its sweeps before the factorization thread took the request
  *   (it was not scheduled: more busy threads than CPUs), it factors
- *   itself rather than wait; so a step is never much slower than the
- *   single-threaded one. Otherwise it waits for the result spinning, up to
- *   RT__SPIN_NS, then on the condition variable.
+ *   itself, from its own rows (rt_world_factor: the same bits), rather than
+ *   wait; so a step is never much slower than the single-threaded one.
+ *   Otherwise it waits for the result spinning, up to RT__SPIN_NS, then on
+ *   the condition variable.
  * Every flag lives in an atomic; it changes under the mutex, so a thread
  * that parks cannot miss a change (it re-reads the flag under the mutex
  * before it waits). Signalling a condition variable nobody waits on costs
@@ -87,6 +114,20 @@ static int claim(rt__worker *k) {
   return atomic_compare_exchange_strong(&k->pending, &posted, 0);
 }
 
+/* Pushes the lines of [p, p + n) out of this core's caches into the shared
+ * last level (CLDEMOTE, a hint: a no-op on processors without it), where
+ * the stepping thread finds them sooner than in this core's. */
+static void demote(const void *p, size_t n) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (n == 0) return;
+  for (const char *c = p; c < (const char *)p + n; c += 64) __asm__ __volatile__("cldemote %0" : : "m"(*c));
+  __asm__ __volatile__("cldemote %0" : : "m"(((const char *)p)[n - 1]));
+#else
+  (void)p;
+  (void)n;
+#endif
+}
+
 static void *worker_main(void *arg) {
   rt_world *w = arg;
   rt__worker *k = &w->worker;
@@ -95,7 +136,8 @@ static void *worker_main(void *arg) {
     if (atomic_load(&k->quit)) break;
     atomic_store(&k->warm, 0); /* woken ahead of a request: spin for it */
     if (!claim(k)) continue;   /* none, or the stepping thread took it */
-    rt_world_factor(w);
+    rt__factor_from_poses(w);
+    demote(w->work, w->work_bytes); /* the block step reads it on the other core */
     set_flag(k, &k->done);
   }
   return NULL;
@@ -139,11 +181,18 @@ void rt__worker_warm(rt_world *w) {
   if (k->running && atomic_load(&k->parked)) set_flag(k, &k->warm);
 }
 
+void rt__worker_poses(rt_world *w) {
+  for (int i = 0; i < w->nbody; i++) w->worker.pose[i] = w->body[i].pose;
+}
+
 void rt__worker_kick(rt_world *w) {
   rt__worker *k = &w->worker;
+  rt__worker_poses(w);
   atomic_store(&k->done, 0); /* no factorization is under way: nobody else writes it now */
   set_flag(k, &k->pending);
 }
+
+int rt__worker_done(rt_world *w) { return atomic_load(&w->worker.done); }
 
 void rt__worker_wait(rt_world *w) {
   rt__worker *k = &w->worker;

@@ -249,8 +249,17 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
   w->shift = alloc(6 * (size_t)w->nsbody, sizeof(double), &nomem);
   w->pose_before = alloc((size_t)w->nbody, sizeof *w->pose_before, &nomem);
   w->work = alloc((size_t)prog->work_size, scalar, &nomem);
+  w->work_bytes = (size_t)prog->work_size * scalar;
   w->temp = alloc((size_t)prog->temp_size, scalar, &nomem);
   w->x = alloc((size_t)w->dim, scalar, &nomem);
+  rt__worker *wk = &w->worker;
+  wk->J = alloc(12 * (size_t)w->dim, sizeof(double), &nomem);
+  wk->WJ = alloc(12 * (size_t)w->dim, sizeof(double), &nomem);
+  wk->c = alloc((size_t)w->dim, sizeof(double), &nomem);
+  wk->inv_mass = alloc((size_t)w->nsbody, sizeof(double), &nomem);
+  wk->inv_inertia = alloc(9 * (size_t)w->nsbody, sizeof(double), &nomem);
+  wk->body = alloc((size_t)w->nbody, sizeof *wk->body, &nomem);
+  wk->pose = alloc((size_t)w->nbody, sizeof *wk->pose, &nomem);
   const size_t nasm = (size_t)prog->ncons + (size_t)prog->nblk;
   w->assembly.block = alloc(nasm, sizeof *w->assembly.block, &nomem);
   w->assembly.zero_off = alloc(nasm + 1, sizeof(int), &nomem);
@@ -270,6 +279,7 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
     rt__q_normalize(b->pose.q);
     if (b->fixed) memset(b->vel, 0, sizeof b->vel), memset(b->angvel, 0, sizeof b->angvel);
   }
+  memcpy(w->worker.body, w->body, sizeof *w->body * (size_t)w->nbody);
   if (w->njoint) memcpy(w->joint, desc->joints, sizeof *w->joint * (size_t)w->njoint);
   for (int j = 0; j < w->njoint; j++) w->joint_row[j] = w->joint_cons[j] = -1;
   for (int i = 0; i < nrow; i++) r->normal[i] = -1;
@@ -304,7 +314,8 @@ void rt_world_destroy(rt_world *w) {
                   r->rhs,       r->inv_diag, r->lambda, r->lo,     r->hi,    w->c,         w->r,
                   w->work,      w->temp,     w->x,      r->normal, r->mu,    w->contact,   w->prev,
                   w->prev_lambda, w->drive_rate, w->shift, w->eq_joint, w->pose_before, w->assembly.block,
-                  w->assembly.zero_off, w->assembly.zero_len};
+                  w->assembly.zero_off, w->assembly.zero_len, w->worker.J, w->worker.WJ, w->worker.c,
+                  w->worker.inv_mass, w->worker.inv_inertia, w->worker.body, w->worker.pose};
   for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
   free(w);
 }

@@ -57,6 +57,16 @@ typedef struct rt__worker {
   atomic_int parked;  /* the thread waits on cv */
   atomic_int warm;    /* wake up and spin: a request is coming */
   atomic_int waiting; /* the stepping thread waits on cv for done */
+  /* The thread's own copy of what the assembly reads, which it evaluates
+   * from the poses (rt__factor_from_poses), allocated with the world: the
+   * equality rows' J and W J^T (12 per row) and values, the solver bodies'
+   * inverse masses (1 each) and inertias (9). */
+  double *J, *WJ, *c, *inv_mass, *inv_inertia;
+  /* The bodies as the thread sees them: its own copy of w->body (masses,
+   * inertias and fixed flags never change), whose poses it takes from
+   * pose, where rt__worker_poses copies them (nbody each). */
+  rt_body_desc *body;
+  rt_pose *pose;
 } rt__worker;
 
 struct rt_world {
@@ -91,20 +101,24 @@ struct rt_world {
   rt__assembly assembly;
   int thread_pays;         /* assembly + factor worth a hand-off (step.c) */
   void *work, *temp, *x;
+  size_t work_bytes;       /* of work */
   double *r;
   double *shift;           /* 6 per solver body: post-stabilization's move */
   rt_pose *pose_before;    /* poses before it, to undo a move that fails */
   rt__worker worker;
 };
 
-/* Pose of a mechanism body; NULL for RT_WORLD. */
-static inline const rt_pose *rt__pose_of(const rt_world *w, int body) {
-  return body == RT_WORLD ? NULL : &w->body[body].pose;
+/* Pose of mechanism body i in the bodies body (w->body, or the thread's
+ * copy); NULL for RT_WORLD. */
+static inline const rt_pose *rt__pose_in(const rt_body_desc *body, int i) {
+  return i == RT_WORLD ? NULL : &body[i].pose;
 }
+static inline const rt_pose *rt__pose_of(const rt_world *w, int body) { return rt__pose_in(w->body, body); }
 
 /* step.c: inverse masses and world inertias of the solver bodies (a
- * shard of a body split in k: k / m and k I^-1) at the current poses. */
-void rt__solver_masses(rt_world *w);
+ * shard of a body split in k: k / m and k I^-1) at the poses of body
+ * (w->body or the thread's copy), 1 and 9 per solver body. */
+void rt__solver_masses(const rt_world *w, const rt_body_desc *body, double *inv_mass, double *inv_inertia);
 /* step.c: W J^T of rows [first, last) and their regularized inverse
  * diagonals. */
 void rt__row_masses(rt_world *w, int first, int last);
@@ -115,8 +129,9 @@ static inline int rt__cons_joint(const rt_world *w, int c) {
 }
 
 /* step.c: evaluates solver constraint c (its joint, or a shard weld) at the
- * current poses: its values into cval and, if J is not NULL, its rows. */
-void rt__cons_eval(const rt_world *w, int c, double *cval, double *J);
+ * poses of body (w->body or the thread's copy): its values into cval and, if
+ * J is not NULL, its rows. */
+void rt__cons_eval(const rt_world *w, const rt_body_desc *body, int c, double *cval, double *J);
 
 /* pgs.c */
 /* J v of row i: the relative velocity it constrains. */
@@ -143,6 +158,20 @@ int rt__assembly_plan(const rt_program *p, const unsigned char *fixed_sbody, rt_
 void rt__assemble_rows(const rt_program *p, const rt__assembly *a, const double *J, const double *WJ, double epsilon,
                        void *work);
 
+/* step.c: the factorization of H~ from the poses alone, on the thread
+ * (worker.c): the equality rows' J and W J^T and the solver bodies' masses
+ * evaluated into the thread's own buffers, as rt_world_step_begin does for
+ * w->rows, then assembled and factored as by rt_world_factor (the same
+ * bits). It reads the poses rt__worker_kick copied, the equality joints
+ * and the settings, which nothing writes from rt__step_begin's kick until
+ * rt_world_step_end, and its own buffers; it writes w->work, w->temp and
+ * w->info.factor_status. */
+void rt__factor_from_poses(rt_world *w);
+/* step.c: rt_world_step_begin; with kick, it hands the thread the
+ * factorization (rt__worker_kick) as soon as the poses and joints are
+ * final for the step (after the forces and drives). */
+rt_status rt__step_begin(rt_world *w, int kick);
+
 /* step.c: whether assembling and factoring p's H~ (with the plan a) is
  * enough work to hand to the thread. */
 int rt__thread_pays(const rt_program *p, const rt__assembly *a);
@@ -161,8 +190,13 @@ int rt__worker_start(rt_world *w);
 void rt__worker_stop(rt_world *w);
 /* Wakes a parked thread ahead of rt__worker_kick (cheap if it spins). */
 void rt__worker_warm(rt_world *w);
+/* The bodies' poses into the thread's w->worker.pose. */
+void rt__worker_poses(rt_world *w);
+/* Hands the thread the poses (rt__worker_poses) and the factorization. */
 void rt__worker_kick(rt_world *w);
 void rt__worker_wait(rt_world *w);
+/* Whether the thread has finished the factorization it took. */
+int rt__worker_done(rt_world *w);
 
 /* world.c */
 int rt__settings_valid(const rt_settings *s);

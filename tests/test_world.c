@@ -14,7 +14,8 @@
  *   split entry points (begin / factor / iterate / end) and rt_world_step
  *   give bitwise identical states; the block step before the last sweep
  *   runs stably; the world's planned assembly of H~ (from the rows' W J^T)
- *   writes rt_assemble's bits, in float and double, with fixed bodies;
+ *   writes rt_assemble's bits, in float and double, with fixed bodies, and
+ *   so does the thread's, from rows it evaluates itself;
  * - physics: a pendulum's energy, a free tumbling body's angular momentum
  *   and energy, a welded body at rest;
  * - robustness: non-finite velocities, poses and forces are refused without
@@ -697,6 +698,17 @@ static void test_world_assembly_matches_rt_assemble(void **state) {
         rt_assemble(&s.rp, w->rows.J, w->inv_mass, w->inv_inertia, set.epsilon, ref);
         if (memcmp(mine, ref, bytes) != 0) fail_msg("%s (%s), step %d: assembly differs", s.m.name, prec ? "double" : "float", k);
         rt_world_factor(w);
+        /* the factorization thread's path: its own rows from the poses, then
+         * the same factor, bit for bit */
+        const int status = rt_world_step_info(w)->factor_status;
+        memcpy(mine, w->work, bytes);
+        memset(w->work, 0xa5, bytes);
+        rt__worker_poses(w);
+        rt__factor_from_poses(w);
+        const size_t jbytes = 12 * sizeof(double) * (size_t)s.rp.dim;
+        if (memcmp(w->worker.J, w->rows.J, jbytes) != 0 || memcmp(w->worker.WJ, w->rows.WJ, jbytes) != 0 ||
+            memcmp(mine, w->work, bytes) != 0 || rt_world_step_info(w)->factor_status != status)
+          fail_msg("%s (%s), step %d: the thread's rows or factor differ", s.m.name, prec ? "double" : "float", k);
         rt_world_iterate(w);
         assert_int_equal(rt_world_step_end(w), RT_OK);
       }

@@ -18,10 +18,11 @@
  *      target velocity;
  *   3. warm start: the impulses of the previous step are applied;
  *   4. LDL-PGS: the assembly of H~ = J W J^T + epsilon diag(J W J^T) and its
- *      factorization (rt_world_factor; on a second thread when the settings
- *      ask for it) run while PGS sweeps 1..N-1 run, then
+ *      factorization (rt_world_factor), then N-1 PGS sweeps, then
  *      one block GS step on the equality rows; or, with RT_BLOCK_BEFORE_LAST,
- *      N-2 sweeps, the block step, one last sweep. PGS: N sweeps.
+ *      N-2 sweeps, the block step, one last sweep. PGS: N sweeps. With
+ *      rt_settings.threaded the assembly and factorization run on a second
+ *      thread from the end of 1. on, beside 2., 3. and the sweeps.
  *   5. every body takes the momentum-weighted mean of its shards' velocities
  *      (shards have equal masses and inertias, so the plain mean), then
  *      p += dt v, q += dt/2 (0, w) q, normalized.
@@ -29,7 +30,10 @@
  * The split entry points let a game's job system run the factorization
  * itself: rt_world_step_begin, then rt_world_factor and rt_world_iterate
  * concurrently (they touch disjoint data), then rt_world_step_end. Results
- * are identical to rt_world_step's, threaded or not. */
+ * are identical to rt_world_step's, threaded or not. (rt_world_factor
+ * assembles from the rows step_begin built, which both threads then read;
+ * rt_world_step's own thread evaluates the equality rows again from the
+ * poses instead, which costs the stepping thread less: worker.c.) */
 #ifndef LDLPGS_RT_WORLD_H
 #define LDLPGS_RT_WORLD_H
 
@@ -111,13 +115,16 @@ typedef struct rt_settings {
   rt_solver solver;
   rt_block_at block_at;
   int threaded;          /* 1: rt_world_step assembles and factors H~ on the
-                            world's own thread; the thread spins up to 200 us
-                            for the next step before it sleeps, and the
-                            stepping thread factors itself if the thread has
-                            not started by the end of the sweeps (worker.c);
-                            a mechanism whose assembly and factorization
-                            are under 10k multiply-adds is stepped on one
-                            thread (the hand-off would cost more: step.c) */
+                            world's own thread, which evaluates the equality
+                            rows itself from the poses, while the stepping
+                            thread builds the rows and sweeps; the thread
+                            spins up to 200 us for the next step before it
+                            sleeps, and the stepping thread factors itself
+                            if the thread has not started by the end of the
+                            sweeps (worker.c); a mechanism whose assembly
+                            and factorization are under 4k multiply-adds is
+                            stepped on one thread (the hand-off would cost
+                            more: step.c) */
   int max_contacts;      /* capacity for contacts; read at creation only */
   double restitution;    /* of contacts, in [0, 1]; default 0 (off) */
   double contact_slop;   /* penetration left uncorrected (m), >= 0 */
