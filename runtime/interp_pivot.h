@@ -1,5 +1,5 @@
 /* interp_pivot.h -- the interpreter's elimination of one pivot (rt.h factor
- * steps 1-4) for one precision and one degree.
+ * steps 1-3) for one precision and one degree.
  *
  * Included by interp_kernel.h once per degree 1..RT_MAX_DEGREE and once for
  * any other degree, with
