@@ -152,17 +152,6 @@ static double cond1(const double *h, const double *l, int n) {
   return hn * in;
 }
 
-static double rel_residual(const double *h, int n, const double *x, const double *b) {
-  double rn = 0, bn = 0;
-  for (int i = 0; i < n; i++) {
-    double ax = 0;
-    for (int j = 0; j < n; j++) ax += h[(size_t)i * n + j] * x[j];
-    rn += (ax - b[i]) * (ax - b[i]);
-    bn += b[i] * b[i];
-  }
-  return sqrt(rn / bn);
-}
-
 /*---- checks on one program ------------------------------------------------------*/
 
 /* Every entry of the assembled double workspace against the dense H~; fill

@@ -297,17 +297,6 @@ static void dense_solve(const double *h, int n, const double *b, double *x) {
   free(a);
 }
 
-static double rel_residual(const double *h, int n, const double *x, const double *b) {
-  double rn = 0, bn = 0;
-  for (int i = 0; i < n; i++) {
-    double ax = 0;
-    for (int j = 0; j < n; j++) ax += h[(size_t)i * n + j] * x[j];
-    rn += (ax - b[i]) * (ax - b[i]);
-    bn += b[i] * b[i];
-  }
-  return sqrt(rn / bn);
-}
-
 /*---- tests ---------------------------------------------------------------------*/
 
 /* Interpreter == reference arithmetic, bit for bit, and accurate. */

@@ -140,6 +140,24 @@ static void advance(rt_pose *pose, const double v[3], const double w[3], double 
   t_qnormalize(pose->q);
 }
 
+/* The poses pa, pb (NULL: the world) moved by +-FD_H along the velocity V
+ * (v_a, w_a, v_b, w_b): ap/am for a, bp/bm for b (zero for the world). */
+static void step_poses(const rt_pose *pa, const rt_pose *pb, const double V[12], rt_pose *ap, rt_pose *am,
+                       rt_pose *bp, rt_pose *bm) {
+  memset(ap, 0, sizeof *ap);
+  *am = *bp = *bm = *ap;
+  if (pa) {
+    *ap = *am = *pa;
+    advance(ap, V, V + 3, FD_H);
+    advance(am, V, V + 3, -FD_H);
+  }
+  if (pb) {
+    *bp = *bm = *pb;
+    advance(bp, V + 6, V + 9, FD_H);
+    advance(bm, V + 6, V + 9, -FD_H);
+  }
+}
+
 /* Quaternion of a rotation by angle t about unit axis u. */
 static void axis_angle(const double u[3], double t, double q[4]) {
   double s = sin(0.5 * t);
@@ -201,18 +219,7 @@ static void check_fd(const rt_joint_desc *jd, const rt_pose *pa, const rt_pose *
   int deg = rt_joint_eval(jd, pa, pb, c0, J);
   assert_int_equal(deg, rt_joint_degree(jd->type));
   rt_pose ap, am, bp, bm;
-  memset(&ap, 0, sizeof ap);
-  am = bp = bm = ap;
-  if (pa) {
-    ap = am = *pa;
-    advance(&ap, V, V + 3, FD_H);
-    advance(&am, V, V + 3, -FD_H);
-  }
-  if (pb) {
-    bp = bm = *pb;
-    advance(&bp, V + 6, V + 9, FD_H);
-    advance(&bm, V + 6, V + 9, -FD_H);
-  }
+  step_poses(pa, pb, V, &ap, &am, &bp, &bm);
   assert_int_equal(rt_joint_eval(jd, pa ? &ap : NULL, pb ? &bp : NULL, cp, NULL), deg);
   assert_int_equal(rt_joint_eval(jd, pa ? &am : NULL, pb ? &bm : NULL, cm, NULL), deg);
   for (int i = 0; i < deg; i++) {
@@ -711,18 +718,7 @@ static void check_axis_fd(const rt_joint_desc *jd, int angular, const rt_pose *p
   double q0, qp, qm, J[12];
   assert_int_equal(rt_joint_axis_eval(jd, angular, pa, pb, &q0, J), 0);
   rt_pose ap, am, bp, bm;
-  memset(&ap, 0, sizeof ap);
-  am = bp = bm = ap;
-  if (pa) {
-    ap = am = *pa;
-    advance(&ap, V, V + 3, FD_H);
-    advance(&am, V, V + 3, -FD_H);
-  }
-  if (pb) {
-    bp = bm = *pb;
-    advance(&bp, V + 6, V + 9, FD_H);
-    advance(&bm, V + 6, V + 9, -FD_H);
-  }
+  step_poses(pa, pb, V, &ap, &am, &bp, &bm);
   assert_int_equal(rt_joint_axis_eval(jd, angular, pa ? &ap : NULL, pb ? &bp : NULL, &qp, NULL), 0);
   assert_int_equal(rt_joint_axis_eval(jd, angular, pa ? &am : NULL, pb ? &bm : NULL, &qm, NULL), 0);
   double jv = 0.0, scale = 0.0;

@@ -1,8 +1,11 @@
-/* test_util.h -- small helpers shared by the tests: a deterministic RNG and
- * random graph generators. Static, so each test program gets its own copy. */
+/* test_util.h -- small helpers shared by the tests: a deterministic RNG,
+ * random graph generators and a dense residual. Static, so each test
+ * program gets its own copy. */
 #ifndef LDLPGS_TEST_UTIL_H
 #define LDLPGS_TEST_UTIL_H
 
+#include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -19,6 +22,18 @@ static inline uint64_t rng_next(test_rng *r) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
+}
+
+/* ||H x - b|| / ||b|| for a dense row-major n x n H. */
+static inline double rel_residual(const double *h, int n, const double *x, const double *b) {
+  double rn = 0, bn = 0;
+  for (int i = 0; i < n; i++) {
+    double ax = 0;
+    for (int j = 0; j < n; j++) ax += h[(size_t)i * n + j] * x[j];
+    rn += (ax - b[i]) * (ax - b[i]);
+    bn += b[i] * b[i];
+  }
+  return sqrt(rn / bn);
 }
 
 static inline int rng_int(test_rng *r, int n) { return (int)(rng_next(r) % (uint64_t)n); }
