@@ -29,10 +29,12 @@ DEB_PACKAGES := lua5.4 liblua5.4-dev libcmocka-dev pkg-config clang valgrind
 #---- sources -----------------------------------------------------------------
 RT_SRC    := $(sort $(wildcard runtime/*.c))
 GEN_SRC   := $(sort $(filter-out gen/main.c,$(wildcard gen/*.c)))
+SIM_SRC   := $(sort $(wildcard sim/*.c))
 TEST_SRC  := $(sort $(wildcard tests/test_*.c))
 TESTS     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 RT_OBJ    := $(patsubst %.c,$(BUILD)/obj/%.o,$(RT_SRC))
 GEN_OBJ   := $(patsubst %.c,$(BUILD)/obj/%.o,$(GEN_SRC))
+SIM_OBJ   := $(patsubst %.c,$(BUILD)/obj/%.o,$(SIM_SRC))
 MECHS     := $(sort $(wildcard mechanisms/*.lua))
 # Templates built into ldlgen (tools/embed turns them into C).
 TEMPLATES := $(sort $(wildcard templates/*.lua templates/*.tpl))
@@ -67,9 +69,14 @@ $(BUILD)/obj/gen/%.o: gen/%.c Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Iruntime/include $(LUA_CFLAGS) -c $< -o $@
 
+# sim/ (the simulation harness) builds on gen and the runtime.
+$(BUILD)/obj/sim/%.o: sim/%.c Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Iruntime/include -Igen $(LUA_CFLAGS) -c $< -o $@
+
 $(BUILD)/obj/tests/%.o: tests/%.c Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Iruntime/include -Igen $(LUA_CFLAGS) $(CMOCKA_CFLAGS) \
+	$(CC) $(CFLAGS_ALL) -Iruntime/include -Igen -Isim $(LUA_CFLAGS) $(CMOCKA_CFLAGS) \
 	  -DLDLGEN_PATH='"$(abspath $(BUILD))/ldlgen"' -DSRC_DIR='"$(abspath .)"' -c $< -o $@
 
 # The templates as C arrays (tpl_embedded, gen/template.h).
@@ -92,17 +99,21 @@ $(BUILD)/libgen.a: $(GEN_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
+$(BUILD)/libsim.a: $(SIM_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
 $(BUILD)/ldlgen: $(BUILD)/obj/gen/main.o $(BUILD)/libgen.a $(BUILD)/librt.a
 	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) -lm -o $@
 
 $(BUILD)/obj/tools/%.o: tools/%.c Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Iruntime/include -Igen $(LUA_CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS_ALL) -Iruntime/include -Igen -Isim $(LUA_CFLAGS) -c $< -o $@
 
-$(BUILD)/ldlsim: $(BUILD)/obj/tools/ldlsim.o $(BUILD)/obj/tools/ldlsim_check.o $(BUILD)/libgen.a $(BUILD)/librt.a
+$(BUILD)/ldlsim: $(BUILD)/obj/tools/ldlsim.o $(BUILD)/obj/tools/ldlsim_check.o $(BUILD)/libsim.a $(BUILD)/libgen.a $(BUILD)/librt.a
 	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) -lm -o $@
 
-$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(BUILD)/libgen.a $(BUILD)/librt.a | $(BUILD)/ldlgen
+$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(BUILD)/libsim.a $(BUILD)/libgen.a $(BUILD)/librt.a | $(BUILD)/ldlgen
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) $(CMOCKA_LIBS) -lm -o $@
 
@@ -256,11 +267,11 @@ $(BUILD)/obj/generated/%.o: generated/%.c
 
 $(BUILD)/obj/tools/demo.o: tools/demo.c Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Iruntime/include -Igen -Igenerated $(LUA_CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS_ALL) -Iruntime/include -Igen -Isim -Igenerated $(LUA_CFLAGS) -c $< -o $@
 
 $(BUILD)/demo: $(BUILD)/obj/tools/demo.o $(BUILD)/obj/tools/svgplot.o $(BUILD)/obj/generated/scissor_lift.o \
                $(BUILD)/obj/generated/buggy.o \
-               $(BUILD)/libgen.a $(BUILD)/librt.a
+               $(BUILD)/libsim.a $(BUILD)/libgen.a $(BUILD)/librt.a
 	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) -lm -o $@
 
 # Factor time of the generated sample programs, unrolled vs tables (interpreter).
@@ -268,9 +279,9 @@ bench-factor: all
 	@$(MAKE) --no-print-directory $(BUILD)/bench/factor_time
 	@$(BUILD)/bench/factor_time
 
-$(BUILD)/bench/factor_time: bench/factor_time.c $(GENTEST_OBJ) $(BUILD)/libgen.a $(BUILD)/librt.a
+$(BUILD)/bench/factor_time: bench/factor_time.c $(GENTEST_OBJ) $(BUILD)/libsim.a $(BUILD)/libgen.a $(BUILD)/librt.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Iruntime/include -Igen $< $(GENTEST_OBJ) $(BUILD)/libgen.a $(BUILD)/librt.a $(LUA_LIBS) -lm -o $@
+	$(CC) $(CFLAGS_ALL) -Iruntime/include -Igen -Isim $< $(GENTEST_OBJ) $(BUILD)/libsim.a $(BUILD)/libgen.a $(BUILD)/librt.a $(LUA_LIBS) -lm -o $@
 
 clean:
 	rm -rf build

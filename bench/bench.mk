@@ -28,7 +28,7 @@ BENCH_LIFT_STAGES  := 4 8 16 32
 # The generated programs are compiled the way the tests compile theirs
 # (GENTEST_CFLAGS), without debug information or dependency files.
 BENCH_GEN_CFLAGS = $(filter-out -g -MMD -MP,$(GENTEST_CFLAGS)) -Iruntime/include
-BENCH_INC        := -Iruntime/include -Igen -Ibench -I/usr/include/suitesparse
+BENCH_INC        := -Iruntime/include -Igen -Isim -Ibench -I/usr/include/suitesparse
 BENCH_LIBS       := -lldl -lamd -lcholmod -lsuitesparseconfig -llapacke -lopenblas -lmetis
 
 # bench_id(path): a C identifier from a mechanism path.
@@ -135,7 +135,7 @@ $(BENCH_DIR)/cputime: bench/cputime.c bench/bench.mk
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $< -o $@
 
-$(BENCH_DIR)/bench: $(BENCH_OBJ) $(BENCH_GEN_OBJ) $(BENCH_AVX2_GEN_OBJ) $(BUILD)/libgen.a $(BUILD)/librt.a
+$(BENCH_DIR)/bench: $(BENCH_OBJ) $(BENCH_GEN_OBJ) $(BENCH_AVX2_GEN_OBJ) $(BUILD)/libsim.a $(BUILD)/libgen.a $(BUILD)/librt.a
 	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) $(BENCH_LIBS) -lm -o $@
 
 bench-build: $(BENCH_DIR)/bench

@@ -10,8 +10,8 @@
  * frame (identity in body coordinates), so its c is zero while the shards
  * share the body's pose. A shard of a body split in k has mass m/k and
  * inertia I/k; fixed bodies have inverse mass and inertia 0. */
-#ifndef LDLPGS_GEN_NUMERIC_H
-#define LDLPGS_GEN_NUMERIC_H
+#ifndef LDLPGS_SIM_NUMERIC_H
+#define LDLPGS_SIM_NUMERIC_H
 
 #include "arena.h"
 #include "program.h"

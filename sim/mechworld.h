@@ -1,8 +1,8 @@
 /* mechworld.h -- a loaded mechanism as the runtime's world description
  * (rt_world.h): bodies at their initial state, every constraint in body
  * frames (mech_joint_desc), and the mechanism's settings as rt_settings. */
-#ifndef LDLPGS_GEN_MECHWORLD_H
-#define LDLPGS_GEN_MECHWORLD_H
+#ifndef LDLPGS_SIM_MECHWORLD_H
+#define LDLPGS_SIM_MECHWORLD_H
 
 #include "arena.h"
 #include "mech.h"

@@ -2,8 +2,8 @@
  * summary of `ldlsim` (DESIGN.md section 4) and of the demo, and the
  * per-step CSV. The world can come from any program (interpreted or
  * generated); the mechanism supplies names and the probe body. */
-#ifndef LDLPGS_GEN_SIMRUN_H
-#define LDLPGS_GEN_SIMRUN_H
+#ifndef LDLPGS_SIM_SIMRUN_H
+#define LDLPGS_SIM_SIMRUN_H
 
 #include <stdio.h>
 

@@ -15,8 +15,8 @@
  *   5  steer        0
  *   5  drive_rearL  0
  *   5  drive_rearR  0 */
-#ifndef LDLPGS_GEN_DRIVE_H
-#define LDLPGS_GEN_DRIVE_H
+#ifndef LDLPGS_SIM_DRIVE_H
+#define LDLPGS_SIM_DRIVE_H
 
 #include "arena.h"
 #include "diag.h"
