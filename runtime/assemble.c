@@ -87,7 +87,7 @@ void rt_assemble(const rt_program *p, const double *J, const double *inv_mass, c
 /*---- the world's assembly (world.h): a plan made once, at creation -------------
  *
  * The same sums as rt_assemble, bit for bit, from the rows' J and W J^T
- * (rt__row_masses in step.c computes W_b J_p,b^T with exactly block()'s
+ * (rt__rows_masses in rows.c computes W_b J_p,b^T with exactly block()'s
  * operations): per block a list of at most two terms (the solver bodies the
  * two constraints share, in block()'s order), no W J^T recomputed per
  * block, node blocks' upper triangles copied instead of computed, and only
@@ -113,7 +113,7 @@ static int shared_terms(const rt_program *p, const unsigned char *fixed_sbody, i
   return n;
 }
 
-int rt__assembly_plan(const rt_program *p, const unsigned char *fixed_sbody, rt__assembly *a) {
+int rt__assemble_plan(const rt_program *p, const unsigned char *fixed_sbody, rt__assembly *a) {
   a->nblock = 0;
   for (int piv = 0; piv < p->ncons; piv++) {
     const int cp = p->piv_cons[piv];

@@ -78,8 +78,8 @@ void rt__contact_rows(rt_world *w) {
     contact_row(w, c, t1, r->J + 12 * (size_t)(row + 1));
     contact_row(w, c, t2, r->J + 12 * (size_t)(row + 2));
     for (int k = 0; k < 3; k++) {
-      r->a[row + k] = rt__row_body(w, c->body_a);
-      r->b[row + k] = rt__row_body(w, c->body_b);
+      r->a[row + k] = rt__rows_body(w, c->body_a);
+      r->b[row + k] = rt__rows_body(w, c->body_b);
       r->normal[row + k] = k ? row : -1;
       r->mu[row + k] = c->friction;
       r->rhs[row + k] = 0.0;
@@ -92,7 +92,7 @@ void rt__contact_rows(rt_world *w) {
     double target = c->depth > w->set.contact_slop ? w->set.beta * (c->depth - w->set.contact_slop) / dt
                     : c->depth < 0.0            ? c->depth / dt
                                                 : 0.0;
-    const double vn = rt__row_velocity(r, row, w->vel);
+    const double vn = rt__pgs_row_velocity(r, row, w->vel);
     if (w->set.restitution > 0 && vn < -1.0) target = fmax(target, -w->set.restitution * vn);
     r->rhs[row] = target;
     r->lo[row] = 0.0;

@@ -1,6 +1,7 @@
 /* pgs.c -- the impulse solver's inner loops: projected Gauss-Seidel sweeps
- * over constraint rows with velocity changes, and LDL-PGS's block
- * Gauss-Seidel step on the equality rows (DESIGN.md section 3). */
+ * over constraint rows with velocity changes (docs/DESIGN.md section 3),
+ * and applying impulses to velocities. It works on rows and velocities
+ * alone and calls no other module. */
 #include <stddef.h>
 
 #include "world.h"
@@ -23,7 +24,7 @@ static void row_axpy(const double *WJ, double dl, double *va, double *vb) {
 
 static double *body_vel(double *vel, int b) { return b == RT_WORLD ? NULL : vel + 6 * (size_t)b; }
 
-double rt__row_velocity(const rt__rows *r, int i, const double *vel) {
+double rt__pgs_row_velocity(const rt__rows *r, int i, const double *vel) {
   return row_dot(r->J + 12 * (size_t)i, body_vel((double *)vel, r->a[i]), body_vel((double *)vel, r->b[i]));
 }
 
@@ -45,34 +46,26 @@ void rt__pgs_sweep(rt__rows *r, int first, int last, double *vel) {
   }
 }
 
-void rt__rows_apply(const rt__rows *r, int first, int last, const double *dl, double *vel) {
+void rt__pgs_apply(const rt__rows *r, int first, int last, const double *dl, double *vel) {
   for (int i = first; i < last; i++)
     if (dl[i] != 0.0) row_axpy(r->WJ + 12 * (size_t)i, dl[i], body_vel(vel, r->a[i]), body_vel(vel, r->b[i]));
 }
 
-/* x = H~^-1 x through the program's precision: in double in place, in float
- * on its rounding. */
-void rt__block_solve(rt_world *w, double *v) {
-  if (w->prog->precision == RT_FLOAT) {
-    float *x = w->x;
-    for (int i = 0; i < w->dim; i++) x[i] = (float)v[i];
-    rt_program_solve(w->prog, w->work, x);
-    for (int i = 0; i < w->dim; i++) v[i] = x[i];
-  } else {
-    rt_program_solve(w->prog, w->work, v);
+/* The slices' prefetches walk [f, f + bytes) line by line, however
+ * aligned. Slicing a sweep changes no bit: the rows are visited in the
+ * same order. */
+void rt__pgs_sweep_prefetch(rt__rows *r, double *vel, const void *data, size_t bytes) {
+  enum { LINE = 64, LINES_PER_SLICE = 8 };
+  if (data == NULL) {
+    rt__pgs_sweep(r, 0, r->n, vel);
+    return;
   }
-}
-
-/* delta = H~^-1 (R - J V) on the equality rows; lambda += delta;
- * V += W J^T delta. */
-void rt__block_step(rt_world *w) {
-  rt__rows *r = &w->rows;
-  const int n = w->dim;
-  double *res = w->r;
-  for (int i = 0; i < n; i++) res[i] = r->rhs[i] - rt__row_velocity(r, i, w->vel);
-  rt__block_solve(w, res);
-  for (int i = 0; i < n; i++) {
-    r->lambda[i] += res[i];
-    if (res[i] != 0.0) row_axpy(r->WJ + 12 * (size_t)i, res[i], body_vel(w->vel, r->a[i]), body_vel(w->vel, r->b[i]));
+  const char *f = data;
+  const size_t nline = (bytes + LINE - 1) / LINE + 1;
+  const size_t nslice = (nline + LINES_PER_SLICE - 1) / LINES_PER_SLICE;
+  for (size_t k = 0; k < nslice; k++) {
+    rt__pgs_sweep(r, (int)(r->n * k / nslice), (int)(r->n * (k + 1) / nslice), vel);
+    for (size_t i = k * LINES_PER_SLICE; i < nline && i < (k + 1) * LINES_PER_SLICE; i++)
+      __builtin_prefetch(f + i * LINE, 0, 2);
   }
 }

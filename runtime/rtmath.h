@@ -93,4 +93,14 @@ static inline void rt__q_rotate_inv(double out[3], const double q[4], const doub
   rt__q_rotate(out, qc, v);
 }
 
+static inline int rt__v3_finite(const double v[3]) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
+
+/* out = m v for a row-major 3x3 m. */
+static inline void rt__m3_vec(double out[3], const double m[9], const double v[3]) {
+  double x = m[0] * v[0] + m[1] * v[1] + m[2] * v[2];
+  double y = m[3] * v[0] + m[4] * v[1] + m[5] * v[2];
+  double z = m[6] * v[0] + m[7] * v[1] + m[8] * v[2];
+  rt__v3_set(out, x, y, z);
+}
+
 #endif

@@ -22,7 +22,7 @@ static double max_error(rt_world *w, double *J) {
   double e = 0.0;
   for (int c = 0; c < p->ncons; c++) {
     const int row = p->cons_row[c];
-    rt__cons_eval(w, w->body, c, w->c + row, J ? J + 12 * (size_t)row : NULL);
+    rt__rows_cons_eval(w, w->body, c, w->c + row, J ? J + 12 * (size_t)row : NULL);
     for (int k = 0; k < p->cons_degree[c]; k++) e = fmax(e, fabs(w->c[row + k]));
   }
   return e;
@@ -33,13 +33,13 @@ void rt__stabilize(rt_world *w) {
   rt__rows *r = &w->rows;
   const double before = max_error(w, r->J);
   for (int i = 0; i < w->dim; i++) w->r[i] = -w->c[i];
-  rt__solver_masses(w, w->body, w->inv_mass, w->inv_inertia);
-  rt__row_masses(w, 0, w->dim);
+  rt__bodies_solver_masses(w, w->body, w->inv_mass, w->inv_inertia);
+  rt__rows_masses(w, 0, w->dim);
   rt__assemble_rows(p, &w->assembly, r->J, r->WJ, w->set.epsilon, w->work);
   if (rt_program_factor(p, w->work, w->temp) != -1) return;
   rt__block_solve(w, w->r);
   memset(w->shift, 0, 6 * sizeof *w->shift * (size_t)w->nsbody);
-  rt__rows_apply(r, 0, w->dim, w->r, w->shift);
+  rt__pgs_apply(r, 0, w->dim, w->r, w->shift);
   /* each body moves by the mean of its shards' moves */
   for (int i = 0; i < w->nbody; i++) {
     rt_body_desc *b = &w->body[i];

@@ -15,7 +15,7 @@
  * step +3 us), so two threads were slower than one. Evaluating them twice costs
  * the thread a few microseconds it has to spare, and it needs only the
  * poses, so rt_world_step hands it the request before the rows are built
- * (rt__step_begin), not after. Even the poses it takes from a compact copy
+ * (rt_world_step), not after. Even the poses it takes from a compact copy
  * that rt__worker_kick makes (56 bytes a body) into its own copy of the
  * bodies: reading them in w->body, on the lines whose velocities and poses
  * the stepping thread writes every step, still cost that thread 1-4 us a
@@ -197,7 +197,7 @@ int rt__worker_done(rt_world *w) { return atomic_load(&w->worker.done); }
 void rt__worker_wait(rt_world *w) {
   rt__worker *k = &w->worker;
   if (claim(k)) { /* the thread has not started: factor here */
-    rt_world_factor(w);
+    rt__factor_rows(w, w->rows.J, w->rows.WJ);
     return;
   }
   wait_flag(k, &k->waiting, &k->done, NULL, NULL);

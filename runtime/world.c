@@ -10,21 +10,6 @@
 #include "rtmath.h"
 #include "world.h"
 
-void rt_settings_default(rt_settings *s) {
-  memset(s, 0, sizeof *s);
-  s->dt = 1.0 / 60.0;
-  s->gravity[2] = -9.81;
-  s->iterations = 10;
-  s->beta = 0.2;
-  s->epsilon = 1e-6;
-  s->solver = RT_SOLVER_LDLPGS;
-  s->block_at = RT_BLOCK_LAST;
-  s->threaded = 0;
-  s->max_contacts = 256;
-  s->restitution = 0.0;
-  s->contact_slop = 1e-3;
-}
-
 const char *rt_status_message(rt_status s) {
   switch (s) {
   case RT_OK: return "ok";
@@ -36,17 +21,6 @@ const char *rt_status_message(rt_status s) {
   case RT_ERR_DIVERGED: return "the step produced a non-finite state and was undone";
   }
   return "unknown status";
-}
-
-static int finite3(const double v[3]) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
-
-int rt__settings_valid(const rt_settings *s) {
-  return isfinite(s->dt) && s->dt > 0 && finite3(s->gravity) && s->iterations >= 1 && s->beta >= 0 &&
-         s->beta <= 1 && isfinite(s->epsilon) && s->epsilon >= 0 &&
-         (s->solver == RT_SOLVER_PGS || s->solver == RT_SOLVER_LDLPGS) &&
-         (s->block_at == RT_BLOCK_LAST || s->block_at == RT_BLOCK_BEFORE_LAST) && s->max_contacts >= 0 &&
-         s->max_contacts <= RT_MAX_CONTACTS && s->restitution >= 0 && s->restitution <= 1 && isfinite(s->contact_slop) &&
-         s->contact_slop >= 0 && (s->stabilize == 0 || s->stabilize == 1);
 }
 
 /*---- creation ------------------------------------------------------------------*/
@@ -77,10 +51,10 @@ static int check_desc(const rt_world_desc *d, const rt_program *p, char *err, si
   }
   for (int i = 0; i < d->nbody; i++) {
     const rt_body_desc *b = &d->bodies[i];
-    int ok = finite3(b->pose.p) && isfinite(b->pose.q[0]) && finite3(b->pose.q + 1) && finite3(b->vel) &&
-             finite3(b->angvel);
+    int ok = rt__v3_finite(b->pose.p) && isfinite(b->pose.q[0]) && rt__v3_finite(b->pose.q + 1) && rt__v3_finite(b->vel) &&
+             rt__v3_finite(b->angvel);
     if (!b->fixed)
-      ok = ok && isfinite(b->mass) && b->mass > 0 && finite3(b->inertia) && b->inertia[0] > 0 &&
+      ok = ok && isfinite(b->mass) && b->mass > 0 && rt__v3_finite(b->inertia) && b->inertia[0] > 0 &&
            b->inertia[1] > 0 && b->inertia[2] > 0;
     if (!ok) {
       say(err, errlen, "body %d: non-finite state, or mass/inertia not > 0", i);
@@ -267,11 +241,11 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
   unsigned char *fixed_sbody = alloc((size_t)prog->nsbody, 1, &nomem);
   if (!nomem) {
     for (int sb = 0; sb < prog->nsbody; sb++) fixed_sbody[sb] = desc->bodies[prog->sbody_body[sb]].fixed != 0;
-    nomem = rt__assembly_plan(prog, fixed_sbody, &w->assembly) != 0;
+    nomem = rt__assemble_plan(prog, fixed_sbody, &w->assembly) != 0;
   }
   free(fixed_sbody);
   if (nomem) goto nomem;
-  w->thread_pays = rt__thread_pays(prog, &w->assembly);
+  w->thread_pays = rt__factor_thread_pays(prog, &w->assembly);
 
   memcpy(w->body, desc->bodies, sizeof *w->body * (size_t)w->nbody);
   for (int i = 0; i < w->nbody; i++) {

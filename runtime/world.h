@@ -1,11 +1,14 @@
-/* world.h -- runtime-internal layout of rt_world (rt_world.h), shared by
- * world.c (creation, state, measures), step.c (the step), pgs.c (the
- * sweeps and the block step) and worker.c (the factorization thread). */
+/* world.h -- the world's state (rt_world, rt_world.h) in one internal
+ * header, and the internal interfaces of the runtime's modules: world.c
+ * (creation, state, measures), step.c (the step, in order) and the stages
+ * it calls: bodies.c, rows.c, contact.c, pgs.c, assemble.c, factor.c,
+ * block.c, stabilize.c, worker.c, settings.c. */
 #ifndef LDLPGS_RUNTIME_WORLD_H
 #define LDLPGS_RUNTIME_WORLD_H
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 
 #include "rt_world.h"
 
@@ -58,7 +61,7 @@ typedef struct rt__worker {
   atomic_int warm;    /* wake up and spin: a request is coming */
   atomic_int waiting; /* the stepping thread waits on cv for done */
   /* The thread's own copy of what the assembly reads, which it evaluates
-   * from the poses (rt__factor_from_poses), allocated with the world: the
+   * from the poses (rt__factor_from_poses in factor.c), allocated with the world: the
    * equality rows' J and W J^T (12 per row) and values, the solver bodies'
    * inverse masses (1 each) and inertias (9). */
   double *J, *WJ, *c, *inv_mass, *inv_inertia;
@@ -99,7 +102,7 @@ struct rt_world {
   double *prev_lambda;
   /* factorization (program precision) */
   rt__assembly assembly;
-  int thread_pays;         /* assembly + factor worth a hand-off (step.c) */
+  int thread_pays;         /* assembly + factor worth a hand-off (factor.c) */
   void *work, *temp, *x;
   size_t work_bytes;       /* of work */
   double *r;
@@ -115,31 +118,92 @@ static inline const rt_pose *rt__pose_in(const rt_body_desc *body, int i) {
 }
 static inline const rt_pose *rt__pose_of(const rt_world *w, int body) { return rt__pose_in(w->body, body); }
 
-/* step.c: inverse masses and world inertias of the solver bodies (a
- * shard of a body split in k: k / m and k I^-1) at the poses of body
- * (w->body or the thread's copy), 1 and 9 per solver body. */
-void rt__solver_masses(const rt_world *w, const rt_body_desc *body, double *inv_mass, double *inv_inertia);
-/* step.c: W J^T of rows [first, last) and their regularized inverse
- * diagonals. */
-void rt__row_masses(rt_world *w, int first, int last);
+/*---- the modules of a step (step.c sequences them; none calls step.c or
+ * world.c, and none calls back into a module that calls it) -------------*/
+
+/* bodies.c */
+void rt__bodies_apply_forces(rt_world *w);
+void rt__bodies_clear_forces(rt_world *w);
+/* Whether every pose, velocity, force and torque is finite. */
+int rt__bodies_finite(const rt_world *w);
+/* Inverse masses and world inertias of the solver bodies (a shard of a
+ * body split in k: k / m and k I^-1) at the poses of body (w->body or the
+ * thread's copy), 1 and 9 per solver body. */
+void rt__bodies_solver_masses(const rt_world *w, const rt_body_desc *body, double *inv_mass, double *inv_inertia);
+/* Every solver body takes its body's velocity, inverse mass and inertia. */
+void rt__bodies_split(rt_world *w);
+/* Every body takes the mean velocity of its shards. */
+void rt__bodies_merge(rt_world *w);
+/* Semi-implicit Euler on the poses. */
+void rt__bodies_integrate(rt_world *w);
 
 /* Mechanism joint of solver constraint c; -1 for a shard weld. */
 static inline int rt__cons_joint(const rt_world *w, int c) {
   return w->prog->cons_joint[c] >= 0 ? w->eq_joint[w->prog->cons_joint[c]] : -1;
 }
 
-/* step.c: evaluates solver constraint c (its joint, or a shard weld) at the
- * poses of body (w->body or the thread's copy): its values into cval and, if
- * J is not NULL, its rows. */
-void rt__cons_eval(const rt_world *w, const rt_body_desc *body, int c, double *cval, double *J);
+/* rows.c */
+/* Driven rods' lengths for this step, and their rates (w->drive_rate). */
+void rt__rows_drive(rt_world *w);
+/* A side of a row: solver body sbody, or RT_WORLD if it is the world or
+ * fixed (in body: w->body or the thread's copy). */
+int rt__rows_dynamic(const rt_world *w, const rt_body_desc *body, int sbody);
+/* Solver body of a row on mechanism body `body` (its first shard). */
+int rt__rows_body(const rt_world *w, int body);
+/* Evaluates solver constraint c (its joint, or a shard weld) at the poses
+ * of body (w->body or the thread's copy): its values into cval and, if J is
+ * not NULL, its rows. */
+void rt__rows_cons_eval(const rt_world *w, const rt_body_desc *body, int c, double *cval, double *J);
+/* The equality rows and the motors', limits' and ropes' rows. */
+void rt__rows_build(rt_world *w);
+/* W J^T of the row J on solver bodies a and b (RT_WORLD: none) into WJ;
+ * returns J W J^T. */
+double rt__rows_wj(const double *J, int a, int b, const double *inv_mass, const double *inv_inertia, double *WJ);
+/* W J^T of rows [first, last) and their regularized inverse diagonals. */
+void rt__rows_masses(rt_world *w, int first, int last);
+void rt__rows_warm_start(rt_world *w);
+
+/* contact.c: the rows of the current contacts (after the fixed rows),
+ * warm-started from the last step's matching contacts; and saving the
+ * impulses for the next step. */
+void rt__contact_rows(rt_world *w);
+void rt__contact_save(rt_world *w);
 
 /* pgs.c */
 /* J v of row i: the relative velocity it constrains. */
-double rt__row_velocity(const rt__rows *rows, int i, const double *vel);
+double rt__pgs_row_velocity(const rt__rows *rows, int i, const double *vel);
 /* One PGS sweep over rows [first, last). */
 void rt__pgs_sweep(rt__rows *rows, int first, int last, double *vel);
+/* One sweep over all rows that prefetches [data, data + bytes) as it goes
+ * (a plain sweep if data is NULL). */
+void rt__pgs_sweep_prefetch(rt__rows *rows, double *vel, const void *data, size_t bytes);
 /* Applies impulses dl[i] of rows [first, last) to the velocities. */
-void rt__rows_apply(const rt__rows *rows, int first, int last, const double *dl, double *vel);
+void rt__pgs_apply(const rt__rows *rows, int first, int last, const double *dl, double *vel);
+
+/* assemble.c: the plan of p's assembly (a's arrays allocated by the
+ * caller; fixed_sbody[b] = 1 for a fixed solver body); 0, or -1 if out of
+ * memory. Then H~ from the rows' J and W J^T into work, the same bits as
+ * rt_assemble. */
+int rt__assemble_plan(const rt_program *p, const unsigned char *fixed_sbody, rt__assembly *a);
+void rt__assemble_rows(const rt_program *p, const rt__assembly *a, const double *J, const double *WJ, double epsilon,
+                       void *work);
+
+/* factor.c */
+/* Assembly of H~ from the equality rows' J and W J^T, and its
+ * factorization (w->work, w->temp, w->info.factor_status). */
+void rt__factor_rows(rt_world *w, const double *J, const double *WJ);
+/* The same from the poses alone, on the thread (worker.c): the equality
+ * rows' J and W J^T and the solver bodies' masses evaluated into the
+ * thread's own buffers, then assembled and factored (the same bits). It
+ * reads the poses rt__worker_kick copied, the equality joints and the
+ * settings, which nothing writes from the kick until rt_world_step_end,
+ * and its own buffers. */
+void rt__factor_from_poses(rt_world *w);
+/* Whether assembling and factoring p's H~ (with the plan a) is enough work
+ * to hand to the thread. */
+int rt__factor_thread_pays(const rt_program *p, const rt__assembly *a);
+
+/* block.c */
 /* The block GS step on the equality rows with the factored H~ in w->work. */
 void rt__block_step(rt_world *w);
 /* x = H~^-1 x on the equality rows (w->dim values), passing through the
@@ -150,41 +214,6 @@ void rt__block_solve(rt_world *w, double *x);
  * the equality joints meet at the new poses (post-stabilization). */
 void rt__stabilize(rt_world *w);
 
-/* assemble.c: the plan of p's assembly (a's arrays allocated by the
- * caller; fixed_sbody[b] = 1 for a fixed solver body); 0, or -1 if out of
- * memory. Then H~ from the rows' J and W J^T into work, the same bits as
- * rt_assemble. */
-int rt__assembly_plan(const rt_program *p, const unsigned char *fixed_sbody, rt__assembly *a);
-void rt__assemble_rows(const rt_program *p, const rt__assembly *a, const double *J, const double *WJ, double epsilon,
-                       void *work);
-
-/* step.c: the factorization of H~ from the poses alone, on the thread
- * (worker.c): the equality rows' J and W J^T and the solver bodies' masses
- * evaluated into the thread's own buffers, as rt_world_step_begin does for
- * w->rows, then assembled and factored as by rt_world_factor (the same
- * bits). It reads the poses rt__worker_kick copied, the equality joints
- * and the settings, which nothing writes from rt__step_begin's kick until
- * rt_world_step_end, and its own buffers; it writes w->work, w->temp and
- * w->info.factor_status. */
-void rt__factor_from_poses(rt_world *w);
-/* step.c: rt_world_step_begin; with kick, it hands the thread the
- * factorization (rt__worker_kick) as soon as the poses and joints are
- * final for the step (after the forces and drives). */
-rt_status rt__step_begin(rt_world *w, int kick);
-
-/* step.c: whether assembling and factoring p's H~ (with the plan a) is
- * enough work to hand to the thread. */
-int rt__thread_pays(const rt_program *p, const rt__assembly *a);
-
-/* contact.c: the rows of the current contacts (after the fixed rows),
- * warm-started from the last step's matching contacts; and saving the
- * impulses for the next step. */
-void rt__contact_rows(rt_world *w);
-void rt__contact_save(rt_world *w);
-
-/* step.c: solver body of side s of a row on mechanism body i. */
-int rt__row_body(const rt_world *w, int body);
-
 /* worker.c */
 int rt__worker_start(rt_world *w);
 void rt__worker_stop(rt_world *w);
@@ -194,11 +223,13 @@ void rt__worker_warm(rt_world *w);
 void rt__worker_poses(rt_world *w);
 /* Hands the thread the poses (rt__worker_poses) and the factorization. */
 void rt__worker_kick(rt_world *w);
+/* Waits for the thread's factorization, or does it here if the thread has
+ * not taken it. */
 void rt__worker_wait(rt_world *w);
 /* Whether the thread has finished the factorization it took. */
 int rt__worker_done(rt_world *w);
 
-/* world.c */
+/* settings.c */
 int rt__settings_valid(const rt_settings *s);
 
 #endif

@@ -1,0 +1,28 @@
+/* block.c -- LDL-PGS's block Gauss-Seidel step on the equality rows with
+ * the factored H~ (docs/DESIGN.md section 3), and solves with that factor.
+ * It calls the program and pgs.c (impulses onto velocities). */
+#include "world.h"
+
+/* In double in place, in float on its rounding. */
+void rt__block_solve(rt_world *w, double *v) {
+  if (w->prog->precision == RT_FLOAT) {
+    float *x = w->x;
+    for (int i = 0; i < w->dim; i++) x[i] = (float)v[i];
+    rt_program_solve(w->prog, w->work, x);
+    for (int i = 0; i < w->dim; i++) v[i] = x[i];
+  } else {
+    rt_program_solve(w->prog, w->work, v);
+  }
+}
+
+/* delta = H~^-1 (R - J V) on the equality rows; lambda += delta;
+ * V += W J^T delta. */
+void rt__block_step(rt_world *w) {
+  rt__rows *r = &w->rows;
+  const int n = w->dim;
+  double *res = w->r;
+  for (int i = 0; i < n; i++) res[i] = r->rhs[i] - rt__pgs_row_velocity(r, i, w->vel);
+  rt__block_solve(w, res);
+  for (int i = 0; i < n; i++) r->lambda[i] += res[i];
+  rt__pgs_apply(r, 0, n, res, w->vel);
+}

@@ -1,0 +1,135 @@
+/* bodies.c -- the bodies' stages of a step (step.c sequences them): the
+ * forces and the gyroscopic term, the solver bodies (shards) taking and
+ * giving back their bodies' velocities, and integration. It reads and
+ * writes the world's bodies and solver-body arrays and calls no other
+ * module of the step. */
+#include <math.h>
+#include <string.h>
+
+#include "rtmath.h"
+#include "world.h"
+
+/* The gyroscopic term w x (I w) taken implicitly: in the body frame, one
+ * Newton step on f(w) = I (w - w0) + dt w x (I w) = 0 from w0. Unlike the
+ * explicit term it does not add energy to a spinning body. */
+static void gyroscopic(rt_body_desc *b, double dt) {
+  double w[3], Iw[3];
+  rt__q_rotate_inv(w, b->pose.q, b->angvel);
+  for (int k = 0; k < 3; k++) Iw[k] = b->inertia[k] * w[k];
+  double f[3];
+  rt__v3_cross(f, w, Iw);
+  rt__v3_scale(f, f, dt);
+  /* Jacobian I + dt ([w]x I - [I w]x) */
+  const double *I = b->inertia;
+  double A[3][3] = {
+      {I[0], -dt * w[2] * I[1] + dt * Iw[2], dt * w[1] * I[2] - dt * Iw[1]},
+      {dt * w[2] * I[0] - dt * Iw[2], I[1], -dt * w[0] * I[2] + dt * Iw[0]},
+      {-dt * w[1] * I[0] + dt * Iw[1], dt * w[0] * I[1] - dt * Iw[0], I[2]},
+  };
+  /* solve A x = f by Cramer's rule */
+  double c0[3], c1[3], c2[3];
+  const double r0[3] = {A[0][0], A[0][1], A[0][2]}, r1[3] = {A[1][0], A[1][1], A[1][2]},
+               r2[3] = {A[2][0], A[2][1], A[2][2]};
+  rt__v3_cross(c0, r1, r2);
+  rt__v3_cross(c1, r2, r0);
+  rt__v3_cross(c2, r0, r1);
+  const double det = rt__v3_dot(r0, c0);
+  if (!(fabs(det) > 0.0)) return;
+  /* A^-1 = [c0 c1 c2] / det (columns) */
+  double x[3];
+  for (int k = 0; k < 3; k++) x[k] = (c0[k] * f[0] + c1[k] * f[1] + c2[k] * f[2]) / det;
+  rt__v3_sub(w, w, x);
+  rt__q_rotate(b->angvel, b->pose.q, w);
+}
+
+void rt__bodies_apply_forces(rt_world *w) {
+  const double dt = w->set.dt;
+  for (int i = 0; i < w->nbody; i++) {
+    rt_body_desc *b = &w->body[i];
+    if (b->fixed) continue;
+    for (int k = 0; k < 3; k++) b->vel[k] += dt * (w->set.gravity[k] + w->force[3 * i + k] / b->mass);
+    double ii[9], dw[3];
+    rt_inv_inertia_world(b->pose.q, b->inertia, 1.0, ii);
+    rt__m3_vec(dw, ii, w->torque + 3 * i);
+    for (int k = 0; k < 3; k++) b->angvel[k] += dt * dw[k];
+    gyroscopic(b, dt);
+  }
+}
+
+void rt__bodies_clear_forces(rt_world *w) {
+  memset(w->force, 0, 3 * sizeof *w->force * (size_t)w->nbody);
+  memset(w->torque, 0, 3 * sizeof *w->torque * (size_t)w->nbody);
+}
+
+int rt__bodies_finite(const rt_world *w) {
+  for (int i = 0; i < w->nbody; i++) {
+    const rt_body_desc *b = &w->body[i];
+    const double *v[] = {b->pose.p, b->pose.q, b->pose.q + 1, b->vel, b->angvel, w->force + 3 * i, w->torque + 3 * i};
+    for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+      if (!(isfinite(v[k][0]) && isfinite(v[k][1]) && isfinite(v[k][2]))) return 0;
+  }
+  return 1;
+}
+
+void rt__bodies_solver_masses(const rt_world *w, const rt_body_desc *body, double *inv_mass, double *inv_inertia) {
+  const rt_program *p = w->prog;
+  for (int s = 0; s < w->nsbody; s++) {
+    const rt_body_desc *b = &body[p->sbody_body[s]];
+    double *ii = inv_inertia + 9 * s;
+    if (b->fixed) {
+      inv_mass[s] = 0.0;
+      memset(ii, 0, 9 * sizeof *ii);
+      continue;
+    }
+    const double k = (double)p->shard_num[p->sbody_body[s]];
+    inv_mass[s] = k / b->mass;
+    rt_inv_inertia_world(b->pose.q, b->inertia, k, ii);
+  }
+}
+
+void rt__bodies_split(rt_world *w) {
+  const rt_program *p = w->prog;
+  rt__bodies_solver_masses(w, w->body, w->inv_mass, w->inv_inertia);
+  for (int s = 0; s < w->nsbody; s++) {
+    const rt_body_desc *b = &w->body[p->sbody_body[s]];
+    double *v = w->vel + 6 * s;
+    if (b->fixed) {
+      memset(v, 0, 6 * sizeof *v);
+      continue;
+    }
+    rt__v3_copy(v, b->vel);
+    rt__v3_copy(v + 3, b->angvel);
+  }
+}
+
+/* Shards have equal masses and inertias at one pose, so the mean of their
+ * velocities conserves the body's momentum and angular momentum. */
+void rt__bodies_merge(rt_world *w) {
+  const rt_program *p = w->prog;
+  for (int i = 0; i < w->nbody; i++) {
+    rt_body_desc *b = &w->body[i];
+    if (b->fixed) continue;
+    const int first = p->shard_adr[i], k = p->shard_num[i];
+    double acc[6] = {0, 0, 0, 0, 0, 0};
+    for (int s = first; s < first + k; s++)
+      for (int j = 0; j < 6; j++) acc[j] += w->vel[6 * s + j];
+    for (int j = 0; j < 3; j++) {
+      b->vel[j] = acc[j] / k;
+      b->angvel[j] = acc[3 + j] / k;
+    }
+  }
+}
+
+void rt__bodies_integrate(rt_world *w) {
+  const double dt = w->set.dt;
+  for (int i = 0; i < w->nbody; i++) {
+    rt_body_desc *b = &w->body[i];
+    if (b->fixed) continue;
+    for (int k = 0; k < 3; k++) b->pose.p[k] += dt * b->vel[k];
+    const double wq[4] = {0.0, b->angvel[0], b->angvel[1], b->angvel[2]};
+    double dq[4];
+    rt__q_mul(dq, wq, b->pose.q);
+    for (int k = 0; k < 4; k++) b->pose.q[k] += 0.5 * dt * dq[k];
+    rt__q_normalize(b->pose.q);
+  }
+}

@@ -1,0 +1,194 @@
+/* rows.c -- the constraint rows of a step (step.c sequences them): driven
+ * rods' lengths, the equality rows (the program's block pi_0) and the
+ * inequality rows of motors, limits and ropes at the current poses, W J^T
+ * and the regularized inverse diagonals, and the warm start. Contact rows
+ * are contact.c's. It reads the bodies and joints and writes w->rows; the
+ * only other module it calls is pgs.c (a row's velocity). */
+#include <math.h>
+#include <string.h>
+
+#include "rtmath.h"
+#include "world.h"
+
+/*---- drives ------------------------------------------------------------------*/
+
+/* Driven rods change their length, within their bounds; the rate of the
+ * change becomes a velocity target of the row (feed-forward), so the rod
+ * follows its drive without lagging behind by speed dt / beta. The row's
+ * bias already sees the change as an error c = -rate dt and asks beta of
+ * it back, so the feed-forward is the rest, (1 - beta) rate: a rod that
+ * held its length reaches the new one within the step (a full rate would
+ * put it one step, speed dt, ahead of its drive). */
+void rt__rows_drive(rt_world *w) {
+  for (int j = 0; j < w->njoint; j++) {
+    rt_joint_desc *d = &w->joint[j];
+    w->drive_rate[j] = 0.0;
+    if (d->type != RT_ROD || d->speed == 0.0) continue;
+    const double len = fmin(fmax(d->length + d->speed * w->set.dt, d->lower), d->upper);
+    w->drive_rate[j] = (len - d->length) / w->set.dt;
+    d->length = len;
+  }
+}
+
+/*---- solver bodies of rows -----------------------------------------------------*/
+
+int rt__rows_dynamic(const rt_world *w, const rt_body_desc *body, int sbody) {
+  return sbody == RT_WORLD || body[w->prog->sbody_body[sbody]].fixed ? RT_WORLD : sbody;
+}
+
+static int dynamic(const rt_world *w, int sbody) { return rt__rows_dynamic(w, w->body, sbody); }
+
+int rt__rows_body(const rt_world *w, int body) {
+  return body == RT_WORLD ? RT_WORLD : dynamic(w, w->prog->shard_adr[body]);
+}
+
+/*---- equality rows -----------------------------------------------------------*/
+
+/* A shard weld is the body's centre with identity frames. */
+void rt__rows_cons_eval(const rt_world *w, const rt_body_desc *body, int c, double *cval, double *J) {
+  const rt_program *p = w->prog;
+  const int j = rt__cons_joint(w, c);
+  rt_joint_desc weld;
+  const rt_joint_desc *jd = j >= 0 ? &w->joint[j] : &weld;
+  if (j < 0) rt_shard_weld_desc(p->sbody_body[p->cons_a[c]], &weld);
+  rt_joint_eval(jd, rt__pose_in(body, jd->body_a), rt__pose_in(body, jd->body_b), cval, J);
+}
+
+/* The rows of solver constraint c at the poses of its bodies. */
+static void equality_rows(rt_world *w, int c) {
+  const rt_program *p = w->prog;
+  const int row = p->cons_row[c], d = p->cons_degree[c];
+  const int j = rt__cons_joint(w, c);
+  rt__rows_cons_eval(w, w->body, c, w->c + row, w->rows.J + 12 * (size_t)row);
+  const double k = -w->set.beta / w->set.dt;
+  for (int r = row; r < row + d; r++) {
+    w->rows.a[r] = dynamic(w, p->cons_a[c]);
+    w->rows.b[r] = dynamic(w, p->cons_b[c]);
+    w->rows.rhs[r] = k * w->c[r] + (j >= 0 ? (1.0 - w->set.beta) * w->drive_rate[j] : 0.0);
+    w->rows.lo[r] = -INFINITY;
+    w->rows.hi[r] = INFINITY;
+  }
+}
+
+/*---- inequality rows: motors, limits, ropes ---------------------------------------*/
+
+/* Solver bodies of an inequality row on joint t (the solver constraint's
+ * shards for an equality joint, else the bodies' first shards). */
+static void row_bodies(rt_world *w, int row, const rt_joint_desc *t, int tj) {
+  const int c = w->joint_cons[tj];
+  w->rows.a[row] = c >= 0 ? dynamic(w, w->prog->cons_a[c]) : rt__rows_body(w, t->body_a);
+  w->rows.b[row] = c >= 0 ? dynamic(w, w->prog->cons_b[c]) : rt__rows_body(w, t->body_b);
+}
+
+/* A motor's row: the rate of its target's free coordinate, driven towards
+ * the motor's speed with an impulse of at most max_force dt. */
+static void motor_row(rt_world *w, int j, int row) {
+  const rt_joint_desc *m = &w->joint[j];
+  w->rows.rhs[row] = m->speed;
+  w->rows.hi[row] = m->max_force * w->set.dt;
+  w->rows.lo[row] = -w->rows.hi[row];
+}
+
+/* A coordinate q kept within [lower, upper] by one row on its rate. Only
+ * the nearer bound can act. Away from it by a gap g > 0 the row allows the
+ * gap to close within the step and no more (rate >= -g/dt): a limit that is
+ * approached fast stops at it without bouncing back. Past it by p, the
+ * excess beyond the slop is removed within one step (a limit's error comes
+ * from curved motion along it, e.g. a swinging rope, and beta would let it
+ * build up to several times the slop). The impulse can only
+ * push away from the bound, so a limit never holds a joint that leaves it
+ * (no sticking). A row whose bound is further than the joint can move in
+ * two steps at its current rate is left out (inert). */
+static void limit_row(rt_world *w, int row, double q, double lower, double upper) {
+  rt__rows *r = &w->rows;
+  const double dt = w->set.dt, slop = w->set.contact_slop;
+  const int at_lower = q - lower < upper - q;
+  const double gap = at_lower ? q - lower : upper - q; /* < 0: past the bound */
+  const double sign = at_lower ? 1.0 : -1.0;           /* rate away from the bound */
+  const double rate = rt__pgs_row_velocity(r, row, w->vel);
+  if (gap > 2.0 * dt * fabs(rate) + slop) {
+    r->a[row] = r->b[row] = RT_WORLD; /* no bodies: rt__rows_masses makes it inert */
+    r->lo[row] = r->hi[row] = 0.0;
+    r->rhs[row] = 0.0;
+    r->lambda[row] = 0.0;
+    return;
+  }
+  const double target = gap >= 0 ? -gap / dt : fmax(-gap - slop, 0.0) / dt;
+  r->rhs[row] = sign * target;
+  r->lo[row] = at_lower ? 0.0 : -INFINITY;
+  r->hi[row] = at_lower ? INFINITY : 0.0;
+}
+
+/* The row of inequality joint j (motor, limit or rope). */
+static void inequality_row(rt_world *w, int j) {
+  const rt_joint_desc *d = &w->joint[j];
+  const int row = w->joint_row[j];
+  double *J = w->rows.J + 12 * (size_t)row;
+  if (d->type == RT_ROPE) {
+    rt_joint_desc rod = *d;
+    rod.type = RT_ROD;
+    double c;
+    rt_joint_eval(&rod, rt__pose_of(w, d->body_a), rt__pose_of(w, d->body_b), &c, J);
+    row_bodies(w, row, d, j);
+    limit_row(w, row, c, -INFINITY, 0.0);
+    return;
+  }
+  const rt_joint_desc *t = &w->joint[d->target];
+  const int angular = d->type == RT_ANGULAR_LIMIT || (d->type == RT_MOTOR && t->type != RT_PRISMATIC);
+  double q;
+  rt_joint_axis_eval(t, angular, rt__pose_of(w, t->body_a), rt__pose_of(w, t->body_b), &q, J);
+  row_bodies(w, row, t, d->target);
+  if (d->type == RT_MOTOR)
+    motor_row(w, j, row);
+  else
+    limit_row(w, row, q, d->lower, d->upper);
+}
+
+void rt__rows_build(rt_world *w) {
+  for (int c = 0; c < w->prog->ncons; c++) equality_rows(w, c);
+  for (int j = 0; j < w->njoint; j++)
+    if (w->joint_row[j] >= 0) inequality_row(w, j);
+}
+
+/*---- masses and warm start ----------------------------------------------------------*/
+
+double rt__rows_wj(const double *J, int a, int b, const double *inv_mass, const double *inv_inertia, double *WJ) {
+  double diag = 0.0;
+  for (int s = 0; s < 2; s++) {
+    const int sb = s ? b : a;
+    double *out = WJ + 6 * s;
+    if (sb == RT_WORLD) {
+      memset(out, 0, 6 * sizeof *out);
+      continue;
+    }
+    const double *j6 = J + 6 * s;
+    rt__v3_scale(out, j6, inv_mass[sb]);
+    rt__m3_vec(out + 3, inv_inertia + 9 * (size_t)sb, j6 + 3);
+    for (int k = 0; k < 6; k++) diag += j6[k] * out[k];
+  }
+  return diag;
+}
+
+void rt__rows_masses(rt_world *w, int first, int last) {
+  rt__rows *r = &w->rows;
+  const double reg = 1.0 + w->set.epsilon;
+  for (int i = first; i < last; i++) {
+    const double diag =
+        rt__rows_wj(r->J + 12 * (size_t)i, r->a[i], r->b[i], w->inv_mass, w->inv_inertia, r->WJ + 12 * (size_t)i);
+    r->inv_diag[i] = diag > 0.0 ? 1.0 / (reg * diag) : 0.0;
+  }
+}
+
+/* Last step's impulses, inside this step's bounds, applied to the
+ * velocities. */
+void rt__rows_warm_start(rt_world *w) {
+  rt__rows *r = &w->rows;
+  for (int i = 0; i < r->n; i++) {
+    if (r->normal[i] >= 0) {
+      r->hi[i] = r->mu[i] * r->lambda[r->normal[i]];
+      r->lo[i] = -r->hi[i];
+    }
+    r->lambda[i] = fmin(fmax(r->lambda[i], r->lo[i]), r->hi[i]);
+  }
+  rt__pgs_apply(r, 0, r->n, r->lambda, w->vel);
+}

@@ -1,0 +1,30 @@
+/* settings.c -- the default settings and their validation (rt_world.h). */
+#include <math.h>
+#include <string.h>
+
+#include "rtmath.h"
+#include "world.h"
+
+void rt_settings_default(rt_settings *s) {
+  memset(s, 0, sizeof *s);
+  s->dt = 1.0 / 60.0;
+  s->gravity[2] = -9.81;
+  s->iterations = 10;
+  s->beta = 0.2;
+  s->epsilon = 1e-6;
+  s->solver = RT_SOLVER_LDLPGS;
+  s->block_at = RT_BLOCK_LAST;
+  s->threaded = 0;
+  s->max_contacts = 256;
+  s->restitution = 0.0;
+  s->contact_slop = 1e-3;
+}
+
+int rt__settings_valid(const rt_settings *s) {
+  return isfinite(s->dt) && s->dt > 0 && rt__v3_finite(s->gravity) && s->iterations >= 1 && s->beta >= 0 &&
+         s->beta <= 1 && isfinite(s->epsilon) && s->epsilon >= 0 &&
+         (s->solver == RT_SOLVER_PGS || s->solver == RT_SOLVER_LDLPGS) &&
+         (s->block_at == RT_BLOCK_LAST || s->block_at == RT_BLOCK_BEFORE_LAST) && s->max_contacts >= 0 &&
+         s->max_contacts <= RT_MAX_CONTACTS && s->restitution >= 0 && s->restitution <= 1 && isfinite(s->contact_slop) &&
+         s->contact_slop >= 0 && (s->stabilize == 0 || s->stabilize == 1);
+}
