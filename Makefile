@@ -27,7 +27,7 @@ CMOCKA_LIBS   = $(shell pkg-config --libs cmocka)
 DEB_PACKAGES := lua5.4 liblua5.4-dev libcmocka-dev pkg-config clang valgrind
 
 #---- sources -----------------------------------------------------------------
-RT_SRC    := $(sort $(wildcard runtime/*.c))
+RT_SRC    := $(sort $(wildcard runtime/*.c runtime/joints/*.c))
 GEN_SRC   := $(sort $(filter-out gen/main.c,$(wildcard gen/*.c)))
 SIM_SRC   := $(sort $(wildcard sim/*.c))
 TEST_SRC  := $(sort $(wildcard tests/test_*.c))
@@ -40,7 +40,7 @@ MECHS     := $(sort $(wildcard mechanisms/*.lua))
 TEMPLATES := $(sort $(wildcard templates/*.lua templates/*.tpl))
 GEN_OBJ   += $(BUILD)/obj/templates_embed.o
 
-.PHONY: all build-all deps test tests-run demo clean valgrind valgrind-run stats bench-factor generate generate-all check-generated FORCE
+.PHONY: all build-all deps test check check-layers tests-run demo clean valgrind valgrind-run stats bench-factor generate generate-all check-generated FORCE
 .DEFAULT_GOAL := all
 
 all: deps
@@ -225,21 +225,36 @@ $(BUILD)/tests/test_generated: $(GENTEST_OBJ) $(GENTEST_AVX_OBJ)
 $(BUILD)/tests/test_cli: | $(BUILD)/ldlsim
 
 #---- tests ---------------------------------------------------------------------
-# The cmocka suite, the generated/ check, then the suite built with ASan +
-# UBSan.
+# make test: the cmocka suite, the layering check, the generated/ check,
+# then the suite built with ASan + UBSan; builds run on every core (JOBS).
+# The suite under valgrind's memcheck is `make valgrind` (CI runs it after
+# make test). make check: the quick local loop (build, suite, layers).
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
 test: deps
-	@$(MAKE) --no-print-directory tests-run
+	@$(MAKE) --no-print-directory -j$(JOBS) build-all
+	@$(MAKE) --no-print-directory tests-run check-layers
 	@$(MAKE) --no-print-directory check-generated
+	@$(MAKE) --no-print-directory -j$(JOBS) BUILD=build/san SAN=1 OPT="-O1 -g" build-all
 	@$(MAKE) --no-print-directory BUILD=build/san SAN=1 OPT="-O1 -g" tests-run
-	@$(MAKE) --no-print-directory valgrind-run
+
+check: deps
+	@$(MAKE) --no-print-directory -j$(JOBS) build-all
+	@$(MAKE) --no-print-directory tests-run check-layers
 
 tests-run: build-all
 	@set -e; for t in $(TESTS); do echo "== $$t"; \
 	  ASAN_OPTIONS=detect_leaks=1 $$t; done
 	@echo "all test programs passed ($(words $(TESTS)) programs, $(BUILD))"
 
-# The suite under valgrind's memcheck (the last pass of `make test`).
+# The runtime uses neither gen/, sim/ nor Lua, and its files call each
+# other in no circle (tools/check_layers.sh reads the objects).
+check-layers: build-all
+	@tools/check_layers.sh $(BUILD)
+
+# The suite under valgrind's memcheck.
 valgrind: deps
+	@$(MAKE) --no-print-directory -j$(JOBS) build-all
 	@$(MAKE) --no-print-directory valgrind-run
 
 valgrind-run: build-all

@@ -3,6 +3,7 @@
 #include "dot.h"
 
 #include "json.h"
+#include "rt_joint_type.h"
 
 static void body_id(const program *p, int b, FILE *out) {
   fputs("b:", out);
@@ -17,7 +18,7 @@ void dot_write(const program *p, FILE *out) {
   json_write_escaped(out, m->name);
   fputs(" {\n  node [fontname=\"Helvetica\", fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=8];\n", out);
 
-  fputs("  subgraph cluster_bodies {\n    label=\"body graph (nodes: bodies and shards; edges: constraints; dashed: inequality rows)\";\n", out);
+  fputs("  subgraph cluster_bodies {\n    label=\"body graph (nodes: bodies and shards; edges: constraints, styled by type; blue: shard welds; dashed: inequality rows)\";\n", out);
   fputs("    \"b:world\" [label=\"world\", shape=box, style=filled, fillcolor=gray85];\n", out);
   for (int b = 0; b < s->nbody; b++) {
     fputs("    \"", out);
@@ -31,7 +32,9 @@ void dot_write(const program *p, FILE *out) {
     body_id(p, s->cons_a[c], out);
     fputs("\" -- \"", out);
     body_id(p, s->cons_b[c], out);
-    fprintf(out, "\" [label=\"%s\"%s];\n", s->cons_name[c], s->cons_orig[c] < 0 ? ", color=blue" : "");
+    const int orig = s->cons_orig[c];
+    fprintf(out, "\" [label=\"%s\", %s];\n", s->cons_name[c],
+            orig < 0 ? "color=blue" : rt_joint_type_def_of(m->cons[orig].type)->dot_style);
   }
   for (int c = 0; c < m->ncons; c++) {
     const mech_constraint *k = &m->cons[c];
@@ -40,7 +43,8 @@ void dot_write(const program *p, FILE *out) {
     body_id(p, k->a < 0 ? -1 : s->shard_adr[k->a], out);
     fputs("\" -- \"", out);
     body_id(p, k->b < 0 ? -1 : s->shard_adr[k->b], out);
-    fprintf(out, "\" [label=\"%s (%s)\", style=dashed, color=gray50];\n", k->name, rt_joint_type_name(k->type));
+    fprintf(out, "\" [label=\"%s (%s)\", %s];\n", k->name, rt_joint_type_name(k->type),
+            rt_joint_type_def_of(k->type)->dot_style);
   }
   fputs("  }\n", out);
 

@@ -12,6 +12,7 @@
 #include "load.h"
 #include "outfile.h"
 #include "program.h"
+#include "typedoc.h"
 
 #define LDLGEN_VERSION "0.1"
 
@@ -20,6 +21,7 @@ static void usage(FILE *out) {
         "                       [--order natural|mda|meca|best] [--shatter N|off]\n"
         "                       [--stats] [--dot FILE] [--report FILE]\n"
         "       ldlgen --table MECH.lua...\n"
+        "       ldlgen --types\n"
         "\n"
         "  -o OUT.c       write the program as C: OUT.c and its header OUT.h\n"
         "  --mode M       unrolled (specialized code, default) or tables (const\n"
@@ -37,6 +39,8 @@ static void usage(FILE *out) {
         "  --dot FILE     write the body graph and constraint graph (Graphviz)\n"
         "  --report FILE  write the statistics and the pivot/block layout (JSON)\n"
         "  --table        print one statistics row per mechanism\n"
+        "  --types        print the constraint types, their fields and degrees\n"
+        "                 (the table in README.md)\n"
         "  --version, --help\n",
         out);
 }
@@ -118,6 +122,9 @@ static int parse_args(int argc, char **argv, options *o) {
     } else if (strcmp(a, "--version") == 0) {
       printf("ldlgen %s\n", LDLGEN_VERSION);
       exit(0);
+    } else if (strcmp(a, "--types") == 0) {
+      typedoc_write(stdout);
+      exit(ferror(stdout) ? 1 : 0);
     } else if (strcmp(a, "--stats") == 0) {
       o->stats = 1;
     } else if (strcmp(a, "--table") == 0) {

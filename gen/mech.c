@@ -2,6 +2,8 @@
  * of world-frame anchors and axes (initial pose) into body frames. */
 #include "mech.h"
 
+#include "rt_joint_type.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -92,7 +94,7 @@ static void frame_from_axis(const double axis[3], double f[3][3]) {
 
 void mech_joint_desc(const mech *m, int i, rt_joint_desc *out) {
   const mech_constraint *c = &m->cons[i];
-  if ((c->type == RT_ANGULAR_LIMIT || c->type == RT_POSITIONAL_LIMIT || c->type == RT_MOTOR) && c->target >= 0) {
+  if (rt_joint_type_def_of(c->type)->targets && c->target >= 0) {
     /* limits and motors: the geometry of the joint they act on */
     mech_joint_desc(m, c->target, out);
     out->type = c->type;
@@ -113,15 +115,13 @@ void mech_joint_desc(const mech *m, int i, rt_joint_desc *out) {
   mech_body_pose(m, c->b, &pb);
   to_local(&pa, c->anchor_a, 1, out->anchor_a);
   to_local(&pb, c->anchor_b, 1, out->anchor_b);
-  /* Both frames start as the same world frame (built from axis_a), so the
-   * angular rows of welds, hinges and prismatic joints vanish at the initial
-   * pose; a universal joint uses axis_b as b's axis instead. */
+  /* Each frame is built from its side's axis; every type but the universal
+   * joint has axis_b = axis_a, so both frames start as the same world frame
+   * and the angular rows of welds, hinges and prismatic joints vanish at the
+   * initial pose. */
   double fa[3][3], fb[3][3];
   frame_from_axis(c->axis_a, fa);
-  if (c->type == RT_UNIVERSAL)
-    frame_from_axis(c->axis_b, fb);
-  else
-    memcpy(fb, fa, sizeof fb);
+  frame_from_axis(c->axis_b, fb);
   for (int r = 0; r < 3; r++) {
     to_local(&pa, fa[r], 0, out->frame_a[r]);
     to_local(&pb, fb[r], 0, out->frame_b[r]);

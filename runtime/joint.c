@@ -1,4 +1,6 @@
-/* joint.c -- constraint functions and Jacobians of the equality joints.
+/* joint.c -- the row kinds every constraint type is built from (joint_rows.h),
+ * and the free coordinate of a joint (rt_joint_axis_eval) that limits and
+ * motors act on. It knows no type: the types (runtime/joints/) use it.
  *
  * Notation. Body pose (p, q), R = R(q); the world (NULL pose) is p = 0, R = I.
  * Lever arms r_a = R_a x_a, r_b = R_b x_b (x = the body-frame anchors), world
@@ -37,41 +39,22 @@
  *                 At |d| = 0 the direction is undefined: the row is zero
  *                 (and c = -length); the loader reports that as degenerate.
  *
- * Joints, rows in this order:
- *   ball        (3)  ball rows
- *   hinge       (5)  ball rows; dot A_1.B_0, dot A_2.B_0
- *                    (b's axis stays perpendicular to a's perp1, perp2)
- *   rod         (1)  rod row
- *   prismatic   (5)  linear T = A_1, linear T = A_2; weld angular rows
- *   cylindrical (4)  linear T = A_1, linear T = A_2; dot A_1.B_0, dot A_2.B_0
- *   universal   (4)  ball rows; dot A_0.B_0 (axis_a on a, axis_b on b,
- *                    perpendicular at rest)
- *   weld        (6)  ball rows; weld angular rows
- *   weld angular rows: dot A_1.B_2, dot A_2.B_0, dot A_0.B_1. With the two
- *   frames equal and right-handed at rest, A x B of these rows is A_0, A_1,
- *   A_2: the three angular rows are orthonormal, so the block has full rank.
+ * Each type's rows, in their order, are in its own file, runtime/joints/
+ * <name>.c, built from these kinds.
  *
  * Effective mass: the solver forms K = J W J^T from these rows (W_b =
  * diag(m^-1 I, R I_b^-1 R^T)); a world or fixed side has W = 0, so the
  * columns computed for it here are ignored by the caller.
  */
-#include "rt.h"
+#include "joint_rows.h"
 #include "rtmath.h"
 
 #include <stddef.h>
 #include <string.h>
 
-/* One side of a joint in world coordinates. */
-typedef struct side {
-  double r[3];    /* lever arm R x */
-  double pt[3];   /* anchor point p + R x */
-  double f[3][3]; /* frame rows R frame[k] */
-} side;
-
 static const rt_pose identity_pose = {{0.0, 0.0, 0.0}, {1.0, 0.0, 0.0, 0.0}};
 
-static void side_eval(const rt_pose *pose, const double anchor[3], const double frame[3][3],
-                      side *s) {
+static void side_eval(const rt_pose *pose, const double anchor[3], const double frame[3][3], rt__side *s) {
   if (pose == NULL) pose = &identity_pose;
   rt__q_rotate(s->r, pose->q, anchor);
   rt__v3_add(s->pt, pose->p, s->r);
@@ -79,17 +62,17 @@ static void side_eval(const rt_pose *pose, const double anchor[3], const double 
 }
 
 /* Stores one Jacobian row; a NULL block is stored as zeros. */
-static void put_row(double *row, const double va[3], const double wa[3], const double vb[3],
+void rt__jrow_put(double *row, const double va[3], const double wa[3], const double vb[3],
                     const double wb[3]) {
   const double *blk[4] = {va, wa, vb, wb};
   for (int i = 0; i < 4; i++)
     for (int k = 0; k < 3; k++) row[3 * i + k] = blk[i] ? blk[i][k] : 0.0;
 }
 
-static double *row_ptr(double *J, int row) { return J ? J + 12 * row : NULL; }
+double *rt__jrow_ptr(double *J, int row) { return J ? J + 12 * row : NULL; }
 
 /* Ball rows into c[0..2] and J rows 0..2. */
-static void ball_rows(const side *a, const side *b, double *c, double *J) {
+void rt__jrow_ball(const rt__side *a, const rt__side *b, double *c, double *J) {
   rt__v3_sub(c, a->pt, b->pt);
   if (J == NULL) return;
   for (int k = 0; k < 3; k++) {
@@ -100,22 +83,22 @@ static void ball_rows(const side *a, const side *b, double *c, double *J) {
      * row k of [r_b]x:  e_k . (r_b x w) = (e_k x r_b) . w. */
     rt__v3_cross(wa, a->r, e);
     rt__v3_cross(wb, e, b->r);
-    put_row(J + 12 * k, e, wa, ne, wb);
+    rt__jrow_put(J + 12 * k, e, wa, ne, wb);
   }
 }
 
 /* Dot row c = A . B with A fixed in a, B fixed in b. */
-static void dot_row(const double A[3], const double B[3], double *c, double *row) {
+void rt__jrow_dot(const double A[3], const double B[3], double *c, double *row) {
   *c = rt__v3_dot(A, B);
   if (row == NULL) return;
   double axb[3], nabx[3];
   rt__v3_cross(axb, A, B);
   rt__v3_scale(nabx, axb, -1.0);
-  put_row(row, NULL, axb, NULL, nabx);
+  rt__jrow_put(row, NULL, axb, NULL, nabx);
 }
 
 /* Linear row c = d . T with T fixed in a. */
-static void linear_row(const side *a, const side *b, const double d[3], const double T[3],
+void rt__jrow_linear(const rt__side *a, const rt__side *b, const double d[3], const double T[3],
                        double *c, double *row) {
   *c = rt__v3_dot(d, T);
   if (row == NULL) return;
@@ -124,11 +107,11 @@ static void linear_row(const side *a, const side *b, const double d[3], const do
   rt__v3_add(lever, a->r, d);
   rt__v3_cross(wa, T, lever); /* -(lever x T) */
   rt__v3_cross(wb, b->r, T);
-  put_row(row, nT, wa, T, wb);
+  rt__jrow_put(row, nT, wa, T, wb);
 }
 
 /* Rod row c = |d| - length along n = d / |d|; zero row when |d| = 0. */
-static void rod_row(const side *a, const side *b, const double d[3], double length, double *c,
+void rt__jrow_rod(const rt__side *a, const rt__side *b, const double d[3], double length, double *c,
                     double *row) {
   double n[3];
   rt__v3_copy(n, d);
@@ -136,78 +119,38 @@ static void rod_row(const side *a, const side *b, const double d[3], double leng
   *c = len - length;
   if (row == NULL) return;
   if (!(len > 0.0)) {
-    put_row(row, NULL, NULL, NULL, NULL);
+    rt__jrow_put(row, NULL, NULL, NULL, NULL);
     return;
   }
   double nn[3], wa[3], wb[3];
   rt__v3_scale(nn, n, -1.0);
   rt__v3_cross(wa, n, a->r); /* -(r_a x n) */
   rt__v3_cross(wb, b->r, n);
-  put_row(row, nn, wa, n, wb);
+  rt__jrow_put(row, nn, wa, n, wb);
 }
 
 /* The weld angular rows A_1.B_2, A_2.B_0, A_0.B_1 as rows first .. first+2. */
-static void weld_angular_rows(const side *a, const side *b, double *c, double *J, int first) {
-  dot_row(a->f[1], b->f[2], &c[first], row_ptr(J, first));
-  dot_row(a->f[2], b->f[0], &c[first + 1], row_ptr(J, first + 1));
-  dot_row(a->f[0], b->f[1], &c[first + 2], row_ptr(J, first + 2));
+void rt__jrow_weld_angular(const rt__side *a, const rt__side *b, double *c, double *J, int first) {
+  rt__jrow_dot(a->f[1], b->f[2], &c[first], rt__jrow_ptr(J, first));
+  rt__jrow_dot(a->f[2], b->f[0], &c[first + 1], rt__jrow_ptr(J, first + 1));
+  rt__jrow_dot(a->f[0], b->f[1], &c[first + 2], rt__jrow_ptr(J, first + 2));
 }
 
-int rt_joint_eval(const rt_joint_desc *joint, const rt_pose *pa, const rt_pose *pb, double *c,
-                  double *J) {
-  if ((unsigned)joint->type >= RT_JOINT_NEQUALITY) return -1;
-  side a, b;
-  double d[3];
-  side_eval(pa, joint->anchor_a, joint->frame_a, &a);
-  side_eval(pb, joint->anchor_b, joint->frame_b, &b);
-  rt__v3_sub(d, b.pt, a.pt);
-  switch (joint->type) {
-  case RT_BALL:
-    ball_rows(&a, &b, c, J);
-    break;
-  case RT_HINGE:
-    ball_rows(&a, &b, c, J);
-    dot_row(a.f[1], b.f[0], &c[3], row_ptr(J, 3));
-    dot_row(a.f[2], b.f[0], &c[4], row_ptr(J, 4));
-    break;
-  case RT_ROD:
-    rod_row(&a, &b, d, joint->length, &c[0], row_ptr(J, 0));
-    break;
-  case RT_PRISMATIC:
-    linear_row(&a, &b, d, a.f[1], &c[0], row_ptr(J, 0));
-    linear_row(&a, &b, d, a.f[2], &c[1], row_ptr(J, 1));
-    weld_angular_rows(&a, &b, c, J, 2);
-    break;
-  case RT_CYLINDRICAL:
-    linear_row(&a, &b, d, a.f[1], &c[0], row_ptr(J, 0));
-    linear_row(&a, &b, d, a.f[2], &c[1], row_ptr(J, 1));
-    dot_row(a.f[1], b.f[0], &c[2], row_ptr(J, 2));
-    dot_row(a.f[2], b.f[0], &c[3], row_ptr(J, 3));
-    break;
-  case RT_UNIVERSAL:
-    ball_rows(&a, &b, c, J);
-    dot_row(a.f[0], b.f[0], &c[3], row_ptr(J, 3));
-    break;
-  case RT_WELD:
-    ball_rows(&a, &b, c, J);
-    weld_angular_rows(&a, &b, c, J, 3);
-    break;
-  default:
-    return -1;
-  }
-  return rt_joint_degree(joint->type);
+void rt__jrow_sides(const rt_joint_desc *joint, const rt_pose *pa, const rt_pose *pb, rt__side *a, rt__side *b,
+                    double d[3]) {
+  side_eval(pa, joint->anchor_a, joint->frame_a, a);
+  side_eval(pb, joint->anchor_b, joint->frame_b, b);
+  rt__v3_sub(d, b->pt, a->pt);
 }
 
 int rt_joint_axis_eval(const rt_joint_desc *joint, int angular, const rt_pose *pa, const rt_pose *pb,
                        double *coord, double *J) {
   if (joint->type != RT_HINGE && joint->type != RT_CYLINDRICAL && joint->type != RT_PRISMATIC) return -1;
-  side a, b;
+  rt__side a, b;
   double d[3];
-  side_eval(pa, joint->anchor_a, joint->frame_a, &a);
-  side_eval(pb, joint->anchor_b, joint->frame_b, &b);
-  rt__v3_sub(d, b.pt, a.pt);
+  rt__jrow_sides(joint, pa, pb, &a, &b, d);
   if (!angular) {
-    linear_row(&a, &b, d, a.f[0], coord, J);
+    rt__jrow_linear(&a, &b, d, a.f[0], coord, J);
     return 0;
   }
   /* B_1 = cos(theta) A_1 + sin(theta) A_2 when b has turned by theta about
@@ -217,7 +160,7 @@ int rt_joint_axis_eval(const rt_joint_desc *joint, int angular, const rt_pose *p
   if (J != NULL) {
     double na[3];
     rt__v3_scale(na, a.f[0], -1.0);
-    put_row(J, NULL, na, NULL, a.f[0]);
+    rt__jrow_put(J, NULL, na, NULL, a.f[0]);
   }
   return 0;
 }

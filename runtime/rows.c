@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "rt_joint_type.h"
 #include "rtmath.h"
 #include "world.h"
 
@@ -82,8 +83,7 @@ static void row_bodies(rt_world *w, int row, const rt_joint_desc *t, int tj) {
 
 /* A motor's row: the rate of its target's free coordinate, driven towards
  * the motor's speed with an impulse of at most max_force dt. */
-static void motor_row(rt_world *w, int j, int row) {
-  const rt_joint_desc *m = &w->joint[j];
+static void motor_row(rt_world *w, int row, const rt_joint_row *m) {
   w->rows.rhs[row] = m->speed;
   w->rows.hi[row] = m->max_force * w->set.dt;
   w->rows.lo[row] = -w->rows.hi[row];
@@ -119,29 +119,20 @@ static void limit_row(rt_world *w, int row, double q, double lower, double upper
   r->hi[row] = at_lower ? INFINITY : 0.0;
 }
 
-/* The row of inequality joint j (motor, limit or rope). */
+/* The row of inequality joint j, as its type defines it on the joint it
+ * acts on (its target, or itself). */
 static void inequality_row(rt_world *w, int j) {
   const rt_joint_desc *d = &w->joint[j];
-  const int row = w->joint_row[j];
-  double *J = w->rows.J + 12 * (size_t)row;
-  if (d->type == RT_ROPE) {
-    rt_joint_desc rod = *d;
-    rod.type = RT_ROD;
-    double c;
-    rt_joint_eval(&rod, rt__pose_of(w, d->body_a), rt__pose_of(w, d->body_b), &c, J);
-    row_bodies(w, row, d, j);
-    limit_row(w, row, c, -INFINITY, 0.0);
-    return;
-  }
-  const rt_joint_desc *t = &w->joint[d->target];
-  const int angular = d->type == RT_ANGULAR_LIMIT || (d->type == RT_MOTOR && t->type != RT_PRISMATIC);
-  double q;
-  rt_joint_axis_eval(t, angular, rt__pose_of(w, t->body_a), rt__pose_of(w, t->body_b), &q, J);
-  row_bodies(w, row, t, d->target);
-  if (d->type == RT_MOTOR)
-    motor_row(w, j, row);
+  const rt_joint_type_def *def = rt_joint_type_def_of(d->type);
+  const int row = w->joint_row[j], tj = def->targets ? d->target : j;
+  const rt_joint_desc *t = &w->joint[tj];
+  rt_joint_row out;
+  def->row(d, t, rt__pose_of(w, t->body_a), rt__pose_of(w, t->body_b), &out, w->rows.J + 12 * (size_t)row);
+  row_bodies(w, row, t, tj);
+  if (out.kind == RT_ROW_MOTOR)
+    motor_row(w, row, &out);
   else
-    limit_row(w, row, q, d->lower, d->upper);
+    limit_row(w, row, out.q, out.lower, out.upper);
 }
 
 void rt__rows_build(rt_world *w) {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_joint_type.h"
 #include "rtmath.h"
 #include "world.h"
 
@@ -33,11 +34,8 @@ static void say(char *err, size_t errlen, const char *fmt, ...) {
   va_end(ap);
 }
 
-static int is_drive_target(rt_joint_type t) { return t == RT_HINGE || t == RT_CYLINDRICAL || t == RT_PRISMATIC; }
-
-static int is_inequality(rt_joint_type t) {
-  return t == RT_MOTOR || t == RT_ANGULAR_LIMIT || t == RT_POSITIONAL_LIMIT || t == RT_ROPE;
-}
+/* Motors, limits and ropes: rows of PGS only. */
+static int is_inequality(rt_joint_type t) { return rt_joint_degree(t) == 0; }
 
 /* Checks the description; returns 0 or -1 with a message. */
 static int check_desc(const rt_world_desc *d, const rt_program *p, char *err, size_t errlen) {
@@ -68,24 +66,17 @@ static int check_desc(const rt_world_desc *d, const rt_program *p, char *err, si
       say(err, errlen, "joint %d: invalid type or body index", j);
       return -1;
     }
-    if (jd->type == RT_MOTOR &&
-        (jd->target < 0 || jd->target >= d->njoint || !is_drive_target(d->joints[jd->target].type) ||
-         !isfinite(jd->speed) || !isfinite(jd->max_force) || jd->max_force < 0)) {
-      say(err, errlen, "joint %d: a motor needs a hinge, cylindrical or prismatic target, a finite speed and max_force >= 0",
-          j);
-      return -1;
-    }
-    if (jd->type == RT_ANGULAR_LIMIT || jd->type == RT_POSITIONAL_LIMIT) {
+    const rt_joint_type_def *def = rt_joint_type_def_of(jd->type);
+    if (def->targets) {
       const int t = jd->target >= 0 && jd->target < d->njoint ? (int)d->joints[jd->target].type : -1;
-      const int fits = t == RT_CYLINDRICAL || (t == RT_HINGE && jd->type == RT_ANGULAR_LIMIT) ||
-                       (t == RT_PRISMATIC && jd->type == RT_POSITIONAL_LIMIT);
-      if (!fits || !(jd->lower <= jd->upper)) {
-        say(err, errlen, "joint %d: a limit needs a matching target joint and lower <= upper", j);
+      if (t < 0 || !(def->targets >> t & 1u)) {
+        say(err, errlen, "joint %d: a %s acts on %s joint", j, def->name, def->targets_text);
         return -1;
       }
     }
-    if (jd->type == RT_ROPE && !(jd->length > 0 && isfinite(jd->length))) {
-      say(err, errlen, "joint %d: a rope needs a length > 0", j);
+    rt_joint_problem why;
+    if (def->check && def->check(jd, &why) != 0) {
+      say(err, errlen, "joint %d: %s", j, why.msg);
       return -1;
     }
   }
@@ -366,20 +357,18 @@ double rt_world_motor_impulse(const rt_world *w, int joint) {
 
 
 int rt_world_joint_error(const rt_world *w, int joint, double *pos, double *ang) {
-  /* rows of each equality type that are positional (the rest are angular
-   * dot rows, c = sin of the deviation) */
-  static const int npos[RT_JOINT_NEQUALITY] = {
-      [RT_BALL] = 3, [RT_HINGE] = 3, [RT_ROD] = 1, [RT_PRISMATIC] = 2,
-      [RT_CYLINDRICAL] = 2, [RT_UNIVERSAL] = 3, [RT_WELD] = 3};
   *pos = *ang = 0.0;
   const rt_joint_desc *j = &w->joint[joint];
   double c[RT_MAX_DEGREE];
   const int d = rt_joint_eval(j, rt__pose_of(w, j->body_a), rt__pose_of(w, j->body_b), c, NULL);
   if (d <= 0) return -1;
   double s = 0.0;
-  for (int k = 0; k < npos[j->type]; k++) s += c[k] * c[k];
+  /* the positional rows; the rest are angular dot rows, c = sin of the
+   * deviation */
+  const int npos = rt_joint_type_def_of(j->type)->npos;
+  for (int k = 0; k < npos; k++) s += c[k] * c[k];
   *pos = sqrt(s);
-  for (int k = npos[j->type]; k < d; k++) {
+  for (int k = npos; k < d; k++) {
     const double a = asin(fmin(1.0, fabs(c[k])));
     if (!(a <= *ang)) *ang = a; /* a NaN propagates */
   }

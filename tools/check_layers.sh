@@ -12,14 +12,16 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
 # defs: "symbol file" for every global definition in the objects of a room.
-defs() { for o in "$build"/obj/"$1"/*.o; do
-  nm -g --defined-only "$o" | awk -v f="$(basename "$o" .o)" 'NF == 3 { print $3, f }'; done; }
+# A file is named by its path under the room, without .o (joints/ball).
+objs() { (cd "$build/obj/$1" && find . -name '*.o' | sed 's|^\./||' | sort); }
+defs() { for o in $(objs "$1"); do
+  nm -g --defined-only "$build/obj/$1/$o" | awk -v f="${o%.o}" 'NF == 3 { print $3, f }'; done; }
 # uses: "file symbol" for every undefined reference.
-uses() { for o in "$build"/obj/"$1"/*.o; do
-  nm -u "$o" | awk -v f="$(basename "$o" .o)" '{ print f, $NF }'; done; }
+uses() { for o in $(objs "$1"); do
+  nm -u "$build/obj/$1/$o" | awk -v f="${o%.o}" '{ print f, $NF }'; done; }
 
 for room in runtime gen sim; do
-  ls "$build"/obj/$room/*.o >/dev/null 2>&1 || { echo "check_layers: no objects in $build/obj/$room (build first)"; exit 1; }
+  [ -n "$(objs $room 2>/dev/null)" ] || { echo "check_layers: no objects in $build/obj/$room (build first)"; exit 1; }
   defs $room | sort > "$tmp/defs.$room"
   uses $room | sort -k2 > "$tmp/uses.$room"
 done
@@ -45,5 +47,5 @@ if ! tsort "$tmp/edges" > /dev/null 2> "$tmp/loop"; then
   echo "check_layers: calls between runtime files (caller callee):"; cat "$tmp/edges"
   status=1
 fi
-[ $status -eq 0 ] && echo "layers hold: runtime uses neither gen/, sim/ nor Lua; gen/ does not use sim/; no circle of calls between runtime files ($(wc -l < "$tmp/edges") calls between $(ls "$build"/obj/runtime/*.o | wc -l) files)"
+[ $status -eq 0 ] && echo "layers hold: runtime uses neither gen/, sim/ nor Lua; gen/ does not use sim/; no circle of calls between runtime files ($(wc -l < "$tmp/edges") calls between $(objs runtime | wc -l) files)"
 exit $status

@@ -12,24 +12,33 @@
 
 #define RT_WORLD (-1) /* body index of the fixed world */
 
-/* Constraint types. The first RT_JOINT_NEQUALITY are equality constraints
- * that take part in the LDL block; the rest are inequality rows solved by
- * projected Gauss-Seidel only. */
-typedef enum rt_joint_type {
-  RT_BALL = 0,
-  RT_HINGE,
-  RT_ROD,
-  RT_PRISMATIC,
-  RT_CYLINDRICAL,
-  RT_UNIVERSAL,
-  RT_WELD,
-  RT_ANGULAR_LIMIT,
-  RT_POSITIONAL_LIMIT,
-  RT_ROPE,
-  RT_MOTOR,
-  RT_JOINT_NTYPES
-} rt_joint_type;
+/* Constraint types: the table of every type, one line each, X(ID, name):
+ * RT_<ID> is its enum value and "name" its type in mechanism files. Each
+ * type lives in one file, runtime/joints/<name>.c, which defines its
+ * rt_joint_type_def (rt_joint_type.h: degree, rows, schema fields, DOT
+ * style, documentation); docs/adding-a-constraint-type.md is the checklist.
+ * The enum values enter the structure hash, so new types go at the end.
+ * Equality types (degree > 0) take part in the LDL block; inequality types
+ * are rows of projected Gauss-Seidel only. */
+#define RT_JOINT_TYPES(X)                                                                                   \
+  X(BALL, ball)                                                                                             \
+  X(HINGE, hinge)                                                                                           \
+  X(ROD, rod)                                                                                               \
+  X(PRISMATIC, prismatic)                                                                                   \
+  X(CYLINDRICAL, cylindrical)                                                                               \
+  X(UNIVERSAL, universal)                                                                                   \
+  X(WELD, weld)                                                                                             \
+  X(ANGULAR_LIMIT, angular_limit)                                                                           \
+  X(POSITIONAL_LIMIT, positional_limit)                                                                     \
+  X(ROPE, rope)                                                                                             \
+  X(MOTOR, motor)
 
+#define RT__JOINT_ENUM(id, name) RT_##id,
+typedef enum rt_joint_type { RT_JOINT_TYPES(RT__JOINT_ENUM) RT_JOINT_NTYPES } rt_joint_type;
+#undef RT__JOINT_ENUM
+
+/* The seven equality types come first (RT_BALL .. RT_WELD); a type added
+ * later is told apart by rt_joint_degree, not by this bound. */
 #define RT_JOINT_NEQUALITY 7
 #define RT_MAX_DEGREE 6
 
