@@ -1,6 +1,6 @@
 /* flopcount.h -- the two flop conventions of the benchmark report.
  *
- * Block convention (the talk's, DESIGN.md section 3): a pivot of degree d
+ * Block convention (the talk's, docs/DESIGN.md section 3): a pivot of degree d
  * whose edge column has height h costs d^3/6 + h d^2 + d h(h+1)/2
  * multiply-adds, flops = 2 x multiply-adds.
  *

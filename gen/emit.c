@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "rtprog.h"
+#include "target.h"
 #include "template.h"
 
 void emit_default_options(emit_options *o) {
@@ -669,6 +670,23 @@ static void push_kernels(lua_State *L, const view *v) {
   }
 }
 
+/* The target table (gen/target.h) for the program's precision: each row's
+ * name, condition ("" for the last row, the #else), summary, vector bytes
+ * and lanes. */
+static void push_targets(lua_State *L, rt_precision precision) {
+  lua_createtable(L, target_count, 0);
+  for (int i = 0; i < target_count; i++) {
+    const target_desc *t = &target_table[i];
+    lua_createtable(L, 0, 5);
+    set_str(L, "name", t->name);
+    set_str(L, "condition", t->condition ? t->condition : "");
+    set_str(L, "summary", t->summary);
+    set_int(L, "bytes", t->vector_bytes);
+    set_int(L, "lanes", target_lanes(t->vector_bytes, precision));
+    append(L);
+  }
+}
+
 static void build_view(lua_State *L, void *ud) {
   const view *v = ud;
   const rt_program *r = v->r;
@@ -714,6 +732,9 @@ static void build_view(lua_State *L, void *ud) {
   set_int(L, "budget", v->plan->budget);
   set_int(L, "et_ld", v->plan->et_ld);
   set_int(L, "lanes", v->plan->lanes);
+  push_targets(L, r->precision);
+  lua_setfield(L, -2, "targets");
+  set_int(L, "vector_align", TARGET_VECTOR_ALIGN);
 }
 
 /* The identifier prefix: the option, or the mechanism name with every

@@ -13,8 +13,9 @@
  * straight-line kernels with literal workspace offsets:
  *   - the node factor, which also leaves the reciprocals 1/D in the
  *     temporary;
- *   - panels of up to EMIT_MAX_LANES rows of the edge column, vectorized
- *     across the rows: each forward-substitutes its rows of E with the node
+ *   - panels of the edge column, TARGET_PANEL_BYTES of rows high (gen/target.h;
+ *     narrower at the end of a column), vectorized across the rows, one
+ *     lane per row: each forward-substitutes its rows of E with the node
  *     block's l, keeps the result Y, transposed, in the temporary (Y^T),
  *     and overwrites the rows with L = Y D^-1;
  *   - one reduction kernel per block pair (the RSI grouped by target block:
@@ -26,7 +27,9 @@
  * Vector lanes only ever hold independent results, each computed with the
  * scalar operations of rt.h's reference arithmetic in their order, and each
  * workspace element receives at most one update per pivot, so neither the
- * lanes nor the grouping change a result bit.
+ * lanes nor the grouping change a result bit. The vector kernels are
+ * written once per row of the target table (gen/target.h), under its
+ * preprocessor condition; the plan is the same for all of them.
  *
  * Pipelining: the node factor of pivot p + 1 is part of pivot p's function,
  * as early as its node block is final (see plan_factor in emit.c).
@@ -42,11 +45,13 @@
 #include "diag.h"
 #include "program.h"
 #include "rtprog.h"
+#include "target.h"
 
 typedef enum emit_mode { EMIT_UNROLLED = 0, EMIT_TABLES } emit_mode;
 
 #define EMIT_DEFAULT_BUDGET 200 /* statements per generated function */
-#define EMIT_MAX_LANES 16       /* widest panel the plan may use (rows) */
+/* widest panel the plan may use (rows): a panel of floats */
+#define EMIT_MAX_LANES (TARGET_PANEL_BYTES / (int)sizeof(float))
 #define EMIT_IDENT_MAX 80
 
 typedef struct emit_options {
@@ -142,7 +147,7 @@ typedef struct emit_plan {
                            diagonal, backward */
   int nfn;
   int budget;
-  int lanes;            /* panel height (rows) */
+  int lanes;            /* panel height (rows): TARGET_PANEL_BYTES of scalars */
   int et_ld;            /* row stride of Y^T in the temporary */
 } emit_plan;
 

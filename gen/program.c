@@ -44,7 +44,7 @@ static int cmp_body_key(const void *x, const void *y) {
   return strcmp(((const body_key *)x)->name, ((const body_key *)y)->name);
 }
 
-/* Shattering (DESIGN.md section 3): for every body whose attached degrees
+/* Shattering (docs/DESIGN.md section 3): for every body whose attached degrees
  * sum above the threshold, in name order, try k = 2 .. (its constraint
  * count) shards and keep the k with the fewest flops if that beats leaving
  * it whole. The search uses meca for `best` (the full `best` is run on the

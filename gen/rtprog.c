@@ -10,7 +10,7 @@ static int *copy_ints(arena *a, const int *src, int n) {
 }
 
 int rtprog_lanes(rt_precision precision) {
-  return RTPROG_PANEL_BYTES / (precision == RT_DOUBLE ? (int)sizeof(double) : (int)sizeof(float));
+  return target_lanes(RTPROG_PANEL_BYTES, precision);
 }
 
 int rtprog_et_ld(const rt_program *r) {

@@ -2,7 +2,7 @@
  * sequences (the row blocks of each pivot's column, in pivot order), fill-in,
  * the packed workspace layout, the RSI and the flop count.
  *
- * Packed layout (DESIGN.md section 3): for each pivot p in order, its node
+ * Packed layout (docs/DESIGN.md section 3): for each pivot p in order, its node
  * block N_p (d x d, row-major, full square) then its edge column: the blocks
  * E_{q,p} of every row block q below p, in pivot order, each d_q x d row-major
  * -- together one h x d row-major matrix, h = sum of the d_q.

@@ -1,5 +1,5 @@
 /* simrun.h -- runs a world for a number of steps and measures it: the
- * summary of `ldlsim` (DESIGN.md section 4) and of the demo, and the
+ * summary of `ldlsim` (docs/DESIGN.md section 4) and of the demo, and the
  * per-step CSV. The world can come from any program (interpreted or
  * generated); the mechanism supplies names and the probe body. */
 #ifndef LDLPGS_SIM_SIMRUN_H

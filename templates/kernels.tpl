@@ -260,7 +260,6 @@ static void $(k.name)(scalar *restrict x, const scalar *restrict s) {
 --% end
 
 --% local vector_kind = { panel = true, reduce_tri = true, reduce = true }
---% local size = P.scalar == "double" and 8 or 4
 
 /*---- kernels -----------------------------------------------------------------*/
 --% for _, k in ipairs(P.kernels) do
@@ -270,18 +269,28 @@ static void $(k.name)(scalar *restrict x, const scalar *restrict s) {
 --%   end
 --% end
 
+--% -- One branch per row of the target table (gen/target.h, P.targets): #if
+--% -- for the first, #elif for the next, #else for the last, which has no
+--% -- condition; a table of one row needs no directives at all.
+--% local function directive(i, t)
+--%   if #P.targets == 1 then return "" end
+--%   if i == 1 then return "#if " .. t.condition end
+--%   if t.condition == "" then return "#else" end
+--%   return "#elif " .. t.condition
+--% end
 /*---- vector kernels: one body per vector width, the same results ------------*/
---% for _, branch in ipairs({ { "#if defined(__AVX__)", 32, "AVX: 32-byte vectors" },
---%                           { "#else", 16, "16-byte vectors (SSE2, the x86-64 baseline; NEON)" } }) do
+--% for i, t in ipairs(P.targets) do
 
-$(branch[1])
-/* $(branch[3]) */
+$(directive(i, t))
+/* $(t.summary) */
 --%   for _, k in ipairs(P.kernels) do
 --%     if vector_kind[k.kind] then
 
---%       emit[k.kind](k, branch[2] // size)
+--%       emit[k.kind](k, t.lanes)
 --%     end
 --%   end
 --% end
+--% if #P.targets > 1 then
 
 #endif
+--% end

@@ -53,9 +53,14 @@ typedef $(P.scalar) scalar;
 /* vectors of 2, 4, ... scalars (GCC/Clang vector extensions), loaded and
  * stored at any scalar-aligned address; the kernels use those the target
  * has registers for */
+--%   -- up to the widest target's vector (gen/target.h), aligned as the
+--%   -- target description says (P.vector_align scalars)
+--%   local widest = 1
+--%   for _, t in ipairs(P.targets) do widest = math.max(widest, t.lanes) end
+--%   local align = P.vector_align == 1 and "sizeof(scalar)" or fmt("%d * sizeof(scalar)", P.vector_align)
 --%   local w = 2
---%   while w <= P.lanes do
-typedef scalar v$(w) __attribute__((vector_size($(w) * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
+--%   while w <= widest do
+typedef scalar v$(w) __attribute__((vector_size($(w) * sizeof(scalar)), aligned($(align)), may_alias));
 --%     w = w * 2
 --%   end
 --% else

@@ -1,7 +1,7 @@
 /* test_cli.c -- the ldlgen command line: bad input leaves no output file
  * and names the file and line; outputs are byte-identical from run to run;
  * usage errors exit with 2. And ldlsim's simulation mode: the --json
- * summary keys of DESIGN.md section 4, the --csv file (a header and one
+ * summary keys of docs/DESIGN.md section 4, the --csv file (a header and one
  * line per step), an exploded run (a result: exit 0), bad values and
  * option mixes (exit 2), bad mechanism files (exit 1, file:line). */
 #define _POSIX_C_SOURCE 200809L
@@ -111,7 +111,7 @@ static void test_outputs_are_deterministic(void **state) {
   assert_int_equal(system(cmd), 0);
 }
 
-/* --stats carries the keys of DESIGN.md section 4. */
+/* --stats carries the keys of docs/DESIGN.md section 4. */
 static void test_stats_keys(void **state) {
   (void)state;
   char cmd[1024], out[65536];

@@ -1,7 +1,8 @@
 /* test_emit.c -- emitting programs as C: the plan (reductions decoded from
  * the RSI, kernels, function budget), golden files, determinism,
- * independence from numeric data, template errors at template:line, the
- * --templates override, and the command line's output options.
+ * independence from numeric data, the target table and its branches,
+ * template errors at template:line, the --templates override, and the
+ * command line's output options.
  *
  * The golden files are the output of
  *   build/ldlgen mechanisms/elimination_example.lua -o tests/golden/elimination_example.c
@@ -29,6 +30,7 @@
 #include "load.h"
 #include "program.h"
 #include "rtprog.h"
+#include "target.h"
 
 /*---- helpers ----------------------------------------------------------------*/
 
@@ -467,6 +469,71 @@ static void test_output_shape(void **state) {
   emit_output_free(&o);
 }
 
+/*---- targets ---------------------------------------------------------------------*/
+
+/* The target table (gen/target.h) is well formed: only the last row has no
+ * condition, every vector is a power of two from one double up to the
+ * panel, one is as wide as the panel (target.c also checks that when it
+ * compiles), and the plan's panels follow from it. */
+static void test_target_table(void **state) {
+  (void)state;
+  assert_true(target_count >= 1);
+  int widest = 0;
+  for (int i = 0; i < target_count; i++) {
+    const target_desc *t = &target_table[i];
+    assert_non_null(t->name);
+    assert_non_null(t->summary);
+    if ((t->condition == NULL) != (i == target_count - 1))
+      fail_msg("target %s: only the last row has no condition (it is the #else)", t->name);
+    const int b = t->vector_bytes;
+    if (b < (int)sizeof(double) || (b & (b - 1)) != 0 || b > TARGET_PANEL_BYTES)
+      fail_msg("target %s: %d vector bytes", t->name, b);
+    if (b > widest) widest = b;
+    for (int j = 0; j < i; j++) assert_string_not_equal(t->name, target_table[j].name);
+  }
+  assert_int_equal(widest, TARGET_PANEL_BYTES);
+  assert_int_equal(TARGET_VECTOR_ALIGN, 1);
+  assert_int_equal(rtprog_lanes(RT_FLOAT), TARGET_PANEL_BYTES / (int)sizeof(float));
+  assert_int_equal(rtprog_lanes(RT_DOUBLE), TARGET_PANEL_BYTES / (int)sizeof(double));
+  assert_true(rtprog_lanes(RT_FLOAT) <= EMIT_MAX_LANES);
+}
+
+/* Unrolled code has one branch of vector kernels per row of the table, in
+ * its order (#if, #elif ..., #else, #endif), each under its summary and
+ * holding panel kernels, and vector types up to the widest row's lanes. */
+static void test_output_has_every_target(void **state) {
+  (void)state;
+  char src[2048];
+  snprintf(src, sizeof src, probe_fmt, 1.0, 1.0, -0.5, 5.0, 0.1, 0.3, 20.0, 0.1, 0.0, -1.0, 0.3, 0.1, -0.2);
+  emit_output o;
+  emit_text(src, EMIT_UNROLLED, &o);
+  const char *at = strstr(o.c, "/*---- vector kernels");
+  assert_non_null(at);
+  for (int i = 0; i < target_count; i++) {
+    const target_desc *t = &target_table[i];
+    char branch[400];
+    if (target_count == 1)
+      snprintf(branch, sizeof branch, "\n/* %s */\n", t->summary);
+    else if (i == 0)
+      snprintf(branch, sizeof branch, "\n#if %s\n/* %s */\n", t->condition, t->summary);
+    else if (t->condition)
+      snprintf(branch, sizeof branch, "\n#elif %s\n/* %s */\n", t->condition, t->summary);
+    else
+      snprintf(branch, sizeof branch, "\n#else\n/* %s */\n", t->summary);
+    const char *hit = strstr(at, branch);
+    if (!hit) fail_msg("no branch for target %s (expected \"%s\" in order)", t->name, branch + 1);
+    at = hit + strlen(branch);
+    assert_non_null(strstr(at, "static void panel_"));
+  }
+  if (target_count > 1) assert_non_null(strstr(at, "\n#endif\n"));
+  char vec[64];
+  snprintf(vec, sizeof vec, "typedef scalar v%d ", rtprog_lanes(RT_FLOAT));
+  assert_non_null(strstr(o.c, vec));
+  snprintf(vec, sizeof vec, "typedef scalar v%d ", 2 * rtprog_lanes(RT_FLOAT));
+  assert_null(strstr(o.c, vec));
+  emit_output_free(&o);
+}
+
 /*---- templates -------------------------------------------------------------------*/
 
 /* ldlgen with --templates dir/tpl on chain.lua, output in dir: exit status,
@@ -618,6 +685,8 @@ int main(void) {
       cmocka_unit_test(test_output_is_deterministic),
       cmocka_unit_test(test_numeric_data_does_not_change_output),
       cmocka_unit_test(test_output_shape),
+      cmocka_unit_test(test_target_table),
+      cmocka_unit_test(test_output_has_every_target),
       cmocka_unit_test(test_template_errors_report_template_line),
       cmocka_unit_test(test_templates_override),
       cmocka_unit_test(test_bad_options_exit_2),

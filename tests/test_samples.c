@@ -1,5 +1,5 @@
 /* test_samples.c -- the sample mechanisms reproduce the talk's figures, and
- * the symbolic phase behaves on them as DESIGN.md requires. */
+ * the symbolic phase behaves on them as docs/DESIGN.md section 3 requires. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -81,7 +81,7 @@ static void dense_ldl_solve(const double *n, int d, double *x) {
     for (int k = i + 1; k < d; k++) x[i] -= n[k * d + i] * x[k];
 }
 
-/* Block LDL^T through the layout and RSI, as DESIGN.md section 3 states. */
+/* Block LDL^T through the layout and RSI, as docs/DESIGN.md section 3 states. */
 static void block_factor(const symbolic *s, double *w) {
   double *tmp = malloc(sizeof *tmp * (size_t)(s->max_col + 1));
   for (int p = 0; p < s->n; p++) {

@@ -1,5 +1,5 @@
 /* ldlsim.c -- simulate or inspect a mechanism through the runtime's
- * interpreter path (DESIGN.md section 4).
+ * interpreter path (docs/DESIGN.md section 4).
  *
  *   ldlsim MECH.lua [--solver pgs|ldlpgs] [--iterations N] [--steps N] [--dt S]
  *                   [--csv FILE] [--json] [options]
