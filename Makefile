@@ -9,7 +9,7 @@ OPT     ?= -O2 -g
 WARN    := -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes \
            -Wmissing-prototypes
 # Same floating-point operations everywhere: no contraction into FMA, no
-# fast-math (DESIGN.md section 5).
+# fast-math (docs/DESIGN.md section 5).
 FPFLAGS := -ffp-contract=off
 # The runtime's factorization thread (runtime/worker.c).
 THREADS := -pthread

@@ -160,6 +160,8 @@ gen_status emit_plan_build(arena *a, const rt_program *prog, int budget, emit_pl
 
 /* The C name of a kernel ("reduce_3x5_d6"). */
 void emit_kernel_name(const emit_kernel *k, char *buf, size_t size);
+/* The kind part of a kernel's name ("panel", "reduce", ...). */
+const char *emit_kernel_kind_name(emit_kernel_kind kind);
 
 /*---- output -------------------------------------------------------------------*/
 

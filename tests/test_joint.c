@@ -1,4 +1,6 @@
 /* test_joint.c -- rt_joint_eval (runtime/joint.c) and the rtmath.h helpers.
+ * (Over 600 lines: the finite-difference harness, random poses and frames
+ * are shared by every type's checks.)
  *
  * What is checked:
  * - every equality type's Jacobian against central finite differences of its

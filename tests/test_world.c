@@ -1,6 +1,7 @@
 /* test_world.c -- the runtime stepper (rt_world.h) on whole mechanisms,
  * through the interpreter path (gen's program built in memory, as ldlsim
- * runs it).
+ * runs it). (Over 600 lines: one program for the stepper, whose cases share
+ * the world fixtures, snapshots and run helpers.)
  *
  * What is checked:
  * - the talk's claims: on the scissor lift (10 s, dt 1/60, 10 iterations,

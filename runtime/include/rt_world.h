@@ -1,7 +1,7 @@
 /* rt_world.h -- the numeric phase: a world of rigid bodies and constraints
  * stepped by the projected Gauss-Seidel impulse solver (PGS) or by LDL-PGS,
  * which replaces one PGS pass over the equality rows by a block Gauss-Seidel
- * step with the program's factorization of H~ (DESIGN.md section 3).
+ * step with the program's factorization of H~ (docs/DESIGN.md section 3).
  *
  * A world is made from a mechanism's numeric description (bodies, and
  * constraints with body-frame anchors and frames: rt_world_desc) and a
