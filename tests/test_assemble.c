@@ -1,5 +1,5 @@
 /* test_assemble.c -- assembly of H~ (runtime/assemble.c) from the numeric
- * inputs gen/numeric.c computes, and the whole path mechanism -> program ->
+ * inputs sim/numeric.c computes, and the whole path mechanism -> program ->
  * assemble -> interpreter factor/solve, on the sample mechanisms and on
  * random mechanisms built directly as mech structs. (Over 600 lines: the
  * random mechanism builder and the dense reference are shared by every case.)
