@@ -24,7 +24,10 @@ LUA_LIBS      = $(shell pkg-config --libs lua5.4)
 CMOCKA_CFLAGS = $(shell pkg-config --cflags cmocka)
 CMOCKA_LIBS   = $(shell pkg-config --libs cmocka)
 
-DEB_PACKAGES := lua5.4 liblua5.4-dev libcmocka-dev pkg-config clang valgrind
+DEB_PACKAGES := lua5.4 liblua5.4-dev libcmocka-dev pkg-config clang valgrind chromium
+# The viewer's npm packages (three.js, esbuild, gltf-validator,
+# playwright-core: versions pinned by its package-lock.json).
+VIEWER_DIR := tools/viewer
 
 #---- sources -----------------------------------------------------------------
 RT_SRC    := $(sort $(wildcard runtime/*.c))
@@ -48,17 +51,27 @@ all: deps
 
 build-all: $(BUILD)/ldlgen $(BUILD)/ldlsim $(TESTS)
 
-#---- dependencies (Debian packages) ------------------------------------------
-# Installs only what is missing; `apt-get update` once, first.
+#---- dependencies (Debian packages, the viewer's npm packages) -----------------
+# Installs only what is missing; `apt-get update` once, first. Node and npm
+# come from Debian (nodejs, npm) unless a node and an npm are on PATH
+# already (e.g. from NodeSource). Then `npm ci` in tools/viewer, again only
+# when package.json or package-lock.json changed.
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
+	command -v node >/dev/null 2>&1 || missing="$$missing nodejs"; \
+	command -v npm >/dev/null 2>&1 || missing="$$missing npm"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  if [ "$$(id -u)" != 0 ]; then SUDO=sudo; else SUDO=; fi; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null || exit 1; \
 	fi
+	@$(MAKE) --no-print-directory $(VIEWER_DIR)/node_modules/.installed
+
+$(VIEWER_DIR)/node_modules/.installed: $(VIEWER_DIR)/package.json $(VIEWER_DIR)/package-lock.json
+	cd $(VIEWER_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
 
 #---- libraries and programs --------------------------------------------------
 $(BUILD)/obj/runtime/%.o: runtime/%.c Makefile
@@ -110,8 +123,21 @@ $(BUILD)/obj/tools/%.o: tools/%.c Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Iruntime/include -Igen -Isim $(LUA_CFLAGS) -c $< -o $@
 
-$(BUILD)/ldlsim: $(BUILD)/obj/tools/ldlsim.o $(BUILD)/obj/tools/ldlsim_check.o $(BUILD)/libsim.a $(BUILD)/libgen.a $(BUILD)/librt.a
+$(BUILD)/ldlsim: $(BUILD)/obj/tools/ldlsim.o $(BUILD)/obj/tools/ldlsim_check.o $(BUILD)/obj/viewer/viewer_page.o \
+                $(BUILD)/libsim.a $(BUILD)/libgen.a $(BUILD)/librt.a
 	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) -lm -o $@
+
+# The viewer's page template: three.js and tools/viewer/src bundled into one
+# HTML page (tools/viewer/build.mjs, node), as a C array for ldlsim and demo
+# (sim/viewer.h). Needs `make deps` (tools/viewer/node_modules).
+VIEWER_SRC := $(VIEWER_DIR)/build.mjs $(sort $(wildcard $(VIEWER_DIR)/src/*))
+$(BUILD)/viewer/viewer_page.c: $(VIEWER_SRC) $(VIEWER_DIR)/package-lock.json
+	@mkdir -p $(dir $@)
+	node $(VIEWER_DIR)/build.mjs $(BUILD)/viewer
+
+$(BUILD)/obj/viewer/viewer_page.o: $(BUILD)/viewer/viewer_page.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Iruntime/include -Igen -Isim -c $< -o $@
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(BUILD)/libsim.a $(BUILD)/libgen.a $(BUILD)/librt.a | $(BUILD)/ldlgen
 	@mkdir -p $(dir $@)
@@ -270,7 +296,7 @@ $(BUILD)/obj/tools/demo.o: tools/demo.c Makefile
 	$(CC) $(CFLAGS_ALL) -Iruntime/include -Igen -Isim -Igenerated $(LUA_CFLAGS) -c $< -o $@
 
 $(BUILD)/demo: $(BUILD)/obj/tools/demo.o $(BUILD)/obj/tools/svgplot.o $(BUILD)/obj/generated/scissor_lift.o \
-               $(BUILD)/obj/generated/buggy.o \
+               $(BUILD)/obj/generated/buggy.o $(BUILD)/obj/viewer/viewer_page.o \
                $(BUILD)/libsim.a $(BUILD)/libgen.a $(BUILD)/librt.a
 	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) -lm -o $@
 
