@@ -43,7 +43,7 @@ MECHS     := $(sort $(wildcard mechanisms/*.lua))
 TEMPLATES := $(sort $(wildcard templates/*.lua templates/*.tpl))
 GEN_OBJ   += $(BUILD)/obj/templates_embed.o
 
-.PHONY: all build-all deps test tests-run demo clean valgrind valgrind-run stats bench-factor generate generate-all check-generated FORCE
+.PHONY: all build-all deps test tests-run demo clean valgrind valgrind-run stats bench-factor generate generate-all check-generated check-view FORCE
 .DEFAULT_GOAL := all
 
 all: deps
@@ -247,14 +247,16 @@ $(BUILD)/obj/gentest_avx/programs_avx.o: $(GENTEST_DIR)/programs_avx.c
 	@mkdir -p $(dir $@)
 	$(CC) $(GENTEST_CFLAGS) -Iruntime/include -c $< -o $@
 $(BUILD)/tests/test_generated: $(GENTEST_OBJ) $(GENTEST_AVX_OBJ)
-# test_cli runs ldlsim too.
+# test_cli and test_gltf run ldlsim too.
 $(BUILD)/tests/test_cli: | $(BUILD)/ldlsim
+$(BUILD)/tests/test_gltf: | $(BUILD)/ldlsim
 
 #---- tests ---------------------------------------------------------------------
 # The cmocka suite, the generated/ check, then the suite built with ASan +
 # UBSan.
 test: deps
 	@$(MAKE) --no-print-directory tests-run
+	@$(MAKE) --no-print-directory check-view
 	@$(MAKE) --no-print-directory check-generated
 	@$(MAKE) --no-print-directory BUILD=build/san SAN=1 OPT="-O1 -g" tests-run
 	@$(MAKE) --no-print-directory valgrind-run
@@ -263,6 +265,23 @@ tests-run: build-all
 	@set -e; for t in $(TESTS); do echo "== $$t"; \
 	  ASAN_OPTIONS=detect_leaks=1 $$t; done
 	@echo "all test programs passed ($(words $(TESTS)) programs, $(BUILD))"
+
+# The glTF files of a few samples (every shape, a driven run, an exploded
+# run) against the Khronos glTF validator, and the viewer's page in headless
+# Chromium (tests/browser/): no console error, time advances, the frame is
+# not blank; the screenshot is kept as build/view-check/viewer.png.
+VIEW_DIR := $(BUILD)/view-check
+check-view: $(BUILD)/ldlsim
+	@rm -rf $(VIEW_DIR) && mkdir -p $(VIEW_DIR)
+	@set -e; L=$(BUILD)/ldlsim; D=$(VIEW_DIR); \
+	  $$L tests/data/shapes.lua --steps 120 --gltf $$D/shapes.glb >/dev/null; \
+	  $$L mechanisms/scissor_lift.lua --steps 120 --gltf $$D/scissor_lift.glb >/dev/null; \
+	  $$L mechanisms/buggy.lua --steps 240 --drive mechanisms/buggy.drive --gltf $$D/buggy.glb --gltf-every 4 >/dev/null; \
+	  $$L mechanisms/tank.lua --steps 60 --gltf $$D/tank.glb >/dev/null; \
+	  $$L mechanisms/chain.lua --solver pgs --gltf $$D/chain_pgs_exploded.glb >/dev/null; \
+	  $$L mechanisms/scissor_lift.lua --solver both --steps 180 --html $$D/viewer.html >/dev/null
+	@node tests/browser/validate_gltf.mjs $(VIEW_DIR)/*.glb
+	@node tests/browser/viewer_test.mjs $(VIEW_DIR)/viewer.html $(VIEW_DIR)/viewer.png
 
 # The suite under valgrind's memcheck (the last pass of `make test`).
 valgrind: deps
