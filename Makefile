@@ -247,9 +247,10 @@ $(BUILD)/obj/gentest_avx/programs_avx.o: $(GENTEST_DIR)/programs_avx.c
 	@mkdir -p $(dir $@)
 	$(CC) $(GENTEST_CFLAGS) -Iruntime/include -c $< -o $@
 $(BUILD)/tests/test_generated: $(GENTEST_OBJ) $(GENTEST_AVX_OBJ)
-# test_cli and test_gltf run ldlsim too.
+# test_cli and test_gltf run ldlsim too; test_svgplot links the plotter.
 $(BUILD)/tests/test_cli: | $(BUILD)/ldlsim
 $(BUILD)/tests/test_gltf: | $(BUILD)/ldlsim
+$(BUILD)/tests/test_svgplot: $(BUILD)/obj/tools/svgplot.o
 
 #---- tests ---------------------------------------------------------------------
 # The cmocka suite, the generated/ check, then the suite built with ASan +
