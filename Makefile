@@ -67,7 +67,7 @@ deps:
 	  if [ "$$(id -u)" != 0 ]; then SUDO=sudo; else SUDO=; fi; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null || exit 1; \
 	fi
-	@$(MAKE) --no-print-directory $(VIEWER_DIR)/node_modules/.installed
+	@$(MAKE) --no-print-directory -s $(VIEWER_DIR)/node_modules/.installed
 
 $(VIEWER_DIR)/node_modules/.installed: $(VIEWER_DIR)/package.json $(VIEWER_DIR)/package-lock.json
 	cd $(VIEWER_DIR) && npm ci --no-audit --no-fund --loglevel=error
