@@ -1,5 +1,5 @@
 // viewer.js -- plays the runs of a mechanism side by side (one view per
-// run, one camera for all): each run is a .glb written by sim/gltf.c
+// run, one orbit camera for all, shifted per view to follow its run): each run is a .glb written by sim/gltf.c
 // (embedded in the page as base64, with its per-body error samples), shown
 // at the same time t. Bodies are coloured by the largest positional error
 // of the joints at them. window.ldlpgsViewer lets tests read the state.
@@ -88,7 +88,7 @@ async function loadRun(run, sceneData) {
   scene.add(gltf.scene);
   return { run, scene, root: gltf.scene, nodes, nbody, times, pos, rot, error, materials, sceneData,
            fixed: json.nodes.map((n) => json.meshes[n.mesh] && /\(fixed\)$/.test(json.meshes[n.mesh].name)),
-           duration: times[times.length - 1], errorNow: 0 };
+           duration: times[times.length - 1], errorNow: 0, camera: new PerspectiveCamera() };
 }
 
 const qa = new Quaternion(), qb = new Quaternion(), tmpColor = new Color();
@@ -121,12 +121,20 @@ function pose(r, t) {
   r.errorNow = worst;
 }
 
-// The centre of the dynamic bodies (what `follow` keeps in view).
+// Where a run is: the median of its dynamic bodies' centres, axis by axis
+// (bodies flying off an exploding run do not move it). What `follow` keeps
+// in the middle of the run's view.
+const axisValues = [[], [], []];
 function centre(r, out) {
-  out.set(0, 0, 0);
-  let n = 0;
-  for (let i = 0; i < r.nbody; i++) if (!r.fixed[i]) { out.add(r.nodes[i].position); n++; }
-  return n ? out.multiplyScalar(1 / n) : out;
+  for (const a of axisValues) a.length = 0;
+  for (let i = 0; i < r.nbody; i++) {
+    if (r.fixed[i]) continue;
+    const p = r.nodes[i].position;
+    axisValues[0].push(p.x); axisValues[1].push(p.y); axisValues[2].push(p.z);
+  }
+  if (axisValues[0].length === 0) return out.set(0, 0, 0);
+  const median = (a) => { a.sort((u, v) => u - v); return a[a.length >> 1]; };
+  return out.set(median(axisValues[0]), median(axisValues[1]), median(axisValues[2]));
 }
 
 const data = JSON.parse($('ldlpgs-data').textContent);
@@ -144,7 +152,7 @@ let dirty = true;
 controls.addEventListener('change', () => { dirty = true; });
 
 const state = { runs: [], t: 0, playing: true, speed: 1, duration: 0, frames: 0, ready: false, grid: null,
-                followAt: new Vector3(), loading: 0 };
+                origin: new Vector3(), loading: 0 };
 window.ldlpgsViewer = {
   get ready() { return state.ready; },
   get time() { return state.t; },
@@ -180,6 +188,21 @@ function updateLabels() {
   }
 }
 
+// Every sampled body centre of run r near the start (within ten times the
+// mechanism's size: an exploded run's last bodies fly off), as f(x, y, z).
+function visited(r, centre, radius, f) {
+  const reach = 10 * radius + 5;
+  for (const p of r.pos) {
+      if (!p) continue;
+      for (let k = 0; k < p.length; k += 3) {
+        const x = p[k], y = p[k + 1], z = p[k + 2];
+        if (Math.abs(x - centre.x) < reach && Math.abs(y - centre.y) < reach && Math.abs(z - centre.z) < reach) f(x, y, z);
+      }
+  }
+}
+
+// The camera frames the first run's start; with `follow`, each view's
+// camera moves along with its run (centre) from there.
 function frameCamera() {
   const r = state.runs[0];
   pose(r, 0);
@@ -193,42 +216,31 @@ function frameCamera() {
   camera.far = dist * 100;
   camera.updateProjectionMatrix();
   controls.update();
-  centre(r, state.followAt);
-  ground(box, radius);
+  centre(r, state.origin);
+  for (const run of state.runs) ground(run, box, sphere.center, radius);
   for (const run of state.runs) run.scene.fog = new Fog(0xe9edf2, 3 * dist, 12 * dist); // the plane fades out
 }
 
-// The ground plane (a plane and a grid at its height), or without one a
-// grid under the lowest point the bodies' centres reach: square, around
-// everything the runs' centres visit, 1 m cells (5 m past 60 m).
-function ground(box, radius) {
-  const lo = new Vector3(box.min.x, box.min.y, box.min.z), hi = new Vector3(box.max.x, box.max.y, box.max.z);
-  for (const r of state.runs) {
-    for (const p of r.pos) {
-      if (!p) continue;
-      for (let k = 0; k < p.length; k += 3) {
-        if (!(Math.abs(p[k]) < 1e4 && Math.abs(p[k + 1]) < 1e4 && Math.abs(p[k + 2]) < 1e4)) continue;
-        lo.min(new Vector3(p[k], p[k + 1], p[k + 2]));
-        hi.max(new Vector3(p[k], p[k + 1], p[k + 2]));
-      }
-    }
-  }
-  const sd = state.runs[0].sceneData, margin = Math.max(2, radius);
+// Run r's ground: the plane (and a grid) at its height, or without one a
+// grid under the lowest point the run's bodies' centres reach; square,
+// around everything they visit, 1 m cells (5 m past 60 m).
+function ground(r, box, c0, radius) {
+  const lo = box.min.clone(), hi = box.max.clone();
+  visited(r, c0, radius, (x, y, z) => { lo.min(new Vector3(x, y, z)); hi.max(new Vector3(x, y, z)); });
+  const sd = r.sceneData, margin = Math.max(2, radius);
   const half = Math.ceil(Math.max(hi.x - lo.x, hi.z - lo.z) / 2 + margin);
   const cell = half > 30 ? 5 : 1, size = 2 * Math.ceil(half / cell) * cell;
   const cx = Math.round((lo.x + hi.x) / 2), cz = Math.round((lo.z + hi.z) / 2);
   const y = sd.ground !== null ? sd.ground : lo.y - 0.05 * radius;
-  for (const r of state.runs) {
-    const grid = new GridHelper(size, size / cell, 0x9aa3ae, 0xc4cbd4);
-    grid.position.set(cx, y + 1e-3 * radius, cz);
-    r.scene.add(grid);
-    if (sd.ground !== null) {
-      const plane = new Mesh(new PlaneGeometry(size * 40, size * 40),
-                             new MeshStandardMaterial({ color: 0xdde2e8, roughness: 1, metalness: 0 }));
-      plane.rotation.x = -Math.PI / 2;
-      plane.position.set(cx, y, cz);
-      r.scene.add(plane);
-    }
+  const grid = new GridHelper(size, size / cell, 0x9aa3ae, 0xc4cbd4);
+  grid.position.set(cx, y + 1e-3 * radius, cz);
+  r.scene.add(grid);
+  if (sd.ground !== null) {
+    const plane = new Mesh(new PlaneGeometry(size * 40, size * 40),
+                           new MeshStandardMaterial({ color: 0xdde2e8, roughness: 1, metalness: 0 }));
+    plane.rotation.x = -Math.PI / 2;
+    plane.position.set(cx, y, cz);
+    r.scene.add(plane);
   }
 }
 
@@ -261,7 +273,7 @@ function resize() {
   return [w, h];
 }
 
-const follow = new Vector3();
+const here = new Vector3();
 let last = performance.now();
 function tick(now) {
   requestAnimationFrame(tick);
@@ -277,23 +289,19 @@ function tick(now) {
     for (const r of state.runs) pose(r, state.t);
     state.posedAt = state.t;
   }
-  if ($('follow').checked) { // keep the first run's centre in view, horizontally
-    centre(state.runs[0], follow);
-    const dx = follow.x - state.followAt.x, dz = follow.z - state.followAt.z;
-    camera.position.x += dx; camera.position.z += dz;
-    controls.target.x += dx; controls.target.z += dz;
-    state.followAt.copy(follow);
-  }
   if (controls.update()) dirty = true;
   const [w, h] = resize(), n = state.runs.length, vw = w / n;
   if (!dirty) return;
   dirty = false;
   camera.aspect = vw / h;
   camera.updateProjectionMatrix();
+  const follow = $('follow').checked;
   state.runs.forEach((r, i) => {
+    r.camera.copy(camera);
+    if (follow) r.camera.position.add(centre(r, here).sub(state.origin));
     renderer.setViewport(i * vw, 0, vw, h);
     renderer.setScissor(i * vw, 0, vw, h);
-    renderer.render(r.scene, camera);
+    renderer.render(r.scene, r.camera);
   });
   state.frames++;
   if (!sliding) $('slider').value = String(Math.round((1000 * state.t) / (state.duration || 1)));
@@ -325,7 +333,7 @@ function controlsUi() {
   });
   slider.addEventListener('change', () => { sliding = false; });
   $('speed').addEventListener('change', () => { state.speed = Number($('speed').value); });
-  $('follow').addEventListener('change', () => { centre(state.runs[0], state.followAt); });
+  $('follow').addEventListener('change', () => { dirty = true; });
   addEventListener('keydown', (e) => { if (e.key === ' ' && e.target === document.body) { e.preventDefault(); $('play').click(); } });
   legend();
 }
