@@ -24,7 +24,10 @@ LUA_LIBS      = $(shell pkg-config --libs lua5.4)
 CMOCKA_CFLAGS = $(shell pkg-config --cflags cmocka)
 CMOCKA_LIBS   = $(shell pkg-config --libs cmocka)
 
-DEB_PACKAGES := lua5.4 liblua5.4-dev libcmocka-dev pkg-config clang valgrind
+DEB_PACKAGES := lua5.4 liblua5.4-dev libcmocka-dev pkg-config clang valgrind chromium
+# The viewer's npm packages (three.js, esbuild, gltf-validator,
+# playwright-core: versions pinned by its package-lock.json).
+VIEWER_DIR := tools/viewer
 
 #---- sources -----------------------------------------------------------------
 RT_SRC    := $(sort $(wildcard runtime/*.c runtime/joints/*.c))
@@ -40,7 +43,7 @@ MECHS     := $(sort $(wildcard mechanisms/*.lua))
 TEMPLATES := $(sort $(wildcard templates/*.lua templates/*.tpl))
 GEN_OBJ   += $(BUILD)/obj/templates_embed.o
 
-.PHONY: all build-all deps test check check-layers tests-run demo clean valgrind valgrind-run stats bench-factor generate generate-all check-generated FORCE
+.PHONY: all build-all deps test check check-layers tests-run demo clean valgrind valgrind-run stats bench-factor generate generate-all check-generated check-view FORCE
 .DEFAULT_GOAL := all
 
 all: deps
@@ -48,17 +51,27 @@ all: deps
 
 build-all: $(BUILD)/ldlgen $(BUILD)/ldlsim $(TESTS)
 
-#---- dependencies (Debian packages) ------------------------------------------
-# Installs only what is missing; `apt-get update` once, first.
+#---- dependencies (Debian packages, the viewer's npm packages) -----------------
+# Installs only what is missing; `apt-get update` once, first. Node and npm
+# come from Debian (nodejs, npm) unless a node and an npm are on PATH
+# already (e.g. from NodeSource). Then `npm ci` in tools/viewer, again only
+# when package.json or package-lock.json changed.
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
+	command -v node >/dev/null 2>&1 || missing="$$missing nodejs"; \
+	command -v npm >/dev/null 2>&1 || missing="$$missing npm"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  if [ "$$(id -u)" != 0 ]; then SUDO=sudo; else SUDO=; fi; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null || exit 1; \
 	fi
+	@$(MAKE) --no-print-directory -s $(VIEWER_DIR)/node_modules/.installed
+
+$(VIEWER_DIR)/node_modules/.installed: $(VIEWER_DIR)/package.json $(VIEWER_DIR)/package-lock.json
+	cd $(VIEWER_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
 
 #---- libraries and programs --------------------------------------------------
 $(BUILD)/obj/runtime/%.o: runtime/%.c Makefile
@@ -110,8 +123,21 @@ $(BUILD)/obj/tools/%.o: tools/%.c Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Iruntime/include -Igen -Isim $(LUA_CFLAGS) -c $< -o $@
 
-$(BUILD)/ldlsim: $(BUILD)/obj/tools/ldlsim.o $(BUILD)/obj/tools/ldlsim_check.o $(BUILD)/libsim.a $(BUILD)/libgen.a $(BUILD)/librt.a
+$(BUILD)/ldlsim: $(BUILD)/obj/tools/ldlsim.o $(BUILD)/obj/tools/ldlsim_check.o $(BUILD)/obj/viewer/viewer_page.o \
+                $(BUILD)/libsim.a $(BUILD)/libgen.a $(BUILD)/librt.a
 	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) -lm -o $@
+
+# The viewer's page template: three.js and tools/viewer/src bundled into one
+# HTML page (tools/viewer/build.mjs, node), as a C array for ldlsim and demo
+# (sim/viewer.h). Needs `make deps` (tools/viewer/node_modules).
+VIEWER_SRC := $(VIEWER_DIR)/build.mjs $(sort $(wildcard $(VIEWER_DIR)/src/*))
+$(BUILD)/viewer/viewer_page.c: $(VIEWER_SRC) $(VIEWER_DIR)/package-lock.json
+	@mkdir -p $(dir $@)
+	node $(VIEWER_DIR)/build.mjs $(BUILD)/viewer
+
+$(BUILD)/obj/viewer/viewer_page.o: $(BUILD)/viewer/viewer_page.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Iruntime/include -Igen -Isim -c $< -o $@
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(BUILD)/libsim.a $(BUILD)/libgen.a $(BUILD)/librt.a | $(BUILD)/ldlgen
 	@mkdir -p $(dir $@)
@@ -221,8 +247,10 @@ $(BUILD)/obj/gentest_avx/programs_avx.o: $(GENTEST_DIR)/programs_avx.c
 	@mkdir -p $(dir $@)
 	$(CC) $(GENTEST_CFLAGS) -Iruntime/include -c $< -o $@
 $(BUILD)/tests/test_generated: $(GENTEST_OBJ) $(GENTEST_AVX_OBJ)
-# test_cli runs ldlsim too.
+# test_cli and test_gltf run ldlsim too; test_svgplot links the plotter.
 $(BUILD)/tests/test_cli: | $(BUILD)/ldlsim
+$(BUILD)/tests/test_gltf: | $(BUILD)/ldlsim
+$(BUILD)/tests/test_svgplot: $(BUILD)/obj/tools/svgplot.o
 
 #---- tests ---------------------------------------------------------------------
 # make test: the cmocka suite, the layering check, the generated/ check,
@@ -234,6 +262,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 test: deps
 	@$(MAKE) --no-print-directory -j$(JOBS) build-all
 	@$(MAKE) --no-print-directory tests-run check-layers
+	@$(MAKE) --no-print-directory check-view
 	@$(MAKE) --no-print-directory check-generated
 	@$(MAKE) --no-print-directory -j$(JOBS) BUILD=build/san SAN=1 OPT="-O1 -g" build-all
 	@$(MAKE) --no-print-directory BUILD=build/san SAN=1 OPT="-O1 -g" tests-run
@@ -251,6 +280,23 @@ tests-run: build-all
 # other in no circle (tools/check_layers.sh reads the objects).
 check-layers: build-all
 	@tools/check_layers.sh $(BUILD)
+
+# The glTF files of a few samples (every shape, a driven run, an exploded
+# run) against the Khronos glTF validator, and the viewer's page in headless
+# Chromium (tests/browser/): no console error, time advances, the frame is
+# not blank; the screenshot is kept as build/view-check/viewer.png.
+VIEW_DIR := $(BUILD)/view-check
+check-view: $(BUILD)/ldlsim
+	@rm -rf $(VIEW_DIR) && mkdir -p $(VIEW_DIR)
+	@set -e; L=$(BUILD)/ldlsim; D=$(VIEW_DIR); \
+	  $$L tests/data/shapes.lua --steps 120 --gltf $$D/shapes.glb >/dev/null; \
+	  $$L mechanisms/scissor_lift.lua --steps 120 --gltf $$D/scissor_lift.glb >/dev/null; \
+	  $$L mechanisms/buggy.lua --steps 240 --drive mechanisms/buggy.drive --gltf $$D/buggy.glb --gltf-every 4 >/dev/null; \
+	  $$L mechanisms/tank.lua --steps 60 --gltf $$D/tank.glb >/dev/null; \
+	  $$L mechanisms/chain.lua --solver pgs --gltf $$D/chain_pgs_exploded.glb >/dev/null; \
+	  $$L mechanisms/scissor_lift.lua --solver both --steps 180 --html $$D/viewer.html >/dev/null
+	@node tests/browser/validate_gltf.mjs $(VIEW_DIR)/*.glb
+	@node tests/browser/viewer_test.mjs $(VIEW_DIR)/viewer.html $(VIEW_DIR)/viewer.png
 
 # The suite under valgrind's memcheck.
 valgrind: deps
@@ -285,7 +331,7 @@ $(BUILD)/obj/tools/demo.o: tools/demo.c Makefile
 	$(CC) $(CFLAGS_ALL) -Iruntime/include -Igen -Isim -Igenerated $(LUA_CFLAGS) -c $< -o $@
 
 $(BUILD)/demo: $(BUILD)/obj/tools/demo.o $(BUILD)/obj/tools/svgplot.o $(BUILD)/obj/generated/scissor_lift.o \
-               $(BUILD)/obj/generated/buggy.o \
+               $(BUILD)/obj/generated/buggy.o $(BUILD)/obj/viewer/viewer_page.o \
                $(BUILD)/libsim.a $(BUILD)/libgen.a $(BUILD)/librt.a
 	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) -lm -o $@
 

@@ -125,7 +125,10 @@ static void read_mass_inertia(const tbl *t, mech_body *b) {
     return;
   }
   double size[3] = {0, 0, 0};
-  if (read_shape_size(t, first - 1, size) && rm > 0) shape_inertia(shape_of_kind[first - 1], size, b->mass, b->inertia);
+  if (!read_shape_size(t, first - 1, size)) return;
+  b->solid = shape_of_kind[first - 1];
+  memcpy(b->solid_size, size, sizeof size);
+  if (rm > 0) shape_inertia(b->solid, size, b->mass, b->inertia);
 }
 
 static void read_collision_shape(const tbl *t, mech_body *b) {

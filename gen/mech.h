@@ -29,6 +29,10 @@ typedef struct mech_body {
   int fixed;              /* 1: does not move, contributes no Jacobian columns */
   mech_shape shape;       /* collision shape (for contacts; not used by gen) */
   double shape_size[3];
+  mech_shape solid;       /* the solid given for the inertia (box = ..., sphere = ...),
+                             NONE for inertia = {...}: what a viewer draws when
+                             there is no collision shape; not used by gen */
+  double solid_size[3];
   double friction;        /* friction coefficient of the shape; < 0 = default */
 } mech_body;
 

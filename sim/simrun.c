@@ -60,6 +60,7 @@ void simrun_run(rt_world *w, const mech *m, const simrun_options *o, simrun_resu
   rt_contact *contacts = any ? calloc((size_t)cap + 1, sizeof *contacts) : NULL;
   const double mu = m->settings.ground_friction >= 0 ? m->settings.ground_friction : m->settings.friction;
   double spent = 0.0, last[2] = {0.0, 0.0};
+  if (o->observe) o->observe(w, 0, 0.0, o->observe_ctx);
   for (int s = 0; s < o->steps; s++) {
     if (o->control) o->control(w, s, s * dt, o->control_ctx);
     if (contacts) {
@@ -81,6 +82,7 @@ void simrun_run(rt_world *w, const mech *m, const simrun_options *o, simrun_resu
       break;
     }
     res->steps = s + 1;
+    if (o->observe) o->observe(w, s + 1, (s + 1) * dt, o->observe_ctx);
     res->factor_failures += rt_world_step_info(w)->factor_status >= 0;
     double pos, ang, ke, pe;
     rt_world_max_error(w, &pos, &ang);

@@ -19,12 +19,19 @@
  * motor targets and forces (a control script). */
 typedef void (*simrun_control_fn)(rt_world *w, int step, double time, void *ctx);
 
+/* Called with the initial state (steps 0, time 0) and after every step that
+ * went through, with the steps done and the time reached: a recorder
+ * (gltf_record_observe). It must not change the world. */
+typedef void (*simrun_observe_fn)(const rt_world *w, int steps, double time, void *ctx);
+
 typedef struct simrun_options {
   int steps;                /* > 0 */
   int probe;                /* body whose height is reported; -1: none */
   FILE *csv;                /* per-step rows, or NULL */
   simrun_control_fn control;
   void *control_ctx;
+  simrun_observe_fn observe; /* or NULL */
+  void *observe_ctx;
 } simrun_options;
 
 typedef struct simrun_result {

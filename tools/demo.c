@@ -7,8 +7,9 @@
  *   demo [--src DIR] [--out DIR] [--iterations N] [--seconds S]
  *
  * Prints a side-by-side table per scene and writes DIR/NAME_error.svg (the
- * largest constraint error of every step, both solvers) and the per-step
- * CSV of each run. Mechanism files come from DIR/mechanisms (--src, default
+ * largest constraint error of every step, both solvers), the per-step CSV
+ * of each run, and DIR/viewer.html: the browser viewer (sim/viewer.h)
+ * playing each scene's LDL-PGS and PGS runs side by side. Mechanism files come from DIR/mechanisms (--src, default
  * .); each generated program must match its mechanism (the runtime checks
  * its structure hash). */
 #define _POSIX_C_SOURCE 200809L
@@ -27,8 +28,10 @@
 #include "buggy.h"
 #include "drive.h"
 #include "scissor_lift.h"
+#include "gltf.h"
 #include "simrun.h"
 #include "svgplot.h"
+#include "viewer.h"
 
 typedef struct run {
   const char *label;
@@ -37,6 +40,7 @@ typedef struct run {
   const char *color;
   const char *csv;
   simrun_result res;
+  gltf_recording *rec;  /* for the viewer, or NULL */
 } run;
 
 static int usage(void) {
@@ -87,8 +91,19 @@ static gen_status simulate(const scene *sc, const mech *m, const rt_world_desc *
       o.control_ctx = &run_script;
     }
     r->res.pos_error = ARENA_ARRAY(a, double, steps);
-    simrun_run(w, m, &o, &r->res);
-    st = outfile_commit(&csv, d);
+    if (r->rec) {
+      if (gltf_record_init(r->rec, m, s.dt, gltf_default_every(s.dt), steps) != 0) {
+        diag_error(d, m->file, 0, "out of memory for the recording");
+        st = GEN_ERR_IO;
+      }
+      o.observe = gltf_record_observe;
+      o.observe_ctx = r->rec;
+    }
+    if (st == GEN_OK) {
+      simrun_run(w, m, &o, &r->res);
+      if (r->rec) gltf_record_finish(r->rec, w, r->res.steps);
+      st = outfile_commit(&csv, d);
+    }
   }
   outfile_abort(&csv);
   rt_world_destroy(w);
@@ -118,35 +133,48 @@ static void print_table(const scene *sc, const mech *m, const run *runs, int n, 
       printf("(!) %s exploded after %.2f s: %s\n", runs[i].label, runs[i].res.steps / 60.0, runs[i].res.why);
 }
 
-/* The three runs of one scene, its table and its plot. */
+/* The three runs of one scene, its table and its plot; *view gets the
+ * LDL-PGS and PGS runs for the viewer, whose recordings *recs are the
+ * caller's to free (gltf_record_free, 2 of them). */
 static gen_status play(const scene *sc, const char *src, const char *dir, int iterations, double seconds, arena *a,
-                       diag_list *d) {
+                       diag_list *d, viewer_scene *view, gltf_recording **recs_out) {
   char path[512];
   snprintf(path, sizeof path, "%s/mechanisms/%s.lua", src, sc->name);
-  mech m;
-  gen_status st = load_mech(a, path, NULL, &m, d);
+  mech *m = ARENA_ARRAY(a, mech, 1); /* the recordings keep it */
+  gen_status st = load_mech(a, path, NULL, m, d);
   if (st != GEN_OK) return st;
   drive_script script;
   if (sc->drive) {
     snprintf(path, sizeof path, "%s/mechanisms/%s", src, sc->drive);
-    if ((st = drive_load(a, path, &m, &script, d)) != GEN_OK) return st;
+    if ((st = drive_load(a, path, m, &script, d)) != GEN_OK) return st;
   }
+  gltf_recording *recs = ARENA_ARRAY(a, gltf_recording, 2);
+  *recs_out = recs;
   run runs[] = {
-      {"PGS", RT_SOLVER_PGS, 0, "#d62728", "pgs", {0}},
-      {"LDL-PGS", RT_SOLVER_LDLPGS, 0, "#1f77b4", "ldlpgs", {0}},
-      {"LDL-PGS, 2 threads", RT_SOLVER_LDLPGS, 1, "#2ca02c", "ldlpgs_threads", {0}},
+      {"PGS", RT_SOLVER_PGS, 0, "#d62728", "pgs", {0}, &recs[1]},
+      {"LDL-PGS", RT_SOLVER_LDLPGS, 0, "#1f77b4", "ldlpgs", {0}, &recs[0]},
+      {"LDL-PGS, 2 threads", RT_SOLVER_LDLPGS, 1, "#2ca02c", "ldlpgs_threads", {0}, NULL},
   };
   const int nrun = (int)(sizeof runs / sizeof runs[0]);
   rt_world_desc desc;
-  mechworld_desc(a, &m, &desc);
+  mechworld_desc(a, m, &desc);
   rt_settings s;
-  mechworld_settings(&m, &s);
+  mechworld_settings(m, &s);
   s.iterations = iterations;
   const int steps = (int)ceil(seconds / s.dt - 1e-9);
+  viewer_run *vr = ARENA_ARRAY(a, viewer_run, 2);
+  char *caption = arena_alloc(a, 160);
+  snprintf(caption, 160, "%d iterations per step, dt 1/60 s, generated program%s%s", iterations,
+           sc->drive ? ", driven by " : "", sc->drive ? sc->drive : "");
+  *view = (viewer_scene){m->name, caption, vr, 2};
   for (int i = 0; i < nrun && st == GEN_OK; i++)
-    st = simulate(sc, &m, &desc, &s, sc->drive ? &script : NULL, &runs[i], steps, dir, a, d);
+    st = simulate(sc, m, &desc, &s, sc->drive ? &script : NULL, &runs[i], steps, dir, a, d);
+  for (int k = 0; k < 2; k++) { /* LDL-PGS left, PGS right */
+    const run *r = &runs[1 - k];
+    vr[k] = (viewer_run){r->label, r->rec, r->res.steps, r->res.exploded, r->res.why};
+  }
   if (st != GEN_OK) return st;
-  print_table(sc, &m, runs, nrun, iterations);
+  print_table(sc, m, runs, nrun, iterations);
   svgplot_series series[2] = {
       {runs[0].label, runs[0].color, runs[0].res.pos_error, runs[0].res.steps},
       {runs[1].label, runs[1].color, runs[1].res.pos_error, runs[1].res.steps},
@@ -202,8 +230,21 @@ int main(int argc, char **argv) {
     diag_error(&d, dir, 0, "cannot create directory: %s", strerror(errno));
     st = GEN_ERR_IO;
   }
-  for (size_t i = 0; i < sizeof scenes / sizeof scenes[0] && st == GEN_OK; i++)
-    st = play(&scenes[i], src, dir, iterations, seconds, &a, &d);
+  enum { NSCENE = sizeof scenes / sizeof scenes[0] };
+  viewer_scene views[NSCENE];
+  gltf_recording *recs[NSCENE];
+  memset(views, 0, sizeof views);
+  memset(recs, 0, sizeof recs);
+  int played = 0;
+  for (; played < NSCENE && st == GEN_OK; played++)
+    st = play(&scenes[played], src, dir, iterations, seconds, &a, &d, &views[played], &recs[played]);
+  if (st == GEN_OK) {
+    const char *page = path_in(&a, dir, "viewer.html");
+    st = viewer_write_file(page, viewer_page, viewer_page_size, "ldlpgs demo: LDL-PGS and PGS", views, NSCENE, &d);
+    if (st == GEN_OK) printf("\nwrote %s: the runs in a browser (open it from disk)\n", page);
+  }
+  for (int i = 0; i < played; i++)
+    for (int k = 0; recs[i] && k < 2; k++) gltf_record_free(&recs[i][k]);
   arena_free(&a);
   diag_print(&d, stderr);
   diag_free(&d);

@@ -7,7 +7,10 @@
  *
  * Simulation: load the mechanism, run the symbolic phase, make a world from
  * the program (interpreted, no C compiled) and step it; print a summary
- * (--json: one JSON object). --check: see ldlsim_check.h.
+ * (--json: one JSON object). --gltf writes the run as an animated .glb
+ * (sim/gltf.h), --html as the browser viewer's page (sim/viewer.h);
+ * --solver both runs LDL-PGS and PGS from the same start, for the page.
+ * --check: see ldlsim_check.h.
  *
  * Exit codes: 0 ok (also when the run exploded: that is a result, reported
  * as "exploded"), 1 error (diagnostics "file:line: error: ..." on stderr),
@@ -23,6 +26,7 @@
 #include "arena.h"
 #include "diag.h"
 #include "drive.h"
+#include "gltf.h"
 #include "json.h"
 #include "ldlsim_check.h"
 #include "load.h"
@@ -31,14 +35,17 @@
 #include "program.h"
 #include "rtprog.h"
 #include "simrun.h"
+#include "viewer.h"
 
 static void usage(FILE *out) {
-  fputs("usage: ldlsim MECH.lua [--solver pgs|ldlpgs] [--iterations N] [--steps N] [--dt S]\n"
-        "                       [--csv FILE] [--json] [--drive SCRIPT] [options]\n"
+  fputs("usage: ldlsim MECH.lua [--solver pgs|ldlpgs|both] [--iterations N] [--steps N] [--dt S]\n"
+        "                       [--csv FILE] [--json] [--drive SCRIPT] [--gltf OUT.glb] [--html OUT.html]\n"
+        "                       [options]\n"
         "       ldlsim MECH.lua --check [--seed S] [--export DIR] [--precision float|double]\n"
         "\n"
         "simulation (the mechanism's settings are the defaults):\n"
-        "  --solver S        ldlpgs (default) or pgs\n"
+        "  --solver S        ldlpgs (default), pgs, or both (two runs from the same start;\n"
+        "                    with --html only, besides the text summaries)\n"
         "  --iterations N    solver iterations per step\n"
         "  --steps N         steps to run (default: 10 s of simulated time)\n"
         "  --dt S            time step in seconds\n"
@@ -52,6 +59,10 @@ static void usage(FILE *out) {
         "  --beta B          position drift correction\n"
         "  --epsilon E       regularization of H\n"
         "  --stabilize on|off  post-stabilization of the joints (default: the mechanism's)\n"
+        "  --gltf FILE       write the run as binary glTF 2.0: a node per body, its shape\n"
+        "                    as a mesh, one animation (metres, +Y up)\n"
+        "  --gltf-every K    a glTF or page sample every K steps (default: ~60 per second)\n"
+        "  --html FILE       write the browser viewer's page (self-contained) for the run(s)\n"
         "\n"
         "check:\n"
         "  --check           assemble H~ at the initial pose, factor and solve it with the\n"
@@ -71,6 +82,9 @@ typedef struct options {
   double dt, beta, epsilon;
   const char *csv, *drive;
   int json;
+  const char *gltf, *html;  /* recordings written, or NULL */
+  int gltf_every;           /* 0: gltf_default_every */
+  int both;                 /* --solver both: LDL-PGS, then PGS */
 } options;
 
 static int bad_value(const char *opt, const char *what, const char *val) {
@@ -119,7 +133,8 @@ static int parse_args(int argc, char **argv, options *o) {
     const char *val = i + 1 < argc ? argv[i + 1] : NULL;
     static const char *const with_value[] = {"--seed",  "--export", "--precision", "--solver", "--iterations",
                                              "--steps", "--dt",     "--csv",       "--block",  "--shatter",
-                                             "--beta",  "--epsilon", "--drive", "--stabilize", NULL};
+                                             "--beta",  "--epsilon", "--drive", "--stabilize", "--gltf",
+                                             "--gltf-every", "--html", NULL};
     int takes = 0;
     for (int k = 0; with_value[k]; k++) takes |= strcmp(a, with_value[k]) == 0;
     if (takes && !val) {
@@ -155,8 +170,11 @@ static int parse_args(int argc, char **argv, options *o) {
         o->solver = RT_SOLVER_PGS;
       else if (strcmp(val, "ldlpgs") == 0)
         o->solver = RT_SOLVER_LDLPGS;
+      else if (strcmp(val, "both") == 0)
+        o->both = 1;
       else
-        return bad_value(a, "pgs or ldlpgs", val);
+        return bad_value(a, "pgs, ldlpgs or both", val);
+      if (strcmp(val, "both") != 0) o->both = 0;
       sim_opt = 1;
     } else if (strcmp(a, "--block") == 0) {
       if (strcmp(val, "last") == 0)
@@ -202,6 +220,15 @@ static int parse_args(int argc, char **argv, options *o) {
     } else if (strcmp(a, "--drive") == 0) {
       o->drive = val;
       sim_opt = 1;
+    } else if (strcmp(a, "--gltf") == 0) {
+      o->gltf = val;
+      sim_opt = 1;
+    } else if (strcmp(a, "--gltf-every") == 0) {
+      rc = parse_int(a, val, 1, &o->gltf_every);
+      sim_opt = 1;
+    } else if (strcmp(a, "--html") == 0) {
+      o->html = val;
+      sim_opt = 1;
     } else if (strcmp(a, "--json") == 0) {
       o->json = 1;
     } else if (strcmp(a, "--threads") == 0) {
@@ -230,6 +257,14 @@ static int parse_args(int argc, char **argv, options *o) {
   }
   if (!o->check && check_opt) {
     fprintf(stderr, "ldlsim: --seed and --export go with --check\n");
+    return 2;
+  }
+  if (o->gltf_every && !o->gltf && !o->html) {
+    fprintf(stderr, "ldlsim: --gltf-every goes with --gltf or --html\n");
+    return 2;
+  }
+  if (o->both && (o->json || o->csv || o->gltf)) {
+    fprintf(stderr, "ldlsim: --solver both makes two runs: it goes with --html, not --json, --csv or --gltf\n");
     return 2;
   }
   o->chk.input = o->input;
@@ -315,6 +350,63 @@ static void print_text(const mech *m, const rt_settings *s, const program *p, co
   printf("  time per step    %.1f us\n", r->us_per_step);
 }
 
+/* One run of the world from the mechanism's start with solver `solver`;
+ * recorded into rec if it is not NULL. */
+static gen_status run_once(const options *o, const mech *m, const rt_world_desc *desc, const rt_program *rp,
+                           const rt_settings *s, const drive_script *script, gltf_recording *rec, simrun_result *r,
+                           diag_list *d) {
+  char err[256];
+  rt_status rs;
+  rt_world *w = rt_world_create(desc, rp, s, &rs, err, sizeof err);
+  if (w == NULL) {
+    diag_error(d, m->file, 0, "%s", err);
+    return GEN_ERR_INPUT;
+  }
+  outfile csv;
+  memset(&csv, 0, sizeof csv);
+  gen_status st;
+  if (o->csv && (st = outfile_open(&csv, o->csv, d)) != GEN_OK) {
+    rt_world_destroy(w);
+    return st;
+  }
+  simrun_options so = {0};
+  so.steps = o->steps > 0 ? o->steps : (int)ceil(10.0 / s->dt - 1e-9);
+  so.probe = simrun_default_probe(m);
+  so.csv = csv.f;
+  drive_script run_script; /* every run from the script's start */
+  if (o->drive) {
+    run_script = *script;
+    so.control = drive_apply;
+    so.control_ctx = &run_script;
+  }
+  if (rec) {
+    if (gltf_record_init(rec, m, s->dt, o->gltf_every ? o->gltf_every : gltf_default_every(s->dt), so.steps) != 0) {
+      diag_error(d, m->file, 0, "out of memory for the recording");
+      outfile_abort(&csv);
+      rt_world_destroy(w);
+      return GEN_ERR_IO;
+    }
+    so.observe = gltf_record_observe;
+    so.observe_ctx = rec;
+  }
+  *r = (simrun_result){0};
+  simrun_run(w, m, &so, r);
+  if (rec) gltf_record_finish(rec, w, r->steps);
+  rt_world_destroy(w);
+  if (rec && rec->nomem) {
+    diag_error(d, m->file, 0, "out of memory for the recording");
+    outfile_abort(&csv);
+    return GEN_ERR_IO;
+  }
+  if (o->csv && (st = outfile_commit(&csv, d)) != GEN_OK) {
+    outfile_abort(&csv);
+    return st;
+  }
+  return GEN_OK;
+}
+
+static const char *solver_label(rt_solver s) { return s == RT_SOLVER_PGS ? "PGS" : "LDL-PGS"; }
+
 static gen_status simulate(const options *o, arena *a, diag_list *d) {
   mech m;
   gen_status st = load_mech(a, o->input, NULL, &m, d);
@@ -332,7 +424,6 @@ static gen_status simulate(const options *o, arena *a, diag_list *d) {
   mechworld_desc(a, &m, &desc);
   rt_settings s;
   mechworld_settings(&m, &s);
-  s.solver = (rt_solver)o->solver;
   s.block_at = (rt_block_at)o->block;
   s.threaded = o->threads;
   if (o->iterations > 0) s.iterations = o->iterations;
@@ -340,38 +431,42 @@ static gen_status simulate(const options *o, arena *a, diag_list *d) {
   if (o->beta >= 0) s.beta = o->beta;
   if (o->epsilon >= 0) s.epsilon = o->epsilon;
   if (o->stabilize >= 0) s.stabilize = o->stabilize;
-  char err[256];
-  rt_status rs;
-  rt_world *w = rt_world_create(&desc, &rp, &s, &rs, err, sizeof err);
-  if (w == NULL) {
-    diag_error(d, m.file, 0, "%s", err);
-    return GEN_ERR_INPUT;
+  /* --solver both: LDL-PGS (shown left), then PGS */
+  const rt_solver solvers[2] = {o->both ? RT_SOLVER_LDLPGS : (rt_solver)o->solver, RT_SOLVER_PGS};
+  const int nrun = o->both ? 2 : 1, record = o->gltf || o->html;
+  gltf_recording rec[2];
+  memset(rec, 0, sizeof rec);
+  simrun_result res[2];
+  rt_settings used[2];
+  for (int k = 0; k < nrun && st == GEN_OK; k++) {
+    used[k] = s;
+    used[k].solver = solvers[k];
+    st = run_once(o, &m, &desc, &rp, &used[k], &script, record ? &rec[k] : NULL, &res[k], d);
   }
-  outfile csv;
-  memset(&csv, 0, sizeof csv);
-  if (o->csv && (st = outfile_open(&csv, o->csv, d)) != GEN_OK) {
-    rt_world_destroy(w);
-    return st;
+  if (st == GEN_OK && o->gltf) {
+    char name[160];
+    snprintf(name, sizeof name, "%s, %s", m.name, solver_label(solvers[0]));
+    st = gltf_write_file(o->gltf, &rec[0], name, d);
   }
-  simrun_options so = {0};
-  so.steps = o->steps > 0 ? o->steps : (int)ceil(10.0 / s.dt - 1e-9);
-  so.probe = simrun_default_probe(&m);
-  so.csv = csv.f;
-  if (o->drive) {
-    so.control = drive_apply;
-    so.control_ctx = &script;
+  if (st == GEN_OK && o->html) {
+    viewer_run runs[2];
+    for (int k = 0; k < nrun; k++)
+      runs[k] = (viewer_run){solver_label(solvers[k]), &rec[k], res[k].steps, res[k].exploded, res[k].why};
+    char caption[160], title[160];
+    snprintf(caption, sizeof caption, "%d iterations per step, dt %.4g s%s", s.iterations, s.dt,
+             o->drive ? ", driven" : "");
+    snprintf(title, sizeof title, "%s: ldlsim", m.name);
+    const viewer_scene scene = {m.name, caption, runs, nrun};
+    st = viewer_write_file(o->html, viewer_page, viewer_page_size, title, &scene, 1, d);
   }
-  simrun_result r = {0};
-  simrun_run(w, &m, &so, &r);
-  rt_world_destroy(w);
-  if (o->csv && (st = outfile_commit(&csv, d)) != GEN_OK) {
-    outfile_abort(&csv);
-    return st;
+  for (int k = 0; k < 2; k++) gltf_record_free(&rec[k]);
+  if (st != GEN_OK) return st;
+  for (int k = 0; k < nrun; k++) {
+    if (o->json)
+      print_json(&m, &used[k], &prog, &res[k]);
+    else
+      print_text(&m, &used[k], &prog, &res[k]);
   }
-  if (o->json)
-    print_json(&m, &s, &prog, &r);
-  else
-    print_text(&m, &s, &prog, &r);
   return GEN_OK;
 }
 
