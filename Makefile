@@ -103,6 +103,21 @@ $(BUILD)/libsim.a: $(SIM_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
+# The runtime built with LDLPGS_NO_THREADS (no factorization thread, no
+# pthread, no atomics; a threaded setting is refused with RT_ERR_THREAD),
+# for tests/test_nothreads. Its objects must reference no pthread symbol.
+NT_CFLAGS = $(filter-out -pthread,$(CFLAGS_ALL)) -DLDLPGS_NO_THREADS
+NT_OBJ   := $(patsubst %.c,$(BUILD)/obj/nothreads/%.o,$(RT_SRC))
+$(BUILD)/obj/nothreads/runtime/%.o: runtime/%.c Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(NT_CFLAGS) -Iruntime/include -c $< -o $@
+
+$(BUILD)/nothreads/librt.a: $(NT_OBJ)
+	@mkdir -p $(dir $@)
+	@if nm -u $^ | grep pthread; then echo "the LDLPGS_NO_THREADS runtime references pthread"; exit 1; fi
+	@rm -f $@
+	ar rcs $@ $^
+
 $(BUILD)/ldlgen: $(BUILD)/obj/gen/main.o $(BUILD)/libgen.a $(BUILD)/librt.a
 	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) -lm -o $@
 
@@ -221,6 +236,11 @@ $(BUILD)/obj/gentest_avx/programs_avx.o: $(GENTEST_DIR)/programs_avx.c
 	@mkdir -p $(dir $@)
 	$(CC) $(GENTEST_CFLAGS) -Iruntime/include -c $< -o $@
 $(BUILD)/tests/test_generated: $(GENTEST_OBJ) $(GENTEST_AVX_OBJ)
+# test_nothreads links the runtime built without threads, and no -pthread.
+$(BUILD)/tests/test_nothreads: $(BUILD)/obj/tests/test_nothreads.o $(BUILD)/libsim.a $(BUILD)/libgen.a \
+                               $(BUILD)/nothreads/librt.a
+	@mkdir -p $(dir $@)
+	$(CC) $(NT_CFLAGS) $^ $(LUA_LIBS) $(CMOCKA_LIBS) -lm -o $@
 # test_cli runs ldlsim too.
 $(BUILD)/tests/test_cli: | $(BUILD)/ldlsim
 
