@@ -144,7 +144,8 @@ generate-all: $(BUILD)/ldlgen
 	  echo "ldlgen $$m -o generated/$$n.c"; $(BUILD)/ldlgen $$m -o generated/$$n.c; done
 
 # Regenerates into a scratch directory and compares with generated/, then
-# compiles every generated file standalone with gcc and clang.
+# compiles every generated file standalone with gcc and clang, and its
+# plain-C branch (no vector types) with gcc -DLDLPGS_NO_VECTOR and tcc.
 GEN_CHECK_FLAGS := -std=c11 -Wall -Wextra -Wpedantic -Werror -ffp-contract=off -Iruntime/include
 check-generated: $(BUILD)/ldlgen
 	@rm -rf $(BUILD)/regen && mkdir -p $(BUILD)/regen
@@ -155,8 +156,10 @@ check-generated: $(BUILD)/ldlgen
 	if [ -n "$$stale" ]; then echo "generated sources are stale: run make generate"; \
 	  echo "  (differs:$$stale)"; exit 1; fi
 	@set -e; for f in generated/*.c; do for cc in gcc clang; do \
-	  $$cc $(GEN_CHECK_FLAGS) -O2 -c $$f -o $(BUILD)/regen/check.o; done; done
-	@echo "generated/ is up to date and compiles with gcc and clang"
+	  $$cc $(GEN_CHECK_FLAGS) -O2 -c $$f -o $(BUILD)/regen/check.o; done; \
+	  gcc $(GEN_CHECK_FLAGS) -DLDLPGS_NO_VECTOR -fsyntax-only $$f; \
+	  $(TCC) -std=c11 -Wall -Werror -Iruntime/include -c $$f -o $(BUILD)/regen/check.o; done
+	@echo "generated/ is up to date and compiles with gcc and clang, and as plain C with gcc and tcc"
 
 # The generated code linked into tests/test_generated, compared bitwise with
 # the interpreter: every sample in float and double, plus the dense
@@ -192,16 +195,26 @@ $(GENTEST_DIR)/random%_float.c: $(GENTEST_DIR)/random%.lua $(BUILD)/ldlgen
 	$(BUILD)/ldlgen $< -o $@ --precision float --prefix random$*_float
 $(GENTEST_DIR)/random%_double.c: $(GENTEST_DIR)/random%.lua $(BUILD)/ldlgen
 	$(BUILD)/ldlgen $< -o $@ --precision double --prefix random$*_double
-# The list of programs (rewritten only when the sample list changes).
-$(GENTEST_DIR)/programs.c: FORCE
+# $(call gentest_list,ARRAY,SUFFIX,NAMES): the recipe of a C file that
+# lists NAME$(SUFFIX)_program for every NAME in the null-ended array ARRAY
+# (rewritten only when it changes).
+define gentest_list
 	@mkdir -p $(dir $@)
 	@{ echo '#include "rt.h"'; \
-	  for n in $(GENTEST_NAMES); do echo "extern const rt_program $${n}_program;"; done; \
-	  echo "extern const rt_program *const gentest_programs[];"; \
-	  echo "const rt_program *const gentest_programs[] = {"; \
-	  for n in $(GENTEST_NAMES); do echo "    &$${n}_program,"; done; \
+	  for n in $(3); do echo "extern const rt_program $${n}$(2)_program;"; done; \
+	  echo "extern const rt_program *const $(1)[];"; \
+	  echo "const rt_program *const $(1)[] = {"; \
+	  for n in $(3); do echo "    &$${n}$(2)_program,"; done; \
 	  echo "    0,"; echo "};"; } > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
+endef
+# $(call gentest_rename,NAME,SUFFIX): -D flags that rename the objects a
+# generated file exports, so that a second build of it links beside the first.
+gentest_rename = -D$(1)_program=$(1)$(2)_program
+
+# The list of programs (rewritten only when the sample list changes).
+$(GENTEST_DIR)/programs.c: FORCE
+	$(call gentest_list,gentest_programs,,$(GENTEST_NAMES))
 FORCE:
 # Under SAN=1 the generated code gets AddressSanitizer only: UBSan has little
 # to check in straight-line float code and multiplies its compile time.
@@ -222,20 +235,41 @@ GENTEST_AVX_OBJ   := $(patsubst %,$(BUILD)/obj/gentest_avx/%.o,$(GENTEST_AVX_NAM
                      $(BUILD)/obj/gentest_avx/programs_avx.o
 $(patsubst %,$(BUILD)/obj/gentest_avx/%.o,$(GENTEST_AVX_NAMES)): $(BUILD)/obj/gentest_avx/%.o: $(GENTEST_DIR)/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(GENTEST_CFLAGS) -mavx2 -D$*_program=$*_avx_program -Iruntime/include -c $< -o $@
+	$(CC) $(GENTEST_CFLAGS) -mavx2 $(call gentest_rename,$*,_avx) -Iruntime/include -c $< -o $@
 $(GENTEST_DIR)/programs_avx.c: FORCE
-	@mkdir -p $(dir $@)
-	@{ echo '#include "rt.h"'; \
-	  for n in $(GENTEST_AVX_NAMES); do echo "extern const rt_program $${n}_avx_program;"; done; \
-	  echo "extern const rt_program *const gentest_programs_avx[];"; \
-	  echo "const rt_program *const gentest_programs_avx[] = {"; \
-	  for n in $(GENTEST_AVX_NAMES); do echo "    &$${n}_avx_program,"; done; \
-	  echo "    0,"; echo "};"; } > $@.tmp
-	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
+	$(call gentest_list,gentest_programs_avx,_avx,$(GENTEST_AVX_NAMES))
 $(BUILD)/obj/gentest_avx/programs_avx.o: $(GENTEST_DIR)/programs_avx.c
 	@mkdir -p $(dir $@)
 	$(CC) $(GENTEST_CFLAGS) -Iruntime/include -c $< -o $@
-$(BUILD)/tests/test_generated: $(GENTEST_OBJ) $(GENTEST_AVX_OBJ)
+
+# The plain-C branch (gen/target.h's first row: no vector types) of a few
+# programs, held to the interpreter's bits the same way: compiled by $(CC)
+# with -DLDLPGS_NO_VECTOR (NAME_novec), and by tcc, which has no vector
+# extensions and picks the branch by itself (NAME_tcc; -fPIC: tcc's objects
+# link into the position-independent test).
+TCC ?= tcc
+GENTEST_PLAIN_NAMES := track_double multi_wheel_float multi_wheel_dense_double scissor_lift_float \
+                       random1_float random3_double
+GENTEST_PLAIN_OBJ   := $(patsubst %,$(BUILD)/obj/gentest_novec/%.o,$(GENTEST_PLAIN_NAMES)) \
+                       $(patsubst %,$(BUILD)/obj/gentest_tcc/%.o,$(GENTEST_PLAIN_NAMES)) \
+                       $(BUILD)/obj/gentest_novec/programs_novec.o $(BUILD)/obj/gentest_tcc/programs_tcc.o
+$(patsubst %,$(BUILD)/obj/gentest_novec/%.o,$(GENTEST_PLAIN_NAMES)): $(BUILD)/obj/gentest_novec/%.o: $(GENTEST_DIR)/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(GENTEST_CFLAGS) -DLDLPGS_NO_VECTOR $(call gentest_rename,$*,_novec) -Iruntime/include -c $< -o $@
+$(patsubst %,$(BUILD)/obj/gentest_tcc/%.o,$(GENTEST_PLAIN_NAMES)): $(BUILD)/obj/gentest_tcc/%.o: $(GENTEST_DIR)/%.c
+	@mkdir -p $(dir $@)
+	$(TCC) -std=c11 -Wall -Werror -fPIC $(call gentest_rename,$*,_tcc) -Iruntime/include -c $< -o $@
+$(GENTEST_DIR)/programs_novec.c: FORCE
+	$(call gentest_list,gentest_programs_novec,_novec,$(GENTEST_PLAIN_NAMES))
+$(GENTEST_DIR)/programs_tcc.c: FORCE
+	$(call gentest_list,gentest_programs_tcc,_tcc,$(GENTEST_PLAIN_NAMES))
+$(BUILD)/obj/gentest_novec/programs_novec.o: $(GENTEST_DIR)/programs_novec.c
+	@mkdir -p $(dir $@)
+	$(CC) $(GENTEST_CFLAGS) -Iruntime/include -c $< -o $@
+$(BUILD)/obj/gentest_tcc/programs_tcc.o: $(GENTEST_DIR)/programs_tcc.c
+	@mkdir -p $(dir $@)
+	$(CC) $(GENTEST_CFLAGS) -Iruntime/include -c $< -o $@
+$(BUILD)/tests/test_generated: $(GENTEST_OBJ) $(GENTEST_AVX_OBJ) $(GENTEST_PLAIN_OBJ)
 # test_nothreads links the runtime built without threads, and no -pthread.
 $(BUILD)/tests/test_nothreads: $(BUILD)/obj/tests/test_nothreads.o $(BUILD)/libsim.a $(BUILD)/libgen.a \
                                $(BUILD)/nothreads/librt.a

@@ -304,7 +304,7 @@ static void push_kernels(lua_State *L, const view *v) {
 
 /* The target table (gen/target.h) for the program's precision: each row's
  * name, condition ("" for the last row, the #else), summary, vector bytes
- * and lanes. */
+ * (0: plain C) and lanes (1 for plain C). */
 static void push_targets(lua_State *L, rt_precision precision) {
   lua_createtable(L, target_count, 0);
   for (int i = 0; i < target_count; i++) {
@@ -314,7 +314,7 @@ static void push_targets(lua_State *L, rt_precision precision) {
     set_str(L, "condition", t->condition ? t->condition : "");
     set_str(L, "summary", t->summary);
     set_int(L, "bytes", t->vector_bytes);
-    set_int(L, "lanes", target_lanes(t->vector_bytes, precision));
+    set_int(L, "lanes", target_row_lanes(t, precision));
     append(L);
   }
 }

@@ -40,11 +40,19 @@
 
 typedef float scalar;
 /* vectors of 2, 4, ... scalars (GCC/Clang vector extensions), loaded and
- * stored at any scalar-aligned address; the kernels use those the target
- * has registers for */
+ * stored at any scalar-aligned address, up to the widest the target has
+ * registers for; none in plain C (the vector kernels below are written once
+ * per target, under the same conditions) */
+#if defined(LDLPGS_NO_VECTOR) || !defined(__GNUC__)
+/* no vector types: plain C */
+#elif defined(__AVX__)
 typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
 typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
 typedef scalar v8 __attribute__((vector_size(8 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
+#else
+typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
+typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
+#endif
 
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
 
@@ -570,7 +578,266 @@ static void subtract_5(scalar *restrict x, const scalar *restrict s) {
 
 /*---- vector kernels: one body per vector width, the same results ------------*/
 
-#if defined(__AVX__)
+#if defined(LDLPGS_NO_VECTOR) || !defined(__GNUC__)
+/* plain C, one scalar at a time: LDLPGS_NO_VECTOR, or no GCC/Clang vector extensions */
+
+/* 3 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 16), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_1x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 3; r++) {
+    scalar y[1];
+    for (int i = 0; i < 1; i++) {
+      scalar s = e[r * 1 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 1 + q] * y[q];
+      y[i] = s;
+      et[i * 16 + r] = s;
+      e[r * 1 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* 3 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 16), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 3; r++) {
+    scalar y[5];
+    for (int i = 0; i < 5; i++) {
+      scalar s = e[r * 5 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
+      y[i] = s;
+      et[i * 16 + r] = s;
+      e[r * 5 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* 6 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 16), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 6; r++) {
+    scalar y[5];
+    for (int i = 0; i < 5; i++) {
+      scalar s = e[r * 5 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
+      y[i] = s;
+      et[i * 16 + r] = s;
+      e[r * 5 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* 7 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 16), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x7_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 7; r++) {
+    scalar y[5];
+    for (int i = 0; i < 5; i++) {
+      scalar s = e[r * 5 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
+      y[i] = s;
+      et[i * 16 + r] = s;
+      e[r * 5 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* 8 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 16), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_1x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 8; r++) {
+    scalar y[1];
+    for (int i = 0; i < 1; i++) {
+      scalar s = e[r * 1 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 1 + q] * y[q];
+      y[i] = s;
+      et[i * 16 + r] = s;
+      e[r * 1 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* 8 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 16), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 8; r++) {
+    scalar y[5];
+    for (int i = 0; i < 5; i++) {
+      scalar s = e[r * 5 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
+      y[i] = s;
+      et[i * 16 + r] = s;
+      e[r * 5 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* Lower triangle of a 1 x 1 node block C -= L Y^T, L and Y 1 x 1 (rt.h
+ * factor step 3, a diagonal block pair), one entry at a time. */
+static void reduce_tri_1_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 1; r++)
+    for (int j = 0; j < r + 1; j++) {
+      scalar s = l[r * 1] * et[j];
+      for (int q = 1; q < 1; q++) s += l[r * 1 + q] * et[q * 16 + j];
+      c[r * 1 + j] -= s;
+    }
+}
+
+/* Lower triangle of a 1 x 1 node block C -= L Y^T, L and Y 1 x 5 (rt.h
+ * factor step 3, a diagonal block pair), one entry at a time. */
+static void reduce_tri_1_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 1; r++)
+    for (int j = 0; j < r + 1; j++) {
+      scalar s = l[r * 5] * et[j];
+      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 16 + j];
+      c[r * 1 + j] -= s;
+    }
+}
+
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 1 (rt.h
+ * factor step 3, a diagonal block pair), one entry at a time. */
+static void reduce_tri_5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 5; r++)
+    for (int j = 0; j < r + 1; j++) {
+      scalar s = l[r * 1] * et[j];
+      for (int q = 1; q < 1; q++) s += l[r * 1 + q] * et[q * 16 + j];
+      c[r * 5 + j] -= s;
+    }
+}
+
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 5 (rt.h
+ * factor step 3, a diagonal block pair), one entry at a time. */
+static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 5; r++)
+    for (int j = 0; j < r + 1; j++) {
+      scalar s = l[r * 5] * et[j];
+      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 16 + j];
+      c[r * 5 + j] -= s;
+    }
+}
+
+/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 1 (rt.h
+ * factor step 3, a diagonal block pair), one entry at a time. */
+static void reduce_tri_6_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 6; r++)
+    for (int j = 0; j < r + 1; j++) {
+      scalar s = l[r * 1] * et[j];
+      for (int q = 1; q < 1; q++) s += l[r * 1 + q] * et[q * 16 + j];
+      c[r * 6 + j] -= s;
+    }
+}
+
+/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 5 (rt.h
+ * factor step 3, a diagonal block pair), one entry at a time. */
+static void reduce_tri_6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 6; r++)
+    for (int j = 0; j < r + 1; j++) {
+      scalar s = l[r * 5] * et[j];
+      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 16 + j];
+      c[r * 6 + j] -= s;
+    }
+}
+
+/* C -= L Y^T for a 1 x 5 block C, L 1 x 5, Y 5 x 5 (rt.h factor
+ * step 3, one block pair), one entry at a time. */
+static void reduce_1x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 1; r++)
+    for (int j = 0; j < 5; j++) {
+      scalar s = l[r * 5] * et[j];
+      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 16 + j];
+      c[r * 5 + j] -= s;
+    }
+}
+
+/* C -= L Y^T for a 5 x 1 block C, L 5 x 1, Y 1 x 1 (rt.h factor
+ * step 3, one block pair), one entry at a time. */
+static void reduce_5x1_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 5; r++)
+    for (int j = 0; j < 1; j++) {
+      scalar s = l[r * 1] * et[j];
+      for (int q = 1; q < 1; q++) s += l[r * 1 + q] * et[q * 16 + j];
+      c[r * 1 + j] -= s;
+    }
+}
+
+/* C -= L Y^T for a 5 x 1 block C, L 5 x 5, Y 1 x 5 (rt.h factor
+ * step 3, one block pair), one entry at a time. */
+static void reduce_5x1_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 5; r++)
+    for (int j = 0; j < 1; j++) {
+      scalar s = l[r * 5] * et[j];
+      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 16 + j];
+      c[r * 1 + j] -= s;
+    }
+}
+
+/* C -= L Y^T for a 5 x 5 block C, L 5 x 1, Y 5 x 1 (rt.h factor
+ * step 3, one block pair), one entry at a time. */
+static void reduce_5x5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 5; r++)
+    for (int j = 0; j < 5; j++) {
+      scalar s = l[r * 1] * et[j];
+      for (int q = 1; q < 1; q++) s += l[r * 1 + q] * et[q * 16 + j];
+      c[r * 5 + j] -= s;
+    }
+}
+
+/* C -= L Y^T for a 5 x 5 block C, L 5 x 5, Y 5 x 5 (rt.h factor
+ * step 3, one block pair), one entry at a time. */
+static void reduce_5x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 5; r++)
+    for (int j = 0; j < 5; j++) {
+      scalar s = l[r * 5] * et[j];
+      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 16 + j];
+      c[r * 5 + j] -= s;
+    }
+}
+
+/* C -= L Y^T for a 6 x 1 block C, L 6 x 5, Y 1 x 5 (rt.h factor
+ * step 3, one block pair), one entry at a time. */
+static void reduce_6x1_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 6; r++)
+    for (int j = 0; j < 1; j++) {
+      scalar s = l[r * 5] * et[j];
+      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 16 + j];
+      c[r * 1 + j] -= s;
+    }
+}
+
+/* C -= L Y^T for a 6 x 5 block C, L 6 x 1, Y 5 x 1 (rt.h factor
+ * step 3, one block pair), one entry at a time. */
+static void reduce_6x5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 6; r++)
+    for (int j = 0; j < 5; j++) {
+      scalar s = l[r * 1] * et[j];
+      for (int q = 1; q < 1; q++) s += l[r * 1 + q] * et[q * 16 + j];
+      c[r * 5 + j] -= s;
+    }
+}
+
+/* C -= L Y^T for a 6 x 5 block C, L 6 x 5, Y 5 x 5 (rt.h factor
+ * step 3, one block pair), one entry at a time. */
+static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 6; r++)
+    for (int j = 0; j < 5; j++) {
+      scalar s = l[r * 5] * et[j];
+      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 16 + j];
+      c[r * 5 + j] -= s;
+    }
+}
+
+#elif defined(__AVX__)
 /* AVX: 32-byte vectors */
 
 /* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:

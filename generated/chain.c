@@ -41,11 +41,19 @@
 
 typedef float scalar;
 /* vectors of 2, 4, ... scalars (GCC/Clang vector extensions), loaded and
- * stored at any scalar-aligned address; the kernels use those the target
- * has registers for */
+ * stored at any scalar-aligned address, up to the widest the target has
+ * registers for; none in plain C (the vector kernels below are written once
+ * per target, under the same conditions) */
+#if defined(LDLPGS_NO_VECTOR) || !defined(__GNUC__)
+/* no vector types: plain C */
+#elif defined(__AVX__)
 typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
 typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
 typedef scalar v8 __attribute__((vector_size(8 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
+#else
+typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
+typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
+#endif
 
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
 
@@ -235,7 +243,38 @@ static void subtract_3(scalar *restrict x, const scalar *restrict s) {
 
 /*---- vector kernels: one body per vector width, the same results ------------*/
 
-#if defined(__AVX__)
+#if defined(LDLPGS_NO_VECTOR) || !defined(__GNUC__)
+/* plain C, one scalar at a time: LDLPGS_NO_VECTOR, or no GCC/Clang vector extensions */
+
+/* 3 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 8), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_3x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 3; r++) {
+    scalar y[3];
+    for (int i = 0; i < 3; i++) {
+      scalar s = e[r * 3 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 3 + q] * y[q];
+      y[i] = s;
+      et[i * 8 + r] = s;
+      e[r * 3 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 3 (rt.h
+ * factor step 3, a diagonal block pair), one entry at a time. */
+static void reduce_tri_3_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 3; r++)
+    for (int j = 0; j < r + 1; j++) {
+      scalar s = l[r * 3] * et[j];
+      for (int q = 1; q < 3; q++) s += l[r * 3 + q] * et[q * 8 + j];
+      c[r * 3 + j] -= s;
+    }
+}
+
+#elif defined(__AVX__)
 /* AVX: 32-byte vectors */
 
 /* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:

@@ -474,8 +474,9 @@ static void test_output_shape(void **state) {
 
 /* The target table (gen/target.h) is well formed: only the last row has no
  * condition, every vector is a power of two from one double up to the
- * panel, one is as wide as the panel (target.c also checks that when it
- * compiles), and the plan's panels follow from it. */
+ * panel, or 0 for the plain-C row (one lane), which comes first and is
+ * chosen by LDLPGS_NO_VECTOR; one is as wide as the panel (target.c also
+ * checks that when it compiles), and the plan's panels follow from it. */
 static void test_target_table(void **state) {
   (void)state;
   assert_true(target_count >= 1);
@@ -487,8 +488,16 @@ static void test_target_table(void **state) {
     if ((t->condition == NULL) != (i == target_count - 1))
       fail_msg("target %s: only the last row has no condition (it is the #else)", t->name);
     const int b = t->vector_bytes;
+    if (b == 0) {
+      if (i != 0 || !t->condition || !strstr(t->condition, "defined(LDLPGS_NO_VECTOR)"))
+        fail_msg("target %s: a plain-C row is the first, selected by LDLPGS_NO_VECTOR", t->name);
+      assert_int_equal(target_row_lanes(t, RT_FLOAT), 1);
+      assert_int_equal(target_row_lanes(t, RT_DOUBLE), 1);
+      continue;
+    }
     if (b < (int)sizeof(double) || (b & (b - 1)) != 0 || b > TARGET_PANEL_BYTES)
       fail_msg("target %s: %d vector bytes", t->name, b);
+    assert_int_equal(target_row_lanes(t, RT_DOUBLE), b / (int)sizeof(double));
     if (b > widest) widest = b;
     for (int j = 0; j < i; j++) assert_string_not_equal(t->name, target_table[j].name);
   }

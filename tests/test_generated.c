@@ -13,9 +13,12 @@
  * solve the dense system.
  *
  * Generated code chooses its vector width when it is compiled (16-byte
- * vectors, or 32 under AVX); some programs are compiled a second time with
- * -mavx2 (gentest_programs_avx) and checked the same way when the CPU has
- * AVX2, so both kernel bodies are held to the interpreter's bits.
+ * vectors, or 32 under AVX, or plain C without vector types); some programs
+ * are compiled a second time with -mavx2 (gentest_programs_avx) and checked
+ * the same way when the CPU has AVX2, and again for the plain-C branch,
+ * with -DLDLPGS_NO_VECTOR (gentest_programs_novec) and by tcc
+ * (gentest_programs_tcc), so every kernel body is held to the
+ * interpreter's bits.
  *
  * Whole trajectories too: for every program generated from a mechanism
  * file (the samples in mechanisms/, the random ones in build/gentest/), a
@@ -48,6 +51,10 @@
 extern const rt_program *const gentest_programs[];
 /* some of them compiled again for AVX2 (the Makefile's GENTEST_AVX_NAMES) */
 extern const rt_program *const gentest_programs_avx[];
+/* and their plain-C branch (GENTEST_PLAIN_NAMES): by the test's compiler
+ * with -DLDLPGS_NO_VECTOR, and by tcc */
+extern const rt_program *const gentest_programs_novec[];
+extern const rt_program *const gentest_programs_tcc[];
 
 /* Degree and first row of pivot q. */
 static int deg(const rt_program *p, int q) { return p->cons_degree[p->piv_cons[q]]; }
@@ -342,23 +349,45 @@ static void test_trajectory(void **state) {
   arena_free(&a);
 }
 
+static int count(const rt_program *const *list) {
+  int n = 0;
+  while (list[n]) n++;
+  return n;
+}
+
 int main(void) {
-  int n = 0, navx = 0;
+  int avx2 = 0;
 #if defined(__x86_64__) || defined(__i386__)
-  if (__builtin_cpu_supports("avx2"))
-    while (gentest_programs_avx[navx]) navx++;
+  avx2 = __builtin_cpu_supports("avx2");
 #endif
-  while (gentest_programs[n]) n++;
-  struct CMUnitTest *tests = calloc(2 * (size_t)n + (size_t)navx + 1, sizeof *tests);
-  char (*names)[128] = calloc(2 * (size_t)n + (size_t)navx + 1, sizeof *names);
+  /* the builds of the programs: every one, then the variants */
+  const struct {
+    const rt_program *const *list;
+    const char *label;
+    int run;
+  } builds[] = {
+      {gentest_programs, "", 1},
+      {gentest_programs_avx, " (AVX2 build)", avx2},
+      {gentest_programs_novec, " (LDLPGS_NO_VECTOR build)", 1},
+      {gentest_programs_tcc, " (tcc build)", 1},
+  };
+  const int nbuild = (int)(sizeof builds / sizeof builds[0]);
+  const int n = count(gentest_programs);
+  size_t cap = (size_t)n + 1;
+  for (int b = 0; b < nbuild; b++) cap += (size_t)count(builds[b].list);
+  struct CMUnitTest *tests = calloc(cap, sizeof *tests);
+  char (*names)[128] = calloc(cap, sizeof *names);
   if (!tests || !names) return 1;
   int nt = 0;
-  for (int i = 0; i < n + navx; i++) {
-    const rt_program *p = i < n ? gentest_programs[i] : gentest_programs_avx[i - n];
-    snprintf(names[nt], sizeof names[nt], "%s %s dim %d rsi %lld%s", p->name,
-             p->precision == RT_FLOAT ? "float" : "double", p->dim, (long long)p->nrsi, i < n ? "" : " (AVX2 build)");
-    tests[nt] = (struct CMUnitTest){names[nt], test_program, NULL, NULL, (void *)p};
-    nt++;
+  for (int b = 0; b < nbuild; b++) {
+    if (!builds[b].run) continue;
+    for (const rt_program *const *q = builds[b].list; *q; q++) {
+      const rt_program *p = *q;
+      snprintf(names[nt], sizeof names[nt], "%s %s dim %d rsi %lld%s", p->name,
+               p->precision == RT_FLOAT ? "float" : "double", p->dim, (long long)p->nrsi, builds[b].label);
+      tests[nt] = (struct CMUnitTest){names[nt], test_program, NULL, NULL, (void *)p};
+      nt++;
+    }
   }
   for (int i = 0; i < n; i++) {
     const rt_program *p = gentest_programs[i];
