@@ -130,7 +130,7 @@ $(BUILD)/ldlsim: $(BUILD)/obj/tools/ldlsim.o $(BUILD)/obj/tools/ldlsim_check.o $
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(BUILD)/libsim.a $(BUILD)/libgen.a $(BUILD)/librt.a | $(BUILD)/ldlgen
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) $(CMOCKA_LIBS) -lm -o $@
+	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) $(CMOCKA_LIBS) -lm $(TEST_LDFLAGS) -o $@
 
 #---- generated programs ----------------------------------------------------------
 # generated/NAME.c|.h for every mechanisms/NAME.lua (unrolled, float): what
@@ -196,21 +196,32 @@ $(GENTEST_DIR)/random%_float.c: $(GENTEST_DIR)/random%.lua $(BUILD)/ldlgen
 $(GENTEST_DIR)/random%_double.c: $(GENTEST_DIR)/random%.lua $(BUILD)/ldlgen
 	$(BUILD)/ldlgen $< -o $@ --precision double --prefix random$*_double
 # $(call gentest_list,ARRAY,SUFFIX,NAMES): the recipe of a C file that
-# lists NAME$(SUFFIX)_program for every NAME in the null-ended array ARRAY
-# (rewritten only when it changes).
+# lists NAME$(SUFFIX)_program for every NAME in the null-ended array ARRAY,
+# and in ARRAY_worlds the mechanism each file holds beside it (its _desc,
+# _settings and _create; the struct is test_generated.c's gentest_world),
+# rewritten only when it changes.
 define gentest_list
 	@mkdir -p $(dir $@)
-	@{ echo '#include "rt.h"'; \
-	  for n in $(3); do echo "extern const rt_program $${n}$(2)_program;"; done; \
+	@{ echo '#include "rt_world.h"'; \
+	  echo 'typedef struct gentest_world { const rt_world_desc *desc; const rt_settings *settings;'; \
+	  echo '  rt_world *(*create)(const rt_settings *, rt_status *); } gentest_world;'; \
+	  for n in $(3); do echo "extern const rt_program $${n}$(2)_program;"; \
+	    echo "extern const rt_world_desc $${n}$(2)_desc;"; echo "extern const rt_settings $${n}$(2)_settings;"; \
+	    echo "rt_world *$${n}$(2)_create(const rt_settings *, rt_status *);"; done; \
 	  echo "extern const rt_program *const $(1)[];"; \
 	  echo "const rt_program *const $(1)[] = {"; \
 	  for n in $(3); do echo "    &$${n}$(2)_program,"; done; \
-	  echo "    0,"; echo "};"; } > $@.tmp
+	  echo "    0,"; echo "};"; \
+	  echo "extern const gentest_world $(1)_worlds[];"; \
+	  echo "const gentest_world $(1)_worlds[] = {"; \
+	  for n in $(3); do echo "    {&$${n}$(2)_desc, &$${n}$(2)_settings, $${n}$(2)_create},"; done; \
+	  echo "    {0, 0, 0},"; echo "};"; } > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
 endef
 # $(call gentest_rename,NAME,SUFFIX): -D flags that rename the objects a
 # generated file exports, so that a second build of it links beside the first.
-gentest_rename = -D$(1)_program=$(1)$(2)_program
+gentest_rename = -D$(1)_program=$(1)$(2)_program -D$(1)_desc=$(1)$(2)_desc \
+                 -D$(1)_settings=$(1)$(2)_settings -D$(1)_create=$(1)$(2)_create
 
 # The list of programs (rewritten only when the sample list changes).
 $(GENTEST_DIR)/programs.c: FORCE
@@ -270,6 +281,8 @@ $(BUILD)/obj/gentest_tcc/programs_tcc.o: $(GENTEST_DIR)/programs_tcc.c
 	@mkdir -p $(dir $@)
 	$(CC) $(GENTEST_CFLAGS) -Iruntime/include -c $< -o $@
 $(BUILD)/tests/test_generated: $(GENTEST_OBJ) $(GENTEST_AVX_OBJ) $(GENTEST_PLAIN_OBJ)
+# (tcc's objects do not say that their stack needs no execute permission)
+$(BUILD)/tests/test_generated: TEST_LDFLAGS = -Wl,-z,noexecstack
 # test_nothreads links the runtime built without threads, and no -pthread.
 $(BUILD)/tests/test_nothreads: $(BUILD)/obj/tests/test_nothreads.o $(BUILD)/libsim.a $(BUILD)/libgen.a \
                                $(BUILD)/nothreads/librt.a

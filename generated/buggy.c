@@ -12,6 +12,9 @@
  * the reference arithmetic of rt.h specialized by degree; vector lanes hold
  * independent results, so every instruction set gives the same bits.
  *
+ * After the program, the mechanism: its world description buggy_desc,
+ * its settings buggy_settings and buggy_create, which makes its world.
+ *
  * Mechanism statistics
  *   bodies          8 (9 solver bodies: 1 shattered into 2 shards)
  *   constraints     10 in H (9 equality constraints of the mechanism, 1 shard welds)
@@ -37,6 +40,8 @@
  *      9  body#weld1  shard weld  d 6  h 0   0 blocks
  */
 #include "buggy.h"
+
+#include <math.h> /* HUGE_VAL: the mechanism's unbounded limits */
 
 typedef float scalar;
 /* vectors of 2, 4, ... scalars (GCC/Clang vector extensions), loaded and
@@ -2051,3 +2056,274 @@ const rt_program buggy_program = {
     .factor = buggy_factor,
     .solve = buggy_solve,
 };
+
+/*---- the mechanism (bodies, constraints, settings) ----------------------*/
+
+static const rt_body_desc mech_bodies[BUGGY_BODY_COUNT] = {
+    [BUGGY_BODY_BODY] = {
+        .mass = 4e+02,
+        .inertia = {73.66666666666667, 308.33333333333337, 365.3333333333333},
+        .pose.p = {0.0, 0.0, 0.6},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .shape = RT_SHAPE_BOX,
+        .shape_size = {3.0, 1.4, 0.5},
+        .friction = 0.8,
+    },
+    [BUGGY_BODY_RACK] = {
+        .mass = 5.0,
+        .inertia = {0.4181666666666667, 0.005666666666666667, 0.42083333333333334},
+        .pose.p = {0.8500000000000001, 0.0, 0.35},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [BUGGY_BODY_KNUCKLEL] = {
+        .mass = 8.0,
+        .inertia = {0.06666666666666667, 0.07499999999999998, 0.021666666666666667},
+        .pose.p = {1.1, 0.65, 0.35},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [BUGGY_BODY_FRONTL] = {
+        .mass = 2e+01,
+        .inertia = {0.7166666666666665, 0.7166666666666665, 1.2249999999999999},
+        .pose.p = {1.1, 0.8, 0.35},
+        .pose.q = {0.7071067811865476, -0.7071067811865476, 0.0, 0.0},
+        .shape = RT_SHAPE_CYLINDER,
+        .shape_size = {0.35, 0.25, 0.0},
+        .friction = 0.8,
+    },
+    [BUGGY_BODY_REARL] = {
+        .mass = 2e+01,
+        .inertia = {0.7166666666666665, 0.7166666666666665, 1.2249999999999999},
+        .pose.p = {-1.1, 0.8, 0.35},
+        .pose.q = {0.7071067811865476, -0.7071067811865476, 0.0, 0.0},
+        .shape = RT_SHAPE_CYLINDER,
+        .shape_size = {0.35, 0.25, 0.0},
+        .friction = 0.8,
+    },
+    [BUGGY_BODY_KNUCKLER] = {
+        .mass = 8.0,
+        .inertia = {0.06666666666666667, 0.07499999999999998, 0.021666666666666667},
+        .pose.p = {1.1, -0.65, 0.35},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [BUGGY_BODY_FRONTR] = {
+        .mass = 2e+01,
+        .inertia = {0.7166666666666665, 0.7166666666666665, 1.2249999999999999},
+        .pose.p = {1.1, -0.8, 0.35},
+        .pose.q = {0.7071067811865476, -0.7071067811865476, 0.0, 0.0},
+        .shape = RT_SHAPE_CYLINDER,
+        .shape_size = {0.35, 0.25, 0.0},
+        .friction = 0.8,
+    },
+    [BUGGY_BODY_REARR] = {
+        .mass = 2e+01,
+        .inertia = {0.7166666666666665, 0.7166666666666665, 1.2249999999999999},
+        .pose.p = {-1.1, -0.8, 0.35},
+        .pose.q = {0.7071067811865476, -0.7071067811865476, 0.0, 0.0},
+        .shape = RT_SHAPE_CYLINDER,
+        .shape_size = {0.35, 0.25, 0.0},
+        .friction = 0.8,
+    },
+};
+
+static const rt_joint_desc mech_joints[BUGGY_JOINT_COUNT] = {
+    [BUGGY_JOINT_REAR_AXLEL] = {
+        .type = RT_HINGE,
+        .body_a = BUGGY_BODY_BODY,
+        .body_b = BUGGY_BODY_REARL,
+        .anchor_a = {-1.1, 0.8, -0.25},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [BUGGY_JOINT_KINGPINL] = {
+        .type = RT_HINGE,
+        .body_a = BUGGY_BODY_BODY,
+        .body_b = BUGGY_BODY_KNUCKLEL,
+        .anchor_a = {1.1, 0.65, -0.25},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [BUGGY_JOINT_SPINDLEL] = {
+        .type = RT_HINGE,
+        .body_a = BUGGY_BODY_KNUCKLEL,
+        .body_b = BUGGY_BODY_FRONTL,
+        .anchor_a = {0.0, 0.15000000000000002, 0.0},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [BUGGY_JOINT_TIE_RODL] = {
+        .type = RT_ROD,
+        .body_a = BUGGY_BODY_RACK,
+        .body_b = BUGGY_BODY_KNUCKLEL,
+        .anchor_a = {0.0, 0.5, 0.0},
+        .anchor_b = {-0.15000000000000002, 0.0, 0.0},
+        .length = 0.18027756377319948,
+        .target = -1,
+        .lower = 0.18027756377319948,
+        .upper = 0.18027756377319948,
+    },
+    [BUGGY_JOINT_REAR_AXLER] = {
+        .type = RT_HINGE,
+        .body_a = BUGGY_BODY_BODY,
+        .body_b = BUGGY_BODY_REARR,
+        .anchor_a = {-1.1, -0.8, -0.25},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [BUGGY_JOINT_KINGPINR] = {
+        .type = RT_HINGE,
+        .body_a = BUGGY_BODY_BODY,
+        .body_b = BUGGY_BODY_KNUCKLER,
+        .anchor_a = {1.1, -0.65, -0.25},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [BUGGY_JOINT_SPINDLER] = {
+        .type = RT_HINGE,
+        .body_a = BUGGY_BODY_KNUCKLER,
+        .body_b = BUGGY_BODY_FRONTR,
+        .anchor_a = {0.0, -0.15000000000000002, 0.0},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [BUGGY_JOINT_TIE_RODR] = {
+        .type = RT_ROD,
+        .body_a = BUGGY_BODY_RACK,
+        .body_b = BUGGY_BODY_KNUCKLER,
+        .anchor_a = {0.0, -0.5, 0.0},
+        .anchor_b = {-0.15000000000000002, 0.0, 0.0},
+        .length = 0.18027756377319948,
+        .target = -1,
+        .lower = 0.18027756377319948,
+        .upper = 0.18027756377319948,
+    },
+    [BUGGY_JOINT_RACK_SLIDE] = {
+        .type = RT_PRISMATIC,
+        .body_a = BUGGY_BODY_BODY,
+        .body_b = BUGGY_BODY_RACK,
+        .anchor_a = {0.8500000000000001, 0.0, -0.25},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.0, 0.0, -1.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [BUGGY_JOINT_DRIVE_REARL] = {
+        .type = RT_MOTOR,
+        .body_a = BUGGY_BODY_BODY,
+        .body_b = BUGGY_BODY_REARL,
+        .anchor_a = {-1.1, 0.8, -0.25},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = BUGGY_JOINT_REAR_AXLEL,
+        .max_force = 4e+02,
+    },
+    [BUGGY_JOINT_DRIVE_REARR] = {
+        .type = RT_MOTOR,
+        .body_a = BUGGY_BODY_BODY,
+        .body_b = BUGGY_BODY_REARR,
+        .anchor_a = {-1.1, -0.8, -0.25},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = BUGGY_JOINT_REAR_AXLER,
+        .max_force = 4e+02,
+    },
+    [BUGGY_JOINT_STEER] = {
+        .type = RT_MOTOR,
+        .body_a = BUGGY_BODY_BODY,
+        .body_b = BUGGY_BODY_RACK,
+        .anchor_a = {0.8500000000000001, 0.0, -0.25},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.0, 0.0, -1.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = BUGGY_JOINT_RACK_SLIDE,
+        .max_force = 3e+03,
+    },
+    [BUGGY_JOINT_STEER_STOP] = {
+        .type = RT_POSITIONAL_LIMIT,
+        .body_a = BUGGY_BODY_BODY,
+        .body_b = BUGGY_BODY_RACK,
+        .anchor_a = {0.8500000000000001, 0.0, -0.25},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.0, 0.0, -1.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = BUGGY_JOINT_RACK_SLIDE,
+        .lower = -0.08,
+        .upper = 0.08,
+    },
+};
+
+const rt_world_desc buggy_desc = {
+    .nbody = BUGGY_BODY_COUNT,
+    .bodies = mech_bodies,
+    .njoint = BUGGY_JOINT_COUNT,
+    .joints = mech_joints,
+};
+
+const rt_settings buggy_settings = {
+    .dt = 0.016666666666666666,
+    .gravity = {0.0, 0.0, -9.81},
+    .iterations = 10,
+    .beta = 0.2,
+    .epsilon = 1e-06,
+    .solver = RT_SOLVER_LDLPGS,
+    .block_at = RT_BLOCK_LAST,
+    .threaded = 0,
+    .max_contacts = 256,
+    .restitution = 0.0,
+    .contact_slop = 0.001,
+    .stabilize = 0,
+};
+
+rt_world *buggy_create(const rt_settings *settings, rt_status *status) {
+  if (settings == NULL) settings = &buggy_settings;
+  return rt_world_create(&buggy_desc, &buggy_program, settings, status, NULL, 0);
+}

@@ -12,6 +12,9 @@
  * the reference arithmetic of rt.h specialized by degree; vector lanes hold
  * independent results, so every instruction set gives the same bits.
  *
+ * After the program, the mechanism: its world description chain_desc,
+ * its settings chain_settings and chain_create, which makes its world.
+ *
  * Mechanism statistics
  *   bodies          11 (none shattered)
  *   constraints     11 in H (11 equality constraints of the mechanism, 0 shard welds)
@@ -38,6 +41,8 @@
  *     10  shackle  ball  d 3  h 0   0 blocks
  */
 #include "chain.h"
+
+#include <math.h> /* HUGE_VAL: the mechanism's unbounded limits */
 
 typedef float scalar;
 /* vectors of 2, 4, ... scalars (GCC/Clang vector extensions), loaded and
@@ -610,3 +615,268 @@ const rt_program chain_program = {
     .factor = chain_factor,
     .solve = chain_solve,
 };
+
+/*---- the mechanism (bodies, constraints, settings) ----------------------*/
+
+static const rt_body_desc mech_bodies[CHAIN_BODY_COUNT] = {
+    [CHAIN_BODY_LINK1] = {
+        .mass = 0.1,
+        .inertia = {8.583333333333336e-05, 8.583333333333336e-05, 5e-06},
+        .pose.p = {0.0, 0.0, -0.05},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [CHAIN_BODY_LINK2] = {
+        .mass = 0.1,
+        .inertia = {8.583333333333336e-05, 8.583333333333336e-05, 5e-06},
+        .pose.p = {0.0, 0.0, -0.15000000000000002},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [CHAIN_BODY_LINK3] = {
+        .mass = 0.1,
+        .inertia = {8.583333333333336e-05, 8.583333333333336e-05, 5e-06},
+        .pose.p = {0.0, 0.0, -0.25},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [CHAIN_BODY_LINK4] = {
+        .mass = 0.1,
+        .inertia = {8.583333333333336e-05, 8.583333333333336e-05, 5e-06},
+        .pose.p = {0.0, 0.0, -0.35000000000000003},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [CHAIN_BODY_LINK5] = {
+        .mass = 0.1,
+        .inertia = {8.583333333333336e-05, 8.583333333333336e-05, 5e-06},
+        .pose.p = {0.0, 0.0, -0.45},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [CHAIN_BODY_LINK6] = {
+        .mass = 0.1,
+        .inertia = {8.583333333333336e-05, 8.583333333333336e-05, 5e-06},
+        .pose.p = {0.0, 0.0, -0.55},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [CHAIN_BODY_LINK7] = {
+        .mass = 0.1,
+        .inertia = {8.583333333333336e-05, 8.583333333333336e-05, 5e-06},
+        .pose.p = {0.0, 0.0, -0.65},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [CHAIN_BODY_LINK8] = {
+        .mass = 0.1,
+        .inertia = {8.583333333333336e-05, 8.583333333333336e-05, 5e-06},
+        .pose.p = {0.0, 0.0, -0.75},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [CHAIN_BODY_LINK9] = {
+        .mass = 0.1,
+        .inertia = {8.583333333333336e-05, 8.583333333333336e-05, 5e-06},
+        .pose.p = {0.0, 0.0, -0.8500000000000001},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [CHAIN_BODY_LINK10] = {
+        .mass = 0.1,
+        .inertia = {8.583333333333336e-05, 8.583333333333336e-05, 5e-06},
+        .pose.p = {0.0, 0.0, -0.9500000000000001},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [CHAIN_BODY_WEIGHT] = {
+        .mass = 1e+02,
+        .inertia = {0.6666666666666669, 0.6666666666666669, 0.6666666666666669},
+        .pose.p = {0.0, 0.0, -1.1},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+};
+
+static const rt_joint_desc mech_joints[CHAIN_JOINT_COUNT] = {
+    [CHAIN_JOINT_HOOK] = {
+        .type = RT_BALL,
+        .body_a = RT_WORLD,
+        .body_b = CHAIN_BODY_LINK1,
+        .anchor_b = {0.0, 0.0, 0.05},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [CHAIN_JOINT_JOINT2] = {
+        .type = RT_BALL,
+        .body_a = CHAIN_BODY_LINK1,
+        .body_b = CHAIN_BODY_LINK2,
+        .anchor_a = {0.0, 0.0, -0.05},
+        .anchor_b = {0.0, 0.0, 0.05000000000000002},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [CHAIN_JOINT_JOINT3] = {
+        .type = RT_BALL,
+        .body_a = CHAIN_BODY_LINK2,
+        .body_b = CHAIN_BODY_LINK3,
+        .anchor_a = {0.0, 0.0, -0.04999999999999999},
+        .anchor_b = {0.0, 0.0, 0.04999999999999999},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [CHAIN_JOINT_JOINT4] = {
+        .type = RT_BALL,
+        .body_a = CHAIN_BODY_LINK3,
+        .body_b = CHAIN_BODY_LINK4,
+        .anchor_a = {0.0, 0.0, -0.050000000000000044},
+        .anchor_b = {0.0, 0.0, 0.04999999999999999},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [CHAIN_JOINT_JOINT5] = {
+        .type = RT_BALL,
+        .body_a = CHAIN_BODY_LINK4,
+        .body_b = CHAIN_BODY_LINK5,
+        .anchor_a = {0.0, 0.0, -0.04999999999999999},
+        .anchor_b = {0.0, 0.0, 0.04999999999999999},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [CHAIN_JOINT_JOINT6] = {
+        .type = RT_BALL,
+        .body_a = CHAIN_BODY_LINK5,
+        .body_b = CHAIN_BODY_LINK6,
+        .anchor_a = {0.0, 0.0, -0.04999999999999999},
+        .anchor_b = {0.0, 0.0, 0.050000000000000044},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [CHAIN_JOINT_JOINT7] = {
+        .type = RT_BALL,
+        .body_a = CHAIN_BODY_LINK6,
+        .body_b = CHAIN_BODY_LINK7,
+        .anchor_a = {0.0, 0.0, -0.050000000000000044},
+        .anchor_b = {0.0, 0.0, 0.04999999999999993},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [CHAIN_JOINT_JOINT8] = {
+        .type = RT_BALL,
+        .body_a = CHAIN_BODY_LINK7,
+        .body_b = CHAIN_BODY_LINK8,
+        .anchor_a = {0.0, 0.0, -0.050000000000000044},
+        .anchor_b = {0.0, 0.0, 0.04999999999999993},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [CHAIN_JOINT_JOINT9] = {
+        .type = RT_BALL,
+        .body_a = CHAIN_BODY_LINK8,
+        .body_b = CHAIN_BODY_LINK9,
+        .anchor_a = {0.0, 0.0, -0.050000000000000044},
+        .anchor_b = {0.0, 0.0, 0.050000000000000044},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [CHAIN_JOINT_JOINT10] = {
+        .type = RT_BALL,
+        .body_a = CHAIN_BODY_LINK9,
+        .body_b = CHAIN_BODY_LINK10,
+        .anchor_a = {0.0, 0.0, -0.04999999999999993},
+        .anchor_b = {0.0, 0.0, 0.050000000000000044},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [CHAIN_JOINT_SHACKLE] = {
+        .type = RT_BALL,
+        .body_a = CHAIN_BODY_LINK10,
+        .body_b = CHAIN_BODY_WEIGHT,
+        .anchor_a = {0.0, 0.0, -0.04999999999999993},
+        .anchor_b = {0.0, 0.0, 0.10000000000000009},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+};
+
+const rt_world_desc chain_desc = {
+    .nbody = CHAIN_BODY_COUNT,
+    .bodies = mech_bodies,
+    .njoint = CHAIN_JOINT_COUNT,
+    .joints = mech_joints,
+};
+
+const rt_settings chain_settings = {
+    .dt = 0.016666666666666666,
+    .gravity = {0.0, 0.0, -9.81},
+    .iterations = 10,
+    .beta = 0.2,
+    .epsilon = 1e-06,
+    .solver = RT_SOLVER_LDLPGS,
+    .block_at = RT_BLOCK_LAST,
+    .threaded = 0,
+    .max_contacts = 256,
+    .restitution = 0.0,
+    .contact_slop = 0.001,
+    .stabilize = 0,
+};
+
+rt_world *chain_create(const rt_settings *settings, rt_status *status) {
+  if (settings == NULL) settings = &chain_settings;
+  return rt_world_create(&chain_desc, &chain_program, settings, status, NULL, 0);
+}

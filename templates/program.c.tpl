@@ -33,6 +33,9 @@
  * tables below.
 --% end
  *
+ * After the program, the mechanism: its world description $(P.ident)_desc,
+ * its settings $(P.ident)_settings and $(P.ident)_create, which makes its world.
+ *
  * Mechanism statistics
 --% if S.shattered > 0 then
  *   bodies          $(S.bodies) ($(S.solver_bodies) solver bodies: $(S.shattered) shattered into $(S.shards) shards)
@@ -55,6 +58,8 @@
 --% end
  */
 #include "$(P.header)"
+
+#include <math.h> /* HUGE_VAL: the mechanism's unbounded limits */
 
 --% if P.mode == "unrolled" then
 typedef $(P.scalar) scalar;
@@ -128,3 +133,4 @@ const rt_program $(P.ident)_program = {
     .solve = NULL,
 --% end
 };
+--% include("world.c.tpl")

@@ -12,6 +12,9 @@
  * the reference arithmetic of rt.h specialized by degree; vector lanes hold
  * independent results, so every instruction set gives the same bits.
  *
+ * After the program, the mechanism: its world description elimination_example_desc,
+ * its settings elimination_example_settings and elimination_example_create, which makes its world.
+ *
  * Mechanism statistics
  *   bodies          4 (none shattered)
  *   constraints     5 in H (5 equality constraints of the mechanism, 0 shard welds)
@@ -32,6 +35,8 @@
  *      4  pivot_right  hinge  d 5  h 0   0 blocks
  */
 #include "elimination_example.h"
+
+#include <math.h> /* HUGE_VAL: the mechanism's unbounded limits */
 
 typedef float scalar;
 /* vectors of 2, 4, ... scalars (GCC/Clang vector extensions), loaded and
@@ -1139,3 +1144,133 @@ const rt_program elimination_example_program = {
     .factor = elimination_example_factor,
     .solve = elimination_example_solve,
 };
+
+/*---- the mechanism (bodies, constraints, settings) ----------------------*/
+
+static const rt_body_desc mech_bodies[ELIMINATION_EXAMPLE_BODY_COUNT] = {
+    [ELIMINATION_EXAMPLE_BODY_LEFT] = {
+        .mass = 2.0,
+        .inertia = {0.1670833333333333, 0.1670833333333333, 0.0008333333333333335},
+        .pose.p = {-0.5, 0.0, -0.5},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [ELIMINATION_EXAMPLE_BODY_RIGHT] = {
+        .mass = 2.0,
+        .inertia = {0.1670833333333333, 0.1670833333333333, 0.0008333333333333335},
+        .pose.p = {0.5, 0.0, -0.5},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [ELIMINATION_EXAMPLE_BODY_BOB_L] = {
+        .mass = 5.0,
+        .inertia = {0.020000000000000004, 0.020000000000000004, 0.020000000000000004},
+        .pose.p = {-0.5, 0.0, -1.1},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [ELIMINATION_EXAMPLE_BODY_BOB_R] = {
+        .mass = 5.0,
+        .inertia = {0.020000000000000004, 0.020000000000000004, 0.020000000000000004},
+        .pose.p = {0.5, 0.0, -1.1},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+};
+
+static const rt_joint_desc mech_joints[ELIMINATION_EXAMPLE_JOINT_COUNT] = {
+    [ELIMINATION_EXAMPLE_JOINT_COUPLER] = {
+        .type = RT_ROD,
+        .body_a = ELIMINATION_EXAMPLE_BODY_LEFT,
+        .body_b = ELIMINATION_EXAMPLE_BODY_RIGHT,
+        .anchor_a = {0.0, 0.0, -0.30000000000000004},
+        .anchor_b = {0.0, 0.0, -0.30000000000000004},
+        .length = 1.0,
+        .target = -1,
+        .lower = 1.0,
+        .upper = 1.0,
+    },
+    [ELIMINATION_EXAMPLE_JOINT_PIVOT_LEFT] = {
+        .type = RT_HINGE,
+        .body_a = RT_WORLD,
+        .body_b = ELIMINATION_EXAMPLE_BODY_LEFT,
+        .anchor_a = {-0.5, 0.0, 0.0},
+        .anchor_b = {0.0, 0.0, 0.5},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.0, 0.0, -1.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [ELIMINATION_EXAMPLE_JOINT_PIVOT_RIGHT] = {
+        .type = RT_HINGE,
+        .body_a = RT_WORLD,
+        .body_b = ELIMINATION_EXAMPLE_BODY_RIGHT,
+        .anchor_a = {0.5, 0.0, 0.0},
+        .anchor_b = {0.0, 0.0, 0.5},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.0, 0.0, -1.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [ELIMINATION_EXAMPLE_JOINT_BOB_LEFT] = {
+        .type = RT_BALL,
+        .body_a = ELIMINATION_EXAMPLE_BODY_LEFT,
+        .body_b = ELIMINATION_EXAMPLE_BODY_BOB_L,
+        .anchor_a = {0.0, 0.0, -0.5},
+        .anchor_b = {0.0, 0.0, 0.10000000000000009},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [ELIMINATION_EXAMPLE_JOINT_BOB_RIGHT] = {
+        .type = RT_BALL,
+        .body_a = ELIMINATION_EXAMPLE_BODY_RIGHT,
+        .body_b = ELIMINATION_EXAMPLE_BODY_BOB_R,
+        .anchor_a = {0.0, 0.0, -0.5},
+        .anchor_b = {0.0, 0.0, 0.10000000000000009},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+};
+
+const rt_world_desc elimination_example_desc = {
+    .nbody = ELIMINATION_EXAMPLE_BODY_COUNT,
+    .bodies = mech_bodies,
+    .njoint = ELIMINATION_EXAMPLE_JOINT_COUNT,
+    .joints = mech_joints,
+};
+
+const rt_settings elimination_example_settings = {
+    .dt = 0.016666666666666666,
+    .gravity = {0.0, 0.0, -9.81},
+    .iterations = 10,
+    .beta = 0.2,
+    .epsilon = 1e-06,
+    .solver = RT_SOLVER_LDLPGS,
+    .block_at = RT_BLOCK_LAST,
+    .threaded = 0,
+    .max_contacts = 256,
+    .restitution = 0.0,
+    .contact_slop = 0.001,
+    .stabilize = 0,
+};
+
+rt_world *elimination_example_create(const rt_settings *settings, rt_status *status) {
+  if (settings == NULL) settings = &elimination_example_settings;
+  return rt_world_create(&elimination_example_desc, &elimination_example_program, settings, status, NULL, 0);
+}
