@@ -31,7 +31,7 @@ RT_SRC    := $(sort $(wildcard runtime/*.c runtime/joints/*.c))
 GEN_SRC   := $(sort $(filter-out gen/main.c,$(wildcard gen/*.c)))
 SIM_SRC   := $(sort $(wildcard sim/*.c))
 TEST_SRC  := $(sort $(wildcard tests/test_*.c))
-TESTS     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
+TESTS     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC)) $(BUILD)/tests/test_cxx
 RT_OBJ    := $(patsubst %.c,$(BUILD)/obj/%.o,$(RT_SRC))
 GEN_OBJ   := $(patsubst %.c,$(BUILD)/obj/%.o,$(GEN_SRC))
 SIM_OBJ   := $(patsubst %.c,$(BUILD)/obj/%.o,$(SIM_SRC))
@@ -288,6 +288,16 @@ $(BUILD)/tests/test_nothreads: $(BUILD)/obj/tests/test_nothreads.o $(BUILD)/libs
                                $(BUILD)/nothreads/librt.a
 	@mkdir -p $(dir $@)
 	$(CC) $(NT_CFLAGS) $^ $(LUA_LIBS) $(CMOCKA_LIBS) -lm -o $@
+# test_cxx: the public headers and two generated files (compiled as C)
+# from a C++17 program.
+CXXFLAGS_ALL = -std=c++17 $(OPT) -Wall -Wextra -Wpedantic -Werror $(FPFLAGS) -MMD -MP $(SANFLAGS)
+$(BUILD)/obj/tests/test_cxx.o: tests/test_cxx.cpp Makefile
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS_ALL) -Iruntime/include -Igenerated -c $< -o $@
+$(BUILD)/tests/test_cxx: $(BUILD)/obj/tests/test_cxx.o $(BUILD)/obj/generated/buggy.o \
+                         $(BUILD)/obj/generated/scissor_lift.o $(BUILD)/librt.a
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS_ALL) $^ $(THREADS) -lm -o $@
 # test_cli runs ldlsim too.
 $(BUILD)/tests/test_cli: | $(BUILD)/ldlsim
 
