@@ -40,7 +40,8 @@ MECHS     := $(sort $(wildcard mechanisms/*.lua))
 TEMPLATES := $(sort $(wildcard templates/*.lua templates/*.tpl))
 GEN_OBJ   += $(BUILD)/obj/templates_embed.o
 
-.PHONY: all build-all deps test check check-layers tests-run demo clean valgrind valgrind-run stats bench-factor generate generate-all check-generated FORCE
+.PHONY: all build-all deps test check check-layers tests-run demo clean valgrind valgrind-run stats bench-factor generate generate-all check-generated FORCE \
+        install install-files uninstall test-install test-install-run
 .DEFAULT_GOAL := all
 
 all: deps
@@ -303,7 +304,8 @@ $(BUILD)/tests/test_cli: | $(BUILD)/ldlsim
 
 #---- tests ---------------------------------------------------------------------
 # make test: the cmocka suite, the layering check, the generated/ check,
-# then the suite built with ASan + UBSan; builds run on every core (JOBS).
+# the installed package (test-install), then the suite built with ASan +
+# UBSan; builds run on every core (JOBS).
 # The suite under valgrind's memcheck is `make valgrind` (CI runs it after
 # make test). make check: the quick local loop (build, suite, layers).
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -312,6 +314,7 @@ test: deps
 	@$(MAKE) --no-print-directory -j$(JOBS) build-all
 	@$(MAKE) --no-print-directory tests-run check-layers
 	@$(MAKE) --no-print-directory check-generated
+	@$(MAKE) --no-print-directory test-install-run
 	@$(MAKE) --no-print-directory -j$(JOBS) BUILD=build/san SAN=1 OPT="-O1 -g" build-all
 	@$(MAKE) --no-print-directory BUILD=build/san SAN=1 OPT="-O1 -g" tests-run
 
@@ -374,6 +377,108 @@ bench-factor: all
 $(BUILD)/bench/factor_time: bench/factor_time.c $(GENTEST_OBJ) $(BUILD)/libsim.a $(BUILD)/libgen.a $(BUILD)/librt.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Iruntime/include -Igen -Isim $< $(GENTEST_OBJ) $(BUILD)/libsim.a $(BUILD)/libgen.a $(BUILD)/librt.a $(LUA_LIBS) -lm -o $@
+
+#---- install -----------------------------------------------------------------
+# make install PREFIX=/usr/local DESTDIR=: ldlgen and ldlsim, the templates
+# (for ldlgen --templates; ldlgen has them built in), libldlpgs.a and the
+# versioned libldlpgs.so (the runtime built with -fPIC; only the public rt_
+# names exported: dist/ldlpgs.map), the public headers under
+# include/ldlpgs/, ldlpgs.pc and the CMake package (dist/cmake/). Every
+# file, link and directory it creates is recorded in MANIFEST, which make
+# uninstall (same PREFIX and DESTDIR) reads to remove exactly those
+# (dist/install.sh).
+PREFIX       ?= /usr/local
+DESTDIR      ?=
+BINDIR       ?= $(PREFIX)/bin
+LIBDIR       ?= $(PREFIX)/lib
+INCLUDEDIR   ?= $(PREFIX)/include
+DATADIR      ?= $(PREFIX)/share
+VERSION      := 0.1.0
+SOVERSION    := 0
+TEMPLATESDIR  = $(DATADIR)/ldlpgs/templates
+MANIFEST      = $(DATADIR)/ldlpgs/install-manifest
+PUBLIC_HEADERS := $(sort $(wildcard runtime/include/*.h))
+
+PIC_OBJ := $(patsubst %.c,$(BUILD)/obj/pic/%.o,$(RT_SRC))
+$(BUILD)/obj/pic/runtime/%.o: runtime/%.c Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -fPIC -Iruntime/include -c $< -o $@
+
+$(BUILD)/libldlpgs.a: $(PIC_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/libldlpgs.so.$(VERSION): $(PIC_OBJ) dist/ldlpgs.map
+	$(CC) $(CFLAGS_ALL) -shared -Wl,-soname,libldlpgs.so.$(SOVERSION) -Wl,--version-script=dist/ldlpgs.map \
+	  -Wl,-z,defs $(PIC_OBJ) -lm -o $@
+
+# dist/*.in with the install paths filled in.
+DIST_SUBST = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+                 -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@TEMPLATESDIR@|$(TEMPLATESDIR)|g' \
+                 -e 's|@VERSION@|$(VERSION)|g' -e 's|@SOVERSION@|$(SOVERSION)|g'
+
+install: deps
+	@$(MAKE) --no-print-directory install-files
+
+install-files: $(BUILD)/ldlgen $(BUILD)/ldlsim $(BUILD)/libldlpgs.a $(BUILD)/libldlpgs.so.$(VERSION)
+	@case "$(PREFIX)" in /*) ;; *) echo "make install: PREFIX must be an absolute path, not '$(PREFIX)'"; exit 2;; esac
+	@mkdir -p $(BUILD)/dist
+	@$(DIST_SUBST) dist/ldlpgs.pc.in > $(BUILD)/dist/ldlpgs.pc
+	@$(DIST_SUBST) dist/cmake/ldlpgsConfig.cmake.in > $(BUILD)/dist/ldlpgsConfig.cmake
+	@$(DIST_SUBST) dist/cmake/ldlpgsConfigVersion.cmake.in > $(BUILD)/dist/ldlpgsConfigVersion.cmake
+	@echo "installing into $(DESTDIR)$(PREFIX):"
+	@{ echo "file 755 $(BUILD)/ldlgen $(BINDIR)/ldlgen"; \
+	  echo "file 755 $(BUILD)/ldlsim $(BINDIR)/ldlsim"; \
+	  for t in $(TEMPLATES); do echo "file 644 $$t $(TEMPLATESDIR)/$$(basename $$t)"; done; \
+	  echo "file 644 $(BUILD)/libldlpgs.a $(LIBDIR)/libldlpgs.a"; \
+	  echo "file 755 $(BUILD)/libldlpgs.so.$(VERSION) $(LIBDIR)/libldlpgs.so.$(VERSION)"; \
+	  echo "link libldlpgs.so.$(VERSION) $(LIBDIR)/libldlpgs.so.$(SOVERSION)"; \
+	  echo "link libldlpgs.so.$(SOVERSION) $(LIBDIR)/libldlpgs.so"; \
+	  for h in $(PUBLIC_HEADERS); do echo "file 644 $$h $(INCLUDEDIR)/ldlpgs/$$(basename $$h)"; done; \
+	  echo "file 644 $(BUILD)/dist/ldlpgs.pc $(LIBDIR)/pkgconfig/ldlpgs.pc"; \
+	  echo "file 644 $(BUILD)/dist/ldlpgsConfig.cmake $(LIBDIR)/cmake/ldlpgs/ldlpgsConfig.cmake"; \
+	  echo "file 644 $(BUILD)/dist/ldlpgsConfigVersion.cmake $(LIBDIR)/cmake/ldlpgs/ldlpgsConfigVersion.cmake"; \
+	} | sh dist/install.sh install "$(DESTDIR)" "$(MANIFEST)"
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig > /dev/null; then ldconfig; fi
+
+uninstall:
+	@sh dist/install.sh uninstall "$(DESTDIR)" "$(MANIFEST)"
+
+# The example game (examples/) built against the installed package, twice:
+# installed into a temporary prefix, then built with Make + pkg-config and
+# with CMake from a copy of examples/ (outside the main build), both run
+# and their outputs compared; the CMake build is run again after touching
+# a mechanism and the installed templates (ldlgen must run again each
+# time); then uninstalled, which must leave nothing behind.
+TI := $(abspath $(BUILD))/test-install
+test-install: deps
+	@$(MAKE) --no-print-directory test-install-run
+
+test-install-run:
+	@rm -rf $(TI) && mkdir -p $(TI)
+	@$(MAKE) --no-print-directory -j$(JOBS) install-files PREFIX=$(TI)/prefix DESTDIR= > $(TI)/install.log
+	@cp -R examples $(TI)/src
+	@echo "test-install: the example with make + pkg-config"
+	@PKG_CONFIG_PATH=$(TI)/prefix/lib/pkgconfig $(MAKE) --no-print-directory -C $(TI)/src BUILD=$(TI)/make \
+	  > $(TI)/make.log 2>&1 || { cat $(TI)/make.log; exit 1; }
+	@$(TI)/make/example > $(TI)/make.out
+	@echo "test-install: the example with cmake"
+	@cmake -S $(TI)/src -B $(TI)/cmake -DCMAKE_PREFIX_PATH=$(TI)/prefix -DCMAKE_BUILD_TYPE=Release \
+	  > $(TI)/cmake.log 2>&1 || { cat $(TI)/cmake.log; exit 1; }
+	@cmake --build $(TI)/cmake -j$(JOBS) >> $(TI)/cmake.log 2>&1 || { cat $(TI)/cmake.log; exit 1; }
+	@$(TI)/cmake/example > $(TI)/cmake.out
+	@cmp $(TI)/make.out $(TI)/cmake.out || { echo "test-install: the two builds print different poses"; \
+	  diff $(TI)/make.out $(TI)/cmake.out | head; exit 1; }
+	@grep -q "crane" $(TI)/make.out && grep -q "rover" $(TI)/make.out
+	@touch $(TI)/src/crane.lua && cmake --build $(TI)/cmake > $(TI)/rebuild.log 2>&1
+	@grep -q "ldlgen crane.lua" $(TI)/rebuild.log || { echo "test-install: a changed mechanism was not regenerated"; exit 1; }
+	@touch $(TI)/prefix/share/ldlpgs/templates/kernels.tpl && cmake --build $(TI)/cmake > $(TI)/rebuild.log 2>&1
+	@grep -q "ldlgen rover.lua" $(TI)/rebuild.log || { echo "test-install: changed templates did not regenerate"; exit 1; }
+	@cmake --build $(TI)/cmake > $(TI)/rebuild.log 2>&1
+	@! grep -q "ldlgen" $(TI)/rebuild.log || { echo "test-install: ldlgen ran with nothing changed"; exit 1; }
+	@$(MAKE) --no-print-directory uninstall PREFIX=$(TI)/prefix DESTDIR= > $(TI)/uninstall.log
+	@if [ -e $(TI)/prefix ]; then echo "test-install: uninstall left:"; find $(TI)/prefix; exit 1; fi
+	@echo "test-install: installed $$(tail -1 $(TI)/install.log | cut -d' ' -f2) files; the example built with make and cmake prints the same poses; uninstalled"
 
 clean:
 	rm -rf build
