@@ -352,8 +352,9 @@ stats: all
 # the buggy drives and steers (mechanisms/buggy.drive), each for 10 s with
 # LDL-PGS and with pure PGS at the same iteration count: side-by-side
 # tables, and build/demo-out/*.svg plots of the constraint error.
-demo: all
-	@$(MAKE) --no-print-directory $(BUILD)/demo
+# It builds only what the demo links (not ldlgen's tests).
+demo: deps
+	@$(MAKE) --no-print-directory -j$(JOBS) $(BUILD)/demo
 	@$(BUILD)/demo --out $(BUILD)/demo-out
 
 $(BUILD)/obj/generated/%.o: generated/%.c
