@@ -440,7 +440,9 @@ install-files: $(BUILD)/ldlgen $(BUILD)/ldlsim $(BUILD)/libldlpgs.a $(BUILD)/lib
 	  echo "file 644 $(BUILD)/dist/ldlpgsConfig.cmake $(LIBDIR)/cmake/ldlpgs/ldlpgsConfig.cmake"; \
 	  echo "file 644 $(BUILD)/dist/ldlpgsConfigVersion.cmake $(LIBDIR)/cmake/ldlpgs/ldlpgsConfigVersion.cmake"; \
 	} | sh dist/install.sh install "$(DESTDIR)" "$(MANIFEST)"
-	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig > /dev/null; then ldconfig; fi
+	@# the dynamic linker's cache, for a system library directory (/usr/local/lib)
+	@if [ -z "$(DESTDIR)" ] && [ -n "$(filter /usr/%,$(LIBDIR))" ] && [ "$$(id -u)" = 0 ] && \
+	  command -v ldconfig > /dev/null; then ldconfig; fi
 
 uninstall:
 	@sh dist/install.sh uninstall "$(DESTDIR)" "$(MANIFEST)"
