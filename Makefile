@@ -106,7 +106,8 @@ $(BUILD)/libsim.a: $(SIM_OBJ)
 
 # The runtime built with LDLPGS_NO_THREADS (no factorization thread, no
 # pthread, no atomics; a threaded setting is refused with RT_ERR_THREAD),
-# for tests/test_nothreads. Its objects must reference no pthread symbol.
+# for tests/test_nothreads. Its objects must reference no pthread symbol,
+# and so built the runtime must compile with tcc too (no C11 atomics there).
 NT_CFLAGS = $(filter-out -pthread,$(CFLAGS_ALL)) -DLDLPGS_NO_THREADS
 NT_OBJ   := $(patsubst %.c,$(BUILD)/obj/nothreads/%.o,$(RT_SRC))
 $(BUILD)/obj/nothreads/runtime/%.o: runtime/%.c Makefile
@@ -116,6 +117,8 @@ $(BUILD)/obj/nothreads/runtime/%.o: runtime/%.c Makefile
 $(BUILD)/nothreads/librt.a: $(NT_OBJ)
 	@mkdir -p $(dir $@)
 	@if nm -u $^ | grep pthread; then echo "the LDLPGS_NO_THREADS runtime references pthread"; exit 1; fi
+	@set -e; for f in $(RT_SRC); do \
+	  $(TCC) -std=c11 -Wall -Werror -DLDLPGS_NO_THREADS -Iruntime/include -c $$f -o $(dir $@)tcc.o; done; rm -f $(dir $@)tcc.o
 	@rm -f $@
 	ar rcs $@ $^
 
