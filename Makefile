@@ -24,7 +24,7 @@ LUA_LIBS      = $(shell pkg-config --libs lua5.4)
 CMOCKA_CFLAGS = $(shell pkg-config --cflags cmocka)
 CMOCKA_LIBS   = $(shell pkg-config --libs cmocka)
 
-DEB_PACKAGES := lua5.4 liblua5.4-dev libcmocka-dev pkg-config clang valgrind chromium
+DEB_PACKAGES := lua5.4 liblua5.4-dev libcmocka-dev pkg-config clang valgrind chromium tcc g++ cmake
 # The viewer's npm packages (three.js, esbuild, gltf-validator,
 # playwright-core: versions pinned by its package-lock.json).
 VIEWER_DIR := tools/viewer
@@ -34,7 +34,7 @@ RT_SRC    := $(sort $(wildcard runtime/*.c runtime/joints/*.c))
 GEN_SRC   := $(sort $(filter-out gen/main.c,$(wildcard gen/*.c)))
 SIM_SRC   := $(sort $(wildcard sim/*.c))
 TEST_SRC  := $(sort $(wildcard tests/test_*.c))
-TESTS     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
+TESTS     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC)) $(BUILD)/tests/test_cxx
 RT_OBJ    := $(patsubst %.c,$(BUILD)/obj/%.o,$(RT_SRC))
 GEN_OBJ   := $(patsubst %.c,$(BUILD)/obj/%.o,$(GEN_SRC))
 SIM_OBJ   := $(patsubst %.c,$(BUILD)/obj/%.o,$(SIM_SRC))
@@ -43,7 +43,8 @@ MECHS     := $(sort $(wildcard mechanisms/*.lua))
 TEMPLATES := $(sort $(wildcard templates/*.lua templates/*.tpl))
 GEN_OBJ   += $(BUILD)/obj/templates_embed.o
 
-.PHONY: all build-all deps test check check-layers tests-run demo clean valgrind valgrind-run stats bench-factor generate generate-all check-generated check-view FORCE
+.PHONY: all build-all deps test check check-layers tests-run demo clean valgrind valgrind-run stats bench-factor generate generate-all check-generated check-view FORCE \
+        install install-files uninstall test-install test-install-run
 .DEFAULT_GOAL := all
 
 all: deps
@@ -116,6 +117,24 @@ $(BUILD)/libsim.a: $(SIM_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
+# The runtime built with LDLPGS_NO_THREADS (no factorization thread, no
+# pthread, no atomics; a threaded setting is refused with RT_ERR_THREAD),
+# for tests/test_nothreads. Its objects must reference no pthread symbol,
+# and so built the runtime must compile with tcc too (no C11 atomics there).
+NT_CFLAGS = $(filter-out -pthread,$(CFLAGS_ALL)) -DLDLPGS_NO_THREADS
+NT_OBJ   := $(patsubst %.c,$(BUILD)/obj/nothreads/%.o,$(RT_SRC))
+$(BUILD)/obj/nothreads/runtime/%.o: runtime/%.c Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(NT_CFLAGS) -Iruntime/include -c $< -o $@
+
+$(BUILD)/nothreads/librt.a: $(NT_OBJ)
+	@mkdir -p $(dir $@)
+	@if nm -u $^ | grep pthread; then echo "the LDLPGS_NO_THREADS runtime references pthread"; exit 1; fi
+	@set -e; for f in $(RT_SRC); do \
+	  $(TCC) -std=c11 -Wall -Werror -DLDLPGS_NO_THREADS -Iruntime/include -c $$f -o $(dir $@)tcc.o; done; rm -f $(dir $@)tcc.o
+	@rm -f $@
+	ar rcs $@ $^
+
 $(BUILD)/ldlgen: $(BUILD)/obj/gen/main.o $(BUILD)/libgen.a $(BUILD)/librt.a
 	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) -lm -o $@
 
@@ -141,7 +160,7 @@ $(BUILD)/obj/viewer/viewer_page.o: $(BUILD)/viewer/viewer_page.c
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(BUILD)/libsim.a $(BUILD)/libgen.a $(BUILD)/librt.a | $(BUILD)/ldlgen
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) $(CMOCKA_LIBS) -lm -o $@
+	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) $(CMOCKA_LIBS) -lm $(TEST_LDFLAGS) -o $@
 
 #---- generated programs ----------------------------------------------------------
 # generated/NAME.c|.h for every mechanisms/NAME.lua (unrolled, float): what
@@ -155,7 +174,8 @@ generate-all: $(BUILD)/ldlgen
 	  echo "ldlgen $$m -o generated/$$n.c"; $(BUILD)/ldlgen $$m -o generated/$$n.c; done
 
 # Regenerates into a scratch directory and compares with generated/, then
-# compiles every generated file standalone with gcc and clang.
+# compiles every generated file standalone with gcc and clang, and its
+# plain-C branch (no vector types) with gcc -DLDLPGS_NO_VECTOR and tcc.
 GEN_CHECK_FLAGS := -std=c11 -Wall -Wextra -Wpedantic -Werror -ffp-contract=off -Iruntime/include
 check-generated: $(BUILD)/ldlgen
 	@rm -rf $(BUILD)/regen && mkdir -p $(BUILD)/regen
@@ -166,8 +186,10 @@ check-generated: $(BUILD)/ldlgen
 	if [ -n "$$stale" ]; then echo "generated sources are stale: run make generate"; \
 	  echo "  (differs:$$stale)"; exit 1; fi
 	@set -e; for f in generated/*.c; do for cc in gcc clang; do \
-	  $$cc $(GEN_CHECK_FLAGS) -O2 -c $$f -o $(BUILD)/regen/check.o; done; done
-	@echo "generated/ is up to date and compiles with gcc and clang"
+	  $$cc $(GEN_CHECK_FLAGS) -O2 -c $$f -o $(BUILD)/regen/check.o; done; \
+	  gcc $(GEN_CHECK_FLAGS) -DLDLPGS_NO_VECTOR -fsyntax-only $$f; \
+	  $(TCC) -std=c11 -Wall -Werror -Iruntime/include -c $$f -o $(BUILD)/regen/check.o; done
+	@echo "generated/ is up to date and compiles with gcc and clang, and as plain C with gcc and tcc"
 
 # The generated code linked into tests/test_generated, compared bitwise with
 # the interpreter: every sample in float and double, plus the dense
@@ -203,16 +225,37 @@ $(GENTEST_DIR)/random%_float.c: $(GENTEST_DIR)/random%.lua $(BUILD)/ldlgen
 	$(BUILD)/ldlgen $< -o $@ --precision float --prefix random$*_float
 $(GENTEST_DIR)/random%_double.c: $(GENTEST_DIR)/random%.lua $(BUILD)/ldlgen
 	$(BUILD)/ldlgen $< -o $@ --precision double --prefix random$*_double
+# $(call gentest_list,ARRAY,SUFFIX,NAMES): the recipe of a C file that
+# lists NAME$(SUFFIX)_program for every NAME in the null-ended array ARRAY,
+# and in ARRAY_worlds the mechanism each file holds beside it (its _desc,
+# _settings and _create; the struct is test_generated.c's gentest_world),
+# rewritten only when it changes.
+define gentest_list
+	@mkdir -p $(dir $@)
+	@{ echo '#include "rt_world.h"'; \
+	  echo 'typedef struct gentest_world { const rt_world_desc *desc; const rt_settings *settings;'; \
+	  echo '  rt_world *(*create)(const rt_settings *, rt_status *); } gentest_world;'; \
+	  for n in $(3); do echo "extern const rt_program $${n}$(2)_program;"; \
+	    echo "extern const rt_world_desc $${n}$(2)_desc;"; echo "extern const rt_settings $${n}$(2)_settings;"; \
+	    echo "rt_world *$${n}$(2)_create(const rt_settings *, rt_status *);"; done; \
+	  echo "extern const rt_program *const $(1)[];"; \
+	  echo "const rt_program *const $(1)[] = {"; \
+	  for n in $(3); do echo "    &$${n}$(2)_program,"; done; \
+	  echo "    0,"; echo "};"; \
+	  echo "extern const gentest_world $(1)_worlds[];"; \
+	  echo "const gentest_world $(1)_worlds[] = {"; \
+	  for n in $(3); do echo "    {&$${n}$(2)_desc, &$${n}$(2)_settings, $${n}$(2)_create},"; done; \
+	  echo "    {0, 0, 0},"; echo "};"; } > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
+endef
+# $(call gentest_rename,NAME,SUFFIX): -D flags that rename the objects a
+# generated file exports, so that a second build of it links beside the first.
+gentest_rename = -D$(1)_program=$(1)$(2)_program -D$(1)_desc=$(1)$(2)_desc \
+                 -D$(1)_settings=$(1)$(2)_settings -D$(1)_create=$(1)$(2)_create
+
 # The list of programs (rewritten only when the sample list changes).
 $(GENTEST_DIR)/programs.c: FORCE
-	@mkdir -p $(dir $@)
-	@{ echo '#include "rt.h"'; \
-	  for n in $(GENTEST_NAMES); do echo "extern const rt_program $${n}_program;"; done; \
-	  echo "extern const rt_program *const gentest_programs[];"; \
-	  echo "const rt_program *const gentest_programs[] = {"; \
-	  for n in $(GENTEST_NAMES); do echo "    &$${n}_program,"; done; \
-	  echo "    0,"; echo "};"; } > $@.tmp
-	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
+	$(call gentest_list,gentest_programs,,$(GENTEST_NAMES))
 FORCE:
 # Under SAN=1 the generated code gets AddressSanitizer only: UBSan has little
 # to check in straight-line float code and multiplies its compile time.
@@ -233,20 +276,58 @@ GENTEST_AVX_OBJ   := $(patsubst %,$(BUILD)/obj/gentest_avx/%.o,$(GENTEST_AVX_NAM
                      $(BUILD)/obj/gentest_avx/programs_avx.o
 $(patsubst %,$(BUILD)/obj/gentest_avx/%.o,$(GENTEST_AVX_NAMES)): $(BUILD)/obj/gentest_avx/%.o: $(GENTEST_DIR)/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(GENTEST_CFLAGS) -mavx2 -D$*_program=$*_avx_program -Iruntime/include -c $< -o $@
+	$(CC) $(GENTEST_CFLAGS) -mavx2 $(call gentest_rename,$*,_avx) -Iruntime/include -c $< -o $@
 $(GENTEST_DIR)/programs_avx.c: FORCE
-	@mkdir -p $(dir $@)
-	@{ echo '#include "rt.h"'; \
-	  for n in $(GENTEST_AVX_NAMES); do echo "extern const rt_program $${n}_avx_program;"; done; \
-	  echo "extern const rt_program *const gentest_programs_avx[];"; \
-	  echo "const rt_program *const gentest_programs_avx[] = {"; \
-	  for n in $(GENTEST_AVX_NAMES); do echo "    &$${n}_avx_program,"; done; \
-	  echo "    0,"; echo "};"; } > $@.tmp
-	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
+	$(call gentest_list,gentest_programs_avx,_avx,$(GENTEST_AVX_NAMES))
 $(BUILD)/obj/gentest_avx/programs_avx.o: $(GENTEST_DIR)/programs_avx.c
 	@mkdir -p $(dir $@)
 	$(CC) $(GENTEST_CFLAGS) -Iruntime/include -c $< -o $@
-$(BUILD)/tests/test_generated: $(GENTEST_OBJ) $(GENTEST_AVX_OBJ)
+
+# The plain-C branch (gen/target.h's first row: no vector types) of a few
+# programs, held to the interpreter's bits the same way: compiled by $(CC)
+# with -DLDLPGS_NO_VECTOR (NAME_novec), and by tcc, which has no vector
+# extensions and picks the branch by itself (NAME_tcc; -fPIC: tcc's objects
+# link into the position-independent test).
+TCC ?= tcc
+GENTEST_PLAIN_NAMES := track_double multi_wheel_float multi_wheel_dense_double scissor_lift_float \
+                       random1_float random3_double
+GENTEST_PLAIN_OBJ   := $(patsubst %,$(BUILD)/obj/gentest_novec/%.o,$(GENTEST_PLAIN_NAMES)) \
+                       $(patsubst %,$(BUILD)/obj/gentest_tcc/%.o,$(GENTEST_PLAIN_NAMES)) \
+                       $(BUILD)/obj/gentest_novec/programs_novec.o $(BUILD)/obj/gentest_tcc/programs_tcc.o
+$(patsubst %,$(BUILD)/obj/gentest_novec/%.o,$(GENTEST_PLAIN_NAMES)): $(BUILD)/obj/gentest_novec/%.o: $(GENTEST_DIR)/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(GENTEST_CFLAGS) -DLDLPGS_NO_VECTOR $(call gentest_rename,$*,_novec) -Iruntime/include -c $< -o $@
+$(patsubst %,$(BUILD)/obj/gentest_tcc/%.o,$(GENTEST_PLAIN_NAMES)): $(BUILD)/obj/gentest_tcc/%.o: $(GENTEST_DIR)/%.c
+	@mkdir -p $(dir $@)
+	$(TCC) -std=c11 -Wall -Werror -fPIC $(call gentest_rename,$*,_tcc) -Iruntime/include -c $< -o $@
+$(GENTEST_DIR)/programs_novec.c: FORCE
+	$(call gentest_list,gentest_programs_novec,_novec,$(GENTEST_PLAIN_NAMES))
+$(GENTEST_DIR)/programs_tcc.c: FORCE
+	$(call gentest_list,gentest_programs_tcc,_tcc,$(GENTEST_PLAIN_NAMES))
+$(BUILD)/obj/gentest_novec/programs_novec.o: $(GENTEST_DIR)/programs_novec.c
+	@mkdir -p $(dir $@)
+	$(CC) $(GENTEST_CFLAGS) -Iruntime/include -c $< -o $@
+$(BUILD)/obj/gentest_tcc/programs_tcc.o: $(GENTEST_DIR)/programs_tcc.c
+	@mkdir -p $(dir $@)
+	$(CC) $(GENTEST_CFLAGS) -Iruntime/include -c $< -o $@
+$(BUILD)/tests/test_generated: $(GENTEST_OBJ) $(GENTEST_AVX_OBJ) $(GENTEST_PLAIN_OBJ)
+# (tcc's objects do not say that their stack needs no execute permission)
+$(BUILD)/tests/test_generated: TEST_LDFLAGS = -Wl,-z,noexecstack
+# test_nothreads links the runtime built without threads, and no -pthread.
+$(BUILD)/tests/test_nothreads: $(BUILD)/obj/tests/test_nothreads.o $(BUILD)/libsim.a $(BUILD)/libgen.a \
+                               $(BUILD)/nothreads/librt.a
+	@mkdir -p $(dir $@)
+	$(CC) $(NT_CFLAGS) $^ $(LUA_LIBS) $(CMOCKA_LIBS) -lm -o $@
+# test_cxx: the public headers and two generated files (compiled as C)
+# from a C++17 program.
+CXXFLAGS_ALL = -std=c++17 $(OPT) -Wall -Wextra -Wpedantic -Werror $(FPFLAGS) -MMD -MP $(SANFLAGS)
+$(BUILD)/obj/tests/test_cxx.o: tests/test_cxx.cpp Makefile
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS_ALL) -Iruntime/include -Igenerated -c $< -o $@
+$(BUILD)/tests/test_cxx: $(BUILD)/obj/tests/test_cxx.o $(BUILD)/obj/generated/buggy.o \
+                         $(BUILD)/obj/generated/scissor_lift.o $(BUILD)/librt.a
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS_ALL) $^ $(THREADS) -lm -o $@
 # test_cli and test_gltf run ldlsim too; test_svgplot links the plotter.
 $(BUILD)/tests/test_cli: | $(BUILD)/ldlsim
 $(BUILD)/tests/test_gltf: | $(BUILD)/ldlsim
@@ -254,7 +335,8 @@ $(BUILD)/tests/test_svgplot: $(BUILD)/obj/tools/svgplot.o
 
 #---- tests ---------------------------------------------------------------------
 # make test: the cmocka suite, the layering check, the generated/ check,
-# then the suite built with ASan + UBSan; builds run on every core (JOBS).
+# the installed package (test-install), then the suite built with ASan +
+# UBSan; builds run on every core (JOBS).
 # The suite under valgrind's memcheck is `make valgrind` (CI runs it after
 # make test). make check: the quick local loop (build, suite, layers).
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -264,6 +346,7 @@ test: deps
 	@$(MAKE) --no-print-directory tests-run check-layers
 	@$(MAKE) --no-print-directory check-view
 	@$(MAKE) --no-print-directory check-generated
+	@$(MAKE) --no-print-directory test-install-run
 	@$(MAKE) --no-print-directory -j$(JOBS) BUILD=build/san SAN=1 OPT="-O1 -g" build-all
 	@$(MAKE) --no-print-directory BUILD=build/san SAN=1 OPT="-O1 -g" tests-run
 
@@ -318,8 +401,9 @@ stats: all
 # the buggy drives and steers (mechanisms/buggy.drive), each for 10 s with
 # LDL-PGS and with pure PGS at the same iteration count: side-by-side
 # tables, and build/demo-out/*.svg plots of the constraint error.
-demo: all
-	@$(MAKE) --no-print-directory $(BUILD)/demo
+# It builds only what the demo links (not ldlgen's tests).
+demo: deps
+	@$(MAKE) --no-print-directory -j$(JOBS) $(BUILD)/demo
 	@$(BUILD)/demo --out $(BUILD)/demo-out
 
 $(BUILD)/obj/generated/%.o: generated/%.c
@@ -343,6 +427,110 @@ bench-factor: all
 $(BUILD)/bench/factor_time: bench/factor_time.c $(GENTEST_OBJ) $(BUILD)/libsim.a $(BUILD)/libgen.a $(BUILD)/librt.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Iruntime/include -Igen -Isim $< $(GENTEST_OBJ) $(BUILD)/libsim.a $(BUILD)/libgen.a $(BUILD)/librt.a $(LUA_LIBS) -lm -o $@
+
+#---- install -----------------------------------------------------------------
+# make install PREFIX=/usr/local DESTDIR=: ldlgen and ldlsim, the templates
+# (for ldlgen --templates; ldlgen has them built in), libldlpgs.a and the
+# versioned libldlpgs.so (the runtime built with -fPIC; only the public rt_
+# names exported: dist/ldlpgs.map), the public headers under
+# include/ldlpgs/, ldlpgs.pc and the CMake package (dist/cmake/). Every
+# file, link and directory it creates is recorded in MANIFEST, which make
+# uninstall (same PREFIX and DESTDIR) reads to remove exactly those
+# (dist/install.sh).
+PREFIX       ?= /usr/local
+DESTDIR      ?=
+BINDIR       ?= $(PREFIX)/bin
+LIBDIR       ?= $(PREFIX)/lib
+INCLUDEDIR   ?= $(PREFIX)/include
+DATADIR      ?= $(PREFIX)/share
+VERSION      := 0.1.0
+SOVERSION    := 0
+TEMPLATESDIR  = $(DATADIR)/ldlpgs/templates
+MANIFEST      = $(DATADIR)/ldlpgs/install-manifest
+PUBLIC_HEADERS := $(sort $(wildcard runtime/include/*.h))
+
+PIC_OBJ := $(patsubst %.c,$(BUILD)/obj/pic/%.o,$(RT_SRC))
+$(BUILD)/obj/pic/runtime/%.o: runtime/%.c Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -fPIC -Iruntime/include -c $< -o $@
+
+$(BUILD)/libldlpgs.a: $(PIC_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/libldlpgs.so.$(VERSION): $(PIC_OBJ) dist/ldlpgs.map
+	$(CC) $(CFLAGS_ALL) -shared -Wl,-soname,libldlpgs.so.$(SOVERSION) -Wl,--version-script=dist/ldlpgs.map \
+	  -Wl,-z,defs $(PIC_OBJ) -lm -o $@
+
+# dist/*.in with the install paths filled in.
+DIST_SUBST = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+                 -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@TEMPLATESDIR@|$(TEMPLATESDIR)|g' \
+                 -e 's|@VERSION@|$(VERSION)|g' -e 's|@SOVERSION@|$(SOVERSION)|g'
+
+install: deps
+	@$(MAKE) --no-print-directory install-files
+
+install-files: $(BUILD)/ldlgen $(BUILD)/ldlsim $(BUILD)/libldlpgs.a $(BUILD)/libldlpgs.so.$(VERSION)
+	@case "$(PREFIX)" in /*) ;; *) echo "make install: PREFIX must be an absolute path, not '$(PREFIX)'"; exit 2;; esac
+	@mkdir -p $(BUILD)/dist
+	@$(DIST_SUBST) dist/ldlpgs.pc.in > $(BUILD)/dist/ldlpgs.pc
+	@$(DIST_SUBST) dist/cmake/ldlpgsConfig.cmake.in > $(BUILD)/dist/ldlpgsConfig.cmake
+	@$(DIST_SUBST) dist/cmake/ldlpgsConfigVersion.cmake.in > $(BUILD)/dist/ldlpgsConfigVersion.cmake
+	@echo "installing into $(DESTDIR)$(PREFIX):"
+	@{ echo "file 755 $(BUILD)/ldlgen $(BINDIR)/ldlgen"; \
+	  echo "file 755 $(BUILD)/ldlsim $(BINDIR)/ldlsim"; \
+	  for t in $(TEMPLATES); do echo "file 644 $$t $(TEMPLATESDIR)/$$(basename $$t)"; done; \
+	  echo "file 644 $(BUILD)/libldlpgs.a $(LIBDIR)/libldlpgs.a"; \
+	  echo "file 755 $(BUILD)/libldlpgs.so.$(VERSION) $(LIBDIR)/libldlpgs.so.$(VERSION)"; \
+	  echo "link libldlpgs.so.$(VERSION) $(LIBDIR)/libldlpgs.so.$(SOVERSION)"; \
+	  echo "link libldlpgs.so.$(SOVERSION) $(LIBDIR)/libldlpgs.so"; \
+	  for h in $(PUBLIC_HEADERS); do echo "file 644 $$h $(INCLUDEDIR)/ldlpgs/$$(basename $$h)"; done; \
+	  echo "file 644 $(BUILD)/dist/ldlpgs.pc $(LIBDIR)/pkgconfig/ldlpgs.pc"; \
+	  echo "file 644 $(BUILD)/dist/ldlpgsConfig.cmake $(LIBDIR)/cmake/ldlpgs/ldlpgsConfig.cmake"; \
+	  echo "file 644 $(BUILD)/dist/ldlpgsConfigVersion.cmake $(LIBDIR)/cmake/ldlpgs/ldlpgsConfigVersion.cmake"; \
+	} | sh dist/install.sh install "$(DESTDIR)" "$(MANIFEST)"
+	@# the dynamic linker's cache, for a system library directory (/usr/local/lib)
+	@if [ -z "$(DESTDIR)" ] && [ -n "$(filter /usr/%,$(LIBDIR))" ] && [ "$$(id -u)" = 0 ] && \
+	  command -v ldconfig > /dev/null; then ldconfig; fi
+
+uninstall:
+	@sh dist/install.sh uninstall "$(DESTDIR)" "$(MANIFEST)"
+
+# The example game (examples/) built against the installed package, twice:
+# installed into a temporary prefix, then built with Make + pkg-config and
+# with CMake from a copy of examples/ (outside the main build), both run
+# and their outputs compared; the CMake build is run again after touching
+# a mechanism and the installed templates (ldlgen must run again each
+# time); then uninstalled, which must leave nothing behind.
+TI := $(abspath $(BUILD))/test-install
+test-install: deps
+	@$(MAKE) --no-print-directory test-install-run
+
+test-install-run:
+	@rm -rf $(TI) && mkdir -p $(TI)
+	@$(MAKE) --no-print-directory -j$(JOBS) install-files PREFIX=$(TI)/prefix DESTDIR= > $(TI)/install.log
+	@cp -R examples $(TI)/src
+	@echo "test-install: the example with make + pkg-config"
+	@PKG_CONFIG_PATH=$(TI)/prefix/lib/pkgconfig $(MAKE) --no-print-directory -C $(TI)/src BUILD=$(TI)/make \
+	  > $(TI)/make.log 2>&1 || { cat $(TI)/make.log; exit 1; }
+	@$(TI)/make/example > $(TI)/make.out
+	@echo "test-install: the example with cmake"
+	@cmake -S $(TI)/src -B $(TI)/cmake -DCMAKE_PREFIX_PATH=$(TI)/prefix -DCMAKE_BUILD_TYPE=Release \
+	  > $(TI)/cmake.log 2>&1 || { cat $(TI)/cmake.log; exit 1; }
+	@cmake --build $(TI)/cmake -j$(JOBS) >> $(TI)/cmake.log 2>&1 || { cat $(TI)/cmake.log; exit 1; }
+	@$(TI)/cmake/example > $(TI)/cmake.out
+	@cmp $(TI)/make.out $(TI)/cmake.out || { echo "test-install: the two builds print different poses"; \
+	  diff $(TI)/make.out $(TI)/cmake.out | head; exit 1; }
+	@grep -q "crane" $(TI)/make.out && grep -q "rover" $(TI)/make.out
+	@touch $(TI)/src/crane.lua && cmake --build $(TI)/cmake > $(TI)/rebuild.log 2>&1
+	@grep -q "ldlgen crane.lua" $(TI)/rebuild.log || { echo "test-install: a changed mechanism was not regenerated"; exit 1; }
+	@touch $(TI)/prefix/share/ldlpgs/templates/kernels.tpl && cmake --build $(TI)/cmake > $(TI)/rebuild.log 2>&1
+	@grep -q "ldlgen rover.lua" $(TI)/rebuild.log || { echo "test-install: changed templates did not regenerate"; exit 1; }
+	@cmake --build $(TI)/cmake > $(TI)/rebuild.log 2>&1
+	@! grep -q "ldlgen" $(TI)/rebuild.log || { echo "test-install: ldlgen ran with nothing changed"; exit 1; }
+	@$(MAKE) --no-print-directory uninstall PREFIX=$(TI)/prefix DESTDIR= > $(TI)/uninstall.log
+	@if [ -e $(TI)/prefix ]; then echo "test-install: uninstall left:"; find $(TI)/prefix; exit 1; fi
+	@echo "test-install: installed $$(tail -1 $(TI)/install.log | cut -d' ' -f2) files; the example built with make and cmake prints the same poses; uninstalled"
 
 clean:
 	rm -rf build

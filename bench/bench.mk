@@ -79,7 +79,8 @@ $(foreach e,$(BENCH_ENTRIES),$(eval $(call bench_program_rules,$(call bench_fiel
 # The samples' programs again, from the same generated files, with -mavx2
 # (still -ffp-contract=off, no -mfma: the generated code then picks its
 # 32-byte vector kernels, bitwise identical results), the program renamed
-# STEM_avx2_program. Built on x86-64 only; the driver measures them only
+# STEM_avx2_program (and its mechanism, STEM_avx2_desc, ...: gentest_rename
+# in the Makefile). Built on x86-64 only; the driver measures them only
 # when the CPU has AVX2 (__builtin_cpu_supports), as extra methods
 # "unrolled (AVX2 build)" beside the baseline build, which stays the
 # primary verdict.
@@ -89,7 +90,7 @@ BENCH_AVX2_GEN_OBJ := $(patsubst %,$(BENCH_DIR)/obj/avx2/%.o,$(BENCH_AVX2_STEMS)
 $(BENCH_AVX2_GEN_OBJ): $(BENCH_DIR)/obj/avx2/%.o: $(BENCH_DIR)/gen/%.c $(BENCH_DIR)/cputime $(wildcard runtime/include/*.h)
 	@mkdir -p $(dir $@)
 	@echo "cc $< (timed, $(BENCH_AVX2_FLAGS))"
-	@$(BENCH_DIR)/cputime $@.cpu $(CC) $(BENCH_GEN_CFLAGS) $(BENCH_AVX2_FLAGS) -D$*_program=$*_avx2_program -c $< -o $@
+	@$(BENCH_DIR)/cputime $@.cpu $(CC) $(BENCH_GEN_CFLAGS) $(BENCH_AVX2_FLAGS) $(call gentest_rename,$*,_avx2) -c $< -o $@
 .SECONDARY: $(patsubst %,$(BENCH_DIR)/gen/%.c,$(BENCH_STEMS)) \
             $(foreach n,$(BENCH_TRACK_PLATES),$(BENCH_SERIES_MECH)/track$(n).lua) \
             $(foreach n,$(BENCH_LIFT_STAGES),$(BENCH_SERIES_MECH)/scissor_lift$(n).lua)

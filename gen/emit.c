@@ -51,6 +51,7 @@ typedef struct view {
   const emit_options *o;
   char ident[EMIT_IDENT_MAX + 1];
   char macro[EMIT_IDENT_MAX + 1]; /* upper-case ident */
+  emit_names names;               /* of the bodies and constraints */
 } view;
 
 static void set_int(lua_State *L, const char *k, long long v) {
@@ -304,7 +305,7 @@ static void push_kernels(lua_State *L, const view *v) {
 
 /* The target table (gen/target.h) for the program's precision: each row's
  * name, condition ("" for the last row, the #else), summary, vector bytes
- * and lanes. */
+ * (0: plain C) and lanes (1 for plain C). */
 static void push_targets(lua_State *L, rt_precision precision) {
   lua_createtable(L, target_count, 0);
   for (int i = 0; i < target_count; i++) {
@@ -314,7 +315,7 @@ static void push_targets(lua_State *L, rt_precision precision) {
     set_str(L, "condition", t->condition ? t->condition : "");
     set_str(L, "summary", t->summary);
     set_int(L, "bytes", t->vector_bytes);
-    set_int(L, "lanes", target_lanes(t->vector_bytes, precision));
+    set_int(L, "lanes", target_row_lanes(t, precision));
     append(L);
   }
 }
@@ -367,6 +368,9 @@ static void build_view(lua_State *L, void *ud) {
   push_targets(L, r->precision);
   lua_setfield(L, -2, "targets");
   set_int(L, "vector_align", TARGET_VECTOR_ALIGN);
+  emit_world_push(L, v->p->m, &v->names);
+  lua_setfield(L, -2, "world");
+  set_str(L, "mechanism_mark", EMIT_MECHANISM_MARK);
 }
 
 /* The identifier prefix: the option, or the mechanism name with every
@@ -392,7 +396,7 @@ gen_status emit_program(const program *p, const emit_options *o, emit_output *ou
   arena_init(&a);
   rt_program r;
   rtprog_build(&a, p, o->precision, &r);
-  view v = {p, &r, NULL, o, "", ""};
+  view v = {p, &r, NULL, o, "", "", {NULL, NULL}};
   emit_plan plan = {0};
   gen_status st = GEN_OK;
   if (o->mode == EMIT_UNROLLED) st = emit_plan_build(&a, &r, o->budget, &plan, d);
@@ -403,6 +407,7 @@ gen_status emit_program(const program *p, const emit_options *o, emit_output *ou
     make_ident(p->m->name, v.ident);
   for (size_t i = 0; v.ident[i]; i++)
     v.macro[i] = (char)(v.ident[i] >= 'a' && v.ident[i] <= 'z' ? v.ident[i] - 'a' + 'A' : v.ident[i]);
+  if (st == GEN_OK) st = emit_world_names(&a, p->m, v.macro, &v.names, d);
   if (st == GEN_OK) {
     static const char *const names[] = {"program.c.tpl", "program.h.tpl"};
     tpl_text t[2];

@@ -170,8 +170,43 @@ typedef struct emit_output {
   size_t c_len, h_len;
 } emit_output;
 
-/* Renders OUT.c and OUT.h for a built program. */
+/* Renders OUT.c and OUT.h for a built program: the program, then the
+ * mechanism (below), after the line EMIT_MECHANISM_MARK in both files. */
 gen_status emit_program(const program *p, const emit_options *o, emit_output *out, diag_list *d);
 void emit_output_free(emit_output *out);
+
+/*---- the mechanism (emit_world.c) ------------------------------------------------
+ *
+ * Generated files also hold the mechanism the program was built for, so that
+ * a game needs nothing else: in OUT.h the enums ID_BODY_<NAME> and
+ * ID_JOINT_<NAME> (ID the prefix and NAME the body's or constraint's name,
+ * upper-cased, every character outside [A-Z0-9_] made '_'), ID_BODY_COUNT
+ * and ID_JOINT_COUNT, the ground plane's macros, and declarations of
+ * ID_desc (rt_world_desc: gen/mechdesc.c's description, what ldlsim
+ * steps), ID_settings (the file's settings) and ID_create; in OUT.c their
+ * definitions, every number written so that it reads back exactly. The
+ * program part before the mark does not depend on this part: inequality
+ * constraints still leave it byte for byte the same. */
+
+#define EMIT_MECHANISM_MARK "/*---- the mechanism "
+
+typedef struct emit_names {
+  char **body;  /* MACRO_BODY_<NAME> of each body          (nbody) */
+  char **joint; /* MACRO_JOINT_<NAME> of each constraint   (ncons) */
+} emit_names;
+
+/* The C names of m's bodies and constraints under the upper-case prefix
+ * macro, in a. Two names that coincide, or a name that would be a
+ * MACRO_BODY_COUNT or MACRO_JOINT_COUNT, are errors at the later one's line
+ * naming both (GEN_ERR_INPUT). */
+gen_status emit_world_names(arena *a, const mech *m, const char *macro, emit_names *out, diag_list *d);
+
+struct lua_State;
+/* Pushes the view of the mechanism part (P.world) for the templates. */
+void emit_world_push(struct lua_State *L, const mech *m, const emit_names *names);
+
+/* The shortest C floating constant that reads back as v ("0.1", "-0.0",
+ * "1e+300"); HUGE_VAL and -HUGE_VAL (math.h) for infinities. */
+void emit_number(double v, char *buf, size_t size);
 
 #endif

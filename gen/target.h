@@ -9,6 +9,9 @@
  * target's preprocessor condition: `#if` for the first row, `#elif` for the
  * next ones, `#else` for the last, which has no condition and is what every
  * other compiler gets. The compiler that builds the file picks the branch.
+ * The first row is plain C (vector_bytes 0): no vector types at all, for
+ * compilers without GCC/Clang vector extensions and for builds that define
+ * LDLPGS_NO_VECTOR, so that a generated file is ISO C11 there.
  * Vector lanes only ever hold independent results, each computed with the
  * reference arithmetic of rt.h, so every branch gives the same bits
  * (test_generated holds the baseline build and an -mavx2 build of some
@@ -44,7 +47,8 @@ typedef struct target_desc {
   const char *summary;   /* its comment in the generated file */
   int vector_bytes;      /* the widest vector its kernels use: a power of
                             two, at least one double, at most
-                            TARGET_PANEL_BYTES */
+                            TARGET_PANEL_BYTES; or 0: plain C, no vector
+                            types (one lane: scalars) */
 } target_desc;
 
 /* The rows, in the order the generated #if chain tests them; the last has
@@ -52,8 +56,10 @@ typedef struct target_desc {
 extern const target_desc target_table[];
 extern const int target_count;
 
-/* Scalars of the precision in `bytes` bytes: a target's lanes, or a
- * panel's rows (bytes = TARGET_PANEL_BYTES). */
+/* Scalars of the precision in `bytes` bytes: a panel's rows (bytes =
+ * TARGET_PANEL_BYTES). */
 int target_lanes(int bytes, rt_precision precision);
+/* The lanes of a row's widest vector: 1 for a plain-C row. */
+int target_row_lanes(const target_desc *t, rt_precision precision);
 
 #endif

@@ -12,6 +12,9 @@
  * the reference arithmetic of rt.h specialized by degree; vector lanes hold
  * independent results, so every instruction set gives the same bits.
  *
+ * After the program, the mechanism: its world description buggy_desc,
+ * its settings buggy_settings and buggy_create, which makes its world.
+ *
  * Mechanism statistics
  *   bodies          8 (9 solver bodies: 1 shattered into 2 shards)
  *   constraints     10 in H (9 equality constraints of the mechanism, 1 shard welds)
@@ -38,13 +41,23 @@
  */
 #include "buggy.h"
 
+#include <math.h> /* HUGE_VAL: the mechanism's unbounded limits */
+
 typedef float scalar;
 /* vectors of 2, 4, ... scalars (GCC/Clang vector extensions), loaded and
- * stored at any scalar-aligned address; the kernels use those the target
- * has registers for */
+ * stored at any scalar-aligned address, up to the widest the target has
+ * registers for; none in plain C (the vector kernels below are written once
+ * per target, under the same conditions) */
+#if defined(LDLPGS_NO_VECTOR) || !defined(__GNUC__)
+/* no vector types: plain C */
+#elif defined(__AVX__)
 typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
 typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
 typedef scalar v8 __attribute__((vector_size(8 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
+#else
+typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
+typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
+#endif
 
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
 
@@ -570,7 +583,266 @@ static void subtract_5(scalar *restrict x, const scalar *restrict s) {
 
 /*---- vector kernels: one body per vector width, the same results ------------*/
 
-#if defined(__AVX__)
+#if defined(LDLPGS_NO_VECTOR) || !defined(__GNUC__)
+/* plain C, one scalar at a time: LDLPGS_NO_VECTOR, or no GCC/Clang vector extensions */
+
+/* 3 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 16), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_1x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 3; r++) {
+    scalar y[1];
+    for (int i = 0; i < 1; i++) {
+      scalar s = e[r * 1 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 1 + q] * y[q];
+      y[i] = s;
+      et[i * 16 + r] = s;
+      e[r * 1 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* 3 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 16), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 3; r++) {
+    scalar y[5];
+    for (int i = 0; i < 5; i++) {
+      scalar s = e[r * 5 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
+      y[i] = s;
+      et[i * 16 + r] = s;
+      e[r * 5 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* 6 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 16), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 6; r++) {
+    scalar y[5];
+    for (int i = 0; i < 5; i++) {
+      scalar s = e[r * 5 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
+      y[i] = s;
+      et[i * 16 + r] = s;
+      e[r * 5 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* 7 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 16), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x7_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 7; r++) {
+    scalar y[5];
+    for (int i = 0; i < 5; i++) {
+      scalar s = e[r * 5 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
+      y[i] = s;
+      et[i * 16 + r] = s;
+      e[r * 5 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* 8 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 16), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_1x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 8; r++) {
+    scalar y[1];
+    for (int i = 0; i < 1; i++) {
+      scalar s = e[r * 1 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 1 + q] * y[q];
+      y[i] = s;
+      et[i * 16 + r] = s;
+      e[r * 1 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* 8 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 16), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 8; r++) {
+    scalar y[5];
+    for (int i = 0; i < 5; i++) {
+      scalar s = e[r * 5 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
+      y[i] = s;
+      et[i * 16 + r] = s;
+      e[r * 5 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* Lower triangle of a 1 x 1 node block C -= L Y^T, L and Y 1 x 1 (rt.h
+ * factor step 3, a diagonal block pair), one entry at a time. */
+static void reduce_tri_1_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 1; r++)
+    for (int j = 0; j < r + 1; j++) {
+      scalar s = l[r * 1] * et[j];
+      for (int q = 1; q < 1; q++) s += l[r * 1 + q] * et[q * 16 + j];
+      c[r * 1 + j] -= s;
+    }
+}
+
+/* Lower triangle of a 1 x 1 node block C -= L Y^T, L and Y 1 x 5 (rt.h
+ * factor step 3, a diagonal block pair), one entry at a time. */
+static void reduce_tri_1_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 1; r++)
+    for (int j = 0; j < r + 1; j++) {
+      scalar s = l[r * 5] * et[j];
+      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 16 + j];
+      c[r * 1 + j] -= s;
+    }
+}
+
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 1 (rt.h
+ * factor step 3, a diagonal block pair), one entry at a time. */
+static void reduce_tri_5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 5; r++)
+    for (int j = 0; j < r + 1; j++) {
+      scalar s = l[r * 1] * et[j];
+      for (int q = 1; q < 1; q++) s += l[r * 1 + q] * et[q * 16 + j];
+      c[r * 5 + j] -= s;
+    }
+}
+
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 5 (rt.h
+ * factor step 3, a diagonal block pair), one entry at a time. */
+static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 5; r++)
+    for (int j = 0; j < r + 1; j++) {
+      scalar s = l[r * 5] * et[j];
+      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 16 + j];
+      c[r * 5 + j] -= s;
+    }
+}
+
+/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 1 (rt.h
+ * factor step 3, a diagonal block pair), one entry at a time. */
+static void reduce_tri_6_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 6; r++)
+    for (int j = 0; j < r + 1; j++) {
+      scalar s = l[r * 1] * et[j];
+      for (int q = 1; q < 1; q++) s += l[r * 1 + q] * et[q * 16 + j];
+      c[r * 6 + j] -= s;
+    }
+}
+
+/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 5 (rt.h
+ * factor step 3, a diagonal block pair), one entry at a time. */
+static void reduce_tri_6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 6; r++)
+    for (int j = 0; j < r + 1; j++) {
+      scalar s = l[r * 5] * et[j];
+      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 16 + j];
+      c[r * 6 + j] -= s;
+    }
+}
+
+/* C -= L Y^T for a 1 x 5 block C, L 1 x 5, Y 5 x 5 (rt.h factor
+ * step 3, one block pair), one entry at a time. */
+static void reduce_1x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 1; r++)
+    for (int j = 0; j < 5; j++) {
+      scalar s = l[r * 5] * et[j];
+      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 16 + j];
+      c[r * 5 + j] -= s;
+    }
+}
+
+/* C -= L Y^T for a 5 x 1 block C, L 5 x 1, Y 1 x 1 (rt.h factor
+ * step 3, one block pair), one entry at a time. */
+static void reduce_5x1_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 5; r++)
+    for (int j = 0; j < 1; j++) {
+      scalar s = l[r * 1] * et[j];
+      for (int q = 1; q < 1; q++) s += l[r * 1 + q] * et[q * 16 + j];
+      c[r * 1 + j] -= s;
+    }
+}
+
+/* C -= L Y^T for a 5 x 1 block C, L 5 x 5, Y 1 x 5 (rt.h factor
+ * step 3, one block pair), one entry at a time. */
+static void reduce_5x1_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 5; r++)
+    for (int j = 0; j < 1; j++) {
+      scalar s = l[r * 5] * et[j];
+      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 16 + j];
+      c[r * 1 + j] -= s;
+    }
+}
+
+/* C -= L Y^T for a 5 x 5 block C, L 5 x 1, Y 5 x 1 (rt.h factor
+ * step 3, one block pair), one entry at a time. */
+static void reduce_5x5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 5; r++)
+    for (int j = 0; j < 5; j++) {
+      scalar s = l[r * 1] * et[j];
+      for (int q = 1; q < 1; q++) s += l[r * 1 + q] * et[q * 16 + j];
+      c[r * 5 + j] -= s;
+    }
+}
+
+/* C -= L Y^T for a 5 x 5 block C, L 5 x 5, Y 5 x 5 (rt.h factor
+ * step 3, one block pair), one entry at a time. */
+static void reduce_5x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 5; r++)
+    for (int j = 0; j < 5; j++) {
+      scalar s = l[r * 5] * et[j];
+      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 16 + j];
+      c[r * 5 + j] -= s;
+    }
+}
+
+/* C -= L Y^T for a 6 x 1 block C, L 6 x 5, Y 1 x 5 (rt.h factor
+ * step 3, one block pair), one entry at a time. */
+static void reduce_6x1_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 6; r++)
+    for (int j = 0; j < 1; j++) {
+      scalar s = l[r * 5] * et[j];
+      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 16 + j];
+      c[r * 1 + j] -= s;
+    }
+}
+
+/* C -= L Y^T for a 6 x 5 block C, L 6 x 1, Y 5 x 1 (rt.h factor
+ * step 3, one block pair), one entry at a time. */
+static void reduce_6x5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 6; r++)
+    for (int j = 0; j < 5; j++) {
+      scalar s = l[r * 1] * et[j];
+      for (int q = 1; q < 1; q++) s += l[r * 1 + q] * et[q * 16 + j];
+      c[r * 5 + j] -= s;
+    }
+}
+
+/* C -= L Y^T for a 6 x 5 block C, L 6 x 5, Y 5 x 5 (rt.h factor
+ * step 3, one block pair), one entry at a time. */
+static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 6; r++)
+    for (int j = 0; j < 5; j++) {
+      scalar s = l[r * 5] * et[j];
+      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 16 + j];
+      c[r * 5 + j] -= s;
+    }
+}
+
+#elif defined(__AVX__)
 /* AVX: 32-byte vectors */
 
 /* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
@@ -1784,3 +2056,274 @@ const rt_program buggy_program = {
     .factor = buggy_factor,
     .solve = buggy_solve,
 };
+
+/*---- the mechanism (bodies, constraints, settings) ----------------------*/
+
+static const rt_body_desc mech_bodies[BUGGY_BODY_COUNT] = {
+    [BUGGY_BODY_BODY] = {
+        .mass = 4e+02,
+        .inertia = {73.66666666666667, 308.33333333333337, 365.3333333333333},
+        .pose.p = {0.0, 0.0, 0.6},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .shape = RT_SHAPE_BOX,
+        .shape_size = {3.0, 1.4, 0.5},
+        .friction = 0.8,
+    },
+    [BUGGY_BODY_RACK] = {
+        .mass = 5.0,
+        .inertia = {0.4181666666666667, 0.005666666666666667, 0.42083333333333334},
+        .pose.p = {0.8500000000000001, 0.0, 0.35},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [BUGGY_BODY_KNUCKLEL] = {
+        .mass = 8.0,
+        .inertia = {0.06666666666666667, 0.07499999999999998, 0.021666666666666667},
+        .pose.p = {1.1, 0.65, 0.35},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [BUGGY_BODY_FRONTL] = {
+        .mass = 2e+01,
+        .inertia = {0.7166666666666665, 0.7166666666666665, 1.2249999999999999},
+        .pose.p = {1.1, 0.8, 0.35},
+        .pose.q = {0.7071067811865476, -0.7071067811865476, 0.0, 0.0},
+        .shape = RT_SHAPE_CYLINDER,
+        .shape_size = {0.35, 0.25, 0.0},
+        .friction = 0.8,
+    },
+    [BUGGY_BODY_REARL] = {
+        .mass = 2e+01,
+        .inertia = {0.7166666666666665, 0.7166666666666665, 1.2249999999999999},
+        .pose.p = {-1.1, 0.8, 0.35},
+        .pose.q = {0.7071067811865476, -0.7071067811865476, 0.0, 0.0},
+        .shape = RT_SHAPE_CYLINDER,
+        .shape_size = {0.35, 0.25, 0.0},
+        .friction = 0.8,
+    },
+    [BUGGY_BODY_KNUCKLER] = {
+        .mass = 8.0,
+        .inertia = {0.06666666666666667, 0.07499999999999998, 0.021666666666666667},
+        .pose.p = {1.1, -0.65, 0.35},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [BUGGY_BODY_FRONTR] = {
+        .mass = 2e+01,
+        .inertia = {0.7166666666666665, 0.7166666666666665, 1.2249999999999999},
+        .pose.p = {1.1, -0.8, 0.35},
+        .pose.q = {0.7071067811865476, -0.7071067811865476, 0.0, 0.0},
+        .shape = RT_SHAPE_CYLINDER,
+        .shape_size = {0.35, 0.25, 0.0},
+        .friction = 0.8,
+    },
+    [BUGGY_BODY_REARR] = {
+        .mass = 2e+01,
+        .inertia = {0.7166666666666665, 0.7166666666666665, 1.2249999999999999},
+        .pose.p = {-1.1, -0.8, 0.35},
+        .pose.q = {0.7071067811865476, -0.7071067811865476, 0.0, 0.0},
+        .shape = RT_SHAPE_CYLINDER,
+        .shape_size = {0.35, 0.25, 0.0},
+        .friction = 0.8,
+    },
+};
+
+static const rt_joint_desc mech_joints[BUGGY_JOINT_COUNT] = {
+    [BUGGY_JOINT_REAR_AXLEL] = {
+        .type = RT_HINGE,
+        .body_a = BUGGY_BODY_BODY,
+        .body_b = BUGGY_BODY_REARL,
+        .anchor_a = {-1.1, 0.8, -0.25},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [BUGGY_JOINT_KINGPINL] = {
+        .type = RT_HINGE,
+        .body_a = BUGGY_BODY_BODY,
+        .body_b = BUGGY_BODY_KNUCKLEL,
+        .anchor_a = {1.1, 0.65, -0.25},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [BUGGY_JOINT_SPINDLEL] = {
+        .type = RT_HINGE,
+        .body_a = BUGGY_BODY_KNUCKLEL,
+        .body_b = BUGGY_BODY_FRONTL,
+        .anchor_a = {0.0, 0.15000000000000002, 0.0},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [BUGGY_JOINT_TIE_RODL] = {
+        .type = RT_ROD,
+        .body_a = BUGGY_BODY_RACK,
+        .body_b = BUGGY_BODY_KNUCKLEL,
+        .anchor_a = {0.0, 0.5, 0.0},
+        .anchor_b = {-0.15000000000000002, 0.0, 0.0},
+        .length = 0.18027756377319948,
+        .target = -1,
+        .lower = 0.18027756377319948,
+        .upper = 0.18027756377319948,
+    },
+    [BUGGY_JOINT_REAR_AXLER] = {
+        .type = RT_HINGE,
+        .body_a = BUGGY_BODY_BODY,
+        .body_b = BUGGY_BODY_REARR,
+        .anchor_a = {-1.1, -0.8, -0.25},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [BUGGY_JOINT_KINGPINR] = {
+        .type = RT_HINGE,
+        .body_a = BUGGY_BODY_BODY,
+        .body_b = BUGGY_BODY_KNUCKLER,
+        .anchor_a = {1.1, -0.65, -0.25},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [BUGGY_JOINT_SPINDLER] = {
+        .type = RT_HINGE,
+        .body_a = BUGGY_BODY_KNUCKLER,
+        .body_b = BUGGY_BODY_FRONTR,
+        .anchor_a = {0.0, -0.15000000000000002, 0.0},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [BUGGY_JOINT_TIE_RODR] = {
+        .type = RT_ROD,
+        .body_a = BUGGY_BODY_RACK,
+        .body_b = BUGGY_BODY_KNUCKLER,
+        .anchor_a = {0.0, -0.5, 0.0},
+        .anchor_b = {-0.15000000000000002, 0.0, 0.0},
+        .length = 0.18027756377319948,
+        .target = -1,
+        .lower = 0.18027756377319948,
+        .upper = 0.18027756377319948,
+    },
+    [BUGGY_JOINT_RACK_SLIDE] = {
+        .type = RT_PRISMATIC,
+        .body_a = BUGGY_BODY_BODY,
+        .body_b = BUGGY_BODY_RACK,
+        .anchor_a = {0.8500000000000001, 0.0, -0.25},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.0, 0.0, -1.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [BUGGY_JOINT_DRIVE_REARL] = {
+        .type = RT_MOTOR,
+        .body_a = BUGGY_BODY_BODY,
+        .body_b = BUGGY_BODY_REARL,
+        .anchor_a = {-1.1, 0.8, -0.25},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = BUGGY_JOINT_REAR_AXLEL,
+        .max_force = 4e+02,
+    },
+    [BUGGY_JOINT_DRIVE_REARR] = {
+        .type = RT_MOTOR,
+        .body_a = BUGGY_BODY_BODY,
+        .body_b = BUGGY_BODY_REARR,
+        .anchor_a = {-1.1, -0.8, -0.25},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = BUGGY_JOINT_REAR_AXLER,
+        .max_force = 4e+02,
+    },
+    [BUGGY_JOINT_STEER] = {
+        .type = RT_MOTOR,
+        .body_a = BUGGY_BODY_BODY,
+        .body_b = BUGGY_BODY_RACK,
+        .anchor_a = {0.8500000000000001, 0.0, -0.25},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.0, 0.0, -1.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = BUGGY_JOINT_RACK_SLIDE,
+        .max_force = 3e+03,
+    },
+    [BUGGY_JOINT_STEER_STOP] = {
+        .type = RT_POSITIONAL_LIMIT,
+        .body_a = BUGGY_BODY_BODY,
+        .body_b = BUGGY_BODY_RACK,
+        .anchor_a = {0.8500000000000001, 0.0, -0.25},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.0, 0.0, -1.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = BUGGY_JOINT_RACK_SLIDE,
+        .lower = -0.08,
+        .upper = 0.08,
+    },
+};
+
+const rt_world_desc buggy_desc = {
+    .nbody = BUGGY_BODY_COUNT,
+    .bodies = mech_bodies,
+    .njoint = BUGGY_JOINT_COUNT,
+    .joints = mech_joints,
+};
+
+const rt_settings buggy_settings = {
+    .dt = 0.016666666666666666,
+    .gravity = {0.0, 0.0, -9.81},
+    .iterations = 10,
+    .beta = 0.2,
+    .epsilon = 1e-06,
+    .solver = RT_SOLVER_LDLPGS,
+    .block_at = RT_BLOCK_LAST,
+    .threaded = 0,
+    .max_contacts = 256,
+    .restitution = 0.0,
+    .contact_slop = 0.001,
+    .stabilize = 0,
+};
+
+rt_world *buggy_create(const rt_settings *settings, rt_status *status) {
+  if (settings == NULL) settings = &buggy_settings;
+  return rt_world_create(&buggy_desc, &buggy_program, settings, status, NULL, 0);
+}

@@ -2,11 +2,17 @@
  *
  * The block LDL^T program of mechanism buggy (unrolled mode, float
  * precision), defined in the .c file of the same name. rt.h states the
- * contract: workspace layout, vector order, the reference arithmetic. */
+ * contract: workspace layout, vector order, the reference arithmetic. After
+ * it, the mechanism itself: its bodies and constraints by name, its world
+ * description and settings, and the function that creates its world. */
 #ifndef LDLPGS_GENERATED_BUGGY_H
 #define LDLPGS_GENERATED_BUGGY_H
 
-#include "rt.h"
+#include "rt_world.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* Sizes for static allocation: scalars (float) of the packed workspace and
  * of the factorization's temporary, and rows of H (the length of right-hand
@@ -16,5 +22,64 @@
 #define BUGGY_DIM 43
 
 extern const rt_program buggy_program;
+
+/*---- the mechanism (bodies, constraints, settings) ----------------------*/
+
+/* The bodies and constraints of buggy in mechanism order: their indices in
+ * buggy_desc and for the world's accessors (rt_world_body_pose,
+ * rt_world_set_motor, rt_world_set_drive, ...). */
+enum buggy_body {
+    BUGGY_BODY_BODY = 0,
+    BUGGY_BODY_RACK = 1,
+    BUGGY_BODY_KNUCKLEL = 2,
+    BUGGY_BODY_FRONTL = 3,
+    BUGGY_BODY_REARL = 4,
+    BUGGY_BODY_KNUCKLER = 5,
+    BUGGY_BODY_FRONTR = 6,
+    BUGGY_BODY_REARR = 7,
+    BUGGY_BODY_COUNT = 8
+};
+enum buggy_joint {
+    BUGGY_JOINT_REAR_AXLEL = 0,
+    BUGGY_JOINT_KINGPINL = 1,
+    BUGGY_JOINT_SPINDLEL = 2,
+    BUGGY_JOINT_TIE_RODL = 3,
+    BUGGY_JOINT_REAR_AXLER = 4,
+    BUGGY_JOINT_KINGPINR = 5,
+    BUGGY_JOINT_SPINDLER = 6,
+    BUGGY_JOINT_TIE_RODR = 7,
+    BUGGY_JOINT_RACK_SLIDE = 8,
+    BUGGY_JOINT_DRIVE_REARL = 9,
+    BUGGY_JOINT_DRIVE_REARR = 10,
+    BUGGY_JOINT_STEER = 11,
+    BUGGY_JOINT_STEER_STOP = 12,
+    BUGGY_JOINT_COUNT = 13
+};
+
+/* The mechanism's ground plane (settings.ground; BUGGY_GROUND 0: none). A
+ * world has no ground of its own: a game feeds the contacts with it before
+ * each step, e.g. from rt_world_ground_contacts(w, BUGGY_GROUND_HEIGHT,
+ * BUGGY_GROUND_FRICTION, margin, buf, cap) to rt_world_set_contacts, and
+ * with BUGGY_COLLIDE (settings.collide) those of rt_world_body_contacts too. */
+#define BUGGY_GROUND 1
+#define BUGGY_GROUND_HEIGHT 0.0
+#define BUGGY_GROUND_FRICTION 1.0
+#define BUGGY_COLLIDE 0
+
+/* The mechanism: its bodies at their initial state and every constraint in
+ * body frames (anchors, axes, limits, motors, drives), as ldlsim builds it
+ * from the mechanism file. */
+extern const rt_world_desc buggy_desc;
+/* The mechanism file's settings (rt_settings_default, then its settings). */
+extern const rt_settings buggy_settings;
+/* A world of the mechanism stepped with buggy_program, with the given
+ * settings (NULL: buggy_settings); NULL on failure, with *status (if status
+ * is not NULL) saying why. rt_world_create(&buggy_desc, &buggy_program,
+ * settings, status, err, errlen) does the same with a message. */
+rt_world *buggy_create(const rt_settings *settings, rt_status *status);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

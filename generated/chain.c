@@ -12,6 +12,9 @@
  * the reference arithmetic of rt.h specialized by degree; vector lanes hold
  * independent results, so every instruction set gives the same bits.
  *
+ * After the program, the mechanism: its world description chain_desc,
+ * its settings chain_settings and chain_create, which makes its world.
+ *
  * Mechanism statistics
  *   bodies          11 (none shattered)
  *   constraints     11 in H (11 equality constraints of the mechanism, 0 shard welds)
@@ -39,13 +42,23 @@
  */
 #include "chain.h"
 
+#include <math.h> /* HUGE_VAL: the mechanism's unbounded limits */
+
 typedef float scalar;
 /* vectors of 2, 4, ... scalars (GCC/Clang vector extensions), loaded and
- * stored at any scalar-aligned address; the kernels use those the target
- * has registers for */
+ * stored at any scalar-aligned address, up to the widest the target has
+ * registers for; none in plain C (the vector kernels below are written once
+ * per target, under the same conditions) */
+#if defined(LDLPGS_NO_VECTOR) || !defined(__GNUC__)
+/* no vector types: plain C */
+#elif defined(__AVX__)
 typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
 typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
 typedef scalar v8 __attribute__((vector_size(8 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
+#else
+typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
+typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
+#endif
 
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
 
@@ -235,7 +248,38 @@ static void subtract_3(scalar *restrict x, const scalar *restrict s) {
 
 /*---- vector kernels: one body per vector width, the same results ------------*/
 
-#if defined(__AVX__)
+#if defined(LDLPGS_NO_VECTOR) || !defined(__GNUC__)
+/* plain C, one scalar at a time: LDLPGS_NO_VECTOR, or no GCC/Clang vector extensions */
+
+/* 3 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 8), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_3x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 3; r++) {
+    scalar y[3];
+    for (int i = 0; i < 3; i++) {
+      scalar s = e[r * 3 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 3 + q] * y[q];
+      y[i] = s;
+      et[i * 8 + r] = s;
+      e[r * 3 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 3 (rt.h
+ * factor step 3, a diagonal block pair), one entry at a time. */
+static void reduce_tri_3_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 3; r++)
+    for (int j = 0; j < r + 1; j++) {
+      scalar s = l[r * 3] * et[j];
+      for (int q = 1; q < 3; q++) s += l[r * 3 + q] * et[q * 8 + j];
+      c[r * 3 + j] -= s;
+    }
+}
+
+#elif defined(__AVX__)
 /* AVX: 32-byte vectors */
 
 /* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
@@ -571,3 +615,268 @@ const rt_program chain_program = {
     .factor = chain_factor,
     .solve = chain_solve,
 };
+
+/*---- the mechanism (bodies, constraints, settings) ----------------------*/
+
+static const rt_body_desc mech_bodies[CHAIN_BODY_COUNT] = {
+    [CHAIN_BODY_LINK1] = {
+        .mass = 0.1,
+        .inertia = {8.583333333333336e-05, 8.583333333333336e-05, 5e-06},
+        .pose.p = {0.0, 0.0, -0.05},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [CHAIN_BODY_LINK2] = {
+        .mass = 0.1,
+        .inertia = {8.583333333333336e-05, 8.583333333333336e-05, 5e-06},
+        .pose.p = {0.0, 0.0, -0.15000000000000002},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [CHAIN_BODY_LINK3] = {
+        .mass = 0.1,
+        .inertia = {8.583333333333336e-05, 8.583333333333336e-05, 5e-06},
+        .pose.p = {0.0, 0.0, -0.25},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [CHAIN_BODY_LINK4] = {
+        .mass = 0.1,
+        .inertia = {8.583333333333336e-05, 8.583333333333336e-05, 5e-06},
+        .pose.p = {0.0, 0.0, -0.35000000000000003},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [CHAIN_BODY_LINK5] = {
+        .mass = 0.1,
+        .inertia = {8.583333333333336e-05, 8.583333333333336e-05, 5e-06},
+        .pose.p = {0.0, 0.0, -0.45},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [CHAIN_BODY_LINK6] = {
+        .mass = 0.1,
+        .inertia = {8.583333333333336e-05, 8.583333333333336e-05, 5e-06},
+        .pose.p = {0.0, 0.0, -0.55},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [CHAIN_BODY_LINK7] = {
+        .mass = 0.1,
+        .inertia = {8.583333333333336e-05, 8.583333333333336e-05, 5e-06},
+        .pose.p = {0.0, 0.0, -0.65},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [CHAIN_BODY_LINK8] = {
+        .mass = 0.1,
+        .inertia = {8.583333333333336e-05, 8.583333333333336e-05, 5e-06},
+        .pose.p = {0.0, 0.0, -0.75},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [CHAIN_BODY_LINK9] = {
+        .mass = 0.1,
+        .inertia = {8.583333333333336e-05, 8.583333333333336e-05, 5e-06},
+        .pose.p = {0.0, 0.0, -0.8500000000000001},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [CHAIN_BODY_LINK10] = {
+        .mass = 0.1,
+        .inertia = {8.583333333333336e-05, 8.583333333333336e-05, 5e-06},
+        .pose.p = {0.0, 0.0, -0.9500000000000001},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [CHAIN_BODY_WEIGHT] = {
+        .mass = 1e+02,
+        .inertia = {0.6666666666666669, 0.6666666666666669, 0.6666666666666669},
+        .pose.p = {0.0, 0.0, -1.1},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+};
+
+static const rt_joint_desc mech_joints[CHAIN_JOINT_COUNT] = {
+    [CHAIN_JOINT_HOOK] = {
+        .type = RT_BALL,
+        .body_a = RT_WORLD,
+        .body_b = CHAIN_BODY_LINK1,
+        .anchor_b = {0.0, 0.0, 0.05},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [CHAIN_JOINT_JOINT2] = {
+        .type = RT_BALL,
+        .body_a = CHAIN_BODY_LINK1,
+        .body_b = CHAIN_BODY_LINK2,
+        .anchor_a = {0.0, 0.0, -0.05},
+        .anchor_b = {0.0, 0.0, 0.05000000000000002},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [CHAIN_JOINT_JOINT3] = {
+        .type = RT_BALL,
+        .body_a = CHAIN_BODY_LINK2,
+        .body_b = CHAIN_BODY_LINK3,
+        .anchor_a = {0.0, 0.0, -0.04999999999999999},
+        .anchor_b = {0.0, 0.0, 0.04999999999999999},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [CHAIN_JOINT_JOINT4] = {
+        .type = RT_BALL,
+        .body_a = CHAIN_BODY_LINK3,
+        .body_b = CHAIN_BODY_LINK4,
+        .anchor_a = {0.0, 0.0, -0.050000000000000044},
+        .anchor_b = {0.0, 0.0, 0.04999999999999999},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [CHAIN_JOINT_JOINT5] = {
+        .type = RT_BALL,
+        .body_a = CHAIN_BODY_LINK4,
+        .body_b = CHAIN_BODY_LINK5,
+        .anchor_a = {0.0, 0.0, -0.04999999999999999},
+        .anchor_b = {0.0, 0.0, 0.04999999999999999},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [CHAIN_JOINT_JOINT6] = {
+        .type = RT_BALL,
+        .body_a = CHAIN_BODY_LINK5,
+        .body_b = CHAIN_BODY_LINK6,
+        .anchor_a = {0.0, 0.0, -0.04999999999999999},
+        .anchor_b = {0.0, 0.0, 0.050000000000000044},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [CHAIN_JOINT_JOINT7] = {
+        .type = RT_BALL,
+        .body_a = CHAIN_BODY_LINK6,
+        .body_b = CHAIN_BODY_LINK7,
+        .anchor_a = {0.0, 0.0, -0.050000000000000044},
+        .anchor_b = {0.0, 0.0, 0.04999999999999993},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [CHAIN_JOINT_JOINT8] = {
+        .type = RT_BALL,
+        .body_a = CHAIN_BODY_LINK7,
+        .body_b = CHAIN_BODY_LINK8,
+        .anchor_a = {0.0, 0.0, -0.050000000000000044},
+        .anchor_b = {0.0, 0.0, 0.04999999999999993},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [CHAIN_JOINT_JOINT9] = {
+        .type = RT_BALL,
+        .body_a = CHAIN_BODY_LINK8,
+        .body_b = CHAIN_BODY_LINK9,
+        .anchor_a = {0.0, 0.0, -0.050000000000000044},
+        .anchor_b = {0.0, 0.0, 0.050000000000000044},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [CHAIN_JOINT_JOINT10] = {
+        .type = RT_BALL,
+        .body_a = CHAIN_BODY_LINK9,
+        .body_b = CHAIN_BODY_LINK10,
+        .anchor_a = {0.0, 0.0, -0.04999999999999993},
+        .anchor_b = {0.0, 0.0, 0.050000000000000044},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [CHAIN_JOINT_SHACKLE] = {
+        .type = RT_BALL,
+        .body_a = CHAIN_BODY_LINK10,
+        .body_b = CHAIN_BODY_WEIGHT,
+        .anchor_a = {0.0, 0.0, -0.04999999999999993},
+        .anchor_b = {0.0, 0.0, 0.10000000000000009},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+};
+
+const rt_world_desc chain_desc = {
+    .nbody = CHAIN_BODY_COUNT,
+    .bodies = mech_bodies,
+    .njoint = CHAIN_JOINT_COUNT,
+    .joints = mech_joints,
+};
+
+const rt_settings chain_settings = {
+    .dt = 0.016666666666666666,
+    .gravity = {0.0, 0.0, -9.81},
+    .iterations = 10,
+    .beta = 0.2,
+    .epsilon = 1e-06,
+    .solver = RT_SOLVER_LDLPGS,
+    .block_at = RT_BLOCK_LAST,
+    .threaded = 0,
+    .max_contacts = 256,
+    .restitution = 0.0,
+    .contact_slop = 0.001,
+    .stabilize = 0,
+};
+
+rt_world *chain_create(const rt_settings *settings, rt_status *status) {
+  if (settings == NULL) settings = &chain_settings;
+  return rt_world_create(&chain_desc, &chain_program, settings, status, NULL, 0);
+}

@@ -2,11 +2,17 @@
  *
  * The block LDL^T program of mechanism chain (unrolled mode, float
  * precision), defined in the .c file of the same name. rt.h states the
- * contract: workspace layout, vector order, the reference arithmetic. */
+ * contract: workspace layout, vector order, the reference arithmetic. After
+ * it, the mechanism itself: its bodies and constraints by name, its world
+ * description and settings, and the function that creates its world. */
 #ifndef LDLPGS_GENERATED_CHAIN_H
 #define LDLPGS_GENERATED_CHAIN_H
 
-#include "rt.h"
+#include "rt_world.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* Sizes for static allocation: scalars (float) of the packed workspace and
  * of the factorization's temporary, and rows of H (the length of right-hand
@@ -16,5 +22,65 @@
 #define CHAIN_DIM 33
 
 extern const rt_program chain_program;
+
+/*---- the mechanism (bodies, constraints, settings) ----------------------*/
+
+/* The bodies and constraints of chain in mechanism order: their indices in
+ * chain_desc and for the world's accessors (rt_world_body_pose,
+ * rt_world_set_motor, rt_world_set_drive, ...). */
+enum chain_body {
+    CHAIN_BODY_LINK1 = 0,
+    CHAIN_BODY_LINK2 = 1,
+    CHAIN_BODY_LINK3 = 2,
+    CHAIN_BODY_LINK4 = 3,
+    CHAIN_BODY_LINK5 = 4,
+    CHAIN_BODY_LINK6 = 5,
+    CHAIN_BODY_LINK7 = 6,
+    CHAIN_BODY_LINK8 = 7,
+    CHAIN_BODY_LINK9 = 8,
+    CHAIN_BODY_LINK10 = 9,
+    CHAIN_BODY_WEIGHT = 10,
+    CHAIN_BODY_COUNT = 11
+};
+enum chain_joint {
+    CHAIN_JOINT_HOOK = 0,
+    CHAIN_JOINT_JOINT2 = 1,
+    CHAIN_JOINT_JOINT3 = 2,
+    CHAIN_JOINT_JOINT4 = 3,
+    CHAIN_JOINT_JOINT5 = 4,
+    CHAIN_JOINT_JOINT6 = 5,
+    CHAIN_JOINT_JOINT7 = 6,
+    CHAIN_JOINT_JOINT8 = 7,
+    CHAIN_JOINT_JOINT9 = 8,
+    CHAIN_JOINT_JOINT10 = 9,
+    CHAIN_JOINT_SHACKLE = 10,
+    CHAIN_JOINT_COUNT = 11
+};
+
+/* The mechanism's ground plane (settings.ground; CHAIN_GROUND 0: none). A
+ * world has no ground of its own: a game feeds the contacts with it before
+ * each step, e.g. from rt_world_ground_contacts(w, CHAIN_GROUND_HEIGHT,
+ * CHAIN_GROUND_FRICTION, margin, buf, cap) to rt_world_set_contacts, and
+ * with CHAIN_COLLIDE (settings.collide) those of rt_world_body_contacts too. */
+#define CHAIN_GROUND 0
+#define CHAIN_GROUND_HEIGHT 0.0
+#define CHAIN_GROUND_FRICTION 0.8
+#define CHAIN_COLLIDE 0
+
+/* The mechanism: its bodies at their initial state and every constraint in
+ * body frames (anchors, axes, limits, motors, drives), as ldlsim builds it
+ * from the mechanism file. */
+extern const rt_world_desc chain_desc;
+/* The mechanism file's settings (rt_settings_default, then its settings). */
+extern const rt_settings chain_settings;
+/* A world of the mechanism stepped with chain_program, with the given
+ * settings (NULL: chain_settings); NULL on failure, with *status (if status
+ * is not NULL) saying why. rt_world_create(&chain_desc, &chain_program,
+ * settings, status, err, errlen) does the same with a message. */
+rt_world *chain_create(const rt_settings *settings, rt_status *status);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

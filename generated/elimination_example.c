@@ -12,6 +12,9 @@
  * the reference arithmetic of rt.h specialized by degree; vector lanes hold
  * independent results, so every instruction set gives the same bits.
  *
+ * After the program, the mechanism: its world description elimination_example_desc,
+ * its settings elimination_example_settings and elimination_example_create, which makes its world.
+ *
  * Mechanism statistics
  *   bodies          4 (none shattered)
  *   constraints     5 in H (5 equality constraints of the mechanism, 0 shard welds)
@@ -33,13 +36,23 @@
  */
 #include "elimination_example.h"
 
+#include <math.h> /* HUGE_VAL: the mechanism's unbounded limits */
+
 typedef float scalar;
 /* vectors of 2, 4, ... scalars (GCC/Clang vector extensions), loaded and
- * stored at any scalar-aligned address; the kernels use those the target
- * has registers for */
+ * stored at any scalar-aligned address, up to the widest the target has
+ * registers for; none in plain C (the vector kernels below are written once
+ * per target, under the same conditions) */
+#if defined(LDLPGS_NO_VECTOR) || !defined(__GNUC__)
+/* no vector types: plain C */
+#elif defined(__AVX__)
 typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
 typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
 typedef scalar v8 __attribute__((vector_size(8 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
+#else
+typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
+typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
+#endif
 
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
 
@@ -417,7 +430,155 @@ static void subtract_5(scalar *restrict x, const scalar *restrict s) {
 
 /*---- vector kernels: one body per vector width, the same results ------------*/
 
-#if defined(__AVX__)
+#if defined(LDLPGS_NO_VECTOR) || !defined(__GNUC__)
+/* plain C, one scalar at a time: LDLPGS_NO_VECTOR, or no GCC/Clang vector extensions */
+
+/* 1 row of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 8), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 1; r++) {
+    scalar y[5];
+    for (int i = 0; i < 5; i++) {
+      scalar s = e[r * 5 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
+      y[i] = s;
+      et[i * 8 + r] = s;
+      e[r * 5 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* 5 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 8), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_3x5_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 5; r++) {
+    scalar y[3];
+    for (int i = 0; i < 3; i++) {
+      scalar s = e[r * 3 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 3 + q] * y[q];
+      y[i] = s;
+      et[i * 8 + r] = s;
+      e[r * 3 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* 6 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 8), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_3x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 6; r++) {
+    scalar y[3];
+    for (int i = 0; i < 3; i++) {
+      scalar s = e[r * 3 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 3 + q] * y[q];
+      y[i] = s;
+      et[i * 8 + r] = s;
+      e[r * 3 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* 8 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 8), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_1x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 8; r++) {
+    scalar y[1];
+    for (int i = 0; i < 1; i++) {
+      scalar s = e[r * 1 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 1 + q] * y[q];
+      y[i] = s;
+      et[i * 8 + r] = s;
+      e[r * 1 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* Lower triangle of a 1 x 1 node block C -= L Y^T, L and Y 1 x 3 (rt.h
+ * factor step 3, a diagonal block pair), one entry at a time. */
+static void reduce_tri_1_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 1; r++)
+    for (int j = 0; j < r + 1; j++) {
+      scalar s = l[r * 3] * et[j];
+      for (int q = 1; q < 3; q++) s += l[r * 3 + q] * et[q * 8 + j];
+      c[r * 1 + j] -= s;
+    }
+}
+
+/* Lower triangle of a 1 x 1 node block C -= L Y^T, L and Y 1 x 5 (rt.h
+ * factor step 3, a diagonal block pair), one entry at a time. */
+static void reduce_tri_1_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 1; r++)
+    for (int j = 0; j < r + 1; j++) {
+      scalar s = l[r * 5] * et[j];
+      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 8 + j];
+      c[r * 1 + j] -= s;
+    }
+}
+
+/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 1 (rt.h
+ * factor step 3, a diagonal block pair), one entry at a time. */
+static void reduce_tri_3_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 3; r++)
+    for (int j = 0; j < r + 1; j++) {
+      scalar s = l[r * 1] * et[j];
+      for (int q = 1; q < 1; q++) s += l[r * 1 + q] * et[q * 8 + j];
+      c[r * 3 + j] -= s;
+    }
+}
+
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 1 (rt.h
+ * factor step 3, a diagonal block pair), one entry at a time. */
+static void reduce_tri_5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 5; r++)
+    for (int j = 0; j < r + 1; j++) {
+      scalar s = l[r * 1] * et[j];
+      for (int q = 1; q < 1; q++) s += l[r * 1 + q] * et[q * 8 + j];
+      c[r * 5 + j] -= s;
+    }
+}
+
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 3 (rt.h
+ * factor step 3, a diagonal block pair), one entry at a time. */
+static void reduce_tri_5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 5; r++)
+    for (int j = 0; j < r + 1; j++) {
+      scalar s = l[r * 3] * et[j];
+      for (int q = 1; q < 3; q++) s += l[r * 3 + q] * et[q * 8 + j];
+      c[r * 5 + j] -= s;
+    }
+}
+
+/* C -= L Y^T for a 1 x 5 block C, L 1 x 3, Y 5 x 3 (rt.h factor
+ * step 3, one block pair), one entry at a time. */
+static void reduce_1x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 1; r++)
+    for (int j = 0; j < 5; j++) {
+      scalar s = l[r * 3] * et[j];
+      for (int q = 1; q < 3; q++) s += l[r * 3 + q] * et[q * 8 + j];
+      c[r * 5 + j] -= s;
+    }
+}
+
+/* C -= L Y^T for a 5 x 3 block C, L 5 x 1, Y 3 x 1 (rt.h factor
+ * step 3, one block pair), one entry at a time. */
+static void reduce_5x3_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 5; r++)
+    for (int j = 0; j < 3; j++) {
+      scalar s = l[r * 1] * et[j];
+      for (int q = 1; q < 1; q++) s += l[r * 1 + q] * et[q * 8 + j];
+      c[r * 3 + j] -= s;
+    }
+}
+
+#elif defined(__AVX__)
 /* AVX: 32-byte vectors */
 
 /* One row of an edge column (rt.h factor step 2): its forward substitution
@@ -983,3 +1144,133 @@ const rt_program elimination_example_program = {
     .factor = elimination_example_factor,
     .solve = elimination_example_solve,
 };
+
+/*---- the mechanism (bodies, constraints, settings) ----------------------*/
+
+static const rt_body_desc mech_bodies[ELIMINATION_EXAMPLE_BODY_COUNT] = {
+    [ELIMINATION_EXAMPLE_BODY_LEFT] = {
+        .mass = 2.0,
+        .inertia = {0.1670833333333333, 0.1670833333333333, 0.0008333333333333335},
+        .pose.p = {-0.5, 0.0, -0.5},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [ELIMINATION_EXAMPLE_BODY_RIGHT] = {
+        .mass = 2.0,
+        .inertia = {0.1670833333333333, 0.1670833333333333, 0.0008333333333333335},
+        .pose.p = {0.5, 0.0, -0.5},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [ELIMINATION_EXAMPLE_BODY_BOB_L] = {
+        .mass = 5.0,
+        .inertia = {0.020000000000000004, 0.020000000000000004, 0.020000000000000004},
+        .pose.p = {-0.5, 0.0, -1.1},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [ELIMINATION_EXAMPLE_BODY_BOB_R] = {
+        .mass = 5.0,
+        .inertia = {0.020000000000000004, 0.020000000000000004, 0.020000000000000004},
+        .pose.p = {0.5, 0.0, -1.1},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+};
+
+static const rt_joint_desc mech_joints[ELIMINATION_EXAMPLE_JOINT_COUNT] = {
+    [ELIMINATION_EXAMPLE_JOINT_COUPLER] = {
+        .type = RT_ROD,
+        .body_a = ELIMINATION_EXAMPLE_BODY_LEFT,
+        .body_b = ELIMINATION_EXAMPLE_BODY_RIGHT,
+        .anchor_a = {0.0, 0.0, -0.30000000000000004},
+        .anchor_b = {0.0, 0.0, -0.30000000000000004},
+        .length = 1.0,
+        .target = -1,
+        .lower = 1.0,
+        .upper = 1.0,
+    },
+    [ELIMINATION_EXAMPLE_JOINT_PIVOT_LEFT] = {
+        .type = RT_HINGE,
+        .body_a = RT_WORLD,
+        .body_b = ELIMINATION_EXAMPLE_BODY_LEFT,
+        .anchor_a = {-0.5, 0.0, 0.0},
+        .anchor_b = {0.0, 0.0, 0.5},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.0, 0.0, -1.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [ELIMINATION_EXAMPLE_JOINT_PIVOT_RIGHT] = {
+        .type = RT_HINGE,
+        .body_a = RT_WORLD,
+        .body_b = ELIMINATION_EXAMPLE_BODY_RIGHT,
+        .anchor_a = {0.5, 0.0, 0.0},
+        .anchor_b = {0.0, 0.0, 0.5},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.0, 0.0, -1.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [ELIMINATION_EXAMPLE_JOINT_BOB_LEFT] = {
+        .type = RT_BALL,
+        .body_a = ELIMINATION_EXAMPLE_BODY_LEFT,
+        .body_b = ELIMINATION_EXAMPLE_BODY_BOB_L,
+        .anchor_a = {0.0, 0.0, -0.5},
+        .anchor_b = {0.0, 0.0, 0.10000000000000009},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [ELIMINATION_EXAMPLE_JOINT_BOB_RIGHT] = {
+        .type = RT_BALL,
+        .body_a = ELIMINATION_EXAMPLE_BODY_RIGHT,
+        .body_b = ELIMINATION_EXAMPLE_BODY_BOB_R,
+        .anchor_a = {0.0, 0.0, -0.5},
+        .anchor_b = {0.0, 0.0, 0.10000000000000009},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+};
+
+const rt_world_desc elimination_example_desc = {
+    .nbody = ELIMINATION_EXAMPLE_BODY_COUNT,
+    .bodies = mech_bodies,
+    .njoint = ELIMINATION_EXAMPLE_JOINT_COUNT,
+    .joints = mech_joints,
+};
+
+const rt_settings elimination_example_settings = {
+    .dt = 0.016666666666666666,
+    .gravity = {0.0, 0.0, -9.81},
+    .iterations = 10,
+    .beta = 0.2,
+    .epsilon = 1e-06,
+    .solver = RT_SOLVER_LDLPGS,
+    .block_at = RT_BLOCK_LAST,
+    .threaded = 0,
+    .max_contacts = 256,
+    .restitution = 0.0,
+    .contact_slop = 0.001,
+    .stabilize = 0,
+};
+
+rt_world *elimination_example_create(const rt_settings *settings, rt_status *status) {
+  if (settings == NULL) settings = &elimination_example_settings;
+  return rt_world_create(&elimination_example_desc, &elimination_example_program, settings, status, NULL, 0);
+}

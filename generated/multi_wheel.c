@@ -12,6 +12,9 @@
  * the reference arithmetic of rt.h specialized by degree; vector lanes hold
  * independent results, so every instruction set gives the same bits.
  *
+ * After the program, the mechanism: its world description multi_wheel_desc,
+ * its settings multi_wheel_settings and multi_wheel_create, which makes its world.
+ *
  * Mechanism statistics
  *   bodies          21 (30 solver bodies: 1 shattered into 10 shards)
  *   constraints     29 in H (20 equality constraints of the mechanism, 9 shard welds)
@@ -57,13 +60,23 @@
  */
 #include "multi_wheel.h"
 
+#include <math.h> /* HUGE_VAL: the mechanism's unbounded limits */
+
 typedef float scalar;
 /* vectors of 2, 4, ... scalars (GCC/Clang vector extensions), loaded and
- * stored at any scalar-aligned address; the kernels use those the target
- * has registers for */
+ * stored at any scalar-aligned address, up to the widest the target has
+ * registers for; none in plain C (the vector kernels below are written once
+ * per target, under the same conditions) */
+#if defined(LDLPGS_NO_VECTOR) || !defined(__GNUC__)
+/* no vector types: plain C */
+#elif defined(__AVX__)
 typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
 typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
 typedef scalar v8 __attribute__((vector_size(8 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
+#else
+typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
+typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
+#endif
 
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
 
@@ -764,7 +777,245 @@ static void subtract_6(scalar *restrict x, const scalar *restrict s) {
 
 /*---- vector kernels: one body per vector width, the same results ------------*/
 
-#if defined(__AVX__)
+#if defined(LDLPGS_NO_VECTOR) || !defined(__GNUC__)
+/* plain C, one scalar at a time: LDLPGS_NO_VECTOR, or no GCC/Clang vector extensions */
+
+/* 1 row of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 24), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_3x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 1; r++) {
+    scalar y[3];
+    for (int i = 0; i < 3; i++) {
+      scalar s = e[r * 3 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 3 + q] * y[q];
+      y[i] = s;
+      et[i * 24 + r] = s;
+      e[r * 3 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* 1 row of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 24), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 1; r++) {
+    scalar y[5];
+    for (int i = 0; i < 5; i++) {
+      scalar s = e[r * 5 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
+      y[i] = s;
+      et[i * 24 + r] = s;
+      e[r * 5 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* 3 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 24), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_3x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 3; r++) {
+    scalar y[3];
+    for (int i = 0; i < 3; i++) {
+      scalar s = e[r * 3 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 3 + q] * y[q];
+      y[i] = s;
+      et[i * 24 + r] = s;
+      e[r * 3 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* 4 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 24), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 4; r++) {
+    scalar y[5];
+    for (int i = 0; i < 5; i++) {
+      scalar s = e[r * 5 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
+      y[i] = s;
+      et[i * 24 + r] = s;
+      e[r * 5 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* 6 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 24), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 6; r++) {
+    scalar y[5];
+    for (int i = 0; i < 5; i++) {
+      scalar s = e[r * 5 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
+      y[i] = s;
+      et[i * 24 + r] = s;
+      e[r * 5 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* 6 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 24), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_6x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 6; r++) {
+    scalar y[6];
+    for (int i = 0; i < 6; i++) {
+      scalar s = e[r * 6 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 6 + q] * y[q];
+      y[i] = s;
+      et[i * 24 + r] = s;
+      e[r * 6 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* 8 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 24), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_3x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 8; r++) {
+    scalar y[3];
+    for (int i = 0; i < 3; i++) {
+      scalar s = e[r * 3 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 3 + q] * y[q];
+      y[i] = s;
+      et[i * 24 + r] = s;
+      e[r * 3 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* 8 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 24), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 8; r++) {
+    scalar y[5];
+    for (int i = 0; i < 5; i++) {
+      scalar s = e[r * 5 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
+      y[i] = s;
+      et[i * 24 + r] = s;
+      e[r * 5 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 3 (rt.h
+ * factor step 3, a diagonal block pair), one entry at a time. */
+static void reduce_tri_5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 5; r++)
+    for (int j = 0; j < r + 1; j++) {
+      scalar s = l[r * 3] * et[j];
+      for (int q = 1; q < 3; q++) s += l[r * 3 + q] * et[q * 24 + j];
+      c[r * 5 + j] -= s;
+    }
+}
+
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 5 (rt.h
+ * factor step 3, a diagonal block pair), one entry at a time. */
+static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 5; r++)
+    for (int j = 0; j < r + 1; j++) {
+      scalar s = l[r * 5] * et[j];
+      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 24 + j];
+      c[r * 5 + j] -= s;
+    }
+}
+
+/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 3 (rt.h
+ * factor step 3, a diagonal block pair), one entry at a time. */
+static void reduce_tri_6_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 6; r++)
+    for (int j = 0; j < r + 1; j++) {
+      scalar s = l[r * 3] * et[j];
+      for (int q = 1; q < 3; q++) s += l[r * 3 + q] * et[q * 24 + j];
+      c[r * 6 + j] -= s;
+    }
+}
+
+/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 5 (rt.h
+ * factor step 3, a diagonal block pair), one entry at a time. */
+static void reduce_tri_6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 6; r++)
+    for (int j = 0; j < r + 1; j++) {
+      scalar s = l[r * 5] * et[j];
+      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 24 + j];
+      c[r * 6 + j] -= s;
+    }
+}
+
+/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 6 (rt.h
+ * factor step 3, a diagonal block pair), one entry at a time. */
+static void reduce_tri_6_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 6; r++)
+    for (int j = 0; j < r + 1; j++) {
+      scalar s = l[r * 6] * et[j];
+      for (int q = 1; q < 6; q++) s += l[r * 6 + q] * et[q * 24 + j];
+      c[r * 6 + j] -= s;
+    }
+}
+
+/* C -= L Y^T for a 6 x 5 block C, L 6 x 3, Y 5 x 3 (rt.h factor
+ * step 3, one block pair), one entry at a time. */
+static void reduce_6x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 6; r++)
+    for (int j = 0; j < 5; j++) {
+      scalar s = l[r * 3] * et[j];
+      for (int q = 1; q < 3; q++) s += l[r * 3 + q] * et[q * 24 + j];
+      c[r * 5 + j] -= s;
+    }
+}
+
+/* C -= L Y^T for a 6 x 5 block C, L 6 x 5, Y 5 x 5 (rt.h factor
+ * step 3, one block pair), one entry at a time. */
+static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 6; r++)
+    for (int j = 0; j < 5; j++) {
+      scalar s = l[r * 5] * et[j];
+      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 24 + j];
+      c[r * 5 + j] -= s;
+    }
+}
+
+/* C -= L Y^T for a 6 x 6 block C, L 6 x 3, Y 6 x 3 (rt.h factor
+ * step 3, one block pair), one entry at a time. */
+static void reduce_6x6_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 6; r++)
+    for (int j = 0; j < 6; j++) {
+      scalar s = l[r * 3] * et[j];
+      for (int q = 1; q < 3; q++) s += l[r * 3 + q] * et[q * 24 + j];
+      c[r * 6 + j] -= s;
+    }
+}
+
+/* C -= L Y^T for a 6 x 6 block C, L 6 x 5, Y 6 x 5 (rt.h factor
+ * step 3, one block pair), one entry at a time. */
+static void reduce_6x6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 6; r++)
+    for (int j = 0; j < 6; j++) {
+      scalar s = l[r * 5] * et[j];
+      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 24 + j];
+      c[r * 6 + j] -= s;
+    }
+}
+
+#elif defined(__AVX__)
 /* AVX: 32-byte vectors */
 
 /* One row of an edge column (rt.h factor step 2): its forward substitution
@@ -2554,3 +2805,479 @@ const rt_program multi_wheel_program = {
     .factor = multi_wheel_factor,
     .solve = multi_wheel_solve,
 };
+
+/*---- the mechanism (bodies, constraints, settings) ----------------------*/
+
+static const rt_body_desc mech_bodies[MULTI_WHEEL_BODY_COUNT] = {
+    [MULTI_WHEEL_BODY_CHASSIS] = {
+        .mass = 1.2e+04,
+        .inertia = {7.25e+03, 1.01e+05, 1.0625e+05},
+        .pose.p = {0.0, 0.0, 1.2},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [MULTI_WHEEL_BODY_TOW_FRONT] = {
+        .mass = 8e+01,
+        .inertia = {0.13333333333333336, 9.666666666666666, 9.666666666666666},
+        .pose.p = {5.6, 0.0, 1.15},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [MULTI_WHEEL_BODY_WHEEL1L] = {
+        .mass = 1.5e+02,
+        .inertia = {11.375, 11.375, 18.75},
+        .pose.p = {-4.199999999999999, 1.4, 0.5},
+        .pose.q = {0.7071067811865476, -0.7071067811865476, 0.0, 0.0},
+        .shape = RT_SHAPE_CYLINDER,
+        .shape_size = {0.5, 0.4, 0.0},
+        .friction = 0.8,
+    },
+    [MULTI_WHEEL_BODY_WHEEL1R] = {
+        .mass = 1.5e+02,
+        .inertia = {11.375, 11.375, 18.75},
+        .pose.p = {-4.199999999999999, -1.4, 0.5},
+        .pose.q = {0.7071067811865476, -0.7071067811865476, 0.0, 0.0},
+        .shape = RT_SHAPE_CYLINDER,
+        .shape_size = {0.5, 0.4, 0.0},
+        .friction = 0.8,
+    },
+    [MULTI_WHEEL_BODY_WHEEL2L] = {
+        .mass = 1.5e+02,
+        .inertia = {11.375, 11.375, 18.75},
+        .pose.p = {-2.7999999999999994, 1.4, 0.5},
+        .pose.q = {0.7071067811865476, -0.7071067811865476, 0.0, 0.0},
+        .shape = RT_SHAPE_CYLINDER,
+        .shape_size = {0.5, 0.4, 0.0},
+        .friction = 0.8,
+    },
+    [MULTI_WHEEL_BODY_WHEEL2R] = {
+        .mass = 1.5e+02,
+        .inertia = {11.375, 11.375, 18.75},
+        .pose.p = {-2.7999999999999994, -1.4, 0.5},
+        .pose.q = {0.7071067811865476, -0.7071067811865476, 0.0, 0.0},
+        .shape = RT_SHAPE_CYLINDER,
+        .shape_size = {0.5, 0.4, 0.0},
+        .friction = 0.8,
+    },
+    [MULTI_WHEEL_BODY_OUTRIGGER_FRONTL] = {
+        .mass = 6e+01,
+        .inertia = {1.25, 1.25, 1.6000000000000003},
+        .pose.p = {-2.0999999999999996, 1.25, 0.5499999999999999},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [MULTI_WHEEL_BODY_OUTRIGGER_FRONTR] = {
+        .mass = 6e+01,
+        .inertia = {1.25, 1.25, 1.6000000000000003},
+        .pose.p = {-2.0999999999999996, -1.25, 0.5499999999999999},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [MULTI_WHEEL_BODY_WHEEL3L] = {
+        .mass = 1.5e+02,
+        .inertia = {11.375, 11.375, 18.75},
+        .pose.p = {-1.3999999999999995, 1.4, 0.5},
+        .pose.q = {0.7071067811865476, -0.7071067811865476, 0.0, 0.0},
+        .shape = RT_SHAPE_CYLINDER,
+        .shape_size = {0.5, 0.4, 0.0},
+        .friction = 0.8,
+    },
+    [MULTI_WHEEL_BODY_WHEEL3R] = {
+        .mass = 1.5e+02,
+        .inertia = {11.375, 11.375, 18.75},
+        .pose.p = {-1.3999999999999995, -1.4, 0.5},
+        .pose.q = {0.7071067811865476, -0.7071067811865476, 0.0, 0.0},
+        .shape = RT_SHAPE_CYLINDER,
+        .shape_size = {0.5, 0.4, 0.0},
+        .friction = 0.8,
+    },
+    [MULTI_WHEEL_BODY_WHEEL4L] = {
+        .mass = 1.5e+02,
+        .inertia = {11.375, 11.375, 18.75},
+        .pose.p = {0.0, 1.4, 0.5},
+        .pose.q = {0.7071067811865476, -0.7071067811865476, 0.0, 0.0},
+        .shape = RT_SHAPE_CYLINDER,
+        .shape_size = {0.5, 0.4, 0.0},
+        .friction = 0.8,
+    },
+    [MULTI_WHEEL_BODY_WHEEL4R] = {
+        .mass = 1.5e+02,
+        .inertia = {11.375, 11.375, 18.75},
+        .pose.p = {0.0, -1.4, 0.5},
+        .pose.q = {0.7071067811865476, -0.7071067811865476, 0.0, 0.0},
+        .shape = RT_SHAPE_CYLINDER,
+        .shape_size = {0.5, 0.4, 0.0},
+        .friction = 0.8,
+    },
+    [MULTI_WHEEL_BODY_WHEEL5L] = {
+        .mass = 1.5e+02,
+        .inertia = {11.375, 11.375, 18.75},
+        .pose.p = {1.4000000000000004, 1.4, 0.5},
+        .pose.q = {0.7071067811865476, -0.7071067811865476, 0.0, 0.0},
+        .shape = RT_SHAPE_CYLINDER,
+        .shape_size = {0.5, 0.4, 0.0},
+        .friction = 0.8,
+    },
+    [MULTI_WHEEL_BODY_WHEEL5R] = {
+        .mass = 1.5e+02,
+        .inertia = {11.375, 11.375, 18.75},
+        .pose.p = {1.4000000000000004, -1.4, 0.5},
+        .pose.q = {0.7071067811865476, -0.7071067811865476, 0.0, 0.0},
+        .shape = RT_SHAPE_CYLINDER,
+        .shape_size = {0.5, 0.4, 0.0},
+        .friction = 0.8,
+    },
+    [MULTI_WHEEL_BODY_WHEEL6L] = {
+        .mass = 1.5e+02,
+        .inertia = {11.375, 11.375, 18.75},
+        .pose.p = {2.8000000000000007, 1.4, 0.5},
+        .pose.q = {0.7071067811865476, -0.7071067811865476, 0.0, 0.0},
+        .shape = RT_SHAPE_CYLINDER,
+        .shape_size = {0.5, 0.4, 0.0},
+        .friction = 0.8,
+    },
+    [MULTI_WHEEL_BODY_WHEEL6R] = {
+        .mass = 1.5e+02,
+        .inertia = {11.375, 11.375, 18.75},
+        .pose.p = {2.8000000000000007, -1.4, 0.5},
+        .pose.q = {0.7071067811865476, -0.7071067811865476, 0.0, 0.0},
+        .shape = RT_SHAPE_CYLINDER,
+        .shape_size = {0.5, 0.4, 0.0},
+        .friction = 0.8,
+    },
+    [MULTI_WHEEL_BODY_OUTRIGGER_REARL] = {
+        .mass = 6e+01,
+        .inertia = {1.25, 1.25, 1.6000000000000003},
+        .pose.p = {3.500000000000001, 1.25, 0.5499999999999999},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [MULTI_WHEEL_BODY_OUTRIGGER_REARR] = {
+        .mass = 6e+01,
+        .inertia = {1.25, 1.25, 1.6000000000000003},
+        .pose.p = {3.500000000000001, -1.25, 0.5499999999999999},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [MULTI_WHEEL_BODY_WHEEL7L] = {
+        .mass = 1.5e+02,
+        .inertia = {11.375, 11.375, 18.75},
+        .pose.p = {4.199999999999999, 1.4, 0.5},
+        .pose.q = {0.7071067811865476, -0.7071067811865476, 0.0, 0.0},
+        .shape = RT_SHAPE_CYLINDER,
+        .shape_size = {0.5, 0.4, 0.0},
+        .friction = 0.8,
+    },
+    [MULTI_WHEEL_BODY_WHEEL7R] = {
+        .mass = 1.5e+02,
+        .inertia = {11.375, 11.375, 18.75},
+        .pose.p = {4.199999999999999, -1.4, 0.5},
+        .pose.q = {0.7071067811865476, -0.7071067811865476, 0.0, 0.0},
+        .shape = RT_SHAPE_CYLINDER,
+        .shape_size = {0.5, 0.4, 0.0},
+        .friction = 0.8,
+    },
+    [MULTI_WHEEL_BODY_TOW_REAR] = {
+        .mass = 8e+01,
+        .inertia = {0.13333333333333336, 9.666666666666666, 9.666666666666666},
+        .pose.p = {-5.6, 0.0, 1.15},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+};
+
+static const rt_joint_desc mech_joints[MULTI_WHEEL_JOINT_COUNT] = {
+    [MULTI_WHEEL_JOINT_TOW_FRONT_BALL] = {
+        .type = RT_BALL,
+        .body_a = MULTI_WHEEL_BODY_CHASSIS,
+        .body_b = MULTI_WHEEL_BODY_TOW_FRONT,
+        .anchor_a = {5.6, 0.0, 0.0},
+        .anchor_b = {0.0, 0.0, 0.050000000000000044},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [MULTI_WHEEL_JOINT_AXLE1L] = {
+        .type = RT_HINGE,
+        .body_a = MULTI_WHEEL_BODY_CHASSIS,
+        .body_b = MULTI_WHEEL_BODY_WHEEL1L,
+        .anchor_a = {-4.199999999999999, 1.4, -0.7},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [MULTI_WHEEL_JOINT_AXLE1R] = {
+        .type = RT_HINGE,
+        .body_a = MULTI_WHEEL_BODY_CHASSIS,
+        .body_b = MULTI_WHEEL_BODY_WHEEL1R,
+        .anchor_a = {-4.199999999999999, -1.4, -0.7},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [MULTI_WHEEL_JOINT_AXLE2L] = {
+        .type = RT_HINGE,
+        .body_a = MULTI_WHEEL_BODY_CHASSIS,
+        .body_b = MULTI_WHEEL_BODY_WHEEL2L,
+        .anchor_a = {-2.7999999999999994, 1.4, -0.7},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [MULTI_WHEEL_JOINT_AXLE2R] = {
+        .type = RT_HINGE,
+        .body_a = MULTI_WHEEL_BODY_CHASSIS,
+        .body_b = MULTI_WHEEL_BODY_WHEEL2R,
+        .anchor_a = {-2.7999999999999994, -1.4, -0.7},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [MULTI_WHEEL_JOINT_OUTRIGGER_FRONTL_BALL] = {
+        .type = RT_BALL,
+        .body_a = MULTI_WHEEL_BODY_CHASSIS,
+        .body_b = MULTI_WHEEL_BODY_OUTRIGGER_FRONTL,
+        .anchor_a = {-2.0999999999999996, 1.25, -0.5},
+        .anchor_b = {0.0, 0.0, 0.15000000000000002},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [MULTI_WHEEL_JOINT_OUTRIGGER_FRONTR_BALL] = {
+        .type = RT_BALL,
+        .body_a = MULTI_WHEEL_BODY_CHASSIS,
+        .body_b = MULTI_WHEEL_BODY_OUTRIGGER_FRONTR,
+        .anchor_a = {-2.0999999999999996, -1.25, -0.5},
+        .anchor_b = {0.0, 0.0, 0.15000000000000002},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [MULTI_WHEEL_JOINT_AXLE3L] = {
+        .type = RT_HINGE,
+        .body_a = MULTI_WHEEL_BODY_CHASSIS,
+        .body_b = MULTI_WHEEL_BODY_WHEEL3L,
+        .anchor_a = {-1.3999999999999995, 1.4, -0.7},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [MULTI_WHEEL_JOINT_AXLE3R] = {
+        .type = RT_HINGE,
+        .body_a = MULTI_WHEEL_BODY_CHASSIS,
+        .body_b = MULTI_WHEEL_BODY_WHEEL3R,
+        .anchor_a = {-1.3999999999999995, -1.4, -0.7},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [MULTI_WHEEL_JOINT_AXLE4L] = {
+        .type = RT_HINGE,
+        .body_a = MULTI_WHEEL_BODY_CHASSIS,
+        .body_b = MULTI_WHEEL_BODY_WHEEL4L,
+        .anchor_a = {0.0, 1.4, -0.7},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [MULTI_WHEEL_JOINT_AXLE4R] = {
+        .type = RT_HINGE,
+        .body_a = MULTI_WHEEL_BODY_CHASSIS,
+        .body_b = MULTI_WHEEL_BODY_WHEEL4R,
+        .anchor_a = {0.0, -1.4, -0.7},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [MULTI_WHEEL_JOINT_AXLE5L] = {
+        .type = RT_HINGE,
+        .body_a = MULTI_WHEEL_BODY_CHASSIS,
+        .body_b = MULTI_WHEEL_BODY_WHEEL5L,
+        .anchor_a = {1.4000000000000004, 1.4, -0.7},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [MULTI_WHEEL_JOINT_AXLE5R] = {
+        .type = RT_HINGE,
+        .body_a = MULTI_WHEEL_BODY_CHASSIS,
+        .body_b = MULTI_WHEEL_BODY_WHEEL5R,
+        .anchor_a = {1.4000000000000004, -1.4, -0.7},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [MULTI_WHEEL_JOINT_AXLE6L] = {
+        .type = RT_HINGE,
+        .body_a = MULTI_WHEEL_BODY_CHASSIS,
+        .body_b = MULTI_WHEEL_BODY_WHEEL6L,
+        .anchor_a = {2.8000000000000007, 1.4, -0.7},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [MULTI_WHEEL_JOINT_AXLE6R] = {
+        .type = RT_HINGE,
+        .body_a = MULTI_WHEEL_BODY_CHASSIS,
+        .body_b = MULTI_WHEEL_BODY_WHEEL6R,
+        .anchor_a = {2.8000000000000007, -1.4, -0.7},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [MULTI_WHEEL_JOINT_OUTRIGGER_REARL_BALL] = {
+        .type = RT_BALL,
+        .body_a = MULTI_WHEEL_BODY_CHASSIS,
+        .body_b = MULTI_WHEEL_BODY_OUTRIGGER_REARL,
+        .anchor_a = {3.500000000000001, 1.25, -0.5},
+        .anchor_b = {0.0, 0.0, 0.15000000000000002},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [MULTI_WHEEL_JOINT_OUTRIGGER_REARR_BALL] = {
+        .type = RT_BALL,
+        .body_a = MULTI_WHEEL_BODY_CHASSIS,
+        .body_b = MULTI_WHEEL_BODY_OUTRIGGER_REARR,
+        .anchor_a = {3.500000000000001, -1.25, -0.5},
+        .anchor_b = {0.0, 0.0, 0.15000000000000002},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [MULTI_WHEEL_JOINT_AXLE7L] = {
+        .type = RT_HINGE,
+        .body_a = MULTI_WHEEL_BODY_CHASSIS,
+        .body_b = MULTI_WHEEL_BODY_WHEEL7L,
+        .anchor_a = {4.199999999999999, 1.4, -0.7},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [MULTI_WHEEL_JOINT_AXLE7R] = {
+        .type = RT_HINGE,
+        .body_a = MULTI_WHEEL_BODY_CHASSIS,
+        .body_b = MULTI_WHEEL_BODY_WHEEL7R,
+        .anchor_a = {4.199999999999999, -1.4, -0.7},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [MULTI_WHEEL_JOINT_TOW_REAR_BALL] = {
+        .type = RT_BALL,
+        .body_a = MULTI_WHEEL_BODY_CHASSIS,
+        .body_b = MULTI_WHEEL_BODY_TOW_REAR,
+        .anchor_a = {-5.6, 0.0, 0.0},
+        .anchor_b = {0.0, 0.0, 0.050000000000000044},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+};
+
+const rt_world_desc multi_wheel_desc = {
+    .nbody = MULTI_WHEEL_BODY_COUNT,
+    .bodies = mech_bodies,
+    .njoint = MULTI_WHEEL_JOINT_COUNT,
+    .joints = mech_joints,
+};
+
+const rt_settings multi_wheel_settings = {
+    .dt = 0.016666666666666666,
+    .gravity = {0.0, 0.0, -9.81},
+    .iterations = 10,
+    .beta = 0.2,
+    .epsilon = 1e-06,
+    .solver = RT_SOLVER_LDLPGS,
+    .block_at = RT_BLOCK_LAST,
+    .threaded = 0,
+    .max_contacts = 256,
+    .restitution = 0.0,
+    .contact_slop = 0.001,
+    .stabilize = 0,
+};
+
+rt_world *multi_wheel_create(const rt_settings *settings, rt_status *status) {
+  if (settings == NULL) settings = &multi_wheel_settings;
+  return rt_world_create(&multi_wheel_desc, &multi_wheel_program, settings, status, NULL, 0);
+}

@@ -2,11 +2,17 @@
  *
  * The block LDL^T program of mechanism multi_wheel (unrolled mode, float
  * precision), defined in the .c file of the same name. rt.h states the
- * contract: workspace layout, vector order, the reference arithmetic. */
+ * contract: workspace layout, vector order, the reference arithmetic. After
+ * it, the mechanism itself: its bodies and constraints by name, its world
+ * description and settings, and the function that creates its world. */
 #ifndef LDLPGS_GENERATED_MULTI_WHEEL_H
 #define LDLPGS_GENERATED_MULTI_WHEEL_H
 
-#include "rt.h"
+#include "rt_world.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* Sizes for static allocation: scalars (float) of the packed workspace and
  * of the factorization's temporary, and rows of H (the length of right-hand
@@ -16,5 +22,84 @@
 #define MULTI_WHEEL_DIM 142
 
 extern const rt_program multi_wheel_program;
+
+/*---- the mechanism (bodies, constraints, settings) ----------------------*/
+
+/* The bodies and constraints of multi_wheel in mechanism order: their indices in
+ * multi_wheel_desc and for the world's accessors (rt_world_body_pose,
+ * rt_world_set_motor, rt_world_set_drive, ...). */
+enum multi_wheel_body {
+    MULTI_WHEEL_BODY_CHASSIS = 0,
+    MULTI_WHEEL_BODY_TOW_FRONT = 1,
+    MULTI_WHEEL_BODY_WHEEL1L = 2,
+    MULTI_WHEEL_BODY_WHEEL1R = 3,
+    MULTI_WHEEL_BODY_WHEEL2L = 4,
+    MULTI_WHEEL_BODY_WHEEL2R = 5,
+    MULTI_WHEEL_BODY_OUTRIGGER_FRONTL = 6,
+    MULTI_WHEEL_BODY_OUTRIGGER_FRONTR = 7,
+    MULTI_WHEEL_BODY_WHEEL3L = 8,
+    MULTI_WHEEL_BODY_WHEEL3R = 9,
+    MULTI_WHEEL_BODY_WHEEL4L = 10,
+    MULTI_WHEEL_BODY_WHEEL4R = 11,
+    MULTI_WHEEL_BODY_WHEEL5L = 12,
+    MULTI_WHEEL_BODY_WHEEL5R = 13,
+    MULTI_WHEEL_BODY_WHEEL6L = 14,
+    MULTI_WHEEL_BODY_WHEEL6R = 15,
+    MULTI_WHEEL_BODY_OUTRIGGER_REARL = 16,
+    MULTI_WHEEL_BODY_OUTRIGGER_REARR = 17,
+    MULTI_WHEEL_BODY_WHEEL7L = 18,
+    MULTI_WHEEL_BODY_WHEEL7R = 19,
+    MULTI_WHEEL_BODY_TOW_REAR = 20,
+    MULTI_WHEEL_BODY_COUNT = 21
+};
+enum multi_wheel_joint {
+    MULTI_WHEEL_JOINT_TOW_FRONT_BALL = 0,
+    MULTI_WHEEL_JOINT_AXLE1L = 1,
+    MULTI_WHEEL_JOINT_AXLE1R = 2,
+    MULTI_WHEEL_JOINT_AXLE2L = 3,
+    MULTI_WHEEL_JOINT_AXLE2R = 4,
+    MULTI_WHEEL_JOINT_OUTRIGGER_FRONTL_BALL = 5,
+    MULTI_WHEEL_JOINT_OUTRIGGER_FRONTR_BALL = 6,
+    MULTI_WHEEL_JOINT_AXLE3L = 7,
+    MULTI_WHEEL_JOINT_AXLE3R = 8,
+    MULTI_WHEEL_JOINT_AXLE4L = 9,
+    MULTI_WHEEL_JOINT_AXLE4R = 10,
+    MULTI_WHEEL_JOINT_AXLE5L = 11,
+    MULTI_WHEEL_JOINT_AXLE5R = 12,
+    MULTI_WHEEL_JOINT_AXLE6L = 13,
+    MULTI_WHEEL_JOINT_AXLE6R = 14,
+    MULTI_WHEEL_JOINT_OUTRIGGER_REARL_BALL = 15,
+    MULTI_WHEEL_JOINT_OUTRIGGER_REARR_BALL = 16,
+    MULTI_WHEEL_JOINT_AXLE7L = 17,
+    MULTI_WHEEL_JOINT_AXLE7R = 18,
+    MULTI_WHEEL_JOINT_TOW_REAR_BALL = 19,
+    MULTI_WHEEL_JOINT_COUNT = 20
+};
+
+/* The mechanism's ground plane (settings.ground; MULTI_WHEEL_GROUND 0: none). A
+ * world has no ground of its own: a game feeds the contacts with it before
+ * each step, e.g. from rt_world_ground_contacts(w, MULTI_WHEEL_GROUND_HEIGHT,
+ * MULTI_WHEEL_GROUND_FRICTION, margin, buf, cap) to rt_world_set_contacts, and
+ * with MULTI_WHEEL_COLLIDE (settings.collide) those of rt_world_body_contacts too. */
+#define MULTI_WHEEL_GROUND 1
+#define MULTI_WHEEL_GROUND_HEIGHT 0.0
+#define MULTI_WHEEL_GROUND_FRICTION 0.8
+#define MULTI_WHEEL_COLLIDE 0
+
+/* The mechanism: its bodies at their initial state and every constraint in
+ * body frames (anchors, axes, limits, motors, drives), as ldlsim builds it
+ * from the mechanism file. */
+extern const rt_world_desc multi_wheel_desc;
+/* The mechanism file's settings (rt_settings_default, then its settings). */
+extern const rt_settings multi_wheel_settings;
+/* A world of the mechanism stepped with multi_wheel_program, with the given
+ * settings (NULL: multi_wheel_settings); NULL on failure, with *status (if status
+ * is not NULL) saying why. rt_world_create(&multi_wheel_desc, &multi_wheel_program,
+ * settings, status, err, errlen) does the same with a message. */
+rt_world *multi_wheel_create(const rt_settings *settings, rt_status *status);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -12,6 +12,9 @@
  * the reference arithmetic of rt.h specialized by degree; vector lanes hold
  * independent results, so every instruction set gives the same bits.
  *
+ * After the program, the mechanism: its world description scissor_lift_desc,
+ * its settings scissor_lift_settings and scissor_lift_create, which makes its world.
+ *
  * Mechanism statistics
  *   bodies          38 (39 solver bodies: 1 shattered into 2 shards)
  *   constraints     48 in H (47 equality constraints of the mechanism, 1 shard welds)
@@ -76,13 +79,23 @@
  */
 #include "scissor_lift.h"
 
+#include <math.h> /* HUGE_VAL: the mechanism's unbounded limits */
+
 typedef float scalar;
 /* vectors of 2, 4, ... scalars (GCC/Clang vector extensions), loaded and
- * stored at any scalar-aligned address; the kernels use those the target
- * has registers for */
+ * stored at any scalar-aligned address, up to the widest the target has
+ * registers for; none in plain C (the vector kernels below are written once
+ * per target, under the same conditions) */
+#if defined(LDLPGS_NO_VECTOR) || !defined(__GNUC__)
+/* no vector types: plain C */
+#elif defined(__AVX__)
 typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
 typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
 typedef scalar v8 __attribute__((vector_size(8 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
+#else
+typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
+typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
+#endif
 
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
 
@@ -1221,7 +1234,507 @@ static void subtract_6(scalar *restrict x, const scalar *restrict s) {
 
 /*---- vector kernels: one body per vector width, the same results ------------*/
 
-#if defined(__AVX__)
+#if defined(LDLPGS_NO_VECTOR) || !defined(__GNUC__)
+/* plain C, one scalar at a time: LDLPGS_NO_VECTOR, or no GCC/Clang vector extensions */
+
+/* 1 row of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 24), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_3x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 1; r++) {
+    scalar y[3];
+    for (int i = 0; i < 3; i++) {
+      scalar s = e[r * 3 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 3 + q] * y[q];
+      y[i] = s;
+      et[i * 24 + r] = s;
+      e[r * 3 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* 2 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 24), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_4x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 2; r++) {
+    scalar y[4];
+    for (int i = 0; i < 4; i++) {
+      scalar s = e[r * 4 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 4 + q] * y[q];
+      y[i] = s;
+      et[i * 24 + r] = s;
+      e[r * 4 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* 2 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 24), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 2; r++) {
+    scalar y[5];
+    for (int i = 0; i < 5; i++) {
+      scalar s = e[r * 5 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
+      y[i] = s;
+      et[i * 24 + r] = s;
+      e[r * 5 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* 3 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 24), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_1x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 3; r++) {
+    scalar y[1];
+    for (int i = 0; i < 1; i++) {
+      scalar s = e[r * 1 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 1 + q] * y[q];
+      y[i] = s;
+      et[i * 24 + r] = s;
+      e[r * 1 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* 3 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 24), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 3; r++) {
+    scalar y[5];
+    for (int i = 0; i < 5; i++) {
+      scalar s = e[r * 5 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
+      y[i] = s;
+      et[i * 24 + r] = s;
+      e[r * 5 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* 5 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 24), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x5_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 5; r++) {
+    scalar y[5];
+    for (int i = 0; i < 5; i++) {
+      scalar s = e[r * 5 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
+      y[i] = s;
+      et[i * 24 + r] = s;
+      e[r * 5 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* 5 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 24), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_6x5_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 5; r++) {
+    scalar y[6];
+    for (int i = 0; i < 6; i++) {
+      scalar s = e[r * 6 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 6 + q] * y[q];
+      y[i] = s;
+      et[i * 24 + r] = s;
+      e[r * 6 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* 6 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 24), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 6; r++) {
+    scalar y[5];
+    for (int i = 0; i < 5; i++) {
+      scalar s = e[r * 5 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
+      y[i] = s;
+      et[i * 24 + r] = s;
+      e[r * 5 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* 7 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 24), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x7_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 7; r++) {
+    scalar y[5];
+    for (int i = 0; i < 5; i++) {
+      scalar s = e[r * 5 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
+      y[i] = s;
+      et[i * 24 + r] = s;
+      e[r * 5 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* 7 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 24), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_6x7_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 7; r++) {
+    scalar y[6];
+    for (int i = 0; i < 6; i++) {
+      scalar s = e[r * 6 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 6 + q] * y[q];
+      y[i] = s;
+      et[i * 24 + r] = s;
+      e[r * 6 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* 8 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 24), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_1x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 8; r++) {
+    scalar y[1];
+    for (int i = 0; i < 1; i++) {
+      scalar s = e[r * 1 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 1 + q] * y[q];
+      y[i] = s;
+      et[i * 24 + r] = s;
+      e[r * 1 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* 8 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 24), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_3x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 8; r++) {
+    scalar y[3];
+    for (int i = 0; i < 3; i++) {
+      scalar s = e[r * 3 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 3 + q] * y[q];
+      y[i] = s;
+      et[i * 24 + r] = s;
+      e[r * 3 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* 8 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 24), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_4x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 8; r++) {
+    scalar y[4];
+    for (int i = 0; i < 4; i++) {
+      scalar s = e[r * 4 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 4 + q] * y[q];
+      y[i] = s;
+      et[i * 24 + r] = s;
+      e[r * 4 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* 8 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 24), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 8; r++) {
+    scalar y[5];
+    for (int i = 0; i < 5; i++) {
+      scalar s = e[r * 5 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
+      y[i] = s;
+      et[i * 24 + r] = s;
+      e[r * 5 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* 8 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 24), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_6x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 8; r++) {
+    scalar y[6];
+    for (int i = 0; i < 6; i++) {
+      scalar s = e[r * 6 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 6 + q] * y[q];
+      y[i] = s;
+      et[i * 24 + r] = s;
+      e[r * 6 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 1 (rt.h
+ * factor step 3, a diagonal block pair), one entry at a time. */
+static void reduce_tri_3_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 3; r++)
+    for (int j = 0; j < r + 1; j++) {
+      scalar s = l[r * 1] * et[j];
+      for (int q = 1; q < 1; q++) s += l[r * 1 + q] * et[q * 24 + j];
+      c[r * 3 + j] -= s;
+    }
+}
+
+/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 3 (rt.h
+ * factor step 3, a diagonal block pair), one entry at a time. */
+static void reduce_tri_3_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 3; r++)
+    for (int j = 0; j < r + 1; j++) {
+      scalar s = l[r * 3] * et[j];
+      for (int q = 1; q < 3; q++) s += l[r * 3 + q] * et[q * 24 + j];
+      c[r * 3 + j] -= s;
+    }
+}
+
+/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 5 (rt.h
+ * factor step 3, a diagonal block pair), one entry at a time. */
+static void reduce_tri_3_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 3; r++)
+    for (int j = 0; j < r + 1; j++) {
+      scalar s = l[r * 5] * et[j];
+      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 24 + j];
+      c[r * 3 + j] -= s;
+    }
+}
+
+/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 6 (rt.h
+ * factor step 3, a diagonal block pair), one entry at a time. */
+static void reduce_tri_3_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 3; r++)
+    for (int j = 0; j < r + 1; j++) {
+      scalar s = l[r * 6] * et[j];
+      for (int q = 1; q < 6; q++) s += l[r * 6 + q] * et[q * 24 + j];
+      c[r * 3 + j] -= s;
+    }
+}
+
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 1 (rt.h
+ * factor step 3, a diagonal block pair), one entry at a time. */
+static void reduce_tri_5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 5; r++)
+    for (int j = 0; j < r + 1; j++) {
+      scalar s = l[r * 1] * et[j];
+      for (int q = 1; q < 1; q++) s += l[r * 1 + q] * et[q * 24 + j];
+      c[r * 5 + j] -= s;
+    }
+}
+
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 3 (rt.h
+ * factor step 3, a diagonal block pair), one entry at a time. */
+static void reduce_tri_5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 5; r++)
+    for (int j = 0; j < r + 1; j++) {
+      scalar s = l[r * 3] * et[j];
+      for (int q = 1; q < 3; q++) s += l[r * 3 + q] * et[q * 24 + j];
+      c[r * 5 + j] -= s;
+    }
+}
+
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 4 (rt.h
+ * factor step 3, a diagonal block pair), one entry at a time. */
+static void reduce_tri_5_d4(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 5; r++)
+    for (int j = 0; j < r + 1; j++) {
+      scalar s = l[r * 4] * et[j];
+      for (int q = 1; q < 4; q++) s += l[r * 4 + q] * et[q * 24 + j];
+      c[r * 5 + j] -= s;
+    }
+}
+
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 5 (rt.h
+ * factor step 3, a diagonal block pair), one entry at a time. */
+static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 5; r++)
+    for (int j = 0; j < r + 1; j++) {
+      scalar s = l[r * 5] * et[j];
+      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 24 + j];
+      c[r * 5 + j] -= s;
+    }
+}
+
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 6 (rt.h
+ * factor step 3, a diagonal block pair), one entry at a time. */
+static void reduce_tri_5_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 5; r++)
+    for (int j = 0; j < r + 1; j++) {
+      scalar s = l[r * 6] * et[j];
+      for (int q = 1; q < 6; q++) s += l[r * 6 + q] * et[q * 24 + j];
+      c[r * 5 + j] -= s;
+    }
+}
+
+/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 3 (rt.h
+ * factor step 3, a diagonal block pair), one entry at a time. */
+static void reduce_tri_6_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 6; r++)
+    for (int j = 0; j < r + 1; j++) {
+      scalar s = l[r * 3] * et[j];
+      for (int q = 1; q < 3; q++) s += l[r * 3 + q] * et[q * 24 + j];
+      c[r * 6 + j] -= s;
+    }
+}
+
+/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 5 (rt.h
+ * factor step 3, a diagonal block pair), one entry at a time. */
+static void reduce_tri_6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 6; r++)
+    for (int j = 0; j < r + 1; j++) {
+      scalar s = l[r * 5] * et[j];
+      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 24 + j];
+      c[r * 6 + j] -= s;
+    }
+}
+
+/* C -= L Y^T for a 3 x 3 block C, L 3 x 1, Y 3 x 1 (rt.h factor
+ * step 3, one block pair), one entry at a time. */
+static void reduce_3x3_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 3; r++)
+    for (int j = 0; j < 3; j++) {
+      scalar s = l[r * 1] * et[j];
+      for (int q = 1; q < 1; q++) s += l[r * 1 + q] * et[q * 24 + j];
+      c[r * 3 + j] -= s;
+    }
+}
+
+/* C -= L Y^T for a 3 x 3 block C, L 3 x 5, Y 3 x 5 (rt.h factor
+ * step 3, one block pair), one entry at a time. */
+static void reduce_3x3_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 3; r++)
+    for (int j = 0; j < 3; j++) {
+      scalar s = l[r * 5] * et[j];
+      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 24 + j];
+      c[r * 3 + j] -= s;
+    }
+}
+
+/* C -= L Y^T for a 3 x 5 block C, L 3 x 1, Y 5 x 1 (rt.h factor
+ * step 3, one block pair), one entry at a time. */
+static void reduce_3x5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 3; r++)
+    for (int j = 0; j < 5; j++) {
+      scalar s = l[r * 1] * et[j];
+      for (int q = 1; q < 1; q++) s += l[r * 1 + q] * et[q * 24 + j];
+      c[r * 5 + j] -= s;
+    }
+}
+
+/* C -= L Y^T for a 5 x 3 block C, L 5 x 6, Y 3 x 6 (rt.h factor
+ * step 3, one block pair), one entry at a time. */
+static void reduce_5x3_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 5; r++)
+    for (int j = 0; j < 3; j++) {
+      scalar s = l[r * 6] * et[j];
+      for (int q = 1; q < 6; q++) s += l[r * 6 + q] * et[q * 24 + j];
+      c[r * 3 + j] -= s;
+    }
+}
+
+/* C -= L Y^T for a 5 x 5 block C, L 5 x 3, Y 5 x 3 (rt.h factor
+ * step 3, one block pair), one entry at a time. */
+static void reduce_5x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 5; r++)
+    for (int j = 0; j < 5; j++) {
+      scalar s = l[r * 3] * et[j];
+      for (int q = 1; q < 3; q++) s += l[r * 3 + q] * et[q * 24 + j];
+      c[r * 5 + j] -= s;
+    }
+}
+
+/* C -= L Y^T for a 5 x 5 block C, L 5 x 4, Y 5 x 4 (rt.h factor
+ * step 3, one block pair), one entry at a time. */
+static void reduce_5x5_d4(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 5; r++)
+    for (int j = 0; j < 5; j++) {
+      scalar s = l[r * 4] * et[j];
+      for (int q = 1; q < 4; q++) s += l[r * 4 + q] * et[q * 24 + j];
+      c[r * 5 + j] -= s;
+    }
+}
+
+/* C -= L Y^T for a 5 x 5 block C, L 5 x 5, Y 5 x 5 (rt.h factor
+ * step 3, one block pair), one entry at a time. */
+static void reduce_5x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 5; r++)
+    for (int j = 0; j < 5; j++) {
+      scalar s = l[r * 5] * et[j];
+      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 24 + j];
+      c[r * 5 + j] -= s;
+    }
+}
+
+/* C -= L Y^T for a 5 x 5 block C, L 5 x 6, Y 5 x 6 (rt.h factor
+ * step 3, one block pair), one entry at a time. */
+static void reduce_5x5_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 5; r++)
+    for (int j = 0; j < 5; j++) {
+      scalar s = l[r * 6] * et[j];
+      for (int q = 1; q < 6; q++) s += l[r * 6 + q] * et[q * 24 + j];
+      c[r * 5 + j] -= s;
+    }
+}
+
+/* C -= L Y^T for a 6 x 3 block C, L 6 x 3, Y 3 x 3 (rt.h factor
+ * step 3, one block pair), one entry at a time. */
+static void reduce_6x3_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 6; r++)
+    for (int j = 0; j < 3; j++) {
+      scalar s = l[r * 3] * et[j];
+      for (int q = 1; q < 3; q++) s += l[r * 3 + q] * et[q * 24 + j];
+      c[r * 3 + j] -= s;
+    }
+}
+
+/* C -= L Y^T for a 6 x 5 block C, L 6 x 3, Y 5 x 3 (rt.h factor
+ * step 3, one block pair), one entry at a time. */
+static void reduce_6x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 6; r++)
+    for (int j = 0; j < 5; j++) {
+      scalar s = l[r * 3] * et[j];
+      for (int q = 1; q < 3; q++) s += l[r * 3 + q] * et[q * 24 + j];
+      c[r * 5 + j] -= s;
+    }
+}
+
+/* C -= L Y^T for a 6 x 5 block C, L 6 x 5, Y 5 x 5 (rt.h factor
+ * step 3, one block pair), one entry at a time. */
+static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 6; r++)
+    for (int j = 0; j < 5; j++) {
+      scalar s = l[r * 5] * et[j];
+      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 24 + j];
+      c[r * 5 + j] -= s;
+    }
+}
+
+#elif defined(__AVX__)
 /* AVX: 32-byte vectors */
 
 /* One row of an edge column (rt.h factor step 2): its forward substitution
@@ -4745,3 +5258,948 @@ const rt_program scissor_lift_program = {
     .factor = scissor_lift_factor,
     .solve = scissor_lift_solve,
 };
+
+/*---- the mechanism (bodies, constraints, settings) ----------------------*/
+
+static const rt_body_desc mech_bodies[SCISSOR_LIFT_BODY_COUNT] = {
+    [SCISSOR_LIFT_BODY_CHASSIS] = {
+        .mass = 1.2e+03,
+        .inertia = {153.0, 685.0, 820.0000000000001},
+        .pose.p = {0.0, 0.0, 0.4},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [SCISSOR_LIFT_BODY_WHEELFL] = {
+        .mass = 3e+01,
+        .inertia = {0.54975, 0.54975, 0.9375},
+        .pose.p = {1.0, 0.72, 0.25},
+        .pose.q = {0.7071067811865476, -0.7071067811865476, 0.0, 0.0},
+        .shape = RT_SHAPE_CYLINDER,
+        .shape_size = {0.25, 0.18, 0.0},
+        .friction = 0.8,
+    },
+    [SCISSOR_LIFT_BODY_WHEELFR] = {
+        .mass = 3e+01,
+        .inertia = {0.54975, 0.54975, 0.9375},
+        .pose.p = {1.0, -0.72, 0.25},
+        .pose.q = {0.7071067811865476, -0.7071067811865476, 0.0, 0.0},
+        .shape = RT_SHAPE_CYLINDER,
+        .shape_size = {0.25, 0.18, 0.0},
+        .friction = 0.8,
+    },
+    [SCISSOR_LIFT_BODY_WHEELRL] = {
+        .mass = 3e+01,
+        .inertia = {0.54975, 0.54975, 0.9375},
+        .pose.p = {-1.0, 0.72, 0.25},
+        .pose.q = {0.7071067811865476, -0.7071067811865476, 0.0, 0.0},
+        .shape = RT_SHAPE_CYLINDER,
+        .shape_size = {0.25, 0.18, 0.0},
+        .friction = 0.8,
+    },
+    [SCISSOR_LIFT_BODY_WHEELRR] = {
+        .mass = 3e+01,
+        .inertia = {0.54975, 0.54975, 0.9375},
+        .pose.p = {-1.0, -0.72, 0.25},
+        .pose.q = {0.7071067811865476, -0.7071067811865476, 0.0, 0.0},
+        .shape = RT_SHAPE_CYLINDER,
+        .shape_size = {0.25, 0.18, 0.0},
+        .friction = 0.8,
+    },
+    [SCISSOR_LIFT_BODY_INNER0] = {
+        .mass = 2e+01,
+        .inertia = {0.028166666666666666, 4.954666666666668, 4.9348333333333345},
+        .pose.p = {0.0, 0.42, 1.05},
+        .pose.q = {0.9659258262890683, 0.0, -0.25881904510252074, 0.0},
+        .friction = 0.8,
+    },
+    [SCISSOR_LIFT_BODY_INNER0_CROSS] = {
+        .mass = 28.0,
+        .inertia = {1.5097666666666667, 4.961066666666668, 6.416433333333335},
+        .pose.p = {0.0, -0.3, 1.05},
+        .pose.q = {0.9659258262890683, 0.0, -0.25881904510252074, 0.0},
+        .friction = 0.8,
+    },
+    [SCISSOR_LIFT_BODY_OUTER0] = {
+        .mass = 2e+01,
+        .inertia = {0.028166666666666666, 4.954666666666668, 4.9348333333333345},
+        .pose.p = {0.0, 0.5, 1.05},
+        .pose.q = {0.9659258262890683, 0.0, 0.25881904510252074, 0.0},
+        .friction = 0.8,
+    },
+    [SCISSOR_LIFT_BODY_OUTER0_CROSS] = {
+        .mass = 28.0,
+        .inertia = {2.126604761904762, 4.961066666666668, 7.033271428571429},
+        .pose.p = {0.0, -0.35714285714285715, 1.05},
+        .pose.q = {0.9659258262890683, 0.0, 0.25881904510252074, 0.0},
+        .friction = 0.8,
+    },
+    [SCISSOR_LIFT_BODY_INNER1] = {
+        .mass = 2e+01,
+        .inertia = {0.028166666666666666, 4.954666666666668, 4.9348333333333345},
+        .pose.p = {0.0, 0.42, 1.8499999999999999},
+        .pose.q = {0.9659258262890683, 0.0, -0.25881904510252074, 0.0},
+        .friction = 0.8,
+    },
+    [SCISSOR_LIFT_BODY_INNER1_CROSS] = {
+        .mass = 28.0,
+        .inertia = {1.5097666666666667, 4.961066666666668, 6.416433333333335},
+        .pose.p = {0.0, -0.3, 1.8499999999999999},
+        .pose.q = {0.9659258262890683, 0.0, -0.25881904510252074, 0.0},
+        .friction = 0.8,
+    },
+    [SCISSOR_LIFT_BODY_OUTER1] = {
+        .mass = 2e+01,
+        .inertia = {0.028166666666666666, 4.954666666666668, 4.9348333333333345},
+        .pose.p = {0.0, 0.5, 1.8499999999999999},
+        .pose.q = {0.9659258262890683, 0.0, 0.25881904510252074, 0.0},
+        .friction = 0.8,
+    },
+    [SCISSOR_LIFT_BODY_OUTER1_CROSS] = {
+        .mass = 28.0,
+        .inertia = {2.126604761904762, 4.961066666666668, 7.033271428571429},
+        .pose.p = {0.0, -0.35714285714285715, 1.8499999999999999},
+        .pose.q = {0.9659258262890683, 0.0, 0.25881904510252074, 0.0},
+        .friction = 0.8,
+    },
+    [SCISSOR_LIFT_BODY_INNER2] = {
+        .mass = 2e+01,
+        .inertia = {0.028166666666666666, 4.954666666666668, 4.9348333333333345},
+        .pose.p = {0.0, 0.42, 2.65},
+        .pose.q = {0.9659258262890683, 0.0, -0.25881904510252074, 0.0},
+        .friction = 0.8,
+    },
+    [SCISSOR_LIFT_BODY_INNER2_CROSS] = {
+        .mass = 28.0,
+        .inertia = {1.5097666666666667, 4.961066666666668, 6.416433333333335},
+        .pose.p = {0.0, -0.3, 2.65},
+        .pose.q = {0.9659258262890683, 0.0, -0.25881904510252074, 0.0},
+        .friction = 0.8,
+    },
+    [SCISSOR_LIFT_BODY_OUTER2] = {
+        .mass = 2e+01,
+        .inertia = {0.028166666666666666, 4.954666666666668, 4.9348333333333345},
+        .pose.p = {0.0, 0.5, 2.65},
+        .pose.q = {0.9659258262890683, 0.0, 0.25881904510252074, 0.0},
+        .friction = 0.8,
+    },
+    [SCISSOR_LIFT_BODY_OUTER2_CROSS] = {
+        .mass = 28.0,
+        .inertia = {2.126604761904762, 4.961066666666668, 7.033271428571429},
+        .pose.p = {0.0, -0.35714285714285715, 2.65},
+        .pose.q = {0.9659258262890683, 0.0, 0.25881904510252074, 0.0},
+        .friction = 0.8,
+    },
+    [SCISSOR_LIFT_BODY_INNER3] = {
+        .mass = 2e+01,
+        .inertia = {0.028166666666666666, 4.954666666666668, 4.9348333333333345},
+        .pose.p = {0.0, 0.42, 3.4499999999999997},
+        .pose.q = {0.9659258262890683, 0.0, -0.25881904510252074, 0.0},
+        .friction = 0.8,
+    },
+    [SCISSOR_LIFT_BODY_INNER3_CROSS] = {
+        .mass = 28.0,
+        .inertia = {1.5097666666666667, 4.961066666666668, 6.416433333333335},
+        .pose.p = {0.0, -0.3, 3.4499999999999997},
+        .pose.q = {0.9659258262890683, 0.0, -0.25881904510252074, 0.0},
+        .friction = 0.8,
+    },
+    [SCISSOR_LIFT_BODY_OUTER3] = {
+        .mass = 2e+01,
+        .inertia = {0.028166666666666666, 4.954666666666668, 4.9348333333333345},
+        .pose.p = {0.0, 0.5, 3.4499999999999997},
+        .pose.q = {0.9659258262890683, 0.0, 0.25881904510252074, 0.0},
+        .friction = 0.8,
+    },
+    [SCISSOR_LIFT_BODY_OUTER3_CROSS] = {
+        .mass = 28.0,
+        .inertia = {2.126604761904762, 4.961066666666668, 7.033271428571429},
+        .pose.p = {0.0, -0.35714285714285715, 3.4499999999999997},
+        .pose.q = {0.9659258262890683, 0.0, 0.25881904510252074, 0.0},
+        .friction = 0.8,
+    },
+    [SCISSOR_LIFT_BODY_INNER4] = {
+        .mass = 2e+01,
+        .inertia = {0.028166666666666666, 4.954666666666668, 4.9348333333333345},
+        .pose.p = {0.0, 0.42, 4.25},
+        .pose.q = {0.9659258262890683, 0.0, -0.25881904510252074, 0.0},
+        .friction = 0.8,
+    },
+    [SCISSOR_LIFT_BODY_INNER4_CROSS] = {
+        .mass = 28.0,
+        .inertia = {1.5097666666666667, 4.961066666666668, 6.416433333333335},
+        .pose.p = {0.0, -0.3, 4.25},
+        .pose.q = {0.9659258262890683, 0.0, -0.25881904510252074, 0.0},
+        .friction = 0.8,
+    },
+    [SCISSOR_LIFT_BODY_OUTER4] = {
+        .mass = 2e+01,
+        .inertia = {0.028166666666666666, 4.954666666666668, 4.9348333333333345},
+        .pose.p = {0.0, 0.5, 4.25},
+        .pose.q = {0.9659258262890683, 0.0, 0.25881904510252074, 0.0},
+        .friction = 0.8,
+    },
+    [SCISSOR_LIFT_BODY_OUTER4_CROSS] = {
+        .mass = 28.0,
+        .inertia = {2.126604761904762, 4.961066666666668, 7.033271428571429},
+        .pose.p = {0.0, -0.35714285714285715, 4.25},
+        .pose.q = {0.9659258262890683, 0.0, 0.25881904510252074, 0.0},
+        .friction = 0.8,
+    },
+    [SCISSOR_LIFT_BODY_INNER5] = {
+        .mass = 2e+01,
+        .inertia = {0.028166666666666666, 4.954666666666668, 4.9348333333333345},
+        .pose.p = {0.0, 0.42, 5.05},
+        .pose.q = {0.9659258262890683, 0.0, -0.25881904510252074, 0.0},
+        .friction = 0.8,
+    },
+    [SCISSOR_LIFT_BODY_INNER5_CROSS] = {
+        .mass = 28.0,
+        .inertia = {1.5097666666666667, 4.961066666666668, 6.416433333333335},
+        .pose.p = {0.0, -0.3, 5.05},
+        .pose.q = {0.9659258262890683, 0.0, -0.25881904510252074, 0.0},
+        .friction = 0.8,
+    },
+    [SCISSOR_LIFT_BODY_OUTER5] = {
+        .mass = 2e+01,
+        .inertia = {0.028166666666666666, 4.954666666666668, 4.9348333333333345},
+        .pose.p = {0.0, 0.5, 5.05},
+        .pose.q = {0.9659258262890683, 0.0, 0.25881904510252074, 0.0},
+        .friction = 0.8,
+    },
+    [SCISSOR_LIFT_BODY_OUTER5_CROSS] = {
+        .mass = 28.0,
+        .inertia = {2.126604761904762, 4.961066666666668, 7.033271428571429},
+        .pose.p = {0.0, -0.35714285714285715, 5.05},
+        .pose.q = {0.9659258262890683, 0.0, 0.25881904510252074, 0.0},
+        .friction = 0.8,
+    },
+    [SCISSOR_LIFT_BODY_INNER6] = {
+        .mass = 2e+01,
+        .inertia = {0.028166666666666666, 4.954666666666668, 4.9348333333333345},
+        .pose.p = {0.0, 0.42, 5.8500000000000005},
+        .pose.q = {0.9659258262890683, 0.0, -0.25881904510252074, 0.0},
+        .friction = 0.8,
+    },
+    [SCISSOR_LIFT_BODY_INNER6_CROSS] = {
+        .mass = 28.0,
+        .inertia = {1.5097666666666667, 4.961066666666668, 6.416433333333335},
+        .pose.p = {0.0, -0.3, 5.8500000000000005},
+        .pose.q = {0.9659258262890683, 0.0, -0.25881904510252074, 0.0},
+        .friction = 0.8,
+    },
+    [SCISSOR_LIFT_BODY_OUTER6] = {
+        .mass = 2e+01,
+        .inertia = {0.028166666666666666, 4.954666666666668, 4.9348333333333345},
+        .pose.p = {0.0, 0.5, 5.8500000000000005},
+        .pose.q = {0.9659258262890683, 0.0, 0.25881904510252074, 0.0},
+        .friction = 0.8,
+    },
+    [SCISSOR_LIFT_BODY_OUTER6_CROSS] = {
+        .mass = 28.0,
+        .inertia = {2.126604761904762, 4.961066666666668, 7.033271428571429},
+        .pose.p = {0.0, -0.35714285714285715, 5.8500000000000005},
+        .pose.q = {0.9659258262890683, 0.0, 0.25881904510252074, 0.0},
+        .friction = 0.8,
+    },
+    [SCISSOR_LIFT_BODY_PLATFORM] = {
+        .mass = 8e+02,
+        .inertia = {97.5, 385.5, 4.8e+02},
+        .pose.p = {0.0, 0.0, 6.425},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [SCISSOR_LIFT_BODY_ROLLER_BOTTOM] = {
+        .mass = 12.0,
+        .inertia = {1.2175000000000002, 1.2175000000000002, 0.015000000000000003},
+        .pose.p = {0.692820323027551, 0.0, 0.65},
+        .pose.q = {0.7071067811865476, -0.7071067811865476, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [SCISSOR_LIFT_BODY_BARREL] = {
+        .mass = 25.0,
+        .inertia = {0.4425750000000001, 0.4425750000000001, 0.045},
+        .pose.p = {0.3394819582834999, 0.0, 0.5710000000000001},
+        .pose.q = {0.9385165262573445, 0.0, -0.3452343116520248, 0.0},
+        .friction = 0.8,
+    },
+    [SCISSOR_LIFT_BODY_ROD] = {
+        .mass = 8.0,
+        .inertia = {0.13622400000000004, 0.13622400000000004, 0.0036},
+        .pose.p = {0.14549226783578573, 0.0, 0.799},
+        .pose.q = {0.9385165262573445, 0.0, -0.3452343116520248, 0.0},
+        .friction = 0.8,
+    },
+    [SCISSOR_LIFT_BODY_ROLLER_TOP] = {
+        .mass = 12.0,
+        .inertia = {1.2175000000000002, 1.2175000000000002, 0.015000000000000003},
+        .pose.p = {0.692820323027551, 0.0, 6.25},
+        .pose.q = {0.7071067811865476, -0.7071067811865476, 0.0, 0.0},
+        .friction = 0.8,
+    },
+};
+
+static const rt_joint_desc mech_joints[SCISSOR_LIFT_JOINT_COUNT] = {
+    [SCISSOR_LIFT_JOINT_AXLEFL] = {
+        .type = RT_HINGE,
+        .body_a = SCISSOR_LIFT_BODY_CHASSIS,
+        .body_b = SCISSOR_LIFT_BODY_WHEELFL,
+        .anchor_a = {1.0, 0.72, -0.15000000000000002},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_AXLEFR] = {
+        .type = RT_HINGE,
+        .body_a = SCISSOR_LIFT_BODY_CHASSIS,
+        .body_b = SCISSOR_LIFT_BODY_WHEELFR,
+        .anchor_a = {1.0, -0.72, -0.15000000000000002},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_AXLERL] = {
+        .type = RT_HINGE,
+        .body_a = SCISSOR_LIFT_BODY_CHASSIS,
+        .body_b = SCISSOR_LIFT_BODY_WHEELRL,
+        .anchor_a = {-1.0, 0.72, -0.15000000000000002},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_AXLERR] = {
+        .type = RT_HINGE,
+        .body_a = SCISSOR_LIFT_BODY_CHASSIS,
+        .body_b = SCISSOR_LIFT_BODY_WHEELRR,
+        .anchor_a = {-1.0, -0.72, -0.15000000000000002},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_FOOT] = {
+        .type = RT_HINGE,
+        .body_a = SCISSOR_LIFT_BODY_CHASSIS,
+        .body_b = SCISSOR_LIFT_BODY_INNER0,
+        .anchor_a = {-0.692820323027551, 0.42, 0.25},
+        .anchor_b = {-0.8, 0.0, -2.7755575615628914e-17},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_b[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_ROLLER_BOTTOM_SLIDE] = {
+        .type = RT_PRISMATIC,
+        .body_a = SCISSOR_LIFT_BODY_CHASSIS,
+        .body_b = SCISSOR_LIFT_BODY_ROLLER_BOTTOM,
+        .anchor_a = {0.692820323027551, 0.0, 0.25},
+        .frame_a[0] = {1.0, 0.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, 1.0},
+        .frame_a[2] = {0.0, -1.0, 0.0},
+        .frame_b[0] = {1.0, 0.0, 0.0},
+        .frame_b[1] = {0.0, -1.0000000000000002, -2.220446049250313e-16},
+        .frame_b[2] = {0.0, 2.220446049250313e-16, -1.0000000000000002},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_ROLLER_BOTTOM_PIN] = {
+        .type = RT_HINGE,
+        .body_a = SCISSOR_LIFT_BODY_ROLLER_BOTTOM,
+        .body_b = SCISSOR_LIFT_BODY_OUTER0,
+        .anchor_a = {0.0, -1.1102230246251565e-16, 0.5000000000000001},
+        .anchor_b = {0.8, 0.0, -2.7755575615628914e-17},
+        .frame_a[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_a[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_BARREL_EYE] = {
+        .type = RT_BALL,
+        .body_a = SCISSOR_LIFT_BODY_CHASSIS,
+        .body_b = SCISSOR_LIFT_BODY_BARREL,
+        .anchor_a = {0.48497422611928565, 0.0, 0.0},
+        .anchor_b = {-3.469446951953614e-17, 0.0, -0.224519486904812},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.6480162138330076, 0.0, 0.7616265401163053},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-0.7616265401163053, 0.0, 0.6480162138330076},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_CYLINDER] = {
+        .type = RT_PRISMATIC,
+        .body_a = SCISSOR_LIFT_BODY_BARREL,
+        .body_b = SCISSOR_LIFT_BODY_ROD,
+        .anchor_a = {2.7755575615628914e-17, 0.0, 0.14967965793654125},
+        .anchor_b = {-2.7755575615628914e-17, 0.0, -0.14967965793654125},
+        .frame_a[0] = {1.6653345369377348e-16, 0.0, 1.0000000000000002},
+        .frame_a[1] = {-1.0000000000000002, 0.0, 1.6653345369377348e-16},
+        .frame_a[2] = {0.0, -1.0000000000000002, 0.0},
+        .frame_b[0] = {1.6653345369377348e-16, 0.0, 1.0000000000000002},
+        .frame_b[1] = {-1.0000000000000002, 0.0, 1.6653345369377348e-16},
+        .frame_b[2] = {0.0, -1.0000000000000002, 0.0},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_ROD_EYE] = {
+        .type = RT_BALL,
+        .body_a = SCISSOR_LIFT_BODY_ROD,
+        .body_b = SCISSOR_LIFT_BODY_INNER0_CROSS,
+        .anchor_a = {3.469446951953614e-17, 0.0, 0.224519486904812},
+        .anchor_b = {-0.03999999999999998, 0.3, -0.06928203230275506},
+        .frame_a[0] = {0.6480162138330076, 0.0, 0.7616265401163053},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-0.7616265401163053, 0.0, 0.6480162138330076},
+        .frame_b[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_LIFT] = {
+        .type = RT_ROD,
+        .body_a = SCISSOR_LIFT_BODY_BARREL,
+        .body_b = SCISSOR_LIFT_BODY_ROD,
+        .anchor_a = {-3.469446951953614e-17, 0.0, -0.224519486904812},
+        .anchor_b = {3.469446951953614e-17, 0.0, 0.224519486904812},
+        .length = 0.7483982896827064,
+        .target = -1,
+        .lower = 0.7483982896827064,
+        .upper = 0.9983982896827064,
+        .speed = 0.03,
+    },
+    [SCISSOR_LIFT_JOINT_PIVOT0] = {
+        .type = RT_HINGE,
+        .body_a = SCISSOR_LIFT_BODY_INNER0,
+        .body_b = SCISSOR_LIFT_BODY_OUTER0,
+        .anchor_a = {0.0, 0.03999999999999998, 0.0},
+        .anchor_b = {0.0, -0.040000000000000036, 0.0},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_INNER0_WELD] = {
+        .type = RT_WELD,
+        .body_a = SCISSOR_LIFT_BODY_INNER0,
+        .body_b = SCISSOR_LIFT_BODY_INNER0_CROSS,
+        .anchor_b = {0.0, 0.72, 0.0},
+        .frame_a[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_b[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_OUTER0_WELD] = {
+        .type = RT_WELD,
+        .body_a = SCISSOR_LIFT_BODY_OUTER0,
+        .body_b = SCISSOR_LIFT_BODY_OUTER0_CROSS,
+        .anchor_b = {0.0, 0.8571428571428572, 0.0},
+        .frame_a[0] = {-0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .frame_b[0] = {-0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_KNEE_INNER0] = {
+        .type = RT_HINGE,
+        .body_a = SCISSOR_LIFT_BODY_INNER0,
+        .body_b = SCISSOR_LIFT_BODY_OUTER1,
+        .anchor_a = {0.8, 0.03999999999999998, -6.938893903907228e-17},
+        .anchor_b = {0.8, -0.040000000000000036, 6.938893903907228e-17},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_KNEE_OUTER0] = {
+        .type = RT_HINGE,
+        .body_a = SCISSOR_LIFT_BODY_OUTER0,
+        .body_b = SCISSOR_LIFT_BODY_INNER1,
+        .anchor_a = {-0.8, -0.040000000000000036, -6.938893903907228e-17},
+        .anchor_b = {-0.8, 0.03999999999999998, 6.938893903907228e-17},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_a[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_b[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_PIVOT1] = {
+        .type = RT_HINGE,
+        .body_a = SCISSOR_LIFT_BODY_INNER1,
+        .body_b = SCISSOR_LIFT_BODY_OUTER1,
+        .anchor_a = {0.0, 0.03999999999999998, 0.0},
+        .anchor_b = {0.0, -0.040000000000000036, 0.0},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_INNER1_WELD] = {
+        .type = RT_WELD,
+        .body_a = SCISSOR_LIFT_BODY_INNER1,
+        .body_b = SCISSOR_LIFT_BODY_INNER1_CROSS,
+        .anchor_b = {0.0, 0.72, 0.0},
+        .frame_a[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_b[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_OUTER1_WELD] = {
+        .type = RT_WELD,
+        .body_a = SCISSOR_LIFT_BODY_OUTER1,
+        .body_b = SCISSOR_LIFT_BODY_OUTER1_CROSS,
+        .anchor_b = {0.0, 0.8571428571428572, 0.0},
+        .frame_a[0] = {-0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .frame_b[0] = {-0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_KNEE_INNER1] = {
+        .type = RT_HINGE,
+        .body_a = SCISSOR_LIFT_BODY_INNER1,
+        .body_b = SCISSOR_LIFT_BODY_OUTER2,
+        .anchor_a = {0.8000000000000002, 0.03999999999999998, 1.249000902703301e-16},
+        .anchor_b = {0.8, -0.040000000000000036, 6.938893903907228e-17},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_KNEE_OUTER1] = {
+        .type = RT_HINGE,
+        .body_a = SCISSOR_LIFT_BODY_OUTER1,
+        .body_b = SCISSOR_LIFT_BODY_INNER2,
+        .anchor_a = {-0.8000000000000002, -0.040000000000000036, 1.249000902703301e-16},
+        .anchor_b = {-0.8, 0.03999999999999998, 6.938893903907228e-17},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_a[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_b[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_PIVOT2] = {
+        .type = RT_HINGE,
+        .body_a = SCISSOR_LIFT_BODY_INNER2,
+        .body_b = SCISSOR_LIFT_BODY_OUTER2,
+        .anchor_a = {0.0, 0.03999999999999998, 0.0},
+        .anchor_b = {0.0, -0.040000000000000036, 0.0},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_INNER2_WELD] = {
+        .type = RT_WELD,
+        .body_a = SCISSOR_LIFT_BODY_INNER2,
+        .body_b = SCISSOR_LIFT_BODY_INNER2_CROSS,
+        .anchor_b = {0.0, 0.72, 0.0},
+        .frame_a[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_b[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_OUTER2_WELD] = {
+        .type = RT_WELD,
+        .body_a = SCISSOR_LIFT_BODY_OUTER2,
+        .body_b = SCISSOR_LIFT_BODY_OUTER2_CROSS,
+        .anchor_b = {0.0, 0.8571428571428572, 0.0},
+        .frame_a[0] = {-0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .frame_b[0] = {-0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_KNEE_INNER2] = {
+        .type = RT_HINGE,
+        .body_a = SCISSOR_LIFT_BODY_INNER2,
+        .body_b = SCISSOR_LIFT_BODY_OUTER3,
+        .anchor_a = {0.8, 0.03999999999999998, -6.938893903907228e-17},
+        .anchor_b = {0.8, -0.040000000000000036, 6.938893903907228e-17},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_KNEE_OUTER2] = {
+        .type = RT_HINGE,
+        .body_a = SCISSOR_LIFT_BODY_OUTER2,
+        .body_b = SCISSOR_LIFT_BODY_INNER3,
+        .anchor_a = {-0.8, -0.040000000000000036, -6.938893903907228e-17},
+        .anchor_b = {-0.8, 0.03999999999999998, 6.938893903907228e-17},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_a[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_b[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_PIVOT3] = {
+        .type = RT_HINGE,
+        .body_a = SCISSOR_LIFT_BODY_INNER3,
+        .body_b = SCISSOR_LIFT_BODY_OUTER3,
+        .anchor_a = {0.0, 0.03999999999999998, 0.0},
+        .anchor_b = {0.0, -0.040000000000000036, 0.0},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_INNER3_WELD] = {
+        .type = RT_WELD,
+        .body_a = SCISSOR_LIFT_BODY_INNER3,
+        .body_b = SCISSOR_LIFT_BODY_INNER3_CROSS,
+        .anchor_b = {0.0, 0.72, 0.0},
+        .frame_a[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_b[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_OUTER3_WELD] = {
+        .type = RT_WELD,
+        .body_a = SCISSOR_LIFT_BODY_OUTER3,
+        .body_b = SCISSOR_LIFT_BODY_OUTER3_CROSS,
+        .anchor_b = {0.0, 0.8571428571428572, 0.0},
+        .frame_a[0] = {-0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .frame_b[0] = {-0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_KNEE_INNER3] = {
+        .type = RT_HINGE,
+        .body_a = SCISSOR_LIFT_BODY_INNER3,
+        .body_b = SCISSOR_LIFT_BODY_OUTER4,
+        .anchor_a = {0.8, 0.03999999999999998, -6.938893903907228e-17},
+        .anchor_b = {0.8000000000000003, -0.040000000000000036, -3.122502256758253e-16},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_KNEE_OUTER3] = {
+        .type = RT_HINGE,
+        .body_a = SCISSOR_LIFT_BODY_OUTER3,
+        .body_b = SCISSOR_LIFT_BODY_INNER4,
+        .anchor_a = {-0.8, -0.040000000000000036, -6.938893903907228e-17},
+        .anchor_b = {-0.8000000000000003, 0.03999999999999998, -3.122502256758253e-16},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_a[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_b[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_PIVOT4] = {
+        .type = RT_HINGE,
+        .body_a = SCISSOR_LIFT_BODY_INNER4,
+        .body_b = SCISSOR_LIFT_BODY_OUTER4,
+        .anchor_a = {0.0, 0.03999999999999998, 0.0},
+        .anchor_b = {0.0, -0.040000000000000036, 0.0},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_INNER4_WELD] = {
+        .type = RT_WELD,
+        .body_a = SCISSOR_LIFT_BODY_INNER4,
+        .body_b = SCISSOR_LIFT_BODY_INNER4_CROSS,
+        .anchor_b = {0.0, 0.72, 0.0},
+        .frame_a[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_b[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_OUTER4_WELD] = {
+        .type = RT_WELD,
+        .body_a = SCISSOR_LIFT_BODY_OUTER4,
+        .body_b = SCISSOR_LIFT_BODY_OUTER4_CROSS,
+        .anchor_b = {0.0, 0.8571428571428572, 0.0},
+        .frame_a[0] = {-0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .frame_b[0] = {-0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_KNEE_INNER4] = {
+        .type = RT_HINGE,
+        .body_a = SCISSOR_LIFT_BODY_INNER4,
+        .body_b = SCISSOR_LIFT_BODY_OUTER5,
+        .anchor_a = {0.7999999999999998, 0.03999999999999998, -4.510281037539698e-16},
+        .anchor_b = {0.8000000000000003, -0.040000000000000036, -3.122502256758253e-16},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_KNEE_OUTER4] = {
+        .type = RT_HINGE,
+        .body_a = SCISSOR_LIFT_BODY_OUTER4,
+        .body_b = SCISSOR_LIFT_BODY_INNER5,
+        .anchor_a = {-0.7999999999999998, -0.040000000000000036, -4.510281037539698e-16},
+        .anchor_b = {-0.8000000000000003, 0.03999999999999998, -3.122502256758253e-16},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_a[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_b[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_PIVOT5] = {
+        .type = RT_HINGE,
+        .body_a = SCISSOR_LIFT_BODY_INNER5,
+        .body_b = SCISSOR_LIFT_BODY_OUTER5,
+        .anchor_a = {0.0, 0.03999999999999998, 0.0},
+        .anchor_b = {0.0, -0.040000000000000036, 0.0},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_INNER5_WELD] = {
+        .type = RT_WELD,
+        .body_a = SCISSOR_LIFT_BODY_INNER5,
+        .body_b = SCISSOR_LIFT_BODY_INNER5_CROSS,
+        .anchor_b = {0.0, 0.72, 0.0},
+        .frame_a[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_b[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_OUTER5_WELD] = {
+        .type = RT_WELD,
+        .body_a = SCISSOR_LIFT_BODY_OUTER5,
+        .body_b = SCISSOR_LIFT_BODY_OUTER5_CROSS,
+        .anchor_b = {0.0, 0.8571428571428572, 0.0},
+        .frame_a[0] = {-0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .frame_b[0] = {-0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_KNEE_INNER5] = {
+        .type = RT_HINGE,
+        .body_a = SCISSOR_LIFT_BODY_INNER5,
+        .body_b = SCISSOR_LIFT_BODY_OUTER6,
+        .anchor_a = {0.7999999999999998, 0.03999999999999998, -4.510281037539698e-16},
+        .anchor_b = {0.8000000000000007, -0.040000000000000036, -1.0824674490095276e-15},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_KNEE_OUTER5] = {
+        .type = RT_HINGE,
+        .body_a = SCISSOR_LIFT_BODY_OUTER5,
+        .body_b = SCISSOR_LIFT_BODY_INNER6,
+        .anchor_a = {-0.7999999999999998, -0.040000000000000036, -4.510281037539698e-16},
+        .anchor_b = {-0.8000000000000007, 0.03999999999999998, -1.0824674490095276e-15},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_a[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_b[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_PIVOT6] = {
+        .type = RT_HINGE,
+        .body_a = SCISSOR_LIFT_BODY_INNER6,
+        .body_b = SCISSOR_LIFT_BODY_OUTER6,
+        .anchor_a = {0.0, 0.03999999999999998, 0.0},
+        .anchor_b = {0.0, -0.040000000000000036, 0.0},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_INNER6_WELD] = {
+        .type = RT_WELD,
+        .body_a = SCISSOR_LIFT_BODY_INNER6,
+        .body_b = SCISSOR_LIFT_BODY_INNER6_CROSS,
+        .anchor_b = {0.0, 0.72, 0.0},
+        .frame_a[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_b[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_OUTER6_WELD] = {
+        .type = RT_WELD,
+        .body_a = SCISSOR_LIFT_BODY_OUTER6,
+        .body_b = SCISSOR_LIFT_BODY_OUTER6_CROSS,
+        .anchor_b = {0.0, 0.8571428571428572, 0.0},
+        .frame_a[0] = {-0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .frame_b[0] = {-0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_HEAD] = {
+        .type = RT_HINGE,
+        .body_a = SCISSOR_LIFT_BODY_OUTER6,
+        .body_b = SCISSOR_LIFT_BODY_PLATFORM,
+        .anchor_a = {-0.7999999999999998, 0.0, -4.510281037539698e-16},
+        .anchor_b = {-0.692820323027551, 0.5, -0.17499999999999982},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_a[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.0, 0.0, -1.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_ROLLER_TOP_SLIDE] = {
+        .type = RT_CYLINDRICAL,
+        .body_a = SCISSOR_LIFT_BODY_PLATFORM,
+        .body_b = SCISSOR_LIFT_BODY_ROLLER_TOP,
+        .anchor_a = {0.692820323027551, 0.0, -0.17499999999999982},
+        .frame_a[0] = {1.0, 0.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, 1.0},
+        .frame_a[2] = {0.0, -1.0, 0.0},
+        .frame_b[0] = {1.0, 0.0, 0.0},
+        .frame_b[1] = {0.0, -1.0000000000000002, -2.220446049250313e-16},
+        .frame_b[2] = {0.0, 2.220446049250313e-16, -1.0000000000000002},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_ROLLER_TOP_PIN] = {
+        .type = RT_HINGE,
+        .body_a = SCISSOR_LIFT_BODY_ROLLER_TOP,
+        .body_b = SCISSOR_LIFT_BODY_INNER6,
+        .anchor_a = {0.0, -5.551115123125783e-17, 0.42000000000000004},
+        .anchor_b = {0.7999999999999998, 0.0, -4.510281037539698e-16},
+        .frame_a[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_a[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_b[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .target = -1,
+    },
+};
+
+const rt_world_desc scissor_lift_desc = {
+    .nbody = SCISSOR_LIFT_BODY_COUNT,
+    .bodies = mech_bodies,
+    .njoint = SCISSOR_LIFT_JOINT_COUNT,
+    .joints = mech_joints,
+};
+
+const rt_settings scissor_lift_settings = {
+    .dt = 0.016666666666666666,
+    .gravity = {0.0, 0.0, -9.81},
+    .iterations = 10,
+    .beta = 0.2,
+    .epsilon = 1e-06,
+    .solver = RT_SOLVER_LDLPGS,
+    .block_at = RT_BLOCK_LAST,
+    .threaded = 0,
+    .max_contacts = 256,
+    .restitution = 0.0,
+    .contact_slop = 0.001,
+    .stabilize = 0,
+};
+
+rt_world *scissor_lift_create(const rt_settings *settings, rt_status *status) {
+  if (settings == NULL) settings = &scissor_lift_settings;
+  return rt_world_create(&scissor_lift_desc, &scissor_lift_program, settings, status, NULL, 0);
+}

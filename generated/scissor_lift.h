@@ -2,11 +2,17 @@
  *
  * The block LDL^T program of mechanism scissor_lift (unrolled mode, float
  * precision), defined in the .c file of the same name. rt.h states the
- * contract: workspace layout, vector order, the reference arithmetic. */
+ * contract: workspace layout, vector order, the reference arithmetic. After
+ * it, the mechanism itself: its bodies and constraints by name, its world
+ * description and settings, and the function that creates its world. */
 #ifndef LDLPGS_GENERATED_SCISSOR_LIFT_H
 #define LDLPGS_GENERATED_SCISSOR_LIFT_H
 
-#include "rt.h"
+#include "rt_world.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* Sizes for static allocation: scalars (float) of the packed workspace and
  * of the factorization's temporary, and rows of H (the length of right-hand
@@ -16,5 +22,128 @@
 #define SCISSOR_LIFT_DIM 246
 
 extern const rt_program scissor_lift_program;
+
+/*---- the mechanism (bodies, constraints, settings) ----------------------*/
+
+/* The bodies and constraints of scissor_lift in mechanism order: their indices in
+ * scissor_lift_desc and for the world's accessors (rt_world_body_pose,
+ * rt_world_set_motor, rt_world_set_drive, ...). */
+enum scissor_lift_body {
+    SCISSOR_LIFT_BODY_CHASSIS = 0,
+    SCISSOR_LIFT_BODY_WHEELFL = 1,
+    SCISSOR_LIFT_BODY_WHEELFR = 2,
+    SCISSOR_LIFT_BODY_WHEELRL = 3,
+    SCISSOR_LIFT_BODY_WHEELRR = 4,
+    SCISSOR_LIFT_BODY_INNER0 = 5,
+    SCISSOR_LIFT_BODY_INNER0_CROSS = 6,
+    SCISSOR_LIFT_BODY_OUTER0 = 7,
+    SCISSOR_LIFT_BODY_OUTER0_CROSS = 8,
+    SCISSOR_LIFT_BODY_INNER1 = 9,
+    SCISSOR_LIFT_BODY_INNER1_CROSS = 10,
+    SCISSOR_LIFT_BODY_OUTER1 = 11,
+    SCISSOR_LIFT_BODY_OUTER1_CROSS = 12,
+    SCISSOR_LIFT_BODY_INNER2 = 13,
+    SCISSOR_LIFT_BODY_INNER2_CROSS = 14,
+    SCISSOR_LIFT_BODY_OUTER2 = 15,
+    SCISSOR_LIFT_BODY_OUTER2_CROSS = 16,
+    SCISSOR_LIFT_BODY_INNER3 = 17,
+    SCISSOR_LIFT_BODY_INNER3_CROSS = 18,
+    SCISSOR_LIFT_BODY_OUTER3 = 19,
+    SCISSOR_LIFT_BODY_OUTER3_CROSS = 20,
+    SCISSOR_LIFT_BODY_INNER4 = 21,
+    SCISSOR_LIFT_BODY_INNER4_CROSS = 22,
+    SCISSOR_LIFT_BODY_OUTER4 = 23,
+    SCISSOR_LIFT_BODY_OUTER4_CROSS = 24,
+    SCISSOR_LIFT_BODY_INNER5 = 25,
+    SCISSOR_LIFT_BODY_INNER5_CROSS = 26,
+    SCISSOR_LIFT_BODY_OUTER5 = 27,
+    SCISSOR_LIFT_BODY_OUTER5_CROSS = 28,
+    SCISSOR_LIFT_BODY_INNER6 = 29,
+    SCISSOR_LIFT_BODY_INNER6_CROSS = 30,
+    SCISSOR_LIFT_BODY_OUTER6 = 31,
+    SCISSOR_LIFT_BODY_OUTER6_CROSS = 32,
+    SCISSOR_LIFT_BODY_PLATFORM = 33,
+    SCISSOR_LIFT_BODY_ROLLER_BOTTOM = 34,
+    SCISSOR_LIFT_BODY_BARREL = 35,
+    SCISSOR_LIFT_BODY_ROD = 36,
+    SCISSOR_LIFT_BODY_ROLLER_TOP = 37,
+    SCISSOR_LIFT_BODY_COUNT = 38
+};
+enum scissor_lift_joint {
+    SCISSOR_LIFT_JOINT_AXLEFL = 0,
+    SCISSOR_LIFT_JOINT_AXLEFR = 1,
+    SCISSOR_LIFT_JOINT_AXLERL = 2,
+    SCISSOR_LIFT_JOINT_AXLERR = 3,
+    SCISSOR_LIFT_JOINT_FOOT = 4,
+    SCISSOR_LIFT_JOINT_ROLLER_BOTTOM_SLIDE = 5,
+    SCISSOR_LIFT_JOINT_ROLLER_BOTTOM_PIN = 6,
+    SCISSOR_LIFT_JOINT_BARREL_EYE = 7,
+    SCISSOR_LIFT_JOINT_CYLINDER = 8,
+    SCISSOR_LIFT_JOINT_ROD_EYE = 9,
+    SCISSOR_LIFT_JOINT_LIFT = 10,
+    SCISSOR_LIFT_JOINT_PIVOT0 = 11,
+    SCISSOR_LIFT_JOINT_INNER0_WELD = 12,
+    SCISSOR_LIFT_JOINT_OUTER0_WELD = 13,
+    SCISSOR_LIFT_JOINT_KNEE_INNER0 = 14,
+    SCISSOR_LIFT_JOINT_KNEE_OUTER0 = 15,
+    SCISSOR_LIFT_JOINT_PIVOT1 = 16,
+    SCISSOR_LIFT_JOINT_INNER1_WELD = 17,
+    SCISSOR_LIFT_JOINT_OUTER1_WELD = 18,
+    SCISSOR_LIFT_JOINT_KNEE_INNER1 = 19,
+    SCISSOR_LIFT_JOINT_KNEE_OUTER1 = 20,
+    SCISSOR_LIFT_JOINT_PIVOT2 = 21,
+    SCISSOR_LIFT_JOINT_INNER2_WELD = 22,
+    SCISSOR_LIFT_JOINT_OUTER2_WELD = 23,
+    SCISSOR_LIFT_JOINT_KNEE_INNER2 = 24,
+    SCISSOR_LIFT_JOINT_KNEE_OUTER2 = 25,
+    SCISSOR_LIFT_JOINT_PIVOT3 = 26,
+    SCISSOR_LIFT_JOINT_INNER3_WELD = 27,
+    SCISSOR_LIFT_JOINT_OUTER3_WELD = 28,
+    SCISSOR_LIFT_JOINT_KNEE_INNER3 = 29,
+    SCISSOR_LIFT_JOINT_KNEE_OUTER3 = 30,
+    SCISSOR_LIFT_JOINT_PIVOT4 = 31,
+    SCISSOR_LIFT_JOINT_INNER4_WELD = 32,
+    SCISSOR_LIFT_JOINT_OUTER4_WELD = 33,
+    SCISSOR_LIFT_JOINT_KNEE_INNER4 = 34,
+    SCISSOR_LIFT_JOINT_KNEE_OUTER4 = 35,
+    SCISSOR_LIFT_JOINT_PIVOT5 = 36,
+    SCISSOR_LIFT_JOINT_INNER5_WELD = 37,
+    SCISSOR_LIFT_JOINT_OUTER5_WELD = 38,
+    SCISSOR_LIFT_JOINT_KNEE_INNER5 = 39,
+    SCISSOR_LIFT_JOINT_KNEE_OUTER5 = 40,
+    SCISSOR_LIFT_JOINT_PIVOT6 = 41,
+    SCISSOR_LIFT_JOINT_INNER6_WELD = 42,
+    SCISSOR_LIFT_JOINT_OUTER6_WELD = 43,
+    SCISSOR_LIFT_JOINT_HEAD = 44,
+    SCISSOR_LIFT_JOINT_ROLLER_TOP_SLIDE = 45,
+    SCISSOR_LIFT_JOINT_ROLLER_TOP_PIN = 46,
+    SCISSOR_LIFT_JOINT_COUNT = 47
+};
+
+/* The mechanism's ground plane (settings.ground; SCISSOR_LIFT_GROUND 0: none). A
+ * world has no ground of its own: a game feeds the contacts with it before
+ * each step, e.g. from rt_world_ground_contacts(w, SCISSOR_LIFT_GROUND_HEIGHT,
+ * SCISSOR_LIFT_GROUND_FRICTION, margin, buf, cap) to rt_world_set_contacts, and
+ * with SCISSOR_LIFT_COLLIDE (settings.collide) those of rt_world_body_contacts too. */
+#define SCISSOR_LIFT_GROUND 1
+#define SCISSOR_LIFT_GROUND_HEIGHT 0.0
+#define SCISSOR_LIFT_GROUND_FRICTION 0.8
+#define SCISSOR_LIFT_COLLIDE 0
+
+/* The mechanism: its bodies at their initial state and every constraint in
+ * body frames (anchors, axes, limits, motors, drives), as ldlsim builds it
+ * from the mechanism file. */
+extern const rt_world_desc scissor_lift_desc;
+/* The mechanism file's settings (rt_settings_default, then its settings). */
+extern const rt_settings scissor_lift_settings;
+/* A world of the mechanism stepped with scissor_lift_program, with the given
+ * settings (NULL: scissor_lift_settings); NULL on failure, with *status (if status
+ * is not NULL) saying why. rt_world_create(&scissor_lift_desc, &scissor_lift_program,
+ * settings, status, err, errlen) does the same with a message. */
+rt_world *scissor_lift_create(const rt_settings *settings, rt_status *status);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -2,11 +2,17 @@
  *
  * The block LDL^T program of mechanism tank (unrolled mode, float
  * precision), defined in the .c file of the same name. rt.h states the
- * contract: workspace layout, vector order, the reference arithmetic. */
+ * contract: workspace layout, vector order, the reference arithmetic. After
+ * it, the mechanism itself: its bodies and constraints by name, its world
+ * description and settings, and the function that creates its world. */
 #ifndef LDLPGS_GENERATED_TANK_H
 #define LDLPGS_GENERATED_TANK_H
 
-#include "rt.h"
+#include "rt_world.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* Sizes for static allocation: scalars (float) of the packed workspace and
  * of the factorization's temporary, and rows of H (the length of right-hand
@@ -16,5 +22,222 @@
 #define TANK_DIM 458
 
 extern const rt_program tank_program;
+
+/*---- the mechanism (bodies, constraints, settings) ----------------------*/
+
+/* The bodies and constraints of tank in mechanism order: their indices in
+ * tank_desc and for the world's accessors (rt_world_body_pose,
+ * rt_world_set_motor, rt_world_set_drive, ...). */
+enum tank_body {
+    TANK_BODY_HULL = 0,
+    TANK_BODY_SPROCKETL = 1,
+    TANK_BODY_ROAD1L = 2,
+    TANK_BODY_ROAD2L = 3,
+    TANK_BODY_IDLERL = 4,
+    TANK_BODY_PLATEL00 = 5,
+    TANK_BODY_PLATEL01 = 6,
+    TANK_BODY_PLATEL02 = 7,
+    TANK_BODY_PLATEL03 = 8,
+    TANK_BODY_PLATEL04 = 9,
+    TANK_BODY_PLATEL05 = 10,
+    TANK_BODY_PLATEL06 = 11,
+    TANK_BODY_PLATEL07 = 12,
+    TANK_BODY_PLATEL08 = 13,
+    TANK_BODY_PLATEL09 = 14,
+    TANK_BODY_PLATEL10 = 15,
+    TANK_BODY_PLATEL11 = 16,
+    TANK_BODY_PLATEL12 = 17,
+    TANK_BODY_PLATEL13 = 18,
+    TANK_BODY_PLATEL14 = 19,
+    TANK_BODY_PLATEL15 = 20,
+    TANK_BODY_PLATEL16 = 21,
+    TANK_BODY_PLATEL17 = 22,
+    TANK_BODY_PLATEL18 = 23,
+    TANK_BODY_PLATEL19 = 24,
+    TANK_BODY_PLATEL20 = 25,
+    TANK_BODY_PLATEL21 = 26,
+    TANK_BODY_PLATEL22 = 27,
+    TANK_BODY_PLATEL23 = 28,
+    TANK_BODY_PLATEL24 = 29,
+    TANK_BODY_PLATEL25 = 30,
+    TANK_BODY_PLATEL26 = 31,
+    TANK_BODY_PLATEL27 = 32,
+    TANK_BODY_PLATEL28 = 33,
+    TANK_BODY_PLATEL29 = 34,
+    TANK_BODY_PLATEL30 = 35,
+    TANK_BODY_PLATEL31 = 36,
+    TANK_BODY_PLATEL32 = 37,
+    TANK_BODY_PLATEL33 = 38,
+    TANK_BODY_PLATEL34 = 39,
+    TANK_BODY_PLATEL35 = 40,
+    TANK_BODY_PLATEL36 = 41,
+    TANK_BODY_PLATEL37 = 42,
+    TANK_BODY_PLATEL38 = 43,
+    TANK_BODY_PLATEL39 = 44,
+    TANK_BODY_SPROCKETR = 45,
+    TANK_BODY_ROAD1R = 46,
+    TANK_BODY_ROAD2R = 47,
+    TANK_BODY_IDLERR = 48,
+    TANK_BODY_PLATER00 = 49,
+    TANK_BODY_PLATER01 = 50,
+    TANK_BODY_PLATER02 = 51,
+    TANK_BODY_PLATER03 = 52,
+    TANK_BODY_PLATER04 = 53,
+    TANK_BODY_PLATER05 = 54,
+    TANK_BODY_PLATER06 = 55,
+    TANK_BODY_PLATER07 = 56,
+    TANK_BODY_PLATER08 = 57,
+    TANK_BODY_PLATER09 = 58,
+    TANK_BODY_PLATER10 = 59,
+    TANK_BODY_PLATER11 = 60,
+    TANK_BODY_PLATER12 = 61,
+    TANK_BODY_PLATER13 = 62,
+    TANK_BODY_PLATER14 = 63,
+    TANK_BODY_PLATER15 = 64,
+    TANK_BODY_PLATER16 = 65,
+    TANK_BODY_PLATER17 = 66,
+    TANK_BODY_PLATER18 = 67,
+    TANK_BODY_PLATER19 = 68,
+    TANK_BODY_PLATER20 = 69,
+    TANK_BODY_PLATER21 = 70,
+    TANK_BODY_PLATER22 = 71,
+    TANK_BODY_PLATER23 = 72,
+    TANK_BODY_PLATER24 = 73,
+    TANK_BODY_PLATER25 = 74,
+    TANK_BODY_PLATER26 = 75,
+    TANK_BODY_PLATER27 = 76,
+    TANK_BODY_PLATER28 = 77,
+    TANK_BODY_PLATER29 = 78,
+    TANK_BODY_PLATER30 = 79,
+    TANK_BODY_PLATER31 = 80,
+    TANK_BODY_PLATER32 = 81,
+    TANK_BODY_PLATER33 = 82,
+    TANK_BODY_PLATER34 = 83,
+    TANK_BODY_PLATER35 = 84,
+    TANK_BODY_PLATER36 = 85,
+    TANK_BODY_PLATER37 = 86,
+    TANK_BODY_PLATER38 = 87,
+    TANK_BODY_PLATER39 = 88,
+    TANK_BODY_COUNT = 89
+};
+enum tank_joint {
+    TANK_JOINT_SPROCKET_AXLEL = 0,
+    TANK_JOINT_ROAD1_AXLEL = 1,
+    TANK_JOINT_ROAD2_AXLEL = 2,
+    TANK_JOINT_IDLER_AXLEL = 3,
+    TANK_JOINT_PINL00 = 4,
+    TANK_JOINT_PINL01 = 5,
+    TANK_JOINT_PINL02 = 6,
+    TANK_JOINT_PINL03 = 7,
+    TANK_JOINT_PINL04 = 8,
+    TANK_JOINT_PINL05 = 9,
+    TANK_JOINT_PINL06 = 10,
+    TANK_JOINT_PINL07 = 11,
+    TANK_JOINT_PINL08 = 12,
+    TANK_JOINT_PINL09 = 13,
+    TANK_JOINT_PINL10 = 14,
+    TANK_JOINT_PINL11 = 15,
+    TANK_JOINT_PINL12 = 16,
+    TANK_JOINT_PINL13 = 17,
+    TANK_JOINT_PINL14 = 18,
+    TANK_JOINT_PINL15 = 19,
+    TANK_JOINT_PINL16 = 20,
+    TANK_JOINT_PINL17 = 21,
+    TANK_JOINT_PINL18 = 22,
+    TANK_JOINT_PINL19 = 23,
+    TANK_JOINT_PINL20 = 24,
+    TANK_JOINT_PINL21 = 25,
+    TANK_JOINT_PINL22 = 26,
+    TANK_JOINT_PINL23 = 27,
+    TANK_JOINT_PINL24 = 28,
+    TANK_JOINT_PINL25 = 29,
+    TANK_JOINT_PINL26 = 30,
+    TANK_JOINT_PINL27 = 31,
+    TANK_JOINT_PINL28 = 32,
+    TANK_JOINT_PINL29 = 33,
+    TANK_JOINT_PINL30 = 34,
+    TANK_JOINT_PINL31 = 35,
+    TANK_JOINT_PINL32 = 36,
+    TANK_JOINT_PINL33 = 37,
+    TANK_JOINT_PINL34 = 38,
+    TANK_JOINT_PINL35 = 39,
+    TANK_JOINT_PINL36 = 40,
+    TANK_JOINT_PINL37 = 41,
+    TANK_JOINT_PINL38 = 42,
+    TANK_JOINT_PINL39 = 43,
+    TANK_JOINT_DRIVEL = 44,
+    TANK_JOINT_SPROCKET_AXLER = 45,
+    TANK_JOINT_ROAD1_AXLER = 46,
+    TANK_JOINT_ROAD2_AXLER = 47,
+    TANK_JOINT_IDLER_AXLER = 48,
+    TANK_JOINT_PINR00 = 49,
+    TANK_JOINT_PINR01 = 50,
+    TANK_JOINT_PINR02 = 51,
+    TANK_JOINT_PINR03 = 52,
+    TANK_JOINT_PINR04 = 53,
+    TANK_JOINT_PINR05 = 54,
+    TANK_JOINT_PINR06 = 55,
+    TANK_JOINT_PINR07 = 56,
+    TANK_JOINT_PINR08 = 57,
+    TANK_JOINT_PINR09 = 58,
+    TANK_JOINT_PINR10 = 59,
+    TANK_JOINT_PINR11 = 60,
+    TANK_JOINT_PINR12 = 61,
+    TANK_JOINT_PINR13 = 62,
+    TANK_JOINT_PINR14 = 63,
+    TANK_JOINT_PINR15 = 64,
+    TANK_JOINT_PINR16 = 65,
+    TANK_JOINT_PINR17 = 66,
+    TANK_JOINT_PINR18 = 67,
+    TANK_JOINT_PINR19 = 68,
+    TANK_JOINT_PINR20 = 69,
+    TANK_JOINT_PINR21 = 70,
+    TANK_JOINT_PINR22 = 71,
+    TANK_JOINT_PINR23 = 72,
+    TANK_JOINT_PINR24 = 73,
+    TANK_JOINT_PINR25 = 74,
+    TANK_JOINT_PINR26 = 75,
+    TANK_JOINT_PINR27 = 76,
+    TANK_JOINT_PINR28 = 77,
+    TANK_JOINT_PINR29 = 78,
+    TANK_JOINT_PINR30 = 79,
+    TANK_JOINT_PINR31 = 80,
+    TANK_JOINT_PINR32 = 81,
+    TANK_JOINT_PINR33 = 82,
+    TANK_JOINT_PINR34 = 83,
+    TANK_JOINT_PINR35 = 84,
+    TANK_JOINT_PINR36 = 85,
+    TANK_JOINT_PINR37 = 86,
+    TANK_JOINT_PINR38 = 87,
+    TANK_JOINT_PINR39 = 88,
+    TANK_JOINT_DRIVER = 89,
+    TANK_JOINT_COUNT = 90
+};
+
+/* The mechanism's ground plane (settings.ground; TANK_GROUND 0: none). A
+ * world has no ground of its own: a game feeds the contacts with it before
+ * each step, e.g. from rt_world_ground_contacts(w, TANK_GROUND_HEIGHT,
+ * TANK_GROUND_FRICTION, margin, buf, cap) to rt_world_set_contacts, and
+ * with TANK_COLLIDE (settings.collide) those of rt_world_body_contacts too. */
+#define TANK_GROUND 1
+#define TANK_GROUND_HEIGHT 0.0
+#define TANK_GROUND_FRICTION 1.0
+#define TANK_COLLIDE 1
+
+/* The mechanism: its bodies at their initial state and every constraint in
+ * body frames (anchors, axes, limits, motors, drives), as ldlsim builds it
+ * from the mechanism file. */
+extern const rt_world_desc tank_desc;
+/* The mechanism file's settings (rt_settings_default, then its settings). */
+extern const rt_settings tank_settings;
+/* A world of the mechanism stepped with tank_program, with the given
+ * settings (NULL: tank_settings); NULL on failure, with *status (if status
+ * is not NULL) saying why. rt_world_create(&tank_desc, &tank_program,
+ * settings, status, err, errlen) does the same with a message. */
+rt_world *tank_create(const rt_settings *settings, rt_status *status);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

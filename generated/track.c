@@ -12,6 +12,9 @@
  * the reference arithmetic of rt.h specialized by degree; vector lanes hold
  * independent results, so every instruction set gives the same bits.
  *
+ * After the program, the mechanism: its world description track_desc,
+ * its settings track_settings and track_create, which makes its world.
+ *
  * Mechanism statistics
  *   bodies          40 (none shattered)
  *   constraints     40 in H (40 equality constraints of the mechanism, 0 shard welds)
@@ -68,13 +71,23 @@
  */
 #include "track.h"
 
+#include <math.h> /* HUGE_VAL: the mechanism's unbounded limits */
+
 typedef float scalar;
 /* vectors of 2, 4, ... scalars (GCC/Clang vector extensions), loaded and
- * stored at any scalar-aligned address; the kernels use those the target
- * has registers for */
+ * stored at any scalar-aligned address, up to the widest the target has
+ * registers for; none in plain C (the vector kernels below are written once
+ * per target, under the same conditions) */
+#if defined(LDLPGS_NO_VECTOR) || !defined(__GNUC__)
+/* no vector types: plain C */
+#elif defined(__AVX__)
 typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
 typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
 typedef scalar v8 __attribute__((vector_size(8 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
+#else
+typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
+typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
+#endif
 
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
 
@@ -520,7 +533,83 @@ static void subtract_5(scalar *restrict x, const scalar *restrict s) {
 
 /*---- vector kernels: one body per vector width, the same results ------------*/
 
-#if defined(__AVX__)
+#if defined(LDLPGS_NO_VECTOR) || !defined(__GNUC__)
+/* plain C, one scalar at a time: LDLPGS_NO_VECTOR, or no GCC/Clang vector extensions */
+
+/* 2 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 16), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 2; r++) {
+    scalar y[5];
+    for (int i = 0; i < 5; i++) {
+      scalar s = e[r * 5 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
+      y[i] = s;
+      et[i * 16 + r] = s;
+      e[r * 5 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* 5 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 16), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x5_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 5; r++) {
+    scalar y[5];
+    for (int i = 0; i < 5; i++) {
+      scalar s = e[r * 5 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
+      y[i] = s;
+      et[i * 16 + r] = s;
+      e[r * 5 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* 8 rows of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride 16), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < 8; r++) {
+    scalar y[5];
+    for (int i = 0; i < 5; i++) {
+      scalar s = e[r * 5 + i];
+      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
+      y[i] = s;
+      et[i * 16 + r] = s;
+      e[r * 5 + i] = s * rinv[i];
+    }
+  }
+}
+
+/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 5 (rt.h
+ * factor step 3, a diagonal block pair), one entry at a time. */
+static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 5; r++)
+    for (int j = 0; j < r + 1; j++) {
+      scalar s = l[r * 5] * et[j];
+      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 16 + j];
+      c[r * 5 + j] -= s;
+    }
+}
+
+/* C -= L Y^T for a 5 x 5 block C, L 5 x 5, Y 5 x 5 (rt.h factor
+ * step 3, one block pair), one entry at a time. */
+static void reduce_5x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+  for (int r = 0; r < 5; r++)
+    for (int j = 0; j < 5; j++) {
+      scalar s = l[r * 5] * et[j];
+      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 16 + j];
+      c[r * 5 + j] -= s;
+    }
+}
+
+#elif defined(__AVX__)
 /* AVX: 32-byte vectors */
 
 /* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
@@ -1900,3 +1989,878 @@ const rt_program track_program = {
     .factor = track_factor,
     .solve = track_solve,
 };
+
+/*---- the mechanism (bodies, constraints, settings) ----------------------*/
+
+static const rt_body_desc mech_bodies[TRACK_BODY_COUNT] = {
+    [TRACK_BODY_PLATE00] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {0.08, 0.0, 0.3},
+        .pose.q = {1.0, 0.0, -0.0, 0.0},
+        .friction = 0.8,
+    },
+    [TRACK_BODY_PLATE01] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {0.24, 0.0, 0.3},
+        .pose.q = {1.0, 0.0, -0.0, 0.0},
+        .friction = 0.8,
+    },
+    [TRACK_BODY_PLATE02] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {0.4, 0.0, 0.3},
+        .pose.q = {1.0, 0.0, -0.0, 0.0},
+        .friction = 0.8,
+    },
+    [TRACK_BODY_PLATE03] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {0.56, 0.0, 0.3},
+        .pose.q = {1.0, 0.0, -0.0, 0.0},
+        .friction = 0.8,
+    },
+    [TRACK_BODY_PLATE04] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {0.72, 0.0, 0.3},
+        .pose.q = {1.0, 0.0, -0.0, 0.0},
+        .friction = 0.8,
+    },
+    [TRACK_BODY_PLATE05] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {0.88, 0.0, 0.3},
+        .pose.q = {1.0, 0.0, -0.0, 0.0},
+        .friction = 0.8,
+    },
+    [TRACK_BODY_PLATE06] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {1.04, 0.0, 0.3},
+        .pose.q = {1.0, 0.0, -0.0, 0.0},
+        .friction = 0.8,
+    },
+    [TRACK_BODY_PLATE07] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {1.2000000000000002, 0.0, 0.3},
+        .pose.q = {1.0, 0.0, -0.0, 0.0},
+        .friction = 0.8,
+    },
+    [TRACK_BODY_PLATE08] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {1.3599999999999999, 0.0, 0.3},
+        .pose.q = {1.0, 0.0, -0.0, 0.0},
+        .friction = 0.8,
+    },
+    [TRACK_BODY_PLATE09] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {1.52, 0.0, 0.3},
+        .pose.q = {1.0, 0.0, -0.0, 0.0},
+        .friction = 0.8,
+    },
+    [TRACK_BODY_PLATE10] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {1.6800000000000002, 0.0, 0.3},
+        .pose.q = {1.0, 0.0, -0.0, 0.0},
+        .friction = 0.8,
+    },
+    [TRACK_BODY_PLATE11] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {1.8399999999999999, 0.0, 0.3},
+        .pose.q = {1.0, 0.0, -0.0, 0.0},
+        .friction = 0.8,
+    },
+    [TRACK_BODY_PLATE12] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {2.0, 0.0, 0.3},
+        .pose.q = {1.0, 0.0, -0.0, 0.0},
+        .friction = 0.8,
+    },
+    [TRACK_BODY_PLATE13] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {2.1581656235431472, 0.0, 0.3137282822549845},
+        .pose.q = {0.9962240727858214, 0.0, -0.08681933426392191, 0.0},
+        .friction = 0.8,
+    },
+    [TRACK_BODY_PLATE14] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {2.3005376387554732, 0.0, 0.3740060757355492},
+        .pose.q = {0.9512126941035582, 0.0, -0.30853591456465923, 0.0},
+        .friction = 0.8,
+    },
+    [TRACK_BODY_PLATE15] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {2.4018112245040895, 0.0, 0.49066507882631033},
+        .pose.q = {0.8565626591512061, 0.0, -0.5160430320698215, 0.0},
+        .friction = 0.8,
+    },
+    [TRACK_BODY_PLATE16] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {2.4411940930880434, 0.0, 0.6400459739722812},
+        .pose.q = {0.7173560908995236, 0.0, -0.6967067093471646, 0.0},
+        .friction = 0.8,
+    },
+    [TRACK_BODY_PLATE17] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {2.410598362923462, 0.0, 0.7914710824193568},
+        .pose.q = {0.5408342133588308, 0.0, -0.8411292134152366, 0.0},
+        .friction = 0.8,
+    },
+    [TRACK_BODY_PLATE18] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {2.3163073407231556, 0.0, 0.9138429145742026},
+        .pose.q = {0.33617931206384905, 0.0, -0.9417979985858311, 0.0},
+        .friction = 0.8,
+    },
+    [TRACK_BODY_PLATE19] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {2.17768514721776, 0.0, 0.9820305207813814},
+        .pose.q = {0.11403709147880657, 0.0, -0.9934764928105014, 0.0},
+        .friction = 0.8,
+    },
+    [TRACK_BODY_PLATE20] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {2.0204425712435725, 0.0, 1.0},
+        .pose.q = {6.123233995736766e-17, 0.0, -1.0, 0.0},
+        .friction = 0.8,
+    },
+    [TRACK_BODY_PLATE21] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {1.8604425712435728, 0.0, 1.0},
+        .pose.q = {6.123233995736766e-17, 0.0, -1.0, 0.0},
+        .friction = 0.8,
+    },
+    [TRACK_BODY_PLATE22] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {1.7004425712435727, 0.0, 1.0},
+        .pose.q = {6.123233995736766e-17, 0.0, -1.0, 0.0},
+        .friction = 0.8,
+    },
+    [TRACK_BODY_PLATE23] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {1.5404425712435728, 0.0, 1.0},
+        .pose.q = {6.123233995736766e-17, 0.0, -1.0, 0.0},
+        .friction = 0.8,
+    },
+    [TRACK_BODY_PLATE24] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {1.3804425712435728, 0.0, 1.0},
+        .pose.q = {6.123233995736766e-17, 0.0, -1.0, 0.0},
+        .friction = 0.8,
+    },
+    [TRACK_BODY_PLATE25] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {1.2204425712435727, 0.0, 1.0},
+        .pose.q = {6.123233995736766e-17, 0.0, -1.0, 0.0},
+        .friction = 0.8,
+    },
+    [TRACK_BODY_PLATE26] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {1.0604425712435726, 0.0, 1.0},
+        .pose.q = {6.123233995736766e-17, 0.0, -1.0, 0.0},
+        .friction = 0.8,
+    },
+    [TRACK_BODY_PLATE27] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {0.9004425712435724, 0.0, 1.0},
+        .pose.q = {6.123233995736766e-17, 0.0, -1.0, 0.0},
+        .friction = 0.8,
+    },
+    [TRACK_BODY_PLATE28] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {0.7404425712435727, 0.0, 1.0},
+        .pose.q = {6.123233995736766e-17, 0.0, -1.0, 0.0},
+        .friction = 0.8,
+    },
+    [TRACK_BODY_PLATE29] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {0.580442571243573, 0.0, 1.0},
+        .pose.q = {6.123233995736766e-17, 0.0, -1.0, 0.0},
+        .friction = 0.8,
+    },
+    [TRACK_BODY_PLATE30] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {0.42044257124357287, 0.0, 1.0},
+        .pose.q = {6.123233995736766e-17, 0.0, -1.0, 0.0},
+        .friction = 0.8,
+    },
+    [TRACK_BODY_PLATE31] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {0.26044257124357273, 0.0, 1.0},
+        .pose.q = {6.123233995736766e-17, 0.0, -1.0, 0.0},
+        .friction = 0.8,
+    },
+    [TRACK_BODY_PLATE32] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {0.10044257124357259, 0.0, 1.0},
+        .pose.q = {6.123233995736766e-17, 0.0, -1.0, 0.0},
+        .friction = 0.8,
+    },
+    [TRACK_BODY_PLATE33] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {-0.0577230522995745, 0.0, 0.9862717177450154},
+        .pose.q = {0.08681933426392197, 0.0, 0.9962240727858214, 0.0},
+        .friction = 0.8,
+    },
+    [TRACK_BODY_PLATE34] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {-0.20009506751190093, 0.0, 0.9259939242644506},
+        .pose.q = {0.3085359145646593, 0.0, 0.9512126941035581, 0.0},
+        .friction = 0.8,
+    },
+    [TRACK_BODY_PLATE35] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {-0.30136865326051687, 0.0, 0.8093349211736897},
+        .pose.q = {0.5160430320698216, 0.0, 0.856562659151206, 0.0},
+        .friction = 0.8,
+    },
+    [TRACK_BODY_PLATE36] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {-0.340751521844471, 0.0, 0.6599540260277191},
+        .pose.q = {0.6967067093471647, 0.0, 0.7173560908995235, 0.0},
+        .friction = 0.8,
+    },
+    [TRACK_BODY_PLATE37] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {-0.3101557916798896, 0.0, 0.5085289175806433},
+        .pose.q = {0.8411292134152359, 0.0, 0.5408342133588319, 0.0},
+        .friction = 0.8,
+    },
+    [TRACK_BODY_PLATE38] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {-0.21586476947958289, 0.0, 0.38615708542579724},
+        .pose.q = {0.9417979985858312, 0.0, 0.33617931206384877, 0.0},
+        .friction = 0.8,
+    },
+    [TRACK_BODY_PLATE39] = {
+        .mass = 6.0,
+        .inertia = {0.12545, 0.013250000000000001, 0.1378},
+        .pose.p = {-0.07724257597418754, 0.0, 0.3179694792186185},
+        .pose.q = {0.9934764928105014, 0.0, 0.11403709147880643, 0.0},
+        .friction = 0.8,
+    },
+};
+
+static const rt_joint_desc mech_joints[TRACK_JOINT_COUNT] = {
+    [TRACK_JOINT_PIN00] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE39,
+        .body_b = TRACK_BODY_PLATE00,
+        .anchor_a = {0.07930521878487252, 0.0, 2.7972416050126014e-17},
+        .anchor_b = {-0.08, 0.0, 0.0},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.22658633938534986, 0.0, -0.9739910835341087},
+        .frame_a[2] = {-0.9739910835341087, 0.0, -0.22658633938534986},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.0, 0.0, -1.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [TRACK_JOINT_PIN01] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE00,
+        .body_b = TRACK_BODY_PLATE01,
+        .anchor_a = {0.08, 0.0, 0.0},
+        .anchor_b = {-0.07999999999999999, 0.0, 0.0},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.0, 0.0, -1.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [TRACK_JOINT_PIN02] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE01,
+        .body_b = TRACK_BODY_PLATE02,
+        .anchor_a = {0.08000000000000002, 0.0, 0.0},
+        .anchor_b = {-0.08000000000000002, 0.0, 0.0},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.0, 0.0, -1.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [TRACK_JOINT_PIN03] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE02,
+        .body_b = TRACK_BODY_PLATE03,
+        .anchor_a = {0.07999999999999996, 0.0, 0.0},
+        .anchor_b = {-0.08000000000000007, 0.0, 0.0},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.0, 0.0, -1.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [TRACK_JOINT_PIN04] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE03,
+        .body_b = TRACK_BODY_PLATE04,
+        .anchor_a = {0.07999999999999996, 0.0, 0.0},
+        .anchor_b = {-0.07999999999999996, 0.0, 0.0},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.0, 0.0, -1.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [TRACK_JOINT_PIN05] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE04,
+        .body_b = TRACK_BODY_PLATE05,
+        .anchor_a = {0.08000000000000007, 0.0, 0.0},
+        .anchor_b = {-0.07999999999999996, 0.0, 0.0},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.0, 0.0, -1.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [TRACK_JOINT_PIN06] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE05,
+        .body_b = TRACK_BODY_PLATE06,
+        .anchor_a = {0.07999999999999996, 0.0, 0.0},
+        .anchor_b = {-0.08000000000000007, 0.0, 0.0},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.0, 0.0, -1.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [TRACK_JOINT_PIN07] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE06,
+        .body_b = TRACK_BODY_PLATE07,
+        .anchor_a = {0.08000000000000007, 0.0, 0.0},
+        .anchor_b = {-0.08000000000000007, 0.0, 0.0},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.0, 0.0, -1.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [TRACK_JOINT_PIN08] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE07,
+        .body_b = TRACK_BODY_PLATE08,
+        .anchor_a = {0.07999999999999985, 0.0, 0.0},
+        .anchor_b = {-0.07999999999999985, 0.0, 0.0},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.0, 0.0, -1.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [TRACK_JOINT_PIN09] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE08,
+        .body_b = TRACK_BODY_PLATE09,
+        .anchor_a = {0.08000000000000007, 0.0, 0.0},
+        .anchor_b = {-0.08000000000000007, 0.0, 0.0},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.0, 0.0, -1.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [TRACK_JOINT_PIN10] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE09,
+        .body_b = TRACK_BODY_PLATE10,
+        .anchor_a = {0.08000000000000007, 0.0, 0.0},
+        .anchor_b = {-0.08000000000000007, 0.0, 0.0},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.0, 0.0, -1.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [TRACK_JOINT_PIN11] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE10,
+        .body_b = TRACK_BODY_PLATE11,
+        .anchor_a = {0.07999999999999985, 0.0, 0.0},
+        .anchor_b = {-0.07999999999999985, 0.0, 0.0},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.0, 0.0, -1.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [TRACK_JOINT_PIN12] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE11,
+        .body_b = TRACK_BODY_PLATE12,
+        .anchor_a = {0.08000000000000007, 0.0, 0.0},
+        .anchor_b = {-0.08000000000000007, 0.0, 0.0},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.0, 0.0, -1.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [TRACK_JOINT_PIN13] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE12,
+        .body_b = TRACK_BODY_PLATE13,
+        .anchor_a = {0.08000000000000007, 0.0, 0.0},
+        .anchor_b = {-0.07936202138026428, 0.0, 6.841315708383533e-17},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {-0.1729830215539158, 0.0, -0.9849248063959388},
+        .frame_b[2] = {-0.9849248063959388, 0.0, 0.1729830215539158},
+        .target = -1,
+    },
+    [TRACK_JOINT_PIN14] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE13,
+        .body_b = TRACK_BODY_PLATE14,
+        .anchor_a = {0.07936202138026384, 0.0, 6.429318882839041e-17},
+        .anchor_b = {-0.07930521878487234, 0.0, 1.0408340855860843e-17},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-0.1729830215539158, 0.0, -0.9849248063959388},
+        .frame_a[2] = {-0.9849248063959388, 0.0, 0.1729830215539158},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {-0.5869665570415096, 0.0, -0.8096111788474987},
+        .frame_b[2] = {-0.8096111788474987, 0.0, 0.5869665570415096},
+        .target = -1,
+    },
+    [TRACK_JOINT_PIN15] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE14,
+        .body_b = TRACK_BODY_PLATE15,
+        .anchor_a = {0.07930521878487234, 0.0, -1.0408340855860843e-17},
+        .anchor_b = {-0.07930521878487265, 0.0, 2.0122792321330962e-16},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-0.5869665570415096, 0.0, -0.8096111788474987},
+        .frame_a[2] = {-0.8096111788474987, 0.0, 0.5869665570415096},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {-0.8840463835723549, 0.0, -0.46739917810437037},
+        .frame_b[2] = {-0.46739917810437037, 0.0, 0.8840463835723549},
+        .target = -1,
+    },
+    [TRACK_JOINT_PIN16] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE15,
+        .body_b = TRACK_BODY_PLATE16,
+        .anchor_a = {0.07930521878487244, 0.0, 1.8735013540549517e-16},
+        .anchor_b = {-0.07930521878487261, 0.0, -2.3592239273284576e-16},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-0.8840463835723549, 0.0, -0.46739917810437037},
+        .frame_a[2] = {-0.46739917810437037, 0.0, 0.8840463835723549},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {-0.9995736030415051, 0.0, -0.02919952230129097},
+        .frame_b[2] = {-0.02919952230129097, 0.0, 0.9995736030415051},
+        .target = -1,
+    },
+    [TRACK_JOINT_PIN17] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE16,
+        .body_b = TRACK_BODY_PLATE17,
+        .anchor_a = {0.07930521878487262, 0.0, -2.0816681711721685e-16},
+        .anchor_b = {-0.07930521878487232, 0.0, 0.0},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-0.9995736030415051, 0.0, -0.02919952230129097},
+        .frame_a[2] = {-0.02919952230129097, 0.0, 0.9995736030415051},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {-0.9098229129411232, 0.0, 0.4149967073210694},
+        .frame_b[2] = {0.4149967073210694, 0.0, 0.9098229129411232},
+        .target = -1,
+    },
+    [TRACK_JOINT_PIN18] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE17,
+        .body_b = TRACK_BODY_PLATE18,
+        .anchor_a = {0.07930521878487232, 0.0, 0.0},
+        .anchor_b = {-0.07930521878487243, 0.0, 1.249000902703301e-16},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-0.9098229129411232, 0.0, 0.4149967073210694},
+        .frame_a[2] = {0.4149967073210694, 0.0, 0.9098229129411232},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {-0.6332260065353892, 0.0, 0.7739669402805545},
+        .frame_b[2] = {0.7739669402805545, 0.0, 0.6332260065353892},
+        .target = -1,
+    },
+    [TRACK_JOINT_PIN19] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE18,
+        .body_b = TRACK_BODY_PLATE19,
+        .anchor_a = {0.07930521878487277, 0.0, 1.5265566588595902e-16},
+        .anchor_b = {-0.07930521878487247, 0.0, 2.0816681711721685e-17},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-0.6332260065353892, 0.0, 0.7739669402805545},
+        .frame_a[2] = {0.7739669402805545, 0.0, 0.6332260065353892},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {-0.22658633938535014, 0.0, 0.9739910835341086},
+        .frame_b[2] = {0.9739910835341086, 0.0, 0.22658633938535014},
+        .target = -1,
+    },
+    [TRACK_JOINT_PIN20] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE19,
+        .body_b = TRACK_BODY_PLATE20,
+        .anchor_a = {0.07930521878487247, 0.0, -2.0816681711721685e-17},
+        .anchor_b = {-0.08000000000000007, 0.0, -9.797174393178835e-18},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-0.22658633938535014, 0.0, 0.9739910835341086},
+        .frame_a[2] = {0.9739910835341086, 0.0, 0.22658633938535014},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {-1.2246467991473532e-16, 0.0, 1.0},
+        .frame_b[2] = {1.0, 0.0, 1.2246467991473532e-16},
+        .target = -1,
+    },
+    [TRACK_JOINT_PIN21] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE20,
+        .body_b = TRACK_BODY_PLATE21,
+        .anchor_a = {0.07999999999999963, 0.0, 9.79717439317878e-18},
+        .anchor_b = {-0.08000000000000007, 0.0, -9.797174393178835e-18},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-1.2246467991473532e-16, 0.0, 1.0},
+        .frame_a[2] = {1.0, 0.0, 1.2246467991473532e-16},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {-1.2246467991473532e-16, 0.0, 1.0},
+        .frame_b[2] = {1.0, 0.0, 1.2246467991473532e-16},
+        .target = -1,
+    },
+    [TRACK_JOINT_PIN22] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE21,
+        .body_b = TRACK_BODY_PLATE22,
+        .anchor_a = {0.08000000000000007, 0.0, 9.797174393178835e-18},
+        .anchor_b = {-0.08000000000000007, 0.0, -9.797174393178835e-18},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-1.2246467991473532e-16, 0.0, 1.0},
+        .frame_a[2] = {1.0, 0.0, 1.2246467991473532e-16},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {-1.2246467991473532e-16, 0.0, 1.0},
+        .frame_b[2] = {1.0, 0.0, 1.2246467991473532e-16},
+        .target = -1,
+    },
+    [TRACK_JOINT_PIN23] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE22,
+        .body_b = TRACK_BODY_PLATE23,
+        .anchor_a = {0.08000000000000007, 0.0, 9.797174393178835e-18},
+        .anchor_b = {-0.07999999999999985, 0.0, -9.797174393178807e-18},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-1.2246467991473532e-16, 0.0, 1.0},
+        .frame_a[2] = {1.0, 0.0, 1.2246467991473532e-16},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {-1.2246467991473532e-16, 0.0, 1.0},
+        .frame_b[2] = {1.0, 0.0, 1.2246467991473532e-16},
+        .target = -1,
+    },
+    [TRACK_JOINT_PIN24] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE23,
+        .body_b = TRACK_BODY_PLATE24,
+        .anchor_a = {0.07999999999999985, 0.0, 9.797174393178807e-18},
+        .anchor_b = {-0.08000000000000007, 0.0, -9.797174393178835e-18},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-1.2246467991473532e-16, 0.0, 1.0},
+        .frame_a[2] = {1.0, 0.0, 1.2246467991473532e-16},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {-1.2246467991473532e-16, 0.0, 1.0},
+        .frame_b[2] = {1.0, 0.0, 1.2246467991473532e-16},
+        .target = -1,
+    },
+    [TRACK_JOINT_PIN25] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE24,
+        .body_b = TRACK_BODY_PLATE25,
+        .anchor_a = {0.08000000000000007, 0.0, 9.797174393178835e-18},
+        .anchor_b = {-0.08000000000000007, 0.0, -9.797174393178835e-18},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-1.2246467991473532e-16, 0.0, 1.0},
+        .frame_a[2] = {1.0, 0.0, 1.2246467991473532e-16},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {-1.2246467991473532e-16, 0.0, 1.0},
+        .frame_b[2] = {1.0, 0.0, 1.2246467991473532e-16},
+        .target = -1,
+    },
+    [TRACK_JOINT_PIN26] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE25,
+        .body_b = TRACK_BODY_PLATE26,
+        .anchor_a = {0.08000000000000007, 0.0, 9.797174393178835e-18},
+        .anchor_b = {-0.08000000000000007, 0.0, -9.797174393178835e-18},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-1.2246467991473532e-16, 0.0, 1.0},
+        .frame_a[2] = {1.0, 0.0, 1.2246467991473532e-16},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {-1.2246467991473532e-16, 0.0, 1.0},
+        .frame_b[2] = {1.0, 0.0, 1.2246467991473532e-16},
+        .target = -1,
+    },
+    [TRACK_JOINT_PIN27] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE26,
+        .body_b = TRACK_BODY_PLATE27,
+        .anchor_a = {0.08000000000000007, 0.0, 9.797174393178835e-18},
+        .anchor_b = {-0.08000000000000007, 0.0, -9.797174393178835e-18},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-1.2246467991473532e-16, 0.0, 1.0},
+        .frame_a[2] = {1.0, 0.0, 1.2246467991473532e-16},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {-1.2246467991473532e-16, 0.0, 1.0},
+        .frame_b[2] = {1.0, 0.0, 1.2246467991473532e-16},
+        .target = -1,
+    },
+    [TRACK_JOINT_PIN28] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE27,
+        .body_b = TRACK_BODY_PLATE28,
+        .anchor_a = {0.08000000000000007, 0.0, 9.797174393178835e-18},
+        .anchor_b = {-0.07999999999999963, 0.0, -9.79717439317878e-18},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-1.2246467991473532e-16, 0.0, 1.0},
+        .frame_a[2] = {1.0, 0.0, 1.2246467991473532e-16},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {-1.2246467991473532e-16, 0.0, 1.0},
+        .frame_b[2] = {1.0, 0.0, 1.2246467991473532e-16},
+        .target = -1,
+    },
+    [TRACK_JOINT_PIN29] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE28,
+        .body_b = TRACK_BODY_PLATE29,
+        .anchor_a = {0.07999999999999963, 0.0, 9.79717439317878e-18},
+        .anchor_b = {-0.08000000000000007, 0.0, -9.797174393178835e-18},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-1.2246467991473532e-16, 0.0, 1.0},
+        .frame_a[2] = {1.0, 0.0, 1.2246467991473532e-16},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {-1.2246467991473532e-16, 0.0, 1.0},
+        .frame_b[2] = {1.0, 0.0, 1.2246467991473532e-16},
+        .target = -1,
+    },
+    [TRACK_JOINT_PIN30] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE29,
+        .body_b = TRACK_BODY_PLATE30,
+        .anchor_a = {0.08000000000000007, 0.0, 9.797174393178835e-18},
+        .anchor_b = {-0.08000000000000007, 0.0, -9.797174393178835e-18},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-1.2246467991473532e-16, 0.0, 1.0},
+        .frame_a[2] = {1.0, 0.0, 1.2246467991473532e-16},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {-1.2246467991473532e-16, 0.0, 1.0},
+        .frame_b[2] = {1.0, 0.0, 1.2246467991473532e-16},
+        .target = -1,
+    },
+    [TRACK_JOINT_PIN31] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE30,
+        .body_b = TRACK_BODY_PLATE31,
+        .anchor_a = {0.08000000000000007, 0.0, 9.797174393178835e-18},
+        .anchor_b = {-0.08000000000000007, 0.0, -9.797174393178835e-18},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-1.2246467991473532e-16, 0.0, 1.0},
+        .frame_a[2] = {1.0, 0.0, 1.2246467991473532e-16},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {-1.2246467991473532e-16, 0.0, 1.0},
+        .frame_b[2] = {1.0, 0.0, 1.2246467991473532e-16},
+        .target = -1,
+    },
+    [TRACK_JOINT_PIN32] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE31,
+        .body_b = TRACK_BODY_PLATE32,
+        .anchor_a = {0.08000000000000007, 0.0, 9.797174393178835e-18},
+        .anchor_b = {-0.08000000000000007, 0.0, -9.797174393178835e-18},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-1.2246467991473532e-16, 0.0, 1.0},
+        .frame_a[2] = {1.0, 0.0, 1.2246467991473532e-16},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {-1.2246467991473532e-16, 0.0, 1.0},
+        .frame_b[2] = {1.0, 0.0, 1.2246467991473532e-16},
+        .target = -1,
+    },
+    [TRACK_JOINT_PIN33] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE32,
+        .body_b = TRACK_BODY_PLATE33,
+        .anchor_a = {0.08000000000000007, 0.0, 9.797174393178835e-18},
+        .anchor_b = {-0.07936202138026417, 0.0, -6.938893903907228e-18},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-1.2246467991473532e-16, 0.0, 1.0},
+        .frame_a[2] = {1.0, 0.0, 1.2246467991473532e-16},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.1729830215539159, 0.0, 0.984924806395939},
+        .frame_b[2] = {0.984924806395939, 0.0, -0.1729830215539159},
+        .target = -1,
+    },
+    [TRACK_JOINT_PIN34] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE33,
+        .body_b = TRACK_BODY_PLATE34,
+        .anchor_a = {0.07936202138026417, 0.0, 6.938893903907228e-18},
+        .anchor_b = {-0.0793052187848725, 0.0, 0.0},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.1729830215539159, 0.0, 0.984924806395939},
+        .frame_a[2] = {0.984924806395939, 0.0, -0.1729830215539159},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.5869665570415096, 0.0, 0.8096111788474984},
+        .frame_b[2] = {0.8096111788474984, 0.0, -0.5869665570415096},
+        .target = -1,
+    },
+    [TRACK_JOINT_PIN35] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE34,
+        .body_b = TRACK_BODY_PLATE35,
+        .anchor_a = {0.0793052187848725, 0.0, 0.0},
+        .anchor_b = {-0.07930521878487222, 0.0, 0.0},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.5869665570415096, 0.0, 0.8096111788474984},
+        .frame_a[2] = {0.8096111788474984, 0.0, -0.5869665570415096},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.884046383572355, 0.0, 0.46739917810437026},
+        .frame_b[2] = {0.46739917810437026, 0.0, -0.884046383572355},
+        .target = -1,
+    },
+    [TRACK_JOINT_PIN36] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE35,
+        .body_b = TRACK_BODY_PLATE36,
+        .anchor_a = {0.07930521878487219, 0.0, 5.551115123125783e-17},
+        .anchor_b = {-0.0793052187848725, 0.0, 1.3877787807814457e-17},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.884046383572355, 0.0, 0.46739917810437026},
+        .frame_a[2] = {0.46739917810437026, 0.0, -0.884046383572355},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.9995736030415051, 0.0, 0.029199522301290637},
+        .frame_b[2] = {0.029199522301290637, 0.0, -0.9995736030415051},
+        .target = -1,
+    },
+    [TRACK_JOINT_PIN37] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE36,
+        .body_b = TRACK_BODY_PLATE37,
+        .anchor_a = {0.0793052187848725, 0.0, 4.163336342344337e-17},
+        .anchor_b = {-0.0793052187848726, 0.0, -2.0816681711721685e-17},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.9995736030415051, 0.0, 0.029199522301290637},
+        .frame_a[2] = {0.029199522301290637, 0.0, -0.9995736030415051},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.9098229129411243, 0.0, -0.4149967073210671},
+        .frame_b[2] = {-0.4149967073210671, 0.0, -0.9098229129411243},
+        .target = -1,
+    },
+    [TRACK_JOINT_PIN38] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE37,
+        .body_b = TRACK_BODY_PLATE38,
+        .anchor_a = {0.07930521878487257, 0.0, -3.469446951953614e-17},
+        .anchor_b = {-0.07930521878487255, 0.0, 3.469446951953614e-18},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.9098229129411243, 0.0, -0.4149967073210671},
+        .frame_a[2] = {-0.4149967073210671, 0.0, -0.9098229129411243},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.6332260065353887, 0.0, -0.7739669402805548},
+        .frame_b[2] = {-0.7739669402805548, 0.0, -0.6332260065353887},
+        .target = -1,
+    },
+    [TRACK_JOINT_PIN39] = {
+        .type = RT_HINGE,
+        .body_a = TRACK_BODY_PLATE38,
+        .body_b = TRACK_BODY_PLATE39,
+        .anchor_a = {0.07930521878487255, 0.0, -3.469446951953614e-18},
+        .anchor_b = {-0.07930521878487254, 0.0, 2.6075062248276382e-17},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.6332260065353887, 0.0, -0.7739669402805548},
+        .frame_a[2] = {-0.7739669402805548, 0.0, -0.6332260065353887},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.22658633938534986, 0.0, -0.9739910835341087},
+        .frame_b[2] = {-0.9739910835341087, 0.0, -0.22658633938534986},
+        .target = -1,
+    },
+};
+
+const rt_world_desc track_desc = {
+    .nbody = TRACK_BODY_COUNT,
+    .bodies = mech_bodies,
+    .njoint = TRACK_JOINT_COUNT,
+    .joints = mech_joints,
+};
+
+const rt_settings track_settings = {
+    .dt = 0.016666666666666666,
+    .gravity = {0.0, 0.0, -9.81},
+    .iterations = 10,
+    .beta = 0.2,
+    .epsilon = 1e-06,
+    .solver = RT_SOLVER_LDLPGS,
+    .block_at = RT_BLOCK_LAST,
+    .threaded = 0,
+    .max_contacts = 256,
+    .restitution = 0.0,
+    .contact_slop = 0.001,
+    .stabilize = 0,
+};
+
+rt_world *track_create(const rt_settings *settings, rt_status *status) {
+  if (settings == NULL) settings = &track_settings;
+  return rt_world_create(&track_desc, &track_program, settings, status, NULL, 0);
+}

@@ -2,11 +2,17 @@
  *
  * The block LDL^T program of mechanism track (unrolled mode, float
  * precision), defined in the .c file of the same name. rt.h states the
- * contract: workspace layout, vector order, the reference arithmetic. */
+ * contract: workspace layout, vector order, the reference arithmetic. After
+ * it, the mechanism itself: its bodies and constraints by name, its world
+ * description and settings, and the function that creates its world. */
 #ifndef LDLPGS_GENERATED_TRACK_H
 #define LDLPGS_GENERATED_TRACK_H
 
-#include "rt.h"
+#include "rt_world.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* Sizes for static allocation: scalars (float) of the packed workspace and
  * of the factorization's temporary, and rows of H (the length of right-hand
@@ -16,5 +22,123 @@
 #define TRACK_DIM 200
 
 extern const rt_program track_program;
+
+/*---- the mechanism (bodies, constraints, settings) ----------------------*/
+
+/* The bodies and constraints of track in mechanism order: their indices in
+ * track_desc and for the world's accessors (rt_world_body_pose,
+ * rt_world_set_motor, rt_world_set_drive, ...). */
+enum track_body {
+    TRACK_BODY_PLATE00 = 0,
+    TRACK_BODY_PLATE01 = 1,
+    TRACK_BODY_PLATE02 = 2,
+    TRACK_BODY_PLATE03 = 3,
+    TRACK_BODY_PLATE04 = 4,
+    TRACK_BODY_PLATE05 = 5,
+    TRACK_BODY_PLATE06 = 6,
+    TRACK_BODY_PLATE07 = 7,
+    TRACK_BODY_PLATE08 = 8,
+    TRACK_BODY_PLATE09 = 9,
+    TRACK_BODY_PLATE10 = 10,
+    TRACK_BODY_PLATE11 = 11,
+    TRACK_BODY_PLATE12 = 12,
+    TRACK_BODY_PLATE13 = 13,
+    TRACK_BODY_PLATE14 = 14,
+    TRACK_BODY_PLATE15 = 15,
+    TRACK_BODY_PLATE16 = 16,
+    TRACK_BODY_PLATE17 = 17,
+    TRACK_BODY_PLATE18 = 18,
+    TRACK_BODY_PLATE19 = 19,
+    TRACK_BODY_PLATE20 = 20,
+    TRACK_BODY_PLATE21 = 21,
+    TRACK_BODY_PLATE22 = 22,
+    TRACK_BODY_PLATE23 = 23,
+    TRACK_BODY_PLATE24 = 24,
+    TRACK_BODY_PLATE25 = 25,
+    TRACK_BODY_PLATE26 = 26,
+    TRACK_BODY_PLATE27 = 27,
+    TRACK_BODY_PLATE28 = 28,
+    TRACK_BODY_PLATE29 = 29,
+    TRACK_BODY_PLATE30 = 30,
+    TRACK_BODY_PLATE31 = 31,
+    TRACK_BODY_PLATE32 = 32,
+    TRACK_BODY_PLATE33 = 33,
+    TRACK_BODY_PLATE34 = 34,
+    TRACK_BODY_PLATE35 = 35,
+    TRACK_BODY_PLATE36 = 36,
+    TRACK_BODY_PLATE37 = 37,
+    TRACK_BODY_PLATE38 = 38,
+    TRACK_BODY_PLATE39 = 39,
+    TRACK_BODY_COUNT = 40
+};
+enum track_joint {
+    TRACK_JOINT_PIN00 = 0,
+    TRACK_JOINT_PIN01 = 1,
+    TRACK_JOINT_PIN02 = 2,
+    TRACK_JOINT_PIN03 = 3,
+    TRACK_JOINT_PIN04 = 4,
+    TRACK_JOINT_PIN05 = 5,
+    TRACK_JOINT_PIN06 = 6,
+    TRACK_JOINT_PIN07 = 7,
+    TRACK_JOINT_PIN08 = 8,
+    TRACK_JOINT_PIN09 = 9,
+    TRACK_JOINT_PIN10 = 10,
+    TRACK_JOINT_PIN11 = 11,
+    TRACK_JOINT_PIN12 = 12,
+    TRACK_JOINT_PIN13 = 13,
+    TRACK_JOINT_PIN14 = 14,
+    TRACK_JOINT_PIN15 = 15,
+    TRACK_JOINT_PIN16 = 16,
+    TRACK_JOINT_PIN17 = 17,
+    TRACK_JOINT_PIN18 = 18,
+    TRACK_JOINT_PIN19 = 19,
+    TRACK_JOINT_PIN20 = 20,
+    TRACK_JOINT_PIN21 = 21,
+    TRACK_JOINT_PIN22 = 22,
+    TRACK_JOINT_PIN23 = 23,
+    TRACK_JOINT_PIN24 = 24,
+    TRACK_JOINT_PIN25 = 25,
+    TRACK_JOINT_PIN26 = 26,
+    TRACK_JOINT_PIN27 = 27,
+    TRACK_JOINT_PIN28 = 28,
+    TRACK_JOINT_PIN29 = 29,
+    TRACK_JOINT_PIN30 = 30,
+    TRACK_JOINT_PIN31 = 31,
+    TRACK_JOINT_PIN32 = 32,
+    TRACK_JOINT_PIN33 = 33,
+    TRACK_JOINT_PIN34 = 34,
+    TRACK_JOINT_PIN35 = 35,
+    TRACK_JOINT_PIN36 = 36,
+    TRACK_JOINT_PIN37 = 37,
+    TRACK_JOINT_PIN38 = 38,
+    TRACK_JOINT_PIN39 = 39,
+    TRACK_JOINT_COUNT = 40
+};
+
+/* The mechanism's ground plane (settings.ground; TRACK_GROUND 0: none). A
+ * world has no ground of its own: a game feeds the contacts with it before
+ * each step, e.g. from rt_world_ground_contacts(w, TRACK_GROUND_HEIGHT,
+ * TRACK_GROUND_FRICTION, margin, buf, cap) to rt_world_set_contacts, and
+ * with TRACK_COLLIDE (settings.collide) those of rt_world_body_contacts too. */
+#define TRACK_GROUND 0
+#define TRACK_GROUND_HEIGHT 0.0
+#define TRACK_GROUND_FRICTION 0.8
+#define TRACK_COLLIDE 0
+
+/* The mechanism: its bodies at their initial state and every constraint in
+ * body frames (anchors, axes, limits, motors, drives), as ldlsim builds it
+ * from the mechanism file. */
+extern const rt_world_desc track_desc;
+/* The mechanism file's settings (rt_settings_default, then its settings). */
+extern const rt_settings track_settings;
+/* A world of the mechanism stepped with track_program, with the given
+ * settings (NULL: track_settings); NULL on failure, with *status (if status
+ * is not NULL) saying why. rt_world_create(&track_desc, &track_program,
+ * settings, status, err, errlen) does the same with a message. */
+rt_world *track_create(const rt_settings *settings, rt_status *status);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -65,7 +65,11 @@ void rt__pgs_sweep_prefetch(rt__rows *r, double *vel, const void *data, size_t b
   const size_t nslice = (nline + LINES_PER_SLICE - 1) / LINES_PER_SLICE;
   for (size_t k = 0; k < nslice; k++) {
     rt__pgs_sweep(r, (int)(r->n * k / nslice), (int)(r->n * (k + 1) / nslice), vel);
+#if defined(__GNUC__)
     for (size_t i = k * LINES_PER_SLICE; i < nline && i < (k + 1) * LINES_PER_SLICE; i++)
       __builtin_prefetch(f + i * LINE, 0, 2);
+#else
+    (void)f; /* a hint only: compilers without it (tcc) sweep the same rows */
+#endif
   }
 }

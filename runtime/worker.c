@@ -51,10 +51,33 @@
  * before it waits). Signalling a condition variable nobody waits on costs
  * no system call. */
 #define _POSIX_C_SOURCE 200809L
+#include "world.h"
+
+void rt__worker_poses(rt_world *w) {
+  for (int i = 0; i < w->nbody; i++) w->worker.pose[i] = w->body[i].pose;
+}
+
+#ifdef LDLPGS_NO_THREADS
+/* Built without threads (LDLPGS_NO_THREADS: no pthread, no atomics, for
+ * compilers and platforms without them): the thread never starts, so
+ * rt_world_create and rt_world_set_settings refuse `threaded` with
+ * RT_ERR_THREAD and step.c never kicks, waits or warms it. */
+int rt__worker_start(rt_world *w) {
+  (void)w;
+  return -1;
+}
+void rt__worker_stop(rt_world *w) { (void)w; }
+void rt__worker_warm(rt_world *w) { (void)w; }
+void rt__worker_kick(rt_world *w) { rt__worker_poses(w); }
+int rt__worker_done(rt_world *w) {
+  (void)w;
+  return 0;
+}
+void rt__worker_wait(rt_world *w) { rt__factor_rows(w, w->rows.J, w->rows.WJ); }
+#else
+
 #include <sched.h>
 #include <time.h>
-
-#include "world.h"
 
 #define RT__SPIN_NS 200000 /* 200 us */
 
@@ -181,10 +204,6 @@ void rt__worker_warm(rt_world *w) {
   if (k->running && atomic_load(&k->parked)) set_flag(k, &k->warm);
 }
 
-void rt__worker_poses(rt_world *w) {
-  for (int i = 0; i < w->nbody; i++) w->worker.pose[i] = w->body[i].pose;
-}
-
 void rt__worker_kick(rt_world *w) {
   rt__worker *k = &w->worker;
   rt__worker_poses(w);
@@ -202,3 +221,4 @@ void rt__worker_wait(rt_world *w) {
   }
   wait_flag(k, &k->waiting, &k->done, NULL, NULL);
 }
+#endif /* LDLPGS_NO_THREADS */

@@ -6,9 +6,11 @@
 #ifndef LDLPGS_RUNTIME_WORLD_H
 #define LDLPGS_RUNTIME_WORLD_H
 
+#include <stddef.h>
+#ifndef LDLPGS_NO_THREADS
 #include <pthread.h>
 #include <stdatomic.h>
-#include <stddef.h>
+#endif
 
 #include "rt_world.h"
 
@@ -48,9 +50,12 @@ typedef struct rt__assembly {
 } rt__assembly;
 
 /* The factorization thread (worker.c). The flags change under mu and are
- * read without it while spinning. */
+ * read without it while spinning. Built with LDLPGS_NO_THREADS the runtime
+ * has no thread (no pthread, no atomics): running stays 0 and a threaded
+ * setting is refused with RT_ERR_THREAD. */
 typedef struct rt__worker {
   int running;
+#ifndef LDLPGS_NO_THREADS
   pthread_t thread;
   pthread_mutex_t mu;
   pthread_cond_t cv;
@@ -60,6 +65,7 @@ typedef struct rt__worker {
   atomic_int parked;  /* the thread waits on cv */
   atomic_int warm;    /* wake up and spin: a request is coming */
   atomic_int waiting; /* the stepping thread waits on cv for done */
+#endif
   /* The thread's own copy of what the assembly reads, which it evaluates
    * from the poses (rt__factor_from_poses in factor.c), allocated with the world: the
    * equality rows' J and W J^T (12 per row) and values, the solver bodies'
@@ -215,6 +221,8 @@ void rt__block_solve(rt_world *w, double *x);
 void rt__stabilize(rt_world *w);
 
 /* worker.c */
+/* Starts the thread (0), or -1 if it cannot be started, always under
+ * LDLPGS_NO_THREADS. */
 int rt__worker_start(rt_world *w);
 void rt__worker_stop(rt_world *w);
 /* Wakes a parked thread ahead of rt__worker_kick (cheap if it spins). */

@@ -259,6 +259,60 @@ static void $(k.name)(scalar *restrict x, const scalar *restrict s) {
 }
 --% end
 
+--% -- The vector kinds once more for a plain-C row of the target table
+--% -- (gen/target.h: no vector types): loops, one result at a time, with
+--% -- the sizes as literals. Each result is computed with the same scalar
+--% -- operations in the same order as a vector lane above: y - a*b - c*d
+--% -- one product at a time, sums from the first term, x -= sum.
+--% local plain = {}
+--%
+--% function plain.panel(k)
+--%   local d, rows = k.d, k.n
+/* $(rows) row$(rows == 1 and "" or "s") of an edge column (rt.h factor step 2), one at a time: the
+ * forward substitutions Y with N's l, transposed, into et (row k of et:
+ * column k of Y, stride $(P.et_ld)), and Y D^-1 over the rows, with the
+ * reciprocals rinv of N's pivots. */
+static void $(k.name)(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+  for (int r = 0; r < $(rows); r++) {
+    scalar y[$(d)];
+    for (int i = 0; i < $(d); i++) {
+      scalar s = e[r * $(d) + i];
+      for (int q = 0; q < i; q++) s = s - n[i * $(d) + q] * y[q];
+      y[i] = s;
+      et[i * $(P.et_ld) + r] = s;
+      e[r * $(d) + i] = s * rinv[i];
+    }
+  }
+}
+--% end
+--%
+--% -- C[r][j] -= sum(L[r][q] * Y^T[q][j], q = 0..d-1) for j < ncol (an
+--% -- expression of r) in target rows of width `width`
+--% local function plain_reduce(m, d, ncol, width)
+  for (int r = 0; r < $(m); r++)
+    for (int j = 0; j < $(ncol); j++) {
+      scalar s = l[r * $(d)] * et[j];
+      for (int q = 1; q < $(d); q++) s += l[r * $(d) + q] * et[q * $(P.et_ld) + j];
+      c[r * $(width) + j] -= s;
+    }
+--% end
+--%
+--% function plain.reduce_tri(k)
+/* Lower triangle of a $(k.m) x $(k.m) node block C -= L Y^T, L and Y $(k.m) x $(k.d) (rt.h
+ * factor step 3, a diagonal block pair), one entry at a time. */
+static void $(k.name)(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+--%   plain_reduce(k.m, k.d, "r + 1", k.m)
+}
+--% end
+--%
+--% function plain.reduce(k)
+/* C -= L Y^T for a $(k.m) x $(k.n) block C, L $(k.m) x $(k.d), Y $(k.n) x $(k.d) (rt.h factor
+ * step 3, one block pair), one entry at a time. */
+static void $(k.name)(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+--%   plain_reduce(k.m, k.d, k.n, k.n)
+}
+--% end
+
 --% local vector_kind = { panel = true, reduce_tri = true, reduce = true }
 
 /*---- kernels -----------------------------------------------------------------*/
@@ -269,24 +323,23 @@ static void $(k.name)(scalar *restrict x, const scalar *restrict s) {
 --%   end
 --% end
 
---% -- One branch per row of the target table (gen/target.h, P.targets): #if
---% -- for the first, #elif for the next, #else for the last, which has no
---% -- condition; a table of one row needs no directives at all.
---% local function directive(i, t)
---%   if #P.targets == 1 then return "" end
---%   if i == 1 then return "#if " .. t.condition end
---%   if t.condition == "" then return "#else" end
---%   return "#elif " .. t.condition
---% end
+--% -- One branch per row of the target table (gen/target.h, P.targets):
+--% -- target_directive (program.c.tpl) writes #if for the first, #elif for
+--% -- the next, #else for the last; a table of one row needs none. A
+--% -- plain-C row (0 vector bytes) gets the loops of `plain`.
 /*---- vector kernels: one body per vector width, the same results ------------*/
 --% for i, t in ipairs(P.targets) do
 
-$(directive(i, t))
+$(#P.targets > 1 and target_directive(i, t) or "")
 /* $(t.summary) */
 --%   for _, k in ipairs(P.kernels) do
 --%     if vector_kind[k.kind] then
 
---%       emit[k.kind](k, t.lanes)
+--%       if t.bytes == 0 then
+--%         plain[k.kind](k)
+--%       else
+--%         emit[k.kind](k, t.lanes)
+--%       end
 --%     end
 --%   end
 --% end

@@ -2,6 +2,14 @@
 --% -- program's tables, in unrolled mode the kernels and the factor/solve
 --% -- functions (unrolled.tpl), and the exported program object.
 --% local S = P.stats
+--% -- The directive of row i of the target table (gen/target.h, P.targets)
+--% -- in a chain of branches: #if for the first, #elif for the next, #else
+--% -- for the last, which has no condition. Global: kernels.tpl uses it too.
+--% function target_directive(i, t)
+--%   if i == 1 then return "#if " .. t.condition end
+--%   if t.condition == "" then return "#else" end
+--%   return "#elif " .. t.condition
+--% end
 --% local width = 0
 --% for _, p in ipairs(P.pivots) do width = math.max(width, #p.name) end
 --% local twidth = 0
@@ -24,6 +32,9 @@
  * Tables mode: factor and solve are NULL, the runtime's interpreter runs the
  * tables below.
 --% end
+ *
+ * After the program, the mechanism: its world description $(P.ident)_desc,
+ * its settings $(P.ident)_settings and $(P.ident)_create, which makes its world.
  *
  * Mechanism statistics
 --% if S.shattered > 0 then
@@ -48,20 +59,33 @@
  */
 #include "$(P.header)"
 
+#include <math.h> /* HUGE_VAL: the mechanism's unbounded limits */
+
 --% if P.mode == "unrolled" then
 typedef $(P.scalar) scalar;
 /* vectors of 2, 4, ... scalars (GCC/Clang vector extensions), loaded and
- * stored at any scalar-aligned address; the kernels use those the target
- * has registers for */
---%   -- up to the widest target's vector (gen/target.h), aligned as the
---%   -- target description says (P.vector_align scalars)
---%   local widest = 1
---%   for _, t in ipairs(P.targets) do widest = math.max(widest, t.lanes) end
+ * stored at any scalar-aligned address, up to the widest the target has
+ * registers for; none in plain C (the vector kernels below are written once
+ * per target, under the same conditions) */
+--%   -- one branch per row of the target table (gen/target.h), as in
+--%   -- kernels.tpl; vectors aligned as the description says
+--%   -- (P.vector_align scalars)
 --%   local align = P.vector_align == 1 and "sizeof(scalar)" or fmt("%d * sizeof(scalar)", P.vector_align)
---%   local w = 2
---%   while w <= widest do
+--%   for i, t in ipairs(P.targets) do
+--%     if #P.targets > 1 then
+$(target_directive(i, t))
+--%     end
+--%     if t.bytes == 0 then
+/* no vector types: plain C */
+--%     end
+--%     local w = 2
+--%     while w <= t.lanes do
 typedef scalar v$(w) __attribute__((vector_size($(w) * sizeof(scalar)), aligned($(align)), may_alias));
---%     w = w * 2
+--%       w = w * 2
+--%     end
+--%   end
+--%   if #P.targets > 1 then
+#endif
 --%   end
 --% else
 #include <stddef.h>
@@ -109,3 +133,4 @@ const rt_program $(P.ident)_program = {
     .solve = NULL,
 --% end
 };
+--% include("world.c.tpl")

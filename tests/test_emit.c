@@ -426,6 +426,16 @@ static void emit_text(const char *src, emit_mode mode, emit_output *out) {
   arena_free(&a);
 }
 
+/* The length of the program part of a generated text (before the
+ * mechanism part, EMIT_MECHANISM_MARK). */
+static size_t program_part(const char *text) {
+  const char *mark = strstr(text, EMIT_MECHANISM_MARK);
+  assert_non_null(mark);
+  return (size_t)(mark - text);
+}
+
+/* The program does not depend on numeric data; the mechanism part after it
+ * holds that data, so it does. */
 static void test_numeric_data_does_not_change_output(void **state) {
   (void)state;
   char s1[2048], s2[2048];
@@ -436,8 +446,13 @@ static void test_numeric_data_does_not_change_output(void **state) {
     emit_text(s1, (emit_mode)mode, &a);
     emit_text(s2, (emit_mode)mode, &b);
     assert_true(a.c_len > 1000);
-    assert_true(a.c_len == b.c_len && memcmp(a.c, b.c, a.c_len) == 0);
-    assert_true(a.h_len == b.h_len && memcmp(a.h, b.h, a.h_len) == 0);
+    const size_t c_len = program_part(a.c), h_len = program_part(a.h);
+    assert_true(c_len == program_part(b.c) && memcmp(a.c, b.c, c_len) == 0);
+    assert_true(h_len == program_part(b.h) && memcmp(a.h, b.h, h_len) == 0);
+    assert_true(a.h_len == b.h_len && memcmp(a.h, b.h, a.h_len) == 0); /* names only */
+    assert_false(a.c_len == b.c_len && memcmp(a.c, b.c, a.c_len) == 0);
+    assert_non_null(strstr(a.c + c_len, "        .mass = 1.0,\n"));
+    assert_non_null(strstr(b.c + c_len, "        .mass = 7.5,\n"));
     assert_non_null(strstr(a.c, "const rt_program probe_program = {"));
     assert_non_null(strstr(a.c, mode == EMIT_TABLES ? ".factor = NULL," : ".factor = probe_factor,"));
     emit_output_free(&a);
@@ -464,9 +479,31 @@ static void test_output_shape(void **state) {
   }
   assert_non_null(strstr(o.c, "#include \"probe.h\""));
   assert_non_null(strstr(o.h, "#ifndef LDLPGS_GENERATED_PROBE_H"));
-  assert_non_null(strstr(o.h, "#include \"rt.h\""));
+  assert_non_null(strstr(o.h, "#include \"rt_world.h\""));
+  assert_non_null(strstr(o.h, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n"));
   assert_non_null(strstr(o.h, "extern const rt_program probe_program;"));
   assert_non_null(strstr(o.h, "#define PROBE_WORK_SIZE "));
+  /* the mechanism: names in mechanism order, the description, the settings,
+   * the create function */
+  const char *at = strstr(o.h, EMIT_MECHANISM_MARK);
+  assert_non_null(at);
+  static const char *const decls[] = {
+      "enum probe_body {\n",         "    PROBE_BODY_ARM = 0,\n",  "    PROBE_BODY_BOB = 1,\n",
+      "    PROBE_BODY_CART = 2,\n",    "    PROBE_BODY_COUNT = 3\n", "enum probe_joint {\n",
+      "    PROBE_JOINT_PIN = 0,\n",    "    PROBE_JOINT_LINK = 1,\n", "    PROBE_JOINT_RAIL = 2,\n",
+      "    PROBE_JOINT_TOW = 3,\n",    "    PROBE_JOINT_COUNT = 4\n",  "#define PROBE_GROUND 0\n",
+      "extern const rt_world_desc probe_desc;\n", "extern const rt_settings probe_settings;\n",
+      "rt_world *probe_create(const rt_settings *settings, rt_status *status);\n",
+      "#ifdef __cplusplus\n}\n#endif\n"};
+  for (size_t i = 0; i < sizeof decls / sizeof decls[0]; i++) {
+    const char *hit = strstr(at, decls[i]);
+    if (!hit) fail_msg("the header has no \"%s\" where expected", decls[i]);
+    at = hit + strlen(decls[i]);
+  }
+  assert_non_null(strstr(o.c, "const rt_world_desc probe_desc = {\n"));
+  assert_non_null(strstr(o.c, "    [PROBE_JOINT_LINK] = {\n        .type = RT_ROD,\n"));
+  assert_non_null(strstr(o.c, "const rt_settings probe_settings = {\n"));
+  assert_non_null(strstr(o.c, "rt_world *probe_create(const rt_settings *settings, rt_status *status) {\n"));
   emit_output_free(&o);
 }
 
@@ -474,8 +511,9 @@ static void test_output_shape(void **state) {
 
 /* The target table (gen/target.h) is well formed: only the last row has no
  * condition, every vector is a power of two from one double up to the
- * panel, one is as wide as the panel (target.c also checks that when it
- * compiles), and the plan's panels follow from it. */
+ * panel, or 0 for the plain-C row (one lane), which comes first and is
+ * chosen by LDLPGS_NO_VECTOR; one is as wide as the panel (target.c also
+ * checks that when it compiles), and the plan's panels follow from it. */
 static void test_target_table(void **state) {
   (void)state;
   assert_true(target_count >= 1);
@@ -487,8 +525,16 @@ static void test_target_table(void **state) {
     if ((t->condition == NULL) != (i == target_count - 1))
       fail_msg("target %s: only the last row has no condition (it is the #else)", t->name);
     const int b = t->vector_bytes;
+    if (b == 0) {
+      if (i != 0 || !t->condition || !strstr(t->condition, "defined(LDLPGS_NO_VECTOR)"))
+        fail_msg("target %s: a plain-C row is the first, selected by LDLPGS_NO_VECTOR", t->name);
+      assert_int_equal(target_row_lanes(t, RT_FLOAT), 1);
+      assert_int_equal(target_row_lanes(t, RT_DOUBLE), 1);
+      continue;
+    }
     if (b < (int)sizeof(double) || (b & (b - 1)) != 0 || b > TARGET_PANEL_BYTES)
       fail_msg("target %s: %d vector bytes", t->name, b);
+    assert_int_equal(target_row_lanes(t, RT_DOUBLE), b / (int)sizeof(double));
     if (b > widest) widest = b;
     for (int j = 0; j < i; j++) assert_string_not_equal(t->name, target_table[j].name);
   }

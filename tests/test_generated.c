@@ -13,9 +13,12 @@
  * solve the dense system.
  *
  * Generated code chooses its vector width when it is compiled (16-byte
- * vectors, or 32 under AVX); some programs are compiled a second time with
- * -mavx2 (gentest_programs_avx) and checked the same way when the CPU has
- * AVX2, so both kernel bodies are held to the interpreter's bits.
+ * vectors, or 32 under AVX, or plain C without vector types); some programs
+ * are compiled a second time with -mavx2 (gentest_programs_avx) and checked
+ * the same way when the CPU has AVX2, and again for the plain-C branch,
+ * with -DLDLPGS_NO_VECTOR (gentest_programs_novec) and by tcc
+ * (gentest_programs_tcc), so every kernel body is held to the
+ * interpreter's bits.
  *
  * Whole trajectories too: for every program generated from a mechanism
  * file (the samples in mechanisms/, the random ones in build/gentest/), a
@@ -23,7 +26,10 @@
  * with the interpreter running the same program built in memory (gen's
  * symbolic phase, rtprog_build, same precision) must give bitwise
  * identical body poses and velocities after every one of 120 steps, with
- * ground contacts where the mechanism has a ground plane. */
+ * ground contacts where the mechanism has a ground plane. So must the
+ * world the generated file creates itself (NAME_create(NULL, ...): its own
+ * description and settings, which must equal those ldlsim builds from the
+ * mechanism file -- sim/mechworld.c -- field by field and bit for bit). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -48,6 +54,18 @@
 extern const rt_program *const gentest_programs[];
 /* some of them compiled again for AVX2 (the Makefile's GENTEST_AVX_NAMES) */
 extern const rt_program *const gentest_programs_avx[];
+/* and their plain-C branch (GENTEST_PLAIN_NAMES): by the test's compiler
+ * with -DLDLPGS_NO_VECTOR, and by tcc */
+extern const rt_program *const gentest_programs_novec[];
+extern const rt_program *const gentest_programs_tcc[];
+/* the mechanism each generated file of gentest_programs holds, in the same
+ * order (the Makefile's gentest_list) */
+typedef struct gentest_world {
+  const rt_world_desc *desc;
+  const rt_settings *settings;
+  rt_world *(*create)(const rt_settings *, rt_status *);
+} gentest_world;
+extern const gentest_world gentest_programs_worlds[];
 
 /* Degree and first row of pivot q. */
 static int deg(const rt_program *p, int q) { return p->cons_degree[p->piv_cons[q]]; }
@@ -266,6 +284,47 @@ static void world_state(const rt_world *w, double *s) {
   }
 }
 
+/* Bitwise equality of two values (-0 is not 0, padding is not compared). */
+#define SAME(a, b) (memcmp(&(a), &(b), sizeof(a)) == 0)
+
+static void same_desc(const char *name, const rt_world_desc *g, const rt_world_desc *m) {
+  assert_int_equal(g->nbody, m->nbody);
+  assert_int_equal(g->njoint, m->njoint);
+  for (int i = 0; i < g->nbody; i++) {
+    const rt_body_desc *a = &g->bodies[i], *b = &m->bodies[i];
+    if (!(SAME(a->mass, b->mass) && SAME(a->inertia, b->inertia) && SAME(a->pose.p, b->pose.p) &&
+          SAME(a->pose.q, b->pose.q) && SAME(a->vel, b->vel) && SAME(a->angvel, b->angvel) && SAME(a->fixed, b->fixed) &&
+          SAME(a->shape, b->shape) && SAME(a->shape_size, b->shape_size) && SAME(a->friction, b->friction)))
+      fail_msg("%s: body %d of the generated description differs from the mechanism file's", name, i);
+  }
+  for (int i = 0; i < g->njoint; i++) {
+    const rt_joint_desc *a = &g->joints[i], *b = &m->joints[i];
+    if (!(SAME(a->type, b->type) && SAME(a->body_a, b->body_a) && SAME(a->body_b, b->body_b) &&
+          SAME(a->anchor_a, b->anchor_a) && SAME(a->anchor_b, b->anchor_b) && SAME(a->frame_a, b->frame_a) &&
+          SAME(a->frame_b, b->frame_b) && SAME(a->length, b->length) && SAME(a->target, b->target) &&
+          SAME(a->lower, b->lower) && SAME(a->upper, b->upper) && SAME(a->speed, b->speed) &&
+          SAME(a->max_force, b->max_force)))
+      fail_msg("%s: joint %d of the generated description differs from the mechanism file's", name, i);
+  }
+}
+
+static void same_settings(const char *name, const rt_settings *a, const rt_settings *b) {
+  if (!(SAME(a->dt, b->dt) && SAME(a->gravity, b->gravity) && SAME(a->iterations, b->iterations) &&
+        SAME(a->beta, b->beta) && SAME(a->epsilon, b->epsilon) && SAME(a->solver, b->solver) &&
+        SAME(a->block_at, b->block_at) && SAME(a->threaded, b->threaded) && SAME(a->max_contacts, b->max_contacts) &&
+        SAME(a->restitution, b->restitution) && SAME(a->contact_slop, b->contact_slop) &&
+        SAME(a->stabilize, b->stabilize)))
+    fail_msg("%s: the generated settings differ from the mechanism file's", name);
+}
+
+/* The mechanism the generated file of program gp holds. */
+static const gentest_world *world_of(const rt_program *gp) {
+  for (int i = 0; gentest_programs[i]; i++)
+    if (gentest_programs[i] == gp) return &gentest_programs_worlds[i];
+  fail_msg("%s: not in gentest_programs", gp->name);
+  return NULL;
+}
+
 static void test_trajectory(void **state) {
   const rt_program *gp = *state;
   char path[1024];
@@ -308,24 +367,41 @@ static void test_trajectory(void **state) {
   if (!wg) fail_msg("%s: %s", gp->name, err);
   rt_world *wi = rt_world_create(&desc, &ip, &set, NULL, err, sizeof err);
   if (!wi) fail_msg("%s: %s", gp->name, err);
+  /* the generated file's own world: its description and settings */
+  const gentest_world *gw = world_of(gp);
+  same_desc(gp->name, gw->desc, &desc);
+  same_settings(gp->name, gw->settings, &set);
+  rt_status stc = RT_ERR_INPUT;
+  rt_world *wc = gw->create(NULL, &stc);
+  assert_non_null(wc);
+  assert_int_equal(stc, RT_OK);
+  same_settings(gp->name, rt_world_settings(wc), gw->settings);
   const size_t n = (size_t)m.nbody * 13;
-  double *sg = zalloc(n, sizeof *sg), *si = zalloc(n, sizeof *si);
+  double *sg = zalloc(n, sizeof *sg), *si = zalloc(n, sizeof *si), *sc = zalloc(n, sizeof *sc);
   enum { CAP = 256 };
   rt_contact *contacts = zalloc(CAP, sizeof *contacts);
   int steps = 0, factored = 0;
   for (int k = 0; k < TRAJ_STEPS; k++) {
     feed_ground(wg, &m, contacts, CAP);
     feed_ground(wi, &m, contacts, CAP);
-    rt_status stg = rt_world_step(wg), sti = rt_world_step(wi);
+    feed_ground(wc, &m, contacts, CAP);
+    rt_status stg = rt_world_step(wg), sti = rt_world_step(wi), stw = rt_world_step(wc);
     assert_int_equal(stg, sti);
+    assert_int_equal(stw, sti);
     assert_int_equal(rt_world_step_info(wg)->factor_status, rt_world_step_info(wi)->factor_status);
     factored += rt_world_step_info(wg)->factor_status == -1;
     world_state(wg, sg);
     world_state(wi, si);
-    for (size_t i = 0; i < n; i++)
+    world_state(wc, sc);
+    for (size_t i = 0; i < n; i++) {
       if (memcmp(&sg[i], &si[i], sizeof sg[i]) != 0)
         fail_msg("%s %s: step %d, body %d, state component %d: generated %a, interpreter %a", gp->name,
                  gp->precision == RT_FLOAT ? "float" : "double", k, (int)(i / 13), (int)(i % 13), sg[i], si[i]);
+      if (memcmp(&sc[i], &si[i], sizeof sc[i]) != 0)
+        fail_msg("%s %s: step %d, body %d, state component %d: the generated file's world %a, interpreter %a",
+                 gp->name, gp->precision == RT_FLOAT ? "float" : "double", k, (int)(i / 13), (int)(i % 13), sc[i],
+                 si[i]);
+    }
     if (stg != RT_OK) break; /* a random mechanism may diverge: the same way in both */
     steps++;
   }
@@ -335,30 +411,54 @@ static void test_trajectory(void **state) {
                 gp->precision == RT_FLOAT ? "float" : "double", steps, factored);
   free(sg);
   free(si);
+  free(sc);
   free(contacts);
   rt_world_destroy(wg);
   rt_world_destroy(wi);
+  rt_world_destroy(wc);
   diag_free(&d);
   arena_free(&a);
 }
 
+static int count(const rt_program *const *list) {
+  int n = 0;
+  while (list[n]) n++;
+  return n;
+}
+
 int main(void) {
-  int n = 0, navx = 0;
+  int avx2 = 0;
 #if defined(__x86_64__) || defined(__i386__)
-  if (__builtin_cpu_supports("avx2"))
-    while (gentest_programs_avx[navx]) navx++;
+  avx2 = __builtin_cpu_supports("avx2");
 #endif
-  while (gentest_programs[n]) n++;
-  struct CMUnitTest *tests = calloc(2 * (size_t)n + (size_t)navx + 1, sizeof *tests);
-  char (*names)[128] = calloc(2 * (size_t)n + (size_t)navx + 1, sizeof *names);
+  /* the builds of the programs: every one, then the variants */
+  const struct {
+    const rt_program *const *list;
+    const char *label;
+    int run;
+  } builds[] = {
+      {gentest_programs, "", 1},
+      {gentest_programs_avx, " (AVX2 build)", avx2},
+      {gentest_programs_novec, " (LDLPGS_NO_VECTOR build)", 1},
+      {gentest_programs_tcc, " (tcc build)", 1},
+  };
+  const int nbuild = (int)(sizeof builds / sizeof builds[0]);
+  const int n = count(gentest_programs);
+  size_t cap = (size_t)n + 1;
+  for (int b = 0; b < nbuild; b++) cap += (size_t)count(builds[b].list);
+  struct CMUnitTest *tests = calloc(cap, sizeof *tests);
+  char (*names)[128] = calloc(cap, sizeof *names);
   if (!tests || !names) return 1;
   int nt = 0;
-  for (int i = 0; i < n + navx; i++) {
-    const rt_program *p = i < n ? gentest_programs[i] : gentest_programs_avx[i - n];
-    snprintf(names[nt], sizeof names[nt], "%s %s dim %d rsi %lld%s", p->name,
-             p->precision == RT_FLOAT ? "float" : "double", p->dim, (long long)p->nrsi, i < n ? "" : " (AVX2 build)");
-    tests[nt] = (struct CMUnitTest){names[nt], test_program, NULL, NULL, (void *)p};
-    nt++;
+  for (int b = 0; b < nbuild; b++) {
+    if (!builds[b].run) continue;
+    for (const rt_program *const *q = builds[b].list; *q; q++) {
+      const rt_program *p = *q;
+      snprintf(names[nt], sizeof names[nt], "%s %s dim %d rsi %lld%s", p->name,
+               p->precision == RT_FLOAT ? "float" : "double", p->dim, (long long)p->nrsi, builds[b].label);
+      tests[nt] = (struct CMUnitTest){names[nt], test_program, NULL, NULL, (void *)p};
+      nt++;
+    }
   }
   for (int i = 0; i < n; i++) {
     const rt_program *p = gentest_programs[i];

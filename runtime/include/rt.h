@@ -10,6 +10,10 @@
 
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define RT_WORLD (-1) /* body index of the fixed world */
 
 /* Constraint types: the table of every type, one line each, X(ID, name):
@@ -255,5 +259,9 @@ void rt_interp_solve(const rt_program *p, const void *work, void *x);
  * nothing (their inv mass 0). */
 void rt_assemble(const rt_program *p, const double *J, const double *inv_mass, const double *inv_inertia,
                  double epsilon, void *work);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -16,6 +16,10 @@
 
 #include "rt.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Bodies a row acts on, and the Jacobian numbers of one row. */
 #define RT_ROW_SIDES 2
 #define RT_ROW_WIDTH (6 * RT_ROW_SIDES)
@@ -116,5 +120,9 @@ const rt_joint_type_def *rt_joint_type_def_of(rt_joint_type type);
 
 /* The shortest "%g" form of v that reads back exactly (for messages). */
 void rt_joint_num(char out[32], double v);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

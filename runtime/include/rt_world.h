@@ -41,6 +41,10 @@
 
 #include "rt.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Collision shapes, centred on the body's centre of mass in its frame. */
 typedef enum rt_shape {
   RT_SHAPE_NONE = 0,
@@ -269,5 +273,9 @@ void rt_world_max_error(const rt_world *w, double *pos, double *ang);
 /* Kinetic energy (linear + rotational) and potential energy -m g.p of the
  * dynamic bodies (J). */
 void rt_world_energy(const rt_world *w, double *kinetic, double *potential);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -7,6 +7,9 @@
  * Tables mode: factor and solve are NULL, the runtime's interpreter runs the
  * tables below.
  *
+ * After the program, the mechanism: its world description double_pendulum_desc,
+ * its settings double_pendulum_settings and double_pendulum_create, which makes its world.
+ *
  * Mechanism statistics
  *   bodies          2 (none shattered)
  *   constraints     2 in H (2 equality constraints of the mechanism, 0 shard welds)
@@ -24,6 +27,8 @@
  *      1  elbow     hinge  d 5  h 0   0 blocks
  */
 #include "double_pendulum_tables.h"
+
+#include <math.h> /* HUGE_VAL: the mechanism's unbounded limits */
 
 #include <stddef.h>
 
@@ -161,3 +166,95 @@ const rt_program double_pendulum_program = {
     .factor = NULL,
     .solve = NULL,
 };
+
+/*---- the mechanism (bodies, constraints, settings) ----------------------*/
+
+static const rt_body_desc mech_bodies[DOUBLE_PENDULUM_BODY_COUNT] = {
+    [DOUBLE_PENDULUM_BODY_LINK1] = {
+        .mass = 1.0,
+        .inertia = {0.021041666666666667, 0.021041666666666667, 0.00041666666666666675},
+        .pose.p = {0.0, 0.0, -0.25},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+    [DOUBLE_PENDULUM_BODY_LINK2] = {
+        .mass = 1.0,
+        .inertia = {0.021041666666666667, 0.021041666666666667, 0.00041666666666666675},
+        .pose.p = {0.0, 0.0, -0.75},
+        .pose.q = {1.0, 0.0, 0.0, 0.0},
+        .friction = 0.8,
+    },
+};
+
+static const rt_joint_desc mech_joints[DOUBLE_PENDULUM_JOINT_COUNT] = {
+    [DOUBLE_PENDULUM_JOINT_SHOULDER] = {
+        .type = RT_HINGE,
+        .body_a = RT_WORLD,
+        .body_b = DOUBLE_PENDULUM_BODY_LINK1,
+        .anchor_b = {0.0, 0.0, 0.25},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.0, 0.0, -1.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [DOUBLE_PENDULUM_JOINT_ELBOW] = {
+        .type = RT_HINGE,
+        .body_a = DOUBLE_PENDULUM_BODY_LINK1,
+        .body_b = DOUBLE_PENDULUM_BODY_LINK2,
+        .anchor_a = {0.0, 0.0, -0.25},
+        .anchor_b = {0.0, 0.0, 0.25},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.0, 0.0, -1.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [DOUBLE_PENDULUM_JOINT_ELBOW_LIMIT] = {
+        .type = RT_ANGULAR_LIMIT,
+        .body_a = DOUBLE_PENDULUM_BODY_LINK1,
+        .body_b = DOUBLE_PENDULUM_BODY_LINK2,
+        .anchor_a = {0.0, 0.0, -0.25},
+        .anchor_b = {0.0, 0.0, 0.25},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.0, 0.0, -1.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = DOUBLE_PENDULUM_JOINT_ELBOW,
+        .lower = -1.0,
+        .upper = 1.0,
+    },
+};
+
+const rt_world_desc double_pendulum_desc = {
+    .nbody = DOUBLE_PENDULUM_BODY_COUNT,
+    .bodies = mech_bodies,
+    .njoint = DOUBLE_PENDULUM_JOINT_COUNT,
+    .joints = mech_joints,
+};
+
+const rt_settings double_pendulum_settings = {
+    .dt = 0.016666666666666666,
+    .gravity = {0.0, 0.0, -9.81},
+    .iterations = 10,
+    .beta = 0.2,
+    .epsilon = 1e-06,
+    .solver = RT_SOLVER_LDLPGS,
+    .block_at = RT_BLOCK_LAST,
+    .threaded = 0,
+    .max_contacts = 256,
+    .restitution = 0.0,
+    .contact_slop = 0.001,
+    .stabilize = 0,
+};
+
+rt_world *double_pendulum_create(const rt_settings *settings, rt_status *status) {
+  if (settings == NULL) settings = &double_pendulum_settings;
+  return rt_world_create(&double_pendulum_desc, &double_pendulum_program, settings, status, NULL, 0);
+}

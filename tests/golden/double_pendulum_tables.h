@@ -2,11 +2,17 @@
  *
  * The block LDL^T program of mechanism double_pendulum (tables mode, double
  * precision), defined in the .c file of the same name. rt.h states the
- * contract: workspace layout, vector order, the reference arithmetic. */
+ * contract: workspace layout, vector order, the reference arithmetic. After
+ * it, the mechanism itself: its bodies and constraints by name, its world
+ * description and settings, and the function that creates its world. */
 #ifndef LDLPGS_GENERATED_DOUBLE_PENDULUM_H
 #define LDLPGS_GENERATED_DOUBLE_PENDULUM_H
 
-#include "rt.h"
+#include "rt_world.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* Sizes for static allocation: scalars (double) of the packed workspace and
  * of the factorization's temporary, and rows of H (the length of right-hand
@@ -16,5 +22,48 @@
 #define DOUBLE_PENDULUM_DIM 10
 
 extern const rt_program double_pendulum_program;
+
+/*---- the mechanism (bodies, constraints, settings) ----------------------*/
+
+/* The bodies and constraints of double_pendulum in mechanism order: their indices in
+ * double_pendulum_desc and for the world's accessors (rt_world_body_pose,
+ * rt_world_set_motor, rt_world_set_drive, ...). */
+enum double_pendulum_body {
+    DOUBLE_PENDULUM_BODY_LINK1 = 0,
+    DOUBLE_PENDULUM_BODY_LINK2 = 1,
+    DOUBLE_PENDULUM_BODY_COUNT = 2
+};
+enum double_pendulum_joint {
+    DOUBLE_PENDULUM_JOINT_SHOULDER = 0,
+    DOUBLE_PENDULUM_JOINT_ELBOW = 1,
+    DOUBLE_PENDULUM_JOINT_ELBOW_LIMIT = 2,
+    DOUBLE_PENDULUM_JOINT_COUNT = 3
+};
+
+/* The mechanism's ground plane (settings.ground; DOUBLE_PENDULUM_GROUND 0: none). A
+ * world has no ground of its own: a game feeds the contacts with it before
+ * each step, e.g. from rt_world_ground_contacts(w, DOUBLE_PENDULUM_GROUND_HEIGHT,
+ * DOUBLE_PENDULUM_GROUND_FRICTION, margin, buf, cap) to rt_world_set_contacts, and
+ * with DOUBLE_PENDULUM_COLLIDE (settings.collide) those of rt_world_body_contacts too. */
+#define DOUBLE_PENDULUM_GROUND 0
+#define DOUBLE_PENDULUM_GROUND_HEIGHT 0.0
+#define DOUBLE_PENDULUM_GROUND_FRICTION 0.8
+#define DOUBLE_PENDULUM_COLLIDE 0
+
+/* The mechanism: its bodies at their initial state and every constraint in
+ * body frames (anchors, axes, limits, motors, drives), as ldlsim builds it
+ * from the mechanism file. */
+extern const rt_world_desc double_pendulum_desc;
+/* The mechanism file's settings (rt_settings_default, then its settings). */
+extern const rt_settings double_pendulum_settings;
+/* A world of the mechanism stepped with double_pendulum_program, with the given
+ * settings (NULL: double_pendulum_settings); NULL on failure, with *status (if status
+ * is not NULL) saying why. rt_world_create(&double_pendulum_desc, &double_pendulum_program,
+ * settings, status, err, errlen) does the same with a message. */
+rt_world *double_pendulum_create(const rt_settings *settings, rt_status *status);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -2,11 +2,17 @@
  *
  * The block LDL^T program of mechanism elimination_example (unrolled mode, float
  * precision), defined in the .c file of the same name. rt.h states the
- * contract: workspace layout, vector order, the reference arithmetic. */
+ * contract: workspace layout, vector order, the reference arithmetic. After
+ * it, the mechanism itself: its bodies and constraints by name, its world
+ * description and settings, and the function that creates its world. */
 #ifndef LDLPGS_GENERATED_ELIMINATION_EXAMPLE_H
 #define LDLPGS_GENERATED_ELIMINATION_EXAMPLE_H
 
-#include "rt.h"
+#include "rt_world.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* Sizes for static allocation: scalars (float) of the packed workspace and
  * of the factorization's temporary, and rows of H (the length of right-hand
@@ -16,5 +22,52 @@
 #define ELIMINATION_EXAMPLE_DIM 17
 
 extern const rt_program elimination_example_program;
+
+/*---- the mechanism (bodies, constraints, settings) ----------------------*/
+
+/* The bodies and constraints of elimination_example in mechanism order: their indices in
+ * elimination_example_desc and for the world's accessors (rt_world_body_pose,
+ * rt_world_set_motor, rt_world_set_drive, ...). */
+enum elimination_example_body {
+    ELIMINATION_EXAMPLE_BODY_LEFT = 0,
+    ELIMINATION_EXAMPLE_BODY_RIGHT = 1,
+    ELIMINATION_EXAMPLE_BODY_BOB_L = 2,
+    ELIMINATION_EXAMPLE_BODY_BOB_R = 3,
+    ELIMINATION_EXAMPLE_BODY_COUNT = 4
+};
+enum elimination_example_joint {
+    ELIMINATION_EXAMPLE_JOINT_COUPLER = 0,
+    ELIMINATION_EXAMPLE_JOINT_PIVOT_LEFT = 1,
+    ELIMINATION_EXAMPLE_JOINT_PIVOT_RIGHT = 2,
+    ELIMINATION_EXAMPLE_JOINT_BOB_LEFT = 3,
+    ELIMINATION_EXAMPLE_JOINT_BOB_RIGHT = 4,
+    ELIMINATION_EXAMPLE_JOINT_COUNT = 5
+};
+
+/* The mechanism's ground plane (settings.ground; ELIMINATION_EXAMPLE_GROUND 0: none). A
+ * world has no ground of its own: a game feeds the contacts with it before
+ * each step, e.g. from rt_world_ground_contacts(w, ELIMINATION_EXAMPLE_GROUND_HEIGHT,
+ * ELIMINATION_EXAMPLE_GROUND_FRICTION, margin, buf, cap) to rt_world_set_contacts, and
+ * with ELIMINATION_EXAMPLE_COLLIDE (settings.collide) those of rt_world_body_contacts too. */
+#define ELIMINATION_EXAMPLE_GROUND 0
+#define ELIMINATION_EXAMPLE_GROUND_HEIGHT 0.0
+#define ELIMINATION_EXAMPLE_GROUND_FRICTION 0.8
+#define ELIMINATION_EXAMPLE_COLLIDE 0
+
+/* The mechanism: its bodies at their initial state and every constraint in
+ * body frames (anchors, axes, limits, motors, drives), as ldlsim builds it
+ * from the mechanism file. */
+extern const rt_world_desc elimination_example_desc;
+/* The mechanism file's settings (rt_settings_default, then its settings). */
+extern const rt_settings elimination_example_settings;
+/* A world of the mechanism stepped with elimination_example_program, with the given
+ * settings (NULL: elimination_example_settings); NULL on failure, with *status (if status
+ * is not NULL) saying why. rt_world_create(&elimination_example_desc, &elimination_example_program,
+ * settings, status, err, errlen) does the same with a message. */
+rt_world *elimination_example_create(const rt_settings *settings, rt_status *status);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
