@@ -236,7 +236,6 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
   wk->body = alloc((size_t)w->nbody, sizeof *wk->body, &nomem);
   wk->pose = alloc((size_t)w->nbody, sizeof *wk->pose, &nomem);
   w->bdreg = alloc((size_t)w->dim, sizeof(double), &nomem);
-  w->bminv = alloc((size_t)w->dim, sizeof(double), &nomem);
   w->bx = alloc((size_t)w->dim, sizeof(double), &nomem);
   w->bs = alloc((size_t)w->dim, sizeof(double), &nomem);
   w->bu = alloc(6 * (size_t)w->nsbody, sizeof(double), &nomem);
@@ -298,7 +297,7 @@ void rt_world_destroy(rt_world *w) {
                   w->prev_lambda, w->drive_rate, w->shift, w->eq_joint, w->pose_before, w->assembly.block,
                   w->assembly.zero_off, w->assembly.zero_len, w->worker.J, w->worker.WJ, w->worker.c,
                   w->worker.inv_mass, w->worker.inv_inertia, w->worker.body, w->worker.pose, w->view,
-                  w->bdreg, w->bminv, w->bx, w->bs, w->bu, w->bbuf};
+                  w->bdreg, w->bx, w->bs, w->bu, w->bbuf};
   for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
   free(w);
 }

@@ -114,7 +114,6 @@ struct rt_world {
   rt_program *view;        /* a world created without a program: its own
                               solver view (view.c), which prog points to */
   double *bdreg;           /* epsilon diag(J W J^T) of the equality rows */
-  double *bminv;           /* Jacobi: 1 / H~_ii */
   double *bx;              /* the block step's delta, PCR's next warm start */
   double *bs;              /* the solution of a solve from scratch */
   double *bu;              /* 6 per solver body: the product's scratch */
