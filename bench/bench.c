@@ -171,7 +171,8 @@ static int update_readme(const char *path, const br_report *r) {
   text = NULL;
   len = 0;
   if (st == 0 && (f = open_memstream(&text, &len)) != NULL) {
-    fprintf(f, "\nMeasured %s on sources %s (%s).\n\n", r->date, r->revision, r->cpu);
+    fprintf(f, "\nMeasured %s on sources %s (%s; %d runs of %d batches).\n\n", r->date, r->revision, r->cpu,
+            r->runs, r->batches);
     br_write_precision(f, r);
     fclose(f);
     st = br_splice_file(path, "<!-- precision:begin", "<!-- precision:end", text);

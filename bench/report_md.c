@@ -385,7 +385,8 @@ void br_write_full_step(FILE *f, const br_report *r) {
 
 /* The precision presets and the block solvers (precision.c). */
 void br_write_precision(FILE *f, const br_report *r) {
-  fputs("The block system H~ x = b at each sample's initial pose (the b of the tables above): relative residual "
+  fputs("The block system H~ x = b at each sample's initial pose, for the random b every method of the factor "
+        "tables solves: relative residual "
         "||H~ x - b|| / ||b|| in double. *float* and *accurate* solve once with the float and the double "
         "program; *fast* adds one refinement step (a residual in double from J and the masses, matrix-free, and "
         "a solve with the float factor: `rt_program_solve_refined`); *refined* goes on until the residual stops "
