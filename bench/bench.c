@@ -31,6 +31,8 @@
 #include "sample.h"
 #include "targets.h"
 
+enum { BENCH_MAX_TARGETS = 128 };
+
 typedef struct options {
   ms_config cfg;
   int series;
@@ -165,6 +167,19 @@ static int update_readme(const char *path, const br_report *r) {
   int st = br_splice_file(path, "<!-- bench:begin", "<!-- bench:end", text);
   free(text);
   if (st != 0) fprintf(stderr, "bench: %s: no <!-- bench:begin --> / <!-- bench:end --> markers updated\n", path);
+  /* the precision presets' tables (README, "Precision presets") */
+  text = NULL;
+  len = 0;
+  if (st == 0 && (f = open_memstream(&text, &len)) != NULL) {
+    fprintf(f, "\nMeasured %s on sources %s (%s; %d runs of %d batches).\n\n", r->date, r->revision, r->cpu,
+            r->runs, r->batches);
+    br_write_precision(f, r);
+    fclose(f);
+    st = br_splice_file(path, "<!-- precision:begin", "<!-- precision:end", text);
+    free(text);
+    if (st != 0)
+      fprintf(stderr, "bench: %s: no <!-- precision:begin --> / <!-- precision:end --> markers updated\n", path);
+  }
   return st;
 }
 
@@ -190,8 +205,8 @@ static int step_only(const options *o, br_report *r) {
   for (int i = 0; i < np; i++) failed |= sm_measure(paths[i], NULL, 0, &o->cfg, &r->mech[r->nmech++]) != 0;
   printf("\n");
   br_write_full_step(stdout, r);
-  br_target t[64];
-  const int nt = br_targets(r, t, 64);
+  br_target t[BENCH_MAX_TARGETS];
+  const int nt = br_targets(r, t, BENCH_MAX_TARGETS);
   for (int i = 0; i < nt; i++) /* the factor targets were not measured */
     if (t[i].verdict != BR_NOT_MEASURED) printf("%-12s %s\n", br_verdict_name(t[i].verdict), t[i].text);
   free(paths);
@@ -264,8 +279,8 @@ int main(int argc, char **argv) {
 
   printf("\n");
   br_write_main_table(stdout, &r);
-  br_target t[64];
-  const int nt = br_targets(&r, t, 64);
+  br_target t[BENCH_MAX_TARGETS];
+  const int nt = br_targets(&r, t, BENCH_MAX_TARGETS);
   printf("\n");
   for (int i = 0; i < nt; i++) printf("%-12s %s\n", br_verdict_name(t[i].verdict), t[i].text);
   printf("\nbench: measured in %.1f s\n", r.wall_s);

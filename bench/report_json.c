@@ -164,6 +164,75 @@ static void mech_obj(json_writer *w, const br_mech *m) {
       if (m->step.stabilized) stat_obj(w, "ldlpgs_2threads_stabilized_s", m->step.ldlpgs_stab);
       json_end_object(w);
     }
+    /* the precision presets and the block solvers (precision.c) */
+    const br_prec *p = &m->prec;
+    json_key(w, "precision");
+    if (!p->measured) {
+      json_string(w, "not measured");
+    } else {
+      static const char *const sims[BR_PREC_SIMS] = {"float", "fast", "accurate", "pcr", "no_program"};
+      json_begin_object(w);
+      json_key(w, "residual_float");
+      json_double(w, p->res_float);
+      json_key(w, "residual_fast");
+      json_double(w, p->res_fast);
+      json_key(w, "residual_float_jv");
+      json_double(w, p->res_float_jv);
+      json_key(w, "residual_fast_jv");
+      json_double(w, p->res_fast_jv);
+      json_key(w, "residual_accurate_jv");
+      json_double(w, p->res_double_jv);
+      json_key(w, "residual_refined");
+      json_double(w, p->res_refined);
+      json_key(w, "refine_steps");
+      json_int(w, p->refine_steps);
+      json_key(w, "refine_steps_to_1e-6");
+      json_int(w, p->refine_to_1e6);
+      json_key(w, "residual_accurate");
+      json_double(w, p->res_double);
+      json_key(w, "pcr_tolerance");
+      json_double(w, p->pcr_tol);
+      json_key(w, "pcr_iterations");
+      json_int(w, p->pcr_iterations);
+      json_key(w, "pcr_residual");
+      json_double(w, p->res_pcr);
+      json_key(w, "pcr_iterations_to_1e-6");
+      json_int(w, p->pcr_iterations_1e6);
+      json_key(w, "pcr_residual_1e-6");
+      json_double(w, p->res_pcr_1e6);
+      json_key(w, "pcr_cap");
+      json_int(w, p->pcr_cap);
+      stat_obj(w, "float_s", p->float_s);
+      stat_obj(w, "fast_s", p->fast_s);
+      stat_obj(w, "fast_vs_float", p->fast_vs_float);
+      stat_obj(w, "fast_vs_float_with_assembly", p->fast_vs_float_asm);
+      stat_obj(w, "step_fast_vs_float", p->step_fast_vs_float);
+      stat_obj(w, "accurate_s", p->double_s);
+      stat_obj(w, "pcr_s", p->pcr_s);
+      stat_obj(w, "pcr_1e-6_s", p->pcr_1e6_s);
+      stat_obj(w, "assemble_float_s", p->assemble_f);
+      json_key(w, "run_steps");
+      json_int(w, p->sim_steps);
+      json_key(w, "runs");
+      json_begin_array(w);
+      for (int k = 0; k < BR_PREC_SIMS; k++) {
+        json_begin_object(w);
+        json_key(w, "config");
+        json_string(w, sims[k]);
+        json_key(w, "max_pos_error");
+        json_double(w, p->sim_err[k]);
+        json_key(w, "exploded");
+        json_bool(w, p->sim_exploded[k]);
+        stat_obj(w, "step_s", p->step_s[k]);
+        if (k >= 3) {
+          json_key(w, "pcr_iterations_mean");
+          json_double(w, p->sim_pcr_iterations[k - 3]);
+        }
+        json_end_object(w);
+      }
+      json_end_array(w);
+      json_end_object(w);
+    }
   }
   json_end_object(w);
 }

@@ -383,6 +383,101 @@ void br_write_full_step(FILE *f, const br_report *r) {
   fputs("\n", f);
 }
 
+/* The precision presets and the block solvers (precision.c). */
+void br_write_precision(FILE *f, const br_report *r) {
+  fputs("The block system H~ x = b at each sample's initial pose, for the random b every method of the factor "
+        "tables solves: relative residual "
+        "||H~ x - b|| / ||b|| in double. *float* and *accurate* solve once with the float and the double "
+        "program; *fast* adds one refinement step (a residual in double from J and the masses, matrix-free, and "
+        "a solve with the float factor: `rt_program_solve_refined`); *refined* goes on until the residual stops "
+        "falling. PCR (`rt_program_solve_pcr`: matrix-free, Jacobi-preconditioned, from zero) runs to the double "
+        "program's residual (at least 1e-12) and to 1e-6, the world's default.\n\n"
+        "The block step's right-hand side R - J V is nearly consistent (in the range of J); the last three "
+        "columns repeat float, fast and accurate for b = J v with v random on the moving bodies, which leaves "
+        "H~'s near-null space alone.\n\n"
+        "| sample | dim | float | fast | refined (steps) | steps to 1e-6 | accurate | PCR iterations to accurate's "
+        "residual | to 1e-6 | float, b = J v | fast | accurate |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
+        f);
+  for (int i = 0; i < r->nmech; i++) {
+    const br_mech *m = &r->mech[i];
+    const br_prec *p = &m->prec;
+    if (m->error || !p->measured) continue;
+    fputs("| ", f);
+    write_label(f, m);
+    fprintf(f, " | %d | %.1e | %.1e | %.1e (%d) | ", m->dim, p->res_float, p->res_fast, p->res_refined,
+            p->refine_steps);
+    if (p->refine_to_1e6 >= 0)
+      fprintf(f, "%d", p->refine_to_1e6);
+    else
+      fputs("never", f);
+    fprintf(f, " | %.1e | %d%s | %d%s | %.1e | %.1e | %.1e |\n", p->res_double, p->pcr_iterations,
+            p->pcr_iterations >= p->pcr_cap ? " (cap)" : "", p->pcr_iterations_1e6,
+            p->pcr_iterations_1e6 >= p->pcr_cap ? " (cap)" : "", p->res_float_jv, p->res_fast_jv, p->res_double_jv);
+  }
+  fputs("\nTheir cost, µs per call (median and min-max over the runs): factor + solve; *fast*: factor + solve + one "
+        "refinement step; PCR: the whole solve (no factor). The assembly of H~ (`rt_assemble`, float), which "
+        "every LDL solve needs, apart.\n\n"
+        "| sample | float | fast | fast / float | accurate | PCR to accurate's residual | PCR to 1e-6 | "
+        "assembly | fast / float, assembly included |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|\n",
+        f);
+  for (int i = 0; i < r->nmech; i++) {
+    const br_mech *m = &r->mech[i];
+    const br_prec *p = &m->prec;
+    if (m->error || !p->measured) continue;
+    fputs("| ", f);
+    write_label(f, m);
+    fputs(" | ", f);
+    us_range(f, p->float_s);
+    fputs(" | ", f);
+    us_range(f, p->fast_s);
+    fputs(" | ", f);
+    ratio_range(f, p->fast_vs_float);
+    fputs(" | ", f);
+    us_range(f, p->double_s);
+    fputs(" | ", f);
+    us_range(f, p->pcr_s);
+    fputs(" | ", f);
+    us_range(f, p->pcr_1e6_s);
+    fputs(" | ", f);
+    us_range(f, p->assemble_f);
+    fputs(" | ", f);
+    ratio_range(f, p->fast_vs_float_asm);
+    fputs(" |\n", f);
+  }
+  int steps = 0;
+  for (int i = 0; i < r->nmech && !steps; i++) steps = r->mech[i].prec.sim_steps;
+  fprintf(f, "\nEach preset in a world, %d steps from the initial pose (ground and body contacts every step, "
+             "10 iterations): the largest joint error over the run, m, and the time a step takes, µs (interleaved "
+             "batches, contacts of the initial pose, single-threaded). PCR: the block step by PCR on the "
+             "program's solver view (its shards); *no program*: a world created without one (every body whole), "
+             "which solves its block with PCR; their mean iterations a step in brackets.\n\n"
+             "| sample | float | fast | accurate | PCR | no program | µs float | fast | accurate | PCR | no program "
+             "| fast / float |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
+          steps);
+  for (int i = 0; i < r->nmech; i++) {
+    const br_mech *m = &r->mech[i];
+    const br_prec *p = &m->prec;
+    if (m->error || !p->measured) continue;
+    fputs("| ", f);
+    write_label(f, m);
+    for (int k = 0; k < BR_PREC_SIMS; k++) {
+      if (p->sim_exploded[k])
+        fprintf(f, " | exploded (%.2g)", p->sim_err[k]);
+      else
+        fprintf(f, " | %.2g", p->sim_err[k]);
+    }
+    for (int k = 0; k < BR_PREC_SIMS; k++) {
+      fputs(" | ", f);
+      us(f, p->step_s[k].med);
+      if (k >= 3) fprintf(f, " (%.0f)", p->sim_pcr_iterations[k - 3]);
+    }
+    fputs(" | ", f);
+    ratio_range(f, p->step_fast_vs_float);
+    fputs(" |\n", f);
+  }
+  fputs("\n", f);
+}
+
 void br_write_md(FILE *f, const br_report *r) {
   write_header(f, r);
   write_targets(f, r);
@@ -396,4 +491,6 @@ void br_write_md(FILE *f, const br_report *r) {
   write_ldlgen(f, r);
   write_series(f, r);
   br_write_full_step(f, r);
+  fputs("## Precision presets and block solvers\n\n", f);
+  br_write_precision(f, r);
 }

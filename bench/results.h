@@ -53,6 +53,40 @@ typedef struct br_step {
                             factorization per step, on the stepping thread) */
 } br_step;
 
+/* The precision presets and the block solvers side by side on one sample
+ * (precision.c; README, "Precision presets"). Residuals are
+ * ||H~ x - b|| / ||b|| of sample.c's right-hand side, in double; times are
+ * seconds per call (factor + solve, plus the refinement step or the PCR
+ * solve; the assembly, the same for all, apart). */
+enum { BR_PREC_SIMS = 5 }; /* float, fast, accurate, PCR, PCR without a program */
+typedef struct br_prec {
+  int measured;
+  double res_float, res_fast, res_double; /* float alone, float + 1 step, double */
+  double res_float_jv, res_fast_jv, res_double_jv; /* the same for b = J v (v random
+                               on the moving bodies): consistent, as the block
+                               step's R - J V nearly is */
+  double res_refined;       /* float refined until the residual stops falling */
+  int refine_steps;         /* the steps that took */
+  int refine_to_1e6;        /* steps to <= 1e-6 (-1: never) */
+  double pcr_tol;           /* the LDL double residual (at least 1e-12) */
+  int pcr_iterations;       /* PCR iterations to pcr_tol from zero */
+  int pcr_iterations_1e6;   /* ... to 1e-6, the world's default */
+  double res_pcr, res_pcr_1e6;
+  int pcr_cap;              /* the cap they ran under */
+  bt_stat assemble_f;       /* rt_assemble, float */
+  bt_stat float_s, fast_s, double_s, pcr_s, pcr_1e6_s;
+  bt_stat fast_vs_float;    /* per run: (factor + refined solve) / (factor + solve) */
+  bt_stat fast_vs_float_asm; /* the same with the assembly in both: what a game
+                               calling the program pays per solve */
+  bt_stat step_fast_vs_float; /* per run: a world's step, fast / float */
+  /* a short run of each preset (simrun: contacts every step) */
+  int sim_steps;
+  double sim_err[BR_PREC_SIMS];   /* max positional joint error, m */
+  int sim_exploded[BR_PREC_SIMS];
+  double sim_pcr_iterations[2];   /* PCR, PCR without a program: mean a step */
+  bt_stat step_s[BR_PREC_SIMS];   /* seconds a step, interleaved batches */
+} br_prec;
+
 typedef struct br_mech {
   const char *path;
   char name[64];
@@ -77,6 +111,7 @@ typedef struct br_mech {
   int ncompile;
   br_compile compile[2];
   br_step step;
+  br_prec prec;       /* samples only */
 } br_mech;
 
 typedef struct br_report {

@@ -13,6 +13,7 @@
 #include "load.h"
 #include "method.h"
 #include "numeric.h"
+#include "precision.h"
 #include "program.h"
 #include "registry.h"
 #include "rtprog.h"
@@ -244,6 +245,8 @@ int sm_measure(const char *path, const char *series, int param, const ms_config 
   }
   ms_measure(bm, out, cfg);
   for (int k = 0; k < out->nmethod; k++) bm_destroy(&bm[k]);
+
+  if (full) pr_measure(&m, prog[1], prog[0], &in, cfg, &out->prec);
 
   bo_compare(&p.g, out->order);
   out->has_orders = 1;

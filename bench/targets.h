@@ -13,7 +13,10 @@
  *     sample;
  *   - full step with the factorization on a second thread <= 1.2x pure PGS
  *     (one line per sample), the talk's step: post-stabilization off; a
- *     mechanism that asks for it gets an INFO line on its step with it.
+ *     mechanism that asks for it gets an INFO line on its step with it;
+ *   - issue 22's precision goal, per sample: float plus one refinement step
+ *     at or below 1e-6 relative residual and at most 1.3x the float factor
+ *     and solve, and the fast preset holding the joints as well as double.
  * A ratio passes when its median over the runs meets the target. */
 #ifndef LDLPGS_BENCH_TARGETS_H
 #define LDLPGS_BENCH_TARGETS_H

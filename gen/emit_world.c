@@ -20,7 +20,7 @@
 #if defined(__x86_64__) || defined(__aarch64__)
 _Static_assert(sizeof(rt_body_desc) == 176, "a new field of rt_body_desc: write it in push_bodies");
 _Static_assert(sizeof(rt_joint_desc) == 256, "a new field of rt_joint_desc: write it in push_joints");
-_Static_assert(sizeof(rt_settings) == 96, "a new field of rt_settings: write it in push_settings");
+_Static_assert(sizeof(rt_settings) == 120, "a new field of rt_settings: write it in push_settings");
 #endif
 
 /*---- numbers ---------------------------------------------------------------------*/
@@ -271,6 +271,12 @@ static void push_settings(lua_State *L, const rt_settings *s) {
   field_num(L, ".contact_slop", s->contact_slop);
   snprintf(b, sizeof b, "%d", s->stabilize);
   field(L, ".stabilize", b);
+  snprintf(b, sizeof b, "%d", s->refine);
+  field(L, ".refine", b);
+  field(L, ".block_solver", s->block_solver == RT_BLOCK_PCR ? "RT_BLOCK_PCR" : "RT_BLOCK_LDL");
+  field_num(L, ".pcr_tolerance", s->pcr_tolerance);
+  snprintf(b, sizeof b, "%d", s->pcr_max_iterations);
+  field(L, ".pcr_max_iterations", b);
 }
 
 void emit_world_push(lua_State *L, const mech *m, const emit_names *names) {

@@ -6528,6 +6528,10 @@ const rt_settings tank_settings = {
     .restitution = 0.0,
     .contact_slop = 0.001,
     .stabilize = 1,
+    .refine = 0,
+    .block_solver = RT_BLOCK_LDL,
+    .pcr_tolerance = 1e-06,
+    .pcr_max_iterations = 1000,
 };
 
 rt_world *tank_create(const rt_settings *settings, rt_status *status) {

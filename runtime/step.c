@@ -16,6 +16,8 @@
  *   5. sweeps        pgs.c       N-1 PGS sweeps (N-2 with the block step
  *                                before the last sweep; N under pure PGS)
  *   6. block step    block.c     delta = H~^-1 (R - J V) on the equality rows
+ *                                (the factor's solve, refined if asked; or
+ *                                PCR, which needs no factor: then 4 is void)
  *   7. integration   contact.c   impulses kept for the next step's warm start
  *                    bodies.c    bodies take their shards' mean velocity,
  *                                then semi-implicit Euler
@@ -25,11 +27,19 @@
  * rt_world_step runs them all; rt_world_step_begin (1-3), rt_world_factor
  * (4), rt_world_iterate (5) and rt_world_step_end (6-8) let a job system
  * run 4 beside 5, with the same bits. */
+#include <math.h>
 #include <string.h>
 
 #include "world.h"
 
 static int use_block(const rt_world *w) { return w->set.solver == RT_SOLVER_LDLPGS; }
+
+/* The block step solves with the program's factor (not with PCR, which
+ * needs none: docs/DESIGN.md section 8). */
+static int use_factor(const rt_world *w) { return use_block(w) && w->set.block_solver == RT_BLOCK_LDL; }
+
+/* Whether the block step has what it needs: a factor, or none needed. */
+static int block_ready(const rt_world *w) { return w->info.factor_status == -1 || (use_block(w) && !use_factor(w)); }
 
 /* PGS sweeps before the block step (all N sweeps under pure PGS). */
 static int sweeps_before(const rt_world *w) {
@@ -52,6 +62,8 @@ static rt_status step_begin(rt_world *w, int kick) {
   memcpy(w->backup, w->body, sizeof *w->body * (size_t)w->nbody);
   w->info.factor_status = -2;
   w->info.sweeps = 0;
+  w->info.refine_steps = w->info.pcr_iterations = 0;
+  w->info.block_residual = NAN;
   rt__bodies_apply_forces(w);
   rt__rows_drive(w);
   if (kick) rt__worker_kick(w);
@@ -69,7 +81,7 @@ rt_status rt_world_step_begin(rt_world *w) { return step_begin(w, 0); }
 /* Assembly and factorization read only J and W J^T of the equality rows,
  * which the sweeps leave alone, so they can run beside rt_world_iterate. */
 void rt_world_factor(rt_world *w) {
-  if (use_block(w)) rt__factor_rows(w, w->rows.J, w->rows.WJ);
+  if (use_factor(w)) rt__factor_rows(w, w->rows.J, w->rows.WJ);
 }
 
 void rt_world_iterate(rt_world *w) {
@@ -94,7 +106,7 @@ static void iterate_threaded(rt_world *w) {
 /* Stages 6-8. A step whose state is not finite at the end is undone. */
 rt_status rt_world_step_end(rt_world *w) {
   if (use_block(w)) {
-    if (w->info.factor_status == -1) {
+    if (block_ready(w)) {
       rt__block_step(w);
     } else { /* not positive definite: a sweep instead */
       rt__pgs_sweep(&w->rows, 0, w->rows.n, w->vel);
@@ -108,7 +120,7 @@ rt_status rt_world_step_end(rt_world *w) {
   rt__contact_save(w);
   rt__bodies_merge(w);
   rt__bodies_integrate(w);
-  if (w->set.stabilize && use_block(w) && w->info.factor_status == -1) rt__stabilize(w);
+  if (w->set.stabilize && use_block(w) && block_ready(w)) rt__stabilize(w);
   rt__bodies_clear_forces(w);
   if (!rt__bodies_finite(w)) {
     memcpy(w->body, w->backup, sizeof *w->body * (size_t)w->nbody);
@@ -122,7 +134,7 @@ rt_status rt_world_step_end(rt_world *w) {
  * this thread builds the rows and sweeps; if it has not started by the end
  * of the sweeps, this thread factors itself (rt__worker_wait). */
 rt_status rt_world_step(rt_world *w) {
-  const int threaded = w->set.threaded && use_block(w) && w->worker.running && w->thread_pays;
+  const int threaded = w->set.threaded && use_factor(w) && w->worker.running && w->thread_pays;
   if (threaded) rt__worker_warm(w); /* a parked thread wakes while the step begins */
   rt_status st = step_begin(w, threaded);
   if (st != RT_OK) return st;

@@ -143,10 +143,18 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
                           rt_status *status, char *err, size_t errlen) {
   rt_status st = RT_ERR_INPUT;
   rt_world *w = NULL;
+  rt_program *view = NULL; /* without a program: the world's own solver view (view.c) */
   if (status) *status = RT_OK;
   if (err && errlen) err[0] = 0;
-  if (desc == NULL || prog == NULL || settings == NULL) {
-    say(err, errlen, "missing description, program or settings");
+  if (desc == NULL || settings == NULL) {
+    say(err, errlen, "missing description or settings");
+    goto fail;
+  }
+  if (prog == NULL && desc->nbody >= 0 && (desc->njoint == 0 || desc->joints != NULL)) {
+    if ((view = rt__view_build(desc)) == NULL) goto nomem;
+    prog = view;
+  } else if (prog == NULL) {
+    say(err, errlen, "invalid description: missing bodies or joints");
     goto fail;
   }
   if (!rt__settings_valid(settings)) {
@@ -154,8 +162,8 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
     goto fail;
   }
   if (check_desc(desc, prog, err, errlen) != 0) goto fail;
-  const uint64_t h = desc_hash(desc);
-  if (h != prog->structure_hash) {
+  const uint64_t h = view ? 0 : desc_hash(desc); /* a view is the description's own */
+  if (!view && h != prog->structure_hash) {
     st = RT_ERR_HASH;
     say(err, errlen,
         "program '%s' was generated for another mechanism (structure hash %016" PRIx64 ", this mechanism %016" PRIx64
@@ -168,8 +176,10 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
   int nomem = 0;
   w = alloc(1, sizeof *w, &nomem);
   if (w == NULL) goto nomem;
+  w->view = view;
   w->prog = prog;
   w->set = *settings;
+  if (view) w->set.block_solver = RT_BLOCK_PCR; /* no factor to solve with */
   w->info.factor_status = -2;
   w->nbody = desc->nbody;
   w->njoint = desc->njoint;
@@ -225,18 +235,23 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
   wk->inv_inertia = alloc(9 * (size_t)w->nsbody, sizeof(double), &nomem);
   wk->body = alloc((size_t)w->nbody, sizeof *wk->body, &nomem);
   wk->pose = alloc((size_t)w->nbody, sizeof *wk->pose, &nomem);
+  w->bdreg = alloc((size_t)w->dim, sizeof(double), &nomem);
+  w->bx = alloc((size_t)w->dim, sizeof(double), &nomem);
+  w->bs = alloc((size_t)w->dim, sizeof(double), &nomem);
+  w->bu = alloc(6 * (size_t)w->nsbody, sizeof(double), &nomem);
+  w->bbuf = alloc(6 * (size_t)w->dim, sizeof(double), &nomem);
   const size_t nasm = (size_t)prog->ncons + (size_t)prog->nblk;
   w->assembly.block = alloc(nasm, sizeof *w->assembly.block, &nomem);
   w->assembly.zero_off = alloc(nasm + 1, sizeof(int), &nomem);
   w->assembly.zero_len = alloc(nasm + 1, sizeof(int), &nomem);
   unsigned char *fixed_sbody = alloc((size_t)prog->nsbody, 1, &nomem);
-  if (!nomem) {
+  if (!nomem && !view) { /* a view has nothing to assemble or factor */
     for (int sb = 0; sb < prog->nsbody; sb++) fixed_sbody[sb] = desc->bodies[prog->sbody_body[sb]].fixed != 0;
     nomem = rt__assemble_plan(prog, fixed_sbody, &w->assembly) != 0;
   }
   free(fixed_sbody);
   if (nomem) goto nomem;
-  w->thread_pays = rt__factor_thread_pays(prog, &w->assembly);
+  w->thread_pays = view ? 0 : rt__factor_thread_pays(prog, &w->assembly);
 
   memcpy(w->body, desc->bodies, sizeof *w->body * (size_t)w->nbody);
   for (int i = 0; i < w->nbody; i++) {
@@ -265,6 +280,7 @@ nomem:
   st = RT_ERR_NOMEM;
   say(err, errlen, "%s", rt_status_message(st));
 fail:
+  if (w == NULL) free(view); /* else the world owns it */
   rt_world_destroy(w);
   if (status) *status = st;
   return NULL;
@@ -280,7 +296,8 @@ void rt_world_destroy(rt_world *w) {
                   w->work,      w->temp,     w->x,      r->normal, r->mu,    w->contact,   w->prev,
                   w->prev_lambda, w->drive_rate, w->shift, w->eq_joint, w->pose_before, w->assembly.block,
                   w->assembly.zero_off, w->assembly.zero_len, w->worker.J, w->worker.WJ, w->worker.c,
-                  w->worker.inv_mass, w->worker.inv_inertia, w->worker.body, w->worker.pose};
+                  w->worker.inv_mass, w->worker.inv_inertia, w->worker.body, w->worker.pose, w->view,
+                  w->bdreg, w->bx, w->bs, w->bu, w->bbuf};
   for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
   free(w);
 }
@@ -292,6 +309,7 @@ rt_status rt_world_set_settings(rt_world *w, const rt_settings *s) {
   if (s->threaded && rt__worker_start(w) != 0) return RT_ERR_THREAD;
   if (!s->threaded) rt__worker_stop(w);
   w->set = *s;
+  if (w->view) w->set.block_solver = RT_BLOCK_PCR; /* no factor to solve with */
   return RT_OK;
 }
 

@@ -115,6 +115,15 @@ struct rt_world {
   double *shift;           /* 6 per solver body: post-stabilization's move */
   rt_pose *pose_before;    /* poses before it, to undo a move that fails */
   rt__worker worker;
+  /* appended: the block solve beyond one solve with the factor (block.c,
+   * blocksolve.h: refinement, PCR), dim each unless said */
+  rt_program *view;        /* a world created without a program: its own
+                              solver view (view.c), which prog points to */
+  double *bdreg;           /* epsilon diag(J W J^T) of the equality rows */
+  double *bx;              /* the block step's delta, PCR's next warm start */
+  double *bs;              /* the solution of a solve from scratch */
+  double *bu;              /* 6 per solver body: the product's scratch */
+  double *bbuf;            /* 6 dim: refinement's and PCR's vectors */
 };
 
 /* Pose of mechanism body i in the bodies body (w->body, or the thread's
@@ -210,10 +219,11 @@ void rt__factor_from_poses(rt_world *w);
 int rt__factor_thread_pays(const rt_program *p, const rt__assembly *a);
 
 /* block.c */
-/* The block GS step on the equality rows with the factored H~ in w->work. */
+/* The block GS step on the equality rows with the factored H~ in w->work
+ * (refined if settings.refine), or with PCR (settings.block_solver). */
 void rt__block_step(rt_world *w);
 /* x = H~^-1 x on the equality rows (w->dim values), passing through the
- * program's precision. */
+ * program's precision (refined if settings.refine), or PCR from zero. */
 void rt__block_solve(rt_world *w, double *x);
 
 /* stabilize.c: after integration, moves the bodies by W J^T H~^-1 (-c) so
@@ -239,5 +249,9 @@ int rt__worker_done(rt_world *w);
 
 /* settings.c */
 int rt__settings_valid(const rt_settings *s);
+
+/* view.c: the solver view of a world without a program (malloc'd, one
+ * block: free() it), or NULL if out of memory. */
+rt_program *rt__view_build(const rt_world_desc *d);
 
 #endif

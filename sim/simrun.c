@@ -43,6 +43,19 @@ static double max_speed(const rt_world *w) {
   return s;
 }
 
+/* What the step's block solve did. */
+static void count_block(const rt_world *w, simrun_result *res) {
+  const rt_step_info *i = rt_world_step_info(w);
+  const rt_settings *s = rt_world_settings(w);
+  res->refine_steps += i->refine_steps;
+  res->pcr_iterations += i->pcr_iterations;
+  if (i->pcr_iterations > res->pcr_max_iterations) res->pcr_max_iterations = i->pcr_iterations;
+  if (!isnan(i->block_residual)) {
+    if (!(i->block_residual <= res->pcr_max_residual)) res->pcr_max_residual = i->block_residual;
+    res->pcr_capped += i->block_residual > s->pcr_tolerance;
+  }
+}
+
 void simrun_run(rt_world *w, const mech *m, const simrun_options *o, simrun_result *res) {
   double *per_step = res->pos_error;
   memset(res, 0, sizeof *res);
@@ -84,6 +97,7 @@ void simrun_run(rt_world *w, const mech *m, const simrun_options *o, simrun_resu
     res->steps = s + 1;
     if (o->observe) o->observe(w, s + 1, (s + 1) * dt, o->observe_ctx);
     res->factor_failures += rt_world_step_info(w)->factor_status >= 0;
+    count_block(w, res);
     double pos, ang, ke, pe;
     rt_world_max_error(w, &pos, &ang);
     rt_world_energy(w, &ke, &pe);

@@ -50,6 +50,13 @@ typedef struct simrun_result {
                                (the excess was dropped) */
   double us_per_step;       /* wall-clock time of rt_world_step, mean */
   double *pos_error;        /* per step, if the caller supplied room (steps) */
+  /* appended: the block solve (rt_step_info; docs/DESIGN.md section 8) */
+  long long refine_steps;   /* refinement steps kept, over the run */
+  long long pcr_iterations; /* PCR iterations, over the run */
+  int pcr_max_iterations;   /* most in a step */
+  int pcr_capped;           /* steps whose PCR stopped at its cap, above the
+                               tolerance */
+  double pcr_max_residual;  /* largest relative residual PCR left */
 } simrun_result;
 
 /* Runs the world; with a ground plane in the mechanism's settings, ground

@@ -3,7 +3,8 @@
  * usage errors exit with 2. And ldlsim's simulation mode: the --json
  * summary keys of docs/DESIGN.md section 4, the --csv file (a header and one
  * line per step), an exploded run (a result: exit 0), bad values and
- * option mixes (exit 2), bad mechanism files (exit 1, file:line). */
+ * option mixes (exit 2), bad mechanism files (exit 1, file:line); presets,
+ * refinement and the block solver. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
@@ -253,7 +254,9 @@ static void test_ldlsim_usage_errors(void **state) {
   (void)state;
   static const char *bad[] = {"--iterations 0", "--iterations abc", "--solver foo", "--dt -1", "--dt 0", "--dt nan",
                               "--steps 0",      "--beta 2",         "--csv",        "--frobnicate",
-                              "--check --steps 10", "--check --solver pgs", "--seed 3", ""};
+                              "--check --steps 10", "--check --solver pgs", "--seed 3", "--refine -1",
+                              "--refine 101",   "--pcr-tolerance -1", "--pcr-iterations -2", "--preset",
+                              "--check --block-solver", ""};
   char cmd[2048], out[16384];
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     const int with_file = bad[i][0] != '\0';
@@ -264,6 +267,60 @@ static void test_ldlsim_usage_errors(void **state) {
     if (strncmp(out, "ldlsim: ", 8) != 0 && strncmp(out, "usage: ", 7) != 0)
       fail_msg("ldlsim '%s': no message:\n%s", bad[i], out);
   }
+}
+
+/* Presets, refinement and the block solver (README, "Precision
+ * presets"): --check reports the residual before and after refinement, a
+ * preset's parts can be overridden one by one in any order, PCR's figures
+ * appear when asked for, and an unknown preset or block solver is a usage
+ * error naming the valid values. */
+static void test_ldlsim_presets(void **state) {
+  (void)state;
+  char cmd[2048], out[16384];
+  snprintf(cmd, sizeof cmd, "%s %s/mechanisms/scissor_lift.lua --check --preset fast", ldlsim_path(), SRC_DIR);
+  assert_int_equal(run(cmd, out, sizeof out), 0);
+  static const char *keys[] = {"\"preset\": \"fast\"", "\"precision\": \"float\"", "\"refine\": 1,",
+                               "\"refine_steps\": 1", "\"residual_unrefined\": "};
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+    if (!strstr(out, keys[i])) fail_msg("missing %s in\n%s", keys[i], out);
+  const double fast = json_number(out, "residual"), unrefined = json_number(out, "residual_unrefined");
+  assert_true(fast < 0.2 * unrefined);
+  /* overrides, before or after the preset */
+  snprintf(cmd, sizeof cmd, "%s %s/mechanisms/scissor_lift.lua --refine 12 --check --preset fast", ldlsim_path(),
+           SRC_DIR);
+  assert_int_equal(run(cmd, out, sizeof out), 0);
+  assert_non_null(strstr(out, "\"refine\": 12,"));
+  assert_true(json_number(out, "residual") < 1e-9);
+  snprintf(cmd, sizeof cmd, "%s %s/mechanisms/chain.lua --check --preset accurate --precision float", ldlsim_path(),
+           SRC_DIR);
+  assert_int_equal(run(cmd, out, sizeof out), 0);
+  assert_non_null(strstr(out, "\"precision\": \"float\""));
+  assert_non_null(strstr(out, "\"refine\": 0,"));
+  assert_true(json_number(out, "residual") == json_number(out, "residual_unrefined"));
+  /* PCR in --check and in a run */
+  snprintf(cmd, sizeof cmd, "%s %s/mechanisms/chain.lua --check --block-solver pcr --pcr-tolerance 1e-9",
+           ldlsim_path(), SRC_DIR);
+  assert_int_equal(run(cmd, out, sizeof out), 0);
+  assert_non_null(strstr(out, "\"block_solver\": \"pcr\""));
+  assert_true(json_number(out, "pcr_residual") <= 1.5e-9);
+  assert_true(json_number(out, "pcr_iterations") > 0);
+  snprintf(cmd, sizeof cmd, "%s %s/mechanisms/chain.lua --steps 20 --block-solver pcr --json", ldlsim_path(), SRC_DIR);
+  assert_int_equal(run(cmd, out, sizeof out), 0);
+  assert_non_null(strstr(out, "\"block_solver\": \"pcr\""));
+  assert_true(json_number(out, "pcr_iterations_mean") > 0);
+  assert_int_equal((int)json_number(out, "pcr_capped_steps"), 0);
+  snprintf(cmd, sizeof cmd, "%s %s/mechanisms/chain.lua --steps 20 --preset fast --json", ldlsim_path(), SRC_DIR);
+  assert_int_equal(run(cmd, out, sizeof out), 0);
+  assert_non_null(strstr(out, "\"block_solver\": \"ldl\""));
+  assert_int_equal((int)json_number(out, "refine_steps"), 20);
+  /* unknown values: exit 2, naming the valid ones */
+  snprintf(cmd, sizeof cmd, "%s %s/mechanisms/chain.lua --check --preset quick 2>&1", ldlsim_path(), SRC_DIR);
+  assert_int_equal(run(cmd, out, sizeof out), 2);
+  assert_non_null(strstr(out, "fast, accurate or float"));
+  assert_non_null(strstr(out, "quick"));
+  snprintf(cmd, sizeof cmd, "%s %s/mechanisms/chain.lua --block-solver cg 2>&1", ldlsim_path(), SRC_DIR);
+  assert_int_equal(run(cmd, out, sizeof out), 2);
+  assert_non_null(strstr(out, "ldl or pcr"));
 }
 
 /* Bad mechanism files: exit 1, "file:line: error:" naming the file. */
@@ -298,6 +355,7 @@ int main(void) {
       cmocka_unit_test(test_ldlsim_exploded_is_a_result),
       cmocka_unit_test(test_ldlsim_csv),
       cmocka_unit_test(test_ldlsim_usage_errors),
+      cmocka_unit_test(test_ldlsim_presets),
       cmocka_unit_test(test_ldlsim_bad_mechanism),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,6 +4,8 @@
  *   ldlsim MECH.lua [--solver pgs|ldlpgs] [--iterations N] [--steps N] [--dt S]
  *                   [--csv FILE] [--json] [options]
  *   ldlsim MECH.lua --check [--seed S] [--export DIR] [--precision float|double]
+ *   both: [--preset fast|accurate|float] [--refine N] [--block-solver ldl|pcr]
+ *         [--pcr-tolerance T] [--pcr-iterations N]
  *
  * Simulation: load the mechanism, run the symbolic phase, make a world from
  * the program (interpreted, no C compiled) and step it; print a summary
@@ -32,6 +34,7 @@
 #include "load.h"
 #include "mechworld.h"
 #include "outfile.h"
+#include "preset.h"
 #include "program.h"
 #include "rtprog.h"
 #include "simrun.h"
@@ -64,6 +67,16 @@ static void usage(FILE *out) {
         "  --gltf-every K    a glTF or page sample every K steps (default: ~60 per second)\n"
         "  --html FILE       write the browser viewer's page (self-contained) for the run(s)\n"
         "\n"
+        "precision and block solver (simulation and check):\n"
+        "  --preset P        fast (float program, one refinement step), accurate (double\n"
+        "                    program) or float (float program alone); --precision and\n"
+        "                    --refine override its parts\n"
+        "  --refine N        refinement steps after the factor's solve (default 0)\n"
+        "  --block-solver S  ldl (default: the program's factor) or pcr (preconditioned\n"
+        "                    conjugate residual, no factor); --check also runs PCR\n"
+        "  --pcr-tolerance T relative residual PCR stops at (default 1e-6)\n"
+        "  --pcr-iterations N  PCR's iteration cap (default 1000; 0: the number of rows)\n"
+        "\n"
         "check:\n"
         "  --check           assemble H~ at the initial pose, factor and solve it with the\n"
         "                    interpreter, compare with a dense solve; print one JSON object\n"
@@ -85,6 +98,9 @@ typedef struct options {
   const char *gltf, *html;  /* recordings written, or NULL */
   int gltf_every;           /* 0: gltf_default_every */
   int both;                 /* --solver both: LDL-PGS, then PGS */
+  int precision_set, refine_set, block_solver; /* block_solver: rt_block_solver */
+  double pcr_tolerance;                        /* < 0: the default */
+  int pcr_iterations;                          /* < 0: the default */
 } options;
 
 static int bad_value(const char *opt, const char *what, const char *val) {
@@ -127,6 +143,9 @@ static int parse_args(int argc, char **argv, options *o) {
   o->iterations = o->steps = o->shatter = o->stabilize = -1;
   o->block = RT_BLOCK_LAST;
   o->dt = o->beta = o->epsilon = -1;
+  o->block_solver = RT_BLOCK_LDL;
+  o->pcr_tolerance = -1;
+  o->pcr_iterations = -1;
   int sim_opt = 0, check_opt = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -134,7 +153,8 @@ static int parse_args(int argc, char **argv, options *o) {
     static const char *const with_value[] = {"--seed",  "--export", "--precision", "--solver", "--iterations",
                                              "--steps", "--dt",     "--csv",       "--block",  "--shatter",
                                              "--beta",  "--epsilon", "--drive", "--stabilize", "--gltf",
-                                             "--gltf-every", "--html", NULL};
+                                             "--gltf-every", "--html", "--preset", "--refine", "--block-solver",
+                                             "--pcr-tolerance", "--pcr-iterations", NULL};
     int takes = 0;
     for (int k = 0; with_value[k]; k++) takes |= strcmp(a, with_value[k]) == 0;
     if (takes && !val) {
@@ -165,6 +185,29 @@ static int parse_args(int argc, char **argv, options *o) {
         o->chk.precision = RT_DOUBLE;
       else
         return bad_value(a, "float or double", val);
+      o->precision_set = 1;
+    } else if (strcmp(a, "--preset") == 0) {
+      if (preset_find(val) == NULL) return bad_value(a, preset_names(), val);
+      o->chk.preset = val;
+    } else if (strcmp(a, "--refine") == 0) {
+      rc = parse_int(a, val, 0, &o->chk.refine);
+      if (!rc && o->chk.refine > RT_MAX_REFINE) {
+        char what[64];
+        snprintf(what, sizeof what, "an integer in [0, %d]", RT_MAX_REFINE);
+        rc = bad_value(a, what, val);
+      }
+      o->refine_set = 1;
+    } else if (strcmp(a, "--block-solver") == 0) {
+      if (strcmp(val, "ldl") == 0)
+        o->block_solver = RT_BLOCK_LDL;
+      else if (strcmp(val, "pcr") == 0)
+        o->block_solver = RT_BLOCK_PCR;
+      else
+        return bad_value(a, "ldl or pcr", val);
+    } else if (strcmp(a, "--pcr-tolerance") == 0) {
+      rc = parse_double(a, val, 0.0, 0, &o->pcr_tolerance);
+    } else if (strcmp(a, "--pcr-iterations") == 0) {
+      rc = parse_int(a, val, 0, &o->pcr_iterations);
     } else if (strcmp(a, "--solver") == 0) {
       if (strcmp(val, "pgs") == 0)
         o->solver = RT_SOLVER_PGS;
@@ -252,7 +295,8 @@ static int parse_args(int argc, char **argv, options *o) {
     return 2;
   }
   if (o->check && sim_opt) {
-    fprintf(stderr, "ldlsim: --check takes only --seed, --export and --precision\n");
+    fprintf(stderr, "ldlsim: --check takes only --seed, --export, --precision, --preset, --refine, --block-solver, "
+                    "--pcr-tolerance and --pcr-iterations\n");
     return 2;
   }
   if (!o->check && check_opt) {
@@ -267,6 +311,15 @@ static int parse_args(int argc, char **argv, options *o) {
     fprintf(stderr, "ldlsim: --solver both makes two runs: it goes with --html, not --json, --csv or --gltf\n");
     return 2;
   }
+  /* a preset's parts, unless given one by one (in any order) */
+  const preset *ps = o->chk.preset ? preset_find(o->chk.preset) : NULL;
+  if (ps && !o->precision_set) o->chk.precision = ps->precision;
+  if (ps && !o->refine_set) o->chk.refine = ps->refine;
+  rt_settings def;
+  rt_settings_default(&def);
+  o->chk.pcr = o->block_solver == RT_BLOCK_PCR;
+  o->chk.pcr_tolerance = o->pcr_tolerance >= 0 ? o->pcr_tolerance : def.pcr_tolerance;
+  o->chk.pcr_max_iterations = o->pcr_iterations >= 0 ? o->pcr_iterations : def.pcr_max_iterations;
   o->chk.input = o->input;
   return 0;
 }
@@ -330,6 +383,24 @@ static void print_json(const mech *m, const rt_settings *s, const program *p, co
   json_int(&w, r->contact_overflows);
   json_key(&w, "us_per_step");
   json_double(&w, r->us_per_step);
+  json_key(&w, "refine");
+  json_int(&w, s->refine);
+  json_key(&w, "refine_steps");
+  json_int(&w, r->refine_steps);
+  json_key(&w, "block_solver");
+  json_string(&w, s->block_solver == RT_BLOCK_PCR ? "pcr" : "ldl");
+  if (s->block_solver == RT_BLOCK_PCR) {
+    json_key(&w, "pcr_tolerance");
+    json_double(&w, s->pcr_tolerance);
+    json_key(&w, "pcr_iterations_mean");
+    json_double(&w, r->steps ? (double)r->pcr_iterations / r->steps : 0.0);
+    json_key(&w, "pcr_iterations_max");
+    json_int(&w, r->pcr_max_iterations);
+    json_key(&w, "pcr_capped_steps");
+    json_int(&w, r->pcr_capped);
+    json_key(&w, "pcr_max_residual");
+    json_double(&w, r->pcr_max_residual);
+  }
   json_end(&w);
 }
 
@@ -347,6 +418,12 @@ static void print_text(const mech *m, const rt_settings *s, const program *p, co
   if (r->max_contacts) printf("  contacts         at most %d in a step\n", r->max_contacts);
   if (r->contact_overflows)
     printf("  contacts dropped in %d steps: more than settings.max_contacts\n", r->contact_overflows);
+  if (s->refine) printf("  refinement       %lld steps kept (%d asked per step)\n", r->refine_steps, s->refine);
+  if (s->block_solver == RT_BLOCK_PCR)
+    printf("  PCR              %.1f iterations per step (max %d), %d steps stopped at the cap, "
+           "largest residual %.3g\n",
+           r->steps ? (double)r->pcr_iterations / r->steps : 0.0, r->pcr_max_iterations, r->pcr_capped,
+           r->pcr_max_residual);
   printf("  time per step    %.1f us\n", r->us_per_step);
 }
 
@@ -431,6 +508,10 @@ static gen_status simulate(const options *o, arena *a, diag_list *d) {
   if (o->beta >= 0) s.beta = o->beta;
   if (o->epsilon >= 0) s.epsilon = o->epsilon;
   if (o->stabilize >= 0) s.stabilize = o->stabilize;
+  s.refine = o->chk.refine;
+  s.block_solver = (rt_block_solver)o->block_solver;
+  s.pcr_tolerance = o->chk.pcr_tolerance;
+  s.pcr_max_iterations = o->chk.pcr_max_iterations;
   /* --solver both: LDL-PGS (shown left), then PGS */
   const rt_solver solvers[2] = {o->both ? RT_SOLVER_LDLPGS : (rt_solver)o->solver, RT_SOLVER_PGS};
   const int nrun = o->both ? 2 : 1, record = o->gltf || o->html;

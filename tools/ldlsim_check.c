@@ -160,6 +160,47 @@ static gen_status export_files(const char *dir, const rt_program *p, const doubl
 
 /*---- check -------------------------------------------------------------------*/
 
+static void *xcalloc(size_t n, size_t size);
+
+/* --block-solver pcr: PCR from zero on the same H~ and b; its iterations,
+ * its residual (dense, as `residual`) and its largest difference from the
+ * dense solution xd, relative to xd's largest entry. */
+static void check_pcr(const ldlsim_check_options *o, const rt_program *rp, const numeric *num, double eps,
+                      const double *h, const double *b, const double *xd, int dense_ok, json_writer *w) {
+  const int n = rp->dim;
+  double *x = xcalloc((size_t)n, sizeof *x);
+  double *scratch = xcalloc(rt_program_pcr_scratch(rp), sizeof *scratch);
+  const int max_iter = o->pcr_max_iterations > 0 ? o->pcr_max_iterations : n;
+  double res = NAN;
+  const int it = rt_program_solve_pcr(rp, num->J, num->inv_mass, num->inv_inertia, eps, b, x, o->pcr_tolerance,
+                                      max_iter, scratch, &res);
+  double diff = NAN;
+  if (dense_ok) {
+    double num_max = 0, den = 0;
+    for (int i = 0; i < n; i++) {
+      num_max = fmax(num_max, fabs(x[i] - xd[i]));
+      den = fmax(den, fabs(xd[i]));
+    }
+    diff = den > 0 ? num_max / den : num_max;
+  }
+  json_key(w, "block_solver");
+  json_string(w, "pcr");
+  json_key(w, "pcr_tolerance");
+  json_double(w, o->pcr_tolerance);
+  json_key(w, "pcr_max_iterations");
+  json_int(w, max_iter);
+  json_key(w, "pcr_iterations");
+  json_int(w, it);
+  json_key(w, "pcr_residual");
+  json_double(w, rel_residual(h, n, x, b));
+  json_key(w, "pcr_residual_own");
+  json_double(w, res);
+  json_key(w, "pcr_max_rel_diff");
+  json_double(w, diff);
+  free(x);
+  free(scratch);
+}
+
 static void *xcalloc(size_t n, size_t size) {
   void *p = calloc(n ? n : 1, size);
   if (!p) {
@@ -198,20 +239,18 @@ gen_status ldlsim_check(const ldlsim_check_options *o, arena *a, diag_list *d) {
 
   double *b = xcalloc((size_t)n, sizeof *b);
   double *x = xcalloc((size_t)n, sizeof *x);
-  void *xs = xcalloc((size_t)n, scalar);
   uint64_t rng = o->seed;
   for (int i = 0; i < n; i++) b[i] = 2.0 * ((double)(splitmix64(&rng) >> 11) * (1.0 / 9007199254740992.0)) - 1.0;
-  for (int i = 0; i < n; i++) {
-    if (o->precision == RT_FLOAT)
-      ((float *)xs)[i] = (float)b[i];
-    else
-      ((double *)xs)[i] = b[i];
-  }
 
   int status = rt_interp_factor(&rp, work, temp);
+  /* the plain solve, then the refined one (rp has no unrolled code: the
+   * interpreter solves) */
+  double *x0 = xcalloc((size_t)n, sizeof *x0);
+  double *scratch = xcalloc(rt_program_refine_scratch(&rp), sizeof *scratch);
+  rt_refine_info info = {0, NAN, NAN};
   if (status < 0) {
-    rt_interp_solve(&rp, work, xs);
-    for (int i = 0; i < n; i++) x[i] = o->precision == RT_FLOAT ? (double)((float *)xs)[i] : ((double *)xs)[i];
+    rt_program_solve_refined(&rp, num.J, num.inv_mass, num.inv_inertia, eps, work, b, x0, 0, scratch, NULL);
+    rt_program_solve_refined(&rp, num.J, num.inv_mass, num.inv_inertia, eps, work, b, x, o->refine, scratch, &info);
   }
 
   double *hf = xcalloc((size_t)n * (size_t)n, sizeof *hf);
@@ -222,6 +261,7 @@ gen_status ldlsim_check(const ldlsim_check_options *o, arena *a, diag_list *d) {
   if (dense_ok) dense_ldl_solve(hf, n, xd);
 
   double residual = status < 0 ? rel_residual(h, n, x, b) : NAN;
+  double residual_unrefined = status < 0 ? rel_residual(h, n, x0, b) : NAN;
   double dense_residual = dense_ok ? rel_residual(h, n, xd, b) : NAN;
   double max_rel_diff = NAN;
   if (status < 0 && dense_ok) {
@@ -239,6 +279,10 @@ gen_status ldlsim_check(const ldlsim_check_options *o, arena *a, diag_list *d) {
   json_string(&w, m.name);
   json_key(&w, "precision");
   json_string(&w, o->precision == RT_FLOAT ? "float" : "double");
+  if (o->preset) {
+    json_key(&w, "preset");
+    json_string(&w, o->preset);
+  }
   json_key(&w, "seed");
   json_int(&w, (int64_t)o->seed);
   json_key(&w, "dim");
@@ -263,6 +307,13 @@ gen_status ldlsim_check(const ldlsim_check_options *o, arena *a, diag_list *d) {
   json_double(&w, dense_residual);
   json_key(&w, "max_rel_diff");
   json_double(&w, max_rel_diff);
+  json_key(&w, "residual_unrefined");
+  json_double(&w, residual_unrefined);
+  json_key(&w, "refine");
+  json_int(&w, o->refine);
+  json_key(&w, "refine_steps");
+  json_int(&w, info.steps);
+  if (o->pcr) check_pcr(o, &rp, &num, eps, h, b, xd, dense_ok, &w);
   json_end(&w);
 
   if (status >= 0) {
@@ -282,8 +333,9 @@ gen_status ldlsim_check(const ldlsim_check_options *o, arena *a, diag_list *d) {
   free(temp);
   free(b);
   free(x);
-  free(xs);
   free(hf);
   free(xd);
+  free(x0);
+  free(scratch);
   return st;
 }

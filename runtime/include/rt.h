@@ -8,6 +8,7 @@
 #ifndef LDLPGS_RT_H
 #define LDLPGS_RT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -259,6 +260,44 @@ void rt_interp_solve(const rt_program *p, const void *work, void *x);
  * nothing (their inv mass 0). */
 void rt_assemble(const rt_program *p, const double *J, const double *inv_mass, const double *inv_inertia,
                  double epsilon, void *work);
+
+/* Mixed-precision iterative refinement (docs/DESIGN.md section 8), for a
+ * program used without a world: x = H~^-1 b with the factor in work
+ * (rt_assemble with these J, inv_mass, inv_inertia and epsilon, then
+ * rt_program_factor), then at most `steps` refinement steps, each a
+ * residual r = b - H~ x computed in double from J and the masses (H~ is
+ * never assembled: 24 multiply-adds a row) and a correction x += H~^-1 r
+ * solved with the factor. A float program so gets a double-accurate
+ * solution where its factor has any digit right (redundant mechanisms:
+ * README, "Precision presets"). A step after which the residual has not
+ * fallen is undone and ends the refinement; the last step is checked so
+ * only when info is not NULL (that costs one more product with H~). b and
+ * x (dim doubles each) must not overlap; scratch holds
+ * rt_program_refine_scratch(p) doubles (5 dim + 6 nsbody). Returns the
+ * steps kept. */
+typedef struct rt_refine_info {
+  int steps;        /* refinement steps kept */
+  double residual0; /* ||b - H~ x|| / ||b|| after the factor's solve alone */
+  double residual;  /* the same after the refinement */
+} rt_refine_info;
+size_t rt_program_refine_scratch(const rt_program *p);
+int rt_program_solve_refined(const rt_program *p, const double *J, const double *inv_mass, const double *inv_inertia,
+                             double epsilon, const void *work, const double *b, double *x, int steps, double *scratch,
+                             rt_refine_info *info);
+
+/* The preconditioned conjugate residual solver of the block system
+ * (docs/DESIGN.md section 8), for a program's solver view used without a
+ * world: solves H~ x = b (H~ as rt_assemble would assemble it from these
+ * J, inv_mass, inv_inertia and epsilon, but never assembled, and no factor
+ * needed) from x as the first guess (zeros for none), preconditioned with
+ * diag(H~)^-1, until ||b - H~ x|| <= tol ||b|| or max_iter iterations.
+ * scratch holds rt_program_pcr_scratch(p) doubles (8 dim + 6 nsbody).
+ * Returns the iterations run; *residual (if not NULL) receives the final
+ * relative residual. */
+size_t rt_program_pcr_scratch(const rt_program *p);
+int rt_program_solve_pcr(const rt_program *p, const double *J, const double *inv_mass, const double *inv_inertia,
+                         double epsilon, const double *b, double *x, double tol, int max_iter, double *scratch,
+                         double *residual);
 
 #ifdef __cplusplus
 }

@@ -107,6 +107,17 @@ typedef enum rt_block_at {
   RT_BLOCK_BEFORE_LAST = 1 /* N-2 sweeps, the block step, one last sweep */
 } rt_block_at;
 
+/* How LDL-PGS solves its block step's system H~ delta = R - J V
+ * (docs/DESIGN.md section 8). */
+typedef enum rt_block_solver {
+  RT_BLOCK_LDL = 0, /* the program's factor (plus rt_settings.refine steps) */
+  RT_BLOCK_PCR = 1  /* preconditioned conjugate residual, matrix-free: no
+                       factor, no program needed */
+} rt_block_solver;
+
+/* The largest rt_settings.refine. */
+#define RT_MAX_REFINE 100
+
 /* The largest rt_settings.max_contacts. */
 #define RT_MAX_CONTACTS 1000000
 
@@ -136,11 +147,29 @@ typedef struct rt_settings {
                             their positions after integrating (one Newton step
                             through the step's factorization, velocities
                             untouched: post-stabilization); default 0 */
+  /* appended: precision and the block solver (docs/DESIGN.md section 8) */
+  int refine;            /* RT_BLOCK_LDL: refinement steps after the factor's
+                            solve, each a residual in double and a solve
+                            with the factor (a float program then solves as
+                            well as a double one: README, "Precision
+                            presets"); 0..RT_MAX_REFINE, default 0 */
+  rt_block_solver block_solver; /* default RT_BLOCK_LDL; a world created
+                            without a program always uses RT_BLOCK_PCR */
+  double pcr_tolerance;  /* RT_BLOCK_PCR: stop at this relative residual
+                            ||R - J V - H~ delta|| / ||R - J V||, >= 0;
+                            default 1e-6 */
+  int pcr_max_iterations; /* RT_BLOCK_PCR: iteration cap, >= 0; 0 means the
+                            number of equality rows; default 1000 (the
+                            scissor lift needs about 770 a step: README,
+                            "Precision presets"); a capped solve still
+                            lowers the residual, less */
 } rt_settings;
 
 /* dt 1/60, gravity (0, 0, -9.81), 10 iterations, beta 0.2, epsilon 1e-6,
  * LDL-PGS with the block step last, single-threaded, 256 contacts,
- * restitution 0, contact slop 1 mm, no post-stabilization. */
+ * restitution 0, contact slop 1 mm, no post-stabilization; the block
+ * solved with the program's factor, no refinement (PCR: tolerance 1e-6,
+ * at most 1000 iterations). */
 void rt_settings_default(rt_settings *s);
 
 typedef struct rt_world rt_world;
@@ -161,7 +190,14 @@ const char *rt_status_message(rt_status s);
 /* Creates a world. On failure returns NULL, *status (if not NULL) says why
  * and err (if not NULL, errlen > 0) receives a one-line explanation. The
  * program and desc need not outlive the call except the program, which the
- * world keeps using. */
+ * world keeps using.
+ *
+ * program may be NULL: the world then makes a solver view of its own (every
+ * body whole, the equality joints in mechanism order) and, having no factor,
+ * solves its block step with PCR whatever settings->block_solver says
+ * (rt_world_settings shows RT_BLOCK_PCR, and so does every
+ * rt_world_set_settings; refine is unused). It steps every mechanism, slower
+ * where H is stiff or redundant (README, "Precision presets"). */
 rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *program,
                           const rt_settings *settings, rt_status *status, char *err, size_t errlen);
 void rt_world_destroy(rt_world *w);
@@ -191,9 +227,16 @@ rt_status rt_world_step_end(rt_world *w);
 typedef struct rt_step_info {
   int factor_status;     /* -1 factored; else the pivot that was not positive
                             definite (the block step was replaced by a sweep);
-                            -2 no factorization (PGS) */
+                            -2 no factorization (PGS, or the PCR block
+                            solver) */
   int rows;              /* constraint rows solved (equality + motors) */
   int sweeps;            /* PGS sweeps run */
+  /* appended (docs/DESIGN.md section 8) */
+  int refine_steps;      /* refinement steps the block solve kept */
+  int pcr_iterations;    /* RT_BLOCK_PCR: iterations of the block solve */
+  double block_residual; /* RT_BLOCK_PCR: relative residual the block solve
+                            reached; NAN otherwise (refinement does not
+                            measure its last step) */
 } rt_step_info;
 const rt_step_info *rt_world_step_info(const rt_world *w);
 
