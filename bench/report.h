@@ -13,6 +13,8 @@ void br_write_md(FILE *f, const br_report *r);
 void br_write_main_table(FILE *f, const br_report *r);
 /* The full-step section (also what bench --step-only prints). */
 void br_write_full_step(FILE *f, const br_report *r);
+/* The whole step against ODE and MuJoCo (also printed by --step-only). */
+void br_write_peers(FILE *f, const br_report *r);
 void br_write_json(FILE *f, const br_report *r);
 
 /* Replaces the lines between the marker lines `begin` and `end` of the
