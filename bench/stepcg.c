@@ -182,8 +182,8 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  for (const bench_entry *e = bench_entries; nm == 0 && e; e = e->mech ? e + 1 : NULL) {
-    if (!e->mech) break;
+  const int given = nm;
+  for (const bench_entry *e = bench_entries; !given && e->mech; e++) {
     int seen = 0;
     for (const bench_entry *p = bench_entries; p < e; p++) seen |= strcmp(p->mech, e->mech) == 0;
     if (!e->series && !seen) mechs[nm++] = e->mech;
