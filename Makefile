@@ -230,18 +230,20 @@ $(BUILD)/tests/test_pgs: $(BUILD)/obj/tests/test_pgs.o $(BUILD)/obj/tests/pgs_ch
 	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) $(CMOCKA_LIBS) -lm -o $@
 
 # make check-bitwise: the PGS sweep (runtime/pgs.c) compiled by gcc and
-# clang at -O0..-O3, always with -ffp-contract=off, each build linked with
+# clang at -O0..-O3, and by gcc without its vector forms (-DPGS_SCALAR: what
+# other compilers get), always with -ffp-contract=off, each build linked with
 # the rest of the runtime: every build sweeps every sample's rows against the
 # plain reference loop (tests/pgs_check.c) and prints a hash of the states;
 # all must print the same.
 BITWISE_DIR   := $(BUILD)/bitwise
-BITWISE_BUILDS := $(foreach c,gcc clang,$(foreach o,O0 O1 O2 O3,$(c)-$(o)))
+BITWISE_BUILDS := $(foreach c,gcc clang,$(foreach o,O0 O1 O2 O3,$(c)-$(o))) gcc-O2-scalar
 $(BITWISE_DIR)/librt_nopgs.a: $(BUILD)/librt.a
 	@mkdir -p $(dir $@)
 	@cp $< $@ && ar d $@ pgs.o
 $(BITWISE_DIR)/pgs_%.o: runtime/pgs.c runtime/world.h Makefile
 	@mkdir -p $(dir $@)
-	$(word 1,$(subst -, ,$*)) -std=c11 -$(word 2,$(subst -, ,$*)) $(WARN) $(FPFLAGS) $(THREADS) -Iruntime/include -c $< -o $@
+	$(word 1,$(subst -, ,$*)) -std=c11 -$(word 2,$(subst -, ,$*)) $(if $(word 3,$(subst -, ,$*)),-DPGS_SCALAR) \
+	  $(WARN) $(FPFLAGS) $(THREADS) -Iruntime/include -c $< -o $@
 $(BITWISE_DIR)/run_%: $(BITWISE_DIR)/pgs_%.o $(BUILD)/obj/tests/bitwise_main.o $(BUILD)/obj/tests/pgs_check.o $(BUILD)/libsim.a $(BUILD)/libgen.a $(BITWISE_DIR)/librt_nopgs.a
 	$(CC) $(CFLAGS_ALL) $(BUILD)/obj/tests/bitwise_main.o $(BUILD)/obj/tests/pgs_check.o $< $(BUILD)/libsim.a \
 	  $(BUILD)/libgen.a $(BITWISE_DIR)/librt_nopgs.a $(LUA_LIBS) -lm -o $@

@@ -7,6 +7,82 @@
 
 #include "world.h"
 
+/* Vector forms with GCC or Clang: 2-lane operations whose lanes are the
+ * scalar IEEE operations (no contraction under -ffp-contract=off), so they
+ * give the bits of the scalar code; sums of products still add the
+ * products one by one in order. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(PGS_SCALAR) /* PGS_SCALAR: make check-bitwise */
+#define PGS_INLINE static inline __attribute__((always_inline))
+#define PGS_VECTOR 1
+#else
+#define PGS_INLINE static inline
+#define PGS_VECTOR 0
+#endif
+
+#if PGS_VECTOR
+typedef double pgs_v2 __attribute__((vector_size(16)));
+typedef struct vel6 {
+  pgs_v2 x0, x1, x2;
+} vel6;
+
+PGS_INLINE pgs_v2 load2(const double *p) {
+  pgs_v2 v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+PGS_INLINE void store2(double *p, pgs_v2 v) { memcpy(p, &v, sizeof v); }
+PGS_INLINE vel6 load6(const double *p) {
+  const vel6 v = {load2(p), load2(p + 2), load2(p + 4)};
+  return v;
+}
+PGS_INLINE void store6(double *p, vel6 v) {
+  store2(p, v.x0);
+  store2(p + 2, v.x1);
+  store2(p + 4, v.x2);
+}
+
+/* s + j_0 v_0 + ... + j_5 v_5, added one by one in that order. */
+PGS_INLINE double dot6(const double *restrict j, vel6 v, double s) {
+  const pgs_v2 p0 = load2(j) * v.x0, p1 = load2(j + 2) * v.x1, p2 = load2(j + 4) * v.x2;
+  s += p0[0];
+  s += p0[1];
+  s += p1[0];
+  s += p1[1];
+  s += p2[0];
+  s += p2[1];
+  return s;
+}
+
+PGS_INLINE void axpy6(const double *restrict w, pgs_v2 d, vel6 *v) {
+  v->x0 += load2(w) * d;
+  v->x1 += load2(w + 2) * d;
+  v->x2 += load2(w + 4) * d;
+}
+
+/* J v of a row: side a's six products, then side b's, added one by one from
+ * 0.0 (a side on the world, NULL, contributes nothing). */
+PGS_INLINE double row_dot(const double *J, const double *va, const double *vb) {
+  double s = 0.0;
+  if (va != NULL) s = dot6(J, load6(va), s);
+  if (vb != NULL) s = dot6(J + 6, load6(vb), s);
+  return s;
+}
+
+/* v += (W J^T) dl on side a, then on side b (which may be the same body). */
+PGS_INLINE void row_axpy(const double *WJ, double dl, double *va, double *vb) {
+  const pgs_v2 d = {dl, dl};
+  if (va != NULL) {
+    vel6 v = load6(va);
+    axpy6(WJ, d, &v);
+    store6(va, v);
+  }
+  if (vb != NULL) {
+    vel6 v = load6(vb);
+    axpy6(WJ + 6, d, &v);
+    store6(vb, v);
+  }
+}
+#else
 static double row_dot(const double *J, const double *va, const double *vb) {
   double s = 0.0;
   if (va != NULL)
@@ -22,6 +98,8 @@ static void row_axpy(const double *WJ, double dl, double *va, double *vb) {
   if (vb != NULL)
     for (int k = 0; k < 6; k++) vb[k] += WJ[6 + k] * dl;
 }
+#endif
+
 
 static double *body_vel(double *vel, int b) { return b == RT_WORLD ? NULL : vel + 6 * (size_t)b; }
 
@@ -45,13 +123,6 @@ double rt__pgs_row_velocity(const rt__rows *r, int i, const double *vel) {
  *     operations: each lane is the scalar IEEE operation (no contraction
  *     under -ffp-contract=off), and J v still sums its products one by one
  *     in the reference order. Other compilers run the plain row. */
-#if defined(__GNUC__) || defined(__clang__)
-#define PGS_INLINE static inline __attribute__((always_inline))
-#define PGS_VECTOR 1
-#else
-#define PGS_INLINE static inline
-#define PGS_VECTOR 0
-#endif
 
 /* Row i on the velocities in memory va, vb (NULL: the world), as row_dot
  * and row_axpy do it; friction rows take their bounds from their normal
@@ -98,45 +169,6 @@ PGS_INLINE int shares_body(const rt__rows *r, int i, int k) {
 }
 
 #if PGS_VECTOR
-typedef double pgs_v2 __attribute__((vector_size(16)));
-typedef struct vel6 {
-  pgs_v2 x0, x1, x2;
-} vel6;
-
-PGS_INLINE pgs_v2 load2(const double *p) {
-  pgs_v2 v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-PGS_INLINE void store2(double *p, pgs_v2 v) { memcpy(p, &v, sizeof v); }
-PGS_INLINE vel6 load6(const double *p) {
-  const vel6 v = {load2(p), load2(p + 2), load2(p + 4)};
-  return v;
-}
-PGS_INLINE void store6(double *p, vel6 v) {
-  store2(p, v.x0);
-  store2(p + 2, v.x1);
-  store2(p + 4, v.x2);
-}
-
-/* s + j_0 v_0 + ... + j_5 v_5, added one by one in that order. */
-PGS_INLINE double dot6(const double *restrict j, vel6 v, double s) {
-  const pgs_v2 p0 = load2(j) * v.x0, p1 = load2(j + 2) * v.x1, p2 = load2(j + 4) * v.x2;
-  s += p0[0];
-  s += p0[1];
-  s += p1[0];
-  s += p1[1];
-  s += p2[0];
-  s += p2[1];
-  return s;
-}
-
-PGS_INLINE void axpy6(const double *restrict w, pgs_v2 d, vel6 *v) {
-  v->x0 += load2(w) * d;
-  v->x1 += load2(w + 2) * d;
-  v->x2 += load2(w + 4) * d;
-}
-
 /* Row i of a fast run, on velocities held in registers. */
 PGS_INLINE void fast_row(rt__rows *r, int i, vel6 *va, vel6 *vb) {
   const double id = r->inv_diag[i];
@@ -224,9 +256,34 @@ void rt__pgs_sweep(rt__rows *r, int first, int last, double *vel) {
   }
 }
 
+/* Runs of rows on the same two distinct dynamic bodies keep the bodies'
+ * velocities in registers, as the sweep does; the same operations in the
+ * same order as row_axpy row after row. */
 void rt__pgs_apply(const rt__rows *r, int first, int last, const double *dl, double *vel) {
-  for (int i = first; i < last; i++)
-    if (dl[i] != 0.0) row_axpy(r->WJ + 12 * (size_t)i, dl[i], body_vel(vel, r->a[i]), body_vel(vel, r->b[i]));
+  int i = first;
+  while (i < last) {
+    const int a = r->a[i], b = r->b[i];
+    int e = i + 1;
+    while (e < last && r->a[e] == a && r->b[e] == b) e++;
+#if PGS_VECTOR
+    if (a != b && a != RT_WORLD && b != RT_WORLD) {
+      double *pa = vel + 6 * (size_t)a, *pb = vel + 6 * (size_t)b;
+      vel6 va = load6(pa), vb = load6(pb);
+      for (; i < e; i++) {
+        if (dl[i] == 0.0) continue;
+        const pgs_v2 d = {dl[i], dl[i]};
+        const double *w = r->WJ + 12 * (size_t)i;
+        axpy6(w, d, &va);
+        axpy6(w + 6, d, &vb);
+      }
+      store6(pa, va);
+      store6(pb, vb);
+      continue;
+    }
+#endif
+    for (; i < e; i++)
+      if (dl[i] != 0.0) row_axpy(r->WJ + 12 * (size_t)i, dl[i], body_vel(vel, a), body_vel(vel, b));
+  }
 }
 
 /* The slices' prefetches walk [f, f + bytes) line by line, however
