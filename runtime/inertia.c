@@ -10,10 +10,12 @@ void rt_inv_inertia_world(const double q[4], const double inertia[3], double sca
     rt__q_rotate(col, q, e);
     for (int r = 0; r < 3; r++) R[r][j] = col[r];
   }
+  /* the three quotients once (the same values as in the sum each time) */
+  const double s[3] = {scale / inertia[0], scale / inertia[1], scale / inertia[2]};
   for (int r = 0; r < 3; r++)
     for (int c = 0; c < 3; c++) {
       double acc = 0.0;
-      for (int k = 0; k < 3; k++) acc += R[r][k] * (scale / inertia[k]) * R[c][k];
+      for (int k = 0; k < 3; k++) acc += R[r][k] * s[k] * R[c][k];
       out[3 * r + c] = acc;
     }
 }
