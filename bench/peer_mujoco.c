@@ -166,13 +166,8 @@ static void vec(FILE *f, const char *attr, const double *v, int n) {
 
 /*---- the model --------------------------------------------------------------------*/
 
-static const char *name_of(const mech *m, int body) {
-  (void)m;
-  return body == MECH_WORLD ? "world" : NULL;
-}
-
-static void body_name(const mech *m, int body, char *buf, size_t n) {
-  if (name_of(m, body))
+static void body_name(int body, char *buf, size_t n) {
+  if (body == MECH_WORLD)
     snprintf(buf, n, "world");
   else
     snprintf(buf, n, "b%d", body);
@@ -369,8 +364,8 @@ static int write_model(pm_world *w, FILE *f, int newton, int iterations, char *w
       const mech_constraint *k = &m->cons[c];
       if (!mech_is_equality(k) || t.in_tree[c]) continue;
       char b1[32], b2[32];
-      body_name(m, k->a, b1, sizeof b1);
-      body_name(m, k->b, b2, sizeof b2);
+      body_name(k->a, b1, sizeof b1);
+      body_name(k->b, b2, sizeof b2);
       double p[3], q[3], e[3];
       switch (k->type) {
       case RT_BALL:
