@@ -181,7 +181,9 @@ static int listed(const char **paths, int n, const char *p) {
 }
 
 /* The instruction counts of make bench-cg, if the file exists: lines
- * "sample<TAB>key<TAB>instructions<TAB>rows" after "# revision<TAB>TEXT". */
+ * "sample<TAB>key<TAB>instructions<TAB>rows" after "# revision<TAB>TEXT"
+ * (key sweep_pgs, sweep_ode_quick: the sweep's instructions per row and
+ * iteration instead). */
 static void read_cg(const char *path, br_report *r) {
   FILE *f = path ? fopen(path, "r") : NULL;
   char line[512], rev[64] = "";
@@ -191,8 +193,11 @@ static void read_cg(const char *path, br_report *r) {
     if (sscanf(line, "# revision\t%63[^\n]", rev) == 1) continue;
     if (sscanf(line, "%127[^\t]\t%63[^\t]\t%lf", name, key, &ins) != 3) continue;
     const int k = sp_from_key(key);
-    for (int i = 0; i < r->nmech && k >= 0; i++)
+    for (int i = 0; i < r->nmech; i++)
       if (strcmp(r->mech[i].name, name) == 0) {
+        if (strcmp(key, "sweep_pgs") == 0) r->mech[i].step.sweep_pgs = ins;
+        if (strcmp(key, "sweep_ode_quick") == 0) r->mech[i].step.sweep_ode = ins;
+        if (k < 0) continue;
         r->mech[i].step.peer[k].instructions = ins;
         snprintf(r->mech[i].step.cg_revision, sizeof r->mech[i].step.cg_revision, "%s", rev[0] ? rev : "?");
       }

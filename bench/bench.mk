@@ -154,7 +154,7 @@ $(BENCH_DIR)/stepcg: $(BENCH_DIR)/obj/bench/stepcg.o $(BENCH_STEPCG_OBJ) $(BENCH
 bench-cg: deps bench-deps
 	@$(MAKE) --no-print-directory -j$(BENCH_JOBS) bench-build
 	@mkdir -p bench/results
-	$(BENCH_DIR)/stepcg --out bench/results \
+	$(BENCH_DIR)/stepcg --out bench/results --work $(BENCH_DIR) \
 	  --revision "$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$$(git diff --quiet HEAD -- 2>/dev/null || echo ' + uncommitted changes')"
 
 #---- make bench ----------------------------------------------------------------------

@@ -70,6 +70,9 @@ typedef struct br_step {
                             factorization per step, on the stepping thread) */
   br_peer peer[SP_COUNT];
   double hold_seconds;   /* simulated time of the hold runs */
+  /* make bench-cg's sweep cost, instructions per row and iteration (0:
+   * not counted): ours (PGS) and ODE QuickStep's */
+  double sweep_pgs, sweep_ode;
   char cg_revision[64];  /* of the instruction counts ("": none) */
 } br_step;
 

@@ -3,11 +3,13 @@
  * that does not depend on the load of a shared machine, so it can be
  * compared from run to run and against the peers.
  *
- *   stepcg [--out DIR] [--revision TEXT] [--steps N] [MECH.lua...]
+ *   stepcg [--out DIR] [--work DIR] [--revision TEXT] [--steps N] [MECH.lua...]
  *       runs, for every mechanism (default: the registry's samples) and
  *       method, `valgrind --tool=callgrind --collect-atstart=no` on
  *       stepcg --run, and writes DIR/step-cg.md, step-cg.json and
- *       step-cg.tsv (which `make bench` reads into its tables)
+ *       step-cg.tsv (which `make bench` reads into its tables), with the
+ *       issue's instruction targets as PASS/MISS lines; valgrind's files go
+ *       to the --work directory (default build/bench)
  *   stepcg --run MECH.lua KEY N STEPS
  *       builds the method (stepper.h key) at N iterations, gives it the
  *       ground contacts of the initial pose once (as fullstep.c does),
@@ -118,12 +120,12 @@ typedef struct count {
 } count;
 
 /* Runs self --run under callgrind; reads the total from its output file. */
-static void measure(const char *self, const char *dir, const char *path, const char *key, int n, int steps,
+static void measure(const char *self, const char *scratch, const char *path, const char *key, int n, int steps,
                     count *out) {
   memset(out, 0, sizeof *out);
   char cg[4096], log[4096], cmd[16384];
-  snprintf(cg, sizeof cg, "%s/callgrind.out.stepcg", dir);
-  snprintf(log, sizeof log, "%s/stepcg.log", dir);
+  snprintf(cg, sizeof cg, "%s/callgrind.out.stepcg", scratch);
+  snprintf(log, sizeof log, "%s/stepcg.log", scratch);
   snprintf(cmd, sizeof cmd,
            "valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file='%s' '%s' --run '%s' %s %d %d "
            ">'%s' 2>/dev/null",
@@ -165,19 +167,21 @@ static const char *base_name(const char *path, char *buf, size_t n) {
 
 int main(int argc, char **argv) {
   if (argc == 6 && strcmp(argv[1], "--run") == 0) return run(argv[2], argv[3], atoi(argv[4]), atoi(argv[5]));
-  const char *dir = "bench/results", *revision = "unknown", *mechs[MAXMECH];
+  const char *dir = "bench/results", *scratch = "build/bench", *revision = "unknown", *mechs[MAXMECH];
   int nm = 0, steps = DEFAULT_STEPS;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
       dir = argv[++i];
     else if (strcmp(argv[i], "--revision") == 0 && i + 1 < argc)
       revision = argv[++i];
+    else if (strcmp(argv[i], "--work") == 0 && i + 1 < argc)
+      scratch = argv[++i];
     else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc)
       steps = atoi(argv[++i]);
     else if (argv[i][0] != '-' && nm < MAXMECH)
       mechs[nm++] = argv[i];
     else {
-      fprintf(stderr, "usage: stepcg [--out DIR] [--revision TEXT] [--steps N] [MECH.lua...]\n"
+      fprintf(stderr, "usage: stepcg [--out DIR] [--work DIR] [--revision TEXT] [--steps N] [MECH.lua...]\n"
                       "       stepcg --run MECH.lua KEY N STEPS\n");
       return 2;
     }
@@ -201,10 +205,10 @@ int main(int argc, char **argv) {
   for (int i = 0; i < nm; i++) {
     for (int k = 0; k < SP_COUNT; k++) {
       fprintf(stderr, "stepcg: %s %s ...\n", mechs[i], sp_key((sp_kind)k));
-      measure(self, dir, mechs[i], sp_key((sp_kind)k), N, steps, &c[i][k]);
+      measure(self, scratch, mechs[i], sp_key((sp_kind)k), N, steps, &c[i][k]);
     }
     fprintf(stderr, "stepcg: %s pgs at %d iterations ...\n", mechs[i], 2 * N);
-    measure(self, dir, mechs[i], "pgs", 2 * N, steps, &pgs2[i]);
+    measure(self, scratch, mechs[i], "pgs", 2 * N, steps, &pgs2[i]);
   }
 
   char path[4096], name[256], label[64];
@@ -271,6 +275,7 @@ int main(int argc, char **argv) {
   fprintf(md, "\n## The sweep: instructions per row and iteration\n\n(count at %d iterations - count at %d) / (%d x "
               "rows).\n\n| sample | ODE QuickStep | ldlpgs PGS |\n|---|--:|--:|\n",
           2 * N, N, N);
+  double lift_sweep = -1;
   for (int i = 0; i < nm; i++) {
     const count *q = &c[i][SP_ODE_QUICK], *q2 = &c[i][SP_ODE_QUICK2], *p1 = &c[i][SP_PGS];
     fprintf(md, "| %s | ", base_name(mechs[i], name, sizeof name));
@@ -278,10 +283,38 @@ int main(int argc, char **argv) {
       fprintf(md, "%.1f | ", (q2->per_step - q->per_step) / (N * (double)q->rows));
     else
       fputs("-- | ", md);
-    if (p1->ok && pgs2[i].ok && p1->rows > 0)
-      fprintf(md, "%.1f |\n", (pgs2[i].per_step - p1->per_step) / (N * (double)p1->rows));
-    else
+    if (p1->ok && pgs2[i].ok && p1->rows > 0) {
+      const double sw = (pgs2[i].per_step - p1->per_step) / (N * (double)p1->rows);
+      fprintf(md, "%.1f |\n", sw);
+      fprintf(tsv, "%s\tsweep_pgs\t%.2f\t%d\n", name, sw, p1->rows);
+      if (strcmp(name, "scissor_lift") == 0) lift_sweep = sw;
+    } else {
       fputs("-- |\n", md);
+    }
+    if (q->ok && q2->ok && q->rows > 0)
+      fprintf(tsv, "%s\tsweep_ode_quick\t%.2f\t%d\n", name, (q2->per_step - q->per_step) / (N * (double)q->rows),
+              q->rows);
+  }
+  /* issue 16's instruction targets */
+  fputs("\n## Targets (issue 16, instructions)\n\n", md);
+  int lift = -1, chain = -1;
+  for (int i = 0; i < nm; i++) {
+    base_name(mechs[i], name, sizeof name);
+    if (strcmp(name, "scissor_lift") == 0) lift = i;
+    if (strcmp(name, "chain") == 0) chain = i;
+  }
+  if (lift >= 0 && c[lift][SP_LDLPGS].ok && c[lift][SP_ODE_QUICK].ok) {
+    const double a = c[lift][SP_LDLPGS].per_step, b = c[lift][SP_ODE_QUICK].per_step;
+    fprintf(md, "- %s scissor_lift: LDL-PGS %.0f instructions per step vs ODE QuickStep %d %.0f: %.2fx (target <= 1)\n",
+            a <= b ? "PASS" : "MISS", a, N, b, a / b);
+  }
+  if (lift_sweep >= 0)
+    fprintf(md, "- %s scissor_lift: the sweep, %.1f instructions per row and iteration (target <= 120)\n",
+            lift_sweep <= 120 ? "PASS" : "MISS", lift_sweep);
+  if (chain >= 0 && c[chain][SP_LDLPGS].ok && c[chain][SP_ODE_DIRECT].ok) {
+    const double a = c[chain][SP_LDLPGS].per_step, b = c[chain][SP_ODE_DIRECT].per_step;
+    fprintf(md, "- %s chain: LDL-PGS %.0f instructions per step vs ODE dWorldStep %.0f: %.2fx (target <= 1)\n",
+            a <= b ? "PASS" : "MISS", a, b, a / b);
   }
   fclose(tsv);
   fclose(md);

@@ -13,7 +13,11 @@
  *     sample;
  *   - full step with the factorization on a second thread <= 1.2x pure PGS
  *     (one line per sample), the talk's step: post-stabilization off; a
- *     mechanism that asks for it gets an INFO line on its step with it.
+ *     mechanism that asks for it gets an INFO line on its step with it;
+ *   - issue 16, the whole step against ODE: on scissor_lift at N = 10,
+ *     LDL-PGS's median step time and instructions per step (make bench-cg)
+ *     at most ODE QuickStep N's, its sweep at most 120 instructions per row
+ *     and iteration; on chain, time and instructions at most ODE dWorldStep's.
  * A ratio passes when its median over the runs meets the target. */
 #ifndef LDLPGS_BENCH_TARGETS_H
 #define LDLPGS_BENCH_TARGETS_H
