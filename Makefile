@@ -43,7 +43,7 @@ MECHS     := $(sort $(wildcard mechanisms/*.lua))
 TEMPLATES := $(sort $(wildcard templates/*.lua templates/*.tpl))
 GEN_OBJ   += $(BUILD)/obj/templates_embed.o
 
-.PHONY: all build-all deps test check check-layers tests-run demo clean valgrind valgrind-run stats bench-factor generate generate-all check-generated check-view FORCE \
+.PHONY: all build-all deps test check check-bitwise check-layers tests-run demo clean valgrind valgrind-run stats bench-factor generate generate-all check-generated check-view FORCE \
         install install-files uninstall test-install test-install-run
 .DEFAULT_GOAL := all
 
@@ -332,6 +332,38 @@ $(BUILD)/tests/test_cxx: $(BUILD)/obj/tests/test_cxx.o $(BUILD)/obj/generated/bu
 $(BUILD)/tests/test_cli: | $(BUILD)/ldlsim
 $(BUILD)/tests/test_gltf: | $(BUILD)/ldlsim
 $(BUILD)/tests/test_svgplot: $(BUILD)/obj/tools/svgplot.o
+# test_pgs: the sweep against its reference (tests/pgs_check.c, which
+# needs the libraries after it).
+$(BUILD)/tests/test_pgs: $(BUILD)/obj/tests/test_pgs.o $(BUILD)/obj/tests/pgs_check.o $(BUILD)/libsim.a $(BUILD)/libgen.a $(BUILD)/librt.a | $(BUILD)/ldlgen
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) $(CMOCKA_LIBS) -lm -o $@
+
+# make check-bitwise: the PGS sweep (runtime/pgs.c) compiled by gcc and
+# clang at -O0..-O3, and by gcc without its vector forms (-DPGS_SCALAR: what
+# other compilers get), always with -ffp-contract=off, each build linked with
+# the rest of the runtime: every build sweeps every sample's rows against the
+# plain reference loop (tests/pgs_check.c) and prints a hash of the states;
+# all must print the same.
+BITWISE_DIR   := $(BUILD)/bitwise
+BITWISE_BUILDS := $(foreach c,gcc clang,$(foreach o,O0 O1 O2 O3,$(c)-$(o))) gcc-O2-scalar
+$(BITWISE_DIR)/librt_nopgs.a: $(BUILD)/librt.a
+	@mkdir -p $(dir $@)
+	@cp $< $@ && ar d $@ pgs.o
+$(BITWISE_DIR)/pgs_%.o: runtime/pgs.c runtime/world.h Makefile
+	@mkdir -p $(dir $@)
+	$(word 1,$(subst -, ,$*)) -std=c11 -$(word 2,$(subst -, ,$*)) $(if $(word 3,$(subst -, ,$*)),-DPGS_SCALAR) \
+	  $(WARN) $(FPFLAGS) $(THREADS) -Iruntime/include -c $< -o $@
+$(BITWISE_DIR)/run_%: $(BITWISE_DIR)/pgs_%.o $(BUILD)/obj/tests/bitwise_main.o $(BUILD)/obj/tests/pgs_check.o $(BUILD)/libsim.a $(BUILD)/libgen.a $(BITWISE_DIR)/librt_nopgs.a
+	$(CC) $(CFLAGS_ALL) $(BUILD)/obj/tests/bitwise_main.o $(BUILD)/obj/tests/pgs_check.o $< $(BUILD)/libsim.a \
+	  $(BUILD)/libgen.a $(BITWISE_DIR)/librt_nopgs.a $(LUA_LIBS) -lm -o $@
+.SECONDARY: $(patsubst %,$(BITWISE_DIR)/pgs_%.o,$(BITWISE_BUILDS)) $(BUILD)/obj/tests/bitwise_main.o \
+            $(BUILD)/obj/tests/pgs_check.o
+check-bitwise: $(patsubst %,$(BITWISE_DIR)/run_%,$(BITWISE_BUILDS))
+	@set -e; ref=""; for b in $(BITWISE_BUILDS); do \
+	  out=$$($(BITWISE_DIR)/run_$$b $(abspath .)) || { echo "$$out"; echo "bitwise: $$b: a sweep differs from the reference"; exit 1; }; \
+	  if [ -z "$$ref" ]; then ref="$$out"; elif [ "$$out" != "$$ref" ]; then \
+	    echo "bitwise: $$b gives other states than $(firstword $(BITWISE_BUILDS))"; echo "$$out"; exit 1; fi; done; \
+	echo "the sweep is bitwise the reference under $(BITWISE_BUILDS)"
 
 #---- tests ---------------------------------------------------------------------
 # make test: the cmocka suite, the layering check, the generated/ check,
@@ -347,6 +379,7 @@ test: deps
 	@$(MAKE) --no-print-directory check-view
 	@$(MAKE) --no-print-directory check-generated
 	@$(MAKE) --no-print-directory test-install-run
+	@$(MAKE) --no-print-directory -j$(JOBS) check-bitwise
 	@$(MAKE) --no-print-directory -j$(JOBS) BUILD=build/san SAN=1 OPT="-O1 -g" build-all
 	@$(MAKE) --no-print-directory BUILD=build/san SAN=1 OPT="-O1 -g" tests-run
 

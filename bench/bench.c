@@ -8,7 +8,10 @@
  *
  *   bench [--runs N] [--batches N] [--batch-ms X] [--quick] [--no-series]
  *         [--md FILE] [--json FILE] [--readme FILE] [--revision TEXT]
- *         [--step-only] [MECH.lua...]
+ *         [--cg FILE] [--step-only] [MECH.lua...]
+ *
+ * --cg reads the instruction counts of `make bench-cg` (stepcg.c's
+ * step-cg.tsv) into the whole-step table, when the file exists.
  *
  * --step-only measures only the full step (fullstep.c) of the samples, or
  * of the mechanism files given (then only those), prints its table and the
@@ -29,6 +32,7 @@
 #include "registry.h"
 #include "report.h"
 #include "sample.h"
+#include "stepper.h"
 #include "targets.h"
 
 enum { BENCH_MAX_TARGETS = 128 };
@@ -36,7 +40,7 @@ enum { BENCH_MAX_TARGETS = 128 };
 typedef struct options {
   ms_config cfg;
   int series;
-  const char *md, *json, *readme, *revision;
+  const char *md, *json, *readme, *revision, *cg;
   const char **extra;
   int nextra;
 } options;
@@ -44,7 +48,7 @@ typedef struct options {
 static void usage(FILE *f) {
   fputs("usage: bench [--runs N] [--batches N] [--batch-ms X] [--quick] [--no-series]\n"
         "             [--md FILE] [--json FILE] [--readme FILE] [--revision TEXT]\n"
-        "             [--step-only] [MECH.lua...]\n",
+        "             [--cg step-cg.tsv] [--step-only] [MECH.lua...]\n",
         f);
 }
 
@@ -79,6 +83,8 @@ static int parse(int argc, char **argv, options *o) {
       o->readme = argv[++i];
     else if (strcmp(a, "--revision") == 0 && has)
       o->revision = argv[++i];
+    else if (strcmp(a, "--cg") == 0 && has)
+      o->cg = argv[++i];
     else if (strcmp(a, "--help") == 0) {
       usage(stdout);
       exit(0);
@@ -189,6 +195,31 @@ static int listed(const char **paths, int n, const char *p) {
   return 0;
 }
 
+/* The instruction counts of make bench-cg, if the file exists: lines
+ * "sample<TAB>key<TAB>instructions<TAB>rows" after "# revision<TAB>TEXT"
+ * (key sweep_pgs, sweep_ode_quick: the sweep's instructions per row and
+ * iteration instead). */
+static void read_cg(const char *path, br_report *r) {
+  FILE *f = path ? fopen(path, "r") : NULL;
+  char line[512], rev[64] = "";
+  while (f && fgets(line, sizeof line, f)) {
+    char name[128], key[64];
+    double ins;
+    if (sscanf(line, "# revision\t%63[^\n]", rev) == 1) continue;
+    if (sscanf(line, "%127[^\t]\t%63[^\t]\t%lf", name, key, &ins) != 3) continue;
+    const int k = sp_from_key(key);
+    for (int i = 0; i < r->nmech; i++)
+      if (strcmp(r->mech[i].name, name) == 0) {
+        if (strcmp(key, "sweep_pgs") == 0) r->mech[i].step.sweep_pgs = ins;
+        if (strcmp(key, "sweep_ode_quick") == 0) r->mech[i].step.sweep_ode = ins;
+        if (k < 0) continue;
+        r->mech[i].step.peer[k].instructions = ins;
+        snprintf(r->mech[i].step.cg_revision, sizeof r->mech[i].step.cg_revision, "%s", rev[0] ? rev : "?");
+      }
+  }
+  if (f) fclose(f);
+}
+
 /* bench --step-only: the full step of the samples (or of the files given). */
 static int step_only(const options *o, br_report *r) {
   int n = 0;
@@ -203,8 +234,10 @@ static int step_only(const options *o, br_report *r) {
     if (!bench_entries[i].series && !listed(paths, np, bench_entries[i].mech)) paths[np++] = bench_entries[i].mech;
   int failed = 0;
   for (int i = 0; i < np; i++) failed |= sm_measure(paths[i], NULL, 0, &o->cfg, &r->mech[r->nmech++]) != 0;
+  read_cg(o->cg, r);
   printf("\n");
   br_write_full_step(stdout, r);
+  br_write_peers(stdout, r);
   br_target t[BENCH_MAX_TARGETS];
   const int nt = br_targets(r, t, BENCH_MAX_TARGETS);
   for (int i = 0; i < nt; i++) /* the factor targets were not measured */
@@ -270,6 +303,7 @@ int main(int argc, char **argv) {
   fflush(stdout);
   for (int k = 0; k < o.cfg.runs; k++) bp_sample(peak[o.cfg.runs + k]);
   bp_summarize(peak, 2 * o.cfg.runs, r.peak);
+  read_cg(o.cg, &r);
   /* the AVX2 build must compute exactly what the baseline build does */
   for (int i = 0; i < r.nmech; i++)
     for (int k = 0; k < r.mech[i].nmethod; k++)

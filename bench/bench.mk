@@ -4,6 +4,8 @@
 #   make bench                      the samples (mechanisms/*.lua) and the scaling series
 #   make bench MECHS="a.lua b.lua"  the same, plus these mechanism files
 #   make bench BENCH_ARGS=--quick   fewer runs and batches (see bench/bench.c)
+#   make bench-cg                   instructions per whole step under callgrind,
+#                                   every method against ODE and MuJoCo (stepcg.c)
 #   make bench-build && build/bench/bench --step-only [--quick] [MECH.lua...]
 #                                   the full step alone (fullstep.c), printed,
 #                                   no report written: seconds, not minutes
@@ -15,9 +17,9 @@
 # linked into build/bench/bench with a registry (build/bench/programs.c).
 # Results: bench/results/latest.md and latest.json, and README.md's table.
 
-.PHONY: bench bench-deps bench-build
+.PHONY: bench bench-deps bench-build bench-cg
 
-BENCH_DEB_PACKAGES := libsuitesparse-dev libopenblas-dev liblapacke-dev libmetis-dev
+BENCH_DEB_PACKAGES := libsuitesparse-dev libopenblas-dev liblapacke-dev libmetis-dev libode-dev libmujoco-dev valgrind
 BENCH_DIR          := $(BUILD)/bench
 BENCH_JOBS         ?= $(shell nproc 2>/dev/null || echo 2)
 BENCH_ARGS         ?=
@@ -29,7 +31,7 @@ BENCH_LIFT_STAGES  := 4 8 16 32
 # (GENTEST_CFLAGS), without debug information or dependency files.
 BENCH_GEN_CFLAGS = $(filter-out -g -MMD -MP,$(GENTEST_CFLAGS)) -Iruntime/include
 BENCH_INC        := -Iruntime/include -Igen -Isim -Ibench -I/usr/include/suitesparse
-BENCH_LIBS       := -lldl -lamd -lcholmod -lsuitesparseconfig -llapacke -lopenblas -lmetis
+BENCH_LIBS       := -lldl -lamd -lcholmod -lsuitesparseconfig -llapacke -lopenblas -lmetis -lode -lmujoco
 
 # bench_id(path): a C identifier from a mechanism path.
 bench_id = $(subst -,_,$(subst /,_,$(subst .,_,$(basename $(1)))))
@@ -119,7 +121,7 @@ $(BENCH_DIR)/programs.c: $(BENCH_GEN_OBJ) $(BENCH_AVX2_GEN_OBJ) FORCE
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
 
 #---- the driver ----------------------------------------------------------------------
-BENCH_SRC := $(filter-out bench/factor_time.c bench/cputime.c bench/peak_avx2.c bench/peak_avx512.c,$(sort $(wildcard bench/*.c)))
+BENCH_SRC := $(filter-out bench/factor_time.c bench/cputime.c bench/peak_avx2.c bench/peak_avx512.c bench/stepcg.c,$(sort $(wildcard bench/*.c)))
 BENCH_OBJ := $(patsubst bench/%.c,$(BENCH_DIR)/obj/bench/%.o,$(BENCH_SRC)) \
              $(BENCH_DIR)/obj/bench/peak_avx2.o $(BENCH_DIR)/obj/bench/peak_avx512.o $(BENCH_DIR)/obj/programs.o
 
@@ -139,7 +141,22 @@ $(BENCH_DIR)/cputime: bench/cputime.c bench/bench.mk
 $(BENCH_DIR)/bench: $(BENCH_OBJ) $(BENCH_GEN_OBJ) $(BENCH_AVX2_GEN_OBJ) $(BUILD)/libsim.a $(BUILD)/libgen.a $(BUILD)/librt.a
 	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) $(BENCH_LIBS) -lm -o $@
 
-bench-build: $(BENCH_DIR)/bench
+bench-build: $(BENCH_DIR)/bench $(BENCH_DIR)/stepcg
+
+# make bench-cg: instructions per whole step under callgrind (stepcg.c),
+# written to bench/results/step-cg.{md,json,tsv}; make bench reads the tsv.
+BENCH_STEPCG_OBJ := $(filter-out $(BENCH_DIR)/obj/bench/bench.o,$(BENCH_OBJ))
+$(BENCH_DIR)/obj/bench/stepcg.o: bench/stepcg.c bench/bench.mk Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(BENCH_INC) $(LUA_CFLAGS) -c $< -o $@
+$(BENCH_DIR)/stepcg: $(BENCH_DIR)/obj/bench/stepcg.o $(BENCH_STEPCG_OBJ) $(BENCH_GEN_OBJ) $(BENCH_AVX2_GEN_OBJ) $(BUILD)/libsim.a $(BUILD)/libgen.a $(BUILD)/librt.a
+	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) $(BENCH_LIBS) -lm -o $@
+
+bench-cg: deps bench-deps
+	@$(MAKE) --no-print-directory -j$(BENCH_JOBS) bench-build
+	@mkdir -p bench/results
+	$(BENCH_DIR)/stepcg --out bench/results --work $(BENCH_DIR) \
+	  --revision "$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$$(git diff --quiet HEAD -- 2>/dev/null || echo ' + uncommitted changes')"
 
 #---- make bench ----------------------------------------------------------------------
 bench: deps bench-deps
@@ -147,7 +164,8 @@ bench: deps bench-deps
 	@mkdir -p bench/results
 	OPENBLAS_NUM_THREADS=1 $(BENCH_DIR)/bench $(BENCH_ARGS) \
 	  --revision "$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$$(git diff --quiet HEAD -- 2>/dev/null || echo ' + uncommitted changes')" \
-	  --md bench/results/latest.md --json bench/results/latest.json --readme README.md
+	  --md bench/results/latest.md --json bench/results/latest.json --readme README.md \
+	  --cg bench/results/step-cg.tsv
 
 -include $(wildcard $(BENCH_DIR)/obj/bench/*.d $(BENCH_DIR)/obj/*.d)
 

@@ -16,6 +16,8 @@ void br_write_full_step(FILE *f, const br_report *r);
 /* The precision presets and the block solvers (precision.c; also
  * README.md's excerpt between its precision markers). */
 void br_write_precision(FILE *f, const br_report *r);
+/* The whole step against ODE and MuJoCo (also printed by --step-only). */
+void br_write_peers(FILE *f, const br_report *r);
 void br_write_json(FILE *f, const br_report *r);
 
 /* Replaces the lines between the marker lines `begin` and `end` of the

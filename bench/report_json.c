@@ -16,6 +16,63 @@ static void stat_obj(json_writer *w, const char *key, bt_stat s) {
   json_end_object(w);
 }
 
+/* The whole step against ODE and MuJoCo: one object per method. */
+static void peers_array(json_writer *w, const br_step *st) {
+  json_key(w, "hold_seconds");
+  json_double(w, st->hold_seconds);
+  json_key(w, "instructions_revision");
+  json_string(w, st->cg_revision);
+  json_key(w, "methods");
+  json_begin_array(w);
+  for (int k = 0; k < SP_COUNT; k++) {
+    const br_peer *p = &st->peer[k];
+    json_begin_object(w);
+    json_key(w, "key");
+    json_string(w, sp_key((sp_kind)k));
+    json_key(w, "method");
+    json_string(w, p->label);
+    json_key(w, "measured");
+    json_bool(w, p->measured);
+    if (!p->measured) {
+      json_key(w, "why");
+      json_string(w, p->why);
+      json_end_object(w);
+      continue;
+    }
+    json_key(w, "left_out");
+    json_string(w, p->unmapped);
+    json_key(w, "rows");
+    json_int(w, p->rows);
+    stat_obj(w, "step_s", p->time);
+    stat_obj(w, "vs_ode_quickstep", p->vs_quick);
+    json_key(w, "instructions_per_step");
+    if (p->instructions > 0)
+      json_double(w, p->instructions);
+    else
+      json_string(w, "not counted");
+    const sp_hold *h = &p->hold;
+    json_key(w, "holds");
+    json_begin_object(w);
+    json_key(w, "steps");
+    json_int(w, h->steps);
+    json_key(w, "exploded");
+    json_bool(w, h->exploded);
+    json_key(w, "max_pos_error_m");
+    json_double(w, h->max_pos);
+    json_key(w, "final_pos_error_m");
+    json_double(w, h->final_pos);
+    json_key(w, "max_ang_error_rad");
+    json_double(w, h->max_ang);
+    json_key(w, "probe_dz_m");
+    json_double(w, h->probe_final - h->probe_start);
+    json_key(w, "probe_min_dz_m");
+    json_double(w, h->probe_min - h->probe_start);
+    json_end_object(w);
+    json_end_object(w);
+  }
+  json_end_array(w);
+}
+
 static void method_obj(json_writer *w, const br_mech *m, const br_method *o) {
   json_begin_object(w);
   json_key(w, "method");
@@ -162,6 +219,7 @@ static void mech_obj(json_writer *w, const br_mech *m) {
       stat_obj(w, "ldlpgs_2threads_s", m->step.ldlpgs_2threads);
       stat_obj(w, "pgs_s", m->step.pgs);
       if (m->step.stabilized) stat_obj(w, "ldlpgs_2threads_stabilized_s", m->step.ldlpgs_stab);
+      peers_array(w, &m->step);
       json_end_object(w);
     }
     /* the precision presets and the block solvers (precision.c) */

@@ -474,6 +474,59 @@ void br_write_precision(FILE *f, const br_report *r) {
     fputs(" | ", f);
     ratio_range(f, p->step_fast_vs_float);
     fputs(" |\n", f);
+/* The whole step against ODE and MuJoCo (fullstep.c, stepper.h): one row
+ * per mechanism and method. */
+void br_write_peers(FILE *f, const br_report *r) {
+  const char *cg = "";
+  for (int i = 0; i < r->nmech && !cg[0]; i++) cg = r->mech[i].step.cg_revision;
+  fprintf(f,
+          "## Whole step against ODE and MuJoCo\n\n"
+          "Every method steps the same loaded mechanism at its dt and gravity with N = 10 iterations, interleaved "
+          "in one process (median over runs of the median of batches of 8 steps; ground contacts at the initial "
+          "pose are given to ours and ODE's every step, MuJoCo finds its own with its collision detection, which "
+          "its time includes). ODE: `libode-dev`, ERP = the mechanism's beta, other parameters ODE's defaults; "
+          "MuJoCo: `libmujoco-dev`, the mechanism in generalized coordinates (bench/peer_mujoco.h), solver "
+          "defaults. *Instructions per step* come from `make bench-cg` (callgrind, %s). *Holds*: the same "
+          "methods run %.0f s from the initial state with contacts found before every step; errors of the "
+          "equality joints as `ldlsim` measures them (largest over the run), and the height of the probe body "
+          "(final minus initial, and the lowest it went). *Left out*: what the method cannot model; a method "
+          "that cannot model an equality constraint is not run.\n\n"
+          "| sample | method | rows | µs/step | / QuickStep N | instructions/step | / QuickStep N | max error mm | "
+          "max angle mrad | probe Δz mm | probe min Δz mm | left out |\n"
+          "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n",
+          cg[0] ? cg : "not run", r->nmech ? r->mech[0].step.hold_seconds : 0.0);
+  for (int i = 0; i < r->nmech; i++) {
+    const br_mech *m = &r->mech[i];
+    if (m->error || !m->step.measured) continue;
+    const br_peer *q = &m->step.peer[SP_ODE_QUICK];
+    for (int k = 0; k < SP_COUNT; k++) {
+      const br_peer *p = &m->step.peer[k];
+      if (!p->measured) {
+        fprintf(f, "| %s | %s | | not run: %s | | | | | | | | |\n", m->name, p->label, p->why);
+        continue;
+      }
+      fprintf(f, "| %s | %s | %d | ", m->name, p->label, p->rows);
+      us_range(f, p->time);
+      fprintf(f, " | %.2fx | ", p->vs_quick.med);
+      if (p->instructions > 0) {
+        fprintf(f, "%.0f | ", p->instructions);
+        if (q->instructions > 0)
+          fprintf(f, "%.2fx | ", p->instructions / q->instructions);
+        else
+          fputs("-- | ", f);
+      } else {
+        fputs("-- | -- | ", f);
+      }
+      const sp_hold *h = &p->hold;
+      if (!h->measured)
+        fputs("-- | -- | -- | -- | ", f);
+      else if (h->exploded)
+        fprintf(f, "exploded at step %d | | | | ", h->steps + 1);
+      else
+        fprintf(f, "%.3g | %.3g | %.1f | %.1f | ", h->max_pos * 1e3, h->max_ang * 1e3,
+                (h->probe_final - h->probe_start) * 1e3, (h->probe_min - h->probe_start) * 1e3);
+      fprintf(f, "%s |\n", p->unmapped[0] ? p->unmapped : "");
+    }
   }
   fputs("\n", f);
 }
@@ -493,4 +546,5 @@ void br_write_md(FILE *f, const br_report *r) {
   br_write_full_step(f, r);
   fputs("## Precision presets and block solvers\n\n", f);
   br_write_precision(f, r);
+  br_write_peers(f, r);
 }

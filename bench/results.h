@@ -8,6 +8,7 @@
 #include "btime.h"
 #include "orders.h"
 #include "peak.h"
+#include "stepper.h"
 
 enum { BR_MAX_METHODS = 12 };
 
@@ -40,9 +41,25 @@ typedef struct br_compile {
   long text_avx2;
 } br_compile;
 
+/* One whole-step method of the comparison with ODE and MuJoCo (issue 16),
+ * sp_kind order. */
+typedef struct br_peer {
+  int measured;          /* timed (a stepper could be made) */
+  char label[48];        /* "ODE QuickStep 10", ... */
+  char why[200];         /* not measured: why */
+  char unmapped[512];    /* constraints the method leaves out ("" none) */
+  bt_stat time;          /* seconds per step */
+  bt_stat vs_quick;      /* time / ODE QuickStep N's, per run */
+  int rows;              /* rows its sweep visits (sp_rows) */
+  sp_hold hold;          /* how well it holds the mechanism */
+  /* make bench-cg's count, if bench/results/step-cg.tsv has this method */
+  double instructions;   /* per step, 0: not counted */
+} br_peer;
+
 /* The full step (assembly + factor + N-1 PGS + block-GS step vs N PGS,
  * single-threaded and with the factorization on a second thread), filled
- * by fs_measure (fullstep.c); measured = 0 if no world could be made. */
+ * by fs_measure (fullstep.c); measured = 0 if no world could be made. The
+ * same step against ODE and MuJoCo in peer[]. */
 typedef struct br_step {
   int measured;
   int iterations;
@@ -51,6 +68,12 @@ typedef struct br_step {
   int stabilized;        /* the mechanism asks for post-stabilization: */
   bt_stat ldlpgs_stab;   /* 2 threads with it (a second assembly and
                             factorization per step, on the stepping thread) */
+  br_peer peer[SP_COUNT];
+  double hold_seconds;   /* simulated time of the hold runs */
+  /* make bench-cg's sweep cost, instructions per row and iteration (0:
+   * not counted): ours (PGS) and ODE QuickStep's */
+  double sweep_pgs, sweep_ode;
+  char cg_revision[64];  /* of the instruction counts ("": none) */
 } br_step;
 
 /* The precision presets and the block solvers side by side on one sample

@@ -199,6 +199,62 @@ static void precision(const br_report *r, br_target *t, int *n, int max) {
              "%s: the fast preset holds the joints to %.3g m over %d steps, accurate to %.3g m (target: within 10%% "
              "+ 0.1 um)",
              m->name, fast, p->sim_steps, acc);
+/* Issue 16: on the sample scissor lift at N = 10, LDL-PGS no slower than
+ * ODE QuickStep N (median time, and instructions per step from make
+ * bench-cg), its sweep at most 120 instructions per row and iteration; on
+ * the chain, LDL-PGS no slower than ODE's dWorldStep. */
+static void peers(const br_report *r, br_target *t, int *n, int max) {
+  const br_mech *lift = find_sample(r, "scissor_lift"), *chain = find_sample(r, "chain");
+  const struct {
+    const br_mech *m;
+    sp_kind peer;
+  } cases[2] = {{lift, SP_ODE_QUICK}, {chain, SP_ODE_DIRECT}};
+  for (int c = 0; c < 2; c++) {
+    const br_mech *m = cases[c].m;
+    const char *name = c ? "chain" : "scissor_lift";
+    br_target *x;
+    if (!m || !m->step.measured) {
+      if ((x = next(t, n, max))) {
+        x->verdict = BR_NOT_MEASURED;
+        snprintf(x->text, sizeof x->text, "%s: the whole step against ODE: not measured", name);
+      }
+      continue;
+    }
+    const br_peer *ours = &m->step.peer[SP_LDLPGS], *peer = &m->step.peer[cases[c].peer];
+    if ((x = next(t, n, max))) {
+      if (!ours->measured || !peer->measured) {
+        x->verdict = BR_NOT_MEASURED;
+        snprintf(x->text, sizeof x->text, "%s: LDL-PGS vs %s: not measured", name, peer->label);
+      } else {
+        const double ratio = ours->time.med / peer->time.med;
+        x->verdict = ratio <= 1.0 ? BR_PASS : BR_MISS;
+        snprintf(x->text, sizeof x->text, "%s: LDL-PGS step %.1f us vs %s %.1f us: %.2fx (target <= 1.0x)", name,
+                 ours->time.med * 1e6, peer->label, peer->time.med * 1e6, ratio);
+      }
+    }
+    if ((x = next(t, n, max))) {
+      if (!(ours->instructions > 0) || !(peer->instructions > 0)) {
+        x->verdict = BR_NOT_MEASURED;
+        snprintf(x->text, sizeof x->text, "%s: instructions per step: not counted (make bench-cg)", name);
+      } else {
+        const double ratio = ours->instructions / peer->instructions;
+        x->verdict = ratio <= 1.0 ? BR_PASS : BR_MISS;
+        snprintf(x->text, sizeof x->text,
+                 "%s: LDL-PGS %.0f instructions per step vs %s %.0f: %.2fx (target <= 1; make bench-cg, %s)", name,
+                 ours->instructions, peer->label, peer->instructions, ratio, m->step.cg_revision);
+      }
+    }
+    if (c == 0 && (x = next(t, n, max))) {
+      if (!(m->step.sweep_pgs > 0)) {
+        x->verdict = BR_NOT_MEASURED;
+        snprintf(x->text, sizeof x->text, "%s: the sweep's instructions per row and iteration: not counted", name);
+      } else {
+        x->verdict = m->step.sweep_pgs <= 120 ? BR_PASS : BR_MISS;
+        snprintf(x->text, sizeof x->text,
+                 "%s: the sweep, %.1f instructions per row and iteration (ODE QuickStep's %.1f; target <= 120)", name,
+                 m->step.sweep_pgs, m->step.sweep_ode);
+      }
+    }
   }
 }
 
@@ -210,5 +266,6 @@ int br_targets(const br_report *r, br_target *t, int max) {
   orders(r, t, &n, max);
   step(r, t, &n, max);
   precision(r, t, &n, max);
+  peers(r, t, &n, max);
   return n;
 }

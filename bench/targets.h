@@ -17,6 +17,10 @@
  *   - issue 22's precision goal, per sample: float plus one refinement step
  *     at or below 1e-6 relative residual and at most 1.3x the float factor
  *     and solve, and the fast preset holding the joints as well as double.
+ *   - issue 16, the whole step against ODE: on scissor_lift at N = 10,
+ *     LDL-PGS's median step time and instructions per step (make bench-cg)
+ *     at most ODE QuickStep N's, its sweep at most 120 instructions per row
+ *     and iteration; on chain, time and instructions at most ODE dWorldStep's.
  * A ratio passes when its median over the runs meets the target. */
 #ifndef LDLPGS_BENCH_TARGETS_H
 #define LDLPGS_BENCH_TARGETS_H

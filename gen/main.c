@@ -12,6 +12,7 @@
 #include "load.h"
 #include "outfile.h"
 #include "program.h"
+#include "redundant.h"
 #include "typedoc.h"
 
 #define LDLGEN_VERSION "0.1"
@@ -237,6 +238,39 @@ static void write_report(const program *p, FILE *out) {
   json_end(&w);
 }
 
+/* The note on redundant equality rows (redundant.h): how many, and the
+ * constraints that have them, with a joint type that would drop them.
+ * Notes only: the program and the solver's results do not change. */
+static void note_redundant(const program *p, FILE *out) {
+  enum { MAX_LINES = 12 };
+  const mech *m = p->m;
+  arena t;
+  arena_init(&t);
+  redundant r;
+  if (redundant_analyze(&t, p, &r) != 0 || r.rank == r.dim) {
+    arena_free(&t);
+    return;
+  }
+  fprintf(out,
+          "%s:%d: note: %d of the %d equality rows are redundant at the initial pose (rank %d): other "
+          "constraints already impose them (H is regularized, so the results are the same either way)\n",
+          m->file, m->line, r.dim - r.rank, r.dim, r.rank);
+  for (int i = 0; i < r.ncons && i < MAX_LINES; i++) {
+    const int c = r.cons[i], orig = p->s.cons_orig[c];
+    const int n = redundant_count(r.rows[i]);
+    const rt_joint_type type = orig >= 0 ? m->cons[orig].type : RT_WELD;
+    const int line = orig >= 0 ? m->cons[orig].line : m->bodies[p->s.body_orig[p->s.cons_a[c]]].line;
+    const char *hint = orig >= 0 ? redundant_suggestion(type, r.rows[i]) : NULL;
+    fprintf(out, "%s:%d: note: '%s' (%s): %d of its %d rows %s redundant%s%s\n", m->file, line, p->s.cons_name[c],
+            orig >= 0 ? rt_joint_type_name(type) : "shard weld", n, p->s.cons_degree[c], n == 1 ? "is" : "are",
+            hint ? "; " : "", hint ? hint : "");
+  }
+  if (r.ncons > MAX_LINES)
+    fprintf(out, "%s:%d: note: ... and %d more constraints with redundant rows (--stats lists them all)\n", m->file,
+            m->line, r.ncons - MAX_LINES);
+  arena_free(&t);
+}
+
 static void print_table(FILE *out, const program *p) {
   const symbolic *s = &p->sym;
   fprintf(out, "%-22s %6d %6d %6d %5d %8.1f%% %6d %9lld %9lld %10lld  %s\n", p->m->name, p->m->nbody, p->s.ncons,
@@ -298,6 +332,7 @@ int main(int argc, char **argv) {
       emit_output_free(&code);
       free(out_h);
       if (st == GEN_OK && o.stats) program_write_stats(&p, stdout);
+      if (st == GEN_OK) note_redundant(&p, stderr);
     }
     arena_free(&a);
   }

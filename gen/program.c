@@ -2,10 +2,12 @@
  * symbolic factorization, statistics. */
 #include "program.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
+#include "redundant.h"
 
 void program_default_options(program_options *o) {
   o->order = ORDER_BEST;
@@ -214,6 +216,30 @@ void program_write_stats(const program *p, FILE *out) {
     char buf[32];
     snprintf(buf, sizeof buf, "%016llx", (unsigned long long)p->hash);
     json_string(&w, buf);
+  }
+  /* the rank of the equality rows at the initial pose (redundant.h) */
+  {
+    arena t;
+    arena_init(&t);
+    redundant r;
+    const int ok = redundant_analyze(&t, p, &r) == 0;
+    json_key(&w, "redundant_rows");
+    if (ok)
+      json_int(&w, r.dim - r.rank);
+    else
+      json_double(&w, NAN); /* null: the rank test's factorization failed */
+    json_key(&w, "redundant_constraints");
+    json_begin_array(&w);
+    for (int i = 0; ok && i < r.ncons; i++) {
+      json_begin_object(&w);
+      json_key(&w, "name");
+      json_string(&w, p->s.cons_name[r.cons[i]]);
+      json_key(&w, "rows");
+      json_int(&w, redundant_count(r.rows[i]));
+      json_end_object(&w);
+    }
+    json_end_array(&w);
+    arena_free(&t);
   }
   json_key(&w, "flop_convention");
   json_string(&w, "block LDL^T: 2*(d^3/6 + h*d^2 + d*h*(h+1)/2) per pivot of degree d, column height h");

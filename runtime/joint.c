@@ -62,11 +62,23 @@ static void side_eval(const rt_pose *pose, const double anchor[3], const double 
 }
 
 /* Stores one Jacobian row; a NULL block is stored as zeros. */
+/* Three values, or three zeros for NULL. */
+static void put3(double *dst, const double *src) {
+  if (src != NULL) {
+    dst[0] = src[0];
+    dst[1] = src[1];
+    dst[2] = src[2];
+  } else {
+    dst[0] = dst[1] = dst[2] = 0.0;
+  }
+}
+
 void rt__jrow_put(double *row, const double va[3], const double wa[3], const double vb[3],
                     const double wb[3]) {
-  const double *blk[4] = {va, wa, vb, wb};
-  for (int i = 0; i < 4; i++)
-    for (int k = 0; k < 3; k++) row[3 * i + k] = blk[i] ? blk[i][k] : 0.0;
+  put3(row, va);
+  put3(row + 3, wa);
+  put3(row + 6, vb);
+  put3(row + 9, wb);
 }
 
 double *rt__jrow_ptr(double *J, int row) { return J ? J + 12 * row : NULL; }

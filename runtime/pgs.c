@@ -3,9 +3,86 @@
  * and applying impulses to velocities. It works on rows and velocities
  * alone and calls no other module. */
 #include <stddef.h>
+#include <string.h>
 
 #include "world.h"
 
+/* Vector forms with GCC or Clang: 2-lane operations whose lanes are the
+ * scalar IEEE operations (no contraction under -ffp-contract=off), so they
+ * give the bits of the scalar code; sums of products still add the
+ * products one by one in order. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(PGS_SCALAR) /* PGS_SCALAR: make check-bitwise */
+#define PGS_INLINE static inline __attribute__((always_inline))
+#define PGS_VECTOR 1
+#else
+#define PGS_INLINE static inline
+#define PGS_VECTOR 0
+#endif
+
+#if PGS_VECTOR
+typedef double pgs_v2 __attribute__((vector_size(16)));
+typedef struct vel6 {
+  pgs_v2 x0, x1, x2;
+} vel6;
+
+PGS_INLINE pgs_v2 load2(const double *p) {
+  pgs_v2 v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+PGS_INLINE void store2(double *p, pgs_v2 v) { memcpy(p, &v, sizeof v); }
+PGS_INLINE vel6 load6(const double *p) {
+  const vel6 v = {load2(p), load2(p + 2), load2(p + 4)};
+  return v;
+}
+PGS_INLINE void store6(double *p, vel6 v) {
+  store2(p, v.x0);
+  store2(p + 2, v.x1);
+  store2(p + 4, v.x2);
+}
+
+/* s + j_0 v_0 + ... + j_5 v_5, added one by one in that order. */
+PGS_INLINE double dot6(const double *restrict j, vel6 v, double s) {
+  const pgs_v2 p0 = load2(j) * v.x0, p1 = load2(j + 2) * v.x1, p2 = load2(j + 4) * v.x2;
+  s += p0[0];
+  s += p0[1];
+  s += p1[0];
+  s += p1[1];
+  s += p2[0];
+  s += p2[1];
+  return s;
+}
+
+PGS_INLINE void axpy6(const double *restrict w, pgs_v2 d, vel6 *v) {
+  v->x0 += load2(w) * d;
+  v->x1 += load2(w + 2) * d;
+  v->x2 += load2(w + 4) * d;
+}
+
+/* J v of a row: side a's six products, then side b's, added one by one from
+ * 0.0 (a side on the world, NULL, contributes nothing). */
+PGS_INLINE double row_dot(const double *J, const double *va, const double *vb) {
+  double s = 0.0;
+  if (va != NULL) s = dot6(J, load6(va), s);
+  if (vb != NULL) s = dot6(J + 6, load6(vb), s);
+  return s;
+}
+
+/* v += (W J^T) dl on side a, then on side b (which may be the same body). */
+PGS_INLINE void row_axpy(const double *WJ, double dl, double *va, double *vb) {
+  const pgs_v2 d = {dl, dl};
+  if (va != NULL) {
+    vel6 v = load6(va);
+    axpy6(WJ, d, &v);
+    store6(va, v);
+  }
+  if (vb != NULL) {
+    vel6 v = load6(vb);
+    axpy6(WJ + 6, d, &v);
+    store6(vb, v);
+  }
+}
+#else
 static double row_dot(const double *J, const double *va, const double *vb) {
   double s = 0.0;
   if (va != NULL)
@@ -21,6 +98,8 @@ static void row_axpy(const double *WJ, double dl, double *va, double *vb) {
   if (vb != NULL)
     for (int k = 0; k < 6; k++) vb[k] += WJ[6 + k] * dl;
 }
+#endif
+
 
 static double *body_vel(double *vel, int b) { return b == RT_WORLD ? NULL : vel + 6 * (size_t)b; }
 
@@ -28,27 +107,183 @@ double rt__pgs_row_velocity(const rt__rows *r, int i, const double *vel) {
   return row_dot(r->J + 12 * (size_t)i, body_vel((double *)vel, r->a[i]), body_vel((double *)vel, r->b[i]));
 }
 
-void rt__pgs_sweep(rt__rows *r, int first, int last, double *vel) {
-  for (int i = first; i < last; i++) {
-    if (r->inv_diag[i] == 0.0) continue;
-    double *va = body_vel(vel, r->a[i]), *vb = body_vel(vel, r->b[i]);
-    const double jv = row_dot(r->J + 12 * (size_t)i, va, vb);
-    const double old = r->lambda[i];
-    double l = old + (r->rhs[i] - jv) * r->inv_diag[i];
-    if (r->normal[i] >= 0) { /* friction: within the current normal impulse */
-      r->hi[i] = r->mu[i] * r->lambda[r->normal[i]];
-      r->lo[i] = -r->hi[i];
+/*---- the sweep -------------------------------------------------------------
+ * The same operations in the same order as row_dot and row_axpy, so the
+ * results are bitwise those of the plain loop (tests/test_pgs.c and make
+ * check-bitwise compare them): J v summed term by term from 0.0 (side a,
+ * then side b), the clamp, each velocity += (W J^T)_k dl. What changes is
+ * the instructions that do it:
+ *   - rows come in runs on the same two sides (a joint's rows, a contact's
+ *     three); on two dynamic bodies (distinct, no friction row) a run keeps
+ *     the 12 velocities in registers from its first row to its last,
+ *     instead of a store and a load between rows;
+ *   - two consecutive runs on disjoint bodies are interleaved row by row
+ *     (rt__pgs_sweep);
+ *   - with GCC or Clang, products and the axpy are 2-lane vector
+ *     operations: each lane is the scalar IEEE operation (no contraction
+ *     under -ffp-contract=off), and J v still sums its products one by one
+ *     in the reference order. Other compilers run the plain row. */
+
+/* Row i on the velocities in memory va, vb (NULL: the world), as row_dot
+ * and row_axpy do it; friction rows take their bounds from their normal
+ * row's current impulse. */
+static void sweep_row(rt__rows *r, int i, double *va, double *vb) {
+  const double id = r->inv_diag[i];
+  if (id == 0.0) return;
+  const double jv = row_dot(r->J + 12 * (size_t)i, va, vb);
+  const double old = r->lambda[i];
+  double l = old + (r->rhs[i] - jv) * id;
+  if (r->normal[i] >= 0) {
+    r->hi[i] = r->mu[i] * r->lambda[r->normal[i]];
+    r->lo[i] = -r->hi[i];
+  }
+  if (l < r->lo[i]) l = r->lo[i];
+  if (l > r->hi[i]) l = r->hi[i];
+  r->lambda[i] = l;
+  row_axpy(r->WJ + 12 * (size_t)i, l - old, va, vb);
+}
+
+/* A run: rows [s, e) on the same two sides and their velocities; fast: both
+ * sides dynamic and distinct, and no friction row (every row's bounds are
+ * fixed for the sweep). */
+typedef struct run {
+  int s, e;
+  double *va, *vb;
+  int fast;
+} run;
+
+PGS_INLINE run scan_run(const rt__rows *r, int i, int last, double *vel) {
+  const int a = r->a[i], b = r->b[i];
+  run u = {i, i, body_vel(vel, a), body_vel(vel, b), a != b && a != RT_WORLD && b != RT_WORLD};
+  int friction = 0;
+  do
+    friction |= r->normal[u.e] >= 0;
+  while (++u.e < last && r->a[u.e] == a && r->b[u.e] == b);
+  if (friction) u.fast = 0;
+  return u;
+}
+
+PGS_INLINE int shares_body(const rt__rows *r, int i, int k) {
+  const int a0 = r->a[i], b0 = r->b[i], a1 = r->a[k], b1 = r->b[k];
+  return (a0 != RT_WORLD && (a0 == a1 || a0 == b1)) || (b0 != RT_WORLD && (b0 == a1 || b0 == b1));
+}
+
+#if PGS_VECTOR
+/* Row i of a fast run, on velocities held in registers. */
+PGS_INLINE void fast_row(rt__rows *r, int i, vel6 *va, vel6 *vb) {
+  const double id = r->inv_diag[i];
+  if (id == 0.0) return;
+  const double *restrict j = r->J + 12 * (size_t)i;
+  const double jv = dot6(j + 6, *vb, dot6(j, *va, 0.0));
+  const double old = r->lambda[i];
+  double l = old + (r->rhs[i] - jv) * id;
+  if (l < r->lo[i]) l = r->lo[i];
+  if (l > r->hi[i]) l = r->hi[i];
+  r->lambda[i] = l;
+  const double dl = l - old;
+  const pgs_v2 d = {dl, dl};
+  const double *restrict w = r->WJ + 12 * (size_t)i;
+  axpy6(w, d, va);
+  axpy6(w + 6, d, vb);
+}
+
+static void sweep_run(rt__rows *r, const run *u) {
+  if (!u->fast) {
+    for (int i = u->s; i < u->e; i++) sweep_row(r, i, u->va, u->vb);
+    return;
+  }
+  vel6 a = load6(u->va), b = load6(u->vb);
+  for (int i = u->s; i < u->e; i++) fast_row(r, i, &a, &b);
+  store6(u->va, a);
+  store6(u->vb, b);
+}
+
+/* Runs u and w (disjoint bodies) row by row, then the rest of the longer. */
+static void sweep_pair(rt__rows *r, const run *u, const run *w) {
+  if (!u->fast || !w->fast) {
+    int x = u->s, y = w->s;
+    for (; x < u->e || y < w->e; x++, y++) {
+      if (x < u->e) sweep_row(r, x, u->va, u->vb);
+      if (y < w->e) sweep_row(r, y, w->va, w->vb);
     }
-    if (l < r->lo[i]) l = r->lo[i];
-    if (l > r->hi[i]) l = r->hi[i];
-    r->lambda[i] = l;
-    row_axpy(r->WJ + 12 * (size_t)i, l - old, va, vb);
+    return;
+  }
+  vel6 a = load6(u->va), b = load6(u->vb), c = load6(w->va), d = load6(w->vb);
+  int x = u->s, y = w->s;
+  for (; x < u->e && y < w->e; x++, y++) {
+    fast_row(r, x, &a, &b);
+    fast_row(r, y, &c, &d);
+  }
+  for (; x < u->e; x++) fast_row(r, x, &a, &b);
+  for (; y < w->e; y++) fast_row(r, y, &c, &d);
+  store6(u->va, a);
+  store6(u->vb, b);
+  store6(w->va, c);
+  store6(w->vb, d);
+}
+#else
+static void sweep_run(rt__rows *r, const run *u) {
+  for (int i = u->s; i < u->e; i++) sweep_row(r, i, u->va, u->vb);
+}
+
+static void sweep_pair(rt__rows *r, const run *u, const run *w) {
+  int x = u->s, y = w->s;
+  for (; x < u->e || y < w->e; x++, y++) {
+    if (x < u->e) sweep_row(r, x, u->va, u->vb);
+    if (y < w->e) sweep_row(r, y, w->va, w->vb);
+  }
+}
+#endif
+
+/* Two runs on disjoint bodies touch disjoint velocities and impulses (a
+ * friction row reads the normal row of its own contact, in its own run), so
+ * each row of one commutes with every row of the other: interleaving them
+ * row by row gives bitwise the results of the first run followed by the
+ * second, while their two dependency chains (dot, clamp, axpy on the same
+ * bodies) overlap in the processor. */
+void rt__pgs_sweep(rt__rows *r, int first, int last, double *vel) {
+  int i = first;
+  while (i < last) {
+    const run u = scan_run(r, i, last, vel);
+    if (u.e < last && !shares_body(r, u.s, u.e)) {
+      const run w = scan_run(r, u.e, last, vel);
+      sweep_pair(r, &u, &w);
+      i = w.e;
+    } else {
+      sweep_run(r, &u);
+      i = u.e;
+    }
   }
 }
 
+/* Runs of rows on the same two distinct dynamic bodies keep the bodies'
+ * velocities in registers, as the sweep does; the same operations in the
+ * same order as row_axpy row after row. */
 void rt__pgs_apply(const rt__rows *r, int first, int last, const double *dl, double *vel) {
-  for (int i = first; i < last; i++)
-    if (dl[i] != 0.0) row_axpy(r->WJ + 12 * (size_t)i, dl[i], body_vel(vel, r->a[i]), body_vel(vel, r->b[i]));
+  int i = first;
+  while (i < last) {
+    const int a = r->a[i], b = r->b[i];
+    int e = i + 1;
+    while (e < last && r->a[e] == a && r->b[e] == b) e++;
+#if PGS_VECTOR
+    if (a != b && a != RT_WORLD && b != RT_WORLD) {
+      double *pa = vel + 6 * (size_t)a, *pb = vel + 6 * (size_t)b;
+      vel6 va = load6(pa), vb = load6(pb);
+      for (; i < e; i++) {
+        if (dl[i] == 0.0) continue;
+        const pgs_v2 d = {dl[i], dl[i]};
+        const double *w = r->WJ + 12 * (size_t)i;
+        axpy6(w, d, &va);
+        axpy6(w + 6, d, &vb);
+      }
+      store6(pa, va);
+      store6(pb, vb);
+      continue;
+    }
+#endif
+    for (; i < e; i++)
+      if (dl[i] != 0.0) row_axpy(r->WJ + 12 * (size_t)i, dl[i], body_vel(vel, a), body_vel(vel, b));
+  }
 }
 
 /* The slices' prefetches walk [f, f + bytes) line by line, however

@@ -1,0 +1,207 @@
+/* test_redundant.c -- the rank of the equality rows (gen/redundant.c)
+ * against a dense rank of J with complete pivoting, on every sample and on
+ * small loops whose redundancy is known by hand; the joint types it
+ * suggests; and that the generated program does not depend on it. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "load.h"
+#include "numeric.h"
+#include "program.h"
+#include "redundant.h"
+
+typedef struct built {
+  arena a;
+  mech m;
+  program p;
+} built;
+
+static void build_from(built *b, const char *path, const char *src) {
+  arena_init(&b->a);
+  diag_list d;
+  diag_init(&d);
+  program_options o;
+  program_default_options(&o);
+  gen_status st = src ? load_mech_string(&b->a, path, src, NULL, &b->m, &d) : load_mech(&b->a, path, NULL, &b->m, &d);
+  if (st == GEN_OK) st = program_build(&b->a, &b->m, &o, &b->p, &d);
+  if (st != GEN_OK) diag_print(&d, stderr);
+  diag_free(&d);
+  assert_int_equal(st, GEN_OK);
+}
+
+/* Rank of the dim x (6 x dynamic solver bodies) Jacobian at the initial
+ * pose by Gaussian elimination with complete pivoting: the rank of
+ * J W J^T, W being positive definite on the dynamic bodies. */
+static int dense_rank(const program *p) {
+  arena a;
+  arena_init(&a);
+  numeric num;
+  numeric_build(&a, p, &num);
+  const smech *s = &p->s;
+  const int rows = s->dim, cols = 6 * s->nbody;
+  double *A = calloc((size_t)rows * (size_t)cols + 1, sizeof *A);
+  assert_non_null(A);
+  for (int c = 0; c < s->ncons; c++)
+    for (int r = 0; r < s->cons_degree[c]; r++) {
+      const double *j = num.J + 12 * (size_t)(num.row[c] + r);
+      const int side[2] = {s->cons_a[c], s->cons_b[c]};
+      for (int k = 0; k < 2; k++) {
+        if (side[k] == MECH_WORLD || s->body_fixed[side[k]]) continue;
+        for (int q = 0; q < 6; q++) A[(size_t)(num.row[c] + r) * cols + 6 * side[k] + q] += j[6 * k + q];
+      }
+    }
+  double amax = 0.0;
+  for (size_t i = 0; i < (size_t)rows * cols; i++) amax = fmax(amax, fabs(A[i]));
+  int rank = 0;
+  for (int k = 0; k < rows && k < cols; k++) {
+    int pr = -1, pc = -1;
+    double best = 0.0;
+    for (int i = k; i < rows; i++)
+      for (int j = k; j < cols; j++)
+        if (fabs(A[(size_t)i * cols + j]) > best) {
+          best = fabs(A[(size_t)i * cols + j]);
+          pr = i;
+          pc = j;
+        }
+    if (!(best > 1e-9 * amax)) break;
+    for (int j = 0; j < cols; j++) { /* swap rows k, pr */
+      const double t = A[(size_t)k * cols + j];
+      A[(size_t)k * cols + j] = A[(size_t)pr * cols + j];
+      A[(size_t)pr * cols + j] = t;
+    }
+    for (int i = 0; i < rows; i++) { /* swap columns k, pc */
+      const double t = A[(size_t)i * cols + k];
+      A[(size_t)i * cols + k] = A[(size_t)i * cols + pc];
+      A[(size_t)i * cols + pc] = t;
+    }
+    for (int i = k + 1; i < rows; i++) {
+      const double f = A[(size_t)i * cols + k] / A[(size_t)k * cols + k];
+      for (int j = k; j < cols; j++) A[(size_t)i * cols + j] -= f * A[(size_t)k * cols + j];
+    }
+    rank++;
+  }
+  free(A);
+  arena_free(&a);
+  return rank;
+}
+
+static void test_samples_match_dense_rank(void **state) {
+  (void)state;
+  static const char *const names[] = {"buggy", "chain", "elimination_example", "multi_wheel", "scissor_lift", "tank",
+                                      "track"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/mechanisms/%s.lua", SRC_DIR, names[i]);
+    built b;
+    build_from(&b, path, NULL);
+    redundant r;
+    assert_int_equal(redundant_analyze(&b.a, &b.p, &r), 0);
+    const int dense = dense_rank(&b.p);
+    if (r.rank != dense) fail_msg("%s: rank %d, dense rank %d", names[i], r.rank, dense);
+    int listed = 0;
+    for (int k = 0; k < r.ncons; k++) listed += redundant_count(r.rows[k]);
+    assert_int_equal(listed, r.dim - r.rank);
+    arena_free(&b.a);
+  }
+}
+
+/* A closed loop of n hinges with parallel axes (a planar n-bar ring,
+ * floating): out-of-plane translation and the two tilts are imposed n
+ * times: 3 redundant rows, on the hinge eliminated last. */
+static void test_planar_ring(void **state) {
+  (void)state;
+  static const char src[] =
+      "local m = { name = 'ring', bodies = {}, constraints = {} }\n"
+      "local n = 6\n"
+      "for i = 1, n do\n"
+      "  local a = 2 * math.pi * (i - 0.5) / n\n"
+      "  m.bodies[i] = { name = 'link' .. i, mass = 1 + i, box = { 0.1, 0.1, 0.4 },\n"
+      "                  pos = { math.cos(a), 0, math.sin(a) } }\n"
+      "end\n"
+      "for i = 1, n do\n"
+      "  local a = 2 * math.pi * i / n\n"
+      "  m.constraints[i] = { name = 'pin' .. i, type = 'hinge', a = 'link' .. i,\n"
+      "    b = 'link' .. (i % n + 1), anchor = { math.cos(a), 0, math.sin(a) }, axis = { 0, 1, 0 } }\n"
+      "end\n"
+      "return m\n";
+  built b;
+  build_from(&b, "ring.lua", src);
+  redundant r;
+  assert_int_equal(redundant_analyze(&b.a, &b.p, &r), 0);
+  assert_int_equal(r.dim, 30);
+  assert_int_equal(r.rank, 27);
+  assert_int_equal(dense_rank(&b.p), 27);
+  assert_int_equal(r.ncons, 1);
+  assert_int_equal(redundant_count(r.rows[0]), 3);
+  arena_free(&b.a);
+}
+
+/* A tree has no redundant rows, whatever its mass ratios. */
+static void test_tree_has_none(void **state) {
+  (void)state;
+  char path[1024];
+  snprintf(path, sizeof path, "%s/mechanisms/chain.lua", SRC_DIR);
+  built b;
+  build_from(&b, path, NULL);
+  redundant r;
+  assert_int_equal(redundant_analyze(&b.a, &b.p, &r), 0);
+  assert_int_equal(r.rank, r.dim);
+  assert_int_equal(r.ncons, 0);
+  arena_free(&b.a);
+}
+
+static void test_suggestions(void **state) {
+  (void)state;
+  assert_non_null(strstr(redundant_suggestion(RT_HINGE, 0x18u), "ball"));
+  assert_non_null(strstr(redundant_suggestion(RT_HINGE, 0x08u), "universal"));
+  assert_null(redundant_suggestion(RT_HINGE, 0x02u)); /* positional only */
+  assert_non_null(strstr(redundant_suggestion(RT_WELD, 0x38u), "ball"));
+  assert_non_null(strstr(redundant_suggestion(RT_WELD, 0x20u), "hinge"));
+  assert_non_null(strstr(redundant_suggestion(RT_UNIVERSAL, 0x08u), "ball"));
+  assert_non_null(strstr(redundant_suggestion(RT_PRISMATIC, 0x04u), "cylindrical"));
+  assert_null(redundant_suggestion(RT_BALL, 0x01u));
+  assert_int_equal(redundant_count(0x1du), 4);
+}
+
+/* ldlgen prints the note on stderr; the generated program is the same
+ * bytes with or without it (the note comes after the output). */
+static void test_ldlgen_note(void **state) {
+  (void)state;
+  char cmd[2048], line[1024];
+  snprintf(cmd, sizeof cmd, "%s %s/mechanisms/track.lua --stats 2>&1 >/dev/null", LDLGEN_PATH, SRC_DIR);
+  FILE *f = popen(cmd, "r");
+  assert_non_null(f);
+  int summary = 0, named = 0;
+  while (fgets(line, sizeof line, f)) {
+    summary |= strstr(line, "note: 3 of the 200 equality rows are redundant") != NULL;
+    named |= strstr(line, "(hinge): 3 of its 5 rows are redundant; a ball joint") != NULL;
+  }
+  assert_int_equal(pclose(f), 0);
+  assert_true(summary);
+  assert_true(named);
+  snprintf(cmd, sizeof cmd, "%s %s/mechanisms/track.lua --stats 2>/dev/null", LDLGEN_PATH, SRC_DIR);
+  f = popen(cmd, "r");
+  assert_non_null(f);
+  int key = 0;
+  while (fgets(line, sizeof line, f)) key |= strstr(line, "\"redundant_rows\": 3,") != NULL;
+  assert_int_equal(pclose(f), 0);
+  assert_true(key);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_samples_match_dense_rank),
+      cmocka_unit_test(test_planar_ring),
+      cmocka_unit_test(test_tree_has_none),
+      cmocka_unit_test(test_suggestions),
+      cmocka_unit_test(test_ldlgen_note),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
