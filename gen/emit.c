@@ -423,6 +423,65 @@ gen_status emit_program(const program *p, const emit_options *o, emit_output *ou
   return st;
 }
 
+/* The view of rt_kernels.h: every kernel of both precisions. */
+typedef struct kernels_view {
+  const emit_options *o;
+} kernels_view;
+
+static void push_kernel_list(lua_State *L, const emit_kernel *ks, int n) {
+  lua_createtable(L, n, 0);
+  for (int i = 0; i < n; i++) {
+    char name[64];
+    emit_kernel_name(&ks[i], name, sizeof name);
+    lua_createtable(L, 0, 5);
+    set_str(L, "kind", emit_kernel_kind_name(ks[i].kind));
+    set_str(L, "name", name);
+    set_int(L, "m", ks[i].m);
+    set_int(L, "n", ks[i].n);
+    set_int(L, "d", ks[i].d);
+    append(L);
+  }
+}
+
+static void build_kernels_view(lua_State *L, void *ud) {
+  const kernels_view *v = ud;
+  char buf[256];
+  lua_createtable(L, 0, 4);
+  snprintf(buf, sizeof buf, "ldlgen %s", v->o->version);
+  set_str(L, "generator", buf);
+  set_int(L, "vector_align", TARGET_VECTOR_ALIGN);
+  lua_createtable(L, 2, 0);
+  static const rt_precision prec[2] = {RT_FLOAT, RT_DOUBLE};
+  static emit_kernel ks[EMIT_ALL_KERNELS_MAX];
+  for (int i = 0; i < 2; i++) {
+    int n = emit_all_kernels(prec[i], ks, EMIT_ALL_KERNELS_MAX);
+    if (n > EMIT_ALL_KERNELS_MAX) abort(); /* EMIT_ALL_KERNELS_MAX too small */
+    lua_createtable(L, 0, 4);
+    set_str(L, "scalar", prec[i] == RT_DOUBLE ? "double" : "float");
+    set_int(L, "double", prec[i] == RT_DOUBLE);
+    push_kernel_list(L, ks, n);
+    lua_setfield(L, -2, "kernels");
+    push_targets(L, prec[i]);
+    lua_setfield(L, -2, "targets");
+    append(L);
+  }
+  lua_setfield(L, -2, "precisions");
+}
+
+gen_status emit_kernels_header(const emit_options *o, char **text, size_t *len, diag_list *d) {
+  static const char *const names[] = {"kernels.h.tpl"};
+  kernels_view v = {o};
+  tpl_text t;
+  *text = NULL;
+  *len = 0;
+  gen_status st = tpl_render(o->templates_dir, build_kernels_view, &v, 1, names, &t, d);
+  if (st == GEN_OK) {
+    *text = t.text;
+    *len = t.len;
+  }
+  return st;
+}
+
 void emit_output_free(emit_output *out) {
   free(out->c);
   free(out->h);

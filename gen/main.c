@@ -12,6 +12,7 @@
 #include "load.h"
 #include "outfile.h"
 #include "program.h"
+#include "subcmd.h"
 #include "typedoc.h"
 
 #define LDLGEN_VERSION "0.1"
@@ -22,6 +23,7 @@ static void usage(FILE *out) {
         "                       [--stats] [--dot FILE] [--report FILE]\n"
         "       ldlgen --table MECH.lua...\n"
         "       ldlgen --types\n"
+        "       ldlgen --kernels-header FILE  (rt_kernels.h, the kernels programs share)\n"
         "\n"
         "  -o OUT.c       write the program and the mechanism as C: OUT.c and its\n"
         "                 header OUT.h (ID_program, ID_desc, ID_settings, ID_create,\n"
@@ -245,8 +247,10 @@ static void print_table(FILE *out, const program *p) {
 }
 
 int main(int argc, char **argv) {
+  int rc = subcmd_main(argc, argv, LDLGEN_VERSION);
+  if (rc >= 0) return rc;
   options o;
-  int rc = parse_args(argc, argv, &o);
+  rc = parse_args(argc, argv, &o);
   if (rc) {
     free(o.inputs);
     return rc;

@@ -8,9 +8,10 @@
  * LDL^T of its node block, its edge column turned into L = E l^-T D^-1 in
  * panels of rows (keeping Y = E l^-T, transposed, in the temporary), and one
  * kernel call per block pair of the reduction C -= L Y^T (the RSI grouped by
- * target block, whose workspace offset is a literal). The kernels below are
- * the reference arithmetic of rt.h specialized by degree; vector lanes hold
- * independent results, so every instruction set gives the same bits.
+ * target block, whose workspace offset is a literal). The kernels, in
+ * rt_kernels.h, are the reference arithmetic of rt.h specialized by degree;
+ * vector lanes hold independent results, so every instruction set gives the
+ * same bits.
  *
  * After the program, the mechanism: its world description chain_desc,
  * its settings chain_settings and chain_create, which makes its world.
@@ -44,21 +45,11 @@
 
 #include <math.h> /* HUGE_VAL: the mechanism's unbounded limits */
 
-typedef float scalar;
-/* vectors of 2, 4, ... scalars (GCC/Clang vector extensions), loaded and
- * stored at any scalar-aligned address, up to the widest the target has
- * registers for; none in plain C (the vector kernels below are written once
- * per target, under the same conditions) */
-#if defined(LDLPGS_NO_VECTOR) || !defined(__GNUC__)
-/* no vector types: plain C */
-#elif defined(__AVX__)
-typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
-typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
-typedef scalar v8 __attribute__((vector_size(8 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
-#else
-typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
-typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
-#endif
+/* the kernels every unrolled program shares (rt_kernels.h, installed with
+ * rt.h), for float and this program's Y^T stride */
+#define RT_KERNELS_DOUBLE 0
+#define RT_KERNELS_ET_LD 8
+#include "rt_kernels.h"
 
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
 
@@ -169,197 +160,6 @@ static const int32_t rsi[60] = {
     112, 114, 115, 116, 126, 129, 130, 132, 133, 134, 144, 147, 148, 150, 151, 152,
     162, 165, 166, 168, 169, 170, 180, 183, 184, 186, 187, 188,
 };
-
-/*---- kernels -----------------------------------------------------------------*/
-
-/* Dense LDL^T of a 3 x 3 node block in place (rt.h factor step 1,
- * right-looking): unit lower l below the diagonal, D on it, and the
- * reciprocals 1/D in rinv. Returns 1 if the block is not positive
- * definite. */
-static int factor_node_3(scalar *restrict n, scalar *restrict rinv) {
-  if (!(n[0] > 0)) return 1;
-  const scalar r0 = 1 / n[0];
-  rinv[0] = r0;
-  const scalar u1_0 = n[3];
-  const scalar u2_0 = n[6];
-  n[3] = u1_0 * r0;
-  n[6] = u2_0 * r0;
-  n[4] = n[4] - (u1_0 * u1_0) * r0;
-  n[8] = n[8] - (u2_0 * u2_0) * r0;
-  n[7] = n[7] - n[6] * u1_0;
-  /* column 1 */
-  if (!(n[4] > 0)) return 1;
-  const scalar r1 = 1 / n[4];
-  rinv[1] = r1;
-  const scalar u2_1 = n[7];
-  n[7] = u2_1 * r1;
-  n[8] = n[8] - (u2_1 * u2_1) * r1;
-  /* column 2 */
-  if (!(n[8] > 0)) return 1;
-  const scalar r2 = 1 / n[8];
-  rinv[2] = r2;
-  return 0;
-}
-
-/* x = l^-1 x for the unit lower l of a factored 3 x 3 node block (rt.h
- * solve, forward). */
-static void node_forward_3(const scalar *restrict n, scalar *restrict x) {
-  x[1] = x[1] - n[3] * x[0];
-  x[2] = x[2] - n[6] * x[0] - n[7] * x[1];
-}
-
-/* x = D^-1 x for the diagonal D of a factored 3 x 3 node block (rt.h
- * solve, forward). */
-static void node_diag_3(const scalar *restrict n, scalar *restrict x) {
-  x[0] = x[0] / n[0];
-  x[1] = x[1] / n[4];
-  x[2] = x[2] / n[8];
-}
-
-/* x = l^-T x for the unit lower l of a factored 3 x 3 node block (rt.h
- * solve, backward). */
-static void node_backward_3(const scalar *restrict n, scalar *restrict x) {
-  x[1] = x[1] - n[7] * x[2];
-  x[0] = x[0] - n[6] * x[2] - n[3] * x[1];
-}
-
-/* xq -= L xp for a 3 x 3 block L (rt.h solve, forward). */
-static void forward_3x3(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2];
-  xq[1] -= l[3] * xp[0] + l[4] * xp[1] + l[5] * xp[2];
-  xq[2] -= l[6] * xp[0] + l[7] * xp[1] + l[8] * xp[2];
-}
-
-/* s = L^T xq for a 3 x 3 block L, rows from the last: the first
- * block of a pivot's backward sum, which runs over the blocks from the
- * last (rt.h solve, backward). */
-static void backward_set_3x3(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[6] * xq[2] + l[3] * xq[1] + l[0] * xq[0];
-  s[1] = l[7] * xq[2] + l[4] * xq[1] + l[1] * xq[0];
-  s[2] = l[8] * xq[2] + l[5] * xq[1] + l[2] * xq[0];
-}
-
-/* x -= s, 3 rows: the end of a pivot's backward step. */
-static void subtract_3(scalar *restrict x, const scalar *restrict s) {
-  x[0] -= s[0];
-  x[1] -= s[1];
-  x[2] -= s[2];
-}
-
-/*---- vector kernels: one body per vector width, the same results ------------*/
-
-#if defined(LDLPGS_NO_VECTOR) || !defined(__GNUC__)
-/* plain C, one scalar at a time: LDLPGS_NO_VECTOR, or no GCC/Clang vector extensions */
-
-/* 3 rows of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 8), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_3x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 3; r++) {
-    scalar y[3];
-    for (int i = 0; i < 3; i++) {
-      scalar s = e[r * 3 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 3 + q] * y[q];
-      y[i] = s;
-      et[i * 8 + r] = s;
-      e[r * 3 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 3 (rt.h
- * factor step 3, a diagonal block pair), one entry at a time. */
-static void reduce_tri_3_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 3; r++)
-    for (int j = 0; j < r + 1; j++) {
-      scalar s = l[r * 3] * et[j];
-      for (int q = 1; q < 3; q++) s += l[r * 3 + q] * et[q * 8 + j];
-      c[r * 3 + j] -= s;
-    }
-}
-
-#elif defined(__AVX__)
-/* AVX: 32-byte vectors */
-
-/* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 8), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_3x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0 = {e[0], e[3], e[6], 0};
-  const v4 e1 = {e[1], e[4], e[7], 0};
-  const v4 e2 = {e[2], e[5], e[8], 0};
-  const v4 y0 = e0;
-  const v4 y1 = e1 - n[3] * y0;
-  const v4 y2 = e2 - n[6] * y0 - n[7] * y1;
-  *(v4 *)(et + 0) = y0;
-  *(v4 *)(et + 8) = y1;
-  *(v4 *)(et + 16) = y2;
-  const v4 z0 = y0 * rinv[0];
-  const v4 z1 = y1 * rinv[1];
-  const v4 z2 = y2 * rinv[2];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z0[1];
-  e[4] = z1[1];
-  e[5] = z2[1];
-  e[6] = z0[2];
-  e[7] = z1[2];
-  e[8] = z2[2];
-}
-
-/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 3 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_3_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[8] + l[2] * et[16];
-  *(v2 *)(c + 3) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 8) + l[5] * *(const v2 *)(et + 16);
-  *(v2 *)(c + 6) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 8) + l[8] * *(const v2 *)(et + 16);
-  c[8] -= l[6] * et[2] + l[7] * et[10] + l[8] * et[18];
-}
-
-#else
-/* 16-byte vectors (SSE2, the x86-64 baseline; NEON) */
-
-/* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 8), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_3x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0 = {e[0], e[3], e[6], 0};
-  const v4 e1 = {e[1], e[4], e[7], 0};
-  const v4 e2 = {e[2], e[5], e[8], 0};
-  const v4 y0 = e0;
-  const v4 y1 = e1 - n[3] * y0;
-  const v4 y2 = e2 - n[6] * y0 - n[7] * y1;
-  *(v4 *)(et + 0) = y0;
-  *(v4 *)(et + 8) = y1;
-  *(v4 *)(et + 16) = y2;
-  const v4 z0 = y0 * rinv[0];
-  const v4 z1 = y1 * rinv[1];
-  const v4 z2 = y2 * rinv[2];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z0[1];
-  e[4] = z1[1];
-  e[5] = z2[1];
-  e[6] = z0[2];
-  e[7] = z1[2];
-  e[8] = z2[2];
-}
-
-/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 3 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_3_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[8] + l[2] * et[16];
-  *(v2 *)(c + 3) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 8) + l[5] * *(const v2 *)(et + 16);
-  *(v2 *)(c + 6) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 8) + l[8] * *(const v2 *)(et + 16);
-  c[8] -= l[6] * et[2] + l[7] * et[10] + l[8] * et[18];
-}
-
-#endif
 
 /*---- factor: one function per pivot ------------------------------------------*/
 

@@ -2,14 +2,6 @@
 --% -- program's tables, in unrolled mode the kernels and the factor/solve
 --% -- functions (unrolled.tpl), and the exported program object.
 --% local S = P.stats
---% -- The directive of row i of the target table (gen/target.h, P.targets)
---% -- in a chain of branches: #if for the first, #elif for the next, #else
---% -- for the last, which has no condition. Global: kernels.tpl uses it too.
---% function target_directive(i, t)
---%   if i == 1 then return "#if " .. t.condition end
---%   if t.condition == "" then return "#else" end
---%   return "#elif " .. t.condition
---% end
 --% local width = 0
 --% for _, p in ipairs(P.pivots) do width = math.max(width, #p.name) end
 --% local twidth = 0
@@ -25,9 +17,10 @@
  * LDL^T of its node block, its edge column turned into L = E l^-T D^-1 in
  * panels of rows (keeping Y = E l^-T, transposed, in the temporary), and one
  * kernel call per block pair of the reduction C -= L Y^T (the RSI grouped by
- * target block, whose workspace offset is a literal). The kernels below are
- * the reference arithmetic of rt.h specialized by degree; vector lanes hold
- * independent results, so every instruction set gives the same bits.
+ * target block, whose workspace offset is a literal). The kernels, in
+ * rt_kernels.h, are the reference arithmetic of rt.h specialized by degree;
+ * vector lanes hold independent results, so every instruction set gives the
+ * same bits.
 --% else
  * Tables mode: factor and solve are NULL, the runtime's interpreter runs the
  * tables below.
@@ -62,31 +55,11 @@
 #include <math.h> /* HUGE_VAL: the mechanism's unbounded limits */
 
 --% if P.mode == "unrolled" then
-typedef $(P.scalar) scalar;
-/* vectors of 2, 4, ... scalars (GCC/Clang vector extensions), loaded and
- * stored at any scalar-aligned address, up to the widest the target has
- * registers for; none in plain C (the vector kernels below are written once
- * per target, under the same conditions) */
---%   -- one branch per row of the target table (gen/target.h), as in
---%   -- kernels.tpl; vectors aligned as the description says
---%   -- (P.vector_align scalars)
---%   local align = P.vector_align == 1 and "sizeof(scalar)" or fmt("%d * sizeof(scalar)", P.vector_align)
---%   for i, t in ipairs(P.targets) do
---%     if #P.targets > 1 then
-$(target_directive(i, t))
---%     end
---%     if t.bytes == 0 then
-/* no vector types: plain C */
---%     end
---%     local w = 2
---%     while w <= t.lanes do
-typedef scalar v$(w) __attribute__((vector_size($(w) * sizeof(scalar)), aligned($(align)), may_alias));
---%       w = w * 2
---%     end
---%   end
---%   if #P.targets > 1 then
-#endif
---%   end
+/* the kernels every unrolled program shares (rt_kernels.h, installed with
+ * rt.h), for $(P.scalar) and this program's Y^T stride */
+#define RT_KERNELS_DOUBLE $(P.scalar == "double" and 1 or 0)
+#define RT_KERNELS_ET_LD $(P.et_ld)
+#include "rt_kernels.h"
 --% else
 #include <stddef.h>
 --% end
@@ -104,7 +77,6 @@ $(rows(a.values, 16, "    "))
 };
 --% end
 --% if P.mode == "unrolled" then
---%   include("kernels.tpl")
 --%   include("unrolled.tpl")
 --% end
 

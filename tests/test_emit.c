@@ -287,6 +287,24 @@ static void check_plan(const rt_program *r, const emit_plan *pl) {
   free(nhit);
 }
 
+/* Every kernel a plan calls is in rt_kernels.h (emit_all_kernels). */
+static void check_kernels_listed(const emit_plan *pl, rt_precision precision) {
+  static emit_kernel all[EMIT_ALL_KERNELS_MAX];
+  int n = emit_all_kernels(precision, all, EMIT_ALL_KERNELS_MAX);
+  assert_true(n > 0 && n <= EMIT_ALL_KERNELS_MAX);
+  for (int i = 0; i < pl->nkernel; i++) {
+    const emit_kernel *k = &pl->kernels[i];
+    int hit = 0;
+    for (int j = 0; j < n && !hit; j++)
+      hit = all[j].kind == k->kind && all[j].m == k->m && all[j].n == k->n && all[j].d == k->d;
+    if (!hit) {
+      char name[64];
+      emit_kernel_name(k, name, sizeof name);
+      fail_msg("kernel %s is not in rt_kernels.h", name);
+    }
+  }
+}
+
 static void test_plan_matches_rsi(void **state) {
   (void)state;
   static const struct {
@@ -307,6 +325,12 @@ static void test_plan_matches_rsi(void **state) {
     assert_int_equal(emit_plan_build(&a, &r, cases[i].budget, &pl, &d), GEN_OK);
     assert_int_equal(pl.budget, cases[i].budget > 0 ? cases[i].budget : EMIT_DEFAULT_BUDGET);
     check_plan(&r, &pl);
+    check_kernels_listed(&pl, RT_FLOAT);
+    rt_program rd;
+    emit_plan pd;
+    rtprog_build(&a, &p, RT_DOUBLE, &rd);
+    assert_int_equal(emit_plan_build(&a, &rd, cases[i].budget, &pd, &d), GEN_OK);
+    check_kernels_listed(&pd, RT_DOUBLE);
     if (cases[i].budget == 7) { /* the dense vehicle's first pivot is split */
       int split = 0;
       for (int f = 0; f < pl.nfn; f++) split |= pl.fns[f].nparts > 1;
@@ -545,40 +569,69 @@ static void test_target_table(void **state) {
   assert_true(rtprog_lanes(RT_FLOAT) <= EMIT_MAX_LANES);
 }
 
-/* Unrolled code has one branch of vector kernels per row of the table, in
- * its order (#if, #elif ..., #else, #endif), each under its summary and
- * holding panel kernels, and vector types up to the widest row's lanes. */
+/* rt_kernels.h has, per precision, one branch of vector kernels per row of
+ * the table, in its order (#if, #elif ..., #else, #endif), each under its
+ * summary and holding panel kernels, and vector types up to the widest
+ * row's lanes; unrolled code includes it and carries no kernel itself. */
 static void test_output_has_every_target(void **state) {
   (void)state;
   char src[2048];
   snprintf(src, sizeof src, probe_fmt, 1.0, 1.0, -0.5, 5.0, 0.1, 0.3, 20.0, 0.1, 0.0, -1.0, 0.3, 0.1, -0.2);
   emit_output o;
   emit_text(src, EMIT_UNROLLED, &o);
-  const char *at = strstr(o.c, "/*---- vector kernels");
-  assert_non_null(at);
-  for (int i = 0; i < target_count; i++) {
-    const target_desc *t = &target_table[i];
-    char branch[400];
-    if (target_count == 1)
-      snprintf(branch, sizeof branch, "\n/* %s */\n", t->summary);
-    else if (i == 0)
-      snprintf(branch, sizeof branch, "\n#if %s\n/* %s */\n", t->condition, t->summary);
-    else if (t->condition)
-      snprintf(branch, sizeof branch, "\n#elif %s\n/* %s */\n", t->condition, t->summary);
-    else
-      snprintf(branch, sizeof branch, "\n#else\n/* %s */\n", t->summary);
-    const char *hit = strstr(at, branch);
-    if (!hit) fail_msg("no branch for target %s (expected \"%s\" in order)", t->name, branch + 1);
-    at = hit + strlen(branch);
-    assert_non_null(strstr(at, "static void panel_"));
-  }
-  if (target_count > 1) assert_non_null(strstr(at, "\n#endif\n"));
-  char vec[64];
-  snprintf(vec, sizeof vec, "typedef scalar v%d ", rtprog_lanes(RT_FLOAT));
-  assert_non_null(strstr(o.c, vec));
-  snprintf(vec, sizeof vec, "typedef scalar v%d ", 2 * rtprog_lanes(RT_FLOAT));
-  assert_null(strstr(o.c, vec));
+  assert_non_null(strstr(o.c, "\n#include \"rt_kernels.h\"\n"));
+  assert_non_null(strstr(o.c, "\n#define RT_KERNELS_DOUBLE 0\n"));
+  assert_null(strstr(o.c, "static void panel_"));
   emit_output_free(&o);
+
+  emit_options eo;
+  emit_default_options(&eo);
+  eo.version = "test";
+  char *h;
+  size_t len;
+  diag_list d;
+  diag_init(&d);
+  assert_int_equal(emit_kernels_header(&eo, &h, &len, &d), GEN_OK);
+  assert_int_equal(strlen(h), len);
+  static const char *const prec[2] = {"#if RT_KERNELS_DOUBLE == 0\n", "#elif RT_KERNELS_DOUBLE == 1\n"};
+  const char *at = h;
+  for (int p = 0; p < 2; p++) {
+    at = strstr(at, prec[p]);
+    assert_non_null(at);
+    int lanes = rtprog_lanes(p ? RT_DOUBLE : RT_FLOAT);
+    char vec[64];
+    snprintf(vec, sizeof vec, "typedef scalar v%d ", lanes);
+    const char *v = strstr(at, vec);
+    assert_non_null(v);
+    snprintf(vec, sizeof vec, "typedef scalar v%d ", 2 * lanes);
+    const char *v2 = strstr(at, vec);
+    const char *next = p == 0 ? strstr(at, prec[1]) : strstr(at, "\n#else\n#error");
+    assert_non_null(next);
+    assert_true(v < next);
+    assert_true(!v2 || v2 > next);
+    at = strstr(at, "/*---- vector kernels");
+    assert_non_null(at);
+    for (int i = 0; i < target_count; i++) {
+      const target_desc *t = &target_table[i];
+      char branch[400];
+      if (target_count == 1)
+        snprintf(branch, sizeof branch, "\n/* %s */\n", t->summary);
+      else if (i == 0)
+        snprintf(branch, sizeof branch, "\n#if %s\n/* %s */\n", t->condition, t->summary);
+      else if (t->condition)
+        snprintf(branch, sizeof branch, "\n#elif %s\n/* %s */\n", t->condition, t->summary);
+      else
+        snprintf(branch, sizeof branch, "\n#else\n/* %s */\n", t->summary);
+      const char *hit = strstr(at, branch);
+      if (!hit) fail_msg("no branch for target %s (expected \"%s\" in order)", t->name, branch + 1);
+      at = hit + strlen(branch);
+      assert_non_null(strstr(at, "RT_KERNEL void panel_"));
+    }
+    assert_true(at < next);
+    if (target_count > 1) assert_non_null(strstr(at, "\n#endif\n"));
+  }
+  free(h);
+  diag_free(&d);
 }
 
 /*---- templates -------------------------------------------------------------------*/
@@ -625,7 +678,7 @@ static void test_template_errors_report_template_line(void **state) {
   expect_error(dir, "program.c.tpl", 3, "$(P.no_such_field)", "program.c.tpl:3", "no field 'no_such_field' in P",
                NULL);
   /* a Lua syntax error in an included template, with the include chain */
-  expect_error(dir, "kernels.tpl", 20, "--% if then", "kernels.tpl:20", "near 'then'", "program.c.tpl");
+  expect_error(dir, "unrolled.tpl", 20, "--% if then", "unrolled.tpl:20", "near 'then'", "program.c.tpl");
   /* a runtime error inside a template function, called from elsewhere */
   char path[700], where[64];
   snprintf(path, sizeof path, "%s/templates/unrolled.tpl", SRC_DIR);
