@@ -4,11 +4,12 @@
  * matrix H of mechanism buggy, unrolled mode, float precision:
  * the program object buggy_program (declared in buggy.h; the
  * contract, the workspace layout and the reference arithmetic are in rt.h).
- * Each pivot's elimination is its own function factor_p<pivot>: the dense
+ * Each pivot's elimination is its own function pivot_<constraint>: the dense
  * LDL^T of its node block, its edge column turned into L = E l^-T D^-1 in
  * panels of rows (keeping Y = E l^-T, transposed, in the temporary), and one
  * kernel call per block pair of the reduction C -= L Y^T (the RSI grouped by
- * target block, whose workspace offset is a literal). The kernels, in
+ * target block, whose workspace offset is a constant: its pivot's base from
+ * the table of pivots plus a literal). The kernels, in
  * rt_kernels.h, are the reference arithmetic of rt.h specialized by degree;
  * vector lanes hold independent results, so every instruction set gives the
  * same bits.
@@ -28,17 +29,18 @@
  *   workspace       555 scalars, temporary 96 scalars
  *   structure hash  0x5572762ad1186987
  *
- * Pivot order (pivot, constraint, type, degree d, column height h, blocks):
- *      0  spindleL    hinge       d 5  h 6   2 blocks
- *      1  spindleR    hinge       d 5  h 6   2 blocks
- *      2  rear_axleL  hinge       d 5  h 16  3 blocks
- *      3  rear_axleR  hinge       d 5  h 11  2 blocks
- *      4  tie_rodR    rod         d 1  h 11  3 blocks
- *      5  kingpinL    hinge       d 5  h 7   2 blocks
- *      6  tie_rodL    rod         d 1  h 16  3 blocks, 2 fill
- *      7  kingpinR    hinge       d 5  h 11  2 blocks
- *      8  rack_slide  prismatic   d 5  h 6   1 block
- *      9  body#weld1  shard weld  d 6  h 0   0 blocks
+ * Pivot order (constraint: type, degree d, column height h, blocks; the
+ * pivots' indices and offsets are the table P_, W_, R_, X_ below):
+ *   spindleL: hinge, d 5, h 6, 2 blocks
+ *   spindleR: hinge, d 5, h 6, 2 blocks
+ *   rear_axleL: hinge, d 5, h 16, 3 blocks
+ *   rear_axleR: hinge, d 5, h 11, 2 blocks
+ *   tie_rodR: rod, d 1, h 11, 3 blocks
+ *   kingpinL: hinge, d 5, h 7, 2 blocks
+ *   tie_rodL: rod, d 1, h 16, 3 blocks, 2 fill
+ *   kingpinR: hinge, d 5, h 11, 2 blocks
+ *   rack_slide: prismatic, d 5, h 6, 1 block
+ *   body#weld1: shard weld, d 6, h 0, 0 blocks
  */
 #include "buggy.h"
 
@@ -194,224 +196,240 @@ static const int32_t rsi[561] = {
     554,
 };
 
+/*---- pivots: P_ its index (what factor returns when its node block is not
+ * positive definite), W_ its node block in the workspace (its edge column
+ * follows), R_ its reciprocals 1/D in the temporary, X_ its first row of x */
+enum {
+    P_spindleL = 0, W_spindleL = 0, R_spindleL = 0, X_spindleL = 10,
+    P_spindleR = 1, W_spindleR = 55, R_spindleR = 8, X_spindleR = 26,
+    P_rear_axleL = 2, W_rear_axleL = 110, R_rear_axleL = 0, X_rear_axleL = 0,
+    P_rear_axleR = 3, W_rear_axleR = 215, R_rear_axleR = 8, X_rear_axleR = 16,
+    P_tie_rodR = 4, W_tie_rodR = 295, R_tie_rodR = 0, X_tie_rodR = 31,
+    P_kingpinL = 5, W_kingpinL = 307, R_kingpinL = 8, X_kingpinL = 5,
+    P_tie_rodL = 6, W_tie_rodL = 367, R_tie_rodL = 0, X_tie_rodL = 15,
+    P_kingpinR = 7, W_kingpinR = 384, R_kingpinR = 8, X_kingpinR = 21,
+    P_rack_slide = 8, W_rack_slide = 464, R_rack_slide = 0, X_rack_slide = 32,
+    P_body_weld1 = 9, W_body_weld1 = 519, R_body_weld1 = 8, X_body_weld1 = 37,
+};
+
 /*---- factor: one function per pivot ------------------------------------------*/
 
-/*---- pivot 0: spindleL (hinge, d = 5, h = 6)
+/*---- spindleL (hinge, d = 5, h = 6)
  * column: kingpinL (d 5), tie_rodL (d 1) */
-static int factor_p0(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 0, t + 0)) return 0; /* N[spindleL] = l D l^T */
-  const int failed = factor_node_5(w + 55, t + 8); /* N[spindleR] = l D l^T, the next pivot's: final now */
-  panel_5x6_of_8(w + 0, t + 0, w + 25, t + 16); /* rows 0..5 */
-  reduce_tri_5_d5(w + 307, w + 25, t + 16); /* N[kingpinL] */
-  reduce_1x5_d5(w + 332, w + 50, t + 16); /* E[tie_rodL, kingpinL] */
-  reduce_tri_1_d5(w + 367, w + 50, t + 21); /* N[tie_rodL] */
-  return failed ? 1 : -1;
+static int pivot_spindleL(scalar *restrict w, scalar *restrict t) {
+  if (factor_node_5(w + W_spindleL, t + R_spindleL)) return P_spindleL; /* N[spindleL] = l D l^T */
+  const int failed = factor_node_5(w + W_spindleR, t + R_spindleR); /* N[spindleR] = l D l^T, the next pivot's: final now */
+  panel_5x6_of_8(w + W_spindleL, t + R_spindleL, w + W_spindleL + 25, t + 16); /* rows 0..5 */
+  reduce_tri_5_d5(w + W_kingpinL, w + W_spindleL + 25, t + 16); /* N[kingpinL] */
+  reduce_1x5_d5(w + W_kingpinL + 25, w + W_spindleL + 50, t + 16); /* E[tie_rodL, kingpinL] */
+  reduce_tri_1_d5(w + W_tie_rodL, w + W_spindleL + 50, t + 21); /* N[tie_rodL] */
+  return failed ? P_spindleR : -1;
 }
 
-/*---- pivot 1: spindleR (hinge, d = 5, h = 6)
+/*---- spindleR (hinge, d = 5, h = 6)
  * column: tie_rodR (d 1), kingpinR (d 5) */
-static int factor_p1(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + 110, t + 0); /* N[rear_axleL] = l D l^T, the next pivot's: final now */
-  panel_5x6_of_8(w + 55, t + 8, w + 80, t + 16); /* rows 0..5 */
-  reduce_tri_1_d5(w + 295, w + 80, t + 16); /* N[tie_rodR] */
-  reduce_5x1_d5(w + 297, w + 85, t + 16); /* E[kingpinR, tie_rodR] */
-  reduce_tri_5_d5(w + 384, w + 85, t + 17); /* N[kingpinR] */
-  return failed ? 2 : -1;
+static int pivot_spindleR(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_rear_axleL, t + R_rear_axleL); /* N[rear_axleL] = l D l^T, the next pivot's: final now */
+  panel_5x6_of_8(w + W_spindleR, t + R_spindleR, w + W_spindleR + 25, t + 16); /* rows 0..5 */
+  reduce_tri_1_d5(w + W_tie_rodR, w + W_spindleR + 25, t + 16); /* N[tie_rodR] */
+  reduce_5x1_d5(w + W_tie_rodR + 2, w + W_spindleR + 30, t + 16); /* E[kingpinR, tie_rodR] */
+  reduce_tri_5_d5(w + W_kingpinR, w + W_spindleR + 30, t + 17); /* N[kingpinR] */
+  return failed ? P_rear_axleL : -1;
 }
 
-/*---- pivot 2: rear_axleL (hinge, d = 5, h = 16)
+/*---- rear_axleL (hinge, d = 5, h = 16)
  * column: rear_axleR (d 5), kingpinL (d 5), body#weld1 (d 6) */
-static int factor_p2(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 110, t + 0, w + 135, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 215, w + 135, t + 16); /* N[rear_axleR] */
-  const int failed = factor_node_5(w + 215, t + 8); /* N[rear_axleR] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + 110, t + 0, w + 175, t + 24); /* rows 8..15 */
-  reduce_5x5_d5(w + 240, w + 160, t + 16); /* E[kingpinL, rear_axleR] */
-  reduce_tri_5_d5(w + 307, w + 160, t + 21); /* N[kingpinL] */
-  reduce_6x5_d5(w + 265, w + 185, t + 16); /* E[body#weld1, rear_axleR] */
-  reduce_6x5_d5(w + 337, w + 185, t + 21); /* E[body#weld1, kingpinL] */
-  reduce_tri_6_d5(w + 519, w + 185, t + 26); /* N[body#weld1] */
-  return failed ? 3 : -1;
+static int pivot_rear_axleL(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_rear_axleL, t + R_rear_axleL, w + W_rear_axleL + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_rear_axleR, w + W_rear_axleL + 25, t + 16); /* N[rear_axleR] */
+  const int failed = factor_node_5(w + W_rear_axleR, t + R_rear_axleR); /* N[rear_axleR] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_rear_axleL, t + R_rear_axleL, w + W_rear_axleL + 65, t + 24); /* rows 8..15 */
+  reduce_5x5_d5(w + W_rear_axleR + 25, w + W_rear_axleL + 50, t + 16); /* E[kingpinL, rear_axleR] */
+  reduce_tri_5_d5(w + W_kingpinL, w + W_rear_axleL + 50, t + 21); /* N[kingpinL] */
+  reduce_6x5_d5(w + W_rear_axleR + 50, w + W_rear_axleL + 75, t + 16); /* E[body#weld1, rear_axleR] */
+  reduce_6x5_d5(w + W_kingpinL + 30, w + W_rear_axleL + 75, t + 21); /* E[body#weld1, kingpinL] */
+  reduce_tri_6_d5(w + W_body_weld1, w + W_rear_axleL + 75, t + 26); /* N[body#weld1] */
+  return failed ? P_rear_axleR : -1;
 }
 
-/*---- pivot 3: rear_axleR (hinge, d = 5, h = 11)
+/*---- rear_axleR (hinge, d = 5, h = 11)
  * column: kingpinL (d 5), body#weld1 (d 6) */
-static int factor_p3(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_1(w + 295, t + 0); /* N[tie_rodR] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + 215, t + 8, w + 240, t + 16); /* rows 0..7 */
-  panel_5x3_of_4(w + 215, t + 8, w + 280, t + 24); /* rows 8..10 */
-  reduce_tri_5_d5(w + 307, w + 240, t + 16); /* N[kingpinL] */
-  reduce_6x5_d5(w + 337, w + 265, t + 16); /* E[body#weld1, kingpinL] */
-  reduce_tri_6_d5(w + 519, w + 265, t + 21); /* N[body#weld1] */
-  return failed ? 4 : -1;
+static int pivot_rear_axleR(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_1(w + W_tie_rodR, t + R_tie_rodR); /* N[tie_rodR] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_rear_axleR, t + R_rear_axleR, w + W_rear_axleR + 25, t + 16); /* rows 0..7 */
+  panel_5x3_of_4(w + W_rear_axleR, t + R_rear_axleR, w + W_rear_axleR + 65, t + 24); /* rows 8..10 */
+  reduce_tri_5_d5(w + W_kingpinL, w + W_rear_axleR + 25, t + 16); /* N[kingpinL] */
+  reduce_6x5_d5(w + W_kingpinL + 30, w + W_rear_axleR + 50, t + 16); /* E[body#weld1, kingpinL] */
+  reduce_tri_6_d5(w + W_body_weld1, w + W_rear_axleR + 50, t + 21); /* N[body#weld1] */
+  return failed ? P_tie_rodR : -1;
 }
 
-/*---- pivot 4: tie_rodR (rod, d = 1, h = 11)
+/*---- tie_rodR (rod, d = 1, h = 11)
  * column: tie_rodL (d 1), kingpinR (d 5), rack_slide (d 5) */
-static int factor_p4(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + 307, t + 8); /* N[kingpinL] = l D l^T, the next pivot's: final now */
-  panel_1x8(w + 295, t + 0, w + 296, t + 16); /* rows 0..7 */
-  panel_1x3_of_4(w + 295, t + 0, w + 304, t + 24); /* rows 8..10 */
-  reduce_tri_1_d1(w + 367, w + 296, t + 16); /* N[tie_rodL] */
-  reduce_5x1_d1(w + 368, w + 297, t + 16); /* E[kingpinR, tie_rodL] fill */
-  reduce_tri_5_d1(w + 384, w + 297, t + 17); /* N[kingpinR] */
-  reduce_5x1_d1(w + 373, w + 302, t + 16); /* E[rack_slide, tie_rodL] */
-  reduce_5x5_d1(w + 409, w + 302, t + 17); /* E[rack_slide, kingpinR] */
-  reduce_tri_5_d1(w + 464, w + 302, t + 22); /* N[rack_slide] */
-  return failed ? 5 : -1;
+static int pivot_tie_rodR(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_kingpinL, t + R_kingpinL); /* N[kingpinL] = l D l^T, the next pivot's: final now */
+  panel_1x8(w + W_tie_rodR, t + R_tie_rodR, w + W_tie_rodR + 1, t + 16); /* rows 0..7 */
+  panel_1x3_of_4(w + W_tie_rodR, t + R_tie_rodR, w + W_tie_rodR + 9, t + 24); /* rows 8..10 */
+  reduce_tri_1_d1(w + W_tie_rodL, w + W_tie_rodR + 1, t + 16); /* N[tie_rodL] */
+  reduce_5x1_d1(w + W_tie_rodL + 1, w + W_tie_rodR + 2, t + 16); /* E[kingpinR, tie_rodL] fill */
+  reduce_tri_5_d1(w + W_kingpinR, w + W_tie_rodR + 2, t + 17); /* N[kingpinR] */
+  reduce_5x1_d1(w + W_tie_rodL + 6, w + W_tie_rodR + 7, t + 16); /* E[rack_slide, tie_rodL] */
+  reduce_5x5_d1(w + W_kingpinR + 25, w + W_tie_rodR + 7, t + 17); /* E[rack_slide, kingpinR] */
+  reduce_tri_5_d1(w + W_rack_slide, w + W_tie_rodR + 7, t + 22); /* N[rack_slide] */
+  return failed ? P_kingpinL : -1;
 }
 
-/*---- pivot 5: kingpinL (hinge, d = 5, h = 7)
+/*---- kingpinL (hinge, d = 5, h = 7)
  * column: tie_rodL (d 1), body#weld1 (d 6) */
-static int factor_p5(scalar *restrict w, scalar *restrict t) {
-  panel_5x7_of_8(w + 307, t + 8, w + 332, t + 16); /* rows 0..6 */
-  reduce_tri_1_d5(w + 367, w + 332, t + 16); /* N[tie_rodL] */
-  const int failed = factor_node_1(w + 367, t + 0); /* N[tie_rodL] = l D l^T, the next pivot's: final now */
-  reduce_6x1_d5(w + 378, w + 337, t + 16); /* E[body#weld1, tie_rodL] fill */
-  reduce_tri_6_d5(w + 519, w + 337, t + 17); /* N[body#weld1] */
-  return failed ? 6 : -1;
+static int pivot_kingpinL(scalar *restrict w, scalar *restrict t) {
+  panel_5x7_of_8(w + W_kingpinL, t + R_kingpinL, w + W_kingpinL + 25, t + 16); /* rows 0..6 */
+  reduce_tri_1_d5(w + W_tie_rodL, w + W_kingpinL + 25, t + 16); /* N[tie_rodL] */
+  const int failed = factor_node_1(w + W_tie_rodL, t + R_tie_rodL); /* N[tie_rodL] = l D l^T, the next pivot's: final now */
+  reduce_6x1_d5(w + W_tie_rodL + 11, w + W_kingpinL + 30, t + 16); /* E[body#weld1, tie_rodL] fill */
+  reduce_tri_6_d5(w + W_body_weld1, w + W_kingpinL + 30, t + 17); /* N[body#weld1] */
+  return failed ? P_tie_rodL : -1;
 }
 
-/*---- pivot 6: tie_rodL (rod, d = 1, h = 16)
+/*---- tie_rodL (rod, d = 1, h = 16)
  * column: kingpinR (d 5, fill), rack_slide (d 5), body#weld1 (d 6, fill) */
-static int factor_p6(scalar *restrict w, scalar *restrict t) {
-  panel_1x8(w + 367, t + 0, w + 368, t + 16); /* rows 0..7 */
-  reduce_tri_5_d1(w + 384, w + 368, t + 16); /* N[kingpinR] */
-  const int failed = factor_node_5(w + 384, t + 8); /* N[kingpinR] = l D l^T, the next pivot's: final now */
-  panel_1x8(w + 367, t + 0, w + 376, t + 24); /* rows 8..15 */
-  reduce_5x5_d1(w + 409, w + 373, t + 16); /* E[rack_slide, kingpinR] */
-  reduce_tri_5_d1(w + 464, w + 373, t + 21); /* N[rack_slide] */
-  reduce_6x5_d1(w + 434, w + 378, t + 16); /* E[body#weld1, kingpinR] */
-  reduce_6x5_d1(w + 489, w + 378, t + 21); /* E[body#weld1, rack_slide] */
-  reduce_tri_6_d1(w + 519, w + 378, t + 26); /* N[body#weld1] */
-  return failed ? 7 : -1;
+static int pivot_tie_rodL(scalar *restrict w, scalar *restrict t) {
+  panel_1x8(w + W_tie_rodL, t + R_tie_rodL, w + W_tie_rodL + 1, t + 16); /* rows 0..7 */
+  reduce_tri_5_d1(w + W_kingpinR, w + W_tie_rodL + 1, t + 16); /* N[kingpinR] */
+  const int failed = factor_node_5(w + W_kingpinR, t + R_kingpinR); /* N[kingpinR] = l D l^T, the next pivot's: final now */
+  panel_1x8(w + W_tie_rodL, t + R_tie_rodL, w + W_tie_rodL + 9, t + 24); /* rows 8..15 */
+  reduce_5x5_d1(w + W_kingpinR + 25, w + W_tie_rodL + 6, t + 16); /* E[rack_slide, kingpinR] */
+  reduce_tri_5_d1(w + W_rack_slide, w + W_tie_rodL + 6, t + 21); /* N[rack_slide] */
+  reduce_6x5_d1(w + W_kingpinR + 50, w + W_tie_rodL + 11, t + 16); /* E[body#weld1, kingpinR] */
+  reduce_6x5_d1(w + W_rack_slide + 25, w + W_tie_rodL + 11, t + 21); /* E[body#weld1, rack_slide] */
+  reduce_tri_6_d1(w + W_body_weld1, w + W_tie_rodL + 11, t + 26); /* N[body#weld1] */
+  return failed ? P_kingpinR : -1;
 }
 
-/*---- pivot 7: kingpinR (hinge, d = 5, h = 11)
+/*---- kingpinR (hinge, d = 5, h = 11)
  * column: rack_slide (d 5), body#weld1 (d 6) */
-static int factor_p7(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 384, t + 8, w + 409, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 464, w + 409, t + 16); /* N[rack_slide] */
-  const int failed = factor_node_5(w + 464, t + 0); /* N[rack_slide] = l D l^T, the next pivot's: final now */
-  panel_5x3_of_4(w + 384, t + 8, w + 449, t + 24); /* rows 8..10 */
-  reduce_6x5_d5(w + 489, w + 434, t + 16); /* E[body#weld1, rack_slide] */
-  reduce_tri_6_d5(w + 519, w + 434, t + 21); /* N[body#weld1] */
-  return failed ? 8 : -1;
+static int pivot_kingpinR(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_kingpinR, t + R_kingpinR, w + W_kingpinR + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_rack_slide, w + W_kingpinR + 25, t + 16); /* N[rack_slide] */
+  const int failed = factor_node_5(w + W_rack_slide, t + R_rack_slide); /* N[rack_slide] = l D l^T, the next pivot's: final now */
+  panel_5x3_of_4(w + W_kingpinR, t + R_kingpinR, w + W_kingpinR + 65, t + 24); /* rows 8..10 */
+  reduce_6x5_d5(w + W_rack_slide + 25, w + W_kingpinR + 50, t + 16); /* E[body#weld1, rack_slide] */
+  reduce_tri_6_d5(w + W_body_weld1, w + W_kingpinR + 50, t + 21); /* N[body#weld1] */
+  return failed ? P_rack_slide : -1;
 }
 
-/*---- pivot 8: rack_slide (prismatic, d = 5, h = 6)
+/*---- rack_slide (prismatic, d = 5, h = 6)
  * column: body#weld1 (d 6) */
-static int factor_p8(scalar *restrict w, scalar *restrict t) {
-  panel_5x6_of_8(w + 464, t + 0, w + 489, t + 16); /* rows 0..5 */
-  reduce_tri_6_d5(w + 519, w + 489, t + 16); /* N[body#weld1] */
-  const int failed = factor_node_6(w + 519, t + 8); /* N[body#weld1] = l D l^T, the next pivot's: final now */
-  return failed ? 9 : -1;
+static int pivot_rack_slide(scalar *restrict w, scalar *restrict t) {
+  panel_5x6_of_8(w + W_rack_slide, t + R_rack_slide, w + W_rack_slide + 25, t + 16); /* rows 0..5 */
+  reduce_tri_6_d5(w + W_body_weld1, w + W_rack_slide + 25, t + 16); /* N[body#weld1] */
+  const int failed = factor_node_6(w + W_body_weld1, t + R_body_weld1); /* N[body#weld1] = l D l^T, the next pivot's: final now */
+  return failed ? P_body_weld1 : -1;
 }
 
 /*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
 static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
-  /* pivot 0: spindleL (hinge, d = 5, h = 6) */
-  node_forward_5(w + 0, x + 10); /* x[spindleL] */
-  forward_5x5(w + 25, x + 10, x + 5); /* x[kingpinL] */
-  forward_1x5(w + 50, x + 10, x + 15); /* x[tie_rodL] */
-  node_diag_5(w + 0, x + 10); /* x[spindleL] */
-  /* pivot 1: spindleR (hinge, d = 5, h = 6) */
-  node_forward_5(w + 55, x + 26); /* x[spindleR] */
-  forward_1x5(w + 80, x + 26, x + 31); /* x[tie_rodR] */
-  forward_5x5(w + 85, x + 26, x + 21); /* x[kingpinR] */
-  node_diag_5(w + 55, x + 26); /* x[spindleR] */
-  /* pivot 2: rear_axleL (hinge, d = 5, h = 16) */
-  node_forward_5(w + 110, x + 0); /* x[rear_axleL] */
-  forward_5x5(w + 135, x + 0, x + 16); /* x[rear_axleR] */
-  forward_5x5(w + 160, x + 0, x + 5); /* x[kingpinL] */
-  forward_6x5(w + 185, x + 0, x + 37); /* x[body#weld1] */
-  node_diag_5(w + 110, x + 0); /* x[rear_axleL] */
-  /* pivot 3: rear_axleR (hinge, d = 5, h = 11) */
-  node_forward_5(w + 215, x + 16); /* x[rear_axleR] */
-  forward_5x5(w + 240, x + 16, x + 5); /* x[kingpinL] */
-  forward_6x5(w + 265, x + 16, x + 37); /* x[body#weld1] */
-  node_diag_5(w + 215, x + 16); /* x[rear_axleR] */
-  /* pivot 4: tie_rodR (rod, d = 1, h = 11) */
-  forward_1x1(w + 296, x + 31, x + 15); /* x[tie_rodL] */
-  forward_5x1(w + 297, x + 31, x + 21); /* x[kingpinR] */
-  forward_5x1(w + 302, x + 31, x + 32); /* x[rack_slide] */
-  node_diag_1(w + 295, x + 31); /* x[tie_rodR] */
-  /* pivot 5: kingpinL (hinge, d = 5, h = 7) */
-  node_forward_5(w + 307, x + 5); /* x[kingpinL] */
-  forward_1x5(w + 332, x + 5, x + 15); /* x[tie_rodL] */
-  forward_6x5(w + 337, x + 5, x + 37); /* x[body#weld1] */
-  node_diag_5(w + 307, x + 5); /* x[kingpinL] */
-  /* pivot 6: tie_rodL (rod, d = 1, h = 16) */
-  forward_5x1(w + 368, x + 15, x + 21); /* x[kingpinR] */
-  forward_5x1(w + 373, x + 15, x + 32); /* x[rack_slide] */
-  forward_6x1(w + 378, x + 15, x + 37); /* x[body#weld1] */
-  node_diag_1(w + 367, x + 15); /* x[tie_rodL] */
-  /* pivot 7: kingpinR (hinge, d = 5, h = 11) */
-  node_forward_5(w + 384, x + 21); /* x[kingpinR] */
-  forward_5x5(w + 409, x + 21, x + 32); /* x[rack_slide] */
-  forward_6x5(w + 434, x + 21, x + 37); /* x[body#weld1] */
-  node_diag_5(w + 384, x + 21); /* x[kingpinR] */
-  /* pivot 8: rack_slide (prismatic, d = 5, h = 6) */
-  node_forward_5(w + 464, x + 32); /* x[rack_slide] */
-  forward_6x5(w + 489, x + 32, x + 37); /* x[body#weld1] */
-  node_diag_5(w + 464, x + 32); /* x[rack_slide] */
-  /* pivot 9: body#weld1 (shard weld, d = 6, h = 0) */
-  node_forward_6(w + 519, x + 37); /* x[body#weld1] */
-  node_diag_6(w + 519, x + 37); /* x[body#weld1] */
+  /* spindleL (hinge, d = 5, h = 6) */
+  node_forward_5(w + W_spindleL, x + X_spindleL); /* x[spindleL] */
+  forward_5x5(w + W_spindleL + 25, x + X_spindleL, x + X_kingpinL); /* x[kingpinL] */
+  forward_1x5(w + W_spindleL + 50, x + X_spindleL, x + X_tie_rodL); /* x[tie_rodL] */
+  node_diag_5(w + W_spindleL, x + X_spindleL); /* x[spindleL] */
+  /* spindleR (hinge, d = 5, h = 6) */
+  node_forward_5(w + W_spindleR, x + X_spindleR); /* x[spindleR] */
+  forward_1x5(w + W_spindleR + 25, x + X_spindleR, x + X_tie_rodR); /* x[tie_rodR] */
+  forward_5x5(w + W_spindleR + 30, x + X_spindleR, x + X_kingpinR); /* x[kingpinR] */
+  node_diag_5(w + W_spindleR, x + X_spindleR); /* x[spindleR] */
+  /* rear_axleL (hinge, d = 5, h = 16) */
+  node_forward_5(w + W_rear_axleL, x + X_rear_axleL); /* x[rear_axleL] */
+  forward_5x5(w + W_rear_axleL + 25, x + X_rear_axleL, x + X_rear_axleR); /* x[rear_axleR] */
+  forward_5x5(w + W_rear_axleL + 50, x + X_rear_axleL, x + X_kingpinL); /* x[kingpinL] */
+  forward_6x5(w + W_rear_axleL + 75, x + X_rear_axleL, x + X_body_weld1); /* x[body#weld1] */
+  node_diag_5(w + W_rear_axleL, x + X_rear_axleL); /* x[rear_axleL] */
+  /* rear_axleR (hinge, d = 5, h = 11) */
+  node_forward_5(w + W_rear_axleR, x + X_rear_axleR); /* x[rear_axleR] */
+  forward_5x5(w + W_rear_axleR + 25, x + X_rear_axleR, x + X_kingpinL); /* x[kingpinL] */
+  forward_6x5(w + W_rear_axleR + 50, x + X_rear_axleR, x + X_body_weld1); /* x[body#weld1] */
+  node_diag_5(w + W_rear_axleR, x + X_rear_axleR); /* x[rear_axleR] */
+  /* tie_rodR (rod, d = 1, h = 11) */
+  forward_1x1(w + W_tie_rodR + 1, x + X_tie_rodR, x + X_tie_rodL); /* x[tie_rodL] */
+  forward_5x1(w + W_tie_rodR + 2, x + X_tie_rodR, x + X_kingpinR); /* x[kingpinR] */
+  forward_5x1(w + W_tie_rodR + 7, x + X_tie_rodR, x + X_rack_slide); /* x[rack_slide] */
+  node_diag_1(w + W_tie_rodR, x + X_tie_rodR); /* x[tie_rodR] */
+  /* kingpinL (hinge, d = 5, h = 7) */
+  node_forward_5(w + W_kingpinL, x + X_kingpinL); /* x[kingpinL] */
+  forward_1x5(w + W_kingpinL + 25, x + X_kingpinL, x + X_tie_rodL); /* x[tie_rodL] */
+  forward_6x5(w + W_kingpinL + 30, x + X_kingpinL, x + X_body_weld1); /* x[body#weld1] */
+  node_diag_5(w + W_kingpinL, x + X_kingpinL); /* x[kingpinL] */
+  /* tie_rodL (rod, d = 1, h = 16) */
+  forward_5x1(w + W_tie_rodL + 1, x + X_tie_rodL, x + X_kingpinR); /* x[kingpinR] */
+  forward_5x1(w + W_tie_rodL + 6, x + X_tie_rodL, x + X_rack_slide); /* x[rack_slide] */
+  forward_6x1(w + W_tie_rodL + 11, x + X_tie_rodL, x + X_body_weld1); /* x[body#weld1] */
+  node_diag_1(w + W_tie_rodL, x + X_tie_rodL); /* x[tie_rodL] */
+  /* kingpinR (hinge, d = 5, h = 11) */
+  node_forward_5(w + W_kingpinR, x + X_kingpinR); /* x[kingpinR] */
+  forward_5x5(w + W_kingpinR + 25, x + X_kingpinR, x + X_rack_slide); /* x[rack_slide] */
+  forward_6x5(w + W_kingpinR + 50, x + X_kingpinR, x + X_body_weld1); /* x[body#weld1] */
+  node_diag_5(w + W_kingpinR, x + X_kingpinR); /* x[kingpinR] */
+  /* rack_slide (prismatic, d = 5, h = 6) */
+  node_forward_5(w + W_rack_slide, x + X_rack_slide); /* x[rack_slide] */
+  forward_6x5(w + W_rack_slide + 25, x + X_rack_slide, x + X_body_weld1); /* x[body#weld1] */
+  node_diag_5(w + W_rack_slide, x + X_rack_slide); /* x[rack_slide] */
+  /* body#weld1 (shard weld, d = 6, h = 0) */
+  node_forward_6(w + W_body_weld1, x + X_body_weld1); /* x[body#weld1] */
+  node_diag_6(w + W_body_weld1, x + X_body_weld1); /* x[body#weld1] */
 }
 
 /*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
 static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
-  /* pivot 9: body#weld1 (shard weld, d = 6, h = 0) */
-  node_backward_6(w + 519, x + 37); /* x[body#weld1] */
-  /* pivot 8: rack_slide (prismatic, d = 5, h = 6) */
-  backward_set_6x5(w + 489, x + 37, s); /* L[body#weld1, rack_slide] */
-  subtract_5(x + 32, s); /* x[rack_slide] */
-  node_backward_5(w + 464, x + 32); /* x[rack_slide] */
-  /* pivot 7: kingpinR (hinge, d = 5, h = 11) */
-  backward_set_6x5(w + 434, x + 37, s); /* L[body#weld1, kingpinR] */
-  backward_add_5x5(w + 409, x + 32, s); /* L[rack_slide, kingpinR] */
-  subtract_5(x + 21, s); /* x[kingpinR] */
-  node_backward_5(w + 384, x + 21); /* x[kingpinR] */
-  /* pivot 6: tie_rodL (rod, d = 1, h = 16) */
-  backward_set_6x1(w + 378, x + 37, s); /* L[body#weld1, tie_rodL] */
-  backward_add_5x1(w + 373, x + 32, s); /* L[rack_slide, tie_rodL] */
-  backward_add_5x1(w + 368, x + 21, s); /* L[kingpinR, tie_rodL] */
-  subtract_1(x + 15, s); /* x[tie_rodL] */
-  /* pivot 5: kingpinL (hinge, d = 5, h = 7) */
-  backward_set_6x5(w + 337, x + 37, s); /* L[body#weld1, kingpinL] */
-  backward_add_1x5(w + 332, x + 15, s); /* L[tie_rodL, kingpinL] */
-  subtract_5(x + 5, s); /* x[kingpinL] */
-  node_backward_5(w + 307, x + 5); /* x[kingpinL] */
-  /* pivot 4: tie_rodR (rod, d = 1, h = 11) */
-  backward_set_5x1(w + 302, x + 32, s); /* L[rack_slide, tie_rodR] */
-  backward_add_5x1(w + 297, x + 21, s); /* L[kingpinR, tie_rodR] */
-  backward_add_1x1(w + 296, x + 15, s); /* L[tie_rodL, tie_rodR] */
-  subtract_1(x + 31, s); /* x[tie_rodR] */
-  /* pivot 3: rear_axleR (hinge, d = 5, h = 11) */
-  backward_set_6x5(w + 265, x + 37, s); /* L[body#weld1, rear_axleR] */
-  backward_add_5x5(w + 240, x + 5, s); /* L[kingpinL, rear_axleR] */
-  subtract_5(x + 16, s); /* x[rear_axleR] */
-  node_backward_5(w + 215, x + 16); /* x[rear_axleR] */
-  /* pivot 2: rear_axleL (hinge, d = 5, h = 16) */
-  backward_set_6x5(w + 185, x + 37, s); /* L[body#weld1, rear_axleL] */
-  backward_add_5x5(w + 160, x + 5, s); /* L[kingpinL, rear_axleL] */
-  backward_add_5x5(w + 135, x + 16, s); /* L[rear_axleR, rear_axleL] */
-  subtract_5(x + 0, s); /* x[rear_axleL] */
-  node_backward_5(w + 110, x + 0); /* x[rear_axleL] */
-  /* pivot 1: spindleR (hinge, d = 5, h = 6) */
-  backward_set_5x5(w + 85, x + 21, s); /* L[kingpinR, spindleR] */
-  backward_add_1x5(w + 80, x + 31, s); /* L[tie_rodR, spindleR] */
-  subtract_5(x + 26, s); /* x[spindleR] */
-  node_backward_5(w + 55, x + 26); /* x[spindleR] */
-  /* pivot 0: spindleL (hinge, d = 5, h = 6) */
-  backward_set_1x5(w + 50, x + 15, s); /* L[tie_rodL, spindleL] */
-  backward_add_5x5(w + 25, x + 5, s); /* L[kingpinL, spindleL] */
-  subtract_5(x + 10, s); /* x[spindleL] */
-  node_backward_5(w + 0, x + 10); /* x[spindleL] */
+  /* body#weld1 (shard weld, d = 6, h = 0) */
+  node_backward_6(w + W_body_weld1, x + X_body_weld1); /* x[body#weld1] */
+  /* rack_slide (prismatic, d = 5, h = 6) */
+  backward_set_6x5(w + W_rack_slide + 25, x + X_body_weld1, s); /* L[body#weld1, rack_slide] */
+  subtract_5(x + X_rack_slide, s); /* x[rack_slide] */
+  node_backward_5(w + W_rack_slide, x + X_rack_slide); /* x[rack_slide] */
+  /* kingpinR (hinge, d = 5, h = 11) */
+  backward_set_6x5(w + W_kingpinR + 50, x + X_body_weld1, s); /* L[body#weld1, kingpinR] */
+  backward_add_5x5(w + W_kingpinR + 25, x + X_rack_slide, s); /* L[rack_slide, kingpinR] */
+  subtract_5(x + X_kingpinR, s); /* x[kingpinR] */
+  node_backward_5(w + W_kingpinR, x + X_kingpinR); /* x[kingpinR] */
+  /* tie_rodL (rod, d = 1, h = 16) */
+  backward_set_6x1(w + W_tie_rodL + 11, x + X_body_weld1, s); /* L[body#weld1, tie_rodL] */
+  backward_add_5x1(w + W_tie_rodL + 6, x + X_rack_slide, s); /* L[rack_slide, tie_rodL] */
+  backward_add_5x1(w + W_tie_rodL + 1, x + X_kingpinR, s); /* L[kingpinR, tie_rodL] */
+  subtract_1(x + X_tie_rodL, s); /* x[tie_rodL] */
+  /* kingpinL (hinge, d = 5, h = 7) */
+  backward_set_6x5(w + W_kingpinL + 30, x + X_body_weld1, s); /* L[body#weld1, kingpinL] */
+  backward_add_1x5(w + W_kingpinL + 25, x + X_tie_rodL, s); /* L[tie_rodL, kingpinL] */
+  subtract_5(x + X_kingpinL, s); /* x[kingpinL] */
+  node_backward_5(w + W_kingpinL, x + X_kingpinL); /* x[kingpinL] */
+  /* tie_rodR (rod, d = 1, h = 11) */
+  backward_set_5x1(w + W_tie_rodR + 7, x + X_rack_slide, s); /* L[rack_slide, tie_rodR] */
+  backward_add_5x1(w + W_tie_rodR + 2, x + X_kingpinR, s); /* L[kingpinR, tie_rodR] */
+  backward_add_1x1(w + W_tie_rodR + 1, x + X_tie_rodL, s); /* L[tie_rodL, tie_rodR] */
+  subtract_1(x + X_tie_rodR, s); /* x[tie_rodR] */
+  /* rear_axleR (hinge, d = 5, h = 11) */
+  backward_set_6x5(w + W_rear_axleR + 50, x + X_body_weld1, s); /* L[body#weld1, rear_axleR] */
+  backward_add_5x5(w + W_rear_axleR + 25, x + X_kingpinL, s); /* L[kingpinL, rear_axleR] */
+  subtract_5(x + X_rear_axleR, s); /* x[rear_axleR] */
+  node_backward_5(w + W_rear_axleR, x + X_rear_axleR); /* x[rear_axleR] */
+  /* rear_axleL (hinge, d = 5, h = 16) */
+  backward_set_6x5(w + W_rear_axleL + 75, x + X_body_weld1, s); /* L[body#weld1, rear_axleL] */
+  backward_add_5x5(w + W_rear_axleL + 50, x + X_kingpinL, s); /* L[kingpinL, rear_axleL] */
+  backward_add_5x5(w + W_rear_axleL + 25, x + X_rear_axleR, s); /* L[rear_axleR, rear_axleL] */
+  subtract_5(x + X_rear_axleL, s); /* x[rear_axleL] */
+  node_backward_5(w + W_rear_axleL, x + X_rear_axleL); /* x[rear_axleL] */
+  /* spindleR (hinge, d = 5, h = 6) */
+  backward_set_5x5(w + W_spindleR + 30, x + X_kingpinR, s); /* L[kingpinR, spindleR] */
+  backward_add_1x5(w + W_spindleR + 25, x + X_tie_rodR, s); /* L[tie_rodR, spindleR] */
+  subtract_5(x + X_spindleR, s); /* x[spindleR] */
+  node_backward_5(w + W_spindleR, x + X_spindleR); /* x[spindleR] */
+  /* spindleL (hinge, d = 5, h = 6) */
+  backward_set_1x5(w + W_spindleL + 50, x + X_tie_rodL, s); /* L[tie_rodL, spindleL] */
+  backward_add_5x5(w + W_spindleL + 25, x + X_kingpinL, s); /* L[kingpinL, spindleL] */
+  subtract_5(x + X_spindleL, s); /* x[spindleL] */
+  node_backward_5(w + W_spindleL, x + X_spindleL); /* x[spindleL] */
 }
 
 /*---- entry points (rt_factor_fn, rt_solve_fn of rt.h) ------------------------*/
@@ -422,15 +440,15 @@ static int buggy_factor(void *work, void *temp) {
   scalar *w = work;
   scalar *t = temp;
   int s;
-  if ((s = factor_p0(w, t)) >= 0) return s;
-  if ((s = factor_p1(w, t)) >= 0) return s;
-  if ((s = factor_p2(w, t)) >= 0) return s;
-  if ((s = factor_p3(w, t)) >= 0) return s;
-  if ((s = factor_p4(w, t)) >= 0) return s;
-  if ((s = factor_p5(w, t)) >= 0) return s;
-  if ((s = factor_p6(w, t)) >= 0) return s;
-  if ((s = factor_p7(w, t)) >= 0) return s;
-  if ((s = factor_p8(w, t)) >= 0) return s;
+  if ((s = pivot_spindleL(w, t)) >= 0) return s;
+  if ((s = pivot_spindleR(w, t)) >= 0) return s;
+  if ((s = pivot_rear_axleL(w, t)) >= 0) return s;
+  if ((s = pivot_rear_axleR(w, t)) >= 0) return s;
+  if ((s = pivot_tie_rodR(w, t)) >= 0) return s;
+  if ((s = pivot_kingpinL(w, t)) >= 0) return s;
+  if ((s = pivot_tie_rodL(w, t)) >= 0) return s;
+  if ((s = pivot_kingpinR(w, t)) >= 0) return s;
+  if ((s = pivot_rack_slide(w, t)) >= 0) return s;
   return -1;
 }
 

@@ -4,11 +4,12 @@
  * matrix H of mechanism chain, unrolled mode, float precision:
  * the program object chain_program (declared in chain.h; the
  * contract, the workspace layout and the reference arithmetic are in rt.h).
- * Each pivot's elimination is its own function factor_p<pivot>: the dense
+ * Each pivot's elimination is its own function pivot_<constraint>: the dense
  * LDL^T of its node block, its edge column turned into L = E l^-T D^-1 in
  * panels of rows (keeping Y = E l^-T, transposed, in the temporary), and one
  * kernel call per block pair of the reduction C -= L Y^T (the RSI grouped by
- * target block, whose workspace offset is a literal). The kernels, in
+ * target block, whose workspace offset is a constant: its pivot's base from
+ * the table of pivots plus a literal). The kernels, in
  * rt_kernels.h, are the reference arithmetic of rt.h specialized by degree;
  * vector lanes hold independent results, so every instruction set gives the
  * same bits.
@@ -28,18 +29,19 @@
  *   workspace       189 scalars, temporary 40 scalars
  *   structure hash  0x7efc7ca81231e8d7
  *
- * Pivot order (pivot, constraint, type, degree d, column height h, blocks):
- *      0  hook     ball  d 3  h 3   1 block
- *      1  joint2   ball  d 3  h 3   1 block
- *      2  joint3   ball  d 3  h 3   1 block
- *      3  joint4   ball  d 3  h 3   1 block
- *      4  joint5   ball  d 3  h 3   1 block
- *      5  joint6   ball  d 3  h 3   1 block
- *      6  joint7   ball  d 3  h 3   1 block
- *      7  joint8   ball  d 3  h 3   1 block
- *      8  joint9   ball  d 3  h 3   1 block
- *      9  joint10  ball  d 3  h 3   1 block
- *     10  shackle  ball  d 3  h 0   0 blocks
+ * Pivot order (constraint: type, degree d, column height h, blocks; the
+ * pivots' indices and offsets are the table P_, W_, R_, X_ below):
+ *   hook: ball, d 3, h 3, 1 block
+ *   joint2: ball, d 3, h 3, 1 block
+ *   joint3: ball, d 3, h 3, 1 block
+ *   joint4: ball, d 3, h 3, 1 block
+ *   joint5: ball, d 3, h 3, 1 block
+ *   joint6: ball, d 3, h 3, 1 block
+ *   joint7: ball, d 3, h 3, 1 block
+ *   joint8: ball, d 3, h 3, 1 block
+ *   joint9: ball, d 3, h 3, 1 block
+ *   joint10: ball, d 3, h 3, 1 block
+ *   shackle: ball, d 3, h 0, 0 blocks
  */
 #include "chain.h"
 
@@ -161,193 +163,210 @@ static const int32_t rsi[60] = {
     162, 165, 166, 168, 169, 170, 180, 183, 184, 186, 187, 188,
 };
 
+/*---- pivots: P_ its index (what factor returns when its node block is not
+ * positive definite), W_ its node block in the workspace (its edge column
+ * follows), R_ its reciprocals 1/D in the temporary, X_ its first row of x */
+enum {
+    P_hook = 0, W_hook = 0, R_hook = 0, X_hook = 0,
+    P_joint2 = 1, W_joint2 = 18, R_joint2 = 8, X_joint2 = 3,
+    P_joint3 = 2, W_joint3 = 36, R_joint3 = 0, X_joint3 = 6,
+    P_joint4 = 3, W_joint4 = 54, R_joint4 = 8, X_joint4 = 9,
+    P_joint5 = 4, W_joint5 = 72, R_joint5 = 0, X_joint5 = 12,
+    P_joint6 = 5, W_joint6 = 90, R_joint6 = 8, X_joint6 = 15,
+    P_joint7 = 6, W_joint7 = 108, R_joint7 = 0, X_joint7 = 18,
+    P_joint8 = 7, W_joint8 = 126, R_joint8 = 8, X_joint8 = 21,
+    P_joint9 = 8, W_joint9 = 144, R_joint9 = 0, X_joint9 = 24,
+    P_joint10 = 9, W_joint10 = 162, R_joint10 = 8, X_joint10 = 27,
+    P_shackle = 10, W_shackle = 180, R_shackle = 0, X_shackle = 30,
+};
+
 /*---- factor: one function per pivot ------------------------------------------*/
 
-/*---- pivot 0: hook (ball, d = 3, h = 3)
+/*---- hook (ball, d = 3, h = 3)
  * column: joint2 (d 3) */
-static int factor_p0(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_3(w + 0, t + 0)) return 0; /* N[hook] = l D l^T */
-  panel_3x3_of_4(w + 0, t + 0, w + 9, t + 16); /* rows 0..2 */
-  reduce_tri_3_d3(w + 18, w + 9, t + 16); /* N[joint2] */
-  const int failed = factor_node_3(w + 18, t + 8); /* N[joint2] = l D l^T, the next pivot's: final now */
-  return failed ? 1 : -1;
+static int pivot_hook(scalar *restrict w, scalar *restrict t) {
+  if (factor_node_3(w + W_hook, t + R_hook)) return P_hook; /* N[hook] = l D l^T */
+  panel_3x3_of_4(w + W_hook, t + R_hook, w + W_hook + 9, t + 16); /* rows 0..2 */
+  reduce_tri_3_d3(w + W_joint2, w + W_hook + 9, t + 16); /* N[joint2] */
+  const int failed = factor_node_3(w + W_joint2, t + R_joint2); /* N[joint2] = l D l^T, the next pivot's: final now */
+  return failed ? P_joint2 : -1;
 }
 
-/*---- pivot 1: joint2 (ball, d = 3, h = 3)
+/*---- joint2 (ball, d = 3, h = 3)
  * column: joint3 (d 3) */
-static int factor_p1(scalar *restrict w, scalar *restrict t) {
-  panel_3x3_of_4(w + 18, t + 8, w + 27, t + 16); /* rows 0..2 */
-  reduce_tri_3_d3(w + 36, w + 27, t + 16); /* N[joint3] */
-  const int failed = factor_node_3(w + 36, t + 0); /* N[joint3] = l D l^T, the next pivot's: final now */
-  return failed ? 2 : -1;
+static int pivot_joint2(scalar *restrict w, scalar *restrict t) {
+  panel_3x3_of_4(w + W_joint2, t + R_joint2, w + W_joint2 + 9, t + 16); /* rows 0..2 */
+  reduce_tri_3_d3(w + W_joint3, w + W_joint2 + 9, t + 16); /* N[joint3] */
+  const int failed = factor_node_3(w + W_joint3, t + R_joint3); /* N[joint3] = l D l^T, the next pivot's: final now */
+  return failed ? P_joint3 : -1;
 }
 
-/*---- pivot 2: joint3 (ball, d = 3, h = 3)
+/*---- joint3 (ball, d = 3, h = 3)
  * column: joint4 (d 3) */
-static int factor_p2(scalar *restrict w, scalar *restrict t) {
-  panel_3x3_of_4(w + 36, t + 0, w + 45, t + 16); /* rows 0..2 */
-  reduce_tri_3_d3(w + 54, w + 45, t + 16); /* N[joint4] */
-  const int failed = factor_node_3(w + 54, t + 8); /* N[joint4] = l D l^T, the next pivot's: final now */
-  return failed ? 3 : -1;
+static int pivot_joint3(scalar *restrict w, scalar *restrict t) {
+  panel_3x3_of_4(w + W_joint3, t + R_joint3, w + W_joint3 + 9, t + 16); /* rows 0..2 */
+  reduce_tri_3_d3(w + W_joint4, w + W_joint3 + 9, t + 16); /* N[joint4] */
+  const int failed = factor_node_3(w + W_joint4, t + R_joint4); /* N[joint4] = l D l^T, the next pivot's: final now */
+  return failed ? P_joint4 : -1;
 }
 
-/*---- pivot 3: joint4 (ball, d = 3, h = 3)
+/*---- joint4 (ball, d = 3, h = 3)
  * column: joint5 (d 3) */
-static int factor_p3(scalar *restrict w, scalar *restrict t) {
-  panel_3x3_of_4(w + 54, t + 8, w + 63, t + 16); /* rows 0..2 */
-  reduce_tri_3_d3(w + 72, w + 63, t + 16); /* N[joint5] */
-  const int failed = factor_node_3(w + 72, t + 0); /* N[joint5] = l D l^T, the next pivot's: final now */
-  return failed ? 4 : -1;
+static int pivot_joint4(scalar *restrict w, scalar *restrict t) {
+  panel_3x3_of_4(w + W_joint4, t + R_joint4, w + W_joint4 + 9, t + 16); /* rows 0..2 */
+  reduce_tri_3_d3(w + W_joint5, w + W_joint4 + 9, t + 16); /* N[joint5] */
+  const int failed = factor_node_3(w + W_joint5, t + R_joint5); /* N[joint5] = l D l^T, the next pivot's: final now */
+  return failed ? P_joint5 : -1;
 }
 
-/*---- pivot 4: joint5 (ball, d = 3, h = 3)
+/*---- joint5 (ball, d = 3, h = 3)
  * column: joint6 (d 3) */
-static int factor_p4(scalar *restrict w, scalar *restrict t) {
-  panel_3x3_of_4(w + 72, t + 0, w + 81, t + 16); /* rows 0..2 */
-  reduce_tri_3_d3(w + 90, w + 81, t + 16); /* N[joint6] */
-  const int failed = factor_node_3(w + 90, t + 8); /* N[joint6] = l D l^T, the next pivot's: final now */
-  return failed ? 5 : -1;
+static int pivot_joint5(scalar *restrict w, scalar *restrict t) {
+  panel_3x3_of_4(w + W_joint5, t + R_joint5, w + W_joint5 + 9, t + 16); /* rows 0..2 */
+  reduce_tri_3_d3(w + W_joint6, w + W_joint5 + 9, t + 16); /* N[joint6] */
+  const int failed = factor_node_3(w + W_joint6, t + R_joint6); /* N[joint6] = l D l^T, the next pivot's: final now */
+  return failed ? P_joint6 : -1;
 }
 
-/*---- pivot 5: joint6 (ball, d = 3, h = 3)
+/*---- joint6 (ball, d = 3, h = 3)
  * column: joint7 (d 3) */
-static int factor_p5(scalar *restrict w, scalar *restrict t) {
-  panel_3x3_of_4(w + 90, t + 8, w + 99, t + 16); /* rows 0..2 */
-  reduce_tri_3_d3(w + 108, w + 99, t + 16); /* N[joint7] */
-  const int failed = factor_node_3(w + 108, t + 0); /* N[joint7] = l D l^T, the next pivot's: final now */
-  return failed ? 6 : -1;
+static int pivot_joint6(scalar *restrict w, scalar *restrict t) {
+  panel_3x3_of_4(w + W_joint6, t + R_joint6, w + W_joint6 + 9, t + 16); /* rows 0..2 */
+  reduce_tri_3_d3(w + W_joint7, w + W_joint6 + 9, t + 16); /* N[joint7] */
+  const int failed = factor_node_3(w + W_joint7, t + R_joint7); /* N[joint7] = l D l^T, the next pivot's: final now */
+  return failed ? P_joint7 : -1;
 }
 
-/*---- pivot 6: joint7 (ball, d = 3, h = 3)
+/*---- joint7 (ball, d = 3, h = 3)
  * column: joint8 (d 3) */
-static int factor_p6(scalar *restrict w, scalar *restrict t) {
-  panel_3x3_of_4(w + 108, t + 0, w + 117, t + 16); /* rows 0..2 */
-  reduce_tri_3_d3(w + 126, w + 117, t + 16); /* N[joint8] */
-  const int failed = factor_node_3(w + 126, t + 8); /* N[joint8] = l D l^T, the next pivot's: final now */
-  return failed ? 7 : -1;
+static int pivot_joint7(scalar *restrict w, scalar *restrict t) {
+  panel_3x3_of_4(w + W_joint7, t + R_joint7, w + W_joint7 + 9, t + 16); /* rows 0..2 */
+  reduce_tri_3_d3(w + W_joint8, w + W_joint7 + 9, t + 16); /* N[joint8] */
+  const int failed = factor_node_3(w + W_joint8, t + R_joint8); /* N[joint8] = l D l^T, the next pivot's: final now */
+  return failed ? P_joint8 : -1;
 }
 
-/*---- pivot 7: joint8 (ball, d = 3, h = 3)
+/*---- joint8 (ball, d = 3, h = 3)
  * column: joint9 (d 3) */
-static int factor_p7(scalar *restrict w, scalar *restrict t) {
-  panel_3x3_of_4(w + 126, t + 8, w + 135, t + 16); /* rows 0..2 */
-  reduce_tri_3_d3(w + 144, w + 135, t + 16); /* N[joint9] */
-  const int failed = factor_node_3(w + 144, t + 0); /* N[joint9] = l D l^T, the next pivot's: final now */
-  return failed ? 8 : -1;
+static int pivot_joint8(scalar *restrict w, scalar *restrict t) {
+  panel_3x3_of_4(w + W_joint8, t + R_joint8, w + W_joint8 + 9, t + 16); /* rows 0..2 */
+  reduce_tri_3_d3(w + W_joint9, w + W_joint8 + 9, t + 16); /* N[joint9] */
+  const int failed = factor_node_3(w + W_joint9, t + R_joint9); /* N[joint9] = l D l^T, the next pivot's: final now */
+  return failed ? P_joint9 : -1;
 }
 
-/*---- pivot 8: joint9 (ball, d = 3, h = 3)
+/*---- joint9 (ball, d = 3, h = 3)
  * column: joint10 (d 3) */
-static int factor_p8(scalar *restrict w, scalar *restrict t) {
-  panel_3x3_of_4(w + 144, t + 0, w + 153, t + 16); /* rows 0..2 */
-  reduce_tri_3_d3(w + 162, w + 153, t + 16); /* N[joint10] */
-  const int failed = factor_node_3(w + 162, t + 8); /* N[joint10] = l D l^T, the next pivot's: final now */
-  return failed ? 9 : -1;
+static int pivot_joint9(scalar *restrict w, scalar *restrict t) {
+  panel_3x3_of_4(w + W_joint9, t + R_joint9, w + W_joint9 + 9, t + 16); /* rows 0..2 */
+  reduce_tri_3_d3(w + W_joint10, w + W_joint9 + 9, t + 16); /* N[joint10] */
+  const int failed = factor_node_3(w + W_joint10, t + R_joint10); /* N[joint10] = l D l^T, the next pivot's: final now */
+  return failed ? P_joint10 : -1;
 }
 
-/*---- pivot 9: joint10 (ball, d = 3, h = 3)
+/*---- joint10 (ball, d = 3, h = 3)
  * column: shackle (d 3) */
-static int factor_p9(scalar *restrict w, scalar *restrict t) {
-  panel_3x3_of_4(w + 162, t + 8, w + 171, t + 16); /* rows 0..2 */
-  reduce_tri_3_d3(w + 180, w + 171, t + 16); /* N[shackle] */
-  const int failed = factor_node_3(w + 180, t + 0); /* N[shackle] = l D l^T, the next pivot's: final now */
-  return failed ? 10 : -1;
+static int pivot_joint10(scalar *restrict w, scalar *restrict t) {
+  panel_3x3_of_4(w + W_joint10, t + R_joint10, w + W_joint10 + 9, t + 16); /* rows 0..2 */
+  reduce_tri_3_d3(w + W_shackle, w + W_joint10 + 9, t + 16); /* N[shackle] */
+  const int failed = factor_node_3(w + W_shackle, t + R_shackle); /* N[shackle] = l D l^T, the next pivot's: final now */
+  return failed ? P_shackle : -1;
 }
 
 /*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
 static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
-  /* pivot 0: hook (ball, d = 3, h = 3) */
-  node_forward_3(w + 0, x + 0); /* x[hook] */
-  forward_3x3(w + 9, x + 0, x + 3); /* x[joint2] */
-  node_diag_3(w + 0, x + 0); /* x[hook] */
-  /* pivot 1: joint2 (ball, d = 3, h = 3) */
-  node_forward_3(w + 18, x + 3); /* x[joint2] */
-  forward_3x3(w + 27, x + 3, x + 6); /* x[joint3] */
-  node_diag_3(w + 18, x + 3); /* x[joint2] */
-  /* pivot 2: joint3 (ball, d = 3, h = 3) */
-  node_forward_3(w + 36, x + 6); /* x[joint3] */
-  forward_3x3(w + 45, x + 6, x + 9); /* x[joint4] */
-  node_diag_3(w + 36, x + 6); /* x[joint3] */
-  /* pivot 3: joint4 (ball, d = 3, h = 3) */
-  node_forward_3(w + 54, x + 9); /* x[joint4] */
-  forward_3x3(w + 63, x + 9, x + 12); /* x[joint5] */
-  node_diag_3(w + 54, x + 9); /* x[joint4] */
-  /* pivot 4: joint5 (ball, d = 3, h = 3) */
-  node_forward_3(w + 72, x + 12); /* x[joint5] */
-  forward_3x3(w + 81, x + 12, x + 15); /* x[joint6] */
-  node_diag_3(w + 72, x + 12); /* x[joint5] */
-  /* pivot 5: joint6 (ball, d = 3, h = 3) */
-  node_forward_3(w + 90, x + 15); /* x[joint6] */
-  forward_3x3(w + 99, x + 15, x + 18); /* x[joint7] */
-  node_diag_3(w + 90, x + 15); /* x[joint6] */
-  /* pivot 6: joint7 (ball, d = 3, h = 3) */
-  node_forward_3(w + 108, x + 18); /* x[joint7] */
-  forward_3x3(w + 117, x + 18, x + 21); /* x[joint8] */
-  node_diag_3(w + 108, x + 18); /* x[joint7] */
-  /* pivot 7: joint8 (ball, d = 3, h = 3) */
-  node_forward_3(w + 126, x + 21); /* x[joint8] */
-  forward_3x3(w + 135, x + 21, x + 24); /* x[joint9] */
-  node_diag_3(w + 126, x + 21); /* x[joint8] */
-  /* pivot 8: joint9 (ball, d = 3, h = 3) */
-  node_forward_3(w + 144, x + 24); /* x[joint9] */
-  forward_3x3(w + 153, x + 24, x + 27); /* x[joint10] */
-  node_diag_3(w + 144, x + 24); /* x[joint9] */
-  /* pivot 9: joint10 (ball, d = 3, h = 3) */
-  node_forward_3(w + 162, x + 27); /* x[joint10] */
-  forward_3x3(w + 171, x + 27, x + 30); /* x[shackle] */
-  node_diag_3(w + 162, x + 27); /* x[joint10] */
-  /* pivot 10: shackle (ball, d = 3, h = 0) */
-  node_forward_3(w + 180, x + 30); /* x[shackle] */
-  node_diag_3(w + 180, x + 30); /* x[shackle] */
+  /* hook (ball, d = 3, h = 3) */
+  node_forward_3(w + W_hook, x + X_hook); /* x[hook] */
+  forward_3x3(w + W_hook + 9, x + X_hook, x + X_joint2); /* x[joint2] */
+  node_diag_3(w + W_hook, x + X_hook); /* x[hook] */
+  /* joint2 (ball, d = 3, h = 3) */
+  node_forward_3(w + W_joint2, x + X_joint2); /* x[joint2] */
+  forward_3x3(w + W_joint2 + 9, x + X_joint2, x + X_joint3); /* x[joint3] */
+  node_diag_3(w + W_joint2, x + X_joint2); /* x[joint2] */
+  /* joint3 (ball, d = 3, h = 3) */
+  node_forward_3(w + W_joint3, x + X_joint3); /* x[joint3] */
+  forward_3x3(w + W_joint3 + 9, x + X_joint3, x + X_joint4); /* x[joint4] */
+  node_diag_3(w + W_joint3, x + X_joint3); /* x[joint3] */
+  /* joint4 (ball, d = 3, h = 3) */
+  node_forward_3(w + W_joint4, x + X_joint4); /* x[joint4] */
+  forward_3x3(w + W_joint4 + 9, x + X_joint4, x + X_joint5); /* x[joint5] */
+  node_diag_3(w + W_joint4, x + X_joint4); /* x[joint4] */
+  /* joint5 (ball, d = 3, h = 3) */
+  node_forward_3(w + W_joint5, x + X_joint5); /* x[joint5] */
+  forward_3x3(w + W_joint5 + 9, x + X_joint5, x + X_joint6); /* x[joint6] */
+  node_diag_3(w + W_joint5, x + X_joint5); /* x[joint5] */
+  /* joint6 (ball, d = 3, h = 3) */
+  node_forward_3(w + W_joint6, x + X_joint6); /* x[joint6] */
+  forward_3x3(w + W_joint6 + 9, x + X_joint6, x + X_joint7); /* x[joint7] */
+  node_diag_3(w + W_joint6, x + X_joint6); /* x[joint6] */
+  /* joint7 (ball, d = 3, h = 3) */
+  node_forward_3(w + W_joint7, x + X_joint7); /* x[joint7] */
+  forward_3x3(w + W_joint7 + 9, x + X_joint7, x + X_joint8); /* x[joint8] */
+  node_diag_3(w + W_joint7, x + X_joint7); /* x[joint7] */
+  /* joint8 (ball, d = 3, h = 3) */
+  node_forward_3(w + W_joint8, x + X_joint8); /* x[joint8] */
+  forward_3x3(w + W_joint8 + 9, x + X_joint8, x + X_joint9); /* x[joint9] */
+  node_diag_3(w + W_joint8, x + X_joint8); /* x[joint8] */
+  /* joint9 (ball, d = 3, h = 3) */
+  node_forward_3(w + W_joint9, x + X_joint9); /* x[joint9] */
+  forward_3x3(w + W_joint9 + 9, x + X_joint9, x + X_joint10); /* x[joint10] */
+  node_diag_3(w + W_joint9, x + X_joint9); /* x[joint9] */
+  /* joint10 (ball, d = 3, h = 3) */
+  node_forward_3(w + W_joint10, x + X_joint10); /* x[joint10] */
+  forward_3x3(w + W_joint10 + 9, x + X_joint10, x + X_shackle); /* x[shackle] */
+  node_diag_3(w + W_joint10, x + X_joint10); /* x[joint10] */
+  /* shackle (ball, d = 3, h = 0) */
+  node_forward_3(w + W_shackle, x + X_shackle); /* x[shackle] */
+  node_diag_3(w + W_shackle, x + X_shackle); /* x[shackle] */
 }
 
 /*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
 static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
-  /* pivot 10: shackle (ball, d = 3, h = 0) */
-  node_backward_3(w + 180, x + 30); /* x[shackle] */
-  /* pivot 9: joint10 (ball, d = 3, h = 3) */
-  backward_set_3x3(w + 171, x + 30, s); /* L[shackle, joint10] */
-  subtract_3(x + 27, s); /* x[joint10] */
-  node_backward_3(w + 162, x + 27); /* x[joint10] */
-  /* pivot 8: joint9 (ball, d = 3, h = 3) */
-  backward_set_3x3(w + 153, x + 27, s); /* L[joint10, joint9] */
-  subtract_3(x + 24, s); /* x[joint9] */
-  node_backward_3(w + 144, x + 24); /* x[joint9] */
-  /* pivot 7: joint8 (ball, d = 3, h = 3) */
-  backward_set_3x3(w + 135, x + 24, s); /* L[joint9, joint8] */
-  subtract_3(x + 21, s); /* x[joint8] */
-  node_backward_3(w + 126, x + 21); /* x[joint8] */
-  /* pivot 6: joint7 (ball, d = 3, h = 3) */
-  backward_set_3x3(w + 117, x + 21, s); /* L[joint8, joint7] */
-  subtract_3(x + 18, s); /* x[joint7] */
-  node_backward_3(w + 108, x + 18); /* x[joint7] */
-  /* pivot 5: joint6 (ball, d = 3, h = 3) */
-  backward_set_3x3(w + 99, x + 18, s); /* L[joint7, joint6] */
-  subtract_3(x + 15, s); /* x[joint6] */
-  node_backward_3(w + 90, x + 15); /* x[joint6] */
-  /* pivot 4: joint5 (ball, d = 3, h = 3) */
-  backward_set_3x3(w + 81, x + 15, s); /* L[joint6, joint5] */
-  subtract_3(x + 12, s); /* x[joint5] */
-  node_backward_3(w + 72, x + 12); /* x[joint5] */
-  /* pivot 3: joint4 (ball, d = 3, h = 3) */
-  backward_set_3x3(w + 63, x + 12, s); /* L[joint5, joint4] */
-  subtract_3(x + 9, s); /* x[joint4] */
-  node_backward_3(w + 54, x + 9); /* x[joint4] */
-  /* pivot 2: joint3 (ball, d = 3, h = 3) */
-  backward_set_3x3(w + 45, x + 9, s); /* L[joint4, joint3] */
-  subtract_3(x + 6, s); /* x[joint3] */
-  node_backward_3(w + 36, x + 6); /* x[joint3] */
-  /* pivot 1: joint2 (ball, d = 3, h = 3) */
-  backward_set_3x3(w + 27, x + 6, s); /* L[joint3, joint2] */
-  subtract_3(x + 3, s); /* x[joint2] */
-  node_backward_3(w + 18, x + 3); /* x[joint2] */
-  /* pivot 0: hook (ball, d = 3, h = 3) */
-  backward_set_3x3(w + 9, x + 3, s); /* L[joint2, hook] */
-  subtract_3(x + 0, s); /* x[hook] */
-  node_backward_3(w + 0, x + 0); /* x[hook] */
+  /* shackle (ball, d = 3, h = 0) */
+  node_backward_3(w + W_shackle, x + X_shackle); /* x[shackle] */
+  /* joint10 (ball, d = 3, h = 3) */
+  backward_set_3x3(w + W_joint10 + 9, x + X_shackle, s); /* L[shackle, joint10] */
+  subtract_3(x + X_joint10, s); /* x[joint10] */
+  node_backward_3(w + W_joint10, x + X_joint10); /* x[joint10] */
+  /* joint9 (ball, d = 3, h = 3) */
+  backward_set_3x3(w + W_joint9 + 9, x + X_joint10, s); /* L[joint10, joint9] */
+  subtract_3(x + X_joint9, s); /* x[joint9] */
+  node_backward_3(w + W_joint9, x + X_joint9); /* x[joint9] */
+  /* joint8 (ball, d = 3, h = 3) */
+  backward_set_3x3(w + W_joint8 + 9, x + X_joint9, s); /* L[joint9, joint8] */
+  subtract_3(x + X_joint8, s); /* x[joint8] */
+  node_backward_3(w + W_joint8, x + X_joint8); /* x[joint8] */
+  /* joint7 (ball, d = 3, h = 3) */
+  backward_set_3x3(w + W_joint7 + 9, x + X_joint8, s); /* L[joint8, joint7] */
+  subtract_3(x + X_joint7, s); /* x[joint7] */
+  node_backward_3(w + W_joint7, x + X_joint7); /* x[joint7] */
+  /* joint6 (ball, d = 3, h = 3) */
+  backward_set_3x3(w + W_joint6 + 9, x + X_joint7, s); /* L[joint7, joint6] */
+  subtract_3(x + X_joint6, s); /* x[joint6] */
+  node_backward_3(w + W_joint6, x + X_joint6); /* x[joint6] */
+  /* joint5 (ball, d = 3, h = 3) */
+  backward_set_3x3(w + W_joint5 + 9, x + X_joint6, s); /* L[joint6, joint5] */
+  subtract_3(x + X_joint5, s); /* x[joint5] */
+  node_backward_3(w + W_joint5, x + X_joint5); /* x[joint5] */
+  /* joint4 (ball, d = 3, h = 3) */
+  backward_set_3x3(w + W_joint4 + 9, x + X_joint5, s); /* L[joint5, joint4] */
+  subtract_3(x + X_joint4, s); /* x[joint4] */
+  node_backward_3(w + W_joint4, x + X_joint4); /* x[joint4] */
+  /* joint3 (ball, d = 3, h = 3) */
+  backward_set_3x3(w + W_joint3 + 9, x + X_joint4, s); /* L[joint4, joint3] */
+  subtract_3(x + X_joint3, s); /* x[joint3] */
+  node_backward_3(w + W_joint3, x + X_joint3); /* x[joint3] */
+  /* joint2 (ball, d = 3, h = 3) */
+  backward_set_3x3(w + W_joint2 + 9, x + X_joint3, s); /* L[joint3, joint2] */
+  subtract_3(x + X_joint2, s); /* x[joint2] */
+  node_backward_3(w + W_joint2, x + X_joint2); /* x[joint2] */
+  /* hook (ball, d = 3, h = 3) */
+  backward_set_3x3(w + W_hook + 9, x + X_joint2, s); /* L[joint2, hook] */
+  subtract_3(x + X_hook, s); /* x[hook] */
+  node_backward_3(w + W_hook, x + X_hook); /* x[hook] */
 }
 
 /*---- entry points (rt_factor_fn, rt_solve_fn of rt.h) ------------------------*/
@@ -358,16 +377,16 @@ static int chain_factor(void *work, void *temp) {
   scalar *w = work;
   scalar *t = temp;
   int s;
-  if ((s = factor_p0(w, t)) >= 0) return s;
-  if ((s = factor_p1(w, t)) >= 0) return s;
-  if ((s = factor_p2(w, t)) >= 0) return s;
-  if ((s = factor_p3(w, t)) >= 0) return s;
-  if ((s = factor_p4(w, t)) >= 0) return s;
-  if ((s = factor_p5(w, t)) >= 0) return s;
-  if ((s = factor_p6(w, t)) >= 0) return s;
-  if ((s = factor_p7(w, t)) >= 0) return s;
-  if ((s = factor_p8(w, t)) >= 0) return s;
-  if ((s = factor_p9(w, t)) >= 0) return s;
+  if ((s = pivot_hook(w, t)) >= 0) return s;
+  if ((s = pivot_joint2(w, t)) >= 0) return s;
+  if ((s = pivot_joint3(w, t)) >= 0) return s;
+  if ((s = pivot_joint4(w, t)) >= 0) return s;
+  if ((s = pivot_joint5(w, t)) >= 0) return s;
+  if ((s = pivot_joint6(w, t)) >= 0) return s;
+  if ((s = pivot_joint7(w, t)) >= 0) return s;
+  if ((s = pivot_joint8(w, t)) >= 0) return s;
+  if ((s = pivot_joint9(w, t)) >= 0) return s;
+  if ((s = pivot_joint10(w, t)) >= 0) return s;
   return -1;
 }
 

@@ -4,11 +4,12 @@
  * matrix H of mechanism multi_wheel, unrolled mode, float precision:
  * the program object multi_wheel_program (declared in multi_wheel.h; the
  * contract, the workspace layout and the reference arithmetic are in rt.h).
- * Each pivot's elimination is its own function factor_p<pivot>: the dense
+ * Each pivot's elimination is its own function pivot_<constraint>: the dense
  * LDL^T of its node block, its edge column turned into L = E l^-T D^-1 in
  * panels of rows (keeping Y = E l^-T, transposed, in the temporary), and one
  * kernel call per block pair of the reduction C -= L Y^T (the RSI grouped by
- * target block, whose workspace offset is a literal). The kernels, in
+ * target block, whose workspace offset is a constant: its pivot's base from
+ * the table of pivots plus a literal). The kernels, in
  * rt_kernels.h, are the reference arithmetic of rt.h specialized by degree;
  * vector lanes hold independent results, so every instruction set gives the
  * same bits.
@@ -28,36 +29,37 @@
  *   workspace       2166 scalars, temporary 160 scalars
  *   structure hash  0xd50e894841f10650
  *
- * Pivot order (pivot, constraint, type, degree d, column height h, blocks):
- *      0  tow_front_ball         ball        d 3  h 11  2 blocks
- *      1  axle1L                 hinge       d 5  h 6   1 block
- *      2  tow_rear_ball          ball        d 3  h 11  2 blocks
- *      3  axle7R                 hinge       d 5  h 6   1 block
- *      4  outrigger_frontL_ball  ball        d 3  h 17  3 blocks
- *      5  outrigger_frontR_ball  ball        d 3  h 17  3 blocks
- *      6  outrigger_rearL_ball   ball        d 3  h 17  3 blocks
- *      7  outrigger_rearR_ball   ball        d 3  h 17  3 blocks
- *      8  axle2R                 hinge       d 5  h 12  2 blocks
- *      9  axle3L                 hinge       d 5  h 12  2 blocks
- *     10  axle6R                 hinge       d 5  h 12  2 blocks
- *     11  axle7L                 hinge       d 5  h 12  2 blocks
- *     12  chassis#weld9          shard weld  d 6  h 6   1 block
- *     13  chassis#weld8          shard weld  d 6  h 6   1 block
- *     14  axle1R                 hinge       d 5  h 17  3 blocks
- *     15  axle2L                 hinge       d 5  h 12  2 blocks
- *     16  chassis#weld1          shard weld  d 6  h 6   1 block
- *     17  chassis#weld2          shard weld  d 6  h 6   1 block
- *     18  chassis#weld3          shard weld  d 6  h 6   1 block
- *     19  axle3R                 hinge       d 5  h 17  3 blocks
- *     20  axle4L                 hinge       d 5  h 12  2 blocks
- *     21  chassis#weld4          shard weld  d 6  h 6   1 block
- *     22  axle4R                 hinge       d 5  h 17  3 blocks
- *     23  axle5L                 hinge       d 5  h 12  2 blocks
- *     24  chassis#weld5          shard weld  d 6  h 6   1 block
- *     25  axle5R                 hinge       d 5  h 17  3 blocks
- *     26  axle6L                 hinge       d 5  h 12  2 blocks
- *     27  chassis#weld6          shard weld  d 6  h 6   1 block
- *     28  chassis#weld7          shard weld  d 6  h 0   0 blocks
+ * Pivot order (constraint: type, degree d, column height h, blocks; the
+ * pivots' indices and offsets are the table P_, W_, R_, X_ below):
+ *   tow_front_ball: ball, d 3, h 11, 2 blocks
+ *   axle1L: hinge, d 5, h 6, 1 block
+ *   tow_rear_ball: ball, d 3, h 11, 2 blocks
+ *   axle7R: hinge, d 5, h 6, 1 block
+ *   outrigger_frontL_ball: ball, d 3, h 17, 3 blocks
+ *   outrigger_frontR_ball: ball, d 3, h 17, 3 blocks
+ *   outrigger_rearL_ball: ball, d 3, h 17, 3 blocks
+ *   outrigger_rearR_ball: ball, d 3, h 17, 3 blocks
+ *   axle2R: hinge, d 5, h 12, 2 blocks
+ *   axle3L: hinge, d 5, h 12, 2 blocks
+ *   axle6R: hinge, d 5, h 12, 2 blocks
+ *   axle7L: hinge, d 5, h 12, 2 blocks
+ *   chassis#weld9: shard weld, d 6, h 6, 1 block
+ *   chassis#weld8: shard weld, d 6, h 6, 1 block
+ *   axle1R: hinge, d 5, h 17, 3 blocks
+ *   axle2L: hinge, d 5, h 12, 2 blocks
+ *   chassis#weld1: shard weld, d 6, h 6, 1 block
+ *   chassis#weld2: shard weld, d 6, h 6, 1 block
+ *   chassis#weld3: shard weld, d 6, h 6, 1 block
+ *   axle3R: hinge, d 5, h 17, 3 blocks
+ *   axle4L: hinge, d 5, h 12, 2 blocks
+ *   chassis#weld4: shard weld, d 6, h 6, 1 block
+ *   axle4R: hinge, d 5, h 17, 3 blocks
+ *   axle5L: hinge, d 5, h 12, 2 blocks
+ *   chassis#weld5: shard weld, d 6, h 6, 1 block
+ *   axle5R: hinge, d 5, h 17, 3 blocks
+ *   axle6L: hinge, d 5, h 12, 2 blocks
+ *   chassis#weld6: shard weld, d 6, h 6, 1 block
+ *   chassis#weld7: shard weld, d 6, h 0, 0 blocks
  */
 #include "multi_wheel.h"
 
@@ -353,637 +355,672 @@ static const int32_t rsi[2190] = {
     2149, 2150, 2151, 2154, 2155, 2156, 2157, 2158, 2160, 2161, 2162, 2163, 2164, 2165,
 };
 
+/*---- pivots: P_ its index (what factor returns when its node block is not
+ * positive definite), W_ its node block in the workspace (its edge column
+ * follows), R_ its reciprocals 1/D in the temporary, X_ its first row of x */
+enum {
+    P_tow_front_ball = 0, W_tow_front_ball = 0, R_tow_front_ball = 0, X_tow_front_ball = 0,
+    P_axle1L = 1, W_axle1L = 42, R_axle1L = 8, X_axle1L = 3,
+    P_tow_rear_ball = 2, W_tow_rear_ball = 97, R_tow_rear_ball = 0, X_tow_rear_ball = 85,
+    P_axle7R = 3, W_axle7R = 139, R_axle7R = 8, X_axle7R = 80,
+    P_outrigger_frontL_ball = 4, W_outrigger_frontL_ball = 194, R_outrigger_frontL_ball = 0, X_outrigger_frontL_ball = 23,
+    P_outrigger_frontR_ball = 5, W_outrigger_frontR_ball = 254, R_outrigger_frontR_ball = 8, X_outrigger_frontR_ball = 26,
+    P_outrigger_rearL_ball = 6, W_outrigger_rearL_ball = 314, R_outrigger_rearL_ball = 0, X_outrigger_rearL_ball = 69,
+    P_outrigger_rearR_ball = 7, W_outrigger_rearR_ball = 374, R_outrigger_rearR_ball = 8, X_outrigger_rearR_ball = 72,
+    P_axle2R = 8, W_axle2R = 434, R_axle2R = 0, X_axle2R = 18,
+    P_axle3L = 9, W_axle3L = 519, R_axle3L = 8, X_axle3L = 29,
+    P_axle6R = 10, W_axle6R = 604, R_axle6R = 0, X_axle6R = 64,
+    P_axle7L = 11, W_axle7L = 689, R_axle7L = 8, X_axle7L = 75,
+    P_chassis_weld9 = 12, W_chassis_weld9 = 774, R_chassis_weld9 = 0, X_chassis_weld9 = 136,
+    P_chassis_weld8 = 13, W_chassis_weld8 = 846, R_chassis_weld8 = 8, X_chassis_weld8 = 130,
+    P_axle1R = 14, W_axle1R = 918, R_axle1R = 0, X_axle1R = 8,
+    P_axle2L = 15, W_axle2L = 1028, R_axle2L = 8, X_axle2L = 13,
+    P_chassis_weld1 = 16, W_chassis_weld1 = 1113, R_chassis_weld1 = 0, X_chassis_weld1 = 88,
+    P_chassis_weld2 = 17, W_chassis_weld2 = 1185, R_chassis_weld2 = 8, X_chassis_weld2 = 94,
+    P_chassis_weld3 = 18, W_chassis_weld3 = 1257, R_chassis_weld3 = 0, X_chassis_weld3 = 100,
+    P_axle3R = 19, W_axle3R = 1329, R_axle3R = 8, X_axle3R = 34,
+    P_axle4L = 20, W_axle4L = 1439, R_axle4L = 0, X_axle4L = 39,
+    P_chassis_weld4 = 21, W_chassis_weld4 = 1524, R_chassis_weld4 = 8, X_chassis_weld4 = 106,
+    P_axle4R = 22, W_axle4R = 1596, R_axle4R = 0, X_axle4R = 44,
+    P_axle5L = 23, W_axle5L = 1706, R_axle5L = 8, X_axle5L = 49,
+    P_chassis_weld5 = 24, W_chassis_weld5 = 1791, R_chassis_weld5 = 0, X_chassis_weld5 = 112,
+    P_axle5R = 25, W_axle5R = 1863, R_axle5R = 8, X_axle5R = 54,
+    P_axle6L = 26, W_axle6L = 1973, R_axle6L = 0, X_axle6L = 59,
+    P_chassis_weld6 = 27, W_chassis_weld6 = 2058, R_chassis_weld6 = 8, X_chassis_weld6 = 118,
+    P_chassis_weld7 = 28, W_chassis_weld7 = 2130, R_chassis_weld7 = 0, X_chassis_weld7 = 124,
+};
+
 /*---- factor: one function per pivot ------------------------------------------*/
 
-/*---- pivot 0: tow_front_ball (ball, d = 3, h = 11)
+/*---- tow_front_ball (ball, d = 3, h = 11)
  * column: axle1L (d 5), chassis#weld1 (d 6) */
-static int factor_p0(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_3(w + 0, t + 0)) return 0; /* N[tow_front_ball] = l D l^T */
-  panel_3x8(w + 0, t + 0, w + 9, t + 16); /* rows 0..7 */
-  reduce_tri_5_d3(w + 42, w + 9, t + 16); /* N[axle1L] */
-  const int failed = factor_node_5(w + 42, t + 8); /* N[axle1L] = l D l^T, the next pivot's: final now */
-  panel_3x3_of_4(w + 0, t + 0, w + 33, t + 24); /* rows 8..10 */
-  reduce_6x5_d3(w + 67, w + 24, t + 16); /* E[chassis#weld1, axle1L] */
-  reduce_tri_6_d3(w + 1113, w + 24, t + 21); /* N[chassis#weld1] */
-  return failed ? 1 : -1;
+static int pivot_tow_front_ball(scalar *restrict w, scalar *restrict t) {
+  if (factor_node_3(w + W_tow_front_ball, t + R_tow_front_ball)) return P_tow_front_ball; /* N[tow_front_ball] = l D l^T */
+  panel_3x8(w + W_tow_front_ball, t + R_tow_front_ball, w + W_tow_front_ball + 9, t + 16); /* rows 0..7 */
+  reduce_tri_5_d3(w + W_axle1L, w + W_tow_front_ball + 9, t + 16); /* N[axle1L] */
+  const int failed = factor_node_5(w + W_axle1L, t + R_axle1L); /* N[axle1L] = l D l^T, the next pivot's: final now */
+  panel_3x3_of_4(w + W_tow_front_ball, t + R_tow_front_ball, w + W_tow_front_ball + 33, t + 24); /* rows 8..10 */
+  reduce_6x5_d3(w + W_axle1L + 25, w + W_tow_front_ball + 24, t + 16); /* E[chassis#weld1, axle1L] */
+  reduce_tri_6_d3(w + W_chassis_weld1, w + W_tow_front_ball + 24, t + 21); /* N[chassis#weld1] */
+  return failed ? P_axle1L : -1;
 }
 
-/*---- pivot 1: axle1L (hinge, d = 5, h = 6)
+/*---- axle1L (hinge, d = 5, h = 6)
  * column: chassis#weld1 (d 6) */
-static int factor_p1(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_3(w + 97, t + 0); /* N[tow_rear_ball] = l D l^T, the next pivot's: final now */
-  panel_5x6_of_8(w + 42, t + 8, w + 67, t + 16); /* rows 0..5 */
-  reduce_tri_6_d5(w + 1113, w + 67, t + 16); /* N[chassis#weld1] */
-  return failed ? 2 : -1;
+static int pivot_axle1L(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_3(w + W_tow_rear_ball, t + R_tow_rear_ball); /* N[tow_rear_ball] = l D l^T, the next pivot's: final now */
+  panel_5x6_of_8(w + W_axle1L, t + R_axle1L, w + W_axle1L + 25, t + 16); /* rows 0..5 */
+  reduce_tri_6_d5(w + W_chassis_weld1, w + W_axle1L + 25, t + 16); /* N[chassis#weld1] */
+  return failed ? P_tow_rear_ball : -1;
 }
 
-/*---- pivot 2: tow_rear_ball (ball, d = 3, h = 11)
+/*---- tow_rear_ball (ball, d = 3, h = 11)
  * column: axle7R (d 5), chassis#weld9 (d 6) */
-static int factor_p2(scalar *restrict w, scalar *restrict t) {
-  panel_3x8(w + 97, t + 0, w + 106, t + 16); /* rows 0..7 */
-  reduce_tri_5_d3(w + 139, w + 106, t + 16); /* N[axle7R] */
-  const int failed = factor_node_5(w + 139, t + 8); /* N[axle7R] = l D l^T, the next pivot's: final now */
-  panel_3x3_of_4(w + 97, t + 0, w + 130, t + 24); /* rows 8..10 */
-  reduce_6x5_d3(w + 164, w + 121, t + 16); /* E[chassis#weld9, axle7R] */
-  reduce_tri_6_d3(w + 774, w + 121, t + 21); /* N[chassis#weld9] */
-  return failed ? 3 : -1;
+static int pivot_tow_rear_ball(scalar *restrict w, scalar *restrict t) {
+  panel_3x8(w + W_tow_rear_ball, t + R_tow_rear_ball, w + W_tow_rear_ball + 9, t + 16); /* rows 0..7 */
+  reduce_tri_5_d3(w + W_axle7R, w + W_tow_rear_ball + 9, t + 16); /* N[axle7R] */
+  const int failed = factor_node_5(w + W_axle7R, t + R_axle7R); /* N[axle7R] = l D l^T, the next pivot's: final now */
+  panel_3x3_of_4(w + W_tow_rear_ball, t + R_tow_rear_ball, w + W_tow_rear_ball + 33, t + 24); /* rows 8..10 */
+  reduce_6x5_d3(w + W_axle7R + 25, w + W_tow_rear_ball + 24, t + 16); /* E[chassis#weld9, axle7R] */
+  reduce_tri_6_d3(w + W_chassis_weld9, w + W_tow_rear_ball + 24, t + 21); /* N[chassis#weld9] */
+  return failed ? P_axle7R : -1;
 }
 
-/*---- pivot 3: axle7R (hinge, d = 5, h = 6)
+/*---- axle7R (hinge, d = 5, h = 6)
  * column: chassis#weld9 (d 6) */
-static int factor_p3(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_3(w + 194, t + 0); /* N[outrigger_frontL_ball] = l D l^T, the next pivot's: final now */
-  panel_5x6_of_8(w + 139, t + 8, w + 164, t + 16); /* rows 0..5 */
-  reduce_tri_6_d5(w + 774, w + 164, t + 16); /* N[chassis#weld9] */
-  return failed ? 4 : -1;
+static int pivot_axle7R(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_3(w + W_outrigger_frontL_ball, t + R_outrigger_frontL_ball); /* N[outrigger_frontL_ball] = l D l^T, the next pivot's: final now */
+  panel_5x6_of_8(w + W_axle7R, t + R_axle7R, w + W_axle7R + 25, t + 16); /* rows 0..5 */
+  reduce_tri_6_d5(w + W_chassis_weld9, w + W_axle7R + 25, t + 16); /* N[chassis#weld9] */
+  return failed ? P_outrigger_frontL_ball : -1;
 }
 
-/*---- pivot 4: outrigger_frontL_ball (ball, d = 3, h = 17)
+/*---- outrigger_frontL_ball (ball, d = 3, h = 17)
  * column: axle2R (d 5), chassis#weld2 (d 6), chassis#weld3 (d 6) */
-static int factor_p4(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_3(w + 254, t + 8); /* N[outrigger_frontR_ball] = l D l^T, the next pivot's: final now */
-  panel_3x8(w + 194, t + 0, w + 203, t + 16); /* rows 0..7 */
-  panel_3x8(w + 194, t + 0, w + 227, t + 24); /* rows 8..15 */
-  panel_3x1(w + 194, t + 0, w + 251, t + 32); /* row 16 */
-  reduce_tri_5_d3(w + 434, w + 203, t + 16); /* N[axle2R] */
-  reduce_6x5_d3(w + 459, w + 218, t + 16); /* E[chassis#weld2, axle2R] */
-  reduce_tri_6_d3(w + 1185, w + 218, t + 21); /* N[chassis#weld2] */
-  reduce_6x5_d3(w + 489, w + 236, t + 16); /* E[chassis#weld3, axle2R] */
-  reduce_6x6_d3(w + 1221, w + 236, t + 21); /* E[chassis#weld3, chassis#weld2] */
-  reduce_tri_6_d3(w + 1257, w + 236, t + 27); /* N[chassis#weld3] */
-  return failed ? 5 : -1;
+static int pivot_outrigger_frontL_ball(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_3(w + W_outrigger_frontR_ball, t + R_outrigger_frontR_ball); /* N[outrigger_frontR_ball] = l D l^T, the next pivot's: final now */
+  panel_3x8(w + W_outrigger_frontL_ball, t + R_outrigger_frontL_ball, w + W_outrigger_frontL_ball + 9, t + 16); /* rows 0..7 */
+  panel_3x8(w + W_outrigger_frontL_ball, t + R_outrigger_frontL_ball, w + W_outrigger_frontL_ball + 33, t + 24); /* rows 8..15 */
+  panel_3x1(w + W_outrigger_frontL_ball, t + R_outrigger_frontL_ball, w + W_outrigger_frontL_ball + 57, t + 32); /* row 16 */
+  reduce_tri_5_d3(w + W_axle2R, w + W_outrigger_frontL_ball + 9, t + 16); /* N[axle2R] */
+  reduce_6x5_d3(w + W_axle2R + 25, w + W_outrigger_frontL_ball + 24, t + 16); /* E[chassis#weld2, axle2R] */
+  reduce_tri_6_d3(w + W_chassis_weld2, w + W_outrigger_frontL_ball + 24, t + 21); /* N[chassis#weld2] */
+  reduce_6x5_d3(w + W_axle2R + 55, w + W_outrigger_frontL_ball + 42, t + 16); /* E[chassis#weld3, axle2R] */
+  reduce_6x6_d3(w + W_chassis_weld2 + 36, w + W_outrigger_frontL_ball + 42, t + 21); /* E[chassis#weld3, chassis#weld2] */
+  reduce_tri_6_d3(w + W_chassis_weld3, w + W_outrigger_frontL_ball + 42, t + 27); /* N[chassis#weld3] */
+  return failed ? P_outrigger_frontR_ball : -1;
 }
 
-/*---- pivot 5: outrigger_frontR_ball (ball, d = 3, h = 17)
+/*---- outrigger_frontR_ball (ball, d = 3, h = 17)
  * column: axle3L (d 5), chassis#weld3 (d 6), chassis#weld4 (d 6) */
-static int factor_p5(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_3(w + 314, t + 0); /* N[outrigger_rearL_ball] = l D l^T, the next pivot's: final now */
-  panel_3x8(w + 254, t + 8, w + 263, t + 16); /* rows 0..7 */
-  panel_3x8(w + 254, t + 8, w + 287, t + 24); /* rows 8..15 */
-  panel_3x1(w + 254, t + 8, w + 311, t + 32); /* row 16 */
-  reduce_tri_5_d3(w + 519, w + 263, t + 16); /* N[axle3L] */
-  reduce_6x5_d3(w + 544, w + 278, t + 16); /* E[chassis#weld3, axle3L] */
-  reduce_tri_6_d3(w + 1257, w + 278, t + 21); /* N[chassis#weld3] */
-  reduce_6x5_d3(w + 574, w + 296, t + 16); /* E[chassis#weld4, axle3L] */
-  reduce_6x6_d3(w + 1293, w + 296, t + 21); /* E[chassis#weld4, chassis#weld3] */
-  reduce_tri_6_d3(w + 1524, w + 296, t + 27); /* N[chassis#weld4] */
-  return failed ? 6 : -1;
+static int pivot_outrigger_frontR_ball(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_3(w + W_outrigger_rearL_ball, t + R_outrigger_rearL_ball); /* N[outrigger_rearL_ball] = l D l^T, the next pivot's: final now */
+  panel_3x8(w + W_outrigger_frontR_ball, t + R_outrigger_frontR_ball, w + W_outrigger_frontR_ball + 9, t + 16); /* rows 0..7 */
+  panel_3x8(w + W_outrigger_frontR_ball, t + R_outrigger_frontR_ball, w + W_outrigger_frontR_ball + 33, t + 24); /* rows 8..15 */
+  panel_3x1(w + W_outrigger_frontR_ball, t + R_outrigger_frontR_ball, w + W_outrigger_frontR_ball + 57, t + 32); /* row 16 */
+  reduce_tri_5_d3(w + W_axle3L, w + W_outrigger_frontR_ball + 9, t + 16); /* N[axle3L] */
+  reduce_6x5_d3(w + W_axle3L + 25, w + W_outrigger_frontR_ball + 24, t + 16); /* E[chassis#weld3, axle3L] */
+  reduce_tri_6_d3(w + W_chassis_weld3, w + W_outrigger_frontR_ball + 24, t + 21); /* N[chassis#weld3] */
+  reduce_6x5_d3(w + W_axle3L + 55, w + W_outrigger_frontR_ball + 42, t + 16); /* E[chassis#weld4, axle3L] */
+  reduce_6x6_d3(w + W_chassis_weld3 + 36, w + W_outrigger_frontR_ball + 42, t + 21); /* E[chassis#weld4, chassis#weld3] */
+  reduce_tri_6_d3(w + W_chassis_weld4, w + W_outrigger_frontR_ball + 42, t + 27); /* N[chassis#weld4] */
+  return failed ? P_outrigger_rearL_ball : -1;
 }
 
-/*---- pivot 6: outrigger_rearL_ball (ball, d = 3, h = 17)
+/*---- outrigger_rearL_ball (ball, d = 3, h = 17)
  * column: axle6R (d 5), chassis#weld8 (d 6), chassis#weld7 (d 6) */
-static int factor_p6(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_3(w + 374, t + 8); /* N[outrigger_rearR_ball] = l D l^T, the next pivot's: final now */
-  panel_3x8(w + 314, t + 0, w + 323, t + 16); /* rows 0..7 */
-  panel_3x8(w + 314, t + 0, w + 347, t + 24); /* rows 8..15 */
-  panel_3x1(w + 314, t + 0, w + 371, t + 32); /* row 16 */
-  reduce_tri_5_d3(w + 604, w + 323, t + 16); /* N[axle6R] */
-  reduce_6x5_d3(w + 629, w + 338, t + 16); /* E[chassis#weld8, axle6R] */
-  reduce_tri_6_d3(w + 846, w + 338, t + 21); /* N[chassis#weld8] */
-  reduce_6x5_d3(w + 659, w + 356, t + 16); /* E[chassis#weld7, axle6R] */
-  reduce_6x6_d3(w + 882, w + 356, t + 21); /* E[chassis#weld7, chassis#weld8] */
-  reduce_tri_6_d3(w + 2130, w + 356, t + 27); /* N[chassis#weld7] */
-  return failed ? 7 : -1;
+static int pivot_outrigger_rearL_ball(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_3(w + W_outrigger_rearR_ball, t + R_outrigger_rearR_ball); /* N[outrigger_rearR_ball] = l D l^T, the next pivot's: final now */
+  panel_3x8(w + W_outrigger_rearL_ball, t + R_outrigger_rearL_ball, w + W_outrigger_rearL_ball + 9, t + 16); /* rows 0..7 */
+  panel_3x8(w + W_outrigger_rearL_ball, t + R_outrigger_rearL_ball, w + W_outrigger_rearL_ball + 33, t + 24); /* rows 8..15 */
+  panel_3x1(w + W_outrigger_rearL_ball, t + R_outrigger_rearL_ball, w + W_outrigger_rearL_ball + 57, t + 32); /* row 16 */
+  reduce_tri_5_d3(w + W_axle6R, w + W_outrigger_rearL_ball + 9, t + 16); /* N[axle6R] */
+  reduce_6x5_d3(w + W_axle6R + 25, w + W_outrigger_rearL_ball + 24, t + 16); /* E[chassis#weld8, axle6R] */
+  reduce_tri_6_d3(w + W_chassis_weld8, w + W_outrigger_rearL_ball + 24, t + 21); /* N[chassis#weld8] */
+  reduce_6x5_d3(w + W_axle6R + 55, w + W_outrigger_rearL_ball + 42, t + 16); /* E[chassis#weld7, axle6R] */
+  reduce_6x6_d3(w + W_chassis_weld8 + 36, w + W_outrigger_rearL_ball + 42, t + 21); /* E[chassis#weld7, chassis#weld8] */
+  reduce_tri_6_d3(w + W_chassis_weld7, w + W_outrigger_rearL_ball + 42, t + 27); /* N[chassis#weld7] */
+  return failed ? P_outrigger_rearR_ball : -1;
 }
 
-/*---- pivot 7: outrigger_rearR_ball (ball, d = 3, h = 17)
+/*---- outrigger_rearR_ball (ball, d = 3, h = 17)
  * column: axle7L (d 5), chassis#weld9 (d 6), chassis#weld8 (d 6) */
-static int factor_p7(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + 434, t + 0); /* N[axle2R] = l D l^T, the next pivot's: final now */
-  panel_3x8(w + 374, t + 8, w + 383, t + 16); /* rows 0..7 */
-  panel_3x8(w + 374, t + 8, w + 407, t + 24); /* rows 8..15 */
-  panel_3x1(w + 374, t + 8, w + 431, t + 32); /* row 16 */
-  reduce_tri_5_d3(w + 689, w + 383, t + 16); /* N[axle7L] */
-  reduce_6x5_d3(w + 714, w + 398, t + 16); /* E[chassis#weld9, axle7L] */
-  reduce_tri_6_d3(w + 774, w + 398, t + 21); /* N[chassis#weld9] */
-  reduce_6x5_d3(w + 744, w + 416, t + 16); /* E[chassis#weld8, axle7L] */
-  reduce_6x6_d3(w + 810, w + 416, t + 21); /* E[chassis#weld8, chassis#weld9] */
-  reduce_tri_6_d3(w + 846, w + 416, t + 27); /* N[chassis#weld8] */
-  return failed ? 8 : -1;
+static int pivot_outrigger_rearR_ball(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_axle2R, t + R_axle2R); /* N[axle2R] = l D l^T, the next pivot's: final now */
+  panel_3x8(w + W_outrigger_rearR_ball, t + R_outrigger_rearR_ball, w + W_outrigger_rearR_ball + 9, t + 16); /* rows 0..7 */
+  panel_3x8(w + W_outrigger_rearR_ball, t + R_outrigger_rearR_ball, w + W_outrigger_rearR_ball + 33, t + 24); /* rows 8..15 */
+  panel_3x1(w + W_outrigger_rearR_ball, t + R_outrigger_rearR_ball, w + W_outrigger_rearR_ball + 57, t + 32); /* row 16 */
+  reduce_tri_5_d3(w + W_axle7L, w + W_outrigger_rearR_ball + 9, t + 16); /* N[axle7L] */
+  reduce_6x5_d3(w + W_axle7L + 25, w + W_outrigger_rearR_ball + 24, t + 16); /* E[chassis#weld9, axle7L] */
+  reduce_tri_6_d3(w + W_chassis_weld9, w + W_outrigger_rearR_ball + 24, t + 21); /* N[chassis#weld9] */
+  reduce_6x5_d3(w + W_axle7L + 55, w + W_outrigger_rearR_ball + 42, t + 16); /* E[chassis#weld8, axle7L] */
+  reduce_6x6_d3(w + W_chassis_weld9 + 36, w + W_outrigger_rearR_ball + 42, t + 21); /* E[chassis#weld8, chassis#weld9] */
+  reduce_tri_6_d3(w + W_chassis_weld8, w + W_outrigger_rearR_ball + 42, t + 27); /* N[chassis#weld8] */
+  return failed ? P_axle2R : -1;
 }
 
-/*---- pivot 8: axle2R (hinge, d = 5, h = 12)
+/*---- axle2R (hinge, d = 5, h = 12)
  * column: chassis#weld2 (d 6), chassis#weld3 (d 6) */
-static int factor_p8(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + 519, t + 8); /* N[axle3L] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + 434, t + 0, w + 459, t + 16); /* rows 0..7 */
-  panel_5x4(w + 434, t + 0, w + 499, t + 24); /* rows 8..11 */
-  reduce_tri_6_d5(w + 1185, w + 459, t + 16); /* N[chassis#weld2] */
-  reduce_6x6_d5(w + 1221, w + 489, t + 16); /* E[chassis#weld3, chassis#weld2] */
-  reduce_tri_6_d5(w + 1257, w + 489, t + 22); /* N[chassis#weld3] */
-  return failed ? 9 : -1;
+static int pivot_axle2R(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_axle3L, t + R_axle3L); /* N[axle3L] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_axle2R, t + R_axle2R, w + W_axle2R + 25, t + 16); /* rows 0..7 */
+  panel_5x4(w + W_axle2R, t + R_axle2R, w + W_axle2R + 65, t + 24); /* rows 8..11 */
+  reduce_tri_6_d5(w + W_chassis_weld2, w + W_axle2R + 25, t + 16); /* N[chassis#weld2] */
+  reduce_6x6_d5(w + W_chassis_weld2 + 36, w + W_axle2R + 55, t + 16); /* E[chassis#weld3, chassis#weld2] */
+  reduce_tri_6_d5(w + W_chassis_weld3, w + W_axle2R + 55, t + 22); /* N[chassis#weld3] */
+  return failed ? P_axle3L : -1;
 }
 
-/*---- pivot 9: axle3L (hinge, d = 5, h = 12)
+/*---- axle3L (hinge, d = 5, h = 12)
  * column: chassis#weld3 (d 6), chassis#weld4 (d 6) */
-static int factor_p9(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + 604, t + 0); /* N[axle6R] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + 519, t + 8, w + 544, t + 16); /* rows 0..7 */
-  panel_5x4(w + 519, t + 8, w + 584, t + 24); /* rows 8..11 */
-  reduce_tri_6_d5(w + 1257, w + 544, t + 16); /* N[chassis#weld3] */
-  reduce_6x6_d5(w + 1293, w + 574, t + 16); /* E[chassis#weld4, chassis#weld3] */
-  reduce_tri_6_d5(w + 1524, w + 574, t + 22); /* N[chassis#weld4] */
-  return failed ? 10 : -1;
+static int pivot_axle3L(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_axle6R, t + R_axle6R); /* N[axle6R] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_axle3L, t + R_axle3L, w + W_axle3L + 25, t + 16); /* rows 0..7 */
+  panel_5x4(w + W_axle3L, t + R_axle3L, w + W_axle3L + 65, t + 24); /* rows 8..11 */
+  reduce_tri_6_d5(w + W_chassis_weld3, w + W_axle3L + 25, t + 16); /* N[chassis#weld3] */
+  reduce_6x6_d5(w + W_chassis_weld3 + 36, w + W_axle3L + 55, t + 16); /* E[chassis#weld4, chassis#weld3] */
+  reduce_tri_6_d5(w + W_chassis_weld4, w + W_axle3L + 55, t + 22); /* N[chassis#weld4] */
+  return failed ? P_axle6R : -1;
 }
 
-/*---- pivot 10: axle6R (hinge, d = 5, h = 12)
+/*---- axle6R (hinge, d = 5, h = 12)
  * column: chassis#weld8 (d 6), chassis#weld7 (d 6) */
-static int factor_p10(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + 689, t + 8); /* N[axle7L] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + 604, t + 0, w + 629, t + 16); /* rows 0..7 */
-  panel_5x4(w + 604, t + 0, w + 669, t + 24); /* rows 8..11 */
-  reduce_tri_6_d5(w + 846, w + 629, t + 16); /* N[chassis#weld8] */
-  reduce_6x6_d5(w + 882, w + 659, t + 16); /* E[chassis#weld7, chassis#weld8] */
-  reduce_tri_6_d5(w + 2130, w + 659, t + 22); /* N[chassis#weld7] */
-  return failed ? 11 : -1;
+static int pivot_axle6R(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_axle7L, t + R_axle7L); /* N[axle7L] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_axle6R, t + R_axle6R, w + W_axle6R + 25, t + 16); /* rows 0..7 */
+  panel_5x4(w + W_axle6R, t + R_axle6R, w + W_axle6R + 65, t + 24); /* rows 8..11 */
+  reduce_tri_6_d5(w + W_chassis_weld8, w + W_axle6R + 25, t + 16); /* N[chassis#weld8] */
+  reduce_6x6_d5(w + W_chassis_weld8 + 36, w + W_axle6R + 55, t + 16); /* E[chassis#weld7, chassis#weld8] */
+  reduce_tri_6_d5(w + W_chassis_weld7, w + W_axle6R + 55, t + 22); /* N[chassis#weld7] */
+  return failed ? P_axle7L : -1;
 }
 
-/*---- pivot 11: axle7L (hinge, d = 5, h = 12)
+/*---- axle7L (hinge, d = 5, h = 12)
  * column: chassis#weld9 (d 6), chassis#weld8 (d 6) */
-static int factor_p11(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 689, t + 8, w + 714, t + 16); /* rows 0..7 */
-  reduce_tri_6_d5(w + 774, w + 714, t + 16); /* N[chassis#weld9] */
-  const int failed = factor_node_6(w + 774, t + 0); /* N[chassis#weld9] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 689, t + 8, w + 754, t + 24); /* rows 8..11 */
-  reduce_6x6_d5(w + 810, w + 744, t + 16); /* E[chassis#weld8, chassis#weld9] */
-  reduce_tri_6_d5(w + 846, w + 744, t + 22); /* N[chassis#weld8] */
-  return failed ? 12 : -1;
+static int pivot_axle7L(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_axle7L, t + R_axle7L, w + W_axle7L + 25, t + 16); /* rows 0..7 */
+  reduce_tri_6_d5(w + W_chassis_weld9, w + W_axle7L + 25, t + 16); /* N[chassis#weld9] */
+  const int failed = factor_node_6(w + W_chassis_weld9, t + R_chassis_weld9); /* N[chassis#weld9] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + W_axle7L, t + R_axle7L, w + W_axle7L + 65, t + 24); /* rows 8..11 */
+  reduce_6x6_d5(w + W_chassis_weld9 + 36, w + W_axle7L + 55, t + 16); /* E[chassis#weld8, chassis#weld9] */
+  reduce_tri_6_d5(w + W_chassis_weld8, w + W_axle7L + 55, t + 22); /* N[chassis#weld8] */
+  return failed ? P_chassis_weld9 : -1;
 }
 
-/*---- pivot 12: chassis#weld9 (shard weld, d = 6, h = 6)
+/*---- chassis#weld9 (shard weld, d = 6, h = 6)
  * column: chassis#weld8 (d 6) */
-static int factor_p12(scalar *restrict w, scalar *restrict t) {
-  panel_6x6_of_8(w + 774, t + 0, w + 810, t + 16); /* rows 0..5 */
-  reduce_tri_6_d6(w + 846, w + 810, t + 16); /* N[chassis#weld8] */
-  const int failed = factor_node_6(w + 846, t + 8); /* N[chassis#weld8] = l D l^T, the next pivot's: final now */
-  return failed ? 13 : -1;
+static int pivot_chassis_weld9(scalar *restrict w, scalar *restrict t) {
+  panel_6x6_of_8(w + W_chassis_weld9, t + R_chassis_weld9, w + W_chassis_weld9 + 36, t + 16); /* rows 0..5 */
+  reduce_tri_6_d6(w + W_chassis_weld8, w + W_chassis_weld9 + 36, t + 16); /* N[chassis#weld8] */
+  const int failed = factor_node_6(w + W_chassis_weld8, t + R_chassis_weld8); /* N[chassis#weld8] = l D l^T, the next pivot's: final now */
+  return failed ? P_chassis_weld8 : -1;
 }
 
-/*---- pivot 13: chassis#weld8 (shard weld, d = 6, h = 6)
+/*---- chassis#weld8 (shard weld, d = 6, h = 6)
  * column: chassis#weld7 (d 6) */
-static int factor_p13(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + 918, t + 0); /* N[axle1R] = l D l^T, the next pivot's: final now */
-  panel_6x6_of_8(w + 846, t + 8, w + 882, t + 16); /* rows 0..5 */
-  reduce_tri_6_d6(w + 2130, w + 882, t + 16); /* N[chassis#weld7] */
-  return failed ? 14 : -1;
+static int pivot_chassis_weld8(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_axle1R, t + R_axle1R); /* N[axle1R] = l D l^T, the next pivot's: final now */
+  panel_6x6_of_8(w + W_chassis_weld8, t + R_chassis_weld8, w + W_chassis_weld8 + 36, t + 16); /* rows 0..5 */
+  reduce_tri_6_d6(w + W_chassis_weld7, w + W_chassis_weld8 + 36, t + 16); /* N[chassis#weld7] */
+  return failed ? P_axle1R : -1;
 }
 
-/*---- pivot 14: axle1R (hinge, d = 5, h = 17)
+/*---- axle1R (hinge, d = 5, h = 17)
  * column: axle2L (d 5), chassis#weld1 (d 6), chassis#weld2 (d 6) */
-static int factor_p14(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 918, t + 0, w + 943, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1028, w + 943, t + 16); /* N[axle2L] */
-  const int failed = factor_node_5(w + 1028, t + 8); /* N[axle2L] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + 918, t + 0, w + 983, t + 24); /* rows 8..15 */
-  panel_5x1(w + 918, t + 0, w + 1023, t + 32); /* row 16 */
-  reduce_6x5_d5(w + 1053, w + 968, t + 16); /* E[chassis#weld1, axle2L] */
-  reduce_tri_6_d5(w + 1113, w + 968, t + 21); /* N[chassis#weld1] */
-  reduce_6x5_d5(w + 1083, w + 998, t + 16); /* E[chassis#weld2, axle2L] */
-  reduce_6x6_d5(w + 1149, w + 998, t + 21); /* E[chassis#weld2, chassis#weld1] */
-  reduce_tri_6_d5(w + 1185, w + 998, t + 27); /* N[chassis#weld2] */
-  return failed ? 15 : -1;
+static int pivot_axle1R(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_axle1R, t + R_axle1R, w + W_axle1R + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_axle2L, w + W_axle1R + 25, t + 16); /* N[axle2L] */
+  const int failed = factor_node_5(w + W_axle2L, t + R_axle2L); /* N[axle2L] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_axle1R, t + R_axle1R, w + W_axle1R + 65, t + 24); /* rows 8..15 */
+  panel_5x1(w + W_axle1R, t + R_axle1R, w + W_axle1R + 105, t + 32); /* row 16 */
+  reduce_6x5_d5(w + W_axle2L + 25, w + W_axle1R + 50, t + 16); /* E[chassis#weld1, axle2L] */
+  reduce_tri_6_d5(w + W_chassis_weld1, w + W_axle1R + 50, t + 21); /* N[chassis#weld1] */
+  reduce_6x5_d5(w + W_axle2L + 55, w + W_axle1R + 80, t + 16); /* E[chassis#weld2, axle2L] */
+  reduce_6x6_d5(w + W_chassis_weld1 + 36, w + W_axle1R + 80, t + 21); /* E[chassis#weld2, chassis#weld1] */
+  reduce_tri_6_d5(w + W_chassis_weld2, w + W_axle1R + 80, t + 27); /* N[chassis#weld2] */
+  return failed ? P_axle2L : -1;
 }
 
-/*---- pivot 15: axle2L (hinge, d = 5, h = 12)
+/*---- axle2L (hinge, d = 5, h = 12)
  * column: chassis#weld1 (d 6), chassis#weld2 (d 6) */
-static int factor_p15(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1028, t + 8, w + 1053, t + 16); /* rows 0..7 */
-  reduce_tri_6_d5(w + 1113, w + 1053, t + 16); /* N[chassis#weld1] */
-  const int failed = factor_node_6(w + 1113, t + 0); /* N[chassis#weld1] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 1028, t + 8, w + 1093, t + 24); /* rows 8..11 */
-  reduce_6x6_d5(w + 1149, w + 1083, t + 16); /* E[chassis#weld2, chassis#weld1] */
-  reduce_tri_6_d5(w + 1185, w + 1083, t + 22); /* N[chassis#weld2] */
-  return failed ? 16 : -1;
+static int pivot_axle2L(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_axle2L, t + R_axle2L, w + W_axle2L + 25, t + 16); /* rows 0..7 */
+  reduce_tri_6_d5(w + W_chassis_weld1, w + W_axle2L + 25, t + 16); /* N[chassis#weld1] */
+  const int failed = factor_node_6(w + W_chassis_weld1, t + R_chassis_weld1); /* N[chassis#weld1] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + W_axle2L, t + R_axle2L, w + W_axle2L + 65, t + 24); /* rows 8..11 */
+  reduce_6x6_d5(w + W_chassis_weld1 + 36, w + W_axle2L + 55, t + 16); /* E[chassis#weld2, chassis#weld1] */
+  reduce_tri_6_d5(w + W_chassis_weld2, w + W_axle2L + 55, t + 22); /* N[chassis#weld2] */
+  return failed ? P_chassis_weld1 : -1;
 }
 
-/*---- pivot 16: chassis#weld1 (shard weld, d = 6, h = 6)
+/*---- chassis#weld1 (shard weld, d = 6, h = 6)
  * column: chassis#weld2 (d 6) */
-static int factor_p16(scalar *restrict w, scalar *restrict t) {
-  panel_6x6_of_8(w + 1113, t + 0, w + 1149, t + 16); /* rows 0..5 */
-  reduce_tri_6_d6(w + 1185, w + 1149, t + 16); /* N[chassis#weld2] */
-  const int failed = factor_node_6(w + 1185, t + 8); /* N[chassis#weld2] = l D l^T, the next pivot's: final now */
-  return failed ? 17 : -1;
+static int pivot_chassis_weld1(scalar *restrict w, scalar *restrict t) {
+  panel_6x6_of_8(w + W_chassis_weld1, t + R_chassis_weld1, w + W_chassis_weld1 + 36, t + 16); /* rows 0..5 */
+  reduce_tri_6_d6(w + W_chassis_weld2, w + W_chassis_weld1 + 36, t + 16); /* N[chassis#weld2] */
+  const int failed = factor_node_6(w + W_chassis_weld2, t + R_chassis_weld2); /* N[chassis#weld2] = l D l^T, the next pivot's: final now */
+  return failed ? P_chassis_weld2 : -1;
 }
 
-/*---- pivot 17: chassis#weld2 (shard weld, d = 6, h = 6)
+/*---- chassis#weld2 (shard weld, d = 6, h = 6)
  * column: chassis#weld3 (d 6) */
-static int factor_p17(scalar *restrict w, scalar *restrict t) {
-  panel_6x6_of_8(w + 1185, t + 8, w + 1221, t + 16); /* rows 0..5 */
-  reduce_tri_6_d6(w + 1257, w + 1221, t + 16); /* N[chassis#weld3] */
-  const int failed = factor_node_6(w + 1257, t + 0); /* N[chassis#weld3] = l D l^T, the next pivot's: final now */
-  return failed ? 18 : -1;
+static int pivot_chassis_weld2(scalar *restrict w, scalar *restrict t) {
+  panel_6x6_of_8(w + W_chassis_weld2, t + R_chassis_weld2, w + W_chassis_weld2 + 36, t + 16); /* rows 0..5 */
+  reduce_tri_6_d6(w + W_chassis_weld3, w + W_chassis_weld2 + 36, t + 16); /* N[chassis#weld3] */
+  const int failed = factor_node_6(w + W_chassis_weld3, t + R_chassis_weld3); /* N[chassis#weld3] = l D l^T, the next pivot's: final now */
+  return failed ? P_chassis_weld3 : -1;
 }
 
-/*---- pivot 18: chassis#weld3 (shard weld, d = 6, h = 6)
+/*---- chassis#weld3 (shard weld, d = 6, h = 6)
  * column: chassis#weld4 (d 6) */
-static int factor_p18(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + 1329, t + 8); /* N[axle3R] = l D l^T, the next pivot's: final now */
-  panel_6x6_of_8(w + 1257, t + 0, w + 1293, t + 16); /* rows 0..5 */
-  reduce_tri_6_d6(w + 1524, w + 1293, t + 16); /* N[chassis#weld4] */
-  return failed ? 19 : -1;
+static int pivot_chassis_weld3(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_axle3R, t + R_axle3R); /* N[axle3R] = l D l^T, the next pivot's: final now */
+  panel_6x6_of_8(w + W_chassis_weld3, t + R_chassis_weld3, w + W_chassis_weld3 + 36, t + 16); /* rows 0..5 */
+  reduce_tri_6_d6(w + W_chassis_weld4, w + W_chassis_weld3 + 36, t + 16); /* N[chassis#weld4] */
+  return failed ? P_axle3R : -1;
 }
 
-/*---- pivot 19: axle3R (hinge, d = 5, h = 17)
+/*---- axle3R (hinge, d = 5, h = 17)
  * column: axle4L (d 5), chassis#weld4 (d 6), chassis#weld5 (d 6) */
-static int factor_p19(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1329, t + 8, w + 1354, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1439, w + 1354, t + 16); /* N[axle4L] */
-  const int failed = factor_node_5(w + 1439, t + 0); /* N[axle4L] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + 1329, t + 8, w + 1394, t + 24); /* rows 8..15 */
-  panel_5x1(w + 1329, t + 8, w + 1434, t + 32); /* row 16 */
-  reduce_6x5_d5(w + 1464, w + 1379, t + 16); /* E[chassis#weld4, axle4L] */
-  reduce_tri_6_d5(w + 1524, w + 1379, t + 21); /* N[chassis#weld4] */
-  reduce_6x5_d5(w + 1494, w + 1409, t + 16); /* E[chassis#weld5, axle4L] */
-  reduce_6x6_d5(w + 1560, w + 1409, t + 21); /* E[chassis#weld5, chassis#weld4] */
-  reduce_tri_6_d5(w + 1791, w + 1409, t + 27); /* N[chassis#weld5] */
-  return failed ? 20 : -1;
+static int pivot_axle3R(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_axle3R, t + R_axle3R, w + W_axle3R + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_axle4L, w + W_axle3R + 25, t + 16); /* N[axle4L] */
+  const int failed = factor_node_5(w + W_axle4L, t + R_axle4L); /* N[axle4L] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_axle3R, t + R_axle3R, w + W_axle3R + 65, t + 24); /* rows 8..15 */
+  panel_5x1(w + W_axle3R, t + R_axle3R, w + W_axle3R + 105, t + 32); /* row 16 */
+  reduce_6x5_d5(w + W_axle4L + 25, w + W_axle3R + 50, t + 16); /* E[chassis#weld4, axle4L] */
+  reduce_tri_6_d5(w + W_chassis_weld4, w + W_axle3R + 50, t + 21); /* N[chassis#weld4] */
+  reduce_6x5_d5(w + W_axle4L + 55, w + W_axle3R + 80, t + 16); /* E[chassis#weld5, axle4L] */
+  reduce_6x6_d5(w + W_chassis_weld4 + 36, w + W_axle3R + 80, t + 21); /* E[chassis#weld5, chassis#weld4] */
+  reduce_tri_6_d5(w + W_chassis_weld5, w + W_axle3R + 80, t + 27); /* N[chassis#weld5] */
+  return failed ? P_axle4L : -1;
 }
 
-/*---- pivot 20: axle4L (hinge, d = 5, h = 12)
+/*---- axle4L (hinge, d = 5, h = 12)
  * column: chassis#weld4 (d 6), chassis#weld5 (d 6) */
-static int factor_p20(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1439, t + 0, w + 1464, t + 16); /* rows 0..7 */
-  reduce_tri_6_d5(w + 1524, w + 1464, t + 16); /* N[chassis#weld4] */
-  const int failed = factor_node_6(w + 1524, t + 8); /* N[chassis#weld4] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 1439, t + 0, w + 1504, t + 24); /* rows 8..11 */
-  reduce_6x6_d5(w + 1560, w + 1494, t + 16); /* E[chassis#weld5, chassis#weld4] */
-  reduce_tri_6_d5(w + 1791, w + 1494, t + 22); /* N[chassis#weld5] */
-  return failed ? 21 : -1;
+static int pivot_axle4L(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_axle4L, t + R_axle4L, w + W_axle4L + 25, t + 16); /* rows 0..7 */
+  reduce_tri_6_d5(w + W_chassis_weld4, w + W_axle4L + 25, t + 16); /* N[chassis#weld4] */
+  const int failed = factor_node_6(w + W_chassis_weld4, t + R_chassis_weld4); /* N[chassis#weld4] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + W_axle4L, t + R_axle4L, w + W_axle4L + 65, t + 24); /* rows 8..11 */
+  reduce_6x6_d5(w + W_chassis_weld4 + 36, w + W_axle4L + 55, t + 16); /* E[chassis#weld5, chassis#weld4] */
+  reduce_tri_6_d5(w + W_chassis_weld5, w + W_axle4L + 55, t + 22); /* N[chassis#weld5] */
+  return failed ? P_chassis_weld4 : -1;
 }
 
-/*---- pivot 21: chassis#weld4 (shard weld, d = 6, h = 6)
+/*---- chassis#weld4 (shard weld, d = 6, h = 6)
  * column: chassis#weld5 (d 6) */
-static int factor_p21(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + 1596, t + 0); /* N[axle4R] = l D l^T, the next pivot's: final now */
-  panel_6x6_of_8(w + 1524, t + 8, w + 1560, t + 16); /* rows 0..5 */
-  reduce_tri_6_d6(w + 1791, w + 1560, t + 16); /* N[chassis#weld5] */
-  return failed ? 22 : -1;
+static int pivot_chassis_weld4(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_axle4R, t + R_axle4R); /* N[axle4R] = l D l^T, the next pivot's: final now */
+  panel_6x6_of_8(w + W_chassis_weld4, t + R_chassis_weld4, w + W_chassis_weld4 + 36, t + 16); /* rows 0..5 */
+  reduce_tri_6_d6(w + W_chassis_weld5, w + W_chassis_weld4 + 36, t + 16); /* N[chassis#weld5] */
+  return failed ? P_axle4R : -1;
 }
 
-/*---- pivot 22: axle4R (hinge, d = 5, h = 17)
+/*---- axle4R (hinge, d = 5, h = 17)
  * column: axle5L (d 5), chassis#weld5 (d 6), chassis#weld6 (d 6) */
-static int factor_p22(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1596, t + 0, w + 1621, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1706, w + 1621, t + 16); /* N[axle5L] */
-  const int failed = factor_node_5(w + 1706, t + 8); /* N[axle5L] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + 1596, t + 0, w + 1661, t + 24); /* rows 8..15 */
-  panel_5x1(w + 1596, t + 0, w + 1701, t + 32); /* row 16 */
-  reduce_6x5_d5(w + 1731, w + 1646, t + 16); /* E[chassis#weld5, axle5L] */
-  reduce_tri_6_d5(w + 1791, w + 1646, t + 21); /* N[chassis#weld5] */
-  reduce_6x5_d5(w + 1761, w + 1676, t + 16); /* E[chassis#weld6, axle5L] */
-  reduce_6x6_d5(w + 1827, w + 1676, t + 21); /* E[chassis#weld6, chassis#weld5] */
-  reduce_tri_6_d5(w + 2058, w + 1676, t + 27); /* N[chassis#weld6] */
-  return failed ? 23 : -1;
+static int pivot_axle4R(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_axle4R, t + R_axle4R, w + W_axle4R + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_axle5L, w + W_axle4R + 25, t + 16); /* N[axle5L] */
+  const int failed = factor_node_5(w + W_axle5L, t + R_axle5L); /* N[axle5L] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_axle4R, t + R_axle4R, w + W_axle4R + 65, t + 24); /* rows 8..15 */
+  panel_5x1(w + W_axle4R, t + R_axle4R, w + W_axle4R + 105, t + 32); /* row 16 */
+  reduce_6x5_d5(w + W_axle5L + 25, w + W_axle4R + 50, t + 16); /* E[chassis#weld5, axle5L] */
+  reduce_tri_6_d5(w + W_chassis_weld5, w + W_axle4R + 50, t + 21); /* N[chassis#weld5] */
+  reduce_6x5_d5(w + W_axle5L + 55, w + W_axle4R + 80, t + 16); /* E[chassis#weld6, axle5L] */
+  reduce_6x6_d5(w + W_chassis_weld5 + 36, w + W_axle4R + 80, t + 21); /* E[chassis#weld6, chassis#weld5] */
+  reduce_tri_6_d5(w + W_chassis_weld6, w + W_axle4R + 80, t + 27); /* N[chassis#weld6] */
+  return failed ? P_axle5L : -1;
 }
 
-/*---- pivot 23: axle5L (hinge, d = 5, h = 12)
+/*---- axle5L (hinge, d = 5, h = 12)
  * column: chassis#weld5 (d 6), chassis#weld6 (d 6) */
-static int factor_p23(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1706, t + 8, w + 1731, t + 16); /* rows 0..7 */
-  reduce_tri_6_d5(w + 1791, w + 1731, t + 16); /* N[chassis#weld5] */
-  const int failed = factor_node_6(w + 1791, t + 0); /* N[chassis#weld5] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 1706, t + 8, w + 1771, t + 24); /* rows 8..11 */
-  reduce_6x6_d5(w + 1827, w + 1761, t + 16); /* E[chassis#weld6, chassis#weld5] */
-  reduce_tri_6_d5(w + 2058, w + 1761, t + 22); /* N[chassis#weld6] */
-  return failed ? 24 : -1;
+static int pivot_axle5L(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_axle5L, t + R_axle5L, w + W_axle5L + 25, t + 16); /* rows 0..7 */
+  reduce_tri_6_d5(w + W_chassis_weld5, w + W_axle5L + 25, t + 16); /* N[chassis#weld5] */
+  const int failed = factor_node_6(w + W_chassis_weld5, t + R_chassis_weld5); /* N[chassis#weld5] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + W_axle5L, t + R_axle5L, w + W_axle5L + 65, t + 24); /* rows 8..11 */
+  reduce_6x6_d5(w + W_chassis_weld5 + 36, w + W_axle5L + 55, t + 16); /* E[chassis#weld6, chassis#weld5] */
+  reduce_tri_6_d5(w + W_chassis_weld6, w + W_axle5L + 55, t + 22); /* N[chassis#weld6] */
+  return failed ? P_chassis_weld5 : -1;
 }
 
-/*---- pivot 24: chassis#weld5 (shard weld, d = 6, h = 6)
+/*---- chassis#weld5 (shard weld, d = 6, h = 6)
  * column: chassis#weld6 (d 6) */
-static int factor_p24(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + 1863, t + 8); /* N[axle5R] = l D l^T, the next pivot's: final now */
-  panel_6x6_of_8(w + 1791, t + 0, w + 1827, t + 16); /* rows 0..5 */
-  reduce_tri_6_d6(w + 2058, w + 1827, t + 16); /* N[chassis#weld6] */
-  return failed ? 25 : -1;
+static int pivot_chassis_weld5(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_axle5R, t + R_axle5R); /* N[axle5R] = l D l^T, the next pivot's: final now */
+  panel_6x6_of_8(w + W_chassis_weld5, t + R_chassis_weld5, w + W_chassis_weld5 + 36, t + 16); /* rows 0..5 */
+  reduce_tri_6_d6(w + W_chassis_weld6, w + W_chassis_weld5 + 36, t + 16); /* N[chassis#weld6] */
+  return failed ? P_axle5R : -1;
 }
 
-/*---- pivot 25: axle5R (hinge, d = 5, h = 17)
+/*---- axle5R (hinge, d = 5, h = 17)
  * column: axle6L (d 5), chassis#weld6 (d 6), chassis#weld7 (d 6) */
-static int factor_p25(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1863, t + 8, w + 1888, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1973, w + 1888, t + 16); /* N[axle6L] */
-  const int failed = factor_node_5(w + 1973, t + 0); /* N[axle6L] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + 1863, t + 8, w + 1928, t + 24); /* rows 8..15 */
-  panel_5x1(w + 1863, t + 8, w + 1968, t + 32); /* row 16 */
-  reduce_6x5_d5(w + 1998, w + 1913, t + 16); /* E[chassis#weld6, axle6L] */
-  reduce_tri_6_d5(w + 2058, w + 1913, t + 21); /* N[chassis#weld6] */
-  reduce_6x5_d5(w + 2028, w + 1943, t + 16); /* E[chassis#weld7, axle6L] */
-  reduce_6x6_d5(w + 2094, w + 1943, t + 21); /* E[chassis#weld7, chassis#weld6] */
-  reduce_tri_6_d5(w + 2130, w + 1943, t + 27); /* N[chassis#weld7] */
-  return failed ? 26 : -1;
+static int pivot_axle5R(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_axle5R, t + R_axle5R, w + W_axle5R + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_axle6L, w + W_axle5R + 25, t + 16); /* N[axle6L] */
+  const int failed = factor_node_5(w + W_axle6L, t + R_axle6L); /* N[axle6L] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_axle5R, t + R_axle5R, w + W_axle5R + 65, t + 24); /* rows 8..15 */
+  panel_5x1(w + W_axle5R, t + R_axle5R, w + W_axle5R + 105, t + 32); /* row 16 */
+  reduce_6x5_d5(w + W_axle6L + 25, w + W_axle5R + 50, t + 16); /* E[chassis#weld6, axle6L] */
+  reduce_tri_6_d5(w + W_chassis_weld6, w + W_axle5R + 50, t + 21); /* N[chassis#weld6] */
+  reduce_6x5_d5(w + W_axle6L + 55, w + W_axle5R + 80, t + 16); /* E[chassis#weld7, axle6L] */
+  reduce_6x6_d5(w + W_chassis_weld6 + 36, w + W_axle5R + 80, t + 21); /* E[chassis#weld7, chassis#weld6] */
+  reduce_tri_6_d5(w + W_chassis_weld7, w + W_axle5R + 80, t + 27); /* N[chassis#weld7] */
+  return failed ? P_axle6L : -1;
 }
 
-/*---- pivot 26: axle6L (hinge, d = 5, h = 12)
+/*---- axle6L (hinge, d = 5, h = 12)
  * column: chassis#weld6 (d 6), chassis#weld7 (d 6) */
-static int factor_p26(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1973, t + 0, w + 1998, t + 16); /* rows 0..7 */
-  reduce_tri_6_d5(w + 2058, w + 1998, t + 16); /* N[chassis#weld6] */
-  const int failed = factor_node_6(w + 2058, t + 8); /* N[chassis#weld6] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 1973, t + 0, w + 2038, t + 24); /* rows 8..11 */
-  reduce_6x6_d5(w + 2094, w + 2028, t + 16); /* E[chassis#weld7, chassis#weld6] */
-  reduce_tri_6_d5(w + 2130, w + 2028, t + 22); /* N[chassis#weld7] */
-  return failed ? 27 : -1;
+static int pivot_axle6L(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_axle6L, t + R_axle6L, w + W_axle6L + 25, t + 16); /* rows 0..7 */
+  reduce_tri_6_d5(w + W_chassis_weld6, w + W_axle6L + 25, t + 16); /* N[chassis#weld6] */
+  const int failed = factor_node_6(w + W_chassis_weld6, t + R_chassis_weld6); /* N[chassis#weld6] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + W_axle6L, t + R_axle6L, w + W_axle6L + 65, t + 24); /* rows 8..11 */
+  reduce_6x6_d5(w + W_chassis_weld6 + 36, w + W_axle6L + 55, t + 16); /* E[chassis#weld7, chassis#weld6] */
+  reduce_tri_6_d5(w + W_chassis_weld7, w + W_axle6L + 55, t + 22); /* N[chassis#weld7] */
+  return failed ? P_chassis_weld6 : -1;
 }
 
-/*---- pivot 27: chassis#weld6 (shard weld, d = 6, h = 6)
+/*---- chassis#weld6 (shard weld, d = 6, h = 6)
  * column: chassis#weld7 (d 6) */
-static int factor_p27(scalar *restrict w, scalar *restrict t) {
-  panel_6x6_of_8(w + 2058, t + 8, w + 2094, t + 16); /* rows 0..5 */
-  reduce_tri_6_d6(w + 2130, w + 2094, t + 16); /* N[chassis#weld7] */
-  const int failed = factor_node_6(w + 2130, t + 0); /* N[chassis#weld7] = l D l^T, the next pivot's: final now */
-  return failed ? 28 : -1;
+static int pivot_chassis_weld6(scalar *restrict w, scalar *restrict t) {
+  panel_6x6_of_8(w + W_chassis_weld6, t + R_chassis_weld6, w + W_chassis_weld6 + 36, t + 16); /* rows 0..5 */
+  reduce_tri_6_d6(w + W_chassis_weld7, w + W_chassis_weld6 + 36, t + 16); /* N[chassis#weld7] */
+  const int failed = factor_node_6(w + W_chassis_weld7, t + R_chassis_weld7); /* N[chassis#weld7] = l D l^T, the next pivot's: final now */
+  return failed ? P_chassis_weld7 : -1;
 }
 
 /*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
 static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
-  /* pivot 0: tow_front_ball (ball, d = 3, h = 11) */
-  node_forward_3(w + 0, x + 0); /* x[tow_front_ball] */
-  forward_5x3(w + 9, x + 0, x + 3); /* x[axle1L] */
-  forward_6x3(w + 24, x + 0, x + 88); /* x[chassis#weld1] */
-  node_diag_3(w + 0, x + 0); /* x[tow_front_ball] */
-  /* pivot 1: axle1L (hinge, d = 5, h = 6) */
-  node_forward_5(w + 42, x + 3); /* x[axle1L] */
-  forward_6x5(w + 67, x + 3, x + 88); /* x[chassis#weld1] */
-  node_diag_5(w + 42, x + 3); /* x[axle1L] */
-  /* pivot 2: tow_rear_ball (ball, d = 3, h = 11) */
-  node_forward_3(w + 97, x + 85); /* x[tow_rear_ball] */
-  forward_5x3(w + 106, x + 85, x + 80); /* x[axle7R] */
-  forward_6x3(w + 121, x + 85, x + 136); /* x[chassis#weld9] */
-  node_diag_3(w + 97, x + 85); /* x[tow_rear_ball] */
-  /* pivot 3: axle7R (hinge, d = 5, h = 6) */
-  node_forward_5(w + 139, x + 80); /* x[axle7R] */
-  forward_6x5(w + 164, x + 80, x + 136); /* x[chassis#weld9] */
-  node_diag_5(w + 139, x + 80); /* x[axle7R] */
-  /* pivot 4: outrigger_frontL_ball (ball, d = 3, h = 17) */
-  node_forward_3(w + 194, x + 23); /* x[outrigger_frontL_ball] */
-  forward_5x3(w + 203, x + 23, x + 18); /* x[axle2R] */
-  forward_6x3(w + 218, x + 23, x + 94); /* x[chassis#weld2] */
-  forward_6x3(w + 236, x + 23, x + 100); /* x[chassis#weld3] */
-  node_diag_3(w + 194, x + 23); /* x[outrigger_frontL_ball] */
-  /* pivot 5: outrigger_frontR_ball (ball, d = 3, h = 17) */
-  node_forward_3(w + 254, x + 26); /* x[outrigger_frontR_ball] */
-  forward_5x3(w + 263, x + 26, x + 29); /* x[axle3L] */
-  forward_6x3(w + 278, x + 26, x + 100); /* x[chassis#weld3] */
-  forward_6x3(w + 296, x + 26, x + 106); /* x[chassis#weld4] */
-  node_diag_3(w + 254, x + 26); /* x[outrigger_frontR_ball] */
-  /* pivot 6: outrigger_rearL_ball (ball, d = 3, h = 17) */
-  node_forward_3(w + 314, x + 69); /* x[outrigger_rearL_ball] */
-  forward_5x3(w + 323, x + 69, x + 64); /* x[axle6R] */
-  forward_6x3(w + 338, x + 69, x + 130); /* x[chassis#weld8] */
-  forward_6x3(w + 356, x + 69, x + 124); /* x[chassis#weld7] */
-  node_diag_3(w + 314, x + 69); /* x[outrigger_rearL_ball] */
-  /* pivot 7: outrigger_rearR_ball (ball, d = 3, h = 17) */
-  node_forward_3(w + 374, x + 72); /* x[outrigger_rearR_ball] */
-  forward_5x3(w + 383, x + 72, x + 75); /* x[axle7L] */
-  forward_6x3(w + 398, x + 72, x + 136); /* x[chassis#weld9] */
-  forward_6x3(w + 416, x + 72, x + 130); /* x[chassis#weld8] */
-  node_diag_3(w + 374, x + 72); /* x[outrigger_rearR_ball] */
-  /* pivot 8: axle2R (hinge, d = 5, h = 12) */
-  node_forward_5(w + 434, x + 18); /* x[axle2R] */
-  forward_6x5(w + 459, x + 18, x + 94); /* x[chassis#weld2] */
-  forward_6x5(w + 489, x + 18, x + 100); /* x[chassis#weld3] */
-  node_diag_5(w + 434, x + 18); /* x[axle2R] */
-  /* pivot 9: axle3L (hinge, d = 5, h = 12) */
-  node_forward_5(w + 519, x + 29); /* x[axle3L] */
-  forward_6x5(w + 544, x + 29, x + 100); /* x[chassis#weld3] */
-  forward_6x5(w + 574, x + 29, x + 106); /* x[chassis#weld4] */
-  node_diag_5(w + 519, x + 29); /* x[axle3L] */
-  /* pivot 10: axle6R (hinge, d = 5, h = 12) */
-  node_forward_5(w + 604, x + 64); /* x[axle6R] */
-  forward_6x5(w + 629, x + 64, x + 130); /* x[chassis#weld8] */
-  forward_6x5(w + 659, x + 64, x + 124); /* x[chassis#weld7] */
-  node_diag_5(w + 604, x + 64); /* x[axle6R] */
-  /* pivot 11: axle7L (hinge, d = 5, h = 12) */
-  node_forward_5(w + 689, x + 75); /* x[axle7L] */
-  forward_6x5(w + 714, x + 75, x + 136); /* x[chassis#weld9] */
-  forward_6x5(w + 744, x + 75, x + 130); /* x[chassis#weld8] */
-  node_diag_5(w + 689, x + 75); /* x[axle7L] */
-  /* pivot 12: chassis#weld9 (shard weld, d = 6, h = 6) */
-  node_forward_6(w + 774, x + 136); /* x[chassis#weld9] */
-  forward_6x6(w + 810, x + 136, x + 130); /* x[chassis#weld8] */
-  node_diag_6(w + 774, x + 136); /* x[chassis#weld9] */
-  /* pivot 13: chassis#weld8 (shard weld, d = 6, h = 6) */
-  node_forward_6(w + 846, x + 130); /* x[chassis#weld8] */
-  forward_6x6(w + 882, x + 130, x + 124); /* x[chassis#weld7] */
-  node_diag_6(w + 846, x + 130); /* x[chassis#weld8] */
-  /* pivot 14: axle1R (hinge, d = 5, h = 17) */
-  node_forward_5(w + 918, x + 8); /* x[axle1R] */
-  forward_5x5(w + 943, x + 8, x + 13); /* x[axle2L] */
-  forward_6x5(w + 968, x + 8, x + 88); /* x[chassis#weld1] */
-  forward_6x5(w + 998, x + 8, x + 94); /* x[chassis#weld2] */
-  node_diag_5(w + 918, x + 8); /* x[axle1R] */
-  /* pivot 15: axle2L (hinge, d = 5, h = 12) */
-  node_forward_5(w + 1028, x + 13); /* x[axle2L] */
-  forward_6x5(w + 1053, x + 13, x + 88); /* x[chassis#weld1] */
-  forward_6x5(w + 1083, x + 13, x + 94); /* x[chassis#weld2] */
-  node_diag_5(w + 1028, x + 13); /* x[axle2L] */
-  /* pivot 16: chassis#weld1 (shard weld, d = 6, h = 6) */
-  node_forward_6(w + 1113, x + 88); /* x[chassis#weld1] */
-  forward_6x6(w + 1149, x + 88, x + 94); /* x[chassis#weld2] */
-  node_diag_6(w + 1113, x + 88); /* x[chassis#weld1] */
-  /* pivot 17: chassis#weld2 (shard weld, d = 6, h = 6) */
-  node_forward_6(w + 1185, x + 94); /* x[chassis#weld2] */
-  forward_6x6(w + 1221, x + 94, x + 100); /* x[chassis#weld3] */
-  node_diag_6(w + 1185, x + 94); /* x[chassis#weld2] */
-  /* pivot 18: chassis#weld3 (shard weld, d = 6, h = 6) */
-  node_forward_6(w + 1257, x + 100); /* x[chassis#weld3] */
-  forward_6x6(w + 1293, x + 100, x + 106); /* x[chassis#weld4] */
-  node_diag_6(w + 1257, x + 100); /* x[chassis#weld3] */
-  /* pivot 19: axle3R (hinge, d = 5, h = 17) */
-  node_forward_5(w + 1329, x + 34); /* x[axle3R] */
-  forward_5x5(w + 1354, x + 34, x + 39); /* x[axle4L] */
-  forward_6x5(w + 1379, x + 34, x + 106); /* x[chassis#weld4] */
-  forward_6x5(w + 1409, x + 34, x + 112); /* x[chassis#weld5] */
-  node_diag_5(w + 1329, x + 34); /* x[axle3R] */
-  /* pivot 20: axle4L (hinge, d = 5, h = 12) */
-  node_forward_5(w + 1439, x + 39); /* x[axle4L] */
-  forward_6x5(w + 1464, x + 39, x + 106); /* x[chassis#weld4] */
-  forward_6x5(w + 1494, x + 39, x + 112); /* x[chassis#weld5] */
-  node_diag_5(w + 1439, x + 39); /* x[axle4L] */
-  /* pivot 21: chassis#weld4 (shard weld, d = 6, h = 6) */
-  node_forward_6(w + 1524, x + 106); /* x[chassis#weld4] */
-  forward_6x6(w + 1560, x + 106, x + 112); /* x[chassis#weld5] */
-  node_diag_6(w + 1524, x + 106); /* x[chassis#weld4] */
-  /* pivot 22: axle4R (hinge, d = 5, h = 17) */
-  node_forward_5(w + 1596, x + 44); /* x[axle4R] */
-  forward_5x5(w + 1621, x + 44, x + 49); /* x[axle5L] */
-  forward_6x5(w + 1646, x + 44, x + 112); /* x[chassis#weld5] */
-  forward_6x5(w + 1676, x + 44, x + 118); /* x[chassis#weld6] */
-  node_diag_5(w + 1596, x + 44); /* x[axle4R] */
-  /* pivot 23: axle5L (hinge, d = 5, h = 12) */
-  node_forward_5(w + 1706, x + 49); /* x[axle5L] */
-  forward_6x5(w + 1731, x + 49, x + 112); /* x[chassis#weld5] */
-  forward_6x5(w + 1761, x + 49, x + 118); /* x[chassis#weld6] */
-  node_diag_5(w + 1706, x + 49); /* x[axle5L] */
-  /* pivot 24: chassis#weld5 (shard weld, d = 6, h = 6) */
-  node_forward_6(w + 1791, x + 112); /* x[chassis#weld5] */
-  forward_6x6(w + 1827, x + 112, x + 118); /* x[chassis#weld6] */
-  node_diag_6(w + 1791, x + 112); /* x[chassis#weld5] */
-  /* pivot 25: axle5R (hinge, d = 5, h = 17) */
-  node_forward_5(w + 1863, x + 54); /* x[axle5R] */
-  forward_5x5(w + 1888, x + 54, x + 59); /* x[axle6L] */
-  forward_6x5(w + 1913, x + 54, x + 118); /* x[chassis#weld6] */
-  forward_6x5(w + 1943, x + 54, x + 124); /* x[chassis#weld7] */
-  node_diag_5(w + 1863, x + 54); /* x[axle5R] */
-  /* pivot 26: axle6L (hinge, d = 5, h = 12) */
-  node_forward_5(w + 1973, x + 59); /* x[axle6L] */
-  forward_6x5(w + 1998, x + 59, x + 118); /* x[chassis#weld6] */
-  forward_6x5(w + 2028, x + 59, x + 124); /* x[chassis#weld7] */
-  node_diag_5(w + 1973, x + 59); /* x[axle6L] */
-  /* pivot 27: chassis#weld6 (shard weld, d = 6, h = 6) */
-  node_forward_6(w + 2058, x + 118); /* x[chassis#weld6] */
-  forward_6x6(w + 2094, x + 118, x + 124); /* x[chassis#weld7] */
-  node_diag_6(w + 2058, x + 118); /* x[chassis#weld6] */
-  /* pivot 28: chassis#weld7 (shard weld, d = 6, h = 0) */
-  node_forward_6(w + 2130, x + 124); /* x[chassis#weld7] */
-  node_diag_6(w + 2130, x + 124); /* x[chassis#weld7] */
+  /* tow_front_ball (ball, d = 3, h = 11) */
+  node_forward_3(w + W_tow_front_ball, x + X_tow_front_ball); /* x[tow_front_ball] */
+  forward_5x3(w + W_tow_front_ball + 9, x + X_tow_front_ball, x + X_axle1L); /* x[axle1L] */
+  forward_6x3(w + W_tow_front_ball + 24, x + X_tow_front_ball, x + X_chassis_weld1); /* x[chassis#weld1] */
+  node_diag_3(w + W_tow_front_ball, x + X_tow_front_ball); /* x[tow_front_ball] */
+  /* axle1L (hinge, d = 5, h = 6) */
+  node_forward_5(w + W_axle1L, x + X_axle1L); /* x[axle1L] */
+  forward_6x5(w + W_axle1L + 25, x + X_axle1L, x + X_chassis_weld1); /* x[chassis#weld1] */
+  node_diag_5(w + W_axle1L, x + X_axle1L); /* x[axle1L] */
+  /* tow_rear_ball (ball, d = 3, h = 11) */
+  node_forward_3(w + W_tow_rear_ball, x + X_tow_rear_ball); /* x[tow_rear_ball] */
+  forward_5x3(w + W_tow_rear_ball + 9, x + X_tow_rear_ball, x + X_axle7R); /* x[axle7R] */
+  forward_6x3(w + W_tow_rear_ball + 24, x + X_tow_rear_ball, x + X_chassis_weld9); /* x[chassis#weld9] */
+  node_diag_3(w + W_tow_rear_ball, x + X_tow_rear_ball); /* x[tow_rear_ball] */
+  /* axle7R (hinge, d = 5, h = 6) */
+  node_forward_5(w + W_axle7R, x + X_axle7R); /* x[axle7R] */
+  forward_6x5(w + W_axle7R + 25, x + X_axle7R, x + X_chassis_weld9); /* x[chassis#weld9] */
+  node_diag_5(w + W_axle7R, x + X_axle7R); /* x[axle7R] */
+  /* outrigger_frontL_ball (ball, d = 3, h = 17) */
+  node_forward_3(w + W_outrigger_frontL_ball, x + X_outrigger_frontL_ball); /* x[outrigger_frontL_ball] */
+  forward_5x3(w + W_outrigger_frontL_ball + 9, x + X_outrigger_frontL_ball, x + X_axle2R); /* x[axle2R] */
+  forward_6x3(w + W_outrigger_frontL_ball + 24, x + X_outrigger_frontL_ball, x + X_chassis_weld2); /* x[chassis#weld2] */
+  forward_6x3(w + W_outrigger_frontL_ball + 42, x + X_outrigger_frontL_ball, x + X_chassis_weld3); /* x[chassis#weld3] */
+  node_diag_3(w + W_outrigger_frontL_ball, x + X_outrigger_frontL_ball); /* x[outrigger_frontL_ball] */
+  /* outrigger_frontR_ball (ball, d = 3, h = 17) */
+  node_forward_3(w + W_outrigger_frontR_ball, x + X_outrigger_frontR_ball); /* x[outrigger_frontR_ball] */
+  forward_5x3(w + W_outrigger_frontR_ball + 9, x + X_outrigger_frontR_ball, x + X_axle3L); /* x[axle3L] */
+  forward_6x3(w + W_outrigger_frontR_ball + 24, x + X_outrigger_frontR_ball, x + X_chassis_weld3); /* x[chassis#weld3] */
+  forward_6x3(w + W_outrigger_frontR_ball + 42, x + X_outrigger_frontR_ball, x + X_chassis_weld4); /* x[chassis#weld4] */
+  node_diag_3(w + W_outrigger_frontR_ball, x + X_outrigger_frontR_ball); /* x[outrigger_frontR_ball] */
+  /* outrigger_rearL_ball (ball, d = 3, h = 17) */
+  node_forward_3(w + W_outrigger_rearL_ball, x + X_outrigger_rearL_ball); /* x[outrigger_rearL_ball] */
+  forward_5x3(w + W_outrigger_rearL_ball + 9, x + X_outrigger_rearL_ball, x + X_axle6R); /* x[axle6R] */
+  forward_6x3(w + W_outrigger_rearL_ball + 24, x + X_outrigger_rearL_ball, x + X_chassis_weld8); /* x[chassis#weld8] */
+  forward_6x3(w + W_outrigger_rearL_ball + 42, x + X_outrigger_rearL_ball, x + X_chassis_weld7); /* x[chassis#weld7] */
+  node_diag_3(w + W_outrigger_rearL_ball, x + X_outrigger_rearL_ball); /* x[outrigger_rearL_ball] */
+  /* outrigger_rearR_ball (ball, d = 3, h = 17) */
+  node_forward_3(w + W_outrigger_rearR_ball, x + X_outrigger_rearR_ball); /* x[outrigger_rearR_ball] */
+  forward_5x3(w + W_outrigger_rearR_ball + 9, x + X_outrigger_rearR_ball, x + X_axle7L); /* x[axle7L] */
+  forward_6x3(w + W_outrigger_rearR_ball + 24, x + X_outrigger_rearR_ball, x + X_chassis_weld9); /* x[chassis#weld9] */
+  forward_6x3(w + W_outrigger_rearR_ball + 42, x + X_outrigger_rearR_ball, x + X_chassis_weld8); /* x[chassis#weld8] */
+  node_diag_3(w + W_outrigger_rearR_ball, x + X_outrigger_rearR_ball); /* x[outrigger_rearR_ball] */
+  /* axle2R (hinge, d = 5, h = 12) */
+  node_forward_5(w + W_axle2R, x + X_axle2R); /* x[axle2R] */
+  forward_6x5(w + W_axle2R + 25, x + X_axle2R, x + X_chassis_weld2); /* x[chassis#weld2] */
+  forward_6x5(w + W_axle2R + 55, x + X_axle2R, x + X_chassis_weld3); /* x[chassis#weld3] */
+  node_diag_5(w + W_axle2R, x + X_axle2R); /* x[axle2R] */
+  /* axle3L (hinge, d = 5, h = 12) */
+  node_forward_5(w + W_axle3L, x + X_axle3L); /* x[axle3L] */
+  forward_6x5(w + W_axle3L + 25, x + X_axle3L, x + X_chassis_weld3); /* x[chassis#weld3] */
+  forward_6x5(w + W_axle3L + 55, x + X_axle3L, x + X_chassis_weld4); /* x[chassis#weld4] */
+  node_diag_5(w + W_axle3L, x + X_axle3L); /* x[axle3L] */
+  /* axle6R (hinge, d = 5, h = 12) */
+  node_forward_5(w + W_axle6R, x + X_axle6R); /* x[axle6R] */
+  forward_6x5(w + W_axle6R + 25, x + X_axle6R, x + X_chassis_weld8); /* x[chassis#weld8] */
+  forward_6x5(w + W_axle6R + 55, x + X_axle6R, x + X_chassis_weld7); /* x[chassis#weld7] */
+  node_diag_5(w + W_axle6R, x + X_axle6R); /* x[axle6R] */
+  /* axle7L (hinge, d = 5, h = 12) */
+  node_forward_5(w + W_axle7L, x + X_axle7L); /* x[axle7L] */
+  forward_6x5(w + W_axle7L + 25, x + X_axle7L, x + X_chassis_weld9); /* x[chassis#weld9] */
+  forward_6x5(w + W_axle7L + 55, x + X_axle7L, x + X_chassis_weld8); /* x[chassis#weld8] */
+  node_diag_5(w + W_axle7L, x + X_axle7L); /* x[axle7L] */
+  /* chassis#weld9 (shard weld, d = 6, h = 6) */
+  node_forward_6(w + W_chassis_weld9, x + X_chassis_weld9); /* x[chassis#weld9] */
+  forward_6x6(w + W_chassis_weld9 + 36, x + X_chassis_weld9, x + X_chassis_weld8); /* x[chassis#weld8] */
+  node_diag_6(w + W_chassis_weld9, x + X_chassis_weld9); /* x[chassis#weld9] */
+  /* chassis#weld8 (shard weld, d = 6, h = 6) */
+  node_forward_6(w + W_chassis_weld8, x + X_chassis_weld8); /* x[chassis#weld8] */
+  forward_6x6(w + W_chassis_weld8 + 36, x + X_chassis_weld8, x + X_chassis_weld7); /* x[chassis#weld7] */
+  node_diag_6(w + W_chassis_weld8, x + X_chassis_weld8); /* x[chassis#weld8] */
+  /* axle1R (hinge, d = 5, h = 17) */
+  node_forward_5(w + W_axle1R, x + X_axle1R); /* x[axle1R] */
+  forward_5x5(w + W_axle1R + 25, x + X_axle1R, x + X_axle2L); /* x[axle2L] */
+  forward_6x5(w + W_axle1R + 50, x + X_axle1R, x + X_chassis_weld1); /* x[chassis#weld1] */
+  forward_6x5(w + W_axle1R + 80, x + X_axle1R, x + X_chassis_weld2); /* x[chassis#weld2] */
+  node_diag_5(w + W_axle1R, x + X_axle1R); /* x[axle1R] */
+  /* axle2L (hinge, d = 5, h = 12) */
+  node_forward_5(w + W_axle2L, x + X_axle2L); /* x[axle2L] */
+  forward_6x5(w + W_axle2L + 25, x + X_axle2L, x + X_chassis_weld1); /* x[chassis#weld1] */
+  forward_6x5(w + W_axle2L + 55, x + X_axle2L, x + X_chassis_weld2); /* x[chassis#weld2] */
+  node_diag_5(w + W_axle2L, x + X_axle2L); /* x[axle2L] */
+  /* chassis#weld1 (shard weld, d = 6, h = 6) */
+  node_forward_6(w + W_chassis_weld1, x + X_chassis_weld1); /* x[chassis#weld1] */
+  forward_6x6(w + W_chassis_weld1 + 36, x + X_chassis_weld1, x + X_chassis_weld2); /* x[chassis#weld2] */
+  node_diag_6(w + W_chassis_weld1, x + X_chassis_weld1); /* x[chassis#weld1] */
+  /* chassis#weld2 (shard weld, d = 6, h = 6) */
+  node_forward_6(w + W_chassis_weld2, x + X_chassis_weld2); /* x[chassis#weld2] */
+  forward_6x6(w + W_chassis_weld2 + 36, x + X_chassis_weld2, x + X_chassis_weld3); /* x[chassis#weld3] */
+  node_diag_6(w + W_chassis_weld2, x + X_chassis_weld2); /* x[chassis#weld2] */
+  /* chassis#weld3 (shard weld, d = 6, h = 6) */
+  node_forward_6(w + W_chassis_weld3, x + X_chassis_weld3); /* x[chassis#weld3] */
+  forward_6x6(w + W_chassis_weld3 + 36, x + X_chassis_weld3, x + X_chassis_weld4); /* x[chassis#weld4] */
+  node_diag_6(w + W_chassis_weld3, x + X_chassis_weld3); /* x[chassis#weld3] */
+  /* axle3R (hinge, d = 5, h = 17) */
+  node_forward_5(w + W_axle3R, x + X_axle3R); /* x[axle3R] */
+  forward_5x5(w + W_axle3R + 25, x + X_axle3R, x + X_axle4L); /* x[axle4L] */
+  forward_6x5(w + W_axle3R + 50, x + X_axle3R, x + X_chassis_weld4); /* x[chassis#weld4] */
+  forward_6x5(w + W_axle3R + 80, x + X_axle3R, x + X_chassis_weld5); /* x[chassis#weld5] */
+  node_diag_5(w + W_axle3R, x + X_axle3R); /* x[axle3R] */
+  /* axle4L (hinge, d = 5, h = 12) */
+  node_forward_5(w + W_axle4L, x + X_axle4L); /* x[axle4L] */
+  forward_6x5(w + W_axle4L + 25, x + X_axle4L, x + X_chassis_weld4); /* x[chassis#weld4] */
+  forward_6x5(w + W_axle4L + 55, x + X_axle4L, x + X_chassis_weld5); /* x[chassis#weld5] */
+  node_diag_5(w + W_axle4L, x + X_axle4L); /* x[axle4L] */
+  /* chassis#weld4 (shard weld, d = 6, h = 6) */
+  node_forward_6(w + W_chassis_weld4, x + X_chassis_weld4); /* x[chassis#weld4] */
+  forward_6x6(w + W_chassis_weld4 + 36, x + X_chassis_weld4, x + X_chassis_weld5); /* x[chassis#weld5] */
+  node_diag_6(w + W_chassis_weld4, x + X_chassis_weld4); /* x[chassis#weld4] */
+  /* axle4R (hinge, d = 5, h = 17) */
+  node_forward_5(w + W_axle4R, x + X_axle4R); /* x[axle4R] */
+  forward_5x5(w + W_axle4R + 25, x + X_axle4R, x + X_axle5L); /* x[axle5L] */
+  forward_6x5(w + W_axle4R + 50, x + X_axle4R, x + X_chassis_weld5); /* x[chassis#weld5] */
+  forward_6x5(w + W_axle4R + 80, x + X_axle4R, x + X_chassis_weld6); /* x[chassis#weld6] */
+  node_diag_5(w + W_axle4R, x + X_axle4R); /* x[axle4R] */
+  /* axle5L (hinge, d = 5, h = 12) */
+  node_forward_5(w + W_axle5L, x + X_axle5L); /* x[axle5L] */
+  forward_6x5(w + W_axle5L + 25, x + X_axle5L, x + X_chassis_weld5); /* x[chassis#weld5] */
+  forward_6x5(w + W_axle5L + 55, x + X_axle5L, x + X_chassis_weld6); /* x[chassis#weld6] */
+  node_diag_5(w + W_axle5L, x + X_axle5L); /* x[axle5L] */
+  /* chassis#weld5 (shard weld, d = 6, h = 6) */
+  node_forward_6(w + W_chassis_weld5, x + X_chassis_weld5); /* x[chassis#weld5] */
+  forward_6x6(w + W_chassis_weld5 + 36, x + X_chassis_weld5, x + X_chassis_weld6); /* x[chassis#weld6] */
+  node_diag_6(w + W_chassis_weld5, x + X_chassis_weld5); /* x[chassis#weld5] */
+  /* axle5R (hinge, d = 5, h = 17) */
+  node_forward_5(w + W_axle5R, x + X_axle5R); /* x[axle5R] */
+  forward_5x5(w + W_axle5R + 25, x + X_axle5R, x + X_axle6L); /* x[axle6L] */
+  forward_6x5(w + W_axle5R + 50, x + X_axle5R, x + X_chassis_weld6); /* x[chassis#weld6] */
+  forward_6x5(w + W_axle5R + 80, x + X_axle5R, x + X_chassis_weld7); /* x[chassis#weld7] */
+  node_diag_5(w + W_axle5R, x + X_axle5R); /* x[axle5R] */
+  /* axle6L (hinge, d = 5, h = 12) */
+  node_forward_5(w + W_axle6L, x + X_axle6L); /* x[axle6L] */
+  forward_6x5(w + W_axle6L + 25, x + X_axle6L, x + X_chassis_weld6); /* x[chassis#weld6] */
+  forward_6x5(w + W_axle6L + 55, x + X_axle6L, x + X_chassis_weld7); /* x[chassis#weld7] */
+  node_diag_5(w + W_axle6L, x + X_axle6L); /* x[axle6L] */
+  /* chassis#weld6 (shard weld, d = 6, h = 6) */
+  node_forward_6(w + W_chassis_weld6, x + X_chassis_weld6); /* x[chassis#weld6] */
+  forward_6x6(w + W_chassis_weld6 + 36, x + X_chassis_weld6, x + X_chassis_weld7); /* x[chassis#weld7] */
+  node_diag_6(w + W_chassis_weld6, x + X_chassis_weld6); /* x[chassis#weld6] */
+  /* chassis#weld7 (shard weld, d = 6, h = 0) */
+  node_forward_6(w + W_chassis_weld7, x + X_chassis_weld7); /* x[chassis#weld7] */
+  node_diag_6(w + W_chassis_weld7, x + X_chassis_weld7); /* x[chassis#weld7] */
 }
 
 /*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
 static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
-  /* pivot 28: chassis#weld7 (shard weld, d = 6, h = 0) */
-  node_backward_6(w + 2130, x + 124); /* x[chassis#weld7] */
-  /* pivot 27: chassis#weld6 (shard weld, d = 6, h = 6) */
-  backward_set_6x6(w + 2094, x + 124, s); /* L[chassis#weld7, chassis#weld6] */
-  subtract_6(x + 118, s); /* x[chassis#weld6] */
-  node_backward_6(w + 2058, x + 118); /* x[chassis#weld6] */
-  /* pivot 26: axle6L (hinge, d = 5, h = 12) */
-  backward_set_6x5(w + 2028, x + 124, s); /* L[chassis#weld7, axle6L] */
-  backward_add_6x5(w + 1998, x + 118, s); /* L[chassis#weld6, axle6L] */
-  subtract_5(x + 59, s); /* x[axle6L] */
-  node_backward_5(w + 1973, x + 59); /* x[axle6L] */
-  /* pivot 25: axle5R (hinge, d = 5, h = 17) */
-  backward_set_6x5(w + 1943, x + 124, s); /* L[chassis#weld7, axle5R] */
-  backward_add_6x5(w + 1913, x + 118, s); /* L[chassis#weld6, axle5R] */
-  backward_add_5x5(w + 1888, x + 59, s); /* L[axle6L, axle5R] */
-  subtract_5(x + 54, s); /* x[axle5R] */
-  node_backward_5(w + 1863, x + 54); /* x[axle5R] */
-  /* pivot 24: chassis#weld5 (shard weld, d = 6, h = 6) */
-  backward_set_6x6(w + 1827, x + 118, s); /* L[chassis#weld6, chassis#weld5] */
-  subtract_6(x + 112, s); /* x[chassis#weld5] */
-  node_backward_6(w + 1791, x + 112); /* x[chassis#weld5] */
-  /* pivot 23: axle5L (hinge, d = 5, h = 12) */
-  backward_set_6x5(w + 1761, x + 118, s); /* L[chassis#weld6, axle5L] */
-  backward_add_6x5(w + 1731, x + 112, s); /* L[chassis#weld5, axle5L] */
-  subtract_5(x + 49, s); /* x[axle5L] */
-  node_backward_5(w + 1706, x + 49); /* x[axle5L] */
-  /* pivot 22: axle4R (hinge, d = 5, h = 17) */
-  backward_set_6x5(w + 1676, x + 118, s); /* L[chassis#weld6, axle4R] */
-  backward_add_6x5(w + 1646, x + 112, s); /* L[chassis#weld5, axle4R] */
-  backward_add_5x5(w + 1621, x + 49, s); /* L[axle5L, axle4R] */
-  subtract_5(x + 44, s); /* x[axle4R] */
-  node_backward_5(w + 1596, x + 44); /* x[axle4R] */
-  /* pivot 21: chassis#weld4 (shard weld, d = 6, h = 6) */
-  backward_set_6x6(w + 1560, x + 112, s); /* L[chassis#weld5, chassis#weld4] */
-  subtract_6(x + 106, s); /* x[chassis#weld4] */
-  node_backward_6(w + 1524, x + 106); /* x[chassis#weld4] */
-  /* pivot 20: axle4L (hinge, d = 5, h = 12) */
-  backward_set_6x5(w + 1494, x + 112, s); /* L[chassis#weld5, axle4L] */
-  backward_add_6x5(w + 1464, x + 106, s); /* L[chassis#weld4, axle4L] */
-  subtract_5(x + 39, s); /* x[axle4L] */
-  node_backward_5(w + 1439, x + 39); /* x[axle4L] */
-  /* pivot 19: axle3R (hinge, d = 5, h = 17) */
-  backward_set_6x5(w + 1409, x + 112, s); /* L[chassis#weld5, axle3R] */
-  backward_add_6x5(w + 1379, x + 106, s); /* L[chassis#weld4, axle3R] */
-  backward_add_5x5(w + 1354, x + 39, s); /* L[axle4L, axle3R] */
-  subtract_5(x + 34, s); /* x[axle3R] */
-  node_backward_5(w + 1329, x + 34); /* x[axle3R] */
-  /* pivot 18: chassis#weld3 (shard weld, d = 6, h = 6) */
-  backward_set_6x6(w + 1293, x + 106, s); /* L[chassis#weld4, chassis#weld3] */
-  subtract_6(x + 100, s); /* x[chassis#weld3] */
-  node_backward_6(w + 1257, x + 100); /* x[chassis#weld3] */
-  /* pivot 17: chassis#weld2 (shard weld, d = 6, h = 6) */
-  backward_set_6x6(w + 1221, x + 100, s); /* L[chassis#weld3, chassis#weld2] */
-  subtract_6(x + 94, s); /* x[chassis#weld2] */
-  node_backward_6(w + 1185, x + 94); /* x[chassis#weld2] */
-  /* pivot 16: chassis#weld1 (shard weld, d = 6, h = 6) */
-  backward_set_6x6(w + 1149, x + 94, s); /* L[chassis#weld2, chassis#weld1] */
-  subtract_6(x + 88, s); /* x[chassis#weld1] */
-  node_backward_6(w + 1113, x + 88); /* x[chassis#weld1] */
-  /* pivot 15: axle2L (hinge, d = 5, h = 12) */
-  backward_set_6x5(w + 1083, x + 94, s); /* L[chassis#weld2, axle2L] */
-  backward_add_6x5(w + 1053, x + 88, s); /* L[chassis#weld1, axle2L] */
-  subtract_5(x + 13, s); /* x[axle2L] */
-  node_backward_5(w + 1028, x + 13); /* x[axle2L] */
-  /* pivot 14: axle1R (hinge, d = 5, h = 17) */
-  backward_set_6x5(w + 998, x + 94, s); /* L[chassis#weld2, axle1R] */
-  backward_add_6x5(w + 968, x + 88, s); /* L[chassis#weld1, axle1R] */
-  backward_add_5x5(w + 943, x + 13, s); /* L[axle2L, axle1R] */
-  subtract_5(x + 8, s); /* x[axle1R] */
-  node_backward_5(w + 918, x + 8); /* x[axle1R] */
-  /* pivot 13: chassis#weld8 (shard weld, d = 6, h = 6) */
-  backward_set_6x6(w + 882, x + 124, s); /* L[chassis#weld7, chassis#weld8] */
-  subtract_6(x + 130, s); /* x[chassis#weld8] */
-  node_backward_6(w + 846, x + 130); /* x[chassis#weld8] */
-  /* pivot 12: chassis#weld9 (shard weld, d = 6, h = 6) */
-  backward_set_6x6(w + 810, x + 130, s); /* L[chassis#weld8, chassis#weld9] */
-  subtract_6(x + 136, s); /* x[chassis#weld9] */
-  node_backward_6(w + 774, x + 136); /* x[chassis#weld9] */
-  /* pivot 11: axle7L (hinge, d = 5, h = 12) */
-  backward_set_6x5(w + 744, x + 130, s); /* L[chassis#weld8, axle7L] */
-  backward_add_6x5(w + 714, x + 136, s); /* L[chassis#weld9, axle7L] */
-  subtract_5(x + 75, s); /* x[axle7L] */
-  node_backward_5(w + 689, x + 75); /* x[axle7L] */
-  /* pivot 10: axle6R (hinge, d = 5, h = 12) */
-  backward_set_6x5(w + 659, x + 124, s); /* L[chassis#weld7, axle6R] */
-  backward_add_6x5(w + 629, x + 130, s); /* L[chassis#weld8, axle6R] */
-  subtract_5(x + 64, s); /* x[axle6R] */
-  node_backward_5(w + 604, x + 64); /* x[axle6R] */
-  /* pivot 9: axle3L (hinge, d = 5, h = 12) */
-  backward_set_6x5(w + 574, x + 106, s); /* L[chassis#weld4, axle3L] */
-  backward_add_6x5(w + 544, x + 100, s); /* L[chassis#weld3, axle3L] */
-  subtract_5(x + 29, s); /* x[axle3L] */
-  node_backward_5(w + 519, x + 29); /* x[axle3L] */
-  /* pivot 8: axle2R (hinge, d = 5, h = 12) */
-  backward_set_6x5(w + 489, x + 100, s); /* L[chassis#weld3, axle2R] */
-  backward_add_6x5(w + 459, x + 94, s); /* L[chassis#weld2, axle2R] */
-  subtract_5(x + 18, s); /* x[axle2R] */
-  node_backward_5(w + 434, x + 18); /* x[axle2R] */
-  /* pivot 7: outrigger_rearR_ball (ball, d = 3, h = 17) */
-  backward_set_6x3(w + 416, x + 130, s); /* L[chassis#weld8, outrigger_rearR_ball] */
-  backward_add_6x3(w + 398, x + 136, s); /* L[chassis#weld9, outrigger_rearR_ball] */
-  backward_add_5x3(w + 383, x + 75, s); /* L[axle7L, outrigger_rearR_ball] */
-  subtract_3(x + 72, s); /* x[outrigger_rearR_ball] */
-  node_backward_3(w + 374, x + 72); /* x[outrigger_rearR_ball] */
-  /* pivot 6: outrigger_rearL_ball (ball, d = 3, h = 17) */
-  backward_set_6x3(w + 356, x + 124, s); /* L[chassis#weld7, outrigger_rearL_ball] */
-  backward_add_6x3(w + 338, x + 130, s); /* L[chassis#weld8, outrigger_rearL_ball] */
-  backward_add_5x3(w + 323, x + 64, s); /* L[axle6R, outrigger_rearL_ball] */
-  subtract_3(x + 69, s); /* x[outrigger_rearL_ball] */
-  node_backward_3(w + 314, x + 69); /* x[outrigger_rearL_ball] */
-  /* pivot 5: outrigger_frontR_ball (ball, d = 3, h = 17) */
-  backward_set_6x3(w + 296, x + 106, s); /* L[chassis#weld4, outrigger_frontR_ball] */
-  backward_add_6x3(w + 278, x + 100, s); /* L[chassis#weld3, outrigger_frontR_ball] */
-  backward_add_5x3(w + 263, x + 29, s); /* L[axle3L, outrigger_frontR_ball] */
-  subtract_3(x + 26, s); /* x[outrigger_frontR_ball] */
-  node_backward_3(w + 254, x + 26); /* x[outrigger_frontR_ball] */
-  /* pivot 4: outrigger_frontL_ball (ball, d = 3, h = 17) */
-  backward_set_6x3(w + 236, x + 100, s); /* L[chassis#weld3, outrigger_frontL_ball] */
-  backward_add_6x3(w + 218, x + 94, s); /* L[chassis#weld2, outrigger_frontL_ball] */
-  backward_add_5x3(w + 203, x + 18, s); /* L[axle2R, outrigger_frontL_ball] */
-  subtract_3(x + 23, s); /* x[outrigger_frontL_ball] */
-  node_backward_3(w + 194, x + 23); /* x[outrigger_frontL_ball] */
-  /* pivot 3: axle7R (hinge, d = 5, h = 6) */
-  backward_set_6x5(w + 164, x + 136, s); /* L[chassis#weld9, axle7R] */
-  subtract_5(x + 80, s); /* x[axle7R] */
-  node_backward_5(w + 139, x + 80); /* x[axle7R] */
-  /* pivot 2: tow_rear_ball (ball, d = 3, h = 11) */
-  backward_set_6x3(w + 121, x + 136, s); /* L[chassis#weld9, tow_rear_ball] */
-  backward_add_5x3(w + 106, x + 80, s); /* L[axle7R, tow_rear_ball] */
-  subtract_3(x + 85, s); /* x[tow_rear_ball] */
-  node_backward_3(w + 97, x + 85); /* x[tow_rear_ball] */
-  /* pivot 1: axle1L (hinge, d = 5, h = 6) */
-  backward_set_6x5(w + 67, x + 88, s); /* L[chassis#weld1, axle1L] */
-  subtract_5(x + 3, s); /* x[axle1L] */
-  node_backward_5(w + 42, x + 3); /* x[axle1L] */
-  /* pivot 0: tow_front_ball (ball, d = 3, h = 11) */
-  backward_set_6x3(w + 24, x + 88, s); /* L[chassis#weld1, tow_front_ball] */
-  backward_add_5x3(w + 9, x + 3, s); /* L[axle1L, tow_front_ball] */
-  subtract_3(x + 0, s); /* x[tow_front_ball] */
-  node_backward_3(w + 0, x + 0); /* x[tow_front_ball] */
+  /* chassis#weld7 (shard weld, d = 6, h = 0) */
+  node_backward_6(w + W_chassis_weld7, x + X_chassis_weld7); /* x[chassis#weld7] */
+  /* chassis#weld6 (shard weld, d = 6, h = 6) */
+  backward_set_6x6(w + W_chassis_weld6 + 36, x + X_chassis_weld7, s); /* L[chassis#weld7, chassis#weld6] */
+  subtract_6(x + X_chassis_weld6, s); /* x[chassis#weld6] */
+  node_backward_6(w + W_chassis_weld6, x + X_chassis_weld6); /* x[chassis#weld6] */
+  /* axle6L (hinge, d = 5, h = 12) */
+  backward_set_6x5(w + W_axle6L + 55, x + X_chassis_weld7, s); /* L[chassis#weld7, axle6L] */
+  backward_add_6x5(w + W_axle6L + 25, x + X_chassis_weld6, s); /* L[chassis#weld6, axle6L] */
+  subtract_5(x + X_axle6L, s); /* x[axle6L] */
+  node_backward_5(w + W_axle6L, x + X_axle6L); /* x[axle6L] */
+  /* axle5R (hinge, d = 5, h = 17) */
+  backward_set_6x5(w + W_axle5R + 80, x + X_chassis_weld7, s); /* L[chassis#weld7, axle5R] */
+  backward_add_6x5(w + W_axle5R + 50, x + X_chassis_weld6, s); /* L[chassis#weld6, axle5R] */
+  backward_add_5x5(w + W_axle5R + 25, x + X_axle6L, s); /* L[axle6L, axle5R] */
+  subtract_5(x + X_axle5R, s); /* x[axle5R] */
+  node_backward_5(w + W_axle5R, x + X_axle5R); /* x[axle5R] */
+  /* chassis#weld5 (shard weld, d = 6, h = 6) */
+  backward_set_6x6(w + W_chassis_weld5 + 36, x + X_chassis_weld6, s); /* L[chassis#weld6, chassis#weld5] */
+  subtract_6(x + X_chassis_weld5, s); /* x[chassis#weld5] */
+  node_backward_6(w + W_chassis_weld5, x + X_chassis_weld5); /* x[chassis#weld5] */
+  /* axle5L (hinge, d = 5, h = 12) */
+  backward_set_6x5(w + W_axle5L + 55, x + X_chassis_weld6, s); /* L[chassis#weld6, axle5L] */
+  backward_add_6x5(w + W_axle5L + 25, x + X_chassis_weld5, s); /* L[chassis#weld5, axle5L] */
+  subtract_5(x + X_axle5L, s); /* x[axle5L] */
+  node_backward_5(w + W_axle5L, x + X_axle5L); /* x[axle5L] */
+  /* axle4R (hinge, d = 5, h = 17) */
+  backward_set_6x5(w + W_axle4R + 80, x + X_chassis_weld6, s); /* L[chassis#weld6, axle4R] */
+  backward_add_6x5(w + W_axle4R + 50, x + X_chassis_weld5, s); /* L[chassis#weld5, axle4R] */
+  backward_add_5x5(w + W_axle4R + 25, x + X_axle5L, s); /* L[axle5L, axle4R] */
+  subtract_5(x + X_axle4R, s); /* x[axle4R] */
+  node_backward_5(w + W_axle4R, x + X_axle4R); /* x[axle4R] */
+  /* chassis#weld4 (shard weld, d = 6, h = 6) */
+  backward_set_6x6(w + W_chassis_weld4 + 36, x + X_chassis_weld5, s); /* L[chassis#weld5, chassis#weld4] */
+  subtract_6(x + X_chassis_weld4, s); /* x[chassis#weld4] */
+  node_backward_6(w + W_chassis_weld4, x + X_chassis_weld4); /* x[chassis#weld4] */
+  /* axle4L (hinge, d = 5, h = 12) */
+  backward_set_6x5(w + W_axle4L + 55, x + X_chassis_weld5, s); /* L[chassis#weld5, axle4L] */
+  backward_add_6x5(w + W_axle4L + 25, x + X_chassis_weld4, s); /* L[chassis#weld4, axle4L] */
+  subtract_5(x + X_axle4L, s); /* x[axle4L] */
+  node_backward_5(w + W_axle4L, x + X_axle4L); /* x[axle4L] */
+  /* axle3R (hinge, d = 5, h = 17) */
+  backward_set_6x5(w + W_axle3R + 80, x + X_chassis_weld5, s); /* L[chassis#weld5, axle3R] */
+  backward_add_6x5(w + W_axle3R + 50, x + X_chassis_weld4, s); /* L[chassis#weld4, axle3R] */
+  backward_add_5x5(w + W_axle3R + 25, x + X_axle4L, s); /* L[axle4L, axle3R] */
+  subtract_5(x + X_axle3R, s); /* x[axle3R] */
+  node_backward_5(w + W_axle3R, x + X_axle3R); /* x[axle3R] */
+  /* chassis#weld3 (shard weld, d = 6, h = 6) */
+  backward_set_6x6(w + W_chassis_weld3 + 36, x + X_chassis_weld4, s); /* L[chassis#weld4, chassis#weld3] */
+  subtract_6(x + X_chassis_weld3, s); /* x[chassis#weld3] */
+  node_backward_6(w + W_chassis_weld3, x + X_chassis_weld3); /* x[chassis#weld3] */
+  /* chassis#weld2 (shard weld, d = 6, h = 6) */
+  backward_set_6x6(w + W_chassis_weld2 + 36, x + X_chassis_weld3, s); /* L[chassis#weld3, chassis#weld2] */
+  subtract_6(x + X_chassis_weld2, s); /* x[chassis#weld2] */
+  node_backward_6(w + W_chassis_weld2, x + X_chassis_weld2); /* x[chassis#weld2] */
+  /* chassis#weld1 (shard weld, d = 6, h = 6) */
+  backward_set_6x6(w + W_chassis_weld1 + 36, x + X_chassis_weld2, s); /* L[chassis#weld2, chassis#weld1] */
+  subtract_6(x + X_chassis_weld1, s); /* x[chassis#weld1] */
+  node_backward_6(w + W_chassis_weld1, x + X_chassis_weld1); /* x[chassis#weld1] */
+  /* axle2L (hinge, d = 5, h = 12) */
+  backward_set_6x5(w + W_axle2L + 55, x + X_chassis_weld2, s); /* L[chassis#weld2, axle2L] */
+  backward_add_6x5(w + W_axle2L + 25, x + X_chassis_weld1, s); /* L[chassis#weld1, axle2L] */
+  subtract_5(x + X_axle2L, s); /* x[axle2L] */
+  node_backward_5(w + W_axle2L, x + X_axle2L); /* x[axle2L] */
+  /* axle1R (hinge, d = 5, h = 17) */
+  backward_set_6x5(w + W_axle1R + 80, x + X_chassis_weld2, s); /* L[chassis#weld2, axle1R] */
+  backward_add_6x5(w + W_axle1R + 50, x + X_chassis_weld1, s); /* L[chassis#weld1, axle1R] */
+  backward_add_5x5(w + W_axle1R + 25, x + X_axle2L, s); /* L[axle2L, axle1R] */
+  subtract_5(x + X_axle1R, s); /* x[axle1R] */
+  node_backward_5(w + W_axle1R, x + X_axle1R); /* x[axle1R] */
+  /* chassis#weld8 (shard weld, d = 6, h = 6) */
+  backward_set_6x6(w + W_chassis_weld8 + 36, x + X_chassis_weld7, s); /* L[chassis#weld7, chassis#weld8] */
+  subtract_6(x + X_chassis_weld8, s); /* x[chassis#weld8] */
+  node_backward_6(w + W_chassis_weld8, x + X_chassis_weld8); /* x[chassis#weld8] */
+  /* chassis#weld9 (shard weld, d = 6, h = 6) */
+  backward_set_6x6(w + W_chassis_weld9 + 36, x + X_chassis_weld8, s); /* L[chassis#weld8, chassis#weld9] */
+  subtract_6(x + X_chassis_weld9, s); /* x[chassis#weld9] */
+  node_backward_6(w + W_chassis_weld9, x + X_chassis_weld9); /* x[chassis#weld9] */
+  /* axle7L (hinge, d = 5, h = 12) */
+  backward_set_6x5(w + W_axle7L + 55, x + X_chassis_weld8, s); /* L[chassis#weld8, axle7L] */
+  backward_add_6x5(w + W_axle7L + 25, x + X_chassis_weld9, s); /* L[chassis#weld9, axle7L] */
+  subtract_5(x + X_axle7L, s); /* x[axle7L] */
+  node_backward_5(w + W_axle7L, x + X_axle7L); /* x[axle7L] */
+  /* axle6R (hinge, d = 5, h = 12) */
+  backward_set_6x5(w + W_axle6R + 55, x + X_chassis_weld7, s); /* L[chassis#weld7, axle6R] */
+  backward_add_6x5(w + W_axle6R + 25, x + X_chassis_weld8, s); /* L[chassis#weld8, axle6R] */
+  subtract_5(x + X_axle6R, s); /* x[axle6R] */
+  node_backward_5(w + W_axle6R, x + X_axle6R); /* x[axle6R] */
+  /* axle3L (hinge, d = 5, h = 12) */
+  backward_set_6x5(w + W_axle3L + 55, x + X_chassis_weld4, s); /* L[chassis#weld4, axle3L] */
+  backward_add_6x5(w + W_axle3L + 25, x + X_chassis_weld3, s); /* L[chassis#weld3, axle3L] */
+  subtract_5(x + X_axle3L, s); /* x[axle3L] */
+  node_backward_5(w + W_axle3L, x + X_axle3L); /* x[axle3L] */
+  /* axle2R (hinge, d = 5, h = 12) */
+  backward_set_6x5(w + W_axle2R + 55, x + X_chassis_weld3, s); /* L[chassis#weld3, axle2R] */
+  backward_add_6x5(w + W_axle2R + 25, x + X_chassis_weld2, s); /* L[chassis#weld2, axle2R] */
+  subtract_5(x + X_axle2R, s); /* x[axle2R] */
+  node_backward_5(w + W_axle2R, x + X_axle2R); /* x[axle2R] */
+  /* outrigger_rearR_ball (ball, d = 3, h = 17) */
+  backward_set_6x3(w + W_outrigger_rearR_ball + 42, x + X_chassis_weld8, s); /* L[chassis#weld8, outrigger_rearR_ball] */
+  backward_add_6x3(w + W_outrigger_rearR_ball + 24, x + X_chassis_weld9, s); /* L[chassis#weld9, outrigger_rearR_ball] */
+  backward_add_5x3(w + W_outrigger_rearR_ball + 9, x + X_axle7L, s); /* L[axle7L, outrigger_rearR_ball] */
+  subtract_3(x + X_outrigger_rearR_ball, s); /* x[outrigger_rearR_ball] */
+  node_backward_3(w + W_outrigger_rearR_ball, x + X_outrigger_rearR_ball); /* x[outrigger_rearR_ball] */
+  /* outrigger_rearL_ball (ball, d = 3, h = 17) */
+  backward_set_6x3(w + W_outrigger_rearL_ball + 42, x + X_chassis_weld7, s); /* L[chassis#weld7, outrigger_rearL_ball] */
+  backward_add_6x3(w + W_outrigger_rearL_ball + 24, x + X_chassis_weld8, s); /* L[chassis#weld8, outrigger_rearL_ball] */
+  backward_add_5x3(w + W_outrigger_rearL_ball + 9, x + X_axle6R, s); /* L[axle6R, outrigger_rearL_ball] */
+  subtract_3(x + X_outrigger_rearL_ball, s); /* x[outrigger_rearL_ball] */
+  node_backward_3(w + W_outrigger_rearL_ball, x + X_outrigger_rearL_ball); /* x[outrigger_rearL_ball] */
+  /* outrigger_frontR_ball (ball, d = 3, h = 17) */
+  backward_set_6x3(w + W_outrigger_frontR_ball + 42, x + X_chassis_weld4, s); /* L[chassis#weld4, outrigger_frontR_ball] */
+  backward_add_6x3(w + W_outrigger_frontR_ball + 24, x + X_chassis_weld3, s); /* L[chassis#weld3, outrigger_frontR_ball] */
+  backward_add_5x3(w + W_outrigger_frontR_ball + 9, x + X_axle3L, s); /* L[axle3L, outrigger_frontR_ball] */
+  subtract_3(x + X_outrigger_frontR_ball, s); /* x[outrigger_frontR_ball] */
+  node_backward_3(w + W_outrigger_frontR_ball, x + X_outrigger_frontR_ball); /* x[outrigger_frontR_ball] */
+  /* outrigger_frontL_ball (ball, d = 3, h = 17) */
+  backward_set_6x3(w + W_outrigger_frontL_ball + 42, x + X_chassis_weld3, s); /* L[chassis#weld3, outrigger_frontL_ball] */
+  backward_add_6x3(w + W_outrigger_frontL_ball + 24, x + X_chassis_weld2, s); /* L[chassis#weld2, outrigger_frontL_ball] */
+  backward_add_5x3(w + W_outrigger_frontL_ball + 9, x + X_axle2R, s); /* L[axle2R, outrigger_frontL_ball] */
+  subtract_3(x + X_outrigger_frontL_ball, s); /* x[outrigger_frontL_ball] */
+  node_backward_3(w + W_outrigger_frontL_ball, x + X_outrigger_frontL_ball); /* x[outrigger_frontL_ball] */
+  /* axle7R (hinge, d = 5, h = 6) */
+  backward_set_6x5(w + W_axle7R + 25, x + X_chassis_weld9, s); /* L[chassis#weld9, axle7R] */
+  subtract_5(x + X_axle7R, s); /* x[axle7R] */
+  node_backward_5(w + W_axle7R, x + X_axle7R); /* x[axle7R] */
+  /* tow_rear_ball (ball, d = 3, h = 11) */
+  backward_set_6x3(w + W_tow_rear_ball + 24, x + X_chassis_weld9, s); /* L[chassis#weld9, tow_rear_ball] */
+  backward_add_5x3(w + W_tow_rear_ball + 9, x + X_axle7R, s); /* L[axle7R, tow_rear_ball] */
+  subtract_3(x + X_tow_rear_ball, s); /* x[tow_rear_ball] */
+  node_backward_3(w + W_tow_rear_ball, x + X_tow_rear_ball); /* x[tow_rear_ball] */
+  /* axle1L (hinge, d = 5, h = 6) */
+  backward_set_6x5(w + W_axle1L + 25, x + X_chassis_weld1, s); /* L[chassis#weld1, axle1L] */
+  subtract_5(x + X_axle1L, s); /* x[axle1L] */
+  node_backward_5(w + W_axle1L, x + X_axle1L); /* x[axle1L] */
+  /* tow_front_ball (ball, d = 3, h = 11) */
+  backward_set_6x3(w + W_tow_front_ball + 24, x + X_chassis_weld1, s); /* L[chassis#weld1, tow_front_ball] */
+  backward_add_5x3(w + W_tow_front_ball + 9, x + X_axle1L, s); /* L[axle1L, tow_front_ball] */
+  subtract_3(x + X_tow_front_ball, s); /* x[tow_front_ball] */
+  node_backward_3(w + W_tow_front_ball, x + X_tow_front_ball); /* x[tow_front_ball] */
 }
 
 /*---- entry points (rt_factor_fn, rt_solve_fn of rt.h) ------------------------*/
@@ -994,34 +1031,34 @@ static int multi_wheel_factor(void *work, void *temp) {
   scalar *w = work;
   scalar *t = temp;
   int s;
-  if ((s = factor_p0(w, t)) >= 0) return s;
-  if ((s = factor_p1(w, t)) >= 0) return s;
-  if ((s = factor_p2(w, t)) >= 0) return s;
-  if ((s = factor_p3(w, t)) >= 0) return s;
-  if ((s = factor_p4(w, t)) >= 0) return s;
-  if ((s = factor_p5(w, t)) >= 0) return s;
-  if ((s = factor_p6(w, t)) >= 0) return s;
-  if ((s = factor_p7(w, t)) >= 0) return s;
-  if ((s = factor_p8(w, t)) >= 0) return s;
-  if ((s = factor_p9(w, t)) >= 0) return s;
-  if ((s = factor_p10(w, t)) >= 0) return s;
-  if ((s = factor_p11(w, t)) >= 0) return s;
-  if ((s = factor_p12(w, t)) >= 0) return s;
-  if ((s = factor_p13(w, t)) >= 0) return s;
-  if ((s = factor_p14(w, t)) >= 0) return s;
-  if ((s = factor_p15(w, t)) >= 0) return s;
-  if ((s = factor_p16(w, t)) >= 0) return s;
-  if ((s = factor_p17(w, t)) >= 0) return s;
-  if ((s = factor_p18(w, t)) >= 0) return s;
-  if ((s = factor_p19(w, t)) >= 0) return s;
-  if ((s = factor_p20(w, t)) >= 0) return s;
-  if ((s = factor_p21(w, t)) >= 0) return s;
-  if ((s = factor_p22(w, t)) >= 0) return s;
-  if ((s = factor_p23(w, t)) >= 0) return s;
-  if ((s = factor_p24(w, t)) >= 0) return s;
-  if ((s = factor_p25(w, t)) >= 0) return s;
-  if ((s = factor_p26(w, t)) >= 0) return s;
-  if ((s = factor_p27(w, t)) >= 0) return s;
+  if ((s = pivot_tow_front_ball(w, t)) >= 0) return s;
+  if ((s = pivot_axle1L(w, t)) >= 0) return s;
+  if ((s = pivot_tow_rear_ball(w, t)) >= 0) return s;
+  if ((s = pivot_axle7R(w, t)) >= 0) return s;
+  if ((s = pivot_outrigger_frontL_ball(w, t)) >= 0) return s;
+  if ((s = pivot_outrigger_frontR_ball(w, t)) >= 0) return s;
+  if ((s = pivot_outrigger_rearL_ball(w, t)) >= 0) return s;
+  if ((s = pivot_outrigger_rearR_ball(w, t)) >= 0) return s;
+  if ((s = pivot_axle2R(w, t)) >= 0) return s;
+  if ((s = pivot_axle3L(w, t)) >= 0) return s;
+  if ((s = pivot_axle6R(w, t)) >= 0) return s;
+  if ((s = pivot_axle7L(w, t)) >= 0) return s;
+  if ((s = pivot_chassis_weld9(w, t)) >= 0) return s;
+  if ((s = pivot_chassis_weld8(w, t)) >= 0) return s;
+  if ((s = pivot_axle1R(w, t)) >= 0) return s;
+  if ((s = pivot_axle2L(w, t)) >= 0) return s;
+  if ((s = pivot_chassis_weld1(w, t)) >= 0) return s;
+  if ((s = pivot_chassis_weld2(w, t)) >= 0) return s;
+  if ((s = pivot_chassis_weld3(w, t)) >= 0) return s;
+  if ((s = pivot_axle3R(w, t)) >= 0) return s;
+  if ((s = pivot_axle4L(w, t)) >= 0) return s;
+  if ((s = pivot_chassis_weld4(w, t)) >= 0) return s;
+  if ((s = pivot_axle4R(w, t)) >= 0) return s;
+  if ((s = pivot_axle5L(w, t)) >= 0) return s;
+  if ((s = pivot_chassis_weld5(w, t)) >= 0) return s;
+  if ((s = pivot_axle5R(w, t)) >= 0) return s;
+  if ((s = pivot_axle6L(w, t)) >= 0) return s;
+  if ((s = pivot_chassis_weld6(w, t)) >= 0) return s;
   return -1;
 }
 

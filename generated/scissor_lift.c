@@ -4,11 +4,12 @@
  * matrix H of mechanism scissor_lift, unrolled mode, float precision:
  * the program object scissor_lift_program (declared in scissor_lift.h; the
  * contract, the workspace layout and the reference arithmetic are in rt.h).
- * Each pivot's elimination is its own function factor_p<pivot>: the dense
+ * Each pivot's elimination is its own function pivot_<constraint>: the dense
  * LDL^T of its node block, its edge column turned into L = E l^-T D^-1 in
  * panels of rows (keeping Y = E l^-T, transposed, in the temporary), and one
  * kernel call per block pair of the reduction C -= L Y^T (the RSI grouped by
- * target block, whose workspace offset is a literal). The kernels, in
+ * target block, whose workspace offset is a constant: its pivot's base from
+ * the table of pivots plus a literal). The kernels, in
  * rt_kernels.h, are the reference arithmetic of rt.h specialized by degree;
  * vector lanes hold independent results, so every instruction set gives the
  * same bits.
@@ -28,55 +29,56 @@
  *   workspace       4594 scalars, temporary 160 scalars
  *   structure hash  0x17dec4bc127d3088
  *
- * Pivot order (pivot, constraint, type, degree d, column height h, blocks):
- *      0  inner1_weld          weld         d 6  h 15  3 blocks
- *      1  inner2_weld          weld         d 6  h 15  3 blocks
- *      2  inner3_weld          weld         d 6  h 15  3 blocks
- *      3  inner4_weld          weld         d 6  h 15  3 blocks
- *      4  inner5_weld          weld         d 6  h 15  3 blocks
- *      5  inner6_weld          weld         d 6  h 15  3 blocks
- *      6  outer0_weld          weld         d 6  h 15  3 blocks
- *      7  outer1_weld          weld         d 6  h 15  3 blocks
- *      8  outer2_weld          weld         d 6  h 15  3 blocks
- *      9  outer3_weld          weld         d 6  h 15  3 blocks
- *     10  outer4_weld          weld         d 6  h 15  3 blocks
- *     11  outer5_weld          weld         d 6  h 15  3 blocks
- *     12  outer6_weld          weld         d 6  h 15  3 blocks
- *     13  axleFL               hinge        d 5  h 21  4 blocks
- *     14  axleFR               hinge        d 5  h 16  3 blocks
- *     15  axleRL               hinge        d 5  h 11  2 blocks
- *     16  axleRR               hinge        d 5  h 6   1 block
- *     17  chassis#weld1        shard weld   d 6  h 13  3 blocks
- *     18  lift                 rod          d 1  h 11  3 blocks
- *     19  cylinder             prismatic    d 5  h 6   2 blocks
- *     20  rod_eye              ball         d 3  h 9   2 blocks, 1 fill
- *     21  roller_top_slide     cylindrical  d 4  h 10  2 blocks
- *     22  barrel_eye           ball         d 3  h 16  3 blocks, 1 fill
- *     23  head                 hinge        d 5  h 15  3 blocks, 1 fill
- *     24  pivot6               hinge        d 5  h 15  3 blocks
- *     25  roller_top_pin       hinge        d 5  h 10  2 blocks, 1 fill
- *     26  knee_inner5          hinge        d 5  h 15  3 blocks, 1 fill
- *     27  knee_outer5          hinge        d 5  h 15  3 blocks, 1 fill
- *     28  pivot5               hinge        d 5  h 10  2 blocks
- *     29  knee_inner4          hinge        d 5  h 15  3 blocks, 1 fill
- *     30  knee_outer4          hinge        d 5  h 15  3 blocks, 1 fill
- *     31  pivot4               hinge        d 5  h 10  2 blocks
- *     32  knee_inner3          hinge        d 5  h 15  3 blocks, 1 fill
- *     33  knee_outer3          hinge        d 5  h 15  3 blocks, 1 fill
- *     34  pivot3               hinge        d 5  h 10  2 blocks
- *     35  knee_inner2          hinge        d 5  h 15  3 blocks, 1 fill
- *     36  knee_outer2          hinge        d 5  h 15  3 blocks, 1 fill
- *     37  pivot2               hinge        d 5  h 10  2 blocks
- *     38  knee_inner1          hinge        d 5  h 15  3 blocks, 1 fill
- *     39  knee_outer1          hinge        d 5  h 15  3 blocks, 1 fill
- *     40  pivot1               hinge        d 5  h 10  2 blocks
- *     41  knee_outer0          hinge        d 5  h 15  3 blocks, 1 fill
- *     42  roller_bottom_pin    hinge        d 5  h 15  3 blocks, 1 fill
- *     43  foot                 hinge        d 5  h 21  4 blocks
- *     44  knee_inner0          hinge        d 5  h 16  3 blocks, 1 fill
- *     45  pivot0               hinge        d 5  h 11  2 blocks, 1 fill
- *     46  roller_bottom_slide  prismatic    d 5  h 6   1 block, 1 fill
- *     47  inner0_weld          weld         d 6  h 0   0 blocks
+ * Pivot order (constraint: type, degree d, column height h, blocks; the
+ * pivots' indices and offsets are the table P_, W_, R_, X_ below):
+ *   inner1_weld: weld, d 6, h 15, 3 blocks
+ *   inner2_weld: weld, d 6, h 15, 3 blocks
+ *   inner3_weld: weld, d 6, h 15, 3 blocks
+ *   inner4_weld: weld, d 6, h 15, 3 blocks
+ *   inner5_weld: weld, d 6, h 15, 3 blocks
+ *   inner6_weld: weld, d 6, h 15, 3 blocks
+ *   outer0_weld: weld, d 6, h 15, 3 blocks
+ *   outer1_weld: weld, d 6, h 15, 3 blocks
+ *   outer2_weld: weld, d 6, h 15, 3 blocks
+ *   outer3_weld: weld, d 6, h 15, 3 blocks
+ *   outer4_weld: weld, d 6, h 15, 3 blocks
+ *   outer5_weld: weld, d 6, h 15, 3 blocks
+ *   outer6_weld: weld, d 6, h 15, 3 blocks
+ *   axleFL: hinge, d 5, h 21, 4 blocks
+ *   axleFR: hinge, d 5, h 16, 3 blocks
+ *   axleRL: hinge, d 5, h 11, 2 blocks
+ *   axleRR: hinge, d 5, h 6, 1 block
+ *   chassis#weld1: shard weld, d 6, h 13, 3 blocks
+ *   lift: rod, d 1, h 11, 3 blocks
+ *   cylinder: prismatic, d 5, h 6, 2 blocks
+ *   rod_eye: ball, d 3, h 9, 2 blocks, 1 fill
+ *   roller_top_slide: cylindrical, d 4, h 10, 2 blocks
+ *   barrel_eye: ball, d 3, h 16, 3 blocks, 1 fill
+ *   head: hinge, d 5, h 15, 3 blocks, 1 fill
+ *   pivot6: hinge, d 5, h 15, 3 blocks
+ *   roller_top_pin: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   knee_inner5: hinge, d 5, h 15, 3 blocks, 1 fill
+ *   knee_outer5: hinge, d 5, h 15, 3 blocks, 1 fill
+ *   pivot5: hinge, d 5, h 10, 2 blocks
+ *   knee_inner4: hinge, d 5, h 15, 3 blocks, 1 fill
+ *   knee_outer4: hinge, d 5, h 15, 3 blocks, 1 fill
+ *   pivot4: hinge, d 5, h 10, 2 blocks
+ *   knee_inner3: hinge, d 5, h 15, 3 blocks, 1 fill
+ *   knee_outer3: hinge, d 5, h 15, 3 blocks, 1 fill
+ *   pivot3: hinge, d 5, h 10, 2 blocks
+ *   knee_inner2: hinge, d 5, h 15, 3 blocks, 1 fill
+ *   knee_outer2: hinge, d 5, h 15, 3 blocks, 1 fill
+ *   pivot2: hinge, d 5, h 10, 2 blocks
+ *   knee_inner1: hinge, d 5, h 15, 3 blocks, 1 fill
+ *   knee_outer1: hinge, d 5, h 15, 3 blocks, 1 fill
+ *   pivot1: hinge, d 5, h 10, 2 blocks
+ *   knee_outer0: hinge, d 5, h 15, 3 blocks, 1 fill
+ *   roller_bottom_pin: hinge, d 5, h 15, 3 blocks, 1 fill
+ *   foot: hinge, d 5, h 21, 4 blocks
+ *   knee_inner0: hinge, d 5, h 16, 3 blocks, 1 fill
+ *   pivot0: hinge, d 5, h 11, 2 blocks, 1 fill
+ *   roller_bottom_slide: prismatic, d 5, h 6, 1 block, 1 fill
+ *   inner0_weld: weld, d 6, h 0, 0 blocks
  */
 #include "scissor_lift.h"
 
@@ -588,1236 +590,1290 @@ static const int32_t rsi[4892] = {
     4579, 4582, 4583, 4584, 4585, 4586, 4588, 4589, 4590, 4591, 4592, 4593,
 };
 
+/*---- pivots: P_ its index (what factor returns when its node block is not
+ * positive definite), W_ its node block in the workspace (its edge column
+ * follows), R_ its reciprocals 1/D in the temporary, X_ its first row of x */
+enum {
+    P_inner1_weld = 0, W_inner1_weld = 0, R_inner1_weld = 0, X_inner1_weld = 79,
+    P_inner2_weld = 1, W_inner2_weld = 126, R_inner2_weld = 8, X_inner2_weld = 106,
+    P_inner3_weld = 2, W_inner3_weld = 252, R_inner3_weld = 0, X_inner3_weld = 133,
+    P_inner4_weld = 3, W_inner4_weld = 378, R_inner4_weld = 8, X_inner4_weld = 160,
+    P_inner5_weld = 4, W_inner5_weld = 504, R_inner5_weld = 0, X_inner5_weld = 187,
+    P_inner6_weld = 5, W_inner6_weld = 630, R_inner6_weld = 8, X_inner6_weld = 214,
+    P_outer0_weld = 6, W_outer0_weld = 756, R_outer0_weld = 0, X_outer0_weld = 58,
+    P_outer1_weld = 7, W_outer1_weld = 882, R_outer1_weld = 8, X_outer1_weld = 85,
+    P_outer2_weld = 8, W_outer2_weld = 1008, R_outer2_weld = 0, X_outer2_weld = 112,
+    P_outer3_weld = 9, W_outer3_weld = 1134, R_outer3_weld = 8, X_outer3_weld = 139,
+    P_outer4_weld = 10, W_outer4_weld = 1260, R_outer4_weld = 0, X_outer4_weld = 166,
+    P_outer5_weld = 11, W_outer5_weld = 1386, R_outer5_weld = 8, X_outer5_weld = 193,
+    P_outer6_weld = 12, W_outer6_weld = 1512, R_outer6_weld = 0, X_outer6_weld = 220,
+    P_axleFL = 13, W_axleFL = 1638, R_axleFL = 8, X_axleFL = 0,
+    P_axleFR = 14, W_axleFR = 1768, R_axleFR = 0, X_axleFR = 5,
+    P_axleRL = 15, W_axleRL = 1873, R_axleRL = 8, X_axleRL = 10,
+    P_axleRR = 16, W_axleRR = 1953, R_axleRR = 0, X_axleRR = 15,
+    P_chassis_weld1 = 17, W_chassis_weld1 = 2008, R_chassis_weld1 = 8, X_chassis_weld1 = 240,
+    P_lift = 18, W_lift = 2122, R_lift = 0, X_lift = 46,
+    P_cylinder = 19, W_cylinder = 2134, R_cylinder = 8, X_cylinder = 38,
+    P_rod_eye = 20, W_rod_eye = 2189, R_rod_eye = 0, X_rod_eye = 43,
+    P_roller_top_slide = 21, W_roller_top_slide = 2225, R_roller_top_slide = 8, X_roller_top_slide = 231,
+    P_barrel_eye = 22, W_barrel_eye = 2281, R_barrel_eye = 0, X_barrel_eye = 35,
+    P_head = 23, W_head = 2338, R_head = 8, X_head = 226,
+    P_pivot6 = 24, W_pivot6 = 2438, R_pivot6 = 0, X_pivot6 = 209,
+    P_roller_top_pin = 25, W_roller_top_pin = 2538, R_roller_top_pin = 8, X_roller_top_pin = 235,
+    P_knee_inner5 = 26, W_knee_inner5 = 2613, R_knee_inner5 = 0, X_knee_inner5 = 199,
+    P_knee_outer5 = 27, W_knee_outer5 = 2713, R_knee_outer5 = 8, X_knee_outer5 = 204,
+    P_pivot5 = 28, W_pivot5 = 2813, R_pivot5 = 0, X_pivot5 = 182,
+    P_knee_inner4 = 29, W_knee_inner4 = 2888, R_knee_inner4 = 8, X_knee_inner4 = 172,
+    P_knee_outer4 = 30, W_knee_outer4 = 2988, R_knee_outer4 = 0, X_knee_outer4 = 177,
+    P_pivot4 = 31, W_pivot4 = 3088, R_pivot4 = 8, X_pivot4 = 155,
+    P_knee_inner3 = 32, W_knee_inner3 = 3163, R_knee_inner3 = 0, X_knee_inner3 = 145,
+    P_knee_outer3 = 33, W_knee_outer3 = 3263, R_knee_outer3 = 8, X_knee_outer3 = 150,
+    P_pivot3 = 34, W_pivot3 = 3363, R_pivot3 = 0, X_pivot3 = 128,
+    P_knee_inner2 = 35, W_knee_inner2 = 3438, R_knee_inner2 = 8, X_knee_inner2 = 118,
+    P_knee_outer2 = 36, W_knee_outer2 = 3538, R_knee_outer2 = 0, X_knee_outer2 = 123,
+    P_pivot2 = 37, W_pivot2 = 3638, R_pivot2 = 8, X_pivot2 = 101,
+    P_knee_inner1 = 38, W_knee_inner1 = 3713, R_knee_inner1 = 0, X_knee_inner1 = 91,
+    P_knee_outer1 = 39, W_knee_outer1 = 3813, R_knee_outer1 = 8, X_knee_outer1 = 96,
+    P_pivot1 = 40, W_pivot1 = 3913, R_pivot1 = 0, X_pivot1 = 74,
+    P_knee_outer0 = 41, W_knee_outer0 = 3988, R_knee_outer0 = 8, X_knee_outer0 = 69,
+    P_roller_bottom_pin = 42, W_roller_bottom_pin = 4088, R_roller_bottom_pin = 0, X_roller_bottom_pin = 30,
+    P_foot = 43, W_foot = 4188, R_foot = 8, X_foot = 20,
+    P_knee_inner0 = 44, W_knee_inner0 = 4318, R_knee_inner0 = 0, X_knee_inner0 = 64,
+    P_pivot0 = 45, W_pivot0 = 4423, R_pivot0 = 8, X_pivot0 = 47,
+    P_roller_bottom_slide = 46, W_roller_bottom_slide = 4503, R_roller_bottom_slide = 0, X_roller_bottom_slide = 25,
+    P_inner0_weld = 47, W_inner0_weld = 4558, R_inner0_weld = 8, X_inner0_weld = 52,
+};
+
 /*---- factor: one function per pivot ------------------------------------------*/
 
-/*---- pivot 0: inner1_weld (weld, d = 6, h = 15)
+/*---- inner1_weld (weld, d = 6, h = 15)
  * column: knee_inner1 (d 5), pivot1 (d 5), knee_outer0 (d 5) */
-static int factor_p0(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_6(w + 0, t + 0)) return 0; /* N[inner1_weld] = l D l^T */
-  const int failed = factor_node_6(w + 126, t + 8); /* N[inner2_weld] = l D l^T, the next pivot's: final now */
-  panel_6x8(w + 0, t + 0, w + 36, t + 16); /* rows 0..7 */
-  panel_6x7_of_8(w + 0, t + 0, w + 84, t + 24); /* rows 8..14 */
-  reduce_tri_5_d6(w + 3713, w + 36, t + 16); /* N[knee_inner1] */
-  reduce_5x5_d6(w + 3763, w + 66, t + 16); /* E[pivot1, knee_inner1] */
-  reduce_tri_5_d6(w + 3913, w + 66, t + 21); /* N[pivot1] */
-  reduce_5x5_d6(w + 3788, w + 96, t + 16); /* E[knee_outer0, knee_inner1] */
-  reduce_5x5_d6(w + 3938, w + 96, t + 21); /* E[knee_outer0, pivot1] */
-  reduce_tri_5_d6(w + 3988, w + 96, t + 26); /* N[knee_outer0] */
-  return failed ? 1 : -1;
+static int pivot_inner1_weld(scalar *restrict w, scalar *restrict t) {
+  if (factor_node_6(w + W_inner1_weld, t + R_inner1_weld)) return P_inner1_weld; /* N[inner1_weld] = l D l^T */
+  const int failed = factor_node_6(w + W_inner2_weld, t + R_inner2_weld); /* N[inner2_weld] = l D l^T, the next pivot's: final now */
+  panel_6x8(w + W_inner1_weld, t + R_inner1_weld, w + W_inner1_weld + 36, t + 16); /* rows 0..7 */
+  panel_6x7_of_8(w + W_inner1_weld, t + R_inner1_weld, w + W_inner1_weld + 84, t + 24); /* rows 8..14 */
+  reduce_tri_5_d6(w + W_knee_inner1, w + W_inner1_weld + 36, t + 16); /* N[knee_inner1] */
+  reduce_5x5_d6(w + W_knee_inner1 + 50, w + W_inner1_weld + 66, t + 16); /* E[pivot1, knee_inner1] */
+  reduce_tri_5_d6(w + W_pivot1, w + W_inner1_weld + 66, t + 21); /* N[pivot1] */
+  reduce_5x5_d6(w + W_knee_inner1 + 75, w + W_inner1_weld + 96, t + 16); /* E[knee_outer0, knee_inner1] */
+  reduce_5x5_d6(w + W_pivot1 + 25, w + W_inner1_weld + 96, t + 21); /* E[knee_outer0, pivot1] */
+  reduce_tri_5_d6(w + W_knee_outer0, w + W_inner1_weld + 96, t + 26); /* N[knee_outer0] */
+  return failed ? P_inner2_weld : -1;
 }
 
-/*---- pivot 1: inner2_weld (weld, d = 6, h = 15)
+/*---- inner2_weld (weld, d = 6, h = 15)
  * column: knee_inner2 (d 5), pivot2 (d 5), knee_outer1 (d 5) */
-static int factor_p1(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_6(w + 252, t + 0); /* N[inner3_weld] = l D l^T, the next pivot's: final now */
-  panel_6x8(w + 126, t + 8, w + 162, t + 16); /* rows 0..7 */
-  panel_6x7_of_8(w + 126, t + 8, w + 210, t + 24); /* rows 8..14 */
-  reduce_tri_5_d6(w + 3438, w + 162, t + 16); /* N[knee_inner2] */
-  reduce_5x5_d6(w + 3488, w + 192, t + 16); /* E[pivot2, knee_inner2] */
-  reduce_tri_5_d6(w + 3638, w + 192, t + 21); /* N[pivot2] */
-  reduce_5x5_d6(w + 3513, w + 222, t + 16); /* E[knee_outer1, knee_inner2] */
-  reduce_5x5_d6(w + 3688, w + 222, t + 21); /* E[knee_outer1, pivot2] */
-  reduce_tri_5_d6(w + 3813, w + 222, t + 26); /* N[knee_outer1] */
-  return failed ? 2 : -1;
+static int pivot_inner2_weld(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_6(w + W_inner3_weld, t + R_inner3_weld); /* N[inner3_weld] = l D l^T, the next pivot's: final now */
+  panel_6x8(w + W_inner2_weld, t + R_inner2_weld, w + W_inner2_weld + 36, t + 16); /* rows 0..7 */
+  panel_6x7_of_8(w + W_inner2_weld, t + R_inner2_weld, w + W_inner2_weld + 84, t + 24); /* rows 8..14 */
+  reduce_tri_5_d6(w + W_knee_inner2, w + W_inner2_weld + 36, t + 16); /* N[knee_inner2] */
+  reduce_5x5_d6(w + W_knee_inner2 + 50, w + W_inner2_weld + 66, t + 16); /* E[pivot2, knee_inner2] */
+  reduce_tri_5_d6(w + W_pivot2, w + W_inner2_weld + 66, t + 21); /* N[pivot2] */
+  reduce_5x5_d6(w + W_knee_inner2 + 75, w + W_inner2_weld + 96, t + 16); /* E[knee_outer1, knee_inner2] */
+  reduce_5x5_d6(w + W_pivot2 + 50, w + W_inner2_weld + 96, t + 21); /* E[knee_outer1, pivot2] */
+  reduce_tri_5_d6(w + W_knee_outer1, w + W_inner2_weld + 96, t + 26); /* N[knee_outer1] */
+  return failed ? P_inner3_weld : -1;
 }
 
-/*---- pivot 2: inner3_weld (weld, d = 6, h = 15)
+/*---- inner3_weld (weld, d = 6, h = 15)
  * column: knee_inner3 (d 5), pivot3 (d 5), knee_outer2 (d 5) */
-static int factor_p2(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_6(w + 378, t + 8); /* N[inner4_weld] = l D l^T, the next pivot's: final now */
-  panel_6x8(w + 252, t + 0, w + 288, t + 16); /* rows 0..7 */
-  panel_6x7_of_8(w + 252, t + 0, w + 336, t + 24); /* rows 8..14 */
-  reduce_tri_5_d6(w + 3163, w + 288, t + 16); /* N[knee_inner3] */
-  reduce_5x5_d6(w + 3213, w + 318, t + 16); /* E[pivot3, knee_inner3] */
-  reduce_tri_5_d6(w + 3363, w + 318, t + 21); /* N[pivot3] */
-  reduce_5x5_d6(w + 3238, w + 348, t + 16); /* E[knee_outer2, knee_inner3] */
-  reduce_5x5_d6(w + 3413, w + 348, t + 21); /* E[knee_outer2, pivot3] */
-  reduce_tri_5_d6(w + 3538, w + 348, t + 26); /* N[knee_outer2] */
-  return failed ? 3 : -1;
+static int pivot_inner3_weld(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_6(w + W_inner4_weld, t + R_inner4_weld); /* N[inner4_weld] = l D l^T, the next pivot's: final now */
+  panel_6x8(w + W_inner3_weld, t + R_inner3_weld, w + W_inner3_weld + 36, t + 16); /* rows 0..7 */
+  panel_6x7_of_8(w + W_inner3_weld, t + R_inner3_weld, w + W_inner3_weld + 84, t + 24); /* rows 8..14 */
+  reduce_tri_5_d6(w + W_knee_inner3, w + W_inner3_weld + 36, t + 16); /* N[knee_inner3] */
+  reduce_5x5_d6(w + W_knee_inner3 + 50, w + W_inner3_weld + 66, t + 16); /* E[pivot3, knee_inner3] */
+  reduce_tri_5_d6(w + W_pivot3, w + W_inner3_weld + 66, t + 21); /* N[pivot3] */
+  reduce_5x5_d6(w + W_knee_inner3 + 75, w + W_inner3_weld + 96, t + 16); /* E[knee_outer2, knee_inner3] */
+  reduce_5x5_d6(w + W_pivot3 + 50, w + W_inner3_weld + 96, t + 21); /* E[knee_outer2, pivot3] */
+  reduce_tri_5_d6(w + W_knee_outer2, w + W_inner3_weld + 96, t + 26); /* N[knee_outer2] */
+  return failed ? P_inner4_weld : -1;
 }
 
-/*---- pivot 3: inner4_weld (weld, d = 6, h = 15)
+/*---- inner4_weld (weld, d = 6, h = 15)
  * column: knee_inner4 (d 5), pivot4 (d 5), knee_outer3 (d 5) */
-static int factor_p3(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_6(w + 504, t + 0); /* N[inner5_weld] = l D l^T, the next pivot's: final now */
-  panel_6x8(w + 378, t + 8, w + 414, t + 16); /* rows 0..7 */
-  panel_6x7_of_8(w + 378, t + 8, w + 462, t + 24); /* rows 8..14 */
-  reduce_tri_5_d6(w + 2888, w + 414, t + 16); /* N[knee_inner4] */
-  reduce_5x5_d6(w + 2938, w + 444, t + 16); /* E[pivot4, knee_inner4] */
-  reduce_tri_5_d6(w + 3088, w + 444, t + 21); /* N[pivot4] */
-  reduce_5x5_d6(w + 2963, w + 474, t + 16); /* E[knee_outer3, knee_inner4] */
-  reduce_5x5_d6(w + 3138, w + 474, t + 21); /* E[knee_outer3, pivot4] */
-  reduce_tri_5_d6(w + 3263, w + 474, t + 26); /* N[knee_outer3] */
-  return failed ? 4 : -1;
+static int pivot_inner4_weld(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_6(w + W_inner5_weld, t + R_inner5_weld); /* N[inner5_weld] = l D l^T, the next pivot's: final now */
+  panel_6x8(w + W_inner4_weld, t + R_inner4_weld, w + W_inner4_weld + 36, t + 16); /* rows 0..7 */
+  panel_6x7_of_8(w + W_inner4_weld, t + R_inner4_weld, w + W_inner4_weld + 84, t + 24); /* rows 8..14 */
+  reduce_tri_5_d6(w + W_knee_inner4, w + W_inner4_weld + 36, t + 16); /* N[knee_inner4] */
+  reduce_5x5_d6(w + W_knee_inner4 + 50, w + W_inner4_weld + 66, t + 16); /* E[pivot4, knee_inner4] */
+  reduce_tri_5_d6(w + W_pivot4, w + W_inner4_weld + 66, t + 21); /* N[pivot4] */
+  reduce_5x5_d6(w + W_knee_inner4 + 75, w + W_inner4_weld + 96, t + 16); /* E[knee_outer3, knee_inner4] */
+  reduce_5x5_d6(w + W_pivot4 + 50, w + W_inner4_weld + 96, t + 21); /* E[knee_outer3, pivot4] */
+  reduce_tri_5_d6(w + W_knee_outer3, w + W_inner4_weld + 96, t + 26); /* N[knee_outer3] */
+  return failed ? P_inner5_weld : -1;
 }
 
-/*---- pivot 4: inner5_weld (weld, d = 6, h = 15)
+/*---- inner5_weld (weld, d = 6, h = 15)
  * column: knee_inner5 (d 5), pivot5 (d 5), knee_outer4 (d 5) */
-static int factor_p4(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_6(w + 630, t + 8); /* N[inner6_weld] = l D l^T, the next pivot's: final now */
-  panel_6x8(w + 504, t + 0, w + 540, t + 16); /* rows 0..7 */
-  panel_6x7_of_8(w + 504, t + 0, w + 588, t + 24); /* rows 8..14 */
-  reduce_tri_5_d6(w + 2613, w + 540, t + 16); /* N[knee_inner5] */
-  reduce_5x5_d6(w + 2663, w + 570, t + 16); /* E[pivot5, knee_inner5] */
-  reduce_tri_5_d6(w + 2813, w + 570, t + 21); /* N[pivot5] */
-  reduce_5x5_d6(w + 2688, w + 600, t + 16); /* E[knee_outer4, knee_inner5] */
-  reduce_5x5_d6(w + 2863, w + 600, t + 21); /* E[knee_outer4, pivot5] */
-  reduce_tri_5_d6(w + 2988, w + 600, t + 26); /* N[knee_outer4] */
-  return failed ? 5 : -1;
+static int pivot_inner5_weld(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_6(w + W_inner6_weld, t + R_inner6_weld); /* N[inner6_weld] = l D l^T, the next pivot's: final now */
+  panel_6x8(w + W_inner5_weld, t + R_inner5_weld, w + W_inner5_weld + 36, t + 16); /* rows 0..7 */
+  panel_6x7_of_8(w + W_inner5_weld, t + R_inner5_weld, w + W_inner5_weld + 84, t + 24); /* rows 8..14 */
+  reduce_tri_5_d6(w + W_knee_inner5, w + W_inner5_weld + 36, t + 16); /* N[knee_inner5] */
+  reduce_5x5_d6(w + W_knee_inner5 + 50, w + W_inner5_weld + 66, t + 16); /* E[pivot5, knee_inner5] */
+  reduce_tri_5_d6(w + W_pivot5, w + W_inner5_weld + 66, t + 21); /* N[pivot5] */
+  reduce_5x5_d6(w + W_knee_inner5 + 75, w + W_inner5_weld + 96, t + 16); /* E[knee_outer4, knee_inner5] */
+  reduce_5x5_d6(w + W_pivot5 + 50, w + W_inner5_weld + 96, t + 21); /* E[knee_outer4, pivot5] */
+  reduce_tri_5_d6(w + W_knee_outer4, w + W_inner5_weld + 96, t + 26); /* N[knee_outer4] */
+  return failed ? P_inner6_weld : -1;
 }
 
-/*---- pivot 5: inner6_weld (weld, d = 6, h = 15)
+/*---- inner6_weld (weld, d = 6, h = 15)
  * column: pivot6 (d 5), roller_top_pin (d 5), knee_outer5 (d 5) */
-static int factor_p5(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_6(w + 756, t + 0); /* N[outer0_weld] = l D l^T, the next pivot's: final now */
-  panel_6x8(w + 630, t + 8, w + 666, t + 16); /* rows 0..7 */
-  panel_6x7_of_8(w + 630, t + 8, w + 714, t + 24); /* rows 8..14 */
-  reduce_tri_5_d6(w + 2438, w + 666, t + 16); /* N[pivot6] */
-  reduce_5x5_d6(w + 2463, w + 696, t + 16); /* E[roller_top_pin, pivot6] */
-  reduce_tri_5_d6(w + 2538, w + 696, t + 21); /* N[roller_top_pin] */
-  reduce_5x5_d6(w + 2513, w + 726, t + 16); /* E[knee_outer5, pivot6] */
-  reduce_5x5_d6(w + 2588, w + 726, t + 21); /* E[knee_outer5, roller_top_pin] */
-  reduce_tri_5_d6(w + 2713, w + 726, t + 26); /* N[knee_outer5] */
-  return failed ? 6 : -1;
+static int pivot_inner6_weld(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_6(w + W_outer0_weld, t + R_outer0_weld); /* N[outer0_weld] = l D l^T, the next pivot's: final now */
+  panel_6x8(w + W_inner6_weld, t + R_inner6_weld, w + W_inner6_weld + 36, t + 16); /* rows 0..7 */
+  panel_6x7_of_8(w + W_inner6_weld, t + R_inner6_weld, w + W_inner6_weld + 84, t + 24); /* rows 8..14 */
+  reduce_tri_5_d6(w + W_pivot6, w + W_inner6_weld + 36, t + 16); /* N[pivot6] */
+  reduce_5x5_d6(w + W_pivot6 + 25, w + W_inner6_weld + 66, t + 16); /* E[roller_top_pin, pivot6] */
+  reduce_tri_5_d6(w + W_roller_top_pin, w + W_inner6_weld + 66, t + 21); /* N[roller_top_pin] */
+  reduce_5x5_d6(w + W_pivot6 + 75, w + W_inner6_weld + 96, t + 16); /* E[knee_outer5, pivot6] */
+  reduce_5x5_d6(w + W_roller_top_pin + 50, w + W_inner6_weld + 96, t + 21); /* E[knee_outer5, roller_top_pin] */
+  reduce_tri_5_d6(w + W_knee_outer5, w + W_inner6_weld + 96, t + 26); /* N[knee_outer5] */
+  return failed ? P_outer0_weld : -1;
 }
 
-/*---- pivot 6: outer0_weld (weld, d = 6, h = 15)
+/*---- outer0_weld (weld, d = 6, h = 15)
  * column: knee_outer0 (d 5), roller_bottom_pin (d 5), pivot0 (d 5) */
-static int factor_p6(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_6(w + 882, t + 8); /* N[outer1_weld] = l D l^T, the next pivot's: final now */
-  panel_6x8(w + 756, t + 0, w + 792, t + 16); /* rows 0..7 */
-  panel_6x7_of_8(w + 756, t + 0, w + 840, t + 24); /* rows 8..14 */
-  reduce_tri_5_d6(w + 3988, w + 792, t + 16); /* N[knee_outer0] */
-  reduce_5x5_d6(w + 4013, w + 822, t + 16); /* E[roller_bottom_pin, knee_outer0] */
-  reduce_tri_5_d6(w + 4088, w + 822, t + 21); /* N[roller_bottom_pin] */
-  reduce_5x5_d6(w + 4063, w + 852, t + 16); /* E[pivot0, knee_outer0] */
-  reduce_5x5_d6(w + 4138, w + 852, t + 21); /* E[pivot0, roller_bottom_pin] */
-  reduce_tri_5_d6(w + 4423, w + 852, t + 26); /* N[pivot0] */
-  return failed ? 7 : -1;
+static int pivot_outer0_weld(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_6(w + W_outer1_weld, t + R_outer1_weld); /* N[outer1_weld] = l D l^T, the next pivot's: final now */
+  panel_6x8(w + W_outer0_weld, t + R_outer0_weld, w + W_outer0_weld + 36, t + 16); /* rows 0..7 */
+  panel_6x7_of_8(w + W_outer0_weld, t + R_outer0_weld, w + W_outer0_weld + 84, t + 24); /* rows 8..14 */
+  reduce_tri_5_d6(w + W_knee_outer0, w + W_outer0_weld + 36, t + 16); /* N[knee_outer0] */
+  reduce_5x5_d6(w + W_knee_outer0 + 25, w + W_outer0_weld + 66, t + 16); /* E[roller_bottom_pin, knee_outer0] */
+  reduce_tri_5_d6(w + W_roller_bottom_pin, w + W_outer0_weld + 66, t + 21); /* N[roller_bottom_pin] */
+  reduce_5x5_d6(w + W_knee_outer0 + 75, w + W_outer0_weld + 96, t + 16); /* E[pivot0, knee_outer0] */
+  reduce_5x5_d6(w + W_roller_bottom_pin + 50, w + W_outer0_weld + 96, t + 21); /* E[pivot0, roller_bottom_pin] */
+  reduce_tri_5_d6(w + W_pivot0, w + W_outer0_weld + 96, t + 26); /* N[pivot0] */
+  return failed ? P_outer1_weld : -1;
 }
 
-/*---- pivot 7: outer1_weld (weld, d = 6, h = 15)
+/*---- outer1_weld (weld, d = 6, h = 15)
  * column: knee_outer1 (d 5), pivot1 (d 5), knee_inner0 (d 5) */
-static int factor_p7(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_6(w + 1008, t + 0); /* N[outer2_weld] = l D l^T, the next pivot's: final now */
-  panel_6x8(w + 882, t + 8, w + 918, t + 16); /* rows 0..7 */
-  panel_6x7_of_8(w + 882, t + 8, w + 966, t + 24); /* rows 8..14 */
-  reduce_tri_5_d6(w + 3813, w + 918, t + 16); /* N[knee_outer1] */
-  reduce_5x5_d6(w + 3838, w + 948, t + 16); /* E[pivot1, knee_outer1] */
-  reduce_tri_5_d6(w + 3913, w + 948, t + 21); /* N[pivot1] */
-  reduce_5x5_d6(w + 3888, w + 978, t + 16); /* E[knee_inner0, knee_outer1] */
-  reduce_5x5_d6(w + 3963, w + 978, t + 21); /* E[knee_inner0, pivot1] */
-  reduce_tri_5_d6(w + 4318, w + 978, t + 26); /* N[knee_inner0] */
-  return failed ? 8 : -1;
+static int pivot_outer1_weld(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_6(w + W_outer2_weld, t + R_outer2_weld); /* N[outer2_weld] = l D l^T, the next pivot's: final now */
+  panel_6x8(w + W_outer1_weld, t + R_outer1_weld, w + W_outer1_weld + 36, t + 16); /* rows 0..7 */
+  panel_6x7_of_8(w + W_outer1_weld, t + R_outer1_weld, w + W_outer1_weld + 84, t + 24); /* rows 8..14 */
+  reduce_tri_5_d6(w + W_knee_outer1, w + W_outer1_weld + 36, t + 16); /* N[knee_outer1] */
+  reduce_5x5_d6(w + W_knee_outer1 + 25, w + W_outer1_weld + 66, t + 16); /* E[pivot1, knee_outer1] */
+  reduce_tri_5_d6(w + W_pivot1, w + W_outer1_weld + 66, t + 21); /* N[pivot1] */
+  reduce_5x5_d6(w + W_knee_outer1 + 75, w + W_outer1_weld + 96, t + 16); /* E[knee_inner0, knee_outer1] */
+  reduce_5x5_d6(w + W_pivot1 + 50, w + W_outer1_weld + 96, t + 21); /* E[knee_inner0, pivot1] */
+  reduce_tri_5_d6(w + W_knee_inner0, w + W_outer1_weld + 96, t + 26); /* N[knee_inner0] */
+  return failed ? P_outer2_weld : -1;
 }
 
-/*---- pivot 8: outer2_weld (weld, d = 6, h = 15)
+/*---- outer2_weld (weld, d = 6, h = 15)
  * column: knee_outer2 (d 5), pivot2 (d 5), knee_inner1 (d 5) */
-static int factor_p8(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_6(w + 1134, t + 8); /* N[outer3_weld] = l D l^T, the next pivot's: final now */
-  panel_6x8(w + 1008, t + 0, w + 1044, t + 16); /* rows 0..7 */
-  panel_6x7_of_8(w + 1008, t + 0, w + 1092, t + 24); /* rows 8..14 */
-  reduce_tri_5_d6(w + 3538, w + 1044, t + 16); /* N[knee_outer2] */
-  reduce_5x5_d6(w + 3563, w + 1074, t + 16); /* E[pivot2, knee_outer2] */
-  reduce_tri_5_d6(w + 3638, w + 1074, t + 21); /* N[pivot2] */
-  reduce_5x5_d6(w + 3588, w + 1104, t + 16); /* E[knee_inner1, knee_outer2] */
-  reduce_5x5_d6(w + 3663, w + 1104, t + 21); /* E[knee_inner1, pivot2] */
-  reduce_tri_5_d6(w + 3713, w + 1104, t + 26); /* N[knee_inner1] */
-  return failed ? 9 : -1;
+static int pivot_outer2_weld(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_6(w + W_outer3_weld, t + R_outer3_weld); /* N[outer3_weld] = l D l^T, the next pivot's: final now */
+  panel_6x8(w + W_outer2_weld, t + R_outer2_weld, w + W_outer2_weld + 36, t + 16); /* rows 0..7 */
+  panel_6x7_of_8(w + W_outer2_weld, t + R_outer2_weld, w + W_outer2_weld + 84, t + 24); /* rows 8..14 */
+  reduce_tri_5_d6(w + W_knee_outer2, w + W_outer2_weld + 36, t + 16); /* N[knee_outer2] */
+  reduce_5x5_d6(w + W_knee_outer2 + 25, w + W_outer2_weld + 66, t + 16); /* E[pivot2, knee_outer2] */
+  reduce_tri_5_d6(w + W_pivot2, w + W_outer2_weld + 66, t + 21); /* N[pivot2] */
+  reduce_5x5_d6(w + W_knee_outer2 + 50, w + W_outer2_weld + 96, t + 16); /* E[knee_inner1, knee_outer2] */
+  reduce_5x5_d6(w + W_pivot2 + 25, w + W_outer2_weld + 96, t + 21); /* E[knee_inner1, pivot2] */
+  reduce_tri_5_d6(w + W_knee_inner1, w + W_outer2_weld + 96, t + 26); /* N[knee_inner1] */
+  return failed ? P_outer3_weld : -1;
 }
 
-/*---- pivot 9: outer3_weld (weld, d = 6, h = 15)
+/*---- outer3_weld (weld, d = 6, h = 15)
  * column: knee_outer3 (d 5), pivot3 (d 5), knee_inner2 (d 5) */
-static int factor_p9(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_6(w + 1260, t + 0); /* N[outer4_weld] = l D l^T, the next pivot's: final now */
-  panel_6x8(w + 1134, t + 8, w + 1170, t + 16); /* rows 0..7 */
-  panel_6x7_of_8(w + 1134, t + 8, w + 1218, t + 24); /* rows 8..14 */
-  reduce_tri_5_d6(w + 3263, w + 1170, t + 16); /* N[knee_outer3] */
-  reduce_5x5_d6(w + 3288, w + 1200, t + 16); /* E[pivot3, knee_outer3] */
-  reduce_tri_5_d6(w + 3363, w + 1200, t + 21); /* N[pivot3] */
-  reduce_5x5_d6(w + 3313, w + 1230, t + 16); /* E[knee_inner2, knee_outer3] */
-  reduce_5x5_d6(w + 3388, w + 1230, t + 21); /* E[knee_inner2, pivot3] */
-  reduce_tri_5_d6(w + 3438, w + 1230, t + 26); /* N[knee_inner2] */
-  return failed ? 10 : -1;
+static int pivot_outer3_weld(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_6(w + W_outer4_weld, t + R_outer4_weld); /* N[outer4_weld] = l D l^T, the next pivot's: final now */
+  panel_6x8(w + W_outer3_weld, t + R_outer3_weld, w + W_outer3_weld + 36, t + 16); /* rows 0..7 */
+  panel_6x7_of_8(w + W_outer3_weld, t + R_outer3_weld, w + W_outer3_weld + 84, t + 24); /* rows 8..14 */
+  reduce_tri_5_d6(w + W_knee_outer3, w + W_outer3_weld + 36, t + 16); /* N[knee_outer3] */
+  reduce_5x5_d6(w + W_knee_outer3 + 25, w + W_outer3_weld + 66, t + 16); /* E[pivot3, knee_outer3] */
+  reduce_tri_5_d6(w + W_pivot3, w + W_outer3_weld + 66, t + 21); /* N[pivot3] */
+  reduce_5x5_d6(w + W_knee_outer3 + 50, w + W_outer3_weld + 96, t + 16); /* E[knee_inner2, knee_outer3] */
+  reduce_5x5_d6(w + W_pivot3 + 25, w + W_outer3_weld + 96, t + 21); /* E[knee_inner2, pivot3] */
+  reduce_tri_5_d6(w + W_knee_inner2, w + W_outer3_weld + 96, t + 26); /* N[knee_inner2] */
+  return failed ? P_outer4_weld : -1;
 }
 
-/*---- pivot 10: outer4_weld (weld, d = 6, h = 15)
+/*---- outer4_weld (weld, d = 6, h = 15)
  * column: knee_outer4 (d 5), pivot4 (d 5), knee_inner3 (d 5) */
-static int factor_p10(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_6(w + 1386, t + 8); /* N[outer5_weld] = l D l^T, the next pivot's: final now */
-  panel_6x8(w + 1260, t + 0, w + 1296, t + 16); /* rows 0..7 */
-  panel_6x7_of_8(w + 1260, t + 0, w + 1344, t + 24); /* rows 8..14 */
-  reduce_tri_5_d6(w + 2988, w + 1296, t + 16); /* N[knee_outer4] */
-  reduce_5x5_d6(w + 3013, w + 1326, t + 16); /* E[pivot4, knee_outer4] */
-  reduce_tri_5_d6(w + 3088, w + 1326, t + 21); /* N[pivot4] */
-  reduce_5x5_d6(w + 3038, w + 1356, t + 16); /* E[knee_inner3, knee_outer4] */
-  reduce_5x5_d6(w + 3113, w + 1356, t + 21); /* E[knee_inner3, pivot4] */
-  reduce_tri_5_d6(w + 3163, w + 1356, t + 26); /* N[knee_inner3] */
-  return failed ? 11 : -1;
+static int pivot_outer4_weld(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_6(w + W_outer5_weld, t + R_outer5_weld); /* N[outer5_weld] = l D l^T, the next pivot's: final now */
+  panel_6x8(w + W_outer4_weld, t + R_outer4_weld, w + W_outer4_weld + 36, t + 16); /* rows 0..7 */
+  panel_6x7_of_8(w + W_outer4_weld, t + R_outer4_weld, w + W_outer4_weld + 84, t + 24); /* rows 8..14 */
+  reduce_tri_5_d6(w + W_knee_outer4, w + W_outer4_weld + 36, t + 16); /* N[knee_outer4] */
+  reduce_5x5_d6(w + W_knee_outer4 + 25, w + W_outer4_weld + 66, t + 16); /* E[pivot4, knee_outer4] */
+  reduce_tri_5_d6(w + W_pivot4, w + W_outer4_weld + 66, t + 21); /* N[pivot4] */
+  reduce_5x5_d6(w + W_knee_outer4 + 50, w + W_outer4_weld + 96, t + 16); /* E[knee_inner3, knee_outer4] */
+  reduce_5x5_d6(w + W_pivot4 + 25, w + W_outer4_weld + 96, t + 21); /* E[knee_inner3, pivot4] */
+  reduce_tri_5_d6(w + W_knee_inner3, w + W_outer4_weld + 96, t + 26); /* N[knee_inner3] */
+  return failed ? P_outer5_weld : -1;
 }
 
-/*---- pivot 11: outer5_weld (weld, d = 6, h = 15)
+/*---- outer5_weld (weld, d = 6, h = 15)
  * column: knee_outer5 (d 5), pivot5 (d 5), knee_inner4 (d 5) */
-static int factor_p11(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_6(w + 1512, t + 0); /* N[outer6_weld] = l D l^T, the next pivot's: final now */
-  panel_6x8(w + 1386, t + 8, w + 1422, t + 16); /* rows 0..7 */
-  panel_6x7_of_8(w + 1386, t + 8, w + 1470, t + 24); /* rows 8..14 */
-  reduce_tri_5_d6(w + 2713, w + 1422, t + 16); /* N[knee_outer5] */
-  reduce_5x5_d6(w + 2738, w + 1452, t + 16); /* E[pivot5, knee_outer5] */
-  reduce_tri_5_d6(w + 2813, w + 1452, t + 21); /* N[pivot5] */
-  reduce_5x5_d6(w + 2763, w + 1482, t + 16); /* E[knee_inner4, knee_outer5] */
-  reduce_5x5_d6(w + 2838, w + 1482, t + 21); /* E[knee_inner4, pivot5] */
-  reduce_tri_5_d6(w + 2888, w + 1482, t + 26); /* N[knee_inner4] */
-  return failed ? 12 : -1;
+static int pivot_outer5_weld(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_6(w + W_outer6_weld, t + R_outer6_weld); /* N[outer6_weld] = l D l^T, the next pivot's: final now */
+  panel_6x8(w + W_outer5_weld, t + R_outer5_weld, w + W_outer5_weld + 36, t + 16); /* rows 0..7 */
+  panel_6x7_of_8(w + W_outer5_weld, t + R_outer5_weld, w + W_outer5_weld + 84, t + 24); /* rows 8..14 */
+  reduce_tri_5_d6(w + W_knee_outer5, w + W_outer5_weld + 36, t + 16); /* N[knee_outer5] */
+  reduce_5x5_d6(w + W_knee_outer5 + 25, w + W_outer5_weld + 66, t + 16); /* E[pivot5, knee_outer5] */
+  reduce_tri_5_d6(w + W_pivot5, w + W_outer5_weld + 66, t + 21); /* N[pivot5] */
+  reduce_5x5_d6(w + W_knee_outer5 + 50, w + W_outer5_weld + 96, t + 16); /* E[knee_inner4, knee_outer5] */
+  reduce_5x5_d6(w + W_pivot5 + 25, w + W_outer5_weld + 96, t + 21); /* E[knee_inner4, pivot5] */
+  reduce_tri_5_d6(w + W_knee_inner4, w + W_outer5_weld + 96, t + 26); /* N[knee_inner4] */
+  return failed ? P_outer6_weld : -1;
 }
 
-/*---- pivot 12: outer6_weld (weld, d = 6, h = 15)
+/*---- outer6_weld (weld, d = 6, h = 15)
  * column: head (d 5), pivot6 (d 5), knee_inner5 (d 5) */
-static int factor_p12(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + 1638, t + 8); /* N[axleFL] = l D l^T, the next pivot's: final now */
-  panel_6x8(w + 1512, t + 0, w + 1548, t + 16); /* rows 0..7 */
-  panel_6x7_of_8(w + 1512, t + 0, w + 1596, t + 24); /* rows 8..14 */
-  reduce_tri_5_d6(w + 2338, w + 1548, t + 16); /* N[head] */
-  reduce_5x5_d6(w + 2363, w + 1578, t + 16); /* E[pivot6, head] */
-  reduce_tri_5_d6(w + 2438, w + 1578, t + 21); /* N[pivot6] */
-  reduce_5x5_d6(w + 2413, w + 1608, t + 16); /* E[knee_inner5, head] */
-  reduce_5x5_d6(w + 2488, w + 1608, t + 21); /* E[knee_inner5, pivot6] */
-  reduce_tri_5_d6(w + 2613, w + 1608, t + 26); /* N[knee_inner5] */
-  return failed ? 13 : -1;
+static int pivot_outer6_weld(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_axleFL, t + R_axleFL); /* N[axleFL] = l D l^T, the next pivot's: final now */
+  panel_6x8(w + W_outer6_weld, t + R_outer6_weld, w + W_outer6_weld + 36, t + 16); /* rows 0..7 */
+  panel_6x7_of_8(w + W_outer6_weld, t + R_outer6_weld, w + W_outer6_weld + 84, t + 24); /* rows 8..14 */
+  reduce_tri_5_d6(w + W_head, w + W_outer6_weld + 36, t + 16); /* N[head] */
+  reduce_5x5_d6(w + W_head + 25, w + W_outer6_weld + 66, t + 16); /* E[pivot6, head] */
+  reduce_tri_5_d6(w + W_pivot6, w + W_outer6_weld + 66, t + 21); /* N[pivot6] */
+  reduce_5x5_d6(w + W_head + 75, w + W_outer6_weld + 96, t + 16); /* E[knee_inner5, head] */
+  reduce_5x5_d6(w + W_pivot6 + 50, w + W_outer6_weld + 96, t + 21); /* E[knee_inner5, pivot6] */
+  reduce_tri_5_d6(w + W_knee_inner5, w + W_outer6_weld + 96, t + 26); /* N[knee_inner5] */
+  return failed ? P_axleFL : -1;
 }
 
-/*---- pivot 13: axleFL (hinge, d = 5, h = 21)
+/*---- axleFL (hinge, d = 5, h = 21)
  * column: axleFR (d 5), axleRL (d 5), axleRR (d 5), chassis#weld1 (d 6) */
-static int factor_p13(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1638, t + 8, w + 1663, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1768, w + 1663, t + 16); /* N[axleFR] */
-  const int failed = factor_node_5(w + 1768, t + 0); /* N[axleFR] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + 1638, t + 8, w + 1703, t + 24); /* rows 8..15 */
-  panel_5x5_of_8(w + 1638, t + 8, w + 1743, t + 32); /* rows 16..20 */
-  reduce_5x5_d5(w + 1793, w + 1688, t + 16); /* E[axleRL, axleFR] */
-  reduce_tri_5_d5(w + 1873, w + 1688, t + 21); /* N[axleRL] */
-  reduce_5x5_d5(w + 1818, w + 1713, t + 16); /* E[axleRR, axleFR] */
-  reduce_5x5_d5(w + 1898, w + 1713, t + 21); /* E[axleRR, axleRL] */
-  reduce_tri_5_d5(w + 1953, w + 1713, t + 26); /* N[axleRR] */
-  reduce_6x5_d5(w + 1843, w + 1738, t + 16); /* E[chassis#weld1, axleFR] */
-  reduce_6x5_d5(w + 1923, w + 1738, t + 21); /* E[chassis#weld1, axleRL] */
-  reduce_6x5_d5(w + 1978, w + 1738, t + 26); /* E[chassis#weld1, axleRR] */
-  reduce_tri_6_d5(w + 2008, w + 1738, t + 31); /* N[chassis#weld1] */
-  return failed ? 14 : -1;
+static int pivot_axleFL(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_axleFL, t + R_axleFL, w + W_axleFL + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_axleFR, w + W_axleFL + 25, t + 16); /* N[axleFR] */
+  const int failed = factor_node_5(w + W_axleFR, t + R_axleFR); /* N[axleFR] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_axleFL, t + R_axleFL, w + W_axleFL + 65, t + 24); /* rows 8..15 */
+  panel_5x5_of_8(w + W_axleFL, t + R_axleFL, w + W_axleFL + 105, t + 32); /* rows 16..20 */
+  reduce_5x5_d5(w + W_axleFR + 25, w + W_axleFL + 50, t + 16); /* E[axleRL, axleFR] */
+  reduce_tri_5_d5(w + W_axleRL, w + W_axleFL + 50, t + 21); /* N[axleRL] */
+  reduce_5x5_d5(w + W_axleFR + 50, w + W_axleFL + 75, t + 16); /* E[axleRR, axleFR] */
+  reduce_5x5_d5(w + W_axleRL + 25, w + W_axleFL + 75, t + 21); /* E[axleRR, axleRL] */
+  reduce_tri_5_d5(w + W_axleRR, w + W_axleFL + 75, t + 26); /* N[axleRR] */
+  reduce_6x5_d5(w + W_axleFR + 75, w + W_axleFL + 100, t + 16); /* E[chassis#weld1, axleFR] */
+  reduce_6x5_d5(w + W_axleRL + 50, w + W_axleFL + 100, t + 21); /* E[chassis#weld1, axleRL] */
+  reduce_6x5_d5(w + W_axleRR + 25, w + W_axleFL + 100, t + 26); /* E[chassis#weld1, axleRR] */
+  reduce_tri_6_d5(w + W_chassis_weld1, w + W_axleFL + 100, t + 31); /* N[chassis#weld1] */
+  return failed ? P_axleFR : -1;
 }
 
-/*---- pivot 14: axleFR (hinge, d = 5, h = 16)
+/*---- axleFR (hinge, d = 5, h = 16)
  * column: axleRL (d 5), axleRR (d 5), chassis#weld1 (d 6) */
-static int factor_p14(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1768, t + 0, w + 1793, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1873, w + 1793, t + 16); /* N[axleRL] */
-  const int failed = factor_node_5(w + 1873, t + 8); /* N[axleRL] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + 1768, t + 0, w + 1833, t + 24); /* rows 8..15 */
-  reduce_5x5_d5(w + 1898, w + 1818, t + 16); /* E[axleRR, axleRL] */
-  reduce_tri_5_d5(w + 1953, w + 1818, t + 21); /* N[axleRR] */
-  reduce_6x5_d5(w + 1923, w + 1843, t + 16); /* E[chassis#weld1, axleRL] */
-  reduce_6x5_d5(w + 1978, w + 1843, t + 21); /* E[chassis#weld1, axleRR] */
-  reduce_tri_6_d5(w + 2008, w + 1843, t + 26); /* N[chassis#weld1] */
-  return failed ? 15 : -1;
+static int pivot_axleFR(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_axleFR, t + R_axleFR, w + W_axleFR + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_axleRL, w + W_axleFR + 25, t + 16); /* N[axleRL] */
+  const int failed = factor_node_5(w + W_axleRL, t + R_axleRL); /* N[axleRL] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_axleFR, t + R_axleFR, w + W_axleFR + 65, t + 24); /* rows 8..15 */
+  reduce_5x5_d5(w + W_axleRL + 25, w + W_axleFR + 50, t + 16); /* E[axleRR, axleRL] */
+  reduce_tri_5_d5(w + W_axleRR, w + W_axleFR + 50, t + 21); /* N[axleRR] */
+  reduce_6x5_d5(w + W_axleRL + 50, w + W_axleFR + 75, t + 16); /* E[chassis#weld1, axleRL] */
+  reduce_6x5_d5(w + W_axleRR + 25, w + W_axleFR + 75, t + 21); /* E[chassis#weld1, axleRR] */
+  reduce_tri_6_d5(w + W_chassis_weld1, w + W_axleFR + 75, t + 26); /* N[chassis#weld1] */
+  return failed ? P_axleRL : -1;
 }
 
-/*---- pivot 15: axleRL (hinge, d = 5, h = 11)
+/*---- axleRL (hinge, d = 5, h = 11)
  * column: axleRR (d 5), chassis#weld1 (d 6) */
-static int factor_p15(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1873, t + 8, w + 1898, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1953, w + 1898, t + 16); /* N[axleRR] */
-  const int failed = factor_node_5(w + 1953, t + 0); /* N[axleRR] = l D l^T, the next pivot's: final now */
-  panel_5x3_of_4(w + 1873, t + 8, w + 1938, t + 24); /* rows 8..10 */
-  reduce_6x5_d5(w + 1978, w + 1923, t + 16); /* E[chassis#weld1, axleRR] */
-  reduce_tri_6_d5(w + 2008, w + 1923, t + 21); /* N[chassis#weld1] */
-  return failed ? 16 : -1;
+static int pivot_axleRL(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_axleRL, t + R_axleRL, w + W_axleRL + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_axleRR, w + W_axleRL + 25, t + 16); /* N[axleRR] */
+  const int failed = factor_node_5(w + W_axleRR, t + R_axleRR); /* N[axleRR] = l D l^T, the next pivot's: final now */
+  panel_5x3_of_4(w + W_axleRL, t + R_axleRL, w + W_axleRL + 65, t + 24); /* rows 8..10 */
+  reduce_6x5_d5(w + W_axleRR + 25, w + W_axleRL + 50, t + 16); /* E[chassis#weld1, axleRR] */
+  reduce_tri_6_d5(w + W_chassis_weld1, w + W_axleRL + 50, t + 21); /* N[chassis#weld1] */
+  return failed ? P_axleRR : -1;
 }
 
-/*---- pivot 16: axleRR (hinge, d = 5, h = 6)
+/*---- axleRR (hinge, d = 5, h = 6)
  * column: chassis#weld1 (d 6) */
-static int factor_p16(scalar *restrict w, scalar *restrict t) {
-  panel_5x6_of_8(w + 1953, t + 0, w + 1978, t + 16); /* rows 0..5 */
-  reduce_tri_6_d5(w + 2008, w + 1978, t + 16); /* N[chassis#weld1] */
-  const int failed = factor_node_6(w + 2008, t + 8); /* N[chassis#weld1] = l D l^T, the next pivot's: final now */
-  return failed ? 17 : -1;
+static int pivot_axleRR(scalar *restrict w, scalar *restrict t) {
+  panel_5x6_of_8(w + W_axleRR, t + R_axleRR, w + W_axleRR + 25, t + 16); /* rows 0..5 */
+  reduce_tri_6_d5(w + W_chassis_weld1, w + W_axleRR + 25, t + 16); /* N[chassis#weld1] */
+  const int failed = factor_node_6(w + W_chassis_weld1, t + R_chassis_weld1); /* N[chassis#weld1] = l D l^T, the next pivot's: final now */
+  return failed ? P_chassis_weld1 : -1;
 }
 
-/*---- pivot 17: chassis#weld1 (shard weld, d = 6, h = 13)
+/*---- chassis#weld1 (shard weld, d = 6, h = 13)
  * column: barrel_eye (d 3), foot (d 5), roller_bottom_slide (d 5) */
-static int factor_p17(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_1(w + 2122, t + 0); /* N[lift] = l D l^T, the next pivot's: final now */
-  panel_6x8(w + 2008, t + 8, w + 2044, t + 16); /* rows 0..7 */
-  panel_6x5_of_8(w + 2008, t + 8, w + 2092, t + 24); /* rows 8..12 */
-  reduce_tri_3_d6(w + 2281, w + 2044, t + 16); /* N[barrel_eye] */
-  reduce_5x3_d6(w + 2290, w + 2062, t + 16); /* E[foot, barrel_eye] */
-  reduce_tri_5_d6(w + 4188, w + 2062, t + 19); /* N[foot] */
-  reduce_5x3_d6(w + 2305, w + 2092, t + 16); /* E[roller_bottom_slide, barrel_eye] */
-  reduce_5x5_d6(w + 4263, w + 2092, t + 19); /* E[roller_bottom_slide, foot] */
-  reduce_tri_5_d6(w + 4503, w + 2092, t + 24); /* N[roller_bottom_slide] */
-  return failed ? 18 : -1;
+static int pivot_chassis_weld1(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_1(w + W_lift, t + R_lift); /* N[lift] = l D l^T, the next pivot's: final now */
+  panel_6x8(w + W_chassis_weld1, t + R_chassis_weld1, w + W_chassis_weld1 + 36, t + 16); /* rows 0..7 */
+  panel_6x5_of_8(w + W_chassis_weld1, t + R_chassis_weld1, w + W_chassis_weld1 + 84, t + 24); /* rows 8..12 */
+  reduce_tri_3_d6(w + W_barrel_eye, w + W_chassis_weld1 + 36, t + 16); /* N[barrel_eye] */
+  reduce_5x3_d6(w + W_barrel_eye + 9, w + W_chassis_weld1 + 54, t + 16); /* E[foot, barrel_eye] */
+  reduce_tri_5_d6(w + W_foot, w + W_chassis_weld1 + 54, t + 19); /* N[foot] */
+  reduce_5x3_d6(w + W_barrel_eye + 24, w + W_chassis_weld1 + 84, t + 16); /* E[roller_bottom_slide, barrel_eye] */
+  reduce_5x5_d6(w + W_foot + 75, w + W_chassis_weld1 + 84, t + 19); /* E[roller_bottom_slide, foot] */
+  reduce_tri_5_d6(w + W_roller_bottom_slide, w + W_chassis_weld1 + 84, t + 24); /* N[roller_bottom_slide] */
+  return failed ? P_lift : -1;
 }
 
-/*---- pivot 18: lift (rod, d = 1, h = 11)
+/*---- lift (rod, d = 1, h = 11)
  * column: cylinder (d 5), rod_eye (d 3), barrel_eye (d 3) */
-static int factor_p18(scalar *restrict w, scalar *restrict t) {
-  panel_1x8(w + 2122, t + 0, w + 2123, t + 16); /* rows 0..7 */
-  reduce_tri_5_d1(w + 2134, w + 2123, t + 16); /* N[cylinder] */
-  const int failed = factor_node_5(w + 2134, t + 8); /* N[cylinder] = l D l^T, the next pivot's: final now */
-  panel_1x3_of_4(w + 2122, t + 0, w + 2131, t + 24); /* rows 8..10 */
-  reduce_3x5_d1(w + 2159, w + 2128, t + 16); /* E[rod_eye, cylinder] */
-  reduce_tri_3_d1(w + 2189, w + 2128, t + 21); /* N[rod_eye] */
-  reduce_3x5_d1(w + 2174, w + 2131, t + 16); /* E[barrel_eye, cylinder] */
-  reduce_3x3_d1(w + 2198, w + 2131, t + 21); /* E[barrel_eye, rod_eye] fill */
-  reduce_tri_3_d1(w + 2281, w + 2131, t + 24); /* N[barrel_eye] */
-  return failed ? 19 : -1;
+static int pivot_lift(scalar *restrict w, scalar *restrict t) {
+  panel_1x8(w + W_lift, t + R_lift, w + W_lift + 1, t + 16); /* rows 0..7 */
+  reduce_tri_5_d1(w + W_cylinder, w + W_lift + 1, t + 16); /* N[cylinder] */
+  const int failed = factor_node_5(w + W_cylinder, t + R_cylinder); /* N[cylinder] = l D l^T, the next pivot's: final now */
+  panel_1x3_of_4(w + W_lift, t + R_lift, w + W_lift + 9, t + 24); /* rows 8..10 */
+  reduce_3x5_d1(w + W_cylinder + 25, w + W_lift + 6, t + 16); /* E[rod_eye, cylinder] */
+  reduce_tri_3_d1(w + W_rod_eye, w + W_lift + 6, t + 21); /* N[rod_eye] */
+  reduce_3x5_d1(w + W_cylinder + 40, w + W_lift + 9, t + 16); /* E[barrel_eye, cylinder] */
+  reduce_3x3_d1(w + W_rod_eye + 9, w + W_lift + 9, t + 21); /* E[barrel_eye, rod_eye] fill */
+  reduce_tri_3_d1(w + W_barrel_eye, w + W_lift + 9, t + 24); /* N[barrel_eye] */
+  return failed ? P_cylinder : -1;
 }
 
-/*---- pivot 19: cylinder (prismatic, d = 5, h = 6)
+/*---- cylinder (prismatic, d = 5, h = 6)
  * column: rod_eye (d 3), barrel_eye (d 3) */
-static int factor_p19(scalar *restrict w, scalar *restrict t) {
-  panel_5x6_of_8(w + 2134, t + 8, w + 2159, t + 16); /* rows 0..5 */
-  reduce_tri_3_d5(w + 2189, w + 2159, t + 16); /* N[rod_eye] */
-  const int failed = factor_node_3(w + 2189, t + 0); /* N[rod_eye] = l D l^T, the next pivot's: final now */
-  reduce_3x3_d5(w + 2198, w + 2174, t + 16); /* E[barrel_eye, rod_eye] fill */
-  reduce_tri_3_d5(w + 2281, w + 2174, t + 19); /* N[barrel_eye] */
-  return failed ? 20 : -1;
+static int pivot_cylinder(scalar *restrict w, scalar *restrict t) {
+  panel_5x6_of_8(w + W_cylinder, t + R_cylinder, w + W_cylinder + 25, t + 16); /* rows 0..5 */
+  reduce_tri_3_d5(w + W_rod_eye, w + W_cylinder + 25, t + 16); /* N[rod_eye] */
+  const int failed = factor_node_3(w + W_rod_eye, t + R_rod_eye); /* N[rod_eye] = l D l^T, the next pivot's: final now */
+  reduce_3x3_d5(w + W_rod_eye + 9, w + W_cylinder + 40, t + 16); /* E[barrel_eye, rod_eye] fill */
+  reduce_tri_3_d5(w + W_barrel_eye, w + W_cylinder + 40, t + 19); /* N[barrel_eye] */
+  return failed ? P_rod_eye : -1;
 }
 
-/*---- pivot 20: rod_eye (ball, d = 3, h = 9)
+/*---- rod_eye (ball, d = 3, h = 9)
  * column: barrel_eye (d 3, fill), inner0_weld (d 6) */
-static int factor_p20(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_4(w + 2225, t + 8); /* N[roller_top_slide] = l D l^T, the next pivot's: final now */
-  panel_3x8(w + 2189, t + 0, w + 2198, t + 16); /* rows 0..7 */
-  panel_3x1(w + 2189, t + 0, w + 2222, t + 24); /* row 8 */
-  reduce_tri_3_d3(w + 2281, w + 2198, t + 16); /* N[barrel_eye] */
-  reduce_6x3_d3(w + 2320, w + 2207, t + 16); /* E[inner0_weld, barrel_eye] fill */
-  reduce_tri_6_d3(w + 4558, w + 2207, t + 19); /* N[inner0_weld] */
-  return failed ? 21 : -1;
+static int pivot_rod_eye(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_4(w + W_roller_top_slide, t + R_roller_top_slide); /* N[roller_top_slide] = l D l^T, the next pivot's: final now */
+  panel_3x8(w + W_rod_eye, t + R_rod_eye, w + W_rod_eye + 9, t + 16); /* rows 0..7 */
+  panel_3x1(w + W_rod_eye, t + R_rod_eye, w + W_rod_eye + 33, t + 24); /* row 8 */
+  reduce_tri_3_d3(w + W_barrel_eye, w + W_rod_eye + 9, t + 16); /* N[barrel_eye] */
+  reduce_6x3_d3(w + W_barrel_eye + 39, w + W_rod_eye + 18, t + 16); /* E[inner0_weld, barrel_eye] fill */
+  reduce_tri_6_d3(w + W_inner0_weld, w + W_rod_eye + 18, t + 19); /* N[inner0_weld] */
+  return failed ? P_roller_top_slide : -1;
 }
 
-/*---- pivot 21: roller_top_slide (cylindrical, d = 4, h = 10)
+/*---- roller_top_slide (cylindrical, d = 4, h = 10)
  * column: head (d 5), roller_top_pin (d 5) */
-static int factor_p21(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_3(w + 2281, t + 0); /* N[barrel_eye] = l D l^T, the next pivot's: final now */
-  panel_4x8(w + 2225, t + 8, w + 2241, t + 16); /* rows 0..7 */
-  panel_4x2(w + 2225, t + 8, w + 2273, t + 24); /* rows 8..9 */
-  reduce_tri_5_d4(w + 2338, w + 2241, t + 16); /* N[head] */
-  reduce_5x5_d4(w + 2388, w + 2261, t + 16); /* E[roller_top_pin, head] fill */
-  reduce_tri_5_d4(w + 2538, w + 2261, t + 21); /* N[roller_top_pin] */
-  return failed ? 22 : -1;
+static int pivot_roller_top_slide(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_3(w + W_barrel_eye, t + R_barrel_eye); /* N[barrel_eye] = l D l^T, the next pivot's: final now */
+  panel_4x8(w + W_roller_top_slide, t + R_roller_top_slide, w + W_roller_top_slide + 16, t + 16); /* rows 0..7 */
+  panel_4x2(w + W_roller_top_slide, t + R_roller_top_slide, w + W_roller_top_slide + 48, t + 24); /* rows 8..9 */
+  reduce_tri_5_d4(w + W_head, w + W_roller_top_slide + 16, t + 16); /* N[head] */
+  reduce_5x5_d4(w + W_head + 50, w + W_roller_top_slide + 36, t + 16); /* E[roller_top_pin, head] fill */
+  reduce_tri_5_d4(w + W_roller_top_pin, w + W_roller_top_slide + 36, t + 21); /* N[roller_top_pin] */
+  return failed ? P_barrel_eye : -1;
 }
 
-/*---- pivot 22: barrel_eye (ball, d = 3, h = 16)
+/*---- barrel_eye (ball, d = 3, h = 16)
  * column: foot (d 5), roller_bottom_slide (d 5), inner0_weld (d 6, fill) */
-static int factor_p22(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + 2338, t + 8); /* N[head] = l D l^T, the next pivot's: final now */
-  panel_3x8(w + 2281, t + 0, w + 2290, t + 16); /* rows 0..7 */
-  panel_3x8(w + 2281, t + 0, w + 2314, t + 24); /* rows 8..15 */
-  reduce_tri_5_d3(w + 4188, w + 2290, t + 16); /* N[foot] */
-  reduce_5x5_d3(w + 4263, w + 2305, t + 16); /* E[roller_bottom_slide, foot] */
-  reduce_tri_5_d3(w + 4503, w + 2305, t + 21); /* N[roller_bottom_slide] */
-  reduce_6x5_d3(w + 4288, w + 2320, t + 16); /* E[inner0_weld, foot] */
-  reduce_6x5_d3(w + 4528, w + 2320, t + 21); /* E[inner0_weld, roller_bottom_slide] fill */
-  reduce_tri_6_d3(w + 4558, w + 2320, t + 26); /* N[inner0_weld] */
-  return failed ? 23 : -1;
+static int pivot_barrel_eye(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_head, t + R_head); /* N[head] = l D l^T, the next pivot's: final now */
+  panel_3x8(w + W_barrel_eye, t + R_barrel_eye, w + W_barrel_eye + 9, t + 16); /* rows 0..7 */
+  panel_3x8(w + W_barrel_eye, t + R_barrel_eye, w + W_barrel_eye + 33, t + 24); /* rows 8..15 */
+  reduce_tri_5_d3(w + W_foot, w + W_barrel_eye + 9, t + 16); /* N[foot] */
+  reduce_5x5_d3(w + W_foot + 75, w + W_barrel_eye + 24, t + 16); /* E[roller_bottom_slide, foot] */
+  reduce_tri_5_d3(w + W_roller_bottom_slide, w + W_barrel_eye + 24, t + 21); /* N[roller_bottom_slide] */
+  reduce_6x5_d3(w + W_foot + 100, w + W_barrel_eye + 39, t + 16); /* E[inner0_weld, foot] */
+  reduce_6x5_d3(w + W_roller_bottom_slide + 25, w + W_barrel_eye + 39, t + 21); /* E[inner0_weld, roller_bottom_slide] fill */
+  reduce_tri_6_d3(w + W_inner0_weld, w + W_barrel_eye + 39, t + 26); /* N[inner0_weld] */
+  return failed ? P_head : -1;
 }
 
-/*---- pivot 23: head (hinge, d = 5, h = 15)
+/*---- head (hinge, d = 5, h = 15)
  * column: pivot6 (d 5), roller_top_pin (d 5, fill), knee_inner5 (d 5) */
-static int factor_p23(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2338, t + 8, w + 2363, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2438, w + 2363, t + 16); /* N[pivot6] */
-  const int failed = factor_node_5(w + 2438, t + 0); /* N[pivot6] = l D l^T, the next pivot's: final now */
-  panel_5x7_of_8(w + 2338, t + 8, w + 2403, t + 24); /* rows 8..14 */
-  reduce_5x5_d5(w + 2463, w + 2388, t + 16); /* E[roller_top_pin, pivot6] */
-  reduce_tri_5_d5(w + 2538, w + 2388, t + 21); /* N[roller_top_pin] */
-  reduce_5x5_d5(w + 2488, w + 2413, t + 16); /* E[knee_inner5, pivot6] */
-  reduce_5x5_d5(w + 2563, w + 2413, t + 21); /* E[knee_inner5, roller_top_pin] fill */
-  reduce_tri_5_d5(w + 2613, w + 2413, t + 26); /* N[knee_inner5] */
-  return failed ? 24 : -1;
+static int pivot_head(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_head, t + R_head, w + W_head + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pivot6, w + W_head + 25, t + 16); /* N[pivot6] */
+  const int failed = factor_node_5(w + W_pivot6, t + R_pivot6); /* N[pivot6] = l D l^T, the next pivot's: final now */
+  panel_5x7_of_8(w + W_head, t + R_head, w + W_head + 65, t + 24); /* rows 8..14 */
+  reduce_5x5_d5(w + W_pivot6 + 25, w + W_head + 50, t + 16); /* E[roller_top_pin, pivot6] */
+  reduce_tri_5_d5(w + W_roller_top_pin, w + W_head + 50, t + 21); /* N[roller_top_pin] */
+  reduce_5x5_d5(w + W_pivot6 + 50, w + W_head + 75, t + 16); /* E[knee_inner5, pivot6] */
+  reduce_5x5_d5(w + W_roller_top_pin + 25, w + W_head + 75, t + 21); /* E[knee_inner5, roller_top_pin] fill */
+  reduce_tri_5_d5(w + W_knee_inner5, w + W_head + 75, t + 26); /* N[knee_inner5] */
+  return failed ? P_pivot6 : -1;
 }
 
-/*---- pivot 24: pivot6 (hinge, d = 5, h = 15)
+/*---- pivot6 (hinge, d = 5, h = 15)
  * column: roller_top_pin (d 5), knee_inner5 (d 5), knee_outer5 (d 5) */
-static int factor_p24(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2438, t + 0, w + 2463, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2538, w + 2463, t + 16); /* N[roller_top_pin] */
-  const int failed = factor_node_5(w + 2538, t + 8); /* N[roller_top_pin] = l D l^T, the next pivot's: final now */
-  panel_5x7_of_8(w + 2438, t + 0, w + 2503, t + 24); /* rows 8..14 */
-  reduce_5x5_d5(w + 2563, w + 2488, t + 16); /* E[knee_inner5, roller_top_pin] fill */
-  reduce_tri_5_d5(w + 2613, w + 2488, t + 21); /* N[knee_inner5] */
-  reduce_5x5_d5(w + 2588, w + 2513, t + 16); /* E[knee_outer5, roller_top_pin] */
-  reduce_5x5_d5(w + 2638, w + 2513, t + 21); /* E[knee_outer5, knee_inner5] fill */
-  reduce_tri_5_d5(w + 2713, w + 2513, t + 26); /* N[knee_outer5] */
-  return failed ? 25 : -1;
+static int pivot_pivot6(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pivot6, t + R_pivot6, w + W_pivot6 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_roller_top_pin, w + W_pivot6 + 25, t + 16); /* N[roller_top_pin] */
+  const int failed = factor_node_5(w + W_roller_top_pin, t + R_roller_top_pin); /* N[roller_top_pin] = l D l^T, the next pivot's: final now */
+  panel_5x7_of_8(w + W_pivot6, t + R_pivot6, w + W_pivot6 + 65, t + 24); /* rows 8..14 */
+  reduce_5x5_d5(w + W_roller_top_pin + 25, w + W_pivot6 + 50, t + 16); /* E[knee_inner5, roller_top_pin] fill */
+  reduce_tri_5_d5(w + W_knee_inner5, w + W_pivot6 + 50, t + 21); /* N[knee_inner5] */
+  reduce_5x5_d5(w + W_roller_top_pin + 50, w + W_pivot6 + 75, t + 16); /* E[knee_outer5, roller_top_pin] */
+  reduce_5x5_d5(w + W_knee_inner5 + 25, w + W_pivot6 + 75, t + 21); /* E[knee_outer5, knee_inner5] fill */
+  reduce_tri_5_d5(w + W_knee_outer5, w + W_pivot6 + 75, t + 26); /* N[knee_outer5] */
+  return failed ? P_roller_top_pin : -1;
 }
 
-/*---- pivot 25: roller_top_pin (hinge, d = 5, h = 10)
+/*---- roller_top_pin (hinge, d = 5, h = 10)
  * column: knee_inner5 (d 5, fill), knee_outer5 (d 5) */
-static int factor_p25(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2538, t + 8, w + 2563, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2613, w + 2563, t + 16); /* N[knee_inner5] */
-  const int failed = factor_node_5(w + 2613, t + 0); /* N[knee_inner5] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2538, t + 8, w + 2603, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2638, w + 2588, t + 16); /* E[knee_outer5, knee_inner5] fill */
-  reduce_tri_5_d5(w + 2713, w + 2588, t + 21); /* N[knee_outer5] */
-  return failed ? 26 : -1;
+static int pivot_roller_top_pin(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_roller_top_pin, t + R_roller_top_pin, w + W_roller_top_pin + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_knee_inner5, w + W_roller_top_pin + 25, t + 16); /* N[knee_inner5] */
+  const int failed = factor_node_5(w + W_knee_inner5, t + R_knee_inner5); /* N[knee_inner5] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_roller_top_pin, t + R_roller_top_pin, w + W_roller_top_pin + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_knee_inner5 + 25, w + W_roller_top_pin + 50, t + 16); /* E[knee_outer5, knee_inner5] fill */
+  reduce_tri_5_d5(w + W_knee_outer5, w + W_roller_top_pin + 50, t + 21); /* N[knee_outer5] */
+  return failed ? P_knee_inner5 : -1;
 }
 
-/*---- pivot 26: knee_inner5 (hinge, d = 5, h = 15)
+/*---- knee_inner5 (hinge, d = 5, h = 15)
  * column: knee_outer5 (d 5, fill), pivot5 (d 5), knee_outer4 (d 5) */
-static int factor_p26(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2613, t + 0, w + 2638, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2713, w + 2638, t + 16); /* N[knee_outer5] */
-  const int failed = factor_node_5(w + 2713, t + 8); /* N[knee_outer5] = l D l^T, the next pivot's: final now */
-  panel_5x7_of_8(w + 2613, t + 0, w + 2678, t + 24); /* rows 8..14 */
-  reduce_5x5_d5(w + 2738, w + 2663, t + 16); /* E[pivot5, knee_outer5] */
-  reduce_tri_5_d5(w + 2813, w + 2663, t + 21); /* N[pivot5] */
-  reduce_5x5_d5(w + 2788, w + 2688, t + 16); /* E[knee_outer4, knee_outer5] fill */
-  reduce_5x5_d5(w + 2863, w + 2688, t + 21); /* E[knee_outer4, pivot5] */
-  reduce_tri_5_d5(w + 2988, w + 2688, t + 26); /* N[knee_outer4] */
-  return failed ? 27 : -1;
+static int pivot_knee_inner5(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_knee_inner5, t + R_knee_inner5, w + W_knee_inner5 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_knee_outer5, w + W_knee_inner5 + 25, t + 16); /* N[knee_outer5] */
+  const int failed = factor_node_5(w + W_knee_outer5, t + R_knee_outer5); /* N[knee_outer5] = l D l^T, the next pivot's: final now */
+  panel_5x7_of_8(w + W_knee_inner5, t + R_knee_inner5, w + W_knee_inner5 + 65, t + 24); /* rows 8..14 */
+  reduce_5x5_d5(w + W_knee_outer5 + 25, w + W_knee_inner5 + 50, t + 16); /* E[pivot5, knee_outer5] */
+  reduce_tri_5_d5(w + W_pivot5, w + W_knee_inner5 + 50, t + 21); /* N[pivot5] */
+  reduce_5x5_d5(w + W_knee_outer5 + 75, w + W_knee_inner5 + 75, t + 16); /* E[knee_outer4, knee_outer5] fill */
+  reduce_5x5_d5(w + W_pivot5 + 50, w + W_knee_inner5 + 75, t + 21); /* E[knee_outer4, pivot5] */
+  reduce_tri_5_d5(w + W_knee_outer4, w + W_knee_inner5 + 75, t + 26); /* N[knee_outer4] */
+  return failed ? P_knee_outer5 : -1;
 }
 
-/*---- pivot 27: knee_outer5 (hinge, d = 5, h = 15)
+/*---- knee_outer5 (hinge, d = 5, h = 15)
  * column: pivot5 (d 5), knee_inner4 (d 5), knee_outer4 (d 5, fill) */
-static int factor_p27(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2713, t + 8, w + 2738, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2813, w + 2738, t + 16); /* N[pivot5] */
-  const int failed = factor_node_5(w + 2813, t + 0); /* N[pivot5] = l D l^T, the next pivot's: final now */
-  panel_5x7_of_8(w + 2713, t + 8, w + 2778, t + 24); /* rows 8..14 */
-  reduce_5x5_d5(w + 2838, w + 2763, t + 16); /* E[knee_inner4, pivot5] */
-  reduce_tri_5_d5(w + 2888, w + 2763, t + 21); /* N[knee_inner4] */
-  reduce_5x5_d5(w + 2863, w + 2788, t + 16); /* E[knee_outer4, pivot5] */
-  reduce_5x5_d5(w + 2913, w + 2788, t + 21); /* E[knee_outer4, knee_inner4] fill */
-  reduce_tri_5_d5(w + 2988, w + 2788, t + 26); /* N[knee_outer4] */
-  return failed ? 28 : -1;
+static int pivot_knee_outer5(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_knee_outer5, t + R_knee_outer5, w + W_knee_outer5 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pivot5, w + W_knee_outer5 + 25, t + 16); /* N[pivot5] */
+  const int failed = factor_node_5(w + W_pivot5, t + R_pivot5); /* N[pivot5] = l D l^T, the next pivot's: final now */
+  panel_5x7_of_8(w + W_knee_outer5, t + R_knee_outer5, w + W_knee_outer5 + 65, t + 24); /* rows 8..14 */
+  reduce_5x5_d5(w + W_pivot5 + 25, w + W_knee_outer5 + 50, t + 16); /* E[knee_inner4, pivot5] */
+  reduce_tri_5_d5(w + W_knee_inner4, w + W_knee_outer5 + 50, t + 21); /* N[knee_inner4] */
+  reduce_5x5_d5(w + W_pivot5 + 50, w + W_knee_outer5 + 75, t + 16); /* E[knee_outer4, pivot5] */
+  reduce_5x5_d5(w + W_knee_inner4 + 25, w + W_knee_outer5 + 75, t + 21); /* E[knee_outer4, knee_inner4] fill */
+  reduce_tri_5_d5(w + W_knee_outer4, w + W_knee_outer5 + 75, t + 26); /* N[knee_outer4] */
+  return failed ? P_pivot5 : -1;
 }
 
-/*---- pivot 28: pivot5 (hinge, d = 5, h = 10)
+/*---- pivot5 (hinge, d = 5, h = 10)
  * column: knee_inner4 (d 5), knee_outer4 (d 5) */
-static int factor_p28(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2813, t + 0, w + 2838, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2888, w + 2838, t + 16); /* N[knee_inner4] */
-  const int failed = factor_node_5(w + 2888, t + 8); /* N[knee_inner4] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2813, t + 0, w + 2878, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2913, w + 2863, t + 16); /* E[knee_outer4, knee_inner4] fill */
-  reduce_tri_5_d5(w + 2988, w + 2863, t + 21); /* N[knee_outer4] */
-  return failed ? 29 : -1;
+static int pivot_pivot5(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pivot5, t + R_pivot5, w + W_pivot5 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_knee_inner4, w + W_pivot5 + 25, t + 16); /* N[knee_inner4] */
+  const int failed = factor_node_5(w + W_knee_inner4, t + R_knee_inner4); /* N[knee_inner4] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pivot5, t + R_pivot5, w + W_pivot5 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_knee_inner4 + 25, w + W_pivot5 + 50, t + 16); /* E[knee_outer4, knee_inner4] fill */
+  reduce_tri_5_d5(w + W_knee_outer4, w + W_pivot5 + 50, t + 21); /* N[knee_outer4] */
+  return failed ? P_knee_inner4 : -1;
 }
 
-/*---- pivot 29: knee_inner4 (hinge, d = 5, h = 15)
+/*---- knee_inner4 (hinge, d = 5, h = 15)
  * column: knee_outer4 (d 5, fill), pivot4 (d 5), knee_outer3 (d 5) */
-static int factor_p29(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2888, t + 8, w + 2913, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2988, w + 2913, t + 16); /* N[knee_outer4] */
-  const int failed = factor_node_5(w + 2988, t + 0); /* N[knee_outer4] = l D l^T, the next pivot's: final now */
-  panel_5x7_of_8(w + 2888, t + 8, w + 2953, t + 24); /* rows 8..14 */
-  reduce_5x5_d5(w + 3013, w + 2938, t + 16); /* E[pivot4, knee_outer4] */
-  reduce_tri_5_d5(w + 3088, w + 2938, t + 21); /* N[pivot4] */
-  reduce_5x5_d5(w + 3063, w + 2963, t + 16); /* E[knee_outer3, knee_outer4] fill */
-  reduce_5x5_d5(w + 3138, w + 2963, t + 21); /* E[knee_outer3, pivot4] */
-  reduce_tri_5_d5(w + 3263, w + 2963, t + 26); /* N[knee_outer3] */
-  return failed ? 30 : -1;
+static int pivot_knee_inner4(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_knee_inner4, t + R_knee_inner4, w + W_knee_inner4 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_knee_outer4, w + W_knee_inner4 + 25, t + 16); /* N[knee_outer4] */
+  const int failed = factor_node_5(w + W_knee_outer4, t + R_knee_outer4); /* N[knee_outer4] = l D l^T, the next pivot's: final now */
+  panel_5x7_of_8(w + W_knee_inner4, t + R_knee_inner4, w + W_knee_inner4 + 65, t + 24); /* rows 8..14 */
+  reduce_5x5_d5(w + W_knee_outer4 + 25, w + W_knee_inner4 + 50, t + 16); /* E[pivot4, knee_outer4] */
+  reduce_tri_5_d5(w + W_pivot4, w + W_knee_inner4 + 50, t + 21); /* N[pivot4] */
+  reduce_5x5_d5(w + W_knee_outer4 + 75, w + W_knee_inner4 + 75, t + 16); /* E[knee_outer3, knee_outer4] fill */
+  reduce_5x5_d5(w + W_pivot4 + 50, w + W_knee_inner4 + 75, t + 21); /* E[knee_outer3, pivot4] */
+  reduce_tri_5_d5(w + W_knee_outer3, w + W_knee_inner4 + 75, t + 26); /* N[knee_outer3] */
+  return failed ? P_knee_outer4 : -1;
 }
 
-/*---- pivot 30: knee_outer4 (hinge, d = 5, h = 15)
+/*---- knee_outer4 (hinge, d = 5, h = 15)
  * column: pivot4 (d 5), knee_inner3 (d 5), knee_outer3 (d 5, fill) */
-static int factor_p30(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2988, t + 0, w + 3013, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3088, w + 3013, t + 16); /* N[pivot4] */
-  const int failed = factor_node_5(w + 3088, t + 8); /* N[pivot4] = l D l^T, the next pivot's: final now */
-  panel_5x7_of_8(w + 2988, t + 0, w + 3053, t + 24); /* rows 8..14 */
-  reduce_5x5_d5(w + 3113, w + 3038, t + 16); /* E[knee_inner3, pivot4] */
-  reduce_tri_5_d5(w + 3163, w + 3038, t + 21); /* N[knee_inner3] */
-  reduce_5x5_d5(w + 3138, w + 3063, t + 16); /* E[knee_outer3, pivot4] */
-  reduce_5x5_d5(w + 3188, w + 3063, t + 21); /* E[knee_outer3, knee_inner3] fill */
-  reduce_tri_5_d5(w + 3263, w + 3063, t + 26); /* N[knee_outer3] */
-  return failed ? 31 : -1;
+static int pivot_knee_outer4(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_knee_outer4, t + R_knee_outer4, w + W_knee_outer4 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pivot4, w + W_knee_outer4 + 25, t + 16); /* N[pivot4] */
+  const int failed = factor_node_5(w + W_pivot4, t + R_pivot4); /* N[pivot4] = l D l^T, the next pivot's: final now */
+  panel_5x7_of_8(w + W_knee_outer4, t + R_knee_outer4, w + W_knee_outer4 + 65, t + 24); /* rows 8..14 */
+  reduce_5x5_d5(w + W_pivot4 + 25, w + W_knee_outer4 + 50, t + 16); /* E[knee_inner3, pivot4] */
+  reduce_tri_5_d5(w + W_knee_inner3, w + W_knee_outer4 + 50, t + 21); /* N[knee_inner3] */
+  reduce_5x5_d5(w + W_pivot4 + 50, w + W_knee_outer4 + 75, t + 16); /* E[knee_outer3, pivot4] */
+  reduce_5x5_d5(w + W_knee_inner3 + 25, w + W_knee_outer4 + 75, t + 21); /* E[knee_outer3, knee_inner3] fill */
+  reduce_tri_5_d5(w + W_knee_outer3, w + W_knee_outer4 + 75, t + 26); /* N[knee_outer3] */
+  return failed ? P_pivot4 : -1;
 }
 
-/*---- pivot 31: pivot4 (hinge, d = 5, h = 10)
+/*---- pivot4 (hinge, d = 5, h = 10)
  * column: knee_inner3 (d 5), knee_outer3 (d 5) */
-static int factor_p31(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3088, t + 8, w + 3113, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3163, w + 3113, t + 16); /* N[knee_inner3] */
-  const int failed = factor_node_5(w + 3163, t + 0); /* N[knee_inner3] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 3088, t + 8, w + 3153, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 3188, w + 3138, t + 16); /* E[knee_outer3, knee_inner3] fill */
-  reduce_tri_5_d5(w + 3263, w + 3138, t + 21); /* N[knee_outer3] */
-  return failed ? 32 : -1;
+static int pivot_pivot4(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pivot4, t + R_pivot4, w + W_pivot4 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_knee_inner3, w + W_pivot4 + 25, t + 16); /* N[knee_inner3] */
+  const int failed = factor_node_5(w + W_knee_inner3, t + R_knee_inner3); /* N[knee_inner3] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pivot4, t + R_pivot4, w + W_pivot4 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_knee_inner3 + 25, w + W_pivot4 + 50, t + 16); /* E[knee_outer3, knee_inner3] fill */
+  reduce_tri_5_d5(w + W_knee_outer3, w + W_pivot4 + 50, t + 21); /* N[knee_outer3] */
+  return failed ? P_knee_inner3 : -1;
 }
 
-/*---- pivot 32: knee_inner3 (hinge, d = 5, h = 15)
+/*---- knee_inner3 (hinge, d = 5, h = 15)
  * column: knee_outer3 (d 5, fill), pivot3 (d 5), knee_outer2 (d 5) */
-static int factor_p32(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3163, t + 0, w + 3188, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3263, w + 3188, t + 16); /* N[knee_outer3] */
-  const int failed = factor_node_5(w + 3263, t + 8); /* N[knee_outer3] = l D l^T, the next pivot's: final now */
-  panel_5x7_of_8(w + 3163, t + 0, w + 3228, t + 24); /* rows 8..14 */
-  reduce_5x5_d5(w + 3288, w + 3213, t + 16); /* E[pivot3, knee_outer3] */
-  reduce_tri_5_d5(w + 3363, w + 3213, t + 21); /* N[pivot3] */
-  reduce_5x5_d5(w + 3338, w + 3238, t + 16); /* E[knee_outer2, knee_outer3] fill */
-  reduce_5x5_d5(w + 3413, w + 3238, t + 21); /* E[knee_outer2, pivot3] */
-  reduce_tri_5_d5(w + 3538, w + 3238, t + 26); /* N[knee_outer2] */
-  return failed ? 33 : -1;
+static int pivot_knee_inner3(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_knee_inner3, t + R_knee_inner3, w + W_knee_inner3 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_knee_outer3, w + W_knee_inner3 + 25, t + 16); /* N[knee_outer3] */
+  const int failed = factor_node_5(w + W_knee_outer3, t + R_knee_outer3); /* N[knee_outer3] = l D l^T, the next pivot's: final now */
+  panel_5x7_of_8(w + W_knee_inner3, t + R_knee_inner3, w + W_knee_inner3 + 65, t + 24); /* rows 8..14 */
+  reduce_5x5_d5(w + W_knee_outer3 + 25, w + W_knee_inner3 + 50, t + 16); /* E[pivot3, knee_outer3] */
+  reduce_tri_5_d5(w + W_pivot3, w + W_knee_inner3 + 50, t + 21); /* N[pivot3] */
+  reduce_5x5_d5(w + W_knee_outer3 + 75, w + W_knee_inner3 + 75, t + 16); /* E[knee_outer2, knee_outer3] fill */
+  reduce_5x5_d5(w + W_pivot3 + 50, w + W_knee_inner3 + 75, t + 21); /* E[knee_outer2, pivot3] */
+  reduce_tri_5_d5(w + W_knee_outer2, w + W_knee_inner3 + 75, t + 26); /* N[knee_outer2] */
+  return failed ? P_knee_outer3 : -1;
 }
 
-/*---- pivot 33: knee_outer3 (hinge, d = 5, h = 15)
+/*---- knee_outer3 (hinge, d = 5, h = 15)
  * column: pivot3 (d 5), knee_inner2 (d 5), knee_outer2 (d 5, fill) */
-static int factor_p33(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3263, t + 8, w + 3288, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3363, w + 3288, t + 16); /* N[pivot3] */
-  const int failed = factor_node_5(w + 3363, t + 0); /* N[pivot3] = l D l^T, the next pivot's: final now */
-  panel_5x7_of_8(w + 3263, t + 8, w + 3328, t + 24); /* rows 8..14 */
-  reduce_5x5_d5(w + 3388, w + 3313, t + 16); /* E[knee_inner2, pivot3] */
-  reduce_tri_5_d5(w + 3438, w + 3313, t + 21); /* N[knee_inner2] */
-  reduce_5x5_d5(w + 3413, w + 3338, t + 16); /* E[knee_outer2, pivot3] */
-  reduce_5x5_d5(w + 3463, w + 3338, t + 21); /* E[knee_outer2, knee_inner2] fill */
-  reduce_tri_5_d5(w + 3538, w + 3338, t + 26); /* N[knee_outer2] */
-  return failed ? 34 : -1;
+static int pivot_knee_outer3(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_knee_outer3, t + R_knee_outer3, w + W_knee_outer3 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pivot3, w + W_knee_outer3 + 25, t + 16); /* N[pivot3] */
+  const int failed = factor_node_5(w + W_pivot3, t + R_pivot3); /* N[pivot3] = l D l^T, the next pivot's: final now */
+  panel_5x7_of_8(w + W_knee_outer3, t + R_knee_outer3, w + W_knee_outer3 + 65, t + 24); /* rows 8..14 */
+  reduce_5x5_d5(w + W_pivot3 + 25, w + W_knee_outer3 + 50, t + 16); /* E[knee_inner2, pivot3] */
+  reduce_tri_5_d5(w + W_knee_inner2, w + W_knee_outer3 + 50, t + 21); /* N[knee_inner2] */
+  reduce_5x5_d5(w + W_pivot3 + 50, w + W_knee_outer3 + 75, t + 16); /* E[knee_outer2, pivot3] */
+  reduce_5x5_d5(w + W_knee_inner2 + 25, w + W_knee_outer3 + 75, t + 21); /* E[knee_outer2, knee_inner2] fill */
+  reduce_tri_5_d5(w + W_knee_outer2, w + W_knee_outer3 + 75, t + 26); /* N[knee_outer2] */
+  return failed ? P_pivot3 : -1;
 }
 
-/*---- pivot 34: pivot3 (hinge, d = 5, h = 10)
+/*---- pivot3 (hinge, d = 5, h = 10)
  * column: knee_inner2 (d 5), knee_outer2 (d 5) */
-static int factor_p34(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3363, t + 0, w + 3388, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3438, w + 3388, t + 16); /* N[knee_inner2] */
-  const int failed = factor_node_5(w + 3438, t + 8); /* N[knee_inner2] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 3363, t + 0, w + 3428, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 3463, w + 3413, t + 16); /* E[knee_outer2, knee_inner2] fill */
-  reduce_tri_5_d5(w + 3538, w + 3413, t + 21); /* N[knee_outer2] */
-  return failed ? 35 : -1;
+static int pivot_pivot3(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pivot3, t + R_pivot3, w + W_pivot3 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_knee_inner2, w + W_pivot3 + 25, t + 16); /* N[knee_inner2] */
+  const int failed = factor_node_5(w + W_knee_inner2, t + R_knee_inner2); /* N[knee_inner2] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pivot3, t + R_pivot3, w + W_pivot3 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_knee_inner2 + 25, w + W_pivot3 + 50, t + 16); /* E[knee_outer2, knee_inner2] fill */
+  reduce_tri_5_d5(w + W_knee_outer2, w + W_pivot3 + 50, t + 21); /* N[knee_outer2] */
+  return failed ? P_knee_inner2 : -1;
 }
 
-/*---- pivot 35: knee_inner2 (hinge, d = 5, h = 15)
+/*---- knee_inner2 (hinge, d = 5, h = 15)
  * column: knee_outer2 (d 5, fill), pivot2 (d 5), knee_outer1 (d 5) */
-static int factor_p35(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3438, t + 8, w + 3463, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3538, w + 3463, t + 16); /* N[knee_outer2] */
-  const int failed = factor_node_5(w + 3538, t + 0); /* N[knee_outer2] = l D l^T, the next pivot's: final now */
-  panel_5x7_of_8(w + 3438, t + 8, w + 3503, t + 24); /* rows 8..14 */
-  reduce_5x5_d5(w + 3563, w + 3488, t + 16); /* E[pivot2, knee_outer2] */
-  reduce_tri_5_d5(w + 3638, w + 3488, t + 21); /* N[pivot2] */
-  reduce_5x5_d5(w + 3613, w + 3513, t + 16); /* E[knee_outer1, knee_outer2] fill */
-  reduce_5x5_d5(w + 3688, w + 3513, t + 21); /* E[knee_outer1, pivot2] */
-  reduce_tri_5_d5(w + 3813, w + 3513, t + 26); /* N[knee_outer1] */
-  return failed ? 36 : -1;
+static int pivot_knee_inner2(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_knee_inner2, t + R_knee_inner2, w + W_knee_inner2 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_knee_outer2, w + W_knee_inner2 + 25, t + 16); /* N[knee_outer2] */
+  const int failed = factor_node_5(w + W_knee_outer2, t + R_knee_outer2); /* N[knee_outer2] = l D l^T, the next pivot's: final now */
+  panel_5x7_of_8(w + W_knee_inner2, t + R_knee_inner2, w + W_knee_inner2 + 65, t + 24); /* rows 8..14 */
+  reduce_5x5_d5(w + W_knee_outer2 + 25, w + W_knee_inner2 + 50, t + 16); /* E[pivot2, knee_outer2] */
+  reduce_tri_5_d5(w + W_pivot2, w + W_knee_inner2 + 50, t + 21); /* N[pivot2] */
+  reduce_5x5_d5(w + W_knee_outer2 + 75, w + W_knee_inner2 + 75, t + 16); /* E[knee_outer1, knee_outer2] fill */
+  reduce_5x5_d5(w + W_pivot2 + 50, w + W_knee_inner2 + 75, t + 21); /* E[knee_outer1, pivot2] */
+  reduce_tri_5_d5(w + W_knee_outer1, w + W_knee_inner2 + 75, t + 26); /* N[knee_outer1] */
+  return failed ? P_knee_outer2 : -1;
 }
 
-/*---- pivot 36: knee_outer2 (hinge, d = 5, h = 15)
+/*---- knee_outer2 (hinge, d = 5, h = 15)
  * column: pivot2 (d 5), knee_inner1 (d 5), knee_outer1 (d 5, fill) */
-static int factor_p36(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3538, t + 0, w + 3563, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3638, w + 3563, t + 16); /* N[pivot2] */
-  const int failed = factor_node_5(w + 3638, t + 8); /* N[pivot2] = l D l^T, the next pivot's: final now */
-  panel_5x7_of_8(w + 3538, t + 0, w + 3603, t + 24); /* rows 8..14 */
-  reduce_5x5_d5(w + 3663, w + 3588, t + 16); /* E[knee_inner1, pivot2] */
-  reduce_tri_5_d5(w + 3713, w + 3588, t + 21); /* N[knee_inner1] */
-  reduce_5x5_d5(w + 3688, w + 3613, t + 16); /* E[knee_outer1, pivot2] */
-  reduce_5x5_d5(w + 3738, w + 3613, t + 21); /* E[knee_outer1, knee_inner1] fill */
-  reduce_tri_5_d5(w + 3813, w + 3613, t + 26); /* N[knee_outer1] */
-  return failed ? 37 : -1;
+static int pivot_knee_outer2(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_knee_outer2, t + R_knee_outer2, w + W_knee_outer2 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pivot2, w + W_knee_outer2 + 25, t + 16); /* N[pivot2] */
+  const int failed = factor_node_5(w + W_pivot2, t + R_pivot2); /* N[pivot2] = l D l^T, the next pivot's: final now */
+  panel_5x7_of_8(w + W_knee_outer2, t + R_knee_outer2, w + W_knee_outer2 + 65, t + 24); /* rows 8..14 */
+  reduce_5x5_d5(w + W_pivot2 + 25, w + W_knee_outer2 + 50, t + 16); /* E[knee_inner1, pivot2] */
+  reduce_tri_5_d5(w + W_knee_inner1, w + W_knee_outer2 + 50, t + 21); /* N[knee_inner1] */
+  reduce_5x5_d5(w + W_pivot2 + 50, w + W_knee_outer2 + 75, t + 16); /* E[knee_outer1, pivot2] */
+  reduce_5x5_d5(w + W_knee_inner1 + 25, w + W_knee_outer2 + 75, t + 21); /* E[knee_outer1, knee_inner1] fill */
+  reduce_tri_5_d5(w + W_knee_outer1, w + W_knee_outer2 + 75, t + 26); /* N[knee_outer1] */
+  return failed ? P_pivot2 : -1;
 }
 
-/*---- pivot 37: pivot2 (hinge, d = 5, h = 10)
+/*---- pivot2 (hinge, d = 5, h = 10)
  * column: knee_inner1 (d 5), knee_outer1 (d 5) */
-static int factor_p37(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3638, t + 8, w + 3663, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3713, w + 3663, t + 16); /* N[knee_inner1] */
-  const int failed = factor_node_5(w + 3713, t + 0); /* N[knee_inner1] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 3638, t + 8, w + 3703, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 3738, w + 3688, t + 16); /* E[knee_outer1, knee_inner1] fill */
-  reduce_tri_5_d5(w + 3813, w + 3688, t + 21); /* N[knee_outer1] */
-  return failed ? 38 : -1;
+static int pivot_pivot2(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pivot2, t + R_pivot2, w + W_pivot2 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_knee_inner1, w + W_pivot2 + 25, t + 16); /* N[knee_inner1] */
+  const int failed = factor_node_5(w + W_knee_inner1, t + R_knee_inner1); /* N[knee_inner1] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pivot2, t + R_pivot2, w + W_pivot2 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_knee_inner1 + 25, w + W_pivot2 + 50, t + 16); /* E[knee_outer1, knee_inner1] fill */
+  reduce_tri_5_d5(w + W_knee_outer1, w + W_pivot2 + 50, t + 21); /* N[knee_outer1] */
+  return failed ? P_knee_inner1 : -1;
 }
 
-/*---- pivot 38: knee_inner1 (hinge, d = 5, h = 15)
+/*---- knee_inner1 (hinge, d = 5, h = 15)
  * column: knee_outer1 (d 5, fill), pivot1 (d 5), knee_outer0 (d 5) */
-static int factor_p38(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3713, t + 0, w + 3738, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3813, w + 3738, t + 16); /* N[knee_outer1] */
-  const int failed = factor_node_5(w + 3813, t + 8); /* N[knee_outer1] = l D l^T, the next pivot's: final now */
-  panel_5x7_of_8(w + 3713, t + 0, w + 3778, t + 24); /* rows 8..14 */
-  reduce_5x5_d5(w + 3838, w + 3763, t + 16); /* E[pivot1, knee_outer1] */
-  reduce_tri_5_d5(w + 3913, w + 3763, t + 21); /* N[pivot1] */
-  reduce_5x5_d5(w + 3863, w + 3788, t + 16); /* E[knee_outer0, knee_outer1] fill */
-  reduce_5x5_d5(w + 3938, w + 3788, t + 21); /* E[knee_outer0, pivot1] */
-  reduce_tri_5_d5(w + 3988, w + 3788, t + 26); /* N[knee_outer0] */
-  return failed ? 39 : -1;
+static int pivot_knee_inner1(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_knee_inner1, t + R_knee_inner1, w + W_knee_inner1 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_knee_outer1, w + W_knee_inner1 + 25, t + 16); /* N[knee_outer1] */
+  const int failed = factor_node_5(w + W_knee_outer1, t + R_knee_outer1); /* N[knee_outer1] = l D l^T, the next pivot's: final now */
+  panel_5x7_of_8(w + W_knee_inner1, t + R_knee_inner1, w + W_knee_inner1 + 65, t + 24); /* rows 8..14 */
+  reduce_5x5_d5(w + W_knee_outer1 + 25, w + W_knee_inner1 + 50, t + 16); /* E[pivot1, knee_outer1] */
+  reduce_tri_5_d5(w + W_pivot1, w + W_knee_inner1 + 50, t + 21); /* N[pivot1] */
+  reduce_5x5_d5(w + W_knee_outer1 + 50, w + W_knee_inner1 + 75, t + 16); /* E[knee_outer0, knee_outer1] fill */
+  reduce_5x5_d5(w + W_pivot1 + 25, w + W_knee_inner1 + 75, t + 21); /* E[knee_outer0, pivot1] */
+  reduce_tri_5_d5(w + W_knee_outer0, w + W_knee_inner1 + 75, t + 26); /* N[knee_outer0] */
+  return failed ? P_knee_outer1 : -1;
 }
 
-/*---- pivot 39: knee_outer1 (hinge, d = 5, h = 15)
+/*---- knee_outer1 (hinge, d = 5, h = 15)
  * column: pivot1 (d 5), knee_outer0 (d 5, fill), knee_inner0 (d 5) */
-static int factor_p39(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3813, t + 8, w + 3838, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3913, w + 3838, t + 16); /* N[pivot1] */
-  const int failed = factor_node_5(w + 3913, t + 0); /* N[pivot1] = l D l^T, the next pivot's: final now */
-  panel_5x7_of_8(w + 3813, t + 8, w + 3878, t + 24); /* rows 8..14 */
-  reduce_5x5_d5(w + 3938, w + 3863, t + 16); /* E[knee_outer0, pivot1] */
-  reduce_tri_5_d5(w + 3988, w + 3863, t + 21); /* N[knee_outer0] */
-  reduce_5x5_d5(w + 3963, w + 3888, t + 16); /* E[knee_inner0, pivot1] */
-  reduce_5x5_d5(w + 4038, w + 3888, t + 21); /* E[knee_inner0, knee_outer0] fill */
-  reduce_tri_5_d5(w + 4318, w + 3888, t + 26); /* N[knee_inner0] */
-  return failed ? 40 : -1;
+static int pivot_knee_outer1(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_knee_outer1, t + R_knee_outer1, w + W_knee_outer1 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pivot1, w + W_knee_outer1 + 25, t + 16); /* N[pivot1] */
+  const int failed = factor_node_5(w + W_pivot1, t + R_pivot1); /* N[pivot1] = l D l^T, the next pivot's: final now */
+  panel_5x7_of_8(w + W_knee_outer1, t + R_knee_outer1, w + W_knee_outer1 + 65, t + 24); /* rows 8..14 */
+  reduce_5x5_d5(w + W_pivot1 + 25, w + W_knee_outer1 + 50, t + 16); /* E[knee_outer0, pivot1] */
+  reduce_tri_5_d5(w + W_knee_outer0, w + W_knee_outer1 + 50, t + 21); /* N[knee_outer0] */
+  reduce_5x5_d5(w + W_pivot1 + 50, w + W_knee_outer1 + 75, t + 16); /* E[knee_inner0, pivot1] */
+  reduce_5x5_d5(w + W_knee_outer0 + 50, w + W_knee_outer1 + 75, t + 21); /* E[knee_inner0, knee_outer0] fill */
+  reduce_tri_5_d5(w + W_knee_inner0, w + W_knee_outer1 + 75, t + 26); /* N[knee_inner0] */
+  return failed ? P_pivot1 : -1;
 }
 
-/*---- pivot 40: pivot1 (hinge, d = 5, h = 10)
+/*---- pivot1 (hinge, d = 5, h = 10)
  * column: knee_outer0 (d 5), knee_inner0 (d 5) */
-static int factor_p40(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3913, t + 0, w + 3938, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3988, w + 3938, t + 16); /* N[knee_outer0] */
-  const int failed = factor_node_5(w + 3988, t + 8); /* N[knee_outer0] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 3913, t + 0, w + 3978, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 4038, w + 3963, t + 16); /* E[knee_inner0, knee_outer0] fill */
-  reduce_tri_5_d5(w + 4318, w + 3963, t + 21); /* N[knee_inner0] */
-  return failed ? 41 : -1;
+static int pivot_pivot1(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pivot1, t + R_pivot1, w + W_pivot1 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_knee_outer0, w + W_pivot1 + 25, t + 16); /* N[knee_outer0] */
+  const int failed = factor_node_5(w + W_knee_outer0, t + R_knee_outer0); /* N[knee_outer0] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pivot1, t + R_pivot1, w + W_pivot1 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_knee_outer0 + 50, w + W_pivot1 + 50, t + 16); /* E[knee_inner0, knee_outer0] fill */
+  reduce_tri_5_d5(w + W_knee_inner0, w + W_pivot1 + 50, t + 21); /* N[knee_inner0] */
+  return failed ? P_knee_outer0 : -1;
 }
 
-/*---- pivot 41: knee_outer0 (hinge, d = 5, h = 15)
+/*---- knee_outer0 (hinge, d = 5, h = 15)
  * column: roller_bottom_pin (d 5), knee_inner0 (d 5, fill), pivot0 (d 5) */
-static int factor_p41(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3988, t + 8, w + 4013, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 4088, w + 4013, t + 16); /* N[roller_bottom_pin] */
-  const int failed = factor_node_5(w + 4088, t + 0); /* N[roller_bottom_pin] = l D l^T, the next pivot's: final now */
-  panel_5x7_of_8(w + 3988, t + 8, w + 4053, t + 24); /* rows 8..14 */
-  reduce_5x5_d5(w + 4113, w + 4038, t + 16); /* E[knee_inner0, roller_bottom_pin] fill */
-  reduce_tri_5_d5(w + 4318, w + 4038, t + 21); /* N[knee_inner0] */
-  reduce_5x5_d5(w + 4138, w + 4063, t + 16); /* E[pivot0, roller_bottom_pin] */
-  reduce_5x5_d5(w + 4343, w + 4063, t + 21); /* E[pivot0, knee_inner0] */
-  reduce_tri_5_d5(w + 4423, w + 4063, t + 26); /* N[pivot0] */
-  return failed ? 42 : -1;
+static int pivot_knee_outer0(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_knee_outer0, t + R_knee_outer0, w + W_knee_outer0 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_roller_bottom_pin, w + W_knee_outer0 + 25, t + 16); /* N[roller_bottom_pin] */
+  const int failed = factor_node_5(w + W_roller_bottom_pin, t + R_roller_bottom_pin); /* N[roller_bottom_pin] = l D l^T, the next pivot's: final now */
+  panel_5x7_of_8(w + W_knee_outer0, t + R_knee_outer0, w + W_knee_outer0 + 65, t + 24); /* rows 8..14 */
+  reduce_5x5_d5(w + W_roller_bottom_pin + 25, w + W_knee_outer0 + 50, t + 16); /* E[knee_inner0, roller_bottom_pin] fill */
+  reduce_tri_5_d5(w + W_knee_inner0, w + W_knee_outer0 + 50, t + 21); /* N[knee_inner0] */
+  reduce_5x5_d5(w + W_roller_bottom_pin + 50, w + W_knee_outer0 + 75, t + 16); /* E[pivot0, roller_bottom_pin] */
+  reduce_5x5_d5(w + W_knee_inner0 + 25, w + W_knee_outer0 + 75, t + 21); /* E[pivot0, knee_inner0] */
+  reduce_tri_5_d5(w + W_pivot0, w + W_knee_outer0 + 75, t + 26); /* N[pivot0] */
+  return failed ? P_roller_bottom_pin : -1;
 }
 
-/*---- pivot 42: roller_bottom_pin (hinge, d = 5, h = 15)
+/*---- roller_bottom_pin (hinge, d = 5, h = 15)
  * column: knee_inner0 (d 5, fill), pivot0 (d 5), roller_bottom_slide (d 5) */
-static int factor_p42(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + 4188, t + 8); /* N[foot] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + 4088, t + 0, w + 4113, t + 16); /* rows 0..7 */
-  panel_5x7_of_8(w + 4088, t + 0, w + 4153, t + 24); /* rows 8..14 */
-  reduce_tri_5_d5(w + 4318, w + 4113, t + 16); /* N[knee_inner0] */
-  reduce_5x5_d5(w + 4343, w + 4138, t + 16); /* E[pivot0, knee_inner0] */
-  reduce_tri_5_d5(w + 4423, w + 4138, t + 21); /* N[pivot0] */
-  reduce_5x5_d5(w + 4368, w + 4163, t + 16); /* E[roller_bottom_slide, knee_inner0] fill */
-  reduce_5x5_d5(w + 4448, w + 4163, t + 21); /* E[roller_bottom_slide, pivot0] fill */
-  reduce_tri_5_d5(w + 4503, w + 4163, t + 26); /* N[roller_bottom_slide] */
-  return failed ? 43 : -1;
+static int pivot_roller_bottom_pin(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_foot, t + R_foot); /* N[foot] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_roller_bottom_pin, t + R_roller_bottom_pin, w + W_roller_bottom_pin + 25, t + 16); /* rows 0..7 */
+  panel_5x7_of_8(w + W_roller_bottom_pin, t + R_roller_bottom_pin, w + W_roller_bottom_pin + 65, t + 24); /* rows 8..14 */
+  reduce_tri_5_d5(w + W_knee_inner0, w + W_roller_bottom_pin + 25, t + 16); /* N[knee_inner0] */
+  reduce_5x5_d5(w + W_knee_inner0 + 25, w + W_roller_bottom_pin + 50, t + 16); /* E[pivot0, knee_inner0] */
+  reduce_tri_5_d5(w + W_pivot0, w + W_roller_bottom_pin + 50, t + 21); /* N[pivot0] */
+  reduce_5x5_d5(w + W_knee_inner0 + 50, w + W_roller_bottom_pin + 75, t + 16); /* E[roller_bottom_slide, knee_inner0] fill */
+  reduce_5x5_d5(w + W_pivot0 + 25, w + W_roller_bottom_pin + 75, t + 21); /* E[roller_bottom_slide, pivot0] fill */
+  reduce_tri_5_d5(w + W_roller_bottom_slide, w + W_roller_bottom_pin + 75, t + 26); /* N[roller_bottom_slide] */
+  return failed ? P_foot : -1;
 }
 
-/*---- pivot 43: foot (hinge, d = 5, h = 21)
+/*---- foot (hinge, d = 5, h = 21)
  * column: knee_inner0 (d 5), pivot0 (d 5), roller_bottom_slide (d 5),
  *         inner0_weld (d 6) */
-static int factor_p43(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 4188, t + 8, w + 4213, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 4318, w + 4213, t + 16); /* N[knee_inner0] */
-  const int failed = factor_node_5(w + 4318, t + 0); /* N[knee_inner0] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + 4188, t + 8, w + 4253, t + 24); /* rows 8..15 */
-  panel_5x5_of_8(w + 4188, t + 8, w + 4293, t + 32); /* rows 16..20 */
-  reduce_5x5_d5(w + 4343, w + 4238, t + 16); /* E[pivot0, knee_inner0] */
-  reduce_tri_5_d5(w + 4423, w + 4238, t + 21); /* N[pivot0] */
-  reduce_5x5_d5(w + 4368, w + 4263, t + 16); /* E[roller_bottom_slide, knee_inner0] fill */
-  reduce_5x5_d5(w + 4448, w + 4263, t + 21); /* E[roller_bottom_slide, pivot0] fill */
-  reduce_tri_5_d5(w + 4503, w + 4263, t + 26); /* N[roller_bottom_slide] */
-  reduce_6x5_d5(w + 4393, w + 4288, t + 16); /* E[inner0_weld, knee_inner0] */
-  reduce_6x5_d5(w + 4473, w + 4288, t + 21); /* E[inner0_weld, pivot0] */
-  reduce_6x5_d5(w + 4528, w + 4288, t + 26); /* E[inner0_weld, roller_bottom_slide] fill */
-  reduce_tri_6_d5(w + 4558, w + 4288, t + 31); /* N[inner0_weld] */
-  return failed ? 44 : -1;
+static int pivot_foot(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_foot, t + R_foot, w + W_foot + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_knee_inner0, w + W_foot + 25, t + 16); /* N[knee_inner0] */
+  const int failed = factor_node_5(w + W_knee_inner0, t + R_knee_inner0); /* N[knee_inner0] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_foot, t + R_foot, w + W_foot + 65, t + 24); /* rows 8..15 */
+  panel_5x5_of_8(w + W_foot, t + R_foot, w + W_foot + 105, t + 32); /* rows 16..20 */
+  reduce_5x5_d5(w + W_knee_inner0 + 25, w + W_foot + 50, t + 16); /* E[pivot0, knee_inner0] */
+  reduce_tri_5_d5(w + W_pivot0, w + W_foot + 50, t + 21); /* N[pivot0] */
+  reduce_5x5_d5(w + W_knee_inner0 + 50, w + W_foot + 75, t + 16); /* E[roller_bottom_slide, knee_inner0] fill */
+  reduce_5x5_d5(w + W_pivot0 + 25, w + W_foot + 75, t + 21); /* E[roller_bottom_slide, pivot0] fill */
+  reduce_tri_5_d5(w + W_roller_bottom_slide, w + W_foot + 75, t + 26); /* N[roller_bottom_slide] */
+  reduce_6x5_d5(w + W_knee_inner0 + 75, w + W_foot + 100, t + 16); /* E[inner0_weld, knee_inner0] */
+  reduce_6x5_d5(w + W_pivot0 + 50, w + W_foot + 100, t + 21); /* E[inner0_weld, pivot0] */
+  reduce_6x5_d5(w + W_roller_bottom_slide + 25, w + W_foot + 100, t + 26); /* E[inner0_weld, roller_bottom_slide] fill */
+  reduce_tri_6_d5(w + W_inner0_weld, w + W_foot + 100, t + 31); /* N[inner0_weld] */
+  return failed ? P_knee_inner0 : -1;
 }
 
-/*---- pivot 44: knee_inner0 (hinge, d = 5, h = 16)
+/*---- knee_inner0 (hinge, d = 5, h = 16)
  * column: pivot0 (d 5), roller_bottom_slide (d 5, fill), inner0_weld (d 6) */
-static int factor_p44(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 4318, t + 0, w + 4343, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 4423, w + 4343, t + 16); /* N[pivot0] */
-  const int failed = factor_node_5(w + 4423, t + 8); /* N[pivot0] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + 4318, t + 0, w + 4383, t + 24); /* rows 8..15 */
-  reduce_5x5_d5(w + 4448, w + 4368, t + 16); /* E[roller_bottom_slide, pivot0] fill */
-  reduce_tri_5_d5(w + 4503, w + 4368, t + 21); /* N[roller_bottom_slide] */
-  reduce_6x5_d5(w + 4473, w + 4393, t + 16); /* E[inner0_weld, pivot0] */
-  reduce_6x5_d5(w + 4528, w + 4393, t + 21); /* E[inner0_weld, roller_bottom_slide] fill */
-  reduce_tri_6_d5(w + 4558, w + 4393, t + 26); /* N[inner0_weld] */
-  return failed ? 45 : -1;
+static int pivot_knee_inner0(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_knee_inner0, t + R_knee_inner0, w + W_knee_inner0 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pivot0, w + W_knee_inner0 + 25, t + 16); /* N[pivot0] */
+  const int failed = factor_node_5(w + W_pivot0, t + R_pivot0); /* N[pivot0] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_knee_inner0, t + R_knee_inner0, w + W_knee_inner0 + 65, t + 24); /* rows 8..15 */
+  reduce_5x5_d5(w + W_pivot0 + 25, w + W_knee_inner0 + 50, t + 16); /* E[roller_bottom_slide, pivot0] fill */
+  reduce_tri_5_d5(w + W_roller_bottom_slide, w + W_knee_inner0 + 50, t + 21); /* N[roller_bottom_slide] */
+  reduce_6x5_d5(w + W_pivot0 + 50, w + W_knee_inner0 + 75, t + 16); /* E[inner0_weld, pivot0] */
+  reduce_6x5_d5(w + W_roller_bottom_slide + 25, w + W_knee_inner0 + 75, t + 21); /* E[inner0_weld, roller_bottom_slide] fill */
+  reduce_tri_6_d5(w + W_inner0_weld, w + W_knee_inner0 + 75, t + 26); /* N[inner0_weld] */
+  return failed ? P_pivot0 : -1;
 }
 
-/*---- pivot 45: pivot0 (hinge, d = 5, h = 11)
+/*---- pivot0 (hinge, d = 5, h = 11)
  * column: roller_bottom_slide (d 5, fill), inner0_weld (d 6) */
-static int factor_p45(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 4423, t + 8, w + 4448, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 4503, w + 4448, t + 16); /* N[roller_bottom_slide] */
-  const int failed = factor_node_5(w + 4503, t + 0); /* N[roller_bottom_slide] = l D l^T, the next pivot's: final now */
-  panel_5x3_of_4(w + 4423, t + 8, w + 4488, t + 24); /* rows 8..10 */
-  reduce_6x5_d5(w + 4528, w + 4473, t + 16); /* E[inner0_weld, roller_bottom_slide] fill */
-  reduce_tri_6_d5(w + 4558, w + 4473, t + 21); /* N[inner0_weld] */
-  return failed ? 46 : -1;
+static int pivot_pivot0(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pivot0, t + R_pivot0, w + W_pivot0 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_roller_bottom_slide, w + W_pivot0 + 25, t + 16); /* N[roller_bottom_slide] */
+  const int failed = factor_node_5(w + W_roller_bottom_slide, t + R_roller_bottom_slide); /* N[roller_bottom_slide] = l D l^T, the next pivot's: final now */
+  panel_5x3_of_4(w + W_pivot0, t + R_pivot0, w + W_pivot0 + 65, t + 24); /* rows 8..10 */
+  reduce_6x5_d5(w + W_roller_bottom_slide + 25, w + W_pivot0 + 50, t + 16); /* E[inner0_weld, roller_bottom_slide] fill */
+  reduce_tri_6_d5(w + W_inner0_weld, w + W_pivot0 + 50, t + 21); /* N[inner0_weld] */
+  return failed ? P_roller_bottom_slide : -1;
 }
 
-/*---- pivot 46: roller_bottom_slide (prismatic, d = 5, h = 6)
+/*---- roller_bottom_slide (prismatic, d = 5, h = 6)
  * column: inner0_weld (d 6, fill) */
-static int factor_p46(scalar *restrict w, scalar *restrict t) {
-  panel_5x6_of_8(w + 4503, t + 0, w + 4528, t + 16); /* rows 0..5 */
-  reduce_tri_6_d5(w + 4558, w + 4528, t + 16); /* N[inner0_weld] */
-  const int failed = factor_node_6(w + 4558, t + 8); /* N[inner0_weld] = l D l^T, the next pivot's: final now */
-  return failed ? 47 : -1;
+static int pivot_roller_bottom_slide(scalar *restrict w, scalar *restrict t) {
+  panel_5x6_of_8(w + W_roller_bottom_slide, t + R_roller_bottom_slide, w + W_roller_bottom_slide + 25, t + 16); /* rows 0..5 */
+  reduce_tri_6_d5(w + W_inner0_weld, w + W_roller_bottom_slide + 25, t + 16); /* N[inner0_weld] */
+  const int failed = factor_node_6(w + W_inner0_weld, t + R_inner0_weld); /* N[inner0_weld] = l D l^T, the next pivot's: final now */
+  return failed ? P_inner0_weld : -1;
 }
 
 /*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
 static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
-  /* pivot 0: inner1_weld (weld, d = 6, h = 15) */
-  node_forward_6(w + 0, x + 79); /* x[inner1_weld] */
-  forward_5x6(w + 36, x + 79, x + 91); /* x[knee_inner1] */
-  forward_5x6(w + 66, x + 79, x + 74); /* x[pivot1] */
-  forward_5x6(w + 96, x + 79, x + 69); /* x[knee_outer0] */
-  node_diag_6(w + 0, x + 79); /* x[inner1_weld] */
-  /* pivot 1: inner2_weld (weld, d = 6, h = 15) */
-  node_forward_6(w + 126, x + 106); /* x[inner2_weld] */
-  forward_5x6(w + 162, x + 106, x + 118); /* x[knee_inner2] */
-  forward_5x6(w + 192, x + 106, x + 101); /* x[pivot2] */
-  forward_5x6(w + 222, x + 106, x + 96); /* x[knee_outer1] */
-  node_diag_6(w + 126, x + 106); /* x[inner2_weld] */
-  /* pivot 2: inner3_weld (weld, d = 6, h = 15) */
-  node_forward_6(w + 252, x + 133); /* x[inner3_weld] */
-  forward_5x6(w + 288, x + 133, x + 145); /* x[knee_inner3] */
-  forward_5x6(w + 318, x + 133, x + 128); /* x[pivot3] */
-  forward_5x6(w + 348, x + 133, x + 123); /* x[knee_outer2] */
-  node_diag_6(w + 252, x + 133); /* x[inner3_weld] */
-  /* pivot 3: inner4_weld (weld, d = 6, h = 15) */
-  node_forward_6(w + 378, x + 160); /* x[inner4_weld] */
-  forward_5x6(w + 414, x + 160, x + 172); /* x[knee_inner4] */
-  forward_5x6(w + 444, x + 160, x + 155); /* x[pivot4] */
-  forward_5x6(w + 474, x + 160, x + 150); /* x[knee_outer3] */
-  node_diag_6(w + 378, x + 160); /* x[inner4_weld] */
-  /* pivot 4: inner5_weld (weld, d = 6, h = 15) */
-  node_forward_6(w + 504, x + 187); /* x[inner5_weld] */
-  forward_5x6(w + 540, x + 187, x + 199); /* x[knee_inner5] */
-  forward_5x6(w + 570, x + 187, x + 182); /* x[pivot5] */
-  forward_5x6(w + 600, x + 187, x + 177); /* x[knee_outer4] */
-  node_diag_6(w + 504, x + 187); /* x[inner5_weld] */
-  /* pivot 5: inner6_weld (weld, d = 6, h = 15) */
-  node_forward_6(w + 630, x + 214); /* x[inner6_weld] */
-  forward_5x6(w + 666, x + 214, x + 209); /* x[pivot6] */
-  forward_5x6(w + 696, x + 214, x + 235); /* x[roller_top_pin] */
-  forward_5x6(w + 726, x + 214, x + 204); /* x[knee_outer5] */
-  node_diag_6(w + 630, x + 214); /* x[inner6_weld] */
-  /* pivot 6: outer0_weld (weld, d = 6, h = 15) */
-  node_forward_6(w + 756, x + 58); /* x[outer0_weld] */
-  forward_5x6(w + 792, x + 58, x + 69); /* x[knee_outer0] */
-  forward_5x6(w + 822, x + 58, x + 30); /* x[roller_bottom_pin] */
-  forward_5x6(w + 852, x + 58, x + 47); /* x[pivot0] */
-  node_diag_6(w + 756, x + 58); /* x[outer0_weld] */
-  /* pivot 7: outer1_weld (weld, d = 6, h = 15) */
-  node_forward_6(w + 882, x + 85); /* x[outer1_weld] */
-  forward_5x6(w + 918, x + 85, x + 96); /* x[knee_outer1] */
-  forward_5x6(w + 948, x + 85, x + 74); /* x[pivot1] */
-  forward_5x6(w + 978, x + 85, x + 64); /* x[knee_inner0] */
-  node_diag_6(w + 882, x + 85); /* x[outer1_weld] */
-  /* pivot 8: outer2_weld (weld, d = 6, h = 15) */
-  node_forward_6(w + 1008, x + 112); /* x[outer2_weld] */
-  forward_5x6(w + 1044, x + 112, x + 123); /* x[knee_outer2] */
-  forward_5x6(w + 1074, x + 112, x + 101); /* x[pivot2] */
-  forward_5x6(w + 1104, x + 112, x + 91); /* x[knee_inner1] */
-  node_diag_6(w + 1008, x + 112); /* x[outer2_weld] */
-  /* pivot 9: outer3_weld (weld, d = 6, h = 15) */
-  node_forward_6(w + 1134, x + 139); /* x[outer3_weld] */
-  forward_5x6(w + 1170, x + 139, x + 150); /* x[knee_outer3] */
-  forward_5x6(w + 1200, x + 139, x + 128); /* x[pivot3] */
-  forward_5x6(w + 1230, x + 139, x + 118); /* x[knee_inner2] */
-  node_diag_6(w + 1134, x + 139); /* x[outer3_weld] */
-  /* pivot 10: outer4_weld (weld, d = 6, h = 15) */
-  node_forward_6(w + 1260, x + 166); /* x[outer4_weld] */
-  forward_5x6(w + 1296, x + 166, x + 177); /* x[knee_outer4] */
-  forward_5x6(w + 1326, x + 166, x + 155); /* x[pivot4] */
-  forward_5x6(w + 1356, x + 166, x + 145); /* x[knee_inner3] */
-  node_diag_6(w + 1260, x + 166); /* x[outer4_weld] */
-  /* pivot 11: outer5_weld (weld, d = 6, h = 15) */
-  node_forward_6(w + 1386, x + 193); /* x[outer5_weld] */
-  forward_5x6(w + 1422, x + 193, x + 204); /* x[knee_outer5] */
-  forward_5x6(w + 1452, x + 193, x + 182); /* x[pivot5] */
-  forward_5x6(w + 1482, x + 193, x + 172); /* x[knee_inner4] */
-  node_diag_6(w + 1386, x + 193); /* x[outer5_weld] */
-  /* pivot 12: outer6_weld (weld, d = 6, h = 15) */
-  node_forward_6(w + 1512, x + 220); /* x[outer6_weld] */
-  forward_5x6(w + 1548, x + 220, x + 226); /* x[head] */
-  forward_5x6(w + 1578, x + 220, x + 209); /* x[pivot6] */
-  forward_5x6(w + 1608, x + 220, x + 199); /* x[knee_inner5] */
-  node_diag_6(w + 1512, x + 220); /* x[outer6_weld] */
-  /* pivot 13: axleFL (hinge, d = 5, h = 21) */
-  node_forward_5(w + 1638, x + 0); /* x[axleFL] */
-  forward_5x5(w + 1663, x + 0, x + 5); /* x[axleFR] */
-  forward_5x5(w + 1688, x + 0, x + 10); /* x[axleRL] */
-  forward_5x5(w + 1713, x + 0, x + 15); /* x[axleRR] */
-  forward_6x5(w + 1738, x + 0, x + 240); /* x[chassis#weld1] */
-  node_diag_5(w + 1638, x + 0); /* x[axleFL] */
-  /* pivot 14: axleFR (hinge, d = 5, h = 16) */
-  node_forward_5(w + 1768, x + 5); /* x[axleFR] */
-  forward_5x5(w + 1793, x + 5, x + 10); /* x[axleRL] */
-  forward_5x5(w + 1818, x + 5, x + 15); /* x[axleRR] */
-  forward_6x5(w + 1843, x + 5, x + 240); /* x[chassis#weld1] */
-  node_diag_5(w + 1768, x + 5); /* x[axleFR] */
-  /* pivot 15: axleRL (hinge, d = 5, h = 11) */
-  node_forward_5(w + 1873, x + 10); /* x[axleRL] */
-  forward_5x5(w + 1898, x + 10, x + 15); /* x[axleRR] */
-  forward_6x5(w + 1923, x + 10, x + 240); /* x[chassis#weld1] */
-  node_diag_5(w + 1873, x + 10); /* x[axleRL] */
-  /* pivot 16: axleRR (hinge, d = 5, h = 6) */
-  node_forward_5(w + 1953, x + 15); /* x[axleRR] */
-  forward_6x5(w + 1978, x + 15, x + 240); /* x[chassis#weld1] */
-  node_diag_5(w + 1953, x + 15); /* x[axleRR] */
-  /* pivot 17: chassis#weld1 (shard weld, d = 6, h = 13) */
-  node_forward_6(w + 2008, x + 240); /* x[chassis#weld1] */
-  forward_3x6(w + 2044, x + 240, x + 35); /* x[barrel_eye] */
-  forward_5x6(w + 2062, x + 240, x + 20); /* x[foot] */
-  forward_5x6(w + 2092, x + 240, x + 25); /* x[roller_bottom_slide] */
-  node_diag_6(w + 2008, x + 240); /* x[chassis#weld1] */
-  /* pivot 18: lift (rod, d = 1, h = 11) */
-  forward_5x1(w + 2123, x + 46, x + 38); /* x[cylinder] */
-  forward_3x1(w + 2128, x + 46, x + 43); /* x[rod_eye] */
-  forward_3x1(w + 2131, x + 46, x + 35); /* x[barrel_eye] */
-  node_diag_1(w + 2122, x + 46); /* x[lift] */
-  /* pivot 19: cylinder (prismatic, d = 5, h = 6) */
-  node_forward_5(w + 2134, x + 38); /* x[cylinder] */
-  forward_3x5(w + 2159, x + 38, x + 43); /* x[rod_eye] */
-  forward_3x5(w + 2174, x + 38, x + 35); /* x[barrel_eye] */
-  node_diag_5(w + 2134, x + 38); /* x[cylinder] */
-  /* pivot 20: rod_eye (ball, d = 3, h = 9) */
-  node_forward_3(w + 2189, x + 43); /* x[rod_eye] */
-  forward_3x3(w + 2198, x + 43, x + 35); /* x[barrel_eye] */
-  forward_6x3(w + 2207, x + 43, x + 52); /* x[inner0_weld] */
-  node_diag_3(w + 2189, x + 43); /* x[rod_eye] */
-  /* pivot 21: roller_top_slide (cylindrical, d = 4, h = 10) */
-  node_forward_4(w + 2225, x + 231); /* x[roller_top_slide] */
-  forward_5x4(w + 2241, x + 231, x + 226); /* x[head] */
-  forward_5x4(w + 2261, x + 231, x + 235); /* x[roller_top_pin] */
-  node_diag_4(w + 2225, x + 231); /* x[roller_top_slide] */
-  /* pivot 22: barrel_eye (ball, d = 3, h = 16) */
-  node_forward_3(w + 2281, x + 35); /* x[barrel_eye] */
-  forward_5x3(w + 2290, x + 35, x + 20); /* x[foot] */
-  forward_5x3(w + 2305, x + 35, x + 25); /* x[roller_bottom_slide] */
-  forward_6x3(w + 2320, x + 35, x + 52); /* x[inner0_weld] */
-  node_diag_3(w + 2281, x + 35); /* x[barrel_eye] */
-  /* pivot 23: head (hinge, d = 5, h = 15) */
-  node_forward_5(w + 2338, x + 226); /* x[head] */
-  forward_5x5(w + 2363, x + 226, x + 209); /* x[pivot6] */
-  forward_5x5(w + 2388, x + 226, x + 235); /* x[roller_top_pin] */
-  forward_5x5(w + 2413, x + 226, x + 199); /* x[knee_inner5] */
-  node_diag_5(w + 2338, x + 226); /* x[head] */
-  /* pivot 24: pivot6 (hinge, d = 5, h = 15) */
-  node_forward_5(w + 2438, x + 209); /* x[pivot6] */
-  forward_5x5(w + 2463, x + 209, x + 235); /* x[roller_top_pin] */
-  forward_5x5(w + 2488, x + 209, x + 199); /* x[knee_inner5] */
-  forward_5x5(w + 2513, x + 209, x + 204); /* x[knee_outer5] */
-  node_diag_5(w + 2438, x + 209); /* x[pivot6] */
-  /* pivot 25: roller_top_pin (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2538, x + 235); /* x[roller_top_pin] */
-  forward_5x5(w + 2563, x + 235, x + 199); /* x[knee_inner5] */
-  forward_5x5(w + 2588, x + 235, x + 204); /* x[knee_outer5] */
-  node_diag_5(w + 2538, x + 235); /* x[roller_top_pin] */
-  /* pivot 26: knee_inner5 (hinge, d = 5, h = 15) */
-  node_forward_5(w + 2613, x + 199); /* x[knee_inner5] */
-  forward_5x5(w + 2638, x + 199, x + 204); /* x[knee_outer5] */
-  forward_5x5(w + 2663, x + 199, x + 182); /* x[pivot5] */
-  forward_5x5(w + 2688, x + 199, x + 177); /* x[knee_outer4] */
-  node_diag_5(w + 2613, x + 199); /* x[knee_inner5] */
-  /* pivot 27: knee_outer5 (hinge, d = 5, h = 15) */
-  node_forward_5(w + 2713, x + 204); /* x[knee_outer5] */
-  forward_5x5(w + 2738, x + 204, x + 182); /* x[pivot5] */
-  forward_5x5(w + 2763, x + 204, x + 172); /* x[knee_inner4] */
-  forward_5x5(w + 2788, x + 204, x + 177); /* x[knee_outer4] */
-  node_diag_5(w + 2713, x + 204); /* x[knee_outer5] */
-  /* pivot 28: pivot5 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2813, x + 182); /* x[pivot5] */
-  forward_5x5(w + 2838, x + 182, x + 172); /* x[knee_inner4] */
-  forward_5x5(w + 2863, x + 182, x + 177); /* x[knee_outer4] */
-  node_diag_5(w + 2813, x + 182); /* x[pivot5] */
-  /* pivot 29: knee_inner4 (hinge, d = 5, h = 15) */
-  node_forward_5(w + 2888, x + 172); /* x[knee_inner4] */
-  forward_5x5(w + 2913, x + 172, x + 177); /* x[knee_outer4] */
-  forward_5x5(w + 2938, x + 172, x + 155); /* x[pivot4] */
-  forward_5x5(w + 2963, x + 172, x + 150); /* x[knee_outer3] */
-  node_diag_5(w + 2888, x + 172); /* x[knee_inner4] */
-  /* pivot 30: knee_outer4 (hinge, d = 5, h = 15) */
-  node_forward_5(w + 2988, x + 177); /* x[knee_outer4] */
-  forward_5x5(w + 3013, x + 177, x + 155); /* x[pivot4] */
-  forward_5x5(w + 3038, x + 177, x + 145); /* x[knee_inner3] */
-  forward_5x5(w + 3063, x + 177, x + 150); /* x[knee_outer3] */
-  node_diag_5(w + 2988, x + 177); /* x[knee_outer4] */
-  /* pivot 31: pivot4 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 3088, x + 155); /* x[pivot4] */
-  forward_5x5(w + 3113, x + 155, x + 145); /* x[knee_inner3] */
-  forward_5x5(w + 3138, x + 155, x + 150); /* x[knee_outer3] */
-  node_diag_5(w + 3088, x + 155); /* x[pivot4] */
-  /* pivot 32: knee_inner3 (hinge, d = 5, h = 15) */
-  node_forward_5(w + 3163, x + 145); /* x[knee_inner3] */
-  forward_5x5(w + 3188, x + 145, x + 150); /* x[knee_outer3] */
-  forward_5x5(w + 3213, x + 145, x + 128); /* x[pivot3] */
-  forward_5x5(w + 3238, x + 145, x + 123); /* x[knee_outer2] */
-  node_diag_5(w + 3163, x + 145); /* x[knee_inner3] */
-  /* pivot 33: knee_outer3 (hinge, d = 5, h = 15) */
-  node_forward_5(w + 3263, x + 150); /* x[knee_outer3] */
-  forward_5x5(w + 3288, x + 150, x + 128); /* x[pivot3] */
-  forward_5x5(w + 3313, x + 150, x + 118); /* x[knee_inner2] */
-  forward_5x5(w + 3338, x + 150, x + 123); /* x[knee_outer2] */
-  node_diag_5(w + 3263, x + 150); /* x[knee_outer3] */
-  /* pivot 34: pivot3 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 3363, x + 128); /* x[pivot3] */
-  forward_5x5(w + 3388, x + 128, x + 118); /* x[knee_inner2] */
-  forward_5x5(w + 3413, x + 128, x + 123); /* x[knee_outer2] */
-  node_diag_5(w + 3363, x + 128); /* x[pivot3] */
-  /* pivot 35: knee_inner2 (hinge, d = 5, h = 15) */
-  node_forward_5(w + 3438, x + 118); /* x[knee_inner2] */
-  forward_5x5(w + 3463, x + 118, x + 123); /* x[knee_outer2] */
-  forward_5x5(w + 3488, x + 118, x + 101); /* x[pivot2] */
-  forward_5x5(w + 3513, x + 118, x + 96); /* x[knee_outer1] */
-  node_diag_5(w + 3438, x + 118); /* x[knee_inner2] */
-  /* pivot 36: knee_outer2 (hinge, d = 5, h = 15) */
-  node_forward_5(w + 3538, x + 123); /* x[knee_outer2] */
-  forward_5x5(w + 3563, x + 123, x + 101); /* x[pivot2] */
-  forward_5x5(w + 3588, x + 123, x + 91); /* x[knee_inner1] */
-  forward_5x5(w + 3613, x + 123, x + 96); /* x[knee_outer1] */
-  node_diag_5(w + 3538, x + 123); /* x[knee_outer2] */
-  /* pivot 37: pivot2 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 3638, x + 101); /* x[pivot2] */
-  forward_5x5(w + 3663, x + 101, x + 91); /* x[knee_inner1] */
-  forward_5x5(w + 3688, x + 101, x + 96); /* x[knee_outer1] */
-  node_diag_5(w + 3638, x + 101); /* x[pivot2] */
-  /* pivot 38: knee_inner1 (hinge, d = 5, h = 15) */
-  node_forward_5(w + 3713, x + 91); /* x[knee_inner1] */
-  forward_5x5(w + 3738, x + 91, x + 96); /* x[knee_outer1] */
-  forward_5x5(w + 3763, x + 91, x + 74); /* x[pivot1] */
-  forward_5x5(w + 3788, x + 91, x + 69); /* x[knee_outer0] */
-  node_diag_5(w + 3713, x + 91); /* x[knee_inner1] */
-  /* pivot 39: knee_outer1 (hinge, d = 5, h = 15) */
-  node_forward_5(w + 3813, x + 96); /* x[knee_outer1] */
-  forward_5x5(w + 3838, x + 96, x + 74); /* x[pivot1] */
-  forward_5x5(w + 3863, x + 96, x + 69); /* x[knee_outer0] */
-  forward_5x5(w + 3888, x + 96, x + 64); /* x[knee_inner0] */
-  node_diag_5(w + 3813, x + 96); /* x[knee_outer1] */
-  /* pivot 40: pivot1 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 3913, x + 74); /* x[pivot1] */
-  forward_5x5(w + 3938, x + 74, x + 69); /* x[knee_outer0] */
-  forward_5x5(w + 3963, x + 74, x + 64); /* x[knee_inner0] */
-  node_diag_5(w + 3913, x + 74); /* x[pivot1] */
-  /* pivot 41: knee_outer0 (hinge, d = 5, h = 15) */
-  node_forward_5(w + 3988, x + 69); /* x[knee_outer0] */
-  forward_5x5(w + 4013, x + 69, x + 30); /* x[roller_bottom_pin] */
-  forward_5x5(w + 4038, x + 69, x + 64); /* x[knee_inner0] */
-  forward_5x5(w + 4063, x + 69, x + 47); /* x[pivot0] */
-  node_diag_5(w + 3988, x + 69); /* x[knee_outer0] */
+  /* inner1_weld (weld, d = 6, h = 15) */
+  node_forward_6(w + W_inner1_weld, x + X_inner1_weld); /* x[inner1_weld] */
+  forward_5x6(w + W_inner1_weld + 36, x + X_inner1_weld, x + X_knee_inner1); /* x[knee_inner1] */
+  forward_5x6(w + W_inner1_weld + 66, x + X_inner1_weld, x + X_pivot1); /* x[pivot1] */
+  forward_5x6(w + W_inner1_weld + 96, x + X_inner1_weld, x + X_knee_outer0); /* x[knee_outer0] */
+  node_diag_6(w + W_inner1_weld, x + X_inner1_weld); /* x[inner1_weld] */
+  /* inner2_weld (weld, d = 6, h = 15) */
+  node_forward_6(w + W_inner2_weld, x + X_inner2_weld); /* x[inner2_weld] */
+  forward_5x6(w + W_inner2_weld + 36, x + X_inner2_weld, x + X_knee_inner2); /* x[knee_inner2] */
+  forward_5x6(w + W_inner2_weld + 66, x + X_inner2_weld, x + X_pivot2); /* x[pivot2] */
+  forward_5x6(w + W_inner2_weld + 96, x + X_inner2_weld, x + X_knee_outer1); /* x[knee_outer1] */
+  node_diag_6(w + W_inner2_weld, x + X_inner2_weld); /* x[inner2_weld] */
+  /* inner3_weld (weld, d = 6, h = 15) */
+  node_forward_6(w + W_inner3_weld, x + X_inner3_weld); /* x[inner3_weld] */
+  forward_5x6(w + W_inner3_weld + 36, x + X_inner3_weld, x + X_knee_inner3); /* x[knee_inner3] */
+  forward_5x6(w + W_inner3_weld + 66, x + X_inner3_weld, x + X_pivot3); /* x[pivot3] */
+  forward_5x6(w + W_inner3_weld + 96, x + X_inner3_weld, x + X_knee_outer2); /* x[knee_outer2] */
+  node_diag_6(w + W_inner3_weld, x + X_inner3_weld); /* x[inner3_weld] */
+  /* inner4_weld (weld, d = 6, h = 15) */
+  node_forward_6(w + W_inner4_weld, x + X_inner4_weld); /* x[inner4_weld] */
+  forward_5x6(w + W_inner4_weld + 36, x + X_inner4_weld, x + X_knee_inner4); /* x[knee_inner4] */
+  forward_5x6(w + W_inner4_weld + 66, x + X_inner4_weld, x + X_pivot4); /* x[pivot4] */
+  forward_5x6(w + W_inner4_weld + 96, x + X_inner4_weld, x + X_knee_outer3); /* x[knee_outer3] */
+  node_diag_6(w + W_inner4_weld, x + X_inner4_weld); /* x[inner4_weld] */
+  /* inner5_weld (weld, d = 6, h = 15) */
+  node_forward_6(w + W_inner5_weld, x + X_inner5_weld); /* x[inner5_weld] */
+  forward_5x6(w + W_inner5_weld + 36, x + X_inner5_weld, x + X_knee_inner5); /* x[knee_inner5] */
+  forward_5x6(w + W_inner5_weld + 66, x + X_inner5_weld, x + X_pivot5); /* x[pivot5] */
+  forward_5x6(w + W_inner5_weld + 96, x + X_inner5_weld, x + X_knee_outer4); /* x[knee_outer4] */
+  node_diag_6(w + W_inner5_weld, x + X_inner5_weld); /* x[inner5_weld] */
+  /* inner6_weld (weld, d = 6, h = 15) */
+  node_forward_6(w + W_inner6_weld, x + X_inner6_weld); /* x[inner6_weld] */
+  forward_5x6(w + W_inner6_weld + 36, x + X_inner6_weld, x + X_pivot6); /* x[pivot6] */
+  forward_5x6(w + W_inner6_weld + 66, x + X_inner6_weld, x + X_roller_top_pin); /* x[roller_top_pin] */
+  forward_5x6(w + W_inner6_weld + 96, x + X_inner6_weld, x + X_knee_outer5); /* x[knee_outer5] */
+  node_diag_6(w + W_inner6_weld, x + X_inner6_weld); /* x[inner6_weld] */
+  /* outer0_weld (weld, d = 6, h = 15) */
+  node_forward_6(w + W_outer0_weld, x + X_outer0_weld); /* x[outer0_weld] */
+  forward_5x6(w + W_outer0_weld + 36, x + X_outer0_weld, x + X_knee_outer0); /* x[knee_outer0] */
+  forward_5x6(w + W_outer0_weld + 66, x + X_outer0_weld, x + X_roller_bottom_pin); /* x[roller_bottom_pin] */
+  forward_5x6(w + W_outer0_weld + 96, x + X_outer0_weld, x + X_pivot0); /* x[pivot0] */
+  node_diag_6(w + W_outer0_weld, x + X_outer0_weld); /* x[outer0_weld] */
+  /* outer1_weld (weld, d = 6, h = 15) */
+  node_forward_6(w + W_outer1_weld, x + X_outer1_weld); /* x[outer1_weld] */
+  forward_5x6(w + W_outer1_weld + 36, x + X_outer1_weld, x + X_knee_outer1); /* x[knee_outer1] */
+  forward_5x6(w + W_outer1_weld + 66, x + X_outer1_weld, x + X_pivot1); /* x[pivot1] */
+  forward_5x6(w + W_outer1_weld + 96, x + X_outer1_weld, x + X_knee_inner0); /* x[knee_inner0] */
+  node_diag_6(w + W_outer1_weld, x + X_outer1_weld); /* x[outer1_weld] */
+  /* outer2_weld (weld, d = 6, h = 15) */
+  node_forward_6(w + W_outer2_weld, x + X_outer2_weld); /* x[outer2_weld] */
+  forward_5x6(w + W_outer2_weld + 36, x + X_outer2_weld, x + X_knee_outer2); /* x[knee_outer2] */
+  forward_5x6(w + W_outer2_weld + 66, x + X_outer2_weld, x + X_pivot2); /* x[pivot2] */
+  forward_5x6(w + W_outer2_weld + 96, x + X_outer2_weld, x + X_knee_inner1); /* x[knee_inner1] */
+  node_diag_6(w + W_outer2_weld, x + X_outer2_weld); /* x[outer2_weld] */
+  /* outer3_weld (weld, d = 6, h = 15) */
+  node_forward_6(w + W_outer3_weld, x + X_outer3_weld); /* x[outer3_weld] */
+  forward_5x6(w + W_outer3_weld + 36, x + X_outer3_weld, x + X_knee_outer3); /* x[knee_outer3] */
+  forward_5x6(w + W_outer3_weld + 66, x + X_outer3_weld, x + X_pivot3); /* x[pivot3] */
+  forward_5x6(w + W_outer3_weld + 96, x + X_outer3_weld, x + X_knee_inner2); /* x[knee_inner2] */
+  node_diag_6(w + W_outer3_weld, x + X_outer3_weld); /* x[outer3_weld] */
+  /* outer4_weld (weld, d = 6, h = 15) */
+  node_forward_6(w + W_outer4_weld, x + X_outer4_weld); /* x[outer4_weld] */
+  forward_5x6(w + W_outer4_weld + 36, x + X_outer4_weld, x + X_knee_outer4); /* x[knee_outer4] */
+  forward_5x6(w + W_outer4_weld + 66, x + X_outer4_weld, x + X_pivot4); /* x[pivot4] */
+  forward_5x6(w + W_outer4_weld + 96, x + X_outer4_weld, x + X_knee_inner3); /* x[knee_inner3] */
+  node_diag_6(w + W_outer4_weld, x + X_outer4_weld); /* x[outer4_weld] */
+  /* outer5_weld (weld, d = 6, h = 15) */
+  node_forward_6(w + W_outer5_weld, x + X_outer5_weld); /* x[outer5_weld] */
+  forward_5x6(w + W_outer5_weld + 36, x + X_outer5_weld, x + X_knee_outer5); /* x[knee_outer5] */
+  forward_5x6(w + W_outer5_weld + 66, x + X_outer5_weld, x + X_pivot5); /* x[pivot5] */
+  forward_5x6(w + W_outer5_weld + 96, x + X_outer5_weld, x + X_knee_inner4); /* x[knee_inner4] */
+  node_diag_6(w + W_outer5_weld, x + X_outer5_weld); /* x[outer5_weld] */
+  /* outer6_weld (weld, d = 6, h = 15) */
+  node_forward_6(w + W_outer6_weld, x + X_outer6_weld); /* x[outer6_weld] */
+  forward_5x6(w + W_outer6_weld + 36, x + X_outer6_weld, x + X_head); /* x[head] */
+  forward_5x6(w + W_outer6_weld + 66, x + X_outer6_weld, x + X_pivot6); /* x[pivot6] */
+  forward_5x6(w + W_outer6_weld + 96, x + X_outer6_weld, x + X_knee_inner5); /* x[knee_inner5] */
+  node_diag_6(w + W_outer6_weld, x + X_outer6_weld); /* x[outer6_weld] */
+  /* axleFL (hinge, d = 5, h = 21) */
+  node_forward_5(w + W_axleFL, x + X_axleFL); /* x[axleFL] */
+  forward_5x5(w + W_axleFL + 25, x + X_axleFL, x + X_axleFR); /* x[axleFR] */
+  forward_5x5(w + W_axleFL + 50, x + X_axleFL, x + X_axleRL); /* x[axleRL] */
+  forward_5x5(w + W_axleFL + 75, x + X_axleFL, x + X_axleRR); /* x[axleRR] */
+  forward_6x5(w + W_axleFL + 100, x + X_axleFL, x + X_chassis_weld1); /* x[chassis#weld1] */
+  node_diag_5(w + W_axleFL, x + X_axleFL); /* x[axleFL] */
+  /* axleFR (hinge, d = 5, h = 16) */
+  node_forward_5(w + W_axleFR, x + X_axleFR); /* x[axleFR] */
+  forward_5x5(w + W_axleFR + 25, x + X_axleFR, x + X_axleRL); /* x[axleRL] */
+  forward_5x5(w + W_axleFR + 50, x + X_axleFR, x + X_axleRR); /* x[axleRR] */
+  forward_6x5(w + W_axleFR + 75, x + X_axleFR, x + X_chassis_weld1); /* x[chassis#weld1] */
+  node_diag_5(w + W_axleFR, x + X_axleFR); /* x[axleFR] */
+  /* axleRL (hinge, d = 5, h = 11) */
+  node_forward_5(w + W_axleRL, x + X_axleRL); /* x[axleRL] */
+  forward_5x5(w + W_axleRL + 25, x + X_axleRL, x + X_axleRR); /* x[axleRR] */
+  forward_6x5(w + W_axleRL + 50, x + X_axleRL, x + X_chassis_weld1); /* x[chassis#weld1] */
+  node_diag_5(w + W_axleRL, x + X_axleRL); /* x[axleRL] */
+  /* axleRR (hinge, d = 5, h = 6) */
+  node_forward_5(w + W_axleRR, x + X_axleRR); /* x[axleRR] */
+  forward_6x5(w + W_axleRR + 25, x + X_axleRR, x + X_chassis_weld1); /* x[chassis#weld1] */
+  node_diag_5(w + W_axleRR, x + X_axleRR); /* x[axleRR] */
+  /* chassis#weld1 (shard weld, d = 6, h = 13) */
+  node_forward_6(w + W_chassis_weld1, x + X_chassis_weld1); /* x[chassis#weld1] */
+  forward_3x6(w + W_chassis_weld1 + 36, x + X_chassis_weld1, x + X_barrel_eye); /* x[barrel_eye] */
+  forward_5x6(w + W_chassis_weld1 + 54, x + X_chassis_weld1, x + X_foot); /* x[foot] */
+  forward_5x6(w + W_chassis_weld1 + 84, x + X_chassis_weld1, x + X_roller_bottom_slide); /* x[roller_bottom_slide] */
+  node_diag_6(w + W_chassis_weld1, x + X_chassis_weld1); /* x[chassis#weld1] */
+  /* lift (rod, d = 1, h = 11) */
+  forward_5x1(w + W_lift + 1, x + X_lift, x + X_cylinder); /* x[cylinder] */
+  forward_3x1(w + W_lift + 6, x + X_lift, x + X_rod_eye); /* x[rod_eye] */
+  forward_3x1(w + W_lift + 9, x + X_lift, x + X_barrel_eye); /* x[barrel_eye] */
+  node_diag_1(w + W_lift, x + X_lift); /* x[lift] */
+  /* cylinder (prismatic, d = 5, h = 6) */
+  node_forward_5(w + W_cylinder, x + X_cylinder); /* x[cylinder] */
+  forward_3x5(w + W_cylinder + 25, x + X_cylinder, x + X_rod_eye); /* x[rod_eye] */
+  forward_3x5(w + W_cylinder + 40, x + X_cylinder, x + X_barrel_eye); /* x[barrel_eye] */
+  node_diag_5(w + W_cylinder, x + X_cylinder); /* x[cylinder] */
+  /* rod_eye (ball, d = 3, h = 9) */
+  node_forward_3(w + W_rod_eye, x + X_rod_eye); /* x[rod_eye] */
+  forward_3x3(w + W_rod_eye + 9, x + X_rod_eye, x + X_barrel_eye); /* x[barrel_eye] */
+  forward_6x3(w + W_rod_eye + 18, x + X_rod_eye, x + X_inner0_weld); /* x[inner0_weld] */
+  node_diag_3(w + W_rod_eye, x + X_rod_eye); /* x[rod_eye] */
+  /* roller_top_slide (cylindrical, d = 4, h = 10) */
+  node_forward_4(w + W_roller_top_slide, x + X_roller_top_slide); /* x[roller_top_slide] */
+  forward_5x4(w + W_roller_top_slide + 16, x + X_roller_top_slide, x + X_head); /* x[head] */
+  forward_5x4(w + W_roller_top_slide + 36, x + X_roller_top_slide, x + X_roller_top_pin); /* x[roller_top_pin] */
+  node_diag_4(w + W_roller_top_slide, x + X_roller_top_slide); /* x[roller_top_slide] */
+  /* barrel_eye (ball, d = 3, h = 16) */
+  node_forward_3(w + W_barrel_eye, x + X_barrel_eye); /* x[barrel_eye] */
+  forward_5x3(w + W_barrel_eye + 9, x + X_barrel_eye, x + X_foot); /* x[foot] */
+  forward_5x3(w + W_barrel_eye + 24, x + X_barrel_eye, x + X_roller_bottom_slide); /* x[roller_bottom_slide] */
+  forward_6x3(w + W_barrel_eye + 39, x + X_barrel_eye, x + X_inner0_weld); /* x[inner0_weld] */
+  node_diag_3(w + W_barrel_eye, x + X_barrel_eye); /* x[barrel_eye] */
+  /* head (hinge, d = 5, h = 15) */
+  node_forward_5(w + W_head, x + X_head); /* x[head] */
+  forward_5x5(w + W_head + 25, x + X_head, x + X_pivot6); /* x[pivot6] */
+  forward_5x5(w + W_head + 50, x + X_head, x + X_roller_top_pin); /* x[roller_top_pin] */
+  forward_5x5(w + W_head + 75, x + X_head, x + X_knee_inner5); /* x[knee_inner5] */
+  node_diag_5(w + W_head, x + X_head); /* x[head] */
+  /* pivot6 (hinge, d = 5, h = 15) */
+  node_forward_5(w + W_pivot6, x + X_pivot6); /* x[pivot6] */
+  forward_5x5(w + W_pivot6 + 25, x + X_pivot6, x + X_roller_top_pin); /* x[roller_top_pin] */
+  forward_5x5(w + W_pivot6 + 50, x + X_pivot6, x + X_knee_inner5); /* x[knee_inner5] */
+  forward_5x5(w + W_pivot6 + 75, x + X_pivot6, x + X_knee_outer5); /* x[knee_outer5] */
+  node_diag_5(w + W_pivot6, x + X_pivot6); /* x[pivot6] */
+  /* roller_top_pin (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_roller_top_pin, x + X_roller_top_pin); /* x[roller_top_pin] */
+  forward_5x5(w + W_roller_top_pin + 25, x + X_roller_top_pin, x + X_knee_inner5); /* x[knee_inner5] */
+  forward_5x5(w + W_roller_top_pin + 50, x + X_roller_top_pin, x + X_knee_outer5); /* x[knee_outer5] */
+  node_diag_5(w + W_roller_top_pin, x + X_roller_top_pin); /* x[roller_top_pin] */
+  /* knee_inner5 (hinge, d = 5, h = 15) */
+  node_forward_5(w + W_knee_inner5, x + X_knee_inner5); /* x[knee_inner5] */
+  forward_5x5(w + W_knee_inner5 + 25, x + X_knee_inner5, x + X_knee_outer5); /* x[knee_outer5] */
+  forward_5x5(w + W_knee_inner5 + 50, x + X_knee_inner5, x + X_pivot5); /* x[pivot5] */
+  forward_5x5(w + W_knee_inner5 + 75, x + X_knee_inner5, x + X_knee_outer4); /* x[knee_outer4] */
+  node_diag_5(w + W_knee_inner5, x + X_knee_inner5); /* x[knee_inner5] */
+  /* knee_outer5 (hinge, d = 5, h = 15) */
+  node_forward_5(w + W_knee_outer5, x + X_knee_outer5); /* x[knee_outer5] */
+  forward_5x5(w + W_knee_outer5 + 25, x + X_knee_outer5, x + X_pivot5); /* x[pivot5] */
+  forward_5x5(w + W_knee_outer5 + 50, x + X_knee_outer5, x + X_knee_inner4); /* x[knee_inner4] */
+  forward_5x5(w + W_knee_outer5 + 75, x + X_knee_outer5, x + X_knee_outer4); /* x[knee_outer4] */
+  node_diag_5(w + W_knee_outer5, x + X_knee_outer5); /* x[knee_outer5] */
+  /* pivot5 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pivot5, x + X_pivot5); /* x[pivot5] */
+  forward_5x5(w + W_pivot5 + 25, x + X_pivot5, x + X_knee_inner4); /* x[knee_inner4] */
+  forward_5x5(w + W_pivot5 + 50, x + X_pivot5, x + X_knee_outer4); /* x[knee_outer4] */
+  node_diag_5(w + W_pivot5, x + X_pivot5); /* x[pivot5] */
+  /* knee_inner4 (hinge, d = 5, h = 15) */
+  node_forward_5(w + W_knee_inner4, x + X_knee_inner4); /* x[knee_inner4] */
+  forward_5x5(w + W_knee_inner4 + 25, x + X_knee_inner4, x + X_knee_outer4); /* x[knee_outer4] */
+  forward_5x5(w + W_knee_inner4 + 50, x + X_knee_inner4, x + X_pivot4); /* x[pivot4] */
+  forward_5x5(w + W_knee_inner4 + 75, x + X_knee_inner4, x + X_knee_outer3); /* x[knee_outer3] */
+  node_diag_5(w + W_knee_inner4, x + X_knee_inner4); /* x[knee_inner4] */
+  /* knee_outer4 (hinge, d = 5, h = 15) */
+  node_forward_5(w + W_knee_outer4, x + X_knee_outer4); /* x[knee_outer4] */
+  forward_5x5(w + W_knee_outer4 + 25, x + X_knee_outer4, x + X_pivot4); /* x[pivot4] */
+  forward_5x5(w + W_knee_outer4 + 50, x + X_knee_outer4, x + X_knee_inner3); /* x[knee_inner3] */
+  forward_5x5(w + W_knee_outer4 + 75, x + X_knee_outer4, x + X_knee_outer3); /* x[knee_outer3] */
+  node_diag_5(w + W_knee_outer4, x + X_knee_outer4); /* x[knee_outer4] */
+  /* pivot4 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pivot4, x + X_pivot4); /* x[pivot4] */
+  forward_5x5(w + W_pivot4 + 25, x + X_pivot4, x + X_knee_inner3); /* x[knee_inner3] */
+  forward_5x5(w + W_pivot4 + 50, x + X_pivot4, x + X_knee_outer3); /* x[knee_outer3] */
+  node_diag_5(w + W_pivot4, x + X_pivot4); /* x[pivot4] */
+  /* knee_inner3 (hinge, d = 5, h = 15) */
+  node_forward_5(w + W_knee_inner3, x + X_knee_inner3); /* x[knee_inner3] */
+  forward_5x5(w + W_knee_inner3 + 25, x + X_knee_inner3, x + X_knee_outer3); /* x[knee_outer3] */
+  forward_5x5(w + W_knee_inner3 + 50, x + X_knee_inner3, x + X_pivot3); /* x[pivot3] */
+  forward_5x5(w + W_knee_inner3 + 75, x + X_knee_inner3, x + X_knee_outer2); /* x[knee_outer2] */
+  node_diag_5(w + W_knee_inner3, x + X_knee_inner3); /* x[knee_inner3] */
+  /* knee_outer3 (hinge, d = 5, h = 15) */
+  node_forward_5(w + W_knee_outer3, x + X_knee_outer3); /* x[knee_outer3] */
+  forward_5x5(w + W_knee_outer3 + 25, x + X_knee_outer3, x + X_pivot3); /* x[pivot3] */
+  forward_5x5(w + W_knee_outer3 + 50, x + X_knee_outer3, x + X_knee_inner2); /* x[knee_inner2] */
+  forward_5x5(w + W_knee_outer3 + 75, x + X_knee_outer3, x + X_knee_outer2); /* x[knee_outer2] */
+  node_diag_5(w + W_knee_outer3, x + X_knee_outer3); /* x[knee_outer3] */
+  /* pivot3 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pivot3, x + X_pivot3); /* x[pivot3] */
+  forward_5x5(w + W_pivot3 + 25, x + X_pivot3, x + X_knee_inner2); /* x[knee_inner2] */
+  forward_5x5(w + W_pivot3 + 50, x + X_pivot3, x + X_knee_outer2); /* x[knee_outer2] */
+  node_diag_5(w + W_pivot3, x + X_pivot3); /* x[pivot3] */
+  /* knee_inner2 (hinge, d = 5, h = 15) */
+  node_forward_5(w + W_knee_inner2, x + X_knee_inner2); /* x[knee_inner2] */
+  forward_5x5(w + W_knee_inner2 + 25, x + X_knee_inner2, x + X_knee_outer2); /* x[knee_outer2] */
+  forward_5x5(w + W_knee_inner2 + 50, x + X_knee_inner2, x + X_pivot2); /* x[pivot2] */
+  forward_5x5(w + W_knee_inner2 + 75, x + X_knee_inner2, x + X_knee_outer1); /* x[knee_outer1] */
+  node_diag_5(w + W_knee_inner2, x + X_knee_inner2); /* x[knee_inner2] */
+  /* knee_outer2 (hinge, d = 5, h = 15) */
+  node_forward_5(w + W_knee_outer2, x + X_knee_outer2); /* x[knee_outer2] */
+  forward_5x5(w + W_knee_outer2 + 25, x + X_knee_outer2, x + X_pivot2); /* x[pivot2] */
+  forward_5x5(w + W_knee_outer2 + 50, x + X_knee_outer2, x + X_knee_inner1); /* x[knee_inner1] */
+  forward_5x5(w + W_knee_outer2 + 75, x + X_knee_outer2, x + X_knee_outer1); /* x[knee_outer1] */
+  node_diag_5(w + W_knee_outer2, x + X_knee_outer2); /* x[knee_outer2] */
+  /* pivot2 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pivot2, x + X_pivot2); /* x[pivot2] */
+  forward_5x5(w + W_pivot2 + 25, x + X_pivot2, x + X_knee_inner1); /* x[knee_inner1] */
+  forward_5x5(w + W_pivot2 + 50, x + X_pivot2, x + X_knee_outer1); /* x[knee_outer1] */
+  node_diag_5(w + W_pivot2, x + X_pivot2); /* x[pivot2] */
+  /* knee_inner1 (hinge, d = 5, h = 15) */
+  node_forward_5(w + W_knee_inner1, x + X_knee_inner1); /* x[knee_inner1] */
+  forward_5x5(w + W_knee_inner1 + 25, x + X_knee_inner1, x + X_knee_outer1); /* x[knee_outer1] */
+  forward_5x5(w + W_knee_inner1 + 50, x + X_knee_inner1, x + X_pivot1); /* x[pivot1] */
+  forward_5x5(w + W_knee_inner1 + 75, x + X_knee_inner1, x + X_knee_outer0); /* x[knee_outer0] */
+  node_diag_5(w + W_knee_inner1, x + X_knee_inner1); /* x[knee_inner1] */
+  /* knee_outer1 (hinge, d = 5, h = 15) */
+  node_forward_5(w + W_knee_outer1, x + X_knee_outer1); /* x[knee_outer1] */
+  forward_5x5(w + W_knee_outer1 + 25, x + X_knee_outer1, x + X_pivot1); /* x[pivot1] */
+  forward_5x5(w + W_knee_outer1 + 50, x + X_knee_outer1, x + X_knee_outer0); /* x[knee_outer0] */
+  forward_5x5(w + W_knee_outer1 + 75, x + X_knee_outer1, x + X_knee_inner0); /* x[knee_inner0] */
+  node_diag_5(w + W_knee_outer1, x + X_knee_outer1); /* x[knee_outer1] */
+  /* pivot1 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pivot1, x + X_pivot1); /* x[pivot1] */
+  forward_5x5(w + W_pivot1 + 25, x + X_pivot1, x + X_knee_outer0); /* x[knee_outer0] */
+  forward_5x5(w + W_pivot1 + 50, x + X_pivot1, x + X_knee_inner0); /* x[knee_inner0] */
+  node_diag_5(w + W_pivot1, x + X_pivot1); /* x[pivot1] */
+  /* knee_outer0 (hinge, d = 5, h = 15) */
+  node_forward_5(w + W_knee_outer0, x + X_knee_outer0); /* x[knee_outer0] */
+  forward_5x5(w + W_knee_outer0 + 25, x + X_knee_outer0, x + X_roller_bottom_pin); /* x[roller_bottom_pin] */
+  forward_5x5(w + W_knee_outer0 + 50, x + X_knee_outer0, x + X_knee_inner0); /* x[knee_inner0] */
+  forward_5x5(w + W_knee_outer0 + 75, x + X_knee_outer0, x + X_pivot0); /* x[pivot0] */
+  node_diag_5(w + W_knee_outer0, x + X_knee_outer0); /* x[knee_outer0] */
 }
 
 static void solve_forward_1(const scalar *restrict w, scalar *restrict x) {
-  /* pivot 42: roller_bottom_pin (hinge, d = 5, h = 15) */
-  node_forward_5(w + 4088, x + 30); /* x[roller_bottom_pin] */
-  forward_5x5(w + 4113, x + 30, x + 64); /* x[knee_inner0] */
-  forward_5x5(w + 4138, x + 30, x + 47); /* x[pivot0] */
-  forward_5x5(w + 4163, x + 30, x + 25); /* x[roller_bottom_slide] */
-  node_diag_5(w + 4088, x + 30); /* x[roller_bottom_pin] */
-  /* pivot 43: foot (hinge, d = 5, h = 21) */
-  node_forward_5(w + 4188, x + 20); /* x[foot] */
-  forward_5x5(w + 4213, x + 20, x + 64); /* x[knee_inner0] */
-  forward_5x5(w + 4238, x + 20, x + 47); /* x[pivot0] */
-  forward_5x5(w + 4263, x + 20, x + 25); /* x[roller_bottom_slide] */
-  forward_6x5(w + 4288, x + 20, x + 52); /* x[inner0_weld] */
-  node_diag_5(w + 4188, x + 20); /* x[foot] */
-  /* pivot 44: knee_inner0 (hinge, d = 5, h = 16) */
-  node_forward_5(w + 4318, x + 64); /* x[knee_inner0] */
-  forward_5x5(w + 4343, x + 64, x + 47); /* x[pivot0] */
-  forward_5x5(w + 4368, x + 64, x + 25); /* x[roller_bottom_slide] */
-  forward_6x5(w + 4393, x + 64, x + 52); /* x[inner0_weld] */
-  node_diag_5(w + 4318, x + 64); /* x[knee_inner0] */
-  /* pivot 45: pivot0 (hinge, d = 5, h = 11) */
-  node_forward_5(w + 4423, x + 47); /* x[pivot0] */
-  forward_5x5(w + 4448, x + 47, x + 25); /* x[roller_bottom_slide] */
-  forward_6x5(w + 4473, x + 47, x + 52); /* x[inner0_weld] */
-  node_diag_5(w + 4423, x + 47); /* x[pivot0] */
-  /* pivot 46: roller_bottom_slide (prismatic, d = 5, h = 6) */
-  node_forward_5(w + 4503, x + 25); /* x[roller_bottom_slide] */
-  forward_6x5(w + 4528, x + 25, x + 52); /* x[inner0_weld] */
-  node_diag_5(w + 4503, x + 25); /* x[roller_bottom_slide] */
-  /* pivot 47: inner0_weld (weld, d = 6, h = 0) */
-  node_forward_6(w + 4558, x + 52); /* x[inner0_weld] */
-  node_diag_6(w + 4558, x + 52); /* x[inner0_weld] */
+  /* roller_bottom_pin (hinge, d = 5, h = 15) */
+  node_forward_5(w + W_roller_bottom_pin, x + X_roller_bottom_pin); /* x[roller_bottom_pin] */
+  forward_5x5(w + W_roller_bottom_pin + 25, x + X_roller_bottom_pin, x + X_knee_inner0); /* x[knee_inner0] */
+  forward_5x5(w + W_roller_bottom_pin + 50, x + X_roller_bottom_pin, x + X_pivot0); /* x[pivot0] */
+  forward_5x5(w + W_roller_bottom_pin + 75, x + X_roller_bottom_pin, x + X_roller_bottom_slide); /* x[roller_bottom_slide] */
+  node_diag_5(w + W_roller_bottom_pin, x + X_roller_bottom_pin); /* x[roller_bottom_pin] */
+  /* foot (hinge, d = 5, h = 21) */
+  node_forward_5(w + W_foot, x + X_foot); /* x[foot] */
+  forward_5x5(w + W_foot + 25, x + X_foot, x + X_knee_inner0); /* x[knee_inner0] */
+  forward_5x5(w + W_foot + 50, x + X_foot, x + X_pivot0); /* x[pivot0] */
+  forward_5x5(w + W_foot + 75, x + X_foot, x + X_roller_bottom_slide); /* x[roller_bottom_slide] */
+  forward_6x5(w + W_foot + 100, x + X_foot, x + X_inner0_weld); /* x[inner0_weld] */
+  node_diag_5(w + W_foot, x + X_foot); /* x[foot] */
+  /* knee_inner0 (hinge, d = 5, h = 16) */
+  node_forward_5(w + W_knee_inner0, x + X_knee_inner0); /* x[knee_inner0] */
+  forward_5x5(w + W_knee_inner0 + 25, x + X_knee_inner0, x + X_pivot0); /* x[pivot0] */
+  forward_5x5(w + W_knee_inner0 + 50, x + X_knee_inner0, x + X_roller_bottom_slide); /* x[roller_bottom_slide] */
+  forward_6x5(w + W_knee_inner0 + 75, x + X_knee_inner0, x + X_inner0_weld); /* x[inner0_weld] */
+  node_diag_5(w + W_knee_inner0, x + X_knee_inner0); /* x[knee_inner0] */
+  /* pivot0 (hinge, d = 5, h = 11) */
+  node_forward_5(w + W_pivot0, x + X_pivot0); /* x[pivot0] */
+  forward_5x5(w + W_pivot0 + 25, x + X_pivot0, x + X_roller_bottom_slide); /* x[roller_bottom_slide] */
+  forward_6x5(w + W_pivot0 + 50, x + X_pivot0, x + X_inner0_weld); /* x[inner0_weld] */
+  node_diag_5(w + W_pivot0, x + X_pivot0); /* x[pivot0] */
+  /* roller_bottom_slide (prismatic, d = 5, h = 6) */
+  node_forward_5(w + W_roller_bottom_slide, x + X_roller_bottom_slide); /* x[roller_bottom_slide] */
+  forward_6x5(w + W_roller_bottom_slide + 25, x + X_roller_bottom_slide, x + X_inner0_weld); /* x[inner0_weld] */
+  node_diag_5(w + W_roller_bottom_slide, x + X_roller_bottom_slide); /* x[roller_bottom_slide] */
+  /* inner0_weld (weld, d = 6, h = 0) */
+  node_forward_6(w + W_inner0_weld, x + X_inner0_weld); /* x[inner0_weld] */
+  node_diag_6(w + W_inner0_weld, x + X_inner0_weld); /* x[inner0_weld] */
 }
 
 /*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
 static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
-  /* pivot 47: inner0_weld (weld, d = 6, h = 0) */
-  node_backward_6(w + 4558, x + 52); /* x[inner0_weld] */
-  /* pivot 46: roller_bottom_slide (prismatic, d = 5, h = 6) */
-  backward_set_6x5(w + 4528, x + 52, s); /* L[inner0_weld, roller_bottom_slide] */
-  subtract_5(x + 25, s); /* x[roller_bottom_slide] */
-  node_backward_5(w + 4503, x + 25); /* x[roller_bottom_slide] */
-  /* pivot 45: pivot0 (hinge, d = 5, h = 11) */
-  backward_set_6x5(w + 4473, x + 52, s); /* L[inner0_weld, pivot0] */
-  backward_add_5x5(w + 4448, x + 25, s); /* L[roller_bottom_slide, pivot0] */
-  subtract_5(x + 47, s); /* x[pivot0] */
-  node_backward_5(w + 4423, x + 47); /* x[pivot0] */
-  /* pivot 44: knee_inner0 (hinge, d = 5, h = 16) */
-  backward_set_6x5(w + 4393, x + 52, s); /* L[inner0_weld, knee_inner0] */
-  backward_add_5x5(w + 4368, x + 25, s); /* L[roller_bottom_slide, knee_inner0] */
-  backward_add_5x5(w + 4343, x + 47, s); /* L[pivot0, knee_inner0] */
-  subtract_5(x + 64, s); /* x[knee_inner0] */
-  node_backward_5(w + 4318, x + 64); /* x[knee_inner0] */
-  /* pivot 43: foot (hinge, d = 5, h = 21) */
-  backward_set_6x5(w + 4288, x + 52, s); /* L[inner0_weld, foot] */
-  backward_add_5x5(w + 4263, x + 25, s); /* L[roller_bottom_slide, foot] */
-  backward_add_5x5(w + 4238, x + 47, s); /* L[pivot0, foot] */
-  backward_add_5x5(w + 4213, x + 64, s); /* L[knee_inner0, foot] */
-  subtract_5(x + 20, s); /* x[foot] */
-  node_backward_5(w + 4188, x + 20); /* x[foot] */
-  /* pivot 42: roller_bottom_pin (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 4163, x + 25, s); /* L[roller_bottom_slide, roller_bottom_pin] */
-  backward_add_5x5(w + 4138, x + 47, s); /* L[pivot0, roller_bottom_pin] */
-  backward_add_5x5(w + 4113, x + 64, s); /* L[knee_inner0, roller_bottom_pin] */
-  subtract_5(x + 30, s); /* x[roller_bottom_pin] */
-  node_backward_5(w + 4088, x + 30); /* x[roller_bottom_pin] */
-  /* pivot 41: knee_outer0 (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 4063, x + 47, s); /* L[pivot0, knee_outer0] */
-  backward_add_5x5(w + 4038, x + 64, s); /* L[knee_inner0, knee_outer0] */
-  backward_add_5x5(w + 4013, x + 30, s); /* L[roller_bottom_pin, knee_outer0] */
-  subtract_5(x + 69, s); /* x[knee_outer0] */
-  node_backward_5(w + 3988, x + 69); /* x[knee_outer0] */
-  /* pivot 40: pivot1 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 3963, x + 64, s); /* L[knee_inner0, pivot1] */
-  backward_add_5x5(w + 3938, x + 69, s); /* L[knee_outer0, pivot1] */
-  subtract_5(x + 74, s); /* x[pivot1] */
-  node_backward_5(w + 3913, x + 74); /* x[pivot1] */
-  /* pivot 39: knee_outer1 (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 3888, x + 64, s); /* L[knee_inner0, knee_outer1] */
-  backward_add_5x5(w + 3863, x + 69, s); /* L[knee_outer0, knee_outer1] */
-  backward_add_5x5(w + 3838, x + 74, s); /* L[pivot1, knee_outer1] */
-  subtract_5(x + 96, s); /* x[knee_outer1] */
-  node_backward_5(w + 3813, x + 96); /* x[knee_outer1] */
-  /* pivot 38: knee_inner1 (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 3788, x + 69, s); /* L[knee_outer0, knee_inner1] */
-  backward_add_5x5(w + 3763, x + 74, s); /* L[pivot1, knee_inner1] */
-  backward_add_5x5(w + 3738, x + 96, s); /* L[knee_outer1, knee_inner1] */
-  subtract_5(x + 91, s); /* x[knee_inner1] */
-  node_backward_5(w + 3713, x + 91); /* x[knee_inner1] */
-  /* pivot 37: pivot2 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 3688, x + 96, s); /* L[knee_outer1, pivot2] */
-  backward_add_5x5(w + 3663, x + 91, s); /* L[knee_inner1, pivot2] */
-  subtract_5(x + 101, s); /* x[pivot2] */
-  node_backward_5(w + 3638, x + 101); /* x[pivot2] */
-  /* pivot 36: knee_outer2 (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 3613, x + 96, s); /* L[knee_outer1, knee_outer2] */
-  backward_add_5x5(w + 3588, x + 91, s); /* L[knee_inner1, knee_outer2] */
-  backward_add_5x5(w + 3563, x + 101, s); /* L[pivot2, knee_outer2] */
-  subtract_5(x + 123, s); /* x[knee_outer2] */
-  node_backward_5(w + 3538, x + 123); /* x[knee_outer2] */
-  /* pivot 35: knee_inner2 (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 3513, x + 96, s); /* L[knee_outer1, knee_inner2] */
-  backward_add_5x5(w + 3488, x + 101, s); /* L[pivot2, knee_inner2] */
-  backward_add_5x5(w + 3463, x + 123, s); /* L[knee_outer2, knee_inner2] */
-  subtract_5(x + 118, s); /* x[knee_inner2] */
-  node_backward_5(w + 3438, x + 118); /* x[knee_inner2] */
-  /* pivot 34: pivot3 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 3413, x + 123, s); /* L[knee_outer2, pivot3] */
-  backward_add_5x5(w + 3388, x + 118, s); /* L[knee_inner2, pivot3] */
-  subtract_5(x + 128, s); /* x[pivot3] */
-  node_backward_5(w + 3363, x + 128); /* x[pivot3] */
-  /* pivot 33: knee_outer3 (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 3338, x + 123, s); /* L[knee_outer2, knee_outer3] */
-  backward_add_5x5(w + 3313, x + 118, s); /* L[knee_inner2, knee_outer3] */
-  backward_add_5x5(w + 3288, x + 128, s); /* L[pivot3, knee_outer3] */
-  subtract_5(x + 150, s); /* x[knee_outer3] */
-  node_backward_5(w + 3263, x + 150); /* x[knee_outer3] */
-  /* pivot 32: knee_inner3 (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 3238, x + 123, s); /* L[knee_outer2, knee_inner3] */
-  backward_add_5x5(w + 3213, x + 128, s); /* L[pivot3, knee_inner3] */
-  backward_add_5x5(w + 3188, x + 150, s); /* L[knee_outer3, knee_inner3] */
-  subtract_5(x + 145, s); /* x[knee_inner3] */
-  node_backward_5(w + 3163, x + 145); /* x[knee_inner3] */
-  /* pivot 31: pivot4 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 3138, x + 150, s); /* L[knee_outer3, pivot4] */
-  backward_add_5x5(w + 3113, x + 145, s); /* L[knee_inner3, pivot4] */
-  subtract_5(x + 155, s); /* x[pivot4] */
-  node_backward_5(w + 3088, x + 155); /* x[pivot4] */
-  /* pivot 30: knee_outer4 (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 3063, x + 150, s); /* L[knee_outer3, knee_outer4] */
-  backward_add_5x5(w + 3038, x + 145, s); /* L[knee_inner3, knee_outer4] */
-  backward_add_5x5(w + 3013, x + 155, s); /* L[pivot4, knee_outer4] */
-  subtract_5(x + 177, s); /* x[knee_outer4] */
-  node_backward_5(w + 2988, x + 177); /* x[knee_outer4] */
-  /* pivot 29: knee_inner4 (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 2963, x + 150, s); /* L[knee_outer3, knee_inner4] */
-  backward_add_5x5(w + 2938, x + 155, s); /* L[pivot4, knee_inner4] */
-  backward_add_5x5(w + 2913, x + 177, s); /* L[knee_outer4, knee_inner4] */
-  subtract_5(x + 172, s); /* x[knee_inner4] */
-  node_backward_5(w + 2888, x + 172); /* x[knee_inner4] */
-  /* pivot 28: pivot5 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2863, x + 177, s); /* L[knee_outer4, pivot5] */
-  backward_add_5x5(w + 2838, x + 172, s); /* L[knee_inner4, pivot5] */
-  subtract_5(x + 182, s); /* x[pivot5] */
-  node_backward_5(w + 2813, x + 182); /* x[pivot5] */
-  /* pivot 27: knee_outer5 (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 2788, x + 177, s); /* L[knee_outer4, knee_outer5] */
-  backward_add_5x5(w + 2763, x + 172, s); /* L[knee_inner4, knee_outer5] */
-  backward_add_5x5(w + 2738, x + 182, s); /* L[pivot5, knee_outer5] */
-  subtract_5(x + 204, s); /* x[knee_outer5] */
-  node_backward_5(w + 2713, x + 204); /* x[knee_outer5] */
-  /* pivot 26: knee_inner5 (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 2688, x + 177, s); /* L[knee_outer4, knee_inner5] */
-  backward_add_5x5(w + 2663, x + 182, s); /* L[pivot5, knee_inner5] */
-  backward_add_5x5(w + 2638, x + 204, s); /* L[knee_outer5, knee_inner5] */
-  subtract_5(x + 199, s); /* x[knee_inner5] */
-  node_backward_5(w + 2613, x + 199); /* x[knee_inner5] */
-  /* pivot 25: roller_top_pin (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2588, x + 204, s); /* L[knee_outer5, roller_top_pin] */
-  backward_add_5x5(w + 2563, x + 199, s); /* L[knee_inner5, roller_top_pin] */
-  subtract_5(x + 235, s); /* x[roller_top_pin] */
-  node_backward_5(w + 2538, x + 235); /* x[roller_top_pin] */
-  /* pivot 24: pivot6 (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 2513, x + 204, s); /* L[knee_outer5, pivot6] */
-  backward_add_5x5(w + 2488, x + 199, s); /* L[knee_inner5, pivot6] */
-  backward_add_5x5(w + 2463, x + 235, s); /* L[roller_top_pin, pivot6] */
-  subtract_5(x + 209, s); /* x[pivot6] */
-  node_backward_5(w + 2438, x + 209); /* x[pivot6] */
-  /* pivot 23: head (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 2413, x + 199, s); /* L[knee_inner5, head] */
-  backward_add_5x5(w + 2388, x + 235, s); /* L[roller_top_pin, head] */
-  backward_add_5x5(w + 2363, x + 209, s); /* L[pivot6, head] */
-  subtract_5(x + 226, s); /* x[head] */
-  node_backward_5(w + 2338, x + 226); /* x[head] */
-  /* pivot 22: barrel_eye (ball, d = 3, h = 16) */
-  backward_set_6x3(w + 2320, x + 52, s); /* L[inner0_weld, barrel_eye] */
-  backward_add_5x3(w + 2305, x + 25, s); /* L[roller_bottom_slide, barrel_eye] */
-  backward_add_5x3(w + 2290, x + 20, s); /* L[foot, barrel_eye] */
-  subtract_3(x + 35, s); /* x[barrel_eye] */
-  node_backward_3(w + 2281, x + 35); /* x[barrel_eye] */
-  /* pivot 21: roller_top_slide (cylindrical, d = 4, h = 10) */
-  backward_set_5x4(w + 2261, x + 235, s); /* L[roller_top_pin, roller_top_slide] */
-  backward_add_5x4(w + 2241, x + 226, s); /* L[head, roller_top_slide] */
-  subtract_4(x + 231, s); /* x[roller_top_slide] */
-  node_backward_4(w + 2225, x + 231); /* x[roller_top_slide] */
-  /* pivot 20: rod_eye (ball, d = 3, h = 9) */
-  backward_set_6x3(w + 2207, x + 52, s); /* L[inner0_weld, rod_eye] */
-  backward_add_3x3(w + 2198, x + 35, s); /* L[barrel_eye, rod_eye] */
-  subtract_3(x + 43, s); /* x[rod_eye] */
-  node_backward_3(w + 2189, x + 43); /* x[rod_eye] */
-  /* pivot 19: cylinder (prismatic, d = 5, h = 6) */
-  backward_set_3x5(w + 2174, x + 35, s); /* L[barrel_eye, cylinder] */
-  backward_add_3x5(w + 2159, x + 43, s); /* L[rod_eye, cylinder] */
-  subtract_5(x + 38, s); /* x[cylinder] */
-  node_backward_5(w + 2134, x + 38); /* x[cylinder] */
-  /* pivot 18: lift (rod, d = 1, h = 11) */
-  backward_set_3x1(w + 2131, x + 35, s); /* L[barrel_eye, lift] */
-  backward_add_3x1(w + 2128, x + 43, s); /* L[rod_eye, lift] */
-  backward_add_5x1(w + 2123, x + 38, s); /* L[cylinder, lift] */
-  subtract_1(x + 46, s); /* x[lift] */
-  /* pivot 17: chassis#weld1 (shard weld, d = 6, h = 13) */
-  backward_set_5x6(w + 2092, x + 25, s); /* L[roller_bottom_slide, chassis#weld1] */
-  backward_add_5x6(w + 2062, x + 20, s); /* L[foot, chassis#weld1] */
-  backward_add_3x6(w + 2044, x + 35, s); /* L[barrel_eye, chassis#weld1] */
-  subtract_6(x + 240, s); /* x[chassis#weld1] */
-  node_backward_6(w + 2008, x + 240); /* x[chassis#weld1] */
-  /* pivot 16: axleRR (hinge, d = 5, h = 6) */
-  backward_set_6x5(w + 1978, x + 240, s); /* L[chassis#weld1, axleRR] */
-  subtract_5(x + 15, s); /* x[axleRR] */
-  node_backward_5(w + 1953, x + 15); /* x[axleRR] */
-  /* pivot 15: axleRL (hinge, d = 5, h = 11) */
-  backward_set_6x5(w + 1923, x + 240, s); /* L[chassis#weld1, axleRL] */
-  backward_add_5x5(w + 1898, x + 15, s); /* L[axleRR, axleRL] */
-  subtract_5(x + 10, s); /* x[axleRL] */
-  node_backward_5(w + 1873, x + 10); /* x[axleRL] */
-  /* pivot 14: axleFR (hinge, d = 5, h = 16) */
-  backward_set_6x5(w + 1843, x + 240, s); /* L[chassis#weld1, axleFR] */
-  backward_add_5x5(w + 1818, x + 15, s); /* L[axleRR, axleFR] */
-  backward_add_5x5(w + 1793, x + 10, s); /* L[axleRL, axleFR] */
-  subtract_5(x + 5, s); /* x[axleFR] */
-  node_backward_5(w + 1768, x + 5); /* x[axleFR] */
-  /* pivot 13: axleFL (hinge, d = 5, h = 21) */
-  backward_set_6x5(w + 1738, x + 240, s); /* L[chassis#weld1, axleFL] */
-  backward_add_5x5(w + 1713, x + 15, s); /* L[axleRR, axleFL] */
-  backward_add_5x5(w + 1688, x + 10, s); /* L[axleRL, axleFL] */
-  backward_add_5x5(w + 1663, x + 5, s); /* L[axleFR, axleFL] */
-  subtract_5(x + 0, s); /* x[axleFL] */
-  node_backward_5(w + 1638, x + 0); /* x[axleFL] */
-  /* pivot 12: outer6_weld (weld, d = 6, h = 15) */
-  backward_set_5x6(w + 1608, x + 199, s); /* L[knee_inner5, outer6_weld] */
-  backward_add_5x6(w + 1578, x + 209, s); /* L[pivot6, outer6_weld] */
-  backward_add_5x6(w + 1548, x + 226, s); /* L[head, outer6_weld] */
-  subtract_6(x + 220, s); /* x[outer6_weld] */
-  node_backward_6(w + 1512, x + 220); /* x[outer6_weld] */
-  /* pivot 11: outer5_weld (weld, d = 6, h = 15) */
-  backward_set_5x6(w + 1482, x + 172, s); /* L[knee_inner4, outer5_weld] */
-  backward_add_5x6(w + 1452, x + 182, s); /* L[pivot5, outer5_weld] */
-  backward_add_5x6(w + 1422, x + 204, s); /* L[knee_outer5, outer5_weld] */
-  subtract_6(x + 193, s); /* x[outer5_weld] */
-  node_backward_6(w + 1386, x + 193); /* x[outer5_weld] */
-  /* pivot 10: outer4_weld (weld, d = 6, h = 15) */
-  backward_set_5x6(w + 1356, x + 145, s); /* L[knee_inner3, outer4_weld] */
-  backward_add_5x6(w + 1326, x + 155, s); /* L[pivot4, outer4_weld] */
-  backward_add_5x6(w + 1296, x + 177, s); /* L[knee_outer4, outer4_weld] */
-  subtract_6(x + 166, s); /* x[outer4_weld] */
-  node_backward_6(w + 1260, x + 166); /* x[outer4_weld] */
-  /* pivot 9: outer3_weld (weld, d = 6, h = 15) */
-  backward_set_5x6(w + 1230, x + 118, s); /* L[knee_inner2, outer3_weld] */
-  backward_add_5x6(w + 1200, x + 128, s); /* L[pivot3, outer3_weld] */
-  backward_add_5x6(w + 1170, x + 150, s); /* L[knee_outer3, outer3_weld] */
-  subtract_6(x + 139, s); /* x[outer3_weld] */
-  node_backward_6(w + 1134, x + 139); /* x[outer3_weld] */
-  /* pivot 8: outer2_weld (weld, d = 6, h = 15) */
-  backward_set_5x6(w + 1104, x + 91, s); /* L[knee_inner1, outer2_weld] */
-  backward_add_5x6(w + 1074, x + 101, s); /* L[pivot2, outer2_weld] */
-  backward_add_5x6(w + 1044, x + 123, s); /* L[knee_outer2, outer2_weld] */
-  subtract_6(x + 112, s); /* x[outer2_weld] */
-  node_backward_6(w + 1008, x + 112); /* x[outer2_weld] */
-  /* pivot 7: outer1_weld (weld, d = 6, h = 15) */
-  backward_set_5x6(w + 978, x + 64, s); /* L[knee_inner0, outer1_weld] */
-  backward_add_5x6(w + 948, x + 74, s); /* L[pivot1, outer1_weld] */
-  backward_add_5x6(w + 918, x + 96, s); /* L[knee_outer1, outer1_weld] */
-  subtract_6(x + 85, s); /* x[outer1_weld] */
-  node_backward_6(w + 882, x + 85); /* x[outer1_weld] */
-  /* pivot 6: outer0_weld (weld, d = 6, h = 15) */
-  backward_set_5x6(w + 852, x + 47, s); /* L[pivot0, outer0_weld] */
-  backward_add_5x6(w + 822, x + 30, s); /* L[roller_bottom_pin, outer0_weld] */
-  backward_add_5x6(w + 792, x + 69, s); /* L[knee_outer0, outer0_weld] */
-  subtract_6(x + 58, s); /* x[outer0_weld] */
-  node_backward_6(w + 756, x + 58); /* x[outer0_weld] */
-  /* pivot 5: inner6_weld (weld, d = 6, h = 15) */
-  backward_set_5x6(w + 726, x + 204, s); /* L[knee_outer5, inner6_weld] */
-  backward_add_5x6(w + 696, x + 235, s); /* L[roller_top_pin, inner6_weld] */
-  backward_add_5x6(w + 666, x + 209, s); /* L[pivot6, inner6_weld] */
-  subtract_6(x + 214, s); /* x[inner6_weld] */
-  node_backward_6(w + 630, x + 214); /* x[inner6_weld] */
+  /* inner0_weld (weld, d = 6, h = 0) */
+  node_backward_6(w + W_inner0_weld, x + X_inner0_weld); /* x[inner0_weld] */
+  /* roller_bottom_slide (prismatic, d = 5, h = 6) */
+  backward_set_6x5(w + W_roller_bottom_slide + 25, x + X_inner0_weld, s); /* L[inner0_weld, roller_bottom_slide] */
+  subtract_5(x + X_roller_bottom_slide, s); /* x[roller_bottom_slide] */
+  node_backward_5(w + W_roller_bottom_slide, x + X_roller_bottom_slide); /* x[roller_bottom_slide] */
+  /* pivot0 (hinge, d = 5, h = 11) */
+  backward_set_6x5(w + W_pivot0 + 50, x + X_inner0_weld, s); /* L[inner0_weld, pivot0] */
+  backward_add_5x5(w + W_pivot0 + 25, x + X_roller_bottom_slide, s); /* L[roller_bottom_slide, pivot0] */
+  subtract_5(x + X_pivot0, s); /* x[pivot0] */
+  node_backward_5(w + W_pivot0, x + X_pivot0); /* x[pivot0] */
+  /* knee_inner0 (hinge, d = 5, h = 16) */
+  backward_set_6x5(w + W_knee_inner0 + 75, x + X_inner0_weld, s); /* L[inner0_weld, knee_inner0] */
+  backward_add_5x5(w + W_knee_inner0 + 50, x + X_roller_bottom_slide, s); /* L[roller_bottom_slide, knee_inner0] */
+  backward_add_5x5(w + W_knee_inner0 + 25, x + X_pivot0, s); /* L[pivot0, knee_inner0] */
+  subtract_5(x + X_knee_inner0, s); /* x[knee_inner0] */
+  node_backward_5(w + W_knee_inner0, x + X_knee_inner0); /* x[knee_inner0] */
+  /* foot (hinge, d = 5, h = 21) */
+  backward_set_6x5(w + W_foot + 100, x + X_inner0_weld, s); /* L[inner0_weld, foot] */
+  backward_add_5x5(w + W_foot + 75, x + X_roller_bottom_slide, s); /* L[roller_bottom_slide, foot] */
+  backward_add_5x5(w + W_foot + 50, x + X_pivot0, s); /* L[pivot0, foot] */
+  backward_add_5x5(w + W_foot + 25, x + X_knee_inner0, s); /* L[knee_inner0, foot] */
+  subtract_5(x + X_foot, s); /* x[foot] */
+  node_backward_5(w + W_foot, x + X_foot); /* x[foot] */
+  /* roller_bottom_pin (hinge, d = 5, h = 15) */
+  backward_set_5x5(w + W_roller_bottom_pin + 75, x + X_roller_bottom_slide, s); /* L[roller_bottom_slide, roller_bottom_pin] */
+  backward_add_5x5(w + W_roller_bottom_pin + 50, x + X_pivot0, s); /* L[pivot0, roller_bottom_pin] */
+  backward_add_5x5(w + W_roller_bottom_pin + 25, x + X_knee_inner0, s); /* L[knee_inner0, roller_bottom_pin] */
+  subtract_5(x + X_roller_bottom_pin, s); /* x[roller_bottom_pin] */
+  node_backward_5(w + W_roller_bottom_pin, x + X_roller_bottom_pin); /* x[roller_bottom_pin] */
+  /* knee_outer0 (hinge, d = 5, h = 15) */
+  backward_set_5x5(w + W_knee_outer0 + 75, x + X_pivot0, s); /* L[pivot0, knee_outer0] */
+  backward_add_5x5(w + W_knee_outer0 + 50, x + X_knee_inner0, s); /* L[knee_inner0, knee_outer0] */
+  backward_add_5x5(w + W_knee_outer0 + 25, x + X_roller_bottom_pin, s); /* L[roller_bottom_pin, knee_outer0] */
+  subtract_5(x + X_knee_outer0, s); /* x[knee_outer0] */
+  node_backward_5(w + W_knee_outer0, x + X_knee_outer0); /* x[knee_outer0] */
+  /* pivot1 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pivot1 + 50, x + X_knee_inner0, s); /* L[knee_inner0, pivot1] */
+  backward_add_5x5(w + W_pivot1 + 25, x + X_knee_outer0, s); /* L[knee_outer0, pivot1] */
+  subtract_5(x + X_pivot1, s); /* x[pivot1] */
+  node_backward_5(w + W_pivot1, x + X_pivot1); /* x[pivot1] */
+  /* knee_outer1 (hinge, d = 5, h = 15) */
+  backward_set_5x5(w + W_knee_outer1 + 75, x + X_knee_inner0, s); /* L[knee_inner0, knee_outer1] */
+  backward_add_5x5(w + W_knee_outer1 + 50, x + X_knee_outer0, s); /* L[knee_outer0, knee_outer1] */
+  backward_add_5x5(w + W_knee_outer1 + 25, x + X_pivot1, s); /* L[pivot1, knee_outer1] */
+  subtract_5(x + X_knee_outer1, s); /* x[knee_outer1] */
+  node_backward_5(w + W_knee_outer1, x + X_knee_outer1); /* x[knee_outer1] */
+  /* knee_inner1 (hinge, d = 5, h = 15) */
+  backward_set_5x5(w + W_knee_inner1 + 75, x + X_knee_outer0, s); /* L[knee_outer0, knee_inner1] */
+  backward_add_5x5(w + W_knee_inner1 + 50, x + X_pivot1, s); /* L[pivot1, knee_inner1] */
+  backward_add_5x5(w + W_knee_inner1 + 25, x + X_knee_outer1, s); /* L[knee_outer1, knee_inner1] */
+  subtract_5(x + X_knee_inner1, s); /* x[knee_inner1] */
+  node_backward_5(w + W_knee_inner1, x + X_knee_inner1); /* x[knee_inner1] */
+  /* pivot2 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pivot2 + 50, x + X_knee_outer1, s); /* L[knee_outer1, pivot2] */
+  backward_add_5x5(w + W_pivot2 + 25, x + X_knee_inner1, s); /* L[knee_inner1, pivot2] */
+  subtract_5(x + X_pivot2, s); /* x[pivot2] */
+  node_backward_5(w + W_pivot2, x + X_pivot2); /* x[pivot2] */
+  /* knee_outer2 (hinge, d = 5, h = 15) */
+  backward_set_5x5(w + W_knee_outer2 + 75, x + X_knee_outer1, s); /* L[knee_outer1, knee_outer2] */
+  backward_add_5x5(w + W_knee_outer2 + 50, x + X_knee_inner1, s); /* L[knee_inner1, knee_outer2] */
+  backward_add_5x5(w + W_knee_outer2 + 25, x + X_pivot2, s); /* L[pivot2, knee_outer2] */
+  subtract_5(x + X_knee_outer2, s); /* x[knee_outer2] */
+  node_backward_5(w + W_knee_outer2, x + X_knee_outer2); /* x[knee_outer2] */
+  /* knee_inner2 (hinge, d = 5, h = 15) */
+  backward_set_5x5(w + W_knee_inner2 + 75, x + X_knee_outer1, s); /* L[knee_outer1, knee_inner2] */
+  backward_add_5x5(w + W_knee_inner2 + 50, x + X_pivot2, s); /* L[pivot2, knee_inner2] */
+  backward_add_5x5(w + W_knee_inner2 + 25, x + X_knee_outer2, s); /* L[knee_outer2, knee_inner2] */
+  subtract_5(x + X_knee_inner2, s); /* x[knee_inner2] */
+  node_backward_5(w + W_knee_inner2, x + X_knee_inner2); /* x[knee_inner2] */
+  /* pivot3 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pivot3 + 50, x + X_knee_outer2, s); /* L[knee_outer2, pivot3] */
+  backward_add_5x5(w + W_pivot3 + 25, x + X_knee_inner2, s); /* L[knee_inner2, pivot3] */
+  subtract_5(x + X_pivot3, s); /* x[pivot3] */
+  node_backward_5(w + W_pivot3, x + X_pivot3); /* x[pivot3] */
+  /* knee_outer3 (hinge, d = 5, h = 15) */
+  backward_set_5x5(w + W_knee_outer3 + 75, x + X_knee_outer2, s); /* L[knee_outer2, knee_outer3] */
+  backward_add_5x5(w + W_knee_outer3 + 50, x + X_knee_inner2, s); /* L[knee_inner2, knee_outer3] */
+  backward_add_5x5(w + W_knee_outer3 + 25, x + X_pivot3, s); /* L[pivot3, knee_outer3] */
+  subtract_5(x + X_knee_outer3, s); /* x[knee_outer3] */
+  node_backward_5(w + W_knee_outer3, x + X_knee_outer3); /* x[knee_outer3] */
+  /* knee_inner3 (hinge, d = 5, h = 15) */
+  backward_set_5x5(w + W_knee_inner3 + 75, x + X_knee_outer2, s); /* L[knee_outer2, knee_inner3] */
+  backward_add_5x5(w + W_knee_inner3 + 50, x + X_pivot3, s); /* L[pivot3, knee_inner3] */
+  backward_add_5x5(w + W_knee_inner3 + 25, x + X_knee_outer3, s); /* L[knee_outer3, knee_inner3] */
+  subtract_5(x + X_knee_inner3, s); /* x[knee_inner3] */
+  node_backward_5(w + W_knee_inner3, x + X_knee_inner3); /* x[knee_inner3] */
+  /* pivot4 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pivot4 + 50, x + X_knee_outer3, s); /* L[knee_outer3, pivot4] */
+  backward_add_5x5(w + W_pivot4 + 25, x + X_knee_inner3, s); /* L[knee_inner3, pivot4] */
+  subtract_5(x + X_pivot4, s); /* x[pivot4] */
+  node_backward_5(w + W_pivot4, x + X_pivot4); /* x[pivot4] */
+  /* knee_outer4 (hinge, d = 5, h = 15) */
+  backward_set_5x5(w + W_knee_outer4 + 75, x + X_knee_outer3, s); /* L[knee_outer3, knee_outer4] */
+  backward_add_5x5(w + W_knee_outer4 + 50, x + X_knee_inner3, s); /* L[knee_inner3, knee_outer4] */
+  backward_add_5x5(w + W_knee_outer4 + 25, x + X_pivot4, s); /* L[pivot4, knee_outer4] */
+  subtract_5(x + X_knee_outer4, s); /* x[knee_outer4] */
+  node_backward_5(w + W_knee_outer4, x + X_knee_outer4); /* x[knee_outer4] */
+  /* knee_inner4 (hinge, d = 5, h = 15) */
+  backward_set_5x5(w + W_knee_inner4 + 75, x + X_knee_outer3, s); /* L[knee_outer3, knee_inner4] */
+  backward_add_5x5(w + W_knee_inner4 + 50, x + X_pivot4, s); /* L[pivot4, knee_inner4] */
+  backward_add_5x5(w + W_knee_inner4 + 25, x + X_knee_outer4, s); /* L[knee_outer4, knee_inner4] */
+  subtract_5(x + X_knee_inner4, s); /* x[knee_inner4] */
+  node_backward_5(w + W_knee_inner4, x + X_knee_inner4); /* x[knee_inner4] */
+  /* pivot5 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pivot5 + 50, x + X_knee_outer4, s); /* L[knee_outer4, pivot5] */
+  backward_add_5x5(w + W_pivot5 + 25, x + X_knee_inner4, s); /* L[knee_inner4, pivot5] */
+  subtract_5(x + X_pivot5, s); /* x[pivot5] */
+  node_backward_5(w + W_pivot5, x + X_pivot5); /* x[pivot5] */
+  /* knee_outer5 (hinge, d = 5, h = 15) */
+  backward_set_5x5(w + W_knee_outer5 + 75, x + X_knee_outer4, s); /* L[knee_outer4, knee_outer5] */
+  backward_add_5x5(w + W_knee_outer5 + 50, x + X_knee_inner4, s); /* L[knee_inner4, knee_outer5] */
+  backward_add_5x5(w + W_knee_outer5 + 25, x + X_pivot5, s); /* L[pivot5, knee_outer5] */
+  subtract_5(x + X_knee_outer5, s); /* x[knee_outer5] */
+  node_backward_5(w + W_knee_outer5, x + X_knee_outer5); /* x[knee_outer5] */
+  /* knee_inner5 (hinge, d = 5, h = 15) */
+  backward_set_5x5(w + W_knee_inner5 + 75, x + X_knee_outer4, s); /* L[knee_outer4, knee_inner5] */
+  backward_add_5x5(w + W_knee_inner5 + 50, x + X_pivot5, s); /* L[pivot5, knee_inner5] */
+  backward_add_5x5(w + W_knee_inner5 + 25, x + X_knee_outer5, s); /* L[knee_outer5, knee_inner5] */
+  subtract_5(x + X_knee_inner5, s); /* x[knee_inner5] */
+  node_backward_5(w + W_knee_inner5, x + X_knee_inner5); /* x[knee_inner5] */
+  /* roller_top_pin (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_roller_top_pin + 50, x + X_knee_outer5, s); /* L[knee_outer5, roller_top_pin] */
+  backward_add_5x5(w + W_roller_top_pin + 25, x + X_knee_inner5, s); /* L[knee_inner5, roller_top_pin] */
+  subtract_5(x + X_roller_top_pin, s); /* x[roller_top_pin] */
+  node_backward_5(w + W_roller_top_pin, x + X_roller_top_pin); /* x[roller_top_pin] */
+  /* pivot6 (hinge, d = 5, h = 15) */
+  backward_set_5x5(w + W_pivot6 + 75, x + X_knee_outer5, s); /* L[knee_outer5, pivot6] */
+  backward_add_5x5(w + W_pivot6 + 50, x + X_knee_inner5, s); /* L[knee_inner5, pivot6] */
+  backward_add_5x5(w + W_pivot6 + 25, x + X_roller_top_pin, s); /* L[roller_top_pin, pivot6] */
+  subtract_5(x + X_pivot6, s); /* x[pivot6] */
+  node_backward_5(w + W_pivot6, x + X_pivot6); /* x[pivot6] */
+  /* head (hinge, d = 5, h = 15) */
+  backward_set_5x5(w + W_head + 75, x + X_knee_inner5, s); /* L[knee_inner5, head] */
+  backward_add_5x5(w + W_head + 50, x + X_roller_top_pin, s); /* L[roller_top_pin, head] */
+  backward_add_5x5(w + W_head + 25, x + X_pivot6, s); /* L[pivot6, head] */
+  subtract_5(x + X_head, s); /* x[head] */
+  node_backward_5(w + W_head, x + X_head); /* x[head] */
+  /* barrel_eye (ball, d = 3, h = 16) */
+  backward_set_6x3(w + W_barrel_eye + 39, x + X_inner0_weld, s); /* L[inner0_weld, barrel_eye] */
+  backward_add_5x3(w + W_barrel_eye + 24, x + X_roller_bottom_slide, s); /* L[roller_bottom_slide, barrel_eye] */
+  backward_add_5x3(w + W_barrel_eye + 9, x + X_foot, s); /* L[foot, barrel_eye] */
+  subtract_3(x + X_barrel_eye, s); /* x[barrel_eye] */
+  node_backward_3(w + W_barrel_eye, x + X_barrel_eye); /* x[barrel_eye] */
+  /* roller_top_slide (cylindrical, d = 4, h = 10) */
+  backward_set_5x4(w + W_roller_top_slide + 36, x + X_roller_top_pin, s); /* L[roller_top_pin, roller_top_slide] */
+  backward_add_5x4(w + W_roller_top_slide + 16, x + X_head, s); /* L[head, roller_top_slide] */
+  subtract_4(x + X_roller_top_slide, s); /* x[roller_top_slide] */
+  node_backward_4(w + W_roller_top_slide, x + X_roller_top_slide); /* x[roller_top_slide] */
+  /* rod_eye (ball, d = 3, h = 9) */
+  backward_set_6x3(w + W_rod_eye + 18, x + X_inner0_weld, s); /* L[inner0_weld, rod_eye] */
+  backward_add_3x3(w + W_rod_eye + 9, x + X_barrel_eye, s); /* L[barrel_eye, rod_eye] */
+  subtract_3(x + X_rod_eye, s); /* x[rod_eye] */
+  node_backward_3(w + W_rod_eye, x + X_rod_eye); /* x[rod_eye] */
+  /* cylinder (prismatic, d = 5, h = 6) */
+  backward_set_3x5(w + W_cylinder + 40, x + X_barrel_eye, s); /* L[barrel_eye, cylinder] */
+  backward_add_3x5(w + W_cylinder + 25, x + X_rod_eye, s); /* L[rod_eye, cylinder] */
+  subtract_5(x + X_cylinder, s); /* x[cylinder] */
+  node_backward_5(w + W_cylinder, x + X_cylinder); /* x[cylinder] */
+  /* lift (rod, d = 1, h = 11) */
+  backward_set_3x1(w + W_lift + 9, x + X_barrel_eye, s); /* L[barrel_eye, lift] */
+  backward_add_3x1(w + W_lift + 6, x + X_rod_eye, s); /* L[rod_eye, lift] */
+  backward_add_5x1(w + W_lift + 1, x + X_cylinder, s); /* L[cylinder, lift] */
+  subtract_1(x + X_lift, s); /* x[lift] */
+  /* chassis#weld1 (shard weld, d = 6, h = 13) */
+  backward_set_5x6(w + W_chassis_weld1 + 84, x + X_roller_bottom_slide, s); /* L[roller_bottom_slide, chassis#weld1] */
+  backward_add_5x6(w + W_chassis_weld1 + 54, x + X_foot, s); /* L[foot, chassis#weld1] */
+  backward_add_3x6(w + W_chassis_weld1 + 36, x + X_barrel_eye, s); /* L[barrel_eye, chassis#weld1] */
+  subtract_6(x + X_chassis_weld1, s); /* x[chassis#weld1] */
+  node_backward_6(w + W_chassis_weld1, x + X_chassis_weld1); /* x[chassis#weld1] */
+  /* axleRR (hinge, d = 5, h = 6) */
+  backward_set_6x5(w + W_axleRR + 25, x + X_chassis_weld1, s); /* L[chassis#weld1, axleRR] */
+  subtract_5(x + X_axleRR, s); /* x[axleRR] */
+  node_backward_5(w + W_axleRR, x + X_axleRR); /* x[axleRR] */
+  /* axleRL (hinge, d = 5, h = 11) */
+  backward_set_6x5(w + W_axleRL + 50, x + X_chassis_weld1, s); /* L[chassis#weld1, axleRL] */
+  backward_add_5x5(w + W_axleRL + 25, x + X_axleRR, s); /* L[axleRR, axleRL] */
+  subtract_5(x + X_axleRL, s); /* x[axleRL] */
+  node_backward_5(w + W_axleRL, x + X_axleRL); /* x[axleRL] */
+  /* axleFR (hinge, d = 5, h = 16) */
+  backward_set_6x5(w + W_axleFR + 75, x + X_chassis_weld1, s); /* L[chassis#weld1, axleFR] */
+  backward_add_5x5(w + W_axleFR + 50, x + X_axleRR, s); /* L[axleRR, axleFR] */
+  backward_add_5x5(w + W_axleFR + 25, x + X_axleRL, s); /* L[axleRL, axleFR] */
+  subtract_5(x + X_axleFR, s); /* x[axleFR] */
+  node_backward_5(w + W_axleFR, x + X_axleFR); /* x[axleFR] */
+  /* axleFL (hinge, d = 5, h = 21) */
+  backward_set_6x5(w + W_axleFL + 100, x + X_chassis_weld1, s); /* L[chassis#weld1, axleFL] */
+  backward_add_5x5(w + W_axleFL + 75, x + X_axleRR, s); /* L[axleRR, axleFL] */
+  backward_add_5x5(w + W_axleFL + 50, x + X_axleRL, s); /* L[axleRL, axleFL] */
+  backward_add_5x5(w + W_axleFL + 25, x + X_axleFR, s); /* L[axleFR, axleFL] */
+  subtract_5(x + X_axleFL, s); /* x[axleFL] */
+  node_backward_5(w + W_axleFL, x + X_axleFL); /* x[axleFL] */
+  /* outer6_weld (weld, d = 6, h = 15) */
+  backward_set_5x6(w + W_outer6_weld + 96, x + X_knee_inner5, s); /* L[knee_inner5, outer6_weld] */
+  backward_add_5x6(w + W_outer6_weld + 66, x + X_pivot6, s); /* L[pivot6, outer6_weld] */
+  backward_add_5x6(w + W_outer6_weld + 36, x + X_head, s); /* L[head, outer6_weld] */
+  subtract_6(x + X_outer6_weld, s); /* x[outer6_weld] */
+  node_backward_6(w + W_outer6_weld, x + X_outer6_weld); /* x[outer6_weld] */
+  /* outer5_weld (weld, d = 6, h = 15) */
+  backward_set_5x6(w + W_outer5_weld + 96, x + X_knee_inner4, s); /* L[knee_inner4, outer5_weld] */
+  backward_add_5x6(w + W_outer5_weld + 66, x + X_pivot5, s); /* L[pivot5, outer5_weld] */
+  backward_add_5x6(w + W_outer5_weld + 36, x + X_knee_outer5, s); /* L[knee_outer5, outer5_weld] */
+  subtract_6(x + X_outer5_weld, s); /* x[outer5_weld] */
+  node_backward_6(w + W_outer5_weld, x + X_outer5_weld); /* x[outer5_weld] */
+  /* outer4_weld (weld, d = 6, h = 15) */
+  backward_set_5x6(w + W_outer4_weld + 96, x + X_knee_inner3, s); /* L[knee_inner3, outer4_weld] */
+  backward_add_5x6(w + W_outer4_weld + 66, x + X_pivot4, s); /* L[pivot4, outer4_weld] */
+  backward_add_5x6(w + W_outer4_weld + 36, x + X_knee_outer4, s); /* L[knee_outer4, outer4_weld] */
+  subtract_6(x + X_outer4_weld, s); /* x[outer4_weld] */
+  node_backward_6(w + W_outer4_weld, x + X_outer4_weld); /* x[outer4_weld] */
+  /* outer3_weld (weld, d = 6, h = 15) */
+  backward_set_5x6(w + W_outer3_weld + 96, x + X_knee_inner2, s); /* L[knee_inner2, outer3_weld] */
+  backward_add_5x6(w + W_outer3_weld + 66, x + X_pivot3, s); /* L[pivot3, outer3_weld] */
+  backward_add_5x6(w + W_outer3_weld + 36, x + X_knee_outer3, s); /* L[knee_outer3, outer3_weld] */
+  subtract_6(x + X_outer3_weld, s); /* x[outer3_weld] */
+  node_backward_6(w + W_outer3_weld, x + X_outer3_weld); /* x[outer3_weld] */
+  /* outer2_weld (weld, d = 6, h = 15) */
+  backward_set_5x6(w + W_outer2_weld + 96, x + X_knee_inner1, s); /* L[knee_inner1, outer2_weld] */
+  backward_add_5x6(w + W_outer2_weld + 66, x + X_pivot2, s); /* L[pivot2, outer2_weld] */
+  backward_add_5x6(w + W_outer2_weld + 36, x + X_knee_outer2, s); /* L[knee_outer2, outer2_weld] */
+  subtract_6(x + X_outer2_weld, s); /* x[outer2_weld] */
+  node_backward_6(w + W_outer2_weld, x + X_outer2_weld); /* x[outer2_weld] */
+  /* outer1_weld (weld, d = 6, h = 15) */
+  backward_set_5x6(w + W_outer1_weld + 96, x + X_knee_inner0, s); /* L[knee_inner0, outer1_weld] */
+  backward_add_5x6(w + W_outer1_weld + 66, x + X_pivot1, s); /* L[pivot1, outer1_weld] */
+  backward_add_5x6(w + W_outer1_weld + 36, x + X_knee_outer1, s); /* L[knee_outer1, outer1_weld] */
+  subtract_6(x + X_outer1_weld, s); /* x[outer1_weld] */
+  node_backward_6(w + W_outer1_weld, x + X_outer1_weld); /* x[outer1_weld] */
+  /* outer0_weld (weld, d = 6, h = 15) */
+  backward_set_5x6(w + W_outer0_weld + 96, x + X_pivot0, s); /* L[pivot0, outer0_weld] */
+  backward_add_5x6(w + W_outer0_weld + 66, x + X_roller_bottom_pin, s); /* L[roller_bottom_pin, outer0_weld] */
+  backward_add_5x6(w + W_outer0_weld + 36, x + X_knee_outer0, s); /* L[knee_outer0, outer0_weld] */
+  subtract_6(x + X_outer0_weld, s); /* x[outer0_weld] */
+  node_backward_6(w + W_outer0_weld, x + X_outer0_weld); /* x[outer0_weld] */
+  /* inner6_weld (weld, d = 6, h = 15) */
+  backward_set_5x6(w + W_inner6_weld + 96, x + X_knee_outer5, s); /* L[knee_outer5, inner6_weld] */
+  backward_add_5x6(w + W_inner6_weld + 66, x + X_roller_top_pin, s); /* L[roller_top_pin, inner6_weld] */
+  backward_add_5x6(w + W_inner6_weld + 36, x + X_pivot6, s); /* L[pivot6, inner6_weld] */
+  subtract_6(x + X_inner6_weld, s); /* x[inner6_weld] */
+  node_backward_6(w + W_inner6_weld, x + X_inner6_weld); /* x[inner6_weld] */
 }
 
 static void solve_backward_1(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
-  /* pivot 4: inner5_weld (weld, d = 6, h = 15) */
-  backward_set_5x6(w + 600, x + 177, s); /* L[knee_outer4, inner5_weld] */
-  backward_add_5x6(w + 570, x + 182, s); /* L[pivot5, inner5_weld] */
-  backward_add_5x6(w + 540, x + 199, s); /* L[knee_inner5, inner5_weld] */
-  subtract_6(x + 187, s); /* x[inner5_weld] */
-  node_backward_6(w + 504, x + 187); /* x[inner5_weld] */
-  /* pivot 3: inner4_weld (weld, d = 6, h = 15) */
-  backward_set_5x6(w + 474, x + 150, s); /* L[knee_outer3, inner4_weld] */
-  backward_add_5x6(w + 444, x + 155, s); /* L[pivot4, inner4_weld] */
-  backward_add_5x6(w + 414, x + 172, s); /* L[knee_inner4, inner4_weld] */
-  subtract_6(x + 160, s); /* x[inner4_weld] */
-  node_backward_6(w + 378, x + 160); /* x[inner4_weld] */
-  /* pivot 2: inner3_weld (weld, d = 6, h = 15) */
-  backward_set_5x6(w + 348, x + 123, s); /* L[knee_outer2, inner3_weld] */
-  backward_add_5x6(w + 318, x + 128, s); /* L[pivot3, inner3_weld] */
-  backward_add_5x6(w + 288, x + 145, s); /* L[knee_inner3, inner3_weld] */
-  subtract_6(x + 133, s); /* x[inner3_weld] */
-  node_backward_6(w + 252, x + 133); /* x[inner3_weld] */
-  /* pivot 1: inner2_weld (weld, d = 6, h = 15) */
-  backward_set_5x6(w + 222, x + 96, s); /* L[knee_outer1, inner2_weld] */
-  backward_add_5x6(w + 192, x + 101, s); /* L[pivot2, inner2_weld] */
-  backward_add_5x6(w + 162, x + 118, s); /* L[knee_inner2, inner2_weld] */
-  subtract_6(x + 106, s); /* x[inner2_weld] */
-  node_backward_6(w + 126, x + 106); /* x[inner2_weld] */
-  /* pivot 0: inner1_weld (weld, d = 6, h = 15) */
-  backward_set_5x6(w + 96, x + 69, s); /* L[knee_outer0, inner1_weld] */
-  backward_add_5x6(w + 66, x + 74, s); /* L[pivot1, inner1_weld] */
-  backward_add_5x6(w + 36, x + 91, s); /* L[knee_inner1, inner1_weld] */
-  subtract_6(x + 79, s); /* x[inner1_weld] */
-  node_backward_6(w + 0, x + 79); /* x[inner1_weld] */
+  /* inner5_weld (weld, d = 6, h = 15) */
+  backward_set_5x6(w + W_inner5_weld + 96, x + X_knee_outer4, s); /* L[knee_outer4, inner5_weld] */
+  backward_add_5x6(w + W_inner5_weld + 66, x + X_pivot5, s); /* L[pivot5, inner5_weld] */
+  backward_add_5x6(w + W_inner5_weld + 36, x + X_knee_inner5, s); /* L[knee_inner5, inner5_weld] */
+  subtract_6(x + X_inner5_weld, s); /* x[inner5_weld] */
+  node_backward_6(w + W_inner5_weld, x + X_inner5_weld); /* x[inner5_weld] */
+  /* inner4_weld (weld, d = 6, h = 15) */
+  backward_set_5x6(w + W_inner4_weld + 96, x + X_knee_outer3, s); /* L[knee_outer3, inner4_weld] */
+  backward_add_5x6(w + W_inner4_weld + 66, x + X_pivot4, s); /* L[pivot4, inner4_weld] */
+  backward_add_5x6(w + W_inner4_weld + 36, x + X_knee_inner4, s); /* L[knee_inner4, inner4_weld] */
+  subtract_6(x + X_inner4_weld, s); /* x[inner4_weld] */
+  node_backward_6(w + W_inner4_weld, x + X_inner4_weld); /* x[inner4_weld] */
+  /* inner3_weld (weld, d = 6, h = 15) */
+  backward_set_5x6(w + W_inner3_weld + 96, x + X_knee_outer2, s); /* L[knee_outer2, inner3_weld] */
+  backward_add_5x6(w + W_inner3_weld + 66, x + X_pivot3, s); /* L[pivot3, inner3_weld] */
+  backward_add_5x6(w + W_inner3_weld + 36, x + X_knee_inner3, s); /* L[knee_inner3, inner3_weld] */
+  subtract_6(x + X_inner3_weld, s); /* x[inner3_weld] */
+  node_backward_6(w + W_inner3_weld, x + X_inner3_weld); /* x[inner3_weld] */
+  /* inner2_weld (weld, d = 6, h = 15) */
+  backward_set_5x6(w + W_inner2_weld + 96, x + X_knee_outer1, s); /* L[knee_outer1, inner2_weld] */
+  backward_add_5x6(w + W_inner2_weld + 66, x + X_pivot2, s); /* L[pivot2, inner2_weld] */
+  backward_add_5x6(w + W_inner2_weld + 36, x + X_knee_inner2, s); /* L[knee_inner2, inner2_weld] */
+  subtract_6(x + X_inner2_weld, s); /* x[inner2_weld] */
+  node_backward_6(w + W_inner2_weld, x + X_inner2_weld); /* x[inner2_weld] */
+  /* inner1_weld (weld, d = 6, h = 15) */
+  backward_set_5x6(w + W_inner1_weld + 96, x + X_knee_outer0, s); /* L[knee_outer0, inner1_weld] */
+  backward_add_5x6(w + W_inner1_weld + 66, x + X_pivot1, s); /* L[pivot1, inner1_weld] */
+  backward_add_5x6(w + W_inner1_weld + 36, x + X_knee_inner1, s); /* L[knee_inner1, inner1_weld] */
+  subtract_6(x + X_inner1_weld, s); /* x[inner1_weld] */
+  node_backward_6(w + W_inner1_weld, x + X_inner1_weld); /* x[inner1_weld] */
 }
 
 /*---- entry points (rt_factor_fn, rt_solve_fn of rt.h) ------------------------*/
@@ -1828,53 +1884,53 @@ static int scissor_lift_factor(void *work, void *temp) {
   scalar *w = work;
   scalar *t = temp;
   int s;
-  if ((s = factor_p0(w, t)) >= 0) return s;
-  if ((s = factor_p1(w, t)) >= 0) return s;
-  if ((s = factor_p2(w, t)) >= 0) return s;
-  if ((s = factor_p3(w, t)) >= 0) return s;
-  if ((s = factor_p4(w, t)) >= 0) return s;
-  if ((s = factor_p5(w, t)) >= 0) return s;
-  if ((s = factor_p6(w, t)) >= 0) return s;
-  if ((s = factor_p7(w, t)) >= 0) return s;
-  if ((s = factor_p8(w, t)) >= 0) return s;
-  if ((s = factor_p9(w, t)) >= 0) return s;
-  if ((s = factor_p10(w, t)) >= 0) return s;
-  if ((s = factor_p11(w, t)) >= 0) return s;
-  if ((s = factor_p12(w, t)) >= 0) return s;
-  if ((s = factor_p13(w, t)) >= 0) return s;
-  if ((s = factor_p14(w, t)) >= 0) return s;
-  if ((s = factor_p15(w, t)) >= 0) return s;
-  if ((s = factor_p16(w, t)) >= 0) return s;
-  if ((s = factor_p17(w, t)) >= 0) return s;
-  if ((s = factor_p18(w, t)) >= 0) return s;
-  if ((s = factor_p19(w, t)) >= 0) return s;
-  if ((s = factor_p20(w, t)) >= 0) return s;
-  if ((s = factor_p21(w, t)) >= 0) return s;
-  if ((s = factor_p22(w, t)) >= 0) return s;
-  if ((s = factor_p23(w, t)) >= 0) return s;
-  if ((s = factor_p24(w, t)) >= 0) return s;
-  if ((s = factor_p25(w, t)) >= 0) return s;
-  if ((s = factor_p26(w, t)) >= 0) return s;
-  if ((s = factor_p27(w, t)) >= 0) return s;
-  if ((s = factor_p28(w, t)) >= 0) return s;
-  if ((s = factor_p29(w, t)) >= 0) return s;
-  if ((s = factor_p30(w, t)) >= 0) return s;
-  if ((s = factor_p31(w, t)) >= 0) return s;
-  if ((s = factor_p32(w, t)) >= 0) return s;
-  if ((s = factor_p33(w, t)) >= 0) return s;
-  if ((s = factor_p34(w, t)) >= 0) return s;
-  if ((s = factor_p35(w, t)) >= 0) return s;
-  if ((s = factor_p36(w, t)) >= 0) return s;
-  if ((s = factor_p37(w, t)) >= 0) return s;
-  if ((s = factor_p38(w, t)) >= 0) return s;
-  if ((s = factor_p39(w, t)) >= 0) return s;
-  if ((s = factor_p40(w, t)) >= 0) return s;
-  if ((s = factor_p41(w, t)) >= 0) return s;
-  if ((s = factor_p42(w, t)) >= 0) return s;
-  if ((s = factor_p43(w, t)) >= 0) return s;
-  if ((s = factor_p44(w, t)) >= 0) return s;
-  if ((s = factor_p45(w, t)) >= 0) return s;
-  if ((s = factor_p46(w, t)) >= 0) return s;
+  if ((s = pivot_inner1_weld(w, t)) >= 0) return s;
+  if ((s = pivot_inner2_weld(w, t)) >= 0) return s;
+  if ((s = pivot_inner3_weld(w, t)) >= 0) return s;
+  if ((s = pivot_inner4_weld(w, t)) >= 0) return s;
+  if ((s = pivot_inner5_weld(w, t)) >= 0) return s;
+  if ((s = pivot_inner6_weld(w, t)) >= 0) return s;
+  if ((s = pivot_outer0_weld(w, t)) >= 0) return s;
+  if ((s = pivot_outer1_weld(w, t)) >= 0) return s;
+  if ((s = pivot_outer2_weld(w, t)) >= 0) return s;
+  if ((s = pivot_outer3_weld(w, t)) >= 0) return s;
+  if ((s = pivot_outer4_weld(w, t)) >= 0) return s;
+  if ((s = pivot_outer5_weld(w, t)) >= 0) return s;
+  if ((s = pivot_outer6_weld(w, t)) >= 0) return s;
+  if ((s = pivot_axleFL(w, t)) >= 0) return s;
+  if ((s = pivot_axleFR(w, t)) >= 0) return s;
+  if ((s = pivot_axleRL(w, t)) >= 0) return s;
+  if ((s = pivot_axleRR(w, t)) >= 0) return s;
+  if ((s = pivot_chassis_weld1(w, t)) >= 0) return s;
+  if ((s = pivot_lift(w, t)) >= 0) return s;
+  if ((s = pivot_cylinder(w, t)) >= 0) return s;
+  if ((s = pivot_rod_eye(w, t)) >= 0) return s;
+  if ((s = pivot_roller_top_slide(w, t)) >= 0) return s;
+  if ((s = pivot_barrel_eye(w, t)) >= 0) return s;
+  if ((s = pivot_head(w, t)) >= 0) return s;
+  if ((s = pivot_pivot6(w, t)) >= 0) return s;
+  if ((s = pivot_roller_top_pin(w, t)) >= 0) return s;
+  if ((s = pivot_knee_inner5(w, t)) >= 0) return s;
+  if ((s = pivot_knee_outer5(w, t)) >= 0) return s;
+  if ((s = pivot_pivot5(w, t)) >= 0) return s;
+  if ((s = pivot_knee_inner4(w, t)) >= 0) return s;
+  if ((s = pivot_knee_outer4(w, t)) >= 0) return s;
+  if ((s = pivot_pivot4(w, t)) >= 0) return s;
+  if ((s = pivot_knee_inner3(w, t)) >= 0) return s;
+  if ((s = pivot_knee_outer3(w, t)) >= 0) return s;
+  if ((s = pivot_pivot3(w, t)) >= 0) return s;
+  if ((s = pivot_knee_inner2(w, t)) >= 0) return s;
+  if ((s = pivot_knee_outer2(w, t)) >= 0) return s;
+  if ((s = pivot_pivot2(w, t)) >= 0) return s;
+  if ((s = pivot_knee_inner1(w, t)) >= 0) return s;
+  if ((s = pivot_knee_outer1(w, t)) >= 0) return s;
+  if ((s = pivot_pivot1(w, t)) >= 0) return s;
+  if ((s = pivot_knee_outer0(w, t)) >= 0) return s;
+  if ((s = pivot_roller_bottom_pin(w, t)) >= 0) return s;
+  if ((s = pivot_foot(w, t)) >= 0) return s;
+  if ((s = pivot_knee_inner0(w, t)) >= 0) return s;
+  if ((s = pivot_pivot0(w, t)) >= 0) return s;
+  if ((s = pivot_roller_bottom_slide(w, t)) >= 0) return s;
   return -1;
 }
 

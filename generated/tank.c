@@ -4,11 +4,12 @@
  * matrix H of mechanism tank, unrolled mode, float precision:
  * the program object tank_program (declared in tank.h; the
  * contract, the workspace layout and the reference arithmetic are in rt.h).
- * Each pivot's elimination is its own function factor_p<pivot>: the dense
+ * Each pivot's elimination is its own function pivot_<constraint>: the dense
  * LDL^T of its node block, its edge column turned into L = E l^-T D^-1 in
  * panels of rows (keeping Y = E l^-T, transposed, in the temporary), and one
  * kernel call per block pair of the reduction C -= L Y^T (the RSI grouped by
- * target block, whose workspace offset is a literal). The kernels, in
+ * target block, whose workspace offset is a constant: its pivot's base from
+ * the table of pivots plus a literal). The kernels, in
  * rt_kernels.h, are the reference arithmetic of rt.h specialized by degree;
  * vector lanes hold independent results, so every instruction set gives the
  * same bits.
@@ -28,98 +29,99 @@
  *   workspace       6690 scalars, temporary 160 scalars
  *   structure hash  0xe85ae8d217116b7c
  *
- * Pivot order (pivot, constraint, type, degree d, column height h, blocks):
- *      0  sprocket_axleL  hinge       d 5  h 11  2 blocks
- *      1  road1_axleL     hinge       d 5  h 6   1 block
- *      2  road2_axleL     hinge       d 5  h 17  3 blocks
- *      3  idler_axleL     hinge       d 5  h 12  2 blocks
- *      4  pinL00          hinge       d 5  h 10  2 blocks
- *      5  pinL01          hinge       d 5  h 10  2 blocks, 1 fill
- *      6  pinL02          hinge       d 5  h 10  2 blocks, 1 fill
- *      7  pinL03          hinge       d 5  h 10  2 blocks, 1 fill
- *      8  pinL04          hinge       d 5  h 10  2 blocks, 1 fill
- *      9  pinL05          hinge       d 5  h 10  2 blocks, 1 fill
- *     10  pinL06          hinge       d 5  h 10  2 blocks, 1 fill
- *     11  pinL07          hinge       d 5  h 10  2 blocks, 1 fill
- *     12  pinL08          hinge       d 5  h 10  2 blocks, 1 fill
- *     13  pinL09          hinge       d 5  h 10  2 blocks, 1 fill
- *     14  pinL10          hinge       d 5  h 10  2 blocks, 1 fill
- *     15  pinL11          hinge       d 5  h 10  2 blocks, 1 fill
- *     16  pinL12          hinge       d 5  h 10  2 blocks, 1 fill
- *     17  pinL13          hinge       d 5  h 10  2 blocks, 1 fill
- *     18  pinL14          hinge       d 5  h 10  2 blocks, 1 fill
- *     19  pinL15          hinge       d 5  h 10  2 blocks, 1 fill
- *     20  pinL16          hinge       d 5  h 10  2 blocks, 1 fill
- *     21  pinL17          hinge       d 5  h 10  2 blocks, 1 fill
- *     22  pinL18          hinge       d 5  h 10  2 blocks, 1 fill
- *     23  pinL19          hinge       d 5  h 10  2 blocks, 1 fill
- *     24  pinL20          hinge       d 5  h 10  2 blocks, 1 fill
- *     25  pinL21          hinge       d 5  h 10  2 blocks, 1 fill
- *     26  pinL22          hinge       d 5  h 10  2 blocks, 1 fill
- *     27  pinL23          hinge       d 5  h 10  2 blocks, 1 fill
- *     28  pinL24          hinge       d 5  h 10  2 blocks, 1 fill
- *     29  pinL25          hinge       d 5  h 10  2 blocks, 1 fill
- *     30  pinL26          hinge       d 5  h 10  2 blocks, 1 fill
- *     31  pinL27          hinge       d 5  h 10  2 blocks, 1 fill
- *     32  pinL28          hinge       d 5  h 10  2 blocks, 1 fill
- *     33  pinL29          hinge       d 5  h 10  2 blocks, 1 fill
- *     34  pinL30          hinge       d 5  h 10  2 blocks, 1 fill
- *     35  pinL31          hinge       d 5  h 10  2 blocks, 1 fill
- *     36  pinL32          hinge       d 5  h 10  2 blocks, 1 fill
- *     37  pinL33          hinge       d 5  h 10  2 blocks, 1 fill
- *     38  pinL34          hinge       d 5  h 10  2 blocks, 1 fill
- *     39  pinL35          hinge       d 5  h 10  2 blocks, 1 fill
- *     40  pinL36          hinge       d 5  h 10  2 blocks, 1 fill
- *     41  pinL37          hinge       d 5  h 10  2 blocks, 1 fill
- *     42  pinL38          hinge       d 5  h 5   1 block
- *     43  pinL39          hinge       d 5  h 0   0 blocks
- *     44  sprocket_axleR  hinge       d 5  h 17  3 blocks
- *     45  road1_axleR     hinge       d 5  h 12  2 blocks
- *     46  road2_axleR     hinge       d 5  h 11  2 blocks
- *     47  idler_axleR     hinge       d 5  h 6   1 block
- *     48  pinR00          hinge       d 5  h 10  2 blocks
- *     49  pinR01          hinge       d 5  h 10  2 blocks, 1 fill
- *     50  pinR02          hinge       d 5  h 10  2 blocks, 1 fill
- *     51  pinR03          hinge       d 5  h 10  2 blocks, 1 fill
- *     52  pinR04          hinge       d 5  h 10  2 blocks, 1 fill
- *     53  pinR05          hinge       d 5  h 10  2 blocks, 1 fill
- *     54  pinR06          hinge       d 5  h 10  2 blocks, 1 fill
- *     55  pinR07          hinge       d 5  h 10  2 blocks, 1 fill
- *     56  pinR08          hinge       d 5  h 10  2 blocks, 1 fill
- *     57  pinR09          hinge       d 5  h 10  2 blocks, 1 fill
- *     58  pinR10          hinge       d 5  h 10  2 blocks, 1 fill
- *     59  pinR11          hinge       d 5  h 10  2 blocks, 1 fill
- *     60  pinR12          hinge       d 5  h 10  2 blocks, 1 fill
- *     61  pinR13          hinge       d 5  h 10  2 blocks, 1 fill
- *     62  pinR14          hinge       d 5  h 10  2 blocks, 1 fill
- *     63  pinR15          hinge       d 5  h 10  2 blocks, 1 fill
- *     64  pinR16          hinge       d 5  h 10  2 blocks, 1 fill
- *     65  pinR17          hinge       d 5  h 10  2 blocks, 1 fill
- *     66  pinR18          hinge       d 5  h 10  2 blocks, 1 fill
- *     67  pinR19          hinge       d 5  h 10  2 blocks, 1 fill
- *     68  pinR20          hinge       d 5  h 10  2 blocks, 1 fill
- *     69  pinR21          hinge       d 5  h 10  2 blocks, 1 fill
- *     70  pinR22          hinge       d 5  h 10  2 blocks, 1 fill
- *     71  pinR23          hinge       d 5  h 10  2 blocks, 1 fill
- *     72  pinR24          hinge       d 5  h 10  2 blocks, 1 fill
- *     73  pinR25          hinge       d 5  h 10  2 blocks, 1 fill
- *     74  pinR26          hinge       d 5  h 10  2 blocks, 1 fill
- *     75  pinR27          hinge       d 5  h 10  2 blocks, 1 fill
- *     76  pinR28          hinge       d 5  h 10  2 blocks, 1 fill
- *     77  pinR29          hinge       d 5  h 10  2 blocks, 1 fill
- *     78  pinR30          hinge       d 5  h 10  2 blocks, 1 fill
- *     79  pinR31          hinge       d 5  h 10  2 blocks, 1 fill
- *     80  pinR32          hinge       d 5  h 10  2 blocks, 1 fill
- *     81  pinR33          hinge       d 5  h 10  2 blocks, 1 fill
- *     82  pinR34          hinge       d 5  h 10  2 blocks, 1 fill
- *     83  pinR35          hinge       d 5  h 10  2 blocks, 1 fill
- *     84  pinR36          hinge       d 5  h 10  2 blocks, 1 fill
- *     85  pinR37          hinge       d 5  h 10  2 blocks, 1 fill
- *     86  pinR38          hinge       d 5  h 5   1 block
- *     87  pinR39          hinge       d 5  h 0   0 blocks
- *     88  hull#weld1      shard weld  d 6  h 6   1 block
- *     89  hull#weld2      shard weld  d 6  h 6   1 block
- *     90  hull#weld3      shard weld  d 6  h 0   0 blocks
+ * Pivot order (constraint: type, degree d, column height h, blocks; the
+ * pivots' indices and offsets are the table P_, W_, R_, X_ below):
+ *   sprocket_axleL: hinge, d 5, h 11, 2 blocks
+ *   road1_axleL: hinge, d 5, h 6, 1 block
+ *   road2_axleL: hinge, d 5, h 17, 3 blocks
+ *   idler_axleL: hinge, d 5, h 12, 2 blocks
+ *   pinL00: hinge, d 5, h 10, 2 blocks
+ *   pinL01: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL02: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL03: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL04: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL05: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL06: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL07: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL08: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL09: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL10: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL11: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL12: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL13: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL14: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL15: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL16: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL17: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL18: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL19: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL20: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL21: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL22: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL23: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL24: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL25: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL26: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL27: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL28: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL29: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL30: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL31: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL32: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL33: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL34: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL35: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL36: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL37: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL38: hinge, d 5, h 5, 1 block
+ *   pinL39: hinge, d 5, h 0, 0 blocks
+ *   sprocket_axleR: hinge, d 5, h 17, 3 blocks
+ *   road1_axleR: hinge, d 5, h 12, 2 blocks
+ *   road2_axleR: hinge, d 5, h 11, 2 blocks
+ *   idler_axleR: hinge, d 5, h 6, 1 block
+ *   pinR00: hinge, d 5, h 10, 2 blocks
+ *   pinR01: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR02: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR03: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR04: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR05: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR06: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR07: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR08: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR09: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR10: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR11: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR12: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR13: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR14: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR15: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR16: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR17: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR18: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR19: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR20: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR21: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR22: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR23: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR24: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR25: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR26: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR27: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR28: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR29: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR30: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR31: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR32: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR33: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR34: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR35: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR36: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR37: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR38: hinge, d 5, h 5, 1 block
+ *   pinR39: hinge, d 5, h 0, 0 blocks
+ *   hull#weld1: shard weld, d 6, h 6, 1 block
+ *   hull#weld2: shard weld, d 6, h 6, 1 block
+ *   hull#weld3: shard weld, d 6, h 0, 0 blocks
  */
 #include "tank.h"
 
@@ -723,1970 +725,2067 @@ static const int32_t rsi[4888] = {
     6681, 6682, 6684, 6685, 6686, 6687, 6688, 6689,
 };
 
+/*---- pivots: P_ its index (what factor returns when its node block is not
+ * positive definite), W_ its node block in the workspace (its edge column
+ * follows), R_ its reciprocals 1/D in the temporary, X_ its first row of x */
+enum {
+    P_sprocket_axleL = 0, W_sprocket_axleL = 0, R_sprocket_axleL = 0, X_sprocket_axleL = 0,
+    P_road1_axleL = 1, W_road1_axleL = 80, R_road1_axleL = 8, X_road1_axleL = 5,
+    P_road2_axleL = 2, W_road2_axleL = 135, R_road2_axleL = 0, X_road2_axleL = 10,
+    P_idler_axleL = 3, W_idler_axleL = 245, R_idler_axleL = 8, X_idler_axleL = 15,
+    P_pinL00 = 4, W_pinL00 = 330, R_pinL00 = 0, X_pinL00 = 20,
+    P_pinL01 = 5, W_pinL01 = 405, R_pinL01 = 8, X_pinL01 = 25,
+    P_pinL02 = 6, W_pinL02 = 480, R_pinL02 = 0, X_pinL02 = 30,
+    P_pinL03 = 7, W_pinL03 = 555, R_pinL03 = 8, X_pinL03 = 35,
+    P_pinL04 = 8, W_pinL04 = 630, R_pinL04 = 0, X_pinL04 = 40,
+    P_pinL05 = 9, W_pinL05 = 705, R_pinL05 = 8, X_pinL05 = 45,
+    P_pinL06 = 10, W_pinL06 = 780, R_pinL06 = 0, X_pinL06 = 50,
+    P_pinL07 = 11, W_pinL07 = 855, R_pinL07 = 8, X_pinL07 = 55,
+    P_pinL08 = 12, W_pinL08 = 930, R_pinL08 = 0, X_pinL08 = 60,
+    P_pinL09 = 13, W_pinL09 = 1005, R_pinL09 = 8, X_pinL09 = 65,
+    P_pinL10 = 14, W_pinL10 = 1080, R_pinL10 = 0, X_pinL10 = 70,
+    P_pinL11 = 15, W_pinL11 = 1155, R_pinL11 = 8, X_pinL11 = 75,
+    P_pinL12 = 16, W_pinL12 = 1230, R_pinL12 = 0, X_pinL12 = 80,
+    P_pinL13 = 17, W_pinL13 = 1305, R_pinL13 = 8, X_pinL13 = 85,
+    P_pinL14 = 18, W_pinL14 = 1380, R_pinL14 = 0, X_pinL14 = 90,
+    P_pinL15 = 19, W_pinL15 = 1455, R_pinL15 = 8, X_pinL15 = 95,
+    P_pinL16 = 20, W_pinL16 = 1530, R_pinL16 = 0, X_pinL16 = 100,
+    P_pinL17 = 21, W_pinL17 = 1605, R_pinL17 = 8, X_pinL17 = 105,
+    P_pinL18 = 22, W_pinL18 = 1680, R_pinL18 = 0, X_pinL18 = 110,
+    P_pinL19 = 23, W_pinL19 = 1755, R_pinL19 = 8, X_pinL19 = 115,
+    P_pinL20 = 24, W_pinL20 = 1830, R_pinL20 = 0, X_pinL20 = 120,
+    P_pinL21 = 25, W_pinL21 = 1905, R_pinL21 = 8, X_pinL21 = 125,
+    P_pinL22 = 26, W_pinL22 = 1980, R_pinL22 = 0, X_pinL22 = 130,
+    P_pinL23 = 27, W_pinL23 = 2055, R_pinL23 = 8, X_pinL23 = 135,
+    P_pinL24 = 28, W_pinL24 = 2130, R_pinL24 = 0, X_pinL24 = 140,
+    P_pinL25 = 29, W_pinL25 = 2205, R_pinL25 = 8, X_pinL25 = 145,
+    P_pinL26 = 30, W_pinL26 = 2280, R_pinL26 = 0, X_pinL26 = 150,
+    P_pinL27 = 31, W_pinL27 = 2355, R_pinL27 = 8, X_pinL27 = 155,
+    P_pinL28 = 32, W_pinL28 = 2430, R_pinL28 = 0, X_pinL28 = 160,
+    P_pinL29 = 33, W_pinL29 = 2505, R_pinL29 = 8, X_pinL29 = 165,
+    P_pinL30 = 34, W_pinL30 = 2580, R_pinL30 = 0, X_pinL30 = 170,
+    P_pinL31 = 35, W_pinL31 = 2655, R_pinL31 = 8, X_pinL31 = 175,
+    P_pinL32 = 36, W_pinL32 = 2730, R_pinL32 = 0, X_pinL32 = 180,
+    P_pinL33 = 37, W_pinL33 = 2805, R_pinL33 = 8, X_pinL33 = 185,
+    P_pinL34 = 38, W_pinL34 = 2880, R_pinL34 = 0, X_pinL34 = 190,
+    P_pinL35 = 39, W_pinL35 = 2955, R_pinL35 = 8, X_pinL35 = 195,
+    P_pinL36 = 40, W_pinL36 = 3030, R_pinL36 = 0, X_pinL36 = 200,
+    P_pinL37 = 41, W_pinL37 = 3105, R_pinL37 = 8, X_pinL37 = 205,
+    P_pinL38 = 42, W_pinL38 = 3180, R_pinL38 = 0, X_pinL38 = 210,
+    P_pinL39 = 43, W_pinL39 = 3230, R_pinL39 = 8, X_pinL39 = 215,
+    P_sprocket_axleR = 44, W_sprocket_axleR = 3255, R_sprocket_axleR = 0, X_sprocket_axleR = 220,
+    P_road1_axleR = 45, W_road1_axleR = 3365, R_road1_axleR = 8, X_road1_axleR = 225,
+    P_road2_axleR = 46, W_road2_axleR = 3450, R_road2_axleR = 0, X_road2_axleR = 230,
+    P_idler_axleR = 47, W_idler_axleR = 3530, R_idler_axleR = 8, X_idler_axleR = 235,
+    P_pinR00 = 48, W_pinR00 = 3585, R_pinR00 = 0, X_pinR00 = 240,
+    P_pinR01 = 49, W_pinR01 = 3660, R_pinR01 = 8, X_pinR01 = 245,
+    P_pinR02 = 50, W_pinR02 = 3735, R_pinR02 = 0, X_pinR02 = 250,
+    P_pinR03 = 51, W_pinR03 = 3810, R_pinR03 = 8, X_pinR03 = 255,
+    P_pinR04 = 52, W_pinR04 = 3885, R_pinR04 = 0, X_pinR04 = 260,
+    P_pinR05 = 53, W_pinR05 = 3960, R_pinR05 = 8, X_pinR05 = 265,
+    P_pinR06 = 54, W_pinR06 = 4035, R_pinR06 = 0, X_pinR06 = 270,
+    P_pinR07 = 55, W_pinR07 = 4110, R_pinR07 = 8, X_pinR07 = 275,
+    P_pinR08 = 56, W_pinR08 = 4185, R_pinR08 = 0, X_pinR08 = 280,
+    P_pinR09 = 57, W_pinR09 = 4260, R_pinR09 = 8, X_pinR09 = 285,
+    P_pinR10 = 58, W_pinR10 = 4335, R_pinR10 = 0, X_pinR10 = 290,
+    P_pinR11 = 59, W_pinR11 = 4410, R_pinR11 = 8, X_pinR11 = 295,
+    P_pinR12 = 60, W_pinR12 = 4485, R_pinR12 = 0, X_pinR12 = 300,
+    P_pinR13 = 61, W_pinR13 = 4560, R_pinR13 = 8, X_pinR13 = 305,
+    P_pinR14 = 62, W_pinR14 = 4635, R_pinR14 = 0, X_pinR14 = 310,
+    P_pinR15 = 63, W_pinR15 = 4710, R_pinR15 = 8, X_pinR15 = 315,
+    P_pinR16 = 64, W_pinR16 = 4785, R_pinR16 = 0, X_pinR16 = 320,
+    P_pinR17 = 65, W_pinR17 = 4860, R_pinR17 = 8, X_pinR17 = 325,
+    P_pinR18 = 66, W_pinR18 = 4935, R_pinR18 = 0, X_pinR18 = 330,
+    P_pinR19 = 67, W_pinR19 = 5010, R_pinR19 = 8, X_pinR19 = 335,
+    P_pinR20 = 68, W_pinR20 = 5085, R_pinR20 = 0, X_pinR20 = 340,
+    P_pinR21 = 69, W_pinR21 = 5160, R_pinR21 = 8, X_pinR21 = 345,
+    P_pinR22 = 70, W_pinR22 = 5235, R_pinR22 = 0, X_pinR22 = 350,
+    P_pinR23 = 71, W_pinR23 = 5310, R_pinR23 = 8, X_pinR23 = 355,
+    P_pinR24 = 72, W_pinR24 = 5385, R_pinR24 = 0, X_pinR24 = 360,
+    P_pinR25 = 73, W_pinR25 = 5460, R_pinR25 = 8, X_pinR25 = 365,
+    P_pinR26 = 74, W_pinR26 = 5535, R_pinR26 = 0, X_pinR26 = 370,
+    P_pinR27 = 75, W_pinR27 = 5610, R_pinR27 = 8, X_pinR27 = 375,
+    P_pinR28 = 76, W_pinR28 = 5685, R_pinR28 = 0, X_pinR28 = 380,
+    P_pinR29 = 77, W_pinR29 = 5760, R_pinR29 = 8, X_pinR29 = 385,
+    P_pinR30 = 78, W_pinR30 = 5835, R_pinR30 = 0, X_pinR30 = 390,
+    P_pinR31 = 79, W_pinR31 = 5910, R_pinR31 = 8, X_pinR31 = 395,
+    P_pinR32 = 80, W_pinR32 = 5985, R_pinR32 = 0, X_pinR32 = 400,
+    P_pinR33 = 81, W_pinR33 = 6060, R_pinR33 = 8, X_pinR33 = 405,
+    P_pinR34 = 82, W_pinR34 = 6135, R_pinR34 = 0, X_pinR34 = 410,
+    P_pinR35 = 83, W_pinR35 = 6210, R_pinR35 = 8, X_pinR35 = 415,
+    P_pinR36 = 84, W_pinR36 = 6285, R_pinR36 = 0, X_pinR36 = 420,
+    P_pinR37 = 85, W_pinR37 = 6360, R_pinR37 = 8, X_pinR37 = 425,
+    P_pinR38 = 86, W_pinR38 = 6435, R_pinR38 = 0, X_pinR38 = 430,
+    P_pinR39 = 87, W_pinR39 = 6485, R_pinR39 = 8, X_pinR39 = 435,
+    P_hull_weld1 = 88, W_hull_weld1 = 6510, R_hull_weld1 = 0, X_hull_weld1 = 440,
+    P_hull_weld2 = 89, W_hull_weld2 = 6582, R_hull_weld2 = 8, X_hull_weld2 = 446,
+    P_hull_weld3 = 90, W_hull_weld3 = 6654, R_hull_weld3 = 0, X_hull_weld3 = 452,
+};
+
 /*---- factor: one function per pivot ------------------------------------------*/
 
-/*---- pivot 0: sprocket_axleL (hinge, d = 5, h = 11)
+/*---- sprocket_axleL (hinge, d = 5, h = 11)
  * column: road1_axleL (d 5), hull#weld1 (d 6) */
-static int factor_p0(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 0, t + 0)) return 0; /* N[sprocket_axleL] = l D l^T */
-  panel_5x8(w + 0, t + 0, w + 25, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 80, w + 25, t + 16); /* N[road1_axleL] */
-  const int failed = factor_node_5(w + 80, t + 8); /* N[road1_axleL] = l D l^T, the next pivot's: final now */
-  panel_5x3_of_4(w + 0, t + 0, w + 65, t + 24); /* rows 8..10 */
-  reduce_6x5_d5(w + 105, w + 50, t + 16); /* E[hull#weld1, road1_axleL] */
-  reduce_tri_6_d5(w + 6510, w + 50, t + 21); /* N[hull#weld1] */
-  return failed ? 1 : -1;
+static int pivot_sprocket_axleL(scalar *restrict w, scalar *restrict t) {
+  if (factor_node_5(w + W_sprocket_axleL, t + R_sprocket_axleL)) return P_sprocket_axleL; /* N[sprocket_axleL] = l D l^T */
+  panel_5x8(w + W_sprocket_axleL, t + R_sprocket_axleL, w + W_sprocket_axleL + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_road1_axleL, w + W_sprocket_axleL + 25, t + 16); /* N[road1_axleL] */
+  const int failed = factor_node_5(w + W_road1_axleL, t + R_road1_axleL); /* N[road1_axleL] = l D l^T, the next pivot's: final now */
+  panel_5x3_of_4(w + W_sprocket_axleL, t + R_sprocket_axleL, w + W_sprocket_axleL + 65, t + 24); /* rows 8..10 */
+  reduce_6x5_d5(w + W_road1_axleL + 25, w + W_sprocket_axleL + 50, t + 16); /* E[hull#weld1, road1_axleL] */
+  reduce_tri_6_d5(w + W_hull_weld1, w + W_sprocket_axleL + 50, t + 21); /* N[hull#weld1] */
+  return failed ? P_road1_axleL : -1;
 }
 
-/*---- pivot 1: road1_axleL (hinge, d = 5, h = 6)
+/*---- road1_axleL (hinge, d = 5, h = 6)
  * column: hull#weld1 (d 6) */
-static int factor_p1(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + 135, t + 0); /* N[road2_axleL] = l D l^T, the next pivot's: final now */
-  panel_5x6_of_8(w + 80, t + 8, w + 105, t + 16); /* rows 0..5 */
-  reduce_tri_6_d5(w + 6510, w + 105, t + 16); /* N[hull#weld1] */
-  return failed ? 2 : -1;
+static int pivot_road1_axleL(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_road2_axleL, t + R_road2_axleL); /* N[road2_axleL] = l D l^T, the next pivot's: final now */
+  panel_5x6_of_8(w + W_road1_axleL, t + R_road1_axleL, w + W_road1_axleL + 25, t + 16); /* rows 0..5 */
+  reduce_tri_6_d5(w + W_hull_weld1, w + W_road1_axleL + 25, t + 16); /* N[hull#weld1] */
+  return failed ? P_road2_axleL : -1;
 }
 
-/*---- pivot 2: road2_axleL (hinge, d = 5, h = 17)
+/*---- road2_axleL (hinge, d = 5, h = 17)
  * column: idler_axleL (d 5), hull#weld1 (d 6), hull#weld2 (d 6) */
-static int factor_p2(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 135, t + 0, w + 160, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 245, w + 160, t + 16); /* N[idler_axleL] */
-  const int failed = factor_node_5(w + 245, t + 8); /* N[idler_axleL] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + 135, t + 0, w + 200, t + 24); /* rows 8..15 */
-  panel_5x1(w + 135, t + 0, w + 240, t + 32); /* row 16 */
-  reduce_6x5_d5(w + 270, w + 185, t + 16); /* E[hull#weld1, idler_axleL] */
-  reduce_tri_6_d5(w + 6510, w + 185, t + 21); /* N[hull#weld1] */
-  reduce_6x5_d5(w + 300, w + 215, t + 16); /* E[hull#weld2, idler_axleL] */
-  reduce_6x6_d5(w + 6546, w + 215, t + 21); /* E[hull#weld2, hull#weld1] */
-  reduce_tri_6_d5(w + 6582, w + 215, t + 27); /* N[hull#weld2] */
-  return failed ? 3 : -1;
+static int pivot_road2_axleL(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_road2_axleL, t + R_road2_axleL, w + W_road2_axleL + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_idler_axleL, w + W_road2_axleL + 25, t + 16); /* N[idler_axleL] */
+  const int failed = factor_node_5(w + W_idler_axleL, t + R_idler_axleL); /* N[idler_axleL] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_road2_axleL, t + R_road2_axleL, w + W_road2_axleL + 65, t + 24); /* rows 8..15 */
+  panel_5x1(w + W_road2_axleL, t + R_road2_axleL, w + W_road2_axleL + 105, t + 32); /* row 16 */
+  reduce_6x5_d5(w + W_idler_axleL + 25, w + W_road2_axleL + 50, t + 16); /* E[hull#weld1, idler_axleL] */
+  reduce_tri_6_d5(w + W_hull_weld1, w + W_road2_axleL + 50, t + 21); /* N[hull#weld1] */
+  reduce_6x5_d5(w + W_idler_axleL + 55, w + W_road2_axleL + 80, t + 16); /* E[hull#weld2, idler_axleL] */
+  reduce_6x6_d5(w + W_hull_weld1 + 36, w + W_road2_axleL + 80, t + 21); /* E[hull#weld2, hull#weld1] */
+  reduce_tri_6_d5(w + W_hull_weld2, w + W_road2_axleL + 80, t + 27); /* N[hull#weld2] */
+  return failed ? P_idler_axleL : -1;
 }
 
-/*---- pivot 3: idler_axleL (hinge, d = 5, h = 12)
+/*---- idler_axleL (hinge, d = 5, h = 12)
  * column: hull#weld1 (d 6), hull#weld2 (d 6) */
-static int factor_p3(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + 330, t + 0); /* N[pinL00] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + 245, t + 8, w + 270, t + 16); /* rows 0..7 */
-  panel_5x4(w + 245, t + 8, w + 310, t + 24); /* rows 8..11 */
-  reduce_tri_6_d5(w + 6510, w + 270, t + 16); /* N[hull#weld1] */
-  reduce_6x6_d5(w + 6546, w + 300, t + 16); /* E[hull#weld2, hull#weld1] */
-  reduce_tri_6_d5(w + 6582, w + 300, t + 22); /* N[hull#weld2] */
-  return failed ? 4 : -1;
+static int pivot_idler_axleL(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_pinL00, t + R_pinL00); /* N[pinL00] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_idler_axleL, t + R_idler_axleL, w + W_idler_axleL + 25, t + 16); /* rows 0..7 */
+  panel_5x4(w + W_idler_axleL, t + R_idler_axleL, w + W_idler_axleL + 65, t + 24); /* rows 8..11 */
+  reduce_tri_6_d5(w + W_hull_weld1, w + W_idler_axleL + 25, t + 16); /* N[hull#weld1] */
+  reduce_6x6_d5(w + W_hull_weld1 + 36, w + W_idler_axleL + 55, t + 16); /* E[hull#weld2, hull#weld1] */
+  reduce_tri_6_d5(w + W_hull_weld2, w + W_idler_axleL + 55, t + 22); /* N[hull#weld2] */
+  return failed ? P_pinL00 : -1;
 }
 
-/*---- pivot 4: pinL00 (hinge, d = 5, h = 10)
+/*---- pinL00 (hinge, d = 5, h = 10)
  * column: pinL01 (d 5), pinL39 (d 5) */
-static int factor_p4(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 330, t + 0, w + 355, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 405, w + 355, t + 16); /* N[pinL01] */
-  const int failed = factor_node_5(w + 405, t + 8); /* N[pinL01] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 330, t + 0, w + 395, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 455, w + 380, t + 16); /* E[pinL39, pinL01] fill */
-  reduce_tri_5_d5(w + 3230, w + 380, t + 21); /* N[pinL39] */
-  return failed ? 5 : -1;
+static int pivot_pinL00(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL00, t + R_pinL00, w + W_pinL00 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL01, w + W_pinL00 + 25, t + 16); /* N[pinL01] */
+  const int failed = factor_node_5(w + W_pinL01, t + R_pinL01); /* N[pinL01] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL00, t + R_pinL00, w + W_pinL00 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL01 + 50, w + W_pinL00 + 50, t + 16); /* E[pinL39, pinL01] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL00 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL01 : -1;
 }
 
-/*---- pivot 5: pinL01 (hinge, d = 5, h = 10)
+/*---- pinL01 (hinge, d = 5, h = 10)
  * column: pinL02 (d 5), pinL39 (d 5, fill) */
-static int factor_p5(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 405, t + 8, w + 430, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 480, w + 430, t + 16); /* N[pinL02] */
-  const int failed = factor_node_5(w + 480, t + 0); /* N[pinL02] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 405, t + 8, w + 470, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 530, w + 455, t + 16); /* E[pinL39, pinL02] fill */
-  reduce_tri_5_d5(w + 3230, w + 455, t + 21); /* N[pinL39] */
-  return failed ? 6 : -1;
+static int pivot_pinL01(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL01, t + R_pinL01, w + W_pinL01 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL02, w + W_pinL01 + 25, t + 16); /* N[pinL02] */
+  const int failed = factor_node_5(w + W_pinL02, t + R_pinL02); /* N[pinL02] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL01, t + R_pinL01, w + W_pinL01 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL02 + 50, w + W_pinL01 + 50, t + 16); /* E[pinL39, pinL02] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL01 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL02 : -1;
 }
 
-/*---- pivot 6: pinL02 (hinge, d = 5, h = 10)
+/*---- pinL02 (hinge, d = 5, h = 10)
  * column: pinL03 (d 5), pinL39 (d 5, fill) */
-static int factor_p6(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 480, t + 0, w + 505, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 555, w + 505, t + 16); /* N[pinL03] */
-  const int failed = factor_node_5(w + 555, t + 8); /* N[pinL03] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 480, t + 0, w + 545, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 605, w + 530, t + 16); /* E[pinL39, pinL03] fill */
-  reduce_tri_5_d5(w + 3230, w + 530, t + 21); /* N[pinL39] */
-  return failed ? 7 : -1;
+static int pivot_pinL02(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL02, t + R_pinL02, w + W_pinL02 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL03, w + W_pinL02 + 25, t + 16); /* N[pinL03] */
+  const int failed = factor_node_5(w + W_pinL03, t + R_pinL03); /* N[pinL03] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL02, t + R_pinL02, w + W_pinL02 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL03 + 50, w + W_pinL02 + 50, t + 16); /* E[pinL39, pinL03] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL02 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL03 : -1;
 }
 
-/*---- pivot 7: pinL03 (hinge, d = 5, h = 10)
+/*---- pinL03 (hinge, d = 5, h = 10)
  * column: pinL04 (d 5), pinL39 (d 5, fill) */
-static int factor_p7(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 555, t + 8, w + 580, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 630, w + 580, t + 16); /* N[pinL04] */
-  const int failed = factor_node_5(w + 630, t + 0); /* N[pinL04] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 555, t + 8, w + 620, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 680, w + 605, t + 16); /* E[pinL39, pinL04] fill */
-  reduce_tri_5_d5(w + 3230, w + 605, t + 21); /* N[pinL39] */
-  return failed ? 8 : -1;
+static int pivot_pinL03(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL03, t + R_pinL03, w + W_pinL03 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL04, w + W_pinL03 + 25, t + 16); /* N[pinL04] */
+  const int failed = factor_node_5(w + W_pinL04, t + R_pinL04); /* N[pinL04] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL03, t + R_pinL03, w + W_pinL03 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL04 + 50, w + W_pinL03 + 50, t + 16); /* E[pinL39, pinL04] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL03 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL04 : -1;
 }
 
-/*---- pivot 8: pinL04 (hinge, d = 5, h = 10)
+/*---- pinL04 (hinge, d = 5, h = 10)
  * column: pinL05 (d 5), pinL39 (d 5, fill) */
-static int factor_p8(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 630, t + 0, w + 655, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 705, w + 655, t + 16); /* N[pinL05] */
-  const int failed = factor_node_5(w + 705, t + 8); /* N[pinL05] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 630, t + 0, w + 695, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 755, w + 680, t + 16); /* E[pinL39, pinL05] fill */
-  reduce_tri_5_d5(w + 3230, w + 680, t + 21); /* N[pinL39] */
-  return failed ? 9 : -1;
+static int pivot_pinL04(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL04, t + R_pinL04, w + W_pinL04 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL05, w + W_pinL04 + 25, t + 16); /* N[pinL05] */
+  const int failed = factor_node_5(w + W_pinL05, t + R_pinL05); /* N[pinL05] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL04, t + R_pinL04, w + W_pinL04 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL05 + 50, w + W_pinL04 + 50, t + 16); /* E[pinL39, pinL05] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL04 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL05 : -1;
 }
 
-/*---- pivot 9: pinL05 (hinge, d = 5, h = 10)
+/*---- pinL05 (hinge, d = 5, h = 10)
  * column: pinL06 (d 5), pinL39 (d 5, fill) */
-static int factor_p9(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 705, t + 8, w + 730, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 780, w + 730, t + 16); /* N[pinL06] */
-  const int failed = factor_node_5(w + 780, t + 0); /* N[pinL06] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 705, t + 8, w + 770, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 830, w + 755, t + 16); /* E[pinL39, pinL06] fill */
-  reduce_tri_5_d5(w + 3230, w + 755, t + 21); /* N[pinL39] */
-  return failed ? 10 : -1;
+static int pivot_pinL05(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL05, t + R_pinL05, w + W_pinL05 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL06, w + W_pinL05 + 25, t + 16); /* N[pinL06] */
+  const int failed = factor_node_5(w + W_pinL06, t + R_pinL06); /* N[pinL06] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL05, t + R_pinL05, w + W_pinL05 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL06 + 50, w + W_pinL05 + 50, t + 16); /* E[pinL39, pinL06] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL05 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL06 : -1;
 }
 
-/*---- pivot 10: pinL06 (hinge, d = 5, h = 10)
+/*---- pinL06 (hinge, d = 5, h = 10)
  * column: pinL07 (d 5), pinL39 (d 5, fill) */
-static int factor_p10(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 780, t + 0, w + 805, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 855, w + 805, t + 16); /* N[pinL07] */
-  const int failed = factor_node_5(w + 855, t + 8); /* N[pinL07] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 780, t + 0, w + 845, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 905, w + 830, t + 16); /* E[pinL39, pinL07] fill */
-  reduce_tri_5_d5(w + 3230, w + 830, t + 21); /* N[pinL39] */
-  return failed ? 11 : -1;
+static int pivot_pinL06(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL06, t + R_pinL06, w + W_pinL06 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL07, w + W_pinL06 + 25, t + 16); /* N[pinL07] */
+  const int failed = factor_node_5(w + W_pinL07, t + R_pinL07); /* N[pinL07] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL06, t + R_pinL06, w + W_pinL06 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL07 + 50, w + W_pinL06 + 50, t + 16); /* E[pinL39, pinL07] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL06 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL07 : -1;
 }
 
-/*---- pivot 11: pinL07 (hinge, d = 5, h = 10)
+/*---- pinL07 (hinge, d = 5, h = 10)
  * column: pinL08 (d 5), pinL39 (d 5, fill) */
-static int factor_p11(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 855, t + 8, w + 880, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 930, w + 880, t + 16); /* N[pinL08] */
-  const int failed = factor_node_5(w + 930, t + 0); /* N[pinL08] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 855, t + 8, w + 920, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 980, w + 905, t + 16); /* E[pinL39, pinL08] fill */
-  reduce_tri_5_d5(w + 3230, w + 905, t + 21); /* N[pinL39] */
-  return failed ? 12 : -1;
+static int pivot_pinL07(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL07, t + R_pinL07, w + W_pinL07 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL08, w + W_pinL07 + 25, t + 16); /* N[pinL08] */
+  const int failed = factor_node_5(w + W_pinL08, t + R_pinL08); /* N[pinL08] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL07, t + R_pinL07, w + W_pinL07 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL08 + 50, w + W_pinL07 + 50, t + 16); /* E[pinL39, pinL08] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL07 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL08 : -1;
 }
 
-/*---- pivot 12: pinL08 (hinge, d = 5, h = 10)
+/*---- pinL08 (hinge, d = 5, h = 10)
  * column: pinL09 (d 5), pinL39 (d 5, fill) */
-static int factor_p12(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 930, t + 0, w + 955, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1005, w + 955, t + 16); /* N[pinL09] */
-  const int failed = factor_node_5(w + 1005, t + 8); /* N[pinL09] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 930, t + 0, w + 995, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 1055, w + 980, t + 16); /* E[pinL39, pinL09] fill */
-  reduce_tri_5_d5(w + 3230, w + 980, t + 21); /* N[pinL39] */
-  return failed ? 13 : -1;
+static int pivot_pinL08(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL08, t + R_pinL08, w + W_pinL08 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL09, w + W_pinL08 + 25, t + 16); /* N[pinL09] */
+  const int failed = factor_node_5(w + W_pinL09, t + R_pinL09); /* N[pinL09] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL08, t + R_pinL08, w + W_pinL08 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL09 + 50, w + W_pinL08 + 50, t + 16); /* E[pinL39, pinL09] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL08 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL09 : -1;
 }
 
-/*---- pivot 13: pinL09 (hinge, d = 5, h = 10)
+/*---- pinL09 (hinge, d = 5, h = 10)
  * column: pinL10 (d 5), pinL39 (d 5, fill) */
-static int factor_p13(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1005, t + 8, w + 1030, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1080, w + 1030, t + 16); /* N[pinL10] */
-  const int failed = factor_node_5(w + 1080, t + 0); /* N[pinL10] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1005, t + 8, w + 1070, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 1130, w + 1055, t + 16); /* E[pinL39, pinL10] fill */
-  reduce_tri_5_d5(w + 3230, w + 1055, t + 21); /* N[pinL39] */
-  return failed ? 14 : -1;
+static int pivot_pinL09(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL09, t + R_pinL09, w + W_pinL09 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL10, w + W_pinL09 + 25, t + 16); /* N[pinL10] */
+  const int failed = factor_node_5(w + W_pinL10, t + R_pinL10); /* N[pinL10] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL09, t + R_pinL09, w + W_pinL09 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL10 + 50, w + W_pinL09 + 50, t + 16); /* E[pinL39, pinL10] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL09 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL10 : -1;
 }
 
-/*---- pivot 14: pinL10 (hinge, d = 5, h = 10)
+/*---- pinL10 (hinge, d = 5, h = 10)
  * column: pinL11 (d 5), pinL39 (d 5, fill) */
-static int factor_p14(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1080, t + 0, w + 1105, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1155, w + 1105, t + 16); /* N[pinL11] */
-  const int failed = factor_node_5(w + 1155, t + 8); /* N[pinL11] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1080, t + 0, w + 1145, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 1205, w + 1130, t + 16); /* E[pinL39, pinL11] fill */
-  reduce_tri_5_d5(w + 3230, w + 1130, t + 21); /* N[pinL39] */
-  return failed ? 15 : -1;
+static int pivot_pinL10(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL10, t + R_pinL10, w + W_pinL10 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL11, w + W_pinL10 + 25, t + 16); /* N[pinL11] */
+  const int failed = factor_node_5(w + W_pinL11, t + R_pinL11); /* N[pinL11] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL10, t + R_pinL10, w + W_pinL10 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL11 + 50, w + W_pinL10 + 50, t + 16); /* E[pinL39, pinL11] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL10 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL11 : -1;
 }
 
-/*---- pivot 15: pinL11 (hinge, d = 5, h = 10)
+/*---- pinL11 (hinge, d = 5, h = 10)
  * column: pinL12 (d 5), pinL39 (d 5, fill) */
-static int factor_p15(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1155, t + 8, w + 1180, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1230, w + 1180, t + 16); /* N[pinL12] */
-  const int failed = factor_node_5(w + 1230, t + 0); /* N[pinL12] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1155, t + 8, w + 1220, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 1280, w + 1205, t + 16); /* E[pinL39, pinL12] fill */
-  reduce_tri_5_d5(w + 3230, w + 1205, t + 21); /* N[pinL39] */
-  return failed ? 16 : -1;
+static int pivot_pinL11(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL11, t + R_pinL11, w + W_pinL11 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL12, w + W_pinL11 + 25, t + 16); /* N[pinL12] */
+  const int failed = factor_node_5(w + W_pinL12, t + R_pinL12); /* N[pinL12] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL11, t + R_pinL11, w + W_pinL11 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL12 + 50, w + W_pinL11 + 50, t + 16); /* E[pinL39, pinL12] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL11 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL12 : -1;
 }
 
-/*---- pivot 16: pinL12 (hinge, d = 5, h = 10)
+/*---- pinL12 (hinge, d = 5, h = 10)
  * column: pinL13 (d 5), pinL39 (d 5, fill) */
-static int factor_p16(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1230, t + 0, w + 1255, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1305, w + 1255, t + 16); /* N[pinL13] */
-  const int failed = factor_node_5(w + 1305, t + 8); /* N[pinL13] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1230, t + 0, w + 1295, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 1355, w + 1280, t + 16); /* E[pinL39, pinL13] fill */
-  reduce_tri_5_d5(w + 3230, w + 1280, t + 21); /* N[pinL39] */
-  return failed ? 17 : -1;
+static int pivot_pinL12(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL12, t + R_pinL12, w + W_pinL12 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL13, w + W_pinL12 + 25, t + 16); /* N[pinL13] */
+  const int failed = factor_node_5(w + W_pinL13, t + R_pinL13); /* N[pinL13] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL12, t + R_pinL12, w + W_pinL12 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL13 + 50, w + W_pinL12 + 50, t + 16); /* E[pinL39, pinL13] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL12 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL13 : -1;
 }
 
-/*---- pivot 17: pinL13 (hinge, d = 5, h = 10)
+/*---- pinL13 (hinge, d = 5, h = 10)
  * column: pinL14 (d 5), pinL39 (d 5, fill) */
-static int factor_p17(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1305, t + 8, w + 1330, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1380, w + 1330, t + 16); /* N[pinL14] */
-  const int failed = factor_node_5(w + 1380, t + 0); /* N[pinL14] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1305, t + 8, w + 1370, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 1430, w + 1355, t + 16); /* E[pinL39, pinL14] fill */
-  reduce_tri_5_d5(w + 3230, w + 1355, t + 21); /* N[pinL39] */
-  return failed ? 18 : -1;
+static int pivot_pinL13(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL13, t + R_pinL13, w + W_pinL13 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL14, w + W_pinL13 + 25, t + 16); /* N[pinL14] */
+  const int failed = factor_node_5(w + W_pinL14, t + R_pinL14); /* N[pinL14] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL13, t + R_pinL13, w + W_pinL13 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL14 + 50, w + W_pinL13 + 50, t + 16); /* E[pinL39, pinL14] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL13 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL14 : -1;
 }
 
-/*---- pivot 18: pinL14 (hinge, d = 5, h = 10)
+/*---- pinL14 (hinge, d = 5, h = 10)
  * column: pinL15 (d 5), pinL39 (d 5, fill) */
-static int factor_p18(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1380, t + 0, w + 1405, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1455, w + 1405, t + 16); /* N[pinL15] */
-  const int failed = factor_node_5(w + 1455, t + 8); /* N[pinL15] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1380, t + 0, w + 1445, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 1505, w + 1430, t + 16); /* E[pinL39, pinL15] fill */
-  reduce_tri_5_d5(w + 3230, w + 1430, t + 21); /* N[pinL39] */
-  return failed ? 19 : -1;
+static int pivot_pinL14(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL14, t + R_pinL14, w + W_pinL14 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL15, w + W_pinL14 + 25, t + 16); /* N[pinL15] */
+  const int failed = factor_node_5(w + W_pinL15, t + R_pinL15); /* N[pinL15] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL14, t + R_pinL14, w + W_pinL14 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL15 + 50, w + W_pinL14 + 50, t + 16); /* E[pinL39, pinL15] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL14 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL15 : -1;
 }
 
-/*---- pivot 19: pinL15 (hinge, d = 5, h = 10)
+/*---- pinL15 (hinge, d = 5, h = 10)
  * column: pinL16 (d 5), pinL39 (d 5, fill) */
-static int factor_p19(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1455, t + 8, w + 1480, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1530, w + 1480, t + 16); /* N[pinL16] */
-  const int failed = factor_node_5(w + 1530, t + 0); /* N[pinL16] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1455, t + 8, w + 1520, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 1580, w + 1505, t + 16); /* E[pinL39, pinL16] fill */
-  reduce_tri_5_d5(w + 3230, w + 1505, t + 21); /* N[pinL39] */
-  return failed ? 20 : -1;
+static int pivot_pinL15(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL15, t + R_pinL15, w + W_pinL15 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL16, w + W_pinL15 + 25, t + 16); /* N[pinL16] */
+  const int failed = factor_node_5(w + W_pinL16, t + R_pinL16); /* N[pinL16] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL15, t + R_pinL15, w + W_pinL15 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL16 + 50, w + W_pinL15 + 50, t + 16); /* E[pinL39, pinL16] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL15 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL16 : -1;
 }
 
-/*---- pivot 20: pinL16 (hinge, d = 5, h = 10)
+/*---- pinL16 (hinge, d = 5, h = 10)
  * column: pinL17 (d 5), pinL39 (d 5, fill) */
-static int factor_p20(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1530, t + 0, w + 1555, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1605, w + 1555, t + 16); /* N[pinL17] */
-  const int failed = factor_node_5(w + 1605, t + 8); /* N[pinL17] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1530, t + 0, w + 1595, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 1655, w + 1580, t + 16); /* E[pinL39, pinL17] fill */
-  reduce_tri_5_d5(w + 3230, w + 1580, t + 21); /* N[pinL39] */
-  return failed ? 21 : -1;
+static int pivot_pinL16(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL16, t + R_pinL16, w + W_pinL16 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL17, w + W_pinL16 + 25, t + 16); /* N[pinL17] */
+  const int failed = factor_node_5(w + W_pinL17, t + R_pinL17); /* N[pinL17] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL16, t + R_pinL16, w + W_pinL16 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL17 + 50, w + W_pinL16 + 50, t + 16); /* E[pinL39, pinL17] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL16 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL17 : -1;
 }
 
-/*---- pivot 21: pinL17 (hinge, d = 5, h = 10)
+/*---- pinL17 (hinge, d = 5, h = 10)
  * column: pinL18 (d 5), pinL39 (d 5, fill) */
-static int factor_p21(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1605, t + 8, w + 1630, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1680, w + 1630, t + 16); /* N[pinL18] */
-  const int failed = factor_node_5(w + 1680, t + 0); /* N[pinL18] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1605, t + 8, w + 1670, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 1730, w + 1655, t + 16); /* E[pinL39, pinL18] fill */
-  reduce_tri_5_d5(w + 3230, w + 1655, t + 21); /* N[pinL39] */
-  return failed ? 22 : -1;
+static int pivot_pinL17(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL17, t + R_pinL17, w + W_pinL17 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL18, w + W_pinL17 + 25, t + 16); /* N[pinL18] */
+  const int failed = factor_node_5(w + W_pinL18, t + R_pinL18); /* N[pinL18] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL17, t + R_pinL17, w + W_pinL17 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL18 + 50, w + W_pinL17 + 50, t + 16); /* E[pinL39, pinL18] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL17 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL18 : -1;
 }
 
-/*---- pivot 22: pinL18 (hinge, d = 5, h = 10)
+/*---- pinL18 (hinge, d = 5, h = 10)
  * column: pinL19 (d 5), pinL39 (d 5, fill) */
-static int factor_p22(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1680, t + 0, w + 1705, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1755, w + 1705, t + 16); /* N[pinL19] */
-  const int failed = factor_node_5(w + 1755, t + 8); /* N[pinL19] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1680, t + 0, w + 1745, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 1805, w + 1730, t + 16); /* E[pinL39, pinL19] fill */
-  reduce_tri_5_d5(w + 3230, w + 1730, t + 21); /* N[pinL39] */
-  return failed ? 23 : -1;
+static int pivot_pinL18(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL18, t + R_pinL18, w + W_pinL18 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL19, w + W_pinL18 + 25, t + 16); /* N[pinL19] */
+  const int failed = factor_node_5(w + W_pinL19, t + R_pinL19); /* N[pinL19] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL18, t + R_pinL18, w + W_pinL18 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL19 + 50, w + W_pinL18 + 50, t + 16); /* E[pinL39, pinL19] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL18 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL19 : -1;
 }
 
-/*---- pivot 23: pinL19 (hinge, d = 5, h = 10)
+/*---- pinL19 (hinge, d = 5, h = 10)
  * column: pinL20 (d 5), pinL39 (d 5, fill) */
-static int factor_p23(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1755, t + 8, w + 1780, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1830, w + 1780, t + 16); /* N[pinL20] */
-  const int failed = factor_node_5(w + 1830, t + 0); /* N[pinL20] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1755, t + 8, w + 1820, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 1880, w + 1805, t + 16); /* E[pinL39, pinL20] fill */
-  reduce_tri_5_d5(w + 3230, w + 1805, t + 21); /* N[pinL39] */
-  return failed ? 24 : -1;
+static int pivot_pinL19(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL19, t + R_pinL19, w + W_pinL19 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL20, w + W_pinL19 + 25, t + 16); /* N[pinL20] */
+  const int failed = factor_node_5(w + W_pinL20, t + R_pinL20); /* N[pinL20] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL19, t + R_pinL19, w + W_pinL19 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL20 + 50, w + W_pinL19 + 50, t + 16); /* E[pinL39, pinL20] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL19 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL20 : -1;
 }
 
-/*---- pivot 24: pinL20 (hinge, d = 5, h = 10)
+/*---- pinL20 (hinge, d = 5, h = 10)
  * column: pinL21 (d 5), pinL39 (d 5, fill) */
-static int factor_p24(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1830, t + 0, w + 1855, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1905, w + 1855, t + 16); /* N[pinL21] */
-  const int failed = factor_node_5(w + 1905, t + 8); /* N[pinL21] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1830, t + 0, w + 1895, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 1955, w + 1880, t + 16); /* E[pinL39, pinL21] fill */
-  reduce_tri_5_d5(w + 3230, w + 1880, t + 21); /* N[pinL39] */
-  return failed ? 25 : -1;
+static int pivot_pinL20(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL20, t + R_pinL20, w + W_pinL20 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL21, w + W_pinL20 + 25, t + 16); /* N[pinL21] */
+  const int failed = factor_node_5(w + W_pinL21, t + R_pinL21); /* N[pinL21] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL20, t + R_pinL20, w + W_pinL20 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL21 + 50, w + W_pinL20 + 50, t + 16); /* E[pinL39, pinL21] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL20 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL21 : -1;
 }
 
-/*---- pivot 25: pinL21 (hinge, d = 5, h = 10)
+/*---- pinL21 (hinge, d = 5, h = 10)
  * column: pinL22 (d 5), pinL39 (d 5, fill) */
-static int factor_p25(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1905, t + 8, w + 1930, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1980, w + 1930, t + 16); /* N[pinL22] */
-  const int failed = factor_node_5(w + 1980, t + 0); /* N[pinL22] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1905, t + 8, w + 1970, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2030, w + 1955, t + 16); /* E[pinL39, pinL22] fill */
-  reduce_tri_5_d5(w + 3230, w + 1955, t + 21); /* N[pinL39] */
-  return failed ? 26 : -1;
+static int pivot_pinL21(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL21, t + R_pinL21, w + W_pinL21 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL22, w + W_pinL21 + 25, t + 16); /* N[pinL22] */
+  const int failed = factor_node_5(w + W_pinL22, t + R_pinL22); /* N[pinL22] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL21, t + R_pinL21, w + W_pinL21 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL22 + 50, w + W_pinL21 + 50, t + 16); /* E[pinL39, pinL22] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL21 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL22 : -1;
 }
 
-/*---- pivot 26: pinL22 (hinge, d = 5, h = 10)
+/*---- pinL22 (hinge, d = 5, h = 10)
  * column: pinL23 (d 5), pinL39 (d 5, fill) */
-static int factor_p26(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1980, t + 0, w + 2005, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2055, w + 2005, t + 16); /* N[pinL23] */
-  const int failed = factor_node_5(w + 2055, t + 8); /* N[pinL23] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1980, t + 0, w + 2045, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2105, w + 2030, t + 16); /* E[pinL39, pinL23] fill */
-  reduce_tri_5_d5(w + 3230, w + 2030, t + 21); /* N[pinL39] */
-  return failed ? 27 : -1;
+static int pivot_pinL22(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL22, t + R_pinL22, w + W_pinL22 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL23, w + W_pinL22 + 25, t + 16); /* N[pinL23] */
+  const int failed = factor_node_5(w + W_pinL23, t + R_pinL23); /* N[pinL23] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL22, t + R_pinL22, w + W_pinL22 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL23 + 50, w + W_pinL22 + 50, t + 16); /* E[pinL39, pinL23] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL22 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL23 : -1;
 }
 
-/*---- pivot 27: pinL23 (hinge, d = 5, h = 10)
+/*---- pinL23 (hinge, d = 5, h = 10)
  * column: pinL24 (d 5), pinL39 (d 5, fill) */
-static int factor_p27(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2055, t + 8, w + 2080, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2130, w + 2080, t + 16); /* N[pinL24] */
-  const int failed = factor_node_5(w + 2130, t + 0); /* N[pinL24] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2055, t + 8, w + 2120, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2180, w + 2105, t + 16); /* E[pinL39, pinL24] fill */
-  reduce_tri_5_d5(w + 3230, w + 2105, t + 21); /* N[pinL39] */
-  return failed ? 28 : -1;
+static int pivot_pinL23(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL23, t + R_pinL23, w + W_pinL23 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL24, w + W_pinL23 + 25, t + 16); /* N[pinL24] */
+  const int failed = factor_node_5(w + W_pinL24, t + R_pinL24); /* N[pinL24] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL23, t + R_pinL23, w + W_pinL23 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL24 + 50, w + W_pinL23 + 50, t + 16); /* E[pinL39, pinL24] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL23 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL24 : -1;
 }
 
-/*---- pivot 28: pinL24 (hinge, d = 5, h = 10)
+/*---- pinL24 (hinge, d = 5, h = 10)
  * column: pinL25 (d 5), pinL39 (d 5, fill) */
-static int factor_p28(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2130, t + 0, w + 2155, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2205, w + 2155, t + 16); /* N[pinL25] */
-  const int failed = factor_node_5(w + 2205, t + 8); /* N[pinL25] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2130, t + 0, w + 2195, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2255, w + 2180, t + 16); /* E[pinL39, pinL25] fill */
-  reduce_tri_5_d5(w + 3230, w + 2180, t + 21); /* N[pinL39] */
-  return failed ? 29 : -1;
+static int pivot_pinL24(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL24, t + R_pinL24, w + W_pinL24 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL25, w + W_pinL24 + 25, t + 16); /* N[pinL25] */
+  const int failed = factor_node_5(w + W_pinL25, t + R_pinL25); /* N[pinL25] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL24, t + R_pinL24, w + W_pinL24 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL25 + 50, w + W_pinL24 + 50, t + 16); /* E[pinL39, pinL25] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL24 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL25 : -1;
 }
 
-/*---- pivot 29: pinL25 (hinge, d = 5, h = 10)
+/*---- pinL25 (hinge, d = 5, h = 10)
  * column: pinL26 (d 5), pinL39 (d 5, fill) */
-static int factor_p29(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2205, t + 8, w + 2230, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2280, w + 2230, t + 16); /* N[pinL26] */
-  const int failed = factor_node_5(w + 2280, t + 0); /* N[pinL26] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2205, t + 8, w + 2270, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2330, w + 2255, t + 16); /* E[pinL39, pinL26] fill */
-  reduce_tri_5_d5(w + 3230, w + 2255, t + 21); /* N[pinL39] */
-  return failed ? 30 : -1;
+static int pivot_pinL25(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL25, t + R_pinL25, w + W_pinL25 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL26, w + W_pinL25 + 25, t + 16); /* N[pinL26] */
+  const int failed = factor_node_5(w + W_pinL26, t + R_pinL26); /* N[pinL26] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL25, t + R_pinL25, w + W_pinL25 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL26 + 50, w + W_pinL25 + 50, t + 16); /* E[pinL39, pinL26] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL25 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL26 : -1;
 }
 
-/*---- pivot 30: pinL26 (hinge, d = 5, h = 10)
+/*---- pinL26 (hinge, d = 5, h = 10)
  * column: pinL27 (d 5), pinL39 (d 5, fill) */
-static int factor_p30(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2280, t + 0, w + 2305, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2355, w + 2305, t + 16); /* N[pinL27] */
-  const int failed = factor_node_5(w + 2355, t + 8); /* N[pinL27] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2280, t + 0, w + 2345, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2405, w + 2330, t + 16); /* E[pinL39, pinL27] fill */
-  reduce_tri_5_d5(w + 3230, w + 2330, t + 21); /* N[pinL39] */
-  return failed ? 31 : -1;
+static int pivot_pinL26(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL26, t + R_pinL26, w + W_pinL26 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL27, w + W_pinL26 + 25, t + 16); /* N[pinL27] */
+  const int failed = factor_node_5(w + W_pinL27, t + R_pinL27); /* N[pinL27] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL26, t + R_pinL26, w + W_pinL26 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL27 + 50, w + W_pinL26 + 50, t + 16); /* E[pinL39, pinL27] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL26 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL27 : -1;
 }
 
-/*---- pivot 31: pinL27 (hinge, d = 5, h = 10)
+/*---- pinL27 (hinge, d = 5, h = 10)
  * column: pinL28 (d 5), pinL39 (d 5, fill) */
-static int factor_p31(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2355, t + 8, w + 2380, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2430, w + 2380, t + 16); /* N[pinL28] */
-  const int failed = factor_node_5(w + 2430, t + 0); /* N[pinL28] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2355, t + 8, w + 2420, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2480, w + 2405, t + 16); /* E[pinL39, pinL28] fill */
-  reduce_tri_5_d5(w + 3230, w + 2405, t + 21); /* N[pinL39] */
-  return failed ? 32 : -1;
+static int pivot_pinL27(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL27, t + R_pinL27, w + W_pinL27 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL28, w + W_pinL27 + 25, t + 16); /* N[pinL28] */
+  const int failed = factor_node_5(w + W_pinL28, t + R_pinL28); /* N[pinL28] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL27, t + R_pinL27, w + W_pinL27 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL28 + 50, w + W_pinL27 + 50, t + 16); /* E[pinL39, pinL28] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL27 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL28 : -1;
 }
 
-/*---- pivot 32: pinL28 (hinge, d = 5, h = 10)
+/*---- pinL28 (hinge, d = 5, h = 10)
  * column: pinL29 (d 5), pinL39 (d 5, fill) */
-static int factor_p32(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2430, t + 0, w + 2455, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2505, w + 2455, t + 16); /* N[pinL29] */
-  const int failed = factor_node_5(w + 2505, t + 8); /* N[pinL29] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2430, t + 0, w + 2495, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2555, w + 2480, t + 16); /* E[pinL39, pinL29] fill */
-  reduce_tri_5_d5(w + 3230, w + 2480, t + 21); /* N[pinL39] */
-  return failed ? 33 : -1;
+static int pivot_pinL28(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL28, t + R_pinL28, w + W_pinL28 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL29, w + W_pinL28 + 25, t + 16); /* N[pinL29] */
+  const int failed = factor_node_5(w + W_pinL29, t + R_pinL29); /* N[pinL29] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL28, t + R_pinL28, w + W_pinL28 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL29 + 50, w + W_pinL28 + 50, t + 16); /* E[pinL39, pinL29] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL28 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL29 : -1;
 }
 
-/*---- pivot 33: pinL29 (hinge, d = 5, h = 10)
+/*---- pinL29 (hinge, d = 5, h = 10)
  * column: pinL30 (d 5), pinL39 (d 5, fill) */
-static int factor_p33(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2505, t + 8, w + 2530, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2580, w + 2530, t + 16); /* N[pinL30] */
-  const int failed = factor_node_5(w + 2580, t + 0); /* N[pinL30] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2505, t + 8, w + 2570, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2630, w + 2555, t + 16); /* E[pinL39, pinL30] fill */
-  reduce_tri_5_d5(w + 3230, w + 2555, t + 21); /* N[pinL39] */
-  return failed ? 34 : -1;
+static int pivot_pinL29(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL29, t + R_pinL29, w + W_pinL29 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL30, w + W_pinL29 + 25, t + 16); /* N[pinL30] */
+  const int failed = factor_node_5(w + W_pinL30, t + R_pinL30); /* N[pinL30] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL29, t + R_pinL29, w + W_pinL29 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL30 + 50, w + W_pinL29 + 50, t + 16); /* E[pinL39, pinL30] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL29 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL30 : -1;
 }
 
-/*---- pivot 34: pinL30 (hinge, d = 5, h = 10)
+/*---- pinL30 (hinge, d = 5, h = 10)
  * column: pinL31 (d 5), pinL39 (d 5, fill) */
-static int factor_p34(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2580, t + 0, w + 2605, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2655, w + 2605, t + 16); /* N[pinL31] */
-  const int failed = factor_node_5(w + 2655, t + 8); /* N[pinL31] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2580, t + 0, w + 2645, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2705, w + 2630, t + 16); /* E[pinL39, pinL31] fill */
-  reduce_tri_5_d5(w + 3230, w + 2630, t + 21); /* N[pinL39] */
-  return failed ? 35 : -1;
+static int pivot_pinL30(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL30, t + R_pinL30, w + W_pinL30 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL31, w + W_pinL30 + 25, t + 16); /* N[pinL31] */
+  const int failed = factor_node_5(w + W_pinL31, t + R_pinL31); /* N[pinL31] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL30, t + R_pinL30, w + W_pinL30 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL31 + 50, w + W_pinL30 + 50, t + 16); /* E[pinL39, pinL31] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL30 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL31 : -1;
 }
 
-/*---- pivot 35: pinL31 (hinge, d = 5, h = 10)
+/*---- pinL31 (hinge, d = 5, h = 10)
  * column: pinL32 (d 5), pinL39 (d 5, fill) */
-static int factor_p35(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2655, t + 8, w + 2680, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2730, w + 2680, t + 16); /* N[pinL32] */
-  const int failed = factor_node_5(w + 2730, t + 0); /* N[pinL32] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2655, t + 8, w + 2720, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2780, w + 2705, t + 16); /* E[pinL39, pinL32] fill */
-  reduce_tri_5_d5(w + 3230, w + 2705, t + 21); /* N[pinL39] */
-  return failed ? 36 : -1;
+static int pivot_pinL31(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL31, t + R_pinL31, w + W_pinL31 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL32, w + W_pinL31 + 25, t + 16); /* N[pinL32] */
+  const int failed = factor_node_5(w + W_pinL32, t + R_pinL32); /* N[pinL32] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL31, t + R_pinL31, w + W_pinL31 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL32 + 50, w + W_pinL31 + 50, t + 16); /* E[pinL39, pinL32] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL31 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL32 : -1;
 }
 
-/*---- pivot 36: pinL32 (hinge, d = 5, h = 10)
+/*---- pinL32 (hinge, d = 5, h = 10)
  * column: pinL33 (d 5), pinL39 (d 5, fill) */
-static int factor_p36(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2730, t + 0, w + 2755, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2805, w + 2755, t + 16); /* N[pinL33] */
-  const int failed = factor_node_5(w + 2805, t + 8); /* N[pinL33] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2730, t + 0, w + 2795, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2855, w + 2780, t + 16); /* E[pinL39, pinL33] fill */
-  reduce_tri_5_d5(w + 3230, w + 2780, t + 21); /* N[pinL39] */
-  return failed ? 37 : -1;
+static int pivot_pinL32(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL32, t + R_pinL32, w + W_pinL32 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL33, w + W_pinL32 + 25, t + 16); /* N[pinL33] */
+  const int failed = factor_node_5(w + W_pinL33, t + R_pinL33); /* N[pinL33] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL32, t + R_pinL32, w + W_pinL32 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL33 + 50, w + W_pinL32 + 50, t + 16); /* E[pinL39, pinL33] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL32 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL33 : -1;
 }
 
-/*---- pivot 37: pinL33 (hinge, d = 5, h = 10)
+/*---- pinL33 (hinge, d = 5, h = 10)
  * column: pinL34 (d 5), pinL39 (d 5, fill) */
-static int factor_p37(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2805, t + 8, w + 2830, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2880, w + 2830, t + 16); /* N[pinL34] */
-  const int failed = factor_node_5(w + 2880, t + 0); /* N[pinL34] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2805, t + 8, w + 2870, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2930, w + 2855, t + 16); /* E[pinL39, pinL34] fill */
-  reduce_tri_5_d5(w + 3230, w + 2855, t + 21); /* N[pinL39] */
-  return failed ? 38 : -1;
+static int pivot_pinL33(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL33, t + R_pinL33, w + W_pinL33 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL34, w + W_pinL33 + 25, t + 16); /* N[pinL34] */
+  const int failed = factor_node_5(w + W_pinL34, t + R_pinL34); /* N[pinL34] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL33, t + R_pinL33, w + W_pinL33 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL34 + 50, w + W_pinL33 + 50, t + 16); /* E[pinL39, pinL34] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL33 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL34 : -1;
 }
 
-/*---- pivot 38: pinL34 (hinge, d = 5, h = 10)
+/*---- pinL34 (hinge, d = 5, h = 10)
  * column: pinL35 (d 5), pinL39 (d 5, fill) */
-static int factor_p38(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2880, t + 0, w + 2905, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2955, w + 2905, t + 16); /* N[pinL35] */
-  const int failed = factor_node_5(w + 2955, t + 8); /* N[pinL35] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2880, t + 0, w + 2945, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 3005, w + 2930, t + 16); /* E[pinL39, pinL35] fill */
-  reduce_tri_5_d5(w + 3230, w + 2930, t + 21); /* N[pinL39] */
-  return failed ? 39 : -1;
+static int pivot_pinL34(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL34, t + R_pinL34, w + W_pinL34 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL35, w + W_pinL34 + 25, t + 16); /* N[pinL35] */
+  const int failed = factor_node_5(w + W_pinL35, t + R_pinL35); /* N[pinL35] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL34, t + R_pinL34, w + W_pinL34 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL35 + 50, w + W_pinL34 + 50, t + 16); /* E[pinL39, pinL35] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL34 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL35 : -1;
 }
 
-/*---- pivot 39: pinL35 (hinge, d = 5, h = 10)
+/*---- pinL35 (hinge, d = 5, h = 10)
  * column: pinL36 (d 5), pinL39 (d 5, fill) */
-static int factor_p39(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2955, t + 8, w + 2980, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3030, w + 2980, t + 16); /* N[pinL36] */
-  const int failed = factor_node_5(w + 3030, t + 0); /* N[pinL36] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2955, t + 8, w + 3020, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 3080, w + 3005, t + 16); /* E[pinL39, pinL36] fill */
-  reduce_tri_5_d5(w + 3230, w + 3005, t + 21); /* N[pinL39] */
-  return failed ? 40 : -1;
+static int pivot_pinL35(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL35, t + R_pinL35, w + W_pinL35 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL36, w + W_pinL35 + 25, t + 16); /* N[pinL36] */
+  const int failed = factor_node_5(w + W_pinL36, t + R_pinL36); /* N[pinL36] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL35, t + R_pinL35, w + W_pinL35 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL36 + 50, w + W_pinL35 + 50, t + 16); /* E[pinL39, pinL36] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL35 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL36 : -1;
 }
 
-/*---- pivot 40: pinL36 (hinge, d = 5, h = 10)
+/*---- pinL36 (hinge, d = 5, h = 10)
  * column: pinL37 (d 5), pinL39 (d 5, fill) */
-static int factor_p40(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3030, t + 0, w + 3055, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3105, w + 3055, t + 16); /* N[pinL37] */
-  const int failed = factor_node_5(w + 3105, t + 8); /* N[pinL37] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 3030, t + 0, w + 3095, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 3155, w + 3080, t + 16); /* E[pinL39, pinL37] fill */
-  reduce_tri_5_d5(w + 3230, w + 3080, t + 21); /* N[pinL39] */
-  return failed ? 41 : -1;
+static int pivot_pinL36(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL36, t + R_pinL36, w + W_pinL36 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL37, w + W_pinL36 + 25, t + 16); /* N[pinL37] */
+  const int failed = factor_node_5(w + W_pinL37, t + R_pinL37); /* N[pinL37] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL36, t + R_pinL36, w + W_pinL36 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL37 + 50, w + W_pinL36 + 50, t + 16); /* E[pinL39, pinL37] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL36 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL37 : -1;
 }
 
-/*---- pivot 41: pinL37 (hinge, d = 5, h = 10)
+/*---- pinL37 (hinge, d = 5, h = 10)
  * column: pinL38 (d 5), pinL39 (d 5, fill) */
-static int factor_p41(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3105, t + 8, w + 3130, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3180, w + 3130, t + 16); /* N[pinL38] */
-  const int failed = factor_node_5(w + 3180, t + 0); /* N[pinL38] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 3105, t + 8, w + 3170, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 3205, w + 3155, t + 16); /* E[pinL39, pinL38] */
-  reduce_tri_5_d5(w + 3230, w + 3155, t + 21); /* N[pinL39] */
-  return failed ? 42 : -1;
+static int pivot_pinL37(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL37, t + R_pinL37, w + W_pinL37 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL38, w + W_pinL37 + 25, t + 16); /* N[pinL38] */
+  const int failed = factor_node_5(w + W_pinL38, t + R_pinL38); /* N[pinL38] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL37, t + R_pinL37, w + W_pinL37 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL38 + 25, w + W_pinL37 + 50, t + 16); /* E[pinL39, pinL38] */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL37 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL38 : -1;
 }
 
-/*---- pivot 42: pinL38 (hinge, d = 5, h = 5)
+/*---- pinL38 (hinge, d = 5, h = 5)
  * column: pinL39 (d 5) */
-static int factor_p42(scalar *restrict w, scalar *restrict t) {
-  panel_5x5_of_8(w + 3180, t + 0, w + 3205, t + 16); /* rows 0..4 */
-  reduce_tri_5_d5(w + 3230, w + 3205, t + 16); /* N[pinL39] */
-  const int failed = factor_node_5(w + 3230, t + 8); /* N[pinL39] = l D l^T, the next pivot's: final now */
-  return failed ? 43 : -1;
+static int pivot_pinL38(scalar *restrict w, scalar *restrict t) {
+  panel_5x5_of_8(w + W_pinL38, t + R_pinL38, w + W_pinL38 + 25, t + 16); /* rows 0..4 */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL38 + 25, t + 16); /* N[pinL39] */
+  const int failed = factor_node_5(w + W_pinL39, t + R_pinL39); /* N[pinL39] = l D l^T, the next pivot's: final now */
+  return failed ? P_pinL39 : -1;
 }
 
-/*---- pivot 43: pinL39 (hinge, d = 5, h = 0) */
-static int factor_p43(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + 3255, t + 0); /* N[sprocket_axleR] = l D l^T, the next pivot's: final now */
-  return failed ? 44 : -1;
+/*---- pinL39 (hinge, d = 5, h = 0) */
+static int pivot_pinL39(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_sprocket_axleR, t + R_sprocket_axleR); /* N[sprocket_axleR] = l D l^T, the next pivot's: final now */
+  return failed ? P_sprocket_axleR : -1;
 }
 
-/*---- pivot 44: sprocket_axleR (hinge, d = 5, h = 17)
+/*---- sprocket_axleR (hinge, d = 5, h = 17)
  * column: road1_axleR (d 5), hull#weld2 (d 6), hull#weld3 (d 6) */
-static int factor_p44(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3255, t + 0, w + 3280, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3365, w + 3280, t + 16); /* N[road1_axleR] */
-  const int failed = factor_node_5(w + 3365, t + 8); /* N[road1_axleR] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + 3255, t + 0, w + 3320, t + 24); /* rows 8..15 */
-  panel_5x1(w + 3255, t + 0, w + 3360, t + 32); /* row 16 */
-  reduce_6x5_d5(w + 3390, w + 3305, t + 16); /* E[hull#weld2, road1_axleR] */
-  reduce_tri_6_d5(w + 6582, w + 3305, t + 21); /* N[hull#weld2] */
-  reduce_6x5_d5(w + 3420, w + 3335, t + 16); /* E[hull#weld3, road1_axleR] */
-  reduce_6x6_d5(w + 6618, w + 3335, t + 21); /* E[hull#weld3, hull#weld2] */
-  reduce_tri_6_d5(w + 6654, w + 3335, t + 27); /* N[hull#weld3] */
-  return failed ? 45 : -1;
+static int pivot_sprocket_axleR(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_sprocket_axleR, t + R_sprocket_axleR, w + W_sprocket_axleR + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_road1_axleR, w + W_sprocket_axleR + 25, t + 16); /* N[road1_axleR] */
+  const int failed = factor_node_5(w + W_road1_axleR, t + R_road1_axleR); /* N[road1_axleR] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_sprocket_axleR, t + R_sprocket_axleR, w + W_sprocket_axleR + 65, t + 24); /* rows 8..15 */
+  panel_5x1(w + W_sprocket_axleR, t + R_sprocket_axleR, w + W_sprocket_axleR + 105, t + 32); /* row 16 */
+  reduce_6x5_d5(w + W_road1_axleR + 25, w + W_sprocket_axleR + 50, t + 16); /* E[hull#weld2, road1_axleR] */
+  reduce_tri_6_d5(w + W_hull_weld2, w + W_sprocket_axleR + 50, t + 21); /* N[hull#weld2] */
+  reduce_6x5_d5(w + W_road1_axleR + 55, w + W_sprocket_axleR + 80, t + 16); /* E[hull#weld3, road1_axleR] */
+  reduce_6x6_d5(w + W_hull_weld2 + 36, w + W_sprocket_axleR + 80, t + 21); /* E[hull#weld3, hull#weld2] */
+  reduce_tri_6_d5(w + W_hull_weld3, w + W_sprocket_axleR + 80, t + 27); /* N[hull#weld3] */
+  return failed ? P_road1_axleR : -1;
 }
 
-/*---- pivot 45: road1_axleR (hinge, d = 5, h = 12)
+/*---- road1_axleR (hinge, d = 5, h = 12)
  * column: hull#weld2 (d 6), hull#weld3 (d 6) */
-static int factor_p45(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + 3450, t + 0); /* N[road2_axleR] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + 3365, t + 8, w + 3390, t + 16); /* rows 0..7 */
-  panel_5x4(w + 3365, t + 8, w + 3430, t + 24); /* rows 8..11 */
-  reduce_tri_6_d5(w + 6582, w + 3390, t + 16); /* N[hull#weld2] */
-  reduce_6x6_d5(w + 6618, w + 3420, t + 16); /* E[hull#weld3, hull#weld2] */
-  reduce_tri_6_d5(w + 6654, w + 3420, t + 22); /* N[hull#weld3] */
-  return failed ? 46 : -1;
+static int pivot_road1_axleR(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_road2_axleR, t + R_road2_axleR); /* N[road2_axleR] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_road1_axleR, t + R_road1_axleR, w + W_road1_axleR + 25, t + 16); /* rows 0..7 */
+  panel_5x4(w + W_road1_axleR, t + R_road1_axleR, w + W_road1_axleR + 65, t + 24); /* rows 8..11 */
+  reduce_tri_6_d5(w + W_hull_weld2, w + W_road1_axleR + 25, t + 16); /* N[hull#weld2] */
+  reduce_6x6_d5(w + W_hull_weld2 + 36, w + W_road1_axleR + 55, t + 16); /* E[hull#weld3, hull#weld2] */
+  reduce_tri_6_d5(w + W_hull_weld3, w + W_road1_axleR + 55, t + 22); /* N[hull#weld3] */
+  return failed ? P_road2_axleR : -1;
 }
 
-/*---- pivot 46: road2_axleR (hinge, d = 5, h = 11)
+/*---- road2_axleR (hinge, d = 5, h = 11)
  * column: idler_axleR (d 5), hull#weld3 (d 6) */
-static int factor_p46(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3450, t + 0, w + 3475, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3530, w + 3475, t + 16); /* N[idler_axleR] */
-  const int failed = factor_node_5(w + 3530, t + 8); /* N[idler_axleR] = l D l^T, the next pivot's: final now */
-  panel_5x3_of_4(w + 3450, t + 0, w + 3515, t + 24); /* rows 8..10 */
-  reduce_6x5_d5(w + 3555, w + 3500, t + 16); /* E[hull#weld3, idler_axleR] */
-  reduce_tri_6_d5(w + 6654, w + 3500, t + 21); /* N[hull#weld3] */
-  return failed ? 47 : -1;
+static int pivot_road2_axleR(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_road2_axleR, t + R_road2_axleR, w + W_road2_axleR + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_idler_axleR, w + W_road2_axleR + 25, t + 16); /* N[idler_axleR] */
+  const int failed = factor_node_5(w + W_idler_axleR, t + R_idler_axleR); /* N[idler_axleR] = l D l^T, the next pivot's: final now */
+  panel_5x3_of_4(w + W_road2_axleR, t + R_road2_axleR, w + W_road2_axleR + 65, t + 24); /* rows 8..10 */
+  reduce_6x5_d5(w + W_idler_axleR + 25, w + W_road2_axleR + 50, t + 16); /* E[hull#weld3, idler_axleR] */
+  reduce_tri_6_d5(w + W_hull_weld3, w + W_road2_axleR + 50, t + 21); /* N[hull#weld3] */
+  return failed ? P_idler_axleR : -1;
 }
 
-/*---- pivot 47: idler_axleR (hinge, d = 5, h = 6)
+/*---- idler_axleR (hinge, d = 5, h = 6)
  * column: hull#weld3 (d 6) */
-static int factor_p47(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + 3585, t + 0); /* N[pinR00] = l D l^T, the next pivot's: final now */
-  panel_5x6_of_8(w + 3530, t + 8, w + 3555, t + 16); /* rows 0..5 */
-  reduce_tri_6_d5(w + 6654, w + 3555, t + 16); /* N[hull#weld3] */
-  return failed ? 48 : -1;
+static int pivot_idler_axleR(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_pinR00, t + R_pinR00); /* N[pinR00] = l D l^T, the next pivot's: final now */
+  panel_5x6_of_8(w + W_idler_axleR, t + R_idler_axleR, w + W_idler_axleR + 25, t + 16); /* rows 0..5 */
+  reduce_tri_6_d5(w + W_hull_weld3, w + W_idler_axleR + 25, t + 16); /* N[hull#weld3] */
+  return failed ? P_pinR00 : -1;
 }
 
-/*---- pivot 48: pinR00 (hinge, d = 5, h = 10)
+/*---- pinR00 (hinge, d = 5, h = 10)
  * column: pinR01 (d 5), pinR39 (d 5) */
-static int factor_p48(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3585, t + 0, w + 3610, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3660, w + 3610, t + 16); /* N[pinR01] */
-  const int failed = factor_node_5(w + 3660, t + 8); /* N[pinR01] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 3585, t + 0, w + 3650, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 3710, w + 3635, t + 16); /* E[pinR39, pinR01] fill */
-  reduce_tri_5_d5(w + 6485, w + 3635, t + 21); /* N[pinR39] */
-  return failed ? 49 : -1;
+static int pivot_pinR00(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR00, t + R_pinR00, w + W_pinR00 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR01, w + W_pinR00 + 25, t + 16); /* N[pinR01] */
+  const int failed = factor_node_5(w + W_pinR01, t + R_pinR01); /* N[pinR01] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR00, t + R_pinR00, w + W_pinR00 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR01 + 50, w + W_pinR00 + 50, t + 16); /* E[pinR39, pinR01] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR00 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR01 : -1;
 }
 
-/*---- pivot 49: pinR01 (hinge, d = 5, h = 10)
+/*---- pinR01 (hinge, d = 5, h = 10)
  * column: pinR02 (d 5), pinR39 (d 5, fill) */
-static int factor_p49(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3660, t + 8, w + 3685, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3735, w + 3685, t + 16); /* N[pinR02] */
-  const int failed = factor_node_5(w + 3735, t + 0); /* N[pinR02] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 3660, t + 8, w + 3725, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 3785, w + 3710, t + 16); /* E[pinR39, pinR02] fill */
-  reduce_tri_5_d5(w + 6485, w + 3710, t + 21); /* N[pinR39] */
-  return failed ? 50 : -1;
+static int pivot_pinR01(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR01, t + R_pinR01, w + W_pinR01 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR02, w + W_pinR01 + 25, t + 16); /* N[pinR02] */
+  const int failed = factor_node_5(w + W_pinR02, t + R_pinR02); /* N[pinR02] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR01, t + R_pinR01, w + W_pinR01 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR02 + 50, w + W_pinR01 + 50, t + 16); /* E[pinR39, pinR02] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR01 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR02 : -1;
 }
 
-/*---- pivot 50: pinR02 (hinge, d = 5, h = 10)
+/*---- pinR02 (hinge, d = 5, h = 10)
  * column: pinR03 (d 5), pinR39 (d 5, fill) */
-static int factor_p50(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3735, t + 0, w + 3760, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3810, w + 3760, t + 16); /* N[pinR03] */
-  const int failed = factor_node_5(w + 3810, t + 8); /* N[pinR03] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 3735, t + 0, w + 3800, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 3860, w + 3785, t + 16); /* E[pinR39, pinR03] fill */
-  reduce_tri_5_d5(w + 6485, w + 3785, t + 21); /* N[pinR39] */
-  return failed ? 51 : -1;
+static int pivot_pinR02(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR02, t + R_pinR02, w + W_pinR02 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR03, w + W_pinR02 + 25, t + 16); /* N[pinR03] */
+  const int failed = factor_node_5(w + W_pinR03, t + R_pinR03); /* N[pinR03] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR02, t + R_pinR02, w + W_pinR02 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR03 + 50, w + W_pinR02 + 50, t + 16); /* E[pinR39, pinR03] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR02 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR03 : -1;
 }
 
-/*---- pivot 51: pinR03 (hinge, d = 5, h = 10)
+/*---- pinR03 (hinge, d = 5, h = 10)
  * column: pinR04 (d 5), pinR39 (d 5, fill) */
-static int factor_p51(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3810, t + 8, w + 3835, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3885, w + 3835, t + 16); /* N[pinR04] */
-  const int failed = factor_node_5(w + 3885, t + 0); /* N[pinR04] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 3810, t + 8, w + 3875, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 3935, w + 3860, t + 16); /* E[pinR39, pinR04] fill */
-  reduce_tri_5_d5(w + 6485, w + 3860, t + 21); /* N[pinR39] */
-  return failed ? 52 : -1;
+static int pivot_pinR03(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR03, t + R_pinR03, w + W_pinR03 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR04, w + W_pinR03 + 25, t + 16); /* N[pinR04] */
+  const int failed = factor_node_5(w + W_pinR04, t + R_pinR04); /* N[pinR04] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR03, t + R_pinR03, w + W_pinR03 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR04 + 50, w + W_pinR03 + 50, t + 16); /* E[pinR39, pinR04] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR03 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR04 : -1;
 }
 
-/*---- pivot 52: pinR04 (hinge, d = 5, h = 10)
+/*---- pinR04 (hinge, d = 5, h = 10)
  * column: pinR05 (d 5), pinR39 (d 5, fill) */
-static int factor_p52(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3885, t + 0, w + 3910, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3960, w + 3910, t + 16); /* N[pinR05] */
-  const int failed = factor_node_5(w + 3960, t + 8); /* N[pinR05] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 3885, t + 0, w + 3950, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 4010, w + 3935, t + 16); /* E[pinR39, pinR05] fill */
-  reduce_tri_5_d5(w + 6485, w + 3935, t + 21); /* N[pinR39] */
-  return failed ? 53 : -1;
+static int pivot_pinR04(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR04, t + R_pinR04, w + W_pinR04 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR05, w + W_pinR04 + 25, t + 16); /* N[pinR05] */
+  const int failed = factor_node_5(w + W_pinR05, t + R_pinR05); /* N[pinR05] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR04, t + R_pinR04, w + W_pinR04 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR05 + 50, w + W_pinR04 + 50, t + 16); /* E[pinR39, pinR05] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR04 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR05 : -1;
 }
 
-/*---- pivot 53: pinR05 (hinge, d = 5, h = 10)
+/*---- pinR05 (hinge, d = 5, h = 10)
  * column: pinR06 (d 5), pinR39 (d 5, fill) */
-static int factor_p53(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3960, t + 8, w + 3985, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 4035, w + 3985, t + 16); /* N[pinR06] */
-  const int failed = factor_node_5(w + 4035, t + 0); /* N[pinR06] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 3960, t + 8, w + 4025, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 4085, w + 4010, t + 16); /* E[pinR39, pinR06] fill */
-  reduce_tri_5_d5(w + 6485, w + 4010, t + 21); /* N[pinR39] */
-  return failed ? 54 : -1;
+static int pivot_pinR05(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR05, t + R_pinR05, w + W_pinR05 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR06, w + W_pinR05 + 25, t + 16); /* N[pinR06] */
+  const int failed = factor_node_5(w + W_pinR06, t + R_pinR06); /* N[pinR06] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR05, t + R_pinR05, w + W_pinR05 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR06 + 50, w + W_pinR05 + 50, t + 16); /* E[pinR39, pinR06] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR05 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR06 : -1;
 }
 
-/*---- pivot 54: pinR06 (hinge, d = 5, h = 10)
+/*---- pinR06 (hinge, d = 5, h = 10)
  * column: pinR07 (d 5), pinR39 (d 5, fill) */
-static int factor_p54(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 4035, t + 0, w + 4060, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 4110, w + 4060, t + 16); /* N[pinR07] */
-  const int failed = factor_node_5(w + 4110, t + 8); /* N[pinR07] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 4035, t + 0, w + 4100, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 4160, w + 4085, t + 16); /* E[pinR39, pinR07] fill */
-  reduce_tri_5_d5(w + 6485, w + 4085, t + 21); /* N[pinR39] */
-  return failed ? 55 : -1;
+static int pivot_pinR06(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR06, t + R_pinR06, w + W_pinR06 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR07, w + W_pinR06 + 25, t + 16); /* N[pinR07] */
+  const int failed = factor_node_5(w + W_pinR07, t + R_pinR07); /* N[pinR07] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR06, t + R_pinR06, w + W_pinR06 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR07 + 50, w + W_pinR06 + 50, t + 16); /* E[pinR39, pinR07] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR06 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR07 : -1;
 }
 
-/*---- pivot 55: pinR07 (hinge, d = 5, h = 10)
+/*---- pinR07 (hinge, d = 5, h = 10)
  * column: pinR08 (d 5), pinR39 (d 5, fill) */
-static int factor_p55(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 4110, t + 8, w + 4135, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 4185, w + 4135, t + 16); /* N[pinR08] */
-  const int failed = factor_node_5(w + 4185, t + 0); /* N[pinR08] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 4110, t + 8, w + 4175, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 4235, w + 4160, t + 16); /* E[pinR39, pinR08] fill */
-  reduce_tri_5_d5(w + 6485, w + 4160, t + 21); /* N[pinR39] */
-  return failed ? 56 : -1;
+static int pivot_pinR07(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR07, t + R_pinR07, w + W_pinR07 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR08, w + W_pinR07 + 25, t + 16); /* N[pinR08] */
+  const int failed = factor_node_5(w + W_pinR08, t + R_pinR08); /* N[pinR08] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR07, t + R_pinR07, w + W_pinR07 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR08 + 50, w + W_pinR07 + 50, t + 16); /* E[pinR39, pinR08] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR07 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR08 : -1;
 }
 
-/*---- pivot 56: pinR08 (hinge, d = 5, h = 10)
+/*---- pinR08 (hinge, d = 5, h = 10)
  * column: pinR09 (d 5), pinR39 (d 5, fill) */
-static int factor_p56(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 4185, t + 0, w + 4210, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 4260, w + 4210, t + 16); /* N[pinR09] */
-  const int failed = factor_node_5(w + 4260, t + 8); /* N[pinR09] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 4185, t + 0, w + 4250, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 4310, w + 4235, t + 16); /* E[pinR39, pinR09] fill */
-  reduce_tri_5_d5(w + 6485, w + 4235, t + 21); /* N[pinR39] */
-  return failed ? 57 : -1;
+static int pivot_pinR08(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR08, t + R_pinR08, w + W_pinR08 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR09, w + W_pinR08 + 25, t + 16); /* N[pinR09] */
+  const int failed = factor_node_5(w + W_pinR09, t + R_pinR09); /* N[pinR09] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR08, t + R_pinR08, w + W_pinR08 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR09 + 50, w + W_pinR08 + 50, t + 16); /* E[pinR39, pinR09] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR08 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR09 : -1;
 }
 
-/*---- pivot 57: pinR09 (hinge, d = 5, h = 10)
+/*---- pinR09 (hinge, d = 5, h = 10)
  * column: pinR10 (d 5), pinR39 (d 5, fill) */
-static int factor_p57(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 4260, t + 8, w + 4285, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 4335, w + 4285, t + 16); /* N[pinR10] */
-  const int failed = factor_node_5(w + 4335, t + 0); /* N[pinR10] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 4260, t + 8, w + 4325, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 4385, w + 4310, t + 16); /* E[pinR39, pinR10] fill */
-  reduce_tri_5_d5(w + 6485, w + 4310, t + 21); /* N[pinR39] */
-  return failed ? 58 : -1;
+static int pivot_pinR09(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR09, t + R_pinR09, w + W_pinR09 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR10, w + W_pinR09 + 25, t + 16); /* N[pinR10] */
+  const int failed = factor_node_5(w + W_pinR10, t + R_pinR10); /* N[pinR10] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR09, t + R_pinR09, w + W_pinR09 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR10 + 50, w + W_pinR09 + 50, t + 16); /* E[pinR39, pinR10] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR09 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR10 : -1;
 }
 
-/*---- pivot 58: pinR10 (hinge, d = 5, h = 10)
+/*---- pinR10 (hinge, d = 5, h = 10)
  * column: pinR11 (d 5), pinR39 (d 5, fill) */
-static int factor_p58(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 4335, t + 0, w + 4360, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 4410, w + 4360, t + 16); /* N[pinR11] */
-  const int failed = factor_node_5(w + 4410, t + 8); /* N[pinR11] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 4335, t + 0, w + 4400, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 4460, w + 4385, t + 16); /* E[pinR39, pinR11] fill */
-  reduce_tri_5_d5(w + 6485, w + 4385, t + 21); /* N[pinR39] */
-  return failed ? 59 : -1;
+static int pivot_pinR10(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR10, t + R_pinR10, w + W_pinR10 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR11, w + W_pinR10 + 25, t + 16); /* N[pinR11] */
+  const int failed = factor_node_5(w + W_pinR11, t + R_pinR11); /* N[pinR11] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR10, t + R_pinR10, w + W_pinR10 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR11 + 50, w + W_pinR10 + 50, t + 16); /* E[pinR39, pinR11] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR10 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR11 : -1;
 }
 
-/*---- pivot 59: pinR11 (hinge, d = 5, h = 10)
+/*---- pinR11 (hinge, d = 5, h = 10)
  * column: pinR12 (d 5), pinR39 (d 5, fill) */
-static int factor_p59(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 4410, t + 8, w + 4435, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 4485, w + 4435, t + 16); /* N[pinR12] */
-  const int failed = factor_node_5(w + 4485, t + 0); /* N[pinR12] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 4410, t + 8, w + 4475, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 4535, w + 4460, t + 16); /* E[pinR39, pinR12] fill */
-  reduce_tri_5_d5(w + 6485, w + 4460, t + 21); /* N[pinR39] */
-  return failed ? 60 : -1;
+static int pivot_pinR11(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR11, t + R_pinR11, w + W_pinR11 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR12, w + W_pinR11 + 25, t + 16); /* N[pinR12] */
+  const int failed = factor_node_5(w + W_pinR12, t + R_pinR12); /* N[pinR12] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR11, t + R_pinR11, w + W_pinR11 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR12 + 50, w + W_pinR11 + 50, t + 16); /* E[pinR39, pinR12] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR11 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR12 : -1;
 }
 
-/*---- pivot 60: pinR12 (hinge, d = 5, h = 10)
+/*---- pinR12 (hinge, d = 5, h = 10)
  * column: pinR13 (d 5), pinR39 (d 5, fill) */
-static int factor_p60(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 4485, t + 0, w + 4510, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 4560, w + 4510, t + 16); /* N[pinR13] */
-  const int failed = factor_node_5(w + 4560, t + 8); /* N[pinR13] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 4485, t + 0, w + 4550, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 4610, w + 4535, t + 16); /* E[pinR39, pinR13] fill */
-  reduce_tri_5_d5(w + 6485, w + 4535, t + 21); /* N[pinR39] */
-  return failed ? 61 : -1;
+static int pivot_pinR12(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR12, t + R_pinR12, w + W_pinR12 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR13, w + W_pinR12 + 25, t + 16); /* N[pinR13] */
+  const int failed = factor_node_5(w + W_pinR13, t + R_pinR13); /* N[pinR13] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR12, t + R_pinR12, w + W_pinR12 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR13 + 50, w + W_pinR12 + 50, t + 16); /* E[pinR39, pinR13] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR12 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR13 : -1;
 }
 
-/*---- pivot 61: pinR13 (hinge, d = 5, h = 10)
+/*---- pinR13 (hinge, d = 5, h = 10)
  * column: pinR14 (d 5), pinR39 (d 5, fill) */
-static int factor_p61(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 4560, t + 8, w + 4585, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 4635, w + 4585, t + 16); /* N[pinR14] */
-  const int failed = factor_node_5(w + 4635, t + 0); /* N[pinR14] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 4560, t + 8, w + 4625, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 4685, w + 4610, t + 16); /* E[pinR39, pinR14] fill */
-  reduce_tri_5_d5(w + 6485, w + 4610, t + 21); /* N[pinR39] */
-  return failed ? 62 : -1;
+static int pivot_pinR13(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR13, t + R_pinR13, w + W_pinR13 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR14, w + W_pinR13 + 25, t + 16); /* N[pinR14] */
+  const int failed = factor_node_5(w + W_pinR14, t + R_pinR14); /* N[pinR14] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR13, t + R_pinR13, w + W_pinR13 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR14 + 50, w + W_pinR13 + 50, t + 16); /* E[pinR39, pinR14] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR13 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR14 : -1;
 }
 
-/*---- pivot 62: pinR14 (hinge, d = 5, h = 10)
+/*---- pinR14 (hinge, d = 5, h = 10)
  * column: pinR15 (d 5), pinR39 (d 5, fill) */
-static int factor_p62(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 4635, t + 0, w + 4660, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 4710, w + 4660, t + 16); /* N[pinR15] */
-  const int failed = factor_node_5(w + 4710, t + 8); /* N[pinR15] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 4635, t + 0, w + 4700, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 4760, w + 4685, t + 16); /* E[pinR39, pinR15] fill */
-  reduce_tri_5_d5(w + 6485, w + 4685, t + 21); /* N[pinR39] */
-  return failed ? 63 : -1;
+static int pivot_pinR14(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR14, t + R_pinR14, w + W_pinR14 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR15, w + W_pinR14 + 25, t + 16); /* N[pinR15] */
+  const int failed = factor_node_5(w + W_pinR15, t + R_pinR15); /* N[pinR15] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR14, t + R_pinR14, w + W_pinR14 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR15 + 50, w + W_pinR14 + 50, t + 16); /* E[pinR39, pinR15] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR14 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR15 : -1;
 }
 
-/*---- pivot 63: pinR15 (hinge, d = 5, h = 10)
+/*---- pinR15 (hinge, d = 5, h = 10)
  * column: pinR16 (d 5), pinR39 (d 5, fill) */
-static int factor_p63(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 4710, t + 8, w + 4735, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 4785, w + 4735, t + 16); /* N[pinR16] */
-  const int failed = factor_node_5(w + 4785, t + 0); /* N[pinR16] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 4710, t + 8, w + 4775, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 4835, w + 4760, t + 16); /* E[pinR39, pinR16] fill */
-  reduce_tri_5_d5(w + 6485, w + 4760, t + 21); /* N[pinR39] */
-  return failed ? 64 : -1;
+static int pivot_pinR15(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR15, t + R_pinR15, w + W_pinR15 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR16, w + W_pinR15 + 25, t + 16); /* N[pinR16] */
+  const int failed = factor_node_5(w + W_pinR16, t + R_pinR16); /* N[pinR16] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR15, t + R_pinR15, w + W_pinR15 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR16 + 50, w + W_pinR15 + 50, t + 16); /* E[pinR39, pinR16] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR15 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR16 : -1;
 }
 
-/*---- pivot 64: pinR16 (hinge, d = 5, h = 10)
+/*---- pinR16 (hinge, d = 5, h = 10)
  * column: pinR17 (d 5), pinR39 (d 5, fill) */
-static int factor_p64(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 4785, t + 0, w + 4810, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 4860, w + 4810, t + 16); /* N[pinR17] */
-  const int failed = factor_node_5(w + 4860, t + 8); /* N[pinR17] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 4785, t + 0, w + 4850, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 4910, w + 4835, t + 16); /* E[pinR39, pinR17] fill */
-  reduce_tri_5_d5(w + 6485, w + 4835, t + 21); /* N[pinR39] */
-  return failed ? 65 : -1;
+static int pivot_pinR16(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR16, t + R_pinR16, w + W_pinR16 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR17, w + W_pinR16 + 25, t + 16); /* N[pinR17] */
+  const int failed = factor_node_5(w + W_pinR17, t + R_pinR17); /* N[pinR17] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR16, t + R_pinR16, w + W_pinR16 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR17 + 50, w + W_pinR16 + 50, t + 16); /* E[pinR39, pinR17] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR16 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR17 : -1;
 }
 
-/*---- pivot 65: pinR17 (hinge, d = 5, h = 10)
+/*---- pinR17 (hinge, d = 5, h = 10)
  * column: pinR18 (d 5), pinR39 (d 5, fill) */
-static int factor_p65(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 4860, t + 8, w + 4885, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 4935, w + 4885, t + 16); /* N[pinR18] */
-  const int failed = factor_node_5(w + 4935, t + 0); /* N[pinR18] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 4860, t + 8, w + 4925, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 4985, w + 4910, t + 16); /* E[pinR39, pinR18] fill */
-  reduce_tri_5_d5(w + 6485, w + 4910, t + 21); /* N[pinR39] */
-  return failed ? 66 : -1;
+static int pivot_pinR17(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR17, t + R_pinR17, w + W_pinR17 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR18, w + W_pinR17 + 25, t + 16); /* N[pinR18] */
+  const int failed = factor_node_5(w + W_pinR18, t + R_pinR18); /* N[pinR18] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR17, t + R_pinR17, w + W_pinR17 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR18 + 50, w + W_pinR17 + 50, t + 16); /* E[pinR39, pinR18] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR17 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR18 : -1;
 }
 
-/*---- pivot 66: pinR18 (hinge, d = 5, h = 10)
+/*---- pinR18 (hinge, d = 5, h = 10)
  * column: pinR19 (d 5), pinR39 (d 5, fill) */
-static int factor_p66(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 4935, t + 0, w + 4960, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 5010, w + 4960, t + 16); /* N[pinR19] */
-  const int failed = factor_node_5(w + 5010, t + 8); /* N[pinR19] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 4935, t + 0, w + 5000, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 5060, w + 4985, t + 16); /* E[pinR39, pinR19] fill */
-  reduce_tri_5_d5(w + 6485, w + 4985, t + 21); /* N[pinR39] */
-  return failed ? 67 : -1;
+static int pivot_pinR18(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR18, t + R_pinR18, w + W_pinR18 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR19, w + W_pinR18 + 25, t + 16); /* N[pinR19] */
+  const int failed = factor_node_5(w + W_pinR19, t + R_pinR19); /* N[pinR19] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR18, t + R_pinR18, w + W_pinR18 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR19 + 50, w + W_pinR18 + 50, t + 16); /* E[pinR39, pinR19] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR18 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR19 : -1;
 }
 
-/*---- pivot 67: pinR19 (hinge, d = 5, h = 10)
+/*---- pinR19 (hinge, d = 5, h = 10)
  * column: pinR20 (d 5), pinR39 (d 5, fill) */
-static int factor_p67(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 5010, t + 8, w + 5035, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 5085, w + 5035, t + 16); /* N[pinR20] */
-  const int failed = factor_node_5(w + 5085, t + 0); /* N[pinR20] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 5010, t + 8, w + 5075, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 5135, w + 5060, t + 16); /* E[pinR39, pinR20] fill */
-  reduce_tri_5_d5(w + 6485, w + 5060, t + 21); /* N[pinR39] */
-  return failed ? 68 : -1;
+static int pivot_pinR19(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR19, t + R_pinR19, w + W_pinR19 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR20, w + W_pinR19 + 25, t + 16); /* N[pinR20] */
+  const int failed = factor_node_5(w + W_pinR20, t + R_pinR20); /* N[pinR20] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR19, t + R_pinR19, w + W_pinR19 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR20 + 50, w + W_pinR19 + 50, t + 16); /* E[pinR39, pinR20] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR19 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR20 : -1;
 }
 
-/*---- pivot 68: pinR20 (hinge, d = 5, h = 10)
+/*---- pinR20 (hinge, d = 5, h = 10)
  * column: pinR21 (d 5), pinR39 (d 5, fill) */
-static int factor_p68(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 5085, t + 0, w + 5110, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 5160, w + 5110, t + 16); /* N[pinR21] */
-  const int failed = factor_node_5(w + 5160, t + 8); /* N[pinR21] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 5085, t + 0, w + 5150, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 5210, w + 5135, t + 16); /* E[pinR39, pinR21] fill */
-  reduce_tri_5_d5(w + 6485, w + 5135, t + 21); /* N[pinR39] */
-  return failed ? 69 : -1;
+static int pivot_pinR20(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR20, t + R_pinR20, w + W_pinR20 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR21, w + W_pinR20 + 25, t + 16); /* N[pinR21] */
+  const int failed = factor_node_5(w + W_pinR21, t + R_pinR21); /* N[pinR21] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR20, t + R_pinR20, w + W_pinR20 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR21 + 50, w + W_pinR20 + 50, t + 16); /* E[pinR39, pinR21] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR20 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR21 : -1;
 }
 
-/*---- pivot 69: pinR21 (hinge, d = 5, h = 10)
+/*---- pinR21 (hinge, d = 5, h = 10)
  * column: pinR22 (d 5), pinR39 (d 5, fill) */
-static int factor_p69(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 5160, t + 8, w + 5185, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 5235, w + 5185, t + 16); /* N[pinR22] */
-  const int failed = factor_node_5(w + 5235, t + 0); /* N[pinR22] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 5160, t + 8, w + 5225, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 5285, w + 5210, t + 16); /* E[pinR39, pinR22] fill */
-  reduce_tri_5_d5(w + 6485, w + 5210, t + 21); /* N[pinR39] */
-  return failed ? 70 : -1;
+static int pivot_pinR21(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR21, t + R_pinR21, w + W_pinR21 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR22, w + W_pinR21 + 25, t + 16); /* N[pinR22] */
+  const int failed = factor_node_5(w + W_pinR22, t + R_pinR22); /* N[pinR22] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR21, t + R_pinR21, w + W_pinR21 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR22 + 50, w + W_pinR21 + 50, t + 16); /* E[pinR39, pinR22] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR21 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR22 : -1;
 }
 
-/*---- pivot 70: pinR22 (hinge, d = 5, h = 10)
+/*---- pinR22 (hinge, d = 5, h = 10)
  * column: pinR23 (d 5), pinR39 (d 5, fill) */
-static int factor_p70(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 5235, t + 0, w + 5260, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 5310, w + 5260, t + 16); /* N[pinR23] */
-  const int failed = factor_node_5(w + 5310, t + 8); /* N[pinR23] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 5235, t + 0, w + 5300, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 5360, w + 5285, t + 16); /* E[pinR39, pinR23] fill */
-  reduce_tri_5_d5(w + 6485, w + 5285, t + 21); /* N[pinR39] */
-  return failed ? 71 : -1;
+static int pivot_pinR22(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR22, t + R_pinR22, w + W_pinR22 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR23, w + W_pinR22 + 25, t + 16); /* N[pinR23] */
+  const int failed = factor_node_5(w + W_pinR23, t + R_pinR23); /* N[pinR23] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR22, t + R_pinR22, w + W_pinR22 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR23 + 50, w + W_pinR22 + 50, t + 16); /* E[pinR39, pinR23] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR22 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR23 : -1;
 }
 
-/*---- pivot 71: pinR23 (hinge, d = 5, h = 10)
+/*---- pinR23 (hinge, d = 5, h = 10)
  * column: pinR24 (d 5), pinR39 (d 5, fill) */
-static int factor_p71(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 5310, t + 8, w + 5335, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 5385, w + 5335, t + 16); /* N[pinR24] */
-  const int failed = factor_node_5(w + 5385, t + 0); /* N[pinR24] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 5310, t + 8, w + 5375, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 5435, w + 5360, t + 16); /* E[pinR39, pinR24] fill */
-  reduce_tri_5_d5(w + 6485, w + 5360, t + 21); /* N[pinR39] */
-  return failed ? 72 : -1;
+static int pivot_pinR23(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR23, t + R_pinR23, w + W_pinR23 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR24, w + W_pinR23 + 25, t + 16); /* N[pinR24] */
+  const int failed = factor_node_5(w + W_pinR24, t + R_pinR24); /* N[pinR24] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR23, t + R_pinR23, w + W_pinR23 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR24 + 50, w + W_pinR23 + 50, t + 16); /* E[pinR39, pinR24] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR23 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR24 : -1;
 }
 
-/*---- pivot 72: pinR24 (hinge, d = 5, h = 10)
+/*---- pinR24 (hinge, d = 5, h = 10)
  * column: pinR25 (d 5), pinR39 (d 5, fill) */
-static int factor_p72(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 5385, t + 0, w + 5410, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 5460, w + 5410, t + 16); /* N[pinR25] */
-  const int failed = factor_node_5(w + 5460, t + 8); /* N[pinR25] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 5385, t + 0, w + 5450, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 5510, w + 5435, t + 16); /* E[pinR39, pinR25] fill */
-  reduce_tri_5_d5(w + 6485, w + 5435, t + 21); /* N[pinR39] */
-  return failed ? 73 : -1;
+static int pivot_pinR24(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR24, t + R_pinR24, w + W_pinR24 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR25, w + W_pinR24 + 25, t + 16); /* N[pinR25] */
+  const int failed = factor_node_5(w + W_pinR25, t + R_pinR25); /* N[pinR25] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR24, t + R_pinR24, w + W_pinR24 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR25 + 50, w + W_pinR24 + 50, t + 16); /* E[pinR39, pinR25] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR24 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR25 : -1;
 }
 
-/*---- pivot 73: pinR25 (hinge, d = 5, h = 10)
+/*---- pinR25 (hinge, d = 5, h = 10)
  * column: pinR26 (d 5), pinR39 (d 5, fill) */
-static int factor_p73(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 5460, t + 8, w + 5485, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 5535, w + 5485, t + 16); /* N[pinR26] */
-  const int failed = factor_node_5(w + 5535, t + 0); /* N[pinR26] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 5460, t + 8, w + 5525, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 5585, w + 5510, t + 16); /* E[pinR39, pinR26] fill */
-  reduce_tri_5_d5(w + 6485, w + 5510, t + 21); /* N[pinR39] */
-  return failed ? 74 : -1;
+static int pivot_pinR25(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR25, t + R_pinR25, w + W_pinR25 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR26, w + W_pinR25 + 25, t + 16); /* N[pinR26] */
+  const int failed = factor_node_5(w + W_pinR26, t + R_pinR26); /* N[pinR26] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR25, t + R_pinR25, w + W_pinR25 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR26 + 50, w + W_pinR25 + 50, t + 16); /* E[pinR39, pinR26] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR25 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR26 : -1;
 }
 
-/*---- pivot 74: pinR26 (hinge, d = 5, h = 10)
+/*---- pinR26 (hinge, d = 5, h = 10)
  * column: pinR27 (d 5), pinR39 (d 5, fill) */
-static int factor_p74(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 5535, t + 0, w + 5560, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 5610, w + 5560, t + 16); /* N[pinR27] */
-  const int failed = factor_node_5(w + 5610, t + 8); /* N[pinR27] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 5535, t + 0, w + 5600, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 5660, w + 5585, t + 16); /* E[pinR39, pinR27] fill */
-  reduce_tri_5_d5(w + 6485, w + 5585, t + 21); /* N[pinR39] */
-  return failed ? 75 : -1;
+static int pivot_pinR26(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR26, t + R_pinR26, w + W_pinR26 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR27, w + W_pinR26 + 25, t + 16); /* N[pinR27] */
+  const int failed = factor_node_5(w + W_pinR27, t + R_pinR27); /* N[pinR27] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR26, t + R_pinR26, w + W_pinR26 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR27 + 50, w + W_pinR26 + 50, t + 16); /* E[pinR39, pinR27] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR26 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR27 : -1;
 }
 
-/*---- pivot 75: pinR27 (hinge, d = 5, h = 10)
+/*---- pinR27 (hinge, d = 5, h = 10)
  * column: pinR28 (d 5), pinR39 (d 5, fill) */
-static int factor_p75(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 5610, t + 8, w + 5635, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 5685, w + 5635, t + 16); /* N[pinR28] */
-  const int failed = factor_node_5(w + 5685, t + 0); /* N[pinR28] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 5610, t + 8, w + 5675, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 5735, w + 5660, t + 16); /* E[pinR39, pinR28] fill */
-  reduce_tri_5_d5(w + 6485, w + 5660, t + 21); /* N[pinR39] */
-  return failed ? 76 : -1;
+static int pivot_pinR27(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR27, t + R_pinR27, w + W_pinR27 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR28, w + W_pinR27 + 25, t + 16); /* N[pinR28] */
+  const int failed = factor_node_5(w + W_pinR28, t + R_pinR28); /* N[pinR28] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR27, t + R_pinR27, w + W_pinR27 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR28 + 50, w + W_pinR27 + 50, t + 16); /* E[pinR39, pinR28] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR27 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR28 : -1;
 }
 
-/*---- pivot 76: pinR28 (hinge, d = 5, h = 10)
+/*---- pinR28 (hinge, d = 5, h = 10)
  * column: pinR29 (d 5), pinR39 (d 5, fill) */
-static int factor_p76(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 5685, t + 0, w + 5710, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 5760, w + 5710, t + 16); /* N[pinR29] */
-  const int failed = factor_node_5(w + 5760, t + 8); /* N[pinR29] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 5685, t + 0, w + 5750, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 5810, w + 5735, t + 16); /* E[pinR39, pinR29] fill */
-  reduce_tri_5_d5(w + 6485, w + 5735, t + 21); /* N[pinR39] */
-  return failed ? 77 : -1;
+static int pivot_pinR28(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR28, t + R_pinR28, w + W_pinR28 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR29, w + W_pinR28 + 25, t + 16); /* N[pinR29] */
+  const int failed = factor_node_5(w + W_pinR29, t + R_pinR29); /* N[pinR29] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR28, t + R_pinR28, w + W_pinR28 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR29 + 50, w + W_pinR28 + 50, t + 16); /* E[pinR39, pinR29] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR28 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR29 : -1;
 }
 
-/*---- pivot 77: pinR29 (hinge, d = 5, h = 10)
+/*---- pinR29 (hinge, d = 5, h = 10)
  * column: pinR30 (d 5), pinR39 (d 5, fill) */
-static int factor_p77(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 5760, t + 8, w + 5785, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 5835, w + 5785, t + 16); /* N[pinR30] */
-  const int failed = factor_node_5(w + 5835, t + 0); /* N[pinR30] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 5760, t + 8, w + 5825, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 5885, w + 5810, t + 16); /* E[pinR39, pinR30] fill */
-  reduce_tri_5_d5(w + 6485, w + 5810, t + 21); /* N[pinR39] */
-  return failed ? 78 : -1;
+static int pivot_pinR29(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR29, t + R_pinR29, w + W_pinR29 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR30, w + W_pinR29 + 25, t + 16); /* N[pinR30] */
+  const int failed = factor_node_5(w + W_pinR30, t + R_pinR30); /* N[pinR30] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR29, t + R_pinR29, w + W_pinR29 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR30 + 50, w + W_pinR29 + 50, t + 16); /* E[pinR39, pinR30] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR29 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR30 : -1;
 }
 
-/*---- pivot 78: pinR30 (hinge, d = 5, h = 10)
+/*---- pinR30 (hinge, d = 5, h = 10)
  * column: pinR31 (d 5), pinR39 (d 5, fill) */
-static int factor_p78(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 5835, t + 0, w + 5860, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 5910, w + 5860, t + 16); /* N[pinR31] */
-  const int failed = factor_node_5(w + 5910, t + 8); /* N[pinR31] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 5835, t + 0, w + 5900, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 5960, w + 5885, t + 16); /* E[pinR39, pinR31] fill */
-  reduce_tri_5_d5(w + 6485, w + 5885, t + 21); /* N[pinR39] */
-  return failed ? 79 : -1;
+static int pivot_pinR30(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR30, t + R_pinR30, w + W_pinR30 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR31, w + W_pinR30 + 25, t + 16); /* N[pinR31] */
+  const int failed = factor_node_5(w + W_pinR31, t + R_pinR31); /* N[pinR31] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR30, t + R_pinR30, w + W_pinR30 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR31 + 50, w + W_pinR30 + 50, t + 16); /* E[pinR39, pinR31] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR30 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR31 : -1;
 }
 
-/*---- pivot 79: pinR31 (hinge, d = 5, h = 10)
+/*---- pinR31 (hinge, d = 5, h = 10)
  * column: pinR32 (d 5), pinR39 (d 5, fill) */
-static int factor_p79(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 5910, t + 8, w + 5935, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 5985, w + 5935, t + 16); /* N[pinR32] */
-  const int failed = factor_node_5(w + 5985, t + 0); /* N[pinR32] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 5910, t + 8, w + 5975, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 6035, w + 5960, t + 16); /* E[pinR39, pinR32] fill */
-  reduce_tri_5_d5(w + 6485, w + 5960, t + 21); /* N[pinR39] */
-  return failed ? 80 : -1;
+static int pivot_pinR31(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR31, t + R_pinR31, w + W_pinR31 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR32, w + W_pinR31 + 25, t + 16); /* N[pinR32] */
+  const int failed = factor_node_5(w + W_pinR32, t + R_pinR32); /* N[pinR32] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR31, t + R_pinR31, w + W_pinR31 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR32 + 50, w + W_pinR31 + 50, t + 16); /* E[pinR39, pinR32] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR31 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR32 : -1;
 }
 
-/*---- pivot 80: pinR32 (hinge, d = 5, h = 10)
+/*---- pinR32 (hinge, d = 5, h = 10)
  * column: pinR33 (d 5), pinR39 (d 5, fill) */
-static int factor_p80(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 5985, t + 0, w + 6010, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 6060, w + 6010, t + 16); /* N[pinR33] */
-  const int failed = factor_node_5(w + 6060, t + 8); /* N[pinR33] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 5985, t + 0, w + 6050, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 6110, w + 6035, t + 16); /* E[pinR39, pinR33] fill */
-  reduce_tri_5_d5(w + 6485, w + 6035, t + 21); /* N[pinR39] */
-  return failed ? 81 : -1;
+static int pivot_pinR32(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR32, t + R_pinR32, w + W_pinR32 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR33, w + W_pinR32 + 25, t + 16); /* N[pinR33] */
+  const int failed = factor_node_5(w + W_pinR33, t + R_pinR33); /* N[pinR33] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR32, t + R_pinR32, w + W_pinR32 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR33 + 50, w + W_pinR32 + 50, t + 16); /* E[pinR39, pinR33] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR32 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR33 : -1;
 }
 
-/*---- pivot 81: pinR33 (hinge, d = 5, h = 10)
+/*---- pinR33 (hinge, d = 5, h = 10)
  * column: pinR34 (d 5), pinR39 (d 5, fill) */
-static int factor_p81(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 6060, t + 8, w + 6085, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 6135, w + 6085, t + 16); /* N[pinR34] */
-  const int failed = factor_node_5(w + 6135, t + 0); /* N[pinR34] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 6060, t + 8, w + 6125, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 6185, w + 6110, t + 16); /* E[pinR39, pinR34] fill */
-  reduce_tri_5_d5(w + 6485, w + 6110, t + 21); /* N[pinR39] */
-  return failed ? 82 : -1;
+static int pivot_pinR33(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR33, t + R_pinR33, w + W_pinR33 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR34, w + W_pinR33 + 25, t + 16); /* N[pinR34] */
+  const int failed = factor_node_5(w + W_pinR34, t + R_pinR34); /* N[pinR34] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR33, t + R_pinR33, w + W_pinR33 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR34 + 50, w + W_pinR33 + 50, t + 16); /* E[pinR39, pinR34] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR33 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR34 : -1;
 }
 
-/*---- pivot 82: pinR34 (hinge, d = 5, h = 10)
+/*---- pinR34 (hinge, d = 5, h = 10)
  * column: pinR35 (d 5), pinR39 (d 5, fill) */
-static int factor_p82(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 6135, t + 0, w + 6160, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 6210, w + 6160, t + 16); /* N[pinR35] */
-  const int failed = factor_node_5(w + 6210, t + 8); /* N[pinR35] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 6135, t + 0, w + 6200, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 6260, w + 6185, t + 16); /* E[pinR39, pinR35] fill */
-  reduce_tri_5_d5(w + 6485, w + 6185, t + 21); /* N[pinR39] */
-  return failed ? 83 : -1;
+static int pivot_pinR34(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR34, t + R_pinR34, w + W_pinR34 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR35, w + W_pinR34 + 25, t + 16); /* N[pinR35] */
+  const int failed = factor_node_5(w + W_pinR35, t + R_pinR35); /* N[pinR35] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR34, t + R_pinR34, w + W_pinR34 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR35 + 50, w + W_pinR34 + 50, t + 16); /* E[pinR39, pinR35] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR34 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR35 : -1;
 }
 
-/*---- pivot 83: pinR35 (hinge, d = 5, h = 10)
+/*---- pinR35 (hinge, d = 5, h = 10)
  * column: pinR36 (d 5), pinR39 (d 5, fill) */
-static int factor_p83(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 6210, t + 8, w + 6235, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 6285, w + 6235, t + 16); /* N[pinR36] */
-  const int failed = factor_node_5(w + 6285, t + 0); /* N[pinR36] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 6210, t + 8, w + 6275, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 6335, w + 6260, t + 16); /* E[pinR39, pinR36] fill */
-  reduce_tri_5_d5(w + 6485, w + 6260, t + 21); /* N[pinR39] */
-  return failed ? 84 : -1;
+static int pivot_pinR35(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR35, t + R_pinR35, w + W_pinR35 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR36, w + W_pinR35 + 25, t + 16); /* N[pinR36] */
+  const int failed = factor_node_5(w + W_pinR36, t + R_pinR36); /* N[pinR36] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR35, t + R_pinR35, w + W_pinR35 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR36 + 50, w + W_pinR35 + 50, t + 16); /* E[pinR39, pinR36] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR35 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR36 : -1;
 }
 
-/*---- pivot 84: pinR36 (hinge, d = 5, h = 10)
+/*---- pinR36 (hinge, d = 5, h = 10)
  * column: pinR37 (d 5), pinR39 (d 5, fill) */
-static int factor_p84(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 6285, t + 0, w + 6310, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 6360, w + 6310, t + 16); /* N[pinR37] */
-  const int failed = factor_node_5(w + 6360, t + 8); /* N[pinR37] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 6285, t + 0, w + 6350, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 6410, w + 6335, t + 16); /* E[pinR39, pinR37] fill */
-  reduce_tri_5_d5(w + 6485, w + 6335, t + 21); /* N[pinR39] */
-  return failed ? 85 : -1;
+static int pivot_pinR36(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR36, t + R_pinR36, w + W_pinR36 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR37, w + W_pinR36 + 25, t + 16); /* N[pinR37] */
+  const int failed = factor_node_5(w + W_pinR37, t + R_pinR37); /* N[pinR37] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR36, t + R_pinR36, w + W_pinR36 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR37 + 50, w + W_pinR36 + 50, t + 16); /* E[pinR39, pinR37] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR36 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR37 : -1;
 }
 
-/*---- pivot 85: pinR37 (hinge, d = 5, h = 10)
+/*---- pinR37 (hinge, d = 5, h = 10)
  * column: pinR38 (d 5), pinR39 (d 5, fill) */
-static int factor_p85(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 6360, t + 8, w + 6385, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 6435, w + 6385, t + 16); /* N[pinR38] */
-  const int failed = factor_node_5(w + 6435, t + 0); /* N[pinR38] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 6360, t + 8, w + 6425, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 6460, w + 6410, t + 16); /* E[pinR39, pinR38] */
-  reduce_tri_5_d5(w + 6485, w + 6410, t + 21); /* N[pinR39] */
-  return failed ? 86 : -1;
+static int pivot_pinR37(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR37, t + R_pinR37, w + W_pinR37 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR38, w + W_pinR37 + 25, t + 16); /* N[pinR38] */
+  const int failed = factor_node_5(w + W_pinR38, t + R_pinR38); /* N[pinR38] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR37, t + R_pinR37, w + W_pinR37 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR38 + 25, w + W_pinR37 + 50, t + 16); /* E[pinR39, pinR38] */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR37 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR38 : -1;
 }
 
-/*---- pivot 86: pinR38 (hinge, d = 5, h = 5)
+/*---- pinR38 (hinge, d = 5, h = 5)
  * column: pinR39 (d 5) */
-static int factor_p86(scalar *restrict w, scalar *restrict t) {
-  panel_5x5_of_8(w + 6435, t + 0, w + 6460, t + 16); /* rows 0..4 */
-  reduce_tri_5_d5(w + 6485, w + 6460, t + 16); /* N[pinR39] */
-  const int failed = factor_node_5(w + 6485, t + 8); /* N[pinR39] = l D l^T, the next pivot's: final now */
-  return failed ? 87 : -1;
+static int pivot_pinR38(scalar *restrict w, scalar *restrict t) {
+  panel_5x5_of_8(w + W_pinR38, t + R_pinR38, w + W_pinR38 + 25, t + 16); /* rows 0..4 */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR38 + 25, t + 16); /* N[pinR39] */
+  const int failed = factor_node_5(w + W_pinR39, t + R_pinR39); /* N[pinR39] = l D l^T, the next pivot's: final now */
+  return failed ? P_pinR39 : -1;
 }
 
-/*---- pivot 87: pinR39 (hinge, d = 5, h = 0) */
-static int factor_p87(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_6(w + 6510, t + 0); /* N[hull#weld1] = l D l^T, the next pivot's: final now */
-  return failed ? 88 : -1;
+/*---- pinR39 (hinge, d = 5, h = 0) */
+static int pivot_pinR39(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_6(w + W_hull_weld1, t + R_hull_weld1); /* N[hull#weld1] = l D l^T, the next pivot's: final now */
+  return failed ? P_hull_weld1 : -1;
 }
 
-/*---- pivot 88: hull#weld1 (shard weld, d = 6, h = 6)
+/*---- hull#weld1 (shard weld, d = 6, h = 6)
  * column: hull#weld2 (d 6) */
-static int factor_p88(scalar *restrict w, scalar *restrict t) {
-  panel_6x6_of_8(w + 6510, t + 0, w + 6546, t + 16); /* rows 0..5 */
-  reduce_tri_6_d6(w + 6582, w + 6546, t + 16); /* N[hull#weld2] */
-  const int failed = factor_node_6(w + 6582, t + 8); /* N[hull#weld2] = l D l^T, the next pivot's: final now */
-  return failed ? 89 : -1;
+static int pivot_hull_weld1(scalar *restrict w, scalar *restrict t) {
+  panel_6x6_of_8(w + W_hull_weld1, t + R_hull_weld1, w + W_hull_weld1 + 36, t + 16); /* rows 0..5 */
+  reduce_tri_6_d6(w + W_hull_weld2, w + W_hull_weld1 + 36, t + 16); /* N[hull#weld2] */
+  const int failed = factor_node_6(w + W_hull_weld2, t + R_hull_weld2); /* N[hull#weld2] = l D l^T, the next pivot's: final now */
+  return failed ? P_hull_weld2 : -1;
 }
 
-/*---- pivot 89: hull#weld2 (shard weld, d = 6, h = 6)
+/*---- hull#weld2 (shard weld, d = 6, h = 6)
  * column: hull#weld3 (d 6) */
-static int factor_p89(scalar *restrict w, scalar *restrict t) {
-  panel_6x6_of_8(w + 6582, t + 8, w + 6618, t + 16); /* rows 0..5 */
-  reduce_tri_6_d6(w + 6654, w + 6618, t + 16); /* N[hull#weld3] */
-  const int failed = factor_node_6(w + 6654, t + 0); /* N[hull#weld3] = l D l^T, the next pivot's: final now */
-  return failed ? 90 : -1;
+static int pivot_hull_weld2(scalar *restrict w, scalar *restrict t) {
+  panel_6x6_of_8(w + W_hull_weld2, t + R_hull_weld2, w + W_hull_weld2 + 36, t + 16); /* rows 0..5 */
+  reduce_tri_6_d6(w + W_hull_weld3, w + W_hull_weld2 + 36, t + 16); /* N[hull#weld3] */
+  const int failed = factor_node_6(w + W_hull_weld3, t + R_hull_weld3); /* N[hull#weld3] = l D l^T, the next pivot's: final now */
+  return failed ? P_hull_weld3 : -1;
 }
 
 /*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
 static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
-  /* pivot 0: sprocket_axleL (hinge, d = 5, h = 11) */
-  node_forward_5(w + 0, x + 0); /* x[sprocket_axleL] */
-  forward_5x5(w + 25, x + 0, x + 5); /* x[road1_axleL] */
-  forward_6x5(w + 50, x + 0, x + 440); /* x[hull#weld1] */
-  node_diag_5(w + 0, x + 0); /* x[sprocket_axleL] */
-  /* pivot 1: road1_axleL (hinge, d = 5, h = 6) */
-  node_forward_5(w + 80, x + 5); /* x[road1_axleL] */
-  forward_6x5(w + 105, x + 5, x + 440); /* x[hull#weld1] */
-  node_diag_5(w + 80, x + 5); /* x[road1_axleL] */
-  /* pivot 2: road2_axleL (hinge, d = 5, h = 17) */
-  node_forward_5(w + 135, x + 10); /* x[road2_axleL] */
-  forward_5x5(w + 160, x + 10, x + 15); /* x[idler_axleL] */
-  forward_6x5(w + 185, x + 10, x + 440); /* x[hull#weld1] */
-  forward_6x5(w + 215, x + 10, x + 446); /* x[hull#weld2] */
-  node_diag_5(w + 135, x + 10); /* x[road2_axleL] */
-  /* pivot 3: idler_axleL (hinge, d = 5, h = 12) */
-  node_forward_5(w + 245, x + 15); /* x[idler_axleL] */
-  forward_6x5(w + 270, x + 15, x + 440); /* x[hull#weld1] */
-  forward_6x5(w + 300, x + 15, x + 446); /* x[hull#weld2] */
-  node_diag_5(w + 245, x + 15); /* x[idler_axleL] */
-  /* pivot 4: pinL00 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 330, x + 20); /* x[pinL00] */
-  forward_5x5(w + 355, x + 20, x + 25); /* x[pinL01] */
-  forward_5x5(w + 380, x + 20, x + 215); /* x[pinL39] */
-  node_diag_5(w + 330, x + 20); /* x[pinL00] */
-  /* pivot 5: pinL01 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 405, x + 25); /* x[pinL01] */
-  forward_5x5(w + 430, x + 25, x + 30); /* x[pinL02] */
-  forward_5x5(w + 455, x + 25, x + 215); /* x[pinL39] */
-  node_diag_5(w + 405, x + 25); /* x[pinL01] */
-  /* pivot 6: pinL02 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 480, x + 30); /* x[pinL02] */
-  forward_5x5(w + 505, x + 30, x + 35); /* x[pinL03] */
-  forward_5x5(w + 530, x + 30, x + 215); /* x[pinL39] */
-  node_diag_5(w + 480, x + 30); /* x[pinL02] */
-  /* pivot 7: pinL03 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 555, x + 35); /* x[pinL03] */
-  forward_5x5(w + 580, x + 35, x + 40); /* x[pinL04] */
-  forward_5x5(w + 605, x + 35, x + 215); /* x[pinL39] */
-  node_diag_5(w + 555, x + 35); /* x[pinL03] */
-  /* pivot 8: pinL04 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 630, x + 40); /* x[pinL04] */
-  forward_5x5(w + 655, x + 40, x + 45); /* x[pinL05] */
-  forward_5x5(w + 680, x + 40, x + 215); /* x[pinL39] */
-  node_diag_5(w + 630, x + 40); /* x[pinL04] */
-  /* pivot 9: pinL05 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 705, x + 45); /* x[pinL05] */
-  forward_5x5(w + 730, x + 45, x + 50); /* x[pinL06] */
-  forward_5x5(w + 755, x + 45, x + 215); /* x[pinL39] */
-  node_diag_5(w + 705, x + 45); /* x[pinL05] */
-  /* pivot 10: pinL06 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 780, x + 50); /* x[pinL06] */
-  forward_5x5(w + 805, x + 50, x + 55); /* x[pinL07] */
-  forward_5x5(w + 830, x + 50, x + 215); /* x[pinL39] */
-  node_diag_5(w + 780, x + 50); /* x[pinL06] */
-  /* pivot 11: pinL07 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 855, x + 55); /* x[pinL07] */
-  forward_5x5(w + 880, x + 55, x + 60); /* x[pinL08] */
-  forward_5x5(w + 905, x + 55, x + 215); /* x[pinL39] */
-  node_diag_5(w + 855, x + 55); /* x[pinL07] */
-  /* pivot 12: pinL08 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 930, x + 60); /* x[pinL08] */
-  forward_5x5(w + 955, x + 60, x + 65); /* x[pinL09] */
-  forward_5x5(w + 980, x + 60, x + 215); /* x[pinL39] */
-  node_diag_5(w + 930, x + 60); /* x[pinL08] */
-  /* pivot 13: pinL09 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1005, x + 65); /* x[pinL09] */
-  forward_5x5(w + 1030, x + 65, x + 70); /* x[pinL10] */
-  forward_5x5(w + 1055, x + 65, x + 215); /* x[pinL39] */
-  node_diag_5(w + 1005, x + 65); /* x[pinL09] */
-  /* pivot 14: pinL10 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1080, x + 70); /* x[pinL10] */
-  forward_5x5(w + 1105, x + 70, x + 75); /* x[pinL11] */
-  forward_5x5(w + 1130, x + 70, x + 215); /* x[pinL39] */
-  node_diag_5(w + 1080, x + 70); /* x[pinL10] */
-  /* pivot 15: pinL11 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1155, x + 75); /* x[pinL11] */
-  forward_5x5(w + 1180, x + 75, x + 80); /* x[pinL12] */
-  forward_5x5(w + 1205, x + 75, x + 215); /* x[pinL39] */
-  node_diag_5(w + 1155, x + 75); /* x[pinL11] */
-  /* pivot 16: pinL12 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1230, x + 80); /* x[pinL12] */
-  forward_5x5(w + 1255, x + 80, x + 85); /* x[pinL13] */
-  forward_5x5(w + 1280, x + 80, x + 215); /* x[pinL39] */
-  node_diag_5(w + 1230, x + 80); /* x[pinL12] */
-  /* pivot 17: pinL13 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1305, x + 85); /* x[pinL13] */
-  forward_5x5(w + 1330, x + 85, x + 90); /* x[pinL14] */
-  forward_5x5(w + 1355, x + 85, x + 215); /* x[pinL39] */
-  node_diag_5(w + 1305, x + 85); /* x[pinL13] */
-  /* pivot 18: pinL14 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1380, x + 90); /* x[pinL14] */
-  forward_5x5(w + 1405, x + 90, x + 95); /* x[pinL15] */
-  forward_5x5(w + 1430, x + 90, x + 215); /* x[pinL39] */
-  node_diag_5(w + 1380, x + 90); /* x[pinL14] */
-  /* pivot 19: pinL15 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1455, x + 95); /* x[pinL15] */
-  forward_5x5(w + 1480, x + 95, x + 100); /* x[pinL16] */
-  forward_5x5(w + 1505, x + 95, x + 215); /* x[pinL39] */
-  node_diag_5(w + 1455, x + 95); /* x[pinL15] */
-  /* pivot 20: pinL16 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1530, x + 100); /* x[pinL16] */
-  forward_5x5(w + 1555, x + 100, x + 105); /* x[pinL17] */
-  forward_5x5(w + 1580, x + 100, x + 215); /* x[pinL39] */
-  node_diag_5(w + 1530, x + 100); /* x[pinL16] */
-  /* pivot 21: pinL17 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1605, x + 105); /* x[pinL17] */
-  forward_5x5(w + 1630, x + 105, x + 110); /* x[pinL18] */
-  forward_5x5(w + 1655, x + 105, x + 215); /* x[pinL39] */
-  node_diag_5(w + 1605, x + 105); /* x[pinL17] */
-  /* pivot 22: pinL18 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1680, x + 110); /* x[pinL18] */
-  forward_5x5(w + 1705, x + 110, x + 115); /* x[pinL19] */
-  forward_5x5(w + 1730, x + 110, x + 215); /* x[pinL39] */
-  node_diag_5(w + 1680, x + 110); /* x[pinL18] */
-  /* pivot 23: pinL19 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1755, x + 115); /* x[pinL19] */
-  forward_5x5(w + 1780, x + 115, x + 120); /* x[pinL20] */
-  forward_5x5(w + 1805, x + 115, x + 215); /* x[pinL39] */
-  node_diag_5(w + 1755, x + 115); /* x[pinL19] */
-  /* pivot 24: pinL20 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1830, x + 120); /* x[pinL20] */
-  forward_5x5(w + 1855, x + 120, x + 125); /* x[pinL21] */
-  forward_5x5(w + 1880, x + 120, x + 215); /* x[pinL39] */
-  node_diag_5(w + 1830, x + 120); /* x[pinL20] */
-  /* pivot 25: pinL21 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1905, x + 125); /* x[pinL21] */
-  forward_5x5(w + 1930, x + 125, x + 130); /* x[pinL22] */
-  forward_5x5(w + 1955, x + 125, x + 215); /* x[pinL39] */
-  node_diag_5(w + 1905, x + 125); /* x[pinL21] */
-  /* pivot 26: pinL22 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1980, x + 130); /* x[pinL22] */
-  forward_5x5(w + 2005, x + 130, x + 135); /* x[pinL23] */
-  forward_5x5(w + 2030, x + 130, x + 215); /* x[pinL39] */
-  node_diag_5(w + 1980, x + 130); /* x[pinL22] */
-  /* pivot 27: pinL23 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2055, x + 135); /* x[pinL23] */
-  forward_5x5(w + 2080, x + 135, x + 140); /* x[pinL24] */
-  forward_5x5(w + 2105, x + 135, x + 215); /* x[pinL39] */
-  node_diag_5(w + 2055, x + 135); /* x[pinL23] */
-  /* pivot 28: pinL24 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2130, x + 140); /* x[pinL24] */
-  forward_5x5(w + 2155, x + 140, x + 145); /* x[pinL25] */
-  forward_5x5(w + 2180, x + 140, x + 215); /* x[pinL39] */
-  node_diag_5(w + 2130, x + 140); /* x[pinL24] */
-  /* pivot 29: pinL25 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2205, x + 145); /* x[pinL25] */
-  forward_5x5(w + 2230, x + 145, x + 150); /* x[pinL26] */
-  forward_5x5(w + 2255, x + 145, x + 215); /* x[pinL39] */
-  node_diag_5(w + 2205, x + 145); /* x[pinL25] */
-  /* pivot 30: pinL26 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2280, x + 150); /* x[pinL26] */
-  forward_5x5(w + 2305, x + 150, x + 155); /* x[pinL27] */
-  forward_5x5(w + 2330, x + 150, x + 215); /* x[pinL39] */
-  node_diag_5(w + 2280, x + 150); /* x[pinL26] */
-  /* pivot 31: pinL27 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2355, x + 155); /* x[pinL27] */
-  forward_5x5(w + 2380, x + 155, x + 160); /* x[pinL28] */
-  forward_5x5(w + 2405, x + 155, x + 215); /* x[pinL39] */
-  node_diag_5(w + 2355, x + 155); /* x[pinL27] */
-  /* pivot 32: pinL28 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2430, x + 160); /* x[pinL28] */
-  forward_5x5(w + 2455, x + 160, x + 165); /* x[pinL29] */
-  forward_5x5(w + 2480, x + 160, x + 215); /* x[pinL39] */
-  node_diag_5(w + 2430, x + 160); /* x[pinL28] */
-  /* pivot 33: pinL29 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2505, x + 165); /* x[pinL29] */
-  forward_5x5(w + 2530, x + 165, x + 170); /* x[pinL30] */
-  forward_5x5(w + 2555, x + 165, x + 215); /* x[pinL39] */
-  node_diag_5(w + 2505, x + 165); /* x[pinL29] */
-  /* pivot 34: pinL30 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2580, x + 170); /* x[pinL30] */
-  forward_5x5(w + 2605, x + 170, x + 175); /* x[pinL31] */
-  forward_5x5(w + 2630, x + 170, x + 215); /* x[pinL39] */
-  node_diag_5(w + 2580, x + 170); /* x[pinL30] */
-  /* pivot 35: pinL31 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2655, x + 175); /* x[pinL31] */
-  forward_5x5(w + 2680, x + 175, x + 180); /* x[pinL32] */
-  forward_5x5(w + 2705, x + 175, x + 215); /* x[pinL39] */
-  node_diag_5(w + 2655, x + 175); /* x[pinL31] */
-  /* pivot 36: pinL32 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2730, x + 180); /* x[pinL32] */
-  forward_5x5(w + 2755, x + 180, x + 185); /* x[pinL33] */
-  forward_5x5(w + 2780, x + 180, x + 215); /* x[pinL39] */
-  node_diag_5(w + 2730, x + 180); /* x[pinL32] */
-  /* pivot 37: pinL33 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2805, x + 185); /* x[pinL33] */
-  forward_5x5(w + 2830, x + 185, x + 190); /* x[pinL34] */
-  forward_5x5(w + 2855, x + 185, x + 215); /* x[pinL39] */
-  node_diag_5(w + 2805, x + 185); /* x[pinL33] */
-  /* pivot 38: pinL34 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2880, x + 190); /* x[pinL34] */
-  forward_5x5(w + 2905, x + 190, x + 195); /* x[pinL35] */
-  forward_5x5(w + 2930, x + 190, x + 215); /* x[pinL39] */
-  node_diag_5(w + 2880, x + 190); /* x[pinL34] */
-  /* pivot 39: pinL35 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2955, x + 195); /* x[pinL35] */
-  forward_5x5(w + 2980, x + 195, x + 200); /* x[pinL36] */
-  forward_5x5(w + 3005, x + 195, x + 215); /* x[pinL39] */
-  node_diag_5(w + 2955, x + 195); /* x[pinL35] */
-  /* pivot 40: pinL36 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 3030, x + 200); /* x[pinL36] */
-  forward_5x5(w + 3055, x + 200, x + 205); /* x[pinL37] */
-  forward_5x5(w + 3080, x + 200, x + 215); /* x[pinL39] */
-  node_diag_5(w + 3030, x + 200); /* x[pinL36] */
-  /* pivot 41: pinL37 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 3105, x + 205); /* x[pinL37] */
-  forward_5x5(w + 3130, x + 205, x + 210); /* x[pinL38] */
-  forward_5x5(w + 3155, x + 205, x + 215); /* x[pinL39] */
-  node_diag_5(w + 3105, x + 205); /* x[pinL37] */
-  /* pivot 42: pinL38 (hinge, d = 5, h = 5) */
-  node_forward_5(w + 3180, x + 210); /* x[pinL38] */
-  forward_5x5(w + 3205, x + 210, x + 215); /* x[pinL39] */
-  node_diag_5(w + 3180, x + 210); /* x[pinL38] */
-  /* pivot 43: pinL39 (hinge, d = 5, h = 0) */
-  node_forward_5(w + 3230, x + 215); /* x[pinL39] */
-  node_diag_5(w + 3230, x + 215); /* x[pinL39] */
-  /* pivot 44: sprocket_axleR (hinge, d = 5, h = 17) */
-  node_forward_5(w + 3255, x + 220); /* x[sprocket_axleR] */
-  forward_5x5(w + 3280, x + 220, x + 225); /* x[road1_axleR] */
-  forward_6x5(w + 3305, x + 220, x + 446); /* x[hull#weld2] */
-  forward_6x5(w + 3335, x + 220, x + 452); /* x[hull#weld3] */
-  node_diag_5(w + 3255, x + 220); /* x[sprocket_axleR] */
-  /* pivot 45: road1_axleR (hinge, d = 5, h = 12) */
-  node_forward_5(w + 3365, x + 225); /* x[road1_axleR] */
-  forward_6x5(w + 3390, x + 225, x + 446); /* x[hull#weld2] */
-  forward_6x5(w + 3420, x + 225, x + 452); /* x[hull#weld3] */
-  node_diag_5(w + 3365, x + 225); /* x[road1_axleR] */
-  /* pivot 46: road2_axleR (hinge, d = 5, h = 11) */
-  node_forward_5(w + 3450, x + 230); /* x[road2_axleR] */
-  forward_5x5(w + 3475, x + 230, x + 235); /* x[idler_axleR] */
-  forward_6x5(w + 3500, x + 230, x + 452); /* x[hull#weld3] */
-  node_diag_5(w + 3450, x + 230); /* x[road2_axleR] */
-  /* pivot 47: idler_axleR (hinge, d = 5, h = 6) */
-  node_forward_5(w + 3530, x + 235); /* x[idler_axleR] */
-  forward_6x5(w + 3555, x + 235, x + 452); /* x[hull#weld3] */
-  node_diag_5(w + 3530, x + 235); /* x[idler_axleR] */
-  /* pivot 48: pinR00 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 3585, x + 240); /* x[pinR00] */
-  forward_5x5(w + 3610, x + 240, x + 245); /* x[pinR01] */
-  forward_5x5(w + 3635, x + 240, x + 435); /* x[pinR39] */
-  node_diag_5(w + 3585, x + 240); /* x[pinR00] */
-  /* pivot 49: pinR01 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 3660, x + 245); /* x[pinR01] */
-  forward_5x5(w + 3685, x + 245, x + 250); /* x[pinR02] */
-  forward_5x5(w + 3710, x + 245, x + 435); /* x[pinR39] */
-  node_diag_5(w + 3660, x + 245); /* x[pinR01] */
+  /* sprocket_axleL (hinge, d = 5, h = 11) */
+  node_forward_5(w + W_sprocket_axleL, x + X_sprocket_axleL); /* x[sprocket_axleL] */
+  forward_5x5(w + W_sprocket_axleL + 25, x + X_sprocket_axleL, x + X_road1_axleL); /* x[road1_axleL] */
+  forward_6x5(w + W_sprocket_axleL + 50, x + X_sprocket_axleL, x + X_hull_weld1); /* x[hull#weld1] */
+  node_diag_5(w + W_sprocket_axleL, x + X_sprocket_axleL); /* x[sprocket_axleL] */
+  /* road1_axleL (hinge, d = 5, h = 6) */
+  node_forward_5(w + W_road1_axleL, x + X_road1_axleL); /* x[road1_axleL] */
+  forward_6x5(w + W_road1_axleL + 25, x + X_road1_axleL, x + X_hull_weld1); /* x[hull#weld1] */
+  node_diag_5(w + W_road1_axleL, x + X_road1_axleL); /* x[road1_axleL] */
+  /* road2_axleL (hinge, d = 5, h = 17) */
+  node_forward_5(w + W_road2_axleL, x + X_road2_axleL); /* x[road2_axleL] */
+  forward_5x5(w + W_road2_axleL + 25, x + X_road2_axleL, x + X_idler_axleL); /* x[idler_axleL] */
+  forward_6x5(w + W_road2_axleL + 50, x + X_road2_axleL, x + X_hull_weld1); /* x[hull#weld1] */
+  forward_6x5(w + W_road2_axleL + 80, x + X_road2_axleL, x + X_hull_weld2); /* x[hull#weld2] */
+  node_diag_5(w + W_road2_axleL, x + X_road2_axleL); /* x[road2_axleL] */
+  /* idler_axleL (hinge, d = 5, h = 12) */
+  node_forward_5(w + W_idler_axleL, x + X_idler_axleL); /* x[idler_axleL] */
+  forward_6x5(w + W_idler_axleL + 25, x + X_idler_axleL, x + X_hull_weld1); /* x[hull#weld1] */
+  forward_6x5(w + W_idler_axleL + 55, x + X_idler_axleL, x + X_hull_weld2); /* x[hull#weld2] */
+  node_diag_5(w + W_idler_axleL, x + X_idler_axleL); /* x[idler_axleL] */
+  /* pinL00 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL00, x + X_pinL00); /* x[pinL00] */
+  forward_5x5(w + W_pinL00 + 25, x + X_pinL00, x + X_pinL01); /* x[pinL01] */
+  forward_5x5(w + W_pinL00 + 50, x + X_pinL00, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL00, x + X_pinL00); /* x[pinL00] */
+  /* pinL01 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL01, x + X_pinL01); /* x[pinL01] */
+  forward_5x5(w + W_pinL01 + 25, x + X_pinL01, x + X_pinL02); /* x[pinL02] */
+  forward_5x5(w + W_pinL01 + 50, x + X_pinL01, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL01, x + X_pinL01); /* x[pinL01] */
+  /* pinL02 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL02, x + X_pinL02); /* x[pinL02] */
+  forward_5x5(w + W_pinL02 + 25, x + X_pinL02, x + X_pinL03); /* x[pinL03] */
+  forward_5x5(w + W_pinL02 + 50, x + X_pinL02, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL02, x + X_pinL02); /* x[pinL02] */
+  /* pinL03 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL03, x + X_pinL03); /* x[pinL03] */
+  forward_5x5(w + W_pinL03 + 25, x + X_pinL03, x + X_pinL04); /* x[pinL04] */
+  forward_5x5(w + W_pinL03 + 50, x + X_pinL03, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL03, x + X_pinL03); /* x[pinL03] */
+  /* pinL04 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL04, x + X_pinL04); /* x[pinL04] */
+  forward_5x5(w + W_pinL04 + 25, x + X_pinL04, x + X_pinL05); /* x[pinL05] */
+  forward_5x5(w + W_pinL04 + 50, x + X_pinL04, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL04, x + X_pinL04); /* x[pinL04] */
+  /* pinL05 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL05, x + X_pinL05); /* x[pinL05] */
+  forward_5x5(w + W_pinL05 + 25, x + X_pinL05, x + X_pinL06); /* x[pinL06] */
+  forward_5x5(w + W_pinL05 + 50, x + X_pinL05, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL05, x + X_pinL05); /* x[pinL05] */
+  /* pinL06 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL06, x + X_pinL06); /* x[pinL06] */
+  forward_5x5(w + W_pinL06 + 25, x + X_pinL06, x + X_pinL07); /* x[pinL07] */
+  forward_5x5(w + W_pinL06 + 50, x + X_pinL06, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL06, x + X_pinL06); /* x[pinL06] */
+  /* pinL07 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL07, x + X_pinL07); /* x[pinL07] */
+  forward_5x5(w + W_pinL07 + 25, x + X_pinL07, x + X_pinL08); /* x[pinL08] */
+  forward_5x5(w + W_pinL07 + 50, x + X_pinL07, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL07, x + X_pinL07); /* x[pinL07] */
+  /* pinL08 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL08, x + X_pinL08); /* x[pinL08] */
+  forward_5x5(w + W_pinL08 + 25, x + X_pinL08, x + X_pinL09); /* x[pinL09] */
+  forward_5x5(w + W_pinL08 + 50, x + X_pinL08, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL08, x + X_pinL08); /* x[pinL08] */
+  /* pinL09 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL09, x + X_pinL09); /* x[pinL09] */
+  forward_5x5(w + W_pinL09 + 25, x + X_pinL09, x + X_pinL10); /* x[pinL10] */
+  forward_5x5(w + W_pinL09 + 50, x + X_pinL09, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL09, x + X_pinL09); /* x[pinL09] */
+  /* pinL10 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL10, x + X_pinL10); /* x[pinL10] */
+  forward_5x5(w + W_pinL10 + 25, x + X_pinL10, x + X_pinL11); /* x[pinL11] */
+  forward_5x5(w + W_pinL10 + 50, x + X_pinL10, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL10, x + X_pinL10); /* x[pinL10] */
+  /* pinL11 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL11, x + X_pinL11); /* x[pinL11] */
+  forward_5x5(w + W_pinL11 + 25, x + X_pinL11, x + X_pinL12); /* x[pinL12] */
+  forward_5x5(w + W_pinL11 + 50, x + X_pinL11, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL11, x + X_pinL11); /* x[pinL11] */
+  /* pinL12 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL12, x + X_pinL12); /* x[pinL12] */
+  forward_5x5(w + W_pinL12 + 25, x + X_pinL12, x + X_pinL13); /* x[pinL13] */
+  forward_5x5(w + W_pinL12 + 50, x + X_pinL12, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL12, x + X_pinL12); /* x[pinL12] */
+  /* pinL13 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL13, x + X_pinL13); /* x[pinL13] */
+  forward_5x5(w + W_pinL13 + 25, x + X_pinL13, x + X_pinL14); /* x[pinL14] */
+  forward_5x5(w + W_pinL13 + 50, x + X_pinL13, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL13, x + X_pinL13); /* x[pinL13] */
+  /* pinL14 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL14, x + X_pinL14); /* x[pinL14] */
+  forward_5x5(w + W_pinL14 + 25, x + X_pinL14, x + X_pinL15); /* x[pinL15] */
+  forward_5x5(w + W_pinL14 + 50, x + X_pinL14, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL14, x + X_pinL14); /* x[pinL14] */
+  /* pinL15 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL15, x + X_pinL15); /* x[pinL15] */
+  forward_5x5(w + W_pinL15 + 25, x + X_pinL15, x + X_pinL16); /* x[pinL16] */
+  forward_5x5(w + W_pinL15 + 50, x + X_pinL15, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL15, x + X_pinL15); /* x[pinL15] */
+  /* pinL16 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL16, x + X_pinL16); /* x[pinL16] */
+  forward_5x5(w + W_pinL16 + 25, x + X_pinL16, x + X_pinL17); /* x[pinL17] */
+  forward_5x5(w + W_pinL16 + 50, x + X_pinL16, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL16, x + X_pinL16); /* x[pinL16] */
+  /* pinL17 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL17, x + X_pinL17); /* x[pinL17] */
+  forward_5x5(w + W_pinL17 + 25, x + X_pinL17, x + X_pinL18); /* x[pinL18] */
+  forward_5x5(w + W_pinL17 + 50, x + X_pinL17, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL17, x + X_pinL17); /* x[pinL17] */
+  /* pinL18 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL18, x + X_pinL18); /* x[pinL18] */
+  forward_5x5(w + W_pinL18 + 25, x + X_pinL18, x + X_pinL19); /* x[pinL19] */
+  forward_5x5(w + W_pinL18 + 50, x + X_pinL18, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL18, x + X_pinL18); /* x[pinL18] */
+  /* pinL19 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL19, x + X_pinL19); /* x[pinL19] */
+  forward_5x5(w + W_pinL19 + 25, x + X_pinL19, x + X_pinL20); /* x[pinL20] */
+  forward_5x5(w + W_pinL19 + 50, x + X_pinL19, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL19, x + X_pinL19); /* x[pinL19] */
+  /* pinL20 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL20, x + X_pinL20); /* x[pinL20] */
+  forward_5x5(w + W_pinL20 + 25, x + X_pinL20, x + X_pinL21); /* x[pinL21] */
+  forward_5x5(w + W_pinL20 + 50, x + X_pinL20, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL20, x + X_pinL20); /* x[pinL20] */
+  /* pinL21 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL21, x + X_pinL21); /* x[pinL21] */
+  forward_5x5(w + W_pinL21 + 25, x + X_pinL21, x + X_pinL22); /* x[pinL22] */
+  forward_5x5(w + W_pinL21 + 50, x + X_pinL21, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL21, x + X_pinL21); /* x[pinL21] */
+  /* pinL22 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL22, x + X_pinL22); /* x[pinL22] */
+  forward_5x5(w + W_pinL22 + 25, x + X_pinL22, x + X_pinL23); /* x[pinL23] */
+  forward_5x5(w + W_pinL22 + 50, x + X_pinL22, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL22, x + X_pinL22); /* x[pinL22] */
+  /* pinL23 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL23, x + X_pinL23); /* x[pinL23] */
+  forward_5x5(w + W_pinL23 + 25, x + X_pinL23, x + X_pinL24); /* x[pinL24] */
+  forward_5x5(w + W_pinL23 + 50, x + X_pinL23, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL23, x + X_pinL23); /* x[pinL23] */
+  /* pinL24 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL24, x + X_pinL24); /* x[pinL24] */
+  forward_5x5(w + W_pinL24 + 25, x + X_pinL24, x + X_pinL25); /* x[pinL25] */
+  forward_5x5(w + W_pinL24 + 50, x + X_pinL24, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL24, x + X_pinL24); /* x[pinL24] */
+  /* pinL25 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL25, x + X_pinL25); /* x[pinL25] */
+  forward_5x5(w + W_pinL25 + 25, x + X_pinL25, x + X_pinL26); /* x[pinL26] */
+  forward_5x5(w + W_pinL25 + 50, x + X_pinL25, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL25, x + X_pinL25); /* x[pinL25] */
+  /* pinL26 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL26, x + X_pinL26); /* x[pinL26] */
+  forward_5x5(w + W_pinL26 + 25, x + X_pinL26, x + X_pinL27); /* x[pinL27] */
+  forward_5x5(w + W_pinL26 + 50, x + X_pinL26, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL26, x + X_pinL26); /* x[pinL26] */
+  /* pinL27 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL27, x + X_pinL27); /* x[pinL27] */
+  forward_5x5(w + W_pinL27 + 25, x + X_pinL27, x + X_pinL28); /* x[pinL28] */
+  forward_5x5(w + W_pinL27 + 50, x + X_pinL27, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL27, x + X_pinL27); /* x[pinL27] */
+  /* pinL28 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL28, x + X_pinL28); /* x[pinL28] */
+  forward_5x5(w + W_pinL28 + 25, x + X_pinL28, x + X_pinL29); /* x[pinL29] */
+  forward_5x5(w + W_pinL28 + 50, x + X_pinL28, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL28, x + X_pinL28); /* x[pinL28] */
+  /* pinL29 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL29, x + X_pinL29); /* x[pinL29] */
+  forward_5x5(w + W_pinL29 + 25, x + X_pinL29, x + X_pinL30); /* x[pinL30] */
+  forward_5x5(w + W_pinL29 + 50, x + X_pinL29, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL29, x + X_pinL29); /* x[pinL29] */
+  /* pinL30 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL30, x + X_pinL30); /* x[pinL30] */
+  forward_5x5(w + W_pinL30 + 25, x + X_pinL30, x + X_pinL31); /* x[pinL31] */
+  forward_5x5(w + W_pinL30 + 50, x + X_pinL30, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL30, x + X_pinL30); /* x[pinL30] */
+  /* pinL31 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL31, x + X_pinL31); /* x[pinL31] */
+  forward_5x5(w + W_pinL31 + 25, x + X_pinL31, x + X_pinL32); /* x[pinL32] */
+  forward_5x5(w + W_pinL31 + 50, x + X_pinL31, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL31, x + X_pinL31); /* x[pinL31] */
+  /* pinL32 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL32, x + X_pinL32); /* x[pinL32] */
+  forward_5x5(w + W_pinL32 + 25, x + X_pinL32, x + X_pinL33); /* x[pinL33] */
+  forward_5x5(w + W_pinL32 + 50, x + X_pinL32, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL32, x + X_pinL32); /* x[pinL32] */
+  /* pinL33 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL33, x + X_pinL33); /* x[pinL33] */
+  forward_5x5(w + W_pinL33 + 25, x + X_pinL33, x + X_pinL34); /* x[pinL34] */
+  forward_5x5(w + W_pinL33 + 50, x + X_pinL33, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL33, x + X_pinL33); /* x[pinL33] */
+  /* pinL34 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL34, x + X_pinL34); /* x[pinL34] */
+  forward_5x5(w + W_pinL34 + 25, x + X_pinL34, x + X_pinL35); /* x[pinL35] */
+  forward_5x5(w + W_pinL34 + 50, x + X_pinL34, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL34, x + X_pinL34); /* x[pinL34] */
+  /* pinL35 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL35, x + X_pinL35); /* x[pinL35] */
+  forward_5x5(w + W_pinL35 + 25, x + X_pinL35, x + X_pinL36); /* x[pinL36] */
+  forward_5x5(w + W_pinL35 + 50, x + X_pinL35, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL35, x + X_pinL35); /* x[pinL35] */
+  /* pinL36 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL36, x + X_pinL36); /* x[pinL36] */
+  forward_5x5(w + W_pinL36 + 25, x + X_pinL36, x + X_pinL37); /* x[pinL37] */
+  forward_5x5(w + W_pinL36 + 50, x + X_pinL36, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL36, x + X_pinL36); /* x[pinL36] */
+  /* pinL37 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL37, x + X_pinL37); /* x[pinL37] */
+  forward_5x5(w + W_pinL37 + 25, x + X_pinL37, x + X_pinL38); /* x[pinL38] */
+  forward_5x5(w + W_pinL37 + 50, x + X_pinL37, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL37, x + X_pinL37); /* x[pinL37] */
+  /* pinL38 (hinge, d = 5, h = 5) */
+  node_forward_5(w + W_pinL38, x + X_pinL38); /* x[pinL38] */
+  forward_5x5(w + W_pinL38 + 25, x + X_pinL38, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL38, x + X_pinL38); /* x[pinL38] */
+  /* pinL39 (hinge, d = 5, h = 0) */
+  node_forward_5(w + W_pinL39, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL39, x + X_pinL39); /* x[pinL39] */
+  /* sprocket_axleR (hinge, d = 5, h = 17) */
+  node_forward_5(w + W_sprocket_axleR, x + X_sprocket_axleR); /* x[sprocket_axleR] */
+  forward_5x5(w + W_sprocket_axleR + 25, x + X_sprocket_axleR, x + X_road1_axleR); /* x[road1_axleR] */
+  forward_6x5(w + W_sprocket_axleR + 50, x + X_sprocket_axleR, x + X_hull_weld2); /* x[hull#weld2] */
+  forward_6x5(w + W_sprocket_axleR + 80, x + X_sprocket_axleR, x + X_hull_weld3); /* x[hull#weld3] */
+  node_diag_5(w + W_sprocket_axleR, x + X_sprocket_axleR); /* x[sprocket_axleR] */
+  /* road1_axleR (hinge, d = 5, h = 12) */
+  node_forward_5(w + W_road1_axleR, x + X_road1_axleR); /* x[road1_axleR] */
+  forward_6x5(w + W_road1_axleR + 25, x + X_road1_axleR, x + X_hull_weld2); /* x[hull#weld2] */
+  forward_6x5(w + W_road1_axleR + 55, x + X_road1_axleR, x + X_hull_weld3); /* x[hull#weld3] */
+  node_diag_5(w + W_road1_axleR, x + X_road1_axleR); /* x[road1_axleR] */
+  /* road2_axleR (hinge, d = 5, h = 11) */
+  node_forward_5(w + W_road2_axleR, x + X_road2_axleR); /* x[road2_axleR] */
+  forward_5x5(w + W_road2_axleR + 25, x + X_road2_axleR, x + X_idler_axleR); /* x[idler_axleR] */
+  forward_6x5(w + W_road2_axleR + 50, x + X_road2_axleR, x + X_hull_weld3); /* x[hull#weld3] */
+  node_diag_5(w + W_road2_axleR, x + X_road2_axleR); /* x[road2_axleR] */
+  /* idler_axleR (hinge, d = 5, h = 6) */
+  node_forward_5(w + W_idler_axleR, x + X_idler_axleR); /* x[idler_axleR] */
+  forward_6x5(w + W_idler_axleR + 25, x + X_idler_axleR, x + X_hull_weld3); /* x[hull#weld3] */
+  node_diag_5(w + W_idler_axleR, x + X_idler_axleR); /* x[idler_axleR] */
+  /* pinR00 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR00, x + X_pinR00); /* x[pinR00] */
+  forward_5x5(w + W_pinR00 + 25, x + X_pinR00, x + X_pinR01); /* x[pinR01] */
+  forward_5x5(w + W_pinR00 + 50, x + X_pinR00, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR00, x + X_pinR00); /* x[pinR00] */
+  /* pinR01 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR01, x + X_pinR01); /* x[pinR01] */
+  forward_5x5(w + W_pinR01 + 25, x + X_pinR01, x + X_pinR02); /* x[pinR02] */
+  forward_5x5(w + W_pinR01 + 50, x + X_pinR01, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR01, x + X_pinR01); /* x[pinR01] */
 }
 
 static void solve_forward_1(const scalar *restrict w, scalar *restrict x) {
-  /* pivot 50: pinR02 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 3735, x + 250); /* x[pinR02] */
-  forward_5x5(w + 3760, x + 250, x + 255); /* x[pinR03] */
-  forward_5x5(w + 3785, x + 250, x + 435); /* x[pinR39] */
-  node_diag_5(w + 3735, x + 250); /* x[pinR02] */
-  /* pivot 51: pinR03 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 3810, x + 255); /* x[pinR03] */
-  forward_5x5(w + 3835, x + 255, x + 260); /* x[pinR04] */
-  forward_5x5(w + 3860, x + 255, x + 435); /* x[pinR39] */
-  node_diag_5(w + 3810, x + 255); /* x[pinR03] */
-  /* pivot 52: pinR04 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 3885, x + 260); /* x[pinR04] */
-  forward_5x5(w + 3910, x + 260, x + 265); /* x[pinR05] */
-  forward_5x5(w + 3935, x + 260, x + 435); /* x[pinR39] */
-  node_diag_5(w + 3885, x + 260); /* x[pinR04] */
-  /* pivot 53: pinR05 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 3960, x + 265); /* x[pinR05] */
-  forward_5x5(w + 3985, x + 265, x + 270); /* x[pinR06] */
-  forward_5x5(w + 4010, x + 265, x + 435); /* x[pinR39] */
-  node_diag_5(w + 3960, x + 265); /* x[pinR05] */
-  /* pivot 54: pinR06 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 4035, x + 270); /* x[pinR06] */
-  forward_5x5(w + 4060, x + 270, x + 275); /* x[pinR07] */
-  forward_5x5(w + 4085, x + 270, x + 435); /* x[pinR39] */
-  node_diag_5(w + 4035, x + 270); /* x[pinR06] */
-  /* pivot 55: pinR07 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 4110, x + 275); /* x[pinR07] */
-  forward_5x5(w + 4135, x + 275, x + 280); /* x[pinR08] */
-  forward_5x5(w + 4160, x + 275, x + 435); /* x[pinR39] */
-  node_diag_5(w + 4110, x + 275); /* x[pinR07] */
-  /* pivot 56: pinR08 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 4185, x + 280); /* x[pinR08] */
-  forward_5x5(w + 4210, x + 280, x + 285); /* x[pinR09] */
-  forward_5x5(w + 4235, x + 280, x + 435); /* x[pinR39] */
-  node_diag_5(w + 4185, x + 280); /* x[pinR08] */
-  /* pivot 57: pinR09 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 4260, x + 285); /* x[pinR09] */
-  forward_5x5(w + 4285, x + 285, x + 290); /* x[pinR10] */
-  forward_5x5(w + 4310, x + 285, x + 435); /* x[pinR39] */
-  node_diag_5(w + 4260, x + 285); /* x[pinR09] */
-  /* pivot 58: pinR10 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 4335, x + 290); /* x[pinR10] */
-  forward_5x5(w + 4360, x + 290, x + 295); /* x[pinR11] */
-  forward_5x5(w + 4385, x + 290, x + 435); /* x[pinR39] */
-  node_diag_5(w + 4335, x + 290); /* x[pinR10] */
-  /* pivot 59: pinR11 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 4410, x + 295); /* x[pinR11] */
-  forward_5x5(w + 4435, x + 295, x + 300); /* x[pinR12] */
-  forward_5x5(w + 4460, x + 295, x + 435); /* x[pinR39] */
-  node_diag_5(w + 4410, x + 295); /* x[pinR11] */
-  /* pivot 60: pinR12 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 4485, x + 300); /* x[pinR12] */
-  forward_5x5(w + 4510, x + 300, x + 305); /* x[pinR13] */
-  forward_5x5(w + 4535, x + 300, x + 435); /* x[pinR39] */
-  node_diag_5(w + 4485, x + 300); /* x[pinR12] */
-  /* pivot 61: pinR13 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 4560, x + 305); /* x[pinR13] */
-  forward_5x5(w + 4585, x + 305, x + 310); /* x[pinR14] */
-  forward_5x5(w + 4610, x + 305, x + 435); /* x[pinR39] */
-  node_diag_5(w + 4560, x + 305); /* x[pinR13] */
-  /* pivot 62: pinR14 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 4635, x + 310); /* x[pinR14] */
-  forward_5x5(w + 4660, x + 310, x + 315); /* x[pinR15] */
-  forward_5x5(w + 4685, x + 310, x + 435); /* x[pinR39] */
-  node_diag_5(w + 4635, x + 310); /* x[pinR14] */
-  /* pivot 63: pinR15 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 4710, x + 315); /* x[pinR15] */
-  forward_5x5(w + 4735, x + 315, x + 320); /* x[pinR16] */
-  forward_5x5(w + 4760, x + 315, x + 435); /* x[pinR39] */
-  node_diag_5(w + 4710, x + 315); /* x[pinR15] */
-  /* pivot 64: pinR16 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 4785, x + 320); /* x[pinR16] */
-  forward_5x5(w + 4810, x + 320, x + 325); /* x[pinR17] */
-  forward_5x5(w + 4835, x + 320, x + 435); /* x[pinR39] */
-  node_diag_5(w + 4785, x + 320); /* x[pinR16] */
-  /* pivot 65: pinR17 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 4860, x + 325); /* x[pinR17] */
-  forward_5x5(w + 4885, x + 325, x + 330); /* x[pinR18] */
-  forward_5x5(w + 4910, x + 325, x + 435); /* x[pinR39] */
-  node_diag_5(w + 4860, x + 325); /* x[pinR17] */
-  /* pivot 66: pinR18 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 4935, x + 330); /* x[pinR18] */
-  forward_5x5(w + 4960, x + 330, x + 335); /* x[pinR19] */
-  forward_5x5(w + 4985, x + 330, x + 435); /* x[pinR39] */
-  node_diag_5(w + 4935, x + 330); /* x[pinR18] */
-  /* pivot 67: pinR19 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 5010, x + 335); /* x[pinR19] */
-  forward_5x5(w + 5035, x + 335, x + 340); /* x[pinR20] */
-  forward_5x5(w + 5060, x + 335, x + 435); /* x[pinR39] */
-  node_diag_5(w + 5010, x + 335); /* x[pinR19] */
-  /* pivot 68: pinR20 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 5085, x + 340); /* x[pinR20] */
-  forward_5x5(w + 5110, x + 340, x + 345); /* x[pinR21] */
-  forward_5x5(w + 5135, x + 340, x + 435); /* x[pinR39] */
-  node_diag_5(w + 5085, x + 340); /* x[pinR20] */
-  /* pivot 69: pinR21 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 5160, x + 345); /* x[pinR21] */
-  forward_5x5(w + 5185, x + 345, x + 350); /* x[pinR22] */
-  forward_5x5(w + 5210, x + 345, x + 435); /* x[pinR39] */
-  node_diag_5(w + 5160, x + 345); /* x[pinR21] */
-  /* pivot 70: pinR22 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 5235, x + 350); /* x[pinR22] */
-  forward_5x5(w + 5260, x + 350, x + 355); /* x[pinR23] */
-  forward_5x5(w + 5285, x + 350, x + 435); /* x[pinR39] */
-  node_diag_5(w + 5235, x + 350); /* x[pinR22] */
-  /* pivot 71: pinR23 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 5310, x + 355); /* x[pinR23] */
-  forward_5x5(w + 5335, x + 355, x + 360); /* x[pinR24] */
-  forward_5x5(w + 5360, x + 355, x + 435); /* x[pinR39] */
-  node_diag_5(w + 5310, x + 355); /* x[pinR23] */
-  /* pivot 72: pinR24 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 5385, x + 360); /* x[pinR24] */
-  forward_5x5(w + 5410, x + 360, x + 365); /* x[pinR25] */
-  forward_5x5(w + 5435, x + 360, x + 435); /* x[pinR39] */
-  node_diag_5(w + 5385, x + 360); /* x[pinR24] */
-  /* pivot 73: pinR25 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 5460, x + 365); /* x[pinR25] */
-  forward_5x5(w + 5485, x + 365, x + 370); /* x[pinR26] */
-  forward_5x5(w + 5510, x + 365, x + 435); /* x[pinR39] */
-  node_diag_5(w + 5460, x + 365); /* x[pinR25] */
-  /* pivot 74: pinR26 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 5535, x + 370); /* x[pinR26] */
-  forward_5x5(w + 5560, x + 370, x + 375); /* x[pinR27] */
-  forward_5x5(w + 5585, x + 370, x + 435); /* x[pinR39] */
-  node_diag_5(w + 5535, x + 370); /* x[pinR26] */
-  /* pivot 75: pinR27 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 5610, x + 375); /* x[pinR27] */
-  forward_5x5(w + 5635, x + 375, x + 380); /* x[pinR28] */
-  forward_5x5(w + 5660, x + 375, x + 435); /* x[pinR39] */
-  node_diag_5(w + 5610, x + 375); /* x[pinR27] */
-  /* pivot 76: pinR28 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 5685, x + 380); /* x[pinR28] */
-  forward_5x5(w + 5710, x + 380, x + 385); /* x[pinR29] */
-  forward_5x5(w + 5735, x + 380, x + 435); /* x[pinR39] */
-  node_diag_5(w + 5685, x + 380); /* x[pinR28] */
-  /* pivot 77: pinR29 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 5760, x + 385); /* x[pinR29] */
-  forward_5x5(w + 5785, x + 385, x + 390); /* x[pinR30] */
-  forward_5x5(w + 5810, x + 385, x + 435); /* x[pinR39] */
-  node_diag_5(w + 5760, x + 385); /* x[pinR29] */
-  /* pivot 78: pinR30 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 5835, x + 390); /* x[pinR30] */
-  forward_5x5(w + 5860, x + 390, x + 395); /* x[pinR31] */
-  forward_5x5(w + 5885, x + 390, x + 435); /* x[pinR39] */
-  node_diag_5(w + 5835, x + 390); /* x[pinR30] */
-  /* pivot 79: pinR31 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 5910, x + 395); /* x[pinR31] */
-  forward_5x5(w + 5935, x + 395, x + 400); /* x[pinR32] */
-  forward_5x5(w + 5960, x + 395, x + 435); /* x[pinR39] */
-  node_diag_5(w + 5910, x + 395); /* x[pinR31] */
-  /* pivot 80: pinR32 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 5985, x + 400); /* x[pinR32] */
-  forward_5x5(w + 6010, x + 400, x + 405); /* x[pinR33] */
-  forward_5x5(w + 6035, x + 400, x + 435); /* x[pinR39] */
-  node_diag_5(w + 5985, x + 400); /* x[pinR32] */
-  /* pivot 81: pinR33 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 6060, x + 405); /* x[pinR33] */
-  forward_5x5(w + 6085, x + 405, x + 410); /* x[pinR34] */
-  forward_5x5(w + 6110, x + 405, x + 435); /* x[pinR39] */
-  node_diag_5(w + 6060, x + 405); /* x[pinR33] */
-  /* pivot 82: pinR34 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 6135, x + 410); /* x[pinR34] */
-  forward_5x5(w + 6160, x + 410, x + 415); /* x[pinR35] */
-  forward_5x5(w + 6185, x + 410, x + 435); /* x[pinR39] */
-  node_diag_5(w + 6135, x + 410); /* x[pinR34] */
-  /* pivot 83: pinR35 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 6210, x + 415); /* x[pinR35] */
-  forward_5x5(w + 6235, x + 415, x + 420); /* x[pinR36] */
-  forward_5x5(w + 6260, x + 415, x + 435); /* x[pinR39] */
-  node_diag_5(w + 6210, x + 415); /* x[pinR35] */
-  /* pivot 84: pinR36 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 6285, x + 420); /* x[pinR36] */
-  forward_5x5(w + 6310, x + 420, x + 425); /* x[pinR37] */
-  forward_5x5(w + 6335, x + 420, x + 435); /* x[pinR39] */
-  node_diag_5(w + 6285, x + 420); /* x[pinR36] */
-  /* pivot 85: pinR37 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 6360, x + 425); /* x[pinR37] */
-  forward_5x5(w + 6385, x + 425, x + 430); /* x[pinR38] */
-  forward_5x5(w + 6410, x + 425, x + 435); /* x[pinR39] */
-  node_diag_5(w + 6360, x + 425); /* x[pinR37] */
-  /* pivot 86: pinR38 (hinge, d = 5, h = 5) */
-  node_forward_5(w + 6435, x + 430); /* x[pinR38] */
-  forward_5x5(w + 6460, x + 430, x + 435); /* x[pinR39] */
-  node_diag_5(w + 6435, x + 430); /* x[pinR38] */
-  /* pivot 87: pinR39 (hinge, d = 5, h = 0) */
-  node_forward_5(w + 6485, x + 435); /* x[pinR39] */
-  node_diag_5(w + 6485, x + 435); /* x[pinR39] */
-  /* pivot 88: hull#weld1 (shard weld, d = 6, h = 6) */
-  node_forward_6(w + 6510, x + 440); /* x[hull#weld1] */
-  forward_6x6(w + 6546, x + 440, x + 446); /* x[hull#weld2] */
-  node_diag_6(w + 6510, x + 440); /* x[hull#weld1] */
-  /* pivot 89: hull#weld2 (shard weld, d = 6, h = 6) */
-  node_forward_6(w + 6582, x + 446); /* x[hull#weld2] */
-  forward_6x6(w + 6618, x + 446, x + 452); /* x[hull#weld3] */
-  node_diag_6(w + 6582, x + 446); /* x[hull#weld2] */
-  /* pivot 90: hull#weld3 (shard weld, d = 6, h = 0) */
-  node_forward_6(w + 6654, x + 452); /* x[hull#weld3] */
-  node_diag_6(w + 6654, x + 452); /* x[hull#weld3] */
+  /* pinR02 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR02, x + X_pinR02); /* x[pinR02] */
+  forward_5x5(w + W_pinR02 + 25, x + X_pinR02, x + X_pinR03); /* x[pinR03] */
+  forward_5x5(w + W_pinR02 + 50, x + X_pinR02, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR02, x + X_pinR02); /* x[pinR02] */
+  /* pinR03 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR03, x + X_pinR03); /* x[pinR03] */
+  forward_5x5(w + W_pinR03 + 25, x + X_pinR03, x + X_pinR04); /* x[pinR04] */
+  forward_5x5(w + W_pinR03 + 50, x + X_pinR03, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR03, x + X_pinR03); /* x[pinR03] */
+  /* pinR04 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR04, x + X_pinR04); /* x[pinR04] */
+  forward_5x5(w + W_pinR04 + 25, x + X_pinR04, x + X_pinR05); /* x[pinR05] */
+  forward_5x5(w + W_pinR04 + 50, x + X_pinR04, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR04, x + X_pinR04); /* x[pinR04] */
+  /* pinR05 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR05, x + X_pinR05); /* x[pinR05] */
+  forward_5x5(w + W_pinR05 + 25, x + X_pinR05, x + X_pinR06); /* x[pinR06] */
+  forward_5x5(w + W_pinR05 + 50, x + X_pinR05, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR05, x + X_pinR05); /* x[pinR05] */
+  /* pinR06 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR06, x + X_pinR06); /* x[pinR06] */
+  forward_5x5(w + W_pinR06 + 25, x + X_pinR06, x + X_pinR07); /* x[pinR07] */
+  forward_5x5(w + W_pinR06 + 50, x + X_pinR06, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR06, x + X_pinR06); /* x[pinR06] */
+  /* pinR07 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR07, x + X_pinR07); /* x[pinR07] */
+  forward_5x5(w + W_pinR07 + 25, x + X_pinR07, x + X_pinR08); /* x[pinR08] */
+  forward_5x5(w + W_pinR07 + 50, x + X_pinR07, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR07, x + X_pinR07); /* x[pinR07] */
+  /* pinR08 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR08, x + X_pinR08); /* x[pinR08] */
+  forward_5x5(w + W_pinR08 + 25, x + X_pinR08, x + X_pinR09); /* x[pinR09] */
+  forward_5x5(w + W_pinR08 + 50, x + X_pinR08, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR08, x + X_pinR08); /* x[pinR08] */
+  /* pinR09 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR09, x + X_pinR09); /* x[pinR09] */
+  forward_5x5(w + W_pinR09 + 25, x + X_pinR09, x + X_pinR10); /* x[pinR10] */
+  forward_5x5(w + W_pinR09 + 50, x + X_pinR09, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR09, x + X_pinR09); /* x[pinR09] */
+  /* pinR10 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR10, x + X_pinR10); /* x[pinR10] */
+  forward_5x5(w + W_pinR10 + 25, x + X_pinR10, x + X_pinR11); /* x[pinR11] */
+  forward_5x5(w + W_pinR10 + 50, x + X_pinR10, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR10, x + X_pinR10); /* x[pinR10] */
+  /* pinR11 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR11, x + X_pinR11); /* x[pinR11] */
+  forward_5x5(w + W_pinR11 + 25, x + X_pinR11, x + X_pinR12); /* x[pinR12] */
+  forward_5x5(w + W_pinR11 + 50, x + X_pinR11, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR11, x + X_pinR11); /* x[pinR11] */
+  /* pinR12 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR12, x + X_pinR12); /* x[pinR12] */
+  forward_5x5(w + W_pinR12 + 25, x + X_pinR12, x + X_pinR13); /* x[pinR13] */
+  forward_5x5(w + W_pinR12 + 50, x + X_pinR12, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR12, x + X_pinR12); /* x[pinR12] */
+  /* pinR13 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR13, x + X_pinR13); /* x[pinR13] */
+  forward_5x5(w + W_pinR13 + 25, x + X_pinR13, x + X_pinR14); /* x[pinR14] */
+  forward_5x5(w + W_pinR13 + 50, x + X_pinR13, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR13, x + X_pinR13); /* x[pinR13] */
+  /* pinR14 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR14, x + X_pinR14); /* x[pinR14] */
+  forward_5x5(w + W_pinR14 + 25, x + X_pinR14, x + X_pinR15); /* x[pinR15] */
+  forward_5x5(w + W_pinR14 + 50, x + X_pinR14, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR14, x + X_pinR14); /* x[pinR14] */
+  /* pinR15 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR15, x + X_pinR15); /* x[pinR15] */
+  forward_5x5(w + W_pinR15 + 25, x + X_pinR15, x + X_pinR16); /* x[pinR16] */
+  forward_5x5(w + W_pinR15 + 50, x + X_pinR15, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR15, x + X_pinR15); /* x[pinR15] */
+  /* pinR16 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR16, x + X_pinR16); /* x[pinR16] */
+  forward_5x5(w + W_pinR16 + 25, x + X_pinR16, x + X_pinR17); /* x[pinR17] */
+  forward_5x5(w + W_pinR16 + 50, x + X_pinR16, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR16, x + X_pinR16); /* x[pinR16] */
+  /* pinR17 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR17, x + X_pinR17); /* x[pinR17] */
+  forward_5x5(w + W_pinR17 + 25, x + X_pinR17, x + X_pinR18); /* x[pinR18] */
+  forward_5x5(w + W_pinR17 + 50, x + X_pinR17, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR17, x + X_pinR17); /* x[pinR17] */
+  /* pinR18 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR18, x + X_pinR18); /* x[pinR18] */
+  forward_5x5(w + W_pinR18 + 25, x + X_pinR18, x + X_pinR19); /* x[pinR19] */
+  forward_5x5(w + W_pinR18 + 50, x + X_pinR18, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR18, x + X_pinR18); /* x[pinR18] */
+  /* pinR19 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR19, x + X_pinR19); /* x[pinR19] */
+  forward_5x5(w + W_pinR19 + 25, x + X_pinR19, x + X_pinR20); /* x[pinR20] */
+  forward_5x5(w + W_pinR19 + 50, x + X_pinR19, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR19, x + X_pinR19); /* x[pinR19] */
+  /* pinR20 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR20, x + X_pinR20); /* x[pinR20] */
+  forward_5x5(w + W_pinR20 + 25, x + X_pinR20, x + X_pinR21); /* x[pinR21] */
+  forward_5x5(w + W_pinR20 + 50, x + X_pinR20, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR20, x + X_pinR20); /* x[pinR20] */
+  /* pinR21 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR21, x + X_pinR21); /* x[pinR21] */
+  forward_5x5(w + W_pinR21 + 25, x + X_pinR21, x + X_pinR22); /* x[pinR22] */
+  forward_5x5(w + W_pinR21 + 50, x + X_pinR21, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR21, x + X_pinR21); /* x[pinR21] */
+  /* pinR22 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR22, x + X_pinR22); /* x[pinR22] */
+  forward_5x5(w + W_pinR22 + 25, x + X_pinR22, x + X_pinR23); /* x[pinR23] */
+  forward_5x5(w + W_pinR22 + 50, x + X_pinR22, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR22, x + X_pinR22); /* x[pinR22] */
+  /* pinR23 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR23, x + X_pinR23); /* x[pinR23] */
+  forward_5x5(w + W_pinR23 + 25, x + X_pinR23, x + X_pinR24); /* x[pinR24] */
+  forward_5x5(w + W_pinR23 + 50, x + X_pinR23, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR23, x + X_pinR23); /* x[pinR23] */
+  /* pinR24 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR24, x + X_pinR24); /* x[pinR24] */
+  forward_5x5(w + W_pinR24 + 25, x + X_pinR24, x + X_pinR25); /* x[pinR25] */
+  forward_5x5(w + W_pinR24 + 50, x + X_pinR24, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR24, x + X_pinR24); /* x[pinR24] */
+  /* pinR25 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR25, x + X_pinR25); /* x[pinR25] */
+  forward_5x5(w + W_pinR25 + 25, x + X_pinR25, x + X_pinR26); /* x[pinR26] */
+  forward_5x5(w + W_pinR25 + 50, x + X_pinR25, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR25, x + X_pinR25); /* x[pinR25] */
+  /* pinR26 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR26, x + X_pinR26); /* x[pinR26] */
+  forward_5x5(w + W_pinR26 + 25, x + X_pinR26, x + X_pinR27); /* x[pinR27] */
+  forward_5x5(w + W_pinR26 + 50, x + X_pinR26, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR26, x + X_pinR26); /* x[pinR26] */
+  /* pinR27 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR27, x + X_pinR27); /* x[pinR27] */
+  forward_5x5(w + W_pinR27 + 25, x + X_pinR27, x + X_pinR28); /* x[pinR28] */
+  forward_5x5(w + W_pinR27 + 50, x + X_pinR27, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR27, x + X_pinR27); /* x[pinR27] */
+  /* pinR28 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR28, x + X_pinR28); /* x[pinR28] */
+  forward_5x5(w + W_pinR28 + 25, x + X_pinR28, x + X_pinR29); /* x[pinR29] */
+  forward_5x5(w + W_pinR28 + 50, x + X_pinR28, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR28, x + X_pinR28); /* x[pinR28] */
+  /* pinR29 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR29, x + X_pinR29); /* x[pinR29] */
+  forward_5x5(w + W_pinR29 + 25, x + X_pinR29, x + X_pinR30); /* x[pinR30] */
+  forward_5x5(w + W_pinR29 + 50, x + X_pinR29, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR29, x + X_pinR29); /* x[pinR29] */
+  /* pinR30 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR30, x + X_pinR30); /* x[pinR30] */
+  forward_5x5(w + W_pinR30 + 25, x + X_pinR30, x + X_pinR31); /* x[pinR31] */
+  forward_5x5(w + W_pinR30 + 50, x + X_pinR30, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR30, x + X_pinR30); /* x[pinR30] */
+  /* pinR31 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR31, x + X_pinR31); /* x[pinR31] */
+  forward_5x5(w + W_pinR31 + 25, x + X_pinR31, x + X_pinR32); /* x[pinR32] */
+  forward_5x5(w + W_pinR31 + 50, x + X_pinR31, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR31, x + X_pinR31); /* x[pinR31] */
+  /* pinR32 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR32, x + X_pinR32); /* x[pinR32] */
+  forward_5x5(w + W_pinR32 + 25, x + X_pinR32, x + X_pinR33); /* x[pinR33] */
+  forward_5x5(w + W_pinR32 + 50, x + X_pinR32, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR32, x + X_pinR32); /* x[pinR32] */
+  /* pinR33 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR33, x + X_pinR33); /* x[pinR33] */
+  forward_5x5(w + W_pinR33 + 25, x + X_pinR33, x + X_pinR34); /* x[pinR34] */
+  forward_5x5(w + W_pinR33 + 50, x + X_pinR33, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR33, x + X_pinR33); /* x[pinR33] */
+  /* pinR34 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR34, x + X_pinR34); /* x[pinR34] */
+  forward_5x5(w + W_pinR34 + 25, x + X_pinR34, x + X_pinR35); /* x[pinR35] */
+  forward_5x5(w + W_pinR34 + 50, x + X_pinR34, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR34, x + X_pinR34); /* x[pinR34] */
+  /* pinR35 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR35, x + X_pinR35); /* x[pinR35] */
+  forward_5x5(w + W_pinR35 + 25, x + X_pinR35, x + X_pinR36); /* x[pinR36] */
+  forward_5x5(w + W_pinR35 + 50, x + X_pinR35, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR35, x + X_pinR35); /* x[pinR35] */
+  /* pinR36 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR36, x + X_pinR36); /* x[pinR36] */
+  forward_5x5(w + W_pinR36 + 25, x + X_pinR36, x + X_pinR37); /* x[pinR37] */
+  forward_5x5(w + W_pinR36 + 50, x + X_pinR36, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR36, x + X_pinR36); /* x[pinR36] */
+  /* pinR37 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR37, x + X_pinR37); /* x[pinR37] */
+  forward_5x5(w + W_pinR37 + 25, x + X_pinR37, x + X_pinR38); /* x[pinR38] */
+  forward_5x5(w + W_pinR37 + 50, x + X_pinR37, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR37, x + X_pinR37); /* x[pinR37] */
+  /* pinR38 (hinge, d = 5, h = 5) */
+  node_forward_5(w + W_pinR38, x + X_pinR38); /* x[pinR38] */
+  forward_5x5(w + W_pinR38 + 25, x + X_pinR38, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR38, x + X_pinR38); /* x[pinR38] */
+  /* pinR39 (hinge, d = 5, h = 0) */
+  node_forward_5(w + W_pinR39, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR39, x + X_pinR39); /* x[pinR39] */
+  /* hull#weld1 (shard weld, d = 6, h = 6) */
+  node_forward_6(w + W_hull_weld1, x + X_hull_weld1); /* x[hull#weld1] */
+  forward_6x6(w + W_hull_weld1 + 36, x + X_hull_weld1, x + X_hull_weld2); /* x[hull#weld2] */
+  node_diag_6(w + W_hull_weld1, x + X_hull_weld1); /* x[hull#weld1] */
+  /* hull#weld2 (shard weld, d = 6, h = 6) */
+  node_forward_6(w + W_hull_weld2, x + X_hull_weld2); /* x[hull#weld2] */
+  forward_6x6(w + W_hull_weld2 + 36, x + X_hull_weld2, x + X_hull_weld3); /* x[hull#weld3] */
+  node_diag_6(w + W_hull_weld2, x + X_hull_weld2); /* x[hull#weld2] */
+  /* hull#weld3 (shard weld, d = 6, h = 0) */
+  node_forward_6(w + W_hull_weld3, x + X_hull_weld3); /* x[hull#weld3] */
+  node_diag_6(w + W_hull_weld3, x + X_hull_weld3); /* x[hull#weld3] */
 }
 
 /*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
 static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
-  /* pivot 90: hull#weld3 (shard weld, d = 6, h = 0) */
-  node_backward_6(w + 6654, x + 452); /* x[hull#weld3] */
-  /* pivot 89: hull#weld2 (shard weld, d = 6, h = 6) */
-  backward_set_6x6(w + 6618, x + 452, s); /* L[hull#weld3, hull#weld2] */
-  subtract_6(x + 446, s); /* x[hull#weld2] */
-  node_backward_6(w + 6582, x + 446); /* x[hull#weld2] */
-  /* pivot 88: hull#weld1 (shard weld, d = 6, h = 6) */
-  backward_set_6x6(w + 6546, x + 446, s); /* L[hull#weld2, hull#weld1] */
-  subtract_6(x + 440, s); /* x[hull#weld1] */
-  node_backward_6(w + 6510, x + 440); /* x[hull#weld1] */
-  /* pivot 87: pinR39 (hinge, d = 5, h = 0) */
-  node_backward_5(w + 6485, x + 435); /* x[pinR39] */
-  /* pivot 86: pinR38 (hinge, d = 5, h = 5) */
-  backward_set_5x5(w + 6460, x + 435, s); /* L[pinR39, pinR38] */
-  subtract_5(x + 430, s); /* x[pinR38] */
-  node_backward_5(w + 6435, x + 430); /* x[pinR38] */
-  /* pivot 85: pinR37 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 6410, x + 435, s); /* L[pinR39, pinR37] */
-  backward_add_5x5(w + 6385, x + 430, s); /* L[pinR38, pinR37] */
-  subtract_5(x + 425, s); /* x[pinR37] */
-  node_backward_5(w + 6360, x + 425); /* x[pinR37] */
-  /* pivot 84: pinR36 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 6335, x + 435, s); /* L[pinR39, pinR36] */
-  backward_add_5x5(w + 6310, x + 425, s); /* L[pinR37, pinR36] */
-  subtract_5(x + 420, s); /* x[pinR36] */
-  node_backward_5(w + 6285, x + 420); /* x[pinR36] */
-  /* pivot 83: pinR35 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 6260, x + 435, s); /* L[pinR39, pinR35] */
-  backward_add_5x5(w + 6235, x + 420, s); /* L[pinR36, pinR35] */
-  subtract_5(x + 415, s); /* x[pinR35] */
-  node_backward_5(w + 6210, x + 415); /* x[pinR35] */
-  /* pivot 82: pinR34 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 6185, x + 435, s); /* L[pinR39, pinR34] */
-  backward_add_5x5(w + 6160, x + 415, s); /* L[pinR35, pinR34] */
-  subtract_5(x + 410, s); /* x[pinR34] */
-  node_backward_5(w + 6135, x + 410); /* x[pinR34] */
-  /* pivot 81: pinR33 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 6110, x + 435, s); /* L[pinR39, pinR33] */
-  backward_add_5x5(w + 6085, x + 410, s); /* L[pinR34, pinR33] */
-  subtract_5(x + 405, s); /* x[pinR33] */
-  node_backward_5(w + 6060, x + 405); /* x[pinR33] */
-  /* pivot 80: pinR32 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 6035, x + 435, s); /* L[pinR39, pinR32] */
-  backward_add_5x5(w + 6010, x + 405, s); /* L[pinR33, pinR32] */
-  subtract_5(x + 400, s); /* x[pinR32] */
-  node_backward_5(w + 5985, x + 400); /* x[pinR32] */
-  /* pivot 79: pinR31 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 5960, x + 435, s); /* L[pinR39, pinR31] */
-  backward_add_5x5(w + 5935, x + 400, s); /* L[pinR32, pinR31] */
-  subtract_5(x + 395, s); /* x[pinR31] */
-  node_backward_5(w + 5910, x + 395); /* x[pinR31] */
-  /* pivot 78: pinR30 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 5885, x + 435, s); /* L[pinR39, pinR30] */
-  backward_add_5x5(w + 5860, x + 395, s); /* L[pinR31, pinR30] */
-  subtract_5(x + 390, s); /* x[pinR30] */
-  node_backward_5(w + 5835, x + 390); /* x[pinR30] */
-  /* pivot 77: pinR29 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 5810, x + 435, s); /* L[pinR39, pinR29] */
-  backward_add_5x5(w + 5785, x + 390, s); /* L[pinR30, pinR29] */
-  subtract_5(x + 385, s); /* x[pinR29] */
-  node_backward_5(w + 5760, x + 385); /* x[pinR29] */
-  /* pivot 76: pinR28 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 5735, x + 435, s); /* L[pinR39, pinR28] */
-  backward_add_5x5(w + 5710, x + 385, s); /* L[pinR29, pinR28] */
-  subtract_5(x + 380, s); /* x[pinR28] */
-  node_backward_5(w + 5685, x + 380); /* x[pinR28] */
-  /* pivot 75: pinR27 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 5660, x + 435, s); /* L[pinR39, pinR27] */
-  backward_add_5x5(w + 5635, x + 380, s); /* L[pinR28, pinR27] */
-  subtract_5(x + 375, s); /* x[pinR27] */
-  node_backward_5(w + 5610, x + 375); /* x[pinR27] */
-  /* pivot 74: pinR26 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 5585, x + 435, s); /* L[pinR39, pinR26] */
-  backward_add_5x5(w + 5560, x + 375, s); /* L[pinR27, pinR26] */
-  subtract_5(x + 370, s); /* x[pinR26] */
-  node_backward_5(w + 5535, x + 370); /* x[pinR26] */
-  /* pivot 73: pinR25 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 5510, x + 435, s); /* L[pinR39, pinR25] */
-  backward_add_5x5(w + 5485, x + 370, s); /* L[pinR26, pinR25] */
-  subtract_5(x + 365, s); /* x[pinR25] */
-  node_backward_5(w + 5460, x + 365); /* x[pinR25] */
-  /* pivot 72: pinR24 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 5435, x + 435, s); /* L[pinR39, pinR24] */
-  backward_add_5x5(w + 5410, x + 365, s); /* L[pinR25, pinR24] */
-  subtract_5(x + 360, s); /* x[pinR24] */
-  node_backward_5(w + 5385, x + 360); /* x[pinR24] */
-  /* pivot 71: pinR23 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 5360, x + 435, s); /* L[pinR39, pinR23] */
-  backward_add_5x5(w + 5335, x + 360, s); /* L[pinR24, pinR23] */
-  subtract_5(x + 355, s); /* x[pinR23] */
-  node_backward_5(w + 5310, x + 355); /* x[pinR23] */
-  /* pivot 70: pinR22 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 5285, x + 435, s); /* L[pinR39, pinR22] */
-  backward_add_5x5(w + 5260, x + 355, s); /* L[pinR23, pinR22] */
-  subtract_5(x + 350, s); /* x[pinR22] */
-  node_backward_5(w + 5235, x + 350); /* x[pinR22] */
-  /* pivot 69: pinR21 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 5210, x + 435, s); /* L[pinR39, pinR21] */
-  backward_add_5x5(w + 5185, x + 350, s); /* L[pinR22, pinR21] */
-  subtract_5(x + 345, s); /* x[pinR21] */
-  node_backward_5(w + 5160, x + 345); /* x[pinR21] */
-  /* pivot 68: pinR20 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 5135, x + 435, s); /* L[pinR39, pinR20] */
-  backward_add_5x5(w + 5110, x + 345, s); /* L[pinR21, pinR20] */
-  subtract_5(x + 340, s); /* x[pinR20] */
-  node_backward_5(w + 5085, x + 340); /* x[pinR20] */
-  /* pivot 67: pinR19 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 5060, x + 435, s); /* L[pinR39, pinR19] */
-  backward_add_5x5(w + 5035, x + 340, s); /* L[pinR20, pinR19] */
-  subtract_5(x + 335, s); /* x[pinR19] */
-  node_backward_5(w + 5010, x + 335); /* x[pinR19] */
-  /* pivot 66: pinR18 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 4985, x + 435, s); /* L[pinR39, pinR18] */
-  backward_add_5x5(w + 4960, x + 335, s); /* L[pinR19, pinR18] */
-  subtract_5(x + 330, s); /* x[pinR18] */
-  node_backward_5(w + 4935, x + 330); /* x[pinR18] */
-  /* pivot 65: pinR17 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 4910, x + 435, s); /* L[pinR39, pinR17] */
-  backward_add_5x5(w + 4885, x + 330, s); /* L[pinR18, pinR17] */
-  subtract_5(x + 325, s); /* x[pinR17] */
-  node_backward_5(w + 4860, x + 325); /* x[pinR17] */
-  /* pivot 64: pinR16 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 4835, x + 435, s); /* L[pinR39, pinR16] */
-  backward_add_5x5(w + 4810, x + 325, s); /* L[pinR17, pinR16] */
-  subtract_5(x + 320, s); /* x[pinR16] */
-  node_backward_5(w + 4785, x + 320); /* x[pinR16] */
-  /* pivot 63: pinR15 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 4760, x + 435, s); /* L[pinR39, pinR15] */
-  backward_add_5x5(w + 4735, x + 320, s); /* L[pinR16, pinR15] */
-  subtract_5(x + 315, s); /* x[pinR15] */
-  node_backward_5(w + 4710, x + 315); /* x[pinR15] */
-  /* pivot 62: pinR14 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 4685, x + 435, s); /* L[pinR39, pinR14] */
-  backward_add_5x5(w + 4660, x + 315, s); /* L[pinR15, pinR14] */
-  subtract_5(x + 310, s); /* x[pinR14] */
-  node_backward_5(w + 4635, x + 310); /* x[pinR14] */
-  /* pivot 61: pinR13 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 4610, x + 435, s); /* L[pinR39, pinR13] */
-  backward_add_5x5(w + 4585, x + 310, s); /* L[pinR14, pinR13] */
-  subtract_5(x + 305, s); /* x[pinR13] */
-  node_backward_5(w + 4560, x + 305); /* x[pinR13] */
-  /* pivot 60: pinR12 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 4535, x + 435, s); /* L[pinR39, pinR12] */
-  backward_add_5x5(w + 4510, x + 305, s); /* L[pinR13, pinR12] */
-  subtract_5(x + 300, s); /* x[pinR12] */
-  node_backward_5(w + 4485, x + 300); /* x[pinR12] */
-  /* pivot 59: pinR11 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 4460, x + 435, s); /* L[pinR39, pinR11] */
-  backward_add_5x5(w + 4435, x + 300, s); /* L[pinR12, pinR11] */
-  subtract_5(x + 295, s); /* x[pinR11] */
-  node_backward_5(w + 4410, x + 295); /* x[pinR11] */
-  /* pivot 58: pinR10 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 4385, x + 435, s); /* L[pinR39, pinR10] */
-  backward_add_5x5(w + 4360, x + 295, s); /* L[pinR11, pinR10] */
-  subtract_5(x + 290, s); /* x[pinR10] */
-  node_backward_5(w + 4335, x + 290); /* x[pinR10] */
-  /* pivot 57: pinR09 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 4310, x + 435, s); /* L[pinR39, pinR09] */
-  backward_add_5x5(w + 4285, x + 290, s); /* L[pinR10, pinR09] */
-  subtract_5(x + 285, s); /* x[pinR09] */
-  node_backward_5(w + 4260, x + 285); /* x[pinR09] */
-  /* pivot 56: pinR08 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 4235, x + 435, s); /* L[pinR39, pinR08] */
-  backward_add_5x5(w + 4210, x + 285, s); /* L[pinR09, pinR08] */
-  subtract_5(x + 280, s); /* x[pinR08] */
-  node_backward_5(w + 4185, x + 280); /* x[pinR08] */
-  /* pivot 55: pinR07 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 4160, x + 435, s); /* L[pinR39, pinR07] */
-  backward_add_5x5(w + 4135, x + 280, s); /* L[pinR08, pinR07] */
-  subtract_5(x + 275, s); /* x[pinR07] */
-  node_backward_5(w + 4110, x + 275); /* x[pinR07] */
-  /* pivot 54: pinR06 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 4085, x + 435, s); /* L[pinR39, pinR06] */
-  backward_add_5x5(w + 4060, x + 275, s); /* L[pinR07, pinR06] */
-  subtract_5(x + 270, s); /* x[pinR06] */
-  node_backward_5(w + 4035, x + 270); /* x[pinR06] */
-  /* pivot 53: pinR05 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 4010, x + 435, s); /* L[pinR39, pinR05] */
-  backward_add_5x5(w + 3985, x + 270, s); /* L[pinR06, pinR05] */
-  subtract_5(x + 265, s); /* x[pinR05] */
-  node_backward_5(w + 3960, x + 265); /* x[pinR05] */
-  /* pivot 52: pinR04 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 3935, x + 435, s); /* L[pinR39, pinR04] */
-  backward_add_5x5(w + 3910, x + 265, s); /* L[pinR05, pinR04] */
-  subtract_5(x + 260, s); /* x[pinR04] */
-  node_backward_5(w + 3885, x + 260); /* x[pinR04] */
-  /* pivot 51: pinR03 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 3860, x + 435, s); /* L[pinR39, pinR03] */
-  backward_add_5x5(w + 3835, x + 260, s); /* L[pinR04, pinR03] */
-  subtract_5(x + 255, s); /* x[pinR03] */
-  node_backward_5(w + 3810, x + 255); /* x[pinR03] */
-  /* pivot 50: pinR02 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 3785, x + 435, s); /* L[pinR39, pinR02] */
-  backward_add_5x5(w + 3760, x + 255, s); /* L[pinR03, pinR02] */
-  subtract_5(x + 250, s); /* x[pinR02] */
-  node_backward_5(w + 3735, x + 250); /* x[pinR02] */
-  /* pivot 49: pinR01 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 3710, x + 435, s); /* L[pinR39, pinR01] */
-  backward_add_5x5(w + 3685, x + 250, s); /* L[pinR02, pinR01] */
-  subtract_5(x + 245, s); /* x[pinR01] */
-  node_backward_5(w + 3660, x + 245); /* x[pinR01] */
-  /* pivot 48: pinR00 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 3635, x + 435, s); /* L[pinR39, pinR00] */
-  backward_add_5x5(w + 3610, x + 245, s); /* L[pinR01, pinR00] */
-  subtract_5(x + 240, s); /* x[pinR00] */
-  node_backward_5(w + 3585, x + 240); /* x[pinR00] */
-  /* pivot 47: idler_axleR (hinge, d = 5, h = 6) */
-  backward_set_6x5(w + 3555, x + 452, s); /* L[hull#weld3, idler_axleR] */
-  subtract_5(x + 235, s); /* x[idler_axleR] */
-  node_backward_5(w + 3530, x + 235); /* x[idler_axleR] */
-  /* pivot 46: road2_axleR (hinge, d = 5, h = 11) */
-  backward_set_6x5(w + 3500, x + 452, s); /* L[hull#weld3, road2_axleR] */
-  backward_add_5x5(w + 3475, x + 235, s); /* L[idler_axleR, road2_axleR] */
-  subtract_5(x + 230, s); /* x[road2_axleR] */
-  node_backward_5(w + 3450, x + 230); /* x[road2_axleR] */
-  /* pivot 45: road1_axleR (hinge, d = 5, h = 12) */
-  backward_set_6x5(w + 3420, x + 452, s); /* L[hull#weld3, road1_axleR] */
-  backward_add_6x5(w + 3390, x + 446, s); /* L[hull#weld2, road1_axleR] */
-  subtract_5(x + 225, s); /* x[road1_axleR] */
-  node_backward_5(w + 3365, x + 225); /* x[road1_axleR] */
-  /* pivot 44: sprocket_axleR (hinge, d = 5, h = 17) */
-  backward_set_6x5(w + 3335, x + 452, s); /* L[hull#weld3, sprocket_axleR] */
-  backward_add_6x5(w + 3305, x + 446, s); /* L[hull#weld2, sprocket_axleR] */
-  backward_add_5x5(w + 3280, x + 225, s); /* L[road1_axleR, sprocket_axleR] */
-  subtract_5(x + 220, s); /* x[sprocket_axleR] */
-  node_backward_5(w + 3255, x + 220); /* x[sprocket_axleR] */
-  /* pivot 43: pinL39 (hinge, d = 5, h = 0) */
-  node_backward_5(w + 3230, x + 215); /* x[pinL39] */
-  /* pivot 42: pinL38 (hinge, d = 5, h = 5) */
-  backward_set_5x5(w + 3205, x + 215, s); /* L[pinL39, pinL38] */
-  subtract_5(x + 210, s); /* x[pinL38] */
-  node_backward_5(w + 3180, x + 210); /* x[pinL38] */
-  /* pivot 41: pinL37 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 3155, x + 215, s); /* L[pinL39, pinL37] */
-  backward_add_5x5(w + 3130, x + 210, s); /* L[pinL38, pinL37] */
-  subtract_5(x + 205, s); /* x[pinL37] */
-  node_backward_5(w + 3105, x + 205); /* x[pinL37] */
-  /* pivot 40: pinL36 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 3080, x + 215, s); /* L[pinL39, pinL36] */
-  backward_add_5x5(w + 3055, x + 205, s); /* L[pinL37, pinL36] */
-  subtract_5(x + 200, s); /* x[pinL36] */
-  node_backward_5(w + 3030, x + 200); /* x[pinL36] */
-  /* pivot 39: pinL35 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 3005, x + 215, s); /* L[pinL39, pinL35] */
-  backward_add_5x5(w + 2980, x + 200, s); /* L[pinL36, pinL35] */
-  subtract_5(x + 195, s); /* x[pinL35] */
-  node_backward_5(w + 2955, x + 195); /* x[pinL35] */
-  /* pivot 38: pinL34 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2930, x + 215, s); /* L[pinL39, pinL34] */
-  backward_add_5x5(w + 2905, x + 195, s); /* L[pinL35, pinL34] */
-  subtract_5(x + 190, s); /* x[pinL34] */
-  node_backward_5(w + 2880, x + 190); /* x[pinL34] */
+  /* hull#weld3 (shard weld, d = 6, h = 0) */
+  node_backward_6(w + W_hull_weld3, x + X_hull_weld3); /* x[hull#weld3] */
+  /* hull#weld2 (shard weld, d = 6, h = 6) */
+  backward_set_6x6(w + W_hull_weld2 + 36, x + X_hull_weld3, s); /* L[hull#weld3, hull#weld2] */
+  subtract_6(x + X_hull_weld2, s); /* x[hull#weld2] */
+  node_backward_6(w + W_hull_weld2, x + X_hull_weld2); /* x[hull#weld2] */
+  /* hull#weld1 (shard weld, d = 6, h = 6) */
+  backward_set_6x6(w + W_hull_weld1 + 36, x + X_hull_weld2, s); /* L[hull#weld2, hull#weld1] */
+  subtract_6(x + X_hull_weld1, s); /* x[hull#weld1] */
+  node_backward_6(w + W_hull_weld1, x + X_hull_weld1); /* x[hull#weld1] */
+  /* pinR39 (hinge, d = 5, h = 0) */
+  node_backward_5(w + W_pinR39, x + X_pinR39); /* x[pinR39] */
+  /* pinR38 (hinge, d = 5, h = 5) */
+  backward_set_5x5(w + W_pinR38 + 25, x + X_pinR39, s); /* L[pinR39, pinR38] */
+  subtract_5(x + X_pinR38, s); /* x[pinR38] */
+  node_backward_5(w + W_pinR38, x + X_pinR38); /* x[pinR38] */
+  /* pinR37 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR37 + 50, x + X_pinR39, s); /* L[pinR39, pinR37] */
+  backward_add_5x5(w + W_pinR37 + 25, x + X_pinR38, s); /* L[pinR38, pinR37] */
+  subtract_5(x + X_pinR37, s); /* x[pinR37] */
+  node_backward_5(w + W_pinR37, x + X_pinR37); /* x[pinR37] */
+  /* pinR36 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR36 + 50, x + X_pinR39, s); /* L[pinR39, pinR36] */
+  backward_add_5x5(w + W_pinR36 + 25, x + X_pinR37, s); /* L[pinR37, pinR36] */
+  subtract_5(x + X_pinR36, s); /* x[pinR36] */
+  node_backward_5(w + W_pinR36, x + X_pinR36); /* x[pinR36] */
+  /* pinR35 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR35 + 50, x + X_pinR39, s); /* L[pinR39, pinR35] */
+  backward_add_5x5(w + W_pinR35 + 25, x + X_pinR36, s); /* L[pinR36, pinR35] */
+  subtract_5(x + X_pinR35, s); /* x[pinR35] */
+  node_backward_5(w + W_pinR35, x + X_pinR35); /* x[pinR35] */
+  /* pinR34 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR34 + 50, x + X_pinR39, s); /* L[pinR39, pinR34] */
+  backward_add_5x5(w + W_pinR34 + 25, x + X_pinR35, s); /* L[pinR35, pinR34] */
+  subtract_5(x + X_pinR34, s); /* x[pinR34] */
+  node_backward_5(w + W_pinR34, x + X_pinR34); /* x[pinR34] */
+  /* pinR33 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR33 + 50, x + X_pinR39, s); /* L[pinR39, pinR33] */
+  backward_add_5x5(w + W_pinR33 + 25, x + X_pinR34, s); /* L[pinR34, pinR33] */
+  subtract_5(x + X_pinR33, s); /* x[pinR33] */
+  node_backward_5(w + W_pinR33, x + X_pinR33); /* x[pinR33] */
+  /* pinR32 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR32 + 50, x + X_pinR39, s); /* L[pinR39, pinR32] */
+  backward_add_5x5(w + W_pinR32 + 25, x + X_pinR33, s); /* L[pinR33, pinR32] */
+  subtract_5(x + X_pinR32, s); /* x[pinR32] */
+  node_backward_5(w + W_pinR32, x + X_pinR32); /* x[pinR32] */
+  /* pinR31 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR31 + 50, x + X_pinR39, s); /* L[pinR39, pinR31] */
+  backward_add_5x5(w + W_pinR31 + 25, x + X_pinR32, s); /* L[pinR32, pinR31] */
+  subtract_5(x + X_pinR31, s); /* x[pinR31] */
+  node_backward_5(w + W_pinR31, x + X_pinR31); /* x[pinR31] */
+  /* pinR30 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR30 + 50, x + X_pinR39, s); /* L[pinR39, pinR30] */
+  backward_add_5x5(w + W_pinR30 + 25, x + X_pinR31, s); /* L[pinR31, pinR30] */
+  subtract_5(x + X_pinR30, s); /* x[pinR30] */
+  node_backward_5(w + W_pinR30, x + X_pinR30); /* x[pinR30] */
+  /* pinR29 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR29 + 50, x + X_pinR39, s); /* L[pinR39, pinR29] */
+  backward_add_5x5(w + W_pinR29 + 25, x + X_pinR30, s); /* L[pinR30, pinR29] */
+  subtract_5(x + X_pinR29, s); /* x[pinR29] */
+  node_backward_5(w + W_pinR29, x + X_pinR29); /* x[pinR29] */
+  /* pinR28 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR28 + 50, x + X_pinR39, s); /* L[pinR39, pinR28] */
+  backward_add_5x5(w + W_pinR28 + 25, x + X_pinR29, s); /* L[pinR29, pinR28] */
+  subtract_5(x + X_pinR28, s); /* x[pinR28] */
+  node_backward_5(w + W_pinR28, x + X_pinR28); /* x[pinR28] */
+  /* pinR27 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR27 + 50, x + X_pinR39, s); /* L[pinR39, pinR27] */
+  backward_add_5x5(w + W_pinR27 + 25, x + X_pinR28, s); /* L[pinR28, pinR27] */
+  subtract_5(x + X_pinR27, s); /* x[pinR27] */
+  node_backward_5(w + W_pinR27, x + X_pinR27); /* x[pinR27] */
+  /* pinR26 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR26 + 50, x + X_pinR39, s); /* L[pinR39, pinR26] */
+  backward_add_5x5(w + W_pinR26 + 25, x + X_pinR27, s); /* L[pinR27, pinR26] */
+  subtract_5(x + X_pinR26, s); /* x[pinR26] */
+  node_backward_5(w + W_pinR26, x + X_pinR26); /* x[pinR26] */
+  /* pinR25 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR25 + 50, x + X_pinR39, s); /* L[pinR39, pinR25] */
+  backward_add_5x5(w + W_pinR25 + 25, x + X_pinR26, s); /* L[pinR26, pinR25] */
+  subtract_5(x + X_pinR25, s); /* x[pinR25] */
+  node_backward_5(w + W_pinR25, x + X_pinR25); /* x[pinR25] */
+  /* pinR24 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR24 + 50, x + X_pinR39, s); /* L[pinR39, pinR24] */
+  backward_add_5x5(w + W_pinR24 + 25, x + X_pinR25, s); /* L[pinR25, pinR24] */
+  subtract_5(x + X_pinR24, s); /* x[pinR24] */
+  node_backward_5(w + W_pinR24, x + X_pinR24); /* x[pinR24] */
+  /* pinR23 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR23 + 50, x + X_pinR39, s); /* L[pinR39, pinR23] */
+  backward_add_5x5(w + W_pinR23 + 25, x + X_pinR24, s); /* L[pinR24, pinR23] */
+  subtract_5(x + X_pinR23, s); /* x[pinR23] */
+  node_backward_5(w + W_pinR23, x + X_pinR23); /* x[pinR23] */
+  /* pinR22 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR22 + 50, x + X_pinR39, s); /* L[pinR39, pinR22] */
+  backward_add_5x5(w + W_pinR22 + 25, x + X_pinR23, s); /* L[pinR23, pinR22] */
+  subtract_5(x + X_pinR22, s); /* x[pinR22] */
+  node_backward_5(w + W_pinR22, x + X_pinR22); /* x[pinR22] */
+  /* pinR21 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR21 + 50, x + X_pinR39, s); /* L[pinR39, pinR21] */
+  backward_add_5x5(w + W_pinR21 + 25, x + X_pinR22, s); /* L[pinR22, pinR21] */
+  subtract_5(x + X_pinR21, s); /* x[pinR21] */
+  node_backward_5(w + W_pinR21, x + X_pinR21); /* x[pinR21] */
+  /* pinR20 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR20 + 50, x + X_pinR39, s); /* L[pinR39, pinR20] */
+  backward_add_5x5(w + W_pinR20 + 25, x + X_pinR21, s); /* L[pinR21, pinR20] */
+  subtract_5(x + X_pinR20, s); /* x[pinR20] */
+  node_backward_5(w + W_pinR20, x + X_pinR20); /* x[pinR20] */
+  /* pinR19 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR19 + 50, x + X_pinR39, s); /* L[pinR39, pinR19] */
+  backward_add_5x5(w + W_pinR19 + 25, x + X_pinR20, s); /* L[pinR20, pinR19] */
+  subtract_5(x + X_pinR19, s); /* x[pinR19] */
+  node_backward_5(w + W_pinR19, x + X_pinR19); /* x[pinR19] */
+  /* pinR18 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR18 + 50, x + X_pinR39, s); /* L[pinR39, pinR18] */
+  backward_add_5x5(w + W_pinR18 + 25, x + X_pinR19, s); /* L[pinR19, pinR18] */
+  subtract_5(x + X_pinR18, s); /* x[pinR18] */
+  node_backward_5(w + W_pinR18, x + X_pinR18); /* x[pinR18] */
+  /* pinR17 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR17 + 50, x + X_pinR39, s); /* L[pinR39, pinR17] */
+  backward_add_5x5(w + W_pinR17 + 25, x + X_pinR18, s); /* L[pinR18, pinR17] */
+  subtract_5(x + X_pinR17, s); /* x[pinR17] */
+  node_backward_5(w + W_pinR17, x + X_pinR17); /* x[pinR17] */
+  /* pinR16 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR16 + 50, x + X_pinR39, s); /* L[pinR39, pinR16] */
+  backward_add_5x5(w + W_pinR16 + 25, x + X_pinR17, s); /* L[pinR17, pinR16] */
+  subtract_5(x + X_pinR16, s); /* x[pinR16] */
+  node_backward_5(w + W_pinR16, x + X_pinR16); /* x[pinR16] */
+  /* pinR15 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR15 + 50, x + X_pinR39, s); /* L[pinR39, pinR15] */
+  backward_add_5x5(w + W_pinR15 + 25, x + X_pinR16, s); /* L[pinR16, pinR15] */
+  subtract_5(x + X_pinR15, s); /* x[pinR15] */
+  node_backward_5(w + W_pinR15, x + X_pinR15); /* x[pinR15] */
+  /* pinR14 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR14 + 50, x + X_pinR39, s); /* L[pinR39, pinR14] */
+  backward_add_5x5(w + W_pinR14 + 25, x + X_pinR15, s); /* L[pinR15, pinR14] */
+  subtract_5(x + X_pinR14, s); /* x[pinR14] */
+  node_backward_5(w + W_pinR14, x + X_pinR14); /* x[pinR14] */
+  /* pinR13 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR13 + 50, x + X_pinR39, s); /* L[pinR39, pinR13] */
+  backward_add_5x5(w + W_pinR13 + 25, x + X_pinR14, s); /* L[pinR14, pinR13] */
+  subtract_5(x + X_pinR13, s); /* x[pinR13] */
+  node_backward_5(w + W_pinR13, x + X_pinR13); /* x[pinR13] */
+  /* pinR12 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR12 + 50, x + X_pinR39, s); /* L[pinR39, pinR12] */
+  backward_add_5x5(w + W_pinR12 + 25, x + X_pinR13, s); /* L[pinR13, pinR12] */
+  subtract_5(x + X_pinR12, s); /* x[pinR12] */
+  node_backward_5(w + W_pinR12, x + X_pinR12); /* x[pinR12] */
+  /* pinR11 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR11 + 50, x + X_pinR39, s); /* L[pinR39, pinR11] */
+  backward_add_5x5(w + W_pinR11 + 25, x + X_pinR12, s); /* L[pinR12, pinR11] */
+  subtract_5(x + X_pinR11, s); /* x[pinR11] */
+  node_backward_5(w + W_pinR11, x + X_pinR11); /* x[pinR11] */
+  /* pinR10 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR10 + 50, x + X_pinR39, s); /* L[pinR39, pinR10] */
+  backward_add_5x5(w + W_pinR10 + 25, x + X_pinR11, s); /* L[pinR11, pinR10] */
+  subtract_5(x + X_pinR10, s); /* x[pinR10] */
+  node_backward_5(w + W_pinR10, x + X_pinR10); /* x[pinR10] */
+  /* pinR09 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR09 + 50, x + X_pinR39, s); /* L[pinR39, pinR09] */
+  backward_add_5x5(w + W_pinR09 + 25, x + X_pinR10, s); /* L[pinR10, pinR09] */
+  subtract_5(x + X_pinR09, s); /* x[pinR09] */
+  node_backward_5(w + W_pinR09, x + X_pinR09); /* x[pinR09] */
+  /* pinR08 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR08 + 50, x + X_pinR39, s); /* L[pinR39, pinR08] */
+  backward_add_5x5(w + W_pinR08 + 25, x + X_pinR09, s); /* L[pinR09, pinR08] */
+  subtract_5(x + X_pinR08, s); /* x[pinR08] */
+  node_backward_5(w + W_pinR08, x + X_pinR08); /* x[pinR08] */
+  /* pinR07 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR07 + 50, x + X_pinR39, s); /* L[pinR39, pinR07] */
+  backward_add_5x5(w + W_pinR07 + 25, x + X_pinR08, s); /* L[pinR08, pinR07] */
+  subtract_5(x + X_pinR07, s); /* x[pinR07] */
+  node_backward_5(w + W_pinR07, x + X_pinR07); /* x[pinR07] */
+  /* pinR06 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR06 + 50, x + X_pinR39, s); /* L[pinR39, pinR06] */
+  backward_add_5x5(w + W_pinR06 + 25, x + X_pinR07, s); /* L[pinR07, pinR06] */
+  subtract_5(x + X_pinR06, s); /* x[pinR06] */
+  node_backward_5(w + W_pinR06, x + X_pinR06); /* x[pinR06] */
+  /* pinR05 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR05 + 50, x + X_pinR39, s); /* L[pinR39, pinR05] */
+  backward_add_5x5(w + W_pinR05 + 25, x + X_pinR06, s); /* L[pinR06, pinR05] */
+  subtract_5(x + X_pinR05, s); /* x[pinR05] */
+  node_backward_5(w + W_pinR05, x + X_pinR05); /* x[pinR05] */
+  /* pinR04 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR04 + 50, x + X_pinR39, s); /* L[pinR39, pinR04] */
+  backward_add_5x5(w + W_pinR04 + 25, x + X_pinR05, s); /* L[pinR05, pinR04] */
+  subtract_5(x + X_pinR04, s); /* x[pinR04] */
+  node_backward_5(w + W_pinR04, x + X_pinR04); /* x[pinR04] */
+  /* pinR03 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR03 + 50, x + X_pinR39, s); /* L[pinR39, pinR03] */
+  backward_add_5x5(w + W_pinR03 + 25, x + X_pinR04, s); /* L[pinR04, pinR03] */
+  subtract_5(x + X_pinR03, s); /* x[pinR03] */
+  node_backward_5(w + W_pinR03, x + X_pinR03); /* x[pinR03] */
+  /* pinR02 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR02 + 50, x + X_pinR39, s); /* L[pinR39, pinR02] */
+  backward_add_5x5(w + W_pinR02 + 25, x + X_pinR03, s); /* L[pinR03, pinR02] */
+  subtract_5(x + X_pinR02, s); /* x[pinR02] */
+  node_backward_5(w + W_pinR02, x + X_pinR02); /* x[pinR02] */
+  /* pinR01 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR01 + 50, x + X_pinR39, s); /* L[pinR39, pinR01] */
+  backward_add_5x5(w + W_pinR01 + 25, x + X_pinR02, s); /* L[pinR02, pinR01] */
+  subtract_5(x + X_pinR01, s); /* x[pinR01] */
+  node_backward_5(w + W_pinR01, x + X_pinR01); /* x[pinR01] */
+  /* pinR00 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR00 + 50, x + X_pinR39, s); /* L[pinR39, pinR00] */
+  backward_add_5x5(w + W_pinR00 + 25, x + X_pinR01, s); /* L[pinR01, pinR00] */
+  subtract_5(x + X_pinR00, s); /* x[pinR00] */
+  node_backward_5(w + W_pinR00, x + X_pinR00); /* x[pinR00] */
+  /* idler_axleR (hinge, d = 5, h = 6) */
+  backward_set_6x5(w + W_idler_axleR + 25, x + X_hull_weld3, s); /* L[hull#weld3, idler_axleR] */
+  subtract_5(x + X_idler_axleR, s); /* x[idler_axleR] */
+  node_backward_5(w + W_idler_axleR, x + X_idler_axleR); /* x[idler_axleR] */
+  /* road2_axleR (hinge, d = 5, h = 11) */
+  backward_set_6x5(w + W_road2_axleR + 50, x + X_hull_weld3, s); /* L[hull#weld3, road2_axleR] */
+  backward_add_5x5(w + W_road2_axleR + 25, x + X_idler_axleR, s); /* L[idler_axleR, road2_axleR] */
+  subtract_5(x + X_road2_axleR, s); /* x[road2_axleR] */
+  node_backward_5(w + W_road2_axleR, x + X_road2_axleR); /* x[road2_axleR] */
+  /* road1_axleR (hinge, d = 5, h = 12) */
+  backward_set_6x5(w + W_road1_axleR + 55, x + X_hull_weld3, s); /* L[hull#weld3, road1_axleR] */
+  backward_add_6x5(w + W_road1_axleR + 25, x + X_hull_weld2, s); /* L[hull#weld2, road1_axleR] */
+  subtract_5(x + X_road1_axleR, s); /* x[road1_axleR] */
+  node_backward_5(w + W_road1_axleR, x + X_road1_axleR); /* x[road1_axleR] */
+  /* sprocket_axleR (hinge, d = 5, h = 17) */
+  backward_set_6x5(w + W_sprocket_axleR + 80, x + X_hull_weld3, s); /* L[hull#weld3, sprocket_axleR] */
+  backward_add_6x5(w + W_sprocket_axleR + 50, x + X_hull_weld2, s); /* L[hull#weld2, sprocket_axleR] */
+  backward_add_5x5(w + W_sprocket_axleR + 25, x + X_road1_axleR, s); /* L[road1_axleR, sprocket_axleR] */
+  subtract_5(x + X_sprocket_axleR, s); /* x[sprocket_axleR] */
+  node_backward_5(w + W_sprocket_axleR, x + X_sprocket_axleR); /* x[sprocket_axleR] */
+  /* pinL39 (hinge, d = 5, h = 0) */
+  node_backward_5(w + W_pinL39, x + X_pinL39); /* x[pinL39] */
+  /* pinL38 (hinge, d = 5, h = 5) */
+  backward_set_5x5(w + W_pinL38 + 25, x + X_pinL39, s); /* L[pinL39, pinL38] */
+  subtract_5(x + X_pinL38, s); /* x[pinL38] */
+  node_backward_5(w + W_pinL38, x + X_pinL38); /* x[pinL38] */
+  /* pinL37 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL37 + 50, x + X_pinL39, s); /* L[pinL39, pinL37] */
+  backward_add_5x5(w + W_pinL37 + 25, x + X_pinL38, s); /* L[pinL38, pinL37] */
+  subtract_5(x + X_pinL37, s); /* x[pinL37] */
+  node_backward_5(w + W_pinL37, x + X_pinL37); /* x[pinL37] */
+  /* pinL36 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL36 + 50, x + X_pinL39, s); /* L[pinL39, pinL36] */
+  backward_add_5x5(w + W_pinL36 + 25, x + X_pinL37, s); /* L[pinL37, pinL36] */
+  subtract_5(x + X_pinL36, s); /* x[pinL36] */
+  node_backward_5(w + W_pinL36, x + X_pinL36); /* x[pinL36] */
+  /* pinL35 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL35 + 50, x + X_pinL39, s); /* L[pinL39, pinL35] */
+  backward_add_5x5(w + W_pinL35 + 25, x + X_pinL36, s); /* L[pinL36, pinL35] */
+  subtract_5(x + X_pinL35, s); /* x[pinL35] */
+  node_backward_5(w + W_pinL35, x + X_pinL35); /* x[pinL35] */
+  /* pinL34 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL34 + 50, x + X_pinL39, s); /* L[pinL39, pinL34] */
+  backward_add_5x5(w + W_pinL34 + 25, x + X_pinL35, s); /* L[pinL35, pinL34] */
+  subtract_5(x + X_pinL34, s); /* x[pinL34] */
+  node_backward_5(w + W_pinL34, x + X_pinL34); /* x[pinL34] */
 }
 
 static void solve_backward_1(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
-  /* pivot 37: pinL33 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2855, x + 215, s); /* L[pinL39, pinL33] */
-  backward_add_5x5(w + 2830, x + 190, s); /* L[pinL34, pinL33] */
-  subtract_5(x + 185, s); /* x[pinL33] */
-  node_backward_5(w + 2805, x + 185); /* x[pinL33] */
-  /* pivot 36: pinL32 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2780, x + 215, s); /* L[pinL39, pinL32] */
-  backward_add_5x5(w + 2755, x + 185, s); /* L[pinL33, pinL32] */
-  subtract_5(x + 180, s); /* x[pinL32] */
-  node_backward_5(w + 2730, x + 180); /* x[pinL32] */
-  /* pivot 35: pinL31 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2705, x + 215, s); /* L[pinL39, pinL31] */
-  backward_add_5x5(w + 2680, x + 180, s); /* L[pinL32, pinL31] */
-  subtract_5(x + 175, s); /* x[pinL31] */
-  node_backward_5(w + 2655, x + 175); /* x[pinL31] */
-  /* pivot 34: pinL30 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2630, x + 215, s); /* L[pinL39, pinL30] */
-  backward_add_5x5(w + 2605, x + 175, s); /* L[pinL31, pinL30] */
-  subtract_5(x + 170, s); /* x[pinL30] */
-  node_backward_5(w + 2580, x + 170); /* x[pinL30] */
-  /* pivot 33: pinL29 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2555, x + 215, s); /* L[pinL39, pinL29] */
-  backward_add_5x5(w + 2530, x + 170, s); /* L[pinL30, pinL29] */
-  subtract_5(x + 165, s); /* x[pinL29] */
-  node_backward_5(w + 2505, x + 165); /* x[pinL29] */
-  /* pivot 32: pinL28 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2480, x + 215, s); /* L[pinL39, pinL28] */
-  backward_add_5x5(w + 2455, x + 165, s); /* L[pinL29, pinL28] */
-  subtract_5(x + 160, s); /* x[pinL28] */
-  node_backward_5(w + 2430, x + 160); /* x[pinL28] */
-  /* pivot 31: pinL27 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2405, x + 215, s); /* L[pinL39, pinL27] */
-  backward_add_5x5(w + 2380, x + 160, s); /* L[pinL28, pinL27] */
-  subtract_5(x + 155, s); /* x[pinL27] */
-  node_backward_5(w + 2355, x + 155); /* x[pinL27] */
-  /* pivot 30: pinL26 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2330, x + 215, s); /* L[pinL39, pinL26] */
-  backward_add_5x5(w + 2305, x + 155, s); /* L[pinL27, pinL26] */
-  subtract_5(x + 150, s); /* x[pinL26] */
-  node_backward_5(w + 2280, x + 150); /* x[pinL26] */
-  /* pivot 29: pinL25 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2255, x + 215, s); /* L[pinL39, pinL25] */
-  backward_add_5x5(w + 2230, x + 150, s); /* L[pinL26, pinL25] */
-  subtract_5(x + 145, s); /* x[pinL25] */
-  node_backward_5(w + 2205, x + 145); /* x[pinL25] */
-  /* pivot 28: pinL24 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2180, x + 215, s); /* L[pinL39, pinL24] */
-  backward_add_5x5(w + 2155, x + 145, s); /* L[pinL25, pinL24] */
-  subtract_5(x + 140, s); /* x[pinL24] */
-  node_backward_5(w + 2130, x + 140); /* x[pinL24] */
-  /* pivot 27: pinL23 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2105, x + 215, s); /* L[pinL39, pinL23] */
-  backward_add_5x5(w + 2080, x + 140, s); /* L[pinL24, pinL23] */
-  subtract_5(x + 135, s); /* x[pinL23] */
-  node_backward_5(w + 2055, x + 135); /* x[pinL23] */
-  /* pivot 26: pinL22 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2030, x + 215, s); /* L[pinL39, pinL22] */
-  backward_add_5x5(w + 2005, x + 135, s); /* L[pinL23, pinL22] */
-  subtract_5(x + 130, s); /* x[pinL22] */
-  node_backward_5(w + 1980, x + 130); /* x[pinL22] */
-  /* pivot 25: pinL21 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1955, x + 215, s); /* L[pinL39, pinL21] */
-  backward_add_5x5(w + 1930, x + 130, s); /* L[pinL22, pinL21] */
-  subtract_5(x + 125, s); /* x[pinL21] */
-  node_backward_5(w + 1905, x + 125); /* x[pinL21] */
-  /* pivot 24: pinL20 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1880, x + 215, s); /* L[pinL39, pinL20] */
-  backward_add_5x5(w + 1855, x + 125, s); /* L[pinL21, pinL20] */
-  subtract_5(x + 120, s); /* x[pinL20] */
-  node_backward_5(w + 1830, x + 120); /* x[pinL20] */
-  /* pivot 23: pinL19 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1805, x + 215, s); /* L[pinL39, pinL19] */
-  backward_add_5x5(w + 1780, x + 120, s); /* L[pinL20, pinL19] */
-  subtract_5(x + 115, s); /* x[pinL19] */
-  node_backward_5(w + 1755, x + 115); /* x[pinL19] */
-  /* pivot 22: pinL18 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1730, x + 215, s); /* L[pinL39, pinL18] */
-  backward_add_5x5(w + 1705, x + 115, s); /* L[pinL19, pinL18] */
-  subtract_5(x + 110, s); /* x[pinL18] */
-  node_backward_5(w + 1680, x + 110); /* x[pinL18] */
-  /* pivot 21: pinL17 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1655, x + 215, s); /* L[pinL39, pinL17] */
-  backward_add_5x5(w + 1630, x + 110, s); /* L[pinL18, pinL17] */
-  subtract_5(x + 105, s); /* x[pinL17] */
-  node_backward_5(w + 1605, x + 105); /* x[pinL17] */
-  /* pivot 20: pinL16 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1580, x + 215, s); /* L[pinL39, pinL16] */
-  backward_add_5x5(w + 1555, x + 105, s); /* L[pinL17, pinL16] */
-  subtract_5(x + 100, s); /* x[pinL16] */
-  node_backward_5(w + 1530, x + 100); /* x[pinL16] */
-  /* pivot 19: pinL15 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1505, x + 215, s); /* L[pinL39, pinL15] */
-  backward_add_5x5(w + 1480, x + 100, s); /* L[pinL16, pinL15] */
-  subtract_5(x + 95, s); /* x[pinL15] */
-  node_backward_5(w + 1455, x + 95); /* x[pinL15] */
-  /* pivot 18: pinL14 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1430, x + 215, s); /* L[pinL39, pinL14] */
-  backward_add_5x5(w + 1405, x + 95, s); /* L[pinL15, pinL14] */
-  subtract_5(x + 90, s); /* x[pinL14] */
-  node_backward_5(w + 1380, x + 90); /* x[pinL14] */
-  /* pivot 17: pinL13 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1355, x + 215, s); /* L[pinL39, pinL13] */
-  backward_add_5x5(w + 1330, x + 90, s); /* L[pinL14, pinL13] */
-  subtract_5(x + 85, s); /* x[pinL13] */
-  node_backward_5(w + 1305, x + 85); /* x[pinL13] */
-  /* pivot 16: pinL12 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1280, x + 215, s); /* L[pinL39, pinL12] */
-  backward_add_5x5(w + 1255, x + 85, s); /* L[pinL13, pinL12] */
-  subtract_5(x + 80, s); /* x[pinL12] */
-  node_backward_5(w + 1230, x + 80); /* x[pinL12] */
-  /* pivot 15: pinL11 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1205, x + 215, s); /* L[pinL39, pinL11] */
-  backward_add_5x5(w + 1180, x + 80, s); /* L[pinL12, pinL11] */
-  subtract_5(x + 75, s); /* x[pinL11] */
-  node_backward_5(w + 1155, x + 75); /* x[pinL11] */
-  /* pivot 14: pinL10 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1130, x + 215, s); /* L[pinL39, pinL10] */
-  backward_add_5x5(w + 1105, x + 75, s); /* L[pinL11, pinL10] */
-  subtract_5(x + 70, s); /* x[pinL10] */
-  node_backward_5(w + 1080, x + 70); /* x[pinL10] */
-  /* pivot 13: pinL09 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1055, x + 215, s); /* L[pinL39, pinL09] */
-  backward_add_5x5(w + 1030, x + 70, s); /* L[pinL10, pinL09] */
-  subtract_5(x + 65, s); /* x[pinL09] */
-  node_backward_5(w + 1005, x + 65); /* x[pinL09] */
-  /* pivot 12: pinL08 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 980, x + 215, s); /* L[pinL39, pinL08] */
-  backward_add_5x5(w + 955, x + 65, s); /* L[pinL09, pinL08] */
-  subtract_5(x + 60, s); /* x[pinL08] */
-  node_backward_5(w + 930, x + 60); /* x[pinL08] */
-  /* pivot 11: pinL07 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 905, x + 215, s); /* L[pinL39, pinL07] */
-  backward_add_5x5(w + 880, x + 60, s); /* L[pinL08, pinL07] */
-  subtract_5(x + 55, s); /* x[pinL07] */
-  node_backward_5(w + 855, x + 55); /* x[pinL07] */
-  /* pivot 10: pinL06 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 830, x + 215, s); /* L[pinL39, pinL06] */
-  backward_add_5x5(w + 805, x + 55, s); /* L[pinL07, pinL06] */
-  subtract_5(x + 50, s); /* x[pinL06] */
-  node_backward_5(w + 780, x + 50); /* x[pinL06] */
-  /* pivot 9: pinL05 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 755, x + 215, s); /* L[pinL39, pinL05] */
-  backward_add_5x5(w + 730, x + 50, s); /* L[pinL06, pinL05] */
-  subtract_5(x + 45, s); /* x[pinL05] */
-  node_backward_5(w + 705, x + 45); /* x[pinL05] */
-  /* pivot 8: pinL04 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 680, x + 215, s); /* L[pinL39, pinL04] */
-  backward_add_5x5(w + 655, x + 45, s); /* L[pinL05, pinL04] */
-  subtract_5(x + 40, s); /* x[pinL04] */
-  node_backward_5(w + 630, x + 40); /* x[pinL04] */
-  /* pivot 7: pinL03 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 605, x + 215, s); /* L[pinL39, pinL03] */
-  backward_add_5x5(w + 580, x + 40, s); /* L[pinL04, pinL03] */
-  subtract_5(x + 35, s); /* x[pinL03] */
-  node_backward_5(w + 555, x + 35); /* x[pinL03] */
-  /* pivot 6: pinL02 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 530, x + 215, s); /* L[pinL39, pinL02] */
-  backward_add_5x5(w + 505, x + 35, s); /* L[pinL03, pinL02] */
-  subtract_5(x + 30, s); /* x[pinL02] */
-  node_backward_5(w + 480, x + 30); /* x[pinL02] */
-  /* pivot 5: pinL01 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 455, x + 215, s); /* L[pinL39, pinL01] */
-  backward_add_5x5(w + 430, x + 30, s); /* L[pinL02, pinL01] */
-  subtract_5(x + 25, s); /* x[pinL01] */
-  node_backward_5(w + 405, x + 25); /* x[pinL01] */
-  /* pivot 4: pinL00 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 380, x + 215, s); /* L[pinL39, pinL00] */
-  backward_add_5x5(w + 355, x + 25, s); /* L[pinL01, pinL00] */
-  subtract_5(x + 20, s); /* x[pinL00] */
-  node_backward_5(w + 330, x + 20); /* x[pinL00] */
-  /* pivot 3: idler_axleL (hinge, d = 5, h = 12) */
-  backward_set_6x5(w + 300, x + 446, s); /* L[hull#weld2, idler_axleL] */
-  backward_add_6x5(w + 270, x + 440, s); /* L[hull#weld1, idler_axleL] */
-  subtract_5(x + 15, s); /* x[idler_axleL] */
-  node_backward_5(w + 245, x + 15); /* x[idler_axleL] */
-  /* pivot 2: road2_axleL (hinge, d = 5, h = 17) */
-  backward_set_6x5(w + 215, x + 446, s); /* L[hull#weld2, road2_axleL] */
-  backward_add_6x5(w + 185, x + 440, s); /* L[hull#weld1, road2_axleL] */
-  backward_add_5x5(w + 160, x + 15, s); /* L[idler_axleL, road2_axleL] */
-  subtract_5(x + 10, s); /* x[road2_axleL] */
-  node_backward_5(w + 135, x + 10); /* x[road2_axleL] */
-  /* pivot 1: road1_axleL (hinge, d = 5, h = 6) */
-  backward_set_6x5(w + 105, x + 440, s); /* L[hull#weld1, road1_axleL] */
-  subtract_5(x + 5, s); /* x[road1_axleL] */
-  node_backward_5(w + 80, x + 5); /* x[road1_axleL] */
-  /* pivot 0: sprocket_axleL (hinge, d = 5, h = 11) */
-  backward_set_6x5(w + 50, x + 440, s); /* L[hull#weld1, sprocket_axleL] */
-  backward_add_5x5(w + 25, x + 5, s); /* L[road1_axleL, sprocket_axleL] */
-  subtract_5(x + 0, s); /* x[sprocket_axleL] */
-  node_backward_5(w + 0, x + 0); /* x[sprocket_axleL] */
+  /* pinL33 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL33 + 50, x + X_pinL39, s); /* L[pinL39, pinL33] */
+  backward_add_5x5(w + W_pinL33 + 25, x + X_pinL34, s); /* L[pinL34, pinL33] */
+  subtract_5(x + X_pinL33, s); /* x[pinL33] */
+  node_backward_5(w + W_pinL33, x + X_pinL33); /* x[pinL33] */
+  /* pinL32 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL32 + 50, x + X_pinL39, s); /* L[pinL39, pinL32] */
+  backward_add_5x5(w + W_pinL32 + 25, x + X_pinL33, s); /* L[pinL33, pinL32] */
+  subtract_5(x + X_pinL32, s); /* x[pinL32] */
+  node_backward_5(w + W_pinL32, x + X_pinL32); /* x[pinL32] */
+  /* pinL31 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL31 + 50, x + X_pinL39, s); /* L[pinL39, pinL31] */
+  backward_add_5x5(w + W_pinL31 + 25, x + X_pinL32, s); /* L[pinL32, pinL31] */
+  subtract_5(x + X_pinL31, s); /* x[pinL31] */
+  node_backward_5(w + W_pinL31, x + X_pinL31); /* x[pinL31] */
+  /* pinL30 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL30 + 50, x + X_pinL39, s); /* L[pinL39, pinL30] */
+  backward_add_5x5(w + W_pinL30 + 25, x + X_pinL31, s); /* L[pinL31, pinL30] */
+  subtract_5(x + X_pinL30, s); /* x[pinL30] */
+  node_backward_5(w + W_pinL30, x + X_pinL30); /* x[pinL30] */
+  /* pinL29 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL29 + 50, x + X_pinL39, s); /* L[pinL39, pinL29] */
+  backward_add_5x5(w + W_pinL29 + 25, x + X_pinL30, s); /* L[pinL30, pinL29] */
+  subtract_5(x + X_pinL29, s); /* x[pinL29] */
+  node_backward_5(w + W_pinL29, x + X_pinL29); /* x[pinL29] */
+  /* pinL28 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL28 + 50, x + X_pinL39, s); /* L[pinL39, pinL28] */
+  backward_add_5x5(w + W_pinL28 + 25, x + X_pinL29, s); /* L[pinL29, pinL28] */
+  subtract_5(x + X_pinL28, s); /* x[pinL28] */
+  node_backward_5(w + W_pinL28, x + X_pinL28); /* x[pinL28] */
+  /* pinL27 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL27 + 50, x + X_pinL39, s); /* L[pinL39, pinL27] */
+  backward_add_5x5(w + W_pinL27 + 25, x + X_pinL28, s); /* L[pinL28, pinL27] */
+  subtract_5(x + X_pinL27, s); /* x[pinL27] */
+  node_backward_5(w + W_pinL27, x + X_pinL27); /* x[pinL27] */
+  /* pinL26 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL26 + 50, x + X_pinL39, s); /* L[pinL39, pinL26] */
+  backward_add_5x5(w + W_pinL26 + 25, x + X_pinL27, s); /* L[pinL27, pinL26] */
+  subtract_5(x + X_pinL26, s); /* x[pinL26] */
+  node_backward_5(w + W_pinL26, x + X_pinL26); /* x[pinL26] */
+  /* pinL25 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL25 + 50, x + X_pinL39, s); /* L[pinL39, pinL25] */
+  backward_add_5x5(w + W_pinL25 + 25, x + X_pinL26, s); /* L[pinL26, pinL25] */
+  subtract_5(x + X_pinL25, s); /* x[pinL25] */
+  node_backward_5(w + W_pinL25, x + X_pinL25); /* x[pinL25] */
+  /* pinL24 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL24 + 50, x + X_pinL39, s); /* L[pinL39, pinL24] */
+  backward_add_5x5(w + W_pinL24 + 25, x + X_pinL25, s); /* L[pinL25, pinL24] */
+  subtract_5(x + X_pinL24, s); /* x[pinL24] */
+  node_backward_5(w + W_pinL24, x + X_pinL24); /* x[pinL24] */
+  /* pinL23 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL23 + 50, x + X_pinL39, s); /* L[pinL39, pinL23] */
+  backward_add_5x5(w + W_pinL23 + 25, x + X_pinL24, s); /* L[pinL24, pinL23] */
+  subtract_5(x + X_pinL23, s); /* x[pinL23] */
+  node_backward_5(w + W_pinL23, x + X_pinL23); /* x[pinL23] */
+  /* pinL22 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL22 + 50, x + X_pinL39, s); /* L[pinL39, pinL22] */
+  backward_add_5x5(w + W_pinL22 + 25, x + X_pinL23, s); /* L[pinL23, pinL22] */
+  subtract_5(x + X_pinL22, s); /* x[pinL22] */
+  node_backward_5(w + W_pinL22, x + X_pinL22); /* x[pinL22] */
+  /* pinL21 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL21 + 50, x + X_pinL39, s); /* L[pinL39, pinL21] */
+  backward_add_5x5(w + W_pinL21 + 25, x + X_pinL22, s); /* L[pinL22, pinL21] */
+  subtract_5(x + X_pinL21, s); /* x[pinL21] */
+  node_backward_5(w + W_pinL21, x + X_pinL21); /* x[pinL21] */
+  /* pinL20 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL20 + 50, x + X_pinL39, s); /* L[pinL39, pinL20] */
+  backward_add_5x5(w + W_pinL20 + 25, x + X_pinL21, s); /* L[pinL21, pinL20] */
+  subtract_5(x + X_pinL20, s); /* x[pinL20] */
+  node_backward_5(w + W_pinL20, x + X_pinL20); /* x[pinL20] */
+  /* pinL19 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL19 + 50, x + X_pinL39, s); /* L[pinL39, pinL19] */
+  backward_add_5x5(w + W_pinL19 + 25, x + X_pinL20, s); /* L[pinL20, pinL19] */
+  subtract_5(x + X_pinL19, s); /* x[pinL19] */
+  node_backward_5(w + W_pinL19, x + X_pinL19); /* x[pinL19] */
+  /* pinL18 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL18 + 50, x + X_pinL39, s); /* L[pinL39, pinL18] */
+  backward_add_5x5(w + W_pinL18 + 25, x + X_pinL19, s); /* L[pinL19, pinL18] */
+  subtract_5(x + X_pinL18, s); /* x[pinL18] */
+  node_backward_5(w + W_pinL18, x + X_pinL18); /* x[pinL18] */
+  /* pinL17 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL17 + 50, x + X_pinL39, s); /* L[pinL39, pinL17] */
+  backward_add_5x5(w + W_pinL17 + 25, x + X_pinL18, s); /* L[pinL18, pinL17] */
+  subtract_5(x + X_pinL17, s); /* x[pinL17] */
+  node_backward_5(w + W_pinL17, x + X_pinL17); /* x[pinL17] */
+  /* pinL16 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL16 + 50, x + X_pinL39, s); /* L[pinL39, pinL16] */
+  backward_add_5x5(w + W_pinL16 + 25, x + X_pinL17, s); /* L[pinL17, pinL16] */
+  subtract_5(x + X_pinL16, s); /* x[pinL16] */
+  node_backward_5(w + W_pinL16, x + X_pinL16); /* x[pinL16] */
+  /* pinL15 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL15 + 50, x + X_pinL39, s); /* L[pinL39, pinL15] */
+  backward_add_5x5(w + W_pinL15 + 25, x + X_pinL16, s); /* L[pinL16, pinL15] */
+  subtract_5(x + X_pinL15, s); /* x[pinL15] */
+  node_backward_5(w + W_pinL15, x + X_pinL15); /* x[pinL15] */
+  /* pinL14 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL14 + 50, x + X_pinL39, s); /* L[pinL39, pinL14] */
+  backward_add_5x5(w + W_pinL14 + 25, x + X_pinL15, s); /* L[pinL15, pinL14] */
+  subtract_5(x + X_pinL14, s); /* x[pinL14] */
+  node_backward_5(w + W_pinL14, x + X_pinL14); /* x[pinL14] */
+  /* pinL13 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL13 + 50, x + X_pinL39, s); /* L[pinL39, pinL13] */
+  backward_add_5x5(w + W_pinL13 + 25, x + X_pinL14, s); /* L[pinL14, pinL13] */
+  subtract_5(x + X_pinL13, s); /* x[pinL13] */
+  node_backward_5(w + W_pinL13, x + X_pinL13); /* x[pinL13] */
+  /* pinL12 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL12 + 50, x + X_pinL39, s); /* L[pinL39, pinL12] */
+  backward_add_5x5(w + W_pinL12 + 25, x + X_pinL13, s); /* L[pinL13, pinL12] */
+  subtract_5(x + X_pinL12, s); /* x[pinL12] */
+  node_backward_5(w + W_pinL12, x + X_pinL12); /* x[pinL12] */
+  /* pinL11 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL11 + 50, x + X_pinL39, s); /* L[pinL39, pinL11] */
+  backward_add_5x5(w + W_pinL11 + 25, x + X_pinL12, s); /* L[pinL12, pinL11] */
+  subtract_5(x + X_pinL11, s); /* x[pinL11] */
+  node_backward_5(w + W_pinL11, x + X_pinL11); /* x[pinL11] */
+  /* pinL10 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL10 + 50, x + X_pinL39, s); /* L[pinL39, pinL10] */
+  backward_add_5x5(w + W_pinL10 + 25, x + X_pinL11, s); /* L[pinL11, pinL10] */
+  subtract_5(x + X_pinL10, s); /* x[pinL10] */
+  node_backward_5(w + W_pinL10, x + X_pinL10); /* x[pinL10] */
+  /* pinL09 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL09 + 50, x + X_pinL39, s); /* L[pinL39, pinL09] */
+  backward_add_5x5(w + W_pinL09 + 25, x + X_pinL10, s); /* L[pinL10, pinL09] */
+  subtract_5(x + X_pinL09, s); /* x[pinL09] */
+  node_backward_5(w + W_pinL09, x + X_pinL09); /* x[pinL09] */
+  /* pinL08 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL08 + 50, x + X_pinL39, s); /* L[pinL39, pinL08] */
+  backward_add_5x5(w + W_pinL08 + 25, x + X_pinL09, s); /* L[pinL09, pinL08] */
+  subtract_5(x + X_pinL08, s); /* x[pinL08] */
+  node_backward_5(w + W_pinL08, x + X_pinL08); /* x[pinL08] */
+  /* pinL07 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL07 + 50, x + X_pinL39, s); /* L[pinL39, pinL07] */
+  backward_add_5x5(w + W_pinL07 + 25, x + X_pinL08, s); /* L[pinL08, pinL07] */
+  subtract_5(x + X_pinL07, s); /* x[pinL07] */
+  node_backward_5(w + W_pinL07, x + X_pinL07); /* x[pinL07] */
+  /* pinL06 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL06 + 50, x + X_pinL39, s); /* L[pinL39, pinL06] */
+  backward_add_5x5(w + W_pinL06 + 25, x + X_pinL07, s); /* L[pinL07, pinL06] */
+  subtract_5(x + X_pinL06, s); /* x[pinL06] */
+  node_backward_5(w + W_pinL06, x + X_pinL06); /* x[pinL06] */
+  /* pinL05 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL05 + 50, x + X_pinL39, s); /* L[pinL39, pinL05] */
+  backward_add_5x5(w + W_pinL05 + 25, x + X_pinL06, s); /* L[pinL06, pinL05] */
+  subtract_5(x + X_pinL05, s); /* x[pinL05] */
+  node_backward_5(w + W_pinL05, x + X_pinL05); /* x[pinL05] */
+  /* pinL04 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL04 + 50, x + X_pinL39, s); /* L[pinL39, pinL04] */
+  backward_add_5x5(w + W_pinL04 + 25, x + X_pinL05, s); /* L[pinL05, pinL04] */
+  subtract_5(x + X_pinL04, s); /* x[pinL04] */
+  node_backward_5(w + W_pinL04, x + X_pinL04); /* x[pinL04] */
+  /* pinL03 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL03 + 50, x + X_pinL39, s); /* L[pinL39, pinL03] */
+  backward_add_5x5(w + W_pinL03 + 25, x + X_pinL04, s); /* L[pinL04, pinL03] */
+  subtract_5(x + X_pinL03, s); /* x[pinL03] */
+  node_backward_5(w + W_pinL03, x + X_pinL03); /* x[pinL03] */
+  /* pinL02 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL02 + 50, x + X_pinL39, s); /* L[pinL39, pinL02] */
+  backward_add_5x5(w + W_pinL02 + 25, x + X_pinL03, s); /* L[pinL03, pinL02] */
+  subtract_5(x + X_pinL02, s); /* x[pinL02] */
+  node_backward_5(w + W_pinL02, x + X_pinL02); /* x[pinL02] */
+  /* pinL01 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL01 + 50, x + X_pinL39, s); /* L[pinL39, pinL01] */
+  backward_add_5x5(w + W_pinL01 + 25, x + X_pinL02, s); /* L[pinL02, pinL01] */
+  subtract_5(x + X_pinL01, s); /* x[pinL01] */
+  node_backward_5(w + W_pinL01, x + X_pinL01); /* x[pinL01] */
+  /* pinL00 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL00 + 50, x + X_pinL39, s); /* L[pinL39, pinL00] */
+  backward_add_5x5(w + W_pinL00 + 25, x + X_pinL01, s); /* L[pinL01, pinL00] */
+  subtract_5(x + X_pinL00, s); /* x[pinL00] */
+  node_backward_5(w + W_pinL00, x + X_pinL00); /* x[pinL00] */
+  /* idler_axleL (hinge, d = 5, h = 12) */
+  backward_set_6x5(w + W_idler_axleL + 55, x + X_hull_weld2, s); /* L[hull#weld2, idler_axleL] */
+  backward_add_6x5(w + W_idler_axleL + 25, x + X_hull_weld1, s); /* L[hull#weld1, idler_axleL] */
+  subtract_5(x + X_idler_axleL, s); /* x[idler_axleL] */
+  node_backward_5(w + W_idler_axleL, x + X_idler_axleL); /* x[idler_axleL] */
+  /* road2_axleL (hinge, d = 5, h = 17) */
+  backward_set_6x5(w + W_road2_axleL + 80, x + X_hull_weld2, s); /* L[hull#weld2, road2_axleL] */
+  backward_add_6x5(w + W_road2_axleL + 50, x + X_hull_weld1, s); /* L[hull#weld1, road2_axleL] */
+  backward_add_5x5(w + W_road2_axleL + 25, x + X_idler_axleL, s); /* L[idler_axleL, road2_axleL] */
+  subtract_5(x + X_road2_axleL, s); /* x[road2_axleL] */
+  node_backward_5(w + W_road2_axleL, x + X_road2_axleL); /* x[road2_axleL] */
+  /* road1_axleL (hinge, d = 5, h = 6) */
+  backward_set_6x5(w + W_road1_axleL + 25, x + X_hull_weld1, s); /* L[hull#weld1, road1_axleL] */
+  subtract_5(x + X_road1_axleL, s); /* x[road1_axleL] */
+  node_backward_5(w + W_road1_axleL, x + X_road1_axleL); /* x[road1_axleL] */
+  /* sprocket_axleL (hinge, d = 5, h = 11) */
+  backward_set_6x5(w + W_sprocket_axleL + 50, x + X_hull_weld1, s); /* L[hull#weld1, sprocket_axleL] */
+  backward_add_5x5(w + W_sprocket_axleL + 25, x + X_road1_axleL, s); /* L[road1_axleL, sprocket_axleL] */
+  subtract_5(x + X_sprocket_axleL, s); /* x[sprocket_axleL] */
+  node_backward_5(w + W_sprocket_axleL, x + X_sprocket_axleL); /* x[sprocket_axleL] */
 }
 
 /*---- entry points (rt_factor_fn, rt_solve_fn of rt.h) ------------------------*/
@@ -2697,96 +2796,96 @@ static int tank_factor(void *work, void *temp) {
   scalar *w = work;
   scalar *t = temp;
   int s;
-  if ((s = factor_p0(w, t)) >= 0) return s;
-  if ((s = factor_p1(w, t)) >= 0) return s;
-  if ((s = factor_p2(w, t)) >= 0) return s;
-  if ((s = factor_p3(w, t)) >= 0) return s;
-  if ((s = factor_p4(w, t)) >= 0) return s;
-  if ((s = factor_p5(w, t)) >= 0) return s;
-  if ((s = factor_p6(w, t)) >= 0) return s;
-  if ((s = factor_p7(w, t)) >= 0) return s;
-  if ((s = factor_p8(w, t)) >= 0) return s;
-  if ((s = factor_p9(w, t)) >= 0) return s;
-  if ((s = factor_p10(w, t)) >= 0) return s;
-  if ((s = factor_p11(w, t)) >= 0) return s;
-  if ((s = factor_p12(w, t)) >= 0) return s;
-  if ((s = factor_p13(w, t)) >= 0) return s;
-  if ((s = factor_p14(w, t)) >= 0) return s;
-  if ((s = factor_p15(w, t)) >= 0) return s;
-  if ((s = factor_p16(w, t)) >= 0) return s;
-  if ((s = factor_p17(w, t)) >= 0) return s;
-  if ((s = factor_p18(w, t)) >= 0) return s;
-  if ((s = factor_p19(w, t)) >= 0) return s;
-  if ((s = factor_p20(w, t)) >= 0) return s;
-  if ((s = factor_p21(w, t)) >= 0) return s;
-  if ((s = factor_p22(w, t)) >= 0) return s;
-  if ((s = factor_p23(w, t)) >= 0) return s;
-  if ((s = factor_p24(w, t)) >= 0) return s;
-  if ((s = factor_p25(w, t)) >= 0) return s;
-  if ((s = factor_p26(w, t)) >= 0) return s;
-  if ((s = factor_p27(w, t)) >= 0) return s;
-  if ((s = factor_p28(w, t)) >= 0) return s;
-  if ((s = factor_p29(w, t)) >= 0) return s;
-  if ((s = factor_p30(w, t)) >= 0) return s;
-  if ((s = factor_p31(w, t)) >= 0) return s;
-  if ((s = factor_p32(w, t)) >= 0) return s;
-  if ((s = factor_p33(w, t)) >= 0) return s;
-  if ((s = factor_p34(w, t)) >= 0) return s;
-  if ((s = factor_p35(w, t)) >= 0) return s;
-  if ((s = factor_p36(w, t)) >= 0) return s;
-  if ((s = factor_p37(w, t)) >= 0) return s;
-  if ((s = factor_p38(w, t)) >= 0) return s;
-  if ((s = factor_p39(w, t)) >= 0) return s;
-  if ((s = factor_p40(w, t)) >= 0) return s;
-  if ((s = factor_p41(w, t)) >= 0) return s;
-  if ((s = factor_p42(w, t)) >= 0) return s;
-  if ((s = factor_p43(w, t)) >= 0) return s;
-  if ((s = factor_p44(w, t)) >= 0) return s;
-  if ((s = factor_p45(w, t)) >= 0) return s;
-  if ((s = factor_p46(w, t)) >= 0) return s;
-  if ((s = factor_p47(w, t)) >= 0) return s;
-  if ((s = factor_p48(w, t)) >= 0) return s;
-  if ((s = factor_p49(w, t)) >= 0) return s;
-  if ((s = factor_p50(w, t)) >= 0) return s;
-  if ((s = factor_p51(w, t)) >= 0) return s;
-  if ((s = factor_p52(w, t)) >= 0) return s;
-  if ((s = factor_p53(w, t)) >= 0) return s;
-  if ((s = factor_p54(w, t)) >= 0) return s;
-  if ((s = factor_p55(w, t)) >= 0) return s;
-  if ((s = factor_p56(w, t)) >= 0) return s;
-  if ((s = factor_p57(w, t)) >= 0) return s;
-  if ((s = factor_p58(w, t)) >= 0) return s;
-  if ((s = factor_p59(w, t)) >= 0) return s;
-  if ((s = factor_p60(w, t)) >= 0) return s;
-  if ((s = factor_p61(w, t)) >= 0) return s;
-  if ((s = factor_p62(w, t)) >= 0) return s;
-  if ((s = factor_p63(w, t)) >= 0) return s;
-  if ((s = factor_p64(w, t)) >= 0) return s;
-  if ((s = factor_p65(w, t)) >= 0) return s;
-  if ((s = factor_p66(w, t)) >= 0) return s;
-  if ((s = factor_p67(w, t)) >= 0) return s;
-  if ((s = factor_p68(w, t)) >= 0) return s;
-  if ((s = factor_p69(w, t)) >= 0) return s;
-  if ((s = factor_p70(w, t)) >= 0) return s;
-  if ((s = factor_p71(w, t)) >= 0) return s;
-  if ((s = factor_p72(w, t)) >= 0) return s;
-  if ((s = factor_p73(w, t)) >= 0) return s;
-  if ((s = factor_p74(w, t)) >= 0) return s;
-  if ((s = factor_p75(w, t)) >= 0) return s;
-  if ((s = factor_p76(w, t)) >= 0) return s;
-  if ((s = factor_p77(w, t)) >= 0) return s;
-  if ((s = factor_p78(w, t)) >= 0) return s;
-  if ((s = factor_p79(w, t)) >= 0) return s;
-  if ((s = factor_p80(w, t)) >= 0) return s;
-  if ((s = factor_p81(w, t)) >= 0) return s;
-  if ((s = factor_p82(w, t)) >= 0) return s;
-  if ((s = factor_p83(w, t)) >= 0) return s;
-  if ((s = factor_p84(w, t)) >= 0) return s;
-  if ((s = factor_p85(w, t)) >= 0) return s;
-  if ((s = factor_p86(w, t)) >= 0) return s;
-  if ((s = factor_p87(w, t)) >= 0) return s;
-  if ((s = factor_p88(w, t)) >= 0) return s;
-  if ((s = factor_p89(w, t)) >= 0) return s;
+  if ((s = pivot_sprocket_axleL(w, t)) >= 0) return s;
+  if ((s = pivot_road1_axleL(w, t)) >= 0) return s;
+  if ((s = pivot_road2_axleL(w, t)) >= 0) return s;
+  if ((s = pivot_idler_axleL(w, t)) >= 0) return s;
+  if ((s = pivot_pinL00(w, t)) >= 0) return s;
+  if ((s = pivot_pinL01(w, t)) >= 0) return s;
+  if ((s = pivot_pinL02(w, t)) >= 0) return s;
+  if ((s = pivot_pinL03(w, t)) >= 0) return s;
+  if ((s = pivot_pinL04(w, t)) >= 0) return s;
+  if ((s = pivot_pinL05(w, t)) >= 0) return s;
+  if ((s = pivot_pinL06(w, t)) >= 0) return s;
+  if ((s = pivot_pinL07(w, t)) >= 0) return s;
+  if ((s = pivot_pinL08(w, t)) >= 0) return s;
+  if ((s = pivot_pinL09(w, t)) >= 0) return s;
+  if ((s = pivot_pinL10(w, t)) >= 0) return s;
+  if ((s = pivot_pinL11(w, t)) >= 0) return s;
+  if ((s = pivot_pinL12(w, t)) >= 0) return s;
+  if ((s = pivot_pinL13(w, t)) >= 0) return s;
+  if ((s = pivot_pinL14(w, t)) >= 0) return s;
+  if ((s = pivot_pinL15(w, t)) >= 0) return s;
+  if ((s = pivot_pinL16(w, t)) >= 0) return s;
+  if ((s = pivot_pinL17(w, t)) >= 0) return s;
+  if ((s = pivot_pinL18(w, t)) >= 0) return s;
+  if ((s = pivot_pinL19(w, t)) >= 0) return s;
+  if ((s = pivot_pinL20(w, t)) >= 0) return s;
+  if ((s = pivot_pinL21(w, t)) >= 0) return s;
+  if ((s = pivot_pinL22(w, t)) >= 0) return s;
+  if ((s = pivot_pinL23(w, t)) >= 0) return s;
+  if ((s = pivot_pinL24(w, t)) >= 0) return s;
+  if ((s = pivot_pinL25(w, t)) >= 0) return s;
+  if ((s = pivot_pinL26(w, t)) >= 0) return s;
+  if ((s = pivot_pinL27(w, t)) >= 0) return s;
+  if ((s = pivot_pinL28(w, t)) >= 0) return s;
+  if ((s = pivot_pinL29(w, t)) >= 0) return s;
+  if ((s = pivot_pinL30(w, t)) >= 0) return s;
+  if ((s = pivot_pinL31(w, t)) >= 0) return s;
+  if ((s = pivot_pinL32(w, t)) >= 0) return s;
+  if ((s = pivot_pinL33(w, t)) >= 0) return s;
+  if ((s = pivot_pinL34(w, t)) >= 0) return s;
+  if ((s = pivot_pinL35(w, t)) >= 0) return s;
+  if ((s = pivot_pinL36(w, t)) >= 0) return s;
+  if ((s = pivot_pinL37(w, t)) >= 0) return s;
+  if ((s = pivot_pinL38(w, t)) >= 0) return s;
+  if ((s = pivot_pinL39(w, t)) >= 0) return s;
+  if ((s = pivot_sprocket_axleR(w, t)) >= 0) return s;
+  if ((s = pivot_road1_axleR(w, t)) >= 0) return s;
+  if ((s = pivot_road2_axleR(w, t)) >= 0) return s;
+  if ((s = pivot_idler_axleR(w, t)) >= 0) return s;
+  if ((s = pivot_pinR00(w, t)) >= 0) return s;
+  if ((s = pivot_pinR01(w, t)) >= 0) return s;
+  if ((s = pivot_pinR02(w, t)) >= 0) return s;
+  if ((s = pivot_pinR03(w, t)) >= 0) return s;
+  if ((s = pivot_pinR04(w, t)) >= 0) return s;
+  if ((s = pivot_pinR05(w, t)) >= 0) return s;
+  if ((s = pivot_pinR06(w, t)) >= 0) return s;
+  if ((s = pivot_pinR07(w, t)) >= 0) return s;
+  if ((s = pivot_pinR08(w, t)) >= 0) return s;
+  if ((s = pivot_pinR09(w, t)) >= 0) return s;
+  if ((s = pivot_pinR10(w, t)) >= 0) return s;
+  if ((s = pivot_pinR11(w, t)) >= 0) return s;
+  if ((s = pivot_pinR12(w, t)) >= 0) return s;
+  if ((s = pivot_pinR13(w, t)) >= 0) return s;
+  if ((s = pivot_pinR14(w, t)) >= 0) return s;
+  if ((s = pivot_pinR15(w, t)) >= 0) return s;
+  if ((s = pivot_pinR16(w, t)) >= 0) return s;
+  if ((s = pivot_pinR17(w, t)) >= 0) return s;
+  if ((s = pivot_pinR18(w, t)) >= 0) return s;
+  if ((s = pivot_pinR19(w, t)) >= 0) return s;
+  if ((s = pivot_pinR20(w, t)) >= 0) return s;
+  if ((s = pivot_pinR21(w, t)) >= 0) return s;
+  if ((s = pivot_pinR22(w, t)) >= 0) return s;
+  if ((s = pivot_pinR23(w, t)) >= 0) return s;
+  if ((s = pivot_pinR24(w, t)) >= 0) return s;
+  if ((s = pivot_pinR25(w, t)) >= 0) return s;
+  if ((s = pivot_pinR26(w, t)) >= 0) return s;
+  if ((s = pivot_pinR27(w, t)) >= 0) return s;
+  if ((s = pivot_pinR28(w, t)) >= 0) return s;
+  if ((s = pivot_pinR29(w, t)) >= 0) return s;
+  if ((s = pivot_pinR30(w, t)) >= 0) return s;
+  if ((s = pivot_pinR31(w, t)) >= 0) return s;
+  if ((s = pivot_pinR32(w, t)) >= 0) return s;
+  if ((s = pivot_pinR33(w, t)) >= 0) return s;
+  if ((s = pivot_pinR34(w, t)) >= 0) return s;
+  if ((s = pivot_pinR35(w, t)) >= 0) return s;
+  if ((s = pivot_pinR36(w, t)) >= 0) return s;
+  if ((s = pivot_pinR37(w, t)) >= 0) return s;
+  if ((s = pivot_pinR38(w, t)) >= 0) return s;
+  if ((s = pivot_pinR39(w, t)) >= 0) return s;
+  if ((s = pivot_hull_weld1(w, t)) >= 0) return s;
+  if ((s = pivot_hull_weld2(w, t)) >= 0) return s;
   return -1;
 }
 

@@ -4,11 +4,12 @@
  * matrix H of mechanism track, unrolled mode, float precision:
  * the program object track_program (declared in track.h; the
  * contract, the workspace layout and the reference arithmetic are in rt.h).
- * Each pivot's elimination is its own function factor_p<pivot>: the dense
+ * Each pivot's elimination is its own function pivot_<constraint>: the dense
  * LDL^T of its node block, its edge column turned into L = E l^-T D^-1 in
  * panels of rows (keeping Y = E l^-T, transposed, in the temporary), and one
  * kernel call per block pair of the reduction C -= L Y^T (the RSI grouped by
- * target block, whose workspace offset is a literal). The kernels, in
+ * target block, whose workspace offset is a constant: its pivot's base from
+ * the table of pivots plus a literal). The kernels, in
  * rt_kernels.h, are the reference arithmetic of rt.h specialized by degree;
  * vector lanes hold independent results, so every instruction set gives the
  * same bits.
@@ -28,47 +29,48 @@
  *   workspace       2925 scalars, temporary 96 scalars
  *   structure hash  0x73f3725d1baef1a5
  *
- * Pivot order (pivot, constraint, type, degree d, column height h, blocks):
- *      0  pin00  hinge  d 5  h 10  2 blocks
- *      1  pin01  hinge  d 5  h 10  2 blocks, 1 fill
- *      2  pin02  hinge  d 5  h 10  2 blocks, 1 fill
- *      3  pin03  hinge  d 5  h 10  2 blocks, 1 fill
- *      4  pin04  hinge  d 5  h 10  2 blocks, 1 fill
- *      5  pin05  hinge  d 5  h 10  2 blocks, 1 fill
- *      6  pin06  hinge  d 5  h 10  2 blocks, 1 fill
- *      7  pin07  hinge  d 5  h 10  2 blocks, 1 fill
- *      8  pin08  hinge  d 5  h 10  2 blocks, 1 fill
- *      9  pin09  hinge  d 5  h 10  2 blocks, 1 fill
- *     10  pin10  hinge  d 5  h 10  2 blocks, 1 fill
- *     11  pin11  hinge  d 5  h 10  2 blocks, 1 fill
- *     12  pin12  hinge  d 5  h 10  2 blocks, 1 fill
- *     13  pin13  hinge  d 5  h 10  2 blocks, 1 fill
- *     14  pin14  hinge  d 5  h 10  2 blocks, 1 fill
- *     15  pin15  hinge  d 5  h 10  2 blocks, 1 fill
- *     16  pin16  hinge  d 5  h 10  2 blocks, 1 fill
- *     17  pin17  hinge  d 5  h 10  2 blocks, 1 fill
- *     18  pin18  hinge  d 5  h 10  2 blocks, 1 fill
- *     19  pin19  hinge  d 5  h 10  2 blocks, 1 fill
- *     20  pin20  hinge  d 5  h 10  2 blocks, 1 fill
- *     21  pin21  hinge  d 5  h 10  2 blocks, 1 fill
- *     22  pin22  hinge  d 5  h 10  2 blocks, 1 fill
- *     23  pin23  hinge  d 5  h 10  2 blocks, 1 fill
- *     24  pin24  hinge  d 5  h 10  2 blocks, 1 fill
- *     25  pin25  hinge  d 5  h 10  2 blocks, 1 fill
- *     26  pin26  hinge  d 5  h 10  2 blocks, 1 fill
- *     27  pin27  hinge  d 5  h 10  2 blocks, 1 fill
- *     28  pin28  hinge  d 5  h 10  2 blocks, 1 fill
- *     29  pin29  hinge  d 5  h 10  2 blocks, 1 fill
- *     30  pin30  hinge  d 5  h 10  2 blocks, 1 fill
- *     31  pin31  hinge  d 5  h 10  2 blocks, 1 fill
- *     32  pin32  hinge  d 5  h 10  2 blocks, 1 fill
- *     33  pin33  hinge  d 5  h 10  2 blocks, 1 fill
- *     34  pin34  hinge  d 5  h 10  2 blocks, 1 fill
- *     35  pin35  hinge  d 5  h 10  2 blocks, 1 fill
- *     36  pin36  hinge  d 5  h 10  2 blocks, 1 fill
- *     37  pin37  hinge  d 5  h 10  2 blocks, 1 fill
- *     38  pin38  hinge  d 5  h 5   1 block
- *     39  pin39  hinge  d 5  h 0   0 blocks
+ * Pivot order (constraint: type, degree d, column height h, blocks; the
+ * pivots' indices and offsets are the table P_, W_, R_, X_ below):
+ *   pin00: hinge, d 5, h 10, 2 blocks
+ *   pin01: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pin02: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pin03: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pin04: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pin05: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pin06: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pin07: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pin08: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pin09: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pin10: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pin11: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pin12: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pin13: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pin14: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pin15: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pin16: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pin17: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pin18: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pin19: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pin20: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pin21: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pin22: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pin23: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pin24: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pin25: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pin26: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pin27: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pin28: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pin29: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pin30: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pin31: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pin32: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pin33: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pin34: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pin35: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pin36: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pin37: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pin38: hinge, d 5, h 5, 1 block
+ *   pin39: hinge, d 5, h 0, 0 blocks
  */
 #include "track.h"
 
@@ -387,876 +389,922 @@ static const int32_t rsi[2105] = {
     2915, 2916, 2917, 2918, 2920, 2921, 2922, 2923, 2924,
 };
 
+/*---- pivots: P_ its index (what factor returns when its node block is not
+ * positive definite), W_ its node block in the workspace (its edge column
+ * follows), R_ its reciprocals 1/D in the temporary, X_ its first row of x */
+enum {
+    P_pin00 = 0, W_pin00 = 0, R_pin00 = 0, X_pin00 = 0,
+    P_pin01 = 1, W_pin01 = 75, R_pin01 = 8, X_pin01 = 5,
+    P_pin02 = 2, W_pin02 = 150, R_pin02 = 0, X_pin02 = 10,
+    P_pin03 = 3, W_pin03 = 225, R_pin03 = 8, X_pin03 = 15,
+    P_pin04 = 4, W_pin04 = 300, R_pin04 = 0, X_pin04 = 20,
+    P_pin05 = 5, W_pin05 = 375, R_pin05 = 8, X_pin05 = 25,
+    P_pin06 = 6, W_pin06 = 450, R_pin06 = 0, X_pin06 = 30,
+    P_pin07 = 7, W_pin07 = 525, R_pin07 = 8, X_pin07 = 35,
+    P_pin08 = 8, W_pin08 = 600, R_pin08 = 0, X_pin08 = 40,
+    P_pin09 = 9, W_pin09 = 675, R_pin09 = 8, X_pin09 = 45,
+    P_pin10 = 10, W_pin10 = 750, R_pin10 = 0, X_pin10 = 50,
+    P_pin11 = 11, W_pin11 = 825, R_pin11 = 8, X_pin11 = 55,
+    P_pin12 = 12, W_pin12 = 900, R_pin12 = 0, X_pin12 = 60,
+    P_pin13 = 13, W_pin13 = 975, R_pin13 = 8, X_pin13 = 65,
+    P_pin14 = 14, W_pin14 = 1050, R_pin14 = 0, X_pin14 = 70,
+    P_pin15 = 15, W_pin15 = 1125, R_pin15 = 8, X_pin15 = 75,
+    P_pin16 = 16, W_pin16 = 1200, R_pin16 = 0, X_pin16 = 80,
+    P_pin17 = 17, W_pin17 = 1275, R_pin17 = 8, X_pin17 = 85,
+    P_pin18 = 18, W_pin18 = 1350, R_pin18 = 0, X_pin18 = 90,
+    P_pin19 = 19, W_pin19 = 1425, R_pin19 = 8, X_pin19 = 95,
+    P_pin20 = 20, W_pin20 = 1500, R_pin20 = 0, X_pin20 = 100,
+    P_pin21 = 21, W_pin21 = 1575, R_pin21 = 8, X_pin21 = 105,
+    P_pin22 = 22, W_pin22 = 1650, R_pin22 = 0, X_pin22 = 110,
+    P_pin23 = 23, W_pin23 = 1725, R_pin23 = 8, X_pin23 = 115,
+    P_pin24 = 24, W_pin24 = 1800, R_pin24 = 0, X_pin24 = 120,
+    P_pin25 = 25, W_pin25 = 1875, R_pin25 = 8, X_pin25 = 125,
+    P_pin26 = 26, W_pin26 = 1950, R_pin26 = 0, X_pin26 = 130,
+    P_pin27 = 27, W_pin27 = 2025, R_pin27 = 8, X_pin27 = 135,
+    P_pin28 = 28, W_pin28 = 2100, R_pin28 = 0, X_pin28 = 140,
+    P_pin29 = 29, W_pin29 = 2175, R_pin29 = 8, X_pin29 = 145,
+    P_pin30 = 30, W_pin30 = 2250, R_pin30 = 0, X_pin30 = 150,
+    P_pin31 = 31, W_pin31 = 2325, R_pin31 = 8, X_pin31 = 155,
+    P_pin32 = 32, W_pin32 = 2400, R_pin32 = 0, X_pin32 = 160,
+    P_pin33 = 33, W_pin33 = 2475, R_pin33 = 8, X_pin33 = 165,
+    P_pin34 = 34, W_pin34 = 2550, R_pin34 = 0, X_pin34 = 170,
+    P_pin35 = 35, W_pin35 = 2625, R_pin35 = 8, X_pin35 = 175,
+    P_pin36 = 36, W_pin36 = 2700, R_pin36 = 0, X_pin36 = 180,
+    P_pin37 = 37, W_pin37 = 2775, R_pin37 = 8, X_pin37 = 185,
+    P_pin38 = 38, W_pin38 = 2850, R_pin38 = 0, X_pin38 = 190,
+    P_pin39 = 39, W_pin39 = 2900, R_pin39 = 8, X_pin39 = 195,
+};
+
 /*---- factor: one function per pivot ------------------------------------------*/
 
-/*---- pivot 0: pin00 (hinge, d = 5, h = 10)
+/*---- pin00 (hinge, d = 5, h = 10)
  * column: pin01 (d 5), pin39 (d 5) */
-static int factor_p0(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 0, t + 0)) return 0; /* N[pin00] = l D l^T */
-  panel_5x8(w + 0, t + 0, w + 25, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 75, w + 25, t + 16); /* N[pin01] */
-  const int failed = factor_node_5(w + 75, t + 8); /* N[pin01] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 0, t + 0, w + 65, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 125, w + 50, t + 16); /* E[pin39, pin01] fill */
-  reduce_tri_5_d5(w + 2900, w + 50, t + 21); /* N[pin39] */
-  return failed ? 1 : -1;
+static int pivot_pin00(scalar *restrict w, scalar *restrict t) {
+  if (factor_node_5(w + W_pin00, t + R_pin00)) return P_pin00; /* N[pin00] = l D l^T */
+  panel_5x8(w + W_pin00, t + R_pin00, w + W_pin00 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pin01, w + W_pin00 + 25, t + 16); /* N[pin01] */
+  const int failed = factor_node_5(w + W_pin01, t + R_pin01); /* N[pin01] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pin00, t + R_pin00, w + W_pin00 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pin01 + 50, w + W_pin00 + 50, t + 16); /* E[pin39, pin01] fill */
+  reduce_tri_5_d5(w + W_pin39, w + W_pin00 + 50, t + 21); /* N[pin39] */
+  return failed ? P_pin01 : -1;
 }
 
-/*---- pivot 1: pin01 (hinge, d = 5, h = 10)
+/*---- pin01 (hinge, d = 5, h = 10)
  * column: pin02 (d 5), pin39 (d 5, fill) */
-static int factor_p1(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 75, t + 8, w + 100, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 150, w + 100, t + 16); /* N[pin02] */
-  const int failed = factor_node_5(w + 150, t + 0); /* N[pin02] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 75, t + 8, w + 140, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 200, w + 125, t + 16); /* E[pin39, pin02] fill */
-  reduce_tri_5_d5(w + 2900, w + 125, t + 21); /* N[pin39] */
-  return failed ? 2 : -1;
+static int pivot_pin01(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pin01, t + R_pin01, w + W_pin01 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pin02, w + W_pin01 + 25, t + 16); /* N[pin02] */
+  const int failed = factor_node_5(w + W_pin02, t + R_pin02); /* N[pin02] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pin01, t + R_pin01, w + W_pin01 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pin02 + 50, w + W_pin01 + 50, t + 16); /* E[pin39, pin02] fill */
+  reduce_tri_5_d5(w + W_pin39, w + W_pin01 + 50, t + 21); /* N[pin39] */
+  return failed ? P_pin02 : -1;
 }
 
-/*---- pivot 2: pin02 (hinge, d = 5, h = 10)
+/*---- pin02 (hinge, d = 5, h = 10)
  * column: pin03 (d 5), pin39 (d 5, fill) */
-static int factor_p2(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 150, t + 0, w + 175, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 225, w + 175, t + 16); /* N[pin03] */
-  const int failed = factor_node_5(w + 225, t + 8); /* N[pin03] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 150, t + 0, w + 215, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 275, w + 200, t + 16); /* E[pin39, pin03] fill */
-  reduce_tri_5_d5(w + 2900, w + 200, t + 21); /* N[pin39] */
-  return failed ? 3 : -1;
+static int pivot_pin02(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pin02, t + R_pin02, w + W_pin02 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pin03, w + W_pin02 + 25, t + 16); /* N[pin03] */
+  const int failed = factor_node_5(w + W_pin03, t + R_pin03); /* N[pin03] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pin02, t + R_pin02, w + W_pin02 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pin03 + 50, w + W_pin02 + 50, t + 16); /* E[pin39, pin03] fill */
+  reduce_tri_5_d5(w + W_pin39, w + W_pin02 + 50, t + 21); /* N[pin39] */
+  return failed ? P_pin03 : -1;
 }
 
-/*---- pivot 3: pin03 (hinge, d = 5, h = 10)
+/*---- pin03 (hinge, d = 5, h = 10)
  * column: pin04 (d 5), pin39 (d 5, fill) */
-static int factor_p3(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 225, t + 8, w + 250, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 300, w + 250, t + 16); /* N[pin04] */
-  const int failed = factor_node_5(w + 300, t + 0); /* N[pin04] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 225, t + 8, w + 290, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 350, w + 275, t + 16); /* E[pin39, pin04] fill */
-  reduce_tri_5_d5(w + 2900, w + 275, t + 21); /* N[pin39] */
-  return failed ? 4 : -1;
+static int pivot_pin03(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pin03, t + R_pin03, w + W_pin03 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pin04, w + W_pin03 + 25, t + 16); /* N[pin04] */
+  const int failed = factor_node_5(w + W_pin04, t + R_pin04); /* N[pin04] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pin03, t + R_pin03, w + W_pin03 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pin04 + 50, w + W_pin03 + 50, t + 16); /* E[pin39, pin04] fill */
+  reduce_tri_5_d5(w + W_pin39, w + W_pin03 + 50, t + 21); /* N[pin39] */
+  return failed ? P_pin04 : -1;
 }
 
-/*---- pivot 4: pin04 (hinge, d = 5, h = 10)
+/*---- pin04 (hinge, d = 5, h = 10)
  * column: pin05 (d 5), pin39 (d 5, fill) */
-static int factor_p4(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 300, t + 0, w + 325, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 375, w + 325, t + 16); /* N[pin05] */
-  const int failed = factor_node_5(w + 375, t + 8); /* N[pin05] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 300, t + 0, w + 365, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 425, w + 350, t + 16); /* E[pin39, pin05] fill */
-  reduce_tri_5_d5(w + 2900, w + 350, t + 21); /* N[pin39] */
-  return failed ? 5 : -1;
+static int pivot_pin04(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pin04, t + R_pin04, w + W_pin04 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pin05, w + W_pin04 + 25, t + 16); /* N[pin05] */
+  const int failed = factor_node_5(w + W_pin05, t + R_pin05); /* N[pin05] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pin04, t + R_pin04, w + W_pin04 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pin05 + 50, w + W_pin04 + 50, t + 16); /* E[pin39, pin05] fill */
+  reduce_tri_5_d5(w + W_pin39, w + W_pin04 + 50, t + 21); /* N[pin39] */
+  return failed ? P_pin05 : -1;
 }
 
-/*---- pivot 5: pin05 (hinge, d = 5, h = 10)
+/*---- pin05 (hinge, d = 5, h = 10)
  * column: pin06 (d 5), pin39 (d 5, fill) */
-static int factor_p5(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 375, t + 8, w + 400, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 450, w + 400, t + 16); /* N[pin06] */
-  const int failed = factor_node_5(w + 450, t + 0); /* N[pin06] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 375, t + 8, w + 440, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 500, w + 425, t + 16); /* E[pin39, pin06] fill */
-  reduce_tri_5_d5(w + 2900, w + 425, t + 21); /* N[pin39] */
-  return failed ? 6 : -1;
+static int pivot_pin05(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pin05, t + R_pin05, w + W_pin05 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pin06, w + W_pin05 + 25, t + 16); /* N[pin06] */
+  const int failed = factor_node_5(w + W_pin06, t + R_pin06); /* N[pin06] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pin05, t + R_pin05, w + W_pin05 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pin06 + 50, w + W_pin05 + 50, t + 16); /* E[pin39, pin06] fill */
+  reduce_tri_5_d5(w + W_pin39, w + W_pin05 + 50, t + 21); /* N[pin39] */
+  return failed ? P_pin06 : -1;
 }
 
-/*---- pivot 6: pin06 (hinge, d = 5, h = 10)
+/*---- pin06 (hinge, d = 5, h = 10)
  * column: pin07 (d 5), pin39 (d 5, fill) */
-static int factor_p6(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 450, t + 0, w + 475, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 525, w + 475, t + 16); /* N[pin07] */
-  const int failed = factor_node_5(w + 525, t + 8); /* N[pin07] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 450, t + 0, w + 515, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 575, w + 500, t + 16); /* E[pin39, pin07] fill */
-  reduce_tri_5_d5(w + 2900, w + 500, t + 21); /* N[pin39] */
-  return failed ? 7 : -1;
+static int pivot_pin06(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pin06, t + R_pin06, w + W_pin06 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pin07, w + W_pin06 + 25, t + 16); /* N[pin07] */
+  const int failed = factor_node_5(w + W_pin07, t + R_pin07); /* N[pin07] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pin06, t + R_pin06, w + W_pin06 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pin07 + 50, w + W_pin06 + 50, t + 16); /* E[pin39, pin07] fill */
+  reduce_tri_5_d5(w + W_pin39, w + W_pin06 + 50, t + 21); /* N[pin39] */
+  return failed ? P_pin07 : -1;
 }
 
-/*---- pivot 7: pin07 (hinge, d = 5, h = 10)
+/*---- pin07 (hinge, d = 5, h = 10)
  * column: pin08 (d 5), pin39 (d 5, fill) */
-static int factor_p7(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 525, t + 8, w + 550, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 600, w + 550, t + 16); /* N[pin08] */
-  const int failed = factor_node_5(w + 600, t + 0); /* N[pin08] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 525, t + 8, w + 590, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 650, w + 575, t + 16); /* E[pin39, pin08] fill */
-  reduce_tri_5_d5(w + 2900, w + 575, t + 21); /* N[pin39] */
-  return failed ? 8 : -1;
+static int pivot_pin07(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pin07, t + R_pin07, w + W_pin07 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pin08, w + W_pin07 + 25, t + 16); /* N[pin08] */
+  const int failed = factor_node_5(w + W_pin08, t + R_pin08); /* N[pin08] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pin07, t + R_pin07, w + W_pin07 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pin08 + 50, w + W_pin07 + 50, t + 16); /* E[pin39, pin08] fill */
+  reduce_tri_5_d5(w + W_pin39, w + W_pin07 + 50, t + 21); /* N[pin39] */
+  return failed ? P_pin08 : -1;
 }
 
-/*---- pivot 8: pin08 (hinge, d = 5, h = 10)
+/*---- pin08 (hinge, d = 5, h = 10)
  * column: pin09 (d 5), pin39 (d 5, fill) */
-static int factor_p8(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 600, t + 0, w + 625, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 675, w + 625, t + 16); /* N[pin09] */
-  const int failed = factor_node_5(w + 675, t + 8); /* N[pin09] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 600, t + 0, w + 665, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 725, w + 650, t + 16); /* E[pin39, pin09] fill */
-  reduce_tri_5_d5(w + 2900, w + 650, t + 21); /* N[pin39] */
-  return failed ? 9 : -1;
+static int pivot_pin08(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pin08, t + R_pin08, w + W_pin08 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pin09, w + W_pin08 + 25, t + 16); /* N[pin09] */
+  const int failed = factor_node_5(w + W_pin09, t + R_pin09); /* N[pin09] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pin08, t + R_pin08, w + W_pin08 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pin09 + 50, w + W_pin08 + 50, t + 16); /* E[pin39, pin09] fill */
+  reduce_tri_5_d5(w + W_pin39, w + W_pin08 + 50, t + 21); /* N[pin39] */
+  return failed ? P_pin09 : -1;
 }
 
-/*---- pivot 9: pin09 (hinge, d = 5, h = 10)
+/*---- pin09 (hinge, d = 5, h = 10)
  * column: pin10 (d 5), pin39 (d 5, fill) */
-static int factor_p9(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 675, t + 8, w + 700, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 750, w + 700, t + 16); /* N[pin10] */
-  const int failed = factor_node_5(w + 750, t + 0); /* N[pin10] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 675, t + 8, w + 740, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 800, w + 725, t + 16); /* E[pin39, pin10] fill */
-  reduce_tri_5_d5(w + 2900, w + 725, t + 21); /* N[pin39] */
-  return failed ? 10 : -1;
+static int pivot_pin09(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pin09, t + R_pin09, w + W_pin09 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pin10, w + W_pin09 + 25, t + 16); /* N[pin10] */
+  const int failed = factor_node_5(w + W_pin10, t + R_pin10); /* N[pin10] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pin09, t + R_pin09, w + W_pin09 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pin10 + 50, w + W_pin09 + 50, t + 16); /* E[pin39, pin10] fill */
+  reduce_tri_5_d5(w + W_pin39, w + W_pin09 + 50, t + 21); /* N[pin39] */
+  return failed ? P_pin10 : -1;
 }
 
-/*---- pivot 10: pin10 (hinge, d = 5, h = 10)
+/*---- pin10 (hinge, d = 5, h = 10)
  * column: pin11 (d 5), pin39 (d 5, fill) */
-static int factor_p10(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 750, t + 0, w + 775, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 825, w + 775, t + 16); /* N[pin11] */
-  const int failed = factor_node_5(w + 825, t + 8); /* N[pin11] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 750, t + 0, w + 815, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 875, w + 800, t + 16); /* E[pin39, pin11] fill */
-  reduce_tri_5_d5(w + 2900, w + 800, t + 21); /* N[pin39] */
-  return failed ? 11 : -1;
+static int pivot_pin10(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pin10, t + R_pin10, w + W_pin10 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pin11, w + W_pin10 + 25, t + 16); /* N[pin11] */
+  const int failed = factor_node_5(w + W_pin11, t + R_pin11); /* N[pin11] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pin10, t + R_pin10, w + W_pin10 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pin11 + 50, w + W_pin10 + 50, t + 16); /* E[pin39, pin11] fill */
+  reduce_tri_5_d5(w + W_pin39, w + W_pin10 + 50, t + 21); /* N[pin39] */
+  return failed ? P_pin11 : -1;
 }
 
-/*---- pivot 11: pin11 (hinge, d = 5, h = 10)
+/*---- pin11 (hinge, d = 5, h = 10)
  * column: pin12 (d 5), pin39 (d 5, fill) */
-static int factor_p11(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 825, t + 8, w + 850, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 900, w + 850, t + 16); /* N[pin12] */
-  const int failed = factor_node_5(w + 900, t + 0); /* N[pin12] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 825, t + 8, w + 890, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 950, w + 875, t + 16); /* E[pin39, pin12] fill */
-  reduce_tri_5_d5(w + 2900, w + 875, t + 21); /* N[pin39] */
-  return failed ? 12 : -1;
+static int pivot_pin11(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pin11, t + R_pin11, w + W_pin11 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pin12, w + W_pin11 + 25, t + 16); /* N[pin12] */
+  const int failed = factor_node_5(w + W_pin12, t + R_pin12); /* N[pin12] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pin11, t + R_pin11, w + W_pin11 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pin12 + 50, w + W_pin11 + 50, t + 16); /* E[pin39, pin12] fill */
+  reduce_tri_5_d5(w + W_pin39, w + W_pin11 + 50, t + 21); /* N[pin39] */
+  return failed ? P_pin12 : -1;
 }
 
-/*---- pivot 12: pin12 (hinge, d = 5, h = 10)
+/*---- pin12 (hinge, d = 5, h = 10)
  * column: pin13 (d 5), pin39 (d 5, fill) */
-static int factor_p12(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 900, t + 0, w + 925, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 975, w + 925, t + 16); /* N[pin13] */
-  const int failed = factor_node_5(w + 975, t + 8); /* N[pin13] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 900, t + 0, w + 965, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 1025, w + 950, t + 16); /* E[pin39, pin13] fill */
-  reduce_tri_5_d5(w + 2900, w + 950, t + 21); /* N[pin39] */
-  return failed ? 13 : -1;
+static int pivot_pin12(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pin12, t + R_pin12, w + W_pin12 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pin13, w + W_pin12 + 25, t + 16); /* N[pin13] */
+  const int failed = factor_node_5(w + W_pin13, t + R_pin13); /* N[pin13] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pin12, t + R_pin12, w + W_pin12 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pin13 + 50, w + W_pin12 + 50, t + 16); /* E[pin39, pin13] fill */
+  reduce_tri_5_d5(w + W_pin39, w + W_pin12 + 50, t + 21); /* N[pin39] */
+  return failed ? P_pin13 : -1;
 }
 
-/*---- pivot 13: pin13 (hinge, d = 5, h = 10)
+/*---- pin13 (hinge, d = 5, h = 10)
  * column: pin14 (d 5), pin39 (d 5, fill) */
-static int factor_p13(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 975, t + 8, w + 1000, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1050, w + 1000, t + 16); /* N[pin14] */
-  const int failed = factor_node_5(w + 1050, t + 0); /* N[pin14] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 975, t + 8, w + 1040, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 1100, w + 1025, t + 16); /* E[pin39, pin14] fill */
-  reduce_tri_5_d5(w + 2900, w + 1025, t + 21); /* N[pin39] */
-  return failed ? 14 : -1;
+static int pivot_pin13(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pin13, t + R_pin13, w + W_pin13 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pin14, w + W_pin13 + 25, t + 16); /* N[pin14] */
+  const int failed = factor_node_5(w + W_pin14, t + R_pin14); /* N[pin14] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pin13, t + R_pin13, w + W_pin13 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pin14 + 50, w + W_pin13 + 50, t + 16); /* E[pin39, pin14] fill */
+  reduce_tri_5_d5(w + W_pin39, w + W_pin13 + 50, t + 21); /* N[pin39] */
+  return failed ? P_pin14 : -1;
 }
 
-/*---- pivot 14: pin14 (hinge, d = 5, h = 10)
+/*---- pin14 (hinge, d = 5, h = 10)
  * column: pin15 (d 5), pin39 (d 5, fill) */
-static int factor_p14(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1050, t + 0, w + 1075, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1125, w + 1075, t + 16); /* N[pin15] */
-  const int failed = factor_node_5(w + 1125, t + 8); /* N[pin15] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1050, t + 0, w + 1115, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 1175, w + 1100, t + 16); /* E[pin39, pin15] fill */
-  reduce_tri_5_d5(w + 2900, w + 1100, t + 21); /* N[pin39] */
-  return failed ? 15 : -1;
+static int pivot_pin14(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pin14, t + R_pin14, w + W_pin14 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pin15, w + W_pin14 + 25, t + 16); /* N[pin15] */
+  const int failed = factor_node_5(w + W_pin15, t + R_pin15); /* N[pin15] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pin14, t + R_pin14, w + W_pin14 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pin15 + 50, w + W_pin14 + 50, t + 16); /* E[pin39, pin15] fill */
+  reduce_tri_5_d5(w + W_pin39, w + W_pin14 + 50, t + 21); /* N[pin39] */
+  return failed ? P_pin15 : -1;
 }
 
-/*---- pivot 15: pin15 (hinge, d = 5, h = 10)
+/*---- pin15 (hinge, d = 5, h = 10)
  * column: pin16 (d 5), pin39 (d 5, fill) */
-static int factor_p15(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1125, t + 8, w + 1150, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1200, w + 1150, t + 16); /* N[pin16] */
-  const int failed = factor_node_5(w + 1200, t + 0); /* N[pin16] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1125, t + 8, w + 1190, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 1250, w + 1175, t + 16); /* E[pin39, pin16] fill */
-  reduce_tri_5_d5(w + 2900, w + 1175, t + 21); /* N[pin39] */
-  return failed ? 16 : -1;
+static int pivot_pin15(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pin15, t + R_pin15, w + W_pin15 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pin16, w + W_pin15 + 25, t + 16); /* N[pin16] */
+  const int failed = factor_node_5(w + W_pin16, t + R_pin16); /* N[pin16] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pin15, t + R_pin15, w + W_pin15 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pin16 + 50, w + W_pin15 + 50, t + 16); /* E[pin39, pin16] fill */
+  reduce_tri_5_d5(w + W_pin39, w + W_pin15 + 50, t + 21); /* N[pin39] */
+  return failed ? P_pin16 : -1;
 }
 
-/*---- pivot 16: pin16 (hinge, d = 5, h = 10)
+/*---- pin16 (hinge, d = 5, h = 10)
  * column: pin17 (d 5), pin39 (d 5, fill) */
-static int factor_p16(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1200, t + 0, w + 1225, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1275, w + 1225, t + 16); /* N[pin17] */
-  const int failed = factor_node_5(w + 1275, t + 8); /* N[pin17] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1200, t + 0, w + 1265, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 1325, w + 1250, t + 16); /* E[pin39, pin17] fill */
-  reduce_tri_5_d5(w + 2900, w + 1250, t + 21); /* N[pin39] */
-  return failed ? 17 : -1;
+static int pivot_pin16(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pin16, t + R_pin16, w + W_pin16 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pin17, w + W_pin16 + 25, t + 16); /* N[pin17] */
+  const int failed = factor_node_5(w + W_pin17, t + R_pin17); /* N[pin17] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pin16, t + R_pin16, w + W_pin16 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pin17 + 50, w + W_pin16 + 50, t + 16); /* E[pin39, pin17] fill */
+  reduce_tri_5_d5(w + W_pin39, w + W_pin16 + 50, t + 21); /* N[pin39] */
+  return failed ? P_pin17 : -1;
 }
 
-/*---- pivot 17: pin17 (hinge, d = 5, h = 10)
+/*---- pin17 (hinge, d = 5, h = 10)
  * column: pin18 (d 5), pin39 (d 5, fill) */
-static int factor_p17(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1275, t + 8, w + 1300, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1350, w + 1300, t + 16); /* N[pin18] */
-  const int failed = factor_node_5(w + 1350, t + 0); /* N[pin18] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1275, t + 8, w + 1340, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 1400, w + 1325, t + 16); /* E[pin39, pin18] fill */
-  reduce_tri_5_d5(w + 2900, w + 1325, t + 21); /* N[pin39] */
-  return failed ? 18 : -1;
+static int pivot_pin17(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pin17, t + R_pin17, w + W_pin17 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pin18, w + W_pin17 + 25, t + 16); /* N[pin18] */
+  const int failed = factor_node_5(w + W_pin18, t + R_pin18); /* N[pin18] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pin17, t + R_pin17, w + W_pin17 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pin18 + 50, w + W_pin17 + 50, t + 16); /* E[pin39, pin18] fill */
+  reduce_tri_5_d5(w + W_pin39, w + W_pin17 + 50, t + 21); /* N[pin39] */
+  return failed ? P_pin18 : -1;
 }
 
-/*---- pivot 18: pin18 (hinge, d = 5, h = 10)
+/*---- pin18 (hinge, d = 5, h = 10)
  * column: pin19 (d 5), pin39 (d 5, fill) */
-static int factor_p18(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1350, t + 0, w + 1375, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1425, w + 1375, t + 16); /* N[pin19] */
-  const int failed = factor_node_5(w + 1425, t + 8); /* N[pin19] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1350, t + 0, w + 1415, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 1475, w + 1400, t + 16); /* E[pin39, pin19] fill */
-  reduce_tri_5_d5(w + 2900, w + 1400, t + 21); /* N[pin39] */
-  return failed ? 19 : -1;
+static int pivot_pin18(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pin18, t + R_pin18, w + W_pin18 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pin19, w + W_pin18 + 25, t + 16); /* N[pin19] */
+  const int failed = factor_node_5(w + W_pin19, t + R_pin19); /* N[pin19] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pin18, t + R_pin18, w + W_pin18 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pin19 + 50, w + W_pin18 + 50, t + 16); /* E[pin39, pin19] fill */
+  reduce_tri_5_d5(w + W_pin39, w + W_pin18 + 50, t + 21); /* N[pin39] */
+  return failed ? P_pin19 : -1;
 }
 
-/*---- pivot 19: pin19 (hinge, d = 5, h = 10)
+/*---- pin19 (hinge, d = 5, h = 10)
  * column: pin20 (d 5), pin39 (d 5, fill) */
-static int factor_p19(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1425, t + 8, w + 1450, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1500, w + 1450, t + 16); /* N[pin20] */
-  const int failed = factor_node_5(w + 1500, t + 0); /* N[pin20] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1425, t + 8, w + 1490, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 1550, w + 1475, t + 16); /* E[pin39, pin20] fill */
-  reduce_tri_5_d5(w + 2900, w + 1475, t + 21); /* N[pin39] */
-  return failed ? 20 : -1;
+static int pivot_pin19(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pin19, t + R_pin19, w + W_pin19 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pin20, w + W_pin19 + 25, t + 16); /* N[pin20] */
+  const int failed = factor_node_5(w + W_pin20, t + R_pin20); /* N[pin20] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pin19, t + R_pin19, w + W_pin19 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pin20 + 50, w + W_pin19 + 50, t + 16); /* E[pin39, pin20] fill */
+  reduce_tri_5_d5(w + W_pin39, w + W_pin19 + 50, t + 21); /* N[pin39] */
+  return failed ? P_pin20 : -1;
 }
 
-/*---- pivot 20: pin20 (hinge, d = 5, h = 10)
+/*---- pin20 (hinge, d = 5, h = 10)
  * column: pin21 (d 5), pin39 (d 5, fill) */
-static int factor_p20(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1500, t + 0, w + 1525, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1575, w + 1525, t + 16); /* N[pin21] */
-  const int failed = factor_node_5(w + 1575, t + 8); /* N[pin21] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1500, t + 0, w + 1565, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 1625, w + 1550, t + 16); /* E[pin39, pin21] fill */
-  reduce_tri_5_d5(w + 2900, w + 1550, t + 21); /* N[pin39] */
-  return failed ? 21 : -1;
+static int pivot_pin20(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pin20, t + R_pin20, w + W_pin20 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pin21, w + W_pin20 + 25, t + 16); /* N[pin21] */
+  const int failed = factor_node_5(w + W_pin21, t + R_pin21); /* N[pin21] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pin20, t + R_pin20, w + W_pin20 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pin21 + 50, w + W_pin20 + 50, t + 16); /* E[pin39, pin21] fill */
+  reduce_tri_5_d5(w + W_pin39, w + W_pin20 + 50, t + 21); /* N[pin39] */
+  return failed ? P_pin21 : -1;
 }
 
-/*---- pivot 21: pin21 (hinge, d = 5, h = 10)
+/*---- pin21 (hinge, d = 5, h = 10)
  * column: pin22 (d 5), pin39 (d 5, fill) */
-static int factor_p21(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1575, t + 8, w + 1600, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1650, w + 1600, t + 16); /* N[pin22] */
-  const int failed = factor_node_5(w + 1650, t + 0); /* N[pin22] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1575, t + 8, w + 1640, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 1700, w + 1625, t + 16); /* E[pin39, pin22] fill */
-  reduce_tri_5_d5(w + 2900, w + 1625, t + 21); /* N[pin39] */
-  return failed ? 22 : -1;
+static int pivot_pin21(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pin21, t + R_pin21, w + W_pin21 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pin22, w + W_pin21 + 25, t + 16); /* N[pin22] */
+  const int failed = factor_node_5(w + W_pin22, t + R_pin22); /* N[pin22] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pin21, t + R_pin21, w + W_pin21 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pin22 + 50, w + W_pin21 + 50, t + 16); /* E[pin39, pin22] fill */
+  reduce_tri_5_d5(w + W_pin39, w + W_pin21 + 50, t + 21); /* N[pin39] */
+  return failed ? P_pin22 : -1;
 }
 
-/*---- pivot 22: pin22 (hinge, d = 5, h = 10)
+/*---- pin22 (hinge, d = 5, h = 10)
  * column: pin23 (d 5), pin39 (d 5, fill) */
-static int factor_p22(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1650, t + 0, w + 1675, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1725, w + 1675, t + 16); /* N[pin23] */
-  const int failed = factor_node_5(w + 1725, t + 8); /* N[pin23] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1650, t + 0, w + 1715, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 1775, w + 1700, t + 16); /* E[pin39, pin23] fill */
-  reduce_tri_5_d5(w + 2900, w + 1700, t + 21); /* N[pin39] */
-  return failed ? 23 : -1;
+static int pivot_pin22(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pin22, t + R_pin22, w + W_pin22 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pin23, w + W_pin22 + 25, t + 16); /* N[pin23] */
+  const int failed = factor_node_5(w + W_pin23, t + R_pin23); /* N[pin23] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pin22, t + R_pin22, w + W_pin22 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pin23 + 50, w + W_pin22 + 50, t + 16); /* E[pin39, pin23] fill */
+  reduce_tri_5_d5(w + W_pin39, w + W_pin22 + 50, t + 21); /* N[pin39] */
+  return failed ? P_pin23 : -1;
 }
 
-/*---- pivot 23: pin23 (hinge, d = 5, h = 10)
+/*---- pin23 (hinge, d = 5, h = 10)
  * column: pin24 (d 5), pin39 (d 5, fill) */
-static int factor_p23(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1725, t + 8, w + 1750, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1800, w + 1750, t + 16); /* N[pin24] */
-  const int failed = factor_node_5(w + 1800, t + 0); /* N[pin24] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1725, t + 8, w + 1790, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 1850, w + 1775, t + 16); /* E[pin39, pin24] fill */
-  reduce_tri_5_d5(w + 2900, w + 1775, t + 21); /* N[pin39] */
-  return failed ? 24 : -1;
+static int pivot_pin23(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pin23, t + R_pin23, w + W_pin23 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pin24, w + W_pin23 + 25, t + 16); /* N[pin24] */
+  const int failed = factor_node_5(w + W_pin24, t + R_pin24); /* N[pin24] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pin23, t + R_pin23, w + W_pin23 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pin24 + 50, w + W_pin23 + 50, t + 16); /* E[pin39, pin24] fill */
+  reduce_tri_5_d5(w + W_pin39, w + W_pin23 + 50, t + 21); /* N[pin39] */
+  return failed ? P_pin24 : -1;
 }
 
-/*---- pivot 24: pin24 (hinge, d = 5, h = 10)
+/*---- pin24 (hinge, d = 5, h = 10)
  * column: pin25 (d 5), pin39 (d 5, fill) */
-static int factor_p24(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1800, t + 0, w + 1825, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1875, w + 1825, t + 16); /* N[pin25] */
-  const int failed = factor_node_5(w + 1875, t + 8); /* N[pin25] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1800, t + 0, w + 1865, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 1925, w + 1850, t + 16); /* E[pin39, pin25] fill */
-  reduce_tri_5_d5(w + 2900, w + 1850, t + 21); /* N[pin39] */
-  return failed ? 25 : -1;
+static int pivot_pin24(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pin24, t + R_pin24, w + W_pin24 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pin25, w + W_pin24 + 25, t + 16); /* N[pin25] */
+  const int failed = factor_node_5(w + W_pin25, t + R_pin25); /* N[pin25] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pin24, t + R_pin24, w + W_pin24 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pin25 + 50, w + W_pin24 + 50, t + 16); /* E[pin39, pin25] fill */
+  reduce_tri_5_d5(w + W_pin39, w + W_pin24 + 50, t + 21); /* N[pin39] */
+  return failed ? P_pin25 : -1;
 }
 
-/*---- pivot 25: pin25 (hinge, d = 5, h = 10)
+/*---- pin25 (hinge, d = 5, h = 10)
  * column: pin26 (d 5), pin39 (d 5, fill) */
-static int factor_p25(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1875, t + 8, w + 1900, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1950, w + 1900, t + 16); /* N[pin26] */
-  const int failed = factor_node_5(w + 1950, t + 0); /* N[pin26] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1875, t + 8, w + 1940, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2000, w + 1925, t + 16); /* E[pin39, pin26] fill */
-  reduce_tri_5_d5(w + 2900, w + 1925, t + 21); /* N[pin39] */
-  return failed ? 26 : -1;
+static int pivot_pin25(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pin25, t + R_pin25, w + W_pin25 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pin26, w + W_pin25 + 25, t + 16); /* N[pin26] */
+  const int failed = factor_node_5(w + W_pin26, t + R_pin26); /* N[pin26] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pin25, t + R_pin25, w + W_pin25 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pin26 + 50, w + W_pin25 + 50, t + 16); /* E[pin39, pin26] fill */
+  reduce_tri_5_d5(w + W_pin39, w + W_pin25 + 50, t + 21); /* N[pin39] */
+  return failed ? P_pin26 : -1;
 }
 
-/*---- pivot 26: pin26 (hinge, d = 5, h = 10)
+/*---- pin26 (hinge, d = 5, h = 10)
  * column: pin27 (d 5), pin39 (d 5, fill) */
-static int factor_p26(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1950, t + 0, w + 1975, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2025, w + 1975, t + 16); /* N[pin27] */
-  const int failed = factor_node_5(w + 2025, t + 8); /* N[pin27] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1950, t + 0, w + 2015, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2075, w + 2000, t + 16); /* E[pin39, pin27] fill */
-  reduce_tri_5_d5(w + 2900, w + 2000, t + 21); /* N[pin39] */
-  return failed ? 27 : -1;
+static int pivot_pin26(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pin26, t + R_pin26, w + W_pin26 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pin27, w + W_pin26 + 25, t + 16); /* N[pin27] */
+  const int failed = factor_node_5(w + W_pin27, t + R_pin27); /* N[pin27] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pin26, t + R_pin26, w + W_pin26 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pin27 + 50, w + W_pin26 + 50, t + 16); /* E[pin39, pin27] fill */
+  reduce_tri_5_d5(w + W_pin39, w + W_pin26 + 50, t + 21); /* N[pin39] */
+  return failed ? P_pin27 : -1;
 }
 
-/*---- pivot 27: pin27 (hinge, d = 5, h = 10)
+/*---- pin27 (hinge, d = 5, h = 10)
  * column: pin28 (d 5), pin39 (d 5, fill) */
-static int factor_p27(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2025, t + 8, w + 2050, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2100, w + 2050, t + 16); /* N[pin28] */
-  const int failed = factor_node_5(w + 2100, t + 0); /* N[pin28] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2025, t + 8, w + 2090, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2150, w + 2075, t + 16); /* E[pin39, pin28] fill */
-  reduce_tri_5_d5(w + 2900, w + 2075, t + 21); /* N[pin39] */
-  return failed ? 28 : -1;
+static int pivot_pin27(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pin27, t + R_pin27, w + W_pin27 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pin28, w + W_pin27 + 25, t + 16); /* N[pin28] */
+  const int failed = factor_node_5(w + W_pin28, t + R_pin28); /* N[pin28] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pin27, t + R_pin27, w + W_pin27 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pin28 + 50, w + W_pin27 + 50, t + 16); /* E[pin39, pin28] fill */
+  reduce_tri_5_d5(w + W_pin39, w + W_pin27 + 50, t + 21); /* N[pin39] */
+  return failed ? P_pin28 : -1;
 }
 
-/*---- pivot 28: pin28 (hinge, d = 5, h = 10)
+/*---- pin28 (hinge, d = 5, h = 10)
  * column: pin29 (d 5), pin39 (d 5, fill) */
-static int factor_p28(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2100, t + 0, w + 2125, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2175, w + 2125, t + 16); /* N[pin29] */
-  const int failed = factor_node_5(w + 2175, t + 8); /* N[pin29] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2100, t + 0, w + 2165, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2225, w + 2150, t + 16); /* E[pin39, pin29] fill */
-  reduce_tri_5_d5(w + 2900, w + 2150, t + 21); /* N[pin39] */
-  return failed ? 29 : -1;
+static int pivot_pin28(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pin28, t + R_pin28, w + W_pin28 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pin29, w + W_pin28 + 25, t + 16); /* N[pin29] */
+  const int failed = factor_node_5(w + W_pin29, t + R_pin29); /* N[pin29] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pin28, t + R_pin28, w + W_pin28 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pin29 + 50, w + W_pin28 + 50, t + 16); /* E[pin39, pin29] fill */
+  reduce_tri_5_d5(w + W_pin39, w + W_pin28 + 50, t + 21); /* N[pin39] */
+  return failed ? P_pin29 : -1;
 }
 
-/*---- pivot 29: pin29 (hinge, d = 5, h = 10)
+/*---- pin29 (hinge, d = 5, h = 10)
  * column: pin30 (d 5), pin39 (d 5, fill) */
-static int factor_p29(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2175, t + 8, w + 2200, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2250, w + 2200, t + 16); /* N[pin30] */
-  const int failed = factor_node_5(w + 2250, t + 0); /* N[pin30] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2175, t + 8, w + 2240, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2300, w + 2225, t + 16); /* E[pin39, pin30] fill */
-  reduce_tri_5_d5(w + 2900, w + 2225, t + 21); /* N[pin39] */
-  return failed ? 30 : -1;
+static int pivot_pin29(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pin29, t + R_pin29, w + W_pin29 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pin30, w + W_pin29 + 25, t + 16); /* N[pin30] */
+  const int failed = factor_node_5(w + W_pin30, t + R_pin30); /* N[pin30] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pin29, t + R_pin29, w + W_pin29 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pin30 + 50, w + W_pin29 + 50, t + 16); /* E[pin39, pin30] fill */
+  reduce_tri_5_d5(w + W_pin39, w + W_pin29 + 50, t + 21); /* N[pin39] */
+  return failed ? P_pin30 : -1;
 }
 
-/*---- pivot 30: pin30 (hinge, d = 5, h = 10)
+/*---- pin30 (hinge, d = 5, h = 10)
  * column: pin31 (d 5), pin39 (d 5, fill) */
-static int factor_p30(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2250, t + 0, w + 2275, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2325, w + 2275, t + 16); /* N[pin31] */
-  const int failed = factor_node_5(w + 2325, t + 8); /* N[pin31] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2250, t + 0, w + 2315, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2375, w + 2300, t + 16); /* E[pin39, pin31] fill */
-  reduce_tri_5_d5(w + 2900, w + 2300, t + 21); /* N[pin39] */
-  return failed ? 31 : -1;
+static int pivot_pin30(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pin30, t + R_pin30, w + W_pin30 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pin31, w + W_pin30 + 25, t + 16); /* N[pin31] */
+  const int failed = factor_node_5(w + W_pin31, t + R_pin31); /* N[pin31] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pin30, t + R_pin30, w + W_pin30 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pin31 + 50, w + W_pin30 + 50, t + 16); /* E[pin39, pin31] fill */
+  reduce_tri_5_d5(w + W_pin39, w + W_pin30 + 50, t + 21); /* N[pin39] */
+  return failed ? P_pin31 : -1;
 }
 
-/*---- pivot 31: pin31 (hinge, d = 5, h = 10)
+/*---- pin31 (hinge, d = 5, h = 10)
  * column: pin32 (d 5), pin39 (d 5, fill) */
-static int factor_p31(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2325, t + 8, w + 2350, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2400, w + 2350, t + 16); /* N[pin32] */
-  const int failed = factor_node_5(w + 2400, t + 0); /* N[pin32] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2325, t + 8, w + 2390, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2450, w + 2375, t + 16); /* E[pin39, pin32] fill */
-  reduce_tri_5_d5(w + 2900, w + 2375, t + 21); /* N[pin39] */
-  return failed ? 32 : -1;
+static int pivot_pin31(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pin31, t + R_pin31, w + W_pin31 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pin32, w + W_pin31 + 25, t + 16); /* N[pin32] */
+  const int failed = factor_node_5(w + W_pin32, t + R_pin32); /* N[pin32] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pin31, t + R_pin31, w + W_pin31 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pin32 + 50, w + W_pin31 + 50, t + 16); /* E[pin39, pin32] fill */
+  reduce_tri_5_d5(w + W_pin39, w + W_pin31 + 50, t + 21); /* N[pin39] */
+  return failed ? P_pin32 : -1;
 }
 
-/*---- pivot 32: pin32 (hinge, d = 5, h = 10)
+/*---- pin32 (hinge, d = 5, h = 10)
  * column: pin33 (d 5), pin39 (d 5, fill) */
-static int factor_p32(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2400, t + 0, w + 2425, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2475, w + 2425, t + 16); /* N[pin33] */
-  const int failed = factor_node_5(w + 2475, t + 8); /* N[pin33] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2400, t + 0, w + 2465, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2525, w + 2450, t + 16); /* E[pin39, pin33] fill */
-  reduce_tri_5_d5(w + 2900, w + 2450, t + 21); /* N[pin39] */
-  return failed ? 33 : -1;
+static int pivot_pin32(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pin32, t + R_pin32, w + W_pin32 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pin33, w + W_pin32 + 25, t + 16); /* N[pin33] */
+  const int failed = factor_node_5(w + W_pin33, t + R_pin33); /* N[pin33] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pin32, t + R_pin32, w + W_pin32 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pin33 + 50, w + W_pin32 + 50, t + 16); /* E[pin39, pin33] fill */
+  reduce_tri_5_d5(w + W_pin39, w + W_pin32 + 50, t + 21); /* N[pin39] */
+  return failed ? P_pin33 : -1;
 }
 
-/*---- pivot 33: pin33 (hinge, d = 5, h = 10)
+/*---- pin33 (hinge, d = 5, h = 10)
  * column: pin34 (d 5), pin39 (d 5, fill) */
-static int factor_p33(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2475, t + 8, w + 2500, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2550, w + 2500, t + 16); /* N[pin34] */
-  const int failed = factor_node_5(w + 2550, t + 0); /* N[pin34] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2475, t + 8, w + 2540, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2600, w + 2525, t + 16); /* E[pin39, pin34] fill */
-  reduce_tri_5_d5(w + 2900, w + 2525, t + 21); /* N[pin39] */
-  return failed ? 34 : -1;
+static int pivot_pin33(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pin33, t + R_pin33, w + W_pin33 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pin34, w + W_pin33 + 25, t + 16); /* N[pin34] */
+  const int failed = factor_node_5(w + W_pin34, t + R_pin34); /* N[pin34] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pin33, t + R_pin33, w + W_pin33 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pin34 + 50, w + W_pin33 + 50, t + 16); /* E[pin39, pin34] fill */
+  reduce_tri_5_d5(w + W_pin39, w + W_pin33 + 50, t + 21); /* N[pin39] */
+  return failed ? P_pin34 : -1;
 }
 
-/*---- pivot 34: pin34 (hinge, d = 5, h = 10)
+/*---- pin34 (hinge, d = 5, h = 10)
  * column: pin35 (d 5), pin39 (d 5, fill) */
-static int factor_p34(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2550, t + 0, w + 2575, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2625, w + 2575, t + 16); /* N[pin35] */
-  const int failed = factor_node_5(w + 2625, t + 8); /* N[pin35] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2550, t + 0, w + 2615, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2675, w + 2600, t + 16); /* E[pin39, pin35] fill */
-  reduce_tri_5_d5(w + 2900, w + 2600, t + 21); /* N[pin39] */
-  return failed ? 35 : -1;
+static int pivot_pin34(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pin34, t + R_pin34, w + W_pin34 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pin35, w + W_pin34 + 25, t + 16); /* N[pin35] */
+  const int failed = factor_node_5(w + W_pin35, t + R_pin35); /* N[pin35] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pin34, t + R_pin34, w + W_pin34 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pin35 + 50, w + W_pin34 + 50, t + 16); /* E[pin39, pin35] fill */
+  reduce_tri_5_d5(w + W_pin39, w + W_pin34 + 50, t + 21); /* N[pin39] */
+  return failed ? P_pin35 : -1;
 }
 
-/*---- pivot 35: pin35 (hinge, d = 5, h = 10)
+/*---- pin35 (hinge, d = 5, h = 10)
  * column: pin36 (d 5), pin39 (d 5, fill) */
-static int factor_p35(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2625, t + 8, w + 2650, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2700, w + 2650, t + 16); /* N[pin36] */
-  const int failed = factor_node_5(w + 2700, t + 0); /* N[pin36] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2625, t + 8, w + 2690, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2750, w + 2675, t + 16); /* E[pin39, pin36] fill */
-  reduce_tri_5_d5(w + 2900, w + 2675, t + 21); /* N[pin39] */
-  return failed ? 36 : -1;
+static int pivot_pin35(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pin35, t + R_pin35, w + W_pin35 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pin36, w + W_pin35 + 25, t + 16); /* N[pin36] */
+  const int failed = factor_node_5(w + W_pin36, t + R_pin36); /* N[pin36] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pin35, t + R_pin35, w + W_pin35 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pin36 + 50, w + W_pin35 + 50, t + 16); /* E[pin39, pin36] fill */
+  reduce_tri_5_d5(w + W_pin39, w + W_pin35 + 50, t + 21); /* N[pin39] */
+  return failed ? P_pin36 : -1;
 }
 
-/*---- pivot 36: pin36 (hinge, d = 5, h = 10)
+/*---- pin36 (hinge, d = 5, h = 10)
  * column: pin37 (d 5), pin39 (d 5, fill) */
-static int factor_p36(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2700, t + 0, w + 2725, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2775, w + 2725, t + 16); /* N[pin37] */
-  const int failed = factor_node_5(w + 2775, t + 8); /* N[pin37] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2700, t + 0, w + 2765, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2825, w + 2750, t + 16); /* E[pin39, pin37] fill */
-  reduce_tri_5_d5(w + 2900, w + 2750, t + 21); /* N[pin39] */
-  return failed ? 37 : -1;
+static int pivot_pin36(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pin36, t + R_pin36, w + W_pin36 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pin37, w + W_pin36 + 25, t + 16); /* N[pin37] */
+  const int failed = factor_node_5(w + W_pin37, t + R_pin37); /* N[pin37] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pin36, t + R_pin36, w + W_pin36 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pin37 + 50, w + W_pin36 + 50, t + 16); /* E[pin39, pin37] fill */
+  reduce_tri_5_d5(w + W_pin39, w + W_pin36 + 50, t + 21); /* N[pin39] */
+  return failed ? P_pin37 : -1;
 }
 
-/*---- pivot 37: pin37 (hinge, d = 5, h = 10)
+/*---- pin37 (hinge, d = 5, h = 10)
  * column: pin38 (d 5), pin39 (d 5, fill) */
-static int factor_p37(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2775, t + 8, w + 2800, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2850, w + 2800, t + 16); /* N[pin38] */
-  const int failed = factor_node_5(w + 2850, t + 0); /* N[pin38] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2775, t + 8, w + 2840, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2875, w + 2825, t + 16); /* E[pin39, pin38] */
-  reduce_tri_5_d5(w + 2900, w + 2825, t + 21); /* N[pin39] */
-  return failed ? 38 : -1;
+static int pivot_pin37(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pin37, t + R_pin37, w + W_pin37 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pin38, w + W_pin37 + 25, t + 16); /* N[pin38] */
+  const int failed = factor_node_5(w + W_pin38, t + R_pin38); /* N[pin38] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pin37, t + R_pin37, w + W_pin37 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pin38 + 25, w + W_pin37 + 50, t + 16); /* E[pin39, pin38] */
+  reduce_tri_5_d5(w + W_pin39, w + W_pin37 + 50, t + 21); /* N[pin39] */
+  return failed ? P_pin38 : -1;
 }
 
-/*---- pivot 38: pin38 (hinge, d = 5, h = 5)
+/*---- pin38 (hinge, d = 5, h = 5)
  * column: pin39 (d 5) */
-static int factor_p38(scalar *restrict w, scalar *restrict t) {
-  panel_5x5_of_8(w + 2850, t + 0, w + 2875, t + 16); /* rows 0..4 */
-  reduce_tri_5_d5(w + 2900, w + 2875, t + 16); /* N[pin39] */
-  const int failed = factor_node_5(w + 2900, t + 8); /* N[pin39] = l D l^T, the next pivot's: final now */
-  return failed ? 39 : -1;
+static int pivot_pin38(scalar *restrict w, scalar *restrict t) {
+  panel_5x5_of_8(w + W_pin38, t + R_pin38, w + W_pin38 + 25, t + 16); /* rows 0..4 */
+  reduce_tri_5_d5(w + W_pin39, w + W_pin38 + 25, t + 16); /* N[pin39] */
+  const int failed = factor_node_5(w + W_pin39, t + R_pin39); /* N[pin39] = l D l^T, the next pivot's: final now */
+  return failed ? P_pin39 : -1;
 }
 
 /*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
 static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
-  /* pivot 0: pin00 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 0, x + 0); /* x[pin00] */
-  forward_5x5(w + 25, x + 0, x + 5); /* x[pin01] */
-  forward_5x5(w + 50, x + 0, x + 195); /* x[pin39] */
-  node_diag_5(w + 0, x + 0); /* x[pin00] */
-  /* pivot 1: pin01 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 75, x + 5); /* x[pin01] */
-  forward_5x5(w + 100, x + 5, x + 10); /* x[pin02] */
-  forward_5x5(w + 125, x + 5, x + 195); /* x[pin39] */
-  node_diag_5(w + 75, x + 5); /* x[pin01] */
-  /* pivot 2: pin02 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 150, x + 10); /* x[pin02] */
-  forward_5x5(w + 175, x + 10, x + 15); /* x[pin03] */
-  forward_5x5(w + 200, x + 10, x + 195); /* x[pin39] */
-  node_diag_5(w + 150, x + 10); /* x[pin02] */
-  /* pivot 3: pin03 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 225, x + 15); /* x[pin03] */
-  forward_5x5(w + 250, x + 15, x + 20); /* x[pin04] */
-  forward_5x5(w + 275, x + 15, x + 195); /* x[pin39] */
-  node_diag_5(w + 225, x + 15); /* x[pin03] */
-  /* pivot 4: pin04 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 300, x + 20); /* x[pin04] */
-  forward_5x5(w + 325, x + 20, x + 25); /* x[pin05] */
-  forward_5x5(w + 350, x + 20, x + 195); /* x[pin39] */
-  node_diag_5(w + 300, x + 20); /* x[pin04] */
-  /* pivot 5: pin05 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 375, x + 25); /* x[pin05] */
-  forward_5x5(w + 400, x + 25, x + 30); /* x[pin06] */
-  forward_5x5(w + 425, x + 25, x + 195); /* x[pin39] */
-  node_diag_5(w + 375, x + 25); /* x[pin05] */
-  /* pivot 6: pin06 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 450, x + 30); /* x[pin06] */
-  forward_5x5(w + 475, x + 30, x + 35); /* x[pin07] */
-  forward_5x5(w + 500, x + 30, x + 195); /* x[pin39] */
-  node_diag_5(w + 450, x + 30); /* x[pin06] */
-  /* pivot 7: pin07 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 525, x + 35); /* x[pin07] */
-  forward_5x5(w + 550, x + 35, x + 40); /* x[pin08] */
-  forward_5x5(w + 575, x + 35, x + 195); /* x[pin39] */
-  node_diag_5(w + 525, x + 35); /* x[pin07] */
-  /* pivot 8: pin08 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 600, x + 40); /* x[pin08] */
-  forward_5x5(w + 625, x + 40, x + 45); /* x[pin09] */
-  forward_5x5(w + 650, x + 40, x + 195); /* x[pin39] */
-  node_diag_5(w + 600, x + 40); /* x[pin08] */
-  /* pivot 9: pin09 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 675, x + 45); /* x[pin09] */
-  forward_5x5(w + 700, x + 45, x + 50); /* x[pin10] */
-  forward_5x5(w + 725, x + 45, x + 195); /* x[pin39] */
-  node_diag_5(w + 675, x + 45); /* x[pin09] */
-  /* pivot 10: pin10 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 750, x + 50); /* x[pin10] */
-  forward_5x5(w + 775, x + 50, x + 55); /* x[pin11] */
-  forward_5x5(w + 800, x + 50, x + 195); /* x[pin39] */
-  node_diag_5(w + 750, x + 50); /* x[pin10] */
-  /* pivot 11: pin11 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 825, x + 55); /* x[pin11] */
-  forward_5x5(w + 850, x + 55, x + 60); /* x[pin12] */
-  forward_5x5(w + 875, x + 55, x + 195); /* x[pin39] */
-  node_diag_5(w + 825, x + 55); /* x[pin11] */
-  /* pivot 12: pin12 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 900, x + 60); /* x[pin12] */
-  forward_5x5(w + 925, x + 60, x + 65); /* x[pin13] */
-  forward_5x5(w + 950, x + 60, x + 195); /* x[pin39] */
-  node_diag_5(w + 900, x + 60); /* x[pin12] */
-  /* pivot 13: pin13 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 975, x + 65); /* x[pin13] */
-  forward_5x5(w + 1000, x + 65, x + 70); /* x[pin14] */
-  forward_5x5(w + 1025, x + 65, x + 195); /* x[pin39] */
-  node_diag_5(w + 975, x + 65); /* x[pin13] */
-  /* pivot 14: pin14 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1050, x + 70); /* x[pin14] */
-  forward_5x5(w + 1075, x + 70, x + 75); /* x[pin15] */
-  forward_5x5(w + 1100, x + 70, x + 195); /* x[pin39] */
-  node_diag_5(w + 1050, x + 70); /* x[pin14] */
-  /* pivot 15: pin15 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1125, x + 75); /* x[pin15] */
-  forward_5x5(w + 1150, x + 75, x + 80); /* x[pin16] */
-  forward_5x5(w + 1175, x + 75, x + 195); /* x[pin39] */
-  node_diag_5(w + 1125, x + 75); /* x[pin15] */
-  /* pivot 16: pin16 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1200, x + 80); /* x[pin16] */
-  forward_5x5(w + 1225, x + 80, x + 85); /* x[pin17] */
-  forward_5x5(w + 1250, x + 80, x + 195); /* x[pin39] */
-  node_diag_5(w + 1200, x + 80); /* x[pin16] */
-  /* pivot 17: pin17 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1275, x + 85); /* x[pin17] */
-  forward_5x5(w + 1300, x + 85, x + 90); /* x[pin18] */
-  forward_5x5(w + 1325, x + 85, x + 195); /* x[pin39] */
-  node_diag_5(w + 1275, x + 85); /* x[pin17] */
-  /* pivot 18: pin18 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1350, x + 90); /* x[pin18] */
-  forward_5x5(w + 1375, x + 90, x + 95); /* x[pin19] */
-  forward_5x5(w + 1400, x + 90, x + 195); /* x[pin39] */
-  node_diag_5(w + 1350, x + 90); /* x[pin18] */
-  /* pivot 19: pin19 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1425, x + 95); /* x[pin19] */
-  forward_5x5(w + 1450, x + 95, x + 100); /* x[pin20] */
-  forward_5x5(w + 1475, x + 95, x + 195); /* x[pin39] */
-  node_diag_5(w + 1425, x + 95); /* x[pin19] */
-  /* pivot 20: pin20 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1500, x + 100); /* x[pin20] */
-  forward_5x5(w + 1525, x + 100, x + 105); /* x[pin21] */
-  forward_5x5(w + 1550, x + 100, x + 195); /* x[pin39] */
-  node_diag_5(w + 1500, x + 100); /* x[pin20] */
-  /* pivot 21: pin21 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1575, x + 105); /* x[pin21] */
-  forward_5x5(w + 1600, x + 105, x + 110); /* x[pin22] */
-  forward_5x5(w + 1625, x + 105, x + 195); /* x[pin39] */
-  node_diag_5(w + 1575, x + 105); /* x[pin21] */
-  /* pivot 22: pin22 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1650, x + 110); /* x[pin22] */
-  forward_5x5(w + 1675, x + 110, x + 115); /* x[pin23] */
-  forward_5x5(w + 1700, x + 110, x + 195); /* x[pin39] */
-  node_diag_5(w + 1650, x + 110); /* x[pin22] */
-  /* pivot 23: pin23 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1725, x + 115); /* x[pin23] */
-  forward_5x5(w + 1750, x + 115, x + 120); /* x[pin24] */
-  forward_5x5(w + 1775, x + 115, x + 195); /* x[pin39] */
-  node_diag_5(w + 1725, x + 115); /* x[pin23] */
-  /* pivot 24: pin24 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1800, x + 120); /* x[pin24] */
-  forward_5x5(w + 1825, x + 120, x + 125); /* x[pin25] */
-  forward_5x5(w + 1850, x + 120, x + 195); /* x[pin39] */
-  node_diag_5(w + 1800, x + 120); /* x[pin24] */
-  /* pivot 25: pin25 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1875, x + 125); /* x[pin25] */
-  forward_5x5(w + 1900, x + 125, x + 130); /* x[pin26] */
-  forward_5x5(w + 1925, x + 125, x + 195); /* x[pin39] */
-  node_diag_5(w + 1875, x + 125); /* x[pin25] */
-  /* pivot 26: pin26 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1950, x + 130); /* x[pin26] */
-  forward_5x5(w + 1975, x + 130, x + 135); /* x[pin27] */
-  forward_5x5(w + 2000, x + 130, x + 195); /* x[pin39] */
-  node_diag_5(w + 1950, x + 130); /* x[pin26] */
-  /* pivot 27: pin27 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2025, x + 135); /* x[pin27] */
-  forward_5x5(w + 2050, x + 135, x + 140); /* x[pin28] */
-  forward_5x5(w + 2075, x + 135, x + 195); /* x[pin39] */
-  node_diag_5(w + 2025, x + 135); /* x[pin27] */
-  /* pivot 28: pin28 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2100, x + 140); /* x[pin28] */
-  forward_5x5(w + 2125, x + 140, x + 145); /* x[pin29] */
-  forward_5x5(w + 2150, x + 140, x + 195); /* x[pin39] */
-  node_diag_5(w + 2100, x + 140); /* x[pin28] */
-  /* pivot 29: pin29 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2175, x + 145); /* x[pin29] */
-  forward_5x5(w + 2200, x + 145, x + 150); /* x[pin30] */
-  forward_5x5(w + 2225, x + 145, x + 195); /* x[pin39] */
-  node_diag_5(w + 2175, x + 145); /* x[pin29] */
-  /* pivot 30: pin30 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2250, x + 150); /* x[pin30] */
-  forward_5x5(w + 2275, x + 150, x + 155); /* x[pin31] */
-  forward_5x5(w + 2300, x + 150, x + 195); /* x[pin39] */
-  node_diag_5(w + 2250, x + 150); /* x[pin30] */
-  /* pivot 31: pin31 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2325, x + 155); /* x[pin31] */
-  forward_5x5(w + 2350, x + 155, x + 160); /* x[pin32] */
-  forward_5x5(w + 2375, x + 155, x + 195); /* x[pin39] */
-  node_diag_5(w + 2325, x + 155); /* x[pin31] */
-  /* pivot 32: pin32 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2400, x + 160); /* x[pin32] */
-  forward_5x5(w + 2425, x + 160, x + 165); /* x[pin33] */
-  forward_5x5(w + 2450, x + 160, x + 195); /* x[pin39] */
-  node_diag_5(w + 2400, x + 160); /* x[pin32] */
-  /* pivot 33: pin33 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2475, x + 165); /* x[pin33] */
-  forward_5x5(w + 2500, x + 165, x + 170); /* x[pin34] */
-  forward_5x5(w + 2525, x + 165, x + 195); /* x[pin39] */
-  node_diag_5(w + 2475, x + 165); /* x[pin33] */
-  /* pivot 34: pin34 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2550, x + 170); /* x[pin34] */
-  forward_5x5(w + 2575, x + 170, x + 175); /* x[pin35] */
-  forward_5x5(w + 2600, x + 170, x + 195); /* x[pin39] */
-  node_diag_5(w + 2550, x + 170); /* x[pin34] */
-  /* pivot 35: pin35 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2625, x + 175); /* x[pin35] */
-  forward_5x5(w + 2650, x + 175, x + 180); /* x[pin36] */
-  forward_5x5(w + 2675, x + 175, x + 195); /* x[pin39] */
-  node_diag_5(w + 2625, x + 175); /* x[pin35] */
-  /* pivot 36: pin36 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2700, x + 180); /* x[pin36] */
-  forward_5x5(w + 2725, x + 180, x + 185); /* x[pin37] */
-  forward_5x5(w + 2750, x + 180, x + 195); /* x[pin39] */
-  node_diag_5(w + 2700, x + 180); /* x[pin36] */
-  /* pivot 37: pin37 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2775, x + 185); /* x[pin37] */
-  forward_5x5(w + 2800, x + 185, x + 190); /* x[pin38] */
-  forward_5x5(w + 2825, x + 185, x + 195); /* x[pin39] */
-  node_diag_5(w + 2775, x + 185); /* x[pin37] */
-  /* pivot 38: pin38 (hinge, d = 5, h = 5) */
-  node_forward_5(w + 2850, x + 190); /* x[pin38] */
-  forward_5x5(w + 2875, x + 190, x + 195); /* x[pin39] */
-  node_diag_5(w + 2850, x + 190); /* x[pin38] */
-  /* pivot 39: pin39 (hinge, d = 5, h = 0) */
-  node_forward_5(w + 2900, x + 195); /* x[pin39] */
-  node_diag_5(w + 2900, x + 195); /* x[pin39] */
+  /* pin00 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pin00, x + X_pin00); /* x[pin00] */
+  forward_5x5(w + W_pin00 + 25, x + X_pin00, x + X_pin01); /* x[pin01] */
+  forward_5x5(w + W_pin00 + 50, x + X_pin00, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin00, x + X_pin00); /* x[pin00] */
+  /* pin01 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pin01, x + X_pin01); /* x[pin01] */
+  forward_5x5(w + W_pin01 + 25, x + X_pin01, x + X_pin02); /* x[pin02] */
+  forward_5x5(w + W_pin01 + 50, x + X_pin01, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin01, x + X_pin01); /* x[pin01] */
+  /* pin02 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pin02, x + X_pin02); /* x[pin02] */
+  forward_5x5(w + W_pin02 + 25, x + X_pin02, x + X_pin03); /* x[pin03] */
+  forward_5x5(w + W_pin02 + 50, x + X_pin02, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin02, x + X_pin02); /* x[pin02] */
+  /* pin03 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pin03, x + X_pin03); /* x[pin03] */
+  forward_5x5(w + W_pin03 + 25, x + X_pin03, x + X_pin04); /* x[pin04] */
+  forward_5x5(w + W_pin03 + 50, x + X_pin03, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin03, x + X_pin03); /* x[pin03] */
+  /* pin04 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pin04, x + X_pin04); /* x[pin04] */
+  forward_5x5(w + W_pin04 + 25, x + X_pin04, x + X_pin05); /* x[pin05] */
+  forward_5x5(w + W_pin04 + 50, x + X_pin04, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin04, x + X_pin04); /* x[pin04] */
+  /* pin05 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pin05, x + X_pin05); /* x[pin05] */
+  forward_5x5(w + W_pin05 + 25, x + X_pin05, x + X_pin06); /* x[pin06] */
+  forward_5x5(w + W_pin05 + 50, x + X_pin05, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin05, x + X_pin05); /* x[pin05] */
+  /* pin06 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pin06, x + X_pin06); /* x[pin06] */
+  forward_5x5(w + W_pin06 + 25, x + X_pin06, x + X_pin07); /* x[pin07] */
+  forward_5x5(w + W_pin06 + 50, x + X_pin06, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin06, x + X_pin06); /* x[pin06] */
+  /* pin07 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pin07, x + X_pin07); /* x[pin07] */
+  forward_5x5(w + W_pin07 + 25, x + X_pin07, x + X_pin08); /* x[pin08] */
+  forward_5x5(w + W_pin07 + 50, x + X_pin07, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin07, x + X_pin07); /* x[pin07] */
+  /* pin08 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pin08, x + X_pin08); /* x[pin08] */
+  forward_5x5(w + W_pin08 + 25, x + X_pin08, x + X_pin09); /* x[pin09] */
+  forward_5x5(w + W_pin08 + 50, x + X_pin08, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin08, x + X_pin08); /* x[pin08] */
+  /* pin09 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pin09, x + X_pin09); /* x[pin09] */
+  forward_5x5(w + W_pin09 + 25, x + X_pin09, x + X_pin10); /* x[pin10] */
+  forward_5x5(w + W_pin09 + 50, x + X_pin09, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin09, x + X_pin09); /* x[pin09] */
+  /* pin10 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pin10, x + X_pin10); /* x[pin10] */
+  forward_5x5(w + W_pin10 + 25, x + X_pin10, x + X_pin11); /* x[pin11] */
+  forward_5x5(w + W_pin10 + 50, x + X_pin10, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin10, x + X_pin10); /* x[pin10] */
+  /* pin11 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pin11, x + X_pin11); /* x[pin11] */
+  forward_5x5(w + W_pin11 + 25, x + X_pin11, x + X_pin12); /* x[pin12] */
+  forward_5x5(w + W_pin11 + 50, x + X_pin11, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin11, x + X_pin11); /* x[pin11] */
+  /* pin12 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pin12, x + X_pin12); /* x[pin12] */
+  forward_5x5(w + W_pin12 + 25, x + X_pin12, x + X_pin13); /* x[pin13] */
+  forward_5x5(w + W_pin12 + 50, x + X_pin12, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin12, x + X_pin12); /* x[pin12] */
+  /* pin13 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pin13, x + X_pin13); /* x[pin13] */
+  forward_5x5(w + W_pin13 + 25, x + X_pin13, x + X_pin14); /* x[pin14] */
+  forward_5x5(w + W_pin13 + 50, x + X_pin13, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin13, x + X_pin13); /* x[pin13] */
+  /* pin14 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pin14, x + X_pin14); /* x[pin14] */
+  forward_5x5(w + W_pin14 + 25, x + X_pin14, x + X_pin15); /* x[pin15] */
+  forward_5x5(w + W_pin14 + 50, x + X_pin14, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin14, x + X_pin14); /* x[pin14] */
+  /* pin15 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pin15, x + X_pin15); /* x[pin15] */
+  forward_5x5(w + W_pin15 + 25, x + X_pin15, x + X_pin16); /* x[pin16] */
+  forward_5x5(w + W_pin15 + 50, x + X_pin15, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin15, x + X_pin15); /* x[pin15] */
+  /* pin16 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pin16, x + X_pin16); /* x[pin16] */
+  forward_5x5(w + W_pin16 + 25, x + X_pin16, x + X_pin17); /* x[pin17] */
+  forward_5x5(w + W_pin16 + 50, x + X_pin16, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin16, x + X_pin16); /* x[pin16] */
+  /* pin17 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pin17, x + X_pin17); /* x[pin17] */
+  forward_5x5(w + W_pin17 + 25, x + X_pin17, x + X_pin18); /* x[pin18] */
+  forward_5x5(w + W_pin17 + 50, x + X_pin17, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin17, x + X_pin17); /* x[pin17] */
+  /* pin18 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pin18, x + X_pin18); /* x[pin18] */
+  forward_5x5(w + W_pin18 + 25, x + X_pin18, x + X_pin19); /* x[pin19] */
+  forward_5x5(w + W_pin18 + 50, x + X_pin18, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin18, x + X_pin18); /* x[pin18] */
+  /* pin19 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pin19, x + X_pin19); /* x[pin19] */
+  forward_5x5(w + W_pin19 + 25, x + X_pin19, x + X_pin20); /* x[pin20] */
+  forward_5x5(w + W_pin19 + 50, x + X_pin19, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin19, x + X_pin19); /* x[pin19] */
+  /* pin20 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pin20, x + X_pin20); /* x[pin20] */
+  forward_5x5(w + W_pin20 + 25, x + X_pin20, x + X_pin21); /* x[pin21] */
+  forward_5x5(w + W_pin20 + 50, x + X_pin20, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin20, x + X_pin20); /* x[pin20] */
+  /* pin21 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pin21, x + X_pin21); /* x[pin21] */
+  forward_5x5(w + W_pin21 + 25, x + X_pin21, x + X_pin22); /* x[pin22] */
+  forward_5x5(w + W_pin21 + 50, x + X_pin21, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin21, x + X_pin21); /* x[pin21] */
+  /* pin22 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pin22, x + X_pin22); /* x[pin22] */
+  forward_5x5(w + W_pin22 + 25, x + X_pin22, x + X_pin23); /* x[pin23] */
+  forward_5x5(w + W_pin22 + 50, x + X_pin22, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin22, x + X_pin22); /* x[pin22] */
+  /* pin23 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pin23, x + X_pin23); /* x[pin23] */
+  forward_5x5(w + W_pin23 + 25, x + X_pin23, x + X_pin24); /* x[pin24] */
+  forward_5x5(w + W_pin23 + 50, x + X_pin23, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin23, x + X_pin23); /* x[pin23] */
+  /* pin24 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pin24, x + X_pin24); /* x[pin24] */
+  forward_5x5(w + W_pin24 + 25, x + X_pin24, x + X_pin25); /* x[pin25] */
+  forward_5x5(w + W_pin24 + 50, x + X_pin24, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin24, x + X_pin24); /* x[pin24] */
+  /* pin25 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pin25, x + X_pin25); /* x[pin25] */
+  forward_5x5(w + W_pin25 + 25, x + X_pin25, x + X_pin26); /* x[pin26] */
+  forward_5x5(w + W_pin25 + 50, x + X_pin25, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin25, x + X_pin25); /* x[pin25] */
+  /* pin26 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pin26, x + X_pin26); /* x[pin26] */
+  forward_5x5(w + W_pin26 + 25, x + X_pin26, x + X_pin27); /* x[pin27] */
+  forward_5x5(w + W_pin26 + 50, x + X_pin26, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin26, x + X_pin26); /* x[pin26] */
+  /* pin27 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pin27, x + X_pin27); /* x[pin27] */
+  forward_5x5(w + W_pin27 + 25, x + X_pin27, x + X_pin28); /* x[pin28] */
+  forward_5x5(w + W_pin27 + 50, x + X_pin27, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin27, x + X_pin27); /* x[pin27] */
+  /* pin28 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pin28, x + X_pin28); /* x[pin28] */
+  forward_5x5(w + W_pin28 + 25, x + X_pin28, x + X_pin29); /* x[pin29] */
+  forward_5x5(w + W_pin28 + 50, x + X_pin28, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin28, x + X_pin28); /* x[pin28] */
+  /* pin29 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pin29, x + X_pin29); /* x[pin29] */
+  forward_5x5(w + W_pin29 + 25, x + X_pin29, x + X_pin30); /* x[pin30] */
+  forward_5x5(w + W_pin29 + 50, x + X_pin29, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin29, x + X_pin29); /* x[pin29] */
+  /* pin30 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pin30, x + X_pin30); /* x[pin30] */
+  forward_5x5(w + W_pin30 + 25, x + X_pin30, x + X_pin31); /* x[pin31] */
+  forward_5x5(w + W_pin30 + 50, x + X_pin30, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin30, x + X_pin30); /* x[pin30] */
+  /* pin31 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pin31, x + X_pin31); /* x[pin31] */
+  forward_5x5(w + W_pin31 + 25, x + X_pin31, x + X_pin32); /* x[pin32] */
+  forward_5x5(w + W_pin31 + 50, x + X_pin31, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin31, x + X_pin31); /* x[pin31] */
+  /* pin32 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pin32, x + X_pin32); /* x[pin32] */
+  forward_5x5(w + W_pin32 + 25, x + X_pin32, x + X_pin33); /* x[pin33] */
+  forward_5x5(w + W_pin32 + 50, x + X_pin32, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin32, x + X_pin32); /* x[pin32] */
+  /* pin33 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pin33, x + X_pin33); /* x[pin33] */
+  forward_5x5(w + W_pin33 + 25, x + X_pin33, x + X_pin34); /* x[pin34] */
+  forward_5x5(w + W_pin33 + 50, x + X_pin33, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin33, x + X_pin33); /* x[pin33] */
+  /* pin34 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pin34, x + X_pin34); /* x[pin34] */
+  forward_5x5(w + W_pin34 + 25, x + X_pin34, x + X_pin35); /* x[pin35] */
+  forward_5x5(w + W_pin34 + 50, x + X_pin34, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin34, x + X_pin34); /* x[pin34] */
+  /* pin35 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pin35, x + X_pin35); /* x[pin35] */
+  forward_5x5(w + W_pin35 + 25, x + X_pin35, x + X_pin36); /* x[pin36] */
+  forward_5x5(w + W_pin35 + 50, x + X_pin35, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin35, x + X_pin35); /* x[pin35] */
+  /* pin36 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pin36, x + X_pin36); /* x[pin36] */
+  forward_5x5(w + W_pin36 + 25, x + X_pin36, x + X_pin37); /* x[pin37] */
+  forward_5x5(w + W_pin36 + 50, x + X_pin36, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin36, x + X_pin36); /* x[pin36] */
+  /* pin37 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pin37, x + X_pin37); /* x[pin37] */
+  forward_5x5(w + W_pin37 + 25, x + X_pin37, x + X_pin38); /* x[pin38] */
+  forward_5x5(w + W_pin37 + 50, x + X_pin37, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin37, x + X_pin37); /* x[pin37] */
+  /* pin38 (hinge, d = 5, h = 5) */
+  node_forward_5(w + W_pin38, x + X_pin38); /* x[pin38] */
+  forward_5x5(w + W_pin38 + 25, x + X_pin38, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin38, x + X_pin38); /* x[pin38] */
+  /* pin39 (hinge, d = 5, h = 0) */
+  node_forward_5(w + W_pin39, x + X_pin39); /* x[pin39] */
+  node_diag_5(w + W_pin39, x + X_pin39); /* x[pin39] */
 }
 
 /*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
 static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
-  /* pivot 39: pin39 (hinge, d = 5, h = 0) */
-  node_backward_5(w + 2900, x + 195); /* x[pin39] */
-  /* pivot 38: pin38 (hinge, d = 5, h = 5) */
-  backward_set_5x5(w + 2875, x + 195, s); /* L[pin39, pin38] */
-  subtract_5(x + 190, s); /* x[pin38] */
-  node_backward_5(w + 2850, x + 190); /* x[pin38] */
-  /* pivot 37: pin37 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2825, x + 195, s); /* L[pin39, pin37] */
-  backward_add_5x5(w + 2800, x + 190, s); /* L[pin38, pin37] */
-  subtract_5(x + 185, s); /* x[pin37] */
-  node_backward_5(w + 2775, x + 185); /* x[pin37] */
-  /* pivot 36: pin36 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2750, x + 195, s); /* L[pin39, pin36] */
-  backward_add_5x5(w + 2725, x + 185, s); /* L[pin37, pin36] */
-  subtract_5(x + 180, s); /* x[pin36] */
-  node_backward_5(w + 2700, x + 180); /* x[pin36] */
-  /* pivot 35: pin35 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2675, x + 195, s); /* L[pin39, pin35] */
-  backward_add_5x5(w + 2650, x + 180, s); /* L[pin36, pin35] */
-  subtract_5(x + 175, s); /* x[pin35] */
-  node_backward_5(w + 2625, x + 175); /* x[pin35] */
-  /* pivot 34: pin34 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2600, x + 195, s); /* L[pin39, pin34] */
-  backward_add_5x5(w + 2575, x + 175, s); /* L[pin35, pin34] */
-  subtract_5(x + 170, s); /* x[pin34] */
-  node_backward_5(w + 2550, x + 170); /* x[pin34] */
-  /* pivot 33: pin33 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2525, x + 195, s); /* L[pin39, pin33] */
-  backward_add_5x5(w + 2500, x + 170, s); /* L[pin34, pin33] */
-  subtract_5(x + 165, s); /* x[pin33] */
-  node_backward_5(w + 2475, x + 165); /* x[pin33] */
-  /* pivot 32: pin32 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2450, x + 195, s); /* L[pin39, pin32] */
-  backward_add_5x5(w + 2425, x + 165, s); /* L[pin33, pin32] */
-  subtract_5(x + 160, s); /* x[pin32] */
-  node_backward_5(w + 2400, x + 160); /* x[pin32] */
-  /* pivot 31: pin31 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2375, x + 195, s); /* L[pin39, pin31] */
-  backward_add_5x5(w + 2350, x + 160, s); /* L[pin32, pin31] */
-  subtract_5(x + 155, s); /* x[pin31] */
-  node_backward_5(w + 2325, x + 155); /* x[pin31] */
-  /* pivot 30: pin30 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2300, x + 195, s); /* L[pin39, pin30] */
-  backward_add_5x5(w + 2275, x + 155, s); /* L[pin31, pin30] */
-  subtract_5(x + 150, s); /* x[pin30] */
-  node_backward_5(w + 2250, x + 150); /* x[pin30] */
-  /* pivot 29: pin29 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2225, x + 195, s); /* L[pin39, pin29] */
-  backward_add_5x5(w + 2200, x + 150, s); /* L[pin30, pin29] */
-  subtract_5(x + 145, s); /* x[pin29] */
-  node_backward_5(w + 2175, x + 145); /* x[pin29] */
-  /* pivot 28: pin28 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2150, x + 195, s); /* L[pin39, pin28] */
-  backward_add_5x5(w + 2125, x + 145, s); /* L[pin29, pin28] */
-  subtract_5(x + 140, s); /* x[pin28] */
-  node_backward_5(w + 2100, x + 140); /* x[pin28] */
-  /* pivot 27: pin27 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2075, x + 195, s); /* L[pin39, pin27] */
-  backward_add_5x5(w + 2050, x + 140, s); /* L[pin28, pin27] */
-  subtract_5(x + 135, s); /* x[pin27] */
-  node_backward_5(w + 2025, x + 135); /* x[pin27] */
-  /* pivot 26: pin26 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2000, x + 195, s); /* L[pin39, pin26] */
-  backward_add_5x5(w + 1975, x + 135, s); /* L[pin27, pin26] */
-  subtract_5(x + 130, s); /* x[pin26] */
-  node_backward_5(w + 1950, x + 130); /* x[pin26] */
-  /* pivot 25: pin25 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1925, x + 195, s); /* L[pin39, pin25] */
-  backward_add_5x5(w + 1900, x + 130, s); /* L[pin26, pin25] */
-  subtract_5(x + 125, s); /* x[pin25] */
-  node_backward_5(w + 1875, x + 125); /* x[pin25] */
-  /* pivot 24: pin24 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1850, x + 195, s); /* L[pin39, pin24] */
-  backward_add_5x5(w + 1825, x + 125, s); /* L[pin25, pin24] */
-  subtract_5(x + 120, s); /* x[pin24] */
-  node_backward_5(w + 1800, x + 120); /* x[pin24] */
-  /* pivot 23: pin23 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1775, x + 195, s); /* L[pin39, pin23] */
-  backward_add_5x5(w + 1750, x + 120, s); /* L[pin24, pin23] */
-  subtract_5(x + 115, s); /* x[pin23] */
-  node_backward_5(w + 1725, x + 115); /* x[pin23] */
-  /* pivot 22: pin22 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1700, x + 195, s); /* L[pin39, pin22] */
-  backward_add_5x5(w + 1675, x + 115, s); /* L[pin23, pin22] */
-  subtract_5(x + 110, s); /* x[pin22] */
-  node_backward_5(w + 1650, x + 110); /* x[pin22] */
-  /* pivot 21: pin21 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1625, x + 195, s); /* L[pin39, pin21] */
-  backward_add_5x5(w + 1600, x + 110, s); /* L[pin22, pin21] */
-  subtract_5(x + 105, s); /* x[pin21] */
-  node_backward_5(w + 1575, x + 105); /* x[pin21] */
-  /* pivot 20: pin20 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1550, x + 195, s); /* L[pin39, pin20] */
-  backward_add_5x5(w + 1525, x + 105, s); /* L[pin21, pin20] */
-  subtract_5(x + 100, s); /* x[pin20] */
-  node_backward_5(w + 1500, x + 100); /* x[pin20] */
-  /* pivot 19: pin19 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1475, x + 195, s); /* L[pin39, pin19] */
-  backward_add_5x5(w + 1450, x + 100, s); /* L[pin20, pin19] */
-  subtract_5(x + 95, s); /* x[pin19] */
-  node_backward_5(w + 1425, x + 95); /* x[pin19] */
-  /* pivot 18: pin18 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1400, x + 195, s); /* L[pin39, pin18] */
-  backward_add_5x5(w + 1375, x + 95, s); /* L[pin19, pin18] */
-  subtract_5(x + 90, s); /* x[pin18] */
-  node_backward_5(w + 1350, x + 90); /* x[pin18] */
-  /* pivot 17: pin17 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1325, x + 195, s); /* L[pin39, pin17] */
-  backward_add_5x5(w + 1300, x + 90, s); /* L[pin18, pin17] */
-  subtract_5(x + 85, s); /* x[pin17] */
-  node_backward_5(w + 1275, x + 85); /* x[pin17] */
-  /* pivot 16: pin16 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1250, x + 195, s); /* L[pin39, pin16] */
-  backward_add_5x5(w + 1225, x + 85, s); /* L[pin17, pin16] */
-  subtract_5(x + 80, s); /* x[pin16] */
-  node_backward_5(w + 1200, x + 80); /* x[pin16] */
-  /* pivot 15: pin15 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1175, x + 195, s); /* L[pin39, pin15] */
-  backward_add_5x5(w + 1150, x + 80, s); /* L[pin16, pin15] */
-  subtract_5(x + 75, s); /* x[pin15] */
-  node_backward_5(w + 1125, x + 75); /* x[pin15] */
-  /* pivot 14: pin14 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1100, x + 195, s); /* L[pin39, pin14] */
-  backward_add_5x5(w + 1075, x + 75, s); /* L[pin15, pin14] */
-  subtract_5(x + 70, s); /* x[pin14] */
-  node_backward_5(w + 1050, x + 70); /* x[pin14] */
-  /* pivot 13: pin13 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1025, x + 195, s); /* L[pin39, pin13] */
-  backward_add_5x5(w + 1000, x + 70, s); /* L[pin14, pin13] */
-  subtract_5(x + 65, s); /* x[pin13] */
-  node_backward_5(w + 975, x + 65); /* x[pin13] */
-  /* pivot 12: pin12 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 950, x + 195, s); /* L[pin39, pin12] */
-  backward_add_5x5(w + 925, x + 65, s); /* L[pin13, pin12] */
-  subtract_5(x + 60, s); /* x[pin12] */
-  node_backward_5(w + 900, x + 60); /* x[pin12] */
-  /* pivot 11: pin11 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 875, x + 195, s); /* L[pin39, pin11] */
-  backward_add_5x5(w + 850, x + 60, s); /* L[pin12, pin11] */
-  subtract_5(x + 55, s); /* x[pin11] */
-  node_backward_5(w + 825, x + 55); /* x[pin11] */
-  /* pivot 10: pin10 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 800, x + 195, s); /* L[pin39, pin10] */
-  backward_add_5x5(w + 775, x + 55, s); /* L[pin11, pin10] */
-  subtract_5(x + 50, s); /* x[pin10] */
-  node_backward_5(w + 750, x + 50); /* x[pin10] */
-  /* pivot 9: pin09 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 725, x + 195, s); /* L[pin39, pin09] */
-  backward_add_5x5(w + 700, x + 50, s); /* L[pin10, pin09] */
-  subtract_5(x + 45, s); /* x[pin09] */
-  node_backward_5(w + 675, x + 45); /* x[pin09] */
-  /* pivot 8: pin08 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 650, x + 195, s); /* L[pin39, pin08] */
-  backward_add_5x5(w + 625, x + 45, s); /* L[pin09, pin08] */
-  subtract_5(x + 40, s); /* x[pin08] */
-  node_backward_5(w + 600, x + 40); /* x[pin08] */
-  /* pivot 7: pin07 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 575, x + 195, s); /* L[pin39, pin07] */
-  backward_add_5x5(w + 550, x + 40, s); /* L[pin08, pin07] */
-  subtract_5(x + 35, s); /* x[pin07] */
-  node_backward_5(w + 525, x + 35); /* x[pin07] */
-  /* pivot 6: pin06 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 500, x + 195, s); /* L[pin39, pin06] */
-  backward_add_5x5(w + 475, x + 35, s); /* L[pin07, pin06] */
-  subtract_5(x + 30, s); /* x[pin06] */
-  node_backward_5(w + 450, x + 30); /* x[pin06] */
-  /* pivot 5: pin05 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 425, x + 195, s); /* L[pin39, pin05] */
-  backward_add_5x5(w + 400, x + 30, s); /* L[pin06, pin05] */
-  subtract_5(x + 25, s); /* x[pin05] */
-  node_backward_5(w + 375, x + 25); /* x[pin05] */
-  /* pivot 4: pin04 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 350, x + 195, s); /* L[pin39, pin04] */
-  backward_add_5x5(w + 325, x + 25, s); /* L[pin05, pin04] */
-  subtract_5(x + 20, s); /* x[pin04] */
-  node_backward_5(w + 300, x + 20); /* x[pin04] */
-  /* pivot 3: pin03 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 275, x + 195, s); /* L[pin39, pin03] */
-  backward_add_5x5(w + 250, x + 20, s); /* L[pin04, pin03] */
-  subtract_5(x + 15, s); /* x[pin03] */
-  node_backward_5(w + 225, x + 15); /* x[pin03] */
-  /* pivot 2: pin02 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 200, x + 195, s); /* L[pin39, pin02] */
-  backward_add_5x5(w + 175, x + 15, s); /* L[pin03, pin02] */
-  subtract_5(x + 10, s); /* x[pin02] */
-  node_backward_5(w + 150, x + 10); /* x[pin02] */
-  /* pivot 1: pin01 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 125, x + 195, s); /* L[pin39, pin01] */
-  backward_add_5x5(w + 100, x + 10, s); /* L[pin02, pin01] */
-  subtract_5(x + 5, s); /* x[pin01] */
-  node_backward_5(w + 75, x + 5); /* x[pin01] */
-  /* pivot 0: pin00 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 50, x + 195, s); /* L[pin39, pin00] */
-  backward_add_5x5(w + 25, x + 5, s); /* L[pin01, pin00] */
-  subtract_5(x + 0, s); /* x[pin00] */
-  node_backward_5(w + 0, x + 0); /* x[pin00] */
+  /* pin39 (hinge, d = 5, h = 0) */
+  node_backward_5(w + W_pin39, x + X_pin39); /* x[pin39] */
+  /* pin38 (hinge, d = 5, h = 5) */
+  backward_set_5x5(w + W_pin38 + 25, x + X_pin39, s); /* L[pin39, pin38] */
+  subtract_5(x + X_pin38, s); /* x[pin38] */
+  node_backward_5(w + W_pin38, x + X_pin38); /* x[pin38] */
+  /* pin37 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pin37 + 50, x + X_pin39, s); /* L[pin39, pin37] */
+  backward_add_5x5(w + W_pin37 + 25, x + X_pin38, s); /* L[pin38, pin37] */
+  subtract_5(x + X_pin37, s); /* x[pin37] */
+  node_backward_5(w + W_pin37, x + X_pin37); /* x[pin37] */
+  /* pin36 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pin36 + 50, x + X_pin39, s); /* L[pin39, pin36] */
+  backward_add_5x5(w + W_pin36 + 25, x + X_pin37, s); /* L[pin37, pin36] */
+  subtract_5(x + X_pin36, s); /* x[pin36] */
+  node_backward_5(w + W_pin36, x + X_pin36); /* x[pin36] */
+  /* pin35 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pin35 + 50, x + X_pin39, s); /* L[pin39, pin35] */
+  backward_add_5x5(w + W_pin35 + 25, x + X_pin36, s); /* L[pin36, pin35] */
+  subtract_5(x + X_pin35, s); /* x[pin35] */
+  node_backward_5(w + W_pin35, x + X_pin35); /* x[pin35] */
+  /* pin34 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pin34 + 50, x + X_pin39, s); /* L[pin39, pin34] */
+  backward_add_5x5(w + W_pin34 + 25, x + X_pin35, s); /* L[pin35, pin34] */
+  subtract_5(x + X_pin34, s); /* x[pin34] */
+  node_backward_5(w + W_pin34, x + X_pin34); /* x[pin34] */
+  /* pin33 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pin33 + 50, x + X_pin39, s); /* L[pin39, pin33] */
+  backward_add_5x5(w + W_pin33 + 25, x + X_pin34, s); /* L[pin34, pin33] */
+  subtract_5(x + X_pin33, s); /* x[pin33] */
+  node_backward_5(w + W_pin33, x + X_pin33); /* x[pin33] */
+  /* pin32 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pin32 + 50, x + X_pin39, s); /* L[pin39, pin32] */
+  backward_add_5x5(w + W_pin32 + 25, x + X_pin33, s); /* L[pin33, pin32] */
+  subtract_5(x + X_pin32, s); /* x[pin32] */
+  node_backward_5(w + W_pin32, x + X_pin32); /* x[pin32] */
+  /* pin31 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pin31 + 50, x + X_pin39, s); /* L[pin39, pin31] */
+  backward_add_5x5(w + W_pin31 + 25, x + X_pin32, s); /* L[pin32, pin31] */
+  subtract_5(x + X_pin31, s); /* x[pin31] */
+  node_backward_5(w + W_pin31, x + X_pin31); /* x[pin31] */
+  /* pin30 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pin30 + 50, x + X_pin39, s); /* L[pin39, pin30] */
+  backward_add_5x5(w + W_pin30 + 25, x + X_pin31, s); /* L[pin31, pin30] */
+  subtract_5(x + X_pin30, s); /* x[pin30] */
+  node_backward_5(w + W_pin30, x + X_pin30); /* x[pin30] */
+  /* pin29 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pin29 + 50, x + X_pin39, s); /* L[pin39, pin29] */
+  backward_add_5x5(w + W_pin29 + 25, x + X_pin30, s); /* L[pin30, pin29] */
+  subtract_5(x + X_pin29, s); /* x[pin29] */
+  node_backward_5(w + W_pin29, x + X_pin29); /* x[pin29] */
+  /* pin28 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pin28 + 50, x + X_pin39, s); /* L[pin39, pin28] */
+  backward_add_5x5(w + W_pin28 + 25, x + X_pin29, s); /* L[pin29, pin28] */
+  subtract_5(x + X_pin28, s); /* x[pin28] */
+  node_backward_5(w + W_pin28, x + X_pin28); /* x[pin28] */
+  /* pin27 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pin27 + 50, x + X_pin39, s); /* L[pin39, pin27] */
+  backward_add_5x5(w + W_pin27 + 25, x + X_pin28, s); /* L[pin28, pin27] */
+  subtract_5(x + X_pin27, s); /* x[pin27] */
+  node_backward_5(w + W_pin27, x + X_pin27); /* x[pin27] */
+  /* pin26 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pin26 + 50, x + X_pin39, s); /* L[pin39, pin26] */
+  backward_add_5x5(w + W_pin26 + 25, x + X_pin27, s); /* L[pin27, pin26] */
+  subtract_5(x + X_pin26, s); /* x[pin26] */
+  node_backward_5(w + W_pin26, x + X_pin26); /* x[pin26] */
+  /* pin25 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pin25 + 50, x + X_pin39, s); /* L[pin39, pin25] */
+  backward_add_5x5(w + W_pin25 + 25, x + X_pin26, s); /* L[pin26, pin25] */
+  subtract_5(x + X_pin25, s); /* x[pin25] */
+  node_backward_5(w + W_pin25, x + X_pin25); /* x[pin25] */
+  /* pin24 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pin24 + 50, x + X_pin39, s); /* L[pin39, pin24] */
+  backward_add_5x5(w + W_pin24 + 25, x + X_pin25, s); /* L[pin25, pin24] */
+  subtract_5(x + X_pin24, s); /* x[pin24] */
+  node_backward_5(w + W_pin24, x + X_pin24); /* x[pin24] */
+  /* pin23 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pin23 + 50, x + X_pin39, s); /* L[pin39, pin23] */
+  backward_add_5x5(w + W_pin23 + 25, x + X_pin24, s); /* L[pin24, pin23] */
+  subtract_5(x + X_pin23, s); /* x[pin23] */
+  node_backward_5(w + W_pin23, x + X_pin23); /* x[pin23] */
+  /* pin22 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pin22 + 50, x + X_pin39, s); /* L[pin39, pin22] */
+  backward_add_5x5(w + W_pin22 + 25, x + X_pin23, s); /* L[pin23, pin22] */
+  subtract_5(x + X_pin22, s); /* x[pin22] */
+  node_backward_5(w + W_pin22, x + X_pin22); /* x[pin22] */
+  /* pin21 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pin21 + 50, x + X_pin39, s); /* L[pin39, pin21] */
+  backward_add_5x5(w + W_pin21 + 25, x + X_pin22, s); /* L[pin22, pin21] */
+  subtract_5(x + X_pin21, s); /* x[pin21] */
+  node_backward_5(w + W_pin21, x + X_pin21); /* x[pin21] */
+  /* pin20 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pin20 + 50, x + X_pin39, s); /* L[pin39, pin20] */
+  backward_add_5x5(w + W_pin20 + 25, x + X_pin21, s); /* L[pin21, pin20] */
+  subtract_5(x + X_pin20, s); /* x[pin20] */
+  node_backward_5(w + W_pin20, x + X_pin20); /* x[pin20] */
+  /* pin19 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pin19 + 50, x + X_pin39, s); /* L[pin39, pin19] */
+  backward_add_5x5(w + W_pin19 + 25, x + X_pin20, s); /* L[pin20, pin19] */
+  subtract_5(x + X_pin19, s); /* x[pin19] */
+  node_backward_5(w + W_pin19, x + X_pin19); /* x[pin19] */
+  /* pin18 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pin18 + 50, x + X_pin39, s); /* L[pin39, pin18] */
+  backward_add_5x5(w + W_pin18 + 25, x + X_pin19, s); /* L[pin19, pin18] */
+  subtract_5(x + X_pin18, s); /* x[pin18] */
+  node_backward_5(w + W_pin18, x + X_pin18); /* x[pin18] */
+  /* pin17 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pin17 + 50, x + X_pin39, s); /* L[pin39, pin17] */
+  backward_add_5x5(w + W_pin17 + 25, x + X_pin18, s); /* L[pin18, pin17] */
+  subtract_5(x + X_pin17, s); /* x[pin17] */
+  node_backward_5(w + W_pin17, x + X_pin17); /* x[pin17] */
+  /* pin16 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pin16 + 50, x + X_pin39, s); /* L[pin39, pin16] */
+  backward_add_5x5(w + W_pin16 + 25, x + X_pin17, s); /* L[pin17, pin16] */
+  subtract_5(x + X_pin16, s); /* x[pin16] */
+  node_backward_5(w + W_pin16, x + X_pin16); /* x[pin16] */
+  /* pin15 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pin15 + 50, x + X_pin39, s); /* L[pin39, pin15] */
+  backward_add_5x5(w + W_pin15 + 25, x + X_pin16, s); /* L[pin16, pin15] */
+  subtract_5(x + X_pin15, s); /* x[pin15] */
+  node_backward_5(w + W_pin15, x + X_pin15); /* x[pin15] */
+  /* pin14 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pin14 + 50, x + X_pin39, s); /* L[pin39, pin14] */
+  backward_add_5x5(w + W_pin14 + 25, x + X_pin15, s); /* L[pin15, pin14] */
+  subtract_5(x + X_pin14, s); /* x[pin14] */
+  node_backward_5(w + W_pin14, x + X_pin14); /* x[pin14] */
+  /* pin13 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pin13 + 50, x + X_pin39, s); /* L[pin39, pin13] */
+  backward_add_5x5(w + W_pin13 + 25, x + X_pin14, s); /* L[pin14, pin13] */
+  subtract_5(x + X_pin13, s); /* x[pin13] */
+  node_backward_5(w + W_pin13, x + X_pin13); /* x[pin13] */
+  /* pin12 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pin12 + 50, x + X_pin39, s); /* L[pin39, pin12] */
+  backward_add_5x5(w + W_pin12 + 25, x + X_pin13, s); /* L[pin13, pin12] */
+  subtract_5(x + X_pin12, s); /* x[pin12] */
+  node_backward_5(w + W_pin12, x + X_pin12); /* x[pin12] */
+  /* pin11 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pin11 + 50, x + X_pin39, s); /* L[pin39, pin11] */
+  backward_add_5x5(w + W_pin11 + 25, x + X_pin12, s); /* L[pin12, pin11] */
+  subtract_5(x + X_pin11, s); /* x[pin11] */
+  node_backward_5(w + W_pin11, x + X_pin11); /* x[pin11] */
+  /* pin10 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pin10 + 50, x + X_pin39, s); /* L[pin39, pin10] */
+  backward_add_5x5(w + W_pin10 + 25, x + X_pin11, s); /* L[pin11, pin10] */
+  subtract_5(x + X_pin10, s); /* x[pin10] */
+  node_backward_5(w + W_pin10, x + X_pin10); /* x[pin10] */
+  /* pin09 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pin09 + 50, x + X_pin39, s); /* L[pin39, pin09] */
+  backward_add_5x5(w + W_pin09 + 25, x + X_pin10, s); /* L[pin10, pin09] */
+  subtract_5(x + X_pin09, s); /* x[pin09] */
+  node_backward_5(w + W_pin09, x + X_pin09); /* x[pin09] */
+  /* pin08 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pin08 + 50, x + X_pin39, s); /* L[pin39, pin08] */
+  backward_add_5x5(w + W_pin08 + 25, x + X_pin09, s); /* L[pin09, pin08] */
+  subtract_5(x + X_pin08, s); /* x[pin08] */
+  node_backward_5(w + W_pin08, x + X_pin08); /* x[pin08] */
+  /* pin07 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pin07 + 50, x + X_pin39, s); /* L[pin39, pin07] */
+  backward_add_5x5(w + W_pin07 + 25, x + X_pin08, s); /* L[pin08, pin07] */
+  subtract_5(x + X_pin07, s); /* x[pin07] */
+  node_backward_5(w + W_pin07, x + X_pin07); /* x[pin07] */
+  /* pin06 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pin06 + 50, x + X_pin39, s); /* L[pin39, pin06] */
+  backward_add_5x5(w + W_pin06 + 25, x + X_pin07, s); /* L[pin07, pin06] */
+  subtract_5(x + X_pin06, s); /* x[pin06] */
+  node_backward_5(w + W_pin06, x + X_pin06); /* x[pin06] */
+  /* pin05 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pin05 + 50, x + X_pin39, s); /* L[pin39, pin05] */
+  backward_add_5x5(w + W_pin05 + 25, x + X_pin06, s); /* L[pin06, pin05] */
+  subtract_5(x + X_pin05, s); /* x[pin05] */
+  node_backward_5(w + W_pin05, x + X_pin05); /* x[pin05] */
+  /* pin04 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pin04 + 50, x + X_pin39, s); /* L[pin39, pin04] */
+  backward_add_5x5(w + W_pin04 + 25, x + X_pin05, s); /* L[pin05, pin04] */
+  subtract_5(x + X_pin04, s); /* x[pin04] */
+  node_backward_5(w + W_pin04, x + X_pin04); /* x[pin04] */
+  /* pin03 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pin03 + 50, x + X_pin39, s); /* L[pin39, pin03] */
+  backward_add_5x5(w + W_pin03 + 25, x + X_pin04, s); /* L[pin04, pin03] */
+  subtract_5(x + X_pin03, s); /* x[pin03] */
+  node_backward_5(w + W_pin03, x + X_pin03); /* x[pin03] */
+  /* pin02 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pin02 + 50, x + X_pin39, s); /* L[pin39, pin02] */
+  backward_add_5x5(w + W_pin02 + 25, x + X_pin03, s); /* L[pin03, pin02] */
+  subtract_5(x + X_pin02, s); /* x[pin02] */
+  node_backward_5(w + W_pin02, x + X_pin02); /* x[pin02] */
+  /* pin01 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pin01 + 50, x + X_pin39, s); /* L[pin39, pin01] */
+  backward_add_5x5(w + W_pin01 + 25, x + X_pin02, s); /* L[pin02, pin01] */
+  subtract_5(x + X_pin01, s); /* x[pin01] */
+  node_backward_5(w + W_pin01, x + X_pin01); /* x[pin01] */
+  /* pin00 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pin00 + 50, x + X_pin39, s); /* L[pin39, pin00] */
+  backward_add_5x5(w + W_pin00 + 25, x + X_pin01, s); /* L[pin01, pin00] */
+  subtract_5(x + X_pin00, s); /* x[pin00] */
+  node_backward_5(w + W_pin00, x + X_pin00); /* x[pin00] */
 }
 
 /*---- entry points (rt_factor_fn, rt_solve_fn of rt.h) ------------------------*/
@@ -1267,45 +1315,45 @@ static int track_factor(void *work, void *temp) {
   scalar *w = work;
   scalar *t = temp;
   int s;
-  if ((s = factor_p0(w, t)) >= 0) return s;
-  if ((s = factor_p1(w, t)) >= 0) return s;
-  if ((s = factor_p2(w, t)) >= 0) return s;
-  if ((s = factor_p3(w, t)) >= 0) return s;
-  if ((s = factor_p4(w, t)) >= 0) return s;
-  if ((s = factor_p5(w, t)) >= 0) return s;
-  if ((s = factor_p6(w, t)) >= 0) return s;
-  if ((s = factor_p7(w, t)) >= 0) return s;
-  if ((s = factor_p8(w, t)) >= 0) return s;
-  if ((s = factor_p9(w, t)) >= 0) return s;
-  if ((s = factor_p10(w, t)) >= 0) return s;
-  if ((s = factor_p11(w, t)) >= 0) return s;
-  if ((s = factor_p12(w, t)) >= 0) return s;
-  if ((s = factor_p13(w, t)) >= 0) return s;
-  if ((s = factor_p14(w, t)) >= 0) return s;
-  if ((s = factor_p15(w, t)) >= 0) return s;
-  if ((s = factor_p16(w, t)) >= 0) return s;
-  if ((s = factor_p17(w, t)) >= 0) return s;
-  if ((s = factor_p18(w, t)) >= 0) return s;
-  if ((s = factor_p19(w, t)) >= 0) return s;
-  if ((s = factor_p20(w, t)) >= 0) return s;
-  if ((s = factor_p21(w, t)) >= 0) return s;
-  if ((s = factor_p22(w, t)) >= 0) return s;
-  if ((s = factor_p23(w, t)) >= 0) return s;
-  if ((s = factor_p24(w, t)) >= 0) return s;
-  if ((s = factor_p25(w, t)) >= 0) return s;
-  if ((s = factor_p26(w, t)) >= 0) return s;
-  if ((s = factor_p27(w, t)) >= 0) return s;
-  if ((s = factor_p28(w, t)) >= 0) return s;
-  if ((s = factor_p29(w, t)) >= 0) return s;
-  if ((s = factor_p30(w, t)) >= 0) return s;
-  if ((s = factor_p31(w, t)) >= 0) return s;
-  if ((s = factor_p32(w, t)) >= 0) return s;
-  if ((s = factor_p33(w, t)) >= 0) return s;
-  if ((s = factor_p34(w, t)) >= 0) return s;
-  if ((s = factor_p35(w, t)) >= 0) return s;
-  if ((s = factor_p36(w, t)) >= 0) return s;
-  if ((s = factor_p37(w, t)) >= 0) return s;
-  if ((s = factor_p38(w, t)) >= 0) return s;
+  if ((s = pivot_pin00(w, t)) >= 0) return s;
+  if ((s = pivot_pin01(w, t)) >= 0) return s;
+  if ((s = pivot_pin02(w, t)) >= 0) return s;
+  if ((s = pivot_pin03(w, t)) >= 0) return s;
+  if ((s = pivot_pin04(w, t)) >= 0) return s;
+  if ((s = pivot_pin05(w, t)) >= 0) return s;
+  if ((s = pivot_pin06(w, t)) >= 0) return s;
+  if ((s = pivot_pin07(w, t)) >= 0) return s;
+  if ((s = pivot_pin08(w, t)) >= 0) return s;
+  if ((s = pivot_pin09(w, t)) >= 0) return s;
+  if ((s = pivot_pin10(w, t)) >= 0) return s;
+  if ((s = pivot_pin11(w, t)) >= 0) return s;
+  if ((s = pivot_pin12(w, t)) >= 0) return s;
+  if ((s = pivot_pin13(w, t)) >= 0) return s;
+  if ((s = pivot_pin14(w, t)) >= 0) return s;
+  if ((s = pivot_pin15(w, t)) >= 0) return s;
+  if ((s = pivot_pin16(w, t)) >= 0) return s;
+  if ((s = pivot_pin17(w, t)) >= 0) return s;
+  if ((s = pivot_pin18(w, t)) >= 0) return s;
+  if ((s = pivot_pin19(w, t)) >= 0) return s;
+  if ((s = pivot_pin20(w, t)) >= 0) return s;
+  if ((s = pivot_pin21(w, t)) >= 0) return s;
+  if ((s = pivot_pin22(w, t)) >= 0) return s;
+  if ((s = pivot_pin23(w, t)) >= 0) return s;
+  if ((s = pivot_pin24(w, t)) >= 0) return s;
+  if ((s = pivot_pin25(w, t)) >= 0) return s;
+  if ((s = pivot_pin26(w, t)) >= 0) return s;
+  if ((s = pivot_pin27(w, t)) >= 0) return s;
+  if ((s = pivot_pin28(w, t)) >= 0) return s;
+  if ((s = pivot_pin29(w, t)) >= 0) return s;
+  if ((s = pivot_pin30(w, t)) >= 0) return s;
+  if ((s = pivot_pin31(w, t)) >= 0) return s;
+  if ((s = pivot_pin32(w, t)) >= 0) return s;
+  if ((s = pivot_pin33(w, t)) >= 0) return s;
+  if ((s = pivot_pin34(w, t)) >= 0) return s;
+  if ((s = pivot_pin35(w, t)) >= 0) return s;
+  if ((s = pivot_pin36(w, t)) >= 0) return s;
+  if ((s = pivot_pin37(w, t)) >= 0) return s;
+  if ((s = pivot_pin38(w, t)) >= 0) return s;
   return -1;
 }
 

@@ -498,9 +498,14 @@ static void test_output_shape(void **state) {
   static const char *pivots[] = {"pin", "link", "rail", "tow"};
   for (size_t i = 0; i < 4; i++) {
     char pat[64];
-    snprintf(pat, sizeof pat, ": %s (", pivots[i]);
-    if (!strstr(o.c, pat)) fail_msg("no section for pivot %s", pivots[i]);
+    char pat2[64];
+    snprintf(pat, sizeof pat, "\n/*---- %s (", pivots[i]);
+    snprintf(pat2, sizeof pat2, "\n  /* %s (", pivots[i]);
+    if (!strstr(o.c, pat) && !strstr(o.c, pat2)) fail_msg("no section for pivot %s", pivots[i]);
+    snprintf(pat, sizeof pat, "    P_%s = ", pivots[i]);
+    if (!strstr(o.c, pat)) fail_msg("pivot %s is not in the table of pivots", pivots[i]);
   }
+  assert_non_null(strstr(o.c, "\nstatic int pivot_"));
   assert_non_null(strstr(o.c, "#include \"probe.h\""));
   assert_non_null(strstr(o.h, "#ifndef LDLPGS_GENERATED_PROBE_H"));
   assert_non_null(strstr(o.h, "#include \"rt_world.h\""));

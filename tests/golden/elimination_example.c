@@ -4,11 +4,12 @@
  * matrix H of mechanism elimination_example, unrolled mode, float precision:
  * the program object elimination_example_program (declared in elimination_example.h; the
  * contract, the workspace layout and the reference arithmetic are in rt.h).
- * Each pivot's elimination is its own function factor_p<pivot>: the dense
+ * Each pivot's elimination is its own function pivot_<constraint>: the dense
  * LDL^T of its node block, its edge column turned into L = E l^-T D^-1 in
  * panels of rows (keeping Y = E l^-T, transposed, in the temporary), and one
  * kernel call per block pair of the reduction C -= L Y^T (the RSI grouped by
- * target block, whose workspace offset is a literal). The kernels, in
+ * target block, whose workspace offset is a constant: its pivot's base from
+ * the table of pivots plus a literal). The kernels, in
  * rt_kernels.h, are the reference arithmetic of rt.h specialized by degree;
  * vector lanes hold independent results, so every instruction set gives the
  * same bits.
@@ -28,12 +29,13 @@
  *   workspace       115 scalars, temporary 56 scalars
  *   structure hash  0xfddbeaf7be8c2936
  *
- * Pivot order (pivot, constraint, type, degree d, column height h, blocks):
- *      0  bob_left     ball   d 3  h 6   2 blocks
- *      1  pivot_left   hinge  d 5  h 1   1 block
- *      2  coupler      rod    d 1  h 8   2 blocks
- *      3  bob_right    ball   d 3  h 5   1 block
- *      4  pivot_right  hinge  d 5  h 0   0 blocks
+ * Pivot order (constraint: type, degree d, column height h, blocks; the
+ * pivots' indices and offsets are the table P_, W_, R_, X_ below):
+ *   bob_left: ball, d 3, h 6, 2 blocks
+ *   pivot_left: hinge, d 5, h 1, 1 block
+ *   coupler: rod, d 1, h 8, 2 blocks
+ *   bob_right: ball, d 3, h 5, 1 block
+ *   pivot_right: hinge, d 5, h 0, 0 blocks
  */
 #include "elimination_example.h"
 
@@ -150,97 +152,108 @@ static const int32_t rsi[73] = {
     105, 106, 107, 108, 110, 111, 112, 113, 114,
 };
 
+/*---- pivots: P_ its index (what factor returns when its node block is not
+ * positive definite), W_ its node block in the workspace (its edge column
+ * follows), R_ its reciprocals 1/D in the temporary, X_ its first row of x */
+enum {
+    P_bob_left = 0, W_bob_left = 0, R_bob_left = 0, X_bob_left = 11,
+    P_pivot_left = 1, W_pivot_left = 27, R_pivot_left = 8, X_pivot_left = 1,
+    P_coupler = 2, W_coupler = 57, R_coupler = 0, X_coupler = 0,
+    P_bob_right = 3, W_bob_right = 66, R_bob_right = 8, X_bob_right = 14,
+    P_pivot_right = 4, W_pivot_right = 90, R_pivot_right = 0, X_pivot_right = 6,
+};
+
 /*---- factor: one function per pivot ------------------------------------------*/
 
-/*---- pivot 0: bob_left (ball, d = 3, h = 6)
+/*---- bob_left (ball, d = 3, h = 6)
  * column: pivot_left (d 5), coupler (d 1) */
-static int factor_p0(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_3(w + 0, t + 0)) return 0; /* N[bob_left] = l D l^T */
-  panel_3x6_of_8(w + 0, t + 0, w + 9, t + 16); /* rows 0..5 */
-  reduce_tri_5_d3(w + 27, w + 9, t + 16); /* N[pivot_left] */
-  const int failed = factor_node_5(w + 27, t + 8); /* N[pivot_left] = l D l^T, the next pivot's: final now */
-  reduce_1x5_d3(w + 52, w + 24, t + 16); /* E[coupler, pivot_left] */
-  reduce_tri_1_d3(w + 57, w + 24, t + 21); /* N[coupler] */
-  return failed ? 1 : -1;
+static int pivot_bob_left(scalar *restrict w, scalar *restrict t) {
+  if (factor_node_3(w + W_bob_left, t + R_bob_left)) return P_bob_left; /* N[bob_left] = l D l^T */
+  panel_3x6_of_8(w + W_bob_left, t + R_bob_left, w + W_bob_left + 9, t + 16); /* rows 0..5 */
+  reduce_tri_5_d3(w + W_pivot_left, w + W_bob_left + 9, t + 16); /* N[pivot_left] */
+  const int failed = factor_node_5(w + W_pivot_left, t + R_pivot_left); /* N[pivot_left] = l D l^T, the next pivot's: final now */
+  reduce_1x5_d3(w + W_pivot_left + 25, w + W_bob_left + 24, t + 16); /* E[coupler, pivot_left] */
+  reduce_tri_1_d3(w + W_coupler, w + W_bob_left + 24, t + 21); /* N[coupler] */
+  return failed ? P_pivot_left : -1;
 }
 
-/*---- pivot 1: pivot_left (hinge, d = 5, h = 1)
+/*---- pivot_left (hinge, d = 5, h = 1)
  * column: coupler (d 1) */
-static int factor_p1(scalar *restrict w, scalar *restrict t) {
-  panel_5x1(w + 27, t + 8, w + 52, t + 16); /* row 0 */
-  reduce_tri_1_d5(w + 57, w + 52, t + 16); /* N[coupler] */
-  const int failed = factor_node_1(w + 57, t + 0); /* N[coupler] = l D l^T, the next pivot's: final now */
-  return failed ? 2 : -1;
+static int pivot_pivot_left(scalar *restrict w, scalar *restrict t) {
+  panel_5x1(w + W_pivot_left, t + R_pivot_left, w + W_pivot_left + 25, t + 16); /* row 0 */
+  reduce_tri_1_d5(w + W_coupler, w + W_pivot_left + 25, t + 16); /* N[coupler] */
+  const int failed = factor_node_1(w + W_coupler, t + R_coupler); /* N[coupler] = l D l^T, the next pivot's: final now */
+  return failed ? P_coupler : -1;
 }
 
-/*---- pivot 2: coupler (rod, d = 1, h = 8)
+/*---- coupler (rod, d = 1, h = 8)
  * column: bob_right (d 3), pivot_right (d 5) */
-static int factor_p2(scalar *restrict w, scalar *restrict t) {
-  panel_1x8(w + 57, t + 0, w + 58, t + 16); /* rows 0..7 */
-  reduce_tri_3_d1(w + 66, w + 58, t + 16); /* N[bob_right] */
-  const int failed = factor_node_3(w + 66, t + 8); /* N[bob_right] = l D l^T, the next pivot's: final now */
-  reduce_5x3_d1(w + 75, w + 61, t + 16); /* E[pivot_right, bob_right] */
-  reduce_tri_5_d1(w + 90, w + 61, t + 19); /* N[pivot_right] */
-  return failed ? 3 : -1;
+static int pivot_coupler(scalar *restrict w, scalar *restrict t) {
+  panel_1x8(w + W_coupler, t + R_coupler, w + W_coupler + 1, t + 16); /* rows 0..7 */
+  reduce_tri_3_d1(w + W_bob_right, w + W_coupler + 1, t + 16); /* N[bob_right] */
+  const int failed = factor_node_3(w + W_bob_right, t + R_bob_right); /* N[bob_right] = l D l^T, the next pivot's: final now */
+  reduce_5x3_d1(w + W_bob_right + 9, w + W_coupler + 4, t + 16); /* E[pivot_right, bob_right] */
+  reduce_tri_5_d1(w + W_pivot_right, w + W_coupler + 4, t + 19); /* N[pivot_right] */
+  return failed ? P_bob_right : -1;
 }
 
-/*---- pivot 3: bob_right (ball, d = 3, h = 5)
+/*---- bob_right (ball, d = 3, h = 5)
  * column: pivot_right (d 5) */
-static int factor_p3(scalar *restrict w, scalar *restrict t) {
-  panel_3x5_of_8(w + 66, t + 8, w + 75, t + 16); /* rows 0..4 */
-  reduce_tri_5_d3(w + 90, w + 75, t + 16); /* N[pivot_right] */
-  const int failed = factor_node_5(w + 90, t + 0); /* N[pivot_right] = l D l^T, the next pivot's: final now */
-  return failed ? 4 : -1;
+static int pivot_bob_right(scalar *restrict w, scalar *restrict t) {
+  panel_3x5_of_8(w + W_bob_right, t + R_bob_right, w + W_bob_right + 9, t + 16); /* rows 0..4 */
+  reduce_tri_5_d3(w + W_pivot_right, w + W_bob_right + 9, t + 16); /* N[pivot_right] */
+  const int failed = factor_node_5(w + W_pivot_right, t + R_pivot_right); /* N[pivot_right] = l D l^T, the next pivot's: final now */
+  return failed ? P_pivot_right : -1;
 }
 
 /*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
 static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
-  /* pivot 0: bob_left (ball, d = 3, h = 6) */
-  node_forward_3(w + 0, x + 11); /* x[bob_left] */
-  forward_5x3(w + 9, x + 11, x + 1); /* x[pivot_left] */
-  forward_1x3(w + 24, x + 11, x + 0); /* x[coupler] */
-  node_diag_3(w + 0, x + 11); /* x[bob_left] */
-  /* pivot 1: pivot_left (hinge, d = 5, h = 1) */
-  node_forward_5(w + 27, x + 1); /* x[pivot_left] */
-  forward_1x5(w + 52, x + 1, x + 0); /* x[coupler] */
-  node_diag_5(w + 27, x + 1); /* x[pivot_left] */
-  /* pivot 2: coupler (rod, d = 1, h = 8) */
-  forward_3x1(w + 58, x + 0, x + 14); /* x[bob_right] */
-  forward_5x1(w + 61, x + 0, x + 6); /* x[pivot_right] */
-  node_diag_1(w + 57, x + 0); /* x[coupler] */
-  /* pivot 3: bob_right (ball, d = 3, h = 5) */
-  node_forward_3(w + 66, x + 14); /* x[bob_right] */
-  forward_5x3(w + 75, x + 14, x + 6); /* x[pivot_right] */
-  node_diag_3(w + 66, x + 14); /* x[bob_right] */
-  /* pivot 4: pivot_right (hinge, d = 5, h = 0) */
-  node_forward_5(w + 90, x + 6); /* x[pivot_right] */
-  node_diag_5(w + 90, x + 6); /* x[pivot_right] */
+  /* bob_left (ball, d = 3, h = 6) */
+  node_forward_3(w + W_bob_left, x + X_bob_left); /* x[bob_left] */
+  forward_5x3(w + W_bob_left + 9, x + X_bob_left, x + X_pivot_left); /* x[pivot_left] */
+  forward_1x3(w + W_bob_left + 24, x + X_bob_left, x + X_coupler); /* x[coupler] */
+  node_diag_3(w + W_bob_left, x + X_bob_left); /* x[bob_left] */
+  /* pivot_left (hinge, d = 5, h = 1) */
+  node_forward_5(w + W_pivot_left, x + X_pivot_left); /* x[pivot_left] */
+  forward_1x5(w + W_pivot_left + 25, x + X_pivot_left, x + X_coupler); /* x[coupler] */
+  node_diag_5(w + W_pivot_left, x + X_pivot_left); /* x[pivot_left] */
+  /* coupler (rod, d = 1, h = 8) */
+  forward_3x1(w + W_coupler + 1, x + X_coupler, x + X_bob_right); /* x[bob_right] */
+  forward_5x1(w + W_coupler + 4, x + X_coupler, x + X_pivot_right); /* x[pivot_right] */
+  node_diag_1(w + W_coupler, x + X_coupler); /* x[coupler] */
+  /* bob_right (ball, d = 3, h = 5) */
+  node_forward_3(w + W_bob_right, x + X_bob_right); /* x[bob_right] */
+  forward_5x3(w + W_bob_right + 9, x + X_bob_right, x + X_pivot_right); /* x[pivot_right] */
+  node_diag_3(w + W_bob_right, x + X_bob_right); /* x[bob_right] */
+  /* pivot_right (hinge, d = 5, h = 0) */
+  node_forward_5(w + W_pivot_right, x + X_pivot_right); /* x[pivot_right] */
+  node_diag_5(w + W_pivot_right, x + X_pivot_right); /* x[pivot_right] */
 }
 
 /*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
 static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
-  /* pivot 4: pivot_right (hinge, d = 5, h = 0) */
-  node_backward_5(w + 90, x + 6); /* x[pivot_right] */
-  /* pivot 3: bob_right (ball, d = 3, h = 5) */
-  backward_set_5x3(w + 75, x + 6, s); /* L[pivot_right, bob_right] */
-  subtract_3(x + 14, s); /* x[bob_right] */
-  node_backward_3(w + 66, x + 14); /* x[bob_right] */
-  /* pivot 2: coupler (rod, d = 1, h = 8) */
-  backward_set_5x1(w + 61, x + 6, s); /* L[pivot_right, coupler] */
-  backward_add_3x1(w + 58, x + 14, s); /* L[bob_right, coupler] */
-  subtract_1(x + 0, s); /* x[coupler] */
-  /* pivot 1: pivot_left (hinge, d = 5, h = 1) */
-  backward_set_1x5(w + 52, x + 0, s); /* L[coupler, pivot_left] */
-  subtract_5(x + 1, s); /* x[pivot_left] */
-  node_backward_5(w + 27, x + 1); /* x[pivot_left] */
-  /* pivot 0: bob_left (ball, d = 3, h = 6) */
-  backward_set_1x3(w + 24, x + 0, s); /* L[coupler, bob_left] */
-  backward_add_5x3(w + 9, x + 1, s); /* L[pivot_left, bob_left] */
-  subtract_3(x + 11, s); /* x[bob_left] */
-  node_backward_3(w + 0, x + 11); /* x[bob_left] */
+  /* pivot_right (hinge, d = 5, h = 0) */
+  node_backward_5(w + W_pivot_right, x + X_pivot_right); /* x[pivot_right] */
+  /* bob_right (ball, d = 3, h = 5) */
+  backward_set_5x3(w + W_bob_right + 9, x + X_pivot_right, s); /* L[pivot_right, bob_right] */
+  subtract_3(x + X_bob_right, s); /* x[bob_right] */
+  node_backward_3(w + W_bob_right, x + X_bob_right); /* x[bob_right] */
+  /* coupler (rod, d = 1, h = 8) */
+  backward_set_5x1(w + W_coupler + 4, x + X_pivot_right, s); /* L[pivot_right, coupler] */
+  backward_add_3x1(w + W_coupler + 1, x + X_bob_right, s); /* L[bob_right, coupler] */
+  subtract_1(x + X_coupler, s); /* x[coupler] */
+  /* pivot_left (hinge, d = 5, h = 1) */
+  backward_set_1x5(w + W_pivot_left + 25, x + X_coupler, s); /* L[coupler, pivot_left] */
+  subtract_5(x + X_pivot_left, s); /* x[pivot_left] */
+  node_backward_5(w + W_pivot_left, x + X_pivot_left); /* x[pivot_left] */
+  /* bob_left (ball, d = 3, h = 6) */
+  backward_set_1x3(w + W_bob_left + 24, x + X_coupler, s); /* L[coupler, bob_left] */
+  backward_add_5x3(w + W_bob_left + 9, x + X_pivot_left, s); /* L[pivot_left, bob_left] */
+  subtract_3(x + X_bob_left, s); /* x[bob_left] */
+  node_backward_3(w + W_bob_left, x + X_bob_left); /* x[bob_left] */
 }
 
 /*---- entry points (rt_factor_fn, rt_solve_fn of rt.h) ------------------------*/
@@ -251,10 +264,10 @@ static int elimination_example_factor(void *work, void *temp) {
   scalar *w = work;
   scalar *t = temp;
   int s;
-  if ((s = factor_p0(w, t)) >= 0) return s;
-  if ((s = factor_p1(w, t)) >= 0) return s;
-  if ((s = factor_p2(w, t)) >= 0) return s;
-  if ((s = factor_p3(w, t)) >= 0) return s;
+  if ((s = pivot_bob_left(w, t)) >= 0) return s;
+  if ((s = pivot_pivot_left(w, t)) >= 0) return s;
+  if ((s = pivot_coupler(w, t)) >= 0) return s;
+  if ((s = pivot_bob_right(w, t)) >= 0) return s;
   return -1;
 }
 
