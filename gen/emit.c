@@ -183,6 +183,36 @@ static void push_stats(lua_State *L, const view *v) {
   set_int(L, "shatter_threshold", p->shatter_threshold);
 }
 
+/* The pivot whose region (node block and edge column) holds workspace
+ * offset off: regions are packed in pivot order. */
+static int region_of(const rt_program *r, long long off) {
+  int lo = 0, hi = r->ncons - 1;
+  while (lo < hi) {
+    int mid = (lo + hi + 1) / 2;
+    if (r->piv_node[mid] <= off)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+/* p.rsi: pivot q's RSI entries as "W_<id> + k, ..." (each relative to the
+ * pivot whose region it targets), or "" when it has none. */
+static void push_rsi_text(lua_State *L, const view *v, int q) {
+  const rt_program *r = v->r;
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  for (int64_t i = r->piv_rsi_adr[q]; i < r->piv_rsi_adr[q + 1]; i++) {
+    char buf[EMIT_IDENT_MAX + 200];
+    wref(v, region_of(r, r->rsi[i]), r->rsi[i], buf, sizeof buf);
+    if (i > r->piv_rsi_adr[q]) luaL_addstring(&b, ", ");
+    luaL_addstring(&b, buf);
+  }
+  luaL_pushresult(&b);
+  lua_setfield(L, -2, "rsi");
+}
+
 static void push_pivots(lua_State *L, const view *v) {
   const rt_program *r = v->r;
   lua_createtable(L, r->ncons, 0);
@@ -202,6 +232,10 @@ static void push_pivots(lua_State *L, const view *v) {
     set_int(L, "node", r->piv_node[q]);
     set_int(L, "edge", r->piv_edge[q]);
     set_int(L, "nblocks", r->piv_blk_adr[q + 1] - r->piv_blk_adr[q]);
+    set_int(L, "blk_adr", r->piv_blk_adr[q]);
+    set_int(L, "rsi_adr", r->piv_rsi_adr[q]);
+    set_int(L, "nrsi", r->piv_rsi_adr[q + 1] - r->piv_rsi_adr[q]);
+    if (v->pid) push_rsi_text(L, v, q);
     set_int(L, "nfill", nfill);
     lua_createtable(L, r->piv_blk_adr[q + 1] - r->piv_blk_adr[q], 0);
     for (int k = r->piv_blk_adr[q]; k < r->piv_blk_adr[q + 1]; k++) {
@@ -210,6 +244,11 @@ static void push_pivots(lua_State *L, const view *v) {
       set_str(L, "name", piv_name(v, r->blk_piv[k]));
       set_int(L, "degree", r->cons_degree[r->piv_cons[r->blk_piv[k]]]);
       set_bool(L, "fill", r->blk_fill[k]);
+      if (v->pid) {
+        char buf[EMIT_IDENT_MAX + 200];
+        wref(v, q, r->blk_off[k], buf, sizeof buf);
+        set_str(L, "off", buf);
+      }
       append(L);
     }
     lua_setfield(L, -2, "blocks");

@@ -55,161 +55,130 @@
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
 
 /* mechanism body of each solver body */
-static const int sbody_body[9] = {
+static const int sbody_body[] = {
     0, 0, 1, 2, 3, 4, 5, 6, 7,
 };
 
 /* first solver body of each mechanism body */
-static const int shard_adr[8] = {
+static const int shard_adr[] = {
     0, 2, 3, 4, 5, 6, 7, 8,
 };
 
 /* solver bodies of each mechanism body (1 = whole) */
-static const int shard_num[8] = {
+static const int shard_num[] = {
     2, 1, 1, 1, 1, 1, 1, 1,
 };
 
-/* mechanism constraint of each solver constraint (-1 = shard weld) */
-static const int cons_joint[10] = {
-    0, 1, 2, 3, 4, 5, 6, 7, 8, -1,
-};
+/* The solver constraints in solver order, one line each: name, mechanism
+ * constraint (-1 = shard weld), solver bodies a and b (RT_WORLD = -1),
+ * degree, first row in vectors. */
+#define LDLPGS_CONSTRAINTS(X) \
+    X("rear_axleL", 0, 0, 5, 5, 0) \
+    X("kingpinL", 1, 0, 3, 5, 5) \
+    X("spindleL", 2, 3, 4, 5, 10) \
+    X("tie_rodL", 3, 2, 3, 1, 15) \
+    X("rear_axleR", 4, 0, 8, 5, 16) \
+    X("kingpinR", 5, 1, 6, 5, 21) \
+    X("spindleR", 6, 6, 7, 5, 26) \
+    X("tie_rodR", 7, 2, 6, 1, 31) \
+    X("rack_slide", 8, 1, 2, 5, 32) \
+    X("body#weld1", -1, 0, 1, 6, 37)
+#define LDLPGS_C_joint(name, joint, a, b, degree, row) joint,
+static const int cons_joint[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_joint)};
+#define LDLPGS_C_a(name, joint, a, b, degree, row) a,
+static const int cons_a[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_a)};
+#define LDLPGS_C_b(name, joint, a, b, degree, row) b,
+static const int cons_b[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_b)};
+#define LDLPGS_C_degree(name, joint, a, b, degree, row) degree,
+static const int cons_degree[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_degree)};
+#define LDLPGS_C_row(name, joint, a, b, degree, row) row,
+static const int cons_row[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_row)};
+#define LDLPGS_C_name(name, joint, a, b, degree, row) name,
+static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_name)};
 
-/* solver body a, or RT_WORLD (-1) */
-static const int cons_a[10] = {
-    0, 0, 3, 2, 0, 1, 6, 2, 1, 0,
-};
-
-/* solver body b, or RT_WORLD (-1) */
-static const int cons_b[10] = {
-    5, 3, 4, 3, 8, 6, 7, 6, 2, 1,
-};
-
-/* rows of each solver constraint */
-static const int cons_degree[10] = {
-    5, 5, 5, 1, 5, 5, 5, 1, 5, 6,
-};
-
-/* first row of each solver constraint in vectors */
-static const int cons_row[10] = {
-    0, 5, 10, 15, 16, 21, 26, 31, 32, 37,
-};
-
-/* solver constraint names */
-static const char *const cons_name[10] = {
-    "rear_axleL",
-    "kingpinL",
-    "spindleL",
-    "tie_rodL",
-    "rear_axleR",
-    "kingpinR",
-    "spindleR",
-    "tie_rodR",
-    "rack_slide",
-    "body#weld1",
-};
-
-/* solver constraint of each pivot */
-static const int piv_cons[10] = {
-    2, 6, 0, 4, 7, 1, 3, 5, 8, 9,
-};
-
-/* workspace offset of each pivot's node block */
-static const int piv_node[10] = {
-    0, 55, 110, 215, 295, 307, 367, 384, 464, 519,
-};
-
-/* workspace offset of each pivot's edge column */
-static const int piv_edge[10] = {
-    25, 80, 135, 240, 296, 332, 368, 409, 489, 555,
-};
-
-/* height h of each pivot's edge column */
-static const int piv_height[10] = {
-    6, 6, 16, 11, 11, 7, 16, 11, 6, 0,
-};
-
-/* edge blocks of pivot p: [adr[p], adr[p+1]) */
-static const int piv_blk_adr[11] = {
-    0, 2, 4, 7, 9, 12, 14, 17, 19, 20, 20,
-};
+/* The pivots in elimination order, one line each: the pivot's identifier
+ * (its constraint's name), its index (P_), its solver constraint, its node
+ * block in the workspace (W_), its edge column, the column's height, its
+ * first edge block, its first RSI entry, its reciprocals' slot in the
+ * temporary (R_) and its constraint's first row of x (X_). Every offset of
+ * the code below is one of these bases plus a literal. */
+#define LDLPGS_PIVOTS(X) \
+    X(spindleL, 0, 2, 0, 25, 6, 0, 0, 0, 10) \
+    X(spindleR, 1, 6, 55, 80, 6, 2, 21, 8, 26) \
+    X(rear_axleL, 2, 0, 110, 135, 16, 4, 42, 0, 0) \
+    X(rear_axleR, 3, 4, 215, 240, 11, 7, 178, 8, 16) \
+    X(tie_rodR, 4, 7, 295, 296, 11, 9, 244, 0, 31) \
+    X(kingpinL, 5, 1, 307, 332, 7, 12, 310, 8, 5) \
+    X(tie_rodL, 6, 3, 367, 368, 16, 14, 338, 0, 15) \
+    X(kingpinR, 7, 5, 384, 409, 11, 17, 474, 8, 21) \
+    X(rack_slide, 8, 8, 464, 489, 6, 19, 540, 0, 32) \
+    X(body_weld1, 9, 9, 519, 555, 0, 20, 561, 8, 37)
+#define LDLPGS_P_BASES(id, p, cons, node, edge, h, blk, rsi, rinv, row) \
+    P_##id = p, W_##id = node, R_##id = rinv, X_##id = row,
+enum { LDLPGS_PIVOTS(LDLPGS_P_BASES) };
+#define LDLPGS_P_cons(id, p, cons, node, edge, h, blk, rsi, rinv, row) cons,
+static const int piv_cons[] = {LDLPGS_PIVOTS(LDLPGS_P_cons)};
+#define LDLPGS_P_node(id, p, cons, node, edge, h, blk, rsi, rinv, row) node,
+static const int piv_node[] = {LDLPGS_PIVOTS(LDLPGS_P_node)};
+#define LDLPGS_P_edge(id, p, cons, node, edge, h, blk, rsi, rinv, row) edge,
+static const int piv_edge[] = {LDLPGS_PIVOTS(LDLPGS_P_edge)};
+#define LDLPGS_P_h(id, p, cons, node, edge, h, blk, rsi, rinv, row) h,
+static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_h)};
+#define LDLPGS_P_blk(id, p, cons, node, edge, h, blk, rsi, rinv, row) blk,
+static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_blk) 20};
+#define LDLPGS_P_rsi(id, p, cons, node, edge, h, blk, rsi, rinv, row) rsi,
+static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_rsi) 561};
 
 /* row pivot of each edge block */
-static const int blk_piv[20] = {
-    5, 6, 4, 7, 3, 5, 9, 5, 9, 6, 7, 8, 6, 9, 7, 8,
-    9, 8, 9, 9,
+static const int blk_piv[] = {
+    /* spindleL */ P_kingpinL, P_tie_rodL,
+    /* spindleR */ P_tie_rodR, P_kingpinR,
+    /* rear_axleL */ P_rear_axleR, P_kingpinL, P_body_weld1,
+    /* rear_axleR */ P_kingpinL, P_body_weld1,
+    /* tie_rodR */ P_tie_rodL, P_kingpinR, P_rack_slide,
+    /* kingpinL */ P_tie_rodL, P_body_weld1,
+    /* tie_rodL */ P_kingpinR, P_rack_slide, P_body_weld1,
+    /* kingpinR */ P_rack_slide, P_body_weld1,
+    /* rack_slide */ P_body_weld1,
 };
 
 /* workspace offset of each edge block */
-static const int blk_off[20] = {
-    25, 50, 80, 85, 135, 160, 185, 240, 265, 296, 297, 302, 332, 337, 368, 373,
-    378, 409, 434, 489,
+static const int blk_off[] = {
+    /* spindleL */ W_spindleL + 25, W_spindleL + 50,
+    /* spindleR */ W_spindleR + 25, W_spindleR + 30,
+    /* rear_axleL */ W_rear_axleL + 25, W_rear_axleL + 50, W_rear_axleL + 75,
+    /* rear_axleR */ W_rear_axleR + 25, W_rear_axleR + 50,
+    /* tie_rodR */ W_tie_rodR + 1, W_tie_rodR + 2, W_tie_rodR + 7,
+    /* kingpinL */ W_kingpinL + 25, W_kingpinL + 30,
+    /* tie_rodL */ W_tie_rodL + 1, W_tie_rodL + 6, W_tie_rodL + 11,
+    /* kingpinR */ W_kingpinR + 25, W_kingpinR + 50,
+    /* rack_slide */ W_rack_slide + 25,
 };
 
 /* 1 = fill-in block (zero in H) */
-static const unsigned char blk_fill[20] = {
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0,
-    1, 0, 0, 0,
-};
-
-/* RSI of pivot p: rsi[adr[p] .. adr[p+1]) */
-static const int64_t piv_rsi_adr[11] = {
-    0, 21, 42, 178, 244, 310, 338, 474, 540, 561, 561,
+static const unsigned char blk_fill[] = {
+    /* spindleL */ 0, 0,
+    /* spindleR */ 0, 0,
+    /* rear_axleL */ 0, 0, 0,
+    /* rear_axleR */ 0, 0,
+    /* tie_rodR */ 0, 0, 0,
+    /* kingpinL */ 0, 0,
+    /* tie_rodL */ 1, 0, 1,
+    /* kingpinR */ 0, 0,
+    /* rack_slide */ 0,
 };
 
 /* RSI: workspace offset receiving each reduction product */
-static const int32_t rsi[561] = {
-    307, 312, 313, 317, 318, 319, 322, 323, 324, 325, 327, 328, 329, 330, 331, 332,
-    333, 334, 335, 336, 367, 295, 297, 384, 298, 389, 390, 299, 394, 395, 396, 300,
-    399, 400, 401, 402, 301, 404, 405, 406, 407, 408, 215, 220, 221, 225, 226, 227,
-    230, 231, 232, 233, 235, 236, 237, 238, 239, 240, 241, 242, 243, 244, 307, 245,
-    246, 247, 248, 249, 312, 313, 250, 251, 252, 253, 254, 317, 318, 319, 255, 256,
-    257, 258, 259, 322, 323, 324, 325, 260, 261, 262, 263, 264, 327, 328, 329, 330,
-    331, 265, 266, 267, 268, 269, 337, 338, 339, 340, 341, 519, 270, 271, 272, 273,
-    274, 342, 343, 344, 345, 346, 525, 526, 275, 276, 277, 278, 279, 347, 348, 349,
-    350, 351, 531, 532, 533, 280, 281, 282, 283, 284, 352, 353, 354, 355, 356, 537,
-    538, 539, 540, 285, 286, 287, 288, 289, 357, 358, 359, 360, 361, 543, 544, 545,
-    546, 547, 290, 291, 292, 293, 294, 362, 363, 364, 365, 366, 549, 550, 551, 552,
-    553, 554, 307, 312, 313, 317, 318, 319, 322, 323, 324, 325, 327, 328, 329, 330,
-    331, 337, 338, 339, 340, 341, 519, 342, 343, 344, 345, 346, 525, 526, 347, 348,
-    349, 350, 351, 531, 532, 533, 352, 353, 354, 355, 356, 537, 538, 539, 540, 357,
-    358, 359, 360, 361, 543, 544, 545, 546, 547, 362, 363, 364, 365, 366, 549, 550,
-    551, 552, 553, 554, 367, 368, 384, 369, 389, 390, 370, 394, 395, 396, 371, 399,
-    400, 401, 402, 372, 404, 405, 406, 407, 408, 373, 409, 410, 411, 412, 413, 464,
-    374, 414, 415, 416, 417, 418, 469, 470, 375, 419, 420, 421, 422, 423, 474, 475,
-    476, 376, 424, 425, 426, 427, 428, 479, 480, 481, 482, 377, 429, 430, 431, 432,
-    433, 484, 485, 486, 487, 488, 367, 378, 519, 379, 525, 526, 380, 531, 532, 533,
-    381, 537, 538, 539, 540, 382, 543, 544, 545, 546, 547, 383, 549, 550, 551, 552,
-    553, 554, 384, 389, 390, 394, 395, 396, 399, 400, 401, 402, 404, 405, 406, 407,
-    408, 409, 410, 411, 412, 413, 464, 414, 415, 416, 417, 418, 469, 470, 419, 420,
-    421, 422, 423, 474, 475, 476, 424, 425, 426, 427, 428, 479, 480, 481, 482, 429,
-    430, 431, 432, 433, 484, 485, 486, 487, 488, 434, 435, 436, 437, 438, 489, 490,
-    491, 492, 493, 519, 439, 440, 441, 442, 443, 494, 495, 496, 497, 498, 525, 526,
-    444, 445, 446, 447, 448, 499, 500, 501, 502, 503, 531, 532, 533, 449, 450, 451,
-    452, 453, 504, 505, 506, 507, 508, 537, 538, 539, 540, 454, 455, 456, 457, 458,
-    509, 510, 511, 512, 513, 543, 544, 545, 546, 547, 459, 460, 461, 462, 463, 514,
-    515, 516, 517, 518, 549, 550, 551, 552, 553, 554, 464, 469, 470, 474, 475, 476,
-    479, 480, 481, 482, 484, 485, 486, 487, 488, 489, 490, 491, 492, 493, 519, 494,
-    495, 496, 497, 498, 525, 526, 499, 500, 501, 502, 503, 531, 532, 533, 504, 505,
-    506, 507, 508, 537, 538, 539, 540, 509, 510, 511, 512, 513, 543, 544, 545, 546,
-    547, 514, 515, 516, 517, 518, 549, 550, 551, 552, 553, 554, 519, 525, 526, 531,
-    532, 533, 537, 538, 539, 540, 543, 544, 545, 546, 547, 549, 550, 551, 552, 553,
-    554,
-};
-
-/*---- pivots: P_ its index (what factor returns when its node block is not
- * positive definite), W_ its node block in the workspace (its edge column
- * follows), R_ its reciprocals 1/D in the temporary, X_ its first row of x */
-enum {
-    P_spindleL = 0, W_spindleL = 0, R_spindleL = 0, X_spindleL = 10,
-    P_spindleR = 1, W_spindleR = 55, R_spindleR = 8, X_spindleR = 26,
-    P_rear_axleL = 2, W_rear_axleL = 110, R_rear_axleL = 0, X_rear_axleL = 0,
-    P_rear_axleR = 3, W_rear_axleR = 215, R_rear_axleR = 8, X_rear_axleR = 16,
-    P_tie_rodR = 4, W_tie_rodR = 295, R_tie_rodR = 0, X_tie_rodR = 31,
-    P_kingpinL = 5, W_kingpinL = 307, R_kingpinL = 8, X_kingpinL = 5,
-    P_tie_rodL = 6, W_tie_rodL = 367, R_tie_rodL = 0, X_tie_rodL = 15,
-    P_kingpinR = 7, W_kingpinR = 384, R_kingpinR = 8, X_kingpinR = 21,
-    P_rack_slide = 8, W_rack_slide = 464, R_rack_slide = 0, X_rack_slide = 32,
-    P_body_weld1 = 9, W_body_weld1 = 519, R_body_weld1 = 8, X_body_weld1 = 37,
+static const int32_t rsi[] = {
+    /* spindleL */ W_kingpinL, W_kingpinL + 5, W_kingpinL + 6, W_kingpinL + 10, W_kingpinL + 11, W_kingpinL + 12, W_kingpinL + 15, W_kingpinL + 16, W_kingpinL + 17, W_kingpinL + 18, W_kingpinL + 20, W_kingpinL + 21, W_kingpinL + 22, W_kingpinL + 23, W_kingpinL + 24, W_kingpinL + 25, W_kingpinL + 26, W_kingpinL + 27, W_kingpinL + 28, W_kingpinL + 29, W_tie_rodL,
+    /* spindleR */ W_tie_rodR, W_tie_rodR + 2, W_kingpinR, W_tie_rodR + 3, W_kingpinR + 5, W_kingpinR + 6, W_tie_rodR + 4, W_kingpinR + 10, W_kingpinR + 11, W_kingpinR + 12, W_tie_rodR + 5, W_kingpinR + 15, W_kingpinR + 16, W_kingpinR + 17, W_kingpinR + 18, W_tie_rodR + 6, W_kingpinR + 20, W_kingpinR + 21, W_kingpinR + 22, W_kingpinR + 23, W_kingpinR + 24,
+    /* rear_axleL */ W_rear_axleR, W_rear_axleR + 5, W_rear_axleR + 6, W_rear_axleR + 10, W_rear_axleR + 11, W_rear_axleR + 12, W_rear_axleR + 15, W_rear_axleR + 16, W_rear_axleR + 17, W_rear_axleR + 18, W_rear_axleR + 20, W_rear_axleR + 21, W_rear_axleR + 22, W_rear_axleR + 23, W_rear_axleR + 24, W_rear_axleR + 25, W_rear_axleR + 26, W_rear_axleR + 27, W_rear_axleR + 28, W_rear_axleR + 29, W_kingpinL, W_rear_axleR + 30, W_rear_axleR + 31, W_rear_axleR + 32, W_rear_axleR + 33, W_rear_axleR + 34, W_kingpinL + 5, W_kingpinL + 6, W_rear_axleR + 35, W_rear_axleR + 36, W_rear_axleR + 37, W_rear_axleR + 38, W_rear_axleR + 39, W_kingpinL + 10, W_kingpinL + 11, W_kingpinL + 12, W_rear_axleR + 40, W_rear_axleR + 41, W_rear_axleR + 42, W_rear_axleR + 43, W_rear_axleR + 44, W_kingpinL + 15, W_kingpinL + 16, W_kingpinL + 17, W_kingpinL + 18, W_rear_axleR + 45, W_rear_axleR + 46, W_rear_axleR + 47, W_rear_axleR + 48, W_rear_axleR + 49, W_kingpinL + 20, W_kingpinL + 21, W_kingpinL + 22, W_kingpinL + 23, W_kingpinL + 24, W_rear_axleR + 50, W_rear_axleR + 51, W_rear_axleR + 52, W_rear_axleR + 53, W_rear_axleR + 54, W_kingpinL + 30, W_kingpinL + 31, W_kingpinL + 32, W_kingpinL + 33, W_kingpinL + 34, W_body_weld1, W_rear_axleR + 55, W_rear_axleR + 56, W_rear_axleR + 57, W_rear_axleR + 58, W_rear_axleR + 59, W_kingpinL + 35, W_kingpinL + 36, W_kingpinL + 37, W_kingpinL + 38, W_kingpinL + 39, W_body_weld1 + 6, W_body_weld1 + 7, W_rear_axleR + 60, W_rear_axleR + 61, W_rear_axleR + 62, W_rear_axleR + 63, W_rear_axleR + 64, W_kingpinL + 40, W_kingpinL + 41, W_kingpinL + 42, W_kingpinL + 43, W_kingpinL + 44, W_body_weld1 + 12, W_body_weld1 + 13, W_body_weld1 + 14, W_rear_axleR + 65, W_rear_axleR + 66, W_rear_axleR + 67, W_rear_axleR + 68, W_rear_axleR + 69, W_kingpinL + 45, W_kingpinL + 46, W_kingpinL + 47, W_kingpinL + 48, W_kingpinL + 49, W_body_weld1 + 18, W_body_weld1 + 19, W_body_weld1 + 20, W_body_weld1 + 21, W_rear_axleR + 70, W_rear_axleR + 71, W_rear_axleR + 72, W_rear_axleR + 73, W_rear_axleR + 74, W_kingpinL + 50, W_kingpinL + 51, W_kingpinL + 52, W_kingpinL + 53, W_kingpinL + 54, W_body_weld1 + 24, W_body_weld1 + 25, W_body_weld1 + 26, W_body_weld1 + 27, W_body_weld1 + 28, W_rear_axleR + 75, W_rear_axleR + 76, W_rear_axleR + 77, W_rear_axleR + 78, W_rear_axleR + 79, W_kingpinL + 55, W_kingpinL + 56, W_kingpinL + 57, W_kingpinL + 58, W_kingpinL + 59, W_body_weld1 + 30, W_body_weld1 + 31, W_body_weld1 + 32, W_body_weld1 + 33, W_body_weld1 + 34, W_body_weld1 + 35,
+    /* rear_axleR */ W_kingpinL, W_kingpinL + 5, W_kingpinL + 6, W_kingpinL + 10, W_kingpinL + 11, W_kingpinL + 12, W_kingpinL + 15, W_kingpinL + 16, W_kingpinL + 17, W_kingpinL + 18, W_kingpinL + 20, W_kingpinL + 21, W_kingpinL + 22, W_kingpinL + 23, W_kingpinL + 24, W_kingpinL + 30, W_kingpinL + 31, W_kingpinL + 32, W_kingpinL + 33, W_kingpinL + 34, W_body_weld1, W_kingpinL + 35, W_kingpinL + 36, W_kingpinL + 37, W_kingpinL + 38, W_kingpinL + 39, W_body_weld1 + 6, W_body_weld1 + 7, W_kingpinL + 40, W_kingpinL + 41, W_kingpinL + 42, W_kingpinL + 43, W_kingpinL + 44, W_body_weld1 + 12, W_body_weld1 + 13, W_body_weld1 + 14, W_kingpinL + 45, W_kingpinL + 46, W_kingpinL + 47, W_kingpinL + 48, W_kingpinL + 49, W_body_weld1 + 18, W_body_weld1 + 19, W_body_weld1 + 20, W_body_weld1 + 21, W_kingpinL + 50, W_kingpinL + 51, W_kingpinL + 52, W_kingpinL + 53, W_kingpinL + 54, W_body_weld1 + 24, W_body_weld1 + 25, W_body_weld1 + 26, W_body_weld1 + 27, W_body_weld1 + 28, W_kingpinL + 55, W_kingpinL + 56, W_kingpinL + 57, W_kingpinL + 58, W_kingpinL + 59, W_body_weld1 + 30, W_body_weld1 + 31, W_body_weld1 + 32, W_body_weld1 + 33, W_body_weld1 + 34, W_body_weld1 + 35,
+    /* tie_rodR */ W_tie_rodL, W_tie_rodL + 1, W_kingpinR, W_tie_rodL + 2, W_kingpinR + 5, W_kingpinR + 6, W_tie_rodL + 3, W_kingpinR + 10, W_kingpinR + 11, W_kingpinR + 12, W_tie_rodL + 4, W_kingpinR + 15, W_kingpinR + 16, W_kingpinR + 17, W_kingpinR + 18, W_tie_rodL + 5, W_kingpinR + 20, W_kingpinR + 21, W_kingpinR + 22, W_kingpinR + 23, W_kingpinR + 24, W_tie_rodL + 6, W_kingpinR + 25, W_kingpinR + 26, W_kingpinR + 27, W_kingpinR + 28, W_kingpinR + 29, W_rack_slide, W_tie_rodL + 7, W_kingpinR + 30, W_kingpinR + 31, W_kingpinR + 32, W_kingpinR + 33, W_kingpinR + 34, W_rack_slide + 5, W_rack_slide + 6, W_tie_rodL + 8, W_kingpinR + 35, W_kingpinR + 36, W_kingpinR + 37, W_kingpinR + 38, W_kingpinR + 39, W_rack_slide + 10, W_rack_slide + 11, W_rack_slide + 12, W_tie_rodL + 9, W_kingpinR + 40, W_kingpinR + 41, W_kingpinR + 42, W_kingpinR + 43, W_kingpinR + 44, W_rack_slide + 15, W_rack_slide + 16, W_rack_slide + 17, W_rack_slide + 18, W_tie_rodL + 10, W_kingpinR + 45, W_kingpinR + 46, W_kingpinR + 47, W_kingpinR + 48, W_kingpinR + 49, W_rack_slide + 20, W_rack_slide + 21, W_rack_slide + 22, W_rack_slide + 23, W_rack_slide + 24,
+    /* kingpinL */ W_tie_rodL, W_tie_rodL + 11, W_body_weld1, W_tie_rodL + 12, W_body_weld1 + 6, W_body_weld1 + 7, W_tie_rodL + 13, W_body_weld1 + 12, W_body_weld1 + 13, W_body_weld1 + 14, W_tie_rodL + 14, W_body_weld1 + 18, W_body_weld1 + 19, W_body_weld1 + 20, W_body_weld1 + 21, W_tie_rodL + 15, W_body_weld1 + 24, W_body_weld1 + 25, W_body_weld1 + 26, W_body_weld1 + 27, W_body_weld1 + 28, W_tie_rodL + 16, W_body_weld1 + 30, W_body_weld1 + 31, W_body_weld1 + 32, W_body_weld1 + 33, W_body_weld1 + 34, W_body_weld1 + 35,
+    /* tie_rodL */ W_kingpinR, W_kingpinR + 5, W_kingpinR + 6, W_kingpinR + 10, W_kingpinR + 11, W_kingpinR + 12, W_kingpinR + 15, W_kingpinR + 16, W_kingpinR + 17, W_kingpinR + 18, W_kingpinR + 20, W_kingpinR + 21, W_kingpinR + 22, W_kingpinR + 23, W_kingpinR + 24, W_kingpinR + 25, W_kingpinR + 26, W_kingpinR + 27, W_kingpinR + 28, W_kingpinR + 29, W_rack_slide, W_kingpinR + 30, W_kingpinR + 31, W_kingpinR + 32, W_kingpinR + 33, W_kingpinR + 34, W_rack_slide + 5, W_rack_slide + 6, W_kingpinR + 35, W_kingpinR + 36, W_kingpinR + 37, W_kingpinR + 38, W_kingpinR + 39, W_rack_slide + 10, W_rack_slide + 11, W_rack_slide + 12, W_kingpinR + 40, W_kingpinR + 41, W_kingpinR + 42, W_kingpinR + 43, W_kingpinR + 44, W_rack_slide + 15, W_rack_slide + 16, W_rack_slide + 17, W_rack_slide + 18, W_kingpinR + 45, W_kingpinR + 46, W_kingpinR + 47, W_kingpinR + 48, W_kingpinR + 49, W_rack_slide + 20, W_rack_slide + 21, W_rack_slide + 22, W_rack_slide + 23, W_rack_slide + 24, W_kingpinR + 50, W_kingpinR + 51, W_kingpinR + 52, W_kingpinR + 53, W_kingpinR + 54, W_rack_slide + 25, W_rack_slide + 26, W_rack_slide + 27, W_rack_slide + 28, W_rack_slide + 29, W_body_weld1, W_kingpinR + 55, W_kingpinR + 56, W_kingpinR + 57, W_kingpinR + 58, W_kingpinR + 59, W_rack_slide + 30, W_rack_slide + 31, W_rack_slide + 32, W_rack_slide + 33, W_rack_slide + 34, W_body_weld1 + 6, W_body_weld1 + 7, W_kingpinR + 60, W_kingpinR + 61, W_kingpinR + 62, W_kingpinR + 63, W_kingpinR + 64, W_rack_slide + 35, W_rack_slide + 36, W_rack_slide + 37, W_rack_slide + 38, W_rack_slide + 39, W_body_weld1 + 12, W_body_weld1 + 13, W_body_weld1 + 14, W_kingpinR + 65, W_kingpinR + 66, W_kingpinR + 67, W_kingpinR + 68, W_kingpinR + 69, W_rack_slide + 40, W_rack_slide + 41, W_rack_slide + 42, W_rack_slide + 43, W_rack_slide + 44, W_body_weld1 + 18, W_body_weld1 + 19, W_body_weld1 + 20, W_body_weld1 + 21, W_kingpinR + 70, W_kingpinR + 71, W_kingpinR + 72, W_kingpinR + 73, W_kingpinR + 74, W_rack_slide + 45, W_rack_slide + 46, W_rack_slide + 47, W_rack_slide + 48, W_rack_slide + 49, W_body_weld1 + 24, W_body_weld1 + 25, W_body_weld1 + 26, W_body_weld1 + 27, W_body_weld1 + 28, W_kingpinR + 75, W_kingpinR + 76, W_kingpinR + 77, W_kingpinR + 78, W_kingpinR + 79, W_rack_slide + 50, W_rack_slide + 51, W_rack_slide + 52, W_rack_slide + 53, W_rack_slide + 54, W_body_weld1 + 30, W_body_weld1 + 31, W_body_weld1 + 32, W_body_weld1 + 33, W_body_weld1 + 34, W_body_weld1 + 35,
+    /* kingpinR */ W_rack_slide, W_rack_slide + 5, W_rack_slide + 6, W_rack_slide + 10, W_rack_slide + 11, W_rack_slide + 12, W_rack_slide + 15, W_rack_slide + 16, W_rack_slide + 17, W_rack_slide + 18, W_rack_slide + 20, W_rack_slide + 21, W_rack_slide + 22, W_rack_slide + 23, W_rack_slide + 24, W_rack_slide + 25, W_rack_slide + 26, W_rack_slide + 27, W_rack_slide + 28, W_rack_slide + 29, W_body_weld1, W_rack_slide + 30, W_rack_slide + 31, W_rack_slide + 32, W_rack_slide + 33, W_rack_slide + 34, W_body_weld1 + 6, W_body_weld1 + 7, W_rack_slide + 35, W_rack_slide + 36, W_rack_slide + 37, W_rack_slide + 38, W_rack_slide + 39, W_body_weld1 + 12, W_body_weld1 + 13, W_body_weld1 + 14, W_rack_slide + 40, W_rack_slide + 41, W_rack_slide + 42, W_rack_slide + 43, W_rack_slide + 44, W_body_weld1 + 18, W_body_weld1 + 19, W_body_weld1 + 20, W_body_weld1 + 21, W_rack_slide + 45, W_rack_slide + 46, W_rack_slide + 47, W_rack_slide + 48, W_rack_slide + 49, W_body_weld1 + 24, W_body_weld1 + 25, W_body_weld1 + 26, W_body_weld1 + 27, W_body_weld1 + 28, W_rack_slide + 50, W_rack_slide + 51, W_rack_slide + 52, W_rack_slide + 53, W_rack_slide + 54, W_body_weld1 + 30, W_body_weld1 + 31, W_body_weld1 + 32, W_body_weld1 + 33, W_body_weld1 + 34, W_body_weld1 + 35,
+    /* rack_slide */ W_body_weld1, W_body_weld1 + 6, W_body_weld1 + 7, W_body_weld1 + 12, W_body_weld1 + 13, W_body_weld1 + 14, W_body_weld1 + 18, W_body_weld1 + 19, W_body_weld1 + 20, W_body_weld1 + 21, W_body_weld1 + 24, W_body_weld1 + 25, W_body_weld1 + 26, W_body_weld1 + 27, W_body_weld1 + 28, W_body_weld1 + 30, W_body_weld1 + 31, W_body_weld1 + 32, W_body_weld1 + 33, W_body_weld1 + 34, W_body_weld1 + 35,
 };
 
 /*---- factor: one function per pivot ------------------------------------------*/

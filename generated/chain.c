@@ -56,128 +56,136 @@
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
 
 /* mechanism body of each solver body */
-static const int sbody_body[11] = {
+static const int sbody_body[] = {
     0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
 };
 
 /* first solver body of each mechanism body */
-static const int shard_adr[11] = {
+static const int shard_adr[] = {
     0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
 };
 
 /* solver bodies of each mechanism body (1 = whole) */
-static const int shard_num[11] = {
+static const int shard_num[] = {
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 };
 
-/* mechanism constraint of each solver constraint (-1 = shard weld) */
-static const int cons_joint[11] = {
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
-};
+/* The solver constraints in solver order, one line each: name, mechanism
+ * constraint (-1 = shard weld), solver bodies a and b (RT_WORLD = -1),
+ * degree, first row in vectors. */
+#define LDLPGS_CONSTRAINTS(X) \
+    X("hook", 0, -1, 0, 3, 0) \
+    X("joint2", 1, 0, 1, 3, 3) \
+    X("joint3", 2, 1, 2, 3, 6) \
+    X("joint4", 3, 2, 3, 3, 9) \
+    X("joint5", 4, 3, 4, 3, 12) \
+    X("joint6", 5, 4, 5, 3, 15) \
+    X("joint7", 6, 5, 6, 3, 18) \
+    X("joint8", 7, 6, 7, 3, 21) \
+    X("joint9", 8, 7, 8, 3, 24) \
+    X("joint10", 9, 8, 9, 3, 27) \
+    X("shackle", 10, 9, 10, 3, 30)
+#define LDLPGS_C_joint(name, joint, a, b, degree, row) joint,
+static const int cons_joint[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_joint)};
+#define LDLPGS_C_a(name, joint, a, b, degree, row) a,
+static const int cons_a[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_a)};
+#define LDLPGS_C_b(name, joint, a, b, degree, row) b,
+static const int cons_b[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_b)};
+#define LDLPGS_C_degree(name, joint, a, b, degree, row) degree,
+static const int cons_degree[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_degree)};
+#define LDLPGS_C_row(name, joint, a, b, degree, row) row,
+static const int cons_row[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_row)};
+#define LDLPGS_C_name(name, joint, a, b, degree, row) name,
+static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_name)};
 
-/* solver body a, or RT_WORLD (-1) */
-static const int cons_a[11] = {
-    -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
-};
-
-/* solver body b, or RT_WORLD (-1) */
-static const int cons_b[11] = {
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
-};
-
-/* rows of each solver constraint */
-static const int cons_degree[11] = {
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-};
-
-/* first row of each solver constraint in vectors */
-static const int cons_row[11] = {
-    0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30,
-};
-
-/* solver constraint names */
-static const char *const cons_name[11] = {
-    "hook",
-    "joint2",
-    "joint3",
-    "joint4",
-    "joint5",
-    "joint6",
-    "joint7",
-    "joint8",
-    "joint9",
-    "joint10",
-    "shackle",
-};
-
-/* solver constraint of each pivot */
-static const int piv_cons[11] = {
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
-};
-
-/* workspace offset of each pivot's node block */
-static const int piv_node[11] = {
-    0, 18, 36, 54, 72, 90, 108, 126, 144, 162, 180,
-};
-
-/* workspace offset of each pivot's edge column */
-static const int piv_edge[11] = {
-    9, 27, 45, 63, 81, 99, 117, 135, 153, 171, 189,
-};
-
-/* height h of each pivot's edge column */
-static const int piv_height[11] = {
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 0,
-};
-
-/* edge blocks of pivot p: [adr[p], adr[p+1]) */
-static const int piv_blk_adr[12] = {
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10,
-};
+/* The pivots in elimination order, one line each: the pivot's identifier
+ * (its constraint's name), its index (P_), its solver constraint, its node
+ * block in the workspace (W_), its edge column, the column's height, its
+ * first edge block, its first RSI entry, its reciprocals' slot in the
+ * temporary (R_) and its constraint's first row of x (X_). Every offset of
+ * the code below is one of these bases plus a literal. */
+#define LDLPGS_PIVOTS(X) \
+    X(hook, 0, 0, 0, 9, 3, 0, 0, 0, 0) \
+    X(joint2, 1, 1, 18, 27, 3, 1, 6, 8, 3) \
+    X(joint3, 2, 2, 36, 45, 3, 2, 12, 0, 6) \
+    X(joint4, 3, 3, 54, 63, 3, 3, 18, 8, 9) \
+    X(joint5, 4, 4, 72, 81, 3, 4, 24, 0, 12) \
+    X(joint6, 5, 5, 90, 99, 3, 5, 30, 8, 15) \
+    X(joint7, 6, 6, 108, 117, 3, 6, 36, 0, 18) \
+    X(joint8, 7, 7, 126, 135, 3, 7, 42, 8, 21) \
+    X(joint9, 8, 8, 144, 153, 3, 8, 48, 0, 24) \
+    X(joint10, 9, 9, 162, 171, 3, 9, 54, 8, 27) \
+    X(shackle, 10, 10, 180, 189, 0, 10, 60, 0, 30)
+#define LDLPGS_P_BASES(id, p, cons, node, edge, h, blk, rsi, rinv, row) \
+    P_##id = p, W_##id = node, R_##id = rinv, X_##id = row,
+enum { LDLPGS_PIVOTS(LDLPGS_P_BASES) };
+#define LDLPGS_P_cons(id, p, cons, node, edge, h, blk, rsi, rinv, row) cons,
+static const int piv_cons[] = {LDLPGS_PIVOTS(LDLPGS_P_cons)};
+#define LDLPGS_P_node(id, p, cons, node, edge, h, blk, rsi, rinv, row) node,
+static const int piv_node[] = {LDLPGS_PIVOTS(LDLPGS_P_node)};
+#define LDLPGS_P_edge(id, p, cons, node, edge, h, blk, rsi, rinv, row) edge,
+static const int piv_edge[] = {LDLPGS_PIVOTS(LDLPGS_P_edge)};
+#define LDLPGS_P_h(id, p, cons, node, edge, h, blk, rsi, rinv, row) h,
+static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_h)};
+#define LDLPGS_P_blk(id, p, cons, node, edge, h, blk, rsi, rinv, row) blk,
+static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_blk) 10};
+#define LDLPGS_P_rsi(id, p, cons, node, edge, h, blk, rsi, rinv, row) rsi,
+static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_rsi) 60};
 
 /* row pivot of each edge block */
-static const int blk_piv[10] = {
-    1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+static const int blk_piv[] = {
+    /* hook */ P_joint2,
+    /* joint2 */ P_joint3,
+    /* joint3 */ P_joint4,
+    /* joint4 */ P_joint5,
+    /* joint5 */ P_joint6,
+    /* joint6 */ P_joint7,
+    /* joint7 */ P_joint8,
+    /* joint8 */ P_joint9,
+    /* joint9 */ P_joint10,
+    /* joint10 */ P_shackle,
 };
 
 /* workspace offset of each edge block */
-static const int blk_off[10] = {
-    9, 27, 45, 63, 81, 99, 117, 135, 153, 171,
+static const int blk_off[] = {
+    /* hook */ W_hook + 9,
+    /* joint2 */ W_joint2 + 9,
+    /* joint3 */ W_joint3 + 9,
+    /* joint4 */ W_joint4 + 9,
+    /* joint5 */ W_joint5 + 9,
+    /* joint6 */ W_joint6 + 9,
+    /* joint7 */ W_joint7 + 9,
+    /* joint8 */ W_joint8 + 9,
+    /* joint9 */ W_joint9 + 9,
+    /* joint10 */ W_joint10 + 9,
 };
 
 /* 1 = fill-in block (zero in H) */
-static const unsigned char blk_fill[10] = {
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-};
-
-/* RSI of pivot p: rsi[adr[p] .. adr[p+1]) */
-static const int64_t piv_rsi_adr[12] = {
-    0, 6, 12, 18, 24, 30, 36, 42, 48, 54, 60, 60,
+static const unsigned char blk_fill[] = {
+    /* hook */ 0,
+    /* joint2 */ 0,
+    /* joint3 */ 0,
+    /* joint4 */ 0,
+    /* joint5 */ 0,
+    /* joint6 */ 0,
+    /* joint7 */ 0,
+    /* joint8 */ 0,
+    /* joint9 */ 0,
+    /* joint10 */ 0,
 };
 
 /* RSI: workspace offset receiving each reduction product */
-static const int32_t rsi[60] = {
-    18, 21, 22, 24, 25, 26, 36, 39, 40, 42, 43, 44, 54, 57, 58, 60,
-    61, 62, 72, 75, 76, 78, 79, 80, 90, 93, 94, 96, 97, 98, 108, 111,
-    112, 114, 115, 116, 126, 129, 130, 132, 133, 134, 144, 147, 148, 150, 151, 152,
-    162, 165, 166, 168, 169, 170, 180, 183, 184, 186, 187, 188,
-};
-
-/*---- pivots: P_ its index (what factor returns when its node block is not
- * positive definite), W_ its node block in the workspace (its edge column
- * follows), R_ its reciprocals 1/D in the temporary, X_ its first row of x */
-enum {
-    P_hook = 0, W_hook = 0, R_hook = 0, X_hook = 0,
-    P_joint2 = 1, W_joint2 = 18, R_joint2 = 8, X_joint2 = 3,
-    P_joint3 = 2, W_joint3 = 36, R_joint3 = 0, X_joint3 = 6,
-    P_joint4 = 3, W_joint4 = 54, R_joint4 = 8, X_joint4 = 9,
-    P_joint5 = 4, W_joint5 = 72, R_joint5 = 0, X_joint5 = 12,
-    P_joint6 = 5, W_joint6 = 90, R_joint6 = 8, X_joint6 = 15,
-    P_joint7 = 6, W_joint7 = 108, R_joint7 = 0, X_joint7 = 18,
-    P_joint8 = 7, W_joint8 = 126, R_joint8 = 8, X_joint8 = 21,
-    P_joint9 = 8, W_joint9 = 144, R_joint9 = 0, X_joint9 = 24,
-    P_joint10 = 9, W_joint10 = 162, R_joint10 = 8, X_joint10 = 27,
-    P_shackle = 10, W_shackle = 180, R_shackle = 0, X_shackle = 30,
+static const int32_t rsi[] = {
+    /* hook */ W_joint2, W_joint2 + 3, W_joint2 + 4, W_joint2 + 6, W_joint2 + 7, W_joint2 + 8,
+    /* joint2 */ W_joint3, W_joint3 + 3, W_joint3 + 4, W_joint3 + 6, W_joint3 + 7, W_joint3 + 8,
+    /* joint3 */ W_joint4, W_joint4 + 3, W_joint4 + 4, W_joint4 + 6, W_joint4 + 7, W_joint4 + 8,
+    /* joint4 */ W_joint5, W_joint5 + 3, W_joint5 + 4, W_joint5 + 6, W_joint5 + 7, W_joint5 + 8,
+    /* joint5 */ W_joint6, W_joint6 + 3, W_joint6 + 4, W_joint6 + 6, W_joint6 + 7, W_joint6 + 8,
+    /* joint6 */ W_joint7, W_joint7 + 3, W_joint7 + 4, W_joint7 + 6, W_joint7 + 7, W_joint7 + 8,
+    /* joint7 */ W_joint8, W_joint8 + 3, W_joint8 + 4, W_joint8 + 6, W_joint8 + 7, W_joint8 + 8,
+    /* joint8 */ W_joint9, W_joint9 + 3, W_joint9 + 4, W_joint9 + 6, W_joint9 + 7, W_joint9 + 8,
+    /* joint9 */ W_joint10, W_joint10 + 3, W_joint10 + 4, W_joint10 + 6, W_joint10 + 7, W_joint10 + 8,
+    /* joint10 */ W_shackle, W_shackle + 3, W_shackle + 4, W_shackle + 6, W_shackle + 7, W_shackle + 8,
 };
 
 /*---- factor: one function per pivot ------------------------------------------*/

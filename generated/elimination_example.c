@@ -50,117 +50,100 @@
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
 
 /* mechanism body of each solver body */
-static const int sbody_body[4] = {
+static const int sbody_body[] = {
     0, 1, 2, 3,
 };
 
 /* first solver body of each mechanism body */
-static const int shard_adr[4] = {
+static const int shard_adr[] = {
     0, 1, 2, 3,
 };
 
 /* solver bodies of each mechanism body (1 = whole) */
-static const int shard_num[4] = {
+static const int shard_num[] = {
     1, 1, 1, 1,
 };
 
-/* mechanism constraint of each solver constraint (-1 = shard weld) */
-static const int cons_joint[5] = {
-    0, 1, 2, 3, 4,
-};
+/* The solver constraints in solver order, one line each: name, mechanism
+ * constraint (-1 = shard weld), solver bodies a and b (RT_WORLD = -1),
+ * degree, first row in vectors. */
+#define LDLPGS_CONSTRAINTS(X) \
+    X("coupler", 0, 0, 1, 1, 0) \
+    X("pivot_left", 1, -1, 0, 5, 1) \
+    X("pivot_right", 2, -1, 1, 5, 6) \
+    X("bob_left", 3, 0, 2, 3, 11) \
+    X("bob_right", 4, 1, 3, 3, 14)
+#define LDLPGS_C_joint(name, joint, a, b, degree, row) joint,
+static const int cons_joint[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_joint)};
+#define LDLPGS_C_a(name, joint, a, b, degree, row) a,
+static const int cons_a[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_a)};
+#define LDLPGS_C_b(name, joint, a, b, degree, row) b,
+static const int cons_b[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_b)};
+#define LDLPGS_C_degree(name, joint, a, b, degree, row) degree,
+static const int cons_degree[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_degree)};
+#define LDLPGS_C_row(name, joint, a, b, degree, row) row,
+static const int cons_row[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_row)};
+#define LDLPGS_C_name(name, joint, a, b, degree, row) name,
+static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_name)};
 
-/* solver body a, or RT_WORLD (-1) */
-static const int cons_a[5] = {
-    0, -1, -1, 0, 1,
-};
-
-/* solver body b, or RT_WORLD (-1) */
-static const int cons_b[5] = {
-    1, 0, 1, 2, 3,
-};
-
-/* rows of each solver constraint */
-static const int cons_degree[5] = {
-    1, 5, 5, 3, 3,
-};
-
-/* first row of each solver constraint in vectors */
-static const int cons_row[5] = {
-    0, 1, 6, 11, 14,
-};
-
-/* solver constraint names */
-static const char *const cons_name[5] = {
-    "coupler",
-    "pivot_left",
-    "pivot_right",
-    "bob_left",
-    "bob_right",
-};
-
-/* solver constraint of each pivot */
-static const int piv_cons[5] = {
-    3, 1, 0, 4, 2,
-};
-
-/* workspace offset of each pivot's node block */
-static const int piv_node[5] = {
-    0, 27, 57, 66, 90,
-};
-
-/* workspace offset of each pivot's edge column */
-static const int piv_edge[5] = {
-    9, 52, 58, 75, 115,
-};
-
-/* height h of each pivot's edge column */
-static const int piv_height[5] = {
-    6, 1, 8, 5, 0,
-};
-
-/* edge blocks of pivot p: [adr[p], adr[p+1]) */
-static const int piv_blk_adr[6] = {
-    0, 2, 3, 5, 6, 6,
-};
+/* The pivots in elimination order, one line each: the pivot's identifier
+ * (its constraint's name), its index (P_), its solver constraint, its node
+ * block in the workspace (W_), its edge column, the column's height, its
+ * first edge block, its first RSI entry, its reciprocals' slot in the
+ * temporary (R_) and its constraint's first row of x (X_). Every offset of
+ * the code below is one of these bases plus a literal. */
+#define LDLPGS_PIVOTS(X) \
+    X(bob_left, 0, 3, 0, 9, 6, 0, 0, 0, 11) \
+    X(pivot_left, 1, 1, 27, 52, 1, 2, 21, 8, 1) \
+    X(coupler, 2, 0, 57, 58, 8, 3, 22, 0, 0) \
+    X(bob_right, 3, 4, 66, 75, 5, 5, 58, 8, 14) \
+    X(pivot_right, 4, 2, 90, 115, 0, 6, 73, 0, 6)
+#define LDLPGS_P_BASES(id, p, cons, node, edge, h, blk, rsi, rinv, row) \
+    P_##id = p, W_##id = node, R_##id = rinv, X_##id = row,
+enum { LDLPGS_PIVOTS(LDLPGS_P_BASES) };
+#define LDLPGS_P_cons(id, p, cons, node, edge, h, blk, rsi, rinv, row) cons,
+static const int piv_cons[] = {LDLPGS_PIVOTS(LDLPGS_P_cons)};
+#define LDLPGS_P_node(id, p, cons, node, edge, h, blk, rsi, rinv, row) node,
+static const int piv_node[] = {LDLPGS_PIVOTS(LDLPGS_P_node)};
+#define LDLPGS_P_edge(id, p, cons, node, edge, h, blk, rsi, rinv, row) edge,
+static const int piv_edge[] = {LDLPGS_PIVOTS(LDLPGS_P_edge)};
+#define LDLPGS_P_h(id, p, cons, node, edge, h, blk, rsi, rinv, row) h,
+static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_h)};
+#define LDLPGS_P_blk(id, p, cons, node, edge, h, blk, rsi, rinv, row) blk,
+static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_blk) 6};
+#define LDLPGS_P_rsi(id, p, cons, node, edge, h, blk, rsi, rinv, row) rsi,
+static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_rsi) 73};
 
 /* row pivot of each edge block */
-static const int blk_piv[6] = {
-    1, 2, 2, 3, 4, 4,
+static const int blk_piv[] = {
+    /* bob_left */ P_pivot_left, P_coupler,
+    /* pivot_left */ P_coupler,
+    /* coupler */ P_bob_right, P_pivot_right,
+    /* bob_right */ P_pivot_right,
 };
 
 /* workspace offset of each edge block */
-static const int blk_off[6] = {
-    9, 24, 52, 58, 61, 75,
+static const int blk_off[] = {
+    /* bob_left */ W_bob_left + 9, W_bob_left + 24,
+    /* pivot_left */ W_pivot_left + 25,
+    /* coupler */ W_coupler + 1, W_coupler + 4,
+    /* bob_right */ W_bob_right + 9,
 };
 
 /* 1 = fill-in block (zero in H) */
-static const unsigned char blk_fill[6] = {
-    0, 0, 0, 0, 0, 0,
-};
-
-/* RSI of pivot p: rsi[adr[p] .. adr[p+1]) */
-static const int64_t piv_rsi_adr[6] = {
-    0, 21, 22, 58, 73, 73,
+static const unsigned char blk_fill[] = {
+    /* bob_left */ 0, 0,
+    /* pivot_left */ 0,
+    /* coupler */ 0, 0,
+    /* bob_right */ 0,
 };
 
 /* RSI: workspace offset receiving each reduction product */
-static const int32_t rsi[73] = {
-    27, 32, 33, 37, 38, 39, 42, 43, 44, 45, 47, 48, 49, 50, 51, 52,
-    53, 54, 55, 56, 57, 57, 66, 69, 70, 72, 73, 74, 75, 76, 77, 90,
-    78, 79, 80, 95, 96, 81, 82, 83, 100, 101, 102, 84, 85, 86, 105, 106,
-    107, 108, 87, 88, 89, 110, 111, 112, 113, 114, 90, 95, 96, 100, 101, 102,
-    105, 106, 107, 108, 110, 111, 112, 113, 114,
-};
-
-/*---- pivots: P_ its index (what factor returns when its node block is not
- * positive definite), W_ its node block in the workspace (its edge column
- * follows), R_ its reciprocals 1/D in the temporary, X_ its first row of x */
-enum {
-    P_bob_left = 0, W_bob_left = 0, R_bob_left = 0, X_bob_left = 11,
-    P_pivot_left = 1, W_pivot_left = 27, R_pivot_left = 8, X_pivot_left = 1,
-    P_coupler = 2, W_coupler = 57, R_coupler = 0, X_coupler = 0,
-    P_bob_right = 3, W_bob_right = 66, R_bob_right = 8, X_bob_right = 14,
-    P_pivot_right = 4, W_pivot_right = 90, R_pivot_right = 0, X_pivot_right = 6,
+static const int32_t rsi[] = {
+    /* bob_left */ W_pivot_left, W_pivot_left + 5, W_pivot_left + 6, W_pivot_left + 10, W_pivot_left + 11, W_pivot_left + 12, W_pivot_left + 15, W_pivot_left + 16, W_pivot_left + 17, W_pivot_left + 18, W_pivot_left + 20, W_pivot_left + 21, W_pivot_left + 22, W_pivot_left + 23, W_pivot_left + 24, W_pivot_left + 25, W_pivot_left + 26, W_pivot_left + 27, W_pivot_left + 28, W_pivot_left + 29, W_coupler,
+    /* pivot_left */ W_coupler,
+    /* coupler */ W_bob_right, W_bob_right + 3, W_bob_right + 4, W_bob_right + 6, W_bob_right + 7, W_bob_right + 8, W_bob_right + 9, W_bob_right + 10, W_bob_right + 11, W_pivot_right, W_bob_right + 12, W_bob_right + 13, W_bob_right + 14, W_pivot_right + 5, W_pivot_right + 6, W_bob_right + 15, W_bob_right + 16, W_bob_right + 17, W_pivot_right + 10, W_pivot_right + 11, W_pivot_right + 12, W_bob_right + 18, W_bob_right + 19, W_bob_right + 20, W_pivot_right + 15, W_pivot_right + 16, W_pivot_right + 17, W_pivot_right + 18, W_bob_right + 21, W_bob_right + 22, W_bob_right + 23, W_pivot_right + 20, W_pivot_right + 21, W_pivot_right + 22, W_pivot_right + 23, W_pivot_right + 24,
+    /* bob_right */ W_pivot_right, W_pivot_right + 5, W_pivot_right + 6, W_pivot_right + 10, W_pivot_right + 11, W_pivot_right + 12, W_pivot_right + 15, W_pivot_right + 16, W_pivot_right + 17, W_pivot_right + 18, W_pivot_right + 20, W_pivot_right + 21, W_pivot_right + 22, W_pivot_right + 23, W_pivot_right + 24,
 };
 
 /*---- factor: one function per pivot ------------------------------------------*/

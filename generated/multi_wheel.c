@@ -74,320 +74,247 @@
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
 
 /* mechanism body of each solver body */
-static const int sbody_body[30] = {
+static const int sbody_body[] = {
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6,
     7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
 };
 
 /* first solver body of each mechanism body */
-static const int shard_adr[21] = {
+static const int shard_adr[] = {
     0, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24,
     25, 26, 27, 28, 29,
 };
 
 /* solver bodies of each mechanism body (1 = whole) */
-static const int shard_num[21] = {
+static const int shard_num[] = {
     10, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
     1, 1, 1, 1, 1,
 };
 
-/* mechanism constraint of each solver constraint (-1 = shard weld) */
-static const int cons_joint[29] = {
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-    16, 17, 18, 19, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-};
+/* The solver constraints in solver order, one line each: name, mechanism
+ * constraint (-1 = shard weld), solver bodies a and b (RT_WORLD = -1),
+ * degree, first row in vectors. */
+#define LDLPGS_CONSTRAINTS(X) \
+    X("tow_front_ball", 0, 0, 10, 3, 0) \
+    X("axle1L", 1, 0, 11, 5, 3) \
+    X("axle1R", 2, 1, 12, 5, 8) \
+    X("axle2L", 3, 1, 13, 5, 13) \
+    X("axle2R", 4, 2, 14, 5, 18) \
+    X("outrigger_frontL_ball", 5, 2, 15, 3, 23) \
+    X("outrigger_frontR_ball", 6, 3, 16, 3, 26) \
+    X("axle3L", 7, 3, 17, 5, 29) \
+    X("axle3R", 8, 4, 18, 5, 34) \
+    X("axle4L", 9, 4, 19, 5, 39) \
+    X("axle4R", 10, 5, 20, 5, 44) \
+    X("axle5L", 11, 5, 21, 5, 49) \
+    X("axle5R", 12, 6, 22, 5, 54) \
+    X("axle6L", 13, 6, 23, 5, 59) \
+    X("axle6R", 14, 7, 24, 5, 64) \
+    X("outrigger_rearL_ball", 15, 7, 25, 3, 69) \
+    X("outrigger_rearR_ball", 16, 8, 26, 3, 72) \
+    X("axle7L", 17, 8, 27, 5, 75) \
+    X("axle7R", 18, 9, 28, 5, 80) \
+    X("tow_rear_ball", 19, 9, 29, 3, 85) \
+    X("chassis#weld1", -1, 0, 1, 6, 88) \
+    X("chassis#weld2", -1, 1, 2, 6, 94) \
+    X("chassis#weld3", -1, 2, 3, 6, 100) \
+    X("chassis#weld4", -1, 3, 4, 6, 106) \
+    X("chassis#weld5", -1, 4, 5, 6, 112) \
+    X("chassis#weld6", -1, 5, 6, 6, 118) \
+    X("chassis#weld7", -1, 6, 7, 6, 124) \
+    X("chassis#weld8", -1, 7, 8, 6, 130) \
+    X("chassis#weld9", -1, 8, 9, 6, 136)
+#define LDLPGS_C_joint(name, joint, a, b, degree, row) joint,
+static const int cons_joint[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_joint)};
+#define LDLPGS_C_a(name, joint, a, b, degree, row) a,
+static const int cons_a[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_a)};
+#define LDLPGS_C_b(name, joint, a, b, degree, row) b,
+static const int cons_b[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_b)};
+#define LDLPGS_C_degree(name, joint, a, b, degree, row) degree,
+static const int cons_degree[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_degree)};
+#define LDLPGS_C_row(name, joint, a, b, degree, row) row,
+static const int cons_row[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_row)};
+#define LDLPGS_C_name(name, joint, a, b, degree, row) name,
+static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_name)};
 
-/* solver body a, or RT_WORLD (-1) */
-static const int cons_a[29] = {
-    0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7,
-    8, 8, 9, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8,
-};
-
-/* solver body b, or RT_WORLD (-1) */
-static const int cons_b[29] = {
-    10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25,
-    26, 27, 28, 29, 1, 2, 3, 4, 5, 6, 7, 8, 9,
-};
-
-/* rows of each solver constraint */
-static const int cons_degree[29] = {
-    3, 5, 5, 5, 5, 3, 3, 5, 5, 5, 5, 5, 5, 5, 5, 3,
-    3, 5, 5, 3, 6, 6, 6, 6, 6, 6, 6, 6, 6,
-};
-
-/* first row of each solver constraint in vectors */
-static const int cons_row[29] = {
-    0, 3, 8, 13, 18, 23, 26, 29, 34, 39, 44, 49, 54, 59, 64, 69,
-    72, 75, 80, 85, 88, 94, 100, 106, 112, 118, 124, 130, 136,
-};
-
-/* solver constraint names */
-static const char *const cons_name[29] = {
-    "tow_front_ball",
-    "axle1L",
-    "axle1R",
-    "axle2L",
-    "axle2R",
-    "outrigger_frontL_ball",
-    "outrigger_frontR_ball",
-    "axle3L",
-    "axle3R",
-    "axle4L",
-    "axle4R",
-    "axle5L",
-    "axle5R",
-    "axle6L",
-    "axle6R",
-    "outrigger_rearL_ball",
-    "outrigger_rearR_ball",
-    "axle7L",
-    "axle7R",
-    "tow_rear_ball",
-    "chassis#weld1",
-    "chassis#weld2",
-    "chassis#weld3",
-    "chassis#weld4",
-    "chassis#weld5",
-    "chassis#weld6",
-    "chassis#weld7",
-    "chassis#weld8",
-    "chassis#weld9",
-};
-
-/* solver constraint of each pivot */
-static const int piv_cons[29] = {
-    0, 1, 19, 18, 5, 6, 15, 16, 4, 7, 14, 17, 28, 27, 2, 3,
-    20, 21, 22, 8, 9, 23, 10, 11, 24, 12, 13, 25, 26,
-};
-
-/* workspace offset of each pivot's node block */
-static const int piv_node[29] = {
-    0, 42, 97, 139, 194, 254, 314, 374, 434, 519, 604, 689, 774, 846, 918, 1028,
-    1113, 1185, 1257, 1329, 1439, 1524, 1596, 1706, 1791, 1863, 1973, 2058, 2130,
-};
-
-/* workspace offset of each pivot's edge column */
-static const int piv_edge[29] = {
-    9, 67, 106, 164, 203, 263, 323, 383, 459, 544, 629, 714, 810, 882, 943, 1053,
-    1149, 1221, 1293, 1354, 1464, 1560, 1621, 1731, 1827, 1888, 1998, 2094, 2166,
-};
-
-/* height h of each pivot's edge column */
-static const int piv_height[29] = {
-    11, 6, 11, 6, 17, 17, 17, 17, 12, 12, 12, 12, 6, 6, 17, 12,
-    6, 6, 6, 17, 12, 6, 17, 12, 6, 17, 12, 6, 0,
-};
-
-/* edge blocks of pivot p: [adr[p], adr[p+1]) */
-static const int piv_blk_adr[30] = {
-    0, 2, 3, 5, 6, 9, 12, 15, 18, 20, 22, 24, 26, 27, 28, 31,
-    33, 34, 35, 36, 39, 41, 42, 45, 47, 48, 51, 53, 54, 54,
-};
+/* The pivots in elimination order, one line each: the pivot's identifier
+ * (its constraint's name), its index (P_), its solver constraint, its node
+ * block in the workspace (W_), its edge column, the column's height, its
+ * first edge block, its first RSI entry, its reciprocals' slot in the
+ * temporary (R_) and its constraint's first row of x (X_). Every offset of
+ * the code below is one of these bases plus a literal. */
+#define LDLPGS_PIVOTS(X) \
+    X(tow_front_ball, 0, 0, 0, 9, 11, 0, 0, 0, 0) \
+    X(axle1L, 1, 1, 42, 67, 6, 2, 66, 8, 3) \
+    X(tow_rear_ball, 2, 19, 97, 106, 11, 3, 87, 0, 85) \
+    X(axle7R, 3, 18, 139, 164, 6, 5, 153, 8, 80) \
+    X(outrigger_frontL_ball, 4, 5, 194, 203, 17, 6, 174, 0, 23) \
+    X(outrigger_frontR_ball, 5, 6, 254, 263, 17, 9, 327, 8, 26) \
+    X(outrigger_rearL_ball, 6, 15, 314, 323, 17, 12, 480, 0, 69) \
+    X(outrigger_rearR_ball, 7, 16, 374, 383, 17, 15, 633, 8, 72) \
+    X(axle2R, 8, 4, 434, 459, 12, 18, 786, 0, 18) \
+    X(axle3L, 9, 7, 519, 544, 12, 20, 864, 8, 29) \
+    X(axle6R, 10, 14, 604, 629, 12, 22, 942, 0, 64) \
+    X(axle7L, 11, 17, 689, 714, 12, 24, 1020, 8, 75) \
+    X(chassis_weld9, 12, 28, 774, 810, 6, 26, 1098, 0, 136) \
+    X(chassis_weld8, 13, 27, 846, 882, 6, 27, 1119, 8, 130) \
+    X(axle1R, 14, 2, 918, 943, 17, 28, 1140, 0, 8) \
+    X(axle2L, 15, 3, 1028, 1053, 12, 31, 1293, 8, 13) \
+    X(chassis_weld1, 16, 20, 1113, 1149, 6, 33, 1371, 0, 88) \
+    X(chassis_weld2, 17, 21, 1185, 1221, 6, 34, 1392, 8, 94) \
+    X(chassis_weld3, 18, 22, 1257, 1293, 6, 35, 1413, 0, 100) \
+    X(axle3R, 19, 8, 1329, 1354, 17, 36, 1434, 8, 34) \
+    X(axle4L, 20, 9, 1439, 1464, 12, 39, 1587, 0, 39) \
+    X(chassis_weld4, 21, 23, 1524, 1560, 6, 41, 1665, 8, 106) \
+    X(axle4R, 22, 10, 1596, 1621, 17, 42, 1686, 0, 44) \
+    X(axle5L, 23, 11, 1706, 1731, 12, 45, 1839, 8, 49) \
+    X(chassis_weld5, 24, 24, 1791, 1827, 6, 47, 1917, 0, 112) \
+    X(axle5R, 25, 12, 1863, 1888, 17, 48, 1938, 8, 54) \
+    X(axle6L, 26, 13, 1973, 1998, 12, 51, 2091, 0, 59) \
+    X(chassis_weld6, 27, 25, 2058, 2094, 6, 53, 2169, 8, 118) \
+    X(chassis_weld7, 28, 26, 2130, 2166, 0, 54, 2190, 0, 124)
+#define LDLPGS_P_BASES(id, p, cons, node, edge, h, blk, rsi, rinv, row) \
+    P_##id = p, W_##id = node, R_##id = rinv, X_##id = row,
+enum { LDLPGS_PIVOTS(LDLPGS_P_BASES) };
+#define LDLPGS_P_cons(id, p, cons, node, edge, h, blk, rsi, rinv, row) cons,
+static const int piv_cons[] = {LDLPGS_PIVOTS(LDLPGS_P_cons)};
+#define LDLPGS_P_node(id, p, cons, node, edge, h, blk, rsi, rinv, row) node,
+static const int piv_node[] = {LDLPGS_PIVOTS(LDLPGS_P_node)};
+#define LDLPGS_P_edge(id, p, cons, node, edge, h, blk, rsi, rinv, row) edge,
+static const int piv_edge[] = {LDLPGS_PIVOTS(LDLPGS_P_edge)};
+#define LDLPGS_P_h(id, p, cons, node, edge, h, blk, rsi, rinv, row) h,
+static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_h)};
+#define LDLPGS_P_blk(id, p, cons, node, edge, h, blk, rsi, rinv, row) blk,
+static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_blk) 54};
+#define LDLPGS_P_rsi(id, p, cons, node, edge, h, blk, rsi, rinv, row) rsi,
+static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_rsi) 2190};
 
 /* row pivot of each edge block */
-static const int blk_piv[54] = {
-    1, 16, 16, 3, 12, 12, 8, 17, 18, 9, 18, 21, 10, 13, 28, 11,
-    12, 13, 17, 18, 18, 21, 13, 28, 12, 13, 13, 28, 15, 16, 17, 16,
-    17, 17, 18, 21, 20, 21, 24, 21, 24, 24, 23, 24, 27, 24, 27, 27,
-    26, 27, 28, 27, 28, 28,
+static const int blk_piv[] = {
+    /* tow_front_ball */ P_axle1L, P_chassis_weld1,
+    /* axle1L */ P_chassis_weld1,
+    /* tow_rear_ball */ P_axle7R, P_chassis_weld9,
+    /* axle7R */ P_chassis_weld9,
+    /* outrigger_frontL_ball */ P_axle2R, P_chassis_weld2, P_chassis_weld3,
+    /* outrigger_frontR_ball */ P_axle3L, P_chassis_weld3, P_chassis_weld4,
+    /* outrigger_rearL_ball */ P_axle6R, P_chassis_weld8, P_chassis_weld7,
+    /* outrigger_rearR_ball */ P_axle7L, P_chassis_weld9, P_chassis_weld8,
+    /* axle2R */ P_chassis_weld2, P_chassis_weld3,
+    /* axle3L */ P_chassis_weld3, P_chassis_weld4,
+    /* axle6R */ P_chassis_weld8, P_chassis_weld7,
+    /* axle7L */ P_chassis_weld9, P_chassis_weld8,
+    /* chassis_weld9 */ P_chassis_weld8,
+    /* chassis_weld8 */ P_chassis_weld7,
+    /* axle1R */ P_axle2L, P_chassis_weld1, P_chassis_weld2,
+    /* axle2L */ P_chassis_weld1, P_chassis_weld2,
+    /* chassis_weld1 */ P_chassis_weld2,
+    /* chassis_weld2 */ P_chassis_weld3,
+    /* chassis_weld3 */ P_chassis_weld4,
+    /* axle3R */ P_axle4L, P_chassis_weld4, P_chassis_weld5,
+    /* axle4L */ P_chassis_weld4, P_chassis_weld5,
+    /* chassis_weld4 */ P_chassis_weld5,
+    /* axle4R */ P_axle5L, P_chassis_weld5, P_chassis_weld6,
+    /* axle5L */ P_chassis_weld5, P_chassis_weld6,
+    /* chassis_weld5 */ P_chassis_weld6,
+    /* axle5R */ P_axle6L, P_chassis_weld6, P_chassis_weld7,
+    /* axle6L */ P_chassis_weld6, P_chassis_weld7,
+    /* chassis_weld6 */ P_chassis_weld7,
 };
 
 /* workspace offset of each edge block */
-static const int blk_off[54] = {
-    9, 24, 67, 106, 121, 164, 203, 218, 236, 263, 278, 296, 323, 338, 356, 383,
-    398, 416, 459, 489, 544, 574, 629, 659, 714, 744, 810, 882, 943, 968, 998, 1053,
-    1083, 1149, 1221, 1293, 1354, 1379, 1409, 1464, 1494, 1560, 1621, 1646, 1676, 1731, 1761, 1827,
-    1888, 1913, 1943, 1998, 2028, 2094,
+static const int blk_off[] = {
+    /* tow_front_ball */ W_tow_front_ball + 9, W_tow_front_ball + 24,
+    /* axle1L */ W_axle1L + 25,
+    /* tow_rear_ball */ W_tow_rear_ball + 9, W_tow_rear_ball + 24,
+    /* axle7R */ W_axle7R + 25,
+    /* outrigger_frontL_ball */ W_outrigger_frontL_ball + 9, W_outrigger_frontL_ball + 24, W_outrigger_frontL_ball + 42,
+    /* outrigger_frontR_ball */ W_outrigger_frontR_ball + 9, W_outrigger_frontR_ball + 24, W_outrigger_frontR_ball + 42,
+    /* outrigger_rearL_ball */ W_outrigger_rearL_ball + 9, W_outrigger_rearL_ball + 24, W_outrigger_rearL_ball + 42,
+    /* outrigger_rearR_ball */ W_outrigger_rearR_ball + 9, W_outrigger_rearR_ball + 24, W_outrigger_rearR_ball + 42,
+    /* axle2R */ W_axle2R + 25, W_axle2R + 55,
+    /* axle3L */ W_axle3L + 25, W_axle3L + 55,
+    /* axle6R */ W_axle6R + 25, W_axle6R + 55,
+    /* axle7L */ W_axle7L + 25, W_axle7L + 55,
+    /* chassis_weld9 */ W_chassis_weld9 + 36,
+    /* chassis_weld8 */ W_chassis_weld8 + 36,
+    /* axle1R */ W_axle1R + 25, W_axle1R + 50, W_axle1R + 80,
+    /* axle2L */ W_axle2L + 25, W_axle2L + 55,
+    /* chassis_weld1 */ W_chassis_weld1 + 36,
+    /* chassis_weld2 */ W_chassis_weld2 + 36,
+    /* chassis_weld3 */ W_chassis_weld3 + 36,
+    /* axle3R */ W_axle3R + 25, W_axle3R + 50, W_axle3R + 80,
+    /* axle4L */ W_axle4L + 25, W_axle4L + 55,
+    /* chassis_weld4 */ W_chassis_weld4 + 36,
+    /* axle4R */ W_axle4R + 25, W_axle4R + 50, W_axle4R + 80,
+    /* axle5L */ W_axle5L + 25, W_axle5L + 55,
+    /* chassis_weld5 */ W_chassis_weld5 + 36,
+    /* axle5R */ W_axle5R + 25, W_axle5R + 50, W_axle5R + 80,
+    /* axle6L */ W_axle6L + 25, W_axle6L + 55,
+    /* chassis_weld6 */ W_chassis_weld6 + 36,
 };
 
 /* 1 = fill-in block (zero in H) */
-static const unsigned char blk_fill[54] = {
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0,
-};
-
-/* RSI of pivot p: rsi[adr[p] .. adr[p+1]) */
-static const int64_t piv_rsi_adr[30] = {
-    0, 66, 87, 153, 174, 327, 480, 633, 786, 864, 942, 1020, 1098, 1119, 1140, 1293,
-    1371, 1392, 1413, 1434, 1587, 1665, 1686, 1839, 1917, 1938, 2091, 2169, 2190, 2190,
+static const unsigned char blk_fill[] = {
+    /* tow_front_ball */ 0, 0,
+    /* axle1L */ 0,
+    /* tow_rear_ball */ 0, 0,
+    /* axle7R */ 0,
+    /* outrigger_frontL_ball */ 0, 0, 0,
+    /* outrigger_frontR_ball */ 0, 0, 0,
+    /* outrigger_rearL_ball */ 0, 0, 0,
+    /* outrigger_rearR_ball */ 0, 0, 0,
+    /* axle2R */ 0, 0,
+    /* axle3L */ 0, 0,
+    /* axle6R */ 0, 0,
+    /* axle7L */ 0, 0,
+    /* chassis_weld9 */ 0,
+    /* chassis_weld8 */ 0,
+    /* axle1R */ 0, 0, 0,
+    /* axle2L */ 0, 0,
+    /* chassis_weld1 */ 0,
+    /* chassis_weld2 */ 0,
+    /* chassis_weld3 */ 0,
+    /* axle3R */ 0, 0, 0,
+    /* axle4L */ 0, 0,
+    /* chassis_weld4 */ 0,
+    /* axle4R */ 0, 0, 0,
+    /* axle5L */ 0, 0,
+    /* chassis_weld5 */ 0,
+    /* axle5R */ 0, 0, 0,
+    /* axle6L */ 0, 0,
+    /* chassis_weld6 */ 0,
 };
 
 /* RSI: workspace offset receiving each reduction product */
-static const int32_t rsi[2190] = {
-    42, 47, 48, 52, 53, 54, 57, 58, 59, 60, 62, 63, 64, 65, 66, 67,
-    68, 69, 70, 71, 1113, 72, 73, 74, 75, 76, 1119, 1120, 77, 78, 79, 80,
-    81, 1125, 1126, 1127, 82, 83, 84, 85, 86, 1131, 1132, 1133, 1134, 87, 88, 89,
-    90, 91, 1137, 1138, 1139, 1140, 1141, 92, 93, 94, 95, 96, 1143, 1144, 1145, 1146,
-    1147, 1148, 1113, 1119, 1120, 1125, 1126, 1127, 1131, 1132, 1133, 1134, 1137, 1138, 1139, 1140,
-    1141, 1143, 1144, 1145, 1146, 1147, 1148, 139, 144, 145, 149, 150, 151, 154, 155, 156,
-    157, 159, 160, 161, 162, 163, 164, 165, 166, 167, 168, 774, 169, 170, 171, 172,
-    173, 780, 781, 174, 175, 176, 177, 178, 786, 787, 788, 179, 180, 181, 182, 183,
-    792, 793, 794, 795, 184, 185, 186, 187, 188, 798, 799, 800, 801, 802, 189, 190,
-    191, 192, 193, 804, 805, 806, 807, 808, 809, 774, 780, 781, 786, 787, 788, 792,
-    793, 794, 795, 798, 799, 800, 801, 802, 804, 805, 806, 807, 808, 809, 434, 439,
-    440, 444, 445, 446, 449, 450, 451, 452, 454, 455, 456, 457, 458, 459, 460, 461,
-    462, 463, 1185, 464, 465, 466, 467, 468, 1191, 1192, 469, 470, 471, 472, 473, 1197,
-    1198, 1199, 474, 475, 476, 477, 478, 1203, 1204, 1205, 1206, 479, 480, 481, 482, 483,
-    1209, 1210, 1211, 1212, 1213, 484, 485, 486, 487, 488, 1215, 1216, 1217, 1218, 1219, 1220,
-    489, 490, 491, 492, 493, 1221, 1222, 1223, 1224, 1225, 1226, 1257, 494, 495, 496, 497,
-    498, 1227, 1228, 1229, 1230, 1231, 1232, 1263, 1264, 499, 500, 501, 502, 503, 1233, 1234,
-    1235, 1236, 1237, 1238, 1269, 1270, 1271, 504, 505, 506, 507, 508, 1239, 1240, 1241, 1242,
-    1243, 1244, 1275, 1276, 1277, 1278, 509, 510, 511, 512, 513, 1245, 1246, 1247, 1248, 1249,
-    1250, 1281, 1282, 1283, 1284, 1285, 514, 515, 516, 517, 518, 1251, 1252, 1253, 1254, 1255,
-    1256, 1287, 1288, 1289, 1290, 1291, 1292, 519, 524, 525, 529, 530, 531, 534, 535, 536,
-    537, 539, 540, 541, 542, 543, 544, 545, 546, 547, 548, 1257, 549, 550, 551, 552,
-    553, 1263, 1264, 554, 555, 556, 557, 558, 1269, 1270, 1271, 559, 560, 561, 562, 563,
-    1275, 1276, 1277, 1278, 564, 565, 566, 567, 568, 1281, 1282, 1283, 1284, 1285, 569, 570,
-    571, 572, 573, 1287, 1288, 1289, 1290, 1291, 1292, 574, 575, 576, 577, 578, 1293, 1294,
-    1295, 1296, 1297, 1298, 1524, 579, 580, 581, 582, 583, 1299, 1300, 1301, 1302, 1303, 1304,
-    1530, 1531, 584, 585, 586, 587, 588, 1305, 1306, 1307, 1308, 1309, 1310, 1536, 1537, 1538,
-    589, 590, 591, 592, 593, 1311, 1312, 1313, 1314, 1315, 1316, 1542, 1543, 1544, 1545, 594,
-    595, 596, 597, 598, 1317, 1318, 1319, 1320, 1321, 1322, 1548, 1549, 1550, 1551, 1552, 599,
-    600, 601, 602, 603, 1323, 1324, 1325, 1326, 1327, 1328, 1554, 1555, 1556, 1557, 1558, 1559,
-    604, 609, 610, 614, 615, 616, 619, 620, 621, 622, 624, 625, 626, 627, 628, 629,
-    630, 631, 632, 633, 846, 634, 635, 636, 637, 638, 852, 853, 639, 640, 641, 642,
-    643, 858, 859, 860, 644, 645, 646, 647, 648, 864, 865, 866, 867, 649, 650, 651,
-    652, 653, 870, 871, 872, 873, 874, 654, 655, 656, 657, 658, 876, 877, 878, 879,
-    880, 881, 659, 660, 661, 662, 663, 882, 883, 884, 885, 886, 887, 2130, 664, 665,
-    666, 667, 668, 888, 889, 890, 891, 892, 893, 2136, 2137, 669, 670, 671, 672, 673,
-    894, 895, 896, 897, 898, 899, 2142, 2143, 2144, 674, 675, 676, 677, 678, 900, 901,
-    902, 903, 904, 905, 2148, 2149, 2150, 2151, 679, 680, 681, 682, 683, 906, 907, 908,
-    909, 910, 911, 2154, 2155, 2156, 2157, 2158, 684, 685, 686, 687, 688, 912, 913, 914,
-    915, 916, 917, 2160, 2161, 2162, 2163, 2164, 2165, 689, 694, 695, 699, 700, 701, 704,
-    705, 706, 707, 709, 710, 711, 712, 713, 714, 715, 716, 717, 718, 774, 719, 720,
-    721, 722, 723, 780, 781, 724, 725, 726, 727, 728, 786, 787, 788, 729, 730, 731,
-    732, 733, 792, 793, 794, 795, 734, 735, 736, 737, 738, 798, 799, 800, 801, 802,
-    739, 740, 741, 742, 743, 804, 805, 806, 807, 808, 809, 744, 745, 746, 747, 748,
-    810, 811, 812, 813, 814, 815, 846, 749, 750, 751, 752, 753, 816, 817, 818, 819,
-    820, 821, 852, 853, 754, 755, 756, 757, 758, 822, 823, 824, 825, 826, 827, 858,
-    859, 860, 759, 760, 761, 762, 763, 828, 829, 830, 831, 832, 833, 864, 865, 866,
-    867, 764, 765, 766, 767, 768, 834, 835, 836, 837, 838, 839, 870, 871, 872, 873,
-    874, 769, 770, 771, 772, 773, 840, 841, 842, 843, 844, 845, 876, 877, 878, 879,
-    880, 881, 1185, 1191, 1192, 1197, 1198, 1199, 1203, 1204, 1205, 1206, 1209, 1210, 1211, 1212,
-    1213, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 1257, 1227, 1228,
-    1229, 1230, 1231, 1232, 1263, 1264, 1233, 1234, 1235, 1236, 1237, 1238, 1269, 1270, 1271, 1239,
-    1240, 1241, 1242, 1243, 1244, 1275, 1276, 1277, 1278, 1245, 1246, 1247, 1248, 1249, 1250, 1281,
-    1282, 1283, 1284, 1285, 1251, 1252, 1253, 1254, 1255, 1256, 1287, 1288, 1289, 1290, 1291, 1292,
-    1257, 1263, 1264, 1269, 1270, 1271, 1275, 1276, 1277, 1278, 1281, 1282, 1283, 1284, 1285, 1287,
-    1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 1297, 1298, 1524, 1299, 1300, 1301, 1302,
-    1303, 1304, 1530, 1531, 1305, 1306, 1307, 1308, 1309, 1310, 1536, 1537, 1538, 1311, 1312, 1313,
-    1314, 1315, 1316, 1542, 1543, 1544, 1545, 1317, 1318, 1319, 1320, 1321, 1322, 1548, 1549, 1550,
-    1551, 1552, 1323, 1324, 1325, 1326, 1327, 1328, 1554, 1555, 1556, 1557, 1558, 1559, 846, 852,
-    853, 858, 859, 860, 864, 865, 866, 867, 870, 871, 872, 873, 874, 876, 877, 878,
-    879, 880, 881, 882, 883, 884, 885, 886, 887, 2130, 888, 889, 890, 891, 892, 893,
-    2136, 2137, 894, 895, 896, 897, 898, 899, 2142, 2143, 2144, 900, 901, 902, 903, 904,
-    905, 2148, 2149, 2150, 2151, 906, 907, 908, 909, 910, 911, 2154, 2155, 2156, 2157, 2158,
-    912, 913, 914, 915, 916, 917, 2160, 2161, 2162, 2163, 2164, 2165, 774, 780, 781, 786,
-    787, 788, 792, 793, 794, 795, 798, 799, 800, 801, 802, 804, 805, 806, 807, 808,
-    809, 810, 811, 812, 813, 814, 815, 846, 816, 817, 818, 819, 820, 821, 852, 853,
-    822, 823, 824, 825, 826, 827, 858, 859, 860, 828, 829, 830, 831, 832, 833, 864,
-    865, 866, 867, 834, 835, 836, 837, 838, 839, 870, 871, 872, 873, 874, 840, 841,
-    842, 843, 844, 845, 876, 877, 878, 879, 880, 881, 846, 852, 853, 858, 859, 860,
-    864, 865, 866, 867, 870, 871, 872, 873, 874, 876, 877, 878, 879, 880, 881, 2130,
-    2136, 2137, 2142, 2143, 2144, 2148, 2149, 2150, 2151, 2154, 2155, 2156, 2157, 2158, 2160, 2161,
-    2162, 2163, 2164, 2165, 1028, 1033, 1034, 1038, 1039, 1040, 1043, 1044, 1045, 1046, 1048, 1049,
-    1050, 1051, 1052, 1053, 1054, 1055, 1056, 1057, 1113, 1058, 1059, 1060, 1061, 1062, 1119, 1120,
-    1063, 1064, 1065, 1066, 1067, 1125, 1126, 1127, 1068, 1069, 1070, 1071, 1072, 1131, 1132, 1133,
-    1134, 1073, 1074, 1075, 1076, 1077, 1137, 1138, 1139, 1140, 1141, 1078, 1079, 1080, 1081, 1082,
-    1143, 1144, 1145, 1146, 1147, 1148, 1083, 1084, 1085, 1086, 1087, 1149, 1150, 1151, 1152, 1153,
-    1154, 1185, 1088, 1089, 1090, 1091, 1092, 1155, 1156, 1157, 1158, 1159, 1160, 1191, 1192, 1093,
-    1094, 1095, 1096, 1097, 1161, 1162, 1163, 1164, 1165, 1166, 1197, 1198, 1199, 1098, 1099, 1100,
-    1101, 1102, 1167, 1168, 1169, 1170, 1171, 1172, 1203, 1204, 1205, 1206, 1103, 1104, 1105, 1106,
-    1107, 1173, 1174, 1175, 1176, 1177, 1178, 1209, 1210, 1211, 1212, 1213, 1108, 1109, 1110, 1111,
-    1112, 1179, 1180, 1181, 1182, 1183, 1184, 1215, 1216, 1217, 1218, 1219, 1220, 1113, 1119, 1120,
-    1125, 1126, 1127, 1131, 1132, 1133, 1134, 1137, 1138, 1139, 1140, 1141, 1143, 1144, 1145, 1146,
-    1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154, 1185, 1155, 1156, 1157, 1158, 1159, 1160, 1191,
-    1192, 1161, 1162, 1163, 1164, 1165, 1166, 1197, 1198, 1199, 1167, 1168, 1169, 1170, 1171, 1172,
-    1203, 1204, 1205, 1206, 1173, 1174, 1175, 1176, 1177, 1178, 1209, 1210, 1211, 1212, 1213, 1179,
-    1180, 1181, 1182, 1183, 1184, 1215, 1216, 1217, 1218, 1219, 1220, 1185, 1191, 1192, 1197, 1198,
-    1199, 1203, 1204, 1205, 1206, 1209, 1210, 1211, 1212, 1213, 1215, 1216, 1217, 1218, 1219, 1220,
-    1257, 1263, 1264, 1269, 1270, 1271, 1275, 1276, 1277, 1278, 1281, 1282, 1283, 1284, 1285, 1287,
-    1288, 1289, 1290, 1291, 1292, 1524, 1530, 1531, 1536, 1537, 1538, 1542, 1543, 1544, 1545, 1548,
-    1549, 1550, 1551, 1552, 1554, 1555, 1556, 1557, 1558, 1559, 1439, 1444, 1445, 1449, 1450, 1451,
-    1454, 1455, 1456, 1457, 1459, 1460, 1461, 1462, 1463, 1464, 1465, 1466, 1467, 1468, 1524, 1469,
-    1470, 1471, 1472, 1473, 1530, 1531, 1474, 1475, 1476, 1477, 1478, 1536, 1537, 1538, 1479, 1480,
-    1481, 1482, 1483, 1542, 1543, 1544, 1545, 1484, 1485, 1486, 1487, 1488, 1548, 1549, 1550, 1551,
-    1552, 1489, 1490, 1491, 1492, 1493, 1554, 1555, 1556, 1557, 1558, 1559, 1494, 1495, 1496, 1497,
-    1498, 1560, 1561, 1562, 1563, 1564, 1565, 1791, 1499, 1500, 1501, 1502, 1503, 1566, 1567, 1568,
-    1569, 1570, 1571, 1797, 1798, 1504, 1505, 1506, 1507, 1508, 1572, 1573, 1574, 1575, 1576, 1577,
-    1803, 1804, 1805, 1509, 1510, 1511, 1512, 1513, 1578, 1579, 1580, 1581, 1582, 1583, 1809, 1810,
-    1811, 1812, 1514, 1515, 1516, 1517, 1518, 1584, 1585, 1586, 1587, 1588, 1589, 1815, 1816, 1817,
-    1818, 1819, 1519, 1520, 1521, 1522, 1523, 1590, 1591, 1592, 1593, 1594, 1595, 1821, 1822, 1823,
-    1824, 1825, 1826, 1524, 1530, 1531, 1536, 1537, 1538, 1542, 1543, 1544, 1545, 1548, 1549, 1550,
-    1551, 1552, 1554, 1555, 1556, 1557, 1558, 1559, 1560, 1561, 1562, 1563, 1564, 1565, 1791, 1566,
-    1567, 1568, 1569, 1570, 1571, 1797, 1798, 1572, 1573, 1574, 1575, 1576, 1577, 1803, 1804, 1805,
-    1578, 1579, 1580, 1581, 1582, 1583, 1809, 1810, 1811, 1812, 1584, 1585, 1586, 1587, 1588, 1589,
-    1815, 1816, 1817, 1818, 1819, 1590, 1591, 1592, 1593, 1594, 1595, 1821, 1822, 1823, 1824, 1825,
-    1826, 1791, 1797, 1798, 1803, 1804, 1805, 1809, 1810, 1811, 1812, 1815, 1816, 1817, 1818, 1819,
-    1821, 1822, 1823, 1824, 1825, 1826, 1706, 1711, 1712, 1716, 1717, 1718, 1721, 1722, 1723, 1724,
-    1726, 1727, 1728, 1729, 1730, 1731, 1732, 1733, 1734, 1735, 1791, 1736, 1737, 1738, 1739, 1740,
-    1797, 1798, 1741, 1742, 1743, 1744, 1745, 1803, 1804, 1805, 1746, 1747, 1748, 1749, 1750, 1809,
-    1810, 1811, 1812, 1751, 1752, 1753, 1754, 1755, 1815, 1816, 1817, 1818, 1819, 1756, 1757, 1758,
-    1759, 1760, 1821, 1822, 1823, 1824, 1825, 1826, 1761, 1762, 1763, 1764, 1765, 1827, 1828, 1829,
-    1830, 1831, 1832, 2058, 1766, 1767, 1768, 1769, 1770, 1833, 1834, 1835, 1836, 1837, 1838, 2064,
-    2065, 1771, 1772, 1773, 1774, 1775, 1839, 1840, 1841, 1842, 1843, 1844, 2070, 2071, 2072, 1776,
-    1777, 1778, 1779, 1780, 1845, 1846, 1847, 1848, 1849, 1850, 2076, 2077, 2078, 2079, 1781, 1782,
-    1783, 1784, 1785, 1851, 1852, 1853, 1854, 1855, 1856, 2082, 2083, 2084, 2085, 2086, 1786, 1787,
-    1788, 1789, 1790, 1857, 1858, 1859, 1860, 1861, 1862, 2088, 2089, 2090, 2091, 2092, 2093, 1791,
-    1797, 1798, 1803, 1804, 1805, 1809, 1810, 1811, 1812, 1815, 1816, 1817, 1818, 1819, 1821, 1822,
-    1823, 1824, 1825, 1826, 1827, 1828, 1829, 1830, 1831, 1832, 2058, 1833, 1834, 1835, 1836, 1837,
-    1838, 2064, 2065, 1839, 1840, 1841, 1842, 1843, 1844, 2070, 2071, 2072, 1845, 1846, 1847, 1848,
-    1849, 1850, 2076, 2077, 2078, 2079, 1851, 1852, 1853, 1854, 1855, 1856, 2082, 2083, 2084, 2085,
-    2086, 1857, 1858, 1859, 1860, 1861, 1862, 2088, 2089, 2090, 2091, 2092, 2093, 2058, 2064, 2065,
-    2070, 2071, 2072, 2076, 2077, 2078, 2079, 2082, 2083, 2084, 2085, 2086, 2088, 2089, 2090, 2091,
-    2092, 2093, 1973, 1978, 1979, 1983, 1984, 1985, 1988, 1989, 1990, 1991, 1993, 1994, 1995, 1996,
-    1997, 1998, 1999, 2000, 2001, 2002, 2058, 2003, 2004, 2005, 2006, 2007, 2064, 2065, 2008, 2009,
-    2010, 2011, 2012, 2070, 2071, 2072, 2013, 2014, 2015, 2016, 2017, 2076, 2077, 2078, 2079, 2018,
-    2019, 2020, 2021, 2022, 2082, 2083, 2084, 2085, 2086, 2023, 2024, 2025, 2026, 2027, 2088, 2089,
-    2090, 2091, 2092, 2093, 2028, 2029, 2030, 2031, 2032, 2094, 2095, 2096, 2097, 2098, 2099, 2130,
-    2033, 2034, 2035, 2036, 2037, 2100, 2101, 2102, 2103, 2104, 2105, 2136, 2137, 2038, 2039, 2040,
-    2041, 2042, 2106, 2107, 2108, 2109, 2110, 2111, 2142, 2143, 2144, 2043, 2044, 2045, 2046, 2047,
-    2112, 2113, 2114, 2115, 2116, 2117, 2148, 2149, 2150, 2151, 2048, 2049, 2050, 2051, 2052, 2118,
-    2119, 2120, 2121, 2122, 2123, 2154, 2155, 2156, 2157, 2158, 2053, 2054, 2055, 2056, 2057, 2124,
-    2125, 2126, 2127, 2128, 2129, 2160, 2161, 2162, 2163, 2164, 2165, 2058, 2064, 2065, 2070, 2071,
-    2072, 2076, 2077, 2078, 2079, 2082, 2083, 2084, 2085, 2086, 2088, 2089, 2090, 2091, 2092, 2093,
-    2094, 2095, 2096, 2097, 2098, 2099, 2130, 2100, 2101, 2102, 2103, 2104, 2105, 2136, 2137, 2106,
-    2107, 2108, 2109, 2110, 2111, 2142, 2143, 2144, 2112, 2113, 2114, 2115, 2116, 2117, 2148, 2149,
-    2150, 2151, 2118, 2119, 2120, 2121, 2122, 2123, 2154, 2155, 2156, 2157, 2158, 2124, 2125, 2126,
-    2127, 2128, 2129, 2160, 2161, 2162, 2163, 2164, 2165, 2130, 2136, 2137, 2142, 2143, 2144, 2148,
-    2149, 2150, 2151, 2154, 2155, 2156, 2157, 2158, 2160, 2161, 2162, 2163, 2164, 2165,
-};
-
-/*---- pivots: P_ its index (what factor returns when its node block is not
- * positive definite), W_ its node block in the workspace (its edge column
- * follows), R_ its reciprocals 1/D in the temporary, X_ its first row of x */
-enum {
-    P_tow_front_ball = 0, W_tow_front_ball = 0, R_tow_front_ball = 0, X_tow_front_ball = 0,
-    P_axle1L = 1, W_axle1L = 42, R_axle1L = 8, X_axle1L = 3,
-    P_tow_rear_ball = 2, W_tow_rear_ball = 97, R_tow_rear_ball = 0, X_tow_rear_ball = 85,
-    P_axle7R = 3, W_axle7R = 139, R_axle7R = 8, X_axle7R = 80,
-    P_outrigger_frontL_ball = 4, W_outrigger_frontL_ball = 194, R_outrigger_frontL_ball = 0, X_outrigger_frontL_ball = 23,
-    P_outrigger_frontR_ball = 5, W_outrigger_frontR_ball = 254, R_outrigger_frontR_ball = 8, X_outrigger_frontR_ball = 26,
-    P_outrigger_rearL_ball = 6, W_outrigger_rearL_ball = 314, R_outrigger_rearL_ball = 0, X_outrigger_rearL_ball = 69,
-    P_outrigger_rearR_ball = 7, W_outrigger_rearR_ball = 374, R_outrigger_rearR_ball = 8, X_outrigger_rearR_ball = 72,
-    P_axle2R = 8, W_axle2R = 434, R_axle2R = 0, X_axle2R = 18,
-    P_axle3L = 9, W_axle3L = 519, R_axle3L = 8, X_axle3L = 29,
-    P_axle6R = 10, W_axle6R = 604, R_axle6R = 0, X_axle6R = 64,
-    P_axle7L = 11, W_axle7L = 689, R_axle7L = 8, X_axle7L = 75,
-    P_chassis_weld9 = 12, W_chassis_weld9 = 774, R_chassis_weld9 = 0, X_chassis_weld9 = 136,
-    P_chassis_weld8 = 13, W_chassis_weld8 = 846, R_chassis_weld8 = 8, X_chassis_weld8 = 130,
-    P_axle1R = 14, W_axle1R = 918, R_axle1R = 0, X_axle1R = 8,
-    P_axle2L = 15, W_axle2L = 1028, R_axle2L = 8, X_axle2L = 13,
-    P_chassis_weld1 = 16, W_chassis_weld1 = 1113, R_chassis_weld1 = 0, X_chassis_weld1 = 88,
-    P_chassis_weld2 = 17, W_chassis_weld2 = 1185, R_chassis_weld2 = 8, X_chassis_weld2 = 94,
-    P_chassis_weld3 = 18, W_chassis_weld3 = 1257, R_chassis_weld3 = 0, X_chassis_weld3 = 100,
-    P_axle3R = 19, W_axle3R = 1329, R_axle3R = 8, X_axle3R = 34,
-    P_axle4L = 20, W_axle4L = 1439, R_axle4L = 0, X_axle4L = 39,
-    P_chassis_weld4 = 21, W_chassis_weld4 = 1524, R_chassis_weld4 = 8, X_chassis_weld4 = 106,
-    P_axle4R = 22, W_axle4R = 1596, R_axle4R = 0, X_axle4R = 44,
-    P_axle5L = 23, W_axle5L = 1706, R_axle5L = 8, X_axle5L = 49,
-    P_chassis_weld5 = 24, W_chassis_weld5 = 1791, R_chassis_weld5 = 0, X_chassis_weld5 = 112,
-    P_axle5R = 25, W_axle5R = 1863, R_axle5R = 8, X_axle5R = 54,
-    P_axle6L = 26, W_axle6L = 1973, R_axle6L = 0, X_axle6L = 59,
-    P_chassis_weld6 = 27, W_chassis_weld6 = 2058, R_chassis_weld6 = 8, X_chassis_weld6 = 118,
-    P_chassis_weld7 = 28, W_chassis_weld7 = 2130, R_chassis_weld7 = 0, X_chassis_weld7 = 124,
+static const int32_t rsi[] = {
+    /* tow_front_ball */ W_axle1L, W_axle1L + 5, W_axle1L + 6, W_axle1L + 10, W_axle1L + 11, W_axle1L + 12, W_axle1L + 15, W_axle1L + 16, W_axle1L + 17, W_axle1L + 18, W_axle1L + 20, W_axle1L + 21, W_axle1L + 22, W_axle1L + 23, W_axle1L + 24, W_axle1L + 25, W_axle1L + 26, W_axle1L + 27, W_axle1L + 28, W_axle1L + 29, W_chassis_weld1, W_axle1L + 30, W_axle1L + 31, W_axle1L + 32, W_axle1L + 33, W_axle1L + 34, W_chassis_weld1 + 6, W_chassis_weld1 + 7, W_axle1L + 35, W_axle1L + 36, W_axle1L + 37, W_axle1L + 38, W_axle1L + 39, W_chassis_weld1 + 12, W_chassis_weld1 + 13, W_chassis_weld1 + 14, W_axle1L + 40, W_axle1L + 41, W_axle1L + 42, W_axle1L + 43, W_axle1L + 44, W_chassis_weld1 + 18, W_chassis_weld1 + 19, W_chassis_weld1 + 20, W_chassis_weld1 + 21, W_axle1L + 45, W_axle1L + 46, W_axle1L + 47, W_axle1L + 48, W_axle1L + 49, W_chassis_weld1 + 24, W_chassis_weld1 + 25, W_chassis_weld1 + 26, W_chassis_weld1 + 27, W_chassis_weld1 + 28, W_axle1L + 50, W_axle1L + 51, W_axle1L + 52, W_axle1L + 53, W_axle1L + 54, W_chassis_weld1 + 30, W_chassis_weld1 + 31, W_chassis_weld1 + 32, W_chassis_weld1 + 33, W_chassis_weld1 + 34, W_chassis_weld1 + 35,
+    /* axle1L */ W_chassis_weld1, W_chassis_weld1 + 6, W_chassis_weld1 + 7, W_chassis_weld1 + 12, W_chassis_weld1 + 13, W_chassis_weld1 + 14, W_chassis_weld1 + 18, W_chassis_weld1 + 19, W_chassis_weld1 + 20, W_chassis_weld1 + 21, W_chassis_weld1 + 24, W_chassis_weld1 + 25, W_chassis_weld1 + 26, W_chassis_weld1 + 27, W_chassis_weld1 + 28, W_chassis_weld1 + 30, W_chassis_weld1 + 31, W_chassis_weld1 + 32, W_chassis_weld1 + 33, W_chassis_weld1 + 34, W_chassis_weld1 + 35,
+    /* tow_rear_ball */ W_axle7R, W_axle7R + 5, W_axle7R + 6, W_axle7R + 10, W_axle7R + 11, W_axle7R + 12, W_axle7R + 15, W_axle7R + 16, W_axle7R + 17, W_axle7R + 18, W_axle7R + 20, W_axle7R + 21, W_axle7R + 22, W_axle7R + 23, W_axle7R + 24, W_axle7R + 25, W_axle7R + 26, W_axle7R + 27, W_axle7R + 28, W_axle7R + 29, W_chassis_weld9, W_axle7R + 30, W_axle7R + 31, W_axle7R + 32, W_axle7R + 33, W_axle7R + 34, W_chassis_weld9 + 6, W_chassis_weld9 + 7, W_axle7R + 35, W_axle7R + 36, W_axle7R + 37, W_axle7R + 38, W_axle7R + 39, W_chassis_weld9 + 12, W_chassis_weld9 + 13, W_chassis_weld9 + 14, W_axle7R + 40, W_axle7R + 41, W_axle7R + 42, W_axle7R + 43, W_axle7R + 44, W_chassis_weld9 + 18, W_chassis_weld9 + 19, W_chassis_weld9 + 20, W_chassis_weld9 + 21, W_axle7R + 45, W_axle7R + 46, W_axle7R + 47, W_axle7R + 48, W_axle7R + 49, W_chassis_weld9 + 24, W_chassis_weld9 + 25, W_chassis_weld9 + 26, W_chassis_weld9 + 27, W_chassis_weld9 + 28, W_axle7R + 50, W_axle7R + 51, W_axle7R + 52, W_axle7R + 53, W_axle7R + 54, W_chassis_weld9 + 30, W_chassis_weld9 + 31, W_chassis_weld9 + 32, W_chassis_weld9 + 33, W_chassis_weld9 + 34, W_chassis_weld9 + 35,
+    /* axle7R */ W_chassis_weld9, W_chassis_weld9 + 6, W_chassis_weld9 + 7, W_chassis_weld9 + 12, W_chassis_weld9 + 13, W_chassis_weld9 + 14, W_chassis_weld9 + 18, W_chassis_weld9 + 19, W_chassis_weld9 + 20, W_chassis_weld9 + 21, W_chassis_weld9 + 24, W_chassis_weld9 + 25, W_chassis_weld9 + 26, W_chassis_weld9 + 27, W_chassis_weld9 + 28, W_chassis_weld9 + 30, W_chassis_weld9 + 31, W_chassis_weld9 + 32, W_chassis_weld9 + 33, W_chassis_weld9 + 34, W_chassis_weld9 + 35,
+    /* outrigger_frontL_ball */ W_axle2R, W_axle2R + 5, W_axle2R + 6, W_axle2R + 10, W_axle2R + 11, W_axle2R + 12, W_axle2R + 15, W_axle2R + 16, W_axle2R + 17, W_axle2R + 18, W_axle2R + 20, W_axle2R + 21, W_axle2R + 22, W_axle2R + 23, W_axle2R + 24, W_axle2R + 25, W_axle2R + 26, W_axle2R + 27, W_axle2R + 28, W_axle2R + 29, W_chassis_weld2, W_axle2R + 30, W_axle2R + 31, W_axle2R + 32, W_axle2R + 33, W_axle2R + 34, W_chassis_weld2 + 6, W_chassis_weld2 + 7, W_axle2R + 35, W_axle2R + 36, W_axle2R + 37, W_axle2R + 38, W_axle2R + 39, W_chassis_weld2 + 12, W_chassis_weld2 + 13, W_chassis_weld2 + 14, W_axle2R + 40, W_axle2R + 41, W_axle2R + 42, W_axle2R + 43, W_axle2R + 44, W_chassis_weld2 + 18, W_chassis_weld2 + 19, W_chassis_weld2 + 20, W_chassis_weld2 + 21, W_axle2R + 45, W_axle2R + 46, W_axle2R + 47, W_axle2R + 48, W_axle2R + 49, W_chassis_weld2 + 24, W_chassis_weld2 + 25, W_chassis_weld2 + 26, W_chassis_weld2 + 27, W_chassis_weld2 + 28, W_axle2R + 50, W_axle2R + 51, W_axle2R + 52, W_axle2R + 53, W_axle2R + 54, W_chassis_weld2 + 30, W_chassis_weld2 + 31, W_chassis_weld2 + 32, W_chassis_weld2 + 33, W_chassis_weld2 + 34, W_chassis_weld2 + 35, W_axle2R + 55, W_axle2R + 56, W_axle2R + 57, W_axle2R + 58, W_axle2R + 59, W_chassis_weld2 + 36, W_chassis_weld2 + 37, W_chassis_weld2 + 38, W_chassis_weld2 + 39, W_chassis_weld2 + 40, W_chassis_weld2 + 41, W_chassis_weld3, W_axle2R + 60, W_axle2R + 61, W_axle2R + 62, W_axle2R + 63, W_axle2R + 64, W_chassis_weld2 + 42, W_chassis_weld2 + 43, W_chassis_weld2 + 44, W_chassis_weld2 + 45, W_chassis_weld2 + 46, W_chassis_weld2 + 47, W_chassis_weld3 + 6, W_chassis_weld3 + 7, W_axle2R + 65, W_axle2R + 66, W_axle2R + 67, W_axle2R + 68, W_axle2R + 69, W_chassis_weld2 + 48, W_chassis_weld2 + 49, W_chassis_weld2 + 50, W_chassis_weld2 + 51, W_chassis_weld2 + 52, W_chassis_weld2 + 53, W_chassis_weld3 + 12, W_chassis_weld3 + 13, W_chassis_weld3 + 14, W_axle2R + 70, W_axle2R + 71, W_axle2R + 72, W_axle2R + 73, W_axle2R + 74, W_chassis_weld2 + 54, W_chassis_weld2 + 55, W_chassis_weld2 + 56, W_chassis_weld2 + 57, W_chassis_weld2 + 58, W_chassis_weld2 + 59, W_chassis_weld3 + 18, W_chassis_weld3 + 19, W_chassis_weld3 + 20, W_chassis_weld3 + 21, W_axle2R + 75, W_axle2R + 76, W_axle2R + 77, W_axle2R + 78, W_axle2R + 79, W_chassis_weld2 + 60, W_chassis_weld2 + 61, W_chassis_weld2 + 62, W_chassis_weld2 + 63, W_chassis_weld2 + 64, W_chassis_weld2 + 65, W_chassis_weld3 + 24, W_chassis_weld3 + 25, W_chassis_weld3 + 26, W_chassis_weld3 + 27, W_chassis_weld3 + 28, W_axle2R + 80, W_axle2R + 81, W_axle2R + 82, W_axle2R + 83, W_axle2R + 84, W_chassis_weld2 + 66, W_chassis_weld2 + 67, W_chassis_weld2 + 68, W_chassis_weld2 + 69, W_chassis_weld2 + 70, W_chassis_weld2 + 71, W_chassis_weld3 + 30, W_chassis_weld3 + 31, W_chassis_weld3 + 32, W_chassis_weld3 + 33, W_chassis_weld3 + 34, W_chassis_weld3 + 35,
+    /* outrigger_frontR_ball */ W_axle3L, W_axle3L + 5, W_axle3L + 6, W_axle3L + 10, W_axle3L + 11, W_axle3L + 12, W_axle3L + 15, W_axle3L + 16, W_axle3L + 17, W_axle3L + 18, W_axle3L + 20, W_axle3L + 21, W_axle3L + 22, W_axle3L + 23, W_axle3L + 24, W_axle3L + 25, W_axle3L + 26, W_axle3L + 27, W_axle3L + 28, W_axle3L + 29, W_chassis_weld3, W_axle3L + 30, W_axle3L + 31, W_axle3L + 32, W_axle3L + 33, W_axle3L + 34, W_chassis_weld3 + 6, W_chassis_weld3 + 7, W_axle3L + 35, W_axle3L + 36, W_axle3L + 37, W_axle3L + 38, W_axle3L + 39, W_chassis_weld3 + 12, W_chassis_weld3 + 13, W_chassis_weld3 + 14, W_axle3L + 40, W_axle3L + 41, W_axle3L + 42, W_axle3L + 43, W_axle3L + 44, W_chassis_weld3 + 18, W_chassis_weld3 + 19, W_chassis_weld3 + 20, W_chassis_weld3 + 21, W_axle3L + 45, W_axle3L + 46, W_axle3L + 47, W_axle3L + 48, W_axle3L + 49, W_chassis_weld3 + 24, W_chassis_weld3 + 25, W_chassis_weld3 + 26, W_chassis_weld3 + 27, W_chassis_weld3 + 28, W_axle3L + 50, W_axle3L + 51, W_axle3L + 52, W_axle3L + 53, W_axle3L + 54, W_chassis_weld3 + 30, W_chassis_weld3 + 31, W_chassis_weld3 + 32, W_chassis_weld3 + 33, W_chassis_weld3 + 34, W_chassis_weld3 + 35, W_axle3L + 55, W_axle3L + 56, W_axle3L + 57, W_axle3L + 58, W_axle3L + 59, W_chassis_weld3 + 36, W_chassis_weld3 + 37, W_chassis_weld3 + 38, W_chassis_weld3 + 39, W_chassis_weld3 + 40, W_chassis_weld3 + 41, W_chassis_weld4, W_axle3L + 60, W_axle3L + 61, W_axle3L + 62, W_axle3L + 63, W_axle3L + 64, W_chassis_weld3 + 42, W_chassis_weld3 + 43, W_chassis_weld3 + 44, W_chassis_weld3 + 45, W_chassis_weld3 + 46, W_chassis_weld3 + 47, W_chassis_weld4 + 6, W_chassis_weld4 + 7, W_axle3L + 65, W_axle3L + 66, W_axle3L + 67, W_axle3L + 68, W_axle3L + 69, W_chassis_weld3 + 48, W_chassis_weld3 + 49, W_chassis_weld3 + 50, W_chassis_weld3 + 51, W_chassis_weld3 + 52, W_chassis_weld3 + 53, W_chassis_weld4 + 12, W_chassis_weld4 + 13, W_chassis_weld4 + 14, W_axle3L + 70, W_axle3L + 71, W_axle3L + 72, W_axle3L + 73, W_axle3L + 74, W_chassis_weld3 + 54, W_chassis_weld3 + 55, W_chassis_weld3 + 56, W_chassis_weld3 + 57, W_chassis_weld3 + 58, W_chassis_weld3 + 59, W_chassis_weld4 + 18, W_chassis_weld4 + 19, W_chassis_weld4 + 20, W_chassis_weld4 + 21, W_axle3L + 75, W_axle3L + 76, W_axle3L + 77, W_axle3L + 78, W_axle3L + 79, W_chassis_weld3 + 60, W_chassis_weld3 + 61, W_chassis_weld3 + 62, W_chassis_weld3 + 63, W_chassis_weld3 + 64, W_chassis_weld3 + 65, W_chassis_weld4 + 24, W_chassis_weld4 + 25, W_chassis_weld4 + 26, W_chassis_weld4 + 27, W_chassis_weld4 + 28, W_axle3L + 80, W_axle3L + 81, W_axle3L + 82, W_axle3L + 83, W_axle3L + 84, W_chassis_weld3 + 66, W_chassis_weld3 + 67, W_chassis_weld3 + 68, W_chassis_weld3 + 69, W_chassis_weld3 + 70, W_chassis_weld3 + 71, W_chassis_weld4 + 30, W_chassis_weld4 + 31, W_chassis_weld4 + 32, W_chassis_weld4 + 33, W_chassis_weld4 + 34, W_chassis_weld4 + 35,
+    /* outrigger_rearL_ball */ W_axle6R, W_axle6R + 5, W_axle6R + 6, W_axle6R + 10, W_axle6R + 11, W_axle6R + 12, W_axle6R + 15, W_axle6R + 16, W_axle6R + 17, W_axle6R + 18, W_axle6R + 20, W_axle6R + 21, W_axle6R + 22, W_axle6R + 23, W_axle6R + 24, W_axle6R + 25, W_axle6R + 26, W_axle6R + 27, W_axle6R + 28, W_axle6R + 29, W_chassis_weld8, W_axle6R + 30, W_axle6R + 31, W_axle6R + 32, W_axle6R + 33, W_axle6R + 34, W_chassis_weld8 + 6, W_chassis_weld8 + 7, W_axle6R + 35, W_axle6R + 36, W_axle6R + 37, W_axle6R + 38, W_axle6R + 39, W_chassis_weld8 + 12, W_chassis_weld8 + 13, W_chassis_weld8 + 14, W_axle6R + 40, W_axle6R + 41, W_axle6R + 42, W_axle6R + 43, W_axle6R + 44, W_chassis_weld8 + 18, W_chassis_weld8 + 19, W_chassis_weld8 + 20, W_chassis_weld8 + 21, W_axle6R + 45, W_axle6R + 46, W_axle6R + 47, W_axle6R + 48, W_axle6R + 49, W_chassis_weld8 + 24, W_chassis_weld8 + 25, W_chassis_weld8 + 26, W_chassis_weld8 + 27, W_chassis_weld8 + 28, W_axle6R + 50, W_axle6R + 51, W_axle6R + 52, W_axle6R + 53, W_axle6R + 54, W_chassis_weld8 + 30, W_chassis_weld8 + 31, W_chassis_weld8 + 32, W_chassis_weld8 + 33, W_chassis_weld8 + 34, W_chassis_weld8 + 35, W_axle6R + 55, W_axle6R + 56, W_axle6R + 57, W_axle6R + 58, W_axle6R + 59, W_chassis_weld8 + 36, W_chassis_weld8 + 37, W_chassis_weld8 + 38, W_chassis_weld8 + 39, W_chassis_weld8 + 40, W_chassis_weld8 + 41, W_chassis_weld7, W_axle6R + 60, W_axle6R + 61, W_axle6R + 62, W_axle6R + 63, W_axle6R + 64, W_chassis_weld8 + 42, W_chassis_weld8 + 43, W_chassis_weld8 + 44, W_chassis_weld8 + 45, W_chassis_weld8 + 46, W_chassis_weld8 + 47, W_chassis_weld7 + 6, W_chassis_weld7 + 7, W_axle6R + 65, W_axle6R + 66, W_axle6R + 67, W_axle6R + 68, W_axle6R + 69, W_chassis_weld8 + 48, W_chassis_weld8 + 49, W_chassis_weld8 + 50, W_chassis_weld8 + 51, W_chassis_weld8 + 52, W_chassis_weld8 + 53, W_chassis_weld7 + 12, W_chassis_weld7 + 13, W_chassis_weld7 + 14, W_axle6R + 70, W_axle6R + 71, W_axle6R + 72, W_axle6R + 73, W_axle6R + 74, W_chassis_weld8 + 54, W_chassis_weld8 + 55, W_chassis_weld8 + 56, W_chassis_weld8 + 57, W_chassis_weld8 + 58, W_chassis_weld8 + 59, W_chassis_weld7 + 18, W_chassis_weld7 + 19, W_chassis_weld7 + 20, W_chassis_weld7 + 21, W_axle6R + 75, W_axle6R + 76, W_axle6R + 77, W_axle6R + 78, W_axle6R + 79, W_chassis_weld8 + 60, W_chassis_weld8 + 61, W_chassis_weld8 + 62, W_chassis_weld8 + 63, W_chassis_weld8 + 64, W_chassis_weld8 + 65, W_chassis_weld7 + 24, W_chassis_weld7 + 25, W_chassis_weld7 + 26, W_chassis_weld7 + 27, W_chassis_weld7 + 28, W_axle6R + 80, W_axle6R + 81, W_axle6R + 82, W_axle6R + 83, W_axle6R + 84, W_chassis_weld8 + 66, W_chassis_weld8 + 67, W_chassis_weld8 + 68, W_chassis_weld8 + 69, W_chassis_weld8 + 70, W_chassis_weld8 + 71, W_chassis_weld7 + 30, W_chassis_weld7 + 31, W_chassis_weld7 + 32, W_chassis_weld7 + 33, W_chassis_weld7 + 34, W_chassis_weld7 + 35,
+    /* outrigger_rearR_ball */ W_axle7L, W_axle7L + 5, W_axle7L + 6, W_axle7L + 10, W_axle7L + 11, W_axle7L + 12, W_axle7L + 15, W_axle7L + 16, W_axle7L + 17, W_axle7L + 18, W_axle7L + 20, W_axle7L + 21, W_axle7L + 22, W_axle7L + 23, W_axle7L + 24, W_axle7L + 25, W_axle7L + 26, W_axle7L + 27, W_axle7L + 28, W_axle7L + 29, W_chassis_weld9, W_axle7L + 30, W_axle7L + 31, W_axle7L + 32, W_axle7L + 33, W_axle7L + 34, W_chassis_weld9 + 6, W_chassis_weld9 + 7, W_axle7L + 35, W_axle7L + 36, W_axle7L + 37, W_axle7L + 38, W_axle7L + 39, W_chassis_weld9 + 12, W_chassis_weld9 + 13, W_chassis_weld9 + 14, W_axle7L + 40, W_axle7L + 41, W_axle7L + 42, W_axle7L + 43, W_axle7L + 44, W_chassis_weld9 + 18, W_chassis_weld9 + 19, W_chassis_weld9 + 20, W_chassis_weld9 + 21, W_axle7L + 45, W_axle7L + 46, W_axle7L + 47, W_axle7L + 48, W_axle7L + 49, W_chassis_weld9 + 24, W_chassis_weld9 + 25, W_chassis_weld9 + 26, W_chassis_weld9 + 27, W_chassis_weld9 + 28, W_axle7L + 50, W_axle7L + 51, W_axle7L + 52, W_axle7L + 53, W_axle7L + 54, W_chassis_weld9 + 30, W_chassis_weld9 + 31, W_chassis_weld9 + 32, W_chassis_weld9 + 33, W_chassis_weld9 + 34, W_chassis_weld9 + 35, W_axle7L + 55, W_axle7L + 56, W_axle7L + 57, W_axle7L + 58, W_axle7L + 59, W_chassis_weld9 + 36, W_chassis_weld9 + 37, W_chassis_weld9 + 38, W_chassis_weld9 + 39, W_chassis_weld9 + 40, W_chassis_weld9 + 41, W_chassis_weld8, W_axle7L + 60, W_axle7L + 61, W_axle7L + 62, W_axle7L + 63, W_axle7L + 64, W_chassis_weld9 + 42, W_chassis_weld9 + 43, W_chassis_weld9 + 44, W_chassis_weld9 + 45, W_chassis_weld9 + 46, W_chassis_weld9 + 47, W_chassis_weld8 + 6, W_chassis_weld8 + 7, W_axle7L + 65, W_axle7L + 66, W_axle7L + 67, W_axle7L + 68, W_axle7L + 69, W_chassis_weld9 + 48, W_chassis_weld9 + 49, W_chassis_weld9 + 50, W_chassis_weld9 + 51, W_chassis_weld9 + 52, W_chassis_weld9 + 53, W_chassis_weld8 + 12, W_chassis_weld8 + 13, W_chassis_weld8 + 14, W_axle7L + 70, W_axle7L + 71, W_axle7L + 72, W_axle7L + 73, W_axle7L + 74, W_chassis_weld9 + 54, W_chassis_weld9 + 55, W_chassis_weld9 + 56, W_chassis_weld9 + 57, W_chassis_weld9 + 58, W_chassis_weld9 + 59, W_chassis_weld8 + 18, W_chassis_weld8 + 19, W_chassis_weld8 + 20, W_chassis_weld8 + 21, W_axle7L + 75, W_axle7L + 76, W_axle7L + 77, W_axle7L + 78, W_axle7L + 79, W_chassis_weld9 + 60, W_chassis_weld9 + 61, W_chassis_weld9 + 62, W_chassis_weld9 + 63, W_chassis_weld9 + 64, W_chassis_weld9 + 65, W_chassis_weld8 + 24, W_chassis_weld8 + 25, W_chassis_weld8 + 26, W_chassis_weld8 + 27, W_chassis_weld8 + 28, W_axle7L + 80, W_axle7L + 81, W_axle7L + 82, W_axle7L + 83, W_axle7L + 84, W_chassis_weld9 + 66, W_chassis_weld9 + 67, W_chassis_weld9 + 68, W_chassis_weld9 + 69, W_chassis_weld9 + 70, W_chassis_weld9 + 71, W_chassis_weld8 + 30, W_chassis_weld8 + 31, W_chassis_weld8 + 32, W_chassis_weld8 + 33, W_chassis_weld8 + 34, W_chassis_weld8 + 35,
+    /* axle2R */ W_chassis_weld2, W_chassis_weld2 + 6, W_chassis_weld2 + 7, W_chassis_weld2 + 12, W_chassis_weld2 + 13, W_chassis_weld2 + 14, W_chassis_weld2 + 18, W_chassis_weld2 + 19, W_chassis_weld2 + 20, W_chassis_weld2 + 21, W_chassis_weld2 + 24, W_chassis_weld2 + 25, W_chassis_weld2 + 26, W_chassis_weld2 + 27, W_chassis_weld2 + 28, W_chassis_weld2 + 30, W_chassis_weld2 + 31, W_chassis_weld2 + 32, W_chassis_weld2 + 33, W_chassis_weld2 + 34, W_chassis_weld2 + 35, W_chassis_weld2 + 36, W_chassis_weld2 + 37, W_chassis_weld2 + 38, W_chassis_weld2 + 39, W_chassis_weld2 + 40, W_chassis_weld2 + 41, W_chassis_weld3, W_chassis_weld2 + 42, W_chassis_weld2 + 43, W_chassis_weld2 + 44, W_chassis_weld2 + 45, W_chassis_weld2 + 46, W_chassis_weld2 + 47, W_chassis_weld3 + 6, W_chassis_weld3 + 7, W_chassis_weld2 + 48, W_chassis_weld2 + 49, W_chassis_weld2 + 50, W_chassis_weld2 + 51, W_chassis_weld2 + 52, W_chassis_weld2 + 53, W_chassis_weld3 + 12, W_chassis_weld3 + 13, W_chassis_weld3 + 14, W_chassis_weld2 + 54, W_chassis_weld2 + 55, W_chassis_weld2 + 56, W_chassis_weld2 + 57, W_chassis_weld2 + 58, W_chassis_weld2 + 59, W_chassis_weld3 + 18, W_chassis_weld3 + 19, W_chassis_weld3 + 20, W_chassis_weld3 + 21, W_chassis_weld2 + 60, W_chassis_weld2 + 61, W_chassis_weld2 + 62, W_chassis_weld2 + 63, W_chassis_weld2 + 64, W_chassis_weld2 + 65, W_chassis_weld3 + 24, W_chassis_weld3 + 25, W_chassis_weld3 + 26, W_chassis_weld3 + 27, W_chassis_weld3 + 28, W_chassis_weld2 + 66, W_chassis_weld2 + 67, W_chassis_weld2 + 68, W_chassis_weld2 + 69, W_chassis_weld2 + 70, W_chassis_weld2 + 71, W_chassis_weld3 + 30, W_chassis_weld3 + 31, W_chassis_weld3 + 32, W_chassis_weld3 + 33, W_chassis_weld3 + 34, W_chassis_weld3 + 35,
+    /* axle3L */ W_chassis_weld3, W_chassis_weld3 + 6, W_chassis_weld3 + 7, W_chassis_weld3 + 12, W_chassis_weld3 + 13, W_chassis_weld3 + 14, W_chassis_weld3 + 18, W_chassis_weld3 + 19, W_chassis_weld3 + 20, W_chassis_weld3 + 21, W_chassis_weld3 + 24, W_chassis_weld3 + 25, W_chassis_weld3 + 26, W_chassis_weld3 + 27, W_chassis_weld3 + 28, W_chassis_weld3 + 30, W_chassis_weld3 + 31, W_chassis_weld3 + 32, W_chassis_weld3 + 33, W_chassis_weld3 + 34, W_chassis_weld3 + 35, W_chassis_weld3 + 36, W_chassis_weld3 + 37, W_chassis_weld3 + 38, W_chassis_weld3 + 39, W_chassis_weld3 + 40, W_chassis_weld3 + 41, W_chassis_weld4, W_chassis_weld3 + 42, W_chassis_weld3 + 43, W_chassis_weld3 + 44, W_chassis_weld3 + 45, W_chassis_weld3 + 46, W_chassis_weld3 + 47, W_chassis_weld4 + 6, W_chassis_weld4 + 7, W_chassis_weld3 + 48, W_chassis_weld3 + 49, W_chassis_weld3 + 50, W_chassis_weld3 + 51, W_chassis_weld3 + 52, W_chassis_weld3 + 53, W_chassis_weld4 + 12, W_chassis_weld4 + 13, W_chassis_weld4 + 14, W_chassis_weld3 + 54, W_chassis_weld3 + 55, W_chassis_weld3 + 56, W_chassis_weld3 + 57, W_chassis_weld3 + 58, W_chassis_weld3 + 59, W_chassis_weld4 + 18, W_chassis_weld4 + 19, W_chassis_weld4 + 20, W_chassis_weld4 + 21, W_chassis_weld3 + 60, W_chassis_weld3 + 61, W_chassis_weld3 + 62, W_chassis_weld3 + 63, W_chassis_weld3 + 64, W_chassis_weld3 + 65, W_chassis_weld4 + 24, W_chassis_weld4 + 25, W_chassis_weld4 + 26, W_chassis_weld4 + 27, W_chassis_weld4 + 28, W_chassis_weld3 + 66, W_chassis_weld3 + 67, W_chassis_weld3 + 68, W_chassis_weld3 + 69, W_chassis_weld3 + 70, W_chassis_weld3 + 71, W_chassis_weld4 + 30, W_chassis_weld4 + 31, W_chassis_weld4 + 32, W_chassis_weld4 + 33, W_chassis_weld4 + 34, W_chassis_weld4 + 35,
+    /* axle6R */ W_chassis_weld8, W_chassis_weld8 + 6, W_chassis_weld8 + 7, W_chassis_weld8 + 12, W_chassis_weld8 + 13, W_chassis_weld8 + 14, W_chassis_weld8 + 18, W_chassis_weld8 + 19, W_chassis_weld8 + 20, W_chassis_weld8 + 21, W_chassis_weld8 + 24, W_chassis_weld8 + 25, W_chassis_weld8 + 26, W_chassis_weld8 + 27, W_chassis_weld8 + 28, W_chassis_weld8 + 30, W_chassis_weld8 + 31, W_chassis_weld8 + 32, W_chassis_weld8 + 33, W_chassis_weld8 + 34, W_chassis_weld8 + 35, W_chassis_weld8 + 36, W_chassis_weld8 + 37, W_chassis_weld8 + 38, W_chassis_weld8 + 39, W_chassis_weld8 + 40, W_chassis_weld8 + 41, W_chassis_weld7, W_chassis_weld8 + 42, W_chassis_weld8 + 43, W_chassis_weld8 + 44, W_chassis_weld8 + 45, W_chassis_weld8 + 46, W_chassis_weld8 + 47, W_chassis_weld7 + 6, W_chassis_weld7 + 7, W_chassis_weld8 + 48, W_chassis_weld8 + 49, W_chassis_weld8 + 50, W_chassis_weld8 + 51, W_chassis_weld8 + 52, W_chassis_weld8 + 53, W_chassis_weld7 + 12, W_chassis_weld7 + 13, W_chassis_weld7 + 14, W_chassis_weld8 + 54, W_chassis_weld8 + 55, W_chassis_weld8 + 56, W_chassis_weld8 + 57, W_chassis_weld8 + 58, W_chassis_weld8 + 59, W_chassis_weld7 + 18, W_chassis_weld7 + 19, W_chassis_weld7 + 20, W_chassis_weld7 + 21, W_chassis_weld8 + 60, W_chassis_weld8 + 61, W_chassis_weld8 + 62, W_chassis_weld8 + 63, W_chassis_weld8 + 64, W_chassis_weld8 + 65, W_chassis_weld7 + 24, W_chassis_weld7 + 25, W_chassis_weld7 + 26, W_chassis_weld7 + 27, W_chassis_weld7 + 28, W_chassis_weld8 + 66, W_chassis_weld8 + 67, W_chassis_weld8 + 68, W_chassis_weld8 + 69, W_chassis_weld8 + 70, W_chassis_weld8 + 71, W_chassis_weld7 + 30, W_chassis_weld7 + 31, W_chassis_weld7 + 32, W_chassis_weld7 + 33, W_chassis_weld7 + 34, W_chassis_weld7 + 35,
+    /* axle7L */ W_chassis_weld9, W_chassis_weld9 + 6, W_chassis_weld9 + 7, W_chassis_weld9 + 12, W_chassis_weld9 + 13, W_chassis_weld9 + 14, W_chassis_weld9 + 18, W_chassis_weld9 + 19, W_chassis_weld9 + 20, W_chassis_weld9 + 21, W_chassis_weld9 + 24, W_chassis_weld9 + 25, W_chassis_weld9 + 26, W_chassis_weld9 + 27, W_chassis_weld9 + 28, W_chassis_weld9 + 30, W_chassis_weld9 + 31, W_chassis_weld9 + 32, W_chassis_weld9 + 33, W_chassis_weld9 + 34, W_chassis_weld9 + 35, W_chassis_weld9 + 36, W_chassis_weld9 + 37, W_chassis_weld9 + 38, W_chassis_weld9 + 39, W_chassis_weld9 + 40, W_chassis_weld9 + 41, W_chassis_weld8, W_chassis_weld9 + 42, W_chassis_weld9 + 43, W_chassis_weld9 + 44, W_chassis_weld9 + 45, W_chassis_weld9 + 46, W_chassis_weld9 + 47, W_chassis_weld8 + 6, W_chassis_weld8 + 7, W_chassis_weld9 + 48, W_chassis_weld9 + 49, W_chassis_weld9 + 50, W_chassis_weld9 + 51, W_chassis_weld9 + 52, W_chassis_weld9 + 53, W_chassis_weld8 + 12, W_chassis_weld8 + 13, W_chassis_weld8 + 14, W_chassis_weld9 + 54, W_chassis_weld9 + 55, W_chassis_weld9 + 56, W_chassis_weld9 + 57, W_chassis_weld9 + 58, W_chassis_weld9 + 59, W_chassis_weld8 + 18, W_chassis_weld8 + 19, W_chassis_weld8 + 20, W_chassis_weld8 + 21, W_chassis_weld9 + 60, W_chassis_weld9 + 61, W_chassis_weld9 + 62, W_chassis_weld9 + 63, W_chassis_weld9 + 64, W_chassis_weld9 + 65, W_chassis_weld8 + 24, W_chassis_weld8 + 25, W_chassis_weld8 + 26, W_chassis_weld8 + 27, W_chassis_weld8 + 28, W_chassis_weld9 + 66, W_chassis_weld9 + 67, W_chassis_weld9 + 68, W_chassis_weld9 + 69, W_chassis_weld9 + 70, W_chassis_weld9 + 71, W_chassis_weld8 + 30, W_chassis_weld8 + 31, W_chassis_weld8 + 32, W_chassis_weld8 + 33, W_chassis_weld8 + 34, W_chassis_weld8 + 35,
+    /* chassis_weld9 */ W_chassis_weld8, W_chassis_weld8 + 6, W_chassis_weld8 + 7, W_chassis_weld8 + 12, W_chassis_weld8 + 13, W_chassis_weld8 + 14, W_chassis_weld8 + 18, W_chassis_weld8 + 19, W_chassis_weld8 + 20, W_chassis_weld8 + 21, W_chassis_weld8 + 24, W_chassis_weld8 + 25, W_chassis_weld8 + 26, W_chassis_weld8 + 27, W_chassis_weld8 + 28, W_chassis_weld8 + 30, W_chassis_weld8 + 31, W_chassis_weld8 + 32, W_chassis_weld8 + 33, W_chassis_weld8 + 34, W_chassis_weld8 + 35,
+    /* chassis_weld8 */ W_chassis_weld7, W_chassis_weld7 + 6, W_chassis_weld7 + 7, W_chassis_weld7 + 12, W_chassis_weld7 + 13, W_chassis_weld7 + 14, W_chassis_weld7 + 18, W_chassis_weld7 + 19, W_chassis_weld7 + 20, W_chassis_weld7 + 21, W_chassis_weld7 + 24, W_chassis_weld7 + 25, W_chassis_weld7 + 26, W_chassis_weld7 + 27, W_chassis_weld7 + 28, W_chassis_weld7 + 30, W_chassis_weld7 + 31, W_chassis_weld7 + 32, W_chassis_weld7 + 33, W_chassis_weld7 + 34, W_chassis_weld7 + 35,
+    /* axle1R */ W_axle2L, W_axle2L + 5, W_axle2L + 6, W_axle2L + 10, W_axle2L + 11, W_axle2L + 12, W_axle2L + 15, W_axle2L + 16, W_axle2L + 17, W_axle2L + 18, W_axle2L + 20, W_axle2L + 21, W_axle2L + 22, W_axle2L + 23, W_axle2L + 24, W_axle2L + 25, W_axle2L + 26, W_axle2L + 27, W_axle2L + 28, W_axle2L + 29, W_chassis_weld1, W_axle2L + 30, W_axle2L + 31, W_axle2L + 32, W_axle2L + 33, W_axle2L + 34, W_chassis_weld1 + 6, W_chassis_weld1 + 7, W_axle2L + 35, W_axle2L + 36, W_axle2L + 37, W_axle2L + 38, W_axle2L + 39, W_chassis_weld1 + 12, W_chassis_weld1 + 13, W_chassis_weld1 + 14, W_axle2L + 40, W_axle2L + 41, W_axle2L + 42, W_axle2L + 43, W_axle2L + 44, W_chassis_weld1 + 18, W_chassis_weld1 + 19, W_chassis_weld1 + 20, W_chassis_weld1 + 21, W_axle2L + 45, W_axle2L + 46, W_axle2L + 47, W_axle2L + 48, W_axle2L + 49, W_chassis_weld1 + 24, W_chassis_weld1 + 25, W_chassis_weld1 + 26, W_chassis_weld1 + 27, W_chassis_weld1 + 28, W_axle2L + 50, W_axle2L + 51, W_axle2L + 52, W_axle2L + 53, W_axle2L + 54, W_chassis_weld1 + 30, W_chassis_weld1 + 31, W_chassis_weld1 + 32, W_chassis_weld1 + 33, W_chassis_weld1 + 34, W_chassis_weld1 + 35, W_axle2L + 55, W_axle2L + 56, W_axle2L + 57, W_axle2L + 58, W_axle2L + 59, W_chassis_weld1 + 36, W_chassis_weld1 + 37, W_chassis_weld1 + 38, W_chassis_weld1 + 39, W_chassis_weld1 + 40, W_chassis_weld1 + 41, W_chassis_weld2, W_axle2L + 60, W_axle2L + 61, W_axle2L + 62, W_axle2L + 63, W_axle2L + 64, W_chassis_weld1 + 42, W_chassis_weld1 + 43, W_chassis_weld1 + 44, W_chassis_weld1 + 45, W_chassis_weld1 + 46, W_chassis_weld1 + 47, W_chassis_weld2 + 6, W_chassis_weld2 + 7, W_axle2L + 65, W_axle2L + 66, W_axle2L + 67, W_axle2L + 68, W_axle2L + 69, W_chassis_weld1 + 48, W_chassis_weld1 + 49, W_chassis_weld1 + 50, W_chassis_weld1 + 51, W_chassis_weld1 + 52, W_chassis_weld1 + 53, W_chassis_weld2 + 12, W_chassis_weld2 + 13, W_chassis_weld2 + 14, W_axle2L + 70, W_axle2L + 71, W_axle2L + 72, W_axle2L + 73, W_axle2L + 74, W_chassis_weld1 + 54, W_chassis_weld1 + 55, W_chassis_weld1 + 56, W_chassis_weld1 + 57, W_chassis_weld1 + 58, W_chassis_weld1 + 59, W_chassis_weld2 + 18, W_chassis_weld2 + 19, W_chassis_weld2 + 20, W_chassis_weld2 + 21, W_axle2L + 75, W_axle2L + 76, W_axle2L + 77, W_axle2L + 78, W_axle2L + 79, W_chassis_weld1 + 60, W_chassis_weld1 + 61, W_chassis_weld1 + 62, W_chassis_weld1 + 63, W_chassis_weld1 + 64, W_chassis_weld1 + 65, W_chassis_weld2 + 24, W_chassis_weld2 + 25, W_chassis_weld2 + 26, W_chassis_weld2 + 27, W_chassis_weld2 + 28, W_axle2L + 80, W_axle2L + 81, W_axle2L + 82, W_axle2L + 83, W_axle2L + 84, W_chassis_weld1 + 66, W_chassis_weld1 + 67, W_chassis_weld1 + 68, W_chassis_weld1 + 69, W_chassis_weld1 + 70, W_chassis_weld1 + 71, W_chassis_weld2 + 30, W_chassis_weld2 + 31, W_chassis_weld2 + 32, W_chassis_weld2 + 33, W_chassis_weld2 + 34, W_chassis_weld2 + 35,
+    /* axle2L */ W_chassis_weld1, W_chassis_weld1 + 6, W_chassis_weld1 + 7, W_chassis_weld1 + 12, W_chassis_weld1 + 13, W_chassis_weld1 + 14, W_chassis_weld1 + 18, W_chassis_weld1 + 19, W_chassis_weld1 + 20, W_chassis_weld1 + 21, W_chassis_weld1 + 24, W_chassis_weld1 + 25, W_chassis_weld1 + 26, W_chassis_weld1 + 27, W_chassis_weld1 + 28, W_chassis_weld1 + 30, W_chassis_weld1 + 31, W_chassis_weld1 + 32, W_chassis_weld1 + 33, W_chassis_weld1 + 34, W_chassis_weld1 + 35, W_chassis_weld1 + 36, W_chassis_weld1 + 37, W_chassis_weld1 + 38, W_chassis_weld1 + 39, W_chassis_weld1 + 40, W_chassis_weld1 + 41, W_chassis_weld2, W_chassis_weld1 + 42, W_chassis_weld1 + 43, W_chassis_weld1 + 44, W_chassis_weld1 + 45, W_chassis_weld1 + 46, W_chassis_weld1 + 47, W_chassis_weld2 + 6, W_chassis_weld2 + 7, W_chassis_weld1 + 48, W_chassis_weld1 + 49, W_chassis_weld1 + 50, W_chassis_weld1 + 51, W_chassis_weld1 + 52, W_chassis_weld1 + 53, W_chassis_weld2 + 12, W_chassis_weld2 + 13, W_chassis_weld2 + 14, W_chassis_weld1 + 54, W_chassis_weld1 + 55, W_chassis_weld1 + 56, W_chassis_weld1 + 57, W_chassis_weld1 + 58, W_chassis_weld1 + 59, W_chassis_weld2 + 18, W_chassis_weld2 + 19, W_chassis_weld2 + 20, W_chassis_weld2 + 21, W_chassis_weld1 + 60, W_chassis_weld1 + 61, W_chassis_weld1 + 62, W_chassis_weld1 + 63, W_chassis_weld1 + 64, W_chassis_weld1 + 65, W_chassis_weld2 + 24, W_chassis_weld2 + 25, W_chassis_weld2 + 26, W_chassis_weld2 + 27, W_chassis_weld2 + 28, W_chassis_weld1 + 66, W_chassis_weld1 + 67, W_chassis_weld1 + 68, W_chassis_weld1 + 69, W_chassis_weld1 + 70, W_chassis_weld1 + 71, W_chassis_weld2 + 30, W_chassis_weld2 + 31, W_chassis_weld2 + 32, W_chassis_weld2 + 33, W_chassis_weld2 + 34, W_chassis_weld2 + 35,
+    /* chassis_weld1 */ W_chassis_weld2, W_chassis_weld2 + 6, W_chassis_weld2 + 7, W_chassis_weld2 + 12, W_chassis_weld2 + 13, W_chassis_weld2 + 14, W_chassis_weld2 + 18, W_chassis_weld2 + 19, W_chassis_weld2 + 20, W_chassis_weld2 + 21, W_chassis_weld2 + 24, W_chassis_weld2 + 25, W_chassis_weld2 + 26, W_chassis_weld2 + 27, W_chassis_weld2 + 28, W_chassis_weld2 + 30, W_chassis_weld2 + 31, W_chassis_weld2 + 32, W_chassis_weld2 + 33, W_chassis_weld2 + 34, W_chassis_weld2 + 35,
+    /* chassis_weld2 */ W_chassis_weld3, W_chassis_weld3 + 6, W_chassis_weld3 + 7, W_chassis_weld3 + 12, W_chassis_weld3 + 13, W_chassis_weld3 + 14, W_chassis_weld3 + 18, W_chassis_weld3 + 19, W_chassis_weld3 + 20, W_chassis_weld3 + 21, W_chassis_weld3 + 24, W_chassis_weld3 + 25, W_chassis_weld3 + 26, W_chassis_weld3 + 27, W_chassis_weld3 + 28, W_chassis_weld3 + 30, W_chassis_weld3 + 31, W_chassis_weld3 + 32, W_chassis_weld3 + 33, W_chassis_weld3 + 34, W_chassis_weld3 + 35,
+    /* chassis_weld3 */ W_chassis_weld4, W_chassis_weld4 + 6, W_chassis_weld4 + 7, W_chassis_weld4 + 12, W_chassis_weld4 + 13, W_chassis_weld4 + 14, W_chassis_weld4 + 18, W_chassis_weld4 + 19, W_chassis_weld4 + 20, W_chassis_weld4 + 21, W_chassis_weld4 + 24, W_chassis_weld4 + 25, W_chassis_weld4 + 26, W_chassis_weld4 + 27, W_chassis_weld4 + 28, W_chassis_weld4 + 30, W_chassis_weld4 + 31, W_chassis_weld4 + 32, W_chassis_weld4 + 33, W_chassis_weld4 + 34, W_chassis_weld4 + 35,
+    /* axle3R */ W_axle4L, W_axle4L + 5, W_axle4L + 6, W_axle4L + 10, W_axle4L + 11, W_axle4L + 12, W_axle4L + 15, W_axle4L + 16, W_axle4L + 17, W_axle4L + 18, W_axle4L + 20, W_axle4L + 21, W_axle4L + 22, W_axle4L + 23, W_axle4L + 24, W_axle4L + 25, W_axle4L + 26, W_axle4L + 27, W_axle4L + 28, W_axle4L + 29, W_chassis_weld4, W_axle4L + 30, W_axle4L + 31, W_axle4L + 32, W_axle4L + 33, W_axle4L + 34, W_chassis_weld4 + 6, W_chassis_weld4 + 7, W_axle4L + 35, W_axle4L + 36, W_axle4L + 37, W_axle4L + 38, W_axle4L + 39, W_chassis_weld4 + 12, W_chassis_weld4 + 13, W_chassis_weld4 + 14, W_axle4L + 40, W_axle4L + 41, W_axle4L + 42, W_axle4L + 43, W_axle4L + 44, W_chassis_weld4 + 18, W_chassis_weld4 + 19, W_chassis_weld4 + 20, W_chassis_weld4 + 21, W_axle4L + 45, W_axle4L + 46, W_axle4L + 47, W_axle4L + 48, W_axle4L + 49, W_chassis_weld4 + 24, W_chassis_weld4 + 25, W_chassis_weld4 + 26, W_chassis_weld4 + 27, W_chassis_weld4 + 28, W_axle4L + 50, W_axle4L + 51, W_axle4L + 52, W_axle4L + 53, W_axle4L + 54, W_chassis_weld4 + 30, W_chassis_weld4 + 31, W_chassis_weld4 + 32, W_chassis_weld4 + 33, W_chassis_weld4 + 34, W_chassis_weld4 + 35, W_axle4L + 55, W_axle4L + 56, W_axle4L + 57, W_axle4L + 58, W_axle4L + 59, W_chassis_weld4 + 36, W_chassis_weld4 + 37, W_chassis_weld4 + 38, W_chassis_weld4 + 39, W_chassis_weld4 + 40, W_chassis_weld4 + 41, W_chassis_weld5, W_axle4L + 60, W_axle4L + 61, W_axle4L + 62, W_axle4L + 63, W_axle4L + 64, W_chassis_weld4 + 42, W_chassis_weld4 + 43, W_chassis_weld4 + 44, W_chassis_weld4 + 45, W_chassis_weld4 + 46, W_chassis_weld4 + 47, W_chassis_weld5 + 6, W_chassis_weld5 + 7, W_axle4L + 65, W_axle4L + 66, W_axle4L + 67, W_axle4L + 68, W_axle4L + 69, W_chassis_weld4 + 48, W_chassis_weld4 + 49, W_chassis_weld4 + 50, W_chassis_weld4 + 51, W_chassis_weld4 + 52, W_chassis_weld4 + 53, W_chassis_weld5 + 12, W_chassis_weld5 + 13, W_chassis_weld5 + 14, W_axle4L + 70, W_axle4L + 71, W_axle4L + 72, W_axle4L + 73, W_axle4L + 74, W_chassis_weld4 + 54, W_chassis_weld4 + 55, W_chassis_weld4 + 56, W_chassis_weld4 + 57, W_chassis_weld4 + 58, W_chassis_weld4 + 59, W_chassis_weld5 + 18, W_chassis_weld5 + 19, W_chassis_weld5 + 20, W_chassis_weld5 + 21, W_axle4L + 75, W_axle4L + 76, W_axle4L + 77, W_axle4L + 78, W_axle4L + 79, W_chassis_weld4 + 60, W_chassis_weld4 + 61, W_chassis_weld4 + 62, W_chassis_weld4 + 63, W_chassis_weld4 + 64, W_chassis_weld4 + 65, W_chassis_weld5 + 24, W_chassis_weld5 + 25, W_chassis_weld5 + 26, W_chassis_weld5 + 27, W_chassis_weld5 + 28, W_axle4L + 80, W_axle4L + 81, W_axle4L + 82, W_axle4L + 83, W_axle4L + 84, W_chassis_weld4 + 66, W_chassis_weld4 + 67, W_chassis_weld4 + 68, W_chassis_weld4 + 69, W_chassis_weld4 + 70, W_chassis_weld4 + 71, W_chassis_weld5 + 30, W_chassis_weld5 + 31, W_chassis_weld5 + 32, W_chassis_weld5 + 33, W_chassis_weld5 + 34, W_chassis_weld5 + 35,
+    /* axle4L */ W_chassis_weld4, W_chassis_weld4 + 6, W_chassis_weld4 + 7, W_chassis_weld4 + 12, W_chassis_weld4 + 13, W_chassis_weld4 + 14, W_chassis_weld4 + 18, W_chassis_weld4 + 19, W_chassis_weld4 + 20, W_chassis_weld4 + 21, W_chassis_weld4 + 24, W_chassis_weld4 + 25, W_chassis_weld4 + 26, W_chassis_weld4 + 27, W_chassis_weld4 + 28, W_chassis_weld4 + 30, W_chassis_weld4 + 31, W_chassis_weld4 + 32, W_chassis_weld4 + 33, W_chassis_weld4 + 34, W_chassis_weld4 + 35, W_chassis_weld4 + 36, W_chassis_weld4 + 37, W_chassis_weld4 + 38, W_chassis_weld4 + 39, W_chassis_weld4 + 40, W_chassis_weld4 + 41, W_chassis_weld5, W_chassis_weld4 + 42, W_chassis_weld4 + 43, W_chassis_weld4 + 44, W_chassis_weld4 + 45, W_chassis_weld4 + 46, W_chassis_weld4 + 47, W_chassis_weld5 + 6, W_chassis_weld5 + 7, W_chassis_weld4 + 48, W_chassis_weld4 + 49, W_chassis_weld4 + 50, W_chassis_weld4 + 51, W_chassis_weld4 + 52, W_chassis_weld4 + 53, W_chassis_weld5 + 12, W_chassis_weld5 + 13, W_chassis_weld5 + 14, W_chassis_weld4 + 54, W_chassis_weld4 + 55, W_chassis_weld4 + 56, W_chassis_weld4 + 57, W_chassis_weld4 + 58, W_chassis_weld4 + 59, W_chassis_weld5 + 18, W_chassis_weld5 + 19, W_chassis_weld5 + 20, W_chassis_weld5 + 21, W_chassis_weld4 + 60, W_chassis_weld4 + 61, W_chassis_weld4 + 62, W_chassis_weld4 + 63, W_chassis_weld4 + 64, W_chassis_weld4 + 65, W_chassis_weld5 + 24, W_chassis_weld5 + 25, W_chassis_weld5 + 26, W_chassis_weld5 + 27, W_chassis_weld5 + 28, W_chassis_weld4 + 66, W_chassis_weld4 + 67, W_chassis_weld4 + 68, W_chassis_weld4 + 69, W_chassis_weld4 + 70, W_chassis_weld4 + 71, W_chassis_weld5 + 30, W_chassis_weld5 + 31, W_chassis_weld5 + 32, W_chassis_weld5 + 33, W_chassis_weld5 + 34, W_chassis_weld5 + 35,
+    /* chassis_weld4 */ W_chassis_weld5, W_chassis_weld5 + 6, W_chassis_weld5 + 7, W_chassis_weld5 + 12, W_chassis_weld5 + 13, W_chassis_weld5 + 14, W_chassis_weld5 + 18, W_chassis_weld5 + 19, W_chassis_weld5 + 20, W_chassis_weld5 + 21, W_chassis_weld5 + 24, W_chassis_weld5 + 25, W_chassis_weld5 + 26, W_chassis_weld5 + 27, W_chassis_weld5 + 28, W_chassis_weld5 + 30, W_chassis_weld5 + 31, W_chassis_weld5 + 32, W_chassis_weld5 + 33, W_chassis_weld5 + 34, W_chassis_weld5 + 35,
+    /* axle4R */ W_axle5L, W_axle5L + 5, W_axle5L + 6, W_axle5L + 10, W_axle5L + 11, W_axle5L + 12, W_axle5L + 15, W_axle5L + 16, W_axle5L + 17, W_axle5L + 18, W_axle5L + 20, W_axle5L + 21, W_axle5L + 22, W_axle5L + 23, W_axle5L + 24, W_axle5L + 25, W_axle5L + 26, W_axle5L + 27, W_axle5L + 28, W_axle5L + 29, W_chassis_weld5, W_axle5L + 30, W_axle5L + 31, W_axle5L + 32, W_axle5L + 33, W_axle5L + 34, W_chassis_weld5 + 6, W_chassis_weld5 + 7, W_axle5L + 35, W_axle5L + 36, W_axle5L + 37, W_axle5L + 38, W_axle5L + 39, W_chassis_weld5 + 12, W_chassis_weld5 + 13, W_chassis_weld5 + 14, W_axle5L + 40, W_axle5L + 41, W_axle5L + 42, W_axle5L + 43, W_axle5L + 44, W_chassis_weld5 + 18, W_chassis_weld5 + 19, W_chassis_weld5 + 20, W_chassis_weld5 + 21, W_axle5L + 45, W_axle5L + 46, W_axle5L + 47, W_axle5L + 48, W_axle5L + 49, W_chassis_weld5 + 24, W_chassis_weld5 + 25, W_chassis_weld5 + 26, W_chassis_weld5 + 27, W_chassis_weld5 + 28, W_axle5L + 50, W_axle5L + 51, W_axle5L + 52, W_axle5L + 53, W_axle5L + 54, W_chassis_weld5 + 30, W_chassis_weld5 + 31, W_chassis_weld5 + 32, W_chassis_weld5 + 33, W_chassis_weld5 + 34, W_chassis_weld5 + 35, W_axle5L + 55, W_axle5L + 56, W_axle5L + 57, W_axle5L + 58, W_axle5L + 59, W_chassis_weld5 + 36, W_chassis_weld5 + 37, W_chassis_weld5 + 38, W_chassis_weld5 + 39, W_chassis_weld5 + 40, W_chassis_weld5 + 41, W_chassis_weld6, W_axle5L + 60, W_axle5L + 61, W_axle5L + 62, W_axle5L + 63, W_axle5L + 64, W_chassis_weld5 + 42, W_chassis_weld5 + 43, W_chassis_weld5 + 44, W_chassis_weld5 + 45, W_chassis_weld5 + 46, W_chassis_weld5 + 47, W_chassis_weld6 + 6, W_chassis_weld6 + 7, W_axle5L + 65, W_axle5L + 66, W_axle5L + 67, W_axle5L + 68, W_axle5L + 69, W_chassis_weld5 + 48, W_chassis_weld5 + 49, W_chassis_weld5 + 50, W_chassis_weld5 + 51, W_chassis_weld5 + 52, W_chassis_weld5 + 53, W_chassis_weld6 + 12, W_chassis_weld6 + 13, W_chassis_weld6 + 14, W_axle5L + 70, W_axle5L + 71, W_axle5L + 72, W_axle5L + 73, W_axle5L + 74, W_chassis_weld5 + 54, W_chassis_weld5 + 55, W_chassis_weld5 + 56, W_chassis_weld5 + 57, W_chassis_weld5 + 58, W_chassis_weld5 + 59, W_chassis_weld6 + 18, W_chassis_weld6 + 19, W_chassis_weld6 + 20, W_chassis_weld6 + 21, W_axle5L + 75, W_axle5L + 76, W_axle5L + 77, W_axle5L + 78, W_axle5L + 79, W_chassis_weld5 + 60, W_chassis_weld5 + 61, W_chassis_weld5 + 62, W_chassis_weld5 + 63, W_chassis_weld5 + 64, W_chassis_weld5 + 65, W_chassis_weld6 + 24, W_chassis_weld6 + 25, W_chassis_weld6 + 26, W_chassis_weld6 + 27, W_chassis_weld6 + 28, W_axle5L + 80, W_axle5L + 81, W_axle5L + 82, W_axle5L + 83, W_axle5L + 84, W_chassis_weld5 + 66, W_chassis_weld5 + 67, W_chassis_weld5 + 68, W_chassis_weld5 + 69, W_chassis_weld5 + 70, W_chassis_weld5 + 71, W_chassis_weld6 + 30, W_chassis_weld6 + 31, W_chassis_weld6 + 32, W_chassis_weld6 + 33, W_chassis_weld6 + 34, W_chassis_weld6 + 35,
+    /* axle5L */ W_chassis_weld5, W_chassis_weld5 + 6, W_chassis_weld5 + 7, W_chassis_weld5 + 12, W_chassis_weld5 + 13, W_chassis_weld5 + 14, W_chassis_weld5 + 18, W_chassis_weld5 + 19, W_chassis_weld5 + 20, W_chassis_weld5 + 21, W_chassis_weld5 + 24, W_chassis_weld5 + 25, W_chassis_weld5 + 26, W_chassis_weld5 + 27, W_chassis_weld5 + 28, W_chassis_weld5 + 30, W_chassis_weld5 + 31, W_chassis_weld5 + 32, W_chassis_weld5 + 33, W_chassis_weld5 + 34, W_chassis_weld5 + 35, W_chassis_weld5 + 36, W_chassis_weld5 + 37, W_chassis_weld5 + 38, W_chassis_weld5 + 39, W_chassis_weld5 + 40, W_chassis_weld5 + 41, W_chassis_weld6, W_chassis_weld5 + 42, W_chassis_weld5 + 43, W_chassis_weld5 + 44, W_chassis_weld5 + 45, W_chassis_weld5 + 46, W_chassis_weld5 + 47, W_chassis_weld6 + 6, W_chassis_weld6 + 7, W_chassis_weld5 + 48, W_chassis_weld5 + 49, W_chassis_weld5 + 50, W_chassis_weld5 + 51, W_chassis_weld5 + 52, W_chassis_weld5 + 53, W_chassis_weld6 + 12, W_chassis_weld6 + 13, W_chassis_weld6 + 14, W_chassis_weld5 + 54, W_chassis_weld5 + 55, W_chassis_weld5 + 56, W_chassis_weld5 + 57, W_chassis_weld5 + 58, W_chassis_weld5 + 59, W_chassis_weld6 + 18, W_chassis_weld6 + 19, W_chassis_weld6 + 20, W_chassis_weld6 + 21, W_chassis_weld5 + 60, W_chassis_weld5 + 61, W_chassis_weld5 + 62, W_chassis_weld5 + 63, W_chassis_weld5 + 64, W_chassis_weld5 + 65, W_chassis_weld6 + 24, W_chassis_weld6 + 25, W_chassis_weld6 + 26, W_chassis_weld6 + 27, W_chassis_weld6 + 28, W_chassis_weld5 + 66, W_chassis_weld5 + 67, W_chassis_weld5 + 68, W_chassis_weld5 + 69, W_chassis_weld5 + 70, W_chassis_weld5 + 71, W_chassis_weld6 + 30, W_chassis_weld6 + 31, W_chassis_weld6 + 32, W_chassis_weld6 + 33, W_chassis_weld6 + 34, W_chassis_weld6 + 35,
+    /* chassis_weld5 */ W_chassis_weld6, W_chassis_weld6 + 6, W_chassis_weld6 + 7, W_chassis_weld6 + 12, W_chassis_weld6 + 13, W_chassis_weld6 + 14, W_chassis_weld6 + 18, W_chassis_weld6 + 19, W_chassis_weld6 + 20, W_chassis_weld6 + 21, W_chassis_weld6 + 24, W_chassis_weld6 + 25, W_chassis_weld6 + 26, W_chassis_weld6 + 27, W_chassis_weld6 + 28, W_chassis_weld6 + 30, W_chassis_weld6 + 31, W_chassis_weld6 + 32, W_chassis_weld6 + 33, W_chassis_weld6 + 34, W_chassis_weld6 + 35,
+    /* axle5R */ W_axle6L, W_axle6L + 5, W_axle6L + 6, W_axle6L + 10, W_axle6L + 11, W_axle6L + 12, W_axle6L + 15, W_axle6L + 16, W_axle6L + 17, W_axle6L + 18, W_axle6L + 20, W_axle6L + 21, W_axle6L + 22, W_axle6L + 23, W_axle6L + 24, W_axle6L + 25, W_axle6L + 26, W_axle6L + 27, W_axle6L + 28, W_axle6L + 29, W_chassis_weld6, W_axle6L + 30, W_axle6L + 31, W_axle6L + 32, W_axle6L + 33, W_axle6L + 34, W_chassis_weld6 + 6, W_chassis_weld6 + 7, W_axle6L + 35, W_axle6L + 36, W_axle6L + 37, W_axle6L + 38, W_axle6L + 39, W_chassis_weld6 + 12, W_chassis_weld6 + 13, W_chassis_weld6 + 14, W_axle6L + 40, W_axle6L + 41, W_axle6L + 42, W_axle6L + 43, W_axle6L + 44, W_chassis_weld6 + 18, W_chassis_weld6 + 19, W_chassis_weld6 + 20, W_chassis_weld6 + 21, W_axle6L + 45, W_axle6L + 46, W_axle6L + 47, W_axle6L + 48, W_axle6L + 49, W_chassis_weld6 + 24, W_chassis_weld6 + 25, W_chassis_weld6 + 26, W_chassis_weld6 + 27, W_chassis_weld6 + 28, W_axle6L + 50, W_axle6L + 51, W_axle6L + 52, W_axle6L + 53, W_axle6L + 54, W_chassis_weld6 + 30, W_chassis_weld6 + 31, W_chassis_weld6 + 32, W_chassis_weld6 + 33, W_chassis_weld6 + 34, W_chassis_weld6 + 35, W_axle6L + 55, W_axle6L + 56, W_axle6L + 57, W_axle6L + 58, W_axle6L + 59, W_chassis_weld6 + 36, W_chassis_weld6 + 37, W_chassis_weld6 + 38, W_chassis_weld6 + 39, W_chassis_weld6 + 40, W_chassis_weld6 + 41, W_chassis_weld7, W_axle6L + 60, W_axle6L + 61, W_axle6L + 62, W_axle6L + 63, W_axle6L + 64, W_chassis_weld6 + 42, W_chassis_weld6 + 43, W_chassis_weld6 + 44, W_chassis_weld6 + 45, W_chassis_weld6 + 46, W_chassis_weld6 + 47, W_chassis_weld7 + 6, W_chassis_weld7 + 7, W_axle6L + 65, W_axle6L + 66, W_axle6L + 67, W_axle6L + 68, W_axle6L + 69, W_chassis_weld6 + 48, W_chassis_weld6 + 49, W_chassis_weld6 + 50, W_chassis_weld6 + 51, W_chassis_weld6 + 52, W_chassis_weld6 + 53, W_chassis_weld7 + 12, W_chassis_weld7 + 13, W_chassis_weld7 + 14, W_axle6L + 70, W_axle6L + 71, W_axle6L + 72, W_axle6L + 73, W_axle6L + 74, W_chassis_weld6 + 54, W_chassis_weld6 + 55, W_chassis_weld6 + 56, W_chassis_weld6 + 57, W_chassis_weld6 + 58, W_chassis_weld6 + 59, W_chassis_weld7 + 18, W_chassis_weld7 + 19, W_chassis_weld7 + 20, W_chassis_weld7 + 21, W_axle6L + 75, W_axle6L + 76, W_axle6L + 77, W_axle6L + 78, W_axle6L + 79, W_chassis_weld6 + 60, W_chassis_weld6 + 61, W_chassis_weld6 + 62, W_chassis_weld6 + 63, W_chassis_weld6 + 64, W_chassis_weld6 + 65, W_chassis_weld7 + 24, W_chassis_weld7 + 25, W_chassis_weld7 + 26, W_chassis_weld7 + 27, W_chassis_weld7 + 28, W_axle6L + 80, W_axle6L + 81, W_axle6L + 82, W_axle6L + 83, W_axle6L + 84, W_chassis_weld6 + 66, W_chassis_weld6 + 67, W_chassis_weld6 + 68, W_chassis_weld6 + 69, W_chassis_weld6 + 70, W_chassis_weld6 + 71, W_chassis_weld7 + 30, W_chassis_weld7 + 31, W_chassis_weld7 + 32, W_chassis_weld7 + 33, W_chassis_weld7 + 34, W_chassis_weld7 + 35,
+    /* axle6L */ W_chassis_weld6, W_chassis_weld6 + 6, W_chassis_weld6 + 7, W_chassis_weld6 + 12, W_chassis_weld6 + 13, W_chassis_weld6 + 14, W_chassis_weld6 + 18, W_chassis_weld6 + 19, W_chassis_weld6 + 20, W_chassis_weld6 + 21, W_chassis_weld6 + 24, W_chassis_weld6 + 25, W_chassis_weld6 + 26, W_chassis_weld6 + 27, W_chassis_weld6 + 28, W_chassis_weld6 + 30, W_chassis_weld6 + 31, W_chassis_weld6 + 32, W_chassis_weld6 + 33, W_chassis_weld6 + 34, W_chassis_weld6 + 35, W_chassis_weld6 + 36, W_chassis_weld6 + 37, W_chassis_weld6 + 38, W_chassis_weld6 + 39, W_chassis_weld6 + 40, W_chassis_weld6 + 41, W_chassis_weld7, W_chassis_weld6 + 42, W_chassis_weld6 + 43, W_chassis_weld6 + 44, W_chassis_weld6 + 45, W_chassis_weld6 + 46, W_chassis_weld6 + 47, W_chassis_weld7 + 6, W_chassis_weld7 + 7, W_chassis_weld6 + 48, W_chassis_weld6 + 49, W_chassis_weld6 + 50, W_chassis_weld6 + 51, W_chassis_weld6 + 52, W_chassis_weld6 + 53, W_chassis_weld7 + 12, W_chassis_weld7 + 13, W_chassis_weld7 + 14, W_chassis_weld6 + 54, W_chassis_weld6 + 55, W_chassis_weld6 + 56, W_chassis_weld6 + 57, W_chassis_weld6 + 58, W_chassis_weld6 + 59, W_chassis_weld7 + 18, W_chassis_weld7 + 19, W_chassis_weld7 + 20, W_chassis_weld7 + 21, W_chassis_weld6 + 60, W_chassis_weld6 + 61, W_chassis_weld6 + 62, W_chassis_weld6 + 63, W_chassis_weld6 + 64, W_chassis_weld6 + 65, W_chassis_weld7 + 24, W_chassis_weld7 + 25, W_chassis_weld7 + 26, W_chassis_weld7 + 27, W_chassis_weld7 + 28, W_chassis_weld6 + 66, W_chassis_weld6 + 67, W_chassis_weld6 + 68, W_chassis_weld6 + 69, W_chassis_weld6 + 70, W_chassis_weld6 + 71, W_chassis_weld7 + 30, W_chassis_weld7 + 31, W_chassis_weld7 + 32, W_chassis_weld7 + 33, W_chassis_weld7 + 34, W_chassis_weld7 + 35,
+    /* chassis_weld6 */ W_chassis_weld7, W_chassis_weld7 + 6, W_chassis_weld7 + 7, W_chassis_weld7 + 12, W_chassis_weld7 + 13, W_chassis_weld7 + 14, W_chassis_weld7 + 18, W_chassis_weld7 + 19, W_chassis_weld7 + 20, W_chassis_weld7 + 21, W_chassis_weld7 + 24, W_chassis_weld7 + 25, W_chassis_weld7 + 26, W_chassis_weld7 + 27, W_chassis_weld7 + 28, W_chassis_weld7 + 30, W_chassis_weld7 + 31, W_chassis_weld7 + 32, W_chassis_weld7 + 33, W_chassis_weld7 + 34, W_chassis_weld7 + 35,
 };
 
 /*---- factor: one function per pivot ------------------------------------------*/

@@ -63,10 +63,12 @@
 --% end
 
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
---% for _, a in ipairs(P.arrays) do
+--% -- one rt_program array, all its values, sized unless unsized is true
+--% -- (global: pivots.tpl uses it)
+--% function plain_array(a, unsized)
 
 /* $(a.comment)$(a.empty and " -- empty" or "") */
-static const $(a.ctype) $(a.field)[$(a.count)] = {
+static const $(a.ctype) $(a.field)[$(unsized and "" or a.count)] = {
 --%   if a.strings then
 $(rows(a.values, 1, "    ", cstr))
 --%   else
@@ -74,8 +76,14 @@ $(rows(a.values, 16, "    "))
 --%   end
 };
 --% end
---% if P.mode == "unrolled" then
+--% if P.mode == "unrolled" and #P.pivots > 0 then
 --%   include("pivots.tpl")
+--% else
+--%   for _, a in ipairs(P.arrays) do
+--%     plain_array(a)
+--%   end
+--% end
+--% if P.mode == "unrolled" then
 --%   include("unrolled.tpl")
 --% end
 

@@ -502,7 +502,7 @@ static void test_output_shape(void **state) {
     snprintf(pat, sizeof pat, "\n/*---- %s (", pivots[i]);
     snprintf(pat2, sizeof pat2, "\n  /* %s (", pivots[i]);
     if (!strstr(o.c, pat) && !strstr(o.c, pat2)) fail_msg("no section for pivot %s", pivots[i]);
-    snprintf(pat, sizeof pat, "    P_%s = ", pivots[i]);
+    snprintf(pat, sizeof pat, "\n    X(%s, ", pivots[i]);
     if (!strstr(o.c, pat)) fail_msg("pivot %s is not in the table of pivots", pivots[i]);
   }
   assert_non_null(strstr(o.c, "\nstatic int pivot_"));
@@ -517,10 +517,10 @@ static void test_output_shape(void **state) {
   const char *at = strstr(o.h, EMIT_MECHANISM_MARK);
   assert_non_null(at);
   static const char *const decls[] = {
-      "enum probe_body {\n",         "    PROBE_BODY_ARM = 0,\n",  "    PROBE_BODY_BOB = 1,\n",
-      "    PROBE_BODY_CART = 2,\n",    "    PROBE_BODY_COUNT = 3\n", "enum probe_joint {\n",
-      "    PROBE_JOINT_PIN = 0,\n",    "    PROBE_JOINT_LINK = 1,\n", "    PROBE_JOINT_RAIL = 2,\n",
-      "    PROBE_JOINT_TOW = 3,\n",    "    PROBE_JOINT_COUNT = 4\n",  "#define PROBE_GROUND 0\n",
+      "enum probe_body {\n",         "    PROBE_BODY_ARM,\n",  "    PROBE_BODY_BOB,\n",
+      "    PROBE_BODY_CART,\n",    "    PROBE_BODY_COUNT\n", "enum probe_joint {\n",
+      "    PROBE_JOINT_PIN,\n",    "    PROBE_JOINT_LINK,\n", "    PROBE_JOINT_RAIL,\n",
+      "    PROBE_JOINT_TOW,\n",    "    PROBE_JOINT_COUNT\n",  "#define PROBE_GROUND 0\n",
       "extern const rt_world_desc probe_desc;\n", "extern const rt_settings probe_settings;\n",
       "rt_world *probe_create(const rt_settings *settings, rt_status *status);\n",
       "#ifdef __cplusplus\n}\n#endif\n"};
