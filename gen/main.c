@@ -24,6 +24,8 @@ static void usage(FILE *out) {
         "       ldlgen --table MECH.lua...\n"
         "       ldlgen --types\n"
         "       ldlgen --kernels-header FILE  (rt_kernels.h, the kernels programs share)\n"
+        "       ldlgen --diff OLD NEW [--json]  (mechanisms or generated .c files)\n"
+        "       ldlgen --textconv FILE.c  (summary, then the file: git diff's textconv)\n"
         "\n"
         "  -o OUT.c       write the program and the mechanism as C: OUT.c and its\n"
         "                 header OUT.h (ID_program, ID_desc, ID_settings, ID_create,\n"

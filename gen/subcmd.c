@@ -7,6 +7,7 @@
 
 #include "diag.h"
 #include "emit.h"
+#include "gdiff.h"
 #include "outfile.h"
 
 /* ldlgen --kernels-header FILE [--templates DIR] */
@@ -46,8 +47,38 @@ static int kernels_header(int argc, char **argv, const char *version) {
   return st == GEN_OK ? 0 : st == GEN_ERR_USAGE ? 2 : 1;
 }
 
+/* ldlgen --diff OLD NEW [--json], ldlgen --textconv FILE.c */
+static int diff_cmd(int argc, char **argv, int textconv) {
+  const char *files[2] = {NULL, NULL};
+  int nfile = 0, json = 0;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--diff") == 0 || strcmp(argv[i], "--textconv") == 0) continue;
+    if (strcmp(argv[i], "--json") == 0 && !textconv)
+      json = 1;
+    else if (argv[i][0] != '-' && nfile < 2)
+      files[nfile++] = argv[i];
+    else
+      nfile = 3;
+  }
+  if (nfile != (textconv ? 1 : 2)) {
+    fprintf(stderr, "ldlgen: usage: ldlgen --diff OLD NEW [--json] (mechanism files or generated .c files),\n"
+                    "       ldlgen --textconv FILE.c\n");
+    return 2;
+  }
+  diag_list d;
+  diag_init(&d);
+  gen_status st = textconv ? gdiff_textconv(files[0], stdout, &d) : gdiff_run(files[0], files[1], json, stdout, &d);
+  diag_print(&d, stderr);
+  diag_free(&d);
+  if (fflush(stdout) != 0 && st == GEN_OK) st = GEN_ERR_IO;
+  return st == GEN_OK ? 0 : st == GEN_ERR_USAGE ? 2 : 1;
+}
+
 int subcmd_main(int argc, char **argv, const char *version) {
-  for (int i = 1; i < argc; i++)
+  for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--kernels-header") == 0) return kernels_header(argc, argv, version);
+    if (strcmp(argv[i], "--diff") == 0) return diff_cmd(argc, argv, 0);
+    if (strcmp(argv[i], "--textconv") == 0) return diff_cmd(argc, argv, 1);
+  }
   return -1;
 }
