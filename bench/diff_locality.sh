@@ -52,6 +52,7 @@ changed() { # dirA dirB: changed lines, total lines of A
   for m in "$root"/mechanisms/*.lua; do
     s=$(basename "$m" .lua)
     lines=""
+    seen=""
     row=""
     for e in $edits; do
       cell=""
@@ -63,7 +64,7 @@ changed() { # dirA dirB: changed lines, total lines of A
         fi
         wrap "$s" "$e" > "$d/$e.lua"; "$gen" "$d/$e.lua" -o "$d/$e/x.c"
         set -- $(changed "$d/none" "$d/$e") "$@"; c=$1; t=$2; shift 2
-        [ -n "$lines" ] || lines=$t
+        case " $seen " in *" $label "*) ;; *) seen="$seen $label"; lines="$lines${lines:+ / }$t";; esac
         pct=$(awk -v c="$c" -v t="$t" 'BEGIN { printf "%.1f", 100 * c / t }')
         cell="$cell${cell:+ / }$pct % ($c)"
       done
@@ -72,6 +73,8 @@ changed() { # dirA dirB: changed lines, total lines of A
     echo "| $s | $lines |$row"
   done
   echo
-  echo "Cells: percent of lines (changed lines), one per generator in the order listed."
+  echo "Cells: percent of lines (changed lines), one per generator in the order listed; lines:"
+  echo "the unedited output's, per generator. The generators' outputs differ in size (the kernels"
+  echo "left the generated files for rt_kernels.h), so compare the changed lines too."
 } > "$out"
 echo "wrote $out"
