@@ -639,6 +639,49 @@ static void test_output_has_every_target(void **state) {
   diag_free(&d);
 }
 
+/* Pivot identifiers: a constraint's name with other characters made '_'
+ * (names that become the same are refused by the header already, except a
+ * shard weld's), cut at 40 characters, "_2", ... after a clash with an
+ * earlier constraint or a name ending like a part ("_part2"); the output
+ * compiles. */
+static void test_pivot_identifiers(void **state) {
+  (void)state;
+  char src[4096];
+  snprintf(src, sizeof src, probe_fmt, 1.0, 1.0, -0.5, 5.0, 0.1, 0.3, 20.0, 0.1, 0.0, -1.0, 0.3, 0.1, -0.2);
+  static const char *const from[] = {"'pin'", "'link'", "'rail'"};
+  static const char *const to[] = {"'k_part2'", "'a_very_long_constraint_name_of_fifty_characters_1'",
+                                   "'a_very_long_constraint_name_of_fifty_characters_2'"};
+  for (int i = 0; i < 3; i++) { /* the first occurrence: the constraint's name */
+    char *at = strstr(src, from[i]);
+    assert_non_null(at);
+    char rest[4096];
+    snprintf(rest, sizeof rest, "%s", at + strlen(from[i]));
+    snprintf(at, sizeof src - (size_t)(at - src), "%s%s", to[i], rest);
+  }
+  emit_output o;
+  emit_text(src, EMIT_UNROLLED, &o);
+  static const char *const want[] = {"\n    X(k_part2_2, ", "\n    X(a_very_long_constraint_name_of_fifty_cha, ",
+                                     "\n    X(a_very_long_constraint_name_of_fifty_cha_2, ", "\n    X(tow, "};
+  for (int i = 0; i < 4; i++)
+    if (!strstr(o.c, want[i])) fail_msg("no pivot line '%s' in:\n%.3000s", want[i] + 1, o.c);
+  char dir[] = "/tmp/ldlgen-pid-XXXXXX", path[600], cmd[1600], out[4096];
+  assert_non_null(mkdtemp(dir));
+  const char *texts[2] = {o.c, o.h};
+  static const char *const names[2] = {"probe.c", "probe.h"};
+  for (int k = 0; k < 2; k++) {
+    snprintf(path, sizeof path, "%s/%s", dir, names[k]);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(texts[k], f);
+    fclose(f);
+  }
+  snprintf(cmd, sizeof cmd, "cc -std=c11 -Wall -Wextra -Wpedantic -Werror -O2 -I%s/runtime/include -c %s/probe.c -o %s/probe.o 2>&1",
+           SRC_DIR, dir, dir);
+  if (run(cmd, out, sizeof out) != 0) fail_msg("does not compile:\n%s", out);
+  emit_output_free(&o);
+  rm_rf(dir);
+}
+
 /*---- templates -------------------------------------------------------------------*/
 
 /* ldlgen with --templates dir/tpl on chain.lua, output in dir: exit status,
@@ -792,6 +835,7 @@ int main(void) {
       cmocka_unit_test(test_output_shape),
       cmocka_unit_test(test_target_table),
       cmocka_unit_test(test_output_has_every_target),
+      cmocka_unit_test(test_pivot_identifiers),
       cmocka_unit_test(test_template_errors_report_template_line),
       cmocka_unit_test(test_templates_override),
       cmocka_unit_test(test_bad_options_exit_2),
