@@ -170,6 +170,7 @@ generate: deps
 
 generate-all: $(BUILD)/ldlgen
 	@mkdir -p generated
+	@echo "ldlgen --kernels-header runtime/include/rt_kernels.h"; $(BUILD)/ldlgen --kernels-header runtime/include/rt_kernels.h
 	@set -e; for m in $(MECHS); do n=$$(basename $$m .lua); \
 	  echo "ldlgen $$m -o generated/$$n.c"; $(BUILD)/ldlgen $$m -o generated/$$n.c; done
 
@@ -181,8 +182,10 @@ check-generated: $(BUILD)/ldlgen
 	@rm -rf $(BUILD)/regen && mkdir -p $(BUILD)/regen
 	@set -e; for m in $(MECHS); do n=$$(basename $$m .lua); \
 	  $(BUILD)/ldlgen $$m -o $(BUILD)/regen/$$n.c; done
-	@stale=""; for f in $$( (ls $(BUILD)/regen; ls generated 2>/dev/null) | grep '\.[ch]$$' | sort -u); do \
+	@$(BUILD)/ldlgen --kernels-header $(BUILD)/regen/rt_kernels.h
+	@stale=""; for f in $$( (ls $(BUILD)/regen; ls generated 2>/dev/null) | grep '\.[ch]$$' | grep -v '^rt_kernels\.h$$' | sort -u); do \
 	  cmp -s $(BUILD)/regen/$$f generated/$$f || stale="$$stale $$f"; done; \
+	cmp -s $(BUILD)/regen/rt_kernels.h runtime/include/rt_kernels.h || stale="$$stale runtime/include/rt_kernels.h"; \
 	if [ -n "$$stale" ]; then echo "generated sources are stale: run make generate"; \
 	  echo "  (differs:$$stale)"; exit 1; fi
 	@set -e; for f in generated/*.c; do for cc in gcc clang; do \

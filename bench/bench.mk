@@ -17,7 +17,7 @@
 # linked into build/bench/bench with a registry (build/bench/programs.c).
 # Results: bench/results/latest.md and latest.json, and README.md's table.
 
-.PHONY: bench bench-deps bench-build bench-cg
+.PHONY: bench bench-deps bench-build bench-cg bench-locality
 
 BENCH_DEB_PACKAGES := libsuitesparse-dev libopenblas-dev liblapacke-dev libmetis-dev libode-dev libmujoco-dev valgrind
 BENCH_DIR          := $(BUILD)/bench
@@ -166,6 +166,22 @@ bench: deps bench-deps
 	  --revision "$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$$(git diff --quiet HEAD -- 2>/dev/null || echo ' + uncommitted changes')" \
 	  --md bench/results/latest.md --json bench/results/latest.json --readme README.md \
 	  --cg bench/results/step-cg.tsv
+	@$(MAKE) --no-print-directory bench-locality
+
+#---- the locality of generated code (bench/diff_locality.sh) --------------------------
+# The share of generated lines small edits of each sample change, with the
+# generator of LOCALITY_BASE (before issue 18's layout: offsets relative to
+# per-pivot bases, tables per pivot, kernels in rt_kernels.h) and this one.
+# The base's ldlgen is built once from `git archive` into $(BUILD)/locality-base.
+LOCALITY_BASE ?= 53a5635
+LOCALITY_BASE_DIR = $(BUILD)/locality-base/$(LOCALITY_BASE)
+$(LOCALITY_BASE_DIR)/build/ldlgen:
+	@rm -rf $(LOCALITY_BASE_DIR) && mkdir -p $(LOCALITY_BASE_DIR)
+	git archive $(LOCALITY_BASE) | tar -x -C $(LOCALITY_BASE_DIR)
+	$(MAKE) --no-print-directory -C $(LOCALITY_BASE_DIR) build/ldlgen >/dev/null
+bench-locality: $(BUILD)/ldlgen $(LOCALITY_BASE_DIR)/build/ldlgen
+	@mkdir -p bench/results
+	bench/diff_locality.sh bench/results/diff_locality.md before=$(LOCALITY_BASE_DIR)/build/ldlgen after=$(BUILD)/ldlgen
 
 -include $(wildcard $(BENCH_DIR)/obj/bench/*.d $(BENCH_DIR)/obj/*.d)
 

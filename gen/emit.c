@@ -52,6 +52,7 @@ typedef struct view {
   char ident[EMIT_IDENT_MAX + 1];
   char macro[EMIT_IDENT_MAX + 1]; /* upper-case ident */
   emit_names names;               /* of the bodies and constraints */
+  char **pid;                     /* each pivot's C identifier part (pivot order) */
 } view;
 
 static void set_int(lua_State *L, const char *k, long long v) {
@@ -78,6 +79,76 @@ static const char *cons_type(const view *v, int c) {
 }
 
 static const char *piv_name(const view *v, int q) { return v->r->cons_name[v->r->piv_cons[q]]; }
+
+/*---- offsets relative to each pivot's base -------------------------------------
+ * Unrolled code names every pivot by its constraint (pivot identifiers,
+ * make_pivot_ids) and writes each workspace offset as its pivot's base plus
+ * a literal: "W_<id> + 12", with the bases declared once in a table (P_ the
+ * pivot's index, W_ its node block, R_ its reciprocals' slot in the
+ * temporary, X_ its first row in x). Inserting or removing a pivot then
+ * changes the table and the code of the pivots whose blocks change, and
+ * nothing else; the offsets are still compile-time constants. */
+
+/* The reciprocals' slot of pivot q in the temporary (emit_plan.c). */
+static int rinv_slot_of(int q) { return (q & 1) * RTPROG_TEMP_RINV; }
+
+/* Workspace offset abs, in the region of pivot q (its node block and edge
+ * column), as "W_<id> + rel". */
+static void wref(const view *v, int q, long long abs, char *buf, size_t size) {
+  const rt_program *r = v->r;
+  int d = r->cons_degree[r->piv_cons[q]];
+  long long rel = abs - r->piv_node[q], end = (long long)d * d + (long long)r->piv_height[q] * d;
+  if (rel < 0 || rel >= (end > 0 ? end : 1)) abort(); /* not in q's region: an emitter bug */
+  if (rel == 0)
+    snprintf(buf, size, "W_%s", v->pid[q]);
+  else
+    snprintf(buf, size, "W_%s + %lld", v->pid[q], rel);
+}
+
+/* Offset abs into x, at pivot q's rows, as "X_<id> + rel". */
+static void xref(const view *v, int q, int abs, char *buf, size_t size) {
+  int rel = abs - v->r->cons_row[v->r->piv_cons[q]];
+  if (rel < 0 || rel >= v->r->cons_degree[v->r->piv_cons[q]]) abort();
+  if (rel == 0)
+    snprintf(buf, size, "X_%s", v->pid[q]);
+  else
+    snprintf(buf, size, "X_%s + %d", v->pid[q], rel);
+}
+
+/* Every pivot's identifier: its constraint's name, at most PID_MAX
+ * characters of it, with each character outside [A-Za-z0-9_] made '_', and
+ * "_2", "_3", ... after a name that an earlier constraint (in constraint
+ * order, which the elimination order does not change) already took, or
+ * that ends like a part's function name ("_part3"). */
+#define PID_MAX 40
+static int ends_like_part(const char *id) {
+  const char *u = strrchr(id, '_');
+  if (!u || strncmp(u, "_part", 5) != 0 || !u[5]) return 0;
+  for (u += 5; *u; u++)
+    if (*u < '0' || *u > '9') return 0;
+  return 1;
+}
+
+static char **make_pivot_ids(arena *a, const rt_program *r) {
+  char **byc = arena_alloc(a, sizeof *byc * (size_t)(r->ncons > 0 ? r->ncons : 1));
+  for (int c = 0; c < r->ncons; c++) {
+    const char *n = r->cons_name[c];
+    size_t len = strlen(n) < PID_MAX ? strlen(n) : PID_MAX;
+    char *id = arena_alloc(a, len + 16);
+    for (size_t i = 0; i < len; i++) id[i] = is_alnum(n[i]) ? n[i] : '_';
+    id[len] = '\0';
+    for (int k = 2;; k++) {
+      int clash = ends_like_part(id);
+      for (int e = 0; e < c && !clash; e++) clash = strcmp(byc[e], id) == 0;
+      if (!clash) break;
+      snprintf(id + len, 16, "_%d", k);
+    }
+    byc[c] = id;
+  }
+  char **byq = arena_alloc(a, sizeof *byq * (size_t)(r->ncons > 0 ? r->ncons : 1));
+  for (int q = 0; q < r->ncons; q++) byq[q] = byc[r->piv_cons[q]];
+  return byq;
+}
 
 static void push_stats(lua_State *L, const view *v) {
   const program *p = v->p;
@@ -112,6 +183,36 @@ static void push_stats(lua_State *L, const view *v) {
   set_int(L, "shatter_threshold", p->shatter_threshold);
 }
 
+/* The pivot whose region (node block and edge column) holds workspace
+ * offset off: regions are packed in pivot order. */
+static int region_of(const rt_program *r, long long off) {
+  int lo = 0, hi = r->ncons - 1;
+  while (lo < hi) {
+    int mid = (lo + hi + 1) / 2;
+    if (r->piv_node[mid] <= off)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+/* p.rsi: pivot q's RSI entries as "W_<id> + k, ..." (each relative to the
+ * pivot whose region it targets), or "" when it has none. */
+static void push_rsi_text(lua_State *L, const view *v, int q) {
+  const rt_program *r = v->r;
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  for (int64_t i = r->piv_rsi_adr[q]; i < r->piv_rsi_adr[q + 1]; i++) {
+    char buf[EMIT_IDENT_MAX + 200];
+    wref(v, region_of(r, r->rsi[i]), r->rsi[i], buf, sizeof buf);
+    if (i > r->piv_rsi_adr[q]) luaL_addstring(&b, ", ");
+    luaL_addstring(&b, buf);
+  }
+  luaL_pushresult(&b);
+  lua_setfield(L, -2, "rsi");
+}
+
 static void push_pivots(lua_State *L, const view *v) {
   const rt_program *r = v->r;
   lua_createtable(L, r->ncons, 0);
@@ -120,6 +221,8 @@ static void push_pivots(lua_State *L, const view *v) {
     for (int k = r->piv_blk_adr[q]; k < r->piv_blk_adr[q + 1]; k++) nfill += r->blk_fill[k];
     lua_createtable(L, 0, 12);
     set_int(L, "index", q);
+    set_str(L, "id", v->pid[q]);
+    set_int(L, "rinv", rinv_slot_of(q));
     set_int(L, "cons", c);
     set_str(L, "name", r->cons_name[c]);
     set_str(L, "type", cons_type(v, c));
@@ -129,6 +232,10 @@ static void push_pivots(lua_State *L, const view *v) {
     set_int(L, "node", r->piv_node[q]);
     set_int(L, "edge", r->piv_edge[q]);
     set_int(L, "nblocks", r->piv_blk_adr[q + 1] - r->piv_blk_adr[q]);
+    set_int(L, "blk_adr", r->piv_blk_adr[q]);
+    set_int(L, "rsi_adr", r->piv_rsi_adr[q]);
+    set_int(L, "nrsi", r->piv_rsi_adr[q + 1] - r->piv_rsi_adr[q]);
+    if (v->pid) push_rsi_text(L, v, q);
     set_int(L, "nfill", nfill);
     lua_createtable(L, r->piv_blk_adr[q + 1] - r->piv_blk_adr[q], 0);
     for (int k = r->piv_blk_adr[q]; k < r->piv_blk_adr[q + 1]; k++) {
@@ -137,6 +244,11 @@ static void push_pivots(lua_State *L, const view *v) {
       set_str(L, "name", piv_name(v, r->blk_piv[k]));
       set_int(L, "degree", r->cons_degree[r->piv_cons[r->blk_piv[k]]]);
       set_bool(L, "fill", r->blk_fill[k]);
+      if (v->pid) {
+        char buf[EMIT_IDENT_MAX + 200];
+        wref(v, q, r->blk_off[k], buf, sizeof buf);
+        set_str(L, "off", buf);
+      }
       append(L);
     }
     lua_setfield(L, -2, "blocks");
@@ -238,6 +350,55 @@ static void op_comment(const view *v, const emit_op *op, char *buf, size_t size)
   }
 }
 
+/* The operands of an op as C expressions relative to the pivots' bases
+ * (see wref): A, B, C for the kernel's arguments a, b, c (emit.h), RINV for
+ * a panel's reciprocals, FAIL for a node factor's pivot index. */
+static void op_operands(lua_State *L, const view *v, const emit_op *op) {
+  char A[160] = "", B[160] = "", C[160] = "", buf[160];
+  const rt_program *r = v->r;
+  switch (op->kind) {
+  case EO_FACTOR_NODE:
+    wref(v, op->pivot, op->a, A, sizeof A);
+    if (op->b != rinv_slot_of(op->pivot)) abort();
+    snprintf(B, sizeof B, "R_%s", v->pid[op->pivot]);
+    snprintf(buf, sizeof buf, "P_%s", v->pid[op->pivot]);
+    set_str(L, "FAIL", buf);
+    break;
+  case EO_PANEL:
+    wref(v, op->pivot, op->a, A, sizeof A);
+    wref(v, op->pivot, op->b, B, sizeof B);
+    snprintf(C, sizeof C, "%d", op->c);
+    if (op->rinv != rinv_slot_of(op->pivot)) abort();
+    snprintf(buf, sizeof buf, "R_%s", v->pid[op->pivot]);
+    set_str(L, "RINV", buf);
+    break;
+  case EO_REDUCE:
+    wref(v, op->row == op->col ? op->row : op->col, op->a, A, sizeof A);
+    wref(v, op->pivot, op->b, B, sizeof B);
+    snprintf(C, sizeof C, "%d", op->c);
+    break;
+  case EO_FORWARD:
+    wref(v, op->pivot, op->a, A, sizeof A);
+    xref(v, op->pivot, op->b, B, sizeof B);
+    xref(v, op->row, op->c, C, sizeof C);
+    break;
+  case EO_NODE:
+    wref(v, op->pivot, op->a, A, sizeof A);
+    xref(v, op->pivot, op->b, B, sizeof B);
+    break;
+  case EO_BACKWARD:
+    wref(v, op->pivot, op->a, A, sizeof A);
+    xref(v, op->row, op->c, C, sizeof C);
+    break;
+  case EO_SUBTRACT: xref(v, op->pivot, op->b, B, sizeof B); break;
+  default: break;
+  }
+  (void)r;
+  set_str(L, "A", A);
+  set_str(L, "B", B);
+  set_str(L, "C", C);
+}
+
 static void push_functions(lua_State *L, const view *v, int solve) {
   const emit_plan *pl = v->plan;
   int count[EP_NPHASES] = {0};
@@ -245,11 +406,11 @@ static void push_functions(lua_State *L, const view *v, int solve) {
   for (int i = 0; i < pl->nfn; i++) {
     const emit_fn *f = &pl->fns[i];
     if ((f->phase != EP_FACTOR) != solve) continue;
-    char name[64];
+    char name[EMIT_IDENT_MAX + 200];
     if (f->phase == EP_FACTOR && f->part > 1)
-      snprintf(name, sizeof name, "factor_p%d_%d", f->first_pivot, f->part);
+      snprintf(name, sizeof name, "pivot_%s_part%d", v->pid[f->first_pivot], f->part);
     else if (f->phase == EP_FACTOR)
-      snprintf(name, sizeof name, "factor_p%d", f->first_pivot);
+      snprintf(name, sizeof name, "pivot_%s", v->pid[f->first_pivot]);
     else
       snprintf(name, sizeof name, "solve_%s_%d", phase_name[f->phase], count[f->phase]);
     count[f->phase]++;
@@ -262,6 +423,11 @@ static void push_functions(lua_State *L, const view *v, int solve) {
     set_int(L, "nparts", f->nparts);
     set_bool(L, "status", f->status);
     set_int(L, "fail_pivot", f->fail_pivot);
+    if (f->fail_pivot >= 0) {
+      char fail[EMIT_IDENT_MAX + 200];
+      snprintf(fail, sizeof fail, "P_%s", v->pid[f->fail_pivot]);
+      set_str(L, "FAIL", fail);
+    }
     set_int(L, "statements", f->statements);
     lua_createtable(L, f->op_num, 0);
     for (int k = f->op_adr; k < f->op_adr + f->op_num; k++) {
@@ -279,6 +445,7 @@ static void push_functions(lua_State *L, const view *v, int solve) {
       set_int(L, "n", op->n);
       set_int(L, "rinv", op->rinv);
       set_str(L, "comment", comment);
+      op_operands(L, v, op);
       append(L);
     }
     lua_setfield(L, -2, "ops");
@@ -396,7 +563,7 @@ gen_status emit_program(const program *p, const emit_options *o, emit_output *ou
   arena_init(&a);
   rt_program r;
   rtprog_build(&a, p, o->precision, &r);
-  view v = {p, &r, NULL, o, "", "", {NULL, NULL}};
+  view v = {p, &r, NULL, o, "", "", {NULL, NULL}, make_pivot_ids(&a, &r)};
   emit_plan plan = {0};
   gen_status st = GEN_OK;
   if (o->mode == EMIT_UNROLLED) st = emit_plan_build(&a, &r, o->budget, &plan, d);
@@ -420,6 +587,65 @@ gen_status emit_program(const program *p, const emit_options *o, emit_output *ou
     }
   }
   arena_free(&a);
+  return st;
+}
+
+/* The view of rt_kernels.h: every kernel of both precisions. */
+typedef struct kernels_view {
+  const emit_options *o;
+} kernels_view;
+
+static void push_kernel_list(lua_State *L, const emit_kernel *ks, int n) {
+  lua_createtable(L, n, 0);
+  for (int i = 0; i < n; i++) {
+    char name[64];
+    emit_kernel_name(&ks[i], name, sizeof name);
+    lua_createtable(L, 0, 5);
+    set_str(L, "kind", emit_kernel_kind_name(ks[i].kind));
+    set_str(L, "name", name);
+    set_int(L, "m", ks[i].m);
+    set_int(L, "n", ks[i].n);
+    set_int(L, "d", ks[i].d);
+    append(L);
+  }
+}
+
+static void build_kernels_view(lua_State *L, void *ud) {
+  const kernels_view *v = ud;
+  char buf[256];
+  lua_createtable(L, 0, 4);
+  snprintf(buf, sizeof buf, "ldlgen %s", v->o->version);
+  set_str(L, "generator", buf);
+  set_int(L, "vector_align", TARGET_VECTOR_ALIGN);
+  lua_createtable(L, 2, 0);
+  static const rt_precision prec[2] = {RT_FLOAT, RT_DOUBLE};
+  static emit_kernel ks[EMIT_ALL_KERNELS_MAX];
+  for (int i = 0; i < 2; i++) {
+    int n = emit_all_kernels(prec[i], ks, EMIT_ALL_KERNELS_MAX);
+    if (n > EMIT_ALL_KERNELS_MAX) abort(); /* EMIT_ALL_KERNELS_MAX too small */
+    lua_createtable(L, 0, 4);
+    set_str(L, "scalar", prec[i] == RT_DOUBLE ? "double" : "float");
+    set_int(L, "double", prec[i] == RT_DOUBLE);
+    push_kernel_list(L, ks, n);
+    lua_setfield(L, -2, "kernels");
+    push_targets(L, prec[i]);
+    lua_setfield(L, -2, "targets");
+    append(L);
+  }
+  lua_setfield(L, -2, "precisions");
+}
+
+gen_status emit_kernels_header(const emit_options *o, char **text, size_t *len, diag_list *d) {
+  static const char *const names[] = {"kernels.h.tpl"};
+  kernels_view v = {o};
+  tpl_text t;
+  *text = NULL;
+  *len = 0;
+  gen_status st = tpl_render(o->templates_dir, build_kernels_view, &v, 1, names, &t, d);
+  if (st == GEN_OK) {
+    *text = t.text;
+    *len = t.len;
+  }
   return st;
 }
 

@@ -158,6 +158,12 @@ typedef struct emit_plan {
  * the functions. */
 gen_status emit_plan_build(arena *a, const rt_program *prog, int budget, emit_plan *out, diag_list *d);
 
+/* Every kernel a plan of the given precision can use, sorted like a plan's
+ * (kind, m, n, d): what rt_kernels.h holds. Writes at most cap and returns
+ * the count (EMIT_ALL_KERNELS_MAX is enough). */
+#define EMIT_ALL_KERNELS_MAX 1024
+int emit_all_kernels(rt_precision precision, emit_kernel *out, int cap);
+
 /* The C name of a kernel ("reduce_3x5_d6"). */
 void emit_kernel_name(const emit_kernel *k, char *buf, size_t size);
 /* The kind part of a kernel's name ("panel", "reduce", ...). */
@@ -174,6 +180,11 @@ typedef struct emit_output {
  * mechanism (below), after the line EMIT_MECHANISM_MARK in both files. */
 gen_status emit_program(const program *p, const emit_options *o, emit_output *out, diag_list *d);
 void emit_output_free(emit_output *out);
+
+/* Renders rt_kernels.h (templates/kernels.h.tpl): every kernel of
+ * emit_all_kernels for both precisions, which unrolled programs include.
+ * Only o->templates_dir and o->version are read. *text is malloc'ed. */
+gen_status emit_kernels_header(const emit_options *o, char **text, size_t *len, diag_list *d);
 
 /*---- the mechanism (emit_world.c) ------------------------------------------------
  *

@@ -35,6 +35,45 @@ void emit_kernel_name(const emit_kernel *k, char *buf, size_t size) {
   }
 }
 
+int emit_all_kernels(rt_precision precision, emit_kernel *out, int cap) {
+  int n = 0, lanes = rtprog_lanes(precision);
+#define ADD(kind_, m_, n_, d_) \
+  do {                                                                   \
+    if (n < cap) out[n] = (emit_kernel){(kind_), (m_), (n_), (d_)};     \
+    n++;                                                                 \
+  } while (0)
+  for (int kind = 0; kind < EK_NKINDS; kind++) {
+    switch ((emit_kernel_kind)kind) {
+    case EK_PANEL:
+      for (int m = 1; m <= lanes; m *= 2)
+        for (int r = 1; r <= m; r++)
+          for (int d = 1; d <= RT_MAX_DEGREE; d++) ADD(EK_PANEL, m, r, d);
+      break;
+    case EK_REDUCE:
+      for (int m = 1; m <= RT_MAX_DEGREE; m++)
+        for (int r = 1; r <= RT_MAX_DEGREE; r++)
+          for (int d = 1; d <= RT_MAX_DEGREE; d++) ADD(EK_REDUCE, m, r, d);
+      break;
+    case EK_REDUCE_TRI:
+    case EK_FORWARD:
+    case EK_BACKWARD_SET:
+    case EK_BACKWARD_ADD:
+      for (int m = 1; m <= RT_MAX_DEGREE; m++)
+        for (int d = 1; d <= RT_MAX_DEGREE; d++) ADD((emit_kernel_kind)kind, m, 0, d);
+      break;
+    case EK_NODE_FORWARD:
+    case EK_NODE_BACKWARD: /* a 1 x 1 node block has no l: never called */
+      for (int d = 2; d <= RT_MAX_DEGREE; d++) ADD((emit_kernel_kind)kind, 0, 0, d);
+      break;
+    default:
+      for (int d = 1; d <= RT_MAX_DEGREE; d++) ADD((emit_kernel_kind)kind, 0, 0, d);
+      break;
+    }
+  }
+#undef ADD
+  return n;
+}
+
 #define DIMS (EMIT_MAX_LANES > RT_MAX_DEGREE ? EMIT_MAX_LANES + 1 : RT_MAX_DEGREE + 1)
 #define KEY(kind, m, n, d) ((((kind) * DIMS + (m)) * DIMS + (n)) * DIMS + (d))
 #define NKEYS (EK_NKINDS * DIMS * DIMS * DIMS)

@@ -13,6 +13,7 @@
 #include "outfile.h"
 #include "program.h"
 #include "redundant.h"
+#include "subcmd.h"
 #include "typedoc.h"
 
 #define LDLGEN_VERSION "0.1"
@@ -23,6 +24,9 @@ static void usage(FILE *out) {
         "                       [--stats] [--dot FILE] [--report FILE]\n"
         "       ldlgen --table MECH.lua...\n"
         "       ldlgen --types\n"
+        "       ldlgen --kernels-header FILE  (rt_kernels.h, the kernels programs share)\n"
+        "       ldlgen --diff OLD NEW [--json]  (mechanisms or generated .c files)\n"
+        "       ldlgen --textconv FILE.c  (summary, then the file: git diff's textconv)\n"
         "\n"
         "  -o OUT.c       write the program and the mechanism as C: OUT.c and its\n"
         "                 header OUT.h (ID_program, ID_desc, ID_settings, ID_create,\n"
@@ -279,8 +283,10 @@ static void print_table(FILE *out, const program *p) {
 }
 
 int main(int argc, char **argv) {
+  int rc = subcmd_main(argc, argv, LDLGEN_VERSION);
+  if (rc >= 0) return rc;
   options o;
-  int rc = parse_args(argc, argv, &o);
+  rc = parse_args(argc, argv, &o);
   if (rc) {
     free(o.inputs);
     return rc;

@@ -4,13 +4,15 @@
  * matrix H of mechanism buggy, unrolled mode, float precision:
  * the program object buggy_program (declared in buggy.h; the
  * contract, the workspace layout and the reference arithmetic are in rt.h).
- * Each pivot's elimination is its own function factor_p<pivot>: the dense
+ * Each pivot's elimination is its own function pivot_<constraint>: the dense
  * LDL^T of its node block, its edge column turned into L = E l^-T D^-1 in
  * panels of rows (keeping Y = E l^-T, transposed, in the temporary), and one
  * kernel call per block pair of the reduction C -= L Y^T (the RSI grouped by
- * target block, whose workspace offset is a literal). The kernels below are
- * the reference arithmetic of rt.h specialized by degree; vector lanes hold
- * independent results, so every instruction set gives the same bits.
+ * target block, whose workspace offset is a constant: its pivot's base from
+ * the table of pivots plus a literal). The kernels, in
+ * rt_kernels.h, are the reference arithmetic of rt.h specialized by degree;
+ * vector lanes hold independent results, so every instruction set gives the
+ * same bits.
  *
  * After the program, the mechanism: its world description buggy_desc,
  * its settings buggy_settings and buggy_create, which makes its world.
@@ -27,1969 +29,376 @@
  *   workspace       555 scalars, temporary 96 scalars
  *   structure hash  0x5572762ad1186987
  *
- * Pivot order (pivot, constraint, type, degree d, column height h, blocks):
- *      0  spindleL    hinge       d 5  h 6   2 blocks
- *      1  spindleR    hinge       d 5  h 6   2 blocks
- *      2  rear_axleL  hinge       d 5  h 16  3 blocks
- *      3  rear_axleR  hinge       d 5  h 11  2 blocks
- *      4  tie_rodR    rod         d 1  h 11  3 blocks
- *      5  kingpinL    hinge       d 5  h 7   2 blocks
- *      6  tie_rodL    rod         d 1  h 16  3 blocks, 2 fill
- *      7  kingpinR    hinge       d 5  h 11  2 blocks
- *      8  rack_slide  prismatic   d 5  h 6   1 block
- *      9  body#weld1  shard weld  d 6  h 0   0 blocks
+ * Pivot order (constraint: type, degree d, column height h, blocks; the
+ * pivots' indices and offsets are the table P_, W_, R_, X_ below):
+ *   spindleL: hinge, d 5, h 6, 2 blocks
+ *   spindleR: hinge, d 5, h 6, 2 blocks
+ *   rear_axleL: hinge, d 5, h 16, 3 blocks
+ *   rear_axleR: hinge, d 5, h 11, 2 blocks
+ *   tie_rodR: rod, d 1, h 11, 3 blocks
+ *   kingpinL: hinge, d 5, h 7, 2 blocks
+ *   tie_rodL: rod, d 1, h 16, 3 blocks, 2 fill
+ *   kingpinR: hinge, d 5, h 11, 2 blocks
+ *   rack_slide: prismatic, d 5, h 6, 1 block
+ *   body#weld1: shard weld, d 6, h 0, 0 blocks
  */
 #include "buggy.h"
 
 #include <math.h> /* HUGE_VAL: the mechanism's unbounded limits */
 
-typedef float scalar;
-/* vectors of 2, 4, ... scalars (GCC/Clang vector extensions), loaded and
- * stored at any scalar-aligned address, up to the widest the target has
- * registers for; none in plain C (the vector kernels below are written once
- * per target, under the same conditions) */
-#if defined(LDLPGS_NO_VECTOR) || !defined(__GNUC__)
-/* no vector types: plain C */
-#elif defined(__AVX__)
-typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
-typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
-typedef scalar v8 __attribute__((vector_size(8 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
-#else
-typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
-typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
-#endif
+/* the kernels every unrolled program shares (rt_kernels.h, installed with
+ * rt.h), for float and this program's Y^T stride */
+#define RT_KERNELS_DOUBLE 0
+#define RT_KERNELS_ET_LD 16
+#include "rt_kernels.h"
 
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
 
 /* mechanism body of each solver body */
-static const int sbody_body[9] = {
+static const int sbody_body[] = {
     0, 0, 1, 2, 3, 4, 5, 6, 7,
 };
 
 /* first solver body of each mechanism body */
-static const int shard_adr[8] = {
+static const int shard_adr[] = {
     0, 2, 3, 4, 5, 6, 7, 8,
 };
 
 /* solver bodies of each mechanism body (1 = whole) */
-static const int shard_num[8] = {
+static const int shard_num[] = {
     2, 1, 1, 1, 1, 1, 1, 1,
 };
 
-/* mechanism constraint of each solver constraint (-1 = shard weld) */
-static const int cons_joint[10] = {
-    0, 1, 2, 3, 4, 5, 6, 7, 8, -1,
-};
+/* The solver constraints in solver order, one line each: name, mechanism
+ * constraint (-1 = shard weld), solver bodies a and b (RT_WORLD = -1),
+ * degree, first row in vectors. */
+#define LDLPGS_CONSTRAINTS(X) \
+    X("rear_axleL", 0, 0, 5, 5, 0) \
+    X("kingpinL", 1, 0, 3, 5, 5) \
+    X("spindleL", 2, 3, 4, 5, 10) \
+    X("tie_rodL", 3, 2, 3, 1, 15) \
+    X("rear_axleR", 4, 0, 8, 5, 16) \
+    X("kingpinR", 5, 1, 6, 5, 21) \
+    X("spindleR", 6, 6, 7, 5, 26) \
+    X("tie_rodR", 7, 2, 6, 1, 31) \
+    X("rack_slide", 8, 1, 2, 5, 32) \
+    X("body#weld1", -1, 0, 1, 6, 37)
+#define LDLPGS_C_joint(name, joint, a, b, degree, row) joint,
+static const int cons_joint[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_joint)};
+#define LDLPGS_C_a(name, joint, a, b, degree, row) a,
+static const int cons_a[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_a)};
+#define LDLPGS_C_b(name, joint, a, b, degree, row) b,
+static const int cons_b[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_b)};
+#define LDLPGS_C_degree(name, joint, a, b, degree, row) degree,
+static const int cons_degree[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_degree)};
+#define LDLPGS_C_row(name, joint, a, b, degree, row) row,
+static const int cons_row[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_row)};
+#define LDLPGS_C_name(name, joint, a, b, degree, row) name,
+static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_name)};
 
-/* solver body a, or RT_WORLD (-1) */
-static const int cons_a[10] = {
-    0, 0, 3, 2, 0, 1, 6, 2, 1, 0,
-};
-
-/* solver body b, or RT_WORLD (-1) */
-static const int cons_b[10] = {
-    5, 3, 4, 3, 8, 6, 7, 6, 2, 1,
-};
-
-/* rows of each solver constraint */
-static const int cons_degree[10] = {
-    5, 5, 5, 1, 5, 5, 5, 1, 5, 6,
-};
-
-/* first row of each solver constraint in vectors */
-static const int cons_row[10] = {
-    0, 5, 10, 15, 16, 21, 26, 31, 32, 37,
-};
-
-/* solver constraint names */
-static const char *const cons_name[10] = {
-    "rear_axleL",
-    "kingpinL",
-    "spindleL",
-    "tie_rodL",
-    "rear_axleR",
-    "kingpinR",
-    "spindleR",
-    "tie_rodR",
-    "rack_slide",
-    "body#weld1",
-};
-
-/* solver constraint of each pivot */
-static const int piv_cons[10] = {
-    2, 6, 0, 4, 7, 1, 3, 5, 8, 9,
-};
-
-/* workspace offset of each pivot's node block */
-static const int piv_node[10] = {
-    0, 55, 110, 215, 295, 307, 367, 384, 464, 519,
-};
-
-/* workspace offset of each pivot's edge column */
-static const int piv_edge[10] = {
-    25, 80, 135, 240, 296, 332, 368, 409, 489, 555,
-};
-
-/* height h of each pivot's edge column */
-static const int piv_height[10] = {
-    6, 6, 16, 11, 11, 7, 16, 11, 6, 0,
-};
-
-/* edge blocks of pivot p: [adr[p], adr[p+1]) */
-static const int piv_blk_adr[11] = {
-    0, 2, 4, 7, 9, 12, 14, 17, 19, 20, 20,
-};
+/* The pivots in elimination order, one line each: the pivot's identifier
+ * (its constraint's name), its index (P_), its solver constraint, its node
+ * block in the workspace (W_), its edge column, the column's height, its
+ * first edge block, its first RSI entry, its reciprocals' slot in the
+ * temporary (R_) and its constraint's first row of x (X_). Every offset of
+ * the code below is one of these bases plus a literal. */
+#define LDLPGS_PIVOTS(X) \
+    X(spindleL, 0, 2, 0, 25, 6, 0, 0, 0, 10) \
+    X(spindleR, 1, 6, 55, 80, 6, 2, 21, 8, 26) \
+    X(rear_axleL, 2, 0, 110, 135, 16, 4, 42, 0, 0) \
+    X(rear_axleR, 3, 4, 215, 240, 11, 7, 178, 8, 16) \
+    X(tie_rodR, 4, 7, 295, 296, 11, 9, 244, 0, 31) \
+    X(kingpinL, 5, 1, 307, 332, 7, 12, 310, 8, 5) \
+    X(tie_rodL, 6, 3, 367, 368, 16, 14, 338, 0, 15) \
+    X(kingpinR, 7, 5, 384, 409, 11, 17, 474, 8, 21) \
+    X(rack_slide, 8, 8, 464, 489, 6, 19, 540, 0, 32) \
+    X(body_weld1, 9, 9, 519, 555, 0, 20, 561, 8, 37)
+#define LDLPGS_P_BASES(id, p, cons, node, edge, h, blk, rsi, rinv, row) \
+    P_##id = p, W_##id = node, R_##id = rinv, X_##id = row,
+enum { LDLPGS_PIVOTS(LDLPGS_P_BASES) };
+#define LDLPGS_P_cons(id, p, cons, node, edge, h, blk, rsi, rinv, row) cons,
+static const int piv_cons[] = {LDLPGS_PIVOTS(LDLPGS_P_cons)};
+#define LDLPGS_P_node(id, p, cons, node, edge, h, blk, rsi, rinv, row) node,
+static const int piv_node[] = {LDLPGS_PIVOTS(LDLPGS_P_node)};
+#define LDLPGS_P_edge(id, p, cons, node, edge, h, blk, rsi, rinv, row) edge,
+static const int piv_edge[] = {LDLPGS_PIVOTS(LDLPGS_P_edge)};
+#define LDLPGS_P_h(id, p, cons, node, edge, h, blk, rsi, rinv, row) h,
+static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_h)};
+#define LDLPGS_P_blk(id, p, cons, node, edge, h, blk, rsi, rinv, row) blk,
+static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_blk) 20};
+#define LDLPGS_P_rsi(id, p, cons, node, edge, h, blk, rsi, rinv, row) rsi,
+static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_rsi) 561};
 
 /* row pivot of each edge block */
-static const int blk_piv[20] = {
-    5, 6, 4, 7, 3, 5, 9, 5, 9, 6, 7, 8, 6, 9, 7, 8,
-    9, 8, 9, 9,
+static const int blk_piv[] = {
+    /* spindleL */ P_kingpinL, P_tie_rodL,
+    /* spindleR */ P_tie_rodR, P_kingpinR,
+    /* rear_axleL */ P_rear_axleR, P_kingpinL, P_body_weld1,
+    /* rear_axleR */ P_kingpinL, P_body_weld1,
+    /* tie_rodR */ P_tie_rodL, P_kingpinR, P_rack_slide,
+    /* kingpinL */ P_tie_rodL, P_body_weld1,
+    /* tie_rodL */ P_kingpinR, P_rack_slide, P_body_weld1,
+    /* kingpinR */ P_rack_slide, P_body_weld1,
+    /* rack_slide */ P_body_weld1,
 };
 
 /* workspace offset of each edge block */
-static const int blk_off[20] = {
-    25, 50, 80, 85, 135, 160, 185, 240, 265, 296, 297, 302, 332, 337, 368, 373,
-    378, 409, 434, 489,
+static const int blk_off[] = {
+    /* spindleL */ W_spindleL + 25, W_spindleL + 50,
+    /* spindleR */ W_spindleR + 25, W_spindleR + 30,
+    /* rear_axleL */ W_rear_axleL + 25, W_rear_axleL + 50, W_rear_axleL + 75,
+    /* rear_axleR */ W_rear_axleR + 25, W_rear_axleR + 50,
+    /* tie_rodR */ W_tie_rodR + 1, W_tie_rodR + 2, W_tie_rodR + 7,
+    /* kingpinL */ W_kingpinL + 25, W_kingpinL + 30,
+    /* tie_rodL */ W_tie_rodL + 1, W_tie_rodL + 6, W_tie_rodL + 11,
+    /* kingpinR */ W_kingpinR + 25, W_kingpinR + 50,
+    /* rack_slide */ W_rack_slide + 25,
 };
 
 /* 1 = fill-in block (zero in H) */
-static const unsigned char blk_fill[20] = {
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0,
-    1, 0, 0, 0,
-};
-
-/* RSI of pivot p: rsi[adr[p] .. adr[p+1]) */
-static const int64_t piv_rsi_adr[11] = {
-    0, 21, 42, 178, 244, 310, 338, 474, 540, 561, 561,
+static const unsigned char blk_fill[] = {
+    /* spindleL */ 0, 0,
+    /* spindleR */ 0, 0,
+    /* rear_axleL */ 0, 0, 0,
+    /* rear_axleR */ 0, 0,
+    /* tie_rodR */ 0, 0, 0,
+    /* kingpinL */ 0, 0,
+    /* tie_rodL */ 1, 0, 1,
+    /* kingpinR */ 0, 0,
+    /* rack_slide */ 0,
 };
 
 /* RSI: workspace offset receiving each reduction product */
-static const int32_t rsi[561] = {
-    307, 312, 313, 317, 318, 319, 322, 323, 324, 325, 327, 328, 329, 330, 331, 332,
-    333, 334, 335, 336, 367, 295, 297, 384, 298, 389, 390, 299, 394, 395, 396, 300,
-    399, 400, 401, 402, 301, 404, 405, 406, 407, 408, 215, 220, 221, 225, 226, 227,
-    230, 231, 232, 233, 235, 236, 237, 238, 239, 240, 241, 242, 243, 244, 307, 245,
-    246, 247, 248, 249, 312, 313, 250, 251, 252, 253, 254, 317, 318, 319, 255, 256,
-    257, 258, 259, 322, 323, 324, 325, 260, 261, 262, 263, 264, 327, 328, 329, 330,
-    331, 265, 266, 267, 268, 269, 337, 338, 339, 340, 341, 519, 270, 271, 272, 273,
-    274, 342, 343, 344, 345, 346, 525, 526, 275, 276, 277, 278, 279, 347, 348, 349,
-    350, 351, 531, 532, 533, 280, 281, 282, 283, 284, 352, 353, 354, 355, 356, 537,
-    538, 539, 540, 285, 286, 287, 288, 289, 357, 358, 359, 360, 361, 543, 544, 545,
-    546, 547, 290, 291, 292, 293, 294, 362, 363, 364, 365, 366, 549, 550, 551, 552,
-    553, 554, 307, 312, 313, 317, 318, 319, 322, 323, 324, 325, 327, 328, 329, 330,
-    331, 337, 338, 339, 340, 341, 519, 342, 343, 344, 345, 346, 525, 526, 347, 348,
-    349, 350, 351, 531, 532, 533, 352, 353, 354, 355, 356, 537, 538, 539, 540, 357,
-    358, 359, 360, 361, 543, 544, 545, 546, 547, 362, 363, 364, 365, 366, 549, 550,
-    551, 552, 553, 554, 367, 368, 384, 369, 389, 390, 370, 394, 395, 396, 371, 399,
-    400, 401, 402, 372, 404, 405, 406, 407, 408, 373, 409, 410, 411, 412, 413, 464,
-    374, 414, 415, 416, 417, 418, 469, 470, 375, 419, 420, 421, 422, 423, 474, 475,
-    476, 376, 424, 425, 426, 427, 428, 479, 480, 481, 482, 377, 429, 430, 431, 432,
-    433, 484, 485, 486, 487, 488, 367, 378, 519, 379, 525, 526, 380, 531, 532, 533,
-    381, 537, 538, 539, 540, 382, 543, 544, 545, 546, 547, 383, 549, 550, 551, 552,
-    553, 554, 384, 389, 390, 394, 395, 396, 399, 400, 401, 402, 404, 405, 406, 407,
-    408, 409, 410, 411, 412, 413, 464, 414, 415, 416, 417, 418, 469, 470, 419, 420,
-    421, 422, 423, 474, 475, 476, 424, 425, 426, 427, 428, 479, 480, 481, 482, 429,
-    430, 431, 432, 433, 484, 485, 486, 487, 488, 434, 435, 436, 437, 438, 489, 490,
-    491, 492, 493, 519, 439, 440, 441, 442, 443, 494, 495, 496, 497, 498, 525, 526,
-    444, 445, 446, 447, 448, 499, 500, 501, 502, 503, 531, 532, 533, 449, 450, 451,
-    452, 453, 504, 505, 506, 507, 508, 537, 538, 539, 540, 454, 455, 456, 457, 458,
-    509, 510, 511, 512, 513, 543, 544, 545, 546, 547, 459, 460, 461, 462, 463, 514,
-    515, 516, 517, 518, 549, 550, 551, 552, 553, 554, 464, 469, 470, 474, 475, 476,
-    479, 480, 481, 482, 484, 485, 486, 487, 488, 489, 490, 491, 492, 493, 519, 494,
-    495, 496, 497, 498, 525, 526, 499, 500, 501, 502, 503, 531, 532, 533, 504, 505,
-    506, 507, 508, 537, 538, 539, 540, 509, 510, 511, 512, 513, 543, 544, 545, 546,
-    547, 514, 515, 516, 517, 518, 549, 550, 551, 552, 553, 554, 519, 525, 526, 531,
-    532, 533, 537, 538, 539, 540, 543, 544, 545, 546, 547, 549, 550, 551, 552, 553,
-    554,
+static const int32_t rsi[] = {
+    /* spindleL */ W_kingpinL, W_kingpinL + 5, W_kingpinL + 6, W_kingpinL + 10, W_kingpinL + 11, W_kingpinL + 12, W_kingpinL + 15, W_kingpinL + 16, W_kingpinL + 17, W_kingpinL + 18, W_kingpinL + 20, W_kingpinL + 21, W_kingpinL + 22, W_kingpinL + 23, W_kingpinL + 24, W_kingpinL + 25, W_kingpinL + 26, W_kingpinL + 27, W_kingpinL + 28, W_kingpinL + 29, W_tie_rodL,
+    /* spindleR */ W_tie_rodR, W_tie_rodR + 2, W_kingpinR, W_tie_rodR + 3, W_kingpinR + 5, W_kingpinR + 6, W_tie_rodR + 4, W_kingpinR + 10, W_kingpinR + 11, W_kingpinR + 12, W_tie_rodR + 5, W_kingpinR + 15, W_kingpinR + 16, W_kingpinR + 17, W_kingpinR + 18, W_tie_rodR + 6, W_kingpinR + 20, W_kingpinR + 21, W_kingpinR + 22, W_kingpinR + 23, W_kingpinR + 24,
+    /* rear_axleL */ W_rear_axleR, W_rear_axleR + 5, W_rear_axleR + 6, W_rear_axleR + 10, W_rear_axleR + 11, W_rear_axleR + 12, W_rear_axleR + 15, W_rear_axleR + 16, W_rear_axleR + 17, W_rear_axleR + 18, W_rear_axleR + 20, W_rear_axleR + 21, W_rear_axleR + 22, W_rear_axleR + 23, W_rear_axleR + 24, W_rear_axleR + 25, W_rear_axleR + 26, W_rear_axleR + 27, W_rear_axleR + 28, W_rear_axleR + 29, W_kingpinL, W_rear_axleR + 30, W_rear_axleR + 31, W_rear_axleR + 32, W_rear_axleR + 33, W_rear_axleR + 34, W_kingpinL + 5, W_kingpinL + 6, W_rear_axleR + 35, W_rear_axleR + 36, W_rear_axleR + 37, W_rear_axleR + 38, W_rear_axleR + 39, W_kingpinL + 10, W_kingpinL + 11, W_kingpinL + 12, W_rear_axleR + 40, W_rear_axleR + 41, W_rear_axleR + 42, W_rear_axleR + 43, W_rear_axleR + 44, W_kingpinL + 15, W_kingpinL + 16, W_kingpinL + 17, W_kingpinL + 18, W_rear_axleR + 45, W_rear_axleR + 46, W_rear_axleR + 47, W_rear_axleR + 48, W_rear_axleR + 49, W_kingpinL + 20, W_kingpinL + 21, W_kingpinL + 22, W_kingpinL + 23, W_kingpinL + 24, W_rear_axleR + 50, W_rear_axleR + 51, W_rear_axleR + 52, W_rear_axleR + 53, W_rear_axleR + 54, W_kingpinL + 30, W_kingpinL + 31, W_kingpinL + 32, W_kingpinL + 33, W_kingpinL + 34, W_body_weld1, W_rear_axleR + 55, W_rear_axleR + 56, W_rear_axleR + 57, W_rear_axleR + 58, W_rear_axleR + 59, W_kingpinL + 35, W_kingpinL + 36, W_kingpinL + 37, W_kingpinL + 38, W_kingpinL + 39, W_body_weld1 + 6, W_body_weld1 + 7, W_rear_axleR + 60, W_rear_axleR + 61, W_rear_axleR + 62, W_rear_axleR + 63, W_rear_axleR + 64, W_kingpinL + 40, W_kingpinL + 41, W_kingpinL + 42, W_kingpinL + 43, W_kingpinL + 44, W_body_weld1 + 12, W_body_weld1 + 13, W_body_weld1 + 14, W_rear_axleR + 65, W_rear_axleR + 66, W_rear_axleR + 67, W_rear_axleR + 68, W_rear_axleR + 69, W_kingpinL + 45, W_kingpinL + 46, W_kingpinL + 47, W_kingpinL + 48, W_kingpinL + 49, W_body_weld1 + 18, W_body_weld1 + 19, W_body_weld1 + 20, W_body_weld1 + 21, W_rear_axleR + 70, W_rear_axleR + 71, W_rear_axleR + 72, W_rear_axleR + 73, W_rear_axleR + 74, W_kingpinL + 50, W_kingpinL + 51, W_kingpinL + 52, W_kingpinL + 53, W_kingpinL + 54, W_body_weld1 + 24, W_body_weld1 + 25, W_body_weld1 + 26, W_body_weld1 + 27, W_body_weld1 + 28, W_rear_axleR + 75, W_rear_axleR + 76, W_rear_axleR + 77, W_rear_axleR + 78, W_rear_axleR + 79, W_kingpinL + 55, W_kingpinL + 56, W_kingpinL + 57, W_kingpinL + 58, W_kingpinL + 59, W_body_weld1 + 30, W_body_weld1 + 31, W_body_weld1 + 32, W_body_weld1 + 33, W_body_weld1 + 34, W_body_weld1 + 35,
+    /* rear_axleR */ W_kingpinL, W_kingpinL + 5, W_kingpinL + 6, W_kingpinL + 10, W_kingpinL + 11, W_kingpinL + 12, W_kingpinL + 15, W_kingpinL + 16, W_kingpinL + 17, W_kingpinL + 18, W_kingpinL + 20, W_kingpinL + 21, W_kingpinL + 22, W_kingpinL + 23, W_kingpinL + 24, W_kingpinL + 30, W_kingpinL + 31, W_kingpinL + 32, W_kingpinL + 33, W_kingpinL + 34, W_body_weld1, W_kingpinL + 35, W_kingpinL + 36, W_kingpinL + 37, W_kingpinL + 38, W_kingpinL + 39, W_body_weld1 + 6, W_body_weld1 + 7, W_kingpinL + 40, W_kingpinL + 41, W_kingpinL + 42, W_kingpinL + 43, W_kingpinL + 44, W_body_weld1 + 12, W_body_weld1 + 13, W_body_weld1 + 14, W_kingpinL + 45, W_kingpinL + 46, W_kingpinL + 47, W_kingpinL + 48, W_kingpinL + 49, W_body_weld1 + 18, W_body_weld1 + 19, W_body_weld1 + 20, W_body_weld1 + 21, W_kingpinL + 50, W_kingpinL + 51, W_kingpinL + 52, W_kingpinL + 53, W_kingpinL + 54, W_body_weld1 + 24, W_body_weld1 + 25, W_body_weld1 + 26, W_body_weld1 + 27, W_body_weld1 + 28, W_kingpinL + 55, W_kingpinL + 56, W_kingpinL + 57, W_kingpinL + 58, W_kingpinL + 59, W_body_weld1 + 30, W_body_weld1 + 31, W_body_weld1 + 32, W_body_weld1 + 33, W_body_weld1 + 34, W_body_weld1 + 35,
+    /* tie_rodR */ W_tie_rodL, W_tie_rodL + 1, W_kingpinR, W_tie_rodL + 2, W_kingpinR + 5, W_kingpinR + 6, W_tie_rodL + 3, W_kingpinR + 10, W_kingpinR + 11, W_kingpinR + 12, W_tie_rodL + 4, W_kingpinR + 15, W_kingpinR + 16, W_kingpinR + 17, W_kingpinR + 18, W_tie_rodL + 5, W_kingpinR + 20, W_kingpinR + 21, W_kingpinR + 22, W_kingpinR + 23, W_kingpinR + 24, W_tie_rodL + 6, W_kingpinR + 25, W_kingpinR + 26, W_kingpinR + 27, W_kingpinR + 28, W_kingpinR + 29, W_rack_slide, W_tie_rodL + 7, W_kingpinR + 30, W_kingpinR + 31, W_kingpinR + 32, W_kingpinR + 33, W_kingpinR + 34, W_rack_slide + 5, W_rack_slide + 6, W_tie_rodL + 8, W_kingpinR + 35, W_kingpinR + 36, W_kingpinR + 37, W_kingpinR + 38, W_kingpinR + 39, W_rack_slide + 10, W_rack_slide + 11, W_rack_slide + 12, W_tie_rodL + 9, W_kingpinR + 40, W_kingpinR + 41, W_kingpinR + 42, W_kingpinR + 43, W_kingpinR + 44, W_rack_slide + 15, W_rack_slide + 16, W_rack_slide + 17, W_rack_slide + 18, W_tie_rodL + 10, W_kingpinR + 45, W_kingpinR + 46, W_kingpinR + 47, W_kingpinR + 48, W_kingpinR + 49, W_rack_slide + 20, W_rack_slide + 21, W_rack_slide + 22, W_rack_slide + 23, W_rack_slide + 24,
+    /* kingpinL */ W_tie_rodL, W_tie_rodL + 11, W_body_weld1, W_tie_rodL + 12, W_body_weld1 + 6, W_body_weld1 + 7, W_tie_rodL + 13, W_body_weld1 + 12, W_body_weld1 + 13, W_body_weld1 + 14, W_tie_rodL + 14, W_body_weld1 + 18, W_body_weld1 + 19, W_body_weld1 + 20, W_body_weld1 + 21, W_tie_rodL + 15, W_body_weld1 + 24, W_body_weld1 + 25, W_body_weld1 + 26, W_body_weld1 + 27, W_body_weld1 + 28, W_tie_rodL + 16, W_body_weld1 + 30, W_body_weld1 + 31, W_body_weld1 + 32, W_body_weld1 + 33, W_body_weld1 + 34, W_body_weld1 + 35,
+    /* tie_rodL */ W_kingpinR, W_kingpinR + 5, W_kingpinR + 6, W_kingpinR + 10, W_kingpinR + 11, W_kingpinR + 12, W_kingpinR + 15, W_kingpinR + 16, W_kingpinR + 17, W_kingpinR + 18, W_kingpinR + 20, W_kingpinR + 21, W_kingpinR + 22, W_kingpinR + 23, W_kingpinR + 24, W_kingpinR + 25, W_kingpinR + 26, W_kingpinR + 27, W_kingpinR + 28, W_kingpinR + 29, W_rack_slide, W_kingpinR + 30, W_kingpinR + 31, W_kingpinR + 32, W_kingpinR + 33, W_kingpinR + 34, W_rack_slide + 5, W_rack_slide + 6, W_kingpinR + 35, W_kingpinR + 36, W_kingpinR + 37, W_kingpinR + 38, W_kingpinR + 39, W_rack_slide + 10, W_rack_slide + 11, W_rack_slide + 12, W_kingpinR + 40, W_kingpinR + 41, W_kingpinR + 42, W_kingpinR + 43, W_kingpinR + 44, W_rack_slide + 15, W_rack_slide + 16, W_rack_slide + 17, W_rack_slide + 18, W_kingpinR + 45, W_kingpinR + 46, W_kingpinR + 47, W_kingpinR + 48, W_kingpinR + 49, W_rack_slide + 20, W_rack_slide + 21, W_rack_slide + 22, W_rack_slide + 23, W_rack_slide + 24, W_kingpinR + 50, W_kingpinR + 51, W_kingpinR + 52, W_kingpinR + 53, W_kingpinR + 54, W_rack_slide + 25, W_rack_slide + 26, W_rack_slide + 27, W_rack_slide + 28, W_rack_slide + 29, W_body_weld1, W_kingpinR + 55, W_kingpinR + 56, W_kingpinR + 57, W_kingpinR + 58, W_kingpinR + 59, W_rack_slide + 30, W_rack_slide + 31, W_rack_slide + 32, W_rack_slide + 33, W_rack_slide + 34, W_body_weld1 + 6, W_body_weld1 + 7, W_kingpinR + 60, W_kingpinR + 61, W_kingpinR + 62, W_kingpinR + 63, W_kingpinR + 64, W_rack_slide + 35, W_rack_slide + 36, W_rack_slide + 37, W_rack_slide + 38, W_rack_slide + 39, W_body_weld1 + 12, W_body_weld1 + 13, W_body_weld1 + 14, W_kingpinR + 65, W_kingpinR + 66, W_kingpinR + 67, W_kingpinR + 68, W_kingpinR + 69, W_rack_slide + 40, W_rack_slide + 41, W_rack_slide + 42, W_rack_slide + 43, W_rack_slide + 44, W_body_weld1 + 18, W_body_weld1 + 19, W_body_weld1 + 20, W_body_weld1 + 21, W_kingpinR + 70, W_kingpinR + 71, W_kingpinR + 72, W_kingpinR + 73, W_kingpinR + 74, W_rack_slide + 45, W_rack_slide + 46, W_rack_slide + 47, W_rack_slide + 48, W_rack_slide + 49, W_body_weld1 + 24, W_body_weld1 + 25, W_body_weld1 + 26, W_body_weld1 + 27, W_body_weld1 + 28, W_kingpinR + 75, W_kingpinR + 76, W_kingpinR + 77, W_kingpinR + 78, W_kingpinR + 79, W_rack_slide + 50, W_rack_slide + 51, W_rack_slide + 52, W_rack_slide + 53, W_rack_slide + 54, W_body_weld1 + 30, W_body_weld1 + 31, W_body_weld1 + 32, W_body_weld1 + 33, W_body_weld1 + 34, W_body_weld1 + 35,
+    /* kingpinR */ W_rack_slide, W_rack_slide + 5, W_rack_slide + 6, W_rack_slide + 10, W_rack_slide + 11, W_rack_slide + 12, W_rack_slide + 15, W_rack_slide + 16, W_rack_slide + 17, W_rack_slide + 18, W_rack_slide + 20, W_rack_slide + 21, W_rack_slide + 22, W_rack_slide + 23, W_rack_slide + 24, W_rack_slide + 25, W_rack_slide + 26, W_rack_slide + 27, W_rack_slide + 28, W_rack_slide + 29, W_body_weld1, W_rack_slide + 30, W_rack_slide + 31, W_rack_slide + 32, W_rack_slide + 33, W_rack_slide + 34, W_body_weld1 + 6, W_body_weld1 + 7, W_rack_slide + 35, W_rack_slide + 36, W_rack_slide + 37, W_rack_slide + 38, W_rack_slide + 39, W_body_weld1 + 12, W_body_weld1 + 13, W_body_weld1 + 14, W_rack_slide + 40, W_rack_slide + 41, W_rack_slide + 42, W_rack_slide + 43, W_rack_slide + 44, W_body_weld1 + 18, W_body_weld1 + 19, W_body_weld1 + 20, W_body_weld1 + 21, W_rack_slide + 45, W_rack_slide + 46, W_rack_slide + 47, W_rack_slide + 48, W_rack_slide + 49, W_body_weld1 + 24, W_body_weld1 + 25, W_body_weld1 + 26, W_body_weld1 + 27, W_body_weld1 + 28, W_rack_slide + 50, W_rack_slide + 51, W_rack_slide + 52, W_rack_slide + 53, W_rack_slide + 54, W_body_weld1 + 30, W_body_weld1 + 31, W_body_weld1 + 32, W_body_weld1 + 33, W_body_weld1 + 34, W_body_weld1 + 35,
+    /* rack_slide */ W_body_weld1, W_body_weld1 + 6, W_body_weld1 + 7, W_body_weld1 + 12, W_body_weld1 + 13, W_body_weld1 + 14, W_body_weld1 + 18, W_body_weld1 + 19, W_body_weld1 + 20, W_body_weld1 + 21, W_body_weld1 + 24, W_body_weld1 + 25, W_body_weld1 + 26, W_body_weld1 + 27, W_body_weld1 + 28, W_body_weld1 + 30, W_body_weld1 + 31, W_body_weld1 + 32, W_body_weld1 + 33, W_body_weld1 + 34, W_body_weld1 + 35,
 };
-
-/*---- kernels -----------------------------------------------------------------*/
-
-/* Dense LDL^T of a 1 x 1 node block in place (rt.h factor step 1,
- * right-looking): unit lower l below the diagonal, D on it, and the
- * reciprocals 1/D in rinv. Returns 1 if the block is not positive
- * definite. */
-static int factor_node_1(scalar *restrict n, scalar *restrict rinv) {
-  if (!(n[0] > 0)) return 1;
-  const scalar r0 = 1 / n[0];
-  rinv[0] = r0;
-  return 0;
-}
-
-/* Dense LDL^T of a 5 x 5 node block in place (rt.h factor step 1,
- * right-looking): unit lower l below the diagonal, D on it, and the
- * reciprocals 1/D in rinv. Returns 1 if the block is not positive
- * definite. */
-static int factor_node_5(scalar *restrict n, scalar *restrict rinv) {
-  if (!(n[0] > 0)) return 1;
-  const scalar r0 = 1 / n[0];
-  rinv[0] = r0;
-  const scalar u1_0 = n[5];
-  const scalar u2_0 = n[10];
-  const scalar u3_0 = n[15];
-  const scalar u4_0 = n[20];
-  n[5] = u1_0 * r0;
-  n[10] = u2_0 * r0;
-  n[15] = u3_0 * r0;
-  n[20] = u4_0 * r0;
-  n[6] = n[6] - (u1_0 * u1_0) * r0;
-  n[12] = n[12] - (u2_0 * u2_0) * r0;
-  n[11] = n[11] - n[10] * u1_0;
-  n[18] = n[18] - (u3_0 * u3_0) * r0;
-  n[16] = n[16] - n[15] * u1_0;
-  n[17] = n[17] - n[15] * u2_0;
-  n[24] = n[24] - (u4_0 * u4_0) * r0;
-  n[21] = n[21] - n[20] * u1_0;
-  n[22] = n[22] - n[20] * u2_0;
-  n[23] = n[23] - n[20] * u3_0;
-  /* column 1 */
-  if (!(n[6] > 0)) return 1;
-  const scalar r1 = 1 / n[6];
-  rinv[1] = r1;
-  const scalar u2_1 = n[11];
-  const scalar u3_1 = n[16];
-  const scalar u4_1 = n[21];
-  n[11] = u2_1 * r1;
-  n[16] = u3_1 * r1;
-  n[21] = u4_1 * r1;
-  n[12] = n[12] - (u2_1 * u2_1) * r1;
-  n[18] = n[18] - (u3_1 * u3_1) * r1;
-  n[17] = n[17] - n[16] * u2_1;
-  n[24] = n[24] - (u4_1 * u4_1) * r1;
-  n[22] = n[22] - n[21] * u2_1;
-  n[23] = n[23] - n[21] * u3_1;
-  /* column 2 */
-  if (!(n[12] > 0)) return 1;
-  const scalar r2 = 1 / n[12];
-  rinv[2] = r2;
-  const scalar u3_2 = n[17];
-  const scalar u4_2 = n[22];
-  n[17] = u3_2 * r2;
-  n[22] = u4_2 * r2;
-  n[18] = n[18] - (u3_2 * u3_2) * r2;
-  n[24] = n[24] - (u4_2 * u4_2) * r2;
-  n[23] = n[23] - n[22] * u3_2;
-  /* column 3 */
-  if (!(n[18] > 0)) return 1;
-  const scalar r3 = 1 / n[18];
-  rinv[3] = r3;
-  const scalar u4_3 = n[23];
-  n[23] = u4_3 * r3;
-  n[24] = n[24] - (u4_3 * u4_3) * r3;
-  /* column 4 */
-  if (!(n[24] > 0)) return 1;
-  const scalar r4 = 1 / n[24];
-  rinv[4] = r4;
-  return 0;
-}
-
-/* Dense LDL^T of a 6 x 6 node block in place (rt.h factor step 1,
- * right-looking): unit lower l below the diagonal, D on it, and the
- * reciprocals 1/D in rinv. Returns 1 if the block is not positive
- * definite. */
-static int factor_node_6(scalar *restrict n, scalar *restrict rinv) {
-  if (!(n[0] > 0)) return 1;
-  const scalar r0 = 1 / n[0];
-  rinv[0] = r0;
-  const scalar u1_0 = n[6];
-  const scalar u2_0 = n[12];
-  const scalar u3_0 = n[18];
-  const scalar u4_0 = n[24];
-  const scalar u5_0 = n[30];
-  n[6] = u1_0 * r0;
-  n[12] = u2_0 * r0;
-  n[18] = u3_0 * r0;
-  n[24] = u4_0 * r0;
-  n[30] = u5_0 * r0;
-  n[7] = n[7] - (u1_0 * u1_0) * r0;
-  n[14] = n[14] - (u2_0 * u2_0) * r0;
-  n[13] = n[13] - n[12] * u1_0;
-  n[21] = n[21] - (u3_0 * u3_0) * r0;
-  n[19] = n[19] - n[18] * u1_0;
-  n[20] = n[20] - n[18] * u2_0;
-  n[28] = n[28] - (u4_0 * u4_0) * r0;
-  n[25] = n[25] - n[24] * u1_0;
-  n[26] = n[26] - n[24] * u2_0;
-  n[27] = n[27] - n[24] * u3_0;
-  n[35] = n[35] - (u5_0 * u5_0) * r0;
-  n[31] = n[31] - n[30] * u1_0;
-  n[32] = n[32] - n[30] * u2_0;
-  n[33] = n[33] - n[30] * u3_0;
-  n[34] = n[34] - n[30] * u4_0;
-  /* column 1 */
-  if (!(n[7] > 0)) return 1;
-  const scalar r1 = 1 / n[7];
-  rinv[1] = r1;
-  const scalar u2_1 = n[13];
-  const scalar u3_1 = n[19];
-  const scalar u4_1 = n[25];
-  const scalar u5_1 = n[31];
-  n[13] = u2_1 * r1;
-  n[19] = u3_1 * r1;
-  n[25] = u4_1 * r1;
-  n[31] = u5_1 * r1;
-  n[14] = n[14] - (u2_1 * u2_1) * r1;
-  n[21] = n[21] - (u3_1 * u3_1) * r1;
-  n[20] = n[20] - n[19] * u2_1;
-  n[28] = n[28] - (u4_1 * u4_1) * r1;
-  n[26] = n[26] - n[25] * u2_1;
-  n[27] = n[27] - n[25] * u3_1;
-  n[35] = n[35] - (u5_1 * u5_1) * r1;
-  n[32] = n[32] - n[31] * u2_1;
-  n[33] = n[33] - n[31] * u3_1;
-  n[34] = n[34] - n[31] * u4_1;
-  /* column 2 */
-  if (!(n[14] > 0)) return 1;
-  const scalar r2 = 1 / n[14];
-  rinv[2] = r2;
-  const scalar u3_2 = n[20];
-  const scalar u4_2 = n[26];
-  const scalar u5_2 = n[32];
-  n[20] = u3_2 * r2;
-  n[26] = u4_2 * r2;
-  n[32] = u5_2 * r2;
-  n[21] = n[21] - (u3_2 * u3_2) * r2;
-  n[28] = n[28] - (u4_2 * u4_2) * r2;
-  n[27] = n[27] - n[26] * u3_2;
-  n[35] = n[35] - (u5_2 * u5_2) * r2;
-  n[33] = n[33] - n[32] * u3_2;
-  n[34] = n[34] - n[32] * u4_2;
-  /* column 3 */
-  if (!(n[21] > 0)) return 1;
-  const scalar r3 = 1 / n[21];
-  rinv[3] = r3;
-  const scalar u4_3 = n[27];
-  const scalar u5_3 = n[33];
-  n[27] = u4_3 * r3;
-  n[33] = u5_3 * r3;
-  n[28] = n[28] - (u4_3 * u4_3) * r3;
-  n[35] = n[35] - (u5_3 * u5_3) * r3;
-  n[34] = n[34] - n[33] * u4_3;
-  /* column 4 */
-  if (!(n[28] > 0)) return 1;
-  const scalar r4 = 1 / n[28];
-  rinv[4] = r4;
-  const scalar u5_4 = n[34];
-  n[34] = u5_4 * r4;
-  n[35] = n[35] - (u5_4 * u5_4) * r4;
-  /* column 5 */
-  if (!(n[35] > 0)) return 1;
-  const scalar r5 = 1 / n[35];
-  rinv[5] = r5;
-  return 0;
-}
-
-/* x = l^-1 x for the unit lower l of a factored 5 x 5 node block (rt.h
- * solve, forward). */
-static void node_forward_5(const scalar *restrict n, scalar *restrict x) {
-  x[1] = x[1] - n[5] * x[0];
-  x[2] = x[2] - n[10] * x[0] - n[11] * x[1];
-  x[3] = x[3] - n[15] * x[0] - n[16] * x[1] - n[17] * x[2];
-  x[4] = x[4] - n[20] * x[0] - n[21] * x[1] - n[22] * x[2] - n[23] * x[3];
-}
-
-/* x = l^-1 x for the unit lower l of a factored 6 x 6 node block (rt.h
- * solve, forward). */
-static void node_forward_6(const scalar *restrict n, scalar *restrict x) {
-  x[1] = x[1] - n[6] * x[0];
-  x[2] = x[2] - n[12] * x[0] - n[13] * x[1];
-  x[3] = x[3] - n[18] * x[0] - n[19] * x[1] - n[20] * x[2];
-  x[4] = x[4] - n[24] * x[0] - n[25] * x[1] - n[26] * x[2] - n[27] * x[3];
-  x[5] = x[5] - n[30] * x[0] - n[31] * x[1] - n[32] * x[2] - n[33] * x[3] - n[34] * x[4];
-}
-
-/* x = D^-1 x for the diagonal D of a factored 1 x 1 node block (rt.h
- * solve, forward). */
-static void node_diag_1(const scalar *restrict n, scalar *restrict x) {
-  x[0] = x[0] / n[0];
-}
-
-/* x = D^-1 x for the diagonal D of a factored 5 x 5 node block (rt.h
- * solve, forward). */
-static void node_diag_5(const scalar *restrict n, scalar *restrict x) {
-  x[0] = x[0] / n[0];
-  x[1] = x[1] / n[6];
-  x[2] = x[2] / n[12];
-  x[3] = x[3] / n[18];
-  x[4] = x[4] / n[24];
-}
-
-/* x = D^-1 x for the diagonal D of a factored 6 x 6 node block (rt.h
- * solve, forward). */
-static void node_diag_6(const scalar *restrict n, scalar *restrict x) {
-  x[0] = x[0] / n[0];
-  x[1] = x[1] / n[7];
-  x[2] = x[2] / n[14];
-  x[3] = x[3] / n[21];
-  x[4] = x[4] / n[28];
-  x[5] = x[5] / n[35];
-}
-
-/* x = l^-T x for the unit lower l of a factored 5 x 5 node block (rt.h
- * solve, backward). */
-static void node_backward_5(const scalar *restrict n, scalar *restrict x) {
-  x[3] = x[3] - n[23] * x[4];
-  x[2] = x[2] - n[22] * x[4] - n[17] * x[3];
-  x[1] = x[1] - n[21] * x[4] - n[16] * x[3] - n[11] * x[2];
-  x[0] = x[0] - n[20] * x[4] - n[15] * x[3] - n[10] * x[2] - n[5] * x[1];
-}
-
-/* x = l^-T x for the unit lower l of a factored 6 x 6 node block (rt.h
- * solve, backward). */
-static void node_backward_6(const scalar *restrict n, scalar *restrict x) {
-  x[4] = x[4] - n[34] * x[5];
-  x[3] = x[3] - n[33] * x[5] - n[27] * x[4];
-  x[2] = x[2] - n[32] * x[5] - n[26] * x[4] - n[20] * x[3];
-  x[1] = x[1] - n[31] * x[5] - n[25] * x[4] - n[19] * x[3] - n[13] * x[2];
-  x[0] = x[0] - n[30] * x[5] - n[24] * x[4] - n[18] * x[3] - n[12] * x[2] - n[6] * x[1];
-}
-
-/* xq -= L xp for a 1 x 1 block L (rt.h solve, forward). */
-static void forward_1x1(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0];
-}
-
-/* xq -= L xp for a 1 x 5 block L (rt.h solve, forward). */
-static void forward_1x5(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2] + l[3] * xp[3] + l[4] * xp[4];
-}
-
-/* xq -= L xp for a 5 x 1 block L (rt.h solve, forward). */
-static void forward_5x1(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0];
-  xq[1] -= l[1] * xp[0];
-  xq[2] -= l[2] * xp[0];
-  xq[3] -= l[3] * xp[0];
-  xq[4] -= l[4] * xp[0];
-}
-
-/* xq -= L xp for a 5 x 5 block L (rt.h solve, forward). */
-static void forward_5x5(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2] + l[3] * xp[3] + l[4] * xp[4];
-  xq[1] -= l[5] * xp[0] + l[6] * xp[1] + l[7] * xp[2] + l[8] * xp[3] + l[9] * xp[4];
-  xq[2] -= l[10] * xp[0] + l[11] * xp[1] + l[12] * xp[2] + l[13] * xp[3] + l[14] * xp[4];
-  xq[3] -= l[15] * xp[0] + l[16] * xp[1] + l[17] * xp[2] + l[18] * xp[3] + l[19] * xp[4];
-  xq[4] -= l[20] * xp[0] + l[21] * xp[1] + l[22] * xp[2] + l[23] * xp[3] + l[24] * xp[4];
-}
-
-/* xq -= L xp for a 6 x 1 block L (rt.h solve, forward). */
-static void forward_6x1(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0];
-  xq[1] -= l[1] * xp[0];
-  xq[2] -= l[2] * xp[0];
-  xq[3] -= l[3] * xp[0];
-  xq[4] -= l[4] * xp[0];
-  xq[5] -= l[5] * xp[0];
-}
-
-/* xq -= L xp for a 6 x 5 block L (rt.h solve, forward). */
-static void forward_6x5(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2] + l[3] * xp[3] + l[4] * xp[4];
-  xq[1] -= l[5] * xp[0] + l[6] * xp[1] + l[7] * xp[2] + l[8] * xp[3] + l[9] * xp[4];
-  xq[2] -= l[10] * xp[0] + l[11] * xp[1] + l[12] * xp[2] + l[13] * xp[3] + l[14] * xp[4];
-  xq[3] -= l[15] * xp[0] + l[16] * xp[1] + l[17] * xp[2] + l[18] * xp[3] + l[19] * xp[4];
-  xq[4] -= l[20] * xp[0] + l[21] * xp[1] + l[22] * xp[2] + l[23] * xp[3] + l[24] * xp[4];
-  xq[5] -= l[25] * xp[0] + l[26] * xp[1] + l[27] * xp[2] + l[28] * xp[3] + l[29] * xp[4];
-}
-
-/* s = L^T xq for a 1 x 5 block L, rows from the last: the first
- * block of a pivot's backward sum, which runs over the blocks from the
- * last (rt.h solve, backward). */
-static void backward_set_1x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[0] * xq[0];
-  s[1] = l[1] * xq[0];
-  s[2] = l[2] * xq[0];
-  s[3] = l[3] * xq[0];
-  s[4] = l[4] * xq[0];
-}
-
-/* s = L^T xq for a 5 x 1 block L, rows from the last: the first
- * block of a pivot's backward sum, which runs over the blocks from the
- * last (rt.h solve, backward). */
-static void backward_set_5x1(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[4] * xq[4] + l[3] * xq[3] + l[2] * xq[2] + l[1] * xq[1] + l[0] * xq[0];
-}
-
-/* s = L^T xq for a 5 x 5 block L, rows from the last: the first
- * block of a pivot's backward sum, which runs over the blocks from the
- * last (rt.h solve, backward). */
-static void backward_set_5x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[20] * xq[4] + l[15] * xq[3] + l[10] * xq[2] + l[5] * xq[1] + l[0] * xq[0];
-  s[1] = l[21] * xq[4] + l[16] * xq[3] + l[11] * xq[2] + l[6] * xq[1] + l[1] * xq[0];
-  s[2] = l[22] * xq[4] + l[17] * xq[3] + l[12] * xq[2] + l[7] * xq[1] + l[2] * xq[0];
-  s[3] = l[23] * xq[4] + l[18] * xq[3] + l[13] * xq[2] + l[8] * xq[1] + l[3] * xq[0];
-  s[4] = l[24] * xq[4] + l[19] * xq[3] + l[14] * xq[2] + l[9] * xq[1] + l[4] * xq[0];
-}
-
-/* s = L^T xq for a 6 x 1 block L, rows from the last: the first
- * block of a pivot's backward sum, which runs over the blocks from the
- * last (rt.h solve, backward). */
-static void backward_set_6x1(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[5] * xq[5] + l[4] * xq[4] + l[3] * xq[3] + l[2] * xq[2] + l[1] * xq[1] + l[0] * xq[0];
-}
-
-/* s = L^T xq for a 6 x 5 block L, rows from the last: the first
- * block of a pivot's backward sum, which runs over the blocks from the
- * last (rt.h solve, backward). */
-static void backward_set_6x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[25] * xq[5] + l[20] * xq[4] + l[15] * xq[3] + l[10] * xq[2] + l[5] * xq[1] + l[0] * xq[0];
-  s[1] = l[26] * xq[5] + l[21] * xq[4] + l[16] * xq[3] + l[11] * xq[2] + l[6] * xq[1] + l[1] * xq[0];
-  s[2] = l[27] * xq[5] + l[22] * xq[4] + l[17] * xq[3] + l[12] * xq[2] + l[7] * xq[1] + l[2] * xq[0];
-  s[3] = l[28] * xq[5] + l[23] * xq[4] + l[18] * xq[3] + l[13] * xq[2] + l[8] * xq[1] + l[3] * xq[0];
-  s[4] = l[29] * xq[5] + l[24] * xq[4] + l[19] * xq[3] + l[14] * xq[2] + l[9] * xq[1] + l[4] * xq[0];
-}
-
-/* s = s + L^T xq for a 1 x 1 block L, the sum continued in order. */
-static void backward_add_1x1(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[0] * xq[0];
-}
-
-/* s = s + L^T xq for a 1 x 5 block L, the sum continued in order. */
-static void backward_add_1x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[0] * xq[0];
-  s[1] = s[1] + l[1] * xq[0];
-  s[2] = s[2] + l[2] * xq[0];
-  s[3] = s[3] + l[3] * xq[0];
-  s[4] = s[4] + l[4] * xq[0];
-}
-
-/* s = s + L^T xq for a 5 x 1 block L, the sum continued in order. */
-static void backward_add_5x1(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[4] * xq[4] + l[3] * xq[3] + l[2] * xq[2] + l[1] * xq[1] + l[0] * xq[0];
-}
-
-/* s = s + L^T xq for a 5 x 5 block L, the sum continued in order. */
-static void backward_add_5x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[20] * xq[4] + l[15] * xq[3] + l[10] * xq[2] + l[5] * xq[1] + l[0] * xq[0];
-  s[1] = s[1] + l[21] * xq[4] + l[16] * xq[3] + l[11] * xq[2] + l[6] * xq[1] + l[1] * xq[0];
-  s[2] = s[2] + l[22] * xq[4] + l[17] * xq[3] + l[12] * xq[2] + l[7] * xq[1] + l[2] * xq[0];
-  s[3] = s[3] + l[23] * xq[4] + l[18] * xq[3] + l[13] * xq[2] + l[8] * xq[1] + l[3] * xq[0];
-  s[4] = s[4] + l[24] * xq[4] + l[19] * xq[3] + l[14] * xq[2] + l[9] * xq[1] + l[4] * xq[0];
-}
-
-/* x -= s, 1 rows: the end of a pivot's backward step. */
-static void subtract_1(scalar *restrict x, const scalar *restrict s) {
-  x[0] -= s[0];
-}
-
-/* x -= s, 5 rows: the end of a pivot's backward step. */
-static void subtract_5(scalar *restrict x, const scalar *restrict s) {
-  x[0] -= s[0];
-  x[1] -= s[1];
-  x[2] -= s[2];
-  x[3] -= s[3];
-  x[4] -= s[4];
-}
-
-/*---- vector kernels: one body per vector width, the same results ------------*/
-
-#if defined(LDLPGS_NO_VECTOR) || !defined(__GNUC__)
-/* plain C, one scalar at a time: LDLPGS_NO_VECTOR, or no GCC/Clang vector extensions */
-
-/* 3 rows of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 16), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_1x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 3; r++) {
-    scalar y[1];
-    for (int i = 0; i < 1; i++) {
-      scalar s = e[r * 1 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 1 + q] * y[q];
-      y[i] = s;
-      et[i * 16 + r] = s;
-      e[r * 1 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* 3 rows of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 16), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 3; r++) {
-    scalar y[5];
-    for (int i = 0; i < 5; i++) {
-      scalar s = e[r * 5 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
-      y[i] = s;
-      et[i * 16 + r] = s;
-      e[r * 5 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* 6 rows of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 16), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 6; r++) {
-    scalar y[5];
-    for (int i = 0; i < 5; i++) {
-      scalar s = e[r * 5 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
-      y[i] = s;
-      et[i * 16 + r] = s;
-      e[r * 5 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* 7 rows of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 16), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x7_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 7; r++) {
-    scalar y[5];
-    for (int i = 0; i < 5; i++) {
-      scalar s = e[r * 5 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
-      y[i] = s;
-      et[i * 16 + r] = s;
-      e[r * 5 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* 8 rows of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 16), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_1x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 8; r++) {
-    scalar y[1];
-    for (int i = 0; i < 1; i++) {
-      scalar s = e[r * 1 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 1 + q] * y[q];
-      y[i] = s;
-      et[i * 16 + r] = s;
-      e[r * 1 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* 8 rows of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 16), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 8; r++) {
-    scalar y[5];
-    for (int i = 0; i < 5; i++) {
-      scalar s = e[r * 5 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
-      y[i] = s;
-      et[i * 16 + r] = s;
-      e[r * 5 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* Lower triangle of a 1 x 1 node block C -= L Y^T, L and Y 1 x 1 (rt.h
- * factor step 3, a diagonal block pair), one entry at a time. */
-static void reduce_tri_1_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 1; r++)
-    for (int j = 0; j < r + 1; j++) {
-      scalar s = l[r * 1] * et[j];
-      for (int q = 1; q < 1; q++) s += l[r * 1 + q] * et[q * 16 + j];
-      c[r * 1 + j] -= s;
-    }
-}
-
-/* Lower triangle of a 1 x 1 node block C -= L Y^T, L and Y 1 x 5 (rt.h
- * factor step 3, a diagonal block pair), one entry at a time. */
-static void reduce_tri_1_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 1; r++)
-    for (int j = 0; j < r + 1; j++) {
-      scalar s = l[r * 5] * et[j];
-      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 16 + j];
-      c[r * 1 + j] -= s;
-    }
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 1 (rt.h
- * factor step 3, a diagonal block pair), one entry at a time. */
-static void reduce_tri_5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 5; r++)
-    for (int j = 0; j < r + 1; j++) {
-      scalar s = l[r * 1] * et[j];
-      for (int q = 1; q < 1; q++) s += l[r * 1 + q] * et[q * 16 + j];
-      c[r * 5 + j] -= s;
-    }
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 5 (rt.h
- * factor step 3, a diagonal block pair), one entry at a time. */
-static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 5; r++)
-    for (int j = 0; j < r + 1; j++) {
-      scalar s = l[r * 5] * et[j];
-      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 16 + j];
-      c[r * 5 + j] -= s;
-    }
-}
-
-/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 1 (rt.h
- * factor step 3, a diagonal block pair), one entry at a time. */
-static void reduce_tri_6_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 6; r++)
-    for (int j = 0; j < r + 1; j++) {
-      scalar s = l[r * 1] * et[j];
-      for (int q = 1; q < 1; q++) s += l[r * 1 + q] * et[q * 16 + j];
-      c[r * 6 + j] -= s;
-    }
-}
-
-/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 5 (rt.h
- * factor step 3, a diagonal block pair), one entry at a time. */
-static void reduce_tri_6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 6; r++)
-    for (int j = 0; j < r + 1; j++) {
-      scalar s = l[r * 5] * et[j];
-      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 16 + j];
-      c[r * 6 + j] -= s;
-    }
-}
-
-/* C -= L Y^T for a 1 x 5 block C, L 1 x 5, Y 5 x 5 (rt.h factor
- * step 3, one block pair), one entry at a time. */
-static void reduce_1x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 1; r++)
-    for (int j = 0; j < 5; j++) {
-      scalar s = l[r * 5] * et[j];
-      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 16 + j];
-      c[r * 5 + j] -= s;
-    }
-}
-
-/* C -= L Y^T for a 5 x 1 block C, L 5 x 1, Y 1 x 1 (rt.h factor
- * step 3, one block pair), one entry at a time. */
-static void reduce_5x1_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 5; r++)
-    for (int j = 0; j < 1; j++) {
-      scalar s = l[r * 1] * et[j];
-      for (int q = 1; q < 1; q++) s += l[r * 1 + q] * et[q * 16 + j];
-      c[r * 1 + j] -= s;
-    }
-}
-
-/* C -= L Y^T for a 5 x 1 block C, L 5 x 5, Y 1 x 5 (rt.h factor
- * step 3, one block pair), one entry at a time. */
-static void reduce_5x1_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 5; r++)
-    for (int j = 0; j < 1; j++) {
-      scalar s = l[r * 5] * et[j];
-      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 16 + j];
-      c[r * 1 + j] -= s;
-    }
-}
-
-/* C -= L Y^T for a 5 x 5 block C, L 5 x 1, Y 5 x 1 (rt.h factor
- * step 3, one block pair), one entry at a time. */
-static void reduce_5x5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 5; r++)
-    for (int j = 0; j < 5; j++) {
-      scalar s = l[r * 1] * et[j];
-      for (int q = 1; q < 1; q++) s += l[r * 1 + q] * et[q * 16 + j];
-      c[r * 5 + j] -= s;
-    }
-}
-
-/* C -= L Y^T for a 5 x 5 block C, L 5 x 5, Y 5 x 5 (rt.h factor
- * step 3, one block pair), one entry at a time. */
-static void reduce_5x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 5; r++)
-    for (int j = 0; j < 5; j++) {
-      scalar s = l[r * 5] * et[j];
-      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 16 + j];
-      c[r * 5 + j] -= s;
-    }
-}
-
-/* C -= L Y^T for a 6 x 1 block C, L 6 x 5, Y 1 x 5 (rt.h factor
- * step 3, one block pair), one entry at a time. */
-static void reduce_6x1_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 6; r++)
-    for (int j = 0; j < 1; j++) {
-      scalar s = l[r * 5] * et[j];
-      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 16 + j];
-      c[r * 1 + j] -= s;
-    }
-}
-
-/* C -= L Y^T for a 6 x 5 block C, L 6 x 1, Y 5 x 1 (rt.h factor
- * step 3, one block pair), one entry at a time. */
-static void reduce_6x5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 6; r++)
-    for (int j = 0; j < 5; j++) {
-      scalar s = l[r * 1] * et[j];
-      for (int q = 1; q < 1; q++) s += l[r * 1 + q] * et[q * 16 + j];
-      c[r * 5 + j] -= s;
-    }
-}
-
-/* C -= L Y^T for a 6 x 5 block C, L 6 x 5, Y 5 x 5 (rt.h factor
- * step 3, one block pair), one entry at a time. */
-static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 6; r++)
-    for (int j = 0; j < 5; j++) {
-      scalar s = l[r * 5] * et[j];
-      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 16 + j];
-      c[r * 5 + j] -= s;
-    }
-}
-
-#elif defined(__AVX__)
-/* AVX: 32-byte vectors */
-
-/* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 16), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_1x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  (void)n; /* a 1 x 1 block: only its reciprocal */
-  const v4 e0 = {e[0], e[1], e[2], 0};
-  const v4 y0 = e0;
-  *(v4 *)(et + 0) = y0;
-  const v4 z0 = y0 * rinv[0];
-  e[0] = z0[0];
-  e[1] = z0[1];
-  e[2] = z0[2];
-}
-
-/* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 16), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0 = {e[0], e[5], e[10], 0};
-  const v4 e1 = {e[1], e[6], e[11], 0};
-  const v4 e2 = {e[2], e[7], e[12], 0};
-  const v4 e3 = {e[3], e[8], e[13], 0};
-  const v4 e4 = {e[4], e[9], e[14], 0};
-  const v4 y0 = e0;
-  const v4 y1 = e1 - n[5] * y0;
-  const v4 y2 = e2 - n[10] * y0 - n[11] * y1;
-  const v4 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const v4 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  *(v4 *)(et + 0) = y0;
-  *(v4 *)(et + 16) = y1;
-  *(v4 *)(et + 32) = y2;
-  *(v4 *)(et + 48) = y3;
-  *(v4 *)(et + 64) = y4;
-  const v4 z0 = y0 * rinv[0];
-  const v4 z1 = y1 * rinv[1];
-  const v4 z2 = y2 * rinv[2];
-  const v4 z3 = y3 * rinv[3];
-  const v4 z4 = y4 * rinv[4];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z3[0];
-  e[4] = z4[0];
-  e[5] = z0[1];
-  e[6] = z1[1];
-  e[7] = z2[1];
-  e[8] = z3[1];
-  e[9] = z4[1];
-  e[10] = z0[2];
-  e[11] = z1[2];
-  e[12] = z2[2];
-  e[13] = z3[2];
-  e[14] = z4[2];
-}
-
-/* 6 rows of an edge column (rt.h factor step 2), one vector lane per row, 2 lanes idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 16), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v8 e0 = {e[0], e[5], e[10], e[15], e[20], e[25], 0, 0};
-  const v8 e1 = {e[1], e[6], e[11], e[16], e[21], e[26], 0, 0};
-  const v8 e2 = {e[2], e[7], e[12], e[17], e[22], e[27], 0, 0};
-  const v8 e3 = {e[3], e[8], e[13], e[18], e[23], e[28], 0, 0};
-  const v8 e4 = {e[4], e[9], e[14], e[19], e[24], e[29], 0, 0};
-  const v8 y0 = e0;
-  const v8 y1 = e1 - n[5] * y0;
-  const v8 y2 = e2 - n[10] * y0 - n[11] * y1;
-  const v8 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const v8 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  *(v8 *)(et + 0) = y0;
-  *(v8 *)(et + 16) = y1;
-  *(v8 *)(et + 32) = y2;
-  *(v8 *)(et + 48) = y3;
-  *(v8 *)(et + 64) = y4;
-  const v8 z0 = y0 * rinv[0];
-  const v8 z1 = y1 * rinv[1];
-  const v8 z2 = y2 * rinv[2];
-  const v8 z3 = y3 * rinv[3];
-  const v8 z4 = y4 * rinv[4];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z3[0];
-  e[4] = z4[0];
-  e[5] = z0[1];
-  e[6] = z1[1];
-  e[7] = z2[1];
-  e[8] = z3[1];
-  e[9] = z4[1];
-  e[10] = z0[2];
-  e[11] = z1[2];
-  e[12] = z2[2];
-  e[13] = z3[2];
-  e[14] = z4[2];
-  e[15] = z0[3];
-  e[16] = z1[3];
-  e[17] = z2[3];
-  e[18] = z3[3];
-  e[19] = z4[3];
-  e[20] = z0[4];
-  e[21] = z1[4];
-  e[22] = z2[4];
-  e[23] = z3[4];
-  e[24] = z4[4];
-  e[25] = z0[5];
-  e[26] = z1[5];
-  e[27] = z2[5];
-  e[28] = z3[5];
-  e[29] = z4[5];
-}
-
-/* 7 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 16), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x7_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v8 e0 = {e[0], e[5], e[10], e[15], e[20], e[25], e[30], 0};
-  const v8 e1 = {e[1], e[6], e[11], e[16], e[21], e[26], e[31], 0};
-  const v8 e2 = {e[2], e[7], e[12], e[17], e[22], e[27], e[32], 0};
-  const v8 e3 = {e[3], e[8], e[13], e[18], e[23], e[28], e[33], 0};
-  const v8 e4 = {e[4], e[9], e[14], e[19], e[24], e[29], e[34], 0};
-  const v8 y0 = e0;
-  const v8 y1 = e1 - n[5] * y0;
-  const v8 y2 = e2 - n[10] * y0 - n[11] * y1;
-  const v8 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const v8 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  *(v8 *)(et + 0) = y0;
-  *(v8 *)(et + 16) = y1;
-  *(v8 *)(et + 32) = y2;
-  *(v8 *)(et + 48) = y3;
-  *(v8 *)(et + 64) = y4;
-  const v8 z0 = y0 * rinv[0];
-  const v8 z1 = y1 * rinv[1];
-  const v8 z2 = y2 * rinv[2];
-  const v8 z3 = y3 * rinv[3];
-  const v8 z4 = y4 * rinv[4];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z3[0];
-  e[4] = z4[0];
-  e[5] = z0[1];
-  e[6] = z1[1];
-  e[7] = z2[1];
-  e[8] = z3[1];
-  e[9] = z4[1];
-  e[10] = z0[2];
-  e[11] = z1[2];
-  e[12] = z2[2];
-  e[13] = z3[2];
-  e[14] = z4[2];
-  e[15] = z0[3];
-  e[16] = z1[3];
-  e[17] = z2[3];
-  e[18] = z3[3];
-  e[19] = z4[3];
-  e[20] = z0[4];
-  e[21] = z1[4];
-  e[22] = z2[4];
-  e[23] = z3[4];
-  e[24] = z4[4];
-  e[25] = z0[5];
-  e[26] = z1[5];
-  e[27] = z2[5];
-  e[28] = z3[5];
-  e[29] = z4[5];
-  e[30] = z0[6];
-  e[31] = z1[6];
-  e[32] = z2[6];
-  e[33] = z3[6];
-  e[34] = z4[6];
-}
-
-/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 16), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_1x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  (void)n; /* a 1 x 1 block: only its reciprocal */
-  const v8 e0 = {e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7]};
-  const v8 y0 = e0;
-  *(v8 *)(et + 0) = y0;
-  const v8 z0 = y0 * rinv[0];
-  e[0] = z0[0];
-  e[1] = z0[1];
-  e[2] = z0[2];
-  e[3] = z0[3];
-  e[4] = z0[4];
-  e[5] = z0[5];
-  e[6] = z0[6];
-  e[7] = z0[7];
-}
-
-/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 16), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v8 e0 = {e[0], e[5], e[10], e[15], e[20], e[25], e[30], e[35]};
-  const v8 e1 = {e[1], e[6], e[11], e[16], e[21], e[26], e[31], e[36]};
-  const v8 e2 = {e[2], e[7], e[12], e[17], e[22], e[27], e[32], e[37]};
-  const v8 e3 = {e[3], e[8], e[13], e[18], e[23], e[28], e[33], e[38]};
-  const v8 e4 = {e[4], e[9], e[14], e[19], e[24], e[29], e[34], e[39]};
-  const v8 y0 = e0;
-  const v8 y1 = e1 - n[5] * y0;
-  const v8 y2 = e2 - n[10] * y0 - n[11] * y1;
-  const v8 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const v8 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  *(v8 *)(et + 0) = y0;
-  *(v8 *)(et + 16) = y1;
-  *(v8 *)(et + 32) = y2;
-  *(v8 *)(et + 48) = y3;
-  *(v8 *)(et + 64) = y4;
-  const v8 z0 = y0 * rinv[0];
-  const v8 z1 = y1 * rinv[1];
-  const v8 z2 = y2 * rinv[2];
-  const v8 z3 = y3 * rinv[3];
-  const v8 z4 = y4 * rinv[4];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z3[0];
-  e[4] = z4[0];
-  e[5] = z0[1];
-  e[6] = z1[1];
-  e[7] = z2[1];
-  e[8] = z3[1];
-  e[9] = z4[1];
-  e[10] = z0[2];
-  e[11] = z1[2];
-  e[12] = z2[2];
-  e[13] = z3[2];
-  e[14] = z4[2];
-  e[15] = z0[3];
-  e[16] = z1[3];
-  e[17] = z2[3];
-  e[18] = z3[3];
-  e[19] = z4[3];
-  e[20] = z0[4];
-  e[21] = z1[4];
-  e[22] = z2[4];
-  e[23] = z3[4];
-  e[24] = z4[4];
-  e[25] = z0[5];
-  e[26] = z1[5];
-  e[27] = z2[5];
-  e[28] = z3[5];
-  e[29] = z4[5];
-  e[30] = z0[6];
-  e[31] = z1[6];
-  e[32] = z2[6];
-  e[33] = z3[6];
-  e[34] = z4[6];
-  e[35] = z0[7];
-  e[36] = z1[7];
-  e[37] = z2[7];
-  e[38] = z3[7];
-  e[39] = z4[7];
-}
-
-/* Lower triangle of a 1 x 1 node block C -= L Y^T, L and Y 1 x 1 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_1_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0];
-}
-
-/* Lower triangle of a 1 x 1 node block C -= L Y^T, L and Y 1 x 5 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_1_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[16] + l[2] * et[32] + l[3] * et[48] + l[4] * et[64];
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 1 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0];
-  *(v2 *)(c + 5) -= l[1] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 10) -= l[2] * *(const v2 *)(et + 0);
-  c[12] -= l[2] * et[2];
-  *(v4 *)(c + 15) -= l[3] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 20) -= l[4] * *(const v4 *)(et + 0);
-  c[24] -= l[4] * et[4];
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 5 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[16] + l[2] * et[32] + l[3] * et[48] + l[4] * et[64];
-  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 16) + l[7] * *(const v2 *)(et + 32) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 64);
-  *(v2 *)(c + 10) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 16) + l[12] * *(const v2 *)(et + 32) + l[13] * *(const v2 *)(et + 48) + l[14] * *(const v2 *)(et + 64);
-  c[12] -= l[10] * et[2] + l[11] * et[18] + l[12] * et[34] + l[13] * et[50] + l[14] * et[66];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 16) + l[17] * *(const v4 *)(et + 32) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 64);
-  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 16) + l[22] * *(const v4 *)(et + 32) + l[23] * *(const v4 *)(et + 48) + l[24] * *(const v4 *)(et + 64);
-  c[24] -= l[20] * et[4] + l[21] * et[20] + l[22] * et[36] + l[23] * et[52] + l[24] * et[68];
-}
-
-/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 1 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_6_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0];
-  *(v2 *)(c + 6) -= l[1] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 12) -= l[2] * *(const v2 *)(et + 0);
-  c[14] -= l[2] * et[2];
-  *(v4 *)(c + 18) -= l[3] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 24) -= l[4] * *(const v4 *)(et + 0);
-  c[28] -= l[4] * et[4];
-  *(v4 *)(c + 30) -= l[5] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 34) -= l[5] * *(const v2 *)(et + 4);
-}
-
-/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 5 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[16] + l[2] * et[32] + l[3] * et[48] + l[4] * et[64];
-  *(v2 *)(c + 6) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 16) + l[7] * *(const v2 *)(et + 32) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 64);
-  *(v2 *)(c + 12) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 16) + l[12] * *(const v2 *)(et + 32) + l[13] * *(const v2 *)(et + 48) + l[14] * *(const v2 *)(et + 64);
-  c[14] -= l[10] * et[2] + l[11] * et[18] + l[12] * et[34] + l[13] * et[50] + l[14] * et[66];
-  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 16) + l[17] * *(const v4 *)(et + 32) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 64);
-  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 16) + l[22] * *(const v4 *)(et + 32) + l[23] * *(const v4 *)(et + 48) + l[24] * *(const v4 *)(et + 64);
-  c[28] -= l[20] * et[4] + l[21] * et[20] + l[22] * et[36] + l[23] * et[52] + l[24] * et[68];
-  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 16) + l[27] * *(const v4 *)(et + 32) + l[28] * *(const v4 *)(et + 48) + l[29] * *(const v4 *)(et + 64);
-  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 20) + l[27] * *(const v2 *)(et + 36) + l[28] * *(const v2 *)(et + 52) + l[29] * *(const v2 *)(et + 68);
-}
-
-/* C -= L Y^T for a 1 x 5 block C, L 1 x 5, Y 5 x 5 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_1x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 16) + l[2] * *(const v4 *)(et + 32) + l[3] * *(const v4 *)(et + 48) + l[4] * *(const v4 *)(et + 64);
-  c[4] -= l[0] * et[4] + l[1] * et[20] + l[2] * et[36] + l[3] * et[52] + l[4] * et[68];
-}
-
-/* C -= L Y^T for a 5 x 1 block C, L 5 x 1, Y 1 x 1 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_5x1_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0];
-  c[1] -= l[1] * et[0];
-  c[2] -= l[2] * et[0];
-  c[3] -= l[3] * et[0];
-  c[4] -= l[4] * et[0];
-}
-
-/* C -= L Y^T for a 5 x 1 block C, L 5 x 5, Y 1 x 5 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_5x1_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[16] + l[2] * et[32] + l[3] * et[48] + l[4] * et[64];
-  c[1] -= l[5] * et[0] + l[6] * et[16] + l[7] * et[32] + l[8] * et[48] + l[9] * et[64];
-  c[2] -= l[10] * et[0] + l[11] * et[16] + l[12] * et[32] + l[13] * et[48] + l[14] * et[64];
-  c[3] -= l[15] * et[0] + l[16] * et[16] + l[17] * et[32] + l[18] * et[48] + l[19] * et[64];
-  c[4] -= l[20] * et[0] + l[21] * et[16] + l[22] * et[32] + l[23] * et[48] + l[24] * et[64];
-}
-
-/* C -= L Y^T for a 5 x 5 block C, L 5 x 1, Y 5 x 1 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_5x5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0);
-  c[4] -= l[0] * et[4];
-  *(v4 *)(c + 5) -= l[1] * *(const v4 *)(et + 0);
-  c[9] -= l[1] * et[4];
-  *(v4 *)(c + 10) -= l[2] * *(const v4 *)(et + 0);
-  c[14] -= l[2] * et[4];
-  *(v4 *)(c + 15) -= l[3] * *(const v4 *)(et + 0);
-  c[19] -= l[3] * et[4];
-  *(v4 *)(c + 20) -= l[4] * *(const v4 *)(et + 0);
-  c[24] -= l[4] * et[4];
-}
-
-/* C -= L Y^T for a 5 x 5 block C, L 5 x 5, Y 5 x 5 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_5x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 16) + l[2] * *(const v4 *)(et + 32) + l[3] * *(const v4 *)(et + 48) + l[4] * *(const v4 *)(et + 64);
-  c[4] -= l[0] * et[4] + l[1] * et[20] + l[2] * et[36] + l[3] * et[52] + l[4] * et[68];
-  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 16) + l[7] * *(const v4 *)(et + 32) + l[8] * *(const v4 *)(et + 48) + l[9] * *(const v4 *)(et + 64);
-  c[9] -= l[5] * et[4] + l[6] * et[20] + l[7] * et[36] + l[8] * et[52] + l[9] * et[68];
-  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 16) + l[12] * *(const v4 *)(et + 32) + l[13] * *(const v4 *)(et + 48) + l[14] * *(const v4 *)(et + 64);
-  c[14] -= l[10] * et[4] + l[11] * et[20] + l[12] * et[36] + l[13] * et[52] + l[14] * et[68];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 16) + l[17] * *(const v4 *)(et + 32) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 64);
-  c[19] -= l[15] * et[4] + l[16] * et[20] + l[17] * et[36] + l[18] * et[52] + l[19] * et[68];
-  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 16) + l[22] * *(const v4 *)(et + 32) + l[23] * *(const v4 *)(et + 48) + l[24] * *(const v4 *)(et + 64);
-  c[24] -= l[20] * et[4] + l[21] * et[20] + l[22] * et[36] + l[23] * et[52] + l[24] * et[68];
-}
-
-/* C -= L Y^T for a 6 x 1 block C, L 6 x 5, Y 1 x 5 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_6x1_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[16] + l[2] * et[32] + l[3] * et[48] + l[4] * et[64];
-  c[1] -= l[5] * et[0] + l[6] * et[16] + l[7] * et[32] + l[8] * et[48] + l[9] * et[64];
-  c[2] -= l[10] * et[0] + l[11] * et[16] + l[12] * et[32] + l[13] * et[48] + l[14] * et[64];
-  c[3] -= l[15] * et[0] + l[16] * et[16] + l[17] * et[32] + l[18] * et[48] + l[19] * et[64];
-  c[4] -= l[20] * et[0] + l[21] * et[16] + l[22] * et[32] + l[23] * et[48] + l[24] * et[64];
-  c[5] -= l[25] * et[0] + l[26] * et[16] + l[27] * et[32] + l[28] * et[48] + l[29] * et[64];
-}
-
-/* C -= L Y^T for a 6 x 5 block C, L 6 x 1, Y 5 x 1 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_6x5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0);
-  c[4] -= l[0] * et[4];
-  *(v4 *)(c + 5) -= l[1] * *(const v4 *)(et + 0);
-  c[9] -= l[1] * et[4];
-  *(v4 *)(c + 10) -= l[2] * *(const v4 *)(et + 0);
-  c[14] -= l[2] * et[4];
-  *(v4 *)(c + 15) -= l[3] * *(const v4 *)(et + 0);
-  c[19] -= l[3] * et[4];
-  *(v4 *)(c + 20) -= l[4] * *(const v4 *)(et + 0);
-  c[24] -= l[4] * et[4];
-  *(v4 *)(c + 25) -= l[5] * *(const v4 *)(et + 0);
-  c[29] -= l[5] * et[4];
-}
-
-/* C -= L Y^T for a 6 x 5 block C, L 6 x 5, Y 5 x 5 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 16) + l[2] * *(const v4 *)(et + 32) + l[3] * *(const v4 *)(et + 48) + l[4] * *(const v4 *)(et + 64);
-  c[4] -= l[0] * et[4] + l[1] * et[20] + l[2] * et[36] + l[3] * et[52] + l[4] * et[68];
-  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 16) + l[7] * *(const v4 *)(et + 32) + l[8] * *(const v4 *)(et + 48) + l[9] * *(const v4 *)(et + 64);
-  c[9] -= l[5] * et[4] + l[6] * et[20] + l[7] * et[36] + l[8] * et[52] + l[9] * et[68];
-  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 16) + l[12] * *(const v4 *)(et + 32) + l[13] * *(const v4 *)(et + 48) + l[14] * *(const v4 *)(et + 64);
-  c[14] -= l[10] * et[4] + l[11] * et[20] + l[12] * et[36] + l[13] * et[52] + l[14] * et[68];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 16) + l[17] * *(const v4 *)(et + 32) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 64);
-  c[19] -= l[15] * et[4] + l[16] * et[20] + l[17] * et[36] + l[18] * et[52] + l[19] * et[68];
-  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 16) + l[22] * *(const v4 *)(et + 32) + l[23] * *(const v4 *)(et + 48) + l[24] * *(const v4 *)(et + 64);
-  c[24] -= l[20] * et[4] + l[21] * et[20] + l[22] * et[36] + l[23] * et[52] + l[24] * et[68];
-  *(v4 *)(c + 25) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 16) + l[27] * *(const v4 *)(et + 32) + l[28] * *(const v4 *)(et + 48) + l[29] * *(const v4 *)(et + 64);
-  c[29] -= l[25] * et[4] + l[26] * et[20] + l[27] * et[36] + l[28] * et[52] + l[29] * et[68];
-}
-
-#else
-/* 16-byte vectors (SSE2, the x86-64 baseline; NEON) */
-
-/* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 16), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_1x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  (void)n; /* a 1 x 1 block: only its reciprocal */
-  const v4 e0 = {e[0], e[1], e[2], 0};
-  const v4 y0 = e0;
-  *(v4 *)(et + 0) = y0;
-  const v4 z0 = y0 * rinv[0];
-  e[0] = z0[0];
-  e[1] = z0[1];
-  e[2] = z0[2];
-}
-
-/* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 16), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0 = {e[0], e[5], e[10], 0};
-  const v4 e1 = {e[1], e[6], e[11], 0};
-  const v4 e2 = {e[2], e[7], e[12], 0};
-  const v4 e3 = {e[3], e[8], e[13], 0};
-  const v4 e4 = {e[4], e[9], e[14], 0};
-  const v4 y0 = e0;
-  const v4 y1 = e1 - n[5] * y0;
-  const v4 y2 = e2 - n[10] * y0 - n[11] * y1;
-  const v4 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const v4 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  *(v4 *)(et + 0) = y0;
-  *(v4 *)(et + 16) = y1;
-  *(v4 *)(et + 32) = y2;
-  *(v4 *)(et + 48) = y3;
-  *(v4 *)(et + 64) = y4;
-  const v4 z0 = y0 * rinv[0];
-  const v4 z1 = y1 * rinv[1];
-  const v4 z2 = y2 * rinv[2];
-  const v4 z3 = y3 * rinv[3];
-  const v4 z4 = y4 * rinv[4];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z3[0];
-  e[4] = z4[0];
-  e[5] = z0[1];
-  e[6] = z1[1];
-  e[7] = z2[1];
-  e[8] = z3[1];
-  e[9] = z4[1];
-  e[10] = z0[2];
-  e[11] = z1[2];
-  e[12] = z2[2];
-  e[13] = z3[2];
-  e[14] = z4[2];
-}
-
-/* 6 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 2 lanes idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 16), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0_0 = {e[0], e[5], e[10], e[15]};
-  const v4 e0_1 = {e[20], e[25], 0, 0};
-  const v4 e1_0 = {e[1], e[6], e[11], e[16]};
-  const v4 e1_1 = {e[21], e[26], 0, 0};
-  const v4 e2_0 = {e[2], e[7], e[12], e[17]};
-  const v4 e2_1 = {e[22], e[27], 0, 0};
-  const v4 e3_0 = {e[3], e[8], e[13], e[18]};
-  const v4 e3_1 = {e[23], e[28], 0, 0};
-  const v4 e4_0 = {e[4], e[9], e[14], e[19]};
-  const v4 e4_1 = {e[24], e[29], 0, 0};
-  const v4 y0_0 = e0_0;
-  const v4 y0_1 = e0_1;
-  const v4 y1_0 = e1_0 - n[5] * y0_0;
-  const v4 y1_1 = e1_1 - n[5] * y0_1;
-  const v4 y2_0 = e2_0 - n[10] * y0_0 - n[11] * y1_0;
-  const v4 y2_1 = e2_1 - n[10] * y0_1 - n[11] * y1_1;
-  const v4 y3_0 = e3_0 - n[15] * y0_0 - n[16] * y1_0 - n[17] * y2_0;
-  const v4 y3_1 = e3_1 - n[15] * y0_1 - n[16] * y1_1 - n[17] * y2_1;
-  const v4 y4_0 = e4_0 - n[20] * y0_0 - n[21] * y1_0 - n[22] * y2_0 - n[23] * y3_0;
-  const v4 y4_1 = e4_1 - n[20] * y0_1 - n[21] * y1_1 - n[22] * y2_1 - n[23] * y3_1;
-  *(v4 *)(et + 0) = y0_0;
-  *(v4 *)(et + 4) = y0_1;
-  *(v4 *)(et + 16) = y1_0;
-  *(v4 *)(et + 20) = y1_1;
-  *(v4 *)(et + 32) = y2_0;
-  *(v4 *)(et + 36) = y2_1;
-  *(v4 *)(et + 48) = y3_0;
-  *(v4 *)(et + 52) = y3_1;
-  *(v4 *)(et + 64) = y4_0;
-  *(v4 *)(et + 68) = y4_1;
-  const v4 z0_0 = y0_0 * rinv[0];
-  const v4 z0_1 = y0_1 * rinv[0];
-  const v4 z1_0 = y1_0 * rinv[1];
-  const v4 z1_1 = y1_1 * rinv[1];
-  const v4 z2_0 = y2_0 * rinv[2];
-  const v4 z2_1 = y2_1 * rinv[2];
-  const v4 z3_0 = y3_0 * rinv[3];
-  const v4 z3_1 = y3_1 * rinv[3];
-  const v4 z4_0 = y4_0 * rinv[4];
-  const v4 z4_1 = y4_1 * rinv[4];
-  e[0] = z0_0[0];
-  e[1] = z1_0[0];
-  e[2] = z2_0[0];
-  e[3] = z3_0[0];
-  e[4] = z4_0[0];
-  e[5] = z0_0[1];
-  e[6] = z1_0[1];
-  e[7] = z2_0[1];
-  e[8] = z3_0[1];
-  e[9] = z4_0[1];
-  e[10] = z0_0[2];
-  e[11] = z1_0[2];
-  e[12] = z2_0[2];
-  e[13] = z3_0[2];
-  e[14] = z4_0[2];
-  e[15] = z0_0[3];
-  e[16] = z1_0[3];
-  e[17] = z2_0[3];
-  e[18] = z3_0[3];
-  e[19] = z4_0[3];
-  e[20] = z0_1[0];
-  e[21] = z1_1[0];
-  e[22] = z2_1[0];
-  e[23] = z3_1[0];
-  e[24] = z4_1[0];
-  e[25] = z0_1[1];
-  e[26] = z1_1[1];
-  e[27] = z2_1[1];
-  e[28] = z3_1[1];
-  e[29] = z4_1[1];
-}
-
-/* 7 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 1 lane idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 16), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x7_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0_0 = {e[0], e[5], e[10], e[15]};
-  const v4 e0_1 = {e[20], e[25], e[30], 0};
-  const v4 e1_0 = {e[1], e[6], e[11], e[16]};
-  const v4 e1_1 = {e[21], e[26], e[31], 0};
-  const v4 e2_0 = {e[2], e[7], e[12], e[17]};
-  const v4 e2_1 = {e[22], e[27], e[32], 0};
-  const v4 e3_0 = {e[3], e[8], e[13], e[18]};
-  const v4 e3_1 = {e[23], e[28], e[33], 0};
-  const v4 e4_0 = {e[4], e[9], e[14], e[19]};
-  const v4 e4_1 = {e[24], e[29], e[34], 0};
-  const v4 y0_0 = e0_0;
-  const v4 y0_1 = e0_1;
-  const v4 y1_0 = e1_0 - n[5] * y0_0;
-  const v4 y1_1 = e1_1 - n[5] * y0_1;
-  const v4 y2_0 = e2_0 - n[10] * y0_0 - n[11] * y1_0;
-  const v4 y2_1 = e2_1 - n[10] * y0_1 - n[11] * y1_1;
-  const v4 y3_0 = e3_0 - n[15] * y0_0 - n[16] * y1_0 - n[17] * y2_0;
-  const v4 y3_1 = e3_1 - n[15] * y0_1 - n[16] * y1_1 - n[17] * y2_1;
-  const v4 y4_0 = e4_0 - n[20] * y0_0 - n[21] * y1_0 - n[22] * y2_0 - n[23] * y3_0;
-  const v4 y4_1 = e4_1 - n[20] * y0_1 - n[21] * y1_1 - n[22] * y2_1 - n[23] * y3_1;
-  *(v4 *)(et + 0) = y0_0;
-  *(v4 *)(et + 4) = y0_1;
-  *(v4 *)(et + 16) = y1_0;
-  *(v4 *)(et + 20) = y1_1;
-  *(v4 *)(et + 32) = y2_0;
-  *(v4 *)(et + 36) = y2_1;
-  *(v4 *)(et + 48) = y3_0;
-  *(v4 *)(et + 52) = y3_1;
-  *(v4 *)(et + 64) = y4_0;
-  *(v4 *)(et + 68) = y4_1;
-  const v4 z0_0 = y0_0 * rinv[0];
-  const v4 z0_1 = y0_1 * rinv[0];
-  const v4 z1_0 = y1_0 * rinv[1];
-  const v4 z1_1 = y1_1 * rinv[1];
-  const v4 z2_0 = y2_0 * rinv[2];
-  const v4 z2_1 = y2_1 * rinv[2];
-  const v4 z3_0 = y3_0 * rinv[3];
-  const v4 z3_1 = y3_1 * rinv[3];
-  const v4 z4_0 = y4_0 * rinv[4];
-  const v4 z4_1 = y4_1 * rinv[4];
-  e[0] = z0_0[0];
-  e[1] = z1_0[0];
-  e[2] = z2_0[0];
-  e[3] = z3_0[0];
-  e[4] = z4_0[0];
-  e[5] = z0_0[1];
-  e[6] = z1_0[1];
-  e[7] = z2_0[1];
-  e[8] = z3_0[1];
-  e[9] = z4_0[1];
-  e[10] = z0_0[2];
-  e[11] = z1_0[2];
-  e[12] = z2_0[2];
-  e[13] = z3_0[2];
-  e[14] = z4_0[2];
-  e[15] = z0_0[3];
-  e[16] = z1_0[3];
-  e[17] = z2_0[3];
-  e[18] = z3_0[3];
-  e[19] = z4_0[3];
-  e[20] = z0_1[0];
-  e[21] = z1_1[0];
-  e[22] = z2_1[0];
-  e[23] = z3_1[0];
-  e[24] = z4_1[0];
-  e[25] = z0_1[1];
-  e[26] = z1_1[1];
-  e[27] = z2_1[1];
-  e[28] = z3_1[1];
-  e[29] = z4_1[1];
-  e[30] = z0_1[2];
-  e[31] = z1_1[2];
-  e[32] = z2_1[2];
-  e[33] = z3_1[2];
-  e[34] = z4_1[2];
-}
-
-/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4):
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 16), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_1x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  (void)n; /* a 1 x 1 block: only its reciprocal */
-  const v4 e0_0 = {e[0], e[1], e[2], e[3]};
-  const v4 e0_1 = {e[4], e[5], e[6], e[7]};
-  const v4 y0_0 = e0_0;
-  const v4 y0_1 = e0_1;
-  *(v4 *)(et + 0) = y0_0;
-  *(v4 *)(et + 4) = y0_1;
-  const v4 z0_0 = y0_0 * rinv[0];
-  const v4 z0_1 = y0_1 * rinv[0];
-  e[0] = z0_0[0];
-  e[1] = z0_0[1];
-  e[2] = z0_0[2];
-  e[3] = z0_0[3];
-  e[4] = z0_1[0];
-  e[5] = z0_1[1];
-  e[6] = z0_1[2];
-  e[7] = z0_1[3];
-}
-
-/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4):
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 16), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0_0 = {e[0], e[5], e[10], e[15]};
-  const v4 e0_1 = {e[20], e[25], e[30], e[35]};
-  const v4 e1_0 = {e[1], e[6], e[11], e[16]};
-  const v4 e1_1 = {e[21], e[26], e[31], e[36]};
-  const v4 e2_0 = {e[2], e[7], e[12], e[17]};
-  const v4 e2_1 = {e[22], e[27], e[32], e[37]};
-  const v4 e3_0 = {e[3], e[8], e[13], e[18]};
-  const v4 e3_1 = {e[23], e[28], e[33], e[38]};
-  const v4 e4_0 = {e[4], e[9], e[14], e[19]};
-  const v4 e4_1 = {e[24], e[29], e[34], e[39]};
-  const v4 y0_0 = e0_0;
-  const v4 y0_1 = e0_1;
-  const v4 y1_0 = e1_0 - n[5] * y0_0;
-  const v4 y1_1 = e1_1 - n[5] * y0_1;
-  const v4 y2_0 = e2_0 - n[10] * y0_0 - n[11] * y1_0;
-  const v4 y2_1 = e2_1 - n[10] * y0_1 - n[11] * y1_1;
-  const v4 y3_0 = e3_0 - n[15] * y0_0 - n[16] * y1_0 - n[17] * y2_0;
-  const v4 y3_1 = e3_1 - n[15] * y0_1 - n[16] * y1_1 - n[17] * y2_1;
-  const v4 y4_0 = e4_0 - n[20] * y0_0 - n[21] * y1_0 - n[22] * y2_0 - n[23] * y3_0;
-  const v4 y4_1 = e4_1 - n[20] * y0_1 - n[21] * y1_1 - n[22] * y2_1 - n[23] * y3_1;
-  *(v4 *)(et + 0) = y0_0;
-  *(v4 *)(et + 4) = y0_1;
-  *(v4 *)(et + 16) = y1_0;
-  *(v4 *)(et + 20) = y1_1;
-  *(v4 *)(et + 32) = y2_0;
-  *(v4 *)(et + 36) = y2_1;
-  *(v4 *)(et + 48) = y3_0;
-  *(v4 *)(et + 52) = y3_1;
-  *(v4 *)(et + 64) = y4_0;
-  *(v4 *)(et + 68) = y4_1;
-  const v4 z0_0 = y0_0 * rinv[0];
-  const v4 z0_1 = y0_1 * rinv[0];
-  const v4 z1_0 = y1_0 * rinv[1];
-  const v4 z1_1 = y1_1 * rinv[1];
-  const v4 z2_0 = y2_0 * rinv[2];
-  const v4 z2_1 = y2_1 * rinv[2];
-  const v4 z3_0 = y3_0 * rinv[3];
-  const v4 z3_1 = y3_1 * rinv[3];
-  const v4 z4_0 = y4_0 * rinv[4];
-  const v4 z4_1 = y4_1 * rinv[4];
-  e[0] = z0_0[0];
-  e[1] = z1_0[0];
-  e[2] = z2_0[0];
-  e[3] = z3_0[0];
-  e[4] = z4_0[0];
-  e[5] = z0_0[1];
-  e[6] = z1_0[1];
-  e[7] = z2_0[1];
-  e[8] = z3_0[1];
-  e[9] = z4_0[1];
-  e[10] = z0_0[2];
-  e[11] = z1_0[2];
-  e[12] = z2_0[2];
-  e[13] = z3_0[2];
-  e[14] = z4_0[2];
-  e[15] = z0_0[3];
-  e[16] = z1_0[3];
-  e[17] = z2_0[3];
-  e[18] = z3_0[3];
-  e[19] = z4_0[3];
-  e[20] = z0_1[0];
-  e[21] = z1_1[0];
-  e[22] = z2_1[0];
-  e[23] = z3_1[0];
-  e[24] = z4_1[0];
-  e[25] = z0_1[1];
-  e[26] = z1_1[1];
-  e[27] = z2_1[1];
-  e[28] = z3_1[1];
-  e[29] = z4_1[1];
-  e[30] = z0_1[2];
-  e[31] = z1_1[2];
-  e[32] = z2_1[2];
-  e[33] = z3_1[2];
-  e[34] = z4_1[2];
-  e[35] = z0_1[3];
-  e[36] = z1_1[3];
-  e[37] = z2_1[3];
-  e[38] = z3_1[3];
-  e[39] = z4_1[3];
-}
-
-/* Lower triangle of a 1 x 1 node block C -= L Y^T, L and Y 1 x 1 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_1_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0];
-}
-
-/* Lower triangle of a 1 x 1 node block C -= L Y^T, L and Y 1 x 5 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_1_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[16] + l[2] * et[32] + l[3] * et[48] + l[4] * et[64];
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 1 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0];
-  *(v2 *)(c + 5) -= l[1] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 10) -= l[2] * *(const v2 *)(et + 0);
-  c[12] -= l[2] * et[2];
-  *(v4 *)(c + 15) -= l[3] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 20) -= l[4] * *(const v4 *)(et + 0);
-  c[24] -= l[4] * et[4];
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 5 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[16] + l[2] * et[32] + l[3] * et[48] + l[4] * et[64];
-  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 16) + l[7] * *(const v2 *)(et + 32) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 64);
-  *(v2 *)(c + 10) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 16) + l[12] * *(const v2 *)(et + 32) + l[13] * *(const v2 *)(et + 48) + l[14] * *(const v2 *)(et + 64);
-  c[12] -= l[10] * et[2] + l[11] * et[18] + l[12] * et[34] + l[13] * et[50] + l[14] * et[66];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 16) + l[17] * *(const v4 *)(et + 32) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 64);
-  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 16) + l[22] * *(const v4 *)(et + 32) + l[23] * *(const v4 *)(et + 48) + l[24] * *(const v4 *)(et + 64);
-  c[24] -= l[20] * et[4] + l[21] * et[20] + l[22] * et[36] + l[23] * et[52] + l[24] * et[68];
-}
-
-/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 1 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_6_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0];
-  *(v2 *)(c + 6) -= l[1] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 12) -= l[2] * *(const v2 *)(et + 0);
-  c[14] -= l[2] * et[2];
-  *(v4 *)(c + 18) -= l[3] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 24) -= l[4] * *(const v4 *)(et + 0);
-  c[28] -= l[4] * et[4];
-  *(v4 *)(c + 30) -= l[5] * *(const v4 *)(et + 0);
-  *(v2 *)(c + 34) -= l[5] * *(const v2 *)(et + 4);
-}
-
-/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 5 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[16] + l[2] * et[32] + l[3] * et[48] + l[4] * et[64];
-  *(v2 *)(c + 6) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 16) + l[7] * *(const v2 *)(et + 32) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 64);
-  *(v2 *)(c + 12) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 16) + l[12] * *(const v2 *)(et + 32) + l[13] * *(const v2 *)(et + 48) + l[14] * *(const v2 *)(et + 64);
-  c[14] -= l[10] * et[2] + l[11] * et[18] + l[12] * et[34] + l[13] * et[50] + l[14] * et[66];
-  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 16) + l[17] * *(const v4 *)(et + 32) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 64);
-  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 16) + l[22] * *(const v4 *)(et + 32) + l[23] * *(const v4 *)(et + 48) + l[24] * *(const v4 *)(et + 64);
-  c[28] -= l[20] * et[4] + l[21] * et[20] + l[22] * et[36] + l[23] * et[52] + l[24] * et[68];
-  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 16) + l[27] * *(const v4 *)(et + 32) + l[28] * *(const v4 *)(et + 48) + l[29] * *(const v4 *)(et + 64);
-  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 20) + l[27] * *(const v2 *)(et + 36) + l[28] * *(const v2 *)(et + 52) + l[29] * *(const v2 *)(et + 68);
-}
-
-/* C -= L Y^T for a 1 x 5 block C, L 1 x 5, Y 5 x 5 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_1x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 16) + l[2] * *(const v4 *)(et + 32) + l[3] * *(const v4 *)(et + 48) + l[4] * *(const v4 *)(et + 64);
-  c[4] -= l[0] * et[4] + l[1] * et[20] + l[2] * et[36] + l[3] * et[52] + l[4] * et[68];
-}
-
-/* C -= L Y^T for a 5 x 1 block C, L 5 x 1, Y 1 x 1 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_5x1_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0];
-  c[1] -= l[1] * et[0];
-  c[2] -= l[2] * et[0];
-  c[3] -= l[3] * et[0];
-  c[4] -= l[4] * et[0];
-}
-
-/* C -= L Y^T for a 5 x 1 block C, L 5 x 5, Y 1 x 5 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_5x1_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[16] + l[2] * et[32] + l[3] * et[48] + l[4] * et[64];
-  c[1] -= l[5] * et[0] + l[6] * et[16] + l[7] * et[32] + l[8] * et[48] + l[9] * et[64];
-  c[2] -= l[10] * et[0] + l[11] * et[16] + l[12] * et[32] + l[13] * et[48] + l[14] * et[64];
-  c[3] -= l[15] * et[0] + l[16] * et[16] + l[17] * et[32] + l[18] * et[48] + l[19] * et[64];
-  c[4] -= l[20] * et[0] + l[21] * et[16] + l[22] * et[32] + l[23] * et[48] + l[24] * et[64];
-}
-
-/* C -= L Y^T for a 5 x 5 block C, L 5 x 1, Y 5 x 1 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_5x5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0);
-  c[4] -= l[0] * et[4];
-  *(v4 *)(c + 5) -= l[1] * *(const v4 *)(et + 0);
-  c[9] -= l[1] * et[4];
-  *(v4 *)(c + 10) -= l[2] * *(const v4 *)(et + 0);
-  c[14] -= l[2] * et[4];
-  *(v4 *)(c + 15) -= l[3] * *(const v4 *)(et + 0);
-  c[19] -= l[3] * et[4];
-  *(v4 *)(c + 20) -= l[4] * *(const v4 *)(et + 0);
-  c[24] -= l[4] * et[4];
-}
-
-/* C -= L Y^T for a 5 x 5 block C, L 5 x 5, Y 5 x 5 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_5x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 16) + l[2] * *(const v4 *)(et + 32) + l[3] * *(const v4 *)(et + 48) + l[4] * *(const v4 *)(et + 64);
-  c[4] -= l[0] * et[4] + l[1] * et[20] + l[2] * et[36] + l[3] * et[52] + l[4] * et[68];
-  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 16) + l[7] * *(const v4 *)(et + 32) + l[8] * *(const v4 *)(et + 48) + l[9] * *(const v4 *)(et + 64);
-  c[9] -= l[5] * et[4] + l[6] * et[20] + l[7] * et[36] + l[8] * et[52] + l[9] * et[68];
-  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 16) + l[12] * *(const v4 *)(et + 32) + l[13] * *(const v4 *)(et + 48) + l[14] * *(const v4 *)(et + 64);
-  c[14] -= l[10] * et[4] + l[11] * et[20] + l[12] * et[36] + l[13] * et[52] + l[14] * et[68];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 16) + l[17] * *(const v4 *)(et + 32) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 64);
-  c[19] -= l[15] * et[4] + l[16] * et[20] + l[17] * et[36] + l[18] * et[52] + l[19] * et[68];
-  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 16) + l[22] * *(const v4 *)(et + 32) + l[23] * *(const v4 *)(et + 48) + l[24] * *(const v4 *)(et + 64);
-  c[24] -= l[20] * et[4] + l[21] * et[20] + l[22] * et[36] + l[23] * et[52] + l[24] * et[68];
-}
-
-/* C -= L Y^T for a 6 x 1 block C, L 6 x 5, Y 1 x 5 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_6x1_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[16] + l[2] * et[32] + l[3] * et[48] + l[4] * et[64];
-  c[1] -= l[5] * et[0] + l[6] * et[16] + l[7] * et[32] + l[8] * et[48] + l[9] * et[64];
-  c[2] -= l[10] * et[0] + l[11] * et[16] + l[12] * et[32] + l[13] * et[48] + l[14] * et[64];
-  c[3] -= l[15] * et[0] + l[16] * et[16] + l[17] * et[32] + l[18] * et[48] + l[19] * et[64];
-  c[4] -= l[20] * et[0] + l[21] * et[16] + l[22] * et[32] + l[23] * et[48] + l[24] * et[64];
-  c[5] -= l[25] * et[0] + l[26] * et[16] + l[27] * et[32] + l[28] * et[48] + l[29] * et[64];
-}
-
-/* C -= L Y^T for a 6 x 5 block C, L 6 x 1, Y 5 x 1 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_6x5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0);
-  c[4] -= l[0] * et[4];
-  *(v4 *)(c + 5) -= l[1] * *(const v4 *)(et + 0);
-  c[9] -= l[1] * et[4];
-  *(v4 *)(c + 10) -= l[2] * *(const v4 *)(et + 0);
-  c[14] -= l[2] * et[4];
-  *(v4 *)(c + 15) -= l[3] * *(const v4 *)(et + 0);
-  c[19] -= l[3] * et[4];
-  *(v4 *)(c + 20) -= l[4] * *(const v4 *)(et + 0);
-  c[24] -= l[4] * et[4];
-  *(v4 *)(c + 25) -= l[5] * *(const v4 *)(et + 0);
-  c[29] -= l[5] * et[4];
-}
-
-/* C -= L Y^T for a 6 x 5 block C, L 6 x 5, Y 5 x 5 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 16) + l[2] * *(const v4 *)(et + 32) + l[3] * *(const v4 *)(et + 48) + l[4] * *(const v4 *)(et + 64);
-  c[4] -= l[0] * et[4] + l[1] * et[20] + l[2] * et[36] + l[3] * et[52] + l[4] * et[68];
-  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 16) + l[7] * *(const v4 *)(et + 32) + l[8] * *(const v4 *)(et + 48) + l[9] * *(const v4 *)(et + 64);
-  c[9] -= l[5] * et[4] + l[6] * et[20] + l[7] * et[36] + l[8] * et[52] + l[9] * et[68];
-  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 16) + l[12] * *(const v4 *)(et + 32) + l[13] * *(const v4 *)(et + 48) + l[14] * *(const v4 *)(et + 64);
-  c[14] -= l[10] * et[4] + l[11] * et[20] + l[12] * et[36] + l[13] * et[52] + l[14] * et[68];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 16) + l[17] * *(const v4 *)(et + 32) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 64);
-  c[19] -= l[15] * et[4] + l[16] * et[20] + l[17] * et[36] + l[18] * et[52] + l[19] * et[68];
-  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 16) + l[22] * *(const v4 *)(et + 32) + l[23] * *(const v4 *)(et + 48) + l[24] * *(const v4 *)(et + 64);
-  c[24] -= l[20] * et[4] + l[21] * et[20] + l[22] * et[36] + l[23] * et[52] + l[24] * et[68];
-  *(v4 *)(c + 25) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 16) + l[27] * *(const v4 *)(et + 32) + l[28] * *(const v4 *)(et + 48) + l[29] * *(const v4 *)(et + 64);
-  c[29] -= l[25] * et[4] + l[26] * et[20] + l[27] * et[36] + l[28] * et[52] + l[29] * et[68];
-}
-
-#endif
 
 /*---- factor: one function per pivot ------------------------------------------*/
 
-/*---- pivot 0: spindleL (hinge, d = 5, h = 6)
+/*---- spindleL (hinge, d = 5, h = 6)
  * column: kingpinL (d 5), tie_rodL (d 1) */
-static int factor_p0(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 0, t + 0)) return 0; /* N[spindleL] = l D l^T */
-  const int failed = factor_node_5(w + 55, t + 8); /* N[spindleR] = l D l^T, the next pivot's: final now */
-  panel_5x6_of_8(w + 0, t + 0, w + 25, t + 16); /* rows 0..5 */
-  reduce_tri_5_d5(w + 307, w + 25, t + 16); /* N[kingpinL] */
-  reduce_1x5_d5(w + 332, w + 50, t + 16); /* E[tie_rodL, kingpinL] */
-  reduce_tri_1_d5(w + 367, w + 50, t + 21); /* N[tie_rodL] */
-  return failed ? 1 : -1;
+static int pivot_spindleL(scalar *restrict w, scalar *restrict t) {
+  if (factor_node_5(w + W_spindleL, t + R_spindleL)) return P_spindleL; /* N[spindleL] = l D l^T */
+  const int failed = factor_node_5(w + W_spindleR, t + R_spindleR); /* N[spindleR] = l D l^T, the next pivot's: final now */
+  panel_5x6_of_8(w + W_spindleL, t + R_spindleL, w + W_spindleL + 25, t + 16); /* rows 0..5 */
+  reduce_tri_5_d5(w + W_kingpinL, w + W_spindleL + 25, t + 16); /* N[kingpinL] */
+  reduce_1x5_d5(w + W_kingpinL + 25, w + W_spindleL + 50, t + 16); /* E[tie_rodL, kingpinL] */
+  reduce_tri_1_d5(w + W_tie_rodL, w + W_spindleL + 50, t + 21); /* N[tie_rodL] */
+  return failed ? P_spindleR : -1;
 }
 
-/*---- pivot 1: spindleR (hinge, d = 5, h = 6)
+/*---- spindleR (hinge, d = 5, h = 6)
  * column: tie_rodR (d 1), kingpinR (d 5) */
-static int factor_p1(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + 110, t + 0); /* N[rear_axleL] = l D l^T, the next pivot's: final now */
-  panel_5x6_of_8(w + 55, t + 8, w + 80, t + 16); /* rows 0..5 */
-  reduce_tri_1_d5(w + 295, w + 80, t + 16); /* N[tie_rodR] */
-  reduce_5x1_d5(w + 297, w + 85, t + 16); /* E[kingpinR, tie_rodR] */
-  reduce_tri_5_d5(w + 384, w + 85, t + 17); /* N[kingpinR] */
-  return failed ? 2 : -1;
+static int pivot_spindleR(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_rear_axleL, t + R_rear_axleL); /* N[rear_axleL] = l D l^T, the next pivot's: final now */
+  panel_5x6_of_8(w + W_spindleR, t + R_spindleR, w + W_spindleR + 25, t + 16); /* rows 0..5 */
+  reduce_tri_1_d5(w + W_tie_rodR, w + W_spindleR + 25, t + 16); /* N[tie_rodR] */
+  reduce_5x1_d5(w + W_tie_rodR + 2, w + W_spindleR + 30, t + 16); /* E[kingpinR, tie_rodR] */
+  reduce_tri_5_d5(w + W_kingpinR, w + W_spindleR + 30, t + 17); /* N[kingpinR] */
+  return failed ? P_rear_axleL : -1;
 }
 
-/*---- pivot 2: rear_axleL (hinge, d = 5, h = 16)
+/*---- rear_axleL (hinge, d = 5, h = 16)
  * column: rear_axleR (d 5), kingpinL (d 5), body#weld1 (d 6) */
-static int factor_p2(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 110, t + 0, w + 135, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 215, w + 135, t + 16); /* N[rear_axleR] */
-  const int failed = factor_node_5(w + 215, t + 8); /* N[rear_axleR] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + 110, t + 0, w + 175, t + 24); /* rows 8..15 */
-  reduce_5x5_d5(w + 240, w + 160, t + 16); /* E[kingpinL, rear_axleR] */
-  reduce_tri_5_d5(w + 307, w + 160, t + 21); /* N[kingpinL] */
-  reduce_6x5_d5(w + 265, w + 185, t + 16); /* E[body#weld1, rear_axleR] */
-  reduce_6x5_d5(w + 337, w + 185, t + 21); /* E[body#weld1, kingpinL] */
-  reduce_tri_6_d5(w + 519, w + 185, t + 26); /* N[body#weld1] */
-  return failed ? 3 : -1;
+static int pivot_rear_axleL(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_rear_axleL, t + R_rear_axleL, w + W_rear_axleL + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_rear_axleR, w + W_rear_axleL + 25, t + 16); /* N[rear_axleR] */
+  const int failed = factor_node_5(w + W_rear_axleR, t + R_rear_axleR); /* N[rear_axleR] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_rear_axleL, t + R_rear_axleL, w + W_rear_axleL + 65, t + 24); /* rows 8..15 */
+  reduce_5x5_d5(w + W_rear_axleR + 25, w + W_rear_axleL + 50, t + 16); /* E[kingpinL, rear_axleR] */
+  reduce_tri_5_d5(w + W_kingpinL, w + W_rear_axleL + 50, t + 21); /* N[kingpinL] */
+  reduce_6x5_d5(w + W_rear_axleR + 50, w + W_rear_axleL + 75, t + 16); /* E[body#weld1, rear_axleR] */
+  reduce_6x5_d5(w + W_kingpinL + 30, w + W_rear_axleL + 75, t + 21); /* E[body#weld1, kingpinL] */
+  reduce_tri_6_d5(w + W_body_weld1, w + W_rear_axleL + 75, t + 26); /* N[body#weld1] */
+  return failed ? P_rear_axleR : -1;
 }
 
-/*---- pivot 3: rear_axleR (hinge, d = 5, h = 11)
+/*---- rear_axleR (hinge, d = 5, h = 11)
  * column: kingpinL (d 5), body#weld1 (d 6) */
-static int factor_p3(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_1(w + 295, t + 0); /* N[tie_rodR] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + 215, t + 8, w + 240, t + 16); /* rows 0..7 */
-  panel_5x3_of_4(w + 215, t + 8, w + 280, t + 24); /* rows 8..10 */
-  reduce_tri_5_d5(w + 307, w + 240, t + 16); /* N[kingpinL] */
-  reduce_6x5_d5(w + 337, w + 265, t + 16); /* E[body#weld1, kingpinL] */
-  reduce_tri_6_d5(w + 519, w + 265, t + 21); /* N[body#weld1] */
-  return failed ? 4 : -1;
+static int pivot_rear_axleR(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_1(w + W_tie_rodR, t + R_tie_rodR); /* N[tie_rodR] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_rear_axleR, t + R_rear_axleR, w + W_rear_axleR + 25, t + 16); /* rows 0..7 */
+  panel_5x3_of_4(w + W_rear_axleR, t + R_rear_axleR, w + W_rear_axleR + 65, t + 24); /* rows 8..10 */
+  reduce_tri_5_d5(w + W_kingpinL, w + W_rear_axleR + 25, t + 16); /* N[kingpinL] */
+  reduce_6x5_d5(w + W_kingpinL + 30, w + W_rear_axleR + 50, t + 16); /* E[body#weld1, kingpinL] */
+  reduce_tri_6_d5(w + W_body_weld1, w + W_rear_axleR + 50, t + 21); /* N[body#weld1] */
+  return failed ? P_tie_rodR : -1;
 }
 
-/*---- pivot 4: tie_rodR (rod, d = 1, h = 11)
+/*---- tie_rodR (rod, d = 1, h = 11)
  * column: tie_rodL (d 1), kingpinR (d 5), rack_slide (d 5) */
-static int factor_p4(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + 307, t + 8); /* N[kingpinL] = l D l^T, the next pivot's: final now */
-  panel_1x8(w + 295, t + 0, w + 296, t + 16); /* rows 0..7 */
-  panel_1x3_of_4(w + 295, t + 0, w + 304, t + 24); /* rows 8..10 */
-  reduce_tri_1_d1(w + 367, w + 296, t + 16); /* N[tie_rodL] */
-  reduce_5x1_d1(w + 368, w + 297, t + 16); /* E[kingpinR, tie_rodL] fill */
-  reduce_tri_5_d1(w + 384, w + 297, t + 17); /* N[kingpinR] */
-  reduce_5x1_d1(w + 373, w + 302, t + 16); /* E[rack_slide, tie_rodL] */
-  reduce_5x5_d1(w + 409, w + 302, t + 17); /* E[rack_slide, kingpinR] */
-  reduce_tri_5_d1(w + 464, w + 302, t + 22); /* N[rack_slide] */
-  return failed ? 5 : -1;
+static int pivot_tie_rodR(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_kingpinL, t + R_kingpinL); /* N[kingpinL] = l D l^T, the next pivot's: final now */
+  panel_1x8(w + W_tie_rodR, t + R_tie_rodR, w + W_tie_rodR + 1, t + 16); /* rows 0..7 */
+  panel_1x3_of_4(w + W_tie_rodR, t + R_tie_rodR, w + W_tie_rodR + 9, t + 24); /* rows 8..10 */
+  reduce_tri_1_d1(w + W_tie_rodL, w + W_tie_rodR + 1, t + 16); /* N[tie_rodL] */
+  reduce_5x1_d1(w + W_tie_rodL + 1, w + W_tie_rodR + 2, t + 16); /* E[kingpinR, tie_rodL] fill */
+  reduce_tri_5_d1(w + W_kingpinR, w + W_tie_rodR + 2, t + 17); /* N[kingpinR] */
+  reduce_5x1_d1(w + W_tie_rodL + 6, w + W_tie_rodR + 7, t + 16); /* E[rack_slide, tie_rodL] */
+  reduce_5x5_d1(w + W_kingpinR + 25, w + W_tie_rodR + 7, t + 17); /* E[rack_slide, kingpinR] */
+  reduce_tri_5_d1(w + W_rack_slide, w + W_tie_rodR + 7, t + 22); /* N[rack_slide] */
+  return failed ? P_kingpinL : -1;
 }
 
-/*---- pivot 5: kingpinL (hinge, d = 5, h = 7)
+/*---- kingpinL (hinge, d = 5, h = 7)
  * column: tie_rodL (d 1), body#weld1 (d 6) */
-static int factor_p5(scalar *restrict w, scalar *restrict t) {
-  panel_5x7_of_8(w + 307, t + 8, w + 332, t + 16); /* rows 0..6 */
-  reduce_tri_1_d5(w + 367, w + 332, t + 16); /* N[tie_rodL] */
-  const int failed = factor_node_1(w + 367, t + 0); /* N[tie_rodL] = l D l^T, the next pivot's: final now */
-  reduce_6x1_d5(w + 378, w + 337, t + 16); /* E[body#weld1, tie_rodL] fill */
-  reduce_tri_6_d5(w + 519, w + 337, t + 17); /* N[body#weld1] */
-  return failed ? 6 : -1;
+static int pivot_kingpinL(scalar *restrict w, scalar *restrict t) {
+  panel_5x7_of_8(w + W_kingpinL, t + R_kingpinL, w + W_kingpinL + 25, t + 16); /* rows 0..6 */
+  reduce_tri_1_d5(w + W_tie_rodL, w + W_kingpinL + 25, t + 16); /* N[tie_rodL] */
+  const int failed = factor_node_1(w + W_tie_rodL, t + R_tie_rodL); /* N[tie_rodL] = l D l^T, the next pivot's: final now */
+  reduce_6x1_d5(w + W_tie_rodL + 11, w + W_kingpinL + 30, t + 16); /* E[body#weld1, tie_rodL] fill */
+  reduce_tri_6_d5(w + W_body_weld1, w + W_kingpinL + 30, t + 17); /* N[body#weld1] */
+  return failed ? P_tie_rodL : -1;
 }
 
-/*---- pivot 6: tie_rodL (rod, d = 1, h = 16)
+/*---- tie_rodL (rod, d = 1, h = 16)
  * column: kingpinR (d 5, fill), rack_slide (d 5), body#weld1 (d 6, fill) */
-static int factor_p6(scalar *restrict w, scalar *restrict t) {
-  panel_1x8(w + 367, t + 0, w + 368, t + 16); /* rows 0..7 */
-  reduce_tri_5_d1(w + 384, w + 368, t + 16); /* N[kingpinR] */
-  const int failed = factor_node_5(w + 384, t + 8); /* N[kingpinR] = l D l^T, the next pivot's: final now */
-  panel_1x8(w + 367, t + 0, w + 376, t + 24); /* rows 8..15 */
-  reduce_5x5_d1(w + 409, w + 373, t + 16); /* E[rack_slide, kingpinR] */
-  reduce_tri_5_d1(w + 464, w + 373, t + 21); /* N[rack_slide] */
-  reduce_6x5_d1(w + 434, w + 378, t + 16); /* E[body#weld1, kingpinR] */
-  reduce_6x5_d1(w + 489, w + 378, t + 21); /* E[body#weld1, rack_slide] */
-  reduce_tri_6_d1(w + 519, w + 378, t + 26); /* N[body#weld1] */
-  return failed ? 7 : -1;
+static int pivot_tie_rodL(scalar *restrict w, scalar *restrict t) {
+  panel_1x8(w + W_tie_rodL, t + R_tie_rodL, w + W_tie_rodL + 1, t + 16); /* rows 0..7 */
+  reduce_tri_5_d1(w + W_kingpinR, w + W_tie_rodL + 1, t + 16); /* N[kingpinR] */
+  const int failed = factor_node_5(w + W_kingpinR, t + R_kingpinR); /* N[kingpinR] = l D l^T, the next pivot's: final now */
+  panel_1x8(w + W_tie_rodL, t + R_tie_rodL, w + W_tie_rodL + 9, t + 24); /* rows 8..15 */
+  reduce_5x5_d1(w + W_kingpinR + 25, w + W_tie_rodL + 6, t + 16); /* E[rack_slide, kingpinR] */
+  reduce_tri_5_d1(w + W_rack_slide, w + W_tie_rodL + 6, t + 21); /* N[rack_slide] */
+  reduce_6x5_d1(w + W_kingpinR + 50, w + W_tie_rodL + 11, t + 16); /* E[body#weld1, kingpinR] */
+  reduce_6x5_d1(w + W_rack_slide + 25, w + W_tie_rodL + 11, t + 21); /* E[body#weld1, rack_slide] */
+  reduce_tri_6_d1(w + W_body_weld1, w + W_tie_rodL + 11, t + 26); /* N[body#weld1] */
+  return failed ? P_kingpinR : -1;
 }
 
-/*---- pivot 7: kingpinR (hinge, d = 5, h = 11)
+/*---- kingpinR (hinge, d = 5, h = 11)
  * column: rack_slide (d 5), body#weld1 (d 6) */
-static int factor_p7(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 384, t + 8, w + 409, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 464, w + 409, t + 16); /* N[rack_slide] */
-  const int failed = factor_node_5(w + 464, t + 0); /* N[rack_slide] = l D l^T, the next pivot's: final now */
-  panel_5x3_of_4(w + 384, t + 8, w + 449, t + 24); /* rows 8..10 */
-  reduce_6x5_d5(w + 489, w + 434, t + 16); /* E[body#weld1, rack_slide] */
-  reduce_tri_6_d5(w + 519, w + 434, t + 21); /* N[body#weld1] */
-  return failed ? 8 : -1;
+static int pivot_kingpinR(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_kingpinR, t + R_kingpinR, w + W_kingpinR + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_rack_slide, w + W_kingpinR + 25, t + 16); /* N[rack_slide] */
+  const int failed = factor_node_5(w + W_rack_slide, t + R_rack_slide); /* N[rack_slide] = l D l^T, the next pivot's: final now */
+  panel_5x3_of_4(w + W_kingpinR, t + R_kingpinR, w + W_kingpinR + 65, t + 24); /* rows 8..10 */
+  reduce_6x5_d5(w + W_rack_slide + 25, w + W_kingpinR + 50, t + 16); /* E[body#weld1, rack_slide] */
+  reduce_tri_6_d5(w + W_body_weld1, w + W_kingpinR + 50, t + 21); /* N[body#weld1] */
+  return failed ? P_rack_slide : -1;
 }
 
-/*---- pivot 8: rack_slide (prismatic, d = 5, h = 6)
+/*---- rack_slide (prismatic, d = 5, h = 6)
  * column: body#weld1 (d 6) */
-static int factor_p8(scalar *restrict w, scalar *restrict t) {
-  panel_5x6_of_8(w + 464, t + 0, w + 489, t + 16); /* rows 0..5 */
-  reduce_tri_6_d5(w + 519, w + 489, t + 16); /* N[body#weld1] */
-  const int failed = factor_node_6(w + 519, t + 8); /* N[body#weld1] = l D l^T, the next pivot's: final now */
-  return failed ? 9 : -1;
+static int pivot_rack_slide(scalar *restrict w, scalar *restrict t) {
+  panel_5x6_of_8(w + W_rack_slide, t + R_rack_slide, w + W_rack_slide + 25, t + 16); /* rows 0..5 */
+  reduce_tri_6_d5(w + W_body_weld1, w + W_rack_slide + 25, t + 16); /* N[body#weld1] */
+  const int failed = factor_node_6(w + W_body_weld1, t + R_body_weld1); /* N[body#weld1] = l D l^T, the next pivot's: final now */
+  return failed ? P_body_weld1 : -1;
 }
 
 /*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
 static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
-  /* pivot 0: spindleL (hinge, d = 5, h = 6) */
-  node_forward_5(w + 0, x + 10); /* x[spindleL] */
-  forward_5x5(w + 25, x + 10, x + 5); /* x[kingpinL] */
-  forward_1x5(w + 50, x + 10, x + 15); /* x[tie_rodL] */
-  node_diag_5(w + 0, x + 10); /* x[spindleL] */
-  /* pivot 1: spindleR (hinge, d = 5, h = 6) */
-  node_forward_5(w + 55, x + 26); /* x[spindleR] */
-  forward_1x5(w + 80, x + 26, x + 31); /* x[tie_rodR] */
-  forward_5x5(w + 85, x + 26, x + 21); /* x[kingpinR] */
-  node_diag_5(w + 55, x + 26); /* x[spindleR] */
-  /* pivot 2: rear_axleL (hinge, d = 5, h = 16) */
-  node_forward_5(w + 110, x + 0); /* x[rear_axleL] */
-  forward_5x5(w + 135, x + 0, x + 16); /* x[rear_axleR] */
-  forward_5x5(w + 160, x + 0, x + 5); /* x[kingpinL] */
-  forward_6x5(w + 185, x + 0, x + 37); /* x[body#weld1] */
-  node_diag_5(w + 110, x + 0); /* x[rear_axleL] */
-  /* pivot 3: rear_axleR (hinge, d = 5, h = 11) */
-  node_forward_5(w + 215, x + 16); /* x[rear_axleR] */
-  forward_5x5(w + 240, x + 16, x + 5); /* x[kingpinL] */
-  forward_6x5(w + 265, x + 16, x + 37); /* x[body#weld1] */
-  node_diag_5(w + 215, x + 16); /* x[rear_axleR] */
-  /* pivot 4: tie_rodR (rod, d = 1, h = 11) */
-  forward_1x1(w + 296, x + 31, x + 15); /* x[tie_rodL] */
-  forward_5x1(w + 297, x + 31, x + 21); /* x[kingpinR] */
-  forward_5x1(w + 302, x + 31, x + 32); /* x[rack_slide] */
-  node_diag_1(w + 295, x + 31); /* x[tie_rodR] */
-  /* pivot 5: kingpinL (hinge, d = 5, h = 7) */
-  node_forward_5(w + 307, x + 5); /* x[kingpinL] */
-  forward_1x5(w + 332, x + 5, x + 15); /* x[tie_rodL] */
-  forward_6x5(w + 337, x + 5, x + 37); /* x[body#weld1] */
-  node_diag_5(w + 307, x + 5); /* x[kingpinL] */
-  /* pivot 6: tie_rodL (rod, d = 1, h = 16) */
-  forward_5x1(w + 368, x + 15, x + 21); /* x[kingpinR] */
-  forward_5x1(w + 373, x + 15, x + 32); /* x[rack_slide] */
-  forward_6x1(w + 378, x + 15, x + 37); /* x[body#weld1] */
-  node_diag_1(w + 367, x + 15); /* x[tie_rodL] */
-  /* pivot 7: kingpinR (hinge, d = 5, h = 11) */
-  node_forward_5(w + 384, x + 21); /* x[kingpinR] */
-  forward_5x5(w + 409, x + 21, x + 32); /* x[rack_slide] */
-  forward_6x5(w + 434, x + 21, x + 37); /* x[body#weld1] */
-  node_diag_5(w + 384, x + 21); /* x[kingpinR] */
-  /* pivot 8: rack_slide (prismatic, d = 5, h = 6) */
-  node_forward_5(w + 464, x + 32); /* x[rack_slide] */
-  forward_6x5(w + 489, x + 32, x + 37); /* x[body#weld1] */
-  node_diag_5(w + 464, x + 32); /* x[rack_slide] */
-  /* pivot 9: body#weld1 (shard weld, d = 6, h = 0) */
-  node_forward_6(w + 519, x + 37); /* x[body#weld1] */
-  node_diag_6(w + 519, x + 37); /* x[body#weld1] */
+  /* spindleL (hinge, d = 5, h = 6) */
+  node_forward_5(w + W_spindleL, x + X_spindleL); /* x[spindleL] */
+  forward_5x5(w + W_spindleL + 25, x + X_spindleL, x + X_kingpinL); /* x[kingpinL] */
+  forward_1x5(w + W_spindleL + 50, x + X_spindleL, x + X_tie_rodL); /* x[tie_rodL] */
+  node_diag_5(w + W_spindleL, x + X_spindleL); /* x[spindleL] */
+  /* spindleR (hinge, d = 5, h = 6) */
+  node_forward_5(w + W_spindleR, x + X_spindleR); /* x[spindleR] */
+  forward_1x5(w + W_spindleR + 25, x + X_spindleR, x + X_tie_rodR); /* x[tie_rodR] */
+  forward_5x5(w + W_spindleR + 30, x + X_spindleR, x + X_kingpinR); /* x[kingpinR] */
+  node_diag_5(w + W_spindleR, x + X_spindleR); /* x[spindleR] */
+  /* rear_axleL (hinge, d = 5, h = 16) */
+  node_forward_5(w + W_rear_axleL, x + X_rear_axleL); /* x[rear_axleL] */
+  forward_5x5(w + W_rear_axleL + 25, x + X_rear_axleL, x + X_rear_axleR); /* x[rear_axleR] */
+  forward_5x5(w + W_rear_axleL + 50, x + X_rear_axleL, x + X_kingpinL); /* x[kingpinL] */
+  forward_6x5(w + W_rear_axleL + 75, x + X_rear_axleL, x + X_body_weld1); /* x[body#weld1] */
+  node_diag_5(w + W_rear_axleL, x + X_rear_axleL); /* x[rear_axleL] */
+  /* rear_axleR (hinge, d = 5, h = 11) */
+  node_forward_5(w + W_rear_axleR, x + X_rear_axleR); /* x[rear_axleR] */
+  forward_5x5(w + W_rear_axleR + 25, x + X_rear_axleR, x + X_kingpinL); /* x[kingpinL] */
+  forward_6x5(w + W_rear_axleR + 50, x + X_rear_axleR, x + X_body_weld1); /* x[body#weld1] */
+  node_diag_5(w + W_rear_axleR, x + X_rear_axleR); /* x[rear_axleR] */
+  /* tie_rodR (rod, d = 1, h = 11) */
+  forward_1x1(w + W_tie_rodR + 1, x + X_tie_rodR, x + X_tie_rodL); /* x[tie_rodL] */
+  forward_5x1(w + W_tie_rodR + 2, x + X_tie_rodR, x + X_kingpinR); /* x[kingpinR] */
+  forward_5x1(w + W_tie_rodR + 7, x + X_tie_rodR, x + X_rack_slide); /* x[rack_slide] */
+  node_diag_1(w + W_tie_rodR, x + X_tie_rodR); /* x[tie_rodR] */
+  /* kingpinL (hinge, d = 5, h = 7) */
+  node_forward_5(w + W_kingpinL, x + X_kingpinL); /* x[kingpinL] */
+  forward_1x5(w + W_kingpinL + 25, x + X_kingpinL, x + X_tie_rodL); /* x[tie_rodL] */
+  forward_6x5(w + W_kingpinL + 30, x + X_kingpinL, x + X_body_weld1); /* x[body#weld1] */
+  node_diag_5(w + W_kingpinL, x + X_kingpinL); /* x[kingpinL] */
+  /* tie_rodL (rod, d = 1, h = 16) */
+  forward_5x1(w + W_tie_rodL + 1, x + X_tie_rodL, x + X_kingpinR); /* x[kingpinR] */
+  forward_5x1(w + W_tie_rodL + 6, x + X_tie_rodL, x + X_rack_slide); /* x[rack_slide] */
+  forward_6x1(w + W_tie_rodL + 11, x + X_tie_rodL, x + X_body_weld1); /* x[body#weld1] */
+  node_diag_1(w + W_tie_rodL, x + X_tie_rodL); /* x[tie_rodL] */
+  /* kingpinR (hinge, d = 5, h = 11) */
+  node_forward_5(w + W_kingpinR, x + X_kingpinR); /* x[kingpinR] */
+  forward_5x5(w + W_kingpinR + 25, x + X_kingpinR, x + X_rack_slide); /* x[rack_slide] */
+  forward_6x5(w + W_kingpinR + 50, x + X_kingpinR, x + X_body_weld1); /* x[body#weld1] */
+  node_diag_5(w + W_kingpinR, x + X_kingpinR); /* x[kingpinR] */
+  /* rack_slide (prismatic, d = 5, h = 6) */
+  node_forward_5(w + W_rack_slide, x + X_rack_slide); /* x[rack_slide] */
+  forward_6x5(w + W_rack_slide + 25, x + X_rack_slide, x + X_body_weld1); /* x[body#weld1] */
+  node_diag_5(w + W_rack_slide, x + X_rack_slide); /* x[rack_slide] */
+  /* body#weld1 (shard weld, d = 6, h = 0) */
+  node_forward_6(w + W_body_weld1, x + X_body_weld1); /* x[body#weld1] */
+  node_diag_6(w + W_body_weld1, x + X_body_weld1); /* x[body#weld1] */
 }
 
 /*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
 static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
-  /* pivot 9: body#weld1 (shard weld, d = 6, h = 0) */
-  node_backward_6(w + 519, x + 37); /* x[body#weld1] */
-  /* pivot 8: rack_slide (prismatic, d = 5, h = 6) */
-  backward_set_6x5(w + 489, x + 37, s); /* L[body#weld1, rack_slide] */
-  subtract_5(x + 32, s); /* x[rack_slide] */
-  node_backward_5(w + 464, x + 32); /* x[rack_slide] */
-  /* pivot 7: kingpinR (hinge, d = 5, h = 11) */
-  backward_set_6x5(w + 434, x + 37, s); /* L[body#weld1, kingpinR] */
-  backward_add_5x5(w + 409, x + 32, s); /* L[rack_slide, kingpinR] */
-  subtract_5(x + 21, s); /* x[kingpinR] */
-  node_backward_5(w + 384, x + 21); /* x[kingpinR] */
-  /* pivot 6: tie_rodL (rod, d = 1, h = 16) */
-  backward_set_6x1(w + 378, x + 37, s); /* L[body#weld1, tie_rodL] */
-  backward_add_5x1(w + 373, x + 32, s); /* L[rack_slide, tie_rodL] */
-  backward_add_5x1(w + 368, x + 21, s); /* L[kingpinR, tie_rodL] */
-  subtract_1(x + 15, s); /* x[tie_rodL] */
-  /* pivot 5: kingpinL (hinge, d = 5, h = 7) */
-  backward_set_6x5(w + 337, x + 37, s); /* L[body#weld1, kingpinL] */
-  backward_add_1x5(w + 332, x + 15, s); /* L[tie_rodL, kingpinL] */
-  subtract_5(x + 5, s); /* x[kingpinL] */
-  node_backward_5(w + 307, x + 5); /* x[kingpinL] */
-  /* pivot 4: tie_rodR (rod, d = 1, h = 11) */
-  backward_set_5x1(w + 302, x + 32, s); /* L[rack_slide, tie_rodR] */
-  backward_add_5x1(w + 297, x + 21, s); /* L[kingpinR, tie_rodR] */
-  backward_add_1x1(w + 296, x + 15, s); /* L[tie_rodL, tie_rodR] */
-  subtract_1(x + 31, s); /* x[tie_rodR] */
-  /* pivot 3: rear_axleR (hinge, d = 5, h = 11) */
-  backward_set_6x5(w + 265, x + 37, s); /* L[body#weld1, rear_axleR] */
-  backward_add_5x5(w + 240, x + 5, s); /* L[kingpinL, rear_axleR] */
-  subtract_5(x + 16, s); /* x[rear_axleR] */
-  node_backward_5(w + 215, x + 16); /* x[rear_axleR] */
-  /* pivot 2: rear_axleL (hinge, d = 5, h = 16) */
-  backward_set_6x5(w + 185, x + 37, s); /* L[body#weld1, rear_axleL] */
-  backward_add_5x5(w + 160, x + 5, s); /* L[kingpinL, rear_axleL] */
-  backward_add_5x5(w + 135, x + 16, s); /* L[rear_axleR, rear_axleL] */
-  subtract_5(x + 0, s); /* x[rear_axleL] */
-  node_backward_5(w + 110, x + 0); /* x[rear_axleL] */
-  /* pivot 1: spindleR (hinge, d = 5, h = 6) */
-  backward_set_5x5(w + 85, x + 21, s); /* L[kingpinR, spindleR] */
-  backward_add_1x5(w + 80, x + 31, s); /* L[tie_rodR, spindleR] */
-  subtract_5(x + 26, s); /* x[spindleR] */
-  node_backward_5(w + 55, x + 26); /* x[spindleR] */
-  /* pivot 0: spindleL (hinge, d = 5, h = 6) */
-  backward_set_1x5(w + 50, x + 15, s); /* L[tie_rodL, spindleL] */
-  backward_add_5x5(w + 25, x + 5, s); /* L[kingpinL, spindleL] */
-  subtract_5(x + 10, s); /* x[spindleL] */
-  node_backward_5(w + 0, x + 10); /* x[spindleL] */
+  /* body#weld1 (shard weld, d = 6, h = 0) */
+  node_backward_6(w + W_body_weld1, x + X_body_weld1); /* x[body#weld1] */
+  /* rack_slide (prismatic, d = 5, h = 6) */
+  backward_set_6x5(w + W_rack_slide + 25, x + X_body_weld1, s); /* L[body#weld1, rack_slide] */
+  subtract_5(x + X_rack_slide, s); /* x[rack_slide] */
+  node_backward_5(w + W_rack_slide, x + X_rack_slide); /* x[rack_slide] */
+  /* kingpinR (hinge, d = 5, h = 11) */
+  backward_set_6x5(w + W_kingpinR + 50, x + X_body_weld1, s); /* L[body#weld1, kingpinR] */
+  backward_add_5x5(w + W_kingpinR + 25, x + X_rack_slide, s); /* L[rack_slide, kingpinR] */
+  subtract_5(x + X_kingpinR, s); /* x[kingpinR] */
+  node_backward_5(w + W_kingpinR, x + X_kingpinR); /* x[kingpinR] */
+  /* tie_rodL (rod, d = 1, h = 16) */
+  backward_set_6x1(w + W_tie_rodL + 11, x + X_body_weld1, s); /* L[body#weld1, tie_rodL] */
+  backward_add_5x1(w + W_tie_rodL + 6, x + X_rack_slide, s); /* L[rack_slide, tie_rodL] */
+  backward_add_5x1(w + W_tie_rodL + 1, x + X_kingpinR, s); /* L[kingpinR, tie_rodL] */
+  subtract_1(x + X_tie_rodL, s); /* x[tie_rodL] */
+  /* kingpinL (hinge, d = 5, h = 7) */
+  backward_set_6x5(w + W_kingpinL + 30, x + X_body_weld1, s); /* L[body#weld1, kingpinL] */
+  backward_add_1x5(w + W_kingpinL + 25, x + X_tie_rodL, s); /* L[tie_rodL, kingpinL] */
+  subtract_5(x + X_kingpinL, s); /* x[kingpinL] */
+  node_backward_5(w + W_kingpinL, x + X_kingpinL); /* x[kingpinL] */
+  /* tie_rodR (rod, d = 1, h = 11) */
+  backward_set_5x1(w + W_tie_rodR + 7, x + X_rack_slide, s); /* L[rack_slide, tie_rodR] */
+  backward_add_5x1(w + W_tie_rodR + 2, x + X_kingpinR, s); /* L[kingpinR, tie_rodR] */
+  backward_add_1x1(w + W_tie_rodR + 1, x + X_tie_rodL, s); /* L[tie_rodL, tie_rodR] */
+  subtract_1(x + X_tie_rodR, s); /* x[tie_rodR] */
+  /* rear_axleR (hinge, d = 5, h = 11) */
+  backward_set_6x5(w + W_rear_axleR + 50, x + X_body_weld1, s); /* L[body#weld1, rear_axleR] */
+  backward_add_5x5(w + W_rear_axleR + 25, x + X_kingpinL, s); /* L[kingpinL, rear_axleR] */
+  subtract_5(x + X_rear_axleR, s); /* x[rear_axleR] */
+  node_backward_5(w + W_rear_axleR, x + X_rear_axleR); /* x[rear_axleR] */
+  /* rear_axleL (hinge, d = 5, h = 16) */
+  backward_set_6x5(w + W_rear_axleL + 75, x + X_body_weld1, s); /* L[body#weld1, rear_axleL] */
+  backward_add_5x5(w + W_rear_axleL + 50, x + X_kingpinL, s); /* L[kingpinL, rear_axleL] */
+  backward_add_5x5(w + W_rear_axleL + 25, x + X_rear_axleR, s); /* L[rear_axleR, rear_axleL] */
+  subtract_5(x + X_rear_axleL, s); /* x[rear_axleL] */
+  node_backward_5(w + W_rear_axleL, x + X_rear_axleL); /* x[rear_axleL] */
+  /* spindleR (hinge, d = 5, h = 6) */
+  backward_set_5x5(w + W_spindleR + 30, x + X_kingpinR, s); /* L[kingpinR, spindleR] */
+  backward_add_1x5(w + W_spindleR + 25, x + X_tie_rodR, s); /* L[tie_rodR, spindleR] */
+  subtract_5(x + X_spindleR, s); /* x[spindleR] */
+  node_backward_5(w + W_spindleR, x + X_spindleR); /* x[spindleR] */
+  /* spindleL (hinge, d = 5, h = 6) */
+  backward_set_1x5(w + W_spindleL + 50, x + X_tie_rodL, s); /* L[tie_rodL, spindleL] */
+  backward_add_5x5(w + W_spindleL + 25, x + X_kingpinL, s); /* L[kingpinL, spindleL] */
+  subtract_5(x + X_spindleL, s); /* x[spindleL] */
+  node_backward_5(w + W_spindleL, x + X_spindleL); /* x[spindleL] */
 }
 
 /*---- entry points (rt_factor_fn, rt_solve_fn of rt.h) ------------------------*/
@@ -2000,15 +409,15 @@ static int buggy_factor(void *work, void *temp) {
   scalar *w = work;
   scalar *t = temp;
   int s;
-  if ((s = factor_p0(w, t)) >= 0) return s;
-  if ((s = factor_p1(w, t)) >= 0) return s;
-  if ((s = factor_p2(w, t)) >= 0) return s;
-  if ((s = factor_p3(w, t)) >= 0) return s;
-  if ((s = factor_p4(w, t)) >= 0) return s;
-  if ((s = factor_p5(w, t)) >= 0) return s;
-  if ((s = factor_p6(w, t)) >= 0) return s;
-  if ((s = factor_p7(w, t)) >= 0) return s;
-  if ((s = factor_p8(w, t)) >= 0) return s;
+  if ((s = pivot_spindleL(w, t)) >= 0) return s;
+  if ((s = pivot_spindleR(w, t)) >= 0) return s;
+  if ((s = pivot_rear_axleL(w, t)) >= 0) return s;
+  if ((s = pivot_rear_axleR(w, t)) >= 0) return s;
+  if ((s = pivot_tie_rodR(w, t)) >= 0) return s;
+  if ((s = pivot_kingpinL(w, t)) >= 0) return s;
+  if ((s = pivot_tie_rodL(w, t)) >= 0) return s;
+  if ((s = pivot_kingpinR(w, t)) >= 0) return s;
+  if ((s = pivot_rack_slide(w, t)) >= 0) return s;
   return -1;
 }
 

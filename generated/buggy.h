@@ -27,33 +27,34 @@ extern const rt_program buggy_program;
 
 /* The bodies and constraints of buggy in mechanism order: their indices in
  * buggy_desc and for the world's accessors (rt_world_body_pose,
- * rt_world_set_motor, rt_world_set_drive, ...). */
+ * rt_world_set_motor, rt_world_set_drive, ...), counted from 0 (left
+ * implicit, so that adding one changes one line). */
 enum buggy_body {
-    BUGGY_BODY_BODY = 0,
-    BUGGY_BODY_RACK = 1,
-    BUGGY_BODY_KNUCKLEL = 2,
-    BUGGY_BODY_FRONTL = 3,
-    BUGGY_BODY_REARL = 4,
-    BUGGY_BODY_KNUCKLER = 5,
-    BUGGY_BODY_FRONTR = 6,
-    BUGGY_BODY_REARR = 7,
-    BUGGY_BODY_COUNT = 8
+    BUGGY_BODY_BODY,
+    BUGGY_BODY_RACK,
+    BUGGY_BODY_KNUCKLEL,
+    BUGGY_BODY_FRONTL,
+    BUGGY_BODY_REARL,
+    BUGGY_BODY_KNUCKLER,
+    BUGGY_BODY_FRONTR,
+    BUGGY_BODY_REARR,
+    BUGGY_BODY_COUNT
 };
 enum buggy_joint {
-    BUGGY_JOINT_REAR_AXLEL = 0,
-    BUGGY_JOINT_KINGPINL = 1,
-    BUGGY_JOINT_SPINDLEL = 2,
-    BUGGY_JOINT_TIE_RODL = 3,
-    BUGGY_JOINT_REAR_AXLER = 4,
-    BUGGY_JOINT_KINGPINR = 5,
-    BUGGY_JOINT_SPINDLER = 6,
-    BUGGY_JOINT_TIE_RODR = 7,
-    BUGGY_JOINT_RACK_SLIDE = 8,
-    BUGGY_JOINT_DRIVE_REARL = 9,
-    BUGGY_JOINT_DRIVE_REARR = 10,
-    BUGGY_JOINT_STEER = 11,
-    BUGGY_JOINT_STEER_STOP = 12,
-    BUGGY_JOINT_COUNT = 13
+    BUGGY_JOINT_REAR_AXLEL,
+    BUGGY_JOINT_KINGPINL,
+    BUGGY_JOINT_SPINDLEL,
+    BUGGY_JOINT_TIE_RODL,
+    BUGGY_JOINT_REAR_AXLER,
+    BUGGY_JOINT_KINGPINR,
+    BUGGY_JOINT_SPINDLER,
+    BUGGY_JOINT_TIE_RODR,
+    BUGGY_JOINT_RACK_SLIDE,
+    BUGGY_JOINT_DRIVE_REARL,
+    BUGGY_JOINT_DRIVE_REARR,
+    BUGGY_JOINT_STEER,
+    BUGGY_JOINT_STEER_STOP,
+    BUGGY_JOINT_COUNT
 };
 
 /* The mechanism's ground plane (settings.ground; BUGGY_GROUND 0: none). A

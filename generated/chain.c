@@ -4,13 +4,15 @@
  * matrix H of mechanism chain, unrolled mode, float precision:
  * the program object chain_program (declared in chain.h; the
  * contract, the workspace layout and the reference arithmetic are in rt.h).
- * Each pivot's elimination is its own function factor_p<pivot>: the dense
+ * Each pivot's elimination is its own function pivot_<constraint>: the dense
  * LDL^T of its node block, its edge column turned into L = E l^-T D^-1 in
  * panels of rows (keeping Y = E l^-T, transposed, in the temporary), and one
  * kernel call per block pair of the reduction C -= L Y^T (the RSI grouped by
- * target block, whose workspace offset is a literal). The kernels below are
- * the reference arithmetic of rt.h specialized by degree; vector lanes hold
- * independent results, so every instruction set gives the same bits.
+ * target block, whose workspace offset is a constant: its pivot's base from
+ * the table of pivots plus a literal). The kernels, in
+ * rt_kernels.h, are the reference arithmetic of rt.h specialized by degree;
+ * vector lanes hold independent results, so every instruction set gives the
+ * same bits.
  *
  * After the program, the mechanism: its world description chain_desc,
  * its settings chain_settings and chain_create, which makes its world.
@@ -27,527 +29,352 @@
  *   workspace       189 scalars, temporary 40 scalars
  *   structure hash  0x7efc7ca81231e8d7
  *
- * Pivot order (pivot, constraint, type, degree d, column height h, blocks):
- *      0  hook     ball  d 3  h 3   1 block
- *      1  joint2   ball  d 3  h 3   1 block
- *      2  joint3   ball  d 3  h 3   1 block
- *      3  joint4   ball  d 3  h 3   1 block
- *      4  joint5   ball  d 3  h 3   1 block
- *      5  joint6   ball  d 3  h 3   1 block
- *      6  joint7   ball  d 3  h 3   1 block
- *      7  joint8   ball  d 3  h 3   1 block
- *      8  joint9   ball  d 3  h 3   1 block
- *      9  joint10  ball  d 3  h 3   1 block
- *     10  shackle  ball  d 3  h 0   0 blocks
+ * Pivot order (constraint: type, degree d, column height h, blocks; the
+ * pivots' indices and offsets are the table P_, W_, R_, X_ below):
+ *   hook: ball, d 3, h 3, 1 block
+ *   joint2: ball, d 3, h 3, 1 block
+ *   joint3: ball, d 3, h 3, 1 block
+ *   joint4: ball, d 3, h 3, 1 block
+ *   joint5: ball, d 3, h 3, 1 block
+ *   joint6: ball, d 3, h 3, 1 block
+ *   joint7: ball, d 3, h 3, 1 block
+ *   joint8: ball, d 3, h 3, 1 block
+ *   joint9: ball, d 3, h 3, 1 block
+ *   joint10: ball, d 3, h 3, 1 block
+ *   shackle: ball, d 3, h 0, 0 blocks
  */
 #include "chain.h"
 
 #include <math.h> /* HUGE_VAL: the mechanism's unbounded limits */
 
-typedef float scalar;
-/* vectors of 2, 4, ... scalars (GCC/Clang vector extensions), loaded and
- * stored at any scalar-aligned address, up to the widest the target has
- * registers for; none in plain C (the vector kernels below are written once
- * per target, under the same conditions) */
-#if defined(LDLPGS_NO_VECTOR) || !defined(__GNUC__)
-/* no vector types: plain C */
-#elif defined(__AVX__)
-typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
-typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
-typedef scalar v8 __attribute__((vector_size(8 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
-#else
-typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
-typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
-#endif
+/* the kernels every unrolled program shares (rt_kernels.h, installed with
+ * rt.h), for float and this program's Y^T stride */
+#define RT_KERNELS_DOUBLE 0
+#define RT_KERNELS_ET_LD 8
+#include "rt_kernels.h"
 
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
 
 /* mechanism body of each solver body */
-static const int sbody_body[11] = {
+static const int sbody_body[] = {
     0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
 };
 
 /* first solver body of each mechanism body */
-static const int shard_adr[11] = {
+static const int shard_adr[] = {
     0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
 };
 
 /* solver bodies of each mechanism body (1 = whole) */
-static const int shard_num[11] = {
+static const int shard_num[] = {
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 };
 
-/* mechanism constraint of each solver constraint (-1 = shard weld) */
-static const int cons_joint[11] = {
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
-};
+/* The solver constraints in solver order, one line each: name, mechanism
+ * constraint (-1 = shard weld), solver bodies a and b (RT_WORLD = -1),
+ * degree, first row in vectors. */
+#define LDLPGS_CONSTRAINTS(X) \
+    X("hook", 0, -1, 0, 3, 0) \
+    X("joint2", 1, 0, 1, 3, 3) \
+    X("joint3", 2, 1, 2, 3, 6) \
+    X("joint4", 3, 2, 3, 3, 9) \
+    X("joint5", 4, 3, 4, 3, 12) \
+    X("joint6", 5, 4, 5, 3, 15) \
+    X("joint7", 6, 5, 6, 3, 18) \
+    X("joint8", 7, 6, 7, 3, 21) \
+    X("joint9", 8, 7, 8, 3, 24) \
+    X("joint10", 9, 8, 9, 3, 27) \
+    X("shackle", 10, 9, 10, 3, 30)
+#define LDLPGS_C_joint(name, joint, a, b, degree, row) joint,
+static const int cons_joint[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_joint)};
+#define LDLPGS_C_a(name, joint, a, b, degree, row) a,
+static const int cons_a[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_a)};
+#define LDLPGS_C_b(name, joint, a, b, degree, row) b,
+static const int cons_b[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_b)};
+#define LDLPGS_C_degree(name, joint, a, b, degree, row) degree,
+static const int cons_degree[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_degree)};
+#define LDLPGS_C_row(name, joint, a, b, degree, row) row,
+static const int cons_row[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_row)};
+#define LDLPGS_C_name(name, joint, a, b, degree, row) name,
+static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_name)};
 
-/* solver body a, or RT_WORLD (-1) */
-static const int cons_a[11] = {
-    -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
-};
-
-/* solver body b, or RT_WORLD (-1) */
-static const int cons_b[11] = {
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
-};
-
-/* rows of each solver constraint */
-static const int cons_degree[11] = {
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-};
-
-/* first row of each solver constraint in vectors */
-static const int cons_row[11] = {
-    0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30,
-};
-
-/* solver constraint names */
-static const char *const cons_name[11] = {
-    "hook",
-    "joint2",
-    "joint3",
-    "joint4",
-    "joint5",
-    "joint6",
-    "joint7",
-    "joint8",
-    "joint9",
-    "joint10",
-    "shackle",
-};
-
-/* solver constraint of each pivot */
-static const int piv_cons[11] = {
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
-};
-
-/* workspace offset of each pivot's node block */
-static const int piv_node[11] = {
-    0, 18, 36, 54, 72, 90, 108, 126, 144, 162, 180,
-};
-
-/* workspace offset of each pivot's edge column */
-static const int piv_edge[11] = {
-    9, 27, 45, 63, 81, 99, 117, 135, 153, 171, 189,
-};
-
-/* height h of each pivot's edge column */
-static const int piv_height[11] = {
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 0,
-};
-
-/* edge blocks of pivot p: [adr[p], adr[p+1]) */
-static const int piv_blk_adr[12] = {
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10,
-};
+/* The pivots in elimination order, one line each: the pivot's identifier
+ * (its constraint's name), its index (P_), its solver constraint, its node
+ * block in the workspace (W_), its edge column, the column's height, its
+ * first edge block, its first RSI entry, its reciprocals' slot in the
+ * temporary (R_) and its constraint's first row of x (X_). Every offset of
+ * the code below is one of these bases plus a literal. */
+#define LDLPGS_PIVOTS(X) \
+    X(hook, 0, 0, 0, 9, 3, 0, 0, 0, 0) \
+    X(joint2, 1, 1, 18, 27, 3, 1, 6, 8, 3) \
+    X(joint3, 2, 2, 36, 45, 3, 2, 12, 0, 6) \
+    X(joint4, 3, 3, 54, 63, 3, 3, 18, 8, 9) \
+    X(joint5, 4, 4, 72, 81, 3, 4, 24, 0, 12) \
+    X(joint6, 5, 5, 90, 99, 3, 5, 30, 8, 15) \
+    X(joint7, 6, 6, 108, 117, 3, 6, 36, 0, 18) \
+    X(joint8, 7, 7, 126, 135, 3, 7, 42, 8, 21) \
+    X(joint9, 8, 8, 144, 153, 3, 8, 48, 0, 24) \
+    X(joint10, 9, 9, 162, 171, 3, 9, 54, 8, 27) \
+    X(shackle, 10, 10, 180, 189, 0, 10, 60, 0, 30)
+#define LDLPGS_P_BASES(id, p, cons, node, edge, h, blk, rsi, rinv, row) \
+    P_##id = p, W_##id = node, R_##id = rinv, X_##id = row,
+enum { LDLPGS_PIVOTS(LDLPGS_P_BASES) };
+#define LDLPGS_P_cons(id, p, cons, node, edge, h, blk, rsi, rinv, row) cons,
+static const int piv_cons[] = {LDLPGS_PIVOTS(LDLPGS_P_cons)};
+#define LDLPGS_P_node(id, p, cons, node, edge, h, blk, rsi, rinv, row) node,
+static const int piv_node[] = {LDLPGS_PIVOTS(LDLPGS_P_node)};
+#define LDLPGS_P_edge(id, p, cons, node, edge, h, blk, rsi, rinv, row) edge,
+static const int piv_edge[] = {LDLPGS_PIVOTS(LDLPGS_P_edge)};
+#define LDLPGS_P_h(id, p, cons, node, edge, h, blk, rsi, rinv, row) h,
+static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_h)};
+#define LDLPGS_P_blk(id, p, cons, node, edge, h, blk, rsi, rinv, row) blk,
+static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_blk) 10};
+#define LDLPGS_P_rsi(id, p, cons, node, edge, h, blk, rsi, rinv, row) rsi,
+static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_rsi) 60};
 
 /* row pivot of each edge block */
-static const int blk_piv[10] = {
-    1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+static const int blk_piv[] = {
+    /* hook */ P_joint2,
+    /* joint2 */ P_joint3,
+    /* joint3 */ P_joint4,
+    /* joint4 */ P_joint5,
+    /* joint5 */ P_joint6,
+    /* joint6 */ P_joint7,
+    /* joint7 */ P_joint8,
+    /* joint8 */ P_joint9,
+    /* joint9 */ P_joint10,
+    /* joint10 */ P_shackle,
 };
 
 /* workspace offset of each edge block */
-static const int blk_off[10] = {
-    9, 27, 45, 63, 81, 99, 117, 135, 153, 171,
+static const int blk_off[] = {
+    /* hook */ W_hook + 9,
+    /* joint2 */ W_joint2 + 9,
+    /* joint3 */ W_joint3 + 9,
+    /* joint4 */ W_joint4 + 9,
+    /* joint5 */ W_joint5 + 9,
+    /* joint6 */ W_joint6 + 9,
+    /* joint7 */ W_joint7 + 9,
+    /* joint8 */ W_joint8 + 9,
+    /* joint9 */ W_joint9 + 9,
+    /* joint10 */ W_joint10 + 9,
 };
 
 /* 1 = fill-in block (zero in H) */
-static const unsigned char blk_fill[10] = {
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-};
-
-/* RSI of pivot p: rsi[adr[p] .. adr[p+1]) */
-static const int64_t piv_rsi_adr[12] = {
-    0, 6, 12, 18, 24, 30, 36, 42, 48, 54, 60, 60,
+static const unsigned char blk_fill[] = {
+    /* hook */ 0,
+    /* joint2 */ 0,
+    /* joint3 */ 0,
+    /* joint4 */ 0,
+    /* joint5 */ 0,
+    /* joint6 */ 0,
+    /* joint7 */ 0,
+    /* joint8 */ 0,
+    /* joint9 */ 0,
+    /* joint10 */ 0,
 };
 
 /* RSI: workspace offset receiving each reduction product */
-static const int32_t rsi[60] = {
-    18, 21, 22, 24, 25, 26, 36, 39, 40, 42, 43, 44, 54, 57, 58, 60,
-    61, 62, 72, 75, 76, 78, 79, 80, 90, 93, 94, 96, 97, 98, 108, 111,
-    112, 114, 115, 116, 126, 129, 130, 132, 133, 134, 144, 147, 148, 150, 151, 152,
-    162, 165, 166, 168, 169, 170, 180, 183, 184, 186, 187, 188,
+static const int32_t rsi[] = {
+    /* hook */ W_joint2, W_joint2 + 3, W_joint2 + 4, W_joint2 + 6, W_joint2 + 7, W_joint2 + 8,
+    /* joint2 */ W_joint3, W_joint3 + 3, W_joint3 + 4, W_joint3 + 6, W_joint3 + 7, W_joint3 + 8,
+    /* joint3 */ W_joint4, W_joint4 + 3, W_joint4 + 4, W_joint4 + 6, W_joint4 + 7, W_joint4 + 8,
+    /* joint4 */ W_joint5, W_joint5 + 3, W_joint5 + 4, W_joint5 + 6, W_joint5 + 7, W_joint5 + 8,
+    /* joint5 */ W_joint6, W_joint6 + 3, W_joint6 + 4, W_joint6 + 6, W_joint6 + 7, W_joint6 + 8,
+    /* joint6 */ W_joint7, W_joint7 + 3, W_joint7 + 4, W_joint7 + 6, W_joint7 + 7, W_joint7 + 8,
+    /* joint7 */ W_joint8, W_joint8 + 3, W_joint8 + 4, W_joint8 + 6, W_joint8 + 7, W_joint8 + 8,
+    /* joint8 */ W_joint9, W_joint9 + 3, W_joint9 + 4, W_joint9 + 6, W_joint9 + 7, W_joint9 + 8,
+    /* joint9 */ W_joint10, W_joint10 + 3, W_joint10 + 4, W_joint10 + 6, W_joint10 + 7, W_joint10 + 8,
+    /* joint10 */ W_shackle, W_shackle + 3, W_shackle + 4, W_shackle + 6, W_shackle + 7, W_shackle + 8,
 };
-
-/*---- kernels -----------------------------------------------------------------*/
-
-/* Dense LDL^T of a 3 x 3 node block in place (rt.h factor step 1,
- * right-looking): unit lower l below the diagonal, D on it, and the
- * reciprocals 1/D in rinv. Returns 1 if the block is not positive
- * definite. */
-static int factor_node_3(scalar *restrict n, scalar *restrict rinv) {
-  if (!(n[0] > 0)) return 1;
-  const scalar r0 = 1 / n[0];
-  rinv[0] = r0;
-  const scalar u1_0 = n[3];
-  const scalar u2_0 = n[6];
-  n[3] = u1_0 * r0;
-  n[6] = u2_0 * r0;
-  n[4] = n[4] - (u1_0 * u1_0) * r0;
-  n[8] = n[8] - (u2_0 * u2_0) * r0;
-  n[7] = n[7] - n[6] * u1_0;
-  /* column 1 */
-  if (!(n[4] > 0)) return 1;
-  const scalar r1 = 1 / n[4];
-  rinv[1] = r1;
-  const scalar u2_1 = n[7];
-  n[7] = u2_1 * r1;
-  n[8] = n[8] - (u2_1 * u2_1) * r1;
-  /* column 2 */
-  if (!(n[8] > 0)) return 1;
-  const scalar r2 = 1 / n[8];
-  rinv[2] = r2;
-  return 0;
-}
-
-/* x = l^-1 x for the unit lower l of a factored 3 x 3 node block (rt.h
- * solve, forward). */
-static void node_forward_3(const scalar *restrict n, scalar *restrict x) {
-  x[1] = x[1] - n[3] * x[0];
-  x[2] = x[2] - n[6] * x[0] - n[7] * x[1];
-}
-
-/* x = D^-1 x for the diagonal D of a factored 3 x 3 node block (rt.h
- * solve, forward). */
-static void node_diag_3(const scalar *restrict n, scalar *restrict x) {
-  x[0] = x[0] / n[0];
-  x[1] = x[1] / n[4];
-  x[2] = x[2] / n[8];
-}
-
-/* x = l^-T x for the unit lower l of a factored 3 x 3 node block (rt.h
- * solve, backward). */
-static void node_backward_3(const scalar *restrict n, scalar *restrict x) {
-  x[1] = x[1] - n[7] * x[2];
-  x[0] = x[0] - n[6] * x[2] - n[3] * x[1];
-}
-
-/* xq -= L xp for a 3 x 3 block L (rt.h solve, forward). */
-static void forward_3x3(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2];
-  xq[1] -= l[3] * xp[0] + l[4] * xp[1] + l[5] * xp[2];
-  xq[2] -= l[6] * xp[0] + l[7] * xp[1] + l[8] * xp[2];
-}
-
-/* s = L^T xq for a 3 x 3 block L, rows from the last: the first
- * block of a pivot's backward sum, which runs over the blocks from the
- * last (rt.h solve, backward). */
-static void backward_set_3x3(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[6] * xq[2] + l[3] * xq[1] + l[0] * xq[0];
-  s[1] = l[7] * xq[2] + l[4] * xq[1] + l[1] * xq[0];
-  s[2] = l[8] * xq[2] + l[5] * xq[1] + l[2] * xq[0];
-}
-
-/* x -= s, 3 rows: the end of a pivot's backward step. */
-static void subtract_3(scalar *restrict x, const scalar *restrict s) {
-  x[0] -= s[0];
-  x[1] -= s[1];
-  x[2] -= s[2];
-}
-
-/*---- vector kernels: one body per vector width, the same results ------------*/
-
-#if defined(LDLPGS_NO_VECTOR) || !defined(__GNUC__)
-/* plain C, one scalar at a time: LDLPGS_NO_VECTOR, or no GCC/Clang vector extensions */
-
-/* 3 rows of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 8), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_3x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 3; r++) {
-    scalar y[3];
-    for (int i = 0; i < 3; i++) {
-      scalar s = e[r * 3 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 3 + q] * y[q];
-      y[i] = s;
-      et[i * 8 + r] = s;
-      e[r * 3 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 3 (rt.h
- * factor step 3, a diagonal block pair), one entry at a time. */
-static void reduce_tri_3_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 3; r++)
-    for (int j = 0; j < r + 1; j++) {
-      scalar s = l[r * 3] * et[j];
-      for (int q = 1; q < 3; q++) s += l[r * 3 + q] * et[q * 8 + j];
-      c[r * 3 + j] -= s;
-    }
-}
-
-#elif defined(__AVX__)
-/* AVX: 32-byte vectors */
-
-/* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 8), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_3x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0 = {e[0], e[3], e[6], 0};
-  const v4 e1 = {e[1], e[4], e[7], 0};
-  const v4 e2 = {e[2], e[5], e[8], 0};
-  const v4 y0 = e0;
-  const v4 y1 = e1 - n[3] * y0;
-  const v4 y2 = e2 - n[6] * y0 - n[7] * y1;
-  *(v4 *)(et + 0) = y0;
-  *(v4 *)(et + 8) = y1;
-  *(v4 *)(et + 16) = y2;
-  const v4 z0 = y0 * rinv[0];
-  const v4 z1 = y1 * rinv[1];
-  const v4 z2 = y2 * rinv[2];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z0[1];
-  e[4] = z1[1];
-  e[5] = z2[1];
-  e[6] = z0[2];
-  e[7] = z1[2];
-  e[8] = z2[2];
-}
-
-/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 3 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_3_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[8] + l[2] * et[16];
-  *(v2 *)(c + 3) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 8) + l[5] * *(const v2 *)(et + 16);
-  *(v2 *)(c + 6) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 8) + l[8] * *(const v2 *)(et + 16);
-  c[8] -= l[6] * et[2] + l[7] * et[10] + l[8] * et[18];
-}
-
-#else
-/* 16-byte vectors (SSE2, the x86-64 baseline; NEON) */
-
-/* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 8), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_3x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0 = {e[0], e[3], e[6], 0};
-  const v4 e1 = {e[1], e[4], e[7], 0};
-  const v4 e2 = {e[2], e[5], e[8], 0};
-  const v4 y0 = e0;
-  const v4 y1 = e1 - n[3] * y0;
-  const v4 y2 = e2 - n[6] * y0 - n[7] * y1;
-  *(v4 *)(et + 0) = y0;
-  *(v4 *)(et + 8) = y1;
-  *(v4 *)(et + 16) = y2;
-  const v4 z0 = y0 * rinv[0];
-  const v4 z1 = y1 * rinv[1];
-  const v4 z2 = y2 * rinv[2];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z0[1];
-  e[4] = z1[1];
-  e[5] = z2[1];
-  e[6] = z0[2];
-  e[7] = z1[2];
-  e[8] = z2[2];
-}
-
-/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 3 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_3_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[8] + l[2] * et[16];
-  *(v2 *)(c + 3) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 8) + l[5] * *(const v2 *)(et + 16);
-  *(v2 *)(c + 6) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 8) + l[8] * *(const v2 *)(et + 16);
-  c[8] -= l[6] * et[2] + l[7] * et[10] + l[8] * et[18];
-}
-
-#endif
 
 /*---- factor: one function per pivot ------------------------------------------*/
 
-/*---- pivot 0: hook (ball, d = 3, h = 3)
+/*---- hook (ball, d = 3, h = 3)
  * column: joint2 (d 3) */
-static int factor_p0(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_3(w + 0, t + 0)) return 0; /* N[hook] = l D l^T */
-  panel_3x3_of_4(w + 0, t + 0, w + 9, t + 16); /* rows 0..2 */
-  reduce_tri_3_d3(w + 18, w + 9, t + 16); /* N[joint2] */
-  const int failed = factor_node_3(w + 18, t + 8); /* N[joint2] = l D l^T, the next pivot's: final now */
-  return failed ? 1 : -1;
+static int pivot_hook(scalar *restrict w, scalar *restrict t) {
+  if (factor_node_3(w + W_hook, t + R_hook)) return P_hook; /* N[hook] = l D l^T */
+  panel_3x3_of_4(w + W_hook, t + R_hook, w + W_hook + 9, t + 16); /* rows 0..2 */
+  reduce_tri_3_d3(w + W_joint2, w + W_hook + 9, t + 16); /* N[joint2] */
+  const int failed = factor_node_3(w + W_joint2, t + R_joint2); /* N[joint2] = l D l^T, the next pivot's: final now */
+  return failed ? P_joint2 : -1;
 }
 
-/*---- pivot 1: joint2 (ball, d = 3, h = 3)
+/*---- joint2 (ball, d = 3, h = 3)
  * column: joint3 (d 3) */
-static int factor_p1(scalar *restrict w, scalar *restrict t) {
-  panel_3x3_of_4(w + 18, t + 8, w + 27, t + 16); /* rows 0..2 */
-  reduce_tri_3_d3(w + 36, w + 27, t + 16); /* N[joint3] */
-  const int failed = factor_node_3(w + 36, t + 0); /* N[joint3] = l D l^T, the next pivot's: final now */
-  return failed ? 2 : -1;
+static int pivot_joint2(scalar *restrict w, scalar *restrict t) {
+  panel_3x3_of_4(w + W_joint2, t + R_joint2, w + W_joint2 + 9, t + 16); /* rows 0..2 */
+  reduce_tri_3_d3(w + W_joint3, w + W_joint2 + 9, t + 16); /* N[joint3] */
+  const int failed = factor_node_3(w + W_joint3, t + R_joint3); /* N[joint3] = l D l^T, the next pivot's: final now */
+  return failed ? P_joint3 : -1;
 }
 
-/*---- pivot 2: joint3 (ball, d = 3, h = 3)
+/*---- joint3 (ball, d = 3, h = 3)
  * column: joint4 (d 3) */
-static int factor_p2(scalar *restrict w, scalar *restrict t) {
-  panel_3x3_of_4(w + 36, t + 0, w + 45, t + 16); /* rows 0..2 */
-  reduce_tri_3_d3(w + 54, w + 45, t + 16); /* N[joint4] */
-  const int failed = factor_node_3(w + 54, t + 8); /* N[joint4] = l D l^T, the next pivot's: final now */
-  return failed ? 3 : -1;
+static int pivot_joint3(scalar *restrict w, scalar *restrict t) {
+  panel_3x3_of_4(w + W_joint3, t + R_joint3, w + W_joint3 + 9, t + 16); /* rows 0..2 */
+  reduce_tri_3_d3(w + W_joint4, w + W_joint3 + 9, t + 16); /* N[joint4] */
+  const int failed = factor_node_3(w + W_joint4, t + R_joint4); /* N[joint4] = l D l^T, the next pivot's: final now */
+  return failed ? P_joint4 : -1;
 }
 
-/*---- pivot 3: joint4 (ball, d = 3, h = 3)
+/*---- joint4 (ball, d = 3, h = 3)
  * column: joint5 (d 3) */
-static int factor_p3(scalar *restrict w, scalar *restrict t) {
-  panel_3x3_of_4(w + 54, t + 8, w + 63, t + 16); /* rows 0..2 */
-  reduce_tri_3_d3(w + 72, w + 63, t + 16); /* N[joint5] */
-  const int failed = factor_node_3(w + 72, t + 0); /* N[joint5] = l D l^T, the next pivot's: final now */
-  return failed ? 4 : -1;
+static int pivot_joint4(scalar *restrict w, scalar *restrict t) {
+  panel_3x3_of_4(w + W_joint4, t + R_joint4, w + W_joint4 + 9, t + 16); /* rows 0..2 */
+  reduce_tri_3_d3(w + W_joint5, w + W_joint4 + 9, t + 16); /* N[joint5] */
+  const int failed = factor_node_3(w + W_joint5, t + R_joint5); /* N[joint5] = l D l^T, the next pivot's: final now */
+  return failed ? P_joint5 : -1;
 }
 
-/*---- pivot 4: joint5 (ball, d = 3, h = 3)
+/*---- joint5 (ball, d = 3, h = 3)
  * column: joint6 (d 3) */
-static int factor_p4(scalar *restrict w, scalar *restrict t) {
-  panel_3x3_of_4(w + 72, t + 0, w + 81, t + 16); /* rows 0..2 */
-  reduce_tri_3_d3(w + 90, w + 81, t + 16); /* N[joint6] */
-  const int failed = factor_node_3(w + 90, t + 8); /* N[joint6] = l D l^T, the next pivot's: final now */
-  return failed ? 5 : -1;
+static int pivot_joint5(scalar *restrict w, scalar *restrict t) {
+  panel_3x3_of_4(w + W_joint5, t + R_joint5, w + W_joint5 + 9, t + 16); /* rows 0..2 */
+  reduce_tri_3_d3(w + W_joint6, w + W_joint5 + 9, t + 16); /* N[joint6] */
+  const int failed = factor_node_3(w + W_joint6, t + R_joint6); /* N[joint6] = l D l^T, the next pivot's: final now */
+  return failed ? P_joint6 : -1;
 }
 
-/*---- pivot 5: joint6 (ball, d = 3, h = 3)
+/*---- joint6 (ball, d = 3, h = 3)
  * column: joint7 (d 3) */
-static int factor_p5(scalar *restrict w, scalar *restrict t) {
-  panel_3x3_of_4(w + 90, t + 8, w + 99, t + 16); /* rows 0..2 */
-  reduce_tri_3_d3(w + 108, w + 99, t + 16); /* N[joint7] */
-  const int failed = factor_node_3(w + 108, t + 0); /* N[joint7] = l D l^T, the next pivot's: final now */
-  return failed ? 6 : -1;
+static int pivot_joint6(scalar *restrict w, scalar *restrict t) {
+  panel_3x3_of_4(w + W_joint6, t + R_joint6, w + W_joint6 + 9, t + 16); /* rows 0..2 */
+  reduce_tri_3_d3(w + W_joint7, w + W_joint6 + 9, t + 16); /* N[joint7] */
+  const int failed = factor_node_3(w + W_joint7, t + R_joint7); /* N[joint7] = l D l^T, the next pivot's: final now */
+  return failed ? P_joint7 : -1;
 }
 
-/*---- pivot 6: joint7 (ball, d = 3, h = 3)
+/*---- joint7 (ball, d = 3, h = 3)
  * column: joint8 (d 3) */
-static int factor_p6(scalar *restrict w, scalar *restrict t) {
-  panel_3x3_of_4(w + 108, t + 0, w + 117, t + 16); /* rows 0..2 */
-  reduce_tri_3_d3(w + 126, w + 117, t + 16); /* N[joint8] */
-  const int failed = factor_node_3(w + 126, t + 8); /* N[joint8] = l D l^T, the next pivot's: final now */
-  return failed ? 7 : -1;
+static int pivot_joint7(scalar *restrict w, scalar *restrict t) {
+  panel_3x3_of_4(w + W_joint7, t + R_joint7, w + W_joint7 + 9, t + 16); /* rows 0..2 */
+  reduce_tri_3_d3(w + W_joint8, w + W_joint7 + 9, t + 16); /* N[joint8] */
+  const int failed = factor_node_3(w + W_joint8, t + R_joint8); /* N[joint8] = l D l^T, the next pivot's: final now */
+  return failed ? P_joint8 : -1;
 }
 
-/*---- pivot 7: joint8 (ball, d = 3, h = 3)
+/*---- joint8 (ball, d = 3, h = 3)
  * column: joint9 (d 3) */
-static int factor_p7(scalar *restrict w, scalar *restrict t) {
-  panel_3x3_of_4(w + 126, t + 8, w + 135, t + 16); /* rows 0..2 */
-  reduce_tri_3_d3(w + 144, w + 135, t + 16); /* N[joint9] */
-  const int failed = factor_node_3(w + 144, t + 0); /* N[joint9] = l D l^T, the next pivot's: final now */
-  return failed ? 8 : -1;
+static int pivot_joint8(scalar *restrict w, scalar *restrict t) {
+  panel_3x3_of_4(w + W_joint8, t + R_joint8, w + W_joint8 + 9, t + 16); /* rows 0..2 */
+  reduce_tri_3_d3(w + W_joint9, w + W_joint8 + 9, t + 16); /* N[joint9] */
+  const int failed = factor_node_3(w + W_joint9, t + R_joint9); /* N[joint9] = l D l^T, the next pivot's: final now */
+  return failed ? P_joint9 : -1;
 }
 
-/*---- pivot 8: joint9 (ball, d = 3, h = 3)
+/*---- joint9 (ball, d = 3, h = 3)
  * column: joint10 (d 3) */
-static int factor_p8(scalar *restrict w, scalar *restrict t) {
-  panel_3x3_of_4(w + 144, t + 0, w + 153, t + 16); /* rows 0..2 */
-  reduce_tri_3_d3(w + 162, w + 153, t + 16); /* N[joint10] */
-  const int failed = factor_node_3(w + 162, t + 8); /* N[joint10] = l D l^T, the next pivot's: final now */
-  return failed ? 9 : -1;
+static int pivot_joint9(scalar *restrict w, scalar *restrict t) {
+  panel_3x3_of_4(w + W_joint9, t + R_joint9, w + W_joint9 + 9, t + 16); /* rows 0..2 */
+  reduce_tri_3_d3(w + W_joint10, w + W_joint9 + 9, t + 16); /* N[joint10] */
+  const int failed = factor_node_3(w + W_joint10, t + R_joint10); /* N[joint10] = l D l^T, the next pivot's: final now */
+  return failed ? P_joint10 : -1;
 }
 
-/*---- pivot 9: joint10 (ball, d = 3, h = 3)
+/*---- joint10 (ball, d = 3, h = 3)
  * column: shackle (d 3) */
-static int factor_p9(scalar *restrict w, scalar *restrict t) {
-  panel_3x3_of_4(w + 162, t + 8, w + 171, t + 16); /* rows 0..2 */
-  reduce_tri_3_d3(w + 180, w + 171, t + 16); /* N[shackle] */
-  const int failed = factor_node_3(w + 180, t + 0); /* N[shackle] = l D l^T, the next pivot's: final now */
-  return failed ? 10 : -1;
+static int pivot_joint10(scalar *restrict w, scalar *restrict t) {
+  panel_3x3_of_4(w + W_joint10, t + R_joint10, w + W_joint10 + 9, t + 16); /* rows 0..2 */
+  reduce_tri_3_d3(w + W_shackle, w + W_joint10 + 9, t + 16); /* N[shackle] */
+  const int failed = factor_node_3(w + W_shackle, t + R_shackle); /* N[shackle] = l D l^T, the next pivot's: final now */
+  return failed ? P_shackle : -1;
 }
 
 /*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
 static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
-  /* pivot 0: hook (ball, d = 3, h = 3) */
-  node_forward_3(w + 0, x + 0); /* x[hook] */
-  forward_3x3(w + 9, x + 0, x + 3); /* x[joint2] */
-  node_diag_3(w + 0, x + 0); /* x[hook] */
-  /* pivot 1: joint2 (ball, d = 3, h = 3) */
-  node_forward_3(w + 18, x + 3); /* x[joint2] */
-  forward_3x3(w + 27, x + 3, x + 6); /* x[joint3] */
-  node_diag_3(w + 18, x + 3); /* x[joint2] */
-  /* pivot 2: joint3 (ball, d = 3, h = 3) */
-  node_forward_3(w + 36, x + 6); /* x[joint3] */
-  forward_3x3(w + 45, x + 6, x + 9); /* x[joint4] */
-  node_diag_3(w + 36, x + 6); /* x[joint3] */
-  /* pivot 3: joint4 (ball, d = 3, h = 3) */
-  node_forward_3(w + 54, x + 9); /* x[joint4] */
-  forward_3x3(w + 63, x + 9, x + 12); /* x[joint5] */
-  node_diag_3(w + 54, x + 9); /* x[joint4] */
-  /* pivot 4: joint5 (ball, d = 3, h = 3) */
-  node_forward_3(w + 72, x + 12); /* x[joint5] */
-  forward_3x3(w + 81, x + 12, x + 15); /* x[joint6] */
-  node_diag_3(w + 72, x + 12); /* x[joint5] */
-  /* pivot 5: joint6 (ball, d = 3, h = 3) */
-  node_forward_3(w + 90, x + 15); /* x[joint6] */
-  forward_3x3(w + 99, x + 15, x + 18); /* x[joint7] */
-  node_diag_3(w + 90, x + 15); /* x[joint6] */
-  /* pivot 6: joint7 (ball, d = 3, h = 3) */
-  node_forward_3(w + 108, x + 18); /* x[joint7] */
-  forward_3x3(w + 117, x + 18, x + 21); /* x[joint8] */
-  node_diag_3(w + 108, x + 18); /* x[joint7] */
-  /* pivot 7: joint8 (ball, d = 3, h = 3) */
-  node_forward_3(w + 126, x + 21); /* x[joint8] */
-  forward_3x3(w + 135, x + 21, x + 24); /* x[joint9] */
-  node_diag_3(w + 126, x + 21); /* x[joint8] */
-  /* pivot 8: joint9 (ball, d = 3, h = 3) */
-  node_forward_3(w + 144, x + 24); /* x[joint9] */
-  forward_3x3(w + 153, x + 24, x + 27); /* x[joint10] */
-  node_diag_3(w + 144, x + 24); /* x[joint9] */
-  /* pivot 9: joint10 (ball, d = 3, h = 3) */
-  node_forward_3(w + 162, x + 27); /* x[joint10] */
-  forward_3x3(w + 171, x + 27, x + 30); /* x[shackle] */
-  node_diag_3(w + 162, x + 27); /* x[joint10] */
-  /* pivot 10: shackle (ball, d = 3, h = 0) */
-  node_forward_3(w + 180, x + 30); /* x[shackle] */
-  node_diag_3(w + 180, x + 30); /* x[shackle] */
+  /* hook (ball, d = 3, h = 3) */
+  node_forward_3(w + W_hook, x + X_hook); /* x[hook] */
+  forward_3x3(w + W_hook + 9, x + X_hook, x + X_joint2); /* x[joint2] */
+  node_diag_3(w + W_hook, x + X_hook); /* x[hook] */
+  /* joint2 (ball, d = 3, h = 3) */
+  node_forward_3(w + W_joint2, x + X_joint2); /* x[joint2] */
+  forward_3x3(w + W_joint2 + 9, x + X_joint2, x + X_joint3); /* x[joint3] */
+  node_diag_3(w + W_joint2, x + X_joint2); /* x[joint2] */
+  /* joint3 (ball, d = 3, h = 3) */
+  node_forward_3(w + W_joint3, x + X_joint3); /* x[joint3] */
+  forward_3x3(w + W_joint3 + 9, x + X_joint3, x + X_joint4); /* x[joint4] */
+  node_diag_3(w + W_joint3, x + X_joint3); /* x[joint3] */
+  /* joint4 (ball, d = 3, h = 3) */
+  node_forward_3(w + W_joint4, x + X_joint4); /* x[joint4] */
+  forward_3x3(w + W_joint4 + 9, x + X_joint4, x + X_joint5); /* x[joint5] */
+  node_diag_3(w + W_joint4, x + X_joint4); /* x[joint4] */
+  /* joint5 (ball, d = 3, h = 3) */
+  node_forward_3(w + W_joint5, x + X_joint5); /* x[joint5] */
+  forward_3x3(w + W_joint5 + 9, x + X_joint5, x + X_joint6); /* x[joint6] */
+  node_diag_3(w + W_joint5, x + X_joint5); /* x[joint5] */
+  /* joint6 (ball, d = 3, h = 3) */
+  node_forward_3(w + W_joint6, x + X_joint6); /* x[joint6] */
+  forward_3x3(w + W_joint6 + 9, x + X_joint6, x + X_joint7); /* x[joint7] */
+  node_diag_3(w + W_joint6, x + X_joint6); /* x[joint6] */
+  /* joint7 (ball, d = 3, h = 3) */
+  node_forward_3(w + W_joint7, x + X_joint7); /* x[joint7] */
+  forward_3x3(w + W_joint7 + 9, x + X_joint7, x + X_joint8); /* x[joint8] */
+  node_diag_3(w + W_joint7, x + X_joint7); /* x[joint7] */
+  /* joint8 (ball, d = 3, h = 3) */
+  node_forward_3(w + W_joint8, x + X_joint8); /* x[joint8] */
+  forward_3x3(w + W_joint8 + 9, x + X_joint8, x + X_joint9); /* x[joint9] */
+  node_diag_3(w + W_joint8, x + X_joint8); /* x[joint8] */
+  /* joint9 (ball, d = 3, h = 3) */
+  node_forward_3(w + W_joint9, x + X_joint9); /* x[joint9] */
+  forward_3x3(w + W_joint9 + 9, x + X_joint9, x + X_joint10); /* x[joint10] */
+  node_diag_3(w + W_joint9, x + X_joint9); /* x[joint9] */
+  /* joint10 (ball, d = 3, h = 3) */
+  node_forward_3(w + W_joint10, x + X_joint10); /* x[joint10] */
+  forward_3x3(w + W_joint10 + 9, x + X_joint10, x + X_shackle); /* x[shackle] */
+  node_diag_3(w + W_joint10, x + X_joint10); /* x[joint10] */
+  /* shackle (ball, d = 3, h = 0) */
+  node_forward_3(w + W_shackle, x + X_shackle); /* x[shackle] */
+  node_diag_3(w + W_shackle, x + X_shackle); /* x[shackle] */
 }
 
 /*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
 static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
-  /* pivot 10: shackle (ball, d = 3, h = 0) */
-  node_backward_3(w + 180, x + 30); /* x[shackle] */
-  /* pivot 9: joint10 (ball, d = 3, h = 3) */
-  backward_set_3x3(w + 171, x + 30, s); /* L[shackle, joint10] */
-  subtract_3(x + 27, s); /* x[joint10] */
-  node_backward_3(w + 162, x + 27); /* x[joint10] */
-  /* pivot 8: joint9 (ball, d = 3, h = 3) */
-  backward_set_3x3(w + 153, x + 27, s); /* L[joint10, joint9] */
-  subtract_3(x + 24, s); /* x[joint9] */
-  node_backward_3(w + 144, x + 24); /* x[joint9] */
-  /* pivot 7: joint8 (ball, d = 3, h = 3) */
-  backward_set_3x3(w + 135, x + 24, s); /* L[joint9, joint8] */
-  subtract_3(x + 21, s); /* x[joint8] */
-  node_backward_3(w + 126, x + 21); /* x[joint8] */
-  /* pivot 6: joint7 (ball, d = 3, h = 3) */
-  backward_set_3x3(w + 117, x + 21, s); /* L[joint8, joint7] */
-  subtract_3(x + 18, s); /* x[joint7] */
-  node_backward_3(w + 108, x + 18); /* x[joint7] */
-  /* pivot 5: joint6 (ball, d = 3, h = 3) */
-  backward_set_3x3(w + 99, x + 18, s); /* L[joint7, joint6] */
-  subtract_3(x + 15, s); /* x[joint6] */
-  node_backward_3(w + 90, x + 15); /* x[joint6] */
-  /* pivot 4: joint5 (ball, d = 3, h = 3) */
-  backward_set_3x3(w + 81, x + 15, s); /* L[joint6, joint5] */
-  subtract_3(x + 12, s); /* x[joint5] */
-  node_backward_3(w + 72, x + 12); /* x[joint5] */
-  /* pivot 3: joint4 (ball, d = 3, h = 3) */
-  backward_set_3x3(w + 63, x + 12, s); /* L[joint5, joint4] */
-  subtract_3(x + 9, s); /* x[joint4] */
-  node_backward_3(w + 54, x + 9); /* x[joint4] */
-  /* pivot 2: joint3 (ball, d = 3, h = 3) */
-  backward_set_3x3(w + 45, x + 9, s); /* L[joint4, joint3] */
-  subtract_3(x + 6, s); /* x[joint3] */
-  node_backward_3(w + 36, x + 6); /* x[joint3] */
-  /* pivot 1: joint2 (ball, d = 3, h = 3) */
-  backward_set_3x3(w + 27, x + 6, s); /* L[joint3, joint2] */
-  subtract_3(x + 3, s); /* x[joint2] */
-  node_backward_3(w + 18, x + 3); /* x[joint2] */
-  /* pivot 0: hook (ball, d = 3, h = 3) */
-  backward_set_3x3(w + 9, x + 3, s); /* L[joint2, hook] */
-  subtract_3(x + 0, s); /* x[hook] */
-  node_backward_3(w + 0, x + 0); /* x[hook] */
+  /* shackle (ball, d = 3, h = 0) */
+  node_backward_3(w + W_shackle, x + X_shackle); /* x[shackle] */
+  /* joint10 (ball, d = 3, h = 3) */
+  backward_set_3x3(w + W_joint10 + 9, x + X_shackle, s); /* L[shackle, joint10] */
+  subtract_3(x + X_joint10, s); /* x[joint10] */
+  node_backward_3(w + W_joint10, x + X_joint10); /* x[joint10] */
+  /* joint9 (ball, d = 3, h = 3) */
+  backward_set_3x3(w + W_joint9 + 9, x + X_joint10, s); /* L[joint10, joint9] */
+  subtract_3(x + X_joint9, s); /* x[joint9] */
+  node_backward_3(w + W_joint9, x + X_joint9); /* x[joint9] */
+  /* joint8 (ball, d = 3, h = 3) */
+  backward_set_3x3(w + W_joint8 + 9, x + X_joint9, s); /* L[joint9, joint8] */
+  subtract_3(x + X_joint8, s); /* x[joint8] */
+  node_backward_3(w + W_joint8, x + X_joint8); /* x[joint8] */
+  /* joint7 (ball, d = 3, h = 3) */
+  backward_set_3x3(w + W_joint7 + 9, x + X_joint8, s); /* L[joint8, joint7] */
+  subtract_3(x + X_joint7, s); /* x[joint7] */
+  node_backward_3(w + W_joint7, x + X_joint7); /* x[joint7] */
+  /* joint6 (ball, d = 3, h = 3) */
+  backward_set_3x3(w + W_joint6 + 9, x + X_joint7, s); /* L[joint7, joint6] */
+  subtract_3(x + X_joint6, s); /* x[joint6] */
+  node_backward_3(w + W_joint6, x + X_joint6); /* x[joint6] */
+  /* joint5 (ball, d = 3, h = 3) */
+  backward_set_3x3(w + W_joint5 + 9, x + X_joint6, s); /* L[joint6, joint5] */
+  subtract_3(x + X_joint5, s); /* x[joint5] */
+  node_backward_3(w + W_joint5, x + X_joint5); /* x[joint5] */
+  /* joint4 (ball, d = 3, h = 3) */
+  backward_set_3x3(w + W_joint4 + 9, x + X_joint5, s); /* L[joint5, joint4] */
+  subtract_3(x + X_joint4, s); /* x[joint4] */
+  node_backward_3(w + W_joint4, x + X_joint4); /* x[joint4] */
+  /* joint3 (ball, d = 3, h = 3) */
+  backward_set_3x3(w + W_joint3 + 9, x + X_joint4, s); /* L[joint4, joint3] */
+  subtract_3(x + X_joint3, s); /* x[joint3] */
+  node_backward_3(w + W_joint3, x + X_joint3); /* x[joint3] */
+  /* joint2 (ball, d = 3, h = 3) */
+  backward_set_3x3(w + W_joint2 + 9, x + X_joint3, s); /* L[joint3, joint2] */
+  subtract_3(x + X_joint2, s); /* x[joint2] */
+  node_backward_3(w + W_joint2, x + X_joint2); /* x[joint2] */
+  /* hook (ball, d = 3, h = 3) */
+  backward_set_3x3(w + W_hook + 9, x + X_joint2, s); /* L[joint2, hook] */
+  subtract_3(x + X_hook, s); /* x[hook] */
+  node_backward_3(w + W_hook, x + X_hook); /* x[hook] */
 }
 
 /*---- entry points (rt_factor_fn, rt_solve_fn of rt.h) ------------------------*/
@@ -558,16 +385,16 @@ static int chain_factor(void *work, void *temp) {
   scalar *w = work;
   scalar *t = temp;
   int s;
-  if ((s = factor_p0(w, t)) >= 0) return s;
-  if ((s = factor_p1(w, t)) >= 0) return s;
-  if ((s = factor_p2(w, t)) >= 0) return s;
-  if ((s = factor_p3(w, t)) >= 0) return s;
-  if ((s = factor_p4(w, t)) >= 0) return s;
-  if ((s = factor_p5(w, t)) >= 0) return s;
-  if ((s = factor_p6(w, t)) >= 0) return s;
-  if ((s = factor_p7(w, t)) >= 0) return s;
-  if ((s = factor_p8(w, t)) >= 0) return s;
-  if ((s = factor_p9(w, t)) >= 0) return s;
+  if ((s = pivot_hook(w, t)) >= 0) return s;
+  if ((s = pivot_joint2(w, t)) >= 0) return s;
+  if ((s = pivot_joint3(w, t)) >= 0) return s;
+  if ((s = pivot_joint4(w, t)) >= 0) return s;
+  if ((s = pivot_joint5(w, t)) >= 0) return s;
+  if ((s = pivot_joint6(w, t)) >= 0) return s;
+  if ((s = pivot_joint7(w, t)) >= 0) return s;
+  if ((s = pivot_joint8(w, t)) >= 0) return s;
+  if ((s = pivot_joint9(w, t)) >= 0) return s;
+  if ((s = pivot_joint10(w, t)) >= 0) return s;
   return -1;
 }
 

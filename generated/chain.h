@@ -27,34 +27,35 @@ extern const rt_program chain_program;
 
 /* The bodies and constraints of chain in mechanism order: their indices in
  * chain_desc and for the world's accessors (rt_world_body_pose,
- * rt_world_set_motor, rt_world_set_drive, ...). */
+ * rt_world_set_motor, rt_world_set_drive, ...), counted from 0 (left
+ * implicit, so that adding one changes one line). */
 enum chain_body {
-    CHAIN_BODY_LINK1 = 0,
-    CHAIN_BODY_LINK2 = 1,
-    CHAIN_BODY_LINK3 = 2,
-    CHAIN_BODY_LINK4 = 3,
-    CHAIN_BODY_LINK5 = 4,
-    CHAIN_BODY_LINK6 = 5,
-    CHAIN_BODY_LINK7 = 6,
-    CHAIN_BODY_LINK8 = 7,
-    CHAIN_BODY_LINK9 = 8,
-    CHAIN_BODY_LINK10 = 9,
-    CHAIN_BODY_WEIGHT = 10,
-    CHAIN_BODY_COUNT = 11
+    CHAIN_BODY_LINK1,
+    CHAIN_BODY_LINK2,
+    CHAIN_BODY_LINK3,
+    CHAIN_BODY_LINK4,
+    CHAIN_BODY_LINK5,
+    CHAIN_BODY_LINK6,
+    CHAIN_BODY_LINK7,
+    CHAIN_BODY_LINK8,
+    CHAIN_BODY_LINK9,
+    CHAIN_BODY_LINK10,
+    CHAIN_BODY_WEIGHT,
+    CHAIN_BODY_COUNT
 };
 enum chain_joint {
-    CHAIN_JOINT_HOOK = 0,
-    CHAIN_JOINT_JOINT2 = 1,
-    CHAIN_JOINT_JOINT3 = 2,
-    CHAIN_JOINT_JOINT4 = 3,
-    CHAIN_JOINT_JOINT5 = 4,
-    CHAIN_JOINT_JOINT6 = 5,
-    CHAIN_JOINT_JOINT7 = 6,
-    CHAIN_JOINT_JOINT8 = 7,
-    CHAIN_JOINT_JOINT9 = 8,
-    CHAIN_JOINT_JOINT10 = 9,
-    CHAIN_JOINT_SHACKLE = 10,
-    CHAIN_JOINT_COUNT = 11
+    CHAIN_JOINT_HOOK,
+    CHAIN_JOINT_JOINT2,
+    CHAIN_JOINT_JOINT3,
+    CHAIN_JOINT_JOINT4,
+    CHAIN_JOINT_JOINT5,
+    CHAIN_JOINT_JOINT6,
+    CHAIN_JOINT_JOINT7,
+    CHAIN_JOINT_JOINT8,
+    CHAIN_JOINT_JOINT9,
+    CHAIN_JOINT_JOINT10,
+    CHAIN_JOINT_SHACKLE,
+    CHAIN_JOINT_COUNT
 };
 
 /* The mechanism's ground plane (settings.ground; CHAIN_GROUND 0: none). A

@@ -4,13 +4,15 @@
  * matrix H of mechanism elimination_example, unrolled mode, float precision:
  * the program object elimination_example_program (declared in elimination_example.h; the
  * contract, the workspace layout and the reference arithmetic are in rt.h).
- * Each pivot's elimination is its own function factor_p<pivot>: the dense
+ * Each pivot's elimination is its own function pivot_<constraint>: the dense
  * LDL^T of its node block, its edge column turned into L = E l^-T D^-1 in
  * panels of rows (keeping Y = E l^-T, transposed, in the temporary), and one
  * kernel call per block pair of the reduction C -= L Y^T (the RSI grouped by
- * target block, whose workspace offset is a literal). The kernels below are
- * the reference arithmetic of rt.h specialized by degree; vector lanes hold
- * independent results, so every instruction set gives the same bits.
+ * target block, whose workspace offset is a constant: its pivot's base from
+ * the table of pivots plus a literal). The kernels, in
+ * rt_kernels.h, are the reference arithmetic of rt.h specialized by degree;
+ * vector lanes hold independent results, so every instruction set gives the
+ * same bits.
  *
  * After the program, the mechanism: its world description elimination_example_desc,
  * its settings elimination_example_settings and elimination_example_create, which makes its world.
@@ -27,1062 +29,214 @@
  *   workspace       115 scalars, temporary 56 scalars
  *   structure hash  0xfddbeaf7be8c2936
  *
- * Pivot order (pivot, constraint, type, degree d, column height h, blocks):
- *      0  bob_left     ball   d 3  h 6   2 blocks
- *      1  pivot_left   hinge  d 5  h 1   1 block
- *      2  coupler      rod    d 1  h 8   2 blocks
- *      3  bob_right    ball   d 3  h 5   1 block
- *      4  pivot_right  hinge  d 5  h 0   0 blocks
+ * Pivot order (constraint: type, degree d, column height h, blocks; the
+ * pivots' indices and offsets are the table P_, W_, R_, X_ below):
+ *   bob_left: ball, d 3, h 6, 2 blocks
+ *   pivot_left: hinge, d 5, h 1, 1 block
+ *   coupler: rod, d 1, h 8, 2 blocks
+ *   bob_right: ball, d 3, h 5, 1 block
+ *   pivot_right: hinge, d 5, h 0, 0 blocks
  */
 #include "elimination_example.h"
 
 #include <math.h> /* HUGE_VAL: the mechanism's unbounded limits */
 
-typedef float scalar;
-/* vectors of 2, 4, ... scalars (GCC/Clang vector extensions), loaded and
- * stored at any scalar-aligned address, up to the widest the target has
- * registers for; none in plain C (the vector kernels below are written once
- * per target, under the same conditions) */
-#if defined(LDLPGS_NO_VECTOR) || !defined(__GNUC__)
-/* no vector types: plain C */
-#elif defined(__AVX__)
-typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
-typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
-typedef scalar v8 __attribute__((vector_size(8 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
-#else
-typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
-typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
-#endif
+/* the kernels every unrolled program shares (rt_kernels.h, installed with
+ * rt.h), for float and this program's Y^T stride */
+#define RT_KERNELS_DOUBLE 0
+#define RT_KERNELS_ET_LD 8
+#include "rt_kernels.h"
 
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
 
 /* mechanism body of each solver body */
-static const int sbody_body[4] = {
+static const int sbody_body[] = {
     0, 1, 2, 3,
 };
 
 /* first solver body of each mechanism body */
-static const int shard_adr[4] = {
+static const int shard_adr[] = {
     0, 1, 2, 3,
 };
 
 /* solver bodies of each mechanism body (1 = whole) */
-static const int shard_num[4] = {
+static const int shard_num[] = {
     1, 1, 1, 1,
 };
 
-/* mechanism constraint of each solver constraint (-1 = shard weld) */
-static const int cons_joint[5] = {
-    0, 1, 2, 3, 4,
-};
+/* The solver constraints in solver order, one line each: name, mechanism
+ * constraint (-1 = shard weld), solver bodies a and b (RT_WORLD = -1),
+ * degree, first row in vectors. */
+#define LDLPGS_CONSTRAINTS(X) \
+    X("coupler", 0, 0, 1, 1, 0) \
+    X("pivot_left", 1, -1, 0, 5, 1) \
+    X("pivot_right", 2, -1, 1, 5, 6) \
+    X("bob_left", 3, 0, 2, 3, 11) \
+    X("bob_right", 4, 1, 3, 3, 14)
+#define LDLPGS_C_joint(name, joint, a, b, degree, row) joint,
+static const int cons_joint[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_joint)};
+#define LDLPGS_C_a(name, joint, a, b, degree, row) a,
+static const int cons_a[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_a)};
+#define LDLPGS_C_b(name, joint, a, b, degree, row) b,
+static const int cons_b[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_b)};
+#define LDLPGS_C_degree(name, joint, a, b, degree, row) degree,
+static const int cons_degree[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_degree)};
+#define LDLPGS_C_row(name, joint, a, b, degree, row) row,
+static const int cons_row[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_row)};
+#define LDLPGS_C_name(name, joint, a, b, degree, row) name,
+static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_name)};
 
-/* solver body a, or RT_WORLD (-1) */
-static const int cons_a[5] = {
-    0, -1, -1, 0, 1,
-};
-
-/* solver body b, or RT_WORLD (-1) */
-static const int cons_b[5] = {
-    1, 0, 1, 2, 3,
-};
-
-/* rows of each solver constraint */
-static const int cons_degree[5] = {
-    1, 5, 5, 3, 3,
-};
-
-/* first row of each solver constraint in vectors */
-static const int cons_row[5] = {
-    0, 1, 6, 11, 14,
-};
-
-/* solver constraint names */
-static const char *const cons_name[5] = {
-    "coupler",
-    "pivot_left",
-    "pivot_right",
-    "bob_left",
-    "bob_right",
-};
-
-/* solver constraint of each pivot */
-static const int piv_cons[5] = {
-    3, 1, 0, 4, 2,
-};
-
-/* workspace offset of each pivot's node block */
-static const int piv_node[5] = {
-    0, 27, 57, 66, 90,
-};
-
-/* workspace offset of each pivot's edge column */
-static const int piv_edge[5] = {
-    9, 52, 58, 75, 115,
-};
-
-/* height h of each pivot's edge column */
-static const int piv_height[5] = {
-    6, 1, 8, 5, 0,
-};
-
-/* edge blocks of pivot p: [adr[p], adr[p+1]) */
-static const int piv_blk_adr[6] = {
-    0, 2, 3, 5, 6, 6,
-};
+/* The pivots in elimination order, one line each: the pivot's identifier
+ * (its constraint's name), its index (P_), its solver constraint, its node
+ * block in the workspace (W_), its edge column, the column's height, its
+ * first edge block, its first RSI entry, its reciprocals' slot in the
+ * temporary (R_) and its constraint's first row of x (X_). Every offset of
+ * the code below is one of these bases plus a literal. */
+#define LDLPGS_PIVOTS(X) \
+    X(bob_left, 0, 3, 0, 9, 6, 0, 0, 0, 11) \
+    X(pivot_left, 1, 1, 27, 52, 1, 2, 21, 8, 1) \
+    X(coupler, 2, 0, 57, 58, 8, 3, 22, 0, 0) \
+    X(bob_right, 3, 4, 66, 75, 5, 5, 58, 8, 14) \
+    X(pivot_right, 4, 2, 90, 115, 0, 6, 73, 0, 6)
+#define LDLPGS_P_BASES(id, p, cons, node, edge, h, blk, rsi, rinv, row) \
+    P_##id = p, W_##id = node, R_##id = rinv, X_##id = row,
+enum { LDLPGS_PIVOTS(LDLPGS_P_BASES) };
+#define LDLPGS_P_cons(id, p, cons, node, edge, h, blk, rsi, rinv, row) cons,
+static const int piv_cons[] = {LDLPGS_PIVOTS(LDLPGS_P_cons)};
+#define LDLPGS_P_node(id, p, cons, node, edge, h, blk, rsi, rinv, row) node,
+static const int piv_node[] = {LDLPGS_PIVOTS(LDLPGS_P_node)};
+#define LDLPGS_P_edge(id, p, cons, node, edge, h, blk, rsi, rinv, row) edge,
+static const int piv_edge[] = {LDLPGS_PIVOTS(LDLPGS_P_edge)};
+#define LDLPGS_P_h(id, p, cons, node, edge, h, blk, rsi, rinv, row) h,
+static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_h)};
+#define LDLPGS_P_blk(id, p, cons, node, edge, h, blk, rsi, rinv, row) blk,
+static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_blk) 6};
+#define LDLPGS_P_rsi(id, p, cons, node, edge, h, blk, rsi, rinv, row) rsi,
+static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_rsi) 73};
 
 /* row pivot of each edge block */
-static const int blk_piv[6] = {
-    1, 2, 2, 3, 4, 4,
+static const int blk_piv[] = {
+    /* bob_left */ P_pivot_left, P_coupler,
+    /* pivot_left */ P_coupler,
+    /* coupler */ P_bob_right, P_pivot_right,
+    /* bob_right */ P_pivot_right,
 };
 
 /* workspace offset of each edge block */
-static const int blk_off[6] = {
-    9, 24, 52, 58, 61, 75,
+static const int blk_off[] = {
+    /* bob_left */ W_bob_left + 9, W_bob_left + 24,
+    /* pivot_left */ W_pivot_left + 25,
+    /* coupler */ W_coupler + 1, W_coupler + 4,
+    /* bob_right */ W_bob_right + 9,
 };
 
 /* 1 = fill-in block (zero in H) */
-static const unsigned char blk_fill[6] = {
-    0, 0, 0, 0, 0, 0,
-};
-
-/* RSI of pivot p: rsi[adr[p] .. adr[p+1]) */
-static const int64_t piv_rsi_adr[6] = {
-    0, 21, 22, 58, 73, 73,
+static const unsigned char blk_fill[] = {
+    /* bob_left */ 0, 0,
+    /* pivot_left */ 0,
+    /* coupler */ 0, 0,
+    /* bob_right */ 0,
 };
 
 /* RSI: workspace offset receiving each reduction product */
-static const int32_t rsi[73] = {
-    27, 32, 33, 37, 38, 39, 42, 43, 44, 45, 47, 48, 49, 50, 51, 52,
-    53, 54, 55, 56, 57, 57, 66, 69, 70, 72, 73, 74, 75, 76, 77, 90,
-    78, 79, 80, 95, 96, 81, 82, 83, 100, 101, 102, 84, 85, 86, 105, 106,
-    107, 108, 87, 88, 89, 110, 111, 112, 113, 114, 90, 95, 96, 100, 101, 102,
-    105, 106, 107, 108, 110, 111, 112, 113, 114,
+static const int32_t rsi[] = {
+    /* bob_left */ W_pivot_left, W_pivot_left + 5, W_pivot_left + 6, W_pivot_left + 10, W_pivot_left + 11, W_pivot_left + 12, W_pivot_left + 15, W_pivot_left + 16, W_pivot_left + 17, W_pivot_left + 18, W_pivot_left + 20, W_pivot_left + 21, W_pivot_left + 22, W_pivot_left + 23, W_pivot_left + 24, W_pivot_left + 25, W_pivot_left + 26, W_pivot_left + 27, W_pivot_left + 28, W_pivot_left + 29, W_coupler,
+    /* pivot_left */ W_coupler,
+    /* coupler */ W_bob_right, W_bob_right + 3, W_bob_right + 4, W_bob_right + 6, W_bob_right + 7, W_bob_right + 8, W_bob_right + 9, W_bob_right + 10, W_bob_right + 11, W_pivot_right, W_bob_right + 12, W_bob_right + 13, W_bob_right + 14, W_pivot_right + 5, W_pivot_right + 6, W_bob_right + 15, W_bob_right + 16, W_bob_right + 17, W_pivot_right + 10, W_pivot_right + 11, W_pivot_right + 12, W_bob_right + 18, W_bob_right + 19, W_bob_right + 20, W_pivot_right + 15, W_pivot_right + 16, W_pivot_right + 17, W_pivot_right + 18, W_bob_right + 21, W_bob_right + 22, W_bob_right + 23, W_pivot_right + 20, W_pivot_right + 21, W_pivot_right + 22, W_pivot_right + 23, W_pivot_right + 24,
+    /* bob_right */ W_pivot_right, W_pivot_right + 5, W_pivot_right + 6, W_pivot_right + 10, W_pivot_right + 11, W_pivot_right + 12, W_pivot_right + 15, W_pivot_right + 16, W_pivot_right + 17, W_pivot_right + 18, W_pivot_right + 20, W_pivot_right + 21, W_pivot_right + 22, W_pivot_right + 23, W_pivot_right + 24,
 };
-
-/*---- kernels -----------------------------------------------------------------*/
-
-/* Dense LDL^T of a 1 x 1 node block in place (rt.h factor step 1,
- * right-looking): unit lower l below the diagonal, D on it, and the
- * reciprocals 1/D in rinv. Returns 1 if the block is not positive
- * definite. */
-static int factor_node_1(scalar *restrict n, scalar *restrict rinv) {
-  if (!(n[0] > 0)) return 1;
-  const scalar r0 = 1 / n[0];
-  rinv[0] = r0;
-  return 0;
-}
-
-/* Dense LDL^T of a 3 x 3 node block in place (rt.h factor step 1,
- * right-looking): unit lower l below the diagonal, D on it, and the
- * reciprocals 1/D in rinv. Returns 1 if the block is not positive
- * definite. */
-static int factor_node_3(scalar *restrict n, scalar *restrict rinv) {
-  if (!(n[0] > 0)) return 1;
-  const scalar r0 = 1 / n[0];
-  rinv[0] = r0;
-  const scalar u1_0 = n[3];
-  const scalar u2_0 = n[6];
-  n[3] = u1_0 * r0;
-  n[6] = u2_0 * r0;
-  n[4] = n[4] - (u1_0 * u1_0) * r0;
-  n[8] = n[8] - (u2_0 * u2_0) * r0;
-  n[7] = n[7] - n[6] * u1_0;
-  /* column 1 */
-  if (!(n[4] > 0)) return 1;
-  const scalar r1 = 1 / n[4];
-  rinv[1] = r1;
-  const scalar u2_1 = n[7];
-  n[7] = u2_1 * r1;
-  n[8] = n[8] - (u2_1 * u2_1) * r1;
-  /* column 2 */
-  if (!(n[8] > 0)) return 1;
-  const scalar r2 = 1 / n[8];
-  rinv[2] = r2;
-  return 0;
-}
-
-/* Dense LDL^T of a 5 x 5 node block in place (rt.h factor step 1,
- * right-looking): unit lower l below the diagonal, D on it, and the
- * reciprocals 1/D in rinv. Returns 1 if the block is not positive
- * definite. */
-static int factor_node_5(scalar *restrict n, scalar *restrict rinv) {
-  if (!(n[0] > 0)) return 1;
-  const scalar r0 = 1 / n[0];
-  rinv[0] = r0;
-  const scalar u1_0 = n[5];
-  const scalar u2_0 = n[10];
-  const scalar u3_0 = n[15];
-  const scalar u4_0 = n[20];
-  n[5] = u1_0 * r0;
-  n[10] = u2_0 * r0;
-  n[15] = u3_0 * r0;
-  n[20] = u4_0 * r0;
-  n[6] = n[6] - (u1_0 * u1_0) * r0;
-  n[12] = n[12] - (u2_0 * u2_0) * r0;
-  n[11] = n[11] - n[10] * u1_0;
-  n[18] = n[18] - (u3_0 * u3_0) * r0;
-  n[16] = n[16] - n[15] * u1_0;
-  n[17] = n[17] - n[15] * u2_0;
-  n[24] = n[24] - (u4_0 * u4_0) * r0;
-  n[21] = n[21] - n[20] * u1_0;
-  n[22] = n[22] - n[20] * u2_0;
-  n[23] = n[23] - n[20] * u3_0;
-  /* column 1 */
-  if (!(n[6] > 0)) return 1;
-  const scalar r1 = 1 / n[6];
-  rinv[1] = r1;
-  const scalar u2_1 = n[11];
-  const scalar u3_1 = n[16];
-  const scalar u4_1 = n[21];
-  n[11] = u2_1 * r1;
-  n[16] = u3_1 * r1;
-  n[21] = u4_1 * r1;
-  n[12] = n[12] - (u2_1 * u2_1) * r1;
-  n[18] = n[18] - (u3_1 * u3_1) * r1;
-  n[17] = n[17] - n[16] * u2_1;
-  n[24] = n[24] - (u4_1 * u4_1) * r1;
-  n[22] = n[22] - n[21] * u2_1;
-  n[23] = n[23] - n[21] * u3_1;
-  /* column 2 */
-  if (!(n[12] > 0)) return 1;
-  const scalar r2 = 1 / n[12];
-  rinv[2] = r2;
-  const scalar u3_2 = n[17];
-  const scalar u4_2 = n[22];
-  n[17] = u3_2 * r2;
-  n[22] = u4_2 * r2;
-  n[18] = n[18] - (u3_2 * u3_2) * r2;
-  n[24] = n[24] - (u4_2 * u4_2) * r2;
-  n[23] = n[23] - n[22] * u3_2;
-  /* column 3 */
-  if (!(n[18] > 0)) return 1;
-  const scalar r3 = 1 / n[18];
-  rinv[3] = r3;
-  const scalar u4_3 = n[23];
-  n[23] = u4_3 * r3;
-  n[24] = n[24] - (u4_3 * u4_3) * r3;
-  /* column 4 */
-  if (!(n[24] > 0)) return 1;
-  const scalar r4 = 1 / n[24];
-  rinv[4] = r4;
-  return 0;
-}
-
-/* x = l^-1 x for the unit lower l of a factored 3 x 3 node block (rt.h
- * solve, forward). */
-static void node_forward_3(const scalar *restrict n, scalar *restrict x) {
-  x[1] = x[1] - n[3] * x[0];
-  x[2] = x[2] - n[6] * x[0] - n[7] * x[1];
-}
-
-/* x = l^-1 x for the unit lower l of a factored 5 x 5 node block (rt.h
- * solve, forward). */
-static void node_forward_5(const scalar *restrict n, scalar *restrict x) {
-  x[1] = x[1] - n[5] * x[0];
-  x[2] = x[2] - n[10] * x[0] - n[11] * x[1];
-  x[3] = x[3] - n[15] * x[0] - n[16] * x[1] - n[17] * x[2];
-  x[4] = x[4] - n[20] * x[0] - n[21] * x[1] - n[22] * x[2] - n[23] * x[3];
-}
-
-/* x = D^-1 x for the diagonal D of a factored 1 x 1 node block (rt.h
- * solve, forward). */
-static void node_diag_1(const scalar *restrict n, scalar *restrict x) {
-  x[0] = x[0] / n[0];
-}
-
-/* x = D^-1 x for the diagonal D of a factored 3 x 3 node block (rt.h
- * solve, forward). */
-static void node_diag_3(const scalar *restrict n, scalar *restrict x) {
-  x[0] = x[0] / n[0];
-  x[1] = x[1] / n[4];
-  x[2] = x[2] / n[8];
-}
-
-/* x = D^-1 x for the diagonal D of a factored 5 x 5 node block (rt.h
- * solve, forward). */
-static void node_diag_5(const scalar *restrict n, scalar *restrict x) {
-  x[0] = x[0] / n[0];
-  x[1] = x[1] / n[6];
-  x[2] = x[2] / n[12];
-  x[3] = x[3] / n[18];
-  x[4] = x[4] / n[24];
-}
-
-/* x = l^-T x for the unit lower l of a factored 3 x 3 node block (rt.h
- * solve, backward). */
-static void node_backward_3(const scalar *restrict n, scalar *restrict x) {
-  x[1] = x[1] - n[7] * x[2];
-  x[0] = x[0] - n[6] * x[2] - n[3] * x[1];
-}
-
-/* x = l^-T x for the unit lower l of a factored 5 x 5 node block (rt.h
- * solve, backward). */
-static void node_backward_5(const scalar *restrict n, scalar *restrict x) {
-  x[3] = x[3] - n[23] * x[4];
-  x[2] = x[2] - n[22] * x[4] - n[17] * x[3];
-  x[1] = x[1] - n[21] * x[4] - n[16] * x[3] - n[11] * x[2];
-  x[0] = x[0] - n[20] * x[4] - n[15] * x[3] - n[10] * x[2] - n[5] * x[1];
-}
-
-/* xq -= L xp for a 1 x 3 block L (rt.h solve, forward). */
-static void forward_1x3(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2];
-}
-
-/* xq -= L xp for a 1 x 5 block L (rt.h solve, forward). */
-static void forward_1x5(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2] + l[3] * xp[3] + l[4] * xp[4];
-}
-
-/* xq -= L xp for a 3 x 1 block L (rt.h solve, forward). */
-static void forward_3x1(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0];
-  xq[1] -= l[1] * xp[0];
-  xq[2] -= l[2] * xp[0];
-}
-
-/* xq -= L xp for a 5 x 1 block L (rt.h solve, forward). */
-static void forward_5x1(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0];
-  xq[1] -= l[1] * xp[0];
-  xq[2] -= l[2] * xp[0];
-  xq[3] -= l[3] * xp[0];
-  xq[4] -= l[4] * xp[0];
-}
-
-/* xq -= L xp for a 5 x 3 block L (rt.h solve, forward). */
-static void forward_5x3(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2];
-  xq[1] -= l[3] * xp[0] + l[4] * xp[1] + l[5] * xp[2];
-  xq[2] -= l[6] * xp[0] + l[7] * xp[1] + l[8] * xp[2];
-  xq[3] -= l[9] * xp[0] + l[10] * xp[1] + l[11] * xp[2];
-  xq[4] -= l[12] * xp[0] + l[13] * xp[1] + l[14] * xp[2];
-}
-
-/* s = L^T xq for a 1 x 3 block L, rows from the last: the first
- * block of a pivot's backward sum, which runs over the blocks from the
- * last (rt.h solve, backward). */
-static void backward_set_1x3(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[0] * xq[0];
-  s[1] = l[1] * xq[0];
-  s[2] = l[2] * xq[0];
-}
-
-/* s = L^T xq for a 1 x 5 block L, rows from the last: the first
- * block of a pivot's backward sum, which runs over the blocks from the
- * last (rt.h solve, backward). */
-static void backward_set_1x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[0] * xq[0];
-  s[1] = l[1] * xq[0];
-  s[2] = l[2] * xq[0];
-  s[3] = l[3] * xq[0];
-  s[4] = l[4] * xq[0];
-}
-
-/* s = L^T xq for a 5 x 1 block L, rows from the last: the first
- * block of a pivot's backward sum, which runs over the blocks from the
- * last (rt.h solve, backward). */
-static void backward_set_5x1(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[4] * xq[4] + l[3] * xq[3] + l[2] * xq[2] + l[1] * xq[1] + l[0] * xq[0];
-}
-
-/* s = L^T xq for a 5 x 3 block L, rows from the last: the first
- * block of a pivot's backward sum, which runs over the blocks from the
- * last (rt.h solve, backward). */
-static void backward_set_5x3(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[12] * xq[4] + l[9] * xq[3] + l[6] * xq[2] + l[3] * xq[1] + l[0] * xq[0];
-  s[1] = l[13] * xq[4] + l[10] * xq[3] + l[7] * xq[2] + l[4] * xq[1] + l[1] * xq[0];
-  s[2] = l[14] * xq[4] + l[11] * xq[3] + l[8] * xq[2] + l[5] * xq[1] + l[2] * xq[0];
-}
-
-/* s = s + L^T xq for a 3 x 1 block L, the sum continued in order. */
-static void backward_add_3x1(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[2] * xq[2] + l[1] * xq[1] + l[0] * xq[0];
-}
-
-/* s = s + L^T xq for a 5 x 3 block L, the sum continued in order. */
-static void backward_add_5x3(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[12] * xq[4] + l[9] * xq[3] + l[6] * xq[2] + l[3] * xq[1] + l[0] * xq[0];
-  s[1] = s[1] + l[13] * xq[4] + l[10] * xq[3] + l[7] * xq[2] + l[4] * xq[1] + l[1] * xq[0];
-  s[2] = s[2] + l[14] * xq[4] + l[11] * xq[3] + l[8] * xq[2] + l[5] * xq[1] + l[2] * xq[0];
-}
-
-/* x -= s, 1 rows: the end of a pivot's backward step. */
-static void subtract_1(scalar *restrict x, const scalar *restrict s) {
-  x[0] -= s[0];
-}
-
-/* x -= s, 3 rows: the end of a pivot's backward step. */
-static void subtract_3(scalar *restrict x, const scalar *restrict s) {
-  x[0] -= s[0];
-  x[1] -= s[1];
-  x[2] -= s[2];
-}
-
-/* x -= s, 5 rows: the end of a pivot's backward step. */
-static void subtract_5(scalar *restrict x, const scalar *restrict s) {
-  x[0] -= s[0];
-  x[1] -= s[1];
-  x[2] -= s[2];
-  x[3] -= s[3];
-  x[4] -= s[4];
-}
-
-/*---- vector kernels: one body per vector width, the same results ------------*/
-
-#if defined(LDLPGS_NO_VECTOR) || !defined(__GNUC__)
-/* plain C, one scalar at a time: LDLPGS_NO_VECTOR, or no GCC/Clang vector extensions */
-
-/* 1 row of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 8), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 1; r++) {
-    scalar y[5];
-    for (int i = 0; i < 5; i++) {
-      scalar s = e[r * 5 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
-      y[i] = s;
-      et[i * 8 + r] = s;
-      e[r * 5 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* 5 rows of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 8), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_3x5_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 5; r++) {
-    scalar y[3];
-    for (int i = 0; i < 3; i++) {
-      scalar s = e[r * 3 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 3 + q] * y[q];
-      y[i] = s;
-      et[i * 8 + r] = s;
-      e[r * 3 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* 6 rows of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 8), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_3x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 6; r++) {
-    scalar y[3];
-    for (int i = 0; i < 3; i++) {
-      scalar s = e[r * 3 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 3 + q] * y[q];
-      y[i] = s;
-      et[i * 8 + r] = s;
-      e[r * 3 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* 8 rows of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 8), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_1x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 8; r++) {
-    scalar y[1];
-    for (int i = 0; i < 1; i++) {
-      scalar s = e[r * 1 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 1 + q] * y[q];
-      y[i] = s;
-      et[i * 8 + r] = s;
-      e[r * 1 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* Lower triangle of a 1 x 1 node block C -= L Y^T, L and Y 1 x 3 (rt.h
- * factor step 3, a diagonal block pair), one entry at a time. */
-static void reduce_tri_1_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 1; r++)
-    for (int j = 0; j < r + 1; j++) {
-      scalar s = l[r * 3] * et[j];
-      for (int q = 1; q < 3; q++) s += l[r * 3 + q] * et[q * 8 + j];
-      c[r * 1 + j] -= s;
-    }
-}
-
-/* Lower triangle of a 1 x 1 node block C -= L Y^T, L and Y 1 x 5 (rt.h
- * factor step 3, a diagonal block pair), one entry at a time. */
-static void reduce_tri_1_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 1; r++)
-    for (int j = 0; j < r + 1; j++) {
-      scalar s = l[r * 5] * et[j];
-      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 8 + j];
-      c[r * 1 + j] -= s;
-    }
-}
-
-/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 1 (rt.h
- * factor step 3, a diagonal block pair), one entry at a time. */
-static void reduce_tri_3_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 3; r++)
-    for (int j = 0; j < r + 1; j++) {
-      scalar s = l[r * 1] * et[j];
-      for (int q = 1; q < 1; q++) s += l[r * 1 + q] * et[q * 8 + j];
-      c[r * 3 + j] -= s;
-    }
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 1 (rt.h
- * factor step 3, a diagonal block pair), one entry at a time. */
-static void reduce_tri_5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 5; r++)
-    for (int j = 0; j < r + 1; j++) {
-      scalar s = l[r * 1] * et[j];
-      for (int q = 1; q < 1; q++) s += l[r * 1 + q] * et[q * 8 + j];
-      c[r * 5 + j] -= s;
-    }
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 3 (rt.h
- * factor step 3, a diagonal block pair), one entry at a time. */
-static void reduce_tri_5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 5; r++)
-    for (int j = 0; j < r + 1; j++) {
-      scalar s = l[r * 3] * et[j];
-      for (int q = 1; q < 3; q++) s += l[r * 3 + q] * et[q * 8 + j];
-      c[r * 5 + j] -= s;
-    }
-}
-
-/* C -= L Y^T for a 1 x 5 block C, L 1 x 3, Y 5 x 3 (rt.h factor
- * step 3, one block pair), one entry at a time. */
-static void reduce_1x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 1; r++)
-    for (int j = 0; j < 5; j++) {
-      scalar s = l[r * 3] * et[j];
-      for (int q = 1; q < 3; q++) s += l[r * 3 + q] * et[q * 8 + j];
-      c[r * 5 + j] -= s;
-    }
-}
-
-/* C -= L Y^T for a 5 x 3 block C, L 5 x 1, Y 3 x 1 (rt.h factor
- * step 3, one block pair), one entry at a time. */
-static void reduce_5x3_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 5; r++)
-    for (int j = 0; j < 3; j++) {
-      scalar s = l[r * 1] * et[j];
-      for (int q = 1; q < 1; q++) s += l[r * 1 + q] * et[q * 8 + j];
-      c[r * 3 + j] -= s;
-    }
-}
-
-#elif defined(__AVX__)
-/* AVX: 32-byte vectors */
-
-/* One row of an edge column (rt.h factor step 2): its forward substitution
- * Y with N's l into et (Y[k] at et[k * 8]), and Y D^-1 over the row,
- * with the reciprocals rinv of N's pivots. */
-static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const scalar e0 = e[0];
-  const scalar e1 = e[1];
-  const scalar e2 = e[2];
-  const scalar e3 = e[3];
-  const scalar e4 = e[4];
-  const scalar y0 = e0;
-  const scalar y1 = e1 - n[5] * y0;
-  const scalar y2 = e2 - n[10] * y0 - n[11] * y1;
-  const scalar y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const scalar y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  et[0] = y0;
-  et[8] = y1;
-  et[16] = y2;
-  et[24] = y3;
-  et[32] = y4;
-  const scalar z0 = y0 * rinv[0];
-  const scalar z1 = y1 * rinv[1];
-  const scalar z2 = y2 * rinv[2];
-  const scalar z3 = y3 * rinv[3];
-  const scalar z4 = y4 * rinv[4];
-  e[0] = z0;
-  e[1] = z1;
-  e[2] = z2;
-  e[3] = z3;
-  e[4] = z4;
-}
-
-/* 5 rows of an edge column (rt.h factor step 2), one vector lane per row, 3 lanes idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 8), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_3x5_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v8 e0 = {e[0], e[3], e[6], e[9], e[12], 0, 0, 0};
-  const v8 e1 = {e[1], e[4], e[7], e[10], e[13], 0, 0, 0};
-  const v8 e2 = {e[2], e[5], e[8], e[11], e[14], 0, 0, 0};
-  const v8 y0 = e0;
-  const v8 y1 = e1 - n[3] * y0;
-  const v8 y2 = e2 - n[6] * y0 - n[7] * y1;
-  *(v8 *)(et + 0) = y0;
-  *(v8 *)(et + 8) = y1;
-  *(v8 *)(et + 16) = y2;
-  const v8 z0 = y0 * rinv[0];
-  const v8 z1 = y1 * rinv[1];
-  const v8 z2 = y2 * rinv[2];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z0[1];
-  e[4] = z1[1];
-  e[5] = z2[1];
-  e[6] = z0[2];
-  e[7] = z1[2];
-  e[8] = z2[2];
-  e[9] = z0[3];
-  e[10] = z1[3];
-  e[11] = z2[3];
-  e[12] = z0[4];
-  e[13] = z1[4];
-  e[14] = z2[4];
-}
-
-/* 6 rows of an edge column (rt.h factor step 2), one vector lane per row, 2 lanes idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 8), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_3x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v8 e0 = {e[0], e[3], e[6], e[9], e[12], e[15], 0, 0};
-  const v8 e1 = {e[1], e[4], e[7], e[10], e[13], e[16], 0, 0};
-  const v8 e2 = {e[2], e[5], e[8], e[11], e[14], e[17], 0, 0};
-  const v8 y0 = e0;
-  const v8 y1 = e1 - n[3] * y0;
-  const v8 y2 = e2 - n[6] * y0 - n[7] * y1;
-  *(v8 *)(et + 0) = y0;
-  *(v8 *)(et + 8) = y1;
-  *(v8 *)(et + 16) = y2;
-  const v8 z0 = y0 * rinv[0];
-  const v8 z1 = y1 * rinv[1];
-  const v8 z2 = y2 * rinv[2];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z0[1];
-  e[4] = z1[1];
-  e[5] = z2[1];
-  e[6] = z0[2];
-  e[7] = z1[2];
-  e[8] = z2[2];
-  e[9] = z0[3];
-  e[10] = z1[3];
-  e[11] = z2[3];
-  e[12] = z0[4];
-  e[13] = z1[4];
-  e[14] = z2[4];
-  e[15] = z0[5];
-  e[16] = z1[5];
-  e[17] = z2[5];
-}
-
-/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 8), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_1x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  (void)n; /* a 1 x 1 block: only its reciprocal */
-  const v8 e0 = {e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7]};
-  const v8 y0 = e0;
-  *(v8 *)(et + 0) = y0;
-  const v8 z0 = y0 * rinv[0];
-  e[0] = z0[0];
-  e[1] = z0[1];
-  e[2] = z0[2];
-  e[3] = z0[3];
-  e[4] = z0[4];
-  e[5] = z0[5];
-  e[6] = z0[6];
-  e[7] = z0[7];
-}
-
-/* Lower triangle of a 1 x 1 node block C -= L Y^T, L and Y 1 x 3 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_1_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[8] + l[2] * et[16];
-}
-
-/* Lower triangle of a 1 x 1 node block C -= L Y^T, L and Y 1 x 5 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_1_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[8] + l[2] * et[16] + l[3] * et[24] + l[4] * et[32];
-}
-
-/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 1 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_3_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0];
-  *(v2 *)(c + 3) -= l[1] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 6) -= l[2] * *(const v2 *)(et + 0);
-  c[8] -= l[2] * et[2];
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 1 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0];
-  *(v2 *)(c + 5) -= l[1] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 10) -= l[2] * *(const v2 *)(et + 0);
-  c[12] -= l[2] * et[2];
-  *(v4 *)(c + 15) -= l[3] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 20) -= l[4] * *(const v4 *)(et + 0);
-  c[24] -= l[4] * et[4];
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 3 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[8] + l[2] * et[16];
-  *(v2 *)(c + 5) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 8) + l[5] * *(const v2 *)(et + 16);
-  *(v2 *)(c + 10) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 8) + l[8] * *(const v2 *)(et + 16);
-  c[12] -= l[6] * et[2] + l[7] * et[10] + l[8] * et[18];
-  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 8) + l[11] * *(const v4 *)(et + 16);
-  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 8) + l[14] * *(const v4 *)(et + 16);
-  c[24] -= l[12] * et[4] + l[13] * et[12] + l[14] * et[20];
-}
-
-/* C -= L Y^T for a 1 x 5 block C, L 1 x 3, Y 5 x 3 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_1x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 8) + l[2] * *(const v4 *)(et + 16);
-  c[4] -= l[0] * et[4] + l[1] * et[12] + l[2] * et[20];
-}
-
-/* C -= L Y^T for a 5 x 3 block C, L 5 x 1, Y 3 x 1 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_5x3_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v2 *)(c + 0) -= l[0] * *(const v2 *)(et + 0);
-  c[2] -= l[0] * et[2];
-  *(v2 *)(c + 3) -= l[1] * *(const v2 *)(et + 0);
-  c[5] -= l[1] * et[2];
-  *(v2 *)(c + 6) -= l[2] * *(const v2 *)(et + 0);
-  c[8] -= l[2] * et[2];
-  *(v2 *)(c + 9) -= l[3] * *(const v2 *)(et + 0);
-  c[11] -= l[3] * et[2];
-  *(v2 *)(c + 12) -= l[4] * *(const v2 *)(et + 0);
-  c[14] -= l[4] * et[2];
-}
-
-#else
-/* 16-byte vectors (SSE2, the x86-64 baseline; NEON) */
-
-/* One row of an edge column (rt.h factor step 2): its forward substitution
- * Y with N's l into et (Y[k] at et[k * 8]), and Y D^-1 over the row,
- * with the reciprocals rinv of N's pivots. */
-static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const scalar e0 = e[0];
-  const scalar e1 = e[1];
-  const scalar e2 = e[2];
-  const scalar e3 = e[3];
-  const scalar e4 = e[4];
-  const scalar y0 = e0;
-  const scalar y1 = e1 - n[5] * y0;
-  const scalar y2 = e2 - n[10] * y0 - n[11] * y1;
-  const scalar y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const scalar y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  et[0] = y0;
-  et[8] = y1;
-  et[16] = y2;
-  et[24] = y3;
-  et[32] = y4;
-  const scalar z0 = y0 * rinv[0];
-  const scalar z1 = y1 * rinv[1];
-  const scalar z2 = y2 * rinv[2];
-  const scalar z3 = y3 * rinv[3];
-  const scalar z4 = y4 * rinv[4];
-  e[0] = z0;
-  e[1] = z1;
-  e[2] = z2;
-  e[3] = z3;
-  e[4] = z4;
-}
-
-/* 5 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 3 lanes idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 8), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_3x5_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0_0 = {e[0], e[3], e[6], e[9]};
-  const v4 e0_1 = {e[12], 0, 0, 0};
-  const v4 e1_0 = {e[1], e[4], e[7], e[10]};
-  const v4 e1_1 = {e[13], 0, 0, 0};
-  const v4 e2_0 = {e[2], e[5], e[8], e[11]};
-  const v4 e2_1 = {e[14], 0, 0, 0};
-  const v4 y0_0 = e0_0;
-  const v4 y0_1 = e0_1;
-  const v4 y1_0 = e1_0 - n[3] * y0_0;
-  const v4 y1_1 = e1_1 - n[3] * y0_1;
-  const v4 y2_0 = e2_0 - n[6] * y0_0 - n[7] * y1_0;
-  const v4 y2_1 = e2_1 - n[6] * y0_1 - n[7] * y1_1;
-  *(v4 *)(et + 0) = y0_0;
-  *(v4 *)(et + 4) = y0_1;
-  *(v4 *)(et + 8) = y1_0;
-  *(v4 *)(et + 12) = y1_1;
-  *(v4 *)(et + 16) = y2_0;
-  *(v4 *)(et + 20) = y2_1;
-  const v4 z0_0 = y0_0 * rinv[0];
-  const v4 z0_1 = y0_1 * rinv[0];
-  const v4 z1_0 = y1_0 * rinv[1];
-  const v4 z1_1 = y1_1 * rinv[1];
-  const v4 z2_0 = y2_0 * rinv[2];
-  const v4 z2_1 = y2_1 * rinv[2];
-  e[0] = z0_0[0];
-  e[1] = z1_0[0];
-  e[2] = z2_0[0];
-  e[3] = z0_0[1];
-  e[4] = z1_0[1];
-  e[5] = z2_0[1];
-  e[6] = z0_0[2];
-  e[7] = z1_0[2];
-  e[8] = z2_0[2];
-  e[9] = z0_0[3];
-  e[10] = z1_0[3];
-  e[11] = z2_0[3];
-  e[12] = z0_1[0];
-  e[13] = z1_1[0];
-  e[14] = z2_1[0];
-}
-
-/* 6 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 2 lanes idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 8), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_3x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0_0 = {e[0], e[3], e[6], e[9]};
-  const v4 e0_1 = {e[12], e[15], 0, 0};
-  const v4 e1_0 = {e[1], e[4], e[7], e[10]};
-  const v4 e1_1 = {e[13], e[16], 0, 0};
-  const v4 e2_0 = {e[2], e[5], e[8], e[11]};
-  const v4 e2_1 = {e[14], e[17], 0, 0};
-  const v4 y0_0 = e0_0;
-  const v4 y0_1 = e0_1;
-  const v4 y1_0 = e1_0 - n[3] * y0_0;
-  const v4 y1_1 = e1_1 - n[3] * y0_1;
-  const v4 y2_0 = e2_0 - n[6] * y0_0 - n[7] * y1_0;
-  const v4 y2_1 = e2_1 - n[6] * y0_1 - n[7] * y1_1;
-  *(v4 *)(et + 0) = y0_0;
-  *(v4 *)(et + 4) = y0_1;
-  *(v4 *)(et + 8) = y1_0;
-  *(v4 *)(et + 12) = y1_1;
-  *(v4 *)(et + 16) = y2_0;
-  *(v4 *)(et + 20) = y2_1;
-  const v4 z0_0 = y0_0 * rinv[0];
-  const v4 z0_1 = y0_1 * rinv[0];
-  const v4 z1_0 = y1_0 * rinv[1];
-  const v4 z1_1 = y1_1 * rinv[1];
-  const v4 z2_0 = y2_0 * rinv[2];
-  const v4 z2_1 = y2_1 * rinv[2];
-  e[0] = z0_0[0];
-  e[1] = z1_0[0];
-  e[2] = z2_0[0];
-  e[3] = z0_0[1];
-  e[4] = z1_0[1];
-  e[5] = z2_0[1];
-  e[6] = z0_0[2];
-  e[7] = z1_0[2];
-  e[8] = z2_0[2];
-  e[9] = z0_0[3];
-  e[10] = z1_0[3];
-  e[11] = z2_0[3];
-  e[12] = z0_1[0];
-  e[13] = z1_1[0];
-  e[14] = z2_1[0];
-  e[15] = z0_1[1];
-  e[16] = z1_1[1];
-  e[17] = z2_1[1];
-}
-
-/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4):
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 8), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_1x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  (void)n; /* a 1 x 1 block: only its reciprocal */
-  const v4 e0_0 = {e[0], e[1], e[2], e[3]};
-  const v4 e0_1 = {e[4], e[5], e[6], e[7]};
-  const v4 y0_0 = e0_0;
-  const v4 y0_1 = e0_1;
-  *(v4 *)(et + 0) = y0_0;
-  *(v4 *)(et + 4) = y0_1;
-  const v4 z0_0 = y0_0 * rinv[0];
-  const v4 z0_1 = y0_1 * rinv[0];
-  e[0] = z0_0[0];
-  e[1] = z0_0[1];
-  e[2] = z0_0[2];
-  e[3] = z0_0[3];
-  e[4] = z0_1[0];
-  e[5] = z0_1[1];
-  e[6] = z0_1[2];
-  e[7] = z0_1[3];
-}
-
-/* Lower triangle of a 1 x 1 node block C -= L Y^T, L and Y 1 x 3 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_1_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[8] + l[2] * et[16];
-}
-
-/* Lower triangle of a 1 x 1 node block C -= L Y^T, L and Y 1 x 5 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_1_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[8] + l[2] * et[16] + l[3] * et[24] + l[4] * et[32];
-}
-
-/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 1 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_3_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0];
-  *(v2 *)(c + 3) -= l[1] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 6) -= l[2] * *(const v2 *)(et + 0);
-  c[8] -= l[2] * et[2];
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 1 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0];
-  *(v2 *)(c + 5) -= l[1] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 10) -= l[2] * *(const v2 *)(et + 0);
-  c[12] -= l[2] * et[2];
-  *(v4 *)(c + 15) -= l[3] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 20) -= l[4] * *(const v4 *)(et + 0);
-  c[24] -= l[4] * et[4];
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 3 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[8] + l[2] * et[16];
-  *(v2 *)(c + 5) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 8) + l[5] * *(const v2 *)(et + 16);
-  *(v2 *)(c + 10) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 8) + l[8] * *(const v2 *)(et + 16);
-  c[12] -= l[6] * et[2] + l[7] * et[10] + l[8] * et[18];
-  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 8) + l[11] * *(const v4 *)(et + 16);
-  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 8) + l[14] * *(const v4 *)(et + 16);
-  c[24] -= l[12] * et[4] + l[13] * et[12] + l[14] * et[20];
-}
-
-/* C -= L Y^T for a 1 x 5 block C, L 1 x 3, Y 5 x 3 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_1x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 8) + l[2] * *(const v4 *)(et + 16);
-  c[4] -= l[0] * et[4] + l[1] * et[12] + l[2] * et[20];
-}
-
-/* C -= L Y^T for a 5 x 3 block C, L 5 x 1, Y 3 x 1 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_5x3_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v2 *)(c + 0) -= l[0] * *(const v2 *)(et + 0);
-  c[2] -= l[0] * et[2];
-  *(v2 *)(c + 3) -= l[1] * *(const v2 *)(et + 0);
-  c[5] -= l[1] * et[2];
-  *(v2 *)(c + 6) -= l[2] * *(const v2 *)(et + 0);
-  c[8] -= l[2] * et[2];
-  *(v2 *)(c + 9) -= l[3] * *(const v2 *)(et + 0);
-  c[11] -= l[3] * et[2];
-  *(v2 *)(c + 12) -= l[4] * *(const v2 *)(et + 0);
-  c[14] -= l[4] * et[2];
-}
-
-#endif
 
 /*---- factor: one function per pivot ------------------------------------------*/
 
-/*---- pivot 0: bob_left (ball, d = 3, h = 6)
+/*---- bob_left (ball, d = 3, h = 6)
  * column: pivot_left (d 5), coupler (d 1) */
-static int factor_p0(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_3(w + 0, t + 0)) return 0; /* N[bob_left] = l D l^T */
-  panel_3x6_of_8(w + 0, t + 0, w + 9, t + 16); /* rows 0..5 */
-  reduce_tri_5_d3(w + 27, w + 9, t + 16); /* N[pivot_left] */
-  const int failed = factor_node_5(w + 27, t + 8); /* N[pivot_left] = l D l^T, the next pivot's: final now */
-  reduce_1x5_d3(w + 52, w + 24, t + 16); /* E[coupler, pivot_left] */
-  reduce_tri_1_d3(w + 57, w + 24, t + 21); /* N[coupler] */
-  return failed ? 1 : -1;
+static int pivot_bob_left(scalar *restrict w, scalar *restrict t) {
+  if (factor_node_3(w + W_bob_left, t + R_bob_left)) return P_bob_left; /* N[bob_left] = l D l^T */
+  panel_3x6_of_8(w + W_bob_left, t + R_bob_left, w + W_bob_left + 9, t + 16); /* rows 0..5 */
+  reduce_tri_5_d3(w + W_pivot_left, w + W_bob_left + 9, t + 16); /* N[pivot_left] */
+  const int failed = factor_node_5(w + W_pivot_left, t + R_pivot_left); /* N[pivot_left] = l D l^T, the next pivot's: final now */
+  reduce_1x5_d3(w + W_pivot_left + 25, w + W_bob_left + 24, t + 16); /* E[coupler, pivot_left] */
+  reduce_tri_1_d3(w + W_coupler, w + W_bob_left + 24, t + 21); /* N[coupler] */
+  return failed ? P_pivot_left : -1;
 }
 
-/*---- pivot 1: pivot_left (hinge, d = 5, h = 1)
+/*---- pivot_left (hinge, d = 5, h = 1)
  * column: coupler (d 1) */
-static int factor_p1(scalar *restrict w, scalar *restrict t) {
-  panel_5x1(w + 27, t + 8, w + 52, t + 16); /* row 0 */
-  reduce_tri_1_d5(w + 57, w + 52, t + 16); /* N[coupler] */
-  const int failed = factor_node_1(w + 57, t + 0); /* N[coupler] = l D l^T, the next pivot's: final now */
-  return failed ? 2 : -1;
+static int pivot_pivot_left(scalar *restrict w, scalar *restrict t) {
+  panel_5x1(w + W_pivot_left, t + R_pivot_left, w + W_pivot_left + 25, t + 16); /* row 0 */
+  reduce_tri_1_d5(w + W_coupler, w + W_pivot_left + 25, t + 16); /* N[coupler] */
+  const int failed = factor_node_1(w + W_coupler, t + R_coupler); /* N[coupler] = l D l^T, the next pivot's: final now */
+  return failed ? P_coupler : -1;
 }
 
-/*---- pivot 2: coupler (rod, d = 1, h = 8)
+/*---- coupler (rod, d = 1, h = 8)
  * column: bob_right (d 3), pivot_right (d 5) */
-static int factor_p2(scalar *restrict w, scalar *restrict t) {
-  panel_1x8(w + 57, t + 0, w + 58, t + 16); /* rows 0..7 */
-  reduce_tri_3_d1(w + 66, w + 58, t + 16); /* N[bob_right] */
-  const int failed = factor_node_3(w + 66, t + 8); /* N[bob_right] = l D l^T, the next pivot's: final now */
-  reduce_5x3_d1(w + 75, w + 61, t + 16); /* E[pivot_right, bob_right] */
-  reduce_tri_5_d1(w + 90, w + 61, t + 19); /* N[pivot_right] */
-  return failed ? 3 : -1;
+static int pivot_coupler(scalar *restrict w, scalar *restrict t) {
+  panel_1x8(w + W_coupler, t + R_coupler, w + W_coupler + 1, t + 16); /* rows 0..7 */
+  reduce_tri_3_d1(w + W_bob_right, w + W_coupler + 1, t + 16); /* N[bob_right] */
+  const int failed = factor_node_3(w + W_bob_right, t + R_bob_right); /* N[bob_right] = l D l^T, the next pivot's: final now */
+  reduce_5x3_d1(w + W_bob_right + 9, w + W_coupler + 4, t + 16); /* E[pivot_right, bob_right] */
+  reduce_tri_5_d1(w + W_pivot_right, w + W_coupler + 4, t + 19); /* N[pivot_right] */
+  return failed ? P_bob_right : -1;
 }
 
-/*---- pivot 3: bob_right (ball, d = 3, h = 5)
+/*---- bob_right (ball, d = 3, h = 5)
  * column: pivot_right (d 5) */
-static int factor_p3(scalar *restrict w, scalar *restrict t) {
-  panel_3x5_of_8(w + 66, t + 8, w + 75, t + 16); /* rows 0..4 */
-  reduce_tri_5_d3(w + 90, w + 75, t + 16); /* N[pivot_right] */
-  const int failed = factor_node_5(w + 90, t + 0); /* N[pivot_right] = l D l^T, the next pivot's: final now */
-  return failed ? 4 : -1;
+static int pivot_bob_right(scalar *restrict w, scalar *restrict t) {
+  panel_3x5_of_8(w + W_bob_right, t + R_bob_right, w + W_bob_right + 9, t + 16); /* rows 0..4 */
+  reduce_tri_5_d3(w + W_pivot_right, w + W_bob_right + 9, t + 16); /* N[pivot_right] */
+  const int failed = factor_node_5(w + W_pivot_right, t + R_pivot_right); /* N[pivot_right] = l D l^T, the next pivot's: final now */
+  return failed ? P_pivot_right : -1;
 }
 
 /*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
 static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
-  /* pivot 0: bob_left (ball, d = 3, h = 6) */
-  node_forward_3(w + 0, x + 11); /* x[bob_left] */
-  forward_5x3(w + 9, x + 11, x + 1); /* x[pivot_left] */
-  forward_1x3(w + 24, x + 11, x + 0); /* x[coupler] */
-  node_diag_3(w + 0, x + 11); /* x[bob_left] */
-  /* pivot 1: pivot_left (hinge, d = 5, h = 1) */
-  node_forward_5(w + 27, x + 1); /* x[pivot_left] */
-  forward_1x5(w + 52, x + 1, x + 0); /* x[coupler] */
-  node_diag_5(w + 27, x + 1); /* x[pivot_left] */
-  /* pivot 2: coupler (rod, d = 1, h = 8) */
-  forward_3x1(w + 58, x + 0, x + 14); /* x[bob_right] */
-  forward_5x1(w + 61, x + 0, x + 6); /* x[pivot_right] */
-  node_diag_1(w + 57, x + 0); /* x[coupler] */
-  /* pivot 3: bob_right (ball, d = 3, h = 5) */
-  node_forward_3(w + 66, x + 14); /* x[bob_right] */
-  forward_5x3(w + 75, x + 14, x + 6); /* x[pivot_right] */
-  node_diag_3(w + 66, x + 14); /* x[bob_right] */
-  /* pivot 4: pivot_right (hinge, d = 5, h = 0) */
-  node_forward_5(w + 90, x + 6); /* x[pivot_right] */
-  node_diag_5(w + 90, x + 6); /* x[pivot_right] */
+  /* bob_left (ball, d = 3, h = 6) */
+  node_forward_3(w + W_bob_left, x + X_bob_left); /* x[bob_left] */
+  forward_5x3(w + W_bob_left + 9, x + X_bob_left, x + X_pivot_left); /* x[pivot_left] */
+  forward_1x3(w + W_bob_left + 24, x + X_bob_left, x + X_coupler); /* x[coupler] */
+  node_diag_3(w + W_bob_left, x + X_bob_left); /* x[bob_left] */
+  /* pivot_left (hinge, d = 5, h = 1) */
+  node_forward_5(w + W_pivot_left, x + X_pivot_left); /* x[pivot_left] */
+  forward_1x5(w + W_pivot_left + 25, x + X_pivot_left, x + X_coupler); /* x[coupler] */
+  node_diag_5(w + W_pivot_left, x + X_pivot_left); /* x[pivot_left] */
+  /* coupler (rod, d = 1, h = 8) */
+  forward_3x1(w + W_coupler + 1, x + X_coupler, x + X_bob_right); /* x[bob_right] */
+  forward_5x1(w + W_coupler + 4, x + X_coupler, x + X_pivot_right); /* x[pivot_right] */
+  node_diag_1(w + W_coupler, x + X_coupler); /* x[coupler] */
+  /* bob_right (ball, d = 3, h = 5) */
+  node_forward_3(w + W_bob_right, x + X_bob_right); /* x[bob_right] */
+  forward_5x3(w + W_bob_right + 9, x + X_bob_right, x + X_pivot_right); /* x[pivot_right] */
+  node_diag_3(w + W_bob_right, x + X_bob_right); /* x[bob_right] */
+  /* pivot_right (hinge, d = 5, h = 0) */
+  node_forward_5(w + W_pivot_right, x + X_pivot_right); /* x[pivot_right] */
+  node_diag_5(w + W_pivot_right, x + X_pivot_right); /* x[pivot_right] */
 }
 
 /*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
 static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
-  /* pivot 4: pivot_right (hinge, d = 5, h = 0) */
-  node_backward_5(w + 90, x + 6); /* x[pivot_right] */
-  /* pivot 3: bob_right (ball, d = 3, h = 5) */
-  backward_set_5x3(w + 75, x + 6, s); /* L[pivot_right, bob_right] */
-  subtract_3(x + 14, s); /* x[bob_right] */
-  node_backward_3(w + 66, x + 14); /* x[bob_right] */
-  /* pivot 2: coupler (rod, d = 1, h = 8) */
-  backward_set_5x1(w + 61, x + 6, s); /* L[pivot_right, coupler] */
-  backward_add_3x1(w + 58, x + 14, s); /* L[bob_right, coupler] */
-  subtract_1(x + 0, s); /* x[coupler] */
-  /* pivot 1: pivot_left (hinge, d = 5, h = 1) */
-  backward_set_1x5(w + 52, x + 0, s); /* L[coupler, pivot_left] */
-  subtract_5(x + 1, s); /* x[pivot_left] */
-  node_backward_5(w + 27, x + 1); /* x[pivot_left] */
-  /* pivot 0: bob_left (ball, d = 3, h = 6) */
-  backward_set_1x3(w + 24, x + 0, s); /* L[coupler, bob_left] */
-  backward_add_5x3(w + 9, x + 1, s); /* L[pivot_left, bob_left] */
-  subtract_3(x + 11, s); /* x[bob_left] */
-  node_backward_3(w + 0, x + 11); /* x[bob_left] */
+  /* pivot_right (hinge, d = 5, h = 0) */
+  node_backward_5(w + W_pivot_right, x + X_pivot_right); /* x[pivot_right] */
+  /* bob_right (ball, d = 3, h = 5) */
+  backward_set_5x3(w + W_bob_right + 9, x + X_pivot_right, s); /* L[pivot_right, bob_right] */
+  subtract_3(x + X_bob_right, s); /* x[bob_right] */
+  node_backward_3(w + W_bob_right, x + X_bob_right); /* x[bob_right] */
+  /* coupler (rod, d = 1, h = 8) */
+  backward_set_5x1(w + W_coupler + 4, x + X_pivot_right, s); /* L[pivot_right, coupler] */
+  backward_add_3x1(w + W_coupler + 1, x + X_bob_right, s); /* L[bob_right, coupler] */
+  subtract_1(x + X_coupler, s); /* x[coupler] */
+  /* pivot_left (hinge, d = 5, h = 1) */
+  backward_set_1x5(w + W_pivot_left + 25, x + X_coupler, s); /* L[coupler, pivot_left] */
+  subtract_5(x + X_pivot_left, s); /* x[pivot_left] */
+  node_backward_5(w + W_pivot_left, x + X_pivot_left); /* x[pivot_left] */
+  /* bob_left (ball, d = 3, h = 6) */
+  backward_set_1x3(w + W_bob_left + 24, x + X_coupler, s); /* L[coupler, bob_left] */
+  backward_add_5x3(w + W_bob_left + 9, x + X_pivot_left, s); /* L[pivot_left, bob_left] */
+  subtract_3(x + X_bob_left, s); /* x[bob_left] */
+  node_backward_3(w + W_bob_left, x + X_bob_left); /* x[bob_left] */
 }
 
 /*---- entry points (rt_factor_fn, rt_solve_fn of rt.h) ------------------------*/
@@ -1093,10 +247,10 @@ static int elimination_example_factor(void *work, void *temp) {
   scalar *w = work;
   scalar *t = temp;
   int s;
-  if ((s = factor_p0(w, t)) >= 0) return s;
-  if ((s = factor_p1(w, t)) >= 0) return s;
-  if ((s = factor_p2(w, t)) >= 0) return s;
-  if ((s = factor_p3(w, t)) >= 0) return s;
+  if ((s = pivot_bob_left(w, t)) >= 0) return s;
+  if ((s = pivot_pivot_left(w, t)) >= 0) return s;
+  if ((s = pivot_coupler(w, t)) >= 0) return s;
+  if ((s = pivot_bob_right(w, t)) >= 0) return s;
   return -1;
 }
 

@@ -27,21 +27,22 @@ extern const rt_program elimination_example_program;
 
 /* The bodies and constraints of elimination_example in mechanism order: their indices in
  * elimination_example_desc and for the world's accessors (rt_world_body_pose,
- * rt_world_set_motor, rt_world_set_drive, ...). */
+ * rt_world_set_motor, rt_world_set_drive, ...), counted from 0 (left
+ * implicit, so that adding one changes one line). */
 enum elimination_example_body {
-    ELIMINATION_EXAMPLE_BODY_LEFT = 0,
-    ELIMINATION_EXAMPLE_BODY_RIGHT = 1,
-    ELIMINATION_EXAMPLE_BODY_BOB_L = 2,
-    ELIMINATION_EXAMPLE_BODY_BOB_R = 3,
-    ELIMINATION_EXAMPLE_BODY_COUNT = 4
+    ELIMINATION_EXAMPLE_BODY_LEFT,
+    ELIMINATION_EXAMPLE_BODY_RIGHT,
+    ELIMINATION_EXAMPLE_BODY_BOB_L,
+    ELIMINATION_EXAMPLE_BODY_BOB_R,
+    ELIMINATION_EXAMPLE_BODY_COUNT
 };
 enum elimination_example_joint {
-    ELIMINATION_EXAMPLE_JOINT_COUPLER = 0,
-    ELIMINATION_EXAMPLE_JOINT_PIVOT_LEFT = 1,
-    ELIMINATION_EXAMPLE_JOINT_PIVOT_RIGHT = 2,
-    ELIMINATION_EXAMPLE_JOINT_BOB_LEFT = 3,
-    ELIMINATION_EXAMPLE_JOINT_BOB_RIGHT = 4,
-    ELIMINATION_EXAMPLE_JOINT_COUNT = 5
+    ELIMINATION_EXAMPLE_JOINT_COUPLER,
+    ELIMINATION_EXAMPLE_JOINT_PIVOT_LEFT,
+    ELIMINATION_EXAMPLE_JOINT_PIVOT_RIGHT,
+    ELIMINATION_EXAMPLE_JOINT_BOB_LEFT,
+    ELIMINATION_EXAMPLE_JOINT_BOB_RIGHT,
+    ELIMINATION_EXAMPLE_JOINT_COUNT
 };
 
 /* The mechanism's ground plane (settings.ground; ELIMINATION_EXAMPLE_GROUND 0: none). A

@@ -4,13 +4,15 @@
  * matrix H of mechanism multi_wheel, unrolled mode, float precision:
  * the program object multi_wheel_program (declared in multi_wheel.h; the
  * contract, the workspace layout and the reference arithmetic are in rt.h).
- * Each pivot's elimination is its own function factor_p<pivot>: the dense
+ * Each pivot's elimination is its own function pivot_<constraint>: the dense
  * LDL^T of its node block, its edge column turned into L = E l^-T D^-1 in
  * panels of rows (keeping Y = E l^-T, transposed, in the temporary), and one
  * kernel call per block pair of the reduction C -= L Y^T (the RSI grouped by
- * target block, whose workspace offset is a literal). The kernels below are
- * the reference arithmetic of rt.h specialized by degree; vector lanes hold
- * independent results, so every instruction set gives the same bits.
+ * target block, whose workspace offset is a constant: its pivot's base from
+ * the table of pivots plus a literal). The kernels, in
+ * rt_kernels.h, are the reference arithmetic of rt.h specialized by degree;
+ * vector lanes hold independent results, so every instruction set gives the
+ * same bits.
  *
  * After the program, the mechanism: its world description multi_wheel_desc,
  * its settings multi_wheel_settings and multi_wheel_create, which makes its world.
@@ -27,2699 +29,925 @@
  *   workspace       2166 scalars, temporary 160 scalars
  *   structure hash  0xd50e894841f10650
  *
- * Pivot order (pivot, constraint, type, degree d, column height h, blocks):
- *      0  tow_front_ball         ball        d 3  h 11  2 blocks
- *      1  axle1L                 hinge       d 5  h 6   1 block
- *      2  tow_rear_ball          ball        d 3  h 11  2 blocks
- *      3  axle7R                 hinge       d 5  h 6   1 block
- *      4  outrigger_frontL_ball  ball        d 3  h 17  3 blocks
- *      5  outrigger_frontR_ball  ball        d 3  h 17  3 blocks
- *      6  outrigger_rearL_ball   ball        d 3  h 17  3 blocks
- *      7  outrigger_rearR_ball   ball        d 3  h 17  3 blocks
- *      8  axle2R                 hinge       d 5  h 12  2 blocks
- *      9  axle3L                 hinge       d 5  h 12  2 blocks
- *     10  axle6R                 hinge       d 5  h 12  2 blocks
- *     11  axle7L                 hinge       d 5  h 12  2 blocks
- *     12  chassis#weld9          shard weld  d 6  h 6   1 block
- *     13  chassis#weld8          shard weld  d 6  h 6   1 block
- *     14  axle1R                 hinge       d 5  h 17  3 blocks
- *     15  axle2L                 hinge       d 5  h 12  2 blocks
- *     16  chassis#weld1          shard weld  d 6  h 6   1 block
- *     17  chassis#weld2          shard weld  d 6  h 6   1 block
- *     18  chassis#weld3          shard weld  d 6  h 6   1 block
- *     19  axle3R                 hinge       d 5  h 17  3 blocks
- *     20  axle4L                 hinge       d 5  h 12  2 blocks
- *     21  chassis#weld4          shard weld  d 6  h 6   1 block
- *     22  axle4R                 hinge       d 5  h 17  3 blocks
- *     23  axle5L                 hinge       d 5  h 12  2 blocks
- *     24  chassis#weld5          shard weld  d 6  h 6   1 block
- *     25  axle5R                 hinge       d 5  h 17  3 blocks
- *     26  axle6L                 hinge       d 5  h 12  2 blocks
- *     27  chassis#weld6          shard weld  d 6  h 6   1 block
- *     28  chassis#weld7          shard weld  d 6  h 0   0 blocks
+ * Pivot order (constraint: type, degree d, column height h, blocks; the
+ * pivots' indices and offsets are the table P_, W_, R_, X_ below):
+ *   tow_front_ball: ball, d 3, h 11, 2 blocks
+ *   axle1L: hinge, d 5, h 6, 1 block
+ *   tow_rear_ball: ball, d 3, h 11, 2 blocks
+ *   axle7R: hinge, d 5, h 6, 1 block
+ *   outrigger_frontL_ball: ball, d 3, h 17, 3 blocks
+ *   outrigger_frontR_ball: ball, d 3, h 17, 3 blocks
+ *   outrigger_rearL_ball: ball, d 3, h 17, 3 blocks
+ *   outrigger_rearR_ball: ball, d 3, h 17, 3 blocks
+ *   axle2R: hinge, d 5, h 12, 2 blocks
+ *   axle3L: hinge, d 5, h 12, 2 blocks
+ *   axle6R: hinge, d 5, h 12, 2 blocks
+ *   axle7L: hinge, d 5, h 12, 2 blocks
+ *   chassis#weld9: shard weld, d 6, h 6, 1 block
+ *   chassis#weld8: shard weld, d 6, h 6, 1 block
+ *   axle1R: hinge, d 5, h 17, 3 blocks
+ *   axle2L: hinge, d 5, h 12, 2 blocks
+ *   chassis#weld1: shard weld, d 6, h 6, 1 block
+ *   chassis#weld2: shard weld, d 6, h 6, 1 block
+ *   chassis#weld3: shard weld, d 6, h 6, 1 block
+ *   axle3R: hinge, d 5, h 17, 3 blocks
+ *   axle4L: hinge, d 5, h 12, 2 blocks
+ *   chassis#weld4: shard weld, d 6, h 6, 1 block
+ *   axle4R: hinge, d 5, h 17, 3 blocks
+ *   axle5L: hinge, d 5, h 12, 2 blocks
+ *   chassis#weld5: shard weld, d 6, h 6, 1 block
+ *   axle5R: hinge, d 5, h 17, 3 blocks
+ *   axle6L: hinge, d 5, h 12, 2 blocks
+ *   chassis#weld6: shard weld, d 6, h 6, 1 block
+ *   chassis#weld7: shard weld, d 6, h 0, 0 blocks
  */
 #include "multi_wheel.h"
 
 #include <math.h> /* HUGE_VAL: the mechanism's unbounded limits */
 
-typedef float scalar;
-/* vectors of 2, 4, ... scalars (GCC/Clang vector extensions), loaded and
- * stored at any scalar-aligned address, up to the widest the target has
- * registers for; none in plain C (the vector kernels below are written once
- * per target, under the same conditions) */
-#if defined(LDLPGS_NO_VECTOR) || !defined(__GNUC__)
-/* no vector types: plain C */
-#elif defined(__AVX__)
-typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
-typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
-typedef scalar v8 __attribute__((vector_size(8 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
-#else
-typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
-typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
-#endif
+/* the kernels every unrolled program shares (rt_kernels.h, installed with
+ * rt.h), for float and this program's Y^T stride */
+#define RT_KERNELS_DOUBLE 0
+#define RT_KERNELS_ET_LD 24
+#include "rt_kernels.h"
 
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
 
 /* mechanism body of each solver body */
-static const int sbody_body[30] = {
+static const int sbody_body[] = {
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6,
     7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
 };
 
 /* first solver body of each mechanism body */
-static const int shard_adr[21] = {
+static const int shard_adr[] = {
     0, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24,
     25, 26, 27, 28, 29,
 };
 
 /* solver bodies of each mechanism body (1 = whole) */
-static const int shard_num[21] = {
+static const int shard_num[] = {
     10, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
     1, 1, 1, 1, 1,
 };
 
-/* mechanism constraint of each solver constraint (-1 = shard weld) */
-static const int cons_joint[29] = {
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-    16, 17, 18, 19, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-};
+/* The solver constraints in solver order, one line each: name, mechanism
+ * constraint (-1 = shard weld), solver bodies a and b (RT_WORLD = -1),
+ * degree, first row in vectors. */
+#define LDLPGS_CONSTRAINTS(X) \
+    X("tow_front_ball", 0, 0, 10, 3, 0) \
+    X("axle1L", 1, 0, 11, 5, 3) \
+    X("axle1R", 2, 1, 12, 5, 8) \
+    X("axle2L", 3, 1, 13, 5, 13) \
+    X("axle2R", 4, 2, 14, 5, 18) \
+    X("outrigger_frontL_ball", 5, 2, 15, 3, 23) \
+    X("outrigger_frontR_ball", 6, 3, 16, 3, 26) \
+    X("axle3L", 7, 3, 17, 5, 29) \
+    X("axle3R", 8, 4, 18, 5, 34) \
+    X("axle4L", 9, 4, 19, 5, 39) \
+    X("axle4R", 10, 5, 20, 5, 44) \
+    X("axle5L", 11, 5, 21, 5, 49) \
+    X("axle5R", 12, 6, 22, 5, 54) \
+    X("axle6L", 13, 6, 23, 5, 59) \
+    X("axle6R", 14, 7, 24, 5, 64) \
+    X("outrigger_rearL_ball", 15, 7, 25, 3, 69) \
+    X("outrigger_rearR_ball", 16, 8, 26, 3, 72) \
+    X("axle7L", 17, 8, 27, 5, 75) \
+    X("axle7R", 18, 9, 28, 5, 80) \
+    X("tow_rear_ball", 19, 9, 29, 3, 85) \
+    X("chassis#weld1", -1, 0, 1, 6, 88) \
+    X("chassis#weld2", -1, 1, 2, 6, 94) \
+    X("chassis#weld3", -1, 2, 3, 6, 100) \
+    X("chassis#weld4", -1, 3, 4, 6, 106) \
+    X("chassis#weld5", -1, 4, 5, 6, 112) \
+    X("chassis#weld6", -1, 5, 6, 6, 118) \
+    X("chassis#weld7", -1, 6, 7, 6, 124) \
+    X("chassis#weld8", -1, 7, 8, 6, 130) \
+    X("chassis#weld9", -1, 8, 9, 6, 136)
+#define LDLPGS_C_joint(name, joint, a, b, degree, row) joint,
+static const int cons_joint[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_joint)};
+#define LDLPGS_C_a(name, joint, a, b, degree, row) a,
+static const int cons_a[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_a)};
+#define LDLPGS_C_b(name, joint, a, b, degree, row) b,
+static const int cons_b[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_b)};
+#define LDLPGS_C_degree(name, joint, a, b, degree, row) degree,
+static const int cons_degree[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_degree)};
+#define LDLPGS_C_row(name, joint, a, b, degree, row) row,
+static const int cons_row[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_row)};
+#define LDLPGS_C_name(name, joint, a, b, degree, row) name,
+static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_name)};
 
-/* solver body a, or RT_WORLD (-1) */
-static const int cons_a[29] = {
-    0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7,
-    8, 8, 9, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8,
-};
-
-/* solver body b, or RT_WORLD (-1) */
-static const int cons_b[29] = {
-    10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25,
-    26, 27, 28, 29, 1, 2, 3, 4, 5, 6, 7, 8, 9,
-};
-
-/* rows of each solver constraint */
-static const int cons_degree[29] = {
-    3, 5, 5, 5, 5, 3, 3, 5, 5, 5, 5, 5, 5, 5, 5, 3,
-    3, 5, 5, 3, 6, 6, 6, 6, 6, 6, 6, 6, 6,
-};
-
-/* first row of each solver constraint in vectors */
-static const int cons_row[29] = {
-    0, 3, 8, 13, 18, 23, 26, 29, 34, 39, 44, 49, 54, 59, 64, 69,
-    72, 75, 80, 85, 88, 94, 100, 106, 112, 118, 124, 130, 136,
-};
-
-/* solver constraint names */
-static const char *const cons_name[29] = {
-    "tow_front_ball",
-    "axle1L",
-    "axle1R",
-    "axle2L",
-    "axle2R",
-    "outrigger_frontL_ball",
-    "outrigger_frontR_ball",
-    "axle3L",
-    "axle3R",
-    "axle4L",
-    "axle4R",
-    "axle5L",
-    "axle5R",
-    "axle6L",
-    "axle6R",
-    "outrigger_rearL_ball",
-    "outrigger_rearR_ball",
-    "axle7L",
-    "axle7R",
-    "tow_rear_ball",
-    "chassis#weld1",
-    "chassis#weld2",
-    "chassis#weld3",
-    "chassis#weld4",
-    "chassis#weld5",
-    "chassis#weld6",
-    "chassis#weld7",
-    "chassis#weld8",
-    "chassis#weld9",
-};
-
-/* solver constraint of each pivot */
-static const int piv_cons[29] = {
-    0, 1, 19, 18, 5, 6, 15, 16, 4, 7, 14, 17, 28, 27, 2, 3,
-    20, 21, 22, 8, 9, 23, 10, 11, 24, 12, 13, 25, 26,
-};
-
-/* workspace offset of each pivot's node block */
-static const int piv_node[29] = {
-    0, 42, 97, 139, 194, 254, 314, 374, 434, 519, 604, 689, 774, 846, 918, 1028,
-    1113, 1185, 1257, 1329, 1439, 1524, 1596, 1706, 1791, 1863, 1973, 2058, 2130,
-};
-
-/* workspace offset of each pivot's edge column */
-static const int piv_edge[29] = {
-    9, 67, 106, 164, 203, 263, 323, 383, 459, 544, 629, 714, 810, 882, 943, 1053,
-    1149, 1221, 1293, 1354, 1464, 1560, 1621, 1731, 1827, 1888, 1998, 2094, 2166,
-};
-
-/* height h of each pivot's edge column */
-static const int piv_height[29] = {
-    11, 6, 11, 6, 17, 17, 17, 17, 12, 12, 12, 12, 6, 6, 17, 12,
-    6, 6, 6, 17, 12, 6, 17, 12, 6, 17, 12, 6, 0,
-};
-
-/* edge blocks of pivot p: [adr[p], adr[p+1]) */
-static const int piv_blk_adr[30] = {
-    0, 2, 3, 5, 6, 9, 12, 15, 18, 20, 22, 24, 26, 27, 28, 31,
-    33, 34, 35, 36, 39, 41, 42, 45, 47, 48, 51, 53, 54, 54,
-};
+/* The pivots in elimination order, one line each: the pivot's identifier
+ * (its constraint's name), its index (P_), its solver constraint, its node
+ * block in the workspace (W_), its edge column, the column's height, its
+ * first edge block, its first RSI entry, its reciprocals' slot in the
+ * temporary (R_) and its constraint's first row of x (X_). Every offset of
+ * the code below is one of these bases plus a literal. */
+#define LDLPGS_PIVOTS(X) \
+    X(tow_front_ball, 0, 0, 0, 9, 11, 0, 0, 0, 0) \
+    X(axle1L, 1, 1, 42, 67, 6, 2, 66, 8, 3) \
+    X(tow_rear_ball, 2, 19, 97, 106, 11, 3, 87, 0, 85) \
+    X(axle7R, 3, 18, 139, 164, 6, 5, 153, 8, 80) \
+    X(outrigger_frontL_ball, 4, 5, 194, 203, 17, 6, 174, 0, 23) \
+    X(outrigger_frontR_ball, 5, 6, 254, 263, 17, 9, 327, 8, 26) \
+    X(outrigger_rearL_ball, 6, 15, 314, 323, 17, 12, 480, 0, 69) \
+    X(outrigger_rearR_ball, 7, 16, 374, 383, 17, 15, 633, 8, 72) \
+    X(axle2R, 8, 4, 434, 459, 12, 18, 786, 0, 18) \
+    X(axle3L, 9, 7, 519, 544, 12, 20, 864, 8, 29) \
+    X(axle6R, 10, 14, 604, 629, 12, 22, 942, 0, 64) \
+    X(axle7L, 11, 17, 689, 714, 12, 24, 1020, 8, 75) \
+    X(chassis_weld9, 12, 28, 774, 810, 6, 26, 1098, 0, 136) \
+    X(chassis_weld8, 13, 27, 846, 882, 6, 27, 1119, 8, 130) \
+    X(axle1R, 14, 2, 918, 943, 17, 28, 1140, 0, 8) \
+    X(axle2L, 15, 3, 1028, 1053, 12, 31, 1293, 8, 13) \
+    X(chassis_weld1, 16, 20, 1113, 1149, 6, 33, 1371, 0, 88) \
+    X(chassis_weld2, 17, 21, 1185, 1221, 6, 34, 1392, 8, 94) \
+    X(chassis_weld3, 18, 22, 1257, 1293, 6, 35, 1413, 0, 100) \
+    X(axle3R, 19, 8, 1329, 1354, 17, 36, 1434, 8, 34) \
+    X(axle4L, 20, 9, 1439, 1464, 12, 39, 1587, 0, 39) \
+    X(chassis_weld4, 21, 23, 1524, 1560, 6, 41, 1665, 8, 106) \
+    X(axle4R, 22, 10, 1596, 1621, 17, 42, 1686, 0, 44) \
+    X(axle5L, 23, 11, 1706, 1731, 12, 45, 1839, 8, 49) \
+    X(chassis_weld5, 24, 24, 1791, 1827, 6, 47, 1917, 0, 112) \
+    X(axle5R, 25, 12, 1863, 1888, 17, 48, 1938, 8, 54) \
+    X(axle6L, 26, 13, 1973, 1998, 12, 51, 2091, 0, 59) \
+    X(chassis_weld6, 27, 25, 2058, 2094, 6, 53, 2169, 8, 118) \
+    X(chassis_weld7, 28, 26, 2130, 2166, 0, 54, 2190, 0, 124)
+#define LDLPGS_P_BASES(id, p, cons, node, edge, h, blk, rsi, rinv, row) \
+    P_##id = p, W_##id = node, R_##id = rinv, X_##id = row,
+enum { LDLPGS_PIVOTS(LDLPGS_P_BASES) };
+#define LDLPGS_P_cons(id, p, cons, node, edge, h, blk, rsi, rinv, row) cons,
+static const int piv_cons[] = {LDLPGS_PIVOTS(LDLPGS_P_cons)};
+#define LDLPGS_P_node(id, p, cons, node, edge, h, blk, rsi, rinv, row) node,
+static const int piv_node[] = {LDLPGS_PIVOTS(LDLPGS_P_node)};
+#define LDLPGS_P_edge(id, p, cons, node, edge, h, blk, rsi, rinv, row) edge,
+static const int piv_edge[] = {LDLPGS_PIVOTS(LDLPGS_P_edge)};
+#define LDLPGS_P_h(id, p, cons, node, edge, h, blk, rsi, rinv, row) h,
+static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_h)};
+#define LDLPGS_P_blk(id, p, cons, node, edge, h, blk, rsi, rinv, row) blk,
+static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_blk) 54};
+#define LDLPGS_P_rsi(id, p, cons, node, edge, h, blk, rsi, rinv, row) rsi,
+static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_rsi) 2190};
 
 /* row pivot of each edge block */
-static const int blk_piv[54] = {
-    1, 16, 16, 3, 12, 12, 8, 17, 18, 9, 18, 21, 10, 13, 28, 11,
-    12, 13, 17, 18, 18, 21, 13, 28, 12, 13, 13, 28, 15, 16, 17, 16,
-    17, 17, 18, 21, 20, 21, 24, 21, 24, 24, 23, 24, 27, 24, 27, 27,
-    26, 27, 28, 27, 28, 28,
+static const int blk_piv[] = {
+    /* tow_front_ball */ P_axle1L, P_chassis_weld1,
+    /* axle1L */ P_chassis_weld1,
+    /* tow_rear_ball */ P_axle7R, P_chassis_weld9,
+    /* axle7R */ P_chassis_weld9,
+    /* outrigger_frontL_ball */ P_axle2R, P_chassis_weld2, P_chassis_weld3,
+    /* outrigger_frontR_ball */ P_axle3L, P_chassis_weld3, P_chassis_weld4,
+    /* outrigger_rearL_ball */ P_axle6R, P_chassis_weld8, P_chassis_weld7,
+    /* outrigger_rearR_ball */ P_axle7L, P_chassis_weld9, P_chassis_weld8,
+    /* axle2R */ P_chassis_weld2, P_chassis_weld3,
+    /* axle3L */ P_chassis_weld3, P_chassis_weld4,
+    /* axle6R */ P_chassis_weld8, P_chassis_weld7,
+    /* axle7L */ P_chassis_weld9, P_chassis_weld8,
+    /* chassis_weld9 */ P_chassis_weld8,
+    /* chassis_weld8 */ P_chassis_weld7,
+    /* axle1R */ P_axle2L, P_chassis_weld1, P_chassis_weld2,
+    /* axle2L */ P_chassis_weld1, P_chassis_weld2,
+    /* chassis_weld1 */ P_chassis_weld2,
+    /* chassis_weld2 */ P_chassis_weld3,
+    /* chassis_weld3 */ P_chassis_weld4,
+    /* axle3R */ P_axle4L, P_chassis_weld4, P_chassis_weld5,
+    /* axle4L */ P_chassis_weld4, P_chassis_weld5,
+    /* chassis_weld4 */ P_chassis_weld5,
+    /* axle4R */ P_axle5L, P_chassis_weld5, P_chassis_weld6,
+    /* axle5L */ P_chassis_weld5, P_chassis_weld6,
+    /* chassis_weld5 */ P_chassis_weld6,
+    /* axle5R */ P_axle6L, P_chassis_weld6, P_chassis_weld7,
+    /* axle6L */ P_chassis_weld6, P_chassis_weld7,
+    /* chassis_weld6 */ P_chassis_weld7,
 };
 
 /* workspace offset of each edge block */
-static const int blk_off[54] = {
-    9, 24, 67, 106, 121, 164, 203, 218, 236, 263, 278, 296, 323, 338, 356, 383,
-    398, 416, 459, 489, 544, 574, 629, 659, 714, 744, 810, 882, 943, 968, 998, 1053,
-    1083, 1149, 1221, 1293, 1354, 1379, 1409, 1464, 1494, 1560, 1621, 1646, 1676, 1731, 1761, 1827,
-    1888, 1913, 1943, 1998, 2028, 2094,
+static const int blk_off[] = {
+    /* tow_front_ball */ W_tow_front_ball + 9, W_tow_front_ball + 24,
+    /* axle1L */ W_axle1L + 25,
+    /* tow_rear_ball */ W_tow_rear_ball + 9, W_tow_rear_ball + 24,
+    /* axle7R */ W_axle7R + 25,
+    /* outrigger_frontL_ball */ W_outrigger_frontL_ball + 9, W_outrigger_frontL_ball + 24, W_outrigger_frontL_ball + 42,
+    /* outrigger_frontR_ball */ W_outrigger_frontR_ball + 9, W_outrigger_frontR_ball + 24, W_outrigger_frontR_ball + 42,
+    /* outrigger_rearL_ball */ W_outrigger_rearL_ball + 9, W_outrigger_rearL_ball + 24, W_outrigger_rearL_ball + 42,
+    /* outrigger_rearR_ball */ W_outrigger_rearR_ball + 9, W_outrigger_rearR_ball + 24, W_outrigger_rearR_ball + 42,
+    /* axle2R */ W_axle2R + 25, W_axle2R + 55,
+    /* axle3L */ W_axle3L + 25, W_axle3L + 55,
+    /* axle6R */ W_axle6R + 25, W_axle6R + 55,
+    /* axle7L */ W_axle7L + 25, W_axle7L + 55,
+    /* chassis_weld9 */ W_chassis_weld9 + 36,
+    /* chassis_weld8 */ W_chassis_weld8 + 36,
+    /* axle1R */ W_axle1R + 25, W_axle1R + 50, W_axle1R + 80,
+    /* axle2L */ W_axle2L + 25, W_axle2L + 55,
+    /* chassis_weld1 */ W_chassis_weld1 + 36,
+    /* chassis_weld2 */ W_chassis_weld2 + 36,
+    /* chassis_weld3 */ W_chassis_weld3 + 36,
+    /* axle3R */ W_axle3R + 25, W_axle3R + 50, W_axle3R + 80,
+    /* axle4L */ W_axle4L + 25, W_axle4L + 55,
+    /* chassis_weld4 */ W_chassis_weld4 + 36,
+    /* axle4R */ W_axle4R + 25, W_axle4R + 50, W_axle4R + 80,
+    /* axle5L */ W_axle5L + 25, W_axle5L + 55,
+    /* chassis_weld5 */ W_chassis_weld5 + 36,
+    /* axle5R */ W_axle5R + 25, W_axle5R + 50, W_axle5R + 80,
+    /* axle6L */ W_axle6L + 25, W_axle6L + 55,
+    /* chassis_weld6 */ W_chassis_weld6 + 36,
 };
 
 /* 1 = fill-in block (zero in H) */
-static const unsigned char blk_fill[54] = {
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0,
-};
-
-/* RSI of pivot p: rsi[adr[p] .. adr[p+1]) */
-static const int64_t piv_rsi_adr[30] = {
-    0, 66, 87, 153, 174, 327, 480, 633, 786, 864, 942, 1020, 1098, 1119, 1140, 1293,
-    1371, 1392, 1413, 1434, 1587, 1665, 1686, 1839, 1917, 1938, 2091, 2169, 2190, 2190,
+static const unsigned char blk_fill[] = {
+    /* tow_front_ball */ 0, 0,
+    /* axle1L */ 0,
+    /* tow_rear_ball */ 0, 0,
+    /* axle7R */ 0,
+    /* outrigger_frontL_ball */ 0, 0, 0,
+    /* outrigger_frontR_ball */ 0, 0, 0,
+    /* outrigger_rearL_ball */ 0, 0, 0,
+    /* outrigger_rearR_ball */ 0, 0, 0,
+    /* axle2R */ 0, 0,
+    /* axle3L */ 0, 0,
+    /* axle6R */ 0, 0,
+    /* axle7L */ 0, 0,
+    /* chassis_weld9 */ 0,
+    /* chassis_weld8 */ 0,
+    /* axle1R */ 0, 0, 0,
+    /* axle2L */ 0, 0,
+    /* chassis_weld1 */ 0,
+    /* chassis_weld2 */ 0,
+    /* chassis_weld3 */ 0,
+    /* axle3R */ 0, 0, 0,
+    /* axle4L */ 0, 0,
+    /* chassis_weld4 */ 0,
+    /* axle4R */ 0, 0, 0,
+    /* axle5L */ 0, 0,
+    /* chassis_weld5 */ 0,
+    /* axle5R */ 0, 0, 0,
+    /* axle6L */ 0, 0,
+    /* chassis_weld6 */ 0,
 };
 
 /* RSI: workspace offset receiving each reduction product */
-static const int32_t rsi[2190] = {
-    42, 47, 48, 52, 53, 54, 57, 58, 59, 60, 62, 63, 64, 65, 66, 67,
-    68, 69, 70, 71, 1113, 72, 73, 74, 75, 76, 1119, 1120, 77, 78, 79, 80,
-    81, 1125, 1126, 1127, 82, 83, 84, 85, 86, 1131, 1132, 1133, 1134, 87, 88, 89,
-    90, 91, 1137, 1138, 1139, 1140, 1141, 92, 93, 94, 95, 96, 1143, 1144, 1145, 1146,
-    1147, 1148, 1113, 1119, 1120, 1125, 1126, 1127, 1131, 1132, 1133, 1134, 1137, 1138, 1139, 1140,
-    1141, 1143, 1144, 1145, 1146, 1147, 1148, 139, 144, 145, 149, 150, 151, 154, 155, 156,
-    157, 159, 160, 161, 162, 163, 164, 165, 166, 167, 168, 774, 169, 170, 171, 172,
-    173, 780, 781, 174, 175, 176, 177, 178, 786, 787, 788, 179, 180, 181, 182, 183,
-    792, 793, 794, 795, 184, 185, 186, 187, 188, 798, 799, 800, 801, 802, 189, 190,
-    191, 192, 193, 804, 805, 806, 807, 808, 809, 774, 780, 781, 786, 787, 788, 792,
-    793, 794, 795, 798, 799, 800, 801, 802, 804, 805, 806, 807, 808, 809, 434, 439,
-    440, 444, 445, 446, 449, 450, 451, 452, 454, 455, 456, 457, 458, 459, 460, 461,
-    462, 463, 1185, 464, 465, 466, 467, 468, 1191, 1192, 469, 470, 471, 472, 473, 1197,
-    1198, 1199, 474, 475, 476, 477, 478, 1203, 1204, 1205, 1206, 479, 480, 481, 482, 483,
-    1209, 1210, 1211, 1212, 1213, 484, 485, 486, 487, 488, 1215, 1216, 1217, 1218, 1219, 1220,
-    489, 490, 491, 492, 493, 1221, 1222, 1223, 1224, 1225, 1226, 1257, 494, 495, 496, 497,
-    498, 1227, 1228, 1229, 1230, 1231, 1232, 1263, 1264, 499, 500, 501, 502, 503, 1233, 1234,
-    1235, 1236, 1237, 1238, 1269, 1270, 1271, 504, 505, 506, 507, 508, 1239, 1240, 1241, 1242,
-    1243, 1244, 1275, 1276, 1277, 1278, 509, 510, 511, 512, 513, 1245, 1246, 1247, 1248, 1249,
-    1250, 1281, 1282, 1283, 1284, 1285, 514, 515, 516, 517, 518, 1251, 1252, 1253, 1254, 1255,
-    1256, 1287, 1288, 1289, 1290, 1291, 1292, 519, 524, 525, 529, 530, 531, 534, 535, 536,
-    537, 539, 540, 541, 542, 543, 544, 545, 546, 547, 548, 1257, 549, 550, 551, 552,
-    553, 1263, 1264, 554, 555, 556, 557, 558, 1269, 1270, 1271, 559, 560, 561, 562, 563,
-    1275, 1276, 1277, 1278, 564, 565, 566, 567, 568, 1281, 1282, 1283, 1284, 1285, 569, 570,
-    571, 572, 573, 1287, 1288, 1289, 1290, 1291, 1292, 574, 575, 576, 577, 578, 1293, 1294,
-    1295, 1296, 1297, 1298, 1524, 579, 580, 581, 582, 583, 1299, 1300, 1301, 1302, 1303, 1304,
-    1530, 1531, 584, 585, 586, 587, 588, 1305, 1306, 1307, 1308, 1309, 1310, 1536, 1537, 1538,
-    589, 590, 591, 592, 593, 1311, 1312, 1313, 1314, 1315, 1316, 1542, 1543, 1544, 1545, 594,
-    595, 596, 597, 598, 1317, 1318, 1319, 1320, 1321, 1322, 1548, 1549, 1550, 1551, 1552, 599,
-    600, 601, 602, 603, 1323, 1324, 1325, 1326, 1327, 1328, 1554, 1555, 1556, 1557, 1558, 1559,
-    604, 609, 610, 614, 615, 616, 619, 620, 621, 622, 624, 625, 626, 627, 628, 629,
-    630, 631, 632, 633, 846, 634, 635, 636, 637, 638, 852, 853, 639, 640, 641, 642,
-    643, 858, 859, 860, 644, 645, 646, 647, 648, 864, 865, 866, 867, 649, 650, 651,
-    652, 653, 870, 871, 872, 873, 874, 654, 655, 656, 657, 658, 876, 877, 878, 879,
-    880, 881, 659, 660, 661, 662, 663, 882, 883, 884, 885, 886, 887, 2130, 664, 665,
-    666, 667, 668, 888, 889, 890, 891, 892, 893, 2136, 2137, 669, 670, 671, 672, 673,
-    894, 895, 896, 897, 898, 899, 2142, 2143, 2144, 674, 675, 676, 677, 678, 900, 901,
-    902, 903, 904, 905, 2148, 2149, 2150, 2151, 679, 680, 681, 682, 683, 906, 907, 908,
-    909, 910, 911, 2154, 2155, 2156, 2157, 2158, 684, 685, 686, 687, 688, 912, 913, 914,
-    915, 916, 917, 2160, 2161, 2162, 2163, 2164, 2165, 689, 694, 695, 699, 700, 701, 704,
-    705, 706, 707, 709, 710, 711, 712, 713, 714, 715, 716, 717, 718, 774, 719, 720,
-    721, 722, 723, 780, 781, 724, 725, 726, 727, 728, 786, 787, 788, 729, 730, 731,
-    732, 733, 792, 793, 794, 795, 734, 735, 736, 737, 738, 798, 799, 800, 801, 802,
-    739, 740, 741, 742, 743, 804, 805, 806, 807, 808, 809, 744, 745, 746, 747, 748,
-    810, 811, 812, 813, 814, 815, 846, 749, 750, 751, 752, 753, 816, 817, 818, 819,
-    820, 821, 852, 853, 754, 755, 756, 757, 758, 822, 823, 824, 825, 826, 827, 858,
-    859, 860, 759, 760, 761, 762, 763, 828, 829, 830, 831, 832, 833, 864, 865, 866,
-    867, 764, 765, 766, 767, 768, 834, 835, 836, 837, 838, 839, 870, 871, 872, 873,
-    874, 769, 770, 771, 772, 773, 840, 841, 842, 843, 844, 845, 876, 877, 878, 879,
-    880, 881, 1185, 1191, 1192, 1197, 1198, 1199, 1203, 1204, 1205, 1206, 1209, 1210, 1211, 1212,
-    1213, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 1257, 1227, 1228,
-    1229, 1230, 1231, 1232, 1263, 1264, 1233, 1234, 1235, 1236, 1237, 1238, 1269, 1270, 1271, 1239,
-    1240, 1241, 1242, 1243, 1244, 1275, 1276, 1277, 1278, 1245, 1246, 1247, 1248, 1249, 1250, 1281,
-    1282, 1283, 1284, 1285, 1251, 1252, 1253, 1254, 1255, 1256, 1287, 1288, 1289, 1290, 1291, 1292,
-    1257, 1263, 1264, 1269, 1270, 1271, 1275, 1276, 1277, 1278, 1281, 1282, 1283, 1284, 1285, 1287,
-    1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 1297, 1298, 1524, 1299, 1300, 1301, 1302,
-    1303, 1304, 1530, 1531, 1305, 1306, 1307, 1308, 1309, 1310, 1536, 1537, 1538, 1311, 1312, 1313,
-    1314, 1315, 1316, 1542, 1543, 1544, 1545, 1317, 1318, 1319, 1320, 1321, 1322, 1548, 1549, 1550,
-    1551, 1552, 1323, 1324, 1325, 1326, 1327, 1328, 1554, 1555, 1556, 1557, 1558, 1559, 846, 852,
-    853, 858, 859, 860, 864, 865, 866, 867, 870, 871, 872, 873, 874, 876, 877, 878,
-    879, 880, 881, 882, 883, 884, 885, 886, 887, 2130, 888, 889, 890, 891, 892, 893,
-    2136, 2137, 894, 895, 896, 897, 898, 899, 2142, 2143, 2144, 900, 901, 902, 903, 904,
-    905, 2148, 2149, 2150, 2151, 906, 907, 908, 909, 910, 911, 2154, 2155, 2156, 2157, 2158,
-    912, 913, 914, 915, 916, 917, 2160, 2161, 2162, 2163, 2164, 2165, 774, 780, 781, 786,
-    787, 788, 792, 793, 794, 795, 798, 799, 800, 801, 802, 804, 805, 806, 807, 808,
-    809, 810, 811, 812, 813, 814, 815, 846, 816, 817, 818, 819, 820, 821, 852, 853,
-    822, 823, 824, 825, 826, 827, 858, 859, 860, 828, 829, 830, 831, 832, 833, 864,
-    865, 866, 867, 834, 835, 836, 837, 838, 839, 870, 871, 872, 873, 874, 840, 841,
-    842, 843, 844, 845, 876, 877, 878, 879, 880, 881, 846, 852, 853, 858, 859, 860,
-    864, 865, 866, 867, 870, 871, 872, 873, 874, 876, 877, 878, 879, 880, 881, 2130,
-    2136, 2137, 2142, 2143, 2144, 2148, 2149, 2150, 2151, 2154, 2155, 2156, 2157, 2158, 2160, 2161,
-    2162, 2163, 2164, 2165, 1028, 1033, 1034, 1038, 1039, 1040, 1043, 1044, 1045, 1046, 1048, 1049,
-    1050, 1051, 1052, 1053, 1054, 1055, 1056, 1057, 1113, 1058, 1059, 1060, 1061, 1062, 1119, 1120,
-    1063, 1064, 1065, 1066, 1067, 1125, 1126, 1127, 1068, 1069, 1070, 1071, 1072, 1131, 1132, 1133,
-    1134, 1073, 1074, 1075, 1076, 1077, 1137, 1138, 1139, 1140, 1141, 1078, 1079, 1080, 1081, 1082,
-    1143, 1144, 1145, 1146, 1147, 1148, 1083, 1084, 1085, 1086, 1087, 1149, 1150, 1151, 1152, 1153,
-    1154, 1185, 1088, 1089, 1090, 1091, 1092, 1155, 1156, 1157, 1158, 1159, 1160, 1191, 1192, 1093,
-    1094, 1095, 1096, 1097, 1161, 1162, 1163, 1164, 1165, 1166, 1197, 1198, 1199, 1098, 1099, 1100,
-    1101, 1102, 1167, 1168, 1169, 1170, 1171, 1172, 1203, 1204, 1205, 1206, 1103, 1104, 1105, 1106,
-    1107, 1173, 1174, 1175, 1176, 1177, 1178, 1209, 1210, 1211, 1212, 1213, 1108, 1109, 1110, 1111,
-    1112, 1179, 1180, 1181, 1182, 1183, 1184, 1215, 1216, 1217, 1218, 1219, 1220, 1113, 1119, 1120,
-    1125, 1126, 1127, 1131, 1132, 1133, 1134, 1137, 1138, 1139, 1140, 1141, 1143, 1144, 1145, 1146,
-    1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154, 1185, 1155, 1156, 1157, 1158, 1159, 1160, 1191,
-    1192, 1161, 1162, 1163, 1164, 1165, 1166, 1197, 1198, 1199, 1167, 1168, 1169, 1170, 1171, 1172,
-    1203, 1204, 1205, 1206, 1173, 1174, 1175, 1176, 1177, 1178, 1209, 1210, 1211, 1212, 1213, 1179,
-    1180, 1181, 1182, 1183, 1184, 1215, 1216, 1217, 1218, 1219, 1220, 1185, 1191, 1192, 1197, 1198,
-    1199, 1203, 1204, 1205, 1206, 1209, 1210, 1211, 1212, 1213, 1215, 1216, 1217, 1218, 1219, 1220,
-    1257, 1263, 1264, 1269, 1270, 1271, 1275, 1276, 1277, 1278, 1281, 1282, 1283, 1284, 1285, 1287,
-    1288, 1289, 1290, 1291, 1292, 1524, 1530, 1531, 1536, 1537, 1538, 1542, 1543, 1544, 1545, 1548,
-    1549, 1550, 1551, 1552, 1554, 1555, 1556, 1557, 1558, 1559, 1439, 1444, 1445, 1449, 1450, 1451,
-    1454, 1455, 1456, 1457, 1459, 1460, 1461, 1462, 1463, 1464, 1465, 1466, 1467, 1468, 1524, 1469,
-    1470, 1471, 1472, 1473, 1530, 1531, 1474, 1475, 1476, 1477, 1478, 1536, 1537, 1538, 1479, 1480,
-    1481, 1482, 1483, 1542, 1543, 1544, 1545, 1484, 1485, 1486, 1487, 1488, 1548, 1549, 1550, 1551,
-    1552, 1489, 1490, 1491, 1492, 1493, 1554, 1555, 1556, 1557, 1558, 1559, 1494, 1495, 1496, 1497,
-    1498, 1560, 1561, 1562, 1563, 1564, 1565, 1791, 1499, 1500, 1501, 1502, 1503, 1566, 1567, 1568,
-    1569, 1570, 1571, 1797, 1798, 1504, 1505, 1506, 1507, 1508, 1572, 1573, 1574, 1575, 1576, 1577,
-    1803, 1804, 1805, 1509, 1510, 1511, 1512, 1513, 1578, 1579, 1580, 1581, 1582, 1583, 1809, 1810,
-    1811, 1812, 1514, 1515, 1516, 1517, 1518, 1584, 1585, 1586, 1587, 1588, 1589, 1815, 1816, 1817,
-    1818, 1819, 1519, 1520, 1521, 1522, 1523, 1590, 1591, 1592, 1593, 1594, 1595, 1821, 1822, 1823,
-    1824, 1825, 1826, 1524, 1530, 1531, 1536, 1537, 1538, 1542, 1543, 1544, 1545, 1548, 1549, 1550,
-    1551, 1552, 1554, 1555, 1556, 1557, 1558, 1559, 1560, 1561, 1562, 1563, 1564, 1565, 1791, 1566,
-    1567, 1568, 1569, 1570, 1571, 1797, 1798, 1572, 1573, 1574, 1575, 1576, 1577, 1803, 1804, 1805,
-    1578, 1579, 1580, 1581, 1582, 1583, 1809, 1810, 1811, 1812, 1584, 1585, 1586, 1587, 1588, 1589,
-    1815, 1816, 1817, 1818, 1819, 1590, 1591, 1592, 1593, 1594, 1595, 1821, 1822, 1823, 1824, 1825,
-    1826, 1791, 1797, 1798, 1803, 1804, 1805, 1809, 1810, 1811, 1812, 1815, 1816, 1817, 1818, 1819,
-    1821, 1822, 1823, 1824, 1825, 1826, 1706, 1711, 1712, 1716, 1717, 1718, 1721, 1722, 1723, 1724,
-    1726, 1727, 1728, 1729, 1730, 1731, 1732, 1733, 1734, 1735, 1791, 1736, 1737, 1738, 1739, 1740,
-    1797, 1798, 1741, 1742, 1743, 1744, 1745, 1803, 1804, 1805, 1746, 1747, 1748, 1749, 1750, 1809,
-    1810, 1811, 1812, 1751, 1752, 1753, 1754, 1755, 1815, 1816, 1817, 1818, 1819, 1756, 1757, 1758,
-    1759, 1760, 1821, 1822, 1823, 1824, 1825, 1826, 1761, 1762, 1763, 1764, 1765, 1827, 1828, 1829,
-    1830, 1831, 1832, 2058, 1766, 1767, 1768, 1769, 1770, 1833, 1834, 1835, 1836, 1837, 1838, 2064,
-    2065, 1771, 1772, 1773, 1774, 1775, 1839, 1840, 1841, 1842, 1843, 1844, 2070, 2071, 2072, 1776,
-    1777, 1778, 1779, 1780, 1845, 1846, 1847, 1848, 1849, 1850, 2076, 2077, 2078, 2079, 1781, 1782,
-    1783, 1784, 1785, 1851, 1852, 1853, 1854, 1855, 1856, 2082, 2083, 2084, 2085, 2086, 1786, 1787,
-    1788, 1789, 1790, 1857, 1858, 1859, 1860, 1861, 1862, 2088, 2089, 2090, 2091, 2092, 2093, 1791,
-    1797, 1798, 1803, 1804, 1805, 1809, 1810, 1811, 1812, 1815, 1816, 1817, 1818, 1819, 1821, 1822,
-    1823, 1824, 1825, 1826, 1827, 1828, 1829, 1830, 1831, 1832, 2058, 1833, 1834, 1835, 1836, 1837,
-    1838, 2064, 2065, 1839, 1840, 1841, 1842, 1843, 1844, 2070, 2071, 2072, 1845, 1846, 1847, 1848,
-    1849, 1850, 2076, 2077, 2078, 2079, 1851, 1852, 1853, 1854, 1855, 1856, 2082, 2083, 2084, 2085,
-    2086, 1857, 1858, 1859, 1860, 1861, 1862, 2088, 2089, 2090, 2091, 2092, 2093, 2058, 2064, 2065,
-    2070, 2071, 2072, 2076, 2077, 2078, 2079, 2082, 2083, 2084, 2085, 2086, 2088, 2089, 2090, 2091,
-    2092, 2093, 1973, 1978, 1979, 1983, 1984, 1985, 1988, 1989, 1990, 1991, 1993, 1994, 1995, 1996,
-    1997, 1998, 1999, 2000, 2001, 2002, 2058, 2003, 2004, 2005, 2006, 2007, 2064, 2065, 2008, 2009,
-    2010, 2011, 2012, 2070, 2071, 2072, 2013, 2014, 2015, 2016, 2017, 2076, 2077, 2078, 2079, 2018,
-    2019, 2020, 2021, 2022, 2082, 2083, 2084, 2085, 2086, 2023, 2024, 2025, 2026, 2027, 2088, 2089,
-    2090, 2091, 2092, 2093, 2028, 2029, 2030, 2031, 2032, 2094, 2095, 2096, 2097, 2098, 2099, 2130,
-    2033, 2034, 2035, 2036, 2037, 2100, 2101, 2102, 2103, 2104, 2105, 2136, 2137, 2038, 2039, 2040,
-    2041, 2042, 2106, 2107, 2108, 2109, 2110, 2111, 2142, 2143, 2144, 2043, 2044, 2045, 2046, 2047,
-    2112, 2113, 2114, 2115, 2116, 2117, 2148, 2149, 2150, 2151, 2048, 2049, 2050, 2051, 2052, 2118,
-    2119, 2120, 2121, 2122, 2123, 2154, 2155, 2156, 2157, 2158, 2053, 2054, 2055, 2056, 2057, 2124,
-    2125, 2126, 2127, 2128, 2129, 2160, 2161, 2162, 2163, 2164, 2165, 2058, 2064, 2065, 2070, 2071,
-    2072, 2076, 2077, 2078, 2079, 2082, 2083, 2084, 2085, 2086, 2088, 2089, 2090, 2091, 2092, 2093,
-    2094, 2095, 2096, 2097, 2098, 2099, 2130, 2100, 2101, 2102, 2103, 2104, 2105, 2136, 2137, 2106,
-    2107, 2108, 2109, 2110, 2111, 2142, 2143, 2144, 2112, 2113, 2114, 2115, 2116, 2117, 2148, 2149,
-    2150, 2151, 2118, 2119, 2120, 2121, 2122, 2123, 2154, 2155, 2156, 2157, 2158, 2124, 2125, 2126,
-    2127, 2128, 2129, 2160, 2161, 2162, 2163, 2164, 2165, 2130, 2136, 2137, 2142, 2143, 2144, 2148,
-    2149, 2150, 2151, 2154, 2155, 2156, 2157, 2158, 2160, 2161, 2162, 2163, 2164, 2165,
+static const int32_t rsi[] = {
+    /* tow_front_ball */ W_axle1L, W_axle1L + 5, W_axle1L + 6, W_axle1L + 10, W_axle1L + 11, W_axle1L + 12, W_axle1L + 15, W_axle1L + 16, W_axle1L + 17, W_axle1L + 18, W_axle1L + 20, W_axle1L + 21, W_axle1L + 22, W_axle1L + 23, W_axle1L + 24, W_axle1L + 25, W_axle1L + 26, W_axle1L + 27, W_axle1L + 28, W_axle1L + 29, W_chassis_weld1, W_axle1L + 30, W_axle1L + 31, W_axle1L + 32, W_axle1L + 33, W_axle1L + 34, W_chassis_weld1 + 6, W_chassis_weld1 + 7, W_axle1L + 35, W_axle1L + 36, W_axle1L + 37, W_axle1L + 38, W_axle1L + 39, W_chassis_weld1 + 12, W_chassis_weld1 + 13, W_chassis_weld1 + 14, W_axle1L + 40, W_axle1L + 41, W_axle1L + 42, W_axle1L + 43, W_axle1L + 44, W_chassis_weld1 + 18, W_chassis_weld1 + 19, W_chassis_weld1 + 20, W_chassis_weld1 + 21, W_axle1L + 45, W_axle1L + 46, W_axle1L + 47, W_axle1L + 48, W_axle1L + 49, W_chassis_weld1 + 24, W_chassis_weld1 + 25, W_chassis_weld1 + 26, W_chassis_weld1 + 27, W_chassis_weld1 + 28, W_axle1L + 50, W_axle1L + 51, W_axle1L + 52, W_axle1L + 53, W_axle1L + 54, W_chassis_weld1 + 30, W_chassis_weld1 + 31, W_chassis_weld1 + 32, W_chassis_weld1 + 33, W_chassis_weld1 + 34, W_chassis_weld1 + 35,
+    /* axle1L */ W_chassis_weld1, W_chassis_weld1 + 6, W_chassis_weld1 + 7, W_chassis_weld1 + 12, W_chassis_weld1 + 13, W_chassis_weld1 + 14, W_chassis_weld1 + 18, W_chassis_weld1 + 19, W_chassis_weld1 + 20, W_chassis_weld1 + 21, W_chassis_weld1 + 24, W_chassis_weld1 + 25, W_chassis_weld1 + 26, W_chassis_weld1 + 27, W_chassis_weld1 + 28, W_chassis_weld1 + 30, W_chassis_weld1 + 31, W_chassis_weld1 + 32, W_chassis_weld1 + 33, W_chassis_weld1 + 34, W_chassis_weld1 + 35,
+    /* tow_rear_ball */ W_axle7R, W_axle7R + 5, W_axle7R + 6, W_axle7R + 10, W_axle7R + 11, W_axle7R + 12, W_axle7R + 15, W_axle7R + 16, W_axle7R + 17, W_axle7R + 18, W_axle7R + 20, W_axle7R + 21, W_axle7R + 22, W_axle7R + 23, W_axle7R + 24, W_axle7R + 25, W_axle7R + 26, W_axle7R + 27, W_axle7R + 28, W_axle7R + 29, W_chassis_weld9, W_axle7R + 30, W_axle7R + 31, W_axle7R + 32, W_axle7R + 33, W_axle7R + 34, W_chassis_weld9 + 6, W_chassis_weld9 + 7, W_axle7R + 35, W_axle7R + 36, W_axle7R + 37, W_axle7R + 38, W_axle7R + 39, W_chassis_weld9 + 12, W_chassis_weld9 + 13, W_chassis_weld9 + 14, W_axle7R + 40, W_axle7R + 41, W_axle7R + 42, W_axle7R + 43, W_axle7R + 44, W_chassis_weld9 + 18, W_chassis_weld9 + 19, W_chassis_weld9 + 20, W_chassis_weld9 + 21, W_axle7R + 45, W_axle7R + 46, W_axle7R + 47, W_axle7R + 48, W_axle7R + 49, W_chassis_weld9 + 24, W_chassis_weld9 + 25, W_chassis_weld9 + 26, W_chassis_weld9 + 27, W_chassis_weld9 + 28, W_axle7R + 50, W_axle7R + 51, W_axle7R + 52, W_axle7R + 53, W_axle7R + 54, W_chassis_weld9 + 30, W_chassis_weld9 + 31, W_chassis_weld9 + 32, W_chassis_weld9 + 33, W_chassis_weld9 + 34, W_chassis_weld9 + 35,
+    /* axle7R */ W_chassis_weld9, W_chassis_weld9 + 6, W_chassis_weld9 + 7, W_chassis_weld9 + 12, W_chassis_weld9 + 13, W_chassis_weld9 + 14, W_chassis_weld9 + 18, W_chassis_weld9 + 19, W_chassis_weld9 + 20, W_chassis_weld9 + 21, W_chassis_weld9 + 24, W_chassis_weld9 + 25, W_chassis_weld9 + 26, W_chassis_weld9 + 27, W_chassis_weld9 + 28, W_chassis_weld9 + 30, W_chassis_weld9 + 31, W_chassis_weld9 + 32, W_chassis_weld9 + 33, W_chassis_weld9 + 34, W_chassis_weld9 + 35,
+    /* outrigger_frontL_ball */ W_axle2R, W_axle2R + 5, W_axle2R + 6, W_axle2R + 10, W_axle2R + 11, W_axle2R + 12, W_axle2R + 15, W_axle2R + 16, W_axle2R + 17, W_axle2R + 18, W_axle2R + 20, W_axle2R + 21, W_axle2R + 22, W_axle2R + 23, W_axle2R + 24, W_axle2R + 25, W_axle2R + 26, W_axle2R + 27, W_axle2R + 28, W_axle2R + 29, W_chassis_weld2, W_axle2R + 30, W_axle2R + 31, W_axle2R + 32, W_axle2R + 33, W_axle2R + 34, W_chassis_weld2 + 6, W_chassis_weld2 + 7, W_axle2R + 35, W_axle2R + 36, W_axle2R + 37, W_axle2R + 38, W_axle2R + 39, W_chassis_weld2 + 12, W_chassis_weld2 + 13, W_chassis_weld2 + 14, W_axle2R + 40, W_axle2R + 41, W_axle2R + 42, W_axle2R + 43, W_axle2R + 44, W_chassis_weld2 + 18, W_chassis_weld2 + 19, W_chassis_weld2 + 20, W_chassis_weld2 + 21, W_axle2R + 45, W_axle2R + 46, W_axle2R + 47, W_axle2R + 48, W_axle2R + 49, W_chassis_weld2 + 24, W_chassis_weld2 + 25, W_chassis_weld2 + 26, W_chassis_weld2 + 27, W_chassis_weld2 + 28, W_axle2R + 50, W_axle2R + 51, W_axle2R + 52, W_axle2R + 53, W_axle2R + 54, W_chassis_weld2 + 30, W_chassis_weld2 + 31, W_chassis_weld2 + 32, W_chassis_weld2 + 33, W_chassis_weld2 + 34, W_chassis_weld2 + 35, W_axle2R + 55, W_axle2R + 56, W_axle2R + 57, W_axle2R + 58, W_axle2R + 59, W_chassis_weld2 + 36, W_chassis_weld2 + 37, W_chassis_weld2 + 38, W_chassis_weld2 + 39, W_chassis_weld2 + 40, W_chassis_weld2 + 41, W_chassis_weld3, W_axle2R + 60, W_axle2R + 61, W_axle2R + 62, W_axle2R + 63, W_axle2R + 64, W_chassis_weld2 + 42, W_chassis_weld2 + 43, W_chassis_weld2 + 44, W_chassis_weld2 + 45, W_chassis_weld2 + 46, W_chassis_weld2 + 47, W_chassis_weld3 + 6, W_chassis_weld3 + 7, W_axle2R + 65, W_axle2R + 66, W_axle2R + 67, W_axle2R + 68, W_axle2R + 69, W_chassis_weld2 + 48, W_chassis_weld2 + 49, W_chassis_weld2 + 50, W_chassis_weld2 + 51, W_chassis_weld2 + 52, W_chassis_weld2 + 53, W_chassis_weld3 + 12, W_chassis_weld3 + 13, W_chassis_weld3 + 14, W_axle2R + 70, W_axle2R + 71, W_axle2R + 72, W_axle2R + 73, W_axle2R + 74, W_chassis_weld2 + 54, W_chassis_weld2 + 55, W_chassis_weld2 + 56, W_chassis_weld2 + 57, W_chassis_weld2 + 58, W_chassis_weld2 + 59, W_chassis_weld3 + 18, W_chassis_weld3 + 19, W_chassis_weld3 + 20, W_chassis_weld3 + 21, W_axle2R + 75, W_axle2R + 76, W_axle2R + 77, W_axle2R + 78, W_axle2R + 79, W_chassis_weld2 + 60, W_chassis_weld2 + 61, W_chassis_weld2 + 62, W_chassis_weld2 + 63, W_chassis_weld2 + 64, W_chassis_weld2 + 65, W_chassis_weld3 + 24, W_chassis_weld3 + 25, W_chassis_weld3 + 26, W_chassis_weld3 + 27, W_chassis_weld3 + 28, W_axle2R + 80, W_axle2R + 81, W_axle2R + 82, W_axle2R + 83, W_axle2R + 84, W_chassis_weld2 + 66, W_chassis_weld2 + 67, W_chassis_weld2 + 68, W_chassis_weld2 + 69, W_chassis_weld2 + 70, W_chassis_weld2 + 71, W_chassis_weld3 + 30, W_chassis_weld3 + 31, W_chassis_weld3 + 32, W_chassis_weld3 + 33, W_chassis_weld3 + 34, W_chassis_weld3 + 35,
+    /* outrigger_frontR_ball */ W_axle3L, W_axle3L + 5, W_axle3L + 6, W_axle3L + 10, W_axle3L + 11, W_axle3L + 12, W_axle3L + 15, W_axle3L + 16, W_axle3L + 17, W_axle3L + 18, W_axle3L + 20, W_axle3L + 21, W_axle3L + 22, W_axle3L + 23, W_axle3L + 24, W_axle3L + 25, W_axle3L + 26, W_axle3L + 27, W_axle3L + 28, W_axle3L + 29, W_chassis_weld3, W_axle3L + 30, W_axle3L + 31, W_axle3L + 32, W_axle3L + 33, W_axle3L + 34, W_chassis_weld3 + 6, W_chassis_weld3 + 7, W_axle3L + 35, W_axle3L + 36, W_axle3L + 37, W_axle3L + 38, W_axle3L + 39, W_chassis_weld3 + 12, W_chassis_weld3 + 13, W_chassis_weld3 + 14, W_axle3L + 40, W_axle3L + 41, W_axle3L + 42, W_axle3L + 43, W_axle3L + 44, W_chassis_weld3 + 18, W_chassis_weld3 + 19, W_chassis_weld3 + 20, W_chassis_weld3 + 21, W_axle3L + 45, W_axle3L + 46, W_axle3L + 47, W_axle3L + 48, W_axle3L + 49, W_chassis_weld3 + 24, W_chassis_weld3 + 25, W_chassis_weld3 + 26, W_chassis_weld3 + 27, W_chassis_weld3 + 28, W_axle3L + 50, W_axle3L + 51, W_axle3L + 52, W_axle3L + 53, W_axle3L + 54, W_chassis_weld3 + 30, W_chassis_weld3 + 31, W_chassis_weld3 + 32, W_chassis_weld3 + 33, W_chassis_weld3 + 34, W_chassis_weld3 + 35, W_axle3L + 55, W_axle3L + 56, W_axle3L + 57, W_axle3L + 58, W_axle3L + 59, W_chassis_weld3 + 36, W_chassis_weld3 + 37, W_chassis_weld3 + 38, W_chassis_weld3 + 39, W_chassis_weld3 + 40, W_chassis_weld3 + 41, W_chassis_weld4, W_axle3L + 60, W_axle3L + 61, W_axle3L + 62, W_axle3L + 63, W_axle3L + 64, W_chassis_weld3 + 42, W_chassis_weld3 + 43, W_chassis_weld3 + 44, W_chassis_weld3 + 45, W_chassis_weld3 + 46, W_chassis_weld3 + 47, W_chassis_weld4 + 6, W_chassis_weld4 + 7, W_axle3L + 65, W_axle3L + 66, W_axle3L + 67, W_axle3L + 68, W_axle3L + 69, W_chassis_weld3 + 48, W_chassis_weld3 + 49, W_chassis_weld3 + 50, W_chassis_weld3 + 51, W_chassis_weld3 + 52, W_chassis_weld3 + 53, W_chassis_weld4 + 12, W_chassis_weld4 + 13, W_chassis_weld4 + 14, W_axle3L + 70, W_axle3L + 71, W_axle3L + 72, W_axle3L + 73, W_axle3L + 74, W_chassis_weld3 + 54, W_chassis_weld3 + 55, W_chassis_weld3 + 56, W_chassis_weld3 + 57, W_chassis_weld3 + 58, W_chassis_weld3 + 59, W_chassis_weld4 + 18, W_chassis_weld4 + 19, W_chassis_weld4 + 20, W_chassis_weld4 + 21, W_axle3L + 75, W_axle3L + 76, W_axle3L + 77, W_axle3L + 78, W_axle3L + 79, W_chassis_weld3 + 60, W_chassis_weld3 + 61, W_chassis_weld3 + 62, W_chassis_weld3 + 63, W_chassis_weld3 + 64, W_chassis_weld3 + 65, W_chassis_weld4 + 24, W_chassis_weld4 + 25, W_chassis_weld4 + 26, W_chassis_weld4 + 27, W_chassis_weld4 + 28, W_axle3L + 80, W_axle3L + 81, W_axle3L + 82, W_axle3L + 83, W_axle3L + 84, W_chassis_weld3 + 66, W_chassis_weld3 + 67, W_chassis_weld3 + 68, W_chassis_weld3 + 69, W_chassis_weld3 + 70, W_chassis_weld3 + 71, W_chassis_weld4 + 30, W_chassis_weld4 + 31, W_chassis_weld4 + 32, W_chassis_weld4 + 33, W_chassis_weld4 + 34, W_chassis_weld4 + 35,
+    /* outrigger_rearL_ball */ W_axle6R, W_axle6R + 5, W_axle6R + 6, W_axle6R + 10, W_axle6R + 11, W_axle6R + 12, W_axle6R + 15, W_axle6R + 16, W_axle6R + 17, W_axle6R + 18, W_axle6R + 20, W_axle6R + 21, W_axle6R + 22, W_axle6R + 23, W_axle6R + 24, W_axle6R + 25, W_axle6R + 26, W_axle6R + 27, W_axle6R + 28, W_axle6R + 29, W_chassis_weld8, W_axle6R + 30, W_axle6R + 31, W_axle6R + 32, W_axle6R + 33, W_axle6R + 34, W_chassis_weld8 + 6, W_chassis_weld8 + 7, W_axle6R + 35, W_axle6R + 36, W_axle6R + 37, W_axle6R + 38, W_axle6R + 39, W_chassis_weld8 + 12, W_chassis_weld8 + 13, W_chassis_weld8 + 14, W_axle6R + 40, W_axle6R + 41, W_axle6R + 42, W_axle6R + 43, W_axle6R + 44, W_chassis_weld8 + 18, W_chassis_weld8 + 19, W_chassis_weld8 + 20, W_chassis_weld8 + 21, W_axle6R + 45, W_axle6R + 46, W_axle6R + 47, W_axle6R + 48, W_axle6R + 49, W_chassis_weld8 + 24, W_chassis_weld8 + 25, W_chassis_weld8 + 26, W_chassis_weld8 + 27, W_chassis_weld8 + 28, W_axle6R + 50, W_axle6R + 51, W_axle6R + 52, W_axle6R + 53, W_axle6R + 54, W_chassis_weld8 + 30, W_chassis_weld8 + 31, W_chassis_weld8 + 32, W_chassis_weld8 + 33, W_chassis_weld8 + 34, W_chassis_weld8 + 35, W_axle6R + 55, W_axle6R + 56, W_axle6R + 57, W_axle6R + 58, W_axle6R + 59, W_chassis_weld8 + 36, W_chassis_weld8 + 37, W_chassis_weld8 + 38, W_chassis_weld8 + 39, W_chassis_weld8 + 40, W_chassis_weld8 + 41, W_chassis_weld7, W_axle6R + 60, W_axle6R + 61, W_axle6R + 62, W_axle6R + 63, W_axle6R + 64, W_chassis_weld8 + 42, W_chassis_weld8 + 43, W_chassis_weld8 + 44, W_chassis_weld8 + 45, W_chassis_weld8 + 46, W_chassis_weld8 + 47, W_chassis_weld7 + 6, W_chassis_weld7 + 7, W_axle6R + 65, W_axle6R + 66, W_axle6R + 67, W_axle6R + 68, W_axle6R + 69, W_chassis_weld8 + 48, W_chassis_weld8 + 49, W_chassis_weld8 + 50, W_chassis_weld8 + 51, W_chassis_weld8 + 52, W_chassis_weld8 + 53, W_chassis_weld7 + 12, W_chassis_weld7 + 13, W_chassis_weld7 + 14, W_axle6R + 70, W_axle6R + 71, W_axle6R + 72, W_axle6R + 73, W_axle6R + 74, W_chassis_weld8 + 54, W_chassis_weld8 + 55, W_chassis_weld8 + 56, W_chassis_weld8 + 57, W_chassis_weld8 + 58, W_chassis_weld8 + 59, W_chassis_weld7 + 18, W_chassis_weld7 + 19, W_chassis_weld7 + 20, W_chassis_weld7 + 21, W_axle6R + 75, W_axle6R + 76, W_axle6R + 77, W_axle6R + 78, W_axle6R + 79, W_chassis_weld8 + 60, W_chassis_weld8 + 61, W_chassis_weld8 + 62, W_chassis_weld8 + 63, W_chassis_weld8 + 64, W_chassis_weld8 + 65, W_chassis_weld7 + 24, W_chassis_weld7 + 25, W_chassis_weld7 + 26, W_chassis_weld7 + 27, W_chassis_weld7 + 28, W_axle6R + 80, W_axle6R + 81, W_axle6R + 82, W_axle6R + 83, W_axle6R + 84, W_chassis_weld8 + 66, W_chassis_weld8 + 67, W_chassis_weld8 + 68, W_chassis_weld8 + 69, W_chassis_weld8 + 70, W_chassis_weld8 + 71, W_chassis_weld7 + 30, W_chassis_weld7 + 31, W_chassis_weld7 + 32, W_chassis_weld7 + 33, W_chassis_weld7 + 34, W_chassis_weld7 + 35,
+    /* outrigger_rearR_ball */ W_axle7L, W_axle7L + 5, W_axle7L + 6, W_axle7L + 10, W_axle7L + 11, W_axle7L + 12, W_axle7L + 15, W_axle7L + 16, W_axle7L + 17, W_axle7L + 18, W_axle7L + 20, W_axle7L + 21, W_axle7L + 22, W_axle7L + 23, W_axle7L + 24, W_axle7L + 25, W_axle7L + 26, W_axle7L + 27, W_axle7L + 28, W_axle7L + 29, W_chassis_weld9, W_axle7L + 30, W_axle7L + 31, W_axle7L + 32, W_axle7L + 33, W_axle7L + 34, W_chassis_weld9 + 6, W_chassis_weld9 + 7, W_axle7L + 35, W_axle7L + 36, W_axle7L + 37, W_axle7L + 38, W_axle7L + 39, W_chassis_weld9 + 12, W_chassis_weld9 + 13, W_chassis_weld9 + 14, W_axle7L + 40, W_axle7L + 41, W_axle7L + 42, W_axle7L + 43, W_axle7L + 44, W_chassis_weld9 + 18, W_chassis_weld9 + 19, W_chassis_weld9 + 20, W_chassis_weld9 + 21, W_axle7L + 45, W_axle7L + 46, W_axle7L + 47, W_axle7L + 48, W_axle7L + 49, W_chassis_weld9 + 24, W_chassis_weld9 + 25, W_chassis_weld9 + 26, W_chassis_weld9 + 27, W_chassis_weld9 + 28, W_axle7L + 50, W_axle7L + 51, W_axle7L + 52, W_axle7L + 53, W_axle7L + 54, W_chassis_weld9 + 30, W_chassis_weld9 + 31, W_chassis_weld9 + 32, W_chassis_weld9 + 33, W_chassis_weld9 + 34, W_chassis_weld9 + 35, W_axle7L + 55, W_axle7L + 56, W_axle7L + 57, W_axle7L + 58, W_axle7L + 59, W_chassis_weld9 + 36, W_chassis_weld9 + 37, W_chassis_weld9 + 38, W_chassis_weld9 + 39, W_chassis_weld9 + 40, W_chassis_weld9 + 41, W_chassis_weld8, W_axle7L + 60, W_axle7L + 61, W_axle7L + 62, W_axle7L + 63, W_axle7L + 64, W_chassis_weld9 + 42, W_chassis_weld9 + 43, W_chassis_weld9 + 44, W_chassis_weld9 + 45, W_chassis_weld9 + 46, W_chassis_weld9 + 47, W_chassis_weld8 + 6, W_chassis_weld8 + 7, W_axle7L + 65, W_axle7L + 66, W_axle7L + 67, W_axle7L + 68, W_axle7L + 69, W_chassis_weld9 + 48, W_chassis_weld9 + 49, W_chassis_weld9 + 50, W_chassis_weld9 + 51, W_chassis_weld9 + 52, W_chassis_weld9 + 53, W_chassis_weld8 + 12, W_chassis_weld8 + 13, W_chassis_weld8 + 14, W_axle7L + 70, W_axle7L + 71, W_axle7L + 72, W_axle7L + 73, W_axle7L + 74, W_chassis_weld9 + 54, W_chassis_weld9 + 55, W_chassis_weld9 + 56, W_chassis_weld9 + 57, W_chassis_weld9 + 58, W_chassis_weld9 + 59, W_chassis_weld8 + 18, W_chassis_weld8 + 19, W_chassis_weld8 + 20, W_chassis_weld8 + 21, W_axle7L + 75, W_axle7L + 76, W_axle7L + 77, W_axle7L + 78, W_axle7L + 79, W_chassis_weld9 + 60, W_chassis_weld9 + 61, W_chassis_weld9 + 62, W_chassis_weld9 + 63, W_chassis_weld9 + 64, W_chassis_weld9 + 65, W_chassis_weld8 + 24, W_chassis_weld8 + 25, W_chassis_weld8 + 26, W_chassis_weld8 + 27, W_chassis_weld8 + 28, W_axle7L + 80, W_axle7L + 81, W_axle7L + 82, W_axle7L + 83, W_axle7L + 84, W_chassis_weld9 + 66, W_chassis_weld9 + 67, W_chassis_weld9 + 68, W_chassis_weld9 + 69, W_chassis_weld9 + 70, W_chassis_weld9 + 71, W_chassis_weld8 + 30, W_chassis_weld8 + 31, W_chassis_weld8 + 32, W_chassis_weld8 + 33, W_chassis_weld8 + 34, W_chassis_weld8 + 35,
+    /* axle2R */ W_chassis_weld2, W_chassis_weld2 + 6, W_chassis_weld2 + 7, W_chassis_weld2 + 12, W_chassis_weld2 + 13, W_chassis_weld2 + 14, W_chassis_weld2 + 18, W_chassis_weld2 + 19, W_chassis_weld2 + 20, W_chassis_weld2 + 21, W_chassis_weld2 + 24, W_chassis_weld2 + 25, W_chassis_weld2 + 26, W_chassis_weld2 + 27, W_chassis_weld2 + 28, W_chassis_weld2 + 30, W_chassis_weld2 + 31, W_chassis_weld2 + 32, W_chassis_weld2 + 33, W_chassis_weld2 + 34, W_chassis_weld2 + 35, W_chassis_weld2 + 36, W_chassis_weld2 + 37, W_chassis_weld2 + 38, W_chassis_weld2 + 39, W_chassis_weld2 + 40, W_chassis_weld2 + 41, W_chassis_weld3, W_chassis_weld2 + 42, W_chassis_weld2 + 43, W_chassis_weld2 + 44, W_chassis_weld2 + 45, W_chassis_weld2 + 46, W_chassis_weld2 + 47, W_chassis_weld3 + 6, W_chassis_weld3 + 7, W_chassis_weld2 + 48, W_chassis_weld2 + 49, W_chassis_weld2 + 50, W_chassis_weld2 + 51, W_chassis_weld2 + 52, W_chassis_weld2 + 53, W_chassis_weld3 + 12, W_chassis_weld3 + 13, W_chassis_weld3 + 14, W_chassis_weld2 + 54, W_chassis_weld2 + 55, W_chassis_weld2 + 56, W_chassis_weld2 + 57, W_chassis_weld2 + 58, W_chassis_weld2 + 59, W_chassis_weld3 + 18, W_chassis_weld3 + 19, W_chassis_weld3 + 20, W_chassis_weld3 + 21, W_chassis_weld2 + 60, W_chassis_weld2 + 61, W_chassis_weld2 + 62, W_chassis_weld2 + 63, W_chassis_weld2 + 64, W_chassis_weld2 + 65, W_chassis_weld3 + 24, W_chassis_weld3 + 25, W_chassis_weld3 + 26, W_chassis_weld3 + 27, W_chassis_weld3 + 28, W_chassis_weld2 + 66, W_chassis_weld2 + 67, W_chassis_weld2 + 68, W_chassis_weld2 + 69, W_chassis_weld2 + 70, W_chassis_weld2 + 71, W_chassis_weld3 + 30, W_chassis_weld3 + 31, W_chassis_weld3 + 32, W_chassis_weld3 + 33, W_chassis_weld3 + 34, W_chassis_weld3 + 35,
+    /* axle3L */ W_chassis_weld3, W_chassis_weld3 + 6, W_chassis_weld3 + 7, W_chassis_weld3 + 12, W_chassis_weld3 + 13, W_chassis_weld3 + 14, W_chassis_weld3 + 18, W_chassis_weld3 + 19, W_chassis_weld3 + 20, W_chassis_weld3 + 21, W_chassis_weld3 + 24, W_chassis_weld3 + 25, W_chassis_weld3 + 26, W_chassis_weld3 + 27, W_chassis_weld3 + 28, W_chassis_weld3 + 30, W_chassis_weld3 + 31, W_chassis_weld3 + 32, W_chassis_weld3 + 33, W_chassis_weld3 + 34, W_chassis_weld3 + 35, W_chassis_weld3 + 36, W_chassis_weld3 + 37, W_chassis_weld3 + 38, W_chassis_weld3 + 39, W_chassis_weld3 + 40, W_chassis_weld3 + 41, W_chassis_weld4, W_chassis_weld3 + 42, W_chassis_weld3 + 43, W_chassis_weld3 + 44, W_chassis_weld3 + 45, W_chassis_weld3 + 46, W_chassis_weld3 + 47, W_chassis_weld4 + 6, W_chassis_weld4 + 7, W_chassis_weld3 + 48, W_chassis_weld3 + 49, W_chassis_weld3 + 50, W_chassis_weld3 + 51, W_chassis_weld3 + 52, W_chassis_weld3 + 53, W_chassis_weld4 + 12, W_chassis_weld4 + 13, W_chassis_weld4 + 14, W_chassis_weld3 + 54, W_chassis_weld3 + 55, W_chassis_weld3 + 56, W_chassis_weld3 + 57, W_chassis_weld3 + 58, W_chassis_weld3 + 59, W_chassis_weld4 + 18, W_chassis_weld4 + 19, W_chassis_weld4 + 20, W_chassis_weld4 + 21, W_chassis_weld3 + 60, W_chassis_weld3 + 61, W_chassis_weld3 + 62, W_chassis_weld3 + 63, W_chassis_weld3 + 64, W_chassis_weld3 + 65, W_chassis_weld4 + 24, W_chassis_weld4 + 25, W_chassis_weld4 + 26, W_chassis_weld4 + 27, W_chassis_weld4 + 28, W_chassis_weld3 + 66, W_chassis_weld3 + 67, W_chassis_weld3 + 68, W_chassis_weld3 + 69, W_chassis_weld3 + 70, W_chassis_weld3 + 71, W_chassis_weld4 + 30, W_chassis_weld4 + 31, W_chassis_weld4 + 32, W_chassis_weld4 + 33, W_chassis_weld4 + 34, W_chassis_weld4 + 35,
+    /* axle6R */ W_chassis_weld8, W_chassis_weld8 + 6, W_chassis_weld8 + 7, W_chassis_weld8 + 12, W_chassis_weld8 + 13, W_chassis_weld8 + 14, W_chassis_weld8 + 18, W_chassis_weld8 + 19, W_chassis_weld8 + 20, W_chassis_weld8 + 21, W_chassis_weld8 + 24, W_chassis_weld8 + 25, W_chassis_weld8 + 26, W_chassis_weld8 + 27, W_chassis_weld8 + 28, W_chassis_weld8 + 30, W_chassis_weld8 + 31, W_chassis_weld8 + 32, W_chassis_weld8 + 33, W_chassis_weld8 + 34, W_chassis_weld8 + 35, W_chassis_weld8 + 36, W_chassis_weld8 + 37, W_chassis_weld8 + 38, W_chassis_weld8 + 39, W_chassis_weld8 + 40, W_chassis_weld8 + 41, W_chassis_weld7, W_chassis_weld8 + 42, W_chassis_weld8 + 43, W_chassis_weld8 + 44, W_chassis_weld8 + 45, W_chassis_weld8 + 46, W_chassis_weld8 + 47, W_chassis_weld7 + 6, W_chassis_weld7 + 7, W_chassis_weld8 + 48, W_chassis_weld8 + 49, W_chassis_weld8 + 50, W_chassis_weld8 + 51, W_chassis_weld8 + 52, W_chassis_weld8 + 53, W_chassis_weld7 + 12, W_chassis_weld7 + 13, W_chassis_weld7 + 14, W_chassis_weld8 + 54, W_chassis_weld8 + 55, W_chassis_weld8 + 56, W_chassis_weld8 + 57, W_chassis_weld8 + 58, W_chassis_weld8 + 59, W_chassis_weld7 + 18, W_chassis_weld7 + 19, W_chassis_weld7 + 20, W_chassis_weld7 + 21, W_chassis_weld8 + 60, W_chassis_weld8 + 61, W_chassis_weld8 + 62, W_chassis_weld8 + 63, W_chassis_weld8 + 64, W_chassis_weld8 + 65, W_chassis_weld7 + 24, W_chassis_weld7 + 25, W_chassis_weld7 + 26, W_chassis_weld7 + 27, W_chassis_weld7 + 28, W_chassis_weld8 + 66, W_chassis_weld8 + 67, W_chassis_weld8 + 68, W_chassis_weld8 + 69, W_chassis_weld8 + 70, W_chassis_weld8 + 71, W_chassis_weld7 + 30, W_chassis_weld7 + 31, W_chassis_weld7 + 32, W_chassis_weld7 + 33, W_chassis_weld7 + 34, W_chassis_weld7 + 35,
+    /* axle7L */ W_chassis_weld9, W_chassis_weld9 + 6, W_chassis_weld9 + 7, W_chassis_weld9 + 12, W_chassis_weld9 + 13, W_chassis_weld9 + 14, W_chassis_weld9 + 18, W_chassis_weld9 + 19, W_chassis_weld9 + 20, W_chassis_weld9 + 21, W_chassis_weld9 + 24, W_chassis_weld9 + 25, W_chassis_weld9 + 26, W_chassis_weld9 + 27, W_chassis_weld9 + 28, W_chassis_weld9 + 30, W_chassis_weld9 + 31, W_chassis_weld9 + 32, W_chassis_weld9 + 33, W_chassis_weld9 + 34, W_chassis_weld9 + 35, W_chassis_weld9 + 36, W_chassis_weld9 + 37, W_chassis_weld9 + 38, W_chassis_weld9 + 39, W_chassis_weld9 + 40, W_chassis_weld9 + 41, W_chassis_weld8, W_chassis_weld9 + 42, W_chassis_weld9 + 43, W_chassis_weld9 + 44, W_chassis_weld9 + 45, W_chassis_weld9 + 46, W_chassis_weld9 + 47, W_chassis_weld8 + 6, W_chassis_weld8 + 7, W_chassis_weld9 + 48, W_chassis_weld9 + 49, W_chassis_weld9 + 50, W_chassis_weld9 + 51, W_chassis_weld9 + 52, W_chassis_weld9 + 53, W_chassis_weld8 + 12, W_chassis_weld8 + 13, W_chassis_weld8 + 14, W_chassis_weld9 + 54, W_chassis_weld9 + 55, W_chassis_weld9 + 56, W_chassis_weld9 + 57, W_chassis_weld9 + 58, W_chassis_weld9 + 59, W_chassis_weld8 + 18, W_chassis_weld8 + 19, W_chassis_weld8 + 20, W_chassis_weld8 + 21, W_chassis_weld9 + 60, W_chassis_weld9 + 61, W_chassis_weld9 + 62, W_chassis_weld9 + 63, W_chassis_weld9 + 64, W_chassis_weld9 + 65, W_chassis_weld8 + 24, W_chassis_weld8 + 25, W_chassis_weld8 + 26, W_chassis_weld8 + 27, W_chassis_weld8 + 28, W_chassis_weld9 + 66, W_chassis_weld9 + 67, W_chassis_weld9 + 68, W_chassis_weld9 + 69, W_chassis_weld9 + 70, W_chassis_weld9 + 71, W_chassis_weld8 + 30, W_chassis_weld8 + 31, W_chassis_weld8 + 32, W_chassis_weld8 + 33, W_chassis_weld8 + 34, W_chassis_weld8 + 35,
+    /* chassis_weld9 */ W_chassis_weld8, W_chassis_weld8 + 6, W_chassis_weld8 + 7, W_chassis_weld8 + 12, W_chassis_weld8 + 13, W_chassis_weld8 + 14, W_chassis_weld8 + 18, W_chassis_weld8 + 19, W_chassis_weld8 + 20, W_chassis_weld8 + 21, W_chassis_weld8 + 24, W_chassis_weld8 + 25, W_chassis_weld8 + 26, W_chassis_weld8 + 27, W_chassis_weld8 + 28, W_chassis_weld8 + 30, W_chassis_weld8 + 31, W_chassis_weld8 + 32, W_chassis_weld8 + 33, W_chassis_weld8 + 34, W_chassis_weld8 + 35,
+    /* chassis_weld8 */ W_chassis_weld7, W_chassis_weld7 + 6, W_chassis_weld7 + 7, W_chassis_weld7 + 12, W_chassis_weld7 + 13, W_chassis_weld7 + 14, W_chassis_weld7 + 18, W_chassis_weld7 + 19, W_chassis_weld7 + 20, W_chassis_weld7 + 21, W_chassis_weld7 + 24, W_chassis_weld7 + 25, W_chassis_weld7 + 26, W_chassis_weld7 + 27, W_chassis_weld7 + 28, W_chassis_weld7 + 30, W_chassis_weld7 + 31, W_chassis_weld7 + 32, W_chassis_weld7 + 33, W_chassis_weld7 + 34, W_chassis_weld7 + 35,
+    /* axle1R */ W_axle2L, W_axle2L + 5, W_axle2L + 6, W_axle2L + 10, W_axle2L + 11, W_axle2L + 12, W_axle2L + 15, W_axle2L + 16, W_axle2L + 17, W_axle2L + 18, W_axle2L + 20, W_axle2L + 21, W_axle2L + 22, W_axle2L + 23, W_axle2L + 24, W_axle2L + 25, W_axle2L + 26, W_axle2L + 27, W_axle2L + 28, W_axle2L + 29, W_chassis_weld1, W_axle2L + 30, W_axle2L + 31, W_axle2L + 32, W_axle2L + 33, W_axle2L + 34, W_chassis_weld1 + 6, W_chassis_weld1 + 7, W_axle2L + 35, W_axle2L + 36, W_axle2L + 37, W_axle2L + 38, W_axle2L + 39, W_chassis_weld1 + 12, W_chassis_weld1 + 13, W_chassis_weld1 + 14, W_axle2L + 40, W_axle2L + 41, W_axle2L + 42, W_axle2L + 43, W_axle2L + 44, W_chassis_weld1 + 18, W_chassis_weld1 + 19, W_chassis_weld1 + 20, W_chassis_weld1 + 21, W_axle2L + 45, W_axle2L + 46, W_axle2L + 47, W_axle2L + 48, W_axle2L + 49, W_chassis_weld1 + 24, W_chassis_weld1 + 25, W_chassis_weld1 + 26, W_chassis_weld1 + 27, W_chassis_weld1 + 28, W_axle2L + 50, W_axle2L + 51, W_axle2L + 52, W_axle2L + 53, W_axle2L + 54, W_chassis_weld1 + 30, W_chassis_weld1 + 31, W_chassis_weld1 + 32, W_chassis_weld1 + 33, W_chassis_weld1 + 34, W_chassis_weld1 + 35, W_axle2L + 55, W_axle2L + 56, W_axle2L + 57, W_axle2L + 58, W_axle2L + 59, W_chassis_weld1 + 36, W_chassis_weld1 + 37, W_chassis_weld1 + 38, W_chassis_weld1 + 39, W_chassis_weld1 + 40, W_chassis_weld1 + 41, W_chassis_weld2, W_axle2L + 60, W_axle2L + 61, W_axle2L + 62, W_axle2L + 63, W_axle2L + 64, W_chassis_weld1 + 42, W_chassis_weld1 + 43, W_chassis_weld1 + 44, W_chassis_weld1 + 45, W_chassis_weld1 + 46, W_chassis_weld1 + 47, W_chassis_weld2 + 6, W_chassis_weld2 + 7, W_axle2L + 65, W_axle2L + 66, W_axle2L + 67, W_axle2L + 68, W_axle2L + 69, W_chassis_weld1 + 48, W_chassis_weld1 + 49, W_chassis_weld1 + 50, W_chassis_weld1 + 51, W_chassis_weld1 + 52, W_chassis_weld1 + 53, W_chassis_weld2 + 12, W_chassis_weld2 + 13, W_chassis_weld2 + 14, W_axle2L + 70, W_axle2L + 71, W_axle2L + 72, W_axle2L + 73, W_axle2L + 74, W_chassis_weld1 + 54, W_chassis_weld1 + 55, W_chassis_weld1 + 56, W_chassis_weld1 + 57, W_chassis_weld1 + 58, W_chassis_weld1 + 59, W_chassis_weld2 + 18, W_chassis_weld2 + 19, W_chassis_weld2 + 20, W_chassis_weld2 + 21, W_axle2L + 75, W_axle2L + 76, W_axle2L + 77, W_axle2L + 78, W_axle2L + 79, W_chassis_weld1 + 60, W_chassis_weld1 + 61, W_chassis_weld1 + 62, W_chassis_weld1 + 63, W_chassis_weld1 + 64, W_chassis_weld1 + 65, W_chassis_weld2 + 24, W_chassis_weld2 + 25, W_chassis_weld2 + 26, W_chassis_weld2 + 27, W_chassis_weld2 + 28, W_axle2L + 80, W_axle2L + 81, W_axle2L + 82, W_axle2L + 83, W_axle2L + 84, W_chassis_weld1 + 66, W_chassis_weld1 + 67, W_chassis_weld1 + 68, W_chassis_weld1 + 69, W_chassis_weld1 + 70, W_chassis_weld1 + 71, W_chassis_weld2 + 30, W_chassis_weld2 + 31, W_chassis_weld2 + 32, W_chassis_weld2 + 33, W_chassis_weld2 + 34, W_chassis_weld2 + 35,
+    /* axle2L */ W_chassis_weld1, W_chassis_weld1 + 6, W_chassis_weld1 + 7, W_chassis_weld1 + 12, W_chassis_weld1 + 13, W_chassis_weld1 + 14, W_chassis_weld1 + 18, W_chassis_weld1 + 19, W_chassis_weld1 + 20, W_chassis_weld1 + 21, W_chassis_weld1 + 24, W_chassis_weld1 + 25, W_chassis_weld1 + 26, W_chassis_weld1 + 27, W_chassis_weld1 + 28, W_chassis_weld1 + 30, W_chassis_weld1 + 31, W_chassis_weld1 + 32, W_chassis_weld1 + 33, W_chassis_weld1 + 34, W_chassis_weld1 + 35, W_chassis_weld1 + 36, W_chassis_weld1 + 37, W_chassis_weld1 + 38, W_chassis_weld1 + 39, W_chassis_weld1 + 40, W_chassis_weld1 + 41, W_chassis_weld2, W_chassis_weld1 + 42, W_chassis_weld1 + 43, W_chassis_weld1 + 44, W_chassis_weld1 + 45, W_chassis_weld1 + 46, W_chassis_weld1 + 47, W_chassis_weld2 + 6, W_chassis_weld2 + 7, W_chassis_weld1 + 48, W_chassis_weld1 + 49, W_chassis_weld1 + 50, W_chassis_weld1 + 51, W_chassis_weld1 + 52, W_chassis_weld1 + 53, W_chassis_weld2 + 12, W_chassis_weld2 + 13, W_chassis_weld2 + 14, W_chassis_weld1 + 54, W_chassis_weld1 + 55, W_chassis_weld1 + 56, W_chassis_weld1 + 57, W_chassis_weld1 + 58, W_chassis_weld1 + 59, W_chassis_weld2 + 18, W_chassis_weld2 + 19, W_chassis_weld2 + 20, W_chassis_weld2 + 21, W_chassis_weld1 + 60, W_chassis_weld1 + 61, W_chassis_weld1 + 62, W_chassis_weld1 + 63, W_chassis_weld1 + 64, W_chassis_weld1 + 65, W_chassis_weld2 + 24, W_chassis_weld2 + 25, W_chassis_weld2 + 26, W_chassis_weld2 + 27, W_chassis_weld2 + 28, W_chassis_weld1 + 66, W_chassis_weld1 + 67, W_chassis_weld1 + 68, W_chassis_weld1 + 69, W_chassis_weld1 + 70, W_chassis_weld1 + 71, W_chassis_weld2 + 30, W_chassis_weld2 + 31, W_chassis_weld2 + 32, W_chassis_weld2 + 33, W_chassis_weld2 + 34, W_chassis_weld2 + 35,
+    /* chassis_weld1 */ W_chassis_weld2, W_chassis_weld2 + 6, W_chassis_weld2 + 7, W_chassis_weld2 + 12, W_chassis_weld2 + 13, W_chassis_weld2 + 14, W_chassis_weld2 + 18, W_chassis_weld2 + 19, W_chassis_weld2 + 20, W_chassis_weld2 + 21, W_chassis_weld2 + 24, W_chassis_weld2 + 25, W_chassis_weld2 + 26, W_chassis_weld2 + 27, W_chassis_weld2 + 28, W_chassis_weld2 + 30, W_chassis_weld2 + 31, W_chassis_weld2 + 32, W_chassis_weld2 + 33, W_chassis_weld2 + 34, W_chassis_weld2 + 35,
+    /* chassis_weld2 */ W_chassis_weld3, W_chassis_weld3 + 6, W_chassis_weld3 + 7, W_chassis_weld3 + 12, W_chassis_weld3 + 13, W_chassis_weld3 + 14, W_chassis_weld3 + 18, W_chassis_weld3 + 19, W_chassis_weld3 + 20, W_chassis_weld3 + 21, W_chassis_weld3 + 24, W_chassis_weld3 + 25, W_chassis_weld3 + 26, W_chassis_weld3 + 27, W_chassis_weld3 + 28, W_chassis_weld3 + 30, W_chassis_weld3 + 31, W_chassis_weld3 + 32, W_chassis_weld3 + 33, W_chassis_weld3 + 34, W_chassis_weld3 + 35,
+    /* chassis_weld3 */ W_chassis_weld4, W_chassis_weld4 + 6, W_chassis_weld4 + 7, W_chassis_weld4 + 12, W_chassis_weld4 + 13, W_chassis_weld4 + 14, W_chassis_weld4 + 18, W_chassis_weld4 + 19, W_chassis_weld4 + 20, W_chassis_weld4 + 21, W_chassis_weld4 + 24, W_chassis_weld4 + 25, W_chassis_weld4 + 26, W_chassis_weld4 + 27, W_chassis_weld4 + 28, W_chassis_weld4 + 30, W_chassis_weld4 + 31, W_chassis_weld4 + 32, W_chassis_weld4 + 33, W_chassis_weld4 + 34, W_chassis_weld4 + 35,
+    /* axle3R */ W_axle4L, W_axle4L + 5, W_axle4L + 6, W_axle4L + 10, W_axle4L + 11, W_axle4L + 12, W_axle4L + 15, W_axle4L + 16, W_axle4L + 17, W_axle4L + 18, W_axle4L + 20, W_axle4L + 21, W_axle4L + 22, W_axle4L + 23, W_axle4L + 24, W_axle4L + 25, W_axle4L + 26, W_axle4L + 27, W_axle4L + 28, W_axle4L + 29, W_chassis_weld4, W_axle4L + 30, W_axle4L + 31, W_axle4L + 32, W_axle4L + 33, W_axle4L + 34, W_chassis_weld4 + 6, W_chassis_weld4 + 7, W_axle4L + 35, W_axle4L + 36, W_axle4L + 37, W_axle4L + 38, W_axle4L + 39, W_chassis_weld4 + 12, W_chassis_weld4 + 13, W_chassis_weld4 + 14, W_axle4L + 40, W_axle4L + 41, W_axle4L + 42, W_axle4L + 43, W_axle4L + 44, W_chassis_weld4 + 18, W_chassis_weld4 + 19, W_chassis_weld4 + 20, W_chassis_weld4 + 21, W_axle4L + 45, W_axle4L + 46, W_axle4L + 47, W_axle4L + 48, W_axle4L + 49, W_chassis_weld4 + 24, W_chassis_weld4 + 25, W_chassis_weld4 + 26, W_chassis_weld4 + 27, W_chassis_weld4 + 28, W_axle4L + 50, W_axle4L + 51, W_axle4L + 52, W_axle4L + 53, W_axle4L + 54, W_chassis_weld4 + 30, W_chassis_weld4 + 31, W_chassis_weld4 + 32, W_chassis_weld4 + 33, W_chassis_weld4 + 34, W_chassis_weld4 + 35, W_axle4L + 55, W_axle4L + 56, W_axle4L + 57, W_axle4L + 58, W_axle4L + 59, W_chassis_weld4 + 36, W_chassis_weld4 + 37, W_chassis_weld4 + 38, W_chassis_weld4 + 39, W_chassis_weld4 + 40, W_chassis_weld4 + 41, W_chassis_weld5, W_axle4L + 60, W_axle4L + 61, W_axle4L + 62, W_axle4L + 63, W_axle4L + 64, W_chassis_weld4 + 42, W_chassis_weld4 + 43, W_chassis_weld4 + 44, W_chassis_weld4 + 45, W_chassis_weld4 + 46, W_chassis_weld4 + 47, W_chassis_weld5 + 6, W_chassis_weld5 + 7, W_axle4L + 65, W_axle4L + 66, W_axle4L + 67, W_axle4L + 68, W_axle4L + 69, W_chassis_weld4 + 48, W_chassis_weld4 + 49, W_chassis_weld4 + 50, W_chassis_weld4 + 51, W_chassis_weld4 + 52, W_chassis_weld4 + 53, W_chassis_weld5 + 12, W_chassis_weld5 + 13, W_chassis_weld5 + 14, W_axle4L + 70, W_axle4L + 71, W_axle4L + 72, W_axle4L + 73, W_axle4L + 74, W_chassis_weld4 + 54, W_chassis_weld4 + 55, W_chassis_weld4 + 56, W_chassis_weld4 + 57, W_chassis_weld4 + 58, W_chassis_weld4 + 59, W_chassis_weld5 + 18, W_chassis_weld5 + 19, W_chassis_weld5 + 20, W_chassis_weld5 + 21, W_axle4L + 75, W_axle4L + 76, W_axle4L + 77, W_axle4L + 78, W_axle4L + 79, W_chassis_weld4 + 60, W_chassis_weld4 + 61, W_chassis_weld4 + 62, W_chassis_weld4 + 63, W_chassis_weld4 + 64, W_chassis_weld4 + 65, W_chassis_weld5 + 24, W_chassis_weld5 + 25, W_chassis_weld5 + 26, W_chassis_weld5 + 27, W_chassis_weld5 + 28, W_axle4L + 80, W_axle4L + 81, W_axle4L + 82, W_axle4L + 83, W_axle4L + 84, W_chassis_weld4 + 66, W_chassis_weld4 + 67, W_chassis_weld4 + 68, W_chassis_weld4 + 69, W_chassis_weld4 + 70, W_chassis_weld4 + 71, W_chassis_weld5 + 30, W_chassis_weld5 + 31, W_chassis_weld5 + 32, W_chassis_weld5 + 33, W_chassis_weld5 + 34, W_chassis_weld5 + 35,
+    /* axle4L */ W_chassis_weld4, W_chassis_weld4 + 6, W_chassis_weld4 + 7, W_chassis_weld4 + 12, W_chassis_weld4 + 13, W_chassis_weld4 + 14, W_chassis_weld4 + 18, W_chassis_weld4 + 19, W_chassis_weld4 + 20, W_chassis_weld4 + 21, W_chassis_weld4 + 24, W_chassis_weld4 + 25, W_chassis_weld4 + 26, W_chassis_weld4 + 27, W_chassis_weld4 + 28, W_chassis_weld4 + 30, W_chassis_weld4 + 31, W_chassis_weld4 + 32, W_chassis_weld4 + 33, W_chassis_weld4 + 34, W_chassis_weld4 + 35, W_chassis_weld4 + 36, W_chassis_weld4 + 37, W_chassis_weld4 + 38, W_chassis_weld4 + 39, W_chassis_weld4 + 40, W_chassis_weld4 + 41, W_chassis_weld5, W_chassis_weld4 + 42, W_chassis_weld4 + 43, W_chassis_weld4 + 44, W_chassis_weld4 + 45, W_chassis_weld4 + 46, W_chassis_weld4 + 47, W_chassis_weld5 + 6, W_chassis_weld5 + 7, W_chassis_weld4 + 48, W_chassis_weld4 + 49, W_chassis_weld4 + 50, W_chassis_weld4 + 51, W_chassis_weld4 + 52, W_chassis_weld4 + 53, W_chassis_weld5 + 12, W_chassis_weld5 + 13, W_chassis_weld5 + 14, W_chassis_weld4 + 54, W_chassis_weld4 + 55, W_chassis_weld4 + 56, W_chassis_weld4 + 57, W_chassis_weld4 + 58, W_chassis_weld4 + 59, W_chassis_weld5 + 18, W_chassis_weld5 + 19, W_chassis_weld5 + 20, W_chassis_weld5 + 21, W_chassis_weld4 + 60, W_chassis_weld4 + 61, W_chassis_weld4 + 62, W_chassis_weld4 + 63, W_chassis_weld4 + 64, W_chassis_weld4 + 65, W_chassis_weld5 + 24, W_chassis_weld5 + 25, W_chassis_weld5 + 26, W_chassis_weld5 + 27, W_chassis_weld5 + 28, W_chassis_weld4 + 66, W_chassis_weld4 + 67, W_chassis_weld4 + 68, W_chassis_weld4 + 69, W_chassis_weld4 + 70, W_chassis_weld4 + 71, W_chassis_weld5 + 30, W_chassis_weld5 + 31, W_chassis_weld5 + 32, W_chassis_weld5 + 33, W_chassis_weld5 + 34, W_chassis_weld5 + 35,
+    /* chassis_weld4 */ W_chassis_weld5, W_chassis_weld5 + 6, W_chassis_weld5 + 7, W_chassis_weld5 + 12, W_chassis_weld5 + 13, W_chassis_weld5 + 14, W_chassis_weld5 + 18, W_chassis_weld5 + 19, W_chassis_weld5 + 20, W_chassis_weld5 + 21, W_chassis_weld5 + 24, W_chassis_weld5 + 25, W_chassis_weld5 + 26, W_chassis_weld5 + 27, W_chassis_weld5 + 28, W_chassis_weld5 + 30, W_chassis_weld5 + 31, W_chassis_weld5 + 32, W_chassis_weld5 + 33, W_chassis_weld5 + 34, W_chassis_weld5 + 35,
+    /* axle4R */ W_axle5L, W_axle5L + 5, W_axle5L + 6, W_axle5L + 10, W_axle5L + 11, W_axle5L + 12, W_axle5L + 15, W_axle5L + 16, W_axle5L + 17, W_axle5L + 18, W_axle5L + 20, W_axle5L + 21, W_axle5L + 22, W_axle5L + 23, W_axle5L + 24, W_axle5L + 25, W_axle5L + 26, W_axle5L + 27, W_axle5L + 28, W_axle5L + 29, W_chassis_weld5, W_axle5L + 30, W_axle5L + 31, W_axle5L + 32, W_axle5L + 33, W_axle5L + 34, W_chassis_weld5 + 6, W_chassis_weld5 + 7, W_axle5L + 35, W_axle5L + 36, W_axle5L + 37, W_axle5L + 38, W_axle5L + 39, W_chassis_weld5 + 12, W_chassis_weld5 + 13, W_chassis_weld5 + 14, W_axle5L + 40, W_axle5L + 41, W_axle5L + 42, W_axle5L + 43, W_axle5L + 44, W_chassis_weld5 + 18, W_chassis_weld5 + 19, W_chassis_weld5 + 20, W_chassis_weld5 + 21, W_axle5L + 45, W_axle5L + 46, W_axle5L + 47, W_axle5L + 48, W_axle5L + 49, W_chassis_weld5 + 24, W_chassis_weld5 + 25, W_chassis_weld5 + 26, W_chassis_weld5 + 27, W_chassis_weld5 + 28, W_axle5L + 50, W_axle5L + 51, W_axle5L + 52, W_axle5L + 53, W_axle5L + 54, W_chassis_weld5 + 30, W_chassis_weld5 + 31, W_chassis_weld5 + 32, W_chassis_weld5 + 33, W_chassis_weld5 + 34, W_chassis_weld5 + 35, W_axle5L + 55, W_axle5L + 56, W_axle5L + 57, W_axle5L + 58, W_axle5L + 59, W_chassis_weld5 + 36, W_chassis_weld5 + 37, W_chassis_weld5 + 38, W_chassis_weld5 + 39, W_chassis_weld5 + 40, W_chassis_weld5 + 41, W_chassis_weld6, W_axle5L + 60, W_axle5L + 61, W_axle5L + 62, W_axle5L + 63, W_axle5L + 64, W_chassis_weld5 + 42, W_chassis_weld5 + 43, W_chassis_weld5 + 44, W_chassis_weld5 + 45, W_chassis_weld5 + 46, W_chassis_weld5 + 47, W_chassis_weld6 + 6, W_chassis_weld6 + 7, W_axle5L + 65, W_axle5L + 66, W_axle5L + 67, W_axle5L + 68, W_axle5L + 69, W_chassis_weld5 + 48, W_chassis_weld5 + 49, W_chassis_weld5 + 50, W_chassis_weld5 + 51, W_chassis_weld5 + 52, W_chassis_weld5 + 53, W_chassis_weld6 + 12, W_chassis_weld6 + 13, W_chassis_weld6 + 14, W_axle5L + 70, W_axle5L + 71, W_axle5L + 72, W_axle5L + 73, W_axle5L + 74, W_chassis_weld5 + 54, W_chassis_weld5 + 55, W_chassis_weld5 + 56, W_chassis_weld5 + 57, W_chassis_weld5 + 58, W_chassis_weld5 + 59, W_chassis_weld6 + 18, W_chassis_weld6 + 19, W_chassis_weld6 + 20, W_chassis_weld6 + 21, W_axle5L + 75, W_axle5L + 76, W_axle5L + 77, W_axle5L + 78, W_axle5L + 79, W_chassis_weld5 + 60, W_chassis_weld5 + 61, W_chassis_weld5 + 62, W_chassis_weld5 + 63, W_chassis_weld5 + 64, W_chassis_weld5 + 65, W_chassis_weld6 + 24, W_chassis_weld6 + 25, W_chassis_weld6 + 26, W_chassis_weld6 + 27, W_chassis_weld6 + 28, W_axle5L + 80, W_axle5L + 81, W_axle5L + 82, W_axle5L + 83, W_axle5L + 84, W_chassis_weld5 + 66, W_chassis_weld5 + 67, W_chassis_weld5 + 68, W_chassis_weld5 + 69, W_chassis_weld5 + 70, W_chassis_weld5 + 71, W_chassis_weld6 + 30, W_chassis_weld6 + 31, W_chassis_weld6 + 32, W_chassis_weld6 + 33, W_chassis_weld6 + 34, W_chassis_weld6 + 35,
+    /* axle5L */ W_chassis_weld5, W_chassis_weld5 + 6, W_chassis_weld5 + 7, W_chassis_weld5 + 12, W_chassis_weld5 + 13, W_chassis_weld5 + 14, W_chassis_weld5 + 18, W_chassis_weld5 + 19, W_chassis_weld5 + 20, W_chassis_weld5 + 21, W_chassis_weld5 + 24, W_chassis_weld5 + 25, W_chassis_weld5 + 26, W_chassis_weld5 + 27, W_chassis_weld5 + 28, W_chassis_weld5 + 30, W_chassis_weld5 + 31, W_chassis_weld5 + 32, W_chassis_weld5 + 33, W_chassis_weld5 + 34, W_chassis_weld5 + 35, W_chassis_weld5 + 36, W_chassis_weld5 + 37, W_chassis_weld5 + 38, W_chassis_weld5 + 39, W_chassis_weld5 + 40, W_chassis_weld5 + 41, W_chassis_weld6, W_chassis_weld5 + 42, W_chassis_weld5 + 43, W_chassis_weld5 + 44, W_chassis_weld5 + 45, W_chassis_weld5 + 46, W_chassis_weld5 + 47, W_chassis_weld6 + 6, W_chassis_weld6 + 7, W_chassis_weld5 + 48, W_chassis_weld5 + 49, W_chassis_weld5 + 50, W_chassis_weld5 + 51, W_chassis_weld5 + 52, W_chassis_weld5 + 53, W_chassis_weld6 + 12, W_chassis_weld6 + 13, W_chassis_weld6 + 14, W_chassis_weld5 + 54, W_chassis_weld5 + 55, W_chassis_weld5 + 56, W_chassis_weld5 + 57, W_chassis_weld5 + 58, W_chassis_weld5 + 59, W_chassis_weld6 + 18, W_chassis_weld6 + 19, W_chassis_weld6 + 20, W_chassis_weld6 + 21, W_chassis_weld5 + 60, W_chassis_weld5 + 61, W_chassis_weld5 + 62, W_chassis_weld5 + 63, W_chassis_weld5 + 64, W_chassis_weld5 + 65, W_chassis_weld6 + 24, W_chassis_weld6 + 25, W_chassis_weld6 + 26, W_chassis_weld6 + 27, W_chassis_weld6 + 28, W_chassis_weld5 + 66, W_chassis_weld5 + 67, W_chassis_weld5 + 68, W_chassis_weld5 + 69, W_chassis_weld5 + 70, W_chassis_weld5 + 71, W_chassis_weld6 + 30, W_chassis_weld6 + 31, W_chassis_weld6 + 32, W_chassis_weld6 + 33, W_chassis_weld6 + 34, W_chassis_weld6 + 35,
+    /* chassis_weld5 */ W_chassis_weld6, W_chassis_weld6 + 6, W_chassis_weld6 + 7, W_chassis_weld6 + 12, W_chassis_weld6 + 13, W_chassis_weld6 + 14, W_chassis_weld6 + 18, W_chassis_weld6 + 19, W_chassis_weld6 + 20, W_chassis_weld6 + 21, W_chassis_weld6 + 24, W_chassis_weld6 + 25, W_chassis_weld6 + 26, W_chassis_weld6 + 27, W_chassis_weld6 + 28, W_chassis_weld6 + 30, W_chassis_weld6 + 31, W_chassis_weld6 + 32, W_chassis_weld6 + 33, W_chassis_weld6 + 34, W_chassis_weld6 + 35,
+    /* axle5R */ W_axle6L, W_axle6L + 5, W_axle6L + 6, W_axle6L + 10, W_axle6L + 11, W_axle6L + 12, W_axle6L + 15, W_axle6L + 16, W_axle6L + 17, W_axle6L + 18, W_axle6L + 20, W_axle6L + 21, W_axle6L + 22, W_axle6L + 23, W_axle6L + 24, W_axle6L + 25, W_axle6L + 26, W_axle6L + 27, W_axle6L + 28, W_axle6L + 29, W_chassis_weld6, W_axle6L + 30, W_axle6L + 31, W_axle6L + 32, W_axle6L + 33, W_axle6L + 34, W_chassis_weld6 + 6, W_chassis_weld6 + 7, W_axle6L + 35, W_axle6L + 36, W_axle6L + 37, W_axle6L + 38, W_axle6L + 39, W_chassis_weld6 + 12, W_chassis_weld6 + 13, W_chassis_weld6 + 14, W_axle6L + 40, W_axle6L + 41, W_axle6L + 42, W_axle6L + 43, W_axle6L + 44, W_chassis_weld6 + 18, W_chassis_weld6 + 19, W_chassis_weld6 + 20, W_chassis_weld6 + 21, W_axle6L + 45, W_axle6L + 46, W_axle6L + 47, W_axle6L + 48, W_axle6L + 49, W_chassis_weld6 + 24, W_chassis_weld6 + 25, W_chassis_weld6 + 26, W_chassis_weld6 + 27, W_chassis_weld6 + 28, W_axle6L + 50, W_axle6L + 51, W_axle6L + 52, W_axle6L + 53, W_axle6L + 54, W_chassis_weld6 + 30, W_chassis_weld6 + 31, W_chassis_weld6 + 32, W_chassis_weld6 + 33, W_chassis_weld6 + 34, W_chassis_weld6 + 35, W_axle6L + 55, W_axle6L + 56, W_axle6L + 57, W_axle6L + 58, W_axle6L + 59, W_chassis_weld6 + 36, W_chassis_weld6 + 37, W_chassis_weld6 + 38, W_chassis_weld6 + 39, W_chassis_weld6 + 40, W_chassis_weld6 + 41, W_chassis_weld7, W_axle6L + 60, W_axle6L + 61, W_axle6L + 62, W_axle6L + 63, W_axle6L + 64, W_chassis_weld6 + 42, W_chassis_weld6 + 43, W_chassis_weld6 + 44, W_chassis_weld6 + 45, W_chassis_weld6 + 46, W_chassis_weld6 + 47, W_chassis_weld7 + 6, W_chassis_weld7 + 7, W_axle6L + 65, W_axle6L + 66, W_axle6L + 67, W_axle6L + 68, W_axle6L + 69, W_chassis_weld6 + 48, W_chassis_weld6 + 49, W_chassis_weld6 + 50, W_chassis_weld6 + 51, W_chassis_weld6 + 52, W_chassis_weld6 + 53, W_chassis_weld7 + 12, W_chassis_weld7 + 13, W_chassis_weld7 + 14, W_axle6L + 70, W_axle6L + 71, W_axle6L + 72, W_axle6L + 73, W_axle6L + 74, W_chassis_weld6 + 54, W_chassis_weld6 + 55, W_chassis_weld6 + 56, W_chassis_weld6 + 57, W_chassis_weld6 + 58, W_chassis_weld6 + 59, W_chassis_weld7 + 18, W_chassis_weld7 + 19, W_chassis_weld7 + 20, W_chassis_weld7 + 21, W_axle6L + 75, W_axle6L + 76, W_axle6L + 77, W_axle6L + 78, W_axle6L + 79, W_chassis_weld6 + 60, W_chassis_weld6 + 61, W_chassis_weld6 + 62, W_chassis_weld6 + 63, W_chassis_weld6 + 64, W_chassis_weld6 + 65, W_chassis_weld7 + 24, W_chassis_weld7 + 25, W_chassis_weld7 + 26, W_chassis_weld7 + 27, W_chassis_weld7 + 28, W_axle6L + 80, W_axle6L + 81, W_axle6L + 82, W_axle6L + 83, W_axle6L + 84, W_chassis_weld6 + 66, W_chassis_weld6 + 67, W_chassis_weld6 + 68, W_chassis_weld6 + 69, W_chassis_weld6 + 70, W_chassis_weld6 + 71, W_chassis_weld7 + 30, W_chassis_weld7 + 31, W_chassis_weld7 + 32, W_chassis_weld7 + 33, W_chassis_weld7 + 34, W_chassis_weld7 + 35,
+    /* axle6L */ W_chassis_weld6, W_chassis_weld6 + 6, W_chassis_weld6 + 7, W_chassis_weld6 + 12, W_chassis_weld6 + 13, W_chassis_weld6 + 14, W_chassis_weld6 + 18, W_chassis_weld6 + 19, W_chassis_weld6 + 20, W_chassis_weld6 + 21, W_chassis_weld6 + 24, W_chassis_weld6 + 25, W_chassis_weld6 + 26, W_chassis_weld6 + 27, W_chassis_weld6 + 28, W_chassis_weld6 + 30, W_chassis_weld6 + 31, W_chassis_weld6 + 32, W_chassis_weld6 + 33, W_chassis_weld6 + 34, W_chassis_weld6 + 35, W_chassis_weld6 + 36, W_chassis_weld6 + 37, W_chassis_weld6 + 38, W_chassis_weld6 + 39, W_chassis_weld6 + 40, W_chassis_weld6 + 41, W_chassis_weld7, W_chassis_weld6 + 42, W_chassis_weld6 + 43, W_chassis_weld6 + 44, W_chassis_weld6 + 45, W_chassis_weld6 + 46, W_chassis_weld6 + 47, W_chassis_weld7 + 6, W_chassis_weld7 + 7, W_chassis_weld6 + 48, W_chassis_weld6 + 49, W_chassis_weld6 + 50, W_chassis_weld6 + 51, W_chassis_weld6 + 52, W_chassis_weld6 + 53, W_chassis_weld7 + 12, W_chassis_weld7 + 13, W_chassis_weld7 + 14, W_chassis_weld6 + 54, W_chassis_weld6 + 55, W_chassis_weld6 + 56, W_chassis_weld6 + 57, W_chassis_weld6 + 58, W_chassis_weld6 + 59, W_chassis_weld7 + 18, W_chassis_weld7 + 19, W_chassis_weld7 + 20, W_chassis_weld7 + 21, W_chassis_weld6 + 60, W_chassis_weld6 + 61, W_chassis_weld6 + 62, W_chassis_weld6 + 63, W_chassis_weld6 + 64, W_chassis_weld6 + 65, W_chassis_weld7 + 24, W_chassis_weld7 + 25, W_chassis_weld7 + 26, W_chassis_weld7 + 27, W_chassis_weld7 + 28, W_chassis_weld6 + 66, W_chassis_weld6 + 67, W_chassis_weld6 + 68, W_chassis_weld6 + 69, W_chassis_weld6 + 70, W_chassis_weld6 + 71, W_chassis_weld7 + 30, W_chassis_weld7 + 31, W_chassis_weld7 + 32, W_chassis_weld7 + 33, W_chassis_weld7 + 34, W_chassis_weld7 + 35,
+    /* chassis_weld6 */ W_chassis_weld7, W_chassis_weld7 + 6, W_chassis_weld7 + 7, W_chassis_weld7 + 12, W_chassis_weld7 + 13, W_chassis_weld7 + 14, W_chassis_weld7 + 18, W_chassis_weld7 + 19, W_chassis_weld7 + 20, W_chassis_weld7 + 21, W_chassis_weld7 + 24, W_chassis_weld7 + 25, W_chassis_weld7 + 26, W_chassis_weld7 + 27, W_chassis_weld7 + 28, W_chassis_weld7 + 30, W_chassis_weld7 + 31, W_chassis_weld7 + 32, W_chassis_weld7 + 33, W_chassis_weld7 + 34, W_chassis_weld7 + 35,
 };
-
-/*---- kernels -----------------------------------------------------------------*/
-
-/* Dense LDL^T of a 3 x 3 node block in place (rt.h factor step 1,
- * right-looking): unit lower l below the diagonal, D on it, and the
- * reciprocals 1/D in rinv. Returns 1 if the block is not positive
- * definite. */
-static int factor_node_3(scalar *restrict n, scalar *restrict rinv) {
-  if (!(n[0] > 0)) return 1;
-  const scalar r0 = 1 / n[0];
-  rinv[0] = r0;
-  const scalar u1_0 = n[3];
-  const scalar u2_0 = n[6];
-  n[3] = u1_0 * r0;
-  n[6] = u2_0 * r0;
-  n[4] = n[4] - (u1_0 * u1_0) * r0;
-  n[8] = n[8] - (u2_0 * u2_0) * r0;
-  n[7] = n[7] - n[6] * u1_0;
-  /* column 1 */
-  if (!(n[4] > 0)) return 1;
-  const scalar r1 = 1 / n[4];
-  rinv[1] = r1;
-  const scalar u2_1 = n[7];
-  n[7] = u2_1 * r1;
-  n[8] = n[8] - (u2_1 * u2_1) * r1;
-  /* column 2 */
-  if (!(n[8] > 0)) return 1;
-  const scalar r2 = 1 / n[8];
-  rinv[2] = r2;
-  return 0;
-}
-
-/* Dense LDL^T of a 5 x 5 node block in place (rt.h factor step 1,
- * right-looking): unit lower l below the diagonal, D on it, and the
- * reciprocals 1/D in rinv. Returns 1 if the block is not positive
- * definite. */
-static int factor_node_5(scalar *restrict n, scalar *restrict rinv) {
-  if (!(n[0] > 0)) return 1;
-  const scalar r0 = 1 / n[0];
-  rinv[0] = r0;
-  const scalar u1_0 = n[5];
-  const scalar u2_0 = n[10];
-  const scalar u3_0 = n[15];
-  const scalar u4_0 = n[20];
-  n[5] = u1_0 * r0;
-  n[10] = u2_0 * r0;
-  n[15] = u3_0 * r0;
-  n[20] = u4_0 * r0;
-  n[6] = n[6] - (u1_0 * u1_0) * r0;
-  n[12] = n[12] - (u2_0 * u2_0) * r0;
-  n[11] = n[11] - n[10] * u1_0;
-  n[18] = n[18] - (u3_0 * u3_0) * r0;
-  n[16] = n[16] - n[15] * u1_0;
-  n[17] = n[17] - n[15] * u2_0;
-  n[24] = n[24] - (u4_0 * u4_0) * r0;
-  n[21] = n[21] - n[20] * u1_0;
-  n[22] = n[22] - n[20] * u2_0;
-  n[23] = n[23] - n[20] * u3_0;
-  /* column 1 */
-  if (!(n[6] > 0)) return 1;
-  const scalar r1 = 1 / n[6];
-  rinv[1] = r1;
-  const scalar u2_1 = n[11];
-  const scalar u3_1 = n[16];
-  const scalar u4_1 = n[21];
-  n[11] = u2_1 * r1;
-  n[16] = u3_1 * r1;
-  n[21] = u4_1 * r1;
-  n[12] = n[12] - (u2_1 * u2_1) * r1;
-  n[18] = n[18] - (u3_1 * u3_1) * r1;
-  n[17] = n[17] - n[16] * u2_1;
-  n[24] = n[24] - (u4_1 * u4_1) * r1;
-  n[22] = n[22] - n[21] * u2_1;
-  n[23] = n[23] - n[21] * u3_1;
-  /* column 2 */
-  if (!(n[12] > 0)) return 1;
-  const scalar r2 = 1 / n[12];
-  rinv[2] = r2;
-  const scalar u3_2 = n[17];
-  const scalar u4_2 = n[22];
-  n[17] = u3_2 * r2;
-  n[22] = u4_2 * r2;
-  n[18] = n[18] - (u3_2 * u3_2) * r2;
-  n[24] = n[24] - (u4_2 * u4_2) * r2;
-  n[23] = n[23] - n[22] * u3_2;
-  /* column 3 */
-  if (!(n[18] > 0)) return 1;
-  const scalar r3 = 1 / n[18];
-  rinv[3] = r3;
-  const scalar u4_3 = n[23];
-  n[23] = u4_3 * r3;
-  n[24] = n[24] - (u4_3 * u4_3) * r3;
-  /* column 4 */
-  if (!(n[24] > 0)) return 1;
-  const scalar r4 = 1 / n[24];
-  rinv[4] = r4;
-  return 0;
-}
-
-/* Dense LDL^T of a 6 x 6 node block in place (rt.h factor step 1,
- * right-looking): unit lower l below the diagonal, D on it, and the
- * reciprocals 1/D in rinv. Returns 1 if the block is not positive
- * definite. */
-static int factor_node_6(scalar *restrict n, scalar *restrict rinv) {
-  if (!(n[0] > 0)) return 1;
-  const scalar r0 = 1 / n[0];
-  rinv[0] = r0;
-  const scalar u1_0 = n[6];
-  const scalar u2_0 = n[12];
-  const scalar u3_0 = n[18];
-  const scalar u4_0 = n[24];
-  const scalar u5_0 = n[30];
-  n[6] = u1_0 * r0;
-  n[12] = u2_0 * r0;
-  n[18] = u3_0 * r0;
-  n[24] = u4_0 * r0;
-  n[30] = u5_0 * r0;
-  n[7] = n[7] - (u1_0 * u1_0) * r0;
-  n[14] = n[14] - (u2_0 * u2_0) * r0;
-  n[13] = n[13] - n[12] * u1_0;
-  n[21] = n[21] - (u3_0 * u3_0) * r0;
-  n[19] = n[19] - n[18] * u1_0;
-  n[20] = n[20] - n[18] * u2_0;
-  n[28] = n[28] - (u4_0 * u4_0) * r0;
-  n[25] = n[25] - n[24] * u1_0;
-  n[26] = n[26] - n[24] * u2_0;
-  n[27] = n[27] - n[24] * u3_0;
-  n[35] = n[35] - (u5_0 * u5_0) * r0;
-  n[31] = n[31] - n[30] * u1_0;
-  n[32] = n[32] - n[30] * u2_0;
-  n[33] = n[33] - n[30] * u3_0;
-  n[34] = n[34] - n[30] * u4_0;
-  /* column 1 */
-  if (!(n[7] > 0)) return 1;
-  const scalar r1 = 1 / n[7];
-  rinv[1] = r1;
-  const scalar u2_1 = n[13];
-  const scalar u3_1 = n[19];
-  const scalar u4_1 = n[25];
-  const scalar u5_1 = n[31];
-  n[13] = u2_1 * r1;
-  n[19] = u3_1 * r1;
-  n[25] = u4_1 * r1;
-  n[31] = u5_1 * r1;
-  n[14] = n[14] - (u2_1 * u2_1) * r1;
-  n[21] = n[21] - (u3_1 * u3_1) * r1;
-  n[20] = n[20] - n[19] * u2_1;
-  n[28] = n[28] - (u4_1 * u4_1) * r1;
-  n[26] = n[26] - n[25] * u2_1;
-  n[27] = n[27] - n[25] * u3_1;
-  n[35] = n[35] - (u5_1 * u5_1) * r1;
-  n[32] = n[32] - n[31] * u2_1;
-  n[33] = n[33] - n[31] * u3_1;
-  n[34] = n[34] - n[31] * u4_1;
-  /* column 2 */
-  if (!(n[14] > 0)) return 1;
-  const scalar r2 = 1 / n[14];
-  rinv[2] = r2;
-  const scalar u3_2 = n[20];
-  const scalar u4_2 = n[26];
-  const scalar u5_2 = n[32];
-  n[20] = u3_2 * r2;
-  n[26] = u4_2 * r2;
-  n[32] = u5_2 * r2;
-  n[21] = n[21] - (u3_2 * u3_2) * r2;
-  n[28] = n[28] - (u4_2 * u4_2) * r2;
-  n[27] = n[27] - n[26] * u3_2;
-  n[35] = n[35] - (u5_2 * u5_2) * r2;
-  n[33] = n[33] - n[32] * u3_2;
-  n[34] = n[34] - n[32] * u4_2;
-  /* column 3 */
-  if (!(n[21] > 0)) return 1;
-  const scalar r3 = 1 / n[21];
-  rinv[3] = r3;
-  const scalar u4_3 = n[27];
-  const scalar u5_3 = n[33];
-  n[27] = u4_3 * r3;
-  n[33] = u5_3 * r3;
-  n[28] = n[28] - (u4_3 * u4_3) * r3;
-  n[35] = n[35] - (u5_3 * u5_3) * r3;
-  n[34] = n[34] - n[33] * u4_3;
-  /* column 4 */
-  if (!(n[28] > 0)) return 1;
-  const scalar r4 = 1 / n[28];
-  rinv[4] = r4;
-  const scalar u5_4 = n[34];
-  n[34] = u5_4 * r4;
-  n[35] = n[35] - (u5_4 * u5_4) * r4;
-  /* column 5 */
-  if (!(n[35] > 0)) return 1;
-  const scalar r5 = 1 / n[35];
-  rinv[5] = r5;
-  return 0;
-}
-
-/* x = l^-1 x for the unit lower l of a factored 3 x 3 node block (rt.h
- * solve, forward). */
-static void node_forward_3(const scalar *restrict n, scalar *restrict x) {
-  x[1] = x[1] - n[3] * x[0];
-  x[2] = x[2] - n[6] * x[0] - n[7] * x[1];
-}
-
-/* x = l^-1 x for the unit lower l of a factored 5 x 5 node block (rt.h
- * solve, forward). */
-static void node_forward_5(const scalar *restrict n, scalar *restrict x) {
-  x[1] = x[1] - n[5] * x[0];
-  x[2] = x[2] - n[10] * x[0] - n[11] * x[1];
-  x[3] = x[3] - n[15] * x[0] - n[16] * x[1] - n[17] * x[2];
-  x[4] = x[4] - n[20] * x[0] - n[21] * x[1] - n[22] * x[2] - n[23] * x[3];
-}
-
-/* x = l^-1 x for the unit lower l of a factored 6 x 6 node block (rt.h
- * solve, forward). */
-static void node_forward_6(const scalar *restrict n, scalar *restrict x) {
-  x[1] = x[1] - n[6] * x[0];
-  x[2] = x[2] - n[12] * x[0] - n[13] * x[1];
-  x[3] = x[3] - n[18] * x[0] - n[19] * x[1] - n[20] * x[2];
-  x[4] = x[4] - n[24] * x[0] - n[25] * x[1] - n[26] * x[2] - n[27] * x[3];
-  x[5] = x[5] - n[30] * x[0] - n[31] * x[1] - n[32] * x[2] - n[33] * x[3] - n[34] * x[4];
-}
-
-/* x = D^-1 x for the diagonal D of a factored 3 x 3 node block (rt.h
- * solve, forward). */
-static void node_diag_3(const scalar *restrict n, scalar *restrict x) {
-  x[0] = x[0] / n[0];
-  x[1] = x[1] / n[4];
-  x[2] = x[2] / n[8];
-}
-
-/* x = D^-1 x for the diagonal D of a factored 5 x 5 node block (rt.h
- * solve, forward). */
-static void node_diag_5(const scalar *restrict n, scalar *restrict x) {
-  x[0] = x[0] / n[0];
-  x[1] = x[1] / n[6];
-  x[2] = x[2] / n[12];
-  x[3] = x[3] / n[18];
-  x[4] = x[4] / n[24];
-}
-
-/* x = D^-1 x for the diagonal D of a factored 6 x 6 node block (rt.h
- * solve, forward). */
-static void node_diag_6(const scalar *restrict n, scalar *restrict x) {
-  x[0] = x[0] / n[0];
-  x[1] = x[1] / n[7];
-  x[2] = x[2] / n[14];
-  x[3] = x[3] / n[21];
-  x[4] = x[4] / n[28];
-  x[5] = x[5] / n[35];
-}
-
-/* x = l^-T x for the unit lower l of a factored 3 x 3 node block (rt.h
- * solve, backward). */
-static void node_backward_3(const scalar *restrict n, scalar *restrict x) {
-  x[1] = x[1] - n[7] * x[2];
-  x[0] = x[0] - n[6] * x[2] - n[3] * x[1];
-}
-
-/* x = l^-T x for the unit lower l of a factored 5 x 5 node block (rt.h
- * solve, backward). */
-static void node_backward_5(const scalar *restrict n, scalar *restrict x) {
-  x[3] = x[3] - n[23] * x[4];
-  x[2] = x[2] - n[22] * x[4] - n[17] * x[3];
-  x[1] = x[1] - n[21] * x[4] - n[16] * x[3] - n[11] * x[2];
-  x[0] = x[0] - n[20] * x[4] - n[15] * x[3] - n[10] * x[2] - n[5] * x[1];
-}
-
-/* x = l^-T x for the unit lower l of a factored 6 x 6 node block (rt.h
- * solve, backward). */
-static void node_backward_6(const scalar *restrict n, scalar *restrict x) {
-  x[4] = x[4] - n[34] * x[5];
-  x[3] = x[3] - n[33] * x[5] - n[27] * x[4];
-  x[2] = x[2] - n[32] * x[5] - n[26] * x[4] - n[20] * x[3];
-  x[1] = x[1] - n[31] * x[5] - n[25] * x[4] - n[19] * x[3] - n[13] * x[2];
-  x[0] = x[0] - n[30] * x[5] - n[24] * x[4] - n[18] * x[3] - n[12] * x[2] - n[6] * x[1];
-}
-
-/* xq -= L xp for a 5 x 3 block L (rt.h solve, forward). */
-static void forward_5x3(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2];
-  xq[1] -= l[3] * xp[0] + l[4] * xp[1] + l[5] * xp[2];
-  xq[2] -= l[6] * xp[0] + l[7] * xp[1] + l[8] * xp[2];
-  xq[3] -= l[9] * xp[0] + l[10] * xp[1] + l[11] * xp[2];
-  xq[4] -= l[12] * xp[0] + l[13] * xp[1] + l[14] * xp[2];
-}
-
-/* xq -= L xp for a 5 x 5 block L (rt.h solve, forward). */
-static void forward_5x5(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2] + l[3] * xp[3] + l[4] * xp[4];
-  xq[1] -= l[5] * xp[0] + l[6] * xp[1] + l[7] * xp[2] + l[8] * xp[3] + l[9] * xp[4];
-  xq[2] -= l[10] * xp[0] + l[11] * xp[1] + l[12] * xp[2] + l[13] * xp[3] + l[14] * xp[4];
-  xq[3] -= l[15] * xp[0] + l[16] * xp[1] + l[17] * xp[2] + l[18] * xp[3] + l[19] * xp[4];
-  xq[4] -= l[20] * xp[0] + l[21] * xp[1] + l[22] * xp[2] + l[23] * xp[3] + l[24] * xp[4];
-}
-
-/* xq -= L xp for a 6 x 3 block L (rt.h solve, forward). */
-static void forward_6x3(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2];
-  xq[1] -= l[3] * xp[0] + l[4] * xp[1] + l[5] * xp[2];
-  xq[2] -= l[6] * xp[0] + l[7] * xp[1] + l[8] * xp[2];
-  xq[3] -= l[9] * xp[0] + l[10] * xp[1] + l[11] * xp[2];
-  xq[4] -= l[12] * xp[0] + l[13] * xp[1] + l[14] * xp[2];
-  xq[5] -= l[15] * xp[0] + l[16] * xp[1] + l[17] * xp[2];
-}
-
-/* xq -= L xp for a 6 x 5 block L (rt.h solve, forward). */
-static void forward_6x5(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2] + l[3] * xp[3] + l[4] * xp[4];
-  xq[1] -= l[5] * xp[0] + l[6] * xp[1] + l[7] * xp[2] + l[8] * xp[3] + l[9] * xp[4];
-  xq[2] -= l[10] * xp[0] + l[11] * xp[1] + l[12] * xp[2] + l[13] * xp[3] + l[14] * xp[4];
-  xq[3] -= l[15] * xp[0] + l[16] * xp[1] + l[17] * xp[2] + l[18] * xp[3] + l[19] * xp[4];
-  xq[4] -= l[20] * xp[0] + l[21] * xp[1] + l[22] * xp[2] + l[23] * xp[3] + l[24] * xp[4];
-  xq[5] -= l[25] * xp[0] + l[26] * xp[1] + l[27] * xp[2] + l[28] * xp[3] + l[29] * xp[4];
-}
-
-/* xq -= L xp for a 6 x 6 block L (rt.h solve, forward). */
-static void forward_6x6(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2] + l[3] * xp[3] + l[4] * xp[4] + l[5] * xp[5];
-  xq[1] -= l[6] * xp[0] + l[7] * xp[1] + l[8] * xp[2] + l[9] * xp[3] + l[10] * xp[4] + l[11] * xp[5];
-  xq[2] -= l[12] * xp[0] + l[13] * xp[1] + l[14] * xp[2] + l[15] * xp[3] + l[16] * xp[4] + l[17] * xp[5];
-  xq[3] -= l[18] * xp[0] + l[19] * xp[1] + l[20] * xp[2] + l[21] * xp[3] + l[22] * xp[4] + l[23] * xp[5];
-  xq[4] -= l[24] * xp[0] + l[25] * xp[1] + l[26] * xp[2] + l[27] * xp[3] + l[28] * xp[4] + l[29] * xp[5];
-  xq[5] -= l[30] * xp[0] + l[31] * xp[1] + l[32] * xp[2] + l[33] * xp[3] + l[34] * xp[4] + l[35] * xp[5];
-}
-
-/* s = L^T xq for a 6 x 3 block L, rows from the last: the first
- * block of a pivot's backward sum, which runs over the blocks from the
- * last (rt.h solve, backward). */
-static void backward_set_6x3(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[15] * xq[5] + l[12] * xq[4] + l[9] * xq[3] + l[6] * xq[2] + l[3] * xq[1] + l[0] * xq[0];
-  s[1] = l[16] * xq[5] + l[13] * xq[4] + l[10] * xq[3] + l[7] * xq[2] + l[4] * xq[1] + l[1] * xq[0];
-  s[2] = l[17] * xq[5] + l[14] * xq[4] + l[11] * xq[3] + l[8] * xq[2] + l[5] * xq[1] + l[2] * xq[0];
-}
-
-/* s = L^T xq for a 6 x 5 block L, rows from the last: the first
- * block of a pivot's backward sum, which runs over the blocks from the
- * last (rt.h solve, backward). */
-static void backward_set_6x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[25] * xq[5] + l[20] * xq[4] + l[15] * xq[3] + l[10] * xq[2] + l[5] * xq[1] + l[0] * xq[0];
-  s[1] = l[26] * xq[5] + l[21] * xq[4] + l[16] * xq[3] + l[11] * xq[2] + l[6] * xq[1] + l[1] * xq[0];
-  s[2] = l[27] * xq[5] + l[22] * xq[4] + l[17] * xq[3] + l[12] * xq[2] + l[7] * xq[1] + l[2] * xq[0];
-  s[3] = l[28] * xq[5] + l[23] * xq[4] + l[18] * xq[3] + l[13] * xq[2] + l[8] * xq[1] + l[3] * xq[0];
-  s[4] = l[29] * xq[5] + l[24] * xq[4] + l[19] * xq[3] + l[14] * xq[2] + l[9] * xq[1] + l[4] * xq[0];
-}
-
-/* s = L^T xq for a 6 x 6 block L, rows from the last: the first
- * block of a pivot's backward sum, which runs over the blocks from the
- * last (rt.h solve, backward). */
-static void backward_set_6x6(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[30] * xq[5] + l[24] * xq[4] + l[18] * xq[3] + l[12] * xq[2] + l[6] * xq[1] + l[0] * xq[0];
-  s[1] = l[31] * xq[5] + l[25] * xq[4] + l[19] * xq[3] + l[13] * xq[2] + l[7] * xq[1] + l[1] * xq[0];
-  s[2] = l[32] * xq[5] + l[26] * xq[4] + l[20] * xq[3] + l[14] * xq[2] + l[8] * xq[1] + l[2] * xq[0];
-  s[3] = l[33] * xq[5] + l[27] * xq[4] + l[21] * xq[3] + l[15] * xq[2] + l[9] * xq[1] + l[3] * xq[0];
-  s[4] = l[34] * xq[5] + l[28] * xq[4] + l[22] * xq[3] + l[16] * xq[2] + l[10] * xq[1] + l[4] * xq[0];
-  s[5] = l[35] * xq[5] + l[29] * xq[4] + l[23] * xq[3] + l[17] * xq[2] + l[11] * xq[1] + l[5] * xq[0];
-}
-
-/* s = s + L^T xq for a 5 x 3 block L, the sum continued in order. */
-static void backward_add_5x3(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[12] * xq[4] + l[9] * xq[3] + l[6] * xq[2] + l[3] * xq[1] + l[0] * xq[0];
-  s[1] = s[1] + l[13] * xq[4] + l[10] * xq[3] + l[7] * xq[2] + l[4] * xq[1] + l[1] * xq[0];
-  s[2] = s[2] + l[14] * xq[4] + l[11] * xq[3] + l[8] * xq[2] + l[5] * xq[1] + l[2] * xq[0];
-}
-
-/* s = s + L^T xq for a 5 x 5 block L, the sum continued in order. */
-static void backward_add_5x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[20] * xq[4] + l[15] * xq[3] + l[10] * xq[2] + l[5] * xq[1] + l[0] * xq[0];
-  s[1] = s[1] + l[21] * xq[4] + l[16] * xq[3] + l[11] * xq[2] + l[6] * xq[1] + l[1] * xq[0];
-  s[2] = s[2] + l[22] * xq[4] + l[17] * xq[3] + l[12] * xq[2] + l[7] * xq[1] + l[2] * xq[0];
-  s[3] = s[3] + l[23] * xq[4] + l[18] * xq[3] + l[13] * xq[2] + l[8] * xq[1] + l[3] * xq[0];
-  s[4] = s[4] + l[24] * xq[4] + l[19] * xq[3] + l[14] * xq[2] + l[9] * xq[1] + l[4] * xq[0];
-}
-
-/* s = s + L^T xq for a 6 x 3 block L, the sum continued in order. */
-static void backward_add_6x3(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[15] * xq[5] + l[12] * xq[4] + l[9] * xq[3] + l[6] * xq[2] + l[3] * xq[1] + l[0] * xq[0];
-  s[1] = s[1] + l[16] * xq[5] + l[13] * xq[4] + l[10] * xq[3] + l[7] * xq[2] + l[4] * xq[1] + l[1] * xq[0];
-  s[2] = s[2] + l[17] * xq[5] + l[14] * xq[4] + l[11] * xq[3] + l[8] * xq[2] + l[5] * xq[1] + l[2] * xq[0];
-}
-
-/* s = s + L^T xq for a 6 x 5 block L, the sum continued in order. */
-static void backward_add_6x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[25] * xq[5] + l[20] * xq[4] + l[15] * xq[3] + l[10] * xq[2] + l[5] * xq[1] + l[0] * xq[0];
-  s[1] = s[1] + l[26] * xq[5] + l[21] * xq[4] + l[16] * xq[3] + l[11] * xq[2] + l[6] * xq[1] + l[1] * xq[0];
-  s[2] = s[2] + l[27] * xq[5] + l[22] * xq[4] + l[17] * xq[3] + l[12] * xq[2] + l[7] * xq[1] + l[2] * xq[0];
-  s[3] = s[3] + l[28] * xq[5] + l[23] * xq[4] + l[18] * xq[3] + l[13] * xq[2] + l[8] * xq[1] + l[3] * xq[0];
-  s[4] = s[4] + l[29] * xq[5] + l[24] * xq[4] + l[19] * xq[3] + l[14] * xq[2] + l[9] * xq[1] + l[4] * xq[0];
-}
-
-/* x -= s, 3 rows: the end of a pivot's backward step. */
-static void subtract_3(scalar *restrict x, const scalar *restrict s) {
-  x[0] -= s[0];
-  x[1] -= s[1];
-  x[2] -= s[2];
-}
-
-/* x -= s, 5 rows: the end of a pivot's backward step. */
-static void subtract_5(scalar *restrict x, const scalar *restrict s) {
-  x[0] -= s[0];
-  x[1] -= s[1];
-  x[2] -= s[2];
-  x[3] -= s[3];
-  x[4] -= s[4];
-}
-
-/* x -= s, 6 rows: the end of a pivot's backward step. */
-static void subtract_6(scalar *restrict x, const scalar *restrict s) {
-  x[0] -= s[0];
-  x[1] -= s[1];
-  x[2] -= s[2];
-  x[3] -= s[3];
-  x[4] -= s[4];
-  x[5] -= s[5];
-}
-
-/*---- vector kernels: one body per vector width, the same results ------------*/
-
-#if defined(LDLPGS_NO_VECTOR) || !defined(__GNUC__)
-/* plain C, one scalar at a time: LDLPGS_NO_VECTOR, or no GCC/Clang vector extensions */
-
-/* 1 row of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_3x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 1; r++) {
-    scalar y[3];
-    for (int i = 0; i < 3; i++) {
-      scalar s = e[r * 3 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 3 + q] * y[q];
-      y[i] = s;
-      et[i * 24 + r] = s;
-      e[r * 3 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* 1 row of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 1; r++) {
-    scalar y[5];
-    for (int i = 0; i < 5; i++) {
-      scalar s = e[r * 5 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
-      y[i] = s;
-      et[i * 24 + r] = s;
-      e[r * 5 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* 3 rows of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_3x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 3; r++) {
-    scalar y[3];
-    for (int i = 0; i < 3; i++) {
-      scalar s = e[r * 3 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 3 + q] * y[q];
-      y[i] = s;
-      et[i * 24 + r] = s;
-      e[r * 3 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* 4 rows of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 4; r++) {
-    scalar y[5];
-    for (int i = 0; i < 5; i++) {
-      scalar s = e[r * 5 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
-      y[i] = s;
-      et[i * 24 + r] = s;
-      e[r * 5 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* 6 rows of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 6; r++) {
-    scalar y[5];
-    for (int i = 0; i < 5; i++) {
-      scalar s = e[r * 5 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
-      y[i] = s;
-      et[i * 24 + r] = s;
-      e[r * 5 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* 6 rows of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_6x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 6; r++) {
-    scalar y[6];
-    for (int i = 0; i < 6; i++) {
-      scalar s = e[r * 6 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 6 + q] * y[q];
-      y[i] = s;
-      et[i * 24 + r] = s;
-      e[r * 6 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* 8 rows of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_3x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 8; r++) {
-    scalar y[3];
-    for (int i = 0; i < 3; i++) {
-      scalar s = e[r * 3 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 3 + q] * y[q];
-      y[i] = s;
-      et[i * 24 + r] = s;
-      e[r * 3 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* 8 rows of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 8; r++) {
-    scalar y[5];
-    for (int i = 0; i < 5; i++) {
-      scalar s = e[r * 5 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
-      y[i] = s;
-      et[i * 24 + r] = s;
-      e[r * 5 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 3 (rt.h
- * factor step 3, a diagonal block pair), one entry at a time. */
-static void reduce_tri_5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 5; r++)
-    for (int j = 0; j < r + 1; j++) {
-      scalar s = l[r * 3] * et[j];
-      for (int q = 1; q < 3; q++) s += l[r * 3 + q] * et[q * 24 + j];
-      c[r * 5 + j] -= s;
-    }
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 5 (rt.h
- * factor step 3, a diagonal block pair), one entry at a time. */
-static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 5; r++)
-    for (int j = 0; j < r + 1; j++) {
-      scalar s = l[r * 5] * et[j];
-      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 24 + j];
-      c[r * 5 + j] -= s;
-    }
-}
-
-/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 3 (rt.h
- * factor step 3, a diagonal block pair), one entry at a time. */
-static void reduce_tri_6_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 6; r++)
-    for (int j = 0; j < r + 1; j++) {
-      scalar s = l[r * 3] * et[j];
-      for (int q = 1; q < 3; q++) s += l[r * 3 + q] * et[q * 24 + j];
-      c[r * 6 + j] -= s;
-    }
-}
-
-/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 5 (rt.h
- * factor step 3, a diagonal block pair), one entry at a time. */
-static void reduce_tri_6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 6; r++)
-    for (int j = 0; j < r + 1; j++) {
-      scalar s = l[r * 5] * et[j];
-      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 24 + j];
-      c[r * 6 + j] -= s;
-    }
-}
-
-/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 6 (rt.h
- * factor step 3, a diagonal block pair), one entry at a time. */
-static void reduce_tri_6_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 6; r++)
-    for (int j = 0; j < r + 1; j++) {
-      scalar s = l[r * 6] * et[j];
-      for (int q = 1; q < 6; q++) s += l[r * 6 + q] * et[q * 24 + j];
-      c[r * 6 + j] -= s;
-    }
-}
-
-/* C -= L Y^T for a 6 x 5 block C, L 6 x 3, Y 5 x 3 (rt.h factor
- * step 3, one block pair), one entry at a time. */
-static void reduce_6x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 6; r++)
-    for (int j = 0; j < 5; j++) {
-      scalar s = l[r * 3] * et[j];
-      for (int q = 1; q < 3; q++) s += l[r * 3 + q] * et[q * 24 + j];
-      c[r * 5 + j] -= s;
-    }
-}
-
-/* C -= L Y^T for a 6 x 5 block C, L 6 x 5, Y 5 x 5 (rt.h factor
- * step 3, one block pair), one entry at a time. */
-static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 6; r++)
-    for (int j = 0; j < 5; j++) {
-      scalar s = l[r * 5] * et[j];
-      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 24 + j];
-      c[r * 5 + j] -= s;
-    }
-}
-
-/* C -= L Y^T for a 6 x 6 block C, L 6 x 3, Y 6 x 3 (rt.h factor
- * step 3, one block pair), one entry at a time. */
-static void reduce_6x6_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 6; r++)
-    for (int j = 0; j < 6; j++) {
-      scalar s = l[r * 3] * et[j];
-      for (int q = 1; q < 3; q++) s += l[r * 3 + q] * et[q * 24 + j];
-      c[r * 6 + j] -= s;
-    }
-}
-
-/* C -= L Y^T for a 6 x 6 block C, L 6 x 5, Y 6 x 5 (rt.h factor
- * step 3, one block pair), one entry at a time. */
-static void reduce_6x6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 6; r++)
-    for (int j = 0; j < 6; j++) {
-      scalar s = l[r * 5] * et[j];
-      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 24 + j];
-      c[r * 6 + j] -= s;
-    }
-}
-
-#elif defined(__AVX__)
-/* AVX: 32-byte vectors */
-
-/* One row of an edge column (rt.h factor step 2): its forward substitution
- * Y with N's l into et (Y[k] at et[k * 24]), and Y D^-1 over the row,
- * with the reciprocals rinv of N's pivots. */
-static void panel_3x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const scalar e0 = e[0];
-  const scalar e1 = e[1];
-  const scalar e2 = e[2];
-  const scalar y0 = e0;
-  const scalar y1 = e1 - n[3] * y0;
-  const scalar y2 = e2 - n[6] * y0 - n[7] * y1;
-  et[0] = y0;
-  et[24] = y1;
-  et[48] = y2;
-  const scalar z0 = y0 * rinv[0];
-  const scalar z1 = y1 * rinv[1];
-  const scalar z2 = y2 * rinv[2];
-  e[0] = z0;
-  e[1] = z1;
-  e[2] = z2;
-}
-
-/* One row of an edge column (rt.h factor step 2): its forward substitution
- * Y with N's l into et (Y[k] at et[k * 24]), and Y D^-1 over the row,
- * with the reciprocals rinv of N's pivots. */
-static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const scalar e0 = e[0];
-  const scalar e1 = e[1];
-  const scalar e2 = e[2];
-  const scalar e3 = e[3];
-  const scalar e4 = e[4];
-  const scalar y0 = e0;
-  const scalar y1 = e1 - n[5] * y0;
-  const scalar y2 = e2 - n[10] * y0 - n[11] * y1;
-  const scalar y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const scalar y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  et[0] = y0;
-  et[24] = y1;
-  et[48] = y2;
-  et[72] = y3;
-  et[96] = y4;
-  const scalar z0 = y0 * rinv[0];
-  const scalar z1 = y1 * rinv[1];
-  const scalar z2 = y2 * rinv[2];
-  const scalar z3 = y3 * rinv[3];
-  const scalar z4 = y4 * rinv[4];
-  e[0] = z0;
-  e[1] = z1;
-  e[2] = z2;
-  e[3] = z3;
-  e[4] = z4;
-}
-
-/* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_3x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0 = {e[0], e[3], e[6], 0};
-  const v4 e1 = {e[1], e[4], e[7], 0};
-  const v4 e2 = {e[2], e[5], e[8], 0};
-  const v4 y0 = e0;
-  const v4 y1 = e1 - n[3] * y0;
-  const v4 y2 = e2 - n[6] * y0 - n[7] * y1;
-  *(v4 *)(et + 0) = y0;
-  *(v4 *)(et + 24) = y1;
-  *(v4 *)(et + 48) = y2;
-  const v4 z0 = y0 * rinv[0];
-  const v4 z1 = y1 * rinv[1];
-  const v4 z2 = y2 * rinv[2];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z0[1];
-  e[4] = z1[1];
-  e[5] = z2[1];
-  e[6] = z0[2];
-  e[7] = z1[2];
-  e[8] = z2[2];
-}
-
-/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0 = {e[0], e[5], e[10], e[15]};
-  const v4 e1 = {e[1], e[6], e[11], e[16]};
-  const v4 e2 = {e[2], e[7], e[12], e[17]};
-  const v4 e3 = {e[3], e[8], e[13], e[18]};
-  const v4 e4 = {e[4], e[9], e[14], e[19]};
-  const v4 y0 = e0;
-  const v4 y1 = e1 - n[5] * y0;
-  const v4 y2 = e2 - n[10] * y0 - n[11] * y1;
-  const v4 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const v4 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  *(v4 *)(et + 0) = y0;
-  *(v4 *)(et + 24) = y1;
-  *(v4 *)(et + 48) = y2;
-  *(v4 *)(et + 72) = y3;
-  *(v4 *)(et + 96) = y4;
-  const v4 z0 = y0 * rinv[0];
-  const v4 z1 = y1 * rinv[1];
-  const v4 z2 = y2 * rinv[2];
-  const v4 z3 = y3 * rinv[3];
-  const v4 z4 = y4 * rinv[4];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z3[0];
-  e[4] = z4[0];
-  e[5] = z0[1];
-  e[6] = z1[1];
-  e[7] = z2[1];
-  e[8] = z3[1];
-  e[9] = z4[1];
-  e[10] = z0[2];
-  e[11] = z1[2];
-  e[12] = z2[2];
-  e[13] = z3[2];
-  e[14] = z4[2];
-  e[15] = z0[3];
-  e[16] = z1[3];
-  e[17] = z2[3];
-  e[18] = z3[3];
-  e[19] = z4[3];
-}
-
-/* 6 rows of an edge column (rt.h factor step 2), one vector lane per row, 2 lanes idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v8 e0 = {e[0], e[5], e[10], e[15], e[20], e[25], 0, 0};
-  const v8 e1 = {e[1], e[6], e[11], e[16], e[21], e[26], 0, 0};
-  const v8 e2 = {e[2], e[7], e[12], e[17], e[22], e[27], 0, 0};
-  const v8 e3 = {e[3], e[8], e[13], e[18], e[23], e[28], 0, 0};
-  const v8 e4 = {e[4], e[9], e[14], e[19], e[24], e[29], 0, 0};
-  const v8 y0 = e0;
-  const v8 y1 = e1 - n[5] * y0;
-  const v8 y2 = e2 - n[10] * y0 - n[11] * y1;
-  const v8 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const v8 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  *(v8 *)(et + 0) = y0;
-  *(v8 *)(et + 24) = y1;
-  *(v8 *)(et + 48) = y2;
-  *(v8 *)(et + 72) = y3;
-  *(v8 *)(et + 96) = y4;
-  const v8 z0 = y0 * rinv[0];
-  const v8 z1 = y1 * rinv[1];
-  const v8 z2 = y2 * rinv[2];
-  const v8 z3 = y3 * rinv[3];
-  const v8 z4 = y4 * rinv[4];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z3[0];
-  e[4] = z4[0];
-  e[5] = z0[1];
-  e[6] = z1[1];
-  e[7] = z2[1];
-  e[8] = z3[1];
-  e[9] = z4[1];
-  e[10] = z0[2];
-  e[11] = z1[2];
-  e[12] = z2[2];
-  e[13] = z3[2];
-  e[14] = z4[2];
-  e[15] = z0[3];
-  e[16] = z1[3];
-  e[17] = z2[3];
-  e[18] = z3[3];
-  e[19] = z4[3];
-  e[20] = z0[4];
-  e[21] = z1[4];
-  e[22] = z2[4];
-  e[23] = z3[4];
-  e[24] = z4[4];
-  e[25] = z0[5];
-  e[26] = z1[5];
-  e[27] = z2[5];
-  e[28] = z3[5];
-  e[29] = z4[5];
-}
-
-/* 6 rows of an edge column (rt.h factor step 2), one vector lane per row, 2 lanes idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_6x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v8 e0 = {e[0], e[6], e[12], e[18], e[24], e[30], 0, 0};
-  const v8 e1 = {e[1], e[7], e[13], e[19], e[25], e[31], 0, 0};
-  const v8 e2 = {e[2], e[8], e[14], e[20], e[26], e[32], 0, 0};
-  const v8 e3 = {e[3], e[9], e[15], e[21], e[27], e[33], 0, 0};
-  const v8 e4 = {e[4], e[10], e[16], e[22], e[28], e[34], 0, 0};
-  const v8 e5 = {e[5], e[11], e[17], e[23], e[29], e[35], 0, 0};
-  const v8 y0 = e0;
-  const v8 y1 = e1 - n[6] * y0;
-  const v8 y2 = e2 - n[12] * y0 - n[13] * y1;
-  const v8 y3 = e3 - n[18] * y0 - n[19] * y1 - n[20] * y2;
-  const v8 y4 = e4 - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
-  const v8 y5 = e5 - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
-  *(v8 *)(et + 0) = y0;
-  *(v8 *)(et + 24) = y1;
-  *(v8 *)(et + 48) = y2;
-  *(v8 *)(et + 72) = y3;
-  *(v8 *)(et + 96) = y4;
-  *(v8 *)(et + 120) = y5;
-  const v8 z0 = y0 * rinv[0];
-  const v8 z1 = y1 * rinv[1];
-  const v8 z2 = y2 * rinv[2];
-  const v8 z3 = y3 * rinv[3];
-  const v8 z4 = y4 * rinv[4];
-  const v8 z5 = y5 * rinv[5];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z3[0];
-  e[4] = z4[0];
-  e[5] = z5[0];
-  e[6] = z0[1];
-  e[7] = z1[1];
-  e[8] = z2[1];
-  e[9] = z3[1];
-  e[10] = z4[1];
-  e[11] = z5[1];
-  e[12] = z0[2];
-  e[13] = z1[2];
-  e[14] = z2[2];
-  e[15] = z3[2];
-  e[16] = z4[2];
-  e[17] = z5[2];
-  e[18] = z0[3];
-  e[19] = z1[3];
-  e[20] = z2[3];
-  e[21] = z3[3];
-  e[22] = z4[3];
-  e[23] = z5[3];
-  e[24] = z0[4];
-  e[25] = z1[4];
-  e[26] = z2[4];
-  e[27] = z3[4];
-  e[28] = z4[4];
-  e[29] = z5[4];
-  e[30] = z0[5];
-  e[31] = z1[5];
-  e[32] = z2[5];
-  e[33] = z3[5];
-  e[34] = z4[5];
-  e[35] = z5[5];
-}
-
-/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_3x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v8 e0 = {e[0], e[3], e[6], e[9], e[12], e[15], e[18], e[21]};
-  const v8 e1 = {e[1], e[4], e[7], e[10], e[13], e[16], e[19], e[22]};
-  const v8 e2 = {e[2], e[5], e[8], e[11], e[14], e[17], e[20], e[23]};
-  const v8 y0 = e0;
-  const v8 y1 = e1 - n[3] * y0;
-  const v8 y2 = e2 - n[6] * y0 - n[7] * y1;
-  *(v8 *)(et + 0) = y0;
-  *(v8 *)(et + 24) = y1;
-  *(v8 *)(et + 48) = y2;
-  const v8 z0 = y0 * rinv[0];
-  const v8 z1 = y1 * rinv[1];
-  const v8 z2 = y2 * rinv[2];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z0[1];
-  e[4] = z1[1];
-  e[5] = z2[1];
-  e[6] = z0[2];
-  e[7] = z1[2];
-  e[8] = z2[2];
-  e[9] = z0[3];
-  e[10] = z1[3];
-  e[11] = z2[3];
-  e[12] = z0[4];
-  e[13] = z1[4];
-  e[14] = z2[4];
-  e[15] = z0[5];
-  e[16] = z1[5];
-  e[17] = z2[5];
-  e[18] = z0[6];
-  e[19] = z1[6];
-  e[20] = z2[6];
-  e[21] = z0[7];
-  e[22] = z1[7];
-  e[23] = z2[7];
-}
-
-/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v8 e0 = {e[0], e[5], e[10], e[15], e[20], e[25], e[30], e[35]};
-  const v8 e1 = {e[1], e[6], e[11], e[16], e[21], e[26], e[31], e[36]};
-  const v8 e2 = {e[2], e[7], e[12], e[17], e[22], e[27], e[32], e[37]};
-  const v8 e3 = {e[3], e[8], e[13], e[18], e[23], e[28], e[33], e[38]};
-  const v8 e4 = {e[4], e[9], e[14], e[19], e[24], e[29], e[34], e[39]};
-  const v8 y0 = e0;
-  const v8 y1 = e1 - n[5] * y0;
-  const v8 y2 = e2 - n[10] * y0 - n[11] * y1;
-  const v8 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const v8 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  *(v8 *)(et + 0) = y0;
-  *(v8 *)(et + 24) = y1;
-  *(v8 *)(et + 48) = y2;
-  *(v8 *)(et + 72) = y3;
-  *(v8 *)(et + 96) = y4;
-  const v8 z0 = y0 * rinv[0];
-  const v8 z1 = y1 * rinv[1];
-  const v8 z2 = y2 * rinv[2];
-  const v8 z3 = y3 * rinv[3];
-  const v8 z4 = y4 * rinv[4];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z3[0];
-  e[4] = z4[0];
-  e[5] = z0[1];
-  e[6] = z1[1];
-  e[7] = z2[1];
-  e[8] = z3[1];
-  e[9] = z4[1];
-  e[10] = z0[2];
-  e[11] = z1[2];
-  e[12] = z2[2];
-  e[13] = z3[2];
-  e[14] = z4[2];
-  e[15] = z0[3];
-  e[16] = z1[3];
-  e[17] = z2[3];
-  e[18] = z3[3];
-  e[19] = z4[3];
-  e[20] = z0[4];
-  e[21] = z1[4];
-  e[22] = z2[4];
-  e[23] = z3[4];
-  e[24] = z4[4];
-  e[25] = z0[5];
-  e[26] = z1[5];
-  e[27] = z2[5];
-  e[28] = z3[5];
-  e[29] = z4[5];
-  e[30] = z0[6];
-  e[31] = z1[6];
-  e[32] = z2[6];
-  e[33] = z3[6];
-  e[34] = z4[6];
-  e[35] = z0[7];
-  e[36] = z1[7];
-  e[37] = z2[7];
-  e[38] = z3[7];
-  e[39] = z4[7];
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 3 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
-  *(v2 *)(c + 5) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
-  *(v2 *)(c + 10) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
-  c[12] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
-  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
-  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
-  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 5 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
-  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
-  *(v2 *)(c + 10) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
-  c[12] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
-}
-
-/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 3 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_6_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
-  *(v2 *)(c + 6) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
-  *(v2 *)(c + 12) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
-  c[14] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
-  *(v4 *)(c + 18) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
-  *(v4 *)(c + 24) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
-  c[28] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
-  *(v4 *)(c + 30) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
-  *(v2 *)(c + 34) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 28) + l[17] * *(const v2 *)(et + 52);
-}
-
-/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 5 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
-  *(v2 *)(c + 6) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
-  *(v2 *)(c + 12) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
-  c[14] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
-  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  c[28] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
-  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 28) + l[27] * *(const v2 *)(et + 52) + l[28] * *(const v2 *)(et + 76) + l[29] * *(const v2 *)(et + 100);
-}
-
-/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 6 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_6_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96] + l[5] * et[120];
-  *(v2 *)(c + 6) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 96) + l[11] * *(const v2 *)(et + 120);
-  *(v2 *)(c + 12) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48) + l[15] * *(const v2 *)(et + 72) + l[16] * *(const v2 *)(et + 96) + l[17] * *(const v2 *)(et + 120);
-  c[14] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50] + l[15] * et[74] + l[16] * et[98] + l[17] * et[122];
-  *(v4 *)(c + 18) -= l[18] * *(const v4 *)(et + 0) + l[19] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 120);
-  *(v4 *)(c + 24) -= l[24] * *(const v4 *)(et + 0) + l[25] * *(const v4 *)(et + 24) + l[26] * *(const v4 *)(et + 48) + l[27] * *(const v4 *)(et + 72) + l[28] * *(const v4 *)(et + 96) + l[29] * *(const v4 *)(et + 120);
-  c[28] -= l[24] * et[4] + l[25] * et[28] + l[26] * et[52] + l[27] * et[76] + l[28] * et[100] + l[29] * et[124];
-  *(v4 *)(c + 30) -= l[30] * *(const v4 *)(et + 0) + l[31] * *(const v4 *)(et + 24) + l[32] * *(const v4 *)(et + 48) + l[33] * *(const v4 *)(et + 72) + l[34] * *(const v4 *)(et + 96) + l[35] * *(const v4 *)(et + 120);
-  *(v2 *)(c + 34) -= l[30] * *(const v2 *)(et + 4) + l[31] * *(const v2 *)(et + 28) + l[32] * *(const v2 *)(et + 52) + l[33] * *(const v2 *)(et + 76) + l[34] * *(const v2 *)(et + 100) + l[35] * *(const v2 *)(et + 124);
-}
-
-/* C -= L Y^T for a 6 x 5 block C, L 6 x 3, Y 5 x 3 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_6x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48);
-  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52];
-  *(v4 *)(c + 5) -= l[3] * *(const v4 *)(et + 0) + l[4] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 48);
-  c[9] -= l[3] * et[4] + l[4] * et[28] + l[5] * et[52];
-  *(v4 *)(c + 10) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48);
-  c[14] -= l[6] * et[4] + l[7] * et[28] + l[8] * et[52];
-  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
-  c[19] -= l[9] * et[4] + l[10] * et[28] + l[11] * et[52];
-  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
-  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
-  *(v4 *)(c + 25) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
-  c[29] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52];
-}
-
-/* C -= L Y^T for a 6 x 5 block C, L 6 x 5, Y 5 x 5 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
-  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100];
-  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
-  c[9] -= l[5] * et[4] + l[6] * et[28] + l[7] * et[52] + l[8] * et[76] + l[9] * et[100];
-  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
-  c[14] -= l[10] * et[4] + l[11] * et[28] + l[12] * et[52] + l[13] * et[76] + l[14] * et[100];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  c[19] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52] + l[18] * et[76] + l[19] * et[100];
-  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
-  *(v4 *)(c + 25) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
-  c[29] -= l[25] * et[4] + l[26] * et[28] + l[27] * et[52] + l[28] * et[76] + l[29] * et[100];
-}
-
-/* C -= L Y^T for a 6 x 6 block C, L 6 x 3, Y 6 x 3 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_6x6_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48);
-  *(v2 *)(c + 4) -= l[0] * *(const v2 *)(et + 4) + l[1] * *(const v2 *)(et + 28) + l[2] * *(const v2 *)(et + 52);
-  *(v4 *)(c + 6) -= l[3] * *(const v4 *)(et + 0) + l[4] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 48);
-  *(v2 *)(c + 10) -= l[3] * *(const v2 *)(et + 4) + l[4] * *(const v2 *)(et + 28) + l[5] * *(const v2 *)(et + 52);
-  *(v4 *)(c + 12) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48);
-  *(v2 *)(c + 16) -= l[6] * *(const v2 *)(et + 4) + l[7] * *(const v2 *)(et + 28) + l[8] * *(const v2 *)(et + 52);
-  *(v4 *)(c + 18) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
-  *(v2 *)(c + 22) -= l[9] * *(const v2 *)(et + 4) + l[10] * *(const v2 *)(et + 28) + l[11] * *(const v2 *)(et + 52);
-  *(v4 *)(c + 24) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
-  *(v2 *)(c + 28) -= l[12] * *(const v2 *)(et + 4) + l[13] * *(const v2 *)(et + 28) + l[14] * *(const v2 *)(et + 52);
-  *(v4 *)(c + 30) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
-  *(v2 *)(c + 34) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 28) + l[17] * *(const v2 *)(et + 52);
-}
-
-/* C -= L Y^T for a 6 x 6 block C, L 6 x 5, Y 6 x 5 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_6x6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 4) -= l[0] * *(const v2 *)(et + 4) + l[1] * *(const v2 *)(et + 28) + l[2] * *(const v2 *)(et + 52) + l[3] * *(const v2 *)(et + 76) + l[4] * *(const v2 *)(et + 100);
-  *(v4 *)(c + 6) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 10) -= l[5] * *(const v2 *)(et + 4) + l[6] * *(const v2 *)(et + 28) + l[7] * *(const v2 *)(et + 52) + l[8] * *(const v2 *)(et + 76) + l[9] * *(const v2 *)(et + 100);
-  *(v4 *)(c + 12) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 16) -= l[10] * *(const v2 *)(et + 4) + l[11] * *(const v2 *)(et + 28) + l[12] * *(const v2 *)(et + 52) + l[13] * *(const v2 *)(et + 76) + l[14] * *(const v2 *)(et + 100);
-  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 22) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 28) + l[17] * *(const v2 *)(et + 52) + l[18] * *(const v2 *)(et + 76) + l[19] * *(const v2 *)(et + 100);
-  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 28) -= l[20] * *(const v2 *)(et + 4) + l[21] * *(const v2 *)(et + 28) + l[22] * *(const v2 *)(et + 52) + l[23] * *(const v2 *)(et + 76) + l[24] * *(const v2 *)(et + 100);
-  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 28) + l[27] * *(const v2 *)(et + 52) + l[28] * *(const v2 *)(et + 76) + l[29] * *(const v2 *)(et + 100);
-}
-
-#else
-/* 16-byte vectors (SSE2, the x86-64 baseline; NEON) */
-
-/* One row of an edge column (rt.h factor step 2): its forward substitution
- * Y with N's l into et (Y[k] at et[k * 24]), and Y D^-1 over the row,
- * with the reciprocals rinv of N's pivots. */
-static void panel_3x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const scalar e0 = e[0];
-  const scalar e1 = e[1];
-  const scalar e2 = e[2];
-  const scalar y0 = e0;
-  const scalar y1 = e1 - n[3] * y0;
-  const scalar y2 = e2 - n[6] * y0 - n[7] * y1;
-  et[0] = y0;
-  et[24] = y1;
-  et[48] = y2;
-  const scalar z0 = y0 * rinv[0];
-  const scalar z1 = y1 * rinv[1];
-  const scalar z2 = y2 * rinv[2];
-  e[0] = z0;
-  e[1] = z1;
-  e[2] = z2;
-}
-
-/* One row of an edge column (rt.h factor step 2): its forward substitution
- * Y with N's l into et (Y[k] at et[k * 24]), and Y D^-1 over the row,
- * with the reciprocals rinv of N's pivots. */
-static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const scalar e0 = e[0];
-  const scalar e1 = e[1];
-  const scalar e2 = e[2];
-  const scalar e3 = e[3];
-  const scalar e4 = e[4];
-  const scalar y0 = e0;
-  const scalar y1 = e1 - n[5] * y0;
-  const scalar y2 = e2 - n[10] * y0 - n[11] * y1;
-  const scalar y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const scalar y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  et[0] = y0;
-  et[24] = y1;
-  et[48] = y2;
-  et[72] = y3;
-  et[96] = y4;
-  const scalar z0 = y0 * rinv[0];
-  const scalar z1 = y1 * rinv[1];
-  const scalar z2 = y2 * rinv[2];
-  const scalar z3 = y3 * rinv[3];
-  const scalar z4 = y4 * rinv[4];
-  e[0] = z0;
-  e[1] = z1;
-  e[2] = z2;
-  e[3] = z3;
-  e[4] = z4;
-}
-
-/* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_3x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0 = {e[0], e[3], e[6], 0};
-  const v4 e1 = {e[1], e[4], e[7], 0};
-  const v4 e2 = {e[2], e[5], e[8], 0};
-  const v4 y0 = e0;
-  const v4 y1 = e1 - n[3] * y0;
-  const v4 y2 = e2 - n[6] * y0 - n[7] * y1;
-  *(v4 *)(et + 0) = y0;
-  *(v4 *)(et + 24) = y1;
-  *(v4 *)(et + 48) = y2;
-  const v4 z0 = y0 * rinv[0];
-  const v4 z1 = y1 * rinv[1];
-  const v4 z2 = y2 * rinv[2];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z0[1];
-  e[4] = z1[1];
-  e[5] = z2[1];
-  e[6] = z0[2];
-  e[7] = z1[2];
-  e[8] = z2[2];
-}
-
-/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0 = {e[0], e[5], e[10], e[15]};
-  const v4 e1 = {e[1], e[6], e[11], e[16]};
-  const v4 e2 = {e[2], e[7], e[12], e[17]};
-  const v4 e3 = {e[3], e[8], e[13], e[18]};
-  const v4 e4 = {e[4], e[9], e[14], e[19]};
-  const v4 y0 = e0;
-  const v4 y1 = e1 - n[5] * y0;
-  const v4 y2 = e2 - n[10] * y0 - n[11] * y1;
-  const v4 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const v4 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  *(v4 *)(et + 0) = y0;
-  *(v4 *)(et + 24) = y1;
-  *(v4 *)(et + 48) = y2;
-  *(v4 *)(et + 72) = y3;
-  *(v4 *)(et + 96) = y4;
-  const v4 z0 = y0 * rinv[0];
-  const v4 z1 = y1 * rinv[1];
-  const v4 z2 = y2 * rinv[2];
-  const v4 z3 = y3 * rinv[3];
-  const v4 z4 = y4 * rinv[4];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z3[0];
-  e[4] = z4[0];
-  e[5] = z0[1];
-  e[6] = z1[1];
-  e[7] = z2[1];
-  e[8] = z3[1];
-  e[9] = z4[1];
-  e[10] = z0[2];
-  e[11] = z1[2];
-  e[12] = z2[2];
-  e[13] = z3[2];
-  e[14] = z4[2];
-  e[15] = z0[3];
-  e[16] = z1[3];
-  e[17] = z2[3];
-  e[18] = z3[3];
-  e[19] = z4[3];
-}
-
-/* 6 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 2 lanes idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0_0 = {e[0], e[5], e[10], e[15]};
-  const v4 e0_1 = {e[20], e[25], 0, 0};
-  const v4 e1_0 = {e[1], e[6], e[11], e[16]};
-  const v4 e1_1 = {e[21], e[26], 0, 0};
-  const v4 e2_0 = {e[2], e[7], e[12], e[17]};
-  const v4 e2_1 = {e[22], e[27], 0, 0};
-  const v4 e3_0 = {e[3], e[8], e[13], e[18]};
-  const v4 e3_1 = {e[23], e[28], 0, 0};
-  const v4 e4_0 = {e[4], e[9], e[14], e[19]};
-  const v4 e4_1 = {e[24], e[29], 0, 0};
-  const v4 y0_0 = e0_0;
-  const v4 y0_1 = e0_1;
-  const v4 y1_0 = e1_0 - n[5] * y0_0;
-  const v4 y1_1 = e1_1 - n[5] * y0_1;
-  const v4 y2_0 = e2_0 - n[10] * y0_0 - n[11] * y1_0;
-  const v4 y2_1 = e2_1 - n[10] * y0_1 - n[11] * y1_1;
-  const v4 y3_0 = e3_0 - n[15] * y0_0 - n[16] * y1_0 - n[17] * y2_0;
-  const v4 y3_1 = e3_1 - n[15] * y0_1 - n[16] * y1_1 - n[17] * y2_1;
-  const v4 y4_0 = e4_0 - n[20] * y0_0 - n[21] * y1_0 - n[22] * y2_0 - n[23] * y3_0;
-  const v4 y4_1 = e4_1 - n[20] * y0_1 - n[21] * y1_1 - n[22] * y2_1 - n[23] * y3_1;
-  *(v4 *)(et + 0) = y0_0;
-  *(v4 *)(et + 4) = y0_1;
-  *(v4 *)(et + 24) = y1_0;
-  *(v4 *)(et + 28) = y1_1;
-  *(v4 *)(et + 48) = y2_0;
-  *(v4 *)(et + 52) = y2_1;
-  *(v4 *)(et + 72) = y3_0;
-  *(v4 *)(et + 76) = y3_1;
-  *(v4 *)(et + 96) = y4_0;
-  *(v4 *)(et + 100) = y4_1;
-  const v4 z0_0 = y0_0 * rinv[0];
-  const v4 z0_1 = y0_1 * rinv[0];
-  const v4 z1_0 = y1_0 * rinv[1];
-  const v4 z1_1 = y1_1 * rinv[1];
-  const v4 z2_0 = y2_0 * rinv[2];
-  const v4 z2_1 = y2_1 * rinv[2];
-  const v4 z3_0 = y3_0 * rinv[3];
-  const v4 z3_1 = y3_1 * rinv[3];
-  const v4 z4_0 = y4_0 * rinv[4];
-  const v4 z4_1 = y4_1 * rinv[4];
-  e[0] = z0_0[0];
-  e[1] = z1_0[0];
-  e[2] = z2_0[0];
-  e[3] = z3_0[0];
-  e[4] = z4_0[0];
-  e[5] = z0_0[1];
-  e[6] = z1_0[1];
-  e[7] = z2_0[1];
-  e[8] = z3_0[1];
-  e[9] = z4_0[1];
-  e[10] = z0_0[2];
-  e[11] = z1_0[2];
-  e[12] = z2_0[2];
-  e[13] = z3_0[2];
-  e[14] = z4_0[2];
-  e[15] = z0_0[3];
-  e[16] = z1_0[3];
-  e[17] = z2_0[3];
-  e[18] = z3_0[3];
-  e[19] = z4_0[3];
-  e[20] = z0_1[0];
-  e[21] = z1_1[0];
-  e[22] = z2_1[0];
-  e[23] = z3_1[0];
-  e[24] = z4_1[0];
-  e[25] = z0_1[1];
-  e[26] = z1_1[1];
-  e[27] = z2_1[1];
-  e[28] = z3_1[1];
-  e[29] = z4_1[1];
-}
-
-/* 6 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 2 lanes idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_6x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0_0 = {e[0], e[6], e[12], e[18]};
-  const v4 e0_1 = {e[24], e[30], 0, 0};
-  const v4 e1_0 = {e[1], e[7], e[13], e[19]};
-  const v4 e1_1 = {e[25], e[31], 0, 0};
-  const v4 e2_0 = {e[2], e[8], e[14], e[20]};
-  const v4 e2_1 = {e[26], e[32], 0, 0};
-  const v4 e3_0 = {e[3], e[9], e[15], e[21]};
-  const v4 e3_1 = {e[27], e[33], 0, 0};
-  const v4 e4_0 = {e[4], e[10], e[16], e[22]};
-  const v4 e4_1 = {e[28], e[34], 0, 0};
-  const v4 e5_0 = {e[5], e[11], e[17], e[23]};
-  const v4 e5_1 = {e[29], e[35], 0, 0};
-  const v4 y0_0 = e0_0;
-  const v4 y0_1 = e0_1;
-  const v4 y1_0 = e1_0 - n[6] * y0_0;
-  const v4 y1_1 = e1_1 - n[6] * y0_1;
-  const v4 y2_0 = e2_0 - n[12] * y0_0 - n[13] * y1_0;
-  const v4 y2_1 = e2_1 - n[12] * y0_1 - n[13] * y1_1;
-  const v4 y3_0 = e3_0 - n[18] * y0_0 - n[19] * y1_0 - n[20] * y2_0;
-  const v4 y3_1 = e3_1 - n[18] * y0_1 - n[19] * y1_1 - n[20] * y2_1;
-  const v4 y4_0 = e4_0 - n[24] * y0_0 - n[25] * y1_0 - n[26] * y2_0 - n[27] * y3_0;
-  const v4 y4_1 = e4_1 - n[24] * y0_1 - n[25] * y1_1 - n[26] * y2_1 - n[27] * y3_1;
-  const v4 y5_0 = e5_0 - n[30] * y0_0 - n[31] * y1_0 - n[32] * y2_0 - n[33] * y3_0 - n[34] * y4_0;
-  const v4 y5_1 = e5_1 - n[30] * y0_1 - n[31] * y1_1 - n[32] * y2_1 - n[33] * y3_1 - n[34] * y4_1;
-  *(v4 *)(et + 0) = y0_0;
-  *(v4 *)(et + 4) = y0_1;
-  *(v4 *)(et + 24) = y1_0;
-  *(v4 *)(et + 28) = y1_1;
-  *(v4 *)(et + 48) = y2_0;
-  *(v4 *)(et + 52) = y2_1;
-  *(v4 *)(et + 72) = y3_0;
-  *(v4 *)(et + 76) = y3_1;
-  *(v4 *)(et + 96) = y4_0;
-  *(v4 *)(et + 100) = y4_1;
-  *(v4 *)(et + 120) = y5_0;
-  *(v4 *)(et + 124) = y5_1;
-  const v4 z0_0 = y0_0 * rinv[0];
-  const v4 z0_1 = y0_1 * rinv[0];
-  const v4 z1_0 = y1_0 * rinv[1];
-  const v4 z1_1 = y1_1 * rinv[1];
-  const v4 z2_0 = y2_0 * rinv[2];
-  const v4 z2_1 = y2_1 * rinv[2];
-  const v4 z3_0 = y3_0 * rinv[3];
-  const v4 z3_1 = y3_1 * rinv[3];
-  const v4 z4_0 = y4_0 * rinv[4];
-  const v4 z4_1 = y4_1 * rinv[4];
-  const v4 z5_0 = y5_0 * rinv[5];
-  const v4 z5_1 = y5_1 * rinv[5];
-  e[0] = z0_0[0];
-  e[1] = z1_0[0];
-  e[2] = z2_0[0];
-  e[3] = z3_0[0];
-  e[4] = z4_0[0];
-  e[5] = z5_0[0];
-  e[6] = z0_0[1];
-  e[7] = z1_0[1];
-  e[8] = z2_0[1];
-  e[9] = z3_0[1];
-  e[10] = z4_0[1];
-  e[11] = z5_0[1];
-  e[12] = z0_0[2];
-  e[13] = z1_0[2];
-  e[14] = z2_0[2];
-  e[15] = z3_0[2];
-  e[16] = z4_0[2];
-  e[17] = z5_0[2];
-  e[18] = z0_0[3];
-  e[19] = z1_0[3];
-  e[20] = z2_0[3];
-  e[21] = z3_0[3];
-  e[22] = z4_0[3];
-  e[23] = z5_0[3];
-  e[24] = z0_1[0];
-  e[25] = z1_1[0];
-  e[26] = z2_1[0];
-  e[27] = z3_1[0];
-  e[28] = z4_1[0];
-  e[29] = z5_1[0];
-  e[30] = z0_1[1];
-  e[31] = z1_1[1];
-  e[32] = z2_1[1];
-  e[33] = z3_1[1];
-  e[34] = z4_1[1];
-  e[35] = z5_1[1];
-}
-
-/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4):
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_3x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0_0 = {e[0], e[3], e[6], e[9]};
-  const v4 e0_1 = {e[12], e[15], e[18], e[21]};
-  const v4 e1_0 = {e[1], e[4], e[7], e[10]};
-  const v4 e1_1 = {e[13], e[16], e[19], e[22]};
-  const v4 e2_0 = {e[2], e[5], e[8], e[11]};
-  const v4 e2_1 = {e[14], e[17], e[20], e[23]};
-  const v4 y0_0 = e0_0;
-  const v4 y0_1 = e0_1;
-  const v4 y1_0 = e1_0 - n[3] * y0_0;
-  const v4 y1_1 = e1_1 - n[3] * y0_1;
-  const v4 y2_0 = e2_0 - n[6] * y0_0 - n[7] * y1_0;
-  const v4 y2_1 = e2_1 - n[6] * y0_1 - n[7] * y1_1;
-  *(v4 *)(et + 0) = y0_0;
-  *(v4 *)(et + 4) = y0_1;
-  *(v4 *)(et + 24) = y1_0;
-  *(v4 *)(et + 28) = y1_1;
-  *(v4 *)(et + 48) = y2_0;
-  *(v4 *)(et + 52) = y2_1;
-  const v4 z0_0 = y0_0 * rinv[0];
-  const v4 z0_1 = y0_1 * rinv[0];
-  const v4 z1_0 = y1_0 * rinv[1];
-  const v4 z1_1 = y1_1 * rinv[1];
-  const v4 z2_0 = y2_0 * rinv[2];
-  const v4 z2_1 = y2_1 * rinv[2];
-  e[0] = z0_0[0];
-  e[1] = z1_0[0];
-  e[2] = z2_0[0];
-  e[3] = z0_0[1];
-  e[4] = z1_0[1];
-  e[5] = z2_0[1];
-  e[6] = z0_0[2];
-  e[7] = z1_0[2];
-  e[8] = z2_0[2];
-  e[9] = z0_0[3];
-  e[10] = z1_0[3];
-  e[11] = z2_0[3];
-  e[12] = z0_1[0];
-  e[13] = z1_1[0];
-  e[14] = z2_1[0];
-  e[15] = z0_1[1];
-  e[16] = z1_1[1];
-  e[17] = z2_1[1];
-  e[18] = z0_1[2];
-  e[19] = z1_1[2];
-  e[20] = z2_1[2];
-  e[21] = z0_1[3];
-  e[22] = z1_1[3];
-  e[23] = z2_1[3];
-}
-
-/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4):
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0_0 = {e[0], e[5], e[10], e[15]};
-  const v4 e0_1 = {e[20], e[25], e[30], e[35]};
-  const v4 e1_0 = {e[1], e[6], e[11], e[16]};
-  const v4 e1_1 = {e[21], e[26], e[31], e[36]};
-  const v4 e2_0 = {e[2], e[7], e[12], e[17]};
-  const v4 e2_1 = {e[22], e[27], e[32], e[37]};
-  const v4 e3_0 = {e[3], e[8], e[13], e[18]};
-  const v4 e3_1 = {e[23], e[28], e[33], e[38]};
-  const v4 e4_0 = {e[4], e[9], e[14], e[19]};
-  const v4 e4_1 = {e[24], e[29], e[34], e[39]};
-  const v4 y0_0 = e0_0;
-  const v4 y0_1 = e0_1;
-  const v4 y1_0 = e1_0 - n[5] * y0_0;
-  const v4 y1_1 = e1_1 - n[5] * y0_1;
-  const v4 y2_0 = e2_0 - n[10] * y0_0 - n[11] * y1_0;
-  const v4 y2_1 = e2_1 - n[10] * y0_1 - n[11] * y1_1;
-  const v4 y3_0 = e3_0 - n[15] * y0_0 - n[16] * y1_0 - n[17] * y2_0;
-  const v4 y3_1 = e3_1 - n[15] * y0_1 - n[16] * y1_1 - n[17] * y2_1;
-  const v4 y4_0 = e4_0 - n[20] * y0_0 - n[21] * y1_0 - n[22] * y2_0 - n[23] * y3_0;
-  const v4 y4_1 = e4_1 - n[20] * y0_1 - n[21] * y1_1 - n[22] * y2_1 - n[23] * y3_1;
-  *(v4 *)(et + 0) = y0_0;
-  *(v4 *)(et + 4) = y0_1;
-  *(v4 *)(et + 24) = y1_0;
-  *(v4 *)(et + 28) = y1_1;
-  *(v4 *)(et + 48) = y2_0;
-  *(v4 *)(et + 52) = y2_1;
-  *(v4 *)(et + 72) = y3_0;
-  *(v4 *)(et + 76) = y3_1;
-  *(v4 *)(et + 96) = y4_0;
-  *(v4 *)(et + 100) = y4_1;
-  const v4 z0_0 = y0_0 * rinv[0];
-  const v4 z0_1 = y0_1 * rinv[0];
-  const v4 z1_0 = y1_0 * rinv[1];
-  const v4 z1_1 = y1_1 * rinv[1];
-  const v4 z2_0 = y2_0 * rinv[2];
-  const v4 z2_1 = y2_1 * rinv[2];
-  const v4 z3_0 = y3_0 * rinv[3];
-  const v4 z3_1 = y3_1 * rinv[3];
-  const v4 z4_0 = y4_0 * rinv[4];
-  const v4 z4_1 = y4_1 * rinv[4];
-  e[0] = z0_0[0];
-  e[1] = z1_0[0];
-  e[2] = z2_0[0];
-  e[3] = z3_0[0];
-  e[4] = z4_0[0];
-  e[5] = z0_0[1];
-  e[6] = z1_0[1];
-  e[7] = z2_0[1];
-  e[8] = z3_0[1];
-  e[9] = z4_0[1];
-  e[10] = z0_0[2];
-  e[11] = z1_0[2];
-  e[12] = z2_0[2];
-  e[13] = z3_0[2];
-  e[14] = z4_0[2];
-  e[15] = z0_0[3];
-  e[16] = z1_0[3];
-  e[17] = z2_0[3];
-  e[18] = z3_0[3];
-  e[19] = z4_0[3];
-  e[20] = z0_1[0];
-  e[21] = z1_1[0];
-  e[22] = z2_1[0];
-  e[23] = z3_1[0];
-  e[24] = z4_1[0];
-  e[25] = z0_1[1];
-  e[26] = z1_1[1];
-  e[27] = z2_1[1];
-  e[28] = z3_1[1];
-  e[29] = z4_1[1];
-  e[30] = z0_1[2];
-  e[31] = z1_1[2];
-  e[32] = z2_1[2];
-  e[33] = z3_1[2];
-  e[34] = z4_1[2];
-  e[35] = z0_1[3];
-  e[36] = z1_1[3];
-  e[37] = z2_1[3];
-  e[38] = z3_1[3];
-  e[39] = z4_1[3];
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 3 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
-  *(v2 *)(c + 5) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
-  *(v2 *)(c + 10) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
-  c[12] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
-  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
-  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
-  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 5 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
-  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
-  *(v2 *)(c + 10) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
-  c[12] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
-}
-
-/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 3 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_6_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
-  *(v2 *)(c + 6) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
-  *(v2 *)(c + 12) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
-  c[14] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
-  *(v4 *)(c + 18) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
-  *(v4 *)(c + 24) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
-  c[28] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
-  *(v4 *)(c + 30) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
-  *(v2 *)(c + 34) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 28) + l[17] * *(const v2 *)(et + 52);
-}
-
-/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 5 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
-  *(v2 *)(c + 6) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
-  *(v2 *)(c + 12) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
-  c[14] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
-  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  c[28] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
-  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 28) + l[27] * *(const v2 *)(et + 52) + l[28] * *(const v2 *)(et + 76) + l[29] * *(const v2 *)(et + 100);
-}
-
-/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 6 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_6_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96] + l[5] * et[120];
-  *(v2 *)(c + 6) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 96) + l[11] * *(const v2 *)(et + 120);
-  *(v2 *)(c + 12) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48) + l[15] * *(const v2 *)(et + 72) + l[16] * *(const v2 *)(et + 96) + l[17] * *(const v2 *)(et + 120);
-  c[14] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50] + l[15] * et[74] + l[16] * et[98] + l[17] * et[122];
-  *(v4 *)(c + 18) -= l[18] * *(const v4 *)(et + 0) + l[19] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 120);
-  *(v4 *)(c + 24) -= l[24] * *(const v4 *)(et + 0) + l[25] * *(const v4 *)(et + 24) + l[26] * *(const v4 *)(et + 48) + l[27] * *(const v4 *)(et + 72) + l[28] * *(const v4 *)(et + 96) + l[29] * *(const v4 *)(et + 120);
-  c[28] -= l[24] * et[4] + l[25] * et[28] + l[26] * et[52] + l[27] * et[76] + l[28] * et[100] + l[29] * et[124];
-  *(v4 *)(c + 30) -= l[30] * *(const v4 *)(et + 0) + l[31] * *(const v4 *)(et + 24) + l[32] * *(const v4 *)(et + 48) + l[33] * *(const v4 *)(et + 72) + l[34] * *(const v4 *)(et + 96) + l[35] * *(const v4 *)(et + 120);
-  *(v2 *)(c + 34) -= l[30] * *(const v2 *)(et + 4) + l[31] * *(const v2 *)(et + 28) + l[32] * *(const v2 *)(et + 52) + l[33] * *(const v2 *)(et + 76) + l[34] * *(const v2 *)(et + 100) + l[35] * *(const v2 *)(et + 124);
-}
-
-/* C -= L Y^T for a 6 x 5 block C, L 6 x 3, Y 5 x 3 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_6x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48);
-  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52];
-  *(v4 *)(c + 5) -= l[3] * *(const v4 *)(et + 0) + l[4] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 48);
-  c[9] -= l[3] * et[4] + l[4] * et[28] + l[5] * et[52];
-  *(v4 *)(c + 10) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48);
-  c[14] -= l[6] * et[4] + l[7] * et[28] + l[8] * et[52];
-  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
-  c[19] -= l[9] * et[4] + l[10] * et[28] + l[11] * et[52];
-  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
-  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
-  *(v4 *)(c + 25) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
-  c[29] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52];
-}
-
-/* C -= L Y^T for a 6 x 5 block C, L 6 x 5, Y 5 x 5 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
-  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100];
-  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
-  c[9] -= l[5] * et[4] + l[6] * et[28] + l[7] * et[52] + l[8] * et[76] + l[9] * et[100];
-  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
-  c[14] -= l[10] * et[4] + l[11] * et[28] + l[12] * et[52] + l[13] * et[76] + l[14] * et[100];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  c[19] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52] + l[18] * et[76] + l[19] * et[100];
-  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
-  *(v4 *)(c + 25) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
-  c[29] -= l[25] * et[4] + l[26] * et[28] + l[27] * et[52] + l[28] * et[76] + l[29] * et[100];
-}
-
-/* C -= L Y^T for a 6 x 6 block C, L 6 x 3, Y 6 x 3 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_6x6_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48);
-  *(v2 *)(c + 4) -= l[0] * *(const v2 *)(et + 4) + l[1] * *(const v2 *)(et + 28) + l[2] * *(const v2 *)(et + 52);
-  *(v4 *)(c + 6) -= l[3] * *(const v4 *)(et + 0) + l[4] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 48);
-  *(v2 *)(c + 10) -= l[3] * *(const v2 *)(et + 4) + l[4] * *(const v2 *)(et + 28) + l[5] * *(const v2 *)(et + 52);
-  *(v4 *)(c + 12) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48);
-  *(v2 *)(c + 16) -= l[6] * *(const v2 *)(et + 4) + l[7] * *(const v2 *)(et + 28) + l[8] * *(const v2 *)(et + 52);
-  *(v4 *)(c + 18) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
-  *(v2 *)(c + 22) -= l[9] * *(const v2 *)(et + 4) + l[10] * *(const v2 *)(et + 28) + l[11] * *(const v2 *)(et + 52);
-  *(v4 *)(c + 24) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
-  *(v2 *)(c + 28) -= l[12] * *(const v2 *)(et + 4) + l[13] * *(const v2 *)(et + 28) + l[14] * *(const v2 *)(et + 52);
-  *(v4 *)(c + 30) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
-  *(v2 *)(c + 34) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 28) + l[17] * *(const v2 *)(et + 52);
-}
-
-/* C -= L Y^T for a 6 x 6 block C, L 6 x 5, Y 6 x 5 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_6x6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 4) -= l[0] * *(const v2 *)(et + 4) + l[1] * *(const v2 *)(et + 28) + l[2] * *(const v2 *)(et + 52) + l[3] * *(const v2 *)(et + 76) + l[4] * *(const v2 *)(et + 100);
-  *(v4 *)(c + 6) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 10) -= l[5] * *(const v2 *)(et + 4) + l[6] * *(const v2 *)(et + 28) + l[7] * *(const v2 *)(et + 52) + l[8] * *(const v2 *)(et + 76) + l[9] * *(const v2 *)(et + 100);
-  *(v4 *)(c + 12) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 16) -= l[10] * *(const v2 *)(et + 4) + l[11] * *(const v2 *)(et + 28) + l[12] * *(const v2 *)(et + 52) + l[13] * *(const v2 *)(et + 76) + l[14] * *(const v2 *)(et + 100);
-  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 22) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 28) + l[17] * *(const v2 *)(et + 52) + l[18] * *(const v2 *)(et + 76) + l[19] * *(const v2 *)(et + 100);
-  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 28) -= l[20] * *(const v2 *)(et + 4) + l[21] * *(const v2 *)(et + 28) + l[22] * *(const v2 *)(et + 52) + l[23] * *(const v2 *)(et + 76) + l[24] * *(const v2 *)(et + 100);
-  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 28) + l[27] * *(const v2 *)(et + 52) + l[28] * *(const v2 *)(et + 76) + l[29] * *(const v2 *)(et + 100);
-}
-
-#endif
 
 /*---- factor: one function per pivot ------------------------------------------*/
 
-/*---- pivot 0: tow_front_ball (ball, d = 3, h = 11)
+/*---- tow_front_ball (ball, d = 3, h = 11)
  * column: axle1L (d 5), chassis#weld1 (d 6) */
-static int factor_p0(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_3(w + 0, t + 0)) return 0; /* N[tow_front_ball] = l D l^T */
-  panel_3x8(w + 0, t + 0, w + 9, t + 16); /* rows 0..7 */
-  reduce_tri_5_d3(w + 42, w + 9, t + 16); /* N[axle1L] */
-  const int failed = factor_node_5(w + 42, t + 8); /* N[axle1L] = l D l^T, the next pivot's: final now */
-  panel_3x3_of_4(w + 0, t + 0, w + 33, t + 24); /* rows 8..10 */
-  reduce_6x5_d3(w + 67, w + 24, t + 16); /* E[chassis#weld1, axle1L] */
-  reduce_tri_6_d3(w + 1113, w + 24, t + 21); /* N[chassis#weld1] */
-  return failed ? 1 : -1;
+static int pivot_tow_front_ball(scalar *restrict w, scalar *restrict t) {
+  if (factor_node_3(w + W_tow_front_ball, t + R_tow_front_ball)) return P_tow_front_ball; /* N[tow_front_ball] = l D l^T */
+  panel_3x8(w + W_tow_front_ball, t + R_tow_front_ball, w + W_tow_front_ball + 9, t + 16); /* rows 0..7 */
+  reduce_tri_5_d3(w + W_axle1L, w + W_tow_front_ball + 9, t + 16); /* N[axle1L] */
+  const int failed = factor_node_5(w + W_axle1L, t + R_axle1L); /* N[axle1L] = l D l^T, the next pivot's: final now */
+  panel_3x3_of_4(w + W_tow_front_ball, t + R_tow_front_ball, w + W_tow_front_ball + 33, t + 24); /* rows 8..10 */
+  reduce_6x5_d3(w + W_axle1L + 25, w + W_tow_front_ball + 24, t + 16); /* E[chassis#weld1, axle1L] */
+  reduce_tri_6_d3(w + W_chassis_weld1, w + W_tow_front_ball + 24, t + 21); /* N[chassis#weld1] */
+  return failed ? P_axle1L : -1;
 }
 
-/*---- pivot 1: axle1L (hinge, d = 5, h = 6)
+/*---- axle1L (hinge, d = 5, h = 6)
  * column: chassis#weld1 (d 6) */
-static int factor_p1(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_3(w + 97, t + 0); /* N[tow_rear_ball] = l D l^T, the next pivot's: final now */
-  panel_5x6_of_8(w + 42, t + 8, w + 67, t + 16); /* rows 0..5 */
-  reduce_tri_6_d5(w + 1113, w + 67, t + 16); /* N[chassis#weld1] */
-  return failed ? 2 : -1;
+static int pivot_axle1L(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_3(w + W_tow_rear_ball, t + R_tow_rear_ball); /* N[tow_rear_ball] = l D l^T, the next pivot's: final now */
+  panel_5x6_of_8(w + W_axle1L, t + R_axle1L, w + W_axle1L + 25, t + 16); /* rows 0..5 */
+  reduce_tri_6_d5(w + W_chassis_weld1, w + W_axle1L + 25, t + 16); /* N[chassis#weld1] */
+  return failed ? P_tow_rear_ball : -1;
 }
 
-/*---- pivot 2: tow_rear_ball (ball, d = 3, h = 11)
+/*---- tow_rear_ball (ball, d = 3, h = 11)
  * column: axle7R (d 5), chassis#weld9 (d 6) */
-static int factor_p2(scalar *restrict w, scalar *restrict t) {
-  panel_3x8(w + 97, t + 0, w + 106, t + 16); /* rows 0..7 */
-  reduce_tri_5_d3(w + 139, w + 106, t + 16); /* N[axle7R] */
-  const int failed = factor_node_5(w + 139, t + 8); /* N[axle7R] = l D l^T, the next pivot's: final now */
-  panel_3x3_of_4(w + 97, t + 0, w + 130, t + 24); /* rows 8..10 */
-  reduce_6x5_d3(w + 164, w + 121, t + 16); /* E[chassis#weld9, axle7R] */
-  reduce_tri_6_d3(w + 774, w + 121, t + 21); /* N[chassis#weld9] */
-  return failed ? 3 : -1;
+static int pivot_tow_rear_ball(scalar *restrict w, scalar *restrict t) {
+  panel_3x8(w + W_tow_rear_ball, t + R_tow_rear_ball, w + W_tow_rear_ball + 9, t + 16); /* rows 0..7 */
+  reduce_tri_5_d3(w + W_axle7R, w + W_tow_rear_ball + 9, t + 16); /* N[axle7R] */
+  const int failed = factor_node_5(w + W_axle7R, t + R_axle7R); /* N[axle7R] = l D l^T, the next pivot's: final now */
+  panel_3x3_of_4(w + W_tow_rear_ball, t + R_tow_rear_ball, w + W_tow_rear_ball + 33, t + 24); /* rows 8..10 */
+  reduce_6x5_d3(w + W_axle7R + 25, w + W_tow_rear_ball + 24, t + 16); /* E[chassis#weld9, axle7R] */
+  reduce_tri_6_d3(w + W_chassis_weld9, w + W_tow_rear_ball + 24, t + 21); /* N[chassis#weld9] */
+  return failed ? P_axle7R : -1;
 }
 
-/*---- pivot 3: axle7R (hinge, d = 5, h = 6)
+/*---- axle7R (hinge, d = 5, h = 6)
  * column: chassis#weld9 (d 6) */
-static int factor_p3(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_3(w + 194, t + 0); /* N[outrigger_frontL_ball] = l D l^T, the next pivot's: final now */
-  panel_5x6_of_8(w + 139, t + 8, w + 164, t + 16); /* rows 0..5 */
-  reduce_tri_6_d5(w + 774, w + 164, t + 16); /* N[chassis#weld9] */
-  return failed ? 4 : -1;
+static int pivot_axle7R(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_3(w + W_outrigger_frontL_ball, t + R_outrigger_frontL_ball); /* N[outrigger_frontL_ball] = l D l^T, the next pivot's: final now */
+  panel_5x6_of_8(w + W_axle7R, t + R_axle7R, w + W_axle7R + 25, t + 16); /* rows 0..5 */
+  reduce_tri_6_d5(w + W_chassis_weld9, w + W_axle7R + 25, t + 16); /* N[chassis#weld9] */
+  return failed ? P_outrigger_frontL_ball : -1;
 }
 
-/*---- pivot 4: outrigger_frontL_ball (ball, d = 3, h = 17)
+/*---- outrigger_frontL_ball (ball, d = 3, h = 17)
  * column: axle2R (d 5), chassis#weld2 (d 6), chassis#weld3 (d 6) */
-static int factor_p4(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_3(w + 254, t + 8); /* N[outrigger_frontR_ball] = l D l^T, the next pivot's: final now */
-  panel_3x8(w + 194, t + 0, w + 203, t + 16); /* rows 0..7 */
-  panel_3x8(w + 194, t + 0, w + 227, t + 24); /* rows 8..15 */
-  panel_3x1(w + 194, t + 0, w + 251, t + 32); /* row 16 */
-  reduce_tri_5_d3(w + 434, w + 203, t + 16); /* N[axle2R] */
-  reduce_6x5_d3(w + 459, w + 218, t + 16); /* E[chassis#weld2, axle2R] */
-  reduce_tri_6_d3(w + 1185, w + 218, t + 21); /* N[chassis#weld2] */
-  reduce_6x5_d3(w + 489, w + 236, t + 16); /* E[chassis#weld3, axle2R] */
-  reduce_6x6_d3(w + 1221, w + 236, t + 21); /* E[chassis#weld3, chassis#weld2] */
-  reduce_tri_6_d3(w + 1257, w + 236, t + 27); /* N[chassis#weld3] */
-  return failed ? 5 : -1;
+static int pivot_outrigger_frontL_ball(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_3(w + W_outrigger_frontR_ball, t + R_outrigger_frontR_ball); /* N[outrigger_frontR_ball] = l D l^T, the next pivot's: final now */
+  panel_3x8(w + W_outrigger_frontL_ball, t + R_outrigger_frontL_ball, w + W_outrigger_frontL_ball + 9, t + 16); /* rows 0..7 */
+  panel_3x8(w + W_outrigger_frontL_ball, t + R_outrigger_frontL_ball, w + W_outrigger_frontL_ball + 33, t + 24); /* rows 8..15 */
+  panel_3x1(w + W_outrigger_frontL_ball, t + R_outrigger_frontL_ball, w + W_outrigger_frontL_ball + 57, t + 32); /* row 16 */
+  reduce_tri_5_d3(w + W_axle2R, w + W_outrigger_frontL_ball + 9, t + 16); /* N[axle2R] */
+  reduce_6x5_d3(w + W_axle2R + 25, w + W_outrigger_frontL_ball + 24, t + 16); /* E[chassis#weld2, axle2R] */
+  reduce_tri_6_d3(w + W_chassis_weld2, w + W_outrigger_frontL_ball + 24, t + 21); /* N[chassis#weld2] */
+  reduce_6x5_d3(w + W_axle2R + 55, w + W_outrigger_frontL_ball + 42, t + 16); /* E[chassis#weld3, axle2R] */
+  reduce_6x6_d3(w + W_chassis_weld2 + 36, w + W_outrigger_frontL_ball + 42, t + 21); /* E[chassis#weld3, chassis#weld2] */
+  reduce_tri_6_d3(w + W_chassis_weld3, w + W_outrigger_frontL_ball + 42, t + 27); /* N[chassis#weld3] */
+  return failed ? P_outrigger_frontR_ball : -1;
 }
 
-/*---- pivot 5: outrigger_frontR_ball (ball, d = 3, h = 17)
+/*---- outrigger_frontR_ball (ball, d = 3, h = 17)
  * column: axle3L (d 5), chassis#weld3 (d 6), chassis#weld4 (d 6) */
-static int factor_p5(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_3(w + 314, t + 0); /* N[outrigger_rearL_ball] = l D l^T, the next pivot's: final now */
-  panel_3x8(w + 254, t + 8, w + 263, t + 16); /* rows 0..7 */
-  panel_3x8(w + 254, t + 8, w + 287, t + 24); /* rows 8..15 */
-  panel_3x1(w + 254, t + 8, w + 311, t + 32); /* row 16 */
-  reduce_tri_5_d3(w + 519, w + 263, t + 16); /* N[axle3L] */
-  reduce_6x5_d3(w + 544, w + 278, t + 16); /* E[chassis#weld3, axle3L] */
-  reduce_tri_6_d3(w + 1257, w + 278, t + 21); /* N[chassis#weld3] */
-  reduce_6x5_d3(w + 574, w + 296, t + 16); /* E[chassis#weld4, axle3L] */
-  reduce_6x6_d3(w + 1293, w + 296, t + 21); /* E[chassis#weld4, chassis#weld3] */
-  reduce_tri_6_d3(w + 1524, w + 296, t + 27); /* N[chassis#weld4] */
-  return failed ? 6 : -1;
+static int pivot_outrigger_frontR_ball(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_3(w + W_outrigger_rearL_ball, t + R_outrigger_rearL_ball); /* N[outrigger_rearL_ball] = l D l^T, the next pivot's: final now */
+  panel_3x8(w + W_outrigger_frontR_ball, t + R_outrigger_frontR_ball, w + W_outrigger_frontR_ball + 9, t + 16); /* rows 0..7 */
+  panel_3x8(w + W_outrigger_frontR_ball, t + R_outrigger_frontR_ball, w + W_outrigger_frontR_ball + 33, t + 24); /* rows 8..15 */
+  panel_3x1(w + W_outrigger_frontR_ball, t + R_outrigger_frontR_ball, w + W_outrigger_frontR_ball + 57, t + 32); /* row 16 */
+  reduce_tri_5_d3(w + W_axle3L, w + W_outrigger_frontR_ball + 9, t + 16); /* N[axle3L] */
+  reduce_6x5_d3(w + W_axle3L + 25, w + W_outrigger_frontR_ball + 24, t + 16); /* E[chassis#weld3, axle3L] */
+  reduce_tri_6_d3(w + W_chassis_weld3, w + W_outrigger_frontR_ball + 24, t + 21); /* N[chassis#weld3] */
+  reduce_6x5_d3(w + W_axle3L + 55, w + W_outrigger_frontR_ball + 42, t + 16); /* E[chassis#weld4, axle3L] */
+  reduce_6x6_d3(w + W_chassis_weld3 + 36, w + W_outrigger_frontR_ball + 42, t + 21); /* E[chassis#weld4, chassis#weld3] */
+  reduce_tri_6_d3(w + W_chassis_weld4, w + W_outrigger_frontR_ball + 42, t + 27); /* N[chassis#weld4] */
+  return failed ? P_outrigger_rearL_ball : -1;
 }
 
-/*---- pivot 6: outrigger_rearL_ball (ball, d = 3, h = 17)
+/*---- outrigger_rearL_ball (ball, d = 3, h = 17)
  * column: axle6R (d 5), chassis#weld8 (d 6), chassis#weld7 (d 6) */
-static int factor_p6(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_3(w + 374, t + 8); /* N[outrigger_rearR_ball] = l D l^T, the next pivot's: final now */
-  panel_3x8(w + 314, t + 0, w + 323, t + 16); /* rows 0..7 */
-  panel_3x8(w + 314, t + 0, w + 347, t + 24); /* rows 8..15 */
-  panel_3x1(w + 314, t + 0, w + 371, t + 32); /* row 16 */
-  reduce_tri_5_d3(w + 604, w + 323, t + 16); /* N[axle6R] */
-  reduce_6x5_d3(w + 629, w + 338, t + 16); /* E[chassis#weld8, axle6R] */
-  reduce_tri_6_d3(w + 846, w + 338, t + 21); /* N[chassis#weld8] */
-  reduce_6x5_d3(w + 659, w + 356, t + 16); /* E[chassis#weld7, axle6R] */
-  reduce_6x6_d3(w + 882, w + 356, t + 21); /* E[chassis#weld7, chassis#weld8] */
-  reduce_tri_6_d3(w + 2130, w + 356, t + 27); /* N[chassis#weld7] */
-  return failed ? 7 : -1;
+static int pivot_outrigger_rearL_ball(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_3(w + W_outrigger_rearR_ball, t + R_outrigger_rearR_ball); /* N[outrigger_rearR_ball] = l D l^T, the next pivot's: final now */
+  panel_3x8(w + W_outrigger_rearL_ball, t + R_outrigger_rearL_ball, w + W_outrigger_rearL_ball + 9, t + 16); /* rows 0..7 */
+  panel_3x8(w + W_outrigger_rearL_ball, t + R_outrigger_rearL_ball, w + W_outrigger_rearL_ball + 33, t + 24); /* rows 8..15 */
+  panel_3x1(w + W_outrigger_rearL_ball, t + R_outrigger_rearL_ball, w + W_outrigger_rearL_ball + 57, t + 32); /* row 16 */
+  reduce_tri_5_d3(w + W_axle6R, w + W_outrigger_rearL_ball + 9, t + 16); /* N[axle6R] */
+  reduce_6x5_d3(w + W_axle6R + 25, w + W_outrigger_rearL_ball + 24, t + 16); /* E[chassis#weld8, axle6R] */
+  reduce_tri_6_d3(w + W_chassis_weld8, w + W_outrigger_rearL_ball + 24, t + 21); /* N[chassis#weld8] */
+  reduce_6x5_d3(w + W_axle6R + 55, w + W_outrigger_rearL_ball + 42, t + 16); /* E[chassis#weld7, axle6R] */
+  reduce_6x6_d3(w + W_chassis_weld8 + 36, w + W_outrigger_rearL_ball + 42, t + 21); /* E[chassis#weld7, chassis#weld8] */
+  reduce_tri_6_d3(w + W_chassis_weld7, w + W_outrigger_rearL_ball + 42, t + 27); /* N[chassis#weld7] */
+  return failed ? P_outrigger_rearR_ball : -1;
 }
 
-/*---- pivot 7: outrigger_rearR_ball (ball, d = 3, h = 17)
+/*---- outrigger_rearR_ball (ball, d = 3, h = 17)
  * column: axle7L (d 5), chassis#weld9 (d 6), chassis#weld8 (d 6) */
-static int factor_p7(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + 434, t + 0); /* N[axle2R] = l D l^T, the next pivot's: final now */
-  panel_3x8(w + 374, t + 8, w + 383, t + 16); /* rows 0..7 */
-  panel_3x8(w + 374, t + 8, w + 407, t + 24); /* rows 8..15 */
-  panel_3x1(w + 374, t + 8, w + 431, t + 32); /* row 16 */
-  reduce_tri_5_d3(w + 689, w + 383, t + 16); /* N[axle7L] */
-  reduce_6x5_d3(w + 714, w + 398, t + 16); /* E[chassis#weld9, axle7L] */
-  reduce_tri_6_d3(w + 774, w + 398, t + 21); /* N[chassis#weld9] */
-  reduce_6x5_d3(w + 744, w + 416, t + 16); /* E[chassis#weld8, axle7L] */
-  reduce_6x6_d3(w + 810, w + 416, t + 21); /* E[chassis#weld8, chassis#weld9] */
-  reduce_tri_6_d3(w + 846, w + 416, t + 27); /* N[chassis#weld8] */
-  return failed ? 8 : -1;
+static int pivot_outrigger_rearR_ball(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_axle2R, t + R_axle2R); /* N[axle2R] = l D l^T, the next pivot's: final now */
+  panel_3x8(w + W_outrigger_rearR_ball, t + R_outrigger_rearR_ball, w + W_outrigger_rearR_ball + 9, t + 16); /* rows 0..7 */
+  panel_3x8(w + W_outrigger_rearR_ball, t + R_outrigger_rearR_ball, w + W_outrigger_rearR_ball + 33, t + 24); /* rows 8..15 */
+  panel_3x1(w + W_outrigger_rearR_ball, t + R_outrigger_rearR_ball, w + W_outrigger_rearR_ball + 57, t + 32); /* row 16 */
+  reduce_tri_5_d3(w + W_axle7L, w + W_outrigger_rearR_ball + 9, t + 16); /* N[axle7L] */
+  reduce_6x5_d3(w + W_axle7L + 25, w + W_outrigger_rearR_ball + 24, t + 16); /* E[chassis#weld9, axle7L] */
+  reduce_tri_6_d3(w + W_chassis_weld9, w + W_outrigger_rearR_ball + 24, t + 21); /* N[chassis#weld9] */
+  reduce_6x5_d3(w + W_axle7L + 55, w + W_outrigger_rearR_ball + 42, t + 16); /* E[chassis#weld8, axle7L] */
+  reduce_6x6_d3(w + W_chassis_weld9 + 36, w + W_outrigger_rearR_ball + 42, t + 21); /* E[chassis#weld8, chassis#weld9] */
+  reduce_tri_6_d3(w + W_chassis_weld8, w + W_outrigger_rearR_ball + 42, t + 27); /* N[chassis#weld8] */
+  return failed ? P_axle2R : -1;
 }
 
-/*---- pivot 8: axle2R (hinge, d = 5, h = 12)
+/*---- axle2R (hinge, d = 5, h = 12)
  * column: chassis#weld2 (d 6), chassis#weld3 (d 6) */
-static int factor_p8(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + 519, t + 8); /* N[axle3L] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + 434, t + 0, w + 459, t + 16); /* rows 0..7 */
-  panel_5x4(w + 434, t + 0, w + 499, t + 24); /* rows 8..11 */
-  reduce_tri_6_d5(w + 1185, w + 459, t + 16); /* N[chassis#weld2] */
-  reduce_6x6_d5(w + 1221, w + 489, t + 16); /* E[chassis#weld3, chassis#weld2] */
-  reduce_tri_6_d5(w + 1257, w + 489, t + 22); /* N[chassis#weld3] */
-  return failed ? 9 : -1;
+static int pivot_axle2R(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_axle3L, t + R_axle3L); /* N[axle3L] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_axle2R, t + R_axle2R, w + W_axle2R + 25, t + 16); /* rows 0..7 */
+  panel_5x4(w + W_axle2R, t + R_axle2R, w + W_axle2R + 65, t + 24); /* rows 8..11 */
+  reduce_tri_6_d5(w + W_chassis_weld2, w + W_axle2R + 25, t + 16); /* N[chassis#weld2] */
+  reduce_6x6_d5(w + W_chassis_weld2 + 36, w + W_axle2R + 55, t + 16); /* E[chassis#weld3, chassis#weld2] */
+  reduce_tri_6_d5(w + W_chassis_weld3, w + W_axle2R + 55, t + 22); /* N[chassis#weld3] */
+  return failed ? P_axle3L : -1;
 }
 
-/*---- pivot 9: axle3L (hinge, d = 5, h = 12)
+/*---- axle3L (hinge, d = 5, h = 12)
  * column: chassis#weld3 (d 6), chassis#weld4 (d 6) */
-static int factor_p9(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + 604, t + 0); /* N[axle6R] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + 519, t + 8, w + 544, t + 16); /* rows 0..7 */
-  panel_5x4(w + 519, t + 8, w + 584, t + 24); /* rows 8..11 */
-  reduce_tri_6_d5(w + 1257, w + 544, t + 16); /* N[chassis#weld3] */
-  reduce_6x6_d5(w + 1293, w + 574, t + 16); /* E[chassis#weld4, chassis#weld3] */
-  reduce_tri_6_d5(w + 1524, w + 574, t + 22); /* N[chassis#weld4] */
-  return failed ? 10 : -1;
+static int pivot_axle3L(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_axle6R, t + R_axle6R); /* N[axle6R] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_axle3L, t + R_axle3L, w + W_axle3L + 25, t + 16); /* rows 0..7 */
+  panel_5x4(w + W_axle3L, t + R_axle3L, w + W_axle3L + 65, t + 24); /* rows 8..11 */
+  reduce_tri_6_d5(w + W_chassis_weld3, w + W_axle3L + 25, t + 16); /* N[chassis#weld3] */
+  reduce_6x6_d5(w + W_chassis_weld3 + 36, w + W_axle3L + 55, t + 16); /* E[chassis#weld4, chassis#weld3] */
+  reduce_tri_6_d5(w + W_chassis_weld4, w + W_axle3L + 55, t + 22); /* N[chassis#weld4] */
+  return failed ? P_axle6R : -1;
 }
 
-/*---- pivot 10: axle6R (hinge, d = 5, h = 12)
+/*---- axle6R (hinge, d = 5, h = 12)
  * column: chassis#weld8 (d 6), chassis#weld7 (d 6) */
-static int factor_p10(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + 689, t + 8); /* N[axle7L] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + 604, t + 0, w + 629, t + 16); /* rows 0..7 */
-  panel_5x4(w + 604, t + 0, w + 669, t + 24); /* rows 8..11 */
-  reduce_tri_6_d5(w + 846, w + 629, t + 16); /* N[chassis#weld8] */
-  reduce_6x6_d5(w + 882, w + 659, t + 16); /* E[chassis#weld7, chassis#weld8] */
-  reduce_tri_6_d5(w + 2130, w + 659, t + 22); /* N[chassis#weld7] */
-  return failed ? 11 : -1;
+static int pivot_axle6R(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_axle7L, t + R_axle7L); /* N[axle7L] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_axle6R, t + R_axle6R, w + W_axle6R + 25, t + 16); /* rows 0..7 */
+  panel_5x4(w + W_axle6R, t + R_axle6R, w + W_axle6R + 65, t + 24); /* rows 8..11 */
+  reduce_tri_6_d5(w + W_chassis_weld8, w + W_axle6R + 25, t + 16); /* N[chassis#weld8] */
+  reduce_6x6_d5(w + W_chassis_weld8 + 36, w + W_axle6R + 55, t + 16); /* E[chassis#weld7, chassis#weld8] */
+  reduce_tri_6_d5(w + W_chassis_weld7, w + W_axle6R + 55, t + 22); /* N[chassis#weld7] */
+  return failed ? P_axle7L : -1;
 }
 
-/*---- pivot 11: axle7L (hinge, d = 5, h = 12)
+/*---- axle7L (hinge, d = 5, h = 12)
  * column: chassis#weld9 (d 6), chassis#weld8 (d 6) */
-static int factor_p11(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 689, t + 8, w + 714, t + 16); /* rows 0..7 */
-  reduce_tri_6_d5(w + 774, w + 714, t + 16); /* N[chassis#weld9] */
-  const int failed = factor_node_6(w + 774, t + 0); /* N[chassis#weld9] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 689, t + 8, w + 754, t + 24); /* rows 8..11 */
-  reduce_6x6_d5(w + 810, w + 744, t + 16); /* E[chassis#weld8, chassis#weld9] */
-  reduce_tri_6_d5(w + 846, w + 744, t + 22); /* N[chassis#weld8] */
-  return failed ? 12 : -1;
+static int pivot_axle7L(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_axle7L, t + R_axle7L, w + W_axle7L + 25, t + 16); /* rows 0..7 */
+  reduce_tri_6_d5(w + W_chassis_weld9, w + W_axle7L + 25, t + 16); /* N[chassis#weld9] */
+  const int failed = factor_node_6(w + W_chassis_weld9, t + R_chassis_weld9); /* N[chassis#weld9] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + W_axle7L, t + R_axle7L, w + W_axle7L + 65, t + 24); /* rows 8..11 */
+  reduce_6x6_d5(w + W_chassis_weld9 + 36, w + W_axle7L + 55, t + 16); /* E[chassis#weld8, chassis#weld9] */
+  reduce_tri_6_d5(w + W_chassis_weld8, w + W_axle7L + 55, t + 22); /* N[chassis#weld8] */
+  return failed ? P_chassis_weld9 : -1;
 }
 
-/*---- pivot 12: chassis#weld9 (shard weld, d = 6, h = 6)
+/*---- chassis#weld9 (shard weld, d = 6, h = 6)
  * column: chassis#weld8 (d 6) */
-static int factor_p12(scalar *restrict w, scalar *restrict t) {
-  panel_6x6_of_8(w + 774, t + 0, w + 810, t + 16); /* rows 0..5 */
-  reduce_tri_6_d6(w + 846, w + 810, t + 16); /* N[chassis#weld8] */
-  const int failed = factor_node_6(w + 846, t + 8); /* N[chassis#weld8] = l D l^T, the next pivot's: final now */
-  return failed ? 13 : -1;
+static int pivot_chassis_weld9(scalar *restrict w, scalar *restrict t) {
+  panel_6x6_of_8(w + W_chassis_weld9, t + R_chassis_weld9, w + W_chassis_weld9 + 36, t + 16); /* rows 0..5 */
+  reduce_tri_6_d6(w + W_chassis_weld8, w + W_chassis_weld9 + 36, t + 16); /* N[chassis#weld8] */
+  const int failed = factor_node_6(w + W_chassis_weld8, t + R_chassis_weld8); /* N[chassis#weld8] = l D l^T, the next pivot's: final now */
+  return failed ? P_chassis_weld8 : -1;
 }
 
-/*---- pivot 13: chassis#weld8 (shard weld, d = 6, h = 6)
+/*---- chassis#weld8 (shard weld, d = 6, h = 6)
  * column: chassis#weld7 (d 6) */
-static int factor_p13(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + 918, t + 0); /* N[axle1R] = l D l^T, the next pivot's: final now */
-  panel_6x6_of_8(w + 846, t + 8, w + 882, t + 16); /* rows 0..5 */
-  reduce_tri_6_d6(w + 2130, w + 882, t + 16); /* N[chassis#weld7] */
-  return failed ? 14 : -1;
+static int pivot_chassis_weld8(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_axle1R, t + R_axle1R); /* N[axle1R] = l D l^T, the next pivot's: final now */
+  panel_6x6_of_8(w + W_chassis_weld8, t + R_chassis_weld8, w + W_chassis_weld8 + 36, t + 16); /* rows 0..5 */
+  reduce_tri_6_d6(w + W_chassis_weld7, w + W_chassis_weld8 + 36, t + 16); /* N[chassis#weld7] */
+  return failed ? P_axle1R : -1;
 }
 
-/*---- pivot 14: axle1R (hinge, d = 5, h = 17)
+/*---- axle1R (hinge, d = 5, h = 17)
  * column: axle2L (d 5), chassis#weld1 (d 6), chassis#weld2 (d 6) */
-static int factor_p14(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 918, t + 0, w + 943, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1028, w + 943, t + 16); /* N[axle2L] */
-  const int failed = factor_node_5(w + 1028, t + 8); /* N[axle2L] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + 918, t + 0, w + 983, t + 24); /* rows 8..15 */
-  panel_5x1(w + 918, t + 0, w + 1023, t + 32); /* row 16 */
-  reduce_6x5_d5(w + 1053, w + 968, t + 16); /* E[chassis#weld1, axle2L] */
-  reduce_tri_6_d5(w + 1113, w + 968, t + 21); /* N[chassis#weld1] */
-  reduce_6x5_d5(w + 1083, w + 998, t + 16); /* E[chassis#weld2, axle2L] */
-  reduce_6x6_d5(w + 1149, w + 998, t + 21); /* E[chassis#weld2, chassis#weld1] */
-  reduce_tri_6_d5(w + 1185, w + 998, t + 27); /* N[chassis#weld2] */
-  return failed ? 15 : -1;
+static int pivot_axle1R(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_axle1R, t + R_axle1R, w + W_axle1R + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_axle2L, w + W_axle1R + 25, t + 16); /* N[axle2L] */
+  const int failed = factor_node_5(w + W_axle2L, t + R_axle2L); /* N[axle2L] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_axle1R, t + R_axle1R, w + W_axle1R + 65, t + 24); /* rows 8..15 */
+  panel_5x1(w + W_axle1R, t + R_axle1R, w + W_axle1R + 105, t + 32); /* row 16 */
+  reduce_6x5_d5(w + W_axle2L + 25, w + W_axle1R + 50, t + 16); /* E[chassis#weld1, axle2L] */
+  reduce_tri_6_d5(w + W_chassis_weld1, w + W_axle1R + 50, t + 21); /* N[chassis#weld1] */
+  reduce_6x5_d5(w + W_axle2L + 55, w + W_axle1R + 80, t + 16); /* E[chassis#weld2, axle2L] */
+  reduce_6x6_d5(w + W_chassis_weld1 + 36, w + W_axle1R + 80, t + 21); /* E[chassis#weld2, chassis#weld1] */
+  reduce_tri_6_d5(w + W_chassis_weld2, w + W_axle1R + 80, t + 27); /* N[chassis#weld2] */
+  return failed ? P_axle2L : -1;
 }
 
-/*---- pivot 15: axle2L (hinge, d = 5, h = 12)
+/*---- axle2L (hinge, d = 5, h = 12)
  * column: chassis#weld1 (d 6), chassis#weld2 (d 6) */
-static int factor_p15(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1028, t + 8, w + 1053, t + 16); /* rows 0..7 */
-  reduce_tri_6_d5(w + 1113, w + 1053, t + 16); /* N[chassis#weld1] */
-  const int failed = factor_node_6(w + 1113, t + 0); /* N[chassis#weld1] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 1028, t + 8, w + 1093, t + 24); /* rows 8..11 */
-  reduce_6x6_d5(w + 1149, w + 1083, t + 16); /* E[chassis#weld2, chassis#weld1] */
-  reduce_tri_6_d5(w + 1185, w + 1083, t + 22); /* N[chassis#weld2] */
-  return failed ? 16 : -1;
+static int pivot_axle2L(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_axle2L, t + R_axle2L, w + W_axle2L + 25, t + 16); /* rows 0..7 */
+  reduce_tri_6_d5(w + W_chassis_weld1, w + W_axle2L + 25, t + 16); /* N[chassis#weld1] */
+  const int failed = factor_node_6(w + W_chassis_weld1, t + R_chassis_weld1); /* N[chassis#weld1] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + W_axle2L, t + R_axle2L, w + W_axle2L + 65, t + 24); /* rows 8..11 */
+  reduce_6x6_d5(w + W_chassis_weld1 + 36, w + W_axle2L + 55, t + 16); /* E[chassis#weld2, chassis#weld1] */
+  reduce_tri_6_d5(w + W_chassis_weld2, w + W_axle2L + 55, t + 22); /* N[chassis#weld2] */
+  return failed ? P_chassis_weld1 : -1;
 }
 
-/*---- pivot 16: chassis#weld1 (shard weld, d = 6, h = 6)
+/*---- chassis#weld1 (shard weld, d = 6, h = 6)
  * column: chassis#weld2 (d 6) */
-static int factor_p16(scalar *restrict w, scalar *restrict t) {
-  panel_6x6_of_8(w + 1113, t + 0, w + 1149, t + 16); /* rows 0..5 */
-  reduce_tri_6_d6(w + 1185, w + 1149, t + 16); /* N[chassis#weld2] */
-  const int failed = factor_node_6(w + 1185, t + 8); /* N[chassis#weld2] = l D l^T, the next pivot's: final now */
-  return failed ? 17 : -1;
+static int pivot_chassis_weld1(scalar *restrict w, scalar *restrict t) {
+  panel_6x6_of_8(w + W_chassis_weld1, t + R_chassis_weld1, w + W_chassis_weld1 + 36, t + 16); /* rows 0..5 */
+  reduce_tri_6_d6(w + W_chassis_weld2, w + W_chassis_weld1 + 36, t + 16); /* N[chassis#weld2] */
+  const int failed = factor_node_6(w + W_chassis_weld2, t + R_chassis_weld2); /* N[chassis#weld2] = l D l^T, the next pivot's: final now */
+  return failed ? P_chassis_weld2 : -1;
 }
 
-/*---- pivot 17: chassis#weld2 (shard weld, d = 6, h = 6)
+/*---- chassis#weld2 (shard weld, d = 6, h = 6)
  * column: chassis#weld3 (d 6) */
-static int factor_p17(scalar *restrict w, scalar *restrict t) {
-  panel_6x6_of_8(w + 1185, t + 8, w + 1221, t + 16); /* rows 0..5 */
-  reduce_tri_6_d6(w + 1257, w + 1221, t + 16); /* N[chassis#weld3] */
-  const int failed = factor_node_6(w + 1257, t + 0); /* N[chassis#weld3] = l D l^T, the next pivot's: final now */
-  return failed ? 18 : -1;
+static int pivot_chassis_weld2(scalar *restrict w, scalar *restrict t) {
+  panel_6x6_of_8(w + W_chassis_weld2, t + R_chassis_weld2, w + W_chassis_weld2 + 36, t + 16); /* rows 0..5 */
+  reduce_tri_6_d6(w + W_chassis_weld3, w + W_chassis_weld2 + 36, t + 16); /* N[chassis#weld3] */
+  const int failed = factor_node_6(w + W_chassis_weld3, t + R_chassis_weld3); /* N[chassis#weld3] = l D l^T, the next pivot's: final now */
+  return failed ? P_chassis_weld3 : -1;
 }
 
-/*---- pivot 18: chassis#weld3 (shard weld, d = 6, h = 6)
+/*---- chassis#weld3 (shard weld, d = 6, h = 6)
  * column: chassis#weld4 (d 6) */
-static int factor_p18(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + 1329, t + 8); /* N[axle3R] = l D l^T, the next pivot's: final now */
-  panel_6x6_of_8(w + 1257, t + 0, w + 1293, t + 16); /* rows 0..5 */
-  reduce_tri_6_d6(w + 1524, w + 1293, t + 16); /* N[chassis#weld4] */
-  return failed ? 19 : -1;
+static int pivot_chassis_weld3(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_axle3R, t + R_axle3R); /* N[axle3R] = l D l^T, the next pivot's: final now */
+  panel_6x6_of_8(w + W_chassis_weld3, t + R_chassis_weld3, w + W_chassis_weld3 + 36, t + 16); /* rows 0..5 */
+  reduce_tri_6_d6(w + W_chassis_weld4, w + W_chassis_weld3 + 36, t + 16); /* N[chassis#weld4] */
+  return failed ? P_axle3R : -1;
 }
 
-/*---- pivot 19: axle3R (hinge, d = 5, h = 17)
+/*---- axle3R (hinge, d = 5, h = 17)
  * column: axle4L (d 5), chassis#weld4 (d 6), chassis#weld5 (d 6) */
-static int factor_p19(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1329, t + 8, w + 1354, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1439, w + 1354, t + 16); /* N[axle4L] */
-  const int failed = factor_node_5(w + 1439, t + 0); /* N[axle4L] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + 1329, t + 8, w + 1394, t + 24); /* rows 8..15 */
-  panel_5x1(w + 1329, t + 8, w + 1434, t + 32); /* row 16 */
-  reduce_6x5_d5(w + 1464, w + 1379, t + 16); /* E[chassis#weld4, axle4L] */
-  reduce_tri_6_d5(w + 1524, w + 1379, t + 21); /* N[chassis#weld4] */
-  reduce_6x5_d5(w + 1494, w + 1409, t + 16); /* E[chassis#weld5, axle4L] */
-  reduce_6x6_d5(w + 1560, w + 1409, t + 21); /* E[chassis#weld5, chassis#weld4] */
-  reduce_tri_6_d5(w + 1791, w + 1409, t + 27); /* N[chassis#weld5] */
-  return failed ? 20 : -1;
+static int pivot_axle3R(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_axle3R, t + R_axle3R, w + W_axle3R + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_axle4L, w + W_axle3R + 25, t + 16); /* N[axle4L] */
+  const int failed = factor_node_5(w + W_axle4L, t + R_axle4L); /* N[axle4L] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_axle3R, t + R_axle3R, w + W_axle3R + 65, t + 24); /* rows 8..15 */
+  panel_5x1(w + W_axle3R, t + R_axle3R, w + W_axle3R + 105, t + 32); /* row 16 */
+  reduce_6x5_d5(w + W_axle4L + 25, w + W_axle3R + 50, t + 16); /* E[chassis#weld4, axle4L] */
+  reduce_tri_6_d5(w + W_chassis_weld4, w + W_axle3R + 50, t + 21); /* N[chassis#weld4] */
+  reduce_6x5_d5(w + W_axle4L + 55, w + W_axle3R + 80, t + 16); /* E[chassis#weld5, axle4L] */
+  reduce_6x6_d5(w + W_chassis_weld4 + 36, w + W_axle3R + 80, t + 21); /* E[chassis#weld5, chassis#weld4] */
+  reduce_tri_6_d5(w + W_chassis_weld5, w + W_axle3R + 80, t + 27); /* N[chassis#weld5] */
+  return failed ? P_axle4L : -1;
 }
 
-/*---- pivot 20: axle4L (hinge, d = 5, h = 12)
+/*---- axle4L (hinge, d = 5, h = 12)
  * column: chassis#weld4 (d 6), chassis#weld5 (d 6) */
-static int factor_p20(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1439, t + 0, w + 1464, t + 16); /* rows 0..7 */
-  reduce_tri_6_d5(w + 1524, w + 1464, t + 16); /* N[chassis#weld4] */
-  const int failed = factor_node_6(w + 1524, t + 8); /* N[chassis#weld4] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 1439, t + 0, w + 1504, t + 24); /* rows 8..11 */
-  reduce_6x6_d5(w + 1560, w + 1494, t + 16); /* E[chassis#weld5, chassis#weld4] */
-  reduce_tri_6_d5(w + 1791, w + 1494, t + 22); /* N[chassis#weld5] */
-  return failed ? 21 : -1;
+static int pivot_axle4L(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_axle4L, t + R_axle4L, w + W_axle4L + 25, t + 16); /* rows 0..7 */
+  reduce_tri_6_d5(w + W_chassis_weld4, w + W_axle4L + 25, t + 16); /* N[chassis#weld4] */
+  const int failed = factor_node_6(w + W_chassis_weld4, t + R_chassis_weld4); /* N[chassis#weld4] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + W_axle4L, t + R_axle4L, w + W_axle4L + 65, t + 24); /* rows 8..11 */
+  reduce_6x6_d5(w + W_chassis_weld4 + 36, w + W_axle4L + 55, t + 16); /* E[chassis#weld5, chassis#weld4] */
+  reduce_tri_6_d5(w + W_chassis_weld5, w + W_axle4L + 55, t + 22); /* N[chassis#weld5] */
+  return failed ? P_chassis_weld4 : -1;
 }
 
-/*---- pivot 21: chassis#weld4 (shard weld, d = 6, h = 6)
+/*---- chassis#weld4 (shard weld, d = 6, h = 6)
  * column: chassis#weld5 (d 6) */
-static int factor_p21(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + 1596, t + 0); /* N[axle4R] = l D l^T, the next pivot's: final now */
-  panel_6x6_of_8(w + 1524, t + 8, w + 1560, t + 16); /* rows 0..5 */
-  reduce_tri_6_d6(w + 1791, w + 1560, t + 16); /* N[chassis#weld5] */
-  return failed ? 22 : -1;
+static int pivot_chassis_weld4(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_axle4R, t + R_axle4R); /* N[axle4R] = l D l^T, the next pivot's: final now */
+  panel_6x6_of_8(w + W_chassis_weld4, t + R_chassis_weld4, w + W_chassis_weld4 + 36, t + 16); /* rows 0..5 */
+  reduce_tri_6_d6(w + W_chassis_weld5, w + W_chassis_weld4 + 36, t + 16); /* N[chassis#weld5] */
+  return failed ? P_axle4R : -1;
 }
 
-/*---- pivot 22: axle4R (hinge, d = 5, h = 17)
+/*---- axle4R (hinge, d = 5, h = 17)
  * column: axle5L (d 5), chassis#weld5 (d 6), chassis#weld6 (d 6) */
-static int factor_p22(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1596, t + 0, w + 1621, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1706, w + 1621, t + 16); /* N[axle5L] */
-  const int failed = factor_node_5(w + 1706, t + 8); /* N[axle5L] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + 1596, t + 0, w + 1661, t + 24); /* rows 8..15 */
-  panel_5x1(w + 1596, t + 0, w + 1701, t + 32); /* row 16 */
-  reduce_6x5_d5(w + 1731, w + 1646, t + 16); /* E[chassis#weld5, axle5L] */
-  reduce_tri_6_d5(w + 1791, w + 1646, t + 21); /* N[chassis#weld5] */
-  reduce_6x5_d5(w + 1761, w + 1676, t + 16); /* E[chassis#weld6, axle5L] */
-  reduce_6x6_d5(w + 1827, w + 1676, t + 21); /* E[chassis#weld6, chassis#weld5] */
-  reduce_tri_6_d5(w + 2058, w + 1676, t + 27); /* N[chassis#weld6] */
-  return failed ? 23 : -1;
+static int pivot_axle4R(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_axle4R, t + R_axle4R, w + W_axle4R + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_axle5L, w + W_axle4R + 25, t + 16); /* N[axle5L] */
+  const int failed = factor_node_5(w + W_axle5L, t + R_axle5L); /* N[axle5L] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_axle4R, t + R_axle4R, w + W_axle4R + 65, t + 24); /* rows 8..15 */
+  panel_5x1(w + W_axle4R, t + R_axle4R, w + W_axle4R + 105, t + 32); /* row 16 */
+  reduce_6x5_d5(w + W_axle5L + 25, w + W_axle4R + 50, t + 16); /* E[chassis#weld5, axle5L] */
+  reduce_tri_6_d5(w + W_chassis_weld5, w + W_axle4R + 50, t + 21); /* N[chassis#weld5] */
+  reduce_6x5_d5(w + W_axle5L + 55, w + W_axle4R + 80, t + 16); /* E[chassis#weld6, axle5L] */
+  reduce_6x6_d5(w + W_chassis_weld5 + 36, w + W_axle4R + 80, t + 21); /* E[chassis#weld6, chassis#weld5] */
+  reduce_tri_6_d5(w + W_chassis_weld6, w + W_axle4R + 80, t + 27); /* N[chassis#weld6] */
+  return failed ? P_axle5L : -1;
 }
 
-/*---- pivot 23: axle5L (hinge, d = 5, h = 12)
+/*---- axle5L (hinge, d = 5, h = 12)
  * column: chassis#weld5 (d 6), chassis#weld6 (d 6) */
-static int factor_p23(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1706, t + 8, w + 1731, t + 16); /* rows 0..7 */
-  reduce_tri_6_d5(w + 1791, w + 1731, t + 16); /* N[chassis#weld5] */
-  const int failed = factor_node_6(w + 1791, t + 0); /* N[chassis#weld5] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 1706, t + 8, w + 1771, t + 24); /* rows 8..11 */
-  reduce_6x6_d5(w + 1827, w + 1761, t + 16); /* E[chassis#weld6, chassis#weld5] */
-  reduce_tri_6_d5(w + 2058, w + 1761, t + 22); /* N[chassis#weld6] */
-  return failed ? 24 : -1;
+static int pivot_axle5L(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_axle5L, t + R_axle5L, w + W_axle5L + 25, t + 16); /* rows 0..7 */
+  reduce_tri_6_d5(w + W_chassis_weld5, w + W_axle5L + 25, t + 16); /* N[chassis#weld5] */
+  const int failed = factor_node_6(w + W_chassis_weld5, t + R_chassis_weld5); /* N[chassis#weld5] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + W_axle5L, t + R_axle5L, w + W_axle5L + 65, t + 24); /* rows 8..11 */
+  reduce_6x6_d5(w + W_chassis_weld5 + 36, w + W_axle5L + 55, t + 16); /* E[chassis#weld6, chassis#weld5] */
+  reduce_tri_6_d5(w + W_chassis_weld6, w + W_axle5L + 55, t + 22); /* N[chassis#weld6] */
+  return failed ? P_chassis_weld5 : -1;
 }
 
-/*---- pivot 24: chassis#weld5 (shard weld, d = 6, h = 6)
+/*---- chassis#weld5 (shard weld, d = 6, h = 6)
  * column: chassis#weld6 (d 6) */
-static int factor_p24(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + 1863, t + 8); /* N[axle5R] = l D l^T, the next pivot's: final now */
-  panel_6x6_of_8(w + 1791, t + 0, w + 1827, t + 16); /* rows 0..5 */
-  reduce_tri_6_d6(w + 2058, w + 1827, t + 16); /* N[chassis#weld6] */
-  return failed ? 25 : -1;
+static int pivot_chassis_weld5(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_axle5R, t + R_axle5R); /* N[axle5R] = l D l^T, the next pivot's: final now */
+  panel_6x6_of_8(w + W_chassis_weld5, t + R_chassis_weld5, w + W_chassis_weld5 + 36, t + 16); /* rows 0..5 */
+  reduce_tri_6_d6(w + W_chassis_weld6, w + W_chassis_weld5 + 36, t + 16); /* N[chassis#weld6] */
+  return failed ? P_axle5R : -1;
 }
 
-/*---- pivot 25: axle5R (hinge, d = 5, h = 17)
+/*---- axle5R (hinge, d = 5, h = 17)
  * column: axle6L (d 5), chassis#weld6 (d 6), chassis#weld7 (d 6) */
-static int factor_p25(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1863, t + 8, w + 1888, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1973, w + 1888, t + 16); /* N[axle6L] */
-  const int failed = factor_node_5(w + 1973, t + 0); /* N[axle6L] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + 1863, t + 8, w + 1928, t + 24); /* rows 8..15 */
-  panel_5x1(w + 1863, t + 8, w + 1968, t + 32); /* row 16 */
-  reduce_6x5_d5(w + 1998, w + 1913, t + 16); /* E[chassis#weld6, axle6L] */
-  reduce_tri_6_d5(w + 2058, w + 1913, t + 21); /* N[chassis#weld6] */
-  reduce_6x5_d5(w + 2028, w + 1943, t + 16); /* E[chassis#weld7, axle6L] */
-  reduce_6x6_d5(w + 2094, w + 1943, t + 21); /* E[chassis#weld7, chassis#weld6] */
-  reduce_tri_6_d5(w + 2130, w + 1943, t + 27); /* N[chassis#weld7] */
-  return failed ? 26 : -1;
+static int pivot_axle5R(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_axle5R, t + R_axle5R, w + W_axle5R + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_axle6L, w + W_axle5R + 25, t + 16); /* N[axle6L] */
+  const int failed = factor_node_5(w + W_axle6L, t + R_axle6L); /* N[axle6L] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_axle5R, t + R_axle5R, w + W_axle5R + 65, t + 24); /* rows 8..15 */
+  panel_5x1(w + W_axle5R, t + R_axle5R, w + W_axle5R + 105, t + 32); /* row 16 */
+  reduce_6x5_d5(w + W_axle6L + 25, w + W_axle5R + 50, t + 16); /* E[chassis#weld6, axle6L] */
+  reduce_tri_6_d5(w + W_chassis_weld6, w + W_axle5R + 50, t + 21); /* N[chassis#weld6] */
+  reduce_6x5_d5(w + W_axle6L + 55, w + W_axle5R + 80, t + 16); /* E[chassis#weld7, axle6L] */
+  reduce_6x6_d5(w + W_chassis_weld6 + 36, w + W_axle5R + 80, t + 21); /* E[chassis#weld7, chassis#weld6] */
+  reduce_tri_6_d5(w + W_chassis_weld7, w + W_axle5R + 80, t + 27); /* N[chassis#weld7] */
+  return failed ? P_axle6L : -1;
 }
 
-/*---- pivot 26: axle6L (hinge, d = 5, h = 12)
+/*---- axle6L (hinge, d = 5, h = 12)
  * column: chassis#weld6 (d 6), chassis#weld7 (d 6) */
-static int factor_p26(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1973, t + 0, w + 1998, t + 16); /* rows 0..7 */
-  reduce_tri_6_d5(w + 2058, w + 1998, t + 16); /* N[chassis#weld6] */
-  const int failed = factor_node_6(w + 2058, t + 8); /* N[chassis#weld6] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + 1973, t + 0, w + 2038, t + 24); /* rows 8..11 */
-  reduce_6x6_d5(w + 2094, w + 2028, t + 16); /* E[chassis#weld7, chassis#weld6] */
-  reduce_tri_6_d5(w + 2130, w + 2028, t + 22); /* N[chassis#weld7] */
-  return failed ? 27 : -1;
+static int pivot_axle6L(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_axle6L, t + R_axle6L, w + W_axle6L + 25, t + 16); /* rows 0..7 */
+  reduce_tri_6_d5(w + W_chassis_weld6, w + W_axle6L + 25, t + 16); /* N[chassis#weld6] */
+  const int failed = factor_node_6(w + W_chassis_weld6, t + R_chassis_weld6); /* N[chassis#weld6] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + W_axle6L, t + R_axle6L, w + W_axle6L + 65, t + 24); /* rows 8..11 */
+  reduce_6x6_d5(w + W_chassis_weld6 + 36, w + W_axle6L + 55, t + 16); /* E[chassis#weld7, chassis#weld6] */
+  reduce_tri_6_d5(w + W_chassis_weld7, w + W_axle6L + 55, t + 22); /* N[chassis#weld7] */
+  return failed ? P_chassis_weld6 : -1;
 }
 
-/*---- pivot 27: chassis#weld6 (shard weld, d = 6, h = 6)
+/*---- chassis#weld6 (shard weld, d = 6, h = 6)
  * column: chassis#weld7 (d 6) */
-static int factor_p27(scalar *restrict w, scalar *restrict t) {
-  panel_6x6_of_8(w + 2058, t + 8, w + 2094, t + 16); /* rows 0..5 */
-  reduce_tri_6_d6(w + 2130, w + 2094, t + 16); /* N[chassis#weld7] */
-  const int failed = factor_node_6(w + 2130, t + 0); /* N[chassis#weld7] = l D l^T, the next pivot's: final now */
-  return failed ? 28 : -1;
+static int pivot_chassis_weld6(scalar *restrict w, scalar *restrict t) {
+  panel_6x6_of_8(w + W_chassis_weld6, t + R_chassis_weld6, w + W_chassis_weld6 + 36, t + 16); /* rows 0..5 */
+  reduce_tri_6_d6(w + W_chassis_weld7, w + W_chassis_weld6 + 36, t + 16); /* N[chassis#weld7] */
+  const int failed = factor_node_6(w + W_chassis_weld7, t + R_chassis_weld7); /* N[chassis#weld7] = l D l^T, the next pivot's: final now */
+  return failed ? P_chassis_weld7 : -1;
 }
 
 /*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
 static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
-  /* pivot 0: tow_front_ball (ball, d = 3, h = 11) */
-  node_forward_3(w + 0, x + 0); /* x[tow_front_ball] */
-  forward_5x3(w + 9, x + 0, x + 3); /* x[axle1L] */
-  forward_6x3(w + 24, x + 0, x + 88); /* x[chassis#weld1] */
-  node_diag_3(w + 0, x + 0); /* x[tow_front_ball] */
-  /* pivot 1: axle1L (hinge, d = 5, h = 6) */
-  node_forward_5(w + 42, x + 3); /* x[axle1L] */
-  forward_6x5(w + 67, x + 3, x + 88); /* x[chassis#weld1] */
-  node_diag_5(w + 42, x + 3); /* x[axle1L] */
-  /* pivot 2: tow_rear_ball (ball, d = 3, h = 11) */
-  node_forward_3(w + 97, x + 85); /* x[tow_rear_ball] */
-  forward_5x3(w + 106, x + 85, x + 80); /* x[axle7R] */
-  forward_6x3(w + 121, x + 85, x + 136); /* x[chassis#weld9] */
-  node_diag_3(w + 97, x + 85); /* x[tow_rear_ball] */
-  /* pivot 3: axle7R (hinge, d = 5, h = 6) */
-  node_forward_5(w + 139, x + 80); /* x[axle7R] */
-  forward_6x5(w + 164, x + 80, x + 136); /* x[chassis#weld9] */
-  node_diag_5(w + 139, x + 80); /* x[axle7R] */
-  /* pivot 4: outrigger_frontL_ball (ball, d = 3, h = 17) */
-  node_forward_3(w + 194, x + 23); /* x[outrigger_frontL_ball] */
-  forward_5x3(w + 203, x + 23, x + 18); /* x[axle2R] */
-  forward_6x3(w + 218, x + 23, x + 94); /* x[chassis#weld2] */
-  forward_6x3(w + 236, x + 23, x + 100); /* x[chassis#weld3] */
-  node_diag_3(w + 194, x + 23); /* x[outrigger_frontL_ball] */
-  /* pivot 5: outrigger_frontR_ball (ball, d = 3, h = 17) */
-  node_forward_3(w + 254, x + 26); /* x[outrigger_frontR_ball] */
-  forward_5x3(w + 263, x + 26, x + 29); /* x[axle3L] */
-  forward_6x3(w + 278, x + 26, x + 100); /* x[chassis#weld3] */
-  forward_6x3(w + 296, x + 26, x + 106); /* x[chassis#weld4] */
-  node_diag_3(w + 254, x + 26); /* x[outrigger_frontR_ball] */
-  /* pivot 6: outrigger_rearL_ball (ball, d = 3, h = 17) */
-  node_forward_3(w + 314, x + 69); /* x[outrigger_rearL_ball] */
-  forward_5x3(w + 323, x + 69, x + 64); /* x[axle6R] */
-  forward_6x3(w + 338, x + 69, x + 130); /* x[chassis#weld8] */
-  forward_6x3(w + 356, x + 69, x + 124); /* x[chassis#weld7] */
-  node_diag_3(w + 314, x + 69); /* x[outrigger_rearL_ball] */
-  /* pivot 7: outrigger_rearR_ball (ball, d = 3, h = 17) */
-  node_forward_3(w + 374, x + 72); /* x[outrigger_rearR_ball] */
-  forward_5x3(w + 383, x + 72, x + 75); /* x[axle7L] */
-  forward_6x3(w + 398, x + 72, x + 136); /* x[chassis#weld9] */
-  forward_6x3(w + 416, x + 72, x + 130); /* x[chassis#weld8] */
-  node_diag_3(w + 374, x + 72); /* x[outrigger_rearR_ball] */
-  /* pivot 8: axle2R (hinge, d = 5, h = 12) */
-  node_forward_5(w + 434, x + 18); /* x[axle2R] */
-  forward_6x5(w + 459, x + 18, x + 94); /* x[chassis#weld2] */
-  forward_6x5(w + 489, x + 18, x + 100); /* x[chassis#weld3] */
-  node_diag_5(w + 434, x + 18); /* x[axle2R] */
-  /* pivot 9: axle3L (hinge, d = 5, h = 12) */
-  node_forward_5(w + 519, x + 29); /* x[axle3L] */
-  forward_6x5(w + 544, x + 29, x + 100); /* x[chassis#weld3] */
-  forward_6x5(w + 574, x + 29, x + 106); /* x[chassis#weld4] */
-  node_diag_5(w + 519, x + 29); /* x[axle3L] */
-  /* pivot 10: axle6R (hinge, d = 5, h = 12) */
-  node_forward_5(w + 604, x + 64); /* x[axle6R] */
-  forward_6x5(w + 629, x + 64, x + 130); /* x[chassis#weld8] */
-  forward_6x5(w + 659, x + 64, x + 124); /* x[chassis#weld7] */
-  node_diag_5(w + 604, x + 64); /* x[axle6R] */
-  /* pivot 11: axle7L (hinge, d = 5, h = 12) */
-  node_forward_5(w + 689, x + 75); /* x[axle7L] */
-  forward_6x5(w + 714, x + 75, x + 136); /* x[chassis#weld9] */
-  forward_6x5(w + 744, x + 75, x + 130); /* x[chassis#weld8] */
-  node_diag_5(w + 689, x + 75); /* x[axle7L] */
-  /* pivot 12: chassis#weld9 (shard weld, d = 6, h = 6) */
-  node_forward_6(w + 774, x + 136); /* x[chassis#weld9] */
-  forward_6x6(w + 810, x + 136, x + 130); /* x[chassis#weld8] */
-  node_diag_6(w + 774, x + 136); /* x[chassis#weld9] */
-  /* pivot 13: chassis#weld8 (shard weld, d = 6, h = 6) */
-  node_forward_6(w + 846, x + 130); /* x[chassis#weld8] */
-  forward_6x6(w + 882, x + 130, x + 124); /* x[chassis#weld7] */
-  node_diag_6(w + 846, x + 130); /* x[chassis#weld8] */
-  /* pivot 14: axle1R (hinge, d = 5, h = 17) */
-  node_forward_5(w + 918, x + 8); /* x[axle1R] */
-  forward_5x5(w + 943, x + 8, x + 13); /* x[axle2L] */
-  forward_6x5(w + 968, x + 8, x + 88); /* x[chassis#weld1] */
-  forward_6x5(w + 998, x + 8, x + 94); /* x[chassis#weld2] */
-  node_diag_5(w + 918, x + 8); /* x[axle1R] */
-  /* pivot 15: axle2L (hinge, d = 5, h = 12) */
-  node_forward_5(w + 1028, x + 13); /* x[axle2L] */
-  forward_6x5(w + 1053, x + 13, x + 88); /* x[chassis#weld1] */
-  forward_6x5(w + 1083, x + 13, x + 94); /* x[chassis#weld2] */
-  node_diag_5(w + 1028, x + 13); /* x[axle2L] */
-  /* pivot 16: chassis#weld1 (shard weld, d = 6, h = 6) */
-  node_forward_6(w + 1113, x + 88); /* x[chassis#weld1] */
-  forward_6x6(w + 1149, x + 88, x + 94); /* x[chassis#weld2] */
-  node_diag_6(w + 1113, x + 88); /* x[chassis#weld1] */
-  /* pivot 17: chassis#weld2 (shard weld, d = 6, h = 6) */
-  node_forward_6(w + 1185, x + 94); /* x[chassis#weld2] */
-  forward_6x6(w + 1221, x + 94, x + 100); /* x[chassis#weld3] */
-  node_diag_6(w + 1185, x + 94); /* x[chassis#weld2] */
-  /* pivot 18: chassis#weld3 (shard weld, d = 6, h = 6) */
-  node_forward_6(w + 1257, x + 100); /* x[chassis#weld3] */
-  forward_6x6(w + 1293, x + 100, x + 106); /* x[chassis#weld4] */
-  node_diag_6(w + 1257, x + 100); /* x[chassis#weld3] */
-  /* pivot 19: axle3R (hinge, d = 5, h = 17) */
-  node_forward_5(w + 1329, x + 34); /* x[axle3R] */
-  forward_5x5(w + 1354, x + 34, x + 39); /* x[axle4L] */
-  forward_6x5(w + 1379, x + 34, x + 106); /* x[chassis#weld4] */
-  forward_6x5(w + 1409, x + 34, x + 112); /* x[chassis#weld5] */
-  node_diag_5(w + 1329, x + 34); /* x[axle3R] */
-  /* pivot 20: axle4L (hinge, d = 5, h = 12) */
-  node_forward_5(w + 1439, x + 39); /* x[axle4L] */
-  forward_6x5(w + 1464, x + 39, x + 106); /* x[chassis#weld4] */
-  forward_6x5(w + 1494, x + 39, x + 112); /* x[chassis#weld5] */
-  node_diag_5(w + 1439, x + 39); /* x[axle4L] */
-  /* pivot 21: chassis#weld4 (shard weld, d = 6, h = 6) */
-  node_forward_6(w + 1524, x + 106); /* x[chassis#weld4] */
-  forward_6x6(w + 1560, x + 106, x + 112); /* x[chassis#weld5] */
-  node_diag_6(w + 1524, x + 106); /* x[chassis#weld4] */
-  /* pivot 22: axle4R (hinge, d = 5, h = 17) */
-  node_forward_5(w + 1596, x + 44); /* x[axle4R] */
-  forward_5x5(w + 1621, x + 44, x + 49); /* x[axle5L] */
-  forward_6x5(w + 1646, x + 44, x + 112); /* x[chassis#weld5] */
-  forward_6x5(w + 1676, x + 44, x + 118); /* x[chassis#weld6] */
-  node_diag_5(w + 1596, x + 44); /* x[axle4R] */
-  /* pivot 23: axle5L (hinge, d = 5, h = 12) */
-  node_forward_5(w + 1706, x + 49); /* x[axle5L] */
-  forward_6x5(w + 1731, x + 49, x + 112); /* x[chassis#weld5] */
-  forward_6x5(w + 1761, x + 49, x + 118); /* x[chassis#weld6] */
-  node_diag_5(w + 1706, x + 49); /* x[axle5L] */
-  /* pivot 24: chassis#weld5 (shard weld, d = 6, h = 6) */
-  node_forward_6(w + 1791, x + 112); /* x[chassis#weld5] */
-  forward_6x6(w + 1827, x + 112, x + 118); /* x[chassis#weld6] */
-  node_diag_6(w + 1791, x + 112); /* x[chassis#weld5] */
-  /* pivot 25: axle5R (hinge, d = 5, h = 17) */
-  node_forward_5(w + 1863, x + 54); /* x[axle5R] */
-  forward_5x5(w + 1888, x + 54, x + 59); /* x[axle6L] */
-  forward_6x5(w + 1913, x + 54, x + 118); /* x[chassis#weld6] */
-  forward_6x5(w + 1943, x + 54, x + 124); /* x[chassis#weld7] */
-  node_diag_5(w + 1863, x + 54); /* x[axle5R] */
-  /* pivot 26: axle6L (hinge, d = 5, h = 12) */
-  node_forward_5(w + 1973, x + 59); /* x[axle6L] */
-  forward_6x5(w + 1998, x + 59, x + 118); /* x[chassis#weld6] */
-  forward_6x5(w + 2028, x + 59, x + 124); /* x[chassis#weld7] */
-  node_diag_5(w + 1973, x + 59); /* x[axle6L] */
-  /* pivot 27: chassis#weld6 (shard weld, d = 6, h = 6) */
-  node_forward_6(w + 2058, x + 118); /* x[chassis#weld6] */
-  forward_6x6(w + 2094, x + 118, x + 124); /* x[chassis#weld7] */
-  node_diag_6(w + 2058, x + 118); /* x[chassis#weld6] */
-  /* pivot 28: chassis#weld7 (shard weld, d = 6, h = 0) */
-  node_forward_6(w + 2130, x + 124); /* x[chassis#weld7] */
-  node_diag_6(w + 2130, x + 124); /* x[chassis#weld7] */
+  /* tow_front_ball (ball, d = 3, h = 11) */
+  node_forward_3(w + W_tow_front_ball, x + X_tow_front_ball); /* x[tow_front_ball] */
+  forward_5x3(w + W_tow_front_ball + 9, x + X_tow_front_ball, x + X_axle1L); /* x[axle1L] */
+  forward_6x3(w + W_tow_front_ball + 24, x + X_tow_front_ball, x + X_chassis_weld1); /* x[chassis#weld1] */
+  node_diag_3(w + W_tow_front_ball, x + X_tow_front_ball); /* x[tow_front_ball] */
+  /* axle1L (hinge, d = 5, h = 6) */
+  node_forward_5(w + W_axle1L, x + X_axle1L); /* x[axle1L] */
+  forward_6x5(w + W_axle1L + 25, x + X_axle1L, x + X_chassis_weld1); /* x[chassis#weld1] */
+  node_diag_5(w + W_axle1L, x + X_axle1L); /* x[axle1L] */
+  /* tow_rear_ball (ball, d = 3, h = 11) */
+  node_forward_3(w + W_tow_rear_ball, x + X_tow_rear_ball); /* x[tow_rear_ball] */
+  forward_5x3(w + W_tow_rear_ball + 9, x + X_tow_rear_ball, x + X_axle7R); /* x[axle7R] */
+  forward_6x3(w + W_tow_rear_ball + 24, x + X_tow_rear_ball, x + X_chassis_weld9); /* x[chassis#weld9] */
+  node_diag_3(w + W_tow_rear_ball, x + X_tow_rear_ball); /* x[tow_rear_ball] */
+  /* axle7R (hinge, d = 5, h = 6) */
+  node_forward_5(w + W_axle7R, x + X_axle7R); /* x[axle7R] */
+  forward_6x5(w + W_axle7R + 25, x + X_axle7R, x + X_chassis_weld9); /* x[chassis#weld9] */
+  node_diag_5(w + W_axle7R, x + X_axle7R); /* x[axle7R] */
+  /* outrigger_frontL_ball (ball, d = 3, h = 17) */
+  node_forward_3(w + W_outrigger_frontL_ball, x + X_outrigger_frontL_ball); /* x[outrigger_frontL_ball] */
+  forward_5x3(w + W_outrigger_frontL_ball + 9, x + X_outrigger_frontL_ball, x + X_axle2R); /* x[axle2R] */
+  forward_6x3(w + W_outrigger_frontL_ball + 24, x + X_outrigger_frontL_ball, x + X_chassis_weld2); /* x[chassis#weld2] */
+  forward_6x3(w + W_outrigger_frontL_ball + 42, x + X_outrigger_frontL_ball, x + X_chassis_weld3); /* x[chassis#weld3] */
+  node_diag_3(w + W_outrigger_frontL_ball, x + X_outrigger_frontL_ball); /* x[outrigger_frontL_ball] */
+  /* outrigger_frontR_ball (ball, d = 3, h = 17) */
+  node_forward_3(w + W_outrigger_frontR_ball, x + X_outrigger_frontR_ball); /* x[outrigger_frontR_ball] */
+  forward_5x3(w + W_outrigger_frontR_ball + 9, x + X_outrigger_frontR_ball, x + X_axle3L); /* x[axle3L] */
+  forward_6x3(w + W_outrigger_frontR_ball + 24, x + X_outrigger_frontR_ball, x + X_chassis_weld3); /* x[chassis#weld3] */
+  forward_6x3(w + W_outrigger_frontR_ball + 42, x + X_outrigger_frontR_ball, x + X_chassis_weld4); /* x[chassis#weld4] */
+  node_diag_3(w + W_outrigger_frontR_ball, x + X_outrigger_frontR_ball); /* x[outrigger_frontR_ball] */
+  /* outrigger_rearL_ball (ball, d = 3, h = 17) */
+  node_forward_3(w + W_outrigger_rearL_ball, x + X_outrigger_rearL_ball); /* x[outrigger_rearL_ball] */
+  forward_5x3(w + W_outrigger_rearL_ball + 9, x + X_outrigger_rearL_ball, x + X_axle6R); /* x[axle6R] */
+  forward_6x3(w + W_outrigger_rearL_ball + 24, x + X_outrigger_rearL_ball, x + X_chassis_weld8); /* x[chassis#weld8] */
+  forward_6x3(w + W_outrigger_rearL_ball + 42, x + X_outrigger_rearL_ball, x + X_chassis_weld7); /* x[chassis#weld7] */
+  node_diag_3(w + W_outrigger_rearL_ball, x + X_outrigger_rearL_ball); /* x[outrigger_rearL_ball] */
+  /* outrigger_rearR_ball (ball, d = 3, h = 17) */
+  node_forward_3(w + W_outrigger_rearR_ball, x + X_outrigger_rearR_ball); /* x[outrigger_rearR_ball] */
+  forward_5x3(w + W_outrigger_rearR_ball + 9, x + X_outrigger_rearR_ball, x + X_axle7L); /* x[axle7L] */
+  forward_6x3(w + W_outrigger_rearR_ball + 24, x + X_outrigger_rearR_ball, x + X_chassis_weld9); /* x[chassis#weld9] */
+  forward_6x3(w + W_outrigger_rearR_ball + 42, x + X_outrigger_rearR_ball, x + X_chassis_weld8); /* x[chassis#weld8] */
+  node_diag_3(w + W_outrigger_rearR_ball, x + X_outrigger_rearR_ball); /* x[outrigger_rearR_ball] */
+  /* axle2R (hinge, d = 5, h = 12) */
+  node_forward_5(w + W_axle2R, x + X_axle2R); /* x[axle2R] */
+  forward_6x5(w + W_axle2R + 25, x + X_axle2R, x + X_chassis_weld2); /* x[chassis#weld2] */
+  forward_6x5(w + W_axle2R + 55, x + X_axle2R, x + X_chassis_weld3); /* x[chassis#weld3] */
+  node_diag_5(w + W_axle2R, x + X_axle2R); /* x[axle2R] */
+  /* axle3L (hinge, d = 5, h = 12) */
+  node_forward_5(w + W_axle3L, x + X_axle3L); /* x[axle3L] */
+  forward_6x5(w + W_axle3L + 25, x + X_axle3L, x + X_chassis_weld3); /* x[chassis#weld3] */
+  forward_6x5(w + W_axle3L + 55, x + X_axle3L, x + X_chassis_weld4); /* x[chassis#weld4] */
+  node_diag_5(w + W_axle3L, x + X_axle3L); /* x[axle3L] */
+  /* axle6R (hinge, d = 5, h = 12) */
+  node_forward_5(w + W_axle6R, x + X_axle6R); /* x[axle6R] */
+  forward_6x5(w + W_axle6R + 25, x + X_axle6R, x + X_chassis_weld8); /* x[chassis#weld8] */
+  forward_6x5(w + W_axle6R + 55, x + X_axle6R, x + X_chassis_weld7); /* x[chassis#weld7] */
+  node_diag_5(w + W_axle6R, x + X_axle6R); /* x[axle6R] */
+  /* axle7L (hinge, d = 5, h = 12) */
+  node_forward_5(w + W_axle7L, x + X_axle7L); /* x[axle7L] */
+  forward_6x5(w + W_axle7L + 25, x + X_axle7L, x + X_chassis_weld9); /* x[chassis#weld9] */
+  forward_6x5(w + W_axle7L + 55, x + X_axle7L, x + X_chassis_weld8); /* x[chassis#weld8] */
+  node_diag_5(w + W_axle7L, x + X_axle7L); /* x[axle7L] */
+  /* chassis#weld9 (shard weld, d = 6, h = 6) */
+  node_forward_6(w + W_chassis_weld9, x + X_chassis_weld9); /* x[chassis#weld9] */
+  forward_6x6(w + W_chassis_weld9 + 36, x + X_chassis_weld9, x + X_chassis_weld8); /* x[chassis#weld8] */
+  node_diag_6(w + W_chassis_weld9, x + X_chassis_weld9); /* x[chassis#weld9] */
+  /* chassis#weld8 (shard weld, d = 6, h = 6) */
+  node_forward_6(w + W_chassis_weld8, x + X_chassis_weld8); /* x[chassis#weld8] */
+  forward_6x6(w + W_chassis_weld8 + 36, x + X_chassis_weld8, x + X_chassis_weld7); /* x[chassis#weld7] */
+  node_diag_6(w + W_chassis_weld8, x + X_chassis_weld8); /* x[chassis#weld8] */
+  /* axle1R (hinge, d = 5, h = 17) */
+  node_forward_5(w + W_axle1R, x + X_axle1R); /* x[axle1R] */
+  forward_5x5(w + W_axle1R + 25, x + X_axle1R, x + X_axle2L); /* x[axle2L] */
+  forward_6x5(w + W_axle1R + 50, x + X_axle1R, x + X_chassis_weld1); /* x[chassis#weld1] */
+  forward_6x5(w + W_axle1R + 80, x + X_axle1R, x + X_chassis_weld2); /* x[chassis#weld2] */
+  node_diag_5(w + W_axle1R, x + X_axle1R); /* x[axle1R] */
+  /* axle2L (hinge, d = 5, h = 12) */
+  node_forward_5(w + W_axle2L, x + X_axle2L); /* x[axle2L] */
+  forward_6x5(w + W_axle2L + 25, x + X_axle2L, x + X_chassis_weld1); /* x[chassis#weld1] */
+  forward_6x5(w + W_axle2L + 55, x + X_axle2L, x + X_chassis_weld2); /* x[chassis#weld2] */
+  node_diag_5(w + W_axle2L, x + X_axle2L); /* x[axle2L] */
+  /* chassis#weld1 (shard weld, d = 6, h = 6) */
+  node_forward_6(w + W_chassis_weld1, x + X_chassis_weld1); /* x[chassis#weld1] */
+  forward_6x6(w + W_chassis_weld1 + 36, x + X_chassis_weld1, x + X_chassis_weld2); /* x[chassis#weld2] */
+  node_diag_6(w + W_chassis_weld1, x + X_chassis_weld1); /* x[chassis#weld1] */
+  /* chassis#weld2 (shard weld, d = 6, h = 6) */
+  node_forward_6(w + W_chassis_weld2, x + X_chassis_weld2); /* x[chassis#weld2] */
+  forward_6x6(w + W_chassis_weld2 + 36, x + X_chassis_weld2, x + X_chassis_weld3); /* x[chassis#weld3] */
+  node_diag_6(w + W_chassis_weld2, x + X_chassis_weld2); /* x[chassis#weld2] */
+  /* chassis#weld3 (shard weld, d = 6, h = 6) */
+  node_forward_6(w + W_chassis_weld3, x + X_chassis_weld3); /* x[chassis#weld3] */
+  forward_6x6(w + W_chassis_weld3 + 36, x + X_chassis_weld3, x + X_chassis_weld4); /* x[chassis#weld4] */
+  node_diag_6(w + W_chassis_weld3, x + X_chassis_weld3); /* x[chassis#weld3] */
+  /* axle3R (hinge, d = 5, h = 17) */
+  node_forward_5(w + W_axle3R, x + X_axle3R); /* x[axle3R] */
+  forward_5x5(w + W_axle3R + 25, x + X_axle3R, x + X_axle4L); /* x[axle4L] */
+  forward_6x5(w + W_axle3R + 50, x + X_axle3R, x + X_chassis_weld4); /* x[chassis#weld4] */
+  forward_6x5(w + W_axle3R + 80, x + X_axle3R, x + X_chassis_weld5); /* x[chassis#weld5] */
+  node_diag_5(w + W_axle3R, x + X_axle3R); /* x[axle3R] */
+  /* axle4L (hinge, d = 5, h = 12) */
+  node_forward_5(w + W_axle4L, x + X_axle4L); /* x[axle4L] */
+  forward_6x5(w + W_axle4L + 25, x + X_axle4L, x + X_chassis_weld4); /* x[chassis#weld4] */
+  forward_6x5(w + W_axle4L + 55, x + X_axle4L, x + X_chassis_weld5); /* x[chassis#weld5] */
+  node_diag_5(w + W_axle4L, x + X_axle4L); /* x[axle4L] */
+  /* chassis#weld4 (shard weld, d = 6, h = 6) */
+  node_forward_6(w + W_chassis_weld4, x + X_chassis_weld4); /* x[chassis#weld4] */
+  forward_6x6(w + W_chassis_weld4 + 36, x + X_chassis_weld4, x + X_chassis_weld5); /* x[chassis#weld5] */
+  node_diag_6(w + W_chassis_weld4, x + X_chassis_weld4); /* x[chassis#weld4] */
+  /* axle4R (hinge, d = 5, h = 17) */
+  node_forward_5(w + W_axle4R, x + X_axle4R); /* x[axle4R] */
+  forward_5x5(w + W_axle4R + 25, x + X_axle4R, x + X_axle5L); /* x[axle5L] */
+  forward_6x5(w + W_axle4R + 50, x + X_axle4R, x + X_chassis_weld5); /* x[chassis#weld5] */
+  forward_6x5(w + W_axle4R + 80, x + X_axle4R, x + X_chassis_weld6); /* x[chassis#weld6] */
+  node_diag_5(w + W_axle4R, x + X_axle4R); /* x[axle4R] */
+  /* axle5L (hinge, d = 5, h = 12) */
+  node_forward_5(w + W_axle5L, x + X_axle5L); /* x[axle5L] */
+  forward_6x5(w + W_axle5L + 25, x + X_axle5L, x + X_chassis_weld5); /* x[chassis#weld5] */
+  forward_6x5(w + W_axle5L + 55, x + X_axle5L, x + X_chassis_weld6); /* x[chassis#weld6] */
+  node_diag_5(w + W_axle5L, x + X_axle5L); /* x[axle5L] */
+  /* chassis#weld5 (shard weld, d = 6, h = 6) */
+  node_forward_6(w + W_chassis_weld5, x + X_chassis_weld5); /* x[chassis#weld5] */
+  forward_6x6(w + W_chassis_weld5 + 36, x + X_chassis_weld5, x + X_chassis_weld6); /* x[chassis#weld6] */
+  node_diag_6(w + W_chassis_weld5, x + X_chassis_weld5); /* x[chassis#weld5] */
+  /* axle5R (hinge, d = 5, h = 17) */
+  node_forward_5(w + W_axle5R, x + X_axle5R); /* x[axle5R] */
+  forward_5x5(w + W_axle5R + 25, x + X_axle5R, x + X_axle6L); /* x[axle6L] */
+  forward_6x5(w + W_axle5R + 50, x + X_axle5R, x + X_chassis_weld6); /* x[chassis#weld6] */
+  forward_6x5(w + W_axle5R + 80, x + X_axle5R, x + X_chassis_weld7); /* x[chassis#weld7] */
+  node_diag_5(w + W_axle5R, x + X_axle5R); /* x[axle5R] */
+  /* axle6L (hinge, d = 5, h = 12) */
+  node_forward_5(w + W_axle6L, x + X_axle6L); /* x[axle6L] */
+  forward_6x5(w + W_axle6L + 25, x + X_axle6L, x + X_chassis_weld6); /* x[chassis#weld6] */
+  forward_6x5(w + W_axle6L + 55, x + X_axle6L, x + X_chassis_weld7); /* x[chassis#weld7] */
+  node_diag_5(w + W_axle6L, x + X_axle6L); /* x[axle6L] */
+  /* chassis#weld6 (shard weld, d = 6, h = 6) */
+  node_forward_6(w + W_chassis_weld6, x + X_chassis_weld6); /* x[chassis#weld6] */
+  forward_6x6(w + W_chassis_weld6 + 36, x + X_chassis_weld6, x + X_chassis_weld7); /* x[chassis#weld7] */
+  node_diag_6(w + W_chassis_weld6, x + X_chassis_weld6); /* x[chassis#weld6] */
+  /* chassis#weld7 (shard weld, d = 6, h = 0) */
+  node_forward_6(w + W_chassis_weld7, x + X_chassis_weld7); /* x[chassis#weld7] */
+  node_diag_6(w + W_chassis_weld7, x + X_chassis_weld7); /* x[chassis#weld7] */
 }
 
 /*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
 static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
-  /* pivot 28: chassis#weld7 (shard weld, d = 6, h = 0) */
-  node_backward_6(w + 2130, x + 124); /* x[chassis#weld7] */
-  /* pivot 27: chassis#weld6 (shard weld, d = 6, h = 6) */
-  backward_set_6x6(w + 2094, x + 124, s); /* L[chassis#weld7, chassis#weld6] */
-  subtract_6(x + 118, s); /* x[chassis#weld6] */
-  node_backward_6(w + 2058, x + 118); /* x[chassis#weld6] */
-  /* pivot 26: axle6L (hinge, d = 5, h = 12) */
-  backward_set_6x5(w + 2028, x + 124, s); /* L[chassis#weld7, axle6L] */
-  backward_add_6x5(w + 1998, x + 118, s); /* L[chassis#weld6, axle6L] */
-  subtract_5(x + 59, s); /* x[axle6L] */
-  node_backward_5(w + 1973, x + 59); /* x[axle6L] */
-  /* pivot 25: axle5R (hinge, d = 5, h = 17) */
-  backward_set_6x5(w + 1943, x + 124, s); /* L[chassis#weld7, axle5R] */
-  backward_add_6x5(w + 1913, x + 118, s); /* L[chassis#weld6, axle5R] */
-  backward_add_5x5(w + 1888, x + 59, s); /* L[axle6L, axle5R] */
-  subtract_5(x + 54, s); /* x[axle5R] */
-  node_backward_5(w + 1863, x + 54); /* x[axle5R] */
-  /* pivot 24: chassis#weld5 (shard weld, d = 6, h = 6) */
-  backward_set_6x6(w + 1827, x + 118, s); /* L[chassis#weld6, chassis#weld5] */
-  subtract_6(x + 112, s); /* x[chassis#weld5] */
-  node_backward_6(w + 1791, x + 112); /* x[chassis#weld5] */
-  /* pivot 23: axle5L (hinge, d = 5, h = 12) */
-  backward_set_6x5(w + 1761, x + 118, s); /* L[chassis#weld6, axle5L] */
-  backward_add_6x5(w + 1731, x + 112, s); /* L[chassis#weld5, axle5L] */
-  subtract_5(x + 49, s); /* x[axle5L] */
-  node_backward_5(w + 1706, x + 49); /* x[axle5L] */
-  /* pivot 22: axle4R (hinge, d = 5, h = 17) */
-  backward_set_6x5(w + 1676, x + 118, s); /* L[chassis#weld6, axle4R] */
-  backward_add_6x5(w + 1646, x + 112, s); /* L[chassis#weld5, axle4R] */
-  backward_add_5x5(w + 1621, x + 49, s); /* L[axle5L, axle4R] */
-  subtract_5(x + 44, s); /* x[axle4R] */
-  node_backward_5(w + 1596, x + 44); /* x[axle4R] */
-  /* pivot 21: chassis#weld4 (shard weld, d = 6, h = 6) */
-  backward_set_6x6(w + 1560, x + 112, s); /* L[chassis#weld5, chassis#weld4] */
-  subtract_6(x + 106, s); /* x[chassis#weld4] */
-  node_backward_6(w + 1524, x + 106); /* x[chassis#weld4] */
-  /* pivot 20: axle4L (hinge, d = 5, h = 12) */
-  backward_set_6x5(w + 1494, x + 112, s); /* L[chassis#weld5, axle4L] */
-  backward_add_6x5(w + 1464, x + 106, s); /* L[chassis#weld4, axle4L] */
-  subtract_5(x + 39, s); /* x[axle4L] */
-  node_backward_5(w + 1439, x + 39); /* x[axle4L] */
-  /* pivot 19: axle3R (hinge, d = 5, h = 17) */
-  backward_set_6x5(w + 1409, x + 112, s); /* L[chassis#weld5, axle3R] */
-  backward_add_6x5(w + 1379, x + 106, s); /* L[chassis#weld4, axle3R] */
-  backward_add_5x5(w + 1354, x + 39, s); /* L[axle4L, axle3R] */
-  subtract_5(x + 34, s); /* x[axle3R] */
-  node_backward_5(w + 1329, x + 34); /* x[axle3R] */
-  /* pivot 18: chassis#weld3 (shard weld, d = 6, h = 6) */
-  backward_set_6x6(w + 1293, x + 106, s); /* L[chassis#weld4, chassis#weld3] */
-  subtract_6(x + 100, s); /* x[chassis#weld3] */
-  node_backward_6(w + 1257, x + 100); /* x[chassis#weld3] */
-  /* pivot 17: chassis#weld2 (shard weld, d = 6, h = 6) */
-  backward_set_6x6(w + 1221, x + 100, s); /* L[chassis#weld3, chassis#weld2] */
-  subtract_6(x + 94, s); /* x[chassis#weld2] */
-  node_backward_6(w + 1185, x + 94); /* x[chassis#weld2] */
-  /* pivot 16: chassis#weld1 (shard weld, d = 6, h = 6) */
-  backward_set_6x6(w + 1149, x + 94, s); /* L[chassis#weld2, chassis#weld1] */
-  subtract_6(x + 88, s); /* x[chassis#weld1] */
-  node_backward_6(w + 1113, x + 88); /* x[chassis#weld1] */
-  /* pivot 15: axle2L (hinge, d = 5, h = 12) */
-  backward_set_6x5(w + 1083, x + 94, s); /* L[chassis#weld2, axle2L] */
-  backward_add_6x5(w + 1053, x + 88, s); /* L[chassis#weld1, axle2L] */
-  subtract_5(x + 13, s); /* x[axle2L] */
-  node_backward_5(w + 1028, x + 13); /* x[axle2L] */
-  /* pivot 14: axle1R (hinge, d = 5, h = 17) */
-  backward_set_6x5(w + 998, x + 94, s); /* L[chassis#weld2, axle1R] */
-  backward_add_6x5(w + 968, x + 88, s); /* L[chassis#weld1, axle1R] */
-  backward_add_5x5(w + 943, x + 13, s); /* L[axle2L, axle1R] */
-  subtract_5(x + 8, s); /* x[axle1R] */
-  node_backward_5(w + 918, x + 8); /* x[axle1R] */
-  /* pivot 13: chassis#weld8 (shard weld, d = 6, h = 6) */
-  backward_set_6x6(w + 882, x + 124, s); /* L[chassis#weld7, chassis#weld8] */
-  subtract_6(x + 130, s); /* x[chassis#weld8] */
-  node_backward_6(w + 846, x + 130); /* x[chassis#weld8] */
-  /* pivot 12: chassis#weld9 (shard weld, d = 6, h = 6) */
-  backward_set_6x6(w + 810, x + 130, s); /* L[chassis#weld8, chassis#weld9] */
-  subtract_6(x + 136, s); /* x[chassis#weld9] */
-  node_backward_6(w + 774, x + 136); /* x[chassis#weld9] */
-  /* pivot 11: axle7L (hinge, d = 5, h = 12) */
-  backward_set_6x5(w + 744, x + 130, s); /* L[chassis#weld8, axle7L] */
-  backward_add_6x5(w + 714, x + 136, s); /* L[chassis#weld9, axle7L] */
-  subtract_5(x + 75, s); /* x[axle7L] */
-  node_backward_5(w + 689, x + 75); /* x[axle7L] */
-  /* pivot 10: axle6R (hinge, d = 5, h = 12) */
-  backward_set_6x5(w + 659, x + 124, s); /* L[chassis#weld7, axle6R] */
-  backward_add_6x5(w + 629, x + 130, s); /* L[chassis#weld8, axle6R] */
-  subtract_5(x + 64, s); /* x[axle6R] */
-  node_backward_5(w + 604, x + 64); /* x[axle6R] */
-  /* pivot 9: axle3L (hinge, d = 5, h = 12) */
-  backward_set_6x5(w + 574, x + 106, s); /* L[chassis#weld4, axle3L] */
-  backward_add_6x5(w + 544, x + 100, s); /* L[chassis#weld3, axle3L] */
-  subtract_5(x + 29, s); /* x[axle3L] */
-  node_backward_5(w + 519, x + 29); /* x[axle3L] */
-  /* pivot 8: axle2R (hinge, d = 5, h = 12) */
-  backward_set_6x5(w + 489, x + 100, s); /* L[chassis#weld3, axle2R] */
-  backward_add_6x5(w + 459, x + 94, s); /* L[chassis#weld2, axle2R] */
-  subtract_5(x + 18, s); /* x[axle2R] */
-  node_backward_5(w + 434, x + 18); /* x[axle2R] */
-  /* pivot 7: outrigger_rearR_ball (ball, d = 3, h = 17) */
-  backward_set_6x3(w + 416, x + 130, s); /* L[chassis#weld8, outrigger_rearR_ball] */
-  backward_add_6x3(w + 398, x + 136, s); /* L[chassis#weld9, outrigger_rearR_ball] */
-  backward_add_5x3(w + 383, x + 75, s); /* L[axle7L, outrigger_rearR_ball] */
-  subtract_3(x + 72, s); /* x[outrigger_rearR_ball] */
-  node_backward_3(w + 374, x + 72); /* x[outrigger_rearR_ball] */
-  /* pivot 6: outrigger_rearL_ball (ball, d = 3, h = 17) */
-  backward_set_6x3(w + 356, x + 124, s); /* L[chassis#weld7, outrigger_rearL_ball] */
-  backward_add_6x3(w + 338, x + 130, s); /* L[chassis#weld8, outrigger_rearL_ball] */
-  backward_add_5x3(w + 323, x + 64, s); /* L[axle6R, outrigger_rearL_ball] */
-  subtract_3(x + 69, s); /* x[outrigger_rearL_ball] */
-  node_backward_3(w + 314, x + 69); /* x[outrigger_rearL_ball] */
-  /* pivot 5: outrigger_frontR_ball (ball, d = 3, h = 17) */
-  backward_set_6x3(w + 296, x + 106, s); /* L[chassis#weld4, outrigger_frontR_ball] */
-  backward_add_6x3(w + 278, x + 100, s); /* L[chassis#weld3, outrigger_frontR_ball] */
-  backward_add_5x3(w + 263, x + 29, s); /* L[axle3L, outrigger_frontR_ball] */
-  subtract_3(x + 26, s); /* x[outrigger_frontR_ball] */
-  node_backward_3(w + 254, x + 26); /* x[outrigger_frontR_ball] */
-  /* pivot 4: outrigger_frontL_ball (ball, d = 3, h = 17) */
-  backward_set_6x3(w + 236, x + 100, s); /* L[chassis#weld3, outrigger_frontL_ball] */
-  backward_add_6x3(w + 218, x + 94, s); /* L[chassis#weld2, outrigger_frontL_ball] */
-  backward_add_5x3(w + 203, x + 18, s); /* L[axle2R, outrigger_frontL_ball] */
-  subtract_3(x + 23, s); /* x[outrigger_frontL_ball] */
-  node_backward_3(w + 194, x + 23); /* x[outrigger_frontL_ball] */
-  /* pivot 3: axle7R (hinge, d = 5, h = 6) */
-  backward_set_6x5(w + 164, x + 136, s); /* L[chassis#weld9, axle7R] */
-  subtract_5(x + 80, s); /* x[axle7R] */
-  node_backward_5(w + 139, x + 80); /* x[axle7R] */
-  /* pivot 2: tow_rear_ball (ball, d = 3, h = 11) */
-  backward_set_6x3(w + 121, x + 136, s); /* L[chassis#weld9, tow_rear_ball] */
-  backward_add_5x3(w + 106, x + 80, s); /* L[axle7R, tow_rear_ball] */
-  subtract_3(x + 85, s); /* x[tow_rear_ball] */
-  node_backward_3(w + 97, x + 85); /* x[tow_rear_ball] */
-  /* pivot 1: axle1L (hinge, d = 5, h = 6) */
-  backward_set_6x5(w + 67, x + 88, s); /* L[chassis#weld1, axle1L] */
-  subtract_5(x + 3, s); /* x[axle1L] */
-  node_backward_5(w + 42, x + 3); /* x[axle1L] */
-  /* pivot 0: tow_front_ball (ball, d = 3, h = 11) */
-  backward_set_6x3(w + 24, x + 88, s); /* L[chassis#weld1, tow_front_ball] */
-  backward_add_5x3(w + 9, x + 3, s); /* L[axle1L, tow_front_ball] */
-  subtract_3(x + 0, s); /* x[tow_front_ball] */
-  node_backward_3(w + 0, x + 0); /* x[tow_front_ball] */
+  /* chassis#weld7 (shard weld, d = 6, h = 0) */
+  node_backward_6(w + W_chassis_weld7, x + X_chassis_weld7); /* x[chassis#weld7] */
+  /* chassis#weld6 (shard weld, d = 6, h = 6) */
+  backward_set_6x6(w + W_chassis_weld6 + 36, x + X_chassis_weld7, s); /* L[chassis#weld7, chassis#weld6] */
+  subtract_6(x + X_chassis_weld6, s); /* x[chassis#weld6] */
+  node_backward_6(w + W_chassis_weld6, x + X_chassis_weld6); /* x[chassis#weld6] */
+  /* axle6L (hinge, d = 5, h = 12) */
+  backward_set_6x5(w + W_axle6L + 55, x + X_chassis_weld7, s); /* L[chassis#weld7, axle6L] */
+  backward_add_6x5(w + W_axle6L + 25, x + X_chassis_weld6, s); /* L[chassis#weld6, axle6L] */
+  subtract_5(x + X_axle6L, s); /* x[axle6L] */
+  node_backward_5(w + W_axle6L, x + X_axle6L); /* x[axle6L] */
+  /* axle5R (hinge, d = 5, h = 17) */
+  backward_set_6x5(w + W_axle5R + 80, x + X_chassis_weld7, s); /* L[chassis#weld7, axle5R] */
+  backward_add_6x5(w + W_axle5R + 50, x + X_chassis_weld6, s); /* L[chassis#weld6, axle5R] */
+  backward_add_5x5(w + W_axle5R + 25, x + X_axle6L, s); /* L[axle6L, axle5R] */
+  subtract_5(x + X_axle5R, s); /* x[axle5R] */
+  node_backward_5(w + W_axle5R, x + X_axle5R); /* x[axle5R] */
+  /* chassis#weld5 (shard weld, d = 6, h = 6) */
+  backward_set_6x6(w + W_chassis_weld5 + 36, x + X_chassis_weld6, s); /* L[chassis#weld6, chassis#weld5] */
+  subtract_6(x + X_chassis_weld5, s); /* x[chassis#weld5] */
+  node_backward_6(w + W_chassis_weld5, x + X_chassis_weld5); /* x[chassis#weld5] */
+  /* axle5L (hinge, d = 5, h = 12) */
+  backward_set_6x5(w + W_axle5L + 55, x + X_chassis_weld6, s); /* L[chassis#weld6, axle5L] */
+  backward_add_6x5(w + W_axle5L + 25, x + X_chassis_weld5, s); /* L[chassis#weld5, axle5L] */
+  subtract_5(x + X_axle5L, s); /* x[axle5L] */
+  node_backward_5(w + W_axle5L, x + X_axle5L); /* x[axle5L] */
+  /* axle4R (hinge, d = 5, h = 17) */
+  backward_set_6x5(w + W_axle4R + 80, x + X_chassis_weld6, s); /* L[chassis#weld6, axle4R] */
+  backward_add_6x5(w + W_axle4R + 50, x + X_chassis_weld5, s); /* L[chassis#weld5, axle4R] */
+  backward_add_5x5(w + W_axle4R + 25, x + X_axle5L, s); /* L[axle5L, axle4R] */
+  subtract_5(x + X_axle4R, s); /* x[axle4R] */
+  node_backward_5(w + W_axle4R, x + X_axle4R); /* x[axle4R] */
+  /* chassis#weld4 (shard weld, d = 6, h = 6) */
+  backward_set_6x6(w + W_chassis_weld4 + 36, x + X_chassis_weld5, s); /* L[chassis#weld5, chassis#weld4] */
+  subtract_6(x + X_chassis_weld4, s); /* x[chassis#weld4] */
+  node_backward_6(w + W_chassis_weld4, x + X_chassis_weld4); /* x[chassis#weld4] */
+  /* axle4L (hinge, d = 5, h = 12) */
+  backward_set_6x5(w + W_axle4L + 55, x + X_chassis_weld5, s); /* L[chassis#weld5, axle4L] */
+  backward_add_6x5(w + W_axle4L + 25, x + X_chassis_weld4, s); /* L[chassis#weld4, axle4L] */
+  subtract_5(x + X_axle4L, s); /* x[axle4L] */
+  node_backward_5(w + W_axle4L, x + X_axle4L); /* x[axle4L] */
+  /* axle3R (hinge, d = 5, h = 17) */
+  backward_set_6x5(w + W_axle3R + 80, x + X_chassis_weld5, s); /* L[chassis#weld5, axle3R] */
+  backward_add_6x5(w + W_axle3R + 50, x + X_chassis_weld4, s); /* L[chassis#weld4, axle3R] */
+  backward_add_5x5(w + W_axle3R + 25, x + X_axle4L, s); /* L[axle4L, axle3R] */
+  subtract_5(x + X_axle3R, s); /* x[axle3R] */
+  node_backward_5(w + W_axle3R, x + X_axle3R); /* x[axle3R] */
+  /* chassis#weld3 (shard weld, d = 6, h = 6) */
+  backward_set_6x6(w + W_chassis_weld3 + 36, x + X_chassis_weld4, s); /* L[chassis#weld4, chassis#weld3] */
+  subtract_6(x + X_chassis_weld3, s); /* x[chassis#weld3] */
+  node_backward_6(w + W_chassis_weld3, x + X_chassis_weld3); /* x[chassis#weld3] */
+  /* chassis#weld2 (shard weld, d = 6, h = 6) */
+  backward_set_6x6(w + W_chassis_weld2 + 36, x + X_chassis_weld3, s); /* L[chassis#weld3, chassis#weld2] */
+  subtract_6(x + X_chassis_weld2, s); /* x[chassis#weld2] */
+  node_backward_6(w + W_chassis_weld2, x + X_chassis_weld2); /* x[chassis#weld2] */
+  /* chassis#weld1 (shard weld, d = 6, h = 6) */
+  backward_set_6x6(w + W_chassis_weld1 + 36, x + X_chassis_weld2, s); /* L[chassis#weld2, chassis#weld1] */
+  subtract_6(x + X_chassis_weld1, s); /* x[chassis#weld1] */
+  node_backward_6(w + W_chassis_weld1, x + X_chassis_weld1); /* x[chassis#weld1] */
+  /* axle2L (hinge, d = 5, h = 12) */
+  backward_set_6x5(w + W_axle2L + 55, x + X_chassis_weld2, s); /* L[chassis#weld2, axle2L] */
+  backward_add_6x5(w + W_axle2L + 25, x + X_chassis_weld1, s); /* L[chassis#weld1, axle2L] */
+  subtract_5(x + X_axle2L, s); /* x[axle2L] */
+  node_backward_5(w + W_axle2L, x + X_axle2L); /* x[axle2L] */
+  /* axle1R (hinge, d = 5, h = 17) */
+  backward_set_6x5(w + W_axle1R + 80, x + X_chassis_weld2, s); /* L[chassis#weld2, axle1R] */
+  backward_add_6x5(w + W_axle1R + 50, x + X_chassis_weld1, s); /* L[chassis#weld1, axle1R] */
+  backward_add_5x5(w + W_axle1R + 25, x + X_axle2L, s); /* L[axle2L, axle1R] */
+  subtract_5(x + X_axle1R, s); /* x[axle1R] */
+  node_backward_5(w + W_axle1R, x + X_axle1R); /* x[axle1R] */
+  /* chassis#weld8 (shard weld, d = 6, h = 6) */
+  backward_set_6x6(w + W_chassis_weld8 + 36, x + X_chassis_weld7, s); /* L[chassis#weld7, chassis#weld8] */
+  subtract_6(x + X_chassis_weld8, s); /* x[chassis#weld8] */
+  node_backward_6(w + W_chassis_weld8, x + X_chassis_weld8); /* x[chassis#weld8] */
+  /* chassis#weld9 (shard weld, d = 6, h = 6) */
+  backward_set_6x6(w + W_chassis_weld9 + 36, x + X_chassis_weld8, s); /* L[chassis#weld8, chassis#weld9] */
+  subtract_6(x + X_chassis_weld9, s); /* x[chassis#weld9] */
+  node_backward_6(w + W_chassis_weld9, x + X_chassis_weld9); /* x[chassis#weld9] */
+  /* axle7L (hinge, d = 5, h = 12) */
+  backward_set_6x5(w + W_axle7L + 55, x + X_chassis_weld8, s); /* L[chassis#weld8, axle7L] */
+  backward_add_6x5(w + W_axle7L + 25, x + X_chassis_weld9, s); /* L[chassis#weld9, axle7L] */
+  subtract_5(x + X_axle7L, s); /* x[axle7L] */
+  node_backward_5(w + W_axle7L, x + X_axle7L); /* x[axle7L] */
+  /* axle6R (hinge, d = 5, h = 12) */
+  backward_set_6x5(w + W_axle6R + 55, x + X_chassis_weld7, s); /* L[chassis#weld7, axle6R] */
+  backward_add_6x5(w + W_axle6R + 25, x + X_chassis_weld8, s); /* L[chassis#weld8, axle6R] */
+  subtract_5(x + X_axle6R, s); /* x[axle6R] */
+  node_backward_5(w + W_axle6R, x + X_axle6R); /* x[axle6R] */
+  /* axle3L (hinge, d = 5, h = 12) */
+  backward_set_6x5(w + W_axle3L + 55, x + X_chassis_weld4, s); /* L[chassis#weld4, axle3L] */
+  backward_add_6x5(w + W_axle3L + 25, x + X_chassis_weld3, s); /* L[chassis#weld3, axle3L] */
+  subtract_5(x + X_axle3L, s); /* x[axle3L] */
+  node_backward_5(w + W_axle3L, x + X_axle3L); /* x[axle3L] */
+  /* axle2R (hinge, d = 5, h = 12) */
+  backward_set_6x5(w + W_axle2R + 55, x + X_chassis_weld3, s); /* L[chassis#weld3, axle2R] */
+  backward_add_6x5(w + W_axle2R + 25, x + X_chassis_weld2, s); /* L[chassis#weld2, axle2R] */
+  subtract_5(x + X_axle2R, s); /* x[axle2R] */
+  node_backward_5(w + W_axle2R, x + X_axle2R); /* x[axle2R] */
+  /* outrigger_rearR_ball (ball, d = 3, h = 17) */
+  backward_set_6x3(w + W_outrigger_rearR_ball + 42, x + X_chassis_weld8, s); /* L[chassis#weld8, outrigger_rearR_ball] */
+  backward_add_6x3(w + W_outrigger_rearR_ball + 24, x + X_chassis_weld9, s); /* L[chassis#weld9, outrigger_rearR_ball] */
+  backward_add_5x3(w + W_outrigger_rearR_ball + 9, x + X_axle7L, s); /* L[axle7L, outrigger_rearR_ball] */
+  subtract_3(x + X_outrigger_rearR_ball, s); /* x[outrigger_rearR_ball] */
+  node_backward_3(w + W_outrigger_rearR_ball, x + X_outrigger_rearR_ball); /* x[outrigger_rearR_ball] */
+  /* outrigger_rearL_ball (ball, d = 3, h = 17) */
+  backward_set_6x3(w + W_outrigger_rearL_ball + 42, x + X_chassis_weld7, s); /* L[chassis#weld7, outrigger_rearL_ball] */
+  backward_add_6x3(w + W_outrigger_rearL_ball + 24, x + X_chassis_weld8, s); /* L[chassis#weld8, outrigger_rearL_ball] */
+  backward_add_5x3(w + W_outrigger_rearL_ball + 9, x + X_axle6R, s); /* L[axle6R, outrigger_rearL_ball] */
+  subtract_3(x + X_outrigger_rearL_ball, s); /* x[outrigger_rearL_ball] */
+  node_backward_3(w + W_outrigger_rearL_ball, x + X_outrigger_rearL_ball); /* x[outrigger_rearL_ball] */
+  /* outrigger_frontR_ball (ball, d = 3, h = 17) */
+  backward_set_6x3(w + W_outrigger_frontR_ball + 42, x + X_chassis_weld4, s); /* L[chassis#weld4, outrigger_frontR_ball] */
+  backward_add_6x3(w + W_outrigger_frontR_ball + 24, x + X_chassis_weld3, s); /* L[chassis#weld3, outrigger_frontR_ball] */
+  backward_add_5x3(w + W_outrigger_frontR_ball + 9, x + X_axle3L, s); /* L[axle3L, outrigger_frontR_ball] */
+  subtract_3(x + X_outrigger_frontR_ball, s); /* x[outrigger_frontR_ball] */
+  node_backward_3(w + W_outrigger_frontR_ball, x + X_outrigger_frontR_ball); /* x[outrigger_frontR_ball] */
+  /* outrigger_frontL_ball (ball, d = 3, h = 17) */
+  backward_set_6x3(w + W_outrigger_frontL_ball + 42, x + X_chassis_weld3, s); /* L[chassis#weld3, outrigger_frontL_ball] */
+  backward_add_6x3(w + W_outrigger_frontL_ball + 24, x + X_chassis_weld2, s); /* L[chassis#weld2, outrigger_frontL_ball] */
+  backward_add_5x3(w + W_outrigger_frontL_ball + 9, x + X_axle2R, s); /* L[axle2R, outrigger_frontL_ball] */
+  subtract_3(x + X_outrigger_frontL_ball, s); /* x[outrigger_frontL_ball] */
+  node_backward_3(w + W_outrigger_frontL_ball, x + X_outrigger_frontL_ball); /* x[outrigger_frontL_ball] */
+  /* axle7R (hinge, d = 5, h = 6) */
+  backward_set_6x5(w + W_axle7R + 25, x + X_chassis_weld9, s); /* L[chassis#weld9, axle7R] */
+  subtract_5(x + X_axle7R, s); /* x[axle7R] */
+  node_backward_5(w + W_axle7R, x + X_axle7R); /* x[axle7R] */
+  /* tow_rear_ball (ball, d = 3, h = 11) */
+  backward_set_6x3(w + W_tow_rear_ball + 24, x + X_chassis_weld9, s); /* L[chassis#weld9, tow_rear_ball] */
+  backward_add_5x3(w + W_tow_rear_ball + 9, x + X_axle7R, s); /* L[axle7R, tow_rear_ball] */
+  subtract_3(x + X_tow_rear_ball, s); /* x[tow_rear_ball] */
+  node_backward_3(w + W_tow_rear_ball, x + X_tow_rear_ball); /* x[tow_rear_ball] */
+  /* axle1L (hinge, d = 5, h = 6) */
+  backward_set_6x5(w + W_axle1L + 25, x + X_chassis_weld1, s); /* L[chassis#weld1, axle1L] */
+  subtract_5(x + X_axle1L, s); /* x[axle1L] */
+  node_backward_5(w + W_axle1L, x + X_axle1L); /* x[axle1L] */
+  /* tow_front_ball (ball, d = 3, h = 11) */
+  backward_set_6x3(w + W_tow_front_ball + 24, x + X_chassis_weld1, s); /* L[chassis#weld1, tow_front_ball] */
+  backward_add_5x3(w + W_tow_front_ball + 9, x + X_axle1L, s); /* L[axle1L, tow_front_ball] */
+  subtract_3(x + X_tow_front_ball, s); /* x[tow_front_ball] */
+  node_backward_3(w + W_tow_front_ball, x + X_tow_front_ball); /* x[tow_front_ball] */
 }
 
 /*---- entry points (rt_factor_fn, rt_solve_fn of rt.h) ------------------------*/
@@ -2730,34 +958,34 @@ static int multi_wheel_factor(void *work, void *temp) {
   scalar *w = work;
   scalar *t = temp;
   int s;
-  if ((s = factor_p0(w, t)) >= 0) return s;
-  if ((s = factor_p1(w, t)) >= 0) return s;
-  if ((s = factor_p2(w, t)) >= 0) return s;
-  if ((s = factor_p3(w, t)) >= 0) return s;
-  if ((s = factor_p4(w, t)) >= 0) return s;
-  if ((s = factor_p5(w, t)) >= 0) return s;
-  if ((s = factor_p6(w, t)) >= 0) return s;
-  if ((s = factor_p7(w, t)) >= 0) return s;
-  if ((s = factor_p8(w, t)) >= 0) return s;
-  if ((s = factor_p9(w, t)) >= 0) return s;
-  if ((s = factor_p10(w, t)) >= 0) return s;
-  if ((s = factor_p11(w, t)) >= 0) return s;
-  if ((s = factor_p12(w, t)) >= 0) return s;
-  if ((s = factor_p13(w, t)) >= 0) return s;
-  if ((s = factor_p14(w, t)) >= 0) return s;
-  if ((s = factor_p15(w, t)) >= 0) return s;
-  if ((s = factor_p16(w, t)) >= 0) return s;
-  if ((s = factor_p17(w, t)) >= 0) return s;
-  if ((s = factor_p18(w, t)) >= 0) return s;
-  if ((s = factor_p19(w, t)) >= 0) return s;
-  if ((s = factor_p20(w, t)) >= 0) return s;
-  if ((s = factor_p21(w, t)) >= 0) return s;
-  if ((s = factor_p22(w, t)) >= 0) return s;
-  if ((s = factor_p23(w, t)) >= 0) return s;
-  if ((s = factor_p24(w, t)) >= 0) return s;
-  if ((s = factor_p25(w, t)) >= 0) return s;
-  if ((s = factor_p26(w, t)) >= 0) return s;
-  if ((s = factor_p27(w, t)) >= 0) return s;
+  if ((s = pivot_tow_front_ball(w, t)) >= 0) return s;
+  if ((s = pivot_axle1L(w, t)) >= 0) return s;
+  if ((s = pivot_tow_rear_ball(w, t)) >= 0) return s;
+  if ((s = pivot_axle7R(w, t)) >= 0) return s;
+  if ((s = pivot_outrigger_frontL_ball(w, t)) >= 0) return s;
+  if ((s = pivot_outrigger_frontR_ball(w, t)) >= 0) return s;
+  if ((s = pivot_outrigger_rearL_ball(w, t)) >= 0) return s;
+  if ((s = pivot_outrigger_rearR_ball(w, t)) >= 0) return s;
+  if ((s = pivot_axle2R(w, t)) >= 0) return s;
+  if ((s = pivot_axle3L(w, t)) >= 0) return s;
+  if ((s = pivot_axle6R(w, t)) >= 0) return s;
+  if ((s = pivot_axle7L(w, t)) >= 0) return s;
+  if ((s = pivot_chassis_weld9(w, t)) >= 0) return s;
+  if ((s = pivot_chassis_weld8(w, t)) >= 0) return s;
+  if ((s = pivot_axle1R(w, t)) >= 0) return s;
+  if ((s = pivot_axle2L(w, t)) >= 0) return s;
+  if ((s = pivot_chassis_weld1(w, t)) >= 0) return s;
+  if ((s = pivot_chassis_weld2(w, t)) >= 0) return s;
+  if ((s = pivot_chassis_weld3(w, t)) >= 0) return s;
+  if ((s = pivot_axle3R(w, t)) >= 0) return s;
+  if ((s = pivot_axle4L(w, t)) >= 0) return s;
+  if ((s = pivot_chassis_weld4(w, t)) >= 0) return s;
+  if ((s = pivot_axle4R(w, t)) >= 0) return s;
+  if ((s = pivot_axle5L(w, t)) >= 0) return s;
+  if ((s = pivot_chassis_weld5(w, t)) >= 0) return s;
+  if ((s = pivot_axle5R(w, t)) >= 0) return s;
+  if ((s = pivot_axle6L(w, t)) >= 0) return s;
+  if ((s = pivot_chassis_weld6(w, t)) >= 0) return s;
   return -1;
 }
 

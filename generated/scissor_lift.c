@@ -4,13 +4,15 @@
  * matrix H of mechanism scissor_lift, unrolled mode, float precision:
  * the program object scissor_lift_program (declared in scissor_lift.h; the
  * contract, the workspace layout and the reference arithmetic are in rt.h).
- * Each pivot's elimination is its own function factor_p<pivot>: the dense
+ * Each pivot's elimination is its own function pivot_<constraint>: the dense
  * LDL^T of its node block, its edge column turned into L = E l^-T D^-1 in
  * panels of rows (keeping Y = E l^-T, transposed, in the temporary), and one
  * kernel call per block pair of the reduction C -= L Y^T (the RSI grouped by
- * target block, whose workspace offset is a literal). The kernels below are
- * the reference arithmetic of rt.h specialized by degree; vector lanes hold
- * independent results, so every instruction set gives the same bits.
+ * target block, whose workspace offset is a constant: its pivot's base from
+ * the table of pivots plus a literal). The kernels, in
+ * rt_kernels.h, are the reference arithmetic of rt.h specialized by degree;
+ * vector lanes hold independent results, so every instruction set gives the
+ * same bits.
  *
  * After the program, the mechanism: its world description scissor_lift_desc,
  * its settings scissor_lift_settings and scissor_lift_create, which makes its world.
@@ -27,5131 +29,1660 @@
  *   workspace       4594 scalars, temporary 160 scalars
  *   structure hash  0x17dec4bc127d3088
  *
- * Pivot order (pivot, constraint, type, degree d, column height h, blocks):
- *      0  inner1_weld          weld         d 6  h 15  3 blocks
- *      1  inner2_weld          weld         d 6  h 15  3 blocks
- *      2  inner3_weld          weld         d 6  h 15  3 blocks
- *      3  inner4_weld          weld         d 6  h 15  3 blocks
- *      4  inner5_weld          weld         d 6  h 15  3 blocks
- *      5  inner6_weld          weld         d 6  h 15  3 blocks
- *      6  outer0_weld          weld         d 6  h 15  3 blocks
- *      7  outer1_weld          weld         d 6  h 15  3 blocks
- *      8  outer2_weld          weld         d 6  h 15  3 blocks
- *      9  outer3_weld          weld         d 6  h 15  3 blocks
- *     10  outer4_weld          weld         d 6  h 15  3 blocks
- *     11  outer5_weld          weld         d 6  h 15  3 blocks
- *     12  outer6_weld          weld         d 6  h 15  3 blocks
- *     13  axleFL               hinge        d 5  h 21  4 blocks
- *     14  axleFR               hinge        d 5  h 16  3 blocks
- *     15  axleRL               hinge        d 5  h 11  2 blocks
- *     16  axleRR               hinge        d 5  h 6   1 block
- *     17  chassis#weld1        shard weld   d 6  h 13  3 blocks
- *     18  lift                 rod          d 1  h 11  3 blocks
- *     19  cylinder             prismatic    d 5  h 6   2 blocks
- *     20  rod_eye              ball         d 3  h 9   2 blocks, 1 fill
- *     21  roller_top_slide     cylindrical  d 4  h 10  2 blocks
- *     22  barrel_eye           ball         d 3  h 16  3 blocks, 1 fill
- *     23  head                 hinge        d 5  h 15  3 blocks, 1 fill
- *     24  pivot6               hinge        d 5  h 15  3 blocks
- *     25  roller_top_pin       hinge        d 5  h 10  2 blocks, 1 fill
- *     26  knee_inner5          hinge        d 5  h 15  3 blocks, 1 fill
- *     27  knee_outer5          hinge        d 5  h 15  3 blocks, 1 fill
- *     28  pivot5               hinge        d 5  h 10  2 blocks
- *     29  knee_inner4          hinge        d 5  h 15  3 blocks, 1 fill
- *     30  knee_outer4          hinge        d 5  h 15  3 blocks, 1 fill
- *     31  pivot4               hinge        d 5  h 10  2 blocks
- *     32  knee_inner3          hinge        d 5  h 15  3 blocks, 1 fill
- *     33  knee_outer3          hinge        d 5  h 15  3 blocks, 1 fill
- *     34  pivot3               hinge        d 5  h 10  2 blocks
- *     35  knee_inner2          hinge        d 5  h 15  3 blocks, 1 fill
- *     36  knee_outer2          hinge        d 5  h 15  3 blocks, 1 fill
- *     37  pivot2               hinge        d 5  h 10  2 blocks
- *     38  knee_inner1          hinge        d 5  h 15  3 blocks, 1 fill
- *     39  knee_outer1          hinge        d 5  h 15  3 blocks, 1 fill
- *     40  pivot1               hinge        d 5  h 10  2 blocks
- *     41  knee_outer0          hinge        d 5  h 15  3 blocks, 1 fill
- *     42  roller_bottom_pin    hinge        d 5  h 15  3 blocks, 1 fill
- *     43  foot                 hinge        d 5  h 21  4 blocks
- *     44  knee_inner0          hinge        d 5  h 16  3 blocks, 1 fill
- *     45  pivot0               hinge        d 5  h 11  2 blocks, 1 fill
- *     46  roller_bottom_slide  prismatic    d 5  h 6   1 block, 1 fill
- *     47  inner0_weld          weld         d 6  h 0   0 blocks
+ * Pivot order (constraint: type, degree d, column height h, blocks; the
+ * pivots' indices and offsets are the table P_, W_, R_, X_ below):
+ *   inner1_weld: weld, d 6, h 15, 3 blocks
+ *   inner2_weld: weld, d 6, h 15, 3 blocks
+ *   inner3_weld: weld, d 6, h 15, 3 blocks
+ *   inner4_weld: weld, d 6, h 15, 3 blocks
+ *   inner5_weld: weld, d 6, h 15, 3 blocks
+ *   inner6_weld: weld, d 6, h 15, 3 blocks
+ *   outer0_weld: weld, d 6, h 15, 3 blocks
+ *   outer1_weld: weld, d 6, h 15, 3 blocks
+ *   outer2_weld: weld, d 6, h 15, 3 blocks
+ *   outer3_weld: weld, d 6, h 15, 3 blocks
+ *   outer4_weld: weld, d 6, h 15, 3 blocks
+ *   outer5_weld: weld, d 6, h 15, 3 blocks
+ *   outer6_weld: weld, d 6, h 15, 3 blocks
+ *   axleFL: hinge, d 5, h 21, 4 blocks
+ *   axleFR: hinge, d 5, h 16, 3 blocks
+ *   axleRL: hinge, d 5, h 11, 2 blocks
+ *   axleRR: hinge, d 5, h 6, 1 block
+ *   chassis#weld1: shard weld, d 6, h 13, 3 blocks
+ *   lift: rod, d 1, h 11, 3 blocks
+ *   cylinder: prismatic, d 5, h 6, 2 blocks
+ *   rod_eye: ball, d 3, h 9, 2 blocks, 1 fill
+ *   roller_top_slide: cylindrical, d 4, h 10, 2 blocks
+ *   barrel_eye: ball, d 3, h 16, 3 blocks, 1 fill
+ *   head: hinge, d 5, h 15, 3 blocks, 1 fill
+ *   pivot6: hinge, d 5, h 15, 3 blocks
+ *   roller_top_pin: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   knee_inner5: hinge, d 5, h 15, 3 blocks, 1 fill
+ *   knee_outer5: hinge, d 5, h 15, 3 blocks, 1 fill
+ *   pivot5: hinge, d 5, h 10, 2 blocks
+ *   knee_inner4: hinge, d 5, h 15, 3 blocks, 1 fill
+ *   knee_outer4: hinge, d 5, h 15, 3 blocks, 1 fill
+ *   pivot4: hinge, d 5, h 10, 2 blocks
+ *   knee_inner3: hinge, d 5, h 15, 3 blocks, 1 fill
+ *   knee_outer3: hinge, d 5, h 15, 3 blocks, 1 fill
+ *   pivot3: hinge, d 5, h 10, 2 blocks
+ *   knee_inner2: hinge, d 5, h 15, 3 blocks, 1 fill
+ *   knee_outer2: hinge, d 5, h 15, 3 blocks, 1 fill
+ *   pivot2: hinge, d 5, h 10, 2 blocks
+ *   knee_inner1: hinge, d 5, h 15, 3 blocks, 1 fill
+ *   knee_outer1: hinge, d 5, h 15, 3 blocks, 1 fill
+ *   pivot1: hinge, d 5, h 10, 2 blocks
+ *   knee_outer0: hinge, d 5, h 15, 3 blocks, 1 fill
+ *   roller_bottom_pin: hinge, d 5, h 15, 3 blocks, 1 fill
+ *   foot: hinge, d 5, h 21, 4 blocks
+ *   knee_inner0: hinge, d 5, h 16, 3 blocks, 1 fill
+ *   pivot0: hinge, d 5, h 11, 2 blocks, 1 fill
+ *   roller_bottom_slide: prismatic, d 5, h 6, 1 block, 1 fill
+ *   inner0_weld: weld, d 6, h 0, 0 blocks
  */
 #include "scissor_lift.h"
 
 #include <math.h> /* HUGE_VAL: the mechanism's unbounded limits */
 
-typedef float scalar;
-/* vectors of 2, 4, ... scalars (GCC/Clang vector extensions), loaded and
- * stored at any scalar-aligned address, up to the widest the target has
- * registers for; none in plain C (the vector kernels below are written once
- * per target, under the same conditions) */
-#if defined(LDLPGS_NO_VECTOR) || !defined(__GNUC__)
-/* no vector types: plain C */
-#elif defined(__AVX__)
-typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
-typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
-typedef scalar v8 __attribute__((vector_size(8 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
-#else
-typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
-typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
-#endif
+/* the kernels every unrolled program shares (rt_kernels.h, installed with
+ * rt.h), for float and this program's Y^T stride */
+#define RT_KERNELS_DOUBLE 0
+#define RT_KERNELS_ET_LD 24
+#include "rt_kernels.h"
 
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
 
 /* mechanism body of each solver body */
-static const int sbody_body[39] = {
+static const int sbody_body[] = {
     0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
     15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30,
     31, 32, 33, 34, 35, 36, 37,
 };
 
 /* first solver body of each mechanism body */
-static const int shard_adr[38] = {
+static const int shard_adr[] = {
     0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
     17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32,
     33, 34, 35, 36, 37, 38,
 };
 
 /* solver bodies of each mechanism body (1 = whole) */
-static const int shard_num[38] = {
+static const int shard_num[] = {
     2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
     1, 1, 1, 1, 1, 1,
 };
 
-/* mechanism constraint of each solver constraint (-1 = shard weld) */
-static const int cons_joint[48] = {
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-    16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
-    32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, -1,
-};
+/* The solver constraints in solver order, one line each: name, mechanism
+ * constraint (-1 = shard weld), solver bodies a and b (RT_WORLD = -1),
+ * degree, first row in vectors. */
+#define LDLPGS_CONSTRAINTS(X) \
+    X("axleFL", 0, 0, 2, 5, 0) \
+    X("axleFR", 1, 0, 3, 5, 5) \
+    X("axleRL", 2, 0, 4, 5, 10) \
+    X("axleRR", 3, 0, 5, 5, 15) \
+    X("foot", 4, 1, 6, 5, 20) \
+    X("roller_bottom_slide", 5, 1, 35, 5, 25) \
+    X("roller_bottom_pin", 6, 35, 8, 5, 30) \
+    X("barrel_eye", 7, 1, 36, 3, 35) \
+    X("cylinder", 8, 36, 37, 5, 38) \
+    X("rod_eye", 9, 37, 7, 3, 43) \
+    X("lift", 10, 36, 37, 1, 46) \
+    X("pivot0", 11, 6, 8, 5, 47) \
+    X("inner0_weld", 12, 6, 7, 6, 52) \
+    X("outer0_weld", 13, 8, 9, 6, 58) \
+    X("knee_inner0", 14, 6, 12, 5, 64) \
+    X("knee_outer0", 15, 8, 10, 5, 69) \
+    X("pivot1", 16, 10, 12, 5, 74) \
+    X("inner1_weld", 17, 10, 11, 6, 79) \
+    X("outer1_weld", 18, 12, 13, 6, 85) \
+    X("knee_inner1", 19, 10, 16, 5, 91) \
+    X("knee_outer1", 20, 12, 14, 5, 96) \
+    X("pivot2", 21, 14, 16, 5, 101) \
+    X("inner2_weld", 22, 14, 15, 6, 106) \
+    X("outer2_weld", 23, 16, 17, 6, 112) \
+    X("knee_inner2", 24, 14, 20, 5, 118) \
+    X("knee_outer2", 25, 16, 18, 5, 123) \
+    X("pivot3", 26, 18, 20, 5, 128) \
+    X("inner3_weld", 27, 18, 19, 6, 133) \
+    X("outer3_weld", 28, 20, 21, 6, 139) \
+    X("knee_inner3", 29, 18, 24, 5, 145) \
+    X("knee_outer3", 30, 20, 22, 5, 150) \
+    X("pivot4", 31, 22, 24, 5, 155) \
+    X("inner4_weld", 32, 22, 23, 6, 160) \
+    X("outer4_weld", 33, 24, 25, 6, 166) \
+    X("knee_inner4", 34, 22, 28, 5, 172) \
+    X("knee_outer4", 35, 24, 26, 5, 177) \
+    X("pivot5", 36, 26, 28, 5, 182) \
+    X("inner5_weld", 37, 26, 27, 6, 187) \
+    X("outer5_weld", 38, 28, 29, 6, 193) \
+    X("knee_inner5", 39, 26, 32, 5, 199) \
+    X("knee_outer5", 40, 28, 30, 5, 204) \
+    X("pivot6", 41, 30, 32, 5, 209) \
+    X("inner6_weld", 42, 30, 31, 6, 214) \
+    X("outer6_weld", 43, 32, 33, 6, 220) \
+    X("head", 44, 32, 34, 5, 226) \
+    X("roller_top_slide", 45, 34, 38, 4, 231) \
+    X("roller_top_pin", 46, 38, 30, 5, 235) \
+    X("chassis#weld1", -1, 0, 1, 6, 240)
+#define LDLPGS_C_joint(name, joint, a, b, degree, row) joint,
+static const int cons_joint[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_joint)};
+#define LDLPGS_C_a(name, joint, a, b, degree, row) a,
+static const int cons_a[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_a)};
+#define LDLPGS_C_b(name, joint, a, b, degree, row) b,
+static const int cons_b[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_b)};
+#define LDLPGS_C_degree(name, joint, a, b, degree, row) degree,
+static const int cons_degree[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_degree)};
+#define LDLPGS_C_row(name, joint, a, b, degree, row) row,
+static const int cons_row[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_row)};
+#define LDLPGS_C_name(name, joint, a, b, degree, row) name,
+static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_name)};
 
-/* solver body a, or RT_WORLD (-1) */
-static const int cons_a[48] = {
-    0, 0, 0, 0, 1, 1, 35, 1, 36, 37, 36, 6, 6, 8, 6, 8,
-    10, 10, 12, 10, 12, 14, 14, 16, 14, 16, 18, 18, 20, 18, 20, 22,
-    22, 24, 22, 24, 26, 26, 28, 26, 28, 30, 30, 32, 32, 34, 38, 0,
-};
-
-/* solver body b, or RT_WORLD (-1) */
-static const int cons_b[48] = {
-    2, 3, 4, 5, 6, 35, 8, 36, 37, 7, 37, 8, 7, 9, 12, 10,
-    12, 11, 13, 16, 14, 16, 15, 17, 20, 18, 20, 19, 21, 24, 22, 24,
-    23, 25, 28, 26, 28, 27, 29, 32, 30, 32, 31, 33, 34, 38, 30, 1,
-};
-
-/* rows of each solver constraint */
-static const int cons_degree[48] = {
-    5, 5, 5, 5, 5, 5, 5, 3, 5, 3, 1, 5, 6, 6, 5, 5,
-    5, 6, 6, 5, 5, 5, 6, 6, 5, 5, 5, 6, 6, 5, 5, 5,
-    6, 6, 5, 5, 5, 6, 6, 5, 5, 5, 6, 6, 5, 4, 5, 6,
-};
-
-/* first row of each solver constraint in vectors */
-static const int cons_row[48] = {
-    0, 5, 10, 15, 20, 25, 30, 35, 38, 43, 46, 47, 52, 58, 64, 69,
-    74, 79, 85, 91, 96, 101, 106, 112, 118, 123, 128, 133, 139, 145, 150, 155,
-    160, 166, 172, 177, 182, 187, 193, 199, 204, 209, 214, 220, 226, 231, 235, 240,
-};
-
-/* solver constraint names */
-static const char *const cons_name[48] = {
-    "axleFL",
-    "axleFR",
-    "axleRL",
-    "axleRR",
-    "foot",
-    "roller_bottom_slide",
-    "roller_bottom_pin",
-    "barrel_eye",
-    "cylinder",
-    "rod_eye",
-    "lift",
-    "pivot0",
-    "inner0_weld",
-    "outer0_weld",
-    "knee_inner0",
-    "knee_outer0",
-    "pivot1",
-    "inner1_weld",
-    "outer1_weld",
-    "knee_inner1",
-    "knee_outer1",
-    "pivot2",
-    "inner2_weld",
-    "outer2_weld",
-    "knee_inner2",
-    "knee_outer2",
-    "pivot3",
-    "inner3_weld",
-    "outer3_weld",
-    "knee_inner3",
-    "knee_outer3",
-    "pivot4",
-    "inner4_weld",
-    "outer4_weld",
-    "knee_inner4",
-    "knee_outer4",
-    "pivot5",
-    "inner5_weld",
-    "outer5_weld",
-    "knee_inner5",
-    "knee_outer5",
-    "pivot6",
-    "inner6_weld",
-    "outer6_weld",
-    "head",
-    "roller_top_slide",
-    "roller_top_pin",
-    "chassis#weld1",
-};
-
-/* solver constraint of each pivot */
-static const int piv_cons[48] = {
-    17, 22, 27, 32, 37, 42, 13, 18, 23, 28, 33, 38, 43, 0, 1, 2,
-    3, 47, 10, 8, 9, 45, 7, 44, 41, 46, 39, 40, 36, 34, 35, 31,
-    29, 30, 26, 24, 25, 21, 19, 20, 16, 15, 6, 4, 14, 11, 5, 12,
-};
-
-/* workspace offset of each pivot's node block */
-static const int piv_node[48] = {
-    0, 126, 252, 378, 504, 630, 756, 882, 1008, 1134, 1260, 1386, 1512, 1638, 1768, 1873,
-    1953, 2008, 2122, 2134, 2189, 2225, 2281, 2338, 2438, 2538, 2613, 2713, 2813, 2888, 2988, 3088,
-    3163, 3263, 3363, 3438, 3538, 3638, 3713, 3813, 3913, 3988, 4088, 4188, 4318, 4423, 4503, 4558,
-};
-
-/* workspace offset of each pivot's edge column */
-static const int piv_edge[48] = {
-    36, 162, 288, 414, 540, 666, 792, 918, 1044, 1170, 1296, 1422, 1548, 1663, 1793, 1898,
-    1978, 2044, 2123, 2159, 2198, 2241, 2290, 2363, 2463, 2563, 2638, 2738, 2838, 2913, 3013, 3113,
-    3188, 3288, 3388, 3463, 3563, 3663, 3738, 3838, 3938, 4013, 4113, 4213, 4343, 4448, 4528, 4594,
-};
-
-/* height h of each pivot's edge column */
-static const int piv_height[48] = {
-    15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 21, 16, 11,
-    6, 13, 11, 6, 9, 10, 16, 15, 15, 10, 15, 15, 10, 15, 15, 10,
-    15, 15, 10, 15, 15, 10, 15, 15, 10, 15, 15, 21, 16, 11, 6, 0,
-};
-
-/* edge blocks of pivot p: [adr[p], adr[p+1]) */
-static const int piv_blk_adr[49] = {
-    0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30, 33, 36, 39, 43, 46,
-    48, 49, 52, 55, 57, 59, 61, 64, 67, 70, 72, 75, 78, 80, 83, 86,
-    88, 91, 94, 96, 99, 102, 104, 107, 110, 112, 115, 118, 122, 125, 127, 128,
-    128,
-};
+/* The pivots in elimination order, one line each: the pivot's identifier
+ * (its constraint's name), its index (P_), its solver constraint, its node
+ * block in the workspace (W_), its edge column, the column's height, its
+ * first edge block, its first RSI entry, its reciprocals' slot in the
+ * temporary (R_) and its constraint's first row of x (X_). Every offset of
+ * the code below is one of these bases plus a literal. */
+#define LDLPGS_PIVOTS(X) \
+    X(inner1_weld, 0, 17, 0, 36, 15, 0, 0, 0, 79) \
+    X(inner2_weld, 1, 22, 126, 162, 15, 3, 120, 8, 106) \
+    X(inner3_weld, 2, 27, 252, 288, 15, 6, 240, 0, 133) \
+    X(inner4_weld, 3, 32, 378, 414, 15, 9, 360, 8, 160) \
+    X(inner5_weld, 4, 37, 504, 540, 15, 12, 480, 0, 187) \
+    X(inner6_weld, 5, 42, 630, 666, 15, 15, 600, 8, 214) \
+    X(outer0_weld, 6, 13, 756, 792, 15, 18, 720, 0, 58) \
+    X(outer1_weld, 7, 18, 882, 918, 15, 21, 840, 8, 85) \
+    X(outer2_weld, 8, 23, 1008, 1044, 15, 24, 960, 0, 112) \
+    X(outer3_weld, 9, 28, 1134, 1170, 15, 27, 1080, 8, 139) \
+    X(outer4_weld, 10, 33, 1260, 1296, 15, 30, 1200, 0, 166) \
+    X(outer5_weld, 11, 38, 1386, 1422, 15, 33, 1320, 8, 193) \
+    X(outer6_weld, 12, 43, 1512, 1548, 15, 36, 1440, 0, 220) \
+    X(axleFL, 13, 0, 1638, 1663, 21, 39, 1560, 8, 0) \
+    X(axleFR, 14, 1, 1768, 1793, 16, 43, 1791, 0, 5) \
+    X(axleRL, 15, 2, 1873, 1898, 11, 46, 1927, 8, 10) \
+    X(axleRR, 16, 3, 1953, 1978, 6, 48, 1993, 0, 15) \
+    X(chassis_weld1, 17, 47, 2008, 2044, 13, 49, 2014, 8, 240) \
+    X(lift, 18, 10, 2122, 2123, 11, 52, 2105, 0, 46) \
+    X(cylinder, 19, 8, 2134, 2159, 6, 55, 2171, 8, 38) \
+    X(rod_eye, 20, 9, 2189, 2198, 9, 57, 2192, 0, 43) \
+    X(roller_top_slide, 21, 45, 2225, 2241, 10, 59, 2237, 8, 231) \
+    X(barrel_eye, 22, 7, 2281, 2290, 16, 61, 2292, 0, 35) \
+    X(head, 23, 44, 2338, 2363, 15, 64, 2428, 8, 226) \
+    X(pivot6, 24, 41, 2438, 2463, 15, 67, 2548, 0, 209) \
+    X(roller_top_pin, 25, 46, 2538, 2563, 10, 70, 2668, 8, 235) \
+    X(knee_inner5, 26, 39, 2613, 2638, 15, 72, 2723, 0, 199) \
+    X(knee_outer5, 27, 40, 2713, 2738, 15, 75, 2843, 8, 204) \
+    X(pivot5, 28, 36, 2813, 2838, 10, 78, 2963, 0, 182) \
+    X(knee_inner4, 29, 34, 2888, 2913, 15, 80, 3018, 8, 172) \
+    X(knee_outer4, 30, 35, 2988, 3013, 15, 83, 3138, 0, 177) \
+    X(pivot4, 31, 31, 3088, 3113, 10, 86, 3258, 8, 155) \
+    X(knee_inner3, 32, 29, 3163, 3188, 15, 88, 3313, 0, 145) \
+    X(knee_outer3, 33, 30, 3263, 3288, 15, 91, 3433, 8, 150) \
+    X(pivot3, 34, 26, 3363, 3388, 10, 94, 3553, 0, 128) \
+    X(knee_inner2, 35, 24, 3438, 3463, 15, 96, 3608, 8, 118) \
+    X(knee_outer2, 36, 25, 3538, 3563, 15, 99, 3728, 0, 123) \
+    X(pivot2, 37, 21, 3638, 3663, 10, 102, 3848, 8, 101) \
+    X(knee_inner1, 38, 19, 3713, 3738, 15, 104, 3903, 0, 91) \
+    X(knee_outer1, 39, 20, 3813, 3838, 15, 107, 4023, 8, 96) \
+    X(pivot1, 40, 16, 3913, 3938, 10, 110, 4143, 0, 74) \
+    X(knee_outer0, 41, 15, 3988, 4013, 15, 112, 4198, 8, 69) \
+    X(roller_bottom_pin, 42, 6, 4088, 4113, 15, 115, 4318, 0, 30) \
+    X(foot, 43, 4, 4188, 4213, 21, 118, 4438, 8, 20) \
+    X(knee_inner0, 44, 14, 4318, 4343, 16, 122, 4669, 0, 64) \
+    X(pivot0, 45, 11, 4423, 4448, 11, 125, 4805, 8, 47) \
+    X(roller_bottom_slide, 46, 5, 4503, 4528, 6, 127, 4871, 0, 25) \
+    X(inner0_weld, 47, 12, 4558, 4594, 0, 128, 4892, 8, 52)
+#define LDLPGS_P_BASES(id, p, cons, node, edge, h, blk, rsi, rinv, row) \
+    P_##id = p, W_##id = node, R_##id = rinv, X_##id = row,
+enum { LDLPGS_PIVOTS(LDLPGS_P_BASES) };
+#define LDLPGS_P_cons(id, p, cons, node, edge, h, blk, rsi, rinv, row) cons,
+static const int piv_cons[] = {LDLPGS_PIVOTS(LDLPGS_P_cons)};
+#define LDLPGS_P_node(id, p, cons, node, edge, h, blk, rsi, rinv, row) node,
+static const int piv_node[] = {LDLPGS_PIVOTS(LDLPGS_P_node)};
+#define LDLPGS_P_edge(id, p, cons, node, edge, h, blk, rsi, rinv, row) edge,
+static const int piv_edge[] = {LDLPGS_PIVOTS(LDLPGS_P_edge)};
+#define LDLPGS_P_h(id, p, cons, node, edge, h, blk, rsi, rinv, row) h,
+static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_h)};
+#define LDLPGS_P_blk(id, p, cons, node, edge, h, blk, rsi, rinv, row) blk,
+static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_blk) 128};
+#define LDLPGS_P_rsi(id, p, cons, node, edge, h, blk, rsi, rinv, row) rsi,
+static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_rsi) 4892};
 
 /* row pivot of each edge block */
-static const int blk_piv[128] = {
-    38, 40, 41, 35, 37, 39, 32, 34, 36, 29, 31, 33, 26, 28, 30, 24,
-    25, 27, 41, 42, 45, 39, 40, 44, 36, 37, 38, 33, 34, 35, 30, 31,
-    32, 27, 28, 29, 23, 24, 26, 14, 15, 16, 17, 15, 16, 17, 16, 17,
-    17, 22, 43, 46, 19, 20, 22, 20, 22, 22, 47, 23, 25, 43, 46, 47,
-    24, 25, 26, 25, 26, 27, 26, 27, 27, 28, 30, 28, 29, 30, 29, 30,
-    30, 31, 33, 31, 32, 33, 32, 33, 33, 34, 36, 34, 35, 36, 35, 36,
-    36, 37, 39, 37, 38, 39, 38, 39, 39, 40, 41, 40, 41, 44, 41, 44,
-    42, 44, 45, 44, 45, 46, 44, 45, 46, 47, 45, 46, 47, 46, 47, 47,
+static const int blk_piv[] = {
+    /* inner1_weld */ P_knee_inner1, P_pivot1, P_knee_outer0,
+    /* inner2_weld */ P_knee_inner2, P_pivot2, P_knee_outer1,
+    /* inner3_weld */ P_knee_inner3, P_pivot3, P_knee_outer2,
+    /* inner4_weld */ P_knee_inner4, P_pivot4, P_knee_outer3,
+    /* inner5_weld */ P_knee_inner5, P_pivot5, P_knee_outer4,
+    /* inner6_weld */ P_pivot6, P_roller_top_pin, P_knee_outer5,
+    /* outer0_weld */ P_knee_outer0, P_roller_bottom_pin, P_pivot0,
+    /* outer1_weld */ P_knee_outer1, P_pivot1, P_knee_inner0,
+    /* outer2_weld */ P_knee_outer2, P_pivot2, P_knee_inner1,
+    /* outer3_weld */ P_knee_outer3, P_pivot3, P_knee_inner2,
+    /* outer4_weld */ P_knee_outer4, P_pivot4, P_knee_inner3,
+    /* outer5_weld */ P_knee_outer5, P_pivot5, P_knee_inner4,
+    /* outer6_weld */ P_head, P_pivot6, P_knee_inner5,
+    /* axleFL */ P_axleFR, P_axleRL, P_axleRR, P_chassis_weld1,
+    /* axleFR */ P_axleRL, P_axleRR, P_chassis_weld1,
+    /* axleRL */ P_axleRR, P_chassis_weld1,
+    /* axleRR */ P_chassis_weld1,
+    /* chassis_weld1 */ P_barrel_eye, P_foot, P_roller_bottom_slide,
+    /* lift */ P_cylinder, P_rod_eye, P_barrel_eye,
+    /* cylinder */ P_rod_eye, P_barrel_eye,
+    /* rod_eye */ P_barrel_eye, P_inner0_weld,
+    /* roller_top_slide */ P_head, P_roller_top_pin,
+    /* barrel_eye */ P_foot, P_roller_bottom_slide, P_inner0_weld,
+    /* head */ P_pivot6, P_roller_top_pin, P_knee_inner5,
+    /* pivot6 */ P_roller_top_pin, P_knee_inner5, P_knee_outer5,
+    /* roller_top_pin */ P_knee_inner5, P_knee_outer5,
+    /* knee_inner5 */ P_knee_outer5, P_pivot5, P_knee_outer4,
+    /* knee_outer5 */ P_pivot5, P_knee_inner4, P_knee_outer4,
+    /* pivot5 */ P_knee_inner4, P_knee_outer4,
+    /* knee_inner4 */ P_knee_outer4, P_pivot4, P_knee_outer3,
+    /* knee_outer4 */ P_pivot4, P_knee_inner3, P_knee_outer3,
+    /* pivot4 */ P_knee_inner3, P_knee_outer3,
+    /* knee_inner3 */ P_knee_outer3, P_pivot3, P_knee_outer2,
+    /* knee_outer3 */ P_pivot3, P_knee_inner2, P_knee_outer2,
+    /* pivot3 */ P_knee_inner2, P_knee_outer2,
+    /* knee_inner2 */ P_knee_outer2, P_pivot2, P_knee_outer1,
+    /* knee_outer2 */ P_pivot2, P_knee_inner1, P_knee_outer1,
+    /* pivot2 */ P_knee_inner1, P_knee_outer1,
+    /* knee_inner1 */ P_knee_outer1, P_pivot1, P_knee_outer0,
+    /* knee_outer1 */ P_pivot1, P_knee_outer0, P_knee_inner0,
+    /* pivot1 */ P_knee_outer0, P_knee_inner0,
+    /* knee_outer0 */ P_roller_bottom_pin, P_knee_inner0, P_pivot0,
+    /* roller_bottom_pin */ P_knee_inner0, P_pivot0, P_roller_bottom_slide,
+    /* foot */ P_knee_inner0, P_pivot0, P_roller_bottom_slide, P_inner0_weld,
+    /* knee_inner0 */ P_pivot0, P_roller_bottom_slide, P_inner0_weld,
+    /* pivot0 */ P_roller_bottom_slide, P_inner0_weld,
+    /* roller_bottom_slide */ P_inner0_weld,
 };
 
 /* workspace offset of each edge block */
-static const int blk_off[128] = {
-    36, 66, 96, 162, 192, 222, 288, 318, 348, 414, 444, 474, 540, 570, 600, 666,
-    696, 726, 792, 822, 852, 918, 948, 978, 1044, 1074, 1104, 1170, 1200, 1230, 1296, 1326,
-    1356, 1422, 1452, 1482, 1548, 1578, 1608, 1663, 1688, 1713, 1738, 1793, 1818, 1843, 1898, 1923,
-    1978, 2044, 2062, 2092, 2123, 2128, 2131, 2159, 2174, 2198, 2207, 2241, 2261, 2290, 2305, 2320,
-    2363, 2388, 2413, 2463, 2488, 2513, 2563, 2588, 2638, 2663, 2688, 2738, 2763, 2788, 2838, 2863,
-    2913, 2938, 2963, 3013, 3038, 3063, 3113, 3138, 3188, 3213, 3238, 3288, 3313, 3338, 3388, 3413,
-    3463, 3488, 3513, 3563, 3588, 3613, 3663, 3688, 3738, 3763, 3788, 3838, 3863, 3888, 3938, 3963,
-    4013, 4038, 4063, 4113, 4138, 4163, 4213, 4238, 4263, 4288, 4343, 4368, 4393, 4448, 4473, 4528,
+static const int blk_off[] = {
+    /* inner1_weld */ W_inner1_weld + 36, W_inner1_weld + 66, W_inner1_weld + 96,
+    /* inner2_weld */ W_inner2_weld + 36, W_inner2_weld + 66, W_inner2_weld + 96,
+    /* inner3_weld */ W_inner3_weld + 36, W_inner3_weld + 66, W_inner3_weld + 96,
+    /* inner4_weld */ W_inner4_weld + 36, W_inner4_weld + 66, W_inner4_weld + 96,
+    /* inner5_weld */ W_inner5_weld + 36, W_inner5_weld + 66, W_inner5_weld + 96,
+    /* inner6_weld */ W_inner6_weld + 36, W_inner6_weld + 66, W_inner6_weld + 96,
+    /* outer0_weld */ W_outer0_weld + 36, W_outer0_weld + 66, W_outer0_weld + 96,
+    /* outer1_weld */ W_outer1_weld + 36, W_outer1_weld + 66, W_outer1_weld + 96,
+    /* outer2_weld */ W_outer2_weld + 36, W_outer2_weld + 66, W_outer2_weld + 96,
+    /* outer3_weld */ W_outer3_weld + 36, W_outer3_weld + 66, W_outer3_weld + 96,
+    /* outer4_weld */ W_outer4_weld + 36, W_outer4_weld + 66, W_outer4_weld + 96,
+    /* outer5_weld */ W_outer5_weld + 36, W_outer5_weld + 66, W_outer5_weld + 96,
+    /* outer6_weld */ W_outer6_weld + 36, W_outer6_weld + 66, W_outer6_weld + 96,
+    /* axleFL */ W_axleFL + 25, W_axleFL + 50, W_axleFL + 75, W_axleFL + 100,
+    /* axleFR */ W_axleFR + 25, W_axleFR + 50, W_axleFR + 75,
+    /* axleRL */ W_axleRL + 25, W_axleRL + 50,
+    /* axleRR */ W_axleRR + 25,
+    /* chassis_weld1 */ W_chassis_weld1 + 36, W_chassis_weld1 + 54, W_chassis_weld1 + 84,
+    /* lift */ W_lift + 1, W_lift + 6, W_lift + 9,
+    /* cylinder */ W_cylinder + 25, W_cylinder + 40,
+    /* rod_eye */ W_rod_eye + 9, W_rod_eye + 18,
+    /* roller_top_slide */ W_roller_top_slide + 16, W_roller_top_slide + 36,
+    /* barrel_eye */ W_barrel_eye + 9, W_barrel_eye + 24, W_barrel_eye + 39,
+    /* head */ W_head + 25, W_head + 50, W_head + 75,
+    /* pivot6 */ W_pivot6 + 25, W_pivot6 + 50, W_pivot6 + 75,
+    /* roller_top_pin */ W_roller_top_pin + 25, W_roller_top_pin + 50,
+    /* knee_inner5 */ W_knee_inner5 + 25, W_knee_inner5 + 50, W_knee_inner5 + 75,
+    /* knee_outer5 */ W_knee_outer5 + 25, W_knee_outer5 + 50, W_knee_outer5 + 75,
+    /* pivot5 */ W_pivot5 + 25, W_pivot5 + 50,
+    /* knee_inner4 */ W_knee_inner4 + 25, W_knee_inner4 + 50, W_knee_inner4 + 75,
+    /* knee_outer4 */ W_knee_outer4 + 25, W_knee_outer4 + 50, W_knee_outer4 + 75,
+    /* pivot4 */ W_pivot4 + 25, W_pivot4 + 50,
+    /* knee_inner3 */ W_knee_inner3 + 25, W_knee_inner3 + 50, W_knee_inner3 + 75,
+    /* knee_outer3 */ W_knee_outer3 + 25, W_knee_outer3 + 50, W_knee_outer3 + 75,
+    /* pivot3 */ W_pivot3 + 25, W_pivot3 + 50,
+    /* knee_inner2 */ W_knee_inner2 + 25, W_knee_inner2 + 50, W_knee_inner2 + 75,
+    /* knee_outer2 */ W_knee_outer2 + 25, W_knee_outer2 + 50, W_knee_outer2 + 75,
+    /* pivot2 */ W_pivot2 + 25, W_pivot2 + 50,
+    /* knee_inner1 */ W_knee_inner1 + 25, W_knee_inner1 + 50, W_knee_inner1 + 75,
+    /* knee_outer1 */ W_knee_outer1 + 25, W_knee_outer1 + 50, W_knee_outer1 + 75,
+    /* pivot1 */ W_pivot1 + 25, W_pivot1 + 50,
+    /* knee_outer0 */ W_knee_outer0 + 25, W_knee_outer0 + 50, W_knee_outer0 + 75,
+    /* roller_bottom_pin */ W_roller_bottom_pin + 25, W_roller_bottom_pin + 50, W_roller_bottom_pin + 75,
+    /* foot */ W_foot + 25, W_foot + 50, W_foot + 75, W_foot + 100,
+    /* knee_inner0 */ W_knee_inner0 + 25, W_knee_inner0 + 50, W_knee_inner0 + 75,
+    /* pivot0 */ W_pivot0 + 25, W_pivot0 + 50,
+    /* roller_bottom_slide */ W_roller_bottom_slide + 25,
 };
 
 /* 1 = fill-in block (zero in H) */
-static const unsigned char blk_fill[128] = {
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1,
-    0, 1, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 0, 0,
-    1, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0,
-    1, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0,
-    0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 1,
-};
-
-/* RSI of pivot p: rsi[adr[p] .. adr[p+1]) */
-static const int64_t piv_rsi_adr[49] = {
-    0, 120, 240, 360, 480, 600, 720, 840, 960, 1080, 1200, 1320, 1440, 1560, 1791, 1927,
-    1993, 2014, 2105, 2171, 2192, 2237, 2292, 2428, 2548, 2668, 2723, 2843, 2963, 3018, 3138, 3258,
-    3313, 3433, 3553, 3608, 3728, 3848, 3903, 4023, 4143, 4198, 4318, 4438, 4669, 4805, 4871, 4892,
-    4892,
+static const unsigned char blk_fill[] = {
+    /* inner1_weld */ 0, 0, 0,
+    /* inner2_weld */ 0, 0, 0,
+    /* inner3_weld */ 0, 0, 0,
+    /* inner4_weld */ 0, 0, 0,
+    /* inner5_weld */ 0, 0, 0,
+    /* inner6_weld */ 0, 0, 0,
+    /* outer0_weld */ 0, 0, 0,
+    /* outer1_weld */ 0, 0, 0,
+    /* outer2_weld */ 0, 0, 0,
+    /* outer3_weld */ 0, 0, 0,
+    /* outer4_weld */ 0, 0, 0,
+    /* outer5_weld */ 0, 0, 0,
+    /* outer6_weld */ 0, 0, 0,
+    /* axleFL */ 0, 0, 0, 0,
+    /* axleFR */ 0, 0, 0,
+    /* axleRL */ 0, 0,
+    /* axleRR */ 0,
+    /* chassis_weld1 */ 0, 0, 0,
+    /* lift */ 0, 0, 0,
+    /* cylinder */ 0, 0,
+    /* rod_eye */ 1, 0,
+    /* roller_top_slide */ 0, 0,
+    /* barrel_eye */ 0, 0, 1,
+    /* head */ 0, 1, 0,
+    /* pivot6 */ 0, 0, 0,
+    /* roller_top_pin */ 1, 0,
+    /* knee_inner5 */ 1, 0, 0,
+    /* knee_outer5 */ 0, 0, 1,
+    /* pivot5 */ 0, 0,
+    /* knee_inner4 */ 1, 0, 0,
+    /* knee_outer4 */ 0, 0, 1,
+    /* pivot4 */ 0, 0,
+    /* knee_inner3 */ 1, 0, 0,
+    /* knee_outer3 */ 0, 0, 1,
+    /* pivot3 */ 0, 0,
+    /* knee_inner2 */ 1, 0, 0,
+    /* knee_outer2 */ 0, 0, 1,
+    /* pivot2 */ 0, 0,
+    /* knee_inner1 */ 1, 0, 0,
+    /* knee_outer1 */ 0, 1, 0,
+    /* pivot1 */ 0, 0,
+    /* knee_outer0 */ 0, 1, 0,
+    /* roller_bottom_pin */ 1, 0, 0,
+    /* foot */ 0, 0, 0, 0,
+    /* knee_inner0 */ 0, 1, 0,
+    /* pivot0 */ 1, 0,
+    /* roller_bottom_slide */ 1,
 };
 
 /* RSI: workspace offset receiving each reduction product */
-static const int32_t rsi[4892] = {
-    3713, 3718, 3719, 3723, 3724, 3725, 3728, 3729, 3730, 3731, 3733, 3734, 3735, 3736, 3737, 3763,
-    3764, 3765, 3766, 3767, 3913, 3768, 3769, 3770, 3771, 3772, 3918, 3919, 3773, 3774, 3775, 3776,
-    3777, 3923, 3924, 3925, 3778, 3779, 3780, 3781, 3782, 3928, 3929, 3930, 3931, 3783, 3784, 3785,
-    3786, 3787, 3933, 3934, 3935, 3936, 3937, 3788, 3789, 3790, 3791, 3792, 3938, 3939, 3940, 3941,
-    3942, 3988, 3793, 3794, 3795, 3796, 3797, 3943, 3944, 3945, 3946, 3947, 3993, 3994, 3798, 3799,
-    3800, 3801, 3802, 3948, 3949, 3950, 3951, 3952, 3998, 3999, 4000, 3803, 3804, 3805, 3806, 3807,
-    3953, 3954, 3955, 3956, 3957, 4003, 4004, 4005, 4006, 3808, 3809, 3810, 3811, 3812, 3958, 3959,
-    3960, 3961, 3962, 4008, 4009, 4010, 4011, 4012, 3438, 3443, 3444, 3448, 3449, 3450, 3453, 3454,
-    3455, 3456, 3458, 3459, 3460, 3461, 3462, 3488, 3489, 3490, 3491, 3492, 3638, 3493, 3494, 3495,
-    3496, 3497, 3643, 3644, 3498, 3499, 3500, 3501, 3502, 3648, 3649, 3650, 3503, 3504, 3505, 3506,
-    3507, 3653, 3654, 3655, 3656, 3508, 3509, 3510, 3511, 3512, 3658, 3659, 3660, 3661, 3662, 3513,
-    3514, 3515, 3516, 3517, 3688, 3689, 3690, 3691, 3692, 3813, 3518, 3519, 3520, 3521, 3522, 3693,
-    3694, 3695, 3696, 3697, 3818, 3819, 3523, 3524, 3525, 3526, 3527, 3698, 3699, 3700, 3701, 3702,
-    3823, 3824, 3825, 3528, 3529, 3530, 3531, 3532, 3703, 3704, 3705, 3706, 3707, 3828, 3829, 3830,
-    3831, 3533, 3534, 3535, 3536, 3537, 3708, 3709, 3710, 3711, 3712, 3833, 3834, 3835, 3836, 3837,
-    3163, 3168, 3169, 3173, 3174, 3175, 3178, 3179, 3180, 3181, 3183, 3184, 3185, 3186, 3187, 3213,
-    3214, 3215, 3216, 3217, 3363, 3218, 3219, 3220, 3221, 3222, 3368, 3369, 3223, 3224, 3225, 3226,
-    3227, 3373, 3374, 3375, 3228, 3229, 3230, 3231, 3232, 3378, 3379, 3380, 3381, 3233, 3234, 3235,
-    3236, 3237, 3383, 3384, 3385, 3386, 3387, 3238, 3239, 3240, 3241, 3242, 3413, 3414, 3415, 3416,
-    3417, 3538, 3243, 3244, 3245, 3246, 3247, 3418, 3419, 3420, 3421, 3422, 3543, 3544, 3248, 3249,
-    3250, 3251, 3252, 3423, 3424, 3425, 3426, 3427, 3548, 3549, 3550, 3253, 3254, 3255, 3256, 3257,
-    3428, 3429, 3430, 3431, 3432, 3553, 3554, 3555, 3556, 3258, 3259, 3260, 3261, 3262, 3433, 3434,
-    3435, 3436, 3437, 3558, 3559, 3560, 3561, 3562, 2888, 2893, 2894, 2898, 2899, 2900, 2903, 2904,
-    2905, 2906, 2908, 2909, 2910, 2911, 2912, 2938, 2939, 2940, 2941, 2942, 3088, 2943, 2944, 2945,
-    2946, 2947, 3093, 3094, 2948, 2949, 2950, 2951, 2952, 3098, 3099, 3100, 2953, 2954, 2955, 2956,
-    2957, 3103, 3104, 3105, 3106, 2958, 2959, 2960, 2961, 2962, 3108, 3109, 3110, 3111, 3112, 2963,
-    2964, 2965, 2966, 2967, 3138, 3139, 3140, 3141, 3142, 3263, 2968, 2969, 2970, 2971, 2972, 3143,
-    3144, 3145, 3146, 3147, 3268, 3269, 2973, 2974, 2975, 2976, 2977, 3148, 3149, 3150, 3151, 3152,
-    3273, 3274, 3275, 2978, 2979, 2980, 2981, 2982, 3153, 3154, 3155, 3156, 3157, 3278, 3279, 3280,
-    3281, 2983, 2984, 2985, 2986, 2987, 3158, 3159, 3160, 3161, 3162, 3283, 3284, 3285, 3286, 3287,
-    2613, 2618, 2619, 2623, 2624, 2625, 2628, 2629, 2630, 2631, 2633, 2634, 2635, 2636, 2637, 2663,
-    2664, 2665, 2666, 2667, 2813, 2668, 2669, 2670, 2671, 2672, 2818, 2819, 2673, 2674, 2675, 2676,
-    2677, 2823, 2824, 2825, 2678, 2679, 2680, 2681, 2682, 2828, 2829, 2830, 2831, 2683, 2684, 2685,
-    2686, 2687, 2833, 2834, 2835, 2836, 2837, 2688, 2689, 2690, 2691, 2692, 2863, 2864, 2865, 2866,
-    2867, 2988, 2693, 2694, 2695, 2696, 2697, 2868, 2869, 2870, 2871, 2872, 2993, 2994, 2698, 2699,
-    2700, 2701, 2702, 2873, 2874, 2875, 2876, 2877, 2998, 2999, 3000, 2703, 2704, 2705, 2706, 2707,
-    2878, 2879, 2880, 2881, 2882, 3003, 3004, 3005, 3006, 2708, 2709, 2710, 2711, 2712, 2883, 2884,
-    2885, 2886, 2887, 3008, 3009, 3010, 3011, 3012, 2438, 2443, 2444, 2448, 2449, 2450, 2453, 2454,
-    2455, 2456, 2458, 2459, 2460, 2461, 2462, 2463, 2464, 2465, 2466, 2467, 2538, 2468, 2469, 2470,
-    2471, 2472, 2543, 2544, 2473, 2474, 2475, 2476, 2477, 2548, 2549, 2550, 2478, 2479, 2480, 2481,
-    2482, 2553, 2554, 2555, 2556, 2483, 2484, 2485, 2486, 2487, 2558, 2559, 2560, 2561, 2562, 2513,
-    2514, 2515, 2516, 2517, 2588, 2589, 2590, 2591, 2592, 2713, 2518, 2519, 2520, 2521, 2522, 2593,
-    2594, 2595, 2596, 2597, 2718, 2719, 2523, 2524, 2525, 2526, 2527, 2598, 2599, 2600, 2601, 2602,
-    2723, 2724, 2725, 2528, 2529, 2530, 2531, 2532, 2603, 2604, 2605, 2606, 2607, 2728, 2729, 2730,
-    2731, 2533, 2534, 2535, 2536, 2537, 2608, 2609, 2610, 2611, 2612, 2733, 2734, 2735, 2736, 2737,
-    3988, 3993, 3994, 3998, 3999, 4000, 4003, 4004, 4005, 4006, 4008, 4009, 4010, 4011, 4012, 4013,
-    4014, 4015, 4016, 4017, 4088, 4018, 4019, 4020, 4021, 4022, 4093, 4094, 4023, 4024, 4025, 4026,
-    4027, 4098, 4099, 4100, 4028, 4029, 4030, 4031, 4032, 4103, 4104, 4105, 4106, 4033, 4034, 4035,
-    4036, 4037, 4108, 4109, 4110, 4111, 4112, 4063, 4064, 4065, 4066, 4067, 4138, 4139, 4140, 4141,
-    4142, 4423, 4068, 4069, 4070, 4071, 4072, 4143, 4144, 4145, 4146, 4147, 4428, 4429, 4073, 4074,
-    4075, 4076, 4077, 4148, 4149, 4150, 4151, 4152, 4433, 4434, 4435, 4078, 4079, 4080, 4081, 4082,
-    4153, 4154, 4155, 4156, 4157, 4438, 4439, 4440, 4441, 4083, 4084, 4085, 4086, 4087, 4158, 4159,
-    4160, 4161, 4162, 4443, 4444, 4445, 4446, 4447, 3813, 3818, 3819, 3823, 3824, 3825, 3828, 3829,
-    3830, 3831, 3833, 3834, 3835, 3836, 3837, 3838, 3839, 3840, 3841, 3842, 3913, 3843, 3844, 3845,
-    3846, 3847, 3918, 3919, 3848, 3849, 3850, 3851, 3852, 3923, 3924, 3925, 3853, 3854, 3855, 3856,
-    3857, 3928, 3929, 3930, 3931, 3858, 3859, 3860, 3861, 3862, 3933, 3934, 3935, 3936, 3937, 3888,
-    3889, 3890, 3891, 3892, 3963, 3964, 3965, 3966, 3967, 4318, 3893, 3894, 3895, 3896, 3897, 3968,
-    3969, 3970, 3971, 3972, 4323, 4324, 3898, 3899, 3900, 3901, 3902, 3973, 3974, 3975, 3976, 3977,
-    4328, 4329, 4330, 3903, 3904, 3905, 3906, 3907, 3978, 3979, 3980, 3981, 3982, 4333, 4334, 4335,
-    4336, 3908, 3909, 3910, 3911, 3912, 3983, 3984, 3985, 3986, 3987, 4338, 4339, 4340, 4341, 4342,
-    3538, 3543, 3544, 3548, 3549, 3550, 3553, 3554, 3555, 3556, 3558, 3559, 3560, 3561, 3562, 3563,
-    3564, 3565, 3566, 3567, 3638, 3568, 3569, 3570, 3571, 3572, 3643, 3644, 3573, 3574, 3575, 3576,
-    3577, 3648, 3649, 3650, 3578, 3579, 3580, 3581, 3582, 3653, 3654, 3655, 3656, 3583, 3584, 3585,
-    3586, 3587, 3658, 3659, 3660, 3661, 3662, 3588, 3589, 3590, 3591, 3592, 3663, 3664, 3665, 3666,
-    3667, 3713, 3593, 3594, 3595, 3596, 3597, 3668, 3669, 3670, 3671, 3672, 3718, 3719, 3598, 3599,
-    3600, 3601, 3602, 3673, 3674, 3675, 3676, 3677, 3723, 3724, 3725, 3603, 3604, 3605, 3606, 3607,
-    3678, 3679, 3680, 3681, 3682, 3728, 3729, 3730, 3731, 3608, 3609, 3610, 3611, 3612, 3683, 3684,
-    3685, 3686, 3687, 3733, 3734, 3735, 3736, 3737, 3263, 3268, 3269, 3273, 3274, 3275, 3278, 3279,
-    3280, 3281, 3283, 3284, 3285, 3286, 3287, 3288, 3289, 3290, 3291, 3292, 3363, 3293, 3294, 3295,
-    3296, 3297, 3368, 3369, 3298, 3299, 3300, 3301, 3302, 3373, 3374, 3375, 3303, 3304, 3305, 3306,
-    3307, 3378, 3379, 3380, 3381, 3308, 3309, 3310, 3311, 3312, 3383, 3384, 3385, 3386, 3387, 3313,
-    3314, 3315, 3316, 3317, 3388, 3389, 3390, 3391, 3392, 3438, 3318, 3319, 3320, 3321, 3322, 3393,
-    3394, 3395, 3396, 3397, 3443, 3444, 3323, 3324, 3325, 3326, 3327, 3398, 3399, 3400, 3401, 3402,
-    3448, 3449, 3450, 3328, 3329, 3330, 3331, 3332, 3403, 3404, 3405, 3406, 3407, 3453, 3454, 3455,
-    3456, 3333, 3334, 3335, 3336, 3337, 3408, 3409, 3410, 3411, 3412, 3458, 3459, 3460, 3461, 3462,
-    2988, 2993, 2994, 2998, 2999, 3000, 3003, 3004, 3005, 3006, 3008, 3009, 3010, 3011, 3012, 3013,
-    3014, 3015, 3016, 3017, 3088, 3018, 3019, 3020, 3021, 3022, 3093, 3094, 3023, 3024, 3025, 3026,
-    3027, 3098, 3099, 3100, 3028, 3029, 3030, 3031, 3032, 3103, 3104, 3105, 3106, 3033, 3034, 3035,
-    3036, 3037, 3108, 3109, 3110, 3111, 3112, 3038, 3039, 3040, 3041, 3042, 3113, 3114, 3115, 3116,
-    3117, 3163, 3043, 3044, 3045, 3046, 3047, 3118, 3119, 3120, 3121, 3122, 3168, 3169, 3048, 3049,
-    3050, 3051, 3052, 3123, 3124, 3125, 3126, 3127, 3173, 3174, 3175, 3053, 3054, 3055, 3056, 3057,
-    3128, 3129, 3130, 3131, 3132, 3178, 3179, 3180, 3181, 3058, 3059, 3060, 3061, 3062, 3133, 3134,
-    3135, 3136, 3137, 3183, 3184, 3185, 3186, 3187, 2713, 2718, 2719, 2723, 2724, 2725, 2728, 2729,
-    2730, 2731, 2733, 2734, 2735, 2736, 2737, 2738, 2739, 2740, 2741, 2742, 2813, 2743, 2744, 2745,
-    2746, 2747, 2818, 2819, 2748, 2749, 2750, 2751, 2752, 2823, 2824, 2825, 2753, 2754, 2755, 2756,
-    2757, 2828, 2829, 2830, 2831, 2758, 2759, 2760, 2761, 2762, 2833, 2834, 2835, 2836, 2837, 2763,
-    2764, 2765, 2766, 2767, 2838, 2839, 2840, 2841, 2842, 2888, 2768, 2769, 2770, 2771, 2772, 2843,
-    2844, 2845, 2846, 2847, 2893, 2894, 2773, 2774, 2775, 2776, 2777, 2848, 2849, 2850, 2851, 2852,
-    2898, 2899, 2900, 2778, 2779, 2780, 2781, 2782, 2853, 2854, 2855, 2856, 2857, 2903, 2904, 2905,
-    2906, 2783, 2784, 2785, 2786, 2787, 2858, 2859, 2860, 2861, 2862, 2908, 2909, 2910, 2911, 2912,
-    2338, 2343, 2344, 2348, 2349, 2350, 2353, 2354, 2355, 2356, 2358, 2359, 2360, 2361, 2362, 2363,
-    2364, 2365, 2366, 2367, 2438, 2368, 2369, 2370, 2371, 2372, 2443, 2444, 2373, 2374, 2375, 2376,
-    2377, 2448, 2449, 2450, 2378, 2379, 2380, 2381, 2382, 2453, 2454, 2455, 2456, 2383, 2384, 2385,
-    2386, 2387, 2458, 2459, 2460, 2461, 2462, 2413, 2414, 2415, 2416, 2417, 2488, 2489, 2490, 2491,
-    2492, 2613, 2418, 2419, 2420, 2421, 2422, 2493, 2494, 2495, 2496, 2497, 2618, 2619, 2423, 2424,
-    2425, 2426, 2427, 2498, 2499, 2500, 2501, 2502, 2623, 2624, 2625, 2428, 2429, 2430, 2431, 2432,
-    2503, 2504, 2505, 2506, 2507, 2628, 2629, 2630, 2631, 2433, 2434, 2435, 2436, 2437, 2508, 2509,
-    2510, 2511, 2512, 2633, 2634, 2635, 2636, 2637, 1768, 1773, 1774, 1778, 1779, 1780, 1783, 1784,
-    1785, 1786, 1788, 1789, 1790, 1791, 1792, 1793, 1794, 1795, 1796, 1797, 1873, 1798, 1799, 1800,
-    1801, 1802, 1878, 1879, 1803, 1804, 1805, 1806, 1807, 1883, 1884, 1885, 1808, 1809, 1810, 1811,
-    1812, 1888, 1889, 1890, 1891, 1813, 1814, 1815, 1816, 1817, 1893, 1894, 1895, 1896, 1897, 1818,
-    1819, 1820, 1821, 1822, 1898, 1899, 1900, 1901, 1902, 1953, 1823, 1824, 1825, 1826, 1827, 1903,
-    1904, 1905, 1906, 1907, 1958, 1959, 1828, 1829, 1830, 1831, 1832, 1908, 1909, 1910, 1911, 1912,
-    1963, 1964, 1965, 1833, 1834, 1835, 1836, 1837, 1913, 1914, 1915, 1916, 1917, 1968, 1969, 1970,
-    1971, 1838, 1839, 1840, 1841, 1842, 1918, 1919, 1920, 1921, 1922, 1973, 1974, 1975, 1976, 1977,
-    1843, 1844, 1845, 1846, 1847, 1923, 1924, 1925, 1926, 1927, 1978, 1979, 1980, 1981, 1982, 2008,
-    1848, 1849, 1850, 1851, 1852, 1928, 1929, 1930, 1931, 1932, 1983, 1984, 1985, 1986, 1987, 2014,
-    2015, 1853, 1854, 1855, 1856, 1857, 1933, 1934, 1935, 1936, 1937, 1988, 1989, 1990, 1991, 1992,
-    2020, 2021, 2022, 1858, 1859, 1860, 1861, 1862, 1938, 1939, 1940, 1941, 1942, 1993, 1994, 1995,
-    1996, 1997, 2026, 2027, 2028, 2029, 1863, 1864, 1865, 1866, 1867, 1943, 1944, 1945, 1946, 1947,
-    1998, 1999, 2000, 2001, 2002, 2032, 2033, 2034, 2035, 2036, 1868, 1869, 1870, 1871, 1872, 1948,
-    1949, 1950, 1951, 1952, 2003, 2004, 2005, 2006, 2007, 2038, 2039, 2040, 2041, 2042, 2043, 1873,
-    1878, 1879, 1883, 1884, 1885, 1888, 1889, 1890, 1891, 1893, 1894, 1895, 1896, 1897, 1898, 1899,
-    1900, 1901, 1902, 1953, 1903, 1904, 1905, 1906, 1907, 1958, 1959, 1908, 1909, 1910, 1911, 1912,
-    1963, 1964, 1965, 1913, 1914, 1915, 1916, 1917, 1968, 1969, 1970, 1971, 1918, 1919, 1920, 1921,
-    1922, 1973, 1974, 1975, 1976, 1977, 1923, 1924, 1925, 1926, 1927, 1978, 1979, 1980, 1981, 1982,
-    2008, 1928, 1929, 1930, 1931, 1932, 1983, 1984, 1985, 1986, 1987, 2014, 2015, 1933, 1934, 1935,
-    1936, 1937, 1988, 1989, 1990, 1991, 1992, 2020, 2021, 2022, 1938, 1939, 1940, 1941, 1942, 1993,
-    1994, 1995, 1996, 1997, 2026, 2027, 2028, 2029, 1943, 1944, 1945, 1946, 1947, 1998, 1999, 2000,
-    2001, 2002, 2032, 2033, 2034, 2035, 2036, 1948, 1949, 1950, 1951, 1952, 2003, 2004, 2005, 2006,
-    2007, 2038, 2039, 2040, 2041, 2042, 2043, 1953, 1958, 1959, 1963, 1964, 1965, 1968, 1969, 1970,
-    1971, 1973, 1974, 1975, 1976, 1977, 1978, 1979, 1980, 1981, 1982, 2008, 1983, 1984, 1985, 1986,
-    1987, 2014, 2015, 1988, 1989, 1990, 1991, 1992, 2020, 2021, 2022, 1993, 1994, 1995, 1996, 1997,
-    2026, 2027, 2028, 2029, 1998, 1999, 2000, 2001, 2002, 2032, 2033, 2034, 2035, 2036, 2003, 2004,
-    2005, 2006, 2007, 2038, 2039, 2040, 2041, 2042, 2043, 2008, 2014, 2015, 2020, 2021, 2022, 2026,
-    2027, 2028, 2029, 2032, 2033, 2034, 2035, 2036, 2038, 2039, 2040, 2041, 2042, 2043, 2281, 2284,
-    2285, 2287, 2288, 2289, 2290, 2291, 2292, 4188, 2293, 2294, 2295, 4193, 4194, 2296, 2297, 2298,
-    4198, 4199, 4200, 2299, 2300, 2301, 4203, 4204, 4205, 4206, 2302, 2303, 2304, 4208, 4209, 4210,
-    4211, 4212, 2305, 2306, 2307, 4263, 4264, 4265, 4266, 4267, 4503, 2308, 2309, 2310, 4268, 4269,
-    4270, 4271, 4272, 4508, 4509, 2311, 2312, 2313, 4273, 4274, 4275, 4276, 4277, 4513, 4514, 4515,
-    2314, 2315, 2316, 4278, 4279, 4280, 4281, 4282, 4518, 4519, 4520, 4521, 2317, 2318, 2319, 4283,
-    4284, 4285, 4286, 4287, 4523, 4524, 4525, 4526, 4527, 2134, 2139, 2140, 2144, 2145, 2146, 2149,
-    2150, 2151, 2152, 2154, 2155, 2156, 2157, 2158, 2159, 2160, 2161, 2162, 2163, 2189, 2164, 2165,
-    2166, 2167, 2168, 2192, 2193, 2169, 2170, 2171, 2172, 2173, 2195, 2196, 2197, 2174, 2175, 2176,
-    2177, 2178, 2198, 2199, 2200, 2281, 2179, 2180, 2181, 2182, 2183, 2201, 2202, 2203, 2284, 2285,
-    2184, 2185, 2186, 2187, 2188, 2204, 2205, 2206, 2287, 2288, 2289, 2189, 2192, 2193, 2195, 2196,
-    2197, 2198, 2199, 2200, 2281, 2201, 2202, 2203, 2284, 2285, 2204, 2205, 2206, 2287, 2288, 2289,
-    2281, 2284, 2285, 2287, 2288, 2289, 2320, 2321, 2322, 4558, 2323, 2324, 2325, 4564, 4565, 2326,
-    2327, 2328, 4570, 4571, 4572, 2329, 2330, 2331, 4576, 4577, 4578, 4579, 2332, 2333, 2334, 4582,
-    4583, 4584, 4585, 4586, 2335, 2336, 2337, 4588, 4589, 4590, 4591, 4592, 4593, 2338, 2343, 2344,
-    2348, 2349, 2350, 2353, 2354, 2355, 2356, 2358, 2359, 2360, 2361, 2362, 2388, 2389, 2390, 2391,
-    2392, 2538, 2393, 2394, 2395, 2396, 2397, 2543, 2544, 2398, 2399, 2400, 2401, 2402, 2548, 2549,
-    2550, 2403, 2404, 2405, 2406, 2407, 2553, 2554, 2555, 2556, 2408, 2409, 2410, 2411, 2412, 2558,
-    2559, 2560, 2561, 2562, 4188, 4193, 4194, 4198, 4199, 4200, 4203, 4204, 4205, 4206, 4208, 4209,
-    4210, 4211, 4212, 4263, 4264, 4265, 4266, 4267, 4503, 4268, 4269, 4270, 4271, 4272, 4508, 4509,
-    4273, 4274, 4275, 4276, 4277, 4513, 4514, 4515, 4278, 4279, 4280, 4281, 4282, 4518, 4519, 4520,
-    4521, 4283, 4284, 4285, 4286, 4287, 4523, 4524, 4525, 4526, 4527, 4288, 4289, 4290, 4291, 4292,
-    4528, 4529, 4530, 4531, 4532, 4558, 4293, 4294, 4295, 4296, 4297, 4533, 4534, 4535, 4536, 4537,
-    4564, 4565, 4298, 4299, 4300, 4301, 4302, 4538, 4539, 4540, 4541, 4542, 4570, 4571, 4572, 4303,
-    4304, 4305, 4306, 4307, 4543, 4544, 4545, 4546, 4547, 4576, 4577, 4578, 4579, 4308, 4309, 4310,
-    4311, 4312, 4548, 4549, 4550, 4551, 4552, 4582, 4583, 4584, 4585, 4586, 4313, 4314, 4315, 4316,
-    4317, 4553, 4554, 4555, 4556, 4557, 4588, 4589, 4590, 4591, 4592, 4593, 2438, 2443, 2444, 2448,
-    2449, 2450, 2453, 2454, 2455, 2456, 2458, 2459, 2460, 2461, 2462, 2463, 2464, 2465, 2466, 2467,
-    2538, 2468, 2469, 2470, 2471, 2472, 2543, 2544, 2473, 2474, 2475, 2476, 2477, 2548, 2549, 2550,
-    2478, 2479, 2480, 2481, 2482, 2553, 2554, 2555, 2556, 2483, 2484, 2485, 2486, 2487, 2558, 2559,
-    2560, 2561, 2562, 2488, 2489, 2490, 2491, 2492, 2563, 2564, 2565, 2566, 2567, 2613, 2493, 2494,
-    2495, 2496, 2497, 2568, 2569, 2570, 2571, 2572, 2618, 2619, 2498, 2499, 2500, 2501, 2502, 2573,
-    2574, 2575, 2576, 2577, 2623, 2624, 2625, 2503, 2504, 2505, 2506, 2507, 2578, 2579, 2580, 2581,
-    2582, 2628, 2629, 2630, 2631, 2508, 2509, 2510, 2511, 2512, 2583, 2584, 2585, 2586, 2587, 2633,
-    2634, 2635, 2636, 2637, 2538, 2543, 2544, 2548, 2549, 2550, 2553, 2554, 2555, 2556, 2558, 2559,
-    2560, 2561, 2562, 2563, 2564, 2565, 2566, 2567, 2613, 2568, 2569, 2570, 2571, 2572, 2618, 2619,
-    2573, 2574, 2575, 2576, 2577, 2623, 2624, 2625, 2578, 2579, 2580, 2581, 2582, 2628, 2629, 2630,
-    2631, 2583, 2584, 2585, 2586, 2587, 2633, 2634, 2635, 2636, 2637, 2588, 2589, 2590, 2591, 2592,
-    2638, 2639, 2640, 2641, 2642, 2713, 2593, 2594, 2595, 2596, 2597, 2643, 2644, 2645, 2646, 2647,
-    2718, 2719, 2598, 2599, 2600, 2601, 2602, 2648, 2649, 2650, 2651, 2652, 2723, 2724, 2725, 2603,
-    2604, 2605, 2606, 2607, 2653, 2654, 2655, 2656, 2657, 2728, 2729, 2730, 2731, 2608, 2609, 2610,
-    2611, 2612, 2658, 2659, 2660, 2661, 2662, 2733, 2734, 2735, 2736, 2737, 2613, 2618, 2619, 2623,
-    2624, 2625, 2628, 2629, 2630, 2631, 2633, 2634, 2635, 2636, 2637, 2638, 2639, 2640, 2641, 2642,
-    2713, 2643, 2644, 2645, 2646, 2647, 2718, 2719, 2648, 2649, 2650, 2651, 2652, 2723, 2724, 2725,
-    2653, 2654, 2655, 2656, 2657, 2728, 2729, 2730, 2731, 2658, 2659, 2660, 2661, 2662, 2733, 2734,
-    2735, 2736, 2737, 2713, 2718, 2719, 2723, 2724, 2725, 2728, 2729, 2730, 2731, 2733, 2734, 2735,
-    2736, 2737, 2738, 2739, 2740, 2741, 2742, 2813, 2743, 2744, 2745, 2746, 2747, 2818, 2819, 2748,
-    2749, 2750, 2751, 2752, 2823, 2824, 2825, 2753, 2754, 2755, 2756, 2757, 2828, 2829, 2830, 2831,
-    2758, 2759, 2760, 2761, 2762, 2833, 2834, 2835, 2836, 2837, 2788, 2789, 2790, 2791, 2792, 2863,
-    2864, 2865, 2866, 2867, 2988, 2793, 2794, 2795, 2796, 2797, 2868, 2869, 2870, 2871, 2872, 2993,
-    2994, 2798, 2799, 2800, 2801, 2802, 2873, 2874, 2875, 2876, 2877, 2998, 2999, 3000, 2803, 2804,
-    2805, 2806, 2807, 2878, 2879, 2880, 2881, 2882, 3003, 3004, 3005, 3006, 2808, 2809, 2810, 2811,
-    2812, 2883, 2884, 2885, 2886, 2887, 3008, 3009, 3010, 3011, 3012, 2813, 2818, 2819, 2823, 2824,
-    2825, 2828, 2829, 2830, 2831, 2833, 2834, 2835, 2836, 2837, 2838, 2839, 2840, 2841, 2842, 2888,
-    2843, 2844, 2845, 2846, 2847, 2893, 2894, 2848, 2849, 2850, 2851, 2852, 2898, 2899, 2900, 2853,
-    2854, 2855, 2856, 2857, 2903, 2904, 2905, 2906, 2858, 2859, 2860, 2861, 2862, 2908, 2909, 2910,
-    2911, 2912, 2863, 2864, 2865, 2866, 2867, 2913, 2914, 2915, 2916, 2917, 2988, 2868, 2869, 2870,
-    2871, 2872, 2918, 2919, 2920, 2921, 2922, 2993, 2994, 2873, 2874, 2875, 2876, 2877, 2923, 2924,
-    2925, 2926, 2927, 2998, 2999, 3000, 2878, 2879, 2880, 2881, 2882, 2928, 2929, 2930, 2931, 2932,
-    3003, 3004, 3005, 3006, 2883, 2884, 2885, 2886, 2887, 2933, 2934, 2935, 2936, 2937, 3008, 3009,
-    3010, 3011, 3012, 2888, 2893, 2894, 2898, 2899, 2900, 2903, 2904, 2905, 2906, 2908, 2909, 2910,
-    2911, 2912, 2913, 2914, 2915, 2916, 2917, 2988, 2918, 2919, 2920, 2921, 2922, 2993, 2994, 2923,
-    2924, 2925, 2926, 2927, 2998, 2999, 3000, 2928, 2929, 2930, 2931, 2932, 3003, 3004, 3005, 3006,
-    2933, 2934, 2935, 2936, 2937, 3008, 3009, 3010, 3011, 3012, 2988, 2993, 2994, 2998, 2999, 3000,
-    3003, 3004, 3005, 3006, 3008, 3009, 3010, 3011, 3012, 3013, 3014, 3015, 3016, 3017, 3088, 3018,
-    3019, 3020, 3021, 3022, 3093, 3094, 3023, 3024, 3025, 3026, 3027, 3098, 3099, 3100, 3028, 3029,
-    3030, 3031, 3032, 3103, 3104, 3105, 3106, 3033, 3034, 3035, 3036, 3037, 3108, 3109, 3110, 3111,
-    3112, 3063, 3064, 3065, 3066, 3067, 3138, 3139, 3140, 3141, 3142, 3263, 3068, 3069, 3070, 3071,
-    3072, 3143, 3144, 3145, 3146, 3147, 3268, 3269, 3073, 3074, 3075, 3076, 3077, 3148, 3149, 3150,
-    3151, 3152, 3273, 3274, 3275, 3078, 3079, 3080, 3081, 3082, 3153, 3154, 3155, 3156, 3157, 3278,
-    3279, 3280, 3281, 3083, 3084, 3085, 3086, 3087, 3158, 3159, 3160, 3161, 3162, 3283, 3284, 3285,
-    3286, 3287, 3088, 3093, 3094, 3098, 3099, 3100, 3103, 3104, 3105, 3106, 3108, 3109, 3110, 3111,
-    3112, 3113, 3114, 3115, 3116, 3117, 3163, 3118, 3119, 3120, 3121, 3122, 3168, 3169, 3123, 3124,
-    3125, 3126, 3127, 3173, 3174, 3175, 3128, 3129, 3130, 3131, 3132, 3178, 3179, 3180, 3181, 3133,
-    3134, 3135, 3136, 3137, 3183, 3184, 3185, 3186, 3187, 3138, 3139, 3140, 3141, 3142, 3188, 3189,
-    3190, 3191, 3192, 3263, 3143, 3144, 3145, 3146, 3147, 3193, 3194, 3195, 3196, 3197, 3268, 3269,
-    3148, 3149, 3150, 3151, 3152, 3198, 3199, 3200, 3201, 3202, 3273, 3274, 3275, 3153, 3154, 3155,
-    3156, 3157, 3203, 3204, 3205, 3206, 3207, 3278, 3279, 3280, 3281, 3158, 3159, 3160, 3161, 3162,
-    3208, 3209, 3210, 3211, 3212, 3283, 3284, 3285, 3286, 3287, 3163, 3168, 3169, 3173, 3174, 3175,
-    3178, 3179, 3180, 3181, 3183, 3184, 3185, 3186, 3187, 3188, 3189, 3190, 3191, 3192, 3263, 3193,
-    3194, 3195, 3196, 3197, 3268, 3269, 3198, 3199, 3200, 3201, 3202, 3273, 3274, 3275, 3203, 3204,
-    3205, 3206, 3207, 3278, 3279, 3280, 3281, 3208, 3209, 3210, 3211, 3212, 3283, 3284, 3285, 3286,
-    3287, 3263, 3268, 3269, 3273, 3274, 3275, 3278, 3279, 3280, 3281, 3283, 3284, 3285, 3286, 3287,
-    3288, 3289, 3290, 3291, 3292, 3363, 3293, 3294, 3295, 3296, 3297, 3368, 3369, 3298, 3299, 3300,
-    3301, 3302, 3373, 3374, 3375, 3303, 3304, 3305, 3306, 3307, 3378, 3379, 3380, 3381, 3308, 3309,
-    3310, 3311, 3312, 3383, 3384, 3385, 3386, 3387, 3338, 3339, 3340, 3341, 3342, 3413, 3414, 3415,
-    3416, 3417, 3538, 3343, 3344, 3345, 3346, 3347, 3418, 3419, 3420, 3421, 3422, 3543, 3544, 3348,
-    3349, 3350, 3351, 3352, 3423, 3424, 3425, 3426, 3427, 3548, 3549, 3550, 3353, 3354, 3355, 3356,
-    3357, 3428, 3429, 3430, 3431, 3432, 3553, 3554, 3555, 3556, 3358, 3359, 3360, 3361, 3362, 3433,
-    3434, 3435, 3436, 3437, 3558, 3559, 3560, 3561, 3562, 3363, 3368, 3369, 3373, 3374, 3375, 3378,
-    3379, 3380, 3381, 3383, 3384, 3385, 3386, 3387, 3388, 3389, 3390, 3391, 3392, 3438, 3393, 3394,
-    3395, 3396, 3397, 3443, 3444, 3398, 3399, 3400, 3401, 3402, 3448, 3449, 3450, 3403, 3404, 3405,
-    3406, 3407, 3453, 3454, 3455, 3456, 3408, 3409, 3410, 3411, 3412, 3458, 3459, 3460, 3461, 3462,
-    3413, 3414, 3415, 3416, 3417, 3463, 3464, 3465, 3466, 3467, 3538, 3418, 3419, 3420, 3421, 3422,
-    3468, 3469, 3470, 3471, 3472, 3543, 3544, 3423, 3424, 3425, 3426, 3427, 3473, 3474, 3475, 3476,
-    3477, 3548, 3549, 3550, 3428, 3429, 3430, 3431, 3432, 3478, 3479, 3480, 3481, 3482, 3553, 3554,
-    3555, 3556, 3433, 3434, 3435, 3436, 3437, 3483, 3484, 3485, 3486, 3487, 3558, 3559, 3560, 3561,
-    3562, 3438, 3443, 3444, 3448, 3449, 3450, 3453, 3454, 3455, 3456, 3458, 3459, 3460, 3461, 3462,
-    3463, 3464, 3465, 3466, 3467, 3538, 3468, 3469, 3470, 3471, 3472, 3543, 3544, 3473, 3474, 3475,
-    3476, 3477, 3548, 3549, 3550, 3478, 3479, 3480, 3481, 3482, 3553, 3554, 3555, 3556, 3483, 3484,
-    3485, 3486, 3487, 3558, 3559, 3560, 3561, 3562, 3538, 3543, 3544, 3548, 3549, 3550, 3553, 3554,
-    3555, 3556, 3558, 3559, 3560, 3561, 3562, 3563, 3564, 3565, 3566, 3567, 3638, 3568, 3569, 3570,
-    3571, 3572, 3643, 3644, 3573, 3574, 3575, 3576, 3577, 3648, 3649, 3650, 3578, 3579, 3580, 3581,
-    3582, 3653, 3654, 3655, 3656, 3583, 3584, 3585, 3586, 3587, 3658, 3659, 3660, 3661, 3662, 3613,
-    3614, 3615, 3616, 3617, 3688, 3689, 3690, 3691, 3692, 3813, 3618, 3619, 3620, 3621, 3622, 3693,
-    3694, 3695, 3696, 3697, 3818, 3819, 3623, 3624, 3625, 3626, 3627, 3698, 3699, 3700, 3701, 3702,
-    3823, 3824, 3825, 3628, 3629, 3630, 3631, 3632, 3703, 3704, 3705, 3706, 3707, 3828, 3829, 3830,
-    3831, 3633, 3634, 3635, 3636, 3637, 3708, 3709, 3710, 3711, 3712, 3833, 3834, 3835, 3836, 3837,
-    3638, 3643, 3644, 3648, 3649, 3650, 3653, 3654, 3655, 3656, 3658, 3659, 3660, 3661, 3662, 3663,
-    3664, 3665, 3666, 3667, 3713, 3668, 3669, 3670, 3671, 3672, 3718, 3719, 3673, 3674, 3675, 3676,
-    3677, 3723, 3724, 3725, 3678, 3679, 3680, 3681, 3682, 3728, 3729, 3730, 3731, 3683, 3684, 3685,
-    3686, 3687, 3733, 3734, 3735, 3736, 3737, 3688, 3689, 3690, 3691, 3692, 3738, 3739, 3740, 3741,
-    3742, 3813, 3693, 3694, 3695, 3696, 3697, 3743, 3744, 3745, 3746, 3747, 3818, 3819, 3698, 3699,
-    3700, 3701, 3702, 3748, 3749, 3750, 3751, 3752, 3823, 3824, 3825, 3703, 3704, 3705, 3706, 3707,
-    3753, 3754, 3755, 3756, 3757, 3828, 3829, 3830, 3831, 3708, 3709, 3710, 3711, 3712, 3758, 3759,
-    3760, 3761, 3762, 3833, 3834, 3835, 3836, 3837, 3713, 3718, 3719, 3723, 3724, 3725, 3728, 3729,
-    3730, 3731, 3733, 3734, 3735, 3736, 3737, 3738, 3739, 3740, 3741, 3742, 3813, 3743, 3744, 3745,
-    3746, 3747, 3818, 3819, 3748, 3749, 3750, 3751, 3752, 3823, 3824, 3825, 3753, 3754, 3755, 3756,
-    3757, 3828, 3829, 3830, 3831, 3758, 3759, 3760, 3761, 3762, 3833, 3834, 3835, 3836, 3837, 3813,
-    3818, 3819, 3823, 3824, 3825, 3828, 3829, 3830, 3831, 3833, 3834, 3835, 3836, 3837, 3838, 3839,
-    3840, 3841, 3842, 3913, 3843, 3844, 3845, 3846, 3847, 3918, 3919, 3848, 3849, 3850, 3851, 3852,
-    3923, 3924, 3925, 3853, 3854, 3855, 3856, 3857, 3928, 3929, 3930, 3931, 3858, 3859, 3860, 3861,
-    3862, 3933, 3934, 3935, 3936, 3937, 3863, 3864, 3865, 3866, 3867, 3938, 3939, 3940, 3941, 3942,
-    3988, 3868, 3869, 3870, 3871, 3872, 3943, 3944, 3945, 3946, 3947, 3993, 3994, 3873, 3874, 3875,
-    3876, 3877, 3948, 3949, 3950, 3951, 3952, 3998, 3999, 4000, 3878, 3879, 3880, 3881, 3882, 3953,
-    3954, 3955, 3956, 3957, 4003, 4004, 4005, 4006, 3883, 3884, 3885, 3886, 3887, 3958, 3959, 3960,
-    3961, 3962, 4008, 4009, 4010, 4011, 4012, 3913, 3918, 3919, 3923, 3924, 3925, 3928, 3929, 3930,
-    3931, 3933, 3934, 3935, 3936, 3937, 3938, 3939, 3940, 3941, 3942, 3988, 3943, 3944, 3945, 3946,
-    3947, 3993, 3994, 3948, 3949, 3950, 3951, 3952, 3998, 3999, 4000, 3953, 3954, 3955, 3956, 3957,
-    4003, 4004, 4005, 4006, 3958, 3959, 3960, 3961, 3962, 4008, 4009, 4010, 4011, 4012, 3963, 3964,
-    3965, 3966, 3967, 4038, 4039, 4040, 4041, 4042, 4318, 3968, 3969, 3970, 3971, 3972, 4043, 4044,
-    4045, 4046, 4047, 4323, 4324, 3973, 3974, 3975, 3976, 3977, 4048, 4049, 4050, 4051, 4052, 4328,
-    4329, 4330, 3978, 3979, 3980, 3981, 3982, 4053, 4054, 4055, 4056, 4057, 4333, 4334, 4335, 4336,
-    3983, 3984, 3985, 3986, 3987, 4058, 4059, 4060, 4061, 4062, 4338, 4339, 4340, 4341, 4342, 3988,
-    3993, 3994, 3998, 3999, 4000, 4003, 4004, 4005, 4006, 4008, 4009, 4010, 4011, 4012, 4038, 4039,
-    4040, 4041, 4042, 4318, 4043, 4044, 4045, 4046, 4047, 4323, 4324, 4048, 4049, 4050, 4051, 4052,
-    4328, 4329, 4330, 4053, 4054, 4055, 4056, 4057, 4333, 4334, 4335, 4336, 4058, 4059, 4060, 4061,
-    4062, 4338, 4339, 4340, 4341, 4342, 4088, 4093, 4094, 4098, 4099, 4100, 4103, 4104, 4105, 4106,
-    4108, 4109, 4110, 4111, 4112, 4113, 4114, 4115, 4116, 4117, 4318, 4118, 4119, 4120, 4121, 4122,
-    4323, 4324, 4123, 4124, 4125, 4126, 4127, 4328, 4329, 4330, 4128, 4129, 4130, 4131, 4132, 4333,
-    4334, 4335, 4336, 4133, 4134, 4135, 4136, 4137, 4338, 4339, 4340, 4341, 4342, 4138, 4139, 4140,
-    4141, 4142, 4343, 4344, 4345, 4346, 4347, 4423, 4143, 4144, 4145, 4146, 4147, 4348, 4349, 4350,
-    4351, 4352, 4428, 4429, 4148, 4149, 4150, 4151, 4152, 4353, 4354, 4355, 4356, 4357, 4433, 4434,
-    4435, 4153, 4154, 4155, 4156, 4157, 4358, 4359, 4360, 4361, 4362, 4438, 4439, 4440, 4441, 4158,
-    4159, 4160, 4161, 4162, 4363, 4364, 4365, 4366, 4367, 4443, 4444, 4445, 4446, 4447, 4318, 4323,
-    4324, 4328, 4329, 4330, 4333, 4334, 4335, 4336, 4338, 4339, 4340, 4341, 4342, 4343, 4344, 4345,
-    4346, 4347, 4423, 4348, 4349, 4350, 4351, 4352, 4428, 4429, 4353, 4354, 4355, 4356, 4357, 4433,
-    4434, 4435, 4358, 4359, 4360, 4361, 4362, 4438, 4439, 4440, 4441, 4363, 4364, 4365, 4366, 4367,
-    4443, 4444, 4445, 4446, 4447, 4368, 4369, 4370, 4371, 4372, 4448, 4449, 4450, 4451, 4452, 4503,
-    4373, 4374, 4375, 4376, 4377, 4453, 4454, 4455, 4456, 4457, 4508, 4509, 4378, 4379, 4380, 4381,
-    4382, 4458, 4459, 4460, 4461, 4462, 4513, 4514, 4515, 4383, 4384, 4385, 4386, 4387, 4463, 4464,
-    4465, 4466, 4467, 4518, 4519, 4520, 4521, 4388, 4389, 4390, 4391, 4392, 4468, 4469, 4470, 4471,
-    4472, 4523, 4524, 4525, 4526, 4527, 4318, 4323, 4324, 4328, 4329, 4330, 4333, 4334, 4335, 4336,
-    4338, 4339, 4340, 4341, 4342, 4343, 4344, 4345, 4346, 4347, 4423, 4348, 4349, 4350, 4351, 4352,
-    4428, 4429, 4353, 4354, 4355, 4356, 4357, 4433, 4434, 4435, 4358, 4359, 4360, 4361, 4362, 4438,
-    4439, 4440, 4441, 4363, 4364, 4365, 4366, 4367, 4443, 4444, 4445, 4446, 4447, 4368, 4369, 4370,
-    4371, 4372, 4448, 4449, 4450, 4451, 4452, 4503, 4373, 4374, 4375, 4376, 4377, 4453, 4454, 4455,
-    4456, 4457, 4508, 4509, 4378, 4379, 4380, 4381, 4382, 4458, 4459, 4460, 4461, 4462, 4513, 4514,
-    4515, 4383, 4384, 4385, 4386, 4387, 4463, 4464, 4465, 4466, 4467, 4518, 4519, 4520, 4521, 4388,
-    4389, 4390, 4391, 4392, 4468, 4469, 4470, 4471, 4472, 4523, 4524, 4525, 4526, 4527, 4393, 4394,
-    4395, 4396, 4397, 4473, 4474, 4475, 4476, 4477, 4528, 4529, 4530, 4531, 4532, 4558, 4398, 4399,
-    4400, 4401, 4402, 4478, 4479, 4480, 4481, 4482, 4533, 4534, 4535, 4536, 4537, 4564, 4565, 4403,
-    4404, 4405, 4406, 4407, 4483, 4484, 4485, 4486, 4487, 4538, 4539, 4540, 4541, 4542, 4570, 4571,
-    4572, 4408, 4409, 4410, 4411, 4412, 4488, 4489, 4490, 4491, 4492, 4543, 4544, 4545, 4546, 4547,
-    4576, 4577, 4578, 4579, 4413, 4414, 4415, 4416, 4417, 4493, 4494, 4495, 4496, 4497, 4548, 4549,
-    4550, 4551, 4552, 4582, 4583, 4584, 4585, 4586, 4418, 4419, 4420, 4421, 4422, 4498, 4499, 4500,
-    4501, 4502, 4553, 4554, 4555, 4556, 4557, 4588, 4589, 4590, 4591, 4592, 4593, 4423, 4428, 4429,
-    4433, 4434, 4435, 4438, 4439, 4440, 4441, 4443, 4444, 4445, 4446, 4447, 4448, 4449, 4450, 4451,
-    4452, 4503, 4453, 4454, 4455, 4456, 4457, 4508, 4509, 4458, 4459, 4460, 4461, 4462, 4513, 4514,
-    4515, 4463, 4464, 4465, 4466, 4467, 4518, 4519, 4520, 4521, 4468, 4469, 4470, 4471, 4472, 4523,
-    4524, 4525, 4526, 4527, 4473, 4474, 4475, 4476, 4477, 4528, 4529, 4530, 4531, 4532, 4558, 4478,
-    4479, 4480, 4481, 4482, 4533, 4534, 4535, 4536, 4537, 4564, 4565, 4483, 4484, 4485, 4486, 4487,
-    4538, 4539, 4540, 4541, 4542, 4570, 4571, 4572, 4488, 4489, 4490, 4491, 4492, 4543, 4544, 4545,
-    4546, 4547, 4576, 4577, 4578, 4579, 4493, 4494, 4495, 4496, 4497, 4548, 4549, 4550, 4551, 4552,
-    4582, 4583, 4584, 4585, 4586, 4498, 4499, 4500, 4501, 4502, 4553, 4554, 4555, 4556, 4557, 4588,
-    4589, 4590, 4591, 4592, 4593, 4503, 4508, 4509, 4513, 4514, 4515, 4518, 4519, 4520, 4521, 4523,
-    4524, 4525, 4526, 4527, 4528, 4529, 4530, 4531, 4532, 4558, 4533, 4534, 4535, 4536, 4537, 4564,
-    4565, 4538, 4539, 4540, 4541, 4542, 4570, 4571, 4572, 4543, 4544, 4545, 4546, 4547, 4576, 4577,
-    4578, 4579, 4548, 4549, 4550, 4551, 4552, 4582, 4583, 4584, 4585, 4586, 4553, 4554, 4555, 4556,
-    4557, 4588, 4589, 4590, 4591, 4592, 4593, 4558, 4564, 4565, 4570, 4571, 4572, 4576, 4577, 4578,
-    4579, 4582, 4583, 4584, 4585, 4586, 4588, 4589, 4590, 4591, 4592, 4593,
+static const int32_t rsi[] = {
+    /* inner1_weld */ W_knee_inner1, W_knee_inner1 + 5, W_knee_inner1 + 6, W_knee_inner1 + 10, W_knee_inner1 + 11, W_knee_inner1 + 12, W_knee_inner1 + 15, W_knee_inner1 + 16, W_knee_inner1 + 17, W_knee_inner1 + 18, W_knee_inner1 + 20, W_knee_inner1 + 21, W_knee_inner1 + 22, W_knee_inner1 + 23, W_knee_inner1 + 24, W_knee_inner1 + 50, W_knee_inner1 + 51, W_knee_inner1 + 52, W_knee_inner1 + 53, W_knee_inner1 + 54, W_pivot1, W_knee_inner1 + 55, W_knee_inner1 + 56, W_knee_inner1 + 57, W_knee_inner1 + 58, W_knee_inner1 + 59, W_pivot1 + 5, W_pivot1 + 6, W_knee_inner1 + 60, W_knee_inner1 + 61, W_knee_inner1 + 62, W_knee_inner1 + 63, W_knee_inner1 + 64, W_pivot1 + 10, W_pivot1 + 11, W_pivot1 + 12, W_knee_inner1 + 65, W_knee_inner1 + 66, W_knee_inner1 + 67, W_knee_inner1 + 68, W_knee_inner1 + 69, W_pivot1 + 15, W_pivot1 + 16, W_pivot1 + 17, W_pivot1 + 18, W_knee_inner1 + 70, W_knee_inner1 + 71, W_knee_inner1 + 72, W_knee_inner1 + 73, W_knee_inner1 + 74, W_pivot1 + 20, W_pivot1 + 21, W_pivot1 + 22, W_pivot1 + 23, W_pivot1 + 24, W_knee_inner1 + 75, W_knee_inner1 + 76, W_knee_inner1 + 77, W_knee_inner1 + 78, W_knee_inner1 + 79, W_pivot1 + 25, W_pivot1 + 26, W_pivot1 + 27, W_pivot1 + 28, W_pivot1 + 29, W_knee_outer0, W_knee_inner1 + 80, W_knee_inner1 + 81, W_knee_inner1 + 82, W_knee_inner1 + 83, W_knee_inner1 + 84, W_pivot1 + 30, W_pivot1 + 31, W_pivot1 + 32, W_pivot1 + 33, W_pivot1 + 34, W_knee_outer0 + 5, W_knee_outer0 + 6, W_knee_inner1 + 85, W_knee_inner1 + 86, W_knee_inner1 + 87, W_knee_inner1 + 88, W_knee_inner1 + 89, W_pivot1 + 35, W_pivot1 + 36, W_pivot1 + 37, W_pivot1 + 38, W_pivot1 + 39, W_knee_outer0 + 10, W_knee_outer0 + 11, W_knee_outer0 + 12, W_knee_inner1 + 90, W_knee_inner1 + 91, W_knee_inner1 + 92, W_knee_inner1 + 93, W_knee_inner1 + 94, W_pivot1 + 40, W_pivot1 + 41, W_pivot1 + 42, W_pivot1 + 43, W_pivot1 + 44, W_knee_outer0 + 15, W_knee_outer0 + 16, W_knee_outer0 + 17, W_knee_outer0 + 18, W_knee_inner1 + 95, W_knee_inner1 + 96, W_knee_inner1 + 97, W_knee_inner1 + 98, W_knee_inner1 + 99, W_pivot1 + 45, W_pivot1 + 46, W_pivot1 + 47, W_pivot1 + 48, W_pivot1 + 49, W_knee_outer0 + 20, W_knee_outer0 + 21, W_knee_outer0 + 22, W_knee_outer0 + 23, W_knee_outer0 + 24,
+    /* inner2_weld */ W_knee_inner2, W_knee_inner2 + 5, W_knee_inner2 + 6, W_knee_inner2 + 10, W_knee_inner2 + 11, W_knee_inner2 + 12, W_knee_inner2 + 15, W_knee_inner2 + 16, W_knee_inner2 + 17, W_knee_inner2 + 18, W_knee_inner2 + 20, W_knee_inner2 + 21, W_knee_inner2 + 22, W_knee_inner2 + 23, W_knee_inner2 + 24, W_knee_inner2 + 50, W_knee_inner2 + 51, W_knee_inner2 + 52, W_knee_inner2 + 53, W_knee_inner2 + 54, W_pivot2, W_knee_inner2 + 55, W_knee_inner2 + 56, W_knee_inner2 + 57, W_knee_inner2 + 58, W_knee_inner2 + 59, W_pivot2 + 5, W_pivot2 + 6, W_knee_inner2 + 60, W_knee_inner2 + 61, W_knee_inner2 + 62, W_knee_inner2 + 63, W_knee_inner2 + 64, W_pivot2 + 10, W_pivot2 + 11, W_pivot2 + 12, W_knee_inner2 + 65, W_knee_inner2 + 66, W_knee_inner2 + 67, W_knee_inner2 + 68, W_knee_inner2 + 69, W_pivot2 + 15, W_pivot2 + 16, W_pivot2 + 17, W_pivot2 + 18, W_knee_inner2 + 70, W_knee_inner2 + 71, W_knee_inner2 + 72, W_knee_inner2 + 73, W_knee_inner2 + 74, W_pivot2 + 20, W_pivot2 + 21, W_pivot2 + 22, W_pivot2 + 23, W_pivot2 + 24, W_knee_inner2 + 75, W_knee_inner2 + 76, W_knee_inner2 + 77, W_knee_inner2 + 78, W_knee_inner2 + 79, W_pivot2 + 50, W_pivot2 + 51, W_pivot2 + 52, W_pivot2 + 53, W_pivot2 + 54, W_knee_outer1, W_knee_inner2 + 80, W_knee_inner2 + 81, W_knee_inner2 + 82, W_knee_inner2 + 83, W_knee_inner2 + 84, W_pivot2 + 55, W_pivot2 + 56, W_pivot2 + 57, W_pivot2 + 58, W_pivot2 + 59, W_knee_outer1 + 5, W_knee_outer1 + 6, W_knee_inner2 + 85, W_knee_inner2 + 86, W_knee_inner2 + 87, W_knee_inner2 + 88, W_knee_inner2 + 89, W_pivot2 + 60, W_pivot2 + 61, W_pivot2 + 62, W_pivot2 + 63, W_pivot2 + 64, W_knee_outer1 + 10, W_knee_outer1 + 11, W_knee_outer1 + 12, W_knee_inner2 + 90, W_knee_inner2 + 91, W_knee_inner2 + 92, W_knee_inner2 + 93, W_knee_inner2 + 94, W_pivot2 + 65, W_pivot2 + 66, W_pivot2 + 67, W_pivot2 + 68, W_pivot2 + 69, W_knee_outer1 + 15, W_knee_outer1 + 16, W_knee_outer1 + 17, W_knee_outer1 + 18, W_knee_inner2 + 95, W_knee_inner2 + 96, W_knee_inner2 + 97, W_knee_inner2 + 98, W_knee_inner2 + 99, W_pivot2 + 70, W_pivot2 + 71, W_pivot2 + 72, W_pivot2 + 73, W_pivot2 + 74, W_knee_outer1 + 20, W_knee_outer1 + 21, W_knee_outer1 + 22, W_knee_outer1 + 23, W_knee_outer1 + 24,
+    /* inner3_weld */ W_knee_inner3, W_knee_inner3 + 5, W_knee_inner3 + 6, W_knee_inner3 + 10, W_knee_inner3 + 11, W_knee_inner3 + 12, W_knee_inner3 + 15, W_knee_inner3 + 16, W_knee_inner3 + 17, W_knee_inner3 + 18, W_knee_inner3 + 20, W_knee_inner3 + 21, W_knee_inner3 + 22, W_knee_inner3 + 23, W_knee_inner3 + 24, W_knee_inner3 + 50, W_knee_inner3 + 51, W_knee_inner3 + 52, W_knee_inner3 + 53, W_knee_inner3 + 54, W_pivot3, W_knee_inner3 + 55, W_knee_inner3 + 56, W_knee_inner3 + 57, W_knee_inner3 + 58, W_knee_inner3 + 59, W_pivot3 + 5, W_pivot3 + 6, W_knee_inner3 + 60, W_knee_inner3 + 61, W_knee_inner3 + 62, W_knee_inner3 + 63, W_knee_inner3 + 64, W_pivot3 + 10, W_pivot3 + 11, W_pivot3 + 12, W_knee_inner3 + 65, W_knee_inner3 + 66, W_knee_inner3 + 67, W_knee_inner3 + 68, W_knee_inner3 + 69, W_pivot3 + 15, W_pivot3 + 16, W_pivot3 + 17, W_pivot3 + 18, W_knee_inner3 + 70, W_knee_inner3 + 71, W_knee_inner3 + 72, W_knee_inner3 + 73, W_knee_inner3 + 74, W_pivot3 + 20, W_pivot3 + 21, W_pivot3 + 22, W_pivot3 + 23, W_pivot3 + 24, W_knee_inner3 + 75, W_knee_inner3 + 76, W_knee_inner3 + 77, W_knee_inner3 + 78, W_knee_inner3 + 79, W_pivot3 + 50, W_pivot3 + 51, W_pivot3 + 52, W_pivot3 + 53, W_pivot3 + 54, W_knee_outer2, W_knee_inner3 + 80, W_knee_inner3 + 81, W_knee_inner3 + 82, W_knee_inner3 + 83, W_knee_inner3 + 84, W_pivot3 + 55, W_pivot3 + 56, W_pivot3 + 57, W_pivot3 + 58, W_pivot3 + 59, W_knee_outer2 + 5, W_knee_outer2 + 6, W_knee_inner3 + 85, W_knee_inner3 + 86, W_knee_inner3 + 87, W_knee_inner3 + 88, W_knee_inner3 + 89, W_pivot3 + 60, W_pivot3 + 61, W_pivot3 + 62, W_pivot3 + 63, W_pivot3 + 64, W_knee_outer2 + 10, W_knee_outer2 + 11, W_knee_outer2 + 12, W_knee_inner3 + 90, W_knee_inner3 + 91, W_knee_inner3 + 92, W_knee_inner3 + 93, W_knee_inner3 + 94, W_pivot3 + 65, W_pivot3 + 66, W_pivot3 + 67, W_pivot3 + 68, W_pivot3 + 69, W_knee_outer2 + 15, W_knee_outer2 + 16, W_knee_outer2 + 17, W_knee_outer2 + 18, W_knee_inner3 + 95, W_knee_inner3 + 96, W_knee_inner3 + 97, W_knee_inner3 + 98, W_knee_inner3 + 99, W_pivot3 + 70, W_pivot3 + 71, W_pivot3 + 72, W_pivot3 + 73, W_pivot3 + 74, W_knee_outer2 + 20, W_knee_outer2 + 21, W_knee_outer2 + 22, W_knee_outer2 + 23, W_knee_outer2 + 24,
+    /* inner4_weld */ W_knee_inner4, W_knee_inner4 + 5, W_knee_inner4 + 6, W_knee_inner4 + 10, W_knee_inner4 + 11, W_knee_inner4 + 12, W_knee_inner4 + 15, W_knee_inner4 + 16, W_knee_inner4 + 17, W_knee_inner4 + 18, W_knee_inner4 + 20, W_knee_inner4 + 21, W_knee_inner4 + 22, W_knee_inner4 + 23, W_knee_inner4 + 24, W_knee_inner4 + 50, W_knee_inner4 + 51, W_knee_inner4 + 52, W_knee_inner4 + 53, W_knee_inner4 + 54, W_pivot4, W_knee_inner4 + 55, W_knee_inner4 + 56, W_knee_inner4 + 57, W_knee_inner4 + 58, W_knee_inner4 + 59, W_pivot4 + 5, W_pivot4 + 6, W_knee_inner4 + 60, W_knee_inner4 + 61, W_knee_inner4 + 62, W_knee_inner4 + 63, W_knee_inner4 + 64, W_pivot4 + 10, W_pivot4 + 11, W_pivot4 + 12, W_knee_inner4 + 65, W_knee_inner4 + 66, W_knee_inner4 + 67, W_knee_inner4 + 68, W_knee_inner4 + 69, W_pivot4 + 15, W_pivot4 + 16, W_pivot4 + 17, W_pivot4 + 18, W_knee_inner4 + 70, W_knee_inner4 + 71, W_knee_inner4 + 72, W_knee_inner4 + 73, W_knee_inner4 + 74, W_pivot4 + 20, W_pivot4 + 21, W_pivot4 + 22, W_pivot4 + 23, W_pivot4 + 24, W_knee_inner4 + 75, W_knee_inner4 + 76, W_knee_inner4 + 77, W_knee_inner4 + 78, W_knee_inner4 + 79, W_pivot4 + 50, W_pivot4 + 51, W_pivot4 + 52, W_pivot4 + 53, W_pivot4 + 54, W_knee_outer3, W_knee_inner4 + 80, W_knee_inner4 + 81, W_knee_inner4 + 82, W_knee_inner4 + 83, W_knee_inner4 + 84, W_pivot4 + 55, W_pivot4 + 56, W_pivot4 + 57, W_pivot4 + 58, W_pivot4 + 59, W_knee_outer3 + 5, W_knee_outer3 + 6, W_knee_inner4 + 85, W_knee_inner4 + 86, W_knee_inner4 + 87, W_knee_inner4 + 88, W_knee_inner4 + 89, W_pivot4 + 60, W_pivot4 + 61, W_pivot4 + 62, W_pivot4 + 63, W_pivot4 + 64, W_knee_outer3 + 10, W_knee_outer3 + 11, W_knee_outer3 + 12, W_knee_inner4 + 90, W_knee_inner4 + 91, W_knee_inner4 + 92, W_knee_inner4 + 93, W_knee_inner4 + 94, W_pivot4 + 65, W_pivot4 + 66, W_pivot4 + 67, W_pivot4 + 68, W_pivot4 + 69, W_knee_outer3 + 15, W_knee_outer3 + 16, W_knee_outer3 + 17, W_knee_outer3 + 18, W_knee_inner4 + 95, W_knee_inner4 + 96, W_knee_inner4 + 97, W_knee_inner4 + 98, W_knee_inner4 + 99, W_pivot4 + 70, W_pivot4 + 71, W_pivot4 + 72, W_pivot4 + 73, W_pivot4 + 74, W_knee_outer3 + 20, W_knee_outer3 + 21, W_knee_outer3 + 22, W_knee_outer3 + 23, W_knee_outer3 + 24,
+    /* inner5_weld */ W_knee_inner5, W_knee_inner5 + 5, W_knee_inner5 + 6, W_knee_inner5 + 10, W_knee_inner5 + 11, W_knee_inner5 + 12, W_knee_inner5 + 15, W_knee_inner5 + 16, W_knee_inner5 + 17, W_knee_inner5 + 18, W_knee_inner5 + 20, W_knee_inner5 + 21, W_knee_inner5 + 22, W_knee_inner5 + 23, W_knee_inner5 + 24, W_knee_inner5 + 50, W_knee_inner5 + 51, W_knee_inner5 + 52, W_knee_inner5 + 53, W_knee_inner5 + 54, W_pivot5, W_knee_inner5 + 55, W_knee_inner5 + 56, W_knee_inner5 + 57, W_knee_inner5 + 58, W_knee_inner5 + 59, W_pivot5 + 5, W_pivot5 + 6, W_knee_inner5 + 60, W_knee_inner5 + 61, W_knee_inner5 + 62, W_knee_inner5 + 63, W_knee_inner5 + 64, W_pivot5 + 10, W_pivot5 + 11, W_pivot5 + 12, W_knee_inner5 + 65, W_knee_inner5 + 66, W_knee_inner5 + 67, W_knee_inner5 + 68, W_knee_inner5 + 69, W_pivot5 + 15, W_pivot5 + 16, W_pivot5 + 17, W_pivot5 + 18, W_knee_inner5 + 70, W_knee_inner5 + 71, W_knee_inner5 + 72, W_knee_inner5 + 73, W_knee_inner5 + 74, W_pivot5 + 20, W_pivot5 + 21, W_pivot5 + 22, W_pivot5 + 23, W_pivot5 + 24, W_knee_inner5 + 75, W_knee_inner5 + 76, W_knee_inner5 + 77, W_knee_inner5 + 78, W_knee_inner5 + 79, W_pivot5 + 50, W_pivot5 + 51, W_pivot5 + 52, W_pivot5 + 53, W_pivot5 + 54, W_knee_outer4, W_knee_inner5 + 80, W_knee_inner5 + 81, W_knee_inner5 + 82, W_knee_inner5 + 83, W_knee_inner5 + 84, W_pivot5 + 55, W_pivot5 + 56, W_pivot5 + 57, W_pivot5 + 58, W_pivot5 + 59, W_knee_outer4 + 5, W_knee_outer4 + 6, W_knee_inner5 + 85, W_knee_inner5 + 86, W_knee_inner5 + 87, W_knee_inner5 + 88, W_knee_inner5 + 89, W_pivot5 + 60, W_pivot5 + 61, W_pivot5 + 62, W_pivot5 + 63, W_pivot5 + 64, W_knee_outer4 + 10, W_knee_outer4 + 11, W_knee_outer4 + 12, W_knee_inner5 + 90, W_knee_inner5 + 91, W_knee_inner5 + 92, W_knee_inner5 + 93, W_knee_inner5 + 94, W_pivot5 + 65, W_pivot5 + 66, W_pivot5 + 67, W_pivot5 + 68, W_pivot5 + 69, W_knee_outer4 + 15, W_knee_outer4 + 16, W_knee_outer4 + 17, W_knee_outer4 + 18, W_knee_inner5 + 95, W_knee_inner5 + 96, W_knee_inner5 + 97, W_knee_inner5 + 98, W_knee_inner5 + 99, W_pivot5 + 70, W_pivot5 + 71, W_pivot5 + 72, W_pivot5 + 73, W_pivot5 + 74, W_knee_outer4 + 20, W_knee_outer4 + 21, W_knee_outer4 + 22, W_knee_outer4 + 23, W_knee_outer4 + 24,
+    /* inner6_weld */ W_pivot6, W_pivot6 + 5, W_pivot6 + 6, W_pivot6 + 10, W_pivot6 + 11, W_pivot6 + 12, W_pivot6 + 15, W_pivot6 + 16, W_pivot6 + 17, W_pivot6 + 18, W_pivot6 + 20, W_pivot6 + 21, W_pivot6 + 22, W_pivot6 + 23, W_pivot6 + 24, W_pivot6 + 25, W_pivot6 + 26, W_pivot6 + 27, W_pivot6 + 28, W_pivot6 + 29, W_roller_top_pin, W_pivot6 + 30, W_pivot6 + 31, W_pivot6 + 32, W_pivot6 + 33, W_pivot6 + 34, W_roller_top_pin + 5, W_roller_top_pin + 6, W_pivot6 + 35, W_pivot6 + 36, W_pivot6 + 37, W_pivot6 + 38, W_pivot6 + 39, W_roller_top_pin + 10, W_roller_top_pin + 11, W_roller_top_pin + 12, W_pivot6 + 40, W_pivot6 + 41, W_pivot6 + 42, W_pivot6 + 43, W_pivot6 + 44, W_roller_top_pin + 15, W_roller_top_pin + 16, W_roller_top_pin + 17, W_roller_top_pin + 18, W_pivot6 + 45, W_pivot6 + 46, W_pivot6 + 47, W_pivot6 + 48, W_pivot6 + 49, W_roller_top_pin + 20, W_roller_top_pin + 21, W_roller_top_pin + 22, W_roller_top_pin + 23, W_roller_top_pin + 24, W_pivot6 + 75, W_pivot6 + 76, W_pivot6 + 77, W_pivot6 + 78, W_pivot6 + 79, W_roller_top_pin + 50, W_roller_top_pin + 51, W_roller_top_pin + 52, W_roller_top_pin + 53, W_roller_top_pin + 54, W_knee_outer5, W_pivot6 + 80, W_pivot6 + 81, W_pivot6 + 82, W_pivot6 + 83, W_pivot6 + 84, W_roller_top_pin + 55, W_roller_top_pin + 56, W_roller_top_pin + 57, W_roller_top_pin + 58, W_roller_top_pin + 59, W_knee_outer5 + 5, W_knee_outer5 + 6, W_pivot6 + 85, W_pivot6 + 86, W_pivot6 + 87, W_pivot6 + 88, W_pivot6 + 89, W_roller_top_pin + 60, W_roller_top_pin + 61, W_roller_top_pin + 62, W_roller_top_pin + 63, W_roller_top_pin + 64, W_knee_outer5 + 10, W_knee_outer5 + 11, W_knee_outer5 + 12, W_pivot6 + 90, W_pivot6 + 91, W_pivot6 + 92, W_pivot6 + 93, W_pivot6 + 94, W_roller_top_pin + 65, W_roller_top_pin + 66, W_roller_top_pin + 67, W_roller_top_pin + 68, W_roller_top_pin + 69, W_knee_outer5 + 15, W_knee_outer5 + 16, W_knee_outer5 + 17, W_knee_outer5 + 18, W_pivot6 + 95, W_pivot6 + 96, W_pivot6 + 97, W_pivot6 + 98, W_pivot6 + 99, W_roller_top_pin + 70, W_roller_top_pin + 71, W_roller_top_pin + 72, W_roller_top_pin + 73, W_roller_top_pin + 74, W_knee_outer5 + 20, W_knee_outer5 + 21, W_knee_outer5 + 22, W_knee_outer5 + 23, W_knee_outer5 + 24,
+    /* outer0_weld */ W_knee_outer0, W_knee_outer0 + 5, W_knee_outer0 + 6, W_knee_outer0 + 10, W_knee_outer0 + 11, W_knee_outer0 + 12, W_knee_outer0 + 15, W_knee_outer0 + 16, W_knee_outer0 + 17, W_knee_outer0 + 18, W_knee_outer0 + 20, W_knee_outer0 + 21, W_knee_outer0 + 22, W_knee_outer0 + 23, W_knee_outer0 + 24, W_knee_outer0 + 25, W_knee_outer0 + 26, W_knee_outer0 + 27, W_knee_outer0 + 28, W_knee_outer0 + 29, W_roller_bottom_pin, W_knee_outer0 + 30, W_knee_outer0 + 31, W_knee_outer0 + 32, W_knee_outer0 + 33, W_knee_outer0 + 34, W_roller_bottom_pin + 5, W_roller_bottom_pin + 6, W_knee_outer0 + 35, W_knee_outer0 + 36, W_knee_outer0 + 37, W_knee_outer0 + 38, W_knee_outer0 + 39, W_roller_bottom_pin + 10, W_roller_bottom_pin + 11, W_roller_bottom_pin + 12, W_knee_outer0 + 40, W_knee_outer0 + 41, W_knee_outer0 + 42, W_knee_outer0 + 43, W_knee_outer0 + 44, W_roller_bottom_pin + 15, W_roller_bottom_pin + 16, W_roller_bottom_pin + 17, W_roller_bottom_pin + 18, W_knee_outer0 + 45, W_knee_outer0 + 46, W_knee_outer0 + 47, W_knee_outer0 + 48, W_knee_outer0 + 49, W_roller_bottom_pin + 20, W_roller_bottom_pin + 21, W_roller_bottom_pin + 22, W_roller_bottom_pin + 23, W_roller_bottom_pin + 24, W_knee_outer0 + 75, W_knee_outer0 + 76, W_knee_outer0 + 77, W_knee_outer0 + 78, W_knee_outer0 + 79, W_roller_bottom_pin + 50, W_roller_bottom_pin + 51, W_roller_bottom_pin + 52, W_roller_bottom_pin + 53, W_roller_bottom_pin + 54, W_pivot0, W_knee_outer0 + 80, W_knee_outer0 + 81, W_knee_outer0 + 82, W_knee_outer0 + 83, W_knee_outer0 + 84, W_roller_bottom_pin + 55, W_roller_bottom_pin + 56, W_roller_bottom_pin + 57, W_roller_bottom_pin + 58, W_roller_bottom_pin + 59, W_pivot0 + 5, W_pivot0 + 6, W_knee_outer0 + 85, W_knee_outer0 + 86, W_knee_outer0 + 87, W_knee_outer0 + 88, W_knee_outer0 + 89, W_roller_bottom_pin + 60, W_roller_bottom_pin + 61, W_roller_bottom_pin + 62, W_roller_bottom_pin + 63, W_roller_bottom_pin + 64, W_pivot0 + 10, W_pivot0 + 11, W_pivot0 + 12, W_knee_outer0 + 90, W_knee_outer0 + 91, W_knee_outer0 + 92, W_knee_outer0 + 93, W_knee_outer0 + 94, W_roller_bottom_pin + 65, W_roller_bottom_pin + 66, W_roller_bottom_pin + 67, W_roller_bottom_pin + 68, W_roller_bottom_pin + 69, W_pivot0 + 15, W_pivot0 + 16, W_pivot0 + 17, W_pivot0 + 18, W_knee_outer0 + 95, W_knee_outer0 + 96, W_knee_outer0 + 97, W_knee_outer0 + 98, W_knee_outer0 + 99, W_roller_bottom_pin + 70, W_roller_bottom_pin + 71, W_roller_bottom_pin + 72, W_roller_bottom_pin + 73, W_roller_bottom_pin + 74, W_pivot0 + 20, W_pivot0 + 21, W_pivot0 + 22, W_pivot0 + 23, W_pivot0 + 24,
+    /* outer1_weld */ W_knee_outer1, W_knee_outer1 + 5, W_knee_outer1 + 6, W_knee_outer1 + 10, W_knee_outer1 + 11, W_knee_outer1 + 12, W_knee_outer1 + 15, W_knee_outer1 + 16, W_knee_outer1 + 17, W_knee_outer1 + 18, W_knee_outer1 + 20, W_knee_outer1 + 21, W_knee_outer1 + 22, W_knee_outer1 + 23, W_knee_outer1 + 24, W_knee_outer1 + 25, W_knee_outer1 + 26, W_knee_outer1 + 27, W_knee_outer1 + 28, W_knee_outer1 + 29, W_pivot1, W_knee_outer1 + 30, W_knee_outer1 + 31, W_knee_outer1 + 32, W_knee_outer1 + 33, W_knee_outer1 + 34, W_pivot1 + 5, W_pivot1 + 6, W_knee_outer1 + 35, W_knee_outer1 + 36, W_knee_outer1 + 37, W_knee_outer1 + 38, W_knee_outer1 + 39, W_pivot1 + 10, W_pivot1 + 11, W_pivot1 + 12, W_knee_outer1 + 40, W_knee_outer1 + 41, W_knee_outer1 + 42, W_knee_outer1 + 43, W_knee_outer1 + 44, W_pivot1 + 15, W_pivot1 + 16, W_pivot1 + 17, W_pivot1 + 18, W_knee_outer1 + 45, W_knee_outer1 + 46, W_knee_outer1 + 47, W_knee_outer1 + 48, W_knee_outer1 + 49, W_pivot1 + 20, W_pivot1 + 21, W_pivot1 + 22, W_pivot1 + 23, W_pivot1 + 24, W_knee_outer1 + 75, W_knee_outer1 + 76, W_knee_outer1 + 77, W_knee_outer1 + 78, W_knee_outer1 + 79, W_pivot1 + 50, W_pivot1 + 51, W_pivot1 + 52, W_pivot1 + 53, W_pivot1 + 54, W_knee_inner0, W_knee_outer1 + 80, W_knee_outer1 + 81, W_knee_outer1 + 82, W_knee_outer1 + 83, W_knee_outer1 + 84, W_pivot1 + 55, W_pivot1 + 56, W_pivot1 + 57, W_pivot1 + 58, W_pivot1 + 59, W_knee_inner0 + 5, W_knee_inner0 + 6, W_knee_outer1 + 85, W_knee_outer1 + 86, W_knee_outer1 + 87, W_knee_outer1 + 88, W_knee_outer1 + 89, W_pivot1 + 60, W_pivot1 + 61, W_pivot1 + 62, W_pivot1 + 63, W_pivot1 + 64, W_knee_inner0 + 10, W_knee_inner0 + 11, W_knee_inner0 + 12, W_knee_outer1 + 90, W_knee_outer1 + 91, W_knee_outer1 + 92, W_knee_outer1 + 93, W_knee_outer1 + 94, W_pivot1 + 65, W_pivot1 + 66, W_pivot1 + 67, W_pivot1 + 68, W_pivot1 + 69, W_knee_inner0 + 15, W_knee_inner0 + 16, W_knee_inner0 + 17, W_knee_inner0 + 18, W_knee_outer1 + 95, W_knee_outer1 + 96, W_knee_outer1 + 97, W_knee_outer1 + 98, W_knee_outer1 + 99, W_pivot1 + 70, W_pivot1 + 71, W_pivot1 + 72, W_pivot1 + 73, W_pivot1 + 74, W_knee_inner0 + 20, W_knee_inner0 + 21, W_knee_inner0 + 22, W_knee_inner0 + 23, W_knee_inner0 + 24,
+    /* outer2_weld */ W_knee_outer2, W_knee_outer2 + 5, W_knee_outer2 + 6, W_knee_outer2 + 10, W_knee_outer2 + 11, W_knee_outer2 + 12, W_knee_outer2 + 15, W_knee_outer2 + 16, W_knee_outer2 + 17, W_knee_outer2 + 18, W_knee_outer2 + 20, W_knee_outer2 + 21, W_knee_outer2 + 22, W_knee_outer2 + 23, W_knee_outer2 + 24, W_knee_outer2 + 25, W_knee_outer2 + 26, W_knee_outer2 + 27, W_knee_outer2 + 28, W_knee_outer2 + 29, W_pivot2, W_knee_outer2 + 30, W_knee_outer2 + 31, W_knee_outer2 + 32, W_knee_outer2 + 33, W_knee_outer2 + 34, W_pivot2 + 5, W_pivot2 + 6, W_knee_outer2 + 35, W_knee_outer2 + 36, W_knee_outer2 + 37, W_knee_outer2 + 38, W_knee_outer2 + 39, W_pivot2 + 10, W_pivot2 + 11, W_pivot2 + 12, W_knee_outer2 + 40, W_knee_outer2 + 41, W_knee_outer2 + 42, W_knee_outer2 + 43, W_knee_outer2 + 44, W_pivot2 + 15, W_pivot2 + 16, W_pivot2 + 17, W_pivot2 + 18, W_knee_outer2 + 45, W_knee_outer2 + 46, W_knee_outer2 + 47, W_knee_outer2 + 48, W_knee_outer2 + 49, W_pivot2 + 20, W_pivot2 + 21, W_pivot2 + 22, W_pivot2 + 23, W_pivot2 + 24, W_knee_outer2 + 50, W_knee_outer2 + 51, W_knee_outer2 + 52, W_knee_outer2 + 53, W_knee_outer2 + 54, W_pivot2 + 25, W_pivot2 + 26, W_pivot2 + 27, W_pivot2 + 28, W_pivot2 + 29, W_knee_inner1, W_knee_outer2 + 55, W_knee_outer2 + 56, W_knee_outer2 + 57, W_knee_outer2 + 58, W_knee_outer2 + 59, W_pivot2 + 30, W_pivot2 + 31, W_pivot2 + 32, W_pivot2 + 33, W_pivot2 + 34, W_knee_inner1 + 5, W_knee_inner1 + 6, W_knee_outer2 + 60, W_knee_outer2 + 61, W_knee_outer2 + 62, W_knee_outer2 + 63, W_knee_outer2 + 64, W_pivot2 + 35, W_pivot2 + 36, W_pivot2 + 37, W_pivot2 + 38, W_pivot2 + 39, W_knee_inner1 + 10, W_knee_inner1 + 11, W_knee_inner1 + 12, W_knee_outer2 + 65, W_knee_outer2 + 66, W_knee_outer2 + 67, W_knee_outer2 + 68, W_knee_outer2 + 69, W_pivot2 + 40, W_pivot2 + 41, W_pivot2 + 42, W_pivot2 + 43, W_pivot2 + 44, W_knee_inner1 + 15, W_knee_inner1 + 16, W_knee_inner1 + 17, W_knee_inner1 + 18, W_knee_outer2 + 70, W_knee_outer2 + 71, W_knee_outer2 + 72, W_knee_outer2 + 73, W_knee_outer2 + 74, W_pivot2 + 45, W_pivot2 + 46, W_pivot2 + 47, W_pivot2 + 48, W_pivot2 + 49, W_knee_inner1 + 20, W_knee_inner1 + 21, W_knee_inner1 + 22, W_knee_inner1 + 23, W_knee_inner1 + 24,
+    /* outer3_weld */ W_knee_outer3, W_knee_outer3 + 5, W_knee_outer3 + 6, W_knee_outer3 + 10, W_knee_outer3 + 11, W_knee_outer3 + 12, W_knee_outer3 + 15, W_knee_outer3 + 16, W_knee_outer3 + 17, W_knee_outer3 + 18, W_knee_outer3 + 20, W_knee_outer3 + 21, W_knee_outer3 + 22, W_knee_outer3 + 23, W_knee_outer3 + 24, W_knee_outer3 + 25, W_knee_outer3 + 26, W_knee_outer3 + 27, W_knee_outer3 + 28, W_knee_outer3 + 29, W_pivot3, W_knee_outer3 + 30, W_knee_outer3 + 31, W_knee_outer3 + 32, W_knee_outer3 + 33, W_knee_outer3 + 34, W_pivot3 + 5, W_pivot3 + 6, W_knee_outer3 + 35, W_knee_outer3 + 36, W_knee_outer3 + 37, W_knee_outer3 + 38, W_knee_outer3 + 39, W_pivot3 + 10, W_pivot3 + 11, W_pivot3 + 12, W_knee_outer3 + 40, W_knee_outer3 + 41, W_knee_outer3 + 42, W_knee_outer3 + 43, W_knee_outer3 + 44, W_pivot3 + 15, W_pivot3 + 16, W_pivot3 + 17, W_pivot3 + 18, W_knee_outer3 + 45, W_knee_outer3 + 46, W_knee_outer3 + 47, W_knee_outer3 + 48, W_knee_outer3 + 49, W_pivot3 + 20, W_pivot3 + 21, W_pivot3 + 22, W_pivot3 + 23, W_pivot3 + 24, W_knee_outer3 + 50, W_knee_outer3 + 51, W_knee_outer3 + 52, W_knee_outer3 + 53, W_knee_outer3 + 54, W_pivot3 + 25, W_pivot3 + 26, W_pivot3 + 27, W_pivot3 + 28, W_pivot3 + 29, W_knee_inner2, W_knee_outer3 + 55, W_knee_outer3 + 56, W_knee_outer3 + 57, W_knee_outer3 + 58, W_knee_outer3 + 59, W_pivot3 + 30, W_pivot3 + 31, W_pivot3 + 32, W_pivot3 + 33, W_pivot3 + 34, W_knee_inner2 + 5, W_knee_inner2 + 6, W_knee_outer3 + 60, W_knee_outer3 + 61, W_knee_outer3 + 62, W_knee_outer3 + 63, W_knee_outer3 + 64, W_pivot3 + 35, W_pivot3 + 36, W_pivot3 + 37, W_pivot3 + 38, W_pivot3 + 39, W_knee_inner2 + 10, W_knee_inner2 + 11, W_knee_inner2 + 12, W_knee_outer3 + 65, W_knee_outer3 + 66, W_knee_outer3 + 67, W_knee_outer3 + 68, W_knee_outer3 + 69, W_pivot3 + 40, W_pivot3 + 41, W_pivot3 + 42, W_pivot3 + 43, W_pivot3 + 44, W_knee_inner2 + 15, W_knee_inner2 + 16, W_knee_inner2 + 17, W_knee_inner2 + 18, W_knee_outer3 + 70, W_knee_outer3 + 71, W_knee_outer3 + 72, W_knee_outer3 + 73, W_knee_outer3 + 74, W_pivot3 + 45, W_pivot3 + 46, W_pivot3 + 47, W_pivot3 + 48, W_pivot3 + 49, W_knee_inner2 + 20, W_knee_inner2 + 21, W_knee_inner2 + 22, W_knee_inner2 + 23, W_knee_inner2 + 24,
+    /* outer4_weld */ W_knee_outer4, W_knee_outer4 + 5, W_knee_outer4 + 6, W_knee_outer4 + 10, W_knee_outer4 + 11, W_knee_outer4 + 12, W_knee_outer4 + 15, W_knee_outer4 + 16, W_knee_outer4 + 17, W_knee_outer4 + 18, W_knee_outer4 + 20, W_knee_outer4 + 21, W_knee_outer4 + 22, W_knee_outer4 + 23, W_knee_outer4 + 24, W_knee_outer4 + 25, W_knee_outer4 + 26, W_knee_outer4 + 27, W_knee_outer4 + 28, W_knee_outer4 + 29, W_pivot4, W_knee_outer4 + 30, W_knee_outer4 + 31, W_knee_outer4 + 32, W_knee_outer4 + 33, W_knee_outer4 + 34, W_pivot4 + 5, W_pivot4 + 6, W_knee_outer4 + 35, W_knee_outer4 + 36, W_knee_outer4 + 37, W_knee_outer4 + 38, W_knee_outer4 + 39, W_pivot4 + 10, W_pivot4 + 11, W_pivot4 + 12, W_knee_outer4 + 40, W_knee_outer4 + 41, W_knee_outer4 + 42, W_knee_outer4 + 43, W_knee_outer4 + 44, W_pivot4 + 15, W_pivot4 + 16, W_pivot4 + 17, W_pivot4 + 18, W_knee_outer4 + 45, W_knee_outer4 + 46, W_knee_outer4 + 47, W_knee_outer4 + 48, W_knee_outer4 + 49, W_pivot4 + 20, W_pivot4 + 21, W_pivot4 + 22, W_pivot4 + 23, W_pivot4 + 24, W_knee_outer4 + 50, W_knee_outer4 + 51, W_knee_outer4 + 52, W_knee_outer4 + 53, W_knee_outer4 + 54, W_pivot4 + 25, W_pivot4 + 26, W_pivot4 + 27, W_pivot4 + 28, W_pivot4 + 29, W_knee_inner3, W_knee_outer4 + 55, W_knee_outer4 + 56, W_knee_outer4 + 57, W_knee_outer4 + 58, W_knee_outer4 + 59, W_pivot4 + 30, W_pivot4 + 31, W_pivot4 + 32, W_pivot4 + 33, W_pivot4 + 34, W_knee_inner3 + 5, W_knee_inner3 + 6, W_knee_outer4 + 60, W_knee_outer4 + 61, W_knee_outer4 + 62, W_knee_outer4 + 63, W_knee_outer4 + 64, W_pivot4 + 35, W_pivot4 + 36, W_pivot4 + 37, W_pivot4 + 38, W_pivot4 + 39, W_knee_inner3 + 10, W_knee_inner3 + 11, W_knee_inner3 + 12, W_knee_outer4 + 65, W_knee_outer4 + 66, W_knee_outer4 + 67, W_knee_outer4 + 68, W_knee_outer4 + 69, W_pivot4 + 40, W_pivot4 + 41, W_pivot4 + 42, W_pivot4 + 43, W_pivot4 + 44, W_knee_inner3 + 15, W_knee_inner3 + 16, W_knee_inner3 + 17, W_knee_inner3 + 18, W_knee_outer4 + 70, W_knee_outer4 + 71, W_knee_outer4 + 72, W_knee_outer4 + 73, W_knee_outer4 + 74, W_pivot4 + 45, W_pivot4 + 46, W_pivot4 + 47, W_pivot4 + 48, W_pivot4 + 49, W_knee_inner3 + 20, W_knee_inner3 + 21, W_knee_inner3 + 22, W_knee_inner3 + 23, W_knee_inner3 + 24,
+    /* outer5_weld */ W_knee_outer5, W_knee_outer5 + 5, W_knee_outer5 + 6, W_knee_outer5 + 10, W_knee_outer5 + 11, W_knee_outer5 + 12, W_knee_outer5 + 15, W_knee_outer5 + 16, W_knee_outer5 + 17, W_knee_outer5 + 18, W_knee_outer5 + 20, W_knee_outer5 + 21, W_knee_outer5 + 22, W_knee_outer5 + 23, W_knee_outer5 + 24, W_knee_outer5 + 25, W_knee_outer5 + 26, W_knee_outer5 + 27, W_knee_outer5 + 28, W_knee_outer5 + 29, W_pivot5, W_knee_outer5 + 30, W_knee_outer5 + 31, W_knee_outer5 + 32, W_knee_outer5 + 33, W_knee_outer5 + 34, W_pivot5 + 5, W_pivot5 + 6, W_knee_outer5 + 35, W_knee_outer5 + 36, W_knee_outer5 + 37, W_knee_outer5 + 38, W_knee_outer5 + 39, W_pivot5 + 10, W_pivot5 + 11, W_pivot5 + 12, W_knee_outer5 + 40, W_knee_outer5 + 41, W_knee_outer5 + 42, W_knee_outer5 + 43, W_knee_outer5 + 44, W_pivot5 + 15, W_pivot5 + 16, W_pivot5 + 17, W_pivot5 + 18, W_knee_outer5 + 45, W_knee_outer5 + 46, W_knee_outer5 + 47, W_knee_outer5 + 48, W_knee_outer5 + 49, W_pivot5 + 20, W_pivot5 + 21, W_pivot5 + 22, W_pivot5 + 23, W_pivot5 + 24, W_knee_outer5 + 50, W_knee_outer5 + 51, W_knee_outer5 + 52, W_knee_outer5 + 53, W_knee_outer5 + 54, W_pivot5 + 25, W_pivot5 + 26, W_pivot5 + 27, W_pivot5 + 28, W_pivot5 + 29, W_knee_inner4, W_knee_outer5 + 55, W_knee_outer5 + 56, W_knee_outer5 + 57, W_knee_outer5 + 58, W_knee_outer5 + 59, W_pivot5 + 30, W_pivot5 + 31, W_pivot5 + 32, W_pivot5 + 33, W_pivot5 + 34, W_knee_inner4 + 5, W_knee_inner4 + 6, W_knee_outer5 + 60, W_knee_outer5 + 61, W_knee_outer5 + 62, W_knee_outer5 + 63, W_knee_outer5 + 64, W_pivot5 + 35, W_pivot5 + 36, W_pivot5 + 37, W_pivot5 + 38, W_pivot5 + 39, W_knee_inner4 + 10, W_knee_inner4 + 11, W_knee_inner4 + 12, W_knee_outer5 + 65, W_knee_outer5 + 66, W_knee_outer5 + 67, W_knee_outer5 + 68, W_knee_outer5 + 69, W_pivot5 + 40, W_pivot5 + 41, W_pivot5 + 42, W_pivot5 + 43, W_pivot5 + 44, W_knee_inner4 + 15, W_knee_inner4 + 16, W_knee_inner4 + 17, W_knee_inner4 + 18, W_knee_outer5 + 70, W_knee_outer5 + 71, W_knee_outer5 + 72, W_knee_outer5 + 73, W_knee_outer5 + 74, W_pivot5 + 45, W_pivot5 + 46, W_pivot5 + 47, W_pivot5 + 48, W_pivot5 + 49, W_knee_inner4 + 20, W_knee_inner4 + 21, W_knee_inner4 + 22, W_knee_inner4 + 23, W_knee_inner4 + 24,
+    /* outer6_weld */ W_head, W_head + 5, W_head + 6, W_head + 10, W_head + 11, W_head + 12, W_head + 15, W_head + 16, W_head + 17, W_head + 18, W_head + 20, W_head + 21, W_head + 22, W_head + 23, W_head + 24, W_head + 25, W_head + 26, W_head + 27, W_head + 28, W_head + 29, W_pivot6, W_head + 30, W_head + 31, W_head + 32, W_head + 33, W_head + 34, W_pivot6 + 5, W_pivot6 + 6, W_head + 35, W_head + 36, W_head + 37, W_head + 38, W_head + 39, W_pivot6 + 10, W_pivot6 + 11, W_pivot6 + 12, W_head + 40, W_head + 41, W_head + 42, W_head + 43, W_head + 44, W_pivot6 + 15, W_pivot6 + 16, W_pivot6 + 17, W_pivot6 + 18, W_head + 45, W_head + 46, W_head + 47, W_head + 48, W_head + 49, W_pivot6 + 20, W_pivot6 + 21, W_pivot6 + 22, W_pivot6 + 23, W_pivot6 + 24, W_head + 75, W_head + 76, W_head + 77, W_head + 78, W_head + 79, W_pivot6 + 50, W_pivot6 + 51, W_pivot6 + 52, W_pivot6 + 53, W_pivot6 + 54, W_knee_inner5, W_head + 80, W_head + 81, W_head + 82, W_head + 83, W_head + 84, W_pivot6 + 55, W_pivot6 + 56, W_pivot6 + 57, W_pivot6 + 58, W_pivot6 + 59, W_knee_inner5 + 5, W_knee_inner5 + 6, W_head + 85, W_head + 86, W_head + 87, W_head + 88, W_head + 89, W_pivot6 + 60, W_pivot6 + 61, W_pivot6 + 62, W_pivot6 + 63, W_pivot6 + 64, W_knee_inner5 + 10, W_knee_inner5 + 11, W_knee_inner5 + 12, W_head + 90, W_head + 91, W_head + 92, W_head + 93, W_head + 94, W_pivot6 + 65, W_pivot6 + 66, W_pivot6 + 67, W_pivot6 + 68, W_pivot6 + 69, W_knee_inner5 + 15, W_knee_inner5 + 16, W_knee_inner5 + 17, W_knee_inner5 + 18, W_head + 95, W_head + 96, W_head + 97, W_head + 98, W_head + 99, W_pivot6 + 70, W_pivot6 + 71, W_pivot6 + 72, W_pivot6 + 73, W_pivot6 + 74, W_knee_inner5 + 20, W_knee_inner5 + 21, W_knee_inner5 + 22, W_knee_inner5 + 23, W_knee_inner5 + 24,
+    /* axleFL */ W_axleFR, W_axleFR + 5, W_axleFR + 6, W_axleFR + 10, W_axleFR + 11, W_axleFR + 12, W_axleFR + 15, W_axleFR + 16, W_axleFR + 17, W_axleFR + 18, W_axleFR + 20, W_axleFR + 21, W_axleFR + 22, W_axleFR + 23, W_axleFR + 24, W_axleFR + 25, W_axleFR + 26, W_axleFR + 27, W_axleFR + 28, W_axleFR + 29, W_axleRL, W_axleFR + 30, W_axleFR + 31, W_axleFR + 32, W_axleFR + 33, W_axleFR + 34, W_axleRL + 5, W_axleRL + 6, W_axleFR + 35, W_axleFR + 36, W_axleFR + 37, W_axleFR + 38, W_axleFR + 39, W_axleRL + 10, W_axleRL + 11, W_axleRL + 12, W_axleFR + 40, W_axleFR + 41, W_axleFR + 42, W_axleFR + 43, W_axleFR + 44, W_axleRL + 15, W_axleRL + 16, W_axleRL + 17, W_axleRL + 18, W_axleFR + 45, W_axleFR + 46, W_axleFR + 47, W_axleFR + 48, W_axleFR + 49, W_axleRL + 20, W_axleRL + 21, W_axleRL + 22, W_axleRL + 23, W_axleRL + 24, W_axleFR + 50, W_axleFR + 51, W_axleFR + 52, W_axleFR + 53, W_axleFR + 54, W_axleRL + 25, W_axleRL + 26, W_axleRL + 27, W_axleRL + 28, W_axleRL + 29, W_axleRR, W_axleFR + 55, W_axleFR + 56, W_axleFR + 57, W_axleFR + 58, W_axleFR + 59, W_axleRL + 30, W_axleRL + 31, W_axleRL + 32, W_axleRL + 33, W_axleRL + 34, W_axleRR + 5, W_axleRR + 6, W_axleFR + 60, W_axleFR + 61, W_axleFR + 62, W_axleFR + 63, W_axleFR + 64, W_axleRL + 35, W_axleRL + 36, W_axleRL + 37, W_axleRL + 38, W_axleRL + 39, W_axleRR + 10, W_axleRR + 11, W_axleRR + 12, W_axleFR + 65, W_axleFR + 66, W_axleFR + 67, W_axleFR + 68, W_axleFR + 69, W_axleRL + 40, W_axleRL + 41, W_axleRL + 42, W_axleRL + 43, W_axleRL + 44, W_axleRR + 15, W_axleRR + 16, W_axleRR + 17, W_axleRR + 18, W_axleFR + 70, W_axleFR + 71, W_axleFR + 72, W_axleFR + 73, W_axleFR + 74, W_axleRL + 45, W_axleRL + 46, W_axleRL + 47, W_axleRL + 48, W_axleRL + 49, W_axleRR + 20, W_axleRR + 21, W_axleRR + 22, W_axleRR + 23, W_axleRR + 24, W_axleFR + 75, W_axleFR + 76, W_axleFR + 77, W_axleFR + 78, W_axleFR + 79, W_axleRL + 50, W_axleRL + 51, W_axleRL + 52, W_axleRL + 53, W_axleRL + 54, W_axleRR + 25, W_axleRR + 26, W_axleRR + 27, W_axleRR + 28, W_axleRR + 29, W_chassis_weld1, W_axleFR + 80, W_axleFR + 81, W_axleFR + 82, W_axleFR + 83, W_axleFR + 84, W_axleRL + 55, W_axleRL + 56, W_axleRL + 57, W_axleRL + 58, W_axleRL + 59, W_axleRR + 30, W_axleRR + 31, W_axleRR + 32, W_axleRR + 33, W_axleRR + 34, W_chassis_weld1 + 6, W_chassis_weld1 + 7, W_axleFR + 85, W_axleFR + 86, W_axleFR + 87, W_axleFR + 88, W_axleFR + 89, W_axleRL + 60, W_axleRL + 61, W_axleRL + 62, W_axleRL + 63, W_axleRL + 64, W_axleRR + 35, W_axleRR + 36, W_axleRR + 37, W_axleRR + 38, W_axleRR + 39, W_chassis_weld1 + 12, W_chassis_weld1 + 13, W_chassis_weld1 + 14, W_axleFR + 90, W_axleFR + 91, W_axleFR + 92, W_axleFR + 93, W_axleFR + 94, W_axleRL + 65, W_axleRL + 66, W_axleRL + 67, W_axleRL + 68, W_axleRL + 69, W_axleRR + 40, W_axleRR + 41, W_axleRR + 42, W_axleRR + 43, W_axleRR + 44, W_chassis_weld1 + 18, W_chassis_weld1 + 19, W_chassis_weld1 + 20, W_chassis_weld1 + 21, W_axleFR + 95, W_axleFR + 96, W_axleFR + 97, W_axleFR + 98, W_axleFR + 99, W_axleRL + 70, W_axleRL + 71, W_axleRL + 72, W_axleRL + 73, W_axleRL + 74, W_axleRR + 45, W_axleRR + 46, W_axleRR + 47, W_axleRR + 48, W_axleRR + 49, W_chassis_weld1 + 24, W_chassis_weld1 + 25, W_chassis_weld1 + 26, W_chassis_weld1 + 27, W_chassis_weld1 + 28, W_axleFR + 100, W_axleFR + 101, W_axleFR + 102, W_axleFR + 103, W_axleFR + 104, W_axleRL + 75, W_axleRL + 76, W_axleRL + 77, W_axleRL + 78, W_axleRL + 79, W_axleRR + 50, W_axleRR + 51, W_axleRR + 52, W_axleRR + 53, W_axleRR + 54, W_chassis_weld1 + 30, W_chassis_weld1 + 31, W_chassis_weld1 + 32, W_chassis_weld1 + 33, W_chassis_weld1 + 34, W_chassis_weld1 + 35,
+    /* axleFR */ W_axleRL, W_axleRL + 5, W_axleRL + 6, W_axleRL + 10, W_axleRL + 11, W_axleRL + 12, W_axleRL + 15, W_axleRL + 16, W_axleRL + 17, W_axleRL + 18, W_axleRL + 20, W_axleRL + 21, W_axleRL + 22, W_axleRL + 23, W_axleRL + 24, W_axleRL + 25, W_axleRL + 26, W_axleRL + 27, W_axleRL + 28, W_axleRL + 29, W_axleRR, W_axleRL + 30, W_axleRL + 31, W_axleRL + 32, W_axleRL + 33, W_axleRL + 34, W_axleRR + 5, W_axleRR + 6, W_axleRL + 35, W_axleRL + 36, W_axleRL + 37, W_axleRL + 38, W_axleRL + 39, W_axleRR + 10, W_axleRR + 11, W_axleRR + 12, W_axleRL + 40, W_axleRL + 41, W_axleRL + 42, W_axleRL + 43, W_axleRL + 44, W_axleRR + 15, W_axleRR + 16, W_axleRR + 17, W_axleRR + 18, W_axleRL + 45, W_axleRL + 46, W_axleRL + 47, W_axleRL + 48, W_axleRL + 49, W_axleRR + 20, W_axleRR + 21, W_axleRR + 22, W_axleRR + 23, W_axleRR + 24, W_axleRL + 50, W_axleRL + 51, W_axleRL + 52, W_axleRL + 53, W_axleRL + 54, W_axleRR + 25, W_axleRR + 26, W_axleRR + 27, W_axleRR + 28, W_axleRR + 29, W_chassis_weld1, W_axleRL + 55, W_axleRL + 56, W_axleRL + 57, W_axleRL + 58, W_axleRL + 59, W_axleRR + 30, W_axleRR + 31, W_axleRR + 32, W_axleRR + 33, W_axleRR + 34, W_chassis_weld1 + 6, W_chassis_weld1 + 7, W_axleRL + 60, W_axleRL + 61, W_axleRL + 62, W_axleRL + 63, W_axleRL + 64, W_axleRR + 35, W_axleRR + 36, W_axleRR + 37, W_axleRR + 38, W_axleRR + 39, W_chassis_weld1 + 12, W_chassis_weld1 + 13, W_chassis_weld1 + 14, W_axleRL + 65, W_axleRL + 66, W_axleRL + 67, W_axleRL + 68, W_axleRL + 69, W_axleRR + 40, W_axleRR + 41, W_axleRR + 42, W_axleRR + 43, W_axleRR + 44, W_chassis_weld1 + 18, W_chassis_weld1 + 19, W_chassis_weld1 + 20, W_chassis_weld1 + 21, W_axleRL + 70, W_axleRL + 71, W_axleRL + 72, W_axleRL + 73, W_axleRL + 74, W_axleRR + 45, W_axleRR + 46, W_axleRR + 47, W_axleRR + 48, W_axleRR + 49, W_chassis_weld1 + 24, W_chassis_weld1 + 25, W_chassis_weld1 + 26, W_chassis_weld1 + 27, W_chassis_weld1 + 28, W_axleRL + 75, W_axleRL + 76, W_axleRL + 77, W_axleRL + 78, W_axleRL + 79, W_axleRR + 50, W_axleRR + 51, W_axleRR + 52, W_axleRR + 53, W_axleRR + 54, W_chassis_weld1 + 30, W_chassis_weld1 + 31, W_chassis_weld1 + 32, W_chassis_weld1 + 33, W_chassis_weld1 + 34, W_chassis_weld1 + 35,
+    /* axleRL */ W_axleRR, W_axleRR + 5, W_axleRR + 6, W_axleRR + 10, W_axleRR + 11, W_axleRR + 12, W_axleRR + 15, W_axleRR + 16, W_axleRR + 17, W_axleRR + 18, W_axleRR + 20, W_axleRR + 21, W_axleRR + 22, W_axleRR + 23, W_axleRR + 24, W_axleRR + 25, W_axleRR + 26, W_axleRR + 27, W_axleRR + 28, W_axleRR + 29, W_chassis_weld1, W_axleRR + 30, W_axleRR + 31, W_axleRR + 32, W_axleRR + 33, W_axleRR + 34, W_chassis_weld1 + 6, W_chassis_weld1 + 7, W_axleRR + 35, W_axleRR + 36, W_axleRR + 37, W_axleRR + 38, W_axleRR + 39, W_chassis_weld1 + 12, W_chassis_weld1 + 13, W_chassis_weld1 + 14, W_axleRR + 40, W_axleRR + 41, W_axleRR + 42, W_axleRR + 43, W_axleRR + 44, W_chassis_weld1 + 18, W_chassis_weld1 + 19, W_chassis_weld1 + 20, W_chassis_weld1 + 21, W_axleRR + 45, W_axleRR + 46, W_axleRR + 47, W_axleRR + 48, W_axleRR + 49, W_chassis_weld1 + 24, W_chassis_weld1 + 25, W_chassis_weld1 + 26, W_chassis_weld1 + 27, W_chassis_weld1 + 28, W_axleRR + 50, W_axleRR + 51, W_axleRR + 52, W_axleRR + 53, W_axleRR + 54, W_chassis_weld1 + 30, W_chassis_weld1 + 31, W_chassis_weld1 + 32, W_chassis_weld1 + 33, W_chassis_weld1 + 34, W_chassis_weld1 + 35,
+    /* axleRR */ W_chassis_weld1, W_chassis_weld1 + 6, W_chassis_weld1 + 7, W_chassis_weld1 + 12, W_chassis_weld1 + 13, W_chassis_weld1 + 14, W_chassis_weld1 + 18, W_chassis_weld1 + 19, W_chassis_weld1 + 20, W_chassis_weld1 + 21, W_chassis_weld1 + 24, W_chassis_weld1 + 25, W_chassis_weld1 + 26, W_chassis_weld1 + 27, W_chassis_weld1 + 28, W_chassis_weld1 + 30, W_chassis_weld1 + 31, W_chassis_weld1 + 32, W_chassis_weld1 + 33, W_chassis_weld1 + 34, W_chassis_weld1 + 35,
+    /* chassis_weld1 */ W_barrel_eye, W_barrel_eye + 3, W_barrel_eye + 4, W_barrel_eye + 6, W_barrel_eye + 7, W_barrel_eye + 8, W_barrel_eye + 9, W_barrel_eye + 10, W_barrel_eye + 11, W_foot, W_barrel_eye + 12, W_barrel_eye + 13, W_barrel_eye + 14, W_foot + 5, W_foot + 6, W_barrel_eye + 15, W_barrel_eye + 16, W_barrel_eye + 17, W_foot + 10, W_foot + 11, W_foot + 12, W_barrel_eye + 18, W_barrel_eye + 19, W_barrel_eye + 20, W_foot + 15, W_foot + 16, W_foot + 17, W_foot + 18, W_barrel_eye + 21, W_barrel_eye + 22, W_barrel_eye + 23, W_foot + 20, W_foot + 21, W_foot + 22, W_foot + 23, W_foot + 24, W_barrel_eye + 24, W_barrel_eye + 25, W_barrel_eye + 26, W_foot + 75, W_foot + 76, W_foot + 77, W_foot + 78, W_foot + 79, W_roller_bottom_slide, W_barrel_eye + 27, W_barrel_eye + 28, W_barrel_eye + 29, W_foot + 80, W_foot + 81, W_foot + 82, W_foot + 83, W_foot + 84, W_roller_bottom_slide + 5, W_roller_bottom_slide + 6, W_barrel_eye + 30, W_barrel_eye + 31, W_barrel_eye + 32, W_foot + 85, W_foot + 86, W_foot + 87, W_foot + 88, W_foot + 89, W_roller_bottom_slide + 10, W_roller_bottom_slide + 11, W_roller_bottom_slide + 12, W_barrel_eye + 33, W_barrel_eye + 34, W_barrel_eye + 35, W_foot + 90, W_foot + 91, W_foot + 92, W_foot + 93, W_foot + 94, W_roller_bottom_slide + 15, W_roller_bottom_slide + 16, W_roller_bottom_slide + 17, W_roller_bottom_slide + 18, W_barrel_eye + 36, W_barrel_eye + 37, W_barrel_eye + 38, W_foot + 95, W_foot + 96, W_foot + 97, W_foot + 98, W_foot + 99, W_roller_bottom_slide + 20, W_roller_bottom_slide + 21, W_roller_bottom_slide + 22, W_roller_bottom_slide + 23, W_roller_bottom_slide + 24,
+    /* lift */ W_cylinder, W_cylinder + 5, W_cylinder + 6, W_cylinder + 10, W_cylinder + 11, W_cylinder + 12, W_cylinder + 15, W_cylinder + 16, W_cylinder + 17, W_cylinder + 18, W_cylinder + 20, W_cylinder + 21, W_cylinder + 22, W_cylinder + 23, W_cylinder + 24, W_cylinder + 25, W_cylinder + 26, W_cylinder + 27, W_cylinder + 28, W_cylinder + 29, W_rod_eye, W_cylinder + 30, W_cylinder + 31, W_cylinder + 32, W_cylinder + 33, W_cylinder + 34, W_rod_eye + 3, W_rod_eye + 4, W_cylinder + 35, W_cylinder + 36, W_cylinder + 37, W_cylinder + 38, W_cylinder + 39, W_rod_eye + 6, W_rod_eye + 7, W_rod_eye + 8, W_cylinder + 40, W_cylinder + 41, W_cylinder + 42, W_cylinder + 43, W_cylinder + 44, W_rod_eye + 9, W_rod_eye + 10, W_rod_eye + 11, W_barrel_eye, W_cylinder + 45, W_cylinder + 46, W_cylinder + 47, W_cylinder + 48, W_cylinder + 49, W_rod_eye + 12, W_rod_eye + 13, W_rod_eye + 14, W_barrel_eye + 3, W_barrel_eye + 4, W_cylinder + 50, W_cylinder + 51, W_cylinder + 52, W_cylinder + 53, W_cylinder + 54, W_rod_eye + 15, W_rod_eye + 16, W_rod_eye + 17, W_barrel_eye + 6, W_barrel_eye + 7, W_barrel_eye + 8,
+    /* cylinder */ W_rod_eye, W_rod_eye + 3, W_rod_eye + 4, W_rod_eye + 6, W_rod_eye + 7, W_rod_eye + 8, W_rod_eye + 9, W_rod_eye + 10, W_rod_eye + 11, W_barrel_eye, W_rod_eye + 12, W_rod_eye + 13, W_rod_eye + 14, W_barrel_eye + 3, W_barrel_eye + 4, W_rod_eye + 15, W_rod_eye + 16, W_rod_eye + 17, W_barrel_eye + 6, W_barrel_eye + 7, W_barrel_eye + 8,
+    /* rod_eye */ W_barrel_eye, W_barrel_eye + 3, W_barrel_eye + 4, W_barrel_eye + 6, W_barrel_eye + 7, W_barrel_eye + 8, W_barrel_eye + 39, W_barrel_eye + 40, W_barrel_eye + 41, W_inner0_weld, W_barrel_eye + 42, W_barrel_eye + 43, W_barrel_eye + 44, W_inner0_weld + 6, W_inner0_weld + 7, W_barrel_eye + 45, W_barrel_eye + 46, W_barrel_eye + 47, W_inner0_weld + 12, W_inner0_weld + 13, W_inner0_weld + 14, W_barrel_eye + 48, W_barrel_eye + 49, W_barrel_eye + 50, W_inner0_weld + 18, W_inner0_weld + 19, W_inner0_weld + 20, W_inner0_weld + 21, W_barrel_eye + 51, W_barrel_eye + 52, W_barrel_eye + 53, W_inner0_weld + 24, W_inner0_weld + 25, W_inner0_weld + 26, W_inner0_weld + 27, W_inner0_weld + 28, W_barrel_eye + 54, W_barrel_eye + 55, W_barrel_eye + 56, W_inner0_weld + 30, W_inner0_weld + 31, W_inner0_weld + 32, W_inner0_weld + 33, W_inner0_weld + 34, W_inner0_weld + 35,
+    /* roller_top_slide */ W_head, W_head + 5, W_head + 6, W_head + 10, W_head + 11, W_head + 12, W_head + 15, W_head + 16, W_head + 17, W_head + 18, W_head + 20, W_head + 21, W_head + 22, W_head + 23, W_head + 24, W_head + 50, W_head + 51, W_head + 52, W_head + 53, W_head + 54, W_roller_top_pin, W_head + 55, W_head + 56, W_head + 57, W_head + 58, W_head + 59, W_roller_top_pin + 5, W_roller_top_pin + 6, W_head + 60, W_head + 61, W_head + 62, W_head + 63, W_head + 64, W_roller_top_pin + 10, W_roller_top_pin + 11, W_roller_top_pin + 12, W_head + 65, W_head + 66, W_head + 67, W_head + 68, W_head + 69, W_roller_top_pin + 15, W_roller_top_pin + 16, W_roller_top_pin + 17, W_roller_top_pin + 18, W_head + 70, W_head + 71, W_head + 72, W_head + 73, W_head + 74, W_roller_top_pin + 20, W_roller_top_pin + 21, W_roller_top_pin + 22, W_roller_top_pin + 23, W_roller_top_pin + 24,
+    /* barrel_eye */ W_foot, W_foot + 5, W_foot + 6, W_foot + 10, W_foot + 11, W_foot + 12, W_foot + 15, W_foot + 16, W_foot + 17, W_foot + 18, W_foot + 20, W_foot + 21, W_foot + 22, W_foot + 23, W_foot + 24, W_foot + 75, W_foot + 76, W_foot + 77, W_foot + 78, W_foot + 79, W_roller_bottom_slide, W_foot + 80, W_foot + 81, W_foot + 82, W_foot + 83, W_foot + 84, W_roller_bottom_slide + 5, W_roller_bottom_slide + 6, W_foot + 85, W_foot + 86, W_foot + 87, W_foot + 88, W_foot + 89, W_roller_bottom_slide + 10, W_roller_bottom_slide + 11, W_roller_bottom_slide + 12, W_foot + 90, W_foot + 91, W_foot + 92, W_foot + 93, W_foot + 94, W_roller_bottom_slide + 15, W_roller_bottom_slide + 16, W_roller_bottom_slide + 17, W_roller_bottom_slide + 18, W_foot + 95, W_foot + 96, W_foot + 97, W_foot + 98, W_foot + 99, W_roller_bottom_slide + 20, W_roller_bottom_slide + 21, W_roller_bottom_slide + 22, W_roller_bottom_slide + 23, W_roller_bottom_slide + 24, W_foot + 100, W_foot + 101, W_foot + 102, W_foot + 103, W_foot + 104, W_roller_bottom_slide + 25, W_roller_bottom_slide + 26, W_roller_bottom_slide + 27, W_roller_bottom_slide + 28, W_roller_bottom_slide + 29, W_inner0_weld, W_foot + 105, W_foot + 106, W_foot + 107, W_foot + 108, W_foot + 109, W_roller_bottom_slide + 30, W_roller_bottom_slide + 31, W_roller_bottom_slide + 32, W_roller_bottom_slide + 33, W_roller_bottom_slide + 34, W_inner0_weld + 6, W_inner0_weld + 7, W_foot + 110, W_foot + 111, W_foot + 112, W_foot + 113, W_foot + 114, W_roller_bottom_slide + 35, W_roller_bottom_slide + 36, W_roller_bottom_slide + 37, W_roller_bottom_slide + 38, W_roller_bottom_slide + 39, W_inner0_weld + 12, W_inner0_weld + 13, W_inner0_weld + 14, W_foot + 115, W_foot + 116, W_foot + 117, W_foot + 118, W_foot + 119, W_roller_bottom_slide + 40, W_roller_bottom_slide + 41, W_roller_bottom_slide + 42, W_roller_bottom_slide + 43, W_roller_bottom_slide + 44, W_inner0_weld + 18, W_inner0_weld + 19, W_inner0_weld + 20, W_inner0_weld + 21, W_foot + 120, W_foot + 121, W_foot + 122, W_foot + 123, W_foot + 124, W_roller_bottom_slide + 45, W_roller_bottom_slide + 46, W_roller_bottom_slide + 47, W_roller_bottom_slide + 48, W_roller_bottom_slide + 49, W_inner0_weld + 24, W_inner0_weld + 25, W_inner0_weld + 26, W_inner0_weld + 27, W_inner0_weld + 28, W_foot + 125, W_foot + 126, W_foot + 127, W_foot + 128, W_foot + 129, W_roller_bottom_slide + 50, W_roller_bottom_slide + 51, W_roller_bottom_slide + 52, W_roller_bottom_slide + 53, W_roller_bottom_slide + 54, W_inner0_weld + 30, W_inner0_weld + 31, W_inner0_weld + 32, W_inner0_weld + 33, W_inner0_weld + 34, W_inner0_weld + 35,
+    /* head */ W_pivot6, W_pivot6 + 5, W_pivot6 + 6, W_pivot6 + 10, W_pivot6 + 11, W_pivot6 + 12, W_pivot6 + 15, W_pivot6 + 16, W_pivot6 + 17, W_pivot6 + 18, W_pivot6 + 20, W_pivot6 + 21, W_pivot6 + 22, W_pivot6 + 23, W_pivot6 + 24, W_pivot6 + 25, W_pivot6 + 26, W_pivot6 + 27, W_pivot6 + 28, W_pivot6 + 29, W_roller_top_pin, W_pivot6 + 30, W_pivot6 + 31, W_pivot6 + 32, W_pivot6 + 33, W_pivot6 + 34, W_roller_top_pin + 5, W_roller_top_pin + 6, W_pivot6 + 35, W_pivot6 + 36, W_pivot6 + 37, W_pivot6 + 38, W_pivot6 + 39, W_roller_top_pin + 10, W_roller_top_pin + 11, W_roller_top_pin + 12, W_pivot6 + 40, W_pivot6 + 41, W_pivot6 + 42, W_pivot6 + 43, W_pivot6 + 44, W_roller_top_pin + 15, W_roller_top_pin + 16, W_roller_top_pin + 17, W_roller_top_pin + 18, W_pivot6 + 45, W_pivot6 + 46, W_pivot6 + 47, W_pivot6 + 48, W_pivot6 + 49, W_roller_top_pin + 20, W_roller_top_pin + 21, W_roller_top_pin + 22, W_roller_top_pin + 23, W_roller_top_pin + 24, W_pivot6 + 50, W_pivot6 + 51, W_pivot6 + 52, W_pivot6 + 53, W_pivot6 + 54, W_roller_top_pin + 25, W_roller_top_pin + 26, W_roller_top_pin + 27, W_roller_top_pin + 28, W_roller_top_pin + 29, W_knee_inner5, W_pivot6 + 55, W_pivot6 + 56, W_pivot6 + 57, W_pivot6 + 58, W_pivot6 + 59, W_roller_top_pin + 30, W_roller_top_pin + 31, W_roller_top_pin + 32, W_roller_top_pin + 33, W_roller_top_pin + 34, W_knee_inner5 + 5, W_knee_inner5 + 6, W_pivot6 + 60, W_pivot6 + 61, W_pivot6 + 62, W_pivot6 + 63, W_pivot6 + 64, W_roller_top_pin + 35, W_roller_top_pin + 36, W_roller_top_pin + 37, W_roller_top_pin + 38, W_roller_top_pin + 39, W_knee_inner5 + 10, W_knee_inner5 + 11, W_knee_inner5 + 12, W_pivot6 + 65, W_pivot6 + 66, W_pivot6 + 67, W_pivot6 + 68, W_pivot6 + 69, W_roller_top_pin + 40, W_roller_top_pin + 41, W_roller_top_pin + 42, W_roller_top_pin + 43, W_roller_top_pin + 44, W_knee_inner5 + 15, W_knee_inner5 + 16, W_knee_inner5 + 17, W_knee_inner5 + 18, W_pivot6 + 70, W_pivot6 + 71, W_pivot6 + 72, W_pivot6 + 73, W_pivot6 + 74, W_roller_top_pin + 45, W_roller_top_pin + 46, W_roller_top_pin + 47, W_roller_top_pin + 48, W_roller_top_pin + 49, W_knee_inner5 + 20, W_knee_inner5 + 21, W_knee_inner5 + 22, W_knee_inner5 + 23, W_knee_inner5 + 24,
+    /* pivot6 */ W_roller_top_pin, W_roller_top_pin + 5, W_roller_top_pin + 6, W_roller_top_pin + 10, W_roller_top_pin + 11, W_roller_top_pin + 12, W_roller_top_pin + 15, W_roller_top_pin + 16, W_roller_top_pin + 17, W_roller_top_pin + 18, W_roller_top_pin + 20, W_roller_top_pin + 21, W_roller_top_pin + 22, W_roller_top_pin + 23, W_roller_top_pin + 24, W_roller_top_pin + 25, W_roller_top_pin + 26, W_roller_top_pin + 27, W_roller_top_pin + 28, W_roller_top_pin + 29, W_knee_inner5, W_roller_top_pin + 30, W_roller_top_pin + 31, W_roller_top_pin + 32, W_roller_top_pin + 33, W_roller_top_pin + 34, W_knee_inner5 + 5, W_knee_inner5 + 6, W_roller_top_pin + 35, W_roller_top_pin + 36, W_roller_top_pin + 37, W_roller_top_pin + 38, W_roller_top_pin + 39, W_knee_inner5 + 10, W_knee_inner5 + 11, W_knee_inner5 + 12, W_roller_top_pin + 40, W_roller_top_pin + 41, W_roller_top_pin + 42, W_roller_top_pin + 43, W_roller_top_pin + 44, W_knee_inner5 + 15, W_knee_inner5 + 16, W_knee_inner5 + 17, W_knee_inner5 + 18, W_roller_top_pin + 45, W_roller_top_pin + 46, W_roller_top_pin + 47, W_roller_top_pin + 48, W_roller_top_pin + 49, W_knee_inner5 + 20, W_knee_inner5 + 21, W_knee_inner5 + 22, W_knee_inner5 + 23, W_knee_inner5 + 24, W_roller_top_pin + 50, W_roller_top_pin + 51, W_roller_top_pin + 52, W_roller_top_pin + 53, W_roller_top_pin + 54, W_knee_inner5 + 25, W_knee_inner5 + 26, W_knee_inner5 + 27, W_knee_inner5 + 28, W_knee_inner5 + 29, W_knee_outer5, W_roller_top_pin + 55, W_roller_top_pin + 56, W_roller_top_pin + 57, W_roller_top_pin + 58, W_roller_top_pin + 59, W_knee_inner5 + 30, W_knee_inner5 + 31, W_knee_inner5 + 32, W_knee_inner5 + 33, W_knee_inner5 + 34, W_knee_outer5 + 5, W_knee_outer5 + 6, W_roller_top_pin + 60, W_roller_top_pin + 61, W_roller_top_pin + 62, W_roller_top_pin + 63, W_roller_top_pin + 64, W_knee_inner5 + 35, W_knee_inner5 + 36, W_knee_inner5 + 37, W_knee_inner5 + 38, W_knee_inner5 + 39, W_knee_outer5 + 10, W_knee_outer5 + 11, W_knee_outer5 + 12, W_roller_top_pin + 65, W_roller_top_pin + 66, W_roller_top_pin + 67, W_roller_top_pin + 68, W_roller_top_pin + 69, W_knee_inner5 + 40, W_knee_inner5 + 41, W_knee_inner5 + 42, W_knee_inner5 + 43, W_knee_inner5 + 44, W_knee_outer5 + 15, W_knee_outer5 + 16, W_knee_outer5 + 17, W_knee_outer5 + 18, W_roller_top_pin + 70, W_roller_top_pin + 71, W_roller_top_pin + 72, W_roller_top_pin + 73, W_roller_top_pin + 74, W_knee_inner5 + 45, W_knee_inner5 + 46, W_knee_inner5 + 47, W_knee_inner5 + 48, W_knee_inner5 + 49, W_knee_outer5 + 20, W_knee_outer5 + 21, W_knee_outer5 + 22, W_knee_outer5 + 23, W_knee_outer5 + 24,
+    /* roller_top_pin */ W_knee_inner5, W_knee_inner5 + 5, W_knee_inner5 + 6, W_knee_inner5 + 10, W_knee_inner5 + 11, W_knee_inner5 + 12, W_knee_inner5 + 15, W_knee_inner5 + 16, W_knee_inner5 + 17, W_knee_inner5 + 18, W_knee_inner5 + 20, W_knee_inner5 + 21, W_knee_inner5 + 22, W_knee_inner5 + 23, W_knee_inner5 + 24, W_knee_inner5 + 25, W_knee_inner5 + 26, W_knee_inner5 + 27, W_knee_inner5 + 28, W_knee_inner5 + 29, W_knee_outer5, W_knee_inner5 + 30, W_knee_inner5 + 31, W_knee_inner5 + 32, W_knee_inner5 + 33, W_knee_inner5 + 34, W_knee_outer5 + 5, W_knee_outer5 + 6, W_knee_inner5 + 35, W_knee_inner5 + 36, W_knee_inner5 + 37, W_knee_inner5 + 38, W_knee_inner5 + 39, W_knee_outer5 + 10, W_knee_outer5 + 11, W_knee_outer5 + 12, W_knee_inner5 + 40, W_knee_inner5 + 41, W_knee_inner5 + 42, W_knee_inner5 + 43, W_knee_inner5 + 44, W_knee_outer5 + 15, W_knee_outer5 + 16, W_knee_outer5 + 17, W_knee_outer5 + 18, W_knee_inner5 + 45, W_knee_inner5 + 46, W_knee_inner5 + 47, W_knee_inner5 + 48, W_knee_inner5 + 49, W_knee_outer5 + 20, W_knee_outer5 + 21, W_knee_outer5 + 22, W_knee_outer5 + 23, W_knee_outer5 + 24,
+    /* knee_inner5 */ W_knee_outer5, W_knee_outer5 + 5, W_knee_outer5 + 6, W_knee_outer5 + 10, W_knee_outer5 + 11, W_knee_outer5 + 12, W_knee_outer5 + 15, W_knee_outer5 + 16, W_knee_outer5 + 17, W_knee_outer5 + 18, W_knee_outer5 + 20, W_knee_outer5 + 21, W_knee_outer5 + 22, W_knee_outer5 + 23, W_knee_outer5 + 24, W_knee_outer5 + 25, W_knee_outer5 + 26, W_knee_outer5 + 27, W_knee_outer5 + 28, W_knee_outer5 + 29, W_pivot5, W_knee_outer5 + 30, W_knee_outer5 + 31, W_knee_outer5 + 32, W_knee_outer5 + 33, W_knee_outer5 + 34, W_pivot5 + 5, W_pivot5 + 6, W_knee_outer5 + 35, W_knee_outer5 + 36, W_knee_outer5 + 37, W_knee_outer5 + 38, W_knee_outer5 + 39, W_pivot5 + 10, W_pivot5 + 11, W_pivot5 + 12, W_knee_outer5 + 40, W_knee_outer5 + 41, W_knee_outer5 + 42, W_knee_outer5 + 43, W_knee_outer5 + 44, W_pivot5 + 15, W_pivot5 + 16, W_pivot5 + 17, W_pivot5 + 18, W_knee_outer5 + 45, W_knee_outer5 + 46, W_knee_outer5 + 47, W_knee_outer5 + 48, W_knee_outer5 + 49, W_pivot5 + 20, W_pivot5 + 21, W_pivot5 + 22, W_pivot5 + 23, W_pivot5 + 24, W_knee_outer5 + 75, W_knee_outer5 + 76, W_knee_outer5 + 77, W_knee_outer5 + 78, W_knee_outer5 + 79, W_pivot5 + 50, W_pivot5 + 51, W_pivot5 + 52, W_pivot5 + 53, W_pivot5 + 54, W_knee_outer4, W_knee_outer5 + 80, W_knee_outer5 + 81, W_knee_outer5 + 82, W_knee_outer5 + 83, W_knee_outer5 + 84, W_pivot5 + 55, W_pivot5 + 56, W_pivot5 + 57, W_pivot5 + 58, W_pivot5 + 59, W_knee_outer4 + 5, W_knee_outer4 + 6, W_knee_outer5 + 85, W_knee_outer5 + 86, W_knee_outer5 + 87, W_knee_outer5 + 88, W_knee_outer5 + 89, W_pivot5 + 60, W_pivot5 + 61, W_pivot5 + 62, W_pivot5 + 63, W_pivot5 + 64, W_knee_outer4 + 10, W_knee_outer4 + 11, W_knee_outer4 + 12, W_knee_outer5 + 90, W_knee_outer5 + 91, W_knee_outer5 + 92, W_knee_outer5 + 93, W_knee_outer5 + 94, W_pivot5 + 65, W_pivot5 + 66, W_pivot5 + 67, W_pivot5 + 68, W_pivot5 + 69, W_knee_outer4 + 15, W_knee_outer4 + 16, W_knee_outer4 + 17, W_knee_outer4 + 18, W_knee_outer5 + 95, W_knee_outer5 + 96, W_knee_outer5 + 97, W_knee_outer5 + 98, W_knee_outer5 + 99, W_pivot5 + 70, W_pivot5 + 71, W_pivot5 + 72, W_pivot5 + 73, W_pivot5 + 74, W_knee_outer4 + 20, W_knee_outer4 + 21, W_knee_outer4 + 22, W_knee_outer4 + 23, W_knee_outer4 + 24,
+    /* knee_outer5 */ W_pivot5, W_pivot5 + 5, W_pivot5 + 6, W_pivot5 + 10, W_pivot5 + 11, W_pivot5 + 12, W_pivot5 + 15, W_pivot5 + 16, W_pivot5 + 17, W_pivot5 + 18, W_pivot5 + 20, W_pivot5 + 21, W_pivot5 + 22, W_pivot5 + 23, W_pivot5 + 24, W_pivot5 + 25, W_pivot5 + 26, W_pivot5 + 27, W_pivot5 + 28, W_pivot5 + 29, W_knee_inner4, W_pivot5 + 30, W_pivot5 + 31, W_pivot5 + 32, W_pivot5 + 33, W_pivot5 + 34, W_knee_inner4 + 5, W_knee_inner4 + 6, W_pivot5 + 35, W_pivot5 + 36, W_pivot5 + 37, W_pivot5 + 38, W_pivot5 + 39, W_knee_inner4 + 10, W_knee_inner4 + 11, W_knee_inner4 + 12, W_pivot5 + 40, W_pivot5 + 41, W_pivot5 + 42, W_pivot5 + 43, W_pivot5 + 44, W_knee_inner4 + 15, W_knee_inner4 + 16, W_knee_inner4 + 17, W_knee_inner4 + 18, W_pivot5 + 45, W_pivot5 + 46, W_pivot5 + 47, W_pivot5 + 48, W_pivot5 + 49, W_knee_inner4 + 20, W_knee_inner4 + 21, W_knee_inner4 + 22, W_knee_inner4 + 23, W_knee_inner4 + 24, W_pivot5 + 50, W_pivot5 + 51, W_pivot5 + 52, W_pivot5 + 53, W_pivot5 + 54, W_knee_inner4 + 25, W_knee_inner4 + 26, W_knee_inner4 + 27, W_knee_inner4 + 28, W_knee_inner4 + 29, W_knee_outer4, W_pivot5 + 55, W_pivot5 + 56, W_pivot5 + 57, W_pivot5 + 58, W_pivot5 + 59, W_knee_inner4 + 30, W_knee_inner4 + 31, W_knee_inner4 + 32, W_knee_inner4 + 33, W_knee_inner4 + 34, W_knee_outer4 + 5, W_knee_outer4 + 6, W_pivot5 + 60, W_pivot5 + 61, W_pivot5 + 62, W_pivot5 + 63, W_pivot5 + 64, W_knee_inner4 + 35, W_knee_inner4 + 36, W_knee_inner4 + 37, W_knee_inner4 + 38, W_knee_inner4 + 39, W_knee_outer4 + 10, W_knee_outer4 + 11, W_knee_outer4 + 12, W_pivot5 + 65, W_pivot5 + 66, W_pivot5 + 67, W_pivot5 + 68, W_pivot5 + 69, W_knee_inner4 + 40, W_knee_inner4 + 41, W_knee_inner4 + 42, W_knee_inner4 + 43, W_knee_inner4 + 44, W_knee_outer4 + 15, W_knee_outer4 + 16, W_knee_outer4 + 17, W_knee_outer4 + 18, W_pivot5 + 70, W_pivot5 + 71, W_pivot5 + 72, W_pivot5 + 73, W_pivot5 + 74, W_knee_inner4 + 45, W_knee_inner4 + 46, W_knee_inner4 + 47, W_knee_inner4 + 48, W_knee_inner4 + 49, W_knee_outer4 + 20, W_knee_outer4 + 21, W_knee_outer4 + 22, W_knee_outer4 + 23, W_knee_outer4 + 24,
+    /* pivot5 */ W_knee_inner4, W_knee_inner4 + 5, W_knee_inner4 + 6, W_knee_inner4 + 10, W_knee_inner4 + 11, W_knee_inner4 + 12, W_knee_inner4 + 15, W_knee_inner4 + 16, W_knee_inner4 + 17, W_knee_inner4 + 18, W_knee_inner4 + 20, W_knee_inner4 + 21, W_knee_inner4 + 22, W_knee_inner4 + 23, W_knee_inner4 + 24, W_knee_inner4 + 25, W_knee_inner4 + 26, W_knee_inner4 + 27, W_knee_inner4 + 28, W_knee_inner4 + 29, W_knee_outer4, W_knee_inner4 + 30, W_knee_inner4 + 31, W_knee_inner4 + 32, W_knee_inner4 + 33, W_knee_inner4 + 34, W_knee_outer4 + 5, W_knee_outer4 + 6, W_knee_inner4 + 35, W_knee_inner4 + 36, W_knee_inner4 + 37, W_knee_inner4 + 38, W_knee_inner4 + 39, W_knee_outer4 + 10, W_knee_outer4 + 11, W_knee_outer4 + 12, W_knee_inner4 + 40, W_knee_inner4 + 41, W_knee_inner4 + 42, W_knee_inner4 + 43, W_knee_inner4 + 44, W_knee_outer4 + 15, W_knee_outer4 + 16, W_knee_outer4 + 17, W_knee_outer4 + 18, W_knee_inner4 + 45, W_knee_inner4 + 46, W_knee_inner4 + 47, W_knee_inner4 + 48, W_knee_inner4 + 49, W_knee_outer4 + 20, W_knee_outer4 + 21, W_knee_outer4 + 22, W_knee_outer4 + 23, W_knee_outer4 + 24,
+    /* knee_inner4 */ W_knee_outer4, W_knee_outer4 + 5, W_knee_outer4 + 6, W_knee_outer4 + 10, W_knee_outer4 + 11, W_knee_outer4 + 12, W_knee_outer4 + 15, W_knee_outer4 + 16, W_knee_outer4 + 17, W_knee_outer4 + 18, W_knee_outer4 + 20, W_knee_outer4 + 21, W_knee_outer4 + 22, W_knee_outer4 + 23, W_knee_outer4 + 24, W_knee_outer4 + 25, W_knee_outer4 + 26, W_knee_outer4 + 27, W_knee_outer4 + 28, W_knee_outer4 + 29, W_pivot4, W_knee_outer4 + 30, W_knee_outer4 + 31, W_knee_outer4 + 32, W_knee_outer4 + 33, W_knee_outer4 + 34, W_pivot4 + 5, W_pivot4 + 6, W_knee_outer4 + 35, W_knee_outer4 + 36, W_knee_outer4 + 37, W_knee_outer4 + 38, W_knee_outer4 + 39, W_pivot4 + 10, W_pivot4 + 11, W_pivot4 + 12, W_knee_outer4 + 40, W_knee_outer4 + 41, W_knee_outer4 + 42, W_knee_outer4 + 43, W_knee_outer4 + 44, W_pivot4 + 15, W_pivot4 + 16, W_pivot4 + 17, W_pivot4 + 18, W_knee_outer4 + 45, W_knee_outer4 + 46, W_knee_outer4 + 47, W_knee_outer4 + 48, W_knee_outer4 + 49, W_pivot4 + 20, W_pivot4 + 21, W_pivot4 + 22, W_pivot4 + 23, W_pivot4 + 24, W_knee_outer4 + 75, W_knee_outer4 + 76, W_knee_outer4 + 77, W_knee_outer4 + 78, W_knee_outer4 + 79, W_pivot4 + 50, W_pivot4 + 51, W_pivot4 + 52, W_pivot4 + 53, W_pivot4 + 54, W_knee_outer3, W_knee_outer4 + 80, W_knee_outer4 + 81, W_knee_outer4 + 82, W_knee_outer4 + 83, W_knee_outer4 + 84, W_pivot4 + 55, W_pivot4 + 56, W_pivot4 + 57, W_pivot4 + 58, W_pivot4 + 59, W_knee_outer3 + 5, W_knee_outer3 + 6, W_knee_outer4 + 85, W_knee_outer4 + 86, W_knee_outer4 + 87, W_knee_outer4 + 88, W_knee_outer4 + 89, W_pivot4 + 60, W_pivot4 + 61, W_pivot4 + 62, W_pivot4 + 63, W_pivot4 + 64, W_knee_outer3 + 10, W_knee_outer3 + 11, W_knee_outer3 + 12, W_knee_outer4 + 90, W_knee_outer4 + 91, W_knee_outer4 + 92, W_knee_outer4 + 93, W_knee_outer4 + 94, W_pivot4 + 65, W_pivot4 + 66, W_pivot4 + 67, W_pivot4 + 68, W_pivot4 + 69, W_knee_outer3 + 15, W_knee_outer3 + 16, W_knee_outer3 + 17, W_knee_outer3 + 18, W_knee_outer4 + 95, W_knee_outer4 + 96, W_knee_outer4 + 97, W_knee_outer4 + 98, W_knee_outer4 + 99, W_pivot4 + 70, W_pivot4 + 71, W_pivot4 + 72, W_pivot4 + 73, W_pivot4 + 74, W_knee_outer3 + 20, W_knee_outer3 + 21, W_knee_outer3 + 22, W_knee_outer3 + 23, W_knee_outer3 + 24,
+    /* knee_outer4 */ W_pivot4, W_pivot4 + 5, W_pivot4 + 6, W_pivot4 + 10, W_pivot4 + 11, W_pivot4 + 12, W_pivot4 + 15, W_pivot4 + 16, W_pivot4 + 17, W_pivot4 + 18, W_pivot4 + 20, W_pivot4 + 21, W_pivot4 + 22, W_pivot4 + 23, W_pivot4 + 24, W_pivot4 + 25, W_pivot4 + 26, W_pivot4 + 27, W_pivot4 + 28, W_pivot4 + 29, W_knee_inner3, W_pivot4 + 30, W_pivot4 + 31, W_pivot4 + 32, W_pivot4 + 33, W_pivot4 + 34, W_knee_inner3 + 5, W_knee_inner3 + 6, W_pivot4 + 35, W_pivot4 + 36, W_pivot4 + 37, W_pivot4 + 38, W_pivot4 + 39, W_knee_inner3 + 10, W_knee_inner3 + 11, W_knee_inner3 + 12, W_pivot4 + 40, W_pivot4 + 41, W_pivot4 + 42, W_pivot4 + 43, W_pivot4 + 44, W_knee_inner3 + 15, W_knee_inner3 + 16, W_knee_inner3 + 17, W_knee_inner3 + 18, W_pivot4 + 45, W_pivot4 + 46, W_pivot4 + 47, W_pivot4 + 48, W_pivot4 + 49, W_knee_inner3 + 20, W_knee_inner3 + 21, W_knee_inner3 + 22, W_knee_inner3 + 23, W_knee_inner3 + 24, W_pivot4 + 50, W_pivot4 + 51, W_pivot4 + 52, W_pivot4 + 53, W_pivot4 + 54, W_knee_inner3 + 25, W_knee_inner3 + 26, W_knee_inner3 + 27, W_knee_inner3 + 28, W_knee_inner3 + 29, W_knee_outer3, W_pivot4 + 55, W_pivot4 + 56, W_pivot4 + 57, W_pivot4 + 58, W_pivot4 + 59, W_knee_inner3 + 30, W_knee_inner3 + 31, W_knee_inner3 + 32, W_knee_inner3 + 33, W_knee_inner3 + 34, W_knee_outer3 + 5, W_knee_outer3 + 6, W_pivot4 + 60, W_pivot4 + 61, W_pivot4 + 62, W_pivot4 + 63, W_pivot4 + 64, W_knee_inner3 + 35, W_knee_inner3 + 36, W_knee_inner3 + 37, W_knee_inner3 + 38, W_knee_inner3 + 39, W_knee_outer3 + 10, W_knee_outer3 + 11, W_knee_outer3 + 12, W_pivot4 + 65, W_pivot4 + 66, W_pivot4 + 67, W_pivot4 + 68, W_pivot4 + 69, W_knee_inner3 + 40, W_knee_inner3 + 41, W_knee_inner3 + 42, W_knee_inner3 + 43, W_knee_inner3 + 44, W_knee_outer3 + 15, W_knee_outer3 + 16, W_knee_outer3 + 17, W_knee_outer3 + 18, W_pivot4 + 70, W_pivot4 + 71, W_pivot4 + 72, W_pivot4 + 73, W_pivot4 + 74, W_knee_inner3 + 45, W_knee_inner3 + 46, W_knee_inner3 + 47, W_knee_inner3 + 48, W_knee_inner3 + 49, W_knee_outer3 + 20, W_knee_outer3 + 21, W_knee_outer3 + 22, W_knee_outer3 + 23, W_knee_outer3 + 24,
+    /* pivot4 */ W_knee_inner3, W_knee_inner3 + 5, W_knee_inner3 + 6, W_knee_inner3 + 10, W_knee_inner3 + 11, W_knee_inner3 + 12, W_knee_inner3 + 15, W_knee_inner3 + 16, W_knee_inner3 + 17, W_knee_inner3 + 18, W_knee_inner3 + 20, W_knee_inner3 + 21, W_knee_inner3 + 22, W_knee_inner3 + 23, W_knee_inner3 + 24, W_knee_inner3 + 25, W_knee_inner3 + 26, W_knee_inner3 + 27, W_knee_inner3 + 28, W_knee_inner3 + 29, W_knee_outer3, W_knee_inner3 + 30, W_knee_inner3 + 31, W_knee_inner3 + 32, W_knee_inner3 + 33, W_knee_inner3 + 34, W_knee_outer3 + 5, W_knee_outer3 + 6, W_knee_inner3 + 35, W_knee_inner3 + 36, W_knee_inner3 + 37, W_knee_inner3 + 38, W_knee_inner3 + 39, W_knee_outer3 + 10, W_knee_outer3 + 11, W_knee_outer3 + 12, W_knee_inner3 + 40, W_knee_inner3 + 41, W_knee_inner3 + 42, W_knee_inner3 + 43, W_knee_inner3 + 44, W_knee_outer3 + 15, W_knee_outer3 + 16, W_knee_outer3 + 17, W_knee_outer3 + 18, W_knee_inner3 + 45, W_knee_inner3 + 46, W_knee_inner3 + 47, W_knee_inner3 + 48, W_knee_inner3 + 49, W_knee_outer3 + 20, W_knee_outer3 + 21, W_knee_outer3 + 22, W_knee_outer3 + 23, W_knee_outer3 + 24,
+    /* knee_inner3 */ W_knee_outer3, W_knee_outer3 + 5, W_knee_outer3 + 6, W_knee_outer3 + 10, W_knee_outer3 + 11, W_knee_outer3 + 12, W_knee_outer3 + 15, W_knee_outer3 + 16, W_knee_outer3 + 17, W_knee_outer3 + 18, W_knee_outer3 + 20, W_knee_outer3 + 21, W_knee_outer3 + 22, W_knee_outer3 + 23, W_knee_outer3 + 24, W_knee_outer3 + 25, W_knee_outer3 + 26, W_knee_outer3 + 27, W_knee_outer3 + 28, W_knee_outer3 + 29, W_pivot3, W_knee_outer3 + 30, W_knee_outer3 + 31, W_knee_outer3 + 32, W_knee_outer3 + 33, W_knee_outer3 + 34, W_pivot3 + 5, W_pivot3 + 6, W_knee_outer3 + 35, W_knee_outer3 + 36, W_knee_outer3 + 37, W_knee_outer3 + 38, W_knee_outer3 + 39, W_pivot3 + 10, W_pivot3 + 11, W_pivot3 + 12, W_knee_outer3 + 40, W_knee_outer3 + 41, W_knee_outer3 + 42, W_knee_outer3 + 43, W_knee_outer3 + 44, W_pivot3 + 15, W_pivot3 + 16, W_pivot3 + 17, W_pivot3 + 18, W_knee_outer3 + 45, W_knee_outer3 + 46, W_knee_outer3 + 47, W_knee_outer3 + 48, W_knee_outer3 + 49, W_pivot3 + 20, W_pivot3 + 21, W_pivot3 + 22, W_pivot3 + 23, W_pivot3 + 24, W_knee_outer3 + 75, W_knee_outer3 + 76, W_knee_outer3 + 77, W_knee_outer3 + 78, W_knee_outer3 + 79, W_pivot3 + 50, W_pivot3 + 51, W_pivot3 + 52, W_pivot3 + 53, W_pivot3 + 54, W_knee_outer2, W_knee_outer3 + 80, W_knee_outer3 + 81, W_knee_outer3 + 82, W_knee_outer3 + 83, W_knee_outer3 + 84, W_pivot3 + 55, W_pivot3 + 56, W_pivot3 + 57, W_pivot3 + 58, W_pivot3 + 59, W_knee_outer2 + 5, W_knee_outer2 + 6, W_knee_outer3 + 85, W_knee_outer3 + 86, W_knee_outer3 + 87, W_knee_outer3 + 88, W_knee_outer3 + 89, W_pivot3 + 60, W_pivot3 + 61, W_pivot3 + 62, W_pivot3 + 63, W_pivot3 + 64, W_knee_outer2 + 10, W_knee_outer2 + 11, W_knee_outer2 + 12, W_knee_outer3 + 90, W_knee_outer3 + 91, W_knee_outer3 + 92, W_knee_outer3 + 93, W_knee_outer3 + 94, W_pivot3 + 65, W_pivot3 + 66, W_pivot3 + 67, W_pivot3 + 68, W_pivot3 + 69, W_knee_outer2 + 15, W_knee_outer2 + 16, W_knee_outer2 + 17, W_knee_outer2 + 18, W_knee_outer3 + 95, W_knee_outer3 + 96, W_knee_outer3 + 97, W_knee_outer3 + 98, W_knee_outer3 + 99, W_pivot3 + 70, W_pivot3 + 71, W_pivot3 + 72, W_pivot3 + 73, W_pivot3 + 74, W_knee_outer2 + 20, W_knee_outer2 + 21, W_knee_outer2 + 22, W_knee_outer2 + 23, W_knee_outer2 + 24,
+    /* knee_outer3 */ W_pivot3, W_pivot3 + 5, W_pivot3 + 6, W_pivot3 + 10, W_pivot3 + 11, W_pivot3 + 12, W_pivot3 + 15, W_pivot3 + 16, W_pivot3 + 17, W_pivot3 + 18, W_pivot3 + 20, W_pivot3 + 21, W_pivot3 + 22, W_pivot3 + 23, W_pivot3 + 24, W_pivot3 + 25, W_pivot3 + 26, W_pivot3 + 27, W_pivot3 + 28, W_pivot3 + 29, W_knee_inner2, W_pivot3 + 30, W_pivot3 + 31, W_pivot3 + 32, W_pivot3 + 33, W_pivot3 + 34, W_knee_inner2 + 5, W_knee_inner2 + 6, W_pivot3 + 35, W_pivot3 + 36, W_pivot3 + 37, W_pivot3 + 38, W_pivot3 + 39, W_knee_inner2 + 10, W_knee_inner2 + 11, W_knee_inner2 + 12, W_pivot3 + 40, W_pivot3 + 41, W_pivot3 + 42, W_pivot3 + 43, W_pivot3 + 44, W_knee_inner2 + 15, W_knee_inner2 + 16, W_knee_inner2 + 17, W_knee_inner2 + 18, W_pivot3 + 45, W_pivot3 + 46, W_pivot3 + 47, W_pivot3 + 48, W_pivot3 + 49, W_knee_inner2 + 20, W_knee_inner2 + 21, W_knee_inner2 + 22, W_knee_inner2 + 23, W_knee_inner2 + 24, W_pivot3 + 50, W_pivot3 + 51, W_pivot3 + 52, W_pivot3 + 53, W_pivot3 + 54, W_knee_inner2 + 25, W_knee_inner2 + 26, W_knee_inner2 + 27, W_knee_inner2 + 28, W_knee_inner2 + 29, W_knee_outer2, W_pivot3 + 55, W_pivot3 + 56, W_pivot3 + 57, W_pivot3 + 58, W_pivot3 + 59, W_knee_inner2 + 30, W_knee_inner2 + 31, W_knee_inner2 + 32, W_knee_inner2 + 33, W_knee_inner2 + 34, W_knee_outer2 + 5, W_knee_outer2 + 6, W_pivot3 + 60, W_pivot3 + 61, W_pivot3 + 62, W_pivot3 + 63, W_pivot3 + 64, W_knee_inner2 + 35, W_knee_inner2 + 36, W_knee_inner2 + 37, W_knee_inner2 + 38, W_knee_inner2 + 39, W_knee_outer2 + 10, W_knee_outer2 + 11, W_knee_outer2 + 12, W_pivot3 + 65, W_pivot3 + 66, W_pivot3 + 67, W_pivot3 + 68, W_pivot3 + 69, W_knee_inner2 + 40, W_knee_inner2 + 41, W_knee_inner2 + 42, W_knee_inner2 + 43, W_knee_inner2 + 44, W_knee_outer2 + 15, W_knee_outer2 + 16, W_knee_outer2 + 17, W_knee_outer2 + 18, W_pivot3 + 70, W_pivot3 + 71, W_pivot3 + 72, W_pivot3 + 73, W_pivot3 + 74, W_knee_inner2 + 45, W_knee_inner2 + 46, W_knee_inner2 + 47, W_knee_inner2 + 48, W_knee_inner2 + 49, W_knee_outer2 + 20, W_knee_outer2 + 21, W_knee_outer2 + 22, W_knee_outer2 + 23, W_knee_outer2 + 24,
+    /* pivot3 */ W_knee_inner2, W_knee_inner2 + 5, W_knee_inner2 + 6, W_knee_inner2 + 10, W_knee_inner2 + 11, W_knee_inner2 + 12, W_knee_inner2 + 15, W_knee_inner2 + 16, W_knee_inner2 + 17, W_knee_inner2 + 18, W_knee_inner2 + 20, W_knee_inner2 + 21, W_knee_inner2 + 22, W_knee_inner2 + 23, W_knee_inner2 + 24, W_knee_inner2 + 25, W_knee_inner2 + 26, W_knee_inner2 + 27, W_knee_inner2 + 28, W_knee_inner2 + 29, W_knee_outer2, W_knee_inner2 + 30, W_knee_inner2 + 31, W_knee_inner2 + 32, W_knee_inner2 + 33, W_knee_inner2 + 34, W_knee_outer2 + 5, W_knee_outer2 + 6, W_knee_inner2 + 35, W_knee_inner2 + 36, W_knee_inner2 + 37, W_knee_inner2 + 38, W_knee_inner2 + 39, W_knee_outer2 + 10, W_knee_outer2 + 11, W_knee_outer2 + 12, W_knee_inner2 + 40, W_knee_inner2 + 41, W_knee_inner2 + 42, W_knee_inner2 + 43, W_knee_inner2 + 44, W_knee_outer2 + 15, W_knee_outer2 + 16, W_knee_outer2 + 17, W_knee_outer2 + 18, W_knee_inner2 + 45, W_knee_inner2 + 46, W_knee_inner2 + 47, W_knee_inner2 + 48, W_knee_inner2 + 49, W_knee_outer2 + 20, W_knee_outer2 + 21, W_knee_outer2 + 22, W_knee_outer2 + 23, W_knee_outer2 + 24,
+    /* knee_inner2 */ W_knee_outer2, W_knee_outer2 + 5, W_knee_outer2 + 6, W_knee_outer2 + 10, W_knee_outer2 + 11, W_knee_outer2 + 12, W_knee_outer2 + 15, W_knee_outer2 + 16, W_knee_outer2 + 17, W_knee_outer2 + 18, W_knee_outer2 + 20, W_knee_outer2 + 21, W_knee_outer2 + 22, W_knee_outer2 + 23, W_knee_outer2 + 24, W_knee_outer2 + 25, W_knee_outer2 + 26, W_knee_outer2 + 27, W_knee_outer2 + 28, W_knee_outer2 + 29, W_pivot2, W_knee_outer2 + 30, W_knee_outer2 + 31, W_knee_outer2 + 32, W_knee_outer2 + 33, W_knee_outer2 + 34, W_pivot2 + 5, W_pivot2 + 6, W_knee_outer2 + 35, W_knee_outer2 + 36, W_knee_outer2 + 37, W_knee_outer2 + 38, W_knee_outer2 + 39, W_pivot2 + 10, W_pivot2 + 11, W_pivot2 + 12, W_knee_outer2 + 40, W_knee_outer2 + 41, W_knee_outer2 + 42, W_knee_outer2 + 43, W_knee_outer2 + 44, W_pivot2 + 15, W_pivot2 + 16, W_pivot2 + 17, W_pivot2 + 18, W_knee_outer2 + 45, W_knee_outer2 + 46, W_knee_outer2 + 47, W_knee_outer2 + 48, W_knee_outer2 + 49, W_pivot2 + 20, W_pivot2 + 21, W_pivot2 + 22, W_pivot2 + 23, W_pivot2 + 24, W_knee_outer2 + 75, W_knee_outer2 + 76, W_knee_outer2 + 77, W_knee_outer2 + 78, W_knee_outer2 + 79, W_pivot2 + 50, W_pivot2 + 51, W_pivot2 + 52, W_pivot2 + 53, W_pivot2 + 54, W_knee_outer1, W_knee_outer2 + 80, W_knee_outer2 + 81, W_knee_outer2 + 82, W_knee_outer2 + 83, W_knee_outer2 + 84, W_pivot2 + 55, W_pivot2 + 56, W_pivot2 + 57, W_pivot2 + 58, W_pivot2 + 59, W_knee_outer1 + 5, W_knee_outer1 + 6, W_knee_outer2 + 85, W_knee_outer2 + 86, W_knee_outer2 + 87, W_knee_outer2 + 88, W_knee_outer2 + 89, W_pivot2 + 60, W_pivot2 + 61, W_pivot2 + 62, W_pivot2 + 63, W_pivot2 + 64, W_knee_outer1 + 10, W_knee_outer1 + 11, W_knee_outer1 + 12, W_knee_outer2 + 90, W_knee_outer2 + 91, W_knee_outer2 + 92, W_knee_outer2 + 93, W_knee_outer2 + 94, W_pivot2 + 65, W_pivot2 + 66, W_pivot2 + 67, W_pivot2 + 68, W_pivot2 + 69, W_knee_outer1 + 15, W_knee_outer1 + 16, W_knee_outer1 + 17, W_knee_outer1 + 18, W_knee_outer2 + 95, W_knee_outer2 + 96, W_knee_outer2 + 97, W_knee_outer2 + 98, W_knee_outer2 + 99, W_pivot2 + 70, W_pivot2 + 71, W_pivot2 + 72, W_pivot2 + 73, W_pivot2 + 74, W_knee_outer1 + 20, W_knee_outer1 + 21, W_knee_outer1 + 22, W_knee_outer1 + 23, W_knee_outer1 + 24,
+    /* knee_outer2 */ W_pivot2, W_pivot2 + 5, W_pivot2 + 6, W_pivot2 + 10, W_pivot2 + 11, W_pivot2 + 12, W_pivot2 + 15, W_pivot2 + 16, W_pivot2 + 17, W_pivot2 + 18, W_pivot2 + 20, W_pivot2 + 21, W_pivot2 + 22, W_pivot2 + 23, W_pivot2 + 24, W_pivot2 + 25, W_pivot2 + 26, W_pivot2 + 27, W_pivot2 + 28, W_pivot2 + 29, W_knee_inner1, W_pivot2 + 30, W_pivot2 + 31, W_pivot2 + 32, W_pivot2 + 33, W_pivot2 + 34, W_knee_inner1 + 5, W_knee_inner1 + 6, W_pivot2 + 35, W_pivot2 + 36, W_pivot2 + 37, W_pivot2 + 38, W_pivot2 + 39, W_knee_inner1 + 10, W_knee_inner1 + 11, W_knee_inner1 + 12, W_pivot2 + 40, W_pivot2 + 41, W_pivot2 + 42, W_pivot2 + 43, W_pivot2 + 44, W_knee_inner1 + 15, W_knee_inner1 + 16, W_knee_inner1 + 17, W_knee_inner1 + 18, W_pivot2 + 45, W_pivot2 + 46, W_pivot2 + 47, W_pivot2 + 48, W_pivot2 + 49, W_knee_inner1 + 20, W_knee_inner1 + 21, W_knee_inner1 + 22, W_knee_inner1 + 23, W_knee_inner1 + 24, W_pivot2 + 50, W_pivot2 + 51, W_pivot2 + 52, W_pivot2 + 53, W_pivot2 + 54, W_knee_inner1 + 25, W_knee_inner1 + 26, W_knee_inner1 + 27, W_knee_inner1 + 28, W_knee_inner1 + 29, W_knee_outer1, W_pivot2 + 55, W_pivot2 + 56, W_pivot2 + 57, W_pivot2 + 58, W_pivot2 + 59, W_knee_inner1 + 30, W_knee_inner1 + 31, W_knee_inner1 + 32, W_knee_inner1 + 33, W_knee_inner1 + 34, W_knee_outer1 + 5, W_knee_outer1 + 6, W_pivot2 + 60, W_pivot2 + 61, W_pivot2 + 62, W_pivot2 + 63, W_pivot2 + 64, W_knee_inner1 + 35, W_knee_inner1 + 36, W_knee_inner1 + 37, W_knee_inner1 + 38, W_knee_inner1 + 39, W_knee_outer1 + 10, W_knee_outer1 + 11, W_knee_outer1 + 12, W_pivot2 + 65, W_pivot2 + 66, W_pivot2 + 67, W_pivot2 + 68, W_pivot2 + 69, W_knee_inner1 + 40, W_knee_inner1 + 41, W_knee_inner1 + 42, W_knee_inner1 + 43, W_knee_inner1 + 44, W_knee_outer1 + 15, W_knee_outer1 + 16, W_knee_outer1 + 17, W_knee_outer1 + 18, W_pivot2 + 70, W_pivot2 + 71, W_pivot2 + 72, W_pivot2 + 73, W_pivot2 + 74, W_knee_inner1 + 45, W_knee_inner1 + 46, W_knee_inner1 + 47, W_knee_inner1 + 48, W_knee_inner1 + 49, W_knee_outer1 + 20, W_knee_outer1 + 21, W_knee_outer1 + 22, W_knee_outer1 + 23, W_knee_outer1 + 24,
+    /* pivot2 */ W_knee_inner1, W_knee_inner1 + 5, W_knee_inner1 + 6, W_knee_inner1 + 10, W_knee_inner1 + 11, W_knee_inner1 + 12, W_knee_inner1 + 15, W_knee_inner1 + 16, W_knee_inner1 + 17, W_knee_inner1 + 18, W_knee_inner1 + 20, W_knee_inner1 + 21, W_knee_inner1 + 22, W_knee_inner1 + 23, W_knee_inner1 + 24, W_knee_inner1 + 25, W_knee_inner1 + 26, W_knee_inner1 + 27, W_knee_inner1 + 28, W_knee_inner1 + 29, W_knee_outer1, W_knee_inner1 + 30, W_knee_inner1 + 31, W_knee_inner1 + 32, W_knee_inner1 + 33, W_knee_inner1 + 34, W_knee_outer1 + 5, W_knee_outer1 + 6, W_knee_inner1 + 35, W_knee_inner1 + 36, W_knee_inner1 + 37, W_knee_inner1 + 38, W_knee_inner1 + 39, W_knee_outer1 + 10, W_knee_outer1 + 11, W_knee_outer1 + 12, W_knee_inner1 + 40, W_knee_inner1 + 41, W_knee_inner1 + 42, W_knee_inner1 + 43, W_knee_inner1 + 44, W_knee_outer1 + 15, W_knee_outer1 + 16, W_knee_outer1 + 17, W_knee_outer1 + 18, W_knee_inner1 + 45, W_knee_inner1 + 46, W_knee_inner1 + 47, W_knee_inner1 + 48, W_knee_inner1 + 49, W_knee_outer1 + 20, W_knee_outer1 + 21, W_knee_outer1 + 22, W_knee_outer1 + 23, W_knee_outer1 + 24,
+    /* knee_inner1 */ W_knee_outer1, W_knee_outer1 + 5, W_knee_outer1 + 6, W_knee_outer1 + 10, W_knee_outer1 + 11, W_knee_outer1 + 12, W_knee_outer1 + 15, W_knee_outer1 + 16, W_knee_outer1 + 17, W_knee_outer1 + 18, W_knee_outer1 + 20, W_knee_outer1 + 21, W_knee_outer1 + 22, W_knee_outer1 + 23, W_knee_outer1 + 24, W_knee_outer1 + 25, W_knee_outer1 + 26, W_knee_outer1 + 27, W_knee_outer1 + 28, W_knee_outer1 + 29, W_pivot1, W_knee_outer1 + 30, W_knee_outer1 + 31, W_knee_outer1 + 32, W_knee_outer1 + 33, W_knee_outer1 + 34, W_pivot1 + 5, W_pivot1 + 6, W_knee_outer1 + 35, W_knee_outer1 + 36, W_knee_outer1 + 37, W_knee_outer1 + 38, W_knee_outer1 + 39, W_pivot1 + 10, W_pivot1 + 11, W_pivot1 + 12, W_knee_outer1 + 40, W_knee_outer1 + 41, W_knee_outer1 + 42, W_knee_outer1 + 43, W_knee_outer1 + 44, W_pivot1 + 15, W_pivot1 + 16, W_pivot1 + 17, W_pivot1 + 18, W_knee_outer1 + 45, W_knee_outer1 + 46, W_knee_outer1 + 47, W_knee_outer1 + 48, W_knee_outer1 + 49, W_pivot1 + 20, W_pivot1 + 21, W_pivot1 + 22, W_pivot1 + 23, W_pivot1 + 24, W_knee_outer1 + 50, W_knee_outer1 + 51, W_knee_outer1 + 52, W_knee_outer1 + 53, W_knee_outer1 + 54, W_pivot1 + 25, W_pivot1 + 26, W_pivot1 + 27, W_pivot1 + 28, W_pivot1 + 29, W_knee_outer0, W_knee_outer1 + 55, W_knee_outer1 + 56, W_knee_outer1 + 57, W_knee_outer1 + 58, W_knee_outer1 + 59, W_pivot1 + 30, W_pivot1 + 31, W_pivot1 + 32, W_pivot1 + 33, W_pivot1 + 34, W_knee_outer0 + 5, W_knee_outer0 + 6, W_knee_outer1 + 60, W_knee_outer1 + 61, W_knee_outer1 + 62, W_knee_outer1 + 63, W_knee_outer1 + 64, W_pivot1 + 35, W_pivot1 + 36, W_pivot1 + 37, W_pivot1 + 38, W_pivot1 + 39, W_knee_outer0 + 10, W_knee_outer0 + 11, W_knee_outer0 + 12, W_knee_outer1 + 65, W_knee_outer1 + 66, W_knee_outer1 + 67, W_knee_outer1 + 68, W_knee_outer1 + 69, W_pivot1 + 40, W_pivot1 + 41, W_pivot1 + 42, W_pivot1 + 43, W_pivot1 + 44, W_knee_outer0 + 15, W_knee_outer0 + 16, W_knee_outer0 + 17, W_knee_outer0 + 18, W_knee_outer1 + 70, W_knee_outer1 + 71, W_knee_outer1 + 72, W_knee_outer1 + 73, W_knee_outer1 + 74, W_pivot1 + 45, W_pivot1 + 46, W_pivot1 + 47, W_pivot1 + 48, W_pivot1 + 49, W_knee_outer0 + 20, W_knee_outer0 + 21, W_knee_outer0 + 22, W_knee_outer0 + 23, W_knee_outer0 + 24,
+    /* knee_outer1 */ W_pivot1, W_pivot1 + 5, W_pivot1 + 6, W_pivot1 + 10, W_pivot1 + 11, W_pivot1 + 12, W_pivot1 + 15, W_pivot1 + 16, W_pivot1 + 17, W_pivot1 + 18, W_pivot1 + 20, W_pivot1 + 21, W_pivot1 + 22, W_pivot1 + 23, W_pivot1 + 24, W_pivot1 + 25, W_pivot1 + 26, W_pivot1 + 27, W_pivot1 + 28, W_pivot1 + 29, W_knee_outer0, W_pivot1 + 30, W_pivot1 + 31, W_pivot1 + 32, W_pivot1 + 33, W_pivot1 + 34, W_knee_outer0 + 5, W_knee_outer0 + 6, W_pivot1 + 35, W_pivot1 + 36, W_pivot1 + 37, W_pivot1 + 38, W_pivot1 + 39, W_knee_outer0 + 10, W_knee_outer0 + 11, W_knee_outer0 + 12, W_pivot1 + 40, W_pivot1 + 41, W_pivot1 + 42, W_pivot1 + 43, W_pivot1 + 44, W_knee_outer0 + 15, W_knee_outer0 + 16, W_knee_outer0 + 17, W_knee_outer0 + 18, W_pivot1 + 45, W_pivot1 + 46, W_pivot1 + 47, W_pivot1 + 48, W_pivot1 + 49, W_knee_outer0 + 20, W_knee_outer0 + 21, W_knee_outer0 + 22, W_knee_outer0 + 23, W_knee_outer0 + 24, W_pivot1 + 50, W_pivot1 + 51, W_pivot1 + 52, W_pivot1 + 53, W_pivot1 + 54, W_knee_outer0 + 50, W_knee_outer0 + 51, W_knee_outer0 + 52, W_knee_outer0 + 53, W_knee_outer0 + 54, W_knee_inner0, W_pivot1 + 55, W_pivot1 + 56, W_pivot1 + 57, W_pivot1 + 58, W_pivot1 + 59, W_knee_outer0 + 55, W_knee_outer0 + 56, W_knee_outer0 + 57, W_knee_outer0 + 58, W_knee_outer0 + 59, W_knee_inner0 + 5, W_knee_inner0 + 6, W_pivot1 + 60, W_pivot1 + 61, W_pivot1 + 62, W_pivot1 + 63, W_pivot1 + 64, W_knee_outer0 + 60, W_knee_outer0 + 61, W_knee_outer0 + 62, W_knee_outer0 + 63, W_knee_outer0 + 64, W_knee_inner0 + 10, W_knee_inner0 + 11, W_knee_inner0 + 12, W_pivot1 + 65, W_pivot1 + 66, W_pivot1 + 67, W_pivot1 + 68, W_pivot1 + 69, W_knee_outer0 + 65, W_knee_outer0 + 66, W_knee_outer0 + 67, W_knee_outer0 + 68, W_knee_outer0 + 69, W_knee_inner0 + 15, W_knee_inner0 + 16, W_knee_inner0 + 17, W_knee_inner0 + 18, W_pivot1 + 70, W_pivot1 + 71, W_pivot1 + 72, W_pivot1 + 73, W_pivot1 + 74, W_knee_outer0 + 70, W_knee_outer0 + 71, W_knee_outer0 + 72, W_knee_outer0 + 73, W_knee_outer0 + 74, W_knee_inner0 + 20, W_knee_inner0 + 21, W_knee_inner0 + 22, W_knee_inner0 + 23, W_knee_inner0 + 24,
+    /* pivot1 */ W_knee_outer0, W_knee_outer0 + 5, W_knee_outer0 + 6, W_knee_outer0 + 10, W_knee_outer0 + 11, W_knee_outer0 + 12, W_knee_outer0 + 15, W_knee_outer0 + 16, W_knee_outer0 + 17, W_knee_outer0 + 18, W_knee_outer0 + 20, W_knee_outer0 + 21, W_knee_outer0 + 22, W_knee_outer0 + 23, W_knee_outer0 + 24, W_knee_outer0 + 50, W_knee_outer0 + 51, W_knee_outer0 + 52, W_knee_outer0 + 53, W_knee_outer0 + 54, W_knee_inner0, W_knee_outer0 + 55, W_knee_outer0 + 56, W_knee_outer0 + 57, W_knee_outer0 + 58, W_knee_outer0 + 59, W_knee_inner0 + 5, W_knee_inner0 + 6, W_knee_outer0 + 60, W_knee_outer0 + 61, W_knee_outer0 + 62, W_knee_outer0 + 63, W_knee_outer0 + 64, W_knee_inner0 + 10, W_knee_inner0 + 11, W_knee_inner0 + 12, W_knee_outer0 + 65, W_knee_outer0 + 66, W_knee_outer0 + 67, W_knee_outer0 + 68, W_knee_outer0 + 69, W_knee_inner0 + 15, W_knee_inner0 + 16, W_knee_inner0 + 17, W_knee_inner0 + 18, W_knee_outer0 + 70, W_knee_outer0 + 71, W_knee_outer0 + 72, W_knee_outer0 + 73, W_knee_outer0 + 74, W_knee_inner0 + 20, W_knee_inner0 + 21, W_knee_inner0 + 22, W_knee_inner0 + 23, W_knee_inner0 + 24,
+    /* knee_outer0 */ W_roller_bottom_pin, W_roller_bottom_pin + 5, W_roller_bottom_pin + 6, W_roller_bottom_pin + 10, W_roller_bottom_pin + 11, W_roller_bottom_pin + 12, W_roller_bottom_pin + 15, W_roller_bottom_pin + 16, W_roller_bottom_pin + 17, W_roller_bottom_pin + 18, W_roller_bottom_pin + 20, W_roller_bottom_pin + 21, W_roller_bottom_pin + 22, W_roller_bottom_pin + 23, W_roller_bottom_pin + 24, W_roller_bottom_pin + 25, W_roller_bottom_pin + 26, W_roller_bottom_pin + 27, W_roller_bottom_pin + 28, W_roller_bottom_pin + 29, W_knee_inner0, W_roller_bottom_pin + 30, W_roller_bottom_pin + 31, W_roller_bottom_pin + 32, W_roller_bottom_pin + 33, W_roller_bottom_pin + 34, W_knee_inner0 + 5, W_knee_inner0 + 6, W_roller_bottom_pin + 35, W_roller_bottom_pin + 36, W_roller_bottom_pin + 37, W_roller_bottom_pin + 38, W_roller_bottom_pin + 39, W_knee_inner0 + 10, W_knee_inner0 + 11, W_knee_inner0 + 12, W_roller_bottom_pin + 40, W_roller_bottom_pin + 41, W_roller_bottom_pin + 42, W_roller_bottom_pin + 43, W_roller_bottom_pin + 44, W_knee_inner0 + 15, W_knee_inner0 + 16, W_knee_inner0 + 17, W_knee_inner0 + 18, W_roller_bottom_pin + 45, W_roller_bottom_pin + 46, W_roller_bottom_pin + 47, W_roller_bottom_pin + 48, W_roller_bottom_pin + 49, W_knee_inner0 + 20, W_knee_inner0 + 21, W_knee_inner0 + 22, W_knee_inner0 + 23, W_knee_inner0 + 24, W_roller_bottom_pin + 50, W_roller_bottom_pin + 51, W_roller_bottom_pin + 52, W_roller_bottom_pin + 53, W_roller_bottom_pin + 54, W_knee_inner0 + 25, W_knee_inner0 + 26, W_knee_inner0 + 27, W_knee_inner0 + 28, W_knee_inner0 + 29, W_pivot0, W_roller_bottom_pin + 55, W_roller_bottom_pin + 56, W_roller_bottom_pin + 57, W_roller_bottom_pin + 58, W_roller_bottom_pin + 59, W_knee_inner0 + 30, W_knee_inner0 + 31, W_knee_inner0 + 32, W_knee_inner0 + 33, W_knee_inner0 + 34, W_pivot0 + 5, W_pivot0 + 6, W_roller_bottom_pin + 60, W_roller_bottom_pin + 61, W_roller_bottom_pin + 62, W_roller_bottom_pin + 63, W_roller_bottom_pin + 64, W_knee_inner0 + 35, W_knee_inner0 + 36, W_knee_inner0 + 37, W_knee_inner0 + 38, W_knee_inner0 + 39, W_pivot0 + 10, W_pivot0 + 11, W_pivot0 + 12, W_roller_bottom_pin + 65, W_roller_bottom_pin + 66, W_roller_bottom_pin + 67, W_roller_bottom_pin + 68, W_roller_bottom_pin + 69, W_knee_inner0 + 40, W_knee_inner0 + 41, W_knee_inner0 + 42, W_knee_inner0 + 43, W_knee_inner0 + 44, W_pivot0 + 15, W_pivot0 + 16, W_pivot0 + 17, W_pivot0 + 18, W_roller_bottom_pin + 70, W_roller_bottom_pin + 71, W_roller_bottom_pin + 72, W_roller_bottom_pin + 73, W_roller_bottom_pin + 74, W_knee_inner0 + 45, W_knee_inner0 + 46, W_knee_inner0 + 47, W_knee_inner0 + 48, W_knee_inner0 + 49, W_pivot0 + 20, W_pivot0 + 21, W_pivot0 + 22, W_pivot0 + 23, W_pivot0 + 24,
+    /* roller_bottom_pin */ W_knee_inner0, W_knee_inner0 + 5, W_knee_inner0 + 6, W_knee_inner0 + 10, W_knee_inner0 + 11, W_knee_inner0 + 12, W_knee_inner0 + 15, W_knee_inner0 + 16, W_knee_inner0 + 17, W_knee_inner0 + 18, W_knee_inner0 + 20, W_knee_inner0 + 21, W_knee_inner0 + 22, W_knee_inner0 + 23, W_knee_inner0 + 24, W_knee_inner0 + 25, W_knee_inner0 + 26, W_knee_inner0 + 27, W_knee_inner0 + 28, W_knee_inner0 + 29, W_pivot0, W_knee_inner0 + 30, W_knee_inner0 + 31, W_knee_inner0 + 32, W_knee_inner0 + 33, W_knee_inner0 + 34, W_pivot0 + 5, W_pivot0 + 6, W_knee_inner0 + 35, W_knee_inner0 + 36, W_knee_inner0 + 37, W_knee_inner0 + 38, W_knee_inner0 + 39, W_pivot0 + 10, W_pivot0 + 11, W_pivot0 + 12, W_knee_inner0 + 40, W_knee_inner0 + 41, W_knee_inner0 + 42, W_knee_inner0 + 43, W_knee_inner0 + 44, W_pivot0 + 15, W_pivot0 + 16, W_pivot0 + 17, W_pivot0 + 18, W_knee_inner0 + 45, W_knee_inner0 + 46, W_knee_inner0 + 47, W_knee_inner0 + 48, W_knee_inner0 + 49, W_pivot0 + 20, W_pivot0 + 21, W_pivot0 + 22, W_pivot0 + 23, W_pivot0 + 24, W_knee_inner0 + 50, W_knee_inner0 + 51, W_knee_inner0 + 52, W_knee_inner0 + 53, W_knee_inner0 + 54, W_pivot0 + 25, W_pivot0 + 26, W_pivot0 + 27, W_pivot0 + 28, W_pivot0 + 29, W_roller_bottom_slide, W_knee_inner0 + 55, W_knee_inner0 + 56, W_knee_inner0 + 57, W_knee_inner0 + 58, W_knee_inner0 + 59, W_pivot0 + 30, W_pivot0 + 31, W_pivot0 + 32, W_pivot0 + 33, W_pivot0 + 34, W_roller_bottom_slide + 5, W_roller_bottom_slide + 6, W_knee_inner0 + 60, W_knee_inner0 + 61, W_knee_inner0 + 62, W_knee_inner0 + 63, W_knee_inner0 + 64, W_pivot0 + 35, W_pivot0 + 36, W_pivot0 + 37, W_pivot0 + 38, W_pivot0 + 39, W_roller_bottom_slide + 10, W_roller_bottom_slide + 11, W_roller_bottom_slide + 12, W_knee_inner0 + 65, W_knee_inner0 + 66, W_knee_inner0 + 67, W_knee_inner0 + 68, W_knee_inner0 + 69, W_pivot0 + 40, W_pivot0 + 41, W_pivot0 + 42, W_pivot0 + 43, W_pivot0 + 44, W_roller_bottom_slide + 15, W_roller_bottom_slide + 16, W_roller_bottom_slide + 17, W_roller_bottom_slide + 18, W_knee_inner0 + 70, W_knee_inner0 + 71, W_knee_inner0 + 72, W_knee_inner0 + 73, W_knee_inner0 + 74, W_pivot0 + 45, W_pivot0 + 46, W_pivot0 + 47, W_pivot0 + 48, W_pivot0 + 49, W_roller_bottom_slide + 20, W_roller_bottom_slide + 21, W_roller_bottom_slide + 22, W_roller_bottom_slide + 23, W_roller_bottom_slide + 24,
+    /* foot */ W_knee_inner0, W_knee_inner0 + 5, W_knee_inner0 + 6, W_knee_inner0 + 10, W_knee_inner0 + 11, W_knee_inner0 + 12, W_knee_inner0 + 15, W_knee_inner0 + 16, W_knee_inner0 + 17, W_knee_inner0 + 18, W_knee_inner0 + 20, W_knee_inner0 + 21, W_knee_inner0 + 22, W_knee_inner0 + 23, W_knee_inner0 + 24, W_knee_inner0 + 25, W_knee_inner0 + 26, W_knee_inner0 + 27, W_knee_inner0 + 28, W_knee_inner0 + 29, W_pivot0, W_knee_inner0 + 30, W_knee_inner0 + 31, W_knee_inner0 + 32, W_knee_inner0 + 33, W_knee_inner0 + 34, W_pivot0 + 5, W_pivot0 + 6, W_knee_inner0 + 35, W_knee_inner0 + 36, W_knee_inner0 + 37, W_knee_inner0 + 38, W_knee_inner0 + 39, W_pivot0 + 10, W_pivot0 + 11, W_pivot0 + 12, W_knee_inner0 + 40, W_knee_inner0 + 41, W_knee_inner0 + 42, W_knee_inner0 + 43, W_knee_inner0 + 44, W_pivot0 + 15, W_pivot0 + 16, W_pivot0 + 17, W_pivot0 + 18, W_knee_inner0 + 45, W_knee_inner0 + 46, W_knee_inner0 + 47, W_knee_inner0 + 48, W_knee_inner0 + 49, W_pivot0 + 20, W_pivot0 + 21, W_pivot0 + 22, W_pivot0 + 23, W_pivot0 + 24, W_knee_inner0 + 50, W_knee_inner0 + 51, W_knee_inner0 + 52, W_knee_inner0 + 53, W_knee_inner0 + 54, W_pivot0 + 25, W_pivot0 + 26, W_pivot0 + 27, W_pivot0 + 28, W_pivot0 + 29, W_roller_bottom_slide, W_knee_inner0 + 55, W_knee_inner0 + 56, W_knee_inner0 + 57, W_knee_inner0 + 58, W_knee_inner0 + 59, W_pivot0 + 30, W_pivot0 + 31, W_pivot0 + 32, W_pivot0 + 33, W_pivot0 + 34, W_roller_bottom_slide + 5, W_roller_bottom_slide + 6, W_knee_inner0 + 60, W_knee_inner0 + 61, W_knee_inner0 + 62, W_knee_inner0 + 63, W_knee_inner0 + 64, W_pivot0 + 35, W_pivot0 + 36, W_pivot0 + 37, W_pivot0 + 38, W_pivot0 + 39, W_roller_bottom_slide + 10, W_roller_bottom_slide + 11, W_roller_bottom_slide + 12, W_knee_inner0 + 65, W_knee_inner0 + 66, W_knee_inner0 + 67, W_knee_inner0 + 68, W_knee_inner0 + 69, W_pivot0 + 40, W_pivot0 + 41, W_pivot0 + 42, W_pivot0 + 43, W_pivot0 + 44, W_roller_bottom_slide + 15, W_roller_bottom_slide + 16, W_roller_bottom_slide + 17, W_roller_bottom_slide + 18, W_knee_inner0 + 70, W_knee_inner0 + 71, W_knee_inner0 + 72, W_knee_inner0 + 73, W_knee_inner0 + 74, W_pivot0 + 45, W_pivot0 + 46, W_pivot0 + 47, W_pivot0 + 48, W_pivot0 + 49, W_roller_bottom_slide + 20, W_roller_bottom_slide + 21, W_roller_bottom_slide + 22, W_roller_bottom_slide + 23, W_roller_bottom_slide + 24, W_knee_inner0 + 75, W_knee_inner0 + 76, W_knee_inner0 + 77, W_knee_inner0 + 78, W_knee_inner0 + 79, W_pivot0 + 50, W_pivot0 + 51, W_pivot0 + 52, W_pivot0 + 53, W_pivot0 + 54, W_roller_bottom_slide + 25, W_roller_bottom_slide + 26, W_roller_bottom_slide + 27, W_roller_bottom_slide + 28, W_roller_bottom_slide + 29, W_inner0_weld, W_knee_inner0 + 80, W_knee_inner0 + 81, W_knee_inner0 + 82, W_knee_inner0 + 83, W_knee_inner0 + 84, W_pivot0 + 55, W_pivot0 + 56, W_pivot0 + 57, W_pivot0 + 58, W_pivot0 + 59, W_roller_bottom_slide + 30, W_roller_bottom_slide + 31, W_roller_bottom_slide + 32, W_roller_bottom_slide + 33, W_roller_bottom_slide + 34, W_inner0_weld + 6, W_inner0_weld + 7, W_knee_inner0 + 85, W_knee_inner0 + 86, W_knee_inner0 + 87, W_knee_inner0 + 88, W_knee_inner0 + 89, W_pivot0 + 60, W_pivot0 + 61, W_pivot0 + 62, W_pivot0 + 63, W_pivot0 + 64, W_roller_bottom_slide + 35, W_roller_bottom_slide + 36, W_roller_bottom_slide + 37, W_roller_bottom_slide + 38, W_roller_bottom_slide + 39, W_inner0_weld + 12, W_inner0_weld + 13, W_inner0_weld + 14, W_knee_inner0 + 90, W_knee_inner0 + 91, W_knee_inner0 + 92, W_knee_inner0 + 93, W_knee_inner0 + 94, W_pivot0 + 65, W_pivot0 + 66, W_pivot0 + 67, W_pivot0 + 68, W_pivot0 + 69, W_roller_bottom_slide + 40, W_roller_bottom_slide + 41, W_roller_bottom_slide + 42, W_roller_bottom_slide + 43, W_roller_bottom_slide + 44, W_inner0_weld + 18, W_inner0_weld + 19, W_inner0_weld + 20, W_inner0_weld + 21, W_knee_inner0 + 95, W_knee_inner0 + 96, W_knee_inner0 + 97, W_knee_inner0 + 98, W_knee_inner0 + 99, W_pivot0 + 70, W_pivot0 + 71, W_pivot0 + 72, W_pivot0 + 73, W_pivot0 + 74, W_roller_bottom_slide + 45, W_roller_bottom_slide + 46, W_roller_bottom_slide + 47, W_roller_bottom_slide + 48, W_roller_bottom_slide + 49, W_inner0_weld + 24, W_inner0_weld + 25, W_inner0_weld + 26, W_inner0_weld + 27, W_inner0_weld + 28, W_knee_inner0 + 100, W_knee_inner0 + 101, W_knee_inner0 + 102, W_knee_inner0 + 103, W_knee_inner0 + 104, W_pivot0 + 75, W_pivot0 + 76, W_pivot0 + 77, W_pivot0 + 78, W_pivot0 + 79, W_roller_bottom_slide + 50, W_roller_bottom_slide + 51, W_roller_bottom_slide + 52, W_roller_bottom_slide + 53, W_roller_bottom_slide + 54, W_inner0_weld + 30, W_inner0_weld + 31, W_inner0_weld + 32, W_inner0_weld + 33, W_inner0_weld + 34, W_inner0_weld + 35,
+    /* knee_inner0 */ W_pivot0, W_pivot0 + 5, W_pivot0 + 6, W_pivot0 + 10, W_pivot0 + 11, W_pivot0 + 12, W_pivot0 + 15, W_pivot0 + 16, W_pivot0 + 17, W_pivot0 + 18, W_pivot0 + 20, W_pivot0 + 21, W_pivot0 + 22, W_pivot0 + 23, W_pivot0 + 24, W_pivot0 + 25, W_pivot0 + 26, W_pivot0 + 27, W_pivot0 + 28, W_pivot0 + 29, W_roller_bottom_slide, W_pivot0 + 30, W_pivot0 + 31, W_pivot0 + 32, W_pivot0 + 33, W_pivot0 + 34, W_roller_bottom_slide + 5, W_roller_bottom_slide + 6, W_pivot0 + 35, W_pivot0 + 36, W_pivot0 + 37, W_pivot0 + 38, W_pivot0 + 39, W_roller_bottom_slide + 10, W_roller_bottom_slide + 11, W_roller_bottom_slide + 12, W_pivot0 + 40, W_pivot0 + 41, W_pivot0 + 42, W_pivot0 + 43, W_pivot0 + 44, W_roller_bottom_slide + 15, W_roller_bottom_slide + 16, W_roller_bottom_slide + 17, W_roller_bottom_slide + 18, W_pivot0 + 45, W_pivot0 + 46, W_pivot0 + 47, W_pivot0 + 48, W_pivot0 + 49, W_roller_bottom_slide + 20, W_roller_bottom_slide + 21, W_roller_bottom_slide + 22, W_roller_bottom_slide + 23, W_roller_bottom_slide + 24, W_pivot0 + 50, W_pivot0 + 51, W_pivot0 + 52, W_pivot0 + 53, W_pivot0 + 54, W_roller_bottom_slide + 25, W_roller_bottom_slide + 26, W_roller_bottom_slide + 27, W_roller_bottom_slide + 28, W_roller_bottom_slide + 29, W_inner0_weld, W_pivot0 + 55, W_pivot0 + 56, W_pivot0 + 57, W_pivot0 + 58, W_pivot0 + 59, W_roller_bottom_slide + 30, W_roller_bottom_slide + 31, W_roller_bottom_slide + 32, W_roller_bottom_slide + 33, W_roller_bottom_slide + 34, W_inner0_weld + 6, W_inner0_weld + 7, W_pivot0 + 60, W_pivot0 + 61, W_pivot0 + 62, W_pivot0 + 63, W_pivot0 + 64, W_roller_bottom_slide + 35, W_roller_bottom_slide + 36, W_roller_bottom_slide + 37, W_roller_bottom_slide + 38, W_roller_bottom_slide + 39, W_inner0_weld + 12, W_inner0_weld + 13, W_inner0_weld + 14, W_pivot0 + 65, W_pivot0 + 66, W_pivot0 + 67, W_pivot0 + 68, W_pivot0 + 69, W_roller_bottom_slide + 40, W_roller_bottom_slide + 41, W_roller_bottom_slide + 42, W_roller_bottom_slide + 43, W_roller_bottom_slide + 44, W_inner0_weld + 18, W_inner0_weld + 19, W_inner0_weld + 20, W_inner0_weld + 21, W_pivot0 + 70, W_pivot0 + 71, W_pivot0 + 72, W_pivot0 + 73, W_pivot0 + 74, W_roller_bottom_slide + 45, W_roller_bottom_slide + 46, W_roller_bottom_slide + 47, W_roller_bottom_slide + 48, W_roller_bottom_slide + 49, W_inner0_weld + 24, W_inner0_weld + 25, W_inner0_weld + 26, W_inner0_weld + 27, W_inner0_weld + 28, W_pivot0 + 75, W_pivot0 + 76, W_pivot0 + 77, W_pivot0 + 78, W_pivot0 + 79, W_roller_bottom_slide + 50, W_roller_bottom_slide + 51, W_roller_bottom_slide + 52, W_roller_bottom_slide + 53, W_roller_bottom_slide + 54, W_inner0_weld + 30, W_inner0_weld + 31, W_inner0_weld + 32, W_inner0_weld + 33, W_inner0_weld + 34, W_inner0_weld + 35,
+    /* pivot0 */ W_roller_bottom_slide, W_roller_bottom_slide + 5, W_roller_bottom_slide + 6, W_roller_bottom_slide + 10, W_roller_bottom_slide + 11, W_roller_bottom_slide + 12, W_roller_bottom_slide + 15, W_roller_bottom_slide + 16, W_roller_bottom_slide + 17, W_roller_bottom_slide + 18, W_roller_bottom_slide + 20, W_roller_bottom_slide + 21, W_roller_bottom_slide + 22, W_roller_bottom_slide + 23, W_roller_bottom_slide + 24, W_roller_bottom_slide + 25, W_roller_bottom_slide + 26, W_roller_bottom_slide + 27, W_roller_bottom_slide + 28, W_roller_bottom_slide + 29, W_inner0_weld, W_roller_bottom_slide + 30, W_roller_bottom_slide + 31, W_roller_bottom_slide + 32, W_roller_bottom_slide + 33, W_roller_bottom_slide + 34, W_inner0_weld + 6, W_inner0_weld + 7, W_roller_bottom_slide + 35, W_roller_bottom_slide + 36, W_roller_bottom_slide + 37, W_roller_bottom_slide + 38, W_roller_bottom_slide + 39, W_inner0_weld + 12, W_inner0_weld + 13, W_inner0_weld + 14, W_roller_bottom_slide + 40, W_roller_bottom_slide + 41, W_roller_bottom_slide + 42, W_roller_bottom_slide + 43, W_roller_bottom_slide + 44, W_inner0_weld + 18, W_inner0_weld + 19, W_inner0_weld + 20, W_inner0_weld + 21, W_roller_bottom_slide + 45, W_roller_bottom_slide + 46, W_roller_bottom_slide + 47, W_roller_bottom_slide + 48, W_roller_bottom_slide + 49, W_inner0_weld + 24, W_inner0_weld + 25, W_inner0_weld + 26, W_inner0_weld + 27, W_inner0_weld + 28, W_roller_bottom_slide + 50, W_roller_bottom_slide + 51, W_roller_bottom_slide + 52, W_roller_bottom_slide + 53, W_roller_bottom_slide + 54, W_inner0_weld + 30, W_inner0_weld + 31, W_inner0_weld + 32, W_inner0_weld + 33, W_inner0_weld + 34, W_inner0_weld + 35,
+    /* roller_bottom_slide */ W_inner0_weld, W_inner0_weld + 6, W_inner0_weld + 7, W_inner0_weld + 12, W_inner0_weld + 13, W_inner0_weld + 14, W_inner0_weld + 18, W_inner0_weld + 19, W_inner0_weld + 20, W_inner0_weld + 21, W_inner0_weld + 24, W_inner0_weld + 25, W_inner0_weld + 26, W_inner0_weld + 27, W_inner0_weld + 28, W_inner0_weld + 30, W_inner0_weld + 31, W_inner0_weld + 32, W_inner0_weld + 33, W_inner0_weld + 34, W_inner0_weld + 35,
 };
-
-/*---- kernels -----------------------------------------------------------------*/
-
-/* Dense LDL^T of a 1 x 1 node block in place (rt.h factor step 1,
- * right-looking): unit lower l below the diagonal, D on it, and the
- * reciprocals 1/D in rinv. Returns 1 if the block is not positive
- * definite. */
-static int factor_node_1(scalar *restrict n, scalar *restrict rinv) {
-  if (!(n[0] > 0)) return 1;
-  const scalar r0 = 1 / n[0];
-  rinv[0] = r0;
-  return 0;
-}
-
-/* Dense LDL^T of a 3 x 3 node block in place (rt.h factor step 1,
- * right-looking): unit lower l below the diagonal, D on it, and the
- * reciprocals 1/D in rinv. Returns 1 if the block is not positive
- * definite. */
-static int factor_node_3(scalar *restrict n, scalar *restrict rinv) {
-  if (!(n[0] > 0)) return 1;
-  const scalar r0 = 1 / n[0];
-  rinv[0] = r0;
-  const scalar u1_0 = n[3];
-  const scalar u2_0 = n[6];
-  n[3] = u1_0 * r0;
-  n[6] = u2_0 * r0;
-  n[4] = n[4] - (u1_0 * u1_0) * r0;
-  n[8] = n[8] - (u2_0 * u2_0) * r0;
-  n[7] = n[7] - n[6] * u1_0;
-  /* column 1 */
-  if (!(n[4] > 0)) return 1;
-  const scalar r1 = 1 / n[4];
-  rinv[1] = r1;
-  const scalar u2_1 = n[7];
-  n[7] = u2_1 * r1;
-  n[8] = n[8] - (u2_1 * u2_1) * r1;
-  /* column 2 */
-  if (!(n[8] > 0)) return 1;
-  const scalar r2 = 1 / n[8];
-  rinv[2] = r2;
-  return 0;
-}
-
-/* Dense LDL^T of a 4 x 4 node block in place (rt.h factor step 1,
- * right-looking): unit lower l below the diagonal, D on it, and the
- * reciprocals 1/D in rinv. Returns 1 if the block is not positive
- * definite. */
-static int factor_node_4(scalar *restrict n, scalar *restrict rinv) {
-  if (!(n[0] > 0)) return 1;
-  const scalar r0 = 1 / n[0];
-  rinv[0] = r0;
-  const scalar u1_0 = n[4];
-  const scalar u2_0 = n[8];
-  const scalar u3_0 = n[12];
-  n[4] = u1_0 * r0;
-  n[8] = u2_0 * r0;
-  n[12] = u3_0 * r0;
-  n[5] = n[5] - (u1_0 * u1_0) * r0;
-  n[10] = n[10] - (u2_0 * u2_0) * r0;
-  n[9] = n[9] - n[8] * u1_0;
-  n[15] = n[15] - (u3_0 * u3_0) * r0;
-  n[13] = n[13] - n[12] * u1_0;
-  n[14] = n[14] - n[12] * u2_0;
-  /* column 1 */
-  if (!(n[5] > 0)) return 1;
-  const scalar r1 = 1 / n[5];
-  rinv[1] = r1;
-  const scalar u2_1 = n[9];
-  const scalar u3_1 = n[13];
-  n[9] = u2_1 * r1;
-  n[13] = u3_1 * r1;
-  n[10] = n[10] - (u2_1 * u2_1) * r1;
-  n[15] = n[15] - (u3_1 * u3_1) * r1;
-  n[14] = n[14] - n[13] * u2_1;
-  /* column 2 */
-  if (!(n[10] > 0)) return 1;
-  const scalar r2 = 1 / n[10];
-  rinv[2] = r2;
-  const scalar u3_2 = n[14];
-  n[14] = u3_2 * r2;
-  n[15] = n[15] - (u3_2 * u3_2) * r2;
-  /* column 3 */
-  if (!(n[15] > 0)) return 1;
-  const scalar r3 = 1 / n[15];
-  rinv[3] = r3;
-  return 0;
-}
-
-/* Dense LDL^T of a 5 x 5 node block in place (rt.h factor step 1,
- * right-looking): unit lower l below the diagonal, D on it, and the
- * reciprocals 1/D in rinv. Returns 1 if the block is not positive
- * definite. */
-static int factor_node_5(scalar *restrict n, scalar *restrict rinv) {
-  if (!(n[0] > 0)) return 1;
-  const scalar r0 = 1 / n[0];
-  rinv[0] = r0;
-  const scalar u1_0 = n[5];
-  const scalar u2_0 = n[10];
-  const scalar u3_0 = n[15];
-  const scalar u4_0 = n[20];
-  n[5] = u1_0 * r0;
-  n[10] = u2_0 * r0;
-  n[15] = u3_0 * r0;
-  n[20] = u4_0 * r0;
-  n[6] = n[6] - (u1_0 * u1_0) * r0;
-  n[12] = n[12] - (u2_0 * u2_0) * r0;
-  n[11] = n[11] - n[10] * u1_0;
-  n[18] = n[18] - (u3_0 * u3_0) * r0;
-  n[16] = n[16] - n[15] * u1_0;
-  n[17] = n[17] - n[15] * u2_0;
-  n[24] = n[24] - (u4_0 * u4_0) * r0;
-  n[21] = n[21] - n[20] * u1_0;
-  n[22] = n[22] - n[20] * u2_0;
-  n[23] = n[23] - n[20] * u3_0;
-  /* column 1 */
-  if (!(n[6] > 0)) return 1;
-  const scalar r1 = 1 / n[6];
-  rinv[1] = r1;
-  const scalar u2_1 = n[11];
-  const scalar u3_1 = n[16];
-  const scalar u4_1 = n[21];
-  n[11] = u2_1 * r1;
-  n[16] = u3_1 * r1;
-  n[21] = u4_1 * r1;
-  n[12] = n[12] - (u2_1 * u2_1) * r1;
-  n[18] = n[18] - (u3_1 * u3_1) * r1;
-  n[17] = n[17] - n[16] * u2_1;
-  n[24] = n[24] - (u4_1 * u4_1) * r1;
-  n[22] = n[22] - n[21] * u2_1;
-  n[23] = n[23] - n[21] * u3_1;
-  /* column 2 */
-  if (!(n[12] > 0)) return 1;
-  const scalar r2 = 1 / n[12];
-  rinv[2] = r2;
-  const scalar u3_2 = n[17];
-  const scalar u4_2 = n[22];
-  n[17] = u3_2 * r2;
-  n[22] = u4_2 * r2;
-  n[18] = n[18] - (u3_2 * u3_2) * r2;
-  n[24] = n[24] - (u4_2 * u4_2) * r2;
-  n[23] = n[23] - n[22] * u3_2;
-  /* column 3 */
-  if (!(n[18] > 0)) return 1;
-  const scalar r3 = 1 / n[18];
-  rinv[3] = r3;
-  const scalar u4_3 = n[23];
-  n[23] = u4_3 * r3;
-  n[24] = n[24] - (u4_3 * u4_3) * r3;
-  /* column 4 */
-  if (!(n[24] > 0)) return 1;
-  const scalar r4 = 1 / n[24];
-  rinv[4] = r4;
-  return 0;
-}
-
-/* Dense LDL^T of a 6 x 6 node block in place (rt.h factor step 1,
- * right-looking): unit lower l below the diagonal, D on it, and the
- * reciprocals 1/D in rinv. Returns 1 if the block is not positive
- * definite. */
-static int factor_node_6(scalar *restrict n, scalar *restrict rinv) {
-  if (!(n[0] > 0)) return 1;
-  const scalar r0 = 1 / n[0];
-  rinv[0] = r0;
-  const scalar u1_0 = n[6];
-  const scalar u2_0 = n[12];
-  const scalar u3_0 = n[18];
-  const scalar u4_0 = n[24];
-  const scalar u5_0 = n[30];
-  n[6] = u1_0 * r0;
-  n[12] = u2_0 * r0;
-  n[18] = u3_0 * r0;
-  n[24] = u4_0 * r0;
-  n[30] = u5_0 * r0;
-  n[7] = n[7] - (u1_0 * u1_0) * r0;
-  n[14] = n[14] - (u2_0 * u2_0) * r0;
-  n[13] = n[13] - n[12] * u1_0;
-  n[21] = n[21] - (u3_0 * u3_0) * r0;
-  n[19] = n[19] - n[18] * u1_0;
-  n[20] = n[20] - n[18] * u2_0;
-  n[28] = n[28] - (u4_0 * u4_0) * r0;
-  n[25] = n[25] - n[24] * u1_0;
-  n[26] = n[26] - n[24] * u2_0;
-  n[27] = n[27] - n[24] * u3_0;
-  n[35] = n[35] - (u5_0 * u5_0) * r0;
-  n[31] = n[31] - n[30] * u1_0;
-  n[32] = n[32] - n[30] * u2_0;
-  n[33] = n[33] - n[30] * u3_0;
-  n[34] = n[34] - n[30] * u4_0;
-  /* column 1 */
-  if (!(n[7] > 0)) return 1;
-  const scalar r1 = 1 / n[7];
-  rinv[1] = r1;
-  const scalar u2_1 = n[13];
-  const scalar u3_1 = n[19];
-  const scalar u4_1 = n[25];
-  const scalar u5_1 = n[31];
-  n[13] = u2_1 * r1;
-  n[19] = u3_1 * r1;
-  n[25] = u4_1 * r1;
-  n[31] = u5_1 * r1;
-  n[14] = n[14] - (u2_1 * u2_1) * r1;
-  n[21] = n[21] - (u3_1 * u3_1) * r1;
-  n[20] = n[20] - n[19] * u2_1;
-  n[28] = n[28] - (u4_1 * u4_1) * r1;
-  n[26] = n[26] - n[25] * u2_1;
-  n[27] = n[27] - n[25] * u3_1;
-  n[35] = n[35] - (u5_1 * u5_1) * r1;
-  n[32] = n[32] - n[31] * u2_1;
-  n[33] = n[33] - n[31] * u3_1;
-  n[34] = n[34] - n[31] * u4_1;
-  /* column 2 */
-  if (!(n[14] > 0)) return 1;
-  const scalar r2 = 1 / n[14];
-  rinv[2] = r2;
-  const scalar u3_2 = n[20];
-  const scalar u4_2 = n[26];
-  const scalar u5_2 = n[32];
-  n[20] = u3_2 * r2;
-  n[26] = u4_2 * r2;
-  n[32] = u5_2 * r2;
-  n[21] = n[21] - (u3_2 * u3_2) * r2;
-  n[28] = n[28] - (u4_2 * u4_2) * r2;
-  n[27] = n[27] - n[26] * u3_2;
-  n[35] = n[35] - (u5_2 * u5_2) * r2;
-  n[33] = n[33] - n[32] * u3_2;
-  n[34] = n[34] - n[32] * u4_2;
-  /* column 3 */
-  if (!(n[21] > 0)) return 1;
-  const scalar r3 = 1 / n[21];
-  rinv[3] = r3;
-  const scalar u4_3 = n[27];
-  const scalar u5_3 = n[33];
-  n[27] = u4_3 * r3;
-  n[33] = u5_3 * r3;
-  n[28] = n[28] - (u4_3 * u4_3) * r3;
-  n[35] = n[35] - (u5_3 * u5_3) * r3;
-  n[34] = n[34] - n[33] * u4_3;
-  /* column 4 */
-  if (!(n[28] > 0)) return 1;
-  const scalar r4 = 1 / n[28];
-  rinv[4] = r4;
-  const scalar u5_4 = n[34];
-  n[34] = u5_4 * r4;
-  n[35] = n[35] - (u5_4 * u5_4) * r4;
-  /* column 5 */
-  if (!(n[35] > 0)) return 1;
-  const scalar r5 = 1 / n[35];
-  rinv[5] = r5;
-  return 0;
-}
-
-/* x = l^-1 x for the unit lower l of a factored 3 x 3 node block (rt.h
- * solve, forward). */
-static void node_forward_3(const scalar *restrict n, scalar *restrict x) {
-  x[1] = x[1] - n[3] * x[0];
-  x[2] = x[2] - n[6] * x[0] - n[7] * x[1];
-}
-
-/* x = l^-1 x for the unit lower l of a factored 4 x 4 node block (rt.h
- * solve, forward). */
-static void node_forward_4(const scalar *restrict n, scalar *restrict x) {
-  x[1] = x[1] - n[4] * x[0];
-  x[2] = x[2] - n[8] * x[0] - n[9] * x[1];
-  x[3] = x[3] - n[12] * x[0] - n[13] * x[1] - n[14] * x[2];
-}
-
-/* x = l^-1 x for the unit lower l of a factored 5 x 5 node block (rt.h
- * solve, forward). */
-static void node_forward_5(const scalar *restrict n, scalar *restrict x) {
-  x[1] = x[1] - n[5] * x[0];
-  x[2] = x[2] - n[10] * x[0] - n[11] * x[1];
-  x[3] = x[3] - n[15] * x[0] - n[16] * x[1] - n[17] * x[2];
-  x[4] = x[4] - n[20] * x[0] - n[21] * x[1] - n[22] * x[2] - n[23] * x[3];
-}
-
-/* x = l^-1 x for the unit lower l of a factored 6 x 6 node block (rt.h
- * solve, forward). */
-static void node_forward_6(const scalar *restrict n, scalar *restrict x) {
-  x[1] = x[1] - n[6] * x[0];
-  x[2] = x[2] - n[12] * x[0] - n[13] * x[1];
-  x[3] = x[3] - n[18] * x[0] - n[19] * x[1] - n[20] * x[2];
-  x[4] = x[4] - n[24] * x[0] - n[25] * x[1] - n[26] * x[2] - n[27] * x[3];
-  x[5] = x[5] - n[30] * x[0] - n[31] * x[1] - n[32] * x[2] - n[33] * x[3] - n[34] * x[4];
-}
-
-/* x = D^-1 x for the diagonal D of a factored 1 x 1 node block (rt.h
- * solve, forward). */
-static void node_diag_1(const scalar *restrict n, scalar *restrict x) {
-  x[0] = x[0] / n[0];
-}
-
-/* x = D^-1 x for the diagonal D of a factored 3 x 3 node block (rt.h
- * solve, forward). */
-static void node_diag_3(const scalar *restrict n, scalar *restrict x) {
-  x[0] = x[0] / n[0];
-  x[1] = x[1] / n[4];
-  x[2] = x[2] / n[8];
-}
-
-/* x = D^-1 x for the diagonal D of a factored 4 x 4 node block (rt.h
- * solve, forward). */
-static void node_diag_4(const scalar *restrict n, scalar *restrict x) {
-  x[0] = x[0] / n[0];
-  x[1] = x[1] / n[5];
-  x[2] = x[2] / n[10];
-  x[3] = x[3] / n[15];
-}
-
-/* x = D^-1 x for the diagonal D of a factored 5 x 5 node block (rt.h
- * solve, forward). */
-static void node_diag_5(const scalar *restrict n, scalar *restrict x) {
-  x[0] = x[0] / n[0];
-  x[1] = x[1] / n[6];
-  x[2] = x[2] / n[12];
-  x[3] = x[3] / n[18];
-  x[4] = x[4] / n[24];
-}
-
-/* x = D^-1 x for the diagonal D of a factored 6 x 6 node block (rt.h
- * solve, forward). */
-static void node_diag_6(const scalar *restrict n, scalar *restrict x) {
-  x[0] = x[0] / n[0];
-  x[1] = x[1] / n[7];
-  x[2] = x[2] / n[14];
-  x[3] = x[3] / n[21];
-  x[4] = x[4] / n[28];
-  x[5] = x[5] / n[35];
-}
-
-/* x = l^-T x for the unit lower l of a factored 3 x 3 node block (rt.h
- * solve, backward). */
-static void node_backward_3(const scalar *restrict n, scalar *restrict x) {
-  x[1] = x[1] - n[7] * x[2];
-  x[0] = x[0] - n[6] * x[2] - n[3] * x[1];
-}
-
-/* x = l^-T x for the unit lower l of a factored 4 x 4 node block (rt.h
- * solve, backward). */
-static void node_backward_4(const scalar *restrict n, scalar *restrict x) {
-  x[2] = x[2] - n[14] * x[3];
-  x[1] = x[1] - n[13] * x[3] - n[9] * x[2];
-  x[0] = x[0] - n[12] * x[3] - n[8] * x[2] - n[4] * x[1];
-}
-
-/* x = l^-T x for the unit lower l of a factored 5 x 5 node block (rt.h
- * solve, backward). */
-static void node_backward_5(const scalar *restrict n, scalar *restrict x) {
-  x[3] = x[3] - n[23] * x[4];
-  x[2] = x[2] - n[22] * x[4] - n[17] * x[3];
-  x[1] = x[1] - n[21] * x[4] - n[16] * x[3] - n[11] * x[2];
-  x[0] = x[0] - n[20] * x[4] - n[15] * x[3] - n[10] * x[2] - n[5] * x[1];
-}
-
-/* x = l^-T x for the unit lower l of a factored 6 x 6 node block (rt.h
- * solve, backward). */
-static void node_backward_6(const scalar *restrict n, scalar *restrict x) {
-  x[4] = x[4] - n[34] * x[5];
-  x[3] = x[3] - n[33] * x[5] - n[27] * x[4];
-  x[2] = x[2] - n[32] * x[5] - n[26] * x[4] - n[20] * x[3];
-  x[1] = x[1] - n[31] * x[5] - n[25] * x[4] - n[19] * x[3] - n[13] * x[2];
-  x[0] = x[0] - n[30] * x[5] - n[24] * x[4] - n[18] * x[3] - n[12] * x[2] - n[6] * x[1];
-}
-
-/* xq -= L xp for a 3 x 1 block L (rt.h solve, forward). */
-static void forward_3x1(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0];
-  xq[1] -= l[1] * xp[0];
-  xq[2] -= l[2] * xp[0];
-}
-
-/* xq -= L xp for a 3 x 3 block L (rt.h solve, forward). */
-static void forward_3x3(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2];
-  xq[1] -= l[3] * xp[0] + l[4] * xp[1] + l[5] * xp[2];
-  xq[2] -= l[6] * xp[0] + l[7] * xp[1] + l[8] * xp[2];
-}
-
-/* xq -= L xp for a 3 x 5 block L (rt.h solve, forward). */
-static void forward_3x5(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2] + l[3] * xp[3] + l[4] * xp[4];
-  xq[1] -= l[5] * xp[0] + l[6] * xp[1] + l[7] * xp[2] + l[8] * xp[3] + l[9] * xp[4];
-  xq[2] -= l[10] * xp[0] + l[11] * xp[1] + l[12] * xp[2] + l[13] * xp[3] + l[14] * xp[4];
-}
-
-/* xq -= L xp for a 3 x 6 block L (rt.h solve, forward). */
-static void forward_3x6(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2] + l[3] * xp[3] + l[4] * xp[4] + l[5] * xp[5];
-  xq[1] -= l[6] * xp[0] + l[7] * xp[1] + l[8] * xp[2] + l[9] * xp[3] + l[10] * xp[4] + l[11] * xp[5];
-  xq[2] -= l[12] * xp[0] + l[13] * xp[1] + l[14] * xp[2] + l[15] * xp[3] + l[16] * xp[4] + l[17] * xp[5];
-}
-
-/* xq -= L xp for a 5 x 1 block L (rt.h solve, forward). */
-static void forward_5x1(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0];
-  xq[1] -= l[1] * xp[0];
-  xq[2] -= l[2] * xp[0];
-  xq[3] -= l[3] * xp[0];
-  xq[4] -= l[4] * xp[0];
-}
-
-/* xq -= L xp for a 5 x 3 block L (rt.h solve, forward). */
-static void forward_5x3(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2];
-  xq[1] -= l[3] * xp[0] + l[4] * xp[1] + l[5] * xp[2];
-  xq[2] -= l[6] * xp[0] + l[7] * xp[1] + l[8] * xp[2];
-  xq[3] -= l[9] * xp[0] + l[10] * xp[1] + l[11] * xp[2];
-  xq[4] -= l[12] * xp[0] + l[13] * xp[1] + l[14] * xp[2];
-}
-
-/* xq -= L xp for a 5 x 4 block L (rt.h solve, forward). */
-static void forward_5x4(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2] + l[3] * xp[3];
-  xq[1] -= l[4] * xp[0] + l[5] * xp[1] + l[6] * xp[2] + l[7] * xp[3];
-  xq[2] -= l[8] * xp[0] + l[9] * xp[1] + l[10] * xp[2] + l[11] * xp[3];
-  xq[3] -= l[12] * xp[0] + l[13] * xp[1] + l[14] * xp[2] + l[15] * xp[3];
-  xq[4] -= l[16] * xp[0] + l[17] * xp[1] + l[18] * xp[2] + l[19] * xp[3];
-}
-
-/* xq -= L xp for a 5 x 5 block L (rt.h solve, forward). */
-static void forward_5x5(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2] + l[3] * xp[3] + l[4] * xp[4];
-  xq[1] -= l[5] * xp[0] + l[6] * xp[1] + l[7] * xp[2] + l[8] * xp[3] + l[9] * xp[4];
-  xq[2] -= l[10] * xp[0] + l[11] * xp[1] + l[12] * xp[2] + l[13] * xp[3] + l[14] * xp[4];
-  xq[3] -= l[15] * xp[0] + l[16] * xp[1] + l[17] * xp[2] + l[18] * xp[3] + l[19] * xp[4];
-  xq[4] -= l[20] * xp[0] + l[21] * xp[1] + l[22] * xp[2] + l[23] * xp[3] + l[24] * xp[4];
-}
-
-/* xq -= L xp for a 5 x 6 block L (rt.h solve, forward). */
-static void forward_5x6(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2] + l[3] * xp[3] + l[4] * xp[4] + l[5] * xp[5];
-  xq[1] -= l[6] * xp[0] + l[7] * xp[1] + l[8] * xp[2] + l[9] * xp[3] + l[10] * xp[4] + l[11] * xp[5];
-  xq[2] -= l[12] * xp[0] + l[13] * xp[1] + l[14] * xp[2] + l[15] * xp[3] + l[16] * xp[4] + l[17] * xp[5];
-  xq[3] -= l[18] * xp[0] + l[19] * xp[1] + l[20] * xp[2] + l[21] * xp[3] + l[22] * xp[4] + l[23] * xp[5];
-  xq[4] -= l[24] * xp[0] + l[25] * xp[1] + l[26] * xp[2] + l[27] * xp[3] + l[28] * xp[4] + l[29] * xp[5];
-}
-
-/* xq -= L xp for a 6 x 3 block L (rt.h solve, forward). */
-static void forward_6x3(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2];
-  xq[1] -= l[3] * xp[0] + l[4] * xp[1] + l[5] * xp[2];
-  xq[2] -= l[6] * xp[0] + l[7] * xp[1] + l[8] * xp[2];
-  xq[3] -= l[9] * xp[0] + l[10] * xp[1] + l[11] * xp[2];
-  xq[4] -= l[12] * xp[0] + l[13] * xp[1] + l[14] * xp[2];
-  xq[5] -= l[15] * xp[0] + l[16] * xp[1] + l[17] * xp[2];
-}
-
-/* xq -= L xp for a 6 x 5 block L (rt.h solve, forward). */
-static void forward_6x5(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2] + l[3] * xp[3] + l[4] * xp[4];
-  xq[1] -= l[5] * xp[0] + l[6] * xp[1] + l[7] * xp[2] + l[8] * xp[3] + l[9] * xp[4];
-  xq[2] -= l[10] * xp[0] + l[11] * xp[1] + l[12] * xp[2] + l[13] * xp[3] + l[14] * xp[4];
-  xq[3] -= l[15] * xp[0] + l[16] * xp[1] + l[17] * xp[2] + l[18] * xp[3] + l[19] * xp[4];
-  xq[4] -= l[20] * xp[0] + l[21] * xp[1] + l[22] * xp[2] + l[23] * xp[3] + l[24] * xp[4];
-  xq[5] -= l[25] * xp[0] + l[26] * xp[1] + l[27] * xp[2] + l[28] * xp[3] + l[29] * xp[4];
-}
-
-/* s = L^T xq for a 3 x 1 block L, rows from the last: the first
- * block of a pivot's backward sum, which runs over the blocks from the
- * last (rt.h solve, backward). */
-static void backward_set_3x1(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[2] * xq[2] + l[1] * xq[1] + l[0] * xq[0];
-}
-
-/* s = L^T xq for a 3 x 5 block L, rows from the last: the first
- * block of a pivot's backward sum, which runs over the blocks from the
- * last (rt.h solve, backward). */
-static void backward_set_3x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[10] * xq[2] + l[5] * xq[1] + l[0] * xq[0];
-  s[1] = l[11] * xq[2] + l[6] * xq[1] + l[1] * xq[0];
-  s[2] = l[12] * xq[2] + l[7] * xq[1] + l[2] * xq[0];
-  s[3] = l[13] * xq[2] + l[8] * xq[1] + l[3] * xq[0];
-  s[4] = l[14] * xq[2] + l[9] * xq[1] + l[4] * xq[0];
-}
-
-/* s = L^T xq for a 5 x 4 block L, rows from the last: the first
- * block of a pivot's backward sum, which runs over the blocks from the
- * last (rt.h solve, backward). */
-static void backward_set_5x4(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[16] * xq[4] + l[12] * xq[3] + l[8] * xq[2] + l[4] * xq[1] + l[0] * xq[0];
-  s[1] = l[17] * xq[4] + l[13] * xq[3] + l[9] * xq[2] + l[5] * xq[1] + l[1] * xq[0];
-  s[2] = l[18] * xq[4] + l[14] * xq[3] + l[10] * xq[2] + l[6] * xq[1] + l[2] * xq[0];
-  s[3] = l[19] * xq[4] + l[15] * xq[3] + l[11] * xq[2] + l[7] * xq[1] + l[3] * xq[0];
-}
-
-/* s = L^T xq for a 5 x 5 block L, rows from the last: the first
- * block of a pivot's backward sum, which runs over the blocks from the
- * last (rt.h solve, backward). */
-static void backward_set_5x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[20] * xq[4] + l[15] * xq[3] + l[10] * xq[2] + l[5] * xq[1] + l[0] * xq[0];
-  s[1] = l[21] * xq[4] + l[16] * xq[3] + l[11] * xq[2] + l[6] * xq[1] + l[1] * xq[0];
-  s[2] = l[22] * xq[4] + l[17] * xq[3] + l[12] * xq[2] + l[7] * xq[1] + l[2] * xq[0];
-  s[3] = l[23] * xq[4] + l[18] * xq[3] + l[13] * xq[2] + l[8] * xq[1] + l[3] * xq[0];
-  s[4] = l[24] * xq[4] + l[19] * xq[3] + l[14] * xq[2] + l[9] * xq[1] + l[4] * xq[0];
-}
-
-/* s = L^T xq for a 5 x 6 block L, rows from the last: the first
- * block of a pivot's backward sum, which runs over the blocks from the
- * last (rt.h solve, backward). */
-static void backward_set_5x6(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[24] * xq[4] + l[18] * xq[3] + l[12] * xq[2] + l[6] * xq[1] + l[0] * xq[0];
-  s[1] = l[25] * xq[4] + l[19] * xq[3] + l[13] * xq[2] + l[7] * xq[1] + l[1] * xq[0];
-  s[2] = l[26] * xq[4] + l[20] * xq[3] + l[14] * xq[2] + l[8] * xq[1] + l[2] * xq[0];
-  s[3] = l[27] * xq[4] + l[21] * xq[3] + l[15] * xq[2] + l[9] * xq[1] + l[3] * xq[0];
-  s[4] = l[28] * xq[4] + l[22] * xq[3] + l[16] * xq[2] + l[10] * xq[1] + l[4] * xq[0];
-  s[5] = l[29] * xq[4] + l[23] * xq[3] + l[17] * xq[2] + l[11] * xq[1] + l[5] * xq[0];
-}
-
-/* s = L^T xq for a 6 x 3 block L, rows from the last: the first
- * block of a pivot's backward sum, which runs over the blocks from the
- * last (rt.h solve, backward). */
-static void backward_set_6x3(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[15] * xq[5] + l[12] * xq[4] + l[9] * xq[3] + l[6] * xq[2] + l[3] * xq[1] + l[0] * xq[0];
-  s[1] = l[16] * xq[5] + l[13] * xq[4] + l[10] * xq[3] + l[7] * xq[2] + l[4] * xq[1] + l[1] * xq[0];
-  s[2] = l[17] * xq[5] + l[14] * xq[4] + l[11] * xq[3] + l[8] * xq[2] + l[5] * xq[1] + l[2] * xq[0];
-}
-
-/* s = L^T xq for a 6 x 5 block L, rows from the last: the first
- * block of a pivot's backward sum, which runs over the blocks from the
- * last (rt.h solve, backward). */
-static void backward_set_6x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[25] * xq[5] + l[20] * xq[4] + l[15] * xq[3] + l[10] * xq[2] + l[5] * xq[1] + l[0] * xq[0];
-  s[1] = l[26] * xq[5] + l[21] * xq[4] + l[16] * xq[3] + l[11] * xq[2] + l[6] * xq[1] + l[1] * xq[0];
-  s[2] = l[27] * xq[5] + l[22] * xq[4] + l[17] * xq[3] + l[12] * xq[2] + l[7] * xq[1] + l[2] * xq[0];
-  s[3] = l[28] * xq[5] + l[23] * xq[4] + l[18] * xq[3] + l[13] * xq[2] + l[8] * xq[1] + l[3] * xq[0];
-  s[4] = l[29] * xq[5] + l[24] * xq[4] + l[19] * xq[3] + l[14] * xq[2] + l[9] * xq[1] + l[4] * xq[0];
-}
-
-/* s = s + L^T xq for a 3 x 1 block L, the sum continued in order. */
-static void backward_add_3x1(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[2] * xq[2] + l[1] * xq[1] + l[0] * xq[0];
-}
-
-/* s = s + L^T xq for a 3 x 3 block L, the sum continued in order. */
-static void backward_add_3x3(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[6] * xq[2] + l[3] * xq[1] + l[0] * xq[0];
-  s[1] = s[1] + l[7] * xq[2] + l[4] * xq[1] + l[1] * xq[0];
-  s[2] = s[2] + l[8] * xq[2] + l[5] * xq[1] + l[2] * xq[0];
-}
-
-/* s = s + L^T xq for a 3 x 5 block L, the sum continued in order. */
-static void backward_add_3x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[10] * xq[2] + l[5] * xq[1] + l[0] * xq[0];
-  s[1] = s[1] + l[11] * xq[2] + l[6] * xq[1] + l[1] * xq[0];
-  s[2] = s[2] + l[12] * xq[2] + l[7] * xq[1] + l[2] * xq[0];
-  s[3] = s[3] + l[13] * xq[2] + l[8] * xq[1] + l[3] * xq[0];
-  s[4] = s[4] + l[14] * xq[2] + l[9] * xq[1] + l[4] * xq[0];
-}
-
-/* s = s + L^T xq for a 3 x 6 block L, the sum continued in order. */
-static void backward_add_3x6(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[12] * xq[2] + l[6] * xq[1] + l[0] * xq[0];
-  s[1] = s[1] + l[13] * xq[2] + l[7] * xq[1] + l[1] * xq[0];
-  s[2] = s[2] + l[14] * xq[2] + l[8] * xq[1] + l[2] * xq[0];
-  s[3] = s[3] + l[15] * xq[2] + l[9] * xq[1] + l[3] * xq[0];
-  s[4] = s[4] + l[16] * xq[2] + l[10] * xq[1] + l[4] * xq[0];
-  s[5] = s[5] + l[17] * xq[2] + l[11] * xq[1] + l[5] * xq[0];
-}
-
-/* s = s + L^T xq for a 5 x 1 block L, the sum continued in order. */
-static void backward_add_5x1(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[4] * xq[4] + l[3] * xq[3] + l[2] * xq[2] + l[1] * xq[1] + l[0] * xq[0];
-}
-
-/* s = s + L^T xq for a 5 x 3 block L, the sum continued in order. */
-static void backward_add_5x3(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[12] * xq[4] + l[9] * xq[3] + l[6] * xq[2] + l[3] * xq[1] + l[0] * xq[0];
-  s[1] = s[1] + l[13] * xq[4] + l[10] * xq[3] + l[7] * xq[2] + l[4] * xq[1] + l[1] * xq[0];
-  s[2] = s[2] + l[14] * xq[4] + l[11] * xq[3] + l[8] * xq[2] + l[5] * xq[1] + l[2] * xq[0];
-}
-
-/* s = s + L^T xq for a 5 x 4 block L, the sum continued in order. */
-static void backward_add_5x4(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[16] * xq[4] + l[12] * xq[3] + l[8] * xq[2] + l[4] * xq[1] + l[0] * xq[0];
-  s[1] = s[1] + l[17] * xq[4] + l[13] * xq[3] + l[9] * xq[2] + l[5] * xq[1] + l[1] * xq[0];
-  s[2] = s[2] + l[18] * xq[4] + l[14] * xq[3] + l[10] * xq[2] + l[6] * xq[1] + l[2] * xq[0];
-  s[3] = s[3] + l[19] * xq[4] + l[15] * xq[3] + l[11] * xq[2] + l[7] * xq[1] + l[3] * xq[0];
-}
-
-/* s = s + L^T xq for a 5 x 5 block L, the sum continued in order. */
-static void backward_add_5x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[20] * xq[4] + l[15] * xq[3] + l[10] * xq[2] + l[5] * xq[1] + l[0] * xq[0];
-  s[1] = s[1] + l[21] * xq[4] + l[16] * xq[3] + l[11] * xq[2] + l[6] * xq[1] + l[1] * xq[0];
-  s[2] = s[2] + l[22] * xq[4] + l[17] * xq[3] + l[12] * xq[2] + l[7] * xq[1] + l[2] * xq[0];
-  s[3] = s[3] + l[23] * xq[4] + l[18] * xq[3] + l[13] * xq[2] + l[8] * xq[1] + l[3] * xq[0];
-  s[4] = s[4] + l[24] * xq[4] + l[19] * xq[3] + l[14] * xq[2] + l[9] * xq[1] + l[4] * xq[0];
-}
-
-/* s = s + L^T xq for a 5 x 6 block L, the sum continued in order. */
-static void backward_add_5x6(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[24] * xq[4] + l[18] * xq[3] + l[12] * xq[2] + l[6] * xq[1] + l[0] * xq[0];
-  s[1] = s[1] + l[25] * xq[4] + l[19] * xq[3] + l[13] * xq[2] + l[7] * xq[1] + l[1] * xq[0];
-  s[2] = s[2] + l[26] * xq[4] + l[20] * xq[3] + l[14] * xq[2] + l[8] * xq[1] + l[2] * xq[0];
-  s[3] = s[3] + l[27] * xq[4] + l[21] * xq[3] + l[15] * xq[2] + l[9] * xq[1] + l[3] * xq[0];
-  s[4] = s[4] + l[28] * xq[4] + l[22] * xq[3] + l[16] * xq[2] + l[10] * xq[1] + l[4] * xq[0];
-  s[5] = s[5] + l[29] * xq[4] + l[23] * xq[3] + l[17] * xq[2] + l[11] * xq[1] + l[5] * xq[0];
-}
-
-/* x -= s, 1 rows: the end of a pivot's backward step. */
-static void subtract_1(scalar *restrict x, const scalar *restrict s) {
-  x[0] -= s[0];
-}
-
-/* x -= s, 3 rows: the end of a pivot's backward step. */
-static void subtract_3(scalar *restrict x, const scalar *restrict s) {
-  x[0] -= s[0];
-  x[1] -= s[1];
-  x[2] -= s[2];
-}
-
-/* x -= s, 4 rows: the end of a pivot's backward step. */
-static void subtract_4(scalar *restrict x, const scalar *restrict s) {
-  x[0] -= s[0];
-  x[1] -= s[1];
-  x[2] -= s[2];
-  x[3] -= s[3];
-}
-
-/* x -= s, 5 rows: the end of a pivot's backward step. */
-static void subtract_5(scalar *restrict x, const scalar *restrict s) {
-  x[0] -= s[0];
-  x[1] -= s[1];
-  x[2] -= s[2];
-  x[3] -= s[3];
-  x[4] -= s[4];
-}
-
-/* x -= s, 6 rows: the end of a pivot's backward step. */
-static void subtract_6(scalar *restrict x, const scalar *restrict s) {
-  x[0] -= s[0];
-  x[1] -= s[1];
-  x[2] -= s[2];
-  x[3] -= s[3];
-  x[4] -= s[4];
-  x[5] -= s[5];
-}
-
-/*---- vector kernels: one body per vector width, the same results ------------*/
-
-#if defined(LDLPGS_NO_VECTOR) || !defined(__GNUC__)
-/* plain C, one scalar at a time: LDLPGS_NO_VECTOR, or no GCC/Clang vector extensions */
-
-/* 1 row of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_3x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 1; r++) {
-    scalar y[3];
-    for (int i = 0; i < 3; i++) {
-      scalar s = e[r * 3 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 3 + q] * y[q];
-      y[i] = s;
-      et[i * 24 + r] = s;
-      e[r * 3 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* 2 rows of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_4x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 2; r++) {
-    scalar y[4];
-    for (int i = 0; i < 4; i++) {
-      scalar s = e[r * 4 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 4 + q] * y[q];
-      y[i] = s;
-      et[i * 24 + r] = s;
-      e[r * 4 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* 2 rows of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 2; r++) {
-    scalar y[5];
-    for (int i = 0; i < 5; i++) {
-      scalar s = e[r * 5 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
-      y[i] = s;
-      et[i * 24 + r] = s;
-      e[r * 5 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* 3 rows of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_1x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 3; r++) {
-    scalar y[1];
-    for (int i = 0; i < 1; i++) {
-      scalar s = e[r * 1 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 1 + q] * y[q];
-      y[i] = s;
-      et[i * 24 + r] = s;
-      e[r * 1 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* 3 rows of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 3; r++) {
-    scalar y[5];
-    for (int i = 0; i < 5; i++) {
-      scalar s = e[r * 5 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
-      y[i] = s;
-      et[i * 24 + r] = s;
-      e[r * 5 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* 5 rows of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x5_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 5; r++) {
-    scalar y[5];
-    for (int i = 0; i < 5; i++) {
-      scalar s = e[r * 5 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
-      y[i] = s;
-      et[i * 24 + r] = s;
-      e[r * 5 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* 5 rows of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_6x5_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 5; r++) {
-    scalar y[6];
-    for (int i = 0; i < 6; i++) {
-      scalar s = e[r * 6 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 6 + q] * y[q];
-      y[i] = s;
-      et[i * 24 + r] = s;
-      e[r * 6 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* 6 rows of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 6; r++) {
-    scalar y[5];
-    for (int i = 0; i < 5; i++) {
-      scalar s = e[r * 5 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
-      y[i] = s;
-      et[i * 24 + r] = s;
-      e[r * 5 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* 7 rows of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x7_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 7; r++) {
-    scalar y[5];
-    for (int i = 0; i < 5; i++) {
-      scalar s = e[r * 5 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
-      y[i] = s;
-      et[i * 24 + r] = s;
-      e[r * 5 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* 7 rows of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_6x7_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 7; r++) {
-    scalar y[6];
-    for (int i = 0; i < 6; i++) {
-      scalar s = e[r * 6 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 6 + q] * y[q];
-      y[i] = s;
-      et[i * 24 + r] = s;
-      e[r * 6 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* 8 rows of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_1x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 8; r++) {
-    scalar y[1];
-    for (int i = 0; i < 1; i++) {
-      scalar s = e[r * 1 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 1 + q] * y[q];
-      y[i] = s;
-      et[i * 24 + r] = s;
-      e[r * 1 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* 8 rows of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_3x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 8; r++) {
-    scalar y[3];
-    for (int i = 0; i < 3; i++) {
-      scalar s = e[r * 3 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 3 + q] * y[q];
-      y[i] = s;
-      et[i * 24 + r] = s;
-      e[r * 3 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* 8 rows of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_4x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 8; r++) {
-    scalar y[4];
-    for (int i = 0; i < 4; i++) {
-      scalar s = e[r * 4 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 4 + q] * y[q];
-      y[i] = s;
-      et[i * 24 + r] = s;
-      e[r * 4 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* 8 rows of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 8; r++) {
-    scalar y[5];
-    for (int i = 0; i < 5; i++) {
-      scalar s = e[r * 5 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
-      y[i] = s;
-      et[i * 24 + r] = s;
-      e[r * 5 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* 8 rows of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_6x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 8; r++) {
-    scalar y[6];
-    for (int i = 0; i < 6; i++) {
-      scalar s = e[r * 6 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 6 + q] * y[q];
-      y[i] = s;
-      et[i * 24 + r] = s;
-      e[r * 6 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 1 (rt.h
- * factor step 3, a diagonal block pair), one entry at a time. */
-static void reduce_tri_3_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 3; r++)
-    for (int j = 0; j < r + 1; j++) {
-      scalar s = l[r * 1] * et[j];
-      for (int q = 1; q < 1; q++) s += l[r * 1 + q] * et[q * 24 + j];
-      c[r * 3 + j] -= s;
-    }
-}
-
-/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 3 (rt.h
- * factor step 3, a diagonal block pair), one entry at a time. */
-static void reduce_tri_3_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 3; r++)
-    for (int j = 0; j < r + 1; j++) {
-      scalar s = l[r * 3] * et[j];
-      for (int q = 1; q < 3; q++) s += l[r * 3 + q] * et[q * 24 + j];
-      c[r * 3 + j] -= s;
-    }
-}
-
-/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 5 (rt.h
- * factor step 3, a diagonal block pair), one entry at a time. */
-static void reduce_tri_3_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 3; r++)
-    for (int j = 0; j < r + 1; j++) {
-      scalar s = l[r * 5] * et[j];
-      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 24 + j];
-      c[r * 3 + j] -= s;
-    }
-}
-
-/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 6 (rt.h
- * factor step 3, a diagonal block pair), one entry at a time. */
-static void reduce_tri_3_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 3; r++)
-    for (int j = 0; j < r + 1; j++) {
-      scalar s = l[r * 6] * et[j];
-      for (int q = 1; q < 6; q++) s += l[r * 6 + q] * et[q * 24 + j];
-      c[r * 3 + j] -= s;
-    }
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 1 (rt.h
- * factor step 3, a diagonal block pair), one entry at a time. */
-static void reduce_tri_5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 5; r++)
-    for (int j = 0; j < r + 1; j++) {
-      scalar s = l[r * 1] * et[j];
-      for (int q = 1; q < 1; q++) s += l[r * 1 + q] * et[q * 24 + j];
-      c[r * 5 + j] -= s;
-    }
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 3 (rt.h
- * factor step 3, a diagonal block pair), one entry at a time. */
-static void reduce_tri_5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 5; r++)
-    for (int j = 0; j < r + 1; j++) {
-      scalar s = l[r * 3] * et[j];
-      for (int q = 1; q < 3; q++) s += l[r * 3 + q] * et[q * 24 + j];
-      c[r * 5 + j] -= s;
-    }
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 4 (rt.h
- * factor step 3, a diagonal block pair), one entry at a time. */
-static void reduce_tri_5_d4(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 5; r++)
-    for (int j = 0; j < r + 1; j++) {
-      scalar s = l[r * 4] * et[j];
-      for (int q = 1; q < 4; q++) s += l[r * 4 + q] * et[q * 24 + j];
-      c[r * 5 + j] -= s;
-    }
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 5 (rt.h
- * factor step 3, a diagonal block pair), one entry at a time. */
-static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 5; r++)
-    for (int j = 0; j < r + 1; j++) {
-      scalar s = l[r * 5] * et[j];
-      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 24 + j];
-      c[r * 5 + j] -= s;
-    }
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 6 (rt.h
- * factor step 3, a diagonal block pair), one entry at a time. */
-static void reduce_tri_5_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 5; r++)
-    for (int j = 0; j < r + 1; j++) {
-      scalar s = l[r * 6] * et[j];
-      for (int q = 1; q < 6; q++) s += l[r * 6 + q] * et[q * 24 + j];
-      c[r * 5 + j] -= s;
-    }
-}
-
-/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 3 (rt.h
- * factor step 3, a diagonal block pair), one entry at a time. */
-static void reduce_tri_6_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 6; r++)
-    for (int j = 0; j < r + 1; j++) {
-      scalar s = l[r * 3] * et[j];
-      for (int q = 1; q < 3; q++) s += l[r * 3 + q] * et[q * 24 + j];
-      c[r * 6 + j] -= s;
-    }
-}
-
-/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 5 (rt.h
- * factor step 3, a diagonal block pair), one entry at a time. */
-static void reduce_tri_6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 6; r++)
-    for (int j = 0; j < r + 1; j++) {
-      scalar s = l[r * 5] * et[j];
-      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 24 + j];
-      c[r * 6 + j] -= s;
-    }
-}
-
-/* C -= L Y^T for a 3 x 3 block C, L 3 x 1, Y 3 x 1 (rt.h factor
- * step 3, one block pair), one entry at a time. */
-static void reduce_3x3_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 3; r++)
-    for (int j = 0; j < 3; j++) {
-      scalar s = l[r * 1] * et[j];
-      for (int q = 1; q < 1; q++) s += l[r * 1 + q] * et[q * 24 + j];
-      c[r * 3 + j] -= s;
-    }
-}
-
-/* C -= L Y^T for a 3 x 3 block C, L 3 x 5, Y 3 x 5 (rt.h factor
- * step 3, one block pair), one entry at a time. */
-static void reduce_3x3_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 3; r++)
-    for (int j = 0; j < 3; j++) {
-      scalar s = l[r * 5] * et[j];
-      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 24 + j];
-      c[r * 3 + j] -= s;
-    }
-}
-
-/* C -= L Y^T for a 3 x 5 block C, L 3 x 1, Y 5 x 1 (rt.h factor
- * step 3, one block pair), one entry at a time. */
-static void reduce_3x5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 3; r++)
-    for (int j = 0; j < 5; j++) {
-      scalar s = l[r * 1] * et[j];
-      for (int q = 1; q < 1; q++) s += l[r * 1 + q] * et[q * 24 + j];
-      c[r * 5 + j] -= s;
-    }
-}
-
-/* C -= L Y^T for a 5 x 3 block C, L 5 x 6, Y 3 x 6 (rt.h factor
- * step 3, one block pair), one entry at a time. */
-static void reduce_5x3_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 5; r++)
-    for (int j = 0; j < 3; j++) {
-      scalar s = l[r * 6] * et[j];
-      for (int q = 1; q < 6; q++) s += l[r * 6 + q] * et[q * 24 + j];
-      c[r * 3 + j] -= s;
-    }
-}
-
-/* C -= L Y^T for a 5 x 5 block C, L 5 x 3, Y 5 x 3 (rt.h factor
- * step 3, one block pair), one entry at a time. */
-static void reduce_5x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 5; r++)
-    for (int j = 0; j < 5; j++) {
-      scalar s = l[r * 3] * et[j];
-      for (int q = 1; q < 3; q++) s += l[r * 3 + q] * et[q * 24 + j];
-      c[r * 5 + j] -= s;
-    }
-}
-
-/* C -= L Y^T for a 5 x 5 block C, L 5 x 4, Y 5 x 4 (rt.h factor
- * step 3, one block pair), one entry at a time. */
-static void reduce_5x5_d4(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 5; r++)
-    for (int j = 0; j < 5; j++) {
-      scalar s = l[r * 4] * et[j];
-      for (int q = 1; q < 4; q++) s += l[r * 4 + q] * et[q * 24 + j];
-      c[r * 5 + j] -= s;
-    }
-}
-
-/* C -= L Y^T for a 5 x 5 block C, L 5 x 5, Y 5 x 5 (rt.h factor
- * step 3, one block pair), one entry at a time. */
-static void reduce_5x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 5; r++)
-    for (int j = 0; j < 5; j++) {
-      scalar s = l[r * 5] * et[j];
-      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 24 + j];
-      c[r * 5 + j] -= s;
-    }
-}
-
-/* C -= L Y^T for a 5 x 5 block C, L 5 x 6, Y 5 x 6 (rt.h factor
- * step 3, one block pair), one entry at a time. */
-static void reduce_5x5_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 5; r++)
-    for (int j = 0; j < 5; j++) {
-      scalar s = l[r * 6] * et[j];
-      for (int q = 1; q < 6; q++) s += l[r * 6 + q] * et[q * 24 + j];
-      c[r * 5 + j] -= s;
-    }
-}
-
-/* C -= L Y^T for a 6 x 3 block C, L 6 x 3, Y 3 x 3 (rt.h factor
- * step 3, one block pair), one entry at a time. */
-static void reduce_6x3_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 6; r++)
-    for (int j = 0; j < 3; j++) {
-      scalar s = l[r * 3] * et[j];
-      for (int q = 1; q < 3; q++) s += l[r * 3 + q] * et[q * 24 + j];
-      c[r * 3 + j] -= s;
-    }
-}
-
-/* C -= L Y^T for a 6 x 5 block C, L 6 x 3, Y 5 x 3 (rt.h factor
- * step 3, one block pair), one entry at a time. */
-static void reduce_6x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 6; r++)
-    for (int j = 0; j < 5; j++) {
-      scalar s = l[r * 3] * et[j];
-      for (int q = 1; q < 3; q++) s += l[r * 3 + q] * et[q * 24 + j];
-      c[r * 5 + j] -= s;
-    }
-}
-
-/* C -= L Y^T for a 6 x 5 block C, L 6 x 5, Y 5 x 5 (rt.h factor
- * step 3, one block pair), one entry at a time. */
-static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 6; r++)
-    for (int j = 0; j < 5; j++) {
-      scalar s = l[r * 5] * et[j];
-      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 24 + j];
-      c[r * 5 + j] -= s;
-    }
-}
-
-#elif defined(__AVX__)
-/* AVX: 32-byte vectors */
-
-/* One row of an edge column (rt.h factor step 2): its forward substitution
- * Y with N's l into et (Y[k] at et[k * 24]), and Y D^-1 over the row,
- * with the reciprocals rinv of N's pivots. */
-static void panel_3x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const scalar e0 = e[0];
-  const scalar e1 = e[1];
-  const scalar e2 = e[2];
-  const scalar y0 = e0;
-  const scalar y1 = e1 - n[3] * y0;
-  const scalar y2 = e2 - n[6] * y0 - n[7] * y1;
-  et[0] = y0;
-  et[24] = y1;
-  et[48] = y2;
-  const scalar z0 = y0 * rinv[0];
-  const scalar z1 = y1 * rinv[1];
-  const scalar z2 = y2 * rinv[2];
-  e[0] = z0;
-  e[1] = z1;
-  e[2] = z2;
-}
-
-/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_4x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v2 e0 = {e[0], e[4]};
-  const v2 e1 = {e[1], e[5]};
-  const v2 e2 = {e[2], e[6]};
-  const v2 e3 = {e[3], e[7]};
-  const v2 y0 = e0;
-  const v2 y1 = e1 - n[4] * y0;
-  const v2 y2 = e2 - n[8] * y0 - n[9] * y1;
-  const v2 y3 = e3 - n[12] * y0 - n[13] * y1 - n[14] * y2;
-  *(v2 *)(et + 0) = y0;
-  *(v2 *)(et + 24) = y1;
-  *(v2 *)(et + 48) = y2;
-  *(v2 *)(et + 72) = y3;
-  const v2 z0 = y0 * rinv[0];
-  const v2 z1 = y1 * rinv[1];
-  const v2 z2 = y2 * rinv[2];
-  const v2 z3 = y3 * rinv[3];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z3[0];
-  e[4] = z0[1];
-  e[5] = z1[1];
-  e[6] = z2[1];
-  e[7] = z3[1];
-}
-
-/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v2 e0 = {e[0], e[5]};
-  const v2 e1 = {e[1], e[6]};
-  const v2 e2 = {e[2], e[7]};
-  const v2 e3 = {e[3], e[8]};
-  const v2 e4 = {e[4], e[9]};
-  const v2 y0 = e0;
-  const v2 y1 = e1 - n[5] * y0;
-  const v2 y2 = e2 - n[10] * y0 - n[11] * y1;
-  const v2 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const v2 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  *(v2 *)(et + 0) = y0;
-  *(v2 *)(et + 24) = y1;
-  *(v2 *)(et + 48) = y2;
-  *(v2 *)(et + 72) = y3;
-  *(v2 *)(et + 96) = y4;
-  const v2 z0 = y0 * rinv[0];
-  const v2 z1 = y1 * rinv[1];
-  const v2 z2 = y2 * rinv[2];
-  const v2 z3 = y3 * rinv[3];
-  const v2 z4 = y4 * rinv[4];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z3[0];
-  e[4] = z4[0];
-  e[5] = z0[1];
-  e[6] = z1[1];
-  e[7] = z2[1];
-  e[8] = z3[1];
-  e[9] = z4[1];
-}
-
-/* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_1x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  (void)n; /* a 1 x 1 block: only its reciprocal */
-  const v4 e0 = {e[0], e[1], e[2], 0};
-  const v4 y0 = e0;
-  *(v4 *)(et + 0) = y0;
-  const v4 z0 = y0 * rinv[0];
-  e[0] = z0[0];
-  e[1] = z0[1];
-  e[2] = z0[2];
-}
-
-/* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0 = {e[0], e[5], e[10], 0};
-  const v4 e1 = {e[1], e[6], e[11], 0};
-  const v4 e2 = {e[2], e[7], e[12], 0};
-  const v4 e3 = {e[3], e[8], e[13], 0};
-  const v4 e4 = {e[4], e[9], e[14], 0};
-  const v4 y0 = e0;
-  const v4 y1 = e1 - n[5] * y0;
-  const v4 y2 = e2 - n[10] * y0 - n[11] * y1;
-  const v4 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const v4 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  *(v4 *)(et + 0) = y0;
-  *(v4 *)(et + 24) = y1;
-  *(v4 *)(et + 48) = y2;
-  *(v4 *)(et + 72) = y3;
-  *(v4 *)(et + 96) = y4;
-  const v4 z0 = y0 * rinv[0];
-  const v4 z1 = y1 * rinv[1];
-  const v4 z2 = y2 * rinv[2];
-  const v4 z3 = y3 * rinv[3];
-  const v4 z4 = y4 * rinv[4];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z3[0];
-  e[4] = z4[0];
-  e[5] = z0[1];
-  e[6] = z1[1];
-  e[7] = z2[1];
-  e[8] = z3[1];
-  e[9] = z4[1];
-  e[10] = z0[2];
-  e[11] = z1[2];
-  e[12] = z2[2];
-  e[13] = z3[2];
-  e[14] = z4[2];
-}
-
-/* 5 rows of an edge column (rt.h factor step 2), one vector lane per row, 3 lanes idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x5_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v8 e0 = {e[0], e[5], e[10], e[15], e[20], 0, 0, 0};
-  const v8 e1 = {e[1], e[6], e[11], e[16], e[21], 0, 0, 0};
-  const v8 e2 = {e[2], e[7], e[12], e[17], e[22], 0, 0, 0};
-  const v8 e3 = {e[3], e[8], e[13], e[18], e[23], 0, 0, 0};
-  const v8 e4 = {e[4], e[9], e[14], e[19], e[24], 0, 0, 0};
-  const v8 y0 = e0;
-  const v8 y1 = e1 - n[5] * y0;
-  const v8 y2 = e2 - n[10] * y0 - n[11] * y1;
-  const v8 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const v8 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  *(v8 *)(et + 0) = y0;
-  *(v8 *)(et + 24) = y1;
-  *(v8 *)(et + 48) = y2;
-  *(v8 *)(et + 72) = y3;
-  *(v8 *)(et + 96) = y4;
-  const v8 z0 = y0 * rinv[0];
-  const v8 z1 = y1 * rinv[1];
-  const v8 z2 = y2 * rinv[2];
-  const v8 z3 = y3 * rinv[3];
-  const v8 z4 = y4 * rinv[4];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z3[0];
-  e[4] = z4[0];
-  e[5] = z0[1];
-  e[6] = z1[1];
-  e[7] = z2[1];
-  e[8] = z3[1];
-  e[9] = z4[1];
-  e[10] = z0[2];
-  e[11] = z1[2];
-  e[12] = z2[2];
-  e[13] = z3[2];
-  e[14] = z4[2];
-  e[15] = z0[3];
-  e[16] = z1[3];
-  e[17] = z2[3];
-  e[18] = z3[3];
-  e[19] = z4[3];
-  e[20] = z0[4];
-  e[21] = z1[4];
-  e[22] = z2[4];
-  e[23] = z3[4];
-  e[24] = z4[4];
-}
-
-/* 5 rows of an edge column (rt.h factor step 2), one vector lane per row, 3 lanes idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_6x5_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v8 e0 = {e[0], e[6], e[12], e[18], e[24], 0, 0, 0};
-  const v8 e1 = {e[1], e[7], e[13], e[19], e[25], 0, 0, 0};
-  const v8 e2 = {e[2], e[8], e[14], e[20], e[26], 0, 0, 0};
-  const v8 e3 = {e[3], e[9], e[15], e[21], e[27], 0, 0, 0};
-  const v8 e4 = {e[4], e[10], e[16], e[22], e[28], 0, 0, 0};
-  const v8 e5 = {e[5], e[11], e[17], e[23], e[29], 0, 0, 0};
-  const v8 y0 = e0;
-  const v8 y1 = e1 - n[6] * y0;
-  const v8 y2 = e2 - n[12] * y0 - n[13] * y1;
-  const v8 y3 = e3 - n[18] * y0 - n[19] * y1 - n[20] * y2;
-  const v8 y4 = e4 - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
-  const v8 y5 = e5 - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
-  *(v8 *)(et + 0) = y0;
-  *(v8 *)(et + 24) = y1;
-  *(v8 *)(et + 48) = y2;
-  *(v8 *)(et + 72) = y3;
-  *(v8 *)(et + 96) = y4;
-  *(v8 *)(et + 120) = y5;
-  const v8 z0 = y0 * rinv[0];
-  const v8 z1 = y1 * rinv[1];
-  const v8 z2 = y2 * rinv[2];
-  const v8 z3 = y3 * rinv[3];
-  const v8 z4 = y4 * rinv[4];
-  const v8 z5 = y5 * rinv[5];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z3[0];
-  e[4] = z4[0];
-  e[5] = z5[0];
-  e[6] = z0[1];
-  e[7] = z1[1];
-  e[8] = z2[1];
-  e[9] = z3[1];
-  e[10] = z4[1];
-  e[11] = z5[1];
-  e[12] = z0[2];
-  e[13] = z1[2];
-  e[14] = z2[2];
-  e[15] = z3[2];
-  e[16] = z4[2];
-  e[17] = z5[2];
-  e[18] = z0[3];
-  e[19] = z1[3];
-  e[20] = z2[3];
-  e[21] = z3[3];
-  e[22] = z4[3];
-  e[23] = z5[3];
-  e[24] = z0[4];
-  e[25] = z1[4];
-  e[26] = z2[4];
-  e[27] = z3[4];
-  e[28] = z4[4];
-  e[29] = z5[4];
-}
-
-/* 6 rows of an edge column (rt.h factor step 2), one vector lane per row, 2 lanes idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v8 e0 = {e[0], e[5], e[10], e[15], e[20], e[25], 0, 0};
-  const v8 e1 = {e[1], e[6], e[11], e[16], e[21], e[26], 0, 0};
-  const v8 e2 = {e[2], e[7], e[12], e[17], e[22], e[27], 0, 0};
-  const v8 e3 = {e[3], e[8], e[13], e[18], e[23], e[28], 0, 0};
-  const v8 e4 = {e[4], e[9], e[14], e[19], e[24], e[29], 0, 0};
-  const v8 y0 = e0;
-  const v8 y1 = e1 - n[5] * y0;
-  const v8 y2 = e2 - n[10] * y0 - n[11] * y1;
-  const v8 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const v8 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  *(v8 *)(et + 0) = y0;
-  *(v8 *)(et + 24) = y1;
-  *(v8 *)(et + 48) = y2;
-  *(v8 *)(et + 72) = y3;
-  *(v8 *)(et + 96) = y4;
-  const v8 z0 = y0 * rinv[0];
-  const v8 z1 = y1 * rinv[1];
-  const v8 z2 = y2 * rinv[2];
-  const v8 z3 = y3 * rinv[3];
-  const v8 z4 = y4 * rinv[4];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z3[0];
-  e[4] = z4[0];
-  e[5] = z0[1];
-  e[6] = z1[1];
-  e[7] = z2[1];
-  e[8] = z3[1];
-  e[9] = z4[1];
-  e[10] = z0[2];
-  e[11] = z1[2];
-  e[12] = z2[2];
-  e[13] = z3[2];
-  e[14] = z4[2];
-  e[15] = z0[3];
-  e[16] = z1[3];
-  e[17] = z2[3];
-  e[18] = z3[3];
-  e[19] = z4[3];
-  e[20] = z0[4];
-  e[21] = z1[4];
-  e[22] = z2[4];
-  e[23] = z3[4];
-  e[24] = z4[4];
-  e[25] = z0[5];
-  e[26] = z1[5];
-  e[27] = z2[5];
-  e[28] = z3[5];
-  e[29] = z4[5];
-}
-
-/* 7 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x7_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v8 e0 = {e[0], e[5], e[10], e[15], e[20], e[25], e[30], 0};
-  const v8 e1 = {e[1], e[6], e[11], e[16], e[21], e[26], e[31], 0};
-  const v8 e2 = {e[2], e[7], e[12], e[17], e[22], e[27], e[32], 0};
-  const v8 e3 = {e[3], e[8], e[13], e[18], e[23], e[28], e[33], 0};
-  const v8 e4 = {e[4], e[9], e[14], e[19], e[24], e[29], e[34], 0};
-  const v8 y0 = e0;
-  const v8 y1 = e1 - n[5] * y0;
-  const v8 y2 = e2 - n[10] * y0 - n[11] * y1;
-  const v8 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const v8 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  *(v8 *)(et + 0) = y0;
-  *(v8 *)(et + 24) = y1;
-  *(v8 *)(et + 48) = y2;
-  *(v8 *)(et + 72) = y3;
-  *(v8 *)(et + 96) = y4;
-  const v8 z0 = y0 * rinv[0];
-  const v8 z1 = y1 * rinv[1];
-  const v8 z2 = y2 * rinv[2];
-  const v8 z3 = y3 * rinv[3];
-  const v8 z4 = y4 * rinv[4];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z3[0];
-  e[4] = z4[0];
-  e[5] = z0[1];
-  e[6] = z1[1];
-  e[7] = z2[1];
-  e[8] = z3[1];
-  e[9] = z4[1];
-  e[10] = z0[2];
-  e[11] = z1[2];
-  e[12] = z2[2];
-  e[13] = z3[2];
-  e[14] = z4[2];
-  e[15] = z0[3];
-  e[16] = z1[3];
-  e[17] = z2[3];
-  e[18] = z3[3];
-  e[19] = z4[3];
-  e[20] = z0[4];
-  e[21] = z1[4];
-  e[22] = z2[4];
-  e[23] = z3[4];
-  e[24] = z4[4];
-  e[25] = z0[5];
-  e[26] = z1[5];
-  e[27] = z2[5];
-  e[28] = z3[5];
-  e[29] = z4[5];
-  e[30] = z0[6];
-  e[31] = z1[6];
-  e[32] = z2[6];
-  e[33] = z3[6];
-  e[34] = z4[6];
-}
-
-/* 7 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_6x7_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v8 e0 = {e[0], e[6], e[12], e[18], e[24], e[30], e[36], 0};
-  const v8 e1 = {e[1], e[7], e[13], e[19], e[25], e[31], e[37], 0};
-  const v8 e2 = {e[2], e[8], e[14], e[20], e[26], e[32], e[38], 0};
-  const v8 e3 = {e[3], e[9], e[15], e[21], e[27], e[33], e[39], 0};
-  const v8 e4 = {e[4], e[10], e[16], e[22], e[28], e[34], e[40], 0};
-  const v8 e5 = {e[5], e[11], e[17], e[23], e[29], e[35], e[41], 0};
-  const v8 y0 = e0;
-  const v8 y1 = e1 - n[6] * y0;
-  const v8 y2 = e2 - n[12] * y0 - n[13] * y1;
-  const v8 y3 = e3 - n[18] * y0 - n[19] * y1 - n[20] * y2;
-  const v8 y4 = e4 - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
-  const v8 y5 = e5 - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
-  *(v8 *)(et + 0) = y0;
-  *(v8 *)(et + 24) = y1;
-  *(v8 *)(et + 48) = y2;
-  *(v8 *)(et + 72) = y3;
-  *(v8 *)(et + 96) = y4;
-  *(v8 *)(et + 120) = y5;
-  const v8 z0 = y0 * rinv[0];
-  const v8 z1 = y1 * rinv[1];
-  const v8 z2 = y2 * rinv[2];
-  const v8 z3 = y3 * rinv[3];
-  const v8 z4 = y4 * rinv[4];
-  const v8 z5 = y5 * rinv[5];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z3[0];
-  e[4] = z4[0];
-  e[5] = z5[0];
-  e[6] = z0[1];
-  e[7] = z1[1];
-  e[8] = z2[1];
-  e[9] = z3[1];
-  e[10] = z4[1];
-  e[11] = z5[1];
-  e[12] = z0[2];
-  e[13] = z1[2];
-  e[14] = z2[2];
-  e[15] = z3[2];
-  e[16] = z4[2];
-  e[17] = z5[2];
-  e[18] = z0[3];
-  e[19] = z1[3];
-  e[20] = z2[3];
-  e[21] = z3[3];
-  e[22] = z4[3];
-  e[23] = z5[3];
-  e[24] = z0[4];
-  e[25] = z1[4];
-  e[26] = z2[4];
-  e[27] = z3[4];
-  e[28] = z4[4];
-  e[29] = z5[4];
-  e[30] = z0[5];
-  e[31] = z1[5];
-  e[32] = z2[5];
-  e[33] = z3[5];
-  e[34] = z4[5];
-  e[35] = z5[5];
-  e[36] = z0[6];
-  e[37] = z1[6];
-  e[38] = z2[6];
-  e[39] = z3[6];
-  e[40] = z4[6];
-  e[41] = z5[6];
-}
-
-/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_1x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  (void)n; /* a 1 x 1 block: only its reciprocal */
-  const v8 e0 = {e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7]};
-  const v8 y0 = e0;
-  *(v8 *)(et + 0) = y0;
-  const v8 z0 = y0 * rinv[0];
-  e[0] = z0[0];
-  e[1] = z0[1];
-  e[2] = z0[2];
-  e[3] = z0[3];
-  e[4] = z0[4];
-  e[5] = z0[5];
-  e[6] = z0[6];
-  e[7] = z0[7];
-}
-
-/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_3x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v8 e0 = {e[0], e[3], e[6], e[9], e[12], e[15], e[18], e[21]};
-  const v8 e1 = {e[1], e[4], e[7], e[10], e[13], e[16], e[19], e[22]};
-  const v8 e2 = {e[2], e[5], e[8], e[11], e[14], e[17], e[20], e[23]};
-  const v8 y0 = e0;
-  const v8 y1 = e1 - n[3] * y0;
-  const v8 y2 = e2 - n[6] * y0 - n[7] * y1;
-  *(v8 *)(et + 0) = y0;
-  *(v8 *)(et + 24) = y1;
-  *(v8 *)(et + 48) = y2;
-  const v8 z0 = y0 * rinv[0];
-  const v8 z1 = y1 * rinv[1];
-  const v8 z2 = y2 * rinv[2];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z0[1];
-  e[4] = z1[1];
-  e[5] = z2[1];
-  e[6] = z0[2];
-  e[7] = z1[2];
-  e[8] = z2[2];
-  e[9] = z0[3];
-  e[10] = z1[3];
-  e[11] = z2[3];
-  e[12] = z0[4];
-  e[13] = z1[4];
-  e[14] = z2[4];
-  e[15] = z0[5];
-  e[16] = z1[5];
-  e[17] = z2[5];
-  e[18] = z0[6];
-  e[19] = z1[6];
-  e[20] = z2[6];
-  e[21] = z0[7];
-  e[22] = z1[7];
-  e[23] = z2[7];
-}
-
-/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_4x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v8 e0 = {e[0], e[4], e[8], e[12], e[16], e[20], e[24], e[28]};
-  const v8 e1 = {e[1], e[5], e[9], e[13], e[17], e[21], e[25], e[29]};
-  const v8 e2 = {e[2], e[6], e[10], e[14], e[18], e[22], e[26], e[30]};
-  const v8 e3 = {e[3], e[7], e[11], e[15], e[19], e[23], e[27], e[31]};
-  const v8 y0 = e0;
-  const v8 y1 = e1 - n[4] * y0;
-  const v8 y2 = e2 - n[8] * y0 - n[9] * y1;
-  const v8 y3 = e3 - n[12] * y0 - n[13] * y1 - n[14] * y2;
-  *(v8 *)(et + 0) = y0;
-  *(v8 *)(et + 24) = y1;
-  *(v8 *)(et + 48) = y2;
-  *(v8 *)(et + 72) = y3;
-  const v8 z0 = y0 * rinv[0];
-  const v8 z1 = y1 * rinv[1];
-  const v8 z2 = y2 * rinv[2];
-  const v8 z3 = y3 * rinv[3];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z3[0];
-  e[4] = z0[1];
-  e[5] = z1[1];
-  e[6] = z2[1];
-  e[7] = z3[1];
-  e[8] = z0[2];
-  e[9] = z1[2];
-  e[10] = z2[2];
-  e[11] = z3[2];
-  e[12] = z0[3];
-  e[13] = z1[3];
-  e[14] = z2[3];
-  e[15] = z3[3];
-  e[16] = z0[4];
-  e[17] = z1[4];
-  e[18] = z2[4];
-  e[19] = z3[4];
-  e[20] = z0[5];
-  e[21] = z1[5];
-  e[22] = z2[5];
-  e[23] = z3[5];
-  e[24] = z0[6];
-  e[25] = z1[6];
-  e[26] = z2[6];
-  e[27] = z3[6];
-  e[28] = z0[7];
-  e[29] = z1[7];
-  e[30] = z2[7];
-  e[31] = z3[7];
-}
-
-/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v8 e0 = {e[0], e[5], e[10], e[15], e[20], e[25], e[30], e[35]};
-  const v8 e1 = {e[1], e[6], e[11], e[16], e[21], e[26], e[31], e[36]};
-  const v8 e2 = {e[2], e[7], e[12], e[17], e[22], e[27], e[32], e[37]};
-  const v8 e3 = {e[3], e[8], e[13], e[18], e[23], e[28], e[33], e[38]};
-  const v8 e4 = {e[4], e[9], e[14], e[19], e[24], e[29], e[34], e[39]};
-  const v8 y0 = e0;
-  const v8 y1 = e1 - n[5] * y0;
-  const v8 y2 = e2 - n[10] * y0 - n[11] * y1;
-  const v8 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const v8 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  *(v8 *)(et + 0) = y0;
-  *(v8 *)(et + 24) = y1;
-  *(v8 *)(et + 48) = y2;
-  *(v8 *)(et + 72) = y3;
-  *(v8 *)(et + 96) = y4;
-  const v8 z0 = y0 * rinv[0];
-  const v8 z1 = y1 * rinv[1];
-  const v8 z2 = y2 * rinv[2];
-  const v8 z3 = y3 * rinv[3];
-  const v8 z4 = y4 * rinv[4];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z3[0];
-  e[4] = z4[0];
-  e[5] = z0[1];
-  e[6] = z1[1];
-  e[7] = z2[1];
-  e[8] = z3[1];
-  e[9] = z4[1];
-  e[10] = z0[2];
-  e[11] = z1[2];
-  e[12] = z2[2];
-  e[13] = z3[2];
-  e[14] = z4[2];
-  e[15] = z0[3];
-  e[16] = z1[3];
-  e[17] = z2[3];
-  e[18] = z3[3];
-  e[19] = z4[3];
-  e[20] = z0[4];
-  e[21] = z1[4];
-  e[22] = z2[4];
-  e[23] = z3[4];
-  e[24] = z4[4];
-  e[25] = z0[5];
-  e[26] = z1[5];
-  e[27] = z2[5];
-  e[28] = z3[5];
-  e[29] = z4[5];
-  e[30] = z0[6];
-  e[31] = z1[6];
-  e[32] = z2[6];
-  e[33] = z3[6];
-  e[34] = z4[6];
-  e[35] = z0[7];
-  e[36] = z1[7];
-  e[37] = z2[7];
-  e[38] = z3[7];
-  e[39] = z4[7];
-}
-
-/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_6x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v8 e0 = {e[0], e[6], e[12], e[18], e[24], e[30], e[36], e[42]};
-  const v8 e1 = {e[1], e[7], e[13], e[19], e[25], e[31], e[37], e[43]};
-  const v8 e2 = {e[2], e[8], e[14], e[20], e[26], e[32], e[38], e[44]};
-  const v8 e3 = {e[3], e[9], e[15], e[21], e[27], e[33], e[39], e[45]};
-  const v8 e4 = {e[4], e[10], e[16], e[22], e[28], e[34], e[40], e[46]};
-  const v8 e5 = {e[5], e[11], e[17], e[23], e[29], e[35], e[41], e[47]};
-  const v8 y0 = e0;
-  const v8 y1 = e1 - n[6] * y0;
-  const v8 y2 = e2 - n[12] * y0 - n[13] * y1;
-  const v8 y3 = e3 - n[18] * y0 - n[19] * y1 - n[20] * y2;
-  const v8 y4 = e4 - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
-  const v8 y5 = e5 - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
-  *(v8 *)(et + 0) = y0;
-  *(v8 *)(et + 24) = y1;
-  *(v8 *)(et + 48) = y2;
-  *(v8 *)(et + 72) = y3;
-  *(v8 *)(et + 96) = y4;
-  *(v8 *)(et + 120) = y5;
-  const v8 z0 = y0 * rinv[0];
-  const v8 z1 = y1 * rinv[1];
-  const v8 z2 = y2 * rinv[2];
-  const v8 z3 = y3 * rinv[3];
-  const v8 z4 = y4 * rinv[4];
-  const v8 z5 = y5 * rinv[5];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z3[0];
-  e[4] = z4[0];
-  e[5] = z5[0];
-  e[6] = z0[1];
-  e[7] = z1[1];
-  e[8] = z2[1];
-  e[9] = z3[1];
-  e[10] = z4[1];
-  e[11] = z5[1];
-  e[12] = z0[2];
-  e[13] = z1[2];
-  e[14] = z2[2];
-  e[15] = z3[2];
-  e[16] = z4[2];
-  e[17] = z5[2];
-  e[18] = z0[3];
-  e[19] = z1[3];
-  e[20] = z2[3];
-  e[21] = z3[3];
-  e[22] = z4[3];
-  e[23] = z5[3];
-  e[24] = z0[4];
-  e[25] = z1[4];
-  e[26] = z2[4];
-  e[27] = z3[4];
-  e[28] = z4[4];
-  e[29] = z5[4];
-  e[30] = z0[5];
-  e[31] = z1[5];
-  e[32] = z2[5];
-  e[33] = z3[5];
-  e[34] = z4[5];
-  e[35] = z5[5];
-  e[36] = z0[6];
-  e[37] = z1[6];
-  e[38] = z2[6];
-  e[39] = z3[6];
-  e[40] = z4[6];
-  e[41] = z5[6];
-  e[42] = z0[7];
-  e[43] = z1[7];
-  e[44] = z2[7];
-  e[45] = z3[7];
-  e[46] = z4[7];
-  e[47] = z5[7];
-}
-
-/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 1 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_3_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0];
-  *(v2 *)(c + 3) -= l[1] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 6) -= l[2] * *(const v2 *)(et + 0);
-  c[8] -= l[2] * et[2];
-}
-
-/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 3 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_3_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
-  *(v2 *)(c + 3) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
-  *(v2 *)(c + 6) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
-  c[8] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
-}
-
-/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 5 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_3_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
-  *(v2 *)(c + 3) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
-  *(v2 *)(c + 6) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
-  c[8] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
-}
-
-/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 6 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_3_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96] + l[5] * et[120];
-  *(v2 *)(c + 3) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 96) + l[11] * *(const v2 *)(et + 120);
-  *(v2 *)(c + 6) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48) + l[15] * *(const v2 *)(et + 72) + l[16] * *(const v2 *)(et + 96) + l[17] * *(const v2 *)(et + 120);
-  c[8] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50] + l[15] * et[74] + l[16] * et[98] + l[17] * et[122];
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 1 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0];
-  *(v2 *)(c + 5) -= l[1] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 10) -= l[2] * *(const v2 *)(et + 0);
-  c[12] -= l[2] * et[2];
-  *(v4 *)(c + 15) -= l[3] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 20) -= l[4] * *(const v4 *)(et + 0);
-  c[24] -= l[4] * et[4];
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 3 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
-  *(v2 *)(c + 5) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
-  *(v2 *)(c + 10) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
-  c[12] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
-  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
-  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
-  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 4 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_5_d4(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72];
-  *(v2 *)(c + 5) -= l[4] * *(const v2 *)(et + 0) + l[5] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 72);
-  *(v2 *)(c + 10) -= l[8] * *(const v2 *)(et + 0) + l[9] * *(const v2 *)(et + 24) + l[10] * *(const v2 *)(et + 48) + l[11] * *(const v2 *)(et + 72);
-  c[12] -= l[8] * et[2] + l[9] * et[26] + l[10] * et[50] + l[11] * et[74];
-  *(v4 *)(c + 15) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48) + l[15] * *(const v4 *)(et + 72);
-  *(v4 *)(c + 20) -= l[16] * *(const v4 *)(et + 0) + l[17] * *(const v4 *)(et + 24) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 72);
-  c[24] -= l[16] * et[4] + l[17] * et[28] + l[18] * et[52] + l[19] * et[76];
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 5 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
-  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
-  *(v2 *)(c + 10) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
-  c[12] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 6 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_5_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96] + l[5] * et[120];
-  *(v2 *)(c + 5) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 96) + l[11] * *(const v2 *)(et + 120);
-  *(v2 *)(c + 10) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48) + l[15] * *(const v2 *)(et + 72) + l[16] * *(const v2 *)(et + 96) + l[17] * *(const v2 *)(et + 120);
-  c[12] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50] + l[15] * et[74] + l[16] * et[98] + l[17] * et[122];
-  *(v4 *)(c + 15) -= l[18] * *(const v4 *)(et + 0) + l[19] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 120);
-  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 0) + l[25] * *(const v4 *)(et + 24) + l[26] * *(const v4 *)(et + 48) + l[27] * *(const v4 *)(et + 72) + l[28] * *(const v4 *)(et + 96) + l[29] * *(const v4 *)(et + 120);
-  c[24] -= l[24] * et[4] + l[25] * et[28] + l[26] * et[52] + l[27] * et[76] + l[28] * et[100] + l[29] * et[124];
-}
-
-/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 3 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_6_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
-  *(v2 *)(c + 6) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
-  *(v2 *)(c + 12) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
-  c[14] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
-  *(v4 *)(c + 18) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
-  *(v4 *)(c + 24) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
-  c[28] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
-  *(v4 *)(c + 30) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
-  *(v2 *)(c + 34) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 28) + l[17] * *(const v2 *)(et + 52);
-}
-
-/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 5 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
-  *(v2 *)(c + 6) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
-  *(v2 *)(c + 12) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
-  c[14] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
-  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  c[28] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
-  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 28) + l[27] * *(const v2 *)(et + 52) + l[28] * *(const v2 *)(et + 76) + l[29] * *(const v2 *)(et + 100);
-}
-
-/* C -= L Y^T for a 3 x 3 block C, L 3 x 1, Y 3 x 1 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_3x3_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v2 *)(c + 0) -= l[0] * *(const v2 *)(et + 0);
-  c[2] -= l[0] * et[2];
-  *(v2 *)(c + 3) -= l[1] * *(const v2 *)(et + 0);
-  c[5] -= l[1] * et[2];
-  *(v2 *)(c + 6) -= l[2] * *(const v2 *)(et + 0);
-  c[8] -= l[2] * et[2];
-}
-
-/* C -= L Y^T for a 3 x 3 block C, L 3 x 5, Y 3 x 5 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_3x3_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v2 *)(c + 0) -= l[0] * *(const v2 *)(et + 0) + l[1] * *(const v2 *)(et + 24) + l[2] * *(const v2 *)(et + 48) + l[3] * *(const v2 *)(et + 72) + l[4] * *(const v2 *)(et + 96);
-  c[2] -= l[0] * et[2] + l[1] * et[26] + l[2] * et[50] + l[3] * et[74] + l[4] * et[98];
-  *(v2 *)(c + 3) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
-  c[5] -= l[5] * et[2] + l[6] * et[26] + l[7] * et[50] + l[8] * et[74] + l[9] * et[98];
-  *(v2 *)(c + 6) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
-  c[8] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
-}
-
-/* C -= L Y^T for a 3 x 5 block C, L 3 x 1, Y 5 x 1 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_3x5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0);
-  c[4] -= l[0] * et[4];
-  *(v4 *)(c + 5) -= l[1] * *(const v4 *)(et + 0);
-  c[9] -= l[1] * et[4];
-  *(v4 *)(c + 10) -= l[2] * *(const v4 *)(et + 0);
-  c[14] -= l[2] * et[4];
-}
-
-/* C -= L Y^T for a 5 x 3 block C, L 5 x 6, Y 3 x 6 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_5x3_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v2 *)(c + 0) -= l[0] * *(const v2 *)(et + 0) + l[1] * *(const v2 *)(et + 24) + l[2] * *(const v2 *)(et + 48) + l[3] * *(const v2 *)(et + 72) + l[4] * *(const v2 *)(et + 96) + l[5] * *(const v2 *)(et + 120);
-  c[2] -= l[0] * et[2] + l[1] * et[26] + l[2] * et[50] + l[3] * et[74] + l[4] * et[98] + l[5] * et[122];
-  *(v2 *)(c + 3) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 96) + l[11] * *(const v2 *)(et + 120);
-  c[5] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50] + l[9] * et[74] + l[10] * et[98] + l[11] * et[122];
-  *(v2 *)(c + 6) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48) + l[15] * *(const v2 *)(et + 72) + l[16] * *(const v2 *)(et + 96) + l[17] * *(const v2 *)(et + 120);
-  c[8] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50] + l[15] * et[74] + l[16] * et[98] + l[17] * et[122];
-  *(v2 *)(c + 9) -= l[18] * *(const v2 *)(et + 0) + l[19] * *(const v2 *)(et + 24) + l[20] * *(const v2 *)(et + 48) + l[21] * *(const v2 *)(et + 72) + l[22] * *(const v2 *)(et + 96) + l[23] * *(const v2 *)(et + 120);
-  c[11] -= l[18] * et[2] + l[19] * et[26] + l[20] * et[50] + l[21] * et[74] + l[22] * et[98] + l[23] * et[122];
-  *(v2 *)(c + 12) -= l[24] * *(const v2 *)(et + 0) + l[25] * *(const v2 *)(et + 24) + l[26] * *(const v2 *)(et + 48) + l[27] * *(const v2 *)(et + 72) + l[28] * *(const v2 *)(et + 96) + l[29] * *(const v2 *)(et + 120);
-  c[14] -= l[24] * et[2] + l[25] * et[26] + l[26] * et[50] + l[27] * et[74] + l[28] * et[98] + l[29] * et[122];
-}
-
-/* C -= L Y^T for a 5 x 5 block C, L 5 x 3, Y 5 x 3 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_5x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48);
-  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52];
-  *(v4 *)(c + 5) -= l[3] * *(const v4 *)(et + 0) + l[4] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 48);
-  c[9] -= l[3] * et[4] + l[4] * et[28] + l[5] * et[52];
-  *(v4 *)(c + 10) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48);
-  c[14] -= l[6] * et[4] + l[7] * et[28] + l[8] * et[52];
-  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
-  c[19] -= l[9] * et[4] + l[10] * et[28] + l[11] * et[52];
-  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
-  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
-}
-
-/* C -= L Y^T for a 5 x 5 block C, L 5 x 4, Y 5 x 4 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_5x5_d4(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72);
-  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76];
-  *(v4 *)(c + 5) -= l[4] * *(const v4 *)(et + 0) + l[5] * *(const v4 *)(et + 24) + l[6] * *(const v4 *)(et + 48) + l[7] * *(const v4 *)(et + 72);
-  c[9] -= l[4] * et[4] + l[5] * et[28] + l[6] * et[52] + l[7] * et[76];
-  *(v4 *)(c + 10) -= l[8] * *(const v4 *)(et + 0) + l[9] * *(const v4 *)(et + 24) + l[10] * *(const v4 *)(et + 48) + l[11] * *(const v4 *)(et + 72);
-  c[14] -= l[8] * et[4] + l[9] * et[28] + l[10] * et[52] + l[11] * et[76];
-  *(v4 *)(c + 15) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48) + l[15] * *(const v4 *)(et + 72);
-  c[19] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52] + l[15] * et[76];
-  *(v4 *)(c + 20) -= l[16] * *(const v4 *)(et + 0) + l[17] * *(const v4 *)(et + 24) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 72);
-  c[24] -= l[16] * et[4] + l[17] * et[28] + l[18] * et[52] + l[19] * et[76];
-}
-
-/* C -= L Y^T for a 5 x 5 block C, L 5 x 5, Y 5 x 5 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_5x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
-  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100];
-  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
-  c[9] -= l[5] * et[4] + l[6] * et[28] + l[7] * et[52] + l[8] * et[76] + l[9] * et[100];
-  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
-  c[14] -= l[10] * et[4] + l[11] * et[28] + l[12] * et[52] + l[13] * et[76] + l[14] * et[100];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  c[19] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52] + l[18] * et[76] + l[19] * et[100];
-  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
-}
-
-/* C -= L Y^T for a 5 x 5 block C, L 5 x 6, Y 5 x 6 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_5x5_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96) + l[5] * *(const v4 *)(et + 120);
-  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100] + l[5] * et[124];
-  *(v4 *)(c + 5) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48) + l[9] * *(const v4 *)(et + 72) + l[10] * *(const v4 *)(et + 96) + l[11] * *(const v4 *)(et + 120);
-  c[9] -= l[6] * et[4] + l[7] * et[28] + l[8] * et[52] + l[9] * et[76] + l[10] * et[100] + l[11] * et[124];
-  *(v4 *)(c + 10) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48) + l[15] * *(const v4 *)(et + 72) + l[16] * *(const v4 *)(et + 96) + l[17] * *(const v4 *)(et + 120);
-  c[14] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52] + l[15] * et[76] + l[16] * et[100] + l[17] * et[124];
-  *(v4 *)(c + 15) -= l[18] * *(const v4 *)(et + 0) + l[19] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 120);
-  c[19] -= l[18] * et[4] + l[19] * et[28] + l[20] * et[52] + l[21] * et[76] + l[22] * et[100] + l[23] * et[124];
-  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 0) + l[25] * *(const v4 *)(et + 24) + l[26] * *(const v4 *)(et + 48) + l[27] * *(const v4 *)(et + 72) + l[28] * *(const v4 *)(et + 96) + l[29] * *(const v4 *)(et + 120);
-  c[24] -= l[24] * et[4] + l[25] * et[28] + l[26] * et[52] + l[27] * et[76] + l[28] * et[100] + l[29] * et[124];
-}
-
-/* C -= L Y^T for a 6 x 3 block C, L 6 x 3, Y 3 x 3 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_6x3_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v2 *)(c + 0) -= l[0] * *(const v2 *)(et + 0) + l[1] * *(const v2 *)(et + 24) + l[2] * *(const v2 *)(et + 48);
-  c[2] -= l[0] * et[2] + l[1] * et[26] + l[2] * et[50];
-  *(v2 *)(c + 3) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
-  c[5] -= l[3] * et[2] + l[4] * et[26] + l[5] * et[50];
-  *(v2 *)(c + 6) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
-  c[8] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
-  *(v2 *)(c + 9) -= l[9] * *(const v2 *)(et + 0) + l[10] * *(const v2 *)(et + 24) + l[11] * *(const v2 *)(et + 48);
-  c[11] -= l[9] * et[2] + l[10] * et[26] + l[11] * et[50];
-  *(v2 *)(c + 12) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48);
-  c[14] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50];
-  *(v2 *)(c + 15) -= l[15] * *(const v2 *)(et + 0) + l[16] * *(const v2 *)(et + 24) + l[17] * *(const v2 *)(et + 48);
-  c[17] -= l[15] * et[2] + l[16] * et[26] + l[17] * et[50];
-}
-
-/* C -= L Y^T for a 6 x 5 block C, L 6 x 3, Y 5 x 3 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_6x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48);
-  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52];
-  *(v4 *)(c + 5) -= l[3] * *(const v4 *)(et + 0) + l[4] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 48);
-  c[9] -= l[3] * et[4] + l[4] * et[28] + l[5] * et[52];
-  *(v4 *)(c + 10) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48);
-  c[14] -= l[6] * et[4] + l[7] * et[28] + l[8] * et[52];
-  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
-  c[19] -= l[9] * et[4] + l[10] * et[28] + l[11] * et[52];
-  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
-  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
-  *(v4 *)(c + 25) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
-  c[29] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52];
-}
-
-/* C -= L Y^T for a 6 x 5 block C, L 6 x 5, Y 5 x 5 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
-  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100];
-  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
-  c[9] -= l[5] * et[4] + l[6] * et[28] + l[7] * et[52] + l[8] * et[76] + l[9] * et[100];
-  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
-  c[14] -= l[10] * et[4] + l[11] * et[28] + l[12] * et[52] + l[13] * et[76] + l[14] * et[100];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  c[19] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52] + l[18] * et[76] + l[19] * et[100];
-  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
-  *(v4 *)(c + 25) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
-  c[29] -= l[25] * et[4] + l[26] * et[28] + l[27] * et[52] + l[28] * et[76] + l[29] * et[100];
-}
-
-#else
-/* 16-byte vectors (SSE2, the x86-64 baseline; NEON) */
-
-/* One row of an edge column (rt.h factor step 2): its forward substitution
- * Y with N's l into et (Y[k] at et[k * 24]), and Y D^-1 over the row,
- * with the reciprocals rinv of N's pivots. */
-static void panel_3x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const scalar e0 = e[0];
-  const scalar e1 = e[1];
-  const scalar e2 = e[2];
-  const scalar y0 = e0;
-  const scalar y1 = e1 - n[3] * y0;
-  const scalar y2 = e2 - n[6] * y0 - n[7] * y1;
-  et[0] = y0;
-  et[24] = y1;
-  et[48] = y2;
-  const scalar z0 = y0 * rinv[0];
-  const scalar z1 = y1 * rinv[1];
-  const scalar z2 = y2 * rinv[2];
-  e[0] = z0;
-  e[1] = z1;
-  e[2] = z2;
-}
-
-/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_4x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v2 e0 = {e[0], e[4]};
-  const v2 e1 = {e[1], e[5]};
-  const v2 e2 = {e[2], e[6]};
-  const v2 e3 = {e[3], e[7]};
-  const v2 y0 = e0;
-  const v2 y1 = e1 - n[4] * y0;
-  const v2 y2 = e2 - n[8] * y0 - n[9] * y1;
-  const v2 y3 = e3 - n[12] * y0 - n[13] * y1 - n[14] * y2;
-  *(v2 *)(et + 0) = y0;
-  *(v2 *)(et + 24) = y1;
-  *(v2 *)(et + 48) = y2;
-  *(v2 *)(et + 72) = y3;
-  const v2 z0 = y0 * rinv[0];
-  const v2 z1 = y1 * rinv[1];
-  const v2 z2 = y2 * rinv[2];
-  const v2 z3 = y3 * rinv[3];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z3[0];
-  e[4] = z0[1];
-  e[5] = z1[1];
-  e[6] = z2[1];
-  e[7] = z3[1];
-}
-
-/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v2 e0 = {e[0], e[5]};
-  const v2 e1 = {e[1], e[6]};
-  const v2 e2 = {e[2], e[7]};
-  const v2 e3 = {e[3], e[8]};
-  const v2 e4 = {e[4], e[9]};
-  const v2 y0 = e0;
-  const v2 y1 = e1 - n[5] * y0;
-  const v2 y2 = e2 - n[10] * y0 - n[11] * y1;
-  const v2 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const v2 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  *(v2 *)(et + 0) = y0;
-  *(v2 *)(et + 24) = y1;
-  *(v2 *)(et + 48) = y2;
-  *(v2 *)(et + 72) = y3;
-  *(v2 *)(et + 96) = y4;
-  const v2 z0 = y0 * rinv[0];
-  const v2 z1 = y1 * rinv[1];
-  const v2 z2 = y2 * rinv[2];
-  const v2 z3 = y3 * rinv[3];
-  const v2 z4 = y4 * rinv[4];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z3[0];
-  e[4] = z4[0];
-  e[5] = z0[1];
-  e[6] = z1[1];
-  e[7] = z2[1];
-  e[8] = z3[1];
-  e[9] = z4[1];
-}
-
-/* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_1x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  (void)n; /* a 1 x 1 block: only its reciprocal */
-  const v4 e0 = {e[0], e[1], e[2], 0};
-  const v4 y0 = e0;
-  *(v4 *)(et + 0) = y0;
-  const v4 z0 = y0 * rinv[0];
-  e[0] = z0[0];
-  e[1] = z0[1];
-  e[2] = z0[2];
-}
-
-/* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0 = {e[0], e[5], e[10], 0};
-  const v4 e1 = {e[1], e[6], e[11], 0};
-  const v4 e2 = {e[2], e[7], e[12], 0};
-  const v4 e3 = {e[3], e[8], e[13], 0};
-  const v4 e4 = {e[4], e[9], e[14], 0};
-  const v4 y0 = e0;
-  const v4 y1 = e1 - n[5] * y0;
-  const v4 y2 = e2 - n[10] * y0 - n[11] * y1;
-  const v4 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const v4 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  *(v4 *)(et + 0) = y0;
-  *(v4 *)(et + 24) = y1;
-  *(v4 *)(et + 48) = y2;
-  *(v4 *)(et + 72) = y3;
-  *(v4 *)(et + 96) = y4;
-  const v4 z0 = y0 * rinv[0];
-  const v4 z1 = y1 * rinv[1];
-  const v4 z2 = y2 * rinv[2];
-  const v4 z3 = y3 * rinv[3];
-  const v4 z4 = y4 * rinv[4];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z3[0];
-  e[4] = z4[0];
-  e[5] = z0[1];
-  e[6] = z1[1];
-  e[7] = z2[1];
-  e[8] = z3[1];
-  e[9] = z4[1];
-  e[10] = z0[2];
-  e[11] = z1[2];
-  e[12] = z2[2];
-  e[13] = z3[2];
-  e[14] = z4[2];
-}
-
-/* 5 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 3 lanes idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x5_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0_0 = {e[0], e[5], e[10], e[15]};
-  const v4 e0_1 = {e[20], 0, 0, 0};
-  const v4 e1_0 = {e[1], e[6], e[11], e[16]};
-  const v4 e1_1 = {e[21], 0, 0, 0};
-  const v4 e2_0 = {e[2], e[7], e[12], e[17]};
-  const v4 e2_1 = {e[22], 0, 0, 0};
-  const v4 e3_0 = {e[3], e[8], e[13], e[18]};
-  const v4 e3_1 = {e[23], 0, 0, 0};
-  const v4 e4_0 = {e[4], e[9], e[14], e[19]};
-  const v4 e4_1 = {e[24], 0, 0, 0};
-  const v4 y0_0 = e0_0;
-  const v4 y0_1 = e0_1;
-  const v4 y1_0 = e1_0 - n[5] * y0_0;
-  const v4 y1_1 = e1_1 - n[5] * y0_1;
-  const v4 y2_0 = e2_0 - n[10] * y0_0 - n[11] * y1_0;
-  const v4 y2_1 = e2_1 - n[10] * y0_1 - n[11] * y1_1;
-  const v4 y3_0 = e3_0 - n[15] * y0_0 - n[16] * y1_0 - n[17] * y2_0;
-  const v4 y3_1 = e3_1 - n[15] * y0_1 - n[16] * y1_1 - n[17] * y2_1;
-  const v4 y4_0 = e4_0 - n[20] * y0_0 - n[21] * y1_0 - n[22] * y2_0 - n[23] * y3_0;
-  const v4 y4_1 = e4_1 - n[20] * y0_1 - n[21] * y1_1 - n[22] * y2_1 - n[23] * y3_1;
-  *(v4 *)(et + 0) = y0_0;
-  *(v4 *)(et + 4) = y0_1;
-  *(v4 *)(et + 24) = y1_0;
-  *(v4 *)(et + 28) = y1_1;
-  *(v4 *)(et + 48) = y2_0;
-  *(v4 *)(et + 52) = y2_1;
-  *(v4 *)(et + 72) = y3_0;
-  *(v4 *)(et + 76) = y3_1;
-  *(v4 *)(et + 96) = y4_0;
-  *(v4 *)(et + 100) = y4_1;
-  const v4 z0_0 = y0_0 * rinv[0];
-  const v4 z0_1 = y0_1 * rinv[0];
-  const v4 z1_0 = y1_0 * rinv[1];
-  const v4 z1_1 = y1_1 * rinv[1];
-  const v4 z2_0 = y2_0 * rinv[2];
-  const v4 z2_1 = y2_1 * rinv[2];
-  const v4 z3_0 = y3_0 * rinv[3];
-  const v4 z3_1 = y3_1 * rinv[3];
-  const v4 z4_0 = y4_0 * rinv[4];
-  const v4 z4_1 = y4_1 * rinv[4];
-  e[0] = z0_0[0];
-  e[1] = z1_0[0];
-  e[2] = z2_0[0];
-  e[3] = z3_0[0];
-  e[4] = z4_0[0];
-  e[5] = z0_0[1];
-  e[6] = z1_0[1];
-  e[7] = z2_0[1];
-  e[8] = z3_0[1];
-  e[9] = z4_0[1];
-  e[10] = z0_0[2];
-  e[11] = z1_0[2];
-  e[12] = z2_0[2];
-  e[13] = z3_0[2];
-  e[14] = z4_0[2];
-  e[15] = z0_0[3];
-  e[16] = z1_0[3];
-  e[17] = z2_0[3];
-  e[18] = z3_0[3];
-  e[19] = z4_0[3];
-  e[20] = z0_1[0];
-  e[21] = z1_1[0];
-  e[22] = z2_1[0];
-  e[23] = z3_1[0];
-  e[24] = z4_1[0];
-}
-
-/* 5 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 3 lanes idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_6x5_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0_0 = {e[0], e[6], e[12], e[18]};
-  const v4 e0_1 = {e[24], 0, 0, 0};
-  const v4 e1_0 = {e[1], e[7], e[13], e[19]};
-  const v4 e1_1 = {e[25], 0, 0, 0};
-  const v4 e2_0 = {e[2], e[8], e[14], e[20]};
-  const v4 e2_1 = {e[26], 0, 0, 0};
-  const v4 e3_0 = {e[3], e[9], e[15], e[21]};
-  const v4 e3_1 = {e[27], 0, 0, 0};
-  const v4 e4_0 = {e[4], e[10], e[16], e[22]};
-  const v4 e4_1 = {e[28], 0, 0, 0};
-  const v4 e5_0 = {e[5], e[11], e[17], e[23]};
-  const v4 e5_1 = {e[29], 0, 0, 0};
-  const v4 y0_0 = e0_0;
-  const v4 y0_1 = e0_1;
-  const v4 y1_0 = e1_0 - n[6] * y0_0;
-  const v4 y1_1 = e1_1 - n[6] * y0_1;
-  const v4 y2_0 = e2_0 - n[12] * y0_0 - n[13] * y1_0;
-  const v4 y2_1 = e2_1 - n[12] * y0_1 - n[13] * y1_1;
-  const v4 y3_0 = e3_0 - n[18] * y0_0 - n[19] * y1_0 - n[20] * y2_0;
-  const v4 y3_1 = e3_1 - n[18] * y0_1 - n[19] * y1_1 - n[20] * y2_1;
-  const v4 y4_0 = e4_0 - n[24] * y0_0 - n[25] * y1_0 - n[26] * y2_0 - n[27] * y3_0;
-  const v4 y4_1 = e4_1 - n[24] * y0_1 - n[25] * y1_1 - n[26] * y2_1 - n[27] * y3_1;
-  const v4 y5_0 = e5_0 - n[30] * y0_0 - n[31] * y1_0 - n[32] * y2_0 - n[33] * y3_0 - n[34] * y4_0;
-  const v4 y5_1 = e5_1 - n[30] * y0_1 - n[31] * y1_1 - n[32] * y2_1 - n[33] * y3_1 - n[34] * y4_1;
-  *(v4 *)(et + 0) = y0_0;
-  *(v4 *)(et + 4) = y0_1;
-  *(v4 *)(et + 24) = y1_0;
-  *(v4 *)(et + 28) = y1_1;
-  *(v4 *)(et + 48) = y2_0;
-  *(v4 *)(et + 52) = y2_1;
-  *(v4 *)(et + 72) = y3_0;
-  *(v4 *)(et + 76) = y3_1;
-  *(v4 *)(et + 96) = y4_0;
-  *(v4 *)(et + 100) = y4_1;
-  *(v4 *)(et + 120) = y5_0;
-  *(v4 *)(et + 124) = y5_1;
-  const v4 z0_0 = y0_0 * rinv[0];
-  const v4 z0_1 = y0_1 * rinv[0];
-  const v4 z1_0 = y1_0 * rinv[1];
-  const v4 z1_1 = y1_1 * rinv[1];
-  const v4 z2_0 = y2_0 * rinv[2];
-  const v4 z2_1 = y2_1 * rinv[2];
-  const v4 z3_0 = y3_0 * rinv[3];
-  const v4 z3_1 = y3_1 * rinv[3];
-  const v4 z4_0 = y4_0 * rinv[4];
-  const v4 z4_1 = y4_1 * rinv[4];
-  const v4 z5_0 = y5_0 * rinv[5];
-  const v4 z5_1 = y5_1 * rinv[5];
-  e[0] = z0_0[0];
-  e[1] = z1_0[0];
-  e[2] = z2_0[0];
-  e[3] = z3_0[0];
-  e[4] = z4_0[0];
-  e[5] = z5_0[0];
-  e[6] = z0_0[1];
-  e[7] = z1_0[1];
-  e[8] = z2_0[1];
-  e[9] = z3_0[1];
-  e[10] = z4_0[1];
-  e[11] = z5_0[1];
-  e[12] = z0_0[2];
-  e[13] = z1_0[2];
-  e[14] = z2_0[2];
-  e[15] = z3_0[2];
-  e[16] = z4_0[2];
-  e[17] = z5_0[2];
-  e[18] = z0_0[3];
-  e[19] = z1_0[3];
-  e[20] = z2_0[3];
-  e[21] = z3_0[3];
-  e[22] = z4_0[3];
-  e[23] = z5_0[3];
-  e[24] = z0_1[0];
-  e[25] = z1_1[0];
-  e[26] = z2_1[0];
-  e[27] = z3_1[0];
-  e[28] = z4_1[0];
-  e[29] = z5_1[0];
-}
-
-/* 6 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 2 lanes idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0_0 = {e[0], e[5], e[10], e[15]};
-  const v4 e0_1 = {e[20], e[25], 0, 0};
-  const v4 e1_0 = {e[1], e[6], e[11], e[16]};
-  const v4 e1_1 = {e[21], e[26], 0, 0};
-  const v4 e2_0 = {e[2], e[7], e[12], e[17]};
-  const v4 e2_1 = {e[22], e[27], 0, 0};
-  const v4 e3_0 = {e[3], e[8], e[13], e[18]};
-  const v4 e3_1 = {e[23], e[28], 0, 0};
-  const v4 e4_0 = {e[4], e[9], e[14], e[19]};
-  const v4 e4_1 = {e[24], e[29], 0, 0};
-  const v4 y0_0 = e0_0;
-  const v4 y0_1 = e0_1;
-  const v4 y1_0 = e1_0 - n[5] * y0_0;
-  const v4 y1_1 = e1_1 - n[5] * y0_1;
-  const v4 y2_0 = e2_0 - n[10] * y0_0 - n[11] * y1_0;
-  const v4 y2_1 = e2_1 - n[10] * y0_1 - n[11] * y1_1;
-  const v4 y3_0 = e3_0 - n[15] * y0_0 - n[16] * y1_0 - n[17] * y2_0;
-  const v4 y3_1 = e3_1 - n[15] * y0_1 - n[16] * y1_1 - n[17] * y2_1;
-  const v4 y4_0 = e4_0 - n[20] * y0_0 - n[21] * y1_0 - n[22] * y2_0 - n[23] * y3_0;
-  const v4 y4_1 = e4_1 - n[20] * y0_1 - n[21] * y1_1 - n[22] * y2_1 - n[23] * y3_1;
-  *(v4 *)(et + 0) = y0_0;
-  *(v4 *)(et + 4) = y0_1;
-  *(v4 *)(et + 24) = y1_0;
-  *(v4 *)(et + 28) = y1_1;
-  *(v4 *)(et + 48) = y2_0;
-  *(v4 *)(et + 52) = y2_1;
-  *(v4 *)(et + 72) = y3_0;
-  *(v4 *)(et + 76) = y3_1;
-  *(v4 *)(et + 96) = y4_0;
-  *(v4 *)(et + 100) = y4_1;
-  const v4 z0_0 = y0_0 * rinv[0];
-  const v4 z0_1 = y0_1 * rinv[0];
-  const v4 z1_0 = y1_0 * rinv[1];
-  const v4 z1_1 = y1_1 * rinv[1];
-  const v4 z2_0 = y2_0 * rinv[2];
-  const v4 z2_1 = y2_1 * rinv[2];
-  const v4 z3_0 = y3_0 * rinv[3];
-  const v4 z3_1 = y3_1 * rinv[3];
-  const v4 z4_0 = y4_0 * rinv[4];
-  const v4 z4_1 = y4_1 * rinv[4];
-  e[0] = z0_0[0];
-  e[1] = z1_0[0];
-  e[2] = z2_0[0];
-  e[3] = z3_0[0];
-  e[4] = z4_0[0];
-  e[5] = z0_0[1];
-  e[6] = z1_0[1];
-  e[7] = z2_0[1];
-  e[8] = z3_0[1];
-  e[9] = z4_0[1];
-  e[10] = z0_0[2];
-  e[11] = z1_0[2];
-  e[12] = z2_0[2];
-  e[13] = z3_0[2];
-  e[14] = z4_0[2];
-  e[15] = z0_0[3];
-  e[16] = z1_0[3];
-  e[17] = z2_0[3];
-  e[18] = z3_0[3];
-  e[19] = z4_0[3];
-  e[20] = z0_1[0];
-  e[21] = z1_1[0];
-  e[22] = z2_1[0];
-  e[23] = z3_1[0];
-  e[24] = z4_1[0];
-  e[25] = z0_1[1];
-  e[26] = z1_1[1];
-  e[27] = z2_1[1];
-  e[28] = z3_1[1];
-  e[29] = z4_1[1];
-}
-
-/* 7 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 1 lane idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x7_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0_0 = {e[0], e[5], e[10], e[15]};
-  const v4 e0_1 = {e[20], e[25], e[30], 0};
-  const v4 e1_0 = {e[1], e[6], e[11], e[16]};
-  const v4 e1_1 = {e[21], e[26], e[31], 0};
-  const v4 e2_0 = {e[2], e[7], e[12], e[17]};
-  const v4 e2_1 = {e[22], e[27], e[32], 0};
-  const v4 e3_0 = {e[3], e[8], e[13], e[18]};
-  const v4 e3_1 = {e[23], e[28], e[33], 0};
-  const v4 e4_0 = {e[4], e[9], e[14], e[19]};
-  const v4 e4_1 = {e[24], e[29], e[34], 0};
-  const v4 y0_0 = e0_0;
-  const v4 y0_1 = e0_1;
-  const v4 y1_0 = e1_0 - n[5] * y0_0;
-  const v4 y1_1 = e1_1 - n[5] * y0_1;
-  const v4 y2_0 = e2_0 - n[10] * y0_0 - n[11] * y1_0;
-  const v4 y2_1 = e2_1 - n[10] * y0_1 - n[11] * y1_1;
-  const v4 y3_0 = e3_0 - n[15] * y0_0 - n[16] * y1_0 - n[17] * y2_0;
-  const v4 y3_1 = e3_1 - n[15] * y0_1 - n[16] * y1_1 - n[17] * y2_1;
-  const v4 y4_0 = e4_0 - n[20] * y0_0 - n[21] * y1_0 - n[22] * y2_0 - n[23] * y3_0;
-  const v4 y4_1 = e4_1 - n[20] * y0_1 - n[21] * y1_1 - n[22] * y2_1 - n[23] * y3_1;
-  *(v4 *)(et + 0) = y0_0;
-  *(v4 *)(et + 4) = y0_1;
-  *(v4 *)(et + 24) = y1_0;
-  *(v4 *)(et + 28) = y1_1;
-  *(v4 *)(et + 48) = y2_0;
-  *(v4 *)(et + 52) = y2_1;
-  *(v4 *)(et + 72) = y3_0;
-  *(v4 *)(et + 76) = y3_1;
-  *(v4 *)(et + 96) = y4_0;
-  *(v4 *)(et + 100) = y4_1;
-  const v4 z0_0 = y0_0 * rinv[0];
-  const v4 z0_1 = y0_1 * rinv[0];
-  const v4 z1_0 = y1_0 * rinv[1];
-  const v4 z1_1 = y1_1 * rinv[1];
-  const v4 z2_0 = y2_0 * rinv[2];
-  const v4 z2_1 = y2_1 * rinv[2];
-  const v4 z3_0 = y3_0 * rinv[3];
-  const v4 z3_1 = y3_1 * rinv[3];
-  const v4 z4_0 = y4_0 * rinv[4];
-  const v4 z4_1 = y4_1 * rinv[4];
-  e[0] = z0_0[0];
-  e[1] = z1_0[0];
-  e[2] = z2_0[0];
-  e[3] = z3_0[0];
-  e[4] = z4_0[0];
-  e[5] = z0_0[1];
-  e[6] = z1_0[1];
-  e[7] = z2_0[1];
-  e[8] = z3_0[1];
-  e[9] = z4_0[1];
-  e[10] = z0_0[2];
-  e[11] = z1_0[2];
-  e[12] = z2_0[2];
-  e[13] = z3_0[2];
-  e[14] = z4_0[2];
-  e[15] = z0_0[3];
-  e[16] = z1_0[3];
-  e[17] = z2_0[3];
-  e[18] = z3_0[3];
-  e[19] = z4_0[3];
-  e[20] = z0_1[0];
-  e[21] = z1_1[0];
-  e[22] = z2_1[0];
-  e[23] = z3_1[0];
-  e[24] = z4_1[0];
-  e[25] = z0_1[1];
-  e[26] = z1_1[1];
-  e[27] = z2_1[1];
-  e[28] = z3_1[1];
-  e[29] = z4_1[1];
-  e[30] = z0_1[2];
-  e[31] = z1_1[2];
-  e[32] = z2_1[2];
-  e[33] = z3_1[2];
-  e[34] = z4_1[2];
-}
-
-/* 7 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 1 lane idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_6x7_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0_0 = {e[0], e[6], e[12], e[18]};
-  const v4 e0_1 = {e[24], e[30], e[36], 0};
-  const v4 e1_0 = {e[1], e[7], e[13], e[19]};
-  const v4 e1_1 = {e[25], e[31], e[37], 0};
-  const v4 e2_0 = {e[2], e[8], e[14], e[20]};
-  const v4 e2_1 = {e[26], e[32], e[38], 0};
-  const v4 e3_0 = {e[3], e[9], e[15], e[21]};
-  const v4 e3_1 = {e[27], e[33], e[39], 0};
-  const v4 e4_0 = {e[4], e[10], e[16], e[22]};
-  const v4 e4_1 = {e[28], e[34], e[40], 0};
-  const v4 e5_0 = {e[5], e[11], e[17], e[23]};
-  const v4 e5_1 = {e[29], e[35], e[41], 0};
-  const v4 y0_0 = e0_0;
-  const v4 y0_1 = e0_1;
-  const v4 y1_0 = e1_0 - n[6] * y0_0;
-  const v4 y1_1 = e1_1 - n[6] * y0_1;
-  const v4 y2_0 = e2_0 - n[12] * y0_0 - n[13] * y1_0;
-  const v4 y2_1 = e2_1 - n[12] * y0_1 - n[13] * y1_1;
-  const v4 y3_0 = e3_0 - n[18] * y0_0 - n[19] * y1_0 - n[20] * y2_0;
-  const v4 y3_1 = e3_1 - n[18] * y0_1 - n[19] * y1_1 - n[20] * y2_1;
-  const v4 y4_0 = e4_0 - n[24] * y0_0 - n[25] * y1_0 - n[26] * y2_0 - n[27] * y3_0;
-  const v4 y4_1 = e4_1 - n[24] * y0_1 - n[25] * y1_1 - n[26] * y2_1 - n[27] * y3_1;
-  const v4 y5_0 = e5_0 - n[30] * y0_0 - n[31] * y1_0 - n[32] * y2_0 - n[33] * y3_0 - n[34] * y4_0;
-  const v4 y5_1 = e5_1 - n[30] * y0_1 - n[31] * y1_1 - n[32] * y2_1 - n[33] * y3_1 - n[34] * y4_1;
-  *(v4 *)(et + 0) = y0_0;
-  *(v4 *)(et + 4) = y0_1;
-  *(v4 *)(et + 24) = y1_0;
-  *(v4 *)(et + 28) = y1_1;
-  *(v4 *)(et + 48) = y2_0;
-  *(v4 *)(et + 52) = y2_1;
-  *(v4 *)(et + 72) = y3_0;
-  *(v4 *)(et + 76) = y3_1;
-  *(v4 *)(et + 96) = y4_0;
-  *(v4 *)(et + 100) = y4_1;
-  *(v4 *)(et + 120) = y5_0;
-  *(v4 *)(et + 124) = y5_1;
-  const v4 z0_0 = y0_0 * rinv[0];
-  const v4 z0_1 = y0_1 * rinv[0];
-  const v4 z1_0 = y1_0 * rinv[1];
-  const v4 z1_1 = y1_1 * rinv[1];
-  const v4 z2_0 = y2_0 * rinv[2];
-  const v4 z2_1 = y2_1 * rinv[2];
-  const v4 z3_0 = y3_0 * rinv[3];
-  const v4 z3_1 = y3_1 * rinv[3];
-  const v4 z4_0 = y4_0 * rinv[4];
-  const v4 z4_1 = y4_1 * rinv[4];
-  const v4 z5_0 = y5_0 * rinv[5];
-  const v4 z5_1 = y5_1 * rinv[5];
-  e[0] = z0_0[0];
-  e[1] = z1_0[0];
-  e[2] = z2_0[0];
-  e[3] = z3_0[0];
-  e[4] = z4_0[0];
-  e[5] = z5_0[0];
-  e[6] = z0_0[1];
-  e[7] = z1_0[1];
-  e[8] = z2_0[1];
-  e[9] = z3_0[1];
-  e[10] = z4_0[1];
-  e[11] = z5_0[1];
-  e[12] = z0_0[2];
-  e[13] = z1_0[2];
-  e[14] = z2_0[2];
-  e[15] = z3_0[2];
-  e[16] = z4_0[2];
-  e[17] = z5_0[2];
-  e[18] = z0_0[3];
-  e[19] = z1_0[3];
-  e[20] = z2_0[3];
-  e[21] = z3_0[3];
-  e[22] = z4_0[3];
-  e[23] = z5_0[3];
-  e[24] = z0_1[0];
-  e[25] = z1_1[0];
-  e[26] = z2_1[0];
-  e[27] = z3_1[0];
-  e[28] = z4_1[0];
-  e[29] = z5_1[0];
-  e[30] = z0_1[1];
-  e[31] = z1_1[1];
-  e[32] = z2_1[1];
-  e[33] = z3_1[1];
-  e[34] = z4_1[1];
-  e[35] = z5_1[1];
-  e[36] = z0_1[2];
-  e[37] = z1_1[2];
-  e[38] = z2_1[2];
-  e[39] = z3_1[2];
-  e[40] = z4_1[2];
-  e[41] = z5_1[2];
-}
-
-/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4):
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_1x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  (void)n; /* a 1 x 1 block: only its reciprocal */
-  const v4 e0_0 = {e[0], e[1], e[2], e[3]};
-  const v4 e0_1 = {e[4], e[5], e[6], e[7]};
-  const v4 y0_0 = e0_0;
-  const v4 y0_1 = e0_1;
-  *(v4 *)(et + 0) = y0_0;
-  *(v4 *)(et + 4) = y0_1;
-  const v4 z0_0 = y0_0 * rinv[0];
-  const v4 z0_1 = y0_1 * rinv[0];
-  e[0] = z0_0[0];
-  e[1] = z0_0[1];
-  e[2] = z0_0[2];
-  e[3] = z0_0[3];
-  e[4] = z0_1[0];
-  e[5] = z0_1[1];
-  e[6] = z0_1[2];
-  e[7] = z0_1[3];
-}
-
-/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4):
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_3x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0_0 = {e[0], e[3], e[6], e[9]};
-  const v4 e0_1 = {e[12], e[15], e[18], e[21]};
-  const v4 e1_0 = {e[1], e[4], e[7], e[10]};
-  const v4 e1_1 = {e[13], e[16], e[19], e[22]};
-  const v4 e2_0 = {e[2], e[5], e[8], e[11]};
-  const v4 e2_1 = {e[14], e[17], e[20], e[23]};
-  const v4 y0_0 = e0_0;
-  const v4 y0_1 = e0_1;
-  const v4 y1_0 = e1_0 - n[3] * y0_0;
-  const v4 y1_1 = e1_1 - n[3] * y0_1;
-  const v4 y2_0 = e2_0 - n[6] * y0_0 - n[7] * y1_0;
-  const v4 y2_1 = e2_1 - n[6] * y0_1 - n[7] * y1_1;
-  *(v4 *)(et + 0) = y0_0;
-  *(v4 *)(et + 4) = y0_1;
-  *(v4 *)(et + 24) = y1_0;
-  *(v4 *)(et + 28) = y1_1;
-  *(v4 *)(et + 48) = y2_0;
-  *(v4 *)(et + 52) = y2_1;
-  const v4 z0_0 = y0_0 * rinv[0];
-  const v4 z0_1 = y0_1 * rinv[0];
-  const v4 z1_0 = y1_0 * rinv[1];
-  const v4 z1_1 = y1_1 * rinv[1];
-  const v4 z2_0 = y2_0 * rinv[2];
-  const v4 z2_1 = y2_1 * rinv[2];
-  e[0] = z0_0[0];
-  e[1] = z1_0[0];
-  e[2] = z2_0[0];
-  e[3] = z0_0[1];
-  e[4] = z1_0[1];
-  e[5] = z2_0[1];
-  e[6] = z0_0[2];
-  e[7] = z1_0[2];
-  e[8] = z2_0[2];
-  e[9] = z0_0[3];
-  e[10] = z1_0[3];
-  e[11] = z2_0[3];
-  e[12] = z0_1[0];
-  e[13] = z1_1[0];
-  e[14] = z2_1[0];
-  e[15] = z0_1[1];
-  e[16] = z1_1[1];
-  e[17] = z2_1[1];
-  e[18] = z0_1[2];
-  e[19] = z1_1[2];
-  e[20] = z2_1[2];
-  e[21] = z0_1[3];
-  e[22] = z1_1[3];
-  e[23] = z2_1[3];
-}
-
-/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4):
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_4x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0_0 = {e[0], e[4], e[8], e[12]};
-  const v4 e0_1 = {e[16], e[20], e[24], e[28]};
-  const v4 e1_0 = {e[1], e[5], e[9], e[13]};
-  const v4 e1_1 = {e[17], e[21], e[25], e[29]};
-  const v4 e2_0 = {e[2], e[6], e[10], e[14]};
-  const v4 e2_1 = {e[18], e[22], e[26], e[30]};
-  const v4 e3_0 = {e[3], e[7], e[11], e[15]};
-  const v4 e3_1 = {e[19], e[23], e[27], e[31]};
-  const v4 y0_0 = e0_0;
-  const v4 y0_1 = e0_1;
-  const v4 y1_0 = e1_0 - n[4] * y0_0;
-  const v4 y1_1 = e1_1 - n[4] * y0_1;
-  const v4 y2_0 = e2_0 - n[8] * y0_0 - n[9] * y1_0;
-  const v4 y2_1 = e2_1 - n[8] * y0_1 - n[9] * y1_1;
-  const v4 y3_0 = e3_0 - n[12] * y0_0 - n[13] * y1_0 - n[14] * y2_0;
-  const v4 y3_1 = e3_1 - n[12] * y0_1 - n[13] * y1_1 - n[14] * y2_1;
-  *(v4 *)(et + 0) = y0_0;
-  *(v4 *)(et + 4) = y0_1;
-  *(v4 *)(et + 24) = y1_0;
-  *(v4 *)(et + 28) = y1_1;
-  *(v4 *)(et + 48) = y2_0;
-  *(v4 *)(et + 52) = y2_1;
-  *(v4 *)(et + 72) = y3_0;
-  *(v4 *)(et + 76) = y3_1;
-  const v4 z0_0 = y0_0 * rinv[0];
-  const v4 z0_1 = y0_1 * rinv[0];
-  const v4 z1_0 = y1_0 * rinv[1];
-  const v4 z1_1 = y1_1 * rinv[1];
-  const v4 z2_0 = y2_0 * rinv[2];
-  const v4 z2_1 = y2_1 * rinv[2];
-  const v4 z3_0 = y3_0 * rinv[3];
-  const v4 z3_1 = y3_1 * rinv[3];
-  e[0] = z0_0[0];
-  e[1] = z1_0[0];
-  e[2] = z2_0[0];
-  e[3] = z3_0[0];
-  e[4] = z0_0[1];
-  e[5] = z1_0[1];
-  e[6] = z2_0[1];
-  e[7] = z3_0[1];
-  e[8] = z0_0[2];
-  e[9] = z1_0[2];
-  e[10] = z2_0[2];
-  e[11] = z3_0[2];
-  e[12] = z0_0[3];
-  e[13] = z1_0[3];
-  e[14] = z2_0[3];
-  e[15] = z3_0[3];
-  e[16] = z0_1[0];
-  e[17] = z1_1[0];
-  e[18] = z2_1[0];
-  e[19] = z3_1[0];
-  e[20] = z0_1[1];
-  e[21] = z1_1[1];
-  e[22] = z2_1[1];
-  e[23] = z3_1[1];
-  e[24] = z0_1[2];
-  e[25] = z1_1[2];
-  e[26] = z2_1[2];
-  e[27] = z3_1[2];
-  e[28] = z0_1[3];
-  e[29] = z1_1[3];
-  e[30] = z2_1[3];
-  e[31] = z3_1[3];
-}
-
-/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4):
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0_0 = {e[0], e[5], e[10], e[15]};
-  const v4 e0_1 = {e[20], e[25], e[30], e[35]};
-  const v4 e1_0 = {e[1], e[6], e[11], e[16]};
-  const v4 e1_1 = {e[21], e[26], e[31], e[36]};
-  const v4 e2_0 = {e[2], e[7], e[12], e[17]};
-  const v4 e2_1 = {e[22], e[27], e[32], e[37]};
-  const v4 e3_0 = {e[3], e[8], e[13], e[18]};
-  const v4 e3_1 = {e[23], e[28], e[33], e[38]};
-  const v4 e4_0 = {e[4], e[9], e[14], e[19]};
-  const v4 e4_1 = {e[24], e[29], e[34], e[39]};
-  const v4 y0_0 = e0_0;
-  const v4 y0_1 = e0_1;
-  const v4 y1_0 = e1_0 - n[5] * y0_0;
-  const v4 y1_1 = e1_1 - n[5] * y0_1;
-  const v4 y2_0 = e2_0 - n[10] * y0_0 - n[11] * y1_0;
-  const v4 y2_1 = e2_1 - n[10] * y0_1 - n[11] * y1_1;
-  const v4 y3_0 = e3_0 - n[15] * y0_0 - n[16] * y1_0 - n[17] * y2_0;
-  const v4 y3_1 = e3_1 - n[15] * y0_1 - n[16] * y1_1 - n[17] * y2_1;
-  const v4 y4_0 = e4_0 - n[20] * y0_0 - n[21] * y1_0 - n[22] * y2_0 - n[23] * y3_0;
-  const v4 y4_1 = e4_1 - n[20] * y0_1 - n[21] * y1_1 - n[22] * y2_1 - n[23] * y3_1;
-  *(v4 *)(et + 0) = y0_0;
-  *(v4 *)(et + 4) = y0_1;
-  *(v4 *)(et + 24) = y1_0;
-  *(v4 *)(et + 28) = y1_1;
-  *(v4 *)(et + 48) = y2_0;
-  *(v4 *)(et + 52) = y2_1;
-  *(v4 *)(et + 72) = y3_0;
-  *(v4 *)(et + 76) = y3_1;
-  *(v4 *)(et + 96) = y4_0;
-  *(v4 *)(et + 100) = y4_1;
-  const v4 z0_0 = y0_0 * rinv[0];
-  const v4 z0_1 = y0_1 * rinv[0];
-  const v4 z1_0 = y1_0 * rinv[1];
-  const v4 z1_1 = y1_1 * rinv[1];
-  const v4 z2_0 = y2_0 * rinv[2];
-  const v4 z2_1 = y2_1 * rinv[2];
-  const v4 z3_0 = y3_0 * rinv[3];
-  const v4 z3_1 = y3_1 * rinv[3];
-  const v4 z4_0 = y4_0 * rinv[4];
-  const v4 z4_1 = y4_1 * rinv[4];
-  e[0] = z0_0[0];
-  e[1] = z1_0[0];
-  e[2] = z2_0[0];
-  e[3] = z3_0[0];
-  e[4] = z4_0[0];
-  e[5] = z0_0[1];
-  e[6] = z1_0[1];
-  e[7] = z2_0[1];
-  e[8] = z3_0[1];
-  e[9] = z4_0[1];
-  e[10] = z0_0[2];
-  e[11] = z1_0[2];
-  e[12] = z2_0[2];
-  e[13] = z3_0[2];
-  e[14] = z4_0[2];
-  e[15] = z0_0[3];
-  e[16] = z1_0[3];
-  e[17] = z2_0[3];
-  e[18] = z3_0[3];
-  e[19] = z4_0[3];
-  e[20] = z0_1[0];
-  e[21] = z1_1[0];
-  e[22] = z2_1[0];
-  e[23] = z3_1[0];
-  e[24] = z4_1[0];
-  e[25] = z0_1[1];
-  e[26] = z1_1[1];
-  e[27] = z2_1[1];
-  e[28] = z3_1[1];
-  e[29] = z4_1[1];
-  e[30] = z0_1[2];
-  e[31] = z1_1[2];
-  e[32] = z2_1[2];
-  e[33] = z3_1[2];
-  e[34] = z4_1[2];
-  e[35] = z0_1[3];
-  e[36] = z1_1[3];
-  e[37] = z2_1[3];
-  e[38] = z3_1[3];
-  e[39] = z4_1[3];
-}
-
-/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4):
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_6x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0_0 = {e[0], e[6], e[12], e[18]};
-  const v4 e0_1 = {e[24], e[30], e[36], e[42]};
-  const v4 e1_0 = {e[1], e[7], e[13], e[19]};
-  const v4 e1_1 = {e[25], e[31], e[37], e[43]};
-  const v4 e2_0 = {e[2], e[8], e[14], e[20]};
-  const v4 e2_1 = {e[26], e[32], e[38], e[44]};
-  const v4 e3_0 = {e[3], e[9], e[15], e[21]};
-  const v4 e3_1 = {e[27], e[33], e[39], e[45]};
-  const v4 e4_0 = {e[4], e[10], e[16], e[22]};
-  const v4 e4_1 = {e[28], e[34], e[40], e[46]};
-  const v4 e5_0 = {e[5], e[11], e[17], e[23]};
-  const v4 e5_1 = {e[29], e[35], e[41], e[47]};
-  const v4 y0_0 = e0_0;
-  const v4 y0_1 = e0_1;
-  const v4 y1_0 = e1_0 - n[6] * y0_0;
-  const v4 y1_1 = e1_1 - n[6] * y0_1;
-  const v4 y2_0 = e2_0 - n[12] * y0_0 - n[13] * y1_0;
-  const v4 y2_1 = e2_1 - n[12] * y0_1 - n[13] * y1_1;
-  const v4 y3_0 = e3_0 - n[18] * y0_0 - n[19] * y1_0 - n[20] * y2_0;
-  const v4 y3_1 = e3_1 - n[18] * y0_1 - n[19] * y1_1 - n[20] * y2_1;
-  const v4 y4_0 = e4_0 - n[24] * y0_0 - n[25] * y1_0 - n[26] * y2_0 - n[27] * y3_0;
-  const v4 y4_1 = e4_1 - n[24] * y0_1 - n[25] * y1_1 - n[26] * y2_1 - n[27] * y3_1;
-  const v4 y5_0 = e5_0 - n[30] * y0_0 - n[31] * y1_0 - n[32] * y2_0 - n[33] * y3_0 - n[34] * y4_0;
-  const v4 y5_1 = e5_1 - n[30] * y0_1 - n[31] * y1_1 - n[32] * y2_1 - n[33] * y3_1 - n[34] * y4_1;
-  *(v4 *)(et + 0) = y0_0;
-  *(v4 *)(et + 4) = y0_1;
-  *(v4 *)(et + 24) = y1_0;
-  *(v4 *)(et + 28) = y1_1;
-  *(v4 *)(et + 48) = y2_0;
-  *(v4 *)(et + 52) = y2_1;
-  *(v4 *)(et + 72) = y3_0;
-  *(v4 *)(et + 76) = y3_1;
-  *(v4 *)(et + 96) = y4_0;
-  *(v4 *)(et + 100) = y4_1;
-  *(v4 *)(et + 120) = y5_0;
-  *(v4 *)(et + 124) = y5_1;
-  const v4 z0_0 = y0_0 * rinv[0];
-  const v4 z0_1 = y0_1 * rinv[0];
-  const v4 z1_0 = y1_0 * rinv[1];
-  const v4 z1_1 = y1_1 * rinv[1];
-  const v4 z2_0 = y2_0 * rinv[2];
-  const v4 z2_1 = y2_1 * rinv[2];
-  const v4 z3_0 = y3_0 * rinv[3];
-  const v4 z3_1 = y3_1 * rinv[3];
-  const v4 z4_0 = y4_0 * rinv[4];
-  const v4 z4_1 = y4_1 * rinv[4];
-  const v4 z5_0 = y5_0 * rinv[5];
-  const v4 z5_1 = y5_1 * rinv[5];
-  e[0] = z0_0[0];
-  e[1] = z1_0[0];
-  e[2] = z2_0[0];
-  e[3] = z3_0[0];
-  e[4] = z4_0[0];
-  e[5] = z5_0[0];
-  e[6] = z0_0[1];
-  e[7] = z1_0[1];
-  e[8] = z2_0[1];
-  e[9] = z3_0[1];
-  e[10] = z4_0[1];
-  e[11] = z5_0[1];
-  e[12] = z0_0[2];
-  e[13] = z1_0[2];
-  e[14] = z2_0[2];
-  e[15] = z3_0[2];
-  e[16] = z4_0[2];
-  e[17] = z5_0[2];
-  e[18] = z0_0[3];
-  e[19] = z1_0[3];
-  e[20] = z2_0[3];
-  e[21] = z3_0[3];
-  e[22] = z4_0[3];
-  e[23] = z5_0[3];
-  e[24] = z0_1[0];
-  e[25] = z1_1[0];
-  e[26] = z2_1[0];
-  e[27] = z3_1[0];
-  e[28] = z4_1[0];
-  e[29] = z5_1[0];
-  e[30] = z0_1[1];
-  e[31] = z1_1[1];
-  e[32] = z2_1[1];
-  e[33] = z3_1[1];
-  e[34] = z4_1[1];
-  e[35] = z5_1[1];
-  e[36] = z0_1[2];
-  e[37] = z1_1[2];
-  e[38] = z2_1[2];
-  e[39] = z3_1[2];
-  e[40] = z4_1[2];
-  e[41] = z5_1[2];
-  e[42] = z0_1[3];
-  e[43] = z1_1[3];
-  e[44] = z2_1[3];
-  e[45] = z3_1[3];
-  e[46] = z4_1[3];
-  e[47] = z5_1[3];
-}
-
-/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 1 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_3_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0];
-  *(v2 *)(c + 3) -= l[1] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 6) -= l[2] * *(const v2 *)(et + 0);
-  c[8] -= l[2] * et[2];
-}
-
-/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 3 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_3_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
-  *(v2 *)(c + 3) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
-  *(v2 *)(c + 6) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
-  c[8] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
-}
-
-/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 5 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_3_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
-  *(v2 *)(c + 3) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
-  *(v2 *)(c + 6) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
-  c[8] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
-}
-
-/* Lower triangle of a 3 x 3 node block C -= L Y^T, L and Y 3 x 6 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_3_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96] + l[5] * et[120];
-  *(v2 *)(c + 3) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 96) + l[11] * *(const v2 *)(et + 120);
-  *(v2 *)(c + 6) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48) + l[15] * *(const v2 *)(et + 72) + l[16] * *(const v2 *)(et + 96) + l[17] * *(const v2 *)(et + 120);
-  c[8] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50] + l[15] * et[74] + l[16] * et[98] + l[17] * et[122];
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 1 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0];
-  *(v2 *)(c + 5) -= l[1] * *(const v2 *)(et + 0);
-  *(v2 *)(c + 10) -= l[2] * *(const v2 *)(et + 0);
-  c[12] -= l[2] * et[2];
-  *(v4 *)(c + 15) -= l[3] * *(const v4 *)(et + 0);
-  *(v4 *)(c + 20) -= l[4] * *(const v4 *)(et + 0);
-  c[24] -= l[4] * et[4];
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 3 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
-  *(v2 *)(c + 5) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
-  *(v2 *)(c + 10) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
-  c[12] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
-  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
-  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
-  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 4 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_5_d4(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72];
-  *(v2 *)(c + 5) -= l[4] * *(const v2 *)(et + 0) + l[5] * *(const v2 *)(et + 24) + l[6] * *(const v2 *)(et + 48) + l[7] * *(const v2 *)(et + 72);
-  *(v2 *)(c + 10) -= l[8] * *(const v2 *)(et + 0) + l[9] * *(const v2 *)(et + 24) + l[10] * *(const v2 *)(et + 48) + l[11] * *(const v2 *)(et + 72);
-  c[12] -= l[8] * et[2] + l[9] * et[26] + l[10] * et[50] + l[11] * et[74];
-  *(v4 *)(c + 15) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48) + l[15] * *(const v4 *)(et + 72);
-  *(v4 *)(c + 20) -= l[16] * *(const v4 *)(et + 0) + l[17] * *(const v4 *)(et + 24) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 72);
-  c[24] -= l[16] * et[4] + l[17] * et[28] + l[18] * et[52] + l[19] * et[76];
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 5 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
-  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
-  *(v2 *)(c + 10) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
-  c[12] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 6 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_5_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96] + l[5] * et[120];
-  *(v2 *)(c + 5) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 96) + l[11] * *(const v2 *)(et + 120);
-  *(v2 *)(c + 10) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48) + l[15] * *(const v2 *)(et + 72) + l[16] * *(const v2 *)(et + 96) + l[17] * *(const v2 *)(et + 120);
-  c[12] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50] + l[15] * et[74] + l[16] * et[98] + l[17] * et[122];
-  *(v4 *)(c + 15) -= l[18] * *(const v4 *)(et + 0) + l[19] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 120);
-  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 0) + l[25] * *(const v4 *)(et + 24) + l[26] * *(const v4 *)(et + 48) + l[27] * *(const v4 *)(et + 72) + l[28] * *(const v4 *)(et + 96) + l[29] * *(const v4 *)(et + 120);
-  c[24] -= l[24] * et[4] + l[25] * et[28] + l[26] * et[52] + l[27] * et[76] + l[28] * et[100] + l[29] * et[124];
-}
-
-/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 3 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_6_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48];
-  *(v2 *)(c + 6) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
-  *(v2 *)(c + 12) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
-  c[14] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
-  *(v4 *)(c + 18) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
-  *(v4 *)(c + 24) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
-  c[28] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
-  *(v4 *)(c + 30) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
-  *(v2 *)(c + 34) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 28) + l[17] * *(const v2 *)(et + 52);
-}
-
-/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 5 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
-  *(v2 *)(c + 6) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
-  *(v2 *)(c + 12) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
-  c[14] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
-  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  c[28] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
-  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 28) + l[27] * *(const v2 *)(et + 52) + l[28] * *(const v2 *)(et + 76) + l[29] * *(const v2 *)(et + 100);
-}
-
-/* C -= L Y^T for a 3 x 3 block C, L 3 x 1, Y 3 x 1 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_3x3_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v2 *)(c + 0) -= l[0] * *(const v2 *)(et + 0);
-  c[2] -= l[0] * et[2];
-  *(v2 *)(c + 3) -= l[1] * *(const v2 *)(et + 0);
-  c[5] -= l[1] * et[2];
-  *(v2 *)(c + 6) -= l[2] * *(const v2 *)(et + 0);
-  c[8] -= l[2] * et[2];
-}
-
-/* C -= L Y^T for a 3 x 3 block C, L 3 x 5, Y 3 x 5 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_3x3_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v2 *)(c + 0) -= l[0] * *(const v2 *)(et + 0) + l[1] * *(const v2 *)(et + 24) + l[2] * *(const v2 *)(et + 48) + l[3] * *(const v2 *)(et + 72) + l[4] * *(const v2 *)(et + 96);
-  c[2] -= l[0] * et[2] + l[1] * et[26] + l[2] * et[50] + l[3] * et[74] + l[4] * et[98];
-  *(v2 *)(c + 3) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
-  c[5] -= l[5] * et[2] + l[6] * et[26] + l[7] * et[50] + l[8] * et[74] + l[9] * et[98];
-  *(v2 *)(c + 6) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
-  c[8] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
-}
-
-/* C -= L Y^T for a 3 x 5 block C, L 3 x 1, Y 5 x 1 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_3x5_d1(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0);
-  c[4] -= l[0] * et[4];
-  *(v4 *)(c + 5) -= l[1] * *(const v4 *)(et + 0);
-  c[9] -= l[1] * et[4];
-  *(v4 *)(c + 10) -= l[2] * *(const v4 *)(et + 0);
-  c[14] -= l[2] * et[4];
-}
-
-/* C -= L Y^T for a 5 x 3 block C, L 5 x 6, Y 3 x 6 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_5x3_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v2 *)(c + 0) -= l[0] * *(const v2 *)(et + 0) + l[1] * *(const v2 *)(et + 24) + l[2] * *(const v2 *)(et + 48) + l[3] * *(const v2 *)(et + 72) + l[4] * *(const v2 *)(et + 96) + l[5] * *(const v2 *)(et + 120);
-  c[2] -= l[0] * et[2] + l[1] * et[26] + l[2] * et[50] + l[3] * et[74] + l[4] * et[98] + l[5] * et[122];
-  *(v2 *)(c + 3) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 96) + l[11] * *(const v2 *)(et + 120);
-  c[5] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50] + l[9] * et[74] + l[10] * et[98] + l[11] * et[122];
-  *(v2 *)(c + 6) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48) + l[15] * *(const v2 *)(et + 72) + l[16] * *(const v2 *)(et + 96) + l[17] * *(const v2 *)(et + 120);
-  c[8] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50] + l[15] * et[74] + l[16] * et[98] + l[17] * et[122];
-  *(v2 *)(c + 9) -= l[18] * *(const v2 *)(et + 0) + l[19] * *(const v2 *)(et + 24) + l[20] * *(const v2 *)(et + 48) + l[21] * *(const v2 *)(et + 72) + l[22] * *(const v2 *)(et + 96) + l[23] * *(const v2 *)(et + 120);
-  c[11] -= l[18] * et[2] + l[19] * et[26] + l[20] * et[50] + l[21] * et[74] + l[22] * et[98] + l[23] * et[122];
-  *(v2 *)(c + 12) -= l[24] * *(const v2 *)(et + 0) + l[25] * *(const v2 *)(et + 24) + l[26] * *(const v2 *)(et + 48) + l[27] * *(const v2 *)(et + 72) + l[28] * *(const v2 *)(et + 96) + l[29] * *(const v2 *)(et + 120);
-  c[14] -= l[24] * et[2] + l[25] * et[26] + l[26] * et[50] + l[27] * et[74] + l[28] * et[98] + l[29] * et[122];
-}
-
-/* C -= L Y^T for a 5 x 5 block C, L 5 x 3, Y 5 x 3 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_5x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48);
-  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52];
-  *(v4 *)(c + 5) -= l[3] * *(const v4 *)(et + 0) + l[4] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 48);
-  c[9] -= l[3] * et[4] + l[4] * et[28] + l[5] * et[52];
-  *(v4 *)(c + 10) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48);
-  c[14] -= l[6] * et[4] + l[7] * et[28] + l[8] * et[52];
-  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
-  c[19] -= l[9] * et[4] + l[10] * et[28] + l[11] * et[52];
-  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
-  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
-}
-
-/* C -= L Y^T for a 5 x 5 block C, L 5 x 4, Y 5 x 4 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_5x5_d4(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72);
-  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76];
-  *(v4 *)(c + 5) -= l[4] * *(const v4 *)(et + 0) + l[5] * *(const v4 *)(et + 24) + l[6] * *(const v4 *)(et + 48) + l[7] * *(const v4 *)(et + 72);
-  c[9] -= l[4] * et[4] + l[5] * et[28] + l[6] * et[52] + l[7] * et[76];
-  *(v4 *)(c + 10) -= l[8] * *(const v4 *)(et + 0) + l[9] * *(const v4 *)(et + 24) + l[10] * *(const v4 *)(et + 48) + l[11] * *(const v4 *)(et + 72);
-  c[14] -= l[8] * et[4] + l[9] * et[28] + l[10] * et[52] + l[11] * et[76];
-  *(v4 *)(c + 15) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48) + l[15] * *(const v4 *)(et + 72);
-  c[19] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52] + l[15] * et[76];
-  *(v4 *)(c + 20) -= l[16] * *(const v4 *)(et + 0) + l[17] * *(const v4 *)(et + 24) + l[18] * *(const v4 *)(et + 48) + l[19] * *(const v4 *)(et + 72);
-  c[24] -= l[16] * et[4] + l[17] * et[28] + l[18] * et[52] + l[19] * et[76];
-}
-
-/* C -= L Y^T for a 5 x 5 block C, L 5 x 5, Y 5 x 5 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_5x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
-  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100];
-  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
-  c[9] -= l[5] * et[4] + l[6] * et[28] + l[7] * et[52] + l[8] * et[76] + l[9] * et[100];
-  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
-  c[14] -= l[10] * et[4] + l[11] * et[28] + l[12] * et[52] + l[13] * et[76] + l[14] * et[100];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  c[19] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52] + l[18] * et[76] + l[19] * et[100];
-  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
-}
-
-/* C -= L Y^T for a 5 x 5 block C, L 5 x 6, Y 5 x 6 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_5x5_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96) + l[5] * *(const v4 *)(et + 120);
-  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100] + l[5] * et[124];
-  *(v4 *)(c + 5) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48) + l[9] * *(const v4 *)(et + 72) + l[10] * *(const v4 *)(et + 96) + l[11] * *(const v4 *)(et + 120);
-  c[9] -= l[6] * et[4] + l[7] * et[28] + l[8] * et[52] + l[9] * et[76] + l[10] * et[100] + l[11] * et[124];
-  *(v4 *)(c + 10) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48) + l[15] * *(const v4 *)(et + 72) + l[16] * *(const v4 *)(et + 96) + l[17] * *(const v4 *)(et + 120);
-  c[14] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52] + l[15] * et[76] + l[16] * et[100] + l[17] * et[124];
-  *(v4 *)(c + 15) -= l[18] * *(const v4 *)(et + 0) + l[19] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 120);
-  c[19] -= l[18] * et[4] + l[19] * et[28] + l[20] * et[52] + l[21] * et[76] + l[22] * et[100] + l[23] * et[124];
-  *(v4 *)(c + 20) -= l[24] * *(const v4 *)(et + 0) + l[25] * *(const v4 *)(et + 24) + l[26] * *(const v4 *)(et + 48) + l[27] * *(const v4 *)(et + 72) + l[28] * *(const v4 *)(et + 96) + l[29] * *(const v4 *)(et + 120);
-  c[24] -= l[24] * et[4] + l[25] * et[28] + l[26] * et[52] + l[27] * et[76] + l[28] * et[100] + l[29] * et[124];
-}
-
-/* C -= L Y^T for a 6 x 3 block C, L 6 x 3, Y 3 x 3 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_6x3_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v2 *)(c + 0) -= l[0] * *(const v2 *)(et + 0) + l[1] * *(const v2 *)(et + 24) + l[2] * *(const v2 *)(et + 48);
-  c[2] -= l[0] * et[2] + l[1] * et[26] + l[2] * et[50];
-  *(v2 *)(c + 3) -= l[3] * *(const v2 *)(et + 0) + l[4] * *(const v2 *)(et + 24) + l[5] * *(const v2 *)(et + 48);
-  c[5] -= l[3] * et[2] + l[4] * et[26] + l[5] * et[50];
-  *(v2 *)(c + 6) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48);
-  c[8] -= l[6] * et[2] + l[7] * et[26] + l[8] * et[50];
-  *(v2 *)(c + 9) -= l[9] * *(const v2 *)(et + 0) + l[10] * *(const v2 *)(et + 24) + l[11] * *(const v2 *)(et + 48);
-  c[11] -= l[9] * et[2] + l[10] * et[26] + l[11] * et[50];
-  *(v2 *)(c + 12) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48);
-  c[14] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50];
-  *(v2 *)(c + 15) -= l[15] * *(const v2 *)(et + 0) + l[16] * *(const v2 *)(et + 24) + l[17] * *(const v2 *)(et + 48);
-  c[17] -= l[15] * et[2] + l[16] * et[26] + l[17] * et[50];
-}
-
-/* C -= L Y^T for a 6 x 5 block C, L 6 x 3, Y 5 x 3 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_6x5_d3(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48);
-  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52];
-  *(v4 *)(c + 5) -= l[3] * *(const v4 *)(et + 0) + l[4] * *(const v4 *)(et + 24) + l[5] * *(const v4 *)(et + 48);
-  c[9] -= l[3] * et[4] + l[4] * et[28] + l[5] * et[52];
-  *(v4 *)(c + 10) -= l[6] * *(const v4 *)(et + 0) + l[7] * *(const v4 *)(et + 24) + l[8] * *(const v4 *)(et + 48);
-  c[14] -= l[6] * et[4] + l[7] * et[28] + l[8] * et[52];
-  *(v4 *)(c + 15) -= l[9] * *(const v4 *)(et + 0) + l[10] * *(const v4 *)(et + 24) + l[11] * *(const v4 *)(et + 48);
-  c[19] -= l[9] * et[4] + l[10] * et[28] + l[11] * et[52];
-  *(v4 *)(c + 20) -= l[12] * *(const v4 *)(et + 0) + l[13] * *(const v4 *)(et + 24) + l[14] * *(const v4 *)(et + 48);
-  c[24] -= l[12] * et[4] + l[13] * et[28] + l[14] * et[52];
-  *(v4 *)(c + 25) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48);
-  c[29] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52];
-}
-
-/* C -= L Y^T for a 6 x 5 block C, L 6 x 5, Y 5 x 5 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
-  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100];
-  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
-  c[9] -= l[5] * et[4] + l[6] * et[28] + l[7] * et[52] + l[8] * et[76] + l[9] * et[100];
-  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
-  c[14] -= l[10] * et[4] + l[11] * et[28] + l[12] * et[52] + l[13] * et[76] + l[14] * et[100];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  c[19] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52] + l[18] * et[76] + l[19] * et[100];
-  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
-  *(v4 *)(c + 25) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
-  c[29] -= l[25] * et[4] + l[26] * et[28] + l[27] * et[52] + l[28] * et[76] + l[29] * et[100];
-}
-
-#endif
 
 /*---- factor: one function per pivot ------------------------------------------*/
 
-/*---- pivot 0: inner1_weld (weld, d = 6, h = 15)
+/*---- inner1_weld (weld, d = 6, h = 15)
  * column: knee_inner1 (d 5), pivot1 (d 5), knee_outer0 (d 5) */
-static int factor_p0(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_6(w + 0, t + 0)) return 0; /* N[inner1_weld] = l D l^T */
-  const int failed = factor_node_6(w + 126, t + 8); /* N[inner2_weld] = l D l^T, the next pivot's: final now */
-  panel_6x8(w + 0, t + 0, w + 36, t + 16); /* rows 0..7 */
-  panel_6x7_of_8(w + 0, t + 0, w + 84, t + 24); /* rows 8..14 */
-  reduce_tri_5_d6(w + 3713, w + 36, t + 16); /* N[knee_inner1] */
-  reduce_5x5_d6(w + 3763, w + 66, t + 16); /* E[pivot1, knee_inner1] */
-  reduce_tri_5_d6(w + 3913, w + 66, t + 21); /* N[pivot1] */
-  reduce_5x5_d6(w + 3788, w + 96, t + 16); /* E[knee_outer0, knee_inner1] */
-  reduce_5x5_d6(w + 3938, w + 96, t + 21); /* E[knee_outer0, pivot1] */
-  reduce_tri_5_d6(w + 3988, w + 96, t + 26); /* N[knee_outer0] */
-  return failed ? 1 : -1;
+static int pivot_inner1_weld(scalar *restrict w, scalar *restrict t) {
+  if (factor_node_6(w + W_inner1_weld, t + R_inner1_weld)) return P_inner1_weld; /* N[inner1_weld] = l D l^T */
+  const int failed = factor_node_6(w + W_inner2_weld, t + R_inner2_weld); /* N[inner2_weld] = l D l^T, the next pivot's: final now */
+  panel_6x8(w + W_inner1_weld, t + R_inner1_weld, w + W_inner1_weld + 36, t + 16); /* rows 0..7 */
+  panel_6x7_of_8(w + W_inner1_weld, t + R_inner1_weld, w + W_inner1_weld + 84, t + 24); /* rows 8..14 */
+  reduce_tri_5_d6(w + W_knee_inner1, w + W_inner1_weld + 36, t + 16); /* N[knee_inner1] */
+  reduce_5x5_d6(w + W_knee_inner1 + 50, w + W_inner1_weld + 66, t + 16); /* E[pivot1, knee_inner1] */
+  reduce_tri_5_d6(w + W_pivot1, w + W_inner1_weld + 66, t + 21); /* N[pivot1] */
+  reduce_5x5_d6(w + W_knee_inner1 + 75, w + W_inner1_weld + 96, t + 16); /* E[knee_outer0, knee_inner1] */
+  reduce_5x5_d6(w + W_pivot1 + 25, w + W_inner1_weld + 96, t + 21); /* E[knee_outer0, pivot1] */
+  reduce_tri_5_d6(w + W_knee_outer0, w + W_inner1_weld + 96, t + 26); /* N[knee_outer0] */
+  return failed ? P_inner2_weld : -1;
 }
 
-/*---- pivot 1: inner2_weld (weld, d = 6, h = 15)
+/*---- inner2_weld (weld, d = 6, h = 15)
  * column: knee_inner2 (d 5), pivot2 (d 5), knee_outer1 (d 5) */
-static int factor_p1(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_6(w + 252, t + 0); /* N[inner3_weld] = l D l^T, the next pivot's: final now */
-  panel_6x8(w + 126, t + 8, w + 162, t + 16); /* rows 0..7 */
-  panel_6x7_of_8(w + 126, t + 8, w + 210, t + 24); /* rows 8..14 */
-  reduce_tri_5_d6(w + 3438, w + 162, t + 16); /* N[knee_inner2] */
-  reduce_5x5_d6(w + 3488, w + 192, t + 16); /* E[pivot2, knee_inner2] */
-  reduce_tri_5_d6(w + 3638, w + 192, t + 21); /* N[pivot2] */
-  reduce_5x5_d6(w + 3513, w + 222, t + 16); /* E[knee_outer1, knee_inner2] */
-  reduce_5x5_d6(w + 3688, w + 222, t + 21); /* E[knee_outer1, pivot2] */
-  reduce_tri_5_d6(w + 3813, w + 222, t + 26); /* N[knee_outer1] */
-  return failed ? 2 : -1;
+static int pivot_inner2_weld(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_6(w + W_inner3_weld, t + R_inner3_weld); /* N[inner3_weld] = l D l^T, the next pivot's: final now */
+  panel_6x8(w + W_inner2_weld, t + R_inner2_weld, w + W_inner2_weld + 36, t + 16); /* rows 0..7 */
+  panel_6x7_of_8(w + W_inner2_weld, t + R_inner2_weld, w + W_inner2_weld + 84, t + 24); /* rows 8..14 */
+  reduce_tri_5_d6(w + W_knee_inner2, w + W_inner2_weld + 36, t + 16); /* N[knee_inner2] */
+  reduce_5x5_d6(w + W_knee_inner2 + 50, w + W_inner2_weld + 66, t + 16); /* E[pivot2, knee_inner2] */
+  reduce_tri_5_d6(w + W_pivot2, w + W_inner2_weld + 66, t + 21); /* N[pivot2] */
+  reduce_5x5_d6(w + W_knee_inner2 + 75, w + W_inner2_weld + 96, t + 16); /* E[knee_outer1, knee_inner2] */
+  reduce_5x5_d6(w + W_pivot2 + 50, w + W_inner2_weld + 96, t + 21); /* E[knee_outer1, pivot2] */
+  reduce_tri_5_d6(w + W_knee_outer1, w + W_inner2_weld + 96, t + 26); /* N[knee_outer1] */
+  return failed ? P_inner3_weld : -1;
 }
 
-/*---- pivot 2: inner3_weld (weld, d = 6, h = 15)
+/*---- inner3_weld (weld, d = 6, h = 15)
  * column: knee_inner3 (d 5), pivot3 (d 5), knee_outer2 (d 5) */
-static int factor_p2(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_6(w + 378, t + 8); /* N[inner4_weld] = l D l^T, the next pivot's: final now */
-  panel_6x8(w + 252, t + 0, w + 288, t + 16); /* rows 0..7 */
-  panel_6x7_of_8(w + 252, t + 0, w + 336, t + 24); /* rows 8..14 */
-  reduce_tri_5_d6(w + 3163, w + 288, t + 16); /* N[knee_inner3] */
-  reduce_5x5_d6(w + 3213, w + 318, t + 16); /* E[pivot3, knee_inner3] */
-  reduce_tri_5_d6(w + 3363, w + 318, t + 21); /* N[pivot3] */
-  reduce_5x5_d6(w + 3238, w + 348, t + 16); /* E[knee_outer2, knee_inner3] */
-  reduce_5x5_d6(w + 3413, w + 348, t + 21); /* E[knee_outer2, pivot3] */
-  reduce_tri_5_d6(w + 3538, w + 348, t + 26); /* N[knee_outer2] */
-  return failed ? 3 : -1;
+static int pivot_inner3_weld(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_6(w + W_inner4_weld, t + R_inner4_weld); /* N[inner4_weld] = l D l^T, the next pivot's: final now */
+  panel_6x8(w + W_inner3_weld, t + R_inner3_weld, w + W_inner3_weld + 36, t + 16); /* rows 0..7 */
+  panel_6x7_of_8(w + W_inner3_weld, t + R_inner3_weld, w + W_inner3_weld + 84, t + 24); /* rows 8..14 */
+  reduce_tri_5_d6(w + W_knee_inner3, w + W_inner3_weld + 36, t + 16); /* N[knee_inner3] */
+  reduce_5x5_d6(w + W_knee_inner3 + 50, w + W_inner3_weld + 66, t + 16); /* E[pivot3, knee_inner3] */
+  reduce_tri_5_d6(w + W_pivot3, w + W_inner3_weld + 66, t + 21); /* N[pivot3] */
+  reduce_5x5_d6(w + W_knee_inner3 + 75, w + W_inner3_weld + 96, t + 16); /* E[knee_outer2, knee_inner3] */
+  reduce_5x5_d6(w + W_pivot3 + 50, w + W_inner3_weld + 96, t + 21); /* E[knee_outer2, pivot3] */
+  reduce_tri_5_d6(w + W_knee_outer2, w + W_inner3_weld + 96, t + 26); /* N[knee_outer2] */
+  return failed ? P_inner4_weld : -1;
 }
 
-/*---- pivot 3: inner4_weld (weld, d = 6, h = 15)
+/*---- inner4_weld (weld, d = 6, h = 15)
  * column: knee_inner4 (d 5), pivot4 (d 5), knee_outer3 (d 5) */
-static int factor_p3(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_6(w + 504, t + 0); /* N[inner5_weld] = l D l^T, the next pivot's: final now */
-  panel_6x8(w + 378, t + 8, w + 414, t + 16); /* rows 0..7 */
-  panel_6x7_of_8(w + 378, t + 8, w + 462, t + 24); /* rows 8..14 */
-  reduce_tri_5_d6(w + 2888, w + 414, t + 16); /* N[knee_inner4] */
-  reduce_5x5_d6(w + 2938, w + 444, t + 16); /* E[pivot4, knee_inner4] */
-  reduce_tri_5_d6(w + 3088, w + 444, t + 21); /* N[pivot4] */
-  reduce_5x5_d6(w + 2963, w + 474, t + 16); /* E[knee_outer3, knee_inner4] */
-  reduce_5x5_d6(w + 3138, w + 474, t + 21); /* E[knee_outer3, pivot4] */
-  reduce_tri_5_d6(w + 3263, w + 474, t + 26); /* N[knee_outer3] */
-  return failed ? 4 : -1;
+static int pivot_inner4_weld(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_6(w + W_inner5_weld, t + R_inner5_weld); /* N[inner5_weld] = l D l^T, the next pivot's: final now */
+  panel_6x8(w + W_inner4_weld, t + R_inner4_weld, w + W_inner4_weld + 36, t + 16); /* rows 0..7 */
+  panel_6x7_of_8(w + W_inner4_weld, t + R_inner4_weld, w + W_inner4_weld + 84, t + 24); /* rows 8..14 */
+  reduce_tri_5_d6(w + W_knee_inner4, w + W_inner4_weld + 36, t + 16); /* N[knee_inner4] */
+  reduce_5x5_d6(w + W_knee_inner4 + 50, w + W_inner4_weld + 66, t + 16); /* E[pivot4, knee_inner4] */
+  reduce_tri_5_d6(w + W_pivot4, w + W_inner4_weld + 66, t + 21); /* N[pivot4] */
+  reduce_5x5_d6(w + W_knee_inner4 + 75, w + W_inner4_weld + 96, t + 16); /* E[knee_outer3, knee_inner4] */
+  reduce_5x5_d6(w + W_pivot4 + 50, w + W_inner4_weld + 96, t + 21); /* E[knee_outer3, pivot4] */
+  reduce_tri_5_d6(w + W_knee_outer3, w + W_inner4_weld + 96, t + 26); /* N[knee_outer3] */
+  return failed ? P_inner5_weld : -1;
 }
 
-/*---- pivot 4: inner5_weld (weld, d = 6, h = 15)
+/*---- inner5_weld (weld, d = 6, h = 15)
  * column: knee_inner5 (d 5), pivot5 (d 5), knee_outer4 (d 5) */
-static int factor_p4(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_6(w + 630, t + 8); /* N[inner6_weld] = l D l^T, the next pivot's: final now */
-  panel_6x8(w + 504, t + 0, w + 540, t + 16); /* rows 0..7 */
-  panel_6x7_of_8(w + 504, t + 0, w + 588, t + 24); /* rows 8..14 */
-  reduce_tri_5_d6(w + 2613, w + 540, t + 16); /* N[knee_inner5] */
-  reduce_5x5_d6(w + 2663, w + 570, t + 16); /* E[pivot5, knee_inner5] */
-  reduce_tri_5_d6(w + 2813, w + 570, t + 21); /* N[pivot5] */
-  reduce_5x5_d6(w + 2688, w + 600, t + 16); /* E[knee_outer4, knee_inner5] */
-  reduce_5x5_d6(w + 2863, w + 600, t + 21); /* E[knee_outer4, pivot5] */
-  reduce_tri_5_d6(w + 2988, w + 600, t + 26); /* N[knee_outer4] */
-  return failed ? 5 : -1;
+static int pivot_inner5_weld(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_6(w + W_inner6_weld, t + R_inner6_weld); /* N[inner6_weld] = l D l^T, the next pivot's: final now */
+  panel_6x8(w + W_inner5_weld, t + R_inner5_weld, w + W_inner5_weld + 36, t + 16); /* rows 0..7 */
+  panel_6x7_of_8(w + W_inner5_weld, t + R_inner5_weld, w + W_inner5_weld + 84, t + 24); /* rows 8..14 */
+  reduce_tri_5_d6(w + W_knee_inner5, w + W_inner5_weld + 36, t + 16); /* N[knee_inner5] */
+  reduce_5x5_d6(w + W_knee_inner5 + 50, w + W_inner5_weld + 66, t + 16); /* E[pivot5, knee_inner5] */
+  reduce_tri_5_d6(w + W_pivot5, w + W_inner5_weld + 66, t + 21); /* N[pivot5] */
+  reduce_5x5_d6(w + W_knee_inner5 + 75, w + W_inner5_weld + 96, t + 16); /* E[knee_outer4, knee_inner5] */
+  reduce_5x5_d6(w + W_pivot5 + 50, w + W_inner5_weld + 96, t + 21); /* E[knee_outer4, pivot5] */
+  reduce_tri_5_d6(w + W_knee_outer4, w + W_inner5_weld + 96, t + 26); /* N[knee_outer4] */
+  return failed ? P_inner6_weld : -1;
 }
 
-/*---- pivot 5: inner6_weld (weld, d = 6, h = 15)
+/*---- inner6_weld (weld, d = 6, h = 15)
  * column: pivot6 (d 5), roller_top_pin (d 5), knee_outer5 (d 5) */
-static int factor_p5(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_6(w + 756, t + 0); /* N[outer0_weld] = l D l^T, the next pivot's: final now */
-  panel_6x8(w + 630, t + 8, w + 666, t + 16); /* rows 0..7 */
-  panel_6x7_of_8(w + 630, t + 8, w + 714, t + 24); /* rows 8..14 */
-  reduce_tri_5_d6(w + 2438, w + 666, t + 16); /* N[pivot6] */
-  reduce_5x5_d6(w + 2463, w + 696, t + 16); /* E[roller_top_pin, pivot6] */
-  reduce_tri_5_d6(w + 2538, w + 696, t + 21); /* N[roller_top_pin] */
-  reduce_5x5_d6(w + 2513, w + 726, t + 16); /* E[knee_outer5, pivot6] */
-  reduce_5x5_d6(w + 2588, w + 726, t + 21); /* E[knee_outer5, roller_top_pin] */
-  reduce_tri_5_d6(w + 2713, w + 726, t + 26); /* N[knee_outer5] */
-  return failed ? 6 : -1;
+static int pivot_inner6_weld(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_6(w + W_outer0_weld, t + R_outer0_weld); /* N[outer0_weld] = l D l^T, the next pivot's: final now */
+  panel_6x8(w + W_inner6_weld, t + R_inner6_weld, w + W_inner6_weld + 36, t + 16); /* rows 0..7 */
+  panel_6x7_of_8(w + W_inner6_weld, t + R_inner6_weld, w + W_inner6_weld + 84, t + 24); /* rows 8..14 */
+  reduce_tri_5_d6(w + W_pivot6, w + W_inner6_weld + 36, t + 16); /* N[pivot6] */
+  reduce_5x5_d6(w + W_pivot6 + 25, w + W_inner6_weld + 66, t + 16); /* E[roller_top_pin, pivot6] */
+  reduce_tri_5_d6(w + W_roller_top_pin, w + W_inner6_weld + 66, t + 21); /* N[roller_top_pin] */
+  reduce_5x5_d6(w + W_pivot6 + 75, w + W_inner6_weld + 96, t + 16); /* E[knee_outer5, pivot6] */
+  reduce_5x5_d6(w + W_roller_top_pin + 50, w + W_inner6_weld + 96, t + 21); /* E[knee_outer5, roller_top_pin] */
+  reduce_tri_5_d6(w + W_knee_outer5, w + W_inner6_weld + 96, t + 26); /* N[knee_outer5] */
+  return failed ? P_outer0_weld : -1;
 }
 
-/*---- pivot 6: outer0_weld (weld, d = 6, h = 15)
+/*---- outer0_weld (weld, d = 6, h = 15)
  * column: knee_outer0 (d 5), roller_bottom_pin (d 5), pivot0 (d 5) */
-static int factor_p6(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_6(w + 882, t + 8); /* N[outer1_weld] = l D l^T, the next pivot's: final now */
-  panel_6x8(w + 756, t + 0, w + 792, t + 16); /* rows 0..7 */
-  panel_6x7_of_8(w + 756, t + 0, w + 840, t + 24); /* rows 8..14 */
-  reduce_tri_5_d6(w + 3988, w + 792, t + 16); /* N[knee_outer0] */
-  reduce_5x5_d6(w + 4013, w + 822, t + 16); /* E[roller_bottom_pin, knee_outer0] */
-  reduce_tri_5_d6(w + 4088, w + 822, t + 21); /* N[roller_bottom_pin] */
-  reduce_5x5_d6(w + 4063, w + 852, t + 16); /* E[pivot0, knee_outer0] */
-  reduce_5x5_d6(w + 4138, w + 852, t + 21); /* E[pivot0, roller_bottom_pin] */
-  reduce_tri_5_d6(w + 4423, w + 852, t + 26); /* N[pivot0] */
-  return failed ? 7 : -1;
+static int pivot_outer0_weld(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_6(w + W_outer1_weld, t + R_outer1_weld); /* N[outer1_weld] = l D l^T, the next pivot's: final now */
+  panel_6x8(w + W_outer0_weld, t + R_outer0_weld, w + W_outer0_weld + 36, t + 16); /* rows 0..7 */
+  panel_6x7_of_8(w + W_outer0_weld, t + R_outer0_weld, w + W_outer0_weld + 84, t + 24); /* rows 8..14 */
+  reduce_tri_5_d6(w + W_knee_outer0, w + W_outer0_weld + 36, t + 16); /* N[knee_outer0] */
+  reduce_5x5_d6(w + W_knee_outer0 + 25, w + W_outer0_weld + 66, t + 16); /* E[roller_bottom_pin, knee_outer0] */
+  reduce_tri_5_d6(w + W_roller_bottom_pin, w + W_outer0_weld + 66, t + 21); /* N[roller_bottom_pin] */
+  reduce_5x5_d6(w + W_knee_outer0 + 75, w + W_outer0_weld + 96, t + 16); /* E[pivot0, knee_outer0] */
+  reduce_5x5_d6(w + W_roller_bottom_pin + 50, w + W_outer0_weld + 96, t + 21); /* E[pivot0, roller_bottom_pin] */
+  reduce_tri_5_d6(w + W_pivot0, w + W_outer0_weld + 96, t + 26); /* N[pivot0] */
+  return failed ? P_outer1_weld : -1;
 }
 
-/*---- pivot 7: outer1_weld (weld, d = 6, h = 15)
+/*---- outer1_weld (weld, d = 6, h = 15)
  * column: knee_outer1 (d 5), pivot1 (d 5), knee_inner0 (d 5) */
-static int factor_p7(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_6(w + 1008, t + 0); /* N[outer2_weld] = l D l^T, the next pivot's: final now */
-  panel_6x8(w + 882, t + 8, w + 918, t + 16); /* rows 0..7 */
-  panel_6x7_of_8(w + 882, t + 8, w + 966, t + 24); /* rows 8..14 */
-  reduce_tri_5_d6(w + 3813, w + 918, t + 16); /* N[knee_outer1] */
-  reduce_5x5_d6(w + 3838, w + 948, t + 16); /* E[pivot1, knee_outer1] */
-  reduce_tri_5_d6(w + 3913, w + 948, t + 21); /* N[pivot1] */
-  reduce_5x5_d6(w + 3888, w + 978, t + 16); /* E[knee_inner0, knee_outer1] */
-  reduce_5x5_d6(w + 3963, w + 978, t + 21); /* E[knee_inner0, pivot1] */
-  reduce_tri_5_d6(w + 4318, w + 978, t + 26); /* N[knee_inner0] */
-  return failed ? 8 : -1;
+static int pivot_outer1_weld(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_6(w + W_outer2_weld, t + R_outer2_weld); /* N[outer2_weld] = l D l^T, the next pivot's: final now */
+  panel_6x8(w + W_outer1_weld, t + R_outer1_weld, w + W_outer1_weld + 36, t + 16); /* rows 0..7 */
+  panel_6x7_of_8(w + W_outer1_weld, t + R_outer1_weld, w + W_outer1_weld + 84, t + 24); /* rows 8..14 */
+  reduce_tri_5_d6(w + W_knee_outer1, w + W_outer1_weld + 36, t + 16); /* N[knee_outer1] */
+  reduce_5x5_d6(w + W_knee_outer1 + 25, w + W_outer1_weld + 66, t + 16); /* E[pivot1, knee_outer1] */
+  reduce_tri_5_d6(w + W_pivot1, w + W_outer1_weld + 66, t + 21); /* N[pivot1] */
+  reduce_5x5_d6(w + W_knee_outer1 + 75, w + W_outer1_weld + 96, t + 16); /* E[knee_inner0, knee_outer1] */
+  reduce_5x5_d6(w + W_pivot1 + 50, w + W_outer1_weld + 96, t + 21); /* E[knee_inner0, pivot1] */
+  reduce_tri_5_d6(w + W_knee_inner0, w + W_outer1_weld + 96, t + 26); /* N[knee_inner0] */
+  return failed ? P_outer2_weld : -1;
 }
 
-/*---- pivot 8: outer2_weld (weld, d = 6, h = 15)
+/*---- outer2_weld (weld, d = 6, h = 15)
  * column: knee_outer2 (d 5), pivot2 (d 5), knee_inner1 (d 5) */
-static int factor_p8(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_6(w + 1134, t + 8); /* N[outer3_weld] = l D l^T, the next pivot's: final now */
-  panel_6x8(w + 1008, t + 0, w + 1044, t + 16); /* rows 0..7 */
-  panel_6x7_of_8(w + 1008, t + 0, w + 1092, t + 24); /* rows 8..14 */
-  reduce_tri_5_d6(w + 3538, w + 1044, t + 16); /* N[knee_outer2] */
-  reduce_5x5_d6(w + 3563, w + 1074, t + 16); /* E[pivot2, knee_outer2] */
-  reduce_tri_5_d6(w + 3638, w + 1074, t + 21); /* N[pivot2] */
-  reduce_5x5_d6(w + 3588, w + 1104, t + 16); /* E[knee_inner1, knee_outer2] */
-  reduce_5x5_d6(w + 3663, w + 1104, t + 21); /* E[knee_inner1, pivot2] */
-  reduce_tri_5_d6(w + 3713, w + 1104, t + 26); /* N[knee_inner1] */
-  return failed ? 9 : -1;
+static int pivot_outer2_weld(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_6(w + W_outer3_weld, t + R_outer3_weld); /* N[outer3_weld] = l D l^T, the next pivot's: final now */
+  panel_6x8(w + W_outer2_weld, t + R_outer2_weld, w + W_outer2_weld + 36, t + 16); /* rows 0..7 */
+  panel_6x7_of_8(w + W_outer2_weld, t + R_outer2_weld, w + W_outer2_weld + 84, t + 24); /* rows 8..14 */
+  reduce_tri_5_d6(w + W_knee_outer2, w + W_outer2_weld + 36, t + 16); /* N[knee_outer2] */
+  reduce_5x5_d6(w + W_knee_outer2 + 25, w + W_outer2_weld + 66, t + 16); /* E[pivot2, knee_outer2] */
+  reduce_tri_5_d6(w + W_pivot2, w + W_outer2_weld + 66, t + 21); /* N[pivot2] */
+  reduce_5x5_d6(w + W_knee_outer2 + 50, w + W_outer2_weld + 96, t + 16); /* E[knee_inner1, knee_outer2] */
+  reduce_5x5_d6(w + W_pivot2 + 25, w + W_outer2_weld + 96, t + 21); /* E[knee_inner1, pivot2] */
+  reduce_tri_5_d6(w + W_knee_inner1, w + W_outer2_weld + 96, t + 26); /* N[knee_inner1] */
+  return failed ? P_outer3_weld : -1;
 }
 
-/*---- pivot 9: outer3_weld (weld, d = 6, h = 15)
+/*---- outer3_weld (weld, d = 6, h = 15)
  * column: knee_outer3 (d 5), pivot3 (d 5), knee_inner2 (d 5) */
-static int factor_p9(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_6(w + 1260, t + 0); /* N[outer4_weld] = l D l^T, the next pivot's: final now */
-  panel_6x8(w + 1134, t + 8, w + 1170, t + 16); /* rows 0..7 */
-  panel_6x7_of_8(w + 1134, t + 8, w + 1218, t + 24); /* rows 8..14 */
-  reduce_tri_5_d6(w + 3263, w + 1170, t + 16); /* N[knee_outer3] */
-  reduce_5x5_d6(w + 3288, w + 1200, t + 16); /* E[pivot3, knee_outer3] */
-  reduce_tri_5_d6(w + 3363, w + 1200, t + 21); /* N[pivot3] */
-  reduce_5x5_d6(w + 3313, w + 1230, t + 16); /* E[knee_inner2, knee_outer3] */
-  reduce_5x5_d6(w + 3388, w + 1230, t + 21); /* E[knee_inner2, pivot3] */
-  reduce_tri_5_d6(w + 3438, w + 1230, t + 26); /* N[knee_inner2] */
-  return failed ? 10 : -1;
+static int pivot_outer3_weld(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_6(w + W_outer4_weld, t + R_outer4_weld); /* N[outer4_weld] = l D l^T, the next pivot's: final now */
+  panel_6x8(w + W_outer3_weld, t + R_outer3_weld, w + W_outer3_weld + 36, t + 16); /* rows 0..7 */
+  panel_6x7_of_8(w + W_outer3_weld, t + R_outer3_weld, w + W_outer3_weld + 84, t + 24); /* rows 8..14 */
+  reduce_tri_5_d6(w + W_knee_outer3, w + W_outer3_weld + 36, t + 16); /* N[knee_outer3] */
+  reduce_5x5_d6(w + W_knee_outer3 + 25, w + W_outer3_weld + 66, t + 16); /* E[pivot3, knee_outer3] */
+  reduce_tri_5_d6(w + W_pivot3, w + W_outer3_weld + 66, t + 21); /* N[pivot3] */
+  reduce_5x5_d6(w + W_knee_outer3 + 50, w + W_outer3_weld + 96, t + 16); /* E[knee_inner2, knee_outer3] */
+  reduce_5x5_d6(w + W_pivot3 + 25, w + W_outer3_weld + 96, t + 21); /* E[knee_inner2, pivot3] */
+  reduce_tri_5_d6(w + W_knee_inner2, w + W_outer3_weld + 96, t + 26); /* N[knee_inner2] */
+  return failed ? P_outer4_weld : -1;
 }
 
-/*---- pivot 10: outer4_weld (weld, d = 6, h = 15)
+/*---- outer4_weld (weld, d = 6, h = 15)
  * column: knee_outer4 (d 5), pivot4 (d 5), knee_inner3 (d 5) */
-static int factor_p10(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_6(w + 1386, t + 8); /* N[outer5_weld] = l D l^T, the next pivot's: final now */
-  panel_6x8(w + 1260, t + 0, w + 1296, t + 16); /* rows 0..7 */
-  panel_6x7_of_8(w + 1260, t + 0, w + 1344, t + 24); /* rows 8..14 */
-  reduce_tri_5_d6(w + 2988, w + 1296, t + 16); /* N[knee_outer4] */
-  reduce_5x5_d6(w + 3013, w + 1326, t + 16); /* E[pivot4, knee_outer4] */
-  reduce_tri_5_d6(w + 3088, w + 1326, t + 21); /* N[pivot4] */
-  reduce_5x5_d6(w + 3038, w + 1356, t + 16); /* E[knee_inner3, knee_outer4] */
-  reduce_5x5_d6(w + 3113, w + 1356, t + 21); /* E[knee_inner3, pivot4] */
-  reduce_tri_5_d6(w + 3163, w + 1356, t + 26); /* N[knee_inner3] */
-  return failed ? 11 : -1;
+static int pivot_outer4_weld(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_6(w + W_outer5_weld, t + R_outer5_weld); /* N[outer5_weld] = l D l^T, the next pivot's: final now */
+  panel_6x8(w + W_outer4_weld, t + R_outer4_weld, w + W_outer4_weld + 36, t + 16); /* rows 0..7 */
+  panel_6x7_of_8(w + W_outer4_weld, t + R_outer4_weld, w + W_outer4_weld + 84, t + 24); /* rows 8..14 */
+  reduce_tri_5_d6(w + W_knee_outer4, w + W_outer4_weld + 36, t + 16); /* N[knee_outer4] */
+  reduce_5x5_d6(w + W_knee_outer4 + 25, w + W_outer4_weld + 66, t + 16); /* E[pivot4, knee_outer4] */
+  reduce_tri_5_d6(w + W_pivot4, w + W_outer4_weld + 66, t + 21); /* N[pivot4] */
+  reduce_5x5_d6(w + W_knee_outer4 + 50, w + W_outer4_weld + 96, t + 16); /* E[knee_inner3, knee_outer4] */
+  reduce_5x5_d6(w + W_pivot4 + 25, w + W_outer4_weld + 96, t + 21); /* E[knee_inner3, pivot4] */
+  reduce_tri_5_d6(w + W_knee_inner3, w + W_outer4_weld + 96, t + 26); /* N[knee_inner3] */
+  return failed ? P_outer5_weld : -1;
 }
 
-/*---- pivot 11: outer5_weld (weld, d = 6, h = 15)
+/*---- outer5_weld (weld, d = 6, h = 15)
  * column: knee_outer5 (d 5), pivot5 (d 5), knee_inner4 (d 5) */
-static int factor_p11(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_6(w + 1512, t + 0); /* N[outer6_weld] = l D l^T, the next pivot's: final now */
-  panel_6x8(w + 1386, t + 8, w + 1422, t + 16); /* rows 0..7 */
-  panel_6x7_of_8(w + 1386, t + 8, w + 1470, t + 24); /* rows 8..14 */
-  reduce_tri_5_d6(w + 2713, w + 1422, t + 16); /* N[knee_outer5] */
-  reduce_5x5_d6(w + 2738, w + 1452, t + 16); /* E[pivot5, knee_outer5] */
-  reduce_tri_5_d6(w + 2813, w + 1452, t + 21); /* N[pivot5] */
-  reduce_5x5_d6(w + 2763, w + 1482, t + 16); /* E[knee_inner4, knee_outer5] */
-  reduce_5x5_d6(w + 2838, w + 1482, t + 21); /* E[knee_inner4, pivot5] */
-  reduce_tri_5_d6(w + 2888, w + 1482, t + 26); /* N[knee_inner4] */
-  return failed ? 12 : -1;
+static int pivot_outer5_weld(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_6(w + W_outer6_weld, t + R_outer6_weld); /* N[outer6_weld] = l D l^T, the next pivot's: final now */
+  panel_6x8(w + W_outer5_weld, t + R_outer5_weld, w + W_outer5_weld + 36, t + 16); /* rows 0..7 */
+  panel_6x7_of_8(w + W_outer5_weld, t + R_outer5_weld, w + W_outer5_weld + 84, t + 24); /* rows 8..14 */
+  reduce_tri_5_d6(w + W_knee_outer5, w + W_outer5_weld + 36, t + 16); /* N[knee_outer5] */
+  reduce_5x5_d6(w + W_knee_outer5 + 25, w + W_outer5_weld + 66, t + 16); /* E[pivot5, knee_outer5] */
+  reduce_tri_5_d6(w + W_pivot5, w + W_outer5_weld + 66, t + 21); /* N[pivot5] */
+  reduce_5x5_d6(w + W_knee_outer5 + 50, w + W_outer5_weld + 96, t + 16); /* E[knee_inner4, knee_outer5] */
+  reduce_5x5_d6(w + W_pivot5 + 25, w + W_outer5_weld + 96, t + 21); /* E[knee_inner4, pivot5] */
+  reduce_tri_5_d6(w + W_knee_inner4, w + W_outer5_weld + 96, t + 26); /* N[knee_inner4] */
+  return failed ? P_outer6_weld : -1;
 }
 
-/*---- pivot 12: outer6_weld (weld, d = 6, h = 15)
+/*---- outer6_weld (weld, d = 6, h = 15)
  * column: head (d 5), pivot6 (d 5), knee_inner5 (d 5) */
-static int factor_p12(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + 1638, t + 8); /* N[axleFL] = l D l^T, the next pivot's: final now */
-  panel_6x8(w + 1512, t + 0, w + 1548, t + 16); /* rows 0..7 */
-  panel_6x7_of_8(w + 1512, t + 0, w + 1596, t + 24); /* rows 8..14 */
-  reduce_tri_5_d6(w + 2338, w + 1548, t + 16); /* N[head] */
-  reduce_5x5_d6(w + 2363, w + 1578, t + 16); /* E[pivot6, head] */
-  reduce_tri_5_d6(w + 2438, w + 1578, t + 21); /* N[pivot6] */
-  reduce_5x5_d6(w + 2413, w + 1608, t + 16); /* E[knee_inner5, head] */
-  reduce_5x5_d6(w + 2488, w + 1608, t + 21); /* E[knee_inner5, pivot6] */
-  reduce_tri_5_d6(w + 2613, w + 1608, t + 26); /* N[knee_inner5] */
-  return failed ? 13 : -1;
+static int pivot_outer6_weld(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_axleFL, t + R_axleFL); /* N[axleFL] = l D l^T, the next pivot's: final now */
+  panel_6x8(w + W_outer6_weld, t + R_outer6_weld, w + W_outer6_weld + 36, t + 16); /* rows 0..7 */
+  panel_6x7_of_8(w + W_outer6_weld, t + R_outer6_weld, w + W_outer6_weld + 84, t + 24); /* rows 8..14 */
+  reduce_tri_5_d6(w + W_head, w + W_outer6_weld + 36, t + 16); /* N[head] */
+  reduce_5x5_d6(w + W_head + 25, w + W_outer6_weld + 66, t + 16); /* E[pivot6, head] */
+  reduce_tri_5_d6(w + W_pivot6, w + W_outer6_weld + 66, t + 21); /* N[pivot6] */
+  reduce_5x5_d6(w + W_head + 75, w + W_outer6_weld + 96, t + 16); /* E[knee_inner5, head] */
+  reduce_5x5_d6(w + W_pivot6 + 50, w + W_outer6_weld + 96, t + 21); /* E[knee_inner5, pivot6] */
+  reduce_tri_5_d6(w + W_knee_inner5, w + W_outer6_weld + 96, t + 26); /* N[knee_inner5] */
+  return failed ? P_axleFL : -1;
 }
 
-/*---- pivot 13: axleFL (hinge, d = 5, h = 21)
+/*---- axleFL (hinge, d = 5, h = 21)
  * column: axleFR (d 5), axleRL (d 5), axleRR (d 5), chassis#weld1 (d 6) */
-static int factor_p13(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1638, t + 8, w + 1663, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1768, w + 1663, t + 16); /* N[axleFR] */
-  const int failed = factor_node_5(w + 1768, t + 0); /* N[axleFR] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + 1638, t + 8, w + 1703, t + 24); /* rows 8..15 */
-  panel_5x5_of_8(w + 1638, t + 8, w + 1743, t + 32); /* rows 16..20 */
-  reduce_5x5_d5(w + 1793, w + 1688, t + 16); /* E[axleRL, axleFR] */
-  reduce_tri_5_d5(w + 1873, w + 1688, t + 21); /* N[axleRL] */
-  reduce_5x5_d5(w + 1818, w + 1713, t + 16); /* E[axleRR, axleFR] */
-  reduce_5x5_d5(w + 1898, w + 1713, t + 21); /* E[axleRR, axleRL] */
-  reduce_tri_5_d5(w + 1953, w + 1713, t + 26); /* N[axleRR] */
-  reduce_6x5_d5(w + 1843, w + 1738, t + 16); /* E[chassis#weld1, axleFR] */
-  reduce_6x5_d5(w + 1923, w + 1738, t + 21); /* E[chassis#weld1, axleRL] */
-  reduce_6x5_d5(w + 1978, w + 1738, t + 26); /* E[chassis#weld1, axleRR] */
-  reduce_tri_6_d5(w + 2008, w + 1738, t + 31); /* N[chassis#weld1] */
-  return failed ? 14 : -1;
+static int pivot_axleFL(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_axleFL, t + R_axleFL, w + W_axleFL + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_axleFR, w + W_axleFL + 25, t + 16); /* N[axleFR] */
+  const int failed = factor_node_5(w + W_axleFR, t + R_axleFR); /* N[axleFR] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_axleFL, t + R_axleFL, w + W_axleFL + 65, t + 24); /* rows 8..15 */
+  panel_5x5_of_8(w + W_axleFL, t + R_axleFL, w + W_axleFL + 105, t + 32); /* rows 16..20 */
+  reduce_5x5_d5(w + W_axleFR + 25, w + W_axleFL + 50, t + 16); /* E[axleRL, axleFR] */
+  reduce_tri_5_d5(w + W_axleRL, w + W_axleFL + 50, t + 21); /* N[axleRL] */
+  reduce_5x5_d5(w + W_axleFR + 50, w + W_axleFL + 75, t + 16); /* E[axleRR, axleFR] */
+  reduce_5x5_d5(w + W_axleRL + 25, w + W_axleFL + 75, t + 21); /* E[axleRR, axleRL] */
+  reduce_tri_5_d5(w + W_axleRR, w + W_axleFL + 75, t + 26); /* N[axleRR] */
+  reduce_6x5_d5(w + W_axleFR + 75, w + W_axleFL + 100, t + 16); /* E[chassis#weld1, axleFR] */
+  reduce_6x5_d5(w + W_axleRL + 50, w + W_axleFL + 100, t + 21); /* E[chassis#weld1, axleRL] */
+  reduce_6x5_d5(w + W_axleRR + 25, w + W_axleFL + 100, t + 26); /* E[chassis#weld1, axleRR] */
+  reduce_tri_6_d5(w + W_chassis_weld1, w + W_axleFL + 100, t + 31); /* N[chassis#weld1] */
+  return failed ? P_axleFR : -1;
 }
 
-/*---- pivot 14: axleFR (hinge, d = 5, h = 16)
+/*---- axleFR (hinge, d = 5, h = 16)
  * column: axleRL (d 5), axleRR (d 5), chassis#weld1 (d 6) */
-static int factor_p14(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1768, t + 0, w + 1793, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1873, w + 1793, t + 16); /* N[axleRL] */
-  const int failed = factor_node_5(w + 1873, t + 8); /* N[axleRL] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + 1768, t + 0, w + 1833, t + 24); /* rows 8..15 */
-  reduce_5x5_d5(w + 1898, w + 1818, t + 16); /* E[axleRR, axleRL] */
-  reduce_tri_5_d5(w + 1953, w + 1818, t + 21); /* N[axleRR] */
-  reduce_6x5_d5(w + 1923, w + 1843, t + 16); /* E[chassis#weld1, axleRL] */
-  reduce_6x5_d5(w + 1978, w + 1843, t + 21); /* E[chassis#weld1, axleRR] */
-  reduce_tri_6_d5(w + 2008, w + 1843, t + 26); /* N[chassis#weld1] */
-  return failed ? 15 : -1;
+static int pivot_axleFR(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_axleFR, t + R_axleFR, w + W_axleFR + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_axleRL, w + W_axleFR + 25, t + 16); /* N[axleRL] */
+  const int failed = factor_node_5(w + W_axleRL, t + R_axleRL); /* N[axleRL] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_axleFR, t + R_axleFR, w + W_axleFR + 65, t + 24); /* rows 8..15 */
+  reduce_5x5_d5(w + W_axleRL + 25, w + W_axleFR + 50, t + 16); /* E[axleRR, axleRL] */
+  reduce_tri_5_d5(w + W_axleRR, w + W_axleFR + 50, t + 21); /* N[axleRR] */
+  reduce_6x5_d5(w + W_axleRL + 50, w + W_axleFR + 75, t + 16); /* E[chassis#weld1, axleRL] */
+  reduce_6x5_d5(w + W_axleRR + 25, w + W_axleFR + 75, t + 21); /* E[chassis#weld1, axleRR] */
+  reduce_tri_6_d5(w + W_chassis_weld1, w + W_axleFR + 75, t + 26); /* N[chassis#weld1] */
+  return failed ? P_axleRL : -1;
 }
 
-/*---- pivot 15: axleRL (hinge, d = 5, h = 11)
+/*---- axleRL (hinge, d = 5, h = 11)
  * column: axleRR (d 5), chassis#weld1 (d 6) */
-static int factor_p15(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1873, t + 8, w + 1898, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1953, w + 1898, t + 16); /* N[axleRR] */
-  const int failed = factor_node_5(w + 1953, t + 0); /* N[axleRR] = l D l^T, the next pivot's: final now */
-  panel_5x3_of_4(w + 1873, t + 8, w + 1938, t + 24); /* rows 8..10 */
-  reduce_6x5_d5(w + 1978, w + 1923, t + 16); /* E[chassis#weld1, axleRR] */
-  reduce_tri_6_d5(w + 2008, w + 1923, t + 21); /* N[chassis#weld1] */
-  return failed ? 16 : -1;
+static int pivot_axleRL(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_axleRL, t + R_axleRL, w + W_axleRL + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_axleRR, w + W_axleRL + 25, t + 16); /* N[axleRR] */
+  const int failed = factor_node_5(w + W_axleRR, t + R_axleRR); /* N[axleRR] = l D l^T, the next pivot's: final now */
+  panel_5x3_of_4(w + W_axleRL, t + R_axleRL, w + W_axleRL + 65, t + 24); /* rows 8..10 */
+  reduce_6x5_d5(w + W_axleRR + 25, w + W_axleRL + 50, t + 16); /* E[chassis#weld1, axleRR] */
+  reduce_tri_6_d5(w + W_chassis_weld1, w + W_axleRL + 50, t + 21); /* N[chassis#weld1] */
+  return failed ? P_axleRR : -1;
 }
 
-/*---- pivot 16: axleRR (hinge, d = 5, h = 6)
+/*---- axleRR (hinge, d = 5, h = 6)
  * column: chassis#weld1 (d 6) */
-static int factor_p16(scalar *restrict w, scalar *restrict t) {
-  panel_5x6_of_8(w + 1953, t + 0, w + 1978, t + 16); /* rows 0..5 */
-  reduce_tri_6_d5(w + 2008, w + 1978, t + 16); /* N[chassis#weld1] */
-  const int failed = factor_node_6(w + 2008, t + 8); /* N[chassis#weld1] = l D l^T, the next pivot's: final now */
-  return failed ? 17 : -1;
+static int pivot_axleRR(scalar *restrict w, scalar *restrict t) {
+  panel_5x6_of_8(w + W_axleRR, t + R_axleRR, w + W_axleRR + 25, t + 16); /* rows 0..5 */
+  reduce_tri_6_d5(w + W_chassis_weld1, w + W_axleRR + 25, t + 16); /* N[chassis#weld1] */
+  const int failed = factor_node_6(w + W_chassis_weld1, t + R_chassis_weld1); /* N[chassis#weld1] = l D l^T, the next pivot's: final now */
+  return failed ? P_chassis_weld1 : -1;
 }
 
-/*---- pivot 17: chassis#weld1 (shard weld, d = 6, h = 13)
+/*---- chassis#weld1 (shard weld, d = 6, h = 13)
  * column: barrel_eye (d 3), foot (d 5), roller_bottom_slide (d 5) */
-static int factor_p17(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_1(w + 2122, t + 0); /* N[lift] = l D l^T, the next pivot's: final now */
-  panel_6x8(w + 2008, t + 8, w + 2044, t + 16); /* rows 0..7 */
-  panel_6x5_of_8(w + 2008, t + 8, w + 2092, t + 24); /* rows 8..12 */
-  reduce_tri_3_d6(w + 2281, w + 2044, t + 16); /* N[barrel_eye] */
-  reduce_5x3_d6(w + 2290, w + 2062, t + 16); /* E[foot, barrel_eye] */
-  reduce_tri_5_d6(w + 4188, w + 2062, t + 19); /* N[foot] */
-  reduce_5x3_d6(w + 2305, w + 2092, t + 16); /* E[roller_bottom_slide, barrel_eye] */
-  reduce_5x5_d6(w + 4263, w + 2092, t + 19); /* E[roller_bottom_slide, foot] */
-  reduce_tri_5_d6(w + 4503, w + 2092, t + 24); /* N[roller_bottom_slide] */
-  return failed ? 18 : -1;
+static int pivot_chassis_weld1(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_1(w + W_lift, t + R_lift); /* N[lift] = l D l^T, the next pivot's: final now */
+  panel_6x8(w + W_chassis_weld1, t + R_chassis_weld1, w + W_chassis_weld1 + 36, t + 16); /* rows 0..7 */
+  panel_6x5_of_8(w + W_chassis_weld1, t + R_chassis_weld1, w + W_chassis_weld1 + 84, t + 24); /* rows 8..12 */
+  reduce_tri_3_d6(w + W_barrel_eye, w + W_chassis_weld1 + 36, t + 16); /* N[barrel_eye] */
+  reduce_5x3_d6(w + W_barrel_eye + 9, w + W_chassis_weld1 + 54, t + 16); /* E[foot, barrel_eye] */
+  reduce_tri_5_d6(w + W_foot, w + W_chassis_weld1 + 54, t + 19); /* N[foot] */
+  reduce_5x3_d6(w + W_barrel_eye + 24, w + W_chassis_weld1 + 84, t + 16); /* E[roller_bottom_slide, barrel_eye] */
+  reduce_5x5_d6(w + W_foot + 75, w + W_chassis_weld1 + 84, t + 19); /* E[roller_bottom_slide, foot] */
+  reduce_tri_5_d6(w + W_roller_bottom_slide, w + W_chassis_weld1 + 84, t + 24); /* N[roller_bottom_slide] */
+  return failed ? P_lift : -1;
 }
 
-/*---- pivot 18: lift (rod, d = 1, h = 11)
+/*---- lift (rod, d = 1, h = 11)
  * column: cylinder (d 5), rod_eye (d 3), barrel_eye (d 3) */
-static int factor_p18(scalar *restrict w, scalar *restrict t) {
-  panel_1x8(w + 2122, t + 0, w + 2123, t + 16); /* rows 0..7 */
-  reduce_tri_5_d1(w + 2134, w + 2123, t + 16); /* N[cylinder] */
-  const int failed = factor_node_5(w + 2134, t + 8); /* N[cylinder] = l D l^T, the next pivot's: final now */
-  panel_1x3_of_4(w + 2122, t + 0, w + 2131, t + 24); /* rows 8..10 */
-  reduce_3x5_d1(w + 2159, w + 2128, t + 16); /* E[rod_eye, cylinder] */
-  reduce_tri_3_d1(w + 2189, w + 2128, t + 21); /* N[rod_eye] */
-  reduce_3x5_d1(w + 2174, w + 2131, t + 16); /* E[barrel_eye, cylinder] */
-  reduce_3x3_d1(w + 2198, w + 2131, t + 21); /* E[barrel_eye, rod_eye] fill */
-  reduce_tri_3_d1(w + 2281, w + 2131, t + 24); /* N[barrel_eye] */
-  return failed ? 19 : -1;
+static int pivot_lift(scalar *restrict w, scalar *restrict t) {
+  panel_1x8(w + W_lift, t + R_lift, w + W_lift + 1, t + 16); /* rows 0..7 */
+  reduce_tri_5_d1(w + W_cylinder, w + W_lift + 1, t + 16); /* N[cylinder] */
+  const int failed = factor_node_5(w + W_cylinder, t + R_cylinder); /* N[cylinder] = l D l^T, the next pivot's: final now */
+  panel_1x3_of_4(w + W_lift, t + R_lift, w + W_lift + 9, t + 24); /* rows 8..10 */
+  reduce_3x5_d1(w + W_cylinder + 25, w + W_lift + 6, t + 16); /* E[rod_eye, cylinder] */
+  reduce_tri_3_d1(w + W_rod_eye, w + W_lift + 6, t + 21); /* N[rod_eye] */
+  reduce_3x5_d1(w + W_cylinder + 40, w + W_lift + 9, t + 16); /* E[barrel_eye, cylinder] */
+  reduce_3x3_d1(w + W_rod_eye + 9, w + W_lift + 9, t + 21); /* E[barrel_eye, rod_eye] fill */
+  reduce_tri_3_d1(w + W_barrel_eye, w + W_lift + 9, t + 24); /* N[barrel_eye] */
+  return failed ? P_cylinder : -1;
 }
 
-/*---- pivot 19: cylinder (prismatic, d = 5, h = 6)
+/*---- cylinder (prismatic, d = 5, h = 6)
  * column: rod_eye (d 3), barrel_eye (d 3) */
-static int factor_p19(scalar *restrict w, scalar *restrict t) {
-  panel_5x6_of_8(w + 2134, t + 8, w + 2159, t + 16); /* rows 0..5 */
-  reduce_tri_3_d5(w + 2189, w + 2159, t + 16); /* N[rod_eye] */
-  const int failed = factor_node_3(w + 2189, t + 0); /* N[rod_eye] = l D l^T, the next pivot's: final now */
-  reduce_3x3_d5(w + 2198, w + 2174, t + 16); /* E[barrel_eye, rod_eye] fill */
-  reduce_tri_3_d5(w + 2281, w + 2174, t + 19); /* N[barrel_eye] */
-  return failed ? 20 : -1;
+static int pivot_cylinder(scalar *restrict w, scalar *restrict t) {
+  panel_5x6_of_8(w + W_cylinder, t + R_cylinder, w + W_cylinder + 25, t + 16); /* rows 0..5 */
+  reduce_tri_3_d5(w + W_rod_eye, w + W_cylinder + 25, t + 16); /* N[rod_eye] */
+  const int failed = factor_node_3(w + W_rod_eye, t + R_rod_eye); /* N[rod_eye] = l D l^T, the next pivot's: final now */
+  reduce_3x3_d5(w + W_rod_eye + 9, w + W_cylinder + 40, t + 16); /* E[barrel_eye, rod_eye] fill */
+  reduce_tri_3_d5(w + W_barrel_eye, w + W_cylinder + 40, t + 19); /* N[barrel_eye] */
+  return failed ? P_rod_eye : -1;
 }
 
-/*---- pivot 20: rod_eye (ball, d = 3, h = 9)
+/*---- rod_eye (ball, d = 3, h = 9)
  * column: barrel_eye (d 3, fill), inner0_weld (d 6) */
-static int factor_p20(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_4(w + 2225, t + 8); /* N[roller_top_slide] = l D l^T, the next pivot's: final now */
-  panel_3x8(w + 2189, t + 0, w + 2198, t + 16); /* rows 0..7 */
-  panel_3x1(w + 2189, t + 0, w + 2222, t + 24); /* row 8 */
-  reduce_tri_3_d3(w + 2281, w + 2198, t + 16); /* N[barrel_eye] */
-  reduce_6x3_d3(w + 2320, w + 2207, t + 16); /* E[inner0_weld, barrel_eye] fill */
-  reduce_tri_6_d3(w + 4558, w + 2207, t + 19); /* N[inner0_weld] */
-  return failed ? 21 : -1;
+static int pivot_rod_eye(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_4(w + W_roller_top_slide, t + R_roller_top_slide); /* N[roller_top_slide] = l D l^T, the next pivot's: final now */
+  panel_3x8(w + W_rod_eye, t + R_rod_eye, w + W_rod_eye + 9, t + 16); /* rows 0..7 */
+  panel_3x1(w + W_rod_eye, t + R_rod_eye, w + W_rod_eye + 33, t + 24); /* row 8 */
+  reduce_tri_3_d3(w + W_barrel_eye, w + W_rod_eye + 9, t + 16); /* N[barrel_eye] */
+  reduce_6x3_d3(w + W_barrel_eye + 39, w + W_rod_eye + 18, t + 16); /* E[inner0_weld, barrel_eye] fill */
+  reduce_tri_6_d3(w + W_inner0_weld, w + W_rod_eye + 18, t + 19); /* N[inner0_weld] */
+  return failed ? P_roller_top_slide : -1;
 }
 
-/*---- pivot 21: roller_top_slide (cylindrical, d = 4, h = 10)
+/*---- roller_top_slide (cylindrical, d = 4, h = 10)
  * column: head (d 5), roller_top_pin (d 5) */
-static int factor_p21(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_3(w + 2281, t + 0); /* N[barrel_eye] = l D l^T, the next pivot's: final now */
-  panel_4x8(w + 2225, t + 8, w + 2241, t + 16); /* rows 0..7 */
-  panel_4x2(w + 2225, t + 8, w + 2273, t + 24); /* rows 8..9 */
-  reduce_tri_5_d4(w + 2338, w + 2241, t + 16); /* N[head] */
-  reduce_5x5_d4(w + 2388, w + 2261, t + 16); /* E[roller_top_pin, head] fill */
-  reduce_tri_5_d4(w + 2538, w + 2261, t + 21); /* N[roller_top_pin] */
-  return failed ? 22 : -1;
+static int pivot_roller_top_slide(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_3(w + W_barrel_eye, t + R_barrel_eye); /* N[barrel_eye] = l D l^T, the next pivot's: final now */
+  panel_4x8(w + W_roller_top_slide, t + R_roller_top_slide, w + W_roller_top_slide + 16, t + 16); /* rows 0..7 */
+  panel_4x2(w + W_roller_top_slide, t + R_roller_top_slide, w + W_roller_top_slide + 48, t + 24); /* rows 8..9 */
+  reduce_tri_5_d4(w + W_head, w + W_roller_top_slide + 16, t + 16); /* N[head] */
+  reduce_5x5_d4(w + W_head + 50, w + W_roller_top_slide + 36, t + 16); /* E[roller_top_pin, head] fill */
+  reduce_tri_5_d4(w + W_roller_top_pin, w + W_roller_top_slide + 36, t + 21); /* N[roller_top_pin] */
+  return failed ? P_barrel_eye : -1;
 }
 
-/*---- pivot 22: barrel_eye (ball, d = 3, h = 16)
+/*---- barrel_eye (ball, d = 3, h = 16)
  * column: foot (d 5), roller_bottom_slide (d 5), inner0_weld (d 6, fill) */
-static int factor_p22(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + 2338, t + 8); /* N[head] = l D l^T, the next pivot's: final now */
-  panel_3x8(w + 2281, t + 0, w + 2290, t + 16); /* rows 0..7 */
-  panel_3x8(w + 2281, t + 0, w + 2314, t + 24); /* rows 8..15 */
-  reduce_tri_5_d3(w + 4188, w + 2290, t + 16); /* N[foot] */
-  reduce_5x5_d3(w + 4263, w + 2305, t + 16); /* E[roller_bottom_slide, foot] */
-  reduce_tri_5_d3(w + 4503, w + 2305, t + 21); /* N[roller_bottom_slide] */
-  reduce_6x5_d3(w + 4288, w + 2320, t + 16); /* E[inner0_weld, foot] */
-  reduce_6x5_d3(w + 4528, w + 2320, t + 21); /* E[inner0_weld, roller_bottom_slide] fill */
-  reduce_tri_6_d3(w + 4558, w + 2320, t + 26); /* N[inner0_weld] */
-  return failed ? 23 : -1;
+static int pivot_barrel_eye(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_head, t + R_head); /* N[head] = l D l^T, the next pivot's: final now */
+  panel_3x8(w + W_barrel_eye, t + R_barrel_eye, w + W_barrel_eye + 9, t + 16); /* rows 0..7 */
+  panel_3x8(w + W_barrel_eye, t + R_barrel_eye, w + W_barrel_eye + 33, t + 24); /* rows 8..15 */
+  reduce_tri_5_d3(w + W_foot, w + W_barrel_eye + 9, t + 16); /* N[foot] */
+  reduce_5x5_d3(w + W_foot + 75, w + W_barrel_eye + 24, t + 16); /* E[roller_bottom_slide, foot] */
+  reduce_tri_5_d3(w + W_roller_bottom_slide, w + W_barrel_eye + 24, t + 21); /* N[roller_bottom_slide] */
+  reduce_6x5_d3(w + W_foot + 100, w + W_barrel_eye + 39, t + 16); /* E[inner0_weld, foot] */
+  reduce_6x5_d3(w + W_roller_bottom_slide + 25, w + W_barrel_eye + 39, t + 21); /* E[inner0_weld, roller_bottom_slide] fill */
+  reduce_tri_6_d3(w + W_inner0_weld, w + W_barrel_eye + 39, t + 26); /* N[inner0_weld] */
+  return failed ? P_head : -1;
 }
 
-/*---- pivot 23: head (hinge, d = 5, h = 15)
+/*---- head (hinge, d = 5, h = 15)
  * column: pivot6 (d 5), roller_top_pin (d 5, fill), knee_inner5 (d 5) */
-static int factor_p23(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2338, t + 8, w + 2363, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2438, w + 2363, t + 16); /* N[pivot6] */
-  const int failed = factor_node_5(w + 2438, t + 0); /* N[pivot6] = l D l^T, the next pivot's: final now */
-  panel_5x7_of_8(w + 2338, t + 8, w + 2403, t + 24); /* rows 8..14 */
-  reduce_5x5_d5(w + 2463, w + 2388, t + 16); /* E[roller_top_pin, pivot6] */
-  reduce_tri_5_d5(w + 2538, w + 2388, t + 21); /* N[roller_top_pin] */
-  reduce_5x5_d5(w + 2488, w + 2413, t + 16); /* E[knee_inner5, pivot6] */
-  reduce_5x5_d5(w + 2563, w + 2413, t + 21); /* E[knee_inner5, roller_top_pin] fill */
-  reduce_tri_5_d5(w + 2613, w + 2413, t + 26); /* N[knee_inner5] */
-  return failed ? 24 : -1;
+static int pivot_head(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_head, t + R_head, w + W_head + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pivot6, w + W_head + 25, t + 16); /* N[pivot6] */
+  const int failed = factor_node_5(w + W_pivot6, t + R_pivot6); /* N[pivot6] = l D l^T, the next pivot's: final now */
+  panel_5x7_of_8(w + W_head, t + R_head, w + W_head + 65, t + 24); /* rows 8..14 */
+  reduce_5x5_d5(w + W_pivot6 + 25, w + W_head + 50, t + 16); /* E[roller_top_pin, pivot6] */
+  reduce_tri_5_d5(w + W_roller_top_pin, w + W_head + 50, t + 21); /* N[roller_top_pin] */
+  reduce_5x5_d5(w + W_pivot6 + 50, w + W_head + 75, t + 16); /* E[knee_inner5, pivot6] */
+  reduce_5x5_d5(w + W_roller_top_pin + 25, w + W_head + 75, t + 21); /* E[knee_inner5, roller_top_pin] fill */
+  reduce_tri_5_d5(w + W_knee_inner5, w + W_head + 75, t + 26); /* N[knee_inner5] */
+  return failed ? P_pivot6 : -1;
 }
 
-/*---- pivot 24: pivot6 (hinge, d = 5, h = 15)
+/*---- pivot6 (hinge, d = 5, h = 15)
  * column: roller_top_pin (d 5), knee_inner5 (d 5), knee_outer5 (d 5) */
-static int factor_p24(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2438, t + 0, w + 2463, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2538, w + 2463, t + 16); /* N[roller_top_pin] */
-  const int failed = factor_node_5(w + 2538, t + 8); /* N[roller_top_pin] = l D l^T, the next pivot's: final now */
-  panel_5x7_of_8(w + 2438, t + 0, w + 2503, t + 24); /* rows 8..14 */
-  reduce_5x5_d5(w + 2563, w + 2488, t + 16); /* E[knee_inner5, roller_top_pin] fill */
-  reduce_tri_5_d5(w + 2613, w + 2488, t + 21); /* N[knee_inner5] */
-  reduce_5x5_d5(w + 2588, w + 2513, t + 16); /* E[knee_outer5, roller_top_pin] */
-  reduce_5x5_d5(w + 2638, w + 2513, t + 21); /* E[knee_outer5, knee_inner5] fill */
-  reduce_tri_5_d5(w + 2713, w + 2513, t + 26); /* N[knee_outer5] */
-  return failed ? 25 : -1;
+static int pivot_pivot6(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pivot6, t + R_pivot6, w + W_pivot6 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_roller_top_pin, w + W_pivot6 + 25, t + 16); /* N[roller_top_pin] */
+  const int failed = factor_node_5(w + W_roller_top_pin, t + R_roller_top_pin); /* N[roller_top_pin] = l D l^T, the next pivot's: final now */
+  panel_5x7_of_8(w + W_pivot6, t + R_pivot6, w + W_pivot6 + 65, t + 24); /* rows 8..14 */
+  reduce_5x5_d5(w + W_roller_top_pin + 25, w + W_pivot6 + 50, t + 16); /* E[knee_inner5, roller_top_pin] fill */
+  reduce_tri_5_d5(w + W_knee_inner5, w + W_pivot6 + 50, t + 21); /* N[knee_inner5] */
+  reduce_5x5_d5(w + W_roller_top_pin + 50, w + W_pivot6 + 75, t + 16); /* E[knee_outer5, roller_top_pin] */
+  reduce_5x5_d5(w + W_knee_inner5 + 25, w + W_pivot6 + 75, t + 21); /* E[knee_outer5, knee_inner5] fill */
+  reduce_tri_5_d5(w + W_knee_outer5, w + W_pivot6 + 75, t + 26); /* N[knee_outer5] */
+  return failed ? P_roller_top_pin : -1;
 }
 
-/*---- pivot 25: roller_top_pin (hinge, d = 5, h = 10)
+/*---- roller_top_pin (hinge, d = 5, h = 10)
  * column: knee_inner5 (d 5, fill), knee_outer5 (d 5) */
-static int factor_p25(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2538, t + 8, w + 2563, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2613, w + 2563, t + 16); /* N[knee_inner5] */
-  const int failed = factor_node_5(w + 2613, t + 0); /* N[knee_inner5] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2538, t + 8, w + 2603, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2638, w + 2588, t + 16); /* E[knee_outer5, knee_inner5] fill */
-  reduce_tri_5_d5(w + 2713, w + 2588, t + 21); /* N[knee_outer5] */
-  return failed ? 26 : -1;
+static int pivot_roller_top_pin(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_roller_top_pin, t + R_roller_top_pin, w + W_roller_top_pin + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_knee_inner5, w + W_roller_top_pin + 25, t + 16); /* N[knee_inner5] */
+  const int failed = factor_node_5(w + W_knee_inner5, t + R_knee_inner5); /* N[knee_inner5] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_roller_top_pin, t + R_roller_top_pin, w + W_roller_top_pin + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_knee_inner5 + 25, w + W_roller_top_pin + 50, t + 16); /* E[knee_outer5, knee_inner5] fill */
+  reduce_tri_5_d5(w + W_knee_outer5, w + W_roller_top_pin + 50, t + 21); /* N[knee_outer5] */
+  return failed ? P_knee_inner5 : -1;
 }
 
-/*---- pivot 26: knee_inner5 (hinge, d = 5, h = 15)
+/*---- knee_inner5 (hinge, d = 5, h = 15)
  * column: knee_outer5 (d 5, fill), pivot5 (d 5), knee_outer4 (d 5) */
-static int factor_p26(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2613, t + 0, w + 2638, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2713, w + 2638, t + 16); /* N[knee_outer5] */
-  const int failed = factor_node_5(w + 2713, t + 8); /* N[knee_outer5] = l D l^T, the next pivot's: final now */
-  panel_5x7_of_8(w + 2613, t + 0, w + 2678, t + 24); /* rows 8..14 */
-  reduce_5x5_d5(w + 2738, w + 2663, t + 16); /* E[pivot5, knee_outer5] */
-  reduce_tri_5_d5(w + 2813, w + 2663, t + 21); /* N[pivot5] */
-  reduce_5x5_d5(w + 2788, w + 2688, t + 16); /* E[knee_outer4, knee_outer5] fill */
-  reduce_5x5_d5(w + 2863, w + 2688, t + 21); /* E[knee_outer4, pivot5] */
-  reduce_tri_5_d5(w + 2988, w + 2688, t + 26); /* N[knee_outer4] */
-  return failed ? 27 : -1;
+static int pivot_knee_inner5(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_knee_inner5, t + R_knee_inner5, w + W_knee_inner5 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_knee_outer5, w + W_knee_inner5 + 25, t + 16); /* N[knee_outer5] */
+  const int failed = factor_node_5(w + W_knee_outer5, t + R_knee_outer5); /* N[knee_outer5] = l D l^T, the next pivot's: final now */
+  panel_5x7_of_8(w + W_knee_inner5, t + R_knee_inner5, w + W_knee_inner5 + 65, t + 24); /* rows 8..14 */
+  reduce_5x5_d5(w + W_knee_outer5 + 25, w + W_knee_inner5 + 50, t + 16); /* E[pivot5, knee_outer5] */
+  reduce_tri_5_d5(w + W_pivot5, w + W_knee_inner5 + 50, t + 21); /* N[pivot5] */
+  reduce_5x5_d5(w + W_knee_outer5 + 75, w + W_knee_inner5 + 75, t + 16); /* E[knee_outer4, knee_outer5] fill */
+  reduce_5x5_d5(w + W_pivot5 + 50, w + W_knee_inner5 + 75, t + 21); /* E[knee_outer4, pivot5] */
+  reduce_tri_5_d5(w + W_knee_outer4, w + W_knee_inner5 + 75, t + 26); /* N[knee_outer4] */
+  return failed ? P_knee_outer5 : -1;
 }
 
-/*---- pivot 27: knee_outer5 (hinge, d = 5, h = 15)
+/*---- knee_outer5 (hinge, d = 5, h = 15)
  * column: pivot5 (d 5), knee_inner4 (d 5), knee_outer4 (d 5, fill) */
-static int factor_p27(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2713, t + 8, w + 2738, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2813, w + 2738, t + 16); /* N[pivot5] */
-  const int failed = factor_node_5(w + 2813, t + 0); /* N[pivot5] = l D l^T, the next pivot's: final now */
-  panel_5x7_of_8(w + 2713, t + 8, w + 2778, t + 24); /* rows 8..14 */
-  reduce_5x5_d5(w + 2838, w + 2763, t + 16); /* E[knee_inner4, pivot5] */
-  reduce_tri_5_d5(w + 2888, w + 2763, t + 21); /* N[knee_inner4] */
-  reduce_5x5_d5(w + 2863, w + 2788, t + 16); /* E[knee_outer4, pivot5] */
-  reduce_5x5_d5(w + 2913, w + 2788, t + 21); /* E[knee_outer4, knee_inner4] fill */
-  reduce_tri_5_d5(w + 2988, w + 2788, t + 26); /* N[knee_outer4] */
-  return failed ? 28 : -1;
+static int pivot_knee_outer5(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_knee_outer5, t + R_knee_outer5, w + W_knee_outer5 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pivot5, w + W_knee_outer5 + 25, t + 16); /* N[pivot5] */
+  const int failed = factor_node_5(w + W_pivot5, t + R_pivot5); /* N[pivot5] = l D l^T, the next pivot's: final now */
+  panel_5x7_of_8(w + W_knee_outer5, t + R_knee_outer5, w + W_knee_outer5 + 65, t + 24); /* rows 8..14 */
+  reduce_5x5_d5(w + W_pivot5 + 25, w + W_knee_outer5 + 50, t + 16); /* E[knee_inner4, pivot5] */
+  reduce_tri_5_d5(w + W_knee_inner4, w + W_knee_outer5 + 50, t + 21); /* N[knee_inner4] */
+  reduce_5x5_d5(w + W_pivot5 + 50, w + W_knee_outer5 + 75, t + 16); /* E[knee_outer4, pivot5] */
+  reduce_5x5_d5(w + W_knee_inner4 + 25, w + W_knee_outer5 + 75, t + 21); /* E[knee_outer4, knee_inner4] fill */
+  reduce_tri_5_d5(w + W_knee_outer4, w + W_knee_outer5 + 75, t + 26); /* N[knee_outer4] */
+  return failed ? P_pivot5 : -1;
 }
 
-/*---- pivot 28: pivot5 (hinge, d = 5, h = 10)
+/*---- pivot5 (hinge, d = 5, h = 10)
  * column: knee_inner4 (d 5), knee_outer4 (d 5) */
-static int factor_p28(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2813, t + 0, w + 2838, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2888, w + 2838, t + 16); /* N[knee_inner4] */
-  const int failed = factor_node_5(w + 2888, t + 8); /* N[knee_inner4] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2813, t + 0, w + 2878, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2913, w + 2863, t + 16); /* E[knee_outer4, knee_inner4] fill */
-  reduce_tri_5_d5(w + 2988, w + 2863, t + 21); /* N[knee_outer4] */
-  return failed ? 29 : -1;
+static int pivot_pivot5(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pivot5, t + R_pivot5, w + W_pivot5 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_knee_inner4, w + W_pivot5 + 25, t + 16); /* N[knee_inner4] */
+  const int failed = factor_node_5(w + W_knee_inner4, t + R_knee_inner4); /* N[knee_inner4] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pivot5, t + R_pivot5, w + W_pivot5 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_knee_inner4 + 25, w + W_pivot5 + 50, t + 16); /* E[knee_outer4, knee_inner4] fill */
+  reduce_tri_5_d5(w + W_knee_outer4, w + W_pivot5 + 50, t + 21); /* N[knee_outer4] */
+  return failed ? P_knee_inner4 : -1;
 }
 
-/*---- pivot 29: knee_inner4 (hinge, d = 5, h = 15)
+/*---- knee_inner4 (hinge, d = 5, h = 15)
  * column: knee_outer4 (d 5, fill), pivot4 (d 5), knee_outer3 (d 5) */
-static int factor_p29(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2888, t + 8, w + 2913, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2988, w + 2913, t + 16); /* N[knee_outer4] */
-  const int failed = factor_node_5(w + 2988, t + 0); /* N[knee_outer4] = l D l^T, the next pivot's: final now */
-  panel_5x7_of_8(w + 2888, t + 8, w + 2953, t + 24); /* rows 8..14 */
-  reduce_5x5_d5(w + 3013, w + 2938, t + 16); /* E[pivot4, knee_outer4] */
-  reduce_tri_5_d5(w + 3088, w + 2938, t + 21); /* N[pivot4] */
-  reduce_5x5_d5(w + 3063, w + 2963, t + 16); /* E[knee_outer3, knee_outer4] fill */
-  reduce_5x5_d5(w + 3138, w + 2963, t + 21); /* E[knee_outer3, pivot4] */
-  reduce_tri_5_d5(w + 3263, w + 2963, t + 26); /* N[knee_outer3] */
-  return failed ? 30 : -1;
+static int pivot_knee_inner4(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_knee_inner4, t + R_knee_inner4, w + W_knee_inner4 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_knee_outer4, w + W_knee_inner4 + 25, t + 16); /* N[knee_outer4] */
+  const int failed = factor_node_5(w + W_knee_outer4, t + R_knee_outer4); /* N[knee_outer4] = l D l^T, the next pivot's: final now */
+  panel_5x7_of_8(w + W_knee_inner4, t + R_knee_inner4, w + W_knee_inner4 + 65, t + 24); /* rows 8..14 */
+  reduce_5x5_d5(w + W_knee_outer4 + 25, w + W_knee_inner4 + 50, t + 16); /* E[pivot4, knee_outer4] */
+  reduce_tri_5_d5(w + W_pivot4, w + W_knee_inner4 + 50, t + 21); /* N[pivot4] */
+  reduce_5x5_d5(w + W_knee_outer4 + 75, w + W_knee_inner4 + 75, t + 16); /* E[knee_outer3, knee_outer4] fill */
+  reduce_5x5_d5(w + W_pivot4 + 50, w + W_knee_inner4 + 75, t + 21); /* E[knee_outer3, pivot4] */
+  reduce_tri_5_d5(w + W_knee_outer3, w + W_knee_inner4 + 75, t + 26); /* N[knee_outer3] */
+  return failed ? P_knee_outer4 : -1;
 }
 
-/*---- pivot 30: knee_outer4 (hinge, d = 5, h = 15)
+/*---- knee_outer4 (hinge, d = 5, h = 15)
  * column: pivot4 (d 5), knee_inner3 (d 5), knee_outer3 (d 5, fill) */
-static int factor_p30(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2988, t + 0, w + 3013, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3088, w + 3013, t + 16); /* N[pivot4] */
-  const int failed = factor_node_5(w + 3088, t + 8); /* N[pivot4] = l D l^T, the next pivot's: final now */
-  panel_5x7_of_8(w + 2988, t + 0, w + 3053, t + 24); /* rows 8..14 */
-  reduce_5x5_d5(w + 3113, w + 3038, t + 16); /* E[knee_inner3, pivot4] */
-  reduce_tri_5_d5(w + 3163, w + 3038, t + 21); /* N[knee_inner3] */
-  reduce_5x5_d5(w + 3138, w + 3063, t + 16); /* E[knee_outer3, pivot4] */
-  reduce_5x5_d5(w + 3188, w + 3063, t + 21); /* E[knee_outer3, knee_inner3] fill */
-  reduce_tri_5_d5(w + 3263, w + 3063, t + 26); /* N[knee_outer3] */
-  return failed ? 31 : -1;
+static int pivot_knee_outer4(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_knee_outer4, t + R_knee_outer4, w + W_knee_outer4 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pivot4, w + W_knee_outer4 + 25, t + 16); /* N[pivot4] */
+  const int failed = factor_node_5(w + W_pivot4, t + R_pivot4); /* N[pivot4] = l D l^T, the next pivot's: final now */
+  panel_5x7_of_8(w + W_knee_outer4, t + R_knee_outer4, w + W_knee_outer4 + 65, t + 24); /* rows 8..14 */
+  reduce_5x5_d5(w + W_pivot4 + 25, w + W_knee_outer4 + 50, t + 16); /* E[knee_inner3, pivot4] */
+  reduce_tri_5_d5(w + W_knee_inner3, w + W_knee_outer4 + 50, t + 21); /* N[knee_inner3] */
+  reduce_5x5_d5(w + W_pivot4 + 50, w + W_knee_outer4 + 75, t + 16); /* E[knee_outer3, pivot4] */
+  reduce_5x5_d5(w + W_knee_inner3 + 25, w + W_knee_outer4 + 75, t + 21); /* E[knee_outer3, knee_inner3] fill */
+  reduce_tri_5_d5(w + W_knee_outer3, w + W_knee_outer4 + 75, t + 26); /* N[knee_outer3] */
+  return failed ? P_pivot4 : -1;
 }
 
-/*---- pivot 31: pivot4 (hinge, d = 5, h = 10)
+/*---- pivot4 (hinge, d = 5, h = 10)
  * column: knee_inner3 (d 5), knee_outer3 (d 5) */
-static int factor_p31(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3088, t + 8, w + 3113, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3163, w + 3113, t + 16); /* N[knee_inner3] */
-  const int failed = factor_node_5(w + 3163, t + 0); /* N[knee_inner3] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 3088, t + 8, w + 3153, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 3188, w + 3138, t + 16); /* E[knee_outer3, knee_inner3] fill */
-  reduce_tri_5_d5(w + 3263, w + 3138, t + 21); /* N[knee_outer3] */
-  return failed ? 32 : -1;
+static int pivot_pivot4(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pivot4, t + R_pivot4, w + W_pivot4 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_knee_inner3, w + W_pivot4 + 25, t + 16); /* N[knee_inner3] */
+  const int failed = factor_node_5(w + W_knee_inner3, t + R_knee_inner3); /* N[knee_inner3] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pivot4, t + R_pivot4, w + W_pivot4 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_knee_inner3 + 25, w + W_pivot4 + 50, t + 16); /* E[knee_outer3, knee_inner3] fill */
+  reduce_tri_5_d5(w + W_knee_outer3, w + W_pivot4 + 50, t + 21); /* N[knee_outer3] */
+  return failed ? P_knee_inner3 : -1;
 }
 
-/*---- pivot 32: knee_inner3 (hinge, d = 5, h = 15)
+/*---- knee_inner3 (hinge, d = 5, h = 15)
  * column: knee_outer3 (d 5, fill), pivot3 (d 5), knee_outer2 (d 5) */
-static int factor_p32(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3163, t + 0, w + 3188, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3263, w + 3188, t + 16); /* N[knee_outer3] */
-  const int failed = factor_node_5(w + 3263, t + 8); /* N[knee_outer3] = l D l^T, the next pivot's: final now */
-  panel_5x7_of_8(w + 3163, t + 0, w + 3228, t + 24); /* rows 8..14 */
-  reduce_5x5_d5(w + 3288, w + 3213, t + 16); /* E[pivot3, knee_outer3] */
-  reduce_tri_5_d5(w + 3363, w + 3213, t + 21); /* N[pivot3] */
-  reduce_5x5_d5(w + 3338, w + 3238, t + 16); /* E[knee_outer2, knee_outer3] fill */
-  reduce_5x5_d5(w + 3413, w + 3238, t + 21); /* E[knee_outer2, pivot3] */
-  reduce_tri_5_d5(w + 3538, w + 3238, t + 26); /* N[knee_outer2] */
-  return failed ? 33 : -1;
+static int pivot_knee_inner3(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_knee_inner3, t + R_knee_inner3, w + W_knee_inner3 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_knee_outer3, w + W_knee_inner3 + 25, t + 16); /* N[knee_outer3] */
+  const int failed = factor_node_5(w + W_knee_outer3, t + R_knee_outer3); /* N[knee_outer3] = l D l^T, the next pivot's: final now */
+  panel_5x7_of_8(w + W_knee_inner3, t + R_knee_inner3, w + W_knee_inner3 + 65, t + 24); /* rows 8..14 */
+  reduce_5x5_d5(w + W_knee_outer3 + 25, w + W_knee_inner3 + 50, t + 16); /* E[pivot3, knee_outer3] */
+  reduce_tri_5_d5(w + W_pivot3, w + W_knee_inner3 + 50, t + 21); /* N[pivot3] */
+  reduce_5x5_d5(w + W_knee_outer3 + 75, w + W_knee_inner3 + 75, t + 16); /* E[knee_outer2, knee_outer3] fill */
+  reduce_5x5_d5(w + W_pivot3 + 50, w + W_knee_inner3 + 75, t + 21); /* E[knee_outer2, pivot3] */
+  reduce_tri_5_d5(w + W_knee_outer2, w + W_knee_inner3 + 75, t + 26); /* N[knee_outer2] */
+  return failed ? P_knee_outer3 : -1;
 }
 
-/*---- pivot 33: knee_outer3 (hinge, d = 5, h = 15)
+/*---- knee_outer3 (hinge, d = 5, h = 15)
  * column: pivot3 (d 5), knee_inner2 (d 5), knee_outer2 (d 5, fill) */
-static int factor_p33(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3263, t + 8, w + 3288, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3363, w + 3288, t + 16); /* N[pivot3] */
-  const int failed = factor_node_5(w + 3363, t + 0); /* N[pivot3] = l D l^T, the next pivot's: final now */
-  panel_5x7_of_8(w + 3263, t + 8, w + 3328, t + 24); /* rows 8..14 */
-  reduce_5x5_d5(w + 3388, w + 3313, t + 16); /* E[knee_inner2, pivot3] */
-  reduce_tri_5_d5(w + 3438, w + 3313, t + 21); /* N[knee_inner2] */
-  reduce_5x5_d5(w + 3413, w + 3338, t + 16); /* E[knee_outer2, pivot3] */
-  reduce_5x5_d5(w + 3463, w + 3338, t + 21); /* E[knee_outer2, knee_inner2] fill */
-  reduce_tri_5_d5(w + 3538, w + 3338, t + 26); /* N[knee_outer2] */
-  return failed ? 34 : -1;
+static int pivot_knee_outer3(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_knee_outer3, t + R_knee_outer3, w + W_knee_outer3 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pivot3, w + W_knee_outer3 + 25, t + 16); /* N[pivot3] */
+  const int failed = factor_node_5(w + W_pivot3, t + R_pivot3); /* N[pivot3] = l D l^T, the next pivot's: final now */
+  panel_5x7_of_8(w + W_knee_outer3, t + R_knee_outer3, w + W_knee_outer3 + 65, t + 24); /* rows 8..14 */
+  reduce_5x5_d5(w + W_pivot3 + 25, w + W_knee_outer3 + 50, t + 16); /* E[knee_inner2, pivot3] */
+  reduce_tri_5_d5(w + W_knee_inner2, w + W_knee_outer3 + 50, t + 21); /* N[knee_inner2] */
+  reduce_5x5_d5(w + W_pivot3 + 50, w + W_knee_outer3 + 75, t + 16); /* E[knee_outer2, pivot3] */
+  reduce_5x5_d5(w + W_knee_inner2 + 25, w + W_knee_outer3 + 75, t + 21); /* E[knee_outer2, knee_inner2] fill */
+  reduce_tri_5_d5(w + W_knee_outer2, w + W_knee_outer3 + 75, t + 26); /* N[knee_outer2] */
+  return failed ? P_pivot3 : -1;
 }
 
-/*---- pivot 34: pivot3 (hinge, d = 5, h = 10)
+/*---- pivot3 (hinge, d = 5, h = 10)
  * column: knee_inner2 (d 5), knee_outer2 (d 5) */
-static int factor_p34(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3363, t + 0, w + 3388, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3438, w + 3388, t + 16); /* N[knee_inner2] */
-  const int failed = factor_node_5(w + 3438, t + 8); /* N[knee_inner2] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 3363, t + 0, w + 3428, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 3463, w + 3413, t + 16); /* E[knee_outer2, knee_inner2] fill */
-  reduce_tri_5_d5(w + 3538, w + 3413, t + 21); /* N[knee_outer2] */
-  return failed ? 35 : -1;
+static int pivot_pivot3(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pivot3, t + R_pivot3, w + W_pivot3 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_knee_inner2, w + W_pivot3 + 25, t + 16); /* N[knee_inner2] */
+  const int failed = factor_node_5(w + W_knee_inner2, t + R_knee_inner2); /* N[knee_inner2] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pivot3, t + R_pivot3, w + W_pivot3 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_knee_inner2 + 25, w + W_pivot3 + 50, t + 16); /* E[knee_outer2, knee_inner2] fill */
+  reduce_tri_5_d5(w + W_knee_outer2, w + W_pivot3 + 50, t + 21); /* N[knee_outer2] */
+  return failed ? P_knee_inner2 : -1;
 }
 
-/*---- pivot 35: knee_inner2 (hinge, d = 5, h = 15)
+/*---- knee_inner2 (hinge, d = 5, h = 15)
  * column: knee_outer2 (d 5, fill), pivot2 (d 5), knee_outer1 (d 5) */
-static int factor_p35(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3438, t + 8, w + 3463, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3538, w + 3463, t + 16); /* N[knee_outer2] */
-  const int failed = factor_node_5(w + 3538, t + 0); /* N[knee_outer2] = l D l^T, the next pivot's: final now */
-  panel_5x7_of_8(w + 3438, t + 8, w + 3503, t + 24); /* rows 8..14 */
-  reduce_5x5_d5(w + 3563, w + 3488, t + 16); /* E[pivot2, knee_outer2] */
-  reduce_tri_5_d5(w + 3638, w + 3488, t + 21); /* N[pivot2] */
-  reduce_5x5_d5(w + 3613, w + 3513, t + 16); /* E[knee_outer1, knee_outer2] fill */
-  reduce_5x5_d5(w + 3688, w + 3513, t + 21); /* E[knee_outer1, pivot2] */
-  reduce_tri_5_d5(w + 3813, w + 3513, t + 26); /* N[knee_outer1] */
-  return failed ? 36 : -1;
+static int pivot_knee_inner2(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_knee_inner2, t + R_knee_inner2, w + W_knee_inner2 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_knee_outer2, w + W_knee_inner2 + 25, t + 16); /* N[knee_outer2] */
+  const int failed = factor_node_5(w + W_knee_outer2, t + R_knee_outer2); /* N[knee_outer2] = l D l^T, the next pivot's: final now */
+  panel_5x7_of_8(w + W_knee_inner2, t + R_knee_inner2, w + W_knee_inner2 + 65, t + 24); /* rows 8..14 */
+  reduce_5x5_d5(w + W_knee_outer2 + 25, w + W_knee_inner2 + 50, t + 16); /* E[pivot2, knee_outer2] */
+  reduce_tri_5_d5(w + W_pivot2, w + W_knee_inner2 + 50, t + 21); /* N[pivot2] */
+  reduce_5x5_d5(w + W_knee_outer2 + 75, w + W_knee_inner2 + 75, t + 16); /* E[knee_outer1, knee_outer2] fill */
+  reduce_5x5_d5(w + W_pivot2 + 50, w + W_knee_inner2 + 75, t + 21); /* E[knee_outer1, pivot2] */
+  reduce_tri_5_d5(w + W_knee_outer1, w + W_knee_inner2 + 75, t + 26); /* N[knee_outer1] */
+  return failed ? P_knee_outer2 : -1;
 }
 
-/*---- pivot 36: knee_outer2 (hinge, d = 5, h = 15)
+/*---- knee_outer2 (hinge, d = 5, h = 15)
  * column: pivot2 (d 5), knee_inner1 (d 5), knee_outer1 (d 5, fill) */
-static int factor_p36(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3538, t + 0, w + 3563, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3638, w + 3563, t + 16); /* N[pivot2] */
-  const int failed = factor_node_5(w + 3638, t + 8); /* N[pivot2] = l D l^T, the next pivot's: final now */
-  panel_5x7_of_8(w + 3538, t + 0, w + 3603, t + 24); /* rows 8..14 */
-  reduce_5x5_d5(w + 3663, w + 3588, t + 16); /* E[knee_inner1, pivot2] */
-  reduce_tri_5_d5(w + 3713, w + 3588, t + 21); /* N[knee_inner1] */
-  reduce_5x5_d5(w + 3688, w + 3613, t + 16); /* E[knee_outer1, pivot2] */
-  reduce_5x5_d5(w + 3738, w + 3613, t + 21); /* E[knee_outer1, knee_inner1] fill */
-  reduce_tri_5_d5(w + 3813, w + 3613, t + 26); /* N[knee_outer1] */
-  return failed ? 37 : -1;
+static int pivot_knee_outer2(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_knee_outer2, t + R_knee_outer2, w + W_knee_outer2 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pivot2, w + W_knee_outer2 + 25, t + 16); /* N[pivot2] */
+  const int failed = factor_node_5(w + W_pivot2, t + R_pivot2); /* N[pivot2] = l D l^T, the next pivot's: final now */
+  panel_5x7_of_8(w + W_knee_outer2, t + R_knee_outer2, w + W_knee_outer2 + 65, t + 24); /* rows 8..14 */
+  reduce_5x5_d5(w + W_pivot2 + 25, w + W_knee_outer2 + 50, t + 16); /* E[knee_inner1, pivot2] */
+  reduce_tri_5_d5(w + W_knee_inner1, w + W_knee_outer2 + 50, t + 21); /* N[knee_inner1] */
+  reduce_5x5_d5(w + W_pivot2 + 50, w + W_knee_outer2 + 75, t + 16); /* E[knee_outer1, pivot2] */
+  reduce_5x5_d5(w + W_knee_inner1 + 25, w + W_knee_outer2 + 75, t + 21); /* E[knee_outer1, knee_inner1] fill */
+  reduce_tri_5_d5(w + W_knee_outer1, w + W_knee_outer2 + 75, t + 26); /* N[knee_outer1] */
+  return failed ? P_pivot2 : -1;
 }
 
-/*---- pivot 37: pivot2 (hinge, d = 5, h = 10)
+/*---- pivot2 (hinge, d = 5, h = 10)
  * column: knee_inner1 (d 5), knee_outer1 (d 5) */
-static int factor_p37(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3638, t + 8, w + 3663, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3713, w + 3663, t + 16); /* N[knee_inner1] */
-  const int failed = factor_node_5(w + 3713, t + 0); /* N[knee_inner1] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 3638, t + 8, w + 3703, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 3738, w + 3688, t + 16); /* E[knee_outer1, knee_inner1] fill */
-  reduce_tri_5_d5(w + 3813, w + 3688, t + 21); /* N[knee_outer1] */
-  return failed ? 38 : -1;
+static int pivot_pivot2(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pivot2, t + R_pivot2, w + W_pivot2 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_knee_inner1, w + W_pivot2 + 25, t + 16); /* N[knee_inner1] */
+  const int failed = factor_node_5(w + W_knee_inner1, t + R_knee_inner1); /* N[knee_inner1] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pivot2, t + R_pivot2, w + W_pivot2 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_knee_inner1 + 25, w + W_pivot2 + 50, t + 16); /* E[knee_outer1, knee_inner1] fill */
+  reduce_tri_5_d5(w + W_knee_outer1, w + W_pivot2 + 50, t + 21); /* N[knee_outer1] */
+  return failed ? P_knee_inner1 : -1;
 }
 
-/*---- pivot 38: knee_inner1 (hinge, d = 5, h = 15)
+/*---- knee_inner1 (hinge, d = 5, h = 15)
  * column: knee_outer1 (d 5, fill), pivot1 (d 5), knee_outer0 (d 5) */
-static int factor_p38(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3713, t + 0, w + 3738, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3813, w + 3738, t + 16); /* N[knee_outer1] */
-  const int failed = factor_node_5(w + 3813, t + 8); /* N[knee_outer1] = l D l^T, the next pivot's: final now */
-  panel_5x7_of_8(w + 3713, t + 0, w + 3778, t + 24); /* rows 8..14 */
-  reduce_5x5_d5(w + 3838, w + 3763, t + 16); /* E[pivot1, knee_outer1] */
-  reduce_tri_5_d5(w + 3913, w + 3763, t + 21); /* N[pivot1] */
-  reduce_5x5_d5(w + 3863, w + 3788, t + 16); /* E[knee_outer0, knee_outer1] fill */
-  reduce_5x5_d5(w + 3938, w + 3788, t + 21); /* E[knee_outer0, pivot1] */
-  reduce_tri_5_d5(w + 3988, w + 3788, t + 26); /* N[knee_outer0] */
-  return failed ? 39 : -1;
+static int pivot_knee_inner1(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_knee_inner1, t + R_knee_inner1, w + W_knee_inner1 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_knee_outer1, w + W_knee_inner1 + 25, t + 16); /* N[knee_outer1] */
+  const int failed = factor_node_5(w + W_knee_outer1, t + R_knee_outer1); /* N[knee_outer1] = l D l^T, the next pivot's: final now */
+  panel_5x7_of_8(w + W_knee_inner1, t + R_knee_inner1, w + W_knee_inner1 + 65, t + 24); /* rows 8..14 */
+  reduce_5x5_d5(w + W_knee_outer1 + 25, w + W_knee_inner1 + 50, t + 16); /* E[pivot1, knee_outer1] */
+  reduce_tri_5_d5(w + W_pivot1, w + W_knee_inner1 + 50, t + 21); /* N[pivot1] */
+  reduce_5x5_d5(w + W_knee_outer1 + 50, w + W_knee_inner1 + 75, t + 16); /* E[knee_outer0, knee_outer1] fill */
+  reduce_5x5_d5(w + W_pivot1 + 25, w + W_knee_inner1 + 75, t + 21); /* E[knee_outer0, pivot1] */
+  reduce_tri_5_d5(w + W_knee_outer0, w + W_knee_inner1 + 75, t + 26); /* N[knee_outer0] */
+  return failed ? P_knee_outer1 : -1;
 }
 
-/*---- pivot 39: knee_outer1 (hinge, d = 5, h = 15)
+/*---- knee_outer1 (hinge, d = 5, h = 15)
  * column: pivot1 (d 5), knee_outer0 (d 5, fill), knee_inner0 (d 5) */
-static int factor_p39(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3813, t + 8, w + 3838, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3913, w + 3838, t + 16); /* N[pivot1] */
-  const int failed = factor_node_5(w + 3913, t + 0); /* N[pivot1] = l D l^T, the next pivot's: final now */
-  panel_5x7_of_8(w + 3813, t + 8, w + 3878, t + 24); /* rows 8..14 */
-  reduce_5x5_d5(w + 3938, w + 3863, t + 16); /* E[knee_outer0, pivot1] */
-  reduce_tri_5_d5(w + 3988, w + 3863, t + 21); /* N[knee_outer0] */
-  reduce_5x5_d5(w + 3963, w + 3888, t + 16); /* E[knee_inner0, pivot1] */
-  reduce_5x5_d5(w + 4038, w + 3888, t + 21); /* E[knee_inner0, knee_outer0] fill */
-  reduce_tri_5_d5(w + 4318, w + 3888, t + 26); /* N[knee_inner0] */
-  return failed ? 40 : -1;
+static int pivot_knee_outer1(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_knee_outer1, t + R_knee_outer1, w + W_knee_outer1 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pivot1, w + W_knee_outer1 + 25, t + 16); /* N[pivot1] */
+  const int failed = factor_node_5(w + W_pivot1, t + R_pivot1); /* N[pivot1] = l D l^T, the next pivot's: final now */
+  panel_5x7_of_8(w + W_knee_outer1, t + R_knee_outer1, w + W_knee_outer1 + 65, t + 24); /* rows 8..14 */
+  reduce_5x5_d5(w + W_pivot1 + 25, w + W_knee_outer1 + 50, t + 16); /* E[knee_outer0, pivot1] */
+  reduce_tri_5_d5(w + W_knee_outer0, w + W_knee_outer1 + 50, t + 21); /* N[knee_outer0] */
+  reduce_5x5_d5(w + W_pivot1 + 50, w + W_knee_outer1 + 75, t + 16); /* E[knee_inner0, pivot1] */
+  reduce_5x5_d5(w + W_knee_outer0 + 50, w + W_knee_outer1 + 75, t + 21); /* E[knee_inner0, knee_outer0] fill */
+  reduce_tri_5_d5(w + W_knee_inner0, w + W_knee_outer1 + 75, t + 26); /* N[knee_inner0] */
+  return failed ? P_pivot1 : -1;
 }
 
-/*---- pivot 40: pivot1 (hinge, d = 5, h = 10)
+/*---- pivot1 (hinge, d = 5, h = 10)
  * column: knee_outer0 (d 5), knee_inner0 (d 5) */
-static int factor_p40(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3913, t + 0, w + 3938, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3988, w + 3938, t + 16); /* N[knee_outer0] */
-  const int failed = factor_node_5(w + 3988, t + 8); /* N[knee_outer0] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 3913, t + 0, w + 3978, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 4038, w + 3963, t + 16); /* E[knee_inner0, knee_outer0] fill */
-  reduce_tri_5_d5(w + 4318, w + 3963, t + 21); /* N[knee_inner0] */
-  return failed ? 41 : -1;
+static int pivot_pivot1(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pivot1, t + R_pivot1, w + W_pivot1 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_knee_outer0, w + W_pivot1 + 25, t + 16); /* N[knee_outer0] */
+  const int failed = factor_node_5(w + W_knee_outer0, t + R_knee_outer0); /* N[knee_outer0] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pivot1, t + R_pivot1, w + W_pivot1 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_knee_outer0 + 50, w + W_pivot1 + 50, t + 16); /* E[knee_inner0, knee_outer0] fill */
+  reduce_tri_5_d5(w + W_knee_inner0, w + W_pivot1 + 50, t + 21); /* N[knee_inner0] */
+  return failed ? P_knee_outer0 : -1;
 }
 
-/*---- pivot 41: knee_outer0 (hinge, d = 5, h = 15)
+/*---- knee_outer0 (hinge, d = 5, h = 15)
  * column: roller_bottom_pin (d 5), knee_inner0 (d 5, fill), pivot0 (d 5) */
-static int factor_p41(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3988, t + 8, w + 4013, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 4088, w + 4013, t + 16); /* N[roller_bottom_pin] */
-  const int failed = factor_node_5(w + 4088, t + 0); /* N[roller_bottom_pin] = l D l^T, the next pivot's: final now */
-  panel_5x7_of_8(w + 3988, t + 8, w + 4053, t + 24); /* rows 8..14 */
-  reduce_5x5_d5(w + 4113, w + 4038, t + 16); /* E[knee_inner0, roller_bottom_pin] fill */
-  reduce_tri_5_d5(w + 4318, w + 4038, t + 21); /* N[knee_inner0] */
-  reduce_5x5_d5(w + 4138, w + 4063, t + 16); /* E[pivot0, roller_bottom_pin] */
-  reduce_5x5_d5(w + 4343, w + 4063, t + 21); /* E[pivot0, knee_inner0] */
-  reduce_tri_5_d5(w + 4423, w + 4063, t + 26); /* N[pivot0] */
-  return failed ? 42 : -1;
+static int pivot_knee_outer0(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_knee_outer0, t + R_knee_outer0, w + W_knee_outer0 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_roller_bottom_pin, w + W_knee_outer0 + 25, t + 16); /* N[roller_bottom_pin] */
+  const int failed = factor_node_5(w + W_roller_bottom_pin, t + R_roller_bottom_pin); /* N[roller_bottom_pin] = l D l^T, the next pivot's: final now */
+  panel_5x7_of_8(w + W_knee_outer0, t + R_knee_outer0, w + W_knee_outer0 + 65, t + 24); /* rows 8..14 */
+  reduce_5x5_d5(w + W_roller_bottom_pin + 25, w + W_knee_outer0 + 50, t + 16); /* E[knee_inner0, roller_bottom_pin] fill */
+  reduce_tri_5_d5(w + W_knee_inner0, w + W_knee_outer0 + 50, t + 21); /* N[knee_inner0] */
+  reduce_5x5_d5(w + W_roller_bottom_pin + 50, w + W_knee_outer0 + 75, t + 16); /* E[pivot0, roller_bottom_pin] */
+  reduce_5x5_d5(w + W_knee_inner0 + 25, w + W_knee_outer0 + 75, t + 21); /* E[pivot0, knee_inner0] */
+  reduce_tri_5_d5(w + W_pivot0, w + W_knee_outer0 + 75, t + 26); /* N[pivot0] */
+  return failed ? P_roller_bottom_pin : -1;
 }
 
-/*---- pivot 42: roller_bottom_pin (hinge, d = 5, h = 15)
+/*---- roller_bottom_pin (hinge, d = 5, h = 15)
  * column: knee_inner0 (d 5, fill), pivot0 (d 5), roller_bottom_slide (d 5) */
-static int factor_p42(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + 4188, t + 8); /* N[foot] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + 4088, t + 0, w + 4113, t + 16); /* rows 0..7 */
-  panel_5x7_of_8(w + 4088, t + 0, w + 4153, t + 24); /* rows 8..14 */
-  reduce_tri_5_d5(w + 4318, w + 4113, t + 16); /* N[knee_inner0] */
-  reduce_5x5_d5(w + 4343, w + 4138, t + 16); /* E[pivot0, knee_inner0] */
-  reduce_tri_5_d5(w + 4423, w + 4138, t + 21); /* N[pivot0] */
-  reduce_5x5_d5(w + 4368, w + 4163, t + 16); /* E[roller_bottom_slide, knee_inner0] fill */
-  reduce_5x5_d5(w + 4448, w + 4163, t + 21); /* E[roller_bottom_slide, pivot0] fill */
-  reduce_tri_5_d5(w + 4503, w + 4163, t + 26); /* N[roller_bottom_slide] */
-  return failed ? 43 : -1;
+static int pivot_roller_bottom_pin(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_foot, t + R_foot); /* N[foot] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_roller_bottom_pin, t + R_roller_bottom_pin, w + W_roller_bottom_pin + 25, t + 16); /* rows 0..7 */
+  panel_5x7_of_8(w + W_roller_bottom_pin, t + R_roller_bottom_pin, w + W_roller_bottom_pin + 65, t + 24); /* rows 8..14 */
+  reduce_tri_5_d5(w + W_knee_inner0, w + W_roller_bottom_pin + 25, t + 16); /* N[knee_inner0] */
+  reduce_5x5_d5(w + W_knee_inner0 + 25, w + W_roller_bottom_pin + 50, t + 16); /* E[pivot0, knee_inner0] */
+  reduce_tri_5_d5(w + W_pivot0, w + W_roller_bottom_pin + 50, t + 21); /* N[pivot0] */
+  reduce_5x5_d5(w + W_knee_inner0 + 50, w + W_roller_bottom_pin + 75, t + 16); /* E[roller_bottom_slide, knee_inner0] fill */
+  reduce_5x5_d5(w + W_pivot0 + 25, w + W_roller_bottom_pin + 75, t + 21); /* E[roller_bottom_slide, pivot0] fill */
+  reduce_tri_5_d5(w + W_roller_bottom_slide, w + W_roller_bottom_pin + 75, t + 26); /* N[roller_bottom_slide] */
+  return failed ? P_foot : -1;
 }
 
-/*---- pivot 43: foot (hinge, d = 5, h = 21)
+/*---- foot (hinge, d = 5, h = 21)
  * column: knee_inner0 (d 5), pivot0 (d 5), roller_bottom_slide (d 5),
  *         inner0_weld (d 6) */
-static int factor_p43(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 4188, t + 8, w + 4213, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 4318, w + 4213, t + 16); /* N[knee_inner0] */
-  const int failed = factor_node_5(w + 4318, t + 0); /* N[knee_inner0] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + 4188, t + 8, w + 4253, t + 24); /* rows 8..15 */
-  panel_5x5_of_8(w + 4188, t + 8, w + 4293, t + 32); /* rows 16..20 */
-  reduce_5x5_d5(w + 4343, w + 4238, t + 16); /* E[pivot0, knee_inner0] */
-  reduce_tri_5_d5(w + 4423, w + 4238, t + 21); /* N[pivot0] */
-  reduce_5x5_d5(w + 4368, w + 4263, t + 16); /* E[roller_bottom_slide, knee_inner0] fill */
-  reduce_5x5_d5(w + 4448, w + 4263, t + 21); /* E[roller_bottom_slide, pivot0] fill */
-  reduce_tri_5_d5(w + 4503, w + 4263, t + 26); /* N[roller_bottom_slide] */
-  reduce_6x5_d5(w + 4393, w + 4288, t + 16); /* E[inner0_weld, knee_inner0] */
-  reduce_6x5_d5(w + 4473, w + 4288, t + 21); /* E[inner0_weld, pivot0] */
-  reduce_6x5_d5(w + 4528, w + 4288, t + 26); /* E[inner0_weld, roller_bottom_slide] fill */
-  reduce_tri_6_d5(w + 4558, w + 4288, t + 31); /* N[inner0_weld] */
-  return failed ? 44 : -1;
+static int pivot_foot(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_foot, t + R_foot, w + W_foot + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_knee_inner0, w + W_foot + 25, t + 16); /* N[knee_inner0] */
+  const int failed = factor_node_5(w + W_knee_inner0, t + R_knee_inner0); /* N[knee_inner0] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_foot, t + R_foot, w + W_foot + 65, t + 24); /* rows 8..15 */
+  panel_5x5_of_8(w + W_foot, t + R_foot, w + W_foot + 105, t + 32); /* rows 16..20 */
+  reduce_5x5_d5(w + W_knee_inner0 + 25, w + W_foot + 50, t + 16); /* E[pivot0, knee_inner0] */
+  reduce_tri_5_d5(w + W_pivot0, w + W_foot + 50, t + 21); /* N[pivot0] */
+  reduce_5x5_d5(w + W_knee_inner0 + 50, w + W_foot + 75, t + 16); /* E[roller_bottom_slide, knee_inner0] fill */
+  reduce_5x5_d5(w + W_pivot0 + 25, w + W_foot + 75, t + 21); /* E[roller_bottom_slide, pivot0] fill */
+  reduce_tri_5_d5(w + W_roller_bottom_slide, w + W_foot + 75, t + 26); /* N[roller_bottom_slide] */
+  reduce_6x5_d5(w + W_knee_inner0 + 75, w + W_foot + 100, t + 16); /* E[inner0_weld, knee_inner0] */
+  reduce_6x5_d5(w + W_pivot0 + 50, w + W_foot + 100, t + 21); /* E[inner0_weld, pivot0] */
+  reduce_6x5_d5(w + W_roller_bottom_slide + 25, w + W_foot + 100, t + 26); /* E[inner0_weld, roller_bottom_slide] fill */
+  reduce_tri_6_d5(w + W_inner0_weld, w + W_foot + 100, t + 31); /* N[inner0_weld] */
+  return failed ? P_knee_inner0 : -1;
 }
 
-/*---- pivot 44: knee_inner0 (hinge, d = 5, h = 16)
+/*---- knee_inner0 (hinge, d = 5, h = 16)
  * column: pivot0 (d 5), roller_bottom_slide (d 5, fill), inner0_weld (d 6) */
-static int factor_p44(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 4318, t + 0, w + 4343, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 4423, w + 4343, t + 16); /* N[pivot0] */
-  const int failed = factor_node_5(w + 4423, t + 8); /* N[pivot0] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + 4318, t + 0, w + 4383, t + 24); /* rows 8..15 */
-  reduce_5x5_d5(w + 4448, w + 4368, t + 16); /* E[roller_bottom_slide, pivot0] fill */
-  reduce_tri_5_d5(w + 4503, w + 4368, t + 21); /* N[roller_bottom_slide] */
-  reduce_6x5_d5(w + 4473, w + 4393, t + 16); /* E[inner0_weld, pivot0] */
-  reduce_6x5_d5(w + 4528, w + 4393, t + 21); /* E[inner0_weld, roller_bottom_slide] fill */
-  reduce_tri_6_d5(w + 4558, w + 4393, t + 26); /* N[inner0_weld] */
-  return failed ? 45 : -1;
+static int pivot_knee_inner0(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_knee_inner0, t + R_knee_inner0, w + W_knee_inner0 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pivot0, w + W_knee_inner0 + 25, t + 16); /* N[pivot0] */
+  const int failed = factor_node_5(w + W_pivot0, t + R_pivot0); /* N[pivot0] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_knee_inner0, t + R_knee_inner0, w + W_knee_inner0 + 65, t + 24); /* rows 8..15 */
+  reduce_5x5_d5(w + W_pivot0 + 25, w + W_knee_inner0 + 50, t + 16); /* E[roller_bottom_slide, pivot0] fill */
+  reduce_tri_5_d5(w + W_roller_bottom_slide, w + W_knee_inner0 + 50, t + 21); /* N[roller_bottom_slide] */
+  reduce_6x5_d5(w + W_pivot0 + 50, w + W_knee_inner0 + 75, t + 16); /* E[inner0_weld, pivot0] */
+  reduce_6x5_d5(w + W_roller_bottom_slide + 25, w + W_knee_inner0 + 75, t + 21); /* E[inner0_weld, roller_bottom_slide] fill */
+  reduce_tri_6_d5(w + W_inner0_weld, w + W_knee_inner0 + 75, t + 26); /* N[inner0_weld] */
+  return failed ? P_pivot0 : -1;
 }
 
-/*---- pivot 45: pivot0 (hinge, d = 5, h = 11)
+/*---- pivot0 (hinge, d = 5, h = 11)
  * column: roller_bottom_slide (d 5, fill), inner0_weld (d 6) */
-static int factor_p45(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 4423, t + 8, w + 4448, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 4503, w + 4448, t + 16); /* N[roller_bottom_slide] */
-  const int failed = factor_node_5(w + 4503, t + 0); /* N[roller_bottom_slide] = l D l^T, the next pivot's: final now */
-  panel_5x3_of_4(w + 4423, t + 8, w + 4488, t + 24); /* rows 8..10 */
-  reduce_6x5_d5(w + 4528, w + 4473, t + 16); /* E[inner0_weld, roller_bottom_slide] fill */
-  reduce_tri_6_d5(w + 4558, w + 4473, t + 21); /* N[inner0_weld] */
-  return failed ? 46 : -1;
+static int pivot_pivot0(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pivot0, t + R_pivot0, w + W_pivot0 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_roller_bottom_slide, w + W_pivot0 + 25, t + 16); /* N[roller_bottom_slide] */
+  const int failed = factor_node_5(w + W_roller_bottom_slide, t + R_roller_bottom_slide); /* N[roller_bottom_slide] = l D l^T, the next pivot's: final now */
+  panel_5x3_of_4(w + W_pivot0, t + R_pivot0, w + W_pivot0 + 65, t + 24); /* rows 8..10 */
+  reduce_6x5_d5(w + W_roller_bottom_slide + 25, w + W_pivot0 + 50, t + 16); /* E[inner0_weld, roller_bottom_slide] fill */
+  reduce_tri_6_d5(w + W_inner0_weld, w + W_pivot0 + 50, t + 21); /* N[inner0_weld] */
+  return failed ? P_roller_bottom_slide : -1;
 }
 
-/*---- pivot 46: roller_bottom_slide (prismatic, d = 5, h = 6)
+/*---- roller_bottom_slide (prismatic, d = 5, h = 6)
  * column: inner0_weld (d 6, fill) */
-static int factor_p46(scalar *restrict w, scalar *restrict t) {
-  panel_5x6_of_8(w + 4503, t + 0, w + 4528, t + 16); /* rows 0..5 */
-  reduce_tri_6_d5(w + 4558, w + 4528, t + 16); /* N[inner0_weld] */
-  const int failed = factor_node_6(w + 4558, t + 8); /* N[inner0_weld] = l D l^T, the next pivot's: final now */
-  return failed ? 47 : -1;
+static int pivot_roller_bottom_slide(scalar *restrict w, scalar *restrict t) {
+  panel_5x6_of_8(w + W_roller_bottom_slide, t + R_roller_bottom_slide, w + W_roller_bottom_slide + 25, t + 16); /* rows 0..5 */
+  reduce_tri_6_d5(w + W_inner0_weld, w + W_roller_bottom_slide + 25, t + 16); /* N[inner0_weld] */
+  const int failed = factor_node_6(w + W_inner0_weld, t + R_inner0_weld); /* N[inner0_weld] = l D l^T, the next pivot's: final now */
+  return failed ? P_inner0_weld : -1;
 }
 
 /*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
 static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
-  /* pivot 0: inner1_weld (weld, d = 6, h = 15) */
-  node_forward_6(w + 0, x + 79); /* x[inner1_weld] */
-  forward_5x6(w + 36, x + 79, x + 91); /* x[knee_inner1] */
-  forward_5x6(w + 66, x + 79, x + 74); /* x[pivot1] */
-  forward_5x6(w + 96, x + 79, x + 69); /* x[knee_outer0] */
-  node_diag_6(w + 0, x + 79); /* x[inner1_weld] */
-  /* pivot 1: inner2_weld (weld, d = 6, h = 15) */
-  node_forward_6(w + 126, x + 106); /* x[inner2_weld] */
-  forward_5x6(w + 162, x + 106, x + 118); /* x[knee_inner2] */
-  forward_5x6(w + 192, x + 106, x + 101); /* x[pivot2] */
-  forward_5x6(w + 222, x + 106, x + 96); /* x[knee_outer1] */
-  node_diag_6(w + 126, x + 106); /* x[inner2_weld] */
-  /* pivot 2: inner3_weld (weld, d = 6, h = 15) */
-  node_forward_6(w + 252, x + 133); /* x[inner3_weld] */
-  forward_5x6(w + 288, x + 133, x + 145); /* x[knee_inner3] */
-  forward_5x6(w + 318, x + 133, x + 128); /* x[pivot3] */
-  forward_5x6(w + 348, x + 133, x + 123); /* x[knee_outer2] */
-  node_diag_6(w + 252, x + 133); /* x[inner3_weld] */
-  /* pivot 3: inner4_weld (weld, d = 6, h = 15) */
-  node_forward_6(w + 378, x + 160); /* x[inner4_weld] */
-  forward_5x6(w + 414, x + 160, x + 172); /* x[knee_inner4] */
-  forward_5x6(w + 444, x + 160, x + 155); /* x[pivot4] */
-  forward_5x6(w + 474, x + 160, x + 150); /* x[knee_outer3] */
-  node_diag_6(w + 378, x + 160); /* x[inner4_weld] */
-  /* pivot 4: inner5_weld (weld, d = 6, h = 15) */
-  node_forward_6(w + 504, x + 187); /* x[inner5_weld] */
-  forward_5x6(w + 540, x + 187, x + 199); /* x[knee_inner5] */
-  forward_5x6(w + 570, x + 187, x + 182); /* x[pivot5] */
-  forward_5x6(w + 600, x + 187, x + 177); /* x[knee_outer4] */
-  node_diag_6(w + 504, x + 187); /* x[inner5_weld] */
-  /* pivot 5: inner6_weld (weld, d = 6, h = 15) */
-  node_forward_6(w + 630, x + 214); /* x[inner6_weld] */
-  forward_5x6(w + 666, x + 214, x + 209); /* x[pivot6] */
-  forward_5x6(w + 696, x + 214, x + 235); /* x[roller_top_pin] */
-  forward_5x6(w + 726, x + 214, x + 204); /* x[knee_outer5] */
-  node_diag_6(w + 630, x + 214); /* x[inner6_weld] */
-  /* pivot 6: outer0_weld (weld, d = 6, h = 15) */
-  node_forward_6(w + 756, x + 58); /* x[outer0_weld] */
-  forward_5x6(w + 792, x + 58, x + 69); /* x[knee_outer0] */
-  forward_5x6(w + 822, x + 58, x + 30); /* x[roller_bottom_pin] */
-  forward_5x6(w + 852, x + 58, x + 47); /* x[pivot0] */
-  node_diag_6(w + 756, x + 58); /* x[outer0_weld] */
-  /* pivot 7: outer1_weld (weld, d = 6, h = 15) */
-  node_forward_6(w + 882, x + 85); /* x[outer1_weld] */
-  forward_5x6(w + 918, x + 85, x + 96); /* x[knee_outer1] */
-  forward_5x6(w + 948, x + 85, x + 74); /* x[pivot1] */
-  forward_5x6(w + 978, x + 85, x + 64); /* x[knee_inner0] */
-  node_diag_6(w + 882, x + 85); /* x[outer1_weld] */
-  /* pivot 8: outer2_weld (weld, d = 6, h = 15) */
-  node_forward_6(w + 1008, x + 112); /* x[outer2_weld] */
-  forward_5x6(w + 1044, x + 112, x + 123); /* x[knee_outer2] */
-  forward_5x6(w + 1074, x + 112, x + 101); /* x[pivot2] */
-  forward_5x6(w + 1104, x + 112, x + 91); /* x[knee_inner1] */
-  node_diag_6(w + 1008, x + 112); /* x[outer2_weld] */
-  /* pivot 9: outer3_weld (weld, d = 6, h = 15) */
-  node_forward_6(w + 1134, x + 139); /* x[outer3_weld] */
-  forward_5x6(w + 1170, x + 139, x + 150); /* x[knee_outer3] */
-  forward_5x6(w + 1200, x + 139, x + 128); /* x[pivot3] */
-  forward_5x6(w + 1230, x + 139, x + 118); /* x[knee_inner2] */
-  node_diag_6(w + 1134, x + 139); /* x[outer3_weld] */
-  /* pivot 10: outer4_weld (weld, d = 6, h = 15) */
-  node_forward_6(w + 1260, x + 166); /* x[outer4_weld] */
-  forward_5x6(w + 1296, x + 166, x + 177); /* x[knee_outer4] */
-  forward_5x6(w + 1326, x + 166, x + 155); /* x[pivot4] */
-  forward_5x6(w + 1356, x + 166, x + 145); /* x[knee_inner3] */
-  node_diag_6(w + 1260, x + 166); /* x[outer4_weld] */
-  /* pivot 11: outer5_weld (weld, d = 6, h = 15) */
-  node_forward_6(w + 1386, x + 193); /* x[outer5_weld] */
-  forward_5x6(w + 1422, x + 193, x + 204); /* x[knee_outer5] */
-  forward_5x6(w + 1452, x + 193, x + 182); /* x[pivot5] */
-  forward_5x6(w + 1482, x + 193, x + 172); /* x[knee_inner4] */
-  node_diag_6(w + 1386, x + 193); /* x[outer5_weld] */
-  /* pivot 12: outer6_weld (weld, d = 6, h = 15) */
-  node_forward_6(w + 1512, x + 220); /* x[outer6_weld] */
-  forward_5x6(w + 1548, x + 220, x + 226); /* x[head] */
-  forward_5x6(w + 1578, x + 220, x + 209); /* x[pivot6] */
-  forward_5x6(w + 1608, x + 220, x + 199); /* x[knee_inner5] */
-  node_diag_6(w + 1512, x + 220); /* x[outer6_weld] */
-  /* pivot 13: axleFL (hinge, d = 5, h = 21) */
-  node_forward_5(w + 1638, x + 0); /* x[axleFL] */
-  forward_5x5(w + 1663, x + 0, x + 5); /* x[axleFR] */
-  forward_5x5(w + 1688, x + 0, x + 10); /* x[axleRL] */
-  forward_5x5(w + 1713, x + 0, x + 15); /* x[axleRR] */
-  forward_6x5(w + 1738, x + 0, x + 240); /* x[chassis#weld1] */
-  node_diag_5(w + 1638, x + 0); /* x[axleFL] */
-  /* pivot 14: axleFR (hinge, d = 5, h = 16) */
-  node_forward_5(w + 1768, x + 5); /* x[axleFR] */
-  forward_5x5(w + 1793, x + 5, x + 10); /* x[axleRL] */
-  forward_5x5(w + 1818, x + 5, x + 15); /* x[axleRR] */
-  forward_6x5(w + 1843, x + 5, x + 240); /* x[chassis#weld1] */
-  node_diag_5(w + 1768, x + 5); /* x[axleFR] */
-  /* pivot 15: axleRL (hinge, d = 5, h = 11) */
-  node_forward_5(w + 1873, x + 10); /* x[axleRL] */
-  forward_5x5(w + 1898, x + 10, x + 15); /* x[axleRR] */
-  forward_6x5(w + 1923, x + 10, x + 240); /* x[chassis#weld1] */
-  node_diag_5(w + 1873, x + 10); /* x[axleRL] */
-  /* pivot 16: axleRR (hinge, d = 5, h = 6) */
-  node_forward_5(w + 1953, x + 15); /* x[axleRR] */
-  forward_6x5(w + 1978, x + 15, x + 240); /* x[chassis#weld1] */
-  node_diag_5(w + 1953, x + 15); /* x[axleRR] */
-  /* pivot 17: chassis#weld1 (shard weld, d = 6, h = 13) */
-  node_forward_6(w + 2008, x + 240); /* x[chassis#weld1] */
-  forward_3x6(w + 2044, x + 240, x + 35); /* x[barrel_eye] */
-  forward_5x6(w + 2062, x + 240, x + 20); /* x[foot] */
-  forward_5x6(w + 2092, x + 240, x + 25); /* x[roller_bottom_slide] */
-  node_diag_6(w + 2008, x + 240); /* x[chassis#weld1] */
-  /* pivot 18: lift (rod, d = 1, h = 11) */
-  forward_5x1(w + 2123, x + 46, x + 38); /* x[cylinder] */
-  forward_3x1(w + 2128, x + 46, x + 43); /* x[rod_eye] */
-  forward_3x1(w + 2131, x + 46, x + 35); /* x[barrel_eye] */
-  node_diag_1(w + 2122, x + 46); /* x[lift] */
-  /* pivot 19: cylinder (prismatic, d = 5, h = 6) */
-  node_forward_5(w + 2134, x + 38); /* x[cylinder] */
-  forward_3x5(w + 2159, x + 38, x + 43); /* x[rod_eye] */
-  forward_3x5(w + 2174, x + 38, x + 35); /* x[barrel_eye] */
-  node_diag_5(w + 2134, x + 38); /* x[cylinder] */
-  /* pivot 20: rod_eye (ball, d = 3, h = 9) */
-  node_forward_3(w + 2189, x + 43); /* x[rod_eye] */
-  forward_3x3(w + 2198, x + 43, x + 35); /* x[barrel_eye] */
-  forward_6x3(w + 2207, x + 43, x + 52); /* x[inner0_weld] */
-  node_diag_3(w + 2189, x + 43); /* x[rod_eye] */
-  /* pivot 21: roller_top_slide (cylindrical, d = 4, h = 10) */
-  node_forward_4(w + 2225, x + 231); /* x[roller_top_slide] */
-  forward_5x4(w + 2241, x + 231, x + 226); /* x[head] */
-  forward_5x4(w + 2261, x + 231, x + 235); /* x[roller_top_pin] */
-  node_diag_4(w + 2225, x + 231); /* x[roller_top_slide] */
-  /* pivot 22: barrel_eye (ball, d = 3, h = 16) */
-  node_forward_3(w + 2281, x + 35); /* x[barrel_eye] */
-  forward_5x3(w + 2290, x + 35, x + 20); /* x[foot] */
-  forward_5x3(w + 2305, x + 35, x + 25); /* x[roller_bottom_slide] */
-  forward_6x3(w + 2320, x + 35, x + 52); /* x[inner0_weld] */
-  node_diag_3(w + 2281, x + 35); /* x[barrel_eye] */
-  /* pivot 23: head (hinge, d = 5, h = 15) */
-  node_forward_5(w + 2338, x + 226); /* x[head] */
-  forward_5x5(w + 2363, x + 226, x + 209); /* x[pivot6] */
-  forward_5x5(w + 2388, x + 226, x + 235); /* x[roller_top_pin] */
-  forward_5x5(w + 2413, x + 226, x + 199); /* x[knee_inner5] */
-  node_diag_5(w + 2338, x + 226); /* x[head] */
-  /* pivot 24: pivot6 (hinge, d = 5, h = 15) */
-  node_forward_5(w + 2438, x + 209); /* x[pivot6] */
-  forward_5x5(w + 2463, x + 209, x + 235); /* x[roller_top_pin] */
-  forward_5x5(w + 2488, x + 209, x + 199); /* x[knee_inner5] */
-  forward_5x5(w + 2513, x + 209, x + 204); /* x[knee_outer5] */
-  node_diag_5(w + 2438, x + 209); /* x[pivot6] */
-  /* pivot 25: roller_top_pin (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2538, x + 235); /* x[roller_top_pin] */
-  forward_5x5(w + 2563, x + 235, x + 199); /* x[knee_inner5] */
-  forward_5x5(w + 2588, x + 235, x + 204); /* x[knee_outer5] */
-  node_diag_5(w + 2538, x + 235); /* x[roller_top_pin] */
-  /* pivot 26: knee_inner5 (hinge, d = 5, h = 15) */
-  node_forward_5(w + 2613, x + 199); /* x[knee_inner5] */
-  forward_5x5(w + 2638, x + 199, x + 204); /* x[knee_outer5] */
-  forward_5x5(w + 2663, x + 199, x + 182); /* x[pivot5] */
-  forward_5x5(w + 2688, x + 199, x + 177); /* x[knee_outer4] */
-  node_diag_5(w + 2613, x + 199); /* x[knee_inner5] */
-  /* pivot 27: knee_outer5 (hinge, d = 5, h = 15) */
-  node_forward_5(w + 2713, x + 204); /* x[knee_outer5] */
-  forward_5x5(w + 2738, x + 204, x + 182); /* x[pivot5] */
-  forward_5x5(w + 2763, x + 204, x + 172); /* x[knee_inner4] */
-  forward_5x5(w + 2788, x + 204, x + 177); /* x[knee_outer4] */
-  node_diag_5(w + 2713, x + 204); /* x[knee_outer5] */
-  /* pivot 28: pivot5 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2813, x + 182); /* x[pivot5] */
-  forward_5x5(w + 2838, x + 182, x + 172); /* x[knee_inner4] */
-  forward_5x5(w + 2863, x + 182, x + 177); /* x[knee_outer4] */
-  node_diag_5(w + 2813, x + 182); /* x[pivot5] */
-  /* pivot 29: knee_inner4 (hinge, d = 5, h = 15) */
-  node_forward_5(w + 2888, x + 172); /* x[knee_inner4] */
-  forward_5x5(w + 2913, x + 172, x + 177); /* x[knee_outer4] */
-  forward_5x5(w + 2938, x + 172, x + 155); /* x[pivot4] */
-  forward_5x5(w + 2963, x + 172, x + 150); /* x[knee_outer3] */
-  node_diag_5(w + 2888, x + 172); /* x[knee_inner4] */
-  /* pivot 30: knee_outer4 (hinge, d = 5, h = 15) */
-  node_forward_5(w + 2988, x + 177); /* x[knee_outer4] */
-  forward_5x5(w + 3013, x + 177, x + 155); /* x[pivot4] */
-  forward_5x5(w + 3038, x + 177, x + 145); /* x[knee_inner3] */
-  forward_5x5(w + 3063, x + 177, x + 150); /* x[knee_outer3] */
-  node_diag_5(w + 2988, x + 177); /* x[knee_outer4] */
-  /* pivot 31: pivot4 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 3088, x + 155); /* x[pivot4] */
-  forward_5x5(w + 3113, x + 155, x + 145); /* x[knee_inner3] */
-  forward_5x5(w + 3138, x + 155, x + 150); /* x[knee_outer3] */
-  node_diag_5(w + 3088, x + 155); /* x[pivot4] */
-  /* pivot 32: knee_inner3 (hinge, d = 5, h = 15) */
-  node_forward_5(w + 3163, x + 145); /* x[knee_inner3] */
-  forward_5x5(w + 3188, x + 145, x + 150); /* x[knee_outer3] */
-  forward_5x5(w + 3213, x + 145, x + 128); /* x[pivot3] */
-  forward_5x5(w + 3238, x + 145, x + 123); /* x[knee_outer2] */
-  node_diag_5(w + 3163, x + 145); /* x[knee_inner3] */
-  /* pivot 33: knee_outer3 (hinge, d = 5, h = 15) */
-  node_forward_5(w + 3263, x + 150); /* x[knee_outer3] */
-  forward_5x5(w + 3288, x + 150, x + 128); /* x[pivot3] */
-  forward_5x5(w + 3313, x + 150, x + 118); /* x[knee_inner2] */
-  forward_5x5(w + 3338, x + 150, x + 123); /* x[knee_outer2] */
-  node_diag_5(w + 3263, x + 150); /* x[knee_outer3] */
-  /* pivot 34: pivot3 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 3363, x + 128); /* x[pivot3] */
-  forward_5x5(w + 3388, x + 128, x + 118); /* x[knee_inner2] */
-  forward_5x5(w + 3413, x + 128, x + 123); /* x[knee_outer2] */
-  node_diag_5(w + 3363, x + 128); /* x[pivot3] */
-  /* pivot 35: knee_inner2 (hinge, d = 5, h = 15) */
-  node_forward_5(w + 3438, x + 118); /* x[knee_inner2] */
-  forward_5x5(w + 3463, x + 118, x + 123); /* x[knee_outer2] */
-  forward_5x5(w + 3488, x + 118, x + 101); /* x[pivot2] */
-  forward_5x5(w + 3513, x + 118, x + 96); /* x[knee_outer1] */
-  node_diag_5(w + 3438, x + 118); /* x[knee_inner2] */
-  /* pivot 36: knee_outer2 (hinge, d = 5, h = 15) */
-  node_forward_5(w + 3538, x + 123); /* x[knee_outer2] */
-  forward_5x5(w + 3563, x + 123, x + 101); /* x[pivot2] */
-  forward_5x5(w + 3588, x + 123, x + 91); /* x[knee_inner1] */
-  forward_5x5(w + 3613, x + 123, x + 96); /* x[knee_outer1] */
-  node_diag_5(w + 3538, x + 123); /* x[knee_outer2] */
-  /* pivot 37: pivot2 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 3638, x + 101); /* x[pivot2] */
-  forward_5x5(w + 3663, x + 101, x + 91); /* x[knee_inner1] */
-  forward_5x5(w + 3688, x + 101, x + 96); /* x[knee_outer1] */
-  node_diag_5(w + 3638, x + 101); /* x[pivot2] */
-  /* pivot 38: knee_inner1 (hinge, d = 5, h = 15) */
-  node_forward_5(w + 3713, x + 91); /* x[knee_inner1] */
-  forward_5x5(w + 3738, x + 91, x + 96); /* x[knee_outer1] */
-  forward_5x5(w + 3763, x + 91, x + 74); /* x[pivot1] */
-  forward_5x5(w + 3788, x + 91, x + 69); /* x[knee_outer0] */
-  node_diag_5(w + 3713, x + 91); /* x[knee_inner1] */
-  /* pivot 39: knee_outer1 (hinge, d = 5, h = 15) */
-  node_forward_5(w + 3813, x + 96); /* x[knee_outer1] */
-  forward_5x5(w + 3838, x + 96, x + 74); /* x[pivot1] */
-  forward_5x5(w + 3863, x + 96, x + 69); /* x[knee_outer0] */
-  forward_5x5(w + 3888, x + 96, x + 64); /* x[knee_inner0] */
-  node_diag_5(w + 3813, x + 96); /* x[knee_outer1] */
-  /* pivot 40: pivot1 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 3913, x + 74); /* x[pivot1] */
-  forward_5x5(w + 3938, x + 74, x + 69); /* x[knee_outer0] */
-  forward_5x5(w + 3963, x + 74, x + 64); /* x[knee_inner0] */
-  node_diag_5(w + 3913, x + 74); /* x[pivot1] */
-  /* pivot 41: knee_outer0 (hinge, d = 5, h = 15) */
-  node_forward_5(w + 3988, x + 69); /* x[knee_outer0] */
-  forward_5x5(w + 4013, x + 69, x + 30); /* x[roller_bottom_pin] */
-  forward_5x5(w + 4038, x + 69, x + 64); /* x[knee_inner0] */
-  forward_5x5(w + 4063, x + 69, x + 47); /* x[pivot0] */
-  node_diag_5(w + 3988, x + 69); /* x[knee_outer0] */
+  /* inner1_weld (weld, d = 6, h = 15) */
+  node_forward_6(w + W_inner1_weld, x + X_inner1_weld); /* x[inner1_weld] */
+  forward_5x6(w + W_inner1_weld + 36, x + X_inner1_weld, x + X_knee_inner1); /* x[knee_inner1] */
+  forward_5x6(w + W_inner1_weld + 66, x + X_inner1_weld, x + X_pivot1); /* x[pivot1] */
+  forward_5x6(w + W_inner1_weld + 96, x + X_inner1_weld, x + X_knee_outer0); /* x[knee_outer0] */
+  node_diag_6(w + W_inner1_weld, x + X_inner1_weld); /* x[inner1_weld] */
+  /* inner2_weld (weld, d = 6, h = 15) */
+  node_forward_6(w + W_inner2_weld, x + X_inner2_weld); /* x[inner2_weld] */
+  forward_5x6(w + W_inner2_weld + 36, x + X_inner2_weld, x + X_knee_inner2); /* x[knee_inner2] */
+  forward_5x6(w + W_inner2_weld + 66, x + X_inner2_weld, x + X_pivot2); /* x[pivot2] */
+  forward_5x6(w + W_inner2_weld + 96, x + X_inner2_weld, x + X_knee_outer1); /* x[knee_outer1] */
+  node_diag_6(w + W_inner2_weld, x + X_inner2_weld); /* x[inner2_weld] */
+  /* inner3_weld (weld, d = 6, h = 15) */
+  node_forward_6(w + W_inner3_weld, x + X_inner3_weld); /* x[inner3_weld] */
+  forward_5x6(w + W_inner3_weld + 36, x + X_inner3_weld, x + X_knee_inner3); /* x[knee_inner3] */
+  forward_5x6(w + W_inner3_weld + 66, x + X_inner3_weld, x + X_pivot3); /* x[pivot3] */
+  forward_5x6(w + W_inner3_weld + 96, x + X_inner3_weld, x + X_knee_outer2); /* x[knee_outer2] */
+  node_diag_6(w + W_inner3_weld, x + X_inner3_weld); /* x[inner3_weld] */
+  /* inner4_weld (weld, d = 6, h = 15) */
+  node_forward_6(w + W_inner4_weld, x + X_inner4_weld); /* x[inner4_weld] */
+  forward_5x6(w + W_inner4_weld + 36, x + X_inner4_weld, x + X_knee_inner4); /* x[knee_inner4] */
+  forward_5x6(w + W_inner4_weld + 66, x + X_inner4_weld, x + X_pivot4); /* x[pivot4] */
+  forward_5x6(w + W_inner4_weld + 96, x + X_inner4_weld, x + X_knee_outer3); /* x[knee_outer3] */
+  node_diag_6(w + W_inner4_weld, x + X_inner4_weld); /* x[inner4_weld] */
+  /* inner5_weld (weld, d = 6, h = 15) */
+  node_forward_6(w + W_inner5_weld, x + X_inner5_weld); /* x[inner5_weld] */
+  forward_5x6(w + W_inner5_weld + 36, x + X_inner5_weld, x + X_knee_inner5); /* x[knee_inner5] */
+  forward_5x6(w + W_inner5_weld + 66, x + X_inner5_weld, x + X_pivot5); /* x[pivot5] */
+  forward_5x6(w + W_inner5_weld + 96, x + X_inner5_weld, x + X_knee_outer4); /* x[knee_outer4] */
+  node_diag_6(w + W_inner5_weld, x + X_inner5_weld); /* x[inner5_weld] */
+  /* inner6_weld (weld, d = 6, h = 15) */
+  node_forward_6(w + W_inner6_weld, x + X_inner6_weld); /* x[inner6_weld] */
+  forward_5x6(w + W_inner6_weld + 36, x + X_inner6_weld, x + X_pivot6); /* x[pivot6] */
+  forward_5x6(w + W_inner6_weld + 66, x + X_inner6_weld, x + X_roller_top_pin); /* x[roller_top_pin] */
+  forward_5x6(w + W_inner6_weld + 96, x + X_inner6_weld, x + X_knee_outer5); /* x[knee_outer5] */
+  node_diag_6(w + W_inner6_weld, x + X_inner6_weld); /* x[inner6_weld] */
+  /* outer0_weld (weld, d = 6, h = 15) */
+  node_forward_6(w + W_outer0_weld, x + X_outer0_weld); /* x[outer0_weld] */
+  forward_5x6(w + W_outer0_weld + 36, x + X_outer0_weld, x + X_knee_outer0); /* x[knee_outer0] */
+  forward_5x6(w + W_outer0_weld + 66, x + X_outer0_weld, x + X_roller_bottom_pin); /* x[roller_bottom_pin] */
+  forward_5x6(w + W_outer0_weld + 96, x + X_outer0_weld, x + X_pivot0); /* x[pivot0] */
+  node_diag_6(w + W_outer0_weld, x + X_outer0_weld); /* x[outer0_weld] */
+  /* outer1_weld (weld, d = 6, h = 15) */
+  node_forward_6(w + W_outer1_weld, x + X_outer1_weld); /* x[outer1_weld] */
+  forward_5x6(w + W_outer1_weld + 36, x + X_outer1_weld, x + X_knee_outer1); /* x[knee_outer1] */
+  forward_5x6(w + W_outer1_weld + 66, x + X_outer1_weld, x + X_pivot1); /* x[pivot1] */
+  forward_5x6(w + W_outer1_weld + 96, x + X_outer1_weld, x + X_knee_inner0); /* x[knee_inner0] */
+  node_diag_6(w + W_outer1_weld, x + X_outer1_weld); /* x[outer1_weld] */
+  /* outer2_weld (weld, d = 6, h = 15) */
+  node_forward_6(w + W_outer2_weld, x + X_outer2_weld); /* x[outer2_weld] */
+  forward_5x6(w + W_outer2_weld + 36, x + X_outer2_weld, x + X_knee_outer2); /* x[knee_outer2] */
+  forward_5x6(w + W_outer2_weld + 66, x + X_outer2_weld, x + X_pivot2); /* x[pivot2] */
+  forward_5x6(w + W_outer2_weld + 96, x + X_outer2_weld, x + X_knee_inner1); /* x[knee_inner1] */
+  node_diag_6(w + W_outer2_weld, x + X_outer2_weld); /* x[outer2_weld] */
+  /* outer3_weld (weld, d = 6, h = 15) */
+  node_forward_6(w + W_outer3_weld, x + X_outer3_weld); /* x[outer3_weld] */
+  forward_5x6(w + W_outer3_weld + 36, x + X_outer3_weld, x + X_knee_outer3); /* x[knee_outer3] */
+  forward_5x6(w + W_outer3_weld + 66, x + X_outer3_weld, x + X_pivot3); /* x[pivot3] */
+  forward_5x6(w + W_outer3_weld + 96, x + X_outer3_weld, x + X_knee_inner2); /* x[knee_inner2] */
+  node_diag_6(w + W_outer3_weld, x + X_outer3_weld); /* x[outer3_weld] */
+  /* outer4_weld (weld, d = 6, h = 15) */
+  node_forward_6(w + W_outer4_weld, x + X_outer4_weld); /* x[outer4_weld] */
+  forward_5x6(w + W_outer4_weld + 36, x + X_outer4_weld, x + X_knee_outer4); /* x[knee_outer4] */
+  forward_5x6(w + W_outer4_weld + 66, x + X_outer4_weld, x + X_pivot4); /* x[pivot4] */
+  forward_5x6(w + W_outer4_weld + 96, x + X_outer4_weld, x + X_knee_inner3); /* x[knee_inner3] */
+  node_diag_6(w + W_outer4_weld, x + X_outer4_weld); /* x[outer4_weld] */
+  /* outer5_weld (weld, d = 6, h = 15) */
+  node_forward_6(w + W_outer5_weld, x + X_outer5_weld); /* x[outer5_weld] */
+  forward_5x6(w + W_outer5_weld + 36, x + X_outer5_weld, x + X_knee_outer5); /* x[knee_outer5] */
+  forward_5x6(w + W_outer5_weld + 66, x + X_outer5_weld, x + X_pivot5); /* x[pivot5] */
+  forward_5x6(w + W_outer5_weld + 96, x + X_outer5_weld, x + X_knee_inner4); /* x[knee_inner4] */
+  node_diag_6(w + W_outer5_weld, x + X_outer5_weld); /* x[outer5_weld] */
+  /* outer6_weld (weld, d = 6, h = 15) */
+  node_forward_6(w + W_outer6_weld, x + X_outer6_weld); /* x[outer6_weld] */
+  forward_5x6(w + W_outer6_weld + 36, x + X_outer6_weld, x + X_head); /* x[head] */
+  forward_5x6(w + W_outer6_weld + 66, x + X_outer6_weld, x + X_pivot6); /* x[pivot6] */
+  forward_5x6(w + W_outer6_weld + 96, x + X_outer6_weld, x + X_knee_inner5); /* x[knee_inner5] */
+  node_diag_6(w + W_outer6_weld, x + X_outer6_weld); /* x[outer6_weld] */
+  /* axleFL (hinge, d = 5, h = 21) */
+  node_forward_5(w + W_axleFL, x + X_axleFL); /* x[axleFL] */
+  forward_5x5(w + W_axleFL + 25, x + X_axleFL, x + X_axleFR); /* x[axleFR] */
+  forward_5x5(w + W_axleFL + 50, x + X_axleFL, x + X_axleRL); /* x[axleRL] */
+  forward_5x5(w + W_axleFL + 75, x + X_axleFL, x + X_axleRR); /* x[axleRR] */
+  forward_6x5(w + W_axleFL + 100, x + X_axleFL, x + X_chassis_weld1); /* x[chassis#weld1] */
+  node_diag_5(w + W_axleFL, x + X_axleFL); /* x[axleFL] */
+  /* axleFR (hinge, d = 5, h = 16) */
+  node_forward_5(w + W_axleFR, x + X_axleFR); /* x[axleFR] */
+  forward_5x5(w + W_axleFR + 25, x + X_axleFR, x + X_axleRL); /* x[axleRL] */
+  forward_5x5(w + W_axleFR + 50, x + X_axleFR, x + X_axleRR); /* x[axleRR] */
+  forward_6x5(w + W_axleFR + 75, x + X_axleFR, x + X_chassis_weld1); /* x[chassis#weld1] */
+  node_diag_5(w + W_axleFR, x + X_axleFR); /* x[axleFR] */
+  /* axleRL (hinge, d = 5, h = 11) */
+  node_forward_5(w + W_axleRL, x + X_axleRL); /* x[axleRL] */
+  forward_5x5(w + W_axleRL + 25, x + X_axleRL, x + X_axleRR); /* x[axleRR] */
+  forward_6x5(w + W_axleRL + 50, x + X_axleRL, x + X_chassis_weld1); /* x[chassis#weld1] */
+  node_diag_5(w + W_axleRL, x + X_axleRL); /* x[axleRL] */
+  /* axleRR (hinge, d = 5, h = 6) */
+  node_forward_5(w + W_axleRR, x + X_axleRR); /* x[axleRR] */
+  forward_6x5(w + W_axleRR + 25, x + X_axleRR, x + X_chassis_weld1); /* x[chassis#weld1] */
+  node_diag_5(w + W_axleRR, x + X_axleRR); /* x[axleRR] */
+  /* chassis#weld1 (shard weld, d = 6, h = 13) */
+  node_forward_6(w + W_chassis_weld1, x + X_chassis_weld1); /* x[chassis#weld1] */
+  forward_3x6(w + W_chassis_weld1 + 36, x + X_chassis_weld1, x + X_barrel_eye); /* x[barrel_eye] */
+  forward_5x6(w + W_chassis_weld1 + 54, x + X_chassis_weld1, x + X_foot); /* x[foot] */
+  forward_5x6(w + W_chassis_weld1 + 84, x + X_chassis_weld1, x + X_roller_bottom_slide); /* x[roller_bottom_slide] */
+  node_diag_6(w + W_chassis_weld1, x + X_chassis_weld1); /* x[chassis#weld1] */
+  /* lift (rod, d = 1, h = 11) */
+  forward_5x1(w + W_lift + 1, x + X_lift, x + X_cylinder); /* x[cylinder] */
+  forward_3x1(w + W_lift + 6, x + X_lift, x + X_rod_eye); /* x[rod_eye] */
+  forward_3x1(w + W_lift + 9, x + X_lift, x + X_barrel_eye); /* x[barrel_eye] */
+  node_diag_1(w + W_lift, x + X_lift); /* x[lift] */
+  /* cylinder (prismatic, d = 5, h = 6) */
+  node_forward_5(w + W_cylinder, x + X_cylinder); /* x[cylinder] */
+  forward_3x5(w + W_cylinder + 25, x + X_cylinder, x + X_rod_eye); /* x[rod_eye] */
+  forward_3x5(w + W_cylinder + 40, x + X_cylinder, x + X_barrel_eye); /* x[barrel_eye] */
+  node_diag_5(w + W_cylinder, x + X_cylinder); /* x[cylinder] */
+  /* rod_eye (ball, d = 3, h = 9) */
+  node_forward_3(w + W_rod_eye, x + X_rod_eye); /* x[rod_eye] */
+  forward_3x3(w + W_rod_eye + 9, x + X_rod_eye, x + X_barrel_eye); /* x[barrel_eye] */
+  forward_6x3(w + W_rod_eye + 18, x + X_rod_eye, x + X_inner0_weld); /* x[inner0_weld] */
+  node_diag_3(w + W_rod_eye, x + X_rod_eye); /* x[rod_eye] */
+  /* roller_top_slide (cylindrical, d = 4, h = 10) */
+  node_forward_4(w + W_roller_top_slide, x + X_roller_top_slide); /* x[roller_top_slide] */
+  forward_5x4(w + W_roller_top_slide + 16, x + X_roller_top_slide, x + X_head); /* x[head] */
+  forward_5x4(w + W_roller_top_slide + 36, x + X_roller_top_slide, x + X_roller_top_pin); /* x[roller_top_pin] */
+  node_diag_4(w + W_roller_top_slide, x + X_roller_top_slide); /* x[roller_top_slide] */
+  /* barrel_eye (ball, d = 3, h = 16) */
+  node_forward_3(w + W_barrel_eye, x + X_barrel_eye); /* x[barrel_eye] */
+  forward_5x3(w + W_barrel_eye + 9, x + X_barrel_eye, x + X_foot); /* x[foot] */
+  forward_5x3(w + W_barrel_eye + 24, x + X_barrel_eye, x + X_roller_bottom_slide); /* x[roller_bottom_slide] */
+  forward_6x3(w + W_barrel_eye + 39, x + X_barrel_eye, x + X_inner0_weld); /* x[inner0_weld] */
+  node_diag_3(w + W_barrel_eye, x + X_barrel_eye); /* x[barrel_eye] */
+  /* head (hinge, d = 5, h = 15) */
+  node_forward_5(w + W_head, x + X_head); /* x[head] */
+  forward_5x5(w + W_head + 25, x + X_head, x + X_pivot6); /* x[pivot6] */
+  forward_5x5(w + W_head + 50, x + X_head, x + X_roller_top_pin); /* x[roller_top_pin] */
+  forward_5x5(w + W_head + 75, x + X_head, x + X_knee_inner5); /* x[knee_inner5] */
+  node_diag_5(w + W_head, x + X_head); /* x[head] */
+  /* pivot6 (hinge, d = 5, h = 15) */
+  node_forward_5(w + W_pivot6, x + X_pivot6); /* x[pivot6] */
+  forward_5x5(w + W_pivot6 + 25, x + X_pivot6, x + X_roller_top_pin); /* x[roller_top_pin] */
+  forward_5x5(w + W_pivot6 + 50, x + X_pivot6, x + X_knee_inner5); /* x[knee_inner5] */
+  forward_5x5(w + W_pivot6 + 75, x + X_pivot6, x + X_knee_outer5); /* x[knee_outer5] */
+  node_diag_5(w + W_pivot6, x + X_pivot6); /* x[pivot6] */
+  /* roller_top_pin (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_roller_top_pin, x + X_roller_top_pin); /* x[roller_top_pin] */
+  forward_5x5(w + W_roller_top_pin + 25, x + X_roller_top_pin, x + X_knee_inner5); /* x[knee_inner5] */
+  forward_5x5(w + W_roller_top_pin + 50, x + X_roller_top_pin, x + X_knee_outer5); /* x[knee_outer5] */
+  node_diag_5(w + W_roller_top_pin, x + X_roller_top_pin); /* x[roller_top_pin] */
+  /* knee_inner5 (hinge, d = 5, h = 15) */
+  node_forward_5(w + W_knee_inner5, x + X_knee_inner5); /* x[knee_inner5] */
+  forward_5x5(w + W_knee_inner5 + 25, x + X_knee_inner5, x + X_knee_outer5); /* x[knee_outer5] */
+  forward_5x5(w + W_knee_inner5 + 50, x + X_knee_inner5, x + X_pivot5); /* x[pivot5] */
+  forward_5x5(w + W_knee_inner5 + 75, x + X_knee_inner5, x + X_knee_outer4); /* x[knee_outer4] */
+  node_diag_5(w + W_knee_inner5, x + X_knee_inner5); /* x[knee_inner5] */
+  /* knee_outer5 (hinge, d = 5, h = 15) */
+  node_forward_5(w + W_knee_outer5, x + X_knee_outer5); /* x[knee_outer5] */
+  forward_5x5(w + W_knee_outer5 + 25, x + X_knee_outer5, x + X_pivot5); /* x[pivot5] */
+  forward_5x5(w + W_knee_outer5 + 50, x + X_knee_outer5, x + X_knee_inner4); /* x[knee_inner4] */
+  forward_5x5(w + W_knee_outer5 + 75, x + X_knee_outer5, x + X_knee_outer4); /* x[knee_outer4] */
+  node_diag_5(w + W_knee_outer5, x + X_knee_outer5); /* x[knee_outer5] */
+  /* pivot5 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pivot5, x + X_pivot5); /* x[pivot5] */
+  forward_5x5(w + W_pivot5 + 25, x + X_pivot5, x + X_knee_inner4); /* x[knee_inner4] */
+  forward_5x5(w + W_pivot5 + 50, x + X_pivot5, x + X_knee_outer4); /* x[knee_outer4] */
+  node_diag_5(w + W_pivot5, x + X_pivot5); /* x[pivot5] */
+  /* knee_inner4 (hinge, d = 5, h = 15) */
+  node_forward_5(w + W_knee_inner4, x + X_knee_inner4); /* x[knee_inner4] */
+  forward_5x5(w + W_knee_inner4 + 25, x + X_knee_inner4, x + X_knee_outer4); /* x[knee_outer4] */
+  forward_5x5(w + W_knee_inner4 + 50, x + X_knee_inner4, x + X_pivot4); /* x[pivot4] */
+  forward_5x5(w + W_knee_inner4 + 75, x + X_knee_inner4, x + X_knee_outer3); /* x[knee_outer3] */
+  node_diag_5(w + W_knee_inner4, x + X_knee_inner4); /* x[knee_inner4] */
+  /* knee_outer4 (hinge, d = 5, h = 15) */
+  node_forward_5(w + W_knee_outer4, x + X_knee_outer4); /* x[knee_outer4] */
+  forward_5x5(w + W_knee_outer4 + 25, x + X_knee_outer4, x + X_pivot4); /* x[pivot4] */
+  forward_5x5(w + W_knee_outer4 + 50, x + X_knee_outer4, x + X_knee_inner3); /* x[knee_inner3] */
+  forward_5x5(w + W_knee_outer4 + 75, x + X_knee_outer4, x + X_knee_outer3); /* x[knee_outer3] */
+  node_diag_5(w + W_knee_outer4, x + X_knee_outer4); /* x[knee_outer4] */
+  /* pivot4 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pivot4, x + X_pivot4); /* x[pivot4] */
+  forward_5x5(w + W_pivot4 + 25, x + X_pivot4, x + X_knee_inner3); /* x[knee_inner3] */
+  forward_5x5(w + W_pivot4 + 50, x + X_pivot4, x + X_knee_outer3); /* x[knee_outer3] */
+  node_diag_5(w + W_pivot4, x + X_pivot4); /* x[pivot4] */
+  /* knee_inner3 (hinge, d = 5, h = 15) */
+  node_forward_5(w + W_knee_inner3, x + X_knee_inner3); /* x[knee_inner3] */
+  forward_5x5(w + W_knee_inner3 + 25, x + X_knee_inner3, x + X_knee_outer3); /* x[knee_outer3] */
+  forward_5x5(w + W_knee_inner3 + 50, x + X_knee_inner3, x + X_pivot3); /* x[pivot3] */
+  forward_5x5(w + W_knee_inner3 + 75, x + X_knee_inner3, x + X_knee_outer2); /* x[knee_outer2] */
+  node_diag_5(w + W_knee_inner3, x + X_knee_inner3); /* x[knee_inner3] */
+  /* knee_outer3 (hinge, d = 5, h = 15) */
+  node_forward_5(w + W_knee_outer3, x + X_knee_outer3); /* x[knee_outer3] */
+  forward_5x5(w + W_knee_outer3 + 25, x + X_knee_outer3, x + X_pivot3); /* x[pivot3] */
+  forward_5x5(w + W_knee_outer3 + 50, x + X_knee_outer3, x + X_knee_inner2); /* x[knee_inner2] */
+  forward_5x5(w + W_knee_outer3 + 75, x + X_knee_outer3, x + X_knee_outer2); /* x[knee_outer2] */
+  node_diag_5(w + W_knee_outer3, x + X_knee_outer3); /* x[knee_outer3] */
+  /* pivot3 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pivot3, x + X_pivot3); /* x[pivot3] */
+  forward_5x5(w + W_pivot3 + 25, x + X_pivot3, x + X_knee_inner2); /* x[knee_inner2] */
+  forward_5x5(w + W_pivot3 + 50, x + X_pivot3, x + X_knee_outer2); /* x[knee_outer2] */
+  node_diag_5(w + W_pivot3, x + X_pivot3); /* x[pivot3] */
+  /* knee_inner2 (hinge, d = 5, h = 15) */
+  node_forward_5(w + W_knee_inner2, x + X_knee_inner2); /* x[knee_inner2] */
+  forward_5x5(w + W_knee_inner2 + 25, x + X_knee_inner2, x + X_knee_outer2); /* x[knee_outer2] */
+  forward_5x5(w + W_knee_inner2 + 50, x + X_knee_inner2, x + X_pivot2); /* x[pivot2] */
+  forward_5x5(w + W_knee_inner2 + 75, x + X_knee_inner2, x + X_knee_outer1); /* x[knee_outer1] */
+  node_diag_5(w + W_knee_inner2, x + X_knee_inner2); /* x[knee_inner2] */
+  /* knee_outer2 (hinge, d = 5, h = 15) */
+  node_forward_5(w + W_knee_outer2, x + X_knee_outer2); /* x[knee_outer2] */
+  forward_5x5(w + W_knee_outer2 + 25, x + X_knee_outer2, x + X_pivot2); /* x[pivot2] */
+  forward_5x5(w + W_knee_outer2 + 50, x + X_knee_outer2, x + X_knee_inner1); /* x[knee_inner1] */
+  forward_5x5(w + W_knee_outer2 + 75, x + X_knee_outer2, x + X_knee_outer1); /* x[knee_outer1] */
+  node_diag_5(w + W_knee_outer2, x + X_knee_outer2); /* x[knee_outer2] */
+  /* pivot2 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pivot2, x + X_pivot2); /* x[pivot2] */
+  forward_5x5(w + W_pivot2 + 25, x + X_pivot2, x + X_knee_inner1); /* x[knee_inner1] */
+  forward_5x5(w + W_pivot2 + 50, x + X_pivot2, x + X_knee_outer1); /* x[knee_outer1] */
+  node_diag_5(w + W_pivot2, x + X_pivot2); /* x[pivot2] */
+  /* knee_inner1 (hinge, d = 5, h = 15) */
+  node_forward_5(w + W_knee_inner1, x + X_knee_inner1); /* x[knee_inner1] */
+  forward_5x5(w + W_knee_inner1 + 25, x + X_knee_inner1, x + X_knee_outer1); /* x[knee_outer1] */
+  forward_5x5(w + W_knee_inner1 + 50, x + X_knee_inner1, x + X_pivot1); /* x[pivot1] */
+  forward_5x5(w + W_knee_inner1 + 75, x + X_knee_inner1, x + X_knee_outer0); /* x[knee_outer0] */
+  node_diag_5(w + W_knee_inner1, x + X_knee_inner1); /* x[knee_inner1] */
+  /* knee_outer1 (hinge, d = 5, h = 15) */
+  node_forward_5(w + W_knee_outer1, x + X_knee_outer1); /* x[knee_outer1] */
+  forward_5x5(w + W_knee_outer1 + 25, x + X_knee_outer1, x + X_pivot1); /* x[pivot1] */
+  forward_5x5(w + W_knee_outer1 + 50, x + X_knee_outer1, x + X_knee_outer0); /* x[knee_outer0] */
+  forward_5x5(w + W_knee_outer1 + 75, x + X_knee_outer1, x + X_knee_inner0); /* x[knee_inner0] */
+  node_diag_5(w + W_knee_outer1, x + X_knee_outer1); /* x[knee_outer1] */
+  /* pivot1 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pivot1, x + X_pivot1); /* x[pivot1] */
+  forward_5x5(w + W_pivot1 + 25, x + X_pivot1, x + X_knee_outer0); /* x[knee_outer0] */
+  forward_5x5(w + W_pivot1 + 50, x + X_pivot1, x + X_knee_inner0); /* x[knee_inner0] */
+  node_diag_5(w + W_pivot1, x + X_pivot1); /* x[pivot1] */
+  /* knee_outer0 (hinge, d = 5, h = 15) */
+  node_forward_5(w + W_knee_outer0, x + X_knee_outer0); /* x[knee_outer0] */
+  forward_5x5(w + W_knee_outer0 + 25, x + X_knee_outer0, x + X_roller_bottom_pin); /* x[roller_bottom_pin] */
+  forward_5x5(w + W_knee_outer0 + 50, x + X_knee_outer0, x + X_knee_inner0); /* x[knee_inner0] */
+  forward_5x5(w + W_knee_outer0 + 75, x + X_knee_outer0, x + X_pivot0); /* x[pivot0] */
+  node_diag_5(w + W_knee_outer0, x + X_knee_outer0); /* x[knee_outer0] */
 }
 
 static void solve_forward_1(const scalar *restrict w, scalar *restrict x) {
-  /* pivot 42: roller_bottom_pin (hinge, d = 5, h = 15) */
-  node_forward_5(w + 4088, x + 30); /* x[roller_bottom_pin] */
-  forward_5x5(w + 4113, x + 30, x + 64); /* x[knee_inner0] */
-  forward_5x5(w + 4138, x + 30, x + 47); /* x[pivot0] */
-  forward_5x5(w + 4163, x + 30, x + 25); /* x[roller_bottom_slide] */
-  node_diag_5(w + 4088, x + 30); /* x[roller_bottom_pin] */
-  /* pivot 43: foot (hinge, d = 5, h = 21) */
-  node_forward_5(w + 4188, x + 20); /* x[foot] */
-  forward_5x5(w + 4213, x + 20, x + 64); /* x[knee_inner0] */
-  forward_5x5(w + 4238, x + 20, x + 47); /* x[pivot0] */
-  forward_5x5(w + 4263, x + 20, x + 25); /* x[roller_bottom_slide] */
-  forward_6x5(w + 4288, x + 20, x + 52); /* x[inner0_weld] */
-  node_diag_5(w + 4188, x + 20); /* x[foot] */
-  /* pivot 44: knee_inner0 (hinge, d = 5, h = 16) */
-  node_forward_5(w + 4318, x + 64); /* x[knee_inner0] */
-  forward_5x5(w + 4343, x + 64, x + 47); /* x[pivot0] */
-  forward_5x5(w + 4368, x + 64, x + 25); /* x[roller_bottom_slide] */
-  forward_6x5(w + 4393, x + 64, x + 52); /* x[inner0_weld] */
-  node_diag_5(w + 4318, x + 64); /* x[knee_inner0] */
-  /* pivot 45: pivot0 (hinge, d = 5, h = 11) */
-  node_forward_5(w + 4423, x + 47); /* x[pivot0] */
-  forward_5x5(w + 4448, x + 47, x + 25); /* x[roller_bottom_slide] */
-  forward_6x5(w + 4473, x + 47, x + 52); /* x[inner0_weld] */
-  node_diag_5(w + 4423, x + 47); /* x[pivot0] */
-  /* pivot 46: roller_bottom_slide (prismatic, d = 5, h = 6) */
-  node_forward_5(w + 4503, x + 25); /* x[roller_bottom_slide] */
-  forward_6x5(w + 4528, x + 25, x + 52); /* x[inner0_weld] */
-  node_diag_5(w + 4503, x + 25); /* x[roller_bottom_slide] */
-  /* pivot 47: inner0_weld (weld, d = 6, h = 0) */
-  node_forward_6(w + 4558, x + 52); /* x[inner0_weld] */
-  node_diag_6(w + 4558, x + 52); /* x[inner0_weld] */
+  /* roller_bottom_pin (hinge, d = 5, h = 15) */
+  node_forward_5(w + W_roller_bottom_pin, x + X_roller_bottom_pin); /* x[roller_bottom_pin] */
+  forward_5x5(w + W_roller_bottom_pin + 25, x + X_roller_bottom_pin, x + X_knee_inner0); /* x[knee_inner0] */
+  forward_5x5(w + W_roller_bottom_pin + 50, x + X_roller_bottom_pin, x + X_pivot0); /* x[pivot0] */
+  forward_5x5(w + W_roller_bottom_pin + 75, x + X_roller_bottom_pin, x + X_roller_bottom_slide); /* x[roller_bottom_slide] */
+  node_diag_5(w + W_roller_bottom_pin, x + X_roller_bottom_pin); /* x[roller_bottom_pin] */
+  /* foot (hinge, d = 5, h = 21) */
+  node_forward_5(w + W_foot, x + X_foot); /* x[foot] */
+  forward_5x5(w + W_foot + 25, x + X_foot, x + X_knee_inner0); /* x[knee_inner0] */
+  forward_5x5(w + W_foot + 50, x + X_foot, x + X_pivot0); /* x[pivot0] */
+  forward_5x5(w + W_foot + 75, x + X_foot, x + X_roller_bottom_slide); /* x[roller_bottom_slide] */
+  forward_6x5(w + W_foot + 100, x + X_foot, x + X_inner0_weld); /* x[inner0_weld] */
+  node_diag_5(w + W_foot, x + X_foot); /* x[foot] */
+  /* knee_inner0 (hinge, d = 5, h = 16) */
+  node_forward_5(w + W_knee_inner0, x + X_knee_inner0); /* x[knee_inner0] */
+  forward_5x5(w + W_knee_inner0 + 25, x + X_knee_inner0, x + X_pivot0); /* x[pivot0] */
+  forward_5x5(w + W_knee_inner0 + 50, x + X_knee_inner0, x + X_roller_bottom_slide); /* x[roller_bottom_slide] */
+  forward_6x5(w + W_knee_inner0 + 75, x + X_knee_inner0, x + X_inner0_weld); /* x[inner0_weld] */
+  node_diag_5(w + W_knee_inner0, x + X_knee_inner0); /* x[knee_inner0] */
+  /* pivot0 (hinge, d = 5, h = 11) */
+  node_forward_5(w + W_pivot0, x + X_pivot0); /* x[pivot0] */
+  forward_5x5(w + W_pivot0 + 25, x + X_pivot0, x + X_roller_bottom_slide); /* x[roller_bottom_slide] */
+  forward_6x5(w + W_pivot0 + 50, x + X_pivot0, x + X_inner0_weld); /* x[inner0_weld] */
+  node_diag_5(w + W_pivot0, x + X_pivot0); /* x[pivot0] */
+  /* roller_bottom_slide (prismatic, d = 5, h = 6) */
+  node_forward_5(w + W_roller_bottom_slide, x + X_roller_bottom_slide); /* x[roller_bottom_slide] */
+  forward_6x5(w + W_roller_bottom_slide + 25, x + X_roller_bottom_slide, x + X_inner0_weld); /* x[inner0_weld] */
+  node_diag_5(w + W_roller_bottom_slide, x + X_roller_bottom_slide); /* x[roller_bottom_slide] */
+  /* inner0_weld (weld, d = 6, h = 0) */
+  node_forward_6(w + W_inner0_weld, x + X_inner0_weld); /* x[inner0_weld] */
+  node_diag_6(w + W_inner0_weld, x + X_inner0_weld); /* x[inner0_weld] */
 }
 
 /*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
 static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
-  /* pivot 47: inner0_weld (weld, d = 6, h = 0) */
-  node_backward_6(w + 4558, x + 52); /* x[inner0_weld] */
-  /* pivot 46: roller_bottom_slide (prismatic, d = 5, h = 6) */
-  backward_set_6x5(w + 4528, x + 52, s); /* L[inner0_weld, roller_bottom_slide] */
-  subtract_5(x + 25, s); /* x[roller_bottom_slide] */
-  node_backward_5(w + 4503, x + 25); /* x[roller_bottom_slide] */
-  /* pivot 45: pivot0 (hinge, d = 5, h = 11) */
-  backward_set_6x5(w + 4473, x + 52, s); /* L[inner0_weld, pivot0] */
-  backward_add_5x5(w + 4448, x + 25, s); /* L[roller_bottom_slide, pivot0] */
-  subtract_5(x + 47, s); /* x[pivot0] */
-  node_backward_5(w + 4423, x + 47); /* x[pivot0] */
-  /* pivot 44: knee_inner0 (hinge, d = 5, h = 16) */
-  backward_set_6x5(w + 4393, x + 52, s); /* L[inner0_weld, knee_inner0] */
-  backward_add_5x5(w + 4368, x + 25, s); /* L[roller_bottom_slide, knee_inner0] */
-  backward_add_5x5(w + 4343, x + 47, s); /* L[pivot0, knee_inner0] */
-  subtract_5(x + 64, s); /* x[knee_inner0] */
-  node_backward_5(w + 4318, x + 64); /* x[knee_inner0] */
-  /* pivot 43: foot (hinge, d = 5, h = 21) */
-  backward_set_6x5(w + 4288, x + 52, s); /* L[inner0_weld, foot] */
-  backward_add_5x5(w + 4263, x + 25, s); /* L[roller_bottom_slide, foot] */
-  backward_add_5x5(w + 4238, x + 47, s); /* L[pivot0, foot] */
-  backward_add_5x5(w + 4213, x + 64, s); /* L[knee_inner0, foot] */
-  subtract_5(x + 20, s); /* x[foot] */
-  node_backward_5(w + 4188, x + 20); /* x[foot] */
-  /* pivot 42: roller_bottom_pin (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 4163, x + 25, s); /* L[roller_bottom_slide, roller_bottom_pin] */
-  backward_add_5x5(w + 4138, x + 47, s); /* L[pivot0, roller_bottom_pin] */
-  backward_add_5x5(w + 4113, x + 64, s); /* L[knee_inner0, roller_bottom_pin] */
-  subtract_5(x + 30, s); /* x[roller_bottom_pin] */
-  node_backward_5(w + 4088, x + 30); /* x[roller_bottom_pin] */
-  /* pivot 41: knee_outer0 (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 4063, x + 47, s); /* L[pivot0, knee_outer0] */
-  backward_add_5x5(w + 4038, x + 64, s); /* L[knee_inner0, knee_outer0] */
-  backward_add_5x5(w + 4013, x + 30, s); /* L[roller_bottom_pin, knee_outer0] */
-  subtract_5(x + 69, s); /* x[knee_outer0] */
-  node_backward_5(w + 3988, x + 69); /* x[knee_outer0] */
-  /* pivot 40: pivot1 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 3963, x + 64, s); /* L[knee_inner0, pivot1] */
-  backward_add_5x5(w + 3938, x + 69, s); /* L[knee_outer0, pivot1] */
-  subtract_5(x + 74, s); /* x[pivot1] */
-  node_backward_5(w + 3913, x + 74); /* x[pivot1] */
-  /* pivot 39: knee_outer1 (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 3888, x + 64, s); /* L[knee_inner0, knee_outer1] */
-  backward_add_5x5(w + 3863, x + 69, s); /* L[knee_outer0, knee_outer1] */
-  backward_add_5x5(w + 3838, x + 74, s); /* L[pivot1, knee_outer1] */
-  subtract_5(x + 96, s); /* x[knee_outer1] */
-  node_backward_5(w + 3813, x + 96); /* x[knee_outer1] */
-  /* pivot 38: knee_inner1 (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 3788, x + 69, s); /* L[knee_outer0, knee_inner1] */
-  backward_add_5x5(w + 3763, x + 74, s); /* L[pivot1, knee_inner1] */
-  backward_add_5x5(w + 3738, x + 96, s); /* L[knee_outer1, knee_inner1] */
-  subtract_5(x + 91, s); /* x[knee_inner1] */
-  node_backward_5(w + 3713, x + 91); /* x[knee_inner1] */
-  /* pivot 37: pivot2 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 3688, x + 96, s); /* L[knee_outer1, pivot2] */
-  backward_add_5x5(w + 3663, x + 91, s); /* L[knee_inner1, pivot2] */
-  subtract_5(x + 101, s); /* x[pivot2] */
-  node_backward_5(w + 3638, x + 101); /* x[pivot2] */
-  /* pivot 36: knee_outer2 (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 3613, x + 96, s); /* L[knee_outer1, knee_outer2] */
-  backward_add_5x5(w + 3588, x + 91, s); /* L[knee_inner1, knee_outer2] */
-  backward_add_5x5(w + 3563, x + 101, s); /* L[pivot2, knee_outer2] */
-  subtract_5(x + 123, s); /* x[knee_outer2] */
-  node_backward_5(w + 3538, x + 123); /* x[knee_outer2] */
-  /* pivot 35: knee_inner2 (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 3513, x + 96, s); /* L[knee_outer1, knee_inner2] */
-  backward_add_5x5(w + 3488, x + 101, s); /* L[pivot2, knee_inner2] */
-  backward_add_5x5(w + 3463, x + 123, s); /* L[knee_outer2, knee_inner2] */
-  subtract_5(x + 118, s); /* x[knee_inner2] */
-  node_backward_5(w + 3438, x + 118); /* x[knee_inner2] */
-  /* pivot 34: pivot3 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 3413, x + 123, s); /* L[knee_outer2, pivot3] */
-  backward_add_5x5(w + 3388, x + 118, s); /* L[knee_inner2, pivot3] */
-  subtract_5(x + 128, s); /* x[pivot3] */
-  node_backward_5(w + 3363, x + 128); /* x[pivot3] */
-  /* pivot 33: knee_outer3 (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 3338, x + 123, s); /* L[knee_outer2, knee_outer3] */
-  backward_add_5x5(w + 3313, x + 118, s); /* L[knee_inner2, knee_outer3] */
-  backward_add_5x5(w + 3288, x + 128, s); /* L[pivot3, knee_outer3] */
-  subtract_5(x + 150, s); /* x[knee_outer3] */
-  node_backward_5(w + 3263, x + 150); /* x[knee_outer3] */
-  /* pivot 32: knee_inner3 (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 3238, x + 123, s); /* L[knee_outer2, knee_inner3] */
-  backward_add_5x5(w + 3213, x + 128, s); /* L[pivot3, knee_inner3] */
-  backward_add_5x5(w + 3188, x + 150, s); /* L[knee_outer3, knee_inner3] */
-  subtract_5(x + 145, s); /* x[knee_inner3] */
-  node_backward_5(w + 3163, x + 145); /* x[knee_inner3] */
-  /* pivot 31: pivot4 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 3138, x + 150, s); /* L[knee_outer3, pivot4] */
-  backward_add_5x5(w + 3113, x + 145, s); /* L[knee_inner3, pivot4] */
-  subtract_5(x + 155, s); /* x[pivot4] */
-  node_backward_5(w + 3088, x + 155); /* x[pivot4] */
-  /* pivot 30: knee_outer4 (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 3063, x + 150, s); /* L[knee_outer3, knee_outer4] */
-  backward_add_5x5(w + 3038, x + 145, s); /* L[knee_inner3, knee_outer4] */
-  backward_add_5x5(w + 3013, x + 155, s); /* L[pivot4, knee_outer4] */
-  subtract_5(x + 177, s); /* x[knee_outer4] */
-  node_backward_5(w + 2988, x + 177); /* x[knee_outer4] */
-  /* pivot 29: knee_inner4 (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 2963, x + 150, s); /* L[knee_outer3, knee_inner4] */
-  backward_add_5x5(w + 2938, x + 155, s); /* L[pivot4, knee_inner4] */
-  backward_add_5x5(w + 2913, x + 177, s); /* L[knee_outer4, knee_inner4] */
-  subtract_5(x + 172, s); /* x[knee_inner4] */
-  node_backward_5(w + 2888, x + 172); /* x[knee_inner4] */
-  /* pivot 28: pivot5 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2863, x + 177, s); /* L[knee_outer4, pivot5] */
-  backward_add_5x5(w + 2838, x + 172, s); /* L[knee_inner4, pivot5] */
-  subtract_5(x + 182, s); /* x[pivot5] */
-  node_backward_5(w + 2813, x + 182); /* x[pivot5] */
-  /* pivot 27: knee_outer5 (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 2788, x + 177, s); /* L[knee_outer4, knee_outer5] */
-  backward_add_5x5(w + 2763, x + 172, s); /* L[knee_inner4, knee_outer5] */
-  backward_add_5x5(w + 2738, x + 182, s); /* L[pivot5, knee_outer5] */
-  subtract_5(x + 204, s); /* x[knee_outer5] */
-  node_backward_5(w + 2713, x + 204); /* x[knee_outer5] */
-  /* pivot 26: knee_inner5 (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 2688, x + 177, s); /* L[knee_outer4, knee_inner5] */
-  backward_add_5x5(w + 2663, x + 182, s); /* L[pivot5, knee_inner5] */
-  backward_add_5x5(w + 2638, x + 204, s); /* L[knee_outer5, knee_inner5] */
-  subtract_5(x + 199, s); /* x[knee_inner5] */
-  node_backward_5(w + 2613, x + 199); /* x[knee_inner5] */
-  /* pivot 25: roller_top_pin (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2588, x + 204, s); /* L[knee_outer5, roller_top_pin] */
-  backward_add_5x5(w + 2563, x + 199, s); /* L[knee_inner5, roller_top_pin] */
-  subtract_5(x + 235, s); /* x[roller_top_pin] */
-  node_backward_5(w + 2538, x + 235); /* x[roller_top_pin] */
-  /* pivot 24: pivot6 (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 2513, x + 204, s); /* L[knee_outer5, pivot6] */
-  backward_add_5x5(w + 2488, x + 199, s); /* L[knee_inner5, pivot6] */
-  backward_add_5x5(w + 2463, x + 235, s); /* L[roller_top_pin, pivot6] */
-  subtract_5(x + 209, s); /* x[pivot6] */
-  node_backward_5(w + 2438, x + 209); /* x[pivot6] */
-  /* pivot 23: head (hinge, d = 5, h = 15) */
-  backward_set_5x5(w + 2413, x + 199, s); /* L[knee_inner5, head] */
-  backward_add_5x5(w + 2388, x + 235, s); /* L[roller_top_pin, head] */
-  backward_add_5x5(w + 2363, x + 209, s); /* L[pivot6, head] */
-  subtract_5(x + 226, s); /* x[head] */
-  node_backward_5(w + 2338, x + 226); /* x[head] */
-  /* pivot 22: barrel_eye (ball, d = 3, h = 16) */
-  backward_set_6x3(w + 2320, x + 52, s); /* L[inner0_weld, barrel_eye] */
-  backward_add_5x3(w + 2305, x + 25, s); /* L[roller_bottom_slide, barrel_eye] */
-  backward_add_5x3(w + 2290, x + 20, s); /* L[foot, barrel_eye] */
-  subtract_3(x + 35, s); /* x[barrel_eye] */
-  node_backward_3(w + 2281, x + 35); /* x[barrel_eye] */
-  /* pivot 21: roller_top_slide (cylindrical, d = 4, h = 10) */
-  backward_set_5x4(w + 2261, x + 235, s); /* L[roller_top_pin, roller_top_slide] */
-  backward_add_5x4(w + 2241, x + 226, s); /* L[head, roller_top_slide] */
-  subtract_4(x + 231, s); /* x[roller_top_slide] */
-  node_backward_4(w + 2225, x + 231); /* x[roller_top_slide] */
-  /* pivot 20: rod_eye (ball, d = 3, h = 9) */
-  backward_set_6x3(w + 2207, x + 52, s); /* L[inner0_weld, rod_eye] */
-  backward_add_3x3(w + 2198, x + 35, s); /* L[barrel_eye, rod_eye] */
-  subtract_3(x + 43, s); /* x[rod_eye] */
-  node_backward_3(w + 2189, x + 43); /* x[rod_eye] */
-  /* pivot 19: cylinder (prismatic, d = 5, h = 6) */
-  backward_set_3x5(w + 2174, x + 35, s); /* L[barrel_eye, cylinder] */
-  backward_add_3x5(w + 2159, x + 43, s); /* L[rod_eye, cylinder] */
-  subtract_5(x + 38, s); /* x[cylinder] */
-  node_backward_5(w + 2134, x + 38); /* x[cylinder] */
-  /* pivot 18: lift (rod, d = 1, h = 11) */
-  backward_set_3x1(w + 2131, x + 35, s); /* L[barrel_eye, lift] */
-  backward_add_3x1(w + 2128, x + 43, s); /* L[rod_eye, lift] */
-  backward_add_5x1(w + 2123, x + 38, s); /* L[cylinder, lift] */
-  subtract_1(x + 46, s); /* x[lift] */
-  /* pivot 17: chassis#weld1 (shard weld, d = 6, h = 13) */
-  backward_set_5x6(w + 2092, x + 25, s); /* L[roller_bottom_slide, chassis#weld1] */
-  backward_add_5x6(w + 2062, x + 20, s); /* L[foot, chassis#weld1] */
-  backward_add_3x6(w + 2044, x + 35, s); /* L[barrel_eye, chassis#weld1] */
-  subtract_6(x + 240, s); /* x[chassis#weld1] */
-  node_backward_6(w + 2008, x + 240); /* x[chassis#weld1] */
-  /* pivot 16: axleRR (hinge, d = 5, h = 6) */
-  backward_set_6x5(w + 1978, x + 240, s); /* L[chassis#weld1, axleRR] */
-  subtract_5(x + 15, s); /* x[axleRR] */
-  node_backward_5(w + 1953, x + 15); /* x[axleRR] */
-  /* pivot 15: axleRL (hinge, d = 5, h = 11) */
-  backward_set_6x5(w + 1923, x + 240, s); /* L[chassis#weld1, axleRL] */
-  backward_add_5x5(w + 1898, x + 15, s); /* L[axleRR, axleRL] */
-  subtract_5(x + 10, s); /* x[axleRL] */
-  node_backward_5(w + 1873, x + 10); /* x[axleRL] */
-  /* pivot 14: axleFR (hinge, d = 5, h = 16) */
-  backward_set_6x5(w + 1843, x + 240, s); /* L[chassis#weld1, axleFR] */
-  backward_add_5x5(w + 1818, x + 15, s); /* L[axleRR, axleFR] */
-  backward_add_5x5(w + 1793, x + 10, s); /* L[axleRL, axleFR] */
-  subtract_5(x + 5, s); /* x[axleFR] */
-  node_backward_5(w + 1768, x + 5); /* x[axleFR] */
-  /* pivot 13: axleFL (hinge, d = 5, h = 21) */
-  backward_set_6x5(w + 1738, x + 240, s); /* L[chassis#weld1, axleFL] */
-  backward_add_5x5(w + 1713, x + 15, s); /* L[axleRR, axleFL] */
-  backward_add_5x5(w + 1688, x + 10, s); /* L[axleRL, axleFL] */
-  backward_add_5x5(w + 1663, x + 5, s); /* L[axleFR, axleFL] */
-  subtract_5(x + 0, s); /* x[axleFL] */
-  node_backward_5(w + 1638, x + 0); /* x[axleFL] */
-  /* pivot 12: outer6_weld (weld, d = 6, h = 15) */
-  backward_set_5x6(w + 1608, x + 199, s); /* L[knee_inner5, outer6_weld] */
-  backward_add_5x6(w + 1578, x + 209, s); /* L[pivot6, outer6_weld] */
-  backward_add_5x6(w + 1548, x + 226, s); /* L[head, outer6_weld] */
-  subtract_6(x + 220, s); /* x[outer6_weld] */
-  node_backward_6(w + 1512, x + 220); /* x[outer6_weld] */
-  /* pivot 11: outer5_weld (weld, d = 6, h = 15) */
-  backward_set_5x6(w + 1482, x + 172, s); /* L[knee_inner4, outer5_weld] */
-  backward_add_5x6(w + 1452, x + 182, s); /* L[pivot5, outer5_weld] */
-  backward_add_5x6(w + 1422, x + 204, s); /* L[knee_outer5, outer5_weld] */
-  subtract_6(x + 193, s); /* x[outer5_weld] */
-  node_backward_6(w + 1386, x + 193); /* x[outer5_weld] */
-  /* pivot 10: outer4_weld (weld, d = 6, h = 15) */
-  backward_set_5x6(w + 1356, x + 145, s); /* L[knee_inner3, outer4_weld] */
-  backward_add_5x6(w + 1326, x + 155, s); /* L[pivot4, outer4_weld] */
-  backward_add_5x6(w + 1296, x + 177, s); /* L[knee_outer4, outer4_weld] */
-  subtract_6(x + 166, s); /* x[outer4_weld] */
-  node_backward_6(w + 1260, x + 166); /* x[outer4_weld] */
-  /* pivot 9: outer3_weld (weld, d = 6, h = 15) */
-  backward_set_5x6(w + 1230, x + 118, s); /* L[knee_inner2, outer3_weld] */
-  backward_add_5x6(w + 1200, x + 128, s); /* L[pivot3, outer3_weld] */
-  backward_add_5x6(w + 1170, x + 150, s); /* L[knee_outer3, outer3_weld] */
-  subtract_6(x + 139, s); /* x[outer3_weld] */
-  node_backward_6(w + 1134, x + 139); /* x[outer3_weld] */
-  /* pivot 8: outer2_weld (weld, d = 6, h = 15) */
-  backward_set_5x6(w + 1104, x + 91, s); /* L[knee_inner1, outer2_weld] */
-  backward_add_5x6(w + 1074, x + 101, s); /* L[pivot2, outer2_weld] */
-  backward_add_5x6(w + 1044, x + 123, s); /* L[knee_outer2, outer2_weld] */
-  subtract_6(x + 112, s); /* x[outer2_weld] */
-  node_backward_6(w + 1008, x + 112); /* x[outer2_weld] */
-  /* pivot 7: outer1_weld (weld, d = 6, h = 15) */
-  backward_set_5x6(w + 978, x + 64, s); /* L[knee_inner0, outer1_weld] */
-  backward_add_5x6(w + 948, x + 74, s); /* L[pivot1, outer1_weld] */
-  backward_add_5x6(w + 918, x + 96, s); /* L[knee_outer1, outer1_weld] */
-  subtract_6(x + 85, s); /* x[outer1_weld] */
-  node_backward_6(w + 882, x + 85); /* x[outer1_weld] */
-  /* pivot 6: outer0_weld (weld, d = 6, h = 15) */
-  backward_set_5x6(w + 852, x + 47, s); /* L[pivot0, outer0_weld] */
-  backward_add_5x6(w + 822, x + 30, s); /* L[roller_bottom_pin, outer0_weld] */
-  backward_add_5x6(w + 792, x + 69, s); /* L[knee_outer0, outer0_weld] */
-  subtract_6(x + 58, s); /* x[outer0_weld] */
-  node_backward_6(w + 756, x + 58); /* x[outer0_weld] */
-  /* pivot 5: inner6_weld (weld, d = 6, h = 15) */
-  backward_set_5x6(w + 726, x + 204, s); /* L[knee_outer5, inner6_weld] */
-  backward_add_5x6(w + 696, x + 235, s); /* L[roller_top_pin, inner6_weld] */
-  backward_add_5x6(w + 666, x + 209, s); /* L[pivot6, inner6_weld] */
-  subtract_6(x + 214, s); /* x[inner6_weld] */
-  node_backward_6(w + 630, x + 214); /* x[inner6_weld] */
+  /* inner0_weld (weld, d = 6, h = 0) */
+  node_backward_6(w + W_inner0_weld, x + X_inner0_weld); /* x[inner0_weld] */
+  /* roller_bottom_slide (prismatic, d = 5, h = 6) */
+  backward_set_6x5(w + W_roller_bottom_slide + 25, x + X_inner0_weld, s); /* L[inner0_weld, roller_bottom_slide] */
+  subtract_5(x + X_roller_bottom_slide, s); /* x[roller_bottom_slide] */
+  node_backward_5(w + W_roller_bottom_slide, x + X_roller_bottom_slide); /* x[roller_bottom_slide] */
+  /* pivot0 (hinge, d = 5, h = 11) */
+  backward_set_6x5(w + W_pivot0 + 50, x + X_inner0_weld, s); /* L[inner0_weld, pivot0] */
+  backward_add_5x5(w + W_pivot0 + 25, x + X_roller_bottom_slide, s); /* L[roller_bottom_slide, pivot0] */
+  subtract_5(x + X_pivot0, s); /* x[pivot0] */
+  node_backward_5(w + W_pivot0, x + X_pivot0); /* x[pivot0] */
+  /* knee_inner0 (hinge, d = 5, h = 16) */
+  backward_set_6x5(w + W_knee_inner0 + 75, x + X_inner0_weld, s); /* L[inner0_weld, knee_inner0] */
+  backward_add_5x5(w + W_knee_inner0 + 50, x + X_roller_bottom_slide, s); /* L[roller_bottom_slide, knee_inner0] */
+  backward_add_5x5(w + W_knee_inner0 + 25, x + X_pivot0, s); /* L[pivot0, knee_inner0] */
+  subtract_5(x + X_knee_inner0, s); /* x[knee_inner0] */
+  node_backward_5(w + W_knee_inner0, x + X_knee_inner0); /* x[knee_inner0] */
+  /* foot (hinge, d = 5, h = 21) */
+  backward_set_6x5(w + W_foot + 100, x + X_inner0_weld, s); /* L[inner0_weld, foot] */
+  backward_add_5x5(w + W_foot + 75, x + X_roller_bottom_slide, s); /* L[roller_bottom_slide, foot] */
+  backward_add_5x5(w + W_foot + 50, x + X_pivot0, s); /* L[pivot0, foot] */
+  backward_add_5x5(w + W_foot + 25, x + X_knee_inner0, s); /* L[knee_inner0, foot] */
+  subtract_5(x + X_foot, s); /* x[foot] */
+  node_backward_5(w + W_foot, x + X_foot); /* x[foot] */
+  /* roller_bottom_pin (hinge, d = 5, h = 15) */
+  backward_set_5x5(w + W_roller_bottom_pin + 75, x + X_roller_bottom_slide, s); /* L[roller_bottom_slide, roller_bottom_pin] */
+  backward_add_5x5(w + W_roller_bottom_pin + 50, x + X_pivot0, s); /* L[pivot0, roller_bottom_pin] */
+  backward_add_5x5(w + W_roller_bottom_pin + 25, x + X_knee_inner0, s); /* L[knee_inner0, roller_bottom_pin] */
+  subtract_5(x + X_roller_bottom_pin, s); /* x[roller_bottom_pin] */
+  node_backward_5(w + W_roller_bottom_pin, x + X_roller_bottom_pin); /* x[roller_bottom_pin] */
+  /* knee_outer0 (hinge, d = 5, h = 15) */
+  backward_set_5x5(w + W_knee_outer0 + 75, x + X_pivot0, s); /* L[pivot0, knee_outer0] */
+  backward_add_5x5(w + W_knee_outer0 + 50, x + X_knee_inner0, s); /* L[knee_inner0, knee_outer0] */
+  backward_add_5x5(w + W_knee_outer0 + 25, x + X_roller_bottom_pin, s); /* L[roller_bottom_pin, knee_outer0] */
+  subtract_5(x + X_knee_outer0, s); /* x[knee_outer0] */
+  node_backward_5(w + W_knee_outer0, x + X_knee_outer0); /* x[knee_outer0] */
+  /* pivot1 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pivot1 + 50, x + X_knee_inner0, s); /* L[knee_inner0, pivot1] */
+  backward_add_5x5(w + W_pivot1 + 25, x + X_knee_outer0, s); /* L[knee_outer0, pivot1] */
+  subtract_5(x + X_pivot1, s); /* x[pivot1] */
+  node_backward_5(w + W_pivot1, x + X_pivot1); /* x[pivot1] */
+  /* knee_outer1 (hinge, d = 5, h = 15) */
+  backward_set_5x5(w + W_knee_outer1 + 75, x + X_knee_inner0, s); /* L[knee_inner0, knee_outer1] */
+  backward_add_5x5(w + W_knee_outer1 + 50, x + X_knee_outer0, s); /* L[knee_outer0, knee_outer1] */
+  backward_add_5x5(w + W_knee_outer1 + 25, x + X_pivot1, s); /* L[pivot1, knee_outer1] */
+  subtract_5(x + X_knee_outer1, s); /* x[knee_outer1] */
+  node_backward_5(w + W_knee_outer1, x + X_knee_outer1); /* x[knee_outer1] */
+  /* knee_inner1 (hinge, d = 5, h = 15) */
+  backward_set_5x5(w + W_knee_inner1 + 75, x + X_knee_outer0, s); /* L[knee_outer0, knee_inner1] */
+  backward_add_5x5(w + W_knee_inner1 + 50, x + X_pivot1, s); /* L[pivot1, knee_inner1] */
+  backward_add_5x5(w + W_knee_inner1 + 25, x + X_knee_outer1, s); /* L[knee_outer1, knee_inner1] */
+  subtract_5(x + X_knee_inner1, s); /* x[knee_inner1] */
+  node_backward_5(w + W_knee_inner1, x + X_knee_inner1); /* x[knee_inner1] */
+  /* pivot2 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pivot2 + 50, x + X_knee_outer1, s); /* L[knee_outer1, pivot2] */
+  backward_add_5x5(w + W_pivot2 + 25, x + X_knee_inner1, s); /* L[knee_inner1, pivot2] */
+  subtract_5(x + X_pivot2, s); /* x[pivot2] */
+  node_backward_5(w + W_pivot2, x + X_pivot2); /* x[pivot2] */
+  /* knee_outer2 (hinge, d = 5, h = 15) */
+  backward_set_5x5(w + W_knee_outer2 + 75, x + X_knee_outer1, s); /* L[knee_outer1, knee_outer2] */
+  backward_add_5x5(w + W_knee_outer2 + 50, x + X_knee_inner1, s); /* L[knee_inner1, knee_outer2] */
+  backward_add_5x5(w + W_knee_outer2 + 25, x + X_pivot2, s); /* L[pivot2, knee_outer2] */
+  subtract_5(x + X_knee_outer2, s); /* x[knee_outer2] */
+  node_backward_5(w + W_knee_outer2, x + X_knee_outer2); /* x[knee_outer2] */
+  /* knee_inner2 (hinge, d = 5, h = 15) */
+  backward_set_5x5(w + W_knee_inner2 + 75, x + X_knee_outer1, s); /* L[knee_outer1, knee_inner2] */
+  backward_add_5x5(w + W_knee_inner2 + 50, x + X_pivot2, s); /* L[pivot2, knee_inner2] */
+  backward_add_5x5(w + W_knee_inner2 + 25, x + X_knee_outer2, s); /* L[knee_outer2, knee_inner2] */
+  subtract_5(x + X_knee_inner2, s); /* x[knee_inner2] */
+  node_backward_5(w + W_knee_inner2, x + X_knee_inner2); /* x[knee_inner2] */
+  /* pivot3 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pivot3 + 50, x + X_knee_outer2, s); /* L[knee_outer2, pivot3] */
+  backward_add_5x5(w + W_pivot3 + 25, x + X_knee_inner2, s); /* L[knee_inner2, pivot3] */
+  subtract_5(x + X_pivot3, s); /* x[pivot3] */
+  node_backward_5(w + W_pivot3, x + X_pivot3); /* x[pivot3] */
+  /* knee_outer3 (hinge, d = 5, h = 15) */
+  backward_set_5x5(w + W_knee_outer3 + 75, x + X_knee_outer2, s); /* L[knee_outer2, knee_outer3] */
+  backward_add_5x5(w + W_knee_outer3 + 50, x + X_knee_inner2, s); /* L[knee_inner2, knee_outer3] */
+  backward_add_5x5(w + W_knee_outer3 + 25, x + X_pivot3, s); /* L[pivot3, knee_outer3] */
+  subtract_5(x + X_knee_outer3, s); /* x[knee_outer3] */
+  node_backward_5(w + W_knee_outer3, x + X_knee_outer3); /* x[knee_outer3] */
+  /* knee_inner3 (hinge, d = 5, h = 15) */
+  backward_set_5x5(w + W_knee_inner3 + 75, x + X_knee_outer2, s); /* L[knee_outer2, knee_inner3] */
+  backward_add_5x5(w + W_knee_inner3 + 50, x + X_pivot3, s); /* L[pivot3, knee_inner3] */
+  backward_add_5x5(w + W_knee_inner3 + 25, x + X_knee_outer3, s); /* L[knee_outer3, knee_inner3] */
+  subtract_5(x + X_knee_inner3, s); /* x[knee_inner3] */
+  node_backward_5(w + W_knee_inner3, x + X_knee_inner3); /* x[knee_inner3] */
+  /* pivot4 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pivot4 + 50, x + X_knee_outer3, s); /* L[knee_outer3, pivot4] */
+  backward_add_5x5(w + W_pivot4 + 25, x + X_knee_inner3, s); /* L[knee_inner3, pivot4] */
+  subtract_5(x + X_pivot4, s); /* x[pivot4] */
+  node_backward_5(w + W_pivot4, x + X_pivot4); /* x[pivot4] */
+  /* knee_outer4 (hinge, d = 5, h = 15) */
+  backward_set_5x5(w + W_knee_outer4 + 75, x + X_knee_outer3, s); /* L[knee_outer3, knee_outer4] */
+  backward_add_5x5(w + W_knee_outer4 + 50, x + X_knee_inner3, s); /* L[knee_inner3, knee_outer4] */
+  backward_add_5x5(w + W_knee_outer4 + 25, x + X_pivot4, s); /* L[pivot4, knee_outer4] */
+  subtract_5(x + X_knee_outer4, s); /* x[knee_outer4] */
+  node_backward_5(w + W_knee_outer4, x + X_knee_outer4); /* x[knee_outer4] */
+  /* knee_inner4 (hinge, d = 5, h = 15) */
+  backward_set_5x5(w + W_knee_inner4 + 75, x + X_knee_outer3, s); /* L[knee_outer3, knee_inner4] */
+  backward_add_5x5(w + W_knee_inner4 + 50, x + X_pivot4, s); /* L[pivot4, knee_inner4] */
+  backward_add_5x5(w + W_knee_inner4 + 25, x + X_knee_outer4, s); /* L[knee_outer4, knee_inner4] */
+  subtract_5(x + X_knee_inner4, s); /* x[knee_inner4] */
+  node_backward_5(w + W_knee_inner4, x + X_knee_inner4); /* x[knee_inner4] */
+  /* pivot5 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pivot5 + 50, x + X_knee_outer4, s); /* L[knee_outer4, pivot5] */
+  backward_add_5x5(w + W_pivot5 + 25, x + X_knee_inner4, s); /* L[knee_inner4, pivot5] */
+  subtract_5(x + X_pivot5, s); /* x[pivot5] */
+  node_backward_5(w + W_pivot5, x + X_pivot5); /* x[pivot5] */
+  /* knee_outer5 (hinge, d = 5, h = 15) */
+  backward_set_5x5(w + W_knee_outer5 + 75, x + X_knee_outer4, s); /* L[knee_outer4, knee_outer5] */
+  backward_add_5x5(w + W_knee_outer5 + 50, x + X_knee_inner4, s); /* L[knee_inner4, knee_outer5] */
+  backward_add_5x5(w + W_knee_outer5 + 25, x + X_pivot5, s); /* L[pivot5, knee_outer5] */
+  subtract_5(x + X_knee_outer5, s); /* x[knee_outer5] */
+  node_backward_5(w + W_knee_outer5, x + X_knee_outer5); /* x[knee_outer5] */
+  /* knee_inner5 (hinge, d = 5, h = 15) */
+  backward_set_5x5(w + W_knee_inner5 + 75, x + X_knee_outer4, s); /* L[knee_outer4, knee_inner5] */
+  backward_add_5x5(w + W_knee_inner5 + 50, x + X_pivot5, s); /* L[pivot5, knee_inner5] */
+  backward_add_5x5(w + W_knee_inner5 + 25, x + X_knee_outer5, s); /* L[knee_outer5, knee_inner5] */
+  subtract_5(x + X_knee_inner5, s); /* x[knee_inner5] */
+  node_backward_5(w + W_knee_inner5, x + X_knee_inner5); /* x[knee_inner5] */
+  /* roller_top_pin (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_roller_top_pin + 50, x + X_knee_outer5, s); /* L[knee_outer5, roller_top_pin] */
+  backward_add_5x5(w + W_roller_top_pin + 25, x + X_knee_inner5, s); /* L[knee_inner5, roller_top_pin] */
+  subtract_5(x + X_roller_top_pin, s); /* x[roller_top_pin] */
+  node_backward_5(w + W_roller_top_pin, x + X_roller_top_pin); /* x[roller_top_pin] */
+  /* pivot6 (hinge, d = 5, h = 15) */
+  backward_set_5x5(w + W_pivot6 + 75, x + X_knee_outer5, s); /* L[knee_outer5, pivot6] */
+  backward_add_5x5(w + W_pivot6 + 50, x + X_knee_inner5, s); /* L[knee_inner5, pivot6] */
+  backward_add_5x5(w + W_pivot6 + 25, x + X_roller_top_pin, s); /* L[roller_top_pin, pivot6] */
+  subtract_5(x + X_pivot6, s); /* x[pivot6] */
+  node_backward_5(w + W_pivot6, x + X_pivot6); /* x[pivot6] */
+  /* head (hinge, d = 5, h = 15) */
+  backward_set_5x5(w + W_head + 75, x + X_knee_inner5, s); /* L[knee_inner5, head] */
+  backward_add_5x5(w + W_head + 50, x + X_roller_top_pin, s); /* L[roller_top_pin, head] */
+  backward_add_5x5(w + W_head + 25, x + X_pivot6, s); /* L[pivot6, head] */
+  subtract_5(x + X_head, s); /* x[head] */
+  node_backward_5(w + W_head, x + X_head); /* x[head] */
+  /* barrel_eye (ball, d = 3, h = 16) */
+  backward_set_6x3(w + W_barrel_eye + 39, x + X_inner0_weld, s); /* L[inner0_weld, barrel_eye] */
+  backward_add_5x3(w + W_barrel_eye + 24, x + X_roller_bottom_slide, s); /* L[roller_bottom_slide, barrel_eye] */
+  backward_add_5x3(w + W_barrel_eye + 9, x + X_foot, s); /* L[foot, barrel_eye] */
+  subtract_3(x + X_barrel_eye, s); /* x[barrel_eye] */
+  node_backward_3(w + W_barrel_eye, x + X_barrel_eye); /* x[barrel_eye] */
+  /* roller_top_slide (cylindrical, d = 4, h = 10) */
+  backward_set_5x4(w + W_roller_top_slide + 36, x + X_roller_top_pin, s); /* L[roller_top_pin, roller_top_slide] */
+  backward_add_5x4(w + W_roller_top_slide + 16, x + X_head, s); /* L[head, roller_top_slide] */
+  subtract_4(x + X_roller_top_slide, s); /* x[roller_top_slide] */
+  node_backward_4(w + W_roller_top_slide, x + X_roller_top_slide); /* x[roller_top_slide] */
+  /* rod_eye (ball, d = 3, h = 9) */
+  backward_set_6x3(w + W_rod_eye + 18, x + X_inner0_weld, s); /* L[inner0_weld, rod_eye] */
+  backward_add_3x3(w + W_rod_eye + 9, x + X_barrel_eye, s); /* L[barrel_eye, rod_eye] */
+  subtract_3(x + X_rod_eye, s); /* x[rod_eye] */
+  node_backward_3(w + W_rod_eye, x + X_rod_eye); /* x[rod_eye] */
+  /* cylinder (prismatic, d = 5, h = 6) */
+  backward_set_3x5(w + W_cylinder + 40, x + X_barrel_eye, s); /* L[barrel_eye, cylinder] */
+  backward_add_3x5(w + W_cylinder + 25, x + X_rod_eye, s); /* L[rod_eye, cylinder] */
+  subtract_5(x + X_cylinder, s); /* x[cylinder] */
+  node_backward_5(w + W_cylinder, x + X_cylinder); /* x[cylinder] */
+  /* lift (rod, d = 1, h = 11) */
+  backward_set_3x1(w + W_lift + 9, x + X_barrel_eye, s); /* L[barrel_eye, lift] */
+  backward_add_3x1(w + W_lift + 6, x + X_rod_eye, s); /* L[rod_eye, lift] */
+  backward_add_5x1(w + W_lift + 1, x + X_cylinder, s); /* L[cylinder, lift] */
+  subtract_1(x + X_lift, s); /* x[lift] */
+  /* chassis#weld1 (shard weld, d = 6, h = 13) */
+  backward_set_5x6(w + W_chassis_weld1 + 84, x + X_roller_bottom_slide, s); /* L[roller_bottom_slide, chassis#weld1] */
+  backward_add_5x6(w + W_chassis_weld1 + 54, x + X_foot, s); /* L[foot, chassis#weld1] */
+  backward_add_3x6(w + W_chassis_weld1 + 36, x + X_barrel_eye, s); /* L[barrel_eye, chassis#weld1] */
+  subtract_6(x + X_chassis_weld1, s); /* x[chassis#weld1] */
+  node_backward_6(w + W_chassis_weld1, x + X_chassis_weld1); /* x[chassis#weld1] */
+  /* axleRR (hinge, d = 5, h = 6) */
+  backward_set_6x5(w + W_axleRR + 25, x + X_chassis_weld1, s); /* L[chassis#weld1, axleRR] */
+  subtract_5(x + X_axleRR, s); /* x[axleRR] */
+  node_backward_5(w + W_axleRR, x + X_axleRR); /* x[axleRR] */
+  /* axleRL (hinge, d = 5, h = 11) */
+  backward_set_6x5(w + W_axleRL + 50, x + X_chassis_weld1, s); /* L[chassis#weld1, axleRL] */
+  backward_add_5x5(w + W_axleRL + 25, x + X_axleRR, s); /* L[axleRR, axleRL] */
+  subtract_5(x + X_axleRL, s); /* x[axleRL] */
+  node_backward_5(w + W_axleRL, x + X_axleRL); /* x[axleRL] */
+  /* axleFR (hinge, d = 5, h = 16) */
+  backward_set_6x5(w + W_axleFR + 75, x + X_chassis_weld1, s); /* L[chassis#weld1, axleFR] */
+  backward_add_5x5(w + W_axleFR + 50, x + X_axleRR, s); /* L[axleRR, axleFR] */
+  backward_add_5x5(w + W_axleFR + 25, x + X_axleRL, s); /* L[axleRL, axleFR] */
+  subtract_5(x + X_axleFR, s); /* x[axleFR] */
+  node_backward_5(w + W_axleFR, x + X_axleFR); /* x[axleFR] */
+  /* axleFL (hinge, d = 5, h = 21) */
+  backward_set_6x5(w + W_axleFL + 100, x + X_chassis_weld1, s); /* L[chassis#weld1, axleFL] */
+  backward_add_5x5(w + W_axleFL + 75, x + X_axleRR, s); /* L[axleRR, axleFL] */
+  backward_add_5x5(w + W_axleFL + 50, x + X_axleRL, s); /* L[axleRL, axleFL] */
+  backward_add_5x5(w + W_axleFL + 25, x + X_axleFR, s); /* L[axleFR, axleFL] */
+  subtract_5(x + X_axleFL, s); /* x[axleFL] */
+  node_backward_5(w + W_axleFL, x + X_axleFL); /* x[axleFL] */
+  /* outer6_weld (weld, d = 6, h = 15) */
+  backward_set_5x6(w + W_outer6_weld + 96, x + X_knee_inner5, s); /* L[knee_inner5, outer6_weld] */
+  backward_add_5x6(w + W_outer6_weld + 66, x + X_pivot6, s); /* L[pivot6, outer6_weld] */
+  backward_add_5x6(w + W_outer6_weld + 36, x + X_head, s); /* L[head, outer6_weld] */
+  subtract_6(x + X_outer6_weld, s); /* x[outer6_weld] */
+  node_backward_6(w + W_outer6_weld, x + X_outer6_weld); /* x[outer6_weld] */
+  /* outer5_weld (weld, d = 6, h = 15) */
+  backward_set_5x6(w + W_outer5_weld + 96, x + X_knee_inner4, s); /* L[knee_inner4, outer5_weld] */
+  backward_add_5x6(w + W_outer5_weld + 66, x + X_pivot5, s); /* L[pivot5, outer5_weld] */
+  backward_add_5x6(w + W_outer5_weld + 36, x + X_knee_outer5, s); /* L[knee_outer5, outer5_weld] */
+  subtract_6(x + X_outer5_weld, s); /* x[outer5_weld] */
+  node_backward_6(w + W_outer5_weld, x + X_outer5_weld); /* x[outer5_weld] */
+  /* outer4_weld (weld, d = 6, h = 15) */
+  backward_set_5x6(w + W_outer4_weld + 96, x + X_knee_inner3, s); /* L[knee_inner3, outer4_weld] */
+  backward_add_5x6(w + W_outer4_weld + 66, x + X_pivot4, s); /* L[pivot4, outer4_weld] */
+  backward_add_5x6(w + W_outer4_weld + 36, x + X_knee_outer4, s); /* L[knee_outer4, outer4_weld] */
+  subtract_6(x + X_outer4_weld, s); /* x[outer4_weld] */
+  node_backward_6(w + W_outer4_weld, x + X_outer4_weld); /* x[outer4_weld] */
+  /* outer3_weld (weld, d = 6, h = 15) */
+  backward_set_5x6(w + W_outer3_weld + 96, x + X_knee_inner2, s); /* L[knee_inner2, outer3_weld] */
+  backward_add_5x6(w + W_outer3_weld + 66, x + X_pivot3, s); /* L[pivot3, outer3_weld] */
+  backward_add_5x6(w + W_outer3_weld + 36, x + X_knee_outer3, s); /* L[knee_outer3, outer3_weld] */
+  subtract_6(x + X_outer3_weld, s); /* x[outer3_weld] */
+  node_backward_6(w + W_outer3_weld, x + X_outer3_weld); /* x[outer3_weld] */
+  /* outer2_weld (weld, d = 6, h = 15) */
+  backward_set_5x6(w + W_outer2_weld + 96, x + X_knee_inner1, s); /* L[knee_inner1, outer2_weld] */
+  backward_add_5x6(w + W_outer2_weld + 66, x + X_pivot2, s); /* L[pivot2, outer2_weld] */
+  backward_add_5x6(w + W_outer2_weld + 36, x + X_knee_outer2, s); /* L[knee_outer2, outer2_weld] */
+  subtract_6(x + X_outer2_weld, s); /* x[outer2_weld] */
+  node_backward_6(w + W_outer2_weld, x + X_outer2_weld); /* x[outer2_weld] */
+  /* outer1_weld (weld, d = 6, h = 15) */
+  backward_set_5x6(w + W_outer1_weld + 96, x + X_knee_inner0, s); /* L[knee_inner0, outer1_weld] */
+  backward_add_5x6(w + W_outer1_weld + 66, x + X_pivot1, s); /* L[pivot1, outer1_weld] */
+  backward_add_5x6(w + W_outer1_weld + 36, x + X_knee_outer1, s); /* L[knee_outer1, outer1_weld] */
+  subtract_6(x + X_outer1_weld, s); /* x[outer1_weld] */
+  node_backward_6(w + W_outer1_weld, x + X_outer1_weld); /* x[outer1_weld] */
+  /* outer0_weld (weld, d = 6, h = 15) */
+  backward_set_5x6(w + W_outer0_weld + 96, x + X_pivot0, s); /* L[pivot0, outer0_weld] */
+  backward_add_5x6(w + W_outer0_weld + 66, x + X_roller_bottom_pin, s); /* L[roller_bottom_pin, outer0_weld] */
+  backward_add_5x6(w + W_outer0_weld + 36, x + X_knee_outer0, s); /* L[knee_outer0, outer0_weld] */
+  subtract_6(x + X_outer0_weld, s); /* x[outer0_weld] */
+  node_backward_6(w + W_outer0_weld, x + X_outer0_weld); /* x[outer0_weld] */
+  /* inner6_weld (weld, d = 6, h = 15) */
+  backward_set_5x6(w + W_inner6_weld + 96, x + X_knee_outer5, s); /* L[knee_outer5, inner6_weld] */
+  backward_add_5x6(w + W_inner6_weld + 66, x + X_roller_top_pin, s); /* L[roller_top_pin, inner6_weld] */
+  backward_add_5x6(w + W_inner6_weld + 36, x + X_pivot6, s); /* L[pivot6, inner6_weld] */
+  subtract_6(x + X_inner6_weld, s); /* x[inner6_weld] */
+  node_backward_6(w + W_inner6_weld, x + X_inner6_weld); /* x[inner6_weld] */
 }
 
 static void solve_backward_1(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
-  /* pivot 4: inner5_weld (weld, d = 6, h = 15) */
-  backward_set_5x6(w + 600, x + 177, s); /* L[knee_outer4, inner5_weld] */
-  backward_add_5x6(w + 570, x + 182, s); /* L[pivot5, inner5_weld] */
-  backward_add_5x6(w + 540, x + 199, s); /* L[knee_inner5, inner5_weld] */
-  subtract_6(x + 187, s); /* x[inner5_weld] */
-  node_backward_6(w + 504, x + 187); /* x[inner5_weld] */
-  /* pivot 3: inner4_weld (weld, d = 6, h = 15) */
-  backward_set_5x6(w + 474, x + 150, s); /* L[knee_outer3, inner4_weld] */
-  backward_add_5x6(w + 444, x + 155, s); /* L[pivot4, inner4_weld] */
-  backward_add_5x6(w + 414, x + 172, s); /* L[knee_inner4, inner4_weld] */
-  subtract_6(x + 160, s); /* x[inner4_weld] */
-  node_backward_6(w + 378, x + 160); /* x[inner4_weld] */
-  /* pivot 2: inner3_weld (weld, d = 6, h = 15) */
-  backward_set_5x6(w + 348, x + 123, s); /* L[knee_outer2, inner3_weld] */
-  backward_add_5x6(w + 318, x + 128, s); /* L[pivot3, inner3_weld] */
-  backward_add_5x6(w + 288, x + 145, s); /* L[knee_inner3, inner3_weld] */
-  subtract_6(x + 133, s); /* x[inner3_weld] */
-  node_backward_6(w + 252, x + 133); /* x[inner3_weld] */
-  /* pivot 1: inner2_weld (weld, d = 6, h = 15) */
-  backward_set_5x6(w + 222, x + 96, s); /* L[knee_outer1, inner2_weld] */
-  backward_add_5x6(w + 192, x + 101, s); /* L[pivot2, inner2_weld] */
-  backward_add_5x6(w + 162, x + 118, s); /* L[knee_inner2, inner2_weld] */
-  subtract_6(x + 106, s); /* x[inner2_weld] */
-  node_backward_6(w + 126, x + 106); /* x[inner2_weld] */
-  /* pivot 0: inner1_weld (weld, d = 6, h = 15) */
-  backward_set_5x6(w + 96, x + 69, s); /* L[knee_outer0, inner1_weld] */
-  backward_add_5x6(w + 66, x + 74, s); /* L[pivot1, inner1_weld] */
-  backward_add_5x6(w + 36, x + 91, s); /* L[knee_inner1, inner1_weld] */
-  subtract_6(x + 79, s); /* x[inner1_weld] */
-  node_backward_6(w + 0, x + 79); /* x[inner1_weld] */
+  /* inner5_weld (weld, d = 6, h = 15) */
+  backward_set_5x6(w + W_inner5_weld + 96, x + X_knee_outer4, s); /* L[knee_outer4, inner5_weld] */
+  backward_add_5x6(w + W_inner5_weld + 66, x + X_pivot5, s); /* L[pivot5, inner5_weld] */
+  backward_add_5x6(w + W_inner5_weld + 36, x + X_knee_inner5, s); /* L[knee_inner5, inner5_weld] */
+  subtract_6(x + X_inner5_weld, s); /* x[inner5_weld] */
+  node_backward_6(w + W_inner5_weld, x + X_inner5_weld); /* x[inner5_weld] */
+  /* inner4_weld (weld, d = 6, h = 15) */
+  backward_set_5x6(w + W_inner4_weld + 96, x + X_knee_outer3, s); /* L[knee_outer3, inner4_weld] */
+  backward_add_5x6(w + W_inner4_weld + 66, x + X_pivot4, s); /* L[pivot4, inner4_weld] */
+  backward_add_5x6(w + W_inner4_weld + 36, x + X_knee_inner4, s); /* L[knee_inner4, inner4_weld] */
+  subtract_6(x + X_inner4_weld, s); /* x[inner4_weld] */
+  node_backward_6(w + W_inner4_weld, x + X_inner4_weld); /* x[inner4_weld] */
+  /* inner3_weld (weld, d = 6, h = 15) */
+  backward_set_5x6(w + W_inner3_weld + 96, x + X_knee_outer2, s); /* L[knee_outer2, inner3_weld] */
+  backward_add_5x6(w + W_inner3_weld + 66, x + X_pivot3, s); /* L[pivot3, inner3_weld] */
+  backward_add_5x6(w + W_inner3_weld + 36, x + X_knee_inner3, s); /* L[knee_inner3, inner3_weld] */
+  subtract_6(x + X_inner3_weld, s); /* x[inner3_weld] */
+  node_backward_6(w + W_inner3_weld, x + X_inner3_weld); /* x[inner3_weld] */
+  /* inner2_weld (weld, d = 6, h = 15) */
+  backward_set_5x6(w + W_inner2_weld + 96, x + X_knee_outer1, s); /* L[knee_outer1, inner2_weld] */
+  backward_add_5x6(w + W_inner2_weld + 66, x + X_pivot2, s); /* L[pivot2, inner2_weld] */
+  backward_add_5x6(w + W_inner2_weld + 36, x + X_knee_inner2, s); /* L[knee_inner2, inner2_weld] */
+  subtract_6(x + X_inner2_weld, s); /* x[inner2_weld] */
+  node_backward_6(w + W_inner2_weld, x + X_inner2_weld); /* x[inner2_weld] */
+  /* inner1_weld (weld, d = 6, h = 15) */
+  backward_set_5x6(w + W_inner1_weld + 96, x + X_knee_outer0, s); /* L[knee_outer0, inner1_weld] */
+  backward_add_5x6(w + W_inner1_weld + 66, x + X_pivot1, s); /* L[pivot1, inner1_weld] */
+  backward_add_5x6(w + W_inner1_weld + 36, x + X_knee_inner1, s); /* L[knee_inner1, inner1_weld] */
+  subtract_6(x + X_inner1_weld, s); /* x[inner1_weld] */
+  node_backward_6(w + W_inner1_weld, x + X_inner1_weld); /* x[inner1_weld] */
 }
 
 /*---- entry points (rt_factor_fn, rt_solve_fn of rt.h) ------------------------*/
@@ -5162,53 +1693,53 @@ static int scissor_lift_factor(void *work, void *temp) {
   scalar *w = work;
   scalar *t = temp;
   int s;
-  if ((s = factor_p0(w, t)) >= 0) return s;
-  if ((s = factor_p1(w, t)) >= 0) return s;
-  if ((s = factor_p2(w, t)) >= 0) return s;
-  if ((s = factor_p3(w, t)) >= 0) return s;
-  if ((s = factor_p4(w, t)) >= 0) return s;
-  if ((s = factor_p5(w, t)) >= 0) return s;
-  if ((s = factor_p6(w, t)) >= 0) return s;
-  if ((s = factor_p7(w, t)) >= 0) return s;
-  if ((s = factor_p8(w, t)) >= 0) return s;
-  if ((s = factor_p9(w, t)) >= 0) return s;
-  if ((s = factor_p10(w, t)) >= 0) return s;
-  if ((s = factor_p11(w, t)) >= 0) return s;
-  if ((s = factor_p12(w, t)) >= 0) return s;
-  if ((s = factor_p13(w, t)) >= 0) return s;
-  if ((s = factor_p14(w, t)) >= 0) return s;
-  if ((s = factor_p15(w, t)) >= 0) return s;
-  if ((s = factor_p16(w, t)) >= 0) return s;
-  if ((s = factor_p17(w, t)) >= 0) return s;
-  if ((s = factor_p18(w, t)) >= 0) return s;
-  if ((s = factor_p19(w, t)) >= 0) return s;
-  if ((s = factor_p20(w, t)) >= 0) return s;
-  if ((s = factor_p21(w, t)) >= 0) return s;
-  if ((s = factor_p22(w, t)) >= 0) return s;
-  if ((s = factor_p23(w, t)) >= 0) return s;
-  if ((s = factor_p24(w, t)) >= 0) return s;
-  if ((s = factor_p25(w, t)) >= 0) return s;
-  if ((s = factor_p26(w, t)) >= 0) return s;
-  if ((s = factor_p27(w, t)) >= 0) return s;
-  if ((s = factor_p28(w, t)) >= 0) return s;
-  if ((s = factor_p29(w, t)) >= 0) return s;
-  if ((s = factor_p30(w, t)) >= 0) return s;
-  if ((s = factor_p31(w, t)) >= 0) return s;
-  if ((s = factor_p32(w, t)) >= 0) return s;
-  if ((s = factor_p33(w, t)) >= 0) return s;
-  if ((s = factor_p34(w, t)) >= 0) return s;
-  if ((s = factor_p35(w, t)) >= 0) return s;
-  if ((s = factor_p36(w, t)) >= 0) return s;
-  if ((s = factor_p37(w, t)) >= 0) return s;
-  if ((s = factor_p38(w, t)) >= 0) return s;
-  if ((s = factor_p39(w, t)) >= 0) return s;
-  if ((s = factor_p40(w, t)) >= 0) return s;
-  if ((s = factor_p41(w, t)) >= 0) return s;
-  if ((s = factor_p42(w, t)) >= 0) return s;
-  if ((s = factor_p43(w, t)) >= 0) return s;
-  if ((s = factor_p44(w, t)) >= 0) return s;
-  if ((s = factor_p45(w, t)) >= 0) return s;
-  if ((s = factor_p46(w, t)) >= 0) return s;
+  if ((s = pivot_inner1_weld(w, t)) >= 0) return s;
+  if ((s = pivot_inner2_weld(w, t)) >= 0) return s;
+  if ((s = pivot_inner3_weld(w, t)) >= 0) return s;
+  if ((s = pivot_inner4_weld(w, t)) >= 0) return s;
+  if ((s = pivot_inner5_weld(w, t)) >= 0) return s;
+  if ((s = pivot_inner6_weld(w, t)) >= 0) return s;
+  if ((s = pivot_outer0_weld(w, t)) >= 0) return s;
+  if ((s = pivot_outer1_weld(w, t)) >= 0) return s;
+  if ((s = pivot_outer2_weld(w, t)) >= 0) return s;
+  if ((s = pivot_outer3_weld(w, t)) >= 0) return s;
+  if ((s = pivot_outer4_weld(w, t)) >= 0) return s;
+  if ((s = pivot_outer5_weld(w, t)) >= 0) return s;
+  if ((s = pivot_outer6_weld(w, t)) >= 0) return s;
+  if ((s = pivot_axleFL(w, t)) >= 0) return s;
+  if ((s = pivot_axleFR(w, t)) >= 0) return s;
+  if ((s = pivot_axleRL(w, t)) >= 0) return s;
+  if ((s = pivot_axleRR(w, t)) >= 0) return s;
+  if ((s = pivot_chassis_weld1(w, t)) >= 0) return s;
+  if ((s = pivot_lift(w, t)) >= 0) return s;
+  if ((s = pivot_cylinder(w, t)) >= 0) return s;
+  if ((s = pivot_rod_eye(w, t)) >= 0) return s;
+  if ((s = pivot_roller_top_slide(w, t)) >= 0) return s;
+  if ((s = pivot_barrel_eye(w, t)) >= 0) return s;
+  if ((s = pivot_head(w, t)) >= 0) return s;
+  if ((s = pivot_pivot6(w, t)) >= 0) return s;
+  if ((s = pivot_roller_top_pin(w, t)) >= 0) return s;
+  if ((s = pivot_knee_inner5(w, t)) >= 0) return s;
+  if ((s = pivot_knee_outer5(w, t)) >= 0) return s;
+  if ((s = pivot_pivot5(w, t)) >= 0) return s;
+  if ((s = pivot_knee_inner4(w, t)) >= 0) return s;
+  if ((s = pivot_knee_outer4(w, t)) >= 0) return s;
+  if ((s = pivot_pivot4(w, t)) >= 0) return s;
+  if ((s = pivot_knee_inner3(w, t)) >= 0) return s;
+  if ((s = pivot_knee_outer3(w, t)) >= 0) return s;
+  if ((s = pivot_pivot3(w, t)) >= 0) return s;
+  if ((s = pivot_knee_inner2(w, t)) >= 0) return s;
+  if ((s = pivot_knee_outer2(w, t)) >= 0) return s;
+  if ((s = pivot_pivot2(w, t)) >= 0) return s;
+  if ((s = pivot_knee_inner1(w, t)) >= 0) return s;
+  if ((s = pivot_knee_outer1(w, t)) >= 0) return s;
+  if ((s = pivot_pivot1(w, t)) >= 0) return s;
+  if ((s = pivot_knee_outer0(w, t)) >= 0) return s;
+  if ((s = pivot_roller_bottom_pin(w, t)) >= 0) return s;
+  if ((s = pivot_foot(w, t)) >= 0) return s;
+  if ((s = pivot_knee_inner0(w, t)) >= 0) return s;
+  if ((s = pivot_pivot0(w, t)) >= 0) return s;
+  if ((s = pivot_roller_bottom_slide(w, t)) >= 0) return s;
   return -1;
 }
 

@@ -4,13 +4,15 @@
  * matrix H of mechanism tank, unrolled mode, float precision:
  * the program object tank_program (declared in tank.h; the
  * contract, the workspace layout and the reference arithmetic are in rt.h).
- * Each pivot's elimination is its own function factor_p<pivot>: the dense
+ * Each pivot's elimination is its own function pivot_<constraint>: the dense
  * LDL^T of its node block, its edge column turned into L = E l^-T D^-1 in
  * panels of rows (keeping Y = E l^-T, transposed, in the temporary), and one
  * kernel call per block pair of the reduction C -= L Y^T (the RSI grouped by
- * target block, whose workspace offset is a literal). The kernels below are
- * the reference arithmetic of rt.h specialized by degree; vector lanes hold
- * independent results, so every instruction set gives the same bits.
+ * target block, whose workspace offset is a constant: its pivot's base from
+ * the table of pivots plus a literal). The kernels, in
+ * rt_kernels.h, are the reference arithmetic of rt.h specialized by degree;
+ * vector lanes hold independent results, so every instruction set gives the
+ * same bits.
  *
  * After the program, the mechanism: its world description tank_desc,
  * its settings tank_settings and tank_create, which makes its world.
@@ -27,123 +29,114 @@
  *   workspace       6690 scalars, temporary 160 scalars
  *   structure hash  0xe85ae8d217116b7c
  *
- * Pivot order (pivot, constraint, type, degree d, column height h, blocks):
- *      0  sprocket_axleL  hinge       d 5  h 11  2 blocks
- *      1  road1_axleL     hinge       d 5  h 6   1 block
- *      2  road2_axleL     hinge       d 5  h 17  3 blocks
- *      3  idler_axleL     hinge       d 5  h 12  2 blocks
- *      4  pinL00          hinge       d 5  h 10  2 blocks
- *      5  pinL01          hinge       d 5  h 10  2 blocks, 1 fill
- *      6  pinL02          hinge       d 5  h 10  2 blocks, 1 fill
- *      7  pinL03          hinge       d 5  h 10  2 blocks, 1 fill
- *      8  pinL04          hinge       d 5  h 10  2 blocks, 1 fill
- *      9  pinL05          hinge       d 5  h 10  2 blocks, 1 fill
- *     10  pinL06          hinge       d 5  h 10  2 blocks, 1 fill
- *     11  pinL07          hinge       d 5  h 10  2 blocks, 1 fill
- *     12  pinL08          hinge       d 5  h 10  2 blocks, 1 fill
- *     13  pinL09          hinge       d 5  h 10  2 blocks, 1 fill
- *     14  pinL10          hinge       d 5  h 10  2 blocks, 1 fill
- *     15  pinL11          hinge       d 5  h 10  2 blocks, 1 fill
- *     16  pinL12          hinge       d 5  h 10  2 blocks, 1 fill
- *     17  pinL13          hinge       d 5  h 10  2 blocks, 1 fill
- *     18  pinL14          hinge       d 5  h 10  2 blocks, 1 fill
- *     19  pinL15          hinge       d 5  h 10  2 blocks, 1 fill
- *     20  pinL16          hinge       d 5  h 10  2 blocks, 1 fill
- *     21  pinL17          hinge       d 5  h 10  2 blocks, 1 fill
- *     22  pinL18          hinge       d 5  h 10  2 blocks, 1 fill
- *     23  pinL19          hinge       d 5  h 10  2 blocks, 1 fill
- *     24  pinL20          hinge       d 5  h 10  2 blocks, 1 fill
- *     25  pinL21          hinge       d 5  h 10  2 blocks, 1 fill
- *     26  pinL22          hinge       d 5  h 10  2 blocks, 1 fill
- *     27  pinL23          hinge       d 5  h 10  2 blocks, 1 fill
- *     28  pinL24          hinge       d 5  h 10  2 blocks, 1 fill
- *     29  pinL25          hinge       d 5  h 10  2 blocks, 1 fill
- *     30  pinL26          hinge       d 5  h 10  2 blocks, 1 fill
- *     31  pinL27          hinge       d 5  h 10  2 blocks, 1 fill
- *     32  pinL28          hinge       d 5  h 10  2 blocks, 1 fill
- *     33  pinL29          hinge       d 5  h 10  2 blocks, 1 fill
- *     34  pinL30          hinge       d 5  h 10  2 blocks, 1 fill
- *     35  pinL31          hinge       d 5  h 10  2 blocks, 1 fill
- *     36  pinL32          hinge       d 5  h 10  2 blocks, 1 fill
- *     37  pinL33          hinge       d 5  h 10  2 blocks, 1 fill
- *     38  pinL34          hinge       d 5  h 10  2 blocks, 1 fill
- *     39  pinL35          hinge       d 5  h 10  2 blocks, 1 fill
- *     40  pinL36          hinge       d 5  h 10  2 blocks, 1 fill
- *     41  pinL37          hinge       d 5  h 10  2 blocks, 1 fill
- *     42  pinL38          hinge       d 5  h 5   1 block
- *     43  pinL39          hinge       d 5  h 0   0 blocks
- *     44  sprocket_axleR  hinge       d 5  h 17  3 blocks
- *     45  road1_axleR     hinge       d 5  h 12  2 blocks
- *     46  road2_axleR     hinge       d 5  h 11  2 blocks
- *     47  idler_axleR     hinge       d 5  h 6   1 block
- *     48  pinR00          hinge       d 5  h 10  2 blocks
- *     49  pinR01          hinge       d 5  h 10  2 blocks, 1 fill
- *     50  pinR02          hinge       d 5  h 10  2 blocks, 1 fill
- *     51  pinR03          hinge       d 5  h 10  2 blocks, 1 fill
- *     52  pinR04          hinge       d 5  h 10  2 blocks, 1 fill
- *     53  pinR05          hinge       d 5  h 10  2 blocks, 1 fill
- *     54  pinR06          hinge       d 5  h 10  2 blocks, 1 fill
- *     55  pinR07          hinge       d 5  h 10  2 blocks, 1 fill
- *     56  pinR08          hinge       d 5  h 10  2 blocks, 1 fill
- *     57  pinR09          hinge       d 5  h 10  2 blocks, 1 fill
- *     58  pinR10          hinge       d 5  h 10  2 blocks, 1 fill
- *     59  pinR11          hinge       d 5  h 10  2 blocks, 1 fill
- *     60  pinR12          hinge       d 5  h 10  2 blocks, 1 fill
- *     61  pinR13          hinge       d 5  h 10  2 blocks, 1 fill
- *     62  pinR14          hinge       d 5  h 10  2 blocks, 1 fill
- *     63  pinR15          hinge       d 5  h 10  2 blocks, 1 fill
- *     64  pinR16          hinge       d 5  h 10  2 blocks, 1 fill
- *     65  pinR17          hinge       d 5  h 10  2 blocks, 1 fill
- *     66  pinR18          hinge       d 5  h 10  2 blocks, 1 fill
- *     67  pinR19          hinge       d 5  h 10  2 blocks, 1 fill
- *     68  pinR20          hinge       d 5  h 10  2 blocks, 1 fill
- *     69  pinR21          hinge       d 5  h 10  2 blocks, 1 fill
- *     70  pinR22          hinge       d 5  h 10  2 blocks, 1 fill
- *     71  pinR23          hinge       d 5  h 10  2 blocks, 1 fill
- *     72  pinR24          hinge       d 5  h 10  2 blocks, 1 fill
- *     73  pinR25          hinge       d 5  h 10  2 blocks, 1 fill
- *     74  pinR26          hinge       d 5  h 10  2 blocks, 1 fill
- *     75  pinR27          hinge       d 5  h 10  2 blocks, 1 fill
- *     76  pinR28          hinge       d 5  h 10  2 blocks, 1 fill
- *     77  pinR29          hinge       d 5  h 10  2 blocks, 1 fill
- *     78  pinR30          hinge       d 5  h 10  2 blocks, 1 fill
- *     79  pinR31          hinge       d 5  h 10  2 blocks, 1 fill
- *     80  pinR32          hinge       d 5  h 10  2 blocks, 1 fill
- *     81  pinR33          hinge       d 5  h 10  2 blocks, 1 fill
- *     82  pinR34          hinge       d 5  h 10  2 blocks, 1 fill
- *     83  pinR35          hinge       d 5  h 10  2 blocks, 1 fill
- *     84  pinR36          hinge       d 5  h 10  2 blocks, 1 fill
- *     85  pinR37          hinge       d 5  h 10  2 blocks, 1 fill
- *     86  pinR38          hinge       d 5  h 5   1 block
- *     87  pinR39          hinge       d 5  h 0   0 blocks
- *     88  hull#weld1      shard weld  d 6  h 6   1 block
- *     89  hull#weld2      shard weld  d 6  h 6   1 block
- *     90  hull#weld3      shard weld  d 6  h 0   0 blocks
+ * Pivot order (constraint: type, degree d, column height h, blocks; the
+ * pivots' indices and offsets are the table P_, W_, R_, X_ below):
+ *   sprocket_axleL: hinge, d 5, h 11, 2 blocks
+ *   road1_axleL: hinge, d 5, h 6, 1 block
+ *   road2_axleL: hinge, d 5, h 17, 3 blocks
+ *   idler_axleL: hinge, d 5, h 12, 2 blocks
+ *   pinL00: hinge, d 5, h 10, 2 blocks
+ *   pinL01: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL02: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL03: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL04: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL05: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL06: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL07: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL08: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL09: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL10: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL11: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL12: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL13: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL14: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL15: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL16: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL17: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL18: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL19: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL20: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL21: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL22: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL23: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL24: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL25: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL26: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL27: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL28: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL29: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL30: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL31: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL32: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL33: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL34: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL35: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL36: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL37: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinL38: hinge, d 5, h 5, 1 block
+ *   pinL39: hinge, d 5, h 0, 0 blocks
+ *   sprocket_axleR: hinge, d 5, h 17, 3 blocks
+ *   road1_axleR: hinge, d 5, h 12, 2 blocks
+ *   road2_axleR: hinge, d 5, h 11, 2 blocks
+ *   idler_axleR: hinge, d 5, h 6, 1 block
+ *   pinR00: hinge, d 5, h 10, 2 blocks
+ *   pinR01: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR02: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR03: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR04: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR05: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR06: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR07: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR08: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR09: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR10: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR11: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR12: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR13: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR14: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR15: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR16: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR17: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR18: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR19: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR20: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR21: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR22: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR23: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR24: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR25: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR26: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR27: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR28: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR29: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR30: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR31: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR32: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR33: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR34: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR35: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR36: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR37: hinge, d 5, h 10, 2 blocks, 1 fill
+ *   pinR38: hinge, d 5, h 5, 1 block
+ *   pinR39: hinge, d 5, h 0, 0 blocks
+ *   hull#weld1: shard weld, d 6, h 6, 1 block
+ *   hull#weld2: shard weld, d 6, h 6, 1 block
+ *   hull#weld3: shard weld, d 6, h 0, 0 blocks
  */
 #include "tank.h"
 
 #include <math.h> /* HUGE_VAL: the mechanism's unbounded limits */
 
-typedef float scalar;
-/* vectors of 2, 4, ... scalars (GCC/Clang vector extensions), loaded and
- * stored at any scalar-aligned address, up to the widest the target has
- * registers for; none in plain C (the vector kernels below are written once
- * per target, under the same conditions) */
-#if defined(LDLPGS_NO_VECTOR) || !defined(__GNUC__)
-/* no vector types: plain C */
-#elif defined(__AVX__)
-typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
-typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
-typedef scalar v8 __attribute__((vector_size(8 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
-#else
-typedef scalar v2 __attribute__((vector_size(2 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
-typedef scalar v4 __attribute__((vector_size(4 * sizeof(scalar)), aligned(sizeof(scalar)), may_alias));
-#endif
+/* the kernels every unrolled program shares (rt_kernels.h, installed with
+ * rt.h), for float and this program's Y^T stride */
+#define RT_KERNELS_DOUBLE 0
+#define RT_KERNELS_ET_LD 24
+#include "rt_kernels.h"
 
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
 
 /* mechanism body of each solver body */
-static const int sbody_body[92] = {
+static const int sbody_body[] = {
     0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
     13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28,
     29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44,
@@ -153,7 +146,7 @@ static const int sbody_body[92] = {
 };
 
 /* first solver body of each mechanism body */
-static const int shard_adr[89] = {
+static const int shard_adr[] = {
     0, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18,
     19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34,
     35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50,
@@ -163,7 +156,7 @@ static const int shard_adr[89] = {
 };
 
 /* solver bodies of each mechanism body (1 = whole) */
-static const int shard_num[89] = {
+static const int shard_num[] = {
     4, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
@@ -172,4131 +165,2560 @@ static const int shard_num[89] = {
     1, 1, 1, 1, 1, 1, 1, 1, 1,
 };
 
-/* mechanism constraint of each solver constraint (-1 = shard weld) */
-static const int cons_joint[91] = {
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-    16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
-    32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47,
-    48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63,
-    64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79,
-    80, 81, 82, 83, 84, 85, 86, 87, -1, -1, -1,
-};
+/* The solver constraints in solver order, one line each: name, mechanism
+ * constraint (-1 = shard weld), solver bodies a and b (RT_WORLD = -1),
+ * degree, first row in vectors. */
+#define LDLPGS_CONSTRAINTS(X) \
+    X("sprocket_axleL", 0, 0, 4, 5, 0) \
+    X("road1_axleL", 1, 0, 5, 5, 5) \
+    X("road2_axleL", 2, 1, 6, 5, 10) \
+    X("idler_axleL", 3, 1, 7, 5, 15) \
+    X("pinL00", 4, 47, 8, 5, 20) \
+    X("pinL01", 5, 8, 9, 5, 25) \
+    X("pinL02", 6, 9, 10, 5, 30) \
+    X("pinL03", 7, 10, 11, 5, 35) \
+    X("pinL04", 8, 11, 12, 5, 40) \
+    X("pinL05", 9, 12, 13, 5, 45) \
+    X("pinL06", 10, 13, 14, 5, 50) \
+    X("pinL07", 11, 14, 15, 5, 55) \
+    X("pinL08", 12, 15, 16, 5, 60) \
+    X("pinL09", 13, 16, 17, 5, 65) \
+    X("pinL10", 14, 17, 18, 5, 70) \
+    X("pinL11", 15, 18, 19, 5, 75) \
+    X("pinL12", 16, 19, 20, 5, 80) \
+    X("pinL13", 17, 20, 21, 5, 85) \
+    X("pinL14", 18, 21, 22, 5, 90) \
+    X("pinL15", 19, 22, 23, 5, 95) \
+    X("pinL16", 20, 23, 24, 5, 100) \
+    X("pinL17", 21, 24, 25, 5, 105) \
+    X("pinL18", 22, 25, 26, 5, 110) \
+    X("pinL19", 23, 26, 27, 5, 115) \
+    X("pinL20", 24, 27, 28, 5, 120) \
+    X("pinL21", 25, 28, 29, 5, 125) \
+    X("pinL22", 26, 29, 30, 5, 130) \
+    X("pinL23", 27, 30, 31, 5, 135) \
+    X("pinL24", 28, 31, 32, 5, 140) \
+    X("pinL25", 29, 32, 33, 5, 145) \
+    X("pinL26", 30, 33, 34, 5, 150) \
+    X("pinL27", 31, 34, 35, 5, 155) \
+    X("pinL28", 32, 35, 36, 5, 160) \
+    X("pinL29", 33, 36, 37, 5, 165) \
+    X("pinL30", 34, 37, 38, 5, 170) \
+    X("pinL31", 35, 38, 39, 5, 175) \
+    X("pinL32", 36, 39, 40, 5, 180) \
+    X("pinL33", 37, 40, 41, 5, 185) \
+    X("pinL34", 38, 41, 42, 5, 190) \
+    X("pinL35", 39, 42, 43, 5, 195) \
+    X("pinL36", 40, 43, 44, 5, 200) \
+    X("pinL37", 41, 44, 45, 5, 205) \
+    X("pinL38", 42, 45, 46, 5, 210) \
+    X("pinL39", 43, 46, 47, 5, 215) \
+    X("sprocket_axleR", 44, 2, 48, 5, 220) \
+    X("road1_axleR", 45, 2, 49, 5, 225) \
+    X("road2_axleR", 46, 3, 50, 5, 230) \
+    X("idler_axleR", 47, 3, 51, 5, 235) \
+    X("pinR00", 48, 91, 52, 5, 240) \
+    X("pinR01", 49, 52, 53, 5, 245) \
+    X("pinR02", 50, 53, 54, 5, 250) \
+    X("pinR03", 51, 54, 55, 5, 255) \
+    X("pinR04", 52, 55, 56, 5, 260) \
+    X("pinR05", 53, 56, 57, 5, 265) \
+    X("pinR06", 54, 57, 58, 5, 270) \
+    X("pinR07", 55, 58, 59, 5, 275) \
+    X("pinR08", 56, 59, 60, 5, 280) \
+    X("pinR09", 57, 60, 61, 5, 285) \
+    X("pinR10", 58, 61, 62, 5, 290) \
+    X("pinR11", 59, 62, 63, 5, 295) \
+    X("pinR12", 60, 63, 64, 5, 300) \
+    X("pinR13", 61, 64, 65, 5, 305) \
+    X("pinR14", 62, 65, 66, 5, 310) \
+    X("pinR15", 63, 66, 67, 5, 315) \
+    X("pinR16", 64, 67, 68, 5, 320) \
+    X("pinR17", 65, 68, 69, 5, 325) \
+    X("pinR18", 66, 69, 70, 5, 330) \
+    X("pinR19", 67, 70, 71, 5, 335) \
+    X("pinR20", 68, 71, 72, 5, 340) \
+    X("pinR21", 69, 72, 73, 5, 345) \
+    X("pinR22", 70, 73, 74, 5, 350) \
+    X("pinR23", 71, 74, 75, 5, 355) \
+    X("pinR24", 72, 75, 76, 5, 360) \
+    X("pinR25", 73, 76, 77, 5, 365) \
+    X("pinR26", 74, 77, 78, 5, 370) \
+    X("pinR27", 75, 78, 79, 5, 375) \
+    X("pinR28", 76, 79, 80, 5, 380) \
+    X("pinR29", 77, 80, 81, 5, 385) \
+    X("pinR30", 78, 81, 82, 5, 390) \
+    X("pinR31", 79, 82, 83, 5, 395) \
+    X("pinR32", 80, 83, 84, 5, 400) \
+    X("pinR33", 81, 84, 85, 5, 405) \
+    X("pinR34", 82, 85, 86, 5, 410) \
+    X("pinR35", 83, 86, 87, 5, 415) \
+    X("pinR36", 84, 87, 88, 5, 420) \
+    X("pinR37", 85, 88, 89, 5, 425) \
+    X("pinR38", 86, 89, 90, 5, 430) \
+    X("pinR39", 87, 90, 91, 5, 435) \
+    X("hull#weld1", -1, 0, 1, 6, 440) \
+    X("hull#weld2", -1, 1, 2, 6, 446) \
+    X("hull#weld3", -1, 2, 3, 6, 452)
+#define LDLPGS_C_joint(name, joint, a, b, degree, row) joint,
+static const int cons_joint[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_joint)};
+#define LDLPGS_C_a(name, joint, a, b, degree, row) a,
+static const int cons_a[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_a)};
+#define LDLPGS_C_b(name, joint, a, b, degree, row) b,
+static const int cons_b[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_b)};
+#define LDLPGS_C_degree(name, joint, a, b, degree, row) degree,
+static const int cons_degree[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_degree)};
+#define LDLPGS_C_row(name, joint, a, b, degree, row) row,
+static const int cons_row[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_row)};
+#define LDLPGS_C_name(name, joint, a, b, degree, row) name,
+static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_name)};
 
-/* solver body a, or RT_WORLD (-1) */
-static const int cons_a[91] = {
-    0, 0, 1, 1, 47, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18,
-    19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34,
-    35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 2, 2, 3, 3,
-    91, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66,
-    67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82,
-    83, 84, 85, 86, 87, 88, 89, 90, 0, 1, 2,
-};
-
-/* solver body b, or RT_WORLD (-1) */
-static const int cons_b[91] = {
-    4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
-    20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35,
-    36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51,
-    52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67,
-    68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83,
-    84, 85, 86, 87, 88, 89, 90, 91, 1, 2, 3,
-};
-
-/* rows of each solver constraint */
-static const int cons_degree[91] = {
-    5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5,
-    5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5,
-    5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5,
-    5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5,
-    5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5,
-    5, 5, 5, 5, 5, 5, 5, 5, 6, 6, 6,
-};
-
-/* first row of each solver constraint in vectors */
-static const int cons_row[91] = {
-    0, 5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 55, 60, 65, 70, 75,
-    80, 85, 90, 95, 100, 105, 110, 115, 120, 125, 130, 135, 140, 145, 150, 155,
-    160, 165, 170, 175, 180, 185, 190, 195, 200, 205, 210, 215, 220, 225, 230, 235,
-    240, 245, 250, 255, 260, 265, 270, 275, 280, 285, 290, 295, 300, 305, 310, 315,
-    320, 325, 330, 335, 340, 345, 350, 355, 360, 365, 370, 375, 380, 385, 390, 395,
-    400, 405, 410, 415, 420, 425, 430, 435, 440, 446, 452,
-};
-
-/* solver constraint names */
-static const char *const cons_name[91] = {
-    "sprocket_axleL",
-    "road1_axleL",
-    "road2_axleL",
-    "idler_axleL",
-    "pinL00",
-    "pinL01",
-    "pinL02",
-    "pinL03",
-    "pinL04",
-    "pinL05",
-    "pinL06",
-    "pinL07",
-    "pinL08",
-    "pinL09",
-    "pinL10",
-    "pinL11",
-    "pinL12",
-    "pinL13",
-    "pinL14",
-    "pinL15",
-    "pinL16",
-    "pinL17",
-    "pinL18",
-    "pinL19",
-    "pinL20",
-    "pinL21",
-    "pinL22",
-    "pinL23",
-    "pinL24",
-    "pinL25",
-    "pinL26",
-    "pinL27",
-    "pinL28",
-    "pinL29",
-    "pinL30",
-    "pinL31",
-    "pinL32",
-    "pinL33",
-    "pinL34",
-    "pinL35",
-    "pinL36",
-    "pinL37",
-    "pinL38",
-    "pinL39",
-    "sprocket_axleR",
-    "road1_axleR",
-    "road2_axleR",
-    "idler_axleR",
-    "pinR00",
-    "pinR01",
-    "pinR02",
-    "pinR03",
-    "pinR04",
-    "pinR05",
-    "pinR06",
-    "pinR07",
-    "pinR08",
-    "pinR09",
-    "pinR10",
-    "pinR11",
-    "pinR12",
-    "pinR13",
-    "pinR14",
-    "pinR15",
-    "pinR16",
-    "pinR17",
-    "pinR18",
-    "pinR19",
-    "pinR20",
-    "pinR21",
-    "pinR22",
-    "pinR23",
-    "pinR24",
-    "pinR25",
-    "pinR26",
-    "pinR27",
-    "pinR28",
-    "pinR29",
-    "pinR30",
-    "pinR31",
-    "pinR32",
-    "pinR33",
-    "pinR34",
-    "pinR35",
-    "pinR36",
-    "pinR37",
-    "pinR38",
-    "pinR39",
-    "hull#weld1",
-    "hull#weld2",
-    "hull#weld3",
-};
-
-/* solver constraint of each pivot */
-static const int piv_cons[91] = {
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-    16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
-    32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47,
-    48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63,
-    64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79,
-    80, 81, 82, 83, 84, 85, 86, 87, 88, 89, 90,
-};
-
-/* workspace offset of each pivot's node block */
-static const int piv_node[91] = {
-    0, 80, 135, 245, 330, 405, 480, 555, 630, 705, 780, 855, 930, 1005, 1080, 1155,
-    1230, 1305, 1380, 1455, 1530, 1605, 1680, 1755, 1830, 1905, 1980, 2055, 2130, 2205, 2280, 2355,
-    2430, 2505, 2580, 2655, 2730, 2805, 2880, 2955, 3030, 3105, 3180, 3230, 3255, 3365, 3450, 3530,
-    3585, 3660, 3735, 3810, 3885, 3960, 4035, 4110, 4185, 4260, 4335, 4410, 4485, 4560, 4635, 4710,
-    4785, 4860, 4935, 5010, 5085, 5160, 5235, 5310, 5385, 5460, 5535, 5610, 5685, 5760, 5835, 5910,
-    5985, 6060, 6135, 6210, 6285, 6360, 6435, 6485, 6510, 6582, 6654,
-};
-
-/* workspace offset of each pivot's edge column */
-static const int piv_edge[91] = {
-    25, 105, 160, 270, 355, 430, 505, 580, 655, 730, 805, 880, 955, 1030, 1105, 1180,
-    1255, 1330, 1405, 1480, 1555, 1630, 1705, 1780, 1855, 1930, 2005, 2080, 2155, 2230, 2305, 2380,
-    2455, 2530, 2605, 2680, 2755, 2830, 2905, 2980, 3055, 3130, 3205, 3255, 3280, 3390, 3475, 3555,
-    3610, 3685, 3760, 3835, 3910, 3985, 4060, 4135, 4210, 4285, 4360, 4435, 4510, 4585, 4660, 4735,
-    4810, 4885, 4960, 5035, 5110, 5185, 5260, 5335, 5410, 5485, 5560, 5635, 5710, 5785, 5860, 5935,
-    6010, 6085, 6160, 6235, 6310, 6385, 6460, 6510, 6546, 6618, 6690,
-};
-
-/* height h of each pivot's edge column */
-static const int piv_height[91] = {
-    11, 6, 17, 12, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10,
-    10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10,
-    10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 5, 0, 17, 12, 11, 6,
-    10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10,
-    10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10,
-    10, 10, 10, 10, 10, 10, 5, 0, 6, 6, 0,
-};
-
-/* edge blocks of pivot p: [adr[p], adr[p+1]) */
-static const int piv_blk_adr[92] = {
-    0, 2, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30,
-    32, 34, 36, 38, 40, 42, 44, 46, 48, 50, 52, 54, 56, 58, 60, 62,
-    64, 66, 68, 70, 72, 74, 76, 78, 80, 82, 84, 85, 85, 88, 90, 92,
-    93, 95, 97, 99, 101, 103, 105, 107, 109, 111, 113, 115, 117, 119, 121, 123,
-    125, 127, 129, 131, 133, 135, 137, 139, 141, 143, 145, 147, 149, 151, 153, 155,
-    157, 159, 161, 163, 165, 167, 169, 170, 170, 171, 172, 172,
-};
+/* The pivots in elimination order, one line each: the pivot's identifier
+ * (its constraint's name), its index (P_), its solver constraint, its node
+ * block in the workspace (W_), its edge column, the column's height, its
+ * first edge block, its first RSI entry, its reciprocals' slot in the
+ * temporary (R_) and its constraint's first row of x (X_). Every offset of
+ * the code below is one of these bases plus a literal. */
+#define LDLPGS_PIVOTS(X) \
+    X(sprocket_axleL, 0, 0, 0, 25, 11, 0, 0, 0, 0) \
+    X(road1_axleL, 1, 1, 80, 105, 6, 2, 66, 8, 5) \
+    X(road2_axleL, 2, 2, 135, 160, 17, 3, 87, 0, 10) \
+    X(idler_axleL, 3, 3, 245, 270, 12, 6, 240, 8, 15) \
+    X(pinL00, 4, 4, 330, 355, 10, 8, 318, 0, 20) \
+    X(pinL01, 5, 5, 405, 430, 10, 10, 373, 8, 25) \
+    X(pinL02, 6, 6, 480, 505, 10, 12, 428, 0, 30) \
+    X(pinL03, 7, 7, 555, 580, 10, 14, 483, 8, 35) \
+    X(pinL04, 8, 8, 630, 655, 10, 16, 538, 0, 40) \
+    X(pinL05, 9, 9, 705, 730, 10, 18, 593, 8, 45) \
+    X(pinL06, 10, 10, 780, 805, 10, 20, 648, 0, 50) \
+    X(pinL07, 11, 11, 855, 880, 10, 22, 703, 8, 55) \
+    X(pinL08, 12, 12, 930, 955, 10, 24, 758, 0, 60) \
+    X(pinL09, 13, 13, 1005, 1030, 10, 26, 813, 8, 65) \
+    X(pinL10, 14, 14, 1080, 1105, 10, 28, 868, 0, 70) \
+    X(pinL11, 15, 15, 1155, 1180, 10, 30, 923, 8, 75) \
+    X(pinL12, 16, 16, 1230, 1255, 10, 32, 978, 0, 80) \
+    X(pinL13, 17, 17, 1305, 1330, 10, 34, 1033, 8, 85) \
+    X(pinL14, 18, 18, 1380, 1405, 10, 36, 1088, 0, 90) \
+    X(pinL15, 19, 19, 1455, 1480, 10, 38, 1143, 8, 95) \
+    X(pinL16, 20, 20, 1530, 1555, 10, 40, 1198, 0, 100) \
+    X(pinL17, 21, 21, 1605, 1630, 10, 42, 1253, 8, 105) \
+    X(pinL18, 22, 22, 1680, 1705, 10, 44, 1308, 0, 110) \
+    X(pinL19, 23, 23, 1755, 1780, 10, 46, 1363, 8, 115) \
+    X(pinL20, 24, 24, 1830, 1855, 10, 48, 1418, 0, 120) \
+    X(pinL21, 25, 25, 1905, 1930, 10, 50, 1473, 8, 125) \
+    X(pinL22, 26, 26, 1980, 2005, 10, 52, 1528, 0, 130) \
+    X(pinL23, 27, 27, 2055, 2080, 10, 54, 1583, 8, 135) \
+    X(pinL24, 28, 28, 2130, 2155, 10, 56, 1638, 0, 140) \
+    X(pinL25, 29, 29, 2205, 2230, 10, 58, 1693, 8, 145) \
+    X(pinL26, 30, 30, 2280, 2305, 10, 60, 1748, 0, 150) \
+    X(pinL27, 31, 31, 2355, 2380, 10, 62, 1803, 8, 155) \
+    X(pinL28, 32, 32, 2430, 2455, 10, 64, 1858, 0, 160) \
+    X(pinL29, 33, 33, 2505, 2530, 10, 66, 1913, 8, 165) \
+    X(pinL30, 34, 34, 2580, 2605, 10, 68, 1968, 0, 170) \
+    X(pinL31, 35, 35, 2655, 2680, 10, 70, 2023, 8, 175) \
+    X(pinL32, 36, 36, 2730, 2755, 10, 72, 2078, 0, 180) \
+    X(pinL33, 37, 37, 2805, 2830, 10, 74, 2133, 8, 185) \
+    X(pinL34, 38, 38, 2880, 2905, 10, 76, 2188, 0, 190) \
+    X(pinL35, 39, 39, 2955, 2980, 10, 78, 2243, 8, 195) \
+    X(pinL36, 40, 40, 3030, 3055, 10, 80, 2298, 0, 200) \
+    X(pinL37, 41, 41, 3105, 3130, 10, 82, 2353, 8, 205) \
+    X(pinL38, 42, 42, 3180, 3205, 5, 84, 2408, 0, 210) \
+    X(pinL39, 43, 43, 3230, 3255, 0, 85, 2423, 8, 215) \
+    X(sprocket_axleR, 44, 44, 3255, 3280, 17, 85, 2423, 0, 220) \
+    X(road1_axleR, 45, 45, 3365, 3390, 12, 88, 2576, 8, 225) \
+    X(road2_axleR, 46, 46, 3450, 3475, 11, 90, 2654, 0, 230) \
+    X(idler_axleR, 47, 47, 3530, 3555, 6, 92, 2720, 8, 235) \
+    X(pinR00, 48, 48, 3585, 3610, 10, 93, 2741, 0, 240) \
+    X(pinR01, 49, 49, 3660, 3685, 10, 95, 2796, 8, 245) \
+    X(pinR02, 50, 50, 3735, 3760, 10, 97, 2851, 0, 250) \
+    X(pinR03, 51, 51, 3810, 3835, 10, 99, 2906, 8, 255) \
+    X(pinR04, 52, 52, 3885, 3910, 10, 101, 2961, 0, 260) \
+    X(pinR05, 53, 53, 3960, 3985, 10, 103, 3016, 8, 265) \
+    X(pinR06, 54, 54, 4035, 4060, 10, 105, 3071, 0, 270) \
+    X(pinR07, 55, 55, 4110, 4135, 10, 107, 3126, 8, 275) \
+    X(pinR08, 56, 56, 4185, 4210, 10, 109, 3181, 0, 280) \
+    X(pinR09, 57, 57, 4260, 4285, 10, 111, 3236, 8, 285) \
+    X(pinR10, 58, 58, 4335, 4360, 10, 113, 3291, 0, 290) \
+    X(pinR11, 59, 59, 4410, 4435, 10, 115, 3346, 8, 295) \
+    X(pinR12, 60, 60, 4485, 4510, 10, 117, 3401, 0, 300) \
+    X(pinR13, 61, 61, 4560, 4585, 10, 119, 3456, 8, 305) \
+    X(pinR14, 62, 62, 4635, 4660, 10, 121, 3511, 0, 310) \
+    X(pinR15, 63, 63, 4710, 4735, 10, 123, 3566, 8, 315) \
+    X(pinR16, 64, 64, 4785, 4810, 10, 125, 3621, 0, 320) \
+    X(pinR17, 65, 65, 4860, 4885, 10, 127, 3676, 8, 325) \
+    X(pinR18, 66, 66, 4935, 4960, 10, 129, 3731, 0, 330) \
+    X(pinR19, 67, 67, 5010, 5035, 10, 131, 3786, 8, 335) \
+    X(pinR20, 68, 68, 5085, 5110, 10, 133, 3841, 0, 340) \
+    X(pinR21, 69, 69, 5160, 5185, 10, 135, 3896, 8, 345) \
+    X(pinR22, 70, 70, 5235, 5260, 10, 137, 3951, 0, 350) \
+    X(pinR23, 71, 71, 5310, 5335, 10, 139, 4006, 8, 355) \
+    X(pinR24, 72, 72, 5385, 5410, 10, 141, 4061, 0, 360) \
+    X(pinR25, 73, 73, 5460, 5485, 10, 143, 4116, 8, 365) \
+    X(pinR26, 74, 74, 5535, 5560, 10, 145, 4171, 0, 370) \
+    X(pinR27, 75, 75, 5610, 5635, 10, 147, 4226, 8, 375) \
+    X(pinR28, 76, 76, 5685, 5710, 10, 149, 4281, 0, 380) \
+    X(pinR29, 77, 77, 5760, 5785, 10, 151, 4336, 8, 385) \
+    X(pinR30, 78, 78, 5835, 5860, 10, 153, 4391, 0, 390) \
+    X(pinR31, 79, 79, 5910, 5935, 10, 155, 4446, 8, 395) \
+    X(pinR32, 80, 80, 5985, 6010, 10, 157, 4501, 0, 400) \
+    X(pinR33, 81, 81, 6060, 6085, 10, 159, 4556, 8, 405) \
+    X(pinR34, 82, 82, 6135, 6160, 10, 161, 4611, 0, 410) \
+    X(pinR35, 83, 83, 6210, 6235, 10, 163, 4666, 8, 415) \
+    X(pinR36, 84, 84, 6285, 6310, 10, 165, 4721, 0, 420) \
+    X(pinR37, 85, 85, 6360, 6385, 10, 167, 4776, 8, 425) \
+    X(pinR38, 86, 86, 6435, 6460, 5, 169, 4831, 0, 430) \
+    X(pinR39, 87, 87, 6485, 6510, 0, 170, 4846, 8, 435) \
+    X(hull_weld1, 88, 88, 6510, 6546, 6, 170, 4846, 0, 440) \
+    X(hull_weld2, 89, 89, 6582, 6618, 6, 171, 4867, 8, 446) \
+    X(hull_weld3, 90, 90, 6654, 6690, 0, 172, 4888, 0, 452)
+#define LDLPGS_P_BASES(id, p, cons, node, edge, h, blk, rsi, rinv, row) \
+    P_##id = p, W_##id = node, R_##id = rinv, X_##id = row,
+enum { LDLPGS_PIVOTS(LDLPGS_P_BASES) };
+#define LDLPGS_P_cons(id, p, cons, node, edge, h, blk, rsi, rinv, row) cons,
+static const int piv_cons[] = {LDLPGS_PIVOTS(LDLPGS_P_cons)};
+#define LDLPGS_P_node(id, p, cons, node, edge, h, blk, rsi, rinv, row) node,
+static const int piv_node[] = {LDLPGS_PIVOTS(LDLPGS_P_node)};
+#define LDLPGS_P_edge(id, p, cons, node, edge, h, blk, rsi, rinv, row) edge,
+static const int piv_edge[] = {LDLPGS_PIVOTS(LDLPGS_P_edge)};
+#define LDLPGS_P_h(id, p, cons, node, edge, h, blk, rsi, rinv, row) h,
+static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_h)};
+#define LDLPGS_P_blk(id, p, cons, node, edge, h, blk, rsi, rinv, row) blk,
+static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_blk) 172};
+#define LDLPGS_P_rsi(id, p, cons, node, edge, h, blk, rsi, rinv, row) rsi,
+static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_rsi) 4888};
 
 /* row pivot of each edge block */
-static const int blk_piv[172] = {
-    1, 88, 88, 3, 88, 89, 88, 89, 5, 43, 6, 43, 7, 43, 8, 43,
-    9, 43, 10, 43, 11, 43, 12, 43, 13, 43, 14, 43, 15, 43, 16, 43,
-    17, 43, 18, 43, 19, 43, 20, 43, 21, 43, 22, 43, 23, 43, 24, 43,
-    25, 43, 26, 43, 27, 43, 28, 43, 29, 43, 30, 43, 31, 43, 32, 43,
-    33, 43, 34, 43, 35, 43, 36, 43, 37, 43, 38, 43, 39, 43, 40, 43,
-    41, 43, 42, 43, 43, 45, 89, 90, 89, 90, 47, 90, 90, 49, 87, 50,
-    87, 51, 87, 52, 87, 53, 87, 54, 87, 55, 87, 56, 87, 57, 87, 58,
-    87, 59, 87, 60, 87, 61, 87, 62, 87, 63, 87, 64, 87, 65, 87, 66,
-    87, 67, 87, 68, 87, 69, 87, 70, 87, 71, 87, 72, 87, 73, 87, 74,
-    87, 75, 87, 76, 87, 77, 87, 78, 87, 79, 87, 80, 87, 81, 87, 82,
-    87, 83, 87, 84, 87, 85, 87, 86, 87, 87, 89, 90,
+static const int blk_piv[] = {
+    /* sprocket_axleL */ P_road1_axleL, P_hull_weld1,
+    /* road1_axleL */ P_hull_weld1,
+    /* road2_axleL */ P_idler_axleL, P_hull_weld1, P_hull_weld2,
+    /* idler_axleL */ P_hull_weld1, P_hull_weld2,
+    /* pinL00 */ P_pinL01, P_pinL39,
+    /* pinL01 */ P_pinL02, P_pinL39,
+    /* pinL02 */ P_pinL03, P_pinL39,
+    /* pinL03 */ P_pinL04, P_pinL39,
+    /* pinL04 */ P_pinL05, P_pinL39,
+    /* pinL05 */ P_pinL06, P_pinL39,
+    /* pinL06 */ P_pinL07, P_pinL39,
+    /* pinL07 */ P_pinL08, P_pinL39,
+    /* pinL08 */ P_pinL09, P_pinL39,
+    /* pinL09 */ P_pinL10, P_pinL39,
+    /* pinL10 */ P_pinL11, P_pinL39,
+    /* pinL11 */ P_pinL12, P_pinL39,
+    /* pinL12 */ P_pinL13, P_pinL39,
+    /* pinL13 */ P_pinL14, P_pinL39,
+    /* pinL14 */ P_pinL15, P_pinL39,
+    /* pinL15 */ P_pinL16, P_pinL39,
+    /* pinL16 */ P_pinL17, P_pinL39,
+    /* pinL17 */ P_pinL18, P_pinL39,
+    /* pinL18 */ P_pinL19, P_pinL39,
+    /* pinL19 */ P_pinL20, P_pinL39,
+    /* pinL20 */ P_pinL21, P_pinL39,
+    /* pinL21 */ P_pinL22, P_pinL39,
+    /* pinL22 */ P_pinL23, P_pinL39,
+    /* pinL23 */ P_pinL24, P_pinL39,
+    /* pinL24 */ P_pinL25, P_pinL39,
+    /* pinL25 */ P_pinL26, P_pinL39,
+    /* pinL26 */ P_pinL27, P_pinL39,
+    /* pinL27 */ P_pinL28, P_pinL39,
+    /* pinL28 */ P_pinL29, P_pinL39,
+    /* pinL29 */ P_pinL30, P_pinL39,
+    /* pinL30 */ P_pinL31, P_pinL39,
+    /* pinL31 */ P_pinL32, P_pinL39,
+    /* pinL32 */ P_pinL33, P_pinL39,
+    /* pinL33 */ P_pinL34, P_pinL39,
+    /* pinL34 */ P_pinL35, P_pinL39,
+    /* pinL35 */ P_pinL36, P_pinL39,
+    /* pinL36 */ P_pinL37, P_pinL39,
+    /* pinL37 */ P_pinL38, P_pinL39,
+    /* pinL38 */ P_pinL39,
+    /* sprocket_axleR */ P_road1_axleR, P_hull_weld2, P_hull_weld3,
+    /* road1_axleR */ P_hull_weld2, P_hull_weld3,
+    /* road2_axleR */ P_idler_axleR, P_hull_weld3,
+    /* idler_axleR */ P_hull_weld3,
+    /* pinR00 */ P_pinR01, P_pinR39,
+    /* pinR01 */ P_pinR02, P_pinR39,
+    /* pinR02 */ P_pinR03, P_pinR39,
+    /* pinR03 */ P_pinR04, P_pinR39,
+    /* pinR04 */ P_pinR05, P_pinR39,
+    /* pinR05 */ P_pinR06, P_pinR39,
+    /* pinR06 */ P_pinR07, P_pinR39,
+    /* pinR07 */ P_pinR08, P_pinR39,
+    /* pinR08 */ P_pinR09, P_pinR39,
+    /* pinR09 */ P_pinR10, P_pinR39,
+    /* pinR10 */ P_pinR11, P_pinR39,
+    /* pinR11 */ P_pinR12, P_pinR39,
+    /* pinR12 */ P_pinR13, P_pinR39,
+    /* pinR13 */ P_pinR14, P_pinR39,
+    /* pinR14 */ P_pinR15, P_pinR39,
+    /* pinR15 */ P_pinR16, P_pinR39,
+    /* pinR16 */ P_pinR17, P_pinR39,
+    /* pinR17 */ P_pinR18, P_pinR39,
+    /* pinR18 */ P_pinR19, P_pinR39,
+    /* pinR19 */ P_pinR20, P_pinR39,
+    /* pinR20 */ P_pinR21, P_pinR39,
+    /* pinR21 */ P_pinR22, P_pinR39,
+    /* pinR22 */ P_pinR23, P_pinR39,
+    /* pinR23 */ P_pinR24, P_pinR39,
+    /* pinR24 */ P_pinR25, P_pinR39,
+    /* pinR25 */ P_pinR26, P_pinR39,
+    /* pinR26 */ P_pinR27, P_pinR39,
+    /* pinR27 */ P_pinR28, P_pinR39,
+    /* pinR28 */ P_pinR29, P_pinR39,
+    /* pinR29 */ P_pinR30, P_pinR39,
+    /* pinR30 */ P_pinR31, P_pinR39,
+    /* pinR31 */ P_pinR32, P_pinR39,
+    /* pinR32 */ P_pinR33, P_pinR39,
+    /* pinR33 */ P_pinR34, P_pinR39,
+    /* pinR34 */ P_pinR35, P_pinR39,
+    /* pinR35 */ P_pinR36, P_pinR39,
+    /* pinR36 */ P_pinR37, P_pinR39,
+    /* pinR37 */ P_pinR38, P_pinR39,
+    /* pinR38 */ P_pinR39,
+    /* hull_weld1 */ P_hull_weld2,
+    /* hull_weld2 */ P_hull_weld3,
 };
 
 /* workspace offset of each edge block */
-static const int blk_off[172] = {
-    25, 50, 105, 160, 185, 215, 270, 300, 355, 380, 430, 455, 505, 530, 580, 605,
-    655, 680, 730, 755, 805, 830, 880, 905, 955, 980, 1030, 1055, 1105, 1130, 1180, 1205,
-    1255, 1280, 1330, 1355, 1405, 1430, 1480, 1505, 1555, 1580, 1630, 1655, 1705, 1730, 1780, 1805,
-    1855, 1880, 1930, 1955, 2005, 2030, 2080, 2105, 2155, 2180, 2230, 2255, 2305, 2330, 2380, 2405,
-    2455, 2480, 2530, 2555, 2605, 2630, 2680, 2705, 2755, 2780, 2830, 2855, 2905, 2930, 2980, 3005,
-    3055, 3080, 3130, 3155, 3205, 3280, 3305, 3335, 3390, 3420, 3475, 3500, 3555, 3610, 3635, 3685,
-    3710, 3760, 3785, 3835, 3860, 3910, 3935, 3985, 4010, 4060, 4085, 4135, 4160, 4210, 4235, 4285,
-    4310, 4360, 4385, 4435, 4460, 4510, 4535, 4585, 4610, 4660, 4685, 4735, 4760, 4810, 4835, 4885,
-    4910, 4960, 4985, 5035, 5060, 5110, 5135, 5185, 5210, 5260, 5285, 5335, 5360, 5410, 5435, 5485,
-    5510, 5560, 5585, 5635, 5660, 5710, 5735, 5785, 5810, 5860, 5885, 5935, 5960, 6010, 6035, 6085,
-    6110, 6160, 6185, 6235, 6260, 6310, 6335, 6385, 6410, 6460, 6546, 6618,
+static const int blk_off[] = {
+    /* sprocket_axleL */ W_sprocket_axleL + 25, W_sprocket_axleL + 50,
+    /* road1_axleL */ W_road1_axleL + 25,
+    /* road2_axleL */ W_road2_axleL + 25, W_road2_axleL + 50, W_road2_axleL + 80,
+    /* idler_axleL */ W_idler_axleL + 25, W_idler_axleL + 55,
+    /* pinL00 */ W_pinL00 + 25, W_pinL00 + 50,
+    /* pinL01 */ W_pinL01 + 25, W_pinL01 + 50,
+    /* pinL02 */ W_pinL02 + 25, W_pinL02 + 50,
+    /* pinL03 */ W_pinL03 + 25, W_pinL03 + 50,
+    /* pinL04 */ W_pinL04 + 25, W_pinL04 + 50,
+    /* pinL05 */ W_pinL05 + 25, W_pinL05 + 50,
+    /* pinL06 */ W_pinL06 + 25, W_pinL06 + 50,
+    /* pinL07 */ W_pinL07 + 25, W_pinL07 + 50,
+    /* pinL08 */ W_pinL08 + 25, W_pinL08 + 50,
+    /* pinL09 */ W_pinL09 + 25, W_pinL09 + 50,
+    /* pinL10 */ W_pinL10 + 25, W_pinL10 + 50,
+    /* pinL11 */ W_pinL11 + 25, W_pinL11 + 50,
+    /* pinL12 */ W_pinL12 + 25, W_pinL12 + 50,
+    /* pinL13 */ W_pinL13 + 25, W_pinL13 + 50,
+    /* pinL14 */ W_pinL14 + 25, W_pinL14 + 50,
+    /* pinL15 */ W_pinL15 + 25, W_pinL15 + 50,
+    /* pinL16 */ W_pinL16 + 25, W_pinL16 + 50,
+    /* pinL17 */ W_pinL17 + 25, W_pinL17 + 50,
+    /* pinL18 */ W_pinL18 + 25, W_pinL18 + 50,
+    /* pinL19 */ W_pinL19 + 25, W_pinL19 + 50,
+    /* pinL20 */ W_pinL20 + 25, W_pinL20 + 50,
+    /* pinL21 */ W_pinL21 + 25, W_pinL21 + 50,
+    /* pinL22 */ W_pinL22 + 25, W_pinL22 + 50,
+    /* pinL23 */ W_pinL23 + 25, W_pinL23 + 50,
+    /* pinL24 */ W_pinL24 + 25, W_pinL24 + 50,
+    /* pinL25 */ W_pinL25 + 25, W_pinL25 + 50,
+    /* pinL26 */ W_pinL26 + 25, W_pinL26 + 50,
+    /* pinL27 */ W_pinL27 + 25, W_pinL27 + 50,
+    /* pinL28 */ W_pinL28 + 25, W_pinL28 + 50,
+    /* pinL29 */ W_pinL29 + 25, W_pinL29 + 50,
+    /* pinL30 */ W_pinL30 + 25, W_pinL30 + 50,
+    /* pinL31 */ W_pinL31 + 25, W_pinL31 + 50,
+    /* pinL32 */ W_pinL32 + 25, W_pinL32 + 50,
+    /* pinL33 */ W_pinL33 + 25, W_pinL33 + 50,
+    /* pinL34 */ W_pinL34 + 25, W_pinL34 + 50,
+    /* pinL35 */ W_pinL35 + 25, W_pinL35 + 50,
+    /* pinL36 */ W_pinL36 + 25, W_pinL36 + 50,
+    /* pinL37 */ W_pinL37 + 25, W_pinL37 + 50,
+    /* pinL38 */ W_pinL38 + 25,
+    /* sprocket_axleR */ W_sprocket_axleR + 25, W_sprocket_axleR + 50, W_sprocket_axleR + 80,
+    /* road1_axleR */ W_road1_axleR + 25, W_road1_axleR + 55,
+    /* road2_axleR */ W_road2_axleR + 25, W_road2_axleR + 50,
+    /* idler_axleR */ W_idler_axleR + 25,
+    /* pinR00 */ W_pinR00 + 25, W_pinR00 + 50,
+    /* pinR01 */ W_pinR01 + 25, W_pinR01 + 50,
+    /* pinR02 */ W_pinR02 + 25, W_pinR02 + 50,
+    /* pinR03 */ W_pinR03 + 25, W_pinR03 + 50,
+    /* pinR04 */ W_pinR04 + 25, W_pinR04 + 50,
+    /* pinR05 */ W_pinR05 + 25, W_pinR05 + 50,
+    /* pinR06 */ W_pinR06 + 25, W_pinR06 + 50,
+    /* pinR07 */ W_pinR07 + 25, W_pinR07 + 50,
+    /* pinR08 */ W_pinR08 + 25, W_pinR08 + 50,
+    /* pinR09 */ W_pinR09 + 25, W_pinR09 + 50,
+    /* pinR10 */ W_pinR10 + 25, W_pinR10 + 50,
+    /* pinR11 */ W_pinR11 + 25, W_pinR11 + 50,
+    /* pinR12 */ W_pinR12 + 25, W_pinR12 + 50,
+    /* pinR13 */ W_pinR13 + 25, W_pinR13 + 50,
+    /* pinR14 */ W_pinR14 + 25, W_pinR14 + 50,
+    /* pinR15 */ W_pinR15 + 25, W_pinR15 + 50,
+    /* pinR16 */ W_pinR16 + 25, W_pinR16 + 50,
+    /* pinR17 */ W_pinR17 + 25, W_pinR17 + 50,
+    /* pinR18 */ W_pinR18 + 25, W_pinR18 + 50,
+    /* pinR19 */ W_pinR19 + 25, W_pinR19 + 50,
+    /* pinR20 */ W_pinR20 + 25, W_pinR20 + 50,
+    /* pinR21 */ W_pinR21 + 25, W_pinR21 + 50,
+    /* pinR22 */ W_pinR22 + 25, W_pinR22 + 50,
+    /* pinR23 */ W_pinR23 + 25, W_pinR23 + 50,
+    /* pinR24 */ W_pinR24 + 25, W_pinR24 + 50,
+    /* pinR25 */ W_pinR25 + 25, W_pinR25 + 50,
+    /* pinR26 */ W_pinR26 + 25, W_pinR26 + 50,
+    /* pinR27 */ W_pinR27 + 25, W_pinR27 + 50,
+    /* pinR28 */ W_pinR28 + 25, W_pinR28 + 50,
+    /* pinR29 */ W_pinR29 + 25, W_pinR29 + 50,
+    /* pinR30 */ W_pinR30 + 25, W_pinR30 + 50,
+    /* pinR31 */ W_pinR31 + 25, W_pinR31 + 50,
+    /* pinR32 */ W_pinR32 + 25, W_pinR32 + 50,
+    /* pinR33 */ W_pinR33 + 25, W_pinR33 + 50,
+    /* pinR34 */ W_pinR34 + 25, W_pinR34 + 50,
+    /* pinR35 */ W_pinR35 + 25, W_pinR35 + 50,
+    /* pinR36 */ W_pinR36 + 25, W_pinR36 + 50,
+    /* pinR37 */ W_pinR37 + 25, W_pinR37 + 50,
+    /* pinR38 */ W_pinR38 + 25,
+    /* hull_weld1 */ W_hull_weld1 + 36,
+    /* hull_weld2 */ W_hull_weld2 + 36,
 };
 
 /* 1 = fill-in block (zero in H) */
-static const unsigned char blk_fill[172] = {
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 1,
-    0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1,
-    0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1,
-    0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1,
-    0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1,
-    0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0,
-    1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0,
-    1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0,
-    1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0,
-    1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 0, 0,
-};
-
-/* RSI of pivot p: rsi[adr[p] .. adr[p+1]) */
-static const int64_t piv_rsi_adr[92] = {
-    0, 66, 87, 240, 318, 373, 428, 483, 538, 593, 648, 703, 758, 813, 868, 923,
-    978, 1033, 1088, 1143, 1198, 1253, 1308, 1363, 1418, 1473, 1528, 1583, 1638, 1693, 1748, 1803,
-    1858, 1913, 1968, 2023, 2078, 2133, 2188, 2243, 2298, 2353, 2408, 2423, 2423, 2576, 2654, 2720,
-    2741, 2796, 2851, 2906, 2961, 3016, 3071, 3126, 3181, 3236, 3291, 3346, 3401, 3456, 3511, 3566,
-    3621, 3676, 3731, 3786, 3841, 3896, 3951, 4006, 4061, 4116, 4171, 4226, 4281, 4336, 4391, 4446,
-    4501, 4556, 4611, 4666, 4721, 4776, 4831, 4846, 4846, 4867, 4888, 4888,
+static const unsigned char blk_fill[] = {
+    /* sprocket_axleL */ 0, 0,
+    /* road1_axleL */ 0,
+    /* road2_axleL */ 0, 0, 0,
+    /* idler_axleL */ 0, 0,
+    /* pinL00 */ 0, 0,
+    /* pinL01 */ 0, 1,
+    /* pinL02 */ 0, 1,
+    /* pinL03 */ 0, 1,
+    /* pinL04 */ 0, 1,
+    /* pinL05 */ 0, 1,
+    /* pinL06 */ 0, 1,
+    /* pinL07 */ 0, 1,
+    /* pinL08 */ 0, 1,
+    /* pinL09 */ 0, 1,
+    /* pinL10 */ 0, 1,
+    /* pinL11 */ 0, 1,
+    /* pinL12 */ 0, 1,
+    /* pinL13 */ 0, 1,
+    /* pinL14 */ 0, 1,
+    /* pinL15 */ 0, 1,
+    /* pinL16 */ 0, 1,
+    /* pinL17 */ 0, 1,
+    /* pinL18 */ 0, 1,
+    /* pinL19 */ 0, 1,
+    /* pinL20 */ 0, 1,
+    /* pinL21 */ 0, 1,
+    /* pinL22 */ 0, 1,
+    /* pinL23 */ 0, 1,
+    /* pinL24 */ 0, 1,
+    /* pinL25 */ 0, 1,
+    /* pinL26 */ 0, 1,
+    /* pinL27 */ 0, 1,
+    /* pinL28 */ 0, 1,
+    /* pinL29 */ 0, 1,
+    /* pinL30 */ 0, 1,
+    /* pinL31 */ 0, 1,
+    /* pinL32 */ 0, 1,
+    /* pinL33 */ 0, 1,
+    /* pinL34 */ 0, 1,
+    /* pinL35 */ 0, 1,
+    /* pinL36 */ 0, 1,
+    /* pinL37 */ 0, 1,
+    /* pinL38 */ 0,
+    /* sprocket_axleR */ 0, 0, 0,
+    /* road1_axleR */ 0, 0,
+    /* road2_axleR */ 0, 0,
+    /* idler_axleR */ 0,
+    /* pinR00 */ 0, 0,
+    /* pinR01 */ 0, 1,
+    /* pinR02 */ 0, 1,
+    /* pinR03 */ 0, 1,
+    /* pinR04 */ 0, 1,
+    /* pinR05 */ 0, 1,
+    /* pinR06 */ 0, 1,
+    /* pinR07 */ 0, 1,
+    /* pinR08 */ 0, 1,
+    /* pinR09 */ 0, 1,
+    /* pinR10 */ 0, 1,
+    /* pinR11 */ 0, 1,
+    /* pinR12 */ 0, 1,
+    /* pinR13 */ 0, 1,
+    /* pinR14 */ 0, 1,
+    /* pinR15 */ 0, 1,
+    /* pinR16 */ 0, 1,
+    /* pinR17 */ 0, 1,
+    /* pinR18 */ 0, 1,
+    /* pinR19 */ 0, 1,
+    /* pinR20 */ 0, 1,
+    /* pinR21 */ 0, 1,
+    /* pinR22 */ 0, 1,
+    /* pinR23 */ 0, 1,
+    /* pinR24 */ 0, 1,
+    /* pinR25 */ 0, 1,
+    /* pinR26 */ 0, 1,
+    /* pinR27 */ 0, 1,
+    /* pinR28 */ 0, 1,
+    /* pinR29 */ 0, 1,
+    /* pinR30 */ 0, 1,
+    /* pinR31 */ 0, 1,
+    /* pinR32 */ 0, 1,
+    /* pinR33 */ 0, 1,
+    /* pinR34 */ 0, 1,
+    /* pinR35 */ 0, 1,
+    /* pinR36 */ 0, 1,
+    /* pinR37 */ 0, 1,
+    /* pinR38 */ 0,
+    /* hull_weld1 */ 0,
+    /* hull_weld2 */ 0,
 };
 
 /* RSI: workspace offset receiving each reduction product */
-static const int32_t rsi[4888] = {
-    80, 85, 86, 90, 91, 92, 95, 96, 97, 98, 100, 101, 102, 103, 104, 105,
-    106, 107, 108, 109, 6510, 110, 111, 112, 113, 114, 6516, 6517, 115, 116, 117, 118,
-    119, 6522, 6523, 6524, 120, 121, 122, 123, 124, 6528, 6529, 6530, 6531, 125, 126, 127,
-    128, 129, 6534, 6535, 6536, 6537, 6538, 130, 131, 132, 133, 134, 6540, 6541, 6542, 6543,
-    6544, 6545, 6510, 6516, 6517, 6522, 6523, 6524, 6528, 6529, 6530, 6531, 6534, 6535, 6536, 6537,
-    6538, 6540, 6541, 6542, 6543, 6544, 6545, 245, 250, 251, 255, 256, 257, 260, 261, 262,
-    263, 265, 266, 267, 268, 269, 270, 271, 272, 273, 274, 6510, 275, 276, 277, 278,
-    279, 6516, 6517, 280, 281, 282, 283, 284, 6522, 6523, 6524, 285, 286, 287, 288, 289,
-    6528, 6529, 6530, 6531, 290, 291, 292, 293, 294, 6534, 6535, 6536, 6537, 6538, 295, 296,
-    297, 298, 299, 6540, 6541, 6542, 6543, 6544, 6545, 300, 301, 302, 303, 304, 6546, 6547,
-    6548, 6549, 6550, 6551, 6582, 305, 306, 307, 308, 309, 6552, 6553, 6554, 6555, 6556, 6557,
-    6588, 6589, 310, 311, 312, 313, 314, 6558, 6559, 6560, 6561, 6562, 6563, 6594, 6595, 6596,
-    315, 316, 317, 318, 319, 6564, 6565, 6566, 6567, 6568, 6569, 6600, 6601, 6602, 6603, 320,
-    321, 322, 323, 324, 6570, 6571, 6572, 6573, 6574, 6575, 6606, 6607, 6608, 6609, 6610, 325,
-    326, 327, 328, 329, 6576, 6577, 6578, 6579, 6580, 6581, 6612, 6613, 6614, 6615, 6616, 6617,
-    6510, 6516, 6517, 6522, 6523, 6524, 6528, 6529, 6530, 6531, 6534, 6535, 6536, 6537, 6538, 6540,
-    6541, 6542, 6543, 6544, 6545, 6546, 6547, 6548, 6549, 6550, 6551, 6582, 6552, 6553, 6554, 6555,
-    6556, 6557, 6588, 6589, 6558, 6559, 6560, 6561, 6562, 6563, 6594, 6595, 6596, 6564, 6565, 6566,
-    6567, 6568, 6569, 6600, 6601, 6602, 6603, 6570, 6571, 6572, 6573, 6574, 6575, 6606, 6607, 6608,
-    6609, 6610, 6576, 6577, 6578, 6579, 6580, 6581, 6612, 6613, 6614, 6615, 6616, 6617, 405, 410,
-    411, 415, 416, 417, 420, 421, 422, 423, 425, 426, 427, 428, 429, 455, 456, 457,
-    458, 459, 3230, 460, 461, 462, 463, 464, 3235, 3236, 465, 466, 467, 468, 469, 3240,
-    3241, 3242, 470, 471, 472, 473, 474, 3245, 3246, 3247, 3248, 475, 476, 477, 478, 479,
-    3250, 3251, 3252, 3253, 3254, 480, 485, 486, 490, 491, 492, 495, 496, 497, 498, 500,
-    501, 502, 503, 504, 530, 531, 532, 533, 534, 3230, 535, 536, 537, 538, 539, 3235,
-    3236, 540, 541, 542, 543, 544, 3240, 3241, 3242, 545, 546, 547, 548, 549, 3245, 3246,
-    3247, 3248, 550, 551, 552, 553, 554, 3250, 3251, 3252, 3253, 3254, 555, 560, 561, 565,
-    566, 567, 570, 571, 572, 573, 575, 576, 577, 578, 579, 605, 606, 607, 608, 609,
-    3230, 610, 611, 612, 613, 614, 3235, 3236, 615, 616, 617, 618, 619, 3240, 3241, 3242,
-    620, 621, 622, 623, 624, 3245, 3246, 3247, 3248, 625, 626, 627, 628, 629, 3250, 3251,
-    3252, 3253, 3254, 630, 635, 636, 640, 641, 642, 645, 646, 647, 648, 650, 651, 652,
-    653, 654, 680, 681, 682, 683, 684, 3230, 685, 686, 687, 688, 689, 3235, 3236, 690,
-    691, 692, 693, 694, 3240, 3241, 3242, 695, 696, 697, 698, 699, 3245, 3246, 3247, 3248,
-    700, 701, 702, 703, 704, 3250, 3251, 3252, 3253, 3254, 705, 710, 711, 715, 716, 717,
-    720, 721, 722, 723, 725, 726, 727, 728, 729, 755, 756, 757, 758, 759, 3230, 760,
-    761, 762, 763, 764, 3235, 3236, 765, 766, 767, 768, 769, 3240, 3241, 3242, 770, 771,
-    772, 773, 774, 3245, 3246, 3247, 3248, 775, 776, 777, 778, 779, 3250, 3251, 3252, 3253,
-    3254, 780, 785, 786, 790, 791, 792, 795, 796, 797, 798, 800, 801, 802, 803, 804,
-    830, 831, 832, 833, 834, 3230, 835, 836, 837, 838, 839, 3235, 3236, 840, 841, 842,
-    843, 844, 3240, 3241, 3242, 845, 846, 847, 848, 849, 3245, 3246, 3247, 3248, 850, 851,
-    852, 853, 854, 3250, 3251, 3252, 3253, 3254, 855, 860, 861, 865, 866, 867, 870, 871,
-    872, 873, 875, 876, 877, 878, 879, 905, 906, 907, 908, 909, 3230, 910, 911, 912,
-    913, 914, 3235, 3236, 915, 916, 917, 918, 919, 3240, 3241, 3242, 920, 921, 922, 923,
-    924, 3245, 3246, 3247, 3248, 925, 926, 927, 928, 929, 3250, 3251, 3252, 3253, 3254, 930,
-    935, 936, 940, 941, 942, 945, 946, 947, 948, 950, 951, 952, 953, 954, 980, 981,
-    982, 983, 984, 3230, 985, 986, 987, 988, 989, 3235, 3236, 990, 991, 992, 993, 994,
-    3240, 3241, 3242, 995, 996, 997, 998, 999, 3245, 3246, 3247, 3248, 1000, 1001, 1002, 1003,
-    1004, 3250, 3251, 3252, 3253, 3254, 1005, 1010, 1011, 1015, 1016, 1017, 1020, 1021, 1022, 1023,
-    1025, 1026, 1027, 1028, 1029, 1055, 1056, 1057, 1058, 1059, 3230, 1060, 1061, 1062, 1063, 1064,
-    3235, 3236, 1065, 1066, 1067, 1068, 1069, 3240, 3241, 3242, 1070, 1071, 1072, 1073, 1074, 3245,
-    3246, 3247, 3248, 1075, 1076, 1077, 1078, 1079, 3250, 3251, 3252, 3253, 3254, 1080, 1085, 1086,
-    1090, 1091, 1092, 1095, 1096, 1097, 1098, 1100, 1101, 1102, 1103, 1104, 1130, 1131, 1132, 1133,
-    1134, 3230, 1135, 1136, 1137, 1138, 1139, 3235, 3236, 1140, 1141, 1142, 1143, 1144, 3240, 3241,
-    3242, 1145, 1146, 1147, 1148, 1149, 3245, 3246, 3247, 3248, 1150, 1151, 1152, 1153, 1154, 3250,
-    3251, 3252, 3253, 3254, 1155, 1160, 1161, 1165, 1166, 1167, 1170, 1171, 1172, 1173, 1175, 1176,
-    1177, 1178, 1179, 1205, 1206, 1207, 1208, 1209, 3230, 1210, 1211, 1212, 1213, 1214, 3235, 3236,
-    1215, 1216, 1217, 1218, 1219, 3240, 3241, 3242, 1220, 1221, 1222, 1223, 1224, 3245, 3246, 3247,
-    3248, 1225, 1226, 1227, 1228, 1229, 3250, 3251, 3252, 3253, 3254, 1230, 1235, 1236, 1240, 1241,
-    1242, 1245, 1246, 1247, 1248, 1250, 1251, 1252, 1253, 1254, 1280, 1281, 1282, 1283, 1284, 3230,
-    1285, 1286, 1287, 1288, 1289, 3235, 3236, 1290, 1291, 1292, 1293, 1294, 3240, 3241, 3242, 1295,
-    1296, 1297, 1298, 1299, 3245, 3246, 3247, 3248, 1300, 1301, 1302, 1303, 1304, 3250, 3251, 3252,
-    3253, 3254, 1305, 1310, 1311, 1315, 1316, 1317, 1320, 1321, 1322, 1323, 1325, 1326, 1327, 1328,
-    1329, 1355, 1356, 1357, 1358, 1359, 3230, 1360, 1361, 1362, 1363, 1364, 3235, 3236, 1365, 1366,
-    1367, 1368, 1369, 3240, 3241, 3242, 1370, 1371, 1372, 1373, 1374, 3245, 3246, 3247, 3248, 1375,
-    1376, 1377, 1378, 1379, 3250, 3251, 3252, 3253, 3254, 1380, 1385, 1386, 1390, 1391, 1392, 1395,
-    1396, 1397, 1398, 1400, 1401, 1402, 1403, 1404, 1430, 1431, 1432, 1433, 1434, 3230, 1435, 1436,
-    1437, 1438, 1439, 3235, 3236, 1440, 1441, 1442, 1443, 1444, 3240, 3241, 3242, 1445, 1446, 1447,
-    1448, 1449, 3245, 3246, 3247, 3248, 1450, 1451, 1452, 1453, 1454, 3250, 3251, 3252, 3253, 3254,
-    1455, 1460, 1461, 1465, 1466, 1467, 1470, 1471, 1472, 1473, 1475, 1476, 1477, 1478, 1479, 1505,
-    1506, 1507, 1508, 1509, 3230, 1510, 1511, 1512, 1513, 1514, 3235, 3236, 1515, 1516, 1517, 1518,
-    1519, 3240, 3241, 3242, 1520, 1521, 1522, 1523, 1524, 3245, 3246, 3247, 3248, 1525, 1526, 1527,
-    1528, 1529, 3250, 3251, 3252, 3253, 3254, 1530, 1535, 1536, 1540, 1541, 1542, 1545, 1546, 1547,
-    1548, 1550, 1551, 1552, 1553, 1554, 1580, 1581, 1582, 1583, 1584, 3230, 1585, 1586, 1587, 1588,
-    1589, 3235, 3236, 1590, 1591, 1592, 1593, 1594, 3240, 3241, 3242, 1595, 1596, 1597, 1598, 1599,
-    3245, 3246, 3247, 3248, 1600, 1601, 1602, 1603, 1604, 3250, 3251, 3252, 3253, 3254, 1605, 1610,
-    1611, 1615, 1616, 1617, 1620, 1621, 1622, 1623, 1625, 1626, 1627, 1628, 1629, 1655, 1656, 1657,
-    1658, 1659, 3230, 1660, 1661, 1662, 1663, 1664, 3235, 3236, 1665, 1666, 1667, 1668, 1669, 3240,
-    3241, 3242, 1670, 1671, 1672, 1673, 1674, 3245, 3246, 3247, 3248, 1675, 1676, 1677, 1678, 1679,
-    3250, 3251, 3252, 3253, 3254, 1680, 1685, 1686, 1690, 1691, 1692, 1695, 1696, 1697, 1698, 1700,
-    1701, 1702, 1703, 1704, 1730, 1731, 1732, 1733, 1734, 3230, 1735, 1736, 1737, 1738, 1739, 3235,
-    3236, 1740, 1741, 1742, 1743, 1744, 3240, 3241, 3242, 1745, 1746, 1747, 1748, 1749, 3245, 3246,
-    3247, 3248, 1750, 1751, 1752, 1753, 1754, 3250, 3251, 3252, 3253, 3254, 1755, 1760, 1761, 1765,
-    1766, 1767, 1770, 1771, 1772, 1773, 1775, 1776, 1777, 1778, 1779, 1805, 1806, 1807, 1808, 1809,
-    3230, 1810, 1811, 1812, 1813, 1814, 3235, 3236, 1815, 1816, 1817, 1818, 1819, 3240, 3241, 3242,
-    1820, 1821, 1822, 1823, 1824, 3245, 3246, 3247, 3248, 1825, 1826, 1827, 1828, 1829, 3250, 3251,
-    3252, 3253, 3254, 1830, 1835, 1836, 1840, 1841, 1842, 1845, 1846, 1847, 1848, 1850, 1851, 1852,
-    1853, 1854, 1880, 1881, 1882, 1883, 1884, 3230, 1885, 1886, 1887, 1888, 1889, 3235, 3236, 1890,
-    1891, 1892, 1893, 1894, 3240, 3241, 3242, 1895, 1896, 1897, 1898, 1899, 3245, 3246, 3247, 3248,
-    1900, 1901, 1902, 1903, 1904, 3250, 3251, 3252, 3253, 3254, 1905, 1910, 1911, 1915, 1916, 1917,
-    1920, 1921, 1922, 1923, 1925, 1926, 1927, 1928, 1929, 1955, 1956, 1957, 1958, 1959, 3230, 1960,
-    1961, 1962, 1963, 1964, 3235, 3236, 1965, 1966, 1967, 1968, 1969, 3240, 3241, 3242, 1970, 1971,
-    1972, 1973, 1974, 3245, 3246, 3247, 3248, 1975, 1976, 1977, 1978, 1979, 3250, 3251, 3252, 3253,
-    3254, 1980, 1985, 1986, 1990, 1991, 1992, 1995, 1996, 1997, 1998, 2000, 2001, 2002, 2003, 2004,
-    2030, 2031, 2032, 2033, 2034, 3230, 2035, 2036, 2037, 2038, 2039, 3235, 3236, 2040, 2041, 2042,
-    2043, 2044, 3240, 3241, 3242, 2045, 2046, 2047, 2048, 2049, 3245, 3246, 3247, 3248, 2050, 2051,
-    2052, 2053, 2054, 3250, 3251, 3252, 3253, 3254, 2055, 2060, 2061, 2065, 2066, 2067, 2070, 2071,
-    2072, 2073, 2075, 2076, 2077, 2078, 2079, 2105, 2106, 2107, 2108, 2109, 3230, 2110, 2111, 2112,
-    2113, 2114, 3235, 3236, 2115, 2116, 2117, 2118, 2119, 3240, 3241, 3242, 2120, 2121, 2122, 2123,
-    2124, 3245, 3246, 3247, 3248, 2125, 2126, 2127, 2128, 2129, 3250, 3251, 3252, 3253, 3254, 2130,
-    2135, 2136, 2140, 2141, 2142, 2145, 2146, 2147, 2148, 2150, 2151, 2152, 2153, 2154, 2180, 2181,
-    2182, 2183, 2184, 3230, 2185, 2186, 2187, 2188, 2189, 3235, 3236, 2190, 2191, 2192, 2193, 2194,
-    3240, 3241, 3242, 2195, 2196, 2197, 2198, 2199, 3245, 3246, 3247, 3248, 2200, 2201, 2202, 2203,
-    2204, 3250, 3251, 3252, 3253, 3254, 2205, 2210, 2211, 2215, 2216, 2217, 2220, 2221, 2222, 2223,
-    2225, 2226, 2227, 2228, 2229, 2255, 2256, 2257, 2258, 2259, 3230, 2260, 2261, 2262, 2263, 2264,
-    3235, 3236, 2265, 2266, 2267, 2268, 2269, 3240, 3241, 3242, 2270, 2271, 2272, 2273, 2274, 3245,
-    3246, 3247, 3248, 2275, 2276, 2277, 2278, 2279, 3250, 3251, 3252, 3253, 3254, 2280, 2285, 2286,
-    2290, 2291, 2292, 2295, 2296, 2297, 2298, 2300, 2301, 2302, 2303, 2304, 2330, 2331, 2332, 2333,
-    2334, 3230, 2335, 2336, 2337, 2338, 2339, 3235, 3236, 2340, 2341, 2342, 2343, 2344, 3240, 3241,
-    3242, 2345, 2346, 2347, 2348, 2349, 3245, 3246, 3247, 3248, 2350, 2351, 2352, 2353, 2354, 3250,
-    3251, 3252, 3253, 3254, 2355, 2360, 2361, 2365, 2366, 2367, 2370, 2371, 2372, 2373, 2375, 2376,
-    2377, 2378, 2379, 2405, 2406, 2407, 2408, 2409, 3230, 2410, 2411, 2412, 2413, 2414, 3235, 3236,
-    2415, 2416, 2417, 2418, 2419, 3240, 3241, 3242, 2420, 2421, 2422, 2423, 2424, 3245, 3246, 3247,
-    3248, 2425, 2426, 2427, 2428, 2429, 3250, 3251, 3252, 3253, 3254, 2430, 2435, 2436, 2440, 2441,
-    2442, 2445, 2446, 2447, 2448, 2450, 2451, 2452, 2453, 2454, 2480, 2481, 2482, 2483, 2484, 3230,
-    2485, 2486, 2487, 2488, 2489, 3235, 3236, 2490, 2491, 2492, 2493, 2494, 3240, 3241, 3242, 2495,
-    2496, 2497, 2498, 2499, 3245, 3246, 3247, 3248, 2500, 2501, 2502, 2503, 2504, 3250, 3251, 3252,
-    3253, 3254, 2505, 2510, 2511, 2515, 2516, 2517, 2520, 2521, 2522, 2523, 2525, 2526, 2527, 2528,
-    2529, 2555, 2556, 2557, 2558, 2559, 3230, 2560, 2561, 2562, 2563, 2564, 3235, 3236, 2565, 2566,
-    2567, 2568, 2569, 3240, 3241, 3242, 2570, 2571, 2572, 2573, 2574, 3245, 3246, 3247, 3248, 2575,
-    2576, 2577, 2578, 2579, 3250, 3251, 3252, 3253, 3254, 2580, 2585, 2586, 2590, 2591, 2592, 2595,
-    2596, 2597, 2598, 2600, 2601, 2602, 2603, 2604, 2630, 2631, 2632, 2633, 2634, 3230, 2635, 2636,
-    2637, 2638, 2639, 3235, 3236, 2640, 2641, 2642, 2643, 2644, 3240, 3241, 3242, 2645, 2646, 2647,
-    2648, 2649, 3245, 3246, 3247, 3248, 2650, 2651, 2652, 2653, 2654, 3250, 3251, 3252, 3253, 3254,
-    2655, 2660, 2661, 2665, 2666, 2667, 2670, 2671, 2672, 2673, 2675, 2676, 2677, 2678, 2679, 2705,
-    2706, 2707, 2708, 2709, 3230, 2710, 2711, 2712, 2713, 2714, 3235, 3236, 2715, 2716, 2717, 2718,
-    2719, 3240, 3241, 3242, 2720, 2721, 2722, 2723, 2724, 3245, 3246, 3247, 3248, 2725, 2726, 2727,
-    2728, 2729, 3250, 3251, 3252, 3253, 3254, 2730, 2735, 2736, 2740, 2741, 2742, 2745, 2746, 2747,
-    2748, 2750, 2751, 2752, 2753, 2754, 2780, 2781, 2782, 2783, 2784, 3230, 2785, 2786, 2787, 2788,
-    2789, 3235, 3236, 2790, 2791, 2792, 2793, 2794, 3240, 3241, 3242, 2795, 2796, 2797, 2798, 2799,
-    3245, 3246, 3247, 3248, 2800, 2801, 2802, 2803, 2804, 3250, 3251, 3252, 3253, 3254, 2805, 2810,
-    2811, 2815, 2816, 2817, 2820, 2821, 2822, 2823, 2825, 2826, 2827, 2828, 2829, 2855, 2856, 2857,
-    2858, 2859, 3230, 2860, 2861, 2862, 2863, 2864, 3235, 3236, 2865, 2866, 2867, 2868, 2869, 3240,
-    3241, 3242, 2870, 2871, 2872, 2873, 2874, 3245, 3246, 3247, 3248, 2875, 2876, 2877, 2878, 2879,
-    3250, 3251, 3252, 3253, 3254, 2880, 2885, 2886, 2890, 2891, 2892, 2895, 2896, 2897, 2898, 2900,
-    2901, 2902, 2903, 2904, 2930, 2931, 2932, 2933, 2934, 3230, 2935, 2936, 2937, 2938, 2939, 3235,
-    3236, 2940, 2941, 2942, 2943, 2944, 3240, 3241, 3242, 2945, 2946, 2947, 2948, 2949, 3245, 3246,
-    3247, 3248, 2950, 2951, 2952, 2953, 2954, 3250, 3251, 3252, 3253, 3254, 2955, 2960, 2961, 2965,
-    2966, 2967, 2970, 2971, 2972, 2973, 2975, 2976, 2977, 2978, 2979, 3005, 3006, 3007, 3008, 3009,
-    3230, 3010, 3011, 3012, 3013, 3014, 3235, 3236, 3015, 3016, 3017, 3018, 3019, 3240, 3241, 3242,
-    3020, 3021, 3022, 3023, 3024, 3245, 3246, 3247, 3248, 3025, 3026, 3027, 3028, 3029, 3250, 3251,
-    3252, 3253, 3254, 3030, 3035, 3036, 3040, 3041, 3042, 3045, 3046, 3047, 3048, 3050, 3051, 3052,
-    3053, 3054, 3080, 3081, 3082, 3083, 3084, 3230, 3085, 3086, 3087, 3088, 3089, 3235, 3236, 3090,
-    3091, 3092, 3093, 3094, 3240, 3241, 3242, 3095, 3096, 3097, 3098, 3099, 3245, 3246, 3247, 3248,
-    3100, 3101, 3102, 3103, 3104, 3250, 3251, 3252, 3253, 3254, 3105, 3110, 3111, 3115, 3116, 3117,
-    3120, 3121, 3122, 3123, 3125, 3126, 3127, 3128, 3129, 3155, 3156, 3157, 3158, 3159, 3230, 3160,
-    3161, 3162, 3163, 3164, 3235, 3236, 3165, 3166, 3167, 3168, 3169, 3240, 3241, 3242, 3170, 3171,
-    3172, 3173, 3174, 3245, 3246, 3247, 3248, 3175, 3176, 3177, 3178, 3179, 3250, 3251, 3252, 3253,
-    3254, 3180, 3185, 3186, 3190, 3191, 3192, 3195, 3196, 3197, 3198, 3200, 3201, 3202, 3203, 3204,
-    3205, 3206, 3207, 3208, 3209, 3230, 3210, 3211, 3212, 3213, 3214, 3235, 3236, 3215, 3216, 3217,
-    3218, 3219, 3240, 3241, 3242, 3220, 3221, 3222, 3223, 3224, 3245, 3246, 3247, 3248, 3225, 3226,
-    3227, 3228, 3229, 3250, 3251, 3252, 3253, 3254, 3230, 3235, 3236, 3240, 3241, 3242, 3245, 3246,
-    3247, 3248, 3250, 3251, 3252, 3253, 3254, 3365, 3370, 3371, 3375, 3376, 3377, 3380, 3381, 3382,
-    3383, 3385, 3386, 3387, 3388, 3389, 3390, 3391, 3392, 3393, 3394, 6582, 3395, 3396, 3397, 3398,
-    3399, 6588, 6589, 3400, 3401, 3402, 3403, 3404, 6594, 6595, 6596, 3405, 3406, 3407, 3408, 3409,
-    6600, 6601, 6602, 6603, 3410, 3411, 3412, 3413, 3414, 6606, 6607, 6608, 6609, 6610, 3415, 3416,
-    3417, 3418, 3419, 6612, 6613, 6614, 6615, 6616, 6617, 3420, 3421, 3422, 3423, 3424, 6618, 6619,
-    6620, 6621, 6622, 6623, 6654, 3425, 3426, 3427, 3428, 3429, 6624, 6625, 6626, 6627, 6628, 6629,
-    6660, 6661, 3430, 3431, 3432, 3433, 3434, 6630, 6631, 6632, 6633, 6634, 6635, 6666, 6667, 6668,
-    3435, 3436, 3437, 3438, 3439, 6636, 6637, 6638, 6639, 6640, 6641, 6672, 6673, 6674, 6675, 3440,
-    3441, 3442, 3443, 3444, 6642, 6643, 6644, 6645, 6646, 6647, 6678, 6679, 6680, 6681, 6682, 3445,
-    3446, 3447, 3448, 3449, 6648, 6649, 6650, 6651, 6652, 6653, 6684, 6685, 6686, 6687, 6688, 6689,
-    6582, 6588, 6589, 6594, 6595, 6596, 6600, 6601, 6602, 6603, 6606, 6607, 6608, 6609, 6610, 6612,
-    6613, 6614, 6615, 6616, 6617, 6618, 6619, 6620, 6621, 6622, 6623, 6654, 6624, 6625, 6626, 6627,
-    6628, 6629, 6660, 6661, 6630, 6631, 6632, 6633, 6634, 6635, 6666, 6667, 6668, 6636, 6637, 6638,
-    6639, 6640, 6641, 6672, 6673, 6674, 6675, 6642, 6643, 6644, 6645, 6646, 6647, 6678, 6679, 6680,
-    6681, 6682, 6648, 6649, 6650, 6651, 6652, 6653, 6684, 6685, 6686, 6687, 6688, 6689, 3530, 3535,
-    3536, 3540, 3541, 3542, 3545, 3546, 3547, 3548, 3550, 3551, 3552, 3553, 3554, 3555, 3556, 3557,
-    3558, 3559, 6654, 3560, 3561, 3562, 3563, 3564, 6660, 6661, 3565, 3566, 3567, 3568, 3569, 6666,
-    6667, 6668, 3570, 3571, 3572, 3573, 3574, 6672, 6673, 6674, 6675, 3575, 3576, 3577, 3578, 3579,
-    6678, 6679, 6680, 6681, 6682, 3580, 3581, 3582, 3583, 3584, 6684, 6685, 6686, 6687, 6688, 6689,
-    6654, 6660, 6661, 6666, 6667, 6668, 6672, 6673, 6674, 6675, 6678, 6679, 6680, 6681, 6682, 6684,
-    6685, 6686, 6687, 6688, 6689, 3660, 3665, 3666, 3670, 3671, 3672, 3675, 3676, 3677, 3678, 3680,
-    3681, 3682, 3683, 3684, 3710, 3711, 3712, 3713, 3714, 6485, 3715, 3716, 3717, 3718, 3719, 6490,
-    6491, 3720, 3721, 3722, 3723, 3724, 6495, 6496, 6497, 3725, 3726, 3727, 3728, 3729, 6500, 6501,
-    6502, 6503, 3730, 3731, 3732, 3733, 3734, 6505, 6506, 6507, 6508, 6509, 3735, 3740, 3741, 3745,
-    3746, 3747, 3750, 3751, 3752, 3753, 3755, 3756, 3757, 3758, 3759, 3785, 3786, 3787, 3788, 3789,
-    6485, 3790, 3791, 3792, 3793, 3794, 6490, 6491, 3795, 3796, 3797, 3798, 3799, 6495, 6496, 6497,
-    3800, 3801, 3802, 3803, 3804, 6500, 6501, 6502, 6503, 3805, 3806, 3807, 3808, 3809, 6505, 6506,
-    6507, 6508, 6509, 3810, 3815, 3816, 3820, 3821, 3822, 3825, 3826, 3827, 3828, 3830, 3831, 3832,
-    3833, 3834, 3860, 3861, 3862, 3863, 3864, 6485, 3865, 3866, 3867, 3868, 3869, 6490, 6491, 3870,
-    3871, 3872, 3873, 3874, 6495, 6496, 6497, 3875, 3876, 3877, 3878, 3879, 6500, 6501, 6502, 6503,
-    3880, 3881, 3882, 3883, 3884, 6505, 6506, 6507, 6508, 6509, 3885, 3890, 3891, 3895, 3896, 3897,
-    3900, 3901, 3902, 3903, 3905, 3906, 3907, 3908, 3909, 3935, 3936, 3937, 3938, 3939, 6485, 3940,
-    3941, 3942, 3943, 3944, 6490, 6491, 3945, 3946, 3947, 3948, 3949, 6495, 6496, 6497, 3950, 3951,
-    3952, 3953, 3954, 6500, 6501, 6502, 6503, 3955, 3956, 3957, 3958, 3959, 6505, 6506, 6507, 6508,
-    6509, 3960, 3965, 3966, 3970, 3971, 3972, 3975, 3976, 3977, 3978, 3980, 3981, 3982, 3983, 3984,
-    4010, 4011, 4012, 4013, 4014, 6485, 4015, 4016, 4017, 4018, 4019, 6490, 6491, 4020, 4021, 4022,
-    4023, 4024, 6495, 6496, 6497, 4025, 4026, 4027, 4028, 4029, 6500, 6501, 6502, 6503, 4030, 4031,
-    4032, 4033, 4034, 6505, 6506, 6507, 6508, 6509, 4035, 4040, 4041, 4045, 4046, 4047, 4050, 4051,
-    4052, 4053, 4055, 4056, 4057, 4058, 4059, 4085, 4086, 4087, 4088, 4089, 6485, 4090, 4091, 4092,
-    4093, 4094, 6490, 6491, 4095, 4096, 4097, 4098, 4099, 6495, 6496, 6497, 4100, 4101, 4102, 4103,
-    4104, 6500, 6501, 6502, 6503, 4105, 4106, 4107, 4108, 4109, 6505, 6506, 6507, 6508, 6509, 4110,
-    4115, 4116, 4120, 4121, 4122, 4125, 4126, 4127, 4128, 4130, 4131, 4132, 4133, 4134, 4160, 4161,
-    4162, 4163, 4164, 6485, 4165, 4166, 4167, 4168, 4169, 6490, 6491, 4170, 4171, 4172, 4173, 4174,
-    6495, 6496, 6497, 4175, 4176, 4177, 4178, 4179, 6500, 6501, 6502, 6503, 4180, 4181, 4182, 4183,
-    4184, 6505, 6506, 6507, 6508, 6509, 4185, 4190, 4191, 4195, 4196, 4197, 4200, 4201, 4202, 4203,
-    4205, 4206, 4207, 4208, 4209, 4235, 4236, 4237, 4238, 4239, 6485, 4240, 4241, 4242, 4243, 4244,
-    6490, 6491, 4245, 4246, 4247, 4248, 4249, 6495, 6496, 6497, 4250, 4251, 4252, 4253, 4254, 6500,
-    6501, 6502, 6503, 4255, 4256, 4257, 4258, 4259, 6505, 6506, 6507, 6508, 6509, 4260, 4265, 4266,
-    4270, 4271, 4272, 4275, 4276, 4277, 4278, 4280, 4281, 4282, 4283, 4284, 4310, 4311, 4312, 4313,
-    4314, 6485, 4315, 4316, 4317, 4318, 4319, 6490, 6491, 4320, 4321, 4322, 4323, 4324, 6495, 6496,
-    6497, 4325, 4326, 4327, 4328, 4329, 6500, 6501, 6502, 6503, 4330, 4331, 4332, 4333, 4334, 6505,
-    6506, 6507, 6508, 6509, 4335, 4340, 4341, 4345, 4346, 4347, 4350, 4351, 4352, 4353, 4355, 4356,
-    4357, 4358, 4359, 4385, 4386, 4387, 4388, 4389, 6485, 4390, 4391, 4392, 4393, 4394, 6490, 6491,
-    4395, 4396, 4397, 4398, 4399, 6495, 6496, 6497, 4400, 4401, 4402, 4403, 4404, 6500, 6501, 6502,
-    6503, 4405, 4406, 4407, 4408, 4409, 6505, 6506, 6507, 6508, 6509, 4410, 4415, 4416, 4420, 4421,
-    4422, 4425, 4426, 4427, 4428, 4430, 4431, 4432, 4433, 4434, 4460, 4461, 4462, 4463, 4464, 6485,
-    4465, 4466, 4467, 4468, 4469, 6490, 6491, 4470, 4471, 4472, 4473, 4474, 6495, 6496, 6497, 4475,
-    4476, 4477, 4478, 4479, 6500, 6501, 6502, 6503, 4480, 4481, 4482, 4483, 4484, 6505, 6506, 6507,
-    6508, 6509, 4485, 4490, 4491, 4495, 4496, 4497, 4500, 4501, 4502, 4503, 4505, 4506, 4507, 4508,
-    4509, 4535, 4536, 4537, 4538, 4539, 6485, 4540, 4541, 4542, 4543, 4544, 6490, 6491, 4545, 4546,
-    4547, 4548, 4549, 6495, 6496, 6497, 4550, 4551, 4552, 4553, 4554, 6500, 6501, 6502, 6503, 4555,
-    4556, 4557, 4558, 4559, 6505, 6506, 6507, 6508, 6509, 4560, 4565, 4566, 4570, 4571, 4572, 4575,
-    4576, 4577, 4578, 4580, 4581, 4582, 4583, 4584, 4610, 4611, 4612, 4613, 4614, 6485, 4615, 4616,
-    4617, 4618, 4619, 6490, 6491, 4620, 4621, 4622, 4623, 4624, 6495, 6496, 6497, 4625, 4626, 4627,
-    4628, 4629, 6500, 6501, 6502, 6503, 4630, 4631, 4632, 4633, 4634, 6505, 6506, 6507, 6508, 6509,
-    4635, 4640, 4641, 4645, 4646, 4647, 4650, 4651, 4652, 4653, 4655, 4656, 4657, 4658, 4659, 4685,
-    4686, 4687, 4688, 4689, 6485, 4690, 4691, 4692, 4693, 4694, 6490, 6491, 4695, 4696, 4697, 4698,
-    4699, 6495, 6496, 6497, 4700, 4701, 4702, 4703, 4704, 6500, 6501, 6502, 6503, 4705, 4706, 4707,
-    4708, 4709, 6505, 6506, 6507, 6508, 6509, 4710, 4715, 4716, 4720, 4721, 4722, 4725, 4726, 4727,
-    4728, 4730, 4731, 4732, 4733, 4734, 4760, 4761, 4762, 4763, 4764, 6485, 4765, 4766, 4767, 4768,
-    4769, 6490, 6491, 4770, 4771, 4772, 4773, 4774, 6495, 6496, 6497, 4775, 4776, 4777, 4778, 4779,
-    6500, 6501, 6502, 6503, 4780, 4781, 4782, 4783, 4784, 6505, 6506, 6507, 6508, 6509, 4785, 4790,
-    4791, 4795, 4796, 4797, 4800, 4801, 4802, 4803, 4805, 4806, 4807, 4808, 4809, 4835, 4836, 4837,
-    4838, 4839, 6485, 4840, 4841, 4842, 4843, 4844, 6490, 6491, 4845, 4846, 4847, 4848, 4849, 6495,
-    6496, 6497, 4850, 4851, 4852, 4853, 4854, 6500, 6501, 6502, 6503, 4855, 4856, 4857, 4858, 4859,
-    6505, 6506, 6507, 6508, 6509, 4860, 4865, 4866, 4870, 4871, 4872, 4875, 4876, 4877, 4878, 4880,
-    4881, 4882, 4883, 4884, 4910, 4911, 4912, 4913, 4914, 6485, 4915, 4916, 4917, 4918, 4919, 6490,
-    6491, 4920, 4921, 4922, 4923, 4924, 6495, 6496, 6497, 4925, 4926, 4927, 4928, 4929, 6500, 6501,
-    6502, 6503, 4930, 4931, 4932, 4933, 4934, 6505, 6506, 6507, 6508, 6509, 4935, 4940, 4941, 4945,
-    4946, 4947, 4950, 4951, 4952, 4953, 4955, 4956, 4957, 4958, 4959, 4985, 4986, 4987, 4988, 4989,
-    6485, 4990, 4991, 4992, 4993, 4994, 6490, 6491, 4995, 4996, 4997, 4998, 4999, 6495, 6496, 6497,
-    5000, 5001, 5002, 5003, 5004, 6500, 6501, 6502, 6503, 5005, 5006, 5007, 5008, 5009, 6505, 6506,
-    6507, 6508, 6509, 5010, 5015, 5016, 5020, 5021, 5022, 5025, 5026, 5027, 5028, 5030, 5031, 5032,
-    5033, 5034, 5060, 5061, 5062, 5063, 5064, 6485, 5065, 5066, 5067, 5068, 5069, 6490, 6491, 5070,
-    5071, 5072, 5073, 5074, 6495, 6496, 6497, 5075, 5076, 5077, 5078, 5079, 6500, 6501, 6502, 6503,
-    5080, 5081, 5082, 5083, 5084, 6505, 6506, 6507, 6508, 6509, 5085, 5090, 5091, 5095, 5096, 5097,
-    5100, 5101, 5102, 5103, 5105, 5106, 5107, 5108, 5109, 5135, 5136, 5137, 5138, 5139, 6485, 5140,
-    5141, 5142, 5143, 5144, 6490, 6491, 5145, 5146, 5147, 5148, 5149, 6495, 6496, 6497, 5150, 5151,
-    5152, 5153, 5154, 6500, 6501, 6502, 6503, 5155, 5156, 5157, 5158, 5159, 6505, 6506, 6507, 6508,
-    6509, 5160, 5165, 5166, 5170, 5171, 5172, 5175, 5176, 5177, 5178, 5180, 5181, 5182, 5183, 5184,
-    5210, 5211, 5212, 5213, 5214, 6485, 5215, 5216, 5217, 5218, 5219, 6490, 6491, 5220, 5221, 5222,
-    5223, 5224, 6495, 6496, 6497, 5225, 5226, 5227, 5228, 5229, 6500, 6501, 6502, 6503, 5230, 5231,
-    5232, 5233, 5234, 6505, 6506, 6507, 6508, 6509, 5235, 5240, 5241, 5245, 5246, 5247, 5250, 5251,
-    5252, 5253, 5255, 5256, 5257, 5258, 5259, 5285, 5286, 5287, 5288, 5289, 6485, 5290, 5291, 5292,
-    5293, 5294, 6490, 6491, 5295, 5296, 5297, 5298, 5299, 6495, 6496, 6497, 5300, 5301, 5302, 5303,
-    5304, 6500, 6501, 6502, 6503, 5305, 5306, 5307, 5308, 5309, 6505, 6506, 6507, 6508, 6509, 5310,
-    5315, 5316, 5320, 5321, 5322, 5325, 5326, 5327, 5328, 5330, 5331, 5332, 5333, 5334, 5360, 5361,
-    5362, 5363, 5364, 6485, 5365, 5366, 5367, 5368, 5369, 6490, 6491, 5370, 5371, 5372, 5373, 5374,
-    6495, 6496, 6497, 5375, 5376, 5377, 5378, 5379, 6500, 6501, 6502, 6503, 5380, 5381, 5382, 5383,
-    5384, 6505, 6506, 6507, 6508, 6509, 5385, 5390, 5391, 5395, 5396, 5397, 5400, 5401, 5402, 5403,
-    5405, 5406, 5407, 5408, 5409, 5435, 5436, 5437, 5438, 5439, 6485, 5440, 5441, 5442, 5443, 5444,
-    6490, 6491, 5445, 5446, 5447, 5448, 5449, 6495, 6496, 6497, 5450, 5451, 5452, 5453, 5454, 6500,
-    6501, 6502, 6503, 5455, 5456, 5457, 5458, 5459, 6505, 6506, 6507, 6508, 6509, 5460, 5465, 5466,
-    5470, 5471, 5472, 5475, 5476, 5477, 5478, 5480, 5481, 5482, 5483, 5484, 5510, 5511, 5512, 5513,
-    5514, 6485, 5515, 5516, 5517, 5518, 5519, 6490, 6491, 5520, 5521, 5522, 5523, 5524, 6495, 6496,
-    6497, 5525, 5526, 5527, 5528, 5529, 6500, 6501, 6502, 6503, 5530, 5531, 5532, 5533, 5534, 6505,
-    6506, 6507, 6508, 6509, 5535, 5540, 5541, 5545, 5546, 5547, 5550, 5551, 5552, 5553, 5555, 5556,
-    5557, 5558, 5559, 5585, 5586, 5587, 5588, 5589, 6485, 5590, 5591, 5592, 5593, 5594, 6490, 6491,
-    5595, 5596, 5597, 5598, 5599, 6495, 6496, 6497, 5600, 5601, 5602, 5603, 5604, 6500, 6501, 6502,
-    6503, 5605, 5606, 5607, 5608, 5609, 6505, 6506, 6507, 6508, 6509, 5610, 5615, 5616, 5620, 5621,
-    5622, 5625, 5626, 5627, 5628, 5630, 5631, 5632, 5633, 5634, 5660, 5661, 5662, 5663, 5664, 6485,
-    5665, 5666, 5667, 5668, 5669, 6490, 6491, 5670, 5671, 5672, 5673, 5674, 6495, 6496, 6497, 5675,
-    5676, 5677, 5678, 5679, 6500, 6501, 6502, 6503, 5680, 5681, 5682, 5683, 5684, 6505, 6506, 6507,
-    6508, 6509, 5685, 5690, 5691, 5695, 5696, 5697, 5700, 5701, 5702, 5703, 5705, 5706, 5707, 5708,
-    5709, 5735, 5736, 5737, 5738, 5739, 6485, 5740, 5741, 5742, 5743, 5744, 6490, 6491, 5745, 5746,
-    5747, 5748, 5749, 6495, 6496, 6497, 5750, 5751, 5752, 5753, 5754, 6500, 6501, 6502, 6503, 5755,
-    5756, 5757, 5758, 5759, 6505, 6506, 6507, 6508, 6509, 5760, 5765, 5766, 5770, 5771, 5772, 5775,
-    5776, 5777, 5778, 5780, 5781, 5782, 5783, 5784, 5810, 5811, 5812, 5813, 5814, 6485, 5815, 5816,
-    5817, 5818, 5819, 6490, 6491, 5820, 5821, 5822, 5823, 5824, 6495, 6496, 6497, 5825, 5826, 5827,
-    5828, 5829, 6500, 6501, 6502, 6503, 5830, 5831, 5832, 5833, 5834, 6505, 6506, 6507, 6508, 6509,
-    5835, 5840, 5841, 5845, 5846, 5847, 5850, 5851, 5852, 5853, 5855, 5856, 5857, 5858, 5859, 5885,
-    5886, 5887, 5888, 5889, 6485, 5890, 5891, 5892, 5893, 5894, 6490, 6491, 5895, 5896, 5897, 5898,
-    5899, 6495, 6496, 6497, 5900, 5901, 5902, 5903, 5904, 6500, 6501, 6502, 6503, 5905, 5906, 5907,
-    5908, 5909, 6505, 6506, 6507, 6508, 6509, 5910, 5915, 5916, 5920, 5921, 5922, 5925, 5926, 5927,
-    5928, 5930, 5931, 5932, 5933, 5934, 5960, 5961, 5962, 5963, 5964, 6485, 5965, 5966, 5967, 5968,
-    5969, 6490, 6491, 5970, 5971, 5972, 5973, 5974, 6495, 6496, 6497, 5975, 5976, 5977, 5978, 5979,
-    6500, 6501, 6502, 6503, 5980, 5981, 5982, 5983, 5984, 6505, 6506, 6507, 6508, 6509, 5985, 5990,
-    5991, 5995, 5996, 5997, 6000, 6001, 6002, 6003, 6005, 6006, 6007, 6008, 6009, 6035, 6036, 6037,
-    6038, 6039, 6485, 6040, 6041, 6042, 6043, 6044, 6490, 6491, 6045, 6046, 6047, 6048, 6049, 6495,
-    6496, 6497, 6050, 6051, 6052, 6053, 6054, 6500, 6501, 6502, 6503, 6055, 6056, 6057, 6058, 6059,
-    6505, 6506, 6507, 6508, 6509, 6060, 6065, 6066, 6070, 6071, 6072, 6075, 6076, 6077, 6078, 6080,
-    6081, 6082, 6083, 6084, 6110, 6111, 6112, 6113, 6114, 6485, 6115, 6116, 6117, 6118, 6119, 6490,
-    6491, 6120, 6121, 6122, 6123, 6124, 6495, 6496, 6497, 6125, 6126, 6127, 6128, 6129, 6500, 6501,
-    6502, 6503, 6130, 6131, 6132, 6133, 6134, 6505, 6506, 6507, 6508, 6509, 6135, 6140, 6141, 6145,
-    6146, 6147, 6150, 6151, 6152, 6153, 6155, 6156, 6157, 6158, 6159, 6185, 6186, 6187, 6188, 6189,
-    6485, 6190, 6191, 6192, 6193, 6194, 6490, 6491, 6195, 6196, 6197, 6198, 6199, 6495, 6496, 6497,
-    6200, 6201, 6202, 6203, 6204, 6500, 6501, 6502, 6503, 6205, 6206, 6207, 6208, 6209, 6505, 6506,
-    6507, 6508, 6509, 6210, 6215, 6216, 6220, 6221, 6222, 6225, 6226, 6227, 6228, 6230, 6231, 6232,
-    6233, 6234, 6260, 6261, 6262, 6263, 6264, 6485, 6265, 6266, 6267, 6268, 6269, 6490, 6491, 6270,
-    6271, 6272, 6273, 6274, 6495, 6496, 6497, 6275, 6276, 6277, 6278, 6279, 6500, 6501, 6502, 6503,
-    6280, 6281, 6282, 6283, 6284, 6505, 6506, 6507, 6508, 6509, 6285, 6290, 6291, 6295, 6296, 6297,
-    6300, 6301, 6302, 6303, 6305, 6306, 6307, 6308, 6309, 6335, 6336, 6337, 6338, 6339, 6485, 6340,
-    6341, 6342, 6343, 6344, 6490, 6491, 6345, 6346, 6347, 6348, 6349, 6495, 6496, 6497, 6350, 6351,
-    6352, 6353, 6354, 6500, 6501, 6502, 6503, 6355, 6356, 6357, 6358, 6359, 6505, 6506, 6507, 6508,
-    6509, 6360, 6365, 6366, 6370, 6371, 6372, 6375, 6376, 6377, 6378, 6380, 6381, 6382, 6383, 6384,
-    6410, 6411, 6412, 6413, 6414, 6485, 6415, 6416, 6417, 6418, 6419, 6490, 6491, 6420, 6421, 6422,
-    6423, 6424, 6495, 6496, 6497, 6425, 6426, 6427, 6428, 6429, 6500, 6501, 6502, 6503, 6430, 6431,
-    6432, 6433, 6434, 6505, 6506, 6507, 6508, 6509, 6435, 6440, 6441, 6445, 6446, 6447, 6450, 6451,
-    6452, 6453, 6455, 6456, 6457, 6458, 6459, 6460, 6461, 6462, 6463, 6464, 6485, 6465, 6466, 6467,
-    6468, 6469, 6490, 6491, 6470, 6471, 6472, 6473, 6474, 6495, 6496, 6497, 6475, 6476, 6477, 6478,
-    6479, 6500, 6501, 6502, 6503, 6480, 6481, 6482, 6483, 6484, 6505, 6506, 6507, 6508, 6509, 6485,
-    6490, 6491, 6495, 6496, 6497, 6500, 6501, 6502, 6503, 6505, 6506, 6507, 6508, 6509, 6582, 6588,
-    6589, 6594, 6595, 6596, 6600, 6601, 6602, 6603, 6606, 6607, 6608, 6609, 6610, 6612, 6613, 6614,
-    6615, 6616, 6617, 6654, 6660, 6661, 6666, 6667, 6668, 6672, 6673, 6674, 6675, 6678, 6679, 6680,
-    6681, 6682, 6684, 6685, 6686, 6687, 6688, 6689,
+static const int32_t rsi[] = {
+    /* sprocket_axleL */ W_road1_axleL, W_road1_axleL + 5, W_road1_axleL + 6, W_road1_axleL + 10, W_road1_axleL + 11, W_road1_axleL + 12, W_road1_axleL + 15, W_road1_axleL + 16, W_road1_axleL + 17, W_road1_axleL + 18, W_road1_axleL + 20, W_road1_axleL + 21, W_road1_axleL + 22, W_road1_axleL + 23, W_road1_axleL + 24, W_road1_axleL + 25, W_road1_axleL + 26, W_road1_axleL + 27, W_road1_axleL + 28, W_road1_axleL + 29, W_hull_weld1, W_road1_axleL + 30, W_road1_axleL + 31, W_road1_axleL + 32, W_road1_axleL + 33, W_road1_axleL + 34, W_hull_weld1 + 6, W_hull_weld1 + 7, W_road1_axleL + 35, W_road1_axleL + 36, W_road1_axleL + 37, W_road1_axleL + 38, W_road1_axleL + 39, W_hull_weld1 + 12, W_hull_weld1 + 13, W_hull_weld1 + 14, W_road1_axleL + 40, W_road1_axleL + 41, W_road1_axleL + 42, W_road1_axleL + 43, W_road1_axleL + 44, W_hull_weld1 + 18, W_hull_weld1 + 19, W_hull_weld1 + 20, W_hull_weld1 + 21, W_road1_axleL + 45, W_road1_axleL + 46, W_road1_axleL + 47, W_road1_axleL + 48, W_road1_axleL + 49, W_hull_weld1 + 24, W_hull_weld1 + 25, W_hull_weld1 + 26, W_hull_weld1 + 27, W_hull_weld1 + 28, W_road1_axleL + 50, W_road1_axleL + 51, W_road1_axleL + 52, W_road1_axleL + 53, W_road1_axleL + 54, W_hull_weld1 + 30, W_hull_weld1 + 31, W_hull_weld1 + 32, W_hull_weld1 + 33, W_hull_weld1 + 34, W_hull_weld1 + 35,
+    /* road1_axleL */ W_hull_weld1, W_hull_weld1 + 6, W_hull_weld1 + 7, W_hull_weld1 + 12, W_hull_weld1 + 13, W_hull_weld1 + 14, W_hull_weld1 + 18, W_hull_weld1 + 19, W_hull_weld1 + 20, W_hull_weld1 + 21, W_hull_weld1 + 24, W_hull_weld1 + 25, W_hull_weld1 + 26, W_hull_weld1 + 27, W_hull_weld1 + 28, W_hull_weld1 + 30, W_hull_weld1 + 31, W_hull_weld1 + 32, W_hull_weld1 + 33, W_hull_weld1 + 34, W_hull_weld1 + 35,
+    /* road2_axleL */ W_idler_axleL, W_idler_axleL + 5, W_idler_axleL + 6, W_idler_axleL + 10, W_idler_axleL + 11, W_idler_axleL + 12, W_idler_axleL + 15, W_idler_axleL + 16, W_idler_axleL + 17, W_idler_axleL + 18, W_idler_axleL + 20, W_idler_axleL + 21, W_idler_axleL + 22, W_idler_axleL + 23, W_idler_axleL + 24, W_idler_axleL + 25, W_idler_axleL + 26, W_idler_axleL + 27, W_idler_axleL + 28, W_idler_axleL + 29, W_hull_weld1, W_idler_axleL + 30, W_idler_axleL + 31, W_idler_axleL + 32, W_idler_axleL + 33, W_idler_axleL + 34, W_hull_weld1 + 6, W_hull_weld1 + 7, W_idler_axleL + 35, W_idler_axleL + 36, W_idler_axleL + 37, W_idler_axleL + 38, W_idler_axleL + 39, W_hull_weld1 + 12, W_hull_weld1 + 13, W_hull_weld1 + 14, W_idler_axleL + 40, W_idler_axleL + 41, W_idler_axleL + 42, W_idler_axleL + 43, W_idler_axleL + 44, W_hull_weld1 + 18, W_hull_weld1 + 19, W_hull_weld1 + 20, W_hull_weld1 + 21, W_idler_axleL + 45, W_idler_axleL + 46, W_idler_axleL + 47, W_idler_axleL + 48, W_idler_axleL + 49, W_hull_weld1 + 24, W_hull_weld1 + 25, W_hull_weld1 + 26, W_hull_weld1 + 27, W_hull_weld1 + 28, W_idler_axleL + 50, W_idler_axleL + 51, W_idler_axleL + 52, W_idler_axleL + 53, W_idler_axleL + 54, W_hull_weld1 + 30, W_hull_weld1 + 31, W_hull_weld1 + 32, W_hull_weld1 + 33, W_hull_weld1 + 34, W_hull_weld1 + 35, W_idler_axleL + 55, W_idler_axleL + 56, W_idler_axleL + 57, W_idler_axleL + 58, W_idler_axleL + 59, W_hull_weld1 + 36, W_hull_weld1 + 37, W_hull_weld1 + 38, W_hull_weld1 + 39, W_hull_weld1 + 40, W_hull_weld1 + 41, W_hull_weld2, W_idler_axleL + 60, W_idler_axleL + 61, W_idler_axleL + 62, W_idler_axleL + 63, W_idler_axleL + 64, W_hull_weld1 + 42, W_hull_weld1 + 43, W_hull_weld1 + 44, W_hull_weld1 + 45, W_hull_weld1 + 46, W_hull_weld1 + 47, W_hull_weld2 + 6, W_hull_weld2 + 7, W_idler_axleL + 65, W_idler_axleL + 66, W_idler_axleL + 67, W_idler_axleL + 68, W_idler_axleL + 69, W_hull_weld1 + 48, W_hull_weld1 + 49, W_hull_weld1 + 50, W_hull_weld1 + 51, W_hull_weld1 + 52, W_hull_weld1 + 53, W_hull_weld2 + 12, W_hull_weld2 + 13, W_hull_weld2 + 14, W_idler_axleL + 70, W_idler_axleL + 71, W_idler_axleL + 72, W_idler_axleL + 73, W_idler_axleL + 74, W_hull_weld1 + 54, W_hull_weld1 + 55, W_hull_weld1 + 56, W_hull_weld1 + 57, W_hull_weld1 + 58, W_hull_weld1 + 59, W_hull_weld2 + 18, W_hull_weld2 + 19, W_hull_weld2 + 20, W_hull_weld2 + 21, W_idler_axleL + 75, W_idler_axleL + 76, W_idler_axleL + 77, W_idler_axleL + 78, W_idler_axleL + 79, W_hull_weld1 + 60, W_hull_weld1 + 61, W_hull_weld1 + 62, W_hull_weld1 + 63, W_hull_weld1 + 64, W_hull_weld1 + 65, W_hull_weld2 + 24, W_hull_weld2 + 25, W_hull_weld2 + 26, W_hull_weld2 + 27, W_hull_weld2 + 28, W_idler_axleL + 80, W_idler_axleL + 81, W_idler_axleL + 82, W_idler_axleL + 83, W_idler_axleL + 84, W_hull_weld1 + 66, W_hull_weld1 + 67, W_hull_weld1 + 68, W_hull_weld1 + 69, W_hull_weld1 + 70, W_hull_weld1 + 71, W_hull_weld2 + 30, W_hull_weld2 + 31, W_hull_weld2 + 32, W_hull_weld2 + 33, W_hull_weld2 + 34, W_hull_weld2 + 35,
+    /* idler_axleL */ W_hull_weld1, W_hull_weld1 + 6, W_hull_weld1 + 7, W_hull_weld1 + 12, W_hull_weld1 + 13, W_hull_weld1 + 14, W_hull_weld1 + 18, W_hull_weld1 + 19, W_hull_weld1 + 20, W_hull_weld1 + 21, W_hull_weld1 + 24, W_hull_weld1 + 25, W_hull_weld1 + 26, W_hull_weld1 + 27, W_hull_weld1 + 28, W_hull_weld1 + 30, W_hull_weld1 + 31, W_hull_weld1 + 32, W_hull_weld1 + 33, W_hull_weld1 + 34, W_hull_weld1 + 35, W_hull_weld1 + 36, W_hull_weld1 + 37, W_hull_weld1 + 38, W_hull_weld1 + 39, W_hull_weld1 + 40, W_hull_weld1 + 41, W_hull_weld2, W_hull_weld1 + 42, W_hull_weld1 + 43, W_hull_weld1 + 44, W_hull_weld1 + 45, W_hull_weld1 + 46, W_hull_weld1 + 47, W_hull_weld2 + 6, W_hull_weld2 + 7, W_hull_weld1 + 48, W_hull_weld1 + 49, W_hull_weld1 + 50, W_hull_weld1 + 51, W_hull_weld1 + 52, W_hull_weld1 + 53, W_hull_weld2 + 12, W_hull_weld2 + 13, W_hull_weld2 + 14, W_hull_weld1 + 54, W_hull_weld1 + 55, W_hull_weld1 + 56, W_hull_weld1 + 57, W_hull_weld1 + 58, W_hull_weld1 + 59, W_hull_weld2 + 18, W_hull_weld2 + 19, W_hull_weld2 + 20, W_hull_weld2 + 21, W_hull_weld1 + 60, W_hull_weld1 + 61, W_hull_weld1 + 62, W_hull_weld1 + 63, W_hull_weld1 + 64, W_hull_weld1 + 65, W_hull_weld2 + 24, W_hull_weld2 + 25, W_hull_weld2 + 26, W_hull_weld2 + 27, W_hull_weld2 + 28, W_hull_weld1 + 66, W_hull_weld1 + 67, W_hull_weld1 + 68, W_hull_weld1 + 69, W_hull_weld1 + 70, W_hull_weld1 + 71, W_hull_weld2 + 30, W_hull_weld2 + 31, W_hull_weld2 + 32, W_hull_weld2 + 33, W_hull_weld2 + 34, W_hull_weld2 + 35,
+    /* pinL00 */ W_pinL01, W_pinL01 + 5, W_pinL01 + 6, W_pinL01 + 10, W_pinL01 + 11, W_pinL01 + 12, W_pinL01 + 15, W_pinL01 + 16, W_pinL01 + 17, W_pinL01 + 18, W_pinL01 + 20, W_pinL01 + 21, W_pinL01 + 22, W_pinL01 + 23, W_pinL01 + 24, W_pinL01 + 50, W_pinL01 + 51, W_pinL01 + 52, W_pinL01 + 53, W_pinL01 + 54, W_pinL39, W_pinL01 + 55, W_pinL01 + 56, W_pinL01 + 57, W_pinL01 + 58, W_pinL01 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL01 + 60, W_pinL01 + 61, W_pinL01 + 62, W_pinL01 + 63, W_pinL01 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL01 + 65, W_pinL01 + 66, W_pinL01 + 67, W_pinL01 + 68, W_pinL01 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL01 + 70, W_pinL01 + 71, W_pinL01 + 72, W_pinL01 + 73, W_pinL01 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
+    /* pinL01 */ W_pinL02, W_pinL02 + 5, W_pinL02 + 6, W_pinL02 + 10, W_pinL02 + 11, W_pinL02 + 12, W_pinL02 + 15, W_pinL02 + 16, W_pinL02 + 17, W_pinL02 + 18, W_pinL02 + 20, W_pinL02 + 21, W_pinL02 + 22, W_pinL02 + 23, W_pinL02 + 24, W_pinL02 + 50, W_pinL02 + 51, W_pinL02 + 52, W_pinL02 + 53, W_pinL02 + 54, W_pinL39, W_pinL02 + 55, W_pinL02 + 56, W_pinL02 + 57, W_pinL02 + 58, W_pinL02 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL02 + 60, W_pinL02 + 61, W_pinL02 + 62, W_pinL02 + 63, W_pinL02 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL02 + 65, W_pinL02 + 66, W_pinL02 + 67, W_pinL02 + 68, W_pinL02 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL02 + 70, W_pinL02 + 71, W_pinL02 + 72, W_pinL02 + 73, W_pinL02 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
+    /* pinL02 */ W_pinL03, W_pinL03 + 5, W_pinL03 + 6, W_pinL03 + 10, W_pinL03 + 11, W_pinL03 + 12, W_pinL03 + 15, W_pinL03 + 16, W_pinL03 + 17, W_pinL03 + 18, W_pinL03 + 20, W_pinL03 + 21, W_pinL03 + 22, W_pinL03 + 23, W_pinL03 + 24, W_pinL03 + 50, W_pinL03 + 51, W_pinL03 + 52, W_pinL03 + 53, W_pinL03 + 54, W_pinL39, W_pinL03 + 55, W_pinL03 + 56, W_pinL03 + 57, W_pinL03 + 58, W_pinL03 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL03 + 60, W_pinL03 + 61, W_pinL03 + 62, W_pinL03 + 63, W_pinL03 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL03 + 65, W_pinL03 + 66, W_pinL03 + 67, W_pinL03 + 68, W_pinL03 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL03 + 70, W_pinL03 + 71, W_pinL03 + 72, W_pinL03 + 73, W_pinL03 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
+    /* pinL03 */ W_pinL04, W_pinL04 + 5, W_pinL04 + 6, W_pinL04 + 10, W_pinL04 + 11, W_pinL04 + 12, W_pinL04 + 15, W_pinL04 + 16, W_pinL04 + 17, W_pinL04 + 18, W_pinL04 + 20, W_pinL04 + 21, W_pinL04 + 22, W_pinL04 + 23, W_pinL04 + 24, W_pinL04 + 50, W_pinL04 + 51, W_pinL04 + 52, W_pinL04 + 53, W_pinL04 + 54, W_pinL39, W_pinL04 + 55, W_pinL04 + 56, W_pinL04 + 57, W_pinL04 + 58, W_pinL04 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL04 + 60, W_pinL04 + 61, W_pinL04 + 62, W_pinL04 + 63, W_pinL04 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL04 + 65, W_pinL04 + 66, W_pinL04 + 67, W_pinL04 + 68, W_pinL04 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL04 + 70, W_pinL04 + 71, W_pinL04 + 72, W_pinL04 + 73, W_pinL04 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
+    /* pinL04 */ W_pinL05, W_pinL05 + 5, W_pinL05 + 6, W_pinL05 + 10, W_pinL05 + 11, W_pinL05 + 12, W_pinL05 + 15, W_pinL05 + 16, W_pinL05 + 17, W_pinL05 + 18, W_pinL05 + 20, W_pinL05 + 21, W_pinL05 + 22, W_pinL05 + 23, W_pinL05 + 24, W_pinL05 + 50, W_pinL05 + 51, W_pinL05 + 52, W_pinL05 + 53, W_pinL05 + 54, W_pinL39, W_pinL05 + 55, W_pinL05 + 56, W_pinL05 + 57, W_pinL05 + 58, W_pinL05 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL05 + 60, W_pinL05 + 61, W_pinL05 + 62, W_pinL05 + 63, W_pinL05 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL05 + 65, W_pinL05 + 66, W_pinL05 + 67, W_pinL05 + 68, W_pinL05 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL05 + 70, W_pinL05 + 71, W_pinL05 + 72, W_pinL05 + 73, W_pinL05 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
+    /* pinL05 */ W_pinL06, W_pinL06 + 5, W_pinL06 + 6, W_pinL06 + 10, W_pinL06 + 11, W_pinL06 + 12, W_pinL06 + 15, W_pinL06 + 16, W_pinL06 + 17, W_pinL06 + 18, W_pinL06 + 20, W_pinL06 + 21, W_pinL06 + 22, W_pinL06 + 23, W_pinL06 + 24, W_pinL06 + 50, W_pinL06 + 51, W_pinL06 + 52, W_pinL06 + 53, W_pinL06 + 54, W_pinL39, W_pinL06 + 55, W_pinL06 + 56, W_pinL06 + 57, W_pinL06 + 58, W_pinL06 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL06 + 60, W_pinL06 + 61, W_pinL06 + 62, W_pinL06 + 63, W_pinL06 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL06 + 65, W_pinL06 + 66, W_pinL06 + 67, W_pinL06 + 68, W_pinL06 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL06 + 70, W_pinL06 + 71, W_pinL06 + 72, W_pinL06 + 73, W_pinL06 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
+    /* pinL06 */ W_pinL07, W_pinL07 + 5, W_pinL07 + 6, W_pinL07 + 10, W_pinL07 + 11, W_pinL07 + 12, W_pinL07 + 15, W_pinL07 + 16, W_pinL07 + 17, W_pinL07 + 18, W_pinL07 + 20, W_pinL07 + 21, W_pinL07 + 22, W_pinL07 + 23, W_pinL07 + 24, W_pinL07 + 50, W_pinL07 + 51, W_pinL07 + 52, W_pinL07 + 53, W_pinL07 + 54, W_pinL39, W_pinL07 + 55, W_pinL07 + 56, W_pinL07 + 57, W_pinL07 + 58, W_pinL07 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL07 + 60, W_pinL07 + 61, W_pinL07 + 62, W_pinL07 + 63, W_pinL07 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL07 + 65, W_pinL07 + 66, W_pinL07 + 67, W_pinL07 + 68, W_pinL07 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL07 + 70, W_pinL07 + 71, W_pinL07 + 72, W_pinL07 + 73, W_pinL07 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
+    /* pinL07 */ W_pinL08, W_pinL08 + 5, W_pinL08 + 6, W_pinL08 + 10, W_pinL08 + 11, W_pinL08 + 12, W_pinL08 + 15, W_pinL08 + 16, W_pinL08 + 17, W_pinL08 + 18, W_pinL08 + 20, W_pinL08 + 21, W_pinL08 + 22, W_pinL08 + 23, W_pinL08 + 24, W_pinL08 + 50, W_pinL08 + 51, W_pinL08 + 52, W_pinL08 + 53, W_pinL08 + 54, W_pinL39, W_pinL08 + 55, W_pinL08 + 56, W_pinL08 + 57, W_pinL08 + 58, W_pinL08 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL08 + 60, W_pinL08 + 61, W_pinL08 + 62, W_pinL08 + 63, W_pinL08 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL08 + 65, W_pinL08 + 66, W_pinL08 + 67, W_pinL08 + 68, W_pinL08 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL08 + 70, W_pinL08 + 71, W_pinL08 + 72, W_pinL08 + 73, W_pinL08 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
+    /* pinL08 */ W_pinL09, W_pinL09 + 5, W_pinL09 + 6, W_pinL09 + 10, W_pinL09 + 11, W_pinL09 + 12, W_pinL09 + 15, W_pinL09 + 16, W_pinL09 + 17, W_pinL09 + 18, W_pinL09 + 20, W_pinL09 + 21, W_pinL09 + 22, W_pinL09 + 23, W_pinL09 + 24, W_pinL09 + 50, W_pinL09 + 51, W_pinL09 + 52, W_pinL09 + 53, W_pinL09 + 54, W_pinL39, W_pinL09 + 55, W_pinL09 + 56, W_pinL09 + 57, W_pinL09 + 58, W_pinL09 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL09 + 60, W_pinL09 + 61, W_pinL09 + 62, W_pinL09 + 63, W_pinL09 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL09 + 65, W_pinL09 + 66, W_pinL09 + 67, W_pinL09 + 68, W_pinL09 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL09 + 70, W_pinL09 + 71, W_pinL09 + 72, W_pinL09 + 73, W_pinL09 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
+    /* pinL09 */ W_pinL10, W_pinL10 + 5, W_pinL10 + 6, W_pinL10 + 10, W_pinL10 + 11, W_pinL10 + 12, W_pinL10 + 15, W_pinL10 + 16, W_pinL10 + 17, W_pinL10 + 18, W_pinL10 + 20, W_pinL10 + 21, W_pinL10 + 22, W_pinL10 + 23, W_pinL10 + 24, W_pinL10 + 50, W_pinL10 + 51, W_pinL10 + 52, W_pinL10 + 53, W_pinL10 + 54, W_pinL39, W_pinL10 + 55, W_pinL10 + 56, W_pinL10 + 57, W_pinL10 + 58, W_pinL10 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL10 + 60, W_pinL10 + 61, W_pinL10 + 62, W_pinL10 + 63, W_pinL10 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL10 + 65, W_pinL10 + 66, W_pinL10 + 67, W_pinL10 + 68, W_pinL10 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL10 + 70, W_pinL10 + 71, W_pinL10 + 72, W_pinL10 + 73, W_pinL10 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
+    /* pinL10 */ W_pinL11, W_pinL11 + 5, W_pinL11 + 6, W_pinL11 + 10, W_pinL11 + 11, W_pinL11 + 12, W_pinL11 + 15, W_pinL11 + 16, W_pinL11 + 17, W_pinL11 + 18, W_pinL11 + 20, W_pinL11 + 21, W_pinL11 + 22, W_pinL11 + 23, W_pinL11 + 24, W_pinL11 + 50, W_pinL11 + 51, W_pinL11 + 52, W_pinL11 + 53, W_pinL11 + 54, W_pinL39, W_pinL11 + 55, W_pinL11 + 56, W_pinL11 + 57, W_pinL11 + 58, W_pinL11 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL11 + 60, W_pinL11 + 61, W_pinL11 + 62, W_pinL11 + 63, W_pinL11 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL11 + 65, W_pinL11 + 66, W_pinL11 + 67, W_pinL11 + 68, W_pinL11 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL11 + 70, W_pinL11 + 71, W_pinL11 + 72, W_pinL11 + 73, W_pinL11 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
+    /* pinL11 */ W_pinL12, W_pinL12 + 5, W_pinL12 + 6, W_pinL12 + 10, W_pinL12 + 11, W_pinL12 + 12, W_pinL12 + 15, W_pinL12 + 16, W_pinL12 + 17, W_pinL12 + 18, W_pinL12 + 20, W_pinL12 + 21, W_pinL12 + 22, W_pinL12 + 23, W_pinL12 + 24, W_pinL12 + 50, W_pinL12 + 51, W_pinL12 + 52, W_pinL12 + 53, W_pinL12 + 54, W_pinL39, W_pinL12 + 55, W_pinL12 + 56, W_pinL12 + 57, W_pinL12 + 58, W_pinL12 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL12 + 60, W_pinL12 + 61, W_pinL12 + 62, W_pinL12 + 63, W_pinL12 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL12 + 65, W_pinL12 + 66, W_pinL12 + 67, W_pinL12 + 68, W_pinL12 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL12 + 70, W_pinL12 + 71, W_pinL12 + 72, W_pinL12 + 73, W_pinL12 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
+    /* pinL12 */ W_pinL13, W_pinL13 + 5, W_pinL13 + 6, W_pinL13 + 10, W_pinL13 + 11, W_pinL13 + 12, W_pinL13 + 15, W_pinL13 + 16, W_pinL13 + 17, W_pinL13 + 18, W_pinL13 + 20, W_pinL13 + 21, W_pinL13 + 22, W_pinL13 + 23, W_pinL13 + 24, W_pinL13 + 50, W_pinL13 + 51, W_pinL13 + 52, W_pinL13 + 53, W_pinL13 + 54, W_pinL39, W_pinL13 + 55, W_pinL13 + 56, W_pinL13 + 57, W_pinL13 + 58, W_pinL13 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL13 + 60, W_pinL13 + 61, W_pinL13 + 62, W_pinL13 + 63, W_pinL13 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL13 + 65, W_pinL13 + 66, W_pinL13 + 67, W_pinL13 + 68, W_pinL13 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL13 + 70, W_pinL13 + 71, W_pinL13 + 72, W_pinL13 + 73, W_pinL13 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
+    /* pinL13 */ W_pinL14, W_pinL14 + 5, W_pinL14 + 6, W_pinL14 + 10, W_pinL14 + 11, W_pinL14 + 12, W_pinL14 + 15, W_pinL14 + 16, W_pinL14 + 17, W_pinL14 + 18, W_pinL14 + 20, W_pinL14 + 21, W_pinL14 + 22, W_pinL14 + 23, W_pinL14 + 24, W_pinL14 + 50, W_pinL14 + 51, W_pinL14 + 52, W_pinL14 + 53, W_pinL14 + 54, W_pinL39, W_pinL14 + 55, W_pinL14 + 56, W_pinL14 + 57, W_pinL14 + 58, W_pinL14 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL14 + 60, W_pinL14 + 61, W_pinL14 + 62, W_pinL14 + 63, W_pinL14 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL14 + 65, W_pinL14 + 66, W_pinL14 + 67, W_pinL14 + 68, W_pinL14 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL14 + 70, W_pinL14 + 71, W_pinL14 + 72, W_pinL14 + 73, W_pinL14 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
+    /* pinL14 */ W_pinL15, W_pinL15 + 5, W_pinL15 + 6, W_pinL15 + 10, W_pinL15 + 11, W_pinL15 + 12, W_pinL15 + 15, W_pinL15 + 16, W_pinL15 + 17, W_pinL15 + 18, W_pinL15 + 20, W_pinL15 + 21, W_pinL15 + 22, W_pinL15 + 23, W_pinL15 + 24, W_pinL15 + 50, W_pinL15 + 51, W_pinL15 + 52, W_pinL15 + 53, W_pinL15 + 54, W_pinL39, W_pinL15 + 55, W_pinL15 + 56, W_pinL15 + 57, W_pinL15 + 58, W_pinL15 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL15 + 60, W_pinL15 + 61, W_pinL15 + 62, W_pinL15 + 63, W_pinL15 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL15 + 65, W_pinL15 + 66, W_pinL15 + 67, W_pinL15 + 68, W_pinL15 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL15 + 70, W_pinL15 + 71, W_pinL15 + 72, W_pinL15 + 73, W_pinL15 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
+    /* pinL15 */ W_pinL16, W_pinL16 + 5, W_pinL16 + 6, W_pinL16 + 10, W_pinL16 + 11, W_pinL16 + 12, W_pinL16 + 15, W_pinL16 + 16, W_pinL16 + 17, W_pinL16 + 18, W_pinL16 + 20, W_pinL16 + 21, W_pinL16 + 22, W_pinL16 + 23, W_pinL16 + 24, W_pinL16 + 50, W_pinL16 + 51, W_pinL16 + 52, W_pinL16 + 53, W_pinL16 + 54, W_pinL39, W_pinL16 + 55, W_pinL16 + 56, W_pinL16 + 57, W_pinL16 + 58, W_pinL16 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL16 + 60, W_pinL16 + 61, W_pinL16 + 62, W_pinL16 + 63, W_pinL16 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL16 + 65, W_pinL16 + 66, W_pinL16 + 67, W_pinL16 + 68, W_pinL16 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL16 + 70, W_pinL16 + 71, W_pinL16 + 72, W_pinL16 + 73, W_pinL16 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
+    /* pinL16 */ W_pinL17, W_pinL17 + 5, W_pinL17 + 6, W_pinL17 + 10, W_pinL17 + 11, W_pinL17 + 12, W_pinL17 + 15, W_pinL17 + 16, W_pinL17 + 17, W_pinL17 + 18, W_pinL17 + 20, W_pinL17 + 21, W_pinL17 + 22, W_pinL17 + 23, W_pinL17 + 24, W_pinL17 + 50, W_pinL17 + 51, W_pinL17 + 52, W_pinL17 + 53, W_pinL17 + 54, W_pinL39, W_pinL17 + 55, W_pinL17 + 56, W_pinL17 + 57, W_pinL17 + 58, W_pinL17 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL17 + 60, W_pinL17 + 61, W_pinL17 + 62, W_pinL17 + 63, W_pinL17 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL17 + 65, W_pinL17 + 66, W_pinL17 + 67, W_pinL17 + 68, W_pinL17 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL17 + 70, W_pinL17 + 71, W_pinL17 + 72, W_pinL17 + 73, W_pinL17 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
+    /* pinL17 */ W_pinL18, W_pinL18 + 5, W_pinL18 + 6, W_pinL18 + 10, W_pinL18 + 11, W_pinL18 + 12, W_pinL18 + 15, W_pinL18 + 16, W_pinL18 + 17, W_pinL18 + 18, W_pinL18 + 20, W_pinL18 + 21, W_pinL18 + 22, W_pinL18 + 23, W_pinL18 + 24, W_pinL18 + 50, W_pinL18 + 51, W_pinL18 + 52, W_pinL18 + 53, W_pinL18 + 54, W_pinL39, W_pinL18 + 55, W_pinL18 + 56, W_pinL18 + 57, W_pinL18 + 58, W_pinL18 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL18 + 60, W_pinL18 + 61, W_pinL18 + 62, W_pinL18 + 63, W_pinL18 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL18 + 65, W_pinL18 + 66, W_pinL18 + 67, W_pinL18 + 68, W_pinL18 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL18 + 70, W_pinL18 + 71, W_pinL18 + 72, W_pinL18 + 73, W_pinL18 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
+    /* pinL18 */ W_pinL19, W_pinL19 + 5, W_pinL19 + 6, W_pinL19 + 10, W_pinL19 + 11, W_pinL19 + 12, W_pinL19 + 15, W_pinL19 + 16, W_pinL19 + 17, W_pinL19 + 18, W_pinL19 + 20, W_pinL19 + 21, W_pinL19 + 22, W_pinL19 + 23, W_pinL19 + 24, W_pinL19 + 50, W_pinL19 + 51, W_pinL19 + 52, W_pinL19 + 53, W_pinL19 + 54, W_pinL39, W_pinL19 + 55, W_pinL19 + 56, W_pinL19 + 57, W_pinL19 + 58, W_pinL19 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL19 + 60, W_pinL19 + 61, W_pinL19 + 62, W_pinL19 + 63, W_pinL19 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL19 + 65, W_pinL19 + 66, W_pinL19 + 67, W_pinL19 + 68, W_pinL19 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL19 + 70, W_pinL19 + 71, W_pinL19 + 72, W_pinL19 + 73, W_pinL19 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
+    /* pinL19 */ W_pinL20, W_pinL20 + 5, W_pinL20 + 6, W_pinL20 + 10, W_pinL20 + 11, W_pinL20 + 12, W_pinL20 + 15, W_pinL20 + 16, W_pinL20 + 17, W_pinL20 + 18, W_pinL20 + 20, W_pinL20 + 21, W_pinL20 + 22, W_pinL20 + 23, W_pinL20 + 24, W_pinL20 + 50, W_pinL20 + 51, W_pinL20 + 52, W_pinL20 + 53, W_pinL20 + 54, W_pinL39, W_pinL20 + 55, W_pinL20 + 56, W_pinL20 + 57, W_pinL20 + 58, W_pinL20 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL20 + 60, W_pinL20 + 61, W_pinL20 + 62, W_pinL20 + 63, W_pinL20 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL20 + 65, W_pinL20 + 66, W_pinL20 + 67, W_pinL20 + 68, W_pinL20 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL20 + 70, W_pinL20 + 71, W_pinL20 + 72, W_pinL20 + 73, W_pinL20 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
+    /* pinL20 */ W_pinL21, W_pinL21 + 5, W_pinL21 + 6, W_pinL21 + 10, W_pinL21 + 11, W_pinL21 + 12, W_pinL21 + 15, W_pinL21 + 16, W_pinL21 + 17, W_pinL21 + 18, W_pinL21 + 20, W_pinL21 + 21, W_pinL21 + 22, W_pinL21 + 23, W_pinL21 + 24, W_pinL21 + 50, W_pinL21 + 51, W_pinL21 + 52, W_pinL21 + 53, W_pinL21 + 54, W_pinL39, W_pinL21 + 55, W_pinL21 + 56, W_pinL21 + 57, W_pinL21 + 58, W_pinL21 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL21 + 60, W_pinL21 + 61, W_pinL21 + 62, W_pinL21 + 63, W_pinL21 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL21 + 65, W_pinL21 + 66, W_pinL21 + 67, W_pinL21 + 68, W_pinL21 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL21 + 70, W_pinL21 + 71, W_pinL21 + 72, W_pinL21 + 73, W_pinL21 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
+    /* pinL21 */ W_pinL22, W_pinL22 + 5, W_pinL22 + 6, W_pinL22 + 10, W_pinL22 + 11, W_pinL22 + 12, W_pinL22 + 15, W_pinL22 + 16, W_pinL22 + 17, W_pinL22 + 18, W_pinL22 + 20, W_pinL22 + 21, W_pinL22 + 22, W_pinL22 + 23, W_pinL22 + 24, W_pinL22 + 50, W_pinL22 + 51, W_pinL22 + 52, W_pinL22 + 53, W_pinL22 + 54, W_pinL39, W_pinL22 + 55, W_pinL22 + 56, W_pinL22 + 57, W_pinL22 + 58, W_pinL22 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL22 + 60, W_pinL22 + 61, W_pinL22 + 62, W_pinL22 + 63, W_pinL22 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL22 + 65, W_pinL22 + 66, W_pinL22 + 67, W_pinL22 + 68, W_pinL22 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL22 + 70, W_pinL22 + 71, W_pinL22 + 72, W_pinL22 + 73, W_pinL22 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
+    /* pinL22 */ W_pinL23, W_pinL23 + 5, W_pinL23 + 6, W_pinL23 + 10, W_pinL23 + 11, W_pinL23 + 12, W_pinL23 + 15, W_pinL23 + 16, W_pinL23 + 17, W_pinL23 + 18, W_pinL23 + 20, W_pinL23 + 21, W_pinL23 + 22, W_pinL23 + 23, W_pinL23 + 24, W_pinL23 + 50, W_pinL23 + 51, W_pinL23 + 52, W_pinL23 + 53, W_pinL23 + 54, W_pinL39, W_pinL23 + 55, W_pinL23 + 56, W_pinL23 + 57, W_pinL23 + 58, W_pinL23 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL23 + 60, W_pinL23 + 61, W_pinL23 + 62, W_pinL23 + 63, W_pinL23 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL23 + 65, W_pinL23 + 66, W_pinL23 + 67, W_pinL23 + 68, W_pinL23 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL23 + 70, W_pinL23 + 71, W_pinL23 + 72, W_pinL23 + 73, W_pinL23 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
+    /* pinL23 */ W_pinL24, W_pinL24 + 5, W_pinL24 + 6, W_pinL24 + 10, W_pinL24 + 11, W_pinL24 + 12, W_pinL24 + 15, W_pinL24 + 16, W_pinL24 + 17, W_pinL24 + 18, W_pinL24 + 20, W_pinL24 + 21, W_pinL24 + 22, W_pinL24 + 23, W_pinL24 + 24, W_pinL24 + 50, W_pinL24 + 51, W_pinL24 + 52, W_pinL24 + 53, W_pinL24 + 54, W_pinL39, W_pinL24 + 55, W_pinL24 + 56, W_pinL24 + 57, W_pinL24 + 58, W_pinL24 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL24 + 60, W_pinL24 + 61, W_pinL24 + 62, W_pinL24 + 63, W_pinL24 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL24 + 65, W_pinL24 + 66, W_pinL24 + 67, W_pinL24 + 68, W_pinL24 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL24 + 70, W_pinL24 + 71, W_pinL24 + 72, W_pinL24 + 73, W_pinL24 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
+    /* pinL24 */ W_pinL25, W_pinL25 + 5, W_pinL25 + 6, W_pinL25 + 10, W_pinL25 + 11, W_pinL25 + 12, W_pinL25 + 15, W_pinL25 + 16, W_pinL25 + 17, W_pinL25 + 18, W_pinL25 + 20, W_pinL25 + 21, W_pinL25 + 22, W_pinL25 + 23, W_pinL25 + 24, W_pinL25 + 50, W_pinL25 + 51, W_pinL25 + 52, W_pinL25 + 53, W_pinL25 + 54, W_pinL39, W_pinL25 + 55, W_pinL25 + 56, W_pinL25 + 57, W_pinL25 + 58, W_pinL25 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL25 + 60, W_pinL25 + 61, W_pinL25 + 62, W_pinL25 + 63, W_pinL25 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL25 + 65, W_pinL25 + 66, W_pinL25 + 67, W_pinL25 + 68, W_pinL25 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL25 + 70, W_pinL25 + 71, W_pinL25 + 72, W_pinL25 + 73, W_pinL25 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
+    /* pinL25 */ W_pinL26, W_pinL26 + 5, W_pinL26 + 6, W_pinL26 + 10, W_pinL26 + 11, W_pinL26 + 12, W_pinL26 + 15, W_pinL26 + 16, W_pinL26 + 17, W_pinL26 + 18, W_pinL26 + 20, W_pinL26 + 21, W_pinL26 + 22, W_pinL26 + 23, W_pinL26 + 24, W_pinL26 + 50, W_pinL26 + 51, W_pinL26 + 52, W_pinL26 + 53, W_pinL26 + 54, W_pinL39, W_pinL26 + 55, W_pinL26 + 56, W_pinL26 + 57, W_pinL26 + 58, W_pinL26 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL26 + 60, W_pinL26 + 61, W_pinL26 + 62, W_pinL26 + 63, W_pinL26 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL26 + 65, W_pinL26 + 66, W_pinL26 + 67, W_pinL26 + 68, W_pinL26 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL26 + 70, W_pinL26 + 71, W_pinL26 + 72, W_pinL26 + 73, W_pinL26 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
+    /* pinL26 */ W_pinL27, W_pinL27 + 5, W_pinL27 + 6, W_pinL27 + 10, W_pinL27 + 11, W_pinL27 + 12, W_pinL27 + 15, W_pinL27 + 16, W_pinL27 + 17, W_pinL27 + 18, W_pinL27 + 20, W_pinL27 + 21, W_pinL27 + 22, W_pinL27 + 23, W_pinL27 + 24, W_pinL27 + 50, W_pinL27 + 51, W_pinL27 + 52, W_pinL27 + 53, W_pinL27 + 54, W_pinL39, W_pinL27 + 55, W_pinL27 + 56, W_pinL27 + 57, W_pinL27 + 58, W_pinL27 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL27 + 60, W_pinL27 + 61, W_pinL27 + 62, W_pinL27 + 63, W_pinL27 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL27 + 65, W_pinL27 + 66, W_pinL27 + 67, W_pinL27 + 68, W_pinL27 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL27 + 70, W_pinL27 + 71, W_pinL27 + 72, W_pinL27 + 73, W_pinL27 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
+    /* pinL27 */ W_pinL28, W_pinL28 + 5, W_pinL28 + 6, W_pinL28 + 10, W_pinL28 + 11, W_pinL28 + 12, W_pinL28 + 15, W_pinL28 + 16, W_pinL28 + 17, W_pinL28 + 18, W_pinL28 + 20, W_pinL28 + 21, W_pinL28 + 22, W_pinL28 + 23, W_pinL28 + 24, W_pinL28 + 50, W_pinL28 + 51, W_pinL28 + 52, W_pinL28 + 53, W_pinL28 + 54, W_pinL39, W_pinL28 + 55, W_pinL28 + 56, W_pinL28 + 57, W_pinL28 + 58, W_pinL28 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL28 + 60, W_pinL28 + 61, W_pinL28 + 62, W_pinL28 + 63, W_pinL28 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL28 + 65, W_pinL28 + 66, W_pinL28 + 67, W_pinL28 + 68, W_pinL28 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL28 + 70, W_pinL28 + 71, W_pinL28 + 72, W_pinL28 + 73, W_pinL28 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
+    /* pinL28 */ W_pinL29, W_pinL29 + 5, W_pinL29 + 6, W_pinL29 + 10, W_pinL29 + 11, W_pinL29 + 12, W_pinL29 + 15, W_pinL29 + 16, W_pinL29 + 17, W_pinL29 + 18, W_pinL29 + 20, W_pinL29 + 21, W_pinL29 + 22, W_pinL29 + 23, W_pinL29 + 24, W_pinL29 + 50, W_pinL29 + 51, W_pinL29 + 52, W_pinL29 + 53, W_pinL29 + 54, W_pinL39, W_pinL29 + 55, W_pinL29 + 56, W_pinL29 + 57, W_pinL29 + 58, W_pinL29 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL29 + 60, W_pinL29 + 61, W_pinL29 + 62, W_pinL29 + 63, W_pinL29 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL29 + 65, W_pinL29 + 66, W_pinL29 + 67, W_pinL29 + 68, W_pinL29 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL29 + 70, W_pinL29 + 71, W_pinL29 + 72, W_pinL29 + 73, W_pinL29 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
+    /* pinL29 */ W_pinL30, W_pinL30 + 5, W_pinL30 + 6, W_pinL30 + 10, W_pinL30 + 11, W_pinL30 + 12, W_pinL30 + 15, W_pinL30 + 16, W_pinL30 + 17, W_pinL30 + 18, W_pinL30 + 20, W_pinL30 + 21, W_pinL30 + 22, W_pinL30 + 23, W_pinL30 + 24, W_pinL30 + 50, W_pinL30 + 51, W_pinL30 + 52, W_pinL30 + 53, W_pinL30 + 54, W_pinL39, W_pinL30 + 55, W_pinL30 + 56, W_pinL30 + 57, W_pinL30 + 58, W_pinL30 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL30 + 60, W_pinL30 + 61, W_pinL30 + 62, W_pinL30 + 63, W_pinL30 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL30 + 65, W_pinL30 + 66, W_pinL30 + 67, W_pinL30 + 68, W_pinL30 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL30 + 70, W_pinL30 + 71, W_pinL30 + 72, W_pinL30 + 73, W_pinL30 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
+    /* pinL30 */ W_pinL31, W_pinL31 + 5, W_pinL31 + 6, W_pinL31 + 10, W_pinL31 + 11, W_pinL31 + 12, W_pinL31 + 15, W_pinL31 + 16, W_pinL31 + 17, W_pinL31 + 18, W_pinL31 + 20, W_pinL31 + 21, W_pinL31 + 22, W_pinL31 + 23, W_pinL31 + 24, W_pinL31 + 50, W_pinL31 + 51, W_pinL31 + 52, W_pinL31 + 53, W_pinL31 + 54, W_pinL39, W_pinL31 + 55, W_pinL31 + 56, W_pinL31 + 57, W_pinL31 + 58, W_pinL31 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL31 + 60, W_pinL31 + 61, W_pinL31 + 62, W_pinL31 + 63, W_pinL31 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL31 + 65, W_pinL31 + 66, W_pinL31 + 67, W_pinL31 + 68, W_pinL31 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL31 + 70, W_pinL31 + 71, W_pinL31 + 72, W_pinL31 + 73, W_pinL31 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
+    /* pinL31 */ W_pinL32, W_pinL32 + 5, W_pinL32 + 6, W_pinL32 + 10, W_pinL32 + 11, W_pinL32 + 12, W_pinL32 + 15, W_pinL32 + 16, W_pinL32 + 17, W_pinL32 + 18, W_pinL32 + 20, W_pinL32 + 21, W_pinL32 + 22, W_pinL32 + 23, W_pinL32 + 24, W_pinL32 + 50, W_pinL32 + 51, W_pinL32 + 52, W_pinL32 + 53, W_pinL32 + 54, W_pinL39, W_pinL32 + 55, W_pinL32 + 56, W_pinL32 + 57, W_pinL32 + 58, W_pinL32 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL32 + 60, W_pinL32 + 61, W_pinL32 + 62, W_pinL32 + 63, W_pinL32 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL32 + 65, W_pinL32 + 66, W_pinL32 + 67, W_pinL32 + 68, W_pinL32 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL32 + 70, W_pinL32 + 71, W_pinL32 + 72, W_pinL32 + 73, W_pinL32 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
+    /* pinL32 */ W_pinL33, W_pinL33 + 5, W_pinL33 + 6, W_pinL33 + 10, W_pinL33 + 11, W_pinL33 + 12, W_pinL33 + 15, W_pinL33 + 16, W_pinL33 + 17, W_pinL33 + 18, W_pinL33 + 20, W_pinL33 + 21, W_pinL33 + 22, W_pinL33 + 23, W_pinL33 + 24, W_pinL33 + 50, W_pinL33 + 51, W_pinL33 + 52, W_pinL33 + 53, W_pinL33 + 54, W_pinL39, W_pinL33 + 55, W_pinL33 + 56, W_pinL33 + 57, W_pinL33 + 58, W_pinL33 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL33 + 60, W_pinL33 + 61, W_pinL33 + 62, W_pinL33 + 63, W_pinL33 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL33 + 65, W_pinL33 + 66, W_pinL33 + 67, W_pinL33 + 68, W_pinL33 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL33 + 70, W_pinL33 + 71, W_pinL33 + 72, W_pinL33 + 73, W_pinL33 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
+    /* pinL33 */ W_pinL34, W_pinL34 + 5, W_pinL34 + 6, W_pinL34 + 10, W_pinL34 + 11, W_pinL34 + 12, W_pinL34 + 15, W_pinL34 + 16, W_pinL34 + 17, W_pinL34 + 18, W_pinL34 + 20, W_pinL34 + 21, W_pinL34 + 22, W_pinL34 + 23, W_pinL34 + 24, W_pinL34 + 50, W_pinL34 + 51, W_pinL34 + 52, W_pinL34 + 53, W_pinL34 + 54, W_pinL39, W_pinL34 + 55, W_pinL34 + 56, W_pinL34 + 57, W_pinL34 + 58, W_pinL34 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL34 + 60, W_pinL34 + 61, W_pinL34 + 62, W_pinL34 + 63, W_pinL34 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL34 + 65, W_pinL34 + 66, W_pinL34 + 67, W_pinL34 + 68, W_pinL34 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL34 + 70, W_pinL34 + 71, W_pinL34 + 72, W_pinL34 + 73, W_pinL34 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
+    /* pinL34 */ W_pinL35, W_pinL35 + 5, W_pinL35 + 6, W_pinL35 + 10, W_pinL35 + 11, W_pinL35 + 12, W_pinL35 + 15, W_pinL35 + 16, W_pinL35 + 17, W_pinL35 + 18, W_pinL35 + 20, W_pinL35 + 21, W_pinL35 + 22, W_pinL35 + 23, W_pinL35 + 24, W_pinL35 + 50, W_pinL35 + 51, W_pinL35 + 52, W_pinL35 + 53, W_pinL35 + 54, W_pinL39, W_pinL35 + 55, W_pinL35 + 56, W_pinL35 + 57, W_pinL35 + 58, W_pinL35 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL35 + 60, W_pinL35 + 61, W_pinL35 + 62, W_pinL35 + 63, W_pinL35 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL35 + 65, W_pinL35 + 66, W_pinL35 + 67, W_pinL35 + 68, W_pinL35 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL35 + 70, W_pinL35 + 71, W_pinL35 + 72, W_pinL35 + 73, W_pinL35 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
+    /* pinL35 */ W_pinL36, W_pinL36 + 5, W_pinL36 + 6, W_pinL36 + 10, W_pinL36 + 11, W_pinL36 + 12, W_pinL36 + 15, W_pinL36 + 16, W_pinL36 + 17, W_pinL36 + 18, W_pinL36 + 20, W_pinL36 + 21, W_pinL36 + 22, W_pinL36 + 23, W_pinL36 + 24, W_pinL36 + 50, W_pinL36 + 51, W_pinL36 + 52, W_pinL36 + 53, W_pinL36 + 54, W_pinL39, W_pinL36 + 55, W_pinL36 + 56, W_pinL36 + 57, W_pinL36 + 58, W_pinL36 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL36 + 60, W_pinL36 + 61, W_pinL36 + 62, W_pinL36 + 63, W_pinL36 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL36 + 65, W_pinL36 + 66, W_pinL36 + 67, W_pinL36 + 68, W_pinL36 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL36 + 70, W_pinL36 + 71, W_pinL36 + 72, W_pinL36 + 73, W_pinL36 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
+    /* pinL36 */ W_pinL37, W_pinL37 + 5, W_pinL37 + 6, W_pinL37 + 10, W_pinL37 + 11, W_pinL37 + 12, W_pinL37 + 15, W_pinL37 + 16, W_pinL37 + 17, W_pinL37 + 18, W_pinL37 + 20, W_pinL37 + 21, W_pinL37 + 22, W_pinL37 + 23, W_pinL37 + 24, W_pinL37 + 50, W_pinL37 + 51, W_pinL37 + 52, W_pinL37 + 53, W_pinL37 + 54, W_pinL39, W_pinL37 + 55, W_pinL37 + 56, W_pinL37 + 57, W_pinL37 + 58, W_pinL37 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL37 + 60, W_pinL37 + 61, W_pinL37 + 62, W_pinL37 + 63, W_pinL37 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL37 + 65, W_pinL37 + 66, W_pinL37 + 67, W_pinL37 + 68, W_pinL37 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL37 + 70, W_pinL37 + 71, W_pinL37 + 72, W_pinL37 + 73, W_pinL37 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
+    /* pinL37 */ W_pinL38, W_pinL38 + 5, W_pinL38 + 6, W_pinL38 + 10, W_pinL38 + 11, W_pinL38 + 12, W_pinL38 + 15, W_pinL38 + 16, W_pinL38 + 17, W_pinL38 + 18, W_pinL38 + 20, W_pinL38 + 21, W_pinL38 + 22, W_pinL38 + 23, W_pinL38 + 24, W_pinL38 + 25, W_pinL38 + 26, W_pinL38 + 27, W_pinL38 + 28, W_pinL38 + 29, W_pinL39, W_pinL38 + 30, W_pinL38 + 31, W_pinL38 + 32, W_pinL38 + 33, W_pinL38 + 34, W_pinL39 + 5, W_pinL39 + 6, W_pinL38 + 35, W_pinL38 + 36, W_pinL38 + 37, W_pinL38 + 38, W_pinL38 + 39, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL38 + 40, W_pinL38 + 41, W_pinL38 + 42, W_pinL38 + 43, W_pinL38 + 44, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL38 + 45, W_pinL38 + 46, W_pinL38 + 47, W_pinL38 + 48, W_pinL38 + 49, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
+    /* pinL38 */ W_pinL39, W_pinL39 + 5, W_pinL39 + 6, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
+    /* sprocket_axleR */ W_road1_axleR, W_road1_axleR + 5, W_road1_axleR + 6, W_road1_axleR + 10, W_road1_axleR + 11, W_road1_axleR + 12, W_road1_axleR + 15, W_road1_axleR + 16, W_road1_axleR + 17, W_road1_axleR + 18, W_road1_axleR + 20, W_road1_axleR + 21, W_road1_axleR + 22, W_road1_axleR + 23, W_road1_axleR + 24, W_road1_axleR + 25, W_road1_axleR + 26, W_road1_axleR + 27, W_road1_axleR + 28, W_road1_axleR + 29, W_hull_weld2, W_road1_axleR + 30, W_road1_axleR + 31, W_road1_axleR + 32, W_road1_axleR + 33, W_road1_axleR + 34, W_hull_weld2 + 6, W_hull_weld2 + 7, W_road1_axleR + 35, W_road1_axleR + 36, W_road1_axleR + 37, W_road1_axleR + 38, W_road1_axleR + 39, W_hull_weld2 + 12, W_hull_weld2 + 13, W_hull_weld2 + 14, W_road1_axleR + 40, W_road1_axleR + 41, W_road1_axleR + 42, W_road1_axleR + 43, W_road1_axleR + 44, W_hull_weld2 + 18, W_hull_weld2 + 19, W_hull_weld2 + 20, W_hull_weld2 + 21, W_road1_axleR + 45, W_road1_axleR + 46, W_road1_axleR + 47, W_road1_axleR + 48, W_road1_axleR + 49, W_hull_weld2 + 24, W_hull_weld2 + 25, W_hull_weld2 + 26, W_hull_weld2 + 27, W_hull_weld2 + 28, W_road1_axleR + 50, W_road1_axleR + 51, W_road1_axleR + 52, W_road1_axleR + 53, W_road1_axleR + 54, W_hull_weld2 + 30, W_hull_weld2 + 31, W_hull_weld2 + 32, W_hull_weld2 + 33, W_hull_weld2 + 34, W_hull_weld2 + 35, W_road1_axleR + 55, W_road1_axleR + 56, W_road1_axleR + 57, W_road1_axleR + 58, W_road1_axleR + 59, W_hull_weld2 + 36, W_hull_weld2 + 37, W_hull_weld2 + 38, W_hull_weld2 + 39, W_hull_weld2 + 40, W_hull_weld2 + 41, W_hull_weld3, W_road1_axleR + 60, W_road1_axleR + 61, W_road1_axleR + 62, W_road1_axleR + 63, W_road1_axleR + 64, W_hull_weld2 + 42, W_hull_weld2 + 43, W_hull_weld2 + 44, W_hull_weld2 + 45, W_hull_weld2 + 46, W_hull_weld2 + 47, W_hull_weld3 + 6, W_hull_weld3 + 7, W_road1_axleR + 65, W_road1_axleR + 66, W_road1_axleR + 67, W_road1_axleR + 68, W_road1_axleR + 69, W_hull_weld2 + 48, W_hull_weld2 + 49, W_hull_weld2 + 50, W_hull_weld2 + 51, W_hull_weld2 + 52, W_hull_weld2 + 53, W_hull_weld3 + 12, W_hull_weld3 + 13, W_hull_weld3 + 14, W_road1_axleR + 70, W_road1_axleR + 71, W_road1_axleR + 72, W_road1_axleR + 73, W_road1_axleR + 74, W_hull_weld2 + 54, W_hull_weld2 + 55, W_hull_weld2 + 56, W_hull_weld2 + 57, W_hull_weld2 + 58, W_hull_weld2 + 59, W_hull_weld3 + 18, W_hull_weld3 + 19, W_hull_weld3 + 20, W_hull_weld3 + 21, W_road1_axleR + 75, W_road1_axleR + 76, W_road1_axleR + 77, W_road1_axleR + 78, W_road1_axleR + 79, W_hull_weld2 + 60, W_hull_weld2 + 61, W_hull_weld2 + 62, W_hull_weld2 + 63, W_hull_weld2 + 64, W_hull_weld2 + 65, W_hull_weld3 + 24, W_hull_weld3 + 25, W_hull_weld3 + 26, W_hull_weld3 + 27, W_hull_weld3 + 28, W_road1_axleR + 80, W_road1_axleR + 81, W_road1_axleR + 82, W_road1_axleR + 83, W_road1_axleR + 84, W_hull_weld2 + 66, W_hull_weld2 + 67, W_hull_weld2 + 68, W_hull_weld2 + 69, W_hull_weld2 + 70, W_hull_weld2 + 71, W_hull_weld3 + 30, W_hull_weld3 + 31, W_hull_weld3 + 32, W_hull_weld3 + 33, W_hull_weld3 + 34, W_hull_weld3 + 35,
+    /* road1_axleR */ W_hull_weld2, W_hull_weld2 + 6, W_hull_weld2 + 7, W_hull_weld2 + 12, W_hull_weld2 + 13, W_hull_weld2 + 14, W_hull_weld2 + 18, W_hull_weld2 + 19, W_hull_weld2 + 20, W_hull_weld2 + 21, W_hull_weld2 + 24, W_hull_weld2 + 25, W_hull_weld2 + 26, W_hull_weld2 + 27, W_hull_weld2 + 28, W_hull_weld2 + 30, W_hull_weld2 + 31, W_hull_weld2 + 32, W_hull_weld2 + 33, W_hull_weld2 + 34, W_hull_weld2 + 35, W_hull_weld2 + 36, W_hull_weld2 + 37, W_hull_weld2 + 38, W_hull_weld2 + 39, W_hull_weld2 + 40, W_hull_weld2 + 41, W_hull_weld3, W_hull_weld2 + 42, W_hull_weld2 + 43, W_hull_weld2 + 44, W_hull_weld2 + 45, W_hull_weld2 + 46, W_hull_weld2 + 47, W_hull_weld3 + 6, W_hull_weld3 + 7, W_hull_weld2 + 48, W_hull_weld2 + 49, W_hull_weld2 + 50, W_hull_weld2 + 51, W_hull_weld2 + 52, W_hull_weld2 + 53, W_hull_weld3 + 12, W_hull_weld3 + 13, W_hull_weld3 + 14, W_hull_weld2 + 54, W_hull_weld2 + 55, W_hull_weld2 + 56, W_hull_weld2 + 57, W_hull_weld2 + 58, W_hull_weld2 + 59, W_hull_weld3 + 18, W_hull_weld3 + 19, W_hull_weld3 + 20, W_hull_weld3 + 21, W_hull_weld2 + 60, W_hull_weld2 + 61, W_hull_weld2 + 62, W_hull_weld2 + 63, W_hull_weld2 + 64, W_hull_weld2 + 65, W_hull_weld3 + 24, W_hull_weld3 + 25, W_hull_weld3 + 26, W_hull_weld3 + 27, W_hull_weld3 + 28, W_hull_weld2 + 66, W_hull_weld2 + 67, W_hull_weld2 + 68, W_hull_weld2 + 69, W_hull_weld2 + 70, W_hull_weld2 + 71, W_hull_weld3 + 30, W_hull_weld3 + 31, W_hull_weld3 + 32, W_hull_weld3 + 33, W_hull_weld3 + 34, W_hull_weld3 + 35,
+    /* road2_axleR */ W_idler_axleR, W_idler_axleR + 5, W_idler_axleR + 6, W_idler_axleR + 10, W_idler_axleR + 11, W_idler_axleR + 12, W_idler_axleR + 15, W_idler_axleR + 16, W_idler_axleR + 17, W_idler_axleR + 18, W_idler_axleR + 20, W_idler_axleR + 21, W_idler_axleR + 22, W_idler_axleR + 23, W_idler_axleR + 24, W_idler_axleR + 25, W_idler_axleR + 26, W_idler_axleR + 27, W_idler_axleR + 28, W_idler_axleR + 29, W_hull_weld3, W_idler_axleR + 30, W_idler_axleR + 31, W_idler_axleR + 32, W_idler_axleR + 33, W_idler_axleR + 34, W_hull_weld3 + 6, W_hull_weld3 + 7, W_idler_axleR + 35, W_idler_axleR + 36, W_idler_axleR + 37, W_idler_axleR + 38, W_idler_axleR + 39, W_hull_weld3 + 12, W_hull_weld3 + 13, W_hull_weld3 + 14, W_idler_axleR + 40, W_idler_axleR + 41, W_idler_axleR + 42, W_idler_axleR + 43, W_idler_axleR + 44, W_hull_weld3 + 18, W_hull_weld3 + 19, W_hull_weld3 + 20, W_hull_weld3 + 21, W_idler_axleR + 45, W_idler_axleR + 46, W_idler_axleR + 47, W_idler_axleR + 48, W_idler_axleR + 49, W_hull_weld3 + 24, W_hull_weld3 + 25, W_hull_weld3 + 26, W_hull_weld3 + 27, W_hull_weld3 + 28, W_idler_axleR + 50, W_idler_axleR + 51, W_idler_axleR + 52, W_idler_axleR + 53, W_idler_axleR + 54, W_hull_weld3 + 30, W_hull_weld3 + 31, W_hull_weld3 + 32, W_hull_weld3 + 33, W_hull_weld3 + 34, W_hull_weld3 + 35,
+    /* idler_axleR */ W_hull_weld3, W_hull_weld3 + 6, W_hull_weld3 + 7, W_hull_weld3 + 12, W_hull_weld3 + 13, W_hull_weld3 + 14, W_hull_weld3 + 18, W_hull_weld3 + 19, W_hull_weld3 + 20, W_hull_weld3 + 21, W_hull_weld3 + 24, W_hull_weld3 + 25, W_hull_weld3 + 26, W_hull_weld3 + 27, W_hull_weld3 + 28, W_hull_weld3 + 30, W_hull_weld3 + 31, W_hull_weld3 + 32, W_hull_weld3 + 33, W_hull_weld3 + 34, W_hull_weld3 + 35,
+    /* pinR00 */ W_pinR01, W_pinR01 + 5, W_pinR01 + 6, W_pinR01 + 10, W_pinR01 + 11, W_pinR01 + 12, W_pinR01 + 15, W_pinR01 + 16, W_pinR01 + 17, W_pinR01 + 18, W_pinR01 + 20, W_pinR01 + 21, W_pinR01 + 22, W_pinR01 + 23, W_pinR01 + 24, W_pinR01 + 50, W_pinR01 + 51, W_pinR01 + 52, W_pinR01 + 53, W_pinR01 + 54, W_pinR39, W_pinR01 + 55, W_pinR01 + 56, W_pinR01 + 57, W_pinR01 + 58, W_pinR01 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR01 + 60, W_pinR01 + 61, W_pinR01 + 62, W_pinR01 + 63, W_pinR01 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR01 + 65, W_pinR01 + 66, W_pinR01 + 67, W_pinR01 + 68, W_pinR01 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR01 + 70, W_pinR01 + 71, W_pinR01 + 72, W_pinR01 + 73, W_pinR01 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* pinR01 */ W_pinR02, W_pinR02 + 5, W_pinR02 + 6, W_pinR02 + 10, W_pinR02 + 11, W_pinR02 + 12, W_pinR02 + 15, W_pinR02 + 16, W_pinR02 + 17, W_pinR02 + 18, W_pinR02 + 20, W_pinR02 + 21, W_pinR02 + 22, W_pinR02 + 23, W_pinR02 + 24, W_pinR02 + 50, W_pinR02 + 51, W_pinR02 + 52, W_pinR02 + 53, W_pinR02 + 54, W_pinR39, W_pinR02 + 55, W_pinR02 + 56, W_pinR02 + 57, W_pinR02 + 58, W_pinR02 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR02 + 60, W_pinR02 + 61, W_pinR02 + 62, W_pinR02 + 63, W_pinR02 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR02 + 65, W_pinR02 + 66, W_pinR02 + 67, W_pinR02 + 68, W_pinR02 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR02 + 70, W_pinR02 + 71, W_pinR02 + 72, W_pinR02 + 73, W_pinR02 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* pinR02 */ W_pinR03, W_pinR03 + 5, W_pinR03 + 6, W_pinR03 + 10, W_pinR03 + 11, W_pinR03 + 12, W_pinR03 + 15, W_pinR03 + 16, W_pinR03 + 17, W_pinR03 + 18, W_pinR03 + 20, W_pinR03 + 21, W_pinR03 + 22, W_pinR03 + 23, W_pinR03 + 24, W_pinR03 + 50, W_pinR03 + 51, W_pinR03 + 52, W_pinR03 + 53, W_pinR03 + 54, W_pinR39, W_pinR03 + 55, W_pinR03 + 56, W_pinR03 + 57, W_pinR03 + 58, W_pinR03 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR03 + 60, W_pinR03 + 61, W_pinR03 + 62, W_pinR03 + 63, W_pinR03 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR03 + 65, W_pinR03 + 66, W_pinR03 + 67, W_pinR03 + 68, W_pinR03 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR03 + 70, W_pinR03 + 71, W_pinR03 + 72, W_pinR03 + 73, W_pinR03 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* pinR03 */ W_pinR04, W_pinR04 + 5, W_pinR04 + 6, W_pinR04 + 10, W_pinR04 + 11, W_pinR04 + 12, W_pinR04 + 15, W_pinR04 + 16, W_pinR04 + 17, W_pinR04 + 18, W_pinR04 + 20, W_pinR04 + 21, W_pinR04 + 22, W_pinR04 + 23, W_pinR04 + 24, W_pinR04 + 50, W_pinR04 + 51, W_pinR04 + 52, W_pinR04 + 53, W_pinR04 + 54, W_pinR39, W_pinR04 + 55, W_pinR04 + 56, W_pinR04 + 57, W_pinR04 + 58, W_pinR04 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR04 + 60, W_pinR04 + 61, W_pinR04 + 62, W_pinR04 + 63, W_pinR04 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR04 + 65, W_pinR04 + 66, W_pinR04 + 67, W_pinR04 + 68, W_pinR04 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR04 + 70, W_pinR04 + 71, W_pinR04 + 72, W_pinR04 + 73, W_pinR04 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* pinR04 */ W_pinR05, W_pinR05 + 5, W_pinR05 + 6, W_pinR05 + 10, W_pinR05 + 11, W_pinR05 + 12, W_pinR05 + 15, W_pinR05 + 16, W_pinR05 + 17, W_pinR05 + 18, W_pinR05 + 20, W_pinR05 + 21, W_pinR05 + 22, W_pinR05 + 23, W_pinR05 + 24, W_pinR05 + 50, W_pinR05 + 51, W_pinR05 + 52, W_pinR05 + 53, W_pinR05 + 54, W_pinR39, W_pinR05 + 55, W_pinR05 + 56, W_pinR05 + 57, W_pinR05 + 58, W_pinR05 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR05 + 60, W_pinR05 + 61, W_pinR05 + 62, W_pinR05 + 63, W_pinR05 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR05 + 65, W_pinR05 + 66, W_pinR05 + 67, W_pinR05 + 68, W_pinR05 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR05 + 70, W_pinR05 + 71, W_pinR05 + 72, W_pinR05 + 73, W_pinR05 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* pinR05 */ W_pinR06, W_pinR06 + 5, W_pinR06 + 6, W_pinR06 + 10, W_pinR06 + 11, W_pinR06 + 12, W_pinR06 + 15, W_pinR06 + 16, W_pinR06 + 17, W_pinR06 + 18, W_pinR06 + 20, W_pinR06 + 21, W_pinR06 + 22, W_pinR06 + 23, W_pinR06 + 24, W_pinR06 + 50, W_pinR06 + 51, W_pinR06 + 52, W_pinR06 + 53, W_pinR06 + 54, W_pinR39, W_pinR06 + 55, W_pinR06 + 56, W_pinR06 + 57, W_pinR06 + 58, W_pinR06 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR06 + 60, W_pinR06 + 61, W_pinR06 + 62, W_pinR06 + 63, W_pinR06 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR06 + 65, W_pinR06 + 66, W_pinR06 + 67, W_pinR06 + 68, W_pinR06 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR06 + 70, W_pinR06 + 71, W_pinR06 + 72, W_pinR06 + 73, W_pinR06 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* pinR06 */ W_pinR07, W_pinR07 + 5, W_pinR07 + 6, W_pinR07 + 10, W_pinR07 + 11, W_pinR07 + 12, W_pinR07 + 15, W_pinR07 + 16, W_pinR07 + 17, W_pinR07 + 18, W_pinR07 + 20, W_pinR07 + 21, W_pinR07 + 22, W_pinR07 + 23, W_pinR07 + 24, W_pinR07 + 50, W_pinR07 + 51, W_pinR07 + 52, W_pinR07 + 53, W_pinR07 + 54, W_pinR39, W_pinR07 + 55, W_pinR07 + 56, W_pinR07 + 57, W_pinR07 + 58, W_pinR07 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR07 + 60, W_pinR07 + 61, W_pinR07 + 62, W_pinR07 + 63, W_pinR07 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR07 + 65, W_pinR07 + 66, W_pinR07 + 67, W_pinR07 + 68, W_pinR07 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR07 + 70, W_pinR07 + 71, W_pinR07 + 72, W_pinR07 + 73, W_pinR07 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* pinR07 */ W_pinR08, W_pinR08 + 5, W_pinR08 + 6, W_pinR08 + 10, W_pinR08 + 11, W_pinR08 + 12, W_pinR08 + 15, W_pinR08 + 16, W_pinR08 + 17, W_pinR08 + 18, W_pinR08 + 20, W_pinR08 + 21, W_pinR08 + 22, W_pinR08 + 23, W_pinR08 + 24, W_pinR08 + 50, W_pinR08 + 51, W_pinR08 + 52, W_pinR08 + 53, W_pinR08 + 54, W_pinR39, W_pinR08 + 55, W_pinR08 + 56, W_pinR08 + 57, W_pinR08 + 58, W_pinR08 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR08 + 60, W_pinR08 + 61, W_pinR08 + 62, W_pinR08 + 63, W_pinR08 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR08 + 65, W_pinR08 + 66, W_pinR08 + 67, W_pinR08 + 68, W_pinR08 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR08 + 70, W_pinR08 + 71, W_pinR08 + 72, W_pinR08 + 73, W_pinR08 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* pinR08 */ W_pinR09, W_pinR09 + 5, W_pinR09 + 6, W_pinR09 + 10, W_pinR09 + 11, W_pinR09 + 12, W_pinR09 + 15, W_pinR09 + 16, W_pinR09 + 17, W_pinR09 + 18, W_pinR09 + 20, W_pinR09 + 21, W_pinR09 + 22, W_pinR09 + 23, W_pinR09 + 24, W_pinR09 + 50, W_pinR09 + 51, W_pinR09 + 52, W_pinR09 + 53, W_pinR09 + 54, W_pinR39, W_pinR09 + 55, W_pinR09 + 56, W_pinR09 + 57, W_pinR09 + 58, W_pinR09 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR09 + 60, W_pinR09 + 61, W_pinR09 + 62, W_pinR09 + 63, W_pinR09 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR09 + 65, W_pinR09 + 66, W_pinR09 + 67, W_pinR09 + 68, W_pinR09 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR09 + 70, W_pinR09 + 71, W_pinR09 + 72, W_pinR09 + 73, W_pinR09 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* pinR09 */ W_pinR10, W_pinR10 + 5, W_pinR10 + 6, W_pinR10 + 10, W_pinR10 + 11, W_pinR10 + 12, W_pinR10 + 15, W_pinR10 + 16, W_pinR10 + 17, W_pinR10 + 18, W_pinR10 + 20, W_pinR10 + 21, W_pinR10 + 22, W_pinR10 + 23, W_pinR10 + 24, W_pinR10 + 50, W_pinR10 + 51, W_pinR10 + 52, W_pinR10 + 53, W_pinR10 + 54, W_pinR39, W_pinR10 + 55, W_pinR10 + 56, W_pinR10 + 57, W_pinR10 + 58, W_pinR10 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR10 + 60, W_pinR10 + 61, W_pinR10 + 62, W_pinR10 + 63, W_pinR10 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR10 + 65, W_pinR10 + 66, W_pinR10 + 67, W_pinR10 + 68, W_pinR10 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR10 + 70, W_pinR10 + 71, W_pinR10 + 72, W_pinR10 + 73, W_pinR10 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* pinR10 */ W_pinR11, W_pinR11 + 5, W_pinR11 + 6, W_pinR11 + 10, W_pinR11 + 11, W_pinR11 + 12, W_pinR11 + 15, W_pinR11 + 16, W_pinR11 + 17, W_pinR11 + 18, W_pinR11 + 20, W_pinR11 + 21, W_pinR11 + 22, W_pinR11 + 23, W_pinR11 + 24, W_pinR11 + 50, W_pinR11 + 51, W_pinR11 + 52, W_pinR11 + 53, W_pinR11 + 54, W_pinR39, W_pinR11 + 55, W_pinR11 + 56, W_pinR11 + 57, W_pinR11 + 58, W_pinR11 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR11 + 60, W_pinR11 + 61, W_pinR11 + 62, W_pinR11 + 63, W_pinR11 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR11 + 65, W_pinR11 + 66, W_pinR11 + 67, W_pinR11 + 68, W_pinR11 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR11 + 70, W_pinR11 + 71, W_pinR11 + 72, W_pinR11 + 73, W_pinR11 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* pinR11 */ W_pinR12, W_pinR12 + 5, W_pinR12 + 6, W_pinR12 + 10, W_pinR12 + 11, W_pinR12 + 12, W_pinR12 + 15, W_pinR12 + 16, W_pinR12 + 17, W_pinR12 + 18, W_pinR12 + 20, W_pinR12 + 21, W_pinR12 + 22, W_pinR12 + 23, W_pinR12 + 24, W_pinR12 + 50, W_pinR12 + 51, W_pinR12 + 52, W_pinR12 + 53, W_pinR12 + 54, W_pinR39, W_pinR12 + 55, W_pinR12 + 56, W_pinR12 + 57, W_pinR12 + 58, W_pinR12 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR12 + 60, W_pinR12 + 61, W_pinR12 + 62, W_pinR12 + 63, W_pinR12 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR12 + 65, W_pinR12 + 66, W_pinR12 + 67, W_pinR12 + 68, W_pinR12 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR12 + 70, W_pinR12 + 71, W_pinR12 + 72, W_pinR12 + 73, W_pinR12 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* pinR12 */ W_pinR13, W_pinR13 + 5, W_pinR13 + 6, W_pinR13 + 10, W_pinR13 + 11, W_pinR13 + 12, W_pinR13 + 15, W_pinR13 + 16, W_pinR13 + 17, W_pinR13 + 18, W_pinR13 + 20, W_pinR13 + 21, W_pinR13 + 22, W_pinR13 + 23, W_pinR13 + 24, W_pinR13 + 50, W_pinR13 + 51, W_pinR13 + 52, W_pinR13 + 53, W_pinR13 + 54, W_pinR39, W_pinR13 + 55, W_pinR13 + 56, W_pinR13 + 57, W_pinR13 + 58, W_pinR13 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR13 + 60, W_pinR13 + 61, W_pinR13 + 62, W_pinR13 + 63, W_pinR13 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR13 + 65, W_pinR13 + 66, W_pinR13 + 67, W_pinR13 + 68, W_pinR13 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR13 + 70, W_pinR13 + 71, W_pinR13 + 72, W_pinR13 + 73, W_pinR13 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* pinR13 */ W_pinR14, W_pinR14 + 5, W_pinR14 + 6, W_pinR14 + 10, W_pinR14 + 11, W_pinR14 + 12, W_pinR14 + 15, W_pinR14 + 16, W_pinR14 + 17, W_pinR14 + 18, W_pinR14 + 20, W_pinR14 + 21, W_pinR14 + 22, W_pinR14 + 23, W_pinR14 + 24, W_pinR14 + 50, W_pinR14 + 51, W_pinR14 + 52, W_pinR14 + 53, W_pinR14 + 54, W_pinR39, W_pinR14 + 55, W_pinR14 + 56, W_pinR14 + 57, W_pinR14 + 58, W_pinR14 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR14 + 60, W_pinR14 + 61, W_pinR14 + 62, W_pinR14 + 63, W_pinR14 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR14 + 65, W_pinR14 + 66, W_pinR14 + 67, W_pinR14 + 68, W_pinR14 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR14 + 70, W_pinR14 + 71, W_pinR14 + 72, W_pinR14 + 73, W_pinR14 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* pinR14 */ W_pinR15, W_pinR15 + 5, W_pinR15 + 6, W_pinR15 + 10, W_pinR15 + 11, W_pinR15 + 12, W_pinR15 + 15, W_pinR15 + 16, W_pinR15 + 17, W_pinR15 + 18, W_pinR15 + 20, W_pinR15 + 21, W_pinR15 + 22, W_pinR15 + 23, W_pinR15 + 24, W_pinR15 + 50, W_pinR15 + 51, W_pinR15 + 52, W_pinR15 + 53, W_pinR15 + 54, W_pinR39, W_pinR15 + 55, W_pinR15 + 56, W_pinR15 + 57, W_pinR15 + 58, W_pinR15 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR15 + 60, W_pinR15 + 61, W_pinR15 + 62, W_pinR15 + 63, W_pinR15 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR15 + 65, W_pinR15 + 66, W_pinR15 + 67, W_pinR15 + 68, W_pinR15 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR15 + 70, W_pinR15 + 71, W_pinR15 + 72, W_pinR15 + 73, W_pinR15 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* pinR15 */ W_pinR16, W_pinR16 + 5, W_pinR16 + 6, W_pinR16 + 10, W_pinR16 + 11, W_pinR16 + 12, W_pinR16 + 15, W_pinR16 + 16, W_pinR16 + 17, W_pinR16 + 18, W_pinR16 + 20, W_pinR16 + 21, W_pinR16 + 22, W_pinR16 + 23, W_pinR16 + 24, W_pinR16 + 50, W_pinR16 + 51, W_pinR16 + 52, W_pinR16 + 53, W_pinR16 + 54, W_pinR39, W_pinR16 + 55, W_pinR16 + 56, W_pinR16 + 57, W_pinR16 + 58, W_pinR16 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR16 + 60, W_pinR16 + 61, W_pinR16 + 62, W_pinR16 + 63, W_pinR16 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR16 + 65, W_pinR16 + 66, W_pinR16 + 67, W_pinR16 + 68, W_pinR16 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR16 + 70, W_pinR16 + 71, W_pinR16 + 72, W_pinR16 + 73, W_pinR16 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* pinR16 */ W_pinR17, W_pinR17 + 5, W_pinR17 + 6, W_pinR17 + 10, W_pinR17 + 11, W_pinR17 + 12, W_pinR17 + 15, W_pinR17 + 16, W_pinR17 + 17, W_pinR17 + 18, W_pinR17 + 20, W_pinR17 + 21, W_pinR17 + 22, W_pinR17 + 23, W_pinR17 + 24, W_pinR17 + 50, W_pinR17 + 51, W_pinR17 + 52, W_pinR17 + 53, W_pinR17 + 54, W_pinR39, W_pinR17 + 55, W_pinR17 + 56, W_pinR17 + 57, W_pinR17 + 58, W_pinR17 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR17 + 60, W_pinR17 + 61, W_pinR17 + 62, W_pinR17 + 63, W_pinR17 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR17 + 65, W_pinR17 + 66, W_pinR17 + 67, W_pinR17 + 68, W_pinR17 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR17 + 70, W_pinR17 + 71, W_pinR17 + 72, W_pinR17 + 73, W_pinR17 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* pinR17 */ W_pinR18, W_pinR18 + 5, W_pinR18 + 6, W_pinR18 + 10, W_pinR18 + 11, W_pinR18 + 12, W_pinR18 + 15, W_pinR18 + 16, W_pinR18 + 17, W_pinR18 + 18, W_pinR18 + 20, W_pinR18 + 21, W_pinR18 + 22, W_pinR18 + 23, W_pinR18 + 24, W_pinR18 + 50, W_pinR18 + 51, W_pinR18 + 52, W_pinR18 + 53, W_pinR18 + 54, W_pinR39, W_pinR18 + 55, W_pinR18 + 56, W_pinR18 + 57, W_pinR18 + 58, W_pinR18 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR18 + 60, W_pinR18 + 61, W_pinR18 + 62, W_pinR18 + 63, W_pinR18 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR18 + 65, W_pinR18 + 66, W_pinR18 + 67, W_pinR18 + 68, W_pinR18 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR18 + 70, W_pinR18 + 71, W_pinR18 + 72, W_pinR18 + 73, W_pinR18 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* pinR18 */ W_pinR19, W_pinR19 + 5, W_pinR19 + 6, W_pinR19 + 10, W_pinR19 + 11, W_pinR19 + 12, W_pinR19 + 15, W_pinR19 + 16, W_pinR19 + 17, W_pinR19 + 18, W_pinR19 + 20, W_pinR19 + 21, W_pinR19 + 22, W_pinR19 + 23, W_pinR19 + 24, W_pinR19 + 50, W_pinR19 + 51, W_pinR19 + 52, W_pinR19 + 53, W_pinR19 + 54, W_pinR39, W_pinR19 + 55, W_pinR19 + 56, W_pinR19 + 57, W_pinR19 + 58, W_pinR19 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR19 + 60, W_pinR19 + 61, W_pinR19 + 62, W_pinR19 + 63, W_pinR19 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR19 + 65, W_pinR19 + 66, W_pinR19 + 67, W_pinR19 + 68, W_pinR19 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR19 + 70, W_pinR19 + 71, W_pinR19 + 72, W_pinR19 + 73, W_pinR19 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* pinR19 */ W_pinR20, W_pinR20 + 5, W_pinR20 + 6, W_pinR20 + 10, W_pinR20 + 11, W_pinR20 + 12, W_pinR20 + 15, W_pinR20 + 16, W_pinR20 + 17, W_pinR20 + 18, W_pinR20 + 20, W_pinR20 + 21, W_pinR20 + 22, W_pinR20 + 23, W_pinR20 + 24, W_pinR20 + 50, W_pinR20 + 51, W_pinR20 + 52, W_pinR20 + 53, W_pinR20 + 54, W_pinR39, W_pinR20 + 55, W_pinR20 + 56, W_pinR20 + 57, W_pinR20 + 58, W_pinR20 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR20 + 60, W_pinR20 + 61, W_pinR20 + 62, W_pinR20 + 63, W_pinR20 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR20 + 65, W_pinR20 + 66, W_pinR20 + 67, W_pinR20 + 68, W_pinR20 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR20 + 70, W_pinR20 + 71, W_pinR20 + 72, W_pinR20 + 73, W_pinR20 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* pinR20 */ W_pinR21, W_pinR21 + 5, W_pinR21 + 6, W_pinR21 + 10, W_pinR21 + 11, W_pinR21 + 12, W_pinR21 + 15, W_pinR21 + 16, W_pinR21 + 17, W_pinR21 + 18, W_pinR21 + 20, W_pinR21 + 21, W_pinR21 + 22, W_pinR21 + 23, W_pinR21 + 24, W_pinR21 + 50, W_pinR21 + 51, W_pinR21 + 52, W_pinR21 + 53, W_pinR21 + 54, W_pinR39, W_pinR21 + 55, W_pinR21 + 56, W_pinR21 + 57, W_pinR21 + 58, W_pinR21 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR21 + 60, W_pinR21 + 61, W_pinR21 + 62, W_pinR21 + 63, W_pinR21 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR21 + 65, W_pinR21 + 66, W_pinR21 + 67, W_pinR21 + 68, W_pinR21 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR21 + 70, W_pinR21 + 71, W_pinR21 + 72, W_pinR21 + 73, W_pinR21 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* pinR21 */ W_pinR22, W_pinR22 + 5, W_pinR22 + 6, W_pinR22 + 10, W_pinR22 + 11, W_pinR22 + 12, W_pinR22 + 15, W_pinR22 + 16, W_pinR22 + 17, W_pinR22 + 18, W_pinR22 + 20, W_pinR22 + 21, W_pinR22 + 22, W_pinR22 + 23, W_pinR22 + 24, W_pinR22 + 50, W_pinR22 + 51, W_pinR22 + 52, W_pinR22 + 53, W_pinR22 + 54, W_pinR39, W_pinR22 + 55, W_pinR22 + 56, W_pinR22 + 57, W_pinR22 + 58, W_pinR22 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR22 + 60, W_pinR22 + 61, W_pinR22 + 62, W_pinR22 + 63, W_pinR22 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR22 + 65, W_pinR22 + 66, W_pinR22 + 67, W_pinR22 + 68, W_pinR22 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR22 + 70, W_pinR22 + 71, W_pinR22 + 72, W_pinR22 + 73, W_pinR22 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* pinR22 */ W_pinR23, W_pinR23 + 5, W_pinR23 + 6, W_pinR23 + 10, W_pinR23 + 11, W_pinR23 + 12, W_pinR23 + 15, W_pinR23 + 16, W_pinR23 + 17, W_pinR23 + 18, W_pinR23 + 20, W_pinR23 + 21, W_pinR23 + 22, W_pinR23 + 23, W_pinR23 + 24, W_pinR23 + 50, W_pinR23 + 51, W_pinR23 + 52, W_pinR23 + 53, W_pinR23 + 54, W_pinR39, W_pinR23 + 55, W_pinR23 + 56, W_pinR23 + 57, W_pinR23 + 58, W_pinR23 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR23 + 60, W_pinR23 + 61, W_pinR23 + 62, W_pinR23 + 63, W_pinR23 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR23 + 65, W_pinR23 + 66, W_pinR23 + 67, W_pinR23 + 68, W_pinR23 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR23 + 70, W_pinR23 + 71, W_pinR23 + 72, W_pinR23 + 73, W_pinR23 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* pinR23 */ W_pinR24, W_pinR24 + 5, W_pinR24 + 6, W_pinR24 + 10, W_pinR24 + 11, W_pinR24 + 12, W_pinR24 + 15, W_pinR24 + 16, W_pinR24 + 17, W_pinR24 + 18, W_pinR24 + 20, W_pinR24 + 21, W_pinR24 + 22, W_pinR24 + 23, W_pinR24 + 24, W_pinR24 + 50, W_pinR24 + 51, W_pinR24 + 52, W_pinR24 + 53, W_pinR24 + 54, W_pinR39, W_pinR24 + 55, W_pinR24 + 56, W_pinR24 + 57, W_pinR24 + 58, W_pinR24 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR24 + 60, W_pinR24 + 61, W_pinR24 + 62, W_pinR24 + 63, W_pinR24 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR24 + 65, W_pinR24 + 66, W_pinR24 + 67, W_pinR24 + 68, W_pinR24 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR24 + 70, W_pinR24 + 71, W_pinR24 + 72, W_pinR24 + 73, W_pinR24 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* pinR24 */ W_pinR25, W_pinR25 + 5, W_pinR25 + 6, W_pinR25 + 10, W_pinR25 + 11, W_pinR25 + 12, W_pinR25 + 15, W_pinR25 + 16, W_pinR25 + 17, W_pinR25 + 18, W_pinR25 + 20, W_pinR25 + 21, W_pinR25 + 22, W_pinR25 + 23, W_pinR25 + 24, W_pinR25 + 50, W_pinR25 + 51, W_pinR25 + 52, W_pinR25 + 53, W_pinR25 + 54, W_pinR39, W_pinR25 + 55, W_pinR25 + 56, W_pinR25 + 57, W_pinR25 + 58, W_pinR25 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR25 + 60, W_pinR25 + 61, W_pinR25 + 62, W_pinR25 + 63, W_pinR25 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR25 + 65, W_pinR25 + 66, W_pinR25 + 67, W_pinR25 + 68, W_pinR25 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR25 + 70, W_pinR25 + 71, W_pinR25 + 72, W_pinR25 + 73, W_pinR25 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* pinR25 */ W_pinR26, W_pinR26 + 5, W_pinR26 + 6, W_pinR26 + 10, W_pinR26 + 11, W_pinR26 + 12, W_pinR26 + 15, W_pinR26 + 16, W_pinR26 + 17, W_pinR26 + 18, W_pinR26 + 20, W_pinR26 + 21, W_pinR26 + 22, W_pinR26 + 23, W_pinR26 + 24, W_pinR26 + 50, W_pinR26 + 51, W_pinR26 + 52, W_pinR26 + 53, W_pinR26 + 54, W_pinR39, W_pinR26 + 55, W_pinR26 + 56, W_pinR26 + 57, W_pinR26 + 58, W_pinR26 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR26 + 60, W_pinR26 + 61, W_pinR26 + 62, W_pinR26 + 63, W_pinR26 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR26 + 65, W_pinR26 + 66, W_pinR26 + 67, W_pinR26 + 68, W_pinR26 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR26 + 70, W_pinR26 + 71, W_pinR26 + 72, W_pinR26 + 73, W_pinR26 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* pinR26 */ W_pinR27, W_pinR27 + 5, W_pinR27 + 6, W_pinR27 + 10, W_pinR27 + 11, W_pinR27 + 12, W_pinR27 + 15, W_pinR27 + 16, W_pinR27 + 17, W_pinR27 + 18, W_pinR27 + 20, W_pinR27 + 21, W_pinR27 + 22, W_pinR27 + 23, W_pinR27 + 24, W_pinR27 + 50, W_pinR27 + 51, W_pinR27 + 52, W_pinR27 + 53, W_pinR27 + 54, W_pinR39, W_pinR27 + 55, W_pinR27 + 56, W_pinR27 + 57, W_pinR27 + 58, W_pinR27 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR27 + 60, W_pinR27 + 61, W_pinR27 + 62, W_pinR27 + 63, W_pinR27 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR27 + 65, W_pinR27 + 66, W_pinR27 + 67, W_pinR27 + 68, W_pinR27 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR27 + 70, W_pinR27 + 71, W_pinR27 + 72, W_pinR27 + 73, W_pinR27 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* pinR27 */ W_pinR28, W_pinR28 + 5, W_pinR28 + 6, W_pinR28 + 10, W_pinR28 + 11, W_pinR28 + 12, W_pinR28 + 15, W_pinR28 + 16, W_pinR28 + 17, W_pinR28 + 18, W_pinR28 + 20, W_pinR28 + 21, W_pinR28 + 22, W_pinR28 + 23, W_pinR28 + 24, W_pinR28 + 50, W_pinR28 + 51, W_pinR28 + 52, W_pinR28 + 53, W_pinR28 + 54, W_pinR39, W_pinR28 + 55, W_pinR28 + 56, W_pinR28 + 57, W_pinR28 + 58, W_pinR28 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR28 + 60, W_pinR28 + 61, W_pinR28 + 62, W_pinR28 + 63, W_pinR28 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR28 + 65, W_pinR28 + 66, W_pinR28 + 67, W_pinR28 + 68, W_pinR28 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR28 + 70, W_pinR28 + 71, W_pinR28 + 72, W_pinR28 + 73, W_pinR28 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* pinR28 */ W_pinR29, W_pinR29 + 5, W_pinR29 + 6, W_pinR29 + 10, W_pinR29 + 11, W_pinR29 + 12, W_pinR29 + 15, W_pinR29 + 16, W_pinR29 + 17, W_pinR29 + 18, W_pinR29 + 20, W_pinR29 + 21, W_pinR29 + 22, W_pinR29 + 23, W_pinR29 + 24, W_pinR29 + 50, W_pinR29 + 51, W_pinR29 + 52, W_pinR29 + 53, W_pinR29 + 54, W_pinR39, W_pinR29 + 55, W_pinR29 + 56, W_pinR29 + 57, W_pinR29 + 58, W_pinR29 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR29 + 60, W_pinR29 + 61, W_pinR29 + 62, W_pinR29 + 63, W_pinR29 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR29 + 65, W_pinR29 + 66, W_pinR29 + 67, W_pinR29 + 68, W_pinR29 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR29 + 70, W_pinR29 + 71, W_pinR29 + 72, W_pinR29 + 73, W_pinR29 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* pinR29 */ W_pinR30, W_pinR30 + 5, W_pinR30 + 6, W_pinR30 + 10, W_pinR30 + 11, W_pinR30 + 12, W_pinR30 + 15, W_pinR30 + 16, W_pinR30 + 17, W_pinR30 + 18, W_pinR30 + 20, W_pinR30 + 21, W_pinR30 + 22, W_pinR30 + 23, W_pinR30 + 24, W_pinR30 + 50, W_pinR30 + 51, W_pinR30 + 52, W_pinR30 + 53, W_pinR30 + 54, W_pinR39, W_pinR30 + 55, W_pinR30 + 56, W_pinR30 + 57, W_pinR30 + 58, W_pinR30 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR30 + 60, W_pinR30 + 61, W_pinR30 + 62, W_pinR30 + 63, W_pinR30 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR30 + 65, W_pinR30 + 66, W_pinR30 + 67, W_pinR30 + 68, W_pinR30 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR30 + 70, W_pinR30 + 71, W_pinR30 + 72, W_pinR30 + 73, W_pinR30 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* pinR30 */ W_pinR31, W_pinR31 + 5, W_pinR31 + 6, W_pinR31 + 10, W_pinR31 + 11, W_pinR31 + 12, W_pinR31 + 15, W_pinR31 + 16, W_pinR31 + 17, W_pinR31 + 18, W_pinR31 + 20, W_pinR31 + 21, W_pinR31 + 22, W_pinR31 + 23, W_pinR31 + 24, W_pinR31 + 50, W_pinR31 + 51, W_pinR31 + 52, W_pinR31 + 53, W_pinR31 + 54, W_pinR39, W_pinR31 + 55, W_pinR31 + 56, W_pinR31 + 57, W_pinR31 + 58, W_pinR31 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR31 + 60, W_pinR31 + 61, W_pinR31 + 62, W_pinR31 + 63, W_pinR31 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR31 + 65, W_pinR31 + 66, W_pinR31 + 67, W_pinR31 + 68, W_pinR31 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR31 + 70, W_pinR31 + 71, W_pinR31 + 72, W_pinR31 + 73, W_pinR31 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* pinR31 */ W_pinR32, W_pinR32 + 5, W_pinR32 + 6, W_pinR32 + 10, W_pinR32 + 11, W_pinR32 + 12, W_pinR32 + 15, W_pinR32 + 16, W_pinR32 + 17, W_pinR32 + 18, W_pinR32 + 20, W_pinR32 + 21, W_pinR32 + 22, W_pinR32 + 23, W_pinR32 + 24, W_pinR32 + 50, W_pinR32 + 51, W_pinR32 + 52, W_pinR32 + 53, W_pinR32 + 54, W_pinR39, W_pinR32 + 55, W_pinR32 + 56, W_pinR32 + 57, W_pinR32 + 58, W_pinR32 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR32 + 60, W_pinR32 + 61, W_pinR32 + 62, W_pinR32 + 63, W_pinR32 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR32 + 65, W_pinR32 + 66, W_pinR32 + 67, W_pinR32 + 68, W_pinR32 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR32 + 70, W_pinR32 + 71, W_pinR32 + 72, W_pinR32 + 73, W_pinR32 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* pinR32 */ W_pinR33, W_pinR33 + 5, W_pinR33 + 6, W_pinR33 + 10, W_pinR33 + 11, W_pinR33 + 12, W_pinR33 + 15, W_pinR33 + 16, W_pinR33 + 17, W_pinR33 + 18, W_pinR33 + 20, W_pinR33 + 21, W_pinR33 + 22, W_pinR33 + 23, W_pinR33 + 24, W_pinR33 + 50, W_pinR33 + 51, W_pinR33 + 52, W_pinR33 + 53, W_pinR33 + 54, W_pinR39, W_pinR33 + 55, W_pinR33 + 56, W_pinR33 + 57, W_pinR33 + 58, W_pinR33 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR33 + 60, W_pinR33 + 61, W_pinR33 + 62, W_pinR33 + 63, W_pinR33 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR33 + 65, W_pinR33 + 66, W_pinR33 + 67, W_pinR33 + 68, W_pinR33 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR33 + 70, W_pinR33 + 71, W_pinR33 + 72, W_pinR33 + 73, W_pinR33 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* pinR33 */ W_pinR34, W_pinR34 + 5, W_pinR34 + 6, W_pinR34 + 10, W_pinR34 + 11, W_pinR34 + 12, W_pinR34 + 15, W_pinR34 + 16, W_pinR34 + 17, W_pinR34 + 18, W_pinR34 + 20, W_pinR34 + 21, W_pinR34 + 22, W_pinR34 + 23, W_pinR34 + 24, W_pinR34 + 50, W_pinR34 + 51, W_pinR34 + 52, W_pinR34 + 53, W_pinR34 + 54, W_pinR39, W_pinR34 + 55, W_pinR34 + 56, W_pinR34 + 57, W_pinR34 + 58, W_pinR34 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR34 + 60, W_pinR34 + 61, W_pinR34 + 62, W_pinR34 + 63, W_pinR34 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR34 + 65, W_pinR34 + 66, W_pinR34 + 67, W_pinR34 + 68, W_pinR34 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR34 + 70, W_pinR34 + 71, W_pinR34 + 72, W_pinR34 + 73, W_pinR34 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* pinR34 */ W_pinR35, W_pinR35 + 5, W_pinR35 + 6, W_pinR35 + 10, W_pinR35 + 11, W_pinR35 + 12, W_pinR35 + 15, W_pinR35 + 16, W_pinR35 + 17, W_pinR35 + 18, W_pinR35 + 20, W_pinR35 + 21, W_pinR35 + 22, W_pinR35 + 23, W_pinR35 + 24, W_pinR35 + 50, W_pinR35 + 51, W_pinR35 + 52, W_pinR35 + 53, W_pinR35 + 54, W_pinR39, W_pinR35 + 55, W_pinR35 + 56, W_pinR35 + 57, W_pinR35 + 58, W_pinR35 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR35 + 60, W_pinR35 + 61, W_pinR35 + 62, W_pinR35 + 63, W_pinR35 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR35 + 65, W_pinR35 + 66, W_pinR35 + 67, W_pinR35 + 68, W_pinR35 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR35 + 70, W_pinR35 + 71, W_pinR35 + 72, W_pinR35 + 73, W_pinR35 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* pinR35 */ W_pinR36, W_pinR36 + 5, W_pinR36 + 6, W_pinR36 + 10, W_pinR36 + 11, W_pinR36 + 12, W_pinR36 + 15, W_pinR36 + 16, W_pinR36 + 17, W_pinR36 + 18, W_pinR36 + 20, W_pinR36 + 21, W_pinR36 + 22, W_pinR36 + 23, W_pinR36 + 24, W_pinR36 + 50, W_pinR36 + 51, W_pinR36 + 52, W_pinR36 + 53, W_pinR36 + 54, W_pinR39, W_pinR36 + 55, W_pinR36 + 56, W_pinR36 + 57, W_pinR36 + 58, W_pinR36 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR36 + 60, W_pinR36 + 61, W_pinR36 + 62, W_pinR36 + 63, W_pinR36 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR36 + 65, W_pinR36 + 66, W_pinR36 + 67, W_pinR36 + 68, W_pinR36 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR36 + 70, W_pinR36 + 71, W_pinR36 + 72, W_pinR36 + 73, W_pinR36 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* pinR36 */ W_pinR37, W_pinR37 + 5, W_pinR37 + 6, W_pinR37 + 10, W_pinR37 + 11, W_pinR37 + 12, W_pinR37 + 15, W_pinR37 + 16, W_pinR37 + 17, W_pinR37 + 18, W_pinR37 + 20, W_pinR37 + 21, W_pinR37 + 22, W_pinR37 + 23, W_pinR37 + 24, W_pinR37 + 50, W_pinR37 + 51, W_pinR37 + 52, W_pinR37 + 53, W_pinR37 + 54, W_pinR39, W_pinR37 + 55, W_pinR37 + 56, W_pinR37 + 57, W_pinR37 + 58, W_pinR37 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR37 + 60, W_pinR37 + 61, W_pinR37 + 62, W_pinR37 + 63, W_pinR37 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR37 + 65, W_pinR37 + 66, W_pinR37 + 67, W_pinR37 + 68, W_pinR37 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR37 + 70, W_pinR37 + 71, W_pinR37 + 72, W_pinR37 + 73, W_pinR37 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* pinR37 */ W_pinR38, W_pinR38 + 5, W_pinR38 + 6, W_pinR38 + 10, W_pinR38 + 11, W_pinR38 + 12, W_pinR38 + 15, W_pinR38 + 16, W_pinR38 + 17, W_pinR38 + 18, W_pinR38 + 20, W_pinR38 + 21, W_pinR38 + 22, W_pinR38 + 23, W_pinR38 + 24, W_pinR38 + 25, W_pinR38 + 26, W_pinR38 + 27, W_pinR38 + 28, W_pinR38 + 29, W_pinR39, W_pinR38 + 30, W_pinR38 + 31, W_pinR38 + 32, W_pinR38 + 33, W_pinR38 + 34, W_pinR39 + 5, W_pinR39 + 6, W_pinR38 + 35, W_pinR38 + 36, W_pinR38 + 37, W_pinR38 + 38, W_pinR38 + 39, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR38 + 40, W_pinR38 + 41, W_pinR38 + 42, W_pinR38 + 43, W_pinR38 + 44, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR38 + 45, W_pinR38 + 46, W_pinR38 + 47, W_pinR38 + 48, W_pinR38 + 49, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* pinR38 */ W_pinR39, W_pinR39 + 5, W_pinR39 + 6, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* hull_weld1 */ W_hull_weld2, W_hull_weld2 + 6, W_hull_weld2 + 7, W_hull_weld2 + 12, W_hull_weld2 + 13, W_hull_weld2 + 14, W_hull_weld2 + 18, W_hull_weld2 + 19, W_hull_weld2 + 20, W_hull_weld2 + 21, W_hull_weld2 + 24, W_hull_weld2 + 25, W_hull_weld2 + 26, W_hull_weld2 + 27, W_hull_weld2 + 28, W_hull_weld2 + 30, W_hull_weld2 + 31, W_hull_weld2 + 32, W_hull_weld2 + 33, W_hull_weld2 + 34, W_hull_weld2 + 35,
+    /* hull_weld2 */ W_hull_weld3, W_hull_weld3 + 6, W_hull_weld3 + 7, W_hull_weld3 + 12, W_hull_weld3 + 13, W_hull_weld3 + 14, W_hull_weld3 + 18, W_hull_weld3 + 19, W_hull_weld3 + 20, W_hull_weld3 + 21, W_hull_weld3 + 24, W_hull_weld3 + 25, W_hull_weld3 + 26, W_hull_weld3 + 27, W_hull_weld3 + 28, W_hull_weld3 + 30, W_hull_weld3 + 31, W_hull_weld3 + 32, W_hull_weld3 + 33, W_hull_weld3 + 34, W_hull_weld3 + 35,
 };
-
-/*---- kernels -----------------------------------------------------------------*/
-
-/* Dense LDL^T of a 5 x 5 node block in place (rt.h factor step 1,
- * right-looking): unit lower l below the diagonal, D on it, and the
- * reciprocals 1/D in rinv. Returns 1 if the block is not positive
- * definite. */
-static int factor_node_5(scalar *restrict n, scalar *restrict rinv) {
-  if (!(n[0] > 0)) return 1;
-  const scalar r0 = 1 / n[0];
-  rinv[0] = r0;
-  const scalar u1_0 = n[5];
-  const scalar u2_0 = n[10];
-  const scalar u3_0 = n[15];
-  const scalar u4_0 = n[20];
-  n[5] = u1_0 * r0;
-  n[10] = u2_0 * r0;
-  n[15] = u3_0 * r0;
-  n[20] = u4_0 * r0;
-  n[6] = n[6] - (u1_0 * u1_0) * r0;
-  n[12] = n[12] - (u2_0 * u2_0) * r0;
-  n[11] = n[11] - n[10] * u1_0;
-  n[18] = n[18] - (u3_0 * u3_0) * r0;
-  n[16] = n[16] - n[15] * u1_0;
-  n[17] = n[17] - n[15] * u2_0;
-  n[24] = n[24] - (u4_0 * u4_0) * r0;
-  n[21] = n[21] - n[20] * u1_0;
-  n[22] = n[22] - n[20] * u2_0;
-  n[23] = n[23] - n[20] * u3_0;
-  /* column 1 */
-  if (!(n[6] > 0)) return 1;
-  const scalar r1 = 1 / n[6];
-  rinv[1] = r1;
-  const scalar u2_1 = n[11];
-  const scalar u3_1 = n[16];
-  const scalar u4_1 = n[21];
-  n[11] = u2_1 * r1;
-  n[16] = u3_1 * r1;
-  n[21] = u4_1 * r1;
-  n[12] = n[12] - (u2_1 * u2_1) * r1;
-  n[18] = n[18] - (u3_1 * u3_1) * r1;
-  n[17] = n[17] - n[16] * u2_1;
-  n[24] = n[24] - (u4_1 * u4_1) * r1;
-  n[22] = n[22] - n[21] * u2_1;
-  n[23] = n[23] - n[21] * u3_1;
-  /* column 2 */
-  if (!(n[12] > 0)) return 1;
-  const scalar r2 = 1 / n[12];
-  rinv[2] = r2;
-  const scalar u3_2 = n[17];
-  const scalar u4_2 = n[22];
-  n[17] = u3_2 * r2;
-  n[22] = u4_2 * r2;
-  n[18] = n[18] - (u3_2 * u3_2) * r2;
-  n[24] = n[24] - (u4_2 * u4_2) * r2;
-  n[23] = n[23] - n[22] * u3_2;
-  /* column 3 */
-  if (!(n[18] > 0)) return 1;
-  const scalar r3 = 1 / n[18];
-  rinv[3] = r3;
-  const scalar u4_3 = n[23];
-  n[23] = u4_3 * r3;
-  n[24] = n[24] - (u4_3 * u4_3) * r3;
-  /* column 4 */
-  if (!(n[24] > 0)) return 1;
-  const scalar r4 = 1 / n[24];
-  rinv[4] = r4;
-  return 0;
-}
-
-/* Dense LDL^T of a 6 x 6 node block in place (rt.h factor step 1,
- * right-looking): unit lower l below the diagonal, D on it, and the
- * reciprocals 1/D in rinv. Returns 1 if the block is not positive
- * definite. */
-static int factor_node_6(scalar *restrict n, scalar *restrict rinv) {
-  if (!(n[0] > 0)) return 1;
-  const scalar r0 = 1 / n[0];
-  rinv[0] = r0;
-  const scalar u1_0 = n[6];
-  const scalar u2_0 = n[12];
-  const scalar u3_0 = n[18];
-  const scalar u4_0 = n[24];
-  const scalar u5_0 = n[30];
-  n[6] = u1_0 * r0;
-  n[12] = u2_0 * r0;
-  n[18] = u3_0 * r0;
-  n[24] = u4_0 * r0;
-  n[30] = u5_0 * r0;
-  n[7] = n[7] - (u1_0 * u1_0) * r0;
-  n[14] = n[14] - (u2_0 * u2_0) * r0;
-  n[13] = n[13] - n[12] * u1_0;
-  n[21] = n[21] - (u3_0 * u3_0) * r0;
-  n[19] = n[19] - n[18] * u1_0;
-  n[20] = n[20] - n[18] * u2_0;
-  n[28] = n[28] - (u4_0 * u4_0) * r0;
-  n[25] = n[25] - n[24] * u1_0;
-  n[26] = n[26] - n[24] * u2_0;
-  n[27] = n[27] - n[24] * u3_0;
-  n[35] = n[35] - (u5_0 * u5_0) * r0;
-  n[31] = n[31] - n[30] * u1_0;
-  n[32] = n[32] - n[30] * u2_0;
-  n[33] = n[33] - n[30] * u3_0;
-  n[34] = n[34] - n[30] * u4_0;
-  /* column 1 */
-  if (!(n[7] > 0)) return 1;
-  const scalar r1 = 1 / n[7];
-  rinv[1] = r1;
-  const scalar u2_1 = n[13];
-  const scalar u3_1 = n[19];
-  const scalar u4_1 = n[25];
-  const scalar u5_1 = n[31];
-  n[13] = u2_1 * r1;
-  n[19] = u3_1 * r1;
-  n[25] = u4_1 * r1;
-  n[31] = u5_1 * r1;
-  n[14] = n[14] - (u2_1 * u2_1) * r1;
-  n[21] = n[21] - (u3_1 * u3_1) * r1;
-  n[20] = n[20] - n[19] * u2_1;
-  n[28] = n[28] - (u4_1 * u4_1) * r1;
-  n[26] = n[26] - n[25] * u2_1;
-  n[27] = n[27] - n[25] * u3_1;
-  n[35] = n[35] - (u5_1 * u5_1) * r1;
-  n[32] = n[32] - n[31] * u2_1;
-  n[33] = n[33] - n[31] * u3_1;
-  n[34] = n[34] - n[31] * u4_1;
-  /* column 2 */
-  if (!(n[14] > 0)) return 1;
-  const scalar r2 = 1 / n[14];
-  rinv[2] = r2;
-  const scalar u3_2 = n[20];
-  const scalar u4_2 = n[26];
-  const scalar u5_2 = n[32];
-  n[20] = u3_2 * r2;
-  n[26] = u4_2 * r2;
-  n[32] = u5_2 * r2;
-  n[21] = n[21] - (u3_2 * u3_2) * r2;
-  n[28] = n[28] - (u4_2 * u4_2) * r2;
-  n[27] = n[27] - n[26] * u3_2;
-  n[35] = n[35] - (u5_2 * u5_2) * r2;
-  n[33] = n[33] - n[32] * u3_2;
-  n[34] = n[34] - n[32] * u4_2;
-  /* column 3 */
-  if (!(n[21] > 0)) return 1;
-  const scalar r3 = 1 / n[21];
-  rinv[3] = r3;
-  const scalar u4_3 = n[27];
-  const scalar u5_3 = n[33];
-  n[27] = u4_3 * r3;
-  n[33] = u5_3 * r3;
-  n[28] = n[28] - (u4_3 * u4_3) * r3;
-  n[35] = n[35] - (u5_3 * u5_3) * r3;
-  n[34] = n[34] - n[33] * u4_3;
-  /* column 4 */
-  if (!(n[28] > 0)) return 1;
-  const scalar r4 = 1 / n[28];
-  rinv[4] = r4;
-  const scalar u5_4 = n[34];
-  n[34] = u5_4 * r4;
-  n[35] = n[35] - (u5_4 * u5_4) * r4;
-  /* column 5 */
-  if (!(n[35] > 0)) return 1;
-  const scalar r5 = 1 / n[35];
-  rinv[5] = r5;
-  return 0;
-}
-
-/* x = l^-1 x for the unit lower l of a factored 5 x 5 node block (rt.h
- * solve, forward). */
-static void node_forward_5(const scalar *restrict n, scalar *restrict x) {
-  x[1] = x[1] - n[5] * x[0];
-  x[2] = x[2] - n[10] * x[0] - n[11] * x[1];
-  x[3] = x[3] - n[15] * x[0] - n[16] * x[1] - n[17] * x[2];
-  x[4] = x[4] - n[20] * x[0] - n[21] * x[1] - n[22] * x[2] - n[23] * x[3];
-}
-
-/* x = l^-1 x for the unit lower l of a factored 6 x 6 node block (rt.h
- * solve, forward). */
-static void node_forward_6(const scalar *restrict n, scalar *restrict x) {
-  x[1] = x[1] - n[6] * x[0];
-  x[2] = x[2] - n[12] * x[0] - n[13] * x[1];
-  x[3] = x[3] - n[18] * x[0] - n[19] * x[1] - n[20] * x[2];
-  x[4] = x[4] - n[24] * x[0] - n[25] * x[1] - n[26] * x[2] - n[27] * x[3];
-  x[5] = x[5] - n[30] * x[0] - n[31] * x[1] - n[32] * x[2] - n[33] * x[3] - n[34] * x[4];
-}
-
-/* x = D^-1 x for the diagonal D of a factored 5 x 5 node block (rt.h
- * solve, forward). */
-static void node_diag_5(const scalar *restrict n, scalar *restrict x) {
-  x[0] = x[0] / n[0];
-  x[1] = x[1] / n[6];
-  x[2] = x[2] / n[12];
-  x[3] = x[3] / n[18];
-  x[4] = x[4] / n[24];
-}
-
-/* x = D^-1 x for the diagonal D of a factored 6 x 6 node block (rt.h
- * solve, forward). */
-static void node_diag_6(const scalar *restrict n, scalar *restrict x) {
-  x[0] = x[0] / n[0];
-  x[1] = x[1] / n[7];
-  x[2] = x[2] / n[14];
-  x[3] = x[3] / n[21];
-  x[4] = x[4] / n[28];
-  x[5] = x[5] / n[35];
-}
-
-/* x = l^-T x for the unit lower l of a factored 5 x 5 node block (rt.h
- * solve, backward). */
-static void node_backward_5(const scalar *restrict n, scalar *restrict x) {
-  x[3] = x[3] - n[23] * x[4];
-  x[2] = x[2] - n[22] * x[4] - n[17] * x[3];
-  x[1] = x[1] - n[21] * x[4] - n[16] * x[3] - n[11] * x[2];
-  x[0] = x[0] - n[20] * x[4] - n[15] * x[3] - n[10] * x[2] - n[5] * x[1];
-}
-
-/* x = l^-T x for the unit lower l of a factored 6 x 6 node block (rt.h
- * solve, backward). */
-static void node_backward_6(const scalar *restrict n, scalar *restrict x) {
-  x[4] = x[4] - n[34] * x[5];
-  x[3] = x[3] - n[33] * x[5] - n[27] * x[4];
-  x[2] = x[2] - n[32] * x[5] - n[26] * x[4] - n[20] * x[3];
-  x[1] = x[1] - n[31] * x[5] - n[25] * x[4] - n[19] * x[3] - n[13] * x[2];
-  x[0] = x[0] - n[30] * x[5] - n[24] * x[4] - n[18] * x[3] - n[12] * x[2] - n[6] * x[1];
-}
-
-/* xq -= L xp for a 5 x 5 block L (rt.h solve, forward). */
-static void forward_5x5(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2] + l[3] * xp[3] + l[4] * xp[4];
-  xq[1] -= l[5] * xp[0] + l[6] * xp[1] + l[7] * xp[2] + l[8] * xp[3] + l[9] * xp[4];
-  xq[2] -= l[10] * xp[0] + l[11] * xp[1] + l[12] * xp[2] + l[13] * xp[3] + l[14] * xp[4];
-  xq[3] -= l[15] * xp[0] + l[16] * xp[1] + l[17] * xp[2] + l[18] * xp[3] + l[19] * xp[4];
-  xq[4] -= l[20] * xp[0] + l[21] * xp[1] + l[22] * xp[2] + l[23] * xp[3] + l[24] * xp[4];
-}
-
-/* xq -= L xp for a 6 x 5 block L (rt.h solve, forward). */
-static void forward_6x5(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2] + l[3] * xp[3] + l[4] * xp[4];
-  xq[1] -= l[5] * xp[0] + l[6] * xp[1] + l[7] * xp[2] + l[8] * xp[3] + l[9] * xp[4];
-  xq[2] -= l[10] * xp[0] + l[11] * xp[1] + l[12] * xp[2] + l[13] * xp[3] + l[14] * xp[4];
-  xq[3] -= l[15] * xp[0] + l[16] * xp[1] + l[17] * xp[2] + l[18] * xp[3] + l[19] * xp[4];
-  xq[4] -= l[20] * xp[0] + l[21] * xp[1] + l[22] * xp[2] + l[23] * xp[3] + l[24] * xp[4];
-  xq[5] -= l[25] * xp[0] + l[26] * xp[1] + l[27] * xp[2] + l[28] * xp[3] + l[29] * xp[4];
-}
-
-/* xq -= L xp for a 6 x 6 block L (rt.h solve, forward). */
-static void forward_6x6(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
-  xq[0] -= l[0] * xp[0] + l[1] * xp[1] + l[2] * xp[2] + l[3] * xp[3] + l[4] * xp[4] + l[5] * xp[5];
-  xq[1] -= l[6] * xp[0] + l[7] * xp[1] + l[8] * xp[2] + l[9] * xp[3] + l[10] * xp[4] + l[11] * xp[5];
-  xq[2] -= l[12] * xp[0] + l[13] * xp[1] + l[14] * xp[2] + l[15] * xp[3] + l[16] * xp[4] + l[17] * xp[5];
-  xq[3] -= l[18] * xp[0] + l[19] * xp[1] + l[20] * xp[2] + l[21] * xp[3] + l[22] * xp[4] + l[23] * xp[5];
-  xq[4] -= l[24] * xp[0] + l[25] * xp[1] + l[26] * xp[2] + l[27] * xp[3] + l[28] * xp[4] + l[29] * xp[5];
-  xq[5] -= l[30] * xp[0] + l[31] * xp[1] + l[32] * xp[2] + l[33] * xp[3] + l[34] * xp[4] + l[35] * xp[5];
-}
-
-/* s = L^T xq for a 5 x 5 block L, rows from the last: the first
- * block of a pivot's backward sum, which runs over the blocks from the
- * last (rt.h solve, backward). */
-static void backward_set_5x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[20] * xq[4] + l[15] * xq[3] + l[10] * xq[2] + l[5] * xq[1] + l[0] * xq[0];
-  s[1] = l[21] * xq[4] + l[16] * xq[3] + l[11] * xq[2] + l[6] * xq[1] + l[1] * xq[0];
-  s[2] = l[22] * xq[4] + l[17] * xq[3] + l[12] * xq[2] + l[7] * xq[1] + l[2] * xq[0];
-  s[3] = l[23] * xq[4] + l[18] * xq[3] + l[13] * xq[2] + l[8] * xq[1] + l[3] * xq[0];
-  s[4] = l[24] * xq[4] + l[19] * xq[3] + l[14] * xq[2] + l[9] * xq[1] + l[4] * xq[0];
-}
-
-/* s = L^T xq for a 6 x 5 block L, rows from the last: the first
- * block of a pivot's backward sum, which runs over the blocks from the
- * last (rt.h solve, backward). */
-static void backward_set_6x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[25] * xq[5] + l[20] * xq[4] + l[15] * xq[3] + l[10] * xq[2] + l[5] * xq[1] + l[0] * xq[0];
-  s[1] = l[26] * xq[5] + l[21] * xq[4] + l[16] * xq[3] + l[11] * xq[2] + l[6] * xq[1] + l[1] * xq[0];
-  s[2] = l[27] * xq[5] + l[22] * xq[4] + l[17] * xq[3] + l[12] * xq[2] + l[7] * xq[1] + l[2] * xq[0];
-  s[3] = l[28] * xq[5] + l[23] * xq[4] + l[18] * xq[3] + l[13] * xq[2] + l[8] * xq[1] + l[3] * xq[0];
-  s[4] = l[29] * xq[5] + l[24] * xq[4] + l[19] * xq[3] + l[14] * xq[2] + l[9] * xq[1] + l[4] * xq[0];
-}
-
-/* s = L^T xq for a 6 x 6 block L, rows from the last: the first
- * block of a pivot's backward sum, which runs over the blocks from the
- * last (rt.h solve, backward). */
-static void backward_set_6x6(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = l[30] * xq[5] + l[24] * xq[4] + l[18] * xq[3] + l[12] * xq[2] + l[6] * xq[1] + l[0] * xq[0];
-  s[1] = l[31] * xq[5] + l[25] * xq[4] + l[19] * xq[3] + l[13] * xq[2] + l[7] * xq[1] + l[1] * xq[0];
-  s[2] = l[32] * xq[5] + l[26] * xq[4] + l[20] * xq[3] + l[14] * xq[2] + l[8] * xq[1] + l[2] * xq[0];
-  s[3] = l[33] * xq[5] + l[27] * xq[4] + l[21] * xq[3] + l[15] * xq[2] + l[9] * xq[1] + l[3] * xq[0];
-  s[4] = l[34] * xq[5] + l[28] * xq[4] + l[22] * xq[3] + l[16] * xq[2] + l[10] * xq[1] + l[4] * xq[0];
-  s[5] = l[35] * xq[5] + l[29] * xq[4] + l[23] * xq[3] + l[17] * xq[2] + l[11] * xq[1] + l[5] * xq[0];
-}
-
-/* s = s + L^T xq for a 5 x 5 block L, the sum continued in order. */
-static void backward_add_5x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[20] * xq[4] + l[15] * xq[3] + l[10] * xq[2] + l[5] * xq[1] + l[0] * xq[0];
-  s[1] = s[1] + l[21] * xq[4] + l[16] * xq[3] + l[11] * xq[2] + l[6] * xq[1] + l[1] * xq[0];
-  s[2] = s[2] + l[22] * xq[4] + l[17] * xq[3] + l[12] * xq[2] + l[7] * xq[1] + l[2] * xq[0];
-  s[3] = s[3] + l[23] * xq[4] + l[18] * xq[3] + l[13] * xq[2] + l[8] * xq[1] + l[3] * xq[0];
-  s[4] = s[4] + l[24] * xq[4] + l[19] * xq[3] + l[14] * xq[2] + l[9] * xq[1] + l[4] * xq[0];
-}
-
-/* s = s + L^T xq for a 6 x 5 block L, the sum continued in order. */
-static void backward_add_6x5(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
-  s[0] = s[0] + l[25] * xq[5] + l[20] * xq[4] + l[15] * xq[3] + l[10] * xq[2] + l[5] * xq[1] + l[0] * xq[0];
-  s[1] = s[1] + l[26] * xq[5] + l[21] * xq[4] + l[16] * xq[3] + l[11] * xq[2] + l[6] * xq[1] + l[1] * xq[0];
-  s[2] = s[2] + l[27] * xq[5] + l[22] * xq[4] + l[17] * xq[3] + l[12] * xq[2] + l[7] * xq[1] + l[2] * xq[0];
-  s[3] = s[3] + l[28] * xq[5] + l[23] * xq[4] + l[18] * xq[3] + l[13] * xq[2] + l[8] * xq[1] + l[3] * xq[0];
-  s[4] = s[4] + l[29] * xq[5] + l[24] * xq[4] + l[19] * xq[3] + l[14] * xq[2] + l[9] * xq[1] + l[4] * xq[0];
-}
-
-/* x -= s, 5 rows: the end of a pivot's backward step. */
-static void subtract_5(scalar *restrict x, const scalar *restrict s) {
-  x[0] -= s[0];
-  x[1] -= s[1];
-  x[2] -= s[2];
-  x[3] -= s[3];
-  x[4] -= s[4];
-}
-
-/* x -= s, 6 rows: the end of a pivot's backward step. */
-static void subtract_6(scalar *restrict x, const scalar *restrict s) {
-  x[0] -= s[0];
-  x[1] -= s[1];
-  x[2] -= s[2];
-  x[3] -= s[3];
-  x[4] -= s[4];
-  x[5] -= s[5];
-}
-
-/*---- vector kernels: one body per vector width, the same results ------------*/
-
-#if defined(LDLPGS_NO_VECTOR) || !defined(__GNUC__)
-/* plain C, one scalar at a time: LDLPGS_NO_VECTOR, or no GCC/Clang vector extensions */
-
-/* 1 row of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 1; r++) {
-    scalar y[5];
-    for (int i = 0; i < 5; i++) {
-      scalar s = e[r * 5 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
-      y[i] = s;
-      et[i * 24 + r] = s;
-      e[r * 5 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* 2 rows of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 2; r++) {
-    scalar y[5];
-    for (int i = 0; i < 5; i++) {
-      scalar s = e[r * 5 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
-      y[i] = s;
-      et[i * 24 + r] = s;
-      e[r * 5 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* 3 rows of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 3; r++) {
-    scalar y[5];
-    for (int i = 0; i < 5; i++) {
-      scalar s = e[r * 5 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
-      y[i] = s;
-      et[i * 24 + r] = s;
-      e[r * 5 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* 4 rows of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 4; r++) {
-    scalar y[5];
-    for (int i = 0; i < 5; i++) {
-      scalar s = e[r * 5 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
-      y[i] = s;
-      et[i * 24 + r] = s;
-      e[r * 5 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* 5 rows of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x5_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 5; r++) {
-    scalar y[5];
-    for (int i = 0; i < 5; i++) {
-      scalar s = e[r * 5 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
-      y[i] = s;
-      et[i * 24 + r] = s;
-      e[r * 5 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* 6 rows of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 6; r++) {
-    scalar y[5];
-    for (int i = 0; i < 5; i++) {
-      scalar s = e[r * 5 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
-      y[i] = s;
-      et[i * 24 + r] = s;
-      e[r * 5 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* 6 rows of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_6x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 6; r++) {
-    scalar y[6];
-    for (int i = 0; i < 6; i++) {
-      scalar s = e[r * 6 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 6 + q] * y[q];
-      y[i] = s;
-      et[i * 24 + r] = s;
-      e[r * 6 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* 8 rows of an edge column (rt.h factor step 2), one at a time: the
- * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  for (int r = 0; r < 8; r++) {
-    scalar y[5];
-    for (int i = 0; i < 5; i++) {
-      scalar s = e[r * 5 + i];
-      for (int q = 0; q < i; q++) s = s - n[i * 5 + q] * y[q];
-      y[i] = s;
-      et[i * 24 + r] = s;
-      e[r * 5 + i] = s * rinv[i];
-    }
-  }
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 5 (rt.h
- * factor step 3, a diagonal block pair), one entry at a time. */
-static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 5; r++)
-    for (int j = 0; j < r + 1; j++) {
-      scalar s = l[r * 5] * et[j];
-      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 24 + j];
-      c[r * 5 + j] -= s;
-    }
-}
-
-/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 5 (rt.h
- * factor step 3, a diagonal block pair), one entry at a time. */
-static void reduce_tri_6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 6; r++)
-    for (int j = 0; j < r + 1; j++) {
-      scalar s = l[r * 5] * et[j];
-      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 24 + j];
-      c[r * 6 + j] -= s;
-    }
-}
-
-/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 6 (rt.h
- * factor step 3, a diagonal block pair), one entry at a time. */
-static void reduce_tri_6_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 6; r++)
-    for (int j = 0; j < r + 1; j++) {
-      scalar s = l[r * 6] * et[j];
-      for (int q = 1; q < 6; q++) s += l[r * 6 + q] * et[q * 24 + j];
-      c[r * 6 + j] -= s;
-    }
-}
-
-/* C -= L Y^T for a 5 x 5 block C, L 5 x 5, Y 5 x 5 (rt.h factor
- * step 3, one block pair), one entry at a time. */
-static void reduce_5x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 5; r++)
-    for (int j = 0; j < 5; j++) {
-      scalar s = l[r * 5] * et[j];
-      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 24 + j];
-      c[r * 5 + j] -= s;
-    }
-}
-
-/* C -= L Y^T for a 6 x 5 block C, L 6 x 5, Y 5 x 5 (rt.h factor
- * step 3, one block pair), one entry at a time. */
-static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 6; r++)
-    for (int j = 0; j < 5; j++) {
-      scalar s = l[r * 5] * et[j];
-      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 24 + j];
-      c[r * 5 + j] -= s;
-    }
-}
-
-/* C -= L Y^T for a 6 x 6 block C, L 6 x 5, Y 6 x 5 (rt.h factor
- * step 3, one block pair), one entry at a time. */
-static void reduce_6x6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  for (int r = 0; r < 6; r++)
-    for (int j = 0; j < 6; j++) {
-      scalar s = l[r * 5] * et[j];
-      for (int q = 1; q < 5; q++) s += l[r * 5 + q] * et[q * 24 + j];
-      c[r * 6 + j] -= s;
-    }
-}
-
-#elif defined(__AVX__)
-/* AVX: 32-byte vectors */
-
-/* One row of an edge column (rt.h factor step 2): its forward substitution
- * Y with N's l into et (Y[k] at et[k * 24]), and Y D^-1 over the row,
- * with the reciprocals rinv of N's pivots. */
-static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const scalar e0 = e[0];
-  const scalar e1 = e[1];
-  const scalar e2 = e[2];
-  const scalar e3 = e[3];
-  const scalar e4 = e[4];
-  const scalar y0 = e0;
-  const scalar y1 = e1 - n[5] * y0;
-  const scalar y2 = e2 - n[10] * y0 - n[11] * y1;
-  const scalar y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const scalar y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  et[0] = y0;
-  et[24] = y1;
-  et[48] = y2;
-  et[72] = y3;
-  et[96] = y4;
-  const scalar z0 = y0 * rinv[0];
-  const scalar z1 = y1 * rinv[1];
-  const scalar z2 = y2 * rinv[2];
-  const scalar z3 = y3 * rinv[3];
-  const scalar z4 = y4 * rinv[4];
-  e[0] = z0;
-  e[1] = z1;
-  e[2] = z2;
-  e[3] = z3;
-  e[4] = z4;
-}
-
-/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v2 e0 = {e[0], e[5]};
-  const v2 e1 = {e[1], e[6]};
-  const v2 e2 = {e[2], e[7]};
-  const v2 e3 = {e[3], e[8]};
-  const v2 e4 = {e[4], e[9]};
-  const v2 y0 = e0;
-  const v2 y1 = e1 - n[5] * y0;
-  const v2 y2 = e2 - n[10] * y0 - n[11] * y1;
-  const v2 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const v2 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  *(v2 *)(et + 0) = y0;
-  *(v2 *)(et + 24) = y1;
-  *(v2 *)(et + 48) = y2;
-  *(v2 *)(et + 72) = y3;
-  *(v2 *)(et + 96) = y4;
-  const v2 z0 = y0 * rinv[0];
-  const v2 z1 = y1 * rinv[1];
-  const v2 z2 = y2 * rinv[2];
-  const v2 z3 = y3 * rinv[3];
-  const v2 z4 = y4 * rinv[4];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z3[0];
-  e[4] = z4[0];
-  e[5] = z0[1];
-  e[6] = z1[1];
-  e[7] = z2[1];
-  e[8] = z3[1];
-  e[9] = z4[1];
-}
-
-/* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0 = {e[0], e[5], e[10], 0};
-  const v4 e1 = {e[1], e[6], e[11], 0};
-  const v4 e2 = {e[2], e[7], e[12], 0};
-  const v4 e3 = {e[3], e[8], e[13], 0};
-  const v4 e4 = {e[4], e[9], e[14], 0};
-  const v4 y0 = e0;
-  const v4 y1 = e1 - n[5] * y0;
-  const v4 y2 = e2 - n[10] * y0 - n[11] * y1;
-  const v4 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const v4 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  *(v4 *)(et + 0) = y0;
-  *(v4 *)(et + 24) = y1;
-  *(v4 *)(et + 48) = y2;
-  *(v4 *)(et + 72) = y3;
-  *(v4 *)(et + 96) = y4;
-  const v4 z0 = y0 * rinv[0];
-  const v4 z1 = y1 * rinv[1];
-  const v4 z2 = y2 * rinv[2];
-  const v4 z3 = y3 * rinv[3];
-  const v4 z4 = y4 * rinv[4];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z3[0];
-  e[4] = z4[0];
-  e[5] = z0[1];
-  e[6] = z1[1];
-  e[7] = z2[1];
-  e[8] = z3[1];
-  e[9] = z4[1];
-  e[10] = z0[2];
-  e[11] = z1[2];
-  e[12] = z2[2];
-  e[13] = z3[2];
-  e[14] = z4[2];
-}
-
-/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0 = {e[0], e[5], e[10], e[15]};
-  const v4 e1 = {e[1], e[6], e[11], e[16]};
-  const v4 e2 = {e[2], e[7], e[12], e[17]};
-  const v4 e3 = {e[3], e[8], e[13], e[18]};
-  const v4 e4 = {e[4], e[9], e[14], e[19]};
-  const v4 y0 = e0;
-  const v4 y1 = e1 - n[5] * y0;
-  const v4 y2 = e2 - n[10] * y0 - n[11] * y1;
-  const v4 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const v4 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  *(v4 *)(et + 0) = y0;
-  *(v4 *)(et + 24) = y1;
-  *(v4 *)(et + 48) = y2;
-  *(v4 *)(et + 72) = y3;
-  *(v4 *)(et + 96) = y4;
-  const v4 z0 = y0 * rinv[0];
-  const v4 z1 = y1 * rinv[1];
-  const v4 z2 = y2 * rinv[2];
-  const v4 z3 = y3 * rinv[3];
-  const v4 z4 = y4 * rinv[4];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z3[0];
-  e[4] = z4[0];
-  e[5] = z0[1];
-  e[6] = z1[1];
-  e[7] = z2[1];
-  e[8] = z3[1];
-  e[9] = z4[1];
-  e[10] = z0[2];
-  e[11] = z1[2];
-  e[12] = z2[2];
-  e[13] = z3[2];
-  e[14] = z4[2];
-  e[15] = z0[3];
-  e[16] = z1[3];
-  e[17] = z2[3];
-  e[18] = z3[3];
-  e[19] = z4[3];
-}
-
-/* 5 rows of an edge column (rt.h factor step 2), one vector lane per row, 3 lanes idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x5_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v8 e0 = {e[0], e[5], e[10], e[15], e[20], 0, 0, 0};
-  const v8 e1 = {e[1], e[6], e[11], e[16], e[21], 0, 0, 0};
-  const v8 e2 = {e[2], e[7], e[12], e[17], e[22], 0, 0, 0};
-  const v8 e3 = {e[3], e[8], e[13], e[18], e[23], 0, 0, 0};
-  const v8 e4 = {e[4], e[9], e[14], e[19], e[24], 0, 0, 0};
-  const v8 y0 = e0;
-  const v8 y1 = e1 - n[5] * y0;
-  const v8 y2 = e2 - n[10] * y0 - n[11] * y1;
-  const v8 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const v8 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  *(v8 *)(et + 0) = y0;
-  *(v8 *)(et + 24) = y1;
-  *(v8 *)(et + 48) = y2;
-  *(v8 *)(et + 72) = y3;
-  *(v8 *)(et + 96) = y4;
-  const v8 z0 = y0 * rinv[0];
-  const v8 z1 = y1 * rinv[1];
-  const v8 z2 = y2 * rinv[2];
-  const v8 z3 = y3 * rinv[3];
-  const v8 z4 = y4 * rinv[4];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z3[0];
-  e[4] = z4[0];
-  e[5] = z0[1];
-  e[6] = z1[1];
-  e[7] = z2[1];
-  e[8] = z3[1];
-  e[9] = z4[1];
-  e[10] = z0[2];
-  e[11] = z1[2];
-  e[12] = z2[2];
-  e[13] = z3[2];
-  e[14] = z4[2];
-  e[15] = z0[3];
-  e[16] = z1[3];
-  e[17] = z2[3];
-  e[18] = z3[3];
-  e[19] = z4[3];
-  e[20] = z0[4];
-  e[21] = z1[4];
-  e[22] = z2[4];
-  e[23] = z3[4];
-  e[24] = z4[4];
-}
-
-/* 6 rows of an edge column (rt.h factor step 2), one vector lane per row, 2 lanes idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v8 e0 = {e[0], e[5], e[10], e[15], e[20], e[25], 0, 0};
-  const v8 e1 = {e[1], e[6], e[11], e[16], e[21], e[26], 0, 0};
-  const v8 e2 = {e[2], e[7], e[12], e[17], e[22], e[27], 0, 0};
-  const v8 e3 = {e[3], e[8], e[13], e[18], e[23], e[28], 0, 0};
-  const v8 e4 = {e[4], e[9], e[14], e[19], e[24], e[29], 0, 0};
-  const v8 y0 = e0;
-  const v8 y1 = e1 - n[5] * y0;
-  const v8 y2 = e2 - n[10] * y0 - n[11] * y1;
-  const v8 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const v8 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  *(v8 *)(et + 0) = y0;
-  *(v8 *)(et + 24) = y1;
-  *(v8 *)(et + 48) = y2;
-  *(v8 *)(et + 72) = y3;
-  *(v8 *)(et + 96) = y4;
-  const v8 z0 = y0 * rinv[0];
-  const v8 z1 = y1 * rinv[1];
-  const v8 z2 = y2 * rinv[2];
-  const v8 z3 = y3 * rinv[3];
-  const v8 z4 = y4 * rinv[4];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z3[0];
-  e[4] = z4[0];
-  e[5] = z0[1];
-  e[6] = z1[1];
-  e[7] = z2[1];
-  e[8] = z3[1];
-  e[9] = z4[1];
-  e[10] = z0[2];
-  e[11] = z1[2];
-  e[12] = z2[2];
-  e[13] = z3[2];
-  e[14] = z4[2];
-  e[15] = z0[3];
-  e[16] = z1[3];
-  e[17] = z2[3];
-  e[18] = z3[3];
-  e[19] = z4[3];
-  e[20] = z0[4];
-  e[21] = z1[4];
-  e[22] = z2[4];
-  e[23] = z3[4];
-  e[24] = z4[4];
-  e[25] = z0[5];
-  e[26] = z1[5];
-  e[27] = z2[5];
-  e[28] = z3[5];
-  e[29] = z4[5];
-}
-
-/* 6 rows of an edge column (rt.h factor step 2), one vector lane per row, 2 lanes idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_6x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v8 e0 = {e[0], e[6], e[12], e[18], e[24], e[30], 0, 0};
-  const v8 e1 = {e[1], e[7], e[13], e[19], e[25], e[31], 0, 0};
-  const v8 e2 = {e[2], e[8], e[14], e[20], e[26], e[32], 0, 0};
-  const v8 e3 = {e[3], e[9], e[15], e[21], e[27], e[33], 0, 0};
-  const v8 e4 = {e[4], e[10], e[16], e[22], e[28], e[34], 0, 0};
-  const v8 e5 = {e[5], e[11], e[17], e[23], e[29], e[35], 0, 0};
-  const v8 y0 = e0;
-  const v8 y1 = e1 - n[6] * y0;
-  const v8 y2 = e2 - n[12] * y0 - n[13] * y1;
-  const v8 y3 = e3 - n[18] * y0 - n[19] * y1 - n[20] * y2;
-  const v8 y4 = e4 - n[24] * y0 - n[25] * y1 - n[26] * y2 - n[27] * y3;
-  const v8 y5 = e5 - n[30] * y0 - n[31] * y1 - n[32] * y2 - n[33] * y3 - n[34] * y4;
-  *(v8 *)(et + 0) = y0;
-  *(v8 *)(et + 24) = y1;
-  *(v8 *)(et + 48) = y2;
-  *(v8 *)(et + 72) = y3;
-  *(v8 *)(et + 96) = y4;
-  *(v8 *)(et + 120) = y5;
-  const v8 z0 = y0 * rinv[0];
-  const v8 z1 = y1 * rinv[1];
-  const v8 z2 = y2 * rinv[2];
-  const v8 z3 = y3 * rinv[3];
-  const v8 z4 = y4 * rinv[4];
-  const v8 z5 = y5 * rinv[5];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z3[0];
-  e[4] = z4[0];
-  e[5] = z5[0];
-  e[6] = z0[1];
-  e[7] = z1[1];
-  e[8] = z2[1];
-  e[9] = z3[1];
-  e[10] = z4[1];
-  e[11] = z5[1];
-  e[12] = z0[2];
-  e[13] = z1[2];
-  e[14] = z2[2];
-  e[15] = z3[2];
-  e[16] = z4[2];
-  e[17] = z5[2];
-  e[18] = z0[3];
-  e[19] = z1[3];
-  e[20] = z2[3];
-  e[21] = z3[3];
-  e[22] = z4[3];
-  e[23] = z5[3];
-  e[24] = z0[4];
-  e[25] = z1[4];
-  e[26] = z2[4];
-  e[27] = z3[4];
-  e[28] = z4[4];
-  e[29] = z5[4];
-  e[30] = z0[5];
-  e[31] = z1[5];
-  e[32] = z2[5];
-  e[33] = z3[5];
-  e[34] = z4[5];
-  e[35] = z5[5];
-}
-
-/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v8 e0 = {e[0], e[5], e[10], e[15], e[20], e[25], e[30], e[35]};
-  const v8 e1 = {e[1], e[6], e[11], e[16], e[21], e[26], e[31], e[36]};
-  const v8 e2 = {e[2], e[7], e[12], e[17], e[22], e[27], e[32], e[37]};
-  const v8 e3 = {e[3], e[8], e[13], e[18], e[23], e[28], e[33], e[38]};
-  const v8 e4 = {e[4], e[9], e[14], e[19], e[24], e[29], e[34], e[39]};
-  const v8 y0 = e0;
-  const v8 y1 = e1 - n[5] * y0;
-  const v8 y2 = e2 - n[10] * y0 - n[11] * y1;
-  const v8 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const v8 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  *(v8 *)(et + 0) = y0;
-  *(v8 *)(et + 24) = y1;
-  *(v8 *)(et + 48) = y2;
-  *(v8 *)(et + 72) = y3;
-  *(v8 *)(et + 96) = y4;
-  const v8 z0 = y0 * rinv[0];
-  const v8 z1 = y1 * rinv[1];
-  const v8 z2 = y2 * rinv[2];
-  const v8 z3 = y3 * rinv[3];
-  const v8 z4 = y4 * rinv[4];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z3[0];
-  e[4] = z4[0];
-  e[5] = z0[1];
-  e[6] = z1[1];
-  e[7] = z2[1];
-  e[8] = z3[1];
-  e[9] = z4[1];
-  e[10] = z0[2];
-  e[11] = z1[2];
-  e[12] = z2[2];
-  e[13] = z3[2];
-  e[14] = z4[2];
-  e[15] = z0[3];
-  e[16] = z1[3];
-  e[17] = z2[3];
-  e[18] = z3[3];
-  e[19] = z4[3];
-  e[20] = z0[4];
-  e[21] = z1[4];
-  e[22] = z2[4];
-  e[23] = z3[4];
-  e[24] = z4[4];
-  e[25] = z0[5];
-  e[26] = z1[5];
-  e[27] = z2[5];
-  e[28] = z3[5];
-  e[29] = z4[5];
-  e[30] = z0[6];
-  e[31] = z1[6];
-  e[32] = z2[6];
-  e[33] = z3[6];
-  e[34] = z4[6];
-  e[35] = z0[7];
-  e[36] = z1[7];
-  e[37] = z2[7];
-  e[38] = z3[7];
-  e[39] = z4[7];
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 5 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
-  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
-  *(v2 *)(c + 10) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
-  c[12] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
-}
-
-/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 5 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
-  *(v2 *)(c + 6) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
-  *(v2 *)(c + 12) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
-  c[14] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
-  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  c[28] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
-  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 28) + l[27] * *(const v2 *)(et + 52) + l[28] * *(const v2 *)(et + 76) + l[29] * *(const v2 *)(et + 100);
-}
-
-/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 6 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_6_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96] + l[5] * et[120];
-  *(v2 *)(c + 6) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 96) + l[11] * *(const v2 *)(et + 120);
-  *(v2 *)(c + 12) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48) + l[15] * *(const v2 *)(et + 72) + l[16] * *(const v2 *)(et + 96) + l[17] * *(const v2 *)(et + 120);
-  c[14] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50] + l[15] * et[74] + l[16] * et[98] + l[17] * et[122];
-  *(v4 *)(c + 18) -= l[18] * *(const v4 *)(et + 0) + l[19] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 120);
-  *(v4 *)(c + 24) -= l[24] * *(const v4 *)(et + 0) + l[25] * *(const v4 *)(et + 24) + l[26] * *(const v4 *)(et + 48) + l[27] * *(const v4 *)(et + 72) + l[28] * *(const v4 *)(et + 96) + l[29] * *(const v4 *)(et + 120);
-  c[28] -= l[24] * et[4] + l[25] * et[28] + l[26] * et[52] + l[27] * et[76] + l[28] * et[100] + l[29] * et[124];
-  *(v4 *)(c + 30) -= l[30] * *(const v4 *)(et + 0) + l[31] * *(const v4 *)(et + 24) + l[32] * *(const v4 *)(et + 48) + l[33] * *(const v4 *)(et + 72) + l[34] * *(const v4 *)(et + 96) + l[35] * *(const v4 *)(et + 120);
-  *(v2 *)(c + 34) -= l[30] * *(const v2 *)(et + 4) + l[31] * *(const v2 *)(et + 28) + l[32] * *(const v2 *)(et + 52) + l[33] * *(const v2 *)(et + 76) + l[34] * *(const v2 *)(et + 100) + l[35] * *(const v2 *)(et + 124);
-}
-
-/* C -= L Y^T for a 5 x 5 block C, L 5 x 5, Y 5 x 5 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_5x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
-  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100];
-  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
-  c[9] -= l[5] * et[4] + l[6] * et[28] + l[7] * et[52] + l[8] * et[76] + l[9] * et[100];
-  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
-  c[14] -= l[10] * et[4] + l[11] * et[28] + l[12] * et[52] + l[13] * et[76] + l[14] * et[100];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  c[19] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52] + l[18] * et[76] + l[19] * et[100];
-  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
-}
-
-/* C -= L Y^T for a 6 x 5 block C, L 6 x 5, Y 5 x 5 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
-  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100];
-  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
-  c[9] -= l[5] * et[4] + l[6] * et[28] + l[7] * et[52] + l[8] * et[76] + l[9] * et[100];
-  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
-  c[14] -= l[10] * et[4] + l[11] * et[28] + l[12] * et[52] + l[13] * et[76] + l[14] * et[100];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  c[19] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52] + l[18] * et[76] + l[19] * et[100];
-  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
-  *(v4 *)(c + 25) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
-  c[29] -= l[25] * et[4] + l[26] * et[28] + l[27] * et[52] + l[28] * et[76] + l[29] * et[100];
-}
-
-/* C -= L Y^T for a 6 x 6 block C, L 6 x 5, Y 6 x 5 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_6x6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 4) -= l[0] * *(const v2 *)(et + 4) + l[1] * *(const v2 *)(et + 28) + l[2] * *(const v2 *)(et + 52) + l[3] * *(const v2 *)(et + 76) + l[4] * *(const v2 *)(et + 100);
-  *(v4 *)(c + 6) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 10) -= l[5] * *(const v2 *)(et + 4) + l[6] * *(const v2 *)(et + 28) + l[7] * *(const v2 *)(et + 52) + l[8] * *(const v2 *)(et + 76) + l[9] * *(const v2 *)(et + 100);
-  *(v4 *)(c + 12) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 16) -= l[10] * *(const v2 *)(et + 4) + l[11] * *(const v2 *)(et + 28) + l[12] * *(const v2 *)(et + 52) + l[13] * *(const v2 *)(et + 76) + l[14] * *(const v2 *)(et + 100);
-  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 22) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 28) + l[17] * *(const v2 *)(et + 52) + l[18] * *(const v2 *)(et + 76) + l[19] * *(const v2 *)(et + 100);
-  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 28) -= l[20] * *(const v2 *)(et + 4) + l[21] * *(const v2 *)(et + 28) + l[22] * *(const v2 *)(et + 52) + l[23] * *(const v2 *)(et + 76) + l[24] * *(const v2 *)(et + 100);
-  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 28) + l[27] * *(const v2 *)(et + 52) + l[28] * *(const v2 *)(et + 76) + l[29] * *(const v2 *)(et + 100);
-}
-
-#else
-/* 16-byte vectors (SSE2, the x86-64 baseline; NEON) */
-
-/* One row of an edge column (rt.h factor step 2): its forward substitution
- * Y with N's l into et (Y[k] at et[k * 24]), and Y D^-1 over the row,
- * with the reciprocals rinv of N's pivots. */
-static void panel_5x1(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const scalar e0 = e[0];
-  const scalar e1 = e[1];
-  const scalar e2 = e[2];
-  const scalar e3 = e[3];
-  const scalar e4 = e[4];
-  const scalar y0 = e0;
-  const scalar y1 = e1 - n[5] * y0;
-  const scalar y2 = e2 - n[10] * y0 - n[11] * y1;
-  const scalar y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const scalar y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  et[0] = y0;
-  et[24] = y1;
-  et[48] = y2;
-  et[72] = y3;
-  et[96] = y4;
-  const scalar z0 = y0 * rinv[0];
-  const scalar z1 = y1 * rinv[1];
-  const scalar z2 = y2 * rinv[2];
-  const scalar z3 = y3 * rinv[3];
-  const scalar z4 = y4 * rinv[4];
-  e[0] = z0;
-  e[1] = z1;
-  e[2] = z2;
-  e[3] = z3;
-  e[4] = z4;
-}
-
-/* 2 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x2(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v2 e0 = {e[0], e[5]};
-  const v2 e1 = {e[1], e[6]};
-  const v2 e2 = {e[2], e[7]};
-  const v2 e3 = {e[3], e[8]};
-  const v2 e4 = {e[4], e[9]};
-  const v2 y0 = e0;
-  const v2 y1 = e1 - n[5] * y0;
-  const v2 y2 = e2 - n[10] * y0 - n[11] * y1;
-  const v2 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const v2 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  *(v2 *)(et + 0) = y0;
-  *(v2 *)(et + 24) = y1;
-  *(v2 *)(et + 48) = y2;
-  *(v2 *)(et + 72) = y3;
-  *(v2 *)(et + 96) = y4;
-  const v2 z0 = y0 * rinv[0];
-  const v2 z1 = y1 * rinv[1];
-  const v2 z2 = y2 * rinv[2];
-  const v2 z3 = y3 * rinv[3];
-  const v2 z4 = y4 * rinv[4];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z3[0];
-  e[4] = z4[0];
-  e[5] = z0[1];
-  e[6] = z1[1];
-  e[7] = z2[1];
-  e[8] = z3[1];
-  e[9] = z4[1];
-}
-
-/* 3 rows of an edge column (rt.h factor step 2), one vector lane per row, 1 lane idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x3_of_4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0 = {e[0], e[5], e[10], 0};
-  const v4 e1 = {e[1], e[6], e[11], 0};
-  const v4 e2 = {e[2], e[7], e[12], 0};
-  const v4 e3 = {e[3], e[8], e[13], 0};
-  const v4 e4 = {e[4], e[9], e[14], 0};
-  const v4 y0 = e0;
-  const v4 y1 = e1 - n[5] * y0;
-  const v4 y2 = e2 - n[10] * y0 - n[11] * y1;
-  const v4 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const v4 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  *(v4 *)(et + 0) = y0;
-  *(v4 *)(et + 24) = y1;
-  *(v4 *)(et + 48) = y2;
-  *(v4 *)(et + 72) = y3;
-  *(v4 *)(et + 96) = y4;
-  const v4 z0 = y0 * rinv[0];
-  const v4 z1 = y1 * rinv[1];
-  const v4 z2 = y2 * rinv[2];
-  const v4 z3 = y3 * rinv[3];
-  const v4 z4 = y4 * rinv[4];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z3[0];
-  e[4] = z4[0];
-  e[5] = z0[1];
-  e[6] = z1[1];
-  e[7] = z2[1];
-  e[8] = z3[1];
-  e[9] = z4[1];
-  e[10] = z0[2];
-  e[11] = z1[2];
-  e[12] = z2[2];
-  e[13] = z3[2];
-  e[14] = z4[2];
-}
-
-/* 4 rows of an edge column (rt.h factor step 2), one vector lane per row:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x4(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0 = {e[0], e[5], e[10], e[15]};
-  const v4 e1 = {e[1], e[6], e[11], e[16]};
-  const v4 e2 = {e[2], e[7], e[12], e[17]};
-  const v4 e3 = {e[3], e[8], e[13], e[18]};
-  const v4 e4 = {e[4], e[9], e[14], e[19]};
-  const v4 y0 = e0;
-  const v4 y1 = e1 - n[5] * y0;
-  const v4 y2 = e2 - n[10] * y0 - n[11] * y1;
-  const v4 y3 = e3 - n[15] * y0 - n[16] * y1 - n[17] * y2;
-  const v4 y4 = e4 - n[20] * y0 - n[21] * y1 - n[22] * y2 - n[23] * y3;
-  *(v4 *)(et + 0) = y0;
-  *(v4 *)(et + 24) = y1;
-  *(v4 *)(et + 48) = y2;
-  *(v4 *)(et + 72) = y3;
-  *(v4 *)(et + 96) = y4;
-  const v4 z0 = y0 * rinv[0];
-  const v4 z1 = y1 * rinv[1];
-  const v4 z2 = y2 * rinv[2];
-  const v4 z3 = y3 * rinv[3];
-  const v4 z4 = y4 * rinv[4];
-  e[0] = z0[0];
-  e[1] = z1[0];
-  e[2] = z2[0];
-  e[3] = z3[0];
-  e[4] = z4[0];
-  e[5] = z0[1];
-  e[6] = z1[1];
-  e[7] = z2[1];
-  e[8] = z3[1];
-  e[9] = z4[1];
-  e[10] = z0[2];
-  e[11] = z1[2];
-  e[12] = z2[2];
-  e[13] = z3[2];
-  e[14] = z4[2];
-  e[15] = z0[3];
-  e[16] = z1[3];
-  e[17] = z2[3];
-  e[18] = z3[3];
-  e[19] = z4[3];
-}
-
-/* 5 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 3 lanes idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x5_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0_0 = {e[0], e[5], e[10], e[15]};
-  const v4 e0_1 = {e[20], 0, 0, 0};
-  const v4 e1_0 = {e[1], e[6], e[11], e[16]};
-  const v4 e1_1 = {e[21], 0, 0, 0};
-  const v4 e2_0 = {e[2], e[7], e[12], e[17]};
-  const v4 e2_1 = {e[22], 0, 0, 0};
-  const v4 e3_0 = {e[3], e[8], e[13], e[18]};
-  const v4 e3_1 = {e[23], 0, 0, 0};
-  const v4 e4_0 = {e[4], e[9], e[14], e[19]};
-  const v4 e4_1 = {e[24], 0, 0, 0};
-  const v4 y0_0 = e0_0;
-  const v4 y0_1 = e0_1;
-  const v4 y1_0 = e1_0 - n[5] * y0_0;
-  const v4 y1_1 = e1_1 - n[5] * y0_1;
-  const v4 y2_0 = e2_0 - n[10] * y0_0 - n[11] * y1_0;
-  const v4 y2_1 = e2_1 - n[10] * y0_1 - n[11] * y1_1;
-  const v4 y3_0 = e3_0 - n[15] * y0_0 - n[16] * y1_0 - n[17] * y2_0;
-  const v4 y3_1 = e3_1 - n[15] * y0_1 - n[16] * y1_1 - n[17] * y2_1;
-  const v4 y4_0 = e4_0 - n[20] * y0_0 - n[21] * y1_0 - n[22] * y2_0 - n[23] * y3_0;
-  const v4 y4_1 = e4_1 - n[20] * y0_1 - n[21] * y1_1 - n[22] * y2_1 - n[23] * y3_1;
-  *(v4 *)(et + 0) = y0_0;
-  *(v4 *)(et + 4) = y0_1;
-  *(v4 *)(et + 24) = y1_0;
-  *(v4 *)(et + 28) = y1_1;
-  *(v4 *)(et + 48) = y2_0;
-  *(v4 *)(et + 52) = y2_1;
-  *(v4 *)(et + 72) = y3_0;
-  *(v4 *)(et + 76) = y3_1;
-  *(v4 *)(et + 96) = y4_0;
-  *(v4 *)(et + 100) = y4_1;
-  const v4 z0_0 = y0_0 * rinv[0];
-  const v4 z0_1 = y0_1 * rinv[0];
-  const v4 z1_0 = y1_0 * rinv[1];
-  const v4 z1_1 = y1_1 * rinv[1];
-  const v4 z2_0 = y2_0 * rinv[2];
-  const v4 z2_1 = y2_1 * rinv[2];
-  const v4 z3_0 = y3_0 * rinv[3];
-  const v4 z3_1 = y3_1 * rinv[3];
-  const v4 z4_0 = y4_0 * rinv[4];
-  const v4 z4_1 = y4_1 * rinv[4];
-  e[0] = z0_0[0];
-  e[1] = z1_0[0];
-  e[2] = z2_0[0];
-  e[3] = z3_0[0];
-  e[4] = z4_0[0];
-  e[5] = z0_0[1];
-  e[6] = z1_0[1];
-  e[7] = z2_0[1];
-  e[8] = z3_0[1];
-  e[9] = z4_0[1];
-  e[10] = z0_0[2];
-  e[11] = z1_0[2];
-  e[12] = z2_0[2];
-  e[13] = z3_0[2];
-  e[14] = z4_0[2];
-  e[15] = z0_0[3];
-  e[16] = z1_0[3];
-  e[17] = z2_0[3];
-  e[18] = z3_0[3];
-  e[19] = z4_0[3];
-  e[20] = z0_1[0];
-  e[21] = z1_1[0];
-  e[22] = z2_1[0];
-  e[23] = z3_1[0];
-  e[24] = z4_1[0];
-}
-
-/* 6 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 2 lanes idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0_0 = {e[0], e[5], e[10], e[15]};
-  const v4 e0_1 = {e[20], e[25], 0, 0};
-  const v4 e1_0 = {e[1], e[6], e[11], e[16]};
-  const v4 e1_1 = {e[21], e[26], 0, 0};
-  const v4 e2_0 = {e[2], e[7], e[12], e[17]};
-  const v4 e2_1 = {e[22], e[27], 0, 0};
-  const v4 e3_0 = {e[3], e[8], e[13], e[18]};
-  const v4 e3_1 = {e[23], e[28], 0, 0};
-  const v4 e4_0 = {e[4], e[9], e[14], e[19]};
-  const v4 e4_1 = {e[24], e[29], 0, 0};
-  const v4 y0_0 = e0_0;
-  const v4 y0_1 = e0_1;
-  const v4 y1_0 = e1_0 - n[5] * y0_0;
-  const v4 y1_1 = e1_1 - n[5] * y0_1;
-  const v4 y2_0 = e2_0 - n[10] * y0_0 - n[11] * y1_0;
-  const v4 y2_1 = e2_1 - n[10] * y0_1 - n[11] * y1_1;
-  const v4 y3_0 = e3_0 - n[15] * y0_0 - n[16] * y1_0 - n[17] * y2_0;
-  const v4 y3_1 = e3_1 - n[15] * y0_1 - n[16] * y1_1 - n[17] * y2_1;
-  const v4 y4_0 = e4_0 - n[20] * y0_0 - n[21] * y1_0 - n[22] * y2_0 - n[23] * y3_0;
-  const v4 y4_1 = e4_1 - n[20] * y0_1 - n[21] * y1_1 - n[22] * y2_1 - n[23] * y3_1;
-  *(v4 *)(et + 0) = y0_0;
-  *(v4 *)(et + 4) = y0_1;
-  *(v4 *)(et + 24) = y1_0;
-  *(v4 *)(et + 28) = y1_1;
-  *(v4 *)(et + 48) = y2_0;
-  *(v4 *)(et + 52) = y2_1;
-  *(v4 *)(et + 72) = y3_0;
-  *(v4 *)(et + 76) = y3_1;
-  *(v4 *)(et + 96) = y4_0;
-  *(v4 *)(et + 100) = y4_1;
-  const v4 z0_0 = y0_0 * rinv[0];
-  const v4 z0_1 = y0_1 * rinv[0];
-  const v4 z1_0 = y1_0 * rinv[1];
-  const v4 z1_1 = y1_1 * rinv[1];
-  const v4 z2_0 = y2_0 * rinv[2];
-  const v4 z2_1 = y2_1 * rinv[2];
-  const v4 z3_0 = y3_0 * rinv[3];
-  const v4 z3_1 = y3_1 * rinv[3];
-  const v4 z4_0 = y4_0 * rinv[4];
-  const v4 z4_1 = y4_1 * rinv[4];
-  e[0] = z0_0[0];
-  e[1] = z1_0[0];
-  e[2] = z2_0[0];
-  e[3] = z3_0[0];
-  e[4] = z4_0[0];
-  e[5] = z0_0[1];
-  e[6] = z1_0[1];
-  e[7] = z2_0[1];
-  e[8] = z3_0[1];
-  e[9] = z4_0[1];
-  e[10] = z0_0[2];
-  e[11] = z1_0[2];
-  e[12] = z2_0[2];
-  e[13] = z3_0[2];
-  e[14] = z4_0[2];
-  e[15] = z0_0[3];
-  e[16] = z1_0[3];
-  e[17] = z2_0[3];
-  e[18] = z3_0[3];
-  e[19] = z4_0[3];
-  e[20] = z0_1[0];
-  e[21] = z1_1[0];
-  e[22] = z2_1[0];
-  e[23] = z3_1[0];
-  e[24] = z4_1[0];
-  e[25] = z0_1[1];
-  e[26] = z1_1[1];
-  e[27] = z2_1[1];
-  e[28] = z3_1[1];
-  e[29] = z4_1[1];
-}
-
-/* 6 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4), 2 lanes idle:
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_6x6_of_8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0_0 = {e[0], e[6], e[12], e[18]};
-  const v4 e0_1 = {e[24], e[30], 0, 0};
-  const v4 e1_0 = {e[1], e[7], e[13], e[19]};
-  const v4 e1_1 = {e[25], e[31], 0, 0};
-  const v4 e2_0 = {e[2], e[8], e[14], e[20]};
-  const v4 e2_1 = {e[26], e[32], 0, 0};
-  const v4 e3_0 = {e[3], e[9], e[15], e[21]};
-  const v4 e3_1 = {e[27], e[33], 0, 0};
-  const v4 e4_0 = {e[4], e[10], e[16], e[22]};
-  const v4 e4_1 = {e[28], e[34], 0, 0};
-  const v4 e5_0 = {e[5], e[11], e[17], e[23]};
-  const v4 e5_1 = {e[29], e[35], 0, 0};
-  const v4 y0_0 = e0_0;
-  const v4 y0_1 = e0_1;
-  const v4 y1_0 = e1_0 - n[6] * y0_0;
-  const v4 y1_1 = e1_1 - n[6] * y0_1;
-  const v4 y2_0 = e2_0 - n[12] * y0_0 - n[13] * y1_0;
-  const v4 y2_1 = e2_1 - n[12] * y0_1 - n[13] * y1_1;
-  const v4 y3_0 = e3_0 - n[18] * y0_0 - n[19] * y1_0 - n[20] * y2_0;
-  const v4 y3_1 = e3_1 - n[18] * y0_1 - n[19] * y1_1 - n[20] * y2_1;
-  const v4 y4_0 = e4_0 - n[24] * y0_0 - n[25] * y1_0 - n[26] * y2_0 - n[27] * y3_0;
-  const v4 y4_1 = e4_1 - n[24] * y0_1 - n[25] * y1_1 - n[26] * y2_1 - n[27] * y3_1;
-  const v4 y5_0 = e5_0 - n[30] * y0_0 - n[31] * y1_0 - n[32] * y2_0 - n[33] * y3_0 - n[34] * y4_0;
-  const v4 y5_1 = e5_1 - n[30] * y0_1 - n[31] * y1_1 - n[32] * y2_1 - n[33] * y3_1 - n[34] * y4_1;
-  *(v4 *)(et + 0) = y0_0;
-  *(v4 *)(et + 4) = y0_1;
-  *(v4 *)(et + 24) = y1_0;
-  *(v4 *)(et + 28) = y1_1;
-  *(v4 *)(et + 48) = y2_0;
-  *(v4 *)(et + 52) = y2_1;
-  *(v4 *)(et + 72) = y3_0;
-  *(v4 *)(et + 76) = y3_1;
-  *(v4 *)(et + 96) = y4_0;
-  *(v4 *)(et + 100) = y4_1;
-  *(v4 *)(et + 120) = y5_0;
-  *(v4 *)(et + 124) = y5_1;
-  const v4 z0_0 = y0_0 * rinv[0];
-  const v4 z0_1 = y0_1 * rinv[0];
-  const v4 z1_0 = y1_0 * rinv[1];
-  const v4 z1_1 = y1_1 * rinv[1];
-  const v4 z2_0 = y2_0 * rinv[2];
-  const v4 z2_1 = y2_1 * rinv[2];
-  const v4 z3_0 = y3_0 * rinv[3];
-  const v4 z3_1 = y3_1 * rinv[3];
-  const v4 z4_0 = y4_0 * rinv[4];
-  const v4 z4_1 = y4_1 * rinv[4];
-  const v4 z5_0 = y5_0 * rinv[5];
-  const v4 z5_1 = y5_1 * rinv[5];
-  e[0] = z0_0[0];
-  e[1] = z1_0[0];
-  e[2] = z2_0[0];
-  e[3] = z3_0[0];
-  e[4] = z4_0[0];
-  e[5] = z5_0[0];
-  e[6] = z0_0[1];
-  e[7] = z1_0[1];
-  e[8] = z2_0[1];
-  e[9] = z3_0[1];
-  e[10] = z4_0[1];
-  e[11] = z5_0[1];
-  e[12] = z0_0[2];
-  e[13] = z1_0[2];
-  e[14] = z2_0[2];
-  e[15] = z3_0[2];
-  e[16] = z4_0[2];
-  e[17] = z5_0[2];
-  e[18] = z0_0[3];
-  e[19] = z1_0[3];
-  e[20] = z2_0[3];
-  e[21] = z3_0[3];
-  e[22] = z4_0[3];
-  e[23] = z5_0[3];
-  e[24] = z0_1[0];
-  e[25] = z1_1[0];
-  e[26] = z2_1[0];
-  e[27] = z3_1[0];
-  e[28] = z4_1[0];
-  e[29] = z5_1[0];
-  e[30] = z0_1[1];
-  e[31] = z1_1[1];
-  e[32] = z2_1[1];
-  e[33] = z3_1[1];
-  e[34] = z4_1[1];
-  e[35] = z5_1[1];
-}
-
-/* 8 rows of an edge column (rt.h factor step 2), one vector lane per row (2 vectors of 4):
- * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride 24), and Y D^-1 over the rows, with the
- * reciprocals rinv of N's pivots. */
-static void panel_5x8(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
-  const v4 e0_0 = {e[0], e[5], e[10], e[15]};
-  const v4 e0_1 = {e[20], e[25], e[30], e[35]};
-  const v4 e1_0 = {e[1], e[6], e[11], e[16]};
-  const v4 e1_1 = {e[21], e[26], e[31], e[36]};
-  const v4 e2_0 = {e[2], e[7], e[12], e[17]};
-  const v4 e2_1 = {e[22], e[27], e[32], e[37]};
-  const v4 e3_0 = {e[3], e[8], e[13], e[18]};
-  const v4 e3_1 = {e[23], e[28], e[33], e[38]};
-  const v4 e4_0 = {e[4], e[9], e[14], e[19]};
-  const v4 e4_1 = {e[24], e[29], e[34], e[39]};
-  const v4 y0_0 = e0_0;
-  const v4 y0_1 = e0_1;
-  const v4 y1_0 = e1_0 - n[5] * y0_0;
-  const v4 y1_1 = e1_1 - n[5] * y0_1;
-  const v4 y2_0 = e2_0 - n[10] * y0_0 - n[11] * y1_0;
-  const v4 y2_1 = e2_1 - n[10] * y0_1 - n[11] * y1_1;
-  const v4 y3_0 = e3_0 - n[15] * y0_0 - n[16] * y1_0 - n[17] * y2_0;
-  const v4 y3_1 = e3_1 - n[15] * y0_1 - n[16] * y1_1 - n[17] * y2_1;
-  const v4 y4_0 = e4_0 - n[20] * y0_0 - n[21] * y1_0 - n[22] * y2_0 - n[23] * y3_0;
-  const v4 y4_1 = e4_1 - n[20] * y0_1 - n[21] * y1_1 - n[22] * y2_1 - n[23] * y3_1;
-  *(v4 *)(et + 0) = y0_0;
-  *(v4 *)(et + 4) = y0_1;
-  *(v4 *)(et + 24) = y1_0;
-  *(v4 *)(et + 28) = y1_1;
-  *(v4 *)(et + 48) = y2_0;
-  *(v4 *)(et + 52) = y2_1;
-  *(v4 *)(et + 72) = y3_0;
-  *(v4 *)(et + 76) = y3_1;
-  *(v4 *)(et + 96) = y4_0;
-  *(v4 *)(et + 100) = y4_1;
-  const v4 z0_0 = y0_0 * rinv[0];
-  const v4 z0_1 = y0_1 * rinv[0];
-  const v4 z1_0 = y1_0 * rinv[1];
-  const v4 z1_1 = y1_1 * rinv[1];
-  const v4 z2_0 = y2_0 * rinv[2];
-  const v4 z2_1 = y2_1 * rinv[2];
-  const v4 z3_0 = y3_0 * rinv[3];
-  const v4 z3_1 = y3_1 * rinv[3];
-  const v4 z4_0 = y4_0 * rinv[4];
-  const v4 z4_1 = y4_1 * rinv[4];
-  e[0] = z0_0[0];
-  e[1] = z1_0[0];
-  e[2] = z2_0[0];
-  e[3] = z3_0[0];
-  e[4] = z4_0[0];
-  e[5] = z0_0[1];
-  e[6] = z1_0[1];
-  e[7] = z2_0[1];
-  e[8] = z3_0[1];
-  e[9] = z4_0[1];
-  e[10] = z0_0[2];
-  e[11] = z1_0[2];
-  e[12] = z2_0[2];
-  e[13] = z3_0[2];
-  e[14] = z4_0[2];
-  e[15] = z0_0[3];
-  e[16] = z1_0[3];
-  e[17] = z2_0[3];
-  e[18] = z3_0[3];
-  e[19] = z4_0[3];
-  e[20] = z0_1[0];
-  e[21] = z1_1[0];
-  e[22] = z2_1[0];
-  e[23] = z3_1[0];
-  e[24] = z4_1[0];
-  e[25] = z0_1[1];
-  e[26] = z1_1[1];
-  e[27] = z2_1[1];
-  e[28] = z3_1[1];
-  e[29] = z4_1[1];
-  e[30] = z0_1[2];
-  e[31] = z1_1[2];
-  e[32] = z2_1[2];
-  e[33] = z3_1[2];
-  e[34] = z4_1[2];
-  e[35] = z0_1[3];
-  e[36] = z1_1[3];
-  e[37] = z2_1[3];
-  e[38] = z3_1[3];
-  e[39] = z4_1[3];
-}
-
-/* Lower triangle of a 5 x 5 node block C -= L Y^T, L and Y 5 x 5 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
-  *(v2 *)(c + 5) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
-  *(v2 *)(c + 10) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
-  c[12] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
-}
-
-/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 5 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96];
-  *(v2 *)(c + 6) -= l[5] * *(const v2 *)(et + 0) + l[6] * *(const v2 *)(et + 24) + l[7] * *(const v2 *)(et + 48) + l[8] * *(const v2 *)(et + 72) + l[9] * *(const v2 *)(et + 96);
-  *(v2 *)(c + 12) -= l[10] * *(const v2 *)(et + 0) + l[11] * *(const v2 *)(et + 24) + l[12] * *(const v2 *)(et + 48) + l[13] * *(const v2 *)(et + 72) + l[14] * *(const v2 *)(et + 96);
-  c[14] -= l[10] * et[2] + l[11] * et[26] + l[12] * et[50] + l[13] * et[74] + l[14] * et[98];
-  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  c[28] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
-  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 28) + l[27] * *(const v2 *)(et + 52) + l[28] * *(const v2 *)(et + 76) + l[29] * *(const v2 *)(et + 100);
-}
-
-/* Lower triangle of a 6 x 6 node block C -= L Y^T, L and Y 6 x 6 (rt.h
- * factor step 3, a diagonal block pair), vectorized across each row. */
-static void reduce_tri_6_d6(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  c[0] -= l[0] * et[0] + l[1] * et[24] + l[2] * et[48] + l[3] * et[72] + l[4] * et[96] + l[5] * et[120];
-  *(v2 *)(c + 6) -= l[6] * *(const v2 *)(et + 0) + l[7] * *(const v2 *)(et + 24) + l[8] * *(const v2 *)(et + 48) + l[9] * *(const v2 *)(et + 72) + l[10] * *(const v2 *)(et + 96) + l[11] * *(const v2 *)(et + 120);
-  *(v2 *)(c + 12) -= l[12] * *(const v2 *)(et + 0) + l[13] * *(const v2 *)(et + 24) + l[14] * *(const v2 *)(et + 48) + l[15] * *(const v2 *)(et + 72) + l[16] * *(const v2 *)(et + 96) + l[17] * *(const v2 *)(et + 120);
-  c[14] -= l[12] * et[2] + l[13] * et[26] + l[14] * et[50] + l[15] * et[74] + l[16] * et[98] + l[17] * et[122];
-  *(v4 *)(c + 18) -= l[18] * *(const v4 *)(et + 0) + l[19] * *(const v4 *)(et + 24) + l[20] * *(const v4 *)(et + 48) + l[21] * *(const v4 *)(et + 72) + l[22] * *(const v4 *)(et + 96) + l[23] * *(const v4 *)(et + 120);
-  *(v4 *)(c + 24) -= l[24] * *(const v4 *)(et + 0) + l[25] * *(const v4 *)(et + 24) + l[26] * *(const v4 *)(et + 48) + l[27] * *(const v4 *)(et + 72) + l[28] * *(const v4 *)(et + 96) + l[29] * *(const v4 *)(et + 120);
-  c[28] -= l[24] * et[4] + l[25] * et[28] + l[26] * et[52] + l[27] * et[76] + l[28] * et[100] + l[29] * et[124];
-  *(v4 *)(c + 30) -= l[30] * *(const v4 *)(et + 0) + l[31] * *(const v4 *)(et + 24) + l[32] * *(const v4 *)(et + 48) + l[33] * *(const v4 *)(et + 72) + l[34] * *(const v4 *)(et + 96) + l[35] * *(const v4 *)(et + 120);
-  *(v2 *)(c + 34) -= l[30] * *(const v2 *)(et + 4) + l[31] * *(const v2 *)(et + 28) + l[32] * *(const v2 *)(et + 52) + l[33] * *(const v2 *)(et + 76) + l[34] * *(const v2 *)(et + 100) + l[35] * *(const v2 *)(et + 124);
-}
-
-/* C -= L Y^T for a 5 x 5 block C, L 5 x 5, Y 5 x 5 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_5x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
-  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100];
-  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
-  c[9] -= l[5] * et[4] + l[6] * et[28] + l[7] * et[52] + l[8] * et[76] + l[9] * et[100];
-  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
-  c[14] -= l[10] * et[4] + l[11] * et[28] + l[12] * et[52] + l[13] * et[76] + l[14] * et[100];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  c[19] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52] + l[18] * et[76] + l[19] * et[100];
-  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
-}
-
-/* C -= L Y^T for a 6 x 5 block C, L 6 x 5, Y 5 x 5 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_6x5_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
-  c[4] -= l[0] * et[4] + l[1] * et[28] + l[2] * et[52] + l[3] * et[76] + l[4] * et[100];
-  *(v4 *)(c + 5) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
-  c[9] -= l[5] * et[4] + l[6] * et[28] + l[7] * et[52] + l[8] * et[76] + l[9] * et[100];
-  *(v4 *)(c + 10) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
-  c[14] -= l[10] * et[4] + l[11] * et[28] + l[12] * et[52] + l[13] * et[76] + l[14] * et[100];
-  *(v4 *)(c + 15) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  c[19] -= l[15] * et[4] + l[16] * et[28] + l[17] * et[52] + l[18] * et[76] + l[19] * et[100];
-  *(v4 *)(c + 20) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  c[24] -= l[20] * et[4] + l[21] * et[28] + l[22] * et[52] + l[23] * et[76] + l[24] * et[100];
-  *(v4 *)(c + 25) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
-  c[29] -= l[25] * et[4] + l[26] * et[28] + l[27] * et[52] + l[28] * et[76] + l[29] * et[100];
-}
-
-/* C -= L Y^T for a 6 x 6 block C, L 6 x 5, Y 6 x 5 (rt.h factor
- * step 3, one block pair), vectorized across each row. */
-static void reduce_6x6_d5(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
-  *(v4 *)(c + 0) -= l[0] * *(const v4 *)(et + 0) + l[1] * *(const v4 *)(et + 24) + l[2] * *(const v4 *)(et + 48) + l[3] * *(const v4 *)(et + 72) + l[4] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 4) -= l[0] * *(const v2 *)(et + 4) + l[1] * *(const v2 *)(et + 28) + l[2] * *(const v2 *)(et + 52) + l[3] * *(const v2 *)(et + 76) + l[4] * *(const v2 *)(et + 100);
-  *(v4 *)(c + 6) -= l[5] * *(const v4 *)(et + 0) + l[6] * *(const v4 *)(et + 24) + l[7] * *(const v4 *)(et + 48) + l[8] * *(const v4 *)(et + 72) + l[9] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 10) -= l[5] * *(const v2 *)(et + 4) + l[6] * *(const v2 *)(et + 28) + l[7] * *(const v2 *)(et + 52) + l[8] * *(const v2 *)(et + 76) + l[9] * *(const v2 *)(et + 100);
-  *(v4 *)(c + 12) -= l[10] * *(const v4 *)(et + 0) + l[11] * *(const v4 *)(et + 24) + l[12] * *(const v4 *)(et + 48) + l[13] * *(const v4 *)(et + 72) + l[14] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 16) -= l[10] * *(const v2 *)(et + 4) + l[11] * *(const v2 *)(et + 28) + l[12] * *(const v2 *)(et + 52) + l[13] * *(const v2 *)(et + 76) + l[14] * *(const v2 *)(et + 100);
-  *(v4 *)(c + 18) -= l[15] * *(const v4 *)(et + 0) + l[16] * *(const v4 *)(et + 24) + l[17] * *(const v4 *)(et + 48) + l[18] * *(const v4 *)(et + 72) + l[19] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 22) -= l[15] * *(const v2 *)(et + 4) + l[16] * *(const v2 *)(et + 28) + l[17] * *(const v2 *)(et + 52) + l[18] * *(const v2 *)(et + 76) + l[19] * *(const v2 *)(et + 100);
-  *(v4 *)(c + 24) -= l[20] * *(const v4 *)(et + 0) + l[21] * *(const v4 *)(et + 24) + l[22] * *(const v4 *)(et + 48) + l[23] * *(const v4 *)(et + 72) + l[24] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 28) -= l[20] * *(const v2 *)(et + 4) + l[21] * *(const v2 *)(et + 28) + l[22] * *(const v2 *)(et + 52) + l[23] * *(const v2 *)(et + 76) + l[24] * *(const v2 *)(et + 100);
-  *(v4 *)(c + 30) -= l[25] * *(const v4 *)(et + 0) + l[26] * *(const v4 *)(et + 24) + l[27] * *(const v4 *)(et + 48) + l[28] * *(const v4 *)(et + 72) + l[29] * *(const v4 *)(et + 96);
-  *(v2 *)(c + 34) -= l[25] * *(const v2 *)(et + 4) + l[26] * *(const v2 *)(et + 28) + l[27] * *(const v2 *)(et + 52) + l[28] * *(const v2 *)(et + 76) + l[29] * *(const v2 *)(et + 100);
-}
-
-#endif
 
 /*---- factor: one function per pivot ------------------------------------------*/
 
-/*---- pivot 0: sprocket_axleL (hinge, d = 5, h = 11)
+/*---- sprocket_axleL (hinge, d = 5, h = 11)
  * column: road1_axleL (d 5), hull#weld1 (d 6) */
-static int factor_p0(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + 0, t + 0)) return 0; /* N[sprocket_axleL] = l D l^T */
-  panel_5x8(w + 0, t + 0, w + 25, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 80, w + 25, t + 16); /* N[road1_axleL] */
-  const int failed = factor_node_5(w + 80, t + 8); /* N[road1_axleL] = l D l^T, the next pivot's: final now */
-  panel_5x3_of_4(w + 0, t + 0, w + 65, t + 24); /* rows 8..10 */
-  reduce_6x5_d5(w + 105, w + 50, t + 16); /* E[hull#weld1, road1_axleL] */
-  reduce_tri_6_d5(w + 6510, w + 50, t + 21); /* N[hull#weld1] */
-  return failed ? 1 : -1;
+static int pivot_sprocket_axleL(scalar *restrict w, scalar *restrict t) {
+  if (factor_node_5(w + W_sprocket_axleL, t + R_sprocket_axleL)) return P_sprocket_axleL; /* N[sprocket_axleL] = l D l^T */
+  panel_5x8(w + W_sprocket_axleL, t + R_sprocket_axleL, w + W_sprocket_axleL + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_road1_axleL, w + W_sprocket_axleL + 25, t + 16); /* N[road1_axleL] */
+  const int failed = factor_node_5(w + W_road1_axleL, t + R_road1_axleL); /* N[road1_axleL] = l D l^T, the next pivot's: final now */
+  panel_5x3_of_4(w + W_sprocket_axleL, t + R_sprocket_axleL, w + W_sprocket_axleL + 65, t + 24); /* rows 8..10 */
+  reduce_6x5_d5(w + W_road1_axleL + 25, w + W_sprocket_axleL + 50, t + 16); /* E[hull#weld1, road1_axleL] */
+  reduce_tri_6_d5(w + W_hull_weld1, w + W_sprocket_axleL + 50, t + 21); /* N[hull#weld1] */
+  return failed ? P_road1_axleL : -1;
 }
 
-/*---- pivot 1: road1_axleL (hinge, d = 5, h = 6)
+/*---- road1_axleL (hinge, d = 5, h = 6)
  * column: hull#weld1 (d 6) */
-static int factor_p1(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + 135, t + 0); /* N[road2_axleL] = l D l^T, the next pivot's: final now */
-  panel_5x6_of_8(w + 80, t + 8, w + 105, t + 16); /* rows 0..5 */
-  reduce_tri_6_d5(w + 6510, w + 105, t + 16); /* N[hull#weld1] */
-  return failed ? 2 : -1;
+static int pivot_road1_axleL(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_road2_axleL, t + R_road2_axleL); /* N[road2_axleL] = l D l^T, the next pivot's: final now */
+  panel_5x6_of_8(w + W_road1_axleL, t + R_road1_axleL, w + W_road1_axleL + 25, t + 16); /* rows 0..5 */
+  reduce_tri_6_d5(w + W_hull_weld1, w + W_road1_axleL + 25, t + 16); /* N[hull#weld1] */
+  return failed ? P_road2_axleL : -1;
 }
 
-/*---- pivot 2: road2_axleL (hinge, d = 5, h = 17)
+/*---- road2_axleL (hinge, d = 5, h = 17)
  * column: idler_axleL (d 5), hull#weld1 (d 6), hull#weld2 (d 6) */
-static int factor_p2(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 135, t + 0, w + 160, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 245, w + 160, t + 16); /* N[idler_axleL] */
-  const int failed = factor_node_5(w + 245, t + 8); /* N[idler_axleL] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + 135, t + 0, w + 200, t + 24); /* rows 8..15 */
-  panel_5x1(w + 135, t + 0, w + 240, t + 32); /* row 16 */
-  reduce_6x5_d5(w + 270, w + 185, t + 16); /* E[hull#weld1, idler_axleL] */
-  reduce_tri_6_d5(w + 6510, w + 185, t + 21); /* N[hull#weld1] */
-  reduce_6x5_d5(w + 300, w + 215, t + 16); /* E[hull#weld2, idler_axleL] */
-  reduce_6x6_d5(w + 6546, w + 215, t + 21); /* E[hull#weld2, hull#weld1] */
-  reduce_tri_6_d5(w + 6582, w + 215, t + 27); /* N[hull#weld2] */
-  return failed ? 3 : -1;
+static int pivot_road2_axleL(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_road2_axleL, t + R_road2_axleL, w + W_road2_axleL + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_idler_axleL, w + W_road2_axleL + 25, t + 16); /* N[idler_axleL] */
+  const int failed = factor_node_5(w + W_idler_axleL, t + R_idler_axleL); /* N[idler_axleL] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_road2_axleL, t + R_road2_axleL, w + W_road2_axleL + 65, t + 24); /* rows 8..15 */
+  panel_5x1(w + W_road2_axleL, t + R_road2_axleL, w + W_road2_axleL + 105, t + 32); /* row 16 */
+  reduce_6x5_d5(w + W_idler_axleL + 25, w + W_road2_axleL + 50, t + 16); /* E[hull#weld1, idler_axleL] */
+  reduce_tri_6_d5(w + W_hull_weld1, w + W_road2_axleL + 50, t + 21); /* N[hull#weld1] */
+  reduce_6x5_d5(w + W_idler_axleL + 55, w + W_road2_axleL + 80, t + 16); /* E[hull#weld2, idler_axleL] */
+  reduce_6x6_d5(w + W_hull_weld1 + 36, w + W_road2_axleL + 80, t + 21); /* E[hull#weld2, hull#weld1] */
+  reduce_tri_6_d5(w + W_hull_weld2, w + W_road2_axleL + 80, t + 27); /* N[hull#weld2] */
+  return failed ? P_idler_axleL : -1;
 }
 
-/*---- pivot 3: idler_axleL (hinge, d = 5, h = 12)
+/*---- idler_axleL (hinge, d = 5, h = 12)
  * column: hull#weld1 (d 6), hull#weld2 (d 6) */
-static int factor_p3(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + 330, t + 0); /* N[pinL00] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + 245, t + 8, w + 270, t + 16); /* rows 0..7 */
-  panel_5x4(w + 245, t + 8, w + 310, t + 24); /* rows 8..11 */
-  reduce_tri_6_d5(w + 6510, w + 270, t + 16); /* N[hull#weld1] */
-  reduce_6x6_d5(w + 6546, w + 300, t + 16); /* E[hull#weld2, hull#weld1] */
-  reduce_tri_6_d5(w + 6582, w + 300, t + 22); /* N[hull#weld2] */
-  return failed ? 4 : -1;
+static int pivot_idler_axleL(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_pinL00, t + R_pinL00); /* N[pinL00] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_idler_axleL, t + R_idler_axleL, w + W_idler_axleL + 25, t + 16); /* rows 0..7 */
+  panel_5x4(w + W_idler_axleL, t + R_idler_axleL, w + W_idler_axleL + 65, t + 24); /* rows 8..11 */
+  reduce_tri_6_d5(w + W_hull_weld1, w + W_idler_axleL + 25, t + 16); /* N[hull#weld1] */
+  reduce_6x6_d5(w + W_hull_weld1 + 36, w + W_idler_axleL + 55, t + 16); /* E[hull#weld2, hull#weld1] */
+  reduce_tri_6_d5(w + W_hull_weld2, w + W_idler_axleL + 55, t + 22); /* N[hull#weld2] */
+  return failed ? P_pinL00 : -1;
 }
 
-/*---- pivot 4: pinL00 (hinge, d = 5, h = 10)
+/*---- pinL00 (hinge, d = 5, h = 10)
  * column: pinL01 (d 5), pinL39 (d 5) */
-static int factor_p4(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 330, t + 0, w + 355, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 405, w + 355, t + 16); /* N[pinL01] */
-  const int failed = factor_node_5(w + 405, t + 8); /* N[pinL01] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 330, t + 0, w + 395, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 455, w + 380, t + 16); /* E[pinL39, pinL01] fill */
-  reduce_tri_5_d5(w + 3230, w + 380, t + 21); /* N[pinL39] */
-  return failed ? 5 : -1;
+static int pivot_pinL00(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL00, t + R_pinL00, w + W_pinL00 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL01, w + W_pinL00 + 25, t + 16); /* N[pinL01] */
+  const int failed = factor_node_5(w + W_pinL01, t + R_pinL01); /* N[pinL01] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL00, t + R_pinL00, w + W_pinL00 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL01 + 50, w + W_pinL00 + 50, t + 16); /* E[pinL39, pinL01] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL00 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL01 : -1;
 }
 
-/*---- pivot 5: pinL01 (hinge, d = 5, h = 10)
+/*---- pinL01 (hinge, d = 5, h = 10)
  * column: pinL02 (d 5), pinL39 (d 5, fill) */
-static int factor_p5(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 405, t + 8, w + 430, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 480, w + 430, t + 16); /* N[pinL02] */
-  const int failed = factor_node_5(w + 480, t + 0); /* N[pinL02] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 405, t + 8, w + 470, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 530, w + 455, t + 16); /* E[pinL39, pinL02] fill */
-  reduce_tri_5_d5(w + 3230, w + 455, t + 21); /* N[pinL39] */
-  return failed ? 6 : -1;
+static int pivot_pinL01(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL01, t + R_pinL01, w + W_pinL01 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL02, w + W_pinL01 + 25, t + 16); /* N[pinL02] */
+  const int failed = factor_node_5(w + W_pinL02, t + R_pinL02); /* N[pinL02] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL01, t + R_pinL01, w + W_pinL01 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL02 + 50, w + W_pinL01 + 50, t + 16); /* E[pinL39, pinL02] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL01 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL02 : -1;
 }
 
-/*---- pivot 6: pinL02 (hinge, d = 5, h = 10)
+/*---- pinL02 (hinge, d = 5, h = 10)
  * column: pinL03 (d 5), pinL39 (d 5, fill) */
-static int factor_p6(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 480, t + 0, w + 505, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 555, w + 505, t + 16); /* N[pinL03] */
-  const int failed = factor_node_5(w + 555, t + 8); /* N[pinL03] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 480, t + 0, w + 545, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 605, w + 530, t + 16); /* E[pinL39, pinL03] fill */
-  reduce_tri_5_d5(w + 3230, w + 530, t + 21); /* N[pinL39] */
-  return failed ? 7 : -1;
+static int pivot_pinL02(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL02, t + R_pinL02, w + W_pinL02 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL03, w + W_pinL02 + 25, t + 16); /* N[pinL03] */
+  const int failed = factor_node_5(w + W_pinL03, t + R_pinL03); /* N[pinL03] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL02, t + R_pinL02, w + W_pinL02 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL03 + 50, w + W_pinL02 + 50, t + 16); /* E[pinL39, pinL03] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL02 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL03 : -1;
 }
 
-/*---- pivot 7: pinL03 (hinge, d = 5, h = 10)
+/*---- pinL03 (hinge, d = 5, h = 10)
  * column: pinL04 (d 5), pinL39 (d 5, fill) */
-static int factor_p7(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 555, t + 8, w + 580, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 630, w + 580, t + 16); /* N[pinL04] */
-  const int failed = factor_node_5(w + 630, t + 0); /* N[pinL04] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 555, t + 8, w + 620, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 680, w + 605, t + 16); /* E[pinL39, pinL04] fill */
-  reduce_tri_5_d5(w + 3230, w + 605, t + 21); /* N[pinL39] */
-  return failed ? 8 : -1;
+static int pivot_pinL03(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL03, t + R_pinL03, w + W_pinL03 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL04, w + W_pinL03 + 25, t + 16); /* N[pinL04] */
+  const int failed = factor_node_5(w + W_pinL04, t + R_pinL04); /* N[pinL04] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL03, t + R_pinL03, w + W_pinL03 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL04 + 50, w + W_pinL03 + 50, t + 16); /* E[pinL39, pinL04] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL03 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL04 : -1;
 }
 
-/*---- pivot 8: pinL04 (hinge, d = 5, h = 10)
+/*---- pinL04 (hinge, d = 5, h = 10)
  * column: pinL05 (d 5), pinL39 (d 5, fill) */
-static int factor_p8(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 630, t + 0, w + 655, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 705, w + 655, t + 16); /* N[pinL05] */
-  const int failed = factor_node_5(w + 705, t + 8); /* N[pinL05] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 630, t + 0, w + 695, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 755, w + 680, t + 16); /* E[pinL39, pinL05] fill */
-  reduce_tri_5_d5(w + 3230, w + 680, t + 21); /* N[pinL39] */
-  return failed ? 9 : -1;
+static int pivot_pinL04(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL04, t + R_pinL04, w + W_pinL04 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL05, w + W_pinL04 + 25, t + 16); /* N[pinL05] */
+  const int failed = factor_node_5(w + W_pinL05, t + R_pinL05); /* N[pinL05] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL04, t + R_pinL04, w + W_pinL04 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL05 + 50, w + W_pinL04 + 50, t + 16); /* E[pinL39, pinL05] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL04 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL05 : -1;
 }
 
-/*---- pivot 9: pinL05 (hinge, d = 5, h = 10)
+/*---- pinL05 (hinge, d = 5, h = 10)
  * column: pinL06 (d 5), pinL39 (d 5, fill) */
-static int factor_p9(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 705, t + 8, w + 730, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 780, w + 730, t + 16); /* N[pinL06] */
-  const int failed = factor_node_5(w + 780, t + 0); /* N[pinL06] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 705, t + 8, w + 770, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 830, w + 755, t + 16); /* E[pinL39, pinL06] fill */
-  reduce_tri_5_d5(w + 3230, w + 755, t + 21); /* N[pinL39] */
-  return failed ? 10 : -1;
+static int pivot_pinL05(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL05, t + R_pinL05, w + W_pinL05 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL06, w + W_pinL05 + 25, t + 16); /* N[pinL06] */
+  const int failed = factor_node_5(w + W_pinL06, t + R_pinL06); /* N[pinL06] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL05, t + R_pinL05, w + W_pinL05 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL06 + 50, w + W_pinL05 + 50, t + 16); /* E[pinL39, pinL06] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL05 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL06 : -1;
 }
 
-/*---- pivot 10: pinL06 (hinge, d = 5, h = 10)
+/*---- pinL06 (hinge, d = 5, h = 10)
  * column: pinL07 (d 5), pinL39 (d 5, fill) */
-static int factor_p10(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 780, t + 0, w + 805, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 855, w + 805, t + 16); /* N[pinL07] */
-  const int failed = factor_node_5(w + 855, t + 8); /* N[pinL07] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 780, t + 0, w + 845, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 905, w + 830, t + 16); /* E[pinL39, pinL07] fill */
-  reduce_tri_5_d5(w + 3230, w + 830, t + 21); /* N[pinL39] */
-  return failed ? 11 : -1;
+static int pivot_pinL06(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL06, t + R_pinL06, w + W_pinL06 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL07, w + W_pinL06 + 25, t + 16); /* N[pinL07] */
+  const int failed = factor_node_5(w + W_pinL07, t + R_pinL07); /* N[pinL07] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL06, t + R_pinL06, w + W_pinL06 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL07 + 50, w + W_pinL06 + 50, t + 16); /* E[pinL39, pinL07] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL06 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL07 : -1;
 }
 
-/*---- pivot 11: pinL07 (hinge, d = 5, h = 10)
+/*---- pinL07 (hinge, d = 5, h = 10)
  * column: pinL08 (d 5), pinL39 (d 5, fill) */
-static int factor_p11(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 855, t + 8, w + 880, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 930, w + 880, t + 16); /* N[pinL08] */
-  const int failed = factor_node_5(w + 930, t + 0); /* N[pinL08] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 855, t + 8, w + 920, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 980, w + 905, t + 16); /* E[pinL39, pinL08] fill */
-  reduce_tri_5_d5(w + 3230, w + 905, t + 21); /* N[pinL39] */
-  return failed ? 12 : -1;
+static int pivot_pinL07(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL07, t + R_pinL07, w + W_pinL07 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL08, w + W_pinL07 + 25, t + 16); /* N[pinL08] */
+  const int failed = factor_node_5(w + W_pinL08, t + R_pinL08); /* N[pinL08] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL07, t + R_pinL07, w + W_pinL07 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL08 + 50, w + W_pinL07 + 50, t + 16); /* E[pinL39, pinL08] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL07 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL08 : -1;
 }
 
-/*---- pivot 12: pinL08 (hinge, d = 5, h = 10)
+/*---- pinL08 (hinge, d = 5, h = 10)
  * column: pinL09 (d 5), pinL39 (d 5, fill) */
-static int factor_p12(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 930, t + 0, w + 955, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1005, w + 955, t + 16); /* N[pinL09] */
-  const int failed = factor_node_5(w + 1005, t + 8); /* N[pinL09] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 930, t + 0, w + 995, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 1055, w + 980, t + 16); /* E[pinL39, pinL09] fill */
-  reduce_tri_5_d5(w + 3230, w + 980, t + 21); /* N[pinL39] */
-  return failed ? 13 : -1;
+static int pivot_pinL08(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL08, t + R_pinL08, w + W_pinL08 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL09, w + W_pinL08 + 25, t + 16); /* N[pinL09] */
+  const int failed = factor_node_5(w + W_pinL09, t + R_pinL09); /* N[pinL09] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL08, t + R_pinL08, w + W_pinL08 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL09 + 50, w + W_pinL08 + 50, t + 16); /* E[pinL39, pinL09] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL08 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL09 : -1;
 }
 
-/*---- pivot 13: pinL09 (hinge, d = 5, h = 10)
+/*---- pinL09 (hinge, d = 5, h = 10)
  * column: pinL10 (d 5), pinL39 (d 5, fill) */
-static int factor_p13(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1005, t + 8, w + 1030, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1080, w + 1030, t + 16); /* N[pinL10] */
-  const int failed = factor_node_5(w + 1080, t + 0); /* N[pinL10] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1005, t + 8, w + 1070, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 1130, w + 1055, t + 16); /* E[pinL39, pinL10] fill */
-  reduce_tri_5_d5(w + 3230, w + 1055, t + 21); /* N[pinL39] */
-  return failed ? 14 : -1;
+static int pivot_pinL09(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL09, t + R_pinL09, w + W_pinL09 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL10, w + W_pinL09 + 25, t + 16); /* N[pinL10] */
+  const int failed = factor_node_5(w + W_pinL10, t + R_pinL10); /* N[pinL10] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL09, t + R_pinL09, w + W_pinL09 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL10 + 50, w + W_pinL09 + 50, t + 16); /* E[pinL39, pinL10] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL09 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL10 : -1;
 }
 
-/*---- pivot 14: pinL10 (hinge, d = 5, h = 10)
+/*---- pinL10 (hinge, d = 5, h = 10)
  * column: pinL11 (d 5), pinL39 (d 5, fill) */
-static int factor_p14(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1080, t + 0, w + 1105, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1155, w + 1105, t + 16); /* N[pinL11] */
-  const int failed = factor_node_5(w + 1155, t + 8); /* N[pinL11] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1080, t + 0, w + 1145, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 1205, w + 1130, t + 16); /* E[pinL39, pinL11] fill */
-  reduce_tri_5_d5(w + 3230, w + 1130, t + 21); /* N[pinL39] */
-  return failed ? 15 : -1;
+static int pivot_pinL10(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL10, t + R_pinL10, w + W_pinL10 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL11, w + W_pinL10 + 25, t + 16); /* N[pinL11] */
+  const int failed = factor_node_5(w + W_pinL11, t + R_pinL11); /* N[pinL11] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL10, t + R_pinL10, w + W_pinL10 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL11 + 50, w + W_pinL10 + 50, t + 16); /* E[pinL39, pinL11] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL10 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL11 : -1;
 }
 
-/*---- pivot 15: pinL11 (hinge, d = 5, h = 10)
+/*---- pinL11 (hinge, d = 5, h = 10)
  * column: pinL12 (d 5), pinL39 (d 5, fill) */
-static int factor_p15(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1155, t + 8, w + 1180, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1230, w + 1180, t + 16); /* N[pinL12] */
-  const int failed = factor_node_5(w + 1230, t + 0); /* N[pinL12] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1155, t + 8, w + 1220, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 1280, w + 1205, t + 16); /* E[pinL39, pinL12] fill */
-  reduce_tri_5_d5(w + 3230, w + 1205, t + 21); /* N[pinL39] */
-  return failed ? 16 : -1;
+static int pivot_pinL11(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL11, t + R_pinL11, w + W_pinL11 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL12, w + W_pinL11 + 25, t + 16); /* N[pinL12] */
+  const int failed = factor_node_5(w + W_pinL12, t + R_pinL12); /* N[pinL12] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL11, t + R_pinL11, w + W_pinL11 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL12 + 50, w + W_pinL11 + 50, t + 16); /* E[pinL39, pinL12] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL11 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL12 : -1;
 }
 
-/*---- pivot 16: pinL12 (hinge, d = 5, h = 10)
+/*---- pinL12 (hinge, d = 5, h = 10)
  * column: pinL13 (d 5), pinL39 (d 5, fill) */
-static int factor_p16(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1230, t + 0, w + 1255, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1305, w + 1255, t + 16); /* N[pinL13] */
-  const int failed = factor_node_5(w + 1305, t + 8); /* N[pinL13] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1230, t + 0, w + 1295, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 1355, w + 1280, t + 16); /* E[pinL39, pinL13] fill */
-  reduce_tri_5_d5(w + 3230, w + 1280, t + 21); /* N[pinL39] */
-  return failed ? 17 : -1;
+static int pivot_pinL12(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL12, t + R_pinL12, w + W_pinL12 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL13, w + W_pinL12 + 25, t + 16); /* N[pinL13] */
+  const int failed = factor_node_5(w + W_pinL13, t + R_pinL13); /* N[pinL13] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL12, t + R_pinL12, w + W_pinL12 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL13 + 50, w + W_pinL12 + 50, t + 16); /* E[pinL39, pinL13] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL12 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL13 : -1;
 }
 
-/*---- pivot 17: pinL13 (hinge, d = 5, h = 10)
+/*---- pinL13 (hinge, d = 5, h = 10)
  * column: pinL14 (d 5), pinL39 (d 5, fill) */
-static int factor_p17(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1305, t + 8, w + 1330, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1380, w + 1330, t + 16); /* N[pinL14] */
-  const int failed = factor_node_5(w + 1380, t + 0); /* N[pinL14] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1305, t + 8, w + 1370, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 1430, w + 1355, t + 16); /* E[pinL39, pinL14] fill */
-  reduce_tri_5_d5(w + 3230, w + 1355, t + 21); /* N[pinL39] */
-  return failed ? 18 : -1;
+static int pivot_pinL13(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL13, t + R_pinL13, w + W_pinL13 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL14, w + W_pinL13 + 25, t + 16); /* N[pinL14] */
+  const int failed = factor_node_5(w + W_pinL14, t + R_pinL14); /* N[pinL14] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL13, t + R_pinL13, w + W_pinL13 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL14 + 50, w + W_pinL13 + 50, t + 16); /* E[pinL39, pinL14] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL13 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL14 : -1;
 }
 
-/*---- pivot 18: pinL14 (hinge, d = 5, h = 10)
+/*---- pinL14 (hinge, d = 5, h = 10)
  * column: pinL15 (d 5), pinL39 (d 5, fill) */
-static int factor_p18(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1380, t + 0, w + 1405, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1455, w + 1405, t + 16); /* N[pinL15] */
-  const int failed = factor_node_5(w + 1455, t + 8); /* N[pinL15] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1380, t + 0, w + 1445, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 1505, w + 1430, t + 16); /* E[pinL39, pinL15] fill */
-  reduce_tri_5_d5(w + 3230, w + 1430, t + 21); /* N[pinL39] */
-  return failed ? 19 : -1;
+static int pivot_pinL14(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL14, t + R_pinL14, w + W_pinL14 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL15, w + W_pinL14 + 25, t + 16); /* N[pinL15] */
+  const int failed = factor_node_5(w + W_pinL15, t + R_pinL15); /* N[pinL15] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL14, t + R_pinL14, w + W_pinL14 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL15 + 50, w + W_pinL14 + 50, t + 16); /* E[pinL39, pinL15] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL14 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL15 : -1;
 }
 
-/*---- pivot 19: pinL15 (hinge, d = 5, h = 10)
+/*---- pinL15 (hinge, d = 5, h = 10)
  * column: pinL16 (d 5), pinL39 (d 5, fill) */
-static int factor_p19(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1455, t + 8, w + 1480, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1530, w + 1480, t + 16); /* N[pinL16] */
-  const int failed = factor_node_5(w + 1530, t + 0); /* N[pinL16] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1455, t + 8, w + 1520, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 1580, w + 1505, t + 16); /* E[pinL39, pinL16] fill */
-  reduce_tri_5_d5(w + 3230, w + 1505, t + 21); /* N[pinL39] */
-  return failed ? 20 : -1;
+static int pivot_pinL15(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL15, t + R_pinL15, w + W_pinL15 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL16, w + W_pinL15 + 25, t + 16); /* N[pinL16] */
+  const int failed = factor_node_5(w + W_pinL16, t + R_pinL16); /* N[pinL16] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL15, t + R_pinL15, w + W_pinL15 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL16 + 50, w + W_pinL15 + 50, t + 16); /* E[pinL39, pinL16] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL15 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL16 : -1;
 }
 
-/*---- pivot 20: pinL16 (hinge, d = 5, h = 10)
+/*---- pinL16 (hinge, d = 5, h = 10)
  * column: pinL17 (d 5), pinL39 (d 5, fill) */
-static int factor_p20(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1530, t + 0, w + 1555, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1605, w + 1555, t + 16); /* N[pinL17] */
-  const int failed = factor_node_5(w + 1605, t + 8); /* N[pinL17] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1530, t + 0, w + 1595, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 1655, w + 1580, t + 16); /* E[pinL39, pinL17] fill */
-  reduce_tri_5_d5(w + 3230, w + 1580, t + 21); /* N[pinL39] */
-  return failed ? 21 : -1;
+static int pivot_pinL16(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL16, t + R_pinL16, w + W_pinL16 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL17, w + W_pinL16 + 25, t + 16); /* N[pinL17] */
+  const int failed = factor_node_5(w + W_pinL17, t + R_pinL17); /* N[pinL17] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL16, t + R_pinL16, w + W_pinL16 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL17 + 50, w + W_pinL16 + 50, t + 16); /* E[pinL39, pinL17] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL16 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL17 : -1;
 }
 
-/*---- pivot 21: pinL17 (hinge, d = 5, h = 10)
+/*---- pinL17 (hinge, d = 5, h = 10)
  * column: pinL18 (d 5), pinL39 (d 5, fill) */
-static int factor_p21(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1605, t + 8, w + 1630, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1680, w + 1630, t + 16); /* N[pinL18] */
-  const int failed = factor_node_5(w + 1680, t + 0); /* N[pinL18] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1605, t + 8, w + 1670, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 1730, w + 1655, t + 16); /* E[pinL39, pinL18] fill */
-  reduce_tri_5_d5(w + 3230, w + 1655, t + 21); /* N[pinL39] */
-  return failed ? 22 : -1;
+static int pivot_pinL17(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL17, t + R_pinL17, w + W_pinL17 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL18, w + W_pinL17 + 25, t + 16); /* N[pinL18] */
+  const int failed = factor_node_5(w + W_pinL18, t + R_pinL18); /* N[pinL18] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL17, t + R_pinL17, w + W_pinL17 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL18 + 50, w + W_pinL17 + 50, t + 16); /* E[pinL39, pinL18] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL17 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL18 : -1;
 }
 
-/*---- pivot 22: pinL18 (hinge, d = 5, h = 10)
+/*---- pinL18 (hinge, d = 5, h = 10)
  * column: pinL19 (d 5), pinL39 (d 5, fill) */
-static int factor_p22(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1680, t + 0, w + 1705, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1755, w + 1705, t + 16); /* N[pinL19] */
-  const int failed = factor_node_5(w + 1755, t + 8); /* N[pinL19] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1680, t + 0, w + 1745, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 1805, w + 1730, t + 16); /* E[pinL39, pinL19] fill */
-  reduce_tri_5_d5(w + 3230, w + 1730, t + 21); /* N[pinL39] */
-  return failed ? 23 : -1;
+static int pivot_pinL18(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL18, t + R_pinL18, w + W_pinL18 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL19, w + W_pinL18 + 25, t + 16); /* N[pinL19] */
+  const int failed = factor_node_5(w + W_pinL19, t + R_pinL19); /* N[pinL19] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL18, t + R_pinL18, w + W_pinL18 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL19 + 50, w + W_pinL18 + 50, t + 16); /* E[pinL39, pinL19] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL18 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL19 : -1;
 }
 
-/*---- pivot 23: pinL19 (hinge, d = 5, h = 10)
+/*---- pinL19 (hinge, d = 5, h = 10)
  * column: pinL20 (d 5), pinL39 (d 5, fill) */
-static int factor_p23(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1755, t + 8, w + 1780, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1830, w + 1780, t + 16); /* N[pinL20] */
-  const int failed = factor_node_5(w + 1830, t + 0); /* N[pinL20] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1755, t + 8, w + 1820, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 1880, w + 1805, t + 16); /* E[pinL39, pinL20] fill */
-  reduce_tri_5_d5(w + 3230, w + 1805, t + 21); /* N[pinL39] */
-  return failed ? 24 : -1;
+static int pivot_pinL19(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL19, t + R_pinL19, w + W_pinL19 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL20, w + W_pinL19 + 25, t + 16); /* N[pinL20] */
+  const int failed = factor_node_5(w + W_pinL20, t + R_pinL20); /* N[pinL20] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL19, t + R_pinL19, w + W_pinL19 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL20 + 50, w + W_pinL19 + 50, t + 16); /* E[pinL39, pinL20] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL19 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL20 : -1;
 }
 
-/*---- pivot 24: pinL20 (hinge, d = 5, h = 10)
+/*---- pinL20 (hinge, d = 5, h = 10)
  * column: pinL21 (d 5), pinL39 (d 5, fill) */
-static int factor_p24(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1830, t + 0, w + 1855, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1905, w + 1855, t + 16); /* N[pinL21] */
-  const int failed = factor_node_5(w + 1905, t + 8); /* N[pinL21] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1830, t + 0, w + 1895, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 1955, w + 1880, t + 16); /* E[pinL39, pinL21] fill */
-  reduce_tri_5_d5(w + 3230, w + 1880, t + 21); /* N[pinL39] */
-  return failed ? 25 : -1;
+static int pivot_pinL20(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL20, t + R_pinL20, w + W_pinL20 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL21, w + W_pinL20 + 25, t + 16); /* N[pinL21] */
+  const int failed = factor_node_5(w + W_pinL21, t + R_pinL21); /* N[pinL21] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL20, t + R_pinL20, w + W_pinL20 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL21 + 50, w + W_pinL20 + 50, t + 16); /* E[pinL39, pinL21] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL20 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL21 : -1;
 }
 
-/*---- pivot 25: pinL21 (hinge, d = 5, h = 10)
+/*---- pinL21 (hinge, d = 5, h = 10)
  * column: pinL22 (d 5), pinL39 (d 5, fill) */
-static int factor_p25(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1905, t + 8, w + 1930, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 1980, w + 1930, t + 16); /* N[pinL22] */
-  const int failed = factor_node_5(w + 1980, t + 0); /* N[pinL22] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1905, t + 8, w + 1970, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2030, w + 1955, t + 16); /* E[pinL39, pinL22] fill */
-  reduce_tri_5_d5(w + 3230, w + 1955, t + 21); /* N[pinL39] */
-  return failed ? 26 : -1;
+static int pivot_pinL21(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL21, t + R_pinL21, w + W_pinL21 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL22, w + W_pinL21 + 25, t + 16); /* N[pinL22] */
+  const int failed = factor_node_5(w + W_pinL22, t + R_pinL22); /* N[pinL22] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL21, t + R_pinL21, w + W_pinL21 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL22 + 50, w + W_pinL21 + 50, t + 16); /* E[pinL39, pinL22] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL21 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL22 : -1;
 }
 
-/*---- pivot 26: pinL22 (hinge, d = 5, h = 10)
+/*---- pinL22 (hinge, d = 5, h = 10)
  * column: pinL23 (d 5), pinL39 (d 5, fill) */
-static int factor_p26(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 1980, t + 0, w + 2005, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2055, w + 2005, t + 16); /* N[pinL23] */
-  const int failed = factor_node_5(w + 2055, t + 8); /* N[pinL23] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 1980, t + 0, w + 2045, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2105, w + 2030, t + 16); /* E[pinL39, pinL23] fill */
-  reduce_tri_5_d5(w + 3230, w + 2030, t + 21); /* N[pinL39] */
-  return failed ? 27 : -1;
+static int pivot_pinL22(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL22, t + R_pinL22, w + W_pinL22 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL23, w + W_pinL22 + 25, t + 16); /* N[pinL23] */
+  const int failed = factor_node_5(w + W_pinL23, t + R_pinL23); /* N[pinL23] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL22, t + R_pinL22, w + W_pinL22 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL23 + 50, w + W_pinL22 + 50, t + 16); /* E[pinL39, pinL23] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL22 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL23 : -1;
 }
 
-/*---- pivot 27: pinL23 (hinge, d = 5, h = 10)
+/*---- pinL23 (hinge, d = 5, h = 10)
  * column: pinL24 (d 5), pinL39 (d 5, fill) */
-static int factor_p27(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2055, t + 8, w + 2080, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2130, w + 2080, t + 16); /* N[pinL24] */
-  const int failed = factor_node_5(w + 2130, t + 0); /* N[pinL24] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2055, t + 8, w + 2120, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2180, w + 2105, t + 16); /* E[pinL39, pinL24] fill */
-  reduce_tri_5_d5(w + 3230, w + 2105, t + 21); /* N[pinL39] */
-  return failed ? 28 : -1;
+static int pivot_pinL23(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL23, t + R_pinL23, w + W_pinL23 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL24, w + W_pinL23 + 25, t + 16); /* N[pinL24] */
+  const int failed = factor_node_5(w + W_pinL24, t + R_pinL24); /* N[pinL24] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL23, t + R_pinL23, w + W_pinL23 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL24 + 50, w + W_pinL23 + 50, t + 16); /* E[pinL39, pinL24] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL23 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL24 : -1;
 }
 
-/*---- pivot 28: pinL24 (hinge, d = 5, h = 10)
+/*---- pinL24 (hinge, d = 5, h = 10)
  * column: pinL25 (d 5), pinL39 (d 5, fill) */
-static int factor_p28(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2130, t + 0, w + 2155, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2205, w + 2155, t + 16); /* N[pinL25] */
-  const int failed = factor_node_5(w + 2205, t + 8); /* N[pinL25] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2130, t + 0, w + 2195, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2255, w + 2180, t + 16); /* E[pinL39, pinL25] fill */
-  reduce_tri_5_d5(w + 3230, w + 2180, t + 21); /* N[pinL39] */
-  return failed ? 29 : -1;
+static int pivot_pinL24(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL24, t + R_pinL24, w + W_pinL24 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL25, w + W_pinL24 + 25, t + 16); /* N[pinL25] */
+  const int failed = factor_node_5(w + W_pinL25, t + R_pinL25); /* N[pinL25] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL24, t + R_pinL24, w + W_pinL24 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL25 + 50, w + W_pinL24 + 50, t + 16); /* E[pinL39, pinL25] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL24 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL25 : -1;
 }
 
-/*---- pivot 29: pinL25 (hinge, d = 5, h = 10)
+/*---- pinL25 (hinge, d = 5, h = 10)
  * column: pinL26 (d 5), pinL39 (d 5, fill) */
-static int factor_p29(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2205, t + 8, w + 2230, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2280, w + 2230, t + 16); /* N[pinL26] */
-  const int failed = factor_node_5(w + 2280, t + 0); /* N[pinL26] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2205, t + 8, w + 2270, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2330, w + 2255, t + 16); /* E[pinL39, pinL26] fill */
-  reduce_tri_5_d5(w + 3230, w + 2255, t + 21); /* N[pinL39] */
-  return failed ? 30 : -1;
+static int pivot_pinL25(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL25, t + R_pinL25, w + W_pinL25 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL26, w + W_pinL25 + 25, t + 16); /* N[pinL26] */
+  const int failed = factor_node_5(w + W_pinL26, t + R_pinL26); /* N[pinL26] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL25, t + R_pinL25, w + W_pinL25 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL26 + 50, w + W_pinL25 + 50, t + 16); /* E[pinL39, pinL26] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL25 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL26 : -1;
 }
 
-/*---- pivot 30: pinL26 (hinge, d = 5, h = 10)
+/*---- pinL26 (hinge, d = 5, h = 10)
  * column: pinL27 (d 5), pinL39 (d 5, fill) */
-static int factor_p30(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2280, t + 0, w + 2305, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2355, w + 2305, t + 16); /* N[pinL27] */
-  const int failed = factor_node_5(w + 2355, t + 8); /* N[pinL27] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2280, t + 0, w + 2345, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2405, w + 2330, t + 16); /* E[pinL39, pinL27] fill */
-  reduce_tri_5_d5(w + 3230, w + 2330, t + 21); /* N[pinL39] */
-  return failed ? 31 : -1;
+static int pivot_pinL26(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL26, t + R_pinL26, w + W_pinL26 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL27, w + W_pinL26 + 25, t + 16); /* N[pinL27] */
+  const int failed = factor_node_5(w + W_pinL27, t + R_pinL27); /* N[pinL27] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL26, t + R_pinL26, w + W_pinL26 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL27 + 50, w + W_pinL26 + 50, t + 16); /* E[pinL39, pinL27] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL26 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL27 : -1;
 }
 
-/*---- pivot 31: pinL27 (hinge, d = 5, h = 10)
+/*---- pinL27 (hinge, d = 5, h = 10)
  * column: pinL28 (d 5), pinL39 (d 5, fill) */
-static int factor_p31(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2355, t + 8, w + 2380, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2430, w + 2380, t + 16); /* N[pinL28] */
-  const int failed = factor_node_5(w + 2430, t + 0); /* N[pinL28] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2355, t + 8, w + 2420, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2480, w + 2405, t + 16); /* E[pinL39, pinL28] fill */
-  reduce_tri_5_d5(w + 3230, w + 2405, t + 21); /* N[pinL39] */
-  return failed ? 32 : -1;
+static int pivot_pinL27(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL27, t + R_pinL27, w + W_pinL27 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL28, w + W_pinL27 + 25, t + 16); /* N[pinL28] */
+  const int failed = factor_node_5(w + W_pinL28, t + R_pinL28); /* N[pinL28] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL27, t + R_pinL27, w + W_pinL27 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL28 + 50, w + W_pinL27 + 50, t + 16); /* E[pinL39, pinL28] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL27 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL28 : -1;
 }
 
-/*---- pivot 32: pinL28 (hinge, d = 5, h = 10)
+/*---- pinL28 (hinge, d = 5, h = 10)
  * column: pinL29 (d 5), pinL39 (d 5, fill) */
-static int factor_p32(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2430, t + 0, w + 2455, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2505, w + 2455, t + 16); /* N[pinL29] */
-  const int failed = factor_node_5(w + 2505, t + 8); /* N[pinL29] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2430, t + 0, w + 2495, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2555, w + 2480, t + 16); /* E[pinL39, pinL29] fill */
-  reduce_tri_5_d5(w + 3230, w + 2480, t + 21); /* N[pinL39] */
-  return failed ? 33 : -1;
+static int pivot_pinL28(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL28, t + R_pinL28, w + W_pinL28 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL29, w + W_pinL28 + 25, t + 16); /* N[pinL29] */
+  const int failed = factor_node_5(w + W_pinL29, t + R_pinL29); /* N[pinL29] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL28, t + R_pinL28, w + W_pinL28 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL29 + 50, w + W_pinL28 + 50, t + 16); /* E[pinL39, pinL29] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL28 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL29 : -1;
 }
 
-/*---- pivot 33: pinL29 (hinge, d = 5, h = 10)
+/*---- pinL29 (hinge, d = 5, h = 10)
  * column: pinL30 (d 5), pinL39 (d 5, fill) */
-static int factor_p33(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2505, t + 8, w + 2530, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2580, w + 2530, t + 16); /* N[pinL30] */
-  const int failed = factor_node_5(w + 2580, t + 0); /* N[pinL30] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2505, t + 8, w + 2570, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2630, w + 2555, t + 16); /* E[pinL39, pinL30] fill */
-  reduce_tri_5_d5(w + 3230, w + 2555, t + 21); /* N[pinL39] */
-  return failed ? 34 : -1;
+static int pivot_pinL29(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL29, t + R_pinL29, w + W_pinL29 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL30, w + W_pinL29 + 25, t + 16); /* N[pinL30] */
+  const int failed = factor_node_5(w + W_pinL30, t + R_pinL30); /* N[pinL30] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL29, t + R_pinL29, w + W_pinL29 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL30 + 50, w + W_pinL29 + 50, t + 16); /* E[pinL39, pinL30] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL29 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL30 : -1;
 }
 
-/*---- pivot 34: pinL30 (hinge, d = 5, h = 10)
+/*---- pinL30 (hinge, d = 5, h = 10)
  * column: pinL31 (d 5), pinL39 (d 5, fill) */
-static int factor_p34(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2580, t + 0, w + 2605, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2655, w + 2605, t + 16); /* N[pinL31] */
-  const int failed = factor_node_5(w + 2655, t + 8); /* N[pinL31] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2580, t + 0, w + 2645, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2705, w + 2630, t + 16); /* E[pinL39, pinL31] fill */
-  reduce_tri_5_d5(w + 3230, w + 2630, t + 21); /* N[pinL39] */
-  return failed ? 35 : -1;
+static int pivot_pinL30(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL30, t + R_pinL30, w + W_pinL30 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL31, w + W_pinL30 + 25, t + 16); /* N[pinL31] */
+  const int failed = factor_node_5(w + W_pinL31, t + R_pinL31); /* N[pinL31] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL30, t + R_pinL30, w + W_pinL30 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL31 + 50, w + W_pinL30 + 50, t + 16); /* E[pinL39, pinL31] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL30 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL31 : -1;
 }
 
-/*---- pivot 35: pinL31 (hinge, d = 5, h = 10)
+/*---- pinL31 (hinge, d = 5, h = 10)
  * column: pinL32 (d 5), pinL39 (d 5, fill) */
-static int factor_p35(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2655, t + 8, w + 2680, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2730, w + 2680, t + 16); /* N[pinL32] */
-  const int failed = factor_node_5(w + 2730, t + 0); /* N[pinL32] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2655, t + 8, w + 2720, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2780, w + 2705, t + 16); /* E[pinL39, pinL32] fill */
-  reduce_tri_5_d5(w + 3230, w + 2705, t + 21); /* N[pinL39] */
-  return failed ? 36 : -1;
+static int pivot_pinL31(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL31, t + R_pinL31, w + W_pinL31 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL32, w + W_pinL31 + 25, t + 16); /* N[pinL32] */
+  const int failed = factor_node_5(w + W_pinL32, t + R_pinL32); /* N[pinL32] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL31, t + R_pinL31, w + W_pinL31 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL32 + 50, w + W_pinL31 + 50, t + 16); /* E[pinL39, pinL32] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL31 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL32 : -1;
 }
 
-/*---- pivot 36: pinL32 (hinge, d = 5, h = 10)
+/*---- pinL32 (hinge, d = 5, h = 10)
  * column: pinL33 (d 5), pinL39 (d 5, fill) */
-static int factor_p36(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2730, t + 0, w + 2755, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2805, w + 2755, t + 16); /* N[pinL33] */
-  const int failed = factor_node_5(w + 2805, t + 8); /* N[pinL33] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2730, t + 0, w + 2795, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2855, w + 2780, t + 16); /* E[pinL39, pinL33] fill */
-  reduce_tri_5_d5(w + 3230, w + 2780, t + 21); /* N[pinL39] */
-  return failed ? 37 : -1;
+static int pivot_pinL32(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL32, t + R_pinL32, w + W_pinL32 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL33, w + W_pinL32 + 25, t + 16); /* N[pinL33] */
+  const int failed = factor_node_5(w + W_pinL33, t + R_pinL33); /* N[pinL33] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL32, t + R_pinL32, w + W_pinL32 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL33 + 50, w + W_pinL32 + 50, t + 16); /* E[pinL39, pinL33] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL32 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL33 : -1;
 }
 
-/*---- pivot 37: pinL33 (hinge, d = 5, h = 10)
+/*---- pinL33 (hinge, d = 5, h = 10)
  * column: pinL34 (d 5), pinL39 (d 5, fill) */
-static int factor_p37(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2805, t + 8, w + 2830, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2880, w + 2830, t + 16); /* N[pinL34] */
-  const int failed = factor_node_5(w + 2880, t + 0); /* N[pinL34] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2805, t + 8, w + 2870, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 2930, w + 2855, t + 16); /* E[pinL39, pinL34] fill */
-  reduce_tri_5_d5(w + 3230, w + 2855, t + 21); /* N[pinL39] */
-  return failed ? 38 : -1;
+static int pivot_pinL33(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL33, t + R_pinL33, w + W_pinL33 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL34, w + W_pinL33 + 25, t + 16); /* N[pinL34] */
+  const int failed = factor_node_5(w + W_pinL34, t + R_pinL34); /* N[pinL34] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL33, t + R_pinL33, w + W_pinL33 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL34 + 50, w + W_pinL33 + 50, t + 16); /* E[pinL39, pinL34] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL33 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL34 : -1;
 }
 
-/*---- pivot 38: pinL34 (hinge, d = 5, h = 10)
+/*---- pinL34 (hinge, d = 5, h = 10)
  * column: pinL35 (d 5), pinL39 (d 5, fill) */
-static int factor_p38(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2880, t + 0, w + 2905, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 2955, w + 2905, t + 16); /* N[pinL35] */
-  const int failed = factor_node_5(w + 2955, t + 8); /* N[pinL35] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2880, t + 0, w + 2945, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 3005, w + 2930, t + 16); /* E[pinL39, pinL35] fill */
-  reduce_tri_5_d5(w + 3230, w + 2930, t + 21); /* N[pinL39] */
-  return failed ? 39 : -1;
+static int pivot_pinL34(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL34, t + R_pinL34, w + W_pinL34 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL35, w + W_pinL34 + 25, t + 16); /* N[pinL35] */
+  const int failed = factor_node_5(w + W_pinL35, t + R_pinL35); /* N[pinL35] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL34, t + R_pinL34, w + W_pinL34 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL35 + 50, w + W_pinL34 + 50, t + 16); /* E[pinL39, pinL35] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL34 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL35 : -1;
 }
 
-/*---- pivot 39: pinL35 (hinge, d = 5, h = 10)
+/*---- pinL35 (hinge, d = 5, h = 10)
  * column: pinL36 (d 5), pinL39 (d 5, fill) */
-static int factor_p39(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 2955, t + 8, w + 2980, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3030, w + 2980, t + 16); /* N[pinL36] */
-  const int failed = factor_node_5(w + 3030, t + 0); /* N[pinL36] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 2955, t + 8, w + 3020, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 3080, w + 3005, t + 16); /* E[pinL39, pinL36] fill */
-  reduce_tri_5_d5(w + 3230, w + 3005, t + 21); /* N[pinL39] */
-  return failed ? 40 : -1;
+static int pivot_pinL35(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL35, t + R_pinL35, w + W_pinL35 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL36, w + W_pinL35 + 25, t + 16); /* N[pinL36] */
+  const int failed = factor_node_5(w + W_pinL36, t + R_pinL36); /* N[pinL36] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL35, t + R_pinL35, w + W_pinL35 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL36 + 50, w + W_pinL35 + 50, t + 16); /* E[pinL39, pinL36] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL35 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL36 : -1;
 }
 
-/*---- pivot 40: pinL36 (hinge, d = 5, h = 10)
+/*---- pinL36 (hinge, d = 5, h = 10)
  * column: pinL37 (d 5), pinL39 (d 5, fill) */
-static int factor_p40(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3030, t + 0, w + 3055, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3105, w + 3055, t + 16); /* N[pinL37] */
-  const int failed = factor_node_5(w + 3105, t + 8); /* N[pinL37] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 3030, t + 0, w + 3095, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 3155, w + 3080, t + 16); /* E[pinL39, pinL37] fill */
-  reduce_tri_5_d5(w + 3230, w + 3080, t + 21); /* N[pinL39] */
-  return failed ? 41 : -1;
+static int pivot_pinL36(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL36, t + R_pinL36, w + W_pinL36 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL37, w + W_pinL36 + 25, t + 16); /* N[pinL37] */
+  const int failed = factor_node_5(w + W_pinL37, t + R_pinL37); /* N[pinL37] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL36, t + R_pinL36, w + W_pinL36 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL37 + 50, w + W_pinL36 + 50, t + 16); /* E[pinL39, pinL37] fill */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL36 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL37 : -1;
 }
 
-/*---- pivot 41: pinL37 (hinge, d = 5, h = 10)
+/*---- pinL37 (hinge, d = 5, h = 10)
  * column: pinL38 (d 5), pinL39 (d 5, fill) */
-static int factor_p41(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3105, t + 8, w + 3130, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3180, w + 3130, t + 16); /* N[pinL38] */
-  const int failed = factor_node_5(w + 3180, t + 0); /* N[pinL38] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 3105, t + 8, w + 3170, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 3205, w + 3155, t + 16); /* E[pinL39, pinL38] */
-  reduce_tri_5_d5(w + 3230, w + 3155, t + 21); /* N[pinL39] */
-  return failed ? 42 : -1;
+static int pivot_pinL37(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinL37, t + R_pinL37, w + W_pinL37 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinL38, w + W_pinL37 + 25, t + 16); /* N[pinL38] */
+  const int failed = factor_node_5(w + W_pinL38, t + R_pinL38); /* N[pinL38] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinL37, t + R_pinL37, w + W_pinL37 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinL38 + 25, w + W_pinL37 + 50, t + 16); /* E[pinL39, pinL38] */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL37 + 50, t + 21); /* N[pinL39] */
+  return failed ? P_pinL38 : -1;
 }
 
-/*---- pivot 42: pinL38 (hinge, d = 5, h = 5)
+/*---- pinL38 (hinge, d = 5, h = 5)
  * column: pinL39 (d 5) */
-static int factor_p42(scalar *restrict w, scalar *restrict t) {
-  panel_5x5_of_8(w + 3180, t + 0, w + 3205, t + 16); /* rows 0..4 */
-  reduce_tri_5_d5(w + 3230, w + 3205, t + 16); /* N[pinL39] */
-  const int failed = factor_node_5(w + 3230, t + 8); /* N[pinL39] = l D l^T, the next pivot's: final now */
-  return failed ? 43 : -1;
+static int pivot_pinL38(scalar *restrict w, scalar *restrict t) {
+  panel_5x5_of_8(w + W_pinL38, t + R_pinL38, w + W_pinL38 + 25, t + 16); /* rows 0..4 */
+  reduce_tri_5_d5(w + W_pinL39, w + W_pinL38 + 25, t + 16); /* N[pinL39] */
+  const int failed = factor_node_5(w + W_pinL39, t + R_pinL39); /* N[pinL39] = l D l^T, the next pivot's: final now */
+  return failed ? P_pinL39 : -1;
 }
 
-/*---- pivot 43: pinL39 (hinge, d = 5, h = 0) */
-static int factor_p43(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + 3255, t + 0); /* N[sprocket_axleR] = l D l^T, the next pivot's: final now */
-  return failed ? 44 : -1;
+/*---- pinL39 (hinge, d = 5, h = 0) */
+static int pivot_pinL39(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_sprocket_axleR, t + R_sprocket_axleR); /* N[sprocket_axleR] = l D l^T, the next pivot's: final now */
+  return failed ? P_sprocket_axleR : -1;
 }
 
-/*---- pivot 44: sprocket_axleR (hinge, d = 5, h = 17)
+/*---- sprocket_axleR (hinge, d = 5, h = 17)
  * column: road1_axleR (d 5), hull#weld2 (d 6), hull#weld3 (d 6) */
-static int factor_p44(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3255, t + 0, w + 3280, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3365, w + 3280, t + 16); /* N[road1_axleR] */
-  const int failed = factor_node_5(w + 3365, t + 8); /* N[road1_axleR] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + 3255, t + 0, w + 3320, t + 24); /* rows 8..15 */
-  panel_5x1(w + 3255, t + 0, w + 3360, t + 32); /* row 16 */
-  reduce_6x5_d5(w + 3390, w + 3305, t + 16); /* E[hull#weld2, road1_axleR] */
-  reduce_tri_6_d5(w + 6582, w + 3305, t + 21); /* N[hull#weld2] */
-  reduce_6x5_d5(w + 3420, w + 3335, t + 16); /* E[hull#weld3, road1_axleR] */
-  reduce_6x6_d5(w + 6618, w + 3335, t + 21); /* E[hull#weld3, hull#weld2] */
-  reduce_tri_6_d5(w + 6654, w + 3335, t + 27); /* N[hull#weld3] */
-  return failed ? 45 : -1;
+static int pivot_sprocket_axleR(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_sprocket_axleR, t + R_sprocket_axleR, w + W_sprocket_axleR + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_road1_axleR, w + W_sprocket_axleR + 25, t + 16); /* N[road1_axleR] */
+  const int failed = factor_node_5(w + W_road1_axleR, t + R_road1_axleR); /* N[road1_axleR] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_sprocket_axleR, t + R_sprocket_axleR, w + W_sprocket_axleR + 65, t + 24); /* rows 8..15 */
+  panel_5x1(w + W_sprocket_axleR, t + R_sprocket_axleR, w + W_sprocket_axleR + 105, t + 32); /* row 16 */
+  reduce_6x5_d5(w + W_road1_axleR + 25, w + W_sprocket_axleR + 50, t + 16); /* E[hull#weld2, road1_axleR] */
+  reduce_tri_6_d5(w + W_hull_weld2, w + W_sprocket_axleR + 50, t + 21); /* N[hull#weld2] */
+  reduce_6x5_d5(w + W_road1_axleR + 55, w + W_sprocket_axleR + 80, t + 16); /* E[hull#weld3, road1_axleR] */
+  reduce_6x6_d5(w + W_hull_weld2 + 36, w + W_sprocket_axleR + 80, t + 21); /* E[hull#weld3, hull#weld2] */
+  reduce_tri_6_d5(w + W_hull_weld3, w + W_sprocket_axleR + 80, t + 27); /* N[hull#weld3] */
+  return failed ? P_road1_axleR : -1;
 }
 
-/*---- pivot 45: road1_axleR (hinge, d = 5, h = 12)
+/*---- road1_axleR (hinge, d = 5, h = 12)
  * column: hull#weld2 (d 6), hull#weld3 (d 6) */
-static int factor_p45(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + 3450, t + 0); /* N[road2_axleR] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + 3365, t + 8, w + 3390, t + 16); /* rows 0..7 */
-  panel_5x4(w + 3365, t + 8, w + 3430, t + 24); /* rows 8..11 */
-  reduce_tri_6_d5(w + 6582, w + 3390, t + 16); /* N[hull#weld2] */
-  reduce_6x6_d5(w + 6618, w + 3420, t + 16); /* E[hull#weld3, hull#weld2] */
-  reduce_tri_6_d5(w + 6654, w + 3420, t + 22); /* N[hull#weld3] */
-  return failed ? 46 : -1;
+static int pivot_road1_axleR(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_road2_axleR, t + R_road2_axleR); /* N[road2_axleR] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_road1_axleR, t + R_road1_axleR, w + W_road1_axleR + 25, t + 16); /* rows 0..7 */
+  panel_5x4(w + W_road1_axleR, t + R_road1_axleR, w + W_road1_axleR + 65, t + 24); /* rows 8..11 */
+  reduce_tri_6_d5(w + W_hull_weld2, w + W_road1_axleR + 25, t + 16); /* N[hull#weld2] */
+  reduce_6x6_d5(w + W_hull_weld2 + 36, w + W_road1_axleR + 55, t + 16); /* E[hull#weld3, hull#weld2] */
+  reduce_tri_6_d5(w + W_hull_weld3, w + W_road1_axleR + 55, t + 22); /* N[hull#weld3] */
+  return failed ? P_road2_axleR : -1;
 }
 
-/*---- pivot 46: road2_axleR (hinge, d = 5, h = 11)
+/*---- road2_axleR (hinge, d = 5, h = 11)
  * column: idler_axleR (d 5), hull#weld3 (d 6) */
-static int factor_p46(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3450, t + 0, w + 3475, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3530, w + 3475, t + 16); /* N[idler_axleR] */
-  const int failed = factor_node_5(w + 3530, t + 8); /* N[idler_axleR] = l D l^T, the next pivot's: final now */
-  panel_5x3_of_4(w + 3450, t + 0, w + 3515, t + 24); /* rows 8..10 */
-  reduce_6x5_d5(w + 3555, w + 3500, t + 16); /* E[hull#weld3, idler_axleR] */
-  reduce_tri_6_d5(w + 6654, w + 3500, t + 21); /* N[hull#weld3] */
-  return failed ? 47 : -1;
+static int pivot_road2_axleR(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_road2_axleR, t + R_road2_axleR, w + W_road2_axleR + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_idler_axleR, w + W_road2_axleR + 25, t + 16); /* N[idler_axleR] */
+  const int failed = factor_node_5(w + W_idler_axleR, t + R_idler_axleR); /* N[idler_axleR] = l D l^T, the next pivot's: final now */
+  panel_5x3_of_4(w + W_road2_axleR, t + R_road2_axleR, w + W_road2_axleR + 65, t + 24); /* rows 8..10 */
+  reduce_6x5_d5(w + W_idler_axleR + 25, w + W_road2_axleR + 50, t + 16); /* E[hull#weld3, idler_axleR] */
+  reduce_tri_6_d5(w + W_hull_weld3, w + W_road2_axleR + 50, t + 21); /* N[hull#weld3] */
+  return failed ? P_idler_axleR : -1;
 }
 
-/*---- pivot 47: idler_axleR (hinge, d = 5, h = 6)
+/*---- idler_axleR (hinge, d = 5, h = 6)
  * column: hull#weld3 (d 6) */
-static int factor_p47(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + 3585, t + 0); /* N[pinR00] = l D l^T, the next pivot's: final now */
-  panel_5x6_of_8(w + 3530, t + 8, w + 3555, t + 16); /* rows 0..5 */
-  reduce_tri_6_d5(w + 6654, w + 3555, t + 16); /* N[hull#weld3] */
-  return failed ? 48 : -1;
+static int pivot_idler_axleR(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_pinR00, t + R_pinR00); /* N[pinR00] = l D l^T, the next pivot's: final now */
+  panel_5x6_of_8(w + W_idler_axleR, t + R_idler_axleR, w + W_idler_axleR + 25, t + 16); /* rows 0..5 */
+  reduce_tri_6_d5(w + W_hull_weld3, w + W_idler_axleR + 25, t + 16); /* N[hull#weld3] */
+  return failed ? P_pinR00 : -1;
 }
 
-/*---- pivot 48: pinR00 (hinge, d = 5, h = 10)
+/*---- pinR00 (hinge, d = 5, h = 10)
  * column: pinR01 (d 5), pinR39 (d 5) */
-static int factor_p48(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3585, t + 0, w + 3610, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3660, w + 3610, t + 16); /* N[pinR01] */
-  const int failed = factor_node_5(w + 3660, t + 8); /* N[pinR01] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 3585, t + 0, w + 3650, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 3710, w + 3635, t + 16); /* E[pinR39, pinR01] fill */
-  reduce_tri_5_d5(w + 6485, w + 3635, t + 21); /* N[pinR39] */
-  return failed ? 49 : -1;
+static int pivot_pinR00(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR00, t + R_pinR00, w + W_pinR00 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR01, w + W_pinR00 + 25, t + 16); /* N[pinR01] */
+  const int failed = factor_node_5(w + W_pinR01, t + R_pinR01); /* N[pinR01] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR00, t + R_pinR00, w + W_pinR00 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR01 + 50, w + W_pinR00 + 50, t + 16); /* E[pinR39, pinR01] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR00 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR01 : -1;
 }
 
-/*---- pivot 49: pinR01 (hinge, d = 5, h = 10)
+/*---- pinR01 (hinge, d = 5, h = 10)
  * column: pinR02 (d 5), pinR39 (d 5, fill) */
-static int factor_p49(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3660, t + 8, w + 3685, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3735, w + 3685, t + 16); /* N[pinR02] */
-  const int failed = factor_node_5(w + 3735, t + 0); /* N[pinR02] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 3660, t + 8, w + 3725, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 3785, w + 3710, t + 16); /* E[pinR39, pinR02] fill */
-  reduce_tri_5_d5(w + 6485, w + 3710, t + 21); /* N[pinR39] */
-  return failed ? 50 : -1;
+static int pivot_pinR01(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR01, t + R_pinR01, w + W_pinR01 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR02, w + W_pinR01 + 25, t + 16); /* N[pinR02] */
+  const int failed = factor_node_5(w + W_pinR02, t + R_pinR02); /* N[pinR02] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR01, t + R_pinR01, w + W_pinR01 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR02 + 50, w + W_pinR01 + 50, t + 16); /* E[pinR39, pinR02] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR01 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR02 : -1;
 }
 
-/*---- pivot 50: pinR02 (hinge, d = 5, h = 10)
+/*---- pinR02 (hinge, d = 5, h = 10)
  * column: pinR03 (d 5), pinR39 (d 5, fill) */
-static int factor_p50(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3735, t + 0, w + 3760, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3810, w + 3760, t + 16); /* N[pinR03] */
-  const int failed = factor_node_5(w + 3810, t + 8); /* N[pinR03] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 3735, t + 0, w + 3800, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 3860, w + 3785, t + 16); /* E[pinR39, pinR03] fill */
-  reduce_tri_5_d5(w + 6485, w + 3785, t + 21); /* N[pinR39] */
-  return failed ? 51 : -1;
+static int pivot_pinR02(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR02, t + R_pinR02, w + W_pinR02 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR03, w + W_pinR02 + 25, t + 16); /* N[pinR03] */
+  const int failed = factor_node_5(w + W_pinR03, t + R_pinR03); /* N[pinR03] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR02, t + R_pinR02, w + W_pinR02 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR03 + 50, w + W_pinR02 + 50, t + 16); /* E[pinR39, pinR03] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR02 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR03 : -1;
 }
 
-/*---- pivot 51: pinR03 (hinge, d = 5, h = 10)
+/*---- pinR03 (hinge, d = 5, h = 10)
  * column: pinR04 (d 5), pinR39 (d 5, fill) */
-static int factor_p51(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3810, t + 8, w + 3835, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3885, w + 3835, t + 16); /* N[pinR04] */
-  const int failed = factor_node_5(w + 3885, t + 0); /* N[pinR04] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 3810, t + 8, w + 3875, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 3935, w + 3860, t + 16); /* E[pinR39, pinR04] fill */
-  reduce_tri_5_d5(w + 6485, w + 3860, t + 21); /* N[pinR39] */
-  return failed ? 52 : -1;
+static int pivot_pinR03(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR03, t + R_pinR03, w + W_pinR03 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR04, w + W_pinR03 + 25, t + 16); /* N[pinR04] */
+  const int failed = factor_node_5(w + W_pinR04, t + R_pinR04); /* N[pinR04] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR03, t + R_pinR03, w + W_pinR03 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR04 + 50, w + W_pinR03 + 50, t + 16); /* E[pinR39, pinR04] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR03 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR04 : -1;
 }
 
-/*---- pivot 52: pinR04 (hinge, d = 5, h = 10)
+/*---- pinR04 (hinge, d = 5, h = 10)
  * column: pinR05 (d 5), pinR39 (d 5, fill) */
-static int factor_p52(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3885, t + 0, w + 3910, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 3960, w + 3910, t + 16); /* N[pinR05] */
-  const int failed = factor_node_5(w + 3960, t + 8); /* N[pinR05] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 3885, t + 0, w + 3950, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 4010, w + 3935, t + 16); /* E[pinR39, pinR05] fill */
-  reduce_tri_5_d5(w + 6485, w + 3935, t + 21); /* N[pinR39] */
-  return failed ? 53 : -1;
+static int pivot_pinR04(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR04, t + R_pinR04, w + W_pinR04 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR05, w + W_pinR04 + 25, t + 16); /* N[pinR05] */
+  const int failed = factor_node_5(w + W_pinR05, t + R_pinR05); /* N[pinR05] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR04, t + R_pinR04, w + W_pinR04 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR05 + 50, w + W_pinR04 + 50, t + 16); /* E[pinR39, pinR05] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR04 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR05 : -1;
 }
 
-/*---- pivot 53: pinR05 (hinge, d = 5, h = 10)
+/*---- pinR05 (hinge, d = 5, h = 10)
  * column: pinR06 (d 5), pinR39 (d 5, fill) */
-static int factor_p53(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 3960, t + 8, w + 3985, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 4035, w + 3985, t + 16); /* N[pinR06] */
-  const int failed = factor_node_5(w + 4035, t + 0); /* N[pinR06] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 3960, t + 8, w + 4025, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 4085, w + 4010, t + 16); /* E[pinR39, pinR06] fill */
-  reduce_tri_5_d5(w + 6485, w + 4010, t + 21); /* N[pinR39] */
-  return failed ? 54 : -1;
+static int pivot_pinR05(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR05, t + R_pinR05, w + W_pinR05 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR06, w + W_pinR05 + 25, t + 16); /* N[pinR06] */
+  const int failed = factor_node_5(w + W_pinR06, t + R_pinR06); /* N[pinR06] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR05, t + R_pinR05, w + W_pinR05 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR06 + 50, w + W_pinR05 + 50, t + 16); /* E[pinR39, pinR06] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR05 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR06 : -1;
 }
 
-/*---- pivot 54: pinR06 (hinge, d = 5, h = 10)
+/*---- pinR06 (hinge, d = 5, h = 10)
  * column: pinR07 (d 5), pinR39 (d 5, fill) */
-static int factor_p54(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 4035, t + 0, w + 4060, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 4110, w + 4060, t + 16); /* N[pinR07] */
-  const int failed = factor_node_5(w + 4110, t + 8); /* N[pinR07] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 4035, t + 0, w + 4100, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 4160, w + 4085, t + 16); /* E[pinR39, pinR07] fill */
-  reduce_tri_5_d5(w + 6485, w + 4085, t + 21); /* N[pinR39] */
-  return failed ? 55 : -1;
+static int pivot_pinR06(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR06, t + R_pinR06, w + W_pinR06 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR07, w + W_pinR06 + 25, t + 16); /* N[pinR07] */
+  const int failed = factor_node_5(w + W_pinR07, t + R_pinR07); /* N[pinR07] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR06, t + R_pinR06, w + W_pinR06 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR07 + 50, w + W_pinR06 + 50, t + 16); /* E[pinR39, pinR07] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR06 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR07 : -1;
 }
 
-/*---- pivot 55: pinR07 (hinge, d = 5, h = 10)
+/*---- pinR07 (hinge, d = 5, h = 10)
  * column: pinR08 (d 5), pinR39 (d 5, fill) */
-static int factor_p55(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 4110, t + 8, w + 4135, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 4185, w + 4135, t + 16); /* N[pinR08] */
-  const int failed = factor_node_5(w + 4185, t + 0); /* N[pinR08] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 4110, t + 8, w + 4175, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 4235, w + 4160, t + 16); /* E[pinR39, pinR08] fill */
-  reduce_tri_5_d5(w + 6485, w + 4160, t + 21); /* N[pinR39] */
-  return failed ? 56 : -1;
+static int pivot_pinR07(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR07, t + R_pinR07, w + W_pinR07 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR08, w + W_pinR07 + 25, t + 16); /* N[pinR08] */
+  const int failed = factor_node_5(w + W_pinR08, t + R_pinR08); /* N[pinR08] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR07, t + R_pinR07, w + W_pinR07 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR08 + 50, w + W_pinR07 + 50, t + 16); /* E[pinR39, pinR08] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR07 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR08 : -1;
 }
 
-/*---- pivot 56: pinR08 (hinge, d = 5, h = 10)
+/*---- pinR08 (hinge, d = 5, h = 10)
  * column: pinR09 (d 5), pinR39 (d 5, fill) */
-static int factor_p56(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 4185, t + 0, w + 4210, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 4260, w + 4210, t + 16); /* N[pinR09] */
-  const int failed = factor_node_5(w + 4260, t + 8); /* N[pinR09] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 4185, t + 0, w + 4250, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 4310, w + 4235, t + 16); /* E[pinR39, pinR09] fill */
-  reduce_tri_5_d5(w + 6485, w + 4235, t + 21); /* N[pinR39] */
-  return failed ? 57 : -1;
+static int pivot_pinR08(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR08, t + R_pinR08, w + W_pinR08 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR09, w + W_pinR08 + 25, t + 16); /* N[pinR09] */
+  const int failed = factor_node_5(w + W_pinR09, t + R_pinR09); /* N[pinR09] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR08, t + R_pinR08, w + W_pinR08 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR09 + 50, w + W_pinR08 + 50, t + 16); /* E[pinR39, pinR09] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR08 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR09 : -1;
 }
 
-/*---- pivot 57: pinR09 (hinge, d = 5, h = 10)
+/*---- pinR09 (hinge, d = 5, h = 10)
  * column: pinR10 (d 5), pinR39 (d 5, fill) */
-static int factor_p57(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 4260, t + 8, w + 4285, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 4335, w + 4285, t + 16); /* N[pinR10] */
-  const int failed = factor_node_5(w + 4335, t + 0); /* N[pinR10] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 4260, t + 8, w + 4325, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 4385, w + 4310, t + 16); /* E[pinR39, pinR10] fill */
-  reduce_tri_5_d5(w + 6485, w + 4310, t + 21); /* N[pinR39] */
-  return failed ? 58 : -1;
+static int pivot_pinR09(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR09, t + R_pinR09, w + W_pinR09 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR10, w + W_pinR09 + 25, t + 16); /* N[pinR10] */
+  const int failed = factor_node_5(w + W_pinR10, t + R_pinR10); /* N[pinR10] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR09, t + R_pinR09, w + W_pinR09 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR10 + 50, w + W_pinR09 + 50, t + 16); /* E[pinR39, pinR10] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR09 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR10 : -1;
 }
 
-/*---- pivot 58: pinR10 (hinge, d = 5, h = 10)
+/*---- pinR10 (hinge, d = 5, h = 10)
  * column: pinR11 (d 5), pinR39 (d 5, fill) */
-static int factor_p58(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 4335, t + 0, w + 4360, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 4410, w + 4360, t + 16); /* N[pinR11] */
-  const int failed = factor_node_5(w + 4410, t + 8); /* N[pinR11] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 4335, t + 0, w + 4400, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 4460, w + 4385, t + 16); /* E[pinR39, pinR11] fill */
-  reduce_tri_5_d5(w + 6485, w + 4385, t + 21); /* N[pinR39] */
-  return failed ? 59 : -1;
+static int pivot_pinR10(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR10, t + R_pinR10, w + W_pinR10 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR11, w + W_pinR10 + 25, t + 16); /* N[pinR11] */
+  const int failed = factor_node_5(w + W_pinR11, t + R_pinR11); /* N[pinR11] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR10, t + R_pinR10, w + W_pinR10 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR11 + 50, w + W_pinR10 + 50, t + 16); /* E[pinR39, pinR11] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR10 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR11 : -1;
 }
 
-/*---- pivot 59: pinR11 (hinge, d = 5, h = 10)
+/*---- pinR11 (hinge, d = 5, h = 10)
  * column: pinR12 (d 5), pinR39 (d 5, fill) */
-static int factor_p59(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 4410, t + 8, w + 4435, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 4485, w + 4435, t + 16); /* N[pinR12] */
-  const int failed = factor_node_5(w + 4485, t + 0); /* N[pinR12] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 4410, t + 8, w + 4475, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 4535, w + 4460, t + 16); /* E[pinR39, pinR12] fill */
-  reduce_tri_5_d5(w + 6485, w + 4460, t + 21); /* N[pinR39] */
-  return failed ? 60 : -1;
+static int pivot_pinR11(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR11, t + R_pinR11, w + W_pinR11 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR12, w + W_pinR11 + 25, t + 16); /* N[pinR12] */
+  const int failed = factor_node_5(w + W_pinR12, t + R_pinR12); /* N[pinR12] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR11, t + R_pinR11, w + W_pinR11 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR12 + 50, w + W_pinR11 + 50, t + 16); /* E[pinR39, pinR12] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR11 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR12 : -1;
 }
 
-/*---- pivot 60: pinR12 (hinge, d = 5, h = 10)
+/*---- pinR12 (hinge, d = 5, h = 10)
  * column: pinR13 (d 5), pinR39 (d 5, fill) */
-static int factor_p60(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 4485, t + 0, w + 4510, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 4560, w + 4510, t + 16); /* N[pinR13] */
-  const int failed = factor_node_5(w + 4560, t + 8); /* N[pinR13] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 4485, t + 0, w + 4550, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 4610, w + 4535, t + 16); /* E[pinR39, pinR13] fill */
-  reduce_tri_5_d5(w + 6485, w + 4535, t + 21); /* N[pinR39] */
-  return failed ? 61 : -1;
+static int pivot_pinR12(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR12, t + R_pinR12, w + W_pinR12 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR13, w + W_pinR12 + 25, t + 16); /* N[pinR13] */
+  const int failed = factor_node_5(w + W_pinR13, t + R_pinR13); /* N[pinR13] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR12, t + R_pinR12, w + W_pinR12 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR13 + 50, w + W_pinR12 + 50, t + 16); /* E[pinR39, pinR13] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR12 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR13 : -1;
 }
 
-/*---- pivot 61: pinR13 (hinge, d = 5, h = 10)
+/*---- pinR13 (hinge, d = 5, h = 10)
  * column: pinR14 (d 5), pinR39 (d 5, fill) */
-static int factor_p61(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 4560, t + 8, w + 4585, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 4635, w + 4585, t + 16); /* N[pinR14] */
-  const int failed = factor_node_5(w + 4635, t + 0); /* N[pinR14] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 4560, t + 8, w + 4625, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 4685, w + 4610, t + 16); /* E[pinR39, pinR14] fill */
-  reduce_tri_5_d5(w + 6485, w + 4610, t + 21); /* N[pinR39] */
-  return failed ? 62 : -1;
+static int pivot_pinR13(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR13, t + R_pinR13, w + W_pinR13 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR14, w + W_pinR13 + 25, t + 16); /* N[pinR14] */
+  const int failed = factor_node_5(w + W_pinR14, t + R_pinR14); /* N[pinR14] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR13, t + R_pinR13, w + W_pinR13 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR14 + 50, w + W_pinR13 + 50, t + 16); /* E[pinR39, pinR14] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR13 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR14 : -1;
 }
 
-/*---- pivot 62: pinR14 (hinge, d = 5, h = 10)
+/*---- pinR14 (hinge, d = 5, h = 10)
  * column: pinR15 (d 5), pinR39 (d 5, fill) */
-static int factor_p62(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 4635, t + 0, w + 4660, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 4710, w + 4660, t + 16); /* N[pinR15] */
-  const int failed = factor_node_5(w + 4710, t + 8); /* N[pinR15] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 4635, t + 0, w + 4700, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 4760, w + 4685, t + 16); /* E[pinR39, pinR15] fill */
-  reduce_tri_5_d5(w + 6485, w + 4685, t + 21); /* N[pinR39] */
-  return failed ? 63 : -1;
+static int pivot_pinR14(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR14, t + R_pinR14, w + W_pinR14 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR15, w + W_pinR14 + 25, t + 16); /* N[pinR15] */
+  const int failed = factor_node_5(w + W_pinR15, t + R_pinR15); /* N[pinR15] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR14, t + R_pinR14, w + W_pinR14 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR15 + 50, w + W_pinR14 + 50, t + 16); /* E[pinR39, pinR15] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR14 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR15 : -1;
 }
 
-/*---- pivot 63: pinR15 (hinge, d = 5, h = 10)
+/*---- pinR15 (hinge, d = 5, h = 10)
  * column: pinR16 (d 5), pinR39 (d 5, fill) */
-static int factor_p63(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 4710, t + 8, w + 4735, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 4785, w + 4735, t + 16); /* N[pinR16] */
-  const int failed = factor_node_5(w + 4785, t + 0); /* N[pinR16] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 4710, t + 8, w + 4775, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 4835, w + 4760, t + 16); /* E[pinR39, pinR16] fill */
-  reduce_tri_5_d5(w + 6485, w + 4760, t + 21); /* N[pinR39] */
-  return failed ? 64 : -1;
+static int pivot_pinR15(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR15, t + R_pinR15, w + W_pinR15 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR16, w + W_pinR15 + 25, t + 16); /* N[pinR16] */
+  const int failed = factor_node_5(w + W_pinR16, t + R_pinR16); /* N[pinR16] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR15, t + R_pinR15, w + W_pinR15 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR16 + 50, w + W_pinR15 + 50, t + 16); /* E[pinR39, pinR16] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR15 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR16 : -1;
 }
 
-/*---- pivot 64: pinR16 (hinge, d = 5, h = 10)
+/*---- pinR16 (hinge, d = 5, h = 10)
  * column: pinR17 (d 5), pinR39 (d 5, fill) */
-static int factor_p64(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 4785, t + 0, w + 4810, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 4860, w + 4810, t + 16); /* N[pinR17] */
-  const int failed = factor_node_5(w + 4860, t + 8); /* N[pinR17] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 4785, t + 0, w + 4850, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 4910, w + 4835, t + 16); /* E[pinR39, pinR17] fill */
-  reduce_tri_5_d5(w + 6485, w + 4835, t + 21); /* N[pinR39] */
-  return failed ? 65 : -1;
+static int pivot_pinR16(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR16, t + R_pinR16, w + W_pinR16 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR17, w + W_pinR16 + 25, t + 16); /* N[pinR17] */
+  const int failed = factor_node_5(w + W_pinR17, t + R_pinR17); /* N[pinR17] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR16, t + R_pinR16, w + W_pinR16 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR17 + 50, w + W_pinR16 + 50, t + 16); /* E[pinR39, pinR17] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR16 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR17 : -1;
 }
 
-/*---- pivot 65: pinR17 (hinge, d = 5, h = 10)
+/*---- pinR17 (hinge, d = 5, h = 10)
  * column: pinR18 (d 5), pinR39 (d 5, fill) */
-static int factor_p65(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 4860, t + 8, w + 4885, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 4935, w + 4885, t + 16); /* N[pinR18] */
-  const int failed = factor_node_5(w + 4935, t + 0); /* N[pinR18] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 4860, t + 8, w + 4925, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 4985, w + 4910, t + 16); /* E[pinR39, pinR18] fill */
-  reduce_tri_5_d5(w + 6485, w + 4910, t + 21); /* N[pinR39] */
-  return failed ? 66 : -1;
+static int pivot_pinR17(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR17, t + R_pinR17, w + W_pinR17 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR18, w + W_pinR17 + 25, t + 16); /* N[pinR18] */
+  const int failed = factor_node_5(w + W_pinR18, t + R_pinR18); /* N[pinR18] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR17, t + R_pinR17, w + W_pinR17 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR18 + 50, w + W_pinR17 + 50, t + 16); /* E[pinR39, pinR18] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR17 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR18 : -1;
 }
 
-/*---- pivot 66: pinR18 (hinge, d = 5, h = 10)
+/*---- pinR18 (hinge, d = 5, h = 10)
  * column: pinR19 (d 5), pinR39 (d 5, fill) */
-static int factor_p66(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 4935, t + 0, w + 4960, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 5010, w + 4960, t + 16); /* N[pinR19] */
-  const int failed = factor_node_5(w + 5010, t + 8); /* N[pinR19] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 4935, t + 0, w + 5000, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 5060, w + 4985, t + 16); /* E[pinR39, pinR19] fill */
-  reduce_tri_5_d5(w + 6485, w + 4985, t + 21); /* N[pinR39] */
-  return failed ? 67 : -1;
+static int pivot_pinR18(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR18, t + R_pinR18, w + W_pinR18 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR19, w + W_pinR18 + 25, t + 16); /* N[pinR19] */
+  const int failed = factor_node_5(w + W_pinR19, t + R_pinR19); /* N[pinR19] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR18, t + R_pinR18, w + W_pinR18 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR19 + 50, w + W_pinR18 + 50, t + 16); /* E[pinR39, pinR19] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR18 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR19 : -1;
 }
 
-/*---- pivot 67: pinR19 (hinge, d = 5, h = 10)
+/*---- pinR19 (hinge, d = 5, h = 10)
  * column: pinR20 (d 5), pinR39 (d 5, fill) */
-static int factor_p67(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 5010, t + 8, w + 5035, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 5085, w + 5035, t + 16); /* N[pinR20] */
-  const int failed = factor_node_5(w + 5085, t + 0); /* N[pinR20] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 5010, t + 8, w + 5075, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 5135, w + 5060, t + 16); /* E[pinR39, pinR20] fill */
-  reduce_tri_5_d5(w + 6485, w + 5060, t + 21); /* N[pinR39] */
-  return failed ? 68 : -1;
+static int pivot_pinR19(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR19, t + R_pinR19, w + W_pinR19 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR20, w + W_pinR19 + 25, t + 16); /* N[pinR20] */
+  const int failed = factor_node_5(w + W_pinR20, t + R_pinR20); /* N[pinR20] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR19, t + R_pinR19, w + W_pinR19 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR20 + 50, w + W_pinR19 + 50, t + 16); /* E[pinR39, pinR20] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR19 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR20 : -1;
 }
 
-/*---- pivot 68: pinR20 (hinge, d = 5, h = 10)
+/*---- pinR20 (hinge, d = 5, h = 10)
  * column: pinR21 (d 5), pinR39 (d 5, fill) */
-static int factor_p68(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 5085, t + 0, w + 5110, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 5160, w + 5110, t + 16); /* N[pinR21] */
-  const int failed = factor_node_5(w + 5160, t + 8); /* N[pinR21] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 5085, t + 0, w + 5150, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 5210, w + 5135, t + 16); /* E[pinR39, pinR21] fill */
-  reduce_tri_5_d5(w + 6485, w + 5135, t + 21); /* N[pinR39] */
-  return failed ? 69 : -1;
+static int pivot_pinR20(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR20, t + R_pinR20, w + W_pinR20 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR21, w + W_pinR20 + 25, t + 16); /* N[pinR21] */
+  const int failed = factor_node_5(w + W_pinR21, t + R_pinR21); /* N[pinR21] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR20, t + R_pinR20, w + W_pinR20 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR21 + 50, w + W_pinR20 + 50, t + 16); /* E[pinR39, pinR21] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR20 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR21 : -1;
 }
 
-/*---- pivot 69: pinR21 (hinge, d = 5, h = 10)
+/*---- pinR21 (hinge, d = 5, h = 10)
  * column: pinR22 (d 5), pinR39 (d 5, fill) */
-static int factor_p69(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 5160, t + 8, w + 5185, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 5235, w + 5185, t + 16); /* N[pinR22] */
-  const int failed = factor_node_5(w + 5235, t + 0); /* N[pinR22] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 5160, t + 8, w + 5225, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 5285, w + 5210, t + 16); /* E[pinR39, pinR22] fill */
-  reduce_tri_5_d5(w + 6485, w + 5210, t + 21); /* N[pinR39] */
-  return failed ? 70 : -1;
+static int pivot_pinR21(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR21, t + R_pinR21, w + W_pinR21 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR22, w + W_pinR21 + 25, t + 16); /* N[pinR22] */
+  const int failed = factor_node_5(w + W_pinR22, t + R_pinR22); /* N[pinR22] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR21, t + R_pinR21, w + W_pinR21 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR22 + 50, w + W_pinR21 + 50, t + 16); /* E[pinR39, pinR22] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR21 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR22 : -1;
 }
 
-/*---- pivot 70: pinR22 (hinge, d = 5, h = 10)
+/*---- pinR22 (hinge, d = 5, h = 10)
  * column: pinR23 (d 5), pinR39 (d 5, fill) */
-static int factor_p70(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 5235, t + 0, w + 5260, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 5310, w + 5260, t + 16); /* N[pinR23] */
-  const int failed = factor_node_5(w + 5310, t + 8); /* N[pinR23] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 5235, t + 0, w + 5300, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 5360, w + 5285, t + 16); /* E[pinR39, pinR23] fill */
-  reduce_tri_5_d5(w + 6485, w + 5285, t + 21); /* N[pinR39] */
-  return failed ? 71 : -1;
+static int pivot_pinR22(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR22, t + R_pinR22, w + W_pinR22 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR23, w + W_pinR22 + 25, t + 16); /* N[pinR23] */
+  const int failed = factor_node_5(w + W_pinR23, t + R_pinR23); /* N[pinR23] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR22, t + R_pinR22, w + W_pinR22 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR23 + 50, w + W_pinR22 + 50, t + 16); /* E[pinR39, pinR23] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR22 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR23 : -1;
 }
 
-/*---- pivot 71: pinR23 (hinge, d = 5, h = 10)
+/*---- pinR23 (hinge, d = 5, h = 10)
  * column: pinR24 (d 5), pinR39 (d 5, fill) */
-static int factor_p71(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 5310, t + 8, w + 5335, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 5385, w + 5335, t + 16); /* N[pinR24] */
-  const int failed = factor_node_5(w + 5385, t + 0); /* N[pinR24] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 5310, t + 8, w + 5375, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 5435, w + 5360, t + 16); /* E[pinR39, pinR24] fill */
-  reduce_tri_5_d5(w + 6485, w + 5360, t + 21); /* N[pinR39] */
-  return failed ? 72 : -1;
+static int pivot_pinR23(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR23, t + R_pinR23, w + W_pinR23 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR24, w + W_pinR23 + 25, t + 16); /* N[pinR24] */
+  const int failed = factor_node_5(w + W_pinR24, t + R_pinR24); /* N[pinR24] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR23, t + R_pinR23, w + W_pinR23 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR24 + 50, w + W_pinR23 + 50, t + 16); /* E[pinR39, pinR24] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR23 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR24 : -1;
 }
 
-/*---- pivot 72: pinR24 (hinge, d = 5, h = 10)
+/*---- pinR24 (hinge, d = 5, h = 10)
  * column: pinR25 (d 5), pinR39 (d 5, fill) */
-static int factor_p72(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 5385, t + 0, w + 5410, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 5460, w + 5410, t + 16); /* N[pinR25] */
-  const int failed = factor_node_5(w + 5460, t + 8); /* N[pinR25] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 5385, t + 0, w + 5450, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 5510, w + 5435, t + 16); /* E[pinR39, pinR25] fill */
-  reduce_tri_5_d5(w + 6485, w + 5435, t + 21); /* N[pinR39] */
-  return failed ? 73 : -1;
+static int pivot_pinR24(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR24, t + R_pinR24, w + W_pinR24 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR25, w + W_pinR24 + 25, t + 16); /* N[pinR25] */
+  const int failed = factor_node_5(w + W_pinR25, t + R_pinR25); /* N[pinR25] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR24, t + R_pinR24, w + W_pinR24 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR25 + 50, w + W_pinR24 + 50, t + 16); /* E[pinR39, pinR25] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR24 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR25 : -1;
 }
 
-/*---- pivot 73: pinR25 (hinge, d = 5, h = 10)
+/*---- pinR25 (hinge, d = 5, h = 10)
  * column: pinR26 (d 5), pinR39 (d 5, fill) */
-static int factor_p73(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 5460, t + 8, w + 5485, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 5535, w + 5485, t + 16); /* N[pinR26] */
-  const int failed = factor_node_5(w + 5535, t + 0); /* N[pinR26] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 5460, t + 8, w + 5525, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 5585, w + 5510, t + 16); /* E[pinR39, pinR26] fill */
-  reduce_tri_5_d5(w + 6485, w + 5510, t + 21); /* N[pinR39] */
-  return failed ? 74 : -1;
+static int pivot_pinR25(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR25, t + R_pinR25, w + W_pinR25 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR26, w + W_pinR25 + 25, t + 16); /* N[pinR26] */
+  const int failed = factor_node_5(w + W_pinR26, t + R_pinR26); /* N[pinR26] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR25, t + R_pinR25, w + W_pinR25 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR26 + 50, w + W_pinR25 + 50, t + 16); /* E[pinR39, pinR26] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR25 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR26 : -1;
 }
 
-/*---- pivot 74: pinR26 (hinge, d = 5, h = 10)
+/*---- pinR26 (hinge, d = 5, h = 10)
  * column: pinR27 (d 5), pinR39 (d 5, fill) */
-static int factor_p74(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 5535, t + 0, w + 5560, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 5610, w + 5560, t + 16); /* N[pinR27] */
-  const int failed = factor_node_5(w + 5610, t + 8); /* N[pinR27] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 5535, t + 0, w + 5600, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 5660, w + 5585, t + 16); /* E[pinR39, pinR27] fill */
-  reduce_tri_5_d5(w + 6485, w + 5585, t + 21); /* N[pinR39] */
-  return failed ? 75 : -1;
+static int pivot_pinR26(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR26, t + R_pinR26, w + W_pinR26 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR27, w + W_pinR26 + 25, t + 16); /* N[pinR27] */
+  const int failed = factor_node_5(w + W_pinR27, t + R_pinR27); /* N[pinR27] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR26, t + R_pinR26, w + W_pinR26 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR27 + 50, w + W_pinR26 + 50, t + 16); /* E[pinR39, pinR27] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR26 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR27 : -1;
 }
 
-/*---- pivot 75: pinR27 (hinge, d = 5, h = 10)
+/*---- pinR27 (hinge, d = 5, h = 10)
  * column: pinR28 (d 5), pinR39 (d 5, fill) */
-static int factor_p75(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 5610, t + 8, w + 5635, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 5685, w + 5635, t + 16); /* N[pinR28] */
-  const int failed = factor_node_5(w + 5685, t + 0); /* N[pinR28] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 5610, t + 8, w + 5675, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 5735, w + 5660, t + 16); /* E[pinR39, pinR28] fill */
-  reduce_tri_5_d5(w + 6485, w + 5660, t + 21); /* N[pinR39] */
-  return failed ? 76 : -1;
+static int pivot_pinR27(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR27, t + R_pinR27, w + W_pinR27 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR28, w + W_pinR27 + 25, t + 16); /* N[pinR28] */
+  const int failed = factor_node_5(w + W_pinR28, t + R_pinR28); /* N[pinR28] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR27, t + R_pinR27, w + W_pinR27 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR28 + 50, w + W_pinR27 + 50, t + 16); /* E[pinR39, pinR28] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR27 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR28 : -1;
 }
 
-/*---- pivot 76: pinR28 (hinge, d = 5, h = 10)
+/*---- pinR28 (hinge, d = 5, h = 10)
  * column: pinR29 (d 5), pinR39 (d 5, fill) */
-static int factor_p76(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 5685, t + 0, w + 5710, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 5760, w + 5710, t + 16); /* N[pinR29] */
-  const int failed = factor_node_5(w + 5760, t + 8); /* N[pinR29] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 5685, t + 0, w + 5750, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 5810, w + 5735, t + 16); /* E[pinR39, pinR29] fill */
-  reduce_tri_5_d5(w + 6485, w + 5735, t + 21); /* N[pinR39] */
-  return failed ? 77 : -1;
+static int pivot_pinR28(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR28, t + R_pinR28, w + W_pinR28 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR29, w + W_pinR28 + 25, t + 16); /* N[pinR29] */
+  const int failed = factor_node_5(w + W_pinR29, t + R_pinR29); /* N[pinR29] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR28, t + R_pinR28, w + W_pinR28 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR29 + 50, w + W_pinR28 + 50, t + 16); /* E[pinR39, pinR29] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR28 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR29 : -1;
 }
 
-/*---- pivot 77: pinR29 (hinge, d = 5, h = 10)
+/*---- pinR29 (hinge, d = 5, h = 10)
  * column: pinR30 (d 5), pinR39 (d 5, fill) */
-static int factor_p77(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 5760, t + 8, w + 5785, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 5835, w + 5785, t + 16); /* N[pinR30] */
-  const int failed = factor_node_5(w + 5835, t + 0); /* N[pinR30] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 5760, t + 8, w + 5825, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 5885, w + 5810, t + 16); /* E[pinR39, pinR30] fill */
-  reduce_tri_5_d5(w + 6485, w + 5810, t + 21); /* N[pinR39] */
-  return failed ? 78 : -1;
+static int pivot_pinR29(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR29, t + R_pinR29, w + W_pinR29 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR30, w + W_pinR29 + 25, t + 16); /* N[pinR30] */
+  const int failed = factor_node_5(w + W_pinR30, t + R_pinR30); /* N[pinR30] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR29, t + R_pinR29, w + W_pinR29 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR30 + 50, w + W_pinR29 + 50, t + 16); /* E[pinR39, pinR30] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR29 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR30 : -1;
 }
 
-/*---- pivot 78: pinR30 (hinge, d = 5, h = 10)
+/*---- pinR30 (hinge, d = 5, h = 10)
  * column: pinR31 (d 5), pinR39 (d 5, fill) */
-static int factor_p78(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 5835, t + 0, w + 5860, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 5910, w + 5860, t + 16); /* N[pinR31] */
-  const int failed = factor_node_5(w + 5910, t + 8); /* N[pinR31] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 5835, t + 0, w + 5900, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 5960, w + 5885, t + 16); /* E[pinR39, pinR31] fill */
-  reduce_tri_5_d5(w + 6485, w + 5885, t + 21); /* N[pinR39] */
-  return failed ? 79 : -1;
+static int pivot_pinR30(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR30, t + R_pinR30, w + W_pinR30 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR31, w + W_pinR30 + 25, t + 16); /* N[pinR31] */
+  const int failed = factor_node_5(w + W_pinR31, t + R_pinR31); /* N[pinR31] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR30, t + R_pinR30, w + W_pinR30 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR31 + 50, w + W_pinR30 + 50, t + 16); /* E[pinR39, pinR31] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR30 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR31 : -1;
 }
 
-/*---- pivot 79: pinR31 (hinge, d = 5, h = 10)
+/*---- pinR31 (hinge, d = 5, h = 10)
  * column: pinR32 (d 5), pinR39 (d 5, fill) */
-static int factor_p79(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 5910, t + 8, w + 5935, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 5985, w + 5935, t + 16); /* N[pinR32] */
-  const int failed = factor_node_5(w + 5985, t + 0); /* N[pinR32] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 5910, t + 8, w + 5975, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 6035, w + 5960, t + 16); /* E[pinR39, pinR32] fill */
-  reduce_tri_5_d5(w + 6485, w + 5960, t + 21); /* N[pinR39] */
-  return failed ? 80 : -1;
+static int pivot_pinR31(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR31, t + R_pinR31, w + W_pinR31 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR32, w + W_pinR31 + 25, t + 16); /* N[pinR32] */
+  const int failed = factor_node_5(w + W_pinR32, t + R_pinR32); /* N[pinR32] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR31, t + R_pinR31, w + W_pinR31 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR32 + 50, w + W_pinR31 + 50, t + 16); /* E[pinR39, pinR32] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR31 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR32 : -1;
 }
 
-/*---- pivot 80: pinR32 (hinge, d = 5, h = 10)
+/*---- pinR32 (hinge, d = 5, h = 10)
  * column: pinR33 (d 5), pinR39 (d 5, fill) */
-static int factor_p80(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 5985, t + 0, w + 6010, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 6060, w + 6010, t + 16); /* N[pinR33] */
-  const int failed = factor_node_5(w + 6060, t + 8); /* N[pinR33] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 5985, t + 0, w + 6050, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 6110, w + 6035, t + 16); /* E[pinR39, pinR33] fill */
-  reduce_tri_5_d5(w + 6485, w + 6035, t + 21); /* N[pinR39] */
-  return failed ? 81 : -1;
+static int pivot_pinR32(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR32, t + R_pinR32, w + W_pinR32 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR33, w + W_pinR32 + 25, t + 16); /* N[pinR33] */
+  const int failed = factor_node_5(w + W_pinR33, t + R_pinR33); /* N[pinR33] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR32, t + R_pinR32, w + W_pinR32 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR33 + 50, w + W_pinR32 + 50, t + 16); /* E[pinR39, pinR33] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR32 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR33 : -1;
 }
 
-/*---- pivot 81: pinR33 (hinge, d = 5, h = 10)
+/*---- pinR33 (hinge, d = 5, h = 10)
  * column: pinR34 (d 5), pinR39 (d 5, fill) */
-static int factor_p81(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 6060, t + 8, w + 6085, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 6135, w + 6085, t + 16); /* N[pinR34] */
-  const int failed = factor_node_5(w + 6135, t + 0); /* N[pinR34] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 6060, t + 8, w + 6125, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 6185, w + 6110, t + 16); /* E[pinR39, pinR34] fill */
-  reduce_tri_5_d5(w + 6485, w + 6110, t + 21); /* N[pinR39] */
-  return failed ? 82 : -1;
+static int pivot_pinR33(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR33, t + R_pinR33, w + W_pinR33 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR34, w + W_pinR33 + 25, t + 16); /* N[pinR34] */
+  const int failed = factor_node_5(w + W_pinR34, t + R_pinR34); /* N[pinR34] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR33, t + R_pinR33, w + W_pinR33 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR34 + 50, w + W_pinR33 + 50, t + 16); /* E[pinR39, pinR34] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR33 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR34 : -1;
 }
 
-/*---- pivot 82: pinR34 (hinge, d = 5, h = 10)
+/*---- pinR34 (hinge, d = 5, h = 10)
  * column: pinR35 (d 5), pinR39 (d 5, fill) */
-static int factor_p82(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 6135, t + 0, w + 6160, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 6210, w + 6160, t + 16); /* N[pinR35] */
-  const int failed = factor_node_5(w + 6210, t + 8); /* N[pinR35] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 6135, t + 0, w + 6200, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 6260, w + 6185, t + 16); /* E[pinR39, pinR35] fill */
-  reduce_tri_5_d5(w + 6485, w + 6185, t + 21); /* N[pinR39] */
-  return failed ? 83 : -1;
+static int pivot_pinR34(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR34, t + R_pinR34, w + W_pinR34 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR35, w + W_pinR34 + 25, t + 16); /* N[pinR35] */
+  const int failed = factor_node_5(w + W_pinR35, t + R_pinR35); /* N[pinR35] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR34, t + R_pinR34, w + W_pinR34 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR35 + 50, w + W_pinR34 + 50, t + 16); /* E[pinR39, pinR35] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR34 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR35 : -1;
 }
 
-/*---- pivot 83: pinR35 (hinge, d = 5, h = 10)
+/*---- pinR35 (hinge, d = 5, h = 10)
  * column: pinR36 (d 5), pinR39 (d 5, fill) */
-static int factor_p83(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 6210, t + 8, w + 6235, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 6285, w + 6235, t + 16); /* N[pinR36] */
-  const int failed = factor_node_5(w + 6285, t + 0); /* N[pinR36] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 6210, t + 8, w + 6275, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 6335, w + 6260, t + 16); /* E[pinR39, pinR36] fill */
-  reduce_tri_5_d5(w + 6485, w + 6260, t + 21); /* N[pinR39] */
-  return failed ? 84 : -1;
+static int pivot_pinR35(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR35, t + R_pinR35, w + W_pinR35 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR36, w + W_pinR35 + 25, t + 16); /* N[pinR36] */
+  const int failed = factor_node_5(w + W_pinR36, t + R_pinR36); /* N[pinR36] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR35, t + R_pinR35, w + W_pinR35 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR36 + 50, w + W_pinR35 + 50, t + 16); /* E[pinR39, pinR36] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR35 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR36 : -1;
 }
 
-/*---- pivot 84: pinR36 (hinge, d = 5, h = 10)
+/*---- pinR36 (hinge, d = 5, h = 10)
  * column: pinR37 (d 5), pinR39 (d 5, fill) */
-static int factor_p84(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 6285, t + 0, w + 6310, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 6360, w + 6310, t + 16); /* N[pinR37] */
-  const int failed = factor_node_5(w + 6360, t + 8); /* N[pinR37] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 6285, t + 0, w + 6350, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 6410, w + 6335, t + 16); /* E[pinR39, pinR37] fill */
-  reduce_tri_5_d5(w + 6485, w + 6335, t + 21); /* N[pinR39] */
-  return failed ? 85 : -1;
+static int pivot_pinR36(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR36, t + R_pinR36, w + W_pinR36 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR37, w + W_pinR36 + 25, t + 16); /* N[pinR37] */
+  const int failed = factor_node_5(w + W_pinR37, t + R_pinR37); /* N[pinR37] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR36, t + R_pinR36, w + W_pinR36 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR37 + 50, w + W_pinR36 + 50, t + 16); /* E[pinR39, pinR37] fill */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR36 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR37 : -1;
 }
 
-/*---- pivot 85: pinR37 (hinge, d = 5, h = 10)
+/*---- pinR37 (hinge, d = 5, h = 10)
  * column: pinR38 (d 5), pinR39 (d 5, fill) */
-static int factor_p85(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + 6360, t + 8, w + 6385, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + 6435, w + 6385, t + 16); /* N[pinR38] */
-  const int failed = factor_node_5(w + 6435, t + 0); /* N[pinR38] = l D l^T, the next pivot's: final now */
-  panel_5x2(w + 6360, t + 8, w + 6425, t + 24); /* rows 8..9 */
-  reduce_5x5_d5(w + 6460, w + 6410, t + 16); /* E[pinR39, pinR38] */
-  reduce_tri_5_d5(w + 6485, w + 6410, t + 21); /* N[pinR39] */
-  return failed ? 86 : -1;
+static int pivot_pinR37(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_pinR37, t + R_pinR37, w + W_pinR37 + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_pinR38, w + W_pinR37 + 25, t + 16); /* N[pinR38] */
+  const int failed = factor_node_5(w + W_pinR38, t + R_pinR38); /* N[pinR38] = l D l^T, the next pivot's: final now */
+  panel_5x2(w + W_pinR37, t + R_pinR37, w + W_pinR37 + 65, t + 24); /* rows 8..9 */
+  reduce_5x5_d5(w + W_pinR38 + 25, w + W_pinR37 + 50, t + 16); /* E[pinR39, pinR38] */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR37 + 50, t + 21); /* N[pinR39] */
+  return failed ? P_pinR38 : -1;
 }
 
-/*---- pivot 86: pinR38 (hinge, d = 5, h = 5)
+/*---- pinR38 (hinge, d = 5, h = 5)
  * column: pinR39 (d 5) */
-static int factor_p86(scalar *restrict w, scalar *restrict t) {
-  panel_5x5_of_8(w + 6435, t + 0, w + 6460, t + 16); /* rows 0..4 */
-  reduce_tri_5_d5(w + 6485, w + 6460, t + 16); /* N[pinR39] */
-  const int failed = factor_node_5(w + 6485, t + 8); /* N[pinR39] = l D l^T, the next pivot's: final now */
-  return failed ? 87 : -1;
+static int pivot_pinR38(scalar *restrict w, scalar *restrict t) {
+  panel_5x5_of_8(w + W_pinR38, t + R_pinR38, w + W_pinR38 + 25, t + 16); /* rows 0..4 */
+  reduce_tri_5_d5(w + W_pinR39, w + W_pinR38 + 25, t + 16); /* N[pinR39] */
+  const int failed = factor_node_5(w + W_pinR39, t + R_pinR39); /* N[pinR39] = l D l^T, the next pivot's: final now */
+  return failed ? P_pinR39 : -1;
 }
 
-/*---- pivot 87: pinR39 (hinge, d = 5, h = 0) */
-static int factor_p87(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_6(w + 6510, t + 0); /* N[hull#weld1] = l D l^T, the next pivot's: final now */
-  return failed ? 88 : -1;
+/*---- pinR39 (hinge, d = 5, h = 0) */
+static int pivot_pinR39(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_6(w + W_hull_weld1, t + R_hull_weld1); /* N[hull#weld1] = l D l^T, the next pivot's: final now */
+  return failed ? P_hull_weld1 : -1;
 }
 
-/*---- pivot 88: hull#weld1 (shard weld, d = 6, h = 6)
+/*---- hull#weld1 (shard weld, d = 6, h = 6)
  * column: hull#weld2 (d 6) */
-static int factor_p88(scalar *restrict w, scalar *restrict t) {
-  panel_6x6_of_8(w + 6510, t + 0, w + 6546, t + 16); /* rows 0..5 */
-  reduce_tri_6_d6(w + 6582, w + 6546, t + 16); /* N[hull#weld2] */
-  const int failed = factor_node_6(w + 6582, t + 8); /* N[hull#weld2] = l D l^T, the next pivot's: final now */
-  return failed ? 89 : -1;
+static int pivot_hull_weld1(scalar *restrict w, scalar *restrict t) {
+  panel_6x6_of_8(w + W_hull_weld1, t + R_hull_weld1, w + W_hull_weld1 + 36, t + 16); /* rows 0..5 */
+  reduce_tri_6_d6(w + W_hull_weld2, w + W_hull_weld1 + 36, t + 16); /* N[hull#weld2] */
+  const int failed = factor_node_6(w + W_hull_weld2, t + R_hull_weld2); /* N[hull#weld2] = l D l^T, the next pivot's: final now */
+  return failed ? P_hull_weld2 : -1;
 }
 
-/*---- pivot 89: hull#weld2 (shard weld, d = 6, h = 6)
+/*---- hull#weld2 (shard weld, d = 6, h = 6)
  * column: hull#weld3 (d 6) */
-static int factor_p89(scalar *restrict w, scalar *restrict t) {
-  panel_6x6_of_8(w + 6582, t + 8, w + 6618, t + 16); /* rows 0..5 */
-  reduce_tri_6_d6(w + 6654, w + 6618, t + 16); /* N[hull#weld3] */
-  const int failed = factor_node_6(w + 6654, t + 0); /* N[hull#weld3] = l D l^T, the next pivot's: final now */
-  return failed ? 90 : -1;
+static int pivot_hull_weld2(scalar *restrict w, scalar *restrict t) {
+  panel_6x6_of_8(w + W_hull_weld2, t + R_hull_weld2, w + W_hull_weld2 + 36, t + 16); /* rows 0..5 */
+  reduce_tri_6_d6(w + W_hull_weld3, w + W_hull_weld2 + 36, t + 16); /* N[hull#weld3] */
+  const int failed = factor_node_6(w + W_hull_weld3, t + R_hull_weld3); /* N[hull#weld3] = l D l^T, the next pivot's: final now */
+  return failed ? P_hull_weld3 : -1;
 }
 
 /*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
 static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
-  /* pivot 0: sprocket_axleL (hinge, d = 5, h = 11) */
-  node_forward_5(w + 0, x + 0); /* x[sprocket_axleL] */
-  forward_5x5(w + 25, x + 0, x + 5); /* x[road1_axleL] */
-  forward_6x5(w + 50, x + 0, x + 440); /* x[hull#weld1] */
-  node_diag_5(w + 0, x + 0); /* x[sprocket_axleL] */
-  /* pivot 1: road1_axleL (hinge, d = 5, h = 6) */
-  node_forward_5(w + 80, x + 5); /* x[road1_axleL] */
-  forward_6x5(w + 105, x + 5, x + 440); /* x[hull#weld1] */
-  node_diag_5(w + 80, x + 5); /* x[road1_axleL] */
-  /* pivot 2: road2_axleL (hinge, d = 5, h = 17) */
-  node_forward_5(w + 135, x + 10); /* x[road2_axleL] */
-  forward_5x5(w + 160, x + 10, x + 15); /* x[idler_axleL] */
-  forward_6x5(w + 185, x + 10, x + 440); /* x[hull#weld1] */
-  forward_6x5(w + 215, x + 10, x + 446); /* x[hull#weld2] */
-  node_diag_5(w + 135, x + 10); /* x[road2_axleL] */
-  /* pivot 3: idler_axleL (hinge, d = 5, h = 12) */
-  node_forward_5(w + 245, x + 15); /* x[idler_axleL] */
-  forward_6x5(w + 270, x + 15, x + 440); /* x[hull#weld1] */
-  forward_6x5(w + 300, x + 15, x + 446); /* x[hull#weld2] */
-  node_diag_5(w + 245, x + 15); /* x[idler_axleL] */
-  /* pivot 4: pinL00 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 330, x + 20); /* x[pinL00] */
-  forward_5x5(w + 355, x + 20, x + 25); /* x[pinL01] */
-  forward_5x5(w + 380, x + 20, x + 215); /* x[pinL39] */
-  node_diag_5(w + 330, x + 20); /* x[pinL00] */
-  /* pivot 5: pinL01 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 405, x + 25); /* x[pinL01] */
-  forward_5x5(w + 430, x + 25, x + 30); /* x[pinL02] */
-  forward_5x5(w + 455, x + 25, x + 215); /* x[pinL39] */
-  node_diag_5(w + 405, x + 25); /* x[pinL01] */
-  /* pivot 6: pinL02 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 480, x + 30); /* x[pinL02] */
-  forward_5x5(w + 505, x + 30, x + 35); /* x[pinL03] */
-  forward_5x5(w + 530, x + 30, x + 215); /* x[pinL39] */
-  node_diag_5(w + 480, x + 30); /* x[pinL02] */
-  /* pivot 7: pinL03 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 555, x + 35); /* x[pinL03] */
-  forward_5x5(w + 580, x + 35, x + 40); /* x[pinL04] */
-  forward_5x5(w + 605, x + 35, x + 215); /* x[pinL39] */
-  node_diag_5(w + 555, x + 35); /* x[pinL03] */
-  /* pivot 8: pinL04 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 630, x + 40); /* x[pinL04] */
-  forward_5x5(w + 655, x + 40, x + 45); /* x[pinL05] */
-  forward_5x5(w + 680, x + 40, x + 215); /* x[pinL39] */
-  node_diag_5(w + 630, x + 40); /* x[pinL04] */
-  /* pivot 9: pinL05 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 705, x + 45); /* x[pinL05] */
-  forward_5x5(w + 730, x + 45, x + 50); /* x[pinL06] */
-  forward_5x5(w + 755, x + 45, x + 215); /* x[pinL39] */
-  node_diag_5(w + 705, x + 45); /* x[pinL05] */
-  /* pivot 10: pinL06 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 780, x + 50); /* x[pinL06] */
-  forward_5x5(w + 805, x + 50, x + 55); /* x[pinL07] */
-  forward_5x5(w + 830, x + 50, x + 215); /* x[pinL39] */
-  node_diag_5(w + 780, x + 50); /* x[pinL06] */
-  /* pivot 11: pinL07 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 855, x + 55); /* x[pinL07] */
-  forward_5x5(w + 880, x + 55, x + 60); /* x[pinL08] */
-  forward_5x5(w + 905, x + 55, x + 215); /* x[pinL39] */
-  node_diag_5(w + 855, x + 55); /* x[pinL07] */
-  /* pivot 12: pinL08 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 930, x + 60); /* x[pinL08] */
-  forward_5x5(w + 955, x + 60, x + 65); /* x[pinL09] */
-  forward_5x5(w + 980, x + 60, x + 215); /* x[pinL39] */
-  node_diag_5(w + 930, x + 60); /* x[pinL08] */
-  /* pivot 13: pinL09 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1005, x + 65); /* x[pinL09] */
-  forward_5x5(w + 1030, x + 65, x + 70); /* x[pinL10] */
-  forward_5x5(w + 1055, x + 65, x + 215); /* x[pinL39] */
-  node_diag_5(w + 1005, x + 65); /* x[pinL09] */
-  /* pivot 14: pinL10 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1080, x + 70); /* x[pinL10] */
-  forward_5x5(w + 1105, x + 70, x + 75); /* x[pinL11] */
-  forward_5x5(w + 1130, x + 70, x + 215); /* x[pinL39] */
-  node_diag_5(w + 1080, x + 70); /* x[pinL10] */
-  /* pivot 15: pinL11 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1155, x + 75); /* x[pinL11] */
-  forward_5x5(w + 1180, x + 75, x + 80); /* x[pinL12] */
-  forward_5x5(w + 1205, x + 75, x + 215); /* x[pinL39] */
-  node_diag_5(w + 1155, x + 75); /* x[pinL11] */
-  /* pivot 16: pinL12 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1230, x + 80); /* x[pinL12] */
-  forward_5x5(w + 1255, x + 80, x + 85); /* x[pinL13] */
-  forward_5x5(w + 1280, x + 80, x + 215); /* x[pinL39] */
-  node_diag_5(w + 1230, x + 80); /* x[pinL12] */
-  /* pivot 17: pinL13 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1305, x + 85); /* x[pinL13] */
-  forward_5x5(w + 1330, x + 85, x + 90); /* x[pinL14] */
-  forward_5x5(w + 1355, x + 85, x + 215); /* x[pinL39] */
-  node_diag_5(w + 1305, x + 85); /* x[pinL13] */
-  /* pivot 18: pinL14 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1380, x + 90); /* x[pinL14] */
-  forward_5x5(w + 1405, x + 90, x + 95); /* x[pinL15] */
-  forward_5x5(w + 1430, x + 90, x + 215); /* x[pinL39] */
-  node_diag_5(w + 1380, x + 90); /* x[pinL14] */
-  /* pivot 19: pinL15 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1455, x + 95); /* x[pinL15] */
-  forward_5x5(w + 1480, x + 95, x + 100); /* x[pinL16] */
-  forward_5x5(w + 1505, x + 95, x + 215); /* x[pinL39] */
-  node_diag_5(w + 1455, x + 95); /* x[pinL15] */
-  /* pivot 20: pinL16 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1530, x + 100); /* x[pinL16] */
-  forward_5x5(w + 1555, x + 100, x + 105); /* x[pinL17] */
-  forward_5x5(w + 1580, x + 100, x + 215); /* x[pinL39] */
-  node_diag_5(w + 1530, x + 100); /* x[pinL16] */
-  /* pivot 21: pinL17 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1605, x + 105); /* x[pinL17] */
-  forward_5x5(w + 1630, x + 105, x + 110); /* x[pinL18] */
-  forward_5x5(w + 1655, x + 105, x + 215); /* x[pinL39] */
-  node_diag_5(w + 1605, x + 105); /* x[pinL17] */
-  /* pivot 22: pinL18 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1680, x + 110); /* x[pinL18] */
-  forward_5x5(w + 1705, x + 110, x + 115); /* x[pinL19] */
-  forward_5x5(w + 1730, x + 110, x + 215); /* x[pinL39] */
-  node_diag_5(w + 1680, x + 110); /* x[pinL18] */
-  /* pivot 23: pinL19 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1755, x + 115); /* x[pinL19] */
-  forward_5x5(w + 1780, x + 115, x + 120); /* x[pinL20] */
-  forward_5x5(w + 1805, x + 115, x + 215); /* x[pinL39] */
-  node_diag_5(w + 1755, x + 115); /* x[pinL19] */
-  /* pivot 24: pinL20 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1830, x + 120); /* x[pinL20] */
-  forward_5x5(w + 1855, x + 120, x + 125); /* x[pinL21] */
-  forward_5x5(w + 1880, x + 120, x + 215); /* x[pinL39] */
-  node_diag_5(w + 1830, x + 120); /* x[pinL20] */
-  /* pivot 25: pinL21 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1905, x + 125); /* x[pinL21] */
-  forward_5x5(w + 1930, x + 125, x + 130); /* x[pinL22] */
-  forward_5x5(w + 1955, x + 125, x + 215); /* x[pinL39] */
-  node_diag_5(w + 1905, x + 125); /* x[pinL21] */
-  /* pivot 26: pinL22 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 1980, x + 130); /* x[pinL22] */
-  forward_5x5(w + 2005, x + 130, x + 135); /* x[pinL23] */
-  forward_5x5(w + 2030, x + 130, x + 215); /* x[pinL39] */
-  node_diag_5(w + 1980, x + 130); /* x[pinL22] */
-  /* pivot 27: pinL23 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2055, x + 135); /* x[pinL23] */
-  forward_5x5(w + 2080, x + 135, x + 140); /* x[pinL24] */
-  forward_5x5(w + 2105, x + 135, x + 215); /* x[pinL39] */
-  node_diag_5(w + 2055, x + 135); /* x[pinL23] */
-  /* pivot 28: pinL24 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2130, x + 140); /* x[pinL24] */
-  forward_5x5(w + 2155, x + 140, x + 145); /* x[pinL25] */
-  forward_5x5(w + 2180, x + 140, x + 215); /* x[pinL39] */
-  node_diag_5(w + 2130, x + 140); /* x[pinL24] */
-  /* pivot 29: pinL25 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2205, x + 145); /* x[pinL25] */
-  forward_5x5(w + 2230, x + 145, x + 150); /* x[pinL26] */
-  forward_5x5(w + 2255, x + 145, x + 215); /* x[pinL39] */
-  node_diag_5(w + 2205, x + 145); /* x[pinL25] */
-  /* pivot 30: pinL26 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2280, x + 150); /* x[pinL26] */
-  forward_5x5(w + 2305, x + 150, x + 155); /* x[pinL27] */
-  forward_5x5(w + 2330, x + 150, x + 215); /* x[pinL39] */
-  node_diag_5(w + 2280, x + 150); /* x[pinL26] */
-  /* pivot 31: pinL27 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2355, x + 155); /* x[pinL27] */
-  forward_5x5(w + 2380, x + 155, x + 160); /* x[pinL28] */
-  forward_5x5(w + 2405, x + 155, x + 215); /* x[pinL39] */
-  node_diag_5(w + 2355, x + 155); /* x[pinL27] */
-  /* pivot 32: pinL28 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2430, x + 160); /* x[pinL28] */
-  forward_5x5(w + 2455, x + 160, x + 165); /* x[pinL29] */
-  forward_5x5(w + 2480, x + 160, x + 215); /* x[pinL39] */
-  node_diag_5(w + 2430, x + 160); /* x[pinL28] */
-  /* pivot 33: pinL29 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2505, x + 165); /* x[pinL29] */
-  forward_5x5(w + 2530, x + 165, x + 170); /* x[pinL30] */
-  forward_5x5(w + 2555, x + 165, x + 215); /* x[pinL39] */
-  node_diag_5(w + 2505, x + 165); /* x[pinL29] */
-  /* pivot 34: pinL30 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2580, x + 170); /* x[pinL30] */
-  forward_5x5(w + 2605, x + 170, x + 175); /* x[pinL31] */
-  forward_5x5(w + 2630, x + 170, x + 215); /* x[pinL39] */
-  node_diag_5(w + 2580, x + 170); /* x[pinL30] */
-  /* pivot 35: pinL31 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2655, x + 175); /* x[pinL31] */
-  forward_5x5(w + 2680, x + 175, x + 180); /* x[pinL32] */
-  forward_5x5(w + 2705, x + 175, x + 215); /* x[pinL39] */
-  node_diag_5(w + 2655, x + 175); /* x[pinL31] */
-  /* pivot 36: pinL32 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2730, x + 180); /* x[pinL32] */
-  forward_5x5(w + 2755, x + 180, x + 185); /* x[pinL33] */
-  forward_5x5(w + 2780, x + 180, x + 215); /* x[pinL39] */
-  node_diag_5(w + 2730, x + 180); /* x[pinL32] */
-  /* pivot 37: pinL33 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2805, x + 185); /* x[pinL33] */
-  forward_5x5(w + 2830, x + 185, x + 190); /* x[pinL34] */
-  forward_5x5(w + 2855, x + 185, x + 215); /* x[pinL39] */
-  node_diag_5(w + 2805, x + 185); /* x[pinL33] */
-  /* pivot 38: pinL34 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2880, x + 190); /* x[pinL34] */
-  forward_5x5(w + 2905, x + 190, x + 195); /* x[pinL35] */
-  forward_5x5(w + 2930, x + 190, x + 215); /* x[pinL39] */
-  node_diag_5(w + 2880, x + 190); /* x[pinL34] */
-  /* pivot 39: pinL35 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 2955, x + 195); /* x[pinL35] */
-  forward_5x5(w + 2980, x + 195, x + 200); /* x[pinL36] */
-  forward_5x5(w + 3005, x + 195, x + 215); /* x[pinL39] */
-  node_diag_5(w + 2955, x + 195); /* x[pinL35] */
-  /* pivot 40: pinL36 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 3030, x + 200); /* x[pinL36] */
-  forward_5x5(w + 3055, x + 200, x + 205); /* x[pinL37] */
-  forward_5x5(w + 3080, x + 200, x + 215); /* x[pinL39] */
-  node_diag_5(w + 3030, x + 200); /* x[pinL36] */
-  /* pivot 41: pinL37 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 3105, x + 205); /* x[pinL37] */
-  forward_5x5(w + 3130, x + 205, x + 210); /* x[pinL38] */
-  forward_5x5(w + 3155, x + 205, x + 215); /* x[pinL39] */
-  node_diag_5(w + 3105, x + 205); /* x[pinL37] */
-  /* pivot 42: pinL38 (hinge, d = 5, h = 5) */
-  node_forward_5(w + 3180, x + 210); /* x[pinL38] */
-  forward_5x5(w + 3205, x + 210, x + 215); /* x[pinL39] */
-  node_diag_5(w + 3180, x + 210); /* x[pinL38] */
-  /* pivot 43: pinL39 (hinge, d = 5, h = 0) */
-  node_forward_5(w + 3230, x + 215); /* x[pinL39] */
-  node_diag_5(w + 3230, x + 215); /* x[pinL39] */
-  /* pivot 44: sprocket_axleR (hinge, d = 5, h = 17) */
-  node_forward_5(w + 3255, x + 220); /* x[sprocket_axleR] */
-  forward_5x5(w + 3280, x + 220, x + 225); /* x[road1_axleR] */
-  forward_6x5(w + 3305, x + 220, x + 446); /* x[hull#weld2] */
-  forward_6x5(w + 3335, x + 220, x + 452); /* x[hull#weld3] */
-  node_diag_5(w + 3255, x + 220); /* x[sprocket_axleR] */
-  /* pivot 45: road1_axleR (hinge, d = 5, h = 12) */
-  node_forward_5(w + 3365, x + 225); /* x[road1_axleR] */
-  forward_6x5(w + 3390, x + 225, x + 446); /* x[hull#weld2] */
-  forward_6x5(w + 3420, x + 225, x + 452); /* x[hull#weld3] */
-  node_diag_5(w + 3365, x + 225); /* x[road1_axleR] */
-  /* pivot 46: road2_axleR (hinge, d = 5, h = 11) */
-  node_forward_5(w + 3450, x + 230); /* x[road2_axleR] */
-  forward_5x5(w + 3475, x + 230, x + 235); /* x[idler_axleR] */
-  forward_6x5(w + 3500, x + 230, x + 452); /* x[hull#weld3] */
-  node_diag_5(w + 3450, x + 230); /* x[road2_axleR] */
-  /* pivot 47: idler_axleR (hinge, d = 5, h = 6) */
-  node_forward_5(w + 3530, x + 235); /* x[idler_axleR] */
-  forward_6x5(w + 3555, x + 235, x + 452); /* x[hull#weld3] */
-  node_diag_5(w + 3530, x + 235); /* x[idler_axleR] */
-  /* pivot 48: pinR00 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 3585, x + 240); /* x[pinR00] */
-  forward_5x5(w + 3610, x + 240, x + 245); /* x[pinR01] */
-  forward_5x5(w + 3635, x + 240, x + 435); /* x[pinR39] */
-  node_diag_5(w + 3585, x + 240); /* x[pinR00] */
-  /* pivot 49: pinR01 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 3660, x + 245); /* x[pinR01] */
-  forward_5x5(w + 3685, x + 245, x + 250); /* x[pinR02] */
-  forward_5x5(w + 3710, x + 245, x + 435); /* x[pinR39] */
-  node_diag_5(w + 3660, x + 245); /* x[pinR01] */
+  /* sprocket_axleL (hinge, d = 5, h = 11) */
+  node_forward_5(w + W_sprocket_axleL, x + X_sprocket_axleL); /* x[sprocket_axleL] */
+  forward_5x5(w + W_sprocket_axleL + 25, x + X_sprocket_axleL, x + X_road1_axleL); /* x[road1_axleL] */
+  forward_6x5(w + W_sprocket_axleL + 50, x + X_sprocket_axleL, x + X_hull_weld1); /* x[hull#weld1] */
+  node_diag_5(w + W_sprocket_axleL, x + X_sprocket_axleL); /* x[sprocket_axleL] */
+  /* road1_axleL (hinge, d = 5, h = 6) */
+  node_forward_5(w + W_road1_axleL, x + X_road1_axleL); /* x[road1_axleL] */
+  forward_6x5(w + W_road1_axleL + 25, x + X_road1_axleL, x + X_hull_weld1); /* x[hull#weld1] */
+  node_diag_5(w + W_road1_axleL, x + X_road1_axleL); /* x[road1_axleL] */
+  /* road2_axleL (hinge, d = 5, h = 17) */
+  node_forward_5(w + W_road2_axleL, x + X_road2_axleL); /* x[road2_axleL] */
+  forward_5x5(w + W_road2_axleL + 25, x + X_road2_axleL, x + X_idler_axleL); /* x[idler_axleL] */
+  forward_6x5(w + W_road2_axleL + 50, x + X_road2_axleL, x + X_hull_weld1); /* x[hull#weld1] */
+  forward_6x5(w + W_road2_axleL + 80, x + X_road2_axleL, x + X_hull_weld2); /* x[hull#weld2] */
+  node_diag_5(w + W_road2_axleL, x + X_road2_axleL); /* x[road2_axleL] */
+  /* idler_axleL (hinge, d = 5, h = 12) */
+  node_forward_5(w + W_idler_axleL, x + X_idler_axleL); /* x[idler_axleL] */
+  forward_6x5(w + W_idler_axleL + 25, x + X_idler_axleL, x + X_hull_weld1); /* x[hull#weld1] */
+  forward_6x5(w + W_idler_axleL + 55, x + X_idler_axleL, x + X_hull_weld2); /* x[hull#weld2] */
+  node_diag_5(w + W_idler_axleL, x + X_idler_axleL); /* x[idler_axleL] */
+  /* pinL00 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL00, x + X_pinL00); /* x[pinL00] */
+  forward_5x5(w + W_pinL00 + 25, x + X_pinL00, x + X_pinL01); /* x[pinL01] */
+  forward_5x5(w + W_pinL00 + 50, x + X_pinL00, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL00, x + X_pinL00); /* x[pinL00] */
+  /* pinL01 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL01, x + X_pinL01); /* x[pinL01] */
+  forward_5x5(w + W_pinL01 + 25, x + X_pinL01, x + X_pinL02); /* x[pinL02] */
+  forward_5x5(w + W_pinL01 + 50, x + X_pinL01, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL01, x + X_pinL01); /* x[pinL01] */
+  /* pinL02 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL02, x + X_pinL02); /* x[pinL02] */
+  forward_5x5(w + W_pinL02 + 25, x + X_pinL02, x + X_pinL03); /* x[pinL03] */
+  forward_5x5(w + W_pinL02 + 50, x + X_pinL02, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL02, x + X_pinL02); /* x[pinL02] */
+  /* pinL03 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL03, x + X_pinL03); /* x[pinL03] */
+  forward_5x5(w + W_pinL03 + 25, x + X_pinL03, x + X_pinL04); /* x[pinL04] */
+  forward_5x5(w + W_pinL03 + 50, x + X_pinL03, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL03, x + X_pinL03); /* x[pinL03] */
+  /* pinL04 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL04, x + X_pinL04); /* x[pinL04] */
+  forward_5x5(w + W_pinL04 + 25, x + X_pinL04, x + X_pinL05); /* x[pinL05] */
+  forward_5x5(w + W_pinL04 + 50, x + X_pinL04, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL04, x + X_pinL04); /* x[pinL04] */
+  /* pinL05 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL05, x + X_pinL05); /* x[pinL05] */
+  forward_5x5(w + W_pinL05 + 25, x + X_pinL05, x + X_pinL06); /* x[pinL06] */
+  forward_5x5(w + W_pinL05 + 50, x + X_pinL05, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL05, x + X_pinL05); /* x[pinL05] */
+  /* pinL06 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL06, x + X_pinL06); /* x[pinL06] */
+  forward_5x5(w + W_pinL06 + 25, x + X_pinL06, x + X_pinL07); /* x[pinL07] */
+  forward_5x5(w + W_pinL06 + 50, x + X_pinL06, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL06, x + X_pinL06); /* x[pinL06] */
+  /* pinL07 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL07, x + X_pinL07); /* x[pinL07] */
+  forward_5x5(w + W_pinL07 + 25, x + X_pinL07, x + X_pinL08); /* x[pinL08] */
+  forward_5x5(w + W_pinL07 + 50, x + X_pinL07, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL07, x + X_pinL07); /* x[pinL07] */
+  /* pinL08 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL08, x + X_pinL08); /* x[pinL08] */
+  forward_5x5(w + W_pinL08 + 25, x + X_pinL08, x + X_pinL09); /* x[pinL09] */
+  forward_5x5(w + W_pinL08 + 50, x + X_pinL08, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL08, x + X_pinL08); /* x[pinL08] */
+  /* pinL09 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL09, x + X_pinL09); /* x[pinL09] */
+  forward_5x5(w + W_pinL09 + 25, x + X_pinL09, x + X_pinL10); /* x[pinL10] */
+  forward_5x5(w + W_pinL09 + 50, x + X_pinL09, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL09, x + X_pinL09); /* x[pinL09] */
+  /* pinL10 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL10, x + X_pinL10); /* x[pinL10] */
+  forward_5x5(w + W_pinL10 + 25, x + X_pinL10, x + X_pinL11); /* x[pinL11] */
+  forward_5x5(w + W_pinL10 + 50, x + X_pinL10, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL10, x + X_pinL10); /* x[pinL10] */
+  /* pinL11 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL11, x + X_pinL11); /* x[pinL11] */
+  forward_5x5(w + W_pinL11 + 25, x + X_pinL11, x + X_pinL12); /* x[pinL12] */
+  forward_5x5(w + W_pinL11 + 50, x + X_pinL11, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL11, x + X_pinL11); /* x[pinL11] */
+  /* pinL12 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL12, x + X_pinL12); /* x[pinL12] */
+  forward_5x5(w + W_pinL12 + 25, x + X_pinL12, x + X_pinL13); /* x[pinL13] */
+  forward_5x5(w + W_pinL12 + 50, x + X_pinL12, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL12, x + X_pinL12); /* x[pinL12] */
+  /* pinL13 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL13, x + X_pinL13); /* x[pinL13] */
+  forward_5x5(w + W_pinL13 + 25, x + X_pinL13, x + X_pinL14); /* x[pinL14] */
+  forward_5x5(w + W_pinL13 + 50, x + X_pinL13, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL13, x + X_pinL13); /* x[pinL13] */
+  /* pinL14 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL14, x + X_pinL14); /* x[pinL14] */
+  forward_5x5(w + W_pinL14 + 25, x + X_pinL14, x + X_pinL15); /* x[pinL15] */
+  forward_5x5(w + W_pinL14 + 50, x + X_pinL14, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL14, x + X_pinL14); /* x[pinL14] */
+  /* pinL15 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL15, x + X_pinL15); /* x[pinL15] */
+  forward_5x5(w + W_pinL15 + 25, x + X_pinL15, x + X_pinL16); /* x[pinL16] */
+  forward_5x5(w + W_pinL15 + 50, x + X_pinL15, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL15, x + X_pinL15); /* x[pinL15] */
+  /* pinL16 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL16, x + X_pinL16); /* x[pinL16] */
+  forward_5x5(w + W_pinL16 + 25, x + X_pinL16, x + X_pinL17); /* x[pinL17] */
+  forward_5x5(w + W_pinL16 + 50, x + X_pinL16, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL16, x + X_pinL16); /* x[pinL16] */
+  /* pinL17 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL17, x + X_pinL17); /* x[pinL17] */
+  forward_5x5(w + W_pinL17 + 25, x + X_pinL17, x + X_pinL18); /* x[pinL18] */
+  forward_5x5(w + W_pinL17 + 50, x + X_pinL17, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL17, x + X_pinL17); /* x[pinL17] */
+  /* pinL18 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL18, x + X_pinL18); /* x[pinL18] */
+  forward_5x5(w + W_pinL18 + 25, x + X_pinL18, x + X_pinL19); /* x[pinL19] */
+  forward_5x5(w + W_pinL18 + 50, x + X_pinL18, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL18, x + X_pinL18); /* x[pinL18] */
+  /* pinL19 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL19, x + X_pinL19); /* x[pinL19] */
+  forward_5x5(w + W_pinL19 + 25, x + X_pinL19, x + X_pinL20); /* x[pinL20] */
+  forward_5x5(w + W_pinL19 + 50, x + X_pinL19, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL19, x + X_pinL19); /* x[pinL19] */
+  /* pinL20 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL20, x + X_pinL20); /* x[pinL20] */
+  forward_5x5(w + W_pinL20 + 25, x + X_pinL20, x + X_pinL21); /* x[pinL21] */
+  forward_5x5(w + W_pinL20 + 50, x + X_pinL20, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL20, x + X_pinL20); /* x[pinL20] */
+  /* pinL21 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL21, x + X_pinL21); /* x[pinL21] */
+  forward_5x5(w + W_pinL21 + 25, x + X_pinL21, x + X_pinL22); /* x[pinL22] */
+  forward_5x5(w + W_pinL21 + 50, x + X_pinL21, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL21, x + X_pinL21); /* x[pinL21] */
+  /* pinL22 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL22, x + X_pinL22); /* x[pinL22] */
+  forward_5x5(w + W_pinL22 + 25, x + X_pinL22, x + X_pinL23); /* x[pinL23] */
+  forward_5x5(w + W_pinL22 + 50, x + X_pinL22, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL22, x + X_pinL22); /* x[pinL22] */
+  /* pinL23 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL23, x + X_pinL23); /* x[pinL23] */
+  forward_5x5(w + W_pinL23 + 25, x + X_pinL23, x + X_pinL24); /* x[pinL24] */
+  forward_5x5(w + W_pinL23 + 50, x + X_pinL23, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL23, x + X_pinL23); /* x[pinL23] */
+  /* pinL24 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL24, x + X_pinL24); /* x[pinL24] */
+  forward_5x5(w + W_pinL24 + 25, x + X_pinL24, x + X_pinL25); /* x[pinL25] */
+  forward_5x5(w + W_pinL24 + 50, x + X_pinL24, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL24, x + X_pinL24); /* x[pinL24] */
+  /* pinL25 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL25, x + X_pinL25); /* x[pinL25] */
+  forward_5x5(w + W_pinL25 + 25, x + X_pinL25, x + X_pinL26); /* x[pinL26] */
+  forward_5x5(w + W_pinL25 + 50, x + X_pinL25, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL25, x + X_pinL25); /* x[pinL25] */
+  /* pinL26 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL26, x + X_pinL26); /* x[pinL26] */
+  forward_5x5(w + W_pinL26 + 25, x + X_pinL26, x + X_pinL27); /* x[pinL27] */
+  forward_5x5(w + W_pinL26 + 50, x + X_pinL26, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL26, x + X_pinL26); /* x[pinL26] */
+  /* pinL27 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL27, x + X_pinL27); /* x[pinL27] */
+  forward_5x5(w + W_pinL27 + 25, x + X_pinL27, x + X_pinL28); /* x[pinL28] */
+  forward_5x5(w + W_pinL27 + 50, x + X_pinL27, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL27, x + X_pinL27); /* x[pinL27] */
+  /* pinL28 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL28, x + X_pinL28); /* x[pinL28] */
+  forward_5x5(w + W_pinL28 + 25, x + X_pinL28, x + X_pinL29); /* x[pinL29] */
+  forward_5x5(w + W_pinL28 + 50, x + X_pinL28, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL28, x + X_pinL28); /* x[pinL28] */
+  /* pinL29 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL29, x + X_pinL29); /* x[pinL29] */
+  forward_5x5(w + W_pinL29 + 25, x + X_pinL29, x + X_pinL30); /* x[pinL30] */
+  forward_5x5(w + W_pinL29 + 50, x + X_pinL29, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL29, x + X_pinL29); /* x[pinL29] */
+  /* pinL30 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL30, x + X_pinL30); /* x[pinL30] */
+  forward_5x5(w + W_pinL30 + 25, x + X_pinL30, x + X_pinL31); /* x[pinL31] */
+  forward_5x5(w + W_pinL30 + 50, x + X_pinL30, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL30, x + X_pinL30); /* x[pinL30] */
+  /* pinL31 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL31, x + X_pinL31); /* x[pinL31] */
+  forward_5x5(w + W_pinL31 + 25, x + X_pinL31, x + X_pinL32); /* x[pinL32] */
+  forward_5x5(w + W_pinL31 + 50, x + X_pinL31, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL31, x + X_pinL31); /* x[pinL31] */
+  /* pinL32 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL32, x + X_pinL32); /* x[pinL32] */
+  forward_5x5(w + W_pinL32 + 25, x + X_pinL32, x + X_pinL33); /* x[pinL33] */
+  forward_5x5(w + W_pinL32 + 50, x + X_pinL32, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL32, x + X_pinL32); /* x[pinL32] */
+  /* pinL33 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL33, x + X_pinL33); /* x[pinL33] */
+  forward_5x5(w + W_pinL33 + 25, x + X_pinL33, x + X_pinL34); /* x[pinL34] */
+  forward_5x5(w + W_pinL33 + 50, x + X_pinL33, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL33, x + X_pinL33); /* x[pinL33] */
+  /* pinL34 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL34, x + X_pinL34); /* x[pinL34] */
+  forward_5x5(w + W_pinL34 + 25, x + X_pinL34, x + X_pinL35); /* x[pinL35] */
+  forward_5x5(w + W_pinL34 + 50, x + X_pinL34, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL34, x + X_pinL34); /* x[pinL34] */
+  /* pinL35 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL35, x + X_pinL35); /* x[pinL35] */
+  forward_5x5(w + W_pinL35 + 25, x + X_pinL35, x + X_pinL36); /* x[pinL36] */
+  forward_5x5(w + W_pinL35 + 50, x + X_pinL35, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL35, x + X_pinL35); /* x[pinL35] */
+  /* pinL36 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL36, x + X_pinL36); /* x[pinL36] */
+  forward_5x5(w + W_pinL36 + 25, x + X_pinL36, x + X_pinL37); /* x[pinL37] */
+  forward_5x5(w + W_pinL36 + 50, x + X_pinL36, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL36, x + X_pinL36); /* x[pinL36] */
+  /* pinL37 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinL37, x + X_pinL37); /* x[pinL37] */
+  forward_5x5(w + W_pinL37 + 25, x + X_pinL37, x + X_pinL38); /* x[pinL38] */
+  forward_5x5(w + W_pinL37 + 50, x + X_pinL37, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL37, x + X_pinL37); /* x[pinL37] */
+  /* pinL38 (hinge, d = 5, h = 5) */
+  node_forward_5(w + W_pinL38, x + X_pinL38); /* x[pinL38] */
+  forward_5x5(w + W_pinL38 + 25, x + X_pinL38, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL38, x + X_pinL38); /* x[pinL38] */
+  /* pinL39 (hinge, d = 5, h = 0) */
+  node_forward_5(w + W_pinL39, x + X_pinL39); /* x[pinL39] */
+  node_diag_5(w + W_pinL39, x + X_pinL39); /* x[pinL39] */
+  /* sprocket_axleR (hinge, d = 5, h = 17) */
+  node_forward_5(w + W_sprocket_axleR, x + X_sprocket_axleR); /* x[sprocket_axleR] */
+  forward_5x5(w + W_sprocket_axleR + 25, x + X_sprocket_axleR, x + X_road1_axleR); /* x[road1_axleR] */
+  forward_6x5(w + W_sprocket_axleR + 50, x + X_sprocket_axleR, x + X_hull_weld2); /* x[hull#weld2] */
+  forward_6x5(w + W_sprocket_axleR + 80, x + X_sprocket_axleR, x + X_hull_weld3); /* x[hull#weld3] */
+  node_diag_5(w + W_sprocket_axleR, x + X_sprocket_axleR); /* x[sprocket_axleR] */
+  /* road1_axleR (hinge, d = 5, h = 12) */
+  node_forward_5(w + W_road1_axleR, x + X_road1_axleR); /* x[road1_axleR] */
+  forward_6x5(w + W_road1_axleR + 25, x + X_road1_axleR, x + X_hull_weld2); /* x[hull#weld2] */
+  forward_6x5(w + W_road1_axleR + 55, x + X_road1_axleR, x + X_hull_weld3); /* x[hull#weld3] */
+  node_diag_5(w + W_road1_axleR, x + X_road1_axleR); /* x[road1_axleR] */
+  /* road2_axleR (hinge, d = 5, h = 11) */
+  node_forward_5(w + W_road2_axleR, x + X_road2_axleR); /* x[road2_axleR] */
+  forward_5x5(w + W_road2_axleR + 25, x + X_road2_axleR, x + X_idler_axleR); /* x[idler_axleR] */
+  forward_6x5(w + W_road2_axleR + 50, x + X_road2_axleR, x + X_hull_weld3); /* x[hull#weld3] */
+  node_diag_5(w + W_road2_axleR, x + X_road2_axleR); /* x[road2_axleR] */
+  /* idler_axleR (hinge, d = 5, h = 6) */
+  node_forward_5(w + W_idler_axleR, x + X_idler_axleR); /* x[idler_axleR] */
+  forward_6x5(w + W_idler_axleR + 25, x + X_idler_axleR, x + X_hull_weld3); /* x[hull#weld3] */
+  node_diag_5(w + W_idler_axleR, x + X_idler_axleR); /* x[idler_axleR] */
+  /* pinR00 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR00, x + X_pinR00); /* x[pinR00] */
+  forward_5x5(w + W_pinR00 + 25, x + X_pinR00, x + X_pinR01); /* x[pinR01] */
+  forward_5x5(w + W_pinR00 + 50, x + X_pinR00, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR00, x + X_pinR00); /* x[pinR00] */
+  /* pinR01 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR01, x + X_pinR01); /* x[pinR01] */
+  forward_5x5(w + W_pinR01 + 25, x + X_pinR01, x + X_pinR02); /* x[pinR02] */
+  forward_5x5(w + W_pinR01 + 50, x + X_pinR01, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR01, x + X_pinR01); /* x[pinR01] */
 }
 
 static void solve_forward_1(const scalar *restrict w, scalar *restrict x) {
-  /* pivot 50: pinR02 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 3735, x + 250); /* x[pinR02] */
-  forward_5x5(w + 3760, x + 250, x + 255); /* x[pinR03] */
-  forward_5x5(w + 3785, x + 250, x + 435); /* x[pinR39] */
-  node_diag_5(w + 3735, x + 250); /* x[pinR02] */
-  /* pivot 51: pinR03 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 3810, x + 255); /* x[pinR03] */
-  forward_5x5(w + 3835, x + 255, x + 260); /* x[pinR04] */
-  forward_5x5(w + 3860, x + 255, x + 435); /* x[pinR39] */
-  node_diag_5(w + 3810, x + 255); /* x[pinR03] */
-  /* pivot 52: pinR04 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 3885, x + 260); /* x[pinR04] */
-  forward_5x5(w + 3910, x + 260, x + 265); /* x[pinR05] */
-  forward_5x5(w + 3935, x + 260, x + 435); /* x[pinR39] */
-  node_diag_5(w + 3885, x + 260); /* x[pinR04] */
-  /* pivot 53: pinR05 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 3960, x + 265); /* x[pinR05] */
-  forward_5x5(w + 3985, x + 265, x + 270); /* x[pinR06] */
-  forward_5x5(w + 4010, x + 265, x + 435); /* x[pinR39] */
-  node_diag_5(w + 3960, x + 265); /* x[pinR05] */
-  /* pivot 54: pinR06 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 4035, x + 270); /* x[pinR06] */
-  forward_5x5(w + 4060, x + 270, x + 275); /* x[pinR07] */
-  forward_5x5(w + 4085, x + 270, x + 435); /* x[pinR39] */
-  node_diag_5(w + 4035, x + 270); /* x[pinR06] */
-  /* pivot 55: pinR07 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 4110, x + 275); /* x[pinR07] */
-  forward_5x5(w + 4135, x + 275, x + 280); /* x[pinR08] */
-  forward_5x5(w + 4160, x + 275, x + 435); /* x[pinR39] */
-  node_diag_5(w + 4110, x + 275); /* x[pinR07] */
-  /* pivot 56: pinR08 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 4185, x + 280); /* x[pinR08] */
-  forward_5x5(w + 4210, x + 280, x + 285); /* x[pinR09] */
-  forward_5x5(w + 4235, x + 280, x + 435); /* x[pinR39] */
-  node_diag_5(w + 4185, x + 280); /* x[pinR08] */
-  /* pivot 57: pinR09 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 4260, x + 285); /* x[pinR09] */
-  forward_5x5(w + 4285, x + 285, x + 290); /* x[pinR10] */
-  forward_5x5(w + 4310, x + 285, x + 435); /* x[pinR39] */
-  node_diag_5(w + 4260, x + 285); /* x[pinR09] */
-  /* pivot 58: pinR10 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 4335, x + 290); /* x[pinR10] */
-  forward_5x5(w + 4360, x + 290, x + 295); /* x[pinR11] */
-  forward_5x5(w + 4385, x + 290, x + 435); /* x[pinR39] */
-  node_diag_5(w + 4335, x + 290); /* x[pinR10] */
-  /* pivot 59: pinR11 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 4410, x + 295); /* x[pinR11] */
-  forward_5x5(w + 4435, x + 295, x + 300); /* x[pinR12] */
-  forward_5x5(w + 4460, x + 295, x + 435); /* x[pinR39] */
-  node_diag_5(w + 4410, x + 295); /* x[pinR11] */
-  /* pivot 60: pinR12 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 4485, x + 300); /* x[pinR12] */
-  forward_5x5(w + 4510, x + 300, x + 305); /* x[pinR13] */
-  forward_5x5(w + 4535, x + 300, x + 435); /* x[pinR39] */
-  node_diag_5(w + 4485, x + 300); /* x[pinR12] */
-  /* pivot 61: pinR13 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 4560, x + 305); /* x[pinR13] */
-  forward_5x5(w + 4585, x + 305, x + 310); /* x[pinR14] */
-  forward_5x5(w + 4610, x + 305, x + 435); /* x[pinR39] */
-  node_diag_5(w + 4560, x + 305); /* x[pinR13] */
-  /* pivot 62: pinR14 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 4635, x + 310); /* x[pinR14] */
-  forward_5x5(w + 4660, x + 310, x + 315); /* x[pinR15] */
-  forward_5x5(w + 4685, x + 310, x + 435); /* x[pinR39] */
-  node_diag_5(w + 4635, x + 310); /* x[pinR14] */
-  /* pivot 63: pinR15 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 4710, x + 315); /* x[pinR15] */
-  forward_5x5(w + 4735, x + 315, x + 320); /* x[pinR16] */
-  forward_5x5(w + 4760, x + 315, x + 435); /* x[pinR39] */
-  node_diag_5(w + 4710, x + 315); /* x[pinR15] */
-  /* pivot 64: pinR16 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 4785, x + 320); /* x[pinR16] */
-  forward_5x5(w + 4810, x + 320, x + 325); /* x[pinR17] */
-  forward_5x5(w + 4835, x + 320, x + 435); /* x[pinR39] */
-  node_diag_5(w + 4785, x + 320); /* x[pinR16] */
-  /* pivot 65: pinR17 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 4860, x + 325); /* x[pinR17] */
-  forward_5x5(w + 4885, x + 325, x + 330); /* x[pinR18] */
-  forward_5x5(w + 4910, x + 325, x + 435); /* x[pinR39] */
-  node_diag_5(w + 4860, x + 325); /* x[pinR17] */
-  /* pivot 66: pinR18 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 4935, x + 330); /* x[pinR18] */
-  forward_5x5(w + 4960, x + 330, x + 335); /* x[pinR19] */
-  forward_5x5(w + 4985, x + 330, x + 435); /* x[pinR39] */
-  node_diag_5(w + 4935, x + 330); /* x[pinR18] */
-  /* pivot 67: pinR19 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 5010, x + 335); /* x[pinR19] */
-  forward_5x5(w + 5035, x + 335, x + 340); /* x[pinR20] */
-  forward_5x5(w + 5060, x + 335, x + 435); /* x[pinR39] */
-  node_diag_5(w + 5010, x + 335); /* x[pinR19] */
-  /* pivot 68: pinR20 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 5085, x + 340); /* x[pinR20] */
-  forward_5x5(w + 5110, x + 340, x + 345); /* x[pinR21] */
-  forward_5x5(w + 5135, x + 340, x + 435); /* x[pinR39] */
-  node_diag_5(w + 5085, x + 340); /* x[pinR20] */
-  /* pivot 69: pinR21 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 5160, x + 345); /* x[pinR21] */
-  forward_5x5(w + 5185, x + 345, x + 350); /* x[pinR22] */
-  forward_5x5(w + 5210, x + 345, x + 435); /* x[pinR39] */
-  node_diag_5(w + 5160, x + 345); /* x[pinR21] */
-  /* pivot 70: pinR22 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 5235, x + 350); /* x[pinR22] */
-  forward_5x5(w + 5260, x + 350, x + 355); /* x[pinR23] */
-  forward_5x5(w + 5285, x + 350, x + 435); /* x[pinR39] */
-  node_diag_5(w + 5235, x + 350); /* x[pinR22] */
-  /* pivot 71: pinR23 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 5310, x + 355); /* x[pinR23] */
-  forward_5x5(w + 5335, x + 355, x + 360); /* x[pinR24] */
-  forward_5x5(w + 5360, x + 355, x + 435); /* x[pinR39] */
-  node_diag_5(w + 5310, x + 355); /* x[pinR23] */
-  /* pivot 72: pinR24 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 5385, x + 360); /* x[pinR24] */
-  forward_5x5(w + 5410, x + 360, x + 365); /* x[pinR25] */
-  forward_5x5(w + 5435, x + 360, x + 435); /* x[pinR39] */
-  node_diag_5(w + 5385, x + 360); /* x[pinR24] */
-  /* pivot 73: pinR25 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 5460, x + 365); /* x[pinR25] */
-  forward_5x5(w + 5485, x + 365, x + 370); /* x[pinR26] */
-  forward_5x5(w + 5510, x + 365, x + 435); /* x[pinR39] */
-  node_diag_5(w + 5460, x + 365); /* x[pinR25] */
-  /* pivot 74: pinR26 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 5535, x + 370); /* x[pinR26] */
-  forward_5x5(w + 5560, x + 370, x + 375); /* x[pinR27] */
-  forward_5x5(w + 5585, x + 370, x + 435); /* x[pinR39] */
-  node_diag_5(w + 5535, x + 370); /* x[pinR26] */
-  /* pivot 75: pinR27 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 5610, x + 375); /* x[pinR27] */
-  forward_5x5(w + 5635, x + 375, x + 380); /* x[pinR28] */
-  forward_5x5(w + 5660, x + 375, x + 435); /* x[pinR39] */
-  node_diag_5(w + 5610, x + 375); /* x[pinR27] */
-  /* pivot 76: pinR28 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 5685, x + 380); /* x[pinR28] */
-  forward_5x5(w + 5710, x + 380, x + 385); /* x[pinR29] */
-  forward_5x5(w + 5735, x + 380, x + 435); /* x[pinR39] */
-  node_diag_5(w + 5685, x + 380); /* x[pinR28] */
-  /* pivot 77: pinR29 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 5760, x + 385); /* x[pinR29] */
-  forward_5x5(w + 5785, x + 385, x + 390); /* x[pinR30] */
-  forward_5x5(w + 5810, x + 385, x + 435); /* x[pinR39] */
-  node_diag_5(w + 5760, x + 385); /* x[pinR29] */
-  /* pivot 78: pinR30 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 5835, x + 390); /* x[pinR30] */
-  forward_5x5(w + 5860, x + 390, x + 395); /* x[pinR31] */
-  forward_5x5(w + 5885, x + 390, x + 435); /* x[pinR39] */
-  node_diag_5(w + 5835, x + 390); /* x[pinR30] */
-  /* pivot 79: pinR31 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 5910, x + 395); /* x[pinR31] */
-  forward_5x5(w + 5935, x + 395, x + 400); /* x[pinR32] */
-  forward_5x5(w + 5960, x + 395, x + 435); /* x[pinR39] */
-  node_diag_5(w + 5910, x + 395); /* x[pinR31] */
-  /* pivot 80: pinR32 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 5985, x + 400); /* x[pinR32] */
-  forward_5x5(w + 6010, x + 400, x + 405); /* x[pinR33] */
-  forward_5x5(w + 6035, x + 400, x + 435); /* x[pinR39] */
-  node_diag_5(w + 5985, x + 400); /* x[pinR32] */
-  /* pivot 81: pinR33 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 6060, x + 405); /* x[pinR33] */
-  forward_5x5(w + 6085, x + 405, x + 410); /* x[pinR34] */
-  forward_5x5(w + 6110, x + 405, x + 435); /* x[pinR39] */
-  node_diag_5(w + 6060, x + 405); /* x[pinR33] */
-  /* pivot 82: pinR34 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 6135, x + 410); /* x[pinR34] */
-  forward_5x5(w + 6160, x + 410, x + 415); /* x[pinR35] */
-  forward_5x5(w + 6185, x + 410, x + 435); /* x[pinR39] */
-  node_diag_5(w + 6135, x + 410); /* x[pinR34] */
-  /* pivot 83: pinR35 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 6210, x + 415); /* x[pinR35] */
-  forward_5x5(w + 6235, x + 415, x + 420); /* x[pinR36] */
-  forward_5x5(w + 6260, x + 415, x + 435); /* x[pinR39] */
-  node_diag_5(w + 6210, x + 415); /* x[pinR35] */
-  /* pivot 84: pinR36 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 6285, x + 420); /* x[pinR36] */
-  forward_5x5(w + 6310, x + 420, x + 425); /* x[pinR37] */
-  forward_5x5(w + 6335, x + 420, x + 435); /* x[pinR39] */
-  node_diag_5(w + 6285, x + 420); /* x[pinR36] */
-  /* pivot 85: pinR37 (hinge, d = 5, h = 10) */
-  node_forward_5(w + 6360, x + 425); /* x[pinR37] */
-  forward_5x5(w + 6385, x + 425, x + 430); /* x[pinR38] */
-  forward_5x5(w + 6410, x + 425, x + 435); /* x[pinR39] */
-  node_diag_5(w + 6360, x + 425); /* x[pinR37] */
-  /* pivot 86: pinR38 (hinge, d = 5, h = 5) */
-  node_forward_5(w + 6435, x + 430); /* x[pinR38] */
-  forward_5x5(w + 6460, x + 430, x + 435); /* x[pinR39] */
-  node_diag_5(w + 6435, x + 430); /* x[pinR38] */
-  /* pivot 87: pinR39 (hinge, d = 5, h = 0) */
-  node_forward_5(w + 6485, x + 435); /* x[pinR39] */
-  node_diag_5(w + 6485, x + 435); /* x[pinR39] */
-  /* pivot 88: hull#weld1 (shard weld, d = 6, h = 6) */
-  node_forward_6(w + 6510, x + 440); /* x[hull#weld1] */
-  forward_6x6(w + 6546, x + 440, x + 446); /* x[hull#weld2] */
-  node_diag_6(w + 6510, x + 440); /* x[hull#weld1] */
-  /* pivot 89: hull#weld2 (shard weld, d = 6, h = 6) */
-  node_forward_6(w + 6582, x + 446); /* x[hull#weld2] */
-  forward_6x6(w + 6618, x + 446, x + 452); /* x[hull#weld3] */
-  node_diag_6(w + 6582, x + 446); /* x[hull#weld2] */
-  /* pivot 90: hull#weld3 (shard weld, d = 6, h = 0) */
-  node_forward_6(w + 6654, x + 452); /* x[hull#weld3] */
-  node_diag_6(w + 6654, x + 452); /* x[hull#weld3] */
+  /* pinR02 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR02, x + X_pinR02); /* x[pinR02] */
+  forward_5x5(w + W_pinR02 + 25, x + X_pinR02, x + X_pinR03); /* x[pinR03] */
+  forward_5x5(w + W_pinR02 + 50, x + X_pinR02, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR02, x + X_pinR02); /* x[pinR02] */
+  /* pinR03 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR03, x + X_pinR03); /* x[pinR03] */
+  forward_5x5(w + W_pinR03 + 25, x + X_pinR03, x + X_pinR04); /* x[pinR04] */
+  forward_5x5(w + W_pinR03 + 50, x + X_pinR03, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR03, x + X_pinR03); /* x[pinR03] */
+  /* pinR04 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR04, x + X_pinR04); /* x[pinR04] */
+  forward_5x5(w + W_pinR04 + 25, x + X_pinR04, x + X_pinR05); /* x[pinR05] */
+  forward_5x5(w + W_pinR04 + 50, x + X_pinR04, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR04, x + X_pinR04); /* x[pinR04] */
+  /* pinR05 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR05, x + X_pinR05); /* x[pinR05] */
+  forward_5x5(w + W_pinR05 + 25, x + X_pinR05, x + X_pinR06); /* x[pinR06] */
+  forward_5x5(w + W_pinR05 + 50, x + X_pinR05, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR05, x + X_pinR05); /* x[pinR05] */
+  /* pinR06 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR06, x + X_pinR06); /* x[pinR06] */
+  forward_5x5(w + W_pinR06 + 25, x + X_pinR06, x + X_pinR07); /* x[pinR07] */
+  forward_5x5(w + W_pinR06 + 50, x + X_pinR06, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR06, x + X_pinR06); /* x[pinR06] */
+  /* pinR07 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR07, x + X_pinR07); /* x[pinR07] */
+  forward_5x5(w + W_pinR07 + 25, x + X_pinR07, x + X_pinR08); /* x[pinR08] */
+  forward_5x5(w + W_pinR07 + 50, x + X_pinR07, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR07, x + X_pinR07); /* x[pinR07] */
+  /* pinR08 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR08, x + X_pinR08); /* x[pinR08] */
+  forward_5x5(w + W_pinR08 + 25, x + X_pinR08, x + X_pinR09); /* x[pinR09] */
+  forward_5x5(w + W_pinR08 + 50, x + X_pinR08, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR08, x + X_pinR08); /* x[pinR08] */
+  /* pinR09 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR09, x + X_pinR09); /* x[pinR09] */
+  forward_5x5(w + W_pinR09 + 25, x + X_pinR09, x + X_pinR10); /* x[pinR10] */
+  forward_5x5(w + W_pinR09 + 50, x + X_pinR09, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR09, x + X_pinR09); /* x[pinR09] */
+  /* pinR10 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR10, x + X_pinR10); /* x[pinR10] */
+  forward_5x5(w + W_pinR10 + 25, x + X_pinR10, x + X_pinR11); /* x[pinR11] */
+  forward_5x5(w + W_pinR10 + 50, x + X_pinR10, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR10, x + X_pinR10); /* x[pinR10] */
+  /* pinR11 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR11, x + X_pinR11); /* x[pinR11] */
+  forward_5x5(w + W_pinR11 + 25, x + X_pinR11, x + X_pinR12); /* x[pinR12] */
+  forward_5x5(w + W_pinR11 + 50, x + X_pinR11, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR11, x + X_pinR11); /* x[pinR11] */
+  /* pinR12 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR12, x + X_pinR12); /* x[pinR12] */
+  forward_5x5(w + W_pinR12 + 25, x + X_pinR12, x + X_pinR13); /* x[pinR13] */
+  forward_5x5(w + W_pinR12 + 50, x + X_pinR12, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR12, x + X_pinR12); /* x[pinR12] */
+  /* pinR13 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR13, x + X_pinR13); /* x[pinR13] */
+  forward_5x5(w + W_pinR13 + 25, x + X_pinR13, x + X_pinR14); /* x[pinR14] */
+  forward_5x5(w + W_pinR13 + 50, x + X_pinR13, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR13, x + X_pinR13); /* x[pinR13] */
+  /* pinR14 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR14, x + X_pinR14); /* x[pinR14] */
+  forward_5x5(w + W_pinR14 + 25, x + X_pinR14, x + X_pinR15); /* x[pinR15] */
+  forward_5x5(w + W_pinR14 + 50, x + X_pinR14, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR14, x + X_pinR14); /* x[pinR14] */
+  /* pinR15 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR15, x + X_pinR15); /* x[pinR15] */
+  forward_5x5(w + W_pinR15 + 25, x + X_pinR15, x + X_pinR16); /* x[pinR16] */
+  forward_5x5(w + W_pinR15 + 50, x + X_pinR15, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR15, x + X_pinR15); /* x[pinR15] */
+  /* pinR16 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR16, x + X_pinR16); /* x[pinR16] */
+  forward_5x5(w + W_pinR16 + 25, x + X_pinR16, x + X_pinR17); /* x[pinR17] */
+  forward_5x5(w + W_pinR16 + 50, x + X_pinR16, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR16, x + X_pinR16); /* x[pinR16] */
+  /* pinR17 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR17, x + X_pinR17); /* x[pinR17] */
+  forward_5x5(w + W_pinR17 + 25, x + X_pinR17, x + X_pinR18); /* x[pinR18] */
+  forward_5x5(w + W_pinR17 + 50, x + X_pinR17, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR17, x + X_pinR17); /* x[pinR17] */
+  /* pinR18 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR18, x + X_pinR18); /* x[pinR18] */
+  forward_5x5(w + W_pinR18 + 25, x + X_pinR18, x + X_pinR19); /* x[pinR19] */
+  forward_5x5(w + W_pinR18 + 50, x + X_pinR18, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR18, x + X_pinR18); /* x[pinR18] */
+  /* pinR19 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR19, x + X_pinR19); /* x[pinR19] */
+  forward_5x5(w + W_pinR19 + 25, x + X_pinR19, x + X_pinR20); /* x[pinR20] */
+  forward_5x5(w + W_pinR19 + 50, x + X_pinR19, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR19, x + X_pinR19); /* x[pinR19] */
+  /* pinR20 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR20, x + X_pinR20); /* x[pinR20] */
+  forward_5x5(w + W_pinR20 + 25, x + X_pinR20, x + X_pinR21); /* x[pinR21] */
+  forward_5x5(w + W_pinR20 + 50, x + X_pinR20, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR20, x + X_pinR20); /* x[pinR20] */
+  /* pinR21 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR21, x + X_pinR21); /* x[pinR21] */
+  forward_5x5(w + W_pinR21 + 25, x + X_pinR21, x + X_pinR22); /* x[pinR22] */
+  forward_5x5(w + W_pinR21 + 50, x + X_pinR21, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR21, x + X_pinR21); /* x[pinR21] */
+  /* pinR22 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR22, x + X_pinR22); /* x[pinR22] */
+  forward_5x5(w + W_pinR22 + 25, x + X_pinR22, x + X_pinR23); /* x[pinR23] */
+  forward_5x5(w + W_pinR22 + 50, x + X_pinR22, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR22, x + X_pinR22); /* x[pinR22] */
+  /* pinR23 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR23, x + X_pinR23); /* x[pinR23] */
+  forward_5x5(w + W_pinR23 + 25, x + X_pinR23, x + X_pinR24); /* x[pinR24] */
+  forward_5x5(w + W_pinR23 + 50, x + X_pinR23, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR23, x + X_pinR23); /* x[pinR23] */
+  /* pinR24 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR24, x + X_pinR24); /* x[pinR24] */
+  forward_5x5(w + W_pinR24 + 25, x + X_pinR24, x + X_pinR25); /* x[pinR25] */
+  forward_5x5(w + W_pinR24 + 50, x + X_pinR24, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR24, x + X_pinR24); /* x[pinR24] */
+  /* pinR25 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR25, x + X_pinR25); /* x[pinR25] */
+  forward_5x5(w + W_pinR25 + 25, x + X_pinR25, x + X_pinR26); /* x[pinR26] */
+  forward_5x5(w + W_pinR25 + 50, x + X_pinR25, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR25, x + X_pinR25); /* x[pinR25] */
+  /* pinR26 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR26, x + X_pinR26); /* x[pinR26] */
+  forward_5x5(w + W_pinR26 + 25, x + X_pinR26, x + X_pinR27); /* x[pinR27] */
+  forward_5x5(w + W_pinR26 + 50, x + X_pinR26, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR26, x + X_pinR26); /* x[pinR26] */
+  /* pinR27 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR27, x + X_pinR27); /* x[pinR27] */
+  forward_5x5(w + W_pinR27 + 25, x + X_pinR27, x + X_pinR28); /* x[pinR28] */
+  forward_5x5(w + W_pinR27 + 50, x + X_pinR27, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR27, x + X_pinR27); /* x[pinR27] */
+  /* pinR28 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR28, x + X_pinR28); /* x[pinR28] */
+  forward_5x5(w + W_pinR28 + 25, x + X_pinR28, x + X_pinR29); /* x[pinR29] */
+  forward_5x5(w + W_pinR28 + 50, x + X_pinR28, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR28, x + X_pinR28); /* x[pinR28] */
+  /* pinR29 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR29, x + X_pinR29); /* x[pinR29] */
+  forward_5x5(w + W_pinR29 + 25, x + X_pinR29, x + X_pinR30); /* x[pinR30] */
+  forward_5x5(w + W_pinR29 + 50, x + X_pinR29, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR29, x + X_pinR29); /* x[pinR29] */
+  /* pinR30 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR30, x + X_pinR30); /* x[pinR30] */
+  forward_5x5(w + W_pinR30 + 25, x + X_pinR30, x + X_pinR31); /* x[pinR31] */
+  forward_5x5(w + W_pinR30 + 50, x + X_pinR30, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR30, x + X_pinR30); /* x[pinR30] */
+  /* pinR31 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR31, x + X_pinR31); /* x[pinR31] */
+  forward_5x5(w + W_pinR31 + 25, x + X_pinR31, x + X_pinR32); /* x[pinR32] */
+  forward_5x5(w + W_pinR31 + 50, x + X_pinR31, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR31, x + X_pinR31); /* x[pinR31] */
+  /* pinR32 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR32, x + X_pinR32); /* x[pinR32] */
+  forward_5x5(w + W_pinR32 + 25, x + X_pinR32, x + X_pinR33); /* x[pinR33] */
+  forward_5x5(w + W_pinR32 + 50, x + X_pinR32, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR32, x + X_pinR32); /* x[pinR32] */
+  /* pinR33 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR33, x + X_pinR33); /* x[pinR33] */
+  forward_5x5(w + W_pinR33 + 25, x + X_pinR33, x + X_pinR34); /* x[pinR34] */
+  forward_5x5(w + W_pinR33 + 50, x + X_pinR33, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR33, x + X_pinR33); /* x[pinR33] */
+  /* pinR34 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR34, x + X_pinR34); /* x[pinR34] */
+  forward_5x5(w + W_pinR34 + 25, x + X_pinR34, x + X_pinR35); /* x[pinR35] */
+  forward_5x5(w + W_pinR34 + 50, x + X_pinR34, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR34, x + X_pinR34); /* x[pinR34] */
+  /* pinR35 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR35, x + X_pinR35); /* x[pinR35] */
+  forward_5x5(w + W_pinR35 + 25, x + X_pinR35, x + X_pinR36); /* x[pinR36] */
+  forward_5x5(w + W_pinR35 + 50, x + X_pinR35, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR35, x + X_pinR35); /* x[pinR35] */
+  /* pinR36 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR36, x + X_pinR36); /* x[pinR36] */
+  forward_5x5(w + W_pinR36 + 25, x + X_pinR36, x + X_pinR37); /* x[pinR37] */
+  forward_5x5(w + W_pinR36 + 50, x + X_pinR36, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR36, x + X_pinR36); /* x[pinR36] */
+  /* pinR37 (hinge, d = 5, h = 10) */
+  node_forward_5(w + W_pinR37, x + X_pinR37); /* x[pinR37] */
+  forward_5x5(w + W_pinR37 + 25, x + X_pinR37, x + X_pinR38); /* x[pinR38] */
+  forward_5x5(w + W_pinR37 + 50, x + X_pinR37, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR37, x + X_pinR37); /* x[pinR37] */
+  /* pinR38 (hinge, d = 5, h = 5) */
+  node_forward_5(w + W_pinR38, x + X_pinR38); /* x[pinR38] */
+  forward_5x5(w + W_pinR38 + 25, x + X_pinR38, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR38, x + X_pinR38); /* x[pinR38] */
+  /* pinR39 (hinge, d = 5, h = 0) */
+  node_forward_5(w + W_pinR39, x + X_pinR39); /* x[pinR39] */
+  node_diag_5(w + W_pinR39, x + X_pinR39); /* x[pinR39] */
+  /* hull#weld1 (shard weld, d = 6, h = 6) */
+  node_forward_6(w + W_hull_weld1, x + X_hull_weld1); /* x[hull#weld1] */
+  forward_6x6(w + W_hull_weld1 + 36, x + X_hull_weld1, x + X_hull_weld2); /* x[hull#weld2] */
+  node_diag_6(w + W_hull_weld1, x + X_hull_weld1); /* x[hull#weld1] */
+  /* hull#weld2 (shard weld, d = 6, h = 6) */
+  node_forward_6(w + W_hull_weld2, x + X_hull_weld2); /* x[hull#weld2] */
+  forward_6x6(w + W_hull_weld2 + 36, x + X_hull_weld2, x + X_hull_weld3); /* x[hull#weld3] */
+  node_diag_6(w + W_hull_weld2, x + X_hull_weld2); /* x[hull#weld2] */
+  /* hull#weld3 (shard weld, d = 6, h = 0) */
+  node_forward_6(w + W_hull_weld3, x + X_hull_weld3); /* x[hull#weld3] */
+  node_diag_6(w + W_hull_weld3, x + X_hull_weld3); /* x[hull#weld3] */
 }
 
 /*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
 static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
-  /* pivot 90: hull#weld3 (shard weld, d = 6, h = 0) */
-  node_backward_6(w + 6654, x + 452); /* x[hull#weld3] */
-  /* pivot 89: hull#weld2 (shard weld, d = 6, h = 6) */
-  backward_set_6x6(w + 6618, x + 452, s); /* L[hull#weld3, hull#weld2] */
-  subtract_6(x + 446, s); /* x[hull#weld2] */
-  node_backward_6(w + 6582, x + 446); /* x[hull#weld2] */
-  /* pivot 88: hull#weld1 (shard weld, d = 6, h = 6) */
-  backward_set_6x6(w + 6546, x + 446, s); /* L[hull#weld2, hull#weld1] */
-  subtract_6(x + 440, s); /* x[hull#weld1] */
-  node_backward_6(w + 6510, x + 440); /* x[hull#weld1] */
-  /* pivot 87: pinR39 (hinge, d = 5, h = 0) */
-  node_backward_5(w + 6485, x + 435); /* x[pinR39] */
-  /* pivot 86: pinR38 (hinge, d = 5, h = 5) */
-  backward_set_5x5(w + 6460, x + 435, s); /* L[pinR39, pinR38] */
-  subtract_5(x + 430, s); /* x[pinR38] */
-  node_backward_5(w + 6435, x + 430); /* x[pinR38] */
-  /* pivot 85: pinR37 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 6410, x + 435, s); /* L[pinR39, pinR37] */
-  backward_add_5x5(w + 6385, x + 430, s); /* L[pinR38, pinR37] */
-  subtract_5(x + 425, s); /* x[pinR37] */
-  node_backward_5(w + 6360, x + 425); /* x[pinR37] */
-  /* pivot 84: pinR36 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 6335, x + 435, s); /* L[pinR39, pinR36] */
-  backward_add_5x5(w + 6310, x + 425, s); /* L[pinR37, pinR36] */
-  subtract_5(x + 420, s); /* x[pinR36] */
-  node_backward_5(w + 6285, x + 420); /* x[pinR36] */
-  /* pivot 83: pinR35 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 6260, x + 435, s); /* L[pinR39, pinR35] */
-  backward_add_5x5(w + 6235, x + 420, s); /* L[pinR36, pinR35] */
-  subtract_5(x + 415, s); /* x[pinR35] */
-  node_backward_5(w + 6210, x + 415); /* x[pinR35] */
-  /* pivot 82: pinR34 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 6185, x + 435, s); /* L[pinR39, pinR34] */
-  backward_add_5x5(w + 6160, x + 415, s); /* L[pinR35, pinR34] */
-  subtract_5(x + 410, s); /* x[pinR34] */
-  node_backward_5(w + 6135, x + 410); /* x[pinR34] */
-  /* pivot 81: pinR33 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 6110, x + 435, s); /* L[pinR39, pinR33] */
-  backward_add_5x5(w + 6085, x + 410, s); /* L[pinR34, pinR33] */
-  subtract_5(x + 405, s); /* x[pinR33] */
-  node_backward_5(w + 6060, x + 405); /* x[pinR33] */
-  /* pivot 80: pinR32 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 6035, x + 435, s); /* L[pinR39, pinR32] */
-  backward_add_5x5(w + 6010, x + 405, s); /* L[pinR33, pinR32] */
-  subtract_5(x + 400, s); /* x[pinR32] */
-  node_backward_5(w + 5985, x + 400); /* x[pinR32] */
-  /* pivot 79: pinR31 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 5960, x + 435, s); /* L[pinR39, pinR31] */
-  backward_add_5x5(w + 5935, x + 400, s); /* L[pinR32, pinR31] */
-  subtract_5(x + 395, s); /* x[pinR31] */
-  node_backward_5(w + 5910, x + 395); /* x[pinR31] */
-  /* pivot 78: pinR30 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 5885, x + 435, s); /* L[pinR39, pinR30] */
-  backward_add_5x5(w + 5860, x + 395, s); /* L[pinR31, pinR30] */
-  subtract_5(x + 390, s); /* x[pinR30] */
-  node_backward_5(w + 5835, x + 390); /* x[pinR30] */
-  /* pivot 77: pinR29 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 5810, x + 435, s); /* L[pinR39, pinR29] */
-  backward_add_5x5(w + 5785, x + 390, s); /* L[pinR30, pinR29] */
-  subtract_5(x + 385, s); /* x[pinR29] */
-  node_backward_5(w + 5760, x + 385); /* x[pinR29] */
-  /* pivot 76: pinR28 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 5735, x + 435, s); /* L[pinR39, pinR28] */
-  backward_add_5x5(w + 5710, x + 385, s); /* L[pinR29, pinR28] */
-  subtract_5(x + 380, s); /* x[pinR28] */
-  node_backward_5(w + 5685, x + 380); /* x[pinR28] */
-  /* pivot 75: pinR27 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 5660, x + 435, s); /* L[pinR39, pinR27] */
-  backward_add_5x5(w + 5635, x + 380, s); /* L[pinR28, pinR27] */
-  subtract_5(x + 375, s); /* x[pinR27] */
-  node_backward_5(w + 5610, x + 375); /* x[pinR27] */
-  /* pivot 74: pinR26 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 5585, x + 435, s); /* L[pinR39, pinR26] */
-  backward_add_5x5(w + 5560, x + 375, s); /* L[pinR27, pinR26] */
-  subtract_5(x + 370, s); /* x[pinR26] */
-  node_backward_5(w + 5535, x + 370); /* x[pinR26] */
-  /* pivot 73: pinR25 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 5510, x + 435, s); /* L[pinR39, pinR25] */
-  backward_add_5x5(w + 5485, x + 370, s); /* L[pinR26, pinR25] */
-  subtract_5(x + 365, s); /* x[pinR25] */
-  node_backward_5(w + 5460, x + 365); /* x[pinR25] */
-  /* pivot 72: pinR24 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 5435, x + 435, s); /* L[pinR39, pinR24] */
-  backward_add_5x5(w + 5410, x + 365, s); /* L[pinR25, pinR24] */
-  subtract_5(x + 360, s); /* x[pinR24] */
-  node_backward_5(w + 5385, x + 360); /* x[pinR24] */
-  /* pivot 71: pinR23 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 5360, x + 435, s); /* L[pinR39, pinR23] */
-  backward_add_5x5(w + 5335, x + 360, s); /* L[pinR24, pinR23] */
-  subtract_5(x + 355, s); /* x[pinR23] */
-  node_backward_5(w + 5310, x + 355); /* x[pinR23] */
-  /* pivot 70: pinR22 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 5285, x + 435, s); /* L[pinR39, pinR22] */
-  backward_add_5x5(w + 5260, x + 355, s); /* L[pinR23, pinR22] */
-  subtract_5(x + 350, s); /* x[pinR22] */
-  node_backward_5(w + 5235, x + 350); /* x[pinR22] */
-  /* pivot 69: pinR21 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 5210, x + 435, s); /* L[pinR39, pinR21] */
-  backward_add_5x5(w + 5185, x + 350, s); /* L[pinR22, pinR21] */
-  subtract_5(x + 345, s); /* x[pinR21] */
-  node_backward_5(w + 5160, x + 345); /* x[pinR21] */
-  /* pivot 68: pinR20 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 5135, x + 435, s); /* L[pinR39, pinR20] */
-  backward_add_5x5(w + 5110, x + 345, s); /* L[pinR21, pinR20] */
-  subtract_5(x + 340, s); /* x[pinR20] */
-  node_backward_5(w + 5085, x + 340); /* x[pinR20] */
-  /* pivot 67: pinR19 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 5060, x + 435, s); /* L[pinR39, pinR19] */
-  backward_add_5x5(w + 5035, x + 340, s); /* L[pinR20, pinR19] */
-  subtract_5(x + 335, s); /* x[pinR19] */
-  node_backward_5(w + 5010, x + 335); /* x[pinR19] */
-  /* pivot 66: pinR18 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 4985, x + 435, s); /* L[pinR39, pinR18] */
-  backward_add_5x5(w + 4960, x + 335, s); /* L[pinR19, pinR18] */
-  subtract_5(x + 330, s); /* x[pinR18] */
-  node_backward_5(w + 4935, x + 330); /* x[pinR18] */
-  /* pivot 65: pinR17 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 4910, x + 435, s); /* L[pinR39, pinR17] */
-  backward_add_5x5(w + 4885, x + 330, s); /* L[pinR18, pinR17] */
-  subtract_5(x + 325, s); /* x[pinR17] */
-  node_backward_5(w + 4860, x + 325); /* x[pinR17] */
-  /* pivot 64: pinR16 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 4835, x + 435, s); /* L[pinR39, pinR16] */
-  backward_add_5x5(w + 4810, x + 325, s); /* L[pinR17, pinR16] */
-  subtract_5(x + 320, s); /* x[pinR16] */
-  node_backward_5(w + 4785, x + 320); /* x[pinR16] */
-  /* pivot 63: pinR15 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 4760, x + 435, s); /* L[pinR39, pinR15] */
-  backward_add_5x5(w + 4735, x + 320, s); /* L[pinR16, pinR15] */
-  subtract_5(x + 315, s); /* x[pinR15] */
-  node_backward_5(w + 4710, x + 315); /* x[pinR15] */
-  /* pivot 62: pinR14 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 4685, x + 435, s); /* L[pinR39, pinR14] */
-  backward_add_5x5(w + 4660, x + 315, s); /* L[pinR15, pinR14] */
-  subtract_5(x + 310, s); /* x[pinR14] */
-  node_backward_5(w + 4635, x + 310); /* x[pinR14] */
-  /* pivot 61: pinR13 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 4610, x + 435, s); /* L[pinR39, pinR13] */
-  backward_add_5x5(w + 4585, x + 310, s); /* L[pinR14, pinR13] */
-  subtract_5(x + 305, s); /* x[pinR13] */
-  node_backward_5(w + 4560, x + 305); /* x[pinR13] */
-  /* pivot 60: pinR12 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 4535, x + 435, s); /* L[pinR39, pinR12] */
-  backward_add_5x5(w + 4510, x + 305, s); /* L[pinR13, pinR12] */
-  subtract_5(x + 300, s); /* x[pinR12] */
-  node_backward_5(w + 4485, x + 300); /* x[pinR12] */
-  /* pivot 59: pinR11 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 4460, x + 435, s); /* L[pinR39, pinR11] */
-  backward_add_5x5(w + 4435, x + 300, s); /* L[pinR12, pinR11] */
-  subtract_5(x + 295, s); /* x[pinR11] */
-  node_backward_5(w + 4410, x + 295); /* x[pinR11] */
-  /* pivot 58: pinR10 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 4385, x + 435, s); /* L[pinR39, pinR10] */
-  backward_add_5x5(w + 4360, x + 295, s); /* L[pinR11, pinR10] */
-  subtract_5(x + 290, s); /* x[pinR10] */
-  node_backward_5(w + 4335, x + 290); /* x[pinR10] */
-  /* pivot 57: pinR09 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 4310, x + 435, s); /* L[pinR39, pinR09] */
-  backward_add_5x5(w + 4285, x + 290, s); /* L[pinR10, pinR09] */
-  subtract_5(x + 285, s); /* x[pinR09] */
-  node_backward_5(w + 4260, x + 285); /* x[pinR09] */
-  /* pivot 56: pinR08 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 4235, x + 435, s); /* L[pinR39, pinR08] */
-  backward_add_5x5(w + 4210, x + 285, s); /* L[pinR09, pinR08] */
-  subtract_5(x + 280, s); /* x[pinR08] */
-  node_backward_5(w + 4185, x + 280); /* x[pinR08] */
-  /* pivot 55: pinR07 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 4160, x + 435, s); /* L[pinR39, pinR07] */
-  backward_add_5x5(w + 4135, x + 280, s); /* L[pinR08, pinR07] */
-  subtract_5(x + 275, s); /* x[pinR07] */
-  node_backward_5(w + 4110, x + 275); /* x[pinR07] */
-  /* pivot 54: pinR06 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 4085, x + 435, s); /* L[pinR39, pinR06] */
-  backward_add_5x5(w + 4060, x + 275, s); /* L[pinR07, pinR06] */
-  subtract_5(x + 270, s); /* x[pinR06] */
-  node_backward_5(w + 4035, x + 270); /* x[pinR06] */
-  /* pivot 53: pinR05 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 4010, x + 435, s); /* L[pinR39, pinR05] */
-  backward_add_5x5(w + 3985, x + 270, s); /* L[pinR06, pinR05] */
-  subtract_5(x + 265, s); /* x[pinR05] */
-  node_backward_5(w + 3960, x + 265); /* x[pinR05] */
-  /* pivot 52: pinR04 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 3935, x + 435, s); /* L[pinR39, pinR04] */
-  backward_add_5x5(w + 3910, x + 265, s); /* L[pinR05, pinR04] */
-  subtract_5(x + 260, s); /* x[pinR04] */
-  node_backward_5(w + 3885, x + 260); /* x[pinR04] */
-  /* pivot 51: pinR03 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 3860, x + 435, s); /* L[pinR39, pinR03] */
-  backward_add_5x5(w + 3835, x + 260, s); /* L[pinR04, pinR03] */
-  subtract_5(x + 255, s); /* x[pinR03] */
-  node_backward_5(w + 3810, x + 255); /* x[pinR03] */
-  /* pivot 50: pinR02 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 3785, x + 435, s); /* L[pinR39, pinR02] */
-  backward_add_5x5(w + 3760, x + 255, s); /* L[pinR03, pinR02] */
-  subtract_5(x + 250, s); /* x[pinR02] */
-  node_backward_5(w + 3735, x + 250); /* x[pinR02] */
-  /* pivot 49: pinR01 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 3710, x + 435, s); /* L[pinR39, pinR01] */
-  backward_add_5x5(w + 3685, x + 250, s); /* L[pinR02, pinR01] */
-  subtract_5(x + 245, s); /* x[pinR01] */
-  node_backward_5(w + 3660, x + 245); /* x[pinR01] */
-  /* pivot 48: pinR00 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 3635, x + 435, s); /* L[pinR39, pinR00] */
-  backward_add_5x5(w + 3610, x + 245, s); /* L[pinR01, pinR00] */
-  subtract_5(x + 240, s); /* x[pinR00] */
-  node_backward_5(w + 3585, x + 240); /* x[pinR00] */
-  /* pivot 47: idler_axleR (hinge, d = 5, h = 6) */
-  backward_set_6x5(w + 3555, x + 452, s); /* L[hull#weld3, idler_axleR] */
-  subtract_5(x + 235, s); /* x[idler_axleR] */
-  node_backward_5(w + 3530, x + 235); /* x[idler_axleR] */
-  /* pivot 46: road2_axleR (hinge, d = 5, h = 11) */
-  backward_set_6x5(w + 3500, x + 452, s); /* L[hull#weld3, road2_axleR] */
-  backward_add_5x5(w + 3475, x + 235, s); /* L[idler_axleR, road2_axleR] */
-  subtract_5(x + 230, s); /* x[road2_axleR] */
-  node_backward_5(w + 3450, x + 230); /* x[road2_axleR] */
-  /* pivot 45: road1_axleR (hinge, d = 5, h = 12) */
-  backward_set_6x5(w + 3420, x + 452, s); /* L[hull#weld3, road1_axleR] */
-  backward_add_6x5(w + 3390, x + 446, s); /* L[hull#weld2, road1_axleR] */
-  subtract_5(x + 225, s); /* x[road1_axleR] */
-  node_backward_5(w + 3365, x + 225); /* x[road1_axleR] */
-  /* pivot 44: sprocket_axleR (hinge, d = 5, h = 17) */
-  backward_set_6x5(w + 3335, x + 452, s); /* L[hull#weld3, sprocket_axleR] */
-  backward_add_6x5(w + 3305, x + 446, s); /* L[hull#weld2, sprocket_axleR] */
-  backward_add_5x5(w + 3280, x + 225, s); /* L[road1_axleR, sprocket_axleR] */
-  subtract_5(x + 220, s); /* x[sprocket_axleR] */
-  node_backward_5(w + 3255, x + 220); /* x[sprocket_axleR] */
-  /* pivot 43: pinL39 (hinge, d = 5, h = 0) */
-  node_backward_5(w + 3230, x + 215); /* x[pinL39] */
-  /* pivot 42: pinL38 (hinge, d = 5, h = 5) */
-  backward_set_5x5(w + 3205, x + 215, s); /* L[pinL39, pinL38] */
-  subtract_5(x + 210, s); /* x[pinL38] */
-  node_backward_5(w + 3180, x + 210); /* x[pinL38] */
-  /* pivot 41: pinL37 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 3155, x + 215, s); /* L[pinL39, pinL37] */
-  backward_add_5x5(w + 3130, x + 210, s); /* L[pinL38, pinL37] */
-  subtract_5(x + 205, s); /* x[pinL37] */
-  node_backward_5(w + 3105, x + 205); /* x[pinL37] */
-  /* pivot 40: pinL36 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 3080, x + 215, s); /* L[pinL39, pinL36] */
-  backward_add_5x5(w + 3055, x + 205, s); /* L[pinL37, pinL36] */
-  subtract_5(x + 200, s); /* x[pinL36] */
-  node_backward_5(w + 3030, x + 200); /* x[pinL36] */
-  /* pivot 39: pinL35 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 3005, x + 215, s); /* L[pinL39, pinL35] */
-  backward_add_5x5(w + 2980, x + 200, s); /* L[pinL36, pinL35] */
-  subtract_5(x + 195, s); /* x[pinL35] */
-  node_backward_5(w + 2955, x + 195); /* x[pinL35] */
-  /* pivot 38: pinL34 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2930, x + 215, s); /* L[pinL39, pinL34] */
-  backward_add_5x5(w + 2905, x + 195, s); /* L[pinL35, pinL34] */
-  subtract_5(x + 190, s); /* x[pinL34] */
-  node_backward_5(w + 2880, x + 190); /* x[pinL34] */
+  /* hull#weld3 (shard weld, d = 6, h = 0) */
+  node_backward_6(w + W_hull_weld3, x + X_hull_weld3); /* x[hull#weld3] */
+  /* hull#weld2 (shard weld, d = 6, h = 6) */
+  backward_set_6x6(w + W_hull_weld2 + 36, x + X_hull_weld3, s); /* L[hull#weld3, hull#weld2] */
+  subtract_6(x + X_hull_weld2, s); /* x[hull#weld2] */
+  node_backward_6(w + W_hull_weld2, x + X_hull_weld2); /* x[hull#weld2] */
+  /* hull#weld1 (shard weld, d = 6, h = 6) */
+  backward_set_6x6(w + W_hull_weld1 + 36, x + X_hull_weld2, s); /* L[hull#weld2, hull#weld1] */
+  subtract_6(x + X_hull_weld1, s); /* x[hull#weld1] */
+  node_backward_6(w + W_hull_weld1, x + X_hull_weld1); /* x[hull#weld1] */
+  /* pinR39 (hinge, d = 5, h = 0) */
+  node_backward_5(w + W_pinR39, x + X_pinR39); /* x[pinR39] */
+  /* pinR38 (hinge, d = 5, h = 5) */
+  backward_set_5x5(w + W_pinR38 + 25, x + X_pinR39, s); /* L[pinR39, pinR38] */
+  subtract_5(x + X_pinR38, s); /* x[pinR38] */
+  node_backward_5(w + W_pinR38, x + X_pinR38); /* x[pinR38] */
+  /* pinR37 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR37 + 50, x + X_pinR39, s); /* L[pinR39, pinR37] */
+  backward_add_5x5(w + W_pinR37 + 25, x + X_pinR38, s); /* L[pinR38, pinR37] */
+  subtract_5(x + X_pinR37, s); /* x[pinR37] */
+  node_backward_5(w + W_pinR37, x + X_pinR37); /* x[pinR37] */
+  /* pinR36 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR36 + 50, x + X_pinR39, s); /* L[pinR39, pinR36] */
+  backward_add_5x5(w + W_pinR36 + 25, x + X_pinR37, s); /* L[pinR37, pinR36] */
+  subtract_5(x + X_pinR36, s); /* x[pinR36] */
+  node_backward_5(w + W_pinR36, x + X_pinR36); /* x[pinR36] */
+  /* pinR35 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR35 + 50, x + X_pinR39, s); /* L[pinR39, pinR35] */
+  backward_add_5x5(w + W_pinR35 + 25, x + X_pinR36, s); /* L[pinR36, pinR35] */
+  subtract_5(x + X_pinR35, s); /* x[pinR35] */
+  node_backward_5(w + W_pinR35, x + X_pinR35); /* x[pinR35] */
+  /* pinR34 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR34 + 50, x + X_pinR39, s); /* L[pinR39, pinR34] */
+  backward_add_5x5(w + W_pinR34 + 25, x + X_pinR35, s); /* L[pinR35, pinR34] */
+  subtract_5(x + X_pinR34, s); /* x[pinR34] */
+  node_backward_5(w + W_pinR34, x + X_pinR34); /* x[pinR34] */
+  /* pinR33 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR33 + 50, x + X_pinR39, s); /* L[pinR39, pinR33] */
+  backward_add_5x5(w + W_pinR33 + 25, x + X_pinR34, s); /* L[pinR34, pinR33] */
+  subtract_5(x + X_pinR33, s); /* x[pinR33] */
+  node_backward_5(w + W_pinR33, x + X_pinR33); /* x[pinR33] */
+  /* pinR32 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR32 + 50, x + X_pinR39, s); /* L[pinR39, pinR32] */
+  backward_add_5x5(w + W_pinR32 + 25, x + X_pinR33, s); /* L[pinR33, pinR32] */
+  subtract_5(x + X_pinR32, s); /* x[pinR32] */
+  node_backward_5(w + W_pinR32, x + X_pinR32); /* x[pinR32] */
+  /* pinR31 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR31 + 50, x + X_pinR39, s); /* L[pinR39, pinR31] */
+  backward_add_5x5(w + W_pinR31 + 25, x + X_pinR32, s); /* L[pinR32, pinR31] */
+  subtract_5(x + X_pinR31, s); /* x[pinR31] */
+  node_backward_5(w + W_pinR31, x + X_pinR31); /* x[pinR31] */
+  /* pinR30 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR30 + 50, x + X_pinR39, s); /* L[pinR39, pinR30] */
+  backward_add_5x5(w + W_pinR30 + 25, x + X_pinR31, s); /* L[pinR31, pinR30] */
+  subtract_5(x + X_pinR30, s); /* x[pinR30] */
+  node_backward_5(w + W_pinR30, x + X_pinR30); /* x[pinR30] */
+  /* pinR29 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR29 + 50, x + X_pinR39, s); /* L[pinR39, pinR29] */
+  backward_add_5x5(w + W_pinR29 + 25, x + X_pinR30, s); /* L[pinR30, pinR29] */
+  subtract_5(x + X_pinR29, s); /* x[pinR29] */
+  node_backward_5(w + W_pinR29, x + X_pinR29); /* x[pinR29] */
+  /* pinR28 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR28 + 50, x + X_pinR39, s); /* L[pinR39, pinR28] */
+  backward_add_5x5(w + W_pinR28 + 25, x + X_pinR29, s); /* L[pinR29, pinR28] */
+  subtract_5(x + X_pinR28, s); /* x[pinR28] */
+  node_backward_5(w + W_pinR28, x + X_pinR28); /* x[pinR28] */
+  /* pinR27 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR27 + 50, x + X_pinR39, s); /* L[pinR39, pinR27] */
+  backward_add_5x5(w + W_pinR27 + 25, x + X_pinR28, s); /* L[pinR28, pinR27] */
+  subtract_5(x + X_pinR27, s); /* x[pinR27] */
+  node_backward_5(w + W_pinR27, x + X_pinR27); /* x[pinR27] */
+  /* pinR26 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR26 + 50, x + X_pinR39, s); /* L[pinR39, pinR26] */
+  backward_add_5x5(w + W_pinR26 + 25, x + X_pinR27, s); /* L[pinR27, pinR26] */
+  subtract_5(x + X_pinR26, s); /* x[pinR26] */
+  node_backward_5(w + W_pinR26, x + X_pinR26); /* x[pinR26] */
+  /* pinR25 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR25 + 50, x + X_pinR39, s); /* L[pinR39, pinR25] */
+  backward_add_5x5(w + W_pinR25 + 25, x + X_pinR26, s); /* L[pinR26, pinR25] */
+  subtract_5(x + X_pinR25, s); /* x[pinR25] */
+  node_backward_5(w + W_pinR25, x + X_pinR25); /* x[pinR25] */
+  /* pinR24 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR24 + 50, x + X_pinR39, s); /* L[pinR39, pinR24] */
+  backward_add_5x5(w + W_pinR24 + 25, x + X_pinR25, s); /* L[pinR25, pinR24] */
+  subtract_5(x + X_pinR24, s); /* x[pinR24] */
+  node_backward_5(w + W_pinR24, x + X_pinR24); /* x[pinR24] */
+  /* pinR23 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR23 + 50, x + X_pinR39, s); /* L[pinR39, pinR23] */
+  backward_add_5x5(w + W_pinR23 + 25, x + X_pinR24, s); /* L[pinR24, pinR23] */
+  subtract_5(x + X_pinR23, s); /* x[pinR23] */
+  node_backward_5(w + W_pinR23, x + X_pinR23); /* x[pinR23] */
+  /* pinR22 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR22 + 50, x + X_pinR39, s); /* L[pinR39, pinR22] */
+  backward_add_5x5(w + W_pinR22 + 25, x + X_pinR23, s); /* L[pinR23, pinR22] */
+  subtract_5(x + X_pinR22, s); /* x[pinR22] */
+  node_backward_5(w + W_pinR22, x + X_pinR22); /* x[pinR22] */
+  /* pinR21 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR21 + 50, x + X_pinR39, s); /* L[pinR39, pinR21] */
+  backward_add_5x5(w + W_pinR21 + 25, x + X_pinR22, s); /* L[pinR22, pinR21] */
+  subtract_5(x + X_pinR21, s); /* x[pinR21] */
+  node_backward_5(w + W_pinR21, x + X_pinR21); /* x[pinR21] */
+  /* pinR20 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR20 + 50, x + X_pinR39, s); /* L[pinR39, pinR20] */
+  backward_add_5x5(w + W_pinR20 + 25, x + X_pinR21, s); /* L[pinR21, pinR20] */
+  subtract_5(x + X_pinR20, s); /* x[pinR20] */
+  node_backward_5(w + W_pinR20, x + X_pinR20); /* x[pinR20] */
+  /* pinR19 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR19 + 50, x + X_pinR39, s); /* L[pinR39, pinR19] */
+  backward_add_5x5(w + W_pinR19 + 25, x + X_pinR20, s); /* L[pinR20, pinR19] */
+  subtract_5(x + X_pinR19, s); /* x[pinR19] */
+  node_backward_5(w + W_pinR19, x + X_pinR19); /* x[pinR19] */
+  /* pinR18 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR18 + 50, x + X_pinR39, s); /* L[pinR39, pinR18] */
+  backward_add_5x5(w + W_pinR18 + 25, x + X_pinR19, s); /* L[pinR19, pinR18] */
+  subtract_5(x + X_pinR18, s); /* x[pinR18] */
+  node_backward_5(w + W_pinR18, x + X_pinR18); /* x[pinR18] */
+  /* pinR17 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR17 + 50, x + X_pinR39, s); /* L[pinR39, pinR17] */
+  backward_add_5x5(w + W_pinR17 + 25, x + X_pinR18, s); /* L[pinR18, pinR17] */
+  subtract_5(x + X_pinR17, s); /* x[pinR17] */
+  node_backward_5(w + W_pinR17, x + X_pinR17); /* x[pinR17] */
+  /* pinR16 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR16 + 50, x + X_pinR39, s); /* L[pinR39, pinR16] */
+  backward_add_5x5(w + W_pinR16 + 25, x + X_pinR17, s); /* L[pinR17, pinR16] */
+  subtract_5(x + X_pinR16, s); /* x[pinR16] */
+  node_backward_5(w + W_pinR16, x + X_pinR16); /* x[pinR16] */
+  /* pinR15 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR15 + 50, x + X_pinR39, s); /* L[pinR39, pinR15] */
+  backward_add_5x5(w + W_pinR15 + 25, x + X_pinR16, s); /* L[pinR16, pinR15] */
+  subtract_5(x + X_pinR15, s); /* x[pinR15] */
+  node_backward_5(w + W_pinR15, x + X_pinR15); /* x[pinR15] */
+  /* pinR14 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR14 + 50, x + X_pinR39, s); /* L[pinR39, pinR14] */
+  backward_add_5x5(w + W_pinR14 + 25, x + X_pinR15, s); /* L[pinR15, pinR14] */
+  subtract_5(x + X_pinR14, s); /* x[pinR14] */
+  node_backward_5(w + W_pinR14, x + X_pinR14); /* x[pinR14] */
+  /* pinR13 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR13 + 50, x + X_pinR39, s); /* L[pinR39, pinR13] */
+  backward_add_5x5(w + W_pinR13 + 25, x + X_pinR14, s); /* L[pinR14, pinR13] */
+  subtract_5(x + X_pinR13, s); /* x[pinR13] */
+  node_backward_5(w + W_pinR13, x + X_pinR13); /* x[pinR13] */
+  /* pinR12 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR12 + 50, x + X_pinR39, s); /* L[pinR39, pinR12] */
+  backward_add_5x5(w + W_pinR12 + 25, x + X_pinR13, s); /* L[pinR13, pinR12] */
+  subtract_5(x + X_pinR12, s); /* x[pinR12] */
+  node_backward_5(w + W_pinR12, x + X_pinR12); /* x[pinR12] */
+  /* pinR11 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR11 + 50, x + X_pinR39, s); /* L[pinR39, pinR11] */
+  backward_add_5x5(w + W_pinR11 + 25, x + X_pinR12, s); /* L[pinR12, pinR11] */
+  subtract_5(x + X_pinR11, s); /* x[pinR11] */
+  node_backward_5(w + W_pinR11, x + X_pinR11); /* x[pinR11] */
+  /* pinR10 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR10 + 50, x + X_pinR39, s); /* L[pinR39, pinR10] */
+  backward_add_5x5(w + W_pinR10 + 25, x + X_pinR11, s); /* L[pinR11, pinR10] */
+  subtract_5(x + X_pinR10, s); /* x[pinR10] */
+  node_backward_5(w + W_pinR10, x + X_pinR10); /* x[pinR10] */
+  /* pinR09 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR09 + 50, x + X_pinR39, s); /* L[pinR39, pinR09] */
+  backward_add_5x5(w + W_pinR09 + 25, x + X_pinR10, s); /* L[pinR10, pinR09] */
+  subtract_5(x + X_pinR09, s); /* x[pinR09] */
+  node_backward_5(w + W_pinR09, x + X_pinR09); /* x[pinR09] */
+  /* pinR08 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR08 + 50, x + X_pinR39, s); /* L[pinR39, pinR08] */
+  backward_add_5x5(w + W_pinR08 + 25, x + X_pinR09, s); /* L[pinR09, pinR08] */
+  subtract_5(x + X_pinR08, s); /* x[pinR08] */
+  node_backward_5(w + W_pinR08, x + X_pinR08); /* x[pinR08] */
+  /* pinR07 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR07 + 50, x + X_pinR39, s); /* L[pinR39, pinR07] */
+  backward_add_5x5(w + W_pinR07 + 25, x + X_pinR08, s); /* L[pinR08, pinR07] */
+  subtract_5(x + X_pinR07, s); /* x[pinR07] */
+  node_backward_5(w + W_pinR07, x + X_pinR07); /* x[pinR07] */
+  /* pinR06 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR06 + 50, x + X_pinR39, s); /* L[pinR39, pinR06] */
+  backward_add_5x5(w + W_pinR06 + 25, x + X_pinR07, s); /* L[pinR07, pinR06] */
+  subtract_5(x + X_pinR06, s); /* x[pinR06] */
+  node_backward_5(w + W_pinR06, x + X_pinR06); /* x[pinR06] */
+  /* pinR05 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR05 + 50, x + X_pinR39, s); /* L[pinR39, pinR05] */
+  backward_add_5x5(w + W_pinR05 + 25, x + X_pinR06, s); /* L[pinR06, pinR05] */
+  subtract_5(x + X_pinR05, s); /* x[pinR05] */
+  node_backward_5(w + W_pinR05, x + X_pinR05); /* x[pinR05] */
+  /* pinR04 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR04 + 50, x + X_pinR39, s); /* L[pinR39, pinR04] */
+  backward_add_5x5(w + W_pinR04 + 25, x + X_pinR05, s); /* L[pinR05, pinR04] */
+  subtract_5(x + X_pinR04, s); /* x[pinR04] */
+  node_backward_5(w + W_pinR04, x + X_pinR04); /* x[pinR04] */
+  /* pinR03 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR03 + 50, x + X_pinR39, s); /* L[pinR39, pinR03] */
+  backward_add_5x5(w + W_pinR03 + 25, x + X_pinR04, s); /* L[pinR04, pinR03] */
+  subtract_5(x + X_pinR03, s); /* x[pinR03] */
+  node_backward_5(w + W_pinR03, x + X_pinR03); /* x[pinR03] */
+  /* pinR02 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR02 + 50, x + X_pinR39, s); /* L[pinR39, pinR02] */
+  backward_add_5x5(w + W_pinR02 + 25, x + X_pinR03, s); /* L[pinR03, pinR02] */
+  subtract_5(x + X_pinR02, s); /* x[pinR02] */
+  node_backward_5(w + W_pinR02, x + X_pinR02); /* x[pinR02] */
+  /* pinR01 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR01 + 50, x + X_pinR39, s); /* L[pinR39, pinR01] */
+  backward_add_5x5(w + W_pinR01 + 25, x + X_pinR02, s); /* L[pinR02, pinR01] */
+  subtract_5(x + X_pinR01, s); /* x[pinR01] */
+  node_backward_5(w + W_pinR01, x + X_pinR01); /* x[pinR01] */
+  /* pinR00 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinR00 + 50, x + X_pinR39, s); /* L[pinR39, pinR00] */
+  backward_add_5x5(w + W_pinR00 + 25, x + X_pinR01, s); /* L[pinR01, pinR00] */
+  subtract_5(x + X_pinR00, s); /* x[pinR00] */
+  node_backward_5(w + W_pinR00, x + X_pinR00); /* x[pinR00] */
+  /* idler_axleR (hinge, d = 5, h = 6) */
+  backward_set_6x5(w + W_idler_axleR + 25, x + X_hull_weld3, s); /* L[hull#weld3, idler_axleR] */
+  subtract_5(x + X_idler_axleR, s); /* x[idler_axleR] */
+  node_backward_5(w + W_idler_axleR, x + X_idler_axleR); /* x[idler_axleR] */
+  /* road2_axleR (hinge, d = 5, h = 11) */
+  backward_set_6x5(w + W_road2_axleR + 50, x + X_hull_weld3, s); /* L[hull#weld3, road2_axleR] */
+  backward_add_5x5(w + W_road2_axleR + 25, x + X_idler_axleR, s); /* L[idler_axleR, road2_axleR] */
+  subtract_5(x + X_road2_axleR, s); /* x[road2_axleR] */
+  node_backward_5(w + W_road2_axleR, x + X_road2_axleR); /* x[road2_axleR] */
+  /* road1_axleR (hinge, d = 5, h = 12) */
+  backward_set_6x5(w + W_road1_axleR + 55, x + X_hull_weld3, s); /* L[hull#weld3, road1_axleR] */
+  backward_add_6x5(w + W_road1_axleR + 25, x + X_hull_weld2, s); /* L[hull#weld2, road1_axleR] */
+  subtract_5(x + X_road1_axleR, s); /* x[road1_axleR] */
+  node_backward_5(w + W_road1_axleR, x + X_road1_axleR); /* x[road1_axleR] */
+  /* sprocket_axleR (hinge, d = 5, h = 17) */
+  backward_set_6x5(w + W_sprocket_axleR + 80, x + X_hull_weld3, s); /* L[hull#weld3, sprocket_axleR] */
+  backward_add_6x5(w + W_sprocket_axleR + 50, x + X_hull_weld2, s); /* L[hull#weld2, sprocket_axleR] */
+  backward_add_5x5(w + W_sprocket_axleR + 25, x + X_road1_axleR, s); /* L[road1_axleR, sprocket_axleR] */
+  subtract_5(x + X_sprocket_axleR, s); /* x[sprocket_axleR] */
+  node_backward_5(w + W_sprocket_axleR, x + X_sprocket_axleR); /* x[sprocket_axleR] */
+  /* pinL39 (hinge, d = 5, h = 0) */
+  node_backward_5(w + W_pinL39, x + X_pinL39); /* x[pinL39] */
+  /* pinL38 (hinge, d = 5, h = 5) */
+  backward_set_5x5(w + W_pinL38 + 25, x + X_pinL39, s); /* L[pinL39, pinL38] */
+  subtract_5(x + X_pinL38, s); /* x[pinL38] */
+  node_backward_5(w + W_pinL38, x + X_pinL38); /* x[pinL38] */
+  /* pinL37 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL37 + 50, x + X_pinL39, s); /* L[pinL39, pinL37] */
+  backward_add_5x5(w + W_pinL37 + 25, x + X_pinL38, s); /* L[pinL38, pinL37] */
+  subtract_5(x + X_pinL37, s); /* x[pinL37] */
+  node_backward_5(w + W_pinL37, x + X_pinL37); /* x[pinL37] */
+  /* pinL36 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL36 + 50, x + X_pinL39, s); /* L[pinL39, pinL36] */
+  backward_add_5x5(w + W_pinL36 + 25, x + X_pinL37, s); /* L[pinL37, pinL36] */
+  subtract_5(x + X_pinL36, s); /* x[pinL36] */
+  node_backward_5(w + W_pinL36, x + X_pinL36); /* x[pinL36] */
+  /* pinL35 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL35 + 50, x + X_pinL39, s); /* L[pinL39, pinL35] */
+  backward_add_5x5(w + W_pinL35 + 25, x + X_pinL36, s); /* L[pinL36, pinL35] */
+  subtract_5(x + X_pinL35, s); /* x[pinL35] */
+  node_backward_5(w + W_pinL35, x + X_pinL35); /* x[pinL35] */
+  /* pinL34 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL34 + 50, x + X_pinL39, s); /* L[pinL39, pinL34] */
+  backward_add_5x5(w + W_pinL34 + 25, x + X_pinL35, s); /* L[pinL35, pinL34] */
+  subtract_5(x + X_pinL34, s); /* x[pinL34] */
+  node_backward_5(w + W_pinL34, x + X_pinL34); /* x[pinL34] */
 }
 
 static void solve_backward_1(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
-  /* pivot 37: pinL33 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2855, x + 215, s); /* L[pinL39, pinL33] */
-  backward_add_5x5(w + 2830, x + 190, s); /* L[pinL34, pinL33] */
-  subtract_5(x + 185, s); /* x[pinL33] */
-  node_backward_5(w + 2805, x + 185); /* x[pinL33] */
-  /* pivot 36: pinL32 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2780, x + 215, s); /* L[pinL39, pinL32] */
-  backward_add_5x5(w + 2755, x + 185, s); /* L[pinL33, pinL32] */
-  subtract_5(x + 180, s); /* x[pinL32] */
-  node_backward_5(w + 2730, x + 180); /* x[pinL32] */
-  /* pivot 35: pinL31 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2705, x + 215, s); /* L[pinL39, pinL31] */
-  backward_add_5x5(w + 2680, x + 180, s); /* L[pinL32, pinL31] */
-  subtract_5(x + 175, s); /* x[pinL31] */
-  node_backward_5(w + 2655, x + 175); /* x[pinL31] */
-  /* pivot 34: pinL30 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2630, x + 215, s); /* L[pinL39, pinL30] */
-  backward_add_5x5(w + 2605, x + 175, s); /* L[pinL31, pinL30] */
-  subtract_5(x + 170, s); /* x[pinL30] */
-  node_backward_5(w + 2580, x + 170); /* x[pinL30] */
-  /* pivot 33: pinL29 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2555, x + 215, s); /* L[pinL39, pinL29] */
-  backward_add_5x5(w + 2530, x + 170, s); /* L[pinL30, pinL29] */
-  subtract_5(x + 165, s); /* x[pinL29] */
-  node_backward_5(w + 2505, x + 165); /* x[pinL29] */
-  /* pivot 32: pinL28 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2480, x + 215, s); /* L[pinL39, pinL28] */
-  backward_add_5x5(w + 2455, x + 165, s); /* L[pinL29, pinL28] */
-  subtract_5(x + 160, s); /* x[pinL28] */
-  node_backward_5(w + 2430, x + 160); /* x[pinL28] */
-  /* pivot 31: pinL27 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2405, x + 215, s); /* L[pinL39, pinL27] */
-  backward_add_5x5(w + 2380, x + 160, s); /* L[pinL28, pinL27] */
-  subtract_5(x + 155, s); /* x[pinL27] */
-  node_backward_5(w + 2355, x + 155); /* x[pinL27] */
-  /* pivot 30: pinL26 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2330, x + 215, s); /* L[pinL39, pinL26] */
-  backward_add_5x5(w + 2305, x + 155, s); /* L[pinL27, pinL26] */
-  subtract_5(x + 150, s); /* x[pinL26] */
-  node_backward_5(w + 2280, x + 150); /* x[pinL26] */
-  /* pivot 29: pinL25 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2255, x + 215, s); /* L[pinL39, pinL25] */
-  backward_add_5x5(w + 2230, x + 150, s); /* L[pinL26, pinL25] */
-  subtract_5(x + 145, s); /* x[pinL25] */
-  node_backward_5(w + 2205, x + 145); /* x[pinL25] */
-  /* pivot 28: pinL24 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2180, x + 215, s); /* L[pinL39, pinL24] */
-  backward_add_5x5(w + 2155, x + 145, s); /* L[pinL25, pinL24] */
-  subtract_5(x + 140, s); /* x[pinL24] */
-  node_backward_5(w + 2130, x + 140); /* x[pinL24] */
-  /* pivot 27: pinL23 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2105, x + 215, s); /* L[pinL39, pinL23] */
-  backward_add_5x5(w + 2080, x + 140, s); /* L[pinL24, pinL23] */
-  subtract_5(x + 135, s); /* x[pinL23] */
-  node_backward_5(w + 2055, x + 135); /* x[pinL23] */
-  /* pivot 26: pinL22 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 2030, x + 215, s); /* L[pinL39, pinL22] */
-  backward_add_5x5(w + 2005, x + 135, s); /* L[pinL23, pinL22] */
-  subtract_5(x + 130, s); /* x[pinL22] */
-  node_backward_5(w + 1980, x + 130); /* x[pinL22] */
-  /* pivot 25: pinL21 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1955, x + 215, s); /* L[pinL39, pinL21] */
-  backward_add_5x5(w + 1930, x + 130, s); /* L[pinL22, pinL21] */
-  subtract_5(x + 125, s); /* x[pinL21] */
-  node_backward_5(w + 1905, x + 125); /* x[pinL21] */
-  /* pivot 24: pinL20 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1880, x + 215, s); /* L[pinL39, pinL20] */
-  backward_add_5x5(w + 1855, x + 125, s); /* L[pinL21, pinL20] */
-  subtract_5(x + 120, s); /* x[pinL20] */
-  node_backward_5(w + 1830, x + 120); /* x[pinL20] */
-  /* pivot 23: pinL19 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1805, x + 215, s); /* L[pinL39, pinL19] */
-  backward_add_5x5(w + 1780, x + 120, s); /* L[pinL20, pinL19] */
-  subtract_5(x + 115, s); /* x[pinL19] */
-  node_backward_5(w + 1755, x + 115); /* x[pinL19] */
-  /* pivot 22: pinL18 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1730, x + 215, s); /* L[pinL39, pinL18] */
-  backward_add_5x5(w + 1705, x + 115, s); /* L[pinL19, pinL18] */
-  subtract_5(x + 110, s); /* x[pinL18] */
-  node_backward_5(w + 1680, x + 110); /* x[pinL18] */
-  /* pivot 21: pinL17 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1655, x + 215, s); /* L[pinL39, pinL17] */
-  backward_add_5x5(w + 1630, x + 110, s); /* L[pinL18, pinL17] */
-  subtract_5(x + 105, s); /* x[pinL17] */
-  node_backward_5(w + 1605, x + 105); /* x[pinL17] */
-  /* pivot 20: pinL16 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1580, x + 215, s); /* L[pinL39, pinL16] */
-  backward_add_5x5(w + 1555, x + 105, s); /* L[pinL17, pinL16] */
-  subtract_5(x + 100, s); /* x[pinL16] */
-  node_backward_5(w + 1530, x + 100); /* x[pinL16] */
-  /* pivot 19: pinL15 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1505, x + 215, s); /* L[pinL39, pinL15] */
-  backward_add_5x5(w + 1480, x + 100, s); /* L[pinL16, pinL15] */
-  subtract_5(x + 95, s); /* x[pinL15] */
-  node_backward_5(w + 1455, x + 95); /* x[pinL15] */
-  /* pivot 18: pinL14 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1430, x + 215, s); /* L[pinL39, pinL14] */
-  backward_add_5x5(w + 1405, x + 95, s); /* L[pinL15, pinL14] */
-  subtract_5(x + 90, s); /* x[pinL14] */
-  node_backward_5(w + 1380, x + 90); /* x[pinL14] */
-  /* pivot 17: pinL13 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1355, x + 215, s); /* L[pinL39, pinL13] */
-  backward_add_5x5(w + 1330, x + 90, s); /* L[pinL14, pinL13] */
-  subtract_5(x + 85, s); /* x[pinL13] */
-  node_backward_5(w + 1305, x + 85); /* x[pinL13] */
-  /* pivot 16: pinL12 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1280, x + 215, s); /* L[pinL39, pinL12] */
-  backward_add_5x5(w + 1255, x + 85, s); /* L[pinL13, pinL12] */
-  subtract_5(x + 80, s); /* x[pinL12] */
-  node_backward_5(w + 1230, x + 80); /* x[pinL12] */
-  /* pivot 15: pinL11 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1205, x + 215, s); /* L[pinL39, pinL11] */
-  backward_add_5x5(w + 1180, x + 80, s); /* L[pinL12, pinL11] */
-  subtract_5(x + 75, s); /* x[pinL11] */
-  node_backward_5(w + 1155, x + 75); /* x[pinL11] */
-  /* pivot 14: pinL10 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1130, x + 215, s); /* L[pinL39, pinL10] */
-  backward_add_5x5(w + 1105, x + 75, s); /* L[pinL11, pinL10] */
-  subtract_5(x + 70, s); /* x[pinL10] */
-  node_backward_5(w + 1080, x + 70); /* x[pinL10] */
-  /* pivot 13: pinL09 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 1055, x + 215, s); /* L[pinL39, pinL09] */
-  backward_add_5x5(w + 1030, x + 70, s); /* L[pinL10, pinL09] */
-  subtract_5(x + 65, s); /* x[pinL09] */
-  node_backward_5(w + 1005, x + 65); /* x[pinL09] */
-  /* pivot 12: pinL08 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 980, x + 215, s); /* L[pinL39, pinL08] */
-  backward_add_5x5(w + 955, x + 65, s); /* L[pinL09, pinL08] */
-  subtract_5(x + 60, s); /* x[pinL08] */
-  node_backward_5(w + 930, x + 60); /* x[pinL08] */
-  /* pivot 11: pinL07 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 905, x + 215, s); /* L[pinL39, pinL07] */
-  backward_add_5x5(w + 880, x + 60, s); /* L[pinL08, pinL07] */
-  subtract_5(x + 55, s); /* x[pinL07] */
-  node_backward_5(w + 855, x + 55); /* x[pinL07] */
-  /* pivot 10: pinL06 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 830, x + 215, s); /* L[pinL39, pinL06] */
-  backward_add_5x5(w + 805, x + 55, s); /* L[pinL07, pinL06] */
-  subtract_5(x + 50, s); /* x[pinL06] */
-  node_backward_5(w + 780, x + 50); /* x[pinL06] */
-  /* pivot 9: pinL05 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 755, x + 215, s); /* L[pinL39, pinL05] */
-  backward_add_5x5(w + 730, x + 50, s); /* L[pinL06, pinL05] */
-  subtract_5(x + 45, s); /* x[pinL05] */
-  node_backward_5(w + 705, x + 45); /* x[pinL05] */
-  /* pivot 8: pinL04 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 680, x + 215, s); /* L[pinL39, pinL04] */
-  backward_add_5x5(w + 655, x + 45, s); /* L[pinL05, pinL04] */
-  subtract_5(x + 40, s); /* x[pinL04] */
-  node_backward_5(w + 630, x + 40); /* x[pinL04] */
-  /* pivot 7: pinL03 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 605, x + 215, s); /* L[pinL39, pinL03] */
-  backward_add_5x5(w + 580, x + 40, s); /* L[pinL04, pinL03] */
-  subtract_5(x + 35, s); /* x[pinL03] */
-  node_backward_5(w + 555, x + 35); /* x[pinL03] */
-  /* pivot 6: pinL02 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 530, x + 215, s); /* L[pinL39, pinL02] */
-  backward_add_5x5(w + 505, x + 35, s); /* L[pinL03, pinL02] */
-  subtract_5(x + 30, s); /* x[pinL02] */
-  node_backward_5(w + 480, x + 30); /* x[pinL02] */
-  /* pivot 5: pinL01 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 455, x + 215, s); /* L[pinL39, pinL01] */
-  backward_add_5x5(w + 430, x + 30, s); /* L[pinL02, pinL01] */
-  subtract_5(x + 25, s); /* x[pinL01] */
-  node_backward_5(w + 405, x + 25); /* x[pinL01] */
-  /* pivot 4: pinL00 (hinge, d = 5, h = 10) */
-  backward_set_5x5(w + 380, x + 215, s); /* L[pinL39, pinL00] */
-  backward_add_5x5(w + 355, x + 25, s); /* L[pinL01, pinL00] */
-  subtract_5(x + 20, s); /* x[pinL00] */
-  node_backward_5(w + 330, x + 20); /* x[pinL00] */
-  /* pivot 3: idler_axleL (hinge, d = 5, h = 12) */
-  backward_set_6x5(w + 300, x + 446, s); /* L[hull#weld2, idler_axleL] */
-  backward_add_6x5(w + 270, x + 440, s); /* L[hull#weld1, idler_axleL] */
-  subtract_5(x + 15, s); /* x[idler_axleL] */
-  node_backward_5(w + 245, x + 15); /* x[idler_axleL] */
-  /* pivot 2: road2_axleL (hinge, d = 5, h = 17) */
-  backward_set_6x5(w + 215, x + 446, s); /* L[hull#weld2, road2_axleL] */
-  backward_add_6x5(w + 185, x + 440, s); /* L[hull#weld1, road2_axleL] */
-  backward_add_5x5(w + 160, x + 15, s); /* L[idler_axleL, road2_axleL] */
-  subtract_5(x + 10, s); /* x[road2_axleL] */
-  node_backward_5(w + 135, x + 10); /* x[road2_axleL] */
-  /* pivot 1: road1_axleL (hinge, d = 5, h = 6) */
-  backward_set_6x5(w + 105, x + 440, s); /* L[hull#weld1, road1_axleL] */
-  subtract_5(x + 5, s); /* x[road1_axleL] */
-  node_backward_5(w + 80, x + 5); /* x[road1_axleL] */
-  /* pivot 0: sprocket_axleL (hinge, d = 5, h = 11) */
-  backward_set_6x5(w + 50, x + 440, s); /* L[hull#weld1, sprocket_axleL] */
-  backward_add_5x5(w + 25, x + 5, s); /* L[road1_axleL, sprocket_axleL] */
-  subtract_5(x + 0, s); /* x[sprocket_axleL] */
-  node_backward_5(w + 0, x + 0); /* x[sprocket_axleL] */
+  /* pinL33 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL33 + 50, x + X_pinL39, s); /* L[pinL39, pinL33] */
+  backward_add_5x5(w + W_pinL33 + 25, x + X_pinL34, s); /* L[pinL34, pinL33] */
+  subtract_5(x + X_pinL33, s); /* x[pinL33] */
+  node_backward_5(w + W_pinL33, x + X_pinL33); /* x[pinL33] */
+  /* pinL32 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL32 + 50, x + X_pinL39, s); /* L[pinL39, pinL32] */
+  backward_add_5x5(w + W_pinL32 + 25, x + X_pinL33, s); /* L[pinL33, pinL32] */
+  subtract_5(x + X_pinL32, s); /* x[pinL32] */
+  node_backward_5(w + W_pinL32, x + X_pinL32); /* x[pinL32] */
+  /* pinL31 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL31 + 50, x + X_pinL39, s); /* L[pinL39, pinL31] */
+  backward_add_5x5(w + W_pinL31 + 25, x + X_pinL32, s); /* L[pinL32, pinL31] */
+  subtract_5(x + X_pinL31, s); /* x[pinL31] */
+  node_backward_5(w + W_pinL31, x + X_pinL31); /* x[pinL31] */
+  /* pinL30 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL30 + 50, x + X_pinL39, s); /* L[pinL39, pinL30] */
+  backward_add_5x5(w + W_pinL30 + 25, x + X_pinL31, s); /* L[pinL31, pinL30] */
+  subtract_5(x + X_pinL30, s); /* x[pinL30] */
+  node_backward_5(w + W_pinL30, x + X_pinL30); /* x[pinL30] */
+  /* pinL29 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL29 + 50, x + X_pinL39, s); /* L[pinL39, pinL29] */
+  backward_add_5x5(w + W_pinL29 + 25, x + X_pinL30, s); /* L[pinL30, pinL29] */
+  subtract_5(x + X_pinL29, s); /* x[pinL29] */
+  node_backward_5(w + W_pinL29, x + X_pinL29); /* x[pinL29] */
+  /* pinL28 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL28 + 50, x + X_pinL39, s); /* L[pinL39, pinL28] */
+  backward_add_5x5(w + W_pinL28 + 25, x + X_pinL29, s); /* L[pinL29, pinL28] */
+  subtract_5(x + X_pinL28, s); /* x[pinL28] */
+  node_backward_5(w + W_pinL28, x + X_pinL28); /* x[pinL28] */
+  /* pinL27 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL27 + 50, x + X_pinL39, s); /* L[pinL39, pinL27] */
+  backward_add_5x5(w + W_pinL27 + 25, x + X_pinL28, s); /* L[pinL28, pinL27] */
+  subtract_5(x + X_pinL27, s); /* x[pinL27] */
+  node_backward_5(w + W_pinL27, x + X_pinL27); /* x[pinL27] */
+  /* pinL26 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL26 + 50, x + X_pinL39, s); /* L[pinL39, pinL26] */
+  backward_add_5x5(w + W_pinL26 + 25, x + X_pinL27, s); /* L[pinL27, pinL26] */
+  subtract_5(x + X_pinL26, s); /* x[pinL26] */
+  node_backward_5(w + W_pinL26, x + X_pinL26); /* x[pinL26] */
+  /* pinL25 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL25 + 50, x + X_pinL39, s); /* L[pinL39, pinL25] */
+  backward_add_5x5(w + W_pinL25 + 25, x + X_pinL26, s); /* L[pinL26, pinL25] */
+  subtract_5(x + X_pinL25, s); /* x[pinL25] */
+  node_backward_5(w + W_pinL25, x + X_pinL25); /* x[pinL25] */
+  /* pinL24 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL24 + 50, x + X_pinL39, s); /* L[pinL39, pinL24] */
+  backward_add_5x5(w + W_pinL24 + 25, x + X_pinL25, s); /* L[pinL25, pinL24] */
+  subtract_5(x + X_pinL24, s); /* x[pinL24] */
+  node_backward_5(w + W_pinL24, x + X_pinL24); /* x[pinL24] */
+  /* pinL23 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL23 + 50, x + X_pinL39, s); /* L[pinL39, pinL23] */
+  backward_add_5x5(w + W_pinL23 + 25, x + X_pinL24, s); /* L[pinL24, pinL23] */
+  subtract_5(x + X_pinL23, s); /* x[pinL23] */
+  node_backward_5(w + W_pinL23, x + X_pinL23); /* x[pinL23] */
+  /* pinL22 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL22 + 50, x + X_pinL39, s); /* L[pinL39, pinL22] */
+  backward_add_5x5(w + W_pinL22 + 25, x + X_pinL23, s); /* L[pinL23, pinL22] */
+  subtract_5(x + X_pinL22, s); /* x[pinL22] */
+  node_backward_5(w + W_pinL22, x + X_pinL22); /* x[pinL22] */
+  /* pinL21 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL21 + 50, x + X_pinL39, s); /* L[pinL39, pinL21] */
+  backward_add_5x5(w + W_pinL21 + 25, x + X_pinL22, s); /* L[pinL22, pinL21] */
+  subtract_5(x + X_pinL21, s); /* x[pinL21] */
+  node_backward_5(w + W_pinL21, x + X_pinL21); /* x[pinL21] */
+  /* pinL20 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL20 + 50, x + X_pinL39, s); /* L[pinL39, pinL20] */
+  backward_add_5x5(w + W_pinL20 + 25, x + X_pinL21, s); /* L[pinL21, pinL20] */
+  subtract_5(x + X_pinL20, s); /* x[pinL20] */
+  node_backward_5(w + W_pinL20, x + X_pinL20); /* x[pinL20] */
+  /* pinL19 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL19 + 50, x + X_pinL39, s); /* L[pinL39, pinL19] */
+  backward_add_5x5(w + W_pinL19 + 25, x + X_pinL20, s); /* L[pinL20, pinL19] */
+  subtract_5(x + X_pinL19, s); /* x[pinL19] */
+  node_backward_5(w + W_pinL19, x + X_pinL19); /* x[pinL19] */
+  /* pinL18 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL18 + 50, x + X_pinL39, s); /* L[pinL39, pinL18] */
+  backward_add_5x5(w + W_pinL18 + 25, x + X_pinL19, s); /* L[pinL19, pinL18] */
+  subtract_5(x + X_pinL18, s); /* x[pinL18] */
+  node_backward_5(w + W_pinL18, x + X_pinL18); /* x[pinL18] */
+  /* pinL17 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL17 + 50, x + X_pinL39, s); /* L[pinL39, pinL17] */
+  backward_add_5x5(w + W_pinL17 + 25, x + X_pinL18, s); /* L[pinL18, pinL17] */
+  subtract_5(x + X_pinL17, s); /* x[pinL17] */
+  node_backward_5(w + W_pinL17, x + X_pinL17); /* x[pinL17] */
+  /* pinL16 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL16 + 50, x + X_pinL39, s); /* L[pinL39, pinL16] */
+  backward_add_5x5(w + W_pinL16 + 25, x + X_pinL17, s); /* L[pinL17, pinL16] */
+  subtract_5(x + X_pinL16, s); /* x[pinL16] */
+  node_backward_5(w + W_pinL16, x + X_pinL16); /* x[pinL16] */
+  /* pinL15 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL15 + 50, x + X_pinL39, s); /* L[pinL39, pinL15] */
+  backward_add_5x5(w + W_pinL15 + 25, x + X_pinL16, s); /* L[pinL16, pinL15] */
+  subtract_5(x + X_pinL15, s); /* x[pinL15] */
+  node_backward_5(w + W_pinL15, x + X_pinL15); /* x[pinL15] */
+  /* pinL14 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL14 + 50, x + X_pinL39, s); /* L[pinL39, pinL14] */
+  backward_add_5x5(w + W_pinL14 + 25, x + X_pinL15, s); /* L[pinL15, pinL14] */
+  subtract_5(x + X_pinL14, s); /* x[pinL14] */
+  node_backward_5(w + W_pinL14, x + X_pinL14); /* x[pinL14] */
+  /* pinL13 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL13 + 50, x + X_pinL39, s); /* L[pinL39, pinL13] */
+  backward_add_5x5(w + W_pinL13 + 25, x + X_pinL14, s); /* L[pinL14, pinL13] */
+  subtract_5(x + X_pinL13, s); /* x[pinL13] */
+  node_backward_5(w + W_pinL13, x + X_pinL13); /* x[pinL13] */
+  /* pinL12 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL12 + 50, x + X_pinL39, s); /* L[pinL39, pinL12] */
+  backward_add_5x5(w + W_pinL12 + 25, x + X_pinL13, s); /* L[pinL13, pinL12] */
+  subtract_5(x + X_pinL12, s); /* x[pinL12] */
+  node_backward_5(w + W_pinL12, x + X_pinL12); /* x[pinL12] */
+  /* pinL11 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL11 + 50, x + X_pinL39, s); /* L[pinL39, pinL11] */
+  backward_add_5x5(w + W_pinL11 + 25, x + X_pinL12, s); /* L[pinL12, pinL11] */
+  subtract_5(x + X_pinL11, s); /* x[pinL11] */
+  node_backward_5(w + W_pinL11, x + X_pinL11); /* x[pinL11] */
+  /* pinL10 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL10 + 50, x + X_pinL39, s); /* L[pinL39, pinL10] */
+  backward_add_5x5(w + W_pinL10 + 25, x + X_pinL11, s); /* L[pinL11, pinL10] */
+  subtract_5(x + X_pinL10, s); /* x[pinL10] */
+  node_backward_5(w + W_pinL10, x + X_pinL10); /* x[pinL10] */
+  /* pinL09 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL09 + 50, x + X_pinL39, s); /* L[pinL39, pinL09] */
+  backward_add_5x5(w + W_pinL09 + 25, x + X_pinL10, s); /* L[pinL10, pinL09] */
+  subtract_5(x + X_pinL09, s); /* x[pinL09] */
+  node_backward_5(w + W_pinL09, x + X_pinL09); /* x[pinL09] */
+  /* pinL08 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL08 + 50, x + X_pinL39, s); /* L[pinL39, pinL08] */
+  backward_add_5x5(w + W_pinL08 + 25, x + X_pinL09, s); /* L[pinL09, pinL08] */
+  subtract_5(x + X_pinL08, s); /* x[pinL08] */
+  node_backward_5(w + W_pinL08, x + X_pinL08); /* x[pinL08] */
+  /* pinL07 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL07 + 50, x + X_pinL39, s); /* L[pinL39, pinL07] */
+  backward_add_5x5(w + W_pinL07 + 25, x + X_pinL08, s); /* L[pinL08, pinL07] */
+  subtract_5(x + X_pinL07, s); /* x[pinL07] */
+  node_backward_5(w + W_pinL07, x + X_pinL07); /* x[pinL07] */
+  /* pinL06 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL06 + 50, x + X_pinL39, s); /* L[pinL39, pinL06] */
+  backward_add_5x5(w + W_pinL06 + 25, x + X_pinL07, s); /* L[pinL07, pinL06] */
+  subtract_5(x + X_pinL06, s); /* x[pinL06] */
+  node_backward_5(w + W_pinL06, x + X_pinL06); /* x[pinL06] */
+  /* pinL05 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL05 + 50, x + X_pinL39, s); /* L[pinL39, pinL05] */
+  backward_add_5x5(w + W_pinL05 + 25, x + X_pinL06, s); /* L[pinL06, pinL05] */
+  subtract_5(x + X_pinL05, s); /* x[pinL05] */
+  node_backward_5(w + W_pinL05, x + X_pinL05); /* x[pinL05] */
+  /* pinL04 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL04 + 50, x + X_pinL39, s); /* L[pinL39, pinL04] */
+  backward_add_5x5(w + W_pinL04 + 25, x + X_pinL05, s); /* L[pinL05, pinL04] */
+  subtract_5(x + X_pinL04, s); /* x[pinL04] */
+  node_backward_5(w + W_pinL04, x + X_pinL04); /* x[pinL04] */
+  /* pinL03 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL03 + 50, x + X_pinL39, s); /* L[pinL39, pinL03] */
+  backward_add_5x5(w + W_pinL03 + 25, x + X_pinL04, s); /* L[pinL04, pinL03] */
+  subtract_5(x + X_pinL03, s); /* x[pinL03] */
+  node_backward_5(w + W_pinL03, x + X_pinL03); /* x[pinL03] */
+  /* pinL02 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL02 + 50, x + X_pinL39, s); /* L[pinL39, pinL02] */
+  backward_add_5x5(w + W_pinL02 + 25, x + X_pinL03, s); /* L[pinL03, pinL02] */
+  subtract_5(x + X_pinL02, s); /* x[pinL02] */
+  node_backward_5(w + W_pinL02, x + X_pinL02); /* x[pinL02] */
+  /* pinL01 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL01 + 50, x + X_pinL39, s); /* L[pinL39, pinL01] */
+  backward_add_5x5(w + W_pinL01 + 25, x + X_pinL02, s); /* L[pinL02, pinL01] */
+  subtract_5(x + X_pinL01, s); /* x[pinL01] */
+  node_backward_5(w + W_pinL01, x + X_pinL01); /* x[pinL01] */
+  /* pinL00 (hinge, d = 5, h = 10) */
+  backward_set_5x5(w + W_pinL00 + 50, x + X_pinL39, s); /* L[pinL39, pinL00] */
+  backward_add_5x5(w + W_pinL00 + 25, x + X_pinL01, s); /* L[pinL01, pinL00] */
+  subtract_5(x + X_pinL00, s); /* x[pinL00] */
+  node_backward_5(w + W_pinL00, x + X_pinL00); /* x[pinL00] */
+  /* idler_axleL (hinge, d = 5, h = 12) */
+  backward_set_6x5(w + W_idler_axleL + 55, x + X_hull_weld2, s); /* L[hull#weld2, idler_axleL] */
+  backward_add_6x5(w + W_idler_axleL + 25, x + X_hull_weld1, s); /* L[hull#weld1, idler_axleL] */
+  subtract_5(x + X_idler_axleL, s); /* x[idler_axleL] */
+  node_backward_5(w + W_idler_axleL, x + X_idler_axleL); /* x[idler_axleL] */
+  /* road2_axleL (hinge, d = 5, h = 17) */
+  backward_set_6x5(w + W_road2_axleL + 80, x + X_hull_weld2, s); /* L[hull#weld2, road2_axleL] */
+  backward_add_6x5(w + W_road2_axleL + 50, x + X_hull_weld1, s); /* L[hull#weld1, road2_axleL] */
+  backward_add_5x5(w + W_road2_axleL + 25, x + X_idler_axleL, s); /* L[idler_axleL, road2_axleL] */
+  subtract_5(x + X_road2_axleL, s); /* x[road2_axleL] */
+  node_backward_5(w + W_road2_axleL, x + X_road2_axleL); /* x[road2_axleL] */
+  /* road1_axleL (hinge, d = 5, h = 6) */
+  backward_set_6x5(w + W_road1_axleL + 25, x + X_hull_weld1, s); /* L[hull#weld1, road1_axleL] */
+  subtract_5(x + X_road1_axleL, s); /* x[road1_axleL] */
+  node_backward_5(w + W_road1_axleL, x + X_road1_axleL); /* x[road1_axleL] */
+  /* sprocket_axleL (hinge, d = 5, h = 11) */
+  backward_set_6x5(w + W_sprocket_axleL + 50, x + X_hull_weld1, s); /* L[hull#weld1, sprocket_axleL] */
+  backward_add_5x5(w + W_sprocket_axleL + 25, x + X_road1_axleL, s); /* L[road1_axleL, sprocket_axleL] */
+  subtract_5(x + X_sprocket_axleL, s); /* x[sprocket_axleL] */
+  node_backward_5(w + W_sprocket_axleL, x + X_sprocket_axleL); /* x[sprocket_axleL] */
 }
 
 /*---- entry points (rt_factor_fn, rt_solve_fn of rt.h) ------------------------*/
@@ -4307,96 +2729,96 @@ static int tank_factor(void *work, void *temp) {
   scalar *w = work;
   scalar *t = temp;
   int s;
-  if ((s = factor_p0(w, t)) >= 0) return s;
-  if ((s = factor_p1(w, t)) >= 0) return s;
-  if ((s = factor_p2(w, t)) >= 0) return s;
-  if ((s = factor_p3(w, t)) >= 0) return s;
-  if ((s = factor_p4(w, t)) >= 0) return s;
-  if ((s = factor_p5(w, t)) >= 0) return s;
-  if ((s = factor_p6(w, t)) >= 0) return s;
-  if ((s = factor_p7(w, t)) >= 0) return s;
-  if ((s = factor_p8(w, t)) >= 0) return s;
-  if ((s = factor_p9(w, t)) >= 0) return s;
-  if ((s = factor_p10(w, t)) >= 0) return s;
-  if ((s = factor_p11(w, t)) >= 0) return s;
-  if ((s = factor_p12(w, t)) >= 0) return s;
-  if ((s = factor_p13(w, t)) >= 0) return s;
-  if ((s = factor_p14(w, t)) >= 0) return s;
-  if ((s = factor_p15(w, t)) >= 0) return s;
-  if ((s = factor_p16(w, t)) >= 0) return s;
-  if ((s = factor_p17(w, t)) >= 0) return s;
-  if ((s = factor_p18(w, t)) >= 0) return s;
-  if ((s = factor_p19(w, t)) >= 0) return s;
-  if ((s = factor_p20(w, t)) >= 0) return s;
-  if ((s = factor_p21(w, t)) >= 0) return s;
-  if ((s = factor_p22(w, t)) >= 0) return s;
-  if ((s = factor_p23(w, t)) >= 0) return s;
-  if ((s = factor_p24(w, t)) >= 0) return s;
-  if ((s = factor_p25(w, t)) >= 0) return s;
-  if ((s = factor_p26(w, t)) >= 0) return s;
-  if ((s = factor_p27(w, t)) >= 0) return s;
-  if ((s = factor_p28(w, t)) >= 0) return s;
-  if ((s = factor_p29(w, t)) >= 0) return s;
-  if ((s = factor_p30(w, t)) >= 0) return s;
-  if ((s = factor_p31(w, t)) >= 0) return s;
-  if ((s = factor_p32(w, t)) >= 0) return s;
-  if ((s = factor_p33(w, t)) >= 0) return s;
-  if ((s = factor_p34(w, t)) >= 0) return s;
-  if ((s = factor_p35(w, t)) >= 0) return s;
-  if ((s = factor_p36(w, t)) >= 0) return s;
-  if ((s = factor_p37(w, t)) >= 0) return s;
-  if ((s = factor_p38(w, t)) >= 0) return s;
-  if ((s = factor_p39(w, t)) >= 0) return s;
-  if ((s = factor_p40(w, t)) >= 0) return s;
-  if ((s = factor_p41(w, t)) >= 0) return s;
-  if ((s = factor_p42(w, t)) >= 0) return s;
-  if ((s = factor_p43(w, t)) >= 0) return s;
-  if ((s = factor_p44(w, t)) >= 0) return s;
-  if ((s = factor_p45(w, t)) >= 0) return s;
-  if ((s = factor_p46(w, t)) >= 0) return s;
-  if ((s = factor_p47(w, t)) >= 0) return s;
-  if ((s = factor_p48(w, t)) >= 0) return s;
-  if ((s = factor_p49(w, t)) >= 0) return s;
-  if ((s = factor_p50(w, t)) >= 0) return s;
-  if ((s = factor_p51(w, t)) >= 0) return s;
-  if ((s = factor_p52(w, t)) >= 0) return s;
-  if ((s = factor_p53(w, t)) >= 0) return s;
-  if ((s = factor_p54(w, t)) >= 0) return s;
-  if ((s = factor_p55(w, t)) >= 0) return s;
-  if ((s = factor_p56(w, t)) >= 0) return s;
-  if ((s = factor_p57(w, t)) >= 0) return s;
-  if ((s = factor_p58(w, t)) >= 0) return s;
-  if ((s = factor_p59(w, t)) >= 0) return s;
-  if ((s = factor_p60(w, t)) >= 0) return s;
-  if ((s = factor_p61(w, t)) >= 0) return s;
-  if ((s = factor_p62(w, t)) >= 0) return s;
-  if ((s = factor_p63(w, t)) >= 0) return s;
-  if ((s = factor_p64(w, t)) >= 0) return s;
-  if ((s = factor_p65(w, t)) >= 0) return s;
-  if ((s = factor_p66(w, t)) >= 0) return s;
-  if ((s = factor_p67(w, t)) >= 0) return s;
-  if ((s = factor_p68(w, t)) >= 0) return s;
-  if ((s = factor_p69(w, t)) >= 0) return s;
-  if ((s = factor_p70(w, t)) >= 0) return s;
-  if ((s = factor_p71(w, t)) >= 0) return s;
-  if ((s = factor_p72(w, t)) >= 0) return s;
-  if ((s = factor_p73(w, t)) >= 0) return s;
-  if ((s = factor_p74(w, t)) >= 0) return s;
-  if ((s = factor_p75(w, t)) >= 0) return s;
-  if ((s = factor_p76(w, t)) >= 0) return s;
-  if ((s = factor_p77(w, t)) >= 0) return s;
-  if ((s = factor_p78(w, t)) >= 0) return s;
-  if ((s = factor_p79(w, t)) >= 0) return s;
-  if ((s = factor_p80(w, t)) >= 0) return s;
-  if ((s = factor_p81(w, t)) >= 0) return s;
-  if ((s = factor_p82(w, t)) >= 0) return s;
-  if ((s = factor_p83(w, t)) >= 0) return s;
-  if ((s = factor_p84(w, t)) >= 0) return s;
-  if ((s = factor_p85(w, t)) >= 0) return s;
-  if ((s = factor_p86(w, t)) >= 0) return s;
-  if ((s = factor_p87(w, t)) >= 0) return s;
-  if ((s = factor_p88(w, t)) >= 0) return s;
-  if ((s = factor_p89(w, t)) >= 0) return s;
+  if ((s = pivot_sprocket_axleL(w, t)) >= 0) return s;
+  if ((s = pivot_road1_axleL(w, t)) >= 0) return s;
+  if ((s = pivot_road2_axleL(w, t)) >= 0) return s;
+  if ((s = pivot_idler_axleL(w, t)) >= 0) return s;
+  if ((s = pivot_pinL00(w, t)) >= 0) return s;
+  if ((s = pivot_pinL01(w, t)) >= 0) return s;
+  if ((s = pivot_pinL02(w, t)) >= 0) return s;
+  if ((s = pivot_pinL03(w, t)) >= 0) return s;
+  if ((s = pivot_pinL04(w, t)) >= 0) return s;
+  if ((s = pivot_pinL05(w, t)) >= 0) return s;
+  if ((s = pivot_pinL06(w, t)) >= 0) return s;
+  if ((s = pivot_pinL07(w, t)) >= 0) return s;
+  if ((s = pivot_pinL08(w, t)) >= 0) return s;
+  if ((s = pivot_pinL09(w, t)) >= 0) return s;
+  if ((s = pivot_pinL10(w, t)) >= 0) return s;
+  if ((s = pivot_pinL11(w, t)) >= 0) return s;
+  if ((s = pivot_pinL12(w, t)) >= 0) return s;
+  if ((s = pivot_pinL13(w, t)) >= 0) return s;
+  if ((s = pivot_pinL14(w, t)) >= 0) return s;
+  if ((s = pivot_pinL15(w, t)) >= 0) return s;
+  if ((s = pivot_pinL16(w, t)) >= 0) return s;
+  if ((s = pivot_pinL17(w, t)) >= 0) return s;
+  if ((s = pivot_pinL18(w, t)) >= 0) return s;
+  if ((s = pivot_pinL19(w, t)) >= 0) return s;
+  if ((s = pivot_pinL20(w, t)) >= 0) return s;
+  if ((s = pivot_pinL21(w, t)) >= 0) return s;
+  if ((s = pivot_pinL22(w, t)) >= 0) return s;
+  if ((s = pivot_pinL23(w, t)) >= 0) return s;
+  if ((s = pivot_pinL24(w, t)) >= 0) return s;
+  if ((s = pivot_pinL25(w, t)) >= 0) return s;
+  if ((s = pivot_pinL26(w, t)) >= 0) return s;
+  if ((s = pivot_pinL27(w, t)) >= 0) return s;
+  if ((s = pivot_pinL28(w, t)) >= 0) return s;
+  if ((s = pivot_pinL29(w, t)) >= 0) return s;
+  if ((s = pivot_pinL30(w, t)) >= 0) return s;
+  if ((s = pivot_pinL31(w, t)) >= 0) return s;
+  if ((s = pivot_pinL32(w, t)) >= 0) return s;
+  if ((s = pivot_pinL33(w, t)) >= 0) return s;
+  if ((s = pivot_pinL34(w, t)) >= 0) return s;
+  if ((s = pivot_pinL35(w, t)) >= 0) return s;
+  if ((s = pivot_pinL36(w, t)) >= 0) return s;
+  if ((s = pivot_pinL37(w, t)) >= 0) return s;
+  if ((s = pivot_pinL38(w, t)) >= 0) return s;
+  if ((s = pivot_pinL39(w, t)) >= 0) return s;
+  if ((s = pivot_sprocket_axleR(w, t)) >= 0) return s;
+  if ((s = pivot_road1_axleR(w, t)) >= 0) return s;
+  if ((s = pivot_road2_axleR(w, t)) >= 0) return s;
+  if ((s = pivot_idler_axleR(w, t)) >= 0) return s;
+  if ((s = pivot_pinR00(w, t)) >= 0) return s;
+  if ((s = pivot_pinR01(w, t)) >= 0) return s;
+  if ((s = pivot_pinR02(w, t)) >= 0) return s;
+  if ((s = pivot_pinR03(w, t)) >= 0) return s;
+  if ((s = pivot_pinR04(w, t)) >= 0) return s;
+  if ((s = pivot_pinR05(w, t)) >= 0) return s;
+  if ((s = pivot_pinR06(w, t)) >= 0) return s;
+  if ((s = pivot_pinR07(w, t)) >= 0) return s;
+  if ((s = pivot_pinR08(w, t)) >= 0) return s;
+  if ((s = pivot_pinR09(w, t)) >= 0) return s;
+  if ((s = pivot_pinR10(w, t)) >= 0) return s;
+  if ((s = pivot_pinR11(w, t)) >= 0) return s;
+  if ((s = pivot_pinR12(w, t)) >= 0) return s;
+  if ((s = pivot_pinR13(w, t)) >= 0) return s;
+  if ((s = pivot_pinR14(w, t)) >= 0) return s;
+  if ((s = pivot_pinR15(w, t)) >= 0) return s;
+  if ((s = pivot_pinR16(w, t)) >= 0) return s;
+  if ((s = pivot_pinR17(w, t)) >= 0) return s;
+  if ((s = pivot_pinR18(w, t)) >= 0) return s;
+  if ((s = pivot_pinR19(w, t)) >= 0) return s;
+  if ((s = pivot_pinR20(w, t)) >= 0) return s;
+  if ((s = pivot_pinR21(w, t)) >= 0) return s;
+  if ((s = pivot_pinR22(w, t)) >= 0) return s;
+  if ((s = pivot_pinR23(w, t)) >= 0) return s;
+  if ((s = pivot_pinR24(w, t)) >= 0) return s;
+  if ((s = pivot_pinR25(w, t)) >= 0) return s;
+  if ((s = pivot_pinR26(w, t)) >= 0) return s;
+  if ((s = pivot_pinR27(w, t)) >= 0) return s;
+  if ((s = pivot_pinR28(w, t)) >= 0) return s;
+  if ((s = pivot_pinR29(w, t)) >= 0) return s;
+  if ((s = pivot_pinR30(w, t)) >= 0) return s;
+  if ((s = pivot_pinR31(w, t)) >= 0) return s;
+  if ((s = pivot_pinR32(w, t)) >= 0) return s;
+  if ((s = pivot_pinR33(w, t)) >= 0) return s;
+  if ((s = pivot_pinR34(w, t)) >= 0) return s;
+  if ((s = pivot_pinR35(w, t)) >= 0) return s;
+  if ((s = pivot_pinR36(w, t)) >= 0) return s;
+  if ((s = pivot_pinR37(w, t)) >= 0) return s;
+  if ((s = pivot_pinR38(w, t)) >= 0) return s;
+  if ((s = pivot_pinR39(w, t)) >= 0) return s;
+  if ((s = pivot_hull_weld1(w, t)) >= 0) return s;
+  if ((s = pivot_hull_weld2(w, t)) >= 0) return s;
   return -1;
 }
 

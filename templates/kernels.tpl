@@ -1,4 +1,6 @@
---% -- kernels.tpl -- the degree-specialized kernels of P.kernels, each the
+--% -- kernels.tpl -- the degree-specialized kernels of ARG.kernels (for the
+--% -- targets ARG.targets of one precision; kernels.h.tpl includes it once per
+--% -- precision to write runtime/include/rt_kernels.h), each the
 --% -- reference arithmetic of rt.h written out for its sizes. A sum
 --% -- a0*b0 + a1*b1 + ... is one C expression, evaluated left to right like
 --% -- the interpreter's s = a0*b0; s += a1*b1; ... (-ffp-contract=off: no
@@ -40,6 +42,20 @@
 --%   return fmt("*(%sv%d *)(%s + %d)", const and "const " or "", w, p, o)
 --% end
 --%
+--% -- Y^T's row stride: the macro the including file defines (one header
+--% -- serves every program; the compiler folds the constant)
+--% local LD = "RT_KERNELS_ET_LD"
+--% -- the index of element o of row q of Y^T: "q * LD + o"
+--% local function etx(q, o)
+--%   if q == 0 then return tostring(o) end
+--%   if o == 0 then return fmt("%d * %s", q, LD) end
+--%   return fmt("%d * %s + %d", q, LD, o)
+--% end
+--% local function et_at(q, o, w, const)
+--%   if w == 1 then return fmt("et[%s]", etx(q, o)) end
+--%   return fmt("*(%sv%d *)(et + %s)", const and "const " or "", w, etx(q, o))
+--% end
+--%
 --% local emit = {}
 --%
 --% function emit.factor_node(k)
@@ -48,7 +64,7 @@
  * right-looking): unit lower l below the diagonal, D on it, and the
  * reciprocals 1/D in rinv. Returns 1 if the block is not positive
  * definite. */
-static int $(k.name)(scalar *restrict n, scalar *restrict rinv) {
+RT_KERNEL int $(k.name)(scalar *restrict n, scalar *restrict rinv) {
 --%   for j = 0, d - 1 do
 --%     local jj = j * d + j
 --%     if j > 0 then
@@ -78,7 +94,7 @@ static int $(k.name)(scalar *restrict n, scalar *restrict rinv) {
 --%   local d = k.d
 /* x = l^-1 x for the unit lower l of a factored $(d) x $(d) node block (rt.h
  * solve, forward). */
-static void $(k.name)(const scalar *restrict n, scalar *restrict x) {
+RT_KERNEL void $(k.name)(const scalar *restrict n, scalar *restrict x) {
 --%   for i = 1, d - 1 do
 --%     local t = {}
 --%     for q = 0, i - 1 do t[#t + 1] = fmt("n[%d] * x[%d]", i * d + q, q) end
@@ -91,7 +107,7 @@ static void $(k.name)(const scalar *restrict n, scalar *restrict x) {
 --%   local d = k.d
 /* x = D^-1 x for the diagonal D of a factored $(d) x $(d) node block (rt.h
  * solve, forward). */
-static void $(k.name)(const scalar *restrict n, scalar *restrict x) {
+RT_KERNEL void $(k.name)(const scalar *restrict n, scalar *restrict x) {
 --%   for i = 0, d - 1 do
   x[$(i)] = x[$(i)] / n[$(i * d + i)];
 --%   end
@@ -102,7 +118,7 @@ static void $(k.name)(const scalar *restrict n, scalar *restrict x) {
 --%   local d = k.d
 /* x = l^-T x for the unit lower l of a factored $(d) x $(d) node block (rt.h
  * solve, backward). */
-static void $(k.name)(const scalar *restrict n, scalar *restrict x) {
+RT_KERNEL void $(k.name)(const scalar *restrict n, scalar *restrict x) {
 --%   for i = d - 2, 0, -1 do
 --%     local t = {}
 --%     for q = d - 1, i + 1, -1 do t[#t + 1] = fmt("n[%d] * x[%d]", q * d + i, q) end
@@ -123,15 +139,15 @@ static void $(k.name)(const scalar *restrict n, scalar *restrict x) {
 --%   local function row(r) return r < rows end
 --%   if m == 1 then
 /* One row of an edge column (rt.h factor step 2): its forward substitution
- * Y with N's l into et (Y[k] at et[k * $(P.et_ld)]), and Y D^-1 over the row,
+ * Y with N's l into et (Y[k] at et[k * $(LD)]), and Y D^-1 over the row,
  * with the reciprocals rinv of N's pivots. */
 --%   else
 /* $(rows) rows of an edge column (rt.h factor step 2), one vector lane per row$(ng > 1 and fmt(" (%d vectors of %d)", ng, g) or "")$(rows < ng * g and fmt(", %d lane%s idle", ng * g - rows, ng * g - rows == 1 and "" or "s") or ""):
  * their forward substitutions Y with N's l, transposed, into et (row k of
- * et: column k of Y, stride $(P.et_ld)), and Y D^-1 over the rows, with the
+ * et: column k of Y, stride $(LD)), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
 --%   end
-static void $(k.name)(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+RT_KERNEL void $(k.name)(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
 --%   if d == 1 then
   (void)n; /* a 1 x 1 block: only its reciprocal */
 --%   end
@@ -155,7 +171,7 @@ static void $(k.name)(const scalar *restrict n, const scalar *restrict rinv, sca
 --%   end
 --%   for q = 0, d - 1 do
 --%     for j = 0, ng - 1 do
-  $(at("et", q * P.et_ld + j * g, g)) = y$(q)$(sfx(j));
+  $(et_at(q, j * g, g)) = y$(q)$(sfx(j));
 --%     end
 --%   end
 --%   for i = 0, d - 1 do
@@ -182,7 +198,7 @@ static void $(k.name)(const scalar *restrict n, const scalar *restrict rinv, sca
 --% local function reduce_row(d, r, ncol, width, W)
 --%   for _, sw in ipairs(segments(ncol, W)) do
 --%     local o, w, t = sw[1], sw[2], {}
---%     for q = 0, d - 1 do t[#t + 1] = fmt("l[%d] * %s", r * d + q, at("et", q * P.et_ld + o, w, true)) end
+--%     for q = 0, d - 1 do t[#t + 1] = fmt("l[%d] * %s", r * d + q, et_at(q, o, w, true)) end
   $(at("c", r * width + o, w)) -= $(table.concat(t, " + "));
 --%   end
 --% end
@@ -191,7 +207,7 @@ static void $(k.name)(const scalar *restrict n, const scalar *restrict rinv, sca
 --%   local m, d = k.m, k.d
 /* Lower triangle of a $(m) x $(m) node block C -= L Y^T, L and Y $(m) x $(d) (rt.h
  * factor step 3, a diagonal block pair), vectorized across each row. */
-static void $(k.name)(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+RT_KERNEL void $(k.name)(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
 --%   for r = 0, m - 1 do
 --%     reduce_row(d, r, r + 1, m, W)
 --%   end
@@ -202,7 +218,7 @@ static void $(k.name)(scalar *restrict c, const scalar *restrict l, const scalar
 --%   local m, n, d = k.m, k.n, k.d
 /* C -= L Y^T for a $(m) x $(n) block C, L $(m) x $(d), Y $(n) x $(d) (rt.h factor
  * step 3, one block pair), vectorized across each row. */
-static void $(k.name)(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+RT_KERNEL void $(k.name)(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
 --%   for r = 0, m - 1 do
 --%     reduce_row(d, r, n, n, W)
 --%   end
@@ -212,7 +228,7 @@ static void $(k.name)(scalar *restrict c, const scalar *restrict l, const scalar
 --% function emit.forward(k)
 --%   local m, d = k.m, k.d
 /* xq -= L xp for a $(m) x $(d) block L (rt.h solve, forward). */
-static void $(k.name)(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
+RT_KERNEL void $(k.name)(const scalar *restrict l, const scalar *restrict xp, scalar *restrict xq) {
 --%   for r = 0, m - 1 do
 --%     local ij = {}
 --%     for q = 0, d - 1 do ij[#ij + 1] = { r * d + q, q } end
@@ -238,21 +254,21 @@ static void $(k.name)(const scalar *restrict l, const scalar *restrict xp, scala
 /* s = L^T xq for a $(k.m) x $(k.d) block L, rows from the last: the first
  * block of a pivot's backward sum, which runs over the blocks from the
  * last (rt.h solve, backward). */
-static void $(k.name)(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+RT_KERNEL void $(k.name)(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
 --%   backward(k, true)
 }
 --% end
 --%
 --% function emit.backward_add(k)
 /* s = s + L^T xq for a $(k.m) x $(k.d) block L, the sum continued in order. */
-static void $(k.name)(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
+RT_KERNEL void $(k.name)(const scalar *restrict l, const scalar *restrict xq, scalar *restrict s) {
 --%   backward(k, false)
 }
 --% end
 --%
 --% function emit.subtract(k)
 /* x -= s, $(k.d) rows: the end of a pivot's backward step. */
-static void $(k.name)(scalar *restrict x, const scalar *restrict s) {
+RT_KERNEL void $(k.name)(scalar *restrict x, const scalar *restrict s) {
 --%   for c = 0, k.d - 1 do
   x[$(c)] -= s[$(c)];
 --%   end
@@ -270,16 +286,16 @@ static void $(k.name)(scalar *restrict x, const scalar *restrict s) {
 --%   local d, rows = k.d, k.n
 /* $(rows) row$(rows == 1 and "" or "s") of an edge column (rt.h factor step 2), one at a time: the
  * forward substitutions Y with N's l, transposed, into et (row k of et:
- * column k of Y, stride $(P.et_ld)), and Y D^-1 over the rows, with the
+ * column k of Y, stride $(LD)), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
-static void $(k.name)(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
+RT_KERNEL void $(k.name)(const scalar *restrict n, const scalar *restrict rinv, scalar *restrict e, scalar *restrict et) {
   for (int r = 0; r < $(rows); r++) {
     scalar y[$(d)];
     for (int i = 0; i < $(d); i++) {
       scalar s = e[r * $(d) + i];
       for (int q = 0; q < i; q++) s = s - n[i * $(d) + q] * y[q];
       y[i] = s;
-      et[i * $(P.et_ld) + r] = s;
+      et[i * $(LD) + r] = s;
       e[r * $(d) + i] = s * rinv[i];
     }
   }
@@ -292,7 +308,7 @@ static void $(k.name)(const scalar *restrict n, const scalar *restrict rinv, sca
   for (int r = 0; r < $(m); r++)
     for (int j = 0; j < $(ncol); j++) {
       scalar s = l[r * $(d)] * et[j];
-      for (int q = 1; q < $(d); q++) s += l[r * $(d) + q] * et[q * $(P.et_ld) + j];
+      for (int q = 1; q < $(d); q++) s += l[r * $(d) + q] * et[q * $(LD) + j];
       c[r * $(width) + j] -= s;
     }
 --% end
@@ -300,7 +316,7 @@ static void $(k.name)(const scalar *restrict n, const scalar *restrict rinv, sca
 --% function plain.reduce_tri(k)
 /* Lower triangle of a $(k.m) x $(k.m) node block C -= L Y^T, L and Y $(k.m) x $(k.d) (rt.h
  * factor step 3, a diagonal block pair), one entry at a time. */
-static void $(k.name)(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+RT_KERNEL void $(k.name)(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
 --%   plain_reduce(k.m, k.d, "r + 1", k.m)
 }
 --% end
@@ -308,7 +324,7 @@ static void $(k.name)(scalar *restrict c, const scalar *restrict l, const scalar
 --% function plain.reduce(k)
 /* C -= L Y^T for a $(k.m) x $(k.n) block C, L $(k.m) x $(k.d), Y $(k.n) x $(k.d) (rt.h factor
  * step 3, one block pair), one entry at a time. */
-static void $(k.name)(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
+RT_KERNEL void $(k.name)(scalar *restrict c, const scalar *restrict l, const scalar *restrict et) {
 --%   plain_reduce(k.m, k.d, k.n, k.n)
 }
 --% end
@@ -316,23 +332,23 @@ static void $(k.name)(scalar *restrict c, const scalar *restrict l, const scalar
 --% local vector_kind = { panel = true, reduce_tri = true, reduce = true }
 
 /*---- kernels -----------------------------------------------------------------*/
---% for _, k in ipairs(P.kernels) do
+--% for _, k in ipairs(ARG.kernels) do
 --%   if not vector_kind[k.kind] then
 
 --%     emit[k.kind](k)
 --%   end
 --% end
 
---% -- One branch per row of the target table (gen/target.h, P.targets):
+--% -- One branch per row of the target table (gen/target.h, ARG.targets):
 --% -- target_directive (program.c.tpl) writes #if for the first, #elif for
 --% -- the next, #else for the last; a table of one row needs none. A
 --% -- plain-C row (0 vector bytes) gets the loops of `plain`.
 /*---- vector kernels: one body per vector width, the same results ------------*/
---% for i, t in ipairs(P.targets) do
+--% for i, t in ipairs(ARG.targets) do
 
-$(#P.targets > 1 and target_directive(i, t) or "")
+$(#ARG.targets > 1 and target_directive(i, t) or "")
 /* $(t.summary) */
---%   for _, k in ipairs(P.kernels) do
+--%   for _, k in ipairs(ARG.kernels) do
 --%     if vector_kind[k.kind] then
 
 --%       if t.bytes == 0 then
@@ -343,7 +359,7 @@ $(#P.targets > 1 and target_directive(i, t) or "")
 --%     end
 --%   end
 --% end
---% if #P.targets > 1 then
+--% if #ARG.targets > 1 then
 
 #endif
 --% end

@@ -1,10 +1,12 @@
 --% -- unrolled.tpl -- the factor and solve functions of P.factor and
 --% -- P.solve, statement by statement as planned in gen/emit.c, and the two
---% -- entry points.
+--% -- entry points. Offsets are written relative to the pivots' bases
+--% -- (op.A, op.B, op.C, op.RINV: gen/emit.c, wref), which pivots.tpl
+--% -- declares once, so that an edit touches only the pivots it changes.
 --%
 --% local function pivot_title(i)
 --%   local p = P.pivots[i + 1]
---%   return fmt("pivot %d: %s (%s, d = %d, h = %d)", p.index, ctext(p.name), p.type, p.degree, p.height)
+--%   return fmt("%s (%s, d = %d, h = %d)", ctext(p.name), p.type, p.degree, p.height)
 --% end
 --% local function column(i)
 --%   local p, t = P.pivots[i + 1], {}
@@ -18,28 +20,28 @@
 --% local stmt = {}
 --% function stmt.factor_node(op)
 --%   if op.n == 1 then
-  const int failed = $(op.kernel)(w + $(op.a), t + $(op.b));$(origin(op.comment .. ", the next pivot's: final now"))
+  const int failed = $(op.kernel)(w + $(op.A), t + $(op.B));$(origin(op.comment .. ", the next pivot's: final now"))
 --%   else
-  if ($(op.kernel)(w + $(op.a), t + $(op.b))) return $(op.pivot);$(origin(op.comment))
+  if ($(op.kernel)(w + $(op.A), t + $(op.B))) return $(op.FAIL);$(origin(op.comment))
 --%   end
 --% end
 --% function stmt.panel(op)
-  $(op.kernel)(w + $(op.a), t + $(op.rinv), w + $(op.b), t + $(op.c));$(origin(op.comment))
+  $(op.kernel)(w + $(op.A), t + $(op.RINV), w + $(op.B), t + $(op.C));$(origin(op.comment))
 --% end
 --% function stmt.reduce(op)
-  $(op.kernel)(w + $(op.a), w + $(op.b), t + $(op.c));$(origin(op.comment))
+  $(op.kernel)(w + $(op.A), w + $(op.B), t + $(op.C));$(origin(op.comment))
 --% end
 --% function stmt.forward(op)
-  $(op.kernel)(w + $(op.a), x + $(op.b), x + $(op.c));$(origin(op.comment))
+  $(op.kernel)(w + $(op.A), x + $(op.B), x + $(op.C));$(origin(op.comment))
 --% end
 --% function stmt.node(op)
-  $(op.kernel)(w + $(op.a), x + $(op.b));$(origin(op.comment))
+  $(op.kernel)(w + $(op.A), x + $(op.B));$(origin(op.comment))
 --% end
 --% function stmt.backward(op)
-  $(op.kernel)(w + $(op.a), x + $(op.c), s);$(origin(op.comment))
+  $(op.kernel)(w + $(op.A), x + $(op.C), s);$(origin(op.comment))
 --% end
 --% function stmt.subtract(op)
-  $(op.kernel)(x + $(op.b), s);$(origin(op.comment))
+  $(op.kernel)(x + $(op.B), s);$(origin(op.comment))
 --% end
 
 /*---- factor: one function per pivot ------------------------------------------*/
@@ -64,7 +66,7 @@ static void $(f.name)(scalar *restrict w, scalar *restrict t) {
 --%     end
 --%   end
 --%   if f.fail_pivot >= 0 then
-  return failed ? $(f.fail_pivot) : -1;
+  return failed ? $(f.FAIL) : -1;
 --%   elseif f.status then
   return -1;
 --%   end

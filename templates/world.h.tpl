@@ -7,18 +7,19 @@ $(P.mechanism_mark)(bodies, constraints, settings) ----------------------*/
 
 /* The bodies and constraints of $(ctext(P.name)) in mechanism order: their indices in
  * $(I)_desc and for the world's accessors (rt_world_body_pose,
- * rt_world_set_motor, rt_world_set_drive, ...). */
+ * rt_world_set_motor, rt_world_set_drive, ...), counted from 0 (left
+ * implicit, so that adding one changes one line). */
 enum $(I)_body {
 --% for i, b in ipairs(W.bodies) do
-    $(b.enum) = $(i - 1),
+    $(b.enum),
 --% end
-    $(M)_BODY_COUNT = $(#W.bodies)
+    $(M)_BODY_COUNT
 };
 enum $(I)_joint {
 --% for i, j in ipairs(W.joints) do
-    $(j.enum) = $(i - 1),
+    $(j.enum),
 --% end
-    $(M)_JOINT_COUNT = $(#W.joints)
+    $(M)_JOINT_COUNT
 };
 
 /* The mechanism's ground plane (settings.ground; $(M)_GROUND 0: none). A

@@ -287,6 +287,24 @@ static void check_plan(const rt_program *r, const emit_plan *pl) {
   free(nhit);
 }
 
+/* Every kernel a plan calls is in rt_kernels.h (emit_all_kernels). */
+static void check_kernels_listed(const emit_plan *pl, rt_precision precision) {
+  static emit_kernel all[EMIT_ALL_KERNELS_MAX];
+  int n = emit_all_kernels(precision, all, EMIT_ALL_KERNELS_MAX);
+  assert_true(n > 0 && n <= EMIT_ALL_KERNELS_MAX);
+  for (int i = 0; i < pl->nkernel; i++) {
+    const emit_kernel *k = &pl->kernels[i];
+    int hit = 0;
+    for (int j = 0; j < n && !hit; j++)
+      hit = all[j].kind == k->kind && all[j].m == k->m && all[j].n == k->n && all[j].d == k->d;
+    if (!hit) {
+      char name[64];
+      emit_kernel_name(k, name, sizeof name);
+      fail_msg("kernel %s is not in rt_kernels.h", name);
+    }
+  }
+}
+
 static void test_plan_matches_rsi(void **state) {
   (void)state;
   static const struct {
@@ -307,6 +325,12 @@ static void test_plan_matches_rsi(void **state) {
     assert_int_equal(emit_plan_build(&a, &r, cases[i].budget, &pl, &d), GEN_OK);
     assert_int_equal(pl.budget, cases[i].budget > 0 ? cases[i].budget : EMIT_DEFAULT_BUDGET);
     check_plan(&r, &pl);
+    check_kernels_listed(&pl, RT_FLOAT);
+    rt_program rd;
+    emit_plan pd;
+    rtprog_build(&a, &p, RT_DOUBLE, &rd);
+    assert_int_equal(emit_plan_build(&a, &rd, cases[i].budget, &pd, &d), GEN_OK);
+    check_kernels_listed(&pd, RT_DOUBLE);
     if (cases[i].budget == 7) { /* the dense vehicle's first pivot is split */
       int split = 0;
       for (int f = 0; f < pl.nfn; f++) split |= pl.fns[f].nparts > 1;
@@ -474,9 +498,14 @@ static void test_output_shape(void **state) {
   static const char *pivots[] = {"pin", "link", "rail", "tow"};
   for (size_t i = 0; i < 4; i++) {
     char pat[64];
-    snprintf(pat, sizeof pat, ": %s (", pivots[i]);
-    if (!strstr(o.c, pat)) fail_msg("no section for pivot %s", pivots[i]);
+    char pat2[64];
+    snprintf(pat, sizeof pat, "\n/*---- %s (", pivots[i]);
+    snprintf(pat2, sizeof pat2, "\n  /* %s (", pivots[i]);
+    if (!strstr(o.c, pat) && !strstr(o.c, pat2)) fail_msg("no section for pivot %s", pivots[i]);
+    snprintf(pat, sizeof pat, "\n    X(%s, ", pivots[i]);
+    if (!strstr(o.c, pat)) fail_msg("pivot %s is not in the table of pivots", pivots[i]);
   }
+  assert_non_null(strstr(o.c, "\nstatic int pivot_"));
   assert_non_null(strstr(o.c, "#include \"probe.h\""));
   assert_non_null(strstr(o.h, "#ifndef LDLPGS_GENERATED_PROBE_H"));
   assert_non_null(strstr(o.h, "#include \"rt_world.h\""));
@@ -488,10 +517,10 @@ static void test_output_shape(void **state) {
   const char *at = strstr(o.h, EMIT_MECHANISM_MARK);
   assert_non_null(at);
   static const char *const decls[] = {
-      "enum probe_body {\n",         "    PROBE_BODY_ARM = 0,\n",  "    PROBE_BODY_BOB = 1,\n",
-      "    PROBE_BODY_CART = 2,\n",    "    PROBE_BODY_COUNT = 3\n", "enum probe_joint {\n",
-      "    PROBE_JOINT_PIN = 0,\n",    "    PROBE_JOINT_LINK = 1,\n", "    PROBE_JOINT_RAIL = 2,\n",
-      "    PROBE_JOINT_TOW = 3,\n",    "    PROBE_JOINT_COUNT = 4\n",  "#define PROBE_GROUND 0\n",
+      "enum probe_body {\n",         "    PROBE_BODY_ARM,\n",  "    PROBE_BODY_BOB,\n",
+      "    PROBE_BODY_CART,\n",    "    PROBE_BODY_COUNT\n", "enum probe_joint {\n",
+      "    PROBE_JOINT_PIN,\n",    "    PROBE_JOINT_LINK,\n", "    PROBE_JOINT_RAIL,\n",
+      "    PROBE_JOINT_TOW,\n",    "    PROBE_JOINT_COUNT\n",  "#define PROBE_GROUND 0\n",
       "extern const rt_world_desc probe_desc;\n", "extern const rt_settings probe_settings;\n",
       "rt_world *probe_create(const rt_settings *settings, rt_status *status);\n",
       "#ifdef __cplusplus\n}\n#endif\n"};
@@ -545,40 +574,112 @@ static void test_target_table(void **state) {
   assert_true(rtprog_lanes(RT_FLOAT) <= EMIT_MAX_LANES);
 }
 
-/* Unrolled code has one branch of vector kernels per row of the table, in
- * its order (#if, #elif ..., #else, #endif), each under its summary and
- * holding panel kernels, and vector types up to the widest row's lanes. */
+/* rt_kernels.h has, per precision, one branch of vector kernels per row of
+ * the table, in its order (#if, #elif ..., #else, #endif), each under its
+ * summary and holding panel kernels, and vector types up to the widest
+ * row's lanes; unrolled code includes it and carries no kernel itself. */
 static void test_output_has_every_target(void **state) {
   (void)state;
   char src[2048];
   snprintf(src, sizeof src, probe_fmt, 1.0, 1.0, -0.5, 5.0, 0.1, 0.3, 20.0, 0.1, 0.0, -1.0, 0.3, 0.1, -0.2);
   emit_output o;
   emit_text(src, EMIT_UNROLLED, &o);
-  const char *at = strstr(o.c, "/*---- vector kernels");
-  assert_non_null(at);
-  for (int i = 0; i < target_count; i++) {
-    const target_desc *t = &target_table[i];
-    char branch[400];
-    if (target_count == 1)
-      snprintf(branch, sizeof branch, "\n/* %s */\n", t->summary);
-    else if (i == 0)
-      snprintf(branch, sizeof branch, "\n#if %s\n/* %s */\n", t->condition, t->summary);
-    else if (t->condition)
-      snprintf(branch, sizeof branch, "\n#elif %s\n/* %s */\n", t->condition, t->summary);
-    else
-      snprintf(branch, sizeof branch, "\n#else\n/* %s */\n", t->summary);
-    const char *hit = strstr(at, branch);
-    if (!hit) fail_msg("no branch for target %s (expected \"%s\" in order)", t->name, branch + 1);
-    at = hit + strlen(branch);
-    assert_non_null(strstr(at, "static void panel_"));
-  }
-  if (target_count > 1) assert_non_null(strstr(at, "\n#endif\n"));
-  char vec[64];
-  snprintf(vec, sizeof vec, "typedef scalar v%d ", rtprog_lanes(RT_FLOAT));
-  assert_non_null(strstr(o.c, vec));
-  snprintf(vec, sizeof vec, "typedef scalar v%d ", 2 * rtprog_lanes(RT_FLOAT));
-  assert_null(strstr(o.c, vec));
+  assert_non_null(strstr(o.c, "\n#include \"rt_kernels.h\"\n"));
+  assert_non_null(strstr(o.c, "\n#define RT_KERNELS_DOUBLE 0\n"));
+  assert_null(strstr(o.c, "static void panel_"));
   emit_output_free(&o);
+
+  emit_options eo;
+  emit_default_options(&eo);
+  eo.version = "test";
+  char *h;
+  size_t len;
+  diag_list d;
+  diag_init(&d);
+  assert_int_equal(emit_kernels_header(&eo, &h, &len, &d), GEN_OK);
+  assert_int_equal(strlen(h), len);
+  static const char *const prec[2] = {"#if RT_KERNELS_DOUBLE == 0\n", "#elif RT_KERNELS_DOUBLE == 1\n"};
+  const char *at = h;
+  for (int p = 0; p < 2; p++) {
+    at = strstr(at, prec[p]);
+    assert_non_null(at);
+    int lanes = rtprog_lanes(p ? RT_DOUBLE : RT_FLOAT);
+    char vec[64];
+    snprintf(vec, sizeof vec, "typedef scalar v%d ", lanes);
+    const char *v = strstr(at, vec);
+    assert_non_null(v);
+    snprintf(vec, sizeof vec, "typedef scalar v%d ", 2 * lanes);
+    const char *v2 = strstr(at, vec);
+    const char *next = p == 0 ? strstr(at, prec[1]) : strstr(at, "\n#else\n#error");
+    assert_non_null(next);
+    assert_true(v < next);
+    assert_true(!v2 || v2 > next);
+    at = strstr(at, "/*---- vector kernels");
+    assert_non_null(at);
+    for (int i = 0; i < target_count; i++) {
+      const target_desc *t = &target_table[i];
+      char branch[400];
+      if (target_count == 1)
+        snprintf(branch, sizeof branch, "\n/* %s */\n", t->summary);
+      else if (i == 0)
+        snprintf(branch, sizeof branch, "\n#if %s\n/* %s */\n", t->condition, t->summary);
+      else if (t->condition)
+        snprintf(branch, sizeof branch, "\n#elif %s\n/* %s */\n", t->condition, t->summary);
+      else
+        snprintf(branch, sizeof branch, "\n#else\n/* %s */\n", t->summary);
+      const char *hit = strstr(at, branch);
+      if (!hit) fail_msg("no branch for target %s (expected \"%s\" in order)", t->name, branch + 1);
+      at = hit + strlen(branch);
+      assert_non_null(strstr(at, "RT_KERNEL void panel_"));
+    }
+    assert_true(at < next);
+    if (target_count > 1) assert_non_null(strstr(at, "\n#endif\n"));
+  }
+  free(h);
+  diag_free(&d);
+}
+
+/* Pivot identifiers: a constraint's name with other characters made '_'
+ * (names that become the same are refused by the header already, except a
+ * shard weld's), cut at 40 characters, "_2", ... after a clash with an
+ * earlier constraint or a name ending like a part ("_part2"); the output
+ * compiles. */
+static void test_pivot_identifiers(void **state) {
+  (void)state;
+  char src[4096];
+  snprintf(src, sizeof src, probe_fmt, 1.0, 1.0, -0.5, 5.0, 0.1, 0.3, 20.0, 0.1, 0.0, -1.0, 0.3, 0.1, -0.2);
+  static const char *const from[] = {"'pin'", "'link'", "'rail'"};
+  static const char *const to[] = {"'k_part2'", "'a_very_long_constraint_name_of_fifty_characters_1'",
+                                   "'a_very_long_constraint_name_of_fifty_characters_2'"};
+  for (int i = 0; i < 3; i++) { /* the first occurrence: the constraint's name */
+    char *at = strstr(src, from[i]);
+    assert_non_null(at);
+    char rest[4096];
+    snprintf(rest, sizeof rest, "%s", at + strlen(from[i]));
+    snprintf(at, sizeof src - (size_t)(at - src), "%s%s", to[i], rest);
+  }
+  emit_output o;
+  emit_text(src, EMIT_UNROLLED, &o);
+  static const char *const want[] = {"\n    X(k_part2_2, ", "\n    X(a_very_long_constraint_name_of_fifty_cha, ",
+                                     "\n    X(a_very_long_constraint_name_of_fifty_cha_2, ", "\n    X(tow, "};
+  for (int i = 0; i < 4; i++)
+    if (!strstr(o.c, want[i])) fail_msg("no pivot line '%s' in:\n%.3000s", want[i] + 1, o.c);
+  char dir[] = "/tmp/ldlgen-pid-XXXXXX", path[600], cmd[1600], out[4096];
+  assert_non_null(mkdtemp(dir));
+  const char *texts[2] = {o.c, o.h};
+  static const char *const names[2] = {"probe.c", "probe.h"};
+  for (int k = 0; k < 2; k++) {
+    snprintf(path, sizeof path, "%s/%s", dir, names[k]);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(texts[k], f);
+    fclose(f);
+  }
+  snprintf(cmd, sizeof cmd, "cc -std=c11 -Wall -Wextra -Wpedantic -Werror -O2 -I%s/runtime/include -c %s/probe.c -o %s/probe.o 2>&1",
+           SRC_DIR, dir, dir);
+  if (run(cmd, out, sizeof out) != 0) fail_msg("does not compile:\n%s", out);
+  emit_output_free(&o);
+  rm_rf(dir);
 }
 
 /*---- templates -------------------------------------------------------------------*/
@@ -625,7 +726,7 @@ static void test_template_errors_report_template_line(void **state) {
   expect_error(dir, "program.c.tpl", 3, "$(P.no_such_field)", "program.c.tpl:3", "no field 'no_such_field' in P",
                NULL);
   /* a Lua syntax error in an included template, with the include chain */
-  expect_error(dir, "kernels.tpl", 20, "--% if then", "kernels.tpl:20", "near 'then'", "program.c.tpl");
+  expect_error(dir, "unrolled.tpl", 20, "--% if then", "unrolled.tpl:20", "near 'then'", "program.c.tpl");
   /* a runtime error inside a template function, called from elsewhere */
   char path[700], where[64];
   snprintf(path, sizeof path, "%s/templates/unrolled.tpl", SRC_DIR);
@@ -734,6 +835,7 @@ int main(void) {
       cmocka_unit_test(test_output_shape),
       cmocka_unit_test(test_target_table),
       cmocka_unit_test(test_output_has_every_target),
+      cmocka_unit_test(test_pivot_identifiers),
       cmocka_unit_test(test_template_errors_report_template_line),
       cmocka_unit_test(test_templates_override),
       cmocka_unit_test(test_bad_options_exit_2),

@@ -22,9 +22,10 @@
  *   workspace       75 scalars, temporary 56 scalars
  *   structure hash  0x097e333cb28dc61c
  *
- * Pivot order (pivot, constraint, type, degree d, column height h, blocks):
- *      0  shoulder  hinge  d 5  h 5   1 block
- *      1  elbow     hinge  d 5  h 0   0 blocks
+ * Pivot order (constraint: type, degree d, column height h, blocks; the
+ * pivots' indices and offsets are the table P_, W_, R_, X_ below):
+ *   shoulder: hinge, d 5, h 5, 1 block
+ *   elbow: hinge, d 5, h 0, 0 blocks
  */
 #include "double_pendulum_tables.h"
 

@@ -27,17 +27,18 @@ extern const rt_program double_pendulum_program;
 
 /* The bodies and constraints of double_pendulum in mechanism order: their indices in
  * double_pendulum_desc and for the world's accessors (rt_world_body_pose,
- * rt_world_set_motor, rt_world_set_drive, ...). */
+ * rt_world_set_motor, rt_world_set_drive, ...), counted from 0 (left
+ * implicit, so that adding one changes one line). */
 enum double_pendulum_body {
-    DOUBLE_PENDULUM_BODY_LINK1 = 0,
-    DOUBLE_PENDULUM_BODY_LINK2 = 1,
-    DOUBLE_PENDULUM_BODY_COUNT = 2
+    DOUBLE_PENDULUM_BODY_LINK1,
+    DOUBLE_PENDULUM_BODY_LINK2,
+    DOUBLE_PENDULUM_BODY_COUNT
 };
 enum double_pendulum_joint {
-    DOUBLE_PENDULUM_JOINT_SHOULDER = 0,
-    DOUBLE_PENDULUM_JOINT_ELBOW = 1,
-    DOUBLE_PENDULUM_JOINT_ELBOW_LIMIT = 2,
-    DOUBLE_PENDULUM_JOINT_COUNT = 3
+    DOUBLE_PENDULUM_JOINT_SHOULDER,
+    DOUBLE_PENDULUM_JOINT_ELBOW,
+    DOUBLE_PENDULUM_JOINT_ELBOW_LIMIT,
+    DOUBLE_PENDULUM_JOINT_COUNT
 };
 
 /* The mechanism's ground plane (settings.ground; DOUBLE_PENDULUM_GROUND 0: none). A

@@ -1,0 +1,80 @@
+#!/bin/sh
+# diff_locality.sh OUT.md LABEL=LDLGEN... -- for every sample, the share of
+# the generated lines (OUT.c and OUT.h together) that each small edit of the
+# mechanism changes, once per generator given (e.g. before=old/ldlgen
+# after=build/ldlgen). Edits (bench/diff_locality.lua): rename one body,
+# swap two adjacent equality constraints, double one mass, add one body with
+# a ball joint at the end, the same in the middle, remove one joint. A
+# changed line is counted once: per file max(lines removed, lines added) by
+# diff(1), over the unedited output's lines.
+set -eu
+out=$1; shift
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT INT TERM
+edits="rename swap mass add_end add_middle remove"
+
+wrap() { # sample edit > file
+  printf 'local EDIT = "%s"\nlocal m = (function()\n' "$2"
+  cat "$root/mechanisms/$1.lua"
+  printf '\nend)()\n'
+  cat "$here/diff_locality.lua"
+  printf '\nreturn m\n'
+}
+changed() { # dirA dirB: changed lines, total lines of A
+  c=0; t=0
+  for ext in c h; do
+    a=$1/x.$ext; b=$2/x.$ext
+    del=$(diff "$a" "$b" | grep -c '^<' || true)
+    ins=$(diff "$a" "$b" | grep -c '^>' || true)
+    c=$((c + (del > ins ? del : ins))); t=$((t + $(wc -l < "$a")))
+  done
+  echo "$c $t"
+}
+
+{
+  echo "# Locality of generated code: lines changed by small edits"
+  echo
+  echo "Share of the generated lines (\`.c\` and \`.h\` together) that each edit of the mechanism"
+  echo "changes (\`bench/diff_locality.sh\`; a changed line counted once, per file the larger of"
+  echo "the lines diff(1) removes and adds, over the unedited output). Edits: rename one body"
+  echo "(the middle one, and its references), swap two adjacent equality constraints, double"
+  echo "one mass, add one body with a ball joint at the end, the same in the middle, remove"
+  echo "one joint. Generators:"
+  echo
+  for g in "$@"; do echo "- \`${g%%=*}\`: \`${g#*=}\`"; done
+  echo
+  printf '| sample | lines |'
+  for e in $edits; do printf ' %s |' "$e"; done; echo
+  printf '|---|--:|'
+  for e in $edits; do printf -- '--:|'; done; echo
+  for m in "$root"/mechanisms/*.lua; do
+    s=$(basename "$m" .lua)
+    lines=""
+    seen=""
+    row=""
+    for e in $edits; do
+      cell=""
+      for g in "$@"; do
+        label=${g%%=*}; gen=${g#*=}
+        d=$work/$label/$s; mkdir -p "$d/none" "$d/$e"
+        if [ ! -f "$d/none/x.c" ]; then
+          wrap "$s" none > "$d/none.lua"; "$gen" "$d/none.lua" -o "$d/none/x.c"
+        fi
+        wrap "$s" "$e" > "$d/$e.lua"; "$gen" "$d/$e.lua" -o "$d/$e/x.c"
+        set -- $(changed "$d/none" "$d/$e") "$@"; c=$1; t=$2; shift 2
+        case " $seen " in *" $label "*) ;; *) seen="$seen $label"; lines="$lines${lines:+ / }$t";; esac
+        pct=$(awk -v c="$c" -v t="$t" 'BEGIN { printf "%.1f", 100 * c / t }')
+        cell="$cell${cell:+ / }$pct % ($c)"
+      done
+      row="$row $cell |"
+    done
+    echo "| $s | $lines |$row"
+  done
+  echo
+  echo "Cells: percent of lines (changed lines), one per generator in the order listed; lines:"
+  echo "the unedited output's, per generator. The generators' outputs differ in size (the kernels"
+  echo "left the generated files for rt_kernels.h), so compare the changed lines too."
+} > "$out"
+echo "wrote $out"
