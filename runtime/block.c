@@ -17,12 +17,11 @@ void rt__block_solve(rt_world *w, double *v) {
 
 /* delta = H~^-1 (R - J V) on the equality rows; lambda += delta;
  * V += W J^T delta. */
-void rt__block_step(rt_world *w) {
-  rt__rows *r = &w->rows;
+void rt__block_step(rt_world *w, rt__rows *r, double *vel) {
   const int n = w->dim;
   double *res = w->r;
-  for (int i = 0; i < n; i++) res[i] = r->rhs[i] - rt__pgs_row_velocity(r, i, w->vel);
+  for (int i = 0; i < n; i++) res[i] = r->rhs[i] - rt__pgs_row_velocity(r, i, vel);
   rt__block_solve(w, res);
   for (int i = 0; i < n; i++) r->lambda[i] += res[i];
-  rt__pgs_apply(r, 0, n, res, w->vel);
+  rt__pgs_apply(r, 0, n, res, vel);
 }

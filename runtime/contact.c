@@ -89,21 +89,31 @@ void rt__contact_rows(rt_world *w) {
      * beyond the slop (beta of it per step); a gap may close within the
      * step; restitution bounces back a fraction of an approach faster than
      * 1 m/s */
-    double target = c->depth > w->set.contact_slop ? w->set.beta * (c->depth - w->set.contact_slop) / dt
-                    : c->depth < 0.0            ? c->depth / dt
-                                                : 0.0;
+    const double push = c->depth > w->set.contact_slop ? w->set.beta * (c->depth - w->set.contact_slop) / dt : 0.0;
+    const double gap = c->depth < 0.0 ? c->depth / dt : 0.0;
+    /* split correction: the velocity row pushes out at most max_bias, the
+     * position pass the rest, and the pass closes no gap */
+    const int split = w->set.correction == RT_CORRECT_SPLIT;
+    const double vpush = split ? rt__rows_velocity_bias(w, push) : push;
+    double target = gap + vpush;
     const double vn = rt__pgs_row_velocity(r, row, w->vel);
     if (w->set.restitution > 0 && vn < -1.0) target = fmax(target, -w->set.restitution * vn);
     r->rhs[row] = target;
     r->lo[row] = 0.0;
     r->hi[row] = INFINITY;
+    rt__rows *pr = &w->prows;
+    for (int k = 0; k < 3; k++) pr->rhs[row + k] = pr->lo[row + k] = pr->hi[row + k] = 0.0; /* friction: no part */
+    if (split) {
+      pr->rhs[row] = push - vpush;
+      pr->hi[row] = INFINITY;
+    }
     for (int p = 0; p < w->nprev; p++)
       if (same_contact(c, &w->prev[p])) {
         for (int k = 0; k < 3; k++) r->lambda[row + k] = w->prev_lambda[3 * p + k];
         break;
       }
   }
-  r->n = w->nfixed_rows + 3 * w->ncontact;
+  r->n = w->prows.n = w->nfixed_rows + 3 * w->ncontact;
 }
 
 void rt__contact_save(rt_world *w) {

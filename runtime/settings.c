@@ -18,6 +18,8 @@ void rt_settings_default(rt_settings *s) {
   s->max_contacts = 256;
   s->restitution = 0.0;
   s->contact_slop = 1e-3;
+  s->correction = RT_CORRECT_SPLIT;
+  s->max_bias = 0.05;
 }
 
 int rt__settings_valid(const rt_settings *s) {
@@ -26,5 +28,7 @@ int rt__settings_valid(const rt_settings *s) {
          (s->solver == RT_SOLVER_PGS || s->solver == RT_SOLVER_LDLPGS) &&
          (s->block_at == RT_BLOCK_LAST || s->block_at == RT_BLOCK_BEFORE_LAST) && s->max_contacts >= 0 &&
          s->max_contacts <= RT_MAX_CONTACTS && s->restitution >= 0 && s->restitution <= 1 && isfinite(s->contact_slop) &&
-         s->contact_slop >= 0 && (s->stabilize == 0 || s->stabilize == 1);
+         s->contact_slop >= 0 && (s->stabilize == 0 || s->stabilize == 1) &&
+         (s->correction == RT_CORRECT_SPLIT || s->correction == RT_CORRECT_BAUMGARTE) && isfinite(s->max_bias) &&
+         s->max_bias >= 0;
 }

@@ -16,14 +16,19 @@
  *   5. sweeps        pgs.c       N-1 PGS sweeps (N-2 with the block step
  *                                before the last sweep; N under pure PGS)
  *   6. block step    block.c     delta = H~^-1 (R - J V) on the equality rows
- *   7. integration   contact.c   impulses kept for the next step's warm start
+ *   7. position pass pgs.c,      (split correction) pseudo-velocities from
+ *                    block.c     zero that remove beta of the drift: sweeps
+ *                                (LDL-PGS: over the rows outside the block,
+ *                                then the block step with the same factor)
+ *   8. integration   contact.c   impulses kept for the next step's warm start
  *                    bodies.c    bodies take their shards' mean velocity,
- *                                then semi-implicit Euler
- *   8. stabilization stabilize.c (optional) the joints meet again at the new
+ *                                then semi-implicit Euler with the velocity
+ *                                plus the pseudo-velocity
+ *   9. stabilization stabilize.c (optional) the joints meet again at the new
  *                                poses
  *
  * rt_world_step runs them all; rt_world_step_begin (1-3), rt_world_factor
- * (4), rt_world_iterate (5) and rt_world_step_end (6-8) let a job system
+ * (4), rt_world_iterate (5) and rt_world_step_end (6-9) let a job system
  * run 4 beside 5, with the same bits. */
 #include <string.h>
 
@@ -91,11 +96,35 @@ static void iterate_threaded(rt_world *w) {
   w->info.sweeps = n;
 }
 
-/* Stages 6-8. A step whose state is not finite at the end is undone. */
+/* Sweeps of the position pass: a third of the iterations (rounded up).
+ * Measured with 10 iterations, dt 1/60, PGS: 1 sweep left the scissor lift
+ * 1.2 m apart, 3 and 10 sweeps 0.6 m; chain, tank, buggy, jansen: 3 as
+ * good as 10. LDL-PGS sweeps only the rows outside its block. */
+static int position_sweeps(const rt_world *w) { return (w->set.iterations + 2) / 3; }
+
+/* Stage 7 (split correction): the pseudo-velocities, from zero impulses,
+ * that remove beta of the drift. With a factor, the rows outside the block
+ * are swept and the block step solves the equality rows; else every row is
+ * swept. */
+static void position_pass(rt_world *w) {
+  if (w->set.correction != RT_CORRECT_SPLIT) return;
+  rt__rows_position_start(w);
+  rt__rows *p = &w->prows;
+  const int n = position_sweeps(w);
+  if (use_block(w) && w->info.factor_status == -1) {
+    if (p->n > w->dim)
+      for (int k = 0; k < n; k++) rt__pgs_sweep(p, w->dim, p->n, w->pvel);
+    rt__block_step(w, p, w->pvel);
+  } else {
+    for (int k = 0; k < n; k++) rt__pgs_sweep(p, 0, p->n, w->pvel);
+  }
+}
+
+/* Stages 6-9. A step whose state is not finite at the end is undone. */
 rt_status rt_world_step_end(rt_world *w) {
   if (use_block(w)) {
     if (w->info.factor_status == -1) {
-      rt__block_step(w);
+      rt__block_step(w, &w->rows, w->vel);
     } else { /* not positive definite: a sweep instead */
       rt__pgs_sweep(&w->rows, 0, w->rows.n, w->vel);
       w->info.sweeps++;
@@ -105,6 +134,7 @@ rt_status rt_world_step_end(rt_world *w) {
       w->info.sweeps++;
     }
   }
+  position_pass(w);
   rt__contact_save(w);
   rt__bodies_merge(w);
   rt__bodies_integrate(w);

@@ -215,6 +215,21 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
   r->hi = alloc((size_t)nrow, sizeof(double), &nomem);
   r->normal = alloc((size_t)nrow, sizeof(int), &nomem);
   r->mu = alloc((size_t)nrow, sizeof(double), &nomem);
+  rt__rows *pr = &w->prows;
+  pr->n = r->n;
+  pr->a = r->a;
+  pr->b = r->b;
+  pr->J = r->J;
+  pr->WJ = r->WJ;
+  pr->mu = r->mu;
+  pr->rhs = alloc((size_t)nrow, sizeof(double), &nomem);
+  pr->inv_diag = alloc((size_t)nrow, sizeof(double), &nomem);
+  pr->lambda = alloc((size_t)nrow, sizeof(double), &nomem);
+  pr->lo = alloc((size_t)nrow, sizeof(double), &nomem);
+  pr->hi = alloc((size_t)nrow, sizeof(double), &nomem);
+  pr->normal = alloc((size_t)nrow, sizeof(int), &nomem);
+  w->pvel = alloc(6 * (size_t)w->nsbody, sizeof(double), &nomem);
+  w->dvel = alloc(6 * (size_t)w->nsbody, sizeof(double), &nomem);
   w->contact = alloc((size_t)ncap, sizeof *w->contact, &nomem);
   w->prev = alloc((size_t)ncap, sizeof *w->prev, &nomem);
   w->prev_lambda = alloc(3 * (size_t)ncap, sizeof(double), &nomem);
@@ -256,7 +271,7 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
   memcpy(w->worker.body, w->body, sizeof *w->body * (size_t)w->nbody);
   if (w->njoint) memcpy(w->joint, desc->joints, sizeof *w->joint * (size_t)w->njoint);
   for (int j = 0; j < w->njoint; j++) w->joint_row[j] = w->joint_cons[j] = -1;
-  for (int i = 0; i < nrow; i++) r->normal[i] = -1;
+  for (int i = 0; i < nrow; i++) r->normal[i] = w->prows.normal[i] = -1;
   for (int j = 0, k = 0; j < w->njoint; j++)
     if (rt_joint_degree(w->joint[j].type) > 0) w->eq_joint[k++] = j;
   for (int c = 0; c < prog->ncons; c++)
@@ -289,7 +304,9 @@ void rt_world_destroy(rt_world *w) {
                   w->work,      w->temp,     w->x,      r->normal, r->mu,    w->contact,   w->prev,
                   w->prev_lambda, w->drive_rate, w->shift, w->eq_joint, w->pose_before, w->assembly.block,
                   w->assembly.zero_off, w->assembly.zero_len, w->worker.J, w->worker.WJ, w->worker.c,
-                  w->worker.inv_mass, w->worker.inv_inertia, w->worker.body, w->worker.pose};
+                  w->worker.inv_mass, w->worker.inv_inertia, w->worker.body, w->worker.pose,
+                  w->prows.rhs, w->prows.inv_diag, w->prows.lambda, w->prows.lo, w->prows.hi,
+                  w->prows.normal, w->pvel, w->dvel};
   for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
   free(w);
 }

@@ -92,6 +92,16 @@ struct rt_world {
   double *vel;             /* 6 per solver body: v, w during the solve */
   /* rows */
   rt__rows rows;
+  /* The position pass's view of the same rows (split correction, step.c):
+   * a, b, J, WJ are rows' own; rhs holds the position targets (-beta c / dt
+   * for the equality rows, the penetration beyond the slop for contacts and
+   * limits), lambda the pass's impulses (from 0 every step, never warm
+   * started), lo and hi their bounds, inv_diag 0 for the rows that take no
+   * part (friction, motors) and normal -1 throughout. */
+  rt__rows prows;
+  double *pvel;            /* 6 per solver body: the pass's pseudo-velocities,
+                              which move the poses in this step only */
+  double *dvel;            /* 6 per solver body: the warm start's velocity change */
   int dim;                 /* equality rows */
   double *c;               /* constraint values of the equality rows */
   int nfixed_rows;         /* equality and motor rows; contact rows follow */
@@ -134,7 +144,8 @@ void rt__bodies_solver_masses(const rt_world *w, const rt_body_desc *body, doubl
 void rt__bodies_split(rt_world *w);
 /* Every body takes the mean velocity of its shards. */
 void rt__bodies_merge(rt_world *w);
-/* Semi-implicit Euler on the poses. */
+/* Semi-implicit Euler on the poses, with the velocities plus the mean of
+ * the shards' pseudo-velocities of the position pass (w->pvel). */
 void rt__bodies_integrate(rt_world *w);
 
 /* Mechanism joint of solver constraint c; -1 for a shard weld. */
@@ -162,6 +173,11 @@ double rt__rows_wj(const double *J, int a, int b, const double *inv_mass, const 
 /* W J^T of rows [first, last) and their regularized inverse diagonals. */
 void rt__rows_masses(rt_world *w, int first, int last);
 void rt__rows_warm_start(rt_world *w);
+/* The part of a correction (beta c / dt, or a push out of a contact or a
+ * limit) a velocity row keeps under split correction: at most max_bias. */
+double rt__rows_velocity_bias(const rt_world *w, double bias);
+/* The position pass starts from zero impulses and pseudo-velocities. */
+void rt__rows_position_start(rt_world *w);
 
 /* contact.c: the rows of the current contacts (after the fixed rows),
  * warm-started from the last step's matching contacts; and saving the
@@ -204,8 +220,10 @@ void rt__factor_from_poses(rt_world *w);
 int rt__factor_thread_pays(const rt_program *p, const rt__assembly *a);
 
 /* block.c */
-/* The block GS step on the equality rows with the factored H~ in w->work. */
-void rt__block_step(rt_world *w);
+/* The block GS step on the equality rows of r (w->rows, or the position
+ * pass's w->prows) and the velocities vel, with the factored H~ in
+ * w->work. */
+void rt__block_step(rt_world *w, rt__rows *r, double *vel);
 /* x = H~^-1 x on the equality rows (w->dim values), passing through the
  * program's precision. */
 void rt__block_solve(rt_world *w, double *x);

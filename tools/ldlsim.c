@@ -52,6 +52,9 @@ static void usage(FILE *out) {
         "  --beta B          position drift correction\n"
         "  --epsilon E       regularization of H\n"
         "  --stabilize on|off  post-stabilization of the joints (default: the mechanism's)\n"
+        "  --correction C    split (default: position correction in a pass of its own) or\n"
+        "                    baumgarte (a velocity bias in the one solve)\n"
+        "  --max-bias V      split: the largest correction the velocity solve makes (m/s)\n"
         "\n"
         "check:\n"
         "  --check           assemble H~ at the initial pose, factor and solve it with the\n"
@@ -67,8 +70,8 @@ typedef struct options {
   int check;
   ldlsim_check_options chk;
   /* simulation; < 0 (or NULL) = the mechanism's setting */
-  int solver, iterations, steps, block, threads, shatter, stabilize;
-  double dt, beta, epsilon;
+  int solver, iterations, steps, block, threads, shatter, stabilize, correction;
+  double dt, beta, epsilon, max_bias;
   const char *csv, *drive;
   int json;
 } options;
@@ -110,16 +113,17 @@ static int parse_args(int argc, char **argv, options *o) {
   o->chk.seed = 1;
   o->chk.precision = RT_DOUBLE;
   o->solver = RT_SOLVER_LDLPGS;
-  o->iterations = o->steps = o->shatter = o->stabilize = -1;
+  o->iterations = o->steps = o->shatter = o->stabilize = o->correction = -1;
   o->block = RT_BLOCK_LAST;
-  o->dt = o->beta = o->epsilon = -1;
+  o->dt = o->beta = o->epsilon = o->max_bias = -1;
   int sim_opt = 0, check_opt = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *val = i + 1 < argc ? argv[i + 1] : NULL;
     static const char *const with_value[] = {"--seed",  "--export", "--precision", "--solver", "--iterations",
                                              "--steps", "--dt",     "--csv",       "--block",  "--shatter",
-                                             "--beta",  "--epsilon", "--drive", "--stabilize", NULL};
+                                             "--beta",  "--epsilon", "--drive", "--stabilize", "--correction",
+                                             "--max-bias", NULL};
     int takes = 0;
     for (int k = 0; with_value[k]; k++) takes |= strcmp(a, with_value[k]) == 0;
     if (takes && !val) {
@@ -196,6 +200,17 @@ static int parse_args(int argc, char **argv, options *o) {
       else
         return bad_value(a, "on or off", val);
       sim_opt = 1;
+    } else if (strcmp(a, "--max-bias") == 0) {
+      rc = parse_double(a, val, 0.0, 0, &o->max_bias);
+      sim_opt = 1;
+    } else if (strcmp(a, "--correction") == 0) {
+      if (strcmp(val, "split") == 0)
+        o->correction = RT_CORRECT_SPLIT;
+      else if (strcmp(val, "baumgarte") == 0)
+        o->correction = RT_CORRECT_BAUMGARTE;
+      else
+        return bad_value(a, "split or baumgarte", val);
+      sim_opt = 1;
     } else if (strcmp(a, "--csv") == 0) {
       o->csv = val;
       sim_opt = 1;
@@ -255,6 +270,10 @@ static void print_json(const mech *m, const rt_settings *s, const program *p, co
   json_bool(&w, s->threaded);
   json_key(&w, "stabilize");
   json_bool(&w, s->stabilize);
+  json_key(&w, "correction");
+  json_string(&w, s->correction == RT_CORRECT_SPLIT ? "split" : "baumgarte");
+  json_key(&w, "max_bias");
+  json_double(&w, s->max_bias);
   json_key(&w, "dim");
   json_int(&w, p->s.dim);
   json_key(&w, "steps");
@@ -281,6 +300,8 @@ static void print_json(const mech *m, const rt_settings *s, const program *p, co
   json_double(&w, r->energy_final);
   json_key(&w, "max_energy_drift");
   json_double(&w, r->max_energy_drift);
+  json_key(&w, "max_energy_gain");
+  json_double(&w, r->max_energy_gain);
   json_key(&w, "probe");
   json_string(&w, m->bodies[simrun_default_probe(m)].name);
   json_key(&w, "probe_z_start");
@@ -340,6 +361,8 @@ static gen_status simulate(const options *o, arena *a, diag_list *d) {
   if (o->beta >= 0) s.beta = o->beta;
   if (o->epsilon >= 0) s.epsilon = o->epsilon;
   if (o->stabilize >= 0) s.stabilize = o->stabilize;
+  if (o->correction >= 0) s.correction = (rt_correction)o->correction;
+  if (o->max_bias >= 0) s.max_bias = o->max_bias;
   char err[256];
   rt_status rs;
   rt_world *w = rt_world_create(&desc, &rp, &s, &rs, err, sizeof err);

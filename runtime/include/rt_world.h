@@ -103,6 +103,25 @@ typedef enum rt_block_at {
   RT_BLOCK_BEFORE_LAST = 1 /* N-2 sweeps, the block step, one last sweep */
 } rt_block_at;
 
+/* How positional drift (joints apart, contacts penetrating, limits
+ * overrun) is corrected. */
+typedef enum rt_correction {
+  RT_CORRECT_SPLIT = 0,    /* split impulses: the velocity solve keeps at most
+                              max_bias of the correction beta c / dt (which
+                              gives back the energy that projecting the
+                              velocities loses on curved motion); a second,
+                              position pass solves for pseudo-velocities that
+                              remove the rest (from zero impulses every step;
+                              LDL-PGS: one more block solve with the step's
+                              factor); they move the poses in this step and
+                              are then dropped, so a large drift adds no
+                              velocity and the warm start carries none of it */
+  RT_CORRECT_BAUMGARTE = 1 /* the correction as a velocity bias -(beta/dt) c in
+                              the one solve (the scheme before split impulses:
+                              it stays in the velocities and in the impulses
+                              warm-started next step, which can pump energy) */
+} rt_correction;
+
 /* The largest rt_settings.max_contacts. */
 #define RT_MAX_CONTACTS 1000000
 
@@ -132,6 +151,10 @@ typedef struct rt_settings {
                             their positions after integrating (one Newton step
                             through the step's factorization, velocities
                             untouched: post-stabilization); default 0 */
+  rt_correction correction; /* default RT_CORRECT_SPLIT */
+  double max_bias;       /* RT_CORRECT_SPLIT: the largest correction the
+                            velocity solve makes (m/s, rad/s for angular
+                            rows), >= 0; default 0.05 */
 } rt_settings;
 
 /* dt 1/60, gravity (0, 0, -9.81), 10 iterations, beta 0.2, epsilon 1e-6,
@@ -190,6 +213,8 @@ typedef struct rt_step_info {
                             -2 no factorization (PGS) */
   int rows;              /* constraint rows solved (equality + motors) */
   int sweeps;            /* PGS sweeps run */
+  double warm_start;     /* the scale s in [0, 1] of last step's impulses the
+                            solve started from (rows.c) */
 } rt_step_info;
 const rt_step_info *rt_world_step_info(const rt_world *w);
 
