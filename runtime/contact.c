@@ -26,7 +26,7 @@ rt_status rt_world_set_contacts(rt_world *w, const rt_contact *c, int n) {
 int rt_world_contact_count(const rt_world *w) { return w->ncontact; }
 
 double rt_world_contact_impulse(const rt_world *w, int i) {
-  if (i < 0 || i >= w->ncontact) return 0.0;
+  if (i < 0 || i >= w->ncontact) return NAN;
   return w->rows.lambda[w->nfixed_rows + 3 * i];
 }
 
@@ -182,7 +182,7 @@ static void rim(sink *s, const rt_pose *pose, double r, double z, unsigned featu
 
 int rt_world_ground_contacts(const rt_world *w, double height, double friction, double margin, rt_contact *out,
                              int cap) {
-  sink s = {out, cap, 0, height, margin, 0.0, 0};
+  sink s = {out, out != NULL && cap > 0 ? cap : 0, 0, height, margin, 0.0, 0}; /* no room: count only */
   for (int i = 0; i < w->nbody; i++) {
     const rt_body_desc *b = &w->body[i];
     if (b->fixed || b->shape == RT_SHAPE_NONE) continue;

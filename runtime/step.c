@@ -27,10 +27,13 @@
  *   9. stabilization stabilize.c (optional) the joints meet again at the new
  *                                poses
  *
+ * A step is atomic: rt_world_step_begin saves what the step will change
+ * that outlives it (snapshot.c), and a step that ends with a state that is
+ * not finite puts it all back (RT_ERR_DIVERGED).
+ *
  * rt_world_step runs them all; rt_world_step_begin (1-3), rt_world_factor
  * (4), rt_world_iterate (5) and rt_world_step_end (6-9) let a job system
  * run 4 beside 5, with the same bits. */
-#include <string.h>
 
 #include "world.h"
 
@@ -50,11 +53,8 @@ static int sweeps_before(const rt_world *w) {
  * velocities only, the drives the rods' lengths), so it builds H~ while the
  * rows are built. */
 static rt_status step_begin(rt_world *w, int kick) {
-  if (!rt__settings_valid(&w->set) || !rt__bodies_finite(w)) {
-    rt__bodies_clear_forces(w); /* forces are for one step: refused ones are dropped with it */
-    return RT_ERR_NONFINITE;
-  }
-  memcpy(w->backup, w->body, sizeof *w->body * (size_t)w->nbody);
+  if (!rt__settings_valid(&w->set) || !rt__bodies_finite(w)) return RT_ERR_NONFINITE; /* nothing changed */
+  rt__snapshot_save(w);
   w->info.factor_status = -2;
   w->info.sweeps = 0;
   rt__bodies_apply_forces(w);
@@ -141,9 +141,10 @@ rt_status rt_world_step_end(rt_world *w) {
   if (w->set.stabilize && use_block(w) && w->info.factor_status == -1) rt__stabilize(w);
   rt__bodies_clear_forces(w);
   if (!rt__bodies_finite(w)) {
-    memcpy(w->body, w->backup, sizeof *w->body * (size_t)w->nbody);
+    rt__snapshot_restore(w); /* the world as it was before the step, bit for bit */
     return RT_ERR_DIVERGED;
   }
+  w->info.steps++;
   return RT_OK;
 }
 

@@ -2,7 +2,7 @@
  * header, and the internal interfaces of the runtime's modules: world.c
  * (creation, state, measures), step.c (the step, in order) and the stages
  * it calls: bodies.c, rows.c, contact.c, pgs.c, assemble.c, factor.c,
- * block.c, stabilize.c, worker.c, settings.c. */
+ * block.c, stabilize.c, worker.c, settings.c, snapshot.c, validate.c. */
 #ifndef LDLPGS_RUNTIME_WORLD_H
 #define LDLPGS_RUNTIME_WORLD_H
 
@@ -72,6 +72,20 @@ typedef struct rt__worker {
   rt_pose *pose;
 } rt__worker;
 
+/* What a step changes that outlives it, as it was before the step
+ * (snapshot.c). */
+typedef struct rt__snapshot {
+  rt_body_desc *body;      /* nbody */
+  double *force, *torque;  /* 3 per body */
+  int nrow, nlambda;       /* rows.n; impulses kept */
+  double *lambda;          /* rows' impulses */
+  int nprev;
+  rt_contact *prev;        /* last step's contacts, with */
+  double *prev_lambda;     /* their impulses (3 each) */
+  double *length;          /* every joint's length */
+  rt_step_info info;
+} rt__snapshot;
+
 struct rt_world {
   const rt_program *prog;
   rt_settings set;
@@ -79,7 +93,7 @@ struct rt_world {
   /* mechanism */
   int nbody, njoint;
   rt_body_desc *body;      /* live state */
-  rt_body_desc *backup;    /* state before the current step */
+  rt__snapshot snap;       /* the state before the current step */
   double *force, *torque;  /* accumulated for the next step (3 per body) */
   rt_joint_desc *joint;
   int *joint_row;          /* motors, limits, ropes: their row; others -1 */
@@ -246,6 +260,22 @@ void rt__worker_kick(rt_world *w);
 void rt__worker_wait(rt_world *w);
 /* Whether the thread has finished the factorization it took. */
 int rt__worker_done(rt_world *w);
+
+/* snapshot.c: the state a step changes, saved before it and put back if it
+ * fails. alloc: 0, or -1 if out of memory (free frees what there is). */
+int rt__snapshot_alloc(rt_world *w, int nrow, int ncap);
+void rt__snapshot_free(rt_world *w);
+void rt__snapshot_save(rt_world *w);
+void rt__snapshot_restore(rt_world *w);
+
+/* validate.c: the runtime's input checks (1: valid). A joint's checks
+ * beyond its type, indices, motor and limit fields (world.c) return NULL,
+ * or what is wrong. */
+int rt__validate_pose(const rt_pose *p);
+int rt__validate_body(const rt_body_desc *b);
+const char *rt__validate_joint(const rt_joint_desc *j, const rt_body_desc *bodies);
+/* A driven rod's bounds: 0 <= lower <= length <= upper, length > 0. */
+int rt__validate_drive_bounds(double length, double lower, double upper);
 
 /* settings.c */
 int rt__settings_valid(const rt_settings *s);
