@@ -20,6 +20,7 @@ void rt_settings_default(rt_settings *s) {
   s->contact_slop = 1e-3;
   s->correction = RT_CORRECT_SPLIT;
   s->max_bias = 0.05;
+  s->refine = 1;
 }
 
 int rt__settings_valid(const rt_settings *s) {
@@ -30,5 +31,5 @@ int rt__settings_valid(const rt_settings *s) {
          s->max_contacts <= RT_MAX_CONTACTS && s->restitution >= 0 && s->restitution <= 1 && isfinite(s->contact_slop) &&
          s->contact_slop >= 0 && (s->stabilize == 0 || s->stabilize == 1) &&
          (s->correction == RT_CORRECT_SPLIT || s->correction == RT_CORRECT_BAUMGARTE) && isfinite(s->max_bias) &&
-         s->max_bias >= 0;
+         s->max_bias >= 0 && s->refine >= 0 && s->refine <= RT_MAX_REFINE;
 }

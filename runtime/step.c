@@ -15,7 +15,8 @@
  *   4. factor        factor.c    assembly of H~ and its factorization
  *   5. sweeps        pgs.c       N-1 PGS sweeps (N-2 with the block step
  *                                before the last sweep; N under pure PGS)
- *   6. block step    block.c     delta = H~^-1 (R - J V) on the equality rows
+ *   6. block step    block.c     delta = H~^-1 (R - J V) on the equality rows,
+ *                                refined (rt_settings.refine)
  *   7. position pass pgs.c,      (split correction) pseudo-velocities from
  *                    block.c     zero that remove beta of the drift: sweeps
  *                                (LDL-PGS: over the rows outside the block,
@@ -114,7 +115,7 @@ static void position_pass(rt_world *w) {
   if (use_block(w) && w->info.factor_status == -1) {
     if (p->n > w->dim)
       for (int k = 0; k < n; k++) rt__pgs_sweep(p, w->dim, p->n, w->pvel);
-    rt__block_step(w, p, w->pvel);
+    rt__block_step(w, p, w->pvel, 0);
   } else {
     for (int k = 0; k < n; k++) rt__pgs_sweep(p, 0, p->n, w->pvel);
   }
@@ -124,7 +125,7 @@ static void position_pass(rt_world *w) {
 rt_status rt_world_step_end(rt_world *w) {
   if (use_block(w)) {
     if (w->info.factor_status == -1) {
-      rt__block_step(w, &w->rows, w->vel);
+      rt__block_step(w, &w->rows, w->vel, w->set.refine);
     } else { /* not positive definite: a sweep instead */
       rt__pgs_sweep(&w->rows, 0, w->rows.n, w->vel);
       w->info.sweeps++;

@@ -236,8 +236,8 @@ int rt__factor_thread_pays(const rt_program *p, const rt__assembly *a);
 /* block.c */
 /* The block GS step on the equality rows of r (w->rows, or the position
  * pass's w->prows) and the velocities vel, with the factored H~ in
- * w->work. */
-void rt__block_step(rt_world *w, rt__rows *r, double *vel);
+ * w->work, and `refine` passes of iterative refinement. */
+void rt__block_step(rt_world *w, rt__rows *r, double *vel, int refine);
 /* x = H~^-1 x on the equality rows (w->dim values), passing through the
  * program's precision. */
 void rt__block_solve(rt_world *w, double *x);

@@ -55,6 +55,7 @@ static void usage(FILE *out) {
         "  --correction C    split (default: position correction in a pass of its own) or\n"
         "                    baumgarte (a velocity bias in the one solve)\n"
         "  --max-bias V      split: the largest correction the velocity solve makes (m/s)\n"
+        "  --refine N        LDL-PGS: passes of iterative refinement of the block step (default 1)\n"
         "\n"
         "check:\n"
         "  --check           assemble H~ at the initial pose, factor and solve it with the\n"
@@ -70,7 +71,7 @@ typedef struct options {
   int check;
   ldlsim_check_options chk;
   /* simulation; < 0 (or NULL) = the mechanism's setting */
-  int solver, iterations, steps, block, threads, shatter, stabilize, correction;
+  int solver, iterations, steps, block, threads, shatter, stabilize, correction, refine;
   double dt, beta, epsilon, max_bias;
   const char *csv, *drive;
   int json;
@@ -113,7 +114,7 @@ static int parse_args(int argc, char **argv, options *o) {
   o->chk.seed = 1;
   o->chk.precision = RT_DOUBLE;
   o->solver = RT_SOLVER_LDLPGS;
-  o->iterations = o->steps = o->shatter = o->stabilize = o->correction = -1;
+  o->iterations = o->steps = o->shatter = o->stabilize = o->correction = o->refine = -1;
   o->block = RT_BLOCK_LAST;
   o->dt = o->beta = o->epsilon = o->max_bias = -1;
   int sim_opt = 0, check_opt = 0;
@@ -123,7 +124,7 @@ static int parse_args(int argc, char **argv, options *o) {
     static const char *const with_value[] = {"--seed",  "--export", "--precision", "--solver", "--iterations",
                                              "--steps", "--dt",     "--csv",       "--block",  "--shatter",
                                              "--beta",  "--epsilon", "--drive", "--stabilize", "--correction",
-                                             "--max-bias", NULL};
+                                             "--max-bias", "--refine", NULL};
     int takes = 0;
     for (int k = 0; with_value[k]; k++) takes |= strcmp(a, with_value[k]) == 0;
     if (takes && !val) {
@@ -200,6 +201,10 @@ static int parse_args(int argc, char **argv, options *o) {
       else
         return bad_value(a, "on or off", val);
       sim_opt = 1;
+    } else if (strcmp(a, "--refine") == 0) {
+      rc = parse_int(a, val, 0, &o->refine);
+      if (!rc && o->refine > RT_MAX_REFINE) rc = bad_value(a, "an integer in [0, 8]", val);
+      sim_opt = 1;
     } else if (strcmp(a, "--max-bias") == 0) {
       rc = parse_double(a, val, 0.0, 0, &o->max_bias);
       sim_opt = 1;
@@ -274,6 +279,8 @@ static void print_json(const mech *m, const rt_settings *s, const program *p, co
   json_string(&w, s->correction == RT_CORRECT_SPLIT ? "split" : "baumgarte");
   json_key(&w, "max_bias");
   json_double(&w, s->max_bias);
+  json_key(&w, "refine");
+  json_int(&w, s->refine);
   json_key(&w, "dim");
   json_int(&w, p->s.dim);
   json_key(&w, "steps");
@@ -363,6 +370,7 @@ static gen_status simulate(const options *o, arena *a, diag_list *d) {
   if (o->stabilize >= 0) s.stabilize = o->stabilize;
   if (o->correction >= 0) s.correction = (rt_correction)o->correction;
   if (o->max_bias >= 0) s.max_bias = o->max_bias;
+  if (o->refine >= 0) s.refine = o->refine;
   char err[256];
   rt_status rs;
   rt_world *w = rt_world_create(&desc, &rp, &s, &rs, err, sizeof err);

@@ -155,12 +155,20 @@ typedef struct rt_settings {
   double max_bias;       /* RT_CORRECT_SPLIT: the largest correction the
                             velocity solve makes (m/s, rad/s for angular
                             rows), >= 0; default 0.05 */
+  int refine;            /* LDL-PGS: passes of iterative refinement after the
+                            block step (one more solve with the step's factor
+                            each), in [0, RT_MAX_REFINE]; default 1. They take
+                            out what the regularization epsilon leaves: its
+                            error grows with the mass ratio the rows see */
 } rt_settings;
+
+/* The largest rt_settings.refine. */
+#define RT_MAX_REFINE 8
 
 /* dt 1/60, gravity (0, 0, -9.81), 10 iterations, beta 0.2, epsilon 1e-6,
  * LDL-PGS with the block step last, single-threaded, 256 contacts,
  * restitution 0, contact slop 1 mm, no post-stabilization, split correction
- * with max_bias 0.05. */
+ * with max_bias 0.05, one pass of refinement. */
 void rt_settings_default(rt_settings *s);
 
 typedef struct rt_world rt_world;
