@@ -83,7 +83,26 @@ void rt__bodies_solver_masses(const rt_world *w, const rt_body_desc *body, doubl
     }
     const double k = (double)p->shard_num[p->sbody_body[s]];
     inv_mass[s] = k / b->mass;
-    rt_inv_inertia_world(b->pose.q, b->inertia, k, ii);
+    if (!w->set.geometric_stiffness) {
+      rt_inv_inertia_world(b->pose.q, b->inertia, k, ii);
+      continue;
+    }
+    /* (R diag(I / k) R^T + G)^-1, by Cramer's rule */
+    const double inv[3] = {1.0 / b->inertia[0], 1.0 / b->inertia[1], 1.0 / b->inertia[2]};
+    double A[9];
+    rt_inv_inertia_world(b->pose.q, inv, 1.0 / k, A);
+    const double *G = w->gstiff + 9 * (size_t)s;
+    for (int i = 0; i < 9; i++) A[i] += G[i];
+    double c0[3], c1[3], c2[3];
+    rt__v3_cross(c0, A + 3, A + 6);
+    rt__v3_cross(c1, A + 6, A);
+    rt__v3_cross(c2, A, A + 3);
+    const double det = rt__v3_dot(A, c0);
+    for (int i = 0; i < 3; i++) {
+      ii[3 * i + 0] = c0[i] / det;
+      ii[3 * i + 1] = c1[i] / det;
+      ii[3 * i + 2] = c2[i] / det;
+    }
   }
 }
 
@@ -148,6 +167,7 @@ void rt__bodies_integrate(rt_world *w) {
       v[j] = b->vel[j] + pv[j];
       v[3 + j] = b->angvel[j] + pv[3 + j];
     }
+    for (int s = first; s < first + nshard; s++) memcpy(w->dvel + 6 * s, v, sizeof v);
     for (int j = 0; j < 3; j++) b->pose.p[j] += dt * v[j];
     const double wq[4] = {0.0, v[3], v[4], v[5]};
     double dq[4];

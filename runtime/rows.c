@@ -83,7 +83,7 @@ static void equality_rows(rt_world *w, int c) {
     w->rows.a[r] = dynamic(w, p->cons_a[c]);
     w->rows.b[r] = dynamic(w, p->cons_b[c]);
     const double ff = j >= 0 ? (1.0 - w->set.beta) * w->drive_rate[j] : 0.0;
-    const double bias = k * w->c[r];
+    const double bias = k * w->c[r] - w->drift[r] / w->set.dt;
     const double vb = split ? rt__rows_velocity_bias(w, bias) : bias;
     w->rows.rhs[r] = ff + vb;
     w->rows.lo[r] = -INFINITY;
@@ -214,23 +214,29 @@ void rt__rows_masses(rt_world *w, int first, int last) {
   }
 }
 
+void rt__rows_expect(rt_world *w) {
+  for (int i = 0; i < w->dim; i++) w->expect[i] = w->c[i] + w->set.dt * rt__pgs_row_velocity(&w->rows, i, w->dvel);
+}
+
 void rt__rows_position_start(rt_world *w) {
   memset(w->prows.lambda, 0, sizeof *w->prows.lambda * (size_t)w->prows.n);
   memset(w->pvel, 0, 6 * sizeof *w->pvel * (size_t)w->nsbody);
 }
 
 /* Last step's impulses, inside this step's bounds, are where the sweeps
- * start -- scaled by the s in [0, 1] that minimizes the solve's objective
- * along them (projected Gauss-Seidel is coordinate descent on the dual
- * f(l) = 1/2 l^T H l - l^T (rhs - J v), H = J W J^T): with Dv = W J^T l,
- * f(s l) = s^2/2 l^T J Dv - s l^T (rhs - J v), least at
- * s = l^T (rhs - J v) / l^T J Dv. The sweeps and the block step never
- * increase f, so the solve ends no worse than a cold start; and since
- * the change of kinetic energy is f + l^T rhs, the rows can add no more
- * kinetic energy than their targets ask for (motors, drives, restitution):
- * impulses that no longer fit the step (stale, or grown along redundant
- * rows) are scaled down instead of pumping energy in. Rows whose last
- * impulses have no effect on the velocities (J^T l = 0) start from 0. */
+ * start -- unless they would start the solve worse off than no warm start
+ * at all. Projected Gauss-Seidel is coordinate descent on the dual
+ * f(l) = 1/2 l^T H l - l^T (rhs - J v), H = J W J^T, and f(0) = 0: with
+ * Dv = W J^T l, f(s l) = s^2/2 l^T J Dv - s l^T (rhs - J v). If f(l) <= 0
+ * the impulses are kept whole; else they are scaled by the s that
+ * minimizes f along them (s = l^T (rhs - J v) / l^T J Dv < 1/2), or
+ * dropped. The sweeps and the block step never increase f, so the solve
+ * ends no worse than a cold start; and since the change of kinetic energy
+ * is f + l^T rhs, the rows can add no more kinetic energy than their
+ * targets ask for (motors, drives, restitution, the capped bias): impulses
+ * that no longer fit the step (stale, or grown along redundant rows) are
+ * scaled down instead of pumping energy in. Rows whose last impulses have
+ * no effect on the velocities (J^T l = 0) start from 0. */
 void rt__rows_warm_start(rt_world *w) {
   rt__rows *r = &w->rows;
   for (int i = 0; i < r->n; i++) {
@@ -250,7 +256,9 @@ void rt__rows_warm_start(rt_world *w) {
     num += l * (r->rhs[i] - rt__pgs_row_velocity(r, i, w->vel));
     den += l * rt__pgs_row_velocity(r, i, dv);
   }
-  const double s = den > 0.0 ? fmin(fmax(num / den, 0.0), 1.0) : 0.0;
+  /* f(l) = den / 2 - num <= 0: as good as a cold start or better, kept
+   * whole; else the minimizer along it (< 1/2), or nothing */
+  const double s = !(den > 0.0) ? 0.0 : den <= 2.0 * num ? 1.0 : fmax(num / den, 0.0);
   w->info.warm_start = s;
   if (s != 1.0)
     for (int i = 0; i < r->n; i++) r->lambda[i] *= s;

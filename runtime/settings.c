@@ -21,6 +21,8 @@ void rt_settings_default(rt_settings *s) {
   s->correction = RT_CORRECT_SPLIT;
   s->max_bias = 0.05;
   s->refine = 1;
+  s->project = 8;
+  s->geometric_stiffness = 1;
 }
 
 int rt__settings_valid(const rt_settings *s) {
@@ -31,5 +33,6 @@ int rt__settings_valid(const rt_settings *s) {
          s->max_contacts <= RT_MAX_CONTACTS && s->restitution >= 0 && s->restitution <= 1 && isfinite(s->contact_slop) &&
          s->contact_slop >= 0 && (s->stabilize == 0 || s->stabilize == 1) &&
          (s->correction == RT_CORRECT_SPLIT || s->correction == RT_CORRECT_BAUMGARTE) && isfinite(s->max_bias) &&
-         s->max_bias >= 0 && s->refine >= 0 && s->refine <= RT_MAX_REFINE;
+         s->max_bias >= 0 && s->refine >= 0 && s->refine <= RT_MAX_REFINE && s->project >= 0 &&
+         s->project <= RT_MAX_REFINE && (s->geometric_stiffness == 0 || s->geometric_stiffness == 1);
 }

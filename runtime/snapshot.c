@@ -4,8 +4,8 @@
  * a smaller dt or load -- starts from where the failed one did: the bodies,
  * the forces and torques waiting for the step, the rows' impulses (the warm
  * start, motor and contact impulses), the last step's contacts with their
- * impulses, the joints' lengths (driven rods change theirs) and the step
- * info. Everything else a step writes it computes afresh each step. The
+ * impulses, the joints' lengths (driven rods change theirs), the drift fed
+ * forward to the next step (stabilize.c) and the step info. Everything else a step writes it computes afresh each step. The
  * buffers are allocated with the world (rt__snapshot_alloc), so a step
  * allocates nothing. */
 #include <stdlib.h>
@@ -23,7 +23,8 @@ int rt__snapshot_alloc(rt_world *w, int nrow, int ncap) {
   s->prev = calloc((size_t)ncap + 1, sizeof *s->prev);
   s->prev_lambda = calloc(3 * (size_t)ncap + 1, sizeof *s->prev_lambda);
   s->length = calloc((size_t)w->njoint + 1, sizeof *s->length);
-  return s->body && s->force && s->torque && s->lambda && s->prev && s->prev_lambda && s->length ? 0 : -1;
+  s->drift = calloc((size_t)w->dim + 1, sizeof *s->drift);
+  return s->body && s->force && s->torque && s->lambda && s->prev && s->prev_lambda && s->length && s->drift ? 0 : -1;
 }
 
 void rt__snapshot_free(rt_world *w) {
@@ -35,6 +36,7 @@ void rt__snapshot_free(rt_world *w) {
   free(s->prev);
   free(s->prev_lambda);
   free(s->length);
+  free(s->drift);
 }
 
 /* The rows whose impulses are kept: all that a step before this one or
@@ -57,6 +59,7 @@ void rt__snapshot_save(rt_world *w) {
   memcpy(s->prev, w->prev, sizeof *w->prev * (size_t)w->nprev);
   memcpy(s->prev_lambda, w->prev_lambda, 3 * sizeof *w->prev_lambda * (size_t)w->nprev);
   for (int j = 0; j < w->njoint; j++) s->length[j] = w->joint[j].length;
+  memcpy(s->drift, w->drift, sizeof *s->drift * (size_t)w->dim);
   s->info = w->info;
 }
 
@@ -72,5 +75,6 @@ void rt__snapshot_restore(rt_world *w) {
   memcpy(w->prev, s->prev, sizeof *w->prev * (size_t)s->nprev);
   memcpy(w->prev_lambda, s->prev_lambda, 3 * sizeof *w->prev_lambda * (size_t)s->nprev);
   for (int j = 0; j < w->njoint; j++) w->joint[j].length = s->length[j];
+  memcpy(w->drift, s->drift, sizeof *s->drift * (size_t)w->dim);
   w->info = s->info;
 }

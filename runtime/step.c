@@ -3,7 +3,8 @@
  * world's state (world.h) and calls nothing back here:
  *
  *   1. forces        bodies.c    gravity, applied forces and torques, the
- *                                gyroscopic term; driven rods' lengths (rows.c)
+ *                                gyroscopic term; driven rods' lengths (rows.c);
+ *                    stiffness.c the joints' geometric stiffness
  *   -- kick          worker.c    (threaded) the factorization thread takes
  *                                the poses and builds and factors H~ itself
  *   2. rows          bodies.c    solver bodies (shards) take their bodies'
@@ -25,8 +26,12 @@
  *                    bodies.c    bodies take their shards' mean velocity,
  *                                then semi-implicit Euler with the velocity
  *                                plus the pseudo-velocity
- *   9. stabilization stabilize.c (optional) the joints meet again at the new
- *                                poses
+ *   9. stabilization stabilize.c the drift the integration left (fed forward
+ *                                to the next step's velocity rows), then the
+ *                                joints meet again at the new poses: passes
+ *                                of projection with the step's factor
+ *                                (rt_settings.project) and, optionally,
+ *                                post-stabilization with a new one
  *
  * A step is atomic: rt_world_step_begin saves what the step will change
  * that outlives it (snapshot.c), and a step that ends with a state that is
@@ -60,6 +65,7 @@ static rt_status step_begin(rt_world *w, int kick) {
   w->info.sweeps = 0;
   rt__bodies_apply_forces(w);
   rt__rows_drive(w);
+  if (w->set.geometric_stiffness) rt__stiffness_compute(w);
   if (kick) rt__worker_kick(w);
   rt__bodies_split(w);
   rt__rows_build(w);
@@ -139,7 +145,14 @@ rt_status rt_world_step_end(rt_world *w) {
   rt__contact_save(w);
   rt__bodies_merge(w);
   rt__bodies_integrate(w);
-  if (w->set.stabilize && use_block(w) && w->info.factor_status == -1) rt__stabilize(w);
+  rt__rows_expect(w);
+  w->info.projections = 0;
+  const int post = (w->set.project > 0 || w->set.stabilize) && use_block(w) && w->info.factor_status == -1;
+  rt__stabilize_drift(w, post);
+  if (post) {
+    if (w->set.project > 0) rt__stabilize_project(w, w->set.project);
+    if (w->set.stabilize) rt__stabilize(w);
+  }
   rt__bodies_clear_forces(w);
   if (!rt__bodies_finite(w)) {
     rt__snapshot_restore(w); /* the world as it was before the step, bit for bit */

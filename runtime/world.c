@@ -233,6 +233,9 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
   pr->normal = alloc((size_t)nrow, sizeof(int), &nomem);
   w->pvel = alloc(6 * (size_t)w->nsbody, sizeof(double), &nomem);
   w->dvel = alloc(6 * (size_t)w->nsbody, sizeof(double), &nomem);
+  w->gstiff = alloc(9 * (size_t)w->nsbody, sizeof(double), &nomem);
+  w->drift = alloc((size_t)w->dim, sizeof(double), &nomem);
+  w->expect = alloc((size_t)w->dim, sizeof(double), &nomem);
   w->contact = alloc((size_t)ncap, sizeof *w->contact, &nomem);
   w->prev = alloc((size_t)ncap, sizeof *w->prev, &nomem);
   w->prev_lambda = alloc(3 * (size_t)ncap, sizeof(double), &nomem);
@@ -311,7 +314,7 @@ void rt_world_destroy(rt_world *w) {
                   w->assembly.zero_off, w->assembly.zero_len, w->worker.J, w->worker.WJ, w->worker.c,
                   w->worker.inv_mass, w->worker.inv_inertia, w->worker.body, w->worker.pose,
                   w->prows.rhs, w->prows.inv_diag, w->prows.lambda, w->prows.lo, w->prows.hi,
-                  w->prows.normal, w->pvel, w->dvel};
+                  w->prows.normal, w->pvel, w->dvel, w->gstiff, w->drift, w->expect};
   for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
   free(w);
 }

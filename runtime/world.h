@@ -83,6 +83,7 @@ typedef struct rt__snapshot {
   rt_contact *prev;        /* last step's contacts, with */
   double *prev_lambda;     /* their impulses (3 each) */
   double *length;          /* every joint's length */
+  double *drift;           /* the equality rows' drift (dim) */
   rt_step_info info;
 } rt__snapshot;
 
@@ -115,7 +116,16 @@ struct rt_world {
   rt__rows prows;
   double *pvel;            /* 6 per solver body: the pass's pseudo-velocities,
                               which move the poses in this step only */
-  double *dvel;            /* 6 per solver body: the warm start's velocity change */
+  double *dvel;            /* 6 per solver body: the warm start's velocity
+                              change; after integration, what the poses
+                              moved with */
+  double *drift;           /* dim: the equality rows' error the last step's
+                              integration left before its projection (the
+                              curvature of the motion; stabilize.c) */
+  double *expect;          /* dim: the equality rows' error expected after this
+                              step's integration, to first order (rows.c) */
+  double *gstiff;          /* 9 per solver body: geometric stiffness dt^2 K added
+                              to its world inertia this step (stiffness.c) */
   int dim;                 /* equality rows */
   double *c;               /* constraint values of the equality rows */
   int nfixed_rows;         /* equality and motor rows; contact rows follow */
@@ -159,7 +169,8 @@ void rt__bodies_split(rt_world *w);
 /* Every body takes the mean velocity of its shards. */
 void rt__bodies_merge(rt_world *w);
 /* Semi-implicit Euler on the poses, with the velocities plus the mean of
- * the shards' pseudo-velocities of the position pass (w->pvel). */
+ * the shards' pseudo-velocities of the position pass (w->pvel); what each
+ * solver body moved with goes to w->dvel. */
 void rt__bodies_integrate(rt_world *w);
 
 /* Mechanism joint of solver constraint c; -1 for a shard weld. */
@@ -190,6 +201,10 @@ void rt__rows_warm_start(rt_world *w);
 /* The part of a correction (beta c / dt, or a push out of a contact or a
  * limit) a velocity row keeps under split correction: at most max_bias. */
 double rt__rows_velocity_bias(const rt_world *w, double bias);
+/* The equality rows' error expected after integration, to first order:
+ * c + dt J u with u the velocities the poses moved with (w->dvel, which
+ * rt__bodies_integrate leaves), into w->expect. */
+void rt__rows_expect(rt_world *w);
 /* The position pass starts from zero impulses and pseudo-velocities. */
 void rt__rows_position_start(rt_world *w);
 
@@ -245,6 +260,15 @@ void rt__block_solve(rt_world *w, double *x);
 /* stabilize.c: after integration, moves the bodies by W J^T H~^-1 (-c) so
  * the equality joints meet at the new poses (post-stabilization). */
 void rt__stabilize(rt_world *w);
+/* After integration, `passes` times: moves the bodies by W J^T H~^-1 (-c)
+ * with c at the new poses and J, W and H~ the step's own (no second
+ * factorization), each pass kept only if it lowers the largest |c|. */
+void rt__stabilize_project(rt_world *w, int passes);
+/* After integration: the equality rows' error at the new poses less what
+ * the step expected (w->expect) into w->drift: the curvature of the
+ * motion, which the next step's velocity rows aim to cancel (rows.c); 0
+ * unless measure (no projection follows: nothing to feed forward). */
+void rt__stabilize_drift(rt_world *w, int measure);
 
 /* worker.c */
 int rt__worker_start(rt_world *w);
@@ -276,6 +300,10 @@ int rt__validate_body(const rt_body_desc *b);
 const char *rt__validate_joint(const rt_joint_desc *j, const rt_body_desc *bodies);
 /* A driven rod's bounds: 0 <= lower <= length <= upper, length > 0. */
 int rt__validate_drive_bounds(double length, double lower, double upper);
+
+/* stiffness.c: the geometric stiffness of the equality joints (from the
+ * last step's impulses, at the current poses) into w->gstiff. */
+void rt__stiffness_compute(rt_world *w);
 
 /* settings.c */
 int rt__settings_valid(const rt_settings *s);

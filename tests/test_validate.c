@@ -262,7 +262,7 @@ static void test_create_checks_counts_and_settings(void **state) {
   assert_null(rt_world_create(&f.desc, &f.s.rp, NULL, &st, NULL, 0));
   assert_int_equal(st, RT_ERR_INPUT);
   /* every setting */
-  for (int k = 0; k < 22; k++) {
+  for (int k = 0; k < 25; k++) {
     rt_settings bad = f.s.set;
     switch (k) {
     case 0: bad.dt = 0; break;
@@ -287,6 +287,9 @@ static void test_create_checks_counts_and_settings(void **state) {
     case 19: bad.max_bias = NAN; break;
     case 20: bad.refine = -1; break;
     case 21: bad.refine = RT_MAX_REFINE + 1; break;
+    case 22: bad.project = -1; break;
+    case 23: bad.project = RT_MAX_REFINE + 1; break;
+    case 24: bad.geometric_stiffness = 2; break;
     }
     char what[64];
     snprintf(what, sizeof what, "bad setting %d", k);

@@ -985,7 +985,11 @@ static void test_singular_mechanism_stays_finite(void **state) {
   assert_int_equal(s.m.ncons, 4);
   assert_int_equal(ref.m.ncons, 2);
   assert_true(s.set.epsilon == 0.0);
-  /* the reference: the same pendulum without the duplicates */
+  /* the reference: the same pendulum without the duplicates. Neither
+   * projects after integrating (rt_settings.project): where the
+   * factorization fails there is nothing to project with, and the runs
+   * would differ by that, not by the duplicates. */
+  ref.set.project = s.set.project = 0;
   rt_world *wr = sim_world(&ref, &ref.set);
   for (int k = 0; k < 300; k++) assert_int_equal(rt_world_step(wr), RT_OK);
   rt_pose pr;

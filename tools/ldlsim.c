@@ -56,6 +56,9 @@ static void usage(FILE *out) {
         "                    baumgarte (a velocity bias in the one solve)\n"
         "  --max-bias V      split: the largest correction the velocity solve makes (m/s)\n"
         "  --refine N        LDL-PGS: passes of iterative refinement of the block step (default 1)\n"
+        "  --project N       LDL-PGS: passes of projection of the joints after integrating, with the\n"
+        "                    step's own factor (default 8)\n"
+        "  --stiffness on|off  geometric stiffness of loaded joints (default on)\n"
         "\n"
         "check:\n"
         "  --check           assemble H~ at the initial pose, factor and solve it with the\n"
@@ -71,7 +74,7 @@ typedef struct options {
   int check;
   ldlsim_check_options chk;
   /* simulation; < 0 (or NULL) = the mechanism's setting */
-  int solver, iterations, steps, block, threads, shatter, stabilize, correction, refine;
+  int solver, iterations, steps, block, threads, shatter, stabilize, correction, refine, project, stiffness;
   double dt, beta, epsilon, max_bias;
   const char *csv, *drive;
   int json;
@@ -114,7 +117,7 @@ static int parse_args(int argc, char **argv, options *o) {
   o->chk.seed = 1;
   o->chk.precision = RT_DOUBLE;
   o->solver = RT_SOLVER_LDLPGS;
-  o->iterations = o->steps = o->shatter = o->stabilize = o->correction = o->refine = -1;
+  o->iterations = o->steps = o->shatter = o->stabilize = o->correction = o->refine = o->project = o->stiffness = -1;
   o->block = RT_BLOCK_LAST;
   o->dt = o->beta = o->epsilon = o->max_bias = -1;
   int sim_opt = 0, check_opt = 0;
@@ -124,7 +127,8 @@ static int parse_args(int argc, char **argv, options *o) {
     static const char *const with_value[] = {"--seed",  "--export", "--precision", "--solver", "--iterations",
                                              "--steps", "--dt",     "--csv",       "--block",  "--shatter",
                                              "--beta",  "--epsilon", "--drive", "--stabilize", "--correction",
-                                             "--max-bias", "--refine", NULL};
+                                             "--max-bias", "--refine", "--project", "--stiffness",
+                                             NULL};
     int takes = 0;
     for (int k = 0; with_value[k]; k++) takes |= strcmp(a, with_value[k]) == 0;
     if (takes && !val) {
@@ -200,6 +204,18 @@ static int parse_args(int argc, char **argv, options *o) {
         o->stabilize = 0;
       else
         return bad_value(a, "on or off", val);
+      sim_opt = 1;
+    } else if (strcmp(a, "--stiffness") == 0) {
+      if (strcmp(val, "on") == 0)
+        o->stiffness = 1;
+      else if (strcmp(val, "off") == 0)
+        o->stiffness = 0;
+      else
+        return bad_value(a, "on or off", val);
+      sim_opt = 1;
+    } else if (strcmp(a, "--project") == 0) {
+      rc = parse_int(a, val, 0, &o->project);
+      if (!rc && o->project > RT_MAX_REFINE) rc = bad_value(a, "an integer in [0, 8]", val);
       sim_opt = 1;
     } else if (strcmp(a, "--refine") == 0) {
       rc = parse_int(a, val, 0, &o->refine);
@@ -281,6 +297,10 @@ static void print_json(const mech *m, const rt_settings *s, const program *p, co
   json_double(&w, s->max_bias);
   json_key(&w, "refine");
   json_int(&w, s->refine);
+  json_key(&w, "project");
+  json_int(&w, s->project);
+  json_key(&w, "geometric_stiffness");
+  json_bool(&w, s->geometric_stiffness);
   json_key(&w, "dim");
   json_int(&w, p->s.dim);
   json_key(&w, "steps");
@@ -371,6 +391,8 @@ static gen_status simulate(const options *o, arena *a, diag_list *d) {
   if (o->correction >= 0) s.correction = (rt_correction)o->correction;
   if (o->max_bias >= 0) s.max_bias = o->max_bias;
   if (o->refine >= 0) s.refine = o->refine;
+  if (o->project >= 0) s.project = o->project;
+  if (o->stiffness >= 0) s.geometric_stiffness = o->stiffness;
   char err[256];
   rt_status rs;
   rt_world *w = rt_world_create(&desc, &rp, &s, &rs, err, sizeof err);

@@ -155,6 +155,24 @@ typedef struct rt_settings {
   double max_bias;       /* RT_CORRECT_SPLIT: the largest correction the
                             velocity solve makes (m/s, rad/s for angular
                             rows), >= 0; default 0.05 */
+  int project;           /* LDL-PGS: passes of projection after integrating,
+                            with the step's own factor: the bodies move by
+                            W J^T H~^-1 (-c), c the equality joints' error at
+                            the new poses, J, W, H~ the step's (a solve and an
+                            evaluation of c per pass, no factorization), a pass
+                            kept only if it lowers the largest |c|, none once
+                            it is below 1e-7; in [0, RT_MAX_REFINE]; default
+                            8; velocities untouched. With it (or stabilize)
+                            the drift the integration left is fed forward:
+                            the next step's velocity rows aim to cancel it
+                            (within max_bias), which keeps the energy that
+                            projecting positions alone would take from
+                            curved motion */
+  int geometric_stiffness; /* 1 (default): a solver body's inertia includes
+                            the geometric stiffness of its joints under load
+                            (the last step's impulses; stiffness.c), so a
+                            light link between heavily loaded joints does not
+                            swing out of line; 0: off */
   int refine;            /* LDL-PGS: passes of iterative refinement after the
                             block step (one more solve with the step's factor
                             each), in [0, RT_MAX_REFINE]; default 1. They take
@@ -168,7 +186,8 @@ typedef struct rt_settings {
 /* dt 1/60, gravity (0, 0, -9.81), 10 iterations, beta 0.2, epsilon 1e-6,
  * LDL-PGS with the block step last, single-threaded, 256 contacts,
  * restitution 0, contact slop 1 mm, no post-stabilization, split correction
- * with max_bias 0.05, one pass of refinement. */
+ * with max_bias 0.05, one pass of refinement, 8 passes of projection at
+ * most, geometric stiffness. */
 void rt_settings_default(rt_settings *s);
 
 typedef struct rt_world rt_world;
@@ -256,6 +275,7 @@ typedef struct rt_step_info {
   double warm_start;     /* the scale s in [0, 1] of last step's impulses the
                             solve started from (rows.c) */
   long long steps;       /* steps taken since creation (failed ones are not) */
+  int projections;       /* projection passes the last step kept */
 } rt_step_info;
 const rt_step_info *rt_world_step_info(const rt_world *w);
 
