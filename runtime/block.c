@@ -1,6 +1,8 @@
 /* block.c -- LDL-PGS's block Gauss-Seidel step on the equality rows with
  * the factored H~ (docs/DESIGN.md section 3), and solves with that factor.
  * It calls the program and pgs.c (impulses onto velocities). */
+#include <math.h>
+
 #include "world.h"
 
 /* In double in place, in float on its rounding. */
@@ -15,6 +17,11 @@ void rt__block_solve(rt_world *w, double *v) {
   }
 }
 
+/* A residual no larger than this (m/s, rad/s) is not solved for: it would
+ * move a joint by less than 1e-14 m in a step. (The position pass's block
+ * step with no drift to correct costs nothing.) */
+#define RT__BLOCK_TOLERANCE 1e-12
+
 /* delta = H~^-1 (R - J V) on the equality rows; lambda += delta;
  * V += W J^T delta; then `refine` times again from the new residual with
  * the same factor (iterative refinement: the residual is taken with
@@ -27,7 +34,12 @@ void rt__block_step(rt_world *w, rt__rows *r, double *vel, int refine) {
   const int n = w->dim;
   double *res = w->r;
   for (int pass = 0; pass <= refine; pass++) {
-    for (int i = 0; i < n; i++) res[i] = r->rhs[i] - rt__pgs_row_velocity(r, i, vel);
+    double most = 0.0;
+    for (int i = 0; i < n; i++) {
+      res[i] = r->rhs[i] - rt__pgs_row_velocity(r, i, vel);
+      most = fmax(most, fabs(res[i]));
+    }
+    if (!(most > RT__BLOCK_TOLERANCE)) break; /* nothing left to solve for (a NaN goes on) */
     rt__block_solve(w, res);
     for (int i = 0; i < n; i++) r->lambda[i] += res[i];
     rt__pgs_apply(r, 0, n, res, vel);

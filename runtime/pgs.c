@@ -2,6 +2,7 @@
  * over constraint rows with velocity changes (docs/DESIGN.md section 3),
  * and applying impulses to velocities. It works on rows and velocities
  * alone and calls no other module. */
+#include <math.h>
 #include <stddef.h>
 
 #include "world.h"
@@ -28,7 +29,8 @@ double rt__pgs_row_velocity(const rt__rows *r, int i, const double *vel) {
   return row_dot(r->J + 12 * (size_t)i, body_vel((double *)vel, r->a[i]), body_vel((double *)vel, r->b[i]));
 }
 
-void rt__pgs_sweep(rt__rows *r, int first, int last, double *vel) {
+double rt__pgs_sweep(rt__rows *r, int first, int last, double *vel) {
+  double change = 0.0;
   for (int i = first; i < last; i++) {
     if (r->inv_diag[i] == 0.0) continue;
     double *va = body_vel(vel, r->a[i]), *vb = body_vel(vel, r->b[i]);
@@ -43,7 +45,9 @@ void rt__pgs_sweep(rt__rows *r, int first, int last, double *vel) {
     if (l > r->hi[i]) l = r->hi[i];
     r->lambda[i] = l;
     row_axpy(r->WJ + 12 * (size_t)i, l - old, va, vb);
+    change = fmax(change, fabs(l - old) / r->inv_diag[i]);
   }
+  return change;
 }
 
 void rt__pgs_apply(const rt__rows *r, int first, int last, const double *dl, double *vel) {

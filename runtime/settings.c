@@ -23,6 +23,7 @@ void rt_settings_default(rt_settings *s) {
   s->refine = 1;
   s->project = 8;
   s->geometric_stiffness = 1;
+  s->contact_passes = 24;
 }
 
 int rt__settings_valid(const rt_settings *s) {
@@ -34,5 +35,6 @@ int rt__settings_valid(const rt_settings *s) {
          s->contact_slop >= 0 && (s->stabilize == 0 || s->stabilize == 1) &&
          (s->correction == RT_CORRECT_SPLIT || s->correction == RT_CORRECT_BAUMGARTE) && isfinite(s->max_bias) &&
          s->max_bias >= 0 && s->refine >= 0 && s->refine <= RT_MAX_REFINE && s->project >= 0 &&
-         s->project <= RT_MAX_REFINE && (s->geometric_stiffness == 0 || s->geometric_stiffness == 1);
+         s->project <= RT_MAX_REFINE && (s->geometric_stiffness == 0 || s->geometric_stiffness == 1) &&
+         s->contact_passes >= 0 && s->contact_passes <= RT_MAX_CONTACT_PASSES;
 }

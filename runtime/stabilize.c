@@ -53,13 +53,14 @@ static void undo_move(rt_world *w) {
   for (int i = 0; i < w->nbody; i++) w->body[i].pose = w->pose_before[i];
 }
 
-void rt__stabilize_drift(rt_world *w, int measure) {
+double rt__stabilize_drift(rt_world *w, int measure) {
   if (!measure) {
     memset(w->drift, 0, sizeof *w->drift * (size_t)w->dim);
-    return;
+    return 0.0;
   }
-  max_error(w, NULL);
+  const double e = max_error(w, NULL);
   for (int i = 0; i < w->dim; i++) w->drift[i] = w->c[i] - w->expect[i];
+  return e;
 }
 
 /* The projection stops once no equality row is off by more than this (m,
@@ -67,9 +68,8 @@ void rt__stabilize_drift(rt_world *w, int measure) {
  * drift or the solve leave in a step. */
 #define RT__PROJECT_TOLERANCE 1e-7
 
-void rt__stabilize_project(rt_world *w, int passes) {
+void rt__stabilize_project(rt_world *w, int passes, double before) {
   rt__rows *r = &w->rows;
-  double before = max_error(w, NULL);
   for (int pass = 0; pass < passes && before > RT__PROJECT_TOLERANCE; pass++) {
     for (int i = 0; i < w->dim; i++) w->r[i] = -w->c[i];
     rt__block_solve(w, w->r);

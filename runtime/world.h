@@ -217,8 +217,9 @@ void rt__contact_save(rt_world *w);
 /* pgs.c */
 /* J v of row i: the relative velocity it constrains. */
 double rt__pgs_row_velocity(const rt__rows *rows, int i, const double *vel);
-/* One PGS sweep over rows [first, last). */
-void rt__pgs_sweep(rt__rows *rows, int first, int last, double *vel);
+/* One PGS sweep over rows [first, last); returns the largest change of an
+ * impulse. */
+double rt__pgs_sweep(rt__rows *rows, int first, int last, double *vel);
 /* One sweep over all rows that prefetches [data, data + bytes) as it goes
  * (a plain sweep if data is NULL). */
 void rt__pgs_sweep_prefetch(rt__rows *rows, double *vel, const void *data, size_t bytes);
@@ -263,12 +264,14 @@ void rt__stabilize(rt_world *w);
 /* After integration, `passes` times: moves the bodies by W J^T H~^-1 (-c)
  * with c at the new poses and J, W and H~ the step's own (no second
  * factorization), each pass kept only if it lowers the largest |c|. */
-void rt__stabilize_project(rt_world *w, int passes);
+void rt__stabilize_project(rt_world *w, int passes, double before);
 /* After integration: the equality rows' error at the new poses less what
  * the step expected (w->expect) into w->drift: the curvature of the
  * motion, which the next step's velocity rows aim to cancel (rows.c); 0
- * unless measure (no projection follows: nothing to feed forward). */
-void rt__stabilize_drift(rt_world *w, int measure);
+ * unless measure (no projection follows: nothing to feed forward). The
+ * error is left in w->c; returns its largest |c| (the `before` of
+ * rt__stabilize_project, which starts from that w->c). */
+double rt__stabilize_drift(rt_world *w, int measure);
 
 /* worker.c */
 int rt__worker_start(rt_world *w);

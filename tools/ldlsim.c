@@ -59,6 +59,8 @@ static void usage(FILE *out) {
         "  --project N       LDL-PGS: passes of projection of the joints after integrating, with the\n"
         "                    step's own factor (default 8)\n"
         "  --stiffness on|off  geometric stiffness of loaded joints (default on)\n"
+        "  --contact-passes N  LDL-PGS: most passes of contacts and block step after the block step\n"
+        "                    (default 24)\n"
         "\n"
         "check:\n"
         "  --check           assemble H~ at the initial pose, factor and solve it with the\n"
@@ -74,7 +76,7 @@ typedef struct options {
   int check;
   ldlsim_check_options chk;
   /* simulation; < 0 (or NULL) = the mechanism's setting */
-  int solver, iterations, steps, block, threads, shatter, stabilize, correction, refine, project, stiffness;
+  int solver, iterations, steps, block, threads, shatter, stabilize, correction, refine, project, stiffness, contact_passes;
   double dt, beta, epsilon, max_bias;
   const char *csv, *drive;
   int json;
@@ -117,7 +119,7 @@ static int parse_args(int argc, char **argv, options *o) {
   o->chk.seed = 1;
   o->chk.precision = RT_DOUBLE;
   o->solver = RT_SOLVER_LDLPGS;
-  o->iterations = o->steps = o->shatter = o->stabilize = o->correction = o->refine = o->project = o->stiffness = -1;
+  o->iterations = o->steps = o->shatter = o->stabilize = o->correction = o->refine = o->project = o->stiffness = o->contact_passes = -1;
   o->block = RT_BLOCK_LAST;
   o->dt = o->beta = o->epsilon = o->max_bias = -1;
   int sim_opt = 0, check_opt = 0;
@@ -128,7 +130,7 @@ static int parse_args(int argc, char **argv, options *o) {
                                              "--steps", "--dt",     "--csv",       "--block",  "--shatter",
                                              "--beta",  "--epsilon", "--drive", "--stabilize", "--correction",
                                              "--max-bias", "--refine", "--project", "--stiffness",
-                                             NULL};
+                                             "--contact-passes", NULL};
     int takes = 0;
     for (int k = 0; with_value[k]; k++) takes |= strcmp(a, with_value[k]) == 0;
     if (takes && !val) {
@@ -204,6 +206,10 @@ static int parse_args(int argc, char **argv, options *o) {
         o->stabilize = 0;
       else
         return bad_value(a, "on or off", val);
+      sim_opt = 1;
+    } else if (strcmp(a, "--contact-passes") == 0) {
+      rc = parse_int(a, val, 0, &o->contact_passes);
+      if (!rc && o->contact_passes > RT_MAX_CONTACT_PASSES) rc = bad_value(a, "an integer in [0, 64]", val);
       sim_opt = 1;
     } else if (strcmp(a, "--stiffness") == 0) {
       if (strcmp(val, "on") == 0)
@@ -301,6 +307,8 @@ static void print_json(const mech *m, const rt_settings *s, const program *p, co
   json_int(&w, s->project);
   json_key(&w, "geometric_stiffness");
   json_bool(&w, s->geometric_stiffness);
+  json_key(&w, "contact_passes");
+  json_int(&w, s->contact_passes);
   json_key(&w, "dim");
   json_int(&w, p->s.dim);
   json_key(&w, "steps");
@@ -393,6 +401,7 @@ static gen_status simulate(const options *o, arena *a, diag_list *d) {
   if (o->refine >= 0) s.refine = o->refine;
   if (o->project >= 0) s.project = o->project;
   if (o->stiffness >= 0) s.geometric_stiffness = o->stiffness;
+  if (o->contact_passes >= 0) s.contact_passes = o->contact_passes;
   char err[256];
   rt_status rs;
   rt_world *w = rt_world_create(&desc, &rp, &s, &rs, err, sizeof err);

@@ -168,6 +168,15 @@ typedef struct rt_settings {
                             (within max_bias), which keeps the energy that
                             projecting positions alone would take from
                             curved motion */
+  int contact_passes;    /* LDL-PGS with rows outside the block (contacts,
+                            limits, motors): after the block step, at most
+                            this many passes of a sweep over those rows and
+                            the block step again, while a sweep still changes
+                            a row's velocity by more than 1 mm/s (a light
+                            wheel under a heavy load is otherwise pushed out
+                            by its contact and pulled back by the block step
+                            every step, and never comes to rest); in
+                            [0, RT_MAX_CONTACT_PASSES]; default 24 */
   int geometric_stiffness; /* 1 (default): a solver body's inertia includes
                             the geometric stiffness of its joints under load
                             (the last step's impulses; stiffness.c), so a
@@ -180,14 +189,16 @@ typedef struct rt_settings {
                             error grows with the mass ratio the rows see */
 } rt_settings;
 
-/* The largest rt_settings.refine. */
+/* The largest rt_settings.refine and project. */
 #define RT_MAX_REFINE 8
+/* The largest rt_settings.contact_passes. */
+#define RT_MAX_CONTACT_PASSES 64
 
 /* dt 1/60, gravity (0, 0, -9.81), 10 iterations, beta 0.2, epsilon 1e-6,
  * LDL-PGS with the block step last, single-threaded, 256 contacts,
  * restitution 0, contact slop 1 mm, no post-stabilization, split correction
- * with max_bias 0.05, one pass of refinement, 8 passes of projection at
- * most, geometric stiffness. */
+ * with max_bias 0.05, one pass of refinement, 8 passes of projection and 24
+ * contact passes at most, geometric stiffness. */
 void rt_settings_default(rt_settings *s);
 
 typedef struct rt_world rt_world;
@@ -276,6 +287,7 @@ typedef struct rt_step_info {
                             solve started from (rows.c) */
   long long steps;       /* steps taken since creation (failed ones are not) */
   int projections;       /* projection passes the last step kept */
+  int contact_passes;    /* contact passes the last step ran */
 } rt_step_info;
 const rt_step_info *rt_world_step_info(const rt_world *w);
 
