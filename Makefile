@@ -43,14 +43,14 @@ MECHS     := $(sort $(wildcard mechanisms/*.lua))
 TEMPLATES := $(sort $(wildcard templates/*.lua templates/*.tpl))
 GEN_OBJ   += $(BUILD)/obj/templates_embed.o
 
-.PHONY: all build-all deps test check check-bitwise check-layers tests-run demo clean valgrind valgrind-run stats bench-factor generate generate-all check-generated check-view FORCE \
+.PHONY: all build-all deps test check check-bitwise check-layers tests-run demo clean valgrind valgrind-run stats bench-factor generate generate-all check-generated check-view soak soak-short FORCE \
         install install-files uninstall test-install test-install-run
 .DEFAULT_GOAL := all
 
 all: deps
 	@$(MAKE) --no-print-directory build-all
 
-build-all: $(BUILD)/ldlgen $(BUILD)/ldlsim $(TESTS)
+build-all: $(BUILD)/ldlgen $(BUILD)/ldlsim $(BUILD)/soak $(TESTS)
 
 #---- dependencies (Debian packages, the viewer's npm packages) -----------------
 # Installs only what is missing; `apt-get update` once, first. Node and npm
@@ -157,6 +157,8 @@ $(BUILD)/viewer/viewer_page.c: $(VIEWER_SRC) $(VIEWER_DIR)/package-lock.json
 $(BUILD)/obj/viewer/viewer_page.o: $(BUILD)/viewer/viewer_page.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Iruntime/include -Igen -Isim -c $< -o $@
+$(BUILD)/soak: $(BUILD)/obj/tools/soak.o $(BUILD)/libsim.a $(BUILD)/libgen.a $(BUILD)/librt.a
+	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) -lm -o $@
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(BUILD)/libsim.a $(BUILD)/libgen.a $(BUILD)/librt.a | $(BUILD)/ldlgen
 	@mkdir -p $(dir $@)
@@ -369,7 +371,7 @@ check-bitwise: $(patsubst %,$(BITWISE_DIR)/run_%,$(BITWISE_BUILDS))
 	echo "the sweep is bitwise the reference under $(BITWISE_BUILDS)"
 
 #---- tests ---------------------------------------------------------------------
-# make test: the cmocka suite, the layering check, the generated/ check,
+# make test: the cmocka suite, the layering check, the short soak, the generated/ check,
 # the installed package (test-install), then the suite built with ASan +
 # UBSan; builds run on every core (JOBS).
 # The suite under valgrind's memcheck is `make valgrind` (CI runs it after
@@ -379,6 +381,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 test: deps
 	@$(MAKE) --no-print-directory -j$(JOBS) build-all
 	@$(MAKE) --no-print-directory tests-run check-layers
+	@$(MAKE) --no-print-directory soak-short
 	@$(MAKE) --no-print-directory check-view
 	@$(MAKE) --no-print-directory check-generated
 	@$(MAKE) --no-print-directory test-install-run
@@ -392,7 +395,7 @@ check: deps
 
 tests-run: build-all
 	@set -e; for t in $(TESTS); do echo "== $$t"; \
-	  ASAN_OPTIONS=detect_leaks=1 $$t; done
+	  $(if $(filter 1,$(SAN)),LDLPGS_TEST_SHORT=1) ASAN_OPTIONS=detect_leaks=1 $$t; done
 	@echo "all test programs passed ($(words $(TESTS)) programs, $(BUILD))"
 
 # The runtime uses neither gen/, sim/ nor Lua, and its files call each
@@ -424,8 +427,19 @@ valgrind: deps
 
 valgrind-run: build-all
 	@set -e; for t in $(TESTS); do echo "== valgrind $$t"; \
-	  valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite $$t; done
+	  LDLPGS_TEST_SHORT=1 valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite $$t; done
 	@echo "all test programs passed under valgrind ($(words $(TESTS)) programs)"
+
+#---- holding at rest ------------------------------------------------------------
+# Every sample stands at rest for an hour: 216,000 steps at 60 Hz, float and
+# double programs; fails if one gains 0.1 % of its energy, topples or
+# explodes (tools/soak.c says how it is measured). Several minutes.
+soak: all
+	@$(BUILD)/soak $(MECHS)
+
+# The same for 30 s of each (a few seconds): part of `make test`.
+soak-short: build-all
+	@$(BUILD)/soak --steps 1800 $(MECHS)
 
 #---- samples -------------------------------------------------------------------
 # Statistics table of every sample mechanism.

@@ -20,7 +20,7 @@
 #if defined(__x86_64__) || defined(__aarch64__)
 _Static_assert(sizeof(rt_body_desc) == 176, "a new field of rt_body_desc: write it in push_bodies");
 _Static_assert(sizeof(rt_joint_desc) == 256, "a new field of rt_joint_desc: write it in push_joints");
-_Static_assert(sizeof(rt_settings) == 120, "a new field of rt_settings: write it in push_settings");
+_Static_assert(sizeof(rt_settings) == 144, "a new field of rt_settings: write it in push_settings");
 #endif
 
 /*---- numbers ---------------------------------------------------------------------*/
@@ -271,6 +271,14 @@ static void push_settings(lua_State *L, const rt_settings *s) {
   field_num(L, ".contact_slop", s->contact_slop);
   snprintf(b, sizeof b, "%d", s->stabilize);
   field(L, ".stabilize", b);
+  field(L, ".correction", s->correction == RT_CORRECT_BAUMGARTE ? "RT_CORRECT_BAUMGARTE" : "RT_CORRECT_SPLIT");
+  field_num(L, ".max_bias", s->max_bias);
+  snprintf(b, sizeof b, "%d", s->project);
+  field(L, ".project", b);
+  snprintf(b, sizeof b, "%d", s->contact_passes);
+  field(L, ".contact_passes", b);
+  snprintf(b, sizeof b, "%d", s->geometric_stiffness);
+  field(L, ".geometric_stiffness", b);
   snprintf(b, sizeof b, "%d", s->refine);
   field(L, ".refine", b);
   field(L, ".block_solver", s->block_solver == RT_BLOCK_PCR ? "RT_BLOCK_PCR" : "RT_BLOCK_LDL");

@@ -1,9 +1,9 @@
 /* block.c -- LDL-PGS's block Gauss-Seidel step on the equality rows with
- * the factored H~ (docs/DESIGN.md section 3), and solves of its system:
- * with the program's factor, refined in double when rt_settings.refine
- * asks (refine.c), or by PCR without a factor (pcr.c; section 8). It calls
- * the program, hmul.c, refine.c, pcr.c and pgs.c (impulses onto
- * velocities). */
+ * the factored H~ (docs/DESIGN.md section 3), refined by passes that take
+ * the residual in double through the rows, and solves of its system: with
+ * the program's factor, or by PCR without a factor (pcr.c, hmul.c;
+ * section 8). It calls the program, hmul.c, pcr.c and pgs.c (impulses
+ * onto velocities). */
 #include <math.h>
 #include <string.h>
 
@@ -22,72 +22,90 @@ static void factor_solve(rt_world *w, double *v) {
   }
 }
 
-/* H~ of the equality rows as they stand (w->rows.J, the solver bodies'
- * masses), never assembled. Its regularization epsilon diag(J W J^T) comes
- * from the rows' inverse diagonals, 1 / ((1 + epsilon) J W J^T), which are
- * also PCR's Jacobi preconditioner (1 / H~_ii): one division a row, where
- * computing the diagonal again from J and the masses costs a third of a
- * refinement step. */
-static rt__hop block_hop(rt_world *w) {
-  const double eps = w->set.epsilon, *inv = w->rows.inv_diag;
+/* H~ of the equality rows r (their J, the solver bodies' masses), never
+ * assembled. Its regularization epsilon diag(J W J^T) comes from the rows'
+ * inverse diagonals, 1 / ((1 + epsilon) J W J^T), which are also PCR's
+ * Jacobi preconditioner (1 / H~_ii): one division a row, where computing
+ * the diagonal again from J and the masses costs a third of a product. */
+static rt__hop block_hop(rt_world *w, const rt__rows *r) {
+  const double eps = w->set.epsilon, *inv = r->inv_diag;
   for (int i = 0; i < w->dim; i++) w->bdreg[i] = inv[i] > 0 ? eps / ((1.0 + eps) * inv[i]) : 0.0;
-  return (rt__hop){.p = w->prog, .J = w->rows.J, .inv_mass = w->inv_mass, .inv_inertia = w->inv_inertia,
+  return (rt__hop){.p = w->prog, .J = r->J, .inv_mass = w->inv_mass, .inv_inertia = w->inv_inertia,
                    .dreg = w->bdreg, .u = w->bu};
 }
 
-/* x = H~^-1 b by refinement or PCR (x: PCR's first guess); records what
- * it did in info if record. */
-static void solve(rt_world *w, const double *b, double *x, int record) {
-  const rt__hop h = block_hop(w);
+static int use_pcr(const rt_world *w) { return w->set.block_solver == RT_BLOCK_PCR; }
+
+/* x = H~^-1 b by PCR from the first guess x; records what it did in info
+ * if record. */
+static void pcr_solve(rt_world *w, const rt__rows *r, const double *b, double *x, int record) {
+  const rt__hop h = block_hop(w, r);
   const int n = w->dim;
-  if (w->set.block_solver == RT_BLOCK_PCR) {
-    rt__pcr_buf buf = {w->bbuf, w->bbuf + n, w->bbuf + 2 * n, w->bbuf + 3 * n, w->bbuf + 4 * n, w->bbuf + 5 * n};
-    const int cap = w->set.pcr_max_iterations > 0 ? w->set.pcr_max_iterations : n;
-    double res = NAN;
-    const int it = rt__pcr_solve(&h, w->rows.inv_diag, b, x, w->set.pcr_tolerance, cap, &buf, record ? &res : NULL);
-    if (record) {
-      w->info.pcr_iterations = it;
-      w->info.block_residual = res;
-    }
-  } else {
-    rt__refine_buf buf = {w->bbuf, w->bbuf + n, w->bbuf + 2 * n, w->bbuf + 3 * n};
-    const int kept = rt__refine_solve(&h, w->work, b, x, w->set.refine, 0, &buf, NULL, NULL);
-    if (record) w->info.refine_steps = kept;
+  rt__pcr_buf buf = {w->bbuf, w->bbuf + n, w->bbuf + 2 * n, w->bbuf + 3 * n, w->bbuf + 4 * n, w->bbuf + 5 * n};
+  const int cap = w->set.pcr_max_iterations > 0 ? w->set.pcr_max_iterations : n;
+  double res = NAN;
+  const int it = rt__pcr_solve(&h, r->inv_diag, b, x, w->set.pcr_tolerance, cap, &buf, record ? &res : NULL);
+  if (record) {
+    w->info.pcr_iterations = it;
+    w->info.block_residual = res;
   }
 }
 
-static int plain(const rt_world *w) { return w->set.block_solver == RT_BLOCK_LDL && w->set.refine == 0; }
-
 void rt__block_solve(rt_world *w, double *v) {
-  if (plain(w)) {
+  if (!use_pcr(w)) {
     factor_solve(w, v);
     return;
   }
   memset(w->bs, 0, sizeof *w->bs * (size_t)w->dim);
-  solve(w, v, w->bs, 0);
+  pcr_solve(w, &w->rows, v, w->bs, 0);
   memcpy(v, w->bs, sizeof *v * (size_t)w->dim);
 }
 
+/* A residual no larger than this (m/s, rad/s) is not solved for: it would
+ * move a joint by less than 1e-14 m in a step. (The position pass's block
+ * step with no drift to correct costs nothing.) */
+#define RT__BLOCK_TOLERANCE 1e-12
+
 /* delta = H~^-1 (R - J V) on the equality rows; lambda += delta;
- * V += W J^T delta. PCR's first guess is the last step's delta (w->bx),
- * which pcr.c scales to its best multiple: on the samples that saves up to
- * a fifth of the iterations (chain, multi_wheel, buggy) and nothing on the
- * redundant ones. (The last step's impulses themselves are a worse guess
- * than none: after the sweeps their residual is 10-400 times ||R - J V||
- * on the scissor lift.) */
-void rt__block_step(rt_world *w) {
-  rt__rows *r = &w->rows;
-  const int n = w->dim;
-  double *res = w->r, *delta = res;
-  for (int i = 0; i < n; i++) res[i] = r->rhs[i] - rt__pgs_row_velocity(r, i, w->vel);
-  if (plain(w)) {
-    factor_solve(w, res);
-  } else {
-    delta = w->bs;
-    for (int i = 0; i < n; i++) delta[i] = w->bx[i];
-    solve(w, res, delta, 1);
+ * V += W J^T delta; then `refine` times again from the new residual with
+ * the same factor (iterative refinement: the residual is taken with
+ * H = J W J^T through the rows, so each pass removes most of the error that
+ * the regularization epsilon diag(H) -- and a float program's rounding --
+ * left, on every row that is not redundant: the error of the solve goes
+ * from about epsilon kappa to (epsilon kappa)^2, where kappa grows with the
+ * mass ratio the rows see).
+ *
+ * With PCR, the step's own rows' first guess is the last step's delta
+ * (w->bx), which pcr.c scales to its best multiple: on the samples that
+ * saves up to a fifth of the iterations (chain, multi_wheel, buggy) and
+ * nothing on the redundant ones. (The last step's impulses themselves are a
+ * worse guess than none: after the sweeps their residual is 10-400 times
+ * ||R - J V|| on the scissor lift.) */
+void rt__block_step(rt_world *w, rt__rows *r, double *vel, int refine) {
+  const int n = w->dim, main_rows = r == &w->rows;
+  double *res = w->r;
+  int pass = 0;
+  for (; pass <= refine; pass++) {
+    double most = 0.0;
+    for (int i = 0; i < n; i++) {
+      res[i] = r->rhs[i] - rt__pgs_row_velocity(r, i, vel);
+      most = fmax(most, fabs(res[i]));
+    }
+    if (!(most > RT__BLOCK_TOLERANCE)) break; /* nothing left to solve for (a NaN goes on) */
+    double *delta = res;
+    if (use_pcr(w)) {
+      delta = w->bs;
+      if (main_rows && pass == 0)
+        memcpy(delta, w->bx, sizeof *delta * (size_t)n);
+      else
+        memset(delta, 0, sizeof *delta * (size_t)n);
+      pcr_solve(w, r, res, delta, main_rows && pass == 0);
+      if (main_rows && pass == 0) memcpy(w->bx, delta, sizeof *w->bx * (size_t)n);
+    } else {
+      factor_solve(w, res);
+    }
+    for (int i = 0; i < n; i++) r->lambda[i] += delta[i];
+    rt__pgs_apply(r, 0, n, delta, vel);
   }
-  for (int i = 0; i < n; i++) r->lambda[i] += delta[i];
-  if (!plain(w)) memcpy(w->bx, delta, sizeof *w->bx * (size_t)n);
-  rt__pgs_apply(r, 0, n, delta, w->vel);
+  if (main_rows) w->info.refine_steps = pass > 0 ? pass - 1 : 0;
 }

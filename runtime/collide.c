@@ -151,7 +151,7 @@ static void cylinder_box(pair_sink *s, const rt_body_desc *cyl, const rt_body_de
 }
 
 int rt_world_body_contacts(const rt_world *w, double margin, rt_contact *out, int cap) {
-  pair_sink s = {out, cap, 0, 0, 0, 0.0};
+  pair_sink s = {out, out != NULL && cap > 0 ? cap : 0, 0, 0, 0, 0.0}; /* no room: count only */
   for (int i = 0; i < w->nbody; i++)
     for (int j = i + 1; j < w->nbody; j++) {
       const rt_body_desc *bi = &w->body[i], *bj = &w->body[j];

@@ -26,7 +26,7 @@ rt_status rt_world_set_contacts(rt_world *w, const rt_contact *c, int n) {
 int rt_world_contact_count(const rt_world *w) { return w->ncontact; }
 
 double rt_world_contact_impulse(const rt_world *w, int i) {
-  if (i < 0 || i >= w->ncontact) return 0.0;
+  if (i < 0 || i >= w->ncontact) return NAN;
   return w->rows.lambda[w->nfixed_rows + 3 * i];
 }
 
@@ -89,21 +89,31 @@ void rt__contact_rows(rt_world *w) {
      * beyond the slop (beta of it per step); a gap may close within the
      * step; restitution bounces back a fraction of an approach faster than
      * 1 m/s */
-    double target = c->depth > w->set.contact_slop ? w->set.beta * (c->depth - w->set.contact_slop) / dt
-                    : c->depth < 0.0            ? c->depth / dt
-                                                : 0.0;
+    const double push = c->depth > w->set.contact_slop ? w->set.beta * (c->depth - w->set.contact_slop) / dt : 0.0;
+    const double gap = c->depth < 0.0 ? c->depth / dt : 0.0;
+    /* split correction: the velocity row pushes out at most max_bias, the
+     * position pass the rest, and the pass closes no gap */
+    const int split = w->set.correction == RT_CORRECT_SPLIT;
+    const double vpush = split ? rt__rows_velocity_bias(w, push) : push;
+    double target = gap + vpush;
     const double vn = rt__pgs_row_velocity(r, row, w->vel);
     if (w->set.restitution > 0 && vn < -1.0) target = fmax(target, -w->set.restitution * vn);
     r->rhs[row] = target;
     r->lo[row] = 0.0;
     r->hi[row] = INFINITY;
+    rt__rows *pr = &w->prows;
+    for (int k = 0; k < 3; k++) pr->rhs[row + k] = pr->lo[row + k] = pr->hi[row + k] = 0.0; /* friction: no part */
+    if (split) {
+      pr->rhs[row] = push - vpush;
+      pr->hi[row] = INFINITY;
+    }
     for (int p = 0; p < w->nprev; p++)
       if (same_contact(c, &w->prev[p])) {
         for (int k = 0; k < 3; k++) r->lambda[row + k] = w->prev_lambda[3 * p + k];
         break;
       }
   }
-  r->n = w->nfixed_rows + 3 * w->ncontact;
+  r->n = w->prows.n = w->nfixed_rows + 3 * w->ncontact;
 }
 
 void rt__contact_save(rt_world *w) {
@@ -172,7 +182,7 @@ static void rim(sink *s, const rt_pose *pose, double r, double z, unsigned featu
 
 int rt_world_ground_contacts(const rt_world *w, double height, double friction, double margin, rt_contact *out,
                              int cap) {
-  sink s = {out, cap, 0, height, margin, 0.0, 0};
+  sink s = {out, out != NULL && cap > 0 ? cap : 0, 0, height, margin, 0.0, 0}; /* no room: count only */
   for (int i = 0; i < w->nbody; i++) {
     const rt_body_desc *b = &w->body[i];
     if (b->fixed || b->shape == RT_SHAPE_NONE) continue;

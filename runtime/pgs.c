@@ -2,6 +2,7 @@
  * over constraint rows with velocity changes (docs/DESIGN.md section 3),
  * and applying impulses to velocities. It works on rows and velocities
  * alone and calls no other module. */
+#include <math.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -127,9 +128,11 @@ double rt__pgs_row_velocity(const rt__rows *r, int i, const double *vel) {
 /* Row i on the velocities in memory va, vb (NULL: the world), as row_dot
  * and row_axpy do it; friction rows take their bounds from their normal
  * row's current impulse. */
-static void sweep_row(rt__rows *r, int i, double *va, double *vb) {
+/* Returns the change of the row's velocity the row made, |delta lambda| /
+ * inv_diag (0 for an inert row). */
+static double sweep_row(rt__rows *r, int i, double *va, double *vb) {
   const double id = r->inv_diag[i];
-  if (id == 0.0) return;
+  if (id == 0.0) return 0.0;
   const double jv = row_dot(r->J + 12 * (size_t)i, va, vb);
   const double old = r->lambda[i];
   double l = old + (r->rhs[i] - jv) * id;
@@ -141,6 +144,7 @@ static void sweep_row(rt__rows *r, int i, double *va, double *vb) {
   if (l > r->hi[i]) l = r->hi[i];
   r->lambda[i] = l;
   row_axpy(r->WJ + 12 * (size_t)i, l - old, va, vb);
+  return fabs(l - old) / id;
 }
 
 /* A run: rows [s, e) on the same two sides and their velocities; fast: both
@@ -307,4 +311,13 @@ void rt__pgs_sweep_prefetch(rt__rows *r, double *vel, const void *data, size_t b
     (void)f; /* a hint only: compilers without it (tcc) sweep the same rows */
 #endif
   }
+}
+
+/* The plain loop of rt__pgs_sweep (the same bits: test_pgs), watching
+ * how much each row changes its velocity. */
+double rt__pgs_sweep_change(rt__rows *r, int first, int last, double *vel) {
+  double change = 0.0;
+  for (int i = first; i < last; i++)
+    change = fmax(change, sweep_row(r, i, body_vel(vel, r->a[i]), body_vel(vel, r->b[i])));
+  return change;
 }

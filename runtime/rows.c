@@ -55,19 +55,41 @@ void rt__rows_cons_eval(const rt_world *w, const rt_body_desc *body, int c, doub
   rt_joint_eval(jd, rt__pose_in(body, jd->body_a), rt__pose_in(body, jd->body_b), cval, J);
 }
 
-/* The rows of solver constraint c at the poses of its bodies. */
+double rt__rows_velocity_bias(const rt_world *w, double bias) {
+  return fmin(fmax(bias, -w->set.max_bias), w->set.max_bias);
+}
+
+/* Row r in the position pass: its target and bounds (lo = hi = 0: it
+ * takes no part). */
+static void position_target(rt_world *w, int r, double target, double lo, double hi) {
+  w->prows.rhs[r] = target;
+  w->prows.lo[r] = lo;
+  w->prows.hi[r] = hi;
+}
+
+/* The rows of solver constraint c at the poses of its bodies. Under split
+ * correction the velocity row targets the drive's rate and at most
+ * max_bias of the correction -beta c / dt, the position pass the rest;
+ * otherwise the row's target is both. (A driven rod's feed-forward stays
+ * (1 - beta) of its rate in both: the rod's c sees the change of length as
+ * -rate dt and the correction returns beta of it.) */
 static void equality_rows(rt_world *w, int c) {
   const rt_program *p = w->prog;
   const int row = p->cons_row[c], d = p->cons_degree[c];
   const int j = rt__cons_joint(w, c);
   rt__rows_cons_eval(w, w->body, c, w->c + row, w->rows.J + 12 * (size_t)row);
   const double k = -w->set.beta / w->set.dt;
+  const int split = w->set.correction == RT_CORRECT_SPLIT;
   for (int r = row; r < row + d; r++) {
     w->rows.a[r] = dynamic(w, p->cons_a[c]);
     w->rows.b[r] = dynamic(w, p->cons_b[c]);
-    w->rows.rhs[r] = k * w->c[r] + (j >= 0 ? (1.0 - w->set.beta) * w->drive_rate[j] : 0.0);
+    const double ff = j >= 0 ? (1.0 - w->set.beta) * w->drive_rate[j] : 0.0;
+    const double bias = k * w->c[r] - w->drift[r] / w->set.dt;
+    const double vb = split ? rt__rows_velocity_bias(w, bias) : bias;
+    w->rows.rhs[r] = ff + vb;
     w->rows.lo[r] = -INFINITY;
     w->rows.hi[r] = INFINITY;
+    position_target(w, r, split ? bias - vb : 0.0, split ? -INFINITY : 0.0, split ? INFINITY : 0.0);
   }
 }
 
@@ -87,6 +109,7 @@ static void motor_row(rt_world *w, int row, const rt_joint_row *m) {
   w->rows.rhs[row] = m->speed;
   w->rows.hi[row] = m->max_force * w->set.dt;
   w->rows.lo[row] = -w->rows.hi[row];
+  position_target(w, row, 0.0, 0.0, 0.0);
 }
 
 /* A coordinate q kept within [lower, upper] by one row on its rate. Only
@@ -111,12 +134,23 @@ static void limit_row(rt_world *w, int row, double q, double lower, double upper
     r->lo[row] = r->hi[row] = 0.0;
     r->rhs[row] = 0.0;
     r->lambda[row] = 0.0;
+    position_target(w, row, 0.0, 0.0, 0.0);
     return;
   }
   const double target = gap >= 0 ? -gap / dt : fmax(-gap - slop, 0.0) / dt;
-  r->rhs[row] = sign * target;
   r->lo[row] = at_lower ? 0.0 : -INFINITY;
   r->hi[row] = at_lower ? INFINITY : 0.0;
+  if (w->set.correction == RT_CORRECT_SPLIT && gap < 0) { /* past the bound: max_bias of the excess in the velocity */
+    const double vb = rt__rows_velocity_bias(w, target);
+    r->rhs[row] = sign * vb;
+    position_target(w, row, sign * (target - vb), r->lo[row], r->hi[row]);
+  } else if (w->set.correction == RT_CORRECT_SPLIT) { /* a gap: the position pass may not close it */
+    r->rhs[row] = sign * target;
+    position_target(w, row, 0.0, r->lo[row], r->hi[row]);
+  } else {
+    r->rhs[row] = sign * target;
+    position_target(w, row, 0.0, 0.0, 0.0);
+  }
 }
 
 /* The row of inequality joint j, as its type defines it on the joint it
@@ -167,11 +201,33 @@ void rt__rows_masses(rt_world *w, int first, int last) {
     const double diag =
         rt__rows_wj(r->J + 12 * (size_t)i, r->a[i], r->b[i], w->inv_mass, w->inv_inertia, r->WJ + 12 * (size_t)i);
     r->inv_diag[i] = diag > 0.0 ? 1.0 / (reg * diag) : 0.0;
+    w->prows.inv_diag[i] = w->prows.lo[i] == 0.0 && w->prows.hi[i] == 0.0 ? 0.0 : r->inv_diag[i];
   }
 }
 
-/* Last step's impulses, inside this step's bounds, applied to the
- * velocities. */
+void rt__rows_expect(rt_world *w) {
+  for (int i = 0; i < w->dim; i++) w->expect[i] = w->c[i] + w->set.dt * rt__pgs_row_velocity(&w->rows, i, w->dvel);
+}
+
+void rt__rows_position_start(rt_world *w) {
+  memset(w->prows.lambda, 0, sizeof *w->prows.lambda * (size_t)w->prows.n);
+  memset(w->pvel, 0, 6 * sizeof *w->pvel * (size_t)w->nsbody);
+}
+
+/* Last step's impulses, inside this step's bounds, are where the sweeps
+ * start -- unless they would start the solve worse off than no warm start
+ * at all. Projected Gauss-Seidel is coordinate descent on the dual
+ * f(l) = 1/2 l^T H l - l^T (rhs - J v), H = J W J^T, and f(0) = 0: with
+ * Dv = W J^T l, f(s l) = s^2/2 l^T J Dv - s l^T (rhs - J v). If f(l) <= 0
+ * the impulses are kept whole; else they are scaled by the s that
+ * minimizes f along them (s = l^T (rhs - J v) / l^T J Dv < 1/2), or
+ * dropped. The sweeps and the block step never increase f, so the solve
+ * ends no worse than a cold start; and since the change of kinetic energy
+ * is f + l^T rhs, the rows can add no more kinetic energy than their
+ * targets ask for (motors, drives, restitution, the capped bias): impulses
+ * that no longer fit the step (stale, or grown along redundant rows) are
+ * scaled down instead of pumping energy in. Rows whose last impulses have
+ * no effect on the velocities (J^T l = 0) start from 0. */
 void rt__rows_warm_start(rt_world *w) {
   rt__rows *r = &w->rows;
   for (int i = 0; i < r->n; i++) {
@@ -181,5 +237,22 @@ void rt__rows_warm_start(rt_world *w) {
     }
     r->lambda[i] = fmin(fmax(r->lambda[i], r->lo[i]), r->hi[i]);
   }
-  rt__pgs_apply(r, 0, r->n, r->lambda, w->vel);
+  double *dv = w->dvel;
+  memset(dv, 0, 6 * sizeof *dv * (size_t)w->nsbody);
+  rt__pgs_apply(r, 0, r->n, r->lambda, dv);
+  double num = 0.0, den = 0.0;
+  for (int i = 0; i < r->n; i++) {
+    const double l = r->lambda[i];
+    if (l == 0.0) continue;
+    num += l * (r->rhs[i] - rt__pgs_row_velocity(r, i, w->vel));
+    den += l * rt__pgs_row_velocity(r, i, dv);
+  }
+  /* f(l) = den / 2 - num <= 0: as good as a cold start or better, kept
+   * whole; else the minimizer along it (< 1/2), or nothing */
+  const double s = !(den > 0.0) ? 0.0 : den <= 2.0 * num ? 1.0 : fmax(num / den, 0.0);
+  w->info.warm_start = s;
+  if (s != 1.0)
+    for (int i = 0; i < r->n; i++) r->lambda[i] *= s;
+  if (s != 0.0)
+    for (int k = 0; k < 6 * w->nsbody; k++) w->vel[k] += s * dv[k];
 }

@@ -28,21 +28,10 @@ static double max_error(rt_world *w, double *J) {
   return e;
 }
 
-void rt__stabilize(rt_world *w) {
+/* Moves every body by the mean of its shards' moves in w->shift (v, w
+ * over one unit of time), keeping the poses before in w->pose_before. */
+static void move_bodies(rt_world *w) {
   const rt_program *p = w->prog;
-  rt__rows *r = &w->rows;
-  const double before = max_error(w, r->J);
-  for (int i = 0; i < w->dim; i++) w->r[i] = -w->c[i];
-  rt__bodies_solver_masses(w, w->body, w->inv_mass, w->inv_inertia);
-  rt__rows_masses(w, 0, w->dim);
-  if (w->set.block_solver == RT_BLOCK_LDL) { /* PCR needs no factor */
-    rt__assemble_rows(p, &w->assembly, r->J, r->WJ, w->set.epsilon, w->work);
-    if (rt_program_factor(p, w->work, w->temp) != -1) return;
-  }
-  rt__block_solve(w, w->r);
-  memset(w->shift, 0, 6 * sizeof *w->shift * (size_t)w->nsbody);
-  rt__pgs_apply(r, 0, w->dim, w->r, w->shift);
-  /* each body moves by the mean of its shards' moves */
   for (int i = 0; i < w->nbody; i++) {
     rt_body_desc *b = &w->body[i];
     w->pose_before[i] = b->pose;
@@ -58,6 +47,59 @@ void rt__stabilize(rt_world *w) {
     for (int j = 0; j < 4; j++) b->pose.q[j] += 0.5 * dq[j];
     rt__q_normalize(b->pose.q);
   }
-  if (!(max_error(w, NULL) <= before))
-    for (int i = 0; i < w->nbody; i++) w->body[i].pose = w->pose_before[i];
+}
+
+static void undo_move(rt_world *w) {
+  for (int i = 0; i < w->nbody; i++) w->body[i].pose = w->pose_before[i];
+}
+
+double rt__stabilize_drift(rt_world *w, int measure) {
+  if (!measure) {
+    memset(w->drift, 0, sizeof *w->drift * (size_t)w->dim);
+    return 0.0;
+  }
+  const double e = max_error(w, NULL);
+  for (int i = 0; i < w->dim; i++) w->drift[i] = w->c[i] - w->expect[i];
+  return e;
+}
+
+/* The projection stops once no equality row is off by more than this (m,
+ * or rad for angular rows): what is left is far below what the joints'
+ * drift or the solve leave in a step. */
+#define RT__PROJECT_TOLERANCE 1e-7
+
+void rt__stabilize_project(rt_world *w, int passes, double before) {
+  rt__rows *r = &w->rows;
+  for (int pass = 0; pass < passes && before > RT__PROJECT_TOLERANCE; pass++) {
+    for (int i = 0; i < w->dim; i++) w->r[i] = -w->c[i];
+    rt__block_solve(w, w->r);
+    memset(w->shift, 0, 6 * sizeof *w->shift * (size_t)w->nsbody);
+    rt__pgs_apply(r, 0, w->dim, w->r, w->shift);
+    move_bodies(w);
+    const double after = max_error(w, NULL);
+    if (!(after < before)) {
+      undo_move(w);
+      break;
+    }
+    before = after;
+    w->info.projections++;
+  }
+}
+
+void rt__stabilize(rt_world *w) {
+  const rt_program *p = w->prog;
+  rt__rows *r = &w->rows;
+  const double before = max_error(w, r->J);
+  for (int i = 0; i < w->dim; i++) w->r[i] = -w->c[i];
+  rt__bodies_solver_masses(w, w->body, w->inv_mass, w->inv_inertia);
+  rt__rows_masses(w, 0, w->dim);
+  if (w->set.block_solver == RT_BLOCK_LDL) { /* PCR needs no factor */
+    rt__assemble_rows(p, &w->assembly, r->J, r->WJ, w->set.epsilon, w->work);
+    if (rt_program_factor(p, w->work, w->temp) != -1) return;
+  }
+  rt__block_solve(w, w->r);
+  memset(w->shift, 0, 6 * sizeof *w->shift * (size_t)w->nsbody);
+  rt__pgs_apply(r, 0, w->dim, w->r, w->shift);
+  move_bodies(w); /* each body moves by the mean of its shards' moves */
+  if (!(max_error(w, NULL) <= before)) undo_move(w);
 }

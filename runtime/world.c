@@ -37,28 +37,25 @@ static void say(char *err, size_t errlen, const char *fmt, ...) {
 /* Motors, limits and ropes: rows of PGS only. */
 static int is_inequality(rt_joint_type t) { return rt_joint_degree(t) == 0; }
 
-/* Checks the description; returns 0 or -1 with a message. */
+/* Checks the description; returns 0, or -1 with a message (-2: the body
+ * count is not the program's). */
 static int check_desc(const rt_world_desc *d, const rt_program *p, char *err, size_t errlen) {
   if (d->nbody != p->nbody) {
     say(err, errlen, "the mechanism has %d bodies, program '%s' was generated for %d", d->nbody, p->name, p->nbody);
-    return -1;
+    return -2;
   }
   if (d->njoint < 0 || (d->njoint > 0 && d->joints == NULL) || (d->nbody > 0 && d->bodies == NULL)) {
     say(err, errlen, "invalid description: missing bodies or joints");
     return -1;
   }
-  for (int i = 0; i < d->nbody; i++) {
-    const rt_body_desc *b = &d->bodies[i];
-    int ok = rt__v3_finite(b->pose.p) && isfinite(b->pose.q[0]) && rt__v3_finite(b->pose.q + 1) && rt__v3_finite(b->vel) &&
-             rt__v3_finite(b->angvel);
-    if (!b->fixed)
-      ok = ok && isfinite(b->mass) && b->mass > 0 && rt__v3_finite(b->inertia) && b->inertia[0] > 0 &&
-           b->inertia[1] > 0 && b->inertia[2] > 0;
-    if (!ok) {
-      say(err, errlen, "body %d: non-finite state, or mass/inertia not > 0", i);
+  for (int i = 0; i < d->nbody; i++)
+    if (!rt__validate_body(&d->bodies[i])) {
+      say(err, errlen,
+          "body %d: a non-finite state, a rotation that is not a unit quaternion, mass or inertia not > 0, or a bad "
+          "shape or friction",
+          i);
       return -1;
     }
-  }
   for (int j = 0; j < d->njoint; j++) {
     const rt_joint_desc *jd = &d->joints[j];
     if ((unsigned)jd->type >= RT_JOINT_NTYPES || jd->body_a < RT_WORLD || jd->body_a >= d->nbody ||
@@ -77,6 +74,11 @@ static int check_desc(const rt_world_desc *d, const rt_program *p, char *err, si
     rt_joint_problem why;
     if (def->check && def->check(jd, &why) != 0) {
       say(err, errlen, "joint %d: %s", j, why.msg);
+      return -1;
+    }
+    const char *bad = rt__validate_joint(jd, d->bodies);
+    if (bad != NULL) {
+      say(err, errlen, "joint %d: %s", j, bad);
       return -1;
     }
   }
@@ -161,7 +163,9 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
     say(err, errlen, "invalid settings (dt > 0, iterations >= 1, beta in [0, 1], epsilon >= 0, all finite)");
     goto fail;
   }
-  if (check_desc(desc, prog, err, errlen) != 0) goto fail;
+  const int bad = check_desc(desc, prog, err, errlen);
+  if (bad == -2) st = RT_ERR_HASH;
+  if (bad != 0) goto fail;
   const uint64_t h = view ? 0 : desc_hash(desc); /* a view is the description's own */
   if (!view && h != prog->structure_hash) {
     st = RT_ERR_HASH;
@@ -192,7 +196,6 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
   w->nfixed_rows = prog->dim + nmotor;
   const size_t scalar = prog->precision == RT_FLOAT ? sizeof(float) : sizeof(double);
   w->body = alloc((size_t)w->nbody, sizeof *w->body, &nomem);
-  w->backup = alloc((size_t)w->nbody, sizeof *w->backup, &nomem);
   w->force = alloc(3 * (size_t)w->nbody, sizeof(double), &nomem);
   w->torque = alloc(3 * (size_t)w->nbody, sizeof(double), &nomem);
   w->joint = alloc((size_t)w->njoint, sizeof *w->joint, &nomem);
@@ -216,6 +219,24 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
   r->hi = alloc((size_t)nrow, sizeof(double), &nomem);
   r->normal = alloc((size_t)nrow, sizeof(int), &nomem);
   r->mu = alloc((size_t)nrow, sizeof(double), &nomem);
+  rt__rows *pr = &w->prows;
+  pr->n = r->n;
+  pr->a = r->a;
+  pr->b = r->b;
+  pr->J = r->J;
+  pr->WJ = r->WJ;
+  pr->mu = r->mu;
+  pr->rhs = alloc((size_t)nrow, sizeof(double), &nomem);
+  pr->inv_diag = alloc((size_t)nrow, sizeof(double), &nomem);
+  pr->lambda = alloc((size_t)nrow, sizeof(double), &nomem);
+  pr->lo = alloc((size_t)nrow, sizeof(double), &nomem);
+  pr->hi = alloc((size_t)nrow, sizeof(double), &nomem);
+  pr->normal = alloc((size_t)nrow, sizeof(int), &nomem);
+  w->pvel = alloc(6 * (size_t)w->nsbody, sizeof(double), &nomem);
+  w->dvel = alloc(6 * (size_t)w->nsbody, sizeof(double), &nomem);
+  w->gstiff = alloc(9 * (size_t)w->nsbody, sizeof(double), &nomem);
+  w->drift = alloc((size_t)w->dim, sizeof(double), &nomem);
+  w->expect = alloc((size_t)w->dim, sizeof(double), &nomem);
   w->contact = alloc((size_t)ncap, sizeof *w->contact, &nomem);
   w->prev = alloc((size_t)ncap, sizeof *w->prev, &nomem);
   w->prev_lambda = alloc(3 * (size_t)ncap, sizeof(double), &nomem);
@@ -244,6 +265,7 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
   w->assembly.block = alloc(nasm, sizeof *w->assembly.block, &nomem);
   w->assembly.zero_off = alloc(nasm + 1, sizeof(int), &nomem);
   w->assembly.zero_len = alloc(nasm + 1, sizeof(int), &nomem);
+  if (rt__snapshot_alloc(w, nrow, ncap) != 0) nomem = 1;
   unsigned char *fixed_sbody = alloc((size_t)prog->nsbody, 1, &nomem);
   if (!nomem && !view) { /* a view has nothing to assemble or factor */
     for (int sb = 0; sb < prog->nsbody; sb++) fixed_sbody[sb] = desc->bodies[prog->sbody_body[sb]].fixed != 0;
@@ -262,7 +284,7 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
   memcpy(w->worker.body, w->body, sizeof *w->body * (size_t)w->nbody);
   if (w->njoint) memcpy(w->joint, desc->joints, sizeof *w->joint * (size_t)w->njoint);
   for (int j = 0; j < w->njoint; j++) w->joint_row[j] = w->joint_cons[j] = -1;
-  for (int i = 0; i < nrow; i++) r->normal[i] = -1;
+  for (int i = 0; i < nrow; i++) r->normal[i] = w->prows.normal[i] = -1;
   for (int j = 0, k = 0; j < w->njoint; j++)
     if (rt_joint_degree(w->joint[j].type) > 0) w->eq_joint[k++] = j;
   for (int c = 0; c < prog->ncons; c++)
@@ -289,15 +311,18 @@ fail:
 void rt_world_destroy(rt_world *w) {
   if (w == NULL) return;
   rt__worker_stop(w);
+  rt__snapshot_free(w);
   rt__rows *r = &w->rows;
-  void *ptrs[] = {w->body,      w->backup,   w->force,  w->torque, w->joint, w->joint_row, w->joint_cons,
+  void *ptrs[] = {w->body,      w->force,  w->torque, w->joint, w->joint_row, w->joint_cons,
                   w->inv_mass,  w->inv_inertia, w->vel, r->a,      r->b,     r->J,         r->WJ,
                   r->rhs,       r->inv_diag, r->lambda, r->lo,     r->hi,    w->c,         w->r,
                   w->work,      w->temp,     w->x,      r->normal, r->mu,    w->contact,   w->prev,
                   w->prev_lambda, w->drive_rate, w->shift, w->eq_joint, w->pose_before, w->assembly.block,
                   w->assembly.zero_off, w->assembly.zero_len, w->worker.J, w->worker.WJ, w->worker.c,
                   w->worker.inv_mass, w->worker.inv_inertia, w->worker.body, w->worker.pose, w->view,
-                  w->bdreg, w->bx, w->bs, w->bu, w->bbuf};
+                  w->bdreg, w->bx, w->bs, w->bu, w->bbuf,
+                  w->prows.rhs, w->prows.inv_diag, w->prows.lambda, w->prows.lo, w->prows.hi,
+                  w->prows.normal, w->pvel, w->dvel, w->gstiff, w->drift, w->expect};
   for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
   free(w);
 }
@@ -319,25 +344,45 @@ const rt_step_info *rt_world_step_info(const rt_world *w) { return &w->info; }
 
 int rt_world_body_count(const rt_world *w) { return w->nbody; }
 
-void rt_world_body_pose(const rt_world *w, int body, rt_pose *out) { *out = w->body[body].pose; }
+static int body_index(const rt_world *w, int body) { return body >= 0 && body < w->nbody; }
 
-void rt_world_body_velocity(const rt_world *w, int body, double vel[3], double angvel[3]) {
-  if (vel) rt__v3_copy(vel, w->body[body].vel);
-  if (angvel) rt__v3_copy(angvel, w->body[body].angvel);
+rt_status rt_world_body_pose(const rt_world *w, int body, rt_pose *out) {
+  if (!body_index(w, body) || out == NULL) return RT_ERR_INPUT;
+  *out = w->body[body].pose;
+  return RT_OK;
 }
 
-void rt_world_set_body_state(rt_world *w, int body, const rt_pose *pose, const double vel[3],
-                             const double angvel[3]) {
+rt_status rt_world_body_velocity(const rt_world *w, int body, double vel[3], double angvel[3]) {
+  if (!body_index(w, body)) return RT_ERR_INPUT;
+  if (vel) rt__v3_copy(vel, w->body[body].vel);
+  if (angvel) rt__v3_copy(angvel, w->body[body].angvel);
+  return RT_OK;
+}
+
+rt_status rt_world_set_body_state(rt_world *w, int body, const rt_pose *pose, const double vel[3],
+                                  const double angvel[3]) {
+  if (!body_index(w, body) || (pose && !rt__validate_pose(pose)) || (vel && !rt__v3_finite(vel)) ||
+      (angvel && !rt__v3_finite(angvel)))
+    return RT_ERR_INPUT;
   rt_body_desc *b = &w->body[body];
-  if (b->fixed) return;
+  if (b->fixed) return RT_OK;
   if (pose) b->pose = *pose;
   if (vel) rt__v3_copy(b->vel, vel);
   if (angvel) rt__v3_copy(b->angvel, angvel);
+  return RT_OK;
 }
 
-void rt_world_add_force(rt_world *w, int body, const double force[3], const double torque[3]) {
-  if (force) rt__v3_add(w->force + 3 * body, w->force + 3 * body, force);
-  if (torque) rt__v3_add(w->torque + 3 * body, w->torque + 3 * body, torque);
+rt_status rt_world_add_force(rt_world *w, int body, const double force[3], const double torque[3]) {
+  if (!body_index(w, body)) return RT_ERR_INPUT;
+  double f[3], t[3];
+  rt__v3_copy(f, w->force + 3 * body);
+  rt__v3_copy(t, w->torque + 3 * body);
+  if (force) rt__v3_add(f, f, force);
+  if (torque) rt__v3_add(t, t, torque);
+  if (!rt__v3_finite(f) || !rt__v3_finite(t)) return RT_ERR_INPUT; /* also a sum that overflows */
+  rt__v3_copy(w->force + 3 * body, f);
+  rt__v3_copy(w->torque + 3 * body, t);
+  return RT_OK;
 }
 
 rt_status rt_world_set_motor(rt_world *w, int joint, double speed, double max_force) {
@@ -351,24 +396,26 @@ rt_status rt_world_set_motor(rt_world *w, int joint, double speed, double max_fo
 
 rt_status rt_world_set_drive(rt_world *w, int joint, double speed) {
   if (joint < 0 || joint >= w->njoint || w->joint[joint].type != RT_ROD || !isfinite(speed)) return RT_ERR_INPUT;
+  const rt_joint_desc *j = &w->joint[joint];
+  if (speed != 0 && !rt__validate_drive_bounds(j->length, j->lower, j->upper)) return RT_ERR_INPUT;
   w->joint[joint].speed = speed;
   return RT_OK;
 }
 
 double rt_world_joint_length(const rt_world *w, int joint) {
-  if (joint < 0 || joint >= w->njoint) return 0.0;
+  if (joint < 0 || joint >= w->njoint) return NAN;
   const rt_joint_desc *j = &w->joint[joint];
   return j->type == RT_ROD || j->type == RT_ROPE ? j->length : 0.0;
 }
 
 double rt_world_motor_max_force(const rt_world *w, int joint) {
-  if (joint < 0 || joint >= w->njoint || w->joint[joint].type != RT_MOTOR) return 0.0;
-  return w->joint[joint].max_force;
+  if (joint < 0 || joint >= w->njoint) return NAN;
+  return w->joint[joint].type == RT_MOTOR ? w->joint[joint].max_force : 0.0;
 }
 
 double rt_world_motor_impulse(const rt_world *w, int joint) {
-  if (joint < 0 || joint >= w->njoint || w->joint_row[joint] < 0) return 0.0;
-  return w->rows.lambda[w->joint_row[joint]];
+  if (joint < 0 || joint >= w->njoint) return NAN;
+  return w->joint_row[joint] >= 0 ? w->rows.lambda[w->joint_row[joint]] : 0.0;
 }
 
 /*---- measures --------------------------------------------------------------------*/
@@ -376,6 +423,7 @@ double rt_world_motor_impulse(const rt_world *w, int joint) {
 
 int rt_world_joint_error(const rt_world *w, int joint, double *pos, double *ang) {
   *pos = *ang = 0.0;
+  if (joint < 0 || joint >= w->njoint) return -1;
   const rt_joint_desc *j = &w->joint[joint];
   double c[RT_MAX_DEGREE];
   const int d = rt_joint_eval(j, rt__pose_of(w, j->body_a), rt__pose_of(w, j->body_b), c, NULL);

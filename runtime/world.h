@@ -2,7 +2,7 @@
  * header, and the internal interfaces of the runtime's modules: world.c
  * (creation, state, measures), step.c (the step, in order) and the stages
  * it calls: bodies.c, rows.c, contact.c, pgs.c, assemble.c, factor.c,
- * block.c, stabilize.c, worker.c, settings.c. */
+ * block.c, stabilize.c, worker.c, settings.c, snapshot.c, validate.c. */
 #ifndef LDLPGS_RUNTIME_WORLD_H
 #define LDLPGS_RUNTIME_WORLD_H
 
@@ -78,6 +78,21 @@ typedef struct rt__worker {
   rt_pose *pose;
 } rt__worker;
 
+/* What a step changes that outlives it, as it was before the step
+ * (snapshot.c). */
+typedef struct rt__snapshot {
+  rt_body_desc *body;      /* nbody */
+  double *force, *torque;  /* 3 per body */
+  int nrow, nlambda;       /* rows.n; impulses kept */
+  double *lambda;          /* rows' impulses */
+  int nprev;
+  rt_contact *prev;        /* last step's contacts, with */
+  double *prev_lambda;     /* their impulses (3 each) */
+  double *length;          /* every joint's length */
+  double *drift;           /* the equality rows' drift (dim) */
+  rt_step_info info;
+} rt__snapshot;
+
 struct rt_world {
   const rt_program *prog;
   rt_settings set;
@@ -85,7 +100,7 @@ struct rt_world {
   /* mechanism */
   int nbody, njoint;
   rt_body_desc *body;      /* live state */
-  rt_body_desc *backup;    /* state before the current step */
+  rt__snapshot snap;       /* the state before the current step */
   double *force, *torque;  /* accumulated for the next step (3 per body) */
   rt_joint_desc *joint;
   int *joint_row;          /* motors, limits, ropes: their row; others -1 */
@@ -98,6 +113,25 @@ struct rt_world {
   double *vel;             /* 6 per solver body: v, w during the solve */
   /* rows */
   rt__rows rows;
+  /* The position pass's view of the same rows (split correction, step.c):
+   * a, b, J, WJ are rows' own; rhs holds the position targets (-beta c / dt
+   * for the equality rows, the penetration beyond the slop for contacts and
+   * limits), lambda the pass's impulses (from 0 every step, never warm
+   * started), lo and hi their bounds, inv_diag 0 for the rows that take no
+   * part (friction, motors) and normal -1 throughout. */
+  rt__rows prows;
+  double *pvel;            /* 6 per solver body: the pass's pseudo-velocities,
+                              which move the poses in this step only */
+  double *dvel;            /* 6 per solver body: the warm start's velocity
+                              change; after integration, what the poses
+                              moved with */
+  double *drift;           /* dim: the equality rows' error the last step's
+                              integration left before its projection (the
+                              curvature of the motion; stabilize.c) */
+  double *expect;          /* dim: the equality rows' error expected after this
+                              step's integration, to first order (rows.c) */
+  double *gstiff;          /* 9 per solver body: geometric stiffness dt^2 K added
+                              to its world inertia this step (stiffness.c) */
   int dim;                 /* equality rows */
   double *c;               /* constraint values of the equality rows */
   int nfixed_rows;         /* equality and motor rows; contact rows follow */
@@ -149,7 +183,9 @@ void rt__bodies_solver_masses(const rt_world *w, const rt_body_desc *body, doubl
 void rt__bodies_split(rt_world *w);
 /* Every body takes the mean velocity of its shards. */
 void rt__bodies_merge(rt_world *w);
-/* Semi-implicit Euler on the poses. */
+/* Semi-implicit Euler on the poses, with the velocities plus the mean of
+ * the shards' pseudo-velocities of the position pass (w->pvel); what each
+ * solver body moved with goes to w->dvel. */
 void rt__bodies_integrate(rt_world *w);
 
 /* Mechanism joint of solver constraint c; -1 for a shard weld. */
@@ -177,6 +213,15 @@ double rt__rows_wj(const double *J, int a, int b, const double *inv_mass, const 
 /* W J^T of rows [first, last) and their regularized inverse diagonals. */
 void rt__rows_masses(rt_world *w, int first, int last);
 void rt__rows_warm_start(rt_world *w);
+/* The part of a correction (beta c / dt, or a push out of a contact or a
+ * limit) a velocity row keeps under split correction: at most max_bias. */
+double rt__rows_velocity_bias(const rt_world *w, double bias);
+/* The equality rows' error expected after integration, to first order:
+ * c + dt J u with u the velocities the poses moved with (w->dvel, which
+ * rt__bodies_integrate leaves), into w->expect. */
+void rt__rows_expect(rt_world *w);
+/* The position pass starts from zero impulses and pseudo-velocities. */
+void rt__rows_position_start(rt_world *w);
 
 /* contact.c: the rows of the current contacts (after the fixed rows),
  * warm-started from the last step's matching contacts; and saving the
@@ -189,6 +234,9 @@ void rt__contact_save(rt_world *w);
 double rt__pgs_row_velocity(const rt__rows *rows, int i, const double *vel);
 /* One PGS sweep over rows [first, last). */
 void rt__pgs_sweep(rt__rows *rows, int first, int last, double *vel);
+/* The same sweep (the same bits), returning the largest change of a row's
+ * velocity it made (|delta lambda| J W J^T). */
+double rt__pgs_sweep_change(rt__rows *rows, int first, int last, double *vel);
 /* One sweep over all rows that prefetches [data, data + bytes) as it goes
  * (a plain sweep if data is NULL). */
 void rt__pgs_sweep_prefetch(rt__rows *rows, double *vel, const void *data, size_t bytes);
@@ -219,9 +267,11 @@ void rt__factor_from_poses(rt_world *w);
 int rt__factor_thread_pays(const rt_program *p, const rt__assembly *a);
 
 /* block.c */
-/* The block GS step on the equality rows with the factored H~ in w->work
- * (refined if settings.refine), or with PCR (settings.block_solver). */
-void rt__block_step(rt_world *w);
+/* The block GS step on the equality rows of r (w->rows, or the position
+ * pass's w->prows) and the velocities vel, with the factored H~ in
+ * w->work (or PCR, settings.block_solver), and `refine` passes of iterative
+ * refinement. */
+void rt__block_step(rt_world *w, rt__rows *r, double *vel, int refine);
 /* x = H~^-1 x on the equality rows (w->dim values), passing through the
  * program's precision (refined if settings.refine), or PCR from zero. */
 void rt__block_solve(rt_world *w, double *x);
@@ -229,6 +279,17 @@ void rt__block_solve(rt_world *w, double *x);
 /* stabilize.c: after integration, moves the bodies by W J^T H~^-1 (-c) so
  * the equality joints meet at the new poses (post-stabilization). */
 void rt__stabilize(rt_world *w);
+/* After integration, `passes` times: moves the bodies by W J^T H~^-1 (-c)
+ * with c at the new poses and J, W and H~ the step's own (no second
+ * factorization), each pass kept only if it lowers the largest |c|. */
+void rt__stabilize_project(rt_world *w, int passes, double before);
+/* After integration: the equality rows' error at the new poses less what
+ * the step expected (w->expect) into w->drift: the curvature of the
+ * motion, which the next step's velocity rows aim to cancel (rows.c); 0
+ * unless measure (no projection follows: nothing to feed forward). The
+ * error is left in w->c; returns its largest |c| (the `before` of
+ * rt__stabilize_project, which starts from that w->c). */
+double rt__stabilize_drift(rt_world *w, int measure);
 
 /* worker.c */
 /* Starts the thread (0), or -1 if it cannot be started, always under
@@ -246,6 +307,26 @@ void rt__worker_kick(rt_world *w);
 void rt__worker_wait(rt_world *w);
 /* Whether the thread has finished the factorization it took. */
 int rt__worker_done(rt_world *w);
+
+/* snapshot.c: the state a step changes, saved before it and put back if it
+ * fails. alloc: 0, or -1 if out of memory (free frees what there is). */
+int rt__snapshot_alloc(rt_world *w, int nrow, int ncap);
+void rt__snapshot_free(rt_world *w);
+void rt__snapshot_save(rt_world *w);
+void rt__snapshot_restore(rt_world *w);
+
+/* validate.c: the runtime's input checks (1: valid). A joint's checks
+ * beyond its type, indices, motor and limit fields (world.c) return NULL,
+ * or what is wrong. */
+int rt__validate_pose(const rt_pose *p);
+int rt__validate_body(const rt_body_desc *b);
+const char *rt__validate_joint(const rt_joint_desc *j, const rt_body_desc *bodies);
+/* A driven rod's bounds: 0 <= lower <= length <= upper, length > 0. */
+int rt__validate_drive_bounds(double length, double lower, double upper);
+
+/* stiffness.c: the geometric stiffness of the equality joints (from the
+ * last step's impulses, at the current poses) into w->gstiff. */
+void rt__stiffness_compute(rt_world *w);
 
 /* settings.c */
 int rt__settings_valid(const rt_settings *s);

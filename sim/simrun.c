@@ -115,6 +115,7 @@ void simrun_run(rt_world *w, const mech *m, const simrun_options *o, simrun_resu
     res->energy_final = ke + pe;
     const double drift = fabs(ke + pe - res->energy_start);
     if (!(drift <= res->max_energy_drift)) res->max_energy_drift = drift;
+    if (!(ke + pe - res->energy_start <= res->max_energy_gain)) res->max_energy_gain = ke + pe - res->energy_start;
     res->probe_final = z;
     res->probe_min = fmin(res->probe_min, z);
     res->probe_max = fmax(res->probe_max, z);

@@ -42,6 +42,7 @@ typedef struct simrun_result {
   double max_ang_error, final_ang_error;  /* rad */
   double energy_start, energy_final;      /* kinetic + potential, J */
   double max_energy_drift;                /* max |E - E_start| over the run */
+  double max_energy_gain;                 /* max (E - E_start) over the run (>= 0) */
   double probe_start, probe_final, probe_min, probe_max; /* z of the probe body */
   double probe_distance;    /* path length of the probe body in x-y (m) */
   int factor_failures;      /* steps whose factorization failed */

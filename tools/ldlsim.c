@@ -66,12 +66,21 @@ static void usage(FILE *out) {
         "                    as a mesh, one animation (metres, +Y up)\n"
         "  --gltf-every K    a glTF or page sample every K steps (default: ~60 per second)\n"
         "  --html FILE       write the browser viewer's page (self-contained) for the run(s)\n"
+        "  --correction C    split (default: position correction in a pass of its own) or\n"
+        "                    baumgarte (a velocity bias in the one solve)\n"
+        "  --max-bias V      split: the largest correction the velocity solve makes (m/s)\n"
+        "  --project N       LDL-PGS: passes of projection of the joints after integrating, with the\n"
+        "                    step's own factor (default 8)\n"
+        "  --stiffness on|off  geometric stiffness of loaded joints (default on)\n"
+        "  --contact-passes N  LDL-PGS: most passes of contacts and block step after the block step\n"
+        "                    (default 24)\n"
         "\n"
         "precision and block solver (simulation and check):\n"
         "  --preset P        fast (float program, one refinement step), accurate (double\n"
         "                    program) or float (float program alone); --precision and\n"
         "                    --refine override its parts\n"
-        "  --refine N        refinement steps after the factor's solve (default 0)\n"
+        "  --refine N        LDL-PGS: passes of iterative refinement of the block step, each a\n"
+        "                    residual in double and a solve with the factor (default 1)\n"
         "  --block-solver S  ldl (default: the program's factor) or pcr (preconditioned\n"
         "                    conjugate residual, no factor); --check also runs PCR\n"
         "  --pcr-tolerance T relative residual PCR stops at (default 1e-6)\n"
@@ -91,8 +100,8 @@ typedef struct options {
   int check;
   ldlsim_check_options chk;
   /* simulation; < 0 (or NULL) = the mechanism's setting */
-  int solver, iterations, steps, block, threads, shatter, stabilize;
-  double dt, beta, epsilon;
+  int solver, iterations, steps, block, threads, shatter, stabilize, correction, project, stiffness, contact_passes;
+  double dt, beta, epsilon, max_bias;
   const char *csv, *drive;
   int json;
   const char *gltf, *html;  /* recordings written, or NULL */
@@ -140,9 +149,9 @@ static int parse_args(int argc, char **argv, options *o) {
   o->chk.seed = 1;
   o->chk.precision = RT_DOUBLE;
   o->solver = RT_SOLVER_LDLPGS;
-  o->iterations = o->steps = o->shatter = o->stabilize = -1;
+  o->iterations = o->steps = o->shatter = o->stabilize = o->correction = o->project = o->stiffness = o->contact_passes = -1;
   o->block = RT_BLOCK_LAST;
-  o->dt = o->beta = o->epsilon = -1;
+  o->dt = o->beta = o->epsilon = o->max_bias = -1;
   o->block_solver = RT_BLOCK_LDL;
   o->pcr_tolerance = -1;
   o->pcr_iterations = -1;
@@ -154,7 +163,8 @@ static int parse_args(int argc, char **argv, options *o) {
                                              "--steps", "--dt",     "--csv",       "--block",  "--shatter",
                                              "--beta",  "--epsilon", "--drive", "--stabilize", "--gltf",
                                              "--gltf-every", "--html", "--preset", "--refine", "--block-solver",
-                                             "--pcr-tolerance", "--pcr-iterations", NULL};
+                                             "--pcr-tolerance", "--pcr-iterations", "--correction", "--max-bias",
+                                             "--project", "--stiffness", "--contact-passes", NULL};
     int takes = 0;
     for (int k = 0; with_value[k]; k++) takes |= strcmp(a, with_value[k]) == 0;
     if (takes && !val) {
@@ -257,6 +267,37 @@ static int parse_args(int argc, char **argv, options *o) {
       else
         return bad_value(a, "on or off", val);
       sim_opt = 1;
+    } else if (strcmp(a, "--contact-passes") == 0) {
+      rc = parse_int(a, val, 0, &o->contact_passes);
+      if (!rc && o->contact_passes > RT_MAX_CONTACT_PASSES) rc = bad_value(a, "an integer in [0, 64]", val);
+      sim_opt = 1;
+    } else if (strcmp(a, "--stiffness") == 0) {
+      if (strcmp(val, "on") == 0)
+        o->stiffness = 1;
+      else if (strcmp(val, "off") == 0)
+        o->stiffness = 0;
+      else
+        return bad_value(a, "on or off", val);
+      sim_opt = 1;
+    } else if (strcmp(a, "--project") == 0) {
+      rc = parse_int(a, val, 0, &o->project);
+      if (!rc && o->project > RT_MAX_REFINE) {
+        char what[64];
+        snprintf(what, sizeof what, "an integer in [0, %d]", RT_MAX_REFINE);
+        rc = bad_value(a, what, val);
+      }
+      sim_opt = 1;
+    } else if (strcmp(a, "--max-bias") == 0) {
+      rc = parse_double(a, val, 0.0, 0, &o->max_bias);
+      sim_opt = 1;
+    } else if (strcmp(a, "--correction") == 0) {
+      if (strcmp(val, "split") == 0)
+        o->correction = RT_CORRECT_SPLIT;
+      else if (strcmp(val, "baumgarte") == 0)
+        o->correction = RT_CORRECT_BAUMGARTE;
+      else
+        return bad_value(a, "split or baumgarte", val);
+      sim_opt = 1;
     } else if (strcmp(a, "--csv") == 0) {
       o->csv = val;
       sim_opt = 1;
@@ -343,6 +384,18 @@ static void print_json(const mech *m, const rt_settings *s, const program *p, co
   json_bool(&w, s->threaded);
   json_key(&w, "stabilize");
   json_bool(&w, s->stabilize);
+  json_key(&w, "correction");
+  json_string(&w, s->correction == RT_CORRECT_SPLIT ? "split" : "baumgarte");
+  json_key(&w, "max_bias");
+  json_double(&w, s->max_bias);
+  json_key(&w, "refine");
+  json_int(&w, s->refine);
+  json_key(&w, "project");
+  json_int(&w, s->project);
+  json_key(&w, "geometric_stiffness");
+  json_bool(&w, s->geometric_stiffness);
+  json_key(&w, "contact_passes");
+  json_int(&w, s->contact_passes);
   json_key(&w, "dim");
   json_int(&w, p->s.dim);
   json_key(&w, "steps");
@@ -369,6 +422,8 @@ static void print_json(const mech *m, const rt_settings *s, const program *p, co
   json_double(&w, r->energy_final);
   json_key(&w, "max_energy_drift");
   json_double(&w, r->max_energy_drift);
+  json_key(&w, "max_energy_gain");
+  json_double(&w, r->max_energy_gain);
   json_key(&w, "probe");
   json_string(&w, m->bodies[simrun_default_probe(m)].name);
   json_key(&w, "probe_z_start");
@@ -508,7 +563,12 @@ static gen_status simulate(const options *o, arena *a, diag_list *d) {
   if (o->beta >= 0) s.beta = o->beta;
   if (o->epsilon >= 0) s.epsilon = o->epsilon;
   if (o->stabilize >= 0) s.stabilize = o->stabilize;
-  s.refine = o->chk.refine;
+  if (o->refine_set || o->chk.preset) s.refine = o->chk.refine; /* else the default pass */
+  if (o->correction >= 0) s.correction = (rt_correction)o->correction;
+  if (o->max_bias >= 0) s.max_bias = o->max_bias;
+  if (o->project >= 0) s.project = o->project;
+  if (o->stiffness >= 0) s.geometric_stiffness = o->stiffness;
+  if (o->contact_passes >= 0) s.contact_passes = o->contact_passes;
   s.block_solver = (rt_block_solver)o->block_solver;
   s.pcr_tolerance = o->chk.pcr_tolerance;
   s.pcr_max_iterations = o->chk.pcr_max_iterations;

@@ -116,7 +116,25 @@ typedef enum rt_block_solver {
 } rt_block_solver;
 
 /* The largest rt_settings.refine. */
-#define RT_MAX_REFINE 100
+
+/* How positional drift (joints apart, contacts penetrating, limits
+ * overrun) is corrected. */
+typedef enum rt_correction {
+  RT_CORRECT_SPLIT = 0,    /* split impulses: the velocity solve keeps at most
+                              max_bias of the correction beta c / dt (which
+                              gives back the energy that projecting the
+                              velocities loses on curved motion); a second,
+                              position pass solves for pseudo-velocities that
+                              remove the rest (from zero impulses every step;
+                              LDL-PGS: one more block solve with the step's
+                              factor); they move the poses in this step and
+                              are then dropped, so a large drift adds no
+                              velocity and the warm start carries none of it */
+  RT_CORRECT_BAUMGARTE = 1 /* the correction as a velocity bias -(beta/dt) c in
+                              the one solve (the scheme before split impulses:
+                              it stays in the velocities and in the impulses
+                              warm-started next step, which can pump energy) */
+} rt_correction;
 
 /* The largest rt_settings.max_contacts. */
 #define RT_MAX_CONTACTS 1000000
@@ -147,12 +165,46 @@ typedef struct rt_settings {
                             their positions after integrating (one Newton step
                             through the step's factorization, velocities
                             untouched: post-stabilization); default 0 */
-  /* appended: precision and the block solver (docs/DESIGN.md section 8) */
-  int refine;            /* RT_BLOCK_LDL: refinement steps after the factor's
-                            solve, each a residual in double and a solve
-                            with the factor (a float program then solves as
-                            well as a double one: README, "Precision
-                            presets"); 0..RT_MAX_REFINE, default 0 */
+  rt_correction correction; /* default RT_CORRECT_SPLIT */
+  double max_bias;       /* RT_CORRECT_SPLIT: the largest correction the
+                            velocity solve makes (m/s, rad/s for angular
+                            rows), >= 0; default 0.05 */
+  int project;           /* LDL-PGS: passes of projection after integrating,
+                            with the step's own factor: the bodies move by
+                            W J^T H~^-1 (-c), c the equality joints' error at
+                            the new poses, J, W, H~ the step's (a solve and an
+                            evaluation of c per pass, no factorization), a pass
+                            kept only if it lowers the largest |c|, none once
+                            it is below 1e-7; in [0, RT_MAX_REFINE]; default
+                            8; velocities untouched. With it (or stabilize)
+                            the drift the integration left is fed forward:
+                            the next step's velocity rows aim to cancel it
+                            (within max_bias), which keeps the energy that
+                            projecting positions alone would take from
+                            curved motion */
+  int contact_passes;    /* LDL-PGS with rows outside the block (contacts,
+                            limits, motors): after the block step, at most
+                            this many passes of a sweep over those rows and
+                            the block step again, while a sweep still changes
+                            a row's velocity by more than 1 mm/s (a light
+                            wheel under a heavy load is otherwise pushed out
+                            by its contact and pulled back by the block step
+                            every step, and never comes to rest); in
+                            [0, RT_MAX_CONTACT_PASSES]; default 24 */
+  int geometric_stiffness; /* 1 (default): a solver body's inertia includes
+                            the geometric stiffness of its joints under load
+                            (the last step's impulses; stiffness.c), so a
+                            light link between heavily loaded joints does not
+                            swing out of line; 0: off */
+  int refine;            /* LDL-PGS: passes of iterative refinement after the
+                            block step, each a residual R - J V in double
+                            through the rows (with H = J W J^T, unregularized)
+                            and one more solve with the step's factor, in
+                            [0, RT_MAX_REFINE]; default 1. They take out what
+                            the regularization epsilon leaves (its error grows
+                            with the mass ratio the rows see) and a float
+                            program's rounding (README, "Precision presets") */
+  /* the block solver (docs/DESIGN.md section 8) */
   rt_block_solver block_solver; /* default RT_BLOCK_LDL; a world created
                             without a program always uses RT_BLOCK_PCR */
   double pcr_tolerance;  /* RT_BLOCK_PCR: stop at this relative residual
@@ -165,11 +217,17 @@ typedef struct rt_settings {
                             lowers the residual, less */
 } rt_settings;
 
+/* The largest rt_settings.refine and project. */
+#define RT_MAX_REFINE 100
+/* The largest rt_settings.contact_passes. */
+#define RT_MAX_CONTACT_PASSES 64
+
 /* dt 1/60, gravity (0, 0, -9.81), 10 iterations, beta 0.2, epsilon 1e-6,
  * LDL-PGS with the block step last, single-threaded, 256 contacts,
- * restitution 0, contact slop 1 mm, no post-stabilization; the block
- * solved with the program's factor, no refinement (PCR: tolerance 1e-6,
- * at most 1000 iterations). */
+ * restitution 0, contact slop 1 mm, no post-stabilization, split correction
+ * with max_bias 0.05, one pass of refinement (the block solved with the program's factor; PCR:
+ * tolerance 1e-6, at most 1000 iterations), 8 passes of projection and 24
+ * contact passes at most, geometric stiffness. */
 void rt_settings_default(rt_settings *s);
 
 typedef struct rt_world rt_world;
@@ -180,8 +238,14 @@ typedef enum rt_status {
   RT_ERR_HASH,       /* the program was compiled for another mechanism */
   RT_ERR_NOMEM,
   RT_ERR_THREAD,     /* the factorization thread could not be started */
-  RT_ERR_NONFINITE,  /* non-finite state, force or setting: step refused */
-  RT_ERR_DIVERGED    /* the step produced a non-finite state: it was undone */
+  RT_ERR_NONFINITE,  /* non-finite state, force or setting: step refused
+                        before it changed anything (the setters refuse such
+                        input, so only a world written past them sees it) */
+  RT_ERR_DIVERGED    /* the step produced a non-finite state: it was undone,
+                        and the world is bitwise as it was before the step
+                        (bodies, pending forces, impulses, contacts, driven
+                        rods' lengths, step info): step again with a
+                        smaller dt or load */
 } rt_status;
 
 /* A message for a status ("the program was compiled for another mechanism"...). */
@@ -190,7 +254,27 @@ const char *rt_status_message(rt_status s);
 /* Creates a world. On failure returns NULL, *status (if not NULL) says why
  * and err (if not NULL, errlen > 0) receives a one-line explanation. The
  * program and desc need not outlive the call except the program, which the
- * world keeps using.
+ * world keeps using. Refused:
+ *   RT_ERR_HASH   the program was made for another mechanism: its body
+ *                 count differs, its structure hash differs, or a solver
+ *                 constraint does not match the description;
+ *   RT_ERR_INPUT  a NULL description or settings; invalid settings (rt_world_set_settings);
+ *                 a body whose pose, velocities, mass or inertia (unless
+ *                 fixed), shape sizes or friction are not finite, whose
+ *                 rotation is not a unit quaternion within 1e-6 (|q.q - 1|),
+ *                 mass or a moment of inertia <= 0, shape not one of
+ *                 rt_shape or a size <= 0, friction < 0; a joint of an
+ *                 unknown type, on a body index out of range, between a
+ *                 body and itself or two fixed bodies, with a non-finite
+ *                 anchor, frames (hinge, prismatic, cylindrical, universal,
+ *                 weld) that are not orthonormal within 1e-6; a rod whose
+ *                 length is not finite and > 0, or -- driven, speed != 0 --
+ *                 whose bounds are not 0 <= lower <= length <= upper (e.g.
+ *                 both 0); a rope whose length is not > 0; a motor whose
+ *                 target is not a hinge, cylindrical or prismatic joint, or
+ *                 whose speed or max_force is not finite, max_force < 0; a
+ *                 limit whose target does not fit, lower > upper or NaN;
+ *   RT_ERR_NOMEM, RT_ERR_THREAD.
  *
  * program may be NULL: the world then makes a solver view of its own (every
  * body whole, the equality joints in mechanism order) and, having no factor,
@@ -202,8 +286,13 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *program,
                           const rt_settings *settings, rt_status *status, char *err, size_t errlen);
 void rt_world_destroy(rt_world *w);
 
-/* Settings may change between steps (rt_world_set_settings validates them;
- * switching `threaded` on starts the thread). */
+/* Settings may change between steps (rt_world_set_settings validates them:
+ * RT_ERR_INPUT unless dt > 0, gravity, beta, epsilon, contact_slop and
+ * max_bias finite, iterations >= 1, beta in [0, 1], epsilon >= 0,
+ * restitution in [0, 1], contact_slop >= 0, max_bias >= 0, the enums in
+ * range, stabilize 0 or 1, and max_contacts unchanged; switching `threaded`
+ * on starts the thread: RT_ERR_THREAD if it cannot. A refused call leaves
+ * the settings as they were). */
 const rt_settings *rt_world_settings(const rt_world *w);
 rt_status rt_world_set_settings(rt_world *w, const rt_settings *s);
 
@@ -231,6 +320,11 @@ typedef struct rt_step_info {
                             solver) */
   int rows;              /* constraint rows solved (equality + motors) */
   int sweeps;            /* PGS sweeps run */
+  double warm_start;     /* the scale s in [0, 1] of last step's impulses the
+                            solve started from (rows.c) */
+  long long steps;       /* steps taken since creation (failed ones are not) */
+  int projections;       /* projection passes the last step kept */
+  int contact_passes;    /* contact passes the last step ran */
   /* appended (docs/DESIGN.md section 8) */
   int refine_steps;      /* refinement steps the block solve kept */
   int pcr_iterations;    /* RT_BLOCK_PCR: iterations of the block solve */
@@ -240,32 +334,46 @@ typedef struct rt_step_info {
 } rt_step_info;
 const rt_step_info *rt_world_step_info(const rt_world *w);
 
-/*---- state and control ----------------------------------------------------*/
+/*---- state and control ----------------------------------------------------
+ * Every setter checks its input and returns RT_ERR_INPUT, leaving the world
+ * untouched, for a body or joint index out of range or of the wrong kind,
+ * or a number that is not finite. Accessors given a bad index return
+ * RT_ERR_INPUT (leaving their outputs untouched), -1 or NaN, as stated;
+ * they never read out of bounds. */
 int rt_world_body_count(const rt_world *w);
-void rt_world_body_pose(const rt_world *w, int body, rt_pose *out);
-void rt_world_body_velocity(const rt_world *w, int body, double vel[3], double angvel[3]);
-/* Sets a body's state (not validated here: rt_world_step refuses a
- * non-finite state). Fixed bodies ignore it. */
-void rt_world_set_body_state(rt_world *w, int body, const rt_pose *pose, const double vel[3],
-                             const double angvel[3]);
+/* RT_ERR_INPUT if body is out of range or out is NULL. */
+rt_status rt_world_body_pose(const rt_world *w, int body, rt_pose *out);
+/* RT_ERR_INPUT if body is out of range. */
+rt_status rt_world_body_velocity(const rt_world *w, int body, double vel[3], double angvel[3]);
+/* Sets a body's state (any of pose, vel, angvel may be NULL: kept).
+ * RT_ERR_INPUT if body is out of range, a value is not finite or the
+ * rotation is not a unit quaternion within 1e-6 (|q.q - 1|). Fixed bodies
+ * ignore it (RT_OK). */
+rt_status rt_world_set_body_state(rt_world *w, int body, const rt_pose *pose, const double vel[3],
+                                  const double angvel[3]);
 /* Adds a force through the centre of mass and a torque (world frame) for the
- * next step only (a step refused for non-finite input drops them too). */
-void rt_world_add_force(rt_world *w, int body, const double force[3], const double torque[3]);
+ * next step only (either may be NULL). RT_ERR_INPUT if body is out of range
+ * or a value -- or the sum with what was added before -- is not finite. A
+ * step that fails keeps them for the next try. */
+rt_status rt_world_add_force(rt_world *w, int body, const double force[3], const double torque[3]);
 /* Changes a motor's target velocity and maximum force (joint: its index in
  * the description). Returns RT_ERR_INPUT if joint is not a motor or
  * max_force < 0 or either is not finite. */
 rt_status rt_world_set_motor(rt_world *w, int joint, double speed, double max_force);
-/* A motor's current maximum force (0 for other joints). */
+/* A motor's current maximum force (0 for other joints; NaN for an index
+ * out of range). */
 double rt_world_motor_max_force(const rt_world *w, int joint);
 /* The impulse the last step applied through a motor, limit or rope (N s,
- * or N m s); 0 for other joints. */
+ * or N m s); 0 for other joints; NaN for an index out of range. */
 double rt_world_motor_impulse(const rt_world *w, int joint);
 /* A driven rod (a linear actuator: an equality row, solved with the rest of
  * H): its length changes by speed * dt at the start of every step, within
  * [lower, upper] of its description. Returns RT_ERR_INPUT if joint is not a
- * rod or speed is not finite. */
+ * rod, speed is not finite, or speed != 0 and the rod's bounds are not
+ * 0 <= lower <= length <= upper. */
 rt_status rt_world_set_drive(rt_world *w, int joint, double speed);
-/* Current rest length of a rod or rope (0 for other joints). */
+/* Current rest length of a rod or rope (0 for other joints; NaN for an
+ * index out of range). */
 double rt_world_joint_length(const rt_world *w, int joint);
 
 /*---- contacts -------------------------------------------------------------------
@@ -281,7 +389,8 @@ double rt_world_joint_length(const rt_world *w, int joint);
  * are kept for warm starting. */
 rt_status rt_world_set_contacts(rt_world *w, const rt_contact *contacts, int n);
 int rt_world_contact_count(const rt_world *w);
-/* Normal impulse of contact i in the last step (N s). */
+/* Normal impulse of contact i in the last step (N s); NaN for an index
+ * out of range. */
 double rt_world_contact_impulse(const rt_world *w, int i);
 
 /* Contacts of every body's shape with the ground plane z = height (normal
@@ -289,7 +398,8 @@ double rt_world_contact_impulse(const rt_world *w, int i);
  * lowest rim point of each end cap; four rim points per cap when standing
  * upright), capsule (its two end spheres). mu is the geometric mean of the
  * body's and the ground's friction. Writes at most cap contacts and returns
- * how many it found (which may exceed cap). */
+ * how many it found (which may exceed cap; out NULL or cap <= 0: it only
+ * counts). */
 int rt_world_ground_contacts(const rt_world *w, double height, double friction, double margin, rt_contact *out,
                              int cap);
 
@@ -300,7 +410,8 @@ int rt_world_ground_contacts(const rt_world *w, double height, double friction, 
  * along the axis). body_a is the round shape, body_b the box; mu is the
  * geometric mean of their frictions. Other pairs (box-box, cylinder-cylinder,
  * capsules, tilted cylinders) are not detected: that is the game's collision
- * detection. Writes at most cap contacts and returns how many it found. */
+ * detection. Writes at most cap contacts and returns how many it found (out
+ * NULL or cap <= 0: it only counts). */
 int rt_world_body_contacts(const rt_world *w, double margin, rt_contact *out, int cap);
 
 /*---- measures ---------------------------------------------------------------*/
@@ -309,7 +420,7 @@ int rt_world_body_contacts(const rt_world *w, double margin, rt_contact *out, in
  * hinge, universal and weld joints; the off-axis distance for prismatic and
  * cylindrical joints; | |d| - length | for a rod); ang (rad) the largest
  * angular deviation among its angular rows. Returns -1 for a non-equality
- * joint (pos, ang set to 0). */
+ * joint or an index out of range (pos, ang set to 0). */
 int rt_world_joint_error(const rt_world *w, int joint, double *pos, double *ang);
 /* Largest errors over all equality joints. */
 void rt_world_max_error(const rt_world *w, double *pos, double *ang);

@@ -1,0 +1,118 @@
+/* stiffness.c -- geometric stiffness: the inertia a solver body seems to
+ * have, under load, to rotations that swing its anchors.
+ *
+ * A velocity-level step treats the joints' impulses implicitly but their
+ * directions explicitly: a light link between two heavily loaded joints (a
+ * chain holding a weight) turns freely about its centre as far as the step
+ * can see, though the load would pull it back at once -- the joint forces'
+ * stiffness to such rotations is (force) x (lever), the "geometric
+ * stiffness" of the constraints, and at dt 1/60 it exceeds what the step
+ * can leave explicit by far (0.1 kg links under 1000 N: the links' swing
+ * modes have omega dt ~ 5), so the links swing out of line and the chain
+ * comes apart. Backward Euler on the joint forces puts it into the step as
+ * M + dt^2 K (Tournier et al., "Stable constrained dynamics", 2015). Its
+ * rotational diagonal blocks are per body: for a joint row that pushes the
+ * body's anchor, at lever r from its centre, with impulse F (the row's
+ * impulse through J_v), K dt^2 = dt ((F . r) I - sym(F r^T)), which for F
+ * along r is dt (F . r) (I - r r^T / |r|^2): positive under tension,
+ * negative under compression. Each solver body's sum over its rows is
+ * taken with the last step's impulses (the warm start), and only its
+ * positive semidefinite part is kept, which keeps M + dt^2 K positive
+ * definite (summing first makes impulses that cancel -- a joint and its
+ * duplicate pulling opposite ways -- cancel here too); it is added to the
+ * solver bodies' world inertias (bodies.c) for this step's rows, assembly
+ * and factorization: the structure of H does not change. Ball rows (ball,
+ * hinge, universal, weld) and rods carry it; other rows do not. */
+#include <math.h>
+#include <string.h>
+
+#include "rtmath.h"
+#include "world.h"
+
+/* Adds dt ((F . r) I - sym(F r^T)) to K (row-major 3x3). */
+static void add_side(double *K, const double F[3], const double r[3], double dt) {
+  const double fr = rt__v3_dot(F, r);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) K[3 * i + j] += dt * ((i == j ? fr : 0.0) - 0.5 * (F[i] * r[j] + F[j] * r[i]));
+}
+
+/* K (symmetric 3x3) replaced by its positive semidefinite part: the
+ * eigenvalues below 0 set to 0. Cyclic Jacobi, a fixed number of sweeps
+ * (each squares the off-diagonal; 6 leave it at rounding), so the result
+ * does not depend on anything but K. */
+static void positive_part(double *K) {
+  double a[3][3], v[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) a[i][j] = K[3 * i + j];
+  for (int sweep = 0; sweep < 6; sweep++)
+    for (int p = 0; p < 2; p++)
+      for (int q = p + 1; q < 3; q++) {
+        if (a[p][q] == 0.0) continue;
+        const double theta = (a[q][q] - a[p][p]) / (2.0 * a[p][q]);
+        const double t = (theta >= 0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
+        const double c = 1.0 / sqrt(t * t + 1.0), s = t * c;
+        for (int k = 0; k < 3; k++) { /* a = a G, then G^T a; v = v G */
+          const double akp = a[k][p], akq = a[k][q];
+          a[k][p] = c * akp - s * akq;
+          a[k][q] = s * akp + c * akq;
+        }
+        for (int k = 0; k < 3; k++) {
+          const double apk = a[p][k], aqk = a[q][k];
+          a[p][k] = c * apk - s * aqk;
+          a[q][k] = s * apk + c * aqk;
+        }
+        for (int k = 0; k < 3; k++) {
+          const double vkp = v[k][p], vkq = v[k][q];
+          v[k][p] = c * vkp - s * vkq;
+          v[k][q] = s * vkp + c * vkq;
+        }
+      }
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      double acc = 0.0;
+      for (int k = 0; k < 3; k++) acc += v[i][k] * fmax(a[k][k], 0.0) * v[j][k];
+      K[3 * i + j] = acc;
+    }
+}
+
+static void lever(const rt_body_desc *body, int b, const double anchor[3], double r[3], double pt[3]) {
+  if (b == RT_WORLD) {
+    rt__v3_copy(r, anchor);
+    rt__v3_copy(pt, anchor);
+    return;
+  }
+  rt__q_rotate(r, body[b].pose.q, anchor);
+  rt__v3_add(pt, body[b].pose.p, r);
+}
+
+void rt__stiffness_compute(rt_world *w) {
+  const rt_program *p = w->prog;
+  double *G = w->gstiff;
+  memset(G, 0, 9 * sizeof *G * (size_t)w->nsbody);
+  const double dt = w->set.dt;
+  for (int c = 0; c < p->ncons; c++) {
+    const int j = rt__cons_joint(w, c);
+    if (j < 0) continue;
+    const rt_joint_desc *d = &w->joint[j];
+    const int sa = rt__rows_dynamic(w, w->body, p->cons_a[c]), sb = rt__rows_dynamic(w, w->body, p->cons_b[c]);
+    const double *l = w->rows.lambda + p->cons_row[c];
+    double ra[3], rb[3], pa[3], pb[3], Fa[3], Fb[3];
+    lever(w->body, d->body_a, d->anchor_a, ra, pa);
+    lever(w->body, d->body_b, d->anchor_b, rb, pb);
+    if (d->type == RT_BALL || d->type == RT_HINGE || d->type == RT_UNIVERSAL || d->type == RT_WELD) {
+      rt__v3_copy(Fa, l); /* ball rows: J_va = I, J_vb = -I */
+      rt__v3_scale(Fb, l, -1.0);
+    } else if (d->type == RT_ROD) {
+      double n[3];
+      rt__v3_sub(n, pb, pa);
+      if (!(rt__v3_normalize(n) > 0.0)) continue;
+      rt__v3_scale(Fa, n, -l[0]); /* J_va = -n, J_vb = n */
+      rt__v3_scale(Fb, n, l[0]);
+    } else {
+      continue;
+    }
+    if (sa != RT_WORLD) add_side(G + 9 * (size_t)sa, Fa, ra, dt);
+    if (sb != RT_WORLD) add_side(G + 9 * (size_t)sb, Fb, rb, dt);
+  }
+  for (int b = 0; b < w->nsbody; b++) positive_part(G + 9 * (size_t)b);
+}
