@@ -115,15 +115,10 @@ gen_status program_build(arena *a, const mech *m, const program_options *o, prog
   cgraph_build(a, &p->s, &p->g);
 
   int *perm = ARENA_ARRAY(a, int, p->g.n + 1);
-  int *trial = ARENA_ARRAY(a, int, p->g.n + 1);
-  for (int k = 0; k < ORDER_NKINDS; k++) {
-    const char *h = NULL;
-    p->flops3_by_order[k] = order_compute(&p->g, (order_kind)k, trial, &h);
-    if (k == (int)o->order) {
-      memcpy(perm, trial, sizeof *perm * (size_t)p->g.n);
-      p->heuristic = h;
-    }
-  }
+  order_result r;
+  order_run(&p->g, o->order, perm, &r);
+  for (int k = 0; k < ORDER_NKINDS; k++) p->flops3_by_order[k] = r.flops3[k];
+  p->heuristic = r.heuristic;
   symbolic_build(a, &p->g, perm, &p->sym);
 
   p->nnz = program_nnz(&p->g);
