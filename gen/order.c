@@ -172,6 +172,11 @@ static void free_fgraph(fgraph *f) {
 static int init_fgraph(fgraph *f, const cgraph *g, int64_t budget) {
   int n = g->n;
   memset(f, 0, sizeof *f);
+  /* the triangles cost the sum of the squared degrees: known up front */
+  int64_t cost = 0;
+  for (int i = 0; i < n; i++) cost += (int64_t)(g->adr[i + 1] - g->adr[i]) * (g->adr[i + 1] - g->adr[i]) + 1;
+  f->work = n;
+  if (cost > budget) return 0;
   f->g = g;
   f->d = g->degree;
   f->n = n;

@@ -21,8 +21,10 @@ int64_t program_nnz(const cgraph *g) {
   return nnz;
 }
 
-/* 3 x flops of the mechanism with these shard counts and ordering kind. */
-static int64_t evaluate(const mech *m, const int *shards, order_kind kind) {
+/* 3 x flops of the mechanism with these shard counts and ordering kind;
+ * *size receives the graph's size (nodes + adjacency entries), the cost
+ * measure of the shattering search. */
+static int64_t evaluate(const mech *m, const int *shards, order_kind kind, int64_t *size) {
   arena a;
   arena_init(&a);
   smech s;
@@ -31,7 +33,38 @@ static int64_t evaluate(const mech *m, const int *shards, order_kind kind) {
   cgraph_build(&a, &s, &g);
   int *perm = ARENA_ARRAY(&a, int, g.n + 1);
   int64_t f3 = order_compute(&g, kind, perm, NULL);
+  if (size) *size = g.n + g.adr[g.n];
   arena_free(&a);
+  return f3;
+}
+
+/* The same for body b alone with its equality constraints, their other ends
+ * fixed: the local view of the shattering search once the global one is
+ * over budget. */
+static int64_t evaluate_alone(const mech *m, int b, int k, order_kind kind) {
+  mech one = *m;
+  mech_body body = m->bodies[b];
+  one.bodies = &body;
+  one.nbody = 1;
+  int n = 0;
+  for (int c = 0; c < m->ncons; c++)
+    if (mech_is_equality(&m->cons[c]) && (m->cons[c].a == b || m->cons[c].b == b)) n++;
+  mech_constraint *cons = malloc(sizeof *cons * (size_t)(n + 1));
+  if (!cons) abort();
+  n = 0;
+  for (int c = 0; c < m->ncons; c++) {
+    const mech_constraint *x = &m->cons[c];
+    if (!mech_is_equality(x) || (x->a != b && x->b != b)) continue;
+    cons[n] = *x;
+    cons[n].a = x->a == b ? 0 : MECH_WORLD;
+    cons[n].b = x->b == b ? 0 : MECH_WORLD;
+    n++;
+  }
+  one.cons = cons;
+  one.ncons = n;
+  int shards[1] = {k};
+  int64_t f3 = evaluate(&one, shards, kind, NULL);
+  free(cons);
   return f3;
 }
 
@@ -44,47 +77,102 @@ static int cmp_body_key(const void *x, const void *y) {
   return strcmp(((const body_key *)x)->name, ((const body_key *)y)->name);
 }
 
+/* Shard counts tried for a body with `attached` constraints: every k from 2
+ * while few, then steps of a quarter (the flops change slowly with k there). */
+enum { SHATTER_EVERY_K = 64 };
+static int next_k(int k) { return k < SHATTER_EVERY_K ? k + 1 : k + k / 4; }
+
+/* Work of the global shattering search (graph sizes evaluated, summed)
+ * before it turns to each body alone. */
+#define SHATTER_BUDGET (1LL << 22)
+
 /* Shattering (docs/DESIGN.md section 3): for every body whose attached degrees
  * sum above the threshold, in name order, try k = 2 .. (its constraint
  * count) shards and keep the k with the fewest flops if that beats leaving
  * it whole. The search uses meca for `best` (the full `best` is run on the
- * outcome); the final decision compares the requested ordering. */
+ * outcome); the final decision compares the requested ordering. While the
+ * evaluations stay within SHATTER_BUDGET each is of the whole mechanism;
+ * past it, of the body alone (evaluate_alone), so that a mechanism with
+ * many heavy bodies does not take one whole ordering per body and k. */
 static void decide_shards(const mech *m, int threshold, order_kind kind, int64_t unshattered3, int *shards) {
   for (int i = 0; i < m->nbody; i++) shards[i] = 1;
   if (threshold <= 0) return;
   order_kind search = kind == ORDER_BEST ? ORDER_MECA : kind;
+  int *load = calloc((size_t)m->nbody + 1, sizeof *load), *attached = calloc((size_t)m->nbody + 1, sizeof *attached);
   body_key *keys = malloc(sizeof *keys * (size_t)(m->nbody + 1));
-  if (!keys) abort();
+  if (!keys || !load || !attached) abort();
+  for (int c = 0; c < m->ncons; c++) {
+    const mech_constraint *k = &m->cons[c];
+    if (!mech_is_equality(k)) continue;
+    int ends[2] = {k->a, k->b};
+    for (int e = 0; e < 2; e++)
+      if (ends[e] >= 0 && (e == 0 || ends[1] != ends[0])) {
+        load[ends[e]] += mech_degree(k);
+        attached[ends[e]]++;
+      }
+  }
   for (int i = 0; i < m->nbody; i++) keys[i] = (body_key){m->bodies[i].name, i};
   qsort(keys, (size_t)m->nbody, sizeof *keys, cmp_body_key);
-  int64_t current = -1;
+  int64_t current = -1, size = 0, spent = 0;
   for (int t = 0; t < m->nbody; t++) {
     int b = keys[t].idx;
-    if (m->bodies[b].fixed || shatter_body_load(m, b) <= threshold) continue;
-    int attached = 0;
-    for (int c = 0; c < m->ncons; c++)
-      if (mech_is_equality(&m->cons[c]) && (m->cons[c].a == b || m->cons[c].b == b)) attached++;
-    if (current < 0) current = evaluate(m, shards, search);
+    if (m->bodies[b].fixed || load[b] <= threshold) continue;
+    int tries = 0;
+    for (int k = 2; k <= attached[b]; k = next_k(k)) tries++;
+    int global = spent + (int64_t)(tries + 1) * size <= SHATTER_BUDGET;
+    if (global && current < 0) {
+      current = evaluate(m, shards, search, &size);
+      spent += size;
+      global = spent + (int64_t)tries * size <= SHATTER_BUDGET;
+    }
     int best_k = 1;
-    int64_t best_f = current;
-    for (int k = 2; k <= attached; k++) {
+    int64_t best_f = global ? current : evaluate_alone(m, b, 1, search);
+    for (int k = 2; k <= attached[b]; k = next_k(k)) {
       shards[b] = k;
-      int64_t f = evaluate(m, shards, search);
+      int64_t f;
+      if (global) {
+        f = evaluate(m, shards, search, &size);
+        spent += size;
+      } else {
+        f = evaluate_alone(m, b, k, search);
+      }
       if (f < best_f) {
         best_f = f;
         best_k = k;
       }
     }
     shards[b] = best_k;
-    current = best_f;
+    if (global)
+      current = best_f;
+    else if (best_k > 1)
+      current = -1; /* the whole mechanism changed: evaluate it again if needed */
   }
   free(keys);
+  free(load);
+  free(attached);
   if (kind == ORDER_BEST) {
     int any = 0;
     for (int i = 0; i < m->nbody; i++) any |= shards[i] > 1;
-    if (any && unshattered3 <= evaluate(m, shards, kind))
+    if (any && unshattered3 <= evaluate(m, shards, kind, NULL))
       for (int i = 0; i < m->nbody; i++) shards[i] = 1;
   }
+}
+
+/* 1 if some body is heavy enough to be considered for shattering. */
+static int any_candidate(const mech *m, int threshold) {
+  if (threshold <= 0) return 0;
+  int *load = calloc((size_t)m->nbody + 1, sizeof *load);
+  if (!load) abort();
+  int any = 0;
+  for (int c = 0; c < m->ncons; c++) {
+    const mech_constraint *k = &m->cons[c];
+    if (!mech_is_equality(k)) continue;
+    if (k->a >= 0) load[k->a] += mech_degree(k);
+    if (k->b >= 0 && k->b != k->a) load[k->b] += mech_degree(k);
+  }
+  for (int i = 0; i < m->nbody; i++) any |= !m->bodies[i].fixed && load[i] > threshold;
+  free(load);
+  return any;
 }
 
 gen_status program_build(arena *a, const mech *m, const program_options *o, program *p, diag_list *d) {
@@ -94,29 +182,36 @@ gen_status program_build(arena *a, const mech *m, const program_options *o, prog
   p->order = o->order;
   p->shatter_threshold = o->shatter == PROGRAM_SHATTER_FROM_MECH ? m->settings.shatter : o->shatter;
 
-  /* Unshattered figures, for the report. */
-  {
-    arena t;
-    arena_init(&t);
-    smech s;
-    cgraph g;
-    smech_build(&t, m, NULL, &s);
-    cgraph_build(&t, &s, &g);
-    int *perm = ARENA_ARRAY(&t, int, g.n + 1);
-    p->unshattered_flops3 = order_compute(&g, o->order, perm, NULL);
-    p->unshattered_dim = s.dim;
-    p->unshattered_density = s.dim ? (double)program_nnz(&g) / ((double)s.dim * s.dim) : 0.0;
-    arena_free(&t);
+  /* Unshattered figures, for the report; when no body is heavy enough to
+   * shatter they are the final ones. */
+  smech s0;
+  cgraph g0;
+  order_result r0;
+  int shatter = any_candidate(m, p->shatter_threshold);
+  arena t;
+  arena_init(&t);
+  arena *ua = shatter ? &t : a;
+  smech_build(ua, m, NULL, &s0);
+  cgraph_build(ua, &s0, &g0);
+  int *perm = ARENA_ARRAY(ua, int, g0.n + 1);
+  order_run(&g0, o->order, perm, &r0);
+  p->unshattered_flops3 = r0.totals.flops3;
+  p->unshattered_dim = s0.dim;
+  p->unshattered_density = s0.dim ? (double)program_nnz(&g0) / ((double)s0.dim * s0.dim) : 0.0;
+  arena_free(&t);
+
+  order_result r = r0;
+  if (shatter) {
+    int *shards = ARENA_ARRAY(a, int, m->nbody + 1);
+    decide_shards(m, p->shatter_threshold, o->order, p->unshattered_flops3, shards);
+    smech_build(a, m, shards, &p->s);
+    cgraph_build(a, &p->s, &p->g);
+    perm = ARENA_ARRAY(a, int, p->g.n + 1);
+    order_run(&p->g, o->order, perm, &r);
+  } else {
+    p->s = s0;
+    p->g = g0;
   }
-
-  int *shards = ARENA_ARRAY(a, int, m->nbody + 1);
-  decide_shards(m, p->shatter_threshold, o->order, p->unshattered_flops3, shards);
-  smech_build(a, m, shards, &p->s);
-  cgraph_build(a, &p->s, &p->g);
-
-  int *perm = ARENA_ARRAY(a, int, p->g.n + 1);
-  order_result r;
-  order_run(&p->g, o->order, perm, &r);
   for (int k = 0; k < ORDER_NKINDS; k++) p->flops3_by_order[k] = r.flops3[k];
   p->heuristic = r.heuristic;
   symbolic_build(a, &p->g, perm, &p->sym);
