@@ -10,6 +10,8 @@
 void program_default_options(program_options *o) {
   o->order = ORDER_BEST;
   o->shatter = PROGRAM_SHATTER_FROM_MECH;
+  o->max_rows = PROGRAM_MAX_ROWS_DEFAULT;
+  o->max_memory = PROGRAM_MAX_MEMORY_DEFAULT;
 }
 
 int64_t program_nnz(const cgraph *g) {
@@ -19,6 +21,105 @@ int64_t program_nnz(const cgraph *g) {
     for (int k = g->adr[i]; k < g->adr[i + 1]; k++) nnz += (int64_t)g->degree[i] * g->degree[g->adj[k]];
   }
   return nnz;
+}
+
+/* Building the graph holds each pair as two edge-list entries and a sorted
+ * copy (cgraph_build), then twice in CSR; the orderings copy the adjacency
+ * into their elimination graphs. Per node: the solver view, the graph and
+ * the orderings' arrays, about 40 words. */
+int64_t program_graph_bytes(int64_t n, int64_t pairs) { return 48 * pairs + 160 * n; }
+
+/* symbolic: per block its pivot, fill flag, row and offset, and the RSI as
+ * int32; rtprog and the emitter keep per-block and per-pivot arrays of
+ * their own; the interpreter's workspace (ldlsim) is `work` doubles. */
+int64_t program_factor_bytes(int64_t n, int64_t nblock, int64_t nrsi, int64_t work) {
+  return 4 * nrsi + 48 * nblock + 128 * n + 8 * work;
+}
+
+static double mib(int64_t bytes) { return (double)bytes / (1024.0 * 1024.0); }
+
+/* The limit diagnostics point at the mechanism's return statement. */
+static int limit_line(const mech *m) { return m->return_line ? m->return_line : m->line; }
+
+static gen_status check_rows(const mech *m, const smech *s, const program_options *o, diag_list *d) {
+  if (s->dim <= o->max_rows) return GEN_OK;
+  if (s->nshards)
+    diag_error(d, m->file, limit_line(m),
+               "mechanism has %d rows (%d equality constraints, shard welds included), more than the limit of "
+               "%lld (--max-rows)",
+               s->dim, s->ncons, (long long)o->max_rows);
+  else
+    diag_error(d, m->file, limit_line(m),
+               "mechanism has %d rows (%d equality constraints), more than the limit of %lld (--max-rows)", s->dim,
+               s->ncons, (long long)o->max_rows);
+  return GEN_ERR_LIMIT;
+}
+
+/* The body carrying the most constraints, for the message. */
+static void busiest_body(const smech *s, int *body, int *count) {
+  int *cnt = calloc((size_t)s->nbody + 1, sizeof *cnt);
+  if (!cnt) abort();
+  *body = -1;
+  *count = 0;
+  for (int c = 0; c < s->ncons; c++) {
+    int ends[2] = {s->cons_a[c], s->cons_b[c]};
+    for (int e = 0; e < 2; e++) {
+      int b = ends[e];
+      if (b < 0 || s->body_fixed[b]) continue;
+      if (++cnt[b] > *count) {
+        *count = cnt[b];
+        *body = b;
+      }
+    }
+  }
+  free(cnt);
+}
+
+static gen_status check_graph(const mech *m, const smech *s, const program_options *o, diag_list *d) {
+  int64_t bytes = program_graph_bytes(s->ncons, cgraph_pair_count(s));
+  if (bytes <= o->max_memory) return GEN_OK;
+  int b, k;
+  busiest_body(s, &b, &k);
+  diag_error(d, m->file, limit_line(m),
+             "the constraint graph would need %.1f MiB (%lld pairs of constraints sharing a body; '%s' carries %d), "
+             "more than the memory limit of %.0f MiB (--max-memory)",
+             mib(bytes), (long long)cgraph_pair_count(s), b >= 0 ? s->body_name[b] : "?", k, mib(o->max_memory));
+  return GEN_ERR_LIMIT;
+}
+
+static gen_status check_factor(const mech *m, const cgraph *g, const symbolic_totals *t, const program_options *o,
+                               diag_list *d) {
+  int64_t bytes = program_factor_bytes(g->n, t->nblock, t->nrsi, t->work);
+  if (bytes <= o->max_memory) return GEN_OK;
+  diag_error(d, m->file, limit_line(m),
+             "the factorization would need %.1f MiB (%lld edge blocks, %lld RSI entries, %lld flops), more than the "
+             "memory limit of %.0f MiB (--max-memory)",
+             mib(bytes), (long long)t->nblock, (long long)t->nrsi, (long long)((t->flops3 + 1) / 3),
+             mib(o->max_memory));
+  return GEN_ERR_LIMIT;
+}
+
+int64_t program_emit_bytes(const program *p, int tables) {
+  const symbolic *s = &p->sym;
+  int64_t pairs = 0;
+  for (int q = 0; q < s->n; q++) {
+    int64_t k = s->col_adr[q + 1] - s->col_adr[q];
+    pairs += k * (k + 1) / 2;
+  }
+  if (tables) return 8192 * (int64_t)s->n + 700 * pairs + 40 * s->nrsi + (16 << 20);
+  return 40960 * (int64_t)s->n + 3072 * pairs + (16 << 20);
+}
+
+gen_status program_check_emit(const program *p, const program_options *o, int tables, diag_list *d) {
+  const symbolic *s = &p->sym;
+  int64_t prog = program_factor_bytes(s->n, s->nblock, s->nrsi, s->work_size);
+  int64_t bytes = prog + program_emit_bytes(p, tables);
+  if (bytes <= o->max_memory) return GEN_OK;
+  diag_error(d, p->m->file, limit_line(p->m),
+             "writing the program (%s) would need %.1f MiB (%d pivots, %d edge blocks, %lld RSI entries), more "
+             "than the memory limit of %.0f MiB (--max-memory)",
+             tables ? "tables" : "unrolled", mib(bytes), s->n, s->nblock, (long long)s->nrsi, mib(o->max_memory));
+  return GEN_ERR_LIMIT;
 }
 
 /* 3 x flops of the mechanism with these shard counts and ordering kind;
@@ -176,11 +277,11 @@ static int any_candidate(const mech *m, int threshold) {
 }
 
 gen_status program_build(arena *a, const mech *m, const program_options *o, program *p, diag_list *d) {
-  (void)d;
   memset(p, 0, sizeof *p);
   p->m = m;
   p->order = o->order;
   p->shatter_threshold = o->shatter == PROGRAM_SHATTER_FROM_MECH ? m->settings.shatter : o->shatter;
+  gen_status st;
 
   /* Unshattered figures, for the report; when no body is heavy enough to
    * shatter they are the final ones. */
@@ -192,6 +293,10 @@ gen_status program_build(arena *a, const mech *m, const program_options *o, prog
   arena_init(&t);
   arena *ua = shatter ? &t : a;
   smech_build(ua, m, NULL, &s0);
+  if ((st = check_rows(m, &s0, o, d)) != GEN_OK || (st = check_graph(m, &s0, o, d)) != GEN_OK) {
+    arena_free(&t);
+    return st;
+  }
   cgraph_build(ua, &s0, &g0);
   int *perm = ARENA_ARRAY(ua, int, g0.n + 1);
   order_run(&g0, o->order, perm, &r0);
@@ -205,6 +310,7 @@ gen_status program_build(arena *a, const mech *m, const program_options *o, prog
     int *shards = ARENA_ARRAY(a, int, m->nbody + 1);
     decide_shards(m, p->shatter_threshold, o->order, p->unshattered_flops3, shards);
     smech_build(a, m, shards, &p->s);
+    if ((st = check_rows(m, &p->s, o, d)) != GEN_OK || (st = check_graph(m, &p->s, o, d)) != GEN_OK) return st;
     cgraph_build(a, &p->s, &p->g);
     perm = ARENA_ARRAY(a, int, p->g.n + 1);
     order_run(&p->g, o->order, perm, &r);
@@ -214,6 +320,7 @@ gen_status program_build(arena *a, const mech *m, const program_options *o, prog
   }
   for (int k = 0; k < ORDER_NKINDS; k++) p->flops3_by_order[k] = r.flops3[k];
   p->heuristic = r.heuristic;
+  if ((st = check_factor(m, &p->g, &r.totals, o, d)) != GEN_OK) return st;
   symbolic_build(a, &p->g, perm, &p->sym);
 
   p->nnz = program_nnz(&p->g);

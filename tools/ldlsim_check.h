@@ -15,6 +15,7 @@ typedef struct ldlsim_check_options {
   uint64_t seed;              /* of the random right-hand side */
   const char *export_dir;     /* write H.mtx, b.mtx, x.mtx there; or NULL */
   rt_precision precision;
+  int64_t max_rows, max_memory; /* program_options' limits; 0 = the defaults */
 } ldlsim_check_options;
 
 gen_status ldlsim_check(const ldlsim_check_options *o, arena *a, diag_list *d);
