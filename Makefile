@@ -221,8 +221,8 @@ $(BUILD)/obj/gentest_avx/programs_avx.o: $(GENTEST_DIR)/programs_avx.c
 	@mkdir -p $(dir $@)
 	$(CC) $(GENTEST_CFLAGS) -Iruntime/include -c $< -o $@
 $(BUILD)/tests/test_generated: $(GENTEST_OBJ) $(GENTEST_AVX_OBJ)
-# test_cli and test_limits run ldlsim too.
-$(BUILD)/tests/test_cli $(BUILD)/tests/test_limits: | $(BUILD)/ldlsim
+# test_cli, test_limits and test_outfile run ldlsim too.
+$(BUILD)/tests/test_cli $(BUILD)/tests/test_limits $(BUILD)/tests/test_outfile: | $(BUILD)/ldlsim
 
 #---- tests ---------------------------------------------------------------------
 # make test: the cmocka suite, the layering check, the generated/ check,

@@ -281,6 +281,7 @@ int main(int argc, char **argv) {
   diag_list d;
   diag_init(&d);
   gen_status st = GEN_OK;
+  outfile_catch_signals();
 
   if (o.table)
     printf("%-22s %6s %6s %6s %5s %9s %6s %9s %9s %10s  %s\n", "mechanism", "bodies", "cons", "shards", "dim",

@@ -400,6 +400,7 @@ int main(int argc, char **argv) {
   if (rc) return rc;
   diag_list d;
   diag_init(&d);
+  outfile_catch_signals();
   arena a;
   arena_init(&a);
   gen_status st = o.check ? ldlsim_check(&o.chk, &a, &d) : simulate(&o, &a, &d);
