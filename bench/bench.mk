@@ -1,7 +1,9 @@
 # bench/bench.mk -- `make bench`: the generated programs against SuiteSparse
 # LDL, CHOLMOD, LAPACK and METIS (issue 5). Included by the Makefile.
 #
-#   make bench                      the samples (mechanisms/*.lua) and the scaling series
+#   make bench                      the samples (mechanisms/*.lua), the scaling series,
+#                                   then ldlgen's own growth (bench/scale.sh)
+#   make bench-scale                ldlgen's growth table alone: bench/results/scale.md
 #   make bench MECHS="a.lua b.lua"  the same, plus these mechanism files
 #   make bench BENCH_ARGS=--quick   fewer runs and batches (see bench/bench.c)
 #   make bench-build && build/bench/bench --step-only [--quick] [MECH.lua...]
@@ -15,7 +17,7 @@
 # linked into build/bench/bench with a registry (build/bench/programs.c).
 # Results: bench/results/latest.md and latest.json, and README.md's table.
 
-.PHONY: bench bench-deps bench-build
+.PHONY: bench bench-deps bench-build bench-scale
 
 BENCH_DEB_PACKAGES := libsuitesparse-dev libopenblas-dev liblapacke-dev libmetis-dev
 BENCH_DIR          := $(BUILD)/bench
@@ -147,6 +149,12 @@ bench: deps bench-deps
 	OPENBLAS_NUM_THREADS=1 $(BENCH_DIR)/bench $(BENCH_ARGS) \
 	  --revision "$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$$(git diff --quiet HEAD -- 2>/dev/null || echo ' + uncommitted changes')" \
 	  --md bench/results/latest.md --json bench/results/latest.json --readme README.md
+	@$(MAKE) --no-print-directory bench-scale
+
+#---- ldlgen's growth: chains, tracks, grids, trains (bench/scale/*.lua) ----------
+bench-scale: all
+	@mkdir -p bench/results
+	@sh bench/scale.sh $(BUILD) bench/results/scale.md
 
 -include $(wildcard $(BENCH_DIR)/obj/bench/*.d $(BENCH_DIR)/obj/*.d)
 
