@@ -20,7 +20,7 @@ build=$1
 out=$2
 work=$build/scale
 mkdir -p "$work"
-max_compile_kb=${SCALE_MAX_COMPILE_KB:-12000}
+max_compile_kb=${SCALE_MAX_COMPILE_KB:-3000}
 cc=${CC:-cc}
 time_bin=/usr/bin/time
 [ -x $time_bin ] || { echo "scale.sh: needs GNU time ($time_bin)" >&2; exit 1; }
