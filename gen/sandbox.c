@@ -266,7 +266,8 @@ static int charged_call(lua_State *L) {
     lua_Integer len = luaL_len(L, 1); /* what the function itself will use */
     switch (kind) {
     case CH_INSERT:
-      if (n >= 3) units = span(opt_int(L, 2, len + 1), len);
+      /* len + 1 wraps as Lua's own integers do: __len may return the maximum */
+      if (n >= 3) units = span(opt_int(L, 2, (lua_Integer)((lua_Unsigned)len + 1)), len);
       break;
     case CH_REMOVE:
       if (n >= 2) units = span(opt_int(L, 2, len), len);
