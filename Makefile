@@ -264,9 +264,9 @@ tests-run: build-all
 # gcc, clang and ldlsim of $(BUILD), every sanitizer error fatal, the
 # generated programs held to the interpreter and the residual bound
 # (tests/random_sweep.sh). make test runs RANDOM_SEEDS on the ASan + UBSan
-# build (test_generated has seeds 1-6; 42 once made ldlgen memcpy from NULL);
-# make random-sweep runs 300 seeds.
-RANDOM_SEEDS ?= 7 8 9 10 11 42
+# build (a ring, a hub, trees; test_generated has seeds 1-6; 42 once made
+# ldlgen memcpy from NULL); make random-sweep runs 300 seeds.
+RANDOM_SEEDS ?= 7 8 9 42
 random-check: $(BUILD)/ldlgen $(BUILD)/ldlsim $(BUILD)/obj/tests/random_check.o $(BUILD)/librt.a
 	@CC="$(CC)" CFLAGS="$(CFLAGS_ALL)" LIBS="$(CMOCKA_LIBS) -lm" GEN_CHECK_FLAGS="$(GEN_CHECK_FLAGS)" \
 	  sh tests/random_sweep.sh -j $(JOBS) $(BUILD) $(RANDOM_SEEDS)
