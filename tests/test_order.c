@@ -243,15 +243,17 @@ static void check_against_reference(const cgraph *g) {
 static void test_heuristics_match_the_reference(void **state) {
   (void)state;
   test_rng r = {2024};
-  for (int trial = 0; trial < 60; trial++) {
+  /* the reference is O(n^4): mostly small graphs (valgrind), a few of 45
+   * nodes, where approximate degrees would differ from exact ones */
+  for (int trial = 0; trial < 40; trial++) {
     arena a;
     arena_init(&a);
     cgraph g;
-    random_graph(&a, &r, 1 + rng_int(&r, 45), rng_int(&r, 35), &g);
+    random_graph(&a, &r, 1 + rng_int(&r, trial < 10 ? 45 : 30), rng_int(&r, 40), &g);
     check_against_reference(&g);
-    random_chordal_graph(&a, &r, 2 + rng_int(&r, 40), 1 + rng_int(&r, 20), &g);
+    random_chordal_graph(&a, &r, 2 + rng_int(&r, 30), 1 + rng_int(&r, 15), &g);
     check_against_reference(&g);
-    random_mechanism_graph(&a, &r, 2 + rng_int(&r, 30), 1 + rng_int(&r, 60), &g);
+    random_mechanism_graph(&a, &r, 2 + rng_int(&r, 20), 1 + rng_int(&r, 36), &g);
     check_against_reference(&g);
     arena_free(&a);
   }
