@@ -17,6 +17,10 @@ CFLAGS_ALL = -std=c11 $(OPT) $(WARN) $(FPFLAGS) $(THREADS) -MMD -MP $(SANFLAGS)
 ifeq ($(SAN),1)
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 endif
+# The libFuzzer build (make fuzz, clang): coverage for the fuzzer, same sanitizers.
+ifeq ($(SAN),fuzz)
+SANFLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+endif
 
 # Recursively expanded: pkg-config runs only after `make deps` installed it.
 LUA_CFLAGS    = $(shell pkg-config --cflags lua5.4)
@@ -35,6 +39,11 @@ GEN_SRC   := $(sort $(filter-out gen/main.c,$(wildcard gen/*.c)))
 SIM_SRC   := $(sort $(wildcard sim/*.c))
 TEST_SRC  := $(sort $(wildcard tests/test_*.c))
 TESTS     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC)) $(BUILD)/tests/test_cxx
+# Fuzz targets (tests/fuzz/fuzz_NAME.c); in every build each is also linked
+# with tests/fuzz/replay.c as $(BUILD)/tests/fuzz_NAME, which make test runs
+# over the seed corpus and the regressions.
+FUZZ_TARGETS := load pipeline drive
+FUZZ_REPLAYS := $(patsubst %,$(BUILD)/tests/fuzz_%,$(FUZZ_TARGETS))
 RT_OBJ    := $(patsubst %.c,$(BUILD)/obj/%.o,$(RT_SRC))
 GEN_OBJ   := $(patsubst %.c,$(BUILD)/obj/%.o,$(GEN_SRC))
 SIM_OBJ   := $(patsubst %.c,$(BUILD)/obj/%.o,$(SIM_SRC))
@@ -43,14 +52,14 @@ MECHS     := $(sort $(wildcard mechanisms/*.lua))
 TEMPLATES := $(sort $(wildcard templates/*.lua templates/*.tpl))
 GEN_OBJ   += $(BUILD)/obj/templates_embed.o
 
-.PHONY: all build-all deps test check check-bitwise check-layers tests-run demo clean valgrind valgrind-run stats bench-factor generate generate-all check-generated check-view soak soak-short FORCE \
+.PHONY: all build-all deps test check check-bitwise check-layers tests-run demo clean valgrind valgrind-run stats bench-factor generate generate-all check-generated check-view soak soak-short random-check random-sweep fuzz fuzz-deps fuzz-build FORCE \
         install install-files uninstall test-install test-install-run
 .DEFAULT_GOAL := all
 
 all: deps
 	@$(MAKE) --no-print-directory build-all
 
-build-all: $(BUILD)/ldlgen $(BUILD)/ldlsim $(BUILD)/soak $(TESTS)
+build-all: $(BUILD)/ldlgen $(BUILD)/ldlsim $(BUILD)/soak $(TESTS) $(FUZZ_REPLAYS)
 
 #---- dependencies (Debian packages, the viewer's npm packages) -----------------
 # Installs only what is missing; `apt-get update` once, first. Node and npm
@@ -333,8 +342,8 @@ $(BUILD)/tests/test_cxx: $(BUILD)/obj/tests/test_cxx.o $(BUILD)/obj/generated/bu
                          $(BUILD)/obj/generated/scissor_lift.o $(BUILD)/librt.a
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXXFLAGS_ALL) $^ $(THREADS) -lm -o $@
-# test_cli and test_gltf run ldlsim too; test_svgplot links the plotter.
-$(BUILD)/tests/test_cli: | $(BUILD)/ldlsim
+# test_cli, test_gltf, test_limits and test_outfile run ldlsim too; test_svgplot links the plotter.
+$(BUILD)/tests/test_cli $(BUILD)/tests/test_limits $(BUILD)/tests/test_outfile: | $(BUILD)/ldlsim
 $(BUILD)/tests/test_gltf: | $(BUILD)/ldlsim
 $(BUILD)/tests/test_svgplot: $(BUILD)/obj/tools/svgplot.o
 # test_pgs: the sweep against its reference (tests/pgs_check.c, which
@@ -388,6 +397,7 @@ test: deps
 	@$(MAKE) --no-print-directory -j$(JOBS) check-bitwise
 	@$(MAKE) --no-print-directory -j$(JOBS) BUILD=build/san SAN=1 OPT="-O1 -g" build-all
 	@$(MAKE) --no-print-directory BUILD=build/san SAN=1 OPT="-O1 -g" tests-run
+	@$(MAKE) --no-print-directory BUILD=build/san SAN=1 OPT="-O1 -g" random-check
 
 check: deps
 	@$(MAKE) --no-print-directory -j$(JOBS) build-all
@@ -396,7 +406,81 @@ check: deps
 tests-run: build-all
 	@set -e; for t in $(TESTS); do echo "== $$t"; \
 	  $(if $(filter 1,$(SAN)),LDLPGS_TEST_SHORT=1) ASAN_OPTIONS=detect_leaks=1 $$t; done
-	@echo "all test programs passed ($(words $(TESTS)) programs, $(BUILD))"
+	@set -e; for t in $(FUZZ_TARGETS); do echo "== $(BUILD)/tests/fuzz_$$t"; \
+	  ASAN_OPTIONS=detect_leaks=1 $(BUILD)/tests/fuzz_$$t tests/fuzz/corpus/$$t tests/fuzz/regressions/$$t; done
+	@echo "all test programs passed ($(words $(TESTS)) programs and $(words $(FUZZ_TARGETS)) fuzz replays, $(BUILD))"
+
+# Random mechanisms (tests/data/random_mechanism.lua: trees, rings,
+# shattered hubs, every constraint type, inequality rows) through ldlgen,
+# gcc, clang and ldlsim of $(BUILD), every sanitizer error fatal, the
+# generated programs held to the interpreter and the residual bound
+# (tests/random_sweep.sh). make test runs RANDOM_SEEDS on the ASan + UBSan
+# build (a ring, a hub, trees; test_generated has seeds 1-6; 42 once made
+# ldlgen memcpy from NULL); make random-sweep runs 300 seeds.
+RANDOM_SEEDS ?= 7 8 9 42
+random-check: $(BUILD)/ldlgen $(BUILD)/ldlsim $(BUILD)/obj/tests/random_check.o $(BUILD)/librt.a
+	@CC="$(CC)" CFLAGS="$(CFLAGS_ALL)" LIBS="$(CMOCKA_LIBS) -lm" GEN_CHECK_FLAGS="$(GEN_CHECK_FLAGS)" \
+	  sh tests/random_sweep.sh -j $(JOBS) $(BUILD) $(RANDOM_SEEDS)
+
+random-sweep: deps
+	@$(MAKE) --no-print-directory -j$(JOBS) BUILD=build/san SAN=1 OPT="-O1 -g" build-all
+	@$(MAKE) --no-print-directory BUILD=build/san SAN=1 OPT="-O1 -g" random-check RANDOM_SEEDS="$$(seq 1 300)"
+
+#---- fuzzing (libFuzzer, clang) ---------------------------------------------------
+# make fuzz FUZZ_SECONDS=N: each target of FUZZ_TARGETS for N seconds, built
+# with clang -fsanitize=fuzzer,address,undefined into build/fuzz/; seeds:
+# tests/fuzz/corpus/NAME, the regressions, and the samples and fixtures.
+# What it finds grows build/fuzz/corpus/NAME; an input that crashes, leaks,
+# times out or runs out of memory is copied into tests/fuzz/regressions/NAME/
+# (commit it: make test replays it from then on) and the run fails.
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD   := build/fuzz
+FUZZ_DEB_PACKAGES := clang libclang-rt-14-dev
+FUZZ_SEEDS_load     := mechanisms tests/data tests/data/bad
+FUZZ_SEEDS_pipeline := mechanisms tests/data
+FUZZ_SEEDS_drive    := mechanisms
+
+fuzz-deps:
+	@missing=""; for p in $(FUZZ_DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  if [ "$$(id -u)" != 0 ]; then SUDO=sudo; else SUDO=; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null || exit 1; \
+	fi
+
+$(BUILD)/tests/fuzz_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/tests/fuzz/replay.o $(BUILD)/libsim.a \
+                       $(BUILD)/libgen.a $(BUILD)/librt.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) -lm -o $@
+
+$(BUILD)/fuzz/%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/libsim.a $(BUILD)/libgen.a $(BUILD)/librt.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer $^ $(LUA_LIBS) -lm -o $@
+
+fuzz-build: $(patsubst %,$(BUILD)/fuzz/%,$(FUZZ_TARGETS))
+
+fuzz: deps fuzz-deps
+	@$(MAKE) --no-print-directory -j$(JOBS) BUILD=$(FUZZ_BUILD) SAN=fuzz CC=clang OPT="-O1 -g" fuzz-build
+	@failed=""; for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/crashes/$$t tests/fuzz/regressions/$$t; \
+	  echo "== fuzz $$t for $(FUZZ_SECONDS) s"; \
+	  seeds=""; for s in tests/fuzz/corpus/$$t tests/fuzz/regressions/$$t; do \
+	    [ -d $$s ] && seeds="$$seeds $$s"; done; \
+	  case $$t in load) seeds="$$seeds $(FUZZ_SEEDS_load)";; pipeline) seeds="$$seeds $(FUZZ_SEEDS_pipeline)";; \
+	    drive) seeds="$$seeds $(FUZZ_SEEDS_drive)";; esac; \
+	  ASAN_OPTIONS=detect_leaks=1 $(FUZZ_BUILD)/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
+	    -rss_limit_mb=2560 -max_len=65536 -print_final_stats=1 \
+	    -artifact_prefix=$(FUZZ_BUILD)/crashes/$$t/ $(FUZZ_BUILD)/corpus/$$t $$seeds \
+	    > $(FUZZ_BUILD)/$$t.log 2>&1 || failed="$$failed $$t"; \
+	  grep -E "^(stat::number_of_executed_units|stat::new_units_added|Done)" $(FUZZ_BUILD)/$$t.log || true; \
+	  for c in $(FUZZ_BUILD)/crashes/$$t/*; do [ -f "$$c" ] || continue; \
+	    cp "$$c" tests/fuzz/regressions/$$t/ && echo "kept $$c in tests/fuzz/regressions/$$t/"; rm -f "$$c"; done; \
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzzing found inputs that fail:$$failed (logs: $(FUZZ_BUILD)/*.log;" \
+	  "commit tests/fuzz/regressions/)"; exit 1; fi; \
+	echo "fuzzing found nothing in $(FUZZ_SECONDS) s per target"
 
 # The runtime uses neither gen/, sim/ nor Lua, and its files call each
 # other in no circle (tools/check_layers.sh reads the objects).

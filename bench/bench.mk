@@ -1,7 +1,9 @@
 # bench/bench.mk -- `make bench`: the generated programs against SuiteSparse
 # LDL, CHOLMOD, LAPACK and METIS (issue 5). Included by the Makefile.
 #
-#   make bench                      the samples (mechanisms/*.lua) and the scaling series
+#   make bench                      the samples (mechanisms/*.lua), the scaling series,
+#                                   then ldlgen's own growth (bench/scale.sh)
+#   make bench-scale                ldlgen's growth table alone: bench/results/scale.md
 #   make bench MECHS="a.lua b.lua"  the same, plus these mechanism files
 #   make bench BENCH_ARGS=--quick   fewer runs and batches (see bench/bench.c)
 #   make bench-cg                   instructions per whole step under callgrind,
@@ -17,7 +19,7 @@
 # linked into build/bench/bench with a registry (build/bench/programs.c).
 # Results: bench/results/latest.md and latest.json, and README.md's table.
 
-.PHONY: bench bench-deps bench-build bench-cg bench-locality
+.PHONY: bench bench-deps bench-build bench-cg bench-locality bench-scale
 
 BENCH_DEB_PACKAGES := libsuitesparse-dev libopenblas-dev liblapacke-dev libmetis-dev libode-dev libmujoco-dev valgrind
 BENCH_DIR          := $(BUILD)/bench
@@ -167,6 +169,7 @@ bench: deps bench-deps
 	  --md bench/results/latest.md --json bench/results/latest.json --readme README.md \
 	  --cg bench/results/step-cg.tsv
 	@$(MAKE) --no-print-directory bench-locality
+	@$(MAKE) --no-print-directory bench-scale
 
 #---- the locality of generated code (bench/diff_locality.sh) --------------------------
 # The share of generated lines small edits of each sample change, with the
@@ -182,6 +185,11 @@ $(LOCALITY_BASE_DIR)/build/ldlgen:
 bench-locality: $(BUILD)/ldlgen $(LOCALITY_BASE_DIR)/build/ldlgen
 	@mkdir -p bench/results
 	bench/diff_locality.sh bench/results/diff_locality.md before=$(LOCALITY_BASE_DIR)/build/ldlgen after=$(BUILD)/ldlgen
+
+#---- ldlgen's growth: chains, tracks, grids, trains (bench/scale/*.lua) ----------
+bench-scale: all
+	@mkdir -p bench/results
+	@sh bench/scale.sh $(BUILD) bench/results/scale.md
 
 -include $(wildcard $(BENCH_DIR)/obj/bench/*.d $(BENCH_DIR)/obj/*.d)
 

@@ -253,7 +253,7 @@ static int plan_factor(builder *b) {
     int nlist = b->nop - first;
     emit_op *list = malloc(sizeof *list * (size_t)(nlist + 1));
     if (!list) abort();
-    memcpy(list, b->ops + first, sizeof *list * (size_t)nlist);
+    if (nlist) memcpy(list, b->ops + first, sizeof *list * (size_t)nlist); /* b->ops may be NULL */
     b->nop = first;
     int begin = b->nop;
     if (p == 0) add_factor_node(b, 0, 0);
@@ -275,7 +275,7 @@ static int plan_factor(builder *b) {
     int nstmt = b->nop - begin;
     emit_op *stmts = malloc(sizeof *stmts * (size_t)(nstmt + 1));
     if (!stmts) abort();
-    memcpy(stmts, b->ops + begin, sizeof *stmts * (size_t)nstmt);
+    if (nstmt) memcpy(stmts, b->ops + begin, sizeof *stmts * (size_t)nstmt);
     b->nop = begin;
     int nparts = (nstmt + b->budget - 1) / b->budget; /* none: nothing left to do */
     for (int part = 1, s = 0; part <= nparts; part++) {

@@ -1,6 +1,7 @@
 /* graph.c -- constraint graph construction. */
 #include "graph.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,9 +69,26 @@ static void build_csr(arena *a, cgraph *g, int nedge, const int *eu, const int *
   free(fill);
 }
 
-void cgraph_from_edges(arena *a, int n, const int *degree, const char **names, int nedge,
-                       const int *eu, const int *ev, cgraph *g) {
-  memset(g, 0, sizeof *g);
+/* Every edge an element of two nodes. */
+static void edge_elements(arena *a, cgraph *g) {
+  int ne = cgraph_nedges(g);
+  g->nelem = ne;
+  g->elem_adr = ARENA_ARRAY(a, int, ne + 1);
+  g->elem_var = ARENA_ARRAY(a, int, 2 * ne + 1);
+  int e = 0;
+  for (int i = 0; i < g->n; i++)
+    for (int k = g->adr[i]; k < g->adr[i + 1]; k++)
+      if (g->adj[k] > i) {
+        g->elem_adr[e] = 2 * e;
+        g->elem_var[2 * e] = i;
+        g->elem_var[2 * e + 1] = g->adj[k];
+        e++;
+      }
+  g->elem_adr[ne] = 2 * ne;
+}
+
+static void from_edges(arena *a, int n, const int *degree, const char **names, int nedge, const int *eu,
+                       const int *ev, cgraph *g) {
   g->n = n;
   g->degree = degree;
   if (!names) {
@@ -87,9 +105,15 @@ void cgraph_from_edges(arena *a, int n, const int *degree, const char **names, i
   compute_rank(a, g);
 }
 
-void cgraph_build(arena *a, const smech *s, cgraph *g) {
-  /* Bodies' incidence lists, then every pair of constraints on a non-fixed
-   * body becomes an edge. */
+void cgraph_from_edges(arena *a, int n, const int *degree, const char **names, int nedge,
+                       const int *eu, const int *ev, cgraph *g) {
+  memset(g, 0, sizeof *g);
+  from_edges(a, n, degree, names, nedge, eu, ev, g);
+  edge_elements(a, g);
+}
+
+/* Constraints on each non-fixed body: badr (nb+1), bcons (badr[nb]). */
+static void body_incidence(const smech *s, int **badr_out, int **bcons_out) {
   int nb = s->nbody, nc = s->ncons;
   int *badr = calloc((size_t)nb + 1, sizeof *badr);
   int *bcons = malloc(sizeof *bcons * (size_t)(2 * nc + 1));
@@ -106,13 +130,34 @@ void cgraph_build(arena *a, const smech *s, cgraph *g) {
     for (int e = 0; e < 2; e++)
       if (ends[e] >= 0 && !s->body_fixed[ends[e]]) bcons[badr[ends[e]] + bfill[ends[e]]++] = c;
   }
-  long long npairs = 0;
-  for (int b = 0; b < nb; b++) {
-    long long k = badr[b + 1] - badr[b];
+  free(bfill);
+  *badr_out = badr;
+  *bcons_out = bcons;
+}
+
+int64_t cgraph_pair_count(const smech *s) {
+  int *badr, *bcons;
+  body_incidence(s, &badr, &bcons);
+  int64_t npairs = 0;
+  for (int b = 0; b < s->nbody; b++) {
+    int64_t k = badr[b + 1] - badr[b];
     npairs += k * (k - 1) / 2;
   }
-  int *eu = malloc(sizeof *eu * (size_t)(npairs + 1));
-  int *ev = malloc(sizeof *ev * (size_t)(npairs + 1));
+  free(badr);
+  free(bcons);
+  return npairs;
+}
+
+void cgraph_build(arena *a, const smech *s, cgraph *g) {
+  /* Bodies' incidence lists; every pair of constraints on a non-fixed body
+   * becomes an edge, and every body with two or more an element. */
+  int nb = s->nbody, nc = s->ncons;
+  int *badr, *bcons;
+  body_incidence(s, &badr, &bcons);
+  int64_t npairs = cgraph_pair_count(s);
+  if (npairs > INT_MAX / 2) abort(); /* program.c refuses such graphs first */
+  int *eu = calloc((size_t)npairs + 1, sizeof *eu);
+  int *ev = calloc((size_t)npairs + 1, sizeof *ev);
   if (!eu || !ev) abort();
   int ne = 0;
   for (int b = 0; b < nb; b++)
@@ -122,10 +167,26 @@ void cgraph_build(arena *a, const smech *s, cgraph *g) {
         ev[ne] = bcons[j];
         ne++;
       }
-  cgraph_from_edges(a, nc, s->cons_degree, s->cons_name, ne, eu, ev, g);
+  memset(g, 0, sizeof *g);
+  from_edges(a, nc, s->cons_degree, s->cons_name, ne, eu, ev, g);
+  int nelem = 0, nvar = 0;
+  for (int b = 0; b < nb; b++)
+    if (badr[b + 1] - badr[b] >= 2) {
+      nelem++;
+      nvar += badr[b + 1] - badr[b];
+    }
+  g->nelem = nelem;
+  g->elem_adr = ARENA_ARRAY(a, int, nelem + 1);
+  g->elem_var = ARENA_ARRAY(a, int, nvar + 1);
+  int e = 0, k = 0;
+  for (int b = 0; b < nb; b++) {
+    if (badr[b + 1] - badr[b] < 2) continue;
+    g->elem_adr[e++] = k;
+    for (int i = badr[b]; i < badr[b + 1]; i++) g->elem_var[k++] = bcons[i];
+  }
+  g->elem_adr[nelem] = k;
   free(badr);
   free(bcons);
-  free(bfill);
   free(eu);
   free(ev);
 }
@@ -143,54 +204,4 @@ int cgraph_adjacent(const cgraph *g, int i, int j) {
       hi = mid;
   }
   return 0;
-}
-
-void bitadj_init(bitadj *b, const cgraph *g) {
-  b->n = g->n;
-  b->words = (g->n + 63) / 64;
-  if (b->words == 0) b->words = 1;
-  b->bits = calloc((size_t)b->n * (size_t)b->words + 1, sizeof *b->bits);
-  if (!b->bits) abort();
-  for (int i = 0; i < g->n; i++)
-    for (int k = g->adr[i]; k < g->adr[i + 1]; k++) bitadj_set(b, i, g->adj[k]);
-}
-
-void bitadj_free(bitadj *b) {
-  free(b->bits);
-  b->bits = NULL;
-}
-
-void bitadj_remove(bitadj *b, int v) {
-  unsigned long long *row = bitadj_row(b, v);
-  for (int w = 0; w < b->words; w++) {
-    unsigned long long x = row[w];
-    while (x) {
-      int u = w * 64 + __builtin_ctzll(x);
-      x &= x - 1;
-      bitadj_row(b, u)[v >> 6] &= ~(1ull << (v & 63));
-    }
-  }
-}
-
-int bitadj_eliminate(bitadj *b, int v) {
-  const unsigned long long *nv = bitadj_row(b, v);
-  int created = 0;
-  for (int w = 0; w < b->words; w++) {
-    unsigned long long x = nv[w];
-    while (x) {
-      int u = w * 64 + __builtin_ctzll(x);
-      x &= x - 1;
-      unsigned long long *nu = bitadj_row(b, u);
-      for (int k = 0; k < b->words; k++) {
-        unsigned long long add = nv[k] & ~nu[k];
-        if (k == (u >> 6)) add &= ~(1ull << (u & 63));
-        if (add) {
-          created += __builtin_popcountll(add);
-          nu[k] |= add;
-        }
-      }
-    }
-  }
-  bitadj_remove(b, v);
-  return created / 2;
 }

@@ -4,6 +4,8 @@
 #ifndef LDLPGS_GEN_GRAPH_H
 #define LDLPGS_GEN_GRAPH_H
 
+#include <stdint.h>
+
 #include "arena.h"
 #include "shatter.h"
 
@@ -14,10 +16,21 @@ typedef struct cgraph {
   int *rank;              /* position of name[i] in sorted order    (n) */
   int *adr;               /* neighbours of i: adj[adr[i] .. adr[i+1]) (n+1) */
   int *adj;               /* ascending within each node            (adr[n]) */
+  /* Elements: cliques whose union is the graph, the start of the quotient
+   * graph (qgraph.h). For a mechanism, its non-fixed bodies that carry two
+   * or more constraints; for an edge list, its edges. */
+  int nelem;
+  int *elem_adr;          /* nodes of element e: elem_var[elem_adr[e] .. elem_adr[e+1]) (nelem+1) */
+  int *elem_var;          /*                                        (elem_adr[nelem]) */
 } cgraph;
 
 /* Builds the constraint graph of a solver mechanism. */
 void cgraph_build(arena *a, const smech *s, cgraph *g);
+
+/* Pairs of constraints that share a non-fixed body, counted per body (an
+ * upper bound on the edges cgraph_build stores): what building the graph
+ * costs, known before it is built. */
+int64_t cgraph_pair_count(const smech *s);
 
 /* Builds a graph from an explicit edge list (tests, tools). Duplicate edges
  * and self loops are ignored. names may be NULL ("c0", "c1", ...). */
@@ -28,30 +41,5 @@ void cgraph_from_edges(arena *a, int n, const int *degree, const char **names, i
 int cgraph_nedges(const cgraph *g);
 /* 1 if i and j are adjacent. */
 int cgraph_adjacent(const cgraph *g, int i, int j);
-
-/* Bit-set rows of the adjacency matrix, one row of `words` 64-bit words per
- * node: the working representation of graph elimination. */
-typedef struct bitadj {
-  int n, words;
-  unsigned long long *bits; /* n * words */
-} bitadj;
-
-void bitadj_init(bitadj *b, const cgraph *g);  /* malloc'ed */
-void bitadj_free(bitadj *b);
-static inline unsigned long long *bitadj_row(const bitadj *b, int i) {
-  return b->bits + (size_t)i * (size_t)b->words;
-}
-static inline int bitadj_has(const bitadj *b, int i, int j) {
-  return (int)((bitadj_row(b, i)[j >> 6] >> (j & 63)) & 1u);
-}
-static inline void bitadj_set(bitadj *b, int i, int j) {
-  bitadj_row(b, i)[j >> 6] |= 1ull << (j & 63);
-  bitadj_row(b, j)[i >> 6] |= 1ull << (i & 63);
-}
-/* Removes node v from every row (its own row is left as it was). */
-void bitadj_remove(bitadj *b, int v);
-/* Graph elimination of v: joins its neighbours pairwise, then removes it.
- * Returns the number of edges created (the fill). */
-int bitadj_eliminate(bitadj *b, int v);
 
 #endif

@@ -27,10 +27,14 @@ static int open_list(const tbl *top, const char *key, int *line) {
   lua_State *L = ld->L;
   int ty = load_field(top, key);
   if (ty != LUA_TTABLE) {
+    /* a value that is not a table has no line of its own: the place in
+     * the text that assigns the field, else the returned table's */
+    int at = sandbox_key_line(&ld->sb, key);
     if (ty == LUA_TNIL)
       load_missing(top, key);
     else
-      load_err(ld, top->line, "%s: field '%s' must be a list of tables (got %s)", top->what, key, load_type_of(L, -1));
+      load_err(ld, at ? at : top->line, "%s: field '%s' must be a list of tables (got %s)", top->what, key,
+               load_type_of(L, -1));
     lua_pop(L, 1);
     return -1;
   }
@@ -112,8 +116,12 @@ static gen_status run(loader *ld, const char *src, size_t len) {
   lua_State *L = ld->L;
   gen_status st = sandbox_run(&ld->sb, src, len);
   if (st != GEN_OK) return st;
+  ld->m.return_line = ld->sb.ret_line;
   if (lua_type(L, -1) != LUA_TTABLE) {
-    load_err(ld, 0, "mechanism file must return a table (got %s)", load_type_of(L, -1));
+    if (ld->sb.nresults == 0)
+      load_err(ld, ld->sb.ret_line, "mechanism file returns nothing: it must end with `return` and a table");
+    else
+      load_err(ld, ld->sb.ret_line, "mechanism file must return a table (got %s)", load_type_of(L, -1));
     return GEN_ERR_INPUT;
   }
   ld->top_line = sandbox_table_line(&ld->sb, -1);

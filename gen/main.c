@@ -1,5 +1,6 @@
 /* main.c -- the ldlgen command line. The only place that prints diagnostics
  * and chooses the exit code. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@ static void usage(FILE *out) {
   fputs("usage: ldlgen MECH.lua [-o OUT.c] [--mode unrolled|tables] [--precision float|double]\n"
         "                       [--order natural|mda|meca|best] [--shatter N|off]\n"
         "                       [--stats] [--dot FILE] [--report FILE]\n"
+        "                       [--max-rows N] [--max-memory MIB]\n"
         "       ldlgen --table MECH.lua...\n"
         "       ldlgen --types\n"
         "       ldlgen --kernels-header FILE  (rt_kernels.h, the kernels programs share)\n"
@@ -46,6 +48,9 @@ static void usage(FILE *out) {
         "  --dot FILE     write the body graph and constraint graph (Graphviz)\n"
         "  --report FILE  write the statistics and the pivot/block layout (JSON)\n"
         "  --table        print one statistics row per mechanism\n"
+        "  --max-rows N   refuse mechanisms with more than N rows of H (default 100000)\n"
+        "  --max-memory M refuse mechanisms whose symbolic phase and program would need\n"
+        "                 more than M MiB (default 2048)\n"
         "  --types        print the constraint types, their fields and degrees\n"
         "                 (the table in README.md)\n"
         "  --version, --help\n",
@@ -62,6 +67,16 @@ typedef struct options {
   const char *out_c;     /* -o */
   emit_options emit;
 } options;
+
+/* A positive integer up to max (64-bit). */
+static int parse_int64(const char *s, long long max, long long *out) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  if (*s == '\0' || *end != '\0' || errno || v < 1 || v > max) return 0;
+  *out = v;
+  return 1;
+}
 
 static int parse_int(const char *s, int *out) {
   char *end;
@@ -139,7 +154,7 @@ static int parse_args(int argc, char **argv, options *o) {
     } else if (strcmp(a, "--order") == 0 || strcmp(a, "--shatter") == 0 || strcmp(a, "--dot") == 0 ||
                strcmp(a, "--report") == 0 || strcmp(a, "-o") == 0 || strcmp(a, "--mode") == 0 ||
                strcmp(a, "--precision") == 0 || strcmp(a, "--prefix") == 0 || strcmp(a, "--templates") == 0 ||
-               strcmp(a, "--budget") == 0) {
+               strcmp(a, "--budget") == 0 || strcmp(a, "--max-rows") == 0 || strcmp(a, "--max-memory") == 0) {
       if (!val) {
         fprintf(stderr, "ldlgen: %s needs a value\n", a);
         return 2;
@@ -163,6 +178,20 @@ static int parse_args(int argc, char **argv, options *o) {
           fprintf(stderr, "ldlgen: --shatter needs a positive integer or 'off', not '%s'\n", val);
           return 2;
         }
+      } else if (strcmp(a, "--max-rows") == 0) {
+        long long n;
+        if (!parse_int64(val, 1000000000LL, &n)) {
+          fprintf(stderr, "ldlgen: --max-rows needs a positive integer, not '%s'\n", val);
+          return 2;
+        }
+        o->prog.max_rows = n;
+      } else if (strcmp(a, "--max-memory") == 0) {
+        long long n;
+        if (!parse_int64(val, 1LL << 30, &n)) {
+          fprintf(stderr, "ldlgen: --max-memory needs a positive number of MiB, not '%s'\n", val);
+          return 2;
+        }
+        o->prog.max_memory = (int64_t)n << 20;
       } else if (strcmp(a, "--dot") == 0) {
         o->dot = val;
       } else if (strcmp(a, "--report") == 0) {
@@ -294,6 +323,7 @@ int main(int argc, char **argv) {
   diag_list d;
   diag_init(&d);
   gen_status st = GEN_OK;
+  outfile_catch_signals();
 
   if (o.table)
     printf("%-22s %6s %6s %6s %5s %9s %6s %9s %9s %10s  %s\n", "mechanism", "bodies", "cons", "shards", "dim",
@@ -319,7 +349,8 @@ int main(int argc, char **argv) {
         out_h[n - 1] = 'h';
         const char *slash = strrchr(out_h, '/');
         o.emit.header = slash ? slash + 1 : out_h;
-        st = emit_program(&p, &o.emit, &code, &d);
+        st = program_check_emit(&p, &o.prog, o.emit.mode == EMIT_TABLES, &d);
+        if (st == GEN_OK) st = emit_program(&p, &o.emit, &code, &d);
       }
       if (st == GEN_OK && o.dot && (st = outfile_open(&dot, o.dot, &d)) == GEN_OK) dot_write(&p, dot.f);
       if (st == GEN_OK && o.report && (st = outfile_open(&rep, o.report, &d)) == GEN_OK) write_report(&p, rep.f);

@@ -74,6 +74,7 @@ typedef struct mech {
   const char *file;       /* path as given on the command line */
   const char *name;
   int line;               /* line of the returned table */
+  int return_line;        /* line of the chunk's return (0: unknown): where limits point */
   mech_body *bodies;
   int nbody;
   mech_constraint *cons;

@@ -11,13 +11,27 @@
  *
  * Every greedy choice breaks remaining ties by constraint name (strcmp), so
  * an order does not change when unrelated parts of a mechanism are edited
- * or renamed, and never depends on indices or addresses. */
+ * or renamed, and never depends on indices or addresses.
+ *
+ * Cost. Keys of degree and height run on the quotient graph (qgraph.h,
+ * AMD-style); keys with a fill term on the elimination graph with fill
+ * counts kept up to date edge by edge. Both take time proportional to the
+ * fill rather than n^2. The minimum degree order always runs (first), and
+ * its work sets the budget of every other heuristic: ORDER_BUDGET_BASE plus
+ * ORDER_BUDGET_FACTOR times (its work + the graph's size), in counted list
+ * entries, so the budget is the same on every machine. A heuristic that
+ * exceeds it is left unfinished: `best` goes without it, and `--order
+ * meca` falls back to the minimum degree order (the `heuristic` of --stats
+ * says "mda"). On the samples and the scaling series nothing is cut. */
 #ifndef LDLPGS_GEN_ORDER_H
 #define LDLPGS_GEN_ORDER_H
 
 #include <stdint.h>
 
 #include "graph.h"
+#include "symbolic.h"
+
+enum { ORDER_BUDGET_BASE = 1 << 22, ORDER_BUDGET_FACTOR = 32 };
 
 typedef enum order_kind { ORDER_NATURAL = 0, ORDER_MDA, ORDER_MECA, ORDER_BEST, ORDER_NKINDS } order_kind;
 
@@ -29,12 +43,22 @@ int order_parse(const char *name);
  * ...). order_nheuristics() of them; index 0 is "natural". */
 int order_nheuristics(void);
 const char *order_heuristic_name(int h);
-/* Order by heuristic h: perm[p] = node eliminated p-th. */
+/* Order by heuristic h: perm[p] = node eliminated p-th (no budget). */
 void order_by_heuristic(const cgraph *g, int h, int *perm);
 
 /* Order by kind; for ORDER_BEST *chosen (if not NULL) receives the name of
  * the winning heuristic. Returns 3 x flops of the order. */
 int64_t order_compute(const cgraph *g, order_kind kind, int *perm, const char **chosen);
+
+/* Every kind at once, for the symbolic phase: perm is the order of `kind`. */
+typedef struct order_result {
+  int64_t flops3[ORDER_NKINDS]; /* 3 x flops of each kind's order */
+  const char *heuristic;        /* the heuristic behind perm */
+  symbolic_totals totals;       /* of perm: 3 x flops, edge blocks, RSI entries */
+  int cut;                      /* heuristics left unfinished: over the budget */
+  int64_t work;                 /* list entries touched by all of it (the budget's unit) */
+} order_result;
+void order_run(const cgraph *g, order_kind kind, int *perm, order_result *r);
 
 /* 1 if perm is a permutation of 0..n-1. */
 int order_is_permutation(const int *perm, int n);

@@ -12,6 +12,8 @@
 void program_default_options(program_options *o) {
   o->order = ORDER_BEST;
   o->shatter = PROGRAM_SHATTER_FROM_MECH;
+  o->max_rows = PROGRAM_MAX_ROWS_DEFAULT;
+  o->max_memory = PROGRAM_MAX_MEMORY_DEFAULT;
 }
 
 int64_t program_nnz(const cgraph *g) {
@@ -23,8 +25,109 @@ int64_t program_nnz(const cgraph *g) {
   return nnz;
 }
 
-/* 3 x flops of the mechanism with these shard counts and ordering kind. */
-static int64_t evaluate(const mech *m, const int *shards, order_kind kind) {
+/* Building the graph holds each pair as two edge-list entries and a sorted
+ * copy (cgraph_build), then twice in CSR; the orderings copy the adjacency
+ * into their elimination graphs. Per node: the solver view, the graph and
+ * the orderings' arrays, about 40 words. */
+int64_t program_graph_bytes(int64_t n, int64_t pairs) { return 48 * pairs + 160 * n; }
+
+/* symbolic: per block its pivot, fill flag, row and offset, and the RSI as
+ * int32; rtprog and the emitter keep per-block and per-pivot arrays of
+ * their own; the interpreter's workspace (ldlsim) is `work` doubles. */
+int64_t program_factor_bytes(int64_t n, int64_t nblock, int64_t nrsi, int64_t work) {
+  return 4 * nrsi + 48 * nblock + 128 * n + 8 * work;
+}
+
+static double mib(int64_t bytes) { return (double)bytes / (1024.0 * 1024.0); }
+
+/* The limit diagnostics point at the mechanism's return statement. */
+static int limit_line(const mech *m) { return m->return_line ? m->return_line : m->line; }
+
+static gen_status check_rows(const mech *m, const smech *s, const program_options *o, diag_list *d) {
+  if (s->dim <= o->max_rows) return GEN_OK;
+  if (s->nshards)
+    diag_error(d, m->file, limit_line(m),
+               "mechanism has %d rows (%d equality constraints, shard welds included), more than the limit of "
+               "%lld (--max-rows)",
+               s->dim, s->ncons, (long long)o->max_rows);
+  else
+    diag_error(d, m->file, limit_line(m),
+               "mechanism has %d rows (%d equality constraints), more than the limit of %lld (--max-rows)", s->dim,
+               s->ncons, (long long)o->max_rows);
+  return GEN_ERR_LIMIT;
+}
+
+/* The body carrying the most constraints, for the message. */
+static void busiest_body(const smech *s, int *body, int *count) {
+  int *cnt = calloc((size_t)s->nbody + 1, sizeof *cnt);
+  if (!cnt) abort();
+  *body = -1;
+  *count = 0;
+  for (int c = 0; c < s->ncons; c++) {
+    int ends[2] = {s->cons_a[c], s->cons_b[c]};
+    for (int e = 0; e < 2; e++) {
+      int b = ends[e];
+      if (b < 0 || s->body_fixed[b]) continue;
+      if (++cnt[b] > *count) {
+        *count = cnt[b];
+        *body = b;
+      }
+    }
+  }
+  free(cnt);
+}
+
+static gen_status check_graph(const mech *m, const smech *s, const program_options *o, diag_list *d) {
+  int64_t bytes = program_graph_bytes(s->ncons, cgraph_pair_count(s));
+  if (bytes <= o->max_memory) return GEN_OK;
+  int b, k;
+  busiest_body(s, &b, &k);
+  diag_error(d, m->file, limit_line(m),
+             "the constraint graph would need %.1f MiB (%lld pairs of constraints sharing a body; '%s' carries %d), "
+             "more than the memory limit of %.0f MiB (--max-memory)",
+             mib(bytes), (long long)cgraph_pair_count(s), b >= 0 ? s->body_name[b] : "?", k, mib(o->max_memory));
+  return GEN_ERR_LIMIT;
+}
+
+static gen_status check_factor(const mech *m, const cgraph *g, const symbolic_totals *t, const program_options *o,
+                               diag_list *d) {
+  int64_t bytes = program_factor_bytes(g->n, t->nblock, t->nrsi, t->work);
+  if (bytes <= o->max_memory) return GEN_OK;
+  diag_error(d, m->file, limit_line(m),
+             "the factorization would need %.1f MiB (%lld edge blocks, %lld RSI entries, %lld flops), more than the "
+             "memory limit of %.0f MiB (--max-memory)",
+             mib(bytes), (long long)t->nblock, (long long)t->nrsi, (long long)((t->flops3 + 1) / 3),
+             mib(o->max_memory));
+  return GEN_ERR_LIMIT;
+}
+
+int64_t program_emit_bytes(const program *p, int tables) {
+  const symbolic *s = &p->sym;
+  int64_t pairs = 0;
+  for (int q = 0; q < s->n; q++) {
+    int64_t k = s->col_adr[q + 1] - s->col_adr[q];
+    pairs += k * (k + 1) / 2;
+  }
+  if (tables) return 8192 * (int64_t)s->n + 700 * pairs + 40 * s->nrsi + (16 << 20);
+  return 40960 * (int64_t)s->n + 3072 * pairs + (16 << 20);
+}
+
+gen_status program_check_emit(const program *p, const program_options *o, int tables, diag_list *d) {
+  const symbolic *s = &p->sym;
+  int64_t prog = program_factor_bytes(s->n, s->nblock, s->nrsi, s->work_size);
+  int64_t bytes = prog + program_emit_bytes(p, tables);
+  if (bytes <= o->max_memory) return GEN_OK;
+  diag_error(d, p->m->file, limit_line(p->m),
+             "writing the program (%s) would need %.1f MiB (%d pivots, %d edge blocks, %lld RSI entries), more "
+             "than the memory limit of %.0f MiB (--max-memory)",
+             tables ? "tables" : "unrolled", mib(bytes), s->n, s->nblock, (long long)s->nrsi, mib(o->max_memory));
+  return GEN_ERR_LIMIT;
+}
+
+/* 3 x flops of the mechanism with these shard counts and ordering kind;
+ * *size receives the graph's size (nodes + adjacency entries), the cost
+ * measure of the shattering search. */
+static int64_t evaluate(const mech *m, const int *shards, order_kind kind, int64_t *size) {
   arena a;
   arena_init(&a);
   smech s;
@@ -33,7 +136,38 @@ static int64_t evaluate(const mech *m, const int *shards, order_kind kind) {
   cgraph_build(&a, &s, &g);
   int *perm = ARENA_ARRAY(&a, int, g.n + 1);
   int64_t f3 = order_compute(&g, kind, perm, NULL);
+  if (size) *size = g.n + g.adr[g.n];
   arena_free(&a);
+  return f3;
+}
+
+/* The same for body b alone with its equality constraints, their other ends
+ * fixed: the local view of the shattering search once the global one is
+ * over budget. */
+static int64_t evaluate_alone(const mech *m, int b, int k, order_kind kind) {
+  mech one = *m;
+  mech_body body = m->bodies[b];
+  one.bodies = &body;
+  one.nbody = 1;
+  int n = 0;
+  for (int c = 0; c < m->ncons; c++)
+    if (mech_is_equality(&m->cons[c]) && (m->cons[c].a == b || m->cons[c].b == b)) n++;
+  mech_constraint *cons = malloc(sizeof *cons * (size_t)(n + 1));
+  if (!cons) abort();
+  n = 0;
+  for (int c = 0; c < m->ncons; c++) {
+    const mech_constraint *x = &m->cons[c];
+    if (!mech_is_equality(x) || (x->a != b && x->b != b)) continue;
+    cons[n] = *x;
+    cons[n].a = x->a == b ? 0 : MECH_WORLD;
+    cons[n].b = x->b == b ? 0 : MECH_WORLD;
+    n++;
+  }
+  one.cons = cons;
+  one.ncons = n;
+  int shards[1] = {k};
+  int64_t f3 = evaluate(&one, shards, kind, NULL);
+  free(cons);
   return f3;
 }
 
@@ -46,86 +180,149 @@ static int cmp_body_key(const void *x, const void *y) {
   return strcmp(((const body_key *)x)->name, ((const body_key *)y)->name);
 }
 
+/* Shard counts tried for a body with `attached` constraints: every k from 2
+ * while few, then steps of a quarter (the flops change slowly with k there). */
+enum { SHATTER_EVERY_K = 64 };
+static int next_k(int k) { return k < SHATTER_EVERY_K ? k + 1 : k + k / 4; }
+
+/* Work of the global shattering search (graph sizes evaluated, summed)
+ * before it turns to each body alone. */
+#define SHATTER_BUDGET (1LL << 22)
+
 /* Shattering (docs/DESIGN.md section 3): for every body whose attached degrees
  * sum above the threshold, in name order, try k = 2 .. (its constraint
  * count) shards and keep the k with the fewest flops if that beats leaving
  * it whole. The search uses meca for `best` (the full `best` is run on the
- * outcome); the final decision compares the requested ordering. */
+ * outcome); the final decision compares the requested ordering. While the
+ * evaluations stay within SHATTER_BUDGET each is of the whole mechanism;
+ * past it, of the body alone (evaluate_alone), so that a mechanism with
+ * many heavy bodies does not take one whole ordering per body and k. */
 static void decide_shards(const mech *m, int threshold, order_kind kind, int64_t unshattered3, int *shards) {
   for (int i = 0; i < m->nbody; i++) shards[i] = 1;
   if (threshold <= 0) return;
   order_kind search = kind == ORDER_BEST ? ORDER_MECA : kind;
+  int *load = calloc((size_t)m->nbody + 1, sizeof *load), *attached = calloc((size_t)m->nbody + 1, sizeof *attached);
   body_key *keys = malloc(sizeof *keys * (size_t)(m->nbody + 1));
-  if (!keys) abort();
+  if (!keys || !load || !attached) abort();
+  for (int c = 0; c < m->ncons; c++) {
+    const mech_constraint *k = &m->cons[c];
+    if (!mech_is_equality(k)) continue;
+    int ends[2] = {k->a, k->b};
+    for (int e = 0; e < 2; e++)
+      if (ends[e] >= 0 && (e == 0 || ends[1] != ends[0])) {
+        load[ends[e]] += mech_degree(k);
+        attached[ends[e]]++;
+      }
+  }
   for (int i = 0; i < m->nbody; i++) keys[i] = (body_key){m->bodies[i].name, i};
   qsort(keys, (size_t)m->nbody, sizeof *keys, cmp_body_key);
-  int64_t current = -1;
+  int64_t current = -1, size = 0, spent = 0;
   for (int t = 0; t < m->nbody; t++) {
     int b = keys[t].idx;
-    if (m->bodies[b].fixed || shatter_body_load(m, b) <= threshold) continue;
-    int attached = 0;
-    for (int c = 0; c < m->ncons; c++)
-      if (mech_is_equality(&m->cons[c]) && (m->cons[c].a == b || m->cons[c].b == b)) attached++;
-    if (current < 0) current = evaluate(m, shards, search);
+    if (m->bodies[b].fixed || load[b] <= threshold) continue;
+    int tries = 0;
+    for (int k = 2; k <= attached[b]; k = next_k(k)) tries++;
+    int global = spent + (int64_t)(tries + 1) * size <= SHATTER_BUDGET;
+    if (global && current < 0) {
+      current = evaluate(m, shards, search, &size);
+      spent += size;
+      global = spent + (int64_t)tries * size <= SHATTER_BUDGET;
+    }
     int best_k = 1;
-    int64_t best_f = current;
-    for (int k = 2; k <= attached; k++) {
+    int64_t best_f = global ? current : evaluate_alone(m, b, 1, search);
+    for (int k = 2; k <= attached[b]; k = next_k(k)) {
       shards[b] = k;
-      int64_t f = evaluate(m, shards, search);
+      int64_t f;
+      if (global) {
+        f = evaluate(m, shards, search, &size);
+        spent += size;
+      } else {
+        f = evaluate_alone(m, b, k, search);
+      }
       if (f < best_f) {
         best_f = f;
         best_k = k;
       }
     }
     shards[b] = best_k;
-    current = best_f;
+    if (global)
+      current = best_f;
+    else if (best_k > 1)
+      current = -1; /* the whole mechanism changed: evaluate it again if needed */
   }
   free(keys);
+  free(load);
+  free(attached);
   if (kind == ORDER_BEST) {
     int any = 0;
     for (int i = 0; i < m->nbody; i++) any |= shards[i] > 1;
-    if (any && unshattered3 <= evaluate(m, shards, kind))
+    if (any && unshattered3 <= evaluate(m, shards, kind, NULL))
       for (int i = 0; i < m->nbody; i++) shards[i] = 1;
   }
 }
 
+/* 1 if some body is heavy enough to be considered for shattering. */
+static int any_candidate(const mech *m, int threshold) {
+  if (threshold <= 0) return 0;
+  int *load = calloc((size_t)m->nbody + 1, sizeof *load);
+  if (!load) abort();
+  int any = 0;
+  for (int c = 0; c < m->ncons; c++) {
+    const mech_constraint *k = &m->cons[c];
+    if (!mech_is_equality(k)) continue;
+    if (k->a >= 0) load[k->a] += mech_degree(k);
+    if (k->b >= 0 && k->b != k->a) load[k->b] += mech_degree(k);
+  }
+  for (int i = 0; i < m->nbody; i++) any |= !m->bodies[i].fixed && load[i] > threshold;
+  free(load);
+  return any;
+}
+
 gen_status program_build(arena *a, const mech *m, const program_options *o, program *p, diag_list *d) {
-  (void)d;
   memset(p, 0, sizeof *p);
   p->m = m;
   p->order = o->order;
   p->shatter_threshold = o->shatter == PROGRAM_SHATTER_FROM_MECH ? m->settings.shatter : o->shatter;
+  gen_status st;
 
-  /* Unshattered figures, for the report. */
-  {
-    arena t;
-    arena_init(&t);
-    smech s;
-    cgraph g;
-    smech_build(&t, m, NULL, &s);
-    cgraph_build(&t, &s, &g);
-    int *perm = ARENA_ARRAY(&t, int, g.n + 1);
-    p->unshattered_flops3 = order_compute(&g, o->order, perm, NULL);
-    p->unshattered_dim = s.dim;
-    p->unshattered_density = s.dim ? (double)program_nnz(&g) / ((double)s.dim * s.dim) : 0.0;
+  /* Unshattered figures, for the report; when no body is heavy enough to
+   * shatter they are the final ones. */
+  smech s0;
+  cgraph g0;
+  order_result r0;
+  int shatter = any_candidate(m, p->shatter_threshold);
+  arena t;
+  arena_init(&t);
+  arena *ua = shatter ? &t : a;
+  smech_build(ua, m, NULL, &s0);
+  if ((st = check_rows(m, &s0, o, d)) != GEN_OK || (st = check_graph(m, &s0, o, d)) != GEN_OK) {
     arena_free(&t);
+    return st;
   }
+  cgraph_build(ua, &s0, &g0);
+  int *perm = ARENA_ARRAY(ua, int, g0.n + 1);
+  order_run(&g0, o->order, perm, &r0);
+  p->unshattered_flops3 = r0.totals.flops3;
+  p->unshattered_dim = s0.dim;
+  p->unshattered_density = s0.dim ? (double)program_nnz(&g0) / ((double)s0.dim * s0.dim) : 0.0;
+  arena_free(&t);
 
-  int *shards = ARENA_ARRAY(a, int, m->nbody + 1);
-  decide_shards(m, p->shatter_threshold, o->order, p->unshattered_flops3, shards);
-  smech_build(a, m, shards, &p->s);
-  cgraph_build(a, &p->s, &p->g);
-
-  int *perm = ARENA_ARRAY(a, int, p->g.n + 1);
-  int *trial = ARENA_ARRAY(a, int, p->g.n + 1);
-  for (int k = 0; k < ORDER_NKINDS; k++) {
-    const char *h = NULL;
-    p->flops3_by_order[k] = order_compute(&p->g, (order_kind)k, trial, &h);
-    if (k == (int)o->order) {
-      memcpy(perm, trial, sizeof *perm * (size_t)p->g.n);
-      p->heuristic = h;
-    }
+  order_result r = r0;
+  if (shatter) {
+    int *shards = ARENA_ARRAY(a, int, m->nbody + 1);
+    decide_shards(m, p->shatter_threshold, o->order, p->unshattered_flops3, shards);
+    smech_build(a, m, shards, &p->s);
+    if ((st = check_rows(m, &p->s, o, d)) != GEN_OK || (st = check_graph(m, &p->s, o, d)) != GEN_OK) return st;
+    cgraph_build(a, &p->s, &p->g);
+    perm = ARENA_ARRAY(a, int, p->g.n + 1);
+    order_run(&p->g, o->order, perm, &r);
+  } else {
+    p->s = s0;
+    p->g = g0;
   }
+  for (int k = 0; k < ORDER_NKINDS; k++) p->flops3_by_order[k] = r.flops3[k];
+  p->heuristic = r.heuristic;
+  if ((st = check_factor(m, &p->g, &r.totals, o, d)) != GEN_OK) return st;
   symbolic_build(a, &p->g, perm, &p->sym);
 
   p->nnz = program_nnz(&p->g);

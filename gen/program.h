@@ -19,9 +19,16 @@
 
 #define PROGRAM_SHATTER_FROM_MECH (-1)
 
+/* Limits (README.md, "Limits"): a mechanism past them is refused before the
+ * work that would exceed them starts, with file:line of its return. */
+#define PROGRAM_MAX_ROWS_DEFAULT 100000         /* rows of H (equality rows, shard welds included) */
+#define PROGRAM_MAX_MEMORY_DEFAULT (2048LL << 20) /* bytes the symbolic phase and program need */
+
 typedef struct program_options {
   order_kind order;  /* default ORDER_BEST */
   int shatter;       /* threshold; 0 = off; PROGRAM_SHATTER_FROM_MECH = the mechanism's setting */
+  int64_t max_rows;   /* default PROGRAM_MAX_ROWS_DEFAULT */
+  int64_t max_memory; /* default PROGRAM_MAX_MEMORY_DEFAULT */
 } program_options;
 
 typedef struct program {
@@ -43,8 +50,25 @@ typedef struct program {
 
 void program_default_options(program_options *o);
 
-/* Runs the symbolic phase on a loaded mechanism. */
+/* Runs the symbolic phase on a loaded mechanism. GEN_ERR_LIMIT (with a
+ * diagnostic) when it has more rows than o->max_rows, or its constraint
+ * graph or factorization would need more than o->max_memory bytes. */
 gen_status program_build(arena *a, const mech *m, const program_options *o, program *p, diag_list *d);
+
+/* Bytes the symbolic phase and the program are predicted to need: for a
+ * constraint graph with `pairs` pairs of constraints on one body, and for a
+ * factorization of n pivots, nblock edge blocks, nrsi RSI entries and a
+ * workspace of `work` scalars. The checks of program_build use these. */
+int64_t program_graph_bytes(int64_t n, int64_t pairs);
+int64_t program_factor_bytes(int64_t n, int64_t nblock, int64_t nrsi, int64_t work);
+
+/* The C output's cost: the emitter and the template expansion hold about
+ * 20 times the text they write, which grows with the pivots and the pairs
+ * of blocks in each column (unrolled) or the RSI (tables); measured on the
+ * scaling series. GEN_ERR_LIMIT (with a diagnostic at the return line) if
+ * that and the program exceed o->max_memory. */
+int64_t program_emit_bytes(const program *p, int tables);
+gen_status program_check_emit(const program *p, const program_options *o, int tables, diag_list *d);
 
 /* Structural nonzeros of the full (symmetric) H of a constraint graph. */
 int64_t program_nnz(const cgraph *g);

@@ -161,6 +161,14 @@ static int charge(sandbox *sb, long long units) {
   return 0;
 }
 
+/* A refused allocation: remembers the chunk line that asked for it (the last
+ * refusal is the one that raises the memory error; Lua retries after a
+ * collection, so an earlier one may have passed). */
+static void *refuse(sandbox *sb) {
+  if (sb->running && sb->L) sb->mem_line = running_line(sb->L);
+  return NULL;
+}
+
 /* Counting allocator: refuses to grow past max_memory, records table lines. */
 static void *counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   sandbox *sb = ud;
@@ -176,8 +184,8 @@ static void *counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   /* grow the map first: the limit check below must see its bytes, or
    * max_memory - used could wrap around */
   int is_table = ptr == NULL && osize == LUA_TTABLE;
-  if (is_table && !map_reserve(sb)) return NULL;
-  if (nsize > old && nsize - old > sb->cfg.max_memory - sb->used) return NULL;
+  if (is_table && !map_reserve(sb)) return refuse(sb);
+  if (nsize > old && nsize - old > sb->cfg.max_memory - sb->used) return refuse(sb);
   if (sb->running && nsize > old && !charge(sb, (long long)((nsize - old) / BYTES_PER_INSTRUCTION))) return NULL;
   void *p = realloc(ptr, nsize);
   if (!p) return NULL;
@@ -186,7 +194,15 @@ static void *counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   return p;
 }
 
+/* Count events charge the bound; return events of the chunk itself (the
+ * only function with no caller on the stack) record its return line. */
 static void count_hook(lua_State *L, lua_Debug *ar) {
+  if (ar->event == LUA_HOOKRET) {
+    lua_Debug caller;
+    if (!lua_getstack(L, 1, &caller) && lua_getinfo(L, "l", ar) && ar->currentline > 0)
+      get_sandbox(L)->ret_line = ar->currentline;
+    return;
+  }
   if (ar->event != LUA_HOOKCOUNT || charge(get_sandbox(L), get_sandbox(L)->interval)) return;
   lua_pushliteral(L, "instruction limit");
   lua_error(L);
@@ -250,7 +266,8 @@ static int charged_call(lua_State *L) {
     lua_Integer len = luaL_len(L, 1); /* what the function itself will use */
     switch (kind) {
     case CH_INSERT:
-      if (n >= 3) units = span(opt_int(L, 2, len + 1), len);
+      /* len + 1 wraps as Lua's own integers do: __len may return the maximum */
+      if (n >= 3) units = span(opt_int(L, 2, (lua_Integer)((lua_Unsigned)len + 1)), len);
       break;
     case CH_REMOVE:
       if (n >= 2) units = span(opt_int(L, 2, len), len);
@@ -264,9 +281,11 @@ static int charged_call(lua_State *L) {
     case CH_UNPACK:
       units = span(opt_int(L, 2, 1), opt_int(L, 3, len));
       break;
-    case CH_SORT:
-      units = len > 1 ? (long long)((double)len * log2((double)len)) : 0;
+    case CH_SORT: { /* len log2 len, saturating: __len may return any integer */
+      double u = len > 1 ? (double)len * log2((double)len) : 0.0;
+      units = u >= (double)LLONG_MAX ? LLONG_MAX : (long long)u;
       break;
+    }
     }
   }
   if (!charge(get_sandbox(L), units)) {
@@ -399,71 +418,205 @@ static size_t long_bracket(const char *s, const char *end, int *level) {
   return (size_t)(p - s + 1);
 }
 
-/* Copies a long string or comment body from p up to and including its closing
- * bracket of the given level; returns the position after it. */
-static const char *copy_long(const char *p, const char *end, int level, char **out) {
+/* If p is at a line break (\n, \r, or either pair, as Lua counts them),
+ * moves past it and returns 1. */
+static int line_break(const char **p, const char *end) {
+  char c = **p;
+  if (c != '\n' && c != '\r') return 0;
+  (*p)++;
+  if (*p < end && (**p == '\n' || **p == '\r') && **p != c) (*p)++;
+  return 1;
+}
+
+/* Past the closing bracket of a long string or comment body at p. */
+static const char *skip_long(const char *p, const char *end, int level, int *line) {
   while (p < end) {
+    if (line_break(&p, end)) {
+      (*line)++;
+      continue;
+    }
     if (*p == ']') {
       const char *q = p + 1;
       while (q < end && *q == '=') q++;
-      if (q < end && *q == ']' && q - p - 1 == level) {
-        size_t n = (size_t)(q + 1 - p);
-        memcpy(*out, p, n);
-        *out += n;
-        return q + 1;
-      }
+      if (q < end && *q == ']' && q - p - 1 == level) return q + 1;
     }
-    *(*out)++ = *p++;
+    p++;
   }
   return p;
 }
 
-/* The copy of a chunk that compiles with exact table lines (see the top of
- * this file): every `{` token becomes `({` and every `}` becomes `})`; strings
- * and comments are copied untouched. In Lua, braces only delimit table
- * constructors, so no matching is needed. src must be valid Lua. Returns a
- * malloc'd buffer (NULL if out of memory). */
-static char *wrap_constructors(const char *src, size_t len, size_t *outlen) {
-  char *buf = malloc(2 * len + 1), *out = buf;
-  if (!buf) return NULL;
+/* Offsets of the brace tokens of src, outside strings and comments (in
+ * Lua, braces only delimit table constructors). malloc'd; NULL if out of
+ * memory. */
+static size_t *find_braces(const char *src, size_t len, size_t *count) {
+  size_t cap = 64, n = 0;
+  size_t *at = malloc(sizeof *at * cap);
   const char *p = src, *end = src + len;
-  int level;
+  int level, lines = 0;
+  size_t k;
+  while (at && p < end) {
+    char c = *p;
+    if (c == '-' && p + 1 < end && p[1] == '-') {
+      p += 2;
+      if ((k = long_bracket(p, end, &level)) > 0)
+        p = skip_long(p + k, end, level, &lines);
+      else /* a line comment ends at any line break Lua knows: \n or \r */
+        while (p < end && *p != '\n' && *p != '\r') p++;
+    } else if (c == '[' && (k = long_bracket(p, end, &level)) > 0) {
+      p = skip_long(p + k, end, level, &lines);
+    } else if (c == '"' || c == '\'') {
+      p++;
+      while (p < end && *p != c) p += *p == '\\' && p + 1 < end ? 2 : 1;
+      if (p < end) p++;
+    } else {
+      if (c == '{' || c == '}') {
+        if (n == cap) {
+          size_t *more = realloc(at, sizeof *at * (cap *= 2));
+          if (!more) free(at);
+          at = more;
+          if (!at) break;
+        }
+        at[n++] = (size_t)(p - src);
+      }
+      p++;
+    }
+  }
+  *count = n;
+  return at;
+}
+
+/* The copy of a chunk that compiles with exact table lines (see the top of
+ * this file): a `{` token becomes `({` and its `}` becomes `})`; strings and
+ * comments are copied untouched. Each pair of parentheses costs the parser
+ * a nesting level, and Lua allows about 200: constructors that nest deeper
+ * than WRAP_MAX_DEPTH are left as written (every `{` on such a path: their
+ * tables' lines are those of the token before), so that what compiles as
+ * written compiles wrapped. src must be valid Lua. Returns a malloc'd
+ * buffer (NULL if out of memory). */
+enum { WRAP_MAX_DEPTH = 90 };
+static char *wrap_constructors(const char *src, size_t len, size_t *outlen) {
+  size_t nb;
+  size_t *at = find_braces(src, len, &nb);
+  /* deepest level inside each constructor, through a stack of open ones */
+  int *deep = malloc(sizeof *deep * (nb + 1)), *open = malloc(sizeof *open * (nb + 1));
+  char *buf = malloc(2 * len + 1), *out = buf;
+  if (!at || !deep || !open || !buf) {
+    free(at);
+    free(deep);
+    free(open);
+    free(buf);
+    return NULL;
+  }
+  int top = 0;
+  for (size_t i = 0; i < nb; i++) {
+    if (src[at[i]] == '{') {
+      deep[i] = top + 1;
+      open[top++] = (int)i;
+    } else if (top > 0) {
+      int o = open[--top];
+      deep[i] = o; /* a closing brace: the index of its opening one */
+      if (top > 0 && deep[o] > deep[open[top - 1]]) deep[open[top - 1]] = deep[o];
+    } else {
+      deep[i] = -1;
+    }
+  }
+  size_t from = 0;
+  for (size_t i = 0; i < nb; i++) {
+    memcpy(out, src + from, at[i] - from);
+    out += at[i] - from;
+    if (src[at[i]] == '{') {
+      int wrap = deep[i] <= WRAP_MAX_DEPTH;
+      if (wrap) *out++ = '(';
+      *out++ = '{';
+    } else {
+      *out++ = '}';
+      if (deep[i] >= 0 && deep[deep[i]] <= WRAP_MAX_DEPTH) *out++ = ')';
+    }
+    from = at[i] + 1;
+  }
+  memcpy(out, src + from, len - from);
+  out += len - from;
+  free(at);
+  free(deep);
+  free(open);
+  *outlen = (size_t)(out - buf);
+  return buf;
+}
+
+/* Moves p past a run of blanks and line breaks, counting the breaks. */
+static const char *skip_blank(const char *p, const char *end, int *line) {
+  while (p < end) {
+    if (line_break(&p, end))
+      (*line)++;
+    else if (*p == ' ' || *p == '\t' || *p == '\f' || *p == '\v')
+      p++;
+    else
+      break;
+  }
+  return p;
+}
+
+/* 1 if p (after blanks) is `=` but not `==`. */
+static int assigns(const char *p, const char *end) {
+  int ignored = 0;
+  p = skip_blank(p, end, &ignored);
+  return p < end && *p == '=' && (p + 1 >= end || p[1] != '=');
+}
+
+static int ident_char(char c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+
+int sandbox_key_line(const sandbox *sb, const char *key) {
+  if (!sb->src) return 0;
+  const char *p = sb->src, *end = p + sb->len;
+  size_t klen = strlen(key);
+  int line = 1, found = 0, level;
+  char prev = 0; /* the last significant character: what a key follows */
   size_t n;
   while (p < end) {
     char c = *p;
-    if (c == '-' && p + 1 < end && p[1] == '-') {
-      *out++ = *p++;
-      *out++ = *p++;
+    if (line_break(&p, end)) {
+      line++;
+    } else if (c == '-' && p + 1 < end && p[1] == '-') {
+      p += 2;
       if ((n = long_bracket(p, end, &level)) > 0) {
-        memcpy(out, p, n);
-        out += n;
-        p = copy_long(p + n, end, level, &out);
+        p = skip_long(p + n, end, level, &line);
       } else {
-        while (p < end && *p != '\n') *out++ = *p++;
+        while (p < end && *p != '\n' && *p != '\r') p++;
       }
     } else if (c == '[' && (n = long_bracket(p, end, &level)) > 0) {
-      memcpy(out, p, n);
-      out += n;
-      p = copy_long(p + n, end, level, &out);
+      p = skip_long(p + n, end, level, &line);
+      prev = '"';
     } else if (c == '"' || c == '\'') {
-      *out++ = *p++;
+      const char *start = ++p;
+      int at = line;
       while (p < end && *p != c) {
-        if (*p == '\\' && p + 1 < end) *out++ = *p++;
-        *out++ = *p++;
+        if (*p == '\\' && p + 1 < end) p++;
+        if (!line_break(&p, end))
+          p++;
+        else
+          line++;
       }
-      if (p < end) *out++ = *p++;
-    } else if (c == '{') {
-      *out++ = '(';
-      *out++ = *p++;
-    } else if (c == '}') {
-      *out++ = *p++;
-      *out++ = ')';
+      size_t slen = (size_t)(p - start);
+      if (p < end) p++;
+      if (prev == '[' && slen == klen && memcmp(start, key, klen) == 0) {
+        int ignored = 0;
+        const char *q = skip_blank(p, end, &ignored);
+        if (q < end && *q == ']' && assigns(q + 1, end)) found = at;
+      }
+      prev = '"';
+    } else if (ident_char(c) && !(c >= '0' && c <= '9')) {
+      const char *start = p;
+      while (p < end && ident_char(*p)) p++;
+      if ((size_t)(p - start) == klen && memcmp(start, key, klen) == 0 &&
+          (prev == '{' || prev == ',' || prev == ';' || prev == '.') && assigns(p, end))
+        found = line;
+      prev = 'a';
     } else {
-      *out++ = *p++;
+      if (c != ' ' && c != '\t' && c != '\f' && c != '\v') prev = c;
+      p++;
     }
   }
-  *outlen = (size_t)(out - buf);
-  return buf;
+  return found;
 }
 
 /* Reports a message at a chunk line (0 = no line) through the owner. */
@@ -472,7 +625,7 @@ static void report(sandbox *sb, int line, const char *msg) { sb->cfg.report(sb->
 static gen_status report_memory_limit(sandbox *sb) {
   char buf[96];
   snprintf(buf, sizeof buf, "mechanism exceeds the memory limit of %zu bytes", sb->cfg.max_memory);
-  report(sb, 0, buf);
+  report(sb, sb->mem_line, buf);
   return GEN_ERR_LIMIT;
 }
 
@@ -508,30 +661,45 @@ gen_status sandbox_open(sandbox *sb, const sandbox_config *cfg) {
 
 gen_status sandbox_run(sandbox *sb, const char *src, size_t len) {
   lua_State *L = sb->L;
+  sb->src = src;
+  sb->len = len;
   lua_pushcfunction(L, msgh);
   size_t nlen = strlen(sb->cfg.file) + 2;
   char *chunkname = arena_alloc(sb->cfg.a, nlen);
   snprintf(chunkname, nlen, "@%s", sb->cfg.file);
   int st = luaL_loadbufferx(L, src, len, chunkname, "t");
   if (st != LUA_OK) return report_error(sb, st);
-  lua_pop(L, 1);
   size_t wlen;
   char *wrapped = wrap_constructors(src, len, &wlen);
   if (!wrapped) {
     report(sb, 0, "out of memory preparing the mechanism");
     return GEN_ERR_LIMIT;
   }
-  st = luaL_loadbufferx(L, wrapped, wlen, chunkname, "t");
+  /* The parentheses cost the parser a nesting level each: constructors
+   * nested about 100 deep or more compile as written ("C stack overflow")
+   * but not wrapped. The chunk as written (on the stack) then runs, its
+   * tables' lines at the token before each `{`: the rewrite only sharpens
+   * lines, and what compiles as written must run. A memory error stands. */
+  int wst = luaL_loadbufferx(L, wrapped, wlen, chunkname, "t");
   free(wrapped);
-  if (st != LUA_OK) return report_error(sb, st);
+  if (wst == LUA_OK)
+    lua_remove(L, -2);
+  else if (wst == LUA_ERRMEM)
+    return report_error(sb, wst);
+  else
+    lua_pop(L, 1);
   long long max = sb->cfg.max_instructions;
   sb->interval = max < HOOK_INTERVAL ? (int)(max > 0 ? max : 1) : HOOK_INTERVAL;
-  lua_sethook(L, count_hook, LUA_MASKCOUNT, sb->interval);
+  int base = lua_gettop(L) - 2; /* below msgh and the chunk */
+  lua_sethook(L, count_hook, LUA_MASKCOUNT | LUA_MASKRET, sb->interval);
   sb->running = 1;
-  st = lua_pcall(L, 0, 1, 1);
+  st = lua_pcall(L, 0, LUA_MULTRET, base + 1);
   sb->running = 0;
   lua_sethook(L, NULL, 0, 0);
   if (st != LUA_OK || sb->instr_hit || sb->mem_hit) return report_error(sb, st);
+  sb->nresults = lua_gettop(L) - base - 1;
+  if (sb->nresults == 0) lua_pushnil(L);
+  lua_settop(L, base + 2); /* msgh, first result */
   return GEN_OK;
 }
 

@@ -37,7 +37,12 @@ typedef struct sandbox {
   int instr_hit, instr_line;   /* instruction bound reached, and where */
   int running;                 /* the chunk runs: allocations are charged */
   int mem_hit;                 /* a memory error was caught by the script */
+  int mem_line;                /* chunk line running when memory was first refused */
   int err_line;                /* innermost chunk line when an error was raised */
+  int ret_line;                /* line where the chunk returned (its return statement) */
+  int nresults;                /* values the chunk returned */
+  const char *src;             /* the chunk's text, while sandbox_run runs and after */
+  size_t len;
   /* table address -> line of construction, open addressing */
   const void **map_key;
   int *map_line;
@@ -49,9 +54,17 @@ typedef struct sandbox {
 gen_status sandbox_open(sandbox *sb, const sandbox_config *cfg);
 
 /* Compiles src (text only, never binary) and runs it under both bounds.
- * Returns GEN_OK with the chunk's first result on the stack top, or reports
- * and returns GEN_ERR_INPUT (syntax or runtime error) or GEN_ERR_LIMIT. */
+ * Returns GEN_OK with the chunk's first result on the stack top (nil if it
+ * returned nothing: sb->nresults says how many it returned, sb->ret_line
+ * where), or reports and returns GEN_ERR_INPUT (syntax or runtime error) or
+ * GEN_ERR_LIMIT. src must stay valid while the sandbox is open
+ * (sandbox_key_line reads it). */
 gen_status sandbox_run(sandbox *sb, const char *src, size_t len);
+
+/* Line of the last place in the chunk's text that assigns to a field named
+ * key (`key =`, `.key =`, `["key"] =`, outside comments and strings), or 0:
+ * where a top-level field that is not a table got its value. */
+int sandbox_key_line(const sandbox *sb, const char *key);
 
 /* Calls the C function f with the nargs values on the stack top, discarding
  * its results, under lua_pcall (the bounds are off: only memory errors can

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qgraph.h"
+
 int64_t symbolic_pivot_flops3(int64_t d, int64_t h) {
   /* 3 * 2 * (d^3/6 + h d^2 + d h (h+1) / 2) */
   return d * d * d + 6 * h * d * d + 3 * d * h * (h + 1);
@@ -12,28 +14,128 @@ int64_t symbolic_pivot_flops3(int64_t d, int64_t h) {
 
 long long symbolic_flops(const symbolic *s) { return (long long)((s->flops3 + 1) / 3); }
 
-int64_t symbolic_count(const cgraph *g, const int *perm, int *nfill) {
-  bitadj b;
-  bitadj_init(&b, g);
-  int64_t f3 = 0;
-  int fill = 0;
-  for (int p = 0; p < g->n; p++) {
+/* Counting without eliminating. The filled graph's column p holds row q > p
+ * exactly when p lies in q's row subtree: the union of the elimination-tree
+ * paths from q's lower neighbours up to q. A union of root paths of nodes
+ * taken in postorder is, node by node, the sum of their paths minus the
+ * paths of the lowest common ancestors of consecutive ones; a path to the
+ * root is counted at a node by summing over the node's subtree. So every
+ * row adds its block size at each of its lower neighbours and at itself,
+ * takes it off at the LCA of each consecutive pair and at its own parent
+ * (which ends the paths at the row), and a column's height is the subtree
+ * sum at it minus its own block. Visiting the columns in postorder gives
+ * each row's neighbours in postorder, and the LCA of the previous one with
+ * the current column is the first ancestor of the previous one not yet
+ * visited (a union-find that links each visited node to its parent). */
+void symbolic_totals_of(const cgraph *g, const int *perm, symbolic_totals *t) {
+  int n = g->n;
+  memset(t, 0, sizeof *t);
+  if (n == 0) return;
+  int *pos = malloc(sizeof *pos * (size_t)n), *parent = malloc(sizeof *parent * (size_t)n);
+  int *anc = malloc(sizeof *anc * (size_t)n), *head = malloc(sizeof *head * (size_t)n);
+  int *next = malloc(sizeof *next * (size_t)n), *post = malloc(sizeof *post * (size_t)n);
+  int *prev = malloc(sizeof *prev * (size_t)n);
+  int64_t *dc = calloc((size_t)n, sizeof *dc), *dw = calloc((size_t)n, sizeof *dw);
+  if (!pos || !parent || !anc || !head || !next || !post || !prev || !dc || !dw) abort();
+  for (int p = 0; p < n; p++) pos[perm[p]] = p;
+  /* elimination tree: each lower neighbour's root so far gets p as parent
+   * (anc: the known ancestors, compressed to p on the way) */
+  for (int p = 0; p < n; p++) {
+    parent[p] = anc[p] = -1;
     int v = perm[p];
-    const unsigned long long *nv = bitadj_row(&b, v);
-    int64_t h = 0;
-    for (int w = 0; w < b.words; w++) {
-      unsigned long long x = nv[w];
-      while (x) {
-        h += g->degree[w * 64 + __builtin_ctzll(x)];
-        x &= x - 1;
+    for (int k = g->adr[v]; k < g->adr[v + 1]; k++) {
+      for (int i = pos[g->adj[k]]; i != -1 && i < p;) {
+        int up = anc[i];
+        anc[i] = p;
+        if (up == -1) parent[i] = p;
+        i = up;
       }
     }
-    f3 += symbolic_pivot_flops3(g->degree[v], h);
-    fill += bitadj_eliminate(&b, v);
   }
-  bitadj_free(&b);
-  if (nfill) *nfill = fill;
-  return f3;
+  /* postorder (children ascending; any order would do) */
+  for (int p = 0; p < n; p++) head[p] = -1;
+  for (int p = n - 1; p >= 0; p--)
+    if (parent[p] >= 0) {
+      next[p] = head[parent[p]];
+      head[parent[p]] = p;
+    }
+  int np = 0, *stack = anc; /* anc is free again */
+  for (int r = 0; r < n; r++) {
+    if (parent[r] >= 0) continue;
+    int top = 0;
+    stack[top++] = r;
+    while (top > 0) {
+      int x = stack[top - 1];
+      if (head[x] >= 0) {
+        int c = head[x];
+        head[x] = next[c];
+        stack[top++] = c;
+      } else {
+        post[np++] = x;
+        top--;
+      }
+    }
+  }
+  /* row contributions; uf (in head) links visited nodes to their parents */
+  int *uf = head;
+  for (int p = 0; p < n; p++) {
+    uf[p] = p;
+    prev[p] = -1;
+  }
+  for (int k = 0; k < n; k++) {
+    int j = post[k], v = perm[j];
+    for (int e = g->adr[v]; e <= g->adr[v + 1]; e++) {
+      int i = e < g->adr[v + 1] ? pos[g->adj[e]] : j; /* the upper neighbours, then j's own row */
+      if (i < j) continue;
+      int di = g->degree[perm[i]];
+      dc[j] += 1;
+      dw[j] += di;
+      if (prev[i] >= 0) {
+        int q = prev[i];
+        while (uf[q] != q) {
+          uf[q] = uf[uf[q]];
+          q = uf[q];
+        }
+        dc[q] -= 1;
+        dw[q] -= di;
+      }
+      prev[i] = j;
+    }
+    if (parent[j] >= 0) {
+      dc[parent[j]] -= 1;
+      dw[parent[j]] -= g->degree[v];
+      uf[j] = parent[j];
+    }
+  }
+  for (int k = 0; k < n; k++) {
+    int j = post[k];
+    if (parent[j] >= 0) {
+      dc[parent[j]] += dc[j];
+      dw[parent[j]] += dw[j];
+    }
+    int64_t d = g->degree[perm[j]], h = dw[j] - d;
+    t->flops3 += symbolic_pivot_flops3(d, h);
+    t->nblock += dc[j] - 1;
+    t->nrsi += h * (h + 1) / 2;
+    t->work += d * d + h * d;
+  }
+  free(pos);
+  free(parent);
+  free(anc);
+  free(head);
+  free(next);
+  free(post);
+  free(prev);
+  free(dc);
+  free(dw);
+}
+
+int64_t symbolic_count(const cgraph *g, const int *perm, int *nfill) {
+  symbolic_totals t;
+  symbolic_totals_of(g, perm, &t);
+  /* every original edge is one block of the filled graph; the rest is fill */
+  if (nfill) *nfill = (int)(t.nblock - cgraph_nedges(g));
+  return t.flops3;
 }
 
 static int cmp_int(const void *x, const void *y) {
@@ -76,9 +178,10 @@ void symbolic_build(arena *a, const cgraph *g, const int *perm, symbolic *s) {
     s->degree[p] = g->degree[perm[p]];
   }
 
-  /* 1. Elimination: the row blocks of each column, with fill flags. */
-  bitadj b;
-  bitadj_init(&b, g);
+  /* 1. Elimination on the quotient graph: the row blocks of each column,
+   * with fill flags. */
+  qgraph q;
+  qgraph_init(&q, g);
   int cap = 64, len = 0;
   int *piv = malloc(sizeof *piv * (size_t)cap);
   unsigned char *fill = malloc((size_t)cap);
@@ -86,32 +189,25 @@ void symbolic_build(arena *a, const cgraph *g, const int *perm, symbolic *s) {
   for (int p = 0; p < n; p++) {
     int v = perm[p];
     s->col_adr[p] = len;
-    const unsigned long long *nv = bitadj_row(&b, v);
+    const int *l;
+    int k = qgraph_eliminate(&q, v, &l);
+    if (len + k > cap) {
+      while (len + k > cap) cap *= 2;
+      piv = realloc(piv, sizeof *piv * (size_t)cap);
+      fill = realloc(fill, (size_t)cap);
+      if (!piv || !fill) abort();
+    }
     int start = len;
-    for (int w = 0; w < b.words; w++) {
-      unsigned long long x = nv[w];
-      while (x) {
-        int u = w * 64 + __builtin_ctzll(x);
-        x &= x - 1;
-        if (len == cap) {
-          cap *= 2;
-          piv = realloc(piv, sizeof *piv * (size_t)cap);
-          fill = realloc(fill, (size_t)cap);
-          if (!piv || !fill) abort();
-        }
-        piv[len++] = s->pos[u];
-      }
-    }
+    for (int t = 0; t < k; t++) piv[len++] = s->pos[l[t]];
     qsort(piv + start, (size_t)(len - start), sizeof *piv, cmp_int);
-    for (int k = start; k < len; k++) {
-      fill[k] = (unsigned char)!cgraph_adjacent(g, v, perm[piv[k]]);
-      s->nfill += fill[k];
+    for (int t = start; t < len; t++) {
+      fill[t] = (unsigned char)!cgraph_adjacent(g, v, perm[piv[t]]);
+      s->nfill += fill[t];
     }
-    bitadj_eliminate(&b, v);
   }
   s->col_adr[n] = len;
   s->nblock = len;
-  bitadj_free(&b);
+  qgraph_free(&q);
   s->col_piv = ARENA_ARRAY(a, int, len + 1);
   s->col_fill = ARENA_ARRAY(a, unsigned char, len + 1);
   s->col_row = ARENA_ARRAY(a, int, len + 1);

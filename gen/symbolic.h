@@ -50,11 +50,26 @@ typedef struct symbolic {
 /* Flops of a pivot of degree d and column height h, times 3 (exact). */
 int64_t symbolic_pivot_flops3(int64_t d, int64_t h);
 
-/* 3 x flops and the number of fill blocks of eliminating g in order perm
- * (pivot p -> node), without building the layout. */
+/* What eliminating g in order perm (pivot p -> node) produces, without
+ * eliminating: 3 x flops, edge blocks, RSI entries, workspace
+ * (symbolic_totals). The
+ * elimination tree and the column counts of the filled graph (each
+ * column's height by the row subtrees that cross it), in time nearly
+ * linear in the graph's edges whatever the fill. */
+typedef struct symbolic_totals {
+  int64_t flops3;
+  int64_t nblock;
+  int64_t nrsi;
+  int64_t work;  /* workspace scalars: sum of d^2 + h d */
+} symbolic_totals;
+void symbolic_totals_of(const cgraph *g, const int *perm, symbolic_totals *t);
+
+/* 3 x flops and the number of fill blocks of eliminating g in order perm,
+ * without building the layout (symbolic_totals_of). */
 int64_t symbolic_count(const cgraph *g, const int *perm, int *nfill);
 
-/* Full symbolic factorization: structure, layout, RSI. */
+/* Full symbolic factorization: structure (on the quotient graph, qgraph.h),
+ * layout, RSI: time proportional to the edge blocks and the RSI. */
 void symbolic_build(arena *a, const cgraph *g, const int *perm, symbolic *s);
 
 /* Flops rounded to the nearest integer. */

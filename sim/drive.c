@@ -22,6 +22,13 @@ gen_status drive_load(arena *a, const char *path, const mech *m, drive_script *o
     diag_error(d, path, 0, "cannot open drive script: %s", strerror(errno));
     return GEN_ERR_IO;
   }
+  gen_status st = drive_read(a, path, f, m, out, d);
+  fclose(f);
+  return st;
+}
+
+gen_status drive_read(arena *a, const char *path, FILE *f, const mech *m, drive_script *out, diag_list *d) {
+  memset(out, 0, sizeof *out);
   int cap = 16, errors = 0, line = 0;
   out->ev = ARENA_ARRAY(a, drive_event, cap);
   char buf[512];
@@ -85,9 +92,7 @@ gen_status drive_load(arena *a, const char *path, const mech *m, drive_script *o
       out->ev[out->n++] = e;
     }
   }
-  int read_error = ferror(f);
-  fclose(f);
-  if (read_error) {
+  if (ferror(f)) {
     diag_error(d, path, 0, "read error");
     return GEN_ERR_IO;
   }

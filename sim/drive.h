@@ -18,6 +18,8 @@
 #ifndef LDLPGS_SIM_DRIVE_H
 #define LDLPGS_SIM_DRIVE_H
 
+#include <stdio.h>
+
 #include "arena.h"
 #include "diag.h"
 #include "mech.h"
@@ -39,6 +41,9 @@ typedef struct drive_script {
 
 /* Reads a script for mechanism m; errors are "file:line: ..." in d. */
 gen_status drive_load(arena *a, const char *path, const mech *m, drive_script *out, diag_list *d);
+
+/* The same from an open stream; path names it in diagnostics. */
+gen_status drive_read(arena *a, const char *path, FILE *f, const mech *m, drive_script *out, diag_list *d);
 
 /* Applies every event due at time t (simrun's control hook: ctx is the
  * drive_script). */

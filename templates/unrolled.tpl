@@ -86,7 +86,9 @@ static void $(f.name)(scalar *restrict w, scalar *restrict t) {
 --%   end
 
 static void $(f.name)(const scalar *restrict w, scalar *restrict x) {
---%   if f.phase == "backward" then
+--%   local sums = false -- s holds the backward sums; a part with only node blocks has none
+--%   for _, op in ipairs(f.ops) do sums = sums or op.kind == "backward" or op.kind == "subtract" end
+--%   if sums then
   scalar s[RT_MAX_DEGREE];
 --%   end
 --%   for _, op in ipairs(f.ops) do

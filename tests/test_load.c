@@ -134,9 +134,91 @@ static void test_long_chunkname(void **state) {
   run_done(&r);
 }
 
+/* At the line of the return; a file that returns nothing, at its last line
+ * of code (where the chunk ended). */
 static void test_not_a_table(void **state) {
   (void)state;
-  expect_limited("return 42\n", NULL, GEN_ERR_INPUT, 0, "must return a table (got number)");
+  expect_limited("return 42\n", NULL, GEN_ERR_INPUT, 1, "must return a table (got number)");
+  expect_limited("local m = {}\n\nreturn nil\n", NULL, GEN_ERR_INPUT, 3, "must return a table (got nil)");
+  expect_limited("local m = { name = 'm' }\nlocal x = 2\n-- no return\n", NULL, GEN_ERR_INPUT, 2,
+                 "returns nothing");
+  expect_limited("local m = {}\nif m then\n  return\nend\nreturn m\n", NULL, GEN_ERR_INPUT, 3, "returns nothing");
+  expect_limited("\n\n", NULL, GEN_ERR_INPUT, 1, "returns nothing"); /* no code: line 1 */
+}
+
+/* bodies and constraints that are not tables: the line that assigns them,
+ * in the constructor or later, and not the line of the returned table. */
+static void test_top_level_field_lines(void **state) {
+  (void)state;
+  expect("local m = { name = 'm',\n"
+         "  bodies = 'string',\n"
+         "  constraints = {} }\n"
+         "return m\n",
+         2, "field 'bodies' must be a list of tables (got string)");
+  expect("local m = { name = 'm', constraints = {},\n"
+         "  bodies = { { name = 'a', mass = 1, sphere = 0.1, pos = {0, 0, 0} } } }\n"
+         "-- m.constraints = {} in a comment, and in a string:\n"
+         "local s = 'm.constraints = 1'\n"
+         "m.constraints = 42\n"
+         "return m\n",
+         5, "field 'constraints' must be a list of tables (got number)");
+  expect("local m = { name = 'm', constraints = {},\n"
+         "  bodies = { { name = 'a', mass = 1, sphere = 0.1, pos = {0, 0, 0} } } }\n"
+         "m[\"constraints\"]\n"
+         "  = true\n"
+         "return m\n",
+         3, "field 'constraints' must be a list of tables (got boolean)");
+  /* a local of the same name is not the field */
+  expect("local bodies = 'x'\nreturn { name = 'm', constraints = {},\n  bodies = bodies }\n", 3,
+         "field 'bodies' must be a list of tables (got string)");
+}
+
+/* Files with CR-only line breaks (old Mac), and CR LF: lines count as Lua
+ * counts them, and a comment ends at its line's end. */
+static void test_cr_line_endings(void **state) {
+  (void)state;
+  expect("return { name = 'm', -- comment { with a brace\r"
+         "  bodies = {\r"
+         "    { name = 'a', mass = 1, sphere = 0.1, pos = {0, 0, 0} },\r"
+         "    { name = 'b', mass = -1, sphere = 0.1, pos = {0, 0, 0} },\r"
+         "  },\r"
+         "  constraints = {},\r"
+         "}\r",
+         4, "mass");
+  expect("return { name = 'm', -- comment }\r\n"
+         "  bodies = {\r\n"
+         "    { name = 'a', mass = 1, sphere = 0.1, pos = {0, 0, 0} },\r\n"
+         "    { name = 'b', mass = -1, sphere = 0.1, pos = {0, 0, 0} },\r\n"
+         "  },\r\n"
+         "  constraints = {},\r\n"
+         "}\r\n",
+         4, "mass");
+}
+
+/* Constructors nested 100 to 197 deep compile as written (Lua's limit is
+ * about 200 levels) though not with the parentheses the line rewrite adds:
+ * they load, and the mechanism's own tables keep their lines. */
+static void test_deeply_nested_constructors(void **state) {
+  (void)state;
+  static const int depths[] = {1, 60, 100, 150, 197};
+  for (size_t k = 0; k < sizeof depths / sizeof depths[0]; k++) {
+    int d = depths[k];
+    size_t cap = 2 * (size_t)d + 512;
+    char *src = malloc(cap);
+    assert_non_null(src);
+    size_t n = (size_t)snprintf(src, cap, "local deep = ");
+    for (int i = 0; i < d; i++) src[n++] = '{';
+    src[n++] = '1';
+    for (int i = 0; i < d; i++) src[n++] = '}';
+    snprintf(src + n, cap - n,
+             "\nreturn { name = 'm',\n"
+             "  bodies = {\n"
+             "    { name = 'a', mass = -1, sphere = 0.1, pos = {0, 0, 0} },\n"
+             "  },\n"
+             "  constraints = {} }\n");
+    expect(src, 4, "mass");
+    free(src);
+  }
 }
 
 static void test_binary_chunk_refused(void **state) {
@@ -277,15 +359,16 @@ static void test_memory_limit(void **state) {
   load_limits l;
   load_default_limits(&l);
   l.max_memory = 4u << 20;
-  expect_limited("local t = {}\nfor i = 1, 1e9 do t[i] = i end\n", &l, GEN_ERR_LIMIT, 0,
+  /* at the line running when the bound was hit */
+  expect_limited("local t = {}\nfor i = 1, 1e9 do t[i] = i end\n", &l, GEN_ERR_LIMIT, 2,
                  "mechanism exceeds the memory limit of 4194304 bytes");
-  expect_limited("local s = 'x'\nwhile true do s = s .. s end\n", &l, GEN_ERR_LIMIT, 0, "memory limit");
-  expect_limited("local s = string.rep('x', 1 << 30)\n", &l, GEN_ERR_LIMIT, 0, "memory limit");
+  expect_limited("local s = 'x'\nwhile true do\n  s = s .. s\nend\n", &l, GEN_ERR_LIMIT, 3, "memory limit");
+  expect_limited("\nlocal s = string.rep('x', 1 << 30)\n", &l, GEN_ERR_LIMIT, 2, "memory limit");
   /* many small tables fill the line map too: still bounded */
-  expect_limited("local t = {}\nfor i = 1, 1e9 do t[i] = {} end\n", &l, GEN_ERR_LIMIT, 0, "memory limit");
+  expect_limited("local t = {}\nfor i = 1, 1e9 do t[i] = {} end\n", &l, GEN_ERR_LIMIT, 2, "memory limit");
   /* pcall cannot swallow it */
   expect_limited("local ok = pcall(function() local t = {} for i = 1, 1e9 do t[i] = i end end)\nreturn {}\n", &l,
-                 GEN_ERR_LIMIT, 0, "memory limit");
+                 GEN_ERR_LIMIT, 1, "memory limit");
   /* too small to even create the state */
   l.max_memory = 100;
   expect_limited("return {}\n", &l, GEN_ERR_LIMIT, 0, "memory limit of 100 bytes");
@@ -903,6 +986,9 @@ int main(void) {
       cmocka_unit_test(test_runtime_error),
       cmocka_unit_test(test_long_chunkname),
       cmocka_unit_test(test_not_a_table),
+      cmocka_unit_test(test_top_level_field_lines),
+      cmocka_unit_test(test_cr_line_endings),
+      cmocka_unit_test(test_deeply_nested_constructors),
       cmocka_unit_test(test_binary_chunk_refused),
       cmocka_unit_test(test_sandbox_globals_removed),
       cmocka_unit_test(test_sandbox_gc_metamethod_refused),

@@ -1,13 +1,20 @@
 /* test_order.c -- elimination orderings: the talk's 5-node example, chordal
- * graphs, permutations, best <= every heuristic, name tie-breaking. */
+ * graphs, permutations, best <= every heuristic, name tie-breaking; every
+ * heuristic against a reference (the greedy rule evaluated from scratch on
+ * a dense adjacency matrix at every step, as ldlgen did before it kept
+ * counts), the work budget, and work that grows linearly on chains, rings
+ * and ladders. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "order.h"
+#include "shatter.h"
 #include "symbolic.h"
 #include "test_util.h"
 
@@ -125,6 +132,208 @@ static void test_ties_break_by_name(void **state) {
   arena_free(&a);
 }
 
+//---- the reference: every key from scratch, every step ---------------------------
+
+/* Key terms by heuristic, the table of order.c (same order). */
+enum { R_NONE, R_DEG, R_HGT, R_FILL, R_AREA, R_FLOPS };
+static const int ref_keys[][2] = {{R_NONE, R_NONE}, {R_DEG, R_NONE},   {R_FILL, R_DEG},
+                                  {R_HGT, R_NONE},  {R_FILL, R_HGT},   {R_AREA, R_HGT},
+                                  {R_FILL, R_FLOPS}, {R_AREA, R_FLOPS}, {R_FLOPS, R_FILL}};
+
+static int64_t ref_term(const cgraph *g, const unsigned char *adj, const unsigned char *done, int v, int t) {
+  int n = g->n;
+  int64_t deg = 0, h = 0, fill = 0, area = 0;
+  for (int u = 0; u < n; u++) {
+    if (done[u] || !adj[v * n + u]) continue;
+    deg++;
+    h += g->degree[u];
+    for (int w = u + 1; w < n; w++)
+      if (!done[w] && adj[v * n + w] && !adj[u * n + w]) {
+        fill++;
+        area += (int64_t)g->degree[u] * g->degree[w];
+      }
+  }
+  switch (t) {
+  case R_DEG: return deg;
+  case R_HGT: return h;
+  case R_FILL: return fill;
+  case R_AREA: return area;
+  case R_FLOPS: return symbolic_pivot_flops3(g->degree[v], h);
+  }
+  return 0;
+}
+
+static void ref_order(const cgraph *g, int hi, int *perm) {
+  int n = g->n;
+  unsigned char *adj = calloc((size_t)n * n + 1, 1), *done = calloc((size_t)n + 1, 1);
+  assert_non_null(adj);
+  for (int i = 0; i < n; i++)
+    for (int k = g->adr[i]; k < g->adr[i + 1]; k++) adj[i * n + g->adj[k]] = 1;
+  for (int p = 0; p < n; p++) {
+    int best = -1;
+    int64_t b0 = 0, b1 = 0;
+    for (int v = 0; v < n; v++) {
+      if (done[v]) continue;
+      if (ref_keys[hi][0] == R_NONE) {
+        best = v;
+        break;
+      }
+      int64_t k0 = ref_term(g, adj, done, v, ref_keys[hi][0]), k1 = ref_term(g, adj, done, v, ref_keys[hi][1]);
+      if (best < 0 || k0 < b0 || (k0 == b0 && (k1 < b1 || (k1 == b1 && g->rank[v] < g->rank[best])))) {
+        best = v;
+        b0 = k0;
+        b1 = k1;
+      }
+    }
+    perm[p] = best;
+    for (int u = 0; u < n; u++)
+      for (int w = 0; w < n; w++)
+        if (u != w && !done[u] && !done[w] && adj[best * n + u] && adj[best * n + w]) adj[u * n + w] = 1;
+    done[best] = 1;
+  }
+  free(adj);
+  free(done);
+}
+
+/* A random mechanism's constraint graph through cgraph_build: bodies (a few
+ * fixed), constraints between random pairs of bodies or a body and the
+ * world, hubs and parallel constraints included. Elements are then bodies. */
+static void random_mechanism_graph(arena *a, test_rng *r, int nbody, int ncons, cgraph *g) {
+  smech s;
+  memset(&s, 0, sizeof s);
+  s.nbody = nbody;
+  s.body_fixed = ARENA_ARRAY(a, unsigned char, nbody + 1);
+  for (int b = 0; b < nbody; b++) s.body_fixed[b] = rng_int(r, 8) == 0;
+  s.ncons = ncons;
+  s.cons_a = ARENA_ARRAY(a, int, ncons + 1);
+  s.cons_b = ARENA_ARRAY(a, int, ncons + 1);
+  s.cons_degree = ARENA_ARRAY(a, int, ncons + 1);
+  s.cons_name = ARENA_ARRAY(a, const char *, ncons + 1);
+  int hub = rng_int(r, nbody);
+  for (int c = 0; c < ncons; c++) {
+    int x = rng_int(r, 3) == 0 ? hub : rng_int(r, nbody), y = rng_int(r, nbody + 1) - 1;
+    if (y == x) y = -1;
+    s.cons_a[c] = y;
+    s.cons_b[c] = x;
+    s.cons_degree[c] = 1 + rng_int(r, 6);
+    char buf[32];
+    snprintf(buf, sizeof buf, "k%d", (int)(rng_next(r) % 1000));
+    s.cons_name[c] = arena_strdup(a, buf);
+  }
+  cgraph_build(a, &s, g);
+}
+
+static void check_against_reference(const cgraph *g) {
+  int *perm = malloc(sizeof *perm * (size_t)(g->n + 1)), *ref = malloc(sizeof *ref * (size_t)(g->n + 1));
+  for (int h = 0; h < order_nheuristics(); h++) {
+    order_by_heuristic(g, h, perm);
+    ref_order(g, h, ref);
+    for (int p = 0; p < g->n; p++)
+      if (perm[p] != ref[p])
+        fail_msg("heuristic %s, n %d: pivot %d is %s, the reference has %s", order_heuristic_name(h), g->n, p,
+                 g->name[perm[p]], g->name[ref[p]]);
+  }
+  free(perm);
+  free(ref);
+}
+
+/* Every heuristic gives the reference's order, pivot for pivot: on random
+ * graphs (elements = edges), chordal graphs and mechanism graphs (elements =
+ * bodies, overlapping where constraints are parallel). */
+static void test_heuristics_match_the_reference(void **state) {
+  (void)state;
+  test_rng r = {2024};
+  /* the reference is O(n^4): mostly small graphs (valgrind), a few of 45
+   * nodes, where approximate degrees would differ from exact ones */
+  for (int trial = 0; trial < 40; trial++) {
+    arena a;
+    arena_init(&a);
+    cgraph g;
+    random_graph(&a, &r, 1 + rng_int(&r, trial < 10 ? 45 : 30), rng_int(&r, 40), &g);
+    check_against_reference(&g);
+    random_chordal_graph(&a, &r, 2 + rng_int(&r, 30), 1 + rng_int(&r, 15), &g);
+    check_against_reference(&g);
+    random_mechanism_graph(&a, &r, 2 + rng_int(&r, 20), 1 + rng_int(&r, 36), &g);
+    check_against_reference(&g);
+    arena_free(&a);
+  }
+}
+
+/* A clique of 200 nodes: its triangles alone are over the fill heuristics'
+ * budget, so they are left out; --order meca is minimum degree then, and
+ * best still returns a permutation with the fewest flops it found. */
+static void test_budget_cuts_fill_heuristics(void **state) {
+  (void)state;
+  arena a;
+  arena_init(&a);
+  enum { N = 200 };
+  int *deg = ARENA_ARRAY(&a, int, N), *eu = ARENA_ARRAY(&a, int, N * N), *ev = ARENA_ARRAY(&a, int, N * N);
+  int ne = 0;
+  for (int i = 0; i < N; i++) {
+    deg[i] = 1 + i % 6;
+    for (int j = i + 1; j < N; j++) {
+      eu[ne] = i;
+      ev[ne++] = j;
+    }
+  }
+  cgraph g;
+  cgraph_from_edges(&a, N, deg, NULL, ne, eu, ev, &g);
+  int *perm = ARENA_ARRAY(&a, int, N);
+  order_result r;
+  order_run(&g, ORDER_MECA, perm, &r);
+  assert_true(r.cut > 0);
+  assert_string_equal(r.heuristic, "mda");
+  assert_true(order_is_permutation(perm, N));
+  assert_int_equal(r.flops3[ORDER_MECA], r.flops3[ORDER_MDA]);
+  order_run(&g, ORDER_BEST, perm, &r);
+  assert_true(order_is_permutation(perm, N));
+  assert_int_equal(r.totals.flops3, r.flops3[ORDER_BEST]);
+  assert_int_equal(r.totals.flops3, symbolic_count(&g, perm, NULL));
+  assert_true(r.flops3[ORDER_BEST] <= r.flops3[ORDER_MDA] && r.flops3[ORDER_BEST] <= r.flops3[ORDER_NATURAL]);
+  arena_free(&a);
+}
+
+/* Chains, rings and ladders (two chains with rungs) of n and 4n nodes: all
+ * of the ordering work (every kind) grows at most linearly, give or take
+ * 10 %. Names are shuffled so that ties fall all over the graph. */
+static int64_t work_of(int shape, int n) {
+  arena a;
+  arena_init(&a);
+  int *deg = ARENA_ARRAY(&a, int, n), *eu = ARENA_ARRAY(&a, int, 2 * n), *ev = ARENA_ARRAY(&a, int, 2 * n);
+  const char **names = ARENA_ARRAY(&a, const char *, n);
+  test_rng r = {(uint64_t)n};
+  int ne = 0;
+  for (int i = 0; i < n; i++) {
+    deg[i] = 1 + i % 6;
+    char buf[32];
+    snprintf(buf, sizeof buf, "c%llu", (unsigned long long)(rng_next(&r) % 100000000));
+    names[i] = arena_strdup(&a, buf);
+    if (shape == 2) { /* ladder: i-(i+2), and a rung every other pair */
+      if (i + 2 < n) eu[ne] = i, ev[ne++] = i + 2;
+      if (i % 4 == 0 && i + 1 < n) eu[ne] = i, ev[ne++] = i + 1;
+    } else if (i + 1 < n || shape == 1) {
+      eu[ne] = i;
+      ev[ne++] = (i + 1) % n;
+    }
+  }
+  cgraph g;
+  cgraph_from_edges(&a, n, deg, names, ne, eu, ev, &g);
+  int *perm = ARENA_ARRAY(&a, int, n);
+  order_result res;
+  order_run(&g, ORDER_BEST, perm, &res);
+  assert_int_equal(res.cut, 0);
+  arena_free(&a);
+  return res.work;
+}
+
+static void test_work_grows_linearly(void **state) {
+  (void)state;
+  for (int shape = 0; shape < 3; shape++) {
+    int64_t w1 = work_of(shape, 5000), w4 = work_of(shape, 20000);
+    if (w4 > 4.4 * (double)w1) fail_msg("shape %d: work %lld for 5000 nodes, %lld for 20000", shape, (long long)w1, (long long)w4);
+  }
+}
+
 static void test_kind_names(void **state) {
   (void)state;
   for (int k = 0; k < ORDER_NKINDS; k++) assert_int_equal(order_parse(order_kind_name((order_kind)k)), k);
@@ -139,6 +348,9 @@ int main(void) {
       cmocka_unit_test(test_best_never_worse),
       cmocka_unit_test(test_ties_break_by_name),
       cmocka_unit_test(test_kind_names),
+      cmocka_unit_test(test_heuristics_match_the_reference),
+      cmocka_unit_test(test_budget_cuts_fill_heuristics),
+      cmocka_unit_test(test_work_grows_linearly),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -152,7 +152,7 @@ static void test_memory_bound(void **state) {
   const char *src = "local ok = pcall(string.rep, 'x', 1 << 24)\nreturn { ok = ok }\n";
   assert_int_equal(sandbox_run(&b.sb, src, strlen(src)), GEN_ERR_LIMIT);
   assert_int_equal(b.nrep, 1);
-  assert_int_equal(b.line, 0);
+  assert_int_equal(b.line, 1); /* the line running when the bound was hit */
   assert_string_equal(b.msg, "mechanism exceeds the memory limit of 1048576 bytes");
   box_close(&b);
   /* too small for the state itself */
@@ -161,6 +161,97 @@ static void test_memory_bound(void **state) {
   assert_string_equal(b.msg, "mechanism exceeds the memory limit of 64 bytes");
   assert_null(b.sb.L);
   box_close(&b);
+}
+
+/* table.sort charges len log2 len instructions before it runs; a __len
+ * that returns the largest integer saturates the charge (it overflowed a
+ * signed integer once: UBSan in make test checks) and stops the chunk. */
+static void test_sort_charge_saturates(void **state) {
+  (void)state;
+  box b;
+  assert_int_equal(box_open(&b, 10000000, (size_t)64 << 20), GEN_OK);
+  const char *src = "local t = setmetatable({}, { __len = function() return math.maxinteger end })\n"
+                    "table.sort(t)\n"
+                    "return t\n";
+  assert_int_equal(sandbox_run(&b.sb, src, strlen(src)), GEN_ERR_LIMIT);
+  assert_int_equal(b.nrep, 1);
+  assert_int_equal(b.line, 2);
+  assert_non_null(strstr(b.msg, "did not finish"));
+  box_close(&b);
+  /* every charged function with huge or negative spans */
+  static const char *const calls[] = {
+      "table.insert(t, math.mininteger, 1)", "table.remove(t, math.mininteger)",
+      "table.move(t, math.mininteger, math.maxinteger, 1)", "table.concat(t, ',', math.mininteger, math.maxinteger)",
+      "table.unpack(t, math.mininteger, math.maxinteger)", "table.sort(t)"};
+  for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+    char buf[512];
+    snprintf(buf, sizeof buf,
+             "local t = setmetatable({}, { __len = function() return math.maxinteger end })\n"
+             "local ok = pcall(function() %s end)\nreturn {}\n",
+             calls[i]);
+    assert_int_equal(box_open(&b, 10000000, (size_t)64 << 20), GEN_OK);
+    gen_status st = sandbox_run(&b.sb, buf, strlen(buf));
+    assert_true(st == GEN_OK || st == GEN_ERR_LIMIT || st == GEN_ERR_INPUT);
+    box_close(&b);
+  }
+}
+
+/* Where the chunk returned, and how many values. */
+static void test_return_line(void **state) {
+  (void)state;
+  box b;
+  run_expect(&b, "local function f() return 1 end\nlocal m = { f() }\n\nreturn m, 2\n-- after\n", GEN_OK);
+  assert_int_equal(b.sb.ret_line, 4);
+  assert_int_equal(b.sb.nresults, 2);
+  assert_int_equal(lua_type(b.sb.L, -1), LUA_TTABLE);
+  box_close(&b);
+  run_expect(&b, "local m = {}\nlocal n = 1\n", GEN_OK);
+  assert_int_equal(b.sb.nresults, 0);
+  assert_int_equal(b.sb.ret_line, 2);
+  assert_int_equal(lua_type(b.sb.L, -1), LUA_TNIL);
+  box_close(&b);
+}
+
+/* The text's last assignment to a key, outside comments and strings. */
+static void test_key_line(void **state) {
+  (void)state;
+  box b;
+  run_expect(&b,
+             "local m = { bodies = {},\n"         /* 1 */
+             "  -- bodies = 1\n"                  /* 2 */
+             "  s = 'bodies = 2', t = [[\n"       /* 3 */
+             "bodies = 3]],\n"                    /* 4 */
+             "}\n"                                /* 5 */
+             "local bodies = 4\n"                 /* 6: a local, not a field */
+             "m.bodies = bodies\n"                /* 7 */
+             "m [ 'constraints' ] =\n  5\n"      /* 8 */
+             "if m.bodies == 5 then end\n"        /* 10: a comparison */
+             "return m\n",
+             GEN_OK);
+  assert_int_equal(sandbox_key_line(&b.sb, "bodies"), 7);
+  assert_int_equal(sandbox_key_line(&b.sb, "constraints"), 8);
+  assert_int_equal(sandbox_key_line(&b.sb, "settings"), 0);
+  box_close(&b);
+}
+
+/* Constructors nested as deep as Lua compiles them run, and the shallow
+ * tables beside them keep their exact lines. */
+static void test_deep_constructors(void **state) {
+  (void)state;
+  for (int d = 90; d <= 197; d += 107 / 4) {
+    char src[1024];
+    size_t n = 0;
+    n += (size_t)snprintf(src + n, sizeof src - n, "local x = ");
+    for (int i = 0; i < d; i++) src[n++] = '{';
+    for (int i = 0; i < d; i++) src[n++] = '}';
+    snprintf(src + n, sizeof src - n, "\nreturn {\n  a = {\n  1 }\n}\n");
+    box b;
+    run_expect(&b, src, GEN_OK);
+    lua_getfield(b.sb.L, -1, "a");
+    assert_int_equal(sandbox_table_line(&b.sb, -1), 3);
+    lua_pop(b.sb.L, 1);
+    box_close(&b);
+  }
 }
 
 static void test_restricted_globals(void **state) {
@@ -220,6 +311,10 @@ int main(void) {
       cmocka_unit_test(test_instruction_bound),
       cmocka_unit_test(test_memory_bound),
       cmocka_unit_test(test_restricted_globals),
+      cmocka_unit_test(test_sort_charge_saturates),
+      cmocka_unit_test(test_return_line),
+      cmocka_unit_test(test_key_line),
+      cmocka_unit_test(test_deep_constructors),
       cmocka_unit_test(test_call),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

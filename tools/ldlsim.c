@@ -86,6 +86,11 @@ static void usage(FILE *out) {
         "  --pcr-tolerance T relative residual PCR stops at (default 1e-6)\n"
         "  --pcr-iterations N  PCR's iteration cap (default 1000; 0: the number of rows)\n"
         "\n"
+        "limits (both modes):\n"
+        "  --max-rows N      refuse mechanisms with more than N rows of H (default 100000)\n"
+        "  --max-memory M    refuse mechanisms whose symbolic phase, program and world would\n"
+        "                    need more than M MiB (default 2048)\n"
+        "\n"
         "check:\n"
         "  --check           assemble H~ at the initial pose, factor and solve it with the\n"
         "                    interpreter, compare with a dense solve; print one JSON object\n"
@@ -164,7 +169,7 @@ static int parse_args(int argc, char **argv, options *o) {
                                              "--beta",  "--epsilon", "--drive", "--stabilize", "--gltf",
                                              "--gltf-every", "--html", "--preset", "--refine", "--block-solver",
                                              "--pcr-tolerance", "--pcr-iterations", "--correction", "--max-bias",
-                                             "--project", "--stiffness", "--contact-passes", NULL};
+                                             "--project", "--stiffness", "--contact-passes", "--max-rows", "--max-memory", NULL};
     int takes = 0;
     for (int k = 0; with_value[k]; k++) takes |= strcmp(a, with_value[k]) == 0;
     if (takes && !val) {
@@ -298,6 +303,17 @@ static int parse_args(int argc, char **argv, options *o) {
       else
         return bad_value(a, "split or baumgarte", val);
       sim_opt = 1;
+    } else if (strcmp(a, "--max-rows") == 0 || strcmp(a, "--max-memory") == 0) {
+      char *end;
+      errno = 0;
+      long long v = strtoll(val, &end, 10);
+      int rows = strcmp(a, "--max-rows") == 0;
+      if (*val == '\0' || *end != '\0' || errno || v < 1 || v > (rows ? 1000000000LL : 1LL << 30))
+        return bad_value(a, rows ? "a positive integer" : "a positive number of MiB", val);
+      if (rows)
+        o->chk.max_rows = v;
+      else
+        o->chk.max_memory = (int64_t)v << 20;
     } else if (strcmp(a, "--csv") == 0) {
       o->csv = val;
       sim_opt = 1;
@@ -546,6 +562,8 @@ static gen_status simulate(const options *o, arena *a, diag_list *d) {
   program_options po;
   program_default_options(&po);
   if (o->shatter >= 0) po.shatter = o->shatter;
+  if (o->chk.max_rows > 0) po.max_rows = o->chk.max_rows;
+  if (o->chk.max_memory > 0) po.max_memory = o->chk.max_memory;
   program prog;
   if ((st = program_build(a, &m, &po, &prog, d)) != GEN_OK) return st;
   rt_program rp;
@@ -617,6 +635,7 @@ int main(int argc, char **argv) {
   if (rc) return rc;
   diag_list d;
   diag_init(&d);
+  outfile_catch_signals();
   arena a;
   arena_init(&a);
   gen_status st = o.check ? ldlsim_check(&o.chk, &a, &d) : simulate(&o, &a, &d);

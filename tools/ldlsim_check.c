@@ -217,6 +217,8 @@ gen_status ldlsim_check(const ldlsim_check_options *o, arena *a, diag_list *d) {
   if (st != GEN_OK) return st;
   program_options po;
   program_default_options(&po);
+  if (o->max_rows > 0) po.max_rows = o->max_rows;
+  if (o->max_memory > 0) po.max_memory = o->max_memory;
   if ((st = program_build(a, &m, &po, &prog, d)) != GEN_OK) return st;
   rt_program rp;
   rtprog_build(a, &prog, o->precision, &rp);

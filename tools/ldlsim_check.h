@@ -22,6 +22,7 @@ typedef struct ldlsim_check_options {
   int pcr;                    /* 1: also solve with PCR (--block-solver pcr) */
   double pcr_tolerance;       /* its relative residual goal */
   int pcr_max_iterations;     /* its cap (0: dim) */
+  int64_t max_rows, max_memory; /* program_options' limits; 0 = the defaults */
 } ldlsim_check_options;
 
 gen_status ldlsim_check(const ldlsim_check_options *o, arena *a, diag_list *d);

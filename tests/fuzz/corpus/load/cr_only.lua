@@ -1,0 +1,1 @@
+return { name = "cr",  bodies = { -- a comment {     { name = "a", mass = 1, sphere = 0.1, pos = { 0, 0, 0 } },  },  constraints = {},}
