@@ -41,6 +41,10 @@ static void add_side(double *K, const double F[3], const double r[3], double dt)
  * (each squares the off-diagonal; 6 leave it at rounding), so the result
  * does not depend on anything but K. */
 static void positive_part(double *K) {
+  /* already positive semidefinite (no compression; most bodies): kept */
+  const double m01 = K[0] * K[4] - K[1] * K[3], m02 = K[0] * K[8] - K[2] * K[6], m12 = K[4] * K[8] - K[5] * K[7];
+  const double det = K[0] * m12 - K[1] * (K[3] * K[8] - K[5] * K[6]) + K[2] * (K[3] * K[7] - K[4] * K[6]);
+  if (K[0] >= 0 && K[4] >= 0 && K[8] >= 0 && m01 >= 0 && m02 >= 0 && m12 >= 0 && det >= 0) return;
   double a[3][3], v[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++) a[i][j] = K[3 * i + j];

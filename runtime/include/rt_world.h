@@ -11,21 +11,37 @@
  *
  * One step (semi-implicit Euler, rt_world_step):
  *   1. v += dt (g + F/m); w += dt I^-1 tau, then the gyroscopic term
- *      implicitly (one Newton step in the body frame);
+ *      implicitly (one Newton step in the body frame); the joints'
+ *      geometric stiffness under last step's loads joins the solver bodies'
+ *      inertias (rt_settings.geometric_stiffness);
  *   2. every solver body (a shard of a shattered body: rt.h) takes its
  *      body's velocity; constraint rows are evaluated at the current poses:
- *      equality rows with the bias R = -(beta/dt) c, motor rows with their
- *      target velocity;
- *   3. warm start: the impulses of the previous step are applied;
+ *      equality rows with the target R = -(beta/dt) c - drift/dt (the
+ *      drift the last step's integration left, fed forward), of which the
+ *      velocity row keeps at most max_bias and the position pass takes the
+ *      rest (RT_CORRECT_SPLIT), motor rows with their target velocity;
+ *   3. warm start: the impulses of the previous step, kept whole if they
+ *      start the solve no worse than zero impulses would, else scaled down
+ *      (rows.c: the solve can add no kinetic energy its targets do not ask
+ *      for);
  *   4. LDL-PGS: the assembly of H~ = J W J^T + epsilon diag(J W J^T) and its
  *      factorization (rt_world_factor), then N-1 PGS sweeps, then
- *      one block GS step on the equality rows; or, with RT_BLOCK_BEFORE_LAST,
- *      N-2 sweeps, the block step, one last sweep. PGS: N sweeps. With
- *      rt_settings.threaded the assembly and factorization run on a second
- *      thread from the end of 1. on, beside 2., 3. and the sweeps.
- *   5. every body takes the momentum-weighted mean of its shards' velocities
+ *      one block GS step on the equality rows, refined (rt_settings.refine),
+ *      then passes of contacts and block step while the contacts settle
+ *      (contact_passes); or, with RT_BLOCK_BEFORE_LAST, N-2 sweeps, the
+ *      block step, one last sweep. PGS: N sweeps. With rt_settings.threaded
+ *      the assembly and factorization run on a second thread from the end of
+ *      1. on, beside 2., 3. and the sweeps;
+ *   5. the position pass (RT_CORRECT_SPLIT): pseudo-velocities from zero
+ *      impulses for the rest of the correction, which move the poses in
+ *      this step only;
+ *   6. every body takes the momentum-weighted mean of its shards' velocities
  *      (shards have equal masses and inertias, so the plain mean), then
- *      p += dt v, q += dt/2 (0, w) q, normalized.
+ *      p += dt (v + pseudo-v), q += dt/2 (0, w + pseudo-w) q, normalized;
+ *   7. LDL-PGS: the joints are projected back onto their positions with the
+ *      step's factor (rt_settings.project) and, if asked, post-stabilized
+ *      (rt_settings.stabilize); velocities untouched.
+ * A step is atomic: one that fails leaves the world bitwise as it was.
  *
  * The split entry points let a game's job system run the factorization
  * itself: rt_world_step_begin, then rt_world_factor and rt_world_iterate
