@@ -235,14 +235,16 @@ static char *slurp(const char *path, diag_list *d) {
     return NULL;
   }
   char *t = NULL;
-  size_t n = 0;
   char buf[65536];
   size_t k;
-  while ((k = fread(buf, 1, sizeof buf, f)) > 0) {
-    cat(&t, buf, k);
-    n += k;
-  }
+  while ((k = fread(buf, 1, sizeof buf, f)) > 0) cat(&t, buf, k);
+  const int bad = ferror(f);
   fclose(f);
+  if (bad) {
+    free(t);
+    diag_error(d, path, 0, "cannot read file");
+    return NULL;
+  }
   if (!t) t = dupn("", 0);
   return t;
 }
