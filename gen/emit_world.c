@@ -19,7 +19,7 @@
  * must be written here too. */
 #if defined(__x86_64__) || defined(__aarch64__)
 _Static_assert(sizeof(rt_body_desc) == 176, "a new field of rt_body_desc: write it in push_bodies");
-_Static_assert(sizeof(rt_joint_desc) == 256, "a new field of rt_joint_desc: write it in push_joints");
+_Static_assert(sizeof(rt_joint_desc) == 288, "a new field of rt_joint_desc: write it in push_joints");
 _Static_assert(sizeof(rt_settings) == 144, "a new field of rt_settings: write it in push_settings");
 #endif
 
@@ -246,6 +246,10 @@ static void push_joints(lua_State *L, const rt_world_desc *w, const emit_names *
     if (!all_zero(&j->upper, 1)) field_num(L, ".upper", j->upper);
     if (!all_zero(&j->speed, 1)) field_num(L, ".speed", j->speed);
     if (!all_zero(&j->max_force, 1)) field_num(L, ".max_force", j->max_force);
+    if (j->free_axis != RT_AXIS_DEFAULT) field(L, ".free_axis", j->free_axis == RT_AXIS_LINEAR ? "RT_AXIS_LINEAR" : "RT_AXIS_ANGULAR");
+    if (!all_zero(&j->stiffness, 1)) field_num(L, ".stiffness", j->stiffness);
+    if (!all_zero(&j->damping, 1)) field_num(L, ".damping", j->damping);
+    if (!all_zero(&j->rest, 1)) field_num(L, ".rest", j->rest);
     lua_setfield(L, -2, "fields");
     append(L);
   }

@@ -45,6 +45,9 @@ static double *number_slot(rt_joint_spec *s, rt_joint_slot slot) {
   case RT_SLOT_UPPER: return &s->upper;
   case RT_SLOT_SPEED: return &s->speed;
   case RT_SLOT_MAX_FORCE: return &s->max_force;
+  case RT_SLOT_STIFFNESS: return &s->stiffness;
+  case RT_SLOT_DAMPING: return &s->damping;
+  case RT_SLOT_REST: return &s->rest;
   default: return NULL;
   }
 }
@@ -80,11 +83,29 @@ static int read_field(const tbl *t, const rt_joint_field *f, rt_joint_spec *s, m
   case RT_SLOT_TARGET:
     r = req ? load_need_string(t, f->key, ref) : load_get_string(t, f->key, ref);
     break;
+  case RT_SLOT_FREE_AXIS: {
+    const char *axis = NULL;
+    r = req ? load_need_string(t, f->key, &axis) : load_get_string(t, f->key, &axis);
+    if (r <= 0) break;
+    if (strcmp(axis, "angular") == 0) {
+      s->free_axis = RT_AXIS_ANGULAR;
+    } else if (strcmp(axis, "linear") == 0) {
+      s->free_axis = RT_AXIS_LINEAR;
+    } else {
+      load_err(t->ld, load_vec_line(t, f->key), "%s: field '%s' must be \"angular\" or \"linear\", not '%s'", t->what,
+               f->key, axis);
+      r = -1;
+    }
+    break;
+  }
   default: {
     double *v = number_slot(s, f->slot);
     r = req ? load_need_number(t, f->key, v) : load_get_number(t, f->key, v);
     if (r > 0 && (f->flags & RT_FIELD_POSITIVE) && !(*v > 0)) {
       load_range_error(t, f->key, "> 0", *v);
+      r = -1;
+    } else if (r > 0 && (f->flags & RT_FIELD_NONNEGATIVE) && !(*v >= 0)) {
+      load_range_error(t, f->key, ">= 0", *v);
       r = -1;
     }
   }
@@ -108,6 +129,10 @@ static void spec_to_constraint(const rt_joint_spec *s, mech_constraint *c) {
   c->upper = s->upper;
   c->speed = s->speed;
   c->max_force = s->max_force;
+  c->free_axis = s->free_axis;
+  c->stiffness = s->stiffness;
+  c->damping = s->damping;
+  c->rest = s->rest;
 }
 
 static void constraint_to_spec(const mech_constraint *c, rt_joint_spec *s) {
@@ -122,6 +147,10 @@ static void constraint_to_spec(const mech_constraint *c, rt_joint_spec *s) {
   s->upper = c->upper;
   s->speed = c->speed;
   s->max_force = c->max_force;
+  s->free_axis = c->free_axis;
+  s->stiffness = c->stiffness;
+  s->damping = c->damping;
+  s->rest = c->rest;
 }
 
 /* The type's fields of t, then its rules across them; 1 if all hold. */
@@ -207,6 +236,12 @@ static void resolve_reference(loader *ld, int i) {
   if (!(def->targets >> tj & 1u)) {
     load_err(ld, c->line, "constraint '%s': field '%s' must name %s constraint ('%s' is a %s)", c->name, key,
              def->targets_text, ld->ref[i], rt_joint_type_name(tj));
+    return;
+  }
+  if (rt_joint_free_angular(c->free_axis, tj) < 0) {
+    load_err(ld, c->line, "constraint '%s': a %s has no %s axis to act on ('%s' is a %s; axis must be \"%s\")", c->name,
+             rt_joint_type_name(tj), c->free_axis == RT_AXIS_LINEAR ? "linear" : "angular", ld->ref[i],
+             rt_joint_type_name(tj), c->free_axis == RT_AXIS_LINEAR ? "angular" : "linear");
     return;
   }
   c->target = j;

@@ -103,6 +103,10 @@ void mech_joint_desc(const mech *m, int i, rt_joint_desc *out) {
     out->upper = c->upper;
     out->speed = c->speed;
     out->max_force = c->max_force;
+    out->free_axis = c->free_axis;
+    out->stiffness = c->stiffness;
+    out->damping = c->damping;
+    out->rest = c->rest;
     return;
   }
   memset(out, 0, sizeof *out);

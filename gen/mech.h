@@ -51,6 +51,8 @@ typedef struct mech_constraint {
   double lower, upper;    /* limits: angle (rad) or travel (m) bounds */
   double speed;           /* motor: target velocity (rad/s or m/s) */
   double max_force;       /* motor: maximum force (N) or torque (N m) */
+  rt_free_axis free_axis; /* motor, spring: the target's coordinate */
+  double stiffness, damping, rest; /* spring */
 } mech_constraint;
 
 typedef struct mech_settings {

@@ -7,7 +7,9 @@ static void write_fields(const rt_joint_type_def *def, FILE *out) {
   for (const rt_joint_field *f = def->fields; f->key; f++) {
     fprintf(out, "%s%s`%s`", f == def->fields ? "" : ", ", f->flags & RT_FIELD_REQUIRED ? "" : "optional ", f->key);
     if (f->slot == RT_SLOT_TARGET) fprintf(out, " (%s)", def->targets_text);
+    if (f->slot == RT_SLOT_FREE_AXIS) fputs(" (`\"angular\"` or `\"linear\"`)", out);
     if (f->flags & RT_FIELD_POSITIVE) fputs(" (> 0)", out);
+    if (f->flags & RT_FIELD_NONNEGATIVE) fputs(" (>= 0)", out);
   }
 }
 
@@ -19,7 +21,7 @@ void typedoc_write(FILE *out) {
     if (def->degree > 0)
       fprintf(out, "%d", def->degree);
     else
-      fputs("PGS", out);
+      fputs("row", out);
     fputs(" | ", out);
     write_fields(def, out);
     fprintf(out, " | %s |\n", def->doc);

@@ -184,3 +184,14 @@ void rt_shard_weld_desc(int body, rt_joint_desc *out) {
   out->body_a = out->body_b = body;
   for (int k = 0; k < 3; k++) out->frame_a[k][k] = out->frame_b[k][k] = 1.0;
 }
+
+int rt_joint_free_angular(rt_free_axis axis, rt_joint_type target) {
+  const int rotates = target == RT_HINGE || target == RT_CYLINDRICAL;
+  const int slides = target == RT_PRISMATIC || target == RT_CYLINDRICAL;
+  switch (axis) {
+  case RT_AXIS_DEFAULT: return rotates ? 1 : slides ? 0 : -1;
+  case RT_AXIS_ANGULAR: return rotates ? 1 : -1;
+  case RT_AXIS_LINEAR: return slides ? 0 : -1;
+  }
+  return -1;
+}

@@ -127,7 +127,8 @@ double rt__pgs_row_velocity(const rt__rows *r, int i, const double *vel) {
 
 /* Row i on the velocities in memory va, vb (NULL: the world), as row_dot
  * and row_axpy do it; friction rows take their bounds from their normal
- * row's current impulse. */
+ * row's current impulse; a soft row's update also takes gamma lambda off
+ * its residual. */
 /* Returns the change of the row's velocity the row made, |delta lambda| /
  * inv_diag (0 for an inert row). */
 static double sweep_row(rt__rows *r, int i, double *va, double *vb) {
@@ -139,6 +140,8 @@ static double sweep_row(rt__rows *r, int i, double *va, double *vb) {
   if (r->normal[i] >= 0) {
     r->hi[i] = r->mu[i] * r->lambda[r->normal[i]];
     r->lo[i] = -r->hi[i];
+  } else if (r->normal[i] == RT__ROW_SOFT) {
+    l -= r->soft[i] * old * id;
   }
   if (l < r->lo[i]) l = r->lo[i];
   if (l > r->hi[i]) l = r->hi[i];
@@ -148,8 +151,9 @@ static double sweep_row(rt__rows *r, int i, double *va, double *vb) {
 }
 
 /* A run: rows [s, e) on the same two sides and their velocities; fast: both
- * sides dynamic and distinct, and no friction row (every row's bounds are
- * fixed for the sweep). */
+ * sides dynamic and distinct, and no friction or soft row (every row's
+ * bounds are fixed for the sweep, and its impulse is old + (rhs - J v)
+ * inv_diag). */
 typedef struct run {
   int s, e;
   double *va, *vb;
@@ -161,7 +165,7 @@ PGS_INLINE run scan_run(const rt__rows *r, int i, int last, double *vel) {
   run u = {i, i, body_vel(vel, a), body_vel(vel, b), a != b && a != RT_WORLD && b != RT_WORLD};
   int friction = 0;
   do
-    friction |= r->normal[u.e] >= 0;
+    friction |= r->normal[u.e] != -1;
   while (++u.e < last && r->a[u.e] == a && r->b[u.e] == b);
   if (friction) u.fast = 0;
   return u;

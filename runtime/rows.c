@@ -153,6 +153,25 @@ static void limit_row(rt_world *w, int row, double q, double lower, double upper
   }
 }
 
+/* A spring's row (spring.c): with step h the impulse lambda =
+ * -h (k (q + h q' - rest) + c q') is implicit in the new rate q', i.e.
+ * q' + gamma lambda = -k (q - rest) / (h k + c), gamma = 1 / (h (h k + c)):
+ * a soft row, unbounded, stable at any k and h. An angle's distance from
+ * its rest is taken the short way round. It takes no part in the position
+ * pass (its force is elastic: it pulls towards rest, it corrects no error). */
+static void spring_row(rt_world *w, int row, const rt_joint_row *sp, int angular) {
+  rt__rows *r = &w->rows;
+  const double h = w->set.dt, k = sp->stiffness, hk_c = h * k + sp->damping;
+  double x = sp->q - sp->rest;
+  if (angular) x = remainder(x, 6.283185307179586);
+  r->normal[row] = RT__ROW_SOFT;
+  r->soft[row] = 1.0 / (h * hk_c);
+  r->rhs[row] = -k * x / hk_c;
+  r->lo[row] = -INFINITY;
+  r->hi[row] = INFINITY;
+  position_target(w, row, 0.0, 0.0, 0.0);
+}
+
 /* The row of inequality joint j, as its type defines it on the joint it
  * acts on (its target, or itself). */
 static void inequality_row(rt_world *w, int j) {
@@ -165,6 +184,8 @@ static void inequality_row(rt_world *w, int j) {
   row_bodies(w, row, t, tj);
   if (out.kind == RT_ROW_MOTOR)
     motor_row(w, row, &out);
+  else if (out.kind == RT_ROW_SPRING)
+    spring_row(w, row, &out, rt_joint_free_angular(d->free_axis, t->type) == 1);
   else
     limit_row(w, row, out.q, out.lower, out.upper);
 }
@@ -200,7 +221,8 @@ void rt__rows_masses(rt_world *w, int first, int last) {
   for (int i = first; i < last; i++) {
     const double diag =
         rt__rows_wj(r->J + 12 * (size_t)i, r->a[i], r->b[i], w->inv_mass, w->inv_inertia, r->WJ + 12 * (size_t)i);
-    r->inv_diag[i] = diag > 0.0 ? 1.0 / (reg * diag) : 0.0;
+    const double soft = r->normal[i] == RT__ROW_SOFT ? r->soft[i] : 0.0;
+    r->inv_diag[i] = diag > 0.0 ? 1.0 / (reg * diag + soft) : 0.0;
     w->prows.inv_diag[i] = w->prows.lo[i] == 0.0 && w->prows.hi[i] == 0.0 ? 0.0 : r->inv_diag[i];
   }
 }
@@ -218,7 +240,8 @@ void rt__rows_position_start(rt_world *w) {
  * start -- unless they would start the solve worse off than no warm start
  * at all. Projected Gauss-Seidel is coordinate descent on the dual
  * f(l) = 1/2 l^T H l - l^T (rhs - J v), H = J W J^T, and f(0) = 0: with
- * Dv = W J^T l, f(s l) = s^2/2 l^T J Dv - s l^T (rhs - J v). If f(l) <= 0
+ * Dv = W J^T l, f(s l) = s^2/2 l^T J Dv - s l^T (rhs - J v) (soft rows add
+ * gamma l^2 to l^T J Dv: their H has gamma on its diagonal). If f(l) <= 0
  * the impulses are kept whole; else they are scaled by the s that
  * minimizes f along them (s = l^T (rhs - J v) / l^T J Dv < 1/2), or
  * dropped. The sweeps and the block step never increase f, so the solve
@@ -245,7 +268,7 @@ void rt__rows_warm_start(rt_world *w) {
     const double l = r->lambda[i];
     if (l == 0.0) continue;
     num += l * (r->rhs[i] - rt__pgs_row_velocity(r, i, w->vel));
-    den += l * rt__pgs_row_velocity(r, i, dv);
+    den += l * (rt__pgs_row_velocity(r, i, dv) + (r->normal[i] == RT__ROW_SOFT ? r->soft[i] * l : 0.0));
   }
   /* f(l) = den / 2 - num <= 0: as good as a cold start or better, kept
    * whole; else the minimizer along it (< 1/2), or nothing */

@@ -6,6 +6,7 @@
  * their arguments only; the callers change the world only when they pass. */
 #include <math.h>
 
+#include "rt_joint_type.h"
 #include "rtmath.h"
 #include "world.h"
 
@@ -49,7 +50,7 @@ int rt__validate_drive_bounds(double length, double lower, double upper) {
 const char *rt__validate_joint(const rt_joint_desc *j, const rt_body_desc *bodies) {
   const int fa = j->body_a == RT_WORLD || bodies[j->body_a].fixed;
   const int fb = j->body_b == RT_WORLD || bodies[j->body_b].fixed;
-  if (j->type == RT_MOTOR || j->type == RT_ANGULAR_LIMIT || j->type == RT_POSITIONAL_LIMIT) return NULL;
+  if (rt_joint_type_def_of(j->type)->targets) return NULL; /* limits, motors, springs: their target's */
   if (j->body_a == j->body_b) return "a joint between a body and itself";
   if (fa && fb) return "a joint between two fixed bodies (or a fixed body and the world)";
   if (!rt__v3_finite(j->anchor_a) || !rt__v3_finite(j->anchor_b)) return "a non-finite anchor";

@@ -70,6 +70,10 @@ static int check_desc(const rt_world_desc *d, const rt_program *p, char *err, si
         say(err, errlen, "joint %d: a %s acts on %s joint", j, def->name, def->targets_text);
         return -1;
       }
+      if ((unsigned)jd->free_axis > RT_AXIS_LINEAR || rt_joint_free_angular(jd->free_axis, (rt_joint_type)t) < 0) {
+        say(err, errlen, "joint %d: its free_axis is not one its target (a %s) frees", j, rt_joint_type_name((rt_joint_type)t));
+        return -1;
+      }
     }
     rt_joint_problem why;
     if (def->check && def->check(jd, &why) != 0) {
@@ -219,6 +223,7 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
   r->hi = alloc((size_t)nrow, sizeof(double), &nomem);
   r->normal = alloc((size_t)nrow, sizeof(int), &nomem);
   r->mu = alloc((size_t)nrow, sizeof(double), &nomem);
+  r->soft = alloc((size_t)nrow, sizeof(double), &nomem);
   rt__rows *pr = &w->prows;
   pr->n = r->n;
   pr->a = r->a;
@@ -226,6 +231,7 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
   pr->J = r->J;
   pr->WJ = r->WJ;
   pr->mu = r->mu;
+  pr->soft = r->soft;
   pr->rhs = alloc((size_t)nrow, sizeof(double), &nomem);
   pr->inv_diag = alloc((size_t)nrow, sizeof(double), &nomem);
   pr->lambda = alloc((size_t)nrow, sizeof(double), &nomem);
@@ -316,7 +322,7 @@ void rt_world_destroy(rt_world *w) {
   void *ptrs[] = {w->body,      w->force,  w->torque, w->joint, w->joint_row, w->joint_cons,
                   w->inv_mass,  w->inv_inertia, w->vel, r->a,      r->b,     r->J,         r->WJ,
                   r->rhs,       r->inv_diag, r->lambda, r->lo,     r->hi,    w->c,         w->r,
-                  w->work,      w->temp,     w->x,      r->normal, r->mu,    w->contact,   w->prev,
+                  w->work,      w->temp,     w->x,      r->normal, r->mu, r->soft, w->contact,   w->prev,
                   w->prev_lambda, w->drive_rate, w->shift, w->eq_joint, w->pose_before, w->assembly.block,
                   w->assembly.zero_off, w->assembly.zero_len, w->worker.J, w->worker.WJ, w->worker.c,
                   w->worker.inv_mass, w->worker.inv_inertia, w->worker.body, w->worker.pose, w->view,
@@ -462,6 +468,16 @@ void rt_world_energy(const rt_world *w, double *kinetic, double *potential) {
     const double rot = b->inertia[0] * wb[0] * wb[0] + b->inertia[1] * wb[1] * wb[1] + b->inertia[2] * wb[2] * wb[2];
     ke += 0.5 * (b->mass * rt__v3_dot(b->vel, b->vel) + rot);
     pe -= b->mass * rt__v3_dot(w->set.gravity, b->pose.p);
+  }
+  for (int j = 0; j < w->njoint; j++) { /* springs: 1/2 k (q - rest)^2 */
+    const rt_joint_desc *d = &w->joint[j];
+    if (d->type != RT_SPRING) continue;
+    const rt_joint_desc *t = &w->joint[d->target];
+    const int angular = rt_joint_free_angular(d->free_axis, t->type) == 1;
+    double q;
+    rt_joint_axis_eval(t, angular, rt__pose_of(w, t->body_a), rt__pose_of(w, t->body_b), &q, NULL);
+    const double x = angular ? remainder(q - d->rest, 6.283185307179586) : q - d->rest;
+    pe += 0.5 * d->stiffness * x * x;
   }
   *kinetic = ke;
   *potential = pe;

@@ -27,9 +27,16 @@ typedef struct rt__rows {
   double *inv_diag;  /* 1 / ((1 + epsilon) J W J^T); 0: the row is inert */
   double *lambda;
   double *lo, *hi;
-  int *normal;       /* friction rows: their contact's normal row; else -1 */
+  int *normal;       /* friction rows: their contact's normal row; soft rows
+                        (springs): RT__ROW_SOFT; else -1 */
   double *mu;        /* friction rows: bound mu * lambda[normal] */
+  double *soft;      /* soft rows: the compliance gamma of J V + gamma lambda
+                        = rhs (inv_diag is then 1 / ((1 + epsilon) J W J^T
+                        + gamma)) */
 } rt__rows;
+
+/* rt__rows.normal of a soft row. */
+#define RT__ROW_SOFT (-2)
 
 /* Assembly of H~ from the rows (assemble.c): one entry per node block and
  * per edge block that is not fill-in, and the runs of the workspace that no

@@ -86,6 +86,7 @@ static void one_constraint(char *buf, size_t n, const rt_joint_type_def *def, co
     case RT_SLOT_TARGET: v = def->targets >> RT_HINGE & 1u ? "'h'" : "'s'"; break;
     case RT_SLOT_LOWER: v = "0"; break;
     case RT_SLOT_SPEED: v = "0"; break;
+    case RT_SLOT_FREE_AXIS: v = "'angular'"; break;
     default: break;
     }
     snprintf(one, sizeof one, ", %s = %s", f->key, v);

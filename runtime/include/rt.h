@@ -36,7 +36,8 @@ extern "C" {
   X(ANGULAR_LIMIT, angular_limit)                                                                           \
   X(POSITIONAL_LIMIT, positional_limit)                                                                     \
   X(ROPE, rope)                                                                                             \
-  X(MOTOR, motor)
+  X(MOTOR, motor)                                                                                           \
+  X(SPRING, spring)
 
 #define RT__JOINT_ENUM(id, name) RT_##id,
 typedef enum rt_joint_type { RT_JOINT_TYPES(RT__JOINT_ENUM) RT_JOINT_NTYPES } rt_joint_type;
@@ -61,6 +62,14 @@ typedef struct rt_pose {
   double q[4];
 } rt_pose;
 
+/* The free coordinate of a hinge, cylindrical or prismatic joint that a
+ * motor or spring acts on ("axis" in mechanism files). */
+typedef enum rt_free_axis {
+  RT_AXIS_DEFAULT = 0, /* the joint's rotation; a prismatic joint's travel */
+  RT_AXIS_ANGULAR,     /* "angular": rotation about the axis (rad) */
+  RT_AXIS_LINEAR       /* "linear": travel along the axis (m) */
+} rt_free_axis;
+
 /* An equality constraint in body frames (what the loader derives from the
  * world-frame anchors and axes of a mechanism file at its initial pose).
  * frame_a/frame_b are orthonormal frames fixed in body a/b; row 0 is the
@@ -83,7 +92,20 @@ typedef struct rt_joint_desc {
   double speed;           /* motor: target relative velocity (rad/s or m/s);
                              driven rod: rate of change of its length (m/s) */
   double max_force;       /* motor: largest force (N) or torque (N m) */
+  /* motors and springs: which free coordinate of the target they act on */
+  rt_free_axis free_axis; /* RT_AXIS_DEFAULT: the target's first (a hinge's or
+                             cylindrical's rotation, a prismatic's travel) */
+  double stiffness;       /* spring: N/m or N m/rad, >= 0 */
+  double damping;         /* spring: N s/m or N m s/rad, >= 0 */
+  double rest;            /* spring: the coordinate where it exerts no force
+                             (m or rad; 0 is the initial pose) */
 } rt_joint_desc;
+
+/* Whether a motor or spring with free axis `axis` acts on the rotation (1)
+ * or the travel (0) of a joint of type target; -1 if that joint does not
+ * free that axis (a hinge has no travel, a prismatic joint no rotation) or
+ * is not a hinge, cylindrical or prismatic joint. */
+int rt_joint_free_angular(rt_free_axis axis, rt_joint_type target);
 
 /* Evaluates an equality constraint at poses pa, pb (pass NULL for RT_WORLD):
  * c receives rt_joint_degree(type) values of the constraint function (zero

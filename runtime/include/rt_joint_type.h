@@ -41,12 +41,17 @@ typedef enum rt_joint_slot {
   RT_SLOT_SPEED,
   RT_SLOT_MAX_FORCE,
   RT_SLOT_TARGET,    /* name of the constraint it acts on */
+  RT_SLOT_FREE_AXIS, /* "angular" or "linear": the target's coordinate */
+  RT_SLOT_STIFFNESS, /* numbers */
+  RT_SLOT_DAMPING,
+  RT_SLOT_REST,
   RT_NSLOTS
 } rt_joint_slot;
 
 enum {
   RT_FIELD_REQUIRED = 1, /* "missing required field" when absent */
-  RT_FIELD_POSITIVE = 2  /* a number that must be > 0 */
+  RT_FIELD_POSITIVE = 2, /* a number that must be > 0 */
+  RT_FIELD_NONNEGATIVE = 4 /* a number that must be >= 0 */
 };
 
 typedef struct rt_joint_field {
@@ -63,6 +68,8 @@ typedef struct rt_joint_spec {
   double anchor_a[3], anchor_b[3];
   double axis_a[3], axis_b[3];
   double length, lower, upper, speed, max_force;
+  rt_free_axis free_axis;
+  double stiffness, damping, rest;
 } rt_joint_spec;
 
 /* A rule broken: the message (after "constraint 'NAME': "), and the field
@@ -75,13 +82,15 @@ typedef struct rt_joint_problem {
 /* An inequality type's PGS row at the current poses. */
 typedef enum rt_row_kind {
   RT_ROW_LIMIT, /* keep the coordinate q within [lower, upper] */
-  RT_ROW_MOTOR  /* drive q's rate to speed with |impulse| <= max_force dt */
+  RT_ROW_MOTOR, /* drive q's rate to speed with |impulse| <= max_force dt */
+  RT_ROW_SPRING /* a force -stiffness (q - rest) - damping q', implicit */
 } rt_row_kind;
 
 typedef struct rt_joint_row {
   rt_row_kind kind;
   double q, lower, upper; /* limit */
   double speed, max_force; /* motor */
+  double stiffness, damping, rest; /* spring */
 } rt_joint_row;
 
 typedef struct rt_joint_type_def {

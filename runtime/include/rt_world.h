@@ -440,8 +440,8 @@ int rt_world_body_contacts(const rt_world *w, double margin, rt_contact *out, in
 int rt_world_joint_error(const rt_world *w, int joint, double *pos, double *ang);
 /* Largest errors over all equality joints. */
 void rt_world_max_error(const rt_world *w, double *pos, double *ang);
-/* Kinetic energy (linear + rotational) and potential energy -m g.p of the
- * dynamic bodies (J). */
+/* Kinetic energy (linear + rotational) of the dynamic bodies, and their
+ * potential energy -m g.p plus the springs' 1/2 stiffness (q - rest)^2 (J). */
 void rt_world_energy(const rt_world *w, double *kinetic, double *potential);
 
 #ifdef __cplusplus
