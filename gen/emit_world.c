@@ -289,6 +289,8 @@ static void push_settings(lua_State *L, const rt_settings *s) {
   field_num(L, ".pcr_tolerance", s->pcr_tolerance);
   snprintf(b, sizeof b, "%d", s->pcr_max_iterations);
   field(L, ".pcr_max_iterations", b);
+  snprintf(b, sizeof b, "%d", s->coupled_rows);
+  field(L, ".coupled_rows", b);
 }
 
 void emit_world_push(lua_State *L, const mech *m, const emit_names *names) {

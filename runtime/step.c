@@ -76,6 +76,8 @@ static rt_status step_begin(rt_world *w, int kick) {
   w->info.sweeps = 0;
   w->info.refine_steps = w->info.pcr_iterations = 0;
   w->info.block_residual = NAN;
+  w->info.coupled_rows = w->info.coupled_sweeps = 0;
+  w->schur.k = 0;
   rt__bodies_apply_forces(w);
   rt__rows_drive(w);
   if (w->set.geometric_stiffness) rt__stiffness_compute(w);
@@ -114,6 +116,19 @@ static void iterate_threaded(rt_world *w) {
   for (int k = 0; k < n - 1; k++) rt__pgs_sweep(&w->rows, 0, w->rows.n, w->vel);
   if (n > 0) rt__pgs_sweep_prefetch(&w->rows, w->vel, rt__worker_done(w) ? w->work : NULL, w->work_bytes);
   w->info.sweeps = n;
+}
+
+/* After the block step: the rows outside it that take part, up to
+ * coupled_rows of them, solved against it through the Schur complement of
+ * the equality rows (schur.c), and the block step again, which gives the
+ * equality rows the response the coupled rows' solve assumed. Only with
+ * the factor: each coupled row costs one of its solves (PCR would cost a
+ * whole solve of its own per row). */
+static void couple_schur(rt_world *w) {
+  if (!use_factor(w) || w->set.coupled_rows == 0 || rt__schur_build(w) == 0) return;
+  w->info.coupled_rows = w->schur.k;
+  w->info.coupled_sweeps = rt__schur_step(w, &w->rows, w->vel);
+  rt__block_step(w, &w->rows, w->vel, w->set.refine);
 }
 
 /* Contact passes stop once a sweep over the rows outside the block changes
@@ -160,6 +175,7 @@ static void position_pass(rt_world *w) {
     if (p->n > w->dim)
       for (int k = 0; k < n; k++) rt__pgs_sweep(p, w->dim, p->n, w->pvel);
     rt__block_step(w, p, w->pvel, 0);
+    if (w->schur.k > 0 && rt__schur_step(w, p, w->pvel) > 0) rt__block_step(w, p, w->pvel, 0);
   } else {
     for (int k = 0; k < n; k++) rt__pgs_sweep(p, 0, p->n, w->pvel);
   }
@@ -170,6 +186,7 @@ rt_status rt_world_step_end(rt_world *w) {
   if (use_block(w)) {
     if (block_ready(w)) {
       rt__block_step(w, &w->rows, w->vel, w->set.refine);
+      couple_schur(w);
       couple_rows(w);
     } else { /* not positive definite: a sweep instead */
       rt__pgs_sweep(&w->rows, 0, w->rows.n, w->vel);

@@ -238,6 +238,7 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
   pr->lo = alloc((size_t)nrow, sizeof(double), &nomem);
   pr->hi = alloc((size_t)nrow, sizeof(double), &nomem);
   pr->normal = alloc((size_t)nrow, sizeof(int), &nomem);
+  if (rt__schur_alloc(w, nrow) != 0) nomem = 1;
   w->pvel = alloc(6 * (size_t)w->nsbody, sizeof(double), &nomem);
   w->dvel = alloc(6 * (size_t)w->nsbody, sizeof(double), &nomem);
   w->gstiff = alloc(9 * (size_t)w->nsbody, sizeof(double), &nomem);
@@ -330,6 +331,7 @@ void rt_world_destroy(rt_world *w) {
                   w->prows.rhs, w->prows.inv_diag, w->prows.lambda, w->prows.lo, w->prows.hi,
                   w->prows.normal, w->pvel, w->dvel, w->gstiff, w->drift, w->expect};
   for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
+  rt__schur_free(&w->schur);
   free(w);
 }
 

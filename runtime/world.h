@@ -56,6 +56,27 @@ typedef struct rt__assembly {
   int *zero_off, *zero_len; /* ncons + nblk + 1 */
 } rt__assembly;
 
+/* The Schur complement of the equality rows on the coupled rows C
+ * (schur.c): C's rows, S (k x k, column c = the response of C to a unit
+ * impulse on C's row c with the equality rows re-solved), and scratch. */
+typedef struct rt__schur {
+  int cap;         /* the most rows C can hold (allocated) */
+  int k;           /* C's rows this step; 0: none coupled */
+  int *row;        /* cap: C's rows */
+  double *S;       /* cap * cap: S_ij at i k + j (symmetric) */
+  double *reg;     /* cap: each row's epsilon J W J^T + gamma */
+  double *y, *res; /* cap: S dl so far; the rows' residuals */
+  double *b, *xs, *xn, *z; /* cap: the active-set solve's vectors */
+  double *M;       /* cap * cap: its Cholesky factor */
+  int *state, *free; /* cap: 0 free, 1 at lower, 2 at upper, 3 out */
+  int nfree;       /* free rows of the last Cholesky factor in M */
+  double *dl;      /* rows' count: impulses of C's rows (0 elsewhere) */
+  double *Y;       /* cap * dim: D^-1 L^-1 A_Ec for each row c of C */
+  int *path;       /* cap * (ncons + 1): the pivots each column touched, -1 ended */
+  double *D;       /* dim: the factor's diagonal */
+  int *adj_adr, *adj; /* the equality rows on each solver body (CSR, nsbody + 1) */
+} rt__schur;
+
 /* The factorization thread (worker.c). The flags change under mu and are
  * read without it while spinning. Built with LDLPGS_NO_THREADS the runtime
  * has no thread (no pthread, no atomics): running stays 0 and a threaded
@@ -165,6 +186,7 @@ struct rt_world {
   double *bs;              /* the solution of a solve from scratch */
   double *bu;              /* 6 per solver body: the product's scratch */
   double *bbuf;            /* 6 dim: refinement's and PCR's vectors */
+  rt__schur schur;         /* the coupled rows (schur.c) */
 };
 
 /* Pose of mechanism body i in the bodies body (w->body, or the thread's
@@ -249,6 +271,19 @@ double rt__pgs_sweep_change(rt__rows *rows, int first, int last, double *vel);
 void rt__pgs_sweep_prefetch(rt__rows *rows, double *vel, const void *data, size_t bytes);
 /* Applies impulses dl[i] of rows [first, last) to the velocities. */
 void rt__pgs_apply(const rt__rows *rows, int first, int last, const double *dl, double *vel);
+
+/* schur.c: S of the coupled rows at this step's rows and factor (the
+ * block step's solve); returns their number k (0: none). Then one solve of
+ * the coupled rows of r (w->rows, or the position pass's) on S from the
+ * velocities vel, their impulses applied to lambda and vel; returns the
+ * sweeps it took. The caller's block step then gives the equality rows the
+ * response S assumed. */
+int rt__schur_build(rt_world *w);
+/* Its arrays for a world of nrow rows (0, or -1 if out of memory), and
+ * their release (what was allocated; NULLs are fine). */
+int rt__schur_alloc(rt_world *w, int nrow);
+void rt__schur_free(rt__schur *s);
+int rt__schur_step(rt_world *w, rt__rows *r, double *vel);
 
 /* assemble.c: the plan of p's assembly (a's arrays allocated by the
  * caller; fixed_sbody[b] = 1 for a fixed solver body); 0, or -1 if out of

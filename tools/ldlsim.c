@@ -74,6 +74,8 @@ static void usage(FILE *out) {
         "  --stiffness on|off  geometric stiffness of loaded joints (default on)\n"
         "  --contact-passes N  LDL-PGS: most passes of contacts and block step after the block step\n"
         "                    (default 24)\n"
+        "  --coupled-rows N  LDL-PGS: most rows outside the block (motors, springs, limits, ropes,\n"
+        "                    contacts) solved against it through the Schur complement (default 16)\n"
         "\n"
         "precision and block solver (simulation and check):\n"
         "  --preset P        fast (float program, one refinement step), accurate (double\n"
@@ -105,7 +107,7 @@ typedef struct options {
   int check;
   ldlsim_check_options chk;
   /* simulation; < 0 (or NULL) = the mechanism's setting */
-  int solver, iterations, steps, block, threads, shatter, stabilize, correction, project, stiffness, contact_passes;
+  int solver, iterations, steps, block, threads, shatter, stabilize, correction, project, stiffness, contact_passes, coupled_rows;
   double dt, beta, epsilon, max_bias;
   const char *csv, *drive;
   int json;
@@ -154,7 +156,7 @@ static int parse_args(int argc, char **argv, options *o) {
   o->chk.seed = 1;
   o->chk.precision = RT_DOUBLE;
   o->solver = RT_SOLVER_LDLPGS;
-  o->iterations = o->steps = o->shatter = o->stabilize = o->correction = o->project = o->stiffness = o->contact_passes = -1;
+  o->iterations = o->steps = o->shatter = o->stabilize = o->correction = o->project = o->stiffness = o->contact_passes = o->coupled_rows = -1;
   o->block = RT_BLOCK_LAST;
   o->dt = o->beta = o->epsilon = o->max_bias = -1;
   o->block_solver = RT_BLOCK_LDL;
@@ -169,7 +171,7 @@ static int parse_args(int argc, char **argv, options *o) {
                                              "--beta",  "--epsilon", "--drive", "--stabilize", "--gltf",
                                              "--gltf-every", "--html", "--preset", "--refine", "--block-solver",
                                              "--pcr-tolerance", "--pcr-iterations", "--correction", "--max-bias",
-                                             "--project", "--stiffness", "--contact-passes", "--max-rows", "--max-memory", NULL};
+                                             "--project", "--stiffness", "--contact-passes", "--coupled-rows", "--max-rows", "--max-memory", NULL};
     int takes = 0;
     for (int k = 0; with_value[k]; k++) takes |= strcmp(a, with_value[k]) == 0;
     if (takes && !val) {
@@ -272,6 +274,9 @@ static int parse_args(int argc, char **argv, options *o) {
       else
         return bad_value(a, "on or off", val);
       sim_opt = 1;
+    } else if (strcmp(a, "--coupled-rows") == 0) {
+      rc = parse_int(a, val, 0, &o->coupled_rows);
+      if (!rc && o->coupled_rows > RT_MAX_COUPLED_ROWS) rc = bad_value(a, "an integer in [0, 128]", val);
     } else if (strcmp(a, "--contact-passes") == 0) {
       rc = parse_int(a, val, 0, &o->contact_passes);
       if (!rc && o->contact_passes > RT_MAX_CONTACT_PASSES) rc = bad_value(a, "an integer in [0, 64]", val);
@@ -412,6 +417,8 @@ static void print_json(const mech *m, const rt_settings *s, const program *p, co
   json_bool(&w, s->geometric_stiffness);
   json_key(&w, "contact_passes");
   json_int(&w, s->contact_passes);
+  json_key(&w, "coupled_rows");
+  json_int(&w, s->coupled_rows);
   json_key(&w, "dim");
   json_int(&w, p->s.dim);
   json_key(&w, "steps");
@@ -587,6 +594,7 @@ static gen_status simulate(const options *o, arena *a, diag_list *d) {
   if (o->project >= 0) s.project = o->project;
   if (o->stiffness >= 0) s.geometric_stiffness = o->stiffness;
   if (o->contact_passes >= 0) s.contact_passes = o->contact_passes;
+  if (o->coupled_rows >= 0) s.coupled_rows = o->coupled_rows;
   s.block_solver = (rt_block_solver)o->block_solver;
   s.pcr_tolerance = o->chk.pcr_tolerance;
   s.pcr_max_iterations = o->chk.pcr_max_iterations;

@@ -231,12 +231,25 @@ typedef struct rt_settings {
                             scissor lift needs about 770 a step: README,
                             "Precision presets"); a capped solve still
                             lowers the residual, less */
+  int coupled_rows;      /* LDL-PGS with the factor: the most rows outside
+                            the block (motors, springs, ropes and limits near
+                            their bounds, then contacts) solved against it
+                            through the Schur complement of the equality
+                            rows after the block step (schur.c: one solve
+                            with the step's factor per row, then a small
+                            dense problem), so a limit at its stop is as
+                            stiff as a joint and a motor with the force to
+                            hold a load holds it; rows beyond it keep the
+                            contact passes; in [0, RT_MAX_COUPLED_ROWS];
+                            0: none; default 16 */
 } rt_settings;
 
 /* The largest rt_settings.refine and project. */
 #define RT_MAX_REFINE 100
 /* The largest rt_settings.contact_passes. */
 #define RT_MAX_CONTACT_PASSES 64
+/* The largest rt_settings.coupled_rows. */
+#define RT_MAX_COUPLED_ROWS 128
 
 /* dt 1/60, gravity (0, 0, -9.81), 10 iterations, beta 0.2, epsilon 1e-6,
  * LDL-PGS with the block step last, single-threaded, 256 contacts,
@@ -347,6 +360,8 @@ typedef struct rt_step_info {
   double block_residual; /* RT_BLOCK_PCR: relative residual the block solve
                             reached; NAN otherwise (refinement does not
                             measure its last step) */
+  int coupled_rows;      /* rows solved against the block (schur.c) */
+  int coupled_sweeps;    /* sweeps their small problem took */
 } rt_step_info;
 const rt_step_info *rt_world_step_info(const rt_world *w);
 

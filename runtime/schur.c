@@ -1,0 +1,444 @@
+/* schur.c -- LDL-PGS's inequality rows (limits, ropes, motors, springs,
+ * contacts) solved against the block: the Schur complement of the equality
+ * rows (docs/DESIGN.md section 9).
+ *
+ * The block step solves the equality rows E exactly given the impulses of
+ * the other rows I, but PGS sees only an I row's own diagonal J W J^T, not
+ * the coupling through E: a motor holding a boom under a heavy load pushes
+ * on one hinge while the whole arm answers, and the block step undoes most
+ * of every push. Eliminating E instead gives the I rows the matrix they
+ * really face,
+ *     S = A_II - A_IE H~^-1 A_EI,
+ * and a small mixed complementarity problem on it that is solved to a tight
+ * tolerance; the block step then gives E the response S assumed.
+ *
+ * The coupled set C is the first coupled_rows rows after the block that
+ * take part this step (rows.c leaves a limit inert while its bound is out of
+ * reach, so C is the active set: motors, springs, ropes and limits at or
+ * near their bounds, then the contacts in their order); rows beyond it
+ * keep the outer passes of step.c. Column j of S is the velocity response
+ * of the rows of C to a unit impulse on row j with E re-solved: u = W J_j^T,
+ * u -= W J_E^T H~^-1 J_E u (one solve with the step's factor, which is
+ * reused: no refactorization), S_ij = J_i u. On S the rows are solved by
+ * projected Gauss-Seidel (bounds, friction cones from the normal's current
+ * impulse, soft rows' compliance) until no row changes its velocity by more
+ * than RT__SCHUR_TOLERANCE. Contacts and limits that leave their bounds in
+ * the process are clamped there, which is the active set's update within
+ * the step (a row that separates takes no impulse; one that gets pushed
+ * back onto its bound does).
+ *
+ * It calls block.c (the solve, and the block step after the impulses) and
+ * pgs.c (impulses onto velocities). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "world.h"
+
+/* A row of C is settled when a sweep over S changes its velocity by less
+ * than this (m/s, rad/s); and the sweeps stop after RT__SCHUR_SWEEPS. */
+#define RT__SCHUR_TOLERANCE 1e-9
+#define RT__SCHUR_SWEEPS 20
+
+/* The rows of C: the joints' rows after the block that take part (motors,
+ * springs, ropes, limits near their bounds), at most cap; then the contacts'
+ * normal rows if all of them fit in what is left (a cap that took some
+ * contacts and not others would treat a car's left wheels unlike its right
+ * ones: it then drifts sideways). Friction rows stay with the sweeps and the
+ * contact passes: coupling them would triple a contact's cost for what the
+ * normal row already gives, a contact that holds its load. */
+static int choose(rt_world *w, const rt__rows *r, int cap) {
+  rt__schur *s = &w->schur;
+  int k = 0, normals = 0;
+  for (int i = w->dim; i < w->nfixed_rows && k < cap; i++)
+    if (r->inv_diag[i] > 0.0) s->row[k++] = i;
+  for (int i = w->nfixed_rows; i < r->n; i++) normals += r->inv_diag[i] > 0.0 && r->normal[i] < 0;
+  if (k + normals > cap) return k;
+  for (int i = w->nfixed_rows; i < r->n; i++)
+    if (r->inv_diag[i] > 0.0 && r->normal[i] < 0) s->row[k++] = i;
+  return k;
+}
+
+static void *zalloc(size_t n, size_t size, int *fail) {
+  void *q = calloc(n ? n : 1, size);
+  if (q == NULL) *fail = 1;
+  return q;
+}
+
+int rt__schur_alloc(rt_world *w, int nrow) {
+  rt__schur *s = &w->schur;
+  const rt_program *p = w->prog;
+  const int dim = p->dim, ns = p->nsbody;
+  int fail = 0;
+  s->cap = nrow - dim < RT_MAX_COUPLED_ROWS ? nrow - dim : RT_MAX_COUPLED_ROWS;
+  const size_t cap = (size_t)s->cap;
+  s->row = zalloc(cap, sizeof(int), &fail);
+  s->S = zalloc(cap * cap, sizeof(double), &fail);
+  s->M = zalloc(cap * cap, sizeof(double), &fail);
+  s->reg = zalloc(cap, sizeof(double), &fail);
+  s->y = zalloc(cap, sizeof(double), &fail);
+  s->res = zalloc(cap, sizeof(double), &fail);
+  s->b = zalloc(cap, sizeof(double), &fail);
+  s->xs = zalloc(cap, sizeof(double), &fail);
+  s->xn = zalloc(cap, sizeof(double), &fail);
+  s->z = zalloc(cap, sizeof(double), &fail);
+  s->state = zalloc(cap, sizeof(int), &fail);
+  s->free = zalloc(cap, sizeof(int), &fail);
+  s->dl = zalloc((size_t)nrow, sizeof(double), &fail);
+  s->Y = zalloc(cap * (size_t)dim, sizeof(double), &fail);
+  s->path = zalloc(cap * (size_t)(p->ncons + 1), sizeof(int), &fail);
+  s->D = zalloc((size_t)dim, sizeof(double), &fail);
+  /* the equality rows on each solver body (CSR) */
+  s->adj_adr = zalloc((size_t)ns + 1, sizeof(int), &fail);
+  s->adj = zalloc(2 * (size_t)dim, sizeof(int), &fail);
+  if (fail) return -1;
+  for (int c = 0; c < p->ncons; c++)
+    for (int side = 0; side < 2; side++) {
+      const int b = side ? p->cons_b[c] : p->cons_a[c];
+      if (b != RT_WORLD) s->adj_adr[b + 1] += p->cons_degree[c];
+    }
+  for (int b = 0; b < ns; b++) s->adj_adr[b + 1] += s->adj_adr[b];
+  int *fill = zalloc((size_t)ns, sizeof(int), &fail);
+  if (fail) return -1;
+  for (int c = 0; c < p->ncons; c++)
+    for (int side = 0; side < 2; side++) {
+      const int b = side ? p->cons_b[c] : p->cons_a[c];
+      if (b == RT_WORLD) continue;
+      for (int r = p->cons_row[c]; r < p->cons_row[c] + p->cons_degree[c]; r++) s->adj[s->adj_adr[b] + fill[b]++] = r;
+    }
+  free(fill);
+  return 0;
+}
+
+void rt__schur_free(rt__schur *s) {
+  void *ptrs[] = {s->row, s->S, s->M, s->reg, s->y, s->res, s->b, s->xs, s->xn, s->z, s->state, s->free, s->dl,
+                  s->Y, s->path, s->D, s->adj_adr, s->adj};
+  for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
+}
+
+/* J_i W J_j^T of rows i and j of r: their products on the solver bodies
+ * they share. */
+static double coupling(const rt__rows *r, int i, int j) {
+  double sum = 0.0;
+  for (int si = 0; si < 2; si++) {
+    const int b = si ? r->b[i] : r->a[i];
+    if (b == RT_WORLD) continue;
+    for (int sj = 0; sj < 2; sj++) {
+      if ((sj ? r->b[j] : r->a[j]) != b) continue;
+      const double *ji = r->J + 12 * (size_t)i + 6 * si, *wj = r->WJ + 12 * (size_t)j + 6 * sj;
+      for (int m = 0; m < 6; m++) sum += ji[m] * wj[m];
+    }
+  }
+  return sum;
+}
+
+/* y = D^-1 L^-1 y with the factor in work, visiting only the pivots whose
+ * rows are not all zero (the paths of y's rows to the root of the
+ * elimination tree); their list into path (ending with -1). Written once
+ * per precision of the factor. */
+#define RT__SCHUR_FORWARD(NAME, REAL)                                                                                 \
+  static void NAME(const rt_program *p, const REAL *work, double *y, int *path) {                                    \
+    for (int piv = 0; piv < p->ncons; piv++) {                                                                         \
+      const int cp = p->piv_cons[piv], dp = p->cons_degree[cp];                                                       \
+      double *xp = y + p->cons_row[cp];                                                                                \
+      int nz = 0;                                                                                                      \
+      for (int i = 0; i < dp; i++) nz |= xp[i] != 0.0;                                                                 \
+      if (!nz) continue;                                                                                               \
+      *path++ = piv;                                                                                                   \
+      const REAL *n = work + p->piv_node[piv];                                                                         \
+      for (int i = 1; i < dp; i++)                                                                                     \
+        for (int m = 0; m < i; m++) xp[i] -= (double)n[i * dp + m] * xp[m];                                            \
+      for (int k = p->piv_blk_adr[piv]; k < p->piv_blk_adr[piv + 1]; k++) {                                            \
+        const int cq = p->piv_cons[p->blk_piv[k]], dq = p->cons_degree[cq];                                           \
+        const REAL *l = work + p->blk_off[k];                                                                          \
+        double *xq = y + p->cons_row[cq];                                                                              \
+        for (int r = 0; r < dq; r++)                                                                                   \
+          for (int c = 0; c < dp; c++) xq[r] -= (double)l[r * dp + c] * xp[c];                                         \
+      }                                                                                                                \
+      for (int i = 0; i < dp; i++) xp[i] /= (double)n[i * dp + i];                                                     \
+    }                                                                                                                  \
+    *path = -1;                                                                                                        \
+  }
+RT__SCHUR_FORWARD(forward_f, float)
+RT__SCHUR_FORWARD(forward_d, double)
+#undef RT__SCHUR_FORWARD
+
+/* D, the factor's diagonal, row by row. */
+static void factor_diagonal(rt_world *w) {
+  const rt_program *p = w->prog;
+  for (int piv = 0; piv < p->ncons; piv++) {
+    const int cp = p->piv_cons[piv], dp = p->cons_degree[cp];
+    for (int i = 0; i < dp; i++) {
+      const int at = p->piv_node[piv] + i * dp + i;
+      w->schur.D[p->cons_row[cp] + i] =
+          p->precision == RT_FLOAT ? (double)((const float *)w->work)[at] : ((const double *)w->work)[at];
+    }
+  }
+}
+
+/* S = A_CC - A_CE H~^-1 A_EC with H~ = L D L^T the step's factor:
+ * y_c = D^-1 L^-1 A_Ec for each row c of C (A_Ec = J_E W J_c^T is zero but
+ * on the equality rows that share a solver body with c; the forward solve
+ * runs only along their paths to the root), then S_ij = A_ij - y_i^T D y_j,
+ * summed over the pivots of y_i's path. No backward solve is needed. */
+int rt__schur_build(rt_world *w) {
+  rt__schur *s = &w->schur;
+  rt__rows *r = &w->rows;
+  const rt_program *p = w->prog;
+  const int k = choose(w, r, w->set.coupled_rows < s->cap ? w->set.coupled_rows : s->cap), n = w->dim;
+  const int stride = p->ncons + 1;
+  s->k = 0;
+  if (k == 0) return 0;
+  factor_diagonal(w);
+  for (int c = 0; c < k; c++) {
+    const int j = s->row[c];
+    double *y = s->Y + (size_t)c * (size_t)n;
+    memset(y, 0, sizeof *y * (size_t)n);
+    for (int side = 0; side < 2; side++) {
+      const int b = side ? r->b[j] : r->a[j];
+      if (b == RT_WORLD || (side && b == r->a[j])) continue;
+      for (int t = s->adj_adr[b]; t < s->adj_adr[b + 1]; t++) {
+        const int e = s->adj[t];
+        if (y[e] == 0.0) y[e] = coupling(r, e, j);
+      }
+    }
+    if (p->precision == RT_FLOAT)
+      forward_f(p, w->work, y, s->path + (size_t)c * (size_t)stride);
+    else
+      forward_d(p, w->work, y, s->path + (size_t)c * (size_t)stride);
+  }
+  for (int c = 0; c < k; c++) {
+    const double *yc = s->Y + (size_t)c * (size_t)n;
+    const int *path = s->path + (size_t)c * (size_t)stride;
+    for (int m = 0; m <= c; m++) {
+      const double *ym = s->Y + (size_t)m * (size_t)n;
+      double sum = 0.0;
+      for (const int *q = path; *q >= 0; q++) {
+        const int cp = p->piv_cons[*q], row0 = p->cons_row[cp];
+        for (int i = row0; i < row0 + p->cons_degree[cp]; i++) sum += yc[i] * s->D[i] * ym[i];
+      }
+      const double v = coupling(r, s->row[c], s->row[m]) - sum;
+      s->S[(size_t)c * (size_t)k + (size_t)m] = s->S[(size_t)m * (size_t)k + (size_t)c] = v;
+    }
+    /* the row's own regularization and compliance, as its PGS diagonal has
+     * them: 1 / inv_diag = (1 + epsilon) J W J^T + gamma */
+    const int i = s->row[c];
+    s->reg[c] = 1.0 / r->inv_diag[i] - coupling(r, i, i);
+  }
+  s->k = k;
+  return k;
+}
+
+/* Row c of C in r: whether it takes part, and its bounds on the change
+ * of its impulse. */
+static int takes_part(const rt__schur *s, const rt__rows *r, int c) {
+  return r->inv_diag[s->row[c]] != 0.0 && s->S[(size_t)c * (size_t)s->k + (size_t)c] + s->reg[c] > 0.0;
+}
+
+static double lower(const rt__schur *s, const rt__rows *r, int c) { return r->lo[s->row[c]] - r->lambda[s->row[c]]; }
+static double upper(const rt__schur *s, const rt__rows *r, int c) { return r->hi[s->row[c]] - r->lambda[s->row[c]]; }
+
+/* A = S + diag(reg): S with each row's regularization and compliance. */
+static double a_at(const rt__schur *s, int i, int j) {
+  return s->S[(size_t)i * (size_t)s->k + (size_t)j] + (i == j ? s->reg[i] : 0.0);
+}
+
+/* z = (L L^T)^-1 z with the Cholesky factor L (lower triangle of M, n x n). */
+static void chol_solve(const double *M, int n, double *z) {
+  for (int i = 0; i < n; i++) {
+    const double *mi = M + (size_t)i * (size_t)n;
+    for (int m = 0; m < i; m++) z[i] -= mi[m] * z[m];
+    z[i] /= mi[i];
+  }
+  for (int i = n - 1; i >= 0; i--) {
+    for (int m = i + 1; m < n; m++) z[i] -= M[(size_t)m * (size_t)n + (size_t)i] * z[m];
+    z[i] /= M[(size_t)i * (size_t)n + (size_t)i];
+  }
+}
+
+/* Solves A_FF x_F = b_F - A_FC x_C for the free rows F (state 0), the
+ * others held at x; Cholesky of A_FF in s->M. A pivot that is not
+ * positive -- rows of C that are redundant with each other and with the
+ * block, with epsilon 0 -- is floored at a tiny fraction of its diagonal, so
+ * the solve stays finite (the least-squares sense of GS's answer). */
+static void solve_free(rt__schur *s, double *x) {
+  const int k = s->k;
+  int *f = s->free, nf = 0;
+  for (int c = 0; c < k; c++)
+    if (s->state[c] == 0) f[nf++] = c;
+  double *M = s->M, *z = s->z;
+  for (int a = 0; a < nf; a++) {
+    double rhs = s->b[f[a]];
+    for (int c = 0; c < k; c++)
+      if (s->state[c] != 0) rhs -= a_at(s, f[a], c) * x[c];
+    z[a] = rhs;
+    for (int b = 0; b <= a; b++) M[(size_t)a * (size_t)nf + (size_t)b] = a_at(s, f[a], f[b]);
+  }
+  for (int j = 0; j < nf; j++) {
+    double *mj = M + (size_t)j * (size_t)nf;
+    double d = mj[j];
+    for (int m = 0; m < j; m++) d -= mj[m] * mj[m];
+    const double floor = 1e-12 * a_at(s, f[j], f[j]);
+    d = sqrt(d > floor ? d : floor);
+    mj[j] = d;
+    for (int i = j + 1; i < nf; i++) {
+      double *mi = M + (size_t)i * (size_t)nf;
+      double v = mi[j];
+      for (int m = 0; m < j; m++) v -= mi[m] * mj[m];
+      mi[j] = v / d;
+    }
+  }
+  chol_solve(M, nf, z);
+  for (int a = 0; a < nf; a++) x[f[a]] = z[a];
+  s->nfree = nf;
+}
+
+/* Iterative refinement of the free rows' solution: their residual with S
+ * as it is (no epsilon; soft rows keep their compliance, which is theirs),
+ * solved with A_FF's factor, which solve_free left. Then x is clamped to
+ * the bounds it may have crossed. The regularization so leaves an error of
+ * (epsilon kappa)^3 instead of epsilon kappa: a speed-0 motor holding a
+ * 250:1 load would otherwise creep by epsilon times its impulse. */
+static void refine_free(rt__schur *s, rt__rows *r, double *x) {
+  const int k = s->k, nf = s->nfree;
+  const int *f = s->free;
+  double *z = s->z;
+  for (int pass = 0; pass < 2; pass++) {
+    for (int a = 0; a < nf; a++) {
+      const int c = f[a], i = s->row[c];
+      double g = s->b[c] - (r->normal[i] == RT__ROW_SOFT ? r->soft[i] * x[c] : 0.0);
+      const double *row = s->S + (size_t)c * (size_t)k;
+      for (int m = 0; m < k; m++) g -= row[m] * x[m];
+      z[a] = g;
+    }
+    chol_solve(s->M, nf, z);
+    for (int a = 0; a < nf; a++) x[f[a]] += z[a];
+  }
+  for (int a = 0; a < nf; a++) x[f[a]] = fmin(fmax(x[f[a]], lower(s, r, f[a])), upper(s, r, f[a]));
+}
+
+/* The coupled rows' box-constrained problem: minimize 1/2 x^T A x - b^T x
+ * over lo <= x <= hi (b = the rows' residuals R - J V - gamma lambda), by
+ * the primal active-set method: from a feasible x (0: the impulses are
+ * within their bounds), solve with the bound rows held (solve_free); step
+ * towards that solution until a free row meets a bound, which then holds
+ * it; once the solution is feasible, free the held row whose multiplier
+ * has the wrong sign (the most wrong), until none has. Each pass adds or
+ * removes one row; rows start held where their impulse is at a bound (a
+ * separated contact, an idle limit), so a step like the last takes one
+ * pass or two. Returns the passes, negated if the cap stopped it. */
+static int active_set(rt__schur *s, rt__rows *r, double *x) {
+  const int k = s->k;
+  double *xn = s->xn;
+  for (int c = 0; c < k; c++) {
+    x[c] = 0.0;
+    s->state[c] = !takes_part(s, r, c) ? 3 : lower(s, r, c) == 0.0 ? 1 : upper(s, r, c) == 0.0 ? 2 : 0;
+  }
+  for (int pass = 1; pass <= 4 * k + 8; pass++) {
+    memcpy(xn, x, sizeof *x * (size_t)k);
+    solve_free(s, xn);
+    double t = 1.0;
+    int block = -1, block_state = 0;
+    for (int c = 0; c < k; c++) {
+      if (s->state[c] != 0) continue;
+      const double lo = lower(s, r, c), hi = upper(s, r, c), step = xn[c] - x[c];
+      if (xn[c] < lo && step < 0.0 && (lo - x[c]) / step < t) {
+        t = (lo - x[c]) / step;
+        block = c;
+        block_state = 1;
+      } else if (xn[c] > hi && step > 0.0 && (hi - x[c]) / step < t) {
+        t = (hi - x[c]) / step;
+        block = c;
+        block_state = 2;
+      }
+    }
+    t = t > 0.0 ? t : 0.0;
+    for (int c = 0; c < k; c++)
+      if (s->state[c] == 0) x[c] += t * (xn[c] - x[c]);
+    if (block >= 0) { /* a free row met its bound: it holds there */
+      x[block] = block_state == 1 ? lower(s, r, block) : upper(s, r, block);
+      s->state[block] = block_state;
+      continue;
+    }
+    /* feasible and optimal on the free rows: a held row whose gradient
+     * (A x - b) points into its box would lower the objective if freed */
+    int worst = -1;
+    double most = 0.0;
+    for (int c = 0; c < k; c++) {
+      if (s->state[c] != 1 && s->state[c] != 2) continue;
+      double g = -s->b[c];
+      for (int m = 0; m < k; m++) g += a_at(s, c, m) * x[m];
+      const double wrong = s->state[c] == 1 ? -g : g; /* > 0: wants to move inwards */
+      if (wrong > most && wrong > 1e-14 * a_at(s, c, c)) {
+        most = wrong;
+        worst = c;
+      }
+    }
+    if (worst < 0) {
+      refine_free(s, r, x);
+      return pass;
+    }
+    s->state[worst] = 0;
+  }
+  return -(4 * k + 8);
+}
+
+/* Projected Gauss-Seidel sweeps on S from x until no row changes its
+ * velocity by more than RT__SCHUR_TOLERANCE: the finish of a problem the
+ * active-set method's cap stopped. */
+static int sweeps(rt__schur *s, rt__rows *r, double *x) {
+  const int k = s->k;
+  double *y = s->y;
+  memset(y, 0, sizeof *y * (size_t)k);
+  for (int c = 0; c < k; c++) { /* y = S x */
+    const double *col = s->S + (size_t)c * (size_t)k;
+    for (int m = 0; m < k; m++) y[m] += col[m] * x[c];
+  }
+  int sweep = 0;
+  while (sweep++ < RT__SCHUR_SWEEPS) {
+    double change = 0.0;
+    for (int c = 0; c < k; c++) {
+      if (!takes_part(s, r, c)) continue;
+      const int i = s->row[c];
+      const double *col = s->S + (size_t)c * (size_t)k; /* S symmetric: column c is row c */
+      const double diag = col[c] + s->reg[c];
+      double gap = s->res[c] - y[c];
+      if (r->normal[i] == RT__ROW_SOFT) gap -= r->soft[i] * (r->lambda[i] + x[c]);
+      const double l = fmin(fmax(x[c] + gap / diag, lower(s, r, c)), upper(s, r, c)), delta = l - x[c];
+      if (delta == 0.0) continue;
+      x[c] = l;
+      for (int m = 0; m < k; m++) y[m] += col[m] * delta;
+      change = fmax(change, fabs(delta) * diag);
+    }
+    if (!(change > RT__SCHUR_TOLERANCE)) break;
+  }
+  return sweep;
+}
+
+/* C's rows of r (w->rows, or the position pass's) on S from the
+ * velocities vel: the active-set solve, finished by sweeps if its cap
+ * stopped it; then their impulses onto lambda and vel. Rows r does not let
+ * take part (inv_diag 0: the position pass's motors and springs) stay. */
+int rt__schur_step(rt_world *w, rt__rows *r, double *vel) {
+  rt__schur *s = &w->schur;
+  const int k = s->k;
+  if (k == 0) return 0;
+  double *x = s->xs;
+  for (int c = 0; c < k; c++) {
+    const int i = s->row[c];
+    s->res[c] = r->rhs[i] - rt__pgs_row_velocity(r, i, vel);
+    s->b[c] = s->res[c] - (r->normal[i] == RT__ROW_SOFT ? r->soft[i] * r->lambda[i] : 0.0);
+  }
+  int passes = active_set(s, r, x);
+  if (passes < 0) passes = -passes + sweeps(s, r, x);
+  for (int c = 0; c < k; c++) {
+    const int i = s->row[c];
+    if (x[c] == 0.0) continue;
+    r->lambda[i] += x[c];
+    s->dl[i] = x[c];
+    rt__pgs_apply(r, i, i + 1, s->dl, vel);
+    s->dl[i] = 0.0;
+  }
+  return passes;
+}
+
