@@ -43,8 +43,7 @@
 static void usage(FILE *out) {
   fputs("usage: ldlsim MECH.lua [--solver pgs|ldlpgs|both] [--iterations N] [--steps N] [--dt S]\n"
         "                       [--csv FILE] [--poses FILE] [--json] [--drive SCRIPT] [--gltf OUT.glb]\n"
-        "                       [--html OUT.html]"
-        "                       [options]\n"
+        "                       [--html OUT.html] [options]\n"
         "       ldlsim MECH.lua --check [--seed S] [--export DIR] [--precision float|double]\n"
         "\n"
         "simulation (the mechanism's settings are the defaults):\n"
