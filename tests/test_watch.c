@@ -320,6 +320,7 @@ static void test_simrun_reports(void **state) {
   o.steps = 10;
   o.probe = -1;
   simrun_result r;
+  memset(&r, 0, sizeof r); /* pos_error: NULL */
   simrun_run(w, &s.m, &o, &r);
   assert_true(r.max_limit_violation == 0.0 && r.max_motor_slip == 0.0);
   assert_int_equal(r.worst_limit, -1);
