@@ -421,6 +421,11 @@ double rt_world_motor_max_force(const rt_world *w, int joint) {
   return w->joint[joint].type == RT_MOTOR ? w->joint[joint].max_force : 0.0;
 }
 
+double rt_world_motor_speed(const rt_world *w, int joint) {
+  if (joint < 0 || joint >= w->njoint) return NAN;
+  return w->joint[joint].type == RT_MOTOR ? w->joint[joint].speed : 0.0;
+}
+
 double rt_world_motor_impulse(const rt_world *w, int joint) {
   if (joint < 0 || joint >= w->njoint) return NAN;
   return w->joint_row[joint] >= 0 ? w->rows.lambda[w->joint_row[joint]] : 0.0;

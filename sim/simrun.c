@@ -7,6 +7,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "watch.h"
+
 int simrun_default_probe(const mech *m) {
   if (m->settings.probe >= 0) return m->settings.probe;
   return m->nbody - 1;
@@ -43,6 +45,16 @@ static double max_speed(const rt_world *w) {
   return s;
 }
 
+/* Every body's pose after `step` steps (time t): rows of options.poses. */
+static void write_poses(FILE *f, const rt_world *w, const mech *m, int step, double t) {
+  for (int b = 0; b < m->nbody; b++) {
+    rt_pose p;
+    rt_world_body_pose(w, b, &p);
+    fprintf(f, "%d,%.17g,%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", step, t, m->bodies[b].name, p.p[0],
+            p.p[1], p.p[2], p.q[0], p.q[1], p.q[2], p.q[3]);
+  }
+}
+
 /* What the step's block solve did. */
 static void count_block(const rt_world *w, simrun_result *res) {
   const rt_step_info *i = rt_world_step_info(w);
@@ -73,6 +85,14 @@ void simrun_run(rt_world *w, const mech *m, const simrun_options *o, simrun_resu
   rt_contact *contacts = any ? calloc((size_t)cap + 1, sizeof *contacts) : NULL;
   const double mu = m->settings.ground_friction >= 0 ? m->settings.ground_friction : m->settings.friction;
   double spent = 0.0, last[2] = {0.0, 0.0};
+  watch wt;
+  const int watching = o->desc != NULL && watch_init(&wt, o->desc, w) == 0;
+  res->worst_limit = res->worst_motor = -1;
+  if (o->desc && !watching) res->max_limit_violation = res->max_motor_slip = NAN;
+  if (o->poses) {
+    fputs("step,time,body,x,y,z,qw,qx,qy,qz\n", o->poses);
+    write_poses(o->poses, w, m, 0, 0.0);
+  }
   if (o->observe) o->observe(w, 0, 0.0, o->observe_ctx);
   for (int s = 0; s < o->steps; s++) {
     if (o->control) o->control(w, s, s * dt, o->control_ctx);
@@ -96,6 +116,8 @@ void simrun_run(rt_world *w, const mech *m, const simrun_options *o, simrun_resu
     }
     res->steps = s + 1;
     if (o->observe) o->observe(w, s + 1, (s + 1) * dt, o->observe_ctx);
+    if (o->poses) write_poses(o->poses, w, m, s + 1, (s + 1) * dt);
+    if (watching) watch_step(&wt, w);
     res->factor_failures += rt_world_step_info(w)->factor_status >= 0;
     count_block(w, res);
     double pos, ang, ke, pe;
@@ -129,5 +151,12 @@ void simrun_run(rt_world *w, const mech *m, const simrun_options *o, simrun_resu
     }
   }
   res->us_per_step = res->steps ? spent / res->steps : 0.0;
+  if (watching) {
+    res->max_limit_violation = wt.max_limit_violation;
+    res->max_motor_slip = wt.max_motor_slip;
+    res->worst_limit = wt.worst_limit;
+    res->worst_motor = wt.worst_motor;
+    watch_free(&wt);
+  }
   free(contacts);
 }

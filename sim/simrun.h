@@ -32,6 +32,11 @@ typedef struct simrun_options {
   void *control_ctx;
   simrun_observe_fn observe; /* or NULL */
   void *observe_ctx;
+  /* appended */
+  const rt_world_desc *desc; /* the world's description: its limits, ropes
+                                and motors are watched (watch.h); NULL: not */
+  FILE *poses;              /* every body's pose, the initial state (step 0)
+                               and after every step, or NULL */
 } simrun_options;
 
 typedef struct simrun_result {
@@ -58,13 +63,24 @@ typedef struct simrun_result {
   int pcr_capped;           /* steps whose PCR stopped at its cap, above the
                                tolerance */
   double pcr_max_residual;  /* largest relative residual PCR left */
+  /* appended: limits and motors (watch.h; 0 and -1 without options.desc,
+     NaN if the watch found no memory) */
+  double max_limit_violation; /* largest overrun of a limit or rope (m or rad) */
+  double max_motor_slip;    /* largest slip of an unsaturated motor (m or rad) */
+  int worst_limit, worst_motor; /* their joints, or -1 */
 } simrun_result;
 
 /* Runs the world; with a ground plane in the mechanism's settings, ground
  * contacts (rt_world_ground_contacts) are fed in before every step, and
  * with settings.collide the body-body contacts (rt_world_body_contacts).
  * result->pos_error may point to `steps` doubles to get the
- * error of every step (else NULL). */
+ * error of every step (else NULL).
+ *
+ * options.poses receives the header `step,time,body,x,y,z,qw,qx,qy,qz`,
+ * then one row per body (in the mechanism's order, by name) for the initial
+ * state (step 0, time 0) and after every step that went through: position
+ * (m) and orientation quaternion, numbers in "%.17g" (they read back
+ * exactly). The caller checks the stream for write errors. */
 void simrun_run(rt_world *w, const mech *m, const simrun_options *o, simrun_result *result);
 
 /* The mechanism's probe body: settings.probe, else the last body. */

@@ -2,7 +2,7 @@
  * and names the file and line; outputs are byte-identical from run to run;
  * usage errors exit with 2. And ldlsim's simulation mode: the --json
  * summary keys of docs/DESIGN.md section 4, the --csv file (a header and one
- * line per step), an exploded run (a result: exit 0), bad values and
+ * line per step), --poses, the limit and motor keys, an exploded run (a result: exit 0), bad values and
  * option mixes (exit 2), bad mechanism files (exit 1, file:line); presets,
  * refinement and the block solver. */
 #define _POSIX_C_SOURCE 200809L
@@ -308,7 +308,7 @@ static void test_ldlsim_usage_errors(void **state) {
                               "--steps 0",      "--beta 2",         "--csv",        "--frobnicate",
                               "--check --steps 10", "--check --solver pgs", "--seed 3", "--refine -1",
                               "--refine 101",   "--pcr-tolerance -1", "--pcr-iterations -2", "--preset",
-                              "--check --block-solver", ""};
+                              "--check --block-solver", "--solver both --poses p.csv", "--check --poses p.csv", ""};
   char cmd[2048], out[16384];
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     const int with_file = bad[i][0] != '\0';
@@ -319,6 +319,112 @@ static void test_ldlsim_usage_errors(void **state) {
     if (strncmp(out, "ldlsim: ", 8) != 0 && strncmp(out, "usage: ", 7) != 0)
       fail_msg("ldlsim '%s': no message:\n%s", bad[i], out);
   }
+}
+
+/* --poses: a header, then every body (in the mechanism's order) at the
+ * start and after each step, in numbers that read back exactly: the first
+ * rows are the mechanism file's initial poses. A file that cannot be
+ * written: exit 1 naming it, nothing left behind. */
+static void test_ldlsim_poses(void **state) {
+  (void)state;
+  char dir[] = "/tmp/ldlsim-poses-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char cmd[2048], out[16384], path[600];
+  snprintf(path, sizeof path, "%s/poses.csv", dir);
+  snprintf(cmd, sizeof cmd, "%s %s/tests/data/motor_boom.lua --steps 5 --poses %s --json", ldlsim_path(), SRC_DIR,
+           path);
+  assert_int_equal(run(cmd, out, sizeof out), 0);
+  assert_non_null(strstr(out, "\"steps\": 5,"));
+  size_t len;
+  char *csv = slurp(path, &len);
+  assert_non_null(csv);
+  char *save = NULL, *line = strtok_r(csv, "\n", &save);
+  assert_non_null(line);
+  assert_string_equal(line, "step,time,body,x,y,z,qw,qx,qy,qz");
+  static const char *const names[] = {"boom", "link", "load"};
+  /* the mechanism file's poses; the load's rotation {0.8, 0, 0, 0.6} */
+  static const double start[3][7] = {
+      {0.5, 0, 0, 1, 0, 0, 0}, {1, 0, -0.25, 1, 0, 0, 0}, {1, 0, -0.6, 0.8, 0, 0, 0.6}};
+  int rows = 0;
+  while ((line = strtok_r(NULL, "\n", &save))) {
+    const int step = rows / 3, body = rows % 3;
+    int f = 1;
+    for (const char *c = line; *c; c++) f += *c == ',';
+    if (f != 10) fail_msg("row %d has %d fields, not 10: %s", rows + 1, f, line);
+    char *end;
+    if (strtol(line, &end, 10) != step || *end != ',') fail_msg("row %d: not step %d: %s", rows + 1, step, line);
+    const double t = strtod(end + 1, &end);
+    assert_true(fabs(t - step / 60.0) < 1e-12);
+    const size_t n = strlen(names[body]);
+    if (strncmp(end + 1, names[body], n) != 0 || end[1 + n] != ',')
+      fail_msg("row %d: not body %s: %s", rows + 1, names[body], line);
+    end += 1 + n;
+    double v[7];
+    for (int k = 0; k < 7; k++) v[k] = strtod(end + 1, &end);
+    assert_true(*end == '\0');
+    if (step == 0)
+      for (int k = 0; k < 7; k++)
+        if (fabs(v[k] - start[body][k]) > (k < 3 ? 0.0 : 1e-15))
+          fail_msg("%s starts with %.17g, not %.17g (column %d)", names[body], v[k], start[body][k], k + 4);
+    rows++;
+  }
+  assert_int_equal(rows, 3 * (5 + 1));
+  free(csv);
+  /* a directory that does not exist: exit 1 naming the file, no file */
+  snprintf(cmd, sizeof cmd, "%s %s/tests/data/motor_boom.lua --steps 3 --poses %s/no/such/dir/poses.csv 2>&1",
+           ldlsim_path(), SRC_DIR, dir);
+  assert_int_equal(run(cmd, out, sizeof out), 1);
+  assert_non_null(strstr(out, "no/such/dir/poses.csv"));
+  assert_non_null(strstr(out, "error"));
+  /* a bad mechanism fails before the file is made: nothing left */
+  snprintf(cmd, sizeof cmd, "%s %s/tests/data/bad/bad_limit_reference.lua --poses %s/bad.csv 2>&1", ldlsim_path(),
+           SRC_DIR, dir);
+  assert_int_equal(run(cmd, out, sizeof out), 1);
+  snprintf(path, sizeof path, "%s/poses.csv", dir);
+  assert_int_equal(remove(path), 0);
+  assert_true(dir_is_empty(dir));
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
+/* The --json keys max_limit_violation and max_motor_slip (README, ldlsim;
+ * tests/test_watch.c checks their figures step by step): a limit past its
+ * bound is overrun and one never reached is not; a rope swung hard is
+ * overrun under plain PGS; a motor with ample force holds, one too weak is
+ * saturated (which is not slip) while its arm falls, and plain PGS lets the
+ * 250:1 boom's motor slip far below its force bound. */
+static void test_ldlsim_limits_and_motors(void **state) {
+  (void)state;
+  char cmd[2048], out[16384];
+  snprintf(cmd, sizeof cmd, "%s %s/tests/data/limit_past.lua --solver pgs --steps 60 --json", ldlsim_path(), SRC_DIR);
+  assert_int_equal(run(cmd, out, sizeof out), 0);
+  assert_true(json_number(out, "max_limit_violation") > 0.1);
+  assert_true(json_number(out, "max_motor_slip") == 0);
+  snprintf(cmd, sizeof cmd, "%s %s/tests/data/limit_clear.lua --solver pgs --steps 300 --json", ldlsim_path(),
+           SRC_DIR);
+  assert_int_equal(run(cmd, out, sizeof out), 0);
+  assert_true(json_number(out, "max_limit_violation") == 0);
+  snprintf(cmd, sizeof cmd, "%s %s/tests/data/rope_swing.lua --solver pgs --steps 120 --json", ldlsim_path(), SRC_DIR);
+  assert_int_equal(run(cmd, out, sizeof out), 0);
+  assert_true(json_number(out, "max_limit_violation") > 1e-3);
+  snprintf(cmd, sizeof cmd, "%s %s/tests/data/motor_hold.lua --solver pgs --json", ldlsim_path(), SRC_DIR);
+  assert_int_equal(run(cmd, out, sizeof out), 0);
+  assert_true(json_number(out, "max_motor_slip") < 1e-6);
+  assert_true(json_number(out, "max_limit_violation") == 0);
+  snprintf(cmd, sizeof cmd, "%s %s/tests/data/motor_hold.lua --solver pgs --drive %s/tests/data/motor_weak.drive --json",
+           ldlsim_path(), SRC_DIR, SRC_DIR);
+  assert_int_equal(run(cmd, out, sizeof out), 0);
+  assert_true(json_number(out, "probe_z_final") < -0.2);
+  assert_true(json_number(out, "max_motor_slip") < 1e-4);
+  snprintf(cmd, sizeof cmd, "%s %s/tests/data/motor_boom.lua --solver pgs --iterations 1 --steps 120 --json",
+           ldlsim_path(), SRC_DIR);
+  assert_int_equal(run(cmd, out, sizeof out), 0);
+  assert_true(json_number(out, "max_motor_slip") > 0.1);
+  /* the text summary names the worst limit and motor */
+  snprintf(cmd, sizeof cmd, "%s %s/tests/data/motor_boom.lua --solver pgs --iterations 1 --steps 120", ldlsim_path(),
+           SRC_DIR);
+  assert_int_equal(run(cmd, out, sizeof out), 0);
+  assert_non_null(strstr(out, "(m or rad, hold)"));
 }
 
 /* Presets, refinement and the block solver (README, "Precision
@@ -407,6 +513,8 @@ int main(void) {
       cmocka_unit_test(test_ldlsim_json_summary),
       cmocka_unit_test(test_ldlsim_exploded_is_a_result),
       cmocka_unit_test(test_ldlsim_csv),
+      cmocka_unit_test(test_ldlsim_poses),
+      cmocka_unit_test(test_ldlsim_limits_and_motors),
       cmocka_unit_test(test_ldlsim_usage_errors),
       cmocka_unit_test(test_ldlsim_presets),
       cmocka_unit_test(test_ldlsim_bad_mechanism),

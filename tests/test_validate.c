@@ -383,6 +383,7 @@ static void test_setters_refuse_bad_input_untouched(void **state) {
   REFUSED(w, rt_world_set_motor(w, motor, 1, -1));
   REFUSED(w, rt_world_set_motor(w, motor, 1, INFINITY));
   assert_int_equal(rt_world_set_motor(w, motor, 2, 5), RT_OK);
+  assert_true(rt_world_motor_speed(w, motor) == 2 && rt_world_motor_max_force(w, motor) == 5);
   /* drives */
   REFUSED(w, rt_world_set_drive(w, -1, 0.1));
   REFUSED(w, rt_world_set_drive(w, njoint, 0.1));
@@ -480,6 +481,9 @@ static void test_accessors_refuse_bad_indices(void **state) {
   assert_true(isnan(rt_world_motor_max_force(w, -1)) && isnan(rt_world_motor_max_force(w, njoint)));
   assert_true(rt_world_motor_max_force(w, joint(&f, "shoulder_motor")) == 10);
   assert_true(rt_world_motor_max_force(w, joint(&f, "knot")) == 0);
+  assert_true(isnan(rt_world_motor_speed(w, -1)) && isnan(rt_world_motor_speed(w, njoint)));
+  assert_true(rt_world_motor_speed(w, joint(&f, "shoulder_motor")) == 1);
+  assert_true(rt_world_motor_speed(w, joint(&f, "knot")) == 0);
   assert_true(isnan(rt_world_motor_impulse(w, -1)) && isnan(rt_world_motor_impulse(w, njoint)));
   assert_true(rt_world_motor_impulse(w, joint(&f, "knot")) == 0);
   assert_true(isnan(rt_world_contact_impulse(w, -1)) && isnan(rt_world_contact_impulse(w, 0)));

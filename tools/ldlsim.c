@@ -2,7 +2,7 @@
  * interpreter path (docs/DESIGN.md section 4).
  *
  *   ldlsim MECH.lua [--solver pgs|ldlpgs] [--iterations N] [--steps N] [--dt S]
- *                   [--csv FILE] [--json] [options]
+ *                   [--csv FILE] [--poses FILE] [--json] [options]
  *   ldlsim MECH.lua --check [--seed S] [--export DIR] [--precision float|double]
  *   both: [--preset fast|accurate|float] [--refine N] [--block-solver ldl|pcr]
  *         [--pcr-tolerance T] [--pcr-iterations N]
@@ -42,8 +42,8 @@
 
 static void usage(FILE *out) {
   fputs("usage: ldlsim MECH.lua [--solver pgs|ldlpgs|both] [--iterations N] [--steps N] [--dt S]\n"
-        "                       [--csv FILE] [--json] [--drive SCRIPT] [--gltf OUT.glb] [--html OUT.html]\n"
-        "                       [options]\n"
+        "                       [--csv FILE] [--poses FILE] [--json] [--drive SCRIPT] [--gltf OUT.glb]\n"
+        "                       [--html OUT.html] [options]\n"
         "       ldlsim MECH.lua --check [--seed S] [--export DIR] [--precision float|double]\n"
         "\n"
         "simulation (the mechanism's settings are the defaults):\n"
@@ -53,7 +53,10 @@ static void usage(FILE *out) {
         "  --steps N         steps to run (default: 10 s of simulated time)\n"
         "  --dt S            time step in seconds\n"
         "  --csv FILE        per-step error, energy and probe height\n"
-        "  --json            print the summary as one JSON object\n"
+        "  --poses FILE      every body's pose at the start and after every step (CSV:\n"
+        "                    step,time,body,x,y,z,qw,qx,qy,qz)\n"
+        "  --json            print the summary as one JSON object (with max_limit_violation\n"
+        "                    and max_motor_slip: README, ldlsim)\n"
         "  --drive SCRIPT    timed motor and drive commands (README: drive scripts)\n"
         "  --precision P     float or double factorization (default double)\n"
         "  --block WHERE     last (default) or before-last: where LDL-PGS puts its block step\n"
@@ -109,7 +112,7 @@ typedef struct options {
   /* simulation; < 0 (or NULL) = the mechanism's setting */
   int solver, iterations, steps, block, threads, shatter, stabilize, correction, project, stiffness, contact_passes, coupled_rows;
   double dt, beta, epsilon, max_bias;
-  const char *csv, *drive;
+  const char *csv, *poses, *drive;
   int json;
   const char *gltf, *html;  /* recordings written, or NULL */
   int gltf_every;           /* 0: gltf_default_every */
@@ -167,7 +170,7 @@ static int parse_args(int argc, char **argv, options *o) {
     const char *a = argv[i];
     const char *val = i + 1 < argc ? argv[i + 1] : NULL;
     static const char *const with_value[] = {"--seed",  "--export", "--precision", "--solver", "--iterations",
-                                             "--steps", "--dt",     "--csv",       "--block",  "--shatter",
+                                             "--steps", "--dt",     "--csv",       "--block",  "--shatter", "--poses",
                                              "--beta",  "--epsilon", "--drive", "--stabilize", "--gltf",
                                              "--gltf-every", "--html", "--preset", "--refine", "--block-solver",
                                              "--pcr-tolerance", "--pcr-iterations", "--correction", "--max-bias",
@@ -322,6 +325,9 @@ static int parse_args(int argc, char **argv, options *o) {
     } else if (strcmp(a, "--csv") == 0) {
       o->csv = val;
       sim_opt = 1;
+    } else if (strcmp(a, "--poses") == 0) {
+      o->poses = val;
+      sim_opt = 1;
     } else if (strcmp(a, "--drive") == 0) {
       o->drive = val;
       sim_opt = 1;
@@ -369,8 +375,8 @@ static int parse_args(int argc, char **argv, options *o) {
     fprintf(stderr, "ldlsim: --gltf-every goes with --gltf or --html\n");
     return 2;
   }
-  if (o->both && (o->json || o->csv || o->gltf)) {
-    fprintf(stderr, "ldlsim: --solver both makes two runs: it goes with --html, not --json, --csv or --gltf\n");
+  if (o->both && (o->json || o->csv || o->poses || o->gltf)) {
+    fprintf(stderr, "ldlsim: --solver both makes two runs: it goes with --html, not --json, --csv, --poses or --gltf\n");
     return 2;
   }
   /* a preset's parts, unless given one by one (in any order) */
@@ -459,6 +465,10 @@ static void print_json(const mech *m, const rt_settings *s, const program *p, co
   json_int(&w, r->max_contacts);
   json_key(&w, "contact_overflows");
   json_int(&w, r->contact_overflows);
+  json_key(&w, "max_limit_violation");
+  json_double(&w, r->max_limit_violation);
+  json_key(&w, "max_motor_slip");
+  json_double(&w, r->max_motor_slip);
   json_key(&w, "us_per_step");
   json_double(&w, r->us_per_step);
   json_key(&w, "refine");
@@ -492,6 +502,12 @@ static void print_text(const mech *m, const rt_settings *s, const program *p, co
   printf("  energy           %.6g J -> %.6g J (max drift %.3g J)\n", r->energy_start, r->energy_final,
          r->max_energy_drift);
   printf("  %-16s z %.4g m -> %.4g m\n", m->bodies[simrun_default_probe(m)].name, r->probe_start, r->probe_final);
+  if (r->worst_limit >= 0)
+    printf("  limits           overrun by at most %.3g (m or rad, %s)\n", r->max_limit_violation,
+           m->cons[r->worst_limit].name);
+  if (r->worst_motor >= 0)
+    printf("  motors           slip by at most %.3g (m or rad, %s) below their max_force\n", r->max_motor_slip,
+           m->cons[r->worst_motor].name);
   if (r->factor_failures) printf("  factorization failed in %d steps (a PGS sweep replaced the block step)\n", r->factor_failures);
   if (r->max_contacts) printf("  contacts         at most %d in a step\n", r->max_contacts);
   if (r->contact_overflows)
@@ -517,10 +533,16 @@ static gen_status run_once(const options *o, const mech *m, const rt_world_desc 
     diag_error(d, m->file, 0, "%s", err);
     return GEN_ERR_INPUT;
   }
-  outfile csv;
+  outfile csv, poses;
   memset(&csv, 0, sizeof csv);
+  memset(&poses, 0, sizeof poses);
   gen_status st;
   if (o->csv && (st = outfile_open(&csv, o->csv, d)) != GEN_OK) {
+    rt_world_destroy(w);
+    return st;
+  }
+  if (o->poses && (st = outfile_open(&poses, o->poses, d)) != GEN_OK) {
+    outfile_abort(&csv);
     rt_world_destroy(w);
     return st;
   }
@@ -528,6 +550,8 @@ static gen_status run_once(const options *o, const mech *m, const rt_world_desc 
   so.steps = o->steps > 0 ? o->steps : (int)ceil(10.0 / s->dt - 1e-9);
   so.probe = simrun_default_probe(m);
   so.csv = csv.f;
+  so.poses = poses.f;
+  so.desc = desc;
   drive_script run_script; /* every run from the script's start */
   if (o->drive) {
     run_script = *script;
@@ -538,6 +562,7 @@ static gen_status run_once(const options *o, const mech *m, const rt_world_desc 
     if (gltf_record_init(rec, m, s->dt, o->gltf_every ? o->gltf_every : gltf_default_every(s->dt), so.steps) != 0) {
       diag_error(d, m->file, 0, "out of memory for the recording");
       outfile_abort(&csv);
+      outfile_abort(&poses);
       rt_world_destroy(w);
       return GEN_ERR_IO;
     }
@@ -551,10 +576,16 @@ static gen_status run_once(const options *o, const mech *m, const rt_world_desc 
   if (rec && rec->nomem) {
     diag_error(d, m->file, 0, "out of memory for the recording");
     outfile_abort(&csv);
+    outfile_abort(&poses);
     return GEN_ERR_IO;
   }
   if (o->csv && (st = outfile_commit(&csv, d)) != GEN_OK) {
     outfile_abort(&csv);
+    outfile_abort(&poses);
+    return st;
+  }
+  if (o->poses && (st = outfile_commit(&poses, d)) != GEN_OK) {
+    outfile_abort(&poses);
     return st;
   }
   return GEN_OK;

@@ -394,6 +394,10 @@ rt_status rt_world_set_motor(rt_world *w, int joint, double speed, double max_fo
 /* A motor's current maximum force (0 for other joints; NaN for an index
  * out of range). */
 double rt_world_motor_max_force(const rt_world *w, int joint);
+/* A motor's current target velocity (rad/s or m/s: its description's speed
+ * until rt_world_set_motor changes it; 0 for other joints; NaN for an index
+ * out of range). */
+double rt_world_motor_speed(const rt_world *w, int joint);
 /* The impulse the last step applied through a motor, limit or rope (N s,
  * or N m s); 0 for other joints; NaN for an index out of range. */
 double rt_world_motor_impulse(const rt_world *w, int joint);

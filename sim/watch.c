@@ -1,0 +1,126 @@
+/* watch.c -- see watch.h. */
+#include "watch.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_joint_type.h"
+
+#define TWO_PI 6.283185307179586
+/* A motor is saturated when its impulse is within this fraction of its bound. */
+#define SATURATED (1.0 - 1e-6)
+
+/* The pose of body (NULL for RT_WORLD) in *tmp. */
+static const rt_pose *pose_of(const rt_world *w, int body, rt_pose *tmp) {
+  if (body < 0) return NULL;
+  rt_world_body_pose(w, body, tmp);
+  return tmp;
+}
+
+/* The row of joint j at w's poses, with its Jacobian in J; 0, or -1 if j's
+ * type has no row (an equality type). */
+static int joint_row(const rt_world_desc *desc, const rt_world *w, int j, rt_joint_row *row,
+                     double J[RT_ROW_WIDTH]) {
+  const rt_joint_desc *d = &desc->joints[j];
+  const rt_joint_type_def *def = rt_joint_type_def_of(d->type);
+  if (def == NULL || def->degree != 0 || def->row == NULL) return -1;
+  const rt_joint_desc *t = def->targets ? &desc->joints[d->target] : d;
+  rt_pose pa, pb;
+  def->row(d, t, pose_of(w, t->body_a, &pa), pose_of(w, t->body_b, &pb), row, J);
+  return 0;
+}
+
+/* An angle's rate does not depend on the bodies' linear velocities. */
+static int is_angle(const double J[RT_ROW_WIDTH]) {
+  for (int s = 0; s < RT_ROW_SIDES; s++)
+    for (int k = 0; k < 3; k++)
+      if (J[6 * s + k] != 0.0) return 0;
+  return 1;
+}
+
+int watch_init(watch *wt, const rt_world_desc *desc, const rt_world *w) {
+  memset(wt, 0, sizeof *wt);
+  wt->worst_limit = wt->worst_motor = -1;
+  int nlimit = 0, nmotor = 0;
+  rt_joint_row row;
+  double J[RT_ROW_WIDTH];
+  for (int j = 0; j < desc->njoint; j++) {
+    if (joint_row(desc, w, j, &row, J) != 0) continue;
+    nlimit += row.kind == RT_ROW_LIMIT;
+    nmotor += row.kind == RT_ROW_MOTOR;
+  }
+  int *limit = malloc(sizeof *limit * (size_t)(nlimit ? nlimit : 1));
+  watch_motor *motor = malloc(sizeof *motor * (size_t)(nmotor ? nmotor : 1));
+  if (limit == NULL || motor == NULL) {
+    free(limit);
+    free(motor);
+    return -1;
+  }
+  wt->desc = desc;
+  wt->limit = limit;
+  wt->motor = motor;
+  for (int j = 0; j < desc->njoint; j++) {
+    if (joint_row(desc, w, j, &row, J) != 0) continue;
+    if (row.kind == RT_ROW_LIMIT) {
+      wt->limit[wt->nlimit++] = j;
+    } else if (row.kind == RT_ROW_MOTOR) {
+      watch_motor *m = &wt->motor[wt->nmotor++];
+      m->joint = j;
+      m->angular = is_angle(J);
+      m->raw = m->q = m->cmd = row.q;
+      m->speed = rt_world_motor_speed(w, j);
+    }
+  }
+  return 0;
+}
+
+/* Motor m after a step: its coordinate, and its slip unless it was
+ * saturated or its speed changed. */
+static void motor_step(watch *wt, watch_motor *m, const rt_world *w, double dt) {
+  rt_joint_row row;
+  double J[RT_ROW_WIDTH];
+  joint_row(wt->desc, w, m->joint, &row, J);
+  if (m->angular)
+    m->q += remainder(row.q - m->raw, TWO_PI);
+  else
+    m->q = row.q;
+  m->raw = row.q;
+  const double speed = rt_world_motor_speed(w, m->joint);
+  const double bound = rt_world_motor_max_force(w, m->joint) * dt;
+  const int saturated = fabs(rt_world_motor_impulse(w, m->joint)) >= SATURATED * bound;
+  const int changed = speed != m->speed;
+  m->speed = speed;
+  if (saturated || changed) {
+    m->cmd = m->q;
+    return;
+  }
+  m->cmd += speed * dt;
+  const double slip = fabs(m->q - m->cmd);
+  if (!(slip <= wt->max_motor_slip)) {
+    wt->max_motor_slip = slip;
+    wt->worst_motor = m->joint;
+  }
+}
+
+void watch_step(watch *wt, const rt_world *w) {
+  rt_joint_row row;
+  double J[RT_ROW_WIDTH];
+  for (int i = 0; i < wt->nlimit; i++) {
+    joint_row(wt->desc, w, wt->limit[i], &row, J);
+    const double v = fmax(fmax(row.q - row.upper, row.lower - row.q), 0.0);
+    if (!(v <= wt->max_limit_violation)) {
+      wt->max_limit_violation = v;
+      wt->worst_limit = wt->limit[i];
+    }
+  }
+  const double dt = rt_world_settings(w)->dt;
+  for (int i = 0; i < wt->nmotor; i++) motor_step(wt, &wt->motor[i], w, dt);
+}
+
+void watch_free(watch *wt) {
+  free(wt->limit);
+  free(wt->motor);
+  memset(wt, 0, sizeof *wt);
+  wt->worst_limit = wt->worst_motor = -1;
+}
