@@ -10,8 +10,8 @@
 -- every leg leans across to the neighbouring pair (the usual 6-6 layout).
 -- Each prismatic joint has a `positional_limit` (the stroke: 10 cm in and
 -- out of the initial pose) and a `motor` on its travel (axis "linear",
--- m/s; speed 0 holds the leg), with 8 kN each: the legs carry about
--- 1.1 kN each at rest. The load sits on the platform's centre, so every
+-- m/s; speed 0 holds the leg), with 8 kN each: the legs carry 0.93 kN
+-- each at rest. The load sits on the platform's centre, so every
 -- leg carries the same. Motors and limits are not equality rows: they
 -- leave the generated program's structure unchanged.
 -- mechanisms/stewart.drive extends every leg into its upper stroke limit,
