@@ -33,7 +33,7 @@ local boom_foot, boom_tip = { 0.6, 1.6 }, { 4.6, 5.6 }  -- the boom rises at 45 
 local stick_tip = { 5.6, 2.9 }                          -- the stick reaches down and out
 local eye = { 5.9, 2.0 }                                -- the lifting eye under the bucket
 
-add(m.bodies, { name = "house", fixed = true, box = { 3.0, 2.5, 1.2 }, pos = { -0.4, 0, 1.0 } })
+add(m.bodies, { name = "house", fixed = true, box = { 3.0, 2.5, 1.6 }, pos = { -0.4, 0, 0.8 } })  -- on z = 0
 bar("boom", 1500, boom_foot, boom_tip, 0.5, 0.6)
 bar("stick", 800, boom_tip, stick_tip, 0.4, 0.4)
 bar("bucket", 600, stick_tip, eye, 1.0, 0.8)
