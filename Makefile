@@ -530,11 +530,14 @@ soak-short: build-all
 stats: all
 	@build/ldlgen --table $(MECHS)
 
-# The demo: the generated scissor-lift and buggy solvers compiled in with
-# the runtime; the lift raises its 800 kg platform to the end of its stroke,
-# the buggy drives and steers (mechanisms/buggy.drive), each for 10 s with
-# LDL-PGS and with pure PGS at the same iteration count: side-by-side
-# tables, and build/demo-out/*.svg plots of the constraint error.
+# The demo: the generated scissor-lift, buggy, car, excavator and Stewart
+# platform solvers compiled in with the runtime; the lift raises its 800 kg
+# platform to the end of its stroke, the buggy drives and steers, the car
+# drives over a bump on its sprung struts and brakes, the excavator holds
+# and lifts its load, the Stewart platform pushes its legs into their
+# stroke limits (mechanisms/NAME.drive), each for 10 s with LDL-PGS and
+# with pure PGS at the same iteration count: side-by-side tables, and
+# build/demo-out/*.svg plots of the constraint error.
 # It builds only what the demo links (not ldlgen's tests).
 demo: deps
 	@$(MAKE) --no-print-directory -j$(JOBS) $(BUILD)/demo
@@ -549,7 +552,8 @@ $(BUILD)/obj/tools/demo.o: tools/demo.c Makefile
 	$(CC) $(CFLAGS_ALL) -Iruntime/include -Igen -Isim -Igenerated $(LUA_CFLAGS) -c $< -o $@
 
 $(BUILD)/demo: $(BUILD)/obj/tools/demo.o $(BUILD)/obj/tools/svgplot.o $(BUILD)/obj/generated/scissor_lift.o \
-               $(BUILD)/obj/generated/buggy.o $(BUILD)/obj/viewer/viewer_page.o \
+               $(BUILD)/obj/generated/buggy.o $(BUILD)/obj/generated/car.o $(BUILD)/obj/generated/excavator.o \
+               $(BUILD)/obj/generated/stewart.o $(BUILD)/obj/viewer/viewer_page.o \
                $(BUILD)/libsim.a $(BUILD)/libgen.a $(BUILD)/librt.a
 	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) -lm -o $@
 

@@ -1,8 +1,12 @@
 /* demo.c -- `make demo`: the generated solvers (generated/NAME.c, compiled in)
- * on two scenes, each with LDL-PGS and with pure PGS at the same iteration
+ * on five scenes, each with LDL-PGS and with pure PGS at the same iteration
  * count: the scissor lift raising its 800 kg platform until its drive
- * reaches the end of its stroke, and the buggy driving and steering on the
- * ground (mechanisms/buggy.drive).
+ * reaches the end of its stroke, the buggy driving and steering on the
+ * ground (mechanisms/buggy.drive), and the samples of limits, motors and
+ * springs: the car on its sprung struts over a bump (car.drive), the
+ * excavator holding and lifting a 250:1 load on speed-0 motors
+ * (excavator.drive) and the Stewart platform driven into its legs' stroke
+ * limits (stewart.drive).
  *
  *   demo [--src DIR] [--out DIR] [--iterations N] [--seconds S]
  *
@@ -26,8 +30,11 @@
 #include "mechworld.h"
 #include "outfile.h"
 #include "buggy.h"
+#include "car.h"
 #include "drive.h"
+#include "excavator.h"
 #include "scissor_lift.h"
+#include "stewart.h"
 #include "gltf.h"
 #include "simrun.h"
 #include "svgplot.h"
@@ -220,6 +227,9 @@ int main(int argc, char **argv) {
   static const scene scenes[] = {
       {"scissor_lift", &scissor_lift_program, NULL, "z"},
       {"buggy", &buggy_program, "buggy.drive", "path"},
+      {"car", &car_program, "car.drive", "path"},
+      {"excavator", &excavator_program, "excavator.drive", "z"},
+      {"stewart", &stewart_program, "stewart.drive", "z"},
   };
   diag_list d;
   diag_init(&d);
