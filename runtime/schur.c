@@ -1,34 +1,34 @@
-/* schur.c -- LDL-PGS's inequality rows (limits, ropes, motors, springs,
- * contacts) solved against the block: the Schur complement of the equality
+/* schur.c -- LDL-PGS's joint inequality rows (motors, springs, ropes,
+ * limits) solved against the block: the Schur complement of the equality
  * rows (docs/DESIGN.md section 9).
  *
  * The block step solves the equality rows E exactly given the impulses of
  * the other rows I, but PGS sees only an I row's own diagonal J W J^T, not
  * the coupling through E: a motor holding a boom under a heavy load pushes
  * on one hinge while the whole arm answers, and the block step undoes most
- * of every push. Eliminating E instead gives the I rows the matrix they
- * really face,
+ * of every push. Eliminating E gives the I rows the matrix they really face,
  *     S = A_II - A_IE H~^-1 A_EI,
- * and a small mixed complementarity problem on it that is solved to a tight
- * tolerance; the block step then gives E the response S assumed.
+ * and a small box-constrained problem on it, solved exactly; the block step
+ * then gives E the response S assumed.
  *
- * The coupled set C is the first coupled_rows rows after the block that
- * take part this step (rows.c leaves a limit inert while its bound is out of
- * reach, so C is the active set: motors, springs, ropes and limits at or
- * near their bounds, then the contacts in their order); rows beyond it
- * keep the outer passes of step.c. Column j of S is the velocity response
- * of the rows of C to a unit impulse on row j with E re-solved: u = W J_j^T,
- * u -= W J_E^T H~^-1 J_E u (one solve with the step's factor, which is
- * reused: no refactorization), S_ij = J_i u. On S the rows are solved by
- * projected Gauss-Seidel (bounds, friction cones from the normal's current
- * impulse, soft rows' compliance) until no row changes its velocity by more
- * than RT__SCHUR_TOLERANCE. Contacts and limits that leave their bounds in
- * the process are clamped there, which is the active set's update within
- * the step (a row that separates takes no impulse; one that gets pushed
- * back onto its bound does).
+ * The coupled set C is the first coupled_rows joint rows after the block
+ * that take part this step (rows.c leaves a limit inert while its bound is
+ * out of reach, so C holds the candidates of the active set: motors,
+ * springs, ropes and limits at or near their bounds); contacts and rows
+ * beyond the cap keep the outer passes of step.c (choose() says why).
+ *   - S (rt__schur_build): with H~ = L D L^T the step's factor (reused: no
+ *     refactorization), y_c = D^-1 L^-1 A_Ec by a forward solve that runs
+ *     only along the elimination-tree paths of the few equality rows that
+ *     share a body with row c, and S_ij = A_ij - y_i^T D y_j. No backward
+ *     solve.
+ *   - the rows on S (rt__schur_step): the primal active-set method (which
+ *     rows sit at a bound -- a limit pushed onto its stop, a saturated
+ *     motor -- and which are free; the free ones solved by Cholesky), with
+ *     iterative refinement against the unregularized S, and projected
+ *     Gauss-Seidel on S only if the method's cap stopped it.
  *
- * It calls block.c (the solve, and the block step after the impulses) and
- * pgs.c (impulses onto velocities). */
+ * It calls block.c (the solve's factor), pgs.c (row velocities, impulses
+ * onto velocities) and the program's tables. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,21 +41,18 @@
 #define RT__SCHUR_SWEEPS 20
 
 /* The rows of C: the joints' rows after the block that take part (motors,
- * springs, ropes, limits near their bounds), at most cap; then the contacts'
- * normal rows if all of them fit in what is left (a cap that took some
- * contacts and not others would treat a car's left wheels unlike its right
- * ones: it then drifts sideways). Friction rows stay with the sweeps and the
- * contact passes: coupling them would triple a contact's cost for what the
- * normal row already gives, a contact that holds its load. */
+ * springs, ropes, limits near their bounds), at most cap. Contacts stay with
+ * the sweeps and the contact passes: coupled, their normal rows (without
+ * friction, which would triple their cost) were solved exactly while
+ * friction lagged, and which of a wheel's redundant contact points carried
+ * the load came to depend on their order -- the sample buggy, driven
+ * straight, veered 9 cm in 4 s; and tank, buggy and multi_wheel paid 1.3-2x
+ * their steps for it. */
 static int choose(rt_world *w, const rt__rows *r, int cap) {
   rt__schur *s = &w->schur;
-  int k = 0, normals = 0;
+  int k = 0;
   for (int i = w->dim; i < w->nfixed_rows && k < cap; i++)
     if (r->inv_diag[i] > 0.0) s->row[k++] = i;
-  for (int i = w->nfixed_rows; i < r->n; i++) normals += r->inv_diag[i] > 0.0 && r->normal[i] < 0;
-  if (k + normals > cap) return k;
-  for (int i = w->nfixed_rows; i < r->n; i++)
-    if (r->inv_diag[i] > 0.0 && r->normal[i] < 0) s->row[k++] = i;
   return k;
 }
 
