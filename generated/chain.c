@@ -710,6 +710,7 @@ const rt_settings chain_settings = {
     .block_solver = RT_BLOCK_LDL,
     .pcr_tolerance = 1e-06,
     .pcr_max_iterations = 1000,
+    .coupled_rows = 16,
 };
 
 rt_world *chain_create(const rt_settings *settings, rt_status *status) {

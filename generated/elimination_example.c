@@ -431,6 +431,7 @@ const rt_settings elimination_example_settings = {
     .block_solver = RT_BLOCK_LDL,
     .pcr_tolerance = 1e-06,
     .pcr_max_iterations = 1000,
+    .coupled_rows = 16,
 };
 
 rt_world *elimination_example_create(const rt_settings *settings, rt_status *status) {

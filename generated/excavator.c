@@ -539,6 +539,7 @@ const rt_settings excavator_settings = {
     .block_solver = RT_BLOCK_LDL,
     .pcr_tolerance = 1e-06,
     .pcr_max_iterations = 1000,
+    .coupled_rows = 16,
 };
 
 rt_world *excavator_create(const rt_settings *settings, rt_status *status) {
