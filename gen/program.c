@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "optional.h"
 #include "redundant.h"
 
 void program_default_options(program_options *o) {
@@ -372,6 +373,15 @@ void program_write_stats(const program *p, FILE *out) {
   json_int(&w, neq);
   json_key(&w, "inequality_constraints");
   json_int(&w, m->ncons - neq);
+  json_key(&w, "optional_rows"); /* optional.h */
+  json_int(&w, optional_rows(m));
+  json_key(&w, "flops_all_active");
+  {
+    arena t;
+    arena_init(&t);
+    json_int(&w, optional_flops_all_active(&t, p));
+    arena_free(&t);
+  }
   json_key(&w, "shatter_threshold");
   json_int(&w, p->shatter_threshold);
   json_key(&w, "shattered");
