@@ -162,8 +162,7 @@ static void limit_row(rt_world *w, int row, double q, double lower, double upper
 static void spring_row(rt_world *w, int row, const rt_joint_row *sp, int angular) {
   rt__rows *r = &w->rows;
   const double h = w->set.dt, k = sp->stiffness, hk_c = h * k + sp->damping;
-  double x = sp->q - sp->rest;
-  if (angular) x = remainder(x, 6.283185307179586);
+  const double x = rt__spring_stretch(sp->q, sp->rest, angular);
   r->normal[row] = RT__ROW_SOFT;
   r->soft[row] = 1.0 / (h * hk_c);
   r->rhs[row] = -k * x / hk_c;

@@ -27,8 +27,8 @@
  *     iterative refinement against the unregularized S, and projected
  *     Gauss-Seidel on S only if the method's cap stopped it.
  *
- * It calls block.c (the solve's factor), pgs.c (row velocities, impulses
- * onto velocities) and the program's tables. */
+ * It reads the step's factor (w->work) through the program's tables, and
+ * calls pgs.c (row velocities, impulses onto velocities). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,38 +56,33 @@ static int choose(rt_world *w, const rt__rows *r, int cap) {
   return k;
 }
 
-static void *zalloc(size_t n, size_t size, int *fail) {
-  void *q = calloc(n ? n : 1, size);
-  if (q == NULL) *fail = 1;
-  return q;
-}
-
-int rt__schur_alloc(rt_world *w, int nrow) {
+int rt__schur_alloc(rt_world *w) {
   rt__schur *s = &w->schur;
   const rt_program *p = w->prog;
   const int dim = p->dim, ns = p->nsbody;
   int fail = 0;
-  s->cap = nrow - dim < RT_MAX_COUPLED_ROWS ? nrow - dim : RT_MAX_COUPLED_ROWS;
+  const int joint_rows = w->nfixed_rows - dim; /* C's candidates (choose) */
+  s->cap = joint_rows < RT_MAX_COUPLED_ROWS ? joint_rows : RT_MAX_COUPLED_ROWS;
   const size_t cap = (size_t)s->cap;
-  s->row = zalloc(cap, sizeof(int), &fail);
-  s->S = zalloc(cap * cap, sizeof(double), &fail);
-  s->M = zalloc(cap * cap, sizeof(double), &fail);
-  s->reg = zalloc(cap, sizeof(double), &fail);
-  s->y = zalloc(cap, sizeof(double), &fail);
-  s->res = zalloc(cap, sizeof(double), &fail);
-  s->b = zalloc(cap, sizeof(double), &fail);
-  s->xs = zalloc(cap, sizeof(double), &fail);
-  s->xn = zalloc(cap, sizeof(double), &fail);
-  s->z = zalloc(cap, sizeof(double), &fail);
-  s->state = zalloc(cap, sizeof(int), &fail);
-  s->free = zalloc(cap, sizeof(int), &fail);
-  s->dl = zalloc((size_t)nrow, sizeof(double), &fail);
-  s->Y = zalloc(cap * (size_t)dim, sizeof(double), &fail);
-  s->path = zalloc(cap * (size_t)(p->ncons + 1), sizeof(int), &fail);
-  s->D = zalloc((size_t)dim, sizeof(double), &fail);
+  s->row = rt__alloc(cap, sizeof(int), &fail);
+  s->S = rt__alloc(cap * cap, sizeof(double), &fail);
+  s->M = rt__alloc(cap * cap, sizeof(double), &fail);
+  s->reg = rt__alloc(cap, sizeof(double), &fail);
+  s->y = rt__alloc(cap, sizeof(double), &fail);
+  s->res = rt__alloc(cap, sizeof(double), &fail);
+  s->b = rt__alloc(cap, sizeof(double), &fail);
+  s->xs = rt__alloc(cap, sizeof(double), &fail);
+  s->xn = rt__alloc(cap, sizeof(double), &fail);
+  s->z = rt__alloc(cap, sizeof(double), &fail);
+  s->state = rt__alloc(cap, sizeof(int), &fail);
+  s->free = rt__alloc(cap, sizeof(int), &fail);
+  s->dl = rt__alloc((size_t)w->nfixed_rows, sizeof(double), &fail);
+  s->Y = rt__alloc(cap * (size_t)dim, sizeof(double), &fail);
+  s->path = rt__alloc(cap * (size_t)(p->ncons + 1), sizeof(int), &fail);
+  s->D = rt__alloc((size_t)dim, sizeof(double), &fail);
   /* the equality rows on each solver body (CSR) */
-  s->adj_adr = zalloc((size_t)ns + 1, sizeof(int), &fail);
-  s->adj = zalloc(2 * (size_t)dim, sizeof(int), &fail);
+  s->adj_adr = rt__alloc((size_t)ns + 1, sizeof(int), &fail);
+  s->adj = rt__alloc(2 * (size_t)dim, sizeof(int), &fail);
   if (fail) return -1;
   for (int c = 0; c < p->ncons; c++)
     for (int side = 0; side < 2; side++) {
@@ -95,7 +90,7 @@ int rt__schur_alloc(rt_world *w, int nrow) {
       if (b != RT_WORLD) s->adj_adr[b + 1] += p->cons_degree[c];
     }
   for (int b = 0; b < ns; b++) s->adj_adr[b + 1] += s->adj_adr[b];
-  int *fill = zalloc((size_t)ns, sizeof(int), &fail);
+  int *fill = rt__alloc((size_t)ns, sizeof(int), &fail);
   if (fail) return -1;
   for (int c = 0; c < p->ncons; c++)
     for (int side = 0; side < 2; side++) {

@@ -19,7 +19,11 @@
  *   6. block step    block.c     delta = H~^-1 (R - J V) on the equality rows,
  *                                refined (rt_settings.refine): the factor's
  *                                solve, or PCR, which needs no factor (then 4
- *                                is void)
+ *                                is void);
+ *                    schur.c     the joints' rows outside the block (motors,
+ *                                springs, ropes, limits) solved against it
+ *                                through the Schur complement, and the block
+ *                                step again; then the contact passes
  *   7. position pass pgs.c,      (split correction) pseudo-velocities from
  *                    block.c     zero that remove beta of the drift: sweeps
  *                                (LDL-PGS: over the rows outside the block,
@@ -118,12 +122,12 @@ static void iterate_threaded(rt_world *w) {
   w->info.sweeps = n;
 }
 
-/* After the block step: the rows outside it that take part, up to
+/* After the block step: the joints' rows outside it that take part, up to
  * coupled_rows of them, solved against it through the Schur complement of
  * the equality rows (schur.c), and the block step again, which gives the
  * equality rows the response the coupled rows' solve assumed. Only with
- * the factor: each coupled row costs one of its solves (PCR would cost a
- * whole solve of its own per row). */
+ * the factor: each coupled row costs a partial forward solve with it (PCR
+ * would cost a whole solve of its own per row). */
 static void couple_schur(rt_world *w) {
   if (!use_factor(w) || w->set.coupled_rows == 0 || rt__schur_build(w) == 0) return;
   w->info.coupled_rows = w->schur.k;

@@ -2,11 +2,14 @@
  * header, and the internal interfaces of the runtime's modules: world.c
  * (creation, state, measures), step.c (the step, in order) and the stages
  * it calls: bodies.c, rows.c, contact.c, pgs.c, assemble.c, factor.c,
- * block.c, stabilize.c, worker.c, settings.c, snapshot.c, validate.c. */
+ * block.c, schur.c, stabilize.c, worker.c, settings.c, snapshot.c,
+ * validate.c. */
 #ifndef LDLPGS_RUNTIME_WORLD_H
 #define LDLPGS_RUNTIME_WORLD_H
 
+#include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 #ifndef LDLPGS_NO_THREADS
 #include <pthread.h>
 #include <stdatomic.h>
@@ -70,7 +73,7 @@ typedef struct rt__schur {
   double *M;       /* cap * cap: its Cholesky factor */
   int *state, *free; /* cap: 0 free, 1 at lower, 2 at upper, 3 out */
   int nfree;       /* free rows of the last Cholesky factor in M */
-  double *dl;      /* rows' count: impulses of C's rows (0 elsewhere) */
+  double *dl;      /* nfixed_rows: impulses of C's rows (0 elsewhere) */
   double *Y;       /* cap * dim: D^-1 L^-1 A_Ec for each row c of C */
   int *path;       /* cap * (ncons + 1): the pivots each column touched, -1 ended */
   double *D;       /* dim: the factor's diagonal */
@@ -189,6 +192,20 @@ struct rt_world {
   rt__schur schur;         /* the coupled rows (schur.c) */
 };
 
+/* Zeroed memory for n items of size (at least one), or NULL with *fail
+ * set: creation allocates everything, then checks once. */
+static inline void *rt__alloc(size_t n, size_t size, int *fail) {
+  void *q = calloc(n ? n : 1, size);
+  if (q == NULL) *fail = 1;
+  return q;
+}
+
+/* The distance of a spring's coordinate q from its rest, an angle's the
+ * short way round (rows.c, world.c's energy). */
+static inline double rt__spring_stretch(double q, double rest, int angular) {
+  return angular ? remainder(q - rest, 6.283185307179586) : q - rest;
+}
+
 /* Pose of mechanism body i in the bodies body (w->body, or the thread's
  * copy); NULL for RT_WORLD. */
 static inline const rt_pose *rt__pose_in(const rt_body_desc *body, int i) {
@@ -272,16 +289,16 @@ void rt__pgs_sweep_prefetch(rt__rows *rows, double *vel, const void *data, size_
 /* Applies impulses dl[i] of rows [first, last) to the velocities. */
 void rt__pgs_apply(const rt__rows *rows, int first, int last, const double *dl, double *vel);
 
-/* schur.c: S of the coupled rows at this step's rows and factor (the
- * block step's solve); returns their number k (0: none). Then one solve of
- * the coupled rows of r (w->rows, or the position pass's) on S from the
- * velocities vel, their impulses applied to lambda and vel; returns the
- * sweeps it took. The caller's block step then gives the equality rows the
+/* schur.c: S of the coupled rows at this step's rows and factor; returns
+ * their number k (0: none). Then one solve of the coupled rows of r
+ * (w->rows, or the position pass's) on S from the velocities vel, their
+ * impulses applied to lambda and vel; returns the active-set passes (and
+ * sweeps) it took. The caller's block step then gives the equality rows the
  * response S assumed. */
 int rt__schur_build(rt_world *w);
-/* Its arrays for a world of nrow rows (0, or -1 if out of memory), and
+/* Its arrays, for the world's joint rows (0, or -1 if out of memory), and
  * their release (what was allocated; NULLs are fine). */
-int rt__schur_alloc(rt_world *w, int nrow);
+int rt__schur_alloc(rt_world *w);
 void rt__schur_free(rt__schur *s);
 int rt__schur_step(rt_world *w, rt__rows *r, double *vel);
 

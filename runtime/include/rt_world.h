@@ -361,7 +361,8 @@ typedef struct rt_step_info {
                             reached; NAN otherwise (refinement does not
                             measure its last step) */
   int coupled_rows;      /* rows solved against the block (schur.c) */
-  int coupled_sweeps;    /* sweeps their small problem took */
+  int coupled_sweeps;    /* passes of the active-set method on them (and
+                            sweeps, if its cap stopped it) */
 } rt_step_info;
 const rt_step_info *rt_world_step_info(const rt_world *w);
 
@@ -398,7 +399,7 @@ double rt_world_motor_max_force(const rt_world *w, int joint);
  * until rt_world_set_motor changes it; 0 for other joints; NaN for an index
  * out of range). */
 double rt_world_motor_speed(const rt_world *w, int joint);
-/* The impulse the last step applied through a motor, limit or rope (N s,
+/* The impulse the last step applied through a motor, limit, rope or spring (N s,
  * or N m s); 0 for other joints; NaN for an index out of range. */
 double rt_world_motor_impulse(const rt_world *w, int joint);
 /* A driven rod (a linear actuator: an equality row, solved with the rest of
