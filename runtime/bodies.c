@@ -149,7 +149,7 @@ void rt__bodies_merge(rt_world *w) {
  * 1.4 m. */
 #define RT__MAX_CORRECTION_TURN 0.14
 
-void rt__bodies_integrate(rt_world *w) {
+void rt__bodies_integrate(rt_world *w, int pass) {
   const rt_program *p = w->prog;
   const double dt = w->set.dt;
   for (int i = 0; i < w->nbody; i++) {
@@ -157,7 +157,7 @@ void rt__bodies_integrate(rt_world *w) {
     if (b->fixed) continue;
     const int first = p->shard_adr[i], nshard = p->shard_num[i];
     double pv[6] = {0, 0, 0, 0, 0, 0};
-    for (int s = first; s < first + nshard; s++)
+    for (int s = first; s < first + nshard && pass; s++)
       for (int j = 0; j < 6; j++) pv[j] += w->pvel[6 * s + j];
     for (int j = 0; j < 6; j++) pv[j] /= nshard;
     const double turn = dt * rt__v3_norm(pv + 3);

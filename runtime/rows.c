@@ -226,8 +226,10 @@ void rt__rows_masses(rt_world *w, int first, int last) {
   }
 }
 
+void rt__rows_keep_start(rt_world *w) { memcpy(w->start, w->c, sizeof *w->start * (size_t)w->dim); }
+
 void rt__rows_expect(rt_world *w) {
-  for (int i = 0; i < w->dim; i++) w->expect[i] = w->c[i] + w->set.dt * rt__pgs_row_velocity(&w->rows, i, w->dvel);
+  for (int i = 0; i < w->dim; i++) w->expect[i] = w->start[i] + w->set.dt * rt__pgs_row_velocity(&w->rows, i, w->dvel);
 }
 
 void rt__rows_position_start(rt_world *w) {

@@ -78,3 +78,7 @@ void rt__snapshot_restore(rt_world *w) {
   memcpy(w->drift, s->drift, sizeof *s->drift * (size_t)w->dim);
   w->info = s->info;
 }
+
+void rt__snapshot_restore_poses(rt_world *w) {
+  for (int i = 0; i < w->nbody; i++) w->body[i].pose = w->snap.body[i].pose;
+}

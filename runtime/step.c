@@ -31,7 +31,8 @@
  *   8. integration   contact.c   impulses kept for the next step's warm start
  *                    bodies.c    bodies take their shards' mean velocity,
  *                                then semi-implicit Euler with the velocity
- *                                plus the pseudo-velocity
+ *                                plus the pseudo-velocity (without it, if
+ *                                it left the joints further apart)
  *   9. stabilization stabilize.c the drift the integration left (fed forward
  *                                to the next step's velocity rows), then the
  *                                joints meet again at the new poses: passes
@@ -185,6 +186,42 @@ static void position_pass(rt_world *w) {
   }
 }
 
+/* Largest |c| over the equality rows as the rows were built (the step's
+ * start), kept in w->start. */
+static double start_error(rt_world *w) {
+  rt__rows_keep_start(w);
+  double e = 0.0;
+  for (int i = 0; i < w->dim; i++) e = fmax(e, fabs(w->start[i]));
+  return e;
+}
+
+/* Stage 8 and the drift of stage 9 (measured if measure): returns the
+ * largest |c| at the new poses. The position pass is linear: where the
+ * joints' geometry is near a singular pose (a driven rod pulled past the
+ * reach its other joints allow) it can move a body by metres, and the
+ * drift it leaves, fed forward, asks the next pass for more in the other
+ * direction (a random mechanism's light link swung +-12 m, then
+ * +-1e10 m, while no velocity passed 100 m/s). So when the joints end
+ * further apart than they started, the poses are integrated again
+ * without the pass, and the pass is kept only if that is worse. */
+static double integrate(rt_world *w, int measure) {
+  const double e0 = start_error(w);
+  const double start = measure && w->set.correction == RT_CORRECT_SPLIT ? e0 : INFINITY;
+  rt__bodies_integrate(w, 1);
+  rt__rows_expect(w);
+  const double with = rt__stabilize_drift(w, measure);
+  if (!(with > start)) return with;
+  rt__snapshot_restore_poses(w);
+  rt__bodies_integrate(w, 0);
+  rt__rows_expect(w);
+  const double without = rt__stabilize_drift(w, measure);
+  if (without < with) return without;
+  rt__snapshot_restore_poses(w);
+  rt__bodies_integrate(w, 1);
+  rt__rows_expect(w);
+  return rt__stabilize_drift(w, measure);
+}
+
 /* Stages 6-9. A step whose state is not finite at the end is undone. */
 rt_status rt_world_step_end(rt_world *w) {
   if (use_block(w)) {
@@ -204,11 +241,9 @@ rt_status rt_world_step_end(rt_world *w) {
   position_pass(w);
   rt__contact_save(w);
   rt__bodies_merge(w);
-  rt__bodies_integrate(w);
-  rt__rows_expect(w);
   w->info.projections = 0;
   const int post = (w->set.project > 0 || w->set.stabilize) && use_block(w) && block_ready(w);
-  const double error = rt__stabilize_drift(w, post);
+  const double error = integrate(w, post);
   if (post) {
     if (w->set.project > 0) rt__stabilize_project(w, w->set.project, error);
     if (w->set.stabilize) rt__stabilize(w);

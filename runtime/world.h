@@ -161,6 +161,8 @@ struct rt_world {
                               curvature of the motion; stabilize.c) */
   double *expect;          /* dim: the equality rows' error expected after this
                               step's integration, to first order (rows.c) */
+  double *start;           /* dim: the equality rows' error as this step's rows
+                              were built (w->c before integration overwrites it) */
   double *gstiff;          /* 9 per solver body: geometric stiffness dt^2 K added
                               to its world inertia this step (stiffness.c) */
   int dim;                 /* equality rows */
@@ -230,9 +232,9 @@ void rt__bodies_split(rt_world *w);
 /* Every body takes the mean velocity of its shards. */
 void rt__bodies_merge(rt_world *w);
 /* Semi-implicit Euler on the poses, with the velocities plus the mean of
- * the shards' pseudo-velocities of the position pass (w->pvel); what each
- * solver body moved with goes to w->dvel. */
-void rt__bodies_integrate(rt_world *w);
+ * the shards' pseudo-velocities of the position pass (w->pvel) if pass
+ * (else without them); what each solver body moved with goes to w->dvel. */
+void rt__bodies_integrate(rt_world *w, int pass);
 
 /* Mechanism joint of solver constraint c; -1 for a shard weld. */
 static inline int rt__cons_joint(const rt_world *w, int c) {
@@ -342,6 +344,8 @@ void rt__stabilize(rt_world *w);
  * with c at the new poses and J, W and H~ the step's own (no second
  * factorization), each pass kept only if it lowers the largest |c|. */
 void rt__stabilize_project(rt_world *w, int passes, double before);
+/* The equality rows' error at the step's start (w->c) into w->start. */
+void rt__rows_keep_start(rt_world *w);
 /* After integration: the equality rows' error at the new poses less what
  * the step expected (w->expect) into w->drift: the curvature of the
  * motion, which the next step's velocity rows aim to cancel (rows.c); 0
@@ -373,6 +377,8 @@ int rt__snapshot_alloc(rt_world *w, int nrow, int ncap);
 void rt__snapshot_free(rt_world *w);
 void rt__snapshot_save(rt_world *w);
 void rt__snapshot_restore(rt_world *w);
+/* The bodies' poses alone, as they were before the step. */
+void rt__snapshot_restore_poses(rt_world *w);
 
 /* validate.c: the runtime's input checks (1: valid). A joint's checks
  * beyond its type, indices, motor and limit fields (world.c) return NULL,
