@@ -77,8 +77,9 @@ static void usage(FILE *out) {
         "  --stiffness on|off  geometric stiffness of loaded joints (default on)\n"
         "  --contact-passes N  LDL-PGS: most passes of contacts and block step after the block step\n"
         "                    (default 24)\n"
-        "  --coupled-rows N  LDL-PGS: most rows outside the block (motors, springs, limits, ropes,\n"
-        "                    contacts) solved against it through the Schur complement (default 16)\n"
+        "  --coupled-rows N  LDL-PGS: most joint rows outside the block (motors, springs, ropes,\n"
+        "                    limits near their bound) solved against it through the Schur\n"
+        "                    complement (default 16; contacts stay with the contact passes)\n"
         "\n"
         "precision and block solver (simulation and check):\n"
         "  --preset P        fast (float program, one refinement step), accurate (double\n"
@@ -471,8 +472,6 @@ static void print_json(const mech *m, const rt_settings *s, const program *p, co
   json_double(&w, r->max_motor_slip);
   json_key(&w, "us_per_step");
   json_double(&w, r->us_per_step);
-  json_key(&w, "refine");
-  json_int(&w, s->refine);
   json_key(&w, "refine_steps");
   json_int(&w, r->refine_steps);
   json_key(&w, "block_solver");
