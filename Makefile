@@ -403,9 +403,11 @@ check: deps
 	@$(MAKE) --no-print-directory -j$(JOBS) build-all
 	@$(MAKE) --no-print-directory tests-run check-layers
 
+# The test programs run $(JOBS) at a time (tools/run_tests.sh), their
+# outputs printed whole and in order afterwards.
 tests-run: build-all
-	@set -e; for t in $(TESTS); do echo "== $$t"; \
-	  $(if $(filter 1,$(SAN)),LDLPGS_TEST_SHORT=1) ASAN_OPTIONS=detect_leaks=1 $$t; done
+	@$(if $(filter 1,$(SAN)),LDLPGS_TEST_SHORT=1) ASAN_OPTIONS=detect_leaks=1 \
+	  tools/run_tests.sh $(JOBS) $(BUILD)/test-logs $(TESTS)
 	@set -e; for t in $(FUZZ_TARGETS); do echo "== $(BUILD)/tests/fuzz_$$t"; \
 	  ASAN_OPTIONS=detect_leaks=1 $(BUILD)/tests/fuzz_$$t tests/fuzz/corpus/$$t tests/fuzz/regressions/$$t; done
 	@echo "all test programs passed ($(words $(TESTS)) programs and $(words $(FUZZ_TARGETS)) fuzz replays, $(BUILD))"
