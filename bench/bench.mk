@@ -224,3 +224,13 @@ $(BUILD)/obj/bench/flopcount.o: bench/flopcount.c bench/flopcount.h Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Iruntime/include -c $< -o $@
 $(BUILD)/tests/test_flopcount: $(BUILD)/obj/bench/flopcount.o
+
+#---- tests/test_ineq_report links the inequality bench's reports (no bench packages) --
+$(BUILD)/obj/bench/inequality/%.o: bench/inequality/%.c bench/inequality/ineq.h Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Iruntime/include -Igen -Isim -c $< -o $@
+$(BUILD)/tests/test_ineq_report: $(BUILD)/obj/tests/test_ineq_report.o $(BUILD)/obj/bench/inequality/report.o \
+                                 $(BUILD)/obj/bench/inequality/variant.o \
+                                 $(BUILD)/libsim.a $(BUILD)/libgen.a $(BUILD)/librt.a | $(BUILD)/ldlgen
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) $(CMOCKA_LIBS) -lm $(TEST_LDFLAGS) -o $@

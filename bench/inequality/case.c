@@ -1,5 +1,6 @@
 /* case.c -- a sample of the inequality bench: its mechanism, program and
- * drive script, and the settings of the three steps compared (ineq.h). */
+ * drive script, and the settings of the three steps compared on it
+ * (ineq.h). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,25 +12,6 @@
 #include "program.h"
 #include "registry.h"
 #include "rtprog.h"
-
-static const char *const keys[IQ_VARIANTS] = {"pgs", "ldlpgs_equality_only", "ldlpgs"};
-
-const char *iq_key(iq_variant v) { return keys[v]; }
-
-int iq_from_key(const char *key) {
-  for (int v = 0; v < IQ_VARIANTS; v++)
-    if (strcmp(keys[v], key) == 0) return v;
-  return -1;
-}
-
-void iq_label(iq_variant v, char *buf, int n) {
-  rt_settings def;
-  rt_settings_default(&def);
-  if (v == IQ_PGS)
-    snprintf(buf, (size_t)n, "PGS");
-  else
-    snprintf(buf, (size_t)n, "LDL-PGS, coupled_rows %d", v == IQ_EQ_ONLY ? 0 : def.coupled_rows);
-}
 
 /* The registry's unrolled double program of path, if it is the program
  * built here (same structure); else NULL. */

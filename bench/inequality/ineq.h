@@ -15,7 +15,7 @@
 #define LDLPGS_BENCH_INEQ_H
 
 #include "arena.h"
-#include "btime.h"
+#include "../btime.h"
 #include "drive.h"
 #include "mech.h"
 #include "rt_world.h"

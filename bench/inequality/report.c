@@ -70,7 +70,12 @@ static void md_cost(FILE *f, const iq_report *r) {
   for (int i = 0; i < r->n; i++) {
     const iq_sample *s = &r->s[i];
     const iq_cost *c = &s->cost;
-    fprintf(f, "%-12s %s: the new step costs ", verdict_text(iq_verdict(s)), s->name);
+    fprintf(f, "%-12s %s: ", verdict_text(iq_verdict(s)), s->name);
+    if (!c->timed && !c->counted) {
+      fprintf(f, "not measured (%s)\n", c->why);
+      continue;
+    }
+    fputs("the new step costs ", f);
     if (c->timed) fprintf(f, "%.2fx (%.2f-%.2f) the equality-only step in time", c->ratio.med, c->ratio.lo, c->ratio.hi);
     if (c->timed && c->counted) fputs(", ", f);
     if (c->counted) fprintf(f, "%.2fx in instructions", instr_ratio(c));
