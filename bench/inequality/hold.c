@@ -37,6 +37,8 @@ void iq_hold_run(const iq_case *c, iq_variant v, iq_hold *out) {
   snprintf(out->why, sizeof out->why, "%s", r.why);
   out->limit = r.max_limit_violation;
   out->slip = r.max_motor_slip;
+  if (r.worst_limit >= 0) snprintf(out->worst_limit, sizeof out->worst_limit, "%s", c->m.cons[r.worst_limit].name);
+  if (r.worst_motor >= 0) snprintf(out->worst_motor, sizeof out->worst_motor, "%s", c->m.cons[r.worst_motor].name);
   out->pos = r.max_pos_error;
   out->ang = r.max_ang_error;
   out->drift = r.max_energy_drift;

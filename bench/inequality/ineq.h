@@ -117,6 +117,8 @@ typedef struct iq_hold {
   char why[256];
   double limit;           /* max_limit_violation, m or rad (0 without limits) */
   double slip;            /* max_motor_slip, m or rad (0 without motors) */
+  char worst_limit[64];   /* the limit or rope of `limit`, "" if none was exceeded */
+  char worst_motor[64];   /* the motor of `slip`, "" if none slipped */
   double pos, ang;        /* largest joint error, m and rad */
   double drift, gain;     /* max |E - E0| and max (E - E0), J */
   double energy_start;    /* J */

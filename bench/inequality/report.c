@@ -104,10 +104,10 @@ static void md_hold_row(FILE *f, const iq_sample *s, iq_variant v) {
   md_figure(f, s->nlimit > 0, h->limit);
   md_figure(f, s->nmotor > 0, h->slip);
   fprintf(f, " %.2g | %.2g | %.3g |", h->pos, h->ang, h->drift);
-  if (h->exploded)
-    fprintf(f, " exploded after %d steps: %s |\n", h->steps, h->why);
-  else
-    fputs(" |\n", f);
+  if (h->worst_limit[0]) fprintf(f, " limit: %s;", h->worst_limit);
+  if (h->worst_motor[0]) fprintf(f, " motor: %s;", h->worst_motor);
+  if (h->exploded) fprintf(f, " exploded after %d steps: %s", h->steps, h->why);
+  fputs(" |\n", f);
 }
 
 static void md_hold(FILE *f, const iq_report *r) {
@@ -118,7 +118,7 @@ static void md_hold(FILE *f, const iq_report *r) {
         "motion while below its `max_force` (`max_motor_slip`, m or rad); *joint error*, the largest error of "
         "the equality joints (`max_pos_error`, `max_ang_error`); *energy drift*, the largest |E - E0| over the "
         "run (`max_energy_drift`, J: in a driven run it includes the work of the motors and drives). -- : the "
-        "sample has no such row.\n\n"
+        "sample has no such row. The note names the limit and the motor of the largest figures.\n\n"
         "| sample | step | limit overrun | motor slip | joint error (m) | joint error (rad) | energy drift (J) | "
         "note |\n|---|---|--:|--:|--:|--:|--:|---|\n",
         f);
@@ -235,6 +235,10 @@ static void json_hold(json_writer *w, const iq_sample *s, iq_variant v) {
     json_double(w, s->nlimit > 0 ? h->limit : NAN);
     json_key(w, "max_motor_slip");
     json_double(w, s->nmotor > 0 ? h->slip : NAN);
+    json_key(w, "worst_limit");
+    json_string(w, h->worst_limit);
+    json_key(w, "worst_motor");
+    json_string(w, h->worst_motor);
     json_key(w, "max_pos_error");
     json_double(w, h->pos);
     json_key(w, "max_ang_error");
