@@ -8,6 +8,10 @@
 #   make bench BENCH_ARGS=--quick   fewer runs and batches (see bench/bench.c)
 #   make bench-cg                   instructions per whole step under callgrind,
 #                                   every method against ODE and MuJoCo (stepcg.c)
+#   make bench-inequality           the step with limits, motors and springs coupled
+#                                   (Schur complement) against the equality-only step,
+#                                   and their violations: bench/results/inequality.md
+#                                   (bench/inequality/ineq.h)
 #   make bench-build && build/bench/bench --step-only [--quick] [MECH.lua...]
 #                                   the full step alone (fullstep.c), printed,
 #                                   no report written: seconds, not minutes
@@ -19,7 +23,7 @@
 # linked into build/bench/bench with a registry (build/bench/programs.c).
 # Results: bench/results/latest.md and latest.json, and README.md's table.
 
-.PHONY: bench bench-deps bench-build bench-cg bench-locality bench-scale
+.PHONY: bench bench-deps bench-build bench-cg bench-inequality bench-locality bench-scale
 
 BENCH_DEB_PACKAGES := libsuitesparse-dev libopenblas-dev liblapacke-dev libmetis-dev libode-dev libmujoco-dev valgrind
 BENCH_DIR          := $(BUILD)/bench
@@ -168,8 +172,30 @@ bench: deps bench-deps
 	  --revision "$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$$(git diff --quiet HEAD -- 2>/dev/null || echo ' + uncommitted changes')" \
 	  --md bench/results/latest.md --json bench/results/latest.json --readme README.md \
 	  --cg bench/results/step-cg.tsv
+	@$(MAKE) --no-print-directory bench-inequality
 	@$(MAKE) --no-print-directory bench-locality
 	@$(MAKE) --no-print-directory bench-scale
+
+#---- limits, motors and springs: the new step against the equality-only one ----------
+# Issue 14's bench (bench/inequality/ineq.h): every sample, driven by its
+# .drive script, with the Schur coupling (coupled_rows default) and without
+# it (0): median step time interleaved, instructions per step under
+# callgrind, and the limit, motor, joint and energy figures of PGS and both.
+# Writes bench/results/inequality.{md,json} and README.md's table between
+# its inequality markers; about a minute.
+BENCH_INEQ_SRC := $(sort $(wildcard bench/inequality/*.c))
+BENCH_INEQ_OBJ := $(patsubst bench/%.c,$(BENCH_DIR)/obj/bench/%.o,$(BENCH_INEQ_SRC))
+$(BENCH_DIR)/inequality: $(BENCH_INEQ_OBJ) $(BENCH_DIR)/obj/bench/btime.o $(BENCH_DIR)/obj/bench/splice.o \
+                         $(BENCH_DIR)/obj/programs.o $(BENCH_GEN_OBJ) $(BENCH_AVX2_GEN_OBJ) \
+                         $(BUILD)/libsim.a $(BUILD)/libgen.a $(BUILD)/librt.a
+	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) -lm -o $@
+
+bench-inequality: deps bench-deps
+	@$(MAKE) --no-print-directory -j$(BENCH_JOBS) $(BENCH_DIR)/inequality
+	@mkdir -p bench/results
+	$(BENCH_DIR)/inequality --work $(BENCH_DIR) \
+	  --revision "$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$$(git diff --quiet HEAD -- 2>/dev/null || echo ' + uncommitted changes')" \
+	  --md bench/results/inequality.md --json bench/results/inequality.json --readme README.md
 
 #---- the locality of generated code (bench/diff_locality.sh) --------------------------
 # The share of generated lines small edits of each sample change, with the
@@ -191,10 +217,20 @@ bench-scale: all
 	@mkdir -p bench/results
 	@sh bench/scale.sh $(BUILD) bench/results/scale.md
 
--include $(wildcard $(BENCH_DIR)/obj/bench/*.d $(BENCH_DIR)/obj/*.d)
+-include $(wildcard $(BENCH_DIR)/obj/bench/*.d $(BENCH_DIR)/obj/bench/inequality/*.d $(BENCH_DIR)/obj/*.d)
 
 #---- tests/test_flopcount links the flop conventions (no bench packages) ----------
 $(BUILD)/obj/bench/flopcount.o: bench/flopcount.c bench/flopcount.h Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Iruntime/include -c $< -o $@
 $(BUILD)/tests/test_flopcount: $(BUILD)/obj/bench/flopcount.o
+
+#---- tests/test_ineq_report links the inequality bench's reports (no bench packages) --
+$(BUILD)/obj/bench/inequality/%.o: bench/inequality/%.c bench/inequality/ineq.h Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Iruntime/include -Igen -Isim -c $< -o $@
+$(BUILD)/tests/test_ineq_report: $(BUILD)/obj/tests/test_ineq_report.o $(BUILD)/obj/bench/inequality/report.o \
+                                 $(BUILD)/obj/bench/inequality/variant.o \
+                                 $(BUILD)/libsim.a $(BUILD)/libgen.a $(BUILD)/librt.a | $(BUILD)/ldlgen
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) $(CMOCKA_LIBS) -lm $(TEST_LDFLAGS) -o $@

@@ -474,6 +474,10 @@ void br_write_precision(FILE *f, const br_report *r) {
     fputs(" | ", f);
     ratio_range(f, p->step_fast_vs_float);
     fputs(" |\n", f);
+  }
+  fputs("\n", f);
+}
+
 /* The whole step against ODE and MuJoCo (fullstep.c, stepper.h): one row
  * per mechanism and method. */
 void br_write_peers(FILE *f, const br_report *r) {

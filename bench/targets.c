@@ -199,6 +199,9 @@ static void precision(const br_report *r, br_target *t, int *n, int max) {
              "%s: the fast preset holds the joints to %.3g m over %d steps, accurate to %.3g m (target: within 10%% "
              "+ 0.1 um)",
              m->name, fast, p->sim_steps, acc);
+  }
+}
+
 /* Issue 16: on the sample scissor lift at N = 10, LDL-PGS no slower than
  * ODE QuickStep N (median time, and instructions per step from make
  * bench-cg), its sweep at most 120 instructions per row and iteration; on

@@ -55,6 +55,17 @@ static void write_poses(FILE *f, const rt_world *w, const mech *m, int step, dou
   }
 }
 
+int simrun_feed_contacts(rt_world *w, const mech *m, rt_contact *buf, int cap) {
+  const double mu = m->settings.ground_friction >= 0 ? m->settings.ground_friction : m->settings.friction;
+  int n = 0;
+  if (m->settings.has_ground)
+    n = rt_world_ground_contacts(w, m->settings.ground_height, mu, SIMRUN_CONTACT_MARGIN, buf, cap);
+  if (m->settings.collide)
+    n += rt_world_body_contacts(w, SIMRUN_CONTACT_MARGIN, buf + (n < cap ? n : cap), n < cap ? cap - n : 0);
+  rt_world_set_contacts(w, buf, n < cap ? n : cap);
+  return n;
+}
+
 /* What the step's block solve did. */
 static void count_block(const rt_world *w, simrun_result *res) {
   const rt_step_info *i = rt_world_step_info(w);
@@ -83,7 +94,6 @@ void simrun_run(rt_world *w, const mech *m, const simrun_options *o, simrun_resu
   const int cap = rt_world_settings(w)->max_contacts;
   const int any = m->settings.has_ground || m->settings.collide;
   rt_contact *contacts = any ? calloc((size_t)cap + 1, sizeof *contacts) : NULL;
-  const double mu = m->settings.ground_friction >= 0 ? m->settings.ground_friction : m->settings.friction;
   double spent = 0.0, last[2] = {0.0, 0.0};
   watch wt;
   const int watching = o->desc != NULL && watch_init(&wt, o->desc, w) == 0;
@@ -97,14 +107,9 @@ void simrun_run(rt_world *w, const mech *m, const simrun_options *o, simrun_resu
   for (int s = 0; s < o->steps; s++) {
     if (o->control) o->control(w, s, s * dt, o->control_ctx);
     if (contacts) {
-      int n = 0;
-      if (m->settings.has_ground)
-        n = rt_world_ground_contacts(w, m->settings.ground_height, mu, SIMRUN_CONTACT_MARGIN, contacts, cap);
-      if (m->settings.collide)
-        n += rt_world_body_contacts(w, SIMRUN_CONTACT_MARGIN, contacts + (n < cap ? n : cap), n < cap ? cap - n : 0);
+      const int n = simrun_feed_contacts(w, m, contacts, cap);
       if (n > res->max_contacts) res->max_contacts = n;
       res->contact_overflows += n > cap;
-      rt_world_set_contacts(w, contacts, n < cap ? n : cap);
     }
     const double t0 = now_us();
     rt_status st = rt_world_step(w);

@@ -83,6 +83,13 @@ typedef struct simrun_result {
  * exactly). The caller checks the stream for write errors. */
 void simrun_run(rt_world *w, const mech *m, const simrun_options *o, simrun_result *result);
 
+/* The contacts simrun_run feeds in before a step: with a ground plane in
+ * the mechanism's settings the ground contacts, with settings.collide the
+ * body-body contacts, found at w's current state into buf (cap entries,
+ * cap + 1 allocated) and set on w (at most cap). Returns how many were
+ * found (more than cap: the excess was dropped). */
+int simrun_feed_contacts(rt_world *w, const mech *m, rt_contact *buf, int cap);
+
 /* The mechanism's probe body: settings.probe, else the last body. */
 int simrun_default_probe(const mech *m);
 
