@@ -33,6 +33,10 @@
 
 enum { ORDER_BUDGET_BASE = 1 << 22, ORDER_BUDGET_FACTOR = 32 };
 
+/* `best` takes the natural order only when it saves more than this percent
+ * of the flops of the best greedy order (see natural_wins in order.c). */
+enum { ORDER_NATURAL_MARGIN = 1 };
+
 typedef enum order_kind { ORDER_NATURAL = 0, ORDER_MDA, ORDER_MECA, ORDER_BEST, ORDER_NKINDS } order_kind;
 
 /* "natural", "mda", ... ; order_parse returns -1 for an unknown name. */
