@@ -43,8 +43,8 @@ static void map_ends(arena *a, const mech *m, const smech *out, int *end_a, int 
     const mech_constraint *k = &m->cons[c];
     if (!mech_is_equality(k)) continue;
     byname[neq++] = (named_cons){k->name, c};
-    if (k->a >= 0) load[k->a]++;
-    if (k->b >= 0 && k->b != k->a) load[k->b]++;
+    if (k->a >= 0) load[k->a] += mech_degree(k);
+    if (k->b >= 0 && k->b != k->a) load[k->b] += mech_degree(k);
   }
   qsort(byname, (size_t)neq, sizeof *byname, cmp_named_cons);
   for (int t = 0; t < neq; t++) {
@@ -59,7 +59,7 @@ static void map_ends(arena *a, const mech *m, const smech *out, int *end_a, int 
       }
       int s = (int)((long long)seen[b] * out->shard_num[b] / load[b]);
       mapped[e] = out->shard_adr[b] + s;
-      seen[b]++;
+      seen[b] += mech_degree(k);
     }
     end_a[c] = mapped[0];
     end_b[c] = mapped[1];
