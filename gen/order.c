@@ -1,7 +1,7 @@
 /* order.c -- greedy graph elimination orderings (see order.h).
  *
  * One greedy rule: eliminate the remaining node with the smallest cost key
- * (two terms, lexicographic), ties by constraint name; the heuristics
+ * (two terms, lexicographic), ties by block size, then name (cgraph.rank); the heuristics
  * differ only in their key. Nodes wait in an indexed heap (pqueue.h) and a
  * node's key is recomputed only when an elimination changed it. Keys of
  * degree and height run on the quotient graph (qgraph.c); keys with a fill
@@ -37,7 +37,7 @@ typedef enum cost_term {
 
 typedef struct heuristic {
   const char *name;
-  cost_term key[2]; /* lexicographic; then constraint name */
+  cost_term key[2]; /* lexicographic; then cgraph.rank */
 } heuristic;
 
 static const heuristic heuristics[] = {

@@ -7,11 +7,14 @@
  *            neighbours
  *   best     every heuristic below plus weighted variants (fill measured in
  *            block area, column height, the pivot's own flops); keeps the
- *            order with the fewest flops (first in the list on a tie)
+ *            order with the fewest flops (first in the list on a tie); the
+ *            natural order only when it saves more than ORDER_NATURAL_MARGIN
+ *            percent, since it follows declaration order
  *
- * Every greedy choice breaks remaining ties by constraint name (strcmp), so
- * an order does not change when unrelated parts of a mechanism are edited
- * or renamed, and never depends on indices or addresses.
+ * Every greedy choice breaks remaining ties by block size, then constraint
+ * name (cgraph.rank, graph.c), so an order does not change when
+ * declarations are swapped or unrelated parts of a mechanism are edited or
+ * renamed, and never depends on indices or addresses.
  *
  * Cost. Keys of degree and height run on the quotient graph (qgraph.h,
  * AMD-style); keys with a fill term on the elimination graph with fill
