@@ -199,18 +199,23 @@ bench-inequality: deps bench-deps
 
 #---- the locality of generated code (bench/diff_locality.sh) --------------------------
 # The share of generated lines small edits of each sample change, with the
-# generator of LOCALITY_BASE (before issue 18's layout: offsets relative to
-# per-pivot bases, tables per pivot, kernels in rt_kernels.h) and this one.
-# The base's ldlgen is built once from `git archive` into $(BUILD)/locality-base.
+# generators of LOCALITY_BASE (before issue 18's layout: offsets relative to
+# per-pivot bases, tables per pivot, kernels in rt_kernels.h), of
+# LOCALITY_ORDER_BASE (that layout, before the stable elimination order:
+# ties by block size then name, natural order only when clearly cheaper,
+# shards filled in name order) and this one. Each base's ldlgen is built
+# once from `git archive` into $(BUILD)/locality-base/COMMIT.
 LOCALITY_BASE ?= 53a5635
-LOCALITY_BASE_DIR = $(BUILD)/locality-base/$(LOCALITY_BASE)
-$(LOCALITY_BASE_DIR)/build/ldlgen:
-	@rm -rf $(LOCALITY_BASE_DIR) && mkdir -p $(LOCALITY_BASE_DIR)
-	git archive $(LOCALITY_BASE) | tar -x -C $(LOCALITY_BASE_DIR)
-	$(MAKE) --no-print-directory -C $(LOCALITY_BASE_DIR) build/ldlgen >/dev/null
-bench-locality: $(BUILD)/ldlgen $(LOCALITY_BASE_DIR)/build/ldlgen
+LOCALITY_ORDER_BASE ?= b32b4a2
+$(BUILD)/locality-base/%/build/ldlgen:
+	@rm -rf $(BUILD)/locality-base/$* && mkdir -p $(BUILD)/locality-base/$*
+	git archive $* | tar -x -C $(BUILD)/locality-base/$*
+	$(MAKE) --no-print-directory -C $(BUILD)/locality-base/$* build/ldlgen >/dev/null
+bench-locality: $(BUILD)/ldlgen $(BUILD)/locality-base/$(LOCALITY_BASE)/build/ldlgen \
+                $(BUILD)/locality-base/$(LOCALITY_ORDER_BASE)/build/ldlgen
 	@mkdir -p bench/results
-	bench/diff_locality.sh bench/results/diff_locality.md before=$(LOCALITY_BASE_DIR)/build/ldlgen after=$(BUILD)/ldlgen
+	bench/diff_locality.sh bench/results/diff_locality.md before=$(BUILD)/locality-base/$(LOCALITY_BASE)/build/ldlgen \
+	  order_before=$(BUILD)/locality-base/$(LOCALITY_ORDER_BASE)/build/ldlgen after=$(BUILD)/ldlgen
 
 #---- ldlgen's growth: chains, tracks, grids, trains (bench/scale/*.lua) ----------
 bench-scale: all

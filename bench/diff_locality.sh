@@ -59,10 +59,17 @@ changed() { # dirA dirB: changed lines, total lines of A
       for g in "$@"; do
         label=${g%%=*}; gen=${g#*=}
         d=$work/$label/$s; mkdir -p "$d/none" "$d/$e"
-        if [ ! -f "$d/none/x.c" ]; then
-          wrap "$s" none > "$d/none.lua"; "$gen" "$d/none.lua" -o "$d/none/x.c"
+        if [ ! -f "$d/none/x.c" ] && [ ! -f "$d/none/failed" ]; then
+          wrap "$s" none > "$d/none.lua"
+          "$gen" "$d/none.lua" -o "$d/none/x.c" 2>/dev/null || : > "$d/none/failed"
         fi
-        wrap "$s" "$e" > "$d/$e.lua"; "$gen" "$d/$e.lua" -o "$d/$e/x.c"
+        wrap "$s" "$e" > "$d/$e.lua"
+        if [ -f "$d/none/failed" ] || ! "$gen" "$d/$e.lua" -o "$d/$e/x.c" 2>/dev/null; then
+          # a generator older than the sample's constraint types
+          case " $seen " in *" $label "*) ;; *) seen="$seen $label"; lines="$lines${lines:+ / }n/a";; esac
+          cell="$cell${cell:+ / }n/a"
+          continue
+        fi
         set -- $(changed "$d/none" "$d/$e") "$@"; c=$1; t=$2; shift 2
         case " $seen " in *" $label "*) ;; *) seen="$seen $label"; lines="$lines${lines:+ / }$t";; esac
         pct=$(awk -v c="$c" -v t="$t" 'BEGIN { printf "%.1f", 100 * c / t }')
@@ -74,7 +81,8 @@ changed() { # dirA dirB: changed lines, total lines of A
   done
   echo
   echo "Cells: percent of lines (changed lines), one per generator in the order listed; lines:"
-  echo "the unedited output's, per generator. The generators' outputs differ in size (the kernels"
-  echo "left the generated files for rt_kernels.h), so compare the changed lines too."
+  echo "the unedited output's, per generator; n/a: the generator predates the sample's constraint"
+  echo "types. The generators' outputs differ in size (the kernels left the generated files for"
+  echo "rt_kernels.h), so compare the changed lines too."
 } > "$out"
 echo "wrote $out"

@@ -6,23 +6,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The tie-break of every ordering decision: a node's block size, then its
+ * name, then its index (names are unique in a mechanism). Neither depends
+ * on declaration order or on any other node, so an edit elsewhere never
+ * reorders two tied nodes, and a body's shard welds (6 rows, named after
+ * the body) tie by name only with other 6-row constraints. A key built from
+ * the neighbourhood (Weisfeiler-Lehman labels of radius 2) was tried: it
+ * moved whole rings of pivots when one part was added next to them (track,
+ * tank), since one changed label anywhere in a ring of ties decides where
+ * the ring starts. */
 typedef struct named {
+  int size;
   const char *name;
   int idx;
 } named;
 
 static int cmp_named(const void *x, const void *y) {
   const named *p = x, *q = y;
+  if (p->size != q->size) return p->size < q->size ? -1 : 1;
   int c = strcmp(p->name, q->name);
   return c ? c : (p->idx > q->idx) - (p->idx < q->idx);
 }
 
-/* rank[i] = position of name[i] in strcmp order (ties by index): the
- * tie-break of every ordering decision, stable under unrelated edits. */
+/* rank[i] = position of node i in (block size, name, index) order. */
 static void compute_rank(arena *a, cgraph *g) {
   named *v = malloc(sizeof *v * (size_t)(g->n + 1));
   if (!v) abort();
-  for (int i = 0; i < g->n; i++) v[i] = (named){g->name[i], i};
+  for (int i = 0; i < g->n; i++) v[i] = (named){g->degree[i], g->name[i], i};
   qsort(v, (size_t)g->n, sizeof *v, cmp_named);
   g->rank = ARENA_ARRAY(a, int, g->n + 1);
   for (int r = 0; r < g->n; r++) g->rank[v[r].idx] = r;

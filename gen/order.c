@@ -1,7 +1,7 @@
 /* order.c -- greedy graph elimination orderings (see order.h).
  *
  * One greedy rule: eliminate the remaining node with the smallest cost key
- * (two terms, lexicographic), ties by constraint name; the heuristics
+ * (two terms, lexicographic), ties by block size, then name (cgraph.rank); the heuristics
  * differ only in their key. Nodes wait in an indexed heap (pqueue.h) and a
  * node's key is recomputed only when an elimination changed it. Keys of
  * degree and height run on the quotient graph (qgraph.c); keys with a fill
@@ -37,7 +37,7 @@ typedef enum cost_term {
 
 typedef struct heuristic {
   const char *name;
-  cost_term key[2]; /* lexicographic; then constraint name */
+  cost_term key[2]; /* lexicographic; then cgraph.rank */
 } heuristic;
 
 static const heuristic heuristics[] = {
@@ -359,6 +359,15 @@ void order_by_heuristic(const cgraph *g, int hi, int *perm) {
   run_heuristic(g, hi, INT64_MAX, INT64_MAX, perm, &work);
 }
 
+/* The natural order is declaration order: swapping two declarations or
+ * adding one part would reorder its pivots. `best` takes it only when it
+ * saves more than ORDER_NATURAL_MARGIN percent of the greedy orders' flops,
+ * so that the greedy orders, which depend on the graph alone, decide every
+ * tie and near tie. */
+static int natural_wins(int64_t f_nat, int64_t f_greedy) {
+  return f_nat * 100 < f_greedy * (100 - ORDER_NATURAL_MARGIN);
+}
+
 /* order_run; with every = 0, the flops of kinds other than `kind` may be
  * left out (best's then). */
 static void run_kinds(const cgraph *g, order_kind kind, int every, int *perm, order_result *r) {
@@ -371,7 +380,7 @@ static void run_kinds(const cgraph *g, order_kind kind, int every, int *perm, or
   int64_t work = 0;
   int64_t f_mda = run_heuristic(g, H_MDA, 0, INT64_MAX, mda, &work);
   int64_t budget = ORDER_BUDGET_BASE + ORDER_BUDGET_FACTOR * (work + g->adr[n] + n);
-  int64_t f_nat = run_heuristic(g, H_NATURAL, budget, INT64_MAX, best, &work);
+  int64_t f_nat = run_heuristic(g, H_NATURAL, budget, INT64_MAX, trial, &work);
   int64_t f_meca = run_heuristic(g, H_MECA, budget, INT64_MAX, meca, &work);
   int meca_cut = f_meca < 0;
   if (meca_cut) { /* over budget: --order meca is minimum degree then */
@@ -382,15 +391,12 @@ static void run_kinds(const cgraph *g, order_kind kind, int every, int *perm, or
   r->flops3[ORDER_NATURAL] = f_nat;
   r->flops3[ORDER_MDA] = f_mda;
   r->flops3[ORDER_MECA] = f_meca;
-  /* best: the first heuristic in the table with the fewest flops; one that
-   * reaches the fewest so far cannot win, and stops there */
-  int best_h = H_NATURAL;
-  int64_t f_best = f_nat;
-  if (f_mda < f_best) {
-    best_h = H_MDA;
-    f_best = f_mda;
-    memcpy(best, mda, bytes);
-  }
+  /* best: the first greedy heuristic in the table with the fewest flops; one
+   * that reaches the fewest so far cannot win, and stops there. The natural
+   * order competes last (natural_wins). */
+  int best_h = H_MDA;
+  int64_t f_best = f_mda;
+  memcpy(best, mda, bytes);
   if (!meca_cut && f_meca < f_best) {
     best_h = H_MECA;
     f_best = f_meca;
@@ -404,6 +410,11 @@ static void run_kinds(const cgraph *g, order_kind kind, int every, int *perm, or
       f_best = f;
       memcpy(best, trial, bytes);
     }
+  }
+  if (natural_wins(f_nat, f_best)) {
+    best_h = H_NATURAL;
+    f_best = f_nat;
+    for (int p = 0; p < n; p++) best[p] = p;
   }
   r->flops3[ORDER_BEST] = f_best;
   r->work = work;

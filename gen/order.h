@@ -7,11 +7,14 @@
  *            neighbours
  *   best     every heuristic below plus weighted variants (fill measured in
  *            block area, column height, the pivot's own flops); keeps the
- *            order with the fewest flops (first in the list on a tie)
+ *            order with the fewest flops (first in the list on a tie); the
+ *            natural order only when it saves more than ORDER_NATURAL_MARGIN
+ *            percent, since it follows declaration order
  *
- * Every greedy choice breaks remaining ties by constraint name (strcmp), so
- * an order does not change when unrelated parts of a mechanism are edited
- * or renamed, and never depends on indices or addresses.
+ * Every greedy choice breaks remaining ties by block size, then constraint
+ * name (cgraph.rank, graph.c), so an order does not change when
+ * declarations are swapped or unrelated parts of a mechanism are edited or
+ * renamed, and never depends on indices or addresses.
  *
  * Cost. Keys of degree and height run on the quotient graph (qgraph.h,
  * AMD-style); keys with a fill term on the elimination graph with fill
@@ -32,6 +35,10 @@
 #include "symbolic.h"
 
 enum { ORDER_BUDGET_BASE = 1 << 22, ORDER_BUDGET_FACTOR = 32 };
+
+/* `best` takes the natural order only when it saves more than this percent
+ * of the flops of the best greedy order (see natural_wins in order.c). */
+enum { ORDER_NATURAL_MARGIN = 1 };
 
 typedef enum order_kind { ORDER_NATURAL = 0, ORDER_MDA, ORDER_MECA, ORDER_BEST, ORDER_NKINDS } order_kind;
 

@@ -1,7 +1,7 @@
 /* pqueue.h -- the indexed binary heap of the greedy orderings (order.c,
- * qgraph.c): graph nodes keyed by two integer terms and their name rank,
+ * qgraph.c): graph nodes keyed by two integer terms and their rank,
  * smallest first, with the key of any node changed in place. The rank is
- * the constraint name's position (cgraph.rank), so the smallest key never
+ * the position by block size, then name (cgraph.rank), so the smallest key never
  * depends on indices or addresses. */
 #ifndef LDLPGS_GEN_PQUEUE_H
 #define LDLPGS_GEN_PQUEUE_H

@@ -67,7 +67,7 @@ typedef struct qg_cost {
 void qgraph_count(const cgraph *g, const int *perm, qg_cost *c);
 
 /* Minimum degree (weighted = 0: fewest neighbours; 1: smallest column
- * height, the neighbours' block sizes summed), ties by constraint name
+ * height, the neighbours' block sizes summed), ties by block size, then name
  * (g->rank). The degree of every neighbour of a pivot is recomputed exactly
  * when that costs little -- always when the neighbour lies in at most one
  * other element, where AMD's approximate external degree is exact, and

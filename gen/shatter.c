@@ -2,6 +2,7 @@
 #include "shatter.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int shatter_body_load(const mech *m, int i) {
@@ -17,6 +18,53 @@ static const char *fmt_name(arena *a, const char *base, const char *suffix, int 
   char buf[160];
   snprintf(buf, sizeof buf, "%s#%s%d", base, suffix, n);
   return arena_strdup(a, buf);
+}
+
+typedef struct named_cons {
+  const char *name;
+  int c;
+} named_cons;
+
+static int cmp_named_cons(const void *x, const void *y) {
+  return strcmp(((const named_cons *)x)->name, ((const named_cons *)y)->name);
+}
+
+/* The solver bodies of every equality constraint's ends (MECH_WORLD for the
+ * world). A constraint attached to a shattered body, its t-th of the n
+ * equality constraints on it in name order, goes to shard t*k/n: name
+ * order, not declaration order, so that swapping two declarations moves no
+ * constraint to another shard (names are unique). Counting constraints, not
+ * rows: by rows multi_wheel took 14 shards, not the talk's 10. */
+static void map_ends(arena *a, const mech *m, const smech *out, int *end_a, int *end_b) {
+  int *seen = ARENA_ARRAY(a, int, m->nbody + 1);
+  int *load = ARENA_ARRAY(a, int, m->nbody + 1);
+  named_cons *byname = ARENA_ARRAY(a, named_cons, m->ncons + 1);
+  int neq = 0;
+  for (int c = 0; c < m->ncons; c++) {
+    const mech_constraint *k = &m->cons[c];
+    if (!mech_is_equality(k)) continue;
+    byname[neq++] = (named_cons){k->name, c};
+    if (k->a >= 0) load[k->a]++;
+    if (k->b >= 0 && k->b != k->a) load[k->b]++;
+  }
+  qsort(byname, (size_t)neq, sizeof *byname, cmp_named_cons);
+  for (int t = 0; t < neq; t++) {
+    int c = byname[t].c;
+    const mech_constraint *k = &m->cons[c];
+    int ends[2] = {k->a, k->b}, mapped[2];
+    for (int e = 0; e < 2; e++) {
+      int b = ends[e];
+      if (b < 0) {
+        mapped[e] = MECH_WORLD;
+        continue;
+      }
+      int s = (int)((long long)seen[b] * out->shard_num[b] / load[b]);
+      mapped[e] = out->shard_adr[b] + s;
+      seen[b]++;
+    }
+    end_a[c] = mapped[0];
+    end_b[c] = mapped[1];
+  }
 }
 
 void smech_build(arena *a, const mech *m, const int *shards, smech *out) {
@@ -61,34 +109,15 @@ void smech_build(arena *a, const mech *m, const int *shards, smech *out) {
   out->cons_degree = ARENA_ARRAY(a, int, nc);
   out->cons_name = ARENA_ARRAY(a, const char *, nc);
 
-  /* Constraint j attached to a shattered body (its t-th of n attached
-   * equality constraints, declaration order) goes to shard t*k/n. */
-  int *seen = ARENA_ARRAY(a, int, m->nbody);
-  int *load = ARENA_ARRAY(a, int, m->nbody);
-  for (int c = 0; c < m->ncons; c++) {
-    const mech_constraint *k = &m->cons[c];
-    if (!mech_is_equality(k)) continue;
-    if (k->a >= 0) load[k->a]++;
-    if (k->b >= 0 && k->b != k->a) load[k->b]++;
-  }
+  int *end_a = ARENA_ARRAY(a, int, m->ncons + 1), *end_b = ARENA_ARRAY(a, int, m->ncons + 1);
+  map_ends(a, m, out, end_a, end_b);
   int j = 0;
   for (int c = 0; c < m->ncons; c++) {
     const mech_constraint *k = &m->cons[c];
     if (!mech_is_equality(k)) continue;
-    int ends[2] = {k->a, k->b}, mapped[2];
-    for (int e = 0; e < 2; e++) {
-      int b = ends[e];
-      if (b < 0) {
-        mapped[e] = MECH_WORLD;
-        continue;
-      }
-      int s = (int)((long long)seen[b] * out->shard_num[b] / load[b]);
-      mapped[e] = out->shard_adr[b] + s;
-      seen[b]++;
-    }
     out->cons_orig[j] = c;
-    out->cons_a[j] = mapped[0];
-    out->cons_b[j] = mapped[1];
+    out->cons_a[j] = end_a[c];
+    out->cons_b[j] = end_b[c];
     out->cons_degree[j] = mech_degree(k);
     out->cons_name[j] = k->name;
     j++;

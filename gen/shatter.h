@@ -4,7 +4,7 @@
  * makes the constraint graph dense (every pair of its constraints shares it).
  * Shattering splits it into k shards at the same pose (mass m/k, inertia
  * I/k) joined by a chain of welds, with its constraints distributed evenly
- * (in declaration order) over the shards. Shards exist only inside the
+ * (in name order) over the shards. Shards exist only inside the
  * solver; the shard map tells the runtime how to gather and scatter them. */
 #ifndef LDLPGS_GEN_SHATTER_H
 #define LDLPGS_GEN_SHATTER_H

@@ -22,22 +22,22 @@
  *   constraints     10 in H (9 equality constraints of the mechanism, 1 shard welds)
  *   dim             43
  *   density         47.3% (structural nonzeros of H: 875 / dim^2)
- *   edge blocks     20 (2 of them fill-in)
- *   RSI entries     561
- *   flops           7562 (convention: 2 x (d^3/6 + h d^2 + d h (h+1)/2) per pivot of degree d and column height h)
- *   order           best (heuristic meca-flops)
- *   workspace       555 scalars, temporary 96 scalars
+ *   edge blocks     19 (1 of them fill-in)
+ *   RSI entries     538
+ *   flops           7408 (convention: 2 x (d^3/6 + h d^2 + d h (h+1)/2) per pivot of degree d and column height h)
+ *   order           best (heuristic mda)
+ *   workspace       549 scalars, temporary 96 scalars
  *   structure hash  0x5572762ad1186987
  *
  * Pivot order (constraint: type, degree d, column height h, blocks; the
  * pivots' indices and offsets are the table P_, W_, R_, X_ below):
+ *   rear_axleL: hinge, d 5, h 11, 2 blocks
+ *   rear_axleR: hinge, d 5, h 6, 1 block
  *   spindleL: hinge, d 5, h 6, 2 blocks
  *   spindleR: hinge, d 5, h 6, 2 blocks
- *   rear_axleL: hinge, d 5, h 16, 3 blocks
- *   rear_axleR: hinge, d 5, h 11, 2 blocks
- *   tie_rodR: rod, d 1, h 11, 3 blocks
- *   kingpinL: hinge, d 5, h 7, 2 blocks
- *   tie_rodL: rod, d 1, h 16, 3 blocks, 2 fill
+ *   tie_rodL: rod, d 1, h 11, 3 blocks
+ *   tie_rodR: rod, d 1, h 15, 3 blocks, 1 fill
+ *   kingpinL: hinge, d 5, h 16, 3 blocks
  *   kingpinR: hinge, d 5, h 11, 2 blocks
  *   rack_slide: prismatic, d 5, h 6, 1 block
  *   body#weld1: shard weld, d 6, h 0, 0 blocks
@@ -73,15 +73,15 @@ static const int shard_num[] = {
  * constraint (-1 = shard weld), solver bodies a and b (RT_WORLD = -1),
  * degree, first row in vectors. */
 #define LDLPGS_CONSTRAINTS(X) \
-    X("rear_axleL", 0, 0, 5, 5, 0) \
+    X("rear_axleL", 0, 1, 5, 5, 0) \
     X("kingpinL", 1, 0, 3, 5, 5) \
     X("spindleL", 2, 3, 4, 5, 10) \
     X("tie_rodL", 3, 2, 3, 1, 15) \
-    X("rear_axleR", 4, 0, 8, 5, 16) \
-    X("kingpinR", 5, 1, 6, 5, 21) \
+    X("rear_axleR", 4, 1, 8, 5, 16) \
+    X("kingpinR", 5, 0, 6, 5, 21) \
     X("spindleR", 6, 6, 7, 5, 26) \
     X("tie_rodR", 7, 2, 6, 1, 31) \
-    X("rack_slide", 8, 1, 2, 5, 32) \
+    X("rack_slide", 8, 0, 2, 5, 32) \
     X("body#weld1", -1, 0, 1, 6, 37)
 #define LDLPGS_C_joint(name, joint, a, b, degree, row) joint,
 static const int cons_joint[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_joint)};
@@ -103,16 +103,16 @@ static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_name)};
  * temporary (R_) and its constraint's first row of x (X_). Every offset of
  * the code below is one of these bases plus a literal. */
 #define LDLPGS_PIVOTS(X) \
-    X(spindleL, 0, 2, 0, 25, 6, 0, 0, 0, 10) \
-    X(spindleR, 1, 6, 55, 80, 6, 2, 21, 8, 26) \
-    X(rear_axleL, 2, 0, 110, 135, 16, 4, 42, 0, 0) \
-    X(rear_axleR, 3, 4, 215, 240, 11, 7, 178, 8, 16) \
-    X(tie_rodR, 4, 7, 295, 296, 11, 9, 244, 0, 31) \
-    X(kingpinL, 5, 1, 307, 332, 7, 12, 310, 8, 5) \
-    X(tie_rodL, 6, 3, 367, 368, 16, 14, 338, 0, 15) \
-    X(kingpinR, 7, 5, 384, 409, 11, 17, 474, 8, 21) \
-    X(rack_slide, 8, 8, 464, 489, 6, 19, 540, 0, 32) \
-    X(body_weld1, 9, 9, 519, 555, 0, 20, 561, 8, 37)
+    X(rear_axleL, 0, 0, 0, 25, 11, 0, 0, 0, 0) \
+    X(rear_axleR, 1, 4, 80, 105, 6, 2, 66, 8, 16) \
+    X(spindleL, 2, 2, 135, 160, 6, 3, 87, 0, 10) \
+    X(spindleR, 3, 6, 190, 215, 6, 5, 108, 8, 26) \
+    X(tie_rodL, 4, 3, 245, 246, 11, 7, 129, 0, 15) \
+    X(tie_rodR, 5, 7, 257, 258, 15, 10, 195, 8, 31) \
+    X(kingpinL, 6, 1, 273, 298, 16, 13, 315, 0, 5) \
+    X(kingpinR, 7, 5, 378, 403, 11, 16, 451, 8, 21) \
+    X(rack_slide, 8, 8, 458, 483, 6, 18, 517, 0, 32) \
+    X(body_weld1, 9, 9, 513, 549, 0, 19, 538, 8, 37)
 #define LDLPGS_P_BASES(id, p, cons, node, edge, h, blk, rsi, rinv, row) \
     P_##id = p, W_##id = node, R_##id = rinv, X_##id = row,
 enum { LDLPGS_PIVOTS(LDLPGS_P_BASES) };
@@ -125,152 +125,150 @@ static const int piv_edge[] = {LDLPGS_PIVOTS(LDLPGS_P_edge)};
 #define LDLPGS_P_h(id, p, cons, node, edge, h, blk, rsi, rinv, row) h,
 static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_h)};
 #define LDLPGS_P_blk(id, p, cons, node, edge, h, blk, rsi, rinv, row) blk,
-static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_blk) 20};
+static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_blk) 19};
 #define LDLPGS_P_rsi(id, p, cons, node, edge, h, blk, rsi, rinv, row) rsi,
-static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_rsi) 561};
+static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_rsi) 538};
 
 /* row pivot of each edge block */
 static const int blk_piv[] = {
-    /* spindleL */ P_kingpinL, P_tie_rodL,
+    /* rear_axleL */ P_rear_axleR, P_body_weld1,
+    /* rear_axleR */ P_body_weld1,
+    /* spindleL */ P_tie_rodL, P_kingpinL,
     /* spindleR */ P_tie_rodR, P_kingpinR,
-    /* rear_axleL */ P_rear_axleR, P_kingpinL, P_body_weld1,
-    /* rear_axleR */ P_kingpinL, P_body_weld1,
-    /* tie_rodR */ P_tie_rodL, P_kingpinR, P_rack_slide,
-    /* kingpinL */ P_tie_rodL, P_body_weld1,
-    /* tie_rodL */ P_kingpinR, P_rack_slide, P_body_weld1,
+    /* tie_rodL */ P_tie_rodR, P_kingpinL, P_rack_slide,
+    /* tie_rodR */ P_kingpinL, P_kingpinR, P_rack_slide,
+    /* kingpinL */ P_kingpinR, P_rack_slide, P_body_weld1,
     /* kingpinR */ P_rack_slide, P_body_weld1,
     /* rack_slide */ P_body_weld1,
 };
 
 /* workspace offset of each edge block */
 static const int blk_off[] = {
-    /* spindleL */ W_spindleL + 25, W_spindleL + 50,
+    /* rear_axleL */ W_rear_axleL + 25, W_rear_axleL + 50,
+    /* rear_axleR */ W_rear_axleR + 25,
+    /* spindleL */ W_spindleL + 25, W_spindleL + 30,
     /* spindleR */ W_spindleR + 25, W_spindleR + 30,
-    /* rear_axleL */ W_rear_axleL + 25, W_rear_axleL + 50, W_rear_axleL + 75,
-    /* rear_axleR */ W_rear_axleR + 25, W_rear_axleR + 50,
-    /* tie_rodR */ W_tie_rodR + 1, W_tie_rodR + 2, W_tie_rodR + 7,
-    /* kingpinL */ W_kingpinL + 25, W_kingpinL + 30,
-    /* tie_rodL */ W_tie_rodL + 1, W_tie_rodL + 6, W_tie_rodL + 11,
+    /* tie_rodL */ W_tie_rodL + 1, W_tie_rodL + 2, W_tie_rodL + 7,
+    /* tie_rodR */ W_tie_rodR + 1, W_tie_rodR + 6, W_tie_rodR + 11,
+    /* kingpinL */ W_kingpinL + 25, W_kingpinL + 50, W_kingpinL + 75,
     /* kingpinR */ W_kingpinR + 25, W_kingpinR + 50,
     /* rack_slide */ W_rack_slide + 25,
 };
 
 /* 1 = fill-in block (zero in H) */
 static const unsigned char blk_fill[] = {
+    /* rear_axleL */ 0, 0,
+    /* rear_axleR */ 0,
     /* spindleL */ 0, 0,
     /* spindleR */ 0, 0,
-    /* rear_axleL */ 0, 0, 0,
-    /* rear_axleR */ 0, 0,
-    /* tie_rodR */ 0, 0, 0,
-    /* kingpinL */ 0, 0,
-    /* tie_rodL */ 1, 0, 1,
+    /* tie_rodL */ 0, 0, 0,
+    /* tie_rodR */ 1, 0, 0,
+    /* kingpinL */ 0, 0, 0,
     /* kingpinR */ 0, 0,
     /* rack_slide */ 0,
 };
 
 /* RSI: workspace offset receiving each reduction product */
 static const int32_t rsi[] = {
-    /* spindleL */ W_kingpinL, W_kingpinL + 5, W_kingpinL + 6, W_kingpinL + 10, W_kingpinL + 11, W_kingpinL + 12, W_kingpinL + 15, W_kingpinL + 16, W_kingpinL + 17, W_kingpinL + 18, W_kingpinL + 20, W_kingpinL + 21, W_kingpinL + 22, W_kingpinL + 23, W_kingpinL + 24, W_kingpinL + 25, W_kingpinL + 26, W_kingpinL + 27, W_kingpinL + 28, W_kingpinL + 29, W_tie_rodL,
-    /* spindleR */ W_tie_rodR, W_tie_rodR + 2, W_kingpinR, W_tie_rodR + 3, W_kingpinR + 5, W_kingpinR + 6, W_tie_rodR + 4, W_kingpinR + 10, W_kingpinR + 11, W_kingpinR + 12, W_tie_rodR + 5, W_kingpinR + 15, W_kingpinR + 16, W_kingpinR + 17, W_kingpinR + 18, W_tie_rodR + 6, W_kingpinR + 20, W_kingpinR + 21, W_kingpinR + 22, W_kingpinR + 23, W_kingpinR + 24,
-    /* rear_axleL */ W_rear_axleR, W_rear_axleR + 5, W_rear_axleR + 6, W_rear_axleR + 10, W_rear_axleR + 11, W_rear_axleR + 12, W_rear_axleR + 15, W_rear_axleR + 16, W_rear_axleR + 17, W_rear_axleR + 18, W_rear_axleR + 20, W_rear_axleR + 21, W_rear_axleR + 22, W_rear_axleR + 23, W_rear_axleR + 24, W_rear_axleR + 25, W_rear_axleR + 26, W_rear_axleR + 27, W_rear_axleR + 28, W_rear_axleR + 29, W_kingpinL, W_rear_axleR + 30, W_rear_axleR + 31, W_rear_axleR + 32, W_rear_axleR + 33, W_rear_axleR + 34, W_kingpinL + 5, W_kingpinL + 6, W_rear_axleR + 35, W_rear_axleR + 36, W_rear_axleR + 37, W_rear_axleR + 38, W_rear_axleR + 39, W_kingpinL + 10, W_kingpinL + 11, W_kingpinL + 12, W_rear_axleR + 40, W_rear_axleR + 41, W_rear_axleR + 42, W_rear_axleR + 43, W_rear_axleR + 44, W_kingpinL + 15, W_kingpinL + 16, W_kingpinL + 17, W_kingpinL + 18, W_rear_axleR + 45, W_rear_axleR + 46, W_rear_axleR + 47, W_rear_axleR + 48, W_rear_axleR + 49, W_kingpinL + 20, W_kingpinL + 21, W_kingpinL + 22, W_kingpinL + 23, W_kingpinL + 24, W_rear_axleR + 50, W_rear_axleR + 51, W_rear_axleR + 52, W_rear_axleR + 53, W_rear_axleR + 54, W_kingpinL + 30, W_kingpinL + 31, W_kingpinL + 32, W_kingpinL + 33, W_kingpinL + 34, W_body_weld1, W_rear_axleR + 55, W_rear_axleR + 56, W_rear_axleR + 57, W_rear_axleR + 58, W_rear_axleR + 59, W_kingpinL + 35, W_kingpinL + 36, W_kingpinL + 37, W_kingpinL + 38, W_kingpinL + 39, W_body_weld1 + 6, W_body_weld1 + 7, W_rear_axleR + 60, W_rear_axleR + 61, W_rear_axleR + 62, W_rear_axleR + 63, W_rear_axleR + 64, W_kingpinL + 40, W_kingpinL + 41, W_kingpinL + 42, W_kingpinL + 43, W_kingpinL + 44, W_body_weld1 + 12, W_body_weld1 + 13, W_body_weld1 + 14, W_rear_axleR + 65, W_rear_axleR + 66, W_rear_axleR + 67, W_rear_axleR + 68, W_rear_axleR + 69, W_kingpinL + 45, W_kingpinL + 46, W_kingpinL + 47, W_kingpinL + 48, W_kingpinL + 49, W_body_weld1 + 18, W_body_weld1 + 19, W_body_weld1 + 20, W_body_weld1 + 21, W_rear_axleR + 70, W_rear_axleR + 71, W_rear_axleR + 72, W_rear_axleR + 73, W_rear_axleR + 74, W_kingpinL + 50, W_kingpinL + 51, W_kingpinL + 52, W_kingpinL + 53, W_kingpinL + 54, W_body_weld1 + 24, W_body_weld1 + 25, W_body_weld1 + 26, W_body_weld1 + 27, W_body_weld1 + 28, W_rear_axleR + 75, W_rear_axleR + 76, W_rear_axleR + 77, W_rear_axleR + 78, W_rear_axleR + 79, W_kingpinL + 55, W_kingpinL + 56, W_kingpinL + 57, W_kingpinL + 58, W_kingpinL + 59, W_body_weld1 + 30, W_body_weld1 + 31, W_body_weld1 + 32, W_body_weld1 + 33, W_body_weld1 + 34, W_body_weld1 + 35,
-    /* rear_axleR */ W_kingpinL, W_kingpinL + 5, W_kingpinL + 6, W_kingpinL + 10, W_kingpinL + 11, W_kingpinL + 12, W_kingpinL + 15, W_kingpinL + 16, W_kingpinL + 17, W_kingpinL + 18, W_kingpinL + 20, W_kingpinL + 21, W_kingpinL + 22, W_kingpinL + 23, W_kingpinL + 24, W_kingpinL + 30, W_kingpinL + 31, W_kingpinL + 32, W_kingpinL + 33, W_kingpinL + 34, W_body_weld1, W_kingpinL + 35, W_kingpinL + 36, W_kingpinL + 37, W_kingpinL + 38, W_kingpinL + 39, W_body_weld1 + 6, W_body_weld1 + 7, W_kingpinL + 40, W_kingpinL + 41, W_kingpinL + 42, W_kingpinL + 43, W_kingpinL + 44, W_body_weld1 + 12, W_body_weld1 + 13, W_body_weld1 + 14, W_kingpinL + 45, W_kingpinL + 46, W_kingpinL + 47, W_kingpinL + 48, W_kingpinL + 49, W_body_weld1 + 18, W_body_weld1 + 19, W_body_weld1 + 20, W_body_weld1 + 21, W_kingpinL + 50, W_kingpinL + 51, W_kingpinL + 52, W_kingpinL + 53, W_kingpinL + 54, W_body_weld1 + 24, W_body_weld1 + 25, W_body_weld1 + 26, W_body_weld1 + 27, W_body_weld1 + 28, W_kingpinL + 55, W_kingpinL + 56, W_kingpinL + 57, W_kingpinL + 58, W_kingpinL + 59, W_body_weld1 + 30, W_body_weld1 + 31, W_body_weld1 + 32, W_body_weld1 + 33, W_body_weld1 + 34, W_body_weld1 + 35,
-    /* tie_rodR */ W_tie_rodL, W_tie_rodL + 1, W_kingpinR, W_tie_rodL + 2, W_kingpinR + 5, W_kingpinR + 6, W_tie_rodL + 3, W_kingpinR + 10, W_kingpinR + 11, W_kingpinR + 12, W_tie_rodL + 4, W_kingpinR + 15, W_kingpinR + 16, W_kingpinR + 17, W_kingpinR + 18, W_tie_rodL + 5, W_kingpinR + 20, W_kingpinR + 21, W_kingpinR + 22, W_kingpinR + 23, W_kingpinR + 24, W_tie_rodL + 6, W_kingpinR + 25, W_kingpinR + 26, W_kingpinR + 27, W_kingpinR + 28, W_kingpinR + 29, W_rack_slide, W_tie_rodL + 7, W_kingpinR + 30, W_kingpinR + 31, W_kingpinR + 32, W_kingpinR + 33, W_kingpinR + 34, W_rack_slide + 5, W_rack_slide + 6, W_tie_rodL + 8, W_kingpinR + 35, W_kingpinR + 36, W_kingpinR + 37, W_kingpinR + 38, W_kingpinR + 39, W_rack_slide + 10, W_rack_slide + 11, W_rack_slide + 12, W_tie_rodL + 9, W_kingpinR + 40, W_kingpinR + 41, W_kingpinR + 42, W_kingpinR + 43, W_kingpinR + 44, W_rack_slide + 15, W_rack_slide + 16, W_rack_slide + 17, W_rack_slide + 18, W_tie_rodL + 10, W_kingpinR + 45, W_kingpinR + 46, W_kingpinR + 47, W_kingpinR + 48, W_kingpinR + 49, W_rack_slide + 20, W_rack_slide + 21, W_rack_slide + 22, W_rack_slide + 23, W_rack_slide + 24,
-    /* kingpinL */ W_tie_rodL, W_tie_rodL + 11, W_body_weld1, W_tie_rodL + 12, W_body_weld1 + 6, W_body_weld1 + 7, W_tie_rodL + 13, W_body_weld1 + 12, W_body_weld1 + 13, W_body_weld1 + 14, W_tie_rodL + 14, W_body_weld1 + 18, W_body_weld1 + 19, W_body_weld1 + 20, W_body_weld1 + 21, W_tie_rodL + 15, W_body_weld1 + 24, W_body_weld1 + 25, W_body_weld1 + 26, W_body_weld1 + 27, W_body_weld1 + 28, W_tie_rodL + 16, W_body_weld1 + 30, W_body_weld1 + 31, W_body_weld1 + 32, W_body_weld1 + 33, W_body_weld1 + 34, W_body_weld1 + 35,
-    /* tie_rodL */ W_kingpinR, W_kingpinR + 5, W_kingpinR + 6, W_kingpinR + 10, W_kingpinR + 11, W_kingpinR + 12, W_kingpinR + 15, W_kingpinR + 16, W_kingpinR + 17, W_kingpinR + 18, W_kingpinR + 20, W_kingpinR + 21, W_kingpinR + 22, W_kingpinR + 23, W_kingpinR + 24, W_kingpinR + 25, W_kingpinR + 26, W_kingpinR + 27, W_kingpinR + 28, W_kingpinR + 29, W_rack_slide, W_kingpinR + 30, W_kingpinR + 31, W_kingpinR + 32, W_kingpinR + 33, W_kingpinR + 34, W_rack_slide + 5, W_rack_slide + 6, W_kingpinR + 35, W_kingpinR + 36, W_kingpinR + 37, W_kingpinR + 38, W_kingpinR + 39, W_rack_slide + 10, W_rack_slide + 11, W_rack_slide + 12, W_kingpinR + 40, W_kingpinR + 41, W_kingpinR + 42, W_kingpinR + 43, W_kingpinR + 44, W_rack_slide + 15, W_rack_slide + 16, W_rack_slide + 17, W_rack_slide + 18, W_kingpinR + 45, W_kingpinR + 46, W_kingpinR + 47, W_kingpinR + 48, W_kingpinR + 49, W_rack_slide + 20, W_rack_slide + 21, W_rack_slide + 22, W_rack_slide + 23, W_rack_slide + 24, W_kingpinR + 50, W_kingpinR + 51, W_kingpinR + 52, W_kingpinR + 53, W_kingpinR + 54, W_rack_slide + 25, W_rack_slide + 26, W_rack_slide + 27, W_rack_slide + 28, W_rack_slide + 29, W_body_weld1, W_kingpinR + 55, W_kingpinR + 56, W_kingpinR + 57, W_kingpinR + 58, W_kingpinR + 59, W_rack_slide + 30, W_rack_slide + 31, W_rack_slide + 32, W_rack_slide + 33, W_rack_slide + 34, W_body_weld1 + 6, W_body_weld1 + 7, W_kingpinR + 60, W_kingpinR + 61, W_kingpinR + 62, W_kingpinR + 63, W_kingpinR + 64, W_rack_slide + 35, W_rack_slide + 36, W_rack_slide + 37, W_rack_slide + 38, W_rack_slide + 39, W_body_weld1 + 12, W_body_weld1 + 13, W_body_weld1 + 14, W_kingpinR + 65, W_kingpinR + 66, W_kingpinR + 67, W_kingpinR + 68, W_kingpinR + 69, W_rack_slide + 40, W_rack_slide + 41, W_rack_slide + 42, W_rack_slide + 43, W_rack_slide + 44, W_body_weld1 + 18, W_body_weld1 + 19, W_body_weld1 + 20, W_body_weld1 + 21, W_kingpinR + 70, W_kingpinR + 71, W_kingpinR + 72, W_kingpinR + 73, W_kingpinR + 74, W_rack_slide + 45, W_rack_slide + 46, W_rack_slide + 47, W_rack_slide + 48, W_rack_slide + 49, W_body_weld1 + 24, W_body_weld1 + 25, W_body_weld1 + 26, W_body_weld1 + 27, W_body_weld1 + 28, W_kingpinR + 75, W_kingpinR + 76, W_kingpinR + 77, W_kingpinR + 78, W_kingpinR + 79, W_rack_slide + 50, W_rack_slide + 51, W_rack_slide + 52, W_rack_slide + 53, W_rack_slide + 54, W_body_weld1 + 30, W_body_weld1 + 31, W_body_weld1 + 32, W_body_weld1 + 33, W_body_weld1 + 34, W_body_weld1 + 35,
+    /* rear_axleL */ W_rear_axleR, W_rear_axleR + 5, W_rear_axleR + 6, W_rear_axleR + 10, W_rear_axleR + 11, W_rear_axleR + 12, W_rear_axleR + 15, W_rear_axleR + 16, W_rear_axleR + 17, W_rear_axleR + 18, W_rear_axleR + 20, W_rear_axleR + 21, W_rear_axleR + 22, W_rear_axleR + 23, W_rear_axleR + 24, W_rear_axleR + 25, W_rear_axleR + 26, W_rear_axleR + 27, W_rear_axleR + 28, W_rear_axleR + 29, W_body_weld1, W_rear_axleR + 30, W_rear_axleR + 31, W_rear_axleR + 32, W_rear_axleR + 33, W_rear_axleR + 34, W_body_weld1 + 6, W_body_weld1 + 7, W_rear_axleR + 35, W_rear_axleR + 36, W_rear_axleR + 37, W_rear_axleR + 38, W_rear_axleR + 39, W_body_weld1 + 12, W_body_weld1 + 13, W_body_weld1 + 14, W_rear_axleR + 40, W_rear_axleR + 41, W_rear_axleR + 42, W_rear_axleR + 43, W_rear_axleR + 44, W_body_weld1 + 18, W_body_weld1 + 19, W_body_weld1 + 20, W_body_weld1 + 21, W_rear_axleR + 45, W_rear_axleR + 46, W_rear_axleR + 47, W_rear_axleR + 48, W_rear_axleR + 49, W_body_weld1 + 24, W_body_weld1 + 25, W_body_weld1 + 26, W_body_weld1 + 27, W_body_weld1 + 28, W_rear_axleR + 50, W_rear_axleR + 51, W_rear_axleR + 52, W_rear_axleR + 53, W_rear_axleR + 54, W_body_weld1 + 30, W_body_weld1 + 31, W_body_weld1 + 32, W_body_weld1 + 33, W_body_weld1 + 34, W_body_weld1 + 35,
+    /* rear_axleR */ W_body_weld1, W_body_weld1 + 6, W_body_weld1 + 7, W_body_weld1 + 12, W_body_weld1 + 13, W_body_weld1 + 14, W_body_weld1 + 18, W_body_weld1 + 19, W_body_weld1 + 20, W_body_weld1 + 21, W_body_weld1 + 24, W_body_weld1 + 25, W_body_weld1 + 26, W_body_weld1 + 27, W_body_weld1 + 28, W_body_weld1 + 30, W_body_weld1 + 31, W_body_weld1 + 32, W_body_weld1 + 33, W_body_weld1 + 34, W_body_weld1 + 35,
+    /* spindleL */ W_tie_rodL, W_tie_rodL + 2, W_kingpinL, W_tie_rodL + 3, W_kingpinL + 5, W_kingpinL + 6, W_tie_rodL + 4, W_kingpinL + 10, W_kingpinL + 11, W_kingpinL + 12, W_tie_rodL + 5, W_kingpinL + 15, W_kingpinL + 16, W_kingpinL + 17, W_kingpinL + 18, W_tie_rodL + 6, W_kingpinL + 20, W_kingpinL + 21, W_kingpinL + 22, W_kingpinL + 23, W_kingpinL + 24,
+    /* spindleR */ W_tie_rodR, W_tie_rodR + 6, W_kingpinR, W_tie_rodR + 7, W_kingpinR + 5, W_kingpinR + 6, W_tie_rodR + 8, W_kingpinR + 10, W_kingpinR + 11, W_kingpinR + 12, W_tie_rodR + 9, W_kingpinR + 15, W_kingpinR + 16, W_kingpinR + 17, W_kingpinR + 18, W_tie_rodR + 10, W_kingpinR + 20, W_kingpinR + 21, W_kingpinR + 22, W_kingpinR + 23, W_kingpinR + 24,
+    /* tie_rodL */ W_tie_rodR, W_tie_rodR + 1, W_kingpinL, W_tie_rodR + 2, W_kingpinL + 5, W_kingpinL + 6, W_tie_rodR + 3, W_kingpinL + 10, W_kingpinL + 11, W_kingpinL + 12, W_tie_rodR + 4, W_kingpinL + 15, W_kingpinL + 16, W_kingpinL + 17, W_kingpinL + 18, W_tie_rodR + 5, W_kingpinL + 20, W_kingpinL + 21, W_kingpinL + 22, W_kingpinL + 23, W_kingpinL + 24, W_tie_rodR + 11, W_kingpinL + 50, W_kingpinL + 51, W_kingpinL + 52, W_kingpinL + 53, W_kingpinL + 54, W_rack_slide, W_tie_rodR + 12, W_kingpinL + 55, W_kingpinL + 56, W_kingpinL + 57, W_kingpinL + 58, W_kingpinL + 59, W_rack_slide + 5, W_rack_slide + 6, W_tie_rodR + 13, W_kingpinL + 60, W_kingpinL + 61, W_kingpinL + 62, W_kingpinL + 63, W_kingpinL + 64, W_rack_slide + 10, W_rack_slide + 11, W_rack_slide + 12, W_tie_rodR + 14, W_kingpinL + 65, W_kingpinL + 66, W_kingpinL + 67, W_kingpinL + 68, W_kingpinL + 69, W_rack_slide + 15, W_rack_slide + 16, W_rack_slide + 17, W_rack_slide + 18, W_tie_rodR + 15, W_kingpinL + 70, W_kingpinL + 71, W_kingpinL + 72, W_kingpinL + 73, W_kingpinL + 74, W_rack_slide + 20, W_rack_slide + 21, W_rack_slide + 22, W_rack_slide + 23, W_rack_slide + 24,
+    /* tie_rodR */ W_kingpinL, W_kingpinL + 5, W_kingpinL + 6, W_kingpinL + 10, W_kingpinL + 11, W_kingpinL + 12, W_kingpinL + 15, W_kingpinL + 16, W_kingpinL + 17, W_kingpinL + 18, W_kingpinL + 20, W_kingpinL + 21, W_kingpinL + 22, W_kingpinL + 23, W_kingpinL + 24, W_kingpinL + 25, W_kingpinL + 26, W_kingpinL + 27, W_kingpinL + 28, W_kingpinL + 29, W_kingpinR, W_kingpinL + 30, W_kingpinL + 31, W_kingpinL + 32, W_kingpinL + 33, W_kingpinL + 34, W_kingpinR + 5, W_kingpinR + 6, W_kingpinL + 35, W_kingpinL + 36, W_kingpinL + 37, W_kingpinL + 38, W_kingpinL + 39, W_kingpinR + 10, W_kingpinR + 11, W_kingpinR + 12, W_kingpinL + 40, W_kingpinL + 41, W_kingpinL + 42, W_kingpinL + 43, W_kingpinL + 44, W_kingpinR + 15, W_kingpinR + 16, W_kingpinR + 17, W_kingpinR + 18, W_kingpinL + 45, W_kingpinL + 46, W_kingpinL + 47, W_kingpinL + 48, W_kingpinL + 49, W_kingpinR + 20, W_kingpinR + 21, W_kingpinR + 22, W_kingpinR + 23, W_kingpinR + 24, W_kingpinL + 50, W_kingpinL + 51, W_kingpinL + 52, W_kingpinL + 53, W_kingpinL + 54, W_kingpinR + 25, W_kingpinR + 26, W_kingpinR + 27, W_kingpinR + 28, W_kingpinR + 29, W_rack_slide, W_kingpinL + 55, W_kingpinL + 56, W_kingpinL + 57, W_kingpinL + 58, W_kingpinL + 59, W_kingpinR + 30, W_kingpinR + 31, W_kingpinR + 32, W_kingpinR + 33, W_kingpinR + 34, W_rack_slide + 5, W_rack_slide + 6, W_kingpinL + 60, W_kingpinL + 61, W_kingpinL + 62, W_kingpinL + 63, W_kingpinL + 64, W_kingpinR + 35, W_kingpinR + 36, W_kingpinR + 37, W_kingpinR + 38, W_kingpinR + 39, W_rack_slide + 10, W_rack_slide + 11, W_rack_slide + 12, W_kingpinL + 65, W_kingpinL + 66, W_kingpinL + 67, W_kingpinL + 68, W_kingpinL + 69, W_kingpinR + 40, W_kingpinR + 41, W_kingpinR + 42, W_kingpinR + 43, W_kingpinR + 44, W_rack_slide + 15, W_rack_slide + 16, W_rack_slide + 17, W_rack_slide + 18, W_kingpinL + 70, W_kingpinL + 71, W_kingpinL + 72, W_kingpinL + 73, W_kingpinL + 74, W_kingpinR + 45, W_kingpinR + 46, W_kingpinR + 47, W_kingpinR + 48, W_kingpinR + 49, W_rack_slide + 20, W_rack_slide + 21, W_rack_slide + 22, W_rack_slide + 23, W_rack_slide + 24,
+    /* kingpinL */ W_kingpinR, W_kingpinR + 5, W_kingpinR + 6, W_kingpinR + 10, W_kingpinR + 11, W_kingpinR + 12, W_kingpinR + 15, W_kingpinR + 16, W_kingpinR + 17, W_kingpinR + 18, W_kingpinR + 20, W_kingpinR + 21, W_kingpinR + 22, W_kingpinR + 23, W_kingpinR + 24, W_kingpinR + 25, W_kingpinR + 26, W_kingpinR + 27, W_kingpinR + 28, W_kingpinR + 29, W_rack_slide, W_kingpinR + 30, W_kingpinR + 31, W_kingpinR + 32, W_kingpinR + 33, W_kingpinR + 34, W_rack_slide + 5, W_rack_slide + 6, W_kingpinR + 35, W_kingpinR + 36, W_kingpinR + 37, W_kingpinR + 38, W_kingpinR + 39, W_rack_slide + 10, W_rack_slide + 11, W_rack_slide + 12, W_kingpinR + 40, W_kingpinR + 41, W_kingpinR + 42, W_kingpinR + 43, W_kingpinR + 44, W_rack_slide + 15, W_rack_slide + 16, W_rack_slide + 17, W_rack_slide + 18, W_kingpinR + 45, W_kingpinR + 46, W_kingpinR + 47, W_kingpinR + 48, W_kingpinR + 49, W_rack_slide + 20, W_rack_slide + 21, W_rack_slide + 22, W_rack_slide + 23, W_rack_slide + 24, W_kingpinR + 50, W_kingpinR + 51, W_kingpinR + 52, W_kingpinR + 53, W_kingpinR + 54, W_rack_slide + 25, W_rack_slide + 26, W_rack_slide + 27, W_rack_slide + 28, W_rack_slide + 29, W_body_weld1, W_kingpinR + 55, W_kingpinR + 56, W_kingpinR + 57, W_kingpinR + 58, W_kingpinR + 59, W_rack_slide + 30, W_rack_slide + 31, W_rack_slide + 32, W_rack_slide + 33, W_rack_slide + 34, W_body_weld1 + 6, W_body_weld1 + 7, W_kingpinR + 60, W_kingpinR + 61, W_kingpinR + 62, W_kingpinR + 63, W_kingpinR + 64, W_rack_slide + 35, W_rack_slide + 36, W_rack_slide + 37, W_rack_slide + 38, W_rack_slide + 39, W_body_weld1 + 12, W_body_weld1 + 13, W_body_weld1 + 14, W_kingpinR + 65, W_kingpinR + 66, W_kingpinR + 67, W_kingpinR + 68, W_kingpinR + 69, W_rack_slide + 40, W_rack_slide + 41, W_rack_slide + 42, W_rack_slide + 43, W_rack_slide + 44, W_body_weld1 + 18, W_body_weld1 + 19, W_body_weld1 + 20, W_body_weld1 + 21, W_kingpinR + 70, W_kingpinR + 71, W_kingpinR + 72, W_kingpinR + 73, W_kingpinR + 74, W_rack_slide + 45, W_rack_slide + 46, W_rack_slide + 47, W_rack_slide + 48, W_rack_slide + 49, W_body_weld1 + 24, W_body_weld1 + 25, W_body_weld1 + 26, W_body_weld1 + 27, W_body_weld1 + 28, W_kingpinR + 75, W_kingpinR + 76, W_kingpinR + 77, W_kingpinR + 78, W_kingpinR + 79, W_rack_slide + 50, W_rack_slide + 51, W_rack_slide + 52, W_rack_slide + 53, W_rack_slide + 54, W_body_weld1 + 30, W_body_weld1 + 31, W_body_weld1 + 32, W_body_weld1 + 33, W_body_weld1 + 34, W_body_weld1 + 35,
     /* kingpinR */ W_rack_slide, W_rack_slide + 5, W_rack_slide + 6, W_rack_slide + 10, W_rack_slide + 11, W_rack_slide + 12, W_rack_slide + 15, W_rack_slide + 16, W_rack_slide + 17, W_rack_slide + 18, W_rack_slide + 20, W_rack_slide + 21, W_rack_slide + 22, W_rack_slide + 23, W_rack_slide + 24, W_rack_slide + 25, W_rack_slide + 26, W_rack_slide + 27, W_rack_slide + 28, W_rack_slide + 29, W_body_weld1, W_rack_slide + 30, W_rack_slide + 31, W_rack_slide + 32, W_rack_slide + 33, W_rack_slide + 34, W_body_weld1 + 6, W_body_weld1 + 7, W_rack_slide + 35, W_rack_slide + 36, W_rack_slide + 37, W_rack_slide + 38, W_rack_slide + 39, W_body_weld1 + 12, W_body_weld1 + 13, W_body_weld1 + 14, W_rack_slide + 40, W_rack_slide + 41, W_rack_slide + 42, W_rack_slide + 43, W_rack_slide + 44, W_body_weld1 + 18, W_body_weld1 + 19, W_body_weld1 + 20, W_body_weld1 + 21, W_rack_slide + 45, W_rack_slide + 46, W_rack_slide + 47, W_rack_slide + 48, W_rack_slide + 49, W_body_weld1 + 24, W_body_weld1 + 25, W_body_weld1 + 26, W_body_weld1 + 27, W_body_weld1 + 28, W_rack_slide + 50, W_rack_slide + 51, W_rack_slide + 52, W_rack_slide + 53, W_rack_slide + 54, W_body_weld1 + 30, W_body_weld1 + 31, W_body_weld1 + 32, W_body_weld1 + 33, W_body_weld1 + 34, W_body_weld1 + 35,
     /* rack_slide */ W_body_weld1, W_body_weld1 + 6, W_body_weld1 + 7, W_body_weld1 + 12, W_body_weld1 + 13, W_body_weld1 + 14, W_body_weld1 + 18, W_body_weld1 + 19, W_body_weld1 + 20, W_body_weld1 + 21, W_body_weld1 + 24, W_body_weld1 + 25, W_body_weld1 + 26, W_body_weld1 + 27, W_body_weld1 + 28, W_body_weld1 + 30, W_body_weld1 + 31, W_body_weld1 + 32, W_body_weld1 + 33, W_body_weld1 + 34, W_body_weld1 + 35,
 };
 
 /*---- factor: one function per pivot ------------------------------------------*/
 
+/*---- rear_axleL (hinge, d = 5, h = 11)
+ * column: rear_axleR (d 5), body#weld1 (d 6) */
+static int pivot_rear_axleL(scalar *restrict w, scalar *restrict t) {
+  if (factor_node_5(w + W_rear_axleL, t + R_rear_axleL)) return P_rear_axleL; /* N[rear_axleL] = l D l^T */
+  panel_5x8(w + W_rear_axleL, t + R_rear_axleL, w + W_rear_axleL + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_rear_axleR, w + W_rear_axleL + 25, t + 16); /* N[rear_axleR] */
+  const int failed = factor_node_5(w + W_rear_axleR, t + R_rear_axleR); /* N[rear_axleR] = l D l^T, the next pivot's: final now */
+  panel_5x3_of_4(w + W_rear_axleL, t + R_rear_axleL, w + W_rear_axleL + 65, t + 24); /* rows 8..10 */
+  reduce_6x5_d5(w + W_rear_axleR + 25, w + W_rear_axleL + 50, t + 16); /* E[body#weld1, rear_axleR] */
+  reduce_tri_6_d5(w + W_body_weld1, w + W_rear_axleL + 50, t + 21); /* N[body#weld1] */
+  return failed ? P_rear_axleR : -1;
+}
+
+/*---- rear_axleR (hinge, d = 5, h = 6)
+ * column: body#weld1 (d 6) */
+static int pivot_rear_axleR(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_spindleL, t + R_spindleL); /* N[spindleL] = l D l^T, the next pivot's: final now */
+  panel_5x6_of_8(w + W_rear_axleR, t + R_rear_axleR, w + W_rear_axleR + 25, t + 16); /* rows 0..5 */
+  reduce_tri_6_d5(w + W_body_weld1, w + W_rear_axleR + 25, t + 16); /* N[body#weld1] */
+  return failed ? P_spindleL : -1;
+}
+
 /*---- spindleL (hinge, d = 5, h = 6)
- * column: kingpinL (d 5), tie_rodL (d 1) */
+ * column: tie_rodL (d 1), kingpinL (d 5) */
 static int pivot_spindleL(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + W_spindleL, t + R_spindleL)) return P_spindleL; /* N[spindleL] = l D l^T */
   const int failed = factor_node_5(w + W_spindleR, t + R_spindleR); /* N[spindleR] = l D l^T, the next pivot's: final now */
   panel_5x6_of_8(w + W_spindleL, t + R_spindleL, w + W_spindleL + 25, t + 16); /* rows 0..5 */
-  reduce_tri_5_d5(w + W_kingpinL, w + W_spindleL + 25, t + 16); /* N[kingpinL] */
-  reduce_1x5_d5(w + W_kingpinL + 25, w + W_spindleL + 50, t + 16); /* E[tie_rodL, kingpinL] */
-  reduce_tri_1_d5(w + W_tie_rodL, w + W_spindleL + 50, t + 21); /* N[tie_rodL] */
+  reduce_tri_1_d5(w + W_tie_rodL, w + W_spindleL + 25, t + 16); /* N[tie_rodL] */
+  reduce_5x1_d5(w + W_tie_rodL + 2, w + W_spindleL + 30, t + 16); /* E[kingpinL, tie_rodL] */
+  reduce_tri_5_d5(w + W_kingpinL, w + W_spindleL + 30, t + 17); /* N[kingpinL] */
   return failed ? P_spindleR : -1;
 }
 
 /*---- spindleR (hinge, d = 5, h = 6)
  * column: tie_rodR (d 1), kingpinR (d 5) */
 static int pivot_spindleR(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + W_rear_axleL, t + R_rear_axleL); /* N[rear_axleL] = l D l^T, the next pivot's: final now */
+  const int failed = factor_node_1(w + W_tie_rodL, t + R_tie_rodL); /* N[tie_rodL] = l D l^T, the next pivot's: final now */
   panel_5x6_of_8(w + W_spindleR, t + R_spindleR, w + W_spindleR + 25, t + 16); /* rows 0..5 */
   reduce_tri_1_d5(w + W_tie_rodR, w + W_spindleR + 25, t + 16); /* N[tie_rodR] */
-  reduce_5x1_d5(w + W_tie_rodR + 2, w + W_spindleR + 30, t + 16); /* E[kingpinR, tie_rodR] */
+  reduce_5x1_d5(w + W_tie_rodR + 6, w + W_spindleR + 30, t + 16); /* E[kingpinR, tie_rodR] */
   reduce_tri_5_d5(w + W_kingpinR, w + W_spindleR + 30, t + 17); /* N[kingpinR] */
-  return failed ? P_rear_axleL : -1;
-}
-
-/*---- rear_axleL (hinge, d = 5, h = 16)
- * column: rear_axleR (d 5), kingpinL (d 5), body#weld1 (d 6) */
-static int pivot_rear_axleL(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + W_rear_axleL, t + R_rear_axleL, w + W_rear_axleL + 25, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + W_rear_axleR, w + W_rear_axleL + 25, t + 16); /* N[rear_axleR] */
-  const int failed = factor_node_5(w + W_rear_axleR, t + R_rear_axleR); /* N[rear_axleR] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + W_rear_axleL, t + R_rear_axleL, w + W_rear_axleL + 65, t + 24); /* rows 8..15 */
-  reduce_5x5_d5(w + W_rear_axleR + 25, w + W_rear_axleL + 50, t + 16); /* E[kingpinL, rear_axleR] */
-  reduce_tri_5_d5(w + W_kingpinL, w + W_rear_axleL + 50, t + 21); /* N[kingpinL] */
-  reduce_6x5_d5(w + W_rear_axleR + 50, w + W_rear_axleL + 75, t + 16); /* E[body#weld1, rear_axleR] */
-  reduce_6x5_d5(w + W_kingpinL + 30, w + W_rear_axleL + 75, t + 21); /* E[body#weld1, kingpinL] */
-  reduce_tri_6_d5(w + W_body_weld1, w + W_rear_axleL + 75, t + 26); /* N[body#weld1] */
-  return failed ? P_rear_axleR : -1;
-}
-
-/*---- rear_axleR (hinge, d = 5, h = 11)
- * column: kingpinL (d 5), body#weld1 (d 6) */
-static int pivot_rear_axleR(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_1(w + W_tie_rodR, t + R_tie_rodR); /* N[tie_rodR] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + W_rear_axleR, t + R_rear_axleR, w + W_rear_axleR + 25, t + 16); /* rows 0..7 */
-  panel_5x3_of_4(w + W_rear_axleR, t + R_rear_axleR, w + W_rear_axleR + 65, t + 24); /* rows 8..10 */
-  reduce_tri_5_d5(w + W_kingpinL, w + W_rear_axleR + 25, t + 16); /* N[kingpinL] */
-  reduce_6x5_d5(w + W_kingpinL + 30, w + W_rear_axleR + 50, t + 16); /* E[body#weld1, kingpinL] */
-  reduce_tri_6_d5(w + W_body_weld1, w + W_rear_axleR + 50, t + 21); /* N[body#weld1] */
-  return failed ? P_tie_rodR : -1;
-}
-
-/*---- tie_rodR (rod, d = 1, h = 11)
- * column: tie_rodL (d 1), kingpinR (d 5), rack_slide (d 5) */
-static int pivot_tie_rodR(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + W_kingpinL, t + R_kingpinL); /* N[kingpinL] = l D l^T, the next pivot's: final now */
-  panel_1x8(w + W_tie_rodR, t + R_tie_rodR, w + W_tie_rodR + 1, t + 16); /* rows 0..7 */
-  panel_1x3_of_4(w + W_tie_rodR, t + R_tie_rodR, w + W_tie_rodR + 9, t + 24); /* rows 8..10 */
-  reduce_tri_1_d1(w + W_tie_rodL, w + W_tie_rodR + 1, t + 16); /* N[tie_rodL] */
-  reduce_5x1_d1(w + W_tie_rodL + 1, w + W_tie_rodR + 2, t + 16); /* E[kingpinR, tie_rodL] fill */
-  reduce_tri_5_d1(w + W_kingpinR, w + W_tie_rodR + 2, t + 17); /* N[kingpinR] */
-  reduce_5x1_d1(w + W_tie_rodL + 6, w + W_tie_rodR + 7, t + 16); /* E[rack_slide, tie_rodL] */
-  reduce_5x5_d1(w + W_kingpinR + 25, w + W_tie_rodR + 7, t + 17); /* E[rack_slide, kingpinR] */
-  reduce_tri_5_d1(w + W_rack_slide, w + W_tie_rodR + 7, t + 22); /* N[rack_slide] */
-  return failed ? P_kingpinL : -1;
-}
-
-/*---- kingpinL (hinge, d = 5, h = 7)
- * column: tie_rodL (d 1), body#weld1 (d 6) */
-static int pivot_kingpinL(scalar *restrict w, scalar *restrict t) {
-  panel_5x7_of_8(w + W_kingpinL, t + R_kingpinL, w + W_kingpinL + 25, t + 16); /* rows 0..6 */
-  reduce_tri_1_d5(w + W_tie_rodL, w + W_kingpinL + 25, t + 16); /* N[tie_rodL] */
-  const int failed = factor_node_1(w + W_tie_rodL, t + R_tie_rodL); /* N[tie_rodL] = l D l^T, the next pivot's: final now */
-  reduce_6x1_d5(w + W_tie_rodL + 11, w + W_kingpinL + 30, t + 16); /* E[body#weld1, tie_rodL] fill */
-  reduce_tri_6_d5(w + W_body_weld1, w + W_kingpinL + 30, t + 17); /* N[body#weld1] */
   return failed ? P_tie_rodL : -1;
 }
 
-/*---- tie_rodL (rod, d = 1, h = 16)
- * column: kingpinR (d 5, fill), rack_slide (d 5), body#weld1 (d 6, fill) */
+/*---- tie_rodL (rod, d = 1, h = 11)
+ * column: tie_rodR (d 1), kingpinL (d 5), rack_slide (d 5) */
 static int pivot_tie_rodL(scalar *restrict w, scalar *restrict t) {
   panel_1x8(w + W_tie_rodL, t + R_tie_rodL, w + W_tie_rodL + 1, t + 16); /* rows 0..7 */
-  reduce_tri_5_d1(w + W_kingpinR, w + W_tie_rodL + 1, t + 16); /* N[kingpinR] */
+  reduce_tri_1_d1(w + W_tie_rodR, w + W_tie_rodL + 1, t + 16); /* N[tie_rodR] */
+  const int failed = factor_node_1(w + W_tie_rodR, t + R_tie_rodR); /* N[tie_rodR] = l D l^T, the next pivot's: final now */
+  panel_1x3_of_4(w + W_tie_rodL, t + R_tie_rodL, w + W_tie_rodL + 9, t + 24); /* rows 8..10 */
+  reduce_5x1_d1(w + W_tie_rodR + 1, w + W_tie_rodL + 2, t + 16); /* E[kingpinL, tie_rodR] fill */
+  reduce_tri_5_d1(w + W_kingpinL, w + W_tie_rodL + 2, t + 17); /* N[kingpinL] */
+  reduce_5x1_d1(w + W_tie_rodR + 11, w + W_tie_rodL + 7, t + 16); /* E[rack_slide, tie_rodR] */
+  reduce_5x5_d1(w + W_kingpinL + 50, w + W_tie_rodL + 7, t + 17); /* E[rack_slide, kingpinL] */
+  reduce_tri_5_d1(w + W_rack_slide, w + W_tie_rodL + 7, t + 22); /* N[rack_slide] */
+  return failed ? P_tie_rodR : -1;
+}
+
+/*---- tie_rodR (rod, d = 1, h = 15)
+ * column: kingpinL (d 5, fill), kingpinR (d 5), rack_slide (d 5) */
+static int pivot_tie_rodR(scalar *restrict w, scalar *restrict t) {
+  panel_1x8(w + W_tie_rodR, t + R_tie_rodR, w + W_tie_rodR + 1, t + 16); /* rows 0..7 */
+  reduce_tri_5_d1(w + W_kingpinL, w + W_tie_rodR + 1, t + 16); /* N[kingpinL] */
+  const int failed = factor_node_5(w + W_kingpinL, t + R_kingpinL); /* N[kingpinL] = l D l^T, the next pivot's: final now */
+  panel_1x7_of_8(w + W_tie_rodR, t + R_tie_rodR, w + W_tie_rodR + 9, t + 24); /* rows 8..14 */
+  reduce_5x5_d1(w + W_kingpinL + 25, w + W_tie_rodR + 6, t + 16); /* E[kingpinR, kingpinL] */
+  reduce_tri_5_d1(w + W_kingpinR, w + W_tie_rodR + 6, t + 21); /* N[kingpinR] */
+  reduce_5x5_d1(w + W_kingpinL + 50, w + W_tie_rodR + 11, t + 16); /* E[rack_slide, kingpinL] */
+  reduce_5x5_d1(w + W_kingpinR + 25, w + W_tie_rodR + 11, t + 21); /* E[rack_slide, kingpinR] */
+  reduce_tri_5_d1(w + W_rack_slide, w + W_tie_rodR + 11, t + 26); /* N[rack_slide] */
+  return failed ? P_kingpinL : -1;
+}
+
+/*---- kingpinL (hinge, d = 5, h = 16)
+ * column: kingpinR (d 5), rack_slide (d 5), body#weld1 (d 6) */
+static int pivot_kingpinL(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_kingpinL, t + R_kingpinL, w + W_kingpinL + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_kingpinR, w + W_kingpinL + 25, t + 16); /* N[kingpinR] */
   const int failed = factor_node_5(w + W_kingpinR, t + R_kingpinR); /* N[kingpinR] = l D l^T, the next pivot's: final now */
-  panel_1x8(w + W_tie_rodL, t + R_tie_rodL, w + W_tie_rodL + 9, t + 24); /* rows 8..15 */
-  reduce_5x5_d1(w + W_kingpinR + 25, w + W_tie_rodL + 6, t + 16); /* E[rack_slide, kingpinR] */
-  reduce_tri_5_d1(w + W_rack_slide, w + W_tie_rodL + 6, t + 21); /* N[rack_slide] */
-  reduce_6x5_d1(w + W_kingpinR + 50, w + W_tie_rodL + 11, t + 16); /* E[body#weld1, kingpinR] */
-  reduce_6x5_d1(w + W_rack_slide + 25, w + W_tie_rodL + 11, t + 21); /* E[body#weld1, rack_slide] */
-  reduce_tri_6_d1(w + W_body_weld1, w + W_tie_rodL + 11, t + 26); /* N[body#weld1] */
+  panel_5x8(w + W_kingpinL, t + R_kingpinL, w + W_kingpinL + 65, t + 24); /* rows 8..15 */
+  reduce_5x5_d5(w + W_kingpinR + 25, w + W_kingpinL + 50, t + 16); /* E[rack_slide, kingpinR] */
+  reduce_tri_5_d5(w + W_rack_slide, w + W_kingpinL + 50, t + 21); /* N[rack_slide] */
+  reduce_6x5_d5(w + W_kingpinR + 50, w + W_kingpinL + 75, t + 16); /* E[body#weld1, kingpinR] */
+  reduce_6x5_d5(w + W_rack_slide + 25, w + W_kingpinL + 75, t + 21); /* E[body#weld1, rack_slide] */
+  reduce_tri_6_d5(w + W_body_weld1, w + W_kingpinL + 75, t + 26); /* N[body#weld1] */
   return failed ? P_kingpinR : -1;
 }
 
@@ -298,42 +296,41 @@ static int pivot_rack_slide(scalar *restrict w, scalar *restrict t) {
 /*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
 static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
+  /* rear_axleL (hinge, d = 5, h = 11) */
+  node_forward_5(w + W_rear_axleL, x + X_rear_axleL); /* x[rear_axleL] */
+  forward_5x5(w + W_rear_axleL + 25, x + X_rear_axleL, x + X_rear_axleR); /* x[rear_axleR] */
+  forward_6x5(w + W_rear_axleL + 50, x + X_rear_axleL, x + X_body_weld1); /* x[body#weld1] */
+  node_diag_5(w + W_rear_axleL, x + X_rear_axleL); /* x[rear_axleL] */
+  /* rear_axleR (hinge, d = 5, h = 6) */
+  node_forward_5(w + W_rear_axleR, x + X_rear_axleR); /* x[rear_axleR] */
+  forward_6x5(w + W_rear_axleR + 25, x + X_rear_axleR, x + X_body_weld1); /* x[body#weld1] */
+  node_diag_5(w + W_rear_axleR, x + X_rear_axleR); /* x[rear_axleR] */
   /* spindleL (hinge, d = 5, h = 6) */
   node_forward_5(w + W_spindleL, x + X_spindleL); /* x[spindleL] */
-  forward_5x5(w + W_spindleL + 25, x + X_spindleL, x + X_kingpinL); /* x[kingpinL] */
-  forward_1x5(w + W_spindleL + 50, x + X_spindleL, x + X_tie_rodL); /* x[tie_rodL] */
+  forward_1x5(w + W_spindleL + 25, x + X_spindleL, x + X_tie_rodL); /* x[tie_rodL] */
+  forward_5x5(w + W_spindleL + 30, x + X_spindleL, x + X_kingpinL); /* x[kingpinL] */
   node_diag_5(w + W_spindleL, x + X_spindleL); /* x[spindleL] */
   /* spindleR (hinge, d = 5, h = 6) */
   node_forward_5(w + W_spindleR, x + X_spindleR); /* x[spindleR] */
   forward_1x5(w + W_spindleR + 25, x + X_spindleR, x + X_tie_rodR); /* x[tie_rodR] */
   forward_5x5(w + W_spindleR + 30, x + X_spindleR, x + X_kingpinR); /* x[kingpinR] */
   node_diag_5(w + W_spindleR, x + X_spindleR); /* x[spindleR] */
-  /* rear_axleL (hinge, d = 5, h = 16) */
-  node_forward_5(w + W_rear_axleL, x + X_rear_axleL); /* x[rear_axleL] */
-  forward_5x5(w + W_rear_axleL + 25, x + X_rear_axleL, x + X_rear_axleR); /* x[rear_axleR] */
-  forward_5x5(w + W_rear_axleL + 50, x + X_rear_axleL, x + X_kingpinL); /* x[kingpinL] */
-  forward_6x5(w + W_rear_axleL + 75, x + X_rear_axleL, x + X_body_weld1); /* x[body#weld1] */
-  node_diag_5(w + W_rear_axleL, x + X_rear_axleL); /* x[rear_axleL] */
-  /* rear_axleR (hinge, d = 5, h = 11) */
-  node_forward_5(w + W_rear_axleR, x + X_rear_axleR); /* x[rear_axleR] */
-  forward_5x5(w + W_rear_axleR + 25, x + X_rear_axleR, x + X_kingpinL); /* x[kingpinL] */
-  forward_6x5(w + W_rear_axleR + 50, x + X_rear_axleR, x + X_body_weld1); /* x[body#weld1] */
-  node_diag_5(w + W_rear_axleR, x + X_rear_axleR); /* x[rear_axleR] */
-  /* tie_rodR (rod, d = 1, h = 11) */
-  forward_1x1(w + W_tie_rodR + 1, x + X_tie_rodR, x + X_tie_rodL); /* x[tie_rodL] */
-  forward_5x1(w + W_tie_rodR + 2, x + X_tie_rodR, x + X_kingpinR); /* x[kingpinR] */
-  forward_5x1(w + W_tie_rodR + 7, x + X_tie_rodR, x + X_rack_slide); /* x[rack_slide] */
-  node_diag_1(w + W_tie_rodR, x + X_tie_rodR); /* x[tie_rodR] */
-  /* kingpinL (hinge, d = 5, h = 7) */
-  node_forward_5(w + W_kingpinL, x + X_kingpinL); /* x[kingpinL] */
-  forward_1x5(w + W_kingpinL + 25, x + X_kingpinL, x + X_tie_rodL); /* x[tie_rodL] */
-  forward_6x5(w + W_kingpinL + 30, x + X_kingpinL, x + X_body_weld1); /* x[body#weld1] */
-  node_diag_5(w + W_kingpinL, x + X_kingpinL); /* x[kingpinL] */
-  /* tie_rodL (rod, d = 1, h = 16) */
-  forward_5x1(w + W_tie_rodL + 1, x + X_tie_rodL, x + X_kingpinR); /* x[kingpinR] */
-  forward_5x1(w + W_tie_rodL + 6, x + X_tie_rodL, x + X_rack_slide); /* x[rack_slide] */
-  forward_6x1(w + W_tie_rodL + 11, x + X_tie_rodL, x + X_body_weld1); /* x[body#weld1] */
+  /* tie_rodL (rod, d = 1, h = 11) */
+  forward_1x1(w + W_tie_rodL + 1, x + X_tie_rodL, x + X_tie_rodR); /* x[tie_rodR] */
+  forward_5x1(w + W_tie_rodL + 2, x + X_tie_rodL, x + X_kingpinL); /* x[kingpinL] */
+  forward_5x1(w + W_tie_rodL + 7, x + X_tie_rodL, x + X_rack_slide); /* x[rack_slide] */
   node_diag_1(w + W_tie_rodL, x + X_tie_rodL); /* x[tie_rodL] */
+  /* tie_rodR (rod, d = 1, h = 15) */
+  forward_5x1(w + W_tie_rodR + 1, x + X_tie_rodR, x + X_kingpinL); /* x[kingpinL] */
+  forward_5x1(w + W_tie_rodR + 6, x + X_tie_rodR, x + X_kingpinR); /* x[kingpinR] */
+  forward_5x1(w + W_tie_rodR + 11, x + X_tie_rodR, x + X_rack_slide); /* x[rack_slide] */
+  node_diag_1(w + W_tie_rodR, x + X_tie_rodR); /* x[tie_rodR] */
+  /* kingpinL (hinge, d = 5, h = 16) */
+  node_forward_5(w + W_kingpinL, x + X_kingpinL); /* x[kingpinL] */
+  forward_5x5(w + W_kingpinL + 25, x + X_kingpinL, x + X_kingpinR); /* x[kingpinR] */
+  forward_5x5(w + W_kingpinL + 50, x + X_kingpinL, x + X_rack_slide); /* x[rack_slide] */
+  forward_6x5(w + W_kingpinL + 75, x + X_kingpinL, x + X_body_weld1); /* x[body#weld1] */
+  node_diag_5(w + W_kingpinL, x + X_kingpinL); /* x[kingpinL] */
   /* kingpinR (hinge, d = 5, h = 11) */
   node_forward_5(w + W_kingpinR, x + X_kingpinR); /* x[kingpinR] */
   forward_5x5(w + W_kingpinR + 25, x + X_kingpinR, x + X_rack_slide); /* x[rack_slide] */
@@ -363,42 +360,41 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_add_5x5(w + W_kingpinR + 25, x + X_rack_slide, s); /* L[rack_slide, kingpinR] */
   subtract_5(x + X_kingpinR, s); /* x[kingpinR] */
   node_backward_5(w + W_kingpinR, x + X_kingpinR); /* x[kingpinR] */
-  /* tie_rodL (rod, d = 1, h = 16) */
-  backward_set_6x1(w + W_tie_rodL + 11, x + X_body_weld1, s); /* L[body#weld1, tie_rodL] */
-  backward_add_5x1(w + W_tie_rodL + 6, x + X_rack_slide, s); /* L[rack_slide, tie_rodL] */
-  backward_add_5x1(w + W_tie_rodL + 1, x + X_kingpinR, s); /* L[kingpinR, tie_rodL] */
-  subtract_1(x + X_tie_rodL, s); /* x[tie_rodL] */
-  /* kingpinL (hinge, d = 5, h = 7) */
-  backward_set_6x5(w + W_kingpinL + 30, x + X_body_weld1, s); /* L[body#weld1, kingpinL] */
-  backward_add_1x5(w + W_kingpinL + 25, x + X_tie_rodL, s); /* L[tie_rodL, kingpinL] */
+  /* kingpinL (hinge, d = 5, h = 16) */
+  backward_set_6x5(w + W_kingpinL + 75, x + X_body_weld1, s); /* L[body#weld1, kingpinL] */
+  backward_add_5x5(w + W_kingpinL + 50, x + X_rack_slide, s); /* L[rack_slide, kingpinL] */
+  backward_add_5x5(w + W_kingpinL + 25, x + X_kingpinR, s); /* L[kingpinR, kingpinL] */
   subtract_5(x + X_kingpinL, s); /* x[kingpinL] */
   node_backward_5(w + W_kingpinL, x + X_kingpinL); /* x[kingpinL] */
-  /* tie_rodR (rod, d = 1, h = 11) */
-  backward_set_5x1(w + W_tie_rodR + 7, x + X_rack_slide, s); /* L[rack_slide, tie_rodR] */
-  backward_add_5x1(w + W_tie_rodR + 2, x + X_kingpinR, s); /* L[kingpinR, tie_rodR] */
-  backward_add_1x1(w + W_tie_rodR + 1, x + X_tie_rodL, s); /* L[tie_rodL, tie_rodR] */
+  /* tie_rodR (rod, d = 1, h = 15) */
+  backward_set_5x1(w + W_tie_rodR + 11, x + X_rack_slide, s); /* L[rack_slide, tie_rodR] */
+  backward_add_5x1(w + W_tie_rodR + 6, x + X_kingpinR, s); /* L[kingpinR, tie_rodR] */
+  backward_add_5x1(w + W_tie_rodR + 1, x + X_kingpinL, s); /* L[kingpinL, tie_rodR] */
   subtract_1(x + X_tie_rodR, s); /* x[tie_rodR] */
-  /* rear_axleR (hinge, d = 5, h = 11) */
-  backward_set_6x5(w + W_rear_axleR + 50, x + X_body_weld1, s); /* L[body#weld1, rear_axleR] */
-  backward_add_5x5(w + W_rear_axleR + 25, x + X_kingpinL, s); /* L[kingpinL, rear_axleR] */
-  subtract_5(x + X_rear_axleR, s); /* x[rear_axleR] */
-  node_backward_5(w + W_rear_axleR, x + X_rear_axleR); /* x[rear_axleR] */
-  /* rear_axleL (hinge, d = 5, h = 16) */
-  backward_set_6x5(w + W_rear_axleL + 75, x + X_body_weld1, s); /* L[body#weld1, rear_axleL] */
-  backward_add_5x5(w + W_rear_axleL + 50, x + X_kingpinL, s); /* L[kingpinL, rear_axleL] */
-  backward_add_5x5(w + W_rear_axleL + 25, x + X_rear_axleR, s); /* L[rear_axleR, rear_axleL] */
-  subtract_5(x + X_rear_axleL, s); /* x[rear_axleL] */
-  node_backward_5(w + W_rear_axleL, x + X_rear_axleL); /* x[rear_axleL] */
+  /* tie_rodL (rod, d = 1, h = 11) */
+  backward_set_5x1(w + W_tie_rodL + 7, x + X_rack_slide, s); /* L[rack_slide, tie_rodL] */
+  backward_add_5x1(w + W_tie_rodL + 2, x + X_kingpinL, s); /* L[kingpinL, tie_rodL] */
+  backward_add_1x1(w + W_tie_rodL + 1, x + X_tie_rodR, s); /* L[tie_rodR, tie_rodL] */
+  subtract_1(x + X_tie_rodL, s); /* x[tie_rodL] */
   /* spindleR (hinge, d = 5, h = 6) */
   backward_set_5x5(w + W_spindleR + 30, x + X_kingpinR, s); /* L[kingpinR, spindleR] */
   backward_add_1x5(w + W_spindleR + 25, x + X_tie_rodR, s); /* L[tie_rodR, spindleR] */
   subtract_5(x + X_spindleR, s); /* x[spindleR] */
   node_backward_5(w + W_spindleR, x + X_spindleR); /* x[spindleR] */
   /* spindleL (hinge, d = 5, h = 6) */
-  backward_set_1x5(w + W_spindleL + 50, x + X_tie_rodL, s); /* L[tie_rodL, spindleL] */
-  backward_add_5x5(w + W_spindleL + 25, x + X_kingpinL, s); /* L[kingpinL, spindleL] */
+  backward_set_5x5(w + W_spindleL + 30, x + X_kingpinL, s); /* L[kingpinL, spindleL] */
+  backward_add_1x5(w + W_spindleL + 25, x + X_tie_rodL, s); /* L[tie_rodL, spindleL] */
   subtract_5(x + X_spindleL, s); /* x[spindleL] */
   node_backward_5(w + W_spindleL, x + X_spindleL); /* x[spindleL] */
+  /* rear_axleR (hinge, d = 5, h = 6) */
+  backward_set_6x5(w + W_rear_axleR + 25, x + X_body_weld1, s); /* L[body#weld1, rear_axleR] */
+  subtract_5(x + X_rear_axleR, s); /* x[rear_axleR] */
+  node_backward_5(w + W_rear_axleR, x + X_rear_axleR); /* x[rear_axleR] */
+  /* rear_axleL (hinge, d = 5, h = 11) */
+  backward_set_6x5(w + W_rear_axleL + 50, x + X_body_weld1, s); /* L[body#weld1, rear_axleL] */
+  backward_add_5x5(w + W_rear_axleL + 25, x + X_rear_axleR, s); /* L[rear_axleR, rear_axleL] */
+  subtract_5(x + X_rear_axleL, s); /* x[rear_axleL] */
+  node_backward_5(w + W_rear_axleL, x + X_rear_axleL); /* x[rear_axleL] */
 }
 
 /*---- entry points (rt_factor_fn, rt_solve_fn of rt.h) ------------------------*/
@@ -409,13 +405,13 @@ static int buggy_factor(void *work, void *temp) {
   scalar *w = work;
   scalar *t = temp;
   int s;
-  if ((s = pivot_spindleL(w, t)) >= 0) return s;
-  if ((s = pivot_spindleR(w, t)) >= 0) return s;
   if ((s = pivot_rear_axleL(w, t)) >= 0) return s;
   if ((s = pivot_rear_axleR(w, t)) >= 0) return s;
+  if ((s = pivot_spindleL(w, t)) >= 0) return s;
+  if ((s = pivot_spindleR(w, t)) >= 0) return s;
+  if ((s = pivot_tie_rodL(w, t)) >= 0) return s;
   if ((s = pivot_tie_rodR(w, t)) >= 0) return s;
   if ((s = pivot_kingpinL(w, t)) >= 0) return s;
-  if ((s = pivot_tie_rodL(w, t)) >= 0) return s;
   if ((s = pivot_kingpinR(w, t)) >= 0) return s;
   if ((s = pivot_rack_slide(w, t)) >= 0) return s;
   return -1;
@@ -439,10 +435,10 @@ const rt_program buggy_program = {
     .nsbody = 9,
     .ncons = 10,
     .dim = 43,
-    .work_size = 555,
+    .work_size = 549,
     .temp_size = 96,
-    .nblk = 20,
-    .nrsi = 561,
+    .nblk = 19,
+    .nrsi = 538,
     .sbody_body = sbody_body,
     .shard_adr = shard_adr,
     .shard_num = shard_num,

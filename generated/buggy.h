@@ -17,7 +17,7 @@ extern "C" {
 /* Sizes for static allocation: scalars (float) of the packed workspace and
  * of the factorization's temporary, and rows of H (the length of right-hand
  * sides and solutions, in solver-constraint order). */
-#define BUGGY_WORK_SIZE 555
+#define BUGGY_WORK_SIZE 549
 #define BUGGY_TEMP_SIZE 96
 #define BUGGY_DIM 43
 

@@ -25,7 +25,7 @@
  *   edge blocks     10 (0 of them fill-in)
  *   RSI entries     60
  *   flops           999 (convention: 2 x (d^3/6 + h d^2 + d h (h+1)/2) per pivot of degree d and column height h)
- *   order           best (heuristic natural)
+ *   order           best (heuristic mda)
  *   workspace       189 scalars, temporary 40 scalars
  *   structure hash  0x7efc7ca81231e8d7
  *

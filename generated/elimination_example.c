@@ -25,7 +25,7 @@
  *   edge blocks     6 (0 of them fill-in)
  *   RSI entries     73
  *   flops           664 (convention: 2 x (d^3/6 + h d^2 + d h (h+1)/2) per pivot of degree d and column height h)
- *   order           best (heuristic meca-flops)
+ *   order           best (heuristic mda)
  *   workspace       115 scalars, temporary 56 scalars
  *   structure hash  0xfddbeaf7be8c2936
  *

@@ -31,9 +31,9 @@
  *
  * Pivot order (constraint: type, degree d, column height h, blocks; the
  * pivots' indices and offsets are the table P_, W_, R_, X_ below):
- *   boom_pin: hinge, d 5, h 5, 1 block
  *   load_sling: ball, d 3, h 3, 1 block
  *   hook_eye: ball, d 3, h 5, 1 block
+ *   boom_pin: hinge, d 5, h 5, 1 block
  *   bucket_pin: hinge, d 5, h 5, 1 block
  *   stick_pin: hinge, d 5, h 0, 0 blocks
  */
@@ -93,9 +93,9 @@ static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_name)};
  * temporary (R_) and its constraint's first row of x (X_). Every offset of
  * the code below is one of these bases plus a literal. */
 #define LDLPGS_PIVOTS(X) \
-    X(boom_pin, 0, 0, 0, 25, 5, 0, 0, 0, 0) \
-    X(load_sling, 1, 4, 50, 59, 3, 1, 15, 8, 18) \
-    X(hook_eye, 2, 3, 68, 77, 5, 2, 21, 0, 15) \
+    X(load_sling, 0, 4, 0, 9, 3, 0, 0, 0, 18) \
+    X(hook_eye, 1, 3, 18, 27, 5, 1, 6, 8, 15) \
+    X(boom_pin, 2, 0, 42, 67, 5, 2, 21, 0, 0) \
     X(bucket_pin, 3, 2, 92, 117, 5, 3, 36, 8, 10) \
     X(stick_pin, 4, 1, 142, 167, 0, 4, 51, 0, 5)
 #define LDLPGS_P_BASES(id, p, cons, node, edge, h, blk, rsi, rinv, row) \
@@ -116,51 +116,42 @@ static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_rsi) 51};
 
 /* row pivot of each edge block */
 static const int blk_piv[] = {
-    /* boom_pin */ P_stick_pin,
     /* load_sling */ P_hook_eye,
     /* hook_eye */ P_bucket_pin,
+    /* boom_pin */ P_stick_pin,
     /* bucket_pin */ P_stick_pin,
 };
 
 /* workspace offset of each edge block */
 static const int blk_off[] = {
-    /* boom_pin */ W_boom_pin + 25,
     /* load_sling */ W_load_sling + 9,
     /* hook_eye */ W_hook_eye + 9,
+    /* boom_pin */ W_boom_pin + 25,
     /* bucket_pin */ W_bucket_pin + 25,
 };
 
 /* 1 = fill-in block (zero in H) */
 static const unsigned char blk_fill[] = {
-    /* boom_pin */ 0,
     /* load_sling */ 0,
     /* hook_eye */ 0,
+    /* boom_pin */ 0,
     /* bucket_pin */ 0,
 };
 
 /* RSI: workspace offset receiving each reduction product */
 static const int32_t rsi[] = {
-    /* boom_pin */ W_stick_pin, W_stick_pin + 5, W_stick_pin + 6, W_stick_pin + 10, W_stick_pin + 11, W_stick_pin + 12, W_stick_pin + 15, W_stick_pin + 16, W_stick_pin + 17, W_stick_pin + 18, W_stick_pin + 20, W_stick_pin + 21, W_stick_pin + 22, W_stick_pin + 23, W_stick_pin + 24,
     /* load_sling */ W_hook_eye, W_hook_eye + 3, W_hook_eye + 4, W_hook_eye + 6, W_hook_eye + 7, W_hook_eye + 8,
     /* hook_eye */ W_bucket_pin, W_bucket_pin + 5, W_bucket_pin + 6, W_bucket_pin + 10, W_bucket_pin + 11, W_bucket_pin + 12, W_bucket_pin + 15, W_bucket_pin + 16, W_bucket_pin + 17, W_bucket_pin + 18, W_bucket_pin + 20, W_bucket_pin + 21, W_bucket_pin + 22, W_bucket_pin + 23, W_bucket_pin + 24,
+    /* boom_pin */ W_stick_pin, W_stick_pin + 5, W_stick_pin + 6, W_stick_pin + 10, W_stick_pin + 11, W_stick_pin + 12, W_stick_pin + 15, W_stick_pin + 16, W_stick_pin + 17, W_stick_pin + 18, W_stick_pin + 20, W_stick_pin + 21, W_stick_pin + 22, W_stick_pin + 23, W_stick_pin + 24,
     /* bucket_pin */ W_stick_pin, W_stick_pin + 5, W_stick_pin + 6, W_stick_pin + 10, W_stick_pin + 11, W_stick_pin + 12, W_stick_pin + 15, W_stick_pin + 16, W_stick_pin + 17, W_stick_pin + 18, W_stick_pin + 20, W_stick_pin + 21, W_stick_pin + 22, W_stick_pin + 23, W_stick_pin + 24,
 };
 
 /*---- factor: one function per pivot ------------------------------------------*/
 
-/*---- boom_pin (hinge, d = 5, h = 5)
- * column: stick_pin (d 5) */
-static int pivot_boom_pin(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + W_boom_pin, t + R_boom_pin)) return P_boom_pin; /* N[boom_pin] = l D l^T */
-  const int failed = factor_node_3(w + W_load_sling, t + R_load_sling); /* N[load_sling] = l D l^T, the next pivot's: final now */
-  panel_5x5_of_8(w + W_boom_pin, t + R_boom_pin, w + W_boom_pin + 25, t + 16); /* rows 0..4 */
-  reduce_tri_5_d5(w + W_stick_pin, w + W_boom_pin + 25, t + 16); /* N[stick_pin] */
-  return failed ? P_load_sling : -1;
-}
-
 /*---- load_sling (ball, d = 3, h = 3)
  * column: hook_eye (d 3) */
 static int pivot_load_sling(scalar *restrict w, scalar *restrict t) {
+  if (factor_node_3(w + W_load_sling, t + R_load_sling)) return P_load_sling; /* N[load_sling] = l D l^T */
   panel_3x3_of_4(w + W_load_sling, t + R_load_sling, w + W_load_sling + 9, t + 16); /* rows 0..2 */
   reduce_tri_3_d3(w + W_hook_eye, w + W_load_sling + 9, t + 16); /* N[hook_eye] */
   const int failed = factor_node_3(w + W_hook_eye, t + R_hook_eye); /* N[hook_eye] = l D l^T, the next pivot's: final now */
@@ -170,9 +161,18 @@ static int pivot_load_sling(scalar *restrict w, scalar *restrict t) {
 /*---- hook_eye (ball, d = 3, h = 5)
  * column: bucket_pin (d 5) */
 static int pivot_hook_eye(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_boom_pin, t + R_boom_pin); /* N[boom_pin] = l D l^T, the next pivot's: final now */
   panel_3x5_of_8(w + W_hook_eye, t + R_hook_eye, w + W_hook_eye + 9, t + 16); /* rows 0..4 */
   reduce_tri_5_d3(w + W_bucket_pin, w + W_hook_eye + 9, t + 16); /* N[bucket_pin] */
+  return failed ? P_boom_pin : -1;
+}
+
+/*---- boom_pin (hinge, d = 5, h = 5)
+ * column: stick_pin (d 5) */
+static int pivot_boom_pin(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_5(w + W_bucket_pin, t + R_bucket_pin); /* N[bucket_pin] = l D l^T, the next pivot's: final now */
+  panel_5x5_of_8(w + W_boom_pin, t + R_boom_pin, w + W_boom_pin + 25, t + 16); /* rows 0..4 */
+  reduce_tri_5_d5(w + W_stick_pin, w + W_boom_pin + 25, t + 16); /* N[stick_pin] */
   return failed ? P_bucket_pin : -1;
 }
 
@@ -188,10 +188,6 @@ static int pivot_bucket_pin(scalar *restrict w, scalar *restrict t) {
 /*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
 static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
-  /* boom_pin (hinge, d = 5, h = 5) */
-  node_forward_5(w + W_boom_pin, x + X_boom_pin); /* x[boom_pin] */
-  forward_5x5(w + W_boom_pin + 25, x + X_boom_pin, x + X_stick_pin); /* x[stick_pin] */
-  node_diag_5(w + W_boom_pin, x + X_boom_pin); /* x[boom_pin] */
   /* load_sling (ball, d = 3, h = 3) */
   node_forward_3(w + W_load_sling, x + X_load_sling); /* x[load_sling] */
   forward_3x3(w + W_load_sling + 9, x + X_load_sling, x + X_hook_eye); /* x[hook_eye] */
@@ -200,6 +196,10 @@ static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
   node_forward_3(w + W_hook_eye, x + X_hook_eye); /* x[hook_eye] */
   forward_5x3(w + W_hook_eye + 9, x + X_hook_eye, x + X_bucket_pin); /* x[bucket_pin] */
   node_diag_3(w + W_hook_eye, x + X_hook_eye); /* x[hook_eye] */
+  /* boom_pin (hinge, d = 5, h = 5) */
+  node_forward_5(w + W_boom_pin, x + X_boom_pin); /* x[boom_pin] */
+  forward_5x5(w + W_boom_pin + 25, x + X_boom_pin, x + X_stick_pin); /* x[stick_pin] */
+  node_diag_5(w + W_boom_pin, x + X_boom_pin); /* x[boom_pin] */
   /* bucket_pin (hinge, d = 5, h = 5) */
   node_forward_5(w + W_bucket_pin, x + X_bucket_pin); /* x[bucket_pin] */
   forward_5x5(w + W_bucket_pin + 25, x + X_bucket_pin, x + X_stick_pin); /* x[stick_pin] */
@@ -219,6 +219,10 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_set_5x5(w + W_bucket_pin + 25, x + X_stick_pin, s); /* L[stick_pin, bucket_pin] */
   subtract_5(x + X_bucket_pin, s); /* x[bucket_pin] */
   node_backward_5(w + W_bucket_pin, x + X_bucket_pin); /* x[bucket_pin] */
+  /* boom_pin (hinge, d = 5, h = 5) */
+  backward_set_5x5(w + W_boom_pin + 25, x + X_stick_pin, s); /* L[stick_pin, boom_pin] */
+  subtract_5(x + X_boom_pin, s); /* x[boom_pin] */
+  node_backward_5(w + W_boom_pin, x + X_boom_pin); /* x[boom_pin] */
   /* hook_eye (ball, d = 3, h = 5) */
   backward_set_5x3(w + W_hook_eye + 9, x + X_bucket_pin, s); /* L[bucket_pin, hook_eye] */
   subtract_3(x + X_hook_eye, s); /* x[hook_eye] */
@@ -227,10 +231,6 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_set_3x3(w + W_load_sling + 9, x + X_hook_eye, s); /* L[hook_eye, load_sling] */
   subtract_3(x + X_load_sling, s); /* x[load_sling] */
   node_backward_3(w + W_load_sling, x + X_load_sling); /* x[load_sling] */
-  /* boom_pin (hinge, d = 5, h = 5) */
-  backward_set_5x5(w + W_boom_pin + 25, x + X_stick_pin, s); /* L[stick_pin, boom_pin] */
-  subtract_5(x + X_boom_pin, s); /* x[boom_pin] */
-  node_backward_5(w + W_boom_pin, x + X_boom_pin); /* x[boom_pin] */
 }
 
 /*---- entry points (rt_factor_fn, rt_solve_fn of rt.h) ------------------------*/
@@ -241,9 +241,9 @@ static int excavator_factor(void *work, void *temp) {
   scalar *w = work;
   scalar *t = temp;
   int s;
-  if ((s = pivot_boom_pin(w, t)) >= 0) return s;
   if ((s = pivot_load_sling(w, t)) >= 0) return s;
   if ((s = pivot_hook_eye(w, t)) >= 0) return s;
+  if ((s = pivot_boom_pin(w, t)) >= 0) return s;
   if ((s = pivot_bucket_pin(w, t)) >= 0) return s;
   return -1;
 }

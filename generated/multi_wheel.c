@@ -21,43 +21,43 @@
  *   bodies          21 (30 solver bodies: 1 shattered into 10 shards)
  *   constraints     29 in H (20 equality constraints of the mechanism, 9 shard welds)
  *   dim             142
- *   density         17.9% (structural nonzeros of H: 3604 / dim^2)
+ *   density         18.0% (structural nonzeros of H: 3628 / dim^2)
  *   edge blocks     54 (0 of them fill-in)
- *   RSI entries     2190
- *   flops           34421 (convention: 2 x (d^3/6 + h d^2 + d h (h+1)/2) per pivot of degree d and column height h)
- *   order           best (heuristic meca-flops)
- *   workspace       2166 scalars, temporary 160 scalars
+ *   RSI entries     2103
+ *   flops           35051 (convention: 2 x (d^3/6 + h d^2 + d h (h+1)/2) per pivot of degree d and column height h)
+ *   order           best (heuristic mda)
+ *   workspace       2178 scalars, temporary 160 scalars
  *   structure hash  0xd50e894841f10650
  *
  * Pivot order (constraint: type, degree d, column height h, blocks; the
  * pivots' indices and offsets are the table P_, W_, R_, X_ below):
- *   tow_front_ball: ball, d 3, h 11, 2 blocks
- *   axle1L: hinge, d 5, h 6, 1 block
- *   tow_rear_ball: ball, d 3, h 11, 2 blocks
- *   axle7R: hinge, d 5, h 6, 1 block
- *   outrigger_frontL_ball: ball, d 3, h 17, 3 blocks
- *   outrigger_frontR_ball: ball, d 3, h 17, 3 blocks
- *   outrigger_rearL_ball: ball, d 3, h 17, 3 blocks
- *   outrigger_rearR_ball: ball, d 3, h 17, 3 blocks
- *   axle2R: hinge, d 5, h 12, 2 blocks
- *   axle3L: hinge, d 5, h 12, 2 blocks
- *   axle6R: hinge, d 5, h 12, 2 blocks
- *   axle7L: hinge, d 5, h 12, 2 blocks
+ *   tow_front_ball: ball, d 3, h 9, 2 blocks
+ *   tow_rear_ball: ball, d 3, h 6, 1 block
+ *   axle1L: hinge, d 5, h 11, 2 blocks
+ *   axle1R: hinge, d 5, h 6, 1 block
+ *   outrigger_frontL_ball: ball, d 3, h 15, 3 blocks
+ *   outrigger_frontR_ball: ball, d 3, h 12, 2 blocks
+ *   outrigger_rearL_ball: ball, d 3, h 15, 3 blocks
+ *   outrigger_rearR_ball: ball, d 3, h 12, 2 blocks
  *   chassis#weld9: shard weld, d 6, h 6, 1 block
  *   chassis#weld8: shard weld, d 6, h 6, 1 block
- *   axle1R: hinge, d 5, h 17, 3 blocks
- *   axle2L: hinge, d 5, h 12, 2 blocks
+ *   axle2L: hinge, d 5, h 17, 3 blocks
+ *   axle2R: hinge, d 5, h 12, 2 blocks
  *   chassis#weld1: shard weld, d 6, h 6, 1 block
+ *   axle3L: hinge, d 5, h 17, 3 blocks
+ *   axle3R: hinge, d 5, h 12, 2 blocks
  *   chassis#weld2: shard weld, d 6, h 6, 1 block
+ *   axle4L: hinge, d 5, h 17, 3 blocks
+ *   axle4R: hinge, d 5, h 12, 2 blocks
  *   chassis#weld3: shard weld, d 6, h 6, 1 block
- *   axle3R: hinge, d 5, h 17, 3 blocks
- *   axle4L: hinge, d 5, h 12, 2 blocks
+ *   axle5L: hinge, d 5, h 17, 3 blocks
+ *   axle5R: hinge, d 5, h 12, 2 blocks
  *   chassis#weld4: shard weld, d 6, h 6, 1 block
- *   axle4R: hinge, d 5, h 17, 3 blocks
- *   axle5L: hinge, d 5, h 12, 2 blocks
+ *   axle6L: hinge, d 5, h 17, 3 blocks
+ *   axle6R: hinge, d 5, h 12, 2 blocks
  *   chassis#weld5: shard weld, d 6, h 6, 1 block
- *   axle5R: hinge, d 5, h 17, 3 blocks
- *   axle6L: hinge, d 5, h 12, 2 blocks
+ *   axle7L: hinge, d 5, h 17, 3 blocks
+ *   axle7R: hinge, d 5, h 12, 2 blocks
  *   chassis#weld6: shard weld, d 6, h 6, 1 block
  *   chassis#weld7: shard weld, d 6, h 0, 0 blocks
  */
@@ -95,25 +95,25 @@ static const int shard_num[] = {
  * constraint (-1 = shard weld), solver bodies a and b (RT_WORLD = -1),
  * degree, first row in vectors. */
 #define LDLPGS_CONSTRAINTS(X) \
-    X("tow_front_ball", 0, 0, 10, 3, 0) \
+    X("tow_front_ball", 0, 9, 10, 3, 0) \
     X("axle1L", 1, 0, 11, 5, 3) \
-    X("axle1R", 2, 1, 12, 5, 8) \
+    X("axle1R", 2, 0, 12, 5, 8) \
     X("axle2L", 3, 1, 13, 5, 13) \
-    X("axle2R", 4, 2, 14, 5, 18) \
-    X("outrigger_frontL_ball", 5, 2, 15, 3, 23) \
-    X("outrigger_frontR_ball", 6, 3, 16, 3, 26) \
-    X("axle3L", 7, 3, 17, 5, 29) \
-    X("axle3R", 8, 4, 18, 5, 34) \
-    X("axle4L", 9, 4, 19, 5, 39) \
-    X("axle4R", 10, 5, 20, 5, 44) \
-    X("axle5L", 11, 5, 21, 5, 49) \
-    X("axle5R", 12, 6, 22, 5, 54) \
-    X("axle6L", 13, 6, 23, 5, 59) \
-    X("axle6R", 14, 7, 24, 5, 64) \
-    X("outrigger_rearL_ball", 15, 7, 25, 3, 69) \
+    X("axle2R", 4, 1, 14, 5, 18) \
+    X("outrigger_frontL_ball", 5, 7, 15, 3, 23) \
+    X("outrigger_frontR_ball", 6, 7, 16, 3, 26) \
+    X("axle3L", 7, 2, 17, 5, 29) \
+    X("axle3R", 8, 2, 18, 5, 34) \
+    X("axle4L", 9, 3, 19, 5, 39) \
+    X("axle4R", 10, 3, 20, 5, 44) \
+    X("axle5L", 11, 4, 21, 5, 49) \
+    X("axle5R", 12, 4, 22, 5, 54) \
+    X("axle6L", 13, 5, 23, 5, 59) \
+    X("axle6R", 14, 5, 24, 5, 64) \
+    X("outrigger_rearL_ball", 15, 8, 25, 3, 69) \
     X("outrigger_rearR_ball", 16, 8, 26, 3, 72) \
-    X("axle7L", 17, 8, 27, 5, 75) \
-    X("axle7R", 18, 9, 28, 5, 80) \
+    X("axle7L", 17, 6, 27, 5, 75) \
+    X("axle7R", 18, 6, 28, 5, 80) \
     X("tow_rear_ball", 19, 9, 29, 3, 85) \
     X("chassis#weld1", -1, 0, 1, 6, 88) \
     X("chassis#weld2", -1, 1, 2, 6, 94) \
@@ -144,35 +144,35 @@ static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_name)};
  * temporary (R_) and its constraint's first row of x (X_). Every offset of
  * the code below is one of these bases plus a literal. */
 #define LDLPGS_PIVOTS(X) \
-    X(tow_front_ball, 0, 0, 0, 9, 11, 0, 0, 0, 0) \
-    X(axle1L, 1, 1, 42, 67, 6, 2, 66, 8, 3) \
-    X(tow_rear_ball, 2, 19, 97, 106, 11, 3, 87, 0, 85) \
-    X(axle7R, 3, 18, 139, 164, 6, 5, 153, 8, 80) \
-    X(outrigger_frontL_ball, 4, 5, 194, 203, 17, 6, 174, 0, 23) \
-    X(outrigger_frontR_ball, 5, 6, 254, 263, 17, 9, 327, 8, 26) \
-    X(outrigger_rearL_ball, 6, 15, 314, 323, 17, 12, 480, 0, 69) \
-    X(outrigger_rearR_ball, 7, 16, 374, 383, 17, 15, 633, 8, 72) \
-    X(axle2R, 8, 4, 434, 459, 12, 18, 786, 0, 18) \
-    X(axle3L, 9, 7, 519, 544, 12, 20, 864, 8, 29) \
-    X(axle6R, 10, 14, 604, 629, 12, 22, 942, 0, 64) \
-    X(axle7L, 11, 17, 689, 714, 12, 24, 1020, 8, 75) \
-    X(chassis_weld9, 12, 28, 774, 810, 6, 26, 1098, 0, 136) \
-    X(chassis_weld8, 13, 27, 846, 882, 6, 27, 1119, 8, 130) \
-    X(axle1R, 14, 2, 918, 943, 17, 28, 1140, 0, 8) \
-    X(axle2L, 15, 3, 1028, 1053, 12, 31, 1293, 8, 13) \
-    X(chassis_weld1, 16, 20, 1113, 1149, 6, 33, 1371, 0, 88) \
-    X(chassis_weld2, 17, 21, 1185, 1221, 6, 34, 1392, 8, 94) \
-    X(chassis_weld3, 18, 22, 1257, 1293, 6, 35, 1413, 0, 100) \
-    X(axle3R, 19, 8, 1329, 1354, 17, 36, 1434, 8, 34) \
-    X(axle4L, 20, 9, 1439, 1464, 12, 39, 1587, 0, 39) \
-    X(chassis_weld4, 21, 23, 1524, 1560, 6, 41, 1665, 8, 106) \
-    X(axle4R, 22, 10, 1596, 1621, 17, 42, 1686, 0, 44) \
-    X(axle5L, 23, 11, 1706, 1731, 12, 45, 1839, 8, 49) \
-    X(chassis_weld5, 24, 24, 1791, 1827, 6, 47, 1917, 0, 112) \
-    X(axle5R, 25, 12, 1863, 1888, 17, 48, 1938, 8, 54) \
-    X(axle6L, 26, 13, 1973, 1998, 12, 51, 2091, 0, 59) \
-    X(chassis_weld6, 27, 25, 2058, 2094, 6, 53, 2169, 8, 118) \
-    X(chassis_weld7, 28, 26, 2130, 2166, 0, 54, 2190, 0, 124)
+    X(tow_front_ball, 0, 0, 0, 9, 9, 0, 0, 0, 0) \
+    X(tow_rear_ball, 1, 19, 36, 45, 6, 2, 45, 8, 85) \
+    X(axle1L, 2, 1, 63, 88, 11, 3, 66, 0, 3) \
+    X(axle1R, 3, 2, 143, 168, 6, 5, 132, 8, 8) \
+    X(outrigger_frontL_ball, 4, 5, 198, 207, 15, 6, 153, 0, 23) \
+    X(outrigger_frontR_ball, 5, 6, 252, 261, 12, 9, 273, 8, 26) \
+    X(outrigger_rearL_ball, 6, 15, 297, 306, 15, 11, 351, 0, 69) \
+    X(outrigger_rearR_ball, 7, 16, 351, 360, 12, 14, 471, 8, 72) \
+    X(chassis_weld9, 8, 28, 396, 432, 6, 16, 549, 0, 136) \
+    X(chassis_weld8, 9, 27, 468, 504, 6, 17, 570, 8, 130) \
+    X(axle2L, 10, 3, 540, 565, 17, 18, 591, 0, 13) \
+    X(axle2R, 11, 4, 650, 675, 12, 21, 744, 8, 18) \
+    X(chassis_weld1, 12, 20, 735, 771, 6, 23, 822, 0, 88) \
+    X(axle3L, 13, 7, 807, 832, 17, 24, 843, 8, 29) \
+    X(axle3R, 14, 8, 917, 942, 12, 27, 996, 0, 34) \
+    X(chassis_weld2, 15, 21, 1002, 1038, 6, 29, 1074, 8, 94) \
+    X(axle4L, 16, 9, 1074, 1099, 17, 30, 1095, 0, 39) \
+    X(axle4R, 17, 10, 1184, 1209, 12, 33, 1248, 8, 44) \
+    X(chassis_weld3, 18, 22, 1269, 1305, 6, 35, 1326, 0, 100) \
+    X(axle5L, 19, 11, 1341, 1366, 17, 36, 1347, 8, 49) \
+    X(axle5R, 20, 12, 1451, 1476, 12, 39, 1500, 0, 54) \
+    X(chassis_weld4, 21, 23, 1536, 1572, 6, 41, 1578, 8, 106) \
+    X(axle6L, 22, 13, 1608, 1633, 17, 42, 1599, 0, 59) \
+    X(axle6R, 23, 14, 1718, 1743, 12, 45, 1752, 8, 64) \
+    X(chassis_weld5, 24, 24, 1803, 1839, 6, 47, 1830, 0, 112) \
+    X(axle7L, 25, 17, 1875, 1900, 17, 48, 1851, 8, 75) \
+    X(axle7R, 26, 18, 1985, 2010, 12, 51, 2004, 0, 80) \
+    X(chassis_weld6, 27, 25, 2070, 2106, 6, 53, 2082, 8, 118) \
+    X(chassis_weld7, 28, 26, 2142, 2178, 0, 54, 2103, 0, 124)
 #define LDLPGS_P_BASES(id, p, cons, node, edge, h, blk, rsi, rinv, row) \
     P_##id = p, W_##id = node, R_##id = rinv, X_##id = row,
 enum { LDLPGS_PIVOTS(LDLPGS_P_BASES) };
@@ -187,290 +187,232 @@ static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_h)};
 #define LDLPGS_P_blk(id, p, cons, node, edge, h, blk, rsi, rinv, row) blk,
 static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_blk) 54};
 #define LDLPGS_P_rsi(id, p, cons, node, edge, h, blk, rsi, rinv, row) rsi,
-static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_rsi) 2190};
+static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_rsi) 2103};
 
 /* row pivot of each edge block */
 static const int blk_piv[] = {
-    /* tow_front_ball */ P_axle1L, P_chassis_weld1,
-    /* axle1L */ P_chassis_weld1,
-    /* tow_rear_ball */ P_axle7R, P_chassis_weld9,
-    /* axle7R */ P_chassis_weld9,
-    /* outrigger_frontL_ball */ P_axle2R, P_chassis_weld2, P_chassis_weld3,
-    /* outrigger_frontR_ball */ P_axle3L, P_chassis_weld3, P_chassis_weld4,
-    /* outrigger_rearL_ball */ P_axle6R, P_chassis_weld8, P_chassis_weld7,
-    /* outrigger_rearR_ball */ P_axle7L, P_chassis_weld9, P_chassis_weld8,
-    /* axle2R */ P_chassis_weld2, P_chassis_weld3,
-    /* axle3L */ P_chassis_weld3, P_chassis_weld4,
-    /* axle6R */ P_chassis_weld8, P_chassis_weld7,
-    /* axle7L */ P_chassis_weld9, P_chassis_weld8,
+    /* tow_front_ball */ P_tow_rear_ball, P_chassis_weld9,
+    /* tow_rear_ball */ P_chassis_weld9,
+    /* axle1L */ P_axle1R, P_chassis_weld1,
+    /* axle1R */ P_chassis_weld1,
+    /* outrigger_frontL_ball */ P_outrigger_frontR_ball, P_chassis_weld8, P_chassis_weld7,
+    /* outrigger_frontR_ball */ P_chassis_weld8, P_chassis_weld7,
+    /* outrigger_rearL_ball */ P_outrigger_rearR_ball, P_chassis_weld9, P_chassis_weld8,
+    /* outrigger_rearR_ball */ P_chassis_weld9, P_chassis_weld8,
     /* chassis_weld9 */ P_chassis_weld8,
     /* chassis_weld8 */ P_chassis_weld7,
-    /* axle1R */ P_axle2L, P_chassis_weld1, P_chassis_weld2,
-    /* axle2L */ P_chassis_weld1, P_chassis_weld2,
+    /* axle2L */ P_axle2R, P_chassis_weld1, P_chassis_weld2,
+    /* axle2R */ P_chassis_weld1, P_chassis_weld2,
     /* chassis_weld1 */ P_chassis_weld2,
+    /* axle3L */ P_axle3R, P_chassis_weld2, P_chassis_weld3,
+    /* axle3R */ P_chassis_weld2, P_chassis_weld3,
     /* chassis_weld2 */ P_chassis_weld3,
+    /* axle4L */ P_axle4R, P_chassis_weld3, P_chassis_weld4,
+    /* axle4R */ P_chassis_weld3, P_chassis_weld4,
     /* chassis_weld3 */ P_chassis_weld4,
-    /* axle3R */ P_axle4L, P_chassis_weld4, P_chassis_weld5,
-    /* axle4L */ P_chassis_weld4, P_chassis_weld5,
+    /* axle5L */ P_axle5R, P_chassis_weld4, P_chassis_weld5,
+    /* axle5R */ P_chassis_weld4, P_chassis_weld5,
     /* chassis_weld4 */ P_chassis_weld5,
-    /* axle4R */ P_axle5L, P_chassis_weld5, P_chassis_weld6,
-    /* axle5L */ P_chassis_weld5, P_chassis_weld6,
+    /* axle6L */ P_axle6R, P_chassis_weld5, P_chassis_weld6,
+    /* axle6R */ P_chassis_weld5, P_chassis_weld6,
     /* chassis_weld5 */ P_chassis_weld6,
-    /* axle5R */ P_axle6L, P_chassis_weld6, P_chassis_weld7,
-    /* axle6L */ P_chassis_weld6, P_chassis_weld7,
+    /* axle7L */ P_axle7R, P_chassis_weld6, P_chassis_weld7,
+    /* axle7R */ P_chassis_weld6, P_chassis_weld7,
     /* chassis_weld6 */ P_chassis_weld7,
 };
 
 /* workspace offset of each edge block */
 static const int blk_off[] = {
-    /* tow_front_ball */ W_tow_front_ball + 9, W_tow_front_ball + 24,
-    /* axle1L */ W_axle1L + 25,
-    /* tow_rear_ball */ W_tow_rear_ball + 9, W_tow_rear_ball + 24,
-    /* axle7R */ W_axle7R + 25,
-    /* outrigger_frontL_ball */ W_outrigger_frontL_ball + 9, W_outrigger_frontL_ball + 24, W_outrigger_frontL_ball + 42,
-    /* outrigger_frontR_ball */ W_outrigger_frontR_ball + 9, W_outrigger_frontR_ball + 24, W_outrigger_frontR_ball + 42,
-    /* outrigger_rearL_ball */ W_outrigger_rearL_ball + 9, W_outrigger_rearL_ball + 24, W_outrigger_rearL_ball + 42,
-    /* outrigger_rearR_ball */ W_outrigger_rearR_ball + 9, W_outrigger_rearR_ball + 24, W_outrigger_rearR_ball + 42,
-    /* axle2R */ W_axle2R + 25, W_axle2R + 55,
-    /* axle3L */ W_axle3L + 25, W_axle3L + 55,
-    /* axle6R */ W_axle6R + 25, W_axle6R + 55,
-    /* axle7L */ W_axle7L + 25, W_axle7L + 55,
+    /* tow_front_ball */ W_tow_front_ball + 9, W_tow_front_ball + 18,
+    /* tow_rear_ball */ W_tow_rear_ball + 9,
+    /* axle1L */ W_axle1L + 25, W_axle1L + 50,
+    /* axle1R */ W_axle1R + 25,
+    /* outrigger_frontL_ball */ W_outrigger_frontL_ball + 9, W_outrigger_frontL_ball + 18, W_outrigger_frontL_ball + 36,
+    /* outrigger_frontR_ball */ W_outrigger_frontR_ball + 9, W_outrigger_frontR_ball + 27,
+    /* outrigger_rearL_ball */ W_outrigger_rearL_ball + 9, W_outrigger_rearL_ball + 18, W_outrigger_rearL_ball + 36,
+    /* outrigger_rearR_ball */ W_outrigger_rearR_ball + 9, W_outrigger_rearR_ball + 27,
     /* chassis_weld9 */ W_chassis_weld9 + 36,
     /* chassis_weld8 */ W_chassis_weld8 + 36,
-    /* axle1R */ W_axle1R + 25, W_axle1R + 50, W_axle1R + 80,
-    /* axle2L */ W_axle2L + 25, W_axle2L + 55,
+    /* axle2L */ W_axle2L + 25, W_axle2L + 50, W_axle2L + 80,
+    /* axle2R */ W_axle2R + 25, W_axle2R + 55,
     /* chassis_weld1 */ W_chassis_weld1 + 36,
+    /* axle3L */ W_axle3L + 25, W_axle3L + 50, W_axle3L + 80,
+    /* axle3R */ W_axle3R + 25, W_axle3R + 55,
     /* chassis_weld2 */ W_chassis_weld2 + 36,
+    /* axle4L */ W_axle4L + 25, W_axle4L + 50, W_axle4L + 80,
+    /* axle4R */ W_axle4R + 25, W_axle4R + 55,
     /* chassis_weld3 */ W_chassis_weld3 + 36,
-    /* axle3R */ W_axle3R + 25, W_axle3R + 50, W_axle3R + 80,
-    /* axle4L */ W_axle4L + 25, W_axle4L + 55,
+    /* axle5L */ W_axle5L + 25, W_axle5L + 50, W_axle5L + 80,
+    /* axle5R */ W_axle5R + 25, W_axle5R + 55,
     /* chassis_weld4 */ W_chassis_weld4 + 36,
-    /* axle4R */ W_axle4R + 25, W_axle4R + 50, W_axle4R + 80,
-    /* axle5L */ W_axle5L + 25, W_axle5L + 55,
+    /* axle6L */ W_axle6L + 25, W_axle6L + 50, W_axle6L + 80,
+    /* axle6R */ W_axle6R + 25, W_axle6R + 55,
     /* chassis_weld5 */ W_chassis_weld5 + 36,
-    /* axle5R */ W_axle5R + 25, W_axle5R + 50, W_axle5R + 80,
-    /* axle6L */ W_axle6L + 25, W_axle6L + 55,
+    /* axle7L */ W_axle7L + 25, W_axle7L + 50, W_axle7L + 80,
+    /* axle7R */ W_axle7R + 25, W_axle7R + 55,
     /* chassis_weld6 */ W_chassis_weld6 + 36,
 };
 
 /* 1 = fill-in block (zero in H) */
 static const unsigned char blk_fill[] = {
     /* tow_front_ball */ 0, 0,
-    /* axle1L */ 0,
-    /* tow_rear_ball */ 0, 0,
-    /* axle7R */ 0,
+    /* tow_rear_ball */ 0,
+    /* axle1L */ 0, 0,
+    /* axle1R */ 0,
     /* outrigger_frontL_ball */ 0, 0, 0,
-    /* outrigger_frontR_ball */ 0, 0, 0,
+    /* outrigger_frontR_ball */ 0, 0,
     /* outrigger_rearL_ball */ 0, 0, 0,
-    /* outrigger_rearR_ball */ 0, 0, 0,
-    /* axle2R */ 0, 0,
-    /* axle3L */ 0, 0,
-    /* axle6R */ 0, 0,
-    /* axle7L */ 0, 0,
+    /* outrigger_rearR_ball */ 0, 0,
     /* chassis_weld9 */ 0,
     /* chassis_weld8 */ 0,
-    /* axle1R */ 0, 0, 0,
-    /* axle2L */ 0, 0,
+    /* axle2L */ 0, 0, 0,
+    /* axle2R */ 0, 0,
     /* chassis_weld1 */ 0,
+    /* axle3L */ 0, 0, 0,
+    /* axle3R */ 0, 0,
     /* chassis_weld2 */ 0,
+    /* axle4L */ 0, 0, 0,
+    /* axle4R */ 0, 0,
     /* chassis_weld3 */ 0,
-    /* axle3R */ 0, 0, 0,
-    /* axle4L */ 0, 0,
+    /* axle5L */ 0, 0, 0,
+    /* axle5R */ 0, 0,
     /* chassis_weld4 */ 0,
-    /* axle4R */ 0, 0, 0,
-    /* axle5L */ 0, 0,
+    /* axle6L */ 0, 0, 0,
+    /* axle6R */ 0, 0,
     /* chassis_weld5 */ 0,
-    /* axle5R */ 0, 0, 0,
-    /* axle6L */ 0, 0,
+    /* axle7L */ 0, 0, 0,
+    /* axle7R */ 0, 0,
     /* chassis_weld6 */ 0,
 };
 
 /* RSI: workspace offset receiving each reduction product */
 static const int32_t rsi[] = {
-    /* tow_front_ball */ W_axle1L, W_axle1L + 5, W_axle1L + 6, W_axle1L + 10, W_axle1L + 11, W_axle1L + 12, W_axle1L + 15, W_axle1L + 16, W_axle1L + 17, W_axle1L + 18, W_axle1L + 20, W_axle1L + 21, W_axle1L + 22, W_axle1L + 23, W_axle1L + 24, W_axle1L + 25, W_axle1L + 26, W_axle1L + 27, W_axle1L + 28, W_axle1L + 29, W_chassis_weld1, W_axle1L + 30, W_axle1L + 31, W_axle1L + 32, W_axle1L + 33, W_axle1L + 34, W_chassis_weld1 + 6, W_chassis_weld1 + 7, W_axle1L + 35, W_axle1L + 36, W_axle1L + 37, W_axle1L + 38, W_axle1L + 39, W_chassis_weld1 + 12, W_chassis_weld1 + 13, W_chassis_weld1 + 14, W_axle1L + 40, W_axle1L + 41, W_axle1L + 42, W_axle1L + 43, W_axle1L + 44, W_chassis_weld1 + 18, W_chassis_weld1 + 19, W_chassis_weld1 + 20, W_chassis_weld1 + 21, W_axle1L + 45, W_axle1L + 46, W_axle1L + 47, W_axle1L + 48, W_axle1L + 49, W_chassis_weld1 + 24, W_chassis_weld1 + 25, W_chassis_weld1 + 26, W_chassis_weld1 + 27, W_chassis_weld1 + 28, W_axle1L + 50, W_axle1L + 51, W_axle1L + 52, W_axle1L + 53, W_axle1L + 54, W_chassis_weld1 + 30, W_chassis_weld1 + 31, W_chassis_weld1 + 32, W_chassis_weld1 + 33, W_chassis_weld1 + 34, W_chassis_weld1 + 35,
-    /* axle1L */ W_chassis_weld1, W_chassis_weld1 + 6, W_chassis_weld1 + 7, W_chassis_weld1 + 12, W_chassis_weld1 + 13, W_chassis_weld1 + 14, W_chassis_weld1 + 18, W_chassis_weld1 + 19, W_chassis_weld1 + 20, W_chassis_weld1 + 21, W_chassis_weld1 + 24, W_chassis_weld1 + 25, W_chassis_weld1 + 26, W_chassis_weld1 + 27, W_chassis_weld1 + 28, W_chassis_weld1 + 30, W_chassis_weld1 + 31, W_chassis_weld1 + 32, W_chassis_weld1 + 33, W_chassis_weld1 + 34, W_chassis_weld1 + 35,
-    /* tow_rear_ball */ W_axle7R, W_axle7R + 5, W_axle7R + 6, W_axle7R + 10, W_axle7R + 11, W_axle7R + 12, W_axle7R + 15, W_axle7R + 16, W_axle7R + 17, W_axle7R + 18, W_axle7R + 20, W_axle7R + 21, W_axle7R + 22, W_axle7R + 23, W_axle7R + 24, W_axle7R + 25, W_axle7R + 26, W_axle7R + 27, W_axle7R + 28, W_axle7R + 29, W_chassis_weld9, W_axle7R + 30, W_axle7R + 31, W_axle7R + 32, W_axle7R + 33, W_axle7R + 34, W_chassis_weld9 + 6, W_chassis_weld9 + 7, W_axle7R + 35, W_axle7R + 36, W_axle7R + 37, W_axle7R + 38, W_axle7R + 39, W_chassis_weld9 + 12, W_chassis_weld9 + 13, W_chassis_weld9 + 14, W_axle7R + 40, W_axle7R + 41, W_axle7R + 42, W_axle7R + 43, W_axle7R + 44, W_chassis_weld9 + 18, W_chassis_weld9 + 19, W_chassis_weld9 + 20, W_chassis_weld9 + 21, W_axle7R + 45, W_axle7R + 46, W_axle7R + 47, W_axle7R + 48, W_axle7R + 49, W_chassis_weld9 + 24, W_chassis_weld9 + 25, W_chassis_weld9 + 26, W_chassis_weld9 + 27, W_chassis_weld9 + 28, W_axle7R + 50, W_axle7R + 51, W_axle7R + 52, W_axle7R + 53, W_axle7R + 54, W_chassis_weld9 + 30, W_chassis_weld9 + 31, W_chassis_weld9 + 32, W_chassis_weld9 + 33, W_chassis_weld9 + 34, W_chassis_weld9 + 35,
-    /* axle7R */ W_chassis_weld9, W_chassis_weld9 + 6, W_chassis_weld9 + 7, W_chassis_weld9 + 12, W_chassis_weld9 + 13, W_chassis_weld9 + 14, W_chassis_weld9 + 18, W_chassis_weld9 + 19, W_chassis_weld9 + 20, W_chassis_weld9 + 21, W_chassis_weld9 + 24, W_chassis_weld9 + 25, W_chassis_weld9 + 26, W_chassis_weld9 + 27, W_chassis_weld9 + 28, W_chassis_weld9 + 30, W_chassis_weld9 + 31, W_chassis_weld9 + 32, W_chassis_weld9 + 33, W_chassis_weld9 + 34, W_chassis_weld9 + 35,
-    /* outrigger_frontL_ball */ W_axle2R, W_axle2R + 5, W_axle2R + 6, W_axle2R + 10, W_axle2R + 11, W_axle2R + 12, W_axle2R + 15, W_axle2R + 16, W_axle2R + 17, W_axle2R + 18, W_axle2R + 20, W_axle2R + 21, W_axle2R + 22, W_axle2R + 23, W_axle2R + 24, W_axle2R + 25, W_axle2R + 26, W_axle2R + 27, W_axle2R + 28, W_axle2R + 29, W_chassis_weld2, W_axle2R + 30, W_axle2R + 31, W_axle2R + 32, W_axle2R + 33, W_axle2R + 34, W_chassis_weld2 + 6, W_chassis_weld2 + 7, W_axle2R + 35, W_axle2R + 36, W_axle2R + 37, W_axle2R + 38, W_axle2R + 39, W_chassis_weld2 + 12, W_chassis_weld2 + 13, W_chassis_weld2 + 14, W_axle2R + 40, W_axle2R + 41, W_axle2R + 42, W_axle2R + 43, W_axle2R + 44, W_chassis_weld2 + 18, W_chassis_weld2 + 19, W_chassis_weld2 + 20, W_chassis_weld2 + 21, W_axle2R + 45, W_axle2R + 46, W_axle2R + 47, W_axle2R + 48, W_axle2R + 49, W_chassis_weld2 + 24, W_chassis_weld2 + 25, W_chassis_weld2 + 26, W_chassis_weld2 + 27, W_chassis_weld2 + 28, W_axle2R + 50, W_axle2R + 51, W_axle2R + 52, W_axle2R + 53, W_axle2R + 54, W_chassis_weld2 + 30, W_chassis_weld2 + 31, W_chassis_weld2 + 32, W_chassis_weld2 + 33, W_chassis_weld2 + 34, W_chassis_weld2 + 35, W_axle2R + 55, W_axle2R + 56, W_axle2R + 57, W_axle2R + 58, W_axle2R + 59, W_chassis_weld2 + 36, W_chassis_weld2 + 37, W_chassis_weld2 + 38, W_chassis_weld2 + 39, W_chassis_weld2 + 40, W_chassis_weld2 + 41, W_chassis_weld3, W_axle2R + 60, W_axle2R + 61, W_axle2R + 62, W_axle2R + 63, W_axle2R + 64, W_chassis_weld2 + 42, W_chassis_weld2 + 43, W_chassis_weld2 + 44, W_chassis_weld2 + 45, W_chassis_weld2 + 46, W_chassis_weld2 + 47, W_chassis_weld3 + 6, W_chassis_weld3 + 7, W_axle2R + 65, W_axle2R + 66, W_axle2R + 67, W_axle2R + 68, W_axle2R + 69, W_chassis_weld2 + 48, W_chassis_weld2 + 49, W_chassis_weld2 + 50, W_chassis_weld2 + 51, W_chassis_weld2 + 52, W_chassis_weld2 + 53, W_chassis_weld3 + 12, W_chassis_weld3 + 13, W_chassis_weld3 + 14, W_axle2R + 70, W_axle2R + 71, W_axle2R + 72, W_axle2R + 73, W_axle2R + 74, W_chassis_weld2 + 54, W_chassis_weld2 + 55, W_chassis_weld2 + 56, W_chassis_weld2 + 57, W_chassis_weld2 + 58, W_chassis_weld2 + 59, W_chassis_weld3 + 18, W_chassis_weld3 + 19, W_chassis_weld3 + 20, W_chassis_weld3 + 21, W_axle2R + 75, W_axle2R + 76, W_axle2R + 77, W_axle2R + 78, W_axle2R + 79, W_chassis_weld2 + 60, W_chassis_weld2 + 61, W_chassis_weld2 + 62, W_chassis_weld2 + 63, W_chassis_weld2 + 64, W_chassis_weld2 + 65, W_chassis_weld3 + 24, W_chassis_weld3 + 25, W_chassis_weld3 + 26, W_chassis_weld3 + 27, W_chassis_weld3 + 28, W_axle2R + 80, W_axle2R + 81, W_axle2R + 82, W_axle2R + 83, W_axle2R + 84, W_chassis_weld2 + 66, W_chassis_weld2 + 67, W_chassis_weld2 + 68, W_chassis_weld2 + 69, W_chassis_weld2 + 70, W_chassis_weld2 + 71, W_chassis_weld3 + 30, W_chassis_weld3 + 31, W_chassis_weld3 + 32, W_chassis_weld3 + 33, W_chassis_weld3 + 34, W_chassis_weld3 + 35,
-    /* outrigger_frontR_ball */ W_axle3L, W_axle3L + 5, W_axle3L + 6, W_axle3L + 10, W_axle3L + 11, W_axle3L + 12, W_axle3L + 15, W_axle3L + 16, W_axle3L + 17, W_axle3L + 18, W_axle3L + 20, W_axle3L + 21, W_axle3L + 22, W_axle3L + 23, W_axle3L + 24, W_axle3L + 25, W_axle3L + 26, W_axle3L + 27, W_axle3L + 28, W_axle3L + 29, W_chassis_weld3, W_axle3L + 30, W_axle3L + 31, W_axle3L + 32, W_axle3L + 33, W_axle3L + 34, W_chassis_weld3 + 6, W_chassis_weld3 + 7, W_axle3L + 35, W_axle3L + 36, W_axle3L + 37, W_axle3L + 38, W_axle3L + 39, W_chassis_weld3 + 12, W_chassis_weld3 + 13, W_chassis_weld3 + 14, W_axle3L + 40, W_axle3L + 41, W_axle3L + 42, W_axle3L + 43, W_axle3L + 44, W_chassis_weld3 + 18, W_chassis_weld3 + 19, W_chassis_weld3 + 20, W_chassis_weld3 + 21, W_axle3L + 45, W_axle3L + 46, W_axle3L + 47, W_axle3L + 48, W_axle3L + 49, W_chassis_weld3 + 24, W_chassis_weld3 + 25, W_chassis_weld3 + 26, W_chassis_weld3 + 27, W_chassis_weld3 + 28, W_axle3L + 50, W_axle3L + 51, W_axle3L + 52, W_axle3L + 53, W_axle3L + 54, W_chassis_weld3 + 30, W_chassis_weld3 + 31, W_chassis_weld3 + 32, W_chassis_weld3 + 33, W_chassis_weld3 + 34, W_chassis_weld3 + 35, W_axle3L + 55, W_axle3L + 56, W_axle3L + 57, W_axle3L + 58, W_axle3L + 59, W_chassis_weld3 + 36, W_chassis_weld3 + 37, W_chassis_weld3 + 38, W_chassis_weld3 + 39, W_chassis_weld3 + 40, W_chassis_weld3 + 41, W_chassis_weld4, W_axle3L + 60, W_axle3L + 61, W_axle3L + 62, W_axle3L + 63, W_axle3L + 64, W_chassis_weld3 + 42, W_chassis_weld3 + 43, W_chassis_weld3 + 44, W_chassis_weld3 + 45, W_chassis_weld3 + 46, W_chassis_weld3 + 47, W_chassis_weld4 + 6, W_chassis_weld4 + 7, W_axle3L + 65, W_axle3L + 66, W_axle3L + 67, W_axle3L + 68, W_axle3L + 69, W_chassis_weld3 + 48, W_chassis_weld3 + 49, W_chassis_weld3 + 50, W_chassis_weld3 + 51, W_chassis_weld3 + 52, W_chassis_weld3 + 53, W_chassis_weld4 + 12, W_chassis_weld4 + 13, W_chassis_weld4 + 14, W_axle3L + 70, W_axle3L + 71, W_axle3L + 72, W_axle3L + 73, W_axle3L + 74, W_chassis_weld3 + 54, W_chassis_weld3 + 55, W_chassis_weld3 + 56, W_chassis_weld3 + 57, W_chassis_weld3 + 58, W_chassis_weld3 + 59, W_chassis_weld4 + 18, W_chassis_weld4 + 19, W_chassis_weld4 + 20, W_chassis_weld4 + 21, W_axle3L + 75, W_axle3L + 76, W_axle3L + 77, W_axle3L + 78, W_axle3L + 79, W_chassis_weld3 + 60, W_chassis_weld3 + 61, W_chassis_weld3 + 62, W_chassis_weld3 + 63, W_chassis_weld3 + 64, W_chassis_weld3 + 65, W_chassis_weld4 + 24, W_chassis_weld4 + 25, W_chassis_weld4 + 26, W_chassis_weld4 + 27, W_chassis_weld4 + 28, W_axle3L + 80, W_axle3L + 81, W_axle3L + 82, W_axle3L + 83, W_axle3L + 84, W_chassis_weld3 + 66, W_chassis_weld3 + 67, W_chassis_weld3 + 68, W_chassis_weld3 + 69, W_chassis_weld3 + 70, W_chassis_weld3 + 71, W_chassis_weld4 + 30, W_chassis_weld4 + 31, W_chassis_weld4 + 32, W_chassis_weld4 + 33, W_chassis_weld4 + 34, W_chassis_weld4 + 35,
-    /* outrigger_rearL_ball */ W_axle6R, W_axle6R + 5, W_axle6R + 6, W_axle6R + 10, W_axle6R + 11, W_axle6R + 12, W_axle6R + 15, W_axle6R + 16, W_axle6R + 17, W_axle6R + 18, W_axle6R + 20, W_axle6R + 21, W_axle6R + 22, W_axle6R + 23, W_axle6R + 24, W_axle6R + 25, W_axle6R + 26, W_axle6R + 27, W_axle6R + 28, W_axle6R + 29, W_chassis_weld8, W_axle6R + 30, W_axle6R + 31, W_axle6R + 32, W_axle6R + 33, W_axle6R + 34, W_chassis_weld8 + 6, W_chassis_weld8 + 7, W_axle6R + 35, W_axle6R + 36, W_axle6R + 37, W_axle6R + 38, W_axle6R + 39, W_chassis_weld8 + 12, W_chassis_weld8 + 13, W_chassis_weld8 + 14, W_axle6R + 40, W_axle6R + 41, W_axle6R + 42, W_axle6R + 43, W_axle6R + 44, W_chassis_weld8 + 18, W_chassis_weld8 + 19, W_chassis_weld8 + 20, W_chassis_weld8 + 21, W_axle6R + 45, W_axle6R + 46, W_axle6R + 47, W_axle6R + 48, W_axle6R + 49, W_chassis_weld8 + 24, W_chassis_weld8 + 25, W_chassis_weld8 + 26, W_chassis_weld8 + 27, W_chassis_weld8 + 28, W_axle6R + 50, W_axle6R + 51, W_axle6R + 52, W_axle6R + 53, W_axle6R + 54, W_chassis_weld8 + 30, W_chassis_weld8 + 31, W_chassis_weld8 + 32, W_chassis_weld8 + 33, W_chassis_weld8 + 34, W_chassis_weld8 + 35, W_axle6R + 55, W_axle6R + 56, W_axle6R + 57, W_axle6R + 58, W_axle6R + 59, W_chassis_weld8 + 36, W_chassis_weld8 + 37, W_chassis_weld8 + 38, W_chassis_weld8 + 39, W_chassis_weld8 + 40, W_chassis_weld8 + 41, W_chassis_weld7, W_axle6R + 60, W_axle6R + 61, W_axle6R + 62, W_axle6R + 63, W_axle6R + 64, W_chassis_weld8 + 42, W_chassis_weld8 + 43, W_chassis_weld8 + 44, W_chassis_weld8 + 45, W_chassis_weld8 + 46, W_chassis_weld8 + 47, W_chassis_weld7 + 6, W_chassis_weld7 + 7, W_axle6R + 65, W_axle6R + 66, W_axle6R + 67, W_axle6R + 68, W_axle6R + 69, W_chassis_weld8 + 48, W_chassis_weld8 + 49, W_chassis_weld8 + 50, W_chassis_weld8 + 51, W_chassis_weld8 + 52, W_chassis_weld8 + 53, W_chassis_weld7 + 12, W_chassis_weld7 + 13, W_chassis_weld7 + 14, W_axle6R + 70, W_axle6R + 71, W_axle6R + 72, W_axle6R + 73, W_axle6R + 74, W_chassis_weld8 + 54, W_chassis_weld8 + 55, W_chassis_weld8 + 56, W_chassis_weld8 + 57, W_chassis_weld8 + 58, W_chassis_weld8 + 59, W_chassis_weld7 + 18, W_chassis_weld7 + 19, W_chassis_weld7 + 20, W_chassis_weld7 + 21, W_axle6R + 75, W_axle6R + 76, W_axle6R + 77, W_axle6R + 78, W_axle6R + 79, W_chassis_weld8 + 60, W_chassis_weld8 + 61, W_chassis_weld8 + 62, W_chassis_weld8 + 63, W_chassis_weld8 + 64, W_chassis_weld8 + 65, W_chassis_weld7 + 24, W_chassis_weld7 + 25, W_chassis_weld7 + 26, W_chassis_weld7 + 27, W_chassis_weld7 + 28, W_axle6R + 80, W_axle6R + 81, W_axle6R + 82, W_axle6R + 83, W_axle6R + 84, W_chassis_weld8 + 66, W_chassis_weld8 + 67, W_chassis_weld8 + 68, W_chassis_weld8 + 69, W_chassis_weld8 + 70, W_chassis_weld8 + 71, W_chassis_weld7 + 30, W_chassis_weld7 + 31, W_chassis_weld7 + 32, W_chassis_weld7 + 33, W_chassis_weld7 + 34, W_chassis_weld7 + 35,
-    /* outrigger_rearR_ball */ W_axle7L, W_axle7L + 5, W_axle7L + 6, W_axle7L + 10, W_axle7L + 11, W_axle7L + 12, W_axle7L + 15, W_axle7L + 16, W_axle7L + 17, W_axle7L + 18, W_axle7L + 20, W_axle7L + 21, W_axle7L + 22, W_axle7L + 23, W_axle7L + 24, W_axle7L + 25, W_axle7L + 26, W_axle7L + 27, W_axle7L + 28, W_axle7L + 29, W_chassis_weld9, W_axle7L + 30, W_axle7L + 31, W_axle7L + 32, W_axle7L + 33, W_axle7L + 34, W_chassis_weld9 + 6, W_chassis_weld9 + 7, W_axle7L + 35, W_axle7L + 36, W_axle7L + 37, W_axle7L + 38, W_axle7L + 39, W_chassis_weld9 + 12, W_chassis_weld9 + 13, W_chassis_weld9 + 14, W_axle7L + 40, W_axle7L + 41, W_axle7L + 42, W_axle7L + 43, W_axle7L + 44, W_chassis_weld9 + 18, W_chassis_weld9 + 19, W_chassis_weld9 + 20, W_chassis_weld9 + 21, W_axle7L + 45, W_axle7L + 46, W_axle7L + 47, W_axle7L + 48, W_axle7L + 49, W_chassis_weld9 + 24, W_chassis_weld9 + 25, W_chassis_weld9 + 26, W_chassis_weld9 + 27, W_chassis_weld9 + 28, W_axle7L + 50, W_axle7L + 51, W_axle7L + 52, W_axle7L + 53, W_axle7L + 54, W_chassis_weld9 + 30, W_chassis_weld9 + 31, W_chassis_weld9 + 32, W_chassis_weld9 + 33, W_chassis_weld9 + 34, W_chassis_weld9 + 35, W_axle7L + 55, W_axle7L + 56, W_axle7L + 57, W_axle7L + 58, W_axle7L + 59, W_chassis_weld9 + 36, W_chassis_weld9 + 37, W_chassis_weld9 + 38, W_chassis_weld9 + 39, W_chassis_weld9 + 40, W_chassis_weld9 + 41, W_chassis_weld8, W_axle7L + 60, W_axle7L + 61, W_axle7L + 62, W_axle7L + 63, W_axle7L + 64, W_chassis_weld9 + 42, W_chassis_weld9 + 43, W_chassis_weld9 + 44, W_chassis_weld9 + 45, W_chassis_weld9 + 46, W_chassis_weld9 + 47, W_chassis_weld8 + 6, W_chassis_weld8 + 7, W_axle7L + 65, W_axle7L + 66, W_axle7L + 67, W_axle7L + 68, W_axle7L + 69, W_chassis_weld9 + 48, W_chassis_weld9 + 49, W_chassis_weld9 + 50, W_chassis_weld9 + 51, W_chassis_weld9 + 52, W_chassis_weld9 + 53, W_chassis_weld8 + 12, W_chassis_weld8 + 13, W_chassis_weld8 + 14, W_axle7L + 70, W_axle7L + 71, W_axle7L + 72, W_axle7L + 73, W_axle7L + 74, W_chassis_weld9 + 54, W_chassis_weld9 + 55, W_chassis_weld9 + 56, W_chassis_weld9 + 57, W_chassis_weld9 + 58, W_chassis_weld9 + 59, W_chassis_weld8 + 18, W_chassis_weld8 + 19, W_chassis_weld8 + 20, W_chassis_weld8 + 21, W_axle7L + 75, W_axle7L + 76, W_axle7L + 77, W_axle7L + 78, W_axle7L + 79, W_chassis_weld9 + 60, W_chassis_weld9 + 61, W_chassis_weld9 + 62, W_chassis_weld9 + 63, W_chassis_weld9 + 64, W_chassis_weld9 + 65, W_chassis_weld8 + 24, W_chassis_weld8 + 25, W_chassis_weld8 + 26, W_chassis_weld8 + 27, W_chassis_weld8 + 28, W_axle7L + 80, W_axle7L + 81, W_axle7L + 82, W_axle7L + 83, W_axle7L + 84, W_chassis_weld9 + 66, W_chassis_weld9 + 67, W_chassis_weld9 + 68, W_chassis_weld9 + 69, W_chassis_weld9 + 70, W_chassis_weld9 + 71, W_chassis_weld8 + 30, W_chassis_weld8 + 31, W_chassis_weld8 + 32, W_chassis_weld8 + 33, W_chassis_weld8 + 34, W_chassis_weld8 + 35,
-    /* axle2R */ W_chassis_weld2, W_chassis_weld2 + 6, W_chassis_weld2 + 7, W_chassis_weld2 + 12, W_chassis_weld2 + 13, W_chassis_weld2 + 14, W_chassis_weld2 + 18, W_chassis_weld2 + 19, W_chassis_weld2 + 20, W_chassis_weld2 + 21, W_chassis_weld2 + 24, W_chassis_weld2 + 25, W_chassis_weld2 + 26, W_chassis_weld2 + 27, W_chassis_weld2 + 28, W_chassis_weld2 + 30, W_chassis_weld2 + 31, W_chassis_weld2 + 32, W_chassis_weld2 + 33, W_chassis_weld2 + 34, W_chassis_weld2 + 35, W_chassis_weld2 + 36, W_chassis_weld2 + 37, W_chassis_weld2 + 38, W_chassis_weld2 + 39, W_chassis_weld2 + 40, W_chassis_weld2 + 41, W_chassis_weld3, W_chassis_weld2 + 42, W_chassis_weld2 + 43, W_chassis_weld2 + 44, W_chassis_weld2 + 45, W_chassis_weld2 + 46, W_chassis_weld2 + 47, W_chassis_weld3 + 6, W_chassis_weld3 + 7, W_chassis_weld2 + 48, W_chassis_weld2 + 49, W_chassis_weld2 + 50, W_chassis_weld2 + 51, W_chassis_weld2 + 52, W_chassis_weld2 + 53, W_chassis_weld3 + 12, W_chassis_weld3 + 13, W_chassis_weld3 + 14, W_chassis_weld2 + 54, W_chassis_weld2 + 55, W_chassis_weld2 + 56, W_chassis_weld2 + 57, W_chassis_weld2 + 58, W_chassis_weld2 + 59, W_chassis_weld3 + 18, W_chassis_weld3 + 19, W_chassis_weld3 + 20, W_chassis_weld3 + 21, W_chassis_weld2 + 60, W_chassis_weld2 + 61, W_chassis_weld2 + 62, W_chassis_weld2 + 63, W_chassis_weld2 + 64, W_chassis_weld2 + 65, W_chassis_weld3 + 24, W_chassis_weld3 + 25, W_chassis_weld3 + 26, W_chassis_weld3 + 27, W_chassis_weld3 + 28, W_chassis_weld2 + 66, W_chassis_weld2 + 67, W_chassis_weld2 + 68, W_chassis_weld2 + 69, W_chassis_weld2 + 70, W_chassis_weld2 + 71, W_chassis_weld3 + 30, W_chassis_weld3 + 31, W_chassis_weld3 + 32, W_chassis_weld3 + 33, W_chassis_weld3 + 34, W_chassis_weld3 + 35,
-    /* axle3L */ W_chassis_weld3, W_chassis_weld3 + 6, W_chassis_weld3 + 7, W_chassis_weld3 + 12, W_chassis_weld3 + 13, W_chassis_weld3 + 14, W_chassis_weld3 + 18, W_chassis_weld3 + 19, W_chassis_weld3 + 20, W_chassis_weld3 + 21, W_chassis_weld3 + 24, W_chassis_weld3 + 25, W_chassis_weld3 + 26, W_chassis_weld3 + 27, W_chassis_weld3 + 28, W_chassis_weld3 + 30, W_chassis_weld3 + 31, W_chassis_weld3 + 32, W_chassis_weld3 + 33, W_chassis_weld3 + 34, W_chassis_weld3 + 35, W_chassis_weld3 + 36, W_chassis_weld3 + 37, W_chassis_weld3 + 38, W_chassis_weld3 + 39, W_chassis_weld3 + 40, W_chassis_weld3 + 41, W_chassis_weld4, W_chassis_weld3 + 42, W_chassis_weld3 + 43, W_chassis_weld3 + 44, W_chassis_weld3 + 45, W_chassis_weld3 + 46, W_chassis_weld3 + 47, W_chassis_weld4 + 6, W_chassis_weld4 + 7, W_chassis_weld3 + 48, W_chassis_weld3 + 49, W_chassis_weld3 + 50, W_chassis_weld3 + 51, W_chassis_weld3 + 52, W_chassis_weld3 + 53, W_chassis_weld4 + 12, W_chassis_weld4 + 13, W_chassis_weld4 + 14, W_chassis_weld3 + 54, W_chassis_weld3 + 55, W_chassis_weld3 + 56, W_chassis_weld3 + 57, W_chassis_weld3 + 58, W_chassis_weld3 + 59, W_chassis_weld4 + 18, W_chassis_weld4 + 19, W_chassis_weld4 + 20, W_chassis_weld4 + 21, W_chassis_weld3 + 60, W_chassis_weld3 + 61, W_chassis_weld3 + 62, W_chassis_weld3 + 63, W_chassis_weld3 + 64, W_chassis_weld3 + 65, W_chassis_weld4 + 24, W_chassis_weld4 + 25, W_chassis_weld4 + 26, W_chassis_weld4 + 27, W_chassis_weld4 + 28, W_chassis_weld3 + 66, W_chassis_weld3 + 67, W_chassis_weld3 + 68, W_chassis_weld3 + 69, W_chassis_weld3 + 70, W_chassis_weld3 + 71, W_chassis_weld4 + 30, W_chassis_weld4 + 31, W_chassis_weld4 + 32, W_chassis_weld4 + 33, W_chassis_weld4 + 34, W_chassis_weld4 + 35,
-    /* axle6R */ W_chassis_weld8, W_chassis_weld8 + 6, W_chassis_weld8 + 7, W_chassis_weld8 + 12, W_chassis_weld8 + 13, W_chassis_weld8 + 14, W_chassis_weld8 + 18, W_chassis_weld8 + 19, W_chassis_weld8 + 20, W_chassis_weld8 + 21, W_chassis_weld8 + 24, W_chassis_weld8 + 25, W_chassis_weld8 + 26, W_chassis_weld8 + 27, W_chassis_weld8 + 28, W_chassis_weld8 + 30, W_chassis_weld8 + 31, W_chassis_weld8 + 32, W_chassis_weld8 + 33, W_chassis_weld8 + 34, W_chassis_weld8 + 35, W_chassis_weld8 + 36, W_chassis_weld8 + 37, W_chassis_weld8 + 38, W_chassis_weld8 + 39, W_chassis_weld8 + 40, W_chassis_weld8 + 41, W_chassis_weld7, W_chassis_weld8 + 42, W_chassis_weld8 + 43, W_chassis_weld8 + 44, W_chassis_weld8 + 45, W_chassis_weld8 + 46, W_chassis_weld8 + 47, W_chassis_weld7 + 6, W_chassis_weld7 + 7, W_chassis_weld8 + 48, W_chassis_weld8 + 49, W_chassis_weld8 + 50, W_chassis_weld8 + 51, W_chassis_weld8 + 52, W_chassis_weld8 + 53, W_chassis_weld7 + 12, W_chassis_weld7 + 13, W_chassis_weld7 + 14, W_chassis_weld8 + 54, W_chassis_weld8 + 55, W_chassis_weld8 + 56, W_chassis_weld8 + 57, W_chassis_weld8 + 58, W_chassis_weld8 + 59, W_chassis_weld7 + 18, W_chassis_weld7 + 19, W_chassis_weld7 + 20, W_chassis_weld7 + 21, W_chassis_weld8 + 60, W_chassis_weld8 + 61, W_chassis_weld8 + 62, W_chassis_weld8 + 63, W_chassis_weld8 + 64, W_chassis_weld8 + 65, W_chassis_weld7 + 24, W_chassis_weld7 + 25, W_chassis_weld7 + 26, W_chassis_weld7 + 27, W_chassis_weld7 + 28, W_chassis_weld8 + 66, W_chassis_weld8 + 67, W_chassis_weld8 + 68, W_chassis_weld8 + 69, W_chassis_weld8 + 70, W_chassis_weld8 + 71, W_chassis_weld7 + 30, W_chassis_weld7 + 31, W_chassis_weld7 + 32, W_chassis_weld7 + 33, W_chassis_weld7 + 34, W_chassis_weld7 + 35,
-    /* axle7L */ W_chassis_weld9, W_chassis_weld9 + 6, W_chassis_weld9 + 7, W_chassis_weld9 + 12, W_chassis_weld9 + 13, W_chassis_weld9 + 14, W_chassis_weld9 + 18, W_chassis_weld9 + 19, W_chassis_weld9 + 20, W_chassis_weld9 + 21, W_chassis_weld9 + 24, W_chassis_weld9 + 25, W_chassis_weld9 + 26, W_chassis_weld9 + 27, W_chassis_weld9 + 28, W_chassis_weld9 + 30, W_chassis_weld9 + 31, W_chassis_weld9 + 32, W_chassis_weld9 + 33, W_chassis_weld9 + 34, W_chassis_weld9 + 35, W_chassis_weld9 + 36, W_chassis_weld9 + 37, W_chassis_weld9 + 38, W_chassis_weld9 + 39, W_chassis_weld9 + 40, W_chassis_weld9 + 41, W_chassis_weld8, W_chassis_weld9 + 42, W_chassis_weld9 + 43, W_chassis_weld9 + 44, W_chassis_weld9 + 45, W_chassis_weld9 + 46, W_chassis_weld9 + 47, W_chassis_weld8 + 6, W_chassis_weld8 + 7, W_chassis_weld9 + 48, W_chassis_weld9 + 49, W_chassis_weld9 + 50, W_chassis_weld9 + 51, W_chassis_weld9 + 52, W_chassis_weld9 + 53, W_chassis_weld8 + 12, W_chassis_weld8 + 13, W_chassis_weld8 + 14, W_chassis_weld9 + 54, W_chassis_weld9 + 55, W_chassis_weld9 + 56, W_chassis_weld9 + 57, W_chassis_weld9 + 58, W_chassis_weld9 + 59, W_chassis_weld8 + 18, W_chassis_weld8 + 19, W_chassis_weld8 + 20, W_chassis_weld8 + 21, W_chassis_weld9 + 60, W_chassis_weld9 + 61, W_chassis_weld9 + 62, W_chassis_weld9 + 63, W_chassis_weld9 + 64, W_chassis_weld9 + 65, W_chassis_weld8 + 24, W_chassis_weld8 + 25, W_chassis_weld8 + 26, W_chassis_weld8 + 27, W_chassis_weld8 + 28, W_chassis_weld9 + 66, W_chassis_weld9 + 67, W_chassis_weld9 + 68, W_chassis_weld9 + 69, W_chassis_weld9 + 70, W_chassis_weld9 + 71, W_chassis_weld8 + 30, W_chassis_weld8 + 31, W_chassis_weld8 + 32, W_chassis_weld8 + 33, W_chassis_weld8 + 34, W_chassis_weld8 + 35,
+    /* tow_front_ball */ W_tow_rear_ball, W_tow_rear_ball + 3, W_tow_rear_ball + 4, W_tow_rear_ball + 6, W_tow_rear_ball + 7, W_tow_rear_ball + 8, W_tow_rear_ball + 9, W_tow_rear_ball + 10, W_tow_rear_ball + 11, W_chassis_weld9, W_tow_rear_ball + 12, W_tow_rear_ball + 13, W_tow_rear_ball + 14, W_chassis_weld9 + 6, W_chassis_weld9 + 7, W_tow_rear_ball + 15, W_tow_rear_ball + 16, W_tow_rear_ball + 17, W_chassis_weld9 + 12, W_chassis_weld9 + 13, W_chassis_weld9 + 14, W_tow_rear_ball + 18, W_tow_rear_ball + 19, W_tow_rear_ball + 20, W_chassis_weld9 + 18, W_chassis_weld9 + 19, W_chassis_weld9 + 20, W_chassis_weld9 + 21, W_tow_rear_ball + 21, W_tow_rear_ball + 22, W_tow_rear_ball + 23, W_chassis_weld9 + 24, W_chassis_weld9 + 25, W_chassis_weld9 + 26, W_chassis_weld9 + 27, W_chassis_weld9 + 28, W_tow_rear_ball + 24, W_tow_rear_ball + 25, W_tow_rear_ball + 26, W_chassis_weld9 + 30, W_chassis_weld9 + 31, W_chassis_weld9 + 32, W_chassis_weld9 + 33, W_chassis_weld9 + 34, W_chassis_weld9 + 35,
+    /* tow_rear_ball */ W_chassis_weld9, W_chassis_weld9 + 6, W_chassis_weld9 + 7, W_chassis_weld9 + 12, W_chassis_weld9 + 13, W_chassis_weld9 + 14, W_chassis_weld9 + 18, W_chassis_weld9 + 19, W_chassis_weld9 + 20, W_chassis_weld9 + 21, W_chassis_weld9 + 24, W_chassis_weld9 + 25, W_chassis_weld9 + 26, W_chassis_weld9 + 27, W_chassis_weld9 + 28, W_chassis_weld9 + 30, W_chassis_weld9 + 31, W_chassis_weld9 + 32, W_chassis_weld9 + 33, W_chassis_weld9 + 34, W_chassis_weld9 + 35,
+    /* axle1L */ W_axle1R, W_axle1R + 5, W_axle1R + 6, W_axle1R + 10, W_axle1R + 11, W_axle1R + 12, W_axle1R + 15, W_axle1R + 16, W_axle1R + 17, W_axle1R + 18, W_axle1R + 20, W_axle1R + 21, W_axle1R + 22, W_axle1R + 23, W_axle1R + 24, W_axle1R + 25, W_axle1R + 26, W_axle1R + 27, W_axle1R + 28, W_axle1R + 29, W_chassis_weld1, W_axle1R + 30, W_axle1R + 31, W_axle1R + 32, W_axle1R + 33, W_axle1R + 34, W_chassis_weld1 + 6, W_chassis_weld1 + 7, W_axle1R + 35, W_axle1R + 36, W_axle1R + 37, W_axle1R + 38, W_axle1R + 39, W_chassis_weld1 + 12, W_chassis_weld1 + 13, W_chassis_weld1 + 14, W_axle1R + 40, W_axle1R + 41, W_axle1R + 42, W_axle1R + 43, W_axle1R + 44, W_chassis_weld1 + 18, W_chassis_weld1 + 19, W_chassis_weld1 + 20, W_chassis_weld1 + 21, W_axle1R + 45, W_axle1R + 46, W_axle1R + 47, W_axle1R + 48, W_axle1R + 49, W_chassis_weld1 + 24, W_chassis_weld1 + 25, W_chassis_weld1 + 26, W_chassis_weld1 + 27, W_chassis_weld1 + 28, W_axle1R + 50, W_axle1R + 51, W_axle1R + 52, W_axle1R + 53, W_axle1R + 54, W_chassis_weld1 + 30, W_chassis_weld1 + 31, W_chassis_weld1 + 32, W_chassis_weld1 + 33, W_chassis_weld1 + 34, W_chassis_weld1 + 35,
+    /* axle1R */ W_chassis_weld1, W_chassis_weld1 + 6, W_chassis_weld1 + 7, W_chassis_weld1 + 12, W_chassis_weld1 + 13, W_chassis_weld1 + 14, W_chassis_weld1 + 18, W_chassis_weld1 + 19, W_chassis_weld1 + 20, W_chassis_weld1 + 21, W_chassis_weld1 + 24, W_chassis_weld1 + 25, W_chassis_weld1 + 26, W_chassis_weld1 + 27, W_chassis_weld1 + 28, W_chassis_weld1 + 30, W_chassis_weld1 + 31, W_chassis_weld1 + 32, W_chassis_weld1 + 33, W_chassis_weld1 + 34, W_chassis_weld1 + 35,
+    /* outrigger_frontL_ball */ W_outrigger_frontR_ball, W_outrigger_frontR_ball + 3, W_outrigger_frontR_ball + 4, W_outrigger_frontR_ball + 6, W_outrigger_frontR_ball + 7, W_outrigger_frontR_ball + 8, W_outrigger_frontR_ball + 9, W_outrigger_frontR_ball + 10, W_outrigger_frontR_ball + 11, W_chassis_weld8, W_outrigger_frontR_ball + 12, W_outrigger_frontR_ball + 13, W_outrigger_frontR_ball + 14, W_chassis_weld8 + 6, W_chassis_weld8 + 7, W_outrigger_frontR_ball + 15, W_outrigger_frontR_ball + 16, W_outrigger_frontR_ball + 17, W_chassis_weld8 + 12, W_chassis_weld8 + 13, W_chassis_weld8 + 14, W_outrigger_frontR_ball + 18, W_outrigger_frontR_ball + 19, W_outrigger_frontR_ball + 20, W_chassis_weld8 + 18, W_chassis_weld8 + 19, W_chassis_weld8 + 20, W_chassis_weld8 + 21, W_outrigger_frontR_ball + 21, W_outrigger_frontR_ball + 22, W_outrigger_frontR_ball + 23, W_chassis_weld8 + 24, W_chassis_weld8 + 25, W_chassis_weld8 + 26, W_chassis_weld8 + 27, W_chassis_weld8 + 28, W_outrigger_frontR_ball + 24, W_outrigger_frontR_ball + 25, W_outrigger_frontR_ball + 26, W_chassis_weld8 + 30, W_chassis_weld8 + 31, W_chassis_weld8 + 32, W_chassis_weld8 + 33, W_chassis_weld8 + 34, W_chassis_weld8 + 35, W_outrigger_frontR_ball + 27, W_outrigger_frontR_ball + 28, W_outrigger_frontR_ball + 29, W_chassis_weld8 + 36, W_chassis_weld8 + 37, W_chassis_weld8 + 38, W_chassis_weld8 + 39, W_chassis_weld8 + 40, W_chassis_weld8 + 41, W_chassis_weld7, W_outrigger_frontR_ball + 30, W_outrigger_frontR_ball + 31, W_outrigger_frontR_ball + 32, W_chassis_weld8 + 42, W_chassis_weld8 + 43, W_chassis_weld8 + 44, W_chassis_weld8 + 45, W_chassis_weld8 + 46, W_chassis_weld8 + 47, W_chassis_weld7 + 6, W_chassis_weld7 + 7, W_outrigger_frontR_ball + 33, W_outrigger_frontR_ball + 34, W_outrigger_frontR_ball + 35, W_chassis_weld8 + 48, W_chassis_weld8 + 49, W_chassis_weld8 + 50, W_chassis_weld8 + 51, W_chassis_weld8 + 52, W_chassis_weld8 + 53, W_chassis_weld7 + 12, W_chassis_weld7 + 13, W_chassis_weld7 + 14, W_outrigger_frontR_ball + 36, W_outrigger_frontR_ball + 37, W_outrigger_frontR_ball + 38, W_chassis_weld8 + 54, W_chassis_weld8 + 55, W_chassis_weld8 + 56, W_chassis_weld8 + 57, W_chassis_weld8 + 58, W_chassis_weld8 + 59, W_chassis_weld7 + 18, W_chassis_weld7 + 19, W_chassis_weld7 + 20, W_chassis_weld7 + 21, W_outrigger_frontR_ball + 39, W_outrigger_frontR_ball + 40, W_outrigger_frontR_ball + 41, W_chassis_weld8 + 60, W_chassis_weld8 + 61, W_chassis_weld8 + 62, W_chassis_weld8 + 63, W_chassis_weld8 + 64, W_chassis_weld8 + 65, W_chassis_weld7 + 24, W_chassis_weld7 + 25, W_chassis_weld7 + 26, W_chassis_weld7 + 27, W_chassis_weld7 + 28, W_outrigger_frontR_ball + 42, W_outrigger_frontR_ball + 43, W_outrigger_frontR_ball + 44, W_chassis_weld8 + 66, W_chassis_weld8 + 67, W_chassis_weld8 + 68, W_chassis_weld8 + 69, W_chassis_weld8 + 70, W_chassis_weld8 + 71, W_chassis_weld7 + 30, W_chassis_weld7 + 31, W_chassis_weld7 + 32, W_chassis_weld7 + 33, W_chassis_weld7 + 34, W_chassis_weld7 + 35,
+    /* outrigger_frontR_ball */ W_chassis_weld8, W_chassis_weld8 + 6, W_chassis_weld8 + 7, W_chassis_weld8 + 12, W_chassis_weld8 + 13, W_chassis_weld8 + 14, W_chassis_weld8 + 18, W_chassis_weld8 + 19, W_chassis_weld8 + 20, W_chassis_weld8 + 21, W_chassis_weld8 + 24, W_chassis_weld8 + 25, W_chassis_weld8 + 26, W_chassis_weld8 + 27, W_chassis_weld8 + 28, W_chassis_weld8 + 30, W_chassis_weld8 + 31, W_chassis_weld8 + 32, W_chassis_weld8 + 33, W_chassis_weld8 + 34, W_chassis_weld8 + 35, W_chassis_weld8 + 36, W_chassis_weld8 + 37, W_chassis_weld8 + 38, W_chassis_weld8 + 39, W_chassis_weld8 + 40, W_chassis_weld8 + 41, W_chassis_weld7, W_chassis_weld8 + 42, W_chassis_weld8 + 43, W_chassis_weld8 + 44, W_chassis_weld8 + 45, W_chassis_weld8 + 46, W_chassis_weld8 + 47, W_chassis_weld7 + 6, W_chassis_weld7 + 7, W_chassis_weld8 + 48, W_chassis_weld8 + 49, W_chassis_weld8 + 50, W_chassis_weld8 + 51, W_chassis_weld8 + 52, W_chassis_weld8 + 53, W_chassis_weld7 + 12, W_chassis_weld7 + 13, W_chassis_weld7 + 14, W_chassis_weld8 + 54, W_chassis_weld8 + 55, W_chassis_weld8 + 56, W_chassis_weld8 + 57, W_chassis_weld8 + 58, W_chassis_weld8 + 59, W_chassis_weld7 + 18, W_chassis_weld7 + 19, W_chassis_weld7 + 20, W_chassis_weld7 + 21, W_chassis_weld8 + 60, W_chassis_weld8 + 61, W_chassis_weld8 + 62, W_chassis_weld8 + 63, W_chassis_weld8 + 64, W_chassis_weld8 + 65, W_chassis_weld7 + 24, W_chassis_weld7 + 25, W_chassis_weld7 + 26, W_chassis_weld7 + 27, W_chassis_weld7 + 28, W_chassis_weld8 + 66, W_chassis_weld8 + 67, W_chassis_weld8 + 68, W_chassis_weld8 + 69, W_chassis_weld8 + 70, W_chassis_weld8 + 71, W_chassis_weld7 + 30, W_chassis_weld7 + 31, W_chassis_weld7 + 32, W_chassis_weld7 + 33, W_chassis_weld7 + 34, W_chassis_weld7 + 35,
+    /* outrigger_rearL_ball */ W_outrigger_rearR_ball, W_outrigger_rearR_ball + 3, W_outrigger_rearR_ball + 4, W_outrigger_rearR_ball + 6, W_outrigger_rearR_ball + 7, W_outrigger_rearR_ball + 8, W_outrigger_rearR_ball + 9, W_outrigger_rearR_ball + 10, W_outrigger_rearR_ball + 11, W_chassis_weld9, W_outrigger_rearR_ball + 12, W_outrigger_rearR_ball + 13, W_outrigger_rearR_ball + 14, W_chassis_weld9 + 6, W_chassis_weld9 + 7, W_outrigger_rearR_ball + 15, W_outrigger_rearR_ball + 16, W_outrigger_rearR_ball + 17, W_chassis_weld9 + 12, W_chassis_weld9 + 13, W_chassis_weld9 + 14, W_outrigger_rearR_ball + 18, W_outrigger_rearR_ball + 19, W_outrigger_rearR_ball + 20, W_chassis_weld9 + 18, W_chassis_weld9 + 19, W_chassis_weld9 + 20, W_chassis_weld9 + 21, W_outrigger_rearR_ball + 21, W_outrigger_rearR_ball + 22, W_outrigger_rearR_ball + 23, W_chassis_weld9 + 24, W_chassis_weld9 + 25, W_chassis_weld9 + 26, W_chassis_weld9 + 27, W_chassis_weld9 + 28, W_outrigger_rearR_ball + 24, W_outrigger_rearR_ball + 25, W_outrigger_rearR_ball + 26, W_chassis_weld9 + 30, W_chassis_weld9 + 31, W_chassis_weld9 + 32, W_chassis_weld9 + 33, W_chassis_weld9 + 34, W_chassis_weld9 + 35, W_outrigger_rearR_ball + 27, W_outrigger_rearR_ball + 28, W_outrigger_rearR_ball + 29, W_chassis_weld9 + 36, W_chassis_weld9 + 37, W_chassis_weld9 + 38, W_chassis_weld9 + 39, W_chassis_weld9 + 40, W_chassis_weld9 + 41, W_chassis_weld8, W_outrigger_rearR_ball + 30, W_outrigger_rearR_ball + 31, W_outrigger_rearR_ball + 32, W_chassis_weld9 + 42, W_chassis_weld9 + 43, W_chassis_weld9 + 44, W_chassis_weld9 + 45, W_chassis_weld9 + 46, W_chassis_weld9 + 47, W_chassis_weld8 + 6, W_chassis_weld8 + 7, W_outrigger_rearR_ball + 33, W_outrigger_rearR_ball + 34, W_outrigger_rearR_ball + 35, W_chassis_weld9 + 48, W_chassis_weld9 + 49, W_chassis_weld9 + 50, W_chassis_weld9 + 51, W_chassis_weld9 + 52, W_chassis_weld9 + 53, W_chassis_weld8 + 12, W_chassis_weld8 + 13, W_chassis_weld8 + 14, W_outrigger_rearR_ball + 36, W_outrigger_rearR_ball + 37, W_outrigger_rearR_ball + 38, W_chassis_weld9 + 54, W_chassis_weld9 + 55, W_chassis_weld9 + 56, W_chassis_weld9 + 57, W_chassis_weld9 + 58, W_chassis_weld9 + 59, W_chassis_weld8 + 18, W_chassis_weld8 + 19, W_chassis_weld8 + 20, W_chassis_weld8 + 21, W_outrigger_rearR_ball + 39, W_outrigger_rearR_ball + 40, W_outrigger_rearR_ball + 41, W_chassis_weld9 + 60, W_chassis_weld9 + 61, W_chassis_weld9 + 62, W_chassis_weld9 + 63, W_chassis_weld9 + 64, W_chassis_weld9 + 65, W_chassis_weld8 + 24, W_chassis_weld8 + 25, W_chassis_weld8 + 26, W_chassis_weld8 + 27, W_chassis_weld8 + 28, W_outrigger_rearR_ball + 42, W_outrigger_rearR_ball + 43, W_outrigger_rearR_ball + 44, W_chassis_weld9 + 66, W_chassis_weld9 + 67, W_chassis_weld9 + 68, W_chassis_weld9 + 69, W_chassis_weld9 + 70, W_chassis_weld9 + 71, W_chassis_weld8 + 30, W_chassis_weld8 + 31, W_chassis_weld8 + 32, W_chassis_weld8 + 33, W_chassis_weld8 + 34, W_chassis_weld8 + 35,
+    /* outrigger_rearR_ball */ W_chassis_weld9, W_chassis_weld9 + 6, W_chassis_weld9 + 7, W_chassis_weld9 + 12, W_chassis_weld9 + 13, W_chassis_weld9 + 14, W_chassis_weld9 + 18, W_chassis_weld9 + 19, W_chassis_weld9 + 20, W_chassis_weld9 + 21, W_chassis_weld9 + 24, W_chassis_weld9 + 25, W_chassis_weld9 + 26, W_chassis_weld9 + 27, W_chassis_weld9 + 28, W_chassis_weld9 + 30, W_chassis_weld9 + 31, W_chassis_weld9 + 32, W_chassis_weld9 + 33, W_chassis_weld9 + 34, W_chassis_weld9 + 35, W_chassis_weld9 + 36, W_chassis_weld9 + 37, W_chassis_weld9 + 38, W_chassis_weld9 + 39, W_chassis_weld9 + 40, W_chassis_weld9 + 41, W_chassis_weld8, W_chassis_weld9 + 42, W_chassis_weld9 + 43, W_chassis_weld9 + 44, W_chassis_weld9 + 45, W_chassis_weld9 + 46, W_chassis_weld9 + 47, W_chassis_weld8 + 6, W_chassis_weld8 + 7, W_chassis_weld9 + 48, W_chassis_weld9 + 49, W_chassis_weld9 + 50, W_chassis_weld9 + 51, W_chassis_weld9 + 52, W_chassis_weld9 + 53, W_chassis_weld8 + 12, W_chassis_weld8 + 13, W_chassis_weld8 + 14, W_chassis_weld9 + 54, W_chassis_weld9 + 55, W_chassis_weld9 + 56, W_chassis_weld9 + 57, W_chassis_weld9 + 58, W_chassis_weld9 + 59, W_chassis_weld8 + 18, W_chassis_weld8 + 19, W_chassis_weld8 + 20, W_chassis_weld8 + 21, W_chassis_weld9 + 60, W_chassis_weld9 + 61, W_chassis_weld9 + 62, W_chassis_weld9 + 63, W_chassis_weld9 + 64, W_chassis_weld9 + 65, W_chassis_weld8 + 24, W_chassis_weld8 + 25, W_chassis_weld8 + 26, W_chassis_weld8 + 27, W_chassis_weld8 + 28, W_chassis_weld9 + 66, W_chassis_weld9 + 67, W_chassis_weld9 + 68, W_chassis_weld9 + 69, W_chassis_weld9 + 70, W_chassis_weld9 + 71, W_chassis_weld8 + 30, W_chassis_weld8 + 31, W_chassis_weld8 + 32, W_chassis_weld8 + 33, W_chassis_weld8 + 34, W_chassis_weld8 + 35,
     /* chassis_weld9 */ W_chassis_weld8, W_chassis_weld8 + 6, W_chassis_weld8 + 7, W_chassis_weld8 + 12, W_chassis_weld8 + 13, W_chassis_weld8 + 14, W_chassis_weld8 + 18, W_chassis_weld8 + 19, W_chassis_weld8 + 20, W_chassis_weld8 + 21, W_chassis_weld8 + 24, W_chassis_weld8 + 25, W_chassis_weld8 + 26, W_chassis_weld8 + 27, W_chassis_weld8 + 28, W_chassis_weld8 + 30, W_chassis_weld8 + 31, W_chassis_weld8 + 32, W_chassis_weld8 + 33, W_chassis_weld8 + 34, W_chassis_weld8 + 35,
     /* chassis_weld8 */ W_chassis_weld7, W_chassis_weld7 + 6, W_chassis_weld7 + 7, W_chassis_weld7 + 12, W_chassis_weld7 + 13, W_chassis_weld7 + 14, W_chassis_weld7 + 18, W_chassis_weld7 + 19, W_chassis_weld7 + 20, W_chassis_weld7 + 21, W_chassis_weld7 + 24, W_chassis_weld7 + 25, W_chassis_weld7 + 26, W_chassis_weld7 + 27, W_chassis_weld7 + 28, W_chassis_weld7 + 30, W_chassis_weld7 + 31, W_chassis_weld7 + 32, W_chassis_weld7 + 33, W_chassis_weld7 + 34, W_chassis_weld7 + 35,
-    /* axle1R */ W_axle2L, W_axle2L + 5, W_axle2L + 6, W_axle2L + 10, W_axle2L + 11, W_axle2L + 12, W_axle2L + 15, W_axle2L + 16, W_axle2L + 17, W_axle2L + 18, W_axle2L + 20, W_axle2L + 21, W_axle2L + 22, W_axle2L + 23, W_axle2L + 24, W_axle2L + 25, W_axle2L + 26, W_axle2L + 27, W_axle2L + 28, W_axle2L + 29, W_chassis_weld1, W_axle2L + 30, W_axle2L + 31, W_axle2L + 32, W_axle2L + 33, W_axle2L + 34, W_chassis_weld1 + 6, W_chassis_weld1 + 7, W_axle2L + 35, W_axle2L + 36, W_axle2L + 37, W_axle2L + 38, W_axle2L + 39, W_chassis_weld1 + 12, W_chassis_weld1 + 13, W_chassis_weld1 + 14, W_axle2L + 40, W_axle2L + 41, W_axle2L + 42, W_axle2L + 43, W_axle2L + 44, W_chassis_weld1 + 18, W_chassis_weld1 + 19, W_chassis_weld1 + 20, W_chassis_weld1 + 21, W_axle2L + 45, W_axle2L + 46, W_axle2L + 47, W_axle2L + 48, W_axle2L + 49, W_chassis_weld1 + 24, W_chassis_weld1 + 25, W_chassis_weld1 + 26, W_chassis_weld1 + 27, W_chassis_weld1 + 28, W_axle2L + 50, W_axle2L + 51, W_axle2L + 52, W_axle2L + 53, W_axle2L + 54, W_chassis_weld1 + 30, W_chassis_weld1 + 31, W_chassis_weld1 + 32, W_chassis_weld1 + 33, W_chassis_weld1 + 34, W_chassis_weld1 + 35, W_axle2L + 55, W_axle2L + 56, W_axle2L + 57, W_axle2L + 58, W_axle2L + 59, W_chassis_weld1 + 36, W_chassis_weld1 + 37, W_chassis_weld1 + 38, W_chassis_weld1 + 39, W_chassis_weld1 + 40, W_chassis_weld1 + 41, W_chassis_weld2, W_axle2L + 60, W_axle2L + 61, W_axle2L + 62, W_axle2L + 63, W_axle2L + 64, W_chassis_weld1 + 42, W_chassis_weld1 + 43, W_chassis_weld1 + 44, W_chassis_weld1 + 45, W_chassis_weld1 + 46, W_chassis_weld1 + 47, W_chassis_weld2 + 6, W_chassis_weld2 + 7, W_axle2L + 65, W_axle2L + 66, W_axle2L + 67, W_axle2L + 68, W_axle2L + 69, W_chassis_weld1 + 48, W_chassis_weld1 + 49, W_chassis_weld1 + 50, W_chassis_weld1 + 51, W_chassis_weld1 + 52, W_chassis_weld1 + 53, W_chassis_weld2 + 12, W_chassis_weld2 + 13, W_chassis_weld2 + 14, W_axle2L + 70, W_axle2L + 71, W_axle2L + 72, W_axle2L + 73, W_axle2L + 74, W_chassis_weld1 + 54, W_chassis_weld1 + 55, W_chassis_weld1 + 56, W_chassis_weld1 + 57, W_chassis_weld1 + 58, W_chassis_weld1 + 59, W_chassis_weld2 + 18, W_chassis_weld2 + 19, W_chassis_weld2 + 20, W_chassis_weld2 + 21, W_axle2L + 75, W_axle2L + 76, W_axle2L + 77, W_axle2L + 78, W_axle2L + 79, W_chassis_weld1 + 60, W_chassis_weld1 + 61, W_chassis_weld1 + 62, W_chassis_weld1 + 63, W_chassis_weld1 + 64, W_chassis_weld1 + 65, W_chassis_weld2 + 24, W_chassis_weld2 + 25, W_chassis_weld2 + 26, W_chassis_weld2 + 27, W_chassis_weld2 + 28, W_axle2L + 80, W_axle2L + 81, W_axle2L + 82, W_axle2L + 83, W_axle2L + 84, W_chassis_weld1 + 66, W_chassis_weld1 + 67, W_chassis_weld1 + 68, W_chassis_weld1 + 69, W_chassis_weld1 + 70, W_chassis_weld1 + 71, W_chassis_weld2 + 30, W_chassis_weld2 + 31, W_chassis_weld2 + 32, W_chassis_weld2 + 33, W_chassis_weld2 + 34, W_chassis_weld2 + 35,
-    /* axle2L */ W_chassis_weld1, W_chassis_weld1 + 6, W_chassis_weld1 + 7, W_chassis_weld1 + 12, W_chassis_weld1 + 13, W_chassis_weld1 + 14, W_chassis_weld1 + 18, W_chassis_weld1 + 19, W_chassis_weld1 + 20, W_chassis_weld1 + 21, W_chassis_weld1 + 24, W_chassis_weld1 + 25, W_chassis_weld1 + 26, W_chassis_weld1 + 27, W_chassis_weld1 + 28, W_chassis_weld1 + 30, W_chassis_weld1 + 31, W_chassis_weld1 + 32, W_chassis_weld1 + 33, W_chassis_weld1 + 34, W_chassis_weld1 + 35, W_chassis_weld1 + 36, W_chassis_weld1 + 37, W_chassis_weld1 + 38, W_chassis_weld1 + 39, W_chassis_weld1 + 40, W_chassis_weld1 + 41, W_chassis_weld2, W_chassis_weld1 + 42, W_chassis_weld1 + 43, W_chassis_weld1 + 44, W_chassis_weld1 + 45, W_chassis_weld1 + 46, W_chassis_weld1 + 47, W_chassis_weld2 + 6, W_chassis_weld2 + 7, W_chassis_weld1 + 48, W_chassis_weld1 + 49, W_chassis_weld1 + 50, W_chassis_weld1 + 51, W_chassis_weld1 + 52, W_chassis_weld1 + 53, W_chassis_weld2 + 12, W_chassis_weld2 + 13, W_chassis_weld2 + 14, W_chassis_weld1 + 54, W_chassis_weld1 + 55, W_chassis_weld1 + 56, W_chassis_weld1 + 57, W_chassis_weld1 + 58, W_chassis_weld1 + 59, W_chassis_weld2 + 18, W_chassis_weld2 + 19, W_chassis_weld2 + 20, W_chassis_weld2 + 21, W_chassis_weld1 + 60, W_chassis_weld1 + 61, W_chassis_weld1 + 62, W_chassis_weld1 + 63, W_chassis_weld1 + 64, W_chassis_weld1 + 65, W_chassis_weld2 + 24, W_chassis_weld2 + 25, W_chassis_weld2 + 26, W_chassis_weld2 + 27, W_chassis_weld2 + 28, W_chassis_weld1 + 66, W_chassis_weld1 + 67, W_chassis_weld1 + 68, W_chassis_weld1 + 69, W_chassis_weld1 + 70, W_chassis_weld1 + 71, W_chassis_weld2 + 30, W_chassis_weld2 + 31, W_chassis_weld2 + 32, W_chassis_weld2 + 33, W_chassis_weld2 + 34, W_chassis_weld2 + 35,
+    /* axle2L */ W_axle2R, W_axle2R + 5, W_axle2R + 6, W_axle2R + 10, W_axle2R + 11, W_axle2R + 12, W_axle2R + 15, W_axle2R + 16, W_axle2R + 17, W_axle2R + 18, W_axle2R + 20, W_axle2R + 21, W_axle2R + 22, W_axle2R + 23, W_axle2R + 24, W_axle2R + 25, W_axle2R + 26, W_axle2R + 27, W_axle2R + 28, W_axle2R + 29, W_chassis_weld1, W_axle2R + 30, W_axle2R + 31, W_axle2R + 32, W_axle2R + 33, W_axle2R + 34, W_chassis_weld1 + 6, W_chassis_weld1 + 7, W_axle2R + 35, W_axle2R + 36, W_axle2R + 37, W_axle2R + 38, W_axle2R + 39, W_chassis_weld1 + 12, W_chassis_weld1 + 13, W_chassis_weld1 + 14, W_axle2R + 40, W_axle2R + 41, W_axle2R + 42, W_axle2R + 43, W_axle2R + 44, W_chassis_weld1 + 18, W_chassis_weld1 + 19, W_chassis_weld1 + 20, W_chassis_weld1 + 21, W_axle2R + 45, W_axle2R + 46, W_axle2R + 47, W_axle2R + 48, W_axle2R + 49, W_chassis_weld1 + 24, W_chassis_weld1 + 25, W_chassis_weld1 + 26, W_chassis_weld1 + 27, W_chassis_weld1 + 28, W_axle2R + 50, W_axle2R + 51, W_axle2R + 52, W_axle2R + 53, W_axle2R + 54, W_chassis_weld1 + 30, W_chassis_weld1 + 31, W_chassis_weld1 + 32, W_chassis_weld1 + 33, W_chassis_weld1 + 34, W_chassis_weld1 + 35, W_axle2R + 55, W_axle2R + 56, W_axle2R + 57, W_axle2R + 58, W_axle2R + 59, W_chassis_weld1 + 36, W_chassis_weld1 + 37, W_chassis_weld1 + 38, W_chassis_weld1 + 39, W_chassis_weld1 + 40, W_chassis_weld1 + 41, W_chassis_weld2, W_axle2R + 60, W_axle2R + 61, W_axle2R + 62, W_axle2R + 63, W_axle2R + 64, W_chassis_weld1 + 42, W_chassis_weld1 + 43, W_chassis_weld1 + 44, W_chassis_weld1 + 45, W_chassis_weld1 + 46, W_chassis_weld1 + 47, W_chassis_weld2 + 6, W_chassis_weld2 + 7, W_axle2R + 65, W_axle2R + 66, W_axle2R + 67, W_axle2R + 68, W_axle2R + 69, W_chassis_weld1 + 48, W_chassis_weld1 + 49, W_chassis_weld1 + 50, W_chassis_weld1 + 51, W_chassis_weld1 + 52, W_chassis_weld1 + 53, W_chassis_weld2 + 12, W_chassis_weld2 + 13, W_chassis_weld2 + 14, W_axle2R + 70, W_axle2R + 71, W_axle2R + 72, W_axle2R + 73, W_axle2R + 74, W_chassis_weld1 + 54, W_chassis_weld1 + 55, W_chassis_weld1 + 56, W_chassis_weld1 + 57, W_chassis_weld1 + 58, W_chassis_weld1 + 59, W_chassis_weld2 + 18, W_chassis_weld2 + 19, W_chassis_weld2 + 20, W_chassis_weld2 + 21, W_axle2R + 75, W_axle2R + 76, W_axle2R + 77, W_axle2R + 78, W_axle2R + 79, W_chassis_weld1 + 60, W_chassis_weld1 + 61, W_chassis_weld1 + 62, W_chassis_weld1 + 63, W_chassis_weld1 + 64, W_chassis_weld1 + 65, W_chassis_weld2 + 24, W_chassis_weld2 + 25, W_chassis_weld2 + 26, W_chassis_weld2 + 27, W_chassis_weld2 + 28, W_axle2R + 80, W_axle2R + 81, W_axle2R + 82, W_axle2R + 83, W_axle2R + 84, W_chassis_weld1 + 66, W_chassis_weld1 + 67, W_chassis_weld1 + 68, W_chassis_weld1 + 69, W_chassis_weld1 + 70, W_chassis_weld1 + 71, W_chassis_weld2 + 30, W_chassis_weld2 + 31, W_chassis_weld2 + 32, W_chassis_weld2 + 33, W_chassis_weld2 + 34, W_chassis_weld2 + 35,
+    /* axle2R */ W_chassis_weld1, W_chassis_weld1 + 6, W_chassis_weld1 + 7, W_chassis_weld1 + 12, W_chassis_weld1 + 13, W_chassis_weld1 + 14, W_chassis_weld1 + 18, W_chassis_weld1 + 19, W_chassis_weld1 + 20, W_chassis_weld1 + 21, W_chassis_weld1 + 24, W_chassis_weld1 + 25, W_chassis_weld1 + 26, W_chassis_weld1 + 27, W_chassis_weld1 + 28, W_chassis_weld1 + 30, W_chassis_weld1 + 31, W_chassis_weld1 + 32, W_chassis_weld1 + 33, W_chassis_weld1 + 34, W_chassis_weld1 + 35, W_chassis_weld1 + 36, W_chassis_weld1 + 37, W_chassis_weld1 + 38, W_chassis_weld1 + 39, W_chassis_weld1 + 40, W_chassis_weld1 + 41, W_chassis_weld2, W_chassis_weld1 + 42, W_chassis_weld1 + 43, W_chassis_weld1 + 44, W_chassis_weld1 + 45, W_chassis_weld1 + 46, W_chassis_weld1 + 47, W_chassis_weld2 + 6, W_chassis_weld2 + 7, W_chassis_weld1 + 48, W_chassis_weld1 + 49, W_chassis_weld1 + 50, W_chassis_weld1 + 51, W_chassis_weld1 + 52, W_chassis_weld1 + 53, W_chassis_weld2 + 12, W_chassis_weld2 + 13, W_chassis_weld2 + 14, W_chassis_weld1 + 54, W_chassis_weld1 + 55, W_chassis_weld1 + 56, W_chassis_weld1 + 57, W_chassis_weld1 + 58, W_chassis_weld1 + 59, W_chassis_weld2 + 18, W_chassis_weld2 + 19, W_chassis_weld2 + 20, W_chassis_weld2 + 21, W_chassis_weld1 + 60, W_chassis_weld1 + 61, W_chassis_weld1 + 62, W_chassis_weld1 + 63, W_chassis_weld1 + 64, W_chassis_weld1 + 65, W_chassis_weld2 + 24, W_chassis_weld2 + 25, W_chassis_weld2 + 26, W_chassis_weld2 + 27, W_chassis_weld2 + 28, W_chassis_weld1 + 66, W_chassis_weld1 + 67, W_chassis_weld1 + 68, W_chassis_weld1 + 69, W_chassis_weld1 + 70, W_chassis_weld1 + 71, W_chassis_weld2 + 30, W_chassis_weld2 + 31, W_chassis_weld2 + 32, W_chassis_weld2 + 33, W_chassis_weld2 + 34, W_chassis_weld2 + 35,
     /* chassis_weld1 */ W_chassis_weld2, W_chassis_weld2 + 6, W_chassis_weld2 + 7, W_chassis_weld2 + 12, W_chassis_weld2 + 13, W_chassis_weld2 + 14, W_chassis_weld2 + 18, W_chassis_weld2 + 19, W_chassis_weld2 + 20, W_chassis_weld2 + 21, W_chassis_weld2 + 24, W_chassis_weld2 + 25, W_chassis_weld2 + 26, W_chassis_weld2 + 27, W_chassis_weld2 + 28, W_chassis_weld2 + 30, W_chassis_weld2 + 31, W_chassis_weld2 + 32, W_chassis_weld2 + 33, W_chassis_weld2 + 34, W_chassis_weld2 + 35,
+    /* axle3L */ W_axle3R, W_axle3R + 5, W_axle3R + 6, W_axle3R + 10, W_axle3R + 11, W_axle3R + 12, W_axle3R + 15, W_axle3R + 16, W_axle3R + 17, W_axle3R + 18, W_axle3R + 20, W_axle3R + 21, W_axle3R + 22, W_axle3R + 23, W_axle3R + 24, W_axle3R + 25, W_axle3R + 26, W_axle3R + 27, W_axle3R + 28, W_axle3R + 29, W_chassis_weld2, W_axle3R + 30, W_axle3R + 31, W_axle3R + 32, W_axle3R + 33, W_axle3R + 34, W_chassis_weld2 + 6, W_chassis_weld2 + 7, W_axle3R + 35, W_axle3R + 36, W_axle3R + 37, W_axle3R + 38, W_axle3R + 39, W_chassis_weld2 + 12, W_chassis_weld2 + 13, W_chassis_weld2 + 14, W_axle3R + 40, W_axle3R + 41, W_axle3R + 42, W_axle3R + 43, W_axle3R + 44, W_chassis_weld2 + 18, W_chassis_weld2 + 19, W_chassis_weld2 + 20, W_chassis_weld2 + 21, W_axle3R + 45, W_axle3R + 46, W_axle3R + 47, W_axle3R + 48, W_axle3R + 49, W_chassis_weld2 + 24, W_chassis_weld2 + 25, W_chassis_weld2 + 26, W_chassis_weld2 + 27, W_chassis_weld2 + 28, W_axle3R + 50, W_axle3R + 51, W_axle3R + 52, W_axle3R + 53, W_axle3R + 54, W_chassis_weld2 + 30, W_chassis_weld2 + 31, W_chassis_weld2 + 32, W_chassis_weld2 + 33, W_chassis_weld2 + 34, W_chassis_weld2 + 35, W_axle3R + 55, W_axle3R + 56, W_axle3R + 57, W_axle3R + 58, W_axle3R + 59, W_chassis_weld2 + 36, W_chassis_weld2 + 37, W_chassis_weld2 + 38, W_chassis_weld2 + 39, W_chassis_weld2 + 40, W_chassis_weld2 + 41, W_chassis_weld3, W_axle3R + 60, W_axle3R + 61, W_axle3R + 62, W_axle3R + 63, W_axle3R + 64, W_chassis_weld2 + 42, W_chassis_weld2 + 43, W_chassis_weld2 + 44, W_chassis_weld2 + 45, W_chassis_weld2 + 46, W_chassis_weld2 + 47, W_chassis_weld3 + 6, W_chassis_weld3 + 7, W_axle3R + 65, W_axle3R + 66, W_axle3R + 67, W_axle3R + 68, W_axle3R + 69, W_chassis_weld2 + 48, W_chassis_weld2 + 49, W_chassis_weld2 + 50, W_chassis_weld2 + 51, W_chassis_weld2 + 52, W_chassis_weld2 + 53, W_chassis_weld3 + 12, W_chassis_weld3 + 13, W_chassis_weld3 + 14, W_axle3R + 70, W_axle3R + 71, W_axle3R + 72, W_axle3R + 73, W_axle3R + 74, W_chassis_weld2 + 54, W_chassis_weld2 + 55, W_chassis_weld2 + 56, W_chassis_weld2 + 57, W_chassis_weld2 + 58, W_chassis_weld2 + 59, W_chassis_weld3 + 18, W_chassis_weld3 + 19, W_chassis_weld3 + 20, W_chassis_weld3 + 21, W_axle3R + 75, W_axle3R + 76, W_axle3R + 77, W_axle3R + 78, W_axle3R + 79, W_chassis_weld2 + 60, W_chassis_weld2 + 61, W_chassis_weld2 + 62, W_chassis_weld2 + 63, W_chassis_weld2 + 64, W_chassis_weld2 + 65, W_chassis_weld3 + 24, W_chassis_weld3 + 25, W_chassis_weld3 + 26, W_chassis_weld3 + 27, W_chassis_weld3 + 28, W_axle3R + 80, W_axle3R + 81, W_axle3R + 82, W_axle3R + 83, W_axle3R + 84, W_chassis_weld2 + 66, W_chassis_weld2 + 67, W_chassis_weld2 + 68, W_chassis_weld2 + 69, W_chassis_weld2 + 70, W_chassis_weld2 + 71, W_chassis_weld3 + 30, W_chassis_weld3 + 31, W_chassis_weld3 + 32, W_chassis_weld3 + 33, W_chassis_weld3 + 34, W_chassis_weld3 + 35,
+    /* axle3R */ W_chassis_weld2, W_chassis_weld2 + 6, W_chassis_weld2 + 7, W_chassis_weld2 + 12, W_chassis_weld2 + 13, W_chassis_weld2 + 14, W_chassis_weld2 + 18, W_chassis_weld2 + 19, W_chassis_weld2 + 20, W_chassis_weld2 + 21, W_chassis_weld2 + 24, W_chassis_weld2 + 25, W_chassis_weld2 + 26, W_chassis_weld2 + 27, W_chassis_weld2 + 28, W_chassis_weld2 + 30, W_chassis_weld2 + 31, W_chassis_weld2 + 32, W_chassis_weld2 + 33, W_chassis_weld2 + 34, W_chassis_weld2 + 35, W_chassis_weld2 + 36, W_chassis_weld2 + 37, W_chassis_weld2 + 38, W_chassis_weld2 + 39, W_chassis_weld2 + 40, W_chassis_weld2 + 41, W_chassis_weld3, W_chassis_weld2 + 42, W_chassis_weld2 + 43, W_chassis_weld2 + 44, W_chassis_weld2 + 45, W_chassis_weld2 + 46, W_chassis_weld2 + 47, W_chassis_weld3 + 6, W_chassis_weld3 + 7, W_chassis_weld2 + 48, W_chassis_weld2 + 49, W_chassis_weld2 + 50, W_chassis_weld2 + 51, W_chassis_weld2 + 52, W_chassis_weld2 + 53, W_chassis_weld3 + 12, W_chassis_weld3 + 13, W_chassis_weld3 + 14, W_chassis_weld2 + 54, W_chassis_weld2 + 55, W_chassis_weld2 + 56, W_chassis_weld2 + 57, W_chassis_weld2 + 58, W_chassis_weld2 + 59, W_chassis_weld3 + 18, W_chassis_weld3 + 19, W_chassis_weld3 + 20, W_chassis_weld3 + 21, W_chassis_weld2 + 60, W_chassis_weld2 + 61, W_chassis_weld2 + 62, W_chassis_weld2 + 63, W_chassis_weld2 + 64, W_chassis_weld2 + 65, W_chassis_weld3 + 24, W_chassis_weld3 + 25, W_chassis_weld3 + 26, W_chassis_weld3 + 27, W_chassis_weld3 + 28, W_chassis_weld2 + 66, W_chassis_weld2 + 67, W_chassis_weld2 + 68, W_chassis_weld2 + 69, W_chassis_weld2 + 70, W_chassis_weld2 + 71, W_chassis_weld3 + 30, W_chassis_weld3 + 31, W_chassis_weld3 + 32, W_chassis_weld3 + 33, W_chassis_weld3 + 34, W_chassis_weld3 + 35,
     /* chassis_weld2 */ W_chassis_weld3, W_chassis_weld3 + 6, W_chassis_weld3 + 7, W_chassis_weld3 + 12, W_chassis_weld3 + 13, W_chassis_weld3 + 14, W_chassis_weld3 + 18, W_chassis_weld3 + 19, W_chassis_weld3 + 20, W_chassis_weld3 + 21, W_chassis_weld3 + 24, W_chassis_weld3 + 25, W_chassis_weld3 + 26, W_chassis_weld3 + 27, W_chassis_weld3 + 28, W_chassis_weld3 + 30, W_chassis_weld3 + 31, W_chassis_weld3 + 32, W_chassis_weld3 + 33, W_chassis_weld3 + 34, W_chassis_weld3 + 35,
+    /* axle4L */ W_axle4R, W_axle4R + 5, W_axle4R + 6, W_axle4R + 10, W_axle4R + 11, W_axle4R + 12, W_axle4R + 15, W_axle4R + 16, W_axle4R + 17, W_axle4R + 18, W_axle4R + 20, W_axle4R + 21, W_axle4R + 22, W_axle4R + 23, W_axle4R + 24, W_axle4R + 25, W_axle4R + 26, W_axle4R + 27, W_axle4R + 28, W_axle4R + 29, W_chassis_weld3, W_axle4R + 30, W_axle4R + 31, W_axle4R + 32, W_axle4R + 33, W_axle4R + 34, W_chassis_weld3 + 6, W_chassis_weld3 + 7, W_axle4R + 35, W_axle4R + 36, W_axle4R + 37, W_axle4R + 38, W_axle4R + 39, W_chassis_weld3 + 12, W_chassis_weld3 + 13, W_chassis_weld3 + 14, W_axle4R + 40, W_axle4R + 41, W_axle4R + 42, W_axle4R + 43, W_axle4R + 44, W_chassis_weld3 + 18, W_chassis_weld3 + 19, W_chassis_weld3 + 20, W_chassis_weld3 + 21, W_axle4R + 45, W_axle4R + 46, W_axle4R + 47, W_axle4R + 48, W_axle4R + 49, W_chassis_weld3 + 24, W_chassis_weld3 + 25, W_chassis_weld3 + 26, W_chassis_weld3 + 27, W_chassis_weld3 + 28, W_axle4R + 50, W_axle4R + 51, W_axle4R + 52, W_axle4R + 53, W_axle4R + 54, W_chassis_weld3 + 30, W_chassis_weld3 + 31, W_chassis_weld3 + 32, W_chassis_weld3 + 33, W_chassis_weld3 + 34, W_chassis_weld3 + 35, W_axle4R + 55, W_axle4R + 56, W_axle4R + 57, W_axle4R + 58, W_axle4R + 59, W_chassis_weld3 + 36, W_chassis_weld3 + 37, W_chassis_weld3 + 38, W_chassis_weld3 + 39, W_chassis_weld3 + 40, W_chassis_weld3 + 41, W_chassis_weld4, W_axle4R + 60, W_axle4R + 61, W_axle4R + 62, W_axle4R + 63, W_axle4R + 64, W_chassis_weld3 + 42, W_chassis_weld3 + 43, W_chassis_weld3 + 44, W_chassis_weld3 + 45, W_chassis_weld3 + 46, W_chassis_weld3 + 47, W_chassis_weld4 + 6, W_chassis_weld4 + 7, W_axle4R + 65, W_axle4R + 66, W_axle4R + 67, W_axle4R + 68, W_axle4R + 69, W_chassis_weld3 + 48, W_chassis_weld3 + 49, W_chassis_weld3 + 50, W_chassis_weld3 + 51, W_chassis_weld3 + 52, W_chassis_weld3 + 53, W_chassis_weld4 + 12, W_chassis_weld4 + 13, W_chassis_weld4 + 14, W_axle4R + 70, W_axle4R + 71, W_axle4R + 72, W_axle4R + 73, W_axle4R + 74, W_chassis_weld3 + 54, W_chassis_weld3 + 55, W_chassis_weld3 + 56, W_chassis_weld3 + 57, W_chassis_weld3 + 58, W_chassis_weld3 + 59, W_chassis_weld4 + 18, W_chassis_weld4 + 19, W_chassis_weld4 + 20, W_chassis_weld4 + 21, W_axle4R + 75, W_axle4R + 76, W_axle4R + 77, W_axle4R + 78, W_axle4R + 79, W_chassis_weld3 + 60, W_chassis_weld3 + 61, W_chassis_weld3 + 62, W_chassis_weld3 + 63, W_chassis_weld3 + 64, W_chassis_weld3 + 65, W_chassis_weld4 + 24, W_chassis_weld4 + 25, W_chassis_weld4 + 26, W_chassis_weld4 + 27, W_chassis_weld4 + 28, W_axle4R + 80, W_axle4R + 81, W_axle4R + 82, W_axle4R + 83, W_axle4R + 84, W_chassis_weld3 + 66, W_chassis_weld3 + 67, W_chassis_weld3 + 68, W_chassis_weld3 + 69, W_chassis_weld3 + 70, W_chassis_weld3 + 71, W_chassis_weld4 + 30, W_chassis_weld4 + 31, W_chassis_weld4 + 32, W_chassis_weld4 + 33, W_chassis_weld4 + 34, W_chassis_weld4 + 35,
+    /* axle4R */ W_chassis_weld3, W_chassis_weld3 + 6, W_chassis_weld3 + 7, W_chassis_weld3 + 12, W_chassis_weld3 + 13, W_chassis_weld3 + 14, W_chassis_weld3 + 18, W_chassis_weld3 + 19, W_chassis_weld3 + 20, W_chassis_weld3 + 21, W_chassis_weld3 + 24, W_chassis_weld3 + 25, W_chassis_weld3 + 26, W_chassis_weld3 + 27, W_chassis_weld3 + 28, W_chassis_weld3 + 30, W_chassis_weld3 + 31, W_chassis_weld3 + 32, W_chassis_weld3 + 33, W_chassis_weld3 + 34, W_chassis_weld3 + 35, W_chassis_weld3 + 36, W_chassis_weld3 + 37, W_chassis_weld3 + 38, W_chassis_weld3 + 39, W_chassis_weld3 + 40, W_chassis_weld3 + 41, W_chassis_weld4, W_chassis_weld3 + 42, W_chassis_weld3 + 43, W_chassis_weld3 + 44, W_chassis_weld3 + 45, W_chassis_weld3 + 46, W_chassis_weld3 + 47, W_chassis_weld4 + 6, W_chassis_weld4 + 7, W_chassis_weld3 + 48, W_chassis_weld3 + 49, W_chassis_weld3 + 50, W_chassis_weld3 + 51, W_chassis_weld3 + 52, W_chassis_weld3 + 53, W_chassis_weld4 + 12, W_chassis_weld4 + 13, W_chassis_weld4 + 14, W_chassis_weld3 + 54, W_chassis_weld3 + 55, W_chassis_weld3 + 56, W_chassis_weld3 + 57, W_chassis_weld3 + 58, W_chassis_weld3 + 59, W_chassis_weld4 + 18, W_chassis_weld4 + 19, W_chassis_weld4 + 20, W_chassis_weld4 + 21, W_chassis_weld3 + 60, W_chassis_weld3 + 61, W_chassis_weld3 + 62, W_chassis_weld3 + 63, W_chassis_weld3 + 64, W_chassis_weld3 + 65, W_chassis_weld4 + 24, W_chassis_weld4 + 25, W_chassis_weld4 + 26, W_chassis_weld4 + 27, W_chassis_weld4 + 28, W_chassis_weld3 + 66, W_chassis_weld3 + 67, W_chassis_weld3 + 68, W_chassis_weld3 + 69, W_chassis_weld3 + 70, W_chassis_weld3 + 71, W_chassis_weld4 + 30, W_chassis_weld4 + 31, W_chassis_weld4 + 32, W_chassis_weld4 + 33, W_chassis_weld4 + 34, W_chassis_weld4 + 35,
     /* chassis_weld3 */ W_chassis_weld4, W_chassis_weld4 + 6, W_chassis_weld4 + 7, W_chassis_weld4 + 12, W_chassis_weld4 + 13, W_chassis_weld4 + 14, W_chassis_weld4 + 18, W_chassis_weld4 + 19, W_chassis_weld4 + 20, W_chassis_weld4 + 21, W_chassis_weld4 + 24, W_chassis_weld4 + 25, W_chassis_weld4 + 26, W_chassis_weld4 + 27, W_chassis_weld4 + 28, W_chassis_weld4 + 30, W_chassis_weld4 + 31, W_chassis_weld4 + 32, W_chassis_weld4 + 33, W_chassis_weld4 + 34, W_chassis_weld4 + 35,
-    /* axle3R */ W_axle4L, W_axle4L + 5, W_axle4L + 6, W_axle4L + 10, W_axle4L + 11, W_axle4L + 12, W_axle4L + 15, W_axle4L + 16, W_axle4L + 17, W_axle4L + 18, W_axle4L + 20, W_axle4L + 21, W_axle4L + 22, W_axle4L + 23, W_axle4L + 24, W_axle4L + 25, W_axle4L + 26, W_axle4L + 27, W_axle4L + 28, W_axle4L + 29, W_chassis_weld4, W_axle4L + 30, W_axle4L + 31, W_axle4L + 32, W_axle4L + 33, W_axle4L + 34, W_chassis_weld4 + 6, W_chassis_weld4 + 7, W_axle4L + 35, W_axle4L + 36, W_axle4L + 37, W_axle4L + 38, W_axle4L + 39, W_chassis_weld4 + 12, W_chassis_weld4 + 13, W_chassis_weld4 + 14, W_axle4L + 40, W_axle4L + 41, W_axle4L + 42, W_axle4L + 43, W_axle4L + 44, W_chassis_weld4 + 18, W_chassis_weld4 + 19, W_chassis_weld4 + 20, W_chassis_weld4 + 21, W_axle4L + 45, W_axle4L + 46, W_axle4L + 47, W_axle4L + 48, W_axle4L + 49, W_chassis_weld4 + 24, W_chassis_weld4 + 25, W_chassis_weld4 + 26, W_chassis_weld4 + 27, W_chassis_weld4 + 28, W_axle4L + 50, W_axle4L + 51, W_axle4L + 52, W_axle4L + 53, W_axle4L + 54, W_chassis_weld4 + 30, W_chassis_weld4 + 31, W_chassis_weld4 + 32, W_chassis_weld4 + 33, W_chassis_weld4 + 34, W_chassis_weld4 + 35, W_axle4L + 55, W_axle4L + 56, W_axle4L + 57, W_axle4L + 58, W_axle4L + 59, W_chassis_weld4 + 36, W_chassis_weld4 + 37, W_chassis_weld4 + 38, W_chassis_weld4 + 39, W_chassis_weld4 + 40, W_chassis_weld4 + 41, W_chassis_weld5, W_axle4L + 60, W_axle4L + 61, W_axle4L + 62, W_axle4L + 63, W_axle4L + 64, W_chassis_weld4 + 42, W_chassis_weld4 + 43, W_chassis_weld4 + 44, W_chassis_weld4 + 45, W_chassis_weld4 + 46, W_chassis_weld4 + 47, W_chassis_weld5 + 6, W_chassis_weld5 + 7, W_axle4L + 65, W_axle4L + 66, W_axle4L + 67, W_axle4L + 68, W_axle4L + 69, W_chassis_weld4 + 48, W_chassis_weld4 + 49, W_chassis_weld4 + 50, W_chassis_weld4 + 51, W_chassis_weld4 + 52, W_chassis_weld4 + 53, W_chassis_weld5 + 12, W_chassis_weld5 + 13, W_chassis_weld5 + 14, W_axle4L + 70, W_axle4L + 71, W_axle4L + 72, W_axle4L + 73, W_axle4L + 74, W_chassis_weld4 + 54, W_chassis_weld4 + 55, W_chassis_weld4 + 56, W_chassis_weld4 + 57, W_chassis_weld4 + 58, W_chassis_weld4 + 59, W_chassis_weld5 + 18, W_chassis_weld5 + 19, W_chassis_weld5 + 20, W_chassis_weld5 + 21, W_axle4L + 75, W_axle4L + 76, W_axle4L + 77, W_axle4L + 78, W_axle4L + 79, W_chassis_weld4 + 60, W_chassis_weld4 + 61, W_chassis_weld4 + 62, W_chassis_weld4 + 63, W_chassis_weld4 + 64, W_chassis_weld4 + 65, W_chassis_weld5 + 24, W_chassis_weld5 + 25, W_chassis_weld5 + 26, W_chassis_weld5 + 27, W_chassis_weld5 + 28, W_axle4L + 80, W_axle4L + 81, W_axle4L + 82, W_axle4L + 83, W_axle4L + 84, W_chassis_weld4 + 66, W_chassis_weld4 + 67, W_chassis_weld4 + 68, W_chassis_weld4 + 69, W_chassis_weld4 + 70, W_chassis_weld4 + 71, W_chassis_weld5 + 30, W_chassis_weld5 + 31, W_chassis_weld5 + 32, W_chassis_weld5 + 33, W_chassis_weld5 + 34, W_chassis_weld5 + 35,
-    /* axle4L */ W_chassis_weld4, W_chassis_weld4 + 6, W_chassis_weld4 + 7, W_chassis_weld4 + 12, W_chassis_weld4 + 13, W_chassis_weld4 + 14, W_chassis_weld4 + 18, W_chassis_weld4 + 19, W_chassis_weld4 + 20, W_chassis_weld4 + 21, W_chassis_weld4 + 24, W_chassis_weld4 + 25, W_chassis_weld4 + 26, W_chassis_weld4 + 27, W_chassis_weld4 + 28, W_chassis_weld4 + 30, W_chassis_weld4 + 31, W_chassis_weld4 + 32, W_chassis_weld4 + 33, W_chassis_weld4 + 34, W_chassis_weld4 + 35, W_chassis_weld4 + 36, W_chassis_weld4 + 37, W_chassis_weld4 + 38, W_chassis_weld4 + 39, W_chassis_weld4 + 40, W_chassis_weld4 + 41, W_chassis_weld5, W_chassis_weld4 + 42, W_chassis_weld4 + 43, W_chassis_weld4 + 44, W_chassis_weld4 + 45, W_chassis_weld4 + 46, W_chassis_weld4 + 47, W_chassis_weld5 + 6, W_chassis_weld5 + 7, W_chassis_weld4 + 48, W_chassis_weld4 + 49, W_chassis_weld4 + 50, W_chassis_weld4 + 51, W_chassis_weld4 + 52, W_chassis_weld4 + 53, W_chassis_weld5 + 12, W_chassis_weld5 + 13, W_chassis_weld5 + 14, W_chassis_weld4 + 54, W_chassis_weld4 + 55, W_chassis_weld4 + 56, W_chassis_weld4 + 57, W_chassis_weld4 + 58, W_chassis_weld4 + 59, W_chassis_weld5 + 18, W_chassis_weld5 + 19, W_chassis_weld5 + 20, W_chassis_weld5 + 21, W_chassis_weld4 + 60, W_chassis_weld4 + 61, W_chassis_weld4 + 62, W_chassis_weld4 + 63, W_chassis_weld4 + 64, W_chassis_weld4 + 65, W_chassis_weld5 + 24, W_chassis_weld5 + 25, W_chassis_weld5 + 26, W_chassis_weld5 + 27, W_chassis_weld5 + 28, W_chassis_weld4 + 66, W_chassis_weld4 + 67, W_chassis_weld4 + 68, W_chassis_weld4 + 69, W_chassis_weld4 + 70, W_chassis_weld4 + 71, W_chassis_weld5 + 30, W_chassis_weld5 + 31, W_chassis_weld5 + 32, W_chassis_weld5 + 33, W_chassis_weld5 + 34, W_chassis_weld5 + 35,
+    /* axle5L */ W_axle5R, W_axle5R + 5, W_axle5R + 6, W_axle5R + 10, W_axle5R + 11, W_axle5R + 12, W_axle5R + 15, W_axle5R + 16, W_axle5R + 17, W_axle5R + 18, W_axle5R + 20, W_axle5R + 21, W_axle5R + 22, W_axle5R + 23, W_axle5R + 24, W_axle5R + 25, W_axle5R + 26, W_axle5R + 27, W_axle5R + 28, W_axle5R + 29, W_chassis_weld4, W_axle5R + 30, W_axle5R + 31, W_axle5R + 32, W_axle5R + 33, W_axle5R + 34, W_chassis_weld4 + 6, W_chassis_weld4 + 7, W_axle5R + 35, W_axle5R + 36, W_axle5R + 37, W_axle5R + 38, W_axle5R + 39, W_chassis_weld4 + 12, W_chassis_weld4 + 13, W_chassis_weld4 + 14, W_axle5R + 40, W_axle5R + 41, W_axle5R + 42, W_axle5R + 43, W_axle5R + 44, W_chassis_weld4 + 18, W_chassis_weld4 + 19, W_chassis_weld4 + 20, W_chassis_weld4 + 21, W_axle5R + 45, W_axle5R + 46, W_axle5R + 47, W_axle5R + 48, W_axle5R + 49, W_chassis_weld4 + 24, W_chassis_weld4 + 25, W_chassis_weld4 + 26, W_chassis_weld4 + 27, W_chassis_weld4 + 28, W_axle5R + 50, W_axle5R + 51, W_axle5R + 52, W_axle5R + 53, W_axle5R + 54, W_chassis_weld4 + 30, W_chassis_weld4 + 31, W_chassis_weld4 + 32, W_chassis_weld4 + 33, W_chassis_weld4 + 34, W_chassis_weld4 + 35, W_axle5R + 55, W_axle5R + 56, W_axle5R + 57, W_axle5R + 58, W_axle5R + 59, W_chassis_weld4 + 36, W_chassis_weld4 + 37, W_chassis_weld4 + 38, W_chassis_weld4 + 39, W_chassis_weld4 + 40, W_chassis_weld4 + 41, W_chassis_weld5, W_axle5R + 60, W_axle5R + 61, W_axle5R + 62, W_axle5R + 63, W_axle5R + 64, W_chassis_weld4 + 42, W_chassis_weld4 + 43, W_chassis_weld4 + 44, W_chassis_weld4 + 45, W_chassis_weld4 + 46, W_chassis_weld4 + 47, W_chassis_weld5 + 6, W_chassis_weld5 + 7, W_axle5R + 65, W_axle5R + 66, W_axle5R + 67, W_axle5R + 68, W_axle5R + 69, W_chassis_weld4 + 48, W_chassis_weld4 + 49, W_chassis_weld4 + 50, W_chassis_weld4 + 51, W_chassis_weld4 + 52, W_chassis_weld4 + 53, W_chassis_weld5 + 12, W_chassis_weld5 + 13, W_chassis_weld5 + 14, W_axle5R + 70, W_axle5R + 71, W_axle5R + 72, W_axle5R + 73, W_axle5R + 74, W_chassis_weld4 + 54, W_chassis_weld4 + 55, W_chassis_weld4 + 56, W_chassis_weld4 + 57, W_chassis_weld4 + 58, W_chassis_weld4 + 59, W_chassis_weld5 + 18, W_chassis_weld5 + 19, W_chassis_weld5 + 20, W_chassis_weld5 + 21, W_axle5R + 75, W_axle5R + 76, W_axle5R + 77, W_axle5R + 78, W_axle5R + 79, W_chassis_weld4 + 60, W_chassis_weld4 + 61, W_chassis_weld4 + 62, W_chassis_weld4 + 63, W_chassis_weld4 + 64, W_chassis_weld4 + 65, W_chassis_weld5 + 24, W_chassis_weld5 + 25, W_chassis_weld5 + 26, W_chassis_weld5 + 27, W_chassis_weld5 + 28, W_axle5R + 80, W_axle5R + 81, W_axle5R + 82, W_axle5R + 83, W_axle5R + 84, W_chassis_weld4 + 66, W_chassis_weld4 + 67, W_chassis_weld4 + 68, W_chassis_weld4 + 69, W_chassis_weld4 + 70, W_chassis_weld4 + 71, W_chassis_weld5 + 30, W_chassis_weld5 + 31, W_chassis_weld5 + 32, W_chassis_weld5 + 33, W_chassis_weld5 + 34, W_chassis_weld5 + 35,
+    /* axle5R */ W_chassis_weld4, W_chassis_weld4 + 6, W_chassis_weld4 + 7, W_chassis_weld4 + 12, W_chassis_weld4 + 13, W_chassis_weld4 + 14, W_chassis_weld4 + 18, W_chassis_weld4 + 19, W_chassis_weld4 + 20, W_chassis_weld4 + 21, W_chassis_weld4 + 24, W_chassis_weld4 + 25, W_chassis_weld4 + 26, W_chassis_weld4 + 27, W_chassis_weld4 + 28, W_chassis_weld4 + 30, W_chassis_weld4 + 31, W_chassis_weld4 + 32, W_chassis_weld4 + 33, W_chassis_weld4 + 34, W_chassis_weld4 + 35, W_chassis_weld4 + 36, W_chassis_weld4 + 37, W_chassis_weld4 + 38, W_chassis_weld4 + 39, W_chassis_weld4 + 40, W_chassis_weld4 + 41, W_chassis_weld5, W_chassis_weld4 + 42, W_chassis_weld4 + 43, W_chassis_weld4 + 44, W_chassis_weld4 + 45, W_chassis_weld4 + 46, W_chassis_weld4 + 47, W_chassis_weld5 + 6, W_chassis_weld5 + 7, W_chassis_weld4 + 48, W_chassis_weld4 + 49, W_chassis_weld4 + 50, W_chassis_weld4 + 51, W_chassis_weld4 + 52, W_chassis_weld4 + 53, W_chassis_weld5 + 12, W_chassis_weld5 + 13, W_chassis_weld5 + 14, W_chassis_weld4 + 54, W_chassis_weld4 + 55, W_chassis_weld4 + 56, W_chassis_weld4 + 57, W_chassis_weld4 + 58, W_chassis_weld4 + 59, W_chassis_weld5 + 18, W_chassis_weld5 + 19, W_chassis_weld5 + 20, W_chassis_weld5 + 21, W_chassis_weld4 + 60, W_chassis_weld4 + 61, W_chassis_weld4 + 62, W_chassis_weld4 + 63, W_chassis_weld4 + 64, W_chassis_weld4 + 65, W_chassis_weld5 + 24, W_chassis_weld5 + 25, W_chassis_weld5 + 26, W_chassis_weld5 + 27, W_chassis_weld5 + 28, W_chassis_weld4 + 66, W_chassis_weld4 + 67, W_chassis_weld4 + 68, W_chassis_weld4 + 69, W_chassis_weld4 + 70, W_chassis_weld4 + 71, W_chassis_weld5 + 30, W_chassis_weld5 + 31, W_chassis_weld5 + 32, W_chassis_weld5 + 33, W_chassis_weld5 + 34, W_chassis_weld5 + 35,
     /* chassis_weld4 */ W_chassis_weld5, W_chassis_weld5 + 6, W_chassis_weld5 + 7, W_chassis_weld5 + 12, W_chassis_weld5 + 13, W_chassis_weld5 + 14, W_chassis_weld5 + 18, W_chassis_weld5 + 19, W_chassis_weld5 + 20, W_chassis_weld5 + 21, W_chassis_weld5 + 24, W_chassis_weld5 + 25, W_chassis_weld5 + 26, W_chassis_weld5 + 27, W_chassis_weld5 + 28, W_chassis_weld5 + 30, W_chassis_weld5 + 31, W_chassis_weld5 + 32, W_chassis_weld5 + 33, W_chassis_weld5 + 34, W_chassis_weld5 + 35,
-    /* axle4R */ W_axle5L, W_axle5L + 5, W_axle5L + 6, W_axle5L + 10, W_axle5L + 11, W_axle5L + 12, W_axle5L + 15, W_axle5L + 16, W_axle5L + 17, W_axle5L + 18, W_axle5L + 20, W_axle5L + 21, W_axle5L + 22, W_axle5L + 23, W_axle5L + 24, W_axle5L + 25, W_axle5L + 26, W_axle5L + 27, W_axle5L + 28, W_axle5L + 29, W_chassis_weld5, W_axle5L + 30, W_axle5L + 31, W_axle5L + 32, W_axle5L + 33, W_axle5L + 34, W_chassis_weld5 + 6, W_chassis_weld5 + 7, W_axle5L + 35, W_axle5L + 36, W_axle5L + 37, W_axle5L + 38, W_axle5L + 39, W_chassis_weld5 + 12, W_chassis_weld5 + 13, W_chassis_weld5 + 14, W_axle5L + 40, W_axle5L + 41, W_axle5L + 42, W_axle5L + 43, W_axle5L + 44, W_chassis_weld5 + 18, W_chassis_weld5 + 19, W_chassis_weld5 + 20, W_chassis_weld5 + 21, W_axle5L + 45, W_axle5L + 46, W_axle5L + 47, W_axle5L + 48, W_axle5L + 49, W_chassis_weld5 + 24, W_chassis_weld5 + 25, W_chassis_weld5 + 26, W_chassis_weld5 + 27, W_chassis_weld5 + 28, W_axle5L + 50, W_axle5L + 51, W_axle5L + 52, W_axle5L + 53, W_axle5L + 54, W_chassis_weld5 + 30, W_chassis_weld5 + 31, W_chassis_weld5 + 32, W_chassis_weld5 + 33, W_chassis_weld5 + 34, W_chassis_weld5 + 35, W_axle5L + 55, W_axle5L + 56, W_axle5L + 57, W_axle5L + 58, W_axle5L + 59, W_chassis_weld5 + 36, W_chassis_weld5 + 37, W_chassis_weld5 + 38, W_chassis_weld5 + 39, W_chassis_weld5 + 40, W_chassis_weld5 + 41, W_chassis_weld6, W_axle5L + 60, W_axle5L + 61, W_axle5L + 62, W_axle5L + 63, W_axle5L + 64, W_chassis_weld5 + 42, W_chassis_weld5 + 43, W_chassis_weld5 + 44, W_chassis_weld5 + 45, W_chassis_weld5 + 46, W_chassis_weld5 + 47, W_chassis_weld6 + 6, W_chassis_weld6 + 7, W_axle5L + 65, W_axle5L + 66, W_axle5L + 67, W_axle5L + 68, W_axle5L + 69, W_chassis_weld5 + 48, W_chassis_weld5 + 49, W_chassis_weld5 + 50, W_chassis_weld5 + 51, W_chassis_weld5 + 52, W_chassis_weld5 + 53, W_chassis_weld6 + 12, W_chassis_weld6 + 13, W_chassis_weld6 + 14, W_axle5L + 70, W_axle5L + 71, W_axle5L + 72, W_axle5L + 73, W_axle5L + 74, W_chassis_weld5 + 54, W_chassis_weld5 + 55, W_chassis_weld5 + 56, W_chassis_weld5 + 57, W_chassis_weld5 + 58, W_chassis_weld5 + 59, W_chassis_weld6 + 18, W_chassis_weld6 + 19, W_chassis_weld6 + 20, W_chassis_weld6 + 21, W_axle5L + 75, W_axle5L + 76, W_axle5L + 77, W_axle5L + 78, W_axle5L + 79, W_chassis_weld5 + 60, W_chassis_weld5 + 61, W_chassis_weld5 + 62, W_chassis_weld5 + 63, W_chassis_weld5 + 64, W_chassis_weld5 + 65, W_chassis_weld6 + 24, W_chassis_weld6 + 25, W_chassis_weld6 + 26, W_chassis_weld6 + 27, W_chassis_weld6 + 28, W_axle5L + 80, W_axle5L + 81, W_axle5L + 82, W_axle5L + 83, W_axle5L + 84, W_chassis_weld5 + 66, W_chassis_weld5 + 67, W_chassis_weld5 + 68, W_chassis_weld5 + 69, W_chassis_weld5 + 70, W_chassis_weld5 + 71, W_chassis_weld6 + 30, W_chassis_weld6 + 31, W_chassis_weld6 + 32, W_chassis_weld6 + 33, W_chassis_weld6 + 34, W_chassis_weld6 + 35,
-    /* axle5L */ W_chassis_weld5, W_chassis_weld5 + 6, W_chassis_weld5 + 7, W_chassis_weld5 + 12, W_chassis_weld5 + 13, W_chassis_weld5 + 14, W_chassis_weld5 + 18, W_chassis_weld5 + 19, W_chassis_weld5 + 20, W_chassis_weld5 + 21, W_chassis_weld5 + 24, W_chassis_weld5 + 25, W_chassis_weld5 + 26, W_chassis_weld5 + 27, W_chassis_weld5 + 28, W_chassis_weld5 + 30, W_chassis_weld5 + 31, W_chassis_weld5 + 32, W_chassis_weld5 + 33, W_chassis_weld5 + 34, W_chassis_weld5 + 35, W_chassis_weld5 + 36, W_chassis_weld5 + 37, W_chassis_weld5 + 38, W_chassis_weld5 + 39, W_chassis_weld5 + 40, W_chassis_weld5 + 41, W_chassis_weld6, W_chassis_weld5 + 42, W_chassis_weld5 + 43, W_chassis_weld5 + 44, W_chassis_weld5 + 45, W_chassis_weld5 + 46, W_chassis_weld5 + 47, W_chassis_weld6 + 6, W_chassis_weld6 + 7, W_chassis_weld5 + 48, W_chassis_weld5 + 49, W_chassis_weld5 + 50, W_chassis_weld5 + 51, W_chassis_weld5 + 52, W_chassis_weld5 + 53, W_chassis_weld6 + 12, W_chassis_weld6 + 13, W_chassis_weld6 + 14, W_chassis_weld5 + 54, W_chassis_weld5 + 55, W_chassis_weld5 + 56, W_chassis_weld5 + 57, W_chassis_weld5 + 58, W_chassis_weld5 + 59, W_chassis_weld6 + 18, W_chassis_weld6 + 19, W_chassis_weld6 + 20, W_chassis_weld6 + 21, W_chassis_weld5 + 60, W_chassis_weld5 + 61, W_chassis_weld5 + 62, W_chassis_weld5 + 63, W_chassis_weld5 + 64, W_chassis_weld5 + 65, W_chassis_weld6 + 24, W_chassis_weld6 + 25, W_chassis_weld6 + 26, W_chassis_weld6 + 27, W_chassis_weld6 + 28, W_chassis_weld5 + 66, W_chassis_weld5 + 67, W_chassis_weld5 + 68, W_chassis_weld5 + 69, W_chassis_weld5 + 70, W_chassis_weld5 + 71, W_chassis_weld6 + 30, W_chassis_weld6 + 31, W_chassis_weld6 + 32, W_chassis_weld6 + 33, W_chassis_weld6 + 34, W_chassis_weld6 + 35,
+    /* axle6L */ W_axle6R, W_axle6R + 5, W_axle6R + 6, W_axle6R + 10, W_axle6R + 11, W_axle6R + 12, W_axle6R + 15, W_axle6R + 16, W_axle6R + 17, W_axle6R + 18, W_axle6R + 20, W_axle6R + 21, W_axle6R + 22, W_axle6R + 23, W_axle6R + 24, W_axle6R + 25, W_axle6R + 26, W_axle6R + 27, W_axle6R + 28, W_axle6R + 29, W_chassis_weld5, W_axle6R + 30, W_axle6R + 31, W_axle6R + 32, W_axle6R + 33, W_axle6R + 34, W_chassis_weld5 + 6, W_chassis_weld5 + 7, W_axle6R + 35, W_axle6R + 36, W_axle6R + 37, W_axle6R + 38, W_axle6R + 39, W_chassis_weld5 + 12, W_chassis_weld5 + 13, W_chassis_weld5 + 14, W_axle6R + 40, W_axle6R + 41, W_axle6R + 42, W_axle6R + 43, W_axle6R + 44, W_chassis_weld5 + 18, W_chassis_weld5 + 19, W_chassis_weld5 + 20, W_chassis_weld5 + 21, W_axle6R + 45, W_axle6R + 46, W_axle6R + 47, W_axle6R + 48, W_axle6R + 49, W_chassis_weld5 + 24, W_chassis_weld5 + 25, W_chassis_weld5 + 26, W_chassis_weld5 + 27, W_chassis_weld5 + 28, W_axle6R + 50, W_axle6R + 51, W_axle6R + 52, W_axle6R + 53, W_axle6R + 54, W_chassis_weld5 + 30, W_chassis_weld5 + 31, W_chassis_weld5 + 32, W_chassis_weld5 + 33, W_chassis_weld5 + 34, W_chassis_weld5 + 35, W_axle6R + 55, W_axle6R + 56, W_axle6R + 57, W_axle6R + 58, W_axle6R + 59, W_chassis_weld5 + 36, W_chassis_weld5 + 37, W_chassis_weld5 + 38, W_chassis_weld5 + 39, W_chassis_weld5 + 40, W_chassis_weld5 + 41, W_chassis_weld6, W_axle6R + 60, W_axle6R + 61, W_axle6R + 62, W_axle6R + 63, W_axle6R + 64, W_chassis_weld5 + 42, W_chassis_weld5 + 43, W_chassis_weld5 + 44, W_chassis_weld5 + 45, W_chassis_weld5 + 46, W_chassis_weld5 + 47, W_chassis_weld6 + 6, W_chassis_weld6 + 7, W_axle6R + 65, W_axle6R + 66, W_axle6R + 67, W_axle6R + 68, W_axle6R + 69, W_chassis_weld5 + 48, W_chassis_weld5 + 49, W_chassis_weld5 + 50, W_chassis_weld5 + 51, W_chassis_weld5 + 52, W_chassis_weld5 + 53, W_chassis_weld6 + 12, W_chassis_weld6 + 13, W_chassis_weld6 + 14, W_axle6R + 70, W_axle6R + 71, W_axle6R + 72, W_axle6R + 73, W_axle6R + 74, W_chassis_weld5 + 54, W_chassis_weld5 + 55, W_chassis_weld5 + 56, W_chassis_weld5 + 57, W_chassis_weld5 + 58, W_chassis_weld5 + 59, W_chassis_weld6 + 18, W_chassis_weld6 + 19, W_chassis_weld6 + 20, W_chassis_weld6 + 21, W_axle6R + 75, W_axle6R + 76, W_axle6R + 77, W_axle6R + 78, W_axle6R + 79, W_chassis_weld5 + 60, W_chassis_weld5 + 61, W_chassis_weld5 + 62, W_chassis_weld5 + 63, W_chassis_weld5 + 64, W_chassis_weld5 + 65, W_chassis_weld6 + 24, W_chassis_weld6 + 25, W_chassis_weld6 + 26, W_chassis_weld6 + 27, W_chassis_weld6 + 28, W_axle6R + 80, W_axle6R + 81, W_axle6R + 82, W_axle6R + 83, W_axle6R + 84, W_chassis_weld5 + 66, W_chassis_weld5 + 67, W_chassis_weld5 + 68, W_chassis_weld5 + 69, W_chassis_weld5 + 70, W_chassis_weld5 + 71, W_chassis_weld6 + 30, W_chassis_weld6 + 31, W_chassis_weld6 + 32, W_chassis_weld6 + 33, W_chassis_weld6 + 34, W_chassis_weld6 + 35,
+    /* axle6R */ W_chassis_weld5, W_chassis_weld5 + 6, W_chassis_weld5 + 7, W_chassis_weld5 + 12, W_chassis_weld5 + 13, W_chassis_weld5 + 14, W_chassis_weld5 + 18, W_chassis_weld5 + 19, W_chassis_weld5 + 20, W_chassis_weld5 + 21, W_chassis_weld5 + 24, W_chassis_weld5 + 25, W_chassis_weld5 + 26, W_chassis_weld5 + 27, W_chassis_weld5 + 28, W_chassis_weld5 + 30, W_chassis_weld5 + 31, W_chassis_weld5 + 32, W_chassis_weld5 + 33, W_chassis_weld5 + 34, W_chassis_weld5 + 35, W_chassis_weld5 + 36, W_chassis_weld5 + 37, W_chassis_weld5 + 38, W_chassis_weld5 + 39, W_chassis_weld5 + 40, W_chassis_weld5 + 41, W_chassis_weld6, W_chassis_weld5 + 42, W_chassis_weld5 + 43, W_chassis_weld5 + 44, W_chassis_weld5 + 45, W_chassis_weld5 + 46, W_chassis_weld5 + 47, W_chassis_weld6 + 6, W_chassis_weld6 + 7, W_chassis_weld5 + 48, W_chassis_weld5 + 49, W_chassis_weld5 + 50, W_chassis_weld5 + 51, W_chassis_weld5 + 52, W_chassis_weld5 + 53, W_chassis_weld6 + 12, W_chassis_weld6 + 13, W_chassis_weld6 + 14, W_chassis_weld5 + 54, W_chassis_weld5 + 55, W_chassis_weld5 + 56, W_chassis_weld5 + 57, W_chassis_weld5 + 58, W_chassis_weld5 + 59, W_chassis_weld6 + 18, W_chassis_weld6 + 19, W_chassis_weld6 + 20, W_chassis_weld6 + 21, W_chassis_weld5 + 60, W_chassis_weld5 + 61, W_chassis_weld5 + 62, W_chassis_weld5 + 63, W_chassis_weld5 + 64, W_chassis_weld5 + 65, W_chassis_weld6 + 24, W_chassis_weld6 + 25, W_chassis_weld6 + 26, W_chassis_weld6 + 27, W_chassis_weld6 + 28, W_chassis_weld5 + 66, W_chassis_weld5 + 67, W_chassis_weld5 + 68, W_chassis_weld5 + 69, W_chassis_weld5 + 70, W_chassis_weld5 + 71, W_chassis_weld6 + 30, W_chassis_weld6 + 31, W_chassis_weld6 + 32, W_chassis_weld6 + 33, W_chassis_weld6 + 34, W_chassis_weld6 + 35,
     /* chassis_weld5 */ W_chassis_weld6, W_chassis_weld6 + 6, W_chassis_weld6 + 7, W_chassis_weld6 + 12, W_chassis_weld6 + 13, W_chassis_weld6 + 14, W_chassis_weld6 + 18, W_chassis_weld6 + 19, W_chassis_weld6 + 20, W_chassis_weld6 + 21, W_chassis_weld6 + 24, W_chassis_weld6 + 25, W_chassis_weld6 + 26, W_chassis_weld6 + 27, W_chassis_weld6 + 28, W_chassis_weld6 + 30, W_chassis_weld6 + 31, W_chassis_weld6 + 32, W_chassis_weld6 + 33, W_chassis_weld6 + 34, W_chassis_weld6 + 35,
-    /* axle5R */ W_axle6L, W_axle6L + 5, W_axle6L + 6, W_axle6L + 10, W_axle6L + 11, W_axle6L + 12, W_axle6L + 15, W_axle6L + 16, W_axle6L + 17, W_axle6L + 18, W_axle6L + 20, W_axle6L + 21, W_axle6L + 22, W_axle6L + 23, W_axle6L + 24, W_axle6L + 25, W_axle6L + 26, W_axle6L + 27, W_axle6L + 28, W_axle6L + 29, W_chassis_weld6, W_axle6L + 30, W_axle6L + 31, W_axle6L + 32, W_axle6L + 33, W_axle6L + 34, W_chassis_weld6 + 6, W_chassis_weld6 + 7, W_axle6L + 35, W_axle6L + 36, W_axle6L + 37, W_axle6L + 38, W_axle6L + 39, W_chassis_weld6 + 12, W_chassis_weld6 + 13, W_chassis_weld6 + 14, W_axle6L + 40, W_axle6L + 41, W_axle6L + 42, W_axle6L + 43, W_axle6L + 44, W_chassis_weld6 + 18, W_chassis_weld6 + 19, W_chassis_weld6 + 20, W_chassis_weld6 + 21, W_axle6L + 45, W_axle6L + 46, W_axle6L + 47, W_axle6L + 48, W_axle6L + 49, W_chassis_weld6 + 24, W_chassis_weld6 + 25, W_chassis_weld6 + 26, W_chassis_weld6 + 27, W_chassis_weld6 + 28, W_axle6L + 50, W_axle6L + 51, W_axle6L + 52, W_axle6L + 53, W_axle6L + 54, W_chassis_weld6 + 30, W_chassis_weld6 + 31, W_chassis_weld6 + 32, W_chassis_weld6 + 33, W_chassis_weld6 + 34, W_chassis_weld6 + 35, W_axle6L + 55, W_axle6L + 56, W_axle6L + 57, W_axle6L + 58, W_axle6L + 59, W_chassis_weld6 + 36, W_chassis_weld6 + 37, W_chassis_weld6 + 38, W_chassis_weld6 + 39, W_chassis_weld6 + 40, W_chassis_weld6 + 41, W_chassis_weld7, W_axle6L + 60, W_axle6L + 61, W_axle6L + 62, W_axle6L + 63, W_axle6L + 64, W_chassis_weld6 + 42, W_chassis_weld6 + 43, W_chassis_weld6 + 44, W_chassis_weld6 + 45, W_chassis_weld6 + 46, W_chassis_weld6 + 47, W_chassis_weld7 + 6, W_chassis_weld7 + 7, W_axle6L + 65, W_axle6L + 66, W_axle6L + 67, W_axle6L + 68, W_axle6L + 69, W_chassis_weld6 + 48, W_chassis_weld6 + 49, W_chassis_weld6 + 50, W_chassis_weld6 + 51, W_chassis_weld6 + 52, W_chassis_weld6 + 53, W_chassis_weld7 + 12, W_chassis_weld7 + 13, W_chassis_weld7 + 14, W_axle6L + 70, W_axle6L + 71, W_axle6L + 72, W_axle6L + 73, W_axle6L + 74, W_chassis_weld6 + 54, W_chassis_weld6 + 55, W_chassis_weld6 + 56, W_chassis_weld6 + 57, W_chassis_weld6 + 58, W_chassis_weld6 + 59, W_chassis_weld7 + 18, W_chassis_weld7 + 19, W_chassis_weld7 + 20, W_chassis_weld7 + 21, W_axle6L + 75, W_axle6L + 76, W_axle6L + 77, W_axle6L + 78, W_axle6L + 79, W_chassis_weld6 + 60, W_chassis_weld6 + 61, W_chassis_weld6 + 62, W_chassis_weld6 + 63, W_chassis_weld6 + 64, W_chassis_weld6 + 65, W_chassis_weld7 + 24, W_chassis_weld7 + 25, W_chassis_weld7 + 26, W_chassis_weld7 + 27, W_chassis_weld7 + 28, W_axle6L + 80, W_axle6L + 81, W_axle6L + 82, W_axle6L + 83, W_axle6L + 84, W_chassis_weld6 + 66, W_chassis_weld6 + 67, W_chassis_weld6 + 68, W_chassis_weld6 + 69, W_chassis_weld6 + 70, W_chassis_weld6 + 71, W_chassis_weld7 + 30, W_chassis_weld7 + 31, W_chassis_weld7 + 32, W_chassis_weld7 + 33, W_chassis_weld7 + 34, W_chassis_weld7 + 35,
-    /* axle6L */ W_chassis_weld6, W_chassis_weld6 + 6, W_chassis_weld6 + 7, W_chassis_weld6 + 12, W_chassis_weld6 + 13, W_chassis_weld6 + 14, W_chassis_weld6 + 18, W_chassis_weld6 + 19, W_chassis_weld6 + 20, W_chassis_weld6 + 21, W_chassis_weld6 + 24, W_chassis_weld6 + 25, W_chassis_weld6 + 26, W_chassis_weld6 + 27, W_chassis_weld6 + 28, W_chassis_weld6 + 30, W_chassis_weld6 + 31, W_chassis_weld6 + 32, W_chassis_weld6 + 33, W_chassis_weld6 + 34, W_chassis_weld6 + 35, W_chassis_weld6 + 36, W_chassis_weld6 + 37, W_chassis_weld6 + 38, W_chassis_weld6 + 39, W_chassis_weld6 + 40, W_chassis_weld6 + 41, W_chassis_weld7, W_chassis_weld6 + 42, W_chassis_weld6 + 43, W_chassis_weld6 + 44, W_chassis_weld6 + 45, W_chassis_weld6 + 46, W_chassis_weld6 + 47, W_chassis_weld7 + 6, W_chassis_weld7 + 7, W_chassis_weld6 + 48, W_chassis_weld6 + 49, W_chassis_weld6 + 50, W_chassis_weld6 + 51, W_chassis_weld6 + 52, W_chassis_weld6 + 53, W_chassis_weld7 + 12, W_chassis_weld7 + 13, W_chassis_weld7 + 14, W_chassis_weld6 + 54, W_chassis_weld6 + 55, W_chassis_weld6 + 56, W_chassis_weld6 + 57, W_chassis_weld6 + 58, W_chassis_weld6 + 59, W_chassis_weld7 + 18, W_chassis_weld7 + 19, W_chassis_weld7 + 20, W_chassis_weld7 + 21, W_chassis_weld6 + 60, W_chassis_weld6 + 61, W_chassis_weld6 + 62, W_chassis_weld6 + 63, W_chassis_weld6 + 64, W_chassis_weld6 + 65, W_chassis_weld7 + 24, W_chassis_weld7 + 25, W_chassis_weld7 + 26, W_chassis_weld7 + 27, W_chassis_weld7 + 28, W_chassis_weld6 + 66, W_chassis_weld6 + 67, W_chassis_weld6 + 68, W_chassis_weld6 + 69, W_chassis_weld6 + 70, W_chassis_weld6 + 71, W_chassis_weld7 + 30, W_chassis_weld7 + 31, W_chassis_weld7 + 32, W_chassis_weld7 + 33, W_chassis_weld7 + 34, W_chassis_weld7 + 35,
+    /* axle7L */ W_axle7R, W_axle7R + 5, W_axle7R + 6, W_axle7R + 10, W_axle7R + 11, W_axle7R + 12, W_axle7R + 15, W_axle7R + 16, W_axle7R + 17, W_axle7R + 18, W_axle7R + 20, W_axle7R + 21, W_axle7R + 22, W_axle7R + 23, W_axle7R + 24, W_axle7R + 25, W_axle7R + 26, W_axle7R + 27, W_axle7R + 28, W_axle7R + 29, W_chassis_weld6, W_axle7R + 30, W_axle7R + 31, W_axle7R + 32, W_axle7R + 33, W_axle7R + 34, W_chassis_weld6 + 6, W_chassis_weld6 + 7, W_axle7R + 35, W_axle7R + 36, W_axle7R + 37, W_axle7R + 38, W_axle7R + 39, W_chassis_weld6 + 12, W_chassis_weld6 + 13, W_chassis_weld6 + 14, W_axle7R + 40, W_axle7R + 41, W_axle7R + 42, W_axle7R + 43, W_axle7R + 44, W_chassis_weld6 + 18, W_chassis_weld6 + 19, W_chassis_weld6 + 20, W_chassis_weld6 + 21, W_axle7R + 45, W_axle7R + 46, W_axle7R + 47, W_axle7R + 48, W_axle7R + 49, W_chassis_weld6 + 24, W_chassis_weld6 + 25, W_chassis_weld6 + 26, W_chassis_weld6 + 27, W_chassis_weld6 + 28, W_axle7R + 50, W_axle7R + 51, W_axle7R + 52, W_axle7R + 53, W_axle7R + 54, W_chassis_weld6 + 30, W_chassis_weld6 + 31, W_chassis_weld6 + 32, W_chassis_weld6 + 33, W_chassis_weld6 + 34, W_chassis_weld6 + 35, W_axle7R + 55, W_axle7R + 56, W_axle7R + 57, W_axle7R + 58, W_axle7R + 59, W_chassis_weld6 + 36, W_chassis_weld6 + 37, W_chassis_weld6 + 38, W_chassis_weld6 + 39, W_chassis_weld6 + 40, W_chassis_weld6 + 41, W_chassis_weld7, W_axle7R + 60, W_axle7R + 61, W_axle7R + 62, W_axle7R + 63, W_axle7R + 64, W_chassis_weld6 + 42, W_chassis_weld6 + 43, W_chassis_weld6 + 44, W_chassis_weld6 + 45, W_chassis_weld6 + 46, W_chassis_weld6 + 47, W_chassis_weld7 + 6, W_chassis_weld7 + 7, W_axle7R + 65, W_axle7R + 66, W_axle7R + 67, W_axle7R + 68, W_axle7R + 69, W_chassis_weld6 + 48, W_chassis_weld6 + 49, W_chassis_weld6 + 50, W_chassis_weld6 + 51, W_chassis_weld6 + 52, W_chassis_weld6 + 53, W_chassis_weld7 + 12, W_chassis_weld7 + 13, W_chassis_weld7 + 14, W_axle7R + 70, W_axle7R + 71, W_axle7R + 72, W_axle7R + 73, W_axle7R + 74, W_chassis_weld6 + 54, W_chassis_weld6 + 55, W_chassis_weld6 + 56, W_chassis_weld6 + 57, W_chassis_weld6 + 58, W_chassis_weld6 + 59, W_chassis_weld7 + 18, W_chassis_weld7 + 19, W_chassis_weld7 + 20, W_chassis_weld7 + 21, W_axle7R + 75, W_axle7R + 76, W_axle7R + 77, W_axle7R + 78, W_axle7R + 79, W_chassis_weld6 + 60, W_chassis_weld6 + 61, W_chassis_weld6 + 62, W_chassis_weld6 + 63, W_chassis_weld6 + 64, W_chassis_weld6 + 65, W_chassis_weld7 + 24, W_chassis_weld7 + 25, W_chassis_weld7 + 26, W_chassis_weld7 + 27, W_chassis_weld7 + 28, W_axle7R + 80, W_axle7R + 81, W_axle7R + 82, W_axle7R + 83, W_axle7R + 84, W_chassis_weld6 + 66, W_chassis_weld6 + 67, W_chassis_weld6 + 68, W_chassis_weld6 + 69, W_chassis_weld6 + 70, W_chassis_weld6 + 71, W_chassis_weld7 + 30, W_chassis_weld7 + 31, W_chassis_weld7 + 32, W_chassis_weld7 + 33, W_chassis_weld7 + 34, W_chassis_weld7 + 35,
+    /* axle7R */ W_chassis_weld6, W_chassis_weld6 + 6, W_chassis_weld6 + 7, W_chassis_weld6 + 12, W_chassis_weld6 + 13, W_chassis_weld6 + 14, W_chassis_weld6 + 18, W_chassis_weld6 + 19, W_chassis_weld6 + 20, W_chassis_weld6 + 21, W_chassis_weld6 + 24, W_chassis_weld6 + 25, W_chassis_weld6 + 26, W_chassis_weld6 + 27, W_chassis_weld6 + 28, W_chassis_weld6 + 30, W_chassis_weld6 + 31, W_chassis_weld6 + 32, W_chassis_weld6 + 33, W_chassis_weld6 + 34, W_chassis_weld6 + 35, W_chassis_weld6 + 36, W_chassis_weld6 + 37, W_chassis_weld6 + 38, W_chassis_weld6 + 39, W_chassis_weld6 + 40, W_chassis_weld6 + 41, W_chassis_weld7, W_chassis_weld6 + 42, W_chassis_weld6 + 43, W_chassis_weld6 + 44, W_chassis_weld6 + 45, W_chassis_weld6 + 46, W_chassis_weld6 + 47, W_chassis_weld7 + 6, W_chassis_weld7 + 7, W_chassis_weld6 + 48, W_chassis_weld6 + 49, W_chassis_weld6 + 50, W_chassis_weld6 + 51, W_chassis_weld6 + 52, W_chassis_weld6 + 53, W_chassis_weld7 + 12, W_chassis_weld7 + 13, W_chassis_weld7 + 14, W_chassis_weld6 + 54, W_chassis_weld6 + 55, W_chassis_weld6 + 56, W_chassis_weld6 + 57, W_chassis_weld6 + 58, W_chassis_weld6 + 59, W_chassis_weld7 + 18, W_chassis_weld7 + 19, W_chassis_weld7 + 20, W_chassis_weld7 + 21, W_chassis_weld6 + 60, W_chassis_weld6 + 61, W_chassis_weld6 + 62, W_chassis_weld6 + 63, W_chassis_weld6 + 64, W_chassis_weld6 + 65, W_chassis_weld7 + 24, W_chassis_weld7 + 25, W_chassis_weld7 + 26, W_chassis_weld7 + 27, W_chassis_weld7 + 28, W_chassis_weld6 + 66, W_chassis_weld6 + 67, W_chassis_weld6 + 68, W_chassis_weld6 + 69, W_chassis_weld6 + 70, W_chassis_weld6 + 71, W_chassis_weld7 + 30, W_chassis_weld7 + 31, W_chassis_weld7 + 32, W_chassis_weld7 + 33, W_chassis_weld7 + 34, W_chassis_weld7 + 35,
     /* chassis_weld6 */ W_chassis_weld7, W_chassis_weld7 + 6, W_chassis_weld7 + 7, W_chassis_weld7 + 12, W_chassis_weld7 + 13, W_chassis_weld7 + 14, W_chassis_weld7 + 18, W_chassis_weld7 + 19, W_chassis_weld7 + 20, W_chassis_weld7 + 21, W_chassis_weld7 + 24, W_chassis_weld7 + 25, W_chassis_weld7 + 26, W_chassis_weld7 + 27, W_chassis_weld7 + 28, W_chassis_weld7 + 30, W_chassis_weld7 + 31, W_chassis_weld7 + 32, W_chassis_weld7 + 33, W_chassis_weld7 + 34, W_chassis_weld7 + 35,
 };
 
 /*---- factor: one function per pivot ------------------------------------------*/
 
-/*---- tow_front_ball (ball, d = 3, h = 11)
- * column: axle1L (d 5), chassis#weld1 (d 6) */
+/*---- tow_front_ball (ball, d = 3, h = 9)
+ * column: tow_rear_ball (d 3), chassis#weld9 (d 6) */
 static int pivot_tow_front_ball(scalar *restrict w, scalar *restrict t) {
   if (factor_node_3(w + W_tow_front_ball, t + R_tow_front_ball)) return P_tow_front_ball; /* N[tow_front_ball] = l D l^T */
   panel_3x8(w + W_tow_front_ball, t + R_tow_front_ball, w + W_tow_front_ball + 9, t + 16); /* rows 0..7 */
-  reduce_tri_5_d3(w + W_axle1L, w + W_tow_front_ball + 9, t + 16); /* N[axle1L] */
-  const int failed = factor_node_5(w + W_axle1L, t + R_axle1L); /* N[axle1L] = l D l^T, the next pivot's: final now */
-  panel_3x3_of_4(w + W_tow_front_ball, t + R_tow_front_ball, w + W_tow_front_ball + 33, t + 24); /* rows 8..10 */
-  reduce_6x5_d3(w + W_axle1L + 25, w + W_tow_front_ball + 24, t + 16); /* E[chassis#weld1, axle1L] */
-  reduce_tri_6_d3(w + W_chassis_weld1, w + W_tow_front_ball + 24, t + 21); /* N[chassis#weld1] */
-  return failed ? P_axle1L : -1;
-}
-
-/*---- axle1L (hinge, d = 5, h = 6)
- * column: chassis#weld1 (d 6) */
-static int pivot_axle1L(scalar *restrict w, scalar *restrict t) {
+  reduce_tri_3_d3(w + W_tow_rear_ball, w + W_tow_front_ball + 9, t + 16); /* N[tow_rear_ball] */
   const int failed = factor_node_3(w + W_tow_rear_ball, t + R_tow_rear_ball); /* N[tow_rear_ball] = l D l^T, the next pivot's: final now */
-  panel_5x6_of_8(w + W_axle1L, t + R_axle1L, w + W_axle1L + 25, t + 16); /* rows 0..5 */
-  reduce_tri_6_d5(w + W_chassis_weld1, w + W_axle1L + 25, t + 16); /* N[chassis#weld1] */
+  panel_3x1(w + W_tow_front_ball, t + R_tow_front_ball, w + W_tow_front_ball + 33, t + 24); /* row 8 */
+  reduce_6x3_d3(w + W_tow_rear_ball + 9, w + W_tow_front_ball + 18, t + 16); /* E[chassis#weld9, tow_rear_ball] */
+  reduce_tri_6_d3(w + W_chassis_weld9, w + W_tow_front_ball + 18, t + 19); /* N[chassis#weld9] */
   return failed ? P_tow_rear_ball : -1;
 }
 
-/*---- tow_rear_ball (ball, d = 3, h = 11)
- * column: axle7R (d 5), chassis#weld9 (d 6) */
+/*---- tow_rear_ball (ball, d = 3, h = 6)
+ * column: chassis#weld9 (d 6) */
 static int pivot_tow_rear_ball(scalar *restrict w, scalar *restrict t) {
-  panel_3x8(w + W_tow_rear_ball, t + R_tow_rear_ball, w + W_tow_rear_ball + 9, t + 16); /* rows 0..7 */
-  reduce_tri_5_d3(w + W_axle7R, w + W_tow_rear_ball + 9, t + 16); /* N[axle7R] */
-  const int failed = factor_node_5(w + W_axle7R, t + R_axle7R); /* N[axle7R] = l D l^T, the next pivot's: final now */
-  panel_3x3_of_4(w + W_tow_rear_ball, t + R_tow_rear_ball, w + W_tow_rear_ball + 33, t + 24); /* rows 8..10 */
-  reduce_6x5_d3(w + W_axle7R + 25, w + W_tow_rear_ball + 24, t + 16); /* E[chassis#weld9, axle7R] */
-  reduce_tri_6_d3(w + W_chassis_weld9, w + W_tow_rear_ball + 24, t + 21); /* N[chassis#weld9] */
-  return failed ? P_axle7R : -1;
+  const int failed = factor_node_5(w + W_axle1L, t + R_axle1L); /* N[axle1L] = l D l^T, the next pivot's: final now */
+  panel_3x6_of_8(w + W_tow_rear_ball, t + R_tow_rear_ball, w + W_tow_rear_ball + 9, t + 16); /* rows 0..5 */
+  reduce_tri_6_d3(w + W_chassis_weld9, w + W_tow_rear_ball + 9, t + 16); /* N[chassis#weld9] */
+  return failed ? P_axle1L : -1;
 }
 
-/*---- axle7R (hinge, d = 5, h = 6)
- * column: chassis#weld9 (d 6) */
-static int pivot_axle7R(scalar *restrict w, scalar *restrict t) {
+/*---- axle1L (hinge, d = 5, h = 11)
+ * column: axle1R (d 5), chassis#weld1 (d 6) */
+static int pivot_axle1L(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_axle1L, t + R_axle1L, w + W_axle1L + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_axle1R, w + W_axle1L + 25, t + 16); /* N[axle1R] */
+  const int failed = factor_node_5(w + W_axle1R, t + R_axle1R); /* N[axle1R] = l D l^T, the next pivot's: final now */
+  panel_5x3_of_4(w + W_axle1L, t + R_axle1L, w + W_axle1L + 65, t + 24); /* rows 8..10 */
+  reduce_6x5_d5(w + W_axle1R + 25, w + W_axle1L + 50, t + 16); /* E[chassis#weld1, axle1R] */
+  reduce_tri_6_d5(w + W_chassis_weld1, w + W_axle1L + 50, t + 21); /* N[chassis#weld1] */
+  return failed ? P_axle1R : -1;
+}
+
+/*---- axle1R (hinge, d = 5, h = 6)
+ * column: chassis#weld1 (d 6) */
+static int pivot_axle1R(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_3(w + W_outrigger_frontL_ball, t + R_outrigger_frontL_ball); /* N[outrigger_frontL_ball] = l D l^T, the next pivot's: final now */
-  panel_5x6_of_8(w + W_axle7R, t + R_axle7R, w + W_axle7R + 25, t + 16); /* rows 0..5 */
-  reduce_tri_6_d5(w + W_chassis_weld9, w + W_axle7R + 25, t + 16); /* N[chassis#weld9] */
+  panel_5x6_of_8(w + W_axle1R, t + R_axle1R, w + W_axle1R + 25, t + 16); /* rows 0..5 */
+  reduce_tri_6_d5(w + W_chassis_weld1, w + W_axle1R + 25, t + 16); /* N[chassis#weld1] */
   return failed ? P_outrigger_frontL_ball : -1;
 }
 
-/*---- outrigger_frontL_ball (ball, d = 3, h = 17)
- * column: axle2R (d 5), chassis#weld2 (d 6), chassis#weld3 (d 6) */
+/*---- outrigger_frontL_ball (ball, d = 3, h = 15)
+ * column: outrigger_frontR_ball (d 3), chassis#weld8 (d 6), chassis#weld7 (d 6) */
 static int pivot_outrigger_frontL_ball(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_3(w + W_outrigger_frontR_ball, t + R_outrigger_frontR_ball); /* N[outrigger_frontR_ball] = l D l^T, the next pivot's: final now */
   panel_3x8(w + W_outrigger_frontL_ball, t + R_outrigger_frontL_ball, w + W_outrigger_frontL_ball + 9, t + 16); /* rows 0..7 */
-  panel_3x8(w + W_outrigger_frontL_ball, t + R_outrigger_frontL_ball, w + W_outrigger_frontL_ball + 33, t + 24); /* rows 8..15 */
-  panel_3x1(w + W_outrigger_frontL_ball, t + R_outrigger_frontL_ball, w + W_outrigger_frontL_ball + 57, t + 32); /* row 16 */
-  reduce_tri_5_d3(w + W_axle2R, w + W_outrigger_frontL_ball + 9, t + 16); /* N[axle2R] */
-  reduce_6x5_d3(w + W_axle2R + 25, w + W_outrigger_frontL_ball + 24, t + 16); /* E[chassis#weld2, axle2R] */
-  reduce_tri_6_d3(w + W_chassis_weld2, w + W_outrigger_frontL_ball + 24, t + 21); /* N[chassis#weld2] */
-  reduce_6x5_d3(w + W_axle2R + 55, w + W_outrigger_frontL_ball + 42, t + 16); /* E[chassis#weld3, axle2R] */
-  reduce_6x6_d3(w + W_chassis_weld2 + 36, w + W_outrigger_frontL_ball + 42, t + 21); /* E[chassis#weld3, chassis#weld2] */
-  reduce_tri_6_d3(w + W_chassis_weld3, w + W_outrigger_frontL_ball + 42, t + 27); /* N[chassis#weld3] */
+  reduce_tri_3_d3(w + W_outrigger_frontR_ball, w + W_outrigger_frontL_ball + 9, t + 16); /* N[outrigger_frontR_ball] */
+  const int failed = factor_node_3(w + W_outrigger_frontR_ball, t + R_outrigger_frontR_ball); /* N[outrigger_frontR_ball] = l D l^T, the next pivot's: final now */
+  panel_3x7_of_8(w + W_outrigger_frontL_ball, t + R_outrigger_frontL_ball, w + W_outrigger_frontL_ball + 33, t + 24); /* rows 8..14 */
+  reduce_6x3_d3(w + W_outrigger_frontR_ball + 9, w + W_outrigger_frontL_ball + 18, t + 16); /* E[chassis#weld8, outrigger_frontR_ball] */
+  reduce_tri_6_d3(w + W_chassis_weld8, w + W_outrigger_frontL_ball + 18, t + 19); /* N[chassis#weld8] */
+  reduce_6x3_d3(w + W_outrigger_frontR_ball + 27, w + W_outrigger_frontL_ball + 36, t + 16); /* E[chassis#weld7, outrigger_frontR_ball] */
+  reduce_6x6_d3(w + W_chassis_weld8 + 36, w + W_outrigger_frontL_ball + 36, t + 19); /* E[chassis#weld7, chassis#weld8] */
+  reduce_tri_6_d3(w + W_chassis_weld7, w + W_outrigger_frontL_ball + 36, t + 25); /* N[chassis#weld7] */
   return failed ? P_outrigger_frontR_ball : -1;
 }
 
-/*---- outrigger_frontR_ball (ball, d = 3, h = 17)
- * column: axle3L (d 5), chassis#weld3 (d 6), chassis#weld4 (d 6) */
+/*---- outrigger_frontR_ball (ball, d = 3, h = 12)
+ * column: chassis#weld8 (d 6), chassis#weld7 (d 6) */
 static int pivot_outrigger_frontR_ball(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_3(w + W_outrigger_rearL_ball, t + R_outrigger_rearL_ball); /* N[outrigger_rearL_ball] = l D l^T, the next pivot's: final now */
   panel_3x8(w + W_outrigger_frontR_ball, t + R_outrigger_frontR_ball, w + W_outrigger_frontR_ball + 9, t + 16); /* rows 0..7 */
-  panel_3x8(w + W_outrigger_frontR_ball, t + R_outrigger_frontR_ball, w + W_outrigger_frontR_ball + 33, t + 24); /* rows 8..15 */
-  panel_3x1(w + W_outrigger_frontR_ball, t + R_outrigger_frontR_ball, w + W_outrigger_frontR_ball + 57, t + 32); /* row 16 */
-  reduce_tri_5_d3(w + W_axle3L, w + W_outrigger_frontR_ball + 9, t + 16); /* N[axle3L] */
-  reduce_6x5_d3(w + W_axle3L + 25, w + W_outrigger_frontR_ball + 24, t + 16); /* E[chassis#weld3, axle3L] */
-  reduce_tri_6_d3(w + W_chassis_weld3, w + W_outrigger_frontR_ball + 24, t + 21); /* N[chassis#weld3] */
-  reduce_6x5_d3(w + W_axle3L + 55, w + W_outrigger_frontR_ball + 42, t + 16); /* E[chassis#weld4, axle3L] */
-  reduce_6x6_d3(w + W_chassis_weld3 + 36, w + W_outrigger_frontR_ball + 42, t + 21); /* E[chassis#weld4, chassis#weld3] */
-  reduce_tri_6_d3(w + W_chassis_weld4, w + W_outrigger_frontR_ball + 42, t + 27); /* N[chassis#weld4] */
+  panel_3x4(w + W_outrigger_frontR_ball, t + R_outrigger_frontR_ball, w + W_outrigger_frontR_ball + 33, t + 24); /* rows 8..11 */
+  reduce_tri_6_d3(w + W_chassis_weld8, w + W_outrigger_frontR_ball + 9, t + 16); /* N[chassis#weld8] */
+  reduce_6x6_d3(w + W_chassis_weld8 + 36, w + W_outrigger_frontR_ball + 27, t + 16); /* E[chassis#weld7, chassis#weld8] */
+  reduce_tri_6_d3(w + W_chassis_weld7, w + W_outrigger_frontR_ball + 27, t + 22); /* N[chassis#weld7] */
   return failed ? P_outrigger_rearL_ball : -1;
 }
 
-/*---- outrigger_rearL_ball (ball, d = 3, h = 17)
- * column: axle6R (d 5), chassis#weld8 (d 6), chassis#weld7 (d 6) */
+/*---- outrigger_rearL_ball (ball, d = 3, h = 15)
+ * column: outrigger_rearR_ball (d 3), chassis#weld9 (d 6), chassis#weld8 (d 6) */
 static int pivot_outrigger_rearL_ball(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_3(w + W_outrigger_rearR_ball, t + R_outrigger_rearR_ball); /* N[outrigger_rearR_ball] = l D l^T, the next pivot's: final now */
   panel_3x8(w + W_outrigger_rearL_ball, t + R_outrigger_rearL_ball, w + W_outrigger_rearL_ball + 9, t + 16); /* rows 0..7 */
-  panel_3x8(w + W_outrigger_rearL_ball, t + R_outrigger_rearL_ball, w + W_outrigger_rearL_ball + 33, t + 24); /* rows 8..15 */
-  panel_3x1(w + W_outrigger_rearL_ball, t + R_outrigger_rearL_ball, w + W_outrigger_rearL_ball + 57, t + 32); /* row 16 */
-  reduce_tri_5_d3(w + W_axle6R, w + W_outrigger_rearL_ball + 9, t + 16); /* N[axle6R] */
-  reduce_6x5_d3(w + W_axle6R + 25, w + W_outrigger_rearL_ball + 24, t + 16); /* E[chassis#weld8, axle6R] */
-  reduce_tri_6_d3(w + W_chassis_weld8, w + W_outrigger_rearL_ball + 24, t + 21); /* N[chassis#weld8] */
-  reduce_6x5_d3(w + W_axle6R + 55, w + W_outrigger_rearL_ball + 42, t + 16); /* E[chassis#weld7, axle6R] */
-  reduce_6x6_d3(w + W_chassis_weld8 + 36, w + W_outrigger_rearL_ball + 42, t + 21); /* E[chassis#weld7, chassis#weld8] */
-  reduce_tri_6_d3(w + W_chassis_weld7, w + W_outrigger_rearL_ball + 42, t + 27); /* N[chassis#weld7] */
+  reduce_tri_3_d3(w + W_outrigger_rearR_ball, w + W_outrigger_rearL_ball + 9, t + 16); /* N[outrigger_rearR_ball] */
+  const int failed = factor_node_3(w + W_outrigger_rearR_ball, t + R_outrigger_rearR_ball); /* N[outrigger_rearR_ball] = l D l^T, the next pivot's: final now */
+  panel_3x7_of_8(w + W_outrigger_rearL_ball, t + R_outrigger_rearL_ball, w + W_outrigger_rearL_ball + 33, t + 24); /* rows 8..14 */
+  reduce_6x3_d3(w + W_outrigger_rearR_ball + 9, w + W_outrigger_rearL_ball + 18, t + 16); /* E[chassis#weld9, outrigger_rearR_ball] */
+  reduce_tri_6_d3(w + W_chassis_weld9, w + W_outrigger_rearL_ball + 18, t + 19); /* N[chassis#weld9] */
+  reduce_6x3_d3(w + W_outrigger_rearR_ball + 27, w + W_outrigger_rearL_ball + 36, t + 16); /* E[chassis#weld8, outrigger_rearR_ball] */
+  reduce_6x6_d3(w + W_chassis_weld9 + 36, w + W_outrigger_rearL_ball + 36, t + 19); /* E[chassis#weld8, chassis#weld9] */
+  reduce_tri_6_d3(w + W_chassis_weld8, w + W_outrigger_rearL_ball + 36, t + 25); /* N[chassis#weld8] */
   return failed ? P_outrigger_rearR_ball : -1;
 }
 
-/*---- outrigger_rearR_ball (ball, d = 3, h = 17)
- * column: axle7L (d 5), chassis#weld9 (d 6), chassis#weld8 (d 6) */
-static int pivot_outrigger_rearR_ball(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + W_axle2R, t + R_axle2R); /* N[axle2R] = l D l^T, the next pivot's: final now */
-  panel_3x8(w + W_outrigger_rearR_ball, t + R_outrigger_rearR_ball, w + W_outrigger_rearR_ball + 9, t + 16); /* rows 0..7 */
-  panel_3x8(w + W_outrigger_rearR_ball, t + R_outrigger_rearR_ball, w + W_outrigger_rearR_ball + 33, t + 24); /* rows 8..15 */
-  panel_3x1(w + W_outrigger_rearR_ball, t + R_outrigger_rearR_ball, w + W_outrigger_rearR_ball + 57, t + 32); /* row 16 */
-  reduce_tri_5_d3(w + W_axle7L, w + W_outrigger_rearR_ball + 9, t + 16); /* N[axle7L] */
-  reduce_6x5_d3(w + W_axle7L + 25, w + W_outrigger_rearR_ball + 24, t + 16); /* E[chassis#weld9, axle7L] */
-  reduce_tri_6_d3(w + W_chassis_weld9, w + W_outrigger_rearR_ball + 24, t + 21); /* N[chassis#weld9] */
-  reduce_6x5_d3(w + W_axle7L + 55, w + W_outrigger_rearR_ball + 42, t + 16); /* E[chassis#weld8, axle7L] */
-  reduce_6x6_d3(w + W_chassis_weld9 + 36, w + W_outrigger_rearR_ball + 42, t + 21); /* E[chassis#weld8, chassis#weld9] */
-  reduce_tri_6_d3(w + W_chassis_weld8, w + W_outrigger_rearR_ball + 42, t + 27); /* N[chassis#weld8] */
-  return failed ? P_axle2R : -1;
-}
-
-/*---- axle2R (hinge, d = 5, h = 12)
- * column: chassis#weld2 (d 6), chassis#weld3 (d 6) */
-static int pivot_axle2R(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + W_axle3L, t + R_axle3L); /* N[axle3L] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + W_axle2R, t + R_axle2R, w + W_axle2R + 25, t + 16); /* rows 0..7 */
-  panel_5x4(w + W_axle2R, t + R_axle2R, w + W_axle2R + 65, t + 24); /* rows 8..11 */
-  reduce_tri_6_d5(w + W_chassis_weld2, w + W_axle2R + 25, t + 16); /* N[chassis#weld2] */
-  reduce_6x6_d5(w + W_chassis_weld2 + 36, w + W_axle2R + 55, t + 16); /* E[chassis#weld3, chassis#weld2] */
-  reduce_tri_6_d5(w + W_chassis_weld3, w + W_axle2R + 55, t + 22); /* N[chassis#weld3] */
-  return failed ? P_axle3L : -1;
-}
-
-/*---- axle3L (hinge, d = 5, h = 12)
- * column: chassis#weld3 (d 6), chassis#weld4 (d 6) */
-static int pivot_axle3L(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + W_axle6R, t + R_axle6R); /* N[axle6R] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + W_axle3L, t + R_axle3L, w + W_axle3L + 25, t + 16); /* rows 0..7 */
-  panel_5x4(w + W_axle3L, t + R_axle3L, w + W_axle3L + 65, t + 24); /* rows 8..11 */
-  reduce_tri_6_d5(w + W_chassis_weld3, w + W_axle3L + 25, t + 16); /* N[chassis#weld3] */
-  reduce_6x6_d5(w + W_chassis_weld3 + 36, w + W_axle3L + 55, t + 16); /* E[chassis#weld4, chassis#weld3] */
-  reduce_tri_6_d5(w + W_chassis_weld4, w + W_axle3L + 55, t + 22); /* N[chassis#weld4] */
-  return failed ? P_axle6R : -1;
-}
-
-/*---- axle6R (hinge, d = 5, h = 12)
- * column: chassis#weld8 (d 6), chassis#weld7 (d 6) */
-static int pivot_axle6R(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + W_axle7L, t + R_axle7L); /* N[axle7L] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + W_axle6R, t + R_axle6R, w + W_axle6R + 25, t + 16); /* rows 0..7 */
-  panel_5x4(w + W_axle6R, t + R_axle6R, w + W_axle6R + 65, t + 24); /* rows 8..11 */
-  reduce_tri_6_d5(w + W_chassis_weld8, w + W_axle6R + 25, t + 16); /* N[chassis#weld8] */
-  reduce_6x6_d5(w + W_chassis_weld8 + 36, w + W_axle6R + 55, t + 16); /* E[chassis#weld7, chassis#weld8] */
-  reduce_tri_6_d5(w + W_chassis_weld7, w + W_axle6R + 55, t + 22); /* N[chassis#weld7] */
-  return failed ? P_axle7L : -1;
-}
-
-/*---- axle7L (hinge, d = 5, h = 12)
+/*---- outrigger_rearR_ball (ball, d = 3, h = 12)
  * column: chassis#weld9 (d 6), chassis#weld8 (d 6) */
-static int pivot_axle7L(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + W_axle7L, t + R_axle7L, w + W_axle7L + 25, t + 16); /* rows 0..7 */
-  reduce_tri_6_d5(w + W_chassis_weld9, w + W_axle7L + 25, t + 16); /* N[chassis#weld9] */
+static int pivot_outrigger_rearR_ball(scalar *restrict w, scalar *restrict t) {
+  panel_3x8(w + W_outrigger_rearR_ball, t + R_outrigger_rearR_ball, w + W_outrigger_rearR_ball + 9, t + 16); /* rows 0..7 */
+  reduce_tri_6_d3(w + W_chassis_weld9, w + W_outrigger_rearR_ball + 9, t + 16); /* N[chassis#weld9] */
   const int failed = factor_node_6(w + W_chassis_weld9, t + R_chassis_weld9); /* N[chassis#weld9] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + W_axle7L, t + R_axle7L, w + W_axle7L + 65, t + 24); /* rows 8..11 */
-  reduce_6x6_d5(w + W_chassis_weld9 + 36, w + W_axle7L + 55, t + 16); /* E[chassis#weld8, chassis#weld9] */
-  reduce_tri_6_d5(w + W_chassis_weld8, w + W_axle7L + 55, t + 22); /* N[chassis#weld8] */
+  panel_3x4(w + W_outrigger_rearR_ball, t + R_outrigger_rearR_ball, w + W_outrigger_rearR_ball + 33, t + 24); /* rows 8..11 */
+  reduce_6x6_d3(w + W_chassis_weld9 + 36, w + W_outrigger_rearR_ball + 27, t + 16); /* E[chassis#weld8, chassis#weld9] */
+  reduce_tri_6_d3(w + W_chassis_weld8, w + W_outrigger_rearR_ball + 27, t + 22); /* N[chassis#weld8] */
   return failed ? P_chassis_weld9 : -1;
 }
 
@@ -486,166 +428,222 @@ static int pivot_chassis_weld9(scalar *restrict w, scalar *restrict t) {
 /*---- chassis#weld8 (shard weld, d = 6, h = 6)
  * column: chassis#weld7 (d 6) */
 static int pivot_chassis_weld8(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + W_axle1R, t + R_axle1R); /* N[axle1R] = l D l^T, the next pivot's: final now */
+  const int failed = factor_node_5(w + W_axle2L, t + R_axle2L); /* N[axle2L] = l D l^T, the next pivot's: final now */
   panel_6x6_of_8(w + W_chassis_weld8, t + R_chassis_weld8, w + W_chassis_weld8 + 36, t + 16); /* rows 0..5 */
   reduce_tri_6_d6(w + W_chassis_weld7, w + W_chassis_weld8 + 36, t + 16); /* N[chassis#weld7] */
-  return failed ? P_axle1R : -1;
-}
-
-/*---- axle1R (hinge, d = 5, h = 17)
- * column: axle2L (d 5), chassis#weld1 (d 6), chassis#weld2 (d 6) */
-static int pivot_axle1R(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + W_axle1R, t + R_axle1R, w + W_axle1R + 25, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + W_axle2L, w + W_axle1R + 25, t + 16); /* N[axle2L] */
-  const int failed = factor_node_5(w + W_axle2L, t + R_axle2L); /* N[axle2L] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + W_axle1R, t + R_axle1R, w + W_axle1R + 65, t + 24); /* rows 8..15 */
-  panel_5x1(w + W_axle1R, t + R_axle1R, w + W_axle1R + 105, t + 32); /* row 16 */
-  reduce_6x5_d5(w + W_axle2L + 25, w + W_axle1R + 50, t + 16); /* E[chassis#weld1, axle2L] */
-  reduce_tri_6_d5(w + W_chassis_weld1, w + W_axle1R + 50, t + 21); /* N[chassis#weld1] */
-  reduce_6x5_d5(w + W_axle2L + 55, w + W_axle1R + 80, t + 16); /* E[chassis#weld2, axle2L] */
-  reduce_6x6_d5(w + W_chassis_weld1 + 36, w + W_axle1R + 80, t + 21); /* E[chassis#weld2, chassis#weld1] */
-  reduce_tri_6_d5(w + W_chassis_weld2, w + W_axle1R + 80, t + 27); /* N[chassis#weld2] */
   return failed ? P_axle2L : -1;
 }
 
-/*---- axle2L (hinge, d = 5, h = 12)
- * column: chassis#weld1 (d 6), chassis#weld2 (d 6) */
+/*---- axle2L (hinge, d = 5, h = 17)
+ * column: axle2R (d 5), chassis#weld1 (d 6), chassis#weld2 (d 6) */
 static int pivot_axle2L(scalar *restrict w, scalar *restrict t) {
   panel_5x8(w + W_axle2L, t + R_axle2L, w + W_axle2L + 25, t + 16); /* rows 0..7 */
-  reduce_tri_6_d5(w + W_chassis_weld1, w + W_axle2L + 25, t + 16); /* N[chassis#weld1] */
+  reduce_tri_5_d5(w + W_axle2R, w + W_axle2L + 25, t + 16); /* N[axle2R] */
+  const int failed = factor_node_5(w + W_axle2R, t + R_axle2R); /* N[axle2R] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_axle2L, t + R_axle2L, w + W_axle2L + 65, t + 24); /* rows 8..15 */
+  panel_5x1(w + W_axle2L, t + R_axle2L, w + W_axle2L + 105, t + 32); /* row 16 */
+  reduce_6x5_d5(w + W_axle2R + 25, w + W_axle2L + 50, t + 16); /* E[chassis#weld1, axle2R] */
+  reduce_tri_6_d5(w + W_chassis_weld1, w + W_axle2L + 50, t + 21); /* N[chassis#weld1] */
+  reduce_6x5_d5(w + W_axle2R + 55, w + W_axle2L + 80, t + 16); /* E[chassis#weld2, axle2R] */
+  reduce_6x6_d5(w + W_chassis_weld1 + 36, w + W_axle2L + 80, t + 21); /* E[chassis#weld2, chassis#weld1] */
+  reduce_tri_6_d5(w + W_chassis_weld2, w + W_axle2L + 80, t + 27); /* N[chassis#weld2] */
+  return failed ? P_axle2R : -1;
+}
+
+/*---- axle2R (hinge, d = 5, h = 12)
+ * column: chassis#weld1 (d 6), chassis#weld2 (d 6) */
+static int pivot_axle2R(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_axle2R, t + R_axle2R, w + W_axle2R + 25, t + 16); /* rows 0..7 */
+  reduce_tri_6_d5(w + W_chassis_weld1, w + W_axle2R + 25, t + 16); /* N[chassis#weld1] */
   const int failed = factor_node_6(w + W_chassis_weld1, t + R_chassis_weld1); /* N[chassis#weld1] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + W_axle2L, t + R_axle2L, w + W_axle2L + 65, t + 24); /* rows 8..11 */
-  reduce_6x6_d5(w + W_chassis_weld1 + 36, w + W_axle2L + 55, t + 16); /* E[chassis#weld2, chassis#weld1] */
-  reduce_tri_6_d5(w + W_chassis_weld2, w + W_axle2L + 55, t + 22); /* N[chassis#weld2] */
+  panel_5x4(w + W_axle2R, t + R_axle2R, w + W_axle2R + 65, t + 24); /* rows 8..11 */
+  reduce_6x6_d5(w + W_chassis_weld1 + 36, w + W_axle2R + 55, t + 16); /* E[chassis#weld2, chassis#weld1] */
+  reduce_tri_6_d5(w + W_chassis_weld2, w + W_axle2R + 55, t + 22); /* N[chassis#weld2] */
   return failed ? P_chassis_weld1 : -1;
 }
 
 /*---- chassis#weld1 (shard weld, d = 6, h = 6)
  * column: chassis#weld2 (d 6) */
 static int pivot_chassis_weld1(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_axle3L, t + R_axle3L); /* N[axle3L] = l D l^T, the next pivot's: final now */
   panel_6x6_of_8(w + W_chassis_weld1, t + R_chassis_weld1, w + W_chassis_weld1 + 36, t + 16); /* rows 0..5 */
   reduce_tri_6_d6(w + W_chassis_weld2, w + W_chassis_weld1 + 36, t + 16); /* N[chassis#weld2] */
+  return failed ? P_axle3L : -1;
+}
+
+/*---- axle3L (hinge, d = 5, h = 17)
+ * column: axle3R (d 5), chassis#weld2 (d 6), chassis#weld3 (d 6) */
+static int pivot_axle3L(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_axle3L, t + R_axle3L, w + W_axle3L + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_axle3R, w + W_axle3L + 25, t + 16); /* N[axle3R] */
+  const int failed = factor_node_5(w + W_axle3R, t + R_axle3R); /* N[axle3R] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_axle3L, t + R_axle3L, w + W_axle3L + 65, t + 24); /* rows 8..15 */
+  panel_5x1(w + W_axle3L, t + R_axle3L, w + W_axle3L + 105, t + 32); /* row 16 */
+  reduce_6x5_d5(w + W_axle3R + 25, w + W_axle3L + 50, t + 16); /* E[chassis#weld2, axle3R] */
+  reduce_tri_6_d5(w + W_chassis_weld2, w + W_axle3L + 50, t + 21); /* N[chassis#weld2] */
+  reduce_6x5_d5(w + W_axle3R + 55, w + W_axle3L + 80, t + 16); /* E[chassis#weld3, axle3R] */
+  reduce_6x6_d5(w + W_chassis_weld2 + 36, w + W_axle3L + 80, t + 21); /* E[chassis#weld3, chassis#weld2] */
+  reduce_tri_6_d5(w + W_chassis_weld3, w + W_axle3L + 80, t + 27); /* N[chassis#weld3] */
+  return failed ? P_axle3R : -1;
+}
+
+/*---- axle3R (hinge, d = 5, h = 12)
+ * column: chassis#weld2 (d 6), chassis#weld3 (d 6) */
+static int pivot_axle3R(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_axle3R, t + R_axle3R, w + W_axle3R + 25, t + 16); /* rows 0..7 */
+  reduce_tri_6_d5(w + W_chassis_weld2, w + W_axle3R + 25, t + 16); /* N[chassis#weld2] */
   const int failed = factor_node_6(w + W_chassis_weld2, t + R_chassis_weld2); /* N[chassis#weld2] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + W_axle3R, t + R_axle3R, w + W_axle3R + 65, t + 24); /* rows 8..11 */
+  reduce_6x6_d5(w + W_chassis_weld2 + 36, w + W_axle3R + 55, t + 16); /* E[chassis#weld3, chassis#weld2] */
+  reduce_tri_6_d5(w + W_chassis_weld3, w + W_axle3R + 55, t + 22); /* N[chassis#weld3] */
   return failed ? P_chassis_weld2 : -1;
 }
 
 /*---- chassis#weld2 (shard weld, d = 6, h = 6)
  * column: chassis#weld3 (d 6) */
 static int pivot_chassis_weld2(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_axle4L, t + R_axle4L); /* N[axle4L] = l D l^T, the next pivot's: final now */
   panel_6x6_of_8(w + W_chassis_weld2, t + R_chassis_weld2, w + W_chassis_weld2 + 36, t + 16); /* rows 0..5 */
   reduce_tri_6_d6(w + W_chassis_weld3, w + W_chassis_weld2 + 36, t + 16); /* N[chassis#weld3] */
+  return failed ? P_axle4L : -1;
+}
+
+/*---- axle4L (hinge, d = 5, h = 17)
+ * column: axle4R (d 5), chassis#weld3 (d 6), chassis#weld4 (d 6) */
+static int pivot_axle4L(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_axle4L, t + R_axle4L, w + W_axle4L + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_axle4R, w + W_axle4L + 25, t + 16); /* N[axle4R] */
+  const int failed = factor_node_5(w + W_axle4R, t + R_axle4R); /* N[axle4R] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_axle4L, t + R_axle4L, w + W_axle4L + 65, t + 24); /* rows 8..15 */
+  panel_5x1(w + W_axle4L, t + R_axle4L, w + W_axle4L + 105, t + 32); /* row 16 */
+  reduce_6x5_d5(w + W_axle4R + 25, w + W_axle4L + 50, t + 16); /* E[chassis#weld3, axle4R] */
+  reduce_tri_6_d5(w + W_chassis_weld3, w + W_axle4L + 50, t + 21); /* N[chassis#weld3] */
+  reduce_6x5_d5(w + W_axle4R + 55, w + W_axle4L + 80, t + 16); /* E[chassis#weld4, axle4R] */
+  reduce_6x6_d5(w + W_chassis_weld3 + 36, w + W_axle4L + 80, t + 21); /* E[chassis#weld4, chassis#weld3] */
+  reduce_tri_6_d5(w + W_chassis_weld4, w + W_axle4L + 80, t + 27); /* N[chassis#weld4] */
+  return failed ? P_axle4R : -1;
+}
+
+/*---- axle4R (hinge, d = 5, h = 12)
+ * column: chassis#weld3 (d 6), chassis#weld4 (d 6) */
+static int pivot_axle4R(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_axle4R, t + R_axle4R, w + W_axle4R + 25, t + 16); /* rows 0..7 */
+  reduce_tri_6_d5(w + W_chassis_weld3, w + W_axle4R + 25, t + 16); /* N[chassis#weld3] */
   const int failed = factor_node_6(w + W_chassis_weld3, t + R_chassis_weld3); /* N[chassis#weld3] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + W_axle4R, t + R_axle4R, w + W_axle4R + 65, t + 24); /* rows 8..11 */
+  reduce_6x6_d5(w + W_chassis_weld3 + 36, w + W_axle4R + 55, t + 16); /* E[chassis#weld4, chassis#weld3] */
+  reduce_tri_6_d5(w + W_chassis_weld4, w + W_axle4R + 55, t + 22); /* N[chassis#weld4] */
   return failed ? P_chassis_weld3 : -1;
 }
 
 /*---- chassis#weld3 (shard weld, d = 6, h = 6)
  * column: chassis#weld4 (d 6) */
 static int pivot_chassis_weld3(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + W_axle3R, t + R_axle3R); /* N[axle3R] = l D l^T, the next pivot's: final now */
+  const int failed = factor_node_5(w + W_axle5L, t + R_axle5L); /* N[axle5L] = l D l^T, the next pivot's: final now */
   panel_6x6_of_8(w + W_chassis_weld3, t + R_chassis_weld3, w + W_chassis_weld3 + 36, t + 16); /* rows 0..5 */
   reduce_tri_6_d6(w + W_chassis_weld4, w + W_chassis_weld3 + 36, t + 16); /* N[chassis#weld4] */
-  return failed ? P_axle3R : -1;
+  return failed ? P_axle5L : -1;
 }
 
-/*---- axle3R (hinge, d = 5, h = 17)
- * column: axle4L (d 5), chassis#weld4 (d 6), chassis#weld5 (d 6) */
-static int pivot_axle3R(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + W_axle3R, t + R_axle3R, w + W_axle3R + 25, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + W_axle4L, w + W_axle3R + 25, t + 16); /* N[axle4L] */
-  const int failed = factor_node_5(w + W_axle4L, t + R_axle4L); /* N[axle4L] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + W_axle3R, t + R_axle3R, w + W_axle3R + 65, t + 24); /* rows 8..15 */
-  panel_5x1(w + W_axle3R, t + R_axle3R, w + W_axle3R + 105, t + 32); /* row 16 */
-  reduce_6x5_d5(w + W_axle4L + 25, w + W_axle3R + 50, t + 16); /* E[chassis#weld4, axle4L] */
-  reduce_tri_6_d5(w + W_chassis_weld4, w + W_axle3R + 50, t + 21); /* N[chassis#weld4] */
-  reduce_6x5_d5(w + W_axle4L + 55, w + W_axle3R + 80, t + 16); /* E[chassis#weld5, axle4L] */
-  reduce_6x6_d5(w + W_chassis_weld4 + 36, w + W_axle3R + 80, t + 21); /* E[chassis#weld5, chassis#weld4] */
-  reduce_tri_6_d5(w + W_chassis_weld5, w + W_axle3R + 80, t + 27); /* N[chassis#weld5] */
-  return failed ? P_axle4L : -1;
+/*---- axle5L (hinge, d = 5, h = 17)
+ * column: axle5R (d 5), chassis#weld4 (d 6), chassis#weld5 (d 6) */
+static int pivot_axle5L(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_axle5L, t + R_axle5L, w + W_axle5L + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_axle5R, w + W_axle5L + 25, t + 16); /* N[axle5R] */
+  const int failed = factor_node_5(w + W_axle5R, t + R_axle5R); /* N[axle5R] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_axle5L, t + R_axle5L, w + W_axle5L + 65, t + 24); /* rows 8..15 */
+  panel_5x1(w + W_axle5L, t + R_axle5L, w + W_axle5L + 105, t + 32); /* row 16 */
+  reduce_6x5_d5(w + W_axle5R + 25, w + W_axle5L + 50, t + 16); /* E[chassis#weld4, axle5R] */
+  reduce_tri_6_d5(w + W_chassis_weld4, w + W_axle5L + 50, t + 21); /* N[chassis#weld4] */
+  reduce_6x5_d5(w + W_axle5R + 55, w + W_axle5L + 80, t + 16); /* E[chassis#weld5, axle5R] */
+  reduce_6x6_d5(w + W_chassis_weld4 + 36, w + W_axle5L + 80, t + 21); /* E[chassis#weld5, chassis#weld4] */
+  reduce_tri_6_d5(w + W_chassis_weld5, w + W_axle5L + 80, t + 27); /* N[chassis#weld5] */
+  return failed ? P_axle5R : -1;
 }
 
-/*---- axle4L (hinge, d = 5, h = 12)
+/*---- axle5R (hinge, d = 5, h = 12)
  * column: chassis#weld4 (d 6), chassis#weld5 (d 6) */
-static int pivot_axle4L(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + W_axle4L, t + R_axle4L, w + W_axle4L + 25, t + 16); /* rows 0..7 */
-  reduce_tri_6_d5(w + W_chassis_weld4, w + W_axle4L + 25, t + 16); /* N[chassis#weld4] */
+static int pivot_axle5R(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_axle5R, t + R_axle5R, w + W_axle5R + 25, t + 16); /* rows 0..7 */
+  reduce_tri_6_d5(w + W_chassis_weld4, w + W_axle5R + 25, t + 16); /* N[chassis#weld4] */
   const int failed = factor_node_6(w + W_chassis_weld4, t + R_chassis_weld4); /* N[chassis#weld4] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + W_axle4L, t + R_axle4L, w + W_axle4L + 65, t + 24); /* rows 8..11 */
-  reduce_6x6_d5(w + W_chassis_weld4 + 36, w + W_axle4L + 55, t + 16); /* E[chassis#weld5, chassis#weld4] */
-  reduce_tri_6_d5(w + W_chassis_weld5, w + W_axle4L + 55, t + 22); /* N[chassis#weld5] */
+  panel_5x4(w + W_axle5R, t + R_axle5R, w + W_axle5R + 65, t + 24); /* rows 8..11 */
+  reduce_6x6_d5(w + W_chassis_weld4 + 36, w + W_axle5R + 55, t + 16); /* E[chassis#weld5, chassis#weld4] */
+  reduce_tri_6_d5(w + W_chassis_weld5, w + W_axle5R + 55, t + 22); /* N[chassis#weld5] */
   return failed ? P_chassis_weld4 : -1;
 }
 
 /*---- chassis#weld4 (shard weld, d = 6, h = 6)
  * column: chassis#weld5 (d 6) */
 static int pivot_chassis_weld4(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + W_axle4R, t + R_axle4R); /* N[axle4R] = l D l^T, the next pivot's: final now */
+  const int failed = factor_node_5(w + W_axle6L, t + R_axle6L); /* N[axle6L] = l D l^T, the next pivot's: final now */
   panel_6x6_of_8(w + W_chassis_weld4, t + R_chassis_weld4, w + W_chassis_weld4 + 36, t + 16); /* rows 0..5 */
   reduce_tri_6_d6(w + W_chassis_weld5, w + W_chassis_weld4 + 36, t + 16); /* N[chassis#weld5] */
-  return failed ? P_axle4R : -1;
+  return failed ? P_axle6L : -1;
 }
 
-/*---- axle4R (hinge, d = 5, h = 17)
- * column: axle5L (d 5), chassis#weld5 (d 6), chassis#weld6 (d 6) */
-static int pivot_axle4R(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + W_axle4R, t + R_axle4R, w + W_axle4R + 25, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + W_axle5L, w + W_axle4R + 25, t + 16); /* N[axle5L] */
-  const int failed = factor_node_5(w + W_axle5L, t + R_axle5L); /* N[axle5L] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + W_axle4R, t + R_axle4R, w + W_axle4R + 65, t + 24); /* rows 8..15 */
-  panel_5x1(w + W_axle4R, t + R_axle4R, w + W_axle4R + 105, t + 32); /* row 16 */
-  reduce_6x5_d5(w + W_axle5L + 25, w + W_axle4R + 50, t + 16); /* E[chassis#weld5, axle5L] */
-  reduce_tri_6_d5(w + W_chassis_weld5, w + W_axle4R + 50, t + 21); /* N[chassis#weld5] */
-  reduce_6x5_d5(w + W_axle5L + 55, w + W_axle4R + 80, t + 16); /* E[chassis#weld6, axle5L] */
-  reduce_6x6_d5(w + W_chassis_weld5 + 36, w + W_axle4R + 80, t + 21); /* E[chassis#weld6, chassis#weld5] */
-  reduce_tri_6_d5(w + W_chassis_weld6, w + W_axle4R + 80, t + 27); /* N[chassis#weld6] */
-  return failed ? P_axle5L : -1;
+/*---- axle6L (hinge, d = 5, h = 17)
+ * column: axle6R (d 5), chassis#weld5 (d 6), chassis#weld6 (d 6) */
+static int pivot_axle6L(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_axle6L, t + R_axle6L, w + W_axle6L + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_axle6R, w + W_axle6L + 25, t + 16); /* N[axle6R] */
+  const int failed = factor_node_5(w + W_axle6R, t + R_axle6R); /* N[axle6R] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_axle6L, t + R_axle6L, w + W_axle6L + 65, t + 24); /* rows 8..15 */
+  panel_5x1(w + W_axle6L, t + R_axle6L, w + W_axle6L + 105, t + 32); /* row 16 */
+  reduce_6x5_d5(w + W_axle6R + 25, w + W_axle6L + 50, t + 16); /* E[chassis#weld5, axle6R] */
+  reduce_tri_6_d5(w + W_chassis_weld5, w + W_axle6L + 50, t + 21); /* N[chassis#weld5] */
+  reduce_6x5_d5(w + W_axle6R + 55, w + W_axle6L + 80, t + 16); /* E[chassis#weld6, axle6R] */
+  reduce_6x6_d5(w + W_chassis_weld5 + 36, w + W_axle6L + 80, t + 21); /* E[chassis#weld6, chassis#weld5] */
+  reduce_tri_6_d5(w + W_chassis_weld6, w + W_axle6L + 80, t + 27); /* N[chassis#weld6] */
+  return failed ? P_axle6R : -1;
 }
 
-/*---- axle5L (hinge, d = 5, h = 12)
+/*---- axle6R (hinge, d = 5, h = 12)
  * column: chassis#weld5 (d 6), chassis#weld6 (d 6) */
-static int pivot_axle5L(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + W_axle5L, t + R_axle5L, w + W_axle5L + 25, t + 16); /* rows 0..7 */
-  reduce_tri_6_d5(w + W_chassis_weld5, w + W_axle5L + 25, t + 16); /* N[chassis#weld5] */
+static int pivot_axle6R(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_axle6R, t + R_axle6R, w + W_axle6R + 25, t + 16); /* rows 0..7 */
+  reduce_tri_6_d5(w + W_chassis_weld5, w + W_axle6R + 25, t + 16); /* N[chassis#weld5] */
   const int failed = factor_node_6(w + W_chassis_weld5, t + R_chassis_weld5); /* N[chassis#weld5] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + W_axle5L, t + R_axle5L, w + W_axle5L + 65, t + 24); /* rows 8..11 */
-  reduce_6x6_d5(w + W_chassis_weld5 + 36, w + W_axle5L + 55, t + 16); /* E[chassis#weld6, chassis#weld5] */
-  reduce_tri_6_d5(w + W_chassis_weld6, w + W_axle5L + 55, t + 22); /* N[chassis#weld6] */
+  panel_5x4(w + W_axle6R, t + R_axle6R, w + W_axle6R + 65, t + 24); /* rows 8..11 */
+  reduce_6x6_d5(w + W_chassis_weld5 + 36, w + W_axle6R + 55, t + 16); /* E[chassis#weld6, chassis#weld5] */
+  reduce_tri_6_d5(w + W_chassis_weld6, w + W_axle6R + 55, t + 22); /* N[chassis#weld6] */
   return failed ? P_chassis_weld5 : -1;
 }
 
 /*---- chassis#weld5 (shard weld, d = 6, h = 6)
  * column: chassis#weld6 (d 6) */
 static int pivot_chassis_weld5(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + W_axle5R, t + R_axle5R); /* N[axle5R] = l D l^T, the next pivot's: final now */
+  const int failed = factor_node_5(w + W_axle7L, t + R_axle7L); /* N[axle7L] = l D l^T, the next pivot's: final now */
   panel_6x6_of_8(w + W_chassis_weld5, t + R_chassis_weld5, w + W_chassis_weld5 + 36, t + 16); /* rows 0..5 */
   reduce_tri_6_d6(w + W_chassis_weld6, w + W_chassis_weld5 + 36, t + 16); /* N[chassis#weld6] */
-  return failed ? P_axle5R : -1;
+  return failed ? P_axle7L : -1;
 }
 
-/*---- axle5R (hinge, d = 5, h = 17)
- * column: axle6L (d 5), chassis#weld6 (d 6), chassis#weld7 (d 6) */
-static int pivot_axle5R(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + W_axle5R, t + R_axle5R, w + W_axle5R + 25, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + W_axle6L, w + W_axle5R + 25, t + 16); /* N[axle6L] */
-  const int failed = factor_node_5(w + W_axle6L, t + R_axle6L); /* N[axle6L] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + W_axle5R, t + R_axle5R, w + W_axle5R + 65, t + 24); /* rows 8..15 */
-  panel_5x1(w + W_axle5R, t + R_axle5R, w + W_axle5R + 105, t + 32); /* row 16 */
-  reduce_6x5_d5(w + W_axle6L + 25, w + W_axle5R + 50, t + 16); /* E[chassis#weld6, axle6L] */
-  reduce_tri_6_d5(w + W_chassis_weld6, w + W_axle5R + 50, t + 21); /* N[chassis#weld6] */
-  reduce_6x5_d5(w + W_axle6L + 55, w + W_axle5R + 80, t + 16); /* E[chassis#weld7, axle6L] */
-  reduce_6x6_d5(w + W_chassis_weld6 + 36, w + W_axle5R + 80, t + 21); /* E[chassis#weld7, chassis#weld6] */
-  reduce_tri_6_d5(w + W_chassis_weld7, w + W_axle5R + 80, t + 27); /* N[chassis#weld7] */
-  return failed ? P_axle6L : -1;
+/*---- axle7L (hinge, d = 5, h = 17)
+ * column: axle7R (d 5), chassis#weld6 (d 6), chassis#weld7 (d 6) */
+static int pivot_axle7L(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_axle7L, t + R_axle7L, w + W_axle7L + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_axle7R, w + W_axle7L + 25, t + 16); /* N[axle7R] */
+  const int failed = factor_node_5(w + W_axle7R, t + R_axle7R); /* N[axle7R] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_axle7L, t + R_axle7L, w + W_axle7L + 65, t + 24); /* rows 8..15 */
+  panel_5x1(w + W_axle7L, t + R_axle7L, w + W_axle7L + 105, t + 32); /* row 16 */
+  reduce_6x5_d5(w + W_axle7R + 25, w + W_axle7L + 50, t + 16); /* E[chassis#weld6, axle7R] */
+  reduce_tri_6_d5(w + W_chassis_weld6, w + W_axle7L + 50, t + 21); /* N[chassis#weld6] */
+  reduce_6x5_d5(w + W_axle7R + 55, w + W_axle7L + 80, t + 16); /* E[chassis#weld7, axle7R] */
+  reduce_6x6_d5(w + W_chassis_weld6 + 36, w + W_axle7L + 80, t + 21); /* E[chassis#weld7, chassis#weld6] */
+  reduce_tri_6_d5(w + W_chassis_weld7, w + W_axle7L + 80, t + 27); /* N[chassis#weld7] */
+  return failed ? P_axle7R : -1;
 }
 
-/*---- axle6L (hinge, d = 5, h = 12)
+/*---- axle7R (hinge, d = 5, h = 12)
  * column: chassis#weld6 (d 6), chassis#weld7 (d 6) */
-static int pivot_axle6L(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + W_axle6L, t + R_axle6L, w + W_axle6L + 25, t + 16); /* rows 0..7 */
-  reduce_tri_6_d5(w + W_chassis_weld6, w + W_axle6L + 25, t + 16); /* N[chassis#weld6] */
+static int pivot_axle7R(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_axle7R, t + R_axle7R, w + W_axle7R + 25, t + 16); /* rows 0..7 */
+  reduce_tri_6_d5(w + W_chassis_weld6, w + W_axle7R + 25, t + 16); /* N[chassis#weld6] */
   const int failed = factor_node_6(w + W_chassis_weld6, t + R_chassis_weld6); /* N[chassis#weld6] = l D l^T, the next pivot's: final now */
-  panel_5x4(w + W_axle6L, t + R_axle6L, w + W_axle6L + 65, t + 24); /* rows 8..11 */
-  reduce_6x6_d5(w + W_chassis_weld6 + 36, w + W_axle6L + 55, t + 16); /* E[chassis#weld7, chassis#weld6] */
-  reduce_tri_6_d5(w + W_chassis_weld7, w + W_axle6L + 55, t + 22); /* N[chassis#weld7] */
+  panel_5x4(w + W_axle7R, t + R_axle7R, w + W_axle7R + 65, t + 24); /* rows 8..11 */
+  reduce_6x6_d5(w + W_chassis_weld6 + 36, w + W_axle7R + 55, t + 16); /* E[chassis#weld7, chassis#weld6] */
+  reduce_tri_6_d5(w + W_chassis_weld7, w + W_axle7R + 55, t + 22); /* N[chassis#weld7] */
   return failed ? P_chassis_weld6 : -1;
 }
 
@@ -661,68 +659,46 @@ static int pivot_chassis_weld6(scalar *restrict w, scalar *restrict t) {
 /*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
 static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
-  /* tow_front_ball (ball, d = 3, h = 11) */
+  /* tow_front_ball (ball, d = 3, h = 9) */
   node_forward_3(w + W_tow_front_ball, x + X_tow_front_ball); /* x[tow_front_ball] */
-  forward_5x3(w + W_tow_front_ball + 9, x + X_tow_front_ball, x + X_axle1L); /* x[axle1L] */
-  forward_6x3(w + W_tow_front_ball + 24, x + X_tow_front_ball, x + X_chassis_weld1); /* x[chassis#weld1] */
+  forward_3x3(w + W_tow_front_ball + 9, x + X_tow_front_ball, x + X_tow_rear_ball); /* x[tow_rear_ball] */
+  forward_6x3(w + W_tow_front_ball + 18, x + X_tow_front_ball, x + X_chassis_weld9); /* x[chassis#weld9] */
   node_diag_3(w + W_tow_front_ball, x + X_tow_front_ball); /* x[tow_front_ball] */
-  /* axle1L (hinge, d = 5, h = 6) */
-  node_forward_5(w + W_axle1L, x + X_axle1L); /* x[axle1L] */
-  forward_6x5(w + W_axle1L + 25, x + X_axle1L, x + X_chassis_weld1); /* x[chassis#weld1] */
-  node_diag_5(w + W_axle1L, x + X_axle1L); /* x[axle1L] */
-  /* tow_rear_ball (ball, d = 3, h = 11) */
+  /* tow_rear_ball (ball, d = 3, h = 6) */
   node_forward_3(w + W_tow_rear_ball, x + X_tow_rear_ball); /* x[tow_rear_ball] */
-  forward_5x3(w + W_tow_rear_ball + 9, x + X_tow_rear_ball, x + X_axle7R); /* x[axle7R] */
-  forward_6x3(w + W_tow_rear_ball + 24, x + X_tow_rear_ball, x + X_chassis_weld9); /* x[chassis#weld9] */
+  forward_6x3(w + W_tow_rear_ball + 9, x + X_tow_rear_ball, x + X_chassis_weld9); /* x[chassis#weld9] */
   node_diag_3(w + W_tow_rear_ball, x + X_tow_rear_ball); /* x[tow_rear_ball] */
-  /* axle7R (hinge, d = 5, h = 6) */
-  node_forward_5(w + W_axle7R, x + X_axle7R); /* x[axle7R] */
-  forward_6x5(w + W_axle7R + 25, x + X_axle7R, x + X_chassis_weld9); /* x[chassis#weld9] */
-  node_diag_5(w + W_axle7R, x + X_axle7R); /* x[axle7R] */
-  /* outrigger_frontL_ball (ball, d = 3, h = 17) */
+  /* axle1L (hinge, d = 5, h = 11) */
+  node_forward_5(w + W_axle1L, x + X_axle1L); /* x[axle1L] */
+  forward_5x5(w + W_axle1L + 25, x + X_axle1L, x + X_axle1R); /* x[axle1R] */
+  forward_6x5(w + W_axle1L + 50, x + X_axle1L, x + X_chassis_weld1); /* x[chassis#weld1] */
+  node_diag_5(w + W_axle1L, x + X_axle1L); /* x[axle1L] */
+  /* axle1R (hinge, d = 5, h = 6) */
+  node_forward_5(w + W_axle1R, x + X_axle1R); /* x[axle1R] */
+  forward_6x5(w + W_axle1R + 25, x + X_axle1R, x + X_chassis_weld1); /* x[chassis#weld1] */
+  node_diag_5(w + W_axle1R, x + X_axle1R); /* x[axle1R] */
+  /* outrigger_frontL_ball (ball, d = 3, h = 15) */
   node_forward_3(w + W_outrigger_frontL_ball, x + X_outrigger_frontL_ball); /* x[outrigger_frontL_ball] */
-  forward_5x3(w + W_outrigger_frontL_ball + 9, x + X_outrigger_frontL_ball, x + X_axle2R); /* x[axle2R] */
-  forward_6x3(w + W_outrigger_frontL_ball + 24, x + X_outrigger_frontL_ball, x + X_chassis_weld2); /* x[chassis#weld2] */
-  forward_6x3(w + W_outrigger_frontL_ball + 42, x + X_outrigger_frontL_ball, x + X_chassis_weld3); /* x[chassis#weld3] */
+  forward_3x3(w + W_outrigger_frontL_ball + 9, x + X_outrigger_frontL_ball, x + X_outrigger_frontR_ball); /* x[outrigger_frontR_ball] */
+  forward_6x3(w + W_outrigger_frontL_ball + 18, x + X_outrigger_frontL_ball, x + X_chassis_weld8); /* x[chassis#weld8] */
+  forward_6x3(w + W_outrigger_frontL_ball + 36, x + X_outrigger_frontL_ball, x + X_chassis_weld7); /* x[chassis#weld7] */
   node_diag_3(w + W_outrigger_frontL_ball, x + X_outrigger_frontL_ball); /* x[outrigger_frontL_ball] */
-  /* outrigger_frontR_ball (ball, d = 3, h = 17) */
+  /* outrigger_frontR_ball (ball, d = 3, h = 12) */
   node_forward_3(w + W_outrigger_frontR_ball, x + X_outrigger_frontR_ball); /* x[outrigger_frontR_ball] */
-  forward_5x3(w + W_outrigger_frontR_ball + 9, x + X_outrigger_frontR_ball, x + X_axle3L); /* x[axle3L] */
-  forward_6x3(w + W_outrigger_frontR_ball + 24, x + X_outrigger_frontR_ball, x + X_chassis_weld3); /* x[chassis#weld3] */
-  forward_6x3(w + W_outrigger_frontR_ball + 42, x + X_outrigger_frontR_ball, x + X_chassis_weld4); /* x[chassis#weld4] */
+  forward_6x3(w + W_outrigger_frontR_ball + 9, x + X_outrigger_frontR_ball, x + X_chassis_weld8); /* x[chassis#weld8] */
+  forward_6x3(w + W_outrigger_frontR_ball + 27, x + X_outrigger_frontR_ball, x + X_chassis_weld7); /* x[chassis#weld7] */
   node_diag_3(w + W_outrigger_frontR_ball, x + X_outrigger_frontR_ball); /* x[outrigger_frontR_ball] */
-  /* outrigger_rearL_ball (ball, d = 3, h = 17) */
+  /* outrigger_rearL_ball (ball, d = 3, h = 15) */
   node_forward_3(w + W_outrigger_rearL_ball, x + X_outrigger_rearL_ball); /* x[outrigger_rearL_ball] */
-  forward_5x3(w + W_outrigger_rearL_ball + 9, x + X_outrigger_rearL_ball, x + X_axle6R); /* x[axle6R] */
-  forward_6x3(w + W_outrigger_rearL_ball + 24, x + X_outrigger_rearL_ball, x + X_chassis_weld8); /* x[chassis#weld8] */
-  forward_6x3(w + W_outrigger_rearL_ball + 42, x + X_outrigger_rearL_ball, x + X_chassis_weld7); /* x[chassis#weld7] */
+  forward_3x3(w + W_outrigger_rearL_ball + 9, x + X_outrigger_rearL_ball, x + X_outrigger_rearR_ball); /* x[outrigger_rearR_ball] */
+  forward_6x3(w + W_outrigger_rearL_ball + 18, x + X_outrigger_rearL_ball, x + X_chassis_weld9); /* x[chassis#weld9] */
+  forward_6x3(w + W_outrigger_rearL_ball + 36, x + X_outrigger_rearL_ball, x + X_chassis_weld8); /* x[chassis#weld8] */
   node_diag_3(w + W_outrigger_rearL_ball, x + X_outrigger_rearL_ball); /* x[outrigger_rearL_ball] */
-  /* outrigger_rearR_ball (ball, d = 3, h = 17) */
+  /* outrigger_rearR_ball (ball, d = 3, h = 12) */
   node_forward_3(w + W_outrigger_rearR_ball, x + X_outrigger_rearR_ball); /* x[outrigger_rearR_ball] */
-  forward_5x3(w + W_outrigger_rearR_ball + 9, x + X_outrigger_rearR_ball, x + X_axle7L); /* x[axle7L] */
-  forward_6x3(w + W_outrigger_rearR_ball + 24, x + X_outrigger_rearR_ball, x + X_chassis_weld9); /* x[chassis#weld9] */
-  forward_6x3(w + W_outrigger_rearR_ball + 42, x + X_outrigger_rearR_ball, x + X_chassis_weld8); /* x[chassis#weld8] */
+  forward_6x3(w + W_outrigger_rearR_ball + 9, x + X_outrigger_rearR_ball, x + X_chassis_weld9); /* x[chassis#weld9] */
+  forward_6x3(w + W_outrigger_rearR_ball + 27, x + X_outrigger_rearR_ball, x + X_chassis_weld8); /* x[chassis#weld8] */
   node_diag_3(w + W_outrigger_rearR_ball, x + X_outrigger_rearR_ball); /* x[outrigger_rearR_ball] */
-  /* axle2R (hinge, d = 5, h = 12) */
-  node_forward_5(w + W_axle2R, x + X_axle2R); /* x[axle2R] */
-  forward_6x5(w + W_axle2R + 25, x + X_axle2R, x + X_chassis_weld2); /* x[chassis#weld2] */
-  forward_6x5(w + W_axle2R + 55, x + X_axle2R, x + X_chassis_weld3); /* x[chassis#weld3] */
-  node_diag_5(w + W_axle2R, x + X_axle2R); /* x[axle2R] */
-  /* axle3L (hinge, d = 5, h = 12) */
-  node_forward_5(w + W_axle3L, x + X_axle3L); /* x[axle3L] */
-  forward_6x5(w + W_axle3L + 25, x + X_axle3L, x + X_chassis_weld3); /* x[chassis#weld3] */
-  forward_6x5(w + W_axle3L + 55, x + X_axle3L, x + X_chassis_weld4); /* x[chassis#weld4] */
-  node_diag_5(w + W_axle3L, x + X_axle3L); /* x[axle3L] */
-  /* axle6R (hinge, d = 5, h = 12) */
-  node_forward_5(w + W_axle6R, x + X_axle6R); /* x[axle6R] */
-  forward_6x5(w + W_axle6R + 25, x + X_axle6R, x + X_chassis_weld8); /* x[chassis#weld8] */
-  forward_6x5(w + W_axle6R + 55, x + X_axle6R, x + X_chassis_weld7); /* x[chassis#weld7] */
-  node_diag_5(w + W_axle6R, x + X_axle6R); /* x[axle6R] */
-  /* axle7L (hinge, d = 5, h = 12) */
-  node_forward_5(w + W_axle7L, x + X_axle7L); /* x[axle7L] */
-  forward_6x5(w + W_axle7L + 25, x + X_axle7L, x + X_chassis_weld9); /* x[chassis#weld9] */
-  forward_6x5(w + W_axle7L + 55, x + X_axle7L, x + X_chassis_weld8); /* x[chassis#weld8] */
-  node_diag_5(w + W_axle7L, x + X_axle7L); /* x[axle7L] */
   /* chassis#weld9 (shard weld, d = 6, h = 6) */
   node_forward_6(w + W_chassis_weld9, x + X_chassis_weld9); /* x[chassis#weld9] */
   forward_6x6(w + W_chassis_weld9 + 36, x + X_chassis_weld9, x + X_chassis_weld8); /* x[chassis#weld8] */
@@ -731,70 +707,92 @@ static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
   node_forward_6(w + W_chassis_weld8, x + X_chassis_weld8); /* x[chassis#weld8] */
   forward_6x6(w + W_chassis_weld8 + 36, x + X_chassis_weld8, x + X_chassis_weld7); /* x[chassis#weld7] */
   node_diag_6(w + W_chassis_weld8, x + X_chassis_weld8); /* x[chassis#weld8] */
-  /* axle1R (hinge, d = 5, h = 17) */
-  node_forward_5(w + W_axle1R, x + X_axle1R); /* x[axle1R] */
-  forward_5x5(w + W_axle1R + 25, x + X_axle1R, x + X_axle2L); /* x[axle2L] */
-  forward_6x5(w + W_axle1R + 50, x + X_axle1R, x + X_chassis_weld1); /* x[chassis#weld1] */
-  forward_6x5(w + W_axle1R + 80, x + X_axle1R, x + X_chassis_weld2); /* x[chassis#weld2] */
-  node_diag_5(w + W_axle1R, x + X_axle1R); /* x[axle1R] */
-  /* axle2L (hinge, d = 5, h = 12) */
+  /* axle2L (hinge, d = 5, h = 17) */
   node_forward_5(w + W_axle2L, x + X_axle2L); /* x[axle2L] */
-  forward_6x5(w + W_axle2L + 25, x + X_axle2L, x + X_chassis_weld1); /* x[chassis#weld1] */
-  forward_6x5(w + W_axle2L + 55, x + X_axle2L, x + X_chassis_weld2); /* x[chassis#weld2] */
+  forward_5x5(w + W_axle2L + 25, x + X_axle2L, x + X_axle2R); /* x[axle2R] */
+  forward_6x5(w + W_axle2L + 50, x + X_axle2L, x + X_chassis_weld1); /* x[chassis#weld1] */
+  forward_6x5(w + W_axle2L + 80, x + X_axle2L, x + X_chassis_weld2); /* x[chassis#weld2] */
   node_diag_5(w + W_axle2L, x + X_axle2L); /* x[axle2L] */
+  /* axle2R (hinge, d = 5, h = 12) */
+  node_forward_5(w + W_axle2R, x + X_axle2R); /* x[axle2R] */
+  forward_6x5(w + W_axle2R + 25, x + X_axle2R, x + X_chassis_weld1); /* x[chassis#weld1] */
+  forward_6x5(w + W_axle2R + 55, x + X_axle2R, x + X_chassis_weld2); /* x[chassis#weld2] */
+  node_diag_5(w + W_axle2R, x + X_axle2R); /* x[axle2R] */
   /* chassis#weld1 (shard weld, d = 6, h = 6) */
   node_forward_6(w + W_chassis_weld1, x + X_chassis_weld1); /* x[chassis#weld1] */
   forward_6x6(w + W_chassis_weld1 + 36, x + X_chassis_weld1, x + X_chassis_weld2); /* x[chassis#weld2] */
   node_diag_6(w + W_chassis_weld1, x + X_chassis_weld1); /* x[chassis#weld1] */
+  /* axle3L (hinge, d = 5, h = 17) */
+  node_forward_5(w + W_axle3L, x + X_axle3L); /* x[axle3L] */
+  forward_5x5(w + W_axle3L + 25, x + X_axle3L, x + X_axle3R); /* x[axle3R] */
+  forward_6x5(w + W_axle3L + 50, x + X_axle3L, x + X_chassis_weld2); /* x[chassis#weld2] */
+  forward_6x5(w + W_axle3L + 80, x + X_axle3L, x + X_chassis_weld3); /* x[chassis#weld3] */
+  node_diag_5(w + W_axle3L, x + X_axle3L); /* x[axle3L] */
+  /* axle3R (hinge, d = 5, h = 12) */
+  node_forward_5(w + W_axle3R, x + X_axle3R); /* x[axle3R] */
+  forward_6x5(w + W_axle3R + 25, x + X_axle3R, x + X_chassis_weld2); /* x[chassis#weld2] */
+  forward_6x5(w + W_axle3R + 55, x + X_axle3R, x + X_chassis_weld3); /* x[chassis#weld3] */
+  node_diag_5(w + W_axle3R, x + X_axle3R); /* x[axle3R] */
   /* chassis#weld2 (shard weld, d = 6, h = 6) */
   node_forward_6(w + W_chassis_weld2, x + X_chassis_weld2); /* x[chassis#weld2] */
   forward_6x6(w + W_chassis_weld2 + 36, x + X_chassis_weld2, x + X_chassis_weld3); /* x[chassis#weld3] */
   node_diag_6(w + W_chassis_weld2, x + X_chassis_weld2); /* x[chassis#weld2] */
+  /* axle4L (hinge, d = 5, h = 17) */
+  node_forward_5(w + W_axle4L, x + X_axle4L); /* x[axle4L] */
+  forward_5x5(w + W_axle4L + 25, x + X_axle4L, x + X_axle4R); /* x[axle4R] */
+  forward_6x5(w + W_axle4L + 50, x + X_axle4L, x + X_chassis_weld3); /* x[chassis#weld3] */
+  forward_6x5(w + W_axle4L + 80, x + X_axle4L, x + X_chassis_weld4); /* x[chassis#weld4] */
+  node_diag_5(w + W_axle4L, x + X_axle4L); /* x[axle4L] */
+  /* axle4R (hinge, d = 5, h = 12) */
+  node_forward_5(w + W_axle4R, x + X_axle4R); /* x[axle4R] */
+  forward_6x5(w + W_axle4R + 25, x + X_axle4R, x + X_chassis_weld3); /* x[chassis#weld3] */
+  forward_6x5(w + W_axle4R + 55, x + X_axle4R, x + X_chassis_weld4); /* x[chassis#weld4] */
+  node_diag_5(w + W_axle4R, x + X_axle4R); /* x[axle4R] */
   /* chassis#weld3 (shard weld, d = 6, h = 6) */
   node_forward_6(w + W_chassis_weld3, x + X_chassis_weld3); /* x[chassis#weld3] */
   forward_6x6(w + W_chassis_weld3 + 36, x + X_chassis_weld3, x + X_chassis_weld4); /* x[chassis#weld4] */
   node_diag_6(w + W_chassis_weld3, x + X_chassis_weld3); /* x[chassis#weld3] */
-  /* axle3R (hinge, d = 5, h = 17) */
-  node_forward_5(w + W_axle3R, x + X_axle3R); /* x[axle3R] */
-  forward_5x5(w + W_axle3R + 25, x + X_axle3R, x + X_axle4L); /* x[axle4L] */
-  forward_6x5(w + W_axle3R + 50, x + X_axle3R, x + X_chassis_weld4); /* x[chassis#weld4] */
-  forward_6x5(w + W_axle3R + 80, x + X_axle3R, x + X_chassis_weld5); /* x[chassis#weld5] */
-  node_diag_5(w + W_axle3R, x + X_axle3R); /* x[axle3R] */
-  /* axle4L (hinge, d = 5, h = 12) */
-  node_forward_5(w + W_axle4L, x + X_axle4L); /* x[axle4L] */
-  forward_6x5(w + W_axle4L + 25, x + X_axle4L, x + X_chassis_weld4); /* x[chassis#weld4] */
-  forward_6x5(w + W_axle4L + 55, x + X_axle4L, x + X_chassis_weld5); /* x[chassis#weld5] */
-  node_diag_5(w + W_axle4L, x + X_axle4L); /* x[axle4L] */
+  /* axle5L (hinge, d = 5, h = 17) */
+  node_forward_5(w + W_axle5L, x + X_axle5L); /* x[axle5L] */
+  forward_5x5(w + W_axle5L + 25, x + X_axle5L, x + X_axle5R); /* x[axle5R] */
+  forward_6x5(w + W_axle5L + 50, x + X_axle5L, x + X_chassis_weld4); /* x[chassis#weld4] */
+  forward_6x5(w + W_axle5L + 80, x + X_axle5L, x + X_chassis_weld5); /* x[chassis#weld5] */
+  node_diag_5(w + W_axle5L, x + X_axle5L); /* x[axle5L] */
+  /* axle5R (hinge, d = 5, h = 12) */
+  node_forward_5(w + W_axle5R, x + X_axle5R); /* x[axle5R] */
+  forward_6x5(w + W_axle5R + 25, x + X_axle5R, x + X_chassis_weld4); /* x[chassis#weld4] */
+  forward_6x5(w + W_axle5R + 55, x + X_axle5R, x + X_chassis_weld5); /* x[chassis#weld5] */
+  node_diag_5(w + W_axle5R, x + X_axle5R); /* x[axle5R] */
   /* chassis#weld4 (shard weld, d = 6, h = 6) */
   node_forward_6(w + W_chassis_weld4, x + X_chassis_weld4); /* x[chassis#weld4] */
   forward_6x6(w + W_chassis_weld4 + 36, x + X_chassis_weld4, x + X_chassis_weld5); /* x[chassis#weld5] */
   node_diag_6(w + W_chassis_weld4, x + X_chassis_weld4); /* x[chassis#weld4] */
-  /* axle4R (hinge, d = 5, h = 17) */
-  node_forward_5(w + W_axle4R, x + X_axle4R); /* x[axle4R] */
-  forward_5x5(w + W_axle4R + 25, x + X_axle4R, x + X_axle5L); /* x[axle5L] */
-  forward_6x5(w + W_axle4R + 50, x + X_axle4R, x + X_chassis_weld5); /* x[chassis#weld5] */
-  forward_6x5(w + W_axle4R + 80, x + X_axle4R, x + X_chassis_weld6); /* x[chassis#weld6] */
-  node_diag_5(w + W_axle4R, x + X_axle4R); /* x[axle4R] */
-  /* axle5L (hinge, d = 5, h = 12) */
-  node_forward_5(w + W_axle5L, x + X_axle5L); /* x[axle5L] */
-  forward_6x5(w + W_axle5L + 25, x + X_axle5L, x + X_chassis_weld5); /* x[chassis#weld5] */
-  forward_6x5(w + W_axle5L + 55, x + X_axle5L, x + X_chassis_weld6); /* x[chassis#weld6] */
-  node_diag_5(w + W_axle5L, x + X_axle5L); /* x[axle5L] */
+  /* axle6L (hinge, d = 5, h = 17) */
+  node_forward_5(w + W_axle6L, x + X_axle6L); /* x[axle6L] */
+  forward_5x5(w + W_axle6L + 25, x + X_axle6L, x + X_axle6R); /* x[axle6R] */
+  forward_6x5(w + W_axle6L + 50, x + X_axle6L, x + X_chassis_weld5); /* x[chassis#weld5] */
+  forward_6x5(w + W_axle6L + 80, x + X_axle6L, x + X_chassis_weld6); /* x[chassis#weld6] */
+  node_diag_5(w + W_axle6L, x + X_axle6L); /* x[axle6L] */
+  /* axle6R (hinge, d = 5, h = 12) */
+  node_forward_5(w + W_axle6R, x + X_axle6R); /* x[axle6R] */
+  forward_6x5(w + W_axle6R + 25, x + X_axle6R, x + X_chassis_weld5); /* x[chassis#weld5] */
+  forward_6x5(w + W_axle6R + 55, x + X_axle6R, x + X_chassis_weld6); /* x[chassis#weld6] */
+  node_diag_5(w + W_axle6R, x + X_axle6R); /* x[axle6R] */
   /* chassis#weld5 (shard weld, d = 6, h = 6) */
   node_forward_6(w + W_chassis_weld5, x + X_chassis_weld5); /* x[chassis#weld5] */
   forward_6x6(w + W_chassis_weld5 + 36, x + X_chassis_weld5, x + X_chassis_weld6); /* x[chassis#weld6] */
   node_diag_6(w + W_chassis_weld5, x + X_chassis_weld5); /* x[chassis#weld5] */
-  /* axle5R (hinge, d = 5, h = 17) */
-  node_forward_5(w + W_axle5R, x + X_axle5R); /* x[axle5R] */
-  forward_5x5(w + W_axle5R + 25, x + X_axle5R, x + X_axle6L); /* x[axle6L] */
-  forward_6x5(w + W_axle5R + 50, x + X_axle5R, x + X_chassis_weld6); /* x[chassis#weld6] */
-  forward_6x5(w + W_axle5R + 80, x + X_axle5R, x + X_chassis_weld7); /* x[chassis#weld7] */
-  node_diag_5(w + W_axle5R, x + X_axle5R); /* x[axle5R] */
-  /* axle6L (hinge, d = 5, h = 12) */
-  node_forward_5(w + W_axle6L, x + X_axle6L); /* x[axle6L] */
-  forward_6x5(w + W_axle6L + 25, x + X_axle6L, x + X_chassis_weld6); /* x[chassis#weld6] */
-  forward_6x5(w + W_axle6L + 55, x + X_axle6L, x + X_chassis_weld7); /* x[chassis#weld7] */
-  node_diag_5(w + W_axle6L, x + X_axle6L); /* x[axle6L] */
+  /* axle7L (hinge, d = 5, h = 17) */
+  node_forward_5(w + W_axle7L, x + X_axle7L); /* x[axle7L] */
+  forward_5x5(w + W_axle7L + 25, x + X_axle7L, x + X_axle7R); /* x[axle7R] */
+  forward_6x5(w + W_axle7L + 50, x + X_axle7L, x + X_chassis_weld6); /* x[chassis#weld6] */
+  forward_6x5(w + W_axle7L + 80, x + X_axle7L, x + X_chassis_weld7); /* x[chassis#weld7] */
+  node_diag_5(w + W_axle7L, x + X_axle7L); /* x[axle7L] */
+  /* axle7R (hinge, d = 5, h = 12) */
+  node_forward_5(w + W_axle7R, x + X_axle7R); /* x[axle7R] */
+  forward_6x5(w + W_axle7R + 25, x + X_axle7R, x + X_chassis_weld6); /* x[chassis#weld6] */
+  forward_6x5(w + W_axle7R + 55, x + X_axle7R, x + X_chassis_weld7); /* x[chassis#weld7] */
+  node_diag_5(w + W_axle7R, x + X_axle7R); /* x[axle7R] */
   /* chassis#weld6 (shard weld, d = 6, h = 6) */
   node_forward_6(w + W_chassis_weld6, x + X_chassis_weld6); /* x[chassis#weld6] */
   forward_6x6(w + W_chassis_weld6 + 36, x + X_chassis_weld6, x + X_chassis_weld7); /* x[chassis#weld7] */
@@ -814,70 +812,92 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_set_6x6(w + W_chassis_weld6 + 36, x + X_chassis_weld7, s); /* L[chassis#weld7, chassis#weld6] */
   subtract_6(x + X_chassis_weld6, s); /* x[chassis#weld6] */
   node_backward_6(w + W_chassis_weld6, x + X_chassis_weld6); /* x[chassis#weld6] */
-  /* axle6L (hinge, d = 5, h = 12) */
-  backward_set_6x5(w + W_axle6L + 55, x + X_chassis_weld7, s); /* L[chassis#weld7, axle6L] */
-  backward_add_6x5(w + W_axle6L + 25, x + X_chassis_weld6, s); /* L[chassis#weld6, axle6L] */
-  subtract_5(x + X_axle6L, s); /* x[axle6L] */
-  node_backward_5(w + W_axle6L, x + X_axle6L); /* x[axle6L] */
-  /* axle5R (hinge, d = 5, h = 17) */
-  backward_set_6x5(w + W_axle5R + 80, x + X_chassis_weld7, s); /* L[chassis#weld7, axle5R] */
-  backward_add_6x5(w + W_axle5R + 50, x + X_chassis_weld6, s); /* L[chassis#weld6, axle5R] */
-  backward_add_5x5(w + W_axle5R + 25, x + X_axle6L, s); /* L[axle6L, axle5R] */
-  subtract_5(x + X_axle5R, s); /* x[axle5R] */
-  node_backward_5(w + W_axle5R, x + X_axle5R); /* x[axle5R] */
+  /* axle7R (hinge, d = 5, h = 12) */
+  backward_set_6x5(w + W_axle7R + 55, x + X_chassis_weld7, s); /* L[chassis#weld7, axle7R] */
+  backward_add_6x5(w + W_axle7R + 25, x + X_chassis_weld6, s); /* L[chassis#weld6, axle7R] */
+  subtract_5(x + X_axle7R, s); /* x[axle7R] */
+  node_backward_5(w + W_axle7R, x + X_axle7R); /* x[axle7R] */
+  /* axle7L (hinge, d = 5, h = 17) */
+  backward_set_6x5(w + W_axle7L + 80, x + X_chassis_weld7, s); /* L[chassis#weld7, axle7L] */
+  backward_add_6x5(w + W_axle7L + 50, x + X_chassis_weld6, s); /* L[chassis#weld6, axle7L] */
+  backward_add_5x5(w + W_axle7L + 25, x + X_axle7R, s); /* L[axle7R, axle7L] */
+  subtract_5(x + X_axle7L, s); /* x[axle7L] */
+  node_backward_5(w + W_axle7L, x + X_axle7L); /* x[axle7L] */
   /* chassis#weld5 (shard weld, d = 6, h = 6) */
   backward_set_6x6(w + W_chassis_weld5 + 36, x + X_chassis_weld6, s); /* L[chassis#weld6, chassis#weld5] */
   subtract_6(x + X_chassis_weld5, s); /* x[chassis#weld5] */
   node_backward_6(w + W_chassis_weld5, x + X_chassis_weld5); /* x[chassis#weld5] */
-  /* axle5L (hinge, d = 5, h = 12) */
-  backward_set_6x5(w + W_axle5L + 55, x + X_chassis_weld6, s); /* L[chassis#weld6, axle5L] */
-  backward_add_6x5(w + W_axle5L + 25, x + X_chassis_weld5, s); /* L[chassis#weld5, axle5L] */
-  subtract_5(x + X_axle5L, s); /* x[axle5L] */
-  node_backward_5(w + W_axle5L, x + X_axle5L); /* x[axle5L] */
-  /* axle4R (hinge, d = 5, h = 17) */
-  backward_set_6x5(w + W_axle4R + 80, x + X_chassis_weld6, s); /* L[chassis#weld6, axle4R] */
-  backward_add_6x5(w + W_axle4R + 50, x + X_chassis_weld5, s); /* L[chassis#weld5, axle4R] */
-  backward_add_5x5(w + W_axle4R + 25, x + X_axle5L, s); /* L[axle5L, axle4R] */
-  subtract_5(x + X_axle4R, s); /* x[axle4R] */
-  node_backward_5(w + W_axle4R, x + X_axle4R); /* x[axle4R] */
+  /* axle6R (hinge, d = 5, h = 12) */
+  backward_set_6x5(w + W_axle6R + 55, x + X_chassis_weld6, s); /* L[chassis#weld6, axle6R] */
+  backward_add_6x5(w + W_axle6R + 25, x + X_chassis_weld5, s); /* L[chassis#weld5, axle6R] */
+  subtract_5(x + X_axle6R, s); /* x[axle6R] */
+  node_backward_5(w + W_axle6R, x + X_axle6R); /* x[axle6R] */
+  /* axle6L (hinge, d = 5, h = 17) */
+  backward_set_6x5(w + W_axle6L + 80, x + X_chassis_weld6, s); /* L[chassis#weld6, axle6L] */
+  backward_add_6x5(w + W_axle6L + 50, x + X_chassis_weld5, s); /* L[chassis#weld5, axle6L] */
+  backward_add_5x5(w + W_axle6L + 25, x + X_axle6R, s); /* L[axle6R, axle6L] */
+  subtract_5(x + X_axle6L, s); /* x[axle6L] */
+  node_backward_5(w + W_axle6L, x + X_axle6L); /* x[axle6L] */
   /* chassis#weld4 (shard weld, d = 6, h = 6) */
   backward_set_6x6(w + W_chassis_weld4 + 36, x + X_chassis_weld5, s); /* L[chassis#weld5, chassis#weld4] */
   subtract_6(x + X_chassis_weld4, s); /* x[chassis#weld4] */
   node_backward_6(w + W_chassis_weld4, x + X_chassis_weld4); /* x[chassis#weld4] */
-  /* axle4L (hinge, d = 5, h = 12) */
-  backward_set_6x5(w + W_axle4L + 55, x + X_chassis_weld5, s); /* L[chassis#weld5, axle4L] */
-  backward_add_6x5(w + W_axle4L + 25, x + X_chassis_weld4, s); /* L[chassis#weld4, axle4L] */
-  subtract_5(x + X_axle4L, s); /* x[axle4L] */
-  node_backward_5(w + W_axle4L, x + X_axle4L); /* x[axle4L] */
-  /* axle3R (hinge, d = 5, h = 17) */
-  backward_set_6x5(w + W_axle3R + 80, x + X_chassis_weld5, s); /* L[chassis#weld5, axle3R] */
-  backward_add_6x5(w + W_axle3R + 50, x + X_chassis_weld4, s); /* L[chassis#weld4, axle3R] */
-  backward_add_5x5(w + W_axle3R + 25, x + X_axle4L, s); /* L[axle4L, axle3R] */
-  subtract_5(x + X_axle3R, s); /* x[axle3R] */
-  node_backward_5(w + W_axle3R, x + X_axle3R); /* x[axle3R] */
+  /* axle5R (hinge, d = 5, h = 12) */
+  backward_set_6x5(w + W_axle5R + 55, x + X_chassis_weld5, s); /* L[chassis#weld5, axle5R] */
+  backward_add_6x5(w + W_axle5R + 25, x + X_chassis_weld4, s); /* L[chassis#weld4, axle5R] */
+  subtract_5(x + X_axle5R, s); /* x[axle5R] */
+  node_backward_5(w + W_axle5R, x + X_axle5R); /* x[axle5R] */
+  /* axle5L (hinge, d = 5, h = 17) */
+  backward_set_6x5(w + W_axle5L + 80, x + X_chassis_weld5, s); /* L[chassis#weld5, axle5L] */
+  backward_add_6x5(w + W_axle5L + 50, x + X_chassis_weld4, s); /* L[chassis#weld4, axle5L] */
+  backward_add_5x5(w + W_axle5L + 25, x + X_axle5R, s); /* L[axle5R, axle5L] */
+  subtract_5(x + X_axle5L, s); /* x[axle5L] */
+  node_backward_5(w + W_axle5L, x + X_axle5L); /* x[axle5L] */
   /* chassis#weld3 (shard weld, d = 6, h = 6) */
   backward_set_6x6(w + W_chassis_weld3 + 36, x + X_chassis_weld4, s); /* L[chassis#weld4, chassis#weld3] */
   subtract_6(x + X_chassis_weld3, s); /* x[chassis#weld3] */
   node_backward_6(w + W_chassis_weld3, x + X_chassis_weld3); /* x[chassis#weld3] */
+  /* axle4R (hinge, d = 5, h = 12) */
+  backward_set_6x5(w + W_axle4R + 55, x + X_chassis_weld4, s); /* L[chassis#weld4, axle4R] */
+  backward_add_6x5(w + W_axle4R + 25, x + X_chassis_weld3, s); /* L[chassis#weld3, axle4R] */
+  subtract_5(x + X_axle4R, s); /* x[axle4R] */
+  node_backward_5(w + W_axle4R, x + X_axle4R); /* x[axle4R] */
+  /* axle4L (hinge, d = 5, h = 17) */
+  backward_set_6x5(w + W_axle4L + 80, x + X_chassis_weld4, s); /* L[chassis#weld4, axle4L] */
+  backward_add_6x5(w + W_axle4L + 50, x + X_chassis_weld3, s); /* L[chassis#weld3, axle4L] */
+  backward_add_5x5(w + W_axle4L + 25, x + X_axle4R, s); /* L[axle4R, axle4L] */
+  subtract_5(x + X_axle4L, s); /* x[axle4L] */
+  node_backward_5(w + W_axle4L, x + X_axle4L); /* x[axle4L] */
   /* chassis#weld2 (shard weld, d = 6, h = 6) */
   backward_set_6x6(w + W_chassis_weld2 + 36, x + X_chassis_weld3, s); /* L[chassis#weld3, chassis#weld2] */
   subtract_6(x + X_chassis_weld2, s); /* x[chassis#weld2] */
   node_backward_6(w + W_chassis_weld2, x + X_chassis_weld2); /* x[chassis#weld2] */
+  /* axle3R (hinge, d = 5, h = 12) */
+  backward_set_6x5(w + W_axle3R + 55, x + X_chassis_weld3, s); /* L[chassis#weld3, axle3R] */
+  backward_add_6x5(w + W_axle3R + 25, x + X_chassis_weld2, s); /* L[chassis#weld2, axle3R] */
+  subtract_5(x + X_axle3R, s); /* x[axle3R] */
+  node_backward_5(w + W_axle3R, x + X_axle3R); /* x[axle3R] */
+  /* axle3L (hinge, d = 5, h = 17) */
+  backward_set_6x5(w + W_axle3L + 80, x + X_chassis_weld3, s); /* L[chassis#weld3, axle3L] */
+  backward_add_6x5(w + W_axle3L + 50, x + X_chassis_weld2, s); /* L[chassis#weld2, axle3L] */
+  backward_add_5x5(w + W_axle3L + 25, x + X_axle3R, s); /* L[axle3R, axle3L] */
+  subtract_5(x + X_axle3L, s); /* x[axle3L] */
+  node_backward_5(w + W_axle3L, x + X_axle3L); /* x[axle3L] */
   /* chassis#weld1 (shard weld, d = 6, h = 6) */
   backward_set_6x6(w + W_chassis_weld1 + 36, x + X_chassis_weld2, s); /* L[chassis#weld2, chassis#weld1] */
   subtract_6(x + X_chassis_weld1, s); /* x[chassis#weld1] */
   node_backward_6(w + W_chassis_weld1, x + X_chassis_weld1); /* x[chassis#weld1] */
-  /* axle2L (hinge, d = 5, h = 12) */
-  backward_set_6x5(w + W_axle2L + 55, x + X_chassis_weld2, s); /* L[chassis#weld2, axle2L] */
-  backward_add_6x5(w + W_axle2L + 25, x + X_chassis_weld1, s); /* L[chassis#weld1, axle2L] */
+  /* axle2R (hinge, d = 5, h = 12) */
+  backward_set_6x5(w + W_axle2R + 55, x + X_chassis_weld2, s); /* L[chassis#weld2, axle2R] */
+  backward_add_6x5(w + W_axle2R + 25, x + X_chassis_weld1, s); /* L[chassis#weld1, axle2R] */
+  subtract_5(x + X_axle2R, s); /* x[axle2R] */
+  node_backward_5(w + W_axle2R, x + X_axle2R); /* x[axle2R] */
+  /* axle2L (hinge, d = 5, h = 17) */
+  backward_set_6x5(w + W_axle2L + 80, x + X_chassis_weld2, s); /* L[chassis#weld2, axle2L] */
+  backward_add_6x5(w + W_axle2L + 50, x + X_chassis_weld1, s); /* L[chassis#weld1, axle2L] */
+  backward_add_5x5(w + W_axle2L + 25, x + X_axle2R, s); /* L[axle2R, axle2L] */
   subtract_5(x + X_axle2L, s); /* x[axle2L] */
   node_backward_5(w + W_axle2L, x + X_axle2L); /* x[axle2L] */
-  /* axle1R (hinge, d = 5, h = 17) */
-  backward_set_6x5(w + W_axle1R + 80, x + X_chassis_weld2, s); /* L[chassis#weld2, axle1R] */
-  backward_add_6x5(w + W_axle1R + 50, x + X_chassis_weld1, s); /* L[chassis#weld1, axle1R] */
-  backward_add_5x5(w + W_axle1R + 25, x + X_axle2L, s); /* L[axle2L, axle1R] */
-  subtract_5(x + X_axle1R, s); /* x[axle1R] */
-  node_backward_5(w + W_axle1R, x + X_axle1R); /* x[axle1R] */
   /* chassis#weld8 (shard weld, d = 6, h = 6) */
   backward_set_6x6(w + W_chassis_weld8 + 36, x + X_chassis_weld7, s); /* L[chassis#weld7, chassis#weld8] */
   subtract_6(x + X_chassis_weld8, s); /* x[chassis#weld8] */
@@ -886,66 +906,44 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_set_6x6(w + W_chassis_weld9 + 36, x + X_chassis_weld8, s); /* L[chassis#weld8, chassis#weld9] */
   subtract_6(x + X_chassis_weld9, s); /* x[chassis#weld9] */
   node_backward_6(w + W_chassis_weld9, x + X_chassis_weld9); /* x[chassis#weld9] */
-  /* axle7L (hinge, d = 5, h = 12) */
-  backward_set_6x5(w + W_axle7L + 55, x + X_chassis_weld8, s); /* L[chassis#weld8, axle7L] */
-  backward_add_6x5(w + W_axle7L + 25, x + X_chassis_weld9, s); /* L[chassis#weld9, axle7L] */
-  subtract_5(x + X_axle7L, s); /* x[axle7L] */
-  node_backward_5(w + W_axle7L, x + X_axle7L); /* x[axle7L] */
-  /* axle6R (hinge, d = 5, h = 12) */
-  backward_set_6x5(w + W_axle6R + 55, x + X_chassis_weld7, s); /* L[chassis#weld7, axle6R] */
-  backward_add_6x5(w + W_axle6R + 25, x + X_chassis_weld8, s); /* L[chassis#weld8, axle6R] */
-  subtract_5(x + X_axle6R, s); /* x[axle6R] */
-  node_backward_5(w + W_axle6R, x + X_axle6R); /* x[axle6R] */
-  /* axle3L (hinge, d = 5, h = 12) */
-  backward_set_6x5(w + W_axle3L + 55, x + X_chassis_weld4, s); /* L[chassis#weld4, axle3L] */
-  backward_add_6x5(w + W_axle3L + 25, x + X_chassis_weld3, s); /* L[chassis#weld3, axle3L] */
-  subtract_5(x + X_axle3L, s); /* x[axle3L] */
-  node_backward_5(w + W_axle3L, x + X_axle3L); /* x[axle3L] */
-  /* axle2R (hinge, d = 5, h = 12) */
-  backward_set_6x5(w + W_axle2R + 55, x + X_chassis_weld3, s); /* L[chassis#weld3, axle2R] */
-  backward_add_6x5(w + W_axle2R + 25, x + X_chassis_weld2, s); /* L[chassis#weld2, axle2R] */
-  subtract_5(x + X_axle2R, s); /* x[axle2R] */
-  node_backward_5(w + W_axle2R, x + X_axle2R); /* x[axle2R] */
-  /* outrigger_rearR_ball (ball, d = 3, h = 17) */
-  backward_set_6x3(w + W_outrigger_rearR_ball + 42, x + X_chassis_weld8, s); /* L[chassis#weld8, outrigger_rearR_ball] */
-  backward_add_6x3(w + W_outrigger_rearR_ball + 24, x + X_chassis_weld9, s); /* L[chassis#weld9, outrigger_rearR_ball] */
-  backward_add_5x3(w + W_outrigger_rearR_ball + 9, x + X_axle7L, s); /* L[axle7L, outrigger_rearR_ball] */
+  /* outrigger_rearR_ball (ball, d = 3, h = 12) */
+  backward_set_6x3(w + W_outrigger_rearR_ball + 27, x + X_chassis_weld8, s); /* L[chassis#weld8, outrigger_rearR_ball] */
+  backward_add_6x3(w + W_outrigger_rearR_ball + 9, x + X_chassis_weld9, s); /* L[chassis#weld9, outrigger_rearR_ball] */
   subtract_3(x + X_outrigger_rearR_ball, s); /* x[outrigger_rearR_ball] */
   node_backward_3(w + W_outrigger_rearR_ball, x + X_outrigger_rearR_ball); /* x[outrigger_rearR_ball] */
-  /* outrigger_rearL_ball (ball, d = 3, h = 17) */
-  backward_set_6x3(w + W_outrigger_rearL_ball + 42, x + X_chassis_weld7, s); /* L[chassis#weld7, outrigger_rearL_ball] */
-  backward_add_6x3(w + W_outrigger_rearL_ball + 24, x + X_chassis_weld8, s); /* L[chassis#weld8, outrigger_rearL_ball] */
-  backward_add_5x3(w + W_outrigger_rearL_ball + 9, x + X_axle6R, s); /* L[axle6R, outrigger_rearL_ball] */
+  /* outrigger_rearL_ball (ball, d = 3, h = 15) */
+  backward_set_6x3(w + W_outrigger_rearL_ball + 36, x + X_chassis_weld8, s); /* L[chassis#weld8, outrigger_rearL_ball] */
+  backward_add_6x3(w + W_outrigger_rearL_ball + 18, x + X_chassis_weld9, s); /* L[chassis#weld9, outrigger_rearL_ball] */
+  backward_add_3x3(w + W_outrigger_rearL_ball + 9, x + X_outrigger_rearR_ball, s); /* L[outrigger_rearR_ball, outrigger_rearL_ball] */
   subtract_3(x + X_outrigger_rearL_ball, s); /* x[outrigger_rearL_ball] */
   node_backward_3(w + W_outrigger_rearL_ball, x + X_outrigger_rearL_ball); /* x[outrigger_rearL_ball] */
-  /* outrigger_frontR_ball (ball, d = 3, h = 17) */
-  backward_set_6x3(w + W_outrigger_frontR_ball + 42, x + X_chassis_weld4, s); /* L[chassis#weld4, outrigger_frontR_ball] */
-  backward_add_6x3(w + W_outrigger_frontR_ball + 24, x + X_chassis_weld3, s); /* L[chassis#weld3, outrigger_frontR_ball] */
-  backward_add_5x3(w + W_outrigger_frontR_ball + 9, x + X_axle3L, s); /* L[axle3L, outrigger_frontR_ball] */
+  /* outrigger_frontR_ball (ball, d = 3, h = 12) */
+  backward_set_6x3(w + W_outrigger_frontR_ball + 27, x + X_chassis_weld7, s); /* L[chassis#weld7, outrigger_frontR_ball] */
+  backward_add_6x3(w + W_outrigger_frontR_ball + 9, x + X_chassis_weld8, s); /* L[chassis#weld8, outrigger_frontR_ball] */
   subtract_3(x + X_outrigger_frontR_ball, s); /* x[outrigger_frontR_ball] */
   node_backward_3(w + W_outrigger_frontR_ball, x + X_outrigger_frontR_ball); /* x[outrigger_frontR_ball] */
-  /* outrigger_frontL_ball (ball, d = 3, h = 17) */
-  backward_set_6x3(w + W_outrigger_frontL_ball + 42, x + X_chassis_weld3, s); /* L[chassis#weld3, outrigger_frontL_ball] */
-  backward_add_6x3(w + W_outrigger_frontL_ball + 24, x + X_chassis_weld2, s); /* L[chassis#weld2, outrigger_frontL_ball] */
-  backward_add_5x3(w + W_outrigger_frontL_ball + 9, x + X_axle2R, s); /* L[axle2R, outrigger_frontL_ball] */
+  /* outrigger_frontL_ball (ball, d = 3, h = 15) */
+  backward_set_6x3(w + W_outrigger_frontL_ball + 36, x + X_chassis_weld7, s); /* L[chassis#weld7, outrigger_frontL_ball] */
+  backward_add_6x3(w + W_outrigger_frontL_ball + 18, x + X_chassis_weld8, s); /* L[chassis#weld8, outrigger_frontL_ball] */
+  backward_add_3x3(w + W_outrigger_frontL_ball + 9, x + X_outrigger_frontR_ball, s); /* L[outrigger_frontR_ball, outrigger_frontL_ball] */
   subtract_3(x + X_outrigger_frontL_ball, s); /* x[outrigger_frontL_ball] */
   node_backward_3(w + W_outrigger_frontL_ball, x + X_outrigger_frontL_ball); /* x[outrigger_frontL_ball] */
-  /* axle7R (hinge, d = 5, h = 6) */
-  backward_set_6x5(w + W_axle7R + 25, x + X_chassis_weld9, s); /* L[chassis#weld9, axle7R] */
-  subtract_5(x + X_axle7R, s); /* x[axle7R] */
-  node_backward_5(w + W_axle7R, x + X_axle7R); /* x[axle7R] */
-  /* tow_rear_ball (ball, d = 3, h = 11) */
-  backward_set_6x3(w + W_tow_rear_ball + 24, x + X_chassis_weld9, s); /* L[chassis#weld9, tow_rear_ball] */
-  backward_add_5x3(w + W_tow_rear_ball + 9, x + X_axle7R, s); /* L[axle7R, tow_rear_ball] */
-  subtract_3(x + X_tow_rear_ball, s); /* x[tow_rear_ball] */
-  node_backward_3(w + W_tow_rear_ball, x + X_tow_rear_ball); /* x[tow_rear_ball] */
-  /* axle1L (hinge, d = 5, h = 6) */
-  backward_set_6x5(w + W_axle1L + 25, x + X_chassis_weld1, s); /* L[chassis#weld1, axle1L] */
+  /* axle1R (hinge, d = 5, h = 6) */
+  backward_set_6x5(w + W_axle1R + 25, x + X_chassis_weld1, s); /* L[chassis#weld1, axle1R] */
+  subtract_5(x + X_axle1R, s); /* x[axle1R] */
+  node_backward_5(w + W_axle1R, x + X_axle1R); /* x[axle1R] */
+  /* axle1L (hinge, d = 5, h = 11) */
+  backward_set_6x5(w + W_axle1L + 50, x + X_chassis_weld1, s); /* L[chassis#weld1, axle1L] */
+  backward_add_5x5(w + W_axle1L + 25, x + X_axle1R, s); /* L[axle1R, axle1L] */
   subtract_5(x + X_axle1L, s); /* x[axle1L] */
   node_backward_5(w + W_axle1L, x + X_axle1L); /* x[axle1L] */
-  /* tow_front_ball (ball, d = 3, h = 11) */
-  backward_set_6x3(w + W_tow_front_ball + 24, x + X_chassis_weld1, s); /* L[chassis#weld1, tow_front_ball] */
-  backward_add_5x3(w + W_tow_front_ball + 9, x + X_axle1L, s); /* L[axle1L, tow_front_ball] */
+  /* tow_rear_ball (ball, d = 3, h = 6) */
+  backward_set_6x3(w + W_tow_rear_ball + 9, x + X_chassis_weld9, s); /* L[chassis#weld9, tow_rear_ball] */
+  subtract_3(x + X_tow_rear_ball, s); /* x[tow_rear_ball] */
+  node_backward_3(w + W_tow_rear_ball, x + X_tow_rear_ball); /* x[tow_rear_ball] */
+  /* tow_front_ball (ball, d = 3, h = 9) */
+  backward_set_6x3(w + W_tow_front_ball + 18, x + X_chassis_weld9, s); /* L[chassis#weld9, tow_front_ball] */
+  backward_add_3x3(w + W_tow_front_ball + 9, x + X_tow_rear_ball, s); /* L[tow_rear_ball, tow_front_ball] */
   subtract_3(x + X_tow_front_ball, s); /* x[tow_front_ball] */
   node_backward_3(w + W_tow_front_ball, x + X_tow_front_ball); /* x[tow_front_ball] */
 }
@@ -959,32 +957,32 @@ static int multi_wheel_factor(void *work, void *temp) {
   scalar *t = temp;
   int s;
   if ((s = pivot_tow_front_ball(w, t)) >= 0) return s;
-  if ((s = pivot_axle1L(w, t)) >= 0) return s;
   if ((s = pivot_tow_rear_ball(w, t)) >= 0) return s;
-  if ((s = pivot_axle7R(w, t)) >= 0) return s;
+  if ((s = pivot_axle1L(w, t)) >= 0) return s;
+  if ((s = pivot_axle1R(w, t)) >= 0) return s;
   if ((s = pivot_outrigger_frontL_ball(w, t)) >= 0) return s;
   if ((s = pivot_outrigger_frontR_ball(w, t)) >= 0) return s;
   if ((s = pivot_outrigger_rearL_ball(w, t)) >= 0) return s;
   if ((s = pivot_outrigger_rearR_ball(w, t)) >= 0) return s;
-  if ((s = pivot_axle2R(w, t)) >= 0) return s;
-  if ((s = pivot_axle3L(w, t)) >= 0) return s;
-  if ((s = pivot_axle6R(w, t)) >= 0) return s;
-  if ((s = pivot_axle7L(w, t)) >= 0) return s;
   if ((s = pivot_chassis_weld9(w, t)) >= 0) return s;
   if ((s = pivot_chassis_weld8(w, t)) >= 0) return s;
-  if ((s = pivot_axle1R(w, t)) >= 0) return s;
   if ((s = pivot_axle2L(w, t)) >= 0) return s;
+  if ((s = pivot_axle2R(w, t)) >= 0) return s;
   if ((s = pivot_chassis_weld1(w, t)) >= 0) return s;
-  if ((s = pivot_chassis_weld2(w, t)) >= 0) return s;
-  if ((s = pivot_chassis_weld3(w, t)) >= 0) return s;
+  if ((s = pivot_axle3L(w, t)) >= 0) return s;
   if ((s = pivot_axle3R(w, t)) >= 0) return s;
+  if ((s = pivot_chassis_weld2(w, t)) >= 0) return s;
   if ((s = pivot_axle4L(w, t)) >= 0) return s;
-  if ((s = pivot_chassis_weld4(w, t)) >= 0) return s;
   if ((s = pivot_axle4R(w, t)) >= 0) return s;
+  if ((s = pivot_chassis_weld3(w, t)) >= 0) return s;
   if ((s = pivot_axle5L(w, t)) >= 0) return s;
-  if ((s = pivot_chassis_weld5(w, t)) >= 0) return s;
   if ((s = pivot_axle5R(w, t)) >= 0) return s;
+  if ((s = pivot_chassis_weld4(w, t)) >= 0) return s;
   if ((s = pivot_axle6L(w, t)) >= 0) return s;
+  if ((s = pivot_axle6R(w, t)) >= 0) return s;
+  if ((s = pivot_chassis_weld5(w, t)) >= 0) return s;
+  if ((s = pivot_axle7L(w, t)) >= 0) return s;
+  if ((s = pivot_axle7R(w, t)) >= 0) return s;
   if ((s = pivot_chassis_weld6(w, t)) >= 0) return s;
   return -1;
 }
@@ -1007,10 +1005,10 @@ const rt_program multi_wheel_program = {
     .nsbody = 30,
     .ncons = 29,
     .dim = 142,
-    .work_size = 2166,
+    .work_size = 2178,
     .temp_size = 160,
     .nblk = 54,
-    .nrsi = 2190,
+    .nrsi = 2103,
     .sbody_body = sbody_body,
     .shard_adr = shard_adr,
     .shard_num = shard_num,

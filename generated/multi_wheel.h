@@ -17,7 +17,7 @@ extern "C" {
 /* Sizes for static allocation: scalars (float) of the packed workspace and
  * of the factorization's temporary, and rows of H (the length of right-hand
  * sides and solutions, in solver-constraint order). */
-#define MULTI_WHEEL_WORK_SIZE 2166
+#define MULTI_WHEEL_WORK_SIZE 2178
 #define MULTI_WHEEL_TEMP_SIZE 160
 #define MULTI_WHEEL_DIM 142
 

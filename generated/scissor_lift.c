@@ -25,7 +25,7 @@
  *   edge blocks     128 (19 of them fill-in)
  *   RSI entries     4892
  *   flops           88156 (convention: 2 x (d^3/6 + h d^2 + d h (h+1)/2) per pivot of degree d and column height h)
- *   order           best (heuristic meca-flops)
+ *   order           best (heuristic meca)
  *   workspace       4594 scalars, temporary 160 scalars
  *   structure hash  0x17dec4bc127d3088
  *
@@ -49,10 +49,10 @@
  *   axleRL: hinge, d 5, h 11, 2 blocks
  *   axleRR: hinge, d 5, h 6, 1 block
  *   chassis#weld1: shard weld, d 6, h 13, 3 blocks
+ *   roller_top_slide: cylindrical, d 4, h 10, 2 blocks
  *   lift: rod, d 1, h 11, 3 blocks
  *   cylinder: prismatic, d 5, h 6, 2 blocks
  *   rod_eye: ball, d 3, h 9, 2 blocks, 1 fill
- *   roller_top_slide: cylindrical, d 4, h 10, 2 blocks
  *   barrel_eye: ball, d 3, h 16, 3 blocks, 1 fill
  *   head: hinge, d 5, h 15, 3 blocks, 1 fill
  *   pivot6: hinge, d 5, h 15, 3 blocks
@@ -203,10 +203,10 @@ static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_name)};
     X(axleRL, 15, 2, 1873, 1898, 11, 46, 1927, 8, 10) \
     X(axleRR, 16, 3, 1953, 1978, 6, 48, 1993, 0, 15) \
     X(chassis_weld1, 17, 47, 2008, 2044, 13, 49, 2014, 8, 240) \
-    X(lift, 18, 10, 2122, 2123, 11, 52, 2105, 0, 46) \
-    X(cylinder, 19, 8, 2134, 2159, 6, 55, 2171, 8, 38) \
-    X(rod_eye, 20, 9, 2189, 2198, 9, 57, 2192, 0, 43) \
-    X(roller_top_slide, 21, 45, 2225, 2241, 10, 59, 2237, 8, 231) \
+    X(roller_top_slide, 18, 45, 2122, 2138, 10, 52, 2105, 0, 231) \
+    X(lift, 19, 10, 2178, 2179, 11, 54, 2160, 8, 46) \
+    X(cylinder, 20, 8, 2190, 2215, 6, 57, 2226, 0, 38) \
+    X(rod_eye, 21, 9, 2245, 2254, 9, 59, 2247, 8, 43) \
     X(barrel_eye, 22, 7, 2281, 2290, 16, 61, 2292, 0, 35) \
     X(head, 23, 44, 2338, 2363, 15, 64, 2428, 8, 226) \
     X(pivot6, 24, 41, 2438, 2463, 15, 67, 2548, 0, 209) \
@@ -269,10 +269,10 @@ static const int blk_piv[] = {
     /* axleRL */ P_axleRR, P_chassis_weld1,
     /* axleRR */ P_chassis_weld1,
     /* chassis_weld1 */ P_barrel_eye, P_foot, P_roller_bottom_slide,
+    /* roller_top_slide */ P_head, P_roller_top_pin,
     /* lift */ P_cylinder, P_rod_eye, P_barrel_eye,
     /* cylinder */ P_rod_eye, P_barrel_eye,
     /* rod_eye */ P_barrel_eye, P_inner0_weld,
-    /* roller_top_slide */ P_head, P_roller_top_pin,
     /* barrel_eye */ P_foot, P_roller_bottom_slide, P_inner0_weld,
     /* head */ P_pivot6, P_roller_top_pin, P_knee_inner5,
     /* pivot6 */ P_roller_top_pin, P_knee_inner5, P_knee_outer5,
@@ -320,10 +320,10 @@ static const int blk_off[] = {
     /* axleRL */ W_axleRL + 25, W_axleRL + 50,
     /* axleRR */ W_axleRR + 25,
     /* chassis_weld1 */ W_chassis_weld1 + 36, W_chassis_weld1 + 54, W_chassis_weld1 + 84,
+    /* roller_top_slide */ W_roller_top_slide + 16, W_roller_top_slide + 36,
     /* lift */ W_lift + 1, W_lift + 6, W_lift + 9,
     /* cylinder */ W_cylinder + 25, W_cylinder + 40,
     /* rod_eye */ W_rod_eye + 9, W_rod_eye + 18,
-    /* roller_top_slide */ W_roller_top_slide + 16, W_roller_top_slide + 36,
     /* barrel_eye */ W_barrel_eye + 9, W_barrel_eye + 24, W_barrel_eye + 39,
     /* head */ W_head + 25, W_head + 50, W_head + 75,
     /* pivot6 */ W_pivot6 + 25, W_pivot6 + 50, W_pivot6 + 75,
@@ -371,10 +371,10 @@ static const unsigned char blk_fill[] = {
     /* axleRL */ 0, 0,
     /* axleRR */ 0,
     /* chassis_weld1 */ 0, 0, 0,
+    /* roller_top_slide */ 0, 0,
     /* lift */ 0, 0, 0,
     /* cylinder */ 0, 0,
     /* rod_eye */ 1, 0,
-    /* roller_top_slide */ 0, 0,
     /* barrel_eye */ 0, 0, 1,
     /* head */ 0, 1, 0,
     /* pivot6 */ 0, 0, 0,
@@ -422,10 +422,10 @@ static const int32_t rsi[] = {
     /* axleRL */ W_axleRR, W_axleRR + 5, W_axleRR + 6, W_axleRR + 10, W_axleRR + 11, W_axleRR + 12, W_axleRR + 15, W_axleRR + 16, W_axleRR + 17, W_axleRR + 18, W_axleRR + 20, W_axleRR + 21, W_axleRR + 22, W_axleRR + 23, W_axleRR + 24, W_axleRR + 25, W_axleRR + 26, W_axleRR + 27, W_axleRR + 28, W_axleRR + 29, W_chassis_weld1, W_axleRR + 30, W_axleRR + 31, W_axleRR + 32, W_axleRR + 33, W_axleRR + 34, W_chassis_weld1 + 6, W_chassis_weld1 + 7, W_axleRR + 35, W_axleRR + 36, W_axleRR + 37, W_axleRR + 38, W_axleRR + 39, W_chassis_weld1 + 12, W_chassis_weld1 + 13, W_chassis_weld1 + 14, W_axleRR + 40, W_axleRR + 41, W_axleRR + 42, W_axleRR + 43, W_axleRR + 44, W_chassis_weld1 + 18, W_chassis_weld1 + 19, W_chassis_weld1 + 20, W_chassis_weld1 + 21, W_axleRR + 45, W_axleRR + 46, W_axleRR + 47, W_axleRR + 48, W_axleRR + 49, W_chassis_weld1 + 24, W_chassis_weld1 + 25, W_chassis_weld1 + 26, W_chassis_weld1 + 27, W_chassis_weld1 + 28, W_axleRR + 50, W_axleRR + 51, W_axleRR + 52, W_axleRR + 53, W_axleRR + 54, W_chassis_weld1 + 30, W_chassis_weld1 + 31, W_chassis_weld1 + 32, W_chassis_weld1 + 33, W_chassis_weld1 + 34, W_chassis_weld1 + 35,
     /* axleRR */ W_chassis_weld1, W_chassis_weld1 + 6, W_chassis_weld1 + 7, W_chassis_weld1 + 12, W_chassis_weld1 + 13, W_chassis_weld1 + 14, W_chassis_weld1 + 18, W_chassis_weld1 + 19, W_chassis_weld1 + 20, W_chassis_weld1 + 21, W_chassis_weld1 + 24, W_chassis_weld1 + 25, W_chassis_weld1 + 26, W_chassis_weld1 + 27, W_chassis_weld1 + 28, W_chassis_weld1 + 30, W_chassis_weld1 + 31, W_chassis_weld1 + 32, W_chassis_weld1 + 33, W_chassis_weld1 + 34, W_chassis_weld1 + 35,
     /* chassis_weld1 */ W_barrel_eye, W_barrel_eye + 3, W_barrel_eye + 4, W_barrel_eye + 6, W_barrel_eye + 7, W_barrel_eye + 8, W_barrel_eye + 9, W_barrel_eye + 10, W_barrel_eye + 11, W_foot, W_barrel_eye + 12, W_barrel_eye + 13, W_barrel_eye + 14, W_foot + 5, W_foot + 6, W_barrel_eye + 15, W_barrel_eye + 16, W_barrel_eye + 17, W_foot + 10, W_foot + 11, W_foot + 12, W_barrel_eye + 18, W_barrel_eye + 19, W_barrel_eye + 20, W_foot + 15, W_foot + 16, W_foot + 17, W_foot + 18, W_barrel_eye + 21, W_barrel_eye + 22, W_barrel_eye + 23, W_foot + 20, W_foot + 21, W_foot + 22, W_foot + 23, W_foot + 24, W_barrel_eye + 24, W_barrel_eye + 25, W_barrel_eye + 26, W_foot + 75, W_foot + 76, W_foot + 77, W_foot + 78, W_foot + 79, W_roller_bottom_slide, W_barrel_eye + 27, W_barrel_eye + 28, W_barrel_eye + 29, W_foot + 80, W_foot + 81, W_foot + 82, W_foot + 83, W_foot + 84, W_roller_bottom_slide + 5, W_roller_bottom_slide + 6, W_barrel_eye + 30, W_barrel_eye + 31, W_barrel_eye + 32, W_foot + 85, W_foot + 86, W_foot + 87, W_foot + 88, W_foot + 89, W_roller_bottom_slide + 10, W_roller_bottom_slide + 11, W_roller_bottom_slide + 12, W_barrel_eye + 33, W_barrel_eye + 34, W_barrel_eye + 35, W_foot + 90, W_foot + 91, W_foot + 92, W_foot + 93, W_foot + 94, W_roller_bottom_slide + 15, W_roller_bottom_slide + 16, W_roller_bottom_slide + 17, W_roller_bottom_slide + 18, W_barrel_eye + 36, W_barrel_eye + 37, W_barrel_eye + 38, W_foot + 95, W_foot + 96, W_foot + 97, W_foot + 98, W_foot + 99, W_roller_bottom_slide + 20, W_roller_bottom_slide + 21, W_roller_bottom_slide + 22, W_roller_bottom_slide + 23, W_roller_bottom_slide + 24,
+    /* roller_top_slide */ W_head, W_head + 5, W_head + 6, W_head + 10, W_head + 11, W_head + 12, W_head + 15, W_head + 16, W_head + 17, W_head + 18, W_head + 20, W_head + 21, W_head + 22, W_head + 23, W_head + 24, W_head + 50, W_head + 51, W_head + 52, W_head + 53, W_head + 54, W_roller_top_pin, W_head + 55, W_head + 56, W_head + 57, W_head + 58, W_head + 59, W_roller_top_pin + 5, W_roller_top_pin + 6, W_head + 60, W_head + 61, W_head + 62, W_head + 63, W_head + 64, W_roller_top_pin + 10, W_roller_top_pin + 11, W_roller_top_pin + 12, W_head + 65, W_head + 66, W_head + 67, W_head + 68, W_head + 69, W_roller_top_pin + 15, W_roller_top_pin + 16, W_roller_top_pin + 17, W_roller_top_pin + 18, W_head + 70, W_head + 71, W_head + 72, W_head + 73, W_head + 74, W_roller_top_pin + 20, W_roller_top_pin + 21, W_roller_top_pin + 22, W_roller_top_pin + 23, W_roller_top_pin + 24,
     /* lift */ W_cylinder, W_cylinder + 5, W_cylinder + 6, W_cylinder + 10, W_cylinder + 11, W_cylinder + 12, W_cylinder + 15, W_cylinder + 16, W_cylinder + 17, W_cylinder + 18, W_cylinder + 20, W_cylinder + 21, W_cylinder + 22, W_cylinder + 23, W_cylinder + 24, W_cylinder + 25, W_cylinder + 26, W_cylinder + 27, W_cylinder + 28, W_cylinder + 29, W_rod_eye, W_cylinder + 30, W_cylinder + 31, W_cylinder + 32, W_cylinder + 33, W_cylinder + 34, W_rod_eye + 3, W_rod_eye + 4, W_cylinder + 35, W_cylinder + 36, W_cylinder + 37, W_cylinder + 38, W_cylinder + 39, W_rod_eye + 6, W_rod_eye + 7, W_rod_eye + 8, W_cylinder + 40, W_cylinder + 41, W_cylinder + 42, W_cylinder + 43, W_cylinder + 44, W_rod_eye + 9, W_rod_eye + 10, W_rod_eye + 11, W_barrel_eye, W_cylinder + 45, W_cylinder + 46, W_cylinder + 47, W_cylinder + 48, W_cylinder + 49, W_rod_eye + 12, W_rod_eye + 13, W_rod_eye + 14, W_barrel_eye + 3, W_barrel_eye + 4, W_cylinder + 50, W_cylinder + 51, W_cylinder + 52, W_cylinder + 53, W_cylinder + 54, W_rod_eye + 15, W_rod_eye + 16, W_rod_eye + 17, W_barrel_eye + 6, W_barrel_eye + 7, W_barrel_eye + 8,
     /* cylinder */ W_rod_eye, W_rod_eye + 3, W_rod_eye + 4, W_rod_eye + 6, W_rod_eye + 7, W_rod_eye + 8, W_rod_eye + 9, W_rod_eye + 10, W_rod_eye + 11, W_barrel_eye, W_rod_eye + 12, W_rod_eye + 13, W_rod_eye + 14, W_barrel_eye + 3, W_barrel_eye + 4, W_rod_eye + 15, W_rod_eye + 16, W_rod_eye + 17, W_barrel_eye + 6, W_barrel_eye + 7, W_barrel_eye + 8,
     /* rod_eye */ W_barrel_eye, W_barrel_eye + 3, W_barrel_eye + 4, W_barrel_eye + 6, W_barrel_eye + 7, W_barrel_eye + 8, W_barrel_eye + 39, W_barrel_eye + 40, W_barrel_eye + 41, W_inner0_weld, W_barrel_eye + 42, W_barrel_eye + 43, W_barrel_eye + 44, W_inner0_weld + 6, W_inner0_weld + 7, W_barrel_eye + 45, W_barrel_eye + 46, W_barrel_eye + 47, W_inner0_weld + 12, W_inner0_weld + 13, W_inner0_weld + 14, W_barrel_eye + 48, W_barrel_eye + 49, W_barrel_eye + 50, W_inner0_weld + 18, W_inner0_weld + 19, W_inner0_weld + 20, W_inner0_weld + 21, W_barrel_eye + 51, W_barrel_eye + 52, W_barrel_eye + 53, W_inner0_weld + 24, W_inner0_weld + 25, W_inner0_weld + 26, W_inner0_weld + 27, W_inner0_weld + 28, W_barrel_eye + 54, W_barrel_eye + 55, W_barrel_eye + 56, W_inner0_weld + 30, W_inner0_weld + 31, W_inner0_weld + 32, W_inner0_weld + 33, W_inner0_weld + 34, W_inner0_weld + 35,
-    /* roller_top_slide */ W_head, W_head + 5, W_head + 6, W_head + 10, W_head + 11, W_head + 12, W_head + 15, W_head + 16, W_head + 17, W_head + 18, W_head + 20, W_head + 21, W_head + 22, W_head + 23, W_head + 24, W_head + 50, W_head + 51, W_head + 52, W_head + 53, W_head + 54, W_roller_top_pin, W_head + 55, W_head + 56, W_head + 57, W_head + 58, W_head + 59, W_roller_top_pin + 5, W_roller_top_pin + 6, W_head + 60, W_head + 61, W_head + 62, W_head + 63, W_head + 64, W_roller_top_pin + 10, W_roller_top_pin + 11, W_roller_top_pin + 12, W_head + 65, W_head + 66, W_head + 67, W_head + 68, W_head + 69, W_roller_top_pin + 15, W_roller_top_pin + 16, W_roller_top_pin + 17, W_roller_top_pin + 18, W_head + 70, W_head + 71, W_head + 72, W_head + 73, W_head + 74, W_roller_top_pin + 20, W_roller_top_pin + 21, W_roller_top_pin + 22, W_roller_top_pin + 23, W_roller_top_pin + 24,
     /* barrel_eye */ W_foot, W_foot + 5, W_foot + 6, W_foot + 10, W_foot + 11, W_foot + 12, W_foot + 15, W_foot + 16, W_foot + 17, W_foot + 18, W_foot + 20, W_foot + 21, W_foot + 22, W_foot + 23, W_foot + 24, W_foot + 75, W_foot + 76, W_foot + 77, W_foot + 78, W_foot + 79, W_roller_bottom_slide, W_foot + 80, W_foot + 81, W_foot + 82, W_foot + 83, W_foot + 84, W_roller_bottom_slide + 5, W_roller_bottom_slide + 6, W_foot + 85, W_foot + 86, W_foot + 87, W_foot + 88, W_foot + 89, W_roller_bottom_slide + 10, W_roller_bottom_slide + 11, W_roller_bottom_slide + 12, W_foot + 90, W_foot + 91, W_foot + 92, W_foot + 93, W_foot + 94, W_roller_bottom_slide + 15, W_roller_bottom_slide + 16, W_roller_bottom_slide + 17, W_roller_bottom_slide + 18, W_foot + 95, W_foot + 96, W_foot + 97, W_foot + 98, W_foot + 99, W_roller_bottom_slide + 20, W_roller_bottom_slide + 21, W_roller_bottom_slide + 22, W_roller_bottom_slide + 23, W_roller_bottom_slide + 24, W_foot + 100, W_foot + 101, W_foot + 102, W_foot + 103, W_foot + 104, W_roller_bottom_slide + 25, W_roller_bottom_slide + 26, W_roller_bottom_slide + 27, W_roller_bottom_slide + 28, W_roller_bottom_slide + 29, W_inner0_weld, W_foot + 105, W_foot + 106, W_foot + 107, W_foot + 108, W_foot + 109, W_roller_bottom_slide + 30, W_roller_bottom_slide + 31, W_roller_bottom_slide + 32, W_roller_bottom_slide + 33, W_roller_bottom_slide + 34, W_inner0_weld + 6, W_inner0_weld + 7, W_foot + 110, W_foot + 111, W_foot + 112, W_foot + 113, W_foot + 114, W_roller_bottom_slide + 35, W_roller_bottom_slide + 36, W_roller_bottom_slide + 37, W_roller_bottom_slide + 38, W_roller_bottom_slide + 39, W_inner0_weld + 12, W_inner0_weld + 13, W_inner0_weld + 14, W_foot + 115, W_foot + 116, W_foot + 117, W_foot + 118, W_foot + 119, W_roller_bottom_slide + 40, W_roller_bottom_slide + 41, W_roller_bottom_slide + 42, W_roller_bottom_slide + 43, W_roller_bottom_slide + 44, W_inner0_weld + 18, W_inner0_weld + 19, W_inner0_weld + 20, W_inner0_weld + 21, W_foot + 120, W_foot + 121, W_foot + 122, W_foot + 123, W_foot + 124, W_roller_bottom_slide + 45, W_roller_bottom_slide + 46, W_roller_bottom_slide + 47, W_roller_bottom_slide + 48, W_roller_bottom_slide + 49, W_inner0_weld + 24, W_inner0_weld + 25, W_inner0_weld + 26, W_inner0_weld + 27, W_inner0_weld + 28, W_foot + 125, W_foot + 126, W_foot + 127, W_foot + 128, W_foot + 129, W_roller_bottom_slide + 50, W_roller_bottom_slide + 51, W_roller_bottom_slide + 52, W_roller_bottom_slide + 53, W_roller_bottom_slide + 54, W_inner0_weld + 30, W_inner0_weld + 31, W_inner0_weld + 32, W_inner0_weld + 33, W_inner0_weld + 34, W_inner0_weld + 35,
     /* head */ W_pivot6, W_pivot6 + 5, W_pivot6 + 6, W_pivot6 + 10, W_pivot6 + 11, W_pivot6 + 12, W_pivot6 + 15, W_pivot6 + 16, W_pivot6 + 17, W_pivot6 + 18, W_pivot6 + 20, W_pivot6 + 21, W_pivot6 + 22, W_pivot6 + 23, W_pivot6 + 24, W_pivot6 + 25, W_pivot6 + 26, W_pivot6 + 27, W_pivot6 + 28, W_pivot6 + 29, W_roller_top_pin, W_pivot6 + 30, W_pivot6 + 31, W_pivot6 + 32, W_pivot6 + 33, W_pivot6 + 34, W_roller_top_pin + 5, W_roller_top_pin + 6, W_pivot6 + 35, W_pivot6 + 36, W_pivot6 + 37, W_pivot6 + 38, W_pivot6 + 39, W_roller_top_pin + 10, W_roller_top_pin + 11, W_roller_top_pin + 12, W_pivot6 + 40, W_pivot6 + 41, W_pivot6 + 42, W_pivot6 + 43, W_pivot6 + 44, W_roller_top_pin + 15, W_roller_top_pin + 16, W_roller_top_pin + 17, W_roller_top_pin + 18, W_pivot6 + 45, W_pivot6 + 46, W_pivot6 + 47, W_pivot6 + 48, W_pivot6 + 49, W_roller_top_pin + 20, W_roller_top_pin + 21, W_roller_top_pin + 22, W_roller_top_pin + 23, W_roller_top_pin + 24, W_pivot6 + 50, W_pivot6 + 51, W_pivot6 + 52, W_pivot6 + 53, W_pivot6 + 54, W_roller_top_pin + 25, W_roller_top_pin + 26, W_roller_top_pin + 27, W_roller_top_pin + 28, W_roller_top_pin + 29, W_knee_inner5, W_pivot6 + 55, W_pivot6 + 56, W_pivot6 + 57, W_pivot6 + 58, W_pivot6 + 59, W_roller_top_pin + 30, W_roller_top_pin + 31, W_roller_top_pin + 32, W_roller_top_pin + 33, W_roller_top_pin + 34, W_knee_inner5 + 5, W_knee_inner5 + 6, W_pivot6 + 60, W_pivot6 + 61, W_pivot6 + 62, W_pivot6 + 63, W_pivot6 + 64, W_roller_top_pin + 35, W_roller_top_pin + 36, W_roller_top_pin + 37, W_roller_top_pin + 38, W_roller_top_pin + 39, W_knee_inner5 + 10, W_knee_inner5 + 11, W_knee_inner5 + 12, W_pivot6 + 65, W_pivot6 + 66, W_pivot6 + 67, W_pivot6 + 68, W_pivot6 + 69, W_roller_top_pin + 40, W_roller_top_pin + 41, W_roller_top_pin + 42, W_roller_top_pin + 43, W_roller_top_pin + 44, W_knee_inner5 + 15, W_knee_inner5 + 16, W_knee_inner5 + 17, W_knee_inner5 + 18, W_pivot6 + 70, W_pivot6 + 71, W_pivot6 + 72, W_pivot6 + 73, W_pivot6 + 74, W_roller_top_pin + 45, W_roller_top_pin + 46, W_roller_top_pin + 47, W_roller_top_pin + 48, W_roller_top_pin + 49, W_knee_inner5 + 20, W_knee_inner5 + 21, W_knee_inner5 + 22, W_knee_inner5 + 23, W_knee_inner5 + 24,
     /* pivot6 */ W_roller_top_pin, W_roller_top_pin + 5, W_roller_top_pin + 6, W_roller_top_pin + 10, W_roller_top_pin + 11, W_roller_top_pin + 12, W_roller_top_pin + 15, W_roller_top_pin + 16, W_roller_top_pin + 17, W_roller_top_pin + 18, W_roller_top_pin + 20, W_roller_top_pin + 21, W_roller_top_pin + 22, W_roller_top_pin + 23, W_roller_top_pin + 24, W_roller_top_pin + 25, W_roller_top_pin + 26, W_roller_top_pin + 27, W_roller_top_pin + 28, W_roller_top_pin + 29, W_knee_inner5, W_roller_top_pin + 30, W_roller_top_pin + 31, W_roller_top_pin + 32, W_roller_top_pin + 33, W_roller_top_pin + 34, W_knee_inner5 + 5, W_knee_inner5 + 6, W_roller_top_pin + 35, W_roller_top_pin + 36, W_roller_top_pin + 37, W_roller_top_pin + 38, W_roller_top_pin + 39, W_knee_inner5 + 10, W_knee_inner5 + 11, W_knee_inner5 + 12, W_roller_top_pin + 40, W_roller_top_pin + 41, W_roller_top_pin + 42, W_roller_top_pin + 43, W_roller_top_pin + 44, W_knee_inner5 + 15, W_knee_inner5 + 16, W_knee_inner5 + 17, W_knee_inner5 + 18, W_roller_top_pin + 45, W_roller_top_pin + 46, W_roller_top_pin + 47, W_roller_top_pin + 48, W_roller_top_pin + 49, W_knee_inner5 + 20, W_knee_inner5 + 21, W_knee_inner5 + 22, W_knee_inner5 + 23, W_knee_inner5 + 24, W_roller_top_pin + 50, W_roller_top_pin + 51, W_roller_top_pin + 52, W_roller_top_pin + 53, W_roller_top_pin + 54, W_knee_inner5 + 25, W_knee_inner5 + 26, W_knee_inner5 + 27, W_knee_inner5 + 28, W_knee_inner5 + 29, W_knee_outer5, W_roller_top_pin + 55, W_roller_top_pin + 56, W_roller_top_pin + 57, W_roller_top_pin + 58, W_roller_top_pin + 59, W_knee_inner5 + 30, W_knee_inner5 + 31, W_knee_inner5 + 32, W_knee_inner5 + 33, W_knee_inner5 + 34, W_knee_outer5 + 5, W_knee_outer5 + 6, W_roller_top_pin + 60, W_roller_top_pin + 61, W_roller_top_pin + 62, W_roller_top_pin + 63, W_roller_top_pin + 64, W_knee_inner5 + 35, W_knee_inner5 + 36, W_knee_inner5 + 37, W_knee_inner5 + 38, W_knee_inner5 + 39, W_knee_outer5 + 10, W_knee_outer5 + 11, W_knee_outer5 + 12, W_roller_top_pin + 65, W_roller_top_pin + 66, W_roller_top_pin + 67, W_roller_top_pin + 68, W_roller_top_pin + 69, W_knee_inner5 + 40, W_knee_inner5 + 41, W_knee_inner5 + 42, W_knee_inner5 + 43, W_knee_inner5 + 44, W_knee_outer5 + 15, W_knee_outer5 + 16, W_knee_outer5 + 17, W_knee_outer5 + 18, W_roller_top_pin + 70, W_roller_top_pin + 71, W_roller_top_pin + 72, W_roller_top_pin + 73, W_roller_top_pin + 74, W_knee_inner5 + 45, W_knee_inner5 + 46, W_knee_inner5 + 47, W_knee_inner5 + 48, W_knee_inner5 + 49, W_knee_outer5 + 20, W_knee_outer5 + 21, W_knee_outer5 + 22, W_knee_outer5 + 23, W_knee_outer5 + 24,
@@ -710,7 +710,7 @@ static int pivot_axleRR(scalar *restrict w, scalar *restrict t) {
 /*---- chassis#weld1 (shard weld, d = 6, h = 13)
  * column: barrel_eye (d 3), foot (d 5), roller_bottom_slide (d 5) */
 static int pivot_chassis_weld1(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_1(w + W_lift, t + R_lift); /* N[lift] = l D l^T, the next pivot's: final now */
+  const int failed = factor_node_4(w + W_roller_top_slide, t + R_roller_top_slide); /* N[roller_top_slide] = l D l^T, the next pivot's: final now */
   panel_6x8(w + W_chassis_weld1, t + R_chassis_weld1, w + W_chassis_weld1 + 36, t + 16); /* rows 0..7 */
   panel_6x5_of_8(w + W_chassis_weld1, t + R_chassis_weld1, w + W_chassis_weld1 + 84, t + 24); /* rows 8..12 */
   reduce_tri_3_d6(w + W_barrel_eye, w + W_chassis_weld1 + 36, t + 16); /* N[barrel_eye] */
@@ -719,6 +719,18 @@ static int pivot_chassis_weld1(scalar *restrict w, scalar *restrict t) {
   reduce_5x3_d6(w + W_barrel_eye + 24, w + W_chassis_weld1 + 84, t + 16); /* E[roller_bottom_slide, barrel_eye] */
   reduce_5x5_d6(w + W_foot + 75, w + W_chassis_weld1 + 84, t + 19); /* E[roller_bottom_slide, foot] */
   reduce_tri_5_d6(w + W_roller_bottom_slide, w + W_chassis_weld1 + 84, t + 24); /* N[roller_bottom_slide] */
+  return failed ? P_roller_top_slide : -1;
+}
+
+/*---- roller_top_slide (cylindrical, d = 4, h = 10)
+ * column: head (d 5), roller_top_pin (d 5) */
+static int pivot_roller_top_slide(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_1(w + W_lift, t + R_lift); /* N[lift] = l D l^T, the next pivot's: final now */
+  panel_4x8(w + W_roller_top_slide, t + R_roller_top_slide, w + W_roller_top_slide + 16, t + 16); /* rows 0..7 */
+  panel_4x2(w + W_roller_top_slide, t + R_roller_top_slide, w + W_roller_top_slide + 48, t + 24); /* rows 8..9 */
+  reduce_tri_5_d4(w + W_head, w + W_roller_top_slide + 16, t + 16); /* N[head] */
+  reduce_5x5_d4(w + W_head + 50, w + W_roller_top_slide + 36, t + 16); /* E[roller_top_pin, head] fill */
+  reduce_tri_5_d4(w + W_roller_top_pin, w + W_roller_top_slide + 36, t + 21); /* N[roller_top_pin] */
   return failed ? P_lift : -1;
 }
 
@@ -751,24 +763,12 @@ static int pivot_cylinder(scalar *restrict w, scalar *restrict t) {
 /*---- rod_eye (ball, d = 3, h = 9)
  * column: barrel_eye (d 3, fill), inner0_weld (d 6) */
 static int pivot_rod_eye(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_4(w + W_roller_top_slide, t + R_roller_top_slide); /* N[roller_top_slide] = l D l^T, the next pivot's: final now */
   panel_3x8(w + W_rod_eye, t + R_rod_eye, w + W_rod_eye + 9, t + 16); /* rows 0..7 */
-  panel_3x1(w + W_rod_eye, t + R_rod_eye, w + W_rod_eye + 33, t + 24); /* row 8 */
   reduce_tri_3_d3(w + W_barrel_eye, w + W_rod_eye + 9, t + 16); /* N[barrel_eye] */
+  const int failed = factor_node_3(w + W_barrel_eye, t + R_barrel_eye); /* N[barrel_eye] = l D l^T, the next pivot's: final now */
+  panel_3x1(w + W_rod_eye, t + R_rod_eye, w + W_rod_eye + 33, t + 24); /* row 8 */
   reduce_6x3_d3(w + W_barrel_eye + 39, w + W_rod_eye + 18, t + 16); /* E[inner0_weld, barrel_eye] fill */
   reduce_tri_6_d3(w + W_inner0_weld, w + W_rod_eye + 18, t + 19); /* N[inner0_weld] */
-  return failed ? P_roller_top_slide : -1;
-}
-
-/*---- roller_top_slide (cylindrical, d = 4, h = 10)
- * column: head (d 5), roller_top_pin (d 5) */
-static int pivot_roller_top_slide(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_3(w + W_barrel_eye, t + R_barrel_eye); /* N[barrel_eye] = l D l^T, the next pivot's: final now */
-  panel_4x8(w + W_roller_top_slide, t + R_roller_top_slide, w + W_roller_top_slide + 16, t + 16); /* rows 0..7 */
-  panel_4x2(w + W_roller_top_slide, t + R_roller_top_slide, w + W_roller_top_slide + 48, t + 24); /* rows 8..9 */
-  reduce_tri_5_d4(w + W_head, w + W_roller_top_slide + 16, t + 16); /* N[head] */
-  reduce_5x5_d4(w + W_head + 50, w + W_roller_top_slide + 36, t + 16); /* E[roller_top_pin, head] fill */
-  reduce_tri_5_d4(w + W_roller_top_pin, w + W_roller_top_slide + 36, t + 21); /* N[roller_top_pin] */
   return failed ? P_barrel_eye : -1;
 }
 
@@ -1235,6 +1235,11 @@ static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
   forward_5x6(w + W_chassis_weld1 + 54, x + X_chassis_weld1, x + X_foot); /* x[foot] */
   forward_5x6(w + W_chassis_weld1 + 84, x + X_chassis_weld1, x + X_roller_bottom_slide); /* x[roller_bottom_slide] */
   node_diag_6(w + W_chassis_weld1, x + X_chassis_weld1); /* x[chassis#weld1] */
+  /* roller_top_slide (cylindrical, d = 4, h = 10) */
+  node_forward_4(w + W_roller_top_slide, x + X_roller_top_slide); /* x[roller_top_slide] */
+  forward_5x4(w + W_roller_top_slide + 16, x + X_roller_top_slide, x + X_head); /* x[head] */
+  forward_5x4(w + W_roller_top_slide + 36, x + X_roller_top_slide, x + X_roller_top_pin); /* x[roller_top_pin] */
+  node_diag_4(w + W_roller_top_slide, x + X_roller_top_slide); /* x[roller_top_slide] */
   /* lift (rod, d = 1, h = 11) */
   forward_5x1(w + W_lift + 1, x + X_lift, x + X_cylinder); /* x[cylinder] */
   forward_3x1(w + W_lift + 6, x + X_lift, x + X_rod_eye); /* x[rod_eye] */
@@ -1250,11 +1255,6 @@ static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
   forward_3x3(w + W_rod_eye + 9, x + X_rod_eye, x + X_barrel_eye); /* x[barrel_eye] */
   forward_6x3(w + W_rod_eye + 18, x + X_rod_eye, x + X_inner0_weld); /* x[inner0_weld] */
   node_diag_3(w + W_rod_eye, x + X_rod_eye); /* x[rod_eye] */
-  /* roller_top_slide (cylindrical, d = 4, h = 10) */
-  node_forward_4(w + W_roller_top_slide, x + X_roller_top_slide); /* x[roller_top_slide] */
-  forward_5x4(w + W_roller_top_slide + 16, x + X_roller_top_slide, x + X_head); /* x[head] */
-  forward_5x4(w + W_roller_top_slide + 36, x + X_roller_top_slide, x + X_roller_top_pin); /* x[roller_top_pin] */
-  node_diag_4(w + W_roller_top_slide, x + X_roller_top_slide); /* x[roller_top_slide] */
   /* barrel_eye (ball, d = 3, h = 16) */
   node_forward_3(w + W_barrel_eye, x + X_barrel_eye); /* x[barrel_eye] */
   forward_5x3(w + W_barrel_eye + 9, x + X_barrel_eye, x + X_foot); /* x[foot] */
@@ -1553,11 +1553,6 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_add_5x3(w + W_barrel_eye + 9, x + X_foot, s); /* L[foot, barrel_eye] */
   subtract_3(x + X_barrel_eye, s); /* x[barrel_eye] */
   node_backward_3(w + W_barrel_eye, x + X_barrel_eye); /* x[barrel_eye] */
-  /* roller_top_slide (cylindrical, d = 4, h = 10) */
-  backward_set_5x4(w + W_roller_top_slide + 36, x + X_roller_top_pin, s); /* L[roller_top_pin, roller_top_slide] */
-  backward_add_5x4(w + W_roller_top_slide + 16, x + X_head, s); /* L[head, roller_top_slide] */
-  subtract_4(x + X_roller_top_slide, s); /* x[roller_top_slide] */
-  node_backward_4(w + W_roller_top_slide, x + X_roller_top_slide); /* x[roller_top_slide] */
   /* rod_eye (ball, d = 3, h = 9) */
   backward_set_6x3(w + W_rod_eye + 18, x + X_inner0_weld, s); /* L[inner0_weld, rod_eye] */
   backward_add_3x3(w + W_rod_eye + 9, x + X_barrel_eye, s); /* L[barrel_eye, rod_eye] */
@@ -1573,6 +1568,11 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_add_3x1(w + W_lift + 6, x + X_rod_eye, s); /* L[rod_eye, lift] */
   backward_add_5x1(w + W_lift + 1, x + X_cylinder, s); /* L[cylinder, lift] */
   subtract_1(x + X_lift, s); /* x[lift] */
+  /* roller_top_slide (cylindrical, d = 4, h = 10) */
+  backward_set_5x4(w + W_roller_top_slide + 36, x + X_roller_top_pin, s); /* L[roller_top_pin, roller_top_slide] */
+  backward_add_5x4(w + W_roller_top_slide + 16, x + X_head, s); /* L[head, roller_top_slide] */
+  subtract_4(x + X_roller_top_slide, s); /* x[roller_top_slide] */
+  node_backward_4(w + W_roller_top_slide, x + X_roller_top_slide); /* x[roller_top_slide] */
   /* chassis#weld1 (shard weld, d = 6, h = 13) */
   backward_set_5x6(w + W_chassis_weld1 + 84, x + X_roller_bottom_slide, s); /* L[roller_bottom_slide, chassis#weld1] */
   backward_add_5x6(w + W_chassis_weld1 + 54, x + X_foot, s); /* L[foot, chassis#weld1] */
@@ -1711,10 +1711,10 @@ static int scissor_lift_factor(void *work, void *temp) {
   if ((s = pivot_axleRL(w, t)) >= 0) return s;
   if ((s = pivot_axleRR(w, t)) >= 0) return s;
   if ((s = pivot_chassis_weld1(w, t)) >= 0) return s;
+  if ((s = pivot_roller_top_slide(w, t)) >= 0) return s;
   if ((s = pivot_lift(w, t)) >= 0) return s;
   if ((s = pivot_cylinder(w, t)) >= 0) return s;
   if ((s = pivot_rod_eye(w, t)) >= 0) return s;
-  if ((s = pivot_roller_top_slide(w, t)) >= 0) return s;
   if ((s = pivot_barrel_eye(w, t)) >= 0) return s;
   if ((s = pivot_head(w, t)) >= 0) return s;
   if ((s = pivot_pivot6(w, t)) >= 0) return s;

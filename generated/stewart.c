@@ -21,35 +21,35 @@
  *   bodies          15 (16 solver bodies: 1 shattered into 2 shards)
  *   constraints     20 in H (19 equality constraints of the mechanism, 1 shard welds)
  *   dim             84
- *   density         18.4% (structural nonzeros of H: 1296 / dim^2)
+ *   density         18.1% (structural nonzeros of H: 1278 / dim^2)
  *   edge blocks     28 (0 of them fill-in)
- *   RSI entries     660
- *   flops           8574 (convention: 2 x (d^3/6 + h d^2 + d h (h+1)/2) per pivot of degree d and column height h)
+ *   RSI entries     609
+ *   flops           8214 (convention: 2 x (d^3/6 + h d^2 + d h (h+1)/2) per pivot of degree d and column height h)
  *   order           best (heuristic mda)
- *   workspace       834 scalars, temporary 160 scalars
+ *   workspace       825 scalars, temporary 112 scalars
  *   structure hash  0xfdeb67dc50496b7d
  *
  * Pivot order (constraint: type, degree d, column height h, blocks; the
  * pivots' indices and offsets are the table P_, W_, R_, X_ below):
  *   leg1_foot: universal, d 4, h 5, 1 block
- *   leg1_slide: prismatic, d 5, h 3, 1 block
  *   leg2_foot: universal, d 4, h 5, 1 block
- *   leg2_slide: prismatic, d 5, h 3, 1 block
  *   leg3_foot: universal, d 4, h 5, 1 block
- *   leg3_slide: prismatic, d 5, h 3, 1 block
  *   leg4_foot: universal, d 4, h 5, 1 block
- *   leg4_slide: prismatic, d 5, h 3, 1 block
  *   leg5_foot: universal, d 4, h 5, 1 block
- *   leg5_slide: prismatic, d 5, h 3, 1 block
  *   leg6_foot: universal, d 4, h 5, 1 block
+ *   leg1_slide: prismatic, d 5, h 3, 1 block
+ *   leg2_slide: prismatic, d 5, h 3, 1 block
+ *   leg3_slide: prismatic, d 5, h 3, 1 block
+ *   leg4_slide: prismatic, d 5, h 3, 1 block
+ *   leg5_slide: prismatic, d 5, h 3, 1 block
  *   leg6_slide: prismatic, d 5, h 3, 1 block
- *   leg4_head: ball, d 3, h 12, 3 blocks
- *   leg5_head: ball, d 3, h 9, 2 blocks
- *   leg6_head: ball, d 3, h 6, 1 block
- *   leg1_head: ball, d 3, h 18, 4 blocks
- *   leg2_head: ball, d 3, h 15, 3 blocks
- *   leg3_head: ball, d 3, h 12, 2 blocks
+ *   leg5_head: ball, d 3, h 15, 3 blocks
+ *   leg6_head: ball, d 3, h 12, 2 blocks
  *   load_weld: weld, d 6, h 6, 1 block
+ *   leg1_head: ball, d 3, h 15, 4 blocks
+ *   leg2_head: ball, d 3, h 12, 3 blocks
+ *   leg3_head: ball, d 3, h 9, 2 blocks
+ *   leg4_head: ball, d 3, h 6, 1 block
  *   platform#weld1: shard weld, d 6, h 0, 0 blocks
  */
 #include "stewart.h"
@@ -59,7 +59,7 @@
 /* the kernels every unrolled program shares (rt_kernels.h, installed with
  * rt.h), for float and this program's Y^T stride */
 #define RT_KERNELS_DOUBLE 0
-#define RT_KERNELS_ET_LD 24
+#define RT_KERNELS_ET_LD 16
 #include "rt_kernels.h"
 
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
@@ -83,7 +83,7 @@ static const int shard_num[] = {
  * constraint (-1 = shard weld), solver bodies a and b (RT_WORLD = -1),
  * degree, first row in vectors. */
 #define LDLPGS_CONSTRAINTS(X) \
-    X("load_weld", 0, 1, 3, 6, 0) \
+    X("load_weld", 0, 2, 3, 6, 0) \
     X("leg1_foot", 1, 0, 4, 4, 6) \
     X("leg1_slide", 2, 4, 5, 5, 10) \
     X("leg1_head", 3, 5, 1, 3, 15) \
@@ -95,7 +95,7 @@ static const int shard_num[] = {
     X("leg3_head", 9, 9, 1, 3, 39) \
     X("leg4_foot", 10, 0, 10, 4, 42) \
     X("leg4_slide", 11, 10, 11, 5, 46) \
-    X("leg4_head", 12, 11, 2, 3, 51) \
+    X("leg4_head", 12, 11, 1, 3, 51) \
     X("leg5_foot", 13, 0, 12, 4, 54) \
     X("leg5_slide", 14, 12, 13, 5, 58) \
     X("leg5_head", 15, 13, 2, 3, 63) \
@@ -124,25 +124,25 @@ static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_name)};
  * the code below is one of these bases plus a literal. */
 #define LDLPGS_PIVOTS(X) \
     X(leg1_foot, 0, 1, 0, 16, 5, 0, 0, 0, 6) \
-    X(leg1_slide, 1, 2, 36, 61, 3, 1, 15, 8, 10) \
-    X(leg2_foot, 2, 4, 76, 92, 5, 2, 21, 0, 18) \
-    X(leg2_slide, 3, 5, 112, 137, 3, 3, 36, 8, 22) \
-    X(leg3_foot, 4, 7, 152, 168, 5, 4, 42, 0, 30) \
-    X(leg3_slide, 5, 8, 188, 213, 3, 5, 57, 8, 34) \
-    X(leg4_foot, 6, 10, 228, 244, 5, 6, 63, 0, 42) \
-    X(leg4_slide, 7, 11, 264, 289, 3, 7, 78, 8, 46) \
-    X(leg5_foot, 8, 13, 304, 320, 5, 8, 84, 0, 54) \
-    X(leg5_slide, 9, 14, 340, 365, 3, 9, 99, 8, 58) \
-    X(leg6_foot, 10, 16, 380, 396, 5, 10, 105, 0, 66) \
+    X(leg2_foot, 1, 4, 36, 52, 5, 1, 15, 8, 18) \
+    X(leg3_foot, 2, 7, 72, 88, 5, 2, 30, 0, 30) \
+    X(leg4_foot, 3, 10, 108, 124, 5, 3, 45, 8, 42) \
+    X(leg5_foot, 4, 13, 144, 160, 5, 4, 60, 0, 54) \
+    X(leg6_foot, 5, 16, 180, 196, 5, 5, 75, 8, 66) \
+    X(leg1_slide, 6, 2, 216, 241, 3, 6, 90, 0, 10) \
+    X(leg2_slide, 7, 5, 256, 281, 3, 7, 96, 8, 22) \
+    X(leg3_slide, 8, 8, 296, 321, 3, 8, 102, 0, 34) \
+    X(leg4_slide, 9, 11, 336, 361, 3, 9, 108, 8, 46) \
+    X(leg5_slide, 10, 14, 376, 401, 3, 10, 114, 0, 58) \
     X(leg6_slide, 11, 17, 416, 441, 3, 11, 120, 8, 70) \
-    X(leg4_head, 12, 12, 456, 465, 12, 12, 126, 0, 51) \
-    X(leg5_head, 13, 15, 501, 510, 9, 15, 204, 8, 63) \
-    X(leg6_head, 14, 18, 537, 546, 6, 17, 249, 0, 75) \
-    X(leg1_head, 15, 3, 564, 573, 18, 18, 270, 8, 15) \
-    X(leg2_head, 16, 6, 627, 636, 15, 22, 441, 0, 27) \
-    X(leg3_head, 17, 9, 681, 690, 12, 25, 561, 8, 39) \
-    X(load_weld, 18, 0, 726, 762, 6, 27, 639, 0, 0) \
-    X(platform_weld1, 19, 19, 798, 834, 0, 28, 660, 8, 78)
+    X(leg5_head, 12, 15, 456, 465, 15, 12, 126, 0, 63) \
+    X(leg6_head, 13, 18, 510, 519, 12, 15, 246, 8, 75) \
+    X(load_weld, 14, 0, 555, 591, 6, 17, 324, 0, 0) \
+    X(leg1_head, 15, 3, 627, 636, 15, 18, 345, 8, 15) \
+    X(leg2_head, 16, 6, 681, 690, 12, 22, 465, 0, 27) \
+    X(leg3_head, 17, 9, 726, 735, 9, 25, 543, 8, 39) \
+    X(leg4_head, 18, 12, 762, 771, 6, 27, 588, 0, 51) \
+    X(platform_weld1, 19, 19, 789, 825, 0, 28, 609, 8, 78)
 #define LDLPGS_P_BASES(id, p, cons, node, edge, h, blk, rsi, rinv, row) \
     P_##id = p, W_##id = node, R_##id = rinv, X_##id = row,
 enum { LDLPGS_PIVOTS(LDLPGS_P_BASES) };
@@ -157,98 +157,98 @@ static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_h)};
 #define LDLPGS_P_blk(id, p, cons, node, edge, h, blk, rsi, rinv, row) blk,
 static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_blk) 28};
 #define LDLPGS_P_rsi(id, p, cons, node, edge, h, blk, rsi, rinv, row) rsi,
-static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_rsi) 660};
+static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_rsi) 609};
 
 /* row pivot of each edge block */
 static const int blk_piv[] = {
     /* leg1_foot */ P_leg1_slide,
-    /* leg1_slide */ P_leg1_head,
     /* leg2_foot */ P_leg2_slide,
-    /* leg2_slide */ P_leg2_head,
     /* leg3_foot */ P_leg3_slide,
-    /* leg3_slide */ P_leg3_head,
     /* leg4_foot */ P_leg4_slide,
-    /* leg4_slide */ P_leg4_head,
     /* leg5_foot */ P_leg5_slide,
-    /* leg5_slide */ P_leg5_head,
     /* leg6_foot */ P_leg6_slide,
+    /* leg1_slide */ P_leg1_head,
+    /* leg2_slide */ P_leg2_head,
+    /* leg3_slide */ P_leg3_head,
+    /* leg4_slide */ P_leg4_head,
+    /* leg5_slide */ P_leg5_head,
     /* leg6_slide */ P_leg6_head,
-    /* leg4_head */ P_leg5_head, P_leg6_head, P_platform_weld1,
-    /* leg5_head */ P_leg6_head, P_platform_weld1,
-    /* leg6_head */ P_platform_weld1,
-    /* leg1_head */ P_leg2_head, P_leg3_head, P_load_weld, P_platform_weld1,
-    /* leg2_head */ P_leg3_head, P_load_weld, P_platform_weld1,
-    /* leg3_head */ P_load_weld, P_platform_weld1,
+    /* leg5_head */ P_leg6_head, P_load_weld, P_platform_weld1,
+    /* leg6_head */ P_load_weld, P_platform_weld1,
     /* load_weld */ P_platform_weld1,
+    /* leg1_head */ P_leg2_head, P_leg3_head, P_leg4_head, P_platform_weld1,
+    /* leg2_head */ P_leg3_head, P_leg4_head, P_platform_weld1,
+    /* leg3_head */ P_leg4_head, P_platform_weld1,
+    /* leg4_head */ P_platform_weld1,
 };
 
 /* workspace offset of each edge block */
 static const int blk_off[] = {
     /* leg1_foot */ W_leg1_foot + 16,
-    /* leg1_slide */ W_leg1_slide + 25,
     /* leg2_foot */ W_leg2_foot + 16,
-    /* leg2_slide */ W_leg2_slide + 25,
     /* leg3_foot */ W_leg3_foot + 16,
-    /* leg3_slide */ W_leg3_slide + 25,
     /* leg4_foot */ W_leg4_foot + 16,
-    /* leg4_slide */ W_leg4_slide + 25,
     /* leg5_foot */ W_leg5_foot + 16,
-    /* leg5_slide */ W_leg5_slide + 25,
     /* leg6_foot */ W_leg6_foot + 16,
+    /* leg1_slide */ W_leg1_slide + 25,
+    /* leg2_slide */ W_leg2_slide + 25,
+    /* leg3_slide */ W_leg3_slide + 25,
+    /* leg4_slide */ W_leg4_slide + 25,
+    /* leg5_slide */ W_leg5_slide + 25,
     /* leg6_slide */ W_leg6_slide + 25,
-    /* leg4_head */ W_leg4_head + 9, W_leg4_head + 18, W_leg4_head + 27,
-    /* leg5_head */ W_leg5_head + 9, W_leg5_head + 18,
-    /* leg6_head */ W_leg6_head + 9,
-    /* leg1_head */ W_leg1_head + 9, W_leg1_head + 18, W_leg1_head + 27, W_leg1_head + 45,
-    /* leg2_head */ W_leg2_head + 9, W_leg2_head + 18, W_leg2_head + 36,
-    /* leg3_head */ W_leg3_head + 9, W_leg3_head + 27,
+    /* leg5_head */ W_leg5_head + 9, W_leg5_head + 18, W_leg5_head + 36,
+    /* leg6_head */ W_leg6_head + 9, W_leg6_head + 27,
     /* load_weld */ W_load_weld + 36,
+    /* leg1_head */ W_leg1_head + 9, W_leg1_head + 18, W_leg1_head + 27, W_leg1_head + 36,
+    /* leg2_head */ W_leg2_head + 9, W_leg2_head + 18, W_leg2_head + 27,
+    /* leg3_head */ W_leg3_head + 9, W_leg3_head + 18,
+    /* leg4_head */ W_leg4_head + 9,
 };
 
 /* 1 = fill-in block (zero in H) */
 static const unsigned char blk_fill[] = {
     /* leg1_foot */ 0,
-    /* leg1_slide */ 0,
     /* leg2_foot */ 0,
-    /* leg2_slide */ 0,
     /* leg3_foot */ 0,
-    /* leg3_slide */ 0,
     /* leg4_foot */ 0,
-    /* leg4_slide */ 0,
     /* leg5_foot */ 0,
-    /* leg5_slide */ 0,
     /* leg6_foot */ 0,
+    /* leg1_slide */ 0,
+    /* leg2_slide */ 0,
+    /* leg3_slide */ 0,
+    /* leg4_slide */ 0,
+    /* leg5_slide */ 0,
     /* leg6_slide */ 0,
-    /* leg4_head */ 0, 0, 0,
-    /* leg5_head */ 0, 0,
-    /* leg6_head */ 0,
+    /* leg5_head */ 0, 0, 0,
+    /* leg6_head */ 0, 0,
+    /* load_weld */ 0,
     /* leg1_head */ 0, 0, 0, 0,
     /* leg2_head */ 0, 0, 0,
     /* leg3_head */ 0, 0,
-    /* load_weld */ 0,
+    /* leg4_head */ 0,
 };
 
 /* RSI: workspace offset receiving each reduction product */
 static const int32_t rsi[] = {
     /* leg1_foot */ W_leg1_slide, W_leg1_slide + 5, W_leg1_slide + 6, W_leg1_slide + 10, W_leg1_slide + 11, W_leg1_slide + 12, W_leg1_slide + 15, W_leg1_slide + 16, W_leg1_slide + 17, W_leg1_slide + 18, W_leg1_slide + 20, W_leg1_slide + 21, W_leg1_slide + 22, W_leg1_slide + 23, W_leg1_slide + 24,
-    /* leg1_slide */ W_leg1_head, W_leg1_head + 3, W_leg1_head + 4, W_leg1_head + 6, W_leg1_head + 7, W_leg1_head + 8,
     /* leg2_foot */ W_leg2_slide, W_leg2_slide + 5, W_leg2_slide + 6, W_leg2_slide + 10, W_leg2_slide + 11, W_leg2_slide + 12, W_leg2_slide + 15, W_leg2_slide + 16, W_leg2_slide + 17, W_leg2_slide + 18, W_leg2_slide + 20, W_leg2_slide + 21, W_leg2_slide + 22, W_leg2_slide + 23, W_leg2_slide + 24,
-    /* leg2_slide */ W_leg2_head, W_leg2_head + 3, W_leg2_head + 4, W_leg2_head + 6, W_leg2_head + 7, W_leg2_head + 8,
     /* leg3_foot */ W_leg3_slide, W_leg3_slide + 5, W_leg3_slide + 6, W_leg3_slide + 10, W_leg3_slide + 11, W_leg3_slide + 12, W_leg3_slide + 15, W_leg3_slide + 16, W_leg3_slide + 17, W_leg3_slide + 18, W_leg3_slide + 20, W_leg3_slide + 21, W_leg3_slide + 22, W_leg3_slide + 23, W_leg3_slide + 24,
-    /* leg3_slide */ W_leg3_head, W_leg3_head + 3, W_leg3_head + 4, W_leg3_head + 6, W_leg3_head + 7, W_leg3_head + 8,
     /* leg4_foot */ W_leg4_slide, W_leg4_slide + 5, W_leg4_slide + 6, W_leg4_slide + 10, W_leg4_slide + 11, W_leg4_slide + 12, W_leg4_slide + 15, W_leg4_slide + 16, W_leg4_slide + 17, W_leg4_slide + 18, W_leg4_slide + 20, W_leg4_slide + 21, W_leg4_slide + 22, W_leg4_slide + 23, W_leg4_slide + 24,
-    /* leg4_slide */ W_leg4_head, W_leg4_head + 3, W_leg4_head + 4, W_leg4_head + 6, W_leg4_head + 7, W_leg4_head + 8,
     /* leg5_foot */ W_leg5_slide, W_leg5_slide + 5, W_leg5_slide + 6, W_leg5_slide + 10, W_leg5_slide + 11, W_leg5_slide + 12, W_leg5_slide + 15, W_leg5_slide + 16, W_leg5_slide + 17, W_leg5_slide + 18, W_leg5_slide + 20, W_leg5_slide + 21, W_leg5_slide + 22, W_leg5_slide + 23, W_leg5_slide + 24,
-    /* leg5_slide */ W_leg5_head, W_leg5_head + 3, W_leg5_head + 4, W_leg5_head + 6, W_leg5_head + 7, W_leg5_head + 8,
     /* leg6_foot */ W_leg6_slide, W_leg6_slide + 5, W_leg6_slide + 6, W_leg6_slide + 10, W_leg6_slide + 11, W_leg6_slide + 12, W_leg6_slide + 15, W_leg6_slide + 16, W_leg6_slide + 17, W_leg6_slide + 18, W_leg6_slide + 20, W_leg6_slide + 21, W_leg6_slide + 22, W_leg6_slide + 23, W_leg6_slide + 24,
+    /* leg1_slide */ W_leg1_head, W_leg1_head + 3, W_leg1_head + 4, W_leg1_head + 6, W_leg1_head + 7, W_leg1_head + 8,
+    /* leg2_slide */ W_leg2_head, W_leg2_head + 3, W_leg2_head + 4, W_leg2_head + 6, W_leg2_head + 7, W_leg2_head + 8,
+    /* leg3_slide */ W_leg3_head, W_leg3_head + 3, W_leg3_head + 4, W_leg3_head + 6, W_leg3_head + 7, W_leg3_head + 8,
+    /* leg4_slide */ W_leg4_head, W_leg4_head + 3, W_leg4_head + 4, W_leg4_head + 6, W_leg4_head + 7, W_leg4_head + 8,
+    /* leg5_slide */ W_leg5_head, W_leg5_head + 3, W_leg5_head + 4, W_leg5_head + 6, W_leg5_head + 7, W_leg5_head + 8,
     /* leg6_slide */ W_leg6_head, W_leg6_head + 3, W_leg6_head + 4, W_leg6_head + 6, W_leg6_head + 7, W_leg6_head + 8,
-    /* leg4_head */ W_leg5_head, W_leg5_head + 3, W_leg5_head + 4, W_leg5_head + 6, W_leg5_head + 7, W_leg5_head + 8, W_leg5_head + 9, W_leg5_head + 10, W_leg5_head + 11, W_leg6_head, W_leg5_head + 12, W_leg5_head + 13, W_leg5_head + 14, W_leg6_head + 3, W_leg6_head + 4, W_leg5_head + 15, W_leg5_head + 16, W_leg5_head + 17, W_leg6_head + 6, W_leg6_head + 7, W_leg6_head + 8, W_leg5_head + 18, W_leg5_head + 19, W_leg5_head + 20, W_leg6_head + 9, W_leg6_head + 10, W_leg6_head + 11, W_platform_weld1, W_leg5_head + 21, W_leg5_head + 22, W_leg5_head + 23, W_leg6_head + 12, W_leg6_head + 13, W_leg6_head + 14, W_platform_weld1 + 6, W_platform_weld1 + 7, W_leg5_head + 24, W_leg5_head + 25, W_leg5_head + 26, W_leg6_head + 15, W_leg6_head + 16, W_leg6_head + 17, W_platform_weld1 + 12, W_platform_weld1 + 13, W_platform_weld1 + 14, W_leg5_head + 27, W_leg5_head + 28, W_leg5_head + 29, W_leg6_head + 18, W_leg6_head + 19, W_leg6_head + 20, W_platform_weld1 + 18, W_platform_weld1 + 19, W_platform_weld1 + 20, W_platform_weld1 + 21, W_leg5_head + 30, W_leg5_head + 31, W_leg5_head + 32, W_leg6_head + 21, W_leg6_head + 22, W_leg6_head + 23, W_platform_weld1 + 24, W_platform_weld1 + 25, W_platform_weld1 + 26, W_platform_weld1 + 27, W_platform_weld1 + 28, W_leg5_head + 33, W_leg5_head + 34, W_leg5_head + 35, W_leg6_head + 24, W_leg6_head + 25, W_leg6_head + 26, W_platform_weld1 + 30, W_platform_weld1 + 31, W_platform_weld1 + 32, W_platform_weld1 + 33, W_platform_weld1 + 34, W_platform_weld1 + 35,
-    /* leg5_head */ W_leg6_head, W_leg6_head + 3, W_leg6_head + 4, W_leg6_head + 6, W_leg6_head + 7, W_leg6_head + 8, W_leg6_head + 9, W_leg6_head + 10, W_leg6_head + 11, W_platform_weld1, W_leg6_head + 12, W_leg6_head + 13, W_leg6_head + 14, W_platform_weld1 + 6, W_platform_weld1 + 7, W_leg6_head + 15, W_leg6_head + 16, W_leg6_head + 17, W_platform_weld1 + 12, W_platform_weld1 + 13, W_platform_weld1 + 14, W_leg6_head + 18, W_leg6_head + 19, W_leg6_head + 20, W_platform_weld1 + 18, W_platform_weld1 + 19, W_platform_weld1 + 20, W_platform_weld1 + 21, W_leg6_head + 21, W_leg6_head + 22, W_leg6_head + 23, W_platform_weld1 + 24, W_platform_weld1 + 25, W_platform_weld1 + 26, W_platform_weld1 + 27, W_platform_weld1 + 28, W_leg6_head + 24, W_leg6_head + 25, W_leg6_head + 26, W_platform_weld1 + 30, W_platform_weld1 + 31, W_platform_weld1 + 32, W_platform_weld1 + 33, W_platform_weld1 + 34, W_platform_weld1 + 35,
-    /* leg6_head */ W_platform_weld1, W_platform_weld1 + 6, W_platform_weld1 + 7, W_platform_weld1 + 12, W_platform_weld1 + 13, W_platform_weld1 + 14, W_platform_weld1 + 18, W_platform_weld1 + 19, W_platform_weld1 + 20, W_platform_weld1 + 21, W_platform_weld1 + 24, W_platform_weld1 + 25, W_platform_weld1 + 26, W_platform_weld1 + 27, W_platform_weld1 + 28, W_platform_weld1 + 30, W_platform_weld1 + 31, W_platform_weld1 + 32, W_platform_weld1 + 33, W_platform_weld1 + 34, W_platform_weld1 + 35,
-    /* leg1_head */ W_leg2_head, W_leg2_head + 3, W_leg2_head + 4, W_leg2_head + 6, W_leg2_head + 7, W_leg2_head + 8, W_leg2_head + 9, W_leg2_head + 10, W_leg2_head + 11, W_leg3_head, W_leg2_head + 12, W_leg2_head + 13, W_leg2_head + 14, W_leg3_head + 3, W_leg3_head + 4, W_leg2_head + 15, W_leg2_head + 16, W_leg2_head + 17, W_leg3_head + 6, W_leg3_head + 7, W_leg3_head + 8, W_leg2_head + 18, W_leg2_head + 19, W_leg2_head + 20, W_leg3_head + 9, W_leg3_head + 10, W_leg3_head + 11, W_load_weld, W_leg2_head + 21, W_leg2_head + 22, W_leg2_head + 23, W_leg3_head + 12, W_leg3_head + 13, W_leg3_head + 14, W_load_weld + 6, W_load_weld + 7, W_leg2_head + 24, W_leg2_head + 25, W_leg2_head + 26, W_leg3_head + 15, W_leg3_head + 16, W_leg3_head + 17, W_load_weld + 12, W_load_weld + 13, W_load_weld + 14, W_leg2_head + 27, W_leg2_head + 28, W_leg2_head + 29, W_leg3_head + 18, W_leg3_head + 19, W_leg3_head + 20, W_load_weld + 18, W_load_weld + 19, W_load_weld + 20, W_load_weld + 21, W_leg2_head + 30, W_leg2_head + 31, W_leg2_head + 32, W_leg3_head + 21, W_leg3_head + 22, W_leg3_head + 23, W_load_weld + 24, W_load_weld + 25, W_load_weld + 26, W_load_weld + 27, W_load_weld + 28, W_leg2_head + 33, W_leg2_head + 34, W_leg2_head + 35, W_leg3_head + 24, W_leg3_head + 25, W_leg3_head + 26, W_load_weld + 30, W_load_weld + 31, W_load_weld + 32, W_load_weld + 33, W_load_weld + 34, W_load_weld + 35, W_leg2_head + 36, W_leg2_head + 37, W_leg2_head + 38, W_leg3_head + 27, W_leg3_head + 28, W_leg3_head + 29, W_load_weld + 36, W_load_weld + 37, W_load_weld + 38, W_load_weld + 39, W_load_weld + 40, W_load_weld + 41, W_platform_weld1, W_leg2_head + 39, W_leg2_head + 40, W_leg2_head + 41, W_leg3_head + 30, W_leg3_head + 31, W_leg3_head + 32, W_load_weld + 42, W_load_weld + 43, W_load_weld + 44, W_load_weld + 45, W_load_weld + 46, W_load_weld + 47, W_platform_weld1 + 6, W_platform_weld1 + 7, W_leg2_head + 42, W_leg2_head + 43, W_leg2_head + 44, W_leg3_head + 33, W_leg3_head + 34, W_leg3_head + 35, W_load_weld + 48, W_load_weld + 49, W_load_weld + 50, W_load_weld + 51, W_load_weld + 52, W_load_weld + 53, W_platform_weld1 + 12, W_platform_weld1 + 13, W_platform_weld1 + 14, W_leg2_head + 45, W_leg2_head + 46, W_leg2_head + 47, W_leg3_head + 36, W_leg3_head + 37, W_leg3_head + 38, W_load_weld + 54, W_load_weld + 55, W_load_weld + 56, W_load_weld + 57, W_load_weld + 58, W_load_weld + 59, W_platform_weld1 + 18, W_platform_weld1 + 19, W_platform_weld1 + 20, W_platform_weld1 + 21, W_leg2_head + 48, W_leg2_head + 49, W_leg2_head + 50, W_leg3_head + 39, W_leg3_head + 40, W_leg3_head + 41, W_load_weld + 60, W_load_weld + 61, W_load_weld + 62, W_load_weld + 63, W_load_weld + 64, W_load_weld + 65, W_platform_weld1 + 24, W_platform_weld1 + 25, W_platform_weld1 + 26, W_platform_weld1 + 27, W_platform_weld1 + 28, W_leg2_head + 51, W_leg2_head + 52, W_leg2_head + 53, W_leg3_head + 42, W_leg3_head + 43, W_leg3_head + 44, W_load_weld + 66, W_load_weld + 67, W_load_weld + 68, W_load_weld + 69, W_load_weld + 70, W_load_weld + 71, W_platform_weld1 + 30, W_platform_weld1 + 31, W_platform_weld1 + 32, W_platform_weld1 + 33, W_platform_weld1 + 34, W_platform_weld1 + 35,
-    /* leg2_head */ W_leg3_head, W_leg3_head + 3, W_leg3_head + 4, W_leg3_head + 6, W_leg3_head + 7, W_leg3_head + 8, W_leg3_head + 9, W_leg3_head + 10, W_leg3_head + 11, W_load_weld, W_leg3_head + 12, W_leg3_head + 13, W_leg3_head + 14, W_load_weld + 6, W_load_weld + 7, W_leg3_head + 15, W_leg3_head + 16, W_leg3_head + 17, W_load_weld + 12, W_load_weld + 13, W_load_weld + 14, W_leg3_head + 18, W_leg3_head + 19, W_leg3_head + 20, W_load_weld + 18, W_load_weld + 19, W_load_weld + 20, W_load_weld + 21, W_leg3_head + 21, W_leg3_head + 22, W_leg3_head + 23, W_load_weld + 24, W_load_weld + 25, W_load_weld + 26, W_load_weld + 27, W_load_weld + 28, W_leg3_head + 24, W_leg3_head + 25, W_leg3_head + 26, W_load_weld + 30, W_load_weld + 31, W_load_weld + 32, W_load_weld + 33, W_load_weld + 34, W_load_weld + 35, W_leg3_head + 27, W_leg3_head + 28, W_leg3_head + 29, W_load_weld + 36, W_load_weld + 37, W_load_weld + 38, W_load_weld + 39, W_load_weld + 40, W_load_weld + 41, W_platform_weld1, W_leg3_head + 30, W_leg3_head + 31, W_leg3_head + 32, W_load_weld + 42, W_load_weld + 43, W_load_weld + 44, W_load_weld + 45, W_load_weld + 46, W_load_weld + 47, W_platform_weld1 + 6, W_platform_weld1 + 7, W_leg3_head + 33, W_leg3_head + 34, W_leg3_head + 35, W_load_weld + 48, W_load_weld + 49, W_load_weld + 50, W_load_weld + 51, W_load_weld + 52, W_load_weld + 53, W_platform_weld1 + 12, W_platform_weld1 + 13, W_platform_weld1 + 14, W_leg3_head + 36, W_leg3_head + 37, W_leg3_head + 38, W_load_weld + 54, W_load_weld + 55, W_load_weld + 56, W_load_weld + 57, W_load_weld + 58, W_load_weld + 59, W_platform_weld1 + 18, W_platform_weld1 + 19, W_platform_weld1 + 20, W_platform_weld1 + 21, W_leg3_head + 39, W_leg3_head + 40, W_leg3_head + 41, W_load_weld + 60, W_load_weld + 61, W_load_weld + 62, W_load_weld + 63, W_load_weld + 64, W_load_weld + 65, W_platform_weld1 + 24, W_platform_weld1 + 25, W_platform_weld1 + 26, W_platform_weld1 + 27, W_platform_weld1 + 28, W_leg3_head + 42, W_leg3_head + 43, W_leg3_head + 44, W_load_weld + 66, W_load_weld + 67, W_load_weld + 68, W_load_weld + 69, W_load_weld + 70, W_load_weld + 71, W_platform_weld1 + 30, W_platform_weld1 + 31, W_platform_weld1 + 32, W_platform_weld1 + 33, W_platform_weld1 + 34, W_platform_weld1 + 35,
-    /* leg3_head */ W_load_weld, W_load_weld + 6, W_load_weld + 7, W_load_weld + 12, W_load_weld + 13, W_load_weld + 14, W_load_weld + 18, W_load_weld + 19, W_load_weld + 20, W_load_weld + 21, W_load_weld + 24, W_load_weld + 25, W_load_weld + 26, W_load_weld + 27, W_load_weld + 28, W_load_weld + 30, W_load_weld + 31, W_load_weld + 32, W_load_weld + 33, W_load_weld + 34, W_load_weld + 35, W_load_weld + 36, W_load_weld + 37, W_load_weld + 38, W_load_weld + 39, W_load_weld + 40, W_load_weld + 41, W_platform_weld1, W_load_weld + 42, W_load_weld + 43, W_load_weld + 44, W_load_weld + 45, W_load_weld + 46, W_load_weld + 47, W_platform_weld1 + 6, W_platform_weld1 + 7, W_load_weld + 48, W_load_weld + 49, W_load_weld + 50, W_load_weld + 51, W_load_weld + 52, W_load_weld + 53, W_platform_weld1 + 12, W_platform_weld1 + 13, W_platform_weld1 + 14, W_load_weld + 54, W_load_weld + 55, W_load_weld + 56, W_load_weld + 57, W_load_weld + 58, W_load_weld + 59, W_platform_weld1 + 18, W_platform_weld1 + 19, W_platform_weld1 + 20, W_platform_weld1 + 21, W_load_weld + 60, W_load_weld + 61, W_load_weld + 62, W_load_weld + 63, W_load_weld + 64, W_load_weld + 65, W_platform_weld1 + 24, W_platform_weld1 + 25, W_platform_weld1 + 26, W_platform_weld1 + 27, W_platform_weld1 + 28, W_load_weld + 66, W_load_weld + 67, W_load_weld + 68, W_load_weld + 69, W_load_weld + 70, W_load_weld + 71, W_platform_weld1 + 30, W_platform_weld1 + 31, W_platform_weld1 + 32, W_platform_weld1 + 33, W_platform_weld1 + 34, W_platform_weld1 + 35,
+    /* leg5_head */ W_leg6_head, W_leg6_head + 3, W_leg6_head + 4, W_leg6_head + 6, W_leg6_head + 7, W_leg6_head + 8, W_leg6_head + 9, W_leg6_head + 10, W_leg6_head + 11, W_load_weld, W_leg6_head + 12, W_leg6_head + 13, W_leg6_head + 14, W_load_weld + 6, W_load_weld + 7, W_leg6_head + 15, W_leg6_head + 16, W_leg6_head + 17, W_load_weld + 12, W_load_weld + 13, W_load_weld + 14, W_leg6_head + 18, W_leg6_head + 19, W_leg6_head + 20, W_load_weld + 18, W_load_weld + 19, W_load_weld + 20, W_load_weld + 21, W_leg6_head + 21, W_leg6_head + 22, W_leg6_head + 23, W_load_weld + 24, W_load_weld + 25, W_load_weld + 26, W_load_weld + 27, W_load_weld + 28, W_leg6_head + 24, W_leg6_head + 25, W_leg6_head + 26, W_load_weld + 30, W_load_weld + 31, W_load_weld + 32, W_load_weld + 33, W_load_weld + 34, W_load_weld + 35, W_leg6_head + 27, W_leg6_head + 28, W_leg6_head + 29, W_load_weld + 36, W_load_weld + 37, W_load_weld + 38, W_load_weld + 39, W_load_weld + 40, W_load_weld + 41, W_platform_weld1, W_leg6_head + 30, W_leg6_head + 31, W_leg6_head + 32, W_load_weld + 42, W_load_weld + 43, W_load_weld + 44, W_load_weld + 45, W_load_weld + 46, W_load_weld + 47, W_platform_weld1 + 6, W_platform_weld1 + 7, W_leg6_head + 33, W_leg6_head + 34, W_leg6_head + 35, W_load_weld + 48, W_load_weld + 49, W_load_weld + 50, W_load_weld + 51, W_load_weld + 52, W_load_weld + 53, W_platform_weld1 + 12, W_platform_weld1 + 13, W_platform_weld1 + 14, W_leg6_head + 36, W_leg6_head + 37, W_leg6_head + 38, W_load_weld + 54, W_load_weld + 55, W_load_weld + 56, W_load_weld + 57, W_load_weld + 58, W_load_weld + 59, W_platform_weld1 + 18, W_platform_weld1 + 19, W_platform_weld1 + 20, W_platform_weld1 + 21, W_leg6_head + 39, W_leg6_head + 40, W_leg6_head + 41, W_load_weld + 60, W_load_weld + 61, W_load_weld + 62, W_load_weld + 63, W_load_weld + 64, W_load_weld + 65, W_platform_weld1 + 24, W_platform_weld1 + 25, W_platform_weld1 + 26, W_platform_weld1 + 27, W_platform_weld1 + 28, W_leg6_head + 42, W_leg6_head + 43, W_leg6_head + 44, W_load_weld + 66, W_load_weld + 67, W_load_weld + 68, W_load_weld + 69, W_load_weld + 70, W_load_weld + 71, W_platform_weld1 + 30, W_platform_weld1 + 31, W_platform_weld1 + 32, W_platform_weld1 + 33, W_platform_weld1 + 34, W_platform_weld1 + 35,
+    /* leg6_head */ W_load_weld, W_load_weld + 6, W_load_weld + 7, W_load_weld + 12, W_load_weld + 13, W_load_weld + 14, W_load_weld + 18, W_load_weld + 19, W_load_weld + 20, W_load_weld + 21, W_load_weld + 24, W_load_weld + 25, W_load_weld + 26, W_load_weld + 27, W_load_weld + 28, W_load_weld + 30, W_load_weld + 31, W_load_weld + 32, W_load_weld + 33, W_load_weld + 34, W_load_weld + 35, W_load_weld + 36, W_load_weld + 37, W_load_weld + 38, W_load_weld + 39, W_load_weld + 40, W_load_weld + 41, W_platform_weld1, W_load_weld + 42, W_load_weld + 43, W_load_weld + 44, W_load_weld + 45, W_load_weld + 46, W_load_weld + 47, W_platform_weld1 + 6, W_platform_weld1 + 7, W_load_weld + 48, W_load_weld + 49, W_load_weld + 50, W_load_weld + 51, W_load_weld + 52, W_load_weld + 53, W_platform_weld1 + 12, W_platform_weld1 + 13, W_platform_weld1 + 14, W_load_weld + 54, W_load_weld + 55, W_load_weld + 56, W_load_weld + 57, W_load_weld + 58, W_load_weld + 59, W_platform_weld1 + 18, W_platform_weld1 + 19, W_platform_weld1 + 20, W_platform_weld1 + 21, W_load_weld + 60, W_load_weld + 61, W_load_weld + 62, W_load_weld + 63, W_load_weld + 64, W_load_weld + 65, W_platform_weld1 + 24, W_platform_weld1 + 25, W_platform_weld1 + 26, W_platform_weld1 + 27, W_platform_weld1 + 28, W_load_weld + 66, W_load_weld + 67, W_load_weld + 68, W_load_weld + 69, W_load_weld + 70, W_load_weld + 71, W_platform_weld1 + 30, W_platform_weld1 + 31, W_platform_weld1 + 32, W_platform_weld1 + 33, W_platform_weld1 + 34, W_platform_weld1 + 35,
     /* load_weld */ W_platform_weld1, W_platform_weld1 + 6, W_platform_weld1 + 7, W_platform_weld1 + 12, W_platform_weld1 + 13, W_platform_weld1 + 14, W_platform_weld1 + 18, W_platform_weld1 + 19, W_platform_weld1 + 20, W_platform_weld1 + 21, W_platform_weld1 + 24, W_platform_weld1 + 25, W_platform_weld1 + 26, W_platform_weld1 + 27, W_platform_weld1 + 28, W_platform_weld1 + 30, W_platform_weld1 + 31, W_platform_weld1 + 32, W_platform_weld1 + 33, W_platform_weld1 + 34, W_platform_weld1 + 35,
+    /* leg1_head */ W_leg2_head, W_leg2_head + 3, W_leg2_head + 4, W_leg2_head + 6, W_leg2_head + 7, W_leg2_head + 8, W_leg2_head + 9, W_leg2_head + 10, W_leg2_head + 11, W_leg3_head, W_leg2_head + 12, W_leg2_head + 13, W_leg2_head + 14, W_leg3_head + 3, W_leg3_head + 4, W_leg2_head + 15, W_leg2_head + 16, W_leg2_head + 17, W_leg3_head + 6, W_leg3_head + 7, W_leg3_head + 8, W_leg2_head + 18, W_leg2_head + 19, W_leg2_head + 20, W_leg3_head + 9, W_leg3_head + 10, W_leg3_head + 11, W_leg4_head, W_leg2_head + 21, W_leg2_head + 22, W_leg2_head + 23, W_leg3_head + 12, W_leg3_head + 13, W_leg3_head + 14, W_leg4_head + 3, W_leg4_head + 4, W_leg2_head + 24, W_leg2_head + 25, W_leg2_head + 26, W_leg3_head + 15, W_leg3_head + 16, W_leg3_head + 17, W_leg4_head + 6, W_leg4_head + 7, W_leg4_head + 8, W_leg2_head + 27, W_leg2_head + 28, W_leg2_head + 29, W_leg3_head + 18, W_leg3_head + 19, W_leg3_head + 20, W_leg4_head + 9, W_leg4_head + 10, W_leg4_head + 11, W_platform_weld1, W_leg2_head + 30, W_leg2_head + 31, W_leg2_head + 32, W_leg3_head + 21, W_leg3_head + 22, W_leg3_head + 23, W_leg4_head + 12, W_leg4_head + 13, W_leg4_head + 14, W_platform_weld1 + 6, W_platform_weld1 + 7, W_leg2_head + 33, W_leg2_head + 34, W_leg2_head + 35, W_leg3_head + 24, W_leg3_head + 25, W_leg3_head + 26, W_leg4_head + 15, W_leg4_head + 16, W_leg4_head + 17, W_platform_weld1 + 12, W_platform_weld1 + 13, W_platform_weld1 + 14, W_leg2_head + 36, W_leg2_head + 37, W_leg2_head + 38, W_leg3_head + 27, W_leg3_head + 28, W_leg3_head + 29, W_leg4_head + 18, W_leg4_head + 19, W_leg4_head + 20, W_platform_weld1 + 18, W_platform_weld1 + 19, W_platform_weld1 + 20, W_platform_weld1 + 21, W_leg2_head + 39, W_leg2_head + 40, W_leg2_head + 41, W_leg3_head + 30, W_leg3_head + 31, W_leg3_head + 32, W_leg4_head + 21, W_leg4_head + 22, W_leg4_head + 23, W_platform_weld1 + 24, W_platform_weld1 + 25, W_platform_weld1 + 26, W_platform_weld1 + 27, W_platform_weld1 + 28, W_leg2_head + 42, W_leg2_head + 43, W_leg2_head + 44, W_leg3_head + 33, W_leg3_head + 34, W_leg3_head + 35, W_leg4_head + 24, W_leg4_head + 25, W_leg4_head + 26, W_platform_weld1 + 30, W_platform_weld1 + 31, W_platform_weld1 + 32, W_platform_weld1 + 33, W_platform_weld1 + 34, W_platform_weld1 + 35,
+    /* leg2_head */ W_leg3_head, W_leg3_head + 3, W_leg3_head + 4, W_leg3_head + 6, W_leg3_head + 7, W_leg3_head + 8, W_leg3_head + 9, W_leg3_head + 10, W_leg3_head + 11, W_leg4_head, W_leg3_head + 12, W_leg3_head + 13, W_leg3_head + 14, W_leg4_head + 3, W_leg4_head + 4, W_leg3_head + 15, W_leg3_head + 16, W_leg3_head + 17, W_leg4_head + 6, W_leg4_head + 7, W_leg4_head + 8, W_leg3_head + 18, W_leg3_head + 19, W_leg3_head + 20, W_leg4_head + 9, W_leg4_head + 10, W_leg4_head + 11, W_platform_weld1, W_leg3_head + 21, W_leg3_head + 22, W_leg3_head + 23, W_leg4_head + 12, W_leg4_head + 13, W_leg4_head + 14, W_platform_weld1 + 6, W_platform_weld1 + 7, W_leg3_head + 24, W_leg3_head + 25, W_leg3_head + 26, W_leg4_head + 15, W_leg4_head + 16, W_leg4_head + 17, W_platform_weld1 + 12, W_platform_weld1 + 13, W_platform_weld1 + 14, W_leg3_head + 27, W_leg3_head + 28, W_leg3_head + 29, W_leg4_head + 18, W_leg4_head + 19, W_leg4_head + 20, W_platform_weld1 + 18, W_platform_weld1 + 19, W_platform_weld1 + 20, W_platform_weld1 + 21, W_leg3_head + 30, W_leg3_head + 31, W_leg3_head + 32, W_leg4_head + 21, W_leg4_head + 22, W_leg4_head + 23, W_platform_weld1 + 24, W_platform_weld1 + 25, W_platform_weld1 + 26, W_platform_weld1 + 27, W_platform_weld1 + 28, W_leg3_head + 33, W_leg3_head + 34, W_leg3_head + 35, W_leg4_head + 24, W_leg4_head + 25, W_leg4_head + 26, W_platform_weld1 + 30, W_platform_weld1 + 31, W_platform_weld1 + 32, W_platform_weld1 + 33, W_platform_weld1 + 34, W_platform_weld1 + 35,
+    /* leg3_head */ W_leg4_head, W_leg4_head + 3, W_leg4_head + 4, W_leg4_head + 6, W_leg4_head + 7, W_leg4_head + 8, W_leg4_head + 9, W_leg4_head + 10, W_leg4_head + 11, W_platform_weld1, W_leg4_head + 12, W_leg4_head + 13, W_leg4_head + 14, W_platform_weld1 + 6, W_platform_weld1 + 7, W_leg4_head + 15, W_leg4_head + 16, W_leg4_head + 17, W_platform_weld1 + 12, W_platform_weld1 + 13, W_platform_weld1 + 14, W_leg4_head + 18, W_leg4_head + 19, W_leg4_head + 20, W_platform_weld1 + 18, W_platform_weld1 + 19, W_platform_weld1 + 20, W_platform_weld1 + 21, W_leg4_head + 21, W_leg4_head + 22, W_leg4_head + 23, W_platform_weld1 + 24, W_platform_weld1 + 25, W_platform_weld1 + 26, W_platform_weld1 + 27, W_platform_weld1 + 28, W_leg4_head + 24, W_leg4_head + 25, W_leg4_head + 26, W_platform_weld1 + 30, W_platform_weld1 + 31, W_platform_weld1 + 32, W_platform_weld1 + 33, W_platform_weld1 + 34, W_platform_weld1 + 35,
+    /* leg4_head */ W_platform_weld1, W_platform_weld1 + 6, W_platform_weld1 + 7, W_platform_weld1 + 12, W_platform_weld1 + 13, W_platform_weld1 + 14, W_platform_weld1 + 18, W_platform_weld1 + 19, W_platform_weld1 + 20, W_platform_weld1 + 21, W_platform_weld1 + 24, W_platform_weld1 + 25, W_platform_weld1 + 26, W_platform_weld1 + 27, W_platform_weld1 + 28, W_platform_weld1 + 30, W_platform_weld1 + 31, W_platform_weld1 + 32, W_platform_weld1 + 33, W_platform_weld1 + 34, W_platform_weld1 + 35,
 };
 
 /*---- factor: one function per pivot ------------------------------------------*/
@@ -257,200 +257,199 @@ static const int32_t rsi[] = {
  * column: leg1_slide (d 5) */
 static int pivot_leg1_foot(scalar *restrict w, scalar *restrict t) {
   if (factor_node_4(w + W_leg1_foot, t + R_leg1_foot)) return P_leg1_foot; /* N[leg1_foot] = l D l^T */
+  const int failed = factor_node_4(w + W_leg2_foot, t + R_leg2_foot); /* N[leg2_foot] = l D l^T, the next pivot's: final now */
   panel_4x5_of_8(w + W_leg1_foot, t + R_leg1_foot, w + W_leg1_foot + 16, t + 16); /* rows 0..4 */
   reduce_tri_5_d4(w + W_leg1_slide, w + W_leg1_foot + 16, t + 16); /* N[leg1_slide] */
-  const int failed = factor_node_5(w + W_leg1_slide, t + R_leg1_slide); /* N[leg1_slide] = l D l^T, the next pivot's: final now */
-  return failed ? P_leg1_slide : -1;
-}
-
-/*---- leg1_slide (prismatic, d = 5, h = 3)
- * column: leg1_head (d 3) */
-static int pivot_leg1_slide(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_4(w + W_leg2_foot, t + R_leg2_foot); /* N[leg2_foot] = l D l^T, the next pivot's: final now */
-  panel_5x3_of_4(w + W_leg1_slide, t + R_leg1_slide, w + W_leg1_slide + 25, t + 16); /* rows 0..2 */
-  reduce_tri_3_d5(w + W_leg1_head, w + W_leg1_slide + 25, t + 16); /* N[leg1_head] */
   return failed ? P_leg2_foot : -1;
 }
 
 /*---- leg2_foot (universal, d = 4, h = 5)
  * column: leg2_slide (d 5) */
 static int pivot_leg2_foot(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_4(w + W_leg3_foot, t + R_leg3_foot); /* N[leg3_foot] = l D l^T, the next pivot's: final now */
   panel_4x5_of_8(w + W_leg2_foot, t + R_leg2_foot, w + W_leg2_foot + 16, t + 16); /* rows 0..4 */
   reduce_tri_5_d4(w + W_leg2_slide, w + W_leg2_foot + 16, t + 16); /* N[leg2_slide] */
-  const int failed = factor_node_5(w + W_leg2_slide, t + R_leg2_slide); /* N[leg2_slide] = l D l^T, the next pivot's: final now */
-  return failed ? P_leg2_slide : -1;
-}
-
-/*---- leg2_slide (prismatic, d = 5, h = 3)
- * column: leg2_head (d 3) */
-static int pivot_leg2_slide(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_4(w + W_leg3_foot, t + R_leg3_foot); /* N[leg3_foot] = l D l^T, the next pivot's: final now */
-  panel_5x3_of_4(w + W_leg2_slide, t + R_leg2_slide, w + W_leg2_slide + 25, t + 16); /* rows 0..2 */
-  reduce_tri_3_d5(w + W_leg2_head, w + W_leg2_slide + 25, t + 16); /* N[leg2_head] */
   return failed ? P_leg3_foot : -1;
 }
 
 /*---- leg3_foot (universal, d = 4, h = 5)
  * column: leg3_slide (d 5) */
 static int pivot_leg3_foot(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_4(w + W_leg4_foot, t + R_leg4_foot); /* N[leg4_foot] = l D l^T, the next pivot's: final now */
   panel_4x5_of_8(w + W_leg3_foot, t + R_leg3_foot, w + W_leg3_foot + 16, t + 16); /* rows 0..4 */
   reduce_tri_5_d4(w + W_leg3_slide, w + W_leg3_foot + 16, t + 16); /* N[leg3_slide] */
-  const int failed = factor_node_5(w + W_leg3_slide, t + R_leg3_slide); /* N[leg3_slide] = l D l^T, the next pivot's: final now */
-  return failed ? P_leg3_slide : -1;
-}
-
-/*---- leg3_slide (prismatic, d = 5, h = 3)
- * column: leg3_head (d 3) */
-static int pivot_leg3_slide(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_4(w + W_leg4_foot, t + R_leg4_foot); /* N[leg4_foot] = l D l^T, the next pivot's: final now */
-  panel_5x3_of_4(w + W_leg3_slide, t + R_leg3_slide, w + W_leg3_slide + 25, t + 16); /* rows 0..2 */
-  reduce_tri_3_d5(w + W_leg3_head, w + W_leg3_slide + 25, t + 16); /* N[leg3_head] */
   return failed ? P_leg4_foot : -1;
 }
 
 /*---- leg4_foot (universal, d = 4, h = 5)
  * column: leg4_slide (d 5) */
 static int pivot_leg4_foot(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_4(w + W_leg5_foot, t + R_leg5_foot); /* N[leg5_foot] = l D l^T, the next pivot's: final now */
   panel_4x5_of_8(w + W_leg4_foot, t + R_leg4_foot, w + W_leg4_foot + 16, t + 16); /* rows 0..4 */
   reduce_tri_5_d4(w + W_leg4_slide, w + W_leg4_foot + 16, t + 16); /* N[leg4_slide] */
-  const int failed = factor_node_5(w + W_leg4_slide, t + R_leg4_slide); /* N[leg4_slide] = l D l^T, the next pivot's: final now */
-  return failed ? P_leg4_slide : -1;
-}
-
-/*---- leg4_slide (prismatic, d = 5, h = 3)
- * column: leg4_head (d 3) */
-static int pivot_leg4_slide(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_4(w + W_leg5_foot, t + R_leg5_foot); /* N[leg5_foot] = l D l^T, the next pivot's: final now */
-  panel_5x3_of_4(w + W_leg4_slide, t + R_leg4_slide, w + W_leg4_slide + 25, t + 16); /* rows 0..2 */
-  reduce_tri_3_d5(w + W_leg4_head, w + W_leg4_slide + 25, t + 16); /* N[leg4_head] */
   return failed ? P_leg5_foot : -1;
 }
 
 /*---- leg5_foot (universal, d = 4, h = 5)
  * column: leg5_slide (d 5) */
 static int pivot_leg5_foot(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_4(w + W_leg6_foot, t + R_leg6_foot); /* N[leg6_foot] = l D l^T, the next pivot's: final now */
   panel_4x5_of_8(w + W_leg5_foot, t + R_leg5_foot, w + W_leg5_foot + 16, t + 16); /* rows 0..4 */
   reduce_tri_5_d4(w + W_leg5_slide, w + W_leg5_foot + 16, t + 16); /* N[leg5_slide] */
-  const int failed = factor_node_5(w + W_leg5_slide, t + R_leg5_slide); /* N[leg5_slide] = l D l^T, the next pivot's: final now */
-  return failed ? P_leg5_slide : -1;
-}
-
-/*---- leg5_slide (prismatic, d = 5, h = 3)
- * column: leg5_head (d 3) */
-static int pivot_leg5_slide(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_4(w + W_leg6_foot, t + R_leg6_foot); /* N[leg6_foot] = l D l^T, the next pivot's: final now */
-  panel_5x3_of_4(w + W_leg5_slide, t + R_leg5_slide, w + W_leg5_slide + 25, t + 16); /* rows 0..2 */
-  reduce_tri_3_d5(w + W_leg5_head, w + W_leg5_slide + 25, t + 16); /* N[leg5_head] */
   return failed ? P_leg6_foot : -1;
 }
 
 /*---- leg6_foot (universal, d = 4, h = 5)
  * column: leg6_slide (d 5) */
 static int pivot_leg6_foot(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_leg1_slide, t + R_leg1_slide); /* N[leg1_slide] = l D l^T, the next pivot's: final now */
   panel_4x5_of_8(w + W_leg6_foot, t + R_leg6_foot, w + W_leg6_foot + 16, t + 16); /* rows 0..4 */
   reduce_tri_5_d4(w + W_leg6_slide, w + W_leg6_foot + 16, t + 16); /* N[leg6_slide] */
+  return failed ? P_leg1_slide : -1;
+}
+
+/*---- leg1_slide (prismatic, d = 5, h = 3)
+ * column: leg1_head (d 3) */
+static int pivot_leg1_slide(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_leg2_slide, t + R_leg2_slide); /* N[leg2_slide] = l D l^T, the next pivot's: final now */
+  panel_5x3_of_4(w + W_leg1_slide, t + R_leg1_slide, w + W_leg1_slide + 25, t + 16); /* rows 0..2 */
+  reduce_tri_3_d5(w + W_leg1_head, w + W_leg1_slide + 25, t + 16); /* N[leg1_head] */
+  return failed ? P_leg2_slide : -1;
+}
+
+/*---- leg2_slide (prismatic, d = 5, h = 3)
+ * column: leg2_head (d 3) */
+static int pivot_leg2_slide(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_leg3_slide, t + R_leg3_slide); /* N[leg3_slide] = l D l^T, the next pivot's: final now */
+  panel_5x3_of_4(w + W_leg2_slide, t + R_leg2_slide, w + W_leg2_slide + 25, t + 16); /* rows 0..2 */
+  reduce_tri_3_d5(w + W_leg2_head, w + W_leg2_slide + 25, t + 16); /* N[leg2_head] */
+  return failed ? P_leg3_slide : -1;
+}
+
+/*---- leg3_slide (prismatic, d = 5, h = 3)
+ * column: leg3_head (d 3) */
+static int pivot_leg3_slide(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_leg4_slide, t + R_leg4_slide); /* N[leg4_slide] = l D l^T, the next pivot's: final now */
+  panel_5x3_of_4(w + W_leg3_slide, t + R_leg3_slide, w + W_leg3_slide + 25, t + 16); /* rows 0..2 */
+  reduce_tri_3_d5(w + W_leg3_head, w + W_leg3_slide + 25, t + 16); /* N[leg3_head] */
+  return failed ? P_leg4_slide : -1;
+}
+
+/*---- leg4_slide (prismatic, d = 5, h = 3)
+ * column: leg4_head (d 3) */
+static int pivot_leg4_slide(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_leg5_slide, t + R_leg5_slide); /* N[leg5_slide] = l D l^T, the next pivot's: final now */
+  panel_5x3_of_4(w + W_leg4_slide, t + R_leg4_slide, w + W_leg4_slide + 25, t + 16); /* rows 0..2 */
+  reduce_tri_3_d5(w + W_leg4_head, w + W_leg4_slide + 25, t + 16); /* N[leg4_head] */
+  return failed ? P_leg5_slide : -1;
+}
+
+/*---- leg5_slide (prismatic, d = 5, h = 3)
+ * column: leg5_head (d 3) */
+static int pivot_leg5_slide(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_5(w + W_leg6_slide, t + R_leg6_slide); /* N[leg6_slide] = l D l^T, the next pivot's: final now */
+  panel_5x3_of_4(w + W_leg5_slide, t + R_leg5_slide, w + W_leg5_slide + 25, t + 16); /* rows 0..2 */
+  reduce_tri_3_d5(w + W_leg5_head, w + W_leg5_slide + 25, t + 16); /* N[leg5_head] */
   return failed ? P_leg6_slide : -1;
 }
 
 /*---- leg6_slide (prismatic, d = 5, h = 3)
  * column: leg6_head (d 3) */
 static int pivot_leg6_slide(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_3(w + W_leg4_head, t + R_leg4_head); /* N[leg4_head] = l D l^T, the next pivot's: final now */
+  const int failed = factor_node_3(w + W_leg5_head, t + R_leg5_head); /* N[leg5_head] = l D l^T, the next pivot's: final now */
   panel_5x3_of_4(w + W_leg6_slide, t + R_leg6_slide, w + W_leg6_slide + 25, t + 16); /* rows 0..2 */
   reduce_tri_3_d5(w + W_leg6_head, w + W_leg6_slide + 25, t + 16); /* N[leg6_head] */
-  return failed ? P_leg4_head : -1;
-}
-
-/*---- leg4_head (ball, d = 3, h = 12)
- * column: leg5_head (d 3), leg6_head (d 3), platform#weld1 (d 6) */
-static int pivot_leg4_head(scalar *restrict w, scalar *restrict t) {
-  panel_3x8(w + W_leg4_head, t + R_leg4_head, w + W_leg4_head + 9, t + 16); /* rows 0..7 */
-  reduce_tri_3_d3(w + W_leg5_head, w + W_leg4_head + 9, t + 16); /* N[leg5_head] */
-  const int failed = factor_node_3(w + W_leg5_head, t + R_leg5_head); /* N[leg5_head] = l D l^T, the next pivot's: final now */
-  panel_3x4(w + W_leg4_head, t + R_leg4_head, w + W_leg4_head + 33, t + 24); /* rows 8..11 */
-  reduce_3x3_d3(w + W_leg5_head + 9, w + W_leg4_head + 18, t + 16); /* E[leg6_head, leg5_head] */
-  reduce_tri_3_d3(w + W_leg6_head, w + W_leg4_head + 18, t + 19); /* N[leg6_head] */
-  reduce_6x3_d3(w + W_leg5_head + 18, w + W_leg4_head + 27, t + 16); /* E[platform#weld1, leg5_head] */
-  reduce_6x3_d3(w + W_leg6_head + 9, w + W_leg4_head + 27, t + 19); /* E[platform#weld1, leg6_head] */
-  reduce_tri_6_d3(w + W_platform_weld1, w + W_leg4_head + 27, t + 22); /* N[platform#weld1] */
   return failed ? P_leg5_head : -1;
 }
 
-/*---- leg5_head (ball, d = 3, h = 9)
- * column: leg6_head (d 3), platform#weld1 (d 6) */
+/*---- leg5_head (ball, d = 3, h = 15)
+ * column: leg6_head (d 3), load_weld (d 6), platform#weld1 (d 6) */
 static int pivot_leg5_head(scalar *restrict w, scalar *restrict t) {
   panel_3x8(w + W_leg5_head, t + R_leg5_head, w + W_leg5_head + 9, t + 16); /* rows 0..7 */
   reduce_tri_3_d3(w + W_leg6_head, w + W_leg5_head + 9, t + 16); /* N[leg6_head] */
   const int failed = factor_node_3(w + W_leg6_head, t + R_leg6_head); /* N[leg6_head] = l D l^T, the next pivot's: final now */
-  panel_3x1(w + W_leg5_head, t + R_leg5_head, w + W_leg5_head + 33, t + 24); /* row 8 */
-  reduce_6x3_d3(w + W_leg6_head + 9, w + W_leg5_head + 18, t + 16); /* E[platform#weld1, leg6_head] */
-  reduce_tri_6_d3(w + W_platform_weld1, w + W_leg5_head + 18, t + 19); /* N[platform#weld1] */
+  panel_3x7_of_8(w + W_leg5_head, t + R_leg5_head, w + W_leg5_head + 33, t + 24); /* rows 8..14 */
+  reduce_6x3_d3(w + W_leg6_head + 9, w + W_leg5_head + 18, t + 16); /* E[load_weld, leg6_head] */
+  reduce_tri_6_d3(w + W_load_weld, w + W_leg5_head + 18, t + 19); /* N[load_weld] */
+  reduce_6x3_d3(w + W_leg6_head + 27, w + W_leg5_head + 36, t + 16); /* E[platform#weld1, leg6_head] */
+  reduce_6x6_d3(w + W_load_weld + 36, w + W_leg5_head + 36, t + 19); /* E[platform#weld1, load_weld] */
+  reduce_tri_6_d3(w + W_platform_weld1, w + W_leg5_head + 36, t + 25); /* N[platform#weld1] */
   return failed ? P_leg6_head : -1;
 }
 
-/*---- leg6_head (ball, d = 3, h = 6)
- * column: platform#weld1 (d 6) */
-static int pivot_leg6_head(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_3(w + W_leg1_head, t + R_leg1_head); /* N[leg1_head] = l D l^T, the next pivot's: final now */
-  panel_3x6_of_8(w + W_leg6_head, t + R_leg6_head, w + W_leg6_head + 9, t + 16); /* rows 0..5 */
-  reduce_tri_6_d3(w + W_platform_weld1, w + W_leg6_head + 9, t + 16); /* N[platform#weld1] */
-  return failed ? P_leg1_head : -1;
-}
-
-/*---- leg1_head (ball, d = 3, h = 18)
- * column: leg2_head (d 3), leg3_head (d 3), load_weld (d 6),
- *         platform#weld1 (d 6) */
-static int pivot_leg1_head(scalar *restrict w, scalar *restrict t) {
-  panel_3x8(w + W_leg1_head, t + R_leg1_head, w + W_leg1_head + 9, t + 16); /* rows 0..7 */
-  reduce_tri_3_d3(w + W_leg2_head, w + W_leg1_head + 9, t + 16); /* N[leg2_head] */
-  const int failed = factor_node_3(w + W_leg2_head, t + R_leg2_head); /* N[leg2_head] = l D l^T, the next pivot's: final now */
-  panel_3x8(w + W_leg1_head, t + R_leg1_head, w + W_leg1_head + 33, t + 24); /* rows 8..15 */
-  panel_3x2(w + W_leg1_head, t + R_leg1_head, w + W_leg1_head + 57, t + 32); /* rows 16..17 */
-  reduce_3x3_d3(w + W_leg2_head + 9, w + W_leg1_head + 18, t + 16); /* E[leg3_head, leg2_head] */
-  reduce_tri_3_d3(w + W_leg3_head, w + W_leg1_head + 18, t + 19); /* N[leg3_head] */
-  reduce_6x3_d3(w + W_leg2_head + 18, w + W_leg1_head + 27, t + 16); /* E[load_weld, leg2_head] */
-  reduce_6x3_d3(w + W_leg3_head + 9, w + W_leg1_head + 27, t + 19); /* E[load_weld, leg3_head] */
-  reduce_tri_6_d3(w + W_load_weld, w + W_leg1_head + 27, t + 22); /* N[load_weld] */
-  reduce_6x3_d3(w + W_leg2_head + 36, w + W_leg1_head + 45, t + 16); /* E[platform#weld1, leg2_head] */
-  reduce_6x3_d3(w + W_leg3_head + 27, w + W_leg1_head + 45, t + 19); /* E[platform#weld1, leg3_head] */
-  reduce_6x6_d3(w + W_load_weld + 36, w + W_leg1_head + 45, t + 22); /* E[platform#weld1, load_weld] */
-  reduce_tri_6_d3(w + W_platform_weld1, w + W_leg1_head + 45, t + 28); /* N[platform#weld1] */
-  return failed ? P_leg2_head : -1;
-}
-
-/*---- leg2_head (ball, d = 3, h = 15)
- * column: leg3_head (d 3), load_weld (d 6), platform#weld1 (d 6) */
-static int pivot_leg2_head(scalar *restrict w, scalar *restrict t) {
-  panel_3x8(w + W_leg2_head, t + R_leg2_head, w + W_leg2_head + 9, t + 16); /* rows 0..7 */
-  reduce_tri_3_d3(w + W_leg3_head, w + W_leg2_head + 9, t + 16); /* N[leg3_head] */
-  const int failed = factor_node_3(w + W_leg3_head, t + R_leg3_head); /* N[leg3_head] = l D l^T, the next pivot's: final now */
-  panel_3x7_of_8(w + W_leg2_head, t + R_leg2_head, w + W_leg2_head + 33, t + 24); /* rows 8..14 */
-  reduce_6x3_d3(w + W_leg3_head + 9, w + W_leg2_head + 18, t + 16); /* E[load_weld, leg3_head] */
-  reduce_tri_6_d3(w + W_load_weld, w + W_leg2_head + 18, t + 19); /* N[load_weld] */
-  reduce_6x3_d3(w + W_leg3_head + 27, w + W_leg2_head + 36, t + 16); /* E[platform#weld1, leg3_head] */
-  reduce_6x6_d3(w + W_load_weld + 36, w + W_leg2_head + 36, t + 19); /* E[platform#weld1, load_weld] */
-  reduce_tri_6_d3(w + W_platform_weld1, w + W_leg2_head + 36, t + 25); /* N[platform#weld1] */
-  return failed ? P_leg3_head : -1;
-}
-
-/*---- leg3_head (ball, d = 3, h = 12)
+/*---- leg6_head (ball, d = 3, h = 12)
  * column: load_weld (d 6), platform#weld1 (d 6) */
-static int pivot_leg3_head(scalar *restrict w, scalar *restrict t) {
-  panel_3x8(w + W_leg3_head, t + R_leg3_head, w + W_leg3_head + 9, t + 16); /* rows 0..7 */
-  reduce_tri_6_d3(w + W_load_weld, w + W_leg3_head + 9, t + 16); /* N[load_weld] */
+static int pivot_leg6_head(scalar *restrict w, scalar *restrict t) {
+  panel_3x8(w + W_leg6_head, t + R_leg6_head, w + W_leg6_head + 9, t + 16); /* rows 0..7 */
+  reduce_tri_6_d3(w + W_load_weld, w + W_leg6_head + 9, t + 16); /* N[load_weld] */
   const int failed = factor_node_6(w + W_load_weld, t + R_load_weld); /* N[load_weld] = l D l^T, the next pivot's: final now */
-  panel_3x4(w + W_leg3_head, t + R_leg3_head, w + W_leg3_head + 33, t + 24); /* rows 8..11 */
-  reduce_6x6_d3(w + W_load_weld + 36, w + W_leg3_head + 27, t + 16); /* E[platform#weld1, load_weld] */
-  reduce_tri_6_d3(w + W_platform_weld1, w + W_leg3_head + 27, t + 22); /* N[platform#weld1] */
+  panel_3x4(w + W_leg6_head, t + R_leg6_head, w + W_leg6_head + 33, t + 24); /* rows 8..11 */
+  reduce_6x6_d3(w + W_load_weld + 36, w + W_leg6_head + 27, t + 16); /* E[platform#weld1, load_weld] */
+  reduce_tri_6_d3(w + W_platform_weld1, w + W_leg6_head + 27, t + 22); /* N[platform#weld1] */
   return failed ? P_load_weld : -1;
 }
 
 /*---- load_weld (weld, d = 6, h = 6)
  * column: platform#weld1 (d 6) */
 static int pivot_load_weld(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_3(w + W_leg1_head, t + R_leg1_head); /* N[leg1_head] = l D l^T, the next pivot's: final now */
   panel_6x6_of_8(w + W_load_weld, t + R_load_weld, w + W_load_weld + 36, t + 16); /* rows 0..5 */
   reduce_tri_6_d6(w + W_platform_weld1, w + W_load_weld + 36, t + 16); /* N[platform#weld1] */
+  return failed ? P_leg1_head : -1;
+}
+
+/*---- leg1_head (ball, d = 3, h = 15)
+ * column: leg2_head (d 3), leg3_head (d 3), leg4_head (d 3),
+ *         platform#weld1 (d 6) */
+static int pivot_leg1_head(scalar *restrict w, scalar *restrict t) {
+  panel_3x8(w + W_leg1_head, t + R_leg1_head, w + W_leg1_head + 9, t + 16); /* rows 0..7 */
+  reduce_tri_3_d3(w + W_leg2_head, w + W_leg1_head + 9, t + 16); /* N[leg2_head] */
+  const int failed = factor_node_3(w + W_leg2_head, t + R_leg2_head); /* N[leg2_head] = l D l^T, the next pivot's: final now */
+  panel_3x7_of_8(w + W_leg1_head, t + R_leg1_head, w + W_leg1_head + 33, t + 24); /* rows 8..14 */
+  reduce_3x3_d3(w + W_leg2_head + 9, w + W_leg1_head + 18, t + 16); /* E[leg3_head, leg2_head] */
+  reduce_tri_3_d3(w + W_leg3_head, w + W_leg1_head + 18, t + 19); /* N[leg3_head] */
+  reduce_3x3_d3(w + W_leg2_head + 18, w + W_leg1_head + 27, t + 16); /* E[leg4_head, leg2_head] */
+  reduce_3x3_d3(w + W_leg3_head + 9, w + W_leg1_head + 27, t + 19); /* E[leg4_head, leg3_head] */
+  reduce_tri_3_d3(w + W_leg4_head, w + W_leg1_head + 27, t + 22); /* N[leg4_head] */
+  reduce_6x3_d3(w + W_leg2_head + 27, w + W_leg1_head + 36, t + 16); /* E[platform#weld1, leg2_head] */
+  reduce_6x3_d3(w + W_leg3_head + 18, w + W_leg1_head + 36, t + 19); /* E[platform#weld1, leg3_head] */
+  reduce_6x3_d3(w + W_leg4_head + 9, w + W_leg1_head + 36, t + 22); /* E[platform#weld1, leg4_head] */
+  reduce_tri_6_d3(w + W_platform_weld1, w + W_leg1_head + 36, t + 25); /* N[platform#weld1] */
+  return failed ? P_leg2_head : -1;
+}
+
+/*---- leg2_head (ball, d = 3, h = 12)
+ * column: leg3_head (d 3), leg4_head (d 3), platform#weld1 (d 6) */
+static int pivot_leg2_head(scalar *restrict w, scalar *restrict t) {
+  panel_3x8(w + W_leg2_head, t + R_leg2_head, w + W_leg2_head + 9, t + 16); /* rows 0..7 */
+  reduce_tri_3_d3(w + W_leg3_head, w + W_leg2_head + 9, t + 16); /* N[leg3_head] */
+  const int failed = factor_node_3(w + W_leg3_head, t + R_leg3_head); /* N[leg3_head] = l D l^T, the next pivot's: final now */
+  panel_3x4(w + W_leg2_head, t + R_leg2_head, w + W_leg2_head + 33, t + 24); /* rows 8..11 */
+  reduce_3x3_d3(w + W_leg3_head + 9, w + W_leg2_head + 18, t + 16); /* E[leg4_head, leg3_head] */
+  reduce_tri_3_d3(w + W_leg4_head, w + W_leg2_head + 18, t + 19); /* N[leg4_head] */
+  reduce_6x3_d3(w + W_leg3_head + 18, w + W_leg2_head + 27, t + 16); /* E[platform#weld1, leg3_head] */
+  reduce_6x3_d3(w + W_leg4_head + 9, w + W_leg2_head + 27, t + 19); /* E[platform#weld1, leg4_head] */
+  reduce_tri_6_d3(w + W_platform_weld1, w + W_leg2_head + 27, t + 22); /* N[platform#weld1] */
+  return failed ? P_leg3_head : -1;
+}
+
+/*---- leg3_head (ball, d = 3, h = 9)
+ * column: leg4_head (d 3), platform#weld1 (d 6) */
+static int pivot_leg3_head(scalar *restrict w, scalar *restrict t) {
+  panel_3x8(w + W_leg3_head, t + R_leg3_head, w + W_leg3_head + 9, t + 16); /* rows 0..7 */
+  reduce_tri_3_d3(w + W_leg4_head, w + W_leg3_head + 9, t + 16); /* N[leg4_head] */
+  const int failed = factor_node_3(w + W_leg4_head, t + R_leg4_head); /* N[leg4_head] = l D l^T, the next pivot's: final now */
+  panel_3x1(w + W_leg3_head, t + R_leg3_head, w + W_leg3_head + 33, t + 24); /* row 8 */
+  reduce_6x3_d3(w + W_leg4_head + 9, w + W_leg3_head + 18, t + 16); /* E[platform#weld1, leg4_head] */
+  reduce_tri_6_d3(w + W_platform_weld1, w + W_leg3_head + 18, t + 19); /* N[platform#weld1] */
+  return failed ? P_leg4_head : -1;
+}
+
+/*---- leg4_head (ball, d = 3, h = 6)
+ * column: platform#weld1 (d 6) */
+static int pivot_leg4_head(scalar *restrict w, scalar *restrict t) {
+  panel_3x6_of_8(w + W_leg4_head, t + R_leg4_head, w + W_leg4_head + 9, t + 16); /* rows 0..5 */
+  reduce_tri_6_d3(w + W_platform_weld1, w + W_leg4_head + 9, t + 16); /* N[platform#weld1] */
   const int failed = factor_node_6(w + W_platform_weld1, t + R_platform_weld1); /* N[platform#weld1] = l D l^T, the next pivot's: final now */
   return failed ? P_platform_weld1 : -1;
 }
@@ -462,87 +461,87 @@ static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
   node_forward_4(w + W_leg1_foot, x + X_leg1_foot); /* x[leg1_foot] */
   forward_5x4(w + W_leg1_foot + 16, x + X_leg1_foot, x + X_leg1_slide); /* x[leg1_slide] */
   node_diag_4(w + W_leg1_foot, x + X_leg1_foot); /* x[leg1_foot] */
-  /* leg1_slide (prismatic, d = 5, h = 3) */
-  node_forward_5(w + W_leg1_slide, x + X_leg1_slide); /* x[leg1_slide] */
-  forward_3x5(w + W_leg1_slide + 25, x + X_leg1_slide, x + X_leg1_head); /* x[leg1_head] */
-  node_diag_5(w + W_leg1_slide, x + X_leg1_slide); /* x[leg1_slide] */
   /* leg2_foot (universal, d = 4, h = 5) */
   node_forward_4(w + W_leg2_foot, x + X_leg2_foot); /* x[leg2_foot] */
   forward_5x4(w + W_leg2_foot + 16, x + X_leg2_foot, x + X_leg2_slide); /* x[leg2_slide] */
   node_diag_4(w + W_leg2_foot, x + X_leg2_foot); /* x[leg2_foot] */
-  /* leg2_slide (prismatic, d = 5, h = 3) */
-  node_forward_5(w + W_leg2_slide, x + X_leg2_slide); /* x[leg2_slide] */
-  forward_3x5(w + W_leg2_slide + 25, x + X_leg2_slide, x + X_leg2_head); /* x[leg2_head] */
-  node_diag_5(w + W_leg2_slide, x + X_leg2_slide); /* x[leg2_slide] */
   /* leg3_foot (universal, d = 4, h = 5) */
   node_forward_4(w + W_leg3_foot, x + X_leg3_foot); /* x[leg3_foot] */
   forward_5x4(w + W_leg3_foot + 16, x + X_leg3_foot, x + X_leg3_slide); /* x[leg3_slide] */
   node_diag_4(w + W_leg3_foot, x + X_leg3_foot); /* x[leg3_foot] */
-  /* leg3_slide (prismatic, d = 5, h = 3) */
-  node_forward_5(w + W_leg3_slide, x + X_leg3_slide); /* x[leg3_slide] */
-  forward_3x5(w + W_leg3_slide + 25, x + X_leg3_slide, x + X_leg3_head); /* x[leg3_head] */
-  node_diag_5(w + W_leg3_slide, x + X_leg3_slide); /* x[leg3_slide] */
   /* leg4_foot (universal, d = 4, h = 5) */
   node_forward_4(w + W_leg4_foot, x + X_leg4_foot); /* x[leg4_foot] */
   forward_5x4(w + W_leg4_foot + 16, x + X_leg4_foot, x + X_leg4_slide); /* x[leg4_slide] */
   node_diag_4(w + W_leg4_foot, x + X_leg4_foot); /* x[leg4_foot] */
-  /* leg4_slide (prismatic, d = 5, h = 3) */
-  node_forward_5(w + W_leg4_slide, x + X_leg4_slide); /* x[leg4_slide] */
-  forward_3x5(w + W_leg4_slide + 25, x + X_leg4_slide, x + X_leg4_head); /* x[leg4_head] */
-  node_diag_5(w + W_leg4_slide, x + X_leg4_slide); /* x[leg4_slide] */
   /* leg5_foot (universal, d = 4, h = 5) */
   node_forward_4(w + W_leg5_foot, x + X_leg5_foot); /* x[leg5_foot] */
   forward_5x4(w + W_leg5_foot + 16, x + X_leg5_foot, x + X_leg5_slide); /* x[leg5_slide] */
   node_diag_4(w + W_leg5_foot, x + X_leg5_foot); /* x[leg5_foot] */
-  /* leg5_slide (prismatic, d = 5, h = 3) */
-  node_forward_5(w + W_leg5_slide, x + X_leg5_slide); /* x[leg5_slide] */
-  forward_3x5(w + W_leg5_slide + 25, x + X_leg5_slide, x + X_leg5_head); /* x[leg5_head] */
-  node_diag_5(w + W_leg5_slide, x + X_leg5_slide); /* x[leg5_slide] */
   /* leg6_foot (universal, d = 4, h = 5) */
   node_forward_4(w + W_leg6_foot, x + X_leg6_foot); /* x[leg6_foot] */
   forward_5x4(w + W_leg6_foot + 16, x + X_leg6_foot, x + X_leg6_slide); /* x[leg6_slide] */
   node_diag_4(w + W_leg6_foot, x + X_leg6_foot); /* x[leg6_foot] */
+  /* leg1_slide (prismatic, d = 5, h = 3) */
+  node_forward_5(w + W_leg1_slide, x + X_leg1_slide); /* x[leg1_slide] */
+  forward_3x5(w + W_leg1_slide + 25, x + X_leg1_slide, x + X_leg1_head); /* x[leg1_head] */
+  node_diag_5(w + W_leg1_slide, x + X_leg1_slide); /* x[leg1_slide] */
+  /* leg2_slide (prismatic, d = 5, h = 3) */
+  node_forward_5(w + W_leg2_slide, x + X_leg2_slide); /* x[leg2_slide] */
+  forward_3x5(w + W_leg2_slide + 25, x + X_leg2_slide, x + X_leg2_head); /* x[leg2_head] */
+  node_diag_5(w + W_leg2_slide, x + X_leg2_slide); /* x[leg2_slide] */
+  /* leg3_slide (prismatic, d = 5, h = 3) */
+  node_forward_5(w + W_leg3_slide, x + X_leg3_slide); /* x[leg3_slide] */
+  forward_3x5(w + W_leg3_slide + 25, x + X_leg3_slide, x + X_leg3_head); /* x[leg3_head] */
+  node_diag_5(w + W_leg3_slide, x + X_leg3_slide); /* x[leg3_slide] */
+  /* leg4_slide (prismatic, d = 5, h = 3) */
+  node_forward_5(w + W_leg4_slide, x + X_leg4_slide); /* x[leg4_slide] */
+  forward_3x5(w + W_leg4_slide + 25, x + X_leg4_slide, x + X_leg4_head); /* x[leg4_head] */
+  node_diag_5(w + W_leg4_slide, x + X_leg4_slide); /* x[leg4_slide] */
+  /* leg5_slide (prismatic, d = 5, h = 3) */
+  node_forward_5(w + W_leg5_slide, x + X_leg5_slide); /* x[leg5_slide] */
+  forward_3x5(w + W_leg5_slide + 25, x + X_leg5_slide, x + X_leg5_head); /* x[leg5_head] */
+  node_diag_5(w + W_leg5_slide, x + X_leg5_slide); /* x[leg5_slide] */
   /* leg6_slide (prismatic, d = 5, h = 3) */
   node_forward_5(w + W_leg6_slide, x + X_leg6_slide); /* x[leg6_slide] */
   forward_3x5(w + W_leg6_slide + 25, x + X_leg6_slide, x + X_leg6_head); /* x[leg6_head] */
   node_diag_5(w + W_leg6_slide, x + X_leg6_slide); /* x[leg6_slide] */
-  /* leg4_head (ball, d = 3, h = 12) */
-  node_forward_3(w + W_leg4_head, x + X_leg4_head); /* x[leg4_head] */
-  forward_3x3(w + W_leg4_head + 9, x + X_leg4_head, x + X_leg5_head); /* x[leg5_head] */
-  forward_3x3(w + W_leg4_head + 18, x + X_leg4_head, x + X_leg6_head); /* x[leg6_head] */
-  forward_6x3(w + W_leg4_head + 27, x + X_leg4_head, x + X_platform_weld1); /* x[platform#weld1] */
-  node_diag_3(w + W_leg4_head, x + X_leg4_head); /* x[leg4_head] */
-  /* leg5_head (ball, d = 3, h = 9) */
+  /* leg5_head (ball, d = 3, h = 15) */
   node_forward_3(w + W_leg5_head, x + X_leg5_head); /* x[leg5_head] */
   forward_3x3(w + W_leg5_head + 9, x + X_leg5_head, x + X_leg6_head); /* x[leg6_head] */
-  forward_6x3(w + W_leg5_head + 18, x + X_leg5_head, x + X_platform_weld1); /* x[platform#weld1] */
+  forward_6x3(w + W_leg5_head + 18, x + X_leg5_head, x + X_load_weld); /* x[load_weld] */
+  forward_6x3(w + W_leg5_head + 36, x + X_leg5_head, x + X_platform_weld1); /* x[platform#weld1] */
   node_diag_3(w + W_leg5_head, x + X_leg5_head); /* x[leg5_head] */
-  /* leg6_head (ball, d = 3, h = 6) */
+  /* leg6_head (ball, d = 3, h = 12) */
   node_forward_3(w + W_leg6_head, x + X_leg6_head); /* x[leg6_head] */
-  forward_6x3(w + W_leg6_head + 9, x + X_leg6_head, x + X_platform_weld1); /* x[platform#weld1] */
+  forward_6x3(w + W_leg6_head + 9, x + X_leg6_head, x + X_load_weld); /* x[load_weld] */
+  forward_6x3(w + W_leg6_head + 27, x + X_leg6_head, x + X_platform_weld1); /* x[platform#weld1] */
   node_diag_3(w + W_leg6_head, x + X_leg6_head); /* x[leg6_head] */
-  /* leg1_head (ball, d = 3, h = 18) */
-  node_forward_3(w + W_leg1_head, x + X_leg1_head); /* x[leg1_head] */
-  forward_3x3(w + W_leg1_head + 9, x + X_leg1_head, x + X_leg2_head); /* x[leg2_head] */
-  forward_3x3(w + W_leg1_head + 18, x + X_leg1_head, x + X_leg3_head); /* x[leg3_head] */
-  forward_6x3(w + W_leg1_head + 27, x + X_leg1_head, x + X_load_weld); /* x[load_weld] */
-  forward_6x3(w + W_leg1_head + 45, x + X_leg1_head, x + X_platform_weld1); /* x[platform#weld1] */
-  node_diag_3(w + W_leg1_head, x + X_leg1_head); /* x[leg1_head] */
-  /* leg2_head (ball, d = 3, h = 15) */
-  node_forward_3(w + W_leg2_head, x + X_leg2_head); /* x[leg2_head] */
-  forward_3x3(w + W_leg2_head + 9, x + X_leg2_head, x + X_leg3_head); /* x[leg3_head] */
-  forward_6x3(w + W_leg2_head + 18, x + X_leg2_head, x + X_load_weld); /* x[load_weld] */
-  forward_6x3(w + W_leg2_head + 36, x + X_leg2_head, x + X_platform_weld1); /* x[platform#weld1] */
-  node_diag_3(w + W_leg2_head, x + X_leg2_head); /* x[leg2_head] */
-  /* leg3_head (ball, d = 3, h = 12) */
-  node_forward_3(w + W_leg3_head, x + X_leg3_head); /* x[leg3_head] */
-  forward_6x3(w + W_leg3_head + 9, x + X_leg3_head, x + X_load_weld); /* x[load_weld] */
-  forward_6x3(w + W_leg3_head + 27, x + X_leg3_head, x + X_platform_weld1); /* x[platform#weld1] */
-  node_diag_3(w + W_leg3_head, x + X_leg3_head); /* x[leg3_head] */
   /* load_weld (weld, d = 6, h = 6) */
   node_forward_6(w + W_load_weld, x + X_load_weld); /* x[load_weld] */
   forward_6x6(w + W_load_weld + 36, x + X_load_weld, x + X_platform_weld1); /* x[platform#weld1] */
   node_diag_6(w + W_load_weld, x + X_load_weld); /* x[load_weld] */
+  /* leg1_head (ball, d = 3, h = 15) */
+  node_forward_3(w + W_leg1_head, x + X_leg1_head); /* x[leg1_head] */
+  forward_3x3(w + W_leg1_head + 9, x + X_leg1_head, x + X_leg2_head); /* x[leg2_head] */
+  forward_3x3(w + W_leg1_head + 18, x + X_leg1_head, x + X_leg3_head); /* x[leg3_head] */
+  forward_3x3(w + W_leg1_head + 27, x + X_leg1_head, x + X_leg4_head); /* x[leg4_head] */
+  forward_6x3(w + W_leg1_head + 36, x + X_leg1_head, x + X_platform_weld1); /* x[platform#weld1] */
+  node_diag_3(w + W_leg1_head, x + X_leg1_head); /* x[leg1_head] */
+  /* leg2_head (ball, d = 3, h = 12) */
+  node_forward_3(w + W_leg2_head, x + X_leg2_head); /* x[leg2_head] */
+  forward_3x3(w + W_leg2_head + 9, x + X_leg2_head, x + X_leg3_head); /* x[leg3_head] */
+  forward_3x3(w + W_leg2_head + 18, x + X_leg2_head, x + X_leg4_head); /* x[leg4_head] */
+  forward_6x3(w + W_leg2_head + 27, x + X_leg2_head, x + X_platform_weld1); /* x[platform#weld1] */
+  node_diag_3(w + W_leg2_head, x + X_leg2_head); /* x[leg2_head] */
+  /* leg3_head (ball, d = 3, h = 9) */
+  node_forward_3(w + W_leg3_head, x + X_leg3_head); /* x[leg3_head] */
+  forward_3x3(w + W_leg3_head + 9, x + X_leg3_head, x + X_leg4_head); /* x[leg4_head] */
+  forward_6x3(w + W_leg3_head + 18, x + X_leg3_head, x + X_platform_weld1); /* x[platform#weld1] */
+  node_diag_3(w + W_leg3_head, x + X_leg3_head); /* x[leg3_head] */
+  /* leg4_head (ball, d = 3, h = 6) */
+  node_forward_3(w + W_leg4_head, x + X_leg4_head); /* x[leg4_head] */
+  forward_6x3(w + W_leg4_head + 9, x + X_leg4_head, x + X_platform_weld1); /* x[platform#weld1] */
+  node_diag_3(w + W_leg4_head, x + X_leg4_head); /* x[leg4_head] */
   /* platform#weld1 (shard weld, d = 6, h = 0) */
   node_forward_6(w + W_platform_weld1, x + X_platform_weld1); /* x[platform#weld1] */
   node_diag_6(w + W_platform_weld1, x + X_platform_weld1); /* x[platform#weld1] */
@@ -554,87 +553,87 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
   /* platform#weld1 (shard weld, d = 6, h = 0) */
   node_backward_6(w + W_platform_weld1, x + X_platform_weld1); /* x[platform#weld1] */
-  /* load_weld (weld, d = 6, h = 6) */
-  backward_set_6x6(w + W_load_weld + 36, x + X_platform_weld1, s); /* L[platform#weld1, load_weld] */
-  subtract_6(x + X_load_weld, s); /* x[load_weld] */
-  node_backward_6(w + W_load_weld, x + X_load_weld); /* x[load_weld] */
-  /* leg3_head (ball, d = 3, h = 12) */
-  backward_set_6x3(w + W_leg3_head + 27, x + X_platform_weld1, s); /* L[platform#weld1, leg3_head] */
-  backward_add_6x3(w + W_leg3_head + 9, x + X_load_weld, s); /* L[load_weld, leg3_head] */
+  /* leg4_head (ball, d = 3, h = 6) */
+  backward_set_6x3(w + W_leg4_head + 9, x + X_platform_weld1, s); /* L[platform#weld1, leg4_head] */
+  subtract_3(x + X_leg4_head, s); /* x[leg4_head] */
+  node_backward_3(w + W_leg4_head, x + X_leg4_head); /* x[leg4_head] */
+  /* leg3_head (ball, d = 3, h = 9) */
+  backward_set_6x3(w + W_leg3_head + 18, x + X_platform_weld1, s); /* L[platform#weld1, leg3_head] */
+  backward_add_3x3(w + W_leg3_head + 9, x + X_leg4_head, s); /* L[leg4_head, leg3_head] */
   subtract_3(x + X_leg3_head, s); /* x[leg3_head] */
   node_backward_3(w + W_leg3_head, x + X_leg3_head); /* x[leg3_head] */
-  /* leg2_head (ball, d = 3, h = 15) */
-  backward_set_6x3(w + W_leg2_head + 36, x + X_platform_weld1, s); /* L[platform#weld1, leg2_head] */
-  backward_add_6x3(w + W_leg2_head + 18, x + X_load_weld, s); /* L[load_weld, leg2_head] */
+  /* leg2_head (ball, d = 3, h = 12) */
+  backward_set_6x3(w + W_leg2_head + 27, x + X_platform_weld1, s); /* L[platform#weld1, leg2_head] */
+  backward_add_3x3(w + W_leg2_head + 18, x + X_leg4_head, s); /* L[leg4_head, leg2_head] */
   backward_add_3x3(w + W_leg2_head + 9, x + X_leg3_head, s); /* L[leg3_head, leg2_head] */
   subtract_3(x + X_leg2_head, s); /* x[leg2_head] */
   node_backward_3(w + W_leg2_head, x + X_leg2_head); /* x[leg2_head] */
-  /* leg1_head (ball, d = 3, h = 18) */
-  backward_set_6x3(w + W_leg1_head + 45, x + X_platform_weld1, s); /* L[platform#weld1, leg1_head] */
-  backward_add_6x3(w + W_leg1_head + 27, x + X_load_weld, s); /* L[load_weld, leg1_head] */
+  /* leg1_head (ball, d = 3, h = 15) */
+  backward_set_6x3(w + W_leg1_head + 36, x + X_platform_weld1, s); /* L[platform#weld1, leg1_head] */
+  backward_add_3x3(w + W_leg1_head + 27, x + X_leg4_head, s); /* L[leg4_head, leg1_head] */
   backward_add_3x3(w + W_leg1_head + 18, x + X_leg3_head, s); /* L[leg3_head, leg1_head] */
   backward_add_3x3(w + W_leg1_head + 9, x + X_leg2_head, s); /* L[leg2_head, leg1_head] */
   subtract_3(x + X_leg1_head, s); /* x[leg1_head] */
   node_backward_3(w + W_leg1_head, x + X_leg1_head); /* x[leg1_head] */
-  /* leg6_head (ball, d = 3, h = 6) */
-  backward_set_6x3(w + W_leg6_head + 9, x + X_platform_weld1, s); /* L[platform#weld1, leg6_head] */
+  /* load_weld (weld, d = 6, h = 6) */
+  backward_set_6x6(w + W_load_weld + 36, x + X_platform_weld1, s); /* L[platform#weld1, load_weld] */
+  subtract_6(x + X_load_weld, s); /* x[load_weld] */
+  node_backward_6(w + W_load_weld, x + X_load_weld); /* x[load_weld] */
+  /* leg6_head (ball, d = 3, h = 12) */
+  backward_set_6x3(w + W_leg6_head + 27, x + X_platform_weld1, s); /* L[platform#weld1, leg6_head] */
+  backward_add_6x3(w + W_leg6_head + 9, x + X_load_weld, s); /* L[load_weld, leg6_head] */
   subtract_3(x + X_leg6_head, s); /* x[leg6_head] */
   node_backward_3(w + W_leg6_head, x + X_leg6_head); /* x[leg6_head] */
-  /* leg5_head (ball, d = 3, h = 9) */
-  backward_set_6x3(w + W_leg5_head + 18, x + X_platform_weld1, s); /* L[platform#weld1, leg5_head] */
+  /* leg5_head (ball, d = 3, h = 15) */
+  backward_set_6x3(w + W_leg5_head + 36, x + X_platform_weld1, s); /* L[platform#weld1, leg5_head] */
+  backward_add_6x3(w + W_leg5_head + 18, x + X_load_weld, s); /* L[load_weld, leg5_head] */
   backward_add_3x3(w + W_leg5_head + 9, x + X_leg6_head, s); /* L[leg6_head, leg5_head] */
   subtract_3(x + X_leg5_head, s); /* x[leg5_head] */
   node_backward_3(w + W_leg5_head, x + X_leg5_head); /* x[leg5_head] */
-  /* leg4_head (ball, d = 3, h = 12) */
-  backward_set_6x3(w + W_leg4_head + 27, x + X_platform_weld1, s); /* L[platform#weld1, leg4_head] */
-  backward_add_3x3(w + W_leg4_head + 18, x + X_leg6_head, s); /* L[leg6_head, leg4_head] */
-  backward_add_3x3(w + W_leg4_head + 9, x + X_leg5_head, s); /* L[leg5_head, leg4_head] */
-  subtract_3(x + X_leg4_head, s); /* x[leg4_head] */
-  node_backward_3(w + W_leg4_head, x + X_leg4_head); /* x[leg4_head] */
   /* leg6_slide (prismatic, d = 5, h = 3) */
   backward_set_3x5(w + W_leg6_slide + 25, x + X_leg6_head, s); /* L[leg6_head, leg6_slide] */
   subtract_5(x + X_leg6_slide, s); /* x[leg6_slide] */
   node_backward_5(w + W_leg6_slide, x + X_leg6_slide); /* x[leg6_slide] */
-  /* leg6_foot (universal, d = 4, h = 5) */
-  backward_set_5x4(w + W_leg6_foot + 16, x + X_leg6_slide, s); /* L[leg6_slide, leg6_foot] */
-  subtract_4(x + X_leg6_foot, s); /* x[leg6_foot] */
-  node_backward_4(w + W_leg6_foot, x + X_leg6_foot); /* x[leg6_foot] */
   /* leg5_slide (prismatic, d = 5, h = 3) */
   backward_set_3x5(w + W_leg5_slide + 25, x + X_leg5_head, s); /* L[leg5_head, leg5_slide] */
   subtract_5(x + X_leg5_slide, s); /* x[leg5_slide] */
   node_backward_5(w + W_leg5_slide, x + X_leg5_slide); /* x[leg5_slide] */
-  /* leg5_foot (universal, d = 4, h = 5) */
-  backward_set_5x4(w + W_leg5_foot + 16, x + X_leg5_slide, s); /* L[leg5_slide, leg5_foot] */
-  subtract_4(x + X_leg5_foot, s); /* x[leg5_foot] */
-  node_backward_4(w + W_leg5_foot, x + X_leg5_foot); /* x[leg5_foot] */
   /* leg4_slide (prismatic, d = 5, h = 3) */
   backward_set_3x5(w + W_leg4_slide + 25, x + X_leg4_head, s); /* L[leg4_head, leg4_slide] */
   subtract_5(x + X_leg4_slide, s); /* x[leg4_slide] */
   node_backward_5(w + W_leg4_slide, x + X_leg4_slide); /* x[leg4_slide] */
-  /* leg4_foot (universal, d = 4, h = 5) */
-  backward_set_5x4(w + W_leg4_foot + 16, x + X_leg4_slide, s); /* L[leg4_slide, leg4_foot] */
-  subtract_4(x + X_leg4_foot, s); /* x[leg4_foot] */
-  node_backward_4(w + W_leg4_foot, x + X_leg4_foot); /* x[leg4_foot] */
   /* leg3_slide (prismatic, d = 5, h = 3) */
   backward_set_3x5(w + W_leg3_slide + 25, x + X_leg3_head, s); /* L[leg3_head, leg3_slide] */
   subtract_5(x + X_leg3_slide, s); /* x[leg3_slide] */
   node_backward_5(w + W_leg3_slide, x + X_leg3_slide); /* x[leg3_slide] */
-  /* leg3_foot (universal, d = 4, h = 5) */
-  backward_set_5x4(w + W_leg3_foot + 16, x + X_leg3_slide, s); /* L[leg3_slide, leg3_foot] */
-  subtract_4(x + X_leg3_foot, s); /* x[leg3_foot] */
-  node_backward_4(w + W_leg3_foot, x + X_leg3_foot); /* x[leg3_foot] */
   /* leg2_slide (prismatic, d = 5, h = 3) */
   backward_set_3x5(w + W_leg2_slide + 25, x + X_leg2_head, s); /* L[leg2_head, leg2_slide] */
   subtract_5(x + X_leg2_slide, s); /* x[leg2_slide] */
   node_backward_5(w + W_leg2_slide, x + X_leg2_slide); /* x[leg2_slide] */
-  /* leg2_foot (universal, d = 4, h = 5) */
-  backward_set_5x4(w + W_leg2_foot + 16, x + X_leg2_slide, s); /* L[leg2_slide, leg2_foot] */
-  subtract_4(x + X_leg2_foot, s); /* x[leg2_foot] */
-  node_backward_4(w + W_leg2_foot, x + X_leg2_foot); /* x[leg2_foot] */
   /* leg1_slide (prismatic, d = 5, h = 3) */
   backward_set_3x5(w + W_leg1_slide + 25, x + X_leg1_head, s); /* L[leg1_head, leg1_slide] */
   subtract_5(x + X_leg1_slide, s); /* x[leg1_slide] */
   node_backward_5(w + W_leg1_slide, x + X_leg1_slide); /* x[leg1_slide] */
+  /* leg6_foot (universal, d = 4, h = 5) */
+  backward_set_5x4(w + W_leg6_foot + 16, x + X_leg6_slide, s); /* L[leg6_slide, leg6_foot] */
+  subtract_4(x + X_leg6_foot, s); /* x[leg6_foot] */
+  node_backward_4(w + W_leg6_foot, x + X_leg6_foot); /* x[leg6_foot] */
+  /* leg5_foot (universal, d = 4, h = 5) */
+  backward_set_5x4(w + W_leg5_foot + 16, x + X_leg5_slide, s); /* L[leg5_slide, leg5_foot] */
+  subtract_4(x + X_leg5_foot, s); /* x[leg5_foot] */
+  node_backward_4(w + W_leg5_foot, x + X_leg5_foot); /* x[leg5_foot] */
+  /* leg4_foot (universal, d = 4, h = 5) */
+  backward_set_5x4(w + W_leg4_foot + 16, x + X_leg4_slide, s); /* L[leg4_slide, leg4_foot] */
+  subtract_4(x + X_leg4_foot, s); /* x[leg4_foot] */
+  node_backward_4(w + W_leg4_foot, x + X_leg4_foot); /* x[leg4_foot] */
+  /* leg3_foot (universal, d = 4, h = 5) */
+  backward_set_5x4(w + W_leg3_foot + 16, x + X_leg3_slide, s); /* L[leg3_slide, leg3_foot] */
+  subtract_4(x + X_leg3_foot, s); /* x[leg3_foot] */
+  node_backward_4(w + W_leg3_foot, x + X_leg3_foot); /* x[leg3_foot] */
+  /* leg2_foot (universal, d = 4, h = 5) */
+  backward_set_5x4(w + W_leg2_foot + 16, x + X_leg2_slide, s); /* L[leg2_slide, leg2_foot] */
+  subtract_4(x + X_leg2_foot, s); /* x[leg2_foot] */
+  node_backward_4(w + W_leg2_foot, x + X_leg2_foot); /* x[leg2_foot] */
   /* leg1_foot (universal, d = 4, h = 5) */
   backward_set_5x4(w + W_leg1_foot + 16, x + X_leg1_slide, s); /* L[leg1_slide, leg1_foot] */
   subtract_4(x + X_leg1_foot, s); /* x[leg1_foot] */
@@ -643,31 +642,31 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
 
 /*---- entry points (rt_factor_fn, rt_solve_fn of rt.h) ------------------------*/
 
-/* Factors the assembled workspace in place; temp holds 160 scalars.
+/* Factors the assembled workspace in place; temp holds 112 scalars.
  * Returns -1, or the pivot whose node block is not positive definite. */
 static int stewart_factor(void *work, void *temp) {
   scalar *w = work;
   scalar *t = temp;
   int s;
   if ((s = pivot_leg1_foot(w, t)) >= 0) return s;
-  if ((s = pivot_leg1_slide(w, t)) >= 0) return s;
   if ((s = pivot_leg2_foot(w, t)) >= 0) return s;
-  if ((s = pivot_leg2_slide(w, t)) >= 0) return s;
   if ((s = pivot_leg3_foot(w, t)) >= 0) return s;
-  if ((s = pivot_leg3_slide(w, t)) >= 0) return s;
   if ((s = pivot_leg4_foot(w, t)) >= 0) return s;
-  if ((s = pivot_leg4_slide(w, t)) >= 0) return s;
   if ((s = pivot_leg5_foot(w, t)) >= 0) return s;
-  if ((s = pivot_leg5_slide(w, t)) >= 0) return s;
   if ((s = pivot_leg6_foot(w, t)) >= 0) return s;
+  if ((s = pivot_leg1_slide(w, t)) >= 0) return s;
+  if ((s = pivot_leg2_slide(w, t)) >= 0) return s;
+  if ((s = pivot_leg3_slide(w, t)) >= 0) return s;
+  if ((s = pivot_leg4_slide(w, t)) >= 0) return s;
+  if ((s = pivot_leg5_slide(w, t)) >= 0) return s;
   if ((s = pivot_leg6_slide(w, t)) >= 0) return s;
-  if ((s = pivot_leg4_head(w, t)) >= 0) return s;
   if ((s = pivot_leg5_head(w, t)) >= 0) return s;
   if ((s = pivot_leg6_head(w, t)) >= 0) return s;
+  if ((s = pivot_load_weld(w, t)) >= 0) return s;
   if ((s = pivot_leg1_head(w, t)) >= 0) return s;
   if ((s = pivot_leg2_head(w, t)) >= 0) return s;
   if ((s = pivot_leg3_head(w, t)) >= 0) return s;
-  if ((s = pivot_load_weld(w, t)) >= 0) return s;
+  if ((s = pivot_leg4_head(w, t)) >= 0) return s;
   return -1;
 }
 
@@ -689,10 +688,10 @@ const rt_program stewart_program = {
     .nsbody = 16,
     .ncons = 20,
     .dim = 84,
-    .work_size = 834,
-    .temp_size = 160,
+    .work_size = 825,
+    .temp_size = 112,
     .nblk = 28,
-    .nrsi = 660,
+    .nrsi = 609,
     .sbody_body = sbody_body,
     .shard_adr = shard_adr,
     .shard_num = shard_num,

@@ -17,8 +17,8 @@ extern "C" {
 /* Sizes for static allocation: scalars (float) of the packed workspace and
  * of the factorization's temporary, and rows of H (the length of right-hand
  * sides and solutions, in solver-constraint order). */
-#define STEWART_WORK_SIZE 834
-#define STEWART_TEMP_SIZE 160
+#define STEWART_WORK_SIZE 825
+#define STEWART_TEMP_SIZE 112
 #define STEWART_DIM 84
 
 extern const rt_program stewart_program;

@@ -25,16 +25,14 @@
  *   edge blocks     172 (74 of them fill-in)
  *   RSI entries     4888
  *   flops           96811 (convention: 2 x (d^3/6 + h d^2 + d h (h+1)/2) per pivot of degree d and column height h)
- *   order           best (heuristic natural)
+ *   order           best (heuristic mda)
  *   workspace       6690 scalars, temporary 160 scalars
  *   structure hash  0xe85ae8d217116b7c
  *
  * Pivot order (constraint: type, degree d, column height h, blocks; the
  * pivots' indices and offsets are the table P_, W_, R_, X_ below):
- *   sprocket_axleL: hinge, d 5, h 11, 2 blocks
- *   road1_axleL: hinge, d 5, h 6, 1 block
- *   road2_axleL: hinge, d 5, h 17, 3 blocks
- *   idler_axleL: hinge, d 5, h 12, 2 blocks
+ *   idler_axleL: hinge, d 5, h 11, 2 blocks
+ *   idler_axleR: hinge, d 5, h 6, 1 block
  *   pinL00: hinge, d 5, h 10, 2 blocks
  *   pinL01: hinge, d 5, h 10, 2 blocks, 1 fill
  *   pinL02: hinge, d 5, h 10, 2 blocks, 1 fill
@@ -75,10 +73,6 @@
  *   pinL37: hinge, d 5, h 10, 2 blocks, 1 fill
  *   pinL38: hinge, d 5, h 5, 1 block
  *   pinL39: hinge, d 5, h 0, 0 blocks
- *   sprocket_axleR: hinge, d 5, h 17, 3 blocks
- *   road1_axleR: hinge, d 5, h 12, 2 blocks
- *   road2_axleR: hinge, d 5, h 11, 2 blocks
- *   idler_axleR: hinge, d 5, h 6, 1 block
  *   pinR00: hinge, d 5, h 10, 2 blocks
  *   pinR01: hinge, d 5, h 10, 2 blocks, 1 fill
  *   pinR02: hinge, d 5, h 10, 2 blocks, 1 fill
@@ -119,7 +113,13 @@
  *   pinR37: hinge, d 5, h 10, 2 blocks, 1 fill
  *   pinR38: hinge, d 5, h 5, 1 block
  *   pinR39: hinge, d 5, h 0, 0 blocks
+ *   sprocket_axleL: hinge, d 5, h 11, 2 blocks
+ *   sprocket_axleR: hinge, d 5, h 6, 1 block
+ *   road1_axleL: hinge, d 5, h 17, 3 blocks
+ *   road1_axleR: hinge, d 5, h 12, 2 blocks
  *   hull#weld1: shard weld, d 6, h 6, 1 block
+ *   road2_axleL: hinge, d 5, h 17, 3 blocks
+ *   road2_axleR: hinge, d 5, h 12, 2 blocks
  *   hull#weld2: shard weld, d 6, h 6, 1 block
  *   hull#weld3: shard weld, d 6, h 0, 0 blocks
  */
@@ -169,10 +169,10 @@ static const int shard_num[] = {
  * constraint (-1 = shard weld), solver bodies a and b (RT_WORLD = -1),
  * degree, first row in vectors. */
 #define LDLPGS_CONSTRAINTS(X) \
-    X("sprocket_axleL", 0, 0, 4, 5, 0) \
-    X("road1_axleL", 1, 0, 5, 5, 5) \
-    X("road2_axleL", 2, 1, 6, 5, 10) \
-    X("idler_axleL", 3, 1, 7, 5, 15) \
+    X("sprocket_axleL", 0, 3, 4, 5, 0) \
+    X("road1_axleL", 1, 1, 5, 5, 5) \
+    X("road2_axleL", 2, 2, 6, 5, 10) \
+    X("idler_axleL", 3, 0, 7, 5, 15) \
     X("pinL00", 4, 47, 8, 5, 20) \
     X("pinL01", 5, 8, 9, 5, 25) \
     X("pinL02", 6, 9, 10, 5, 30) \
@@ -213,10 +213,10 @@ static const int shard_num[] = {
     X("pinL37", 41, 44, 45, 5, 205) \
     X("pinL38", 42, 45, 46, 5, 210) \
     X("pinL39", 43, 46, 47, 5, 215) \
-    X("sprocket_axleR", 44, 2, 48, 5, 220) \
-    X("road1_axleR", 45, 2, 49, 5, 225) \
-    X("road2_axleR", 46, 3, 50, 5, 230) \
-    X("idler_axleR", 47, 3, 51, 5, 235) \
+    X("sprocket_axleR", 44, 3, 48, 5, 220) \
+    X("road1_axleR", 45, 1, 49, 5, 225) \
+    X("road2_axleR", 46, 2, 50, 5, 230) \
+    X("idler_axleR", 47, 0, 51, 5, 235) \
     X("pinR00", 48, 91, 52, 5, 240) \
     X("pinR01", 49, 52, 53, 5, 245) \
     X("pinR02", 50, 53, 54, 5, 250) \
@@ -280,95 +280,95 @@ static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_name)};
  * temporary (R_) and its constraint's first row of x (X_). Every offset of
  * the code below is one of these bases plus a literal. */
 #define LDLPGS_PIVOTS(X) \
-    X(sprocket_axleL, 0, 0, 0, 25, 11, 0, 0, 0, 0) \
-    X(road1_axleL, 1, 1, 80, 105, 6, 2, 66, 8, 5) \
-    X(road2_axleL, 2, 2, 135, 160, 17, 3, 87, 0, 10) \
-    X(idler_axleL, 3, 3, 245, 270, 12, 6, 240, 8, 15) \
-    X(pinL00, 4, 4, 330, 355, 10, 8, 318, 0, 20) \
-    X(pinL01, 5, 5, 405, 430, 10, 10, 373, 8, 25) \
-    X(pinL02, 6, 6, 480, 505, 10, 12, 428, 0, 30) \
-    X(pinL03, 7, 7, 555, 580, 10, 14, 483, 8, 35) \
-    X(pinL04, 8, 8, 630, 655, 10, 16, 538, 0, 40) \
-    X(pinL05, 9, 9, 705, 730, 10, 18, 593, 8, 45) \
-    X(pinL06, 10, 10, 780, 805, 10, 20, 648, 0, 50) \
-    X(pinL07, 11, 11, 855, 880, 10, 22, 703, 8, 55) \
-    X(pinL08, 12, 12, 930, 955, 10, 24, 758, 0, 60) \
-    X(pinL09, 13, 13, 1005, 1030, 10, 26, 813, 8, 65) \
-    X(pinL10, 14, 14, 1080, 1105, 10, 28, 868, 0, 70) \
-    X(pinL11, 15, 15, 1155, 1180, 10, 30, 923, 8, 75) \
-    X(pinL12, 16, 16, 1230, 1255, 10, 32, 978, 0, 80) \
-    X(pinL13, 17, 17, 1305, 1330, 10, 34, 1033, 8, 85) \
-    X(pinL14, 18, 18, 1380, 1405, 10, 36, 1088, 0, 90) \
-    X(pinL15, 19, 19, 1455, 1480, 10, 38, 1143, 8, 95) \
-    X(pinL16, 20, 20, 1530, 1555, 10, 40, 1198, 0, 100) \
-    X(pinL17, 21, 21, 1605, 1630, 10, 42, 1253, 8, 105) \
-    X(pinL18, 22, 22, 1680, 1705, 10, 44, 1308, 0, 110) \
-    X(pinL19, 23, 23, 1755, 1780, 10, 46, 1363, 8, 115) \
-    X(pinL20, 24, 24, 1830, 1855, 10, 48, 1418, 0, 120) \
-    X(pinL21, 25, 25, 1905, 1930, 10, 50, 1473, 8, 125) \
-    X(pinL22, 26, 26, 1980, 2005, 10, 52, 1528, 0, 130) \
-    X(pinL23, 27, 27, 2055, 2080, 10, 54, 1583, 8, 135) \
-    X(pinL24, 28, 28, 2130, 2155, 10, 56, 1638, 0, 140) \
-    X(pinL25, 29, 29, 2205, 2230, 10, 58, 1693, 8, 145) \
-    X(pinL26, 30, 30, 2280, 2305, 10, 60, 1748, 0, 150) \
-    X(pinL27, 31, 31, 2355, 2380, 10, 62, 1803, 8, 155) \
-    X(pinL28, 32, 32, 2430, 2455, 10, 64, 1858, 0, 160) \
-    X(pinL29, 33, 33, 2505, 2530, 10, 66, 1913, 8, 165) \
-    X(pinL30, 34, 34, 2580, 2605, 10, 68, 1968, 0, 170) \
-    X(pinL31, 35, 35, 2655, 2680, 10, 70, 2023, 8, 175) \
-    X(pinL32, 36, 36, 2730, 2755, 10, 72, 2078, 0, 180) \
-    X(pinL33, 37, 37, 2805, 2830, 10, 74, 2133, 8, 185) \
-    X(pinL34, 38, 38, 2880, 2905, 10, 76, 2188, 0, 190) \
-    X(pinL35, 39, 39, 2955, 2980, 10, 78, 2243, 8, 195) \
-    X(pinL36, 40, 40, 3030, 3055, 10, 80, 2298, 0, 200) \
-    X(pinL37, 41, 41, 3105, 3130, 10, 82, 2353, 8, 205) \
-    X(pinL38, 42, 42, 3180, 3205, 5, 84, 2408, 0, 210) \
-    X(pinL39, 43, 43, 3230, 3255, 0, 85, 2423, 8, 215) \
-    X(sprocket_axleR, 44, 44, 3255, 3280, 17, 85, 2423, 0, 220) \
-    X(road1_axleR, 45, 45, 3365, 3390, 12, 88, 2576, 8, 225) \
-    X(road2_axleR, 46, 46, 3450, 3475, 11, 90, 2654, 0, 230) \
-    X(idler_axleR, 47, 47, 3530, 3555, 6, 92, 2720, 8, 235) \
-    X(pinR00, 48, 48, 3585, 3610, 10, 93, 2741, 0, 240) \
-    X(pinR01, 49, 49, 3660, 3685, 10, 95, 2796, 8, 245) \
-    X(pinR02, 50, 50, 3735, 3760, 10, 97, 2851, 0, 250) \
-    X(pinR03, 51, 51, 3810, 3835, 10, 99, 2906, 8, 255) \
-    X(pinR04, 52, 52, 3885, 3910, 10, 101, 2961, 0, 260) \
-    X(pinR05, 53, 53, 3960, 3985, 10, 103, 3016, 8, 265) \
-    X(pinR06, 54, 54, 4035, 4060, 10, 105, 3071, 0, 270) \
-    X(pinR07, 55, 55, 4110, 4135, 10, 107, 3126, 8, 275) \
-    X(pinR08, 56, 56, 4185, 4210, 10, 109, 3181, 0, 280) \
-    X(pinR09, 57, 57, 4260, 4285, 10, 111, 3236, 8, 285) \
-    X(pinR10, 58, 58, 4335, 4360, 10, 113, 3291, 0, 290) \
-    X(pinR11, 59, 59, 4410, 4435, 10, 115, 3346, 8, 295) \
-    X(pinR12, 60, 60, 4485, 4510, 10, 117, 3401, 0, 300) \
-    X(pinR13, 61, 61, 4560, 4585, 10, 119, 3456, 8, 305) \
-    X(pinR14, 62, 62, 4635, 4660, 10, 121, 3511, 0, 310) \
-    X(pinR15, 63, 63, 4710, 4735, 10, 123, 3566, 8, 315) \
-    X(pinR16, 64, 64, 4785, 4810, 10, 125, 3621, 0, 320) \
-    X(pinR17, 65, 65, 4860, 4885, 10, 127, 3676, 8, 325) \
-    X(pinR18, 66, 66, 4935, 4960, 10, 129, 3731, 0, 330) \
-    X(pinR19, 67, 67, 5010, 5035, 10, 131, 3786, 8, 335) \
-    X(pinR20, 68, 68, 5085, 5110, 10, 133, 3841, 0, 340) \
-    X(pinR21, 69, 69, 5160, 5185, 10, 135, 3896, 8, 345) \
-    X(pinR22, 70, 70, 5235, 5260, 10, 137, 3951, 0, 350) \
-    X(pinR23, 71, 71, 5310, 5335, 10, 139, 4006, 8, 355) \
-    X(pinR24, 72, 72, 5385, 5410, 10, 141, 4061, 0, 360) \
-    X(pinR25, 73, 73, 5460, 5485, 10, 143, 4116, 8, 365) \
-    X(pinR26, 74, 74, 5535, 5560, 10, 145, 4171, 0, 370) \
-    X(pinR27, 75, 75, 5610, 5635, 10, 147, 4226, 8, 375) \
-    X(pinR28, 76, 76, 5685, 5710, 10, 149, 4281, 0, 380) \
-    X(pinR29, 77, 77, 5760, 5785, 10, 151, 4336, 8, 385) \
-    X(pinR30, 78, 78, 5835, 5860, 10, 153, 4391, 0, 390) \
-    X(pinR31, 79, 79, 5910, 5935, 10, 155, 4446, 8, 395) \
-    X(pinR32, 80, 80, 5985, 6010, 10, 157, 4501, 0, 400) \
-    X(pinR33, 81, 81, 6060, 6085, 10, 159, 4556, 8, 405) \
-    X(pinR34, 82, 82, 6135, 6160, 10, 161, 4611, 0, 410) \
-    X(pinR35, 83, 83, 6210, 6235, 10, 163, 4666, 8, 415) \
-    X(pinR36, 84, 84, 6285, 6310, 10, 165, 4721, 0, 420) \
-    X(pinR37, 85, 85, 6360, 6385, 10, 167, 4776, 8, 425) \
-    X(pinR38, 86, 86, 6435, 6460, 5, 169, 4831, 0, 430) \
-    X(pinR39, 87, 87, 6485, 6510, 0, 170, 4846, 8, 435) \
-    X(hull_weld1, 88, 88, 6510, 6546, 6, 170, 4846, 0, 440) \
+    X(idler_axleL, 0, 3, 0, 25, 11, 0, 0, 0, 15) \
+    X(idler_axleR, 1, 47, 80, 105, 6, 2, 66, 8, 235) \
+    X(pinL00, 2, 4, 135, 160, 10, 3, 87, 0, 20) \
+    X(pinL01, 3, 5, 210, 235, 10, 5, 142, 8, 25) \
+    X(pinL02, 4, 6, 285, 310, 10, 7, 197, 0, 30) \
+    X(pinL03, 5, 7, 360, 385, 10, 9, 252, 8, 35) \
+    X(pinL04, 6, 8, 435, 460, 10, 11, 307, 0, 40) \
+    X(pinL05, 7, 9, 510, 535, 10, 13, 362, 8, 45) \
+    X(pinL06, 8, 10, 585, 610, 10, 15, 417, 0, 50) \
+    X(pinL07, 9, 11, 660, 685, 10, 17, 472, 8, 55) \
+    X(pinL08, 10, 12, 735, 760, 10, 19, 527, 0, 60) \
+    X(pinL09, 11, 13, 810, 835, 10, 21, 582, 8, 65) \
+    X(pinL10, 12, 14, 885, 910, 10, 23, 637, 0, 70) \
+    X(pinL11, 13, 15, 960, 985, 10, 25, 692, 8, 75) \
+    X(pinL12, 14, 16, 1035, 1060, 10, 27, 747, 0, 80) \
+    X(pinL13, 15, 17, 1110, 1135, 10, 29, 802, 8, 85) \
+    X(pinL14, 16, 18, 1185, 1210, 10, 31, 857, 0, 90) \
+    X(pinL15, 17, 19, 1260, 1285, 10, 33, 912, 8, 95) \
+    X(pinL16, 18, 20, 1335, 1360, 10, 35, 967, 0, 100) \
+    X(pinL17, 19, 21, 1410, 1435, 10, 37, 1022, 8, 105) \
+    X(pinL18, 20, 22, 1485, 1510, 10, 39, 1077, 0, 110) \
+    X(pinL19, 21, 23, 1560, 1585, 10, 41, 1132, 8, 115) \
+    X(pinL20, 22, 24, 1635, 1660, 10, 43, 1187, 0, 120) \
+    X(pinL21, 23, 25, 1710, 1735, 10, 45, 1242, 8, 125) \
+    X(pinL22, 24, 26, 1785, 1810, 10, 47, 1297, 0, 130) \
+    X(pinL23, 25, 27, 1860, 1885, 10, 49, 1352, 8, 135) \
+    X(pinL24, 26, 28, 1935, 1960, 10, 51, 1407, 0, 140) \
+    X(pinL25, 27, 29, 2010, 2035, 10, 53, 1462, 8, 145) \
+    X(pinL26, 28, 30, 2085, 2110, 10, 55, 1517, 0, 150) \
+    X(pinL27, 29, 31, 2160, 2185, 10, 57, 1572, 8, 155) \
+    X(pinL28, 30, 32, 2235, 2260, 10, 59, 1627, 0, 160) \
+    X(pinL29, 31, 33, 2310, 2335, 10, 61, 1682, 8, 165) \
+    X(pinL30, 32, 34, 2385, 2410, 10, 63, 1737, 0, 170) \
+    X(pinL31, 33, 35, 2460, 2485, 10, 65, 1792, 8, 175) \
+    X(pinL32, 34, 36, 2535, 2560, 10, 67, 1847, 0, 180) \
+    X(pinL33, 35, 37, 2610, 2635, 10, 69, 1902, 8, 185) \
+    X(pinL34, 36, 38, 2685, 2710, 10, 71, 1957, 0, 190) \
+    X(pinL35, 37, 39, 2760, 2785, 10, 73, 2012, 8, 195) \
+    X(pinL36, 38, 40, 2835, 2860, 10, 75, 2067, 0, 200) \
+    X(pinL37, 39, 41, 2910, 2935, 10, 77, 2122, 8, 205) \
+    X(pinL38, 40, 42, 2985, 3010, 5, 79, 2177, 0, 210) \
+    X(pinL39, 41, 43, 3035, 3060, 0, 80, 2192, 8, 215) \
+    X(pinR00, 42, 48, 3060, 3085, 10, 80, 2192, 0, 240) \
+    X(pinR01, 43, 49, 3135, 3160, 10, 82, 2247, 8, 245) \
+    X(pinR02, 44, 50, 3210, 3235, 10, 84, 2302, 0, 250) \
+    X(pinR03, 45, 51, 3285, 3310, 10, 86, 2357, 8, 255) \
+    X(pinR04, 46, 52, 3360, 3385, 10, 88, 2412, 0, 260) \
+    X(pinR05, 47, 53, 3435, 3460, 10, 90, 2467, 8, 265) \
+    X(pinR06, 48, 54, 3510, 3535, 10, 92, 2522, 0, 270) \
+    X(pinR07, 49, 55, 3585, 3610, 10, 94, 2577, 8, 275) \
+    X(pinR08, 50, 56, 3660, 3685, 10, 96, 2632, 0, 280) \
+    X(pinR09, 51, 57, 3735, 3760, 10, 98, 2687, 8, 285) \
+    X(pinR10, 52, 58, 3810, 3835, 10, 100, 2742, 0, 290) \
+    X(pinR11, 53, 59, 3885, 3910, 10, 102, 2797, 8, 295) \
+    X(pinR12, 54, 60, 3960, 3985, 10, 104, 2852, 0, 300) \
+    X(pinR13, 55, 61, 4035, 4060, 10, 106, 2907, 8, 305) \
+    X(pinR14, 56, 62, 4110, 4135, 10, 108, 2962, 0, 310) \
+    X(pinR15, 57, 63, 4185, 4210, 10, 110, 3017, 8, 315) \
+    X(pinR16, 58, 64, 4260, 4285, 10, 112, 3072, 0, 320) \
+    X(pinR17, 59, 65, 4335, 4360, 10, 114, 3127, 8, 325) \
+    X(pinR18, 60, 66, 4410, 4435, 10, 116, 3182, 0, 330) \
+    X(pinR19, 61, 67, 4485, 4510, 10, 118, 3237, 8, 335) \
+    X(pinR20, 62, 68, 4560, 4585, 10, 120, 3292, 0, 340) \
+    X(pinR21, 63, 69, 4635, 4660, 10, 122, 3347, 8, 345) \
+    X(pinR22, 64, 70, 4710, 4735, 10, 124, 3402, 0, 350) \
+    X(pinR23, 65, 71, 4785, 4810, 10, 126, 3457, 8, 355) \
+    X(pinR24, 66, 72, 4860, 4885, 10, 128, 3512, 0, 360) \
+    X(pinR25, 67, 73, 4935, 4960, 10, 130, 3567, 8, 365) \
+    X(pinR26, 68, 74, 5010, 5035, 10, 132, 3622, 0, 370) \
+    X(pinR27, 69, 75, 5085, 5110, 10, 134, 3677, 8, 375) \
+    X(pinR28, 70, 76, 5160, 5185, 10, 136, 3732, 0, 380) \
+    X(pinR29, 71, 77, 5235, 5260, 10, 138, 3787, 8, 385) \
+    X(pinR30, 72, 78, 5310, 5335, 10, 140, 3842, 0, 390) \
+    X(pinR31, 73, 79, 5385, 5410, 10, 142, 3897, 8, 395) \
+    X(pinR32, 74, 80, 5460, 5485, 10, 144, 3952, 0, 400) \
+    X(pinR33, 75, 81, 5535, 5560, 10, 146, 4007, 8, 405) \
+    X(pinR34, 76, 82, 5610, 5635, 10, 148, 4062, 0, 410) \
+    X(pinR35, 77, 83, 5685, 5710, 10, 150, 4117, 8, 415) \
+    X(pinR36, 78, 84, 5760, 5785, 10, 152, 4172, 0, 420) \
+    X(pinR37, 79, 85, 5835, 5860, 10, 154, 4227, 8, 425) \
+    X(pinR38, 80, 86, 5910, 5935, 5, 156, 4282, 0, 430) \
+    X(pinR39, 81, 87, 5960, 5985, 0, 157, 4297, 8, 435) \
+    X(sprocket_axleL, 82, 0, 5985, 6010, 11, 157, 4297, 0, 0) \
+    X(sprocket_axleR, 83, 44, 6065, 6090, 6, 159, 4363, 8, 220) \
+    X(road1_axleL, 84, 1, 6120, 6145, 17, 160, 4384, 0, 5) \
+    X(road1_axleR, 85, 45, 6230, 6255, 12, 163, 4537, 8, 225) \
+    X(hull_weld1, 86, 88, 6315, 6351, 6, 165, 4615, 0, 440) \
+    X(road2_axleL, 87, 2, 6387, 6412, 17, 166, 4636, 8, 10) \
+    X(road2_axleR, 88, 46, 6497, 6522, 12, 169, 4789, 0, 230) \
     X(hull_weld2, 89, 89, 6582, 6618, 6, 171, 4867, 8, 446) \
     X(hull_weld3, 90, 90, 6654, 6690, 0, 172, 4888, 0, 452)
 #define LDLPGS_P_BASES(id, p, cons, node, edge, h, blk, rsi, rinv, row) \
@@ -389,10 +389,8 @@ static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_rsi) 4888};
 
 /* row pivot of each edge block */
 static const int blk_piv[] = {
-    /* sprocket_axleL */ P_road1_axleL, P_hull_weld1,
-    /* road1_axleL */ P_hull_weld1,
-    /* road2_axleL */ P_idler_axleL, P_hull_weld1, P_hull_weld2,
-    /* idler_axleL */ P_hull_weld1, P_hull_weld2,
+    /* idler_axleL */ P_idler_axleR, P_hull_weld1,
+    /* idler_axleR */ P_hull_weld1,
     /* pinL00 */ P_pinL01, P_pinL39,
     /* pinL01 */ P_pinL02, P_pinL39,
     /* pinL02 */ P_pinL03, P_pinL39,
@@ -432,10 +430,6 @@ static const int blk_piv[] = {
     /* pinL36 */ P_pinL37, P_pinL39,
     /* pinL37 */ P_pinL38, P_pinL39,
     /* pinL38 */ P_pinL39,
-    /* sprocket_axleR */ P_road1_axleR, P_hull_weld2, P_hull_weld3,
-    /* road1_axleR */ P_hull_weld2, P_hull_weld3,
-    /* road2_axleR */ P_idler_axleR, P_hull_weld3,
-    /* idler_axleR */ P_hull_weld3,
     /* pinR00 */ P_pinR01, P_pinR39,
     /* pinR01 */ P_pinR02, P_pinR39,
     /* pinR02 */ P_pinR03, P_pinR39,
@@ -475,16 +469,20 @@ static const int blk_piv[] = {
     /* pinR36 */ P_pinR37, P_pinR39,
     /* pinR37 */ P_pinR38, P_pinR39,
     /* pinR38 */ P_pinR39,
+    /* sprocket_axleL */ P_sprocket_axleR, P_hull_weld3,
+    /* sprocket_axleR */ P_hull_weld3,
+    /* road1_axleL */ P_road1_axleR, P_hull_weld1, P_hull_weld2,
+    /* road1_axleR */ P_hull_weld1, P_hull_weld2,
     /* hull_weld1 */ P_hull_weld2,
+    /* road2_axleL */ P_road2_axleR, P_hull_weld2, P_hull_weld3,
+    /* road2_axleR */ P_hull_weld2, P_hull_weld3,
     /* hull_weld2 */ P_hull_weld3,
 };
 
 /* workspace offset of each edge block */
 static const int blk_off[] = {
-    /* sprocket_axleL */ W_sprocket_axleL + 25, W_sprocket_axleL + 50,
-    /* road1_axleL */ W_road1_axleL + 25,
-    /* road2_axleL */ W_road2_axleL + 25, W_road2_axleL + 50, W_road2_axleL + 80,
-    /* idler_axleL */ W_idler_axleL + 25, W_idler_axleL + 55,
+    /* idler_axleL */ W_idler_axleL + 25, W_idler_axleL + 50,
+    /* idler_axleR */ W_idler_axleR + 25,
     /* pinL00 */ W_pinL00 + 25, W_pinL00 + 50,
     /* pinL01 */ W_pinL01 + 25, W_pinL01 + 50,
     /* pinL02 */ W_pinL02 + 25, W_pinL02 + 50,
@@ -524,10 +522,6 @@ static const int blk_off[] = {
     /* pinL36 */ W_pinL36 + 25, W_pinL36 + 50,
     /* pinL37 */ W_pinL37 + 25, W_pinL37 + 50,
     /* pinL38 */ W_pinL38 + 25,
-    /* sprocket_axleR */ W_sprocket_axleR + 25, W_sprocket_axleR + 50, W_sprocket_axleR + 80,
-    /* road1_axleR */ W_road1_axleR + 25, W_road1_axleR + 55,
-    /* road2_axleR */ W_road2_axleR + 25, W_road2_axleR + 50,
-    /* idler_axleR */ W_idler_axleR + 25,
     /* pinR00 */ W_pinR00 + 25, W_pinR00 + 50,
     /* pinR01 */ W_pinR01 + 25, W_pinR01 + 50,
     /* pinR02 */ W_pinR02 + 25, W_pinR02 + 50,
@@ -567,16 +561,20 @@ static const int blk_off[] = {
     /* pinR36 */ W_pinR36 + 25, W_pinR36 + 50,
     /* pinR37 */ W_pinR37 + 25, W_pinR37 + 50,
     /* pinR38 */ W_pinR38 + 25,
+    /* sprocket_axleL */ W_sprocket_axleL + 25, W_sprocket_axleL + 50,
+    /* sprocket_axleR */ W_sprocket_axleR + 25,
+    /* road1_axleL */ W_road1_axleL + 25, W_road1_axleL + 50, W_road1_axleL + 80,
+    /* road1_axleR */ W_road1_axleR + 25, W_road1_axleR + 55,
     /* hull_weld1 */ W_hull_weld1 + 36,
+    /* road2_axleL */ W_road2_axleL + 25, W_road2_axleL + 50, W_road2_axleL + 80,
+    /* road2_axleR */ W_road2_axleR + 25, W_road2_axleR + 55,
     /* hull_weld2 */ W_hull_weld2 + 36,
 };
 
 /* 1 = fill-in block (zero in H) */
 static const unsigned char blk_fill[] = {
-    /* sprocket_axleL */ 0, 0,
-    /* road1_axleL */ 0,
-    /* road2_axleL */ 0, 0, 0,
     /* idler_axleL */ 0, 0,
+    /* idler_axleR */ 0,
     /* pinL00 */ 0, 0,
     /* pinL01 */ 0, 1,
     /* pinL02 */ 0, 1,
@@ -616,10 +614,6 @@ static const unsigned char blk_fill[] = {
     /* pinL36 */ 0, 1,
     /* pinL37 */ 0, 1,
     /* pinL38 */ 0,
-    /* sprocket_axleR */ 0, 0, 0,
-    /* road1_axleR */ 0, 0,
-    /* road2_axleR */ 0, 0,
-    /* idler_axleR */ 0,
     /* pinR00 */ 0, 0,
     /* pinR01 */ 0, 1,
     /* pinR02 */ 0, 1,
@@ -659,16 +653,20 @@ static const unsigned char blk_fill[] = {
     /* pinR36 */ 0, 1,
     /* pinR37 */ 0, 1,
     /* pinR38 */ 0,
+    /* sprocket_axleL */ 0, 0,
+    /* sprocket_axleR */ 0,
+    /* road1_axleL */ 0, 0, 0,
+    /* road1_axleR */ 0, 0,
     /* hull_weld1 */ 0,
+    /* road2_axleL */ 0, 0, 0,
+    /* road2_axleR */ 0, 0,
     /* hull_weld2 */ 0,
 };
 
 /* RSI: workspace offset receiving each reduction product */
 static const int32_t rsi[] = {
-    /* sprocket_axleL */ W_road1_axleL, W_road1_axleL + 5, W_road1_axleL + 6, W_road1_axleL + 10, W_road1_axleL + 11, W_road1_axleL + 12, W_road1_axleL + 15, W_road1_axleL + 16, W_road1_axleL + 17, W_road1_axleL + 18, W_road1_axleL + 20, W_road1_axleL + 21, W_road1_axleL + 22, W_road1_axleL + 23, W_road1_axleL + 24, W_road1_axleL + 25, W_road1_axleL + 26, W_road1_axleL + 27, W_road1_axleL + 28, W_road1_axleL + 29, W_hull_weld1, W_road1_axleL + 30, W_road1_axleL + 31, W_road1_axleL + 32, W_road1_axleL + 33, W_road1_axleL + 34, W_hull_weld1 + 6, W_hull_weld1 + 7, W_road1_axleL + 35, W_road1_axleL + 36, W_road1_axleL + 37, W_road1_axleL + 38, W_road1_axleL + 39, W_hull_weld1 + 12, W_hull_weld1 + 13, W_hull_weld1 + 14, W_road1_axleL + 40, W_road1_axleL + 41, W_road1_axleL + 42, W_road1_axleL + 43, W_road1_axleL + 44, W_hull_weld1 + 18, W_hull_weld1 + 19, W_hull_weld1 + 20, W_hull_weld1 + 21, W_road1_axleL + 45, W_road1_axleL + 46, W_road1_axleL + 47, W_road1_axleL + 48, W_road1_axleL + 49, W_hull_weld1 + 24, W_hull_weld1 + 25, W_hull_weld1 + 26, W_hull_weld1 + 27, W_hull_weld1 + 28, W_road1_axleL + 50, W_road1_axleL + 51, W_road1_axleL + 52, W_road1_axleL + 53, W_road1_axleL + 54, W_hull_weld1 + 30, W_hull_weld1 + 31, W_hull_weld1 + 32, W_hull_weld1 + 33, W_hull_weld1 + 34, W_hull_weld1 + 35,
-    /* road1_axleL */ W_hull_weld1, W_hull_weld1 + 6, W_hull_weld1 + 7, W_hull_weld1 + 12, W_hull_weld1 + 13, W_hull_weld1 + 14, W_hull_weld1 + 18, W_hull_weld1 + 19, W_hull_weld1 + 20, W_hull_weld1 + 21, W_hull_weld1 + 24, W_hull_weld1 + 25, W_hull_weld1 + 26, W_hull_weld1 + 27, W_hull_weld1 + 28, W_hull_weld1 + 30, W_hull_weld1 + 31, W_hull_weld1 + 32, W_hull_weld1 + 33, W_hull_weld1 + 34, W_hull_weld1 + 35,
-    /* road2_axleL */ W_idler_axleL, W_idler_axleL + 5, W_idler_axleL + 6, W_idler_axleL + 10, W_idler_axleL + 11, W_idler_axleL + 12, W_idler_axleL + 15, W_idler_axleL + 16, W_idler_axleL + 17, W_idler_axleL + 18, W_idler_axleL + 20, W_idler_axleL + 21, W_idler_axleL + 22, W_idler_axleL + 23, W_idler_axleL + 24, W_idler_axleL + 25, W_idler_axleL + 26, W_idler_axleL + 27, W_idler_axleL + 28, W_idler_axleL + 29, W_hull_weld1, W_idler_axleL + 30, W_idler_axleL + 31, W_idler_axleL + 32, W_idler_axleL + 33, W_idler_axleL + 34, W_hull_weld1 + 6, W_hull_weld1 + 7, W_idler_axleL + 35, W_idler_axleL + 36, W_idler_axleL + 37, W_idler_axleL + 38, W_idler_axleL + 39, W_hull_weld1 + 12, W_hull_weld1 + 13, W_hull_weld1 + 14, W_idler_axleL + 40, W_idler_axleL + 41, W_idler_axleL + 42, W_idler_axleL + 43, W_idler_axleL + 44, W_hull_weld1 + 18, W_hull_weld1 + 19, W_hull_weld1 + 20, W_hull_weld1 + 21, W_idler_axleL + 45, W_idler_axleL + 46, W_idler_axleL + 47, W_idler_axleL + 48, W_idler_axleL + 49, W_hull_weld1 + 24, W_hull_weld1 + 25, W_hull_weld1 + 26, W_hull_weld1 + 27, W_hull_weld1 + 28, W_idler_axleL + 50, W_idler_axleL + 51, W_idler_axleL + 52, W_idler_axleL + 53, W_idler_axleL + 54, W_hull_weld1 + 30, W_hull_weld1 + 31, W_hull_weld1 + 32, W_hull_weld1 + 33, W_hull_weld1 + 34, W_hull_weld1 + 35, W_idler_axleL + 55, W_idler_axleL + 56, W_idler_axleL + 57, W_idler_axleL + 58, W_idler_axleL + 59, W_hull_weld1 + 36, W_hull_weld1 + 37, W_hull_weld1 + 38, W_hull_weld1 + 39, W_hull_weld1 + 40, W_hull_weld1 + 41, W_hull_weld2, W_idler_axleL + 60, W_idler_axleL + 61, W_idler_axleL + 62, W_idler_axleL + 63, W_idler_axleL + 64, W_hull_weld1 + 42, W_hull_weld1 + 43, W_hull_weld1 + 44, W_hull_weld1 + 45, W_hull_weld1 + 46, W_hull_weld1 + 47, W_hull_weld2 + 6, W_hull_weld2 + 7, W_idler_axleL + 65, W_idler_axleL + 66, W_idler_axleL + 67, W_idler_axleL + 68, W_idler_axleL + 69, W_hull_weld1 + 48, W_hull_weld1 + 49, W_hull_weld1 + 50, W_hull_weld1 + 51, W_hull_weld1 + 52, W_hull_weld1 + 53, W_hull_weld2 + 12, W_hull_weld2 + 13, W_hull_weld2 + 14, W_idler_axleL + 70, W_idler_axleL + 71, W_idler_axleL + 72, W_idler_axleL + 73, W_idler_axleL + 74, W_hull_weld1 + 54, W_hull_weld1 + 55, W_hull_weld1 + 56, W_hull_weld1 + 57, W_hull_weld1 + 58, W_hull_weld1 + 59, W_hull_weld2 + 18, W_hull_weld2 + 19, W_hull_weld2 + 20, W_hull_weld2 + 21, W_idler_axleL + 75, W_idler_axleL + 76, W_idler_axleL + 77, W_idler_axleL + 78, W_idler_axleL + 79, W_hull_weld1 + 60, W_hull_weld1 + 61, W_hull_weld1 + 62, W_hull_weld1 + 63, W_hull_weld1 + 64, W_hull_weld1 + 65, W_hull_weld2 + 24, W_hull_weld2 + 25, W_hull_weld2 + 26, W_hull_weld2 + 27, W_hull_weld2 + 28, W_idler_axleL + 80, W_idler_axleL + 81, W_idler_axleL + 82, W_idler_axleL + 83, W_idler_axleL + 84, W_hull_weld1 + 66, W_hull_weld1 + 67, W_hull_weld1 + 68, W_hull_weld1 + 69, W_hull_weld1 + 70, W_hull_weld1 + 71, W_hull_weld2 + 30, W_hull_weld2 + 31, W_hull_weld2 + 32, W_hull_weld2 + 33, W_hull_weld2 + 34, W_hull_weld2 + 35,
-    /* idler_axleL */ W_hull_weld1, W_hull_weld1 + 6, W_hull_weld1 + 7, W_hull_weld1 + 12, W_hull_weld1 + 13, W_hull_weld1 + 14, W_hull_weld1 + 18, W_hull_weld1 + 19, W_hull_weld1 + 20, W_hull_weld1 + 21, W_hull_weld1 + 24, W_hull_weld1 + 25, W_hull_weld1 + 26, W_hull_weld1 + 27, W_hull_weld1 + 28, W_hull_weld1 + 30, W_hull_weld1 + 31, W_hull_weld1 + 32, W_hull_weld1 + 33, W_hull_weld1 + 34, W_hull_weld1 + 35, W_hull_weld1 + 36, W_hull_weld1 + 37, W_hull_weld1 + 38, W_hull_weld1 + 39, W_hull_weld1 + 40, W_hull_weld1 + 41, W_hull_weld2, W_hull_weld1 + 42, W_hull_weld1 + 43, W_hull_weld1 + 44, W_hull_weld1 + 45, W_hull_weld1 + 46, W_hull_weld1 + 47, W_hull_weld2 + 6, W_hull_weld2 + 7, W_hull_weld1 + 48, W_hull_weld1 + 49, W_hull_weld1 + 50, W_hull_weld1 + 51, W_hull_weld1 + 52, W_hull_weld1 + 53, W_hull_weld2 + 12, W_hull_weld2 + 13, W_hull_weld2 + 14, W_hull_weld1 + 54, W_hull_weld1 + 55, W_hull_weld1 + 56, W_hull_weld1 + 57, W_hull_weld1 + 58, W_hull_weld1 + 59, W_hull_weld2 + 18, W_hull_weld2 + 19, W_hull_weld2 + 20, W_hull_weld2 + 21, W_hull_weld1 + 60, W_hull_weld1 + 61, W_hull_weld1 + 62, W_hull_weld1 + 63, W_hull_weld1 + 64, W_hull_weld1 + 65, W_hull_weld2 + 24, W_hull_weld2 + 25, W_hull_weld2 + 26, W_hull_weld2 + 27, W_hull_weld2 + 28, W_hull_weld1 + 66, W_hull_weld1 + 67, W_hull_weld1 + 68, W_hull_weld1 + 69, W_hull_weld1 + 70, W_hull_weld1 + 71, W_hull_weld2 + 30, W_hull_weld2 + 31, W_hull_weld2 + 32, W_hull_weld2 + 33, W_hull_weld2 + 34, W_hull_weld2 + 35,
+    /* idler_axleL */ W_idler_axleR, W_idler_axleR + 5, W_idler_axleR + 6, W_idler_axleR + 10, W_idler_axleR + 11, W_idler_axleR + 12, W_idler_axleR + 15, W_idler_axleR + 16, W_idler_axleR + 17, W_idler_axleR + 18, W_idler_axleR + 20, W_idler_axleR + 21, W_idler_axleR + 22, W_idler_axleR + 23, W_idler_axleR + 24, W_idler_axleR + 25, W_idler_axleR + 26, W_idler_axleR + 27, W_idler_axleR + 28, W_idler_axleR + 29, W_hull_weld1, W_idler_axleR + 30, W_idler_axleR + 31, W_idler_axleR + 32, W_idler_axleR + 33, W_idler_axleR + 34, W_hull_weld1 + 6, W_hull_weld1 + 7, W_idler_axleR + 35, W_idler_axleR + 36, W_idler_axleR + 37, W_idler_axleR + 38, W_idler_axleR + 39, W_hull_weld1 + 12, W_hull_weld1 + 13, W_hull_weld1 + 14, W_idler_axleR + 40, W_idler_axleR + 41, W_idler_axleR + 42, W_idler_axleR + 43, W_idler_axleR + 44, W_hull_weld1 + 18, W_hull_weld1 + 19, W_hull_weld1 + 20, W_hull_weld1 + 21, W_idler_axleR + 45, W_idler_axleR + 46, W_idler_axleR + 47, W_idler_axleR + 48, W_idler_axleR + 49, W_hull_weld1 + 24, W_hull_weld1 + 25, W_hull_weld1 + 26, W_hull_weld1 + 27, W_hull_weld1 + 28, W_idler_axleR + 50, W_idler_axleR + 51, W_idler_axleR + 52, W_idler_axleR + 53, W_idler_axleR + 54, W_hull_weld1 + 30, W_hull_weld1 + 31, W_hull_weld1 + 32, W_hull_weld1 + 33, W_hull_weld1 + 34, W_hull_weld1 + 35,
+    /* idler_axleR */ W_hull_weld1, W_hull_weld1 + 6, W_hull_weld1 + 7, W_hull_weld1 + 12, W_hull_weld1 + 13, W_hull_weld1 + 14, W_hull_weld1 + 18, W_hull_weld1 + 19, W_hull_weld1 + 20, W_hull_weld1 + 21, W_hull_weld1 + 24, W_hull_weld1 + 25, W_hull_weld1 + 26, W_hull_weld1 + 27, W_hull_weld1 + 28, W_hull_weld1 + 30, W_hull_weld1 + 31, W_hull_weld1 + 32, W_hull_weld1 + 33, W_hull_weld1 + 34, W_hull_weld1 + 35,
     /* pinL00 */ W_pinL01, W_pinL01 + 5, W_pinL01 + 6, W_pinL01 + 10, W_pinL01 + 11, W_pinL01 + 12, W_pinL01 + 15, W_pinL01 + 16, W_pinL01 + 17, W_pinL01 + 18, W_pinL01 + 20, W_pinL01 + 21, W_pinL01 + 22, W_pinL01 + 23, W_pinL01 + 24, W_pinL01 + 50, W_pinL01 + 51, W_pinL01 + 52, W_pinL01 + 53, W_pinL01 + 54, W_pinL39, W_pinL01 + 55, W_pinL01 + 56, W_pinL01 + 57, W_pinL01 + 58, W_pinL01 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL01 + 60, W_pinL01 + 61, W_pinL01 + 62, W_pinL01 + 63, W_pinL01 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL01 + 65, W_pinL01 + 66, W_pinL01 + 67, W_pinL01 + 68, W_pinL01 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL01 + 70, W_pinL01 + 71, W_pinL01 + 72, W_pinL01 + 73, W_pinL01 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
     /* pinL01 */ W_pinL02, W_pinL02 + 5, W_pinL02 + 6, W_pinL02 + 10, W_pinL02 + 11, W_pinL02 + 12, W_pinL02 + 15, W_pinL02 + 16, W_pinL02 + 17, W_pinL02 + 18, W_pinL02 + 20, W_pinL02 + 21, W_pinL02 + 22, W_pinL02 + 23, W_pinL02 + 24, W_pinL02 + 50, W_pinL02 + 51, W_pinL02 + 52, W_pinL02 + 53, W_pinL02 + 54, W_pinL39, W_pinL02 + 55, W_pinL02 + 56, W_pinL02 + 57, W_pinL02 + 58, W_pinL02 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL02 + 60, W_pinL02 + 61, W_pinL02 + 62, W_pinL02 + 63, W_pinL02 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL02 + 65, W_pinL02 + 66, W_pinL02 + 67, W_pinL02 + 68, W_pinL02 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL02 + 70, W_pinL02 + 71, W_pinL02 + 72, W_pinL02 + 73, W_pinL02 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
     /* pinL02 */ W_pinL03, W_pinL03 + 5, W_pinL03 + 6, W_pinL03 + 10, W_pinL03 + 11, W_pinL03 + 12, W_pinL03 + 15, W_pinL03 + 16, W_pinL03 + 17, W_pinL03 + 18, W_pinL03 + 20, W_pinL03 + 21, W_pinL03 + 22, W_pinL03 + 23, W_pinL03 + 24, W_pinL03 + 50, W_pinL03 + 51, W_pinL03 + 52, W_pinL03 + 53, W_pinL03 + 54, W_pinL39, W_pinL03 + 55, W_pinL03 + 56, W_pinL03 + 57, W_pinL03 + 58, W_pinL03 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL03 + 60, W_pinL03 + 61, W_pinL03 + 62, W_pinL03 + 63, W_pinL03 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL03 + 65, W_pinL03 + 66, W_pinL03 + 67, W_pinL03 + 68, W_pinL03 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL03 + 70, W_pinL03 + 71, W_pinL03 + 72, W_pinL03 + 73, W_pinL03 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
@@ -708,10 +706,6 @@ static const int32_t rsi[] = {
     /* pinL36 */ W_pinL37, W_pinL37 + 5, W_pinL37 + 6, W_pinL37 + 10, W_pinL37 + 11, W_pinL37 + 12, W_pinL37 + 15, W_pinL37 + 16, W_pinL37 + 17, W_pinL37 + 18, W_pinL37 + 20, W_pinL37 + 21, W_pinL37 + 22, W_pinL37 + 23, W_pinL37 + 24, W_pinL37 + 50, W_pinL37 + 51, W_pinL37 + 52, W_pinL37 + 53, W_pinL37 + 54, W_pinL39, W_pinL37 + 55, W_pinL37 + 56, W_pinL37 + 57, W_pinL37 + 58, W_pinL37 + 59, W_pinL39 + 5, W_pinL39 + 6, W_pinL37 + 60, W_pinL37 + 61, W_pinL37 + 62, W_pinL37 + 63, W_pinL37 + 64, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL37 + 65, W_pinL37 + 66, W_pinL37 + 67, W_pinL37 + 68, W_pinL37 + 69, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL37 + 70, W_pinL37 + 71, W_pinL37 + 72, W_pinL37 + 73, W_pinL37 + 74, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
     /* pinL37 */ W_pinL38, W_pinL38 + 5, W_pinL38 + 6, W_pinL38 + 10, W_pinL38 + 11, W_pinL38 + 12, W_pinL38 + 15, W_pinL38 + 16, W_pinL38 + 17, W_pinL38 + 18, W_pinL38 + 20, W_pinL38 + 21, W_pinL38 + 22, W_pinL38 + 23, W_pinL38 + 24, W_pinL38 + 25, W_pinL38 + 26, W_pinL38 + 27, W_pinL38 + 28, W_pinL38 + 29, W_pinL39, W_pinL38 + 30, W_pinL38 + 31, W_pinL38 + 32, W_pinL38 + 33, W_pinL38 + 34, W_pinL39 + 5, W_pinL39 + 6, W_pinL38 + 35, W_pinL38 + 36, W_pinL38 + 37, W_pinL38 + 38, W_pinL38 + 39, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL38 + 40, W_pinL38 + 41, W_pinL38 + 42, W_pinL38 + 43, W_pinL38 + 44, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL38 + 45, W_pinL38 + 46, W_pinL38 + 47, W_pinL38 + 48, W_pinL38 + 49, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
     /* pinL38 */ W_pinL39, W_pinL39 + 5, W_pinL39 + 6, W_pinL39 + 10, W_pinL39 + 11, W_pinL39 + 12, W_pinL39 + 15, W_pinL39 + 16, W_pinL39 + 17, W_pinL39 + 18, W_pinL39 + 20, W_pinL39 + 21, W_pinL39 + 22, W_pinL39 + 23, W_pinL39 + 24,
-    /* sprocket_axleR */ W_road1_axleR, W_road1_axleR + 5, W_road1_axleR + 6, W_road1_axleR + 10, W_road1_axleR + 11, W_road1_axleR + 12, W_road1_axleR + 15, W_road1_axleR + 16, W_road1_axleR + 17, W_road1_axleR + 18, W_road1_axleR + 20, W_road1_axleR + 21, W_road1_axleR + 22, W_road1_axleR + 23, W_road1_axleR + 24, W_road1_axleR + 25, W_road1_axleR + 26, W_road1_axleR + 27, W_road1_axleR + 28, W_road1_axleR + 29, W_hull_weld2, W_road1_axleR + 30, W_road1_axleR + 31, W_road1_axleR + 32, W_road1_axleR + 33, W_road1_axleR + 34, W_hull_weld2 + 6, W_hull_weld2 + 7, W_road1_axleR + 35, W_road1_axleR + 36, W_road1_axleR + 37, W_road1_axleR + 38, W_road1_axleR + 39, W_hull_weld2 + 12, W_hull_weld2 + 13, W_hull_weld2 + 14, W_road1_axleR + 40, W_road1_axleR + 41, W_road1_axleR + 42, W_road1_axleR + 43, W_road1_axleR + 44, W_hull_weld2 + 18, W_hull_weld2 + 19, W_hull_weld2 + 20, W_hull_weld2 + 21, W_road1_axleR + 45, W_road1_axleR + 46, W_road1_axleR + 47, W_road1_axleR + 48, W_road1_axleR + 49, W_hull_weld2 + 24, W_hull_weld2 + 25, W_hull_weld2 + 26, W_hull_weld2 + 27, W_hull_weld2 + 28, W_road1_axleR + 50, W_road1_axleR + 51, W_road1_axleR + 52, W_road1_axleR + 53, W_road1_axleR + 54, W_hull_weld2 + 30, W_hull_weld2 + 31, W_hull_weld2 + 32, W_hull_weld2 + 33, W_hull_weld2 + 34, W_hull_weld2 + 35, W_road1_axleR + 55, W_road1_axleR + 56, W_road1_axleR + 57, W_road1_axleR + 58, W_road1_axleR + 59, W_hull_weld2 + 36, W_hull_weld2 + 37, W_hull_weld2 + 38, W_hull_weld2 + 39, W_hull_weld2 + 40, W_hull_weld2 + 41, W_hull_weld3, W_road1_axleR + 60, W_road1_axleR + 61, W_road1_axleR + 62, W_road1_axleR + 63, W_road1_axleR + 64, W_hull_weld2 + 42, W_hull_weld2 + 43, W_hull_weld2 + 44, W_hull_weld2 + 45, W_hull_weld2 + 46, W_hull_weld2 + 47, W_hull_weld3 + 6, W_hull_weld3 + 7, W_road1_axleR + 65, W_road1_axleR + 66, W_road1_axleR + 67, W_road1_axleR + 68, W_road1_axleR + 69, W_hull_weld2 + 48, W_hull_weld2 + 49, W_hull_weld2 + 50, W_hull_weld2 + 51, W_hull_weld2 + 52, W_hull_weld2 + 53, W_hull_weld3 + 12, W_hull_weld3 + 13, W_hull_weld3 + 14, W_road1_axleR + 70, W_road1_axleR + 71, W_road1_axleR + 72, W_road1_axleR + 73, W_road1_axleR + 74, W_hull_weld2 + 54, W_hull_weld2 + 55, W_hull_weld2 + 56, W_hull_weld2 + 57, W_hull_weld2 + 58, W_hull_weld2 + 59, W_hull_weld3 + 18, W_hull_weld3 + 19, W_hull_weld3 + 20, W_hull_weld3 + 21, W_road1_axleR + 75, W_road1_axleR + 76, W_road1_axleR + 77, W_road1_axleR + 78, W_road1_axleR + 79, W_hull_weld2 + 60, W_hull_weld2 + 61, W_hull_weld2 + 62, W_hull_weld2 + 63, W_hull_weld2 + 64, W_hull_weld2 + 65, W_hull_weld3 + 24, W_hull_weld3 + 25, W_hull_weld3 + 26, W_hull_weld3 + 27, W_hull_weld3 + 28, W_road1_axleR + 80, W_road1_axleR + 81, W_road1_axleR + 82, W_road1_axleR + 83, W_road1_axleR + 84, W_hull_weld2 + 66, W_hull_weld2 + 67, W_hull_weld2 + 68, W_hull_weld2 + 69, W_hull_weld2 + 70, W_hull_weld2 + 71, W_hull_weld3 + 30, W_hull_weld3 + 31, W_hull_weld3 + 32, W_hull_weld3 + 33, W_hull_weld3 + 34, W_hull_weld3 + 35,
-    /* road1_axleR */ W_hull_weld2, W_hull_weld2 + 6, W_hull_weld2 + 7, W_hull_weld2 + 12, W_hull_weld2 + 13, W_hull_weld2 + 14, W_hull_weld2 + 18, W_hull_weld2 + 19, W_hull_weld2 + 20, W_hull_weld2 + 21, W_hull_weld2 + 24, W_hull_weld2 + 25, W_hull_weld2 + 26, W_hull_weld2 + 27, W_hull_weld2 + 28, W_hull_weld2 + 30, W_hull_weld2 + 31, W_hull_weld2 + 32, W_hull_weld2 + 33, W_hull_weld2 + 34, W_hull_weld2 + 35, W_hull_weld2 + 36, W_hull_weld2 + 37, W_hull_weld2 + 38, W_hull_weld2 + 39, W_hull_weld2 + 40, W_hull_weld2 + 41, W_hull_weld3, W_hull_weld2 + 42, W_hull_weld2 + 43, W_hull_weld2 + 44, W_hull_weld2 + 45, W_hull_weld2 + 46, W_hull_weld2 + 47, W_hull_weld3 + 6, W_hull_weld3 + 7, W_hull_weld2 + 48, W_hull_weld2 + 49, W_hull_weld2 + 50, W_hull_weld2 + 51, W_hull_weld2 + 52, W_hull_weld2 + 53, W_hull_weld3 + 12, W_hull_weld3 + 13, W_hull_weld3 + 14, W_hull_weld2 + 54, W_hull_weld2 + 55, W_hull_weld2 + 56, W_hull_weld2 + 57, W_hull_weld2 + 58, W_hull_weld2 + 59, W_hull_weld3 + 18, W_hull_weld3 + 19, W_hull_weld3 + 20, W_hull_weld3 + 21, W_hull_weld2 + 60, W_hull_weld2 + 61, W_hull_weld2 + 62, W_hull_weld2 + 63, W_hull_weld2 + 64, W_hull_weld2 + 65, W_hull_weld3 + 24, W_hull_weld3 + 25, W_hull_weld3 + 26, W_hull_weld3 + 27, W_hull_weld3 + 28, W_hull_weld2 + 66, W_hull_weld2 + 67, W_hull_weld2 + 68, W_hull_weld2 + 69, W_hull_weld2 + 70, W_hull_weld2 + 71, W_hull_weld3 + 30, W_hull_weld3 + 31, W_hull_weld3 + 32, W_hull_weld3 + 33, W_hull_weld3 + 34, W_hull_weld3 + 35,
-    /* road2_axleR */ W_idler_axleR, W_idler_axleR + 5, W_idler_axleR + 6, W_idler_axleR + 10, W_idler_axleR + 11, W_idler_axleR + 12, W_idler_axleR + 15, W_idler_axleR + 16, W_idler_axleR + 17, W_idler_axleR + 18, W_idler_axleR + 20, W_idler_axleR + 21, W_idler_axleR + 22, W_idler_axleR + 23, W_idler_axleR + 24, W_idler_axleR + 25, W_idler_axleR + 26, W_idler_axleR + 27, W_idler_axleR + 28, W_idler_axleR + 29, W_hull_weld3, W_idler_axleR + 30, W_idler_axleR + 31, W_idler_axleR + 32, W_idler_axleR + 33, W_idler_axleR + 34, W_hull_weld3 + 6, W_hull_weld3 + 7, W_idler_axleR + 35, W_idler_axleR + 36, W_idler_axleR + 37, W_idler_axleR + 38, W_idler_axleR + 39, W_hull_weld3 + 12, W_hull_weld3 + 13, W_hull_weld3 + 14, W_idler_axleR + 40, W_idler_axleR + 41, W_idler_axleR + 42, W_idler_axleR + 43, W_idler_axleR + 44, W_hull_weld3 + 18, W_hull_weld3 + 19, W_hull_weld3 + 20, W_hull_weld3 + 21, W_idler_axleR + 45, W_idler_axleR + 46, W_idler_axleR + 47, W_idler_axleR + 48, W_idler_axleR + 49, W_hull_weld3 + 24, W_hull_weld3 + 25, W_hull_weld3 + 26, W_hull_weld3 + 27, W_hull_weld3 + 28, W_idler_axleR + 50, W_idler_axleR + 51, W_idler_axleR + 52, W_idler_axleR + 53, W_idler_axleR + 54, W_hull_weld3 + 30, W_hull_weld3 + 31, W_hull_weld3 + 32, W_hull_weld3 + 33, W_hull_weld3 + 34, W_hull_weld3 + 35,
-    /* idler_axleR */ W_hull_weld3, W_hull_weld3 + 6, W_hull_weld3 + 7, W_hull_weld3 + 12, W_hull_weld3 + 13, W_hull_weld3 + 14, W_hull_weld3 + 18, W_hull_weld3 + 19, W_hull_weld3 + 20, W_hull_weld3 + 21, W_hull_weld3 + 24, W_hull_weld3 + 25, W_hull_weld3 + 26, W_hull_weld3 + 27, W_hull_weld3 + 28, W_hull_weld3 + 30, W_hull_weld3 + 31, W_hull_weld3 + 32, W_hull_weld3 + 33, W_hull_weld3 + 34, W_hull_weld3 + 35,
     /* pinR00 */ W_pinR01, W_pinR01 + 5, W_pinR01 + 6, W_pinR01 + 10, W_pinR01 + 11, W_pinR01 + 12, W_pinR01 + 15, W_pinR01 + 16, W_pinR01 + 17, W_pinR01 + 18, W_pinR01 + 20, W_pinR01 + 21, W_pinR01 + 22, W_pinR01 + 23, W_pinR01 + 24, W_pinR01 + 50, W_pinR01 + 51, W_pinR01 + 52, W_pinR01 + 53, W_pinR01 + 54, W_pinR39, W_pinR01 + 55, W_pinR01 + 56, W_pinR01 + 57, W_pinR01 + 58, W_pinR01 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR01 + 60, W_pinR01 + 61, W_pinR01 + 62, W_pinR01 + 63, W_pinR01 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR01 + 65, W_pinR01 + 66, W_pinR01 + 67, W_pinR01 + 68, W_pinR01 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR01 + 70, W_pinR01 + 71, W_pinR01 + 72, W_pinR01 + 73, W_pinR01 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
     /* pinR01 */ W_pinR02, W_pinR02 + 5, W_pinR02 + 6, W_pinR02 + 10, W_pinR02 + 11, W_pinR02 + 12, W_pinR02 + 15, W_pinR02 + 16, W_pinR02 + 17, W_pinR02 + 18, W_pinR02 + 20, W_pinR02 + 21, W_pinR02 + 22, W_pinR02 + 23, W_pinR02 + 24, W_pinR02 + 50, W_pinR02 + 51, W_pinR02 + 52, W_pinR02 + 53, W_pinR02 + 54, W_pinR39, W_pinR02 + 55, W_pinR02 + 56, W_pinR02 + 57, W_pinR02 + 58, W_pinR02 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR02 + 60, W_pinR02 + 61, W_pinR02 + 62, W_pinR02 + 63, W_pinR02 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR02 + 65, W_pinR02 + 66, W_pinR02 + 67, W_pinR02 + 68, W_pinR02 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR02 + 70, W_pinR02 + 71, W_pinR02 + 72, W_pinR02 + 73, W_pinR02 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
     /* pinR02 */ W_pinR03, W_pinR03 + 5, W_pinR03 + 6, W_pinR03 + 10, W_pinR03 + 11, W_pinR03 + 12, W_pinR03 + 15, W_pinR03 + 16, W_pinR03 + 17, W_pinR03 + 18, W_pinR03 + 20, W_pinR03 + 21, W_pinR03 + 22, W_pinR03 + 23, W_pinR03 + 24, W_pinR03 + 50, W_pinR03 + 51, W_pinR03 + 52, W_pinR03 + 53, W_pinR03 + 54, W_pinR39, W_pinR03 + 55, W_pinR03 + 56, W_pinR03 + 57, W_pinR03 + 58, W_pinR03 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR03 + 60, W_pinR03 + 61, W_pinR03 + 62, W_pinR03 + 63, W_pinR03 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR03 + 65, W_pinR03 + 66, W_pinR03 + 67, W_pinR03 + 68, W_pinR03 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR03 + 70, W_pinR03 + 71, W_pinR03 + 72, W_pinR03 + 73, W_pinR03 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
@@ -751,59 +745,37 @@ static const int32_t rsi[] = {
     /* pinR36 */ W_pinR37, W_pinR37 + 5, W_pinR37 + 6, W_pinR37 + 10, W_pinR37 + 11, W_pinR37 + 12, W_pinR37 + 15, W_pinR37 + 16, W_pinR37 + 17, W_pinR37 + 18, W_pinR37 + 20, W_pinR37 + 21, W_pinR37 + 22, W_pinR37 + 23, W_pinR37 + 24, W_pinR37 + 50, W_pinR37 + 51, W_pinR37 + 52, W_pinR37 + 53, W_pinR37 + 54, W_pinR39, W_pinR37 + 55, W_pinR37 + 56, W_pinR37 + 57, W_pinR37 + 58, W_pinR37 + 59, W_pinR39 + 5, W_pinR39 + 6, W_pinR37 + 60, W_pinR37 + 61, W_pinR37 + 62, W_pinR37 + 63, W_pinR37 + 64, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR37 + 65, W_pinR37 + 66, W_pinR37 + 67, W_pinR37 + 68, W_pinR37 + 69, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR37 + 70, W_pinR37 + 71, W_pinR37 + 72, W_pinR37 + 73, W_pinR37 + 74, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
     /* pinR37 */ W_pinR38, W_pinR38 + 5, W_pinR38 + 6, W_pinR38 + 10, W_pinR38 + 11, W_pinR38 + 12, W_pinR38 + 15, W_pinR38 + 16, W_pinR38 + 17, W_pinR38 + 18, W_pinR38 + 20, W_pinR38 + 21, W_pinR38 + 22, W_pinR38 + 23, W_pinR38 + 24, W_pinR38 + 25, W_pinR38 + 26, W_pinR38 + 27, W_pinR38 + 28, W_pinR38 + 29, W_pinR39, W_pinR38 + 30, W_pinR38 + 31, W_pinR38 + 32, W_pinR38 + 33, W_pinR38 + 34, W_pinR39 + 5, W_pinR39 + 6, W_pinR38 + 35, W_pinR38 + 36, W_pinR38 + 37, W_pinR38 + 38, W_pinR38 + 39, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR38 + 40, W_pinR38 + 41, W_pinR38 + 42, W_pinR38 + 43, W_pinR38 + 44, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR38 + 45, W_pinR38 + 46, W_pinR38 + 47, W_pinR38 + 48, W_pinR38 + 49, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
     /* pinR38 */ W_pinR39, W_pinR39 + 5, W_pinR39 + 6, W_pinR39 + 10, W_pinR39 + 11, W_pinR39 + 12, W_pinR39 + 15, W_pinR39 + 16, W_pinR39 + 17, W_pinR39 + 18, W_pinR39 + 20, W_pinR39 + 21, W_pinR39 + 22, W_pinR39 + 23, W_pinR39 + 24,
+    /* sprocket_axleL */ W_sprocket_axleR, W_sprocket_axleR + 5, W_sprocket_axleR + 6, W_sprocket_axleR + 10, W_sprocket_axleR + 11, W_sprocket_axleR + 12, W_sprocket_axleR + 15, W_sprocket_axleR + 16, W_sprocket_axleR + 17, W_sprocket_axleR + 18, W_sprocket_axleR + 20, W_sprocket_axleR + 21, W_sprocket_axleR + 22, W_sprocket_axleR + 23, W_sprocket_axleR + 24, W_sprocket_axleR + 25, W_sprocket_axleR + 26, W_sprocket_axleR + 27, W_sprocket_axleR + 28, W_sprocket_axleR + 29, W_hull_weld3, W_sprocket_axleR + 30, W_sprocket_axleR + 31, W_sprocket_axleR + 32, W_sprocket_axleR + 33, W_sprocket_axleR + 34, W_hull_weld3 + 6, W_hull_weld3 + 7, W_sprocket_axleR + 35, W_sprocket_axleR + 36, W_sprocket_axleR + 37, W_sprocket_axleR + 38, W_sprocket_axleR + 39, W_hull_weld3 + 12, W_hull_weld3 + 13, W_hull_weld3 + 14, W_sprocket_axleR + 40, W_sprocket_axleR + 41, W_sprocket_axleR + 42, W_sprocket_axleR + 43, W_sprocket_axleR + 44, W_hull_weld3 + 18, W_hull_weld3 + 19, W_hull_weld3 + 20, W_hull_weld3 + 21, W_sprocket_axleR + 45, W_sprocket_axleR + 46, W_sprocket_axleR + 47, W_sprocket_axleR + 48, W_sprocket_axleR + 49, W_hull_weld3 + 24, W_hull_weld3 + 25, W_hull_weld3 + 26, W_hull_weld3 + 27, W_hull_weld3 + 28, W_sprocket_axleR + 50, W_sprocket_axleR + 51, W_sprocket_axleR + 52, W_sprocket_axleR + 53, W_sprocket_axleR + 54, W_hull_weld3 + 30, W_hull_weld3 + 31, W_hull_weld3 + 32, W_hull_weld3 + 33, W_hull_weld3 + 34, W_hull_weld3 + 35,
+    /* sprocket_axleR */ W_hull_weld3, W_hull_weld3 + 6, W_hull_weld3 + 7, W_hull_weld3 + 12, W_hull_weld3 + 13, W_hull_weld3 + 14, W_hull_weld3 + 18, W_hull_weld3 + 19, W_hull_weld3 + 20, W_hull_weld3 + 21, W_hull_weld3 + 24, W_hull_weld3 + 25, W_hull_weld3 + 26, W_hull_weld3 + 27, W_hull_weld3 + 28, W_hull_weld3 + 30, W_hull_weld3 + 31, W_hull_weld3 + 32, W_hull_weld3 + 33, W_hull_weld3 + 34, W_hull_weld3 + 35,
+    /* road1_axleL */ W_road1_axleR, W_road1_axleR + 5, W_road1_axleR + 6, W_road1_axleR + 10, W_road1_axleR + 11, W_road1_axleR + 12, W_road1_axleR + 15, W_road1_axleR + 16, W_road1_axleR + 17, W_road1_axleR + 18, W_road1_axleR + 20, W_road1_axleR + 21, W_road1_axleR + 22, W_road1_axleR + 23, W_road1_axleR + 24, W_road1_axleR + 25, W_road1_axleR + 26, W_road1_axleR + 27, W_road1_axleR + 28, W_road1_axleR + 29, W_hull_weld1, W_road1_axleR + 30, W_road1_axleR + 31, W_road1_axleR + 32, W_road1_axleR + 33, W_road1_axleR + 34, W_hull_weld1 + 6, W_hull_weld1 + 7, W_road1_axleR + 35, W_road1_axleR + 36, W_road1_axleR + 37, W_road1_axleR + 38, W_road1_axleR + 39, W_hull_weld1 + 12, W_hull_weld1 + 13, W_hull_weld1 + 14, W_road1_axleR + 40, W_road1_axleR + 41, W_road1_axleR + 42, W_road1_axleR + 43, W_road1_axleR + 44, W_hull_weld1 + 18, W_hull_weld1 + 19, W_hull_weld1 + 20, W_hull_weld1 + 21, W_road1_axleR + 45, W_road1_axleR + 46, W_road1_axleR + 47, W_road1_axleR + 48, W_road1_axleR + 49, W_hull_weld1 + 24, W_hull_weld1 + 25, W_hull_weld1 + 26, W_hull_weld1 + 27, W_hull_weld1 + 28, W_road1_axleR + 50, W_road1_axleR + 51, W_road1_axleR + 52, W_road1_axleR + 53, W_road1_axleR + 54, W_hull_weld1 + 30, W_hull_weld1 + 31, W_hull_weld1 + 32, W_hull_weld1 + 33, W_hull_weld1 + 34, W_hull_weld1 + 35, W_road1_axleR + 55, W_road1_axleR + 56, W_road1_axleR + 57, W_road1_axleR + 58, W_road1_axleR + 59, W_hull_weld1 + 36, W_hull_weld1 + 37, W_hull_weld1 + 38, W_hull_weld1 + 39, W_hull_weld1 + 40, W_hull_weld1 + 41, W_hull_weld2, W_road1_axleR + 60, W_road1_axleR + 61, W_road1_axleR + 62, W_road1_axleR + 63, W_road1_axleR + 64, W_hull_weld1 + 42, W_hull_weld1 + 43, W_hull_weld1 + 44, W_hull_weld1 + 45, W_hull_weld1 + 46, W_hull_weld1 + 47, W_hull_weld2 + 6, W_hull_weld2 + 7, W_road1_axleR + 65, W_road1_axleR + 66, W_road1_axleR + 67, W_road1_axleR + 68, W_road1_axleR + 69, W_hull_weld1 + 48, W_hull_weld1 + 49, W_hull_weld1 + 50, W_hull_weld1 + 51, W_hull_weld1 + 52, W_hull_weld1 + 53, W_hull_weld2 + 12, W_hull_weld2 + 13, W_hull_weld2 + 14, W_road1_axleR + 70, W_road1_axleR + 71, W_road1_axleR + 72, W_road1_axleR + 73, W_road1_axleR + 74, W_hull_weld1 + 54, W_hull_weld1 + 55, W_hull_weld1 + 56, W_hull_weld1 + 57, W_hull_weld1 + 58, W_hull_weld1 + 59, W_hull_weld2 + 18, W_hull_weld2 + 19, W_hull_weld2 + 20, W_hull_weld2 + 21, W_road1_axleR + 75, W_road1_axleR + 76, W_road1_axleR + 77, W_road1_axleR + 78, W_road1_axleR + 79, W_hull_weld1 + 60, W_hull_weld1 + 61, W_hull_weld1 + 62, W_hull_weld1 + 63, W_hull_weld1 + 64, W_hull_weld1 + 65, W_hull_weld2 + 24, W_hull_weld2 + 25, W_hull_weld2 + 26, W_hull_weld2 + 27, W_hull_weld2 + 28, W_road1_axleR + 80, W_road1_axleR + 81, W_road1_axleR + 82, W_road1_axleR + 83, W_road1_axleR + 84, W_hull_weld1 + 66, W_hull_weld1 + 67, W_hull_weld1 + 68, W_hull_weld1 + 69, W_hull_weld1 + 70, W_hull_weld1 + 71, W_hull_weld2 + 30, W_hull_weld2 + 31, W_hull_weld2 + 32, W_hull_weld2 + 33, W_hull_weld2 + 34, W_hull_weld2 + 35,
+    /* road1_axleR */ W_hull_weld1, W_hull_weld1 + 6, W_hull_weld1 + 7, W_hull_weld1 + 12, W_hull_weld1 + 13, W_hull_weld1 + 14, W_hull_weld1 + 18, W_hull_weld1 + 19, W_hull_weld1 + 20, W_hull_weld1 + 21, W_hull_weld1 + 24, W_hull_weld1 + 25, W_hull_weld1 + 26, W_hull_weld1 + 27, W_hull_weld1 + 28, W_hull_weld1 + 30, W_hull_weld1 + 31, W_hull_weld1 + 32, W_hull_weld1 + 33, W_hull_weld1 + 34, W_hull_weld1 + 35, W_hull_weld1 + 36, W_hull_weld1 + 37, W_hull_weld1 + 38, W_hull_weld1 + 39, W_hull_weld1 + 40, W_hull_weld1 + 41, W_hull_weld2, W_hull_weld1 + 42, W_hull_weld1 + 43, W_hull_weld1 + 44, W_hull_weld1 + 45, W_hull_weld1 + 46, W_hull_weld1 + 47, W_hull_weld2 + 6, W_hull_weld2 + 7, W_hull_weld1 + 48, W_hull_weld1 + 49, W_hull_weld1 + 50, W_hull_weld1 + 51, W_hull_weld1 + 52, W_hull_weld1 + 53, W_hull_weld2 + 12, W_hull_weld2 + 13, W_hull_weld2 + 14, W_hull_weld1 + 54, W_hull_weld1 + 55, W_hull_weld1 + 56, W_hull_weld1 + 57, W_hull_weld1 + 58, W_hull_weld1 + 59, W_hull_weld2 + 18, W_hull_weld2 + 19, W_hull_weld2 + 20, W_hull_weld2 + 21, W_hull_weld1 + 60, W_hull_weld1 + 61, W_hull_weld1 + 62, W_hull_weld1 + 63, W_hull_weld1 + 64, W_hull_weld1 + 65, W_hull_weld2 + 24, W_hull_weld2 + 25, W_hull_weld2 + 26, W_hull_weld2 + 27, W_hull_weld2 + 28, W_hull_weld1 + 66, W_hull_weld1 + 67, W_hull_weld1 + 68, W_hull_weld1 + 69, W_hull_weld1 + 70, W_hull_weld1 + 71, W_hull_weld2 + 30, W_hull_weld2 + 31, W_hull_weld2 + 32, W_hull_weld2 + 33, W_hull_weld2 + 34, W_hull_weld2 + 35,
     /* hull_weld1 */ W_hull_weld2, W_hull_weld2 + 6, W_hull_weld2 + 7, W_hull_weld2 + 12, W_hull_weld2 + 13, W_hull_weld2 + 14, W_hull_weld2 + 18, W_hull_weld2 + 19, W_hull_weld2 + 20, W_hull_weld2 + 21, W_hull_weld2 + 24, W_hull_weld2 + 25, W_hull_weld2 + 26, W_hull_weld2 + 27, W_hull_weld2 + 28, W_hull_weld2 + 30, W_hull_weld2 + 31, W_hull_weld2 + 32, W_hull_weld2 + 33, W_hull_weld2 + 34, W_hull_weld2 + 35,
+    /* road2_axleL */ W_road2_axleR, W_road2_axleR + 5, W_road2_axleR + 6, W_road2_axleR + 10, W_road2_axleR + 11, W_road2_axleR + 12, W_road2_axleR + 15, W_road2_axleR + 16, W_road2_axleR + 17, W_road2_axleR + 18, W_road2_axleR + 20, W_road2_axleR + 21, W_road2_axleR + 22, W_road2_axleR + 23, W_road2_axleR + 24, W_road2_axleR + 25, W_road2_axleR + 26, W_road2_axleR + 27, W_road2_axleR + 28, W_road2_axleR + 29, W_hull_weld2, W_road2_axleR + 30, W_road2_axleR + 31, W_road2_axleR + 32, W_road2_axleR + 33, W_road2_axleR + 34, W_hull_weld2 + 6, W_hull_weld2 + 7, W_road2_axleR + 35, W_road2_axleR + 36, W_road2_axleR + 37, W_road2_axleR + 38, W_road2_axleR + 39, W_hull_weld2 + 12, W_hull_weld2 + 13, W_hull_weld2 + 14, W_road2_axleR + 40, W_road2_axleR + 41, W_road2_axleR + 42, W_road2_axleR + 43, W_road2_axleR + 44, W_hull_weld2 + 18, W_hull_weld2 + 19, W_hull_weld2 + 20, W_hull_weld2 + 21, W_road2_axleR + 45, W_road2_axleR + 46, W_road2_axleR + 47, W_road2_axleR + 48, W_road2_axleR + 49, W_hull_weld2 + 24, W_hull_weld2 + 25, W_hull_weld2 + 26, W_hull_weld2 + 27, W_hull_weld2 + 28, W_road2_axleR + 50, W_road2_axleR + 51, W_road2_axleR + 52, W_road2_axleR + 53, W_road2_axleR + 54, W_hull_weld2 + 30, W_hull_weld2 + 31, W_hull_weld2 + 32, W_hull_weld2 + 33, W_hull_weld2 + 34, W_hull_weld2 + 35, W_road2_axleR + 55, W_road2_axleR + 56, W_road2_axleR + 57, W_road2_axleR + 58, W_road2_axleR + 59, W_hull_weld2 + 36, W_hull_weld2 + 37, W_hull_weld2 + 38, W_hull_weld2 + 39, W_hull_weld2 + 40, W_hull_weld2 + 41, W_hull_weld3, W_road2_axleR + 60, W_road2_axleR + 61, W_road2_axleR + 62, W_road2_axleR + 63, W_road2_axleR + 64, W_hull_weld2 + 42, W_hull_weld2 + 43, W_hull_weld2 + 44, W_hull_weld2 + 45, W_hull_weld2 + 46, W_hull_weld2 + 47, W_hull_weld3 + 6, W_hull_weld3 + 7, W_road2_axleR + 65, W_road2_axleR + 66, W_road2_axleR + 67, W_road2_axleR + 68, W_road2_axleR + 69, W_hull_weld2 + 48, W_hull_weld2 + 49, W_hull_weld2 + 50, W_hull_weld2 + 51, W_hull_weld2 + 52, W_hull_weld2 + 53, W_hull_weld3 + 12, W_hull_weld3 + 13, W_hull_weld3 + 14, W_road2_axleR + 70, W_road2_axleR + 71, W_road2_axleR + 72, W_road2_axleR + 73, W_road2_axleR + 74, W_hull_weld2 + 54, W_hull_weld2 + 55, W_hull_weld2 + 56, W_hull_weld2 + 57, W_hull_weld2 + 58, W_hull_weld2 + 59, W_hull_weld3 + 18, W_hull_weld3 + 19, W_hull_weld3 + 20, W_hull_weld3 + 21, W_road2_axleR + 75, W_road2_axleR + 76, W_road2_axleR + 77, W_road2_axleR + 78, W_road2_axleR + 79, W_hull_weld2 + 60, W_hull_weld2 + 61, W_hull_weld2 + 62, W_hull_weld2 + 63, W_hull_weld2 + 64, W_hull_weld2 + 65, W_hull_weld3 + 24, W_hull_weld3 + 25, W_hull_weld3 + 26, W_hull_weld3 + 27, W_hull_weld3 + 28, W_road2_axleR + 80, W_road2_axleR + 81, W_road2_axleR + 82, W_road2_axleR + 83, W_road2_axleR + 84, W_hull_weld2 + 66, W_hull_weld2 + 67, W_hull_weld2 + 68, W_hull_weld2 + 69, W_hull_weld2 + 70, W_hull_weld2 + 71, W_hull_weld3 + 30, W_hull_weld3 + 31, W_hull_weld3 + 32, W_hull_weld3 + 33, W_hull_weld3 + 34, W_hull_weld3 + 35,
+    /* road2_axleR */ W_hull_weld2, W_hull_weld2 + 6, W_hull_weld2 + 7, W_hull_weld2 + 12, W_hull_weld2 + 13, W_hull_weld2 + 14, W_hull_weld2 + 18, W_hull_weld2 + 19, W_hull_weld2 + 20, W_hull_weld2 + 21, W_hull_weld2 + 24, W_hull_weld2 + 25, W_hull_weld2 + 26, W_hull_weld2 + 27, W_hull_weld2 + 28, W_hull_weld2 + 30, W_hull_weld2 + 31, W_hull_weld2 + 32, W_hull_weld2 + 33, W_hull_weld2 + 34, W_hull_weld2 + 35, W_hull_weld2 + 36, W_hull_weld2 + 37, W_hull_weld2 + 38, W_hull_weld2 + 39, W_hull_weld2 + 40, W_hull_weld2 + 41, W_hull_weld3, W_hull_weld2 + 42, W_hull_weld2 + 43, W_hull_weld2 + 44, W_hull_weld2 + 45, W_hull_weld2 + 46, W_hull_weld2 + 47, W_hull_weld3 + 6, W_hull_weld3 + 7, W_hull_weld2 + 48, W_hull_weld2 + 49, W_hull_weld2 + 50, W_hull_weld2 + 51, W_hull_weld2 + 52, W_hull_weld2 + 53, W_hull_weld3 + 12, W_hull_weld3 + 13, W_hull_weld3 + 14, W_hull_weld2 + 54, W_hull_weld2 + 55, W_hull_weld2 + 56, W_hull_weld2 + 57, W_hull_weld2 + 58, W_hull_weld2 + 59, W_hull_weld3 + 18, W_hull_weld3 + 19, W_hull_weld3 + 20, W_hull_weld3 + 21, W_hull_weld2 + 60, W_hull_weld2 + 61, W_hull_weld2 + 62, W_hull_weld2 + 63, W_hull_weld2 + 64, W_hull_weld2 + 65, W_hull_weld3 + 24, W_hull_weld3 + 25, W_hull_weld3 + 26, W_hull_weld3 + 27, W_hull_weld3 + 28, W_hull_weld2 + 66, W_hull_weld2 + 67, W_hull_weld2 + 68, W_hull_weld2 + 69, W_hull_weld2 + 70, W_hull_weld2 + 71, W_hull_weld3 + 30, W_hull_weld3 + 31, W_hull_weld3 + 32, W_hull_weld3 + 33, W_hull_weld3 + 34, W_hull_weld3 + 35,
     /* hull_weld2 */ W_hull_weld3, W_hull_weld3 + 6, W_hull_weld3 + 7, W_hull_weld3 + 12, W_hull_weld3 + 13, W_hull_weld3 + 14, W_hull_weld3 + 18, W_hull_weld3 + 19, W_hull_weld3 + 20, W_hull_weld3 + 21, W_hull_weld3 + 24, W_hull_weld3 + 25, W_hull_weld3 + 26, W_hull_weld3 + 27, W_hull_weld3 + 28, W_hull_weld3 + 30, W_hull_weld3 + 31, W_hull_weld3 + 32, W_hull_weld3 + 33, W_hull_weld3 + 34, W_hull_weld3 + 35,
 };
 
 /*---- factor: one function per pivot ------------------------------------------*/
 
-/*---- sprocket_axleL (hinge, d = 5, h = 11)
- * column: road1_axleL (d 5), hull#weld1 (d 6) */
-static int pivot_sprocket_axleL(scalar *restrict w, scalar *restrict t) {
-  if (factor_node_5(w + W_sprocket_axleL, t + R_sprocket_axleL)) return P_sprocket_axleL; /* N[sprocket_axleL] = l D l^T */
-  panel_5x8(w + W_sprocket_axleL, t + R_sprocket_axleL, w + W_sprocket_axleL + 25, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + W_road1_axleL, w + W_sprocket_axleL + 25, t + 16); /* N[road1_axleL] */
-  const int failed = factor_node_5(w + W_road1_axleL, t + R_road1_axleL); /* N[road1_axleL] = l D l^T, the next pivot's: final now */
-  panel_5x3_of_4(w + W_sprocket_axleL, t + R_sprocket_axleL, w + W_sprocket_axleL + 65, t + 24); /* rows 8..10 */
-  reduce_6x5_d5(w + W_road1_axleL + 25, w + W_sprocket_axleL + 50, t + 16); /* E[hull#weld1, road1_axleL] */
-  reduce_tri_6_d5(w + W_hull_weld1, w + W_sprocket_axleL + 50, t + 21); /* N[hull#weld1] */
-  return failed ? P_road1_axleL : -1;
-}
-
-/*---- road1_axleL (hinge, d = 5, h = 6)
- * column: hull#weld1 (d 6) */
-static int pivot_road1_axleL(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + W_road2_axleL, t + R_road2_axleL); /* N[road2_axleL] = l D l^T, the next pivot's: final now */
-  panel_5x6_of_8(w + W_road1_axleL, t + R_road1_axleL, w + W_road1_axleL + 25, t + 16); /* rows 0..5 */
-  reduce_tri_6_d5(w + W_hull_weld1, w + W_road1_axleL + 25, t + 16); /* N[hull#weld1] */
-  return failed ? P_road2_axleL : -1;
-}
-
-/*---- road2_axleL (hinge, d = 5, h = 17)
- * column: idler_axleL (d 5), hull#weld1 (d 6), hull#weld2 (d 6) */
-static int pivot_road2_axleL(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + W_road2_axleL, t + R_road2_axleL, w + W_road2_axleL + 25, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + W_idler_axleL, w + W_road2_axleL + 25, t + 16); /* N[idler_axleL] */
-  const int failed = factor_node_5(w + W_idler_axleL, t + R_idler_axleL); /* N[idler_axleL] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + W_road2_axleL, t + R_road2_axleL, w + W_road2_axleL + 65, t + 24); /* rows 8..15 */
-  panel_5x1(w + W_road2_axleL, t + R_road2_axleL, w + W_road2_axleL + 105, t + 32); /* row 16 */
-  reduce_6x5_d5(w + W_idler_axleL + 25, w + W_road2_axleL + 50, t + 16); /* E[hull#weld1, idler_axleL] */
-  reduce_tri_6_d5(w + W_hull_weld1, w + W_road2_axleL + 50, t + 21); /* N[hull#weld1] */
-  reduce_6x5_d5(w + W_idler_axleL + 55, w + W_road2_axleL + 80, t + 16); /* E[hull#weld2, idler_axleL] */
-  reduce_6x6_d5(w + W_hull_weld1 + 36, w + W_road2_axleL + 80, t + 21); /* E[hull#weld2, hull#weld1] */
-  reduce_tri_6_d5(w + W_hull_weld2, w + W_road2_axleL + 80, t + 27); /* N[hull#weld2] */
-  return failed ? P_idler_axleL : -1;
-}
-
-/*---- idler_axleL (hinge, d = 5, h = 12)
- * column: hull#weld1 (d 6), hull#weld2 (d 6) */
+/*---- idler_axleL (hinge, d = 5, h = 11)
+ * column: idler_axleR (d 5), hull#weld1 (d 6) */
 static int pivot_idler_axleL(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + W_pinL00, t + R_pinL00); /* N[pinL00] = l D l^T, the next pivot's: final now */
+  if (factor_node_5(w + W_idler_axleL, t + R_idler_axleL)) return P_idler_axleL; /* N[idler_axleL] = l D l^T */
   panel_5x8(w + W_idler_axleL, t + R_idler_axleL, w + W_idler_axleL + 25, t + 16); /* rows 0..7 */
-  panel_5x4(w + W_idler_axleL, t + R_idler_axleL, w + W_idler_axleL + 65, t + 24); /* rows 8..11 */
-  reduce_tri_6_d5(w + W_hull_weld1, w + W_idler_axleL + 25, t + 16); /* N[hull#weld1] */
-  reduce_6x6_d5(w + W_hull_weld1 + 36, w + W_idler_axleL + 55, t + 16); /* E[hull#weld2, hull#weld1] */
-  reduce_tri_6_d5(w + W_hull_weld2, w + W_idler_axleL + 55, t + 22); /* N[hull#weld2] */
+  reduce_tri_5_d5(w + W_idler_axleR, w + W_idler_axleL + 25, t + 16); /* N[idler_axleR] */
+  const int failed = factor_node_5(w + W_idler_axleR, t + R_idler_axleR); /* N[idler_axleR] = l D l^T, the next pivot's: final now */
+  panel_5x3_of_4(w + W_idler_axleL, t + R_idler_axleL, w + W_idler_axleL + 65, t + 24); /* rows 8..10 */
+  reduce_6x5_d5(w + W_idler_axleR + 25, w + W_idler_axleL + 50, t + 16); /* E[hull#weld1, idler_axleR] */
+  reduce_tri_6_d5(w + W_hull_weld1, w + W_idler_axleL + 50, t + 21); /* N[hull#weld1] */
+  return failed ? P_idler_axleR : -1;
+}
+
+/*---- idler_axleR (hinge, d = 5, h = 6)
+ * column: hull#weld1 (d 6) */
+static int pivot_idler_axleR(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_pinL00, t + R_pinL00); /* N[pinL00] = l D l^T, the next pivot's: final now */
+  panel_5x6_of_8(w + W_idler_axleR, t + R_idler_axleR, w + W_idler_axleR + 25, t + 16); /* rows 0..5 */
+  reduce_tri_6_d5(w + W_hull_weld1, w + W_idler_axleR + 25, t + 16); /* N[hull#weld1] */
   return failed ? P_pinL00 : -1;
 }
 
@@ -1274,56 +1246,7 @@ static int pivot_pinL38(scalar *restrict w, scalar *restrict t) {
 
 /*---- pinL39 (hinge, d = 5, h = 0) */
 static int pivot_pinL39(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + W_sprocket_axleR, t + R_sprocket_axleR); /* N[sprocket_axleR] = l D l^T, the next pivot's: final now */
-  return failed ? P_sprocket_axleR : -1;
-}
-
-/*---- sprocket_axleR (hinge, d = 5, h = 17)
- * column: road1_axleR (d 5), hull#weld2 (d 6), hull#weld3 (d 6) */
-static int pivot_sprocket_axleR(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + W_sprocket_axleR, t + R_sprocket_axleR, w + W_sprocket_axleR + 25, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + W_road1_axleR, w + W_sprocket_axleR + 25, t + 16); /* N[road1_axleR] */
-  const int failed = factor_node_5(w + W_road1_axleR, t + R_road1_axleR); /* N[road1_axleR] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + W_sprocket_axleR, t + R_sprocket_axleR, w + W_sprocket_axleR + 65, t + 24); /* rows 8..15 */
-  panel_5x1(w + W_sprocket_axleR, t + R_sprocket_axleR, w + W_sprocket_axleR + 105, t + 32); /* row 16 */
-  reduce_6x5_d5(w + W_road1_axleR + 25, w + W_sprocket_axleR + 50, t + 16); /* E[hull#weld2, road1_axleR] */
-  reduce_tri_6_d5(w + W_hull_weld2, w + W_sprocket_axleR + 50, t + 21); /* N[hull#weld2] */
-  reduce_6x5_d5(w + W_road1_axleR + 55, w + W_sprocket_axleR + 80, t + 16); /* E[hull#weld3, road1_axleR] */
-  reduce_6x6_d5(w + W_hull_weld2 + 36, w + W_sprocket_axleR + 80, t + 21); /* E[hull#weld3, hull#weld2] */
-  reduce_tri_6_d5(w + W_hull_weld3, w + W_sprocket_axleR + 80, t + 27); /* N[hull#weld3] */
-  return failed ? P_road1_axleR : -1;
-}
-
-/*---- road1_axleR (hinge, d = 5, h = 12)
- * column: hull#weld2 (d 6), hull#weld3 (d 6) */
-static int pivot_road1_axleR(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + W_road2_axleR, t + R_road2_axleR); /* N[road2_axleR] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + W_road1_axleR, t + R_road1_axleR, w + W_road1_axleR + 25, t + 16); /* rows 0..7 */
-  panel_5x4(w + W_road1_axleR, t + R_road1_axleR, w + W_road1_axleR + 65, t + 24); /* rows 8..11 */
-  reduce_tri_6_d5(w + W_hull_weld2, w + W_road1_axleR + 25, t + 16); /* N[hull#weld2] */
-  reduce_6x6_d5(w + W_hull_weld2 + 36, w + W_road1_axleR + 55, t + 16); /* E[hull#weld3, hull#weld2] */
-  reduce_tri_6_d5(w + W_hull_weld3, w + W_road1_axleR + 55, t + 22); /* N[hull#weld3] */
-  return failed ? P_road2_axleR : -1;
-}
-
-/*---- road2_axleR (hinge, d = 5, h = 11)
- * column: idler_axleR (d 5), hull#weld3 (d 6) */
-static int pivot_road2_axleR(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + W_road2_axleR, t + R_road2_axleR, w + W_road2_axleR + 25, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + W_idler_axleR, w + W_road2_axleR + 25, t + 16); /* N[idler_axleR] */
-  const int failed = factor_node_5(w + W_idler_axleR, t + R_idler_axleR); /* N[idler_axleR] = l D l^T, the next pivot's: final now */
-  panel_5x3_of_4(w + W_road2_axleR, t + R_road2_axleR, w + W_road2_axleR + 65, t + 24); /* rows 8..10 */
-  reduce_6x5_d5(w + W_idler_axleR + 25, w + W_road2_axleR + 50, t + 16); /* E[hull#weld3, idler_axleR] */
-  reduce_tri_6_d5(w + W_hull_weld3, w + W_road2_axleR + 50, t + 21); /* N[hull#weld3] */
-  return failed ? P_idler_axleR : -1;
-}
-
-/*---- idler_axleR (hinge, d = 5, h = 6)
- * column: hull#weld3 (d 6) */
-static int pivot_idler_axleR(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_5(w + W_pinR00, t + R_pinR00); /* N[pinR00] = l D l^T, the next pivot's: final now */
-  panel_5x6_of_8(w + W_idler_axleR, t + R_idler_axleR, w + W_idler_axleR + 25, t + 16); /* rows 0..5 */
-  reduce_tri_6_d5(w + W_hull_weld3, w + W_idler_axleR + 25, t + 16); /* N[hull#weld3] */
   return failed ? P_pinR00 : -1;
 }
 
@@ -1794,16 +1717,93 @@ static int pivot_pinR38(scalar *restrict w, scalar *restrict t) {
 
 /*---- pinR39 (hinge, d = 5, h = 0) */
 static int pivot_pinR39(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_sprocket_axleL, t + R_sprocket_axleL); /* N[sprocket_axleL] = l D l^T, the next pivot's: final now */
+  return failed ? P_sprocket_axleL : -1;
+}
+
+/*---- sprocket_axleL (hinge, d = 5, h = 11)
+ * column: sprocket_axleR (d 5), hull#weld3 (d 6) */
+static int pivot_sprocket_axleL(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_sprocket_axleL, t + R_sprocket_axleL, w + W_sprocket_axleL + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_sprocket_axleR, w + W_sprocket_axleL + 25, t + 16); /* N[sprocket_axleR] */
+  const int failed = factor_node_5(w + W_sprocket_axleR, t + R_sprocket_axleR); /* N[sprocket_axleR] = l D l^T, the next pivot's: final now */
+  panel_5x3_of_4(w + W_sprocket_axleL, t + R_sprocket_axleL, w + W_sprocket_axleL + 65, t + 24); /* rows 8..10 */
+  reduce_6x5_d5(w + W_sprocket_axleR + 25, w + W_sprocket_axleL + 50, t + 16); /* E[hull#weld3, sprocket_axleR] */
+  reduce_tri_6_d5(w + W_hull_weld3, w + W_sprocket_axleL + 50, t + 21); /* N[hull#weld3] */
+  return failed ? P_sprocket_axleR : -1;
+}
+
+/*---- sprocket_axleR (hinge, d = 5, h = 6)
+ * column: hull#weld3 (d 6) */
+static int pivot_sprocket_axleR(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_road1_axleL, t + R_road1_axleL); /* N[road1_axleL] = l D l^T, the next pivot's: final now */
+  panel_5x6_of_8(w + W_sprocket_axleR, t + R_sprocket_axleR, w + W_sprocket_axleR + 25, t + 16); /* rows 0..5 */
+  reduce_tri_6_d5(w + W_hull_weld3, w + W_sprocket_axleR + 25, t + 16); /* N[hull#weld3] */
+  return failed ? P_road1_axleL : -1;
+}
+
+/*---- road1_axleL (hinge, d = 5, h = 17)
+ * column: road1_axleR (d 5), hull#weld1 (d 6), hull#weld2 (d 6) */
+static int pivot_road1_axleL(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_road1_axleL, t + R_road1_axleL, w + W_road1_axleL + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_road1_axleR, w + W_road1_axleL + 25, t + 16); /* N[road1_axleR] */
+  const int failed = factor_node_5(w + W_road1_axleR, t + R_road1_axleR); /* N[road1_axleR] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_road1_axleL, t + R_road1_axleL, w + W_road1_axleL + 65, t + 24); /* rows 8..15 */
+  panel_5x1(w + W_road1_axleL, t + R_road1_axleL, w + W_road1_axleL + 105, t + 32); /* row 16 */
+  reduce_6x5_d5(w + W_road1_axleR + 25, w + W_road1_axleL + 50, t + 16); /* E[hull#weld1, road1_axleR] */
+  reduce_tri_6_d5(w + W_hull_weld1, w + W_road1_axleL + 50, t + 21); /* N[hull#weld1] */
+  reduce_6x5_d5(w + W_road1_axleR + 55, w + W_road1_axleL + 80, t + 16); /* E[hull#weld2, road1_axleR] */
+  reduce_6x6_d5(w + W_hull_weld1 + 36, w + W_road1_axleL + 80, t + 21); /* E[hull#weld2, hull#weld1] */
+  reduce_tri_6_d5(w + W_hull_weld2, w + W_road1_axleL + 80, t + 27); /* N[hull#weld2] */
+  return failed ? P_road1_axleR : -1;
+}
+
+/*---- road1_axleR (hinge, d = 5, h = 12)
+ * column: hull#weld1 (d 6), hull#weld2 (d 6) */
+static int pivot_road1_axleR(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_road1_axleR, t + R_road1_axleR, w + W_road1_axleR + 25, t + 16); /* rows 0..7 */
+  reduce_tri_6_d5(w + W_hull_weld1, w + W_road1_axleR + 25, t + 16); /* N[hull#weld1] */
   const int failed = factor_node_6(w + W_hull_weld1, t + R_hull_weld1); /* N[hull#weld1] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + W_road1_axleR, t + R_road1_axleR, w + W_road1_axleR + 65, t + 24); /* rows 8..11 */
+  reduce_6x6_d5(w + W_hull_weld1 + 36, w + W_road1_axleR + 55, t + 16); /* E[hull#weld2, hull#weld1] */
+  reduce_tri_6_d5(w + W_hull_weld2, w + W_road1_axleR + 55, t + 22); /* N[hull#weld2] */
   return failed ? P_hull_weld1 : -1;
 }
 
 /*---- hull#weld1 (shard weld, d = 6, h = 6)
  * column: hull#weld2 (d 6) */
 static int pivot_hull_weld1(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_road2_axleL, t + R_road2_axleL); /* N[road2_axleL] = l D l^T, the next pivot's: final now */
   panel_6x6_of_8(w + W_hull_weld1, t + R_hull_weld1, w + W_hull_weld1 + 36, t + 16); /* rows 0..5 */
   reduce_tri_6_d6(w + W_hull_weld2, w + W_hull_weld1 + 36, t + 16); /* N[hull#weld2] */
+  return failed ? P_road2_axleL : -1;
+}
+
+/*---- road2_axleL (hinge, d = 5, h = 17)
+ * column: road2_axleR (d 5), hull#weld2 (d 6), hull#weld3 (d 6) */
+static int pivot_road2_axleL(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_road2_axleL, t + R_road2_axleL, w + W_road2_axleL + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_road2_axleR, w + W_road2_axleL + 25, t + 16); /* N[road2_axleR] */
+  const int failed = factor_node_5(w + W_road2_axleR, t + R_road2_axleR); /* N[road2_axleR] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_road2_axleL, t + R_road2_axleL, w + W_road2_axleL + 65, t + 24); /* rows 8..15 */
+  panel_5x1(w + W_road2_axleL, t + R_road2_axleL, w + W_road2_axleL + 105, t + 32); /* row 16 */
+  reduce_6x5_d5(w + W_road2_axleR + 25, w + W_road2_axleL + 50, t + 16); /* E[hull#weld2, road2_axleR] */
+  reduce_tri_6_d5(w + W_hull_weld2, w + W_road2_axleL + 50, t + 21); /* N[hull#weld2] */
+  reduce_6x5_d5(w + W_road2_axleR + 55, w + W_road2_axleL + 80, t + 16); /* E[hull#weld3, road2_axleR] */
+  reduce_6x6_d5(w + W_hull_weld2 + 36, w + W_road2_axleL + 80, t + 21); /* E[hull#weld3, hull#weld2] */
+  reduce_tri_6_d5(w + W_hull_weld3, w + W_road2_axleL + 80, t + 27); /* N[hull#weld3] */
+  return failed ? P_road2_axleR : -1;
+}
+
+/*---- road2_axleR (hinge, d = 5, h = 12)
+ * column: hull#weld2 (d 6), hull#weld3 (d 6) */
+static int pivot_road2_axleR(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_road2_axleR, t + R_road2_axleR, w + W_road2_axleR + 25, t + 16); /* rows 0..7 */
+  reduce_tri_6_d5(w + W_hull_weld2, w + W_road2_axleR + 25, t + 16); /* N[hull#weld2] */
   const int failed = factor_node_6(w + W_hull_weld2, t + R_hull_weld2); /* N[hull#weld2] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + W_road2_axleR, t + R_road2_axleR, w + W_road2_axleR + 65, t + 24); /* rows 8..11 */
+  reduce_6x6_d5(w + W_hull_weld2 + 36, w + W_road2_axleR + 55, t + 16); /* E[hull#weld3, hull#weld2] */
+  reduce_tri_6_d5(w + W_hull_weld3, w + W_road2_axleR + 55, t + 22); /* N[hull#weld3] */
   return failed ? P_hull_weld2 : -1;
 }
 
@@ -1819,26 +1819,15 @@ static int pivot_hull_weld2(scalar *restrict w, scalar *restrict t) {
 /*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
 static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
-  /* sprocket_axleL (hinge, d = 5, h = 11) */
-  node_forward_5(w + W_sprocket_axleL, x + X_sprocket_axleL); /* x[sprocket_axleL] */
-  forward_5x5(w + W_sprocket_axleL + 25, x + X_sprocket_axleL, x + X_road1_axleL); /* x[road1_axleL] */
-  forward_6x5(w + W_sprocket_axleL + 50, x + X_sprocket_axleL, x + X_hull_weld1); /* x[hull#weld1] */
-  node_diag_5(w + W_sprocket_axleL, x + X_sprocket_axleL); /* x[sprocket_axleL] */
-  /* road1_axleL (hinge, d = 5, h = 6) */
-  node_forward_5(w + W_road1_axleL, x + X_road1_axleL); /* x[road1_axleL] */
-  forward_6x5(w + W_road1_axleL + 25, x + X_road1_axleL, x + X_hull_weld1); /* x[hull#weld1] */
-  node_diag_5(w + W_road1_axleL, x + X_road1_axleL); /* x[road1_axleL] */
-  /* road2_axleL (hinge, d = 5, h = 17) */
-  node_forward_5(w + W_road2_axleL, x + X_road2_axleL); /* x[road2_axleL] */
-  forward_5x5(w + W_road2_axleL + 25, x + X_road2_axleL, x + X_idler_axleL); /* x[idler_axleL] */
-  forward_6x5(w + W_road2_axleL + 50, x + X_road2_axleL, x + X_hull_weld1); /* x[hull#weld1] */
-  forward_6x5(w + W_road2_axleL + 80, x + X_road2_axleL, x + X_hull_weld2); /* x[hull#weld2] */
-  node_diag_5(w + W_road2_axleL, x + X_road2_axleL); /* x[road2_axleL] */
-  /* idler_axleL (hinge, d = 5, h = 12) */
+  /* idler_axleL (hinge, d = 5, h = 11) */
   node_forward_5(w + W_idler_axleL, x + X_idler_axleL); /* x[idler_axleL] */
-  forward_6x5(w + W_idler_axleL + 25, x + X_idler_axleL, x + X_hull_weld1); /* x[hull#weld1] */
-  forward_6x5(w + W_idler_axleL + 55, x + X_idler_axleL, x + X_hull_weld2); /* x[hull#weld2] */
+  forward_5x5(w + W_idler_axleL + 25, x + X_idler_axleL, x + X_idler_axleR); /* x[idler_axleR] */
+  forward_6x5(w + W_idler_axleL + 50, x + X_idler_axleL, x + X_hull_weld1); /* x[hull#weld1] */
   node_diag_5(w + W_idler_axleL, x + X_idler_axleL); /* x[idler_axleL] */
+  /* idler_axleR (hinge, d = 5, h = 6) */
+  node_forward_5(w + W_idler_axleR, x + X_idler_axleR); /* x[idler_axleR] */
+  forward_6x5(w + W_idler_axleR + 25, x + X_idler_axleR, x + X_hull_weld1); /* x[hull#weld1] */
+  node_diag_5(w + W_idler_axleR, x + X_idler_axleR); /* x[idler_axleR] */
   /* pinL00 (hinge, d = 5, h = 10) */
   node_forward_5(w + W_pinL00, x + X_pinL00); /* x[pinL00] */
   forward_5x5(w + W_pinL00 + 25, x + X_pinL00, x + X_pinL01); /* x[pinL01] */
@@ -2036,26 +2025,6 @@ static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
   /* pinL39 (hinge, d = 5, h = 0) */
   node_forward_5(w + W_pinL39, x + X_pinL39); /* x[pinL39] */
   node_diag_5(w + W_pinL39, x + X_pinL39); /* x[pinL39] */
-  /* sprocket_axleR (hinge, d = 5, h = 17) */
-  node_forward_5(w + W_sprocket_axleR, x + X_sprocket_axleR); /* x[sprocket_axleR] */
-  forward_5x5(w + W_sprocket_axleR + 25, x + X_sprocket_axleR, x + X_road1_axleR); /* x[road1_axleR] */
-  forward_6x5(w + W_sprocket_axleR + 50, x + X_sprocket_axleR, x + X_hull_weld2); /* x[hull#weld2] */
-  forward_6x5(w + W_sprocket_axleR + 80, x + X_sprocket_axleR, x + X_hull_weld3); /* x[hull#weld3] */
-  node_diag_5(w + W_sprocket_axleR, x + X_sprocket_axleR); /* x[sprocket_axleR] */
-  /* road1_axleR (hinge, d = 5, h = 12) */
-  node_forward_5(w + W_road1_axleR, x + X_road1_axleR); /* x[road1_axleR] */
-  forward_6x5(w + W_road1_axleR + 25, x + X_road1_axleR, x + X_hull_weld2); /* x[hull#weld2] */
-  forward_6x5(w + W_road1_axleR + 55, x + X_road1_axleR, x + X_hull_weld3); /* x[hull#weld3] */
-  node_diag_5(w + W_road1_axleR, x + X_road1_axleR); /* x[road1_axleR] */
-  /* road2_axleR (hinge, d = 5, h = 11) */
-  node_forward_5(w + W_road2_axleR, x + X_road2_axleR); /* x[road2_axleR] */
-  forward_5x5(w + W_road2_axleR + 25, x + X_road2_axleR, x + X_idler_axleR); /* x[idler_axleR] */
-  forward_6x5(w + W_road2_axleR + 50, x + X_road2_axleR, x + X_hull_weld3); /* x[hull#weld3] */
-  node_diag_5(w + W_road2_axleR, x + X_road2_axleR); /* x[road2_axleR] */
-  /* idler_axleR (hinge, d = 5, h = 6) */
-  node_forward_5(w + W_idler_axleR, x + X_idler_axleR); /* x[idler_axleR] */
-  forward_6x5(w + W_idler_axleR + 25, x + X_idler_axleR, x + X_hull_weld3); /* x[hull#weld3] */
-  node_diag_5(w + W_idler_axleR, x + X_idler_axleR); /* x[idler_axleR] */
   /* pinR00 (hinge, d = 5, h = 10) */
   node_forward_5(w + W_pinR00, x + X_pinR00); /* x[pinR00] */
   forward_5x5(w + W_pinR00 + 25, x + X_pinR00, x + X_pinR01); /* x[pinR01] */
@@ -2066,9 +2035,6 @@ static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
   forward_5x5(w + W_pinR01 + 25, x + X_pinR01, x + X_pinR02); /* x[pinR02] */
   forward_5x5(w + W_pinR01 + 50, x + X_pinR01, x + X_pinR39); /* x[pinR39] */
   node_diag_5(w + W_pinR01, x + X_pinR01); /* x[pinR01] */
-}
-
-static void solve_forward_1(const scalar *restrict w, scalar *restrict x) {
   /* pinR02 (hinge, d = 5, h = 10) */
   node_forward_5(w + W_pinR02, x + X_pinR02); /* x[pinR02] */
   forward_5x5(w + W_pinR02 + 25, x + X_pinR02, x + X_pinR03); /* x[pinR03] */
@@ -2104,6 +2070,9 @@ static void solve_forward_1(const scalar *restrict w, scalar *restrict x) {
   forward_5x5(w + W_pinR08 + 25, x + X_pinR08, x + X_pinR09); /* x[pinR09] */
   forward_5x5(w + W_pinR08 + 50, x + X_pinR08, x + X_pinR39); /* x[pinR39] */
   node_diag_5(w + W_pinR08, x + X_pinR08); /* x[pinR08] */
+}
+
+static void solve_forward_1(const scalar *restrict w, scalar *restrict x) {
   /* pinR09 (hinge, d = 5, h = 10) */
   node_forward_5(w + W_pinR09, x + X_pinR09); /* x[pinR09] */
   forward_5x5(w + W_pinR09 + 25, x + X_pinR09, x + X_pinR10); /* x[pinR10] */
@@ -2256,10 +2225,41 @@ static void solve_forward_1(const scalar *restrict w, scalar *restrict x) {
   /* pinR39 (hinge, d = 5, h = 0) */
   node_forward_5(w + W_pinR39, x + X_pinR39); /* x[pinR39] */
   node_diag_5(w + W_pinR39, x + X_pinR39); /* x[pinR39] */
+  /* sprocket_axleL (hinge, d = 5, h = 11) */
+  node_forward_5(w + W_sprocket_axleL, x + X_sprocket_axleL); /* x[sprocket_axleL] */
+  forward_5x5(w + W_sprocket_axleL + 25, x + X_sprocket_axleL, x + X_sprocket_axleR); /* x[sprocket_axleR] */
+  forward_6x5(w + W_sprocket_axleL + 50, x + X_sprocket_axleL, x + X_hull_weld3); /* x[hull#weld3] */
+  node_diag_5(w + W_sprocket_axleL, x + X_sprocket_axleL); /* x[sprocket_axleL] */
+  /* sprocket_axleR (hinge, d = 5, h = 6) */
+  node_forward_5(w + W_sprocket_axleR, x + X_sprocket_axleR); /* x[sprocket_axleR] */
+  forward_6x5(w + W_sprocket_axleR + 25, x + X_sprocket_axleR, x + X_hull_weld3); /* x[hull#weld3] */
+  node_diag_5(w + W_sprocket_axleR, x + X_sprocket_axleR); /* x[sprocket_axleR] */
+  /* road1_axleL (hinge, d = 5, h = 17) */
+  node_forward_5(w + W_road1_axleL, x + X_road1_axleL); /* x[road1_axleL] */
+  forward_5x5(w + W_road1_axleL + 25, x + X_road1_axleL, x + X_road1_axleR); /* x[road1_axleR] */
+  forward_6x5(w + W_road1_axleL + 50, x + X_road1_axleL, x + X_hull_weld1); /* x[hull#weld1] */
+  forward_6x5(w + W_road1_axleL + 80, x + X_road1_axleL, x + X_hull_weld2); /* x[hull#weld2] */
+  node_diag_5(w + W_road1_axleL, x + X_road1_axleL); /* x[road1_axleL] */
+  /* road1_axleR (hinge, d = 5, h = 12) */
+  node_forward_5(w + W_road1_axleR, x + X_road1_axleR); /* x[road1_axleR] */
+  forward_6x5(w + W_road1_axleR + 25, x + X_road1_axleR, x + X_hull_weld1); /* x[hull#weld1] */
+  forward_6x5(w + W_road1_axleR + 55, x + X_road1_axleR, x + X_hull_weld2); /* x[hull#weld2] */
+  node_diag_5(w + W_road1_axleR, x + X_road1_axleR); /* x[road1_axleR] */
   /* hull#weld1 (shard weld, d = 6, h = 6) */
   node_forward_6(w + W_hull_weld1, x + X_hull_weld1); /* x[hull#weld1] */
   forward_6x6(w + W_hull_weld1 + 36, x + X_hull_weld1, x + X_hull_weld2); /* x[hull#weld2] */
   node_diag_6(w + W_hull_weld1, x + X_hull_weld1); /* x[hull#weld1] */
+  /* road2_axleL (hinge, d = 5, h = 17) */
+  node_forward_5(w + W_road2_axleL, x + X_road2_axleL); /* x[road2_axleL] */
+  forward_5x5(w + W_road2_axleL + 25, x + X_road2_axleL, x + X_road2_axleR); /* x[road2_axleR] */
+  forward_6x5(w + W_road2_axleL + 50, x + X_road2_axleL, x + X_hull_weld2); /* x[hull#weld2] */
+  forward_6x5(w + W_road2_axleL + 80, x + X_road2_axleL, x + X_hull_weld3); /* x[hull#weld3] */
+  node_diag_5(w + W_road2_axleL, x + X_road2_axleL); /* x[road2_axleL] */
+  /* road2_axleR (hinge, d = 5, h = 12) */
+  node_forward_5(w + W_road2_axleR, x + X_road2_axleR); /* x[road2_axleR] */
+  forward_6x5(w + W_road2_axleR + 25, x + X_road2_axleR, x + X_hull_weld2); /* x[hull#weld2] */
+  forward_6x5(w + W_road2_axleR + 55, x + X_road2_axleR, x + X_hull_weld3); /* x[hull#weld3] */
+  node_diag_5(w + W_road2_axleR, x + X_road2_axleR); /* x[road2_axleR] */
   /* hull#weld2 (shard weld, d = 6, h = 6) */
   node_forward_6(w + W_hull_weld2, x + X_hull_weld2); /* x[hull#weld2] */
   forward_6x6(w + W_hull_weld2 + 36, x + X_hull_weld2, x + X_hull_weld3); /* x[hull#weld3] */
@@ -2279,10 +2279,41 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_set_6x6(w + W_hull_weld2 + 36, x + X_hull_weld3, s); /* L[hull#weld3, hull#weld2] */
   subtract_6(x + X_hull_weld2, s); /* x[hull#weld2] */
   node_backward_6(w + W_hull_weld2, x + X_hull_weld2); /* x[hull#weld2] */
+  /* road2_axleR (hinge, d = 5, h = 12) */
+  backward_set_6x5(w + W_road2_axleR + 55, x + X_hull_weld3, s); /* L[hull#weld3, road2_axleR] */
+  backward_add_6x5(w + W_road2_axleR + 25, x + X_hull_weld2, s); /* L[hull#weld2, road2_axleR] */
+  subtract_5(x + X_road2_axleR, s); /* x[road2_axleR] */
+  node_backward_5(w + W_road2_axleR, x + X_road2_axleR); /* x[road2_axleR] */
+  /* road2_axleL (hinge, d = 5, h = 17) */
+  backward_set_6x5(w + W_road2_axleL + 80, x + X_hull_weld3, s); /* L[hull#weld3, road2_axleL] */
+  backward_add_6x5(w + W_road2_axleL + 50, x + X_hull_weld2, s); /* L[hull#weld2, road2_axleL] */
+  backward_add_5x5(w + W_road2_axleL + 25, x + X_road2_axleR, s); /* L[road2_axleR, road2_axleL] */
+  subtract_5(x + X_road2_axleL, s); /* x[road2_axleL] */
+  node_backward_5(w + W_road2_axleL, x + X_road2_axleL); /* x[road2_axleL] */
   /* hull#weld1 (shard weld, d = 6, h = 6) */
   backward_set_6x6(w + W_hull_weld1 + 36, x + X_hull_weld2, s); /* L[hull#weld2, hull#weld1] */
   subtract_6(x + X_hull_weld1, s); /* x[hull#weld1] */
   node_backward_6(w + W_hull_weld1, x + X_hull_weld1); /* x[hull#weld1] */
+  /* road1_axleR (hinge, d = 5, h = 12) */
+  backward_set_6x5(w + W_road1_axleR + 55, x + X_hull_weld2, s); /* L[hull#weld2, road1_axleR] */
+  backward_add_6x5(w + W_road1_axleR + 25, x + X_hull_weld1, s); /* L[hull#weld1, road1_axleR] */
+  subtract_5(x + X_road1_axleR, s); /* x[road1_axleR] */
+  node_backward_5(w + W_road1_axleR, x + X_road1_axleR); /* x[road1_axleR] */
+  /* road1_axleL (hinge, d = 5, h = 17) */
+  backward_set_6x5(w + W_road1_axleL + 80, x + X_hull_weld2, s); /* L[hull#weld2, road1_axleL] */
+  backward_add_6x5(w + W_road1_axleL + 50, x + X_hull_weld1, s); /* L[hull#weld1, road1_axleL] */
+  backward_add_5x5(w + W_road1_axleL + 25, x + X_road1_axleR, s); /* L[road1_axleR, road1_axleL] */
+  subtract_5(x + X_road1_axleL, s); /* x[road1_axleL] */
+  node_backward_5(w + W_road1_axleL, x + X_road1_axleL); /* x[road1_axleL] */
+  /* sprocket_axleR (hinge, d = 5, h = 6) */
+  backward_set_6x5(w + W_sprocket_axleR + 25, x + X_hull_weld3, s); /* L[hull#weld3, sprocket_axleR] */
+  subtract_5(x + X_sprocket_axleR, s); /* x[sprocket_axleR] */
+  node_backward_5(w + W_sprocket_axleR, x + X_sprocket_axleR); /* x[sprocket_axleR] */
+  /* sprocket_axleL (hinge, d = 5, h = 11) */
+  backward_set_6x5(w + W_sprocket_axleL + 50, x + X_hull_weld3, s); /* L[hull#weld3, sprocket_axleL] */
+  backward_add_5x5(w + W_sprocket_axleL + 25, x + X_sprocket_axleR, s); /* L[sprocket_axleR, sprocket_axleL] */
+  subtract_5(x + X_sprocket_axleL, s); /* x[sprocket_axleL] */
+  node_backward_5(w + W_sprocket_axleL, x + X_sprocket_axleL); /* x[sprocket_axleL] */
   /* pinR39 (hinge, d = 5, h = 0) */
   node_backward_5(w + W_pinR39, x + X_pinR39); /* x[pinR39] */
   /* pinR38 (hinge, d = 5, h = 5) */
@@ -2479,26 +2510,6 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_add_5x5(w + W_pinR00 + 25, x + X_pinR01, s); /* L[pinR01, pinR00] */
   subtract_5(x + X_pinR00, s); /* x[pinR00] */
   node_backward_5(w + W_pinR00, x + X_pinR00); /* x[pinR00] */
-  /* idler_axleR (hinge, d = 5, h = 6) */
-  backward_set_6x5(w + W_idler_axleR + 25, x + X_hull_weld3, s); /* L[hull#weld3, idler_axleR] */
-  subtract_5(x + X_idler_axleR, s); /* x[idler_axleR] */
-  node_backward_5(w + W_idler_axleR, x + X_idler_axleR); /* x[idler_axleR] */
-  /* road2_axleR (hinge, d = 5, h = 11) */
-  backward_set_6x5(w + W_road2_axleR + 50, x + X_hull_weld3, s); /* L[hull#weld3, road2_axleR] */
-  backward_add_5x5(w + W_road2_axleR + 25, x + X_idler_axleR, s); /* L[idler_axleR, road2_axleR] */
-  subtract_5(x + X_road2_axleR, s); /* x[road2_axleR] */
-  node_backward_5(w + W_road2_axleR, x + X_road2_axleR); /* x[road2_axleR] */
-  /* road1_axleR (hinge, d = 5, h = 12) */
-  backward_set_6x5(w + W_road1_axleR + 55, x + X_hull_weld3, s); /* L[hull#weld3, road1_axleR] */
-  backward_add_6x5(w + W_road1_axleR + 25, x + X_hull_weld2, s); /* L[hull#weld2, road1_axleR] */
-  subtract_5(x + X_road1_axleR, s); /* x[road1_axleR] */
-  node_backward_5(w + W_road1_axleR, x + X_road1_axleR); /* x[road1_axleR] */
-  /* sprocket_axleR (hinge, d = 5, h = 17) */
-  backward_set_6x5(w + W_sprocket_axleR + 80, x + X_hull_weld3, s); /* L[hull#weld3, sprocket_axleR] */
-  backward_add_6x5(w + W_sprocket_axleR + 50, x + X_hull_weld2, s); /* L[hull#weld2, sprocket_axleR] */
-  backward_add_5x5(w + W_sprocket_axleR + 25, x + X_road1_axleR, s); /* L[road1_axleR, sprocket_axleR] */
-  subtract_5(x + X_sprocket_axleR, s); /* x[sprocket_axleR] */
-  node_backward_5(w + W_sprocket_axleR, x + X_sprocket_axleR); /* x[sprocket_axleR] */
   /* pinL39 (hinge, d = 5, h = 0) */
   node_backward_5(w + W_pinL39, x + X_pinL39); /* x[pinL39] */
   /* pinL38 (hinge, d = 5, h = 5) */
@@ -2515,6 +2526,10 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_add_5x5(w + W_pinL36 + 25, x + X_pinL37, s); /* L[pinL37, pinL36] */
   subtract_5(x + X_pinL36, s); /* x[pinL36] */
   node_backward_5(w + W_pinL36, x + X_pinL36); /* x[pinL36] */
+}
+
+static void solve_backward_1(const scalar *restrict w, scalar *restrict x) {
+  scalar s[RT_MAX_DEGREE];
   /* pinL35 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + W_pinL35 + 50, x + X_pinL39, s); /* L[pinL39, pinL35] */
   backward_add_5x5(w + W_pinL35 + 25, x + X_pinL36, s); /* L[pinL36, pinL35] */
@@ -2525,10 +2540,6 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_add_5x5(w + W_pinL34 + 25, x + X_pinL35, s); /* L[pinL35, pinL34] */
   subtract_5(x + X_pinL34, s); /* x[pinL34] */
   node_backward_5(w + W_pinL34, x + X_pinL34); /* x[pinL34] */
-}
-
-static void solve_backward_1(const scalar *restrict w, scalar *restrict x) {
-  scalar s[RT_MAX_DEGREE];
   /* pinL33 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + W_pinL33 + 50, x + X_pinL39, s); /* L[pinL39, pinL33] */
   backward_add_5x5(w + W_pinL33 + 25, x + X_pinL34, s); /* L[pinL34, pinL33] */
@@ -2699,26 +2710,15 @@ static void solve_backward_1(const scalar *restrict w, scalar *restrict x) {
   backward_add_5x5(w + W_pinL00 + 25, x + X_pinL01, s); /* L[pinL01, pinL00] */
   subtract_5(x + X_pinL00, s); /* x[pinL00] */
   node_backward_5(w + W_pinL00, x + X_pinL00); /* x[pinL00] */
-  /* idler_axleL (hinge, d = 5, h = 12) */
-  backward_set_6x5(w + W_idler_axleL + 55, x + X_hull_weld2, s); /* L[hull#weld2, idler_axleL] */
-  backward_add_6x5(w + W_idler_axleL + 25, x + X_hull_weld1, s); /* L[hull#weld1, idler_axleL] */
+  /* idler_axleR (hinge, d = 5, h = 6) */
+  backward_set_6x5(w + W_idler_axleR + 25, x + X_hull_weld1, s); /* L[hull#weld1, idler_axleR] */
+  subtract_5(x + X_idler_axleR, s); /* x[idler_axleR] */
+  node_backward_5(w + W_idler_axleR, x + X_idler_axleR); /* x[idler_axleR] */
+  /* idler_axleL (hinge, d = 5, h = 11) */
+  backward_set_6x5(w + W_idler_axleL + 50, x + X_hull_weld1, s); /* L[hull#weld1, idler_axleL] */
+  backward_add_5x5(w + W_idler_axleL + 25, x + X_idler_axleR, s); /* L[idler_axleR, idler_axleL] */
   subtract_5(x + X_idler_axleL, s); /* x[idler_axleL] */
   node_backward_5(w + W_idler_axleL, x + X_idler_axleL); /* x[idler_axleL] */
-  /* road2_axleL (hinge, d = 5, h = 17) */
-  backward_set_6x5(w + W_road2_axleL + 80, x + X_hull_weld2, s); /* L[hull#weld2, road2_axleL] */
-  backward_add_6x5(w + W_road2_axleL + 50, x + X_hull_weld1, s); /* L[hull#weld1, road2_axleL] */
-  backward_add_5x5(w + W_road2_axleL + 25, x + X_idler_axleL, s); /* L[idler_axleL, road2_axleL] */
-  subtract_5(x + X_road2_axleL, s); /* x[road2_axleL] */
-  node_backward_5(w + W_road2_axleL, x + X_road2_axleL); /* x[road2_axleL] */
-  /* road1_axleL (hinge, d = 5, h = 6) */
-  backward_set_6x5(w + W_road1_axleL + 25, x + X_hull_weld1, s); /* L[hull#weld1, road1_axleL] */
-  subtract_5(x + X_road1_axleL, s); /* x[road1_axleL] */
-  node_backward_5(w + W_road1_axleL, x + X_road1_axleL); /* x[road1_axleL] */
-  /* sprocket_axleL (hinge, d = 5, h = 11) */
-  backward_set_6x5(w + W_sprocket_axleL + 50, x + X_hull_weld1, s); /* L[hull#weld1, sprocket_axleL] */
-  backward_add_5x5(w + W_sprocket_axleL + 25, x + X_road1_axleL, s); /* L[road1_axleL, sprocket_axleL] */
-  subtract_5(x + X_sprocket_axleL, s); /* x[sprocket_axleL] */
-  node_backward_5(w + W_sprocket_axleL, x + X_sprocket_axleL); /* x[sprocket_axleL] */
 }
 
 /*---- entry points (rt_factor_fn, rt_solve_fn of rt.h) ------------------------*/
@@ -2729,10 +2729,8 @@ static int tank_factor(void *work, void *temp) {
   scalar *w = work;
   scalar *t = temp;
   int s;
-  if ((s = pivot_sprocket_axleL(w, t)) >= 0) return s;
-  if ((s = pivot_road1_axleL(w, t)) >= 0) return s;
-  if ((s = pivot_road2_axleL(w, t)) >= 0) return s;
   if ((s = pivot_idler_axleL(w, t)) >= 0) return s;
+  if ((s = pivot_idler_axleR(w, t)) >= 0) return s;
   if ((s = pivot_pinL00(w, t)) >= 0) return s;
   if ((s = pivot_pinL01(w, t)) >= 0) return s;
   if ((s = pivot_pinL02(w, t)) >= 0) return s;
@@ -2773,10 +2771,6 @@ static int tank_factor(void *work, void *temp) {
   if ((s = pivot_pinL37(w, t)) >= 0) return s;
   if ((s = pivot_pinL38(w, t)) >= 0) return s;
   if ((s = pivot_pinL39(w, t)) >= 0) return s;
-  if ((s = pivot_sprocket_axleR(w, t)) >= 0) return s;
-  if ((s = pivot_road1_axleR(w, t)) >= 0) return s;
-  if ((s = pivot_road2_axleR(w, t)) >= 0) return s;
-  if ((s = pivot_idler_axleR(w, t)) >= 0) return s;
   if ((s = pivot_pinR00(w, t)) >= 0) return s;
   if ((s = pivot_pinR01(w, t)) >= 0) return s;
   if ((s = pivot_pinR02(w, t)) >= 0) return s;
@@ -2817,7 +2811,13 @@ static int tank_factor(void *work, void *temp) {
   if ((s = pivot_pinR37(w, t)) >= 0) return s;
   if ((s = pivot_pinR38(w, t)) >= 0) return s;
   if ((s = pivot_pinR39(w, t)) >= 0) return s;
+  if ((s = pivot_sprocket_axleL(w, t)) >= 0) return s;
+  if ((s = pivot_sprocket_axleR(w, t)) >= 0) return s;
+  if ((s = pivot_road1_axleL(w, t)) >= 0) return s;
+  if ((s = pivot_road1_axleR(w, t)) >= 0) return s;
   if ((s = pivot_hull_weld1(w, t)) >= 0) return s;
+  if ((s = pivot_road2_axleL(w, t)) >= 0) return s;
+  if ((s = pivot_road2_axleR(w, t)) >= 0) return s;
   if ((s = pivot_hull_weld2(w, t)) >= 0) return s;
   return -1;
 }

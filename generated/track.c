@@ -25,7 +25,7 @@
  *   edge blocks     77 (37 of them fill-in)
  *   RSI entries     2105
  *   flops           41967 (convention: 2 x (d^3/6 + h d^2 + d h (h+1)/2) per pivot of degree d and column height h)
- *   order           best (heuristic natural)
+ *   order           best (heuristic mda)
  *   workspace       2925 scalars, temporary 96 scalars
  *   structure hash  0x73f3725d1baef1a5
  *

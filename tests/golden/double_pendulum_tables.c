@@ -18,14 +18,14 @@
  *   edge blocks     1 (0 of them fill-in)
  *   RSI entries     15
  *   flops           483 (convention: 2 x (d^3/6 + h d^2 + d h (h+1)/2) per pivot of degree d and column height h)
- *   order           best (heuristic natural)
+ *   order           best (heuristic mda)
  *   workspace       75 scalars, temporary 56 scalars
  *   structure hash  0x097e333cb28dc61c
  *
  * Pivot order (constraint: type, degree d, column height h, blocks; the
  * pivots' indices and offsets are the table P_, W_, R_, X_ below):
- *   shoulder: hinge, d 5, h 5, 1 block
- *   elbow: hinge, d 5, h 0, 0 blocks
+ *   elbow: hinge, d 5, h 5, 1 block
+ *   shoulder: hinge, d 5, h 0, 0 blocks
  */
 #include "double_pendulum_tables.h"
 
@@ -83,7 +83,7 @@ static const char *const cons_name[2] = {
 
 /* solver constraint of each pivot */
 static const int piv_cons[2] = {
-    0, 1,
+    1, 0,
 };
 
 /* workspace offset of each pivot's node block */

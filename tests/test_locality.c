@@ -1,0 +1,304 @@
+/* test_locality.c -- generated programs that review well (issue 18): small
+ * edits of a mechanism give small diffs of its generated files.
+ *
+ *   swap    two adjacent declarations: the pivot order and every pivot's
+ *           code stay; in the program part the only lines that change name
+ *           one of the two constraints (their mechanism index and row) or
+ *           are the structure hash (the runtime's hash of the declarations);
+ *           the world description and the enums, which are in declaration
+ *           order by contract, only move lines (the same lines, sorted)
+ *   rename  one body (to a name that sorts after the others): every
+ *           changed line contains its old or new name
+ *   add     one body with a ball joint, and remove one joint: at most 5 %
+ *           of the lines change
+ *
+ * Each case wraps a sample as `local m = (function() ... end)()`, edits the
+ * table in Lua and runs ldlgen on the original and the edit. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_proc.h"
+
+enum { MAX_LINES = 40000 };
+
+typedef struct lines {
+  char *text;  /* the file, NUL at every line end */
+  char **line; /* (n) */
+  int n;
+} lines;
+
+static void read_lines(const char *path, lines *l) {
+  FILE *f = fopen(path, "rb");
+  if (!f) fail_msg("cannot open %s", path);
+  fseek(f, 0, SEEK_END);
+  long size = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  l->text = malloc((size_t)size + 1);
+  l->line = malloc(sizeof *l->line * MAX_LINES);
+  assert_non_null(l->text);
+  assert_non_null(l->line);
+  assert_int_equal(fread(l->text, 1, (size_t)size, f), (size_t)size);
+  fclose(f);
+  l->text[size] = '\0';
+  l->n = 0;
+  for (char *p = l->text; *p && l->n < MAX_LINES;) {
+    l->line[l->n++] = p;
+    char *e = strchr(p, '\n');
+    if (!e) break;
+    *e = '\0';
+    p = e + 1;
+  }
+}
+
+static void free_lines(lines *l) {
+  free(l->text);
+  free(l->line);
+}
+
+/* 1 if needle occurs in hay, ignoring case (the enums upper-case names). */
+static int contains_nocase(const char *hay, const char *needle) {
+  size_t n = strlen(needle);
+  for (; *hay; hay++) {
+    size_t k = 0;
+    while (k < n && hay[k] && tolower((unsigned char)hay[k]) == tolower((unsigned char)needle[k])) k++;
+    if (k == n) return 1;
+  }
+  return 0;
+}
+
+/* Writes DIR/NAME.lua: the sample wrapped, then `edit` (Lua on m). */
+static void write_edit(const char *dir, const char *name, const char *sample, const char *edit) {
+  char path[512], src[512];
+  snprintf(path, sizeof path, "%s/%s.lua", dir, name);
+  snprintf(src, sizeof src, "%s/mechanisms/%s.lua", SRC_DIR, sample);
+  FILE *in = fopen(src, "rb"), *out = fopen(path, "wb");
+  assert_non_null(in);
+  assert_non_null(out);
+  fputs("local m = (function()\n", out);
+  char buf[4096];
+  size_t k;
+  while ((k = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, k, out);
+  fprintf(out, "\nend)()\n%s\nreturn m\n", edit);
+  fclose(in);
+  fclose(out);
+}
+
+/* ldlgen DIR/NAME.lua -o DIR/NAME/x.c */
+static void generate(const char *dir, const char *name) {
+  char cmd[1024], out[4096];
+  snprintf(cmd, sizeof cmd, "mkdir -p %s/%s && %s %s/%s.lua -o %s/%s/x.c 2>/dev/null", dir, name, LDLGEN_PATH, dir,
+           name, dir, name);
+  if (run(cmd, out, sizeof out) != 0) fail_msg("ldlgen failed on %s/%s.lua", dir, name);
+}
+
+/* Lines of b not matched in a and of a not in b, by diff(1): calls
+ * keep(line, ctx) on each; returns how many it rejected. */
+typedef int (*line_ok)(const char *line, const void *ctx);
+static int changed_lines(const char *a, const char *b, line_ok ok, const void *ctx, int *changed) {
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "diff %s %s", a, b);
+  FILE *p = popen(cmd, "r");
+  assert_non_null(p);
+  char line[65536];
+  int bad = 0, del = 0, ins = 0;
+  while (fgets(line, sizeof line, p)) {
+    if (line[0] != '<' && line[0] != '>') continue;
+    if (line[0] == '<') del++;
+    if (line[0] == '>') ins++;
+    if (ok && !ok(line + 2, ctx)) {
+      bad++;
+      print_error("unexpected changed line: %s", line);
+    }
+  }
+  pclose(p);
+  if (changed) *changed = del > ins ? del : ins;
+  return bad;
+}
+
+typedef struct names {
+  const char *v[3];
+} names;
+
+static int names_a_name(const char *line, const void *ctx) {
+  const names *n = ctx;
+  for (int i = 0; i < 3 && n->v[i]; i++)
+    if (contains_nocase(line, n->v[i])) return 1;
+  return 0;
+}
+
+static int cmp_str(const void *x, const void *y) { return strcmp(*(char *const *)x, *(char *const *)y); }
+
+/* 1 if a and b hold the same lines from line index `from` on, in any order. */
+static int same_lines_sorted(lines *a, int fa, lines *b, int fb) {
+  if (a->n - fa != b->n - fb) return 0;
+  qsort(a->line + fa, (size_t)(a->n - fa), sizeof(char *), cmp_str);
+  qsort(b->line + fb, (size_t)(b->n - fb), sizeof(char *), cmp_str);
+  for (int i = 0; i < a->n - fa; i++)
+    if (strcmp(a->line[fa + i], b->line[fb + i]) != 0) return 0;
+  return 1;
+}
+
+static int mechanism_part(const lines *l) {
+  for (int i = 0; i < l->n; i++)
+    if (strncmp(l->line[i], "/*---- the mechanism", 20) == 0) return i;
+  fail_msg("no mechanism part");
+  return -1;
+}
+
+/* The program part up to the mechanism, as its own file. */
+static void write_program_part(const char *path, const lines *l, int end) {
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  for (int i = 0; i < end; i++) fprintf(f, "%s\n", l->line[i]);
+  fclose(f);
+}
+
+static void check_swap(const char *sample, const char *c1, const char *c2) {
+  char dir[] = "/tmp/ldlgen-locality-XXXXXX", edit[512], a[600], b[600], cmd[1600], out[16384];
+  assert_non_null(mkdtemp(dir));
+  write_edit(dir, "none", sample, "");
+  snprintf(edit, sizeof edit,
+           "local i, j\nfor k, c in ipairs(m.constraints) do\n"
+           "  if c.name == '%s' then i = k elseif c.name == '%s' then j = k end\nend\n"
+           "assert(i and j and j == i + 1)\nm.constraints[i], m.constraints[j] = m.constraints[j], m.constraints[i]",
+           c1, c2);
+  write_edit(dir, "swap", sample, edit);
+  generate(dir, "none");
+  generate(dir, "swap");
+  /* the structural diff: no pivot moved, no pivot's code changed */
+  snprintf(cmd, sizeof cmd, "%s --diff %s/none/x.c %s/swap/x.c", LDLGEN_PATH, dir, dir);
+  assert_int_equal(run(cmd, out, sizeof out), 0);
+  if (strstr(out, "pivots moved") || strstr(out, "pivots whose code changed"))
+    fail_msg("%s: swapping %s and %s changed the program:\n%s", sample, c1, c2, out);
+  /* the program part: only the two constraints' lines and the hash */
+  lines la, lb;
+  snprintf(a, sizeof a, "%s/none/x.c", dir);
+  snprintf(b, sizeof b, "%s/swap/x.c", dir);
+  read_lines(a, &la);
+  read_lines(b, &lb);
+  int ma = mechanism_part(&la), mb = mechanism_part(&lb);
+  snprintf(a, sizeof a, "%s/none/prog.c", dir);
+  snprintf(b, sizeof b, "%s/swap/prog.c", dir);
+  write_program_part(a, &la, ma);
+  write_program_part(b, &lb, mb);
+  names allowed = {{c1, c2, "structure"}};
+  assert_int_equal(changed_lines(a, b, names_a_name, &allowed, NULL), 0);
+  /* the world description and the header: the same lines, moved */
+  assert_true(same_lines_sorted(&la, ma, &lb, mb));
+  free_lines(&la);
+  free_lines(&lb);
+  snprintf(a, sizeof a, "%s/none/x.h", dir);
+  snprintf(b, sizeof b, "%s/swap/x.h", dir);
+  read_lines(a, &la);
+  read_lines(b, &lb);
+  assert_true(same_lines_sorted(&la, 0, &lb, 0));
+  free_lines(&la);
+  free_lines(&lb);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
+static void check_rename(const char *sample, const char *body) {
+  char dir[] = "/tmp/ldlgen-locality-XXXXXX", edit[1024], renamed[128], a[600], b[600], cmd[700];
+  assert_non_null(mkdtemp(dir));
+  snprintf(renamed, sizeof renamed, "zz_%s", body); /* moves it in name order */
+  write_edit(dir, "none", sample, "");
+  snprintf(edit, sizeof edit,
+           "local old, new = '%s', '%s'\nlocal found\n"
+           "for _, b in ipairs(m.bodies) do if b.name == old then b.name = new; found = true end end\n"
+           "assert(found)\n"
+           "for _, c in ipairs(m.constraints) do\n"
+           "  for k, v in pairs(c) do if k ~= 'name' and k ~= 'type' and v == old then c[k] = new end end\nend\n"
+           "if m.settings then for k, v in pairs(m.settings) do if v == old then m.settings[k] = new end end end",
+           body, renamed);
+  write_edit(dir, "rename", sample, edit);
+  generate(dir, "none");
+  generate(dir, "rename");
+  names allowed = {{body, NULL, NULL}}; /* the new name contains the old */
+  int changed = 0;
+  for (int f = 0; f < 2; f++) {
+    snprintf(a, sizeof a, "%s/none/x.%s", dir, f ? "h" : "c");
+    snprintf(b, sizeof b, "%s/rename/x.%s", dir, f ? "h" : "c");
+    int n;
+    assert_int_equal(changed_lines(a, b, names_a_name, &allowed, &n), 0);
+    changed += n;
+  }
+  assert_true(changed > 0);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
+/* Percent of the original's lines (.c and .h) that `edit` changes. */
+static double changed_percent(const char *sample, const char *edit) {
+  char dir[] = "/tmp/ldlgen-locality-XXXXXX", a[600], b[600], cmd[700];
+  assert_non_null(mkdtemp(dir));
+  write_edit(dir, "none", sample, "");
+  write_edit(dir, "edit", sample, edit);
+  generate(dir, "none");
+  generate(dir, "edit");
+  int changed = 0, total = 0;
+  for (int f = 0; f < 2; f++) {
+    snprintf(a, sizeof a, "%s/none/x.%s", dir, f ? "h" : "c");
+    snprintf(b, sizeof b, "%s/edit/x.%s", dir, f ? "h" : "c");
+    int n;
+    changed_lines(a, b, NULL, NULL, &n);
+    changed += n;
+    lines l;
+    read_lines(a, &l);
+    total += l.n;
+    free_lines(&l);
+  }
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+  return 100.0 * changed / total;
+}
+
+static void test_swap_changes_no_pivot(void **state) {
+  (void)state;
+  check_swap("buggy", "spindleR", "tie_rodR"); /* a shattered body's constraint among them */
+  check_swap("track", "pin20", "pin21");       /* a ring of ties: the natural order used to win */
+  check_swap("tank", "pinL20", "pinL21");
+}
+
+static void test_rename_changes_only_its_lines(void **state) {
+  (void)state;
+  check_rename("buggy", "rearL");
+  check_rename("track", "plate20");
+  check_rename("stewart", "platform"); /* shattered: its welds are renamed with it */
+}
+
+/* The bench's add_end and remove on scissor_lift: one body with a ball joint
+ * on the top platform, and one weld taken out. */
+static void test_add_and_remove_stay_local(void **state) {
+  (void)state;
+  static const char *add =
+      "local ref\nfor _, b in ipairs(m.bodies) do if b.name == 'platform' then ref = b end end\n"
+      "local body = {}\nfor k, v in pairs(ref) do body[k] = v end\nbody.name = 'extra_body'\n"
+      "m.bodies[#m.bodies + 1] = body\n"
+      "m.constraints[#m.constraints + 1] = { name = 'extra_joint', type = 'ball', a = 'platform',"
+      " b = 'extra_body', anchor = ref.pos or { 0, 0, 0 } }";
+  static const char *remove =
+      "for k, c in ipairs(m.constraints) do if c.name == 'outer2_weld' then table.remove(m.constraints, k) break end end";
+  double p = changed_percent("scissor_lift", add);
+  if (p > 5.0) fail_msg("adding a body and a joint to scissor_lift changed %.1f %% of the lines", p);
+  p = changed_percent("scissor_lift", remove);
+  if (p > 5.0) fail_msg("removing a joint from scissor_lift changed %.1f %% of the lines", p);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_swap_changes_no_pivot),
+      cmocka_unit_test(test_rename_changes_only_its_lines),
+      cmocka_unit_test(test_add_and_remove_stay_local),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
