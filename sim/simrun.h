@@ -68,6 +68,11 @@ typedef struct simrun_result {
   double max_limit_violation; /* largest overrun of a limit or rope (m or rad) */
   double max_motor_slip;    /* largest slip of an unsaturated motor (m or rad) */
   int worst_limit, worst_motor; /* their joints, or -1 */
+  double motor_work;        /* J: the motors' work over the run (watch.h) */
+  double max_gain_beyond_motor_work; /* J: the largest E - E_start - W over
+                               the steps (0 at the start), W the motors' work
+                               so far: energy the motors did not put in
+                               (driven rods' work is not counted) */
 } simrun_result;
 
 /* Runs the world; with a ground plane in the mechanism's settings, ground

@@ -69,6 +69,7 @@ int watch_init(watch *wt, const rt_world_desc *desc, const rt_world *w) {
       m->joint = j;
       m->angular = is_angle(J);
       m->raw = m->q = m->cmd = row.q;
+      m->dq = 0.0; /* the rate before the first step: taken as 0 */
       m->speed = rt_world_motor_speed(w, j);
     }
   }
@@ -81,11 +82,15 @@ static void motor_step(watch *wt, watch_motor *m, const rt_world *w, double dt) 
   rt_joint_row row;
   double J[RT_ROW_WIDTH];
   joint_row(wt->desc, w, m->joint, &row, J);
+  const double before = m->q;
   if (m->angular)
     m->q += remainder(row.q - m->raw, TWO_PI);
   else
     m->q = row.q;
   m->raw = row.q;
+  const double dq = m->q - before;
+  wt->motor_work += rt_world_motor_impulse(w, m->joint) * (m->dq + dq) / (2.0 * dt);
+  m->dq = dq;
   const double speed = rt_world_motor_speed(w, m->joint);
   const double bound = rt_world_motor_max_force(w, m->joint) * dt;
   const int saturated = fabs(rt_world_motor_impulse(w, m->joint)) >= SATURATED * bound;

@@ -28,6 +28,13 @@
  *                 2 atan(w dt / 2) per step, not w dt (0.23 % at 10 rad/s
  *                 and dt 1/60).
  *
+ * The motors' work, motor_work (J), adds up every step's impulse times the
+ * mean of the motor's rate before and after the step, (dq_before + dq) /
+ * (2 dt): an impulse l that takes a coordinate of effective inertia m from
+ * rate u to u' does l (u + u') / 2 = m (u'^2 - u^2) / 2 of work. It is
+ * the energy the motors put in (> 0) or took out; the run checks the
+ * mechanism's energy against it (simrun.h).
+ *
  * watch_init allocates what watch_step needs; a step allocates nothing. */
 #ifndef LDLPGS_SIM_WATCH_H
 #define LDLPGS_SIM_WATCH_H
@@ -42,6 +49,7 @@ typedef struct watch_motor {
   double q;         /* q, unwrapped */
   double cmd;       /* q_cmd */
   double speed;     /* the speed at the last measure */
+  double dq;        /* the change of q in the last step */
 } watch_motor;
 
 typedef struct watch {
@@ -52,6 +60,7 @@ typedef struct watch {
   int nmotor;
   double max_limit_violation; /* m or rad, >= 0 */
   double max_motor_slip;      /* m or rad, >= 0 */
+  double motor_work;          /* J, the motors' work so far */
   int worst_limit, worst_motor; /* joints of the two maxima; -1: none above 0 */
 } watch;
 

@@ -66,6 +66,12 @@ static void run(const char *rel, const char *drive, rt_solver solver, double dt,
  * starting energy (these cases' motors run at speed 0 and do no work). */
 static void assert_no_gain(const simrun_result *r) { assert_true(r->max_energy_gain <= 0.01 * fabs(r->energy_start) + 1e-9); }
 
+/* No energy beyond the motors' work: at no step has the energy grown by
+ * more than the work the motors did so far, plus 1 % of the start. */
+static void assert_no_gain_beyond_work(const simrun_result *r) {
+  assert_true(r->max_gain_beyond_motor_work <= 0.01 * fabs(r->energy_start));
+}
+
 /* A 2000 kg load welded to an 8 kg bucket on a boom and a stick, each hinge
  * held by a speed-0 motor with ample torque: LDL-PGS holds every hinge
  * within 1 mrad over 10 s; plain PGS lets the load sink by metres (its
@@ -213,6 +219,7 @@ static void test_stewart_platform_holds_its_stroke_limits(void **state) {
     simrun_result r;
     run("mechanisms/stewart.lua", "mechanisms/stewart.drive", RT_SOLVER_LDLPGS, dts[k], 10.0, &r);
     assert_true(r.max_limit_violation < HELD);
+    assert_no_gain_beyond_work(&r);
     assert_true(r.max_motor_slip < 1e-3);
     assert_true(r.max_pos_error < 1e-5);
   }
@@ -227,6 +234,7 @@ static void test_excavator_holds_and_lifts(void **state) {
     simrun_result r;
     run("mechanisms/excavator.lua", "mechanisms/excavator.drive", RT_SOLVER_LDLPGS, dts[k], 10.0, &r);
     assert_true(r.max_motor_slip < 1e-3);
+    assert_no_gain_beyond_work(&r);
     assert_true(r.max_limit_violation < HELD);
     assert_true(r.max_pos_error < 1e-5);
   }
@@ -241,6 +249,7 @@ static void test_car_over_the_bump(void **state) {
     simrun_result r;
     run("mechanisms/car.lua", "mechanisms/car.drive", RT_SOLVER_LDLPGS, dts[k], 10.0, &r);
     assert_true(r.max_limit_violation < HELD);
+    assert_no_gain_beyond_work(&r);
     assert_true(r.max_pos_error < 1e-5);
     assert_true(r.probe_distance > 10.0);
   }

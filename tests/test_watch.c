@@ -265,6 +265,12 @@ static void test_motor_spinning_is_unwrapped(void **state) {
   }
   assert_true(fabs(wt.motor[0].q - 300 * turn) < 1e-6);
   assert_true(fabs(wt.max_motor_slip - 300 * lag) < 1e-6);
+  double ke, pe;
+  rt_world_energy(w, &ke, &pe);
+  print_message("wheel spun up to 10 rad/s: motor work %.9g J, kinetic energy %.9g J\n", wt.motor_work, ke);
+  /* the motor's work is the wheel's energy, less the rate the turn lags by
+   * (the 0.23 % above: the work reads the rate from the turn) */
+  assert_true(fabs(wt.motor_work - ke) < 5e-3 * ke);
   assert_int_equal(rt_world_set_motor(w, drive, -10, 100), RT_OK);
   for (int k = 0; k < 600; k++) {
     step_ok(w);
@@ -272,6 +278,9 @@ static void test_motor_spinning_is_unwrapped(void **state) {
   }
   assert_true(fabs(wt.motor[0].q + 300 * turn) < 0.05);
   assert_true(fabs(wt.max_motor_slip - 599 * lag) < 1e-3);
+  rt_world_energy(w, &ke, &pe); /* reversed: the motor took the energy out and put it back */
+  print_message("reversed to -10 rad/s: motor work %.9g J, kinetic energy %.9g J\n", wt.motor_work, ke);
+  assert_true(fabs(wt.motor_work - ke) < 5e-3 * ke);
   watch_free(&wt);
   rt_world_destroy(w);
   sim_free(&s);

@@ -470,6 +470,10 @@ static void print_json(const mech *m, const rt_settings *s, const program *p, co
   json_double(&w, r->max_limit_violation);
   json_key(&w, "max_motor_slip");
   json_double(&w, r->max_motor_slip);
+  json_key(&w, "motor_work");
+  json_double(&w, r->motor_work);
+  json_key(&w, "max_gain_beyond_motor_work");
+  json_double(&w, r->max_gain_beyond_motor_work);
   json_key(&w, "us_per_step");
   json_double(&w, r->us_per_step);
   json_key(&w, "refine_steps");
