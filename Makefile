@@ -324,6 +324,65 @@ $(BUILD)/obj/gentest_novec/programs_novec.o: $(GENTEST_DIR)/programs_novec.c
 $(BUILD)/obj/gentest_tcc/programs_tcc.o: $(GENTEST_DIR)/programs_tcc.c
 	@mkdir -p $(dir $@)
 	$(CC) $(GENTEST_CFLAGS) -Iruntime/include -c $< -o $@
+# Batch programs (ldlgen --batch N) held bitwise to the scalar programs
+# above by tests/test_batch.c: BATCHTEST_MECHS (names without '_': a name is
+# MECH_PRECISION_bLANES) in float and double with 4, 8 and 16 lanes, the
+# buggy with a small statement budget (pivots split into parts), each
+# compiled with rt_lanes.h's vector extensions and again with its plain-C
+# fallback, RT_BATCH_PORTABLE, renamed NAME_portable_... The fallback is
+# compiled at -O0: at -O2 gcc takes ~20 s on the 16-lane double buggy's
+# loops over lanes, and the bits do not depend on it. (scissor_lift's
+# 16-lane double batch alone takes 12 s of gcc -O2.)
+BATCHTEST_MECHS := chain buggy
+BATCHTEST_NAMES := $(foreach m,$(BATCHTEST_MECHS),$(foreach p,float double,$(foreach n,4 8 16,$(m)_$(p)_b$(n))))
+BATCHTEST_DIR   := $(GENTEST_DIR)/batch
+BATCHTEST_C     := $(patsubst %,$(BATCHTEST_DIR)/%.c,$(BATCHTEST_NAMES))
+BATCHTEST_VOBJ  := $(patsubst %,$(BUILD)/obj/gentest_batch/%.o,$(BATCHTEST_NAMES))
+BATCHTEST_POBJ  := $(patsubst %,$(BUILD)/obj/gentest_batch/%_portable.o,$(BATCHTEST_NAMES))
+BATCHTEST_OBJ   := $(BATCHTEST_VOBJ) $(BATCHTEST_POBJ) $(BUILD)/obj/gentest_batch/batch_programs.o \
+                   $(foreach m,$(BATCHTEST_MECHS),$(BUILD)/obj/gentest/$(m)_float.o $(BUILD)/obj/gentest/$(m)_double.o)
+batchtest_word = $(word $(1),$(subst _, ,$(2)))
+$(BATCHTEST_C): $(BATCHTEST_DIR)/%.c: $(BUILD)/ldlgen $(patsubst %,mechanisms/%.lua,$(BATCHTEST_MECHS))
+	@mkdir -p $(dir $@)
+	$(BUILD)/ldlgen mechanisms/$(call batchtest_word,1,$*).lua -o $@ --precision $(call batchtest_word,2,$*) \
+	  --batch $(patsubst b%,%,$(call batchtest_word,3,$*)) --prefix $* \
+	  $(if $(filter buggy,$(call batchtest_word,1,$*)),--budget 24)
+$(BATCHTEST_VOBJ): $(BUILD)/obj/gentest_batch/%.o: $(BATCHTEST_DIR)/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(GENTEST_CFLAGS) -Iruntime/include -c $< -o $@
+$(BATCHTEST_POBJ): $(BUILD)/obj/gentest_batch/%_portable.o: $(BATCHTEST_DIR)/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(GENTEST_CFLAGS) -O0 -DRT_BATCH_PORTABLE $(call gentest_rename,$*,_portable) \
+	  -D$*_batch_factor=$*_portable_batch_factor -D$*_batch_solve=$*_portable_batch_solve -Iruntime/include -c $< -o $@
+# The list test_batch.c reads (its struct batchtest_program), rewritten
+# only when it changes.
+$(BATCHTEST_DIR)/batch_programs.c: FORCE
+	@mkdir -p $(dir $@)
+	@{ echo '#include "rt.h"'; \
+	  echo 'typedef int (*batchtest_factor_fn)(void *work, void *temp, int *lane_pivot);'; \
+	  echo 'typedef void (*batchtest_solve_fn)(const void *work, void *x);'; \
+	  echo 'typedef struct batchtest_program { const char *name; int lanes; const rt_program *scalar, *tables;'; \
+	  echo '  batchtest_factor_fn factor, portable_factor; batchtest_solve_fn solve, portable_solve; } batchtest_program;'; \
+	  for n in $(BATCHTEST_NAMES); do s=$${n%_b*}; \
+	    echo "extern const rt_program $${s}_program, $${n}_program;"; \
+	    echo "int $${n}_batch_factor(void *, void *, int *); int $${n}_portable_batch_factor(void *, void *, int *);"; \
+	    echo "void $${n}_batch_solve(const void *, void *); void $${n}_portable_batch_solve(const void *, void *);"; done; \
+	  echo "extern const batchtest_program batchtest_programs[];"; \
+	  echo "const batchtest_program batchtest_programs[] = {"; \
+	  for n in $(BATCHTEST_NAMES); do s=$${n%_b*}; \
+	    echo "    {\"$$n\", $${n##*_b}, &$${s}_program, &$${n}_program, $${n}_batch_factor, $${n}_portable_batch_factor,"; \
+	    echo "     $${n}_batch_solve, $${n}_portable_batch_solve},"; done; \
+	  echo "    {0, 0, 0, 0, 0, 0, 0, 0},"; echo "};"; } > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
+$(BUILD)/obj/gentest_batch/batch_programs.o: $(BATCHTEST_DIR)/batch_programs.c
+	@mkdir -p $(dir $@)
+	$(CC) $(GENTEST_CFLAGS) -Iruntime/include -c $< -o $@
+.SECONDARY: $(BATCHTEST_C)
+# (the generated objects before the libraries: they call rt_world_create)
+$(BUILD)/tests/test_batch: $(BUILD)/obj/tests/test_batch.o $(BATCHTEST_OBJ) $(BUILD)/libsim.a $(BUILD)/libgen.a \
+                           $(BUILD)/librt.a | $(BUILD)/ldlgen
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) $(CMOCKA_LIBS) -lm -o $@
 $(BUILD)/tests/test_generated: $(GENTEST_OBJ) $(GENTEST_AVX_OBJ) $(GENTEST_PLAIN_OBJ)
 # (tcc's objects do not say that their stack needs no execute permission)
 $(BUILD)/tests/test_generated: TEST_LDFLAGS = -Wl,-z,noexecstack

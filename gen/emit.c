@@ -501,6 +501,7 @@ static void build_view(lua_State *L, void *ud) {
   set_str(L, "guard", buf);
   set_str(L, "header", v->o->header ? v->o->header : "program.h");
   set_str(L, "mode", v->o->mode == EMIT_UNROLLED ? "unrolled" : "tables");
+  set_int(L, "batch", v->o->batch); /* lanes; 0: the scalar program */
   set_str(L, "scalar", r->precision == RT_DOUBLE ? "double" : "float");
   set_str(L, "precision", r->precision == RT_DOUBLE ? "RT_DOUBLE" : "RT_FLOAT");
   snprintf(buf, sizeof buf, "0x%016llx", (unsigned long long)r->structure_hash);
@@ -557,6 +558,11 @@ gen_status emit_program(const program *p, const emit_options *o, emit_output *ou
   memset(out, 0, sizeof *out);
   if (o->prefix && !emit_valid_ident(o->prefix)) {
     diag_error(d, NULL, 0, "prefix '%s' is not a C identifier", o->prefix);
+    return GEN_ERR_USAGE;
+  }
+  if (o->batch && (!EMIT_BATCH_LANES_OK(o->batch) || o->mode != EMIT_UNROLLED)) {
+    diag_error(d, NULL, 0, "a batch program has 4, 8 or 16 lanes and unrolled code, not %d lanes in %s mode", o->batch,
+               o->mode == EMIT_UNROLLED ? "unrolled" : "tables");
     return GEN_ERR_USAGE;
   }
   arena a;

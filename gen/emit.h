@@ -62,7 +62,12 @@ typedef struct emit_options {
   const char *templates_dir; /* NULL = the templates built into ldlgen */
   const char *version;       /* generator version in the banner */
   int budget;                /* statements per function; <= 0 = EMIT_DEFAULT_BUDGET */
+  int batch;                 /* unrolled only: lanes of a batch program
+                                (EMIT_BATCH_LANES_OK), 0 = the scalar program */
 } emit_options;
+
+/* The lane counts of a batch program (ldlgen --batch N, rt_lanes.h). */
+#define EMIT_BATCH_LANES_OK(n) ((n) == 4 || (n) == 8 || (n) == 16)
 
 void emit_default_options(emit_options *o);
 /* "unrolled"/"tables" and "float"/"double"; -1 if unknown. */
@@ -177,7 +182,12 @@ typedef struct emit_output {
 } emit_output;
 
 /* Renders OUT.c and OUT.h for a built program: the program, then the
- * mechanism (below), after the line EMIT_MECHANISM_MARK in both files. */
+ * mechanism (below), after the line EMIT_MECHANISM_MARK in both files.
+ * With o->batch = N (unrolled mode only; GEN_ERR_USAGE otherwise) the
+ * program part is the batch program of N copies in vector lanes: the same
+ * plan, every operation on rt_lanes.h's lanes, its kernels in the file, the
+ * entry points ID_batch_factor and ID_batch_solve; ID_program keeps the
+ * tables, its scalar entry points NULL (the interpreter). */
 gen_status emit_program(const program *p, const emit_options *o, emit_output *out, diag_list *d);
 void emit_output_free(emit_output *out);
 

@@ -21,6 +21,7 @@
 
 static void usage(FILE *out) {
   fputs("usage: ldlgen MECH.lua [-o OUT.c] [--mode unrolled|tables] [--precision float|double]\n"
+        "                       [--batch 4|8|16]\n"
         "                       [--order natural|mda|meca|best] [--shatter N|off]\n"
         "                       [--stats] [--dot FILE] [--report FILE]\n"
         "                       [--max-rows N] [--max-memory MIB]\n"
@@ -36,6 +37,9 @@ static void usage(FILE *out) {
         "  --mode M       unrolled (specialized code, default) or tables (const\n"
         "                 tables run by the runtime's interpreter)\n"
         "  --precision P  float (default) or double\n"
+        "  --batch N      the batch program instead: N copies (4, 8 or 16) factored\n"
+        "                 together in vector lanes (rt_lanes.h), ID_batch_factor and\n"
+        "                 ID_batch_solve; unrolled mode only\n"
         "  --prefix ID    C identifier prefix of what -o writes (default: the\n"
         "                 mechanism name)\n"
         "  --templates D  read the templates from directory D instead of the\n"
@@ -123,6 +127,12 @@ static int parse_emit_option(const char *a, const char *val, options *o) {
       return 2;
     }
     o->emit.budget = k;
+  } else if (strcmp(a, "--batch") == 0) {
+    if (!parse_int(val, &k) || !EMIT_BATCH_LANES_OK(k)) {
+      fprintf(stderr, "ldlgen: --batch needs the number of lanes, 4, 8 or 16, not '%s'\n", val);
+      return 2;
+    }
+    o->emit.batch = k;
   }
   return 0;
 }
@@ -154,7 +164,7 @@ static int parse_args(int argc, char **argv, options *o) {
     } else if (strcmp(a, "--order") == 0 || strcmp(a, "--shatter") == 0 || strcmp(a, "--dot") == 0 ||
                strcmp(a, "--report") == 0 || strcmp(a, "-o") == 0 || strcmp(a, "--mode") == 0 ||
                strcmp(a, "--precision") == 0 || strcmp(a, "--prefix") == 0 || strcmp(a, "--templates") == 0 ||
-               strcmp(a, "--budget") == 0 || strcmp(a, "--max-rows") == 0 || strcmp(a, "--max-memory") == 0) {
+               strcmp(a, "--budget") == 0 || strcmp(a, "--batch") == 0 || strcmp(a, "--max-rows") == 0 || strcmp(a, "--max-memory") == 0) {
       if (!val) {
         fprintf(stderr, "ldlgen: %s needs a value\n", a);
         return 2;
@@ -211,6 +221,14 @@ static int parse_args(int argc, char **argv, options *o) {
   }
   if (o->table && o->out_c) {
     fprintf(stderr, "ldlgen: -o writes one mechanism's program; not with --table\n");
+    return 2;
+  }
+  if (o->emit.batch && o->emit.mode == EMIT_TABLES) {
+    fprintf(stderr, "ldlgen: --batch needs unrolled code: tables mode has no batch form\n");
+    return 2;
+  }
+  if (o->emit.batch && o->table) {
+    fprintf(stderr, "ldlgen: --batch writes one mechanism's batch program; not with --table\n");
     return 2;
   }
   if (!o->table && o->ninputs > 1) {
@@ -368,7 +386,7 @@ int main(int argc, char **argv) {
       outfile_abort(&oh);
       emit_output_free(&code);
       free(out_h);
-      if (st == GEN_OK && o.stats) program_write_stats(&p, stdout);
+      if (st == GEN_OK && o.stats) program_write_stats(&p, o.emit.batch, stdout);
       if (st == GEN_OK) note_redundant(&p, stderr);
     }
     arena_free(&a);

@@ -334,7 +334,7 @@ gen_status program_build(arena *a, const mech *m, const program_options *o, prog
 
 static long long round3(int64_t f3) { return (long long)((f3 + 1) / 3); }
 
-void program_write_stats(const program *p, FILE *out) {
+void program_write_stats(const program *p, int batch, FILE *out) {
   const mech *m = p->m;
   const symbolic *s = &p->sym;
   int neq = 0;
@@ -450,5 +450,9 @@ void program_write_stats(const program *p, FILE *out) {
   }
   json_key(&w, "flop_convention");
   json_string(&w, "block LDL^T: 2*(d^3/6 + h*d^2 + d*h*(h+1)/2) per pivot of degree d, column height h");
+  if (batch) {
+    json_key(&w, "batch"); /* lanes: copies factored together (flops are per copy) */
+    json_int(&w, batch);
+  }
   json_end(&w);
 }

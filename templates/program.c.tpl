@@ -15,12 +15,28 @@
  * kernel call per block pair of the reduction C -= L Y^T (the RSI grouped by
  * target block, whose workspace offset is a constant: its pivot's base from
  * the table of pivots plus a literal). The kernels, in
+--%   if P.batch > 0 then
+ * this file, are the reference arithmetic of rt.h specialized by degree,
+ * one lane operation per scalar operation.
+--%   else
  * rt_kernels.h, are the reference arithmetic of rt.h specialized by degree;
  * vector lanes hold independent results, so every instruction set gives the
  * same bits.
+--%   end
 --% else
  * Tables mode: factor and solve are NULL, the runtime's interpreter runs the
  * tables below.
+--% end
+--% if P.batch > 0 then
+ *
+ * Batch program: $(P.batch) copies of the mechanism factored and solved together,
+ * one copy per vector lane, by $(P.ident)_batch_factor and $(P.ident)_batch_solve. Every
+ * value is stored lane-interleaved -- entry k of copy j at scalar k * $(P.batch) + j --
+ * and every scalar operation of the scalar program is one lane operation
+ * of rt_lanes.h here (GCC/Clang vector extensions, or plain C with
+ * RT_BATCH_PORTABLE), so lane j is bitwise the scalar program's result for
+ * copy j. $(P.ident)_program keeps the tables; its scalar entry points are NULL
+ * (the runtime's interpreter runs one copy).
 --% end
  *
  * After the program, the mechanism: its world description $(P.ident)_desc,
@@ -41,6 +57,9 @@
  *   order           $(S.order) (heuristic $(S.heuristic))
  *   workspace       $(S.workspace) scalars, temporary $(S.temp) scalars
  *   structure hash  $(P.hash)
+--% if P.batch > 0 then
+ *   batch           $(P.batch) copies in vector lanes (sizes and flops above per copy)
+--% end
  *
  * Pivot order (constraint: type, degree d, column height h, blocks; the
  * pivots' indices and offsets are the table P_, W_, R_, X_ below):
@@ -52,7 +71,16 @@
 
 #include <math.h> /* HUGE_VAL: the mechanism's unbounded limits */
 
---% if P.mode == "unrolled" then
+--% if P.batch > 0 then
+/* the lanes (rt_lanes.h, installed with rt.h): $(P.batch) copies of $(P.scalar) */
+#define RT_LANES_DOUBLE $(P.scalar == "double" and 1 or 0)
+#define RT_LANES_N $(P.batch)
+#include "rt_lanes.h"
+#include <stddef.h>
+
+/* the row stride of Y^T in the temporary, in entries */
+#define RT_BATCH_ET_LD $(P.et_ld)
+--% elseif P.mode == "unrolled" then
 /* the kernels every unrolled program shares (rt_kernels.h, installed with
  * rt.h), for $(P.scalar) and this program's Y^T stride */
 #define RT_KERNELS_DOUBLE $(P.scalar == "double" and 1 or 0)
@@ -83,6 +111,9 @@ $(rows(a.values, 16, "    "))
 --%     plain_array(a)
 --%   end
 --% end
+--% if P.batch > 0 then
+--%   include("batch_kernels.tpl")
+--% end
 --% if P.mode == "unrolled" then
 --%   include("unrolled.tpl")
 --% end
@@ -104,7 +135,7 @@ const rt_program $(P.ident)_program = {
 --% for _, a in ipairs(P.arrays) do
     .$(a.field) = $(a.field),
 --% end
---% if P.mode == "unrolled" then
+--% if P.mode == "unrolled" and P.batch == 0 then
     .factor = $(P.ident)_factor,
     .solve = $(P.ident)_solve,
 --% else

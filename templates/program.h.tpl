@@ -24,6 +24,27 @@ extern "C" {
 #define $(P.macro)_DIM $(P.sizes.dim)
 
 extern const rt_program $(P.ident)_program;
+--% if P.batch > 0 then
+
+/* The batch program: $(P.batch) copies in vector lanes, every value
+ * lane-interleaved (entry k of copy j at scalar k * $(P.batch) + j). Sizes in scalars
+ * ($(P.scalar)) of the copies' workspace, temporary and right-hand sides;
+ * the structure hash of the mechanism (that of its scalar program). A
+ * buffer aligned to $(P.macro)_BATCH_LANES scalars keeps every lane in one
+ * aligned vector; any scalar-aligned buffer works. */
+#define $(P.macro)_BATCH_LANES $(P.batch)
+#define $(P.macro)_BATCH_WORK_SIZE ($(P.batch) * $(P.macro)_WORK_SIZE)
+#define $(P.macro)_BATCH_TEMP_SIZE ($(P.batch) * $(P.macro)_TEMP_SIZE)
+#define $(P.macro)_BATCH_DIM ($(P.batch) * $(P.macro)_DIM)
+#define $(P.macro)_BATCH_STRUCTURE_HASH UINT64_C($(P.hash))
+/* Factors the copies in place: -1 if every copy succeeded, else the first
+ * failing pivot of any; lane_pivot (NULL or $(P.batch) ints) gets each copy's -1 or
+ * failing pivot. Lane j of the result is bitwise the scalar program's
+ * factor of copy j (-ffp-contract=off). */
+int $(P.ident)_batch_factor(void *work, void *temp, int *lane_pivot);
+/* Solves H x = b for every copy in place (x holds the copies' b). */
+void $(P.ident)_batch_solve(const void *work, void *x);
+--% end
 --% include("world.h.tpl")
 
 #ifdef __cplusplus

@@ -3,7 +3,13 @@
 --% -- entry points. Offsets are written relative to the pivots' bases
 --% -- (op.A, op.B, op.C, op.RINV: gen/emit.c, wref), which pivots.tpl
 --% -- declares once, so that an edit touches only the pivots it changes.
+--% -- A batch program (P.batch lanes) is the same text on rt_lane pointers
+--% -- (rt_lanes.h: offsets count entries, each one lane per copy): its node
+--% -- factors record each copy's first failure in fail instead of
+--% -- returning, and its entry points are batch.tpl's.
 --%
+--% local batch = P.batch > 0
+--% local T = batch and "rt_lane" or "scalar"
 --% local function pivot_title(i)
 --%   local p = P.pivots[i + 1]
 --%   return fmt("%s (%s, d = %d, h = %d)", ctext(p.name), p.type, p.degree, p.height)
@@ -19,7 +25,9 @@
 --% -- one statement of a function
 --% local stmt = {}
 --% function stmt.factor_node(op)
---%   if op.n == 1 then
+--%   if batch then
+  $(op.kernel)(w + $(op.A), t + $(op.B), fail, $(op.FAIL));$(origin(op.n == 1 and op.comment .. ", the next pivot's: final now" or op.comment))
+--%   elseif op.n == 1 then
   const int failed = $(op.kernel)(w + $(op.A), t + $(op.B));$(origin(op.comment .. ", the next pivot's: final now"))
 --%   else
   if ($(op.kernel)(w + $(op.A), t + $(op.B))) return $(op.FAIL);$(origin(op.comment))
@@ -56,16 +64,19 @@
 --%       else
 /*---- $(pivot_title(op.pivot))$(part) */
 --%       end
---%       if f.status then
+--%       if f.status and batch then
+static void $(f.name)(rt_lane *restrict w, rt_lane *restrict t, int *restrict fail) {
+--%       elseif f.status then
 static int $(f.name)(scalar *restrict w, scalar *restrict t) {
 --%       else
-static void $(f.name)(scalar *restrict w, scalar *restrict t) {
+static void $(f.name)($(T) *restrict w, $(T) *restrict t) {
 --%       end
 --%     else
 --%       stmt[op.kind](op)
 --%     end
 --%   end
---%   if f.fail_pivot >= 0 then
+--%   if batch then
+--%   elseif f.fail_pivot >= 0 then
   return failed ? $(f.FAIL) : -1;
 --%   elseif f.status then
   return -1;
@@ -85,11 +96,11 @@ static void $(f.name)(scalar *restrict w, scalar *restrict t) {
 /*---- solve: $(titles[f.phase]) */
 --%   end
 
-static void $(f.name)(const scalar *restrict w, scalar *restrict x) {
+static void $(f.name)(const $(T) *restrict w, $(T) *restrict x) {
 --%   local sums = false -- s holds the backward sums; a part with only node blocks has none
 --%   for _, op in ipairs(f.ops) do sums = sums or op.kind == "backward" or op.kind == "subtract" end
 --%   if sums then
-  scalar s[RT_MAX_DEGREE];
+  $(T) s[RT_MAX_DEGREE];
 --%   end
 --%   for _, op in ipairs(f.ops) do
 --%     if op.kind == "section" then
@@ -100,6 +111,9 @@ static void $(f.name)(const scalar *restrict w, scalar *restrict x) {
 --%   end
 }
 --% end
+--% if batch then
+--%   include("batch.tpl")
+--% else
 
 /*---- entry points (rt_factor_fn, rt_solve_fn of rt.h) ------------------------*/
 
@@ -137,3 +151,4 @@ static void $(P.ident)_solve(const void *work, void *x) {
   $(f.name)(w, v);
 --% end
 }
+--% end

@@ -197,6 +197,41 @@ static void test_options(void **state) {
   assert_non_null(strstr(out, "/nonexistent/mech.lua"));
 }
 
+/* --batch N: 4, 8 or 16 lanes, else exit 2 naming the option and the
+ * values; tables mode has no batch form (exit 2); --stats gains "batch"
+ * with it and has no such key without; -o writes the batch entry points
+ * and leaves no file on a usage error. */
+static void test_batch_option(void **state) {
+  (void)state;
+  char cmd[1024], out[65536], dir[] = "/tmp/ldlgen_batchXXXXXX";
+  assert_non_null(mkdtemp(dir));
+  static const char *bad[] = {"5", "0", "32", "-8", "eight", "8x"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    snprintf(cmd, sizeof cmd, "%s %s/mechanisms/chain.lua -o %s/c.c --batch %s 2>&1", LDLGEN_PATH, SRC_DIR, dir, bad[i]);
+    if (run(cmd, out, sizeof out) != 2) fail_msg("--batch %s did not exit with 2:\n%s", bad[i], out);
+    if (!strstr(out, "--batch") || !strstr(out, "4, 8 or 16")) fail_msg("--batch %s: unclear message:\n%s", bad[i], out);
+  }
+  snprintf(cmd, sizeof cmd, "%s %s/mechanisms/chain.lua -o %s/c.c --batch 8 --mode tables 2>&1", LDLGEN_PATH, SRC_DIR, dir);
+  assert_int_equal(run(cmd, out, sizeof out), 2);
+  assert_non_null(strstr(out, "--batch"));
+  assert_non_null(strstr(out, "tables"));
+  snprintf(cmd, sizeof cmd, "%s %s/mechanisms/chain.lua --batch 2>&1", LDLGEN_PATH, SRC_DIR);
+  assert_int_equal(run(cmd, out, sizeof out), 2);
+  assert_true(dir_is_empty(dir));
+  snprintf(cmd, sizeof cmd, "%s %s/mechanisms/chain.lua --stats", LDLGEN_PATH, SRC_DIR);
+  assert_int_equal(run(cmd, out, sizeof out), 0);
+  assert_null(strstr(out, "\"batch\""));
+  snprintf(cmd, sizeof cmd, "%s %s/mechanisms/chain.lua --stats --batch 16 -o %s/c.c", LDLGEN_PATH, SRC_DIR, dir);
+  assert_int_equal(run(cmd, out, sizeof out), 0);
+  assert_non_null(strstr(out, "\"batch\": 16"));
+  assert_non_null(strstr(out, "\"dim\": 33"));
+  snprintf(cmd, sizeof cmd, "grep -c 'chain_batch_factor\\|chain_batch_solve\\|CHAIN_BATCH_LANES 16' %s/c.h", dir);
+  assert_int_equal(run(cmd, out, sizeof out), 0);
+  assert_int_equal(atoi(out), 3);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
 /*---- ldlsim ----------------------------------------------------------------------*/
 
 /* build/ldlsim next to build/ldlgen (test programs depend on ldlgen only:
@@ -510,6 +545,7 @@ int main(void) {
       cmocka_unit_test(test_bad_input_leaves_no_output),
       cmocka_unit_test(test_outputs_are_deterministic),
       cmocka_unit_test(test_stats_keys),
+      cmocka_unit_test(test_batch_option),
       cmocka_unit_test(test_options),
       cmocka_unit_test(test_diff_and_textconv),
       cmocka_unit_test(test_ldlsim_json_summary),

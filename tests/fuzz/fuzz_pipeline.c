@@ -73,7 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       program_build(&a, &m, &po, &p, &d) == GEN_OK) {
     FILE *null = fopen("/dev/null", "w");
     if (null) {
-      program_write_stats(&p, null);
+      program_write_stats(&p, 0, null);
       dot_write(&p, null);
       fclose(null);
     }
