@@ -3,7 +3,25 @@
 
 #---- settings ---------------------------------------------------------------
 CC      ?= cc
+# The target instruction set (README, "Which build to ship"): portable (the
+# x86-64 / compiler baseline), avx2 (x86-64 from 2013 on: Haswell, Zen) or
+# avx512 (only where every target machine has AVX-512). Contraction stays
+# off (FPFLAGS), so every ARCH computes bitwise the same results; each ARCH
+# builds into its own directory so objects never mix.
+ARCH    ?= portable
+ARCH_FLAGS_portable :=
+ARCH_FLAGS_avx2     := -mavx2 -mfma
+ARCH_FLAGS_avx512   := -mavx2 -mfma -mavx512f -mavx512dq -mavx512vl -mavx512bw -mavx512cd
+ARCHES  := portable avx2 avx512
+ifeq ($(filter $(ARCHES),$(ARCH)),)
+$(error ARCH=$(ARCH) is not a build target: use ARCH=portable (default), ARCH=avx2 or ARCH=avx512)
+endif
+ARCHFLAGS := $(ARCH_FLAGS_$(ARCH))
+ifeq ($(ARCH),portable)
 BUILD   ?= build
+else
+BUILD   ?= build/$(ARCH)
+endif
 SAN     ?= 0
 OPT     ?= -O2 -g
 WARN    := -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes \
@@ -13,7 +31,7 @@ WARN    := -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes \
 FPFLAGS := -ffp-contract=off
 # The runtime's factorization thread (runtime/worker.c).
 THREADS := -pthread
-CFLAGS_ALL = -std=c11 $(OPT) $(WARN) $(FPFLAGS) $(THREADS) -MMD -MP $(SANFLAGS)
+CFLAGS_ALL = -std=c11 $(OPT) $(ARCHFLAGS) $(WARN) $(FPFLAGS) $(THREADS) -MMD -MP $(SANFLAGS)
 ifeq ($(SAN),1)
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 endif
@@ -52,7 +70,7 @@ MECHS     := $(sort $(wildcard mechanisms/*.lua))
 TEMPLATES := $(sort $(wildcard templates/*.lua templates/*.tpl))
 GEN_OBJ   += $(BUILD)/obj/templates_embed.o
 
-.PHONY: all build-all deps test check check-bitwise check-layers tests-run demo clean valgrind valgrind-run stats bench-factor generate generate-all check-generated check-view soak soak-short random-check random-sweep fuzz fuzz-deps fuzz-build FORCE \
+.PHONY: all build-all deps test check check-arch check-bitwise check-layers tests-run demo clean valgrind valgrind-run stats bench-factor generate generate-all check-generated check-view soak soak-short random-check random-sweep fuzz fuzz-deps fuzz-build FORCE \
         install install-files uninstall test-install test-install-run
 .DEFAULT_GOAL := all
 
@@ -172,6 +190,27 @@ $(BUILD)/soak: $(BUILD)/obj/tools/soak.o $(BUILD)/libsim.a $(BUILD)/libgen.a $(B
 $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(BUILD)/libsim.a $(BUILD)/libgen.a $(BUILD)/librt.a | $(BUILD)/ldlgen
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) $(CMOCKA_LIBS) -lm $(TEST_LDFLAGS) -o $@
+
+#---- make check-arch: the AVX2 build computes the portable build's bits -------
+# Builds ARCH=avx2 beside the default build (build/avx2), runs its
+# test_batch (batch programs bitwise against the scalar ones, now with 256-bit
+# lanes), and compares ldlsim's per-step CSV and poses of the driven tank
+# (double and float factor) byte for byte between the two builds: with
+# -ffp-contract=off, -mavx2 -mfma must not change a single bit. Not part of
+# make test (a second full build).
+CHECK_ARCH_DIR := build/check-arch
+check-arch: deps
+	@$(MAKE) --no-print-directory -j2 build/ldlsim
+	@$(MAKE) --no-print-directory -j2 ARCH=avx2 build/avx2/ldlsim build/avx2/tests/test_batch
+	build/avx2/tests/test_batch
+	@mkdir -p $(CHECK_ARCH_DIR)
+	@set -e; for prec in double float; do for b in build build/avx2; do \
+	  o=$(CHECK_ARCH_DIR)/$$(echo $$b | tr / _)_$$prec; \
+	  $$b/ldlsim mechanisms/tank.lua --drive mechanisms/tank.drive --steps 600 --precision $$prec \
+	    --csv $$o.csv --poses $$o.poses.csv > $$o.txt; done; \
+	  cmp $(CHECK_ARCH_DIR)/build_$$prec.csv $(CHECK_ARCH_DIR)/build_avx2_$$prec.csv; \
+	  cmp $(CHECK_ARCH_DIR)/build_$$prec.poses.csv $(CHECK_ARCH_DIR)/build_avx2_$$prec.poses.csv; done
+	@echo "check-arch: ARCH=avx2 test_batch passed; tank CSV and poses (600 steps, double and float) identical to the portable build"
 
 #---- generated programs ----------------------------------------------------------
 # generated/NAME.c|.h for every mechanisms/NAME.lua (unrolled, float): what
@@ -393,7 +432,7 @@ $(BUILD)/tests/test_nothreads: $(BUILD)/obj/tests/test_nothreads.o $(BUILD)/libs
 	$(CC) $(NT_CFLAGS) $^ $(LUA_LIBS) $(CMOCKA_LIBS) -lm -o $@
 # test_cxx: the public headers and two generated files (compiled as C)
 # from a C++17 program.
-CXXFLAGS_ALL = -std=c++17 $(OPT) -Wall -Wextra -Wpedantic -Werror $(FPFLAGS) -MMD -MP $(SANFLAGS)
+CXXFLAGS_ALL = -std=c++17 $(OPT) $(ARCHFLAGS) -Wall -Wextra -Wpedantic -Werror $(FPFLAGS) -MMD -MP $(SANFLAGS)
 $(BUILD)/obj/tests/test_cxx.o: tests/test_cxx.cpp Makefile
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXXFLAGS_ALL) -Iruntime/include -Igenerated -c $< -o $@

@@ -13,11 +13,8 @@
 #include <string.h>
 
 #include "rt.h"
+#include "spd_pattern.h"
 #include "test_util.h"
-
-/* Degree and first row of pivot q. */
-static int deg(const rt_program *p, int q) { return p->cons_degree[p->piv_cons[q]]; }
-static int row(const rt_program *p, int q) { return p->cons_row[p->piv_cons[q]]; }
 
 /* Exact-size zeroed buffers (at least one element), so that AddressSanitizer
  * sees any access past the end. */
@@ -25,71 +22,6 @@ static void *zalloc(size_t n, size_t size) {
   void *q = calloc(n > 0 ? n : 1, size);
   assert_non_null(q);
   return q;
-}
-
-/* Random symmetric, strictly diagonally dominant H (dense, dim x dim,
- * solver-constraint order) with the program's block pattern: node blocks
- * and original (non-fill) edge blocks. Values are representable in the
- * program's precision. */
-static double *random_spd(test_rng *r, const rt_program *p) {
-  int n = p->dim;
-  double *h = zalloc((size_t)n * (size_t)n, sizeof *h);
-  for (int q = 0; q < p->ncons; q++) {
-    int rq = row(p, q), dq = deg(p, q);
-    for (int i = 0; i < dq; i++)
-      for (int j = 0; j < i; j++) {
-        double v = 2 * rng_unit(r) - 1;
-        if (p->precision == RT_FLOAT) v = (float)v;
-        h[(rq + i) * n + rq + j] = h[(rq + j) * n + rq + i] = v;
-      }
-    for (int k = p->piv_blk_adr[q]; k < p->piv_blk_adr[q + 1]; k++) {
-      if (p->blk_fill[k]) continue;
-      int t = p->blk_piv[k], rt = row(p, t);
-      for (int i = 0; i < deg(p, t); i++)
-        for (int j = 0; j < dq; j++) {
-          double v = 2 * rng_unit(r) - 1;
-          if (p->precision == RT_FLOAT) v = (float)v;
-          h[(rt + i) * n + rq + j] = h[(rq + j) * n + rt + i] = v;
-        }
-    }
-  }
-  for (int i = 0; i < n; i++) {
-    double s = 1;
-    for (int j = 0; j < n; j++) s += fabs(h[i * n + j]);
-    h[i * n + i] = p->precision == RT_FLOAT ? (float)s : s;
-  }
-  return h;
-}
-
-static size_t scalar_size(const rt_program *p) { return p->precision == RT_FLOAT ? sizeof(float) : sizeof(double); }
-
-static void put(const rt_program *p, void *a, size_t i, double v) {
-  if (p->precision == RT_FLOAT)
-    ((float *)a)[i] = (float)v;
-  else
-    ((double *)a)[i] = v;
-}
-
-static double get(const rt_program *p, const void *a, size_t i) {
-  return p->precision == RT_FLOAT ? ((const float *)a)[i] : ((const double *)a)[i];
-}
-
-/* Packs H into a workspace per the layout: node blocks (full square) and
- * every edge block, fill blocks included (zero). */
-static void *pack(const rt_program *p, const double *h) {
-  int n = p->dim;
-  void *w = zalloc((size_t)p->work_size, scalar_size(p));
-  for (int q = 0; q < p->ncons; q++) {
-    int rq = row(p, q), dq = deg(p, q);
-    for (int i = 0; i < dq; i++)
-      for (int j = 0; j < dq; j++) put(p, w, (size_t)(p->piv_node[q] + i * dq + j), h[(rq + i) * n + rq + j]);
-    for (int k = p->piv_blk_adr[q]; k < p->piv_blk_adr[q + 1]; k++) {
-      int t = p->blk_piv[k], rt = row(p, t);
-      for (int i = 0; i < deg(p, t); i++)
-        for (int j = 0; j < dq; j++) put(p, w, (size_t)(p->blk_off[k] + i * dq + j), h[(rt + i) * n + rq + j]);
-    }
-  }
-  return w;
 }
 
 static void *dup_bytes(const void *src, size_t n) {

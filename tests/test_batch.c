@@ -41,18 +41,6 @@ typedef struct batchtest_program {
 } batchtest_program;
 extern const batchtest_program batchtest_programs[];
 
-/* Copies n values of src into lane j of the N-lane dst (entry k at k*N + j),
- * or back (to_lane = 0). */
-static void lane_copy(size_t sz, int N, int j, size_t n, void *lanes, void *plain, int to_lane) {
-  for (size_t k = 0; k < n; k++) {
-    char *l = (char *)lanes + (k * (size_t)N + (size_t)j) * sz, *s = (char *)plain + k * sz;
-    if (to_lane)
-      memcpy(l, s, sz);
-    else
-      memcpy(s, l, sz);
-  }
-}
-
 /* Lane j of the N-lane buffer is bitwise ref (n values). */
 static void same_lane(const char *what, const batchtest_program *t, int portable, int j, const void *lanes,
                       const void *ref, size_t n) {
