@@ -23,7 +23,7 @@
 # linked into build/bench/bench with a registry (build/bench/programs.c).
 # Results: bench/results/latest.md and latest.json, and README.md's table.
 
-.PHONY: bench bench-deps bench-build bench-cg bench-inequality bench-locality bench-scale
+.PHONY: bench bench-deps bench-build bench-cg bench-batch bench-inequality bench-locality bench-scale
 
 BENCH_DEB_PACKAGES := libsuitesparse-dev libopenblas-dev liblapacke-dev libmetis-dev libode-dev libmujoco-dev valgrind
 BENCH_DIR          := $(BUILD)/bench
@@ -172,6 +172,7 @@ bench: deps bench-deps
 	  --revision "$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$$(git diff --quiet HEAD -- 2>/dev/null || echo ' + uncommitted changes')" \
 	  --md bench/results/latest.md --json bench/results/latest.json --readme README.md \
 	  --cg bench/results/step-cg.tsv
+	@$(MAKE) --no-print-directory bench-batch
 	@$(MAKE) --no-print-directory bench-inequality
 	@$(MAKE) --no-print-directory bench-locality
 	@$(MAKE) --no-print-directory bench-scale
@@ -239,3 +240,5 @@ $(BUILD)/tests/test_ineq_report: $(BUILD)/obj/tests/test_ineq_report.o $(BUILD)/
                                  $(BUILD)/libsim.a $(BUILD)/libgen.a $(BUILD)/librt.a | $(BUILD)/ldlgen
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) $(CMOCKA_LIBS) -lm $(TEST_LDFLAGS) -o $@
+
+include bench/batch.mk

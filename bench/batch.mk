@@ -1,0 +1,85 @@
+# make bench-batch (issue 21, part 5; included by bench/bench.mk): the batch
+# factor (ldlgen --batch N) against N scalar factors of the same mechanism,
+# bench/batch/ -> bench/results/batch.{md,json}.
+#
+# Per mechanism of BB_MECHS: double with 8 lanes and float with 16, each
+# beside the scalar unrolled program of the same precision, all compiled
+# with the same flags: ARCH=avx512's where /proc/cpuinfo lists avx512f,
+# else ARCH=avx2's (contraction off, like every build). gcc is slow on big
+# batch files: scissor_lift's 16-lane batch takes ~12 s at -O2; the four
+# mechanisms below compile in about a minute on two cores. The generated
+# objects are compiled through bench/cputime, and their compile times go
+# into the report.
+BB_MECHS   := chain buggy scissor_lift tank
+BB_CONFIGS := double:8 float:16
+BB_ARCH    := $(if $(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && echo y),avx512,avx2)
+BB_FLAGS   := $(ARCH_FLAGS_$(BB_ARCH))
+BB_DIR     := $(BENCH_DIR)/batch
+BB_CFLAGS   = $(BENCH_GEN_CFLAGS) $(BB_FLAGS)
+
+# Entries mech:precision:lanes; stems bb_MECH_PRECISION (scalar) and
+# bb_MECH_PRECISION_bLANES (batch).
+BB_ENTRIES := $(foreach m,$(BB_MECHS),$(foreach c,$(BB_CONFIGS),$(m):$(c)))
+bb_f = $(word $(2),$(subst :, ,$(1)))
+bb_scalar = bb_$(call bb_f,$(1),1)_$(call bb_f,$(1),2)
+bb_batch  = $(call bb_scalar,$(1))_b$(call bb_f,$(1),3)
+BB_STEMS   := $(sort $(foreach e,$(BB_ENTRIES),$(call bb_scalar,$(e)) $(call bb_batch,$(e))))
+BB_GEN_OBJ := $(patsubst %,$(BB_DIR)/obj/%.o,$(BB_STEMS))
+
+# $(1) mechanism, $(2) precision, $(3) lanes
+define bb_rules
+$(BB_DIR)/gen/bb_$(1)_$(2).c: mechanisms/$(1).lua $(BUILD)/ldlgen
+	@mkdir -p $$(dir $$@)
+	$(BUILD)/ldlgen $$< -o $$@ --precision $(2) --prefix bb_$(1)_$(2)
+$(BB_DIR)/gen/bb_$(1)_$(2)_b$(3).c: mechanisms/$(1).lua $(BUILD)/ldlgen
+	@mkdir -p $$(dir $$@)
+	$(BUILD)/ldlgen $$< -o $$@ --precision $(2) --batch $(3) --prefix bb_$(1)_$(2)_b$(3)
+endef
+$(foreach e,$(BB_ENTRIES),$(eval $(call bb_rules,$(call bb_f,$(e),1),$(call bb_f,$(e),2),$(call bb_f,$(e),3))))
+.SECONDARY: $(patsubst %,$(BB_DIR)/gen/%.c,$(BB_STEMS))
+
+$(BB_GEN_OBJ): $(BB_DIR)/obj/%.o: $(BB_DIR)/gen/%.c $(BENCH_DIR)/cputime $(wildcard runtime/include/*.h)
+	@mkdir -p $(dir $@)
+	@echo "cc $< (timed, $(BB_ARCH))"
+	@$(BENCH_DIR)/cputime $@.cpu $(CC) $(BB_CFLAGS) -c $< -o $@
+
+# The list (batch.h's bb_entries), with each mechanism's flop count from
+# ldlgen --stats and the objects' compile times; rewritten only on change.
+$(BB_DIR)/list.c: $(BB_GEN_OBJ) $(BUILD)/ldlgen FORCE
+	@{ echo '#include "batch.h"'; \
+	  echo 'const char bb_arch[] = "$(BB_ARCH)";'; \
+	  echo 'const char bb_cflags[] = "$(strip $(filter-out -W% -MMD -MP -I%,$(BB_CFLAGS)))";'; \
+	  for e in $(BB_ENTRIES); do set -- $$(echo $$e | tr : ' '); s=bb_$$1_$$2; b=$${s}_b$$3; \
+	    echo "extern const rt_program $${s}_program; int $${b}_batch_factor(void *, void *, int *);"; done; \
+	  echo 'const bb_entry bb_entries[] = {'; \
+	  for e in $(BB_ENTRIES); do set -- $$(echo $$e | tr : ' '); s=bb_$$1_$$2; b=$${s}_b$$3; \
+	    flops=$$($(BUILD)/ldlgen mechanisms/$$1.lua --stats 2>/dev/null | sed -n 's/^  "flops": \([0-9]*\).*/\1/p'); \
+	    [ -n "$$flops" ] || { echo "ldlgen --stats gave no flops for $$1" >&2; exit 1; }; \
+	    echo "  {\"$$1\", $$3, $$flops, &$${s}_program, $${b}_batch_factor, $$(cat $(BB_DIR)/obj/$$s.o.cpu), $$(cat $(BB_DIR)/obj/$$b.o.cpu)},"; \
+	  done; \
+	  echo '  {0, 0, 0, 0, 0, 0, 0},'; echo '};'; } > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
+
+BB_SRC := $(sort $(wildcard bench/batch/*.c))
+BB_OBJ := $(patsubst bench/%.c,$(BENCH_DIR)/obj/bench/%.o,$(BB_SRC)) $(BB_DIR)/obj/list.o \
+          $(BENCH_DIR)/obj/bench/peak.o $(BENCH_DIR)/obj/bench/peak_avx2.o $(BENCH_DIR)/obj/bench/peak_avx512.o \
+          $(BENCH_DIR)/obj/bench/btime.o
+$(BENCH_DIR)/obj/bench/batch/%.o: bench/batch/%.c bench/batch.mk Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Iruntime/include -Igen -Ibench -Ibench/batch -Itests -c $< -o $@
+$(BB_DIR)/obj/list.o: $(BB_DIR)/list.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Iruntime/include -Ibench/batch -c $< -o $@
+# (the generated objects before the libraries: they call rt_world_create)
+$(BB_DIR)/batch: $(BB_OBJ) $(BB_GEN_OBJ) $(BUILD)/libsim.a $(BUILD)/libgen.a $(BUILD)/librt.a
+	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) -lm -o $@
+
+bench-batch: deps
+	@$(MAKE) --no-print-directory -j$(BENCH_JOBS) $(BB_DIR)/batch
+	@mkdir -p bench/results
+	$(BB_DIR)/batch $(BB_ARGS) \
+	  --revision "$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$$(git diff --quiet HEAD -- 2>/dev/null || echo ' + uncommitted changes')" \
+	  --md bench/results/batch.md --json bench/results/batch.json
+	@cat bench/results/batch.md
+
+-include $(wildcard $(BENCH_DIR)/obj/bench/batch/*.d)

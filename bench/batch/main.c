@@ -1,0 +1,237 @@
+/* main.c -- make bench-batch: measures every entry of bb_entries (batch.h).
+ *
+ * Inputs: N different random SPD matrices with the program's block pattern
+ * (tests/spd_pattern.h, the inputs test_batch uses), packed for the scalar
+ * program and lane-interleaved for the batch one (64-byte aligned, as a game
+ * would allocate). Before timing, the batch factor is checked bitwise
+ * against the N scalar factors. A timed call restores the workspace from the
+ * input (memcpy, the same bytes both ways) and factors; the restore alone is
+ * timed too and subtracted. Each run takes the median over many short
+ * batches of calls (btime.h), scalar and batch interleaved; the report gives
+ * the median over the runs and their min-max.
+ *
+ * usage: batch [--runs R] [--batches B] [--revision TEXT] [--md FILE] [--json FILE] */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "batch.h"
+#include "btime.h"
+#include "peak.h"
+#include "spd_pattern.h"
+
+typedef struct bb_ctx {
+  const bb_entry *e;
+  size_t bytes;         /* one copy's workspace */
+  void **in, **work;    /* N scalar inputs and workspaces */
+  void *temp;
+  void *bin, *bwork, *btemp; /* lane-interleaved */
+  int *lane_pivot;
+} bb_ctx;
+
+static void *aligned_zalloc(size_t bytes) {
+  size_t n = (bytes + 63) / 64 * 64;
+  void *p = aligned_alloc(64, n > 0 ? n : 64);
+  if (!p) abort();
+  memset(p, 0, n > 0 ? n : 64);
+  return p;
+}
+
+static void run_scalar(void *c) {
+  bb_ctx *x = c;
+  for (int j = 0; j < x->e->lanes; j++) {
+    memcpy(x->work[j], x->in[j], x->bytes);
+    x->e->scalar->factor(x->work[j], x->temp);
+  }
+}
+static void copy_scalar(void *c) {
+  bb_ctx *x = c;
+  for (int j = 0; j < x->e->lanes; j++) memcpy(x->work[j], x->in[j], x->bytes);
+}
+static void run_batch(void *c) {
+  bb_ctx *x = c;
+  memcpy(x->bwork, x->bin, x->bytes * (size_t)x->e->lanes);
+  x->e->factor(x->bwork, x->btemp, x->lane_pivot);
+}
+static void copy_batch(void *c) {
+  bb_ctx *x = c;
+  memcpy(x->bwork, x->bin, x->bytes * (size_t)x->e->lanes);
+}
+
+static void setup(bb_ctx *x, const bb_entry *e) {
+  const rt_program *p = e->scalar;
+  const int N = e->lanes;
+  const size_t sz = scalar_size(p), nw = (size_t)p->work_size;
+  test_rng r = {0xbe4c0000u + (uint64_t)N * 977u + (uint64_t)p->dim};
+  x->e = e;
+  x->bytes = nw * sz;
+  x->in = sp_zalloc((size_t)N, sizeof *x->in);
+  x->work = sp_zalloc((size_t)N, sizeof *x->work);
+  x->temp = aligned_zalloc((size_t)p->temp_size * sz);
+  x->bin = aligned_zalloc(x->bytes * (size_t)N);
+  x->bwork = aligned_zalloc(x->bytes * (size_t)N);
+  x->btemp = aligned_zalloc((size_t)p->temp_size * sz * (size_t)N);
+  x->lane_pivot = sp_zalloc((size_t)N, sizeof *x->lane_pivot);
+  for (int j = 0; j < N; j++) {
+    double *h = random_spd(&r, p);
+    void *w = pack(p, h);
+    x->in[j] = aligned_zalloc(x->bytes);
+    x->work[j] = aligned_zalloc(x->bytes);
+    memcpy(x->in[j], w, x->bytes);
+    lane_copy(sz, N, j, nw, x->bin, w, 1);
+    free(w);
+    free(h);
+  }
+  /* the batch factor is the N scalar factors, bit for bit */
+  run_scalar(x);
+  memcpy(x->bwork, x->bin, x->bytes * (size_t)N);
+  int st = e->factor(x->bwork, x->btemp, x->lane_pivot);
+  void *lane = sp_zalloc(nw, sz);
+  for (int j = 0; j < N; j++) {
+    lane_copy(sz, N, j, nw, x->bwork, lane, 0);
+    if (st >= 0 || x->lane_pivot[j] >= 0 || memcmp(lane, x->work[j], x->bytes) != 0) {
+      fprintf(stderr, "batch: %s %s x%d: lane %d is not the scalar factor (status %d)\n", e->mech,
+              p->precision == RT_FLOAT ? "float" : "double", N, j, st);
+      exit(1);
+    }
+  }
+  free(lane);
+}
+
+static void teardown(bb_ctx *x) {
+  for (int j = 0; j < x->e->lanes; j++) {
+    free(x->in[j]);
+    free(x->work[j]);
+  }
+  free(x->in);
+  free(x->work);
+  free(x->temp);
+  free(x->bin);
+  free(x->bwork);
+  free(x->btemp);
+  free(x->lane_pivot);
+}
+
+static bb_stat stat_of(double *v, int n) {
+  bt_stat s = bt_stats(v, n);
+  return (bb_stat){s.med, s.lo, s.hi};
+}
+
+/* Measures one entry: `runs` runs, each the median of `batches` batches of
+ * about 0.2 ms, the four timings interleaved within a run. */
+static bb_row measure(const bb_entry *e, int runs, int batches, const double peak[2]) {
+  bb_ctx x;
+  setup(&x, e);
+  int rs = bt_calibrate(run_scalar, &x, 2e-4), rb = bt_calibrate(run_batch, &x, 2e-4);
+  int rcs = bt_calibrate(copy_scalar, &x, 2e-4), rcb = bt_calibrate(copy_batch, &x, 2e-4);
+  double *ts = sp_zalloc((size_t)runs, sizeof *ts), *tb = sp_zalloc((size_t)runs, sizeof *tb);
+  double *cs = sp_zalloc((size_t)runs, sizeof *cs), *cb = sp_zalloc((size_t)runs, sizeof *cb);
+  for (int k = 0; k < runs; k++) {
+    cs[k] = bt_median_time(copy_scalar, &x, rcs, batches);
+    ts[k] = bt_median_time(run_scalar, &x, rs, batches);
+    cb[k] = bt_median_time(copy_batch, &x, rcb, batches);
+    tb[k] = bt_median_time(run_batch, &x, rb, batches);
+  }
+  bb_row w = {0};
+  w.e = e;
+  w.precision = e->scalar->precision == RT_FLOAT ? "float" : "double";
+  w.copy_scalar = bt_median(cs, runs);
+  w.copy_batch = bt_median(cb, runs);
+  for (int k = 0; k < runs; k++) {
+    ts[k] -= w.copy_scalar;
+    tb[k] -= w.copy_batch;
+  }
+  w.t_scalar = stat_of(ts, runs);
+  w.t_batch = stat_of(tb, runs);
+  w.speedup = w.t_scalar.med / w.t_batch.med;
+  w.cps_scalar = e->lanes / w.t_scalar.med;
+  w.cps_batch = e->lanes / w.t_batch.med;
+  w.gf_scalar = e->flops * w.cps_scalar * 1e-9;
+  w.gf_batch = e->flops * w.cps_batch * 1e-9;
+  w.peak = peak[e->scalar->precision == RT_FLOAT ? 1 : 0];
+  w.frac = w.peak > 0 ? w.gf_batch / w.peak : 0;
+  free(ts);
+  free(tb);
+  free(cs);
+  free(cb);
+  teardown(&x);
+  return w;
+}
+
+/* The CPU's model name (/proc/cpuinfo), or "unknown". */
+static const char *cpu_model(void) {
+  static char name[160] = "unknown";
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  char line[512];
+  while (f && fgets(line, sizeof line, f)) {
+    char *c = strchr(line, ':');
+    if (strncmp(line, "model name", 10) == 0 && c) {
+      snprintf(name, sizeof name, "%s", c + 2);
+      name[strcspn(name, "\n")] = 0;
+      break;
+    }
+  }
+  if (f) fclose(f);
+  return name;
+}
+
+int main(int argc, char **argv) {
+  bb_report r = {.revision = "unknown", .runs = 9, .batches = 41};
+  const char *md = 0, *json = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : 0;
+    if (!v) {
+      fprintf(stderr, "batch: %s needs a value\n", a);
+      return 2;
+    }
+    if (strcmp(a, "--runs") == 0)
+      r.runs = atoi(v);
+    else if (strcmp(a, "--batches") == 0)
+      r.batches = atoi(v);
+    else if (strcmp(a, "--revision") == 0)
+      r.revision = v;
+    else if (strcmp(a, "--md") == 0)
+      md = v;
+    else if (strcmp(a, "--json") == 0)
+      json = v;
+    else {
+      fprintf(stderr, "batch: unknown option %s\n", a);
+      return 2;
+    }
+    i++;
+  }
+  if (r.runs < 1 || r.batches < 1) {
+    fprintf(stderr, "batch: --runs and --batches must be at least 1\n");
+    return 2;
+  }
+  r.cpu = cpu_model();
+
+  /* The vector peak: AVX-512 FMA where the CPU has it, else AVX2 FMA. */
+  enum { PEAK_SAMPLES = 7 };
+  double samples[PEAK_SAMPLES][BP_COUNT][2];
+  bp_result peak[BP_COUNT];
+  for (int k = 0; k < PEAK_SAMPLES; k++) bp_sample(samples[k]);
+  bp_summarize(samples, PEAK_SAMPLES, peak);
+  int pk = peak[BP_AVX512].available ? BP_AVX512 : BP_AVX2;
+  r.peak_name = peak[pk].name;
+  r.peak[0] = peak[pk].hi[0];
+  r.peak[1] = peak[pk].hi[1];
+
+  int n = 0;
+  while (bb_entries[n].mech) n++;
+  r.rows = sp_zalloc((size_t)n, sizeof *r.rows);
+  for (int i = 0; i < n; i++) {
+    r.rows[i] = measure(&bb_entries[i], r.runs, r.batches, r.peak);
+    const bb_row *w = &r.rows[i];
+    printf("%-14s %-6s x%-2d  scalar %8.3f us  batch %8.3f us  %5.2fx  %6.2f GFLOP/s  %5.1f %% of %s peak\n",
+           w->e->mech, w->precision, w->e->lanes, w->t_scalar.med * 1e6, w->t_batch.med * 1e6, w->speedup,
+           w->gf_batch, 100 * w->frac, r.peak_name);
+    fflush(stdout);
+  }
+  r.nrows = n;
+  if (md) bb_write_md(&r, md);
+  if (json) bb_write_json(&r, json);
+  free(r.rows);
+  return 0;
+}
