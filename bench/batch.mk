@@ -6,8 +6,8 @@
 # beside the scalar unrolled program of the same precision, all compiled
 # with the same flags: ARCH=avx512's where /proc/cpuinfo lists avx512f,
 # else ARCH=avx2's (contraction off, like every build). gcc is slow on big
-# batch files: scissor_lift's 16-lane batch takes ~12 s at -O2; the four
-# mechanisms below compile in about a minute on two cores. The generated
+# batch files at the baseline flags (scissor_lift, 16 double lanes: ~12 s); with
+# the AVX-512 flags the 16 files below take about 10 s of CPU in all. The generated
 # objects are compiled through bench/cputime, and their compile times go
 # into the report.
 BB_MECHS   := chain buggy scissor_lift tank

@@ -42,6 +42,7 @@ typedef struct bb_row {
   double gf_scalar, gf_batch; /* GFLOP/s */
   double peak;                /* the measured vector peak of the precision */
   double frac;                /* gf_batch / peak */
+  long subnormal, entries;    /* subnormal values in the N factored workspaces, of all */
 } bb_row;
 
 typedef struct bb_report {

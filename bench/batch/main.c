@@ -11,6 +11,7 @@
  * the median over the runs and their min-max.
  *
  * usage: batch [--runs R] [--batches B] [--revision TEXT] [--md FILE] [--json FILE] */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@ typedef struct bb_ctx {
   void *temp;
   void *bin, *bwork, *btemp; /* lane-interleaved */
   int *lane_pivot;
+  long subnormal;       /* in the N scalar factors */
 } bb_ctx;
 
 static void *aligned_zalloc(size_t bytes) {
@@ -85,6 +87,13 @@ static void setup(bb_ctx *x, const bb_entry *e) {
   }
   /* the batch factor is the N scalar factors, bit for bit */
   run_scalar(x);
+  x->subnormal = 0;
+  for (int j = 0; j < N; j++)
+    for (size_t k = 0; k < nw; k++) {
+      int c = p->precision == RT_FLOAT ? fpclassify(((const float *)x->work[j])[k])
+                                       : fpclassify(((const double *)x->work[j])[k]);
+      x->subnormal += c == FP_SUBNORMAL;
+    }
   memcpy(x->bwork, x->bin, x->bytes * (size_t)N);
   int st = e->factor(x->bwork, x->btemp, x->lane_pivot);
   void *lane = sp_zalloc(nw, sz);
@@ -151,6 +160,8 @@ static bb_row measure(const bb_entry *e, int runs, int batches, const double pea
   w.gf_batch = e->flops * w.cps_batch * 1e-9;
   w.peak = peak[e->scalar->precision == RT_FLOAT ? 1 : 0];
   w.frac = w.peak > 0 ? w.gf_batch / w.peak : 0;
+  w.subnormal = x.subnormal;
+  w.entries = (long)e->lanes * e->scalar->work_size;
   free(ts);
   free(tb);
   free(cs);
