@@ -186,13 +186,19 @@ static void position_pass(rt_world *w) {
   }
 }
 
-/* Largest |c| over the equality rows as the rows were built (the step's
- * start), kept in w->start. */
-static double start_error(rt_world *w) {
-  rt__rows_keep_start(w);
+/* Largest |c| over the equality rows at the step's start (w->start). */
+static double start_error(const rt_world *w) {
   double e = 0.0;
   for (int i = 0; i < w->dim; i++) e = fmax(e, fabs(w->start[i]));
   return e;
+}
+
+/* The poses integrated, with the position pass's pseudo-velocities if
+ * pass, and their drift (measured if measure): the largest |c| there. */
+static double move(rt_world *w, int pass, int measure) {
+  rt__bodies_integrate(w, pass);
+  rt__rows_expect(w);
+  return rt__stabilize_drift(w, measure);
 }
 
 /* Stage 8 and the drift of stage 9 (measured if measure): returns the
@@ -205,21 +211,14 @@ static double start_error(rt_world *w) {
  * further apart than they started, the poses are integrated again
  * without the pass, and the pass is kept only if that is worse. */
 static double integrate(rt_world *w, int measure) {
-  const double e0 = start_error(w);
-  const double start = measure && w->set.correction == RT_CORRECT_SPLIT ? e0 : INFINITY;
-  rt__bodies_integrate(w, 1);
-  rt__rows_expect(w);
-  const double with = rt__stabilize_drift(w, measure);
-  if (!(with > start)) return with;
+  rt__rows_keep_start(w);
+  const double with = move(w, 1, measure);
+  if (!measure || w->set.correction != RT_CORRECT_SPLIT || !(with > start_error(w))) return with;
   rt__snapshot_restore_poses(w);
-  rt__bodies_integrate(w, 0);
-  rt__rows_expect(w);
-  const double without = rt__stabilize_drift(w, measure);
+  const double without = move(w, 0, measure);
   if (without < with) return without;
   rt__snapshot_restore_poses(w);
-  rt__bodies_integrate(w, 1);
-  rt__rows_expect(w);
-  return rt__stabilize_drift(w, measure);
+  return move(w, 1, measure);
 }
 
 /* Stages 6-9. A step whose state is not finite at the end is undone. */

@@ -27,7 +27,9 @@
  *   4. LDL-PGS: the assembly of H~ = J W J^T + epsilon diag(J W J^T) and its
  *      factorization (rt_world_factor), then N-1 PGS sweeps, then
  *      one block GS step on the equality rows, refined (rt_settings.refine),
- *      then passes of contacts and block step while the contacts settle
+ *      the joints' inequality rows solved against it through the Schur
+ *      complement (coupled_rows) and the block step again, then passes of
+ *      contacts and block step while the contacts settle
  *      (contact_passes); or, with RT_BLOCK_BEFORE_LAST, N-2 sweeps, the
  *      block step, one last sweep. PGS: N sweeps. With rt_settings.threaded
  *      the assembly and factorization run on a second thread from the end of
@@ -231,9 +233,10 @@ typedef struct rt_settings {
                             scissor lift needs about 770 a step: README,
                             "Precision presets"); a capped solve still
                             lowers the residual, less */
-  int coupled_rows;      /* LDL-PGS with the factor: the most rows outside
-                            the block (motors, springs, ropes and limits near
-                            their bounds, then contacts) solved against it
+  int coupled_rows;      /* LDL-PGS with the factor: the most joint rows
+                            outside the block (motors, springs, ropes and
+                            limits near their bounds; not contacts) solved
+                            against it
                             through the Schur complement of the equality
                             rows after the block step (schur.c: one solve
                             with the step's factor per row, then a small
