@@ -1,20 +1,9 @@
 /* report_json.c -- the JSON report (see report.h), written with gen's
  * deterministic JSON writer. Times in seconds; null where not measured. */
 #include "json.h"
+#include "stat_json.h"
 #include "report.h"
 #include "targets.h"
-
-static void stat_obj(json_writer *w, const char *key, bt_stat s) {
-  json_key(w, key);
-  json_begin_object(w);
-  json_key(w, "median");
-  json_double(w, s.med);
-  json_key(w, "min");
-  json_double(w, s.lo);
-  json_key(w, "max");
-  json_double(w, s.hi);
-  json_end_object(w);
-}
 
 /* The whole step against ODE and MuJoCo: one object per method. */
 static void peers_array(json_writer *w, const br_step *st) {
@@ -43,8 +32,8 @@ static void peers_array(json_writer *w, const br_step *st) {
     json_string(w, p->unmapped);
     json_key(w, "rows");
     json_int(w, p->rows);
-    stat_obj(w, "step_s", p->time);
-    stat_obj(w, "vs_ode_quickstep", p->vs_quick);
+    bt_stat_json(w, "step_s", p->time);
+    bt_stat_json(w, "vs_ode_quickstep", p->vs_quick);
     json_key(w, "instructions_per_step");
     if (p->instructions > 0)
       json_double(w, p->instructions);
@@ -84,11 +73,11 @@ static void method_obj(json_writer *w, const br_mech *m, const br_method *o) {
   json_key(w, "ok");
   json_bool(w, o->ok);
   if (o->ok) {
-    stat_obj(w, "factor_s", o->factor);
-    stat_obj(w, "solve_s", o->solve);
-    if (m->ud >= 0) stat_obj(w, "factor_vs_unrolled_double", o->vs_ud);
-    if (!o->library && o->ldl_vs.med > 0) stat_obj(w, "ldl_amd_vs_this", o->ldl_vs);
-    if (!o->library && o->lib_vs.med > 0) stat_obj(w, "fastest_library_vs_this", o->lib_vs);
+    bt_stat_json(w, "factor_s", o->factor);
+    bt_stat_json(w, "solve_s", o->solve);
+    if (m->ud >= 0) bt_stat_json(w, "factor_vs_unrolled_double", o->vs_ud);
+    if (!o->library && o->ldl_vs.med > 0) bt_stat_json(w, "ldl_amd_vs_this", o->ldl_vs);
+    if (!o->library && o->lib_vs.med > 0) bt_stat_json(w, "fastest_library_vs_this", o->lib_vs);
     json_key(w, "residual");
     json_double(w, o->residual);
   }
@@ -155,8 +144,8 @@ static void mech_obj(json_writer *w, const br_mech *m) {
   if (m->fastest_lib >= 0) {
     json_key(w, "fastest_library");
     json_string(w, m->method[m->fastest_lib].name);
-    if (m->ud >= 0) stat_obj(w, "fastest_library_vs_unrolled_double", m->lib_vs_ud);
-    if (m->uf >= 0) stat_obj(w, "fastest_library_vs_unrolled_float", m->lib_vs_uf);
+    if (m->ud >= 0) bt_stat_json(w, "fastest_library_vs_unrolled_double", m->lib_vs_ud);
+    if (m->uf >= 0) bt_stat_json(w, "fastest_library_vs_unrolled_float", m->lib_vs_uf);
   }
   if (m->has_orders) {
     json_key(w, "orderings");
@@ -215,10 +204,10 @@ static void mech_obj(json_writer *w, const br_mech *m) {
       json_begin_object(w);
       json_key(w, "iterations");
       json_int(w, m->step.iterations);
-      stat_obj(w, "ldlpgs_1thread_s", m->step.ldlpgs_1thread);
-      stat_obj(w, "ldlpgs_2threads_s", m->step.ldlpgs_2threads);
-      stat_obj(w, "pgs_s", m->step.pgs);
-      if (m->step.stabilized) stat_obj(w, "ldlpgs_2threads_stabilized_s", m->step.ldlpgs_stab);
+      bt_stat_json(w, "ldlpgs_1thread_s", m->step.ldlpgs_1thread);
+      bt_stat_json(w, "ldlpgs_2threads_s", m->step.ldlpgs_2threads);
+      bt_stat_json(w, "pgs_s", m->step.pgs);
+      if (m->step.stabilized) bt_stat_json(w, "ldlpgs_2threads_stabilized_s", m->step.ldlpgs_stab);
       peers_array(w, &m->step);
       json_end_object(w);
     }
@@ -260,15 +249,15 @@ static void mech_obj(json_writer *w, const br_mech *m) {
       json_double(w, p->res_pcr_1e6);
       json_key(w, "pcr_cap");
       json_int(w, p->pcr_cap);
-      stat_obj(w, "float_s", p->float_s);
-      stat_obj(w, "fast_s", p->fast_s);
-      stat_obj(w, "fast_vs_float", p->fast_vs_float);
-      stat_obj(w, "fast_vs_float_with_assembly", p->fast_vs_float_asm);
-      stat_obj(w, "step_fast_vs_float", p->step_fast_vs_float);
-      stat_obj(w, "accurate_s", p->double_s);
-      stat_obj(w, "pcr_s", p->pcr_s);
-      stat_obj(w, "pcr_1e-6_s", p->pcr_1e6_s);
-      stat_obj(w, "assemble_float_s", p->assemble_f);
+      bt_stat_json(w, "float_s", p->float_s);
+      bt_stat_json(w, "fast_s", p->fast_s);
+      bt_stat_json(w, "fast_vs_float", p->fast_vs_float);
+      bt_stat_json(w, "fast_vs_float_with_assembly", p->fast_vs_float_asm);
+      bt_stat_json(w, "step_fast_vs_float", p->step_fast_vs_float);
+      bt_stat_json(w, "accurate_s", p->double_s);
+      bt_stat_json(w, "pcr_s", p->pcr_s);
+      bt_stat_json(w, "pcr_1e-6_s", p->pcr_1e6_s);
+      bt_stat_json(w, "assemble_float_s", p->assemble_f);
       json_key(w, "run_steps");
       json_int(w, p->sim_steps);
       json_key(w, "runs");
@@ -281,7 +270,7 @@ static void mech_obj(json_writer *w, const br_mech *m) {
         json_double(w, p->sim_err[k]);
         json_key(w, "exploded");
         json_bool(w, p->sim_exploded[k]);
-        stat_obj(w, "step_s", p->step_s[k]);
+        bt_stat_json(w, "step_s", p->step_s[k]);
         if (k >= 3) {
           json_key(w, "pcr_iterations_mean");
           json_double(w, p->sim_pcr_iterations[k - 3]);
@@ -339,8 +328,8 @@ void br_write_json(FILE *f, const br_report *r) {
     json_key(&w, "available");
     json_bool(&w, p->available);
     if (p->available) {
-      stat_obj(&w, "double", (bt_stat){p->gflops[0], p->lo[0], p->hi[0]});
-      stat_obj(&w, "float", (bt_stat){p->gflops[1], p->lo[1], p->hi[1]});
+      bt_stat_json(&w, "double", (bt_stat){p->gflops[0], p->lo[0], p->hi[0]});
+      bt_stat_json(&w, "float", (bt_stat){p->gflops[1], p->lo[1], p->hi[1]});
     }
     json_end_object(&w);
   }

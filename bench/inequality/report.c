@@ -5,6 +5,7 @@
 
 #include "ineq.h"
 #include "json.h"
+#include "../stat_json.h"
 
 int iq_verdict(const iq_sample *s) {
   const iq_cost *c = &s->cost;
@@ -176,18 +177,6 @@ void iq_write_readme(FILE *f, const iq_report *r) {
 
 /*---- JSON -----------------------------------------------------------------------*/
 
-static void json_stat(json_writer *w, const char *key, bt_stat s) {
-  json_key(w, key);
-  json_begin_object(w);
-  json_key(w, "median");
-  json_double(w, s.med);
-  json_key(w, "min");
-  json_double(w, s.lo);
-  json_key(w, "max");
-  json_double(w, s.hi);
-  json_end_object(w);
-}
-
 static void json_cost(json_writer *w, const iq_sample *s) {
   const iq_cost *c = &s->cost;
   json_key(w, "timed");
@@ -197,9 +186,9 @@ static void json_cost(json_writer *w, const iq_sample *s) {
     json_double(w, c->coupled_mean);
     json_key(w, "coupled_rows_max");
     json_int(w, c->coupled_max);
-    json_stat(w, "equality_only_us", c->us[IQ_EQ_ONLY]);
-    json_stat(w, "new_us", c->us[IQ_NEW]);
-    json_stat(w, "time_ratio", c->ratio);
+    bt_stat_json(w, "equality_only_us", c->us[IQ_EQ_ONLY]);
+    bt_stat_json(w, "new_us", c->us[IQ_NEW]);
+    bt_stat_json(w, "time_ratio", c->ratio);
   }
   json_key(w, "counted");
   json_bool(w, c->counted);
