@@ -392,34 +392,32 @@ $(BATCHTEST_VOBJ): $(BUILD)/obj/gentest_batch/%.o: $(BATCHTEST_DIR)/%.c
 $(BATCHTEST_POBJ): $(BUILD)/obj/gentest_batch/%_portable.o: $(BATCHTEST_DIR)/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(GENTEST_CFLAGS) -O0 -DRT_BATCH_PORTABLE $(call gentest_rename,$*,_portable) \
-	  -D$*_batch_factor=$*_portable_batch_factor -D$*_batch_solve=$*_portable_batch_solve -Iruntime/include -c $< -o $@
+	  -D$*_batch_factor=$*_portable_batch_factor -D$*_batch_solve=$*_portable_batch_solve \
+	  -D$*_batch=$*_portable_batch -Iruntime/include -c $< -o $@
 # The list test_batch.c reads (its struct batchtest_program), rewritten
 # only when it changes.
 $(BATCHTEST_DIR)/batch_programs.c: FORCE
 	@mkdir -p $(dir $@)
-	@{ echo '#include "rt.h"'; \
-	  echo 'typedef int (*batchtest_factor_fn)(void *work, void *temp, int *lane_pivot);'; \
-	  echo 'typedef void (*batchtest_solve_fn)(const void *work, void *x);'; \
-	  echo 'typedef struct batchtest_program { const char *name; int lanes; const rt_program *scalar, *tables;'; \
-	  echo '  batchtest_factor_fn factor, portable_factor; batchtest_solve_fn solve, portable_solve; } batchtest_program;'; \
+	@{ echo '#include "batch_list.h"'; \
 	  for n in $(BATCHTEST_NAMES); do s=$${n%_b*}; \
 	    echo "extern const rt_program $${s}_program, $${n}_program;"; \
+	    echo "extern const rt_world_desc $${s}_desc; extern const rt_settings $${s}_settings;"; \
+	    echo "extern const rt_batch_program $${n}_batch, $${n}_portable_batch;"; \
 	    echo "int $${n}_batch_factor(void *, void *, int *); int $${n}_portable_batch_factor(void *, void *, int *);"; \
 	    echo "void $${n}_batch_solve(const void *, void *); void $${n}_portable_batch_solve(const void *, void *);"; done; \
-	  echo "extern const batchtest_program batchtest_programs[];"; \
 	  echo "const batchtest_program batchtest_programs[] = {"; \
 	  for n in $(BATCHTEST_NAMES); do s=$${n%_b*}; \
 	    echo "    {\"$$n\", $${n##*_b}, &$${s}_program, &$${n}_program, $${n}_batch_factor, $${n}_portable_batch_factor,"; \
-	    echo "     $${n}_batch_solve, $${n}_portable_batch_solve},"; done; \
-	  echo "    {0, 0, 0, 0, 0, 0, 0, 0},"; echo "};"; } > $@.tmp
+	    echo "     $${n}_batch_solve, $${n}_portable_batch_solve, &$${n}_batch, &$${n}_portable_batch, &$${s}_desc, &$${s}_settings},"; done; \
+	  echo "    {0},"; echo "};"; } > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
-$(BUILD)/obj/gentest_batch/batch_programs.o: $(BATCHTEST_DIR)/batch_programs.c
+$(BUILD)/obj/gentest_batch/batch_programs.o: $(BATCHTEST_DIR)/batch_programs.c tests/batch_list.h
 	@mkdir -p $(dir $@)
-	$(CC) $(GENTEST_CFLAGS) -Iruntime/include -c $< -o $@
+	$(CC) $(GENTEST_CFLAGS) -Iruntime/include -Itests -c $< -o $@
 .SECONDARY: $(BATCHTEST_C)
 # (the generated objects before the libraries: they call rt_world_create)
-$(BUILD)/tests/test_batch: $(BUILD)/obj/tests/test_batch.o $(BATCHTEST_OBJ) $(BUILD)/libsim.a $(BUILD)/libgen.a \
-                           $(BUILD)/librt.a | $(BUILD)/ldlgen
+$(BUILD)/tests/test_batch $(BUILD)/tests/test_rt_batch: $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(BATCHTEST_OBJ) \
+                           $(BUILD)/libsim.a $(BUILD)/libgen.a $(BUILD)/librt.a | $(BUILD)/ldlgen
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) $(CMOCKA_LIBS) -lm -o $@
 $(BUILD)/tests/test_generated: $(GENTEST_OBJ) $(GENTEST_AVX_OBJ) $(GENTEST_PLAIN_OBJ)

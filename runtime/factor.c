@@ -10,6 +10,10 @@ void rt__factor_rows(rt_world *w, const double *J, const double *WJ) {
   w->info.factor_status = rt_program_factor(w->prog, w->work, w->temp);
 }
 
+void rt__factor_assemble(rt_world *w) {
+  rt__assemble_rows(w->prog, &w->assembly, w->rows.J, w->rows.WJ, w->set.epsilon, w->work);
+}
+
 /* The thread's rows are the stepping thread's (rows.c), computed by the
  * same functions from the same poses. */
 void rt__factor_from_poses(rt_world *w) {

@@ -69,6 +69,9 @@ static int sweeps_before(const rt_world *w) {
   return n - 1;
 }
 
+int rt__step_factors(const rt_world *w) { return use_factor(w); }
+int rt__step_sweeps(const rt_world *w) { return sweeps_before(w); }
+
 /* Stages 1-3; with kick, the thread takes the factorization as soon as the
  * poses and joints are final for the step (after the forces and drives):
  * from there to step_end nothing writes what it reads (the forces write

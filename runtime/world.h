@@ -316,6 +316,9 @@ void rt__assemble_rows(const rt_program *p, const rt__assembly *a, const double 
 /* Assembly of H~ from the equality rows' J and W J^T, and its
  * factorization (w->work, w->temp, w->info.factor_status). */
 void rt__factor_rows(rt_world *w, const double *J, const double *WJ);
+/* The assembly alone, from w->rows into w->work (a batch factors the
+ * copies' workspaces together: batch.c). */
+void rt__factor_assemble(rt_world *w);
 /* The same from the poses alone, on the thread (worker.c): the equality
  * rows' J and W J^T and the solver bodies' masses evaluated into the
  * thread's own buffers, then assembled and factored (the same bits). It
@@ -326,6 +329,11 @@ void rt__factor_from_poses(rt_world *w);
 /* Whether assembling and factoring p's H~ (with the plan a) is enough work
  * to hand to the thread. */
 int rt__factor_thread_pays(const rt_program *p, const rt__assembly *a);
+
+/* step.c, for batch.c: whether w's step factors H~ (rt_world_factor does
+ * work), and the sweeps rt_world_iterate runs. */
+int rt__step_factors(const rt_world *w);
+int rt__step_sweeps(const rt_world *w);
 
 /* block.c */
 /* The block GS step on the equality rows of r (w->rows, or the position

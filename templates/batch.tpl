@@ -25,9 +25,9 @@ int $(P.ident)_batch_factor(void *work, void *temp, int *lane_pivot) {
 --% end
 --% for _, f in ipairs(P.factor) do
 --%   if f.status then
-  $(f.name)(w, t, fail);
+  lane_$(f.name)(w, t, fail);
 --%   else
-  $(f.name)(w, t);
+  lane_$(f.name)(w, t);
 --%   end
 --% end
   int first = -1;
@@ -50,6 +50,6 @@ void $(P.ident)_batch_solve(const void *work, void *x) {
   rt_lane *v = x;
 --% end
 --% for _, f in ipairs(P.solve) do
-  $(f.name)(w, v);
+  lane_$(f.name)(w, v);
 --% end
 }

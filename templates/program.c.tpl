@@ -71,7 +71,17 @@
 
 #include <math.h> /* HUGE_VAL: the mechanism's unbounded limits */
 
+--% if P.mode == "unrolled" then
+/* the kernels every unrolled program shares (rt_kernels.h, installed with
+ * rt.h), for $(P.scalar) and this program's Y^T stride */
+#define RT_KERNELS_DOUBLE $(P.scalar == "double" and 1 or 0)
+#define RT_KERNELS_ET_LD $(P.et_ld)
+#include "rt_kernels.h"
+--% else
+#include <stddef.h>
+--% end
 --% if P.batch > 0 then
+
 /* the lanes (rt_lanes.h, installed with rt.h): $(P.batch) copies of $(P.scalar) */
 #define RT_LANES_DOUBLE $(P.scalar == "double" and 1 or 0)
 #define RT_LANES_N $(P.batch)
@@ -80,14 +90,6 @@
 
 /* the row stride of Y^T in the temporary, in entries */
 #define RT_BATCH_ET_LD $(P.et_ld)
---% elseif P.mode == "unrolled" then
-/* the kernels every unrolled program shares (rt_kernels.h, installed with
- * rt.h), for $(P.scalar) and this program's Y^T stride */
-#define RT_KERNELS_DOUBLE $(P.scalar == "double" and 1 or 0)
-#define RT_KERNELS_ET_LD $(P.et_ld)
-#include "rt_kernels.h"
---% else
-#include <stddef.h>
 --% end
 
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
@@ -135,7 +137,7 @@ const rt_program $(P.ident)_program = {
 --% for _, a in ipairs(P.arrays) do
     .$(a.field) = $(a.field),
 --% end
---% if P.mode == "unrolled" and P.batch == 0 then
+--% if P.mode == "unrolled" then
     .factor = $(P.ident)_factor,
     .solve = $(P.ident)_solve,
 --% else
@@ -143,4 +145,13 @@ const rt_program $(P.ident)_program = {
     .solve = NULL,
 --% end
 };
+--% if P.batch > 0 then
+
+const rt_batch_program $(P.ident)_batch = {
+    .program = &$(P.ident)_program,
+    .lanes = $(P.batch),
+    .factor = $(P.ident)_batch_factor,
+    .solve = $(P.ident)_batch_solve,
+};
+--% end
 --% include("world.c.tpl")

@@ -10,7 +10,11 @@
 #ifndef $(P.guard)
 #define $(P.guard)
 
+--% if P.batch > 0 then
+#include "rt_batch.h"
+--% else
 #include "rt_world.h"
+--% end
 
 #ifdef __cplusplus
 extern "C" {
@@ -44,6 +48,9 @@ extern const rt_program $(P.ident)_program;
 int $(P.ident)_batch_factor(void *work, void *temp, int *lane_pivot);
 /* Solves H x = b for every copy in place (x holds the copies' b). */
 void $(P.ident)_batch_solve(const void *work, void *x);
+/* Both with $(P.ident)_program, for rt_batch_create (rt_batch.h): $(P.batch) worlds of
+ * this mechanism stepped together. */
+extern const rt_batch_program $(P.ident)_batch;
 --% end
 --% include("world.h.tpl")
 

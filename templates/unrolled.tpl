@@ -3,13 +3,14 @@
 --% -- entry points. Offsets are written relative to the pivots' bases
 --% -- (op.A, op.B, op.C, op.RINV: gen/emit.c, wref), which pivots.tpl
 --% -- declares once, so that an edit touches only the pivots it changes.
---% -- A batch program (P.batch lanes) is the same text on rt_lane pointers
---% -- (rt_lanes.h: offsets count entries, each one lane per copy): its node
---% -- factors record each copy's first failure in fail instead of
---% -- returning, and its entry points are batch.tpl's.
+--% -- A batch program (P.batch lanes) has the scalar program's functions and
+--% -- entry points, so that each copy can also be stepped alone, and after
+--% -- them the same text again on rt_lane pointers (rt_lanes.h: offsets count
+--% -- entries, each one lane per copy), every function and kernel name
+--% -- prefixed lane_: its node factors record each copy's first failure in
+--% -- fail instead of returning, and its entry points are batch.tpl's.
 --%
---% local batch = P.batch > 0
---% local T = batch and "rt_lane" or "scalar"
+--% local batch, T, K -- lanes or not; the scalar type; the name prefix
 --% local function pivot_title(i)
 --%   local p = P.pivots[i + 1]
 --%   return fmt("%s (%s, d = %d, h = %d)", ctext(p.name), p.type, p.degree, p.height)
@@ -26,31 +27,36 @@
 --% local stmt = {}
 --% function stmt.factor_node(op)
 --%   if batch then
-  $(op.kernel)(w + $(op.A), t + $(op.B), fail, $(op.FAIL));$(origin(op.n == 1 and op.comment .. ", the next pivot's: final now" or op.comment))
+  $(K)$(op.kernel)(w + $(op.A), t + $(op.B), fail, $(op.FAIL));$(origin(op.n == 1 and op.comment .. ", the next pivot's: final now" or op.comment))
 --%   elseif op.n == 1 then
-  const int failed = $(op.kernel)(w + $(op.A), t + $(op.B));$(origin(op.comment .. ", the next pivot's: final now"))
+  const int failed = $(K)$(op.kernel)(w + $(op.A), t + $(op.B));$(origin(op.comment .. ", the next pivot's: final now"))
 --%   else
-  if ($(op.kernel)(w + $(op.A), t + $(op.B))) return $(op.FAIL);$(origin(op.comment))
+  if ($(K)$(op.kernel)(w + $(op.A), t + $(op.B))) return $(op.FAIL);$(origin(op.comment))
 --%   end
 --% end
 --% function stmt.panel(op)
-  $(op.kernel)(w + $(op.A), t + $(op.RINV), w + $(op.B), t + $(op.C));$(origin(op.comment))
+  $(K)$(op.kernel)(w + $(op.A), t + $(op.RINV), w + $(op.B), t + $(op.C));$(origin(op.comment))
 --% end
 --% function stmt.reduce(op)
-  $(op.kernel)(w + $(op.A), w + $(op.B), t + $(op.C));$(origin(op.comment))
+  $(K)$(op.kernel)(w + $(op.A), w + $(op.B), t + $(op.C));$(origin(op.comment))
 --% end
 --% function stmt.forward(op)
-  $(op.kernel)(w + $(op.A), x + $(op.B), x + $(op.C));$(origin(op.comment))
+  $(K)$(op.kernel)(w + $(op.A), x + $(op.B), x + $(op.C));$(origin(op.comment))
 --% end
 --% function stmt.node(op)
-  $(op.kernel)(w + $(op.A), x + $(op.B));$(origin(op.comment))
+  $(K)$(op.kernel)(w + $(op.A), x + $(op.B));$(origin(op.comment))
 --% end
 --% function stmt.backward(op)
-  $(op.kernel)(w + $(op.A), x + $(op.C), s);$(origin(op.comment))
+  $(K)$(op.kernel)(w + $(op.A), x + $(op.C), s);$(origin(op.comment))
 --% end
 --% function stmt.subtract(op)
-  $(op.kernel)(x + $(op.B), s);$(origin(op.comment))
+  $(K)$(op.kernel)(x + $(op.B), s);$(origin(op.comment))
 --% end
+--% local function functions()
+--%   if batch then
+
+/*---- the batch program: the functions above on $(P.batch) copies in vector lanes --*/
+--%   end
 
 /*---- factor: one function per pivot ------------------------------------------*/
 --% for _, f in ipairs(P.factor) do
@@ -65,11 +71,11 @@
 /*---- $(pivot_title(op.pivot))$(part) */
 --%       end
 --%       if f.status and batch then
-static void $(f.name)(rt_lane *restrict w, rt_lane *restrict t, int *restrict fail) {
+static void $(K)$(f.name)(rt_lane *restrict w, rt_lane *restrict t, int *restrict fail) {
 --%       elseif f.status then
-static int $(f.name)(scalar *restrict w, scalar *restrict t) {
+static int $(K)$(f.name)(scalar *restrict w, scalar *restrict t) {
 --%       else
-static void $(f.name)($(T) *restrict w, $(T) *restrict t) {
+static void $(K)$(f.name)($(T) *restrict w, $(T) *restrict t) {
 --%       end
 --%     else
 --%       stmt[op.kind](op)
@@ -96,7 +102,7 @@ static void $(f.name)($(T) *restrict w, $(T) *restrict t) {
 /*---- solve: $(titles[f.phase]) */
 --%   end
 
-static void $(f.name)(const $(T) *restrict w, $(T) *restrict x) {
+static void $(K)$(f.name)(const $(T) *restrict w, $(T) *restrict x) {
 --%   local sums = false -- s holds the backward sums; a part with only node blocks has none
 --%   for _, op in ipairs(f.ops) do sums = sums or op.kind == "backward" or op.kind == "subtract" end
 --%   if sums then
@@ -111,9 +117,9 @@ static void $(f.name)(const $(T) *restrict w, $(T) *restrict x) {
 --%   end
 }
 --% end
---% if batch then
---%   include("batch.tpl")
---% else
+--% end
+--% batch, T, K = false, "scalar", ""
+--% functions()
 
 /*---- entry points (rt_factor_fn, rt_solve_fn of rt.h) ------------------------*/
 
@@ -151,4 +157,8 @@ static void $(P.ident)_solve(const void *work, void *x) {
   $(f.name)(w, v);
 --% end
 }
+--% if P.batch > 0 then
+--%   batch, T, K = true, "rt_lane", "lane_"
+--%   functions()
+--%   include("batch.tpl")
 --% end

@@ -25,21 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch_list.h"
 #include "program_check.h"
-#include "rt.h"
 
-/* One entry of the Makefile's list (batchtest_list). */
-typedef int (*batchtest_factor_fn)(void *work, void *temp, int *lane_pivot);
-typedef void (*batchtest_solve_fn)(const void *work, void *x);
-typedef struct batchtest_program {
-  const char *name;
-  int lanes;
-  const rt_program *scalar; /* the scalar unrolled program, same mechanism and precision */
-  const rt_program *tables; /* the batch file's own program object */
-  batchtest_factor_fn factor, portable_factor;
-  batchtest_solve_fn solve, portable_solve;
-} batchtest_program;
-extern const batchtest_program batchtest_programs[];
 
 /* Lane j of the N-lane buffer is bitwise ref (n values). */
 static void same_lane(const char *what, const batchtest_program *t, int portable, int j, const void *lanes,
@@ -129,9 +117,9 @@ static void test_batch_program(void **state) {
   const batchtest_program *t = *state;
   const rt_program *p = t->scalar;
   assert_non_null(p->factor);
-  /* the batch file's own program: the scalar one's tables, no scalar code */
-  assert_null(t->tables->factor);
-  assert_null(t->tables->solve);
+  /* the batch file's own program: the scalar one's tables and code */
+  assert_non_null(t->tables->factor);
+  assert_non_null(t->tables->solve);
   assert_true(t->tables->structure_hash == p->structure_hash);
   assert_int_equal(t->tables->work_size, p->work_size);
   assert_int_equal(t->tables->temp_size, p->temp_size);
@@ -145,23 +133,30 @@ static void test_batch_program(void **state) {
 }
 
 /* The scalar references themselves against the interpreter
- * (program_check.h; test_generated does so for every program). */
+ * (program_check.h; test_generated does so for every program), and the
+ * scalar program every batch file carries. */
 static void test_scalar_reference(void **state) {
   const batchtest_program *t = *state;
   check_program(t->scalar);
 }
+static void test_batch_file_scalar(void **state) {
+  const batchtest_program *t = *state;
+  check_program(t->tables);
+}
 
 int main(void) {
   enum { MAX_TESTS = 64 };
-  struct CMUnitTest tests[2 * MAX_TESTS];
-  static char names[MAX_TESTS][96];
-  int n = 0, nref = 0;
-  for (const batchtest_program *t = batchtest_programs; t->name && n + 2 <= 2 * MAX_TESTS; t++) {
+  struct CMUnitTest tests[3 * MAX_TESTS];
+  static char names[MAX_TESTS][96], own[MAX_TESTS][96];
+  int n = 0, nref = 0, nown = 0;
+  for (const batchtest_program *t = batchtest_programs; t->name && n + 3 <= 3 * MAX_TESTS; t++) {
     if (t->lanes == 4) { /* once per scalar program */
       snprintf(names[nref], sizeof names[nref], "%s: its scalar program", t->name);
       tests[n++] = (struct CMUnitTest){names[nref++], test_scalar_reference, NULL, NULL, (void *)t};
     }
     tests[n++] = (struct CMUnitTest){t->name, test_batch_program, NULL, NULL, (void *)t};
+    snprintf(own[nown], sizeof own[nown], "%s: the batch file's scalar program", t->name);
+    tests[n++] = (struct CMUnitTest){own[nown++], test_batch_file_scalar, NULL, NULL, (void *)t};
   }
   if (n == 0) return 1; /* the Makefile's list is empty */
   return _cmocka_run_group_tests("batch", tests, (size_t)n, NULL, NULL);

@@ -8,6 +8,7 @@
 // BUGGY_JOINT_DRIVE_REARL/R, its body by BUGGY_BODY_BODY; the lift's
 // platform by SCISSOR_LIFT_BODY_PLATFORM. Prints "N passed, M failed".
 #include "rt.h"
+#include "rt_batch.h"
 #include "rt_joint_type.h"
 #include "rt_world.h"
 

@@ -1,0 +1,232 @@
+/* batch.c -- N worlds of one mechanism stepped together (rt_batch.h). A
+ * batch step is the world's step (step.c) in its four parts, with the
+ * parts the copies share done in lanes:
+ *
+ *   1-3. begin      copy by copy      rt_world_step_begin: forces, rows,
+ *                                     warm start
+ *   4.   factor     lanes             each copy's H~ assembled (factor.c)
+ *                                     into its workspace, the workspaces
+ *                                     interleaved, the batch program's
+ *                                     factor, and back
+ *   5.   sweeps     lanes             batch_pgs.c: the sweeps before the
+ *                                     block step over all copies' rows
+ *   6-9. end        copy by copy      rt_world_step_end: block step,
+ *                                     position pass, integration
+ *
+ * so each copy's step is the bits of rt_world_step on it alone. A copy
+ * whose begin fails (a non-finite state: nothing changed) takes no part
+ * in 4-9; stage 5 runs copy by copy when the copies' sweep counts differ
+ * (their settings do). It calls step.c, factor.c and batch_pgs.c, and
+ * nothing calls back. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lanes.h"
+#include "rt_batch.h"
+
+struct rt_batch {
+  const rt_batch_program *bp;
+  int N;
+  rt_world **w;
+  size_t scalar;           /* bytes of the program's scalar */
+  void *work, *temp;       /* the copies' workspaces and temporaries, lane-interleaved */
+  void *work_base, *temp_base; /* their allocations */
+  int *lane_pivot;         /* N: each copy's factor status */
+  rt_status *st;           /* N: each copy's step so far */
+  unsigned char *factors;  /* N: the copy's step factors H~ this step */
+  unsigned char *sweeps;   /* N: the copy takes part in the lanes' sweeps */
+  rt__lanes lanes;
+};
+
+static int lanes_ok(int n) { return n == 4 || n == 8 || n == 16; }
+
+/* Whether w was made with a program of bp's mechanism and precision. */
+static int same_mechanism(const rt_program *p, const rt_world *w) {
+  const rt_program *q = w->prog;
+  return q->structure_hash == p->structure_hash && q->precision == p->precision && q->nbody == p->nbody &&
+         q->nsbody == p->nsbody && q->ncons == p->ncons && q->dim == p->dim && q->work_size == p->work_size &&
+         q->temp_size == p->temp_size;
+}
+
+/* n scalars of `bytes` each, aligned to a 64-byte line (a whole vector of
+ * lanes), zeroed; *base is what to free. */
+static void *lines_alloc(size_t n, size_t bytes, void **base, int *fail) {
+  *base = rt__alloc(n * bytes + 64, 1, fail);
+  if (*base == NULL) return NULL;
+  const uintptr_t p = (uintptr_t)*base;
+  return (char *)*base + ((64 - p % 64) % 64);
+}
+
+void rt_batch_destroy(rt_batch *b) {
+  if (b == NULL) return;
+  free(b->w);
+  free(b->work_base);
+  free(b->temp_base);
+  free(b->lane_pivot);
+  free(b->st);
+  free(b->factors);
+  free(b->sweeps);
+  rt__lanes_free(&b->lanes);
+  free(b);
+}
+
+static rt_batch *refuse(rt_status *status, rt_status s) {
+  if (status) *status = s;
+  return NULL;
+}
+
+rt_batch *rt_batch_create(const rt_batch_program *bp, rt_world *const worlds[], int n, rt_status *status) {
+  if (bp == NULL || worlds == NULL || bp->program == NULL || bp->factor == NULL || bp->solve == NULL ||
+      !lanes_ok(bp->lanes) || n != bp->lanes)
+    return refuse(status, RT_ERR_INPUT);
+  const rt_program *p = bp->program;
+  int cap = 0;
+  for (int j = 0; j < n; j++) {
+    if (worlds[j] == NULL) return refuse(status, RT_ERR_INPUT);
+    for (int i = 0; i < j; i++)
+      if (worlds[i] == worlds[j]) return refuse(status, RT_ERR_INPUT);
+    if (!same_mechanism(p, worlds[j])) return refuse(status, RT_ERR_HASH);
+    const int rows = worlds[j]->nfixed_rows + 3 * worlds[j]->set.max_contacts;
+    if (rows > cap) cap = rows;
+  }
+  int fail = 0;
+  rt_batch *b = rt__alloc(1, sizeof *b, &fail);
+  if (b == NULL) return refuse(status, RT_ERR_NOMEM);
+  b->bp = bp;
+  b->N = n;
+  b->scalar = p->precision == RT_FLOAT ? sizeof(float) : sizeof(double);
+  b->w = rt__alloc((size_t)n, sizeof *b->w, &fail);
+  b->work = lines_alloc((size_t)n * (size_t)p->work_size, b->scalar, &b->work_base, &fail);
+  b->temp = lines_alloc((size_t)n * (size_t)p->temp_size, b->scalar, &b->temp_base, &fail);
+  b->lane_pivot = rt__alloc((size_t)n, sizeof(int), &fail);
+  b->st = rt__alloc((size_t)n, sizeof(rt_status), &fail);
+  b->factors = rt__alloc((size_t)n, 1, &fail);
+  b->sweeps = rt__alloc((size_t)n, 1, &fail);
+  if (rt__lanes_alloc(&b->lanes, n, cap, p->nsbody) != 0) fail = 1;
+  if (fail) {
+    rt_batch_destroy(b);
+    return refuse(status, RT_ERR_NOMEM);
+  }
+  for (int j = 0; j < n; j++) b->w[j] = worlds[j];
+  if (status) *status = RT_OK;
+  return b;
+}
+
+int rt_batch_lanes(const rt_batch *b) { return b ? b->N : 0; }
+
+rt_world *rt_batch_world(const rt_batch *b, int j) { return b && j >= 0 && j < b->N ? b->w[j] : NULL; }
+
+rt_status rt_batch_set_settings(rt_batch *b, const rt_settings *s) {
+  if (b == NULL || s == NULL) return RT_ERR_INPUT;
+  rt_settings old[RT__LANES_MAX];
+  for (int j = 0; j < b->N; j++) old[j] = *rt_world_settings(b->w[j]);
+  for (int j = 0; j < b->N; j++) {
+    const rt_status st = rt_world_set_settings(b->w[j], s);
+    if (st != RT_OK) {
+      for (int i = 0; i < j; i++) rt_world_set_settings(b->w[i], &old[i]); /* accepted before: accepted again */
+      return st;
+    }
+  }
+  return RT_OK;
+}
+
+/*---- stage 4: the factorization in lanes ----------------------------------*/
+
+/* The N workspaces in, lane j from src[j] (NULL: lane `fill`'s). */
+static void interleave(rt_batch *b, int fill) {
+  const int N = b->N;
+  const size_t n = (size_t)b->bp->program->work_size;
+  for (int j = 0; j < N; j++) {
+    const void *src = b->w[b->factors[j] ? j : fill]->work;
+    if (b->scalar == sizeof(double)) {
+      const double *s = src;
+      double *d = b->work;
+      for (size_t k = 0; k < n; k++) d[k * N + j] = s[k];
+    } else {
+      const float *s = src;
+      float *d = b->work;
+      for (size_t k = 0; k < n; k++) d[k * N + j] = s[k];
+    }
+  }
+}
+
+/* Lane j back into copy j's workspace. */
+static void deinterleave(const rt_batch *b, int j) {
+  const int N = b->N;
+  const size_t n = (size_t)b->bp->program->work_size;
+  if (b->scalar == sizeof(double)) {
+    const double *s = b->work;
+    double *d = b->w[j]->work;
+    for (size_t k = 0; k < n; k++) d[k] = s[k * N + j];
+  } else {
+    const float *s = b->work;
+    float *d = b->w[j]->work;
+    for (size_t k = 0; k < n; k++) d[k] = s[k * N + j];
+  }
+}
+
+/* Every copy whose step factors H~ gets its factor and factor_status as
+ * rt_world_factor gives them (a copy whose factorization fails keeps the
+ * status; its workspace, which nothing reads then, differs from the scalar
+ * program's partial one). Lanes of copies that factor nothing factor a
+ * copy of another lane's H~, so that every lane computes on sane values. */
+static void factor(rt_batch *b) {
+  int fill = -1;
+  for (int j = 0; j < b->N; j++) {
+    b->factors[j] = b->st[j] == RT_OK && rt__step_factors(b->w[j]);
+    if (!b->factors[j]) continue;
+    rt__factor_assemble(b->w[j]);
+    if (fill < 0) fill = j;
+  }
+  if (fill < 0) return;
+  interleave(b, fill);
+  b->bp->factor(b->work, b->temp, b->lane_pivot);
+  for (int j = 0; j < b->N; j++) {
+    if (!b->factors[j]) continue;
+    deinterleave(b, j);
+    b->w[j]->info.factor_status = b->lane_pivot[j];
+  }
+}
+
+/*---- stage 5: the sweeps in lanes -----------------------------------------*/
+
+static void iterate(rt_batch *b) {
+  int sweeps = -1, same = 1;
+  for (int j = 0; j < b->N; j++) {
+    b->sweeps[j] = b->st[j] == RT_OK;
+    if (!b->sweeps[j]) continue;
+    const int k = rt__step_sweeps(b->w[j]);
+    if (sweeps >= 0 && k != sweeps) same = 0;
+    sweeps = k;
+  }
+  if (sweeps < 0) return;
+  if (!same) {
+    for (int j = 0; j < b->N; j++)
+      if (b->sweeps[j]) rt_world_iterate(b->w[j]);
+    return;
+  }
+  if (sweeps > 0) {
+    rt__lanes_gather(&b->lanes, b->w, b->sweeps);
+    for (int k = 0; k < sweeps; k++) rt__lanes_sweep(&b->lanes);
+    rt__lanes_scatter(&b->lanes, b->w, b->sweeps);
+  }
+  for (int j = 0; j < b->N; j++)
+    if (b->sweeps[j]) b->w[j]->info.sweeps = sweeps;
+}
+
+/*---- the step -------------------------------------------------------------*/
+
+rt_status rt_batch_step(rt_batch *b, rt_status *status) {
+  if (b == NULL) return RT_ERR_INPUT;
+  for (int j = 0; j < b->N; j++) b->st[j] = rt_world_step_begin(b->w[j]);
+  factor(b);
+  iterate(b);
+  rt_status first = RT_OK;
+  for (int j = 0; j < b->N; j++) {
+    if (b->st[j] == RT_OK) b->st[j] = rt_world_step_end(b->w[j]);
+    if (first == RT_OK) first = b->st[j];
+    if (status) status[j] = b->st[j];
+  }
+  return first;
+}

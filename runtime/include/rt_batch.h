@@ -1,0 +1,95 @@
+/* rt_batch.h -- many copies of one mechanism stepped together: N worlds
+ * (N = 4, 8 or 16), each with its own state, forces, motors, drives and
+ * contacts, stepped by one call that does the copies' common work in vector
+ * lanes (docs/DESIGN.md section 10).
+ *
+ * A batch program (ldlgen --batch N) holds the mechanism's scalar program,
+ * ID_program, with which every copy is an ordinary world, and the factor
+ * and solve of N copies at once, every value lane-interleaved (entry k of
+ * copy j at k * N + j: rt_lanes.h). It describes itself to the runtime as
+ *
+ *   extern const rt_batch_program ID_batch;
+ *
+ * A batch borrows N worlds the caller made with rt_world_create from the
+ * mechanism's description and its program (ID_program, or any program of
+ * the same mechanism and precision: the structure hash is checked) and
+ * steps them with rt_batch_step. Between steps each copy is driven and
+ * read through the rt_world functions of its own world (rt_batch_world):
+ * forces, motors, drives, contacts, poses. rt_batch_set_settings gives
+ * every copy the same settings.
+ *
+ * Each copy's trajectory is bitwise the one rt_world_step gives that copy
+ * alone (tests/test_rt_batch.c, -ffp-contract=off): the lanes do exactly
+ * the scalar step's operations, copy by copy, in the scalar order. What
+ * runs in lanes: the factorization of the N copies' H~ (the batch
+ * program), and the PGS sweeps before the block step -- over the rows of
+ * all N copies at once, a copy with fewer rows (fewer contacts) padded by
+ * inert ones. The rest of the step (forces, rows, assembly, block step,
+ * position pass, integration) runs copy by copy. */
+#ifndef LDLPGS_RT_BATCH_H
+#define LDLPGS_RT_BATCH_H
+
+#include "rt_world.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A batch program's entry points (ldlgen --batch N emits ID_batch). */
+typedef int (*rt_batch_factor_fn)(void *work, void *temp, int *lane_pivot);
+typedef void (*rt_batch_solve_fn)(const void *work, void *x);
+typedef struct rt_batch_program {
+  const rt_program *program; /* the scalar program of the mechanism */
+  int lanes;                 /* N: 4, 8 or 16 */
+  /* Factors N assembled workspaces (program->work_size scalars each),
+   * lane-interleaved, in place; temp: N * program->temp_size scalars.
+   * lane_pivot (N ints, or NULL) gets -1 for each copy that factored, else
+   * its failing pivot. Returns -1 if all did, else the first failing pivot. */
+  rt_batch_factor_fn factor;
+  /* Solves H x = b for the N copies in place (N * program->dim scalars). */
+  rt_batch_solve_fn solve;
+} rt_batch_program;
+
+typedef struct rt_batch rt_batch;
+
+/* A batch stepping worlds[0 .. n-1] together (copy j is worlds[j]). The
+ * worlds stay the caller's: destroy the batch before them. Every world
+ * keeps its settings; rt_batch_set_settings sets them all.
+ * Errors (*status, if status is not NULL; NULL returned):
+ *   RT_ERR_INPUT  bp, worlds or a world NULL; bp without a program, factor
+ *                 or solve; bp->lanes not 4, 8 or 16; n != bp->lanes; one
+ *                 world given twice;
+ *   RT_ERR_HASH   a world of another mechanism or precision: its program's
+ *                 structure hash, sizes or precision differ from
+ *                 bp->program's;
+ *   RT_ERR_NOMEM. */
+rt_batch *rt_batch_create(const rt_batch_program *bp, rt_world *const worlds[], int n, rt_status *status);
+void rt_batch_destroy(rt_batch *b);
+
+/* N; 0 for NULL. */
+int rt_batch_lanes(const rt_batch *b);
+/* Copy j's world, or NULL if j is out of range. */
+rt_world *rt_batch_world(const rt_batch *b, int j);
+
+/* rt_world_set_settings on every copy, or on none: RT_ERR_INPUT for NULL
+ * or settings a world refuses (what rt_world_set_settings checks), then
+ * every world keeps the settings it had. Copies whose settings differ
+ * (one set through its own world) still step correctly, each with its
+ * own; the sweeps then run copy by copy unless every copy's solver,
+ * iterations and block placement agree. */
+rt_status rt_batch_set_settings(rt_batch *b, const rt_settings *s);
+
+/* One step of every copy. Each copy's step is atomic as rt_world_step's
+ * is: a copy whose step fails (RT_ERR_NONFINITE: refused; RT_ERR_DIVERGED:
+ * undone) is bitwise as it was, and the others step all the same -- one
+ * tank that diverges does not stop the convoy. status (N entries, or
+ * NULL) gets each copy's result. Returns RT_OK if every copy stepped, else
+ * the failure of the first copy that failed; RT_ERR_INPUT for b NULL (then
+ * nothing happens). */
+rt_status rt_batch_step(rt_batch *b, rt_status *status);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,44 @@
+/* lanes.h -- the rows and velocities of N copies of one mechanism
+ * lane-interleaved, for the batch's PGS sweeps (batch_pgs.c, used by
+ * batch.c): entry k of copy j at k * N + j, so that one entry of all N
+ * copies is N consecutive doubles. Internal to the runtime. */
+#ifndef LDLPGS_RT_LANES_INTERNAL_H
+#define LDLPGS_RT_LANES_INTERNAL_H
+
+#include "world.h"
+
+/* The most lanes a batch has (rt_batch.h). */
+#define RT__LANES_MAX 16
+
+typedef struct rt__lanes {
+  int N;             /* lanes: copies */
+  int cap;           /* rows each lane can hold */
+  int nsbody;        /* solver bodies of the mechanism */
+  int n;             /* rows swept: the most of any copy (the others padded) */
+  int *nrow;         /* N: each copy's rows (0 for a copy left out) */
+  /* per row, N lanes (row i of copy j at i N + j; J and W J^T at
+   * (12 i + k) N + j): rt__rows's fields; a padded row is inert
+   * (inv_diag 0) */
+  int *a, *b, *normal;
+  double *J, *WJ, *rhs, *inv_diag, *lambda, *lo, *hi, *mu, *soft;
+  unsigned char *uniform; /* cap: every copy's row on the same two bodies, no
+                             friction row: swept in lanes at once */
+  double *vel;       /* 6 nsbody N: velocity k of solver body s of copy j at
+                        (6 s + k) N + j */
+} rt__lanes;
+
+/* batch_pgs.c */
+/* Allocates for N lanes of cap rows and nsbody solver bodies: 0, or -1 if
+ * out of memory (then rt__lanes_free releases what was allocated). */
+int rt__lanes_alloc(rt__lanes *l, int N, int cap, int nsbody);
+void rt__lanes_free(rt__lanes *l);
+/* The rows and velocities of the copies w[j] with take[j] set, into the
+ * lanes (the others: no rows). */
+void rt__lanes_gather(rt__lanes *l, rt_world *const *w, const unsigned char *take);
+/* One PGS sweep over the lanes' rows: in every lane, the operations of
+ * pgs.c's sweep of that copy alone, in its order (the same bits). */
+void rt__lanes_sweep(rt__lanes *l);
+/* The impulses, friction bounds and velocities back to the copies taken. */
+void rt__lanes_scatter(const rt__lanes *l, rt_world *const *w, const unsigned char *take);
+
+#endif

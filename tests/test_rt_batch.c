@@ -1,0 +1,305 @@
+/* test_rt_batch.c -- rt_batch (rt_batch.h): N worlds of one mechanism
+ * stepped together, each copy bitwise the world stepped alone.
+ *
+ * For every batch program of the Makefile's list (batch_list.h: chain and
+ * buggy, float and double, 4, 8 and 16 lanes, each with rt_lanes.h's
+ * vector extensions and with its plain-C fallback): N worlds made from the
+ * batch file's own scalar program, stepped by rt_batch_step, against N
+ * reference worlds made from the separate scalar program and stepped one
+ * by one with rt_world_step. Every copy is driven differently -- its own
+ * initial velocity, motor speeds, a force, ground contacts at its own
+ * height (so the copies have different numbers of contact rows) -- and
+ * after every step each copy's poses, velocities, impulses and step info
+ * must be bitwise its reference's. Then the same with copies whose
+ * settings differ (one with more iterations, one under pure PGS: the
+ * sweeps run copy by copy, one lane factors nothing), and with one copy
+ * whose step diverges (it is undone, the others step). And the errors:
+ * lane counts, worlds of another mechanism or precision, a world twice,
+ * refused settings. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "batch_list.h"
+
+#define STEPS 90
+#define MAX_CONTACTS 64
+
+typedef struct pair {
+  rt_world *w[16];   /* the batch's copies */
+  rt_world *ref[16]; /* stepped alone */
+  rt_batch *b;
+  int N;
+} pair;
+
+static rt_settings settings_of(const batchtest_program *t) {
+  rt_settings s = *t->settings;
+  s.max_contacts = MAX_CONTACTS;
+  s.threaded = 0;
+  return s;
+}
+
+static void make_pair(pair *p, const batchtest_program *t, int portable) {
+  const rt_settings s = settings_of(t);
+  p->N = t->lanes;
+  for (int j = 0; j < p->N; j++) {
+    rt_status st;
+    p->w[j] = rt_world_create(t->desc, t->tables, &s, &st, NULL, 0);
+    assert_int_equal(st, RT_OK);
+    p->ref[j] = rt_world_create(t->desc, t->scalar, &s, &st, NULL, 0);
+    assert_int_equal(st, RT_OK);
+  }
+  rt_status st;
+  p->b = rt_batch_create(portable ? t->portable_batch : t->batch, p->w, p->N, &st);
+  assert_int_equal(st, RT_OK);
+  assert_non_null(p->b);
+  assert_int_equal(rt_batch_lanes(p->b), p->N);
+}
+
+static void free_pair(pair *p) {
+  rt_batch_destroy(p->b);
+  for (int j = 0; j < p->N; j++) {
+    rt_world_destroy(p->w[j]);
+    rt_world_destroy(p->ref[j]);
+  }
+}
+
+/* Copy j's input before step k, the same for w and its reference. */
+static void drive(rt_world *w, int j, int k) {
+  const int nb = rt_world_body_count(w);
+  if (k == 0) {
+    const double v[3] = {0.05 * j, -0.03 * j, 0.02 * (j % 3)}, av[3] = {0.0, 0.1 * (j % 2), 0.0};
+    assert_int_equal(rt_world_set_body_state(w, nb - 1, NULL, v, av), RT_OK);
+  }
+  for (int c = 0; c < 64; c++) {
+    const double fmax = rt_world_motor_max_force(w, c);
+    if (isnan(fmax)) break;
+    if (fmax > 0) assert_int_equal(rt_world_set_motor(w, c, 0.4 * (j - 3) + 0.01 * k, fmax), RT_OK);
+  }
+  const double f[3] = {3.0 * j, 0.0, (k % 20 < 10) ? 5.0 * j : 0.0};
+  assert_int_equal(rt_world_add_force(w, j % nb, f, NULL), RT_OK);
+  rt_contact c[MAX_CONTACTS];
+  int n = rt_world_ground_contacts(w, -0.02 * (j % 4), 0.8, 0.05, c, MAX_CONTACTS);
+  if (n > MAX_CONTACTS) n = MAX_CONTACTS;
+  assert_int_equal(rt_world_set_contacts(w, c, n), RT_OK);
+}
+
+static void same_bits(const char *what, const void *a, const void *b, size_t n, int j, int k) {
+  if (memcmp(a, b, n) != 0) fail_msg("copy %d, step %d: %s differs from the world stepped alone", j, k, what);
+}
+
+/* Copy j of the batch against its reference after step k. */
+static void same_copy(rt_world *w, rt_world *ref, int j, int k) {
+  const int nb = rt_world_body_count(w);
+  for (int i = 0; i < nb; i++) {
+    rt_pose p, q;
+    double v[6], u[6];
+    rt_world_body_pose(w, i, &p);
+    rt_world_body_pose(ref, i, &q);
+    same_bits("a pose", &p, &q, sizeof p, j, k);
+    rt_world_body_velocity(w, i, v, v + 3);
+    rt_world_body_velocity(ref, i, u, u + 3);
+    same_bits("a velocity", v, u, sizeof v, j, k);
+  }
+  for (int c = 0; c < 64; c++) {
+    const double a = rt_world_motor_impulse(w, c), b = rt_world_motor_impulse(ref, c);
+    if (isnan(a) && isnan(b)) break;
+    same_bits("a joint impulse", &a, &b, sizeof a, j, k);
+  }
+  assert_int_equal(rt_world_contact_count(w), rt_world_contact_count(ref));
+  for (int i = 0; i < rt_world_contact_count(w); i++) {
+    const double a = rt_world_contact_impulse(w, i), b = rt_world_contact_impulse(ref, i);
+    same_bits("a contact impulse", &a, &b, sizeof a, j, k);
+  }
+  const rt_step_info *x = rt_world_step_info(w), *y = rt_world_step_info(ref);
+  assert_int_equal(x->factor_status, y->factor_status);
+  assert_int_equal(x->sweeps, y->sweeps);
+  assert_int_equal(x->rows, y->rows);
+  assert_int_equal(x->contact_passes, y->contact_passes);
+  assert_int_equal(x->coupled_rows, y->coupled_rows);
+  assert_true(x->steps == y->steps);
+}
+
+/* Steps both sides STEPS times (diverge: copy 1's bodies are given
+ * velocities that blow its step up at step 10) and compares after every step. Returns
+ * how many copy-steps had more than one contact row count among the
+ * copies (the padding was exercised). */
+static int run(pair *p, int diverge) {
+  int uneven = 0;
+  for (int k = 0; k < STEPS; k++) {
+    rt_status want[16], got[16];
+    int lo = 1 << 30, hi = 0;
+    for (int j = 0; j < p->N; j++) {
+      drive(p->w[j], j, k);
+      drive(p->ref[j], j, k);
+      if (diverge && j == 1 && k == 10) {
+        const double v[3] = {1e308, -1e308, 1e308};
+        for (int i = 0; i < rt_world_body_count(p->w[j]); i++) {
+          assert_int_equal(rt_world_set_body_state(p->w[j], i, NULL, v, v), RT_OK);
+          assert_int_equal(rt_world_set_body_state(p->ref[j], i, NULL, v, v), RT_OK);
+        }
+      }
+      const int n = rt_world_contact_count(p->w[j]);
+      lo = n < lo ? n : lo;
+      hi = n > hi ? n : hi;
+    }
+    uneven += lo != hi;
+    rt_status first = RT_OK;
+    for (int j = 0; j < p->N; j++) {
+      want[j] = rt_world_step(p->ref[j]);
+      if (first == RT_OK) first = want[j];
+    }
+    assert_int_equal(rt_batch_step(p->b, got), first);
+    for (int j = 0; j < p->N; j++) {
+      assert_int_equal(got[j], want[j]);
+      same_copy(p->w[j], p->ref[j], j, k);
+    }
+    if (diverge && k == 10) assert_int_equal(got[1], RT_ERR_DIVERGED);
+  }
+  return uneven;
+}
+
+static void test_same_settings(void **state) {
+  const batchtest_program *t = *state;
+  for (int portable = 0; portable <= 1; portable++) {
+    pair p;
+    make_pair(&p, t, portable);
+    const int uneven = run(&p, 0);
+    /* the buggy stands on its wheels: its copies' contact counts differ */
+    if (strncmp(t->name, "buggy", 5) == 0) assert_true(uneven > 0);
+    free_pair(&p);
+  }
+}
+
+static void test_mixed_settings(void **state) {
+  const batchtest_program *t = *state;
+  pair p;
+  make_pair(&p, t, 0);
+  rt_settings s = settings_of(t);
+  s.iterations += 5;
+  assert_int_equal(rt_world_set_settings(p.w[2], &s), RT_OK);
+  assert_int_equal(rt_world_set_settings(p.ref[2], &s), RT_OK);
+  s = settings_of(t);
+  s.solver = RT_SOLVER_PGS;
+  assert_int_equal(rt_world_set_settings(p.w[3], &s), RT_OK);
+  assert_int_equal(rt_world_set_settings(p.ref[3], &s), RT_OK);
+  run(&p, 0);
+  assert_int_equal(rt_world_step_info(p.w[3])->factor_status, -2);
+  /* the same settings again for all: the lanes' sweeps */
+  s = settings_of(t);
+  assert_int_equal(rt_batch_set_settings(p.b, &s), RT_OK);
+  for (int j = 0; j < p.N; j++) assert_int_equal(rt_world_set_settings(p.ref[j], &s), RT_OK);
+  run(&p, 0);
+  free_pair(&p);
+}
+
+static void test_diverging_copy(void **state) {
+  const batchtest_program *t = *state;
+  pair p;
+  make_pair(&p, t, 0);
+  run(&p, 1);
+  free_pair(&p);
+}
+
+/* Bad input: clear errors, nothing made, nothing changed. */
+static void test_errors(void **state) {
+  (void)state;
+  const batchtest_program *chain8 = NULL, *chain8f = NULL, *buggy8 = NULL;
+  for (const batchtest_program *t = batchtest_programs; t->name; t++) {
+    if (strcmp(t->name, "chain_double_b8") == 0) chain8 = t;
+    if (strcmp(t->name, "chain_float_b8") == 0) chain8f = t;
+    if (strcmp(t->name, "buggy_double_b8") == 0) buggy8 = t;
+  }
+  assert_non_null(chain8);
+  assert_non_null(chain8f);
+  assert_non_null(buggy8);
+  const rt_settings s = settings_of(chain8);
+  rt_world *w[9];
+  rt_settings roomy = s; /* copy 0 holds more contacts than the others */
+  roomy.max_contacts = s.max_contacts + 1;
+  for (int j = 0; j < 9; j++) w[j] = rt_world_create(chain8->desc, chain8->scalar, j == 0 ? &roomy : &s, NULL, NULL, 0);
+  rt_world *other = rt_world_create(buggy8->desc, buggy8->scalar, &s, NULL, NULL, 0);
+  rt_world *single = rt_world_create(chain8f->desc, chain8f->scalar, &s, NULL, NULL, 0);
+  assert_non_null(other);
+  assert_non_null(single);
+  rt_status st = RT_OK;
+  assert_null(rt_batch_create(NULL, w, 8, &st));
+  assert_int_equal(st, RT_ERR_INPUT);
+  assert_null(rt_batch_create(chain8->batch, NULL, 8, &st));
+  assert_int_equal(st, RT_ERR_INPUT);
+  assert_null(rt_batch_create(chain8->batch, w, 4, &st)); /* n != lanes */
+  assert_int_equal(st, RT_ERR_INPUT);
+  rt_batch_program odd = *chain8->batch;
+  odd.lanes = 6;
+  assert_null(rt_batch_create(&odd, w, 6, &st));
+  assert_int_equal(st, RT_ERR_INPUT);
+  rt_world *twice[8] = {w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[0]};
+  assert_null(rt_batch_create(chain8->batch, twice, 8, &st));
+  assert_int_equal(st, RT_ERR_INPUT);
+  rt_world *mixed[8] = {w[0], w[1], w[2], other, w[4], w[5], w[6], w[7]};
+  assert_null(rt_batch_create(chain8->batch, mixed, 8, &st)); /* another mechanism */
+  assert_int_equal(st, RT_ERR_HASH);
+  mixed[3] = single;
+  assert_null(rt_batch_create(chain8->batch, mixed, 8, &st)); /* another precision */
+  assert_int_equal(st, RT_ERR_HASH);
+  assert_int_equal(rt_batch_step(NULL, NULL), RT_ERR_INPUT);
+  assert_int_equal(rt_batch_lanes(NULL), 0);
+  rt_batch *b = rt_batch_create(chain8->batch, w, 8, &st);
+  assert_int_equal(st, RT_OK);
+  assert_null(rt_batch_world(b, 8));
+  assert_null(rt_batch_world(b, -1));
+  assert_ptr_equal(rt_batch_world(b, 7), w[7]);
+  /* settings one world refuses: none changes */
+  rt_settings bad = s;
+  bad.dt = -1.0;
+  assert_int_equal(rt_batch_set_settings(b, &bad), RT_ERR_INPUT);
+  assert_int_equal(rt_batch_set_settings(b, NULL), RT_ERR_INPUT);
+  rt_settings other_dt = s;
+  other_dt.dt = s.dt / 2;
+  assert_int_equal(rt_world_set_settings(w[5], &other_dt), RT_OK);
+  bad = roomy; /* copy 0 takes them, copy 1 refuses (max_contacts): copy 0 gets its own back */
+  bad.dt = s.dt / 3;
+  assert_int_equal(rt_batch_set_settings(b, &bad), RT_ERR_INPUT);
+  assert_true(rt_world_settings(w[0])->dt == s.dt);
+  assert_true(rt_world_settings(w[5])->dt == other_dt.dt);
+  assert_int_equal(rt_batch_set_settings(b, &other_dt), RT_ERR_INPUT); /* copy 0 refuses */
+  rt_batch_destroy(b);
+  w[0] = w[8];
+  b = rt_batch_create(chain8->batch, w, 8, &st);
+  assert_int_equal(st, RT_OK);
+  assert_int_equal(rt_batch_set_settings(b, &other_dt), RT_OK);
+  for (int j = 0; j < 8; j++) assert_true(rt_world_settings(w[j])->dt == other_dt.dt);
+  rt_batch_destroy(b);
+  rt_batch_destroy(NULL);
+  for (int j = 1; j < 9; j++) rt_world_destroy(w[j]);
+  rt_world_destroy(other);
+  rt_world_destroy(single);
+}
+
+int main(void) {
+  enum { MAX_TESTS = 64 };
+  struct CMUnitTest tests[3 * MAX_TESTS + 1];
+  static char names[3 * MAX_TESTS][112];
+  int n = 0;
+  for (const batchtest_program *t = batchtest_programs; t->name && n + 3 <= 3 * MAX_TESTS; t++) {
+    snprintf(names[n], sizeof names[n], "%s: copies driven differently", t->name);
+    tests[n] = (struct CMUnitTest){names[n], test_same_settings, NULL, NULL, (void *)t};
+    n++;
+    if (t->lanes != 8) continue;
+    snprintf(names[n], sizeof names[n], "%s: copies with their own settings", t->name);
+    tests[n] = (struct CMUnitTest){names[n], test_mixed_settings, NULL, NULL, (void *)t};
+    n++;
+    snprintf(names[n], sizeof names[n], "%s: one copy diverges", t->name);
+    tests[n] = (struct CMUnitTest){names[n], test_diverging_copy, NULL, NULL, (void *)t};
+    n++;
+  }
+  if (n == 0) return 1; /* the Makefile's list is empty */
+  tests[n++] = (struct CMUnitTest){"bad input", test_errors, NULL, NULL, NULL};
+  return _cmocka_run_group_tests("rt_batch", tests, (size_t)n, NULL, NULL);
+}
