@@ -164,3 +164,118 @@ void svgplot_write(FILE *out, const char *title, const char *xlabel, const char 
 #undef PX
 #undef PY
 }
+
+/*---- paths in the plane ------------------------------------------------------*/
+
+/* The map's plot area (px); the legend is a column right of it, as wide as
+ * its labels, outside the plot, so that it never hides a path. */
+enum { MAP_W = 660, MAP_H = 500 };
+
+/* [lo, hi] widened about its centre to span `span`. */
+static void widen(double *lo, double *hi, double span) {
+  const double c = (*lo + *hi) / 2;
+  *lo = c - span / 2;
+  *hi = c + span / 2;
+}
+
+void svgplot_paths(FILE *out, const char *title, const char *xlabel, const char *ylabel, const svgplot_path *p,
+                   int np) {
+  double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
+  for (int k = 0; k < np; k++)
+    for (int i = 0; i < p[k].n; i++)
+      if (isfinite(p[k].x[i]) && isfinite(p[k].y[i])) {
+        xlo = fmin(xlo, p[k].x[i]);
+        xhi = fmax(xhi, p[k].x[i]);
+        ylo = fmin(ylo, p[k].y[i]);
+        yhi = fmax(yhi, p[k].y[i]);
+      }
+  if (!(xlo <= xhi)) xlo = 0, xhi = 1, ylo = 0, yhi = 1;
+  double lw = 0.0;
+  for (int k = 0; k < np; k++) lw = fmax(lw, svgplot_label_width(p[k].label));
+  const double pw = MAP_W, ph = MAP_H;
+  const int width = LEFT + MAP_W + (int)ceil(fmax(lw, 30.0)) + 56, height = TOP + MAP_H + BOTTOM;
+  /* a margin of 5 % (at least 1 unit), then one scale for both axes: the
+   * axis with room to spare is widened about its centre */
+  const double mx = fmax(0.05 * (xhi - xlo), 1.0), my = fmax(0.05 * (yhi - ylo), 1.0);
+  xlo -= mx, xhi += mx, ylo -= my, yhi += my;
+  const double scale = fmin(pw / (xhi - xlo), ph / (yhi - ylo));
+  widen(&xlo, &xhi, pw / scale);
+  widen(&ylo, &yhi, ph / scale);
+#define PX(x) (LEFT + ((x) - xlo) * scale)
+#define PY(y) (TOP + ph - ((y) - ylo) * scale)
+  fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" "
+               "font-size=\"12\">\n", width, height);
+  fprintf(out, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", width, height);
+  fprintf(out, "<text x=\"%d\" y=\"22\" font-size=\"15\" text-anchor=\"middle\">", width / 2);
+  escaped(out, title);
+  fputs("</text>\n", out);
+  double ticks[64];
+  int decimals;
+  int nt = svgplot_ticks(xlo, xhi, pw, ticks, 64, &decimals);
+  for (int i = 0; i < nt; i++) {
+    char label[64];
+    format_tick(label, sizeof label, ticks[i], decimals);
+    fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%.0f\" stroke=\"#eeeeee\"/>\n", PX(ticks[i]),
+            PX(ticks[i]), TOP, TOP + ph);
+    fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n", PX(ticks[i]),
+            PX(ticks[i]), TOP + ph, TOP + ph + TICK);
+    fprintf(out, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%s</text>\n", PX(ticks[i]), TOP + ph + TICK + 14,
+            label);
+  }
+  /* y ticks spaced as x ticks are (by their labels' width): more room than
+   * a label's height needs, and the same steps on both axes */
+  nt = svgplot_ticks(ylo, yhi, ph, ticks, 64, &decimals);
+  for (int i = 0; i < nt; i++) {
+    char label[64];
+    format_tick(label, sizeof label, ticks[i], decimals);
+    fprintf(out, "<line x1=\"%d\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#eeeeee\"/>\n", LEFT, LEFT + pw,
+            PY(ticks[i]), PY(ticks[i]));
+    fprintf(out, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", LEFT - TICK, LEFT,
+            PY(ticks[i]), PY(ticks[i]));
+    fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", LEFT - TICK - 3, PY(ticks[i]) + 4,
+            label);
+  }
+  fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" stroke=\"black\"/>\n", LEFT, TOP,
+          pw, ph);
+  fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", LEFT + pw / 2, height - 18);
+  escaped(out, xlabel);
+  fprintf(out, "</text>\n<text transform=\"translate(18 %.1f) rotate(-90)\" text-anchor=\"middle\">", TOP + ph / 2);
+  escaped(out, ylabel);
+  fputs("</text>\n", out);
+  for (int k = 0; k < np; k++) {
+    int first = -1, last = -1;
+    fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" stroke-linejoin=\"round\" points=\"",
+            p[k].color);
+    for (int i = 0; i < p[k].n; i++) {
+      if (!isfinite(p[k].x[i]) || !isfinite(p[k].y[i])) continue;
+      if (first < 0) first = i;
+      last = i;
+      fprintf(out, "%.1f,%.1f ", PX(p[k].x[i]), PY(p[k].y[i]));
+    }
+    fputs("\"/>\n", out);
+    if (first < 0) continue;
+    fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"white\" stroke=\"%s\" stroke-width=\"2\"/>\n",
+            PX(p[k].x[first]), PY(p[k].y[first]), p[k].color);
+    fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/>\n", PX(p[k].x[last]), PY(p[k].y[last]),
+            p[k].color);
+    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\">", PX(p[k].x[last]) + 7, PY(p[k].y[last]) - 6, p[k].color);
+    escaped(out, p[k].label);
+    fputs("</text>\n", out);
+  }
+  for (int k = 0; k < np; k++) {
+    const int y = TOP + 12 + 18 * k;
+    fprintf(out, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"3\"/>\n",
+            LEFT + pw + 12, LEFT + pw + 34, y, y, p[k].color);
+    fprintf(out, "<text x=\"%.0f\" y=\"%d\">", LEFT + pw + 40, y + 4);
+    escaped(out, p[k].label);
+    fputs("</text>\n", out);
+  }
+  fprintf(out, "<circle cx=\"%.0f\" cy=\"%d\" r=\"4\" fill=\"white\" stroke=\"black\" stroke-width=\"2\"/>\n",
+          LEFT + pw + 23, TOP + 12 + 18 * np + 10);
+  fprintf(out, "<text x=\"%.0f\" y=\"%d\">start</text>\n", LEFT + pw + 40, TOP + 12 + 18 * np + 14);
+  fprintf(out, "<circle cx=\"%.0f\" cy=\"%d\" r=\"4\" fill=\"black\"/>\n", LEFT + pw + 23, TOP + 12 + 18 * np + 28);
+  fprintf(out, "<text x=\"%.0f\" y=\"%d\">end</text>\n", LEFT + pw + 40, TOP + 12 + 18 * np + 32);
+  fputs("</svg>\n", out);
+#undef PX
+#undef PY
+}

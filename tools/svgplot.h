@@ -25,6 +25,21 @@ typedef struct svgplot_series {
 void svgplot_write(FILE *out, const char *title, const char *xlabel, const char *ylabel, double dx,
                    const svgplot_series *s, int ns);
 
+/* A path in the plane: n points (x[i], y[i]). */
+typedef struct svgplot_path {
+  const char *label;
+  const char *color;   /* CSS colour */
+  const double *x, *y; /* n values each; a point with a non-finite coordinate is skipped */
+  int n;
+} svgplot_path;
+
+/* Writes a map of the paths to out: x right, y up, one scale for both axes
+ * (metres stay square), ticks at round values on both. Each path is a line
+ * from a hollow circle (its start) to a filled one (its end), where its
+ * label is written; a legend lists them. */
+void svgplot_paths(FILE *out, const char *title, const char *xlabel, const char *ylabel, const svgplot_path *p,
+                   int np);
+
 /* Ticks of a linear axis over [lo, hi] (hi > lo) drawn `pixels` long: the
  * multiples of the smallest step 1, 2 or 5 x 10^k in [lo, hi] whose labels
  * (svgplot_label_width each, plus a gap) fit between neighbours. Writes at
