@@ -6,14 +6,17 @@
  * springs: the car on its sprung struts over a bump (car.drive), the
  * excavator holding and lifting a 250:1 load on speed-0 motors
  * (excavator.drive) and the Stewart platform driven into its legs' stroke
- * limits (stewart.drive).
+ * limits (stewart.drive). Then the convoy (convoy.h): 8 tanks with 8
+ * drive scripts in one rt_batch of 8 lanes, against the same tanks stepped
+ * one by one.
  *
- *   demo [--src DIR] [--out DIR] [--iterations N] [--seconds S]
+ *   demo [--src DIR] [--out DIR] [--iterations N] [--seconds S] [--convoy-seconds S]
  *
  * Prints a side-by-side table per scene and writes DIR/NAME_error.svg (the
  * largest constraint error of every step, both solvers), the per-step CSV
  * of each run, and DIR/viewer.html: the browser viewer (sim/viewer.h)
- * playing each scene's LDL-PGS and PGS runs side by side. Mechanism files come from DIR/mechanisms (--src, default
+ * playing each scene's LDL-PGS and PGS runs side by side; for the convoy
+ * its table, DIR/convoy_paths.svg and DIR/convoy_tankK.csv. Mechanism files come from DIR/mechanisms (--src, default
  * .); each generated program must match its mechanism (the runtime checks
  * its structure hash). */
 #define _POSIX_C_SOURCE 200809L
@@ -31,6 +34,7 @@
 #include "outfile.h"
 #include "buggy.h"
 #include "car.h"
+#include "convoy.h"
 #include "drive.h"
 #include "excavator.h"
 #include "scissor_lift.h"
@@ -51,7 +55,7 @@ typedef struct run {
 } run;
 
 static int usage(void) {
-  fputs("usage: demo [--src DIR] [--out DIR] [--iterations N] [--seconds S]\n", stderr);
+  fputs("usage: demo [--src DIR] [--out DIR] [--iterations N] [--seconds S] [--convoy-seconds S]\n", stderr);
   return 2;
 }
 
@@ -206,6 +210,7 @@ int main(int argc, char **argv) {
   const char *src = ".", *dir = "build/demo";
   int iterations = 10;
   double seconds = 10.0;
+  double convoy_seconds = 20.0; /* long enough for every script to play out */
   for (int i = 1; i < argc; i++) {
     if (i + 1 >= argc) return usage();
     const char *opt = argv[i], *val = argv[++i];
@@ -220,6 +225,9 @@ int main(int argc, char **argv) {
     } else if (strcmp(opt, "--seconds") == 0) {
       seconds = strtod(val, &end);
       if (*end || !(seconds > 0) || seconds > 3600) return usage();
+    } else if (strcmp(opt, "--convoy-seconds") == 0) {
+      convoy_seconds = strtod(val, &end);
+      if (*end || !(convoy_seconds > 0) || convoy_seconds > 3600) return usage();
     } else {
       return usage();
     }
@@ -252,6 +260,10 @@ int main(int argc, char **argv) {
     const char *page = path_in(&a, dir, "viewer.html");
     st = viewer_write_file(page, viewer_page, viewer_page_size, "ldlpgs demo: LDL-PGS and PGS", views, NSCENE, &d);
     if (st == GEN_OK) printf("\nwrote %s: the runs in a browser (open it from disk)\n", page);
+  }
+  if (st == GEN_OK) {
+    const convoy_options co = {src, dir, iterations, convoy_seconds};
+    st = convoy_run(&co, &a, &d);
   }
   for (int i = 0; i < played; i++)
     for (int k = 0; recs[i] && k < 2; k++) gltf_record_free(&recs[i][k]);
