@@ -663,7 +663,7 @@ $(BUILD)/obj/tools/demo.o: tools/demo.c Makefile
 # sides alike; the bits do not change). -fno-ipa-ra makes gcc assume the
 # callee may need a clean state. Used for the generated objects of the demo
 # and of make bench-batch; the other AVX builds do not have it (yet).
-vzeroupper_fix = $(if $(filter -mavx%,$(1)),$(shell $(CC) -Werror -fno-ipa-ra -c -x c /dev/null -o /dev/null \
+vzeroupper_fix = $(if $(filter -mavx%,$(1)),$(shell $(CC) -Werror -fno-ipa-ra -fsyntax-only -x c /dev/null \
                    2>/dev/null && echo -fno-ipa-ra))
 
 # The convoy's batch program is generated at build time from the tank's

@@ -1,14 +1,16 @@
 /* batch.h -- make bench-batch (issue 21, part 5): the batch factor
- * (ldlgen --batch N) against N scalar factors of the same mechanism.
+ * (ldlgen --batch N) against N scalar factors of the same mechanism, and
+ * the whole step: one rt_batch_step of N worlds against N rt_world_step.
  *
  * bench/batch.mk generates, per mechanism and configuration (double with 8
  * lanes, float with 16), the scalar unrolled program and the batch program,
  * compiles both with the same target flags (AVX-512 where the CPU has it,
- * else AVX2; -ffp-contract=off) and lists them in bb_entries. */
+ * else AVX2; -ffp-contract=off), links them with the runtime built for the
+ * same target and lists them in bb_entries. */
 #ifndef LDLPGS_BENCH_BATCH_H
 #define LDLPGS_BENCH_BATCH_H
 
-#include "rt.h"
+#include "rt_batch.h"
 
 typedef int (*bb_factor_fn)(void *work, void *temp, int *lane_pivot);
 
@@ -20,6 +22,10 @@ typedef struct bb_entry {
   const rt_program *scalar;  /* same mechanism and precision, scalar */
   bb_factor_fn factor;       /* the batch program's factor */
   double cc_scalar, cc_batch; /* compile CPU seconds of the two objects */
+  /* appended for the whole step */
+  const rt_batch_program *batch; /* the batch file's (its scalar program: batch->program) */
+  const rt_world_desc *desc;  /* the mechanism, from the scalar file */
+  const rt_settings *settings;
 } bb_entry;
 extern const bb_entry bb_entries[];
 extern const char bb_arch[];  /* "avx512" or "avx2" */
@@ -45,12 +51,67 @@ typedef struct bb_row {
   long subnormal, entries;    /* subnormal values in the N factored workspaces, of all */
 } bb_row;
 
+/*---- the whole step (step.c, cg.c) ------------------------------------------*/
+
+/* The stages of a step, as rt_world.h's split entry points divide it. */
+enum { BB_BEGIN, BB_FACTOR, BB_ITERATE, BB_END, BB_STAGES };
+
+/* Options of the whole-step measurement. */
+typedef struct bb_step_opts {
+  int runs;   /* each from fresh worlds */
+  int warm;   /* steps before the timed ones, per run */
+  int steps;  /* timed steps per run */
+} bb_step_opts;
+
+/* One entry's whole step. Times are seconds per step of all N copies. */
+typedef struct bb_step_row {
+  const bb_entry *e;
+  const char *precision;
+  bb_stat t_scalar, t_batch;  /* over the runs of each run's median over its steps */
+  bb_stat speedup;            /* per run: its scalar median / its batch median */
+  double cps_scalar, cps_batch; /* copy-steps per second (medians) */
+  double stage[BB_STAGES];    /* mean seconds per copy-step of each stage (the split API) */
+  double copywise;            /* stage[BB_BEGIN] + stage[BB_END], times N, over t_batch.med:
+                                 the share of the batch step that runs copy by copy */
+  double bound;               /* the speedup if the lanes' part took no time:
+                                 scalar median / (N (begin + end)) */
+  double lanes_s, lanes_scalar_s; /* estimated: the batch step less N (begin + end),
+                                 against N (factor + iterate) one by one */
+  double contacts;            /* mean contacts per copy and step */
+  long long checked;          /* copy-steps compared bit for bit */
+  /* instructions per copy-step under callgrind (0: not counted) */
+  double cg_scalar, cg_batch;
+  char cg_note[160];          /* why not counted, or the build counted */
+} bb_step_row;
+
+/* Measures e's whole step (fails the process, naming the copy and step, if
+ * a batch copy ever differs from its copy stepped alone). */
+void bb_step_measure(const bb_entry *e, const bb_step_opts *o, bb_step_row *out);
+
+/* The callgrind child: steps the entry's N worlds `warm` steps, then
+ * `steps` more with collection on -- side 0: one by one (rt_world_step),
+ * side 1: rt_batch_step. Returns the process's exit status. */
+int bb_step_cg_child(const bb_entry *e, int side, int warm, int steps);
+
+/* Counts both sides of row->e under callgrind by running `bin --cg-run`
+ * (bin: a build of this bench without AVX-512, which valgrind cannot run),
+ * files in `work`; fills row->cg_*. */
+void bb_step_cg(const char *bin, const char *bin_arch, const char *work, int warm, int steps, bb_step_row *row);
+
+/* The entry for mechanism `mech` in `precision`, or NULL. */
+const bb_entry *bb_find_entry(const char *mech, const char *precision);
+
 typedef struct bb_report {
   const char *revision, *cpu, *peak_name;
   double peak[2]; /* [0] double, [1] float: the vector peak (max over samples) */
   int runs, batches;
   bb_row *rows;
   int nrows;
+  /* the whole step (nsteps 0: not measured) */
+  bb_step_opts step;
+  bb_step_row *steps;
+  int nsteps;
+  int cg_warm, cg_steps;
 } bb_report;
 
 void bb_write_md(const bb_report *r, const char *path);

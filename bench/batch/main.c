@@ -10,7 +10,15 @@
  * batches of calls (btime.h), scalar and batch interleaved; the report gives
  * the median over the runs and their min-max.
  *
- * usage: batch [--runs R] [--batches B] [--revision TEXT] [--md FILE] [--json FILE] */
+ * Then the whole step of every entry (step.c): one rt_batch_step of N
+ * worlds against N rt_world_step, in motion, checked bitwise after every
+ * step, with each stage's share; and its instructions under callgrind
+ * (cg.c) when --cg-bin names a build valgrind can run.
+ *
+ * usage: batch [--runs R] [--batches B] [--revision TEXT] [--md FILE] [--json FILE] [--only MECH]
+ *              [--no-step] [--step-runs R] [--step-warm W] [--step-steps S]
+ *              [--cg-bin FILE] [--cg-arch NAME] [--cg-warm W] [--cg-steps S] [--work DIR]
+ *        batch --cg-run MECH PRECISION SIDE WARM STEPS   (the callgrind child: cg.c) */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -187,16 +195,61 @@ static const char *cpu_model(void) {
   return name;
 }
 
+/* A positive count from an option's value, or exit 2. */
+static int count_arg(const char *opt, const char *v) {
+  char *end;
+  const long n = strtol(v, &end, 10);
+  if (*end || n < 1 || n > 1000000) {
+    fprintf(stderr, "batch: %s needs a count >= 1, not '%s'\n", opt, v);
+    exit(2);
+  }
+  return (int)n;
+}
+
+/* The callgrind child's command line: MECH PRECISION SIDE WARM STEPS. */
+static int cg_run(char **a) {
+  const bb_entry *e = bb_find_entry(a[0], a[1]);
+  if (!e || (strcmp(a[2], "0") != 0 && strcmp(a[2], "1") != 0)) {
+    fprintf(stderr, "batch --cg-run: no entry %s %s, or side '%s' is not 0 or 1\n", a[0], a[1], a[2]);
+    return 2;
+  }
+  return bb_step_cg_child(e, a[2][0] - '0', count_arg("WARM", a[3]), count_arg("STEPS", a[4]));
+}
+
 int main(int argc, char **argv) {
-  bb_report r = {.revision = "unknown", .runs = 9, .batches = 41};
-  const char *md = 0, *json = 0;
+  if (argc == 7 && strcmp(argv[1], "--cg-run") == 0) return cg_run(argv + 2);
+  bb_report r = {.revision = "unknown", .runs = 9, .batches = 41, .step = {3, 10, 100}, .cg_warm = 6, .cg_steps = 4};
+  const char *md = 0, *json = 0, *only = 0, *cg_bin = 0, *cg_arch = "this", *work = ".";
+  int step = 1;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : 0;
+    if (strcmp(a, "--no-step") == 0) {
+      step = 0;
+      continue;
+    }
     if (!v) {
       fprintf(stderr, "batch: %s needs a value\n", a);
       return 2;
     }
-    if (strcmp(a, "--runs") == 0)
+    if (strcmp(a, "--only") == 0)
+      only = v;
+    else if (strcmp(a, "--step-runs") == 0)
+      r.step.runs = count_arg(a, v);
+    else if (strcmp(a, "--step-warm") == 0)
+      r.step.warm = count_arg(a, v);
+    else if (strcmp(a, "--step-steps") == 0)
+      r.step.steps = count_arg(a, v);
+    else if (strcmp(a, "--cg-bin") == 0)
+      cg_bin = v;
+    else if (strcmp(a, "--cg-arch") == 0)
+      cg_arch = v;
+    else if (strcmp(a, "--cg-warm") == 0)
+      r.cg_warm = count_arg(a, v);
+    else if (strcmp(a, "--cg-steps") == 0)
+      r.cg_steps = count_arg(a, v);
+    else if (strcmp(a, "--work") == 0)
+      work = v;
+    else if (strcmp(a, "--runs") == 0)
       r.runs = atoi(v);
     else if (strcmp(a, "--batches") == 0)
       r.batches = atoi(v);
@@ -230,10 +283,17 @@ int main(int argc, char **argv) {
   r.peak[1] = peak[pk].hi[1];
 
   int n = 0;
-  while (bb_entries[n].mech) n++;
+  const bb_entry *list[64];
+  for (const bb_entry *e = bb_entries; e->mech && n < 64; e++)
+    if (!only || strcmp(e->mech, only) == 0) list[n++] = e;
+  if (n == 0) {
+    fprintf(stderr, "batch: no entry for mechanism '%s'\n", only ? only : "");
+    return 2;
+  }
   r.rows = sp_zalloc((size_t)n, sizeof *r.rows);
+  printf("the factor alone:\n");
   for (int i = 0; i < n; i++) {
-    r.rows[i] = measure(&bb_entries[i], r.runs, r.batches, r.peak);
+    r.rows[i] = measure(list[i], r.runs, r.batches, r.peak);
     const bb_row *w = &r.rows[i];
     printf("%-14s %-6s x%-2d  scalar %8.3f us  batch %8.3f us  %5.2fx  %6.2f GFLOP/s  %5.1f %% of %s peak\n",
            w->e->mech, w->precision, w->e->lanes, w->t_scalar.med * 1e6, w->t_batch.med * 1e6, w->speedup,
@@ -241,8 +301,24 @@ int main(int argc, char **argv) {
     fflush(stdout);
   }
   r.nrows = n;
+  if (step) {
+    printf("the whole step (%d runs of %d steps after %d):\n", r.step.runs, r.step.steps, r.step.warm);
+    r.steps = sp_zalloc((size_t)n, sizeof *r.steps);
+    for (int i = 0; i < n; i++) {
+      bb_step_row *w = &r.steps[i];
+      bb_step_measure(list[i], &r.step, w);
+      if (cg_bin) bb_step_cg(cg_bin, cg_arch, work, r.cg_warm, r.cg_steps, w);
+      printf("%-14s %-6s x%-2d  %d x rt_world_step %9.1f us  rt_batch_step %9.1f us  %5.2fx  "
+             "(copy by copy: %4.1f %% of the batch step; instructions per copy-step %.3g vs %.3g)\n",
+             w->e->mech, w->precision, w->e->lanes, w->e->lanes, w->t_scalar.med * 1e6, w->t_batch.med * 1e6,
+             w->speedup.med, 100 * w->copywise, w->cg_scalar, w->cg_batch);
+      fflush(stdout);
+    }
+    r.nsteps = n;
+  }
   if (md) bb_write_md(&r, md);
   if (json) bb_write_json(&r, json);
   free(r.rows);
+  free(r.steps);
   return 0;
 }

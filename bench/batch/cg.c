@@ -1,0 +1,75 @@
+/* cg.c -- the whole step in instructions (batch.h): each side of an entry
+ * run alone under valgrind's callgrind (bb_step_cg_child, collection on
+ * around the step calls only: the drive and the contacts are not counted),
+ * so that the comparison does not depend on the load of a shared machine.
+ *
+ * valgrind cannot run AVX-512 code, so on an AVX-512 machine the counted
+ * binary is a second build of this bench with the AVX2 flags (the Makefile
+ * passes it as --cg-bin); the counts then are for 256-bit lanes, not the
+ * 512-bit lanes the times are for. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "batch.h"
+
+const bb_entry *bb_find_entry(const char *mech, const char *precision) {
+  for (const bb_entry *e = bb_entries; e->mech; e++)
+    if (strcmp(e->mech, mech) == 0 && strcmp(e->scalar->precision == RT_FLOAT ? "float" : "double", precision) == 0)
+      return e;
+  return NULL;
+}
+
+/* The total of callgrind's output file, -1 if it has none. */
+static double total_of(const char *path) {
+  FILE *f = fopen(path, "r");
+  char line[512];
+  double total = -1;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "summary: %lf", &total) == 1 || sscanf(line, "totals: %lf", &total) == 1) break;
+  if (f) fclose(f);
+  return total;
+}
+
+/* Instructions per copy-step of one side, or -1 (why in row->cg_note). */
+static double count(const char *bin, const char *work, int side, int warm, int steps, bb_step_row *row) {
+  char out[1024], log[1024], cmd[4096], line[256] = "";
+  snprintf(out, sizeof out, "%s/callgrind.out.batch", work);
+  snprintf(log, sizeof log, "%s/batch-cg.log", work);
+  snprintf(cmd, sizeof cmd,
+           "valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file='%s' '%s' --cg-run %s %s %d %d %d "
+           ">'%s' 2>/dev/null",
+           out, bin, row->e->mech, row->precision, side, warm, steps, log);
+  remove(out);
+  const int st = system(cmd);
+  FILE *f = fopen(log, "r");
+  if (f) {
+    if (!fgets(line, sizeof line, f)) line[0] = '\0';
+    fclose(f);
+  }
+  long copy_steps = 0;
+  if (st != 0 || sscanf(line, "ok %ld copy-steps", &copy_steps) != 1 || copy_steps < 1) {
+    snprintf(row->cg_note, sizeof row->cg_note, "the callgrind run failed (is valgrind installed?)");
+    return -1;
+  }
+  const double total = total_of(out);
+  remove(out);
+  remove(log);
+  if (total < 0) {
+    snprintf(row->cg_note, sizeof row->cg_note, "no callgrind total");
+    return -1;
+  }
+  return total / (double)copy_steps;
+}
+
+void bb_step_cg(const char *bin, const char *bin_arch, const char *work, int warm, int steps, bb_step_row *row) {
+  row->cg_scalar = row->cg_batch = 0;
+  const double s = count(bin, work, 0, warm, steps, row);
+  const double b = s > 0 ? count(bin, work, 1, warm, steps, row) : -1;
+  if (s > 0 && b > 0) {
+    row->cg_scalar = s;
+    row->cg_batch = b;
+    snprintf(row->cg_note, sizeof row->cg_note, "%s build", bin_arch);
+  }
+}
