@@ -27,23 +27,30 @@ static void LN_CAT(sweep_, LN)(rt__lanes *l, int first, const long long *act_, d
     /* each lane's sides: the velocity of side a, entry k, of lane j at
      * v[ia[j] + k LN]; a side on the world reads body 0 and is masked */
     size_t ia[LN], ib[LN];
-    long long pa_[LN], pb_[LN];
-    for (int j = 0; j < LN; j++) {
-      const int a = l->a[r + j], b = l->b[r + j];
-      pa_[j] = a != RT_WORLD ? -1 : 0;
-      pb_[j] = b != RT_WORLD ? -1 : 0;
-      ia[j] = 6 * (size_t)(a != RT_WORLD ? a : 0) * LN + (size_t)j;
-      ib[j] = 6 * (size_t)(b != RT_WORLD ? b : 0) * LN + (size_t)j;
-    }
     VM pa, pb;
-    memcpy(&pa, pa_, sizeof pa);
-    memcpy(&pb, pb_, sizeof pb);
-    VD va[6], vb[6];
-    for (int k = 0; k < 6; k++) {
-      if (uni) {
-        va[k] = *(const VD *)(v + ia[0] + (size_t)k * LN);
-        vb[k] = *(const VD *)(v + ib[0] + (size_t)k * LN);
-      } else {
+    VD va[6], vb[6], jv = {0};
+    if (uni) { /* one pair of bodies: whole vectors, and a side on the world skipped */
+      const int a = l->a[r], b = l->b[r];
+      pa = (VM){0} + (a != RT_WORLD ? -1 : 0);
+      pb = (VM){0} + (b != RT_WORLD ? -1 : 0);
+      ia[0] = 6 * (size_t)(a != RT_WORLD ? a : 0) * LN;
+      ib[0] = 6 * (size_t)(b != RT_WORLD ? b : 0) * LN;
+      if (a != RT_WORLD)
+        for (int k = 0; k < 6; k++) jv = jv + J[k] * *(const VD *)(v + ia[0] + (size_t)k * LN);
+      if (b != RT_WORLD)
+        for (int k = 0; k < 6; k++) jv = jv + J[6 + k] * *(const VD *)(v + ib[0] + (size_t)k * LN);
+    } else {
+      long long pa_[LN], pb_[LN];
+      for (int j = 0; j < LN; j++) {
+        const int a = l->a[r + j], b = l->b[r + j];
+        pa_[j] = a != RT_WORLD ? -1 : 0;
+        pb_[j] = b != RT_WORLD ? -1 : 0;
+        ia[j] = 6 * (size_t)(a != RT_WORLD ? a : 0) * LN + (size_t)j;
+        ib[j] = 6 * (size_t)(b != RT_WORLD ? b : 0) * LN + (size_t)j;
+      }
+      memcpy(&pa, pa_, sizeof pa);
+      memcpy(&pb, pb_, sizeof pb);
+      for (int k = 0; k < 6; k++) {
         double ta[LN], tb[LN];
         for (int j = 0; j < LN; j++) {
           ta[j] = v[ia[j] + (size_t)k * LN];
@@ -52,10 +59,9 @@ static void LN_CAT(sweep_, LN)(rt__lanes *l, int first, const long long *act_, d
         memcpy(&va[k], ta, sizeof ta);
         memcpy(&vb[k], tb, sizeof tb);
       }
+      for (int k = 0; k < 6; k++) jv = BLEND(pa, jv + J[k] * va[k], jv);
+      for (int k = 0; k < 6; k++) jv = BLEND(pb, jv + J[6 + k] * vb[k], jv);
     }
-    VD jv = {0};
-    for (int k = 0; k < 6; k++) jv = BLEND(pa, jv + J[k] * va[k], jv);
-    for (int k = 0; k < 6; k++) jv = BLEND(pb, jv + J[6 + k] * vb[k], jv);
     VD *lam = (VD *)(l->lambda + r), *lo = (VD *)(l->lo + r), *hi = (VD *)(l->hi + r);
     const VD id = *(const VD *)(l->inv_diag + r), old = *lam;
     const VM on = (id != 0.0) & act;
@@ -94,6 +100,7 @@ static void LN_CAT(sweep_, LN)(rt__lanes *l, int first, const long long *act_, d
     const VM ma = pa & on, mb = pb & on;
     for (int k = 0; k < 6; k++) {
       if (uni) {
+        if (!pa[0]) break;
         VD *p = (VD *)(v + ia[0] + (size_t)k * LN);
         *p = BLEND(ma, *p + WJ[k] * dl, *p);
       } else {
@@ -104,6 +111,7 @@ static void LN_CAT(sweep_, LN)(rt__lanes *l, int first, const long long *act_, d
     }
     for (int k = 0; k < 6; k++) {
       if (uni) {
+        if (!pb[0]) break;
         VD *p = (VD *)(v + ib[0] + (size_t)k * LN);
         *p = BLEND(mb, *p + WJ[6 + k] * dl, *p);
       } else {
