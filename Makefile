@@ -56,7 +56,8 @@ RT_SRC    := $(sort $(wildcard runtime/*.c runtime/joints/*.c))
 GEN_SRC   := $(sort $(filter-out gen/main.c,$(wildcard gen/*.c)))
 SIM_SRC   := $(sort $(wildcard sim/*.c))
 TEST_SRC  := $(sort $(wildcard tests/test_*.c))
-TESTS     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC)) $(BUILD)/tests/test_cxx
+TESTS     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC)) $(BUILD)/tests/test_cxx \
+             $(BUILD)/tests/test_rt_batch_portable
 # Fuzz targets (tests/fuzz/fuzz_NAME.c); in every build each is also linked
 # with tests/fuzz/replay.c as $(BUILD)/tests/fuzz_NAME, which make test runs
 # over the seed corpus and the regressions.
@@ -418,6 +419,16 @@ $(BUILD)/obj/gentest_batch/batch_programs.o: $(BATCHTEST_DIR)/batch_programs.c t
 # (the generated objects before the libraries: they call rt_world_create)
 $(BUILD)/tests/test_batch $(BUILD)/tests/test_rt_batch: $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(BATCHTEST_OBJ) \
                            $(BUILD)/libsim.a $(BUILD)/libgen.a $(BUILD)/librt.a | $(BUILD)/ldlgen
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) $(CMOCKA_LIBS) -lm -o $@
+# test_rt_batch again with the batch sweeps' plain-C path (batch_pgs.c
+# without vector extensions, as tcc or MSVC build it), linked before the
+# runtime so that its rt__lanes_ functions are the ones used.
+$(BUILD)/obj/novec/runtime/batch_pgs.o: runtime/batch_pgs.c Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -DLDLPGS_NO_VECTOR -Iruntime/include -c $< -o $@
+$(BUILD)/tests/test_rt_batch_portable: $(BUILD)/obj/tests/test_rt_batch.o $(BUILD)/obj/novec/runtime/batch_pgs.o \
+                                       $(BATCHTEST_OBJ) $(BUILD)/libsim.a $(BUILD)/libgen.a $(BUILD)/librt.a | $(BUILD)/ldlgen
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) $(CMOCKA_LIBS) -lm -o $@
 $(BUILD)/tests/test_generated: $(GENTEST_OBJ) $(GENTEST_AVX_OBJ) $(GENTEST_PLAIN_OBJ)

@@ -36,6 +36,10 @@ struct rt_batch {
   rt_status *st;           /* N: each copy's step so far */
   unsigned char *factors;  /* N: the copy's step factors H~ this step */
   unsigned char *sweeps;   /* N: the copy takes part in the lanes' sweeps */
+  unsigned char *passes;   /* N: the copy's contact passes run in lanes */
+  int gathered;            /* the lanes hold this step's rows (stage 5) */
+  double *res;             /* dim N: the block step's residual and delta, lane-interleaved */
+  float *xres;             /* dim N: the same in float, for a float program */
   rt__lanes lanes;
 };
 
@@ -67,6 +71,9 @@ void rt_batch_destroy(rt_batch *b) {
   free(b->st);
   free(b->factors);
   free(b->sweeps);
+  free(b->passes);
+  free(b->res);
+  free(b->xres);
   rt__lanes_free(&b->lanes);
   free(b);
 }
@@ -103,6 +110,9 @@ rt_batch *rt_batch_create(const rt_batch_program *bp, rt_world *const worlds[], 
   b->st = rt__alloc((size_t)n, sizeof(rt_status), &fail);
   b->factors = rt__alloc((size_t)n, 1, &fail);
   b->sweeps = rt__alloc((size_t)n, 1, &fail);
+  b->passes = rt__alloc((size_t)n, 1, &fail);
+  b->res = rt__alloc((size_t)n * (size_t)p->dim, sizeof(double), &fail);
+  b->xres = rt__alloc((size_t)n * (size_t)p->dim, sizeof(float), &fail);
   if (rt__lanes_alloc(&b->lanes, n, cap, p->nsbody) != 0) fail = 1;
   if (fail) {
     rt_batch_destroy(b);
@@ -193,6 +203,7 @@ static void factor(rt_batch *b) {
 
 static void iterate(rt_batch *b) {
   int sweeps = -1, same = 1;
+  b->gathered = 0;
   for (int j = 0; j < b->N; j++) {
     b->sweeps[j] = b->st[j] == RT_OK;
     if (!b->sweeps[j]) continue;
@@ -206,13 +217,79 @@ static void iterate(rt_batch *b) {
       if (b->sweeps[j]) rt_world_iterate(b->w[j]);
     return;
   }
-  if (sweeps > 0) {
-    rt__lanes_gather(&b->lanes, b->w, b->sweeps);
-    for (int k = 0; k < sweeps; k++) rt__lanes_sweep(&b->lanes);
-    rt__lanes_scatter(&b->lanes, b->w, b->sweeps);
-  }
+  long long all[RT__LANES_MAX];
+  for (int j = 0; j < b->N; j++) all[j] = b->sweeps[j] ? -1 : 0;
+  rt__lanes_gather(&b->lanes, b->w, b->sweeps);
+  b->gathered = 1;
+  for (int k = 0; k < sweeps; k++) rt__lanes_sweep(&b->lanes, 0, all, NULL);
+  rt__lanes_scatter(&b->lanes, b->w, b->sweeps);
   for (int j = 0; j < b->N; j++)
     if (b->sweeps[j]) b->w[j]->info.sweeps = sweeps;
+}
+
+/*---- stage 6's contact passes in lanes -------------------------------------*/
+
+/* delta = H~^-1 res in the lanes, with the lanes' factor (b->work still
+ * holds it), in the program's precision as block.c's factor_solve does. */
+static void lanes_solve(rt_batch *b) {
+  const size_t n = (size_t)b->N * (size_t)b->bp->program->dim;
+  if (b->scalar == sizeof(double)) {
+    b->bp->solve(b->work, b->res);
+    return;
+  }
+  for (size_t k = 0; k < n; k++) b->xres[k] = (float)b->res[k];
+  b->bp->solve(b->work, b->xres);
+  for (size_t k = 0; k < n; k++) b->res[k] = b->xres[k];
+}
+
+/* step.c's contact passes (rt__step_contacts) of the copies whose factor
+ * is in the lanes, all at once: each lane sweeps the rows outside the
+ * block and, until its sweep changes no row's velocity by more than the
+ * tolerance or it has run its passes, takes a block step; a lane that is
+ * done drops out. The others (PCR) pass copy by copy. */
+static void contacts(rt_batch *b) {
+  int limit[RT__LANES_MAX], any = 0;
+  for (int j = 0; j < b->N; j++) {
+    limit[j] = b->st[j] == RT_OK ? rt__step_contact_passes(b->w[j]) : 0;
+    b->passes[j] = limit[j] > 0 && b->factors[j] && b->lane_pivot[j] == -1;
+    if (limit[j] > 0 && !b->passes[j]) rt__step_contacts(b->w[j]);
+    any |= b->passes[j];
+  }
+  if (!any) return;
+  rt__lanes *l = &b->lanes;
+  if (b->gathered)
+    rt__lanes_refresh(l, b->w, b->passes);
+  else
+    rt__lanes_gather(l, b->w, b->passes);
+  const int dim = b->bp->program->dim;
+  long long act[RT__LANES_MAX];
+  unsigned char block[RT__LANES_MAX];
+  double change[RT__LANES_MAX], most[RT__LANES_MAX];
+  for (int k = 0;; k++) {
+    any = 0;
+    for (int j = 0; j < b->N; j++) {
+      act[j] = b->passes[j] && k < limit[j] && (k == 0 || block[j]) ? -1 : 0;
+      any |= act[j] != 0;
+    }
+    if (!any) break;
+    rt__lanes_sweep(l, dim, act, change);
+    for (int j = 0; j < b->N; j++) block[j] = act[j] && !(change[j] <= RT__CONTACT_TOLERANCE);
+    rt__lanes_residual(l, dim, b->res, most);
+    unsigned char solve[RT__LANES_MAX];
+    int nsolve = 0;
+    for (int j = 0; j < b->N; j++) {
+      solve[j] = block[j] && most[j] > RT__BLOCK_TOLERANCE;
+      nsolve += solve[j];
+      if (block[j]) { /* block.c's rt__block_step, refine 0 */
+        b->w[j]->info.contact_passes++;
+        b->w[j]->info.refine_steps = 0;
+      }
+    }
+    if (nsolve == 0) continue;
+    lanes_solve(b);
+    rt__lanes_correct(l, dim, b->res, solve);
+  }
+  rt__lanes_scatter(l, b->w, b->passes);
 }
 
 /*---- the step -------------------------------------------------------------*/
@@ -222,9 +299,12 @@ rt_status rt_batch_step(rt_batch *b, rt_status *status) {
   for (int j = 0; j < b->N; j++) b->st[j] = rt_world_step_begin(b->w[j]);
   factor(b);
   iterate(b);
+  for (int j = 0; j < b->N; j++)
+    if (b->st[j] == RT_OK) rt__step_end_block(b->w[j]);
+  contacts(b);
   rt_status first = RT_OK;
   for (int j = 0; j < b->N; j++) {
-    if (b->st[j] == RT_OK) b->st[j] = rt_world_step_end(b->w[j]);
+    if (b->st[j] == RT_OK) b->st[j] = rt__step_end_finish(b->w[j]);
     if (first == RT_OK) first = b->st[j];
     if (status) status[j] = b->st[j];
   }

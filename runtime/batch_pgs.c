@@ -3,25 +3,23 @@
  * copy alone, in the same order, so the results are its bits: J v summed
  * term by term from 0.0 (side a, then side b), the impulse, the clamp, then
  * each velocity += (W J^T)_k dl, side a before side b (which may be the
- * same body). An inert row (inv_diag 0) changes nothing in its lane.
+ * same body). An inert row (inv_diag 0) changes nothing in its lane, and a
+ * side on the world takes no part: both are selects, never a product with
+ * zero (-0.0 + 0.0 is not -0.0).
  *
- * A row on the same two bodies in every copy and with fixed bounds (the
- * mechanism's rows: joints, motors, limits; and contacts that happen to
- * agree) is swept in all lanes at once, each operation a loop over the
- * lanes that the compiler turns into vector operations (an inert lane is
- * masked out, never added to: v + 0 is not v for v = -0.0). A row whose
- * bodies differ between copies (contacts) or whose bounds follow another
- * row (friction) is swept lane by lane. It calls no other module. */
+ * With GCC or Clang each row is one vector operation per scalar operation
+ * of pgs.c (batch_pgs_row.h, vector extensions of N doubles: two AVX-512
+ * registers for 16 lanes, four AVX ones, eight SSE ones, as the build's
+ * ARCH allows). A row on the same bodies in every copy (the mechanism's
+ * rows) loads and stores its velocities as whole vectors; a contact's
+ * bodies differ between copies, and its velocities are gathered lane by
+ * lane. Other compilers sweep lane by lane. It calls no other module. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lanes.h"
-
-#if defined(__GNUC__)
-#define LANES_INLINE static inline __attribute__((always_inline))
-#else
-#define LANES_INLINE static inline
-#endif
+#include "rtmath.h"
 
 int rt__lanes_alloc(rt__lanes *l, int N, int cap, int nsbody) {
   memset(l, 0, sizeof *l);
@@ -44,6 +42,7 @@ int rt__lanes_alloc(rt__lanes *l, int N, int cap, int nsbody) {
   l->mu = rt__alloc(rows, sizeof(double), &fail);
   l->soft = rt__alloc(rows, sizeof(double), &fail);
   l->uniform = rt__alloc((size_t)cap, 1, &fail);
+  l->special = rt__alloc((size_t)cap, 1, &fail);
   l->vel = rt__alloc(6 * (size_t)nsbody * (size_t)N, sizeof(double), &fail);
   return fail ? -1 : 0;
 }
@@ -63,6 +62,7 @@ void rt__lanes_free(rt__lanes *l) {
   free(l->mu);
   free(l->soft);
   free(l->uniform);
+  free(l->special);
   free(l->vel);
   memset(l, 0, sizeof *l);
 }
@@ -95,25 +95,27 @@ static void gather_row(rt__lanes *l, const rt__rows *r, int i, int j) {
   }
 }
 
-/* Whether row i can be swept in all lanes at once: every copy that has it
- * puts it on the same two bodies, and none is a friction row; the padded
- * lanes then take those bodies too (inert, they only read them). */
-static int mark_uniform(rt__lanes *l, int i) {
+/* Whether row i is on the same bodies in every copy that has it (the
+ * padded lanes then take those bodies too: inert, they only read them),
+ * and whether it is a friction or soft row in any. */
+static void mark(rt__lanes *l, int i) {
   const int N = l->N;
   const size_t r = (size_t)i * (size_t)N;
-  int ref = -1;
+  int ref = -1, uniform = 1, special = 0;
   for (int j = 0; j < N; j++) {
     if (i >= l->nrow[j]) continue;
-    if (l->normal[r + j] >= 0) return 0;
+    special |= l->normal[r + j] != -1;
     if (ref < 0) ref = j;
-    else if (l->a[r + j] != l->a[r + ref] || l->b[r + j] != l->b[r + ref]) return 0;
+    else if (l->a[r + j] != l->a[r + ref] || l->b[r + j] != l->b[r + ref]) uniform = 0;
   }
-  for (int j = 0; j < N; j++)
-    if (i >= l->nrow[j]) {
-      l->a[r + j] = l->a[r + ref];
-      l->b[r + j] = l->b[r + ref];
-    }
-  return 1;
+  if (uniform && ref >= 0)
+    for (int j = 0; j < N; j++)
+      if (i >= l->nrow[j]) {
+        l->a[r + j] = l->a[r + ref];
+        l->b[r + j] = l->b[r + ref];
+      }
+  l->uniform[i] = (unsigned char)uniform;
+  l->special[i] = (unsigned char)special;
 }
 
 void rt__lanes_gather(rt__lanes *l, rt_world *const *w, const unsigned char *take) {
@@ -123,78 +125,145 @@ void rt__lanes_gather(rt__lanes *l, rt_world *const *w, const unsigned char *tak
     l->nrow[j] = take[j] ? w[j]->rows.n : 0;
     if (l->nrow[j] > l->n) l->n = l->nrow[j];
   }
-  for (int j = 0; j < N; j++) {
-    for (int i = 0; i < l->nrow[j]; i++) gather_row(l, &w[j]->rows, i, j);
-    for (int i = l->nrow[j]; i < l->n; i++) gather_row(l, NULL, i, j);
-    if (!take[j]) continue;
-    const double *v = w[j]->vel;
-    for (size_t k = 0; k < 6 * (size_t)l->nsbody; k++) l->vel[k * N + j] = v[k];
+  /* row by row, so that each write fills the lanes of one cache line
+   * (copy by copy, the writes strode over the whole array N times: the
+   * gather cost as much as the sweeps) */
+  for (int i = 0; i < l->n; i++) {
+    for (int j = 0; j < N; j++) gather_row(l, i < l->nrow[j] ? &w[j]->rows : NULL, i, j);
+    mark(l, i);
   }
-  for (int i = 0; i < l->n; i++) l->uniform[i] = (unsigned char)mark_uniform(l, i);
+  for (size_t k = 0; k < 6 * (size_t)l->nsbody; k++)
+    for (int j = 0; j < N; j++)
+      if (take[j]) l->vel[k * N + j] = w[j]->vel[k];
 }
 
 void rt__lanes_scatter(const rt__lanes *l, rt_world *const *w, const unsigned char *take) {
   const int N = l->N;
-  for (int j = 0; j < N; j++) {
-    if (!take[j]) continue;
-    rt__rows *r = &w[j]->rows;
-    for (int i = 0; i < l->nrow[j]; i++) {
+  for (int i = 0; i < l->n; i++)
+    for (int j = 0; j < N; j++) {
+      if (i >= l->nrow[j]) continue;
       const size_t d = (size_t)i * (size_t)N + (size_t)j;
+      rt__rows *r = &w[j]->rows;
       r->lambda[i] = l->lambda[d];
       r->lo[i] = l->lo[d];
       r->hi[i] = l->hi[d];
     }
-    double *v = w[j]->vel;
-    for (size_t k = 0; k < 6 * (size_t)l->nsbody; k++) v[k] = l->vel[k * N + j];
+  for (size_t k = 0; k < 6 * (size_t)l->nsbody; k++)
+    for (int j = 0; j < N; j++)
+      if (take[j]) w[j]->vel[k] = l->vel[k * N + j];
+}
+
+void rt__lanes_refresh(rt__lanes *l, rt_world *const *w, const unsigned char *take) {
+  const int N = l->N;
+  for (int i = 0; i < l->n; i++)
+    for (int j = 0; j < N; j++) {
+      if (!take[j] || i >= l->nrow[j]) continue;
+      const size_t d = (size_t)i * (size_t)N + (size_t)j;
+      const rt__rows *r = &w[j]->rows;
+      l->lambda[d] = r->lambda[i];
+      l->lo[d] = r->lo[i];
+      l->hi[d] = r->hi[i];
+    }
+  for (size_t k = 0; k < 6 * (size_t)l->nsbody; k++)
+    for (int j = 0; j < N; j++)
+      if (take[j]) l->vel[k * N + j] = w[j]->vel[k];
+}
+
+#if defined(__GNUC__) && !defined(LDLPGS_NO_VECTOR)
+#define LN 4
+#include "batch_pgs_row.h"
+#undef LN
+#define LN 8
+#include "batch_pgs_row.h"
+#undef LN
+#define LN 16
+#include "batch_pgs_row.h"
+#undef LN
+
+void rt__lanes_sweep(rt__lanes *l, int first, const long long *act, double *change) {
+  switch (l->N) {
+  case 4: sweep_4(l, first, act, change); break;
+  case 8: sweep_8(l, first, act, change); break;
+  default: sweep_16(l, first, act, change); break;
   }
 }
 
-/* Row i in every lane at once (a uniform row); N is a constant where it is
- * inlined, so the lane loops are fixed-length vector operations. */
-LANES_INLINE void uniform_row(rt__lanes *l, int i, const int N) {
-  const size_t r = (size_t)i * (size_t)N;
-  const int a = l->a[r], b = l->b[r];
-  const double *restrict J = l->J + 12 * r, *restrict WJ = l->WJ + 12 * r;
-  double *restrict va = a == RT_WORLD ? NULL : l->vel + 6 * (size_t)a * N;
-  double *restrict vb = b == RT_WORLD ? NULL : l->vel + 6 * (size_t)b * N;
-  double jv[RT__LANES_MAX], dl[RT__LANES_MAX];
-  unsigned char on[RT__LANES_MAX];
-  for (int j = 0; j < N; j++) jv[j] = 0.0;
-  if (va != NULL)
-    for (int k = 0; k < 6; k++)
-      for (int j = 0; j < N; j++) jv[j] += J[k * N + j] * va[k * N + j];
-  if (vb != NULL)
-    for (int k = 0; k < 6; k++)
-      for (int j = 0; j < N; j++) jv[j] += J[(6 + k) * N + j] * vb[k * N + j];
-  for (int j = 0; j < N; j++) {
-    const double id = l->inv_diag[r + j], old = l->lambda[r + j];
-    double x = old + (l->rhs[r + j] - jv[j]) * id;
-    if (l->normal[r + j] == RT__ROW_SOFT) x -= l->soft[r + j] * old * id;
-    if (x < l->lo[r + j]) x = l->lo[r + j];
-    if (x > l->hi[r + j]) x = l->hi[r + j];
-    on[j] = id != 0.0;
-    if (!on[j]) x = old;
-    l->lambda[r + j] = x;
-    dl[j] = x - old;
+void rt__lanes_residual(const rt__lanes *l, int dim, double *res, double *most) {
+  switch (l->N) {
+  case 4: residual_4(l, dim, res, most); break;
+  case 8: residual_8(l, dim, res, most); break;
+  default: residual_16(l, dim, res, most); break;
   }
-  /* Side a, then side b from memory: the same body on both sides (a == b)
-   * takes side b's change on top of side a's, as in pgs.c. */
-  if (va != NULL)
-    for (int k = 0; k < 6; k++)
-      for (int j = 0; j < N; j++)
-        if (on[j]) va[k * N + j] += WJ[k * N + j] * dl[j];
-  if (vb != NULL)
-    for (int k = 0; k < 6; k++)
-      for (int j = 0; j < N; j++)
-        if (on[j]) vb[k * N + j] += WJ[(6 + k) * N + j] * dl[j];
 }
 
-/* Row i in lane j alone: pgs.c's sweep_row on the lanes' layout. */
-static void lane_row(rt__lanes *l, int i, int j) {
+void rt__lanes_correct(rt__lanes *l, int dim, const double *delta, const unsigned char *act) {
+  switch (l->N) {
+  case 4: correct_4(l, dim, delta, act); break;
+  case 8: correct_8(l, dim, delta, act); break;
+  default: correct_16(l, dim, delta, act); break;
+  }
+}
+#else
+/* Rows 0 .. dim are the mechanism's equality rows, on the same bodies in
+ * every copy: each lane's J v summed as pgs.c's row_dot does. */
+void rt__lanes_residual(const rt__lanes *l, int dim, double *res, double *most) {
+  const int N = l->N;
+  for (int j = 0; j < N; j++) most[j] = 0.0;
+  for (int i = 0; i < dim; i++) {
+    const size_t r = (size_t)i * (size_t)N;
+    const int a = l->a[r], b = l->b[r];
+    const double *J = l->J + 12 * r;
+    double s[RT__LANES_MAX];
+    for (int j = 0; j < N; j++) s[j] = 0.0;
+    if (a != RT_WORLD) {
+      const double *va = l->vel + 6 * (size_t)a * N;
+      for (int k = 0; k < 6; k++)
+        for (int j = 0; j < N; j++) s[j] += J[k * N + j] * va[k * N + j];
+    }
+    if (b != RT_WORLD) {
+      const double *vb = l->vel + 6 * (size_t)b * N;
+      for (int k = 0; k < 6; k++)
+        for (int j = 0; j < N; j++) s[j] += J[(6 + k) * N + j] * vb[k * N + j];
+    }
+    for (int j = 0; j < N; j++) {
+      res[r + j] = l->rhs[r + j] - s[j];
+      most[j] = rt__most(most[j], fabs(res[r + j]));
+    }
+  }
+}
+
+/* block.c's lambda += delta and pgs.c's rt__pgs_apply (a row whose delta
+ * is 0 moves nothing) in the lanes of act. */
+void rt__lanes_correct(rt__lanes *l, int dim, const double *delta, const unsigned char *act) {
+  const int N = l->N;
+  for (int i = 0; i < dim; i++) {
+    const size_t r = (size_t)i * (size_t)N;
+    const int a = l->a[r], b = l->b[r];
+    const double *WJ = l->WJ + 12 * r, *d = delta + r;
+    for (int j = 0; j < N; j++)
+      if (act[j]) l->lambda[r + j] += d[j];
+    if (a != RT_WORLD) {
+      double *va = l->vel + 6 * (size_t)a * N;
+      for (int k = 0; k < 6; k++)
+        for (int j = 0; j < N; j++)
+          if (act[j] && d[j] != 0.0) va[k * N + j] += WJ[k * N + j] * d[j];
+    }
+    if (b != RT_WORLD) {
+      double *vb = l->vel + 6 * (size_t)b * N;
+      for (int k = 0; k < 6; k++)
+        for (int j = 0; j < N; j++)
+          if (act[j] && d[j] != 0.0) vb[k * N + j] += WJ[(6 + k) * N + j] * d[j];
+    }
+  }
+}
+
+/* Row i in lane j alone: pgs.c's sweep_row on the lanes' layout; returns
+ * how much it changed the row's velocity. */
+static double lane_row(rt__lanes *l, int i, int j) {
   const int N = l->N;
   const size_t r = (size_t)i * (size_t)N + (size_t)j;
   const double id = l->inv_diag[r];
-  if (id == 0.0) return;
+  if (id == 0.0) return 0.0;
   const int a = l->a[r], b = l->b[r];
   const double *J = l->J + 12 * (size_t)i * N + j, *WJ = l->WJ + 12 * (size_t)i * N + j;
   double *va = a == RT_WORLD ? NULL : l->vel + 6 * (size_t)a * N + j;
@@ -220,22 +289,16 @@ static void lane_row(rt__lanes *l, int i, int j) {
     for (int k = 0; k < 6; k++) va[k * N] += WJ[k * N] * d;
   if (vb != NULL)
     for (int k = 0; k < 6; k++) vb[k * N] += WJ[(6 + k) * N] * d;
+  return fabs(d) / id;
 }
 
-LANES_INLINE void sweep_n(rt__lanes *l, const int N) {
-  for (int i = 0; i < l->n; i++) {
-    if (l->uniform[i]) {
-      uniform_row(l, i, N);
-    } else {
-      for (int j = 0; j < N; j++) lane_row(l, i, j);
-    }
-  }
-}
 
-void rt__lanes_sweep(rt__lanes *l) {
-  switch (l->N) {
-  case 4: sweep_n(l, 4); break;
-  case 8: sweep_n(l, 8); break;
-  default: sweep_n(l, 16); break;
+void rt__lanes_sweep(rt__lanes *l, int first, const long long *act, double *change) {
+  for (int j = 0; j < l->N; j++) {
+    double c = 0.0;
+    if (act[j])
+      for (int i = first; i < l->n; i++) c = rt__most(c, lane_row(l, i, j));
+    if (change) change[j] = c;
   }
 }
+#endif

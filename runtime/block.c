@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "blocksolve.h"
+#include "rtmath.h"
 #include "world.h"
 
 /* In double in place, in float on its rounding. */
@@ -61,11 +62,6 @@ void rt__block_solve(rt_world *w, double *v) {
   memcpy(v, w->bs, sizeof *v * (size_t)w->dim);
 }
 
-/* A residual no larger than this (m/s, rad/s) is not solved for: it would
- * move a joint by less than 1e-14 m in a step. (The position pass's block
- * step with no drift to correct costs nothing.) */
-#define RT__BLOCK_TOLERANCE 1e-12
-
 /* delta = H~^-1 (R - J V) on the equality rows; lambda += delta;
  * V += W J^T delta; then `refine` times again from the new residual with
  * the same factor (iterative refinement: the residual is taken with
@@ -89,7 +85,7 @@ void rt__block_step(rt_world *w, rt__rows *r, double *vel, int refine) {
     double most = 0.0;
     for (int i = 0; i < n; i++) {
       res[i] = r->rhs[i] - rt__pgs_row_velocity(r, i, vel);
-      most = fmax(most, fabs(res[i]));
+      most = rt__most(most, fabs(res[i]));
     }
     if (!(most > RT__BLOCK_TOLERANCE)) break; /* nothing left to solve for (a NaN goes on) */
     double *delta = res;

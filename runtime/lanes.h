@@ -21,8 +21,8 @@ typedef struct rt__lanes {
    * (inv_diag 0) */
   int *a, *b, *normal;
   double *J, *WJ, *rhs, *inv_diag, *lambda, *lo, *hi, *mu, *soft;
-  unsigned char *uniform; /* cap: every copy's row on the same two bodies, no
-                             friction row: swept in lanes at once */
+  unsigned char *uniform; /* cap: the row is on the same bodies in every copy */
+  unsigned char *special; /* cap: a friction or soft row in some copy */
   double *vel;       /* 6 nsbody N: velocity k of solver body s of copy j at
                         (6 s + k) N + j */
 } rt__lanes;
@@ -35,9 +35,21 @@ void rt__lanes_free(rt__lanes *l);
 /* The rows and velocities of the copies w[j] with take[j] set, into the
  * lanes (the others: no rows). */
 void rt__lanes_gather(rt__lanes *l, rt_world *const *w, const unsigned char *take);
-/* One PGS sweep over the lanes' rows: in every lane, the operations of
- * pgs.c's sweep of that copy alone, in its order (the same bits). */
-void rt__lanes_sweep(rt__lanes *l);
+/* One PGS sweep over the lanes' rows first .. n in the lanes whose act is
+ * nonzero (N entries; the others are left alone): in every lane, the
+ * operations of pgs.c's sweep of that copy alone, in its order (the same
+ * bits). change, if not NULL, gets each lane's rt__pgs_sweep_change. */
+void rt__lanes_sweep(rt__lanes *l, int first, const long long *act, double *change);
+/* The impulses, friction bounds and velocities of the copies taken again
+ * from them (the rows are those gathered last). */
+void rt__lanes_refresh(rt__lanes *l, rt_world *const *w, const unsigned char *take);
+/* The block step's right-hand side on the equality rows 0 .. dim in every
+ * lane: res (dim N, lane-interleaved) = rhs - J v, and each lane's largest
+ * |res| in most (N). */
+void rt__lanes_residual(const rt__lanes *l, int dim, double *res, double *most);
+/* lambda += delta on rows 0 .. dim and the velocities' response W J^T
+ * delta, in the lanes whose act is nonzero. */
+void rt__lanes_correct(rt__lanes *l, int dim, const double *delta, const unsigned char *act);
 /* The impulses, friction bounds and velocities back to the copies taken. */
 void rt__lanes_scatter(const rt__lanes *l, rt_world *const *w, const unsigned char *take);
 

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "rtmath.h"
 #include "world.h"
 
 /* Vector forms with GCC or Clang: 2-lane operations whose lanes are the
@@ -322,6 +323,6 @@ void rt__pgs_sweep_prefetch(rt__rows *r, double *vel, const void *data, size_t b
 double rt__pgs_sweep_change(rt__rows *r, int first, int last, double *vel) {
   double change = 0.0;
   for (int i = first; i < last; i++)
-    change = fmax(change, sweep_row(r, i, body_vel(vel, r->a[i]), body_vel(vel, r->b[i])));
+    change = rt__most(change, sweep_row(r, i, body_vel(vel, r->a[i]), body_vel(vel, r->b[i])));
   return change;
 }

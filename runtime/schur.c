@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rtmath.h"
 #include "world.h"
 
 /* A row of C is settled when a sweep over S changes its velocity by less
@@ -400,7 +401,7 @@ static int sweeps(rt__schur *s, rt__rows *r, double *x) {
       if (delta == 0.0) continue;
       x[c] = l;
       for (int m = 0; m < k; m++) y[m] += col[m] * delta;
-      change = fmax(change, fabs(delta) * diag);
+      change = rt__most(change, fabs(delta) * diag);
     }
     if (!(change > RT__SCHUR_TOLERANCE)) break;
   }

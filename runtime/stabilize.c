@@ -23,7 +23,7 @@ static double max_error(rt_world *w, double *J) {
   for (int c = 0; c < p->ncons; c++) {
     const int row = p->cons_row[c];
     rt__rows_cons_eval(w, w->body, c, w->c + row, J ? J + 12 * (size_t)row : NULL);
-    for (int k = 0; k < p->cons_degree[c]; k++) e = fmax(e, fabs(w->c[row + k]));
+    for (int k = 0; k < p->cons_degree[c]; k++) e = rt__most(e, fabs(w->c[row + k]));
   }
   return e;
 }

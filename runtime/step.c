@@ -50,6 +50,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "rtmath.h"
 #include "world.h"
 
 static int use_block(const rt_world *w) { return w->set.solver == RT_SOLVER_LDLPGS; }
@@ -139,10 +140,6 @@ static void couple_schur(rt_world *w) {
   rt__block_step(w, &w->rows, w->vel, w->set.refine);
 }
 
-/* Contact passes stop once a sweep over the rows outside the block changes
- * no row's velocity by more than this (m/s, rad/s). */
-#define RT__CONTACT_TOLERANCE 1e-3
-
 /* After the block step: while the rows outside the block (contacts,
  * limits, motors) are not settled, a sweep over them and the block step
  * again, at most contact_passes times. A block step leaves those rows
@@ -154,10 +151,10 @@ static void couple_schur(rt_world *w) {
  * each pass takes the rows a step further (measured, 30 s: the lift's
  * kinetic energy 5.6e-5 J at the end, 6.2 passes a step on average while
  * it rose and settled; the tank 4.1, multi_wheel 0.1, the buggy 0.2). */
-static void couple_rows(rt_world *w) {
+void rt__step_contacts(rt_world *w) {
   rt__rows *r = &w->rows;
-  w->info.contact_passes = 0;
-  for (int k = 0; k < w->set.contact_passes && r->n > w->dim; k++) {
+  const int passes = rt__step_contact_passes(w);
+  for (int k = 0; k < passes; k++) {
     if (rt__pgs_sweep_change(r, w->dim, r->n, w->vel) <= RT__CONTACT_TOLERANCE) break;
     rt__block_step(w, r, w->vel, 0);
     w->info.contact_passes++;
@@ -192,7 +189,7 @@ static void position_pass(rt_world *w) {
 /* Largest |c| over the equality rows at the step's start (w->start). */
 static double start_error(const rt_world *w) {
   double e = 0.0;
-  for (int i = 0; i < w->dim; i++) e = fmax(e, fabs(w->start[i]));
+  for (int i = 0; i < w->dim; i++) e = rt__most(e, fabs(w->start[i]));
   return e;
 }
 
@@ -224,14 +221,26 @@ static double integrate(rt_world *w, int measure) {
   return move(w, 1, measure);
 }
 
-/* Stages 6-9. A step whose state is not finite at the end is undone. */
-rt_status rt_world_step_end(rt_world *w) {
+/* Stage 6 in three parts, so that a batch can run the contact passes of
+ * its copies in lanes (batch.c): the block step and the coupled rows; the
+ * contact passes (rt__step_contacts, if rt__step_contact_passes says they run);
+ * then the rest of stage 6 and stages 7-9 (rt__step_end_finish). */
+void rt__step_end_block(rt_world *w) {
+  w->info.contact_passes = 0;
+  if (!use_block(w) || !block_ready(w)) return;
+  rt__block_step(w, &w->rows, w->vel, w->set.refine);
+  couple_schur(w);
+}
+
+int rt__step_contact_passes(const rt_world *w) {
+  return use_block(w) && block_ready(w) && w->rows.n > w->dim ? w->set.contact_passes : 0;
+}
+
+/* Stages 6 (what follows the contact passes) to 9. A step whose state is
+ * not finite at the end is undone. */
+rt_status rt__step_end_finish(rt_world *w) {
   if (use_block(w)) {
-    if (block_ready(w)) {
-      rt__block_step(w, &w->rows, w->vel, w->set.refine);
-      couple_schur(w);
-      couple_rows(w);
-    } else { /* not positive definite: a sweep instead */
+    if (!block_ready(w)) { /* not positive definite: a sweep instead */
       rt__pgs_sweep(&w->rows, 0, w->rows.n, w->vel);
       w->info.sweeps++;
     }
@@ -257,6 +266,13 @@ rt_status rt_world_step_end(rt_world *w) {
   }
   w->info.steps++;
   return RT_OK;
+}
+
+/* Stages 6-9. */
+rt_status rt_world_step_end(rt_world *w) {
+  rt__step_end_block(w);
+  rt__step_contacts(w);
+  return rt__step_end_finish(w);
 }
 
 /* Threaded (worker.c): a parked thread is woken first; it is kicked as

@@ -334,8 +334,27 @@ int rt__factor_thread_pays(const rt_program *p, const rt__assembly *a);
  * work), and the sweeps rt_world_iterate runs. */
 int rt__step_factors(const rt_world *w);
 int rt__step_sweeps(const rt_world *w);
+/* rt_world_step_end in three parts: the block step and the coupled rows;
+ * then, at most rt__step_contact_passes(w) times (0: none run), a sweep
+ * over the rows outside the block (rows dim..n) and, unless it changed no
+ * row's velocity by more than RT__CONTACT_TOLERANCE, the block step
+ * without refinement, each counted in info.contact_passes
+ * (rt__step_contacts); then the rest
+ * (rt__step_end_finish returns the step's status). */
+void rt__step_end_block(rt_world *w);
+int rt__step_contact_passes(const rt_world *w);
+void rt__step_contacts(rt_world *w);
+rt_status rt__step_end_finish(rt_world *w);
+
+/* Contact passes stop once a sweep over the rows outside the block changes
+ * no row's velocity by more than this (m/s, rad/s). */
+#define RT__CONTACT_TOLERANCE 1e-3
 
 /* block.c */
+/* A residual no larger than this (m/s, rad/s) is not solved for: it would
+ * move a joint by less than 1e-14 m in a step. (The position pass's block
+ * step with no drift to correct costs nothing.) */
+#define RT__BLOCK_TOLERANCE 1e-12
 /* The block GS step on the equality rows of r (w->rows, or the position
  * pass's w->prows) and the velocities vel, with the factored H~ in
  * w->work (or PCR, settings.block_solver), and `refine` passes of iterative
