@@ -668,12 +668,14 @@ $(BUILD)/obj/tools/demo.o: tools/demo.c Makefile
 # sibling call to a static function that uses no AVX register, so a
 # generated function that used them (the tank's scalar solve, ending in a
 # tail call of a 128-bit kernel) returns with the registers' upper halves
-# dirty; every legacy-SSE instruction after it -- libm's fmax, which the
-# runtime calls per row -- then pays the SSE/AVX transition. Measured with
-# ARCH=avx512: the convoy's 8 tanks took 47 ms a step instead of 9.8 ms (both
-# sides alike; the bits do not change). -fno-ipa-ra makes gcc assume the
-# callee may need a clean state. Used for the generated objects of the demo
-# and of make bench-batch; the other AVX builds do not have it (yet).
+# dirty; every legacy-SSE instruction after it -- libm's, e.g. fmax -- then
+# pays the SSE/AVX transition. Measured with ARCH=avx512 before 7b75dba took
+# fmax out of the runtime's hot loops: the convoy's 8 tanks took 47 ms a step
+# instead of 9.8 ms (both sides alike; the bits do not change); since then
+# about the same with or without the flag, but the libm calls left (rows,
+# contacts, collision) still run after such a return. -fno-ipa-ra makes gcc
+# put the vzeroupper back. Used for the generated objects of the demo and of
+# make bench-batch; the other AVX builds do not have it.
 vzeroupper_fix = $(if $(filter -mavx%,$(1)),$(shell $(CC) -Werror -fno-ipa-ra -fsyntax-only -x c /dev/null \
                    2>/dev/null && echo -fno-ipa-ra))
 

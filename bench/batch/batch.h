@@ -71,12 +71,12 @@ typedef struct bb_step_row {
   bb_stat speedup;            /* per run: its scalar median / its batch median */
   double cps_scalar, cps_batch; /* copy-steps per second (medians) */
   double stage[BB_STAGES];    /* mean seconds per copy-step of each stage (the split API) */
-  double copywise;            /* stage[BB_BEGIN] + stage[BB_END], times N, over t_batch.med:
-                                 the share of the batch step that runs copy by copy */
-  double bound;               /* the speedup if the lanes' part took no time:
-                                 scalar median / (N (begin + end)) */
-  double lanes_s, lanes_scalar_s; /* estimated: the batch step less N (begin + end),
-                                 against N (factor + iterate) one by one */
+  double copywise;            /* N stage[BB_BEGIN] over t_batch.med: the share of the
+                                 batch step that begin, run copy by copy, takes */
+  double bound;               /* scalar median / (N begin): the most the batch can
+                                 give while begin runs copy by copy */
+  double after_s, after_scalar_s; /* estimated: the batch step less N begin, against
+                                 N (factor + iterate + end) one by one */
   double contacts;            /* mean contacts per copy and step */
   long long checked;          /* copy-steps compared bit for bit */
   /* instructions per copy-step under callgrind (0: not counted) */

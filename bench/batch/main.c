@@ -309,7 +309,7 @@ int main(int argc, char **argv) {
       bb_step_measure(list[i], &r.step, w);
       if (cg_bin) bb_step_cg(cg_bin, cg_arch, work, r.cg_warm, r.cg_steps, w);
       printf("%-14s %-6s x%-2d  %d x rt_world_step %9.1f us  rt_batch_step %9.1f us  %5.2fx  "
-             "(copy by copy: %4.1f %% of the batch step; instructions per copy-step %.3g vs %.3g)\n",
+             "(begin, copy by copy: %4.1f %% of the batch step; instructions per copy-step %.3g vs %.3g)\n",
              w->e->mech, w->precision, w->e->lanes, w->e->lanes, w->t_scalar.med * 1e6, w->t_batch.med * 1e6,
              w->speedup.med, 100 * w->copywise, w->cg_scalar, w->cg_batch);
       fflush(stdout);

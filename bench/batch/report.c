@@ -61,8 +61,8 @@ static void step_md(FILE *f, const bb_report *r) {
           "worlds, [min-max] over the runs; the order of the sides rotates from step to step.\n\n",
           checked, r->step.steps, r->step.warm, r->step.runs);
   fprintf(f, "| mechanism | precision | N | contacts/copy | N x rt_world_step (us) | rt_batch_step (us) | speedup | "
-             "copy-steps/s scalar | copy-steps/s batch | begin / factor / iterate / end | copy by copy | "
-             "lanes' part: batch, one by one (us) | bound | "
+             "copy-steps/s scalar | copy-steps/s batch | begin / factor / iterate / end | begin in the batch step | "
+             "after begin: batch, one by one (us) | bound | "
              "instr./copy-step scalar | instr./copy-step batch | instr. ratio |\n");
   fprintf(f, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
   for (int i = 0; i < r->nsteps; i++) {
@@ -73,7 +73,7 @@ static void step_md(FILE *f, const bb_report *r) {
             w->t_scalar.hi * 1e6, w->t_batch.med * 1e6, w->t_batch.lo * 1e6, w->t_batch.hi * 1e6, w->speedup.med,
             w->speedup.lo, w->speedup.hi, w->cps_scalar, w->cps_batch);
     for (int s = 0; s < BB_STAGES; s++) fprintf(f, "%s%.0f", s ? " / " : " ", 100 * w->stage[s] / t);
-    fprintf(f, " %% | %.0f %% | %.0f, %.0f | %.2fx ", 100 * w->copywise, w->lanes_s * 1e6, w->lanes_scalar_s * 1e6,
+    fprintf(f, " %% | %.0f %% | %.0f, %.0f | %.2fx ", 100 * w->copywise, w->after_s * 1e6, w->after_scalar_s * 1e6,
             w->bound);
     if (w->cg_scalar > 0)
       fprintf(f, "| %.4g | %.4g | %.2fx |\n", w->cg_scalar, w->cg_batch, w->cg_scalar / w->cg_batch);
@@ -84,17 +84,17 @@ static void step_md(FILE *f, const bb_report *r) {
   for (int i = 0; i < r->nsteps; i++)
     if (r->steps[i].cg_scalar > 0) cg_arch = r->steps[i].cg_note;
   fprintf(f,
-          "\nbegin, factor, iterate, end: each stage's share of the scalar step, measured on a third copy of the\n"
-          "N worlds stepped through rt_world.h's split entry points (what rt_world_step does without its\n"
-          "thread), in lockstep with the others: begin -- forces, rows, warm start; factor -- the assembly of\n"
-          "H~ and its factorization; iterate -- the PGS sweeps before the block step; end -- the block step\n"
-          "and its refinement, the Schur coupling, the contact passes, the position pass, integration,\n"
-          "projection and stabilization. rt_batch_step runs factor (assembly copy by copy, the\n"
-          "factorization in lanes) and iterate (the sweeps in lanes) for all copies at once, begin and end\n"
-          "copy by copy. *copy by copy*: N x (begin + end) of the scalar step over the batch step's time --\n"
-          "the part the lanes cannot touch; *lanes' part*: the batch step less that (estimated: the stages\n"
-          "are timed on the scalar side), against N x (factor + iterate) one by one; *bound*: N scalar\n"
-          "steps over N x (begin + end), the speedup if the lanes' part took no time at all.\n");
+          "\nbegin / factor / iterate / end: each stage's share of the scalar step, measured on a third copy\n"
+          "of the N worlds stepped through rt_world.h's split entry points (what rt_world_step does without\n"
+          "its thread), in lockstep with the others: begin -- forces, rows, warm start; factor -- the\n"
+          "assembly of H~ and its factorization; iterate -- the PGS sweeps before the block step; end -- the\n"
+          "block step and the coupled rows, the contact passes, the position pass, integration, projection\n"
+          "and stabilization. rt_batch_step (docs/DESIGN.md section 10) runs begin copy by copy; the\n"
+          "factorization, the sweeps and the contact passes in lanes; each copy's assembly, block step,\n"
+          "position pass and integration copy by copy. *begin in the batch step*: N x begin over the\n"
+          "batch step's time; *after begin*: the batch step less N x begin (estimated: the stages are timed\n"
+          "on the scalar side) against N x (factor + iterate + end) one by one; *bound*: N scalar steps\n"
+          "over N x begin -- the most the batch can give while begin runs copy by copy, whatever the rest.\n");
   if (cg_arch[0])
     fprintf(f,
             "\nInstructions per copy-step: each side run alone under `valgrind --tool=callgrind`, collection on\n"
@@ -110,8 +110,9 @@ void bb_write_md(const bb_report *r, const char *path) {
           bb_arch);
   if (strstr(bb_cflags, "-fno-ipa-ra"))
     fprintf(f, "`-fno-ipa-ra`: gcc 12 otherwise leaves the AVX registers' upper halves dirty after a generated\n"
-               "function's tail call, and the runtime's legacy-SSE libm calls (fmax) then made the whole step of\n"
-               "both sides several times slower (Makefile: vzeroupper_fix).\n\n");
+               "function's tail call, and every legacy-SSE libm call after it pays the SSE/AVX transition (before\n"
+               "the runtime took fmax out of its hot loops, the whole step of both sides ran 4-5x slower; see\n"
+               "the Makefile's vzeroupper_fix).\n\n");
   fprintf(f, "## The factor alone\n\n");
   fprintf(f, "N copies of the mechanism, each its own random SPD matrix with the program's\n"
              "block pattern, factored by N calls of the scalar unrolled program and by one call of the\n"
@@ -170,7 +171,7 @@ void bb_write_md(const bb_report *r, const char *path) {
       continue;
     }
     fprintf(f, "- %s whole step, 8 double lanes >= %.0fx 8 scalar steps (copy-steps/s): %s %.2fx [%.2f-%.2f over runs]; "
-               "at most %.2fx while begin and end run copy by copy\n",
+               "at most %.2fx while begin runs copy by copy\n",
             w->speedup.med >= GOAL_STEP_SPEEDUP ? "PASS" : "MISS", GOAL_STEP_SPEEDUP, w->e->mech, w->speedup.med,
             w->speedup.lo, w->speedup.hi, w->bound);
   }
@@ -233,9 +234,9 @@ void bb_write_json(const bb_report *r, const char *path) {
     fprintf(f, ", \"copy_steps_per_s_scalar\": %.6g, \"copy_steps_per_s_batch\": %.6g, \"stage_s_per_copy_step\": {",
             w->cps_scalar, w->cps_batch);
     for (int s = 0; s < BB_STAGES; s++) fprintf(f, "%s\"%s\": %.6g", s ? ", " : "", stage_name[s], w->stage[s]);
-    fprintf(f, "}, \"copywise_share_of_batch\": %.4g, \"lanes_part_s\": %.6g, \"lanes_part_one_by_one_s\": %.6g, "
+    fprintf(f, "}, \"begin_share_of_batch\": %.4g, \"after_begin_batch_s\": %.6g, \"after_begin_one_by_one_s\": %.6g, "
                "\"speedup_bound\": %.4g, \"copy_steps_checked\": %lld, ",
-            w->copywise, w->lanes_s, w->lanes_scalar_s, w->bound, w->checked);
+            w->copywise, w->after_s, w->after_scalar_s, w->bound, w->checked);
     if (w->cg_scalar > 0)
       fprintf(f, "\"instructions_per_copy_step\": {\"scalar\": %.6g, \"batch\": %.6g, \"build\": \"%s\"}}", w->cg_scalar,
               w->cg_batch, w->cg_note);
