@@ -16,7 +16,22 @@ ARCHES  := portable avx2 avx512
 ifeq ($(filter $(ARCHES),$(ARCH)),)
 $(error ARCH=$(ARCH) is not a build target: use ARCH=portable (default), ARCH=avx2 or ARCH=avx512)
 endif
-ARCHFLAGS := $(ARCH_FLAGS_$(ARCH))
+# $(call vzeroupper_fix,TARGET_FLAGS): -fno-ipa-ra for gcc when the target
+# flags enable AVX, else nothing. gcc 12 omits the vzeroupper before a
+# sibling call to a static function that uses no AVX register, so a
+# generated function that used them (the tank's scalar solve, ending in a
+# tail call of a 128-bit kernel) returns with the registers' upper halves
+# dirty; every legacy-SSE instruction after it -- libm's, e.g. fmax -- then
+# pays the SSE/AVX transition. Measured with ARCH=avx512 before 7b75dba took
+# fmax out of the runtime's hot loops: the convoy's 8 tanks took 47 ms a step
+# instead of 9.8 ms (both sides alike; the bits do not change); since then
+# about the same with or without the flag, but the libm calls left (rows,
+# contacts, collision) still run after such a return. -fno-ipa-ra makes gcc
+# put the vzeroupper back. Every AVX build has it (ARCHFLAGS), and make
+# bench-batch's own objects.
+vzeroupper_fix = $(if $(filter -mavx%,$(1)),$(shell $(CC) -Werror -fno-ipa-ra -fsyntax-only -x c /dev/null \
+                   2>/dev/null && echo -fno-ipa-ra))
+ARCHFLAGS := $(ARCH_FLAGS_$(ARCH)) $(call vzeroupper_fix,$(ARCH_FLAGS_$(ARCH)))
 ifeq ($(ARCH),portable)
 BUILD   ?= build
 else
@@ -663,21 +678,6 @@ $(BUILD)/obj/tools/demo.o: tools/demo.c Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Iruntime/include -Igen -Isim -Igenerated $(LUA_CFLAGS) -c $< -o $@
 
-# $(call vzeroupper_fix,TARGET_FLAGS): -fno-ipa-ra for gcc when the target
-# flags enable AVX, else nothing. gcc 12 omits the vzeroupper before a
-# sibling call to a static function that uses no AVX register, so a
-# generated function that used them (the tank's scalar solve, ending in a
-# tail call of a 128-bit kernel) returns with the registers' upper halves
-# dirty; every legacy-SSE instruction after it -- libm's, e.g. fmax -- then
-# pays the SSE/AVX transition. Measured with ARCH=avx512 before 7b75dba took
-# fmax out of the runtime's hot loops: the convoy's 8 tanks took 47 ms a step
-# instead of 9.8 ms (both sides alike; the bits do not change); since then
-# about the same with or without the flag, but the libm calls left (rows,
-# contacts, collision) still run after such a return. -fno-ipa-ra makes gcc
-# put the vzeroupper back. Used for the generated objects of the demo and of
-# make bench-batch; the other AVX builds do not have it.
-vzeroupper_fix = $(if $(filter -mavx%,$(1)),$(shell $(CC) -Werror -fno-ipa-ra -fsyntax-only -x c /dev/null \
-                   2>/dev/null && echo -fno-ipa-ra))
 
 # The convoy's batch program is generated at build time from the tank's
 # mechanism file (generated/ holds the checked-in scalar float programs
@@ -689,7 +689,7 @@ $(DEMO_GEN)/tank_b8.c: mechanisms/tank.lua $(BUILD)/ldlgen
 	$(BUILD)/ldlgen $< -o $@ --precision double --batch 8 --prefix tank_b8
 $(BUILD)/obj/demo-gen/tank_b8.o: $(DEMO_GEN)/tank_b8.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(call vzeroupper_fix,$(ARCHFLAGS)) -Iruntime/include -c $< -o $@
+	$(CC) $(CFLAGS_ALL) -Iruntime/include -c $< -o $@
 $(BUILD)/obj/tools/convoy.o: tools/convoy.c $(DEMO_GEN)/tank_b8.c Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Iruntime/include -Igen -Isim -I$(DEMO_GEN) $(LUA_CFLAGS) -c $< -o $@
