@@ -16,7 +16,7 @@
  * so each copy's step is the bits of rt_world_step on it alone. A copy
  * whose begin fails (a non-finite state: nothing changed) takes no part
  * in 4-9; stage 5 runs copy by copy when the copies' sweep counts differ
- * (their settings do). It calls step.c, factor.c and batch_pgs.c, and
+ * (their settings do), and 5 and 6b do when lane_stages is off. It calls step.c, factor.c and batch_pgs.c, and
  * nothing calls back. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -24,6 +24,15 @@
 
 #include "lanes.h"
 #include "rt_batch.h"
+
+/* Stages 5 and 6b in lanes by default only with AVX: with SSE2's two
+ * doubles a register, 8 tanks stepped 1.7x slower in lanes than copy by
+ * copy (make bench-batch, portable build); with AVX-512 1.1x faster. */
+#if defined(__AVX__)
+#define RT__LANE_STAGES_DEFAULT 1
+#else
+#define RT__LANE_STAGES_DEFAULT 0
+#endif
 
 struct rt_batch {
   const rt_batch_program *bp;
@@ -38,6 +47,7 @@ struct rt_batch {
   unsigned char *sweeps;   /* N: the copy takes part in the lanes' sweeps */
   unsigned char *passes;   /* N: the copy's contact passes run in lanes */
   int gathered;            /* the lanes hold this step's rows (stage 5) */
+  int lane_stages;         /* stages 5 and 6b in lanes (rt_batch_set_lane_stages) */
   double *res;             /* dim N: the block step's residual and delta, lane-interleaved */
   float *xres;             /* dim N: the same in float, for a float program */
   rt__lanes lanes;
@@ -119,6 +129,7 @@ rt_batch *rt_batch_create(const rt_batch_program *bp, rt_world *const worlds[], 
     return refuse(status, RT_ERR_NOMEM);
   }
   for (int j = 0; j < n; j++) b->w[j] = worlds[j];
+  b->lane_stages = RT__LANE_STAGES_DEFAULT;
   if (status) *status = RT_OK;
   return b;
 }
@@ -126,6 +137,12 @@ rt_batch *rt_batch_create(const rt_batch_program *bp, rt_world *const worlds[], 
 int rt_batch_lanes(const rt_batch *b) { return b ? b->N : 0; }
 
 rt_world *rt_batch_world(const rt_batch *b, int j) { return b && j >= 0 && j < b->N ? b->w[j] : NULL; }
+
+rt_status rt_batch_set_lane_stages(rt_batch *b, int on) {
+  if (b == NULL) return RT_ERR_INPUT;
+  b->lane_stages = on != 0;
+  return RT_OK;
+}
 
 rt_status rt_batch_set_settings(rt_batch *b, const rt_settings *s) {
   if (b == NULL || s == NULL) return RT_ERR_INPUT;
@@ -212,7 +229,7 @@ static void iterate(rt_batch *b) {
     sweeps = k;
   }
   if (sweeps < 0) return;
-  if (!same) {
+  if (!same || !b->lane_stages) {
     for (int j = 0; j < b->N; j++)
       if (b->sweeps[j]) rt_world_iterate(b->w[j]);
     return;
@@ -251,7 +268,7 @@ static void contacts(rt_batch *b) {
   int limit[RT__LANES_MAX], any = 0;
   for (int j = 0; j < b->N; j++) {
     limit[j] = b->st[j] == RT_OK ? rt__step_contact_passes(b->w[j]) : 0;
-    b->passes[j] = limit[j] > 0 && b->factors[j] && b->lane_pivot[j] == -1;
+    b->passes[j] = b->lane_stages && limit[j] > 0 && b->factors[j] && b->lane_pivot[j] == -1;
     if (limit[j] > 0 && !b->passes[j]) rt__step_contacts(b->w[j]);
     any |= b->passes[j];
   }

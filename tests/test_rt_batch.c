@@ -47,6 +47,9 @@ static rt_settings settings_of(const batchtest_program *t) {
   return s;
 }
 
+/* make_pair's batches run stages 5 and 6b in lanes (or copy by copy). */
+static int lane_stages = 1;
+
 static void make_pair(pair *p, const batchtest_program *t, int portable) {
   const rt_settings s = settings_of(t);
   p->N = t->lanes;
@@ -62,6 +65,7 @@ static void make_pair(pair *p, const batchtest_program *t, int portable) {
   assert_int_equal(st, RT_OK);
   assert_non_null(p->b);
   assert_int_equal(rt_batch_lanes(p->b), p->N);
+  assert_int_equal(rt_batch_set_lane_stages(p->b, lane_stages), RT_OK);
 }
 
 static void free_pair(pair *p) {
@@ -201,6 +205,14 @@ static void test_mixed_settings(void **state) {
   free_pair(&p);
 }
 
+/* The sweeps and contact passes copy by copy (what a build without AVX
+ * does by default): the same bits. */
+static void test_copy_by_copy(void **state) {
+  lane_stages = 0;
+  test_same_settings(state);
+  lane_stages = 1;
+}
+
 static void test_diverging_copy(void **state) {
   const batchtest_program *t = *state;
   pair p;
@@ -251,6 +263,7 @@ static void test_errors(void **state) {
   assert_null(rt_batch_create(chain8->batch, mixed, 8, &st)); /* another precision */
   assert_int_equal(st, RT_ERR_HASH);
   assert_int_equal(rt_batch_step(NULL, NULL), RT_ERR_INPUT);
+  assert_int_equal(rt_batch_set_lane_stages(NULL, 1), RT_ERR_INPUT);
   assert_int_equal(rt_batch_lanes(NULL), 0);
   rt_batch *b = rt_batch_create(chain8->batch, w, 8, &st);
   assert_int_equal(st, RT_OK);
@@ -288,14 +301,17 @@ static void test_errors(void **state) {
 
 int main(void) {
   enum { MAX_TESTS = 64 };
-  struct CMUnitTest tests[3 * MAX_TESTS + 1];
-  static char names[3 * MAX_TESTS][112];
+  struct CMUnitTest tests[4 * MAX_TESTS + 1];
+  static char names[4 * MAX_TESTS][112];
   int n = 0;
-  for (const batchtest_program *t = batchtest_programs; t->name && n + 3 <= 3 * MAX_TESTS; t++) {
+  for (const batchtest_program *t = batchtest_programs; t->name && n + 4 <= 4 * MAX_TESTS; t++) {
     snprintf(names[n], sizeof names[n], "%s: copies driven differently", t->name);
     tests[n] = (struct CMUnitTest){names[n], test_same_settings, NULL, NULL, (void *)t};
     n++;
     if (t->lanes != 8) continue;
+    snprintf(names[n], sizeof names[n], "%s: sweeps and contact passes copy by copy", t->name);
+    tests[n] = (struct CMUnitTest){names[n], test_copy_by_copy, NULL, NULL, (void *)t};
+    n++;
     snprintf(names[n], sizeof names[n], "%s: copies with their own settings", t->name);
     tests[n] = (struct CMUnitTest){names[n], test_mixed_settings, NULL, NULL, (void *)t};
     n++;

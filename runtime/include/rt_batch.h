@@ -22,10 +22,11 @@
  * alone (tests/test_rt_batch.c, -ffp-contract=off): the lanes do exactly
  * the scalar step's operations, copy by copy, in the scalar order. What
  * runs in lanes: the factorization of the N copies' H~ (the batch
- * program), and the PGS sweeps before the block step -- over the rows of
- * all N copies at once, a copy with fewer rows (fewer contacts) padded by
- * inert ones. The rest of the step (forces, rows, assembly, block step,
- * position pass, integration) runs copy by copy. */
+ * program); the PGS sweeps before the block step and the contact passes
+ * after it -- over the rows of all N copies at once, a copy with fewer
+ * rows (fewer contacts) padded by inert ones (rt_batch_set_lane_stages).
+ * The rest of the step (forces, rows, assembly, block step, position
+ * pass, integration) runs copy by copy. */
 #ifndef LDLPGS_RT_BATCH_H
 #define LDLPGS_RT_BATCH_H
 
@@ -78,6 +79,14 @@ rt_world *rt_batch_world(const rt_batch *b, int j);
  * own; the sweeps then run copy by copy unless every copy's solver,
  * iterations and block placement agree. */
 rt_status rt_batch_set_settings(rt_batch *b, const rt_settings *s);
+
+/* Whether the sweeps and the contact passes run in lanes (on) or copy by
+ * copy (off); the factorization always runs in lanes. The default is on
+ * where the runtime was built with AVX (make ARCH=avx2 or avx512) and off
+ * without it: SSE2 does two doubles at a time, and there the lanes made 8
+ * tanks step 1.7x slower than copy by copy. Either way each copy's bits
+ * are the same. RT_ERR_INPUT for b NULL. */
+rt_status rt_batch_set_lane_stages(rt_batch *b, int on);
 
 /* One step of every copy. Each copy's step is atomic as rt_world_step's
  * is: a copy whose step fails (RT_ERR_NONFINITE: refused; RT_ERR_DIVERGED:
