@@ -12,10 +12,13 @@
  *   fixed seeds), gain no energy and their joints do not sag; random
  *   mechanisms on every joint type (tests/data/random_robust.lua: the
  *   generator these seeds were chosen with; tests/data/random_mechanism.lua
- *   has since grown inequality rows and hubs, and its seed 2 still explodes
- *   LDL-PGS: an open case of issue 15)
+ *   has since grown inequality rows and hubs, and its seeds 2 and 26 still
+ *   explode LDL-PGS: an open case of issue 15, README "Robustness")
  *   released from rest gain no energy beyond 0.1 %; two of the grown
  *   generator's mechanisms whose position pass ran away stay together;
+ * - the implicit gyroscopic term adds no energy: a body spinning at
+ *   187 rad/s keeps its energy, and the grown generator's seed 31, whose
+ *   fighting joints spun a box up until that term flung it, holds;
  * - drift, with default settings at dt 1/60: the three-link pendulum and
  *   the swinging chain stay closed within 1 mm, the heavy chain neither
  *   explodes nor gains energy (beyond the oscillation of semi-implicit
@@ -296,6 +299,69 @@ static void test_random_mechanisms_position_pass_bounded(void **state) {
   }
 }
 
+/* Random mechanism seed 31 of the grown generator: a heavy body stopped
+ * dead by a rod at the end of a free slide, whose fight spun a 30 kg box
+ * up to 200 rad/s; the implicit gyroscopic term then took the box from
+ * 176 to 3483 rad/s in one step and the mechanism exploded after 80
+ * steps (it held with the stiffness off). Now it holds, at dt 1/60 and
+ * 1/120. (Seeds 2 and 26 still explode: README, Robustness.) */
+static void test_random_mechanism_fast_spin_holds(void **state) {
+  (void)state;
+  static const double dts[] = {1.0 / 60, 1.0 / 120};
+  for (int k = 0; k < (short_run() ? 1 : 2); k++) {
+    char *src = seeded("tests/data/random_mechanism.lua", 31, 0);
+    sim s;
+    sim_open(&s, "random_mechanism.lua", src);
+    free(src);
+    rt_settings set = s.set;
+    set.dt = dts[k];
+    const int steps = (int)lround((short_run() ? 2.0 : 10.0) / dts[k]);
+    simrun_result r;
+    run(&s, &set, steps, &r);
+    print_message("random_mechanism seed 31, LDL-PGS, dt 1/%.0f, %d steps: max joint error %.3g m, energy %.6g -> "
+                  "%.6g J (largest gain %.3g J)%s\n",
+                  1 / dts[k], r.steps, r.max_pos_error, r.energy_start, r.energy_final, r.max_energy_gain,
+                  r.exploded ? ", EXPLODED" : "");
+    assert_false(r.exploded);
+    assert_int_equal(r.steps, steps);
+    assert_true(r.max_energy_gain <= 1e-3 * fabs(r.energy_start));
+    sim_free(&s);
+  }
+}
+
+/* A free box (principal inertias 1 : 3.6 : 4.3) spun at 187 rad/s about
+ * an axis off its principal ones, dt 1/60 (w dt = 3.1): the implicit
+ * gyroscopic term's one Newton step took it to 459 rad/s, 4.3 times its
+ * rotational energy, in the first step (seed 31's box went from 176 to
+ * 3483 rad/s); the term does no work, so the energy may only fall. */
+static void test_fast_spin_gains_no_energy(void **state) {
+  (void)state;
+  static const char *const src =
+      "return { name = 'spin', settings = { gravity = { 0, 0, 0 } },\n"
+      "  bodies = {\n"
+      "    { name = 'box', mass = 2, box = { 1, 0.5, 0.2 }, pos = { 0, 0, 1 }, angvel = { 150, 100, 50 } },\n"
+      "    { name = 'bob', mass = 1, sphere = 0.1, pos = { 3, 0, 0 } } },\n"
+      "  constraints = {\n"
+      "    { name = 'pin', type = 'ball', a = 'world', b = 'bob', anchor = { 3, 0, 0 } } } }\n";
+  sim s;
+  sim_open(&s, "spin.lua", src);
+  rt_world *w = sim_world(&s, &s.set);
+  double ke, pe;
+  rt_world_energy(w, &ke, &pe);
+  const double e0 = ke;
+  double most = ke;
+  for (int t = 0; t < 600; t++) {
+    assert_int_equal(rt_world_step(w), RT_OK);
+    rt_world_energy(w, &ke, &pe);
+    most = fmax(most, ke);
+  }
+  print_message("box spinning at 187 rad/s: kinetic energy %.6g J, largest %.6g J, after 600 steps %.6g J\n", e0, most,
+                ke);
+  assert_true(most <= e0 * (1 + 1e-12));
+  rt_world_destroy(w);
+  sim_free(&s);
+}
+
 /*---- part 5: drift -------------------------------------------------------------*/
 
 /* Default settings, dt 1/60 (the mechanisms' own), 10 s. */
@@ -359,6 +425,8 @@ int main(void) {
       cmocka_unit_test(test_random_trees_sag_without_refinement),
       cmocka_unit_test(test_random_mechanisms_gain_no_energy),
       cmocka_unit_test(test_random_mechanisms_position_pass_bounded),
+      cmocka_unit_test(test_random_mechanism_fast_spin_holds),
+      cmocka_unit_test(test_fast_spin_gains_no_energy),
       cmocka_unit_test(test_three_link_pendulum_stays_closed),
       cmocka_unit_test(test_swinging_chain_stays_closed),
       cmocka_unit_test(test_heavy_chain_neither_explodes_nor_gains_energy),
