@@ -415,19 +415,19 @@ double rt__pgs_sweep_change(rt__rows *r, int first, int last, double *vel) {
   return change;
 }
 
-/* res[i] = rhs[i] - J v of rows [0, n) (rt__pgs_row_velocity's sum, the
- * same bits); returns the largest |res[i]|. Runs of rows on the same two
- * sides keep the sides' velocities in registers: one call per row cost the
- * scissor lift's block steps 41 instructions a row, 37 here (the sum itself, 12
+/* res[i] = rhs[i] - J v of the equality rows (rt__pgs_row_velocity's sum,
+ * the same bits); returns the largest |res[i]|. It walks the program's
+ * constraints, whose rows [cons_row[c], cons_row[c] + cons_degree[c]) lie
+ * on the same two sides, so runs need no scan, and keeps each
+ * constraint's sides in registers: one call per row cost the scissor
+ * lift's block steps 41 instructions a row, 32 here (the sum itself, 12
  * products added one by one, is most of it). */
-double rt__pgs_residual(const rt__rows *r, int n, const double *vel, double *res) {
+double rt__pgs_residual(const rt__rows *r, const rt_program *p, const double *vel, double *res) {
   double most = 0.0;
 #if PGS_VECTOR
-  int i = 0;
-  while (i < n) {
-    const int a = r->a[i], b = r->b[i];
-    int e = i + 1;
-    while (e < n && r->a[e] == a && r->b[e] == b) e++;
+  for (int c = 0; c < p->ncons; c++) {
+    int i = p->cons_row[c];
+    const int e = i + p->cons_degree[c], a = r->a[i], b = r->b[i];
     const double *J = r->J + 12 * (size_t)i;
     if (a != RT_WORLD && b != RT_WORLD) {
       const vel6 va = load6(vel + 6 * (size_t)a), vb = load6(vel + 6 * (size_t)b);
@@ -455,10 +455,59 @@ double rt__pgs_residual(const rt__rows *r, int n, const double *vel, double *res
     }
   }
 #else
-  for (int i = 0; i < n; i++) {
+  for (int i = 0; i < p->dim; i++) {
     res[i] = r->rhs[i] - rt__pgs_row_velocity(r, i, vel);
     most = rt__most(most, fabs(res[i]));
   }
 #endif
   return most;
+}
+
+/* rt__pgs_apply over the equality rows (the same operations in the same
+ * order: the program's constraints hold rows 0, 1, ... in turn), each
+ * constraint's sides in registers, with no scan for runs (5 instructions a
+ * row of the scissor lift's block steps). */
+void rt__pgs_apply_equality(const rt__rows *r, const rt_program *p, const double *dl, double *vel) {
+#if PGS_VECTOR
+  for (int c = 0; c < p->ncons; c++) {
+    int i = p->cons_row[c];
+    const int e = i + p->cons_degree[c], a = r->a[i], b = r->b[i];
+    const double *w = r->WJ + 12 * (size_t)i;
+    if (a != b && a != RT_WORLD && b != RT_WORLD) {
+      double *pa = vel + 6 * (size_t)a, *pb = vel + 6 * (size_t)b;
+      vel6 va = load6(pa), vb = load6(pb);
+      for (; i < e; i++, w += 12) {
+        if (dl[i] == 0.0) continue;
+        const pgs_v2 d = {dl[i], dl[i]};
+        axpy6(w, d, &va);
+        axpy6(w + 6, d, &vb);
+      }
+      store6(pa, va);
+      store6(pb, vb);
+    } else if (a != RT_WORLD && b == RT_WORLD) {
+      double *pa = vel + 6 * (size_t)a;
+      vel6 va = load6(pa);
+      for (; i < e; i++, w += 12) {
+        if (dl[i] == 0.0) continue;
+        const pgs_v2 d = {dl[i], dl[i]};
+        axpy6(w, d, &va);
+      }
+      store6(pa, va);
+    } else if (a == RT_WORLD && b != RT_WORLD) {
+      double *pb = vel + 6 * (size_t)b;
+      vel6 vb = load6(pb);
+      for (; i < e; i++, w += 12) {
+        if (dl[i] == 0.0) continue;
+        const pgs_v2 d = {dl[i], dl[i]};
+        axpy6(w + 6, d, &vb);
+      }
+      store6(pb, vb);
+    } else {
+      for (; i < e; i++, w += 12)
+        if (dl[i] != 0.0) row_axpy(w, dl[i], body_vel(vel, a), body_vel(vel, b));
+    }
+  }
+#else
+  rt__pgs_apply(r, 0, p->dim, dl, vel);
+#endif
 }

@@ -288,9 +288,12 @@ double rt__pgs_sweep_change(rt__rows *rows, int first, int last, double *vel);
 /* One sweep over all rows that prefetches [data, data + bytes) as it goes
  * (a plain sweep if data is NULL). */
 void rt__pgs_sweep_prefetch(rt__rows *rows, double *vel, const void *data, size_t bytes);
-/* res[i] = rhs[i] - J v of rows [0, n) (the bits of rhs[i] -
- * rt__pgs_row_velocity); returns the largest |res[i]| (a NaN is skipped). */
-double rt__pgs_residual(const rt__rows *rows, int n, const double *vel, double *res);
+/* res[i] = rhs[i] - J v of the equality rows of program p (rows 0..dim;
+ * the bits of rhs[i] - rt__pgs_row_velocity); returns the largest |res[i]|
+ * (a NaN is skipped). */
+double rt__pgs_residual(const rt__rows *rows, const rt_program *p, const double *vel, double *res);
+/* rt__pgs_apply(rows, 0, p->dim, dl, vel), the same bits. */
+void rt__pgs_apply_equality(const rt__rows *rows, const rt_program *p, const double *dl, double *vel);
 /* Applies impulses dl[i] of rows [first, last) to the velocities. */
 void rt__pgs_apply(const rt__rows *rows, int first, int last, const double *dl, double *vel);
 
