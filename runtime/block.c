@@ -82,11 +82,7 @@ void rt__block_step(rt_world *w, rt__rows *r, double *vel, int refine) {
   double *res = w->r;
   int pass = 0;
   for (; pass <= refine; pass++) {
-    double most = 0.0;
-    for (int i = 0; i < n; i++) {
-      res[i] = r->rhs[i] - rt__pgs_row_velocity(r, i, vel);
-      most = rt__most(most, fabs(res[i]));
-    }
+    const double most = rt__pgs_residual(r, w->prog, vel, res);
     if (!(most > RT__BLOCK_TOLERANCE)) break; /* nothing left to solve for (a NaN goes on) */
     double *delta = res;
     if (use_pcr(w)) {
@@ -101,7 +97,7 @@ void rt__block_step(rt_world *w, rt__rows *r, double *vel, int refine) {
       factor_solve(w, res);
     }
     for (int i = 0; i < n; i++) r->lambda[i] += delta[i];
-    rt__pgs_apply(r, 0, n, delta, vel);
+    rt__pgs_apply_equality(r, w->prog, delta, vel);
   }
   if (main_rows) w->info.refine_steps = pass > 0 ? pass - 1 : 0;
 }

@@ -274,13 +274,8 @@ void rt__rows_warm_start(rt_world *w) {
   double *dv = w->dvel;
   memset(dv, 0, 6 * sizeof *dv * (size_t)w->nsbody);
   rt__pgs_apply(r, 0, r->n, r->lambda, dv);
-  double num = 0.0, den = 0.0;
-  for (int i = 0; i < r->n; i++) {
-    const double l = r->lambda[i];
-    if (l == 0.0) continue;
-    num += l * (r->rhs[i] - rt__pgs_row_velocity(r, i, w->vel));
-    den += l * (rt__pgs_row_velocity(r, i, dv) + (r->normal[i] == RT__ROW_SOFT ? r->soft[i] * l : 0.0));
-  }
+  double num, den;
+  rt__pgs_warm_sums(r, w->vel, dv, &num, &den);
   /* f(l) = den / 2 - num <= 0: as good as a cold start or better, kept
    * whole; else the minimizer along it (< 1/2), or nothing */
   const double s = !(den > 0.0) ? 0.0 : den <= 2.0 * num ? 1.0 : fmax(num / den, 0.0);

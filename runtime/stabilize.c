@@ -74,7 +74,7 @@ void rt__stabilize_project(rt_world *w, int passes, double before) {
     for (int i = 0; i < w->dim; i++) w->r[i] = -w->c[i];
     rt__block_solve(w, w->r);
     memset(w->shift, 0, 6 * sizeof *w->shift * (size_t)w->nsbody);
-    rt__pgs_apply(r, 0, w->dim, w->r, w->shift);
+    rt__pgs_apply_equality(r, w->prog, w->r, w->shift);
     move_bodies(w);
     const double after = max_error(w, NULL);
     if (!(after < before)) {
@@ -99,7 +99,7 @@ void rt__stabilize(rt_world *w) {
   }
   rt__block_solve(w, w->r);
   memset(w->shift, 0, 6 * sizeof *w->shift * (size_t)w->nsbody);
-  rt__pgs_apply(r, 0, w->dim, w->r, w->shift);
+  rt__pgs_apply_equality(r, w->prog, w->r, w->shift);
   move_bodies(w); /* each body moves by the mean of its shards' moves */
   if (!(max_error(w, NULL) <= before)) undo_move(w);
 }

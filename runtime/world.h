@@ -288,6 +288,15 @@ double rt__pgs_sweep_change(rt__rows *rows, int first, int last, double *vel);
 /* One sweep over all rows that prefetches [data, data + bytes) as it goes
  * (a plain sweep if data is NULL). */
 void rt__pgs_sweep_prefetch(rt__rows *rows, double *vel, const void *data, size_t bytes);
+/* res[i] = rhs[i] - J v of the equality rows of program p (rows 0..dim;
+ * the bits of rhs[i] - rt__pgs_row_velocity); returns the largest |res[i]|
+ * (a NaN is skipped). */
+double rt__pgs_residual(const rt__rows *rows, const rt_program *p, const double *vel, double *res);
+/* The warm start's sums (rows.c): over rows with lambda != 0, num = sum
+ * lambda (rhs - J vel) and den = sum lambda (J dv + soft lambda). */
+void rt__pgs_warm_sums(const rt__rows *rows, const double *vel, const double *dv, double *num, double *den);
+/* rt__pgs_apply(rows, 0, p->dim, dl, vel), the same bits. */
+void rt__pgs_apply_equality(const rt__rows *rows, const rt_program *p, const double *dl, double *vel);
 /* Applies impulses dl[i] of rows [first, last) to the velocities. */
 void rt__pgs_apply(const rt__rows *rows, int first, int last, const double *dl, double *vel);
 
