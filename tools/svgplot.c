@@ -77,6 +77,18 @@ static void decade_label(FILE *out, double x, double y, int d) {
           x, y, d);
 }
 
+/* The plot area's frame (pw x ph at LEFT, TOP) and the axis labels of a
+ * picture `height` pixels high. */
+static void frame(FILE *out, double pw, double ph, int height, const char *xlabel, const char *ylabel) {
+  fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" stroke=\"black\"/>\n", LEFT, TOP,
+          pw, ph);
+  fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", LEFT + pw / 2, height - 18);
+  escaped(out, xlabel);
+  fprintf(out, "</text>\n<text transform=\"translate(18 %.1f) rotate(-90)\" text-anchor=\"middle\">", TOP + ph / 2);
+  escaped(out, ylabel);
+  fputs("</text>\n", out);
+}
+
 void svgplot_write(FILE *out, const char *title, const char *xlabel, const char *ylabel, double dx,
                    const svgplot_series *s, int ns) {
   double lo = INFINITY, hi = 0.0;
@@ -132,13 +144,7 @@ void svgplot_write(FILE *out, const char *title, const char *xlabel, const char 
     fprintf(out, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%s</text>\n", PX(ticks[i]), TOP + ph + TICK + 14,
             label);
   }
-  fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" stroke=\"black\"/>\n", LEFT, TOP,
-          pw, ph);
-  fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", LEFT + pw / 2, H - 18);
-  escaped(out, xlabel);
-  fprintf(out, "</text>\n<text transform=\"translate(18 %.1f) rotate(-90)\" text-anchor=\"middle\">", TOP + ph / 2);
-  escaped(out, ylabel);
-  fputs("</text>\n", out);
+  frame(out, pw, ph, H, xlabel, ylabel);
   for (int k = 0; k < ns; k++) {
     fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", s[k].color);
     for (int i = 0; i < s[k].n; i++) {
@@ -235,13 +241,7 @@ void svgplot_paths(FILE *out, const char *title, const char *xlabel, const char 
     fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", LEFT - TICK - 3, PY(ticks[i]) + 4,
             label);
   }
-  fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" stroke=\"black\"/>\n", LEFT, TOP,
-          pw, ph);
-  fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", LEFT + pw / 2, height - 18);
-  escaped(out, xlabel);
-  fprintf(out, "</text>\n<text transform=\"translate(18 %.1f) rotate(-90)\" text-anchor=\"middle\">", TOP + ph / 2);
-  escaped(out, ylabel);
-  fputs("</text>\n", out);
+  frame(out, pw, ph, height, xlabel, ylabel);
   for (int k = 0; k < np; k++) {
     int first = -1, last = -1;
     fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" stroke-linejoin=\"round\" points=\"",

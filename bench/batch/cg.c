@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../cgtotal.h"
 #include "batch.h"
 
 const bb_entry *bb_find_entry(const char *mech, const char *precision) {
@@ -19,17 +20,6 @@ const bb_entry *bb_find_entry(const char *mech, const char *precision) {
     if (strcmp(e->mech, mech) == 0 && strcmp(e->scalar->precision == RT_FLOAT ? "float" : "double", precision) == 0)
       return e;
   return NULL;
-}
-
-/* The total of callgrind's output file, -1 if it has none. */
-static double total_of(const char *path) {
-  FILE *f = fopen(path, "r");
-  char line[512];
-  double total = -1;
-  while (f && fgets(line, sizeof line, f))
-    if (sscanf(line, "summary: %lf", &total) == 1 || sscanf(line, "totals: %lf", &total) == 1) break;
-  if (f) fclose(f);
-  return total;
 }
 
 /* Instructions per copy-step of one side, or -1 (why in row->cg_note). */
@@ -53,7 +43,7 @@ static double count(const char *bin, const char *work, int side, int warm, int s
     snprintf(row->cg_note, sizeof row->cg_note, "the callgrind run failed (is valgrind installed?)");
     return -1;
   }
-  const double total = total_of(out);
+  const double total = cg_total(out);
   remove(out);
   remove(log);
   if (total < 0) {

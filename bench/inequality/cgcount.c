@@ -9,6 +9,7 @@
 #include <string.h>
 #include <valgrind/callgrind.h>
 
+#include "../cgtotal.h"
 #include "ineq.h"
 
 int iq_count_child(const char *path, const char *key) {
@@ -44,17 +45,6 @@ static void first_line(const char *path, char *line, int n) {
   line[strcspn(line, "\n")] = '\0';
 }
 
-/* The total of callgrind's output file, -1 if it has none. */
-static double callgrind_total(const char *path) {
-  FILE *f = fopen(path, "r");
-  char line[512];
-  double total = -1;
-  while (f && fgets(line, sizeof line, f))
-    if (sscanf(line, "summary: %lf", &total) == 1 || sscanf(line, "totals: %lf", &total) == 1) break;
-  if (f) fclose(f);
-  return total;
-}
-
 double iq_count(const char *self, const char *scratch, const char *path, iq_variant v, char *why, int n) {
   char cg[4096], log[4096], cmd[16384], line[512];
   snprintf(cg, sizeof cg, "%s/callgrind.out.inequality", scratch);
@@ -71,7 +61,7 @@ double iq_count(const char *self, const char *scratch, const char *path, iq_vari
     snprintf(why, (size_t)n, "callgrind run failed (is valgrind installed?)");
     return -1;
   }
-  const double total = callgrind_total(cg);
+  const double total = cg_total(cg);
   remove(cg);
   remove(log);
   if (total < 0) {
