@@ -24,7 +24,6 @@
 int rt__lanes_alloc(rt__lanes *l, int N, int cap, int nsbody) {
   memset(l, 0, sizeof *l);
   l->N = N;
-  l->cap = cap;
   l->nsbody = nsbody;
   const size_t rows = (size_t)cap * (size_t)N;
   int fail = 0;

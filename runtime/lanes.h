@@ -12,7 +12,6 @@
 
 typedef struct rt__lanes {
   int N;             /* lanes: copies */
-  int cap;           /* rows each lane can hold */
   int nsbody;        /* solver bodies of the mechanism */
   int n;             /* rows swept: the most of any copy (the others padded) */
   int *nrow;         /* N: each copy's rows (0 for a copy left out) */
