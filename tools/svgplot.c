@@ -77,6 +77,24 @@ static void decade_label(FILE *out, double x, double y, int d) {
           x, y, d);
 }
 
+/* Round ticks on the x axis from lo to hi (pw x ph plot area at LEFT,
+ * TOP), with their grid lines and labels; x is drawn at
+ * LEFT + (x - lo) * num / den. */
+static void x_ticks(FILE *out, double lo, double hi, double pw, double ph, double num, double den) {
+  double ticks[64];
+  int decimals;
+  const int nt = svgplot_ticks(lo, hi, pw, ticks, 64, &decimals);
+  for (int i = 0; i < nt; i++) {
+    char label[64];
+    const double x = LEFT + (ticks[i] - lo) * num / den;
+    format_tick(label, sizeof label, ticks[i], decimals);
+    fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%.0f\" stroke=\"#eeeeee\"/>\n", x, x, TOP, TOP + ph);
+    fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n", x, x, TOP + ph,
+            TOP + ph + TICK);
+    fprintf(out, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%s</text>\n", x, TOP + ph + TICK + 14, label);
+  }
+}
+
 /* The plot area's frame (pw x ph at LEFT, TOP) and the axis labels of a
  * picture `height` pixels high. */
 static void frame(FILE *out, double pw, double ph, int height, const char *xlabel, const char *ylabel) {
@@ -131,19 +149,7 @@ void svgplot_write(FILE *out, const char *title, const char *xlabel, const char 
                 PY(d + log10(m)), PY(d + log10(m)));
   }
   /* x: round ticks that leave room for their labels */
-  double ticks[64];
-  int decimals;
-  const int nt = svgplot_ticks(0.0, xmax, pw, ticks, 64, &decimals);
-  for (int i = 0; i < nt; i++) {
-    char label[64];
-    format_tick(label, sizeof label, ticks[i], decimals);
-    fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%.0f\" stroke=\"#eeeeee\"/>\n", PX(ticks[i]),
-            PX(ticks[i]), TOP, TOP + ph);
-    fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n", PX(ticks[i]),
-            PX(ticks[i]), TOP + ph, TOP + ph + TICK);
-    fprintf(out, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%s</text>\n", PX(ticks[i]), TOP + ph + TICK + 14,
-            label);
-  }
+  x_ticks(out, 0.0, xmax, pw, ph, pw, xmax);
   frame(out, pw, ph, H, xlabel, ylabel);
   for (int k = 0; k < ns; k++) {
     fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", s[k].color);
@@ -215,22 +221,12 @@ void svgplot_paths(FILE *out, const char *title, const char *xlabel, const char 
   fprintf(out, "<text x=\"%d\" y=\"22\" font-size=\"15\" text-anchor=\"middle\">", width / 2);
   escaped(out, title);
   fputs("</text>\n", out);
-  double ticks[64];
-  int decimals;
-  int nt = svgplot_ticks(xlo, xhi, pw, ticks, 64, &decimals);
-  for (int i = 0; i < nt; i++) {
-    char label[64];
-    format_tick(label, sizeof label, ticks[i], decimals);
-    fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%.0f\" stroke=\"#eeeeee\"/>\n", PX(ticks[i]),
-            PX(ticks[i]), TOP, TOP + ph);
-    fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n", PX(ticks[i]),
-            PX(ticks[i]), TOP + ph, TOP + ph + TICK);
-    fprintf(out, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%s</text>\n", PX(ticks[i]), TOP + ph + TICK + 14,
-            label);
-  }
+  x_ticks(out, xlo, xhi, pw, ph, scale, 1.0);
   /* y ticks spaced as x ticks are (by their labels' width): more room than
    * a label's height needs, and the same steps on both axes */
-  nt = svgplot_ticks(ylo, yhi, ph, ticks, 64, &decimals);
+  double ticks[64];
+  int decimals;
+  const int nt = svgplot_ticks(ylo, yhi, ph, ticks, 64, &decimals);
   for (int i = 0; i < nt; i++) {
     char label[64];
     format_tick(label, sizeof label, ticks[i], decimals);
