@@ -20,7 +20,7 @@
 #if defined(__x86_64__) || defined(__aarch64__)
 _Static_assert(sizeof(rt_body_desc) == 176, "a new field of rt_body_desc: write it in push_bodies");
 _Static_assert(sizeof(rt_joint_desc) == 288, "a new field of rt_joint_desc: write it in push_joints");
-_Static_assert(sizeof(rt_settings) == 144, "a new field of rt_settings: write it in push_settings");
+_Static_assert(sizeof(rt_settings) == 152, "a new field of rt_settings: write it in push_settings");
 #endif
 
 /*---- numbers ---------------------------------------------------------------------*/
@@ -291,6 +291,8 @@ static void push_settings(lua_State *L, const rt_settings *s) {
   field(L, ".pcr_max_iterations", b);
   snprintf(b, sizeof b, "%d", s->coupled_rows);
   field(L, ".coupled_rows", b);
+  snprintf(b, sizeof b, "%d", s->coupled_contacts);
+  field(L, ".coupled_contacts", b);
 }
 
 void emit_world_push(lua_State *L, const mech *m, const emit_names *names) {

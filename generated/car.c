@@ -855,6 +855,7 @@ const rt_settings car_settings = {
     .pcr_tolerance = 1e-06,
     .pcr_max_iterations = 1000,
     .coupled_rows = 16,
+    .coupled_contacts = 16,
 };
 
 rt_world *car_create(const rt_settings *settings, rt_status *status) {

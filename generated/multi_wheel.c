@@ -1511,6 +1511,7 @@ const rt_settings multi_wheel_settings = {
     .pcr_tolerance = 1e-06,
     .pcr_max_iterations = 1000,
     .coupled_rows = 16,
+    .coupled_contacts = 16,
 };
 
 rt_world *multi_wheel_create(const rt_settings *settings, rt_status *status) {

@@ -109,7 +109,10 @@ static void motor_row(rt_world *w, int row, const rt_joint_row *m) {
   w->rows.rhs[row] = m->speed;
   w->rows.hi[row] = m->max_force * w->set.dt;
   w->rows.lo[row] = -w->rows.hi[row];
-  position_target(w, row, 0.0, 0.0, 0.0);
+  if (w->set.solver == RT_SOLVER_LDLPGS)
+    position_target(w, row, 0.0, w->rows.lo[row], w->rows.hi[row]);
+  else
+    position_target(w, row, 0.0, 0.0, 0.0);
 }
 
 /* A limit row takes part while its bound is within this of the joint

@@ -42,18 +42,19 @@
 #define RT__SCHUR_SWEEPS 20
 
 /* The rows of C: the joints' rows after the block that take part (motors,
- * springs, ropes, limits near their bounds), at most cap. Contacts stay with
- * the sweeps and the contact passes: coupled, their normal rows (without
- * friction, which would triple their cost) were solved exactly while
- * friction lagged, and which of a wheel's redundant contact points carried
- * the load came to depend on their order -- the sample buggy, driven
- * straight, veered 9 cm in 4 s; and tank, buggy and multi_wheel paid 1.3-2x
- * their steps for it. */
-static int choose(rt_world *w, const rt__rows *r, int cap) {
+ * springs, ropes, limits near their bounds), at most coupled_rows; then
+ * the first coupled_contacts contacts, each its normal and both friction
+ * rows. Friction goes with its normal: with the normal rows coupled alone,
+ * solved exactly while friction lagged, which of a wheel's redundant
+ * contact points carried the load came to depend on their order (the
+ * sample buggy, driven straight, veered 9 cm in 4 s). */
+static int choose(rt_world *w, const rt__rows *r) {
   rt__schur *s = &w->schur;
   int k = 0;
-  for (int i = w->dim; i < w->nfixed_rows && k < cap; i++)
+  for (int i = w->dim; i < w->nfixed_rows && k < w->set.coupled_rows && k < s->cap; i++)
     if (r->inv_diag[i] > 0.0) s->row[k++] = i;
+  for (int c = 0; c < w->ncontact && c < w->set.coupled_contacts && k + 3 <= s->cap; c++)
+    for (int t = 0; t < 3; t++) s->row[k++] = w->nfixed_rows + 3 * c + t;
   return k;
 }
 
@@ -63,7 +64,8 @@ int rt__schur_alloc(rt_world *w) {
   const int dim = p->dim, ns = p->nsbody;
   int fail = 0;
   const int joint_rows = w->nfixed_rows - dim; /* C's candidates (choose) */
-  s->cap = joint_rows < RT_MAX_COUPLED_ROWS ? joint_rows : RT_MAX_COUPLED_ROWS;
+  const int contacts = w->set.max_contacts < RT_MAX_COUPLED_CONTACTS ? w->set.max_contacts : RT_MAX_COUPLED_CONTACTS;
+  s->cap = (joint_rows < RT_MAX_COUPLED_ROWS ? joint_rows : RT_MAX_COUPLED_ROWS) + 3 * contacts;
   const size_t cap = (size_t)s->cap;
   s->row = rt__alloc(cap, sizeof(int), &fail);
   s->S = rt__alloc(cap * cap, sizeof(double), &fail);
@@ -77,7 +79,7 @@ int rt__schur_alloc(rt_world *w) {
   s->z = rt__alloc(cap, sizeof(double), &fail);
   s->state = rt__alloc(cap, sizeof(int), &fail);
   s->free = rt__alloc(cap, sizeof(int), &fail);
-  s->dl = rt__alloc((size_t)w->nfixed_rows, sizeof(double), &fail);
+  s->dl = rt__alloc((size_t)w->nfixed_rows + 3 * (size_t)contacts, sizeof(double), &fail);
   s->Y = rt__alloc(cap * (size_t)dim, sizeof(double), &fail);
   s->path = rt__alloc(cap * (size_t)(p->ncons + 1), sizeof(int), &fail);
   s->D = rt__alloc((size_t)dim, sizeof(double), &fail);
@@ -178,7 +180,7 @@ int rt__schur_build(rt_world *w) {
   rt__schur *s = &w->schur;
   rt__rows *r = &w->rows;
   const rt_program *p = w->prog;
-  const int k = choose(w, r, w->set.coupled_rows < s->cap ? w->set.coupled_rows : s->cap), n = w->dim;
+  const int k = choose(w, r), n = w->dim;
   const int stride = p->ncons + 1;
   s->k = 0;
   if (k == 0) return 0;
@@ -324,8 +326,14 @@ static int active_set(rt__schur *s, rt__rows *r, double *x) {
   const int k = s->k;
   double *xn = s->xn;
   for (int c = 0; c < k; c++) {
-    x[c] = 0.0;
-    s->state[c] = !takes_part(s, r, c) ? 3 : lower(s, r, c) == 0.0 ? 1 : upper(s, r, c) == 0.0 ? 2 : 0;
+    /* from the impulses as they are, brought within their bounds (a
+     * friction row whose normal now pushes less); a row that does not take
+     * part, or cannot move (friction under a normal that pushes nothing),
+     * is out */
+    const double lo = lower(s, r, c), hi = upper(s, r, c);
+    x[c] = lo > 0.0 ? lo : hi < 0.0 ? hi : 0.0;
+    if (!takes_part(s, r, c)) x[c] = 0.0;
+    s->state[c] = !takes_part(s, r, c) || lo == hi ? 3 : x[c] == lo ? 1 : x[c] == hi ? 2 : 0;
   }
   for (int pass = 1; pass <= 4 * k + 8; pass++) {
     memcpy(xn, x, sizeof *x * (size_t)k);
@@ -376,9 +384,35 @@ static int active_set(rt__schur *s, rt__rows *r, double *x) {
   return -(4 * k + 8);
 }
 
+/* Friction row c's bound on its impulse: mu times its normal's impulse
+ * with the normal's change x[c - t] (the triples of a contact lie together
+ * in C: normal, then its two friction rows). */
+static double friction_bound(const rt__schur *s, const rt__rows *r, int c, const double *x) {
+  const int i = s->row[c], n = r->normal[i];
+  return r->mu[i] * (r->lambda[n] + x[c - (i - n)]);
+}
+
+/* The coupled friction rows' boxes from their normals' impulses with the
+ * changes x (the active-set method takes its bounds as fixed). Returns how
+ * far the solve that gave x was from what the new bounds allow, as a
+ * velocity (the change of a bound times the row's diagonal of S). */
+static double friction_boxes(const rt__schur *s, rt__rows *r, const double *x) {
+  double moved = 0.0;
+  for (int c = 0; c < s->k; c++) {
+    const int i = s->row[c];
+    if (r->normal[i] < 0) continue;
+    const double hi = friction_bound(s, r, c, x);
+    moved = rt__most(moved, fabs(hi - r->hi[i]) * a_at(s, c, c));
+    r->hi[i] = hi;
+    r->lo[i] = -hi;
+  }
+  return moved;
+}
+
 /* Projected Gauss-Seidel sweeps on S from x until no row changes its
- * velocity by more than RT__SCHUR_TOLERANCE: the finish of a problem the
- * active-set method's cap stopped. */
+ * velocity by more than RT__SCHUR_TOLERANCE, friction bounded by its
+ * normal as it changes: the finish of a problem the active-set method's
+ * cap stopped, or whose friction bounds moved under it. */
 static int sweeps(rt__schur *s, rt__rows *r, double *x) {
   const int k = s->k;
   double *y = s->y;
@@ -397,7 +431,13 @@ static int sweeps(rt__schur *s, rt__rows *r, double *x) {
       const double diag = col[c] + s->reg[c];
       double gap = s->res[c] - y[c];
       if (r->normal[i] == RT__ROW_SOFT) gap -= r->soft[i] * (r->lambda[i] + x[c]);
-      const double l = fmin(fmax(x[c] + gap / diag, lower(s, r, c)), upper(s, r, c)), delta = l - x[c];
+      double lo = lower(s, r, c), hi = upper(s, r, c);
+      if (r->normal[i] >= 0) {
+        const double bound = friction_bound(s, r, c, x);
+        lo = -bound - r->lambda[i];
+        hi = bound - r->lambda[i];
+      }
+      const double l = fmin(fmax(x[c] + gap / diag, lo), hi), delta = l - x[c];
       if (delta == 0.0) continue;
       x[c] = l;
       for (int m = 0; m < k; m++) y[m] += col[m] * delta;
@@ -422,8 +462,20 @@ int rt__schur_step(rt_world *w, rt__rows *r, double *vel) {
     s->res[c] = r->rhs[i] - rt__pgs_row_velocity(r, i, vel);
     s->b[c] = s->res[c] - (r->normal[i] == RT__ROW_SOFT ? r->soft[i] * r->lambda[i] : 0.0);
   }
-  int passes = active_set(s, r, x);
-  if (passes < 0) passes = -passes + sweeps(s, r, x);
+  /* friction's boxes follow the normals: solved again while they moved,
+   * then finished by sweeps whose bounds follow them exactly */
+  int passes = 0, capped = 0, friction = 0;
+  memset(x, 0, sizeof *x * (size_t)k);
+  for (int f = 0; f < RT__FRICTION_SOLVES; f++) {
+    const double moved = friction_boxes(s, r, x);
+    if (f > 0 && !(moved > RT__SCHUR_TOLERANCE)) break;
+    const int p = active_set(s, r, x);
+    passes += p < 0 ? -p : p;
+    capped |= p < 0;
+    for (int c = 0; c < k && !friction; c++) friction = r->normal[s->row[c]] >= 0 && s->state[c] != 3;
+    if (!friction) break;
+  }
+  if (capped || friction) passes += sweeps(s, r, x);
   for (int c = 0; c < k; c++) {
     const int i = s->row[c];
     if (x[c] == 0.0) continue;

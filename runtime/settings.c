@@ -28,6 +28,7 @@ void rt_settings_default(rt_settings *s) {
   s->pcr_tolerance = 1e-6;
   s->pcr_max_iterations = 1000;
   s->coupled_rows = 16;
+  s->coupled_contacts = 16;
 }
 
 int rt__settings_valid(const rt_settings *s) {
@@ -43,5 +44,6 @@ int rt__settings_valid(const rt_settings *s) {
          s->contact_passes >= 0 && s->contact_passes <= RT_MAX_CONTACT_PASSES &&
          (s->block_solver == RT_BLOCK_LDL || s->block_solver == RT_BLOCK_PCR) && isfinite(s->pcr_tolerance) &&
          s->pcr_tolerance >= 0 && s->pcr_max_iterations >= 0 && s->coupled_rows >= 0 &&
-         s->coupled_rows <= RT_MAX_COUPLED_ROWS;
+         s->coupled_rows <= RT_MAX_COUPLED_ROWS && s->coupled_contacts >= 0 &&
+         s->coupled_contacts <= RT_MAX_COUPLED_CONTACTS;
 }

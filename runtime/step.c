@@ -128,13 +128,14 @@ static void iterate_threaded(rt_world *w) {
 }
 
 /* After the block step: the joints' rows outside it that take part, up to
- * coupled_rows of them, solved against it through the Schur complement of
- * the equality rows (schur.c), and the block step again, which gives the
- * equality rows the response the coupled rows' solve assumed. Only with
- * the factor: each coupled row costs a partial forward solve with it (PCR
- * would cost a whole solve of its own per row). */
+ * coupled_rows of them, and the first coupled_contacts contacts, solved
+ * against it through the Schur complement of the equality rows
+ * (schur.c), and the block step again, which gives the equality rows the
+ * response the coupled rows' solve assumed. Only with the factor: each
+ * coupled row costs a partial forward solve with it (PCR would cost a
+ * whole solve of its own per row). */
 static void couple_schur(rt_world *w) {
-  if (!use_factor(w) || w->set.coupled_rows == 0 || rt__schur_build(w) == 0) return;
+  if (!use_factor(w) || (w->set.coupled_rows == 0 && w->set.coupled_contacts == 0) || rt__schur_build(w) == 0) return;
   w->info.coupled_rows = w->schur.k;
   w->info.coupled_sweeps = rt__schur_step(w, &w->rows, w->vel);
   rt__block_step(w, &w->rows, w->vel, w->set.refine);

@@ -73,7 +73,7 @@ typedef struct rt__schur {
   double *M;       /* cap * cap: its Cholesky factor */
   int *state, *free; /* cap: 0 free, 1 at lower, 2 at upper, 3 out */
   int nfree;       /* free rows of the last Cholesky factor in M */
-  double *dl;      /* nfixed_rows: impulses of C's rows (0 elsewhere) */
+  double *dl;      /* rows: impulses of C's rows (0 elsewhere) */
   double *Y;       /* cap * dim: D^-1 L^-1 A_Ec for each row c of C */
   int *path;       /* cap * (ncons + 1): the pivots each column touched, -1 ended */
   double *D;       /* dim: the factor's diagonal */
@@ -236,6 +236,8 @@ void rt__bodies_merge(rt_world *w);
  * (else without them); what each solver body moved with goes to w->dvel. */
 void rt__bodies_integrate(rt_world *w, int pass);
 
+
+
 /* Mechanism joint of solver constraint c; -1 for a shard weld. */
 static inline int rt__cons_joint(const rt_world *w, int c) {
   return w->prog->cons_joint[c] >= 0 ? w->eq_joint[w->prog->cons_joint[c]] : -1;
@@ -358,6 +360,9 @@ rt_status rt__step_end_finish(rt_world *w);
 /* Contact passes stop once a sweep over the rows outside the block changes
  * no row's velocity by more than this (m/s, rad/s). */
 #define RT__CONTACT_TOLERANCE 1e-3
+/* The most active-set solves on the Schur complement while the coupled
+ * friction rows' bounds follow their normals (schur.c). */
+#define RT__FRICTION_SOLVES 3
 
 /* block.c */
 /* A residual no larger than this (m/s, rad/s) is not solved for: it would

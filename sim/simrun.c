@@ -71,6 +71,8 @@ static void count_block(const rt_world *w, simrun_result *res) {
   const rt_step_info *i = rt_world_step_info(w);
   const rt_settings *s = rt_world_settings(w);
   res->refine_steps += i->refine_steps;
+  res->contact_passes += i->contact_passes;
+  res->capped_passes += s->contact_passes > 0 && i->contact_passes >= s->contact_passes;
   res->pcr_iterations += i->pcr_iterations;
   if (i->pcr_iterations > res->pcr_max_iterations) res->pcr_max_iterations = i->pcr_iterations;
   if (!isnan(i->block_residual)) {

@@ -58,6 +58,8 @@ typedef struct simrun_result {
   double *pos_error;        /* per step, if the caller supplied room (steps) */
   /* appended: the block solve (rt_step_info; docs/DESIGN.md section 8) */
   long long refine_steps;   /* refinement steps kept, over the run */
+  long long contact_passes; /* LDL-PGS's contact passes, over the run */
+  int capped_passes;        /* steps whose contact passes reached their cap */
   long long pcr_iterations; /* PCR iterations, over the run */
   int pcr_max_iterations;   /* most in a step */
   int pcr_capped;           /* steps whose PCR stopped at its cap, above the

@@ -516,6 +516,19 @@ static void test_ldlsim_presets(void **state) {
   snprintf(cmd, sizeof cmd, "%s %s/mechanisms/chain.lua --block-solver cg 2>&1", ldlsim_path(), SRC_DIR);
   assert_int_equal(run(cmd, out, sizeof out), 2);
   assert_non_null(strstr(out, "ldl or pcr"));
+  /* --coupled-contacts: in [0, 64], a simulation option, echoed in --json
+   * with the contact passes it left to run */
+  snprintf(cmd, sizeof cmd, "%s %s/mechanisms/buggy.lua --coupled-contacts 65 2>&1", ldlsim_path(), SRC_DIR);
+  assert_int_equal(run(cmd, out, sizeof out), 2);
+  assert_non_null(strstr(out, "--coupled-contacts needs an integer in [0, 64]"));
+  snprintf(cmd, sizeof cmd, "%s %s/mechanisms/buggy.lua --check --coupled-contacts 4 2>&1", ldlsim_path(), SRC_DIR);
+  assert_int_equal(run(cmd, out, sizeof out), 2);
+  snprintf(cmd, sizeof cmd, "%s %s/mechanisms/buggy.lua --steps 30 --coupled-contacts 0 --json", ldlsim_path(),
+           SRC_DIR);
+  assert_int_equal(run(cmd, out, sizeof out), 0);
+  assert_int_equal((int)json_number(out, "coupled_contacts"), 0);
+  assert_true(json_number(out, "mean_contact_passes") >= 0);
+  assert_true(json_number(out, "capped_contact_passes") >= 0);
 }
 
 /* Bad mechanism files: exit 1, "file:line: error:" naming the file. */

@@ -226,6 +226,62 @@ static void test_buggy_turns_with_steering(void **state) {
   assert_true(err_l < 5e-3 && err_r < 5e-3);
 }
 
+/*---- contacts solved against the block ---------------------------------------------*/
+
+/* A 2 t platform on four 2 kg wheels (hinged to it), dropped 1 cm onto the
+ * ground: 1000:1. */
+static const char cart_src[] =
+    "local b = {}\n"
+    "local c = {}\n"
+    "b[1] = { name = 'deck', mass = 2000, box = {2, 1, 0.2}, pos = {0, 0, 0.51} }\n"
+    "local k = 0\n"
+    "for _, x in ipairs({-0.8, 0.8}) do for _, y in ipairs({-0.6, 0.6}) do\n"
+    "  k = k + 1\n"
+    "  b[#b + 1] = { name = 'w' .. k, mass = 2, sphere = 0.3, shape = { sphere = 0.3 }, friction = 0.8,\n"
+    "                pos = {x, y, 0.31} }\n"
+    "  c[#c + 1] = { name = 'h' .. k, type = 'hinge', a = 'deck', b = 'w' .. k, anchor = {x, y, 0.31},\n"
+    "                axis = {0, 1, 0} }\n"
+    "end end\n"
+    "return { name = 'cart', bodies = b, constraints = c, settings = { ground = { height = 0, friction = 0.8 } } }\n";
+
+/* Runs the cart 2 s with coupled_contacts n; returns the contact passes of
+ * its last second and the largest kinetic energy then. */
+static void settle_cart(int n, int *passes, double *ke_late) {
+  sim s;
+  sim_open(&s, "cart", cart_src, NULL);
+  s.set.coupled_contacts = n;
+  sim_start(&s);
+  *passes = 0;
+  *ke_late = 0.0;
+  for (int i = 0; i < 120; i++) {
+    step_on_ground(&s);
+    if (i < 60) continue;
+    *passes += rt_world_step_info(s.w)->contact_passes;
+    double ke, pe;
+    rt_world_energy(s.w, &ke, &pe);
+    *ke_late = fmax(*ke_late, ke);
+  }
+  sim_close(&s);
+}
+
+/* Coupled, each wheel's contact meets the deck's mass in the Schur solve
+ * and the cart comes to rest with no contact passes left to run; left to
+ * the passes, every pass moves a 2 kg wheel against 2 t and the passes
+ * run to their cap while the cart still jiggles. */
+static void test_heavy_deck_on_light_wheels_settles_when_coupled(void **state) {
+  (void)state;
+  int coupled, passes;
+  double ke_coupled, ke_passes;
+  settle_cart(16, &coupled, &ke_coupled);
+  settle_cart(0, &passes, &ke_passes);
+  print_message("cart, last second: %d contact passes, kinetic energy at most %.3g J coupled; "
+                "%d passes, %.3g J without\n",
+                coupled, ke_coupled, passes, ke_passes);
+  assert_true(coupled <= 6);
+  assert_true(ke_coupled < 1e-3);
+  assert_true(passes > 10 * (coupled + 1));
+}
+
 /*---- body-body contacts -----------------------------------------------------------*/
 
 /* A fixed table (top at z = 0.2) with, above it: a ball 1 cm clear, a wheel
@@ -475,6 +531,7 @@ int main(void) {
       cmocka_unit_test(test_limits_and_rope_hold),
       cmocka_unit_test(test_buggy_drives_straight),
       cmocka_unit_test(test_buggy_turns_with_steering),
+      cmocka_unit_test(test_heavy_deck_on_light_wheels_settles_when_coupled),
       cmocka_unit_test(test_body_contacts_of_sphere_and_wheel_on_box),
       cmocka_unit_test(test_ball_and_wheel_come_to_rest_on_box),
       cmocka_unit_test(test_tank_drives_forward_with_tracks_closed),

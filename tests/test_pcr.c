@@ -246,7 +246,7 @@ static run_out run(const block_mech *bm, int prog, int whole, rt_block_solver bs
   mechworld_settings(&s.m, &set);
   set.block_solver = bs;
   set.stabilize = stabilize;
-  set.coupled_rows = 0; /* the same step for both block solvers: PCR couples no rows (schur.c needs the factor) */
+  set.coupled_rows = set.coupled_contacts = 0; /* the same step for both block solvers: PCR couples no rows (schur.c needs the factor) */
   char err[256];
   rt_world *w = rt_world_create(&desc, prog ? &s.rp : NULL, &set, NULL, err, sizeof err);
   if (!w) fail_msg("%s: %s", s.label, err);

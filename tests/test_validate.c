@@ -263,7 +263,7 @@ static void test_create_checks_counts_and_settings(void **state) {
   assert_null(rt_world_create(&f.desc, &f.s.rp, NULL, &st, NULL, 0));
   assert_int_equal(st, RT_ERR_INPUT);
   /* every setting */
-  for (int k = 0; k < 27; k++) {
+  for (int k = 0; k < 31; k++) {
     rt_settings bad = f.s.set;
     switch (k) {
     case 0: bad.dt = 0; break;
@@ -293,6 +293,10 @@ static void test_create_checks_counts_and_settings(void **state) {
     case 24: bad.geometric_stiffness = 2; break;
     case 25: bad.contact_passes = -1; break;
     case 26: bad.contact_passes = RT_MAX_CONTACT_PASSES + 1; break;
+    case 27: bad.coupled_rows = -1; break;
+    case 28: bad.coupled_rows = RT_MAX_COUPLED_ROWS + 1; break;
+    case 29: bad.coupled_contacts = -1; break;
+    case 30: bad.coupled_contacts = RT_MAX_COUPLED_CONTACTS + 1; break;
     }
     char what[64];
     snprintf(what, sizeof what, "bad setting %d", k);

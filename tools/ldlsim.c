@@ -79,7 +79,9 @@ static void usage(FILE *out) {
         "                    (default 24)\n"
         "  --coupled-rows N  LDL-PGS: most joint rows outside the block (motors, springs, ropes,\n"
         "                    limits near their bound) solved against it through the Schur\n"
-        "                    complement (default 16; contacts stay with the contact passes)\n"
+        "                    complement (default 16)\n"
+        "  --coupled-contacts N  LDL-PGS: most contacts (normal and friction) solved against the\n"
+        "                    block the same way (default 16; the others keep the contact passes)\n"
         "\n"
         "precision and block solver (simulation and check):\n"
         "  --preset P        fast (float program, one refinement step), accurate (double\n"
@@ -111,7 +113,8 @@ typedef struct options {
   int check;
   ldlsim_check_options chk;
   /* simulation; < 0 (or NULL) = the mechanism's setting */
-  int solver, iterations, steps, block, threads, shatter, stabilize, correction, project, stiffness, contact_passes, coupled_rows;
+  int solver, iterations, steps, block, threads, shatter, stabilize, correction, project, stiffness, contact_passes, coupled_rows,
+      coupled_contacts;
   double dt, beta, epsilon, max_bias;
   const char *csv, *poses, *drive;
   int json;
@@ -160,7 +163,8 @@ static int parse_args(int argc, char **argv, options *o) {
   o->chk.seed = 1;
   o->chk.precision = RT_DOUBLE;
   o->solver = RT_SOLVER_LDLPGS;
-  o->iterations = o->steps = o->shatter = o->stabilize = o->correction = o->project = o->stiffness = o->contact_passes = o->coupled_rows = -1;
+  o->iterations = o->steps = o->shatter = o->stabilize = o->correction = o->project = o->stiffness = o->contact_passes = o->coupled_rows =
+      o->coupled_contacts = -1;
   o->block = RT_BLOCK_LAST;
   o->dt = o->beta = o->epsilon = o->max_bias = -1;
   o->block_solver = RT_BLOCK_LDL;
@@ -175,7 +179,7 @@ static int parse_args(int argc, char **argv, options *o) {
                                              "--beta",  "--epsilon", "--drive", "--stabilize", "--gltf",
                                              "--gltf-every", "--html", "--preset", "--refine", "--block-solver",
                                              "--pcr-tolerance", "--pcr-iterations", "--correction", "--max-bias",
-                                             "--project", "--stiffness", "--contact-passes", "--coupled-rows", "--max-rows", "--max-memory", NULL};
+                                             "--project", "--stiffness", "--contact-passes", "--coupled-rows", "--coupled-contacts", "--max-rows", "--max-memory", NULL};
     int takes = 0;
     for (int k = 0; with_value[k]; k++) takes |= strcmp(a, with_value[k]) == 0;
     if (takes && !val) {
@@ -281,6 +285,11 @@ static int parse_args(int argc, char **argv, options *o) {
     } else if (strcmp(a, "--coupled-rows") == 0) {
       rc = parse_int(a, val, 0, &o->coupled_rows);
       if (!rc && o->coupled_rows > RT_MAX_COUPLED_ROWS) rc = bad_value(a, "an integer in [0, 128]", val);
+      sim_opt = 1;
+    } else if (strcmp(a, "--coupled-contacts") == 0) {
+      rc = parse_int(a, val, 0, &o->coupled_contacts);
+      if (!rc && o->coupled_contacts > RT_MAX_COUPLED_CONTACTS) rc = bad_value(a, "an integer in [0, 64]", val);
+      sim_opt = 1;
     } else if (strcmp(a, "--contact-passes") == 0) {
       rc = parse_int(a, val, 0, &o->contact_passes);
       if (!rc && o->contact_passes > RT_MAX_CONTACT_PASSES) rc = bad_value(a, "an integer in [0, 64]", val);
@@ -426,6 +435,8 @@ static void print_json(const mech *m, const rt_settings *s, const program *p, co
   json_int(&w, s->contact_passes);
   json_key(&w, "coupled_rows");
   json_int(&w, s->coupled_rows);
+  json_key(&w, "coupled_contacts");
+  json_int(&w, s->coupled_contacts);
   json_key(&w, "dim");
   json_int(&w, p->s.dim);
   json_key(&w, "steps");
@@ -478,6 +489,10 @@ static void print_json(const mech *m, const rt_settings *s, const program *p, co
   json_double(&w, r->us_per_step);
   json_key(&w, "refine_steps");
   json_int(&w, r->refine_steps);
+  json_key(&w, "mean_contact_passes");
+  json_double(&w, r->steps ? (double)r->contact_passes / r->steps : 0.0);
+  json_key(&w, "capped_contact_passes");
+  json_int(&w, r->capped_passes);
   json_key(&w, "block_solver");
   json_string(&w, s->block_solver == RT_BLOCK_PCR ? "pcr" : "ldl");
   if (s->block_solver == RT_BLOCK_PCR) {
@@ -629,6 +644,7 @@ static gen_status simulate(const options *o, arena *a, diag_list *d) {
   if (o->stiffness >= 0) s.geometric_stiffness = o->stiffness;
   if (o->contact_passes >= 0) s.contact_passes = o->contact_passes;
   if (o->coupled_rows >= 0) s.coupled_rows = o->coupled_rows;
+  if (o->coupled_contacts >= 0) s.coupled_contacts = o->coupled_contacts;
   s.block_solver = (rt_block_solver)o->block_solver;
   s.pcr_tolerance = o->chk.pcr_tolerance;
   s.pcr_max_iterations = o->chk.pcr_max_iterations;

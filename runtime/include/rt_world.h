@@ -245,6 +245,16 @@ typedef struct rt_settings {
                             hold a load holds it; rows beyond it keep the
                             contact passes; in [0, RT_MAX_COUPLED_ROWS];
                             0: none; default 16 */
+  int coupled_contacts;  /* LDL-PGS with the factor: the most contacts (the
+                            first ones given, each its normal and two
+                            friction rows) solved against the block with
+                            the coupled rows, so a light wheel under a heavy
+                            load meets the load's effective mass at once
+                            instead of over many contact passes; friction's
+                            bound follows the normal impulse over a few
+                            solves; contacts beyond it keep the contact
+                            passes; in [0, RT_MAX_COUPLED_CONTACTS]; 0: none;
+                            default 16 */
 } rt_settings;
 
 /* The largest rt_settings.refine and project. */
@@ -253,13 +263,16 @@ typedef struct rt_settings {
 #define RT_MAX_CONTACT_PASSES 64
 /* The largest rt_settings.coupled_rows. */
 #define RT_MAX_COUPLED_ROWS 128
+/* The largest rt_settings.coupled_contacts. */
+#define RT_MAX_COUPLED_CONTACTS 64
 
 /* dt 1/60, gravity (0, 0, -9.81), 10 iterations, beta 0.2, epsilon 1e-6,
  * LDL-PGS with the block step last, single-threaded, 256 contacts,
  * restitution 0, contact slop 1 mm, no post-stabilization, split correction
  * with max_bias 0.05, one pass of refinement (the block solved with the program's factor; PCR:
  * tolerance 1e-6, at most 1000 iterations), 8 passes of projection and 24
- * contact passes at most, geometric stiffness. */
+ * contact passes at most, geometric stiffness, 16 joint rows and 16
+ * contacts coupled to the block. */
 void rt_settings_default(rt_settings *s);
 
 typedef struct rt_world rt_world;

@@ -432,6 +432,7 @@ const rt_settings elimination_example_settings = {
     .pcr_tolerance = 1e-06,
     .pcr_max_iterations = 1000,
     .coupled_rows = 16,
+    .coupled_contacts = 16,
 };
 
 rt_world *elimination_example_create(const rt_settings *settings, rt_status *status) {
