@@ -5,9 +5,11 @@
  * the forces and torques waiting for the step, the rows' impulses (the warm
  * start, motor and contact impulses), the last step's contacts with their
  * impulses, the joints' lengths (driven rods change theirs), the drift fed
- * forward to the next step (stabilize.c) and the step info. Everything else a step writes it computes afresh each step. The
- * buffers are allocated with the world (rt__snapshot_alloc), so a step
- * allocates nothing. */
+ * forward to the next step (stabilize.c), what the geometric stiffness
+ * held at the end of the last solve (stiffness.c) and the step info.
+ * Everything else a step writes it computes afresh each step. The buffers
+ * are allocated with the world (rt__snapshot_alloc), so a step allocates
+ * nothing. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,7 +26,11 @@ int rt__snapshot_alloc(rt_world *w, int nrow, int ncap) {
   s->prev_lambda = calloc(3 * (size_t)ncap + 1, sizeof *s->prev_lambda);
   s->length = calloc((size_t)w->njoint + 1, sizeof *s->length);
   s->drift = calloc((size_t)w->dim + 1, sizeof *s->drift);
-  return s->body && s->force && s->torque && s->lambda && s->prev && s->prev_lambda && s->length && s->drift ? 0 : -1;
+  s->gcarry = calloc((size_t)w->nsbody + 1, sizeof *s->gcarry);
+  return s->body && s->force && s->torque && s->lambda && s->prev && s->prev_lambda && s->length && s->drift &&
+                 s->gcarry
+             ? 0
+             : -1;
 }
 
 void rt__snapshot_free(rt_world *w) {
@@ -37,6 +43,7 @@ void rt__snapshot_free(rt_world *w) {
   free(s->prev_lambda);
   free(s->length);
   free(s->drift);
+  free(s->gcarry);
 }
 
 /* The rows whose impulses are kept: all that a step before this one or
@@ -60,6 +67,7 @@ void rt__snapshot_save(rt_world *w) {
   memcpy(s->prev_lambda, w->prev_lambda, 3 * sizeof *w->prev_lambda * (size_t)w->nprev);
   for (int j = 0; j < w->njoint; j++) s->length[j] = w->joint[j].length;
   memcpy(s->drift, w->drift, sizeof *s->drift * (size_t)w->dim);
+  memcpy(s->gcarry, w->gcarry, sizeof *s->gcarry * (size_t)w->nsbody);
   s->info = w->info;
 }
 
@@ -76,6 +84,7 @@ void rt__snapshot_restore(rt_world *w) {
   memcpy(w->prev_lambda, s->prev_lambda, 3 * sizeof *w->prev_lambda * (size_t)s->nprev);
   for (int j = 0; j < w->njoint; j++) w->joint[j].length = s->length[j];
   memcpy(w->drift, s->drift, sizeof *s->drift * (size_t)w->dim);
+  memcpy(w->gcarry, s->gcarry, sizeof *s->gcarry * (size_t)w->nsbody);
   w->info = s->info;
 }
 

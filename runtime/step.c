@@ -9,6 +9,8 @@
  *                                the poses and builds and factors H~ itself
  *   2. rows          bodies.c    solver bodies (shards) take their bodies'
  *                                velocities and masses
+ *                    stiffness.c less any spin the added inertia would
+ *                                make energy of
  *                    rows.c      equality rows, motors, limits, ropes
  *                    contact.c   contact rows
  *                    rows.c      W J^T, inverse diagonals
@@ -24,6 +26,8 @@
  *                                springs, ropes, limits) solved against it
  *                                through the Schur complement, and the block
  *                                step again; then the contact passes
+ *                    stiffness.c what the added inertia holds, for the
+ *                                next step
  *   7. position pass pgs.c,      (split correction) pseudo-velocities from
  *                    block.c     zero that remove beta of the drift: sweeps
  *                                (LDL-PGS: over the rows outside the block,
@@ -92,6 +96,7 @@ static rt_status step_begin(rt_world *w, int kick) {
   if (w->set.geometric_stiffness) rt__stiffness_compute(w);
   if (kick) rt__worker_kick(w);
   rt__bodies_split(w);
+  if (w->set.geometric_stiffness) rt__stiffness_bound(w);
   rt__rows_build(w);
   rt__contact_rows(w);
   w->info.rows = w->rows.n;
@@ -250,6 +255,7 @@ rt_status rt__step_end_finish(rt_world *w) {
       w->info.sweeps++;
     }
   }
+  rt__stiffness_carry(w);
   position_pass(w);
   rt__contact_save(w);
   rt__bodies_merge(w);

@@ -22,7 +22,27 @@
  * duplicate pulling opposite ways -- cancel here too); it is added to the
  * solver bodies' world inertias (bodies.c) for this step's rows, assembly
  * and factorization: the structure of H does not change. Ball rows (ball,
- * hinge, universal, weld) and rods carry it; other rows do not. */
+ * hinge, universal, weld) and rods carry it; other rows do not.
+ *
+ * The added inertia is the solve's, not the bodies': the kinetic energy
+ * the velocity solve sees, 1/2 w^T (I + G) w, exceeds the bodies' own by
+ * 1/2 w^T G w, and the solve, which never increases its own energy beyond
+ * what its targets ask, may turn that excess into real motion. The excess
+ * a body ends a solve with is a fair part of its state (a link swinging
+ * with a loaded chain keeps it from step to step, and gives it back as
+ * the swing slows); what it must not do is grow between two solves, for
+ * nothing: when G grows under a turning body, or when the body's spin
+ * turns into G's range (G has none along the lever of a single loaded
+ * joint) -- random mechanism seed 26: a 1.26 kg link left a solve spinning
+ * at 61 rad/s about its lever (75 J, none of it in G), the gyroscopic term
+ * turned the spin, and the next solve started with 1.2e5 J of excess,
+ * which it gave back as 1.6e4 J of motion; the mechanism exploded. So
+ * each solver body starts the solve with its angular velocity w cut back
+ * along (I + G)^-1 G w (the direction in which backward Euler would damp
+ * it) by the least that keeps its w^T (I + G) w within its own w^T I w
+ * plus the w^T G w it ended the last solve with (w->gcarry): the solve's
+ * energy, which bounds the bodies' own, then grows only by the work of
+ * forces and targets. While G is steady nothing is cut. */
 #include <math.h>
 #include <string.h>
 
@@ -123,4 +143,38 @@ void rt__stiffness_compute(rt_world *w) {
     if (sb != RT_WORLD) add_side(G + 9 * (size_t)sb, Fb, rb, dt);
   }
   for (int b = 0; b < w->nsbody; b++) positive_part(G + 9 * (size_t)b);
+}
+
+/* For a solver body with angular velocity w, added inertia G and inverse
+ * inertia A = (I + G)^-1, e(t) = (w - t u)^T (I + G) (w - t u), u = A G w,
+ * is e(0) - 2 t g + t^2 q with g = w^T G w, q = (G w)^T u (q <= g); the
+ * least t with e(t) <= w^T I w + carry, i.e. q t^2 - 2 g t + g - carry
+ * <= 0, is the smaller root, (g - carry) / (g + sqrt(g^2 - q (g - carry)))
+ * (in [0, 1]: at t = 1, e = w^T I A I w <= w^T I w). */
+void rt__stiffness_bound(rt_world *w) {
+  for (int s = 0; s < w->nsbody; s++) {
+    double *om = w->vel + 6 * (size_t)s + 3, Gw[3];
+    rt__m3_vec(Gw, w->gstiff + 9 * (size_t)s, om);
+    /* carry >= 0 up to rounding: a negative one would let g = 0 through */
+    const double g = rt__v3_dot(om, Gw), over = g - fmax(w->gcarry[s], 0.0);
+    if (!(over > 0.0)) continue;
+    double u[3];
+    rt__m3_vec(u, w->inv_inertia + 9 * (size_t)s, Gw);
+    const double q = rt__v3_dot(Gw, u);
+    const double t = over / (g + sqrt(fmax(g * g - q * over, 0.0)));
+    for (int k = 0; k < 3; k++) om[k] -= t * u[k];
+  }
+}
+
+void rt__stiffness_carry(rt_world *w) {
+  for (int s = 0; s < w->nsbody; s++) {
+    if (!w->set.geometric_stiffness) {
+      w->gcarry[s] = 0.0;
+      continue;
+    }
+    const double *om = w->vel + 6 * (size_t)s + 3;
+    double Gw[3];
+    rt__m3_vec(Gw, w->gstiff + 9 * (size_t)s, om);
+    w->gcarry[s] = rt__v3_dot(om, Gw);
+  }
 }

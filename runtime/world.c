@@ -236,6 +236,7 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
   w->pvel = rt__alloc(6 * (size_t)w->nsbody, sizeof(double), &nomem);
   w->dvel = rt__alloc(6 * (size_t)w->nsbody, sizeof(double), &nomem);
   w->gstiff = rt__alloc(9 * (size_t)w->nsbody, sizeof(double), &nomem);
+  w->gcarry = rt__alloc((size_t)w->nsbody, sizeof(double), &nomem);
   w->drift = rt__alloc((size_t)w->dim, sizeof(double), &nomem);
   w->expect = rt__alloc((size_t)w->dim, sizeof(double), &nomem);
   w->start = rt__alloc((size_t)w->dim, sizeof(double), &nomem);
@@ -324,7 +325,7 @@ void rt_world_destroy(rt_world *w) {
                   w->worker.inv_mass, w->worker.inv_inertia, w->worker.body, w->worker.pose, w->view,
                   w->bdreg, w->bx, w->bs, w->bu, w->bbuf,
                   w->prows.rhs, w->prows.inv_diag, w->prows.lambda, w->prows.lo, w->prows.hi,
-                  w->prows.normal, w->pvel, w->dvel, w->gstiff, w->drift, w->expect, w->start};
+                  w->prows.normal, w->pvel, w->dvel, w->gstiff, w->gcarry, w->drift, w->expect, w->start};
   for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
   rt__schur_free(&w->schur);
   free(w);

@@ -121,6 +121,7 @@ typedef struct rt__snapshot {
   double *prev_lambda;     /* their impulses (3 each) */
   double *length;          /* every joint's length */
   double *drift;           /* the equality rows' drift (dim) */
+  double *gcarry;          /* 1 per solver body */
   rt_step_info info;
 } rt__snapshot;
 
@@ -163,6 +164,8 @@ struct rt_world {
                               step's integration, to first order (rows.c) */
   double *start;           /* dim: the equality rows' error as this step's rows
                               were built (w->c before integration overwrites it) */
+  double *gcarry;          /* 1 per solver body: w^T G w at the end of the last
+                              step's velocity solve, G its gstiff (stiffness.c) */
   double *gstiff;          /* 9 per solver body: geometric stiffness dt^2 K added
                               to its world inertia this step (stiffness.c) */
   int dim;                 /* equality rows */
@@ -431,8 +434,14 @@ const char *rt__validate_joint(const rt_joint_desc *j, const rt_body_desc *bodie
 int rt__validate_drive_bounds(double length, double lower, double upper);
 
 /* stiffness.c: the geometric stiffness of the equality joints (from the
- * last step's impulses, at the current poses) into w->gstiff. */
+ * last step's impulses, at the current poses) into w->gstiff; the solver
+ * bodies' angular velocities at the start of the solve cut back so that
+ * the added inertia brings in no energy of its own (after
+ * rt__bodies_split); what it holds at the end of the velocity solve, into
+ * w->gcarry (0 throughout without the stiffness). */
 void rt__stiffness_compute(rt_world *w);
+void rt__stiffness_bound(rt_world *w);
+void rt__stiffness_carry(rt_world *w);
 
 /* settings.c */
 int rt__settings_valid(const rt_settings *s);

@@ -2,7 +2,8 @@
  * leaves the whole world bitwise as it was before the step -- bodies,
  * pending forces, the rows' impulses (warm start, motors, limits,
  * contacts), the current and the last step's contacts and their impulses,
- * driven rods' lengths, motors, the step info and counter -- and the next
+ * driven rods' lengths, motors, what the geometric stiffness holds, the
+ * step info and counter -- and the next
  * step, with a smaller load or dt, succeeds.
  *
  * The world under test has all of it: a box on the ground (contacts and
@@ -40,9 +41,9 @@ static const char *const atomic_src =
 /* Everything about a world that a step may change and that outlives it,
  * or that a caller can observe. */
 typedef struct state {
-  int nbody, njoint, nrow, nkeep, ncontact, nprev;
+  int nbody, njoint, nrow, nkeep, ncontact, nprev, nsbody;
   rt_body_desc *body;
-  double *force, *torque, *lambda;
+  double *force, *torque, *lambda, *gcarry;
   rt_contact *contact, *prev;
   double *prev_lambda;
   rt_joint_desc *joint;
@@ -58,6 +59,8 @@ static void state_take(const rt_world *w, state *s) {
   s->nkeep = w->nfixed_rows + 3 * w->set.max_contacts; /* every row the world has */
   s->ncontact = w->ncontact;
   s->nprev = w->nprev;
+  s->nsbody = w->nsbody;
+  s->gcarry = malloc(sizeof *s->gcarry * (size_t)s->nsbody);
   s->body = malloc(sizeof *s->body * (size_t)s->nbody);
   s->force = malloc(3 * sizeof *s->force * (size_t)s->nbody);
   s->torque = malloc(3 * sizeof *s->torque * (size_t)s->nbody);
@@ -66,7 +69,9 @@ static void state_take(const rt_world *w, state *s) {
   s->prev = malloc(sizeof *s->prev * (size_t)(s->nprev + 1));
   s->prev_lambda = malloc(3 * sizeof *s->prev_lambda * (size_t)(s->nprev + 1));
   s->joint = malloc(sizeof *s->joint * (size_t)s->njoint);
-  assert_true(s->body && s->force && s->torque && s->lambda && s->contact && s->prev && s->prev_lambda && s->joint);
+  assert_true(s->body && s->force && s->torque && s->lambda && s->contact && s->prev && s->prev_lambda && s->joint &&
+              s->gcarry);
+  memcpy(s->gcarry, w->gcarry, sizeof *s->gcarry * (size_t)s->nsbody);
   memcpy(s->body, w->body, sizeof *s->body * (size_t)s->nbody);
   memcpy(s->force, w->force, 3 * sizeof *s->force * (size_t)s->nbody);
   memcpy(s->torque, w->torque, 3 * sizeof *s->torque * (size_t)s->nbody);
@@ -92,6 +97,7 @@ static void state_free(state *s) {
   free(s->prev);
   free(s->prev_lambda);
   free(s->joint);
+  free(s->gcarry);
 }
 
 #define SAME(field, n)                                                                                   \
@@ -113,6 +119,7 @@ static void assert_same(const state *a, const state *b, const char *what) {
   SAME(prev, a->nprev);
   SAME(prev_lambda, 3 * a->nprev);
   SAME(joint, a->njoint);
+  SAME(gcarry, a->nsbody);
   if (memcmp(&a->info, &b->info, sizeof a->info) != 0) fail_msg("%s: step info differs", what);
   if (memcmp(&a->set, &b->set, sizeof a->set) != 0) fail_msg("%s: settings differ", what);
 }
@@ -159,6 +166,10 @@ static rt_world *warmed_up(const sim *s, int threaded) {
   assert_true(rt_world_contact_count(w) > 0 && w->nprev > 0);    /* contacts, warm-started */
   assert_true(rt_world_contact_impulse(w, 0) > 0.0);
   assert_true(rt_world_step_info(w)->steps == 40);
+  /* what the geometric stiffness holds from one step to the next: this
+   * world's joints have no lever to stiffen, so it is set here, to see a
+   * failed step give it back */
+  for (int sb = 0; sb < w->nsbody; sb++) w->gcarry[sb] = 1.0 + sb;
   (void)load;
   return w;
 }
