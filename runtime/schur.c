@@ -40,11 +40,18 @@
  * than this (m/s, rad/s); and the sweeps stop after RT__SCHUR_SWEEPS. */
 #define RT__SCHUR_TOLERANCE 1e-9
 #define RT__SCHUR_SWEEPS 20
+/* The active-set method runs again for friction while a bound moved by
+ * more than this (m/s, times the row's diagonal of S); the sweeps finish. */
+#define RT__FRICTION_TOLERANCE 1e-6
 
 /* The rows of C: the joints' rows after the block that take part (motors,
  * springs, ropes, limits near their bounds), at most coupled_rows; then
- * the first coupled_contacts contacts, each its normal and both friction
- * rows. Friction goes with its normal: with the normal rows coupled alone,
+ * the contacts, each its normal and both friction rows, if all of them
+ * fit in coupled_contacts (and C), else none: coupled in part, which
+ * contacts met the block exactly would depend on their order, and the
+ * rest still need the contact passes (the tank's 252 contacts ran to the
+ * passes' cap with 16 of them coupled, at 2.3x the instructions a step).
+ * Friction goes with its normal: with the normal rows coupled alone,
  * solved exactly while friction lagged, which of a wheel's redundant
  * contact points carried the load came to depend on their order (the
  * sample buggy, driven straight, veered 9 cm in 4 s). */
@@ -53,7 +60,8 @@ static int choose(rt_world *w, const rt__rows *r) {
   int k = 0;
   for (int i = w->dim; i < w->nfixed_rows && k < w->set.coupled_rows && k < s->cap; i++)
     if (r->inv_diag[i] > 0.0) s->row[k++] = i;
-  for (int c = 0; c < w->ncontact && c < w->set.coupled_contacts && k + 3 <= s->cap; c++)
+  if (w->ncontact > w->set.coupled_contacts || k + 3 * w->ncontact > s->cap) return k;
+  for (int c = 0; c < w->ncontact; c++)
     for (int t = 0; t < 3; t++) s->row[k++] = w->nfixed_rows + 3 * c + t;
   return k;
 }
@@ -468,7 +476,7 @@ int rt__schur_step(rt_world *w, rt__rows *r, double *vel) {
   memset(x, 0, sizeof *x * (size_t)k);
   for (int f = 0; f < RT__FRICTION_SOLVES; f++) {
     const double moved = friction_boxes(s, r, x);
-    if (f > 0 && !(moved > RT__SCHUR_TOLERANCE)) break;
+    if (f > 0 && !(moved > RT__FRICTION_TOLERANCE)) break;
     const int p = active_set(s, r, x);
     passes += p < 0 ? -p : p;
     capped |= p < 0;

@@ -534,7 +534,10 @@ static void test_multi_wheel_on_ground_shattered_like_unshattered(void **state) 
 
 /* Without contacts the two programs agree much more closely: the vehicle
  * tumbling through empty space (a rigid motion, wheels spinning on their
- * axles) for 1 s. Only the regularization and rounding differ. */
+ * axles) for 1 s. Only the regularization, rounding and the geometric
+ * stiffness's energy bound differ: the bound cuts each solver body's spin,
+ * and the chassis is one solver body unshattered, several shattered
+ * (measured: 1.5e-6 m apart with it, 1e-6 m was the bound before it). */
 static void test_multi_wheel_tumbling_shattered_like_unshattered(void **state) {
   (void)state;
   char *src = wrap_source("mechanisms/multi_wheel.lua",
@@ -584,7 +587,7 @@ static void test_multi_wheel_tumbling_shattered_like_unshattered(void **state) {
                 max_diff, max_vdiff, max_err, p.p[0], p.p[1], p.p[2]);
   assert_true(p.p[0] > 0.9); /* it did move: 1 m/s along x for 1 s */
   assert_true(max_err < 5e-3);
-  assert_true(max_diff < 1e-6);
+  assert_true(max_diff < 3e-6);
   assert_true(max_vdiff < 1e-5);
   rt_world_destroy(ws);
   rt_world_destroy(wu);
