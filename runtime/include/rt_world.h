@@ -245,14 +245,14 @@ typedef struct rt_settings {
                             hold a load holds it; rows beyond it keep the
                             contact passes; in [0, RT_MAX_COUPLED_ROWS];
                             0: none; default 16 */
-  int coupled_contacts;  /* LDL-PGS with the factor: the most contacts (the
-                            first ones given, each its normal and two
-                            friction rows) solved against the block with
-                            the coupled rows, so a light wheel under a heavy
-                            load meets the load's effective mass at once
-                            instead of over many contact passes; friction's
-                            bound follows the normal impulse over a few
-                            solves; contacts beyond it keep the contact
+  int coupled_contacts;  /* LDL-PGS with the factor: a step with at most
+                            this many contacts solves all of them (each its
+                            normal and two friction rows) against the block
+                            with the coupled rows, so a light wheel under a
+                            heavy load meets the load's effective mass at
+                            once instead of over many contact passes;
+                            friction's bound follows the normal impulse; a
+                            step with more leaves them all to the contact
                             passes; in [0, RT_MAX_COUPLED_CONTACTS]; 0: none;
                             default 16 */
 } rt_settings;
