@@ -151,6 +151,23 @@ static double sweep_row(rt__rows *r, int i, double *va, double *vb) {
   return fabs(l - old) / id;
 }
 
+/* What sweep_row would change row i's velocity by from vel (|delta lambda|
+ * / inv_diag), changing nothing. */
+double rt__pgs_row_change(const rt__rows *r, int i, const double *vel) {
+  const double id = r->inv_diag[i];
+  if (id == 0.0) return 0.0;
+  const double old = r->lambda[i];
+  double l = old + (r->rhs[i] - rt__pgs_row_velocity(r, i, vel)) * id, lo = r->lo[i], hi = r->hi[i];
+  if (r->normal[i] >= 0) {
+    hi = r->mu[i] * r->lambda[r->normal[i]];
+    lo = -hi;
+  } else if (r->normal[i] == RT__ROW_SOFT) {
+    l -= r->soft[i] * old * id;
+  }
+  l = l < lo ? lo : l > hi ? hi : l;
+  return fabs(l - old) / id;
+}
+
 /* A run: rows [s, e) on the same two sides and their velocities; fast: both
  * sides dynamic and distinct, and no friction or soft row (every row's
  * bounds are fixed for the sweep, and its impulse is old + (rhs - J v)

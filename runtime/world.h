@@ -285,6 +285,9 @@ void rt__contact_save(rt_world *w);
 /* pgs.c */
 /* J v of row i: the relative velocity it constrains. */
 double rt__pgs_row_velocity(const rt__rows *rows, int i, const double *vel);
+/* What a sweep would change row i's velocity by (m/s, rad/s), changing
+ * nothing. */
+double rt__pgs_row_change(const rt__rows *r, int i, const double *vel);
 /* One PGS sweep over rows [first, last). */
 void rt__pgs_sweep(rt__rows *rows, int first, int last, double *vel);
 /* The same sweep (the same bits), returning the largest change of a row's
