@@ -79,5 +79,5 @@ void iq_case_settings(const iq_case *c, iq_variant v, rt_settings *out) {
   out->iterations = IQ_ITERATIONS;
   out->threaded = 0;
   out->solver = v == IQ_PGS ? RT_SOLVER_PGS : RT_SOLVER_LDLPGS;
-  if (v == IQ_EQ_ONLY) out->coupled_rows = 0;
+  if (v == IQ_EQ_ONLY) out->coupled_rows = out->coupled_contacts = 0;
 }

@@ -31,12 +31,14 @@ static void md_header(FILE *f, const iq_report *r) {
           "driven by its `.drive` script where it has one, %.0f s at dt 1/%.0f, %d iterations, single-threaded, "
           "the mechanism's other settings, contacts found before every step as `ldlsim` finds them; the sample's "
           "unrolled double program from the bench registry (*tables*: the interpreter's).\n\n"
-          "- **new step**: LDL-PGS with the default settings, `rt_settings.coupled_rows` = %d: motors, springs, "
-          "ropes and the limits within reach of their bound solved against the block through the Schur complement "
-          "(`runtime/schur.c`, docs/DESIGN.md section 9);\n"
-          "- **equality-only step**: the same LDL-PGS step with `coupled_rows` = 0: those rows are PGS rows only, "
-          "the block step overrides them (the step before that coupling).\n\n",
-          r->revision, IQ_SECONDS, 1.0 / IQ_DT, IQ_ITERATIONS, def.coupled_rows);
+          "- **new step**: LDL-PGS with the default settings, `rt_settings.coupled_rows` = %d and "
+          "`coupled_contacts` = %d: motors, springs, ropes, the limits within reach of their bound and (in a step "
+          "with at most that many contacts, while they are not settled) the contacts solved against the block "
+          "through the Schur complement (`runtime/schur.c`, docs/DESIGN.md section 9);\n"
+          "- **equality-only step**: the same LDL-PGS step with `coupled_rows` = `coupled_contacts` = 0: those rows "
+          "are PGS rows only, the block step overrides them and the contact passes settle the contacts (the step "
+          "before that coupling).\n\n",
+          r->revision, IQ_SECONDS, 1.0 / IQ_DT, IQ_ITERATIONS, def.coupled_rows, def.coupled_contacts);
 }
 
 static void md_cost(FILE *f, const iq_report *r) {
@@ -142,7 +144,8 @@ void iq_write_readme(FILE *f, const iq_report *r) {
           "Measured by `make bench-inequality` on sources %s (10 s of each sample's `.drive` script at dt 1/60, "
           "10 iterations; the samples with limits, motors or springs; every sample and the definitions: "
           "[bench/results/inequality.md](bench/results/inequality.md)). *new / eq-only*: the cost of a step with "
-          "the Schur coupling (default `coupled_rows`) over the same LDL-PGS step with `coupled_rows` 0, in time "
+          "the Schur coupling (default `coupled_rows` and `coupled_contacts`) over the same LDL-PGS step with both 0, "
+          "in time "
           "(median) and in instructions (callgrind); limit overrun and motor slip in m or rad.\n\n"
           "| sample | step | limit overrun | motor slip (unsaturated) | joint error (m) | new / eq-only: time | "
           "instructions |\n|---|---|--:|--:|--:|--:|--:|\n",

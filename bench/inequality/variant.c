@@ -21,5 +21,6 @@ void iq_label(iq_variant v, char *buf, int n) {
   if (v == IQ_PGS)
     snprintf(buf, (size_t)n, "PGS");
   else
-    snprintf(buf, (size_t)n, "LDL-PGS, coupled_rows %d", v == IQ_EQ_ONLY ? 0 : def.coupled_rows);
+    snprintf(buf, (size_t)n, "LDL-PGS, coupled_rows %d, coupled_contacts %d", v == IQ_EQ_ONLY ? 0 : def.coupled_rows,
+             v == IQ_EQ_ONLY ? 0 : def.coupled_contacts);
 }
