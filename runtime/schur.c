@@ -42,7 +42,7 @@
 #define RT__SCHUR_SWEEPS 20
 /* The active-set method runs again for friction while a bound moved by
  * more than this (m/s, times the row's diagonal of S); the sweeps finish. */
-#define RT__FRICTION_TOLERANCE 1e-6
+#define RT__FRICTION_TOLERANCE 1e-5
 
 /* The rows of C: the joints' rows after the block that take part (motors,
  * springs, ropes, limits near their bounds), at most coupled_rows; then
@@ -106,6 +106,8 @@ int rt__schur_alloc(rt_world *w) {
   s->Y = rt__alloc(cap * (size_t)dim, sizeof(double), &fail);
   s->path = rt__alloc(cap * (size_t)(p->ncons + 1), sizeof(int), &fail);
   s->D = rt__alloc((size_t)dim, sizeof(double), &fail);
+  s->yd = rt__alloc((size_t)dim + 1, sizeof(double), &fail);
+  s->at = rt__alloc((size_t)dim + 1, sizeof(int), &fail);
   /* the equality rows on each solver body (CSR) */
   s->adj_adr = rt__alloc((size_t)ns + 1, sizeof(int), &fail);
   s->adj = rt__alloc(2 * (size_t)dim, sizeof(int), &fail);
@@ -130,13 +132,16 @@ int rt__schur_alloc(rt_world *w) {
 
 void rt__schur_free(rt__schur *s) {
   void *ptrs[] = {s->row, s->S, s->M, s->reg, s->y, s->res, s->b, s->xs, s->xn, s->z, s->state, s->free, s->dl,
-                  s->Y, s->path, s->D, s->adj_adr, s->adj};
+                  s->Y, s->path, s->D, s->yd, s->at, s->adj_adr, s->adj};
   for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
 }
 
 /* J_i W J_j^T of rows i and j of r: their products on the solver bodies
  * they share. */
 static double coupling(const rt__rows *r, int i, int j) {
+  const int ai = r->a[i], bi = r->b[i], aj = r->a[j], bj = r->b[j];
+  if ((ai == RT_WORLD || (ai != aj && ai != bj)) && (bi == RT_WORLD || (bi != aj && bi != bj)))
+    return 0.0; /* no body shared */
   double sum = 0.0;
   for (int si = 0; si < 2; si++) {
     const int b = si ? r->b[i] : r->a[i];
@@ -226,15 +231,20 @@ int rt__schur_build(rt_world *w) {
       forward_d(p, w->work, y, s->path + (size_t)c * (size_t)stride);
   }
   for (int c = 0; c < k; c++) {
+    /* y_c D on the rows of y_c's path, gathered: y_m is zero off its own */
     const double *yc = s->Y + (size_t)c * (size_t)n;
-    const int *path = s->path + (size_t)c * (size_t)stride;
+    int np = 0;
+    for (const int *q = s->path + (size_t)c * (size_t)stride; *q >= 0; q++) {
+      const int cp = p->piv_cons[*q], row0 = p->cons_row[cp];
+      for (int i = row0; i < row0 + p->cons_degree[cp]; i++) {
+        s->at[np] = i;
+        s->yd[np++] = yc[i] * s->D[i];
+      }
+    }
     for (int m = 0; m <= c; m++) {
       const double *ym = s->Y + (size_t)m * (size_t)n;
       double sum = 0.0;
-      for (const int *q = path; *q >= 0; q++) {
-        const int cp = p->piv_cons[*q], row0 = p->cons_row[cp];
-        for (int i = row0; i < row0 + p->cons_degree[cp]; i++) sum += yc[i] * s->D[i] * ym[i];
-      }
+      for (int t = 0; t < np; t++) sum += s->yd[t] * ym[s->at[t]];
       const double v = coupling(r, s->row[c], s->row[m]) - sum;
       s->S[(size_t)c * (size_t)k + (size_t)m] = s->S[(size_t)m * (size_t)k + (size_t)c] = v;
     }
@@ -261,54 +271,74 @@ static double a_at(const rt__schur *s, int i, int j) {
   return s->S[(size_t)i * (size_t)s->k + (size_t)j] + (i == j ? s->reg[i] : 0.0);
 }
 
-/* z = (L L^T)^-1 z with the Cholesky factor L (lower triangle of M, n x n). */
-static void chol_solve(const double *M, int n, double *z) {
+/* z = (L L^T)^-1 z with the Cholesky factor L (lower triangle of M, n x n,
+ * rows ld apart). */
+static void chol_solve(const double *M, int n, int ld, double *z) {
   for (int i = 0; i < n; i++) {
-    const double *mi = M + (size_t)i * (size_t)n;
+    const double *mi = M + (size_t)i * (size_t)ld;
     for (int m = 0; m < i; m++) z[i] -= mi[m] * z[m];
     z[i] /= mi[i];
   }
   for (int i = n - 1; i >= 0; i--) {
-    for (int m = i + 1; m < n; m++) z[i] -= M[(size_t)m * (size_t)n + (size_t)i] * z[m];
-    z[i] /= M[(size_t)i * (size_t)n + (size_t)i];
+    for (int m = i + 1; m < n; m++) z[i] -= M[(size_t)m * (size_t)ld + (size_t)i] * z[m];
+    z[i] /= M[(size_t)i * (size_t)ld + (size_t)i];
   }
 }
 
+/* The free rows F are s->free[0, nfree) in the order they were freed, and
+ * the rows [0, nfact) of s->M (k apart) hold the Cholesky factor of A_FF
+ * for their first nfact: a row freed is appended, and only it needs
+ * factoring (row j of L depends on rows 0..j alone); a row held from
+ * position p on invalidates the rows from p. A pass of the active-set
+ * method so costs O(|F|^2) per row it adds, not a factorization. */
+static void free_row(rt__schur *s, int c) {
+  s->state[c] = 0;
+  s->free[s->nfree++] = c;
+}
+
+static void hold_row(rt__schur *s, int c, int state) {
+  s->state[c] = state;
+  int p = 0;
+  while (s->free[p] != c) p++;
+  memmove(s->free + p, s->free + p + 1, sizeof *s->free * (size_t)(s->nfree - p - 1));
+  s->nfree--;
+  if (p < s->nfact) s->nfact = p;
+}
+
 /* Solves A_FF x_F = b_F - A_FC x_C for the free rows F (state 0), the
- * others held at x; Cholesky of A_FF in s->M. A pivot that is not
- * positive -- rows of C that are redundant with each other and with the
- * block, with epsilon 0 -- is floored at a tiny fraction of its diagonal, so
- * the solve stays finite (the least-squares sense of GS's answer). */
+ * others held at x; the rows of A_FF's Cholesky factor not yet in s->M
+ * first. A pivot that is not positive -- rows of C that are redundant with
+ * each other and with the block, with epsilon 0 -- is floored at a tiny
+ * fraction of its diagonal, so the solve stays finite (the least-squares
+ * sense of GS's answer). */
 static void solve_free(rt__schur *s, double *x) {
-  const int k = s->k;
-  int *f = s->free, nf = 0;
-  for (int c = 0; c < k; c++)
-    if (s->state[c] == 0) f[nf++] = c;
+  const int k = s->k, nf = s->nfree;
+  const int *f = s->free;
   double *M = s->M, *z = s->z;
+  for (int j = s->nfact; j < nf; j++) {
+    double *mj = M + (size_t)j * (size_t)k;
+    const double *sj = s->S + (size_t)f[j] * (size_t)k;
+    for (int m = 0; m < j; m++) {
+      const double *mm = M + (size_t)m * (size_t)k;
+      double v = sj[f[m]]; /* f[m] != f[j]: no regularization off the diagonal */
+      for (int t = 0; t < m; t++) v -= mj[t] * mm[t];
+      mj[m] = v / mm[m];
+    }
+    double d = a_at(s, f[j], f[j]);
+    for (int t = 0; t < j; t++) d -= mj[t] * mj[t];
+    const double floor = 1e-12 * a_at(s, f[j], f[j]);
+    mj[j] = sqrt(d > floor ? d : floor);
+  }
+  s->nfact = nf;
   for (int a = 0; a < nf; a++) {
+    const double *sa = s->S + (size_t)f[a] * (size_t)k;
     double rhs = s->b[f[a]];
     for (int c = 0; c < k; c++)
-      if (s->state[c] != 0) rhs -= a_at(s, f[a], c) * x[c];
+      if (s->state[c] != 0) rhs -= sa[c] * x[c]; /* c != f[a]: off the diagonal */
     z[a] = rhs;
-    for (int b = 0; b <= a; b++) M[(size_t)a * (size_t)nf + (size_t)b] = a_at(s, f[a], f[b]);
   }
-  for (int j = 0; j < nf; j++) {
-    double *mj = M + (size_t)j * (size_t)nf;
-    double d = mj[j];
-    for (int m = 0; m < j; m++) d -= mj[m] * mj[m];
-    const double floor = 1e-12 * a_at(s, f[j], f[j]);
-    d = sqrt(d > floor ? d : floor);
-    mj[j] = d;
-    for (int i = j + 1; i < nf; i++) {
-      double *mi = M + (size_t)i * (size_t)nf;
-      double v = mi[j];
-      for (int m = 0; m < j; m++) v -= mi[m] * mj[m];
-      mi[j] = v / d;
-    }
-  }
-  chol_solve(M, nf, z);
+  chol_solve(M, nf, k, z);
   for (int a = 0; a < nf; a++) x[f[a]] = z[a];
-  s->nfree = nf;
 }
 
 /* Iterative refinement of the free rows' solution: their residual with S
@@ -329,7 +359,7 @@ static void refine_free(rt__schur *s, rt__rows *r, double *x) {
       for (int m = 0; m < k; m++) g -= row[m] * x[m];
       z[a] = g;
     }
-    chol_solve(s->M, nf, z);
+    chol_solve(s->M, nf, k, z);
     for (int a = 0; a < nf; a++) x[f[a]] += z[a];
   }
   for (int a = 0; a < nf; a++) x[f[a]] = fmin(fmax(x[f[a]], lower(s, r, f[a])), upper(s, r, f[a]));
@@ -345,18 +375,32 @@ static void refine_free(rt__schur *s, rt__rows *r, double *x) {
  * removes one row; rows start held where their impulse is at a bound (a
  * separated contact, an idle limit), so a step like the last takes one
  * pass or two. Returns the passes, negated if the cap stopped it. */
-static int active_set(rt__schur *s, rt__rows *r, double *x) {
+static int active_set(rt__schur *s, rt__rows *r, double *x, int warm) {
   const int k = s->k;
   double *xn = s->xn;
   for (int c = 0; c < k; c++) {
-    /* from the impulses as they are, brought within their bounds (a
-     * friction row whose normal now pushes less); a row that does not take
-     * part, or cannot move (friction under a normal that pushes nothing),
-     * is out */
+    /* from the impulses as they are (warm: from the last solve's x, the
+     * rows it held at their bounds held at the new ones), brought within
+     * their bounds (a friction row whose normal now pushes less); a row
+     * that does not take part, or cannot move (friction under a normal
+     * that pushes nothing), is out */
     const double lo = lower(s, r, c), hi = upper(s, r, c);
-    x[c] = lo > 0.0 ? lo : hi < 0.0 ? hi : 0.0;
-    if (!takes_part(s, r, c)) x[c] = 0.0;
-    s->state[c] = !takes_part(s, r, c) || lo == hi ? 3 : x[c] == lo ? 1 : x[c] == hi ? 2 : 0;
+    double v = !warm ? 0.0 : s->state[c] == 1 ? lo : s->state[c] == 2 ? hi : x[c];
+    v = v < lo ? lo : v > hi ? hi : v;
+    const int part = takes_part(s, r, c);
+    x[c] = part ? v : 0.0;
+    const int state = !part || lo == hi ? 3 : v == lo ? 1 : v == hi ? 2 : 0;
+    if (warm && s->state[c] == 0 && state != 0) /* the free rows keep their factor */
+      hold_row(s, c, state);
+    else if (warm && s->state[c] != 0 && state == 0)
+      free_row(s, c);
+    else
+      s->state[c] = state;
+  }
+  if (!warm) {
+    s->nfree = s->nfact = 0;
+    for (int c = 0; c < k; c++)
+      if (s->state[c] == 0) free_row(s, c);
   }
   for (int pass = 1; pass <= 4 * k + 8; pass++) {
     memcpy(xn, x, sizeof *x * (size_t)k);
@@ -381,28 +425,27 @@ static int active_set(rt__schur *s, rt__rows *r, double *x) {
       if (s->state[c] == 0) x[c] += t * (xn[c] - x[c]);
     if (block >= 0) { /* a free row met its bound: it holds there */
       x[block] = block_state == 1 ? lower(s, r, block) : upper(s, r, block);
-      s->state[block] = block_state;
+      hold_row(s, block, block_state);
       continue;
     }
     /* feasible and optimal on the free rows: a held row whose gradient
-     * (A x - b) points into its box would lower the objective if freed */
-    int worst = -1;
-    double most = 0.0;
+     * (A x - b) points into its box would lower the objective if freed;
+     * all such rows are freed at once */
+    int freed = 0;
     for (int c = 0; c < k; c++) {
       if (s->state[c] != 1 && s->state[c] != 2) continue;
       double g = -s->b[c];
       for (int m = 0; m < k; m++) g += a_at(s, c, m) * x[m];
       const double wrong = s->state[c] == 1 ? -g : g; /* > 0: wants to move inwards */
-      if (wrong > most && wrong > 1e-14 * a_at(s, c, c)) {
-        most = wrong;
-        worst = c;
+      if (wrong > 1e-14 * a_at(s, c, c)) {
+        free_row(s, c);
+        freed++;
       }
     }
-    if (worst < 0) {
+    if (freed == 0) {
       refine_free(s, r, x);
       return pass;
     }
-    s->state[worst] = 0;
   }
   return -(4 * k + 8);
 }
@@ -466,7 +509,7 @@ static int sweeps(rt__schur *s, rt__rows *r, double *x) {
       for (int m = 0; m < k; m++) y[m] += col[m] * delta;
       change = rt__most(change, fabs(delta) * diag);
     }
-    if (!(change > RT__SCHUR_TOLERANCE)) break;
+    if (!(change > RT__FRICTION_TOLERANCE)) break;
   }
   return sweep;
 }
@@ -492,7 +535,7 @@ int rt__schur_step(rt_world *w, rt__rows *r, double *vel) {
   for (int f = 0; f < RT__FRICTION_SOLVES; f++) {
     const double moved = friction_boxes(s, r, x);
     if (f > 0 && !(moved > RT__FRICTION_TOLERANCE)) break;
-    const int p = active_set(s, r, x);
+    const int p = active_set(s, r, x, f > 0);
     passes += p < 0 ? -p : p;
     capped |= p < 0;
     for (int c = 0; c < k && !friction; c++) friction = r->normal[s->row[c]] >= 0 && s->state[c] != 3;

@@ -72,11 +72,14 @@ typedef struct rt__schur {
   double *b, *xs, *xn, *z; /* cap: the active-set solve's vectors */
   double *M;       /* cap * cap: its Cholesky factor */
   int *state, *free; /* cap: 0 free, 1 at lower, 2 at upper, 3 out */
-  int nfree;       /* free rows of the last Cholesky factor in M */
+  int nfree, nfact; /* the active-set method's free rows (in free), and the
+                      rows of their Cholesky factor in M so far */
   double *dl;      /* rows: impulses of C's rows (0 elsewhere) */
   double *Y;       /* cap * dim: D^-1 L^-1 A_Ec for each row c of C */
   int *path;       /* cap * (ncons + 1): the pivots each column touched, -1 ended */
   double *D;       /* dim: the factor's diagonal */
+  double *yd;      /* dim: y_c D on y_c's path (rt__schur_build) */
+  int *at;         /* dim: the rows of that path */
   int *adj_adr, *adj; /* the equality rows on each solver body (CSR, nsbody + 1) */
 } rt__schur;
 
