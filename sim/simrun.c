@@ -100,7 +100,7 @@ void simrun_run(rt_world *w, const mech *m, const simrun_options *o, simrun_resu
   watch wt;
   const int watching = o->desc != NULL && watch_init(&wt, o->desc, w) == 0;
   res->worst_limit = res->worst_motor = -1;
-  if (o->desc && !watching) res->max_limit_violation = res->max_motor_slip = NAN;
+  if (o->desc && !watching) res->max_limit_violation = res->max_motor_slip = res->max_hold_slip = NAN;
   if (o->poses) {
     fputs("step,time,body,x,y,z,qw,qx,qy,qz\n", o->poses);
     write_poses(o->poses, w, m, 0, 0.0);
@@ -163,6 +163,7 @@ void simrun_run(rt_world *w, const mech *m, const simrun_options *o, simrun_resu
   if (watching) {
     res->max_limit_violation = wt.max_limit_violation;
     res->max_motor_slip = wt.max_motor_slip;
+    res->max_hold_slip = wt.max_hold_slip;
     res->worst_limit = wt.worst_limit;
     res->worst_motor = wt.worst_motor;
     res->motor_work = wt.motor_work;

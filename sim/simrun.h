@@ -69,6 +69,7 @@ typedef struct simrun_result {
      NaN if the watch found no memory) */
   double max_limit_violation; /* largest overrun of a limit or rope (m or rad) */
   double max_motor_slip;    /* largest slip of an unsaturated motor (m or rad) */
+  double max_hold_slip;     /* the same, of motors commanded to speed 0 */
   int worst_limit, worst_motor; /* their joints, or -1 */
   double motor_work;        /* J: the motors' work over the run (watch.h) */
   double max_gain_beyond_motor_work; /* J: the largest E - E_start - W over

@@ -102,6 +102,8 @@ static void motor_step(watch *wt, watch_motor *m, const rt_world *w, double dt) 
   }
   m->cmd += speed * dt;
   const double slip = fabs(m->q - m->cmd);
+  /* a motor that holds: no integrator lag of a turning body in it */
+  if (speed == 0.0 && !(slip <= wt->max_hold_slip)) wt->max_hold_slip = slip;
   if (!(slip <= wt->max_motor_slip)) {
     wt->max_motor_slip = slip;
     wt->worst_motor = m->joint;

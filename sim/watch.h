@@ -60,6 +60,7 @@ typedef struct watch {
   int nmotor;
   double max_limit_violation; /* m or rad, >= 0 */
   double max_motor_slip;      /* m or rad, >= 0 */
+  double max_hold_slip;       /* the same, of motors commanded to speed 0 */
   double motor_work;          /* J, the motors' work so far */
   int worst_limit, worst_motor; /* joints of the two maxima; -1: none above 0 */
 } watch;

@@ -225,6 +225,7 @@ static void test_motor_unsaturated_slip(void **state) {
     assert_true(fabs(rt_world_motor_impulse(w, hold)) < 0.5 * 1e5 * set.dt);
     expect = fmax(expect, fabs(angle_y(w, boom)));
     assert_true(fabs(wt.max_motor_slip - expect) < 1e-9);
+    assert_true(wt.max_hold_slip == wt.max_motor_slip); /* a speed-0 motor: it holds */
   }
   assert_true(wt.max_motor_slip > 0.1);
   assert_int_equal(wt.worst_motor, hold);
@@ -265,6 +266,7 @@ static void test_motor_spinning_is_unwrapped(void **state) {
   }
   assert_true(fabs(wt.motor[0].q - 300 * turn) < 1e-6);
   assert_true(fabs(wt.max_motor_slip - 300 * lag) < 1e-6);
+  assert_true(wt.max_hold_slip == 0.0); /* it never held (speed 0) */
   double ke, pe;
   rt_world_energy(w, &ke, &pe);
   print_message("wheel spun up to 10 rad/s: motor work %.9g J, kinetic energy %.9g J\n", wt.motor_work, ke);

@@ -55,8 +55,8 @@ static void usage(FILE *out) {
         "  --csv FILE        per-step error, energy and probe height\n"
         "  --poses FILE      every body's pose at the start and after every step (CSV:\n"
         "                    step,time,body,x,y,z,qw,qx,qy,qz)\n"
-        "  --json            print the summary as one JSON object (with max_limit_violation\n"
-        "                    and max_motor_slip: README, ldlsim)\n"
+        "  --json            print the summary as one JSON object (with max_limit_violation,\n"
+        "                    max_motor_slip and max_hold_slip: README, ldlsim)\n"
         "  --drive SCRIPT    timed motor and drive commands (README: drive scripts)\n"
         "  --precision P     float or double factorization (default double)\n"
         "  --block WHERE     last (default) or before-last: where LDL-PGS puts its block step\n"
@@ -481,6 +481,8 @@ static void print_json(const mech *m, const rt_settings *s, const program *p, co
   json_double(&w, r->max_limit_violation);
   json_key(&w, "max_motor_slip");
   json_double(&w, r->max_motor_slip);
+  json_key(&w, "max_hold_slip");
+  json_double(&w, r->max_hold_slip);
   json_key(&w, "motor_work");
   json_double(&w, r->motor_work);
   json_key(&w, "max_gain_beyond_motor_work");
