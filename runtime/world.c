@@ -422,6 +422,12 @@ double rt_world_motor_speed(const rt_world *w, int joint) {
   return w->joint[joint].type == RT_MOTOR ? w->joint[joint].speed : 0.0;
 }
 
+double rt_world_rod_impulse(const rt_world *w, int joint) {
+  if (joint < 0 || joint >= w->njoint) return NAN;
+  const int c = w->joint_cons[joint];
+  return w->joint[joint].type == RT_ROD && c >= 0 ? w->rows.lambda[w->prog->cons_row[c]] : 0.0;
+}
+
 double rt_world_motor_impulse(const rt_world *w, int joint) {
   if (joint < 0 || joint >= w->njoint) return NAN;
   return w->joint_row[joint] >= 0 ? w->rows.lambda[w->joint_row[joint]] : 0.0;

@@ -145,7 +145,7 @@ void simrun_run(rt_world *w, const mech *m, const simrun_options *o, simrun_resu
     const double drift = fabs(ke + pe - res->energy_start);
     if (!(drift <= res->max_energy_drift)) res->max_energy_drift = drift;
     if (!(ke + pe - res->energy_start <= res->max_energy_gain)) res->max_energy_gain = ke + pe - res->energy_start;
-    const double unworked = ke + pe - res->energy_start - (watching ? wt.motor_work : 0.0);
+    const double unworked = ke + pe - res->energy_start - (watching ? wt.motor_work + wt.drive_work : 0.0);
     if (!(unworked <= res->max_gain_beyond_motor_work)) res->max_gain_beyond_motor_work = unworked;
     res->probe_final = z;
     res->probe_min = fmin(res->probe_min, z);
@@ -167,6 +167,7 @@ void simrun_run(rt_world *w, const mech *m, const simrun_options *o, simrun_resu
     res->worst_limit = wt.worst_limit;
     res->worst_motor = wt.worst_motor;
     res->motor_work = wt.motor_work;
+    res->drive_work = wt.drive_work;
     watch_free(&wt);
   }
   free(contacts);

@@ -72,10 +72,11 @@ typedef struct simrun_result {
   double max_hold_slip;     /* the same, of motors commanded to speed 0 */
   int worst_limit, worst_motor; /* their joints, or -1 */
   double motor_work;        /* J: the motors' work over the run (watch.h) */
+  double drive_work;        /* J: the rods' work over the run (watch.h) */
   double max_gain_beyond_motor_work; /* J: the largest E - E_start - W over
-                               the steps (0 at the start), W the motors' work
-                               so far: energy the motors did not put in
-                               (driven rods' work is not counted) */
+                               the steps (0 at the start), W the motors' and
+                               rods' work so far: energy neither the motors
+                               nor the driven rods put in */
 } simrun_result;
 
 /* Runs the world; with a ground plane in the mechanism's settings, ground

@@ -31,6 +31,15 @@ static int joint_row(const rt_world_desc *desc, const rt_world *w, int j, rt_joi
   return 0;
 }
 
+/* Rod j's distance at w's poses, less its description's length (m). */
+static double rod_distance(const rt_world_desc *desc, const rt_world *w, int j) {
+  const rt_joint_desc *d = &desc->joints[j];
+  rt_pose pa, pb;
+  double c[RT_MAX_DEGREE];
+  rt_joint_eval(d, pose_of(w, d->body_a, &pa), pose_of(w, d->body_b, &pb), c, NULL);
+  return c[0];
+}
+
 /* An angle's rate does not depend on the bodies' linear velocities. */
 static int is_angle(const double J[RT_ROW_WIDTH]) {
   for (int s = 0; s < RT_ROW_SIDES; s++)
@@ -50,16 +59,28 @@ int watch_init(watch *wt, const rt_world_desc *desc, const rt_world *w) {
     nlimit += row.kind == RT_ROW_LIMIT;
     nmotor += row.kind == RT_ROW_MOTOR;
   }
+  int nrod = 0;
+  for (int j = 0; j < desc->njoint; j++) nrod += desc->joints[j].type == RT_ROD;
   int *limit = malloc(sizeof *limit * (size_t)(nlimit ? nlimit : 1));
   watch_motor *motor = malloc(sizeof *motor * (size_t)(nmotor ? nmotor : 1));
-  if (limit == NULL || motor == NULL) {
+  watch_rod *rod = malloc(sizeof *rod * (size_t)(nrod ? nrod : 1));
+  if (limit == NULL || motor == NULL || rod == NULL) {
     free(limit);
     free(motor);
+    free(rod);
     return -1;
   }
   wt->desc = desc;
   wt->limit = limit;
   wt->motor = motor;
+  wt->rod = rod;
+  for (int j = 0; j < desc->njoint; j++)
+    if (desc->joints[j].type == RT_ROD) {
+      watch_rod *d = &wt->rod[wt->nrod++];
+      d->joint = j;
+      d->q = rod_distance(desc, w, j);
+      d->dq = 0.0; /* the rate before the first step: taken as 0 */
+    }
   for (int j = 0; j < desc->njoint; j++) {
     if (joint_row(desc, w, j, &row, J) != 0) continue;
     if (row.kind == RT_ROW_LIMIT) {
@@ -123,11 +144,19 @@ void watch_step(watch *wt, const rt_world *w) {
   }
   const double dt = rt_world_settings(w)->dt;
   for (int i = 0; i < wt->nmotor; i++) motor_step(wt, &wt->motor[i], w, dt);
+  for (int i = 0; i < wt->nrod; i++) { /* as a motor's work: impulse times the mean rate */
+    watch_rod *d = &wt->rod[i];
+    const double q = rod_distance(wt->desc, w, d->joint), dq = q - d->q;
+    wt->drive_work += rt_world_rod_impulse(w, d->joint) * (d->dq + dq) / (2.0 * dt);
+    d->q = q;
+    d->dq = dq;
+  }
 }
 
 void watch_free(watch *wt) {
   free(wt->limit);
   free(wt->motor);
+  free(wt->rod);
   memset(wt, 0, sizeof *wt);
   wt->worst_limit = wt->worst_motor = -1;
 }

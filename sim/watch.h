@@ -33,7 +33,10 @@
  * (2 dt): an impulse l that takes a coordinate of effective inertia m from
  * rate u to u' does l (u + u') / 2 = m (u'^2 - u^2) / 2 of work. It is
  * the energy the motors put in (> 0) or took out; the run checks the
- * mechanism's energy against it (simrun.h).
+ * mechanism's energy against it (simrun.h). The rods' work, drive_work
+ * (J), is the same sum over every rod with its impulse along it
+ * (rt_world_rod_impulse) and the rate of its anchors' distance: what a
+ * driven rod (a linear actuator) puts in as it extends under load.
  *
  * watch_init allocates what watch_step needs; a step allocates nothing. */
 #ifndef LDLPGS_SIM_WATCH_H
@@ -52,6 +55,12 @@ typedef struct watch_motor {
   double dq;        /* the change of q in the last step */
 } watch_motor;
 
+/* A rod's distance: |d| - its description's length (m). */
+typedef struct watch_rod {
+  int joint;
+  double q, dq; /* after the last measure; its change in the last step */
+} watch_rod;
+
 typedef struct watch {
   const rt_world_desc *desc; /* the world's description (not owned) */
   int *limit;                /* joints whose row is a limit        (nlimit) */
@@ -62,6 +71,9 @@ typedef struct watch {
   double max_motor_slip;      /* m or rad, >= 0 */
   double max_hold_slip;       /* the same, of motors commanded to speed 0 */
   double motor_work;          /* J, the motors' work so far */
+  watch_rod *rod;             /* the rods                           (nrod) */
+  int nrod;
+  double drive_work;          /* J, the rods' work so far */
   int worst_limit, worst_motor; /* joints of the two maxima; -1: none above 0 */
 } watch;
 

@@ -349,6 +349,44 @@ static void test_simrun_reports(void **state) {
   sim_free(&s);
 }
 
+/* A driven rod (a hydraulic cylinder from a fixed point) shortens at
+ * 0.1 m/s for 2 s and lifts the 10 kg weight hung on it by 0.2 m: its
+ * work is the weight's gain of potential energy (and the little kinetic
+ * energy it moves with), m g h = 19.6 J; the motors did none. */
+static const char lift_src[] =
+    "return { name = 'jack', bodies = { { name = 'weight', mass = 10, sphere = 0.1, pos = { 0, 0, -1 } } },\n"
+    "  constraints = { { name = 'cyl', type = 'rod', a = 'world', b = 'weight', anchor_a = { 0, 0, 0 },\n"
+    "                    anchor_b = { 0, 0, -1 }, speed = -0.1, lower = 0.8 } } }\n";
+
+static void test_rod_work(void **state) {
+  (void)state;
+  sim s;
+  sim_open(&s, "jack", lift_src);
+  const rt_settings set = settings_of(&s, RT_SOLVER_LDLPGS, 0);
+  rt_world *w = sim_world(&s, &set);
+  watch wt;
+  assert_int_equal(watch_init(&wt, &s.desc, w), 0);
+  assert_int_equal(wt.nrod, 1);
+  double ke0, pe0, ke, pe;
+  rt_world_energy(w, &ke0, &pe0);
+  for (int k = 0; k < 120; k++) {
+    step_ok(w);
+    watch_step(&wt, w);
+  }
+  rt_world_energy(w, &ke, &pe);
+  const double gain = ke + pe - ke0 - pe0;
+  print_message("jack: lifted by %.4g m, energy gained %.6g J, drive work %.6g J\n",
+                rt_world_joint_length(w, 0) < 1.0 ? 1.0 - rt_world_joint_length(w, 0) : 0.0, gain, wt.drive_work);
+  assert_true(fabs(gain - 10 * 9.81 * 0.2) < 0.5);
+  assert_true(fabs(wt.drive_work - gain) < 1e-2 * gain);
+  assert_true(wt.motor_work == 0.0);
+  assert_true(rt_world_rod_impulse(w, 0) < 0.0); /* it pulls its anchors together */
+  assert_true(isnan(rt_world_rod_impulse(w, 1)));
+  watch_free(&wt);
+  rt_world_destroy(w);
+  sim_free(&s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_limit_past_its_bound),
@@ -361,6 +399,7 @@ int main(void) {
       cmocka_unit_test(test_motor_spinning_is_unwrapped),
       cmocka_unit_test(test_motor_on_a_slider),
       cmocka_unit_test(test_simrun_reports),
+      cmocka_unit_test(test_rod_work),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -485,6 +485,8 @@ static void print_json(const mech *m, const rt_settings *s, const program *p, co
   json_double(&w, r->max_hold_slip);
   json_key(&w, "motor_work");
   json_double(&w, r->motor_work);
+  json_key(&w, "drive_work");
+  json_double(&w, r->drive_work);
   json_key(&w, "max_gain_beyond_motor_work");
   json_double(&w, r->max_gain_beyond_motor_work);
   json_key(&w, "us_per_step");

@@ -427,6 +427,10 @@ rt_status rt_world_set_drive(rt_world *w, int joint, double speed);
 /* Current rest length of a rod or rope (0 for other joints; NaN for an
  * index out of range). */
 double rt_world_joint_length(const rt_world *w, int joint);
+/* The impulse the last step applied along a rod, driven or not (N s;
+ * positive pushes its anchors apart); 0 for other joints; NaN for an index
+ * out of range. */
+double rt_world_rod_impulse(const rt_world *w, int joint);
 
 /*---- contacts -------------------------------------------------------------------
  * Contacts change every step and never enter the program: each is one normal
