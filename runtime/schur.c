@@ -41,7 +41,8 @@
 #define RT__SCHUR_TOLERANCE 1e-9
 #define RT__SCHUR_SWEEPS 20
 /* The active-set method runs again for friction while a bound moved by
- * more than this (m/s, times the row's diagonal of S); the sweeps finish. */
+ * more than this (m/s, times the row's diagonal of S), and the sweeps that
+ * finish friction stop at it. */
 #define RT__FRICTION_TOLERANCE 1e-5
 
 /* The rows of C: the joints' rows after the block that take part (motors,
@@ -370,11 +371,13 @@ static void refine_free(rt__schur *s, rt__rows *r, double *x) {
  * the primal active-set method: from a feasible x (0: the impulses are
  * within their bounds), solve with the bound rows held (solve_free); step
  * towards that solution until a free row meets a bound, which then holds
- * it; once the solution is feasible, free the held row whose multiplier
- * has the wrong sign (the most wrong), until none has. Each pass adds or
- * removes one row; rows start held where their impulse is at a bound (a
- * separated contact, an idle limit), so a step like the last takes one
- * pass or two. Returns the passes, negated if the cap stopped it. */
+ * it; once the solution is feasible, free the held rows whose
+ * multipliers have the wrong sign (all of them at once), until none has.
+ * Each pass holds one row or frees some; rows start held where their
+ * impulse is at a bound (a separated contact, an idle limit), so a step
+ * like the last takes one pass or two. warm: from the last call's x and
+ * rows (friction's boxes moved since). Returns the passes, negated if the
+ * cap stopped it. */
 static int active_set(rt__schur *s, rt__rows *r, double *x, int warm) {
   const int k = s->k;
   double *xn = s->xn;
@@ -476,10 +479,12 @@ static double friction_boxes(const rt__schur *s, rt__rows *r, const double *x) {
 }
 
 /* Projected Gauss-Seidel sweeps on S from x until no row changes its
- * velocity by more than RT__SCHUR_TOLERANCE, friction bounded by its
- * normal as it changes: the finish of a problem the active-set method's
- * cap stopped, or whose friction bounds moved under it. */
-static int sweeps(rt__schur *s, rt__rows *r, double *x) {
+ * velocity by more than tol, friction bounded by its normal as it
+ * changes: the finish of a problem the active-set method's cap stopped
+ * (tol RT__SCHUR_TOLERANCE), or whose friction bounds moved under it
+ * (RT__FRICTION_TOLERANCE: GS on S stalls near 1e-5 m/s there, and ran
+ * all its sweeps in a third of the car's steps at 1e-9). */
+static int sweeps(rt__schur *s, rt__rows *r, double *x, double tol) {
   const int k = s->k;
   double *y = s->y;
   memset(y, 0, sizeof *y * (size_t)k);
@@ -509,7 +514,7 @@ static int sweeps(rt__schur *s, rt__rows *r, double *x) {
       for (int m = 0; m < k; m++) y[m] += col[m] * delta;
       change = rt__most(change, fabs(delta) * diag);
     }
-    if (!(change > RT__FRICTION_TOLERANCE)) break;
+    if (!(change > tol)) break;
   }
   return sweep;
 }
@@ -541,7 +546,7 @@ int rt__schur_step(rt_world *w, rt__rows *r, double *vel) {
     for (int c = 0; c < k && !friction; c++) friction = r->normal[s->row[c]] >= 0 && s->state[c] != 3;
     if (!friction) break;
   }
-  if (capped || friction) passes += sweeps(s, r, x);
+  if (capped || friction) passes += sweeps(s, r, x, friction ? RT__FRICTION_TOLERANCE : RT__SCHUR_TOLERANCE);
   for (int c = 0; c < k; c++) {
     const int i = s->row[c];
     if (x[c] == 0.0) continue;
