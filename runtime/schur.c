@@ -39,6 +39,8 @@
 /* A row of C is settled when a sweep over S changes its velocity by less
  * than this (m/s, rad/s); and the sweeps stop after RT__SCHUR_SWEEPS. */
 #define RT__SCHUR_TOLERANCE 1e-9
+/* The most memory the coupled contacts' columns of Y and paths take. */
+#define RT__SCHUR_CONTACT_BYTES ((size_t)16 << 20)
 #define RT__SCHUR_SWEEPS 20
 /* The active-set method runs again for friction while a bound moved by
  * more than this (m/s, times the row's diagonal of S), and the sweeps that
@@ -88,7 +90,12 @@ int rt__schur_alloc(rt_world *w) {
   const int dim = p->dim, ns = p->nsbody;
   int fail = 0;
   const int joint_rows = w->nfixed_rows - dim; /* C's candidates (choose) */
-  const int contacts = w->set.max_contacts < RT_MAX_COUPLED_CONTACTS ? w->set.max_contacts : RT_MAX_COUPLED_CONTACTS;
+  int contacts = w->set.max_contacts < RT_MAX_COUPLED_CONTACTS ? w->set.max_contacts : RT_MAX_COUPLED_CONTACTS;
+  /* a contact's three columns of Y and their paths, within
+   * RT__SCHUR_CONTACT_BYTES: a mechanism of 100,000 rows couples 6
+   * contacts, not 64 (154 MB) */
+  const size_t per = 3 * ((size_t)dim * sizeof(double) + (size_t)(p->ncons + 1) * sizeof(int));
+  if ((size_t)contacts > RT__SCHUR_CONTACT_BYTES / per) contacts = (int)(RT__SCHUR_CONTACT_BYTES / per);
   s->cap = (joint_rows < RT_MAX_COUPLED_ROWS ? joint_rows : RT_MAX_COUPLED_ROWS) + 3 * contacts;
   const size_t cap = (size_t)s->cap;
   s->row = rt__alloc(cap, sizeof(int), &fail);

@@ -254,7 +254,11 @@ typedef struct rt_settings {
                             friction's bound follows the normal impulse; a
                             step with more leaves them all to the contact
                             passes; in [0, RT_MAX_COUPLED_CONTACTS]; 0: none;
-                            default 16 */
+                            default 16. The world holds columns for at most
+                            min(max_contacts, RT_MAX_COUPLED_CONTACTS) of
+                            them, fewer on a mechanism so large that they
+                            would take over 16 MiB (3 (8 dim + 4 pivots)
+                            bytes each) */
 } rt_settings;
 
 /* The largest rt_settings.refine and project. */
