@@ -4,9 +4,10 @@
  * a smaller dt or load -- starts from where the failed one did: the bodies,
  * the forces and torques waiting for the step, the rows' impulses (the warm
  * start, motor and contact impulses), the last step's contacts with their
- * impulses, the joints' lengths (driven rods change theirs), the drift fed
- * forward to the next step (stabilize.c), what the geometric stiffness
- * held at the end of the last solve (stiffness.c) and the step info.
+ * impulses, the joints' lengths (driven rods change theirs) and whether
+ * their drives stalled (rows.c), the drift fed forward to the next step
+ * (stabilize.c), what the geometric stiffness held at the end of the last
+ * solve (stiffness.c) and the step info.
  * Everything else a step writes it computes afresh each step. The buffers
  * are allocated with the world (rt__snapshot_alloc), so a step allocates
  * nothing. */
@@ -25,10 +26,11 @@ int rt__snapshot_alloc(rt_world *w, int nrow, int ncap) {
   s->prev = calloc((size_t)ncap + 1, sizeof *s->prev);
   s->prev_lambda = calloc(3 * (size_t)ncap + 1, sizeof *s->prev_lambda);
   s->length = calloc((size_t)w->njoint + 1, sizeof *s->length);
+  s->stall = calloc((size_t)w->njoint + 1, sizeof *s->stall);
   s->drift = calloc((size_t)w->dim + 1, sizeof *s->drift);
   s->gcarry = calloc((size_t)w->nsbody + 1, sizeof *s->gcarry);
-  return s->body && s->force && s->torque && s->lambda && s->prev && s->prev_lambda && s->length && s->drift &&
-                 s->gcarry
+  return s->body && s->force && s->torque && s->lambda && s->prev && s->prev_lambda && s->length && s->stall &&
+                 s->drift && s->gcarry
              ? 0
              : -1;
 }
@@ -42,6 +44,7 @@ void rt__snapshot_free(rt_world *w) {
   free(s->prev);
   free(s->prev_lambda);
   free(s->length);
+  free(s->stall);
   free(s->drift);
   free(s->gcarry);
 }
@@ -66,6 +69,7 @@ void rt__snapshot_save(rt_world *w) {
   memcpy(s->prev, w->prev, sizeof *w->prev * (size_t)w->nprev);
   memcpy(s->prev_lambda, w->prev_lambda, 3 * sizeof *w->prev_lambda * (size_t)w->nprev);
   for (int j = 0; j < w->njoint; j++) s->length[j] = w->joint[j].length;
+  memcpy(s->stall, w->drive_stall, sizeof *s->stall * (size_t)w->njoint);
   memcpy(s->drift, w->drift, sizeof *s->drift * (size_t)w->dim);
   memcpy(s->gcarry, w->gcarry, sizeof *s->gcarry * (size_t)w->nsbody);
   s->info = w->info;
@@ -83,6 +87,7 @@ void rt__snapshot_restore(rt_world *w) {
   memcpy(w->prev, s->prev, sizeof *w->prev * (size_t)s->nprev);
   memcpy(w->prev_lambda, s->prev_lambda, 3 * sizeof *w->prev_lambda * (size_t)s->nprev);
   for (int j = 0; j < w->njoint; j++) w->joint[j].length = s->length[j];
+  memcpy(w->drive_stall, s->stall, sizeof *s->stall * (size_t)w->njoint);
   memcpy(w->drift, s->drift, sizeof *s->drift * (size_t)w->dim);
   memcpy(w->gcarry, s->gcarry, sizeof *s->gcarry * (size_t)w->nsbody);
   w->info = s->info;

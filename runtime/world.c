@@ -201,6 +201,7 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
   w->joint_cons = rt__alloc((size_t)w->njoint, sizeof(int), &nomem);
   w->eq_joint = rt__alloc((size_t)w->njoint, sizeof(int), &nomem);
   w->drive_rate = rt__alloc((size_t)w->njoint, sizeof(double), &nomem);
+  w->drive_stall = rt__alloc((size_t)w->njoint, sizeof(unsigned char), &nomem);
   w->inv_mass = rt__alloc((size_t)w->nsbody, sizeof(double), &nomem);
   w->inv_inertia = rt__alloc(9 * (size_t)w->nsbody, sizeof(double), &nomem);
   w->vel = rt__alloc(6 * (size_t)w->nsbody, sizeof(double), &nomem);
@@ -320,8 +321,8 @@ void rt_world_destroy(rt_world *w) {
                   w->inv_mass,  w->inv_inertia, w->vel, r->a,      r->b,     r->J,         r->WJ,
                   r->rhs,       r->inv_diag, r->lambda, r->lo,     r->hi,    w->c,         w->r,
                   w->work,      w->temp,     w->x,      r->normal, r->mu, r->soft, w->contact,   w->prev,
-                  w->prev_lambda, w->drive_rate, w->shift, w->eq_joint, w->pose_before, w->assembly.block,
-                  w->assembly.zero_off, w->assembly.zero_len, w->worker.J, w->worker.WJ, w->worker.c,
+                  w->prev_lambda, w->drive_rate, w->drive_stall, w->shift, w->eq_joint, w->pose_before,
+                  w->assembly.block, w->assembly.zero_off, w->assembly.zero_len, w->worker.J, w->worker.WJ, w->worker.c,
                   w->worker.inv_mass, w->worker.inv_inertia, w->worker.body, w->worker.pose, w->view,
                   w->bdreg, w->bx, w->bs, w->bu, w->bbuf,
                   w->prows.rhs, w->prows.inv_diag, w->prows.lambda, w->prows.lo, w->prows.hi,
@@ -402,8 +403,14 @@ rt_status rt_world_set_drive(rt_world *w, int joint, double speed) {
   if (joint < 0 || joint >= w->njoint || w->joint[joint].type != RT_ROD || !isfinite(speed)) return RT_ERR_INPUT;
   const rt_joint_desc *j = &w->joint[joint];
   if (speed != 0 && !rt__validate_drive_bounds(j->length, j->lower, j->upper)) return RT_ERR_INPUT;
+  if (speed != j->speed) w->drive_stall[joint] = 0;
   w->joint[joint].speed = speed;
   return RT_OK;
+}
+
+int rt_world_drive_stalled(const rt_world *w, int joint) {
+  if (joint < 0 || joint >= w->njoint) return -1;
+  return w->joint[joint].type == RT_ROD && w->drive_stall[joint];
 }
 
 double rt_world_joint_length(const rt_world *w, int joint) {

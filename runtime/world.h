@@ -123,6 +123,7 @@ typedef struct rt__snapshot {
   rt_contact *prev;        /* last step's contacts, with */
   double *prev_lambda;     /* their impulses (3 each) */
   double *length;          /* every joint's length */
+  unsigned char *stall;    /* driven rods: stalled (w->drive_stall) */
   double *drift;           /* the equality rows' drift (dim) */
   double *gcarry;          /* 1 per solver body */
   rt_step_info info;
@@ -142,6 +143,7 @@ struct rt_world {
   int *joint_cons;         /* equality joints: their solver constraint; -1 */
   int *eq_joint;           /* the k-th equality joint (program's cons_joint) */
   double *drive_rate;      /* driven rods: d length / dt this step */
+  unsigned char *drive_stall; /* driven rods: 1 while the drive is stalled */
   /* solver bodies */
   int nsbody;
   double *inv_mass, *inv_inertia; /* 1 and 9 per solver body */

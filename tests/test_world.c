@@ -1236,6 +1236,77 @@ static void test_driven_rod_follows_drive(void **state) {
   sim_free(&s);
 }
 
+/* A driven rod pushed past its reach: an arm on a ball joint at the origin,
+ * the rod from the world at (-1, 0, 0) to the arm's end at (1, 0, 0),
+ * already in line with the ball joint (2 m, all the two allow), and driven
+ * longer; gravity along the line presses the arm on both. Before drives
+ * stalled the drive pushed on every step: the ball joint was 0.5 m open
+ * after 10 s and the arm had gained 4.9 J, as much as it had. Now the drive
+ * stalls in its third step, 1.7 mm past the reach (what it pushed the ball
+ * open by), the rod yields to the ball until the two meet (the error
+ * halves every step), the arm keeps no energy of the push, and a new speed
+ * starts the drive again. The impulses the push left in the rod and the
+ * ball, equal and opposite (2.6e5 N s, which moves nothing), stay in the
+ * warm start but grow no more: they grew by 1e5 N s a step while the drive
+ * pushed. */
+static void test_driven_rod_past_reach_stalls(void **state) {
+  (void)state;
+  sim s;
+  sim_open(&s, "reach.lua",
+           "return { name = 'reach', settings = { gravity = { -9.81, 0, 0 } },\n"
+           "  bodies = { { name = 'arm', mass = 1, box = { 1, 0.1, 0.1 }, pos = { 0.5, 0, 0 } } },\n"
+           "  constraints = {\n"
+           "    { name = 'pivot', type = 'ball', a = 'world', b = 'arm', anchor = { 0, 0, 0 } },\n"
+           "    { name = 'strut', type = 'rod', a = 'world', b = 'arm', anchor_a = { -1, 0, 0 },\n"
+           "      anchor_b = { 1, 0, 0 }, speed = 0.1, lower = 1 } } }\n");
+  const int rod = find_joint(&s, "strut");
+  rt_world *w = sim_world(&s, &s.set);
+  const double dt = s.set.dt;
+  assert_int_equal(rt_world_drive_stalled(w, rod), 0);
+  assert_int_equal(rt_world_drive_stalled(w, find_joint(&s, "pivot")), 0);
+  assert_int_equal(rt_world_drive_stalled(w, -1), -1);
+  double ke, pe;
+  rt_world_energy(w, &ke, &pe);
+  const double e0 = ke + pe;
+  double most = e0, settled = 0.0, late_lo = INFINITY, late_hi = 0.0, max_err = 0.0, pos = 0.0, ang;
+  int stalled = -1;
+  for (int k = 0; k < 600; k++) {
+    assert_int_equal(rt_world_step(w), RT_OK);
+    if (stalled < 0 && rt_world_drive_stalled(w, rod)) stalled = k;
+    rt_world_energy(w, &ke, &pe);
+    most = fmax(most, ke + pe);
+    const double impulse = fabs(rt_world_rod_impulse(w, rod));
+    if (k == 59) settled = impulse;
+    if (k >= 60) {
+      late_lo = fmin(late_lo, impulse);
+      late_hi = fmax(late_hi, impulse);
+    }
+    rt_world_max_error(w, &pos, &ang);
+    max_err = fmax(max_err, pos);
+  }
+  print_message("driven rod past its reach: stalled at step %d, length %.9g m, rod impulse after 1 s %.6g N s, "
+                "then within [%.6g, %.6g]; joint error %.3g m (final %.3g), energy %.6g J -> %.6g J (largest %.6g J)\n",
+                stalled, rt_world_joint_length(w, rod), settled, late_lo, late_hi, max_err, pos, e0, ke + pe, most);
+  assert_true(stalled >= 0 && stalled < 5);
+  assert_int_equal(rt_world_drive_stalled(w, rod), 1);
+  assert_true(fabs(rt_world_joint_length(w, rod) - 2.0) < 1e-9);
+  assert_true(max_err <= 2.0 * 0.1 * dt);
+  assert_true(pos < 1e-9);
+  assert_true(late_hi <= settled * (1 + 1e-3) && late_lo >= settled * (1 - 1e-3));
+  assert_true(most - e0 <= 9.81 * 2.0 * 0.1 * dt); /* at most the work of two steps of the drive */
+  assert_true(ke + pe <= e0 + 1e-9);
+  assert_int_equal(rt_world_set_drive(w, rod, 0.1), RT_OK); /* the same command: still stalled */
+  assert_int_equal(rt_world_drive_stalled(w, rod), 1);
+  assert_int_equal(rt_world_set_drive(w, rod, -0.1), RT_OK); /* a new one: it runs again */
+  assert_int_equal(rt_world_drive_stalled(w, rod), 0);
+  const double before = rt_world_joint_length(w, rod);
+  assert_int_equal(rt_world_step(w), RT_OK);
+  assert_int_equal(rt_world_drive_stalled(w, rod), 0);
+  assert_true(rt_world_joint_length(w, rod) < before);
+  rt_world_destroy(w);
+  sim_free(&s);
+}
+
 /* A box dropped from 0.3 m onto the ground plane comes to rest on it. */
 static void test_box_comes_to_rest_on_ground(void **state) {
   (void)state;
@@ -1291,6 +1362,7 @@ int main(void) {
       cmocka_unit_test(test_create_refuses_foreign_program),
       cmocka_unit_test(test_motor_reaches_target),
       cmocka_unit_test(test_driven_rod_follows_drive),
+      cmocka_unit_test(test_driven_rod_past_reach_stalls),
       cmocka_unit_test(test_box_comes_to_rest_on_ground),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

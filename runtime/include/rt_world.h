@@ -424,10 +424,16 @@ double rt_world_motor_speed(const rt_world *w, int joint);
 double rt_world_motor_impulse(const rt_world *w, int joint);
 /* A driven rod (a linear actuator: an equality row, solved with the rest of
  * H): its length changes by speed * dt at the start of every step, within
- * [lower, upper] of its description. Returns RT_ERR_INPUT if joint is not a
+ * [lower, upper] of its description. A drive whose rod starts a step more
+ * than speed * dt short of its length (the mechanism does not allow the
+ * length) stalls: it stops, and holds the length the rod has, until its
+ * speed is set to another value here. Returns RT_ERR_INPUT if joint is not a
  * rod, speed is not finite, or speed != 0 and the rod's bounds are not
  * 0 <= lower <= length <= upper. */
 rt_status rt_world_set_drive(rt_world *w, int joint, double speed);
+/* 1 if joint is a driven rod whose drive has stalled (rt_world_set_drive),
+ * else 0 (-1 for an index out of range). */
+int rt_world_drive_stalled(const rt_world *w, int joint);
 /* Current rest length of a rod or rope (0 for other joints; NaN for an
  * index out of range). */
 double rt_world_joint_length(const rt_world *w, int joint);
