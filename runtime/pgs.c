@@ -132,20 +132,35 @@ double rt__pgs_row_velocity(const rt__rows *r, int i, const double *vel) {
  * its residual. */
 /* Returns the change of the row's velocity the row made, |delta lambda| /
  * inv_diag (0 for an inert row). */
-static double sweep_row(rt__rows *r, int i, double *va, double *vb) {
-  const double id = r->inv_diag[i];
-  if (id == 0.0) return 0.0;
-  const double jv = row_dot(r->J + 12 * (size_t)i, va, vb);
-  const double old = r->lambda[i];
+/* Row i's impulse after its update from J v = jv (inv_diag != 0), within
+ * its bounds, which it leaves in *lo and *hi (a friction row's: mu times
+ * its normal's impulse as it is now). */
+PGS_INLINE double row_update(const rt__rows *r, int i, double jv, double *lo, double *hi) {
+  const double id = r->inv_diag[i], old = r->lambda[i];
   double l = old + (r->rhs[i] - jv) * id;
+  *lo = r->lo[i];
+  *hi = r->hi[i];
   if (r->normal[i] >= 0) {
-    r->hi[i] = r->mu[i] * r->lambda[r->normal[i]];
-    r->lo[i] = -r->hi[i];
+    *hi = r->mu[i] * r->lambda[r->normal[i]];
+    *lo = -*hi;
   } else if (r->normal[i] == RT__ROW_SOFT) {
     l -= r->soft[i] * old * id;
   }
-  if (l < r->lo[i]) l = r->lo[i];
-  if (l > r->hi[i]) l = r->hi[i];
+  if (l < *lo) l = *lo;
+  if (l > *hi) l = *hi;
+  return l;
+}
+
+static double sweep_row(rt__rows *r, int i, double *va, double *vb) {
+  const double id = r->inv_diag[i];
+  if (id == 0.0) return 0.0;
+  const double old = r->lambda[i];
+  double lo, hi;
+  const double l = row_update(r, i, row_dot(r->J + 12 * (size_t)i, va, vb), &lo, &hi);
+  if (r->normal[i] >= 0) {
+    r->lo[i] = lo;
+    r->hi[i] = hi;
+  }
   r->lambda[i] = l;
   row_axpy(r->WJ + 12 * (size_t)i, l - old, va, vb);
   return fabs(l - old) / id;
@@ -156,16 +171,8 @@ static double sweep_row(rt__rows *r, int i, double *va, double *vb) {
 double rt__pgs_row_change(const rt__rows *r, int i, const double *vel) {
   const double id = r->inv_diag[i];
   if (id == 0.0) return 0.0;
-  const double old = r->lambda[i];
-  double l = old + (r->rhs[i] - rt__pgs_row_velocity(r, i, vel)) * id, lo = r->lo[i], hi = r->hi[i];
-  if (r->normal[i] >= 0) {
-    hi = r->mu[i] * r->lambda[r->normal[i]];
-    lo = -hi;
-  } else if (r->normal[i] == RT__ROW_SOFT) {
-    l -= r->soft[i] * old * id;
-  }
-  l = l < lo ? lo : l > hi ? hi : l;
-  return fabs(l - old) / id;
+  double lo, hi;
+  return fabs(row_update(r, i, rt__pgs_row_velocity(r, i, vel), &lo, &hi) - r->lambda[i]) / id;
 }
 
 /* A run: rows [s, e) on the same two sides and their velocities; fast: both
