@@ -234,16 +234,12 @@ PGS_INLINE double general_row(rt__rows *r, int i, vel6 *va, vel6 *vb, int sa, in
   if (sa) jv = dot6(j, *va, jv);
   if (sb) jv = dot6(j + 6, *vb, jv);
   const double old = r->lambda[i];
-  double l = old + (r->rhs[i] - jv) * id;
-  const int nr = r->normal[i];
-  if (nr >= 0) {
-    r->hi[i] = r->mu[i] * r->lambda[nr];
-    r->lo[i] = -r->hi[i];
-  } else if (nr == RT__ROW_SOFT) {
-    l -= r->soft[i] * old * id;
+  double lo, hi;
+  const double l = row_update(r, i, jv, &lo, &hi);
+  if (r->normal[i] >= 0) {
+    r->lo[i] = lo;
+    r->hi[i] = hi;
   }
-  if (l < r->lo[i]) l = r->lo[i];
-  if (l > r->hi[i]) l = r->hi[i];
   r->lambda[i] = l;
   const double dl = l - old;
   const pgs_v2 d = {dl, dl};
