@@ -77,6 +77,16 @@ static void decade_label(FILE *out, double x, double y, int d) {
           x, y, d);
 }
 
+/* The SVG element, its white background and the title centred on top. */
+static void open_svg(FILE *out, int width, int height, const char *title) {
+  fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" "
+               "font-size=\"12\">\n", width, height);
+  fprintf(out, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", width, height);
+  fprintf(out, "<text x=\"%d\" y=\"22\" font-size=\"15\" text-anchor=\"middle\">", width / 2);
+  escaped(out, title);
+  fputs("</text>\n", out);
+}
+
 /* Round ticks on the x axis from lo to hi (pw x ph plot area at LEFT,
  * TOP), with their grid lines and labels; x is drawn at
  * LEFT + (x - lo) * num / den. */
@@ -127,12 +137,7 @@ void svgplot_write(FILE *out, const char *title, const char *xlabel, const char 
   const double pw = W - LEFT - RIGHT, ph = H - TOP - BOTTOM, xmax = n * dx > 0 ? n * dx : 1.0;
 #define PX(x) (LEFT + pw * (x) / xmax)
 #define PY(d) (TOP + ph * (1.0 - ((d) - dlo) / (double)(dhi - dlo)))
-  fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" "
-               "font-size=\"12\">\n", W, H);
-  fprintf(out, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", W, H);
-  fprintf(out, "<text x=\"%d\" y=\"22\" font-size=\"15\" text-anchor=\"middle\">", W / 2);
-  escaped(out, title);
-  fputs("</text>\n", out);
+  open_svg(out, W, H, title);
   /* y: decades (grid line, tick, label where it fits), minor ticks 2..9 */
   const double per_decade = ph / (dhi - dlo);
   const int every = svgplot_decade_every(per_decade);
@@ -215,12 +220,7 @@ void svgplot_paths(FILE *out, const char *title, const char *xlabel, const char 
   widen(&ylo, &yhi, ph / scale);
 #define PX(x) (LEFT + ((x) - xlo) * scale)
 #define PY(y) (TOP + ph - ((y) - ylo) * scale)
-  fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" "
-               "font-size=\"12\">\n", width, height);
-  fprintf(out, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", width, height);
-  fprintf(out, "<text x=\"%d\" y=\"22\" font-size=\"15\" text-anchor=\"middle\">", width / 2);
-  escaped(out, title);
-  fputs("</text>\n", out);
+  open_svg(out, width, height, title);
   x_ticks(out, xlo, xhi, pw, ph, scale, 1.0);
   /* y ticks spaced as x ticks are (by their labels' width): more room than
    * a label's height needs, and the same steps on both axes */
