@@ -110,6 +110,7 @@ int rt__schur_alloc(rt_world *w) {
   s->z = rt__alloc(cap, sizeof(double), &fail);
   s->state = rt__alloc(cap, sizeof(int), &fail);
   s->free = rt__alloc(cap, sizeof(int), &fail);
+  s->nz = rt__alloc(cap, sizeof(int), &fail);
   s->dl = rt__alloc((size_t)w->nfixed_rows + 3 * (size_t)contacts, sizeof(double), &fail);
   s->Y = rt__alloc(cap * (size_t)dim, sizeof(double), &fail);
   s->path = rt__alloc(cap * (size_t)(p->ncons + 1), sizeof(int), &fail);
@@ -139,7 +140,7 @@ int rt__schur_alloc(rt_world *w) {
 }
 
 void rt__schur_free(rt__schur *s) {
-  void *ptrs[] = {s->row, s->S, s->M, s->reg, s->y, s->res, s->b, s->xs, s->xn, s->z, s->state, s->free, s->dl,
+  void *ptrs[] = {s->row, s->S, s->M, s->reg, s->y, s->res, s->b, s->xs, s->xn, s->z, s->state, s->free, s->nz, s->dl,
                   s->Y, s->path, s->D, s->yd, s->at, s->adj_adr, s->adj};
   for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
 }
@@ -293,6 +294,17 @@ static void chol_solve(const double *M, int n, int ld, double *z) {
   }
 }
 
+/* The rows c of C with x[c] != 0 into s->nz, only the held ones if held;
+ * returns how many. Sums over C's rows of products with x skip the others:
+ * a product with a zero adds nothing (the rows out, at 0, are many: a
+ * friction row under a normal that pushes nothing). */
+static int nonzero(rt__schur *s, const double *x, int held) {
+  int n = 0;
+  for (int c = 0; c < s->k; c++)
+    if (x[c] != 0.0 && (!held || s->state[c] != 0)) s->nz[n++] = c;
+  return n;
+}
+
 /* The free rows F are s->free[0, nfree) in the order they were freed, and
  * the rows [0, nfact) of s->M (k apart) hold the Cholesky factor of A_FF
  * for their first nfact: a row freed is appended, and only it needs
@@ -338,11 +350,11 @@ static void solve_free(rt__schur *s, double *x) {
     mj[j] = sqrt(d > floor ? d : floor);
   }
   s->nfact = nf;
+  const int nh = nonzero(s, x, 1);
   for (int a = 0; a < nf; a++) {
     const double *sa = s->S + (size_t)f[a] * (size_t)k;
     double rhs = s->b[f[a]];
-    for (int c = 0; c < k; c++)
-      if (s->state[c] != 0) rhs -= sa[c] * x[c]; /* c != f[a]: off the diagonal */
+    for (int h = 0; h < nh; h++) rhs -= sa[s->nz[h]] * x[s->nz[h]]; /* held: off the diagonal */
     z[a] = rhs;
   }
   chol_solve(M, nf, k, z);
@@ -360,11 +372,12 @@ static void refine_free(rt__schur *s, rt__rows *r, double *x) {
   const int *f = s->free;
   double *z = s->z;
   for (int pass = 0; pass < 2; pass++) {
+    const int nx = nonzero(s, x, 0);
     for (int a = 0; a < nf; a++) {
       const int c = f[a], i = s->row[c];
       double g = s->b[c] - (r->normal[i] == RT__ROW_SOFT ? r->soft[i] * x[c] : 0.0);
       const double *row = s->S + (size_t)c * (size_t)k;
-      for (int m = 0; m < k; m++) g -= row[m] * x[m];
+      for (int t = 0; t < nx; t++) g -= row[s->nz[t]] * x[s->nz[t]];
       z[a] = g;
     }
     chol_solve(s->M, nf, k, z);
@@ -442,10 +455,11 @@ static int active_set(rt__schur *s, rt__rows *r, double *x, int warm) {
      * (A x - b) points into its box would lower the objective if freed;
      * all such rows are freed at once */
     int freed = 0;
+    const int nx = nonzero(s, x, 0);
     for (int c = 0; c < k; c++) {
       if (s->state[c] != 1 && s->state[c] != 2) continue;
       double g = -s->b[c];
-      for (int m = 0; m < k; m++) g += a_at(s, c, m) * x[m];
+      for (int h = 0; h < nx; h++) g += a_at(s, c, s->nz[h]) * x[s->nz[h]];
       const double wrong = s->state[c] == 1 ? -g : g; /* > 0: wants to move inwards */
       if (wrong > 1e-14 * a_at(s, c, c)) {
         free_row(s, c);
@@ -496,6 +510,7 @@ static int sweeps(rt__schur *s, rt__rows *r, double *x, double tol) {
   double *y = s->y;
   memset(y, 0, sizeof *y * (size_t)k);
   for (int c = 0; c < k; c++) { /* y = S x */
+    if (x[c] == 0.0) continue;
     const double *col = s->S + (size_t)c * (size_t)k;
     for (int m = 0; m < k; m++) y[m] += col[m] * x[c];
   }

@@ -72,6 +72,7 @@ typedef struct rt__schur {
   double *b, *xs, *xn, *z; /* cap: the active-set solve's vectors */
   double *M;       /* cap * cap: its Cholesky factor */
   int *state, *free; /* cap: 0 free, 1 at lower, 2 at upper, 3 out */
+  int *nz;         /* cap: the rows whose x is not zero (scratch) */
   int nfree, nfact; /* the active-set method's free rows (in free), and the
                       rows of their Cholesky factor in M so far */
   double *dl;      /* rows: impulses of C's rows (0 elsewhere) */
