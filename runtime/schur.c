@@ -36,6 +36,14 @@
 #include "rtmath.h"
 #include "world.h"
 
+/* The loops over a group's columns below are written for any count and
+ * called with a constant one, so the compiler unrolls them (GCC, Clang). */
+#if defined(__GNUC__) || defined(__clang__)
+#define SCHUR_INLINE static inline __attribute__((always_inline))
+#else
+#define SCHUR_INLINE static inline
+#endif
+
 /* A row of C is settled when a sweep over S changes its velocity by less
  * than this (m/s, rad/s); and the sweeps stop after RT__SCHUR_SWEEPS. */
 #define RT__SCHUR_TOLERANCE 1e-9
@@ -46,6 +54,8 @@
  * more than this (m/s, times the row's diagonal of S), and the sweeps that
  * finish friction stop at it. */
 #define RT__FRICTION_TOLERANCE 1e-5
+/* The most rows of C built together (rt__schur_build): a contact's three. */
+#define RT__SCHUR_GROUP 3
 
 /* The rows of C: the joints' rows after the block that take part (motors,
  * springs, ropes, limits near their bounds), at most coupled_rows; then
@@ -115,7 +125,7 @@ int rt__schur_alloc(rt_world *w) {
   s->Y = rt__alloc(cap * (size_t)dim, sizeof(double), &fail);
   s->path = rt__alloc(cap * (size_t)(p->ncons + 1), sizeof(int), &fail);
   s->D = rt__alloc((size_t)dim, sizeof(double), &fail);
-  s->yd = rt__alloc((size_t)dim + 1, sizeof(double), &fail);
+  s->yd = rt__alloc(RT__SCHUR_GROUP * ((size_t)dim + 1), sizeof(double), &fail);
   s->at = rt__alloc((size_t)dim + 1, sizeof(int), &fail);
   /* the equality rows on each solver body (CSR) */
   s->adj_adr = rt__alloc((size_t)ns + 1, sizeof(int), &fail);
@@ -164,36 +174,83 @@ static double coupling(const rt__rows *r, int i, int j) {
   return sum;
 }
 
-/* y = D^-1 L^-1 y with the factor in work, visiting only the pivots whose
- * rows are not all zero (the paths of y's rows to the root of the
- * elimination tree); their list into path (ending with -1). Written once
- * per precision of the factor. */
+/* y_j = D^-1 L^-1 y_j for the g columns y_j = y + j ld with the factor in
+ * work, visiting only the pivots where some y_j is not all zero (the
+ * paths of their rows to the root of the elimination tree); that list
+ * into path (ending with -1). Each column sees the operations of its own
+ * solve in their order: on a pivot only another column needs, its zeros
+ * stay zeros. Columns solved together share the loops and the factor's
+ * loads. Written once per precision of the factor. */
 #define RT__SCHUR_FORWARD(NAME, REAL)                                                                                 \
-  static void NAME(const rt_program *p, const REAL *work, double *y, int *path) {                                    \
+  SCHUR_INLINE void NAME##_g(const rt_program *p, const REAL *work, double *y, size_t ld, const int g, int *path) {  \
     for (int piv = 0; piv < p->ncons; piv++) {                                                                         \
       const int cp = p->piv_cons[piv], dp = p->cons_degree[cp];                                                       \
       double *xp = y + p->cons_row[cp];                                                                                \
       int nz = 0;                                                                                                      \
-      for (int i = 0; i < dp; i++) nz |= xp[i] != 0.0;                                                                 \
+      for (int j = 0; j < g; j++)                                                                                      \
+        for (int i = 0; i < dp; i++) nz |= xp[(size_t)j * ld + (size_t)i] != 0.0;                                     \
       if (!nz) continue;                                                                                               \
       *path++ = piv;                                                                                                   \
       const REAL *n = work + p->piv_node[piv];                                                                         \
       for (int i = 1; i < dp; i++)                                                                                     \
-        for (int m = 0; m < i; m++) xp[i] -= (double)n[i * dp + m] * xp[m];                                            \
+        for (int m = 0; m < i; m++) {                                                                                  \
+          const double nim = (double)n[i * dp + m];                                                                    \
+          for (int j = 0; j < g; j++) xp[(size_t)j * ld + (size_t)i] -= nim * xp[(size_t)j * ld + (size_t)m];         \
+        }                                                                                                              \
       for (int k = p->piv_blk_adr[piv]; k < p->piv_blk_adr[piv + 1]; k++) {                                            \
         const int cq = p->piv_cons[p->blk_piv[k]], dq = p->cons_degree[cq];                                           \
         const REAL *l = work + p->blk_off[k];                                                                          \
         double *xq = y + p->cons_row[cq];                                                                              \
         for (int r = 0; r < dq; r++)                                                                                   \
-          for (int c = 0; c < dp; c++) xq[r] -= (double)l[r * dp + c] * xp[c];                                         \
+          for (int c = 0; c < dp; c++) {                                                                               \
+            const double lrc = (double)l[r * dp + c];                                                                  \
+            for (int j = 0; j < g; j++) xq[(size_t)j * ld + (size_t)r] -= lrc * xp[(size_t)j * ld + (size_t)c];      \
+          }                                                                                                            \
       }                                                                                                                \
-      for (int i = 0; i < dp; i++) xp[i] /= (double)n[i * dp + i];                                                     \
+      for (int i = 0; i < dp; i++) {                                                                                   \
+        const double nii = (double)n[i * dp + i];                                                                      \
+        for (int j = 0; j < g; j++) xp[(size_t)j * ld + (size_t)i] /= nii;                                             \
+      }                                                                                                                \
     }                                                                                                                  \
     *path = -1;                                                                                                        \
+  }                                                                                                                    \
+  static void NAME(const rt_program *p, const REAL *work, double *y, size_t ld, int g, int *path) {                  \
+    if (g == 1)                                                                                                        \
+      NAME##_g(p, work, y, ld, 1, path);                                                                               \
+    else if (g == 2)                                                                                                   \
+      NAME##_g(p, work, y, ld, 2, path);                                                                               \
+    else                                                                                                               \
+      NAME##_g(p, work, y, ld, 3, path);                                                                               \
   }
 RT__SCHUR_FORWARD(forward_f, float)
 RT__SCHUR_FORWARD(forward_d, double)
 #undef RT__SCHUR_FORWARD
+
+/* sum[j] = sum over t < np of yd[j ld + t] ym[at[t]] for j < g (at most
+ * 3), each added in the order of t; the g sums share the gathered ym. */
+static void products(const double *yd, size_t ld, const int *at, int np, const double *ym, int g, double *sum) {
+  const double *y0 = yd, *y1 = yd + ld, *y2 = yd + 2 * ld;
+  double s0 = 0.0, s1 = 0.0, s2 = 0.0;
+  if (g == 3) {
+    for (int t = 0; t < np; t++) {
+      const double v = ym[at[t]];
+      s0 += y0[t] * v;
+      s1 += y1[t] * v;
+      s2 += y2[t] * v;
+    }
+  } else if (g == 2) {
+    for (int t = 0; t < np; t++) {
+      const double v = ym[at[t]];
+      s0 += y0[t] * v;
+      s1 += y1[t] * v;
+    }
+  } else {
+    for (int t = 0; t < np; t++) s0 += y0[t] * ym[at[t]];
+  }
+  sum[0] = s0;
+  if (g > 1) sum[1] = s1;
+  if (g > 2) sum[2] = s2;
+}
 
 /* D, the factor's diagonal, row by row. */
 static void factor_diagonal(rt_world *w) {
@@ -222,45 +279,61 @@ int rt__schur_build(rt_world *w) {
   s->k = 0;
   if (k == 0) return 0;
   factor_diagonal(w);
-  for (int c = 0; c < k; c++) {
-    const int j = s->row[c];
-    double *y = s->Y + (size_t)c * (size_t)n;
-    memset(y, 0, sizeof *y * (size_t)n);
-    for (int side = 0; side < 2; side++) {
-      const int b = side ? r->b[j] : r->a[j];
-      if (b == RT_WORLD || (side && b == r->a[j])) continue;
-      for (int t = s->adj_adr[b]; t < s->adj_adr[b + 1]; t++) {
-        const int e = s->adj[t];
-        if (y[e] == 0.0) y[e] = coupling(r, e, j);
+  for (int c0 = 0; c0 < k;) {
+    /* a group: rows of C on the same two bodies (a contact's three), whose
+     * columns of Y start on the same equality rows and share their path */
+    int g = 1;
+    while (g < RT__SCHUR_GROUP && c0 + g < k && r->a[s->row[c0 + g]] == r->a[s->row[c0]] &&
+           r->b[s->row[c0 + g]] == r->b[s->row[c0]])
+      g++;
+    for (int c = c0; c < c0 + g; c++) {
+      const int j = s->row[c];
+      double *y = s->Y + (size_t)c * (size_t)n;
+      memset(y, 0, sizeof *y * (size_t)n);
+      for (int side = 0; side < 2; side++) {
+        const int b = side ? r->b[j] : r->a[j];
+        if (b == RT_WORLD || (side && b == r->a[j])) continue;
+        for (int t = s->adj_adr[b]; t < s->adj_adr[b + 1]; t++) {
+          const int e = s->adj[t];
+          if (y[e] == 0.0) y[e] = coupling(r, e, j);
+        }
       }
     }
+    double *y0 = s->Y + (size_t)c0 * (size_t)n;
+    int *path = s->path + (size_t)c0 * (size_t)stride;
     if (p->precision == RT_FLOAT)
-      forward_f(p, w->work, y, s->path + (size_t)c * (size_t)stride);
+      forward_f(p, w->work, y0, (size_t)n, g, path);
     else
-      forward_d(p, w->work, y, s->path + (size_t)c * (size_t)stride);
-  }
-  for (int c = 0; c < k; c++) {
-    /* y_c D on the rows of y_c's path, gathered: y_m is zero off its own */
-    const double *yc = s->Y + (size_t)c * (size_t)n;
+      forward_d(p, w->work, y0, (size_t)n, g, path);
+    /* y_c D on the rows of the group's path, gathered (y_c is zero off it,
+     * and so is y_m off its own: a product off either adds nothing) */
     int np = 0;
-    for (const int *q = s->path + (size_t)c * (size_t)stride; *q >= 0; q++) {
+    for (const int *q = path; *q >= 0; q++) {
       const int cp = p->piv_cons[*q], row0 = p->cons_row[cp];
       for (int i = row0; i < row0 + p->cons_degree[cp]; i++) {
-        s->at[np] = i;
-        s->yd[np++] = yc[i] * s->D[i];
+        for (int j = 0; j < g; j++) s->yd[(size_t)j * (size_t)(n + 1) + (size_t)np] = y0[(size_t)j * (size_t)n + (size_t)i] * s->D[i];
+        s->at[np++] = i;
       }
     }
-    for (int m = 0; m <= c; m++) {
+    /* S_cm = A_cm - y_c^T D y_m for m <= c */
+    for (int m = 0; m < c0 + g; m++) {
       const double *ym = s->Y + (size_t)m * (size_t)n;
-      double sum = 0.0;
-      for (int t = 0; t < np; t++) sum += s->yd[t] * ym[s->at[t]];
-      const double v = coupling(r, s->row[c], s->row[m]) - sum;
-      s->S[(size_t)c * (size_t)k + (size_t)m] = s->S[(size_t)m * (size_t)k + (size_t)c] = v;
+      const int j0 = m > c0 ? m - c0 : 0;
+      double sum[RT__SCHUR_GROUP];
+      products(s->yd + (size_t)j0 * (size_t)(n + 1), (size_t)(n + 1), s->at, np, ym, g - j0, sum + j0);
+      for (int j = j0; j < g; j++) {
+        const int c = c0 + j;
+        const double v = coupling(r, s->row[c], s->row[m]) - sum[j];
+        s->S[(size_t)c * (size_t)k + (size_t)m] = s->S[(size_t)m * (size_t)k + (size_t)c] = v;
+      }
     }
-    /* the row's own regularization and compliance, as its PGS diagonal has
-     * them: 1 / inv_diag = (1 + epsilon) J W J^T + gamma */
-    const int i = s->row[c];
-    s->reg[c] = 1.0 / r->inv_diag[i] - coupling(r, i, i);
+    for (int c = c0; c < c0 + g; c++) {
+      /* the row's own regularization and compliance, as its PGS diagonal
+       * has them: 1 / inv_diag = (1 + epsilon) J W J^T + gamma */
+      const int i = s->row[c];
+      s->reg[c] = 1.0 / r->inv_diag[i] - coupling(r, i, i);
+    }
+    c0 += g;
   }
   s->k = k;
   return k;

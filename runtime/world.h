@@ -79,7 +79,8 @@ typedef struct rt__schur {
   double *Y;       /* cap * dim: D^-1 L^-1 A_Ec for each row c of C */
   int *path;       /* cap * (ncons + 1): the pivots each column touched, -1 ended */
   double *D;       /* dim: the factor's diagonal */
-  double *yd;      /* dim: y_c D on y_c's path (rt__schur_build) */
+  double *yd;      /* RT__SCHUR_GROUP * dim: y_c D on y_c's path, for each
+                      row c of a group (rt__schur_build) */
   int *at;         /* dim: the rows of that path */
   int *adj_adr, *adj; /* the equality rows on each solver body (CSR, nsbody + 1) */
 } rt__schur;
