@@ -381,12 +381,40 @@ static int nonzero(rt__schur *s, const double *x, int held) {
 /* The free rows F are s->free[0, nfree) in the order they were freed, and
  * the rows [0, nfact) of s->M (k apart) hold the Cholesky factor of A_FF
  * for their first nfact: a row freed is appended, and only it needs
- * factoring (row j of L depends on rows 0..j alone); a row held from
- * position p on invalidates the rows from p. A pass of the active-set
- * method so costs O(|F|^2) per row it adds, not a factorization. */
+ * factoring (row j of L depends on rows 0..j alone); a row held at
+ * position p is taken out of the factor (drop_factor_row). A pass of the
+ * active-set method so costs O(|F|^2) per row it adds or holds, not a
+ * factorization. */
 static void free_row(rt__schur *s, int c) {
   s->state[c] = 0;
   s->free[s->nfree++] = c;
+}
+
+/* Takes row and column p out of the factor L of rows [0, nfact) of M.
+ * The rows after p move up one without their column p, x; the block of A
+ * they form is L_22 L_22^T + x x^T, so their factor is L_22's rank-one
+ * update by x (rotations, O((nfact - p)^2)) instead of a new one. */
+static void drop_factor_row(rt__schur *s, int p) {
+  const int k = s->k, n = s->nfact;
+  double *M = s->M, *x = s->z;
+  for (int j = p + 1; j < n; j++) {
+    const double *from = M + (size_t)j * (size_t)k;
+    double *to = M + (size_t)(j - 1) * (size_t)k;
+    x[j - 1] = from[p];
+    memmove(to, from, sizeof *to * (size_t)p);
+    memmove(to + p, from + p + 1, sizeof *to * (size_t)(j - p));
+  }
+  for (int i = p; i < n - 1; i++) {
+    double *mi = M + (size_t)i * (size_t)k;
+    const double d = mi[i], r = sqrt(d * d + x[i] * x[i]), c = r / d, sn = x[i] / d;
+    mi[i] = r;
+    for (int j = i + 1; j < n - 1; j++) {
+      double *lji = M + (size_t)j * (size_t)k + (size_t)i;
+      *lji = (*lji + sn * x[j]) / c;
+      x[j] = c * x[j] - sn * *lji;
+    }
+  }
+  s->nfact = n - 1;
 }
 
 static void hold_row(rt__schur *s, int c, int state) {
@@ -395,7 +423,7 @@ static void hold_row(rt__schur *s, int c, int state) {
   while (s->free[p] != c) p++;
   memmove(s->free + p, s->free + p + 1, sizeof *s->free * (size_t)(s->nfree - p - 1));
   s->nfree--;
-  if (p < s->nfact) s->nfact = p;
+  if (p < s->nfact) drop_factor_row(s, p);
 }
 
 /* Solves A_FF x_F = b_F - A_FC x_C for the free rows F (state 0), the
