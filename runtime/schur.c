@@ -354,16 +354,19 @@ static double a_at(const rt__schur *s, int i, int j) {
 }
 
 /* z = (L L^T)^-1 z with the Cholesky factor L (lower triangle of M, n x n,
- * rows ld apart). */
+ * rows ld apart). Both solves by columns: once z_i is known it is taken
+ * from every z_m it enters, updates independent of each other, where a
+ * row's dot product would be a chain of dependent additions (the solves
+ * ran at a third of the speed). */
 static void chol_solve(const double *M, int n, int ld, double *z) {
   for (int i = 0; i < n; i++) {
-    const double *mi = M + (size_t)i * (size_t)ld;
-    for (int m = 0; m < i; m++) z[i] -= mi[m] * z[m];
-    z[i] /= mi[i];
+    const double zi = z[i] /= M[(size_t)i * (size_t)ld + (size_t)i];
+    for (int m = i + 1; m < n; m++) z[m] -= M[(size_t)m * (size_t)ld + (size_t)i] * zi;
   }
   for (int i = n - 1; i >= 0; i--) {
-    for (int m = i + 1; m < n; m++) z[i] -= M[(size_t)m * (size_t)ld + (size_t)i] * z[m];
-    z[i] /= M[(size_t)i * (size_t)ld + (size_t)i];
+    const double *mi = M + (size_t)i * (size_t)ld;
+    const double zi = z[i] /= mi[i];
+    for (int m = 0; m < i; m++) z[m] -= mi[m] * zi;
   }
 }
 
