@@ -381,6 +381,17 @@ static int nonzero(rt__schur *s, const double *x, int held) {
   return n;
 }
 
+/* z[a] -= sum of S_fc x_c over the n rows c in s->nz, for each free row
+ * f = s->free[a]: by columns (S is symmetric), so the free rows' sums are
+ * independent of each other, each still added in the order of s->nz. */
+static void take_products(const rt__schur *s, const double *x, int n, double *z) {
+  for (int t = 0; t < n; t++) {
+    const int c = s->nz[t];
+    const double *sc = s->S + (size_t)c * (size_t)s->k, xc = x[c];
+    for (int a = 0; a < s->nfree; a++) z[a] -= sc[s->free[a]] * xc;
+  }
+}
+
 /* The free rows F are s->free[0, nfree) in the order they were freed, and
  * the rows [0, nfact) of s->M (k apart) hold the Cholesky factor of A_FF
  * for their first nfact: a row freed is appended, and only it needs
@@ -454,13 +465,8 @@ static void solve_free(rt__schur *s, double *x) {
     mj[j] = sqrt(d > floor ? d : floor);
   }
   s->nfact = nf;
-  const int nh = nonzero(s, x, 1);
-  for (int a = 0; a < nf; a++) {
-    const double *sa = s->S + (size_t)f[a] * (size_t)k;
-    double rhs = s->b[f[a]];
-    for (int h = 0; h < nh; h++) rhs -= sa[s->nz[h]] * x[s->nz[h]]; /* held: off the diagonal */
-    z[a] = rhs;
-  }
+  for (int a = 0; a < nf; a++) z[a] = s->b[f[a]];
+  take_products(s, x, nonzero(s, x, 1), z); /* held: off the diagonal */
   chol_solve(M, nf, k, z);
   for (int a = 0; a < nf; a++) x[f[a]] = z[a];
 }
@@ -476,14 +482,11 @@ static void refine_free(rt__schur *s, rt__rows *r, double *x) {
   const int *f = s->free;
   double *z = s->z;
   for (int pass = 0; pass < 2; pass++) {
-    const int nx = nonzero(s, x, 0);
     for (int a = 0; a < nf; a++) {
-      const int c = f[a], i = s->row[c];
-      double g = s->b[c] - (r->normal[i] == RT__ROW_SOFT ? r->soft[i] * x[c] : 0.0);
-      const double *row = s->S + (size_t)c * (size_t)k;
-      for (int t = 0; t < nx; t++) g -= row[s->nz[t]] * x[s->nz[t]];
-      z[a] = g;
+      const int i = s->row[f[a]];
+      z[a] = s->b[f[a]] - (r->normal[i] == RT__ROW_SOFT ? r->soft[i] * x[f[a]] : 0.0);
     }
+    take_products(s, x, nonzero(s, x, 0), z);
     chol_solve(s->M, nf, k, z);
     for (int a = 0; a < nf; a++) x[f[a]] += z[a];
   }
