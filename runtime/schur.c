@@ -181,40 +181,53 @@ static double coupling(const rt__rows *r, int i, int j) {
  * solve in their order: on a pivot only another column needs, its zeros
  * stay zeros. Columns solved together share the loops and the factor's
  * loads. Written once per precision of the factor. */
-#define RT__SCHUR_FORWARD(NAME, REAL)                                                                                 \
-  SCHUR_INLINE void NAME##_g(const rt_program *p, const REAL *work, double *y, size_t ld, const int g, int *path) {  \
+#define RT__SCHUR_FORWARD(NAME, REAL)                                                                                  \
+  /* xq_j -= l v_j for a block l (dq x dp) and the pivot's values v_j */                                               \
+  SCHUR_INLINE void NAME##_block(const REAL *l, int dq, const int dp, const int g, double (*v)[RT_MAX_DEGREE],   \
+                                 double *xq, size_t ld) {                                                              \
+    for (int r = 0; r < dq; r++)                                                                                       \
+      for (int j = 0; j < g; j++) {                                                                                    \
+        double acc = xq[(size_t)j * ld + (size_t)r];                                                                   \
+        for (int c = 0; c < dp; c++) acc -= (double)l[r * dp + c] * v[j][c];                                           \
+        xq[(size_t)j * ld + (size_t)r] = acc;                                                                          \
+      }                                                                                                                \
+  }                                                                                                                    \
+  SCHUR_INLINE void NAME##_g(const rt_program *p, const REAL *work, double *y, size_t ld, const int g, int *path) {    \
     for (int piv = 0; piv < p->ncons; piv++) {                                                                         \
-      const int cp = p->piv_cons[piv], dp = p->cons_degree[cp];                                                       \
+      const int cp = p->piv_cons[piv], dp = p->cons_degree[cp];                                                        \
       double *xp = y + p->cons_row[cp];                                                                                \
       int nz = 0;                                                                                                      \
       for (int j = 0; j < g; j++)                                                                                      \
-        for (int i = 0; i < dp; i++) nz |= xp[(size_t)j * ld + (size_t)i] != 0.0;                                     \
+        for (int i = 0; i < dp; i++) nz |= xp[(size_t)j * ld + (size_t)i] != 0.0;                                      \
       if (!nz) continue;                                                                                               \
       *path++ = piv;                                                                                                   \
       const REAL *n = work + p->piv_node[piv];                                                                         \
-      for (int i = 1; i < dp; i++)                                                                                     \
-        for (int m = 0; m < i; m++) {                                                                                  \
-          const double nim = (double)n[i * dp + m];                                                                    \
-          for (int j = 0; j < g; j++) xp[(size_t)j * ld + (size_t)i] -= nim * xp[(size_t)j * ld + (size_t)m];         \
+      double v[RT__SCHUR_GROUP][RT_MAX_DEGREE];                                                                        \
+      for (int j = 0; j < g; j++)                                                                                      \
+        for (int i = 0; i < dp; i++) {                                                                                 \
+          double acc = xp[(size_t)j * ld + (size_t)i];                                                                 \
+          for (int m = 0; m < i; m++) acc -= (double)n[i * dp + m] * v[j][m];                                          \
+          v[j][i] = acc;                                                                                               \
         }                                                                                                              \
       for (int k = p->piv_blk_adr[piv]; k < p->piv_blk_adr[piv + 1]; k++) {                                            \
-        const int cq = p->piv_cons[p->blk_piv[k]], dq = p->cons_degree[cq];                                           \
+        const int dq = p->cons_degree[p->piv_cons[p->blk_piv[k]]];                                                     \
         const REAL *l = work + p->blk_off[k];                                                                          \
-        double *xq = y + p->cons_row[cq];                                                                              \
-        for (int r = 0; r < dq; r++)                                                                                   \
-          for (int c = 0; c < dp; c++) {                                                                               \
-            const double lrc = (double)l[r * dp + c];                                                                  \
-            for (int j = 0; j < g; j++) xq[(size_t)j * ld + (size_t)r] -= lrc * xp[(size_t)j * ld + (size_t)c];      \
-          }                                                                                                            \
+        double *xq = y + p->cons_row[p->piv_cons[p->blk_piv[k]]];                                                      \
+        switch (dp) {                                                                                                  \
+        case 1: NAME##_block(l, dq, 1, g, v, xq, ld); break;                                                           \
+        case 2: NAME##_block(l, dq, 2, g, v, xq, ld); break;                                                           \
+        case 3: NAME##_block(l, dq, 3, g, v, xq, ld); break;                                                           \
+        case 4: NAME##_block(l, dq, 4, g, v, xq, ld); break;                                                           \
+        case 5: NAME##_block(l, dq, 5, g, v, xq, ld); break;                                                           \
+        default: NAME##_block(l, dq, 6, g, v, xq, ld); break;                                                          \
+        }                                                                                                              \
       }                                                                                                                \
-      for (int i = 0; i < dp; i++) {                                                                                   \
-        const double nii = (double)n[i * dp + i];                                                                      \
-        for (int j = 0; j < g; j++) xp[(size_t)j * ld + (size_t)i] /= nii;                                             \
-      }                                                                                                                \
+      for (int j = 0; j < g; j++)                                                                                      \
+        for (int i = 0; i < dp; i++) xp[(size_t)j * ld + (size_t)i] = v[j][i] / (double)n[i * dp + i];                 \
     }                                                                                                                  \
     *path = -1;                                                                                                        \
   }                                                                                                                    \
-  static void NAME(const rt_program *p, const REAL *work, double *y, size_t ld, int g, int *path) {                  \
+  static void NAME(const rt_program *p, const REAL *work, double *y, size_t ld, int g, int *path) {                    \
     if (g == 1)                                                                                                        \
       NAME##_g(p, work, y, ld, 1, path);                                                                               \
     else if (g == 2)                                                                                                   \
