@@ -536,6 +536,16 @@ static void build_view(lua_State *L, void *ud) {
   push_targets(L, r->precision);
   lua_setfield(L, -2, "targets");
   set_int(L, "vector_align", TARGET_VECTOR_ALIGN);
+  if (v->pid && r->ncons > 0) { /* unrolled: the constraints' identifiers are the pivots' */
+    const char **cons_id = malloc(sizeof *cons_id * (size_t)r->ncons);
+    if (!cons_id) abort();
+    for (int q = 0; q < r->ncons; q++) cons_id[r->piv_cons[q]] = v->pid[q];
+    emit_sweep_push(L, r, v->p->s.body_fixed, (const char *const *)v->p->s.body_name, cons_id);
+    free(cons_id);
+  } else {
+    lua_pushboolean(L, 0);
+  }
+  lua_setfield(L, -2, "sweep");
   emit_world_push(L, v->p->m, &v->names);
   lua_setfield(L, -2, "world");
   set_str(L, "mechanism_mark", EMIT_MECHANISM_MARK);

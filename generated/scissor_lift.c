@@ -1752,6 +1752,272 @@ static void scissor_lift_solve(const void *work, void *x) {
   solve_backward_0(w, v);
   solve_backward_1(w, v);
 }
+/*---- the sweep of the equality rows (rt_sweep_fn of rt.h) -------------------
+ * One projected Gauss-Seidel sweep over rows [0, 246): per row, J v from 0.0
+ * (side a's six products, then side b's, added one by one), the impulse
+ * l = lambda + (rhs - J v) inv_diag (the rows are unbounded), and
+ * v += W J^T (l - lambda) -- the operations of the runtime's generic sweep,
+ * so its bits, which the runtime relies on and checks the rows for every
+ * step. The constraints come in an order that gives the same bits as
+ * program order (each after every earlier one it shares a body with), two
+ * at a time where they share no body: their rows interleaved, so that the
+ * two chains of dependent operations overlap. With GCC or Clang
+ * the products and updates are 2-lane vector operations, each lane the
+ * scalar IEEE operation; plain C (LDLPGS_NO_VECTOR, other compilers) gives
+ * the same bits. */
+#include <string.h>
+
+#if defined(LDLPGS_NO_VECTOR) || !defined(__GNUC__)
+#define SWEEP_INLINE static inline
+typedef struct sweep_side {
+  double x[6];
+} sweep_side;
+SWEEP_INLINE sweep_side sweep_load(const double *p) {
+  sweep_side v;
+  memcpy(v.x, p, sizeof v.x);
+  return v;
+}
+SWEEP_INLINE void sweep_store(double *p, sweep_side v) { memcpy(p, v.x, sizeof v.x); }
+/* s + j_0 v_0 + ... + j_5 v_5, added one by one in that order */
+SWEEP_INLINE double sweep_dot(const double *j, const sweep_side *v, double s) {
+  for (int k = 0; k < 6; k++) s += j[k] * v->x[k];
+  return s;
+}
+SWEEP_INLINE void sweep_axpy(const double *w, double dl, sweep_side *v) {
+  for (int k = 0; k < 6; k++) v->x[k] += w[k] * dl;
+}
+#else
+#define SWEEP_INLINE static inline __attribute__((always_inline))
+typedef double sweep_v2 __attribute__((vector_size(16)));
+typedef struct sweep_side {
+  sweep_v2 x0, x1, x2;
+} sweep_side;
+SWEEP_INLINE sweep_v2 sweep_load2(const double *p) {
+  sweep_v2 v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+SWEEP_INLINE void sweep_store2(double *p, sweep_v2 v) { memcpy(p, &v, sizeof v); }
+SWEEP_INLINE sweep_side sweep_load(const double *p) {
+  const sweep_side v = {sweep_load2(p), sweep_load2(p + 2), sweep_load2(p + 4)};
+  return v;
+}
+SWEEP_INLINE void sweep_store(double *p, sweep_side v) {
+  sweep_store2(p, v.x0);
+  sweep_store2(p + 2, v.x1);
+  sweep_store2(p + 4, v.x2);
+}
+/* s + j_0 v_0 + ... + j_5 v_5, added one by one in that order */
+SWEEP_INLINE double sweep_dot(const double *j, const sweep_side *v, double s) {
+  const sweep_v2 p0 = sweep_load2(j) * v->x0, p1 = sweep_load2(j + 2) * v->x1, p2 = sweep_load2(j + 4) * v->x2;
+  s += p0[0];
+  s += p0[1];
+  s += p1[0];
+  s += p1[1];
+  s += p2[0];
+  s += p2[1];
+  return s;
+}
+SWEEP_INLINE void sweep_axpy(const double *w, double dl, sweep_side *v) {
+  const sweep_v2 d = {dl, dl};
+  v->x0 += sweep_load2(w) * d;
+  v->x1 += sweep_load2(w + 2) * d;
+  v->x2 += sweep_load2(w + 4) * d;
+}
+#endif
+
+/* The rows' arrays (rt_sweep_rows), none overlapping another. */
+typedef struct sweep_rows {
+  const double *restrict J, *restrict WJ, *restrict rhs, *restrict inv_diag;
+  double *restrict lambda;
+} sweep_rows;
+
+/* Row i on sides a, b in registers; sa, sb (constants): whether the side is
+ * a body (a side on the world contributes nothing). */
+SWEEP_INLINE void sweep_row(sweep_rows r, int i, sweep_side *a, sweep_side *b, int sa, int sb) {
+  const double *restrict j = r.J + 12 * i;
+  double jv = 0.0;
+  if (sa) jv = sweep_dot(j, a, jv);
+  if (sb) jv = sweep_dot(j + 6, b, jv);
+  const double old = r.lambda[i];
+  const double l = old + (r.rhs[i] - jv) * r.inv_diag[i];
+  r.lambda[i] = l;
+  const double dl = l - old;
+  const double *restrict w = r.WJ + 12 * i;
+  if (sa) sweep_axpy(w, dl, a);
+  if (sb) sweep_axpy(w + 6, dl, b);
+}
+
+/* Constraint by constraint: rows [row, row + n) on the sides' bodies a and
+ * b (SWEEP_WORLD: the world) with their velocities in registers; the
+ * callers' arguments are constants. */
+#define SWEEP_WORLD (-1)
+SWEEP_INLINE void sweep_one(sweep_rows r, double *restrict v, int row, int n, int a, int b) {
+  sweep_side x = sweep_load(v + 6 * (a >= 0 ? a : 0)), y = sweep_load(v + 6 * (b >= 0 ? b : 0));
+  for (int i = row; i < row + n; i++) sweep_row(r, i, &x, &y, a >= 0, b >= 0);
+  if (a >= 0) sweep_store(v + 6 * a, x);
+  if (b >= 0) sweep_store(v + 6 * b, y);
+}
+
+/* Two constraints that share no body, their rows interleaved row by row
+ * (the bits of one after the other), then the rest of the longer. */
+SWEEP_INLINE void sweep_two(sweep_rows r, double *restrict v, int row1, int n1, int a1, int b1, int row2, int n2,
+                            int a2, int b2) {
+  sweep_side x1 = sweep_load(v + 6 * (a1 >= 0 ? a1 : 0)), y1 = sweep_load(v + 6 * (b1 >= 0 ? b1 : 0));
+  sweep_side x2 = sweep_load(v + 6 * (a2 >= 0 ? a2 : 0)), y2 = sweep_load(v + 6 * (b2 >= 0 ? b2 : 0));
+  int k = 0;
+  for (; k < n1 && k < n2; k++) {
+    sweep_row(r, row1 + k, &x1, &y1, a1 >= 0, b1 >= 0);
+    sweep_row(r, row2 + k, &x2, &y2, a2 >= 0, b2 >= 0);
+  }
+  for (int i = k; i < n1; i++) sweep_row(r, row1 + i, &x1, &y1, a1 >= 0, b1 >= 0);
+  for (int i = k; i < n2; i++) sweep_row(r, row2 + i, &x2, &y2, a2 >= 0, b2 >= 0);
+  if (a1 >= 0) sweep_store(v + 6 * a1, x1);
+  if (b1 >= 0) sweep_store(v + 6 * b1, y1);
+  if (a2 >= 0) sweep_store(v + 6 * a2, x2);
+  if (b2 >= 0) sweep_store(v + 6 * b2, y2);
+}
+
+/* The solver bodies the sweep moves, one line each: B_ its index (its
+ * velocities at vel + 6 B_); a body fixed in the mechanism is the world. */
+enum {
+    B_chassis_0 = 0,
+    B_chassis_1 = 1,
+    B_wheelFL = 2,
+    B_wheelFR = 3,
+    B_wheelRL = 4,
+    B_wheelRR = 5,
+    B_inner0 = 6,
+    B_inner0_cross = 7,
+    B_outer0 = 8,
+    B_outer0_cross = 9,
+    B_inner1 = 10,
+    B_inner1_cross = 11,
+    B_outer1 = 12,
+    B_outer1_cross = 13,
+    B_inner2 = 14,
+    B_inner2_cross = 15,
+    B_outer2 = 16,
+    B_outer2_cross = 17,
+    B_inner3 = 18,
+    B_inner3_cross = 19,
+    B_outer3 = 20,
+    B_outer3_cross = 21,
+    B_inner4 = 22,
+    B_inner4_cross = 23,
+    B_outer4 = 24,
+    B_outer4_cross = 25,
+    B_inner5 = 26,
+    B_inner5_cross = 27,
+    B_outer5 = 28,
+    B_outer5_cross = 29,
+    B_inner6 = 30,
+    B_inner6_cross = 31,
+    B_outer6 = 32,
+    B_outer6_cross = 33,
+    B_platform = 34,
+    B_roller_bottom = 35,
+    B_barrel = 36,
+    B_rod = 37,
+    B_roller_top = 38,
+};
+
+static void sweep_part0(sweep_rows r, double *restrict v) {
+  (void)r, (void)v; /* a part can be empty */
+  sweep_two(r, v, X_axleFL, 5, B_chassis_0, B_wheelFL, X_foot, 5, B_chassis_1, B_inner0);
+  sweep_two(r, v, X_axleFR, 5, B_chassis_0, B_wheelFR, X_roller_bottom_slide, 5, B_chassis_1, B_roller_bottom);
+  sweep_two(r, v, X_axleRL, 5, B_chassis_0, B_wheelRL, X_roller_bottom_pin, 5, B_roller_bottom, B_outer0);
+  sweep_two(r, v, X_axleRR, 5, B_chassis_0, B_wheelRR, X_barrel_eye, 3, B_chassis_1, B_barrel);
+  sweep_two(r, v, X_cylinder, 5, B_barrel, B_rod, X_pivot0, 5, B_inner0, B_outer0);
+  sweep_two(r, v, X_rod_eye, 3, B_rod, B_inner0_cross, X_outer0_weld, 6, B_outer0, B_outer0_cross);
+  sweep_two(r, v, X_lift, 1, B_barrel, B_rod, X_inner0_weld, 6, B_inner0, B_inner0_cross);
+  sweep_two(r, v, X_knee_inner0, 5, B_inner0, B_outer1, X_knee_outer0, 5, B_outer0, B_inner1);
+  sweep_two(r, v, X_pivot1, 5, B_inner1, B_outer1, X_chassis_weld1, 6, B_chassis_0, B_chassis_1);
+  sweep_two(r, v, X_inner1_weld, 6, B_inner1, B_inner1_cross, X_outer1_weld, 6, B_outer1, B_outer1_cross);
+  sweep_two(r, v, X_knee_inner1, 5, B_inner1, B_outer2, X_knee_outer1, 5, B_outer1, B_inner2);
+  sweep_one(r, v, X_pivot2, 5, B_inner2, B_outer2);
+  sweep_two(r, v, X_inner2_weld, 6, B_inner2, B_inner2_cross, X_outer2_weld, 6, B_outer2, B_outer2_cross);
+  sweep_two(r, v, X_knee_inner2, 5, B_inner2, B_outer3, X_knee_outer2, 5, B_outer2, B_inner3);
+  sweep_one(r, v, X_pivot3, 5, B_inner3, B_outer3);
+  sweep_two(r, v, X_inner3_weld, 6, B_inner3, B_inner3_cross, X_outer3_weld, 6, B_outer3, B_outer3_cross);
+  sweep_two(r, v, X_knee_inner3, 5, B_inner3, B_outer4, X_knee_outer3, 5, B_outer3, B_inner4);
+  sweep_one(r, v, X_pivot4, 5, B_inner4, B_outer4);
+}
+
+static void sweep_part1(sweep_rows r, double *restrict v) {
+  (void)r, (void)v; /* a part can be empty */
+  sweep_two(r, v, X_inner4_weld, 6, B_inner4, B_inner4_cross, X_outer4_weld, 6, B_outer4, B_outer4_cross);
+  sweep_two(r, v, X_knee_inner4, 5, B_inner4, B_outer5, X_knee_outer4, 5, B_outer4, B_inner5);
+  sweep_one(r, v, X_pivot5, 5, B_inner5, B_outer5);
+  sweep_two(r, v, X_inner5_weld, 6, B_inner5, B_inner5_cross, X_outer5_weld, 6, B_outer5, B_outer5_cross);
+  sweep_two(r, v, X_knee_inner5, 5, B_inner5, B_outer6, X_knee_outer5, 5, B_outer5, B_inner6);
+  sweep_one(r, v, X_pivot6, 5, B_inner6, B_outer6);
+  sweep_two(r, v, X_inner6_weld, 6, B_inner6, B_inner6_cross, X_outer6_weld, 6, B_outer6, B_outer6_cross);
+  sweep_one(r, v, X_head, 5, B_outer6, B_platform);
+  sweep_one(r, v, X_roller_top_slide, 4, B_platform, B_roller_top);
+  sweep_one(r, v, X_roller_top_pin, 5, B_roller_top, B_inner6);
+}
+
+/* the sides the sweep assumes (rt_program.sweep_side), one line per
+ * constraint: side a, side b (-1: the world, or a body fixed in the
+ * mechanism) */
+static const int sweep_side_of[] = {
+    B_chassis_0, B_wheelFL, /* axleFL */
+    B_chassis_0, B_wheelFR, /* axleFR */
+    B_chassis_0, B_wheelRL, /* axleRL */
+    B_chassis_0, B_wheelRR, /* axleRR */
+    B_chassis_1, B_inner0, /* foot */
+    B_chassis_1, B_roller_bottom, /* roller_bottom_slide */
+    B_roller_bottom, B_outer0, /* roller_bottom_pin */
+    B_chassis_1, B_barrel, /* barrel_eye */
+    B_barrel, B_rod, /* cylinder */
+    B_rod, B_inner0_cross, /* rod_eye */
+    B_barrel, B_rod, /* lift */
+    B_inner0, B_outer0, /* pivot0 */
+    B_inner0, B_inner0_cross, /* inner0_weld */
+    B_outer0, B_outer0_cross, /* outer0_weld */
+    B_inner0, B_outer1, /* knee_inner0 */
+    B_outer0, B_inner1, /* knee_outer0 */
+    B_inner1, B_outer1, /* pivot1 */
+    B_inner1, B_inner1_cross, /* inner1_weld */
+    B_outer1, B_outer1_cross, /* outer1_weld */
+    B_inner1, B_outer2, /* knee_inner1 */
+    B_outer1, B_inner2, /* knee_outer1 */
+    B_inner2, B_outer2, /* pivot2 */
+    B_inner2, B_inner2_cross, /* inner2_weld */
+    B_outer2, B_outer2_cross, /* outer2_weld */
+    B_inner2, B_outer3, /* knee_inner2 */
+    B_outer2, B_inner3, /* knee_outer2 */
+    B_inner3, B_outer3, /* pivot3 */
+    B_inner3, B_inner3_cross, /* inner3_weld */
+    B_outer3, B_outer3_cross, /* outer3_weld */
+    B_inner3, B_outer4, /* knee_inner3 */
+    B_outer3, B_inner4, /* knee_outer3 */
+    B_inner4, B_outer4, /* pivot4 */
+    B_inner4, B_inner4_cross, /* inner4_weld */
+    B_outer4, B_outer4_cross, /* outer4_weld */
+    B_inner4, B_outer5, /* knee_inner4 */
+    B_outer4, B_inner5, /* knee_outer4 */
+    B_inner5, B_outer5, /* pivot5 */
+    B_inner5, B_inner5_cross, /* inner5_weld */
+    B_outer5, B_outer5_cross, /* outer5_weld */
+    B_inner5, B_outer6, /* knee_inner5 */
+    B_outer5, B_inner6, /* knee_outer5 */
+    B_inner6, B_outer6, /* pivot6 */
+    B_inner6, B_inner6_cross, /* inner6_weld */
+    B_outer6, B_outer6_cross, /* outer6_weld */
+    B_outer6, B_platform, /* head */
+    B_platform, B_roller_top, /* roller_top_slide */
+    B_roller_top, B_inner6, /* roller_top_pin */
+    B_chassis_0, B_chassis_1, /* chassis_weld1 */
+};
+
+/* One sweep over the equality rows (rt_sweep_fn). */
+static void scissor_lift_sweep(const rt_sweep_rows *rows, double *vel) {
+  const sweep_rows r = {rows->J, rows->WJ, rows->rhs, rows->inv_diag, rows->lambda};
+  sweep_part0(r, vel);
+  sweep_part1(r, vel);
+}
 
 /*---- the program ------------------------------------------------------------*/
 
@@ -1788,6 +2054,8 @@ const rt_program scissor_lift_program = {
     .rsi = rsi,
     .factor = scissor_lift_factor,
     .solve = scissor_lift_solve,
+    .sweep = scissor_lift_sweep,
+    .sweep_side = sweep_side_of,
 };
 
 /*---- the mechanism (bodies, constraints, settings) ----------------------*/

@@ -1326,6 +1326,277 @@ static void track_solve(const void *work, void *x) {
   solve_forward_0(w, v);
   solve_backward_0(w, v);
 }
+/*---- the sweep of the equality rows (rt_sweep_fn of rt.h) -------------------
+ * One projected Gauss-Seidel sweep over rows [0, 200): per row, J v from 0.0
+ * (side a's six products, then side b's, added one by one), the impulse
+ * l = lambda + (rhs - J v) inv_diag (the rows are unbounded), and
+ * v += W J^T (l - lambda) -- the operations of the runtime's generic sweep,
+ * so its bits, which the runtime relies on and checks the rows for every
+ * step. The constraints come in an order that gives the same bits as
+ * program order (each after every earlier one it shares a body with), two
+ * at a time where they share no body: their rows interleaved, so that the
+ * two chains of dependent operations overlap. With GCC or Clang
+ * the products and updates are 2-lane vector operations, each lane the
+ * scalar IEEE operation; plain C (LDLPGS_NO_VECTOR, other compilers) gives
+ * the same bits. */
+#include <string.h>
+
+#if defined(LDLPGS_NO_VECTOR) || !defined(__GNUC__)
+#define SWEEP_INLINE static inline
+typedef struct sweep_side {
+  double x[6];
+} sweep_side;
+SWEEP_INLINE sweep_side sweep_load(const double *p) {
+  sweep_side v;
+  memcpy(v.x, p, sizeof v.x);
+  return v;
+}
+SWEEP_INLINE void sweep_store(double *p, sweep_side v) { memcpy(p, v.x, sizeof v.x); }
+/* s + j_0 v_0 + ... + j_5 v_5, added one by one in that order */
+SWEEP_INLINE double sweep_dot(const double *j, const sweep_side *v, double s) {
+  for (int k = 0; k < 6; k++) s += j[k] * v->x[k];
+  return s;
+}
+SWEEP_INLINE void sweep_axpy(const double *w, double dl, sweep_side *v) {
+  for (int k = 0; k < 6; k++) v->x[k] += w[k] * dl;
+}
+#else
+#define SWEEP_INLINE static inline __attribute__((always_inline))
+typedef double sweep_v2 __attribute__((vector_size(16)));
+typedef struct sweep_side {
+  sweep_v2 x0, x1, x2;
+} sweep_side;
+SWEEP_INLINE sweep_v2 sweep_load2(const double *p) {
+  sweep_v2 v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+SWEEP_INLINE void sweep_store2(double *p, sweep_v2 v) { memcpy(p, &v, sizeof v); }
+SWEEP_INLINE sweep_side sweep_load(const double *p) {
+  const sweep_side v = {sweep_load2(p), sweep_load2(p + 2), sweep_load2(p + 4)};
+  return v;
+}
+SWEEP_INLINE void sweep_store(double *p, sweep_side v) {
+  sweep_store2(p, v.x0);
+  sweep_store2(p + 2, v.x1);
+  sweep_store2(p + 4, v.x2);
+}
+/* s + j_0 v_0 + ... + j_5 v_5, added one by one in that order */
+SWEEP_INLINE double sweep_dot(const double *j, const sweep_side *v, double s) {
+  const sweep_v2 p0 = sweep_load2(j) * v->x0, p1 = sweep_load2(j + 2) * v->x1, p2 = sweep_load2(j + 4) * v->x2;
+  s += p0[0];
+  s += p0[1];
+  s += p1[0];
+  s += p1[1];
+  s += p2[0];
+  s += p2[1];
+  return s;
+}
+SWEEP_INLINE void sweep_axpy(const double *w, double dl, sweep_side *v) {
+  const sweep_v2 d = {dl, dl};
+  v->x0 += sweep_load2(w) * d;
+  v->x1 += sweep_load2(w + 2) * d;
+  v->x2 += sweep_load2(w + 4) * d;
+}
+#endif
+
+/* The rows' arrays (rt_sweep_rows), none overlapping another. */
+typedef struct sweep_rows {
+  const double *restrict J, *restrict WJ, *restrict rhs, *restrict inv_diag;
+  double *restrict lambda;
+} sweep_rows;
+
+/* Row i on sides a, b in registers; sa, sb (constants): whether the side is
+ * a body (a side on the world contributes nothing). */
+SWEEP_INLINE void sweep_row(sweep_rows r, int i, sweep_side *a, sweep_side *b, int sa, int sb) {
+  const double *restrict j = r.J + 12 * i;
+  double jv = 0.0;
+  if (sa) jv = sweep_dot(j, a, jv);
+  if (sb) jv = sweep_dot(j + 6, b, jv);
+  const double old = r.lambda[i];
+  const double l = old + (r.rhs[i] - jv) * r.inv_diag[i];
+  r.lambda[i] = l;
+  const double dl = l - old;
+  const double *restrict w = r.WJ + 12 * i;
+  if (sa) sweep_axpy(w, dl, a);
+  if (sb) sweep_axpy(w + 6, dl, b);
+}
+
+/* Constraint by constraint: rows [row, row + n) on the sides' bodies a and
+ * b (SWEEP_WORLD: the world) with their velocities in registers; the
+ * callers' arguments are constants. */
+#define SWEEP_WORLD (-1)
+SWEEP_INLINE void sweep_one(sweep_rows r, double *restrict v, int row, int n, int a, int b) {
+  sweep_side x = sweep_load(v + 6 * (a >= 0 ? a : 0)), y = sweep_load(v + 6 * (b >= 0 ? b : 0));
+  for (int i = row; i < row + n; i++) sweep_row(r, i, &x, &y, a >= 0, b >= 0);
+  if (a >= 0) sweep_store(v + 6 * a, x);
+  if (b >= 0) sweep_store(v + 6 * b, y);
+}
+
+/* Two constraints that share no body, their rows interleaved row by row
+ * (the bits of one after the other), then the rest of the longer. */
+SWEEP_INLINE void sweep_two(sweep_rows r, double *restrict v, int row1, int n1, int a1, int b1, int row2, int n2,
+                            int a2, int b2) {
+  sweep_side x1 = sweep_load(v + 6 * (a1 >= 0 ? a1 : 0)), y1 = sweep_load(v + 6 * (b1 >= 0 ? b1 : 0));
+  sweep_side x2 = sweep_load(v + 6 * (a2 >= 0 ? a2 : 0)), y2 = sweep_load(v + 6 * (b2 >= 0 ? b2 : 0));
+  int k = 0;
+  for (; k < n1 && k < n2; k++) {
+    sweep_row(r, row1 + k, &x1, &y1, a1 >= 0, b1 >= 0);
+    sweep_row(r, row2 + k, &x2, &y2, a2 >= 0, b2 >= 0);
+  }
+  for (int i = k; i < n1; i++) sweep_row(r, row1 + i, &x1, &y1, a1 >= 0, b1 >= 0);
+  for (int i = k; i < n2; i++) sweep_row(r, row2 + i, &x2, &y2, a2 >= 0, b2 >= 0);
+  if (a1 >= 0) sweep_store(v + 6 * a1, x1);
+  if (b1 >= 0) sweep_store(v + 6 * b1, y1);
+  if (a2 >= 0) sweep_store(v + 6 * a2, x2);
+  if (b2 >= 0) sweep_store(v + 6 * b2, y2);
+}
+
+/* The solver bodies the sweep moves, one line each: B_ its index (its
+ * velocities at vel + 6 B_); a body fixed in the mechanism is the world. */
+enum {
+    B_plate00 = 0,
+    B_plate01 = 1,
+    B_plate02 = 2,
+    B_plate03 = 3,
+    B_plate04 = 4,
+    B_plate05 = 5,
+    B_plate06 = 6,
+    B_plate07 = 7,
+    B_plate08 = 8,
+    B_plate09 = 9,
+    B_plate10 = 10,
+    B_plate11 = 11,
+    B_plate12 = 12,
+    B_plate13 = 13,
+    B_plate14 = 14,
+    B_plate15 = 15,
+    B_plate16 = 16,
+    B_plate17 = 17,
+    B_plate18 = 18,
+    B_plate19 = 19,
+    B_plate20 = 20,
+    B_plate21 = 21,
+    B_plate22 = 22,
+    B_plate23 = 23,
+    B_plate24 = 24,
+    B_plate25 = 25,
+    B_plate26 = 26,
+    B_plate27 = 27,
+    B_plate28 = 28,
+    B_plate29 = 29,
+    B_plate30 = 30,
+    B_plate31 = 31,
+    B_plate32 = 32,
+    B_plate33 = 33,
+    B_plate34 = 34,
+    B_plate35 = 35,
+    B_plate36 = 36,
+    B_plate37 = 37,
+    B_plate38 = 38,
+    B_plate39 = 39,
+};
+
+static void sweep_part0(sweep_rows r, double *restrict v) {
+  (void)r, (void)v; /* a part can be empty */
+  sweep_one(r, v, X_pin00, 5, B_plate39, B_plate00);
+  sweep_one(r, v, X_pin01, 5, B_plate00, B_plate01);
+  sweep_one(r, v, X_pin02, 5, B_plate01, B_plate02);
+  sweep_one(r, v, X_pin03, 5, B_plate02, B_plate03);
+  sweep_one(r, v, X_pin04, 5, B_plate03, B_plate04);
+  sweep_one(r, v, X_pin05, 5, B_plate04, B_plate05);
+  sweep_one(r, v, X_pin06, 5, B_plate05, B_plate06);
+  sweep_one(r, v, X_pin07, 5, B_plate06, B_plate07);
+  sweep_one(r, v, X_pin08, 5, B_plate07, B_plate08);
+  sweep_one(r, v, X_pin09, 5, B_plate08, B_plate09);
+  sweep_one(r, v, X_pin10, 5, B_plate09, B_plate10);
+  sweep_one(r, v, X_pin11, 5, B_plate10, B_plate11);
+  sweep_one(r, v, X_pin12, 5, B_plate11, B_plate12);
+  sweep_one(r, v, X_pin13, 5, B_plate12, B_plate13);
+  sweep_one(r, v, X_pin14, 5, B_plate13, B_plate14);
+  sweep_one(r, v, X_pin15, 5, B_plate14, B_plate15);
+  sweep_one(r, v, X_pin16, 5, B_plate15, B_plate16);
+  sweep_one(r, v, X_pin17, 5, B_plate16, B_plate17);
+  sweep_one(r, v, X_pin18, 5, B_plate17, B_plate18);
+  sweep_one(r, v, X_pin19, 5, B_plate18, B_plate19);
+  sweep_one(r, v, X_pin20, 5, B_plate19, B_plate20);
+  sweep_one(r, v, X_pin21, 5, B_plate20, B_plate21);
+  sweep_one(r, v, X_pin22, 5, B_plate21, B_plate22);
+  sweep_one(r, v, X_pin23, 5, B_plate22, B_plate23);
+  sweep_one(r, v, X_pin24, 5, B_plate23, B_plate24);
+  sweep_one(r, v, X_pin25, 5, B_plate24, B_plate25);
+  sweep_one(r, v, X_pin26, 5, B_plate25, B_plate26);
+  sweep_one(r, v, X_pin27, 5, B_plate26, B_plate27);
+  sweep_one(r, v, X_pin28, 5, B_plate27, B_plate28);
+  sweep_one(r, v, X_pin29, 5, B_plate28, B_plate29);
+  sweep_one(r, v, X_pin30, 5, B_plate29, B_plate30);
+  sweep_one(r, v, X_pin31, 5, B_plate30, B_plate31);
+}
+
+static void sweep_part1(sweep_rows r, double *restrict v) {
+  (void)r, (void)v; /* a part can be empty */
+  sweep_one(r, v, X_pin32, 5, B_plate31, B_plate32);
+  sweep_one(r, v, X_pin33, 5, B_plate32, B_plate33);
+  sweep_one(r, v, X_pin34, 5, B_plate33, B_plate34);
+  sweep_one(r, v, X_pin35, 5, B_plate34, B_plate35);
+  sweep_one(r, v, X_pin36, 5, B_plate35, B_plate36);
+  sweep_one(r, v, X_pin37, 5, B_plate36, B_plate37);
+  sweep_one(r, v, X_pin38, 5, B_plate37, B_plate38);
+  sweep_one(r, v, X_pin39, 5, B_plate38, B_plate39);
+}
+
+/* the sides the sweep assumes (rt_program.sweep_side), one line per
+ * constraint: side a, side b (-1: the world, or a body fixed in the
+ * mechanism) */
+static const int sweep_side_of[] = {
+    B_plate39, B_plate00, /* pin00 */
+    B_plate00, B_plate01, /* pin01 */
+    B_plate01, B_plate02, /* pin02 */
+    B_plate02, B_plate03, /* pin03 */
+    B_plate03, B_plate04, /* pin04 */
+    B_plate04, B_plate05, /* pin05 */
+    B_plate05, B_plate06, /* pin06 */
+    B_plate06, B_plate07, /* pin07 */
+    B_plate07, B_plate08, /* pin08 */
+    B_plate08, B_plate09, /* pin09 */
+    B_plate09, B_plate10, /* pin10 */
+    B_plate10, B_plate11, /* pin11 */
+    B_plate11, B_plate12, /* pin12 */
+    B_plate12, B_plate13, /* pin13 */
+    B_plate13, B_plate14, /* pin14 */
+    B_plate14, B_plate15, /* pin15 */
+    B_plate15, B_plate16, /* pin16 */
+    B_plate16, B_plate17, /* pin17 */
+    B_plate17, B_plate18, /* pin18 */
+    B_plate18, B_plate19, /* pin19 */
+    B_plate19, B_plate20, /* pin20 */
+    B_plate20, B_plate21, /* pin21 */
+    B_plate21, B_plate22, /* pin22 */
+    B_plate22, B_plate23, /* pin23 */
+    B_plate23, B_plate24, /* pin24 */
+    B_plate24, B_plate25, /* pin25 */
+    B_plate25, B_plate26, /* pin26 */
+    B_plate26, B_plate27, /* pin27 */
+    B_plate27, B_plate28, /* pin28 */
+    B_plate28, B_plate29, /* pin29 */
+    B_plate29, B_plate30, /* pin30 */
+    B_plate30, B_plate31, /* pin31 */
+    B_plate31, B_plate32, /* pin32 */
+    B_plate32, B_plate33, /* pin33 */
+    B_plate33, B_plate34, /* pin34 */
+    B_plate34, B_plate35, /* pin35 */
+    B_plate35, B_plate36, /* pin36 */
+    B_plate36, B_plate37, /* pin37 */
+    B_plate37, B_plate38, /* pin38 */
+    B_plate38, B_plate39, /* pin39 */
+};
+
+/* One sweep over the equality rows (rt_sweep_fn). */
+static void track_sweep(const rt_sweep_rows *rows, double *vel) {
+  const sweep_rows r = {rows->J, rows->WJ, rows->rhs, rows->inv_diag, rows->lambda};
+  sweep_part0(r, vel);
+  sweep_part1(r, vel);
+}
 
 /*---- the program ------------------------------------------------------------*/
 
@@ -1362,6 +1633,8 @@ const rt_program track_program = {
     .rsi = rsi,
     .factor = track_factor,
     .solve = track_solve,
+    .sweep = track_sweep,
+    .sweep_side = sweep_side_of,
 };
 
 /*---- the mechanism (bodies, constraints, settings) ----------------------*/
