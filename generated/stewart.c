@@ -773,9 +773,10 @@ SWEEP_INLINE void sweep_row(sweep_rows r, int i, sweep_side *a, sweep_side *b, i
   if (sb) sweep_axpy(w + 6, dl, b);
 }
 
-/* Constraint by constraint: rows [row, row + n) on the sides' bodies a and
- * b (SWEEP_WORLD: the world) with their velocities in registers; the
- * callers' arguments are constants. */
+/* The schedule's kernels (those it calls): a constraint's rows
+ * [row, row + n) on the sides' bodies a and b (SWEEP_WORLD: the world)
+ * with their velocities in registers; the callers' arguments are
+ * constants. */
 #define SWEEP_WORLD (-1)
 SWEEP_INLINE void sweep_one(sweep_rows r, double *restrict v, int row, int n, int a, int b) {
   sweep_side x = sweep_load(v + 6 * (a >= 0 ? a : 0)), y = sweep_load(v + 6 * (b >= 0 ? b : 0));
