@@ -520,12 +520,17 @@ SWEEP_INLINE void sweep_row(sweep_rows r, int i, sweep_side *a, sweep_side *b, i
   if (sb) sweep_axpy(w + 6, dl, b);
 }
 
-/* The schedule's kernels (those it calls): a constraint's rows
- * [row, row + n) on the sides' bodies a and b (SWEEP_WORLD: the world)
- * with their velocities in registers; the callers' arguments are
- * constants. */
+/* The schedule's kernels (unused: a schedule may call only one): a
+ * constraint's rows [row, row + n) on the sides' bodies a and b
+ * (SWEEP_WORLD: the world) with their velocities in registers; the
+ * callers' arguments are constants. */
 #define SWEEP_WORLD (-1)
-SWEEP_INLINE void sweep_one(sweep_rows r, double *restrict v, int row, int n, int a, int b) {
+#if defined(__GNUC__)
+#define SWEEP_UNUSED __attribute__((unused))
+#else
+#define SWEEP_UNUSED
+#endif
+SWEEP_INLINE SWEEP_UNUSED void sweep_one(sweep_rows r, double *restrict v, int row, int n, int a, int b) {
   sweep_side x = sweep_load(v + 6 * (a >= 0 ? a : 0)), y = sweep_load(v + 6 * (b >= 0 ? b : 0));
   for (int i = row; i < row + n; i++) sweep_row(r, i, &x, &y, a >= 0, b >= 0);
   if (a >= 0) sweep_store(v + 6 * a, x);
@@ -534,8 +539,8 @@ SWEEP_INLINE void sweep_one(sweep_rows r, double *restrict v, int row, int n, in
 
 /* Two constraints that share no body, their rows interleaved row by row
  * (the bits of one after the other), then the rest of the longer. */
-SWEEP_INLINE void sweep_two(sweep_rows r, double *restrict v, int row1, int n1, int a1, int b1, int row2, int n2,
-                            int a2, int b2) {
+SWEEP_INLINE SWEEP_UNUSED void sweep_two(sweep_rows r, double *restrict v, int row1, int n1, int a1, int b1,
+                                         int row2, int n2, int a2, int b2) {
   sweep_side x1 = sweep_load(v + 6 * (a1 >= 0 ? a1 : 0)), y1 = sweep_load(v + 6 * (b1 >= 0 ? b1 : 0));
   sweep_side x2 = sweep_load(v + 6 * (a2 >= 0 ? a2 : 0)), y2 = sweep_load(v + 6 * (b2 >= 0 ? b2 : 0));
   int k = 0;
