@@ -494,10 +494,11 @@ $(BITWISE_DIR)/run_%: $(BITWISE_DIR)/pgs_%.o $(BUILD)/obj/tests/bitwise_main.o $
 	  $(BUILD)/libgen.a $(BITWISE_DIR)/librt_nopgs.a $(LUA_LIBS) -lm -o $@
 .SECONDARY: $(patsubst %,$(BITWISE_DIR)/pgs_%.o,$(BITWISE_BUILDS)) $(BUILD)/obj/tests/bitwise_main.o \
             $(BUILD)/obj/tests/pgs_check.o
-# The generated sweep (rt_program.sweep, templates/sweep.tpl): a few
+# The generated sweep and assembly (rt_program.sweep and .assemble,
+# templates/sweep.tpl and assemble.tpl): a few
 # generated programs compiled by gcc and clang at -O0..-O3, and as plain C
 # (-DLDLPGS_NO_VECTOR), each build linked with the runtime as built: every
-# build steps each program with its generated sweep and without it
+# build steps each program with its generated sweep and assembly and without them
 # (tests/sweep_bitwise_main.c) and prints a hash of the states; all must
 # print the same.
 BITWISE_SWEEP_NAMES  := chain_double multi_wheel_float scissor_lift_double
@@ -525,7 +526,7 @@ check-bitwise: $(patsubst %,$(BITWISE_DIR)/run_%,$(BITWISE_BUILDS)) $(patsubst %
 	  out=$$($(BITWISE_DIR)/sweep_run_$$b) || { echo "$$out"; echo "bitwise: $$b: the generated sweep differs from the generic one"; exit 1; }; \
 	  if [ -z "$$ref" ]; then ref="$$out"; elif [ "$$out" != "$$ref" ]; then \
 	    echo "bitwise: $$b's generated sweep gives other states than $(firstword $(BITWISE_SWEEP_BUILDS))'s"; echo "$$out"; exit 1; fi; done; \
-	echo "the generated sweep ($(BITWISE_SWEEP_NAMES)) is bitwise the generic one under $(BITWISE_SWEEP_BUILDS)"
+	echo "the generated sweep and assembly ($(BITWISE_SWEEP_NAMES)) are bitwise the generic ones under $(BITWISE_SWEEP_BUILDS)"
 
 #---- tests ---------------------------------------------------------------------
 # make test: the cmocka suite, the layering check, the short soak, the generated/ check,

@@ -603,6 +603,92 @@ static void buggy_sweep(const rt_sweep_rows *rows, double *vel) {
   sweep_part0(r, vel);
 }
 
+/*---- the assembly of H~ (rt_assemble_fn of rt.h) ----------------------------
+ * H~ = J W J^T + epsilon diag(J W J^T) of the equality rows into the
+ * workspace, from the rows' J and W J^T: each block (q, p) the sum, over
+ * the at most two bodies its constraints share, of J_q's rows against
+ * W J_p^T's, each entry from +0 term after term, each term's six products
+ * added one by one; a node block's lower triangle mirrored and its
+ * diagonal d made d + epsilon d; rounded once when stored; the entries no
+ * block writes zeroed -- the runtime's assembly (runtime/assemble.c),
+ * whose plan this is with every offset a constant, so its bits. */
+#define ASM_INLINE SWEEP_INLINE
+
+/* a_0 b_0 + ... + a_5 b_5 from +0, one by one in that order */
+ASM_INLINE double asm_dot6(const double *a, const double *b) {
+  double s = 0;
+  s += a[0] * b[0];
+  s += a[1] * b[1];
+  s += a[2] * b[2];
+  s += a[3] * b[3];
+  s += a[4] * b[4];
+  s += a[5] * b[5];
+  return s;
+}
+
+/* Entry (r, c) of a block of nterm terms (J rows from jq0, jq1, W J^T
+ * rows from wp0, wp1). */
+ASM_INLINE double asm_entry(const double *restrict J, const double *restrict WJ, int nterm, int jq0, int wp0, int jq1,
+                            int wp1, int r, int c) {
+  double v = 0;
+  if (nterm > 0) v += asm_dot6(J + jq0 + 12 * r, WJ + wp0 + 12 * c);
+  if (nterm > 1) v += asm_dot6(J + jq1 + 12 * r, WJ + wp1 + 12 * c);
+  return v;
+}
+
+/* A dq x dp block at out (node: a node block); the callers' arguments are
+ * constants. */
+ASM_INLINE void asm_block(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                          int dq, int dp, int node, int nterm, int jq0, int wp0, int jq1, int wp1) {
+  for (int r = 0; r < dq; r++) {
+    if (node) {
+      for (int c = 0; c < r; c++) out[r * dp + c] = out[c * dp + r] = (scalar)asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, c);
+      const double d = asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, r);
+      out[r * dp + r] = (scalar)(d + epsilon * d);
+    } else {
+      for (int c = 0; c < dp; c++) out[r * dp + c] = (scalar)asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, c);
+    }
+  }
+}
+
+static void asm_part0(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+  asm_block(J, WJ, epsilon, w + W_rear_axleL, 5, 5, 1, 2, 12 * X_rear_axleL, 12 * X_rear_axleL, 12 * X_rear_axleL + 6, 12 * X_rear_axleL + 6);
+  asm_block(J, WJ, epsilon, w + W_rear_axleL + 25, 5, 5, 0, 1, 12 * X_rear_axleR, 12 * X_rear_axleL, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_rear_axleL + 50, 6, 5, 0, 1, 12 * X_body_weld1 + 6, 12 * X_rear_axleL, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_rear_axleR, 5, 5, 1, 2, 12 * X_rear_axleR, 12 * X_rear_axleR, 12 * X_rear_axleR + 6, 12 * X_rear_axleR + 6);
+  asm_block(J, WJ, epsilon, w + W_rear_axleR + 25, 6, 5, 0, 1, 12 * X_body_weld1 + 6, 12 * X_rear_axleR, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_spindleL, 5, 5, 1, 2, 12 * X_spindleL, 12 * X_spindleL, 12 * X_spindleL + 6, 12 * X_spindleL + 6);
+  asm_block(J, WJ, epsilon, w + W_spindleL + 25, 1, 5, 0, 1, 12 * X_tie_rodL + 6, 12 * X_spindleL, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_spindleL + 30, 5, 5, 0, 1, 12 * X_kingpinL + 6, 12 * X_spindleL, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_spindleR, 5, 5, 1, 2, 12 * X_spindleR, 12 * X_spindleR, 12 * X_spindleR + 6, 12 * X_spindleR + 6);
+  asm_block(J, WJ, epsilon, w + W_spindleR + 25, 1, 5, 0, 1, 12 * X_tie_rodR + 6, 12 * X_spindleR, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_spindleR + 30, 5, 5, 0, 1, 12 * X_kingpinR + 6, 12 * X_spindleR, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_tie_rodL, 1, 1, 1, 2, 12 * X_tie_rodL, 12 * X_tie_rodL, 12 * X_tie_rodL + 6, 12 * X_tie_rodL + 6);
+  asm_block(J, WJ, epsilon, w + W_tie_rodL + 1, 1, 1, 0, 1, 12 * X_tie_rodR, 12 * X_tie_rodL, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_tie_rodL + 2, 5, 1, 0, 1, 12 * X_kingpinL + 6, 12 * X_tie_rodL + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_tie_rodL + 7, 5, 1, 0, 1, 12 * X_rack_slide + 6, 12 * X_tie_rodL, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_tie_rodR, 1, 1, 1, 2, 12 * X_tie_rodR, 12 * X_tie_rodR, 12 * X_tie_rodR + 6, 12 * X_tie_rodR + 6);
+  asm_block(J, WJ, epsilon, w + W_tie_rodR + 6, 5, 1, 0, 1, 12 * X_kingpinR + 6, 12 * X_tie_rodR + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_tie_rodR + 11, 5, 1, 0, 1, 12 * X_rack_slide + 6, 12 * X_tie_rodR, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_kingpinL, 5, 5, 1, 2, 12 * X_kingpinL, 12 * X_kingpinL, 12 * X_kingpinL + 6, 12 * X_kingpinL + 6);
+  asm_block(J, WJ, epsilon, w + W_kingpinL + 25, 5, 5, 0, 1, 12 * X_kingpinR, 12 * X_kingpinL, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_kingpinL + 50, 5, 5, 0, 1, 12 * X_rack_slide, 12 * X_kingpinL, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_kingpinL + 75, 6, 5, 0, 1, 12 * X_body_weld1, 12 * X_kingpinL, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_kingpinR, 5, 5, 1, 2, 12 * X_kingpinR, 12 * X_kingpinR, 12 * X_kingpinR + 6, 12 * X_kingpinR + 6);
+  asm_block(J, WJ, epsilon, w + W_kingpinR + 25, 5, 5, 0, 1, 12 * X_rack_slide, 12 * X_kingpinR, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_kingpinR + 50, 6, 5, 0, 1, 12 * X_body_weld1, 12 * X_kingpinR, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_rack_slide, 5, 5, 1, 2, 12 * X_rack_slide, 12 * X_rack_slide, 12 * X_rack_slide + 6, 12 * X_rack_slide + 6);
+  asm_block(J, WJ, epsilon, w + W_rack_slide + 25, 6, 5, 0, 1, 12 * X_body_weld1, 12 * X_rack_slide, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_body_weld1, 6, 6, 1, 2, 12 * X_body_weld1, 12 * X_body_weld1, 12 * X_body_weld1 + 6, 12 * X_body_weld1 + 6);
+}
+
+/* Assembles H~ from the equality rows (rt_assemble_fn). */
+static void buggy_assemble(const double *J, const double *WJ, double epsilon, void *work) {
+  scalar *w = work;
+  memset(w + W_tie_rodR + 1, 0, 5 * sizeof *w);
+  asm_part0(J, WJ, epsilon, w);
+}
+
 /*---- the program ------------------------------------------------------------*/
 
 const rt_program buggy_program = {
@@ -640,6 +726,7 @@ const rt_program buggy_program = {
     .solve = buggy_solve,
     .sweep = buggy_sweep,
     .sweep_side = sweep_side_of,
+    .assemble = buggy_assemble,
 };
 
 /*---- the mechanism (bodies, constraints, settings) ----------------------*/

@@ -519,6 +519,81 @@ static void car_sweep(const rt_sweep_rows *rows, double *vel) {
   sweep_part0(r, vel);
 }
 
+/*---- the assembly of H~ (rt_assemble_fn of rt.h) ----------------------------
+ * H~ = J W J^T + epsilon diag(J W J^T) of the equality rows into the
+ * workspace, from the rows' J and W J^T: each block (q, p) the sum, over
+ * the at most two bodies its constraints share, of J_q's rows against
+ * W J_p^T's, each entry from +0 term after term, each term's six products
+ * added one by one; a node block's lower triangle mirrored and its
+ * diagonal d made d + epsilon d; rounded once when stored; the entries no
+ * block writes zeroed -- the runtime's assembly (runtime/assemble.c),
+ * whose plan this is with every offset a constant, so its bits. */
+#define ASM_INLINE SWEEP_INLINE
+
+/* a_0 b_0 + ... + a_5 b_5 from +0, one by one in that order */
+ASM_INLINE double asm_dot6(const double *a, const double *b) {
+  double s = 0;
+  s += a[0] * b[0];
+  s += a[1] * b[1];
+  s += a[2] * b[2];
+  s += a[3] * b[3];
+  s += a[4] * b[4];
+  s += a[5] * b[5];
+  return s;
+}
+
+/* Entry (r, c) of a block of nterm terms (J rows from jq0, jq1, W J^T
+ * rows from wp0, wp1). */
+ASM_INLINE double asm_entry(const double *restrict J, const double *restrict WJ, int nterm, int jq0, int wp0, int jq1,
+                            int wp1, int r, int c) {
+  double v = 0;
+  if (nterm > 0) v += asm_dot6(J + jq0 + 12 * r, WJ + wp0 + 12 * c);
+  if (nterm > 1) v += asm_dot6(J + jq1 + 12 * r, WJ + wp1 + 12 * c);
+  return v;
+}
+
+/* A dq x dp block at out (node: a node block); the callers' arguments are
+ * constants. */
+ASM_INLINE void asm_block(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                          int dq, int dp, int node, int nterm, int jq0, int wp0, int jq1, int wp1) {
+  for (int r = 0; r < dq; r++) {
+    if (node) {
+      for (int c = 0; c < r; c++) out[r * dp + c] = out[c * dp + r] = (scalar)asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, c);
+      const double d = asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, r);
+      out[r * dp + r] = (scalar)(d + epsilon * d);
+    } else {
+      for (int c = 0; c < dp; c++) out[r * dp + c] = (scalar)asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, c);
+    }
+  }
+}
+
+static void asm_part0(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+  asm_block(J, WJ, epsilon, w + W_axleFL, 5, 5, 1, 2, 12 * X_axleFL, 12 * X_axleFL, 12 * X_axleFL + 6, 12 * X_axleFL + 6);
+  asm_block(J, WJ, epsilon, w + W_axleFL + 25, 4, 5, 0, 1, 12 * X_towerFL + 6, 12 * X_axleFL, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axleFR, 5, 5, 1, 2, 12 * X_axleFR, 12 * X_axleFR, 12 * X_axleFR + 6, 12 * X_axleFR + 6);
+  asm_block(J, WJ, epsilon, w + W_axleFR + 25, 4, 5, 0, 1, 12 * X_towerFR + 6, 12 * X_axleFR, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axleRL, 5, 5, 1, 2, 12 * X_axleRL, 12 * X_axleRL, 12 * X_axleRL + 6, 12 * X_axleRL + 6);
+  asm_block(J, WJ, epsilon, w + W_axleRL + 25, 4, 5, 0, 1, 12 * X_towerRL + 6, 12 * X_axleRL, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axleRR, 5, 5, 1, 2, 12 * X_axleRR, 12 * X_axleRR, 12 * X_axleRR + 6, 12 * X_axleRR + 6);
+  asm_block(J, WJ, epsilon, w + W_axleRR + 25, 4, 5, 0, 1, 12 * X_towerRR + 6, 12 * X_axleRR, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_towerFL, 4, 4, 1, 2, 12 * X_towerFL, 12 * X_towerFL, 12 * X_towerFL + 6, 12 * X_towerFL + 6);
+  asm_block(J, WJ, epsilon, w + W_towerFL + 16, 4, 4, 0, 1, 12 * X_towerFR, 12 * X_towerFL, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_towerFL + 32, 4, 4, 0, 1, 12 * X_towerRL, 12 * X_towerFL, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_towerFL + 48, 4, 4, 0, 1, 12 * X_towerRR, 12 * X_towerFL, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_towerFR, 4, 4, 1, 2, 12 * X_towerFR, 12 * X_towerFR, 12 * X_towerFR + 6, 12 * X_towerFR + 6);
+  asm_block(J, WJ, epsilon, w + W_towerFR + 16, 4, 4, 0, 1, 12 * X_towerRL, 12 * X_towerFR, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_towerFR + 32, 4, 4, 0, 1, 12 * X_towerRR, 12 * X_towerFR, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_towerRL, 4, 4, 1, 2, 12 * X_towerRL, 12 * X_towerRL, 12 * X_towerRL + 6, 12 * X_towerRL + 6);
+  asm_block(J, WJ, epsilon, w + W_towerRL + 16, 4, 4, 0, 1, 12 * X_towerRR, 12 * X_towerRL, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_towerRR, 4, 4, 1, 2, 12 * X_towerRR, 12 * X_towerRR, 12 * X_towerRR + 6, 12 * X_towerRR + 6);
+}
+
+/* Assembles H~ from the equality rows (rt_assemble_fn). */
+static void car_assemble(const double *J, const double *WJ, double epsilon, void *work) {
+  scalar *w = work;
+  asm_part0(J, WJ, epsilon, w);
+}
+
 /*---- the program ------------------------------------------------------------*/
 
 const rt_program car_program = {
@@ -556,6 +631,7 @@ const rt_program car_program = {
     .solve = car_solve,
     .sweep = car_sweep,
     .sweep_side = sweep_side_of,
+    .assemble = car_assemble,
 };
 
 /*---- the mechanism (bodies, constraints, settings) ----------------------*/

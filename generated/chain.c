@@ -591,6 +591,84 @@ static void chain_sweep(const rt_sweep_rows *rows, double *vel) {
   sweep_part0(r, vel);
 }
 
+/*---- the assembly of H~ (rt_assemble_fn of rt.h) ----------------------------
+ * H~ = J W J^T + epsilon diag(J W J^T) of the equality rows into the
+ * workspace, from the rows' J and W J^T: each block (q, p) the sum, over
+ * the at most two bodies its constraints share, of J_q's rows against
+ * W J_p^T's, each entry from +0 term after term, each term's six products
+ * added one by one; a node block's lower triangle mirrored and its
+ * diagonal d made d + epsilon d; rounded once when stored; the entries no
+ * block writes zeroed -- the runtime's assembly (runtime/assemble.c),
+ * whose plan this is with every offset a constant, so its bits. */
+#define ASM_INLINE SWEEP_INLINE
+
+/* a_0 b_0 + ... + a_5 b_5 from +0, one by one in that order */
+ASM_INLINE double asm_dot6(const double *a, const double *b) {
+  double s = 0;
+  s += a[0] * b[0];
+  s += a[1] * b[1];
+  s += a[2] * b[2];
+  s += a[3] * b[3];
+  s += a[4] * b[4];
+  s += a[5] * b[5];
+  return s;
+}
+
+/* Entry (r, c) of a block of nterm terms (J rows from jq0, jq1, W J^T
+ * rows from wp0, wp1). */
+ASM_INLINE double asm_entry(const double *restrict J, const double *restrict WJ, int nterm, int jq0, int wp0, int jq1,
+                            int wp1, int r, int c) {
+  double v = 0;
+  if (nterm > 0) v += asm_dot6(J + jq0 + 12 * r, WJ + wp0 + 12 * c);
+  if (nterm > 1) v += asm_dot6(J + jq1 + 12 * r, WJ + wp1 + 12 * c);
+  return v;
+}
+
+/* A dq x dp block at out (node: a node block); the callers' arguments are
+ * constants. */
+ASM_INLINE void asm_block(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                          int dq, int dp, int node, int nterm, int jq0, int wp0, int jq1, int wp1) {
+  for (int r = 0; r < dq; r++) {
+    if (node) {
+      for (int c = 0; c < r; c++) out[r * dp + c] = out[c * dp + r] = (scalar)asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, c);
+      const double d = asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, r);
+      out[r * dp + r] = (scalar)(d + epsilon * d);
+    } else {
+      for (int c = 0; c < dp; c++) out[r * dp + c] = (scalar)asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, c);
+    }
+  }
+}
+
+static void asm_part0(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+  asm_block(J, WJ, epsilon, w + W_hook, 3, 3, 1, 1, 12 * X_hook + 6, 12 * X_hook + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_hook + 9, 3, 3, 0, 1, 12 * X_joint2, 12 * X_hook + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_joint2, 3, 3, 1, 2, 12 * X_joint2, 12 * X_joint2, 12 * X_joint2 + 6, 12 * X_joint2 + 6);
+  asm_block(J, WJ, epsilon, w + W_joint2 + 9, 3, 3, 0, 1, 12 * X_joint3, 12 * X_joint2 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_joint3, 3, 3, 1, 2, 12 * X_joint3, 12 * X_joint3, 12 * X_joint3 + 6, 12 * X_joint3 + 6);
+  asm_block(J, WJ, epsilon, w + W_joint3 + 9, 3, 3, 0, 1, 12 * X_joint4, 12 * X_joint3 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_joint4, 3, 3, 1, 2, 12 * X_joint4, 12 * X_joint4, 12 * X_joint4 + 6, 12 * X_joint4 + 6);
+  asm_block(J, WJ, epsilon, w + W_joint4 + 9, 3, 3, 0, 1, 12 * X_joint5, 12 * X_joint4 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_joint5, 3, 3, 1, 2, 12 * X_joint5, 12 * X_joint5, 12 * X_joint5 + 6, 12 * X_joint5 + 6);
+  asm_block(J, WJ, epsilon, w + W_joint5 + 9, 3, 3, 0, 1, 12 * X_joint6, 12 * X_joint5 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_joint6, 3, 3, 1, 2, 12 * X_joint6, 12 * X_joint6, 12 * X_joint6 + 6, 12 * X_joint6 + 6);
+  asm_block(J, WJ, epsilon, w + W_joint6 + 9, 3, 3, 0, 1, 12 * X_joint7, 12 * X_joint6 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_joint7, 3, 3, 1, 2, 12 * X_joint7, 12 * X_joint7, 12 * X_joint7 + 6, 12 * X_joint7 + 6);
+  asm_block(J, WJ, epsilon, w + W_joint7 + 9, 3, 3, 0, 1, 12 * X_joint8, 12 * X_joint7 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_joint8, 3, 3, 1, 2, 12 * X_joint8, 12 * X_joint8, 12 * X_joint8 + 6, 12 * X_joint8 + 6);
+  asm_block(J, WJ, epsilon, w + W_joint8 + 9, 3, 3, 0, 1, 12 * X_joint9, 12 * X_joint8 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_joint9, 3, 3, 1, 2, 12 * X_joint9, 12 * X_joint9, 12 * X_joint9 + 6, 12 * X_joint9 + 6);
+  asm_block(J, WJ, epsilon, w + W_joint9 + 9, 3, 3, 0, 1, 12 * X_joint10, 12 * X_joint9 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_joint10, 3, 3, 1, 2, 12 * X_joint10, 12 * X_joint10, 12 * X_joint10 + 6, 12 * X_joint10 + 6);
+  asm_block(J, WJ, epsilon, w + W_joint10 + 9, 3, 3, 0, 1, 12 * X_shackle, 12 * X_joint10 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_shackle, 3, 3, 1, 2, 12 * X_shackle, 12 * X_shackle, 12 * X_shackle + 6, 12 * X_shackle + 6);
+}
+
+/* Assembles H~ from the equality rows (rt_assemble_fn). */
+static void chain_assemble(const double *J, const double *WJ, double epsilon, void *work) {
+  scalar *w = work;
+  asm_part0(J, WJ, epsilon, w);
+}
+
 /*---- the program ------------------------------------------------------------*/
 
 const rt_program chain_program = {
@@ -628,6 +706,7 @@ const rt_program chain_program = {
     .solve = chain_solve,
     .sweep = chain_sweep,
     .sweep_side = sweep_side_of,
+    .assemble = chain_assemble,
 };
 
 /*---- the mechanism (bodies, constraints, settings) ----------------------*/

@@ -1225,6 +1225,146 @@ static void multi_wheel_sweep(const rt_sweep_rows *rows, double *vel) {
   sweep_part0(r, vel);
 }
 
+/*---- the assembly of H~ (rt_assemble_fn of rt.h) ----------------------------
+ * H~ = J W J^T + epsilon diag(J W J^T) of the equality rows into the
+ * workspace, from the rows' J and W J^T: each block (q, p) the sum, over
+ * the at most two bodies its constraints share, of J_q's rows against
+ * W J_p^T's, each entry from +0 term after term, each term's six products
+ * added one by one; a node block's lower triangle mirrored and its
+ * diagonal d made d + epsilon d; rounded once when stored; the entries no
+ * block writes zeroed -- the runtime's assembly (runtime/assemble.c),
+ * whose plan this is with every offset a constant, so its bits. */
+#define ASM_INLINE SWEEP_INLINE
+
+/* a_0 b_0 + ... + a_5 b_5 from +0, one by one in that order */
+ASM_INLINE double asm_dot6(const double *a, const double *b) {
+  double s = 0;
+  s += a[0] * b[0];
+  s += a[1] * b[1];
+  s += a[2] * b[2];
+  s += a[3] * b[3];
+  s += a[4] * b[4];
+  s += a[5] * b[5];
+  return s;
+}
+
+/* Entry (r, c) of a block of nterm terms (J rows from jq0, jq1, W J^T
+ * rows from wp0, wp1). */
+ASM_INLINE double asm_entry(const double *restrict J, const double *restrict WJ, int nterm, int jq0, int wp0, int jq1,
+                            int wp1, int r, int c) {
+  double v = 0;
+  if (nterm > 0) v += asm_dot6(J + jq0 + 12 * r, WJ + wp0 + 12 * c);
+  if (nterm > 1) v += asm_dot6(J + jq1 + 12 * r, WJ + wp1 + 12 * c);
+  return v;
+}
+
+/* A dq x dp block at out (node: a node block); the callers' arguments are
+ * constants. */
+ASM_INLINE void asm_block(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                          int dq, int dp, int node, int nterm, int jq0, int wp0, int jq1, int wp1) {
+  for (int r = 0; r < dq; r++) {
+    if (node) {
+      for (int c = 0; c < r; c++) out[r * dp + c] = out[c * dp + r] = (scalar)asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, c);
+      const double d = asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, r);
+      out[r * dp + r] = (scalar)(d + epsilon * d);
+    } else {
+      for (int c = 0; c < dp; c++) out[r * dp + c] = (scalar)asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, c);
+    }
+  }
+}
+
+static void asm_part0(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+  asm_block(J, WJ, epsilon, w + W_tow_front_ball, 3, 3, 1, 2, 12 * X_tow_front_ball, 12 * X_tow_front_ball, 12 * X_tow_front_ball + 6, 12 * X_tow_front_ball + 6);
+  asm_block(J, WJ, epsilon, w + W_tow_front_ball + 9, 3, 3, 0, 1, 12 * X_tow_rear_ball, 12 * X_tow_front_ball, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_tow_front_ball + 18, 6, 3, 0, 1, 12 * X_chassis_weld9 + 6, 12 * X_tow_front_ball, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_tow_rear_ball, 3, 3, 1, 2, 12 * X_tow_rear_ball, 12 * X_tow_rear_ball, 12 * X_tow_rear_ball + 6, 12 * X_tow_rear_ball + 6);
+  asm_block(J, WJ, epsilon, w + W_tow_rear_ball + 9, 6, 3, 0, 1, 12 * X_chassis_weld9 + 6, 12 * X_tow_rear_ball, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axle1L, 5, 5, 1, 2, 12 * X_axle1L, 12 * X_axle1L, 12 * X_axle1L + 6, 12 * X_axle1L + 6);
+  asm_block(J, WJ, epsilon, w + W_axle1L + 25, 5, 5, 0, 1, 12 * X_axle1R, 12 * X_axle1L, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axle1L + 50, 6, 5, 0, 1, 12 * X_chassis_weld1, 12 * X_axle1L, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axle1R, 5, 5, 1, 2, 12 * X_axle1R, 12 * X_axle1R, 12 * X_axle1R + 6, 12 * X_axle1R + 6);
+  asm_block(J, WJ, epsilon, w + W_axle1R + 25, 6, 5, 0, 1, 12 * X_chassis_weld1, 12 * X_axle1R, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_outrigger_frontL_ball, 3, 3, 1, 2, 12 * X_outrigger_frontL_ball, 12 * X_outrigger_frontL_ball, 12 * X_outrigger_frontL_ball + 6, 12 * X_outrigger_frontL_ball + 6);
+  asm_block(J, WJ, epsilon, w + W_outrigger_frontL_ball + 9, 3, 3, 0, 1, 12 * X_outrigger_frontR_ball, 12 * X_outrigger_frontL_ball, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_outrigger_frontL_ball + 18, 6, 3, 0, 1, 12 * X_chassis_weld8, 12 * X_outrigger_frontL_ball, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_outrigger_frontL_ball + 36, 6, 3, 0, 1, 12 * X_chassis_weld7 + 6, 12 * X_outrigger_frontL_ball, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_outrigger_frontR_ball, 3, 3, 1, 2, 12 * X_outrigger_frontR_ball, 12 * X_outrigger_frontR_ball, 12 * X_outrigger_frontR_ball + 6, 12 * X_outrigger_frontR_ball + 6);
+  asm_block(J, WJ, epsilon, w + W_outrigger_frontR_ball + 9, 6, 3, 0, 1, 12 * X_chassis_weld8, 12 * X_outrigger_frontR_ball, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_outrigger_frontR_ball + 27, 6, 3, 0, 1, 12 * X_chassis_weld7 + 6, 12 * X_outrigger_frontR_ball, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_outrigger_rearL_ball, 3, 3, 1, 2, 12 * X_outrigger_rearL_ball, 12 * X_outrigger_rearL_ball, 12 * X_outrigger_rearL_ball + 6, 12 * X_outrigger_rearL_ball + 6);
+  asm_block(J, WJ, epsilon, w + W_outrigger_rearL_ball + 9, 3, 3, 0, 1, 12 * X_outrigger_rearR_ball, 12 * X_outrigger_rearL_ball, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_outrigger_rearL_ball + 18, 6, 3, 0, 1, 12 * X_chassis_weld9, 12 * X_outrigger_rearL_ball, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_outrigger_rearL_ball + 36, 6, 3, 0, 1, 12 * X_chassis_weld8 + 6, 12 * X_outrigger_rearL_ball, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_outrigger_rearR_ball, 3, 3, 1, 2, 12 * X_outrigger_rearR_ball, 12 * X_outrigger_rearR_ball, 12 * X_outrigger_rearR_ball + 6, 12 * X_outrigger_rearR_ball + 6);
+  asm_block(J, WJ, epsilon, w + W_outrigger_rearR_ball + 9, 6, 3, 0, 1, 12 * X_chassis_weld9, 12 * X_outrigger_rearR_ball, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_outrigger_rearR_ball + 27, 6, 3, 0, 1, 12 * X_chassis_weld8 + 6, 12 * X_outrigger_rearR_ball, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_chassis_weld9, 6, 6, 1, 2, 12 * X_chassis_weld9, 12 * X_chassis_weld9, 12 * X_chassis_weld9 + 6, 12 * X_chassis_weld9 + 6);
+  asm_block(J, WJ, epsilon, w + W_chassis_weld9 + 36, 6, 6, 0, 1, 12 * X_chassis_weld8 + 6, 12 * X_chassis_weld9, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_chassis_weld8, 6, 6, 1, 2, 12 * X_chassis_weld8, 12 * X_chassis_weld8, 12 * X_chassis_weld8 + 6, 12 * X_chassis_weld8 + 6);
+  asm_block(J, WJ, epsilon, w + W_chassis_weld8 + 36, 6, 6, 0, 1, 12 * X_chassis_weld7 + 6, 12 * X_chassis_weld8, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axle2L, 5, 5, 1, 2, 12 * X_axle2L, 12 * X_axle2L, 12 * X_axle2L + 6, 12 * X_axle2L + 6);
+  asm_block(J, WJ, epsilon, w + W_axle2L + 25, 5, 5, 0, 1, 12 * X_axle2R, 12 * X_axle2L, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axle2L + 50, 6, 5, 0, 1, 12 * X_chassis_weld1 + 6, 12 * X_axle2L, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axle2L + 80, 6, 5, 0, 1, 12 * X_chassis_weld2, 12 * X_axle2L, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axle2R, 5, 5, 1, 2, 12 * X_axle2R, 12 * X_axle2R, 12 * X_axle2R + 6, 12 * X_axle2R + 6);
+  asm_block(J, WJ, epsilon, w + W_axle2R + 25, 6, 5, 0, 1, 12 * X_chassis_weld1 + 6, 12 * X_axle2R, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axle2R + 55, 6, 5, 0, 1, 12 * X_chassis_weld2, 12 * X_axle2R, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_chassis_weld1, 6, 6, 1, 2, 12 * X_chassis_weld1, 12 * X_chassis_weld1, 12 * X_chassis_weld1 + 6, 12 * X_chassis_weld1 + 6);
+  asm_block(J, WJ, epsilon, w + W_chassis_weld1 + 36, 6, 6, 0, 1, 12 * X_chassis_weld2, 12 * X_chassis_weld1 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axle3L, 5, 5, 1, 2, 12 * X_axle3L, 12 * X_axle3L, 12 * X_axle3L + 6, 12 * X_axle3L + 6);
+  asm_block(J, WJ, epsilon, w + W_axle3L + 25, 5, 5, 0, 1, 12 * X_axle3R, 12 * X_axle3L, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axle3L + 50, 6, 5, 0, 1, 12 * X_chassis_weld2 + 6, 12 * X_axle3L, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axle3L + 80, 6, 5, 0, 1, 12 * X_chassis_weld3, 12 * X_axle3L, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axle3R, 5, 5, 1, 2, 12 * X_axle3R, 12 * X_axle3R, 12 * X_axle3R + 6, 12 * X_axle3R + 6);
+  asm_block(J, WJ, epsilon, w + W_axle3R + 25, 6, 5, 0, 1, 12 * X_chassis_weld2 + 6, 12 * X_axle3R, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axle3R + 55, 6, 5, 0, 1, 12 * X_chassis_weld3, 12 * X_axle3R, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_chassis_weld2, 6, 6, 1, 2, 12 * X_chassis_weld2, 12 * X_chassis_weld2, 12 * X_chassis_weld2 + 6, 12 * X_chassis_weld2 + 6);
+  asm_block(J, WJ, epsilon, w + W_chassis_weld2 + 36, 6, 6, 0, 1, 12 * X_chassis_weld3, 12 * X_chassis_weld2 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axle4L, 5, 5, 1, 2, 12 * X_axle4L, 12 * X_axle4L, 12 * X_axle4L + 6, 12 * X_axle4L + 6);
+  asm_block(J, WJ, epsilon, w + W_axle4L + 25, 5, 5, 0, 1, 12 * X_axle4R, 12 * X_axle4L, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axle4L + 50, 6, 5, 0, 1, 12 * X_chassis_weld3 + 6, 12 * X_axle4L, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axle4L + 80, 6, 5, 0, 1, 12 * X_chassis_weld4, 12 * X_axle4L, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axle4R, 5, 5, 1, 2, 12 * X_axle4R, 12 * X_axle4R, 12 * X_axle4R + 6, 12 * X_axle4R + 6);
+  asm_block(J, WJ, epsilon, w + W_axle4R + 25, 6, 5, 0, 1, 12 * X_chassis_weld3 + 6, 12 * X_axle4R, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axle4R + 55, 6, 5, 0, 1, 12 * X_chassis_weld4, 12 * X_axle4R, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_chassis_weld3, 6, 6, 1, 2, 12 * X_chassis_weld3, 12 * X_chassis_weld3, 12 * X_chassis_weld3 + 6, 12 * X_chassis_weld3 + 6);
+  asm_block(J, WJ, epsilon, w + W_chassis_weld3 + 36, 6, 6, 0, 1, 12 * X_chassis_weld4, 12 * X_chassis_weld3 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axle5L, 5, 5, 1, 2, 12 * X_axle5L, 12 * X_axle5L, 12 * X_axle5L + 6, 12 * X_axle5L + 6);
+  asm_block(J, WJ, epsilon, w + W_axle5L + 25, 5, 5, 0, 1, 12 * X_axle5R, 12 * X_axle5L, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axle5L + 50, 6, 5, 0, 1, 12 * X_chassis_weld4 + 6, 12 * X_axle5L, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axle5L + 80, 6, 5, 0, 1, 12 * X_chassis_weld5, 12 * X_axle5L, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axle5R, 5, 5, 1, 2, 12 * X_axle5R, 12 * X_axle5R, 12 * X_axle5R + 6, 12 * X_axle5R + 6);
+  asm_block(J, WJ, epsilon, w + W_axle5R + 25, 6, 5, 0, 1, 12 * X_chassis_weld4 + 6, 12 * X_axle5R, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axle5R + 55, 6, 5, 0, 1, 12 * X_chassis_weld5, 12 * X_axle5R, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_chassis_weld4, 6, 6, 1, 2, 12 * X_chassis_weld4, 12 * X_chassis_weld4, 12 * X_chassis_weld4 + 6, 12 * X_chassis_weld4 + 6);
+  asm_block(J, WJ, epsilon, w + W_chassis_weld4 + 36, 6, 6, 0, 1, 12 * X_chassis_weld5, 12 * X_chassis_weld4 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axle6L, 5, 5, 1, 2, 12 * X_axle6L, 12 * X_axle6L, 12 * X_axle6L + 6, 12 * X_axle6L + 6);
+  asm_block(J, WJ, epsilon, w + W_axle6L + 25, 5, 5, 0, 1, 12 * X_axle6R, 12 * X_axle6L, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axle6L + 50, 6, 5, 0, 1, 12 * X_chassis_weld5 + 6, 12 * X_axle6L, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axle6L + 80, 6, 5, 0, 1, 12 * X_chassis_weld6, 12 * X_axle6L, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axle6R, 5, 5, 1, 2, 12 * X_axle6R, 12 * X_axle6R, 12 * X_axle6R + 6, 12 * X_axle6R + 6);
+  asm_block(J, WJ, epsilon, w + W_axle6R + 25, 6, 5, 0, 1, 12 * X_chassis_weld5 + 6, 12 * X_axle6R, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axle6R + 55, 6, 5, 0, 1, 12 * X_chassis_weld6, 12 * X_axle6R, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_chassis_weld5, 6, 6, 1, 2, 12 * X_chassis_weld5, 12 * X_chassis_weld5, 12 * X_chassis_weld5 + 6, 12 * X_chassis_weld5 + 6);
+  asm_block(J, WJ, epsilon, w + W_chassis_weld5 + 36, 6, 6, 0, 1, 12 * X_chassis_weld6, 12 * X_chassis_weld5 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axle7L, 5, 5, 1, 2, 12 * X_axle7L, 12 * X_axle7L, 12 * X_axle7L + 6, 12 * X_axle7L + 6);
+  asm_block(J, WJ, epsilon, w + W_axle7L + 25, 5, 5, 0, 1, 12 * X_axle7R, 12 * X_axle7L, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axle7L + 50, 6, 5, 0, 1, 12 * X_chassis_weld6 + 6, 12 * X_axle7L, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axle7L + 80, 6, 5, 0, 1, 12 * X_chassis_weld7, 12 * X_axle7L, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axle7R, 5, 5, 1, 2, 12 * X_axle7R, 12 * X_axle7R, 12 * X_axle7R + 6, 12 * X_axle7R + 6);
+  asm_block(J, WJ, epsilon, w + W_axle7R + 25, 6, 5, 0, 1, 12 * X_chassis_weld6 + 6, 12 * X_axle7R, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axle7R + 55, 6, 5, 0, 1, 12 * X_chassis_weld7, 12 * X_axle7R, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_chassis_weld6, 6, 6, 1, 2, 12 * X_chassis_weld6, 12 * X_chassis_weld6, 12 * X_chassis_weld6 + 6, 12 * X_chassis_weld6 + 6);
+  asm_block(J, WJ, epsilon, w + W_chassis_weld6 + 36, 6, 6, 0, 1, 12 * X_chassis_weld7, 12 * X_chassis_weld6 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_chassis_weld7, 6, 6, 1, 2, 12 * X_chassis_weld7, 12 * X_chassis_weld7, 12 * X_chassis_weld7 + 6, 12 * X_chassis_weld7 + 6);
+}
+
+/* Assembles H~ from the equality rows (rt_assemble_fn). */
+static void multi_wheel_assemble(const double *J, const double *WJ, double epsilon, void *work) {
+  scalar *w = work;
+  asm_part0(J, WJ, epsilon, w);
+}
+
 /*---- the program ------------------------------------------------------------*/
 
 const rt_program multi_wheel_program = {
@@ -1262,6 +1402,7 @@ const rt_program multi_wheel_program = {
     .solve = multi_wheel_solve,
     .sweep = multi_wheel_sweep,
     .sweep_side = sweep_side_of,
+    .assemble = multi_wheel_assemble,
 };
 
 /*---- the mechanism (bodies, constraints, settings) ----------------------*/

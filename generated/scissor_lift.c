@@ -2025,6 +2025,243 @@ static void scissor_lift_sweep(const rt_sweep_rows *rows, double *vel) {
   sweep_part1(r, vel);
 }
 
+/*---- the assembly of H~ (rt_assemble_fn of rt.h) ----------------------------
+ * H~ = J W J^T + epsilon diag(J W J^T) of the equality rows into the
+ * workspace, from the rows' J and W J^T: each block (q, p) the sum, over
+ * the at most two bodies its constraints share, of J_q's rows against
+ * W J_p^T's, each entry from +0 term after term, each term's six products
+ * added one by one; a node block's lower triangle mirrored and its
+ * diagonal d made d + epsilon d; rounded once when stored; the entries no
+ * block writes zeroed -- the runtime's assembly (runtime/assemble.c),
+ * whose plan this is with every offset a constant, so its bits. */
+#define ASM_INLINE SWEEP_INLINE
+
+/* a_0 b_0 + ... + a_5 b_5 from +0, one by one in that order */
+ASM_INLINE double asm_dot6(const double *a, const double *b) {
+  double s = 0;
+  s += a[0] * b[0];
+  s += a[1] * b[1];
+  s += a[2] * b[2];
+  s += a[3] * b[3];
+  s += a[4] * b[4];
+  s += a[5] * b[5];
+  return s;
+}
+
+/* Entry (r, c) of a block of nterm terms (J rows from jq0, jq1, W J^T
+ * rows from wp0, wp1). */
+ASM_INLINE double asm_entry(const double *restrict J, const double *restrict WJ, int nterm, int jq0, int wp0, int jq1,
+                            int wp1, int r, int c) {
+  double v = 0;
+  if (nterm > 0) v += asm_dot6(J + jq0 + 12 * r, WJ + wp0 + 12 * c);
+  if (nterm > 1) v += asm_dot6(J + jq1 + 12 * r, WJ + wp1 + 12 * c);
+  return v;
+}
+
+/* A dq x dp block at out (node: a node block); the callers' arguments are
+ * constants. */
+ASM_INLINE void asm_block(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                          int dq, int dp, int node, int nterm, int jq0, int wp0, int jq1, int wp1) {
+  for (int r = 0; r < dq; r++) {
+    if (node) {
+      for (int c = 0; c < r; c++) out[r * dp + c] = out[c * dp + r] = (scalar)asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, c);
+      const double d = asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, r);
+      out[r * dp + r] = (scalar)(d + epsilon * d);
+    } else {
+      for (int c = 0; c < dp; c++) out[r * dp + c] = (scalar)asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, c);
+    }
+  }
+}
+
+static void asm_part0(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+  asm_block(J, WJ, epsilon, w + W_inner1_weld, 6, 6, 1, 2, 12 * X_inner1_weld, 12 * X_inner1_weld, 12 * X_inner1_weld + 6, 12 * X_inner1_weld + 6);
+  asm_block(J, WJ, epsilon, w + W_inner1_weld + 36, 5, 6, 0, 1, 12 * X_knee_inner1, 12 * X_inner1_weld, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_inner1_weld + 66, 5, 6, 0, 1, 12 * X_pivot1, 12 * X_inner1_weld, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_inner1_weld + 96, 5, 6, 0, 1, 12 * X_knee_outer0 + 6, 12 * X_inner1_weld, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_inner2_weld, 6, 6, 1, 2, 12 * X_inner2_weld, 12 * X_inner2_weld, 12 * X_inner2_weld + 6, 12 * X_inner2_weld + 6);
+  asm_block(J, WJ, epsilon, w + W_inner2_weld + 36, 5, 6, 0, 1, 12 * X_knee_inner2, 12 * X_inner2_weld, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_inner2_weld + 66, 5, 6, 0, 1, 12 * X_pivot2, 12 * X_inner2_weld, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_inner2_weld + 96, 5, 6, 0, 1, 12 * X_knee_outer1 + 6, 12 * X_inner2_weld, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_inner3_weld, 6, 6, 1, 2, 12 * X_inner3_weld, 12 * X_inner3_weld, 12 * X_inner3_weld + 6, 12 * X_inner3_weld + 6);
+  asm_block(J, WJ, epsilon, w + W_inner3_weld + 36, 5, 6, 0, 1, 12 * X_knee_inner3, 12 * X_inner3_weld, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_inner3_weld + 66, 5, 6, 0, 1, 12 * X_pivot3, 12 * X_inner3_weld, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_inner3_weld + 96, 5, 6, 0, 1, 12 * X_knee_outer2 + 6, 12 * X_inner3_weld, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_inner4_weld, 6, 6, 1, 2, 12 * X_inner4_weld, 12 * X_inner4_weld, 12 * X_inner4_weld + 6, 12 * X_inner4_weld + 6);
+  asm_block(J, WJ, epsilon, w + W_inner4_weld + 36, 5, 6, 0, 1, 12 * X_knee_inner4, 12 * X_inner4_weld, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_inner4_weld + 66, 5, 6, 0, 1, 12 * X_pivot4, 12 * X_inner4_weld, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_inner4_weld + 96, 5, 6, 0, 1, 12 * X_knee_outer3 + 6, 12 * X_inner4_weld, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_inner5_weld, 6, 6, 1, 2, 12 * X_inner5_weld, 12 * X_inner5_weld, 12 * X_inner5_weld + 6, 12 * X_inner5_weld + 6);
+  asm_block(J, WJ, epsilon, w + W_inner5_weld + 36, 5, 6, 0, 1, 12 * X_knee_inner5, 12 * X_inner5_weld, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_inner5_weld + 66, 5, 6, 0, 1, 12 * X_pivot5, 12 * X_inner5_weld, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_inner5_weld + 96, 5, 6, 0, 1, 12 * X_knee_outer4 + 6, 12 * X_inner5_weld, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_inner6_weld, 6, 6, 1, 2, 12 * X_inner6_weld, 12 * X_inner6_weld, 12 * X_inner6_weld + 6, 12 * X_inner6_weld + 6);
+  asm_block(J, WJ, epsilon, w + W_inner6_weld + 36, 5, 6, 0, 1, 12 * X_pivot6, 12 * X_inner6_weld, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_inner6_weld + 66, 5, 6, 0, 1, 12 * X_roller_top_pin + 6, 12 * X_inner6_weld, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_inner6_weld + 96, 5, 6, 0, 1, 12 * X_knee_outer5 + 6, 12 * X_inner6_weld, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_outer0_weld, 6, 6, 1, 2, 12 * X_outer0_weld, 12 * X_outer0_weld, 12 * X_outer0_weld + 6, 12 * X_outer0_weld + 6);
+  asm_block(J, WJ, epsilon, w + W_outer0_weld + 36, 5, 6, 0, 1, 12 * X_knee_outer0, 12 * X_outer0_weld, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_outer0_weld + 66, 5, 6, 0, 1, 12 * X_roller_bottom_pin + 6, 12 * X_outer0_weld, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_outer0_weld + 96, 5, 6, 0, 1, 12 * X_pivot0 + 6, 12 * X_outer0_weld, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_outer1_weld, 6, 6, 1, 2, 12 * X_outer1_weld, 12 * X_outer1_weld, 12 * X_outer1_weld + 6, 12 * X_outer1_weld + 6);
+  asm_block(J, WJ, epsilon, w + W_outer1_weld + 36, 5, 6, 0, 1, 12 * X_knee_outer1, 12 * X_outer1_weld, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_outer1_weld + 66, 5, 6, 0, 1, 12 * X_pivot1 + 6, 12 * X_outer1_weld, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_outer1_weld + 96, 5, 6, 0, 1, 12 * X_knee_inner0 + 6, 12 * X_outer1_weld, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_outer2_weld, 6, 6, 1, 2, 12 * X_outer2_weld, 12 * X_outer2_weld, 12 * X_outer2_weld + 6, 12 * X_outer2_weld + 6);
+  asm_block(J, WJ, epsilon, w + W_outer2_weld + 36, 5, 6, 0, 1, 12 * X_knee_outer2, 12 * X_outer2_weld, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_outer2_weld + 66, 5, 6, 0, 1, 12 * X_pivot2 + 6, 12 * X_outer2_weld, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_outer2_weld + 96, 5, 6, 0, 1, 12 * X_knee_inner1 + 6, 12 * X_outer2_weld, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_outer3_weld, 6, 6, 1, 2, 12 * X_outer3_weld, 12 * X_outer3_weld, 12 * X_outer3_weld + 6, 12 * X_outer3_weld + 6);
+  asm_block(J, WJ, epsilon, w + W_outer3_weld + 36, 5, 6, 0, 1, 12 * X_knee_outer3, 12 * X_outer3_weld, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_outer3_weld + 66, 5, 6, 0, 1, 12 * X_pivot3 + 6, 12 * X_outer3_weld, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_outer3_weld + 96, 5, 6, 0, 1, 12 * X_knee_inner2 + 6, 12 * X_outer3_weld, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_outer4_weld, 6, 6, 1, 2, 12 * X_outer4_weld, 12 * X_outer4_weld, 12 * X_outer4_weld + 6, 12 * X_outer4_weld + 6);
+  asm_block(J, WJ, epsilon, w + W_outer4_weld + 36, 5, 6, 0, 1, 12 * X_knee_outer4, 12 * X_outer4_weld, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_outer4_weld + 66, 5, 6, 0, 1, 12 * X_pivot4 + 6, 12 * X_outer4_weld, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_outer4_weld + 96, 5, 6, 0, 1, 12 * X_knee_inner3 + 6, 12 * X_outer4_weld, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_outer5_weld, 6, 6, 1, 2, 12 * X_outer5_weld, 12 * X_outer5_weld, 12 * X_outer5_weld + 6, 12 * X_outer5_weld + 6);
+  asm_block(J, WJ, epsilon, w + W_outer5_weld + 36, 5, 6, 0, 1, 12 * X_knee_outer5, 12 * X_outer5_weld, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_outer5_weld + 66, 5, 6, 0, 1, 12 * X_pivot5 + 6, 12 * X_outer5_weld, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_outer5_weld + 96, 5, 6, 0, 1, 12 * X_knee_inner4 + 6, 12 * X_outer5_weld, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_outer6_weld, 6, 6, 1, 2, 12 * X_outer6_weld, 12 * X_outer6_weld, 12 * X_outer6_weld + 6, 12 * X_outer6_weld + 6);
+  asm_block(J, WJ, epsilon, w + W_outer6_weld + 36, 5, 6, 0, 1, 12 * X_head, 12 * X_outer6_weld, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_outer6_weld + 66, 5, 6, 0, 1, 12 * X_pivot6 + 6, 12 * X_outer6_weld, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_outer6_weld + 96, 5, 6, 0, 1, 12 * X_knee_inner5 + 6, 12 * X_outer6_weld, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axleFL, 5, 5, 1, 2, 12 * X_axleFL, 12 * X_axleFL, 12 * X_axleFL + 6, 12 * X_axleFL + 6);
+  asm_block(J, WJ, epsilon, w + W_axleFL + 25, 5, 5, 0, 1, 12 * X_axleFR, 12 * X_axleFL, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axleFL + 50, 5, 5, 0, 1, 12 * X_axleRL, 12 * X_axleFL, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axleFL + 75, 5, 5, 0, 1, 12 * X_axleRR, 12 * X_axleFL, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axleFL + 100, 6, 5, 0, 1, 12 * X_chassis_weld1, 12 * X_axleFL, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axleFR, 5, 5, 1, 2, 12 * X_axleFR, 12 * X_axleFR, 12 * X_axleFR + 6, 12 * X_axleFR + 6);
+  asm_block(J, WJ, epsilon, w + W_axleFR + 25, 5, 5, 0, 1, 12 * X_axleRL, 12 * X_axleFR, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axleFR + 50, 5, 5, 0, 1, 12 * X_axleRR, 12 * X_axleFR, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axleFR + 75, 6, 5, 0, 1, 12 * X_chassis_weld1, 12 * X_axleFR, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axleRL, 5, 5, 1, 2, 12 * X_axleRL, 12 * X_axleRL, 12 * X_axleRL + 6, 12 * X_axleRL + 6);
+  asm_block(J, WJ, epsilon, w + W_axleRL + 25, 5, 5, 0, 1, 12 * X_axleRR, 12 * X_axleRL, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axleRL + 50, 6, 5, 0, 1, 12 * X_chassis_weld1, 12 * X_axleRL, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_axleRR, 5, 5, 1, 2, 12 * X_axleRR, 12 * X_axleRR, 12 * X_axleRR + 6, 12 * X_axleRR + 6);
+  asm_block(J, WJ, epsilon, w + W_axleRR + 25, 6, 5, 0, 1, 12 * X_chassis_weld1, 12 * X_axleRR, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_chassis_weld1, 6, 6, 1, 2, 12 * X_chassis_weld1, 12 * X_chassis_weld1, 12 * X_chassis_weld1 + 6, 12 * X_chassis_weld1 + 6);
+  asm_block(J, WJ, epsilon, w + W_chassis_weld1 + 36, 3, 6, 0, 1, 12 * X_barrel_eye, 12 * X_chassis_weld1 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_chassis_weld1 + 54, 5, 6, 0, 1, 12 * X_foot, 12 * X_chassis_weld1 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_chassis_weld1 + 84, 5, 6, 0, 1, 12 * X_roller_bottom_slide, 12 * X_chassis_weld1 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_roller_top_slide, 4, 4, 1, 2, 12 * X_roller_top_slide, 12 * X_roller_top_slide, 12 * X_roller_top_slide + 6, 12 * X_roller_top_slide + 6);
+  asm_block(J, WJ, epsilon, w + W_roller_top_slide + 16, 5, 4, 0, 1, 12 * X_head + 6, 12 * X_roller_top_slide, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_roller_top_slide + 36, 5, 4, 0, 1, 12 * X_roller_top_pin, 12 * X_roller_top_slide + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_lift, 1, 1, 1, 2, 12 * X_lift, 12 * X_lift, 12 * X_lift + 6, 12 * X_lift + 6);
+  asm_block(J, WJ, epsilon, w + W_lift + 1, 5, 1, 0, 2, 12 * X_cylinder, 12 * X_lift, 12 * X_cylinder + 6, 12 * X_lift + 6);
+  asm_block(J, WJ, epsilon, w + W_lift + 6, 3, 1, 0, 1, 12 * X_rod_eye, 12 * X_lift + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_lift + 9, 3, 1, 0, 1, 12 * X_barrel_eye + 6, 12 * X_lift, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_cylinder, 5, 5, 1, 2, 12 * X_cylinder, 12 * X_cylinder, 12 * X_cylinder + 6, 12 * X_cylinder + 6);
+  asm_block(J, WJ, epsilon, w + W_cylinder + 25, 3, 5, 0, 1, 12 * X_rod_eye, 12 * X_cylinder + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_cylinder + 40, 3, 5, 0, 1, 12 * X_barrel_eye + 6, 12 * X_cylinder, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_rod_eye, 3, 3, 1, 2, 12 * X_rod_eye, 12 * X_rod_eye, 12 * X_rod_eye + 6, 12 * X_rod_eye + 6);
+  asm_block(J, WJ, epsilon, w + W_rod_eye + 18, 6, 3, 0, 1, 12 * X_inner0_weld + 6, 12 * X_rod_eye + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_barrel_eye, 3, 3, 1, 2, 12 * X_barrel_eye, 12 * X_barrel_eye, 12 * X_barrel_eye + 6, 12 * X_barrel_eye + 6);
+  asm_block(J, WJ, epsilon, w + W_barrel_eye + 9, 5, 3, 0, 1, 12 * X_foot, 12 * X_barrel_eye, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_barrel_eye + 24, 5, 3, 0, 1, 12 * X_roller_bottom_slide, 12 * X_barrel_eye, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_head, 5, 5, 1, 2, 12 * X_head, 12 * X_head, 12 * X_head + 6, 12 * X_head + 6);
+  asm_block(J, WJ, epsilon, w + W_head + 25, 5, 5, 0, 1, 12 * X_pivot6 + 6, 12 * X_head, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_head + 75, 5, 5, 0, 1, 12 * X_knee_inner5 + 6, 12 * X_head, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pivot6, 5, 5, 1, 2, 12 * X_pivot6, 12 * X_pivot6, 12 * X_pivot6 + 6, 12 * X_pivot6 + 6);
+  asm_block(J, WJ, epsilon, w + W_pivot6 + 25, 5, 5, 0, 1, 12 * X_roller_top_pin + 6, 12 * X_pivot6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pivot6 + 50, 5, 5, 0, 1, 12 * X_knee_inner5 + 6, 12 * X_pivot6 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pivot6 + 75, 5, 5, 0, 1, 12 * X_knee_outer5 + 6, 12 * X_pivot6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_roller_top_pin, 5, 5, 1, 2, 12 * X_roller_top_pin, 12 * X_roller_top_pin, 12 * X_roller_top_pin + 6, 12 * X_roller_top_pin + 6);
+  asm_block(J, WJ, epsilon, w + W_roller_top_pin + 50, 5, 5, 0, 1, 12 * X_knee_outer5 + 6, 12 * X_roller_top_pin + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_knee_inner5, 5, 5, 1, 2, 12 * X_knee_inner5, 12 * X_knee_inner5, 12 * X_knee_inner5 + 6, 12 * X_knee_inner5 + 6);
+  asm_block(J, WJ, epsilon, w + W_knee_inner5 + 50, 5, 5, 0, 1, 12 * X_pivot5, 12 * X_knee_inner5, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_knee_inner5 + 75, 5, 5, 0, 1, 12 * X_knee_outer4 + 6, 12 * X_knee_inner5, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_knee_outer5, 5, 5, 1, 2, 12 * X_knee_outer5, 12 * X_knee_outer5, 12 * X_knee_outer5 + 6, 12 * X_knee_outer5 + 6);
+  asm_block(J, WJ, epsilon, w + W_knee_outer5 + 25, 5, 5, 0, 1, 12 * X_pivot5 + 6, 12 * X_knee_outer5, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_knee_outer5 + 50, 5, 5, 0, 1, 12 * X_knee_inner4 + 6, 12 * X_knee_outer5, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pivot5, 5, 5, 1, 2, 12 * X_pivot5, 12 * X_pivot5, 12 * X_pivot5 + 6, 12 * X_pivot5 + 6);
+  asm_block(J, WJ, epsilon, w + W_pivot5 + 25, 5, 5, 0, 1, 12 * X_knee_inner4 + 6, 12 * X_pivot5 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pivot5 + 50, 5, 5, 0, 1, 12 * X_knee_outer4 + 6, 12 * X_pivot5, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_knee_inner4, 5, 5, 1, 2, 12 * X_knee_inner4, 12 * X_knee_inner4, 12 * X_knee_inner4 + 6, 12 * X_knee_inner4 + 6);
+  asm_block(J, WJ, epsilon, w + W_knee_inner4 + 50, 5, 5, 0, 1, 12 * X_pivot4, 12 * X_knee_inner4, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_knee_inner4 + 75, 5, 5, 0, 1, 12 * X_knee_outer3 + 6, 12 * X_knee_inner4, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_knee_outer4, 5, 5, 1, 2, 12 * X_knee_outer4, 12 * X_knee_outer4, 12 * X_knee_outer4 + 6, 12 * X_knee_outer4 + 6);
+  asm_block(J, WJ, epsilon, w + W_knee_outer4 + 25, 5, 5, 0, 1, 12 * X_pivot4 + 6, 12 * X_knee_outer4, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_knee_outer4 + 50, 5, 5, 0, 1, 12 * X_knee_inner3 + 6, 12 * X_knee_outer4, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pivot4, 5, 5, 1, 2, 12 * X_pivot4, 12 * X_pivot4, 12 * X_pivot4 + 6, 12 * X_pivot4 + 6);
+  asm_block(J, WJ, epsilon, w + W_pivot4 + 25, 5, 5, 0, 1, 12 * X_knee_inner3 + 6, 12 * X_pivot4 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pivot4 + 50, 5, 5, 0, 1, 12 * X_knee_outer3 + 6, 12 * X_pivot4, 0, 0);
+}
+
+static void asm_part1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+  asm_block(J, WJ, epsilon, w + W_knee_inner3, 5, 5, 1, 2, 12 * X_knee_inner3, 12 * X_knee_inner3, 12 * X_knee_inner3 + 6, 12 * X_knee_inner3 + 6);
+  asm_block(J, WJ, epsilon, w + W_knee_inner3 + 50, 5, 5, 0, 1, 12 * X_pivot3, 12 * X_knee_inner3, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_knee_inner3 + 75, 5, 5, 0, 1, 12 * X_knee_outer2 + 6, 12 * X_knee_inner3, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_knee_outer3, 5, 5, 1, 2, 12 * X_knee_outer3, 12 * X_knee_outer3, 12 * X_knee_outer3 + 6, 12 * X_knee_outer3 + 6);
+  asm_block(J, WJ, epsilon, w + W_knee_outer3 + 25, 5, 5, 0, 1, 12 * X_pivot3 + 6, 12 * X_knee_outer3, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_knee_outer3 + 50, 5, 5, 0, 1, 12 * X_knee_inner2 + 6, 12 * X_knee_outer3, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pivot3, 5, 5, 1, 2, 12 * X_pivot3, 12 * X_pivot3, 12 * X_pivot3 + 6, 12 * X_pivot3 + 6);
+  asm_block(J, WJ, epsilon, w + W_pivot3 + 25, 5, 5, 0, 1, 12 * X_knee_inner2 + 6, 12 * X_pivot3 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pivot3 + 50, 5, 5, 0, 1, 12 * X_knee_outer2 + 6, 12 * X_pivot3, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_knee_inner2, 5, 5, 1, 2, 12 * X_knee_inner2, 12 * X_knee_inner2, 12 * X_knee_inner2 + 6, 12 * X_knee_inner2 + 6);
+  asm_block(J, WJ, epsilon, w + W_knee_inner2 + 50, 5, 5, 0, 1, 12 * X_pivot2, 12 * X_knee_inner2, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_knee_inner2 + 75, 5, 5, 0, 1, 12 * X_knee_outer1 + 6, 12 * X_knee_inner2, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_knee_outer2, 5, 5, 1, 2, 12 * X_knee_outer2, 12 * X_knee_outer2, 12 * X_knee_outer2 + 6, 12 * X_knee_outer2 + 6);
+  asm_block(J, WJ, epsilon, w + W_knee_outer2 + 25, 5, 5, 0, 1, 12 * X_pivot2 + 6, 12 * X_knee_outer2, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_knee_outer2 + 50, 5, 5, 0, 1, 12 * X_knee_inner1 + 6, 12 * X_knee_outer2, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pivot2, 5, 5, 1, 2, 12 * X_pivot2, 12 * X_pivot2, 12 * X_pivot2 + 6, 12 * X_pivot2 + 6);
+  asm_block(J, WJ, epsilon, w + W_pivot2 + 25, 5, 5, 0, 1, 12 * X_knee_inner1 + 6, 12 * X_pivot2 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pivot2 + 50, 5, 5, 0, 1, 12 * X_knee_outer1 + 6, 12 * X_pivot2, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_knee_inner1, 5, 5, 1, 2, 12 * X_knee_inner1, 12 * X_knee_inner1, 12 * X_knee_inner1 + 6, 12 * X_knee_inner1 + 6);
+  asm_block(J, WJ, epsilon, w + W_knee_inner1 + 50, 5, 5, 0, 1, 12 * X_pivot1, 12 * X_knee_inner1, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_knee_inner1 + 75, 5, 5, 0, 1, 12 * X_knee_outer0 + 6, 12 * X_knee_inner1, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_knee_outer1, 5, 5, 1, 2, 12 * X_knee_outer1, 12 * X_knee_outer1, 12 * X_knee_outer1 + 6, 12 * X_knee_outer1 + 6);
+  asm_block(J, WJ, epsilon, w + W_knee_outer1 + 25, 5, 5, 0, 1, 12 * X_pivot1 + 6, 12 * X_knee_outer1, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_knee_outer1 + 75, 5, 5, 0, 1, 12 * X_knee_inner0 + 6, 12 * X_knee_outer1, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pivot1, 5, 5, 1, 2, 12 * X_pivot1, 12 * X_pivot1, 12 * X_pivot1 + 6, 12 * X_pivot1 + 6);
+  asm_block(J, WJ, epsilon, w + W_pivot1 + 25, 5, 5, 0, 1, 12 * X_knee_outer0 + 6, 12 * X_pivot1, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pivot1 + 50, 5, 5, 0, 1, 12 * X_knee_inner0 + 6, 12 * X_pivot1 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_knee_outer0, 5, 5, 1, 2, 12 * X_knee_outer0, 12 * X_knee_outer0, 12 * X_knee_outer0 + 6, 12 * X_knee_outer0 + 6);
+  asm_block(J, WJ, epsilon, w + W_knee_outer0 + 25, 5, 5, 0, 1, 12 * X_roller_bottom_pin + 6, 12 * X_knee_outer0, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_knee_outer0 + 75, 5, 5, 0, 1, 12 * X_pivot0 + 6, 12 * X_knee_outer0, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_roller_bottom_pin, 5, 5, 1, 2, 12 * X_roller_bottom_pin, 12 * X_roller_bottom_pin, 12 * X_roller_bottom_pin + 6, 12 * X_roller_bottom_pin + 6);
+  asm_block(J, WJ, epsilon, w + W_roller_bottom_pin + 50, 5, 5, 0, 1, 12 * X_pivot0 + 6, 12 * X_roller_bottom_pin + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_roller_bottom_pin + 75, 5, 5, 0, 1, 12 * X_roller_bottom_slide + 6, 12 * X_roller_bottom_pin, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_foot, 5, 5, 1, 2, 12 * X_foot, 12 * X_foot, 12 * X_foot + 6, 12 * X_foot + 6);
+  asm_block(J, WJ, epsilon, w + W_foot + 25, 5, 5, 0, 1, 12 * X_knee_inner0, 12 * X_foot + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_foot + 50, 5, 5, 0, 1, 12 * X_pivot0, 12 * X_foot + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_foot + 75, 5, 5, 0, 1, 12 * X_roller_bottom_slide, 12 * X_foot, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_foot + 100, 6, 5, 0, 1, 12 * X_inner0_weld, 12 * X_foot + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_knee_inner0, 5, 5, 1, 2, 12 * X_knee_inner0, 12 * X_knee_inner0, 12 * X_knee_inner0 + 6, 12 * X_knee_inner0 + 6);
+  asm_block(J, WJ, epsilon, w + W_knee_inner0 + 25, 5, 5, 0, 1, 12 * X_pivot0, 12 * X_knee_inner0, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_knee_inner0 + 75, 6, 5, 0, 1, 12 * X_inner0_weld, 12 * X_knee_inner0, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pivot0, 5, 5, 1, 2, 12 * X_pivot0, 12 * X_pivot0, 12 * X_pivot0 + 6, 12 * X_pivot0 + 6);
+  asm_block(J, WJ, epsilon, w + W_pivot0 + 50, 6, 5, 0, 1, 12 * X_inner0_weld, 12 * X_pivot0, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_roller_bottom_slide, 5, 5, 1, 2, 12 * X_roller_bottom_slide, 12 * X_roller_bottom_slide, 12 * X_roller_bottom_slide + 6, 12 * X_roller_bottom_slide + 6);
+  asm_block(J, WJ, epsilon, w + W_inner0_weld, 6, 6, 1, 2, 12 * X_inner0_weld, 12 * X_inner0_weld, 12 * X_inner0_weld + 6, 12 * X_inner0_weld + 6);
+}
+
+/* Assembles H~ from the equality rows (rt_assemble_fn). */
+static void scissor_lift_assemble(const double *J, const double *WJ, double epsilon, void *work) {
+  scalar *w = work;
+  memset(w + W_rod_eye + 9, 0, 9 * sizeof *w);
+  memset(w + W_barrel_eye + 39, 0, 18 * sizeof *w);
+  memset(w + W_head + 50, 0, 25 * sizeof *w);
+  memset(w + W_roller_top_pin + 25, 0, 25 * sizeof *w);
+  memset(w + W_knee_inner5 + 25, 0, 25 * sizeof *w);
+  memset(w + W_knee_outer5 + 75, 0, 25 * sizeof *w);
+  memset(w + W_knee_inner4 + 25, 0, 25 * sizeof *w);
+  memset(w + W_knee_outer4 + 75, 0, 25 * sizeof *w);
+  memset(w + W_knee_inner3 + 25, 0, 25 * sizeof *w);
+  memset(w + W_knee_outer3 + 75, 0, 25 * sizeof *w);
+  memset(w + W_knee_inner2 + 25, 0, 25 * sizeof *w);
+  memset(w + W_knee_outer2 + 75, 0, 25 * sizeof *w);
+  memset(w + W_knee_inner1 + 25, 0, 25 * sizeof *w);
+  memset(w + W_knee_outer1 + 50, 0, 25 * sizeof *w);
+  memset(w + W_knee_outer0 + 50, 0, 25 * sizeof *w);
+  memset(w + W_roller_bottom_pin + 25, 0, 25 * sizeof *w);
+  memset(w + W_knee_inner0 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pivot0 + 25, 0, 25 * sizeof *w);
+  memset(w + W_roller_bottom_slide + 25, 0, 30 * sizeof *w);
+  asm_part0(J, WJ, epsilon, w);
+  asm_part1(J, WJ, epsilon, w);
+}
+
 /*---- the program ------------------------------------------------------------*/
 
 const rt_program scissor_lift_program = {
@@ -2062,6 +2299,7 @@ const rt_program scissor_lift_program = {
     .solve = scissor_lift_solve,
     .sweep = scissor_lift_sweep,
     .sweep_side = sweep_side_of,
+    .assemble = scissor_lift_assemble,
 };
 
 /*---- the mechanism (bodies, constraints, settings) ----------------------*/

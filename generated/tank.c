@@ -3223,6 +3223,334 @@ static void tank_sweep(const rt_sweep_rows *rows, double *vel) {
   sweep_part2(r, vel);
 }
 
+/*---- the assembly of H~ (rt_assemble_fn of rt.h) ----------------------------
+ * H~ = J W J^T + epsilon diag(J W J^T) of the equality rows into the
+ * workspace, from the rows' J and W J^T: each block (q, p) the sum, over
+ * the at most two bodies its constraints share, of J_q's rows against
+ * W J_p^T's, each entry from +0 term after term, each term's six products
+ * added one by one; a node block's lower triangle mirrored and its
+ * diagonal d made d + epsilon d; rounded once when stored; the entries no
+ * block writes zeroed -- the runtime's assembly (runtime/assemble.c),
+ * whose plan this is with every offset a constant, so its bits. */
+#define ASM_INLINE SWEEP_INLINE
+
+/* a_0 b_0 + ... + a_5 b_5 from +0, one by one in that order */
+ASM_INLINE double asm_dot6(const double *a, const double *b) {
+  double s = 0;
+  s += a[0] * b[0];
+  s += a[1] * b[1];
+  s += a[2] * b[2];
+  s += a[3] * b[3];
+  s += a[4] * b[4];
+  s += a[5] * b[5];
+  return s;
+}
+
+/* Entry (r, c) of a block of nterm terms (J rows from jq0, jq1, W J^T
+ * rows from wp0, wp1). */
+ASM_INLINE double asm_entry(const double *restrict J, const double *restrict WJ, int nterm, int jq0, int wp0, int jq1,
+                            int wp1, int r, int c) {
+  double v = 0;
+  if (nterm > 0) v += asm_dot6(J + jq0 + 12 * r, WJ + wp0 + 12 * c);
+  if (nterm > 1) v += asm_dot6(J + jq1 + 12 * r, WJ + wp1 + 12 * c);
+  return v;
+}
+
+/* A dq x dp block at out (node: a node block); the callers' arguments are
+ * constants. */
+ASM_INLINE void asm_block(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                          int dq, int dp, int node, int nterm, int jq0, int wp0, int jq1, int wp1) {
+  for (int r = 0; r < dq; r++) {
+    if (node) {
+      for (int c = 0; c < r; c++) out[r * dp + c] = out[c * dp + r] = (scalar)asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, c);
+      const double d = asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, r);
+      out[r * dp + r] = (scalar)(d + epsilon * d);
+    } else {
+      for (int c = 0; c < dp; c++) out[r * dp + c] = (scalar)asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, c);
+    }
+  }
+}
+
+static void asm_part0(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+  asm_block(J, WJ, epsilon, w + W_idler_axleL, 5, 5, 1, 2, 12 * X_idler_axleL, 12 * X_idler_axleL, 12 * X_idler_axleL + 6, 12 * X_idler_axleL + 6);
+  asm_block(J, WJ, epsilon, w + W_idler_axleL + 25, 5, 5, 0, 1, 12 * X_idler_axleR, 12 * X_idler_axleL, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_idler_axleL + 50, 6, 5, 0, 1, 12 * X_hull_weld1, 12 * X_idler_axleL, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_idler_axleR, 5, 5, 1, 2, 12 * X_idler_axleR, 12 * X_idler_axleR, 12 * X_idler_axleR + 6, 12 * X_idler_axleR + 6);
+  asm_block(J, WJ, epsilon, w + W_idler_axleR + 25, 6, 5, 0, 1, 12 * X_hull_weld1, 12 * X_idler_axleR, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL00, 5, 5, 1, 2, 12 * X_pinL00, 12 * X_pinL00, 12 * X_pinL00 + 6, 12 * X_pinL00 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinL00 + 25, 5, 5, 0, 1, 12 * X_pinL01, 12 * X_pinL00 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL00 + 50, 5, 5, 0, 1, 12 * X_pinL39 + 6, 12 * X_pinL00, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL01, 5, 5, 1, 2, 12 * X_pinL01, 12 * X_pinL01, 12 * X_pinL01 + 6, 12 * X_pinL01 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinL01 + 25, 5, 5, 0, 1, 12 * X_pinL02, 12 * X_pinL01 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL02, 5, 5, 1, 2, 12 * X_pinL02, 12 * X_pinL02, 12 * X_pinL02 + 6, 12 * X_pinL02 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinL02 + 25, 5, 5, 0, 1, 12 * X_pinL03, 12 * X_pinL02 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL03, 5, 5, 1, 2, 12 * X_pinL03, 12 * X_pinL03, 12 * X_pinL03 + 6, 12 * X_pinL03 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinL03 + 25, 5, 5, 0, 1, 12 * X_pinL04, 12 * X_pinL03 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL04, 5, 5, 1, 2, 12 * X_pinL04, 12 * X_pinL04, 12 * X_pinL04 + 6, 12 * X_pinL04 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinL04 + 25, 5, 5, 0, 1, 12 * X_pinL05, 12 * X_pinL04 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL05, 5, 5, 1, 2, 12 * X_pinL05, 12 * X_pinL05, 12 * X_pinL05 + 6, 12 * X_pinL05 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinL05 + 25, 5, 5, 0, 1, 12 * X_pinL06, 12 * X_pinL05 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL06, 5, 5, 1, 2, 12 * X_pinL06, 12 * X_pinL06, 12 * X_pinL06 + 6, 12 * X_pinL06 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinL06 + 25, 5, 5, 0, 1, 12 * X_pinL07, 12 * X_pinL06 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL07, 5, 5, 1, 2, 12 * X_pinL07, 12 * X_pinL07, 12 * X_pinL07 + 6, 12 * X_pinL07 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinL07 + 25, 5, 5, 0, 1, 12 * X_pinL08, 12 * X_pinL07 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL08, 5, 5, 1, 2, 12 * X_pinL08, 12 * X_pinL08, 12 * X_pinL08 + 6, 12 * X_pinL08 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinL08 + 25, 5, 5, 0, 1, 12 * X_pinL09, 12 * X_pinL08 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL09, 5, 5, 1, 2, 12 * X_pinL09, 12 * X_pinL09, 12 * X_pinL09 + 6, 12 * X_pinL09 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinL09 + 25, 5, 5, 0, 1, 12 * X_pinL10, 12 * X_pinL09 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL10, 5, 5, 1, 2, 12 * X_pinL10, 12 * X_pinL10, 12 * X_pinL10 + 6, 12 * X_pinL10 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinL10 + 25, 5, 5, 0, 1, 12 * X_pinL11, 12 * X_pinL10 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL11, 5, 5, 1, 2, 12 * X_pinL11, 12 * X_pinL11, 12 * X_pinL11 + 6, 12 * X_pinL11 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinL11 + 25, 5, 5, 0, 1, 12 * X_pinL12, 12 * X_pinL11 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL12, 5, 5, 1, 2, 12 * X_pinL12, 12 * X_pinL12, 12 * X_pinL12 + 6, 12 * X_pinL12 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinL12 + 25, 5, 5, 0, 1, 12 * X_pinL13, 12 * X_pinL12 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL13, 5, 5, 1, 2, 12 * X_pinL13, 12 * X_pinL13, 12 * X_pinL13 + 6, 12 * X_pinL13 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinL13 + 25, 5, 5, 0, 1, 12 * X_pinL14, 12 * X_pinL13 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL14, 5, 5, 1, 2, 12 * X_pinL14, 12 * X_pinL14, 12 * X_pinL14 + 6, 12 * X_pinL14 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinL14 + 25, 5, 5, 0, 1, 12 * X_pinL15, 12 * X_pinL14 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL15, 5, 5, 1, 2, 12 * X_pinL15, 12 * X_pinL15, 12 * X_pinL15 + 6, 12 * X_pinL15 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinL15 + 25, 5, 5, 0, 1, 12 * X_pinL16, 12 * X_pinL15 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL16, 5, 5, 1, 2, 12 * X_pinL16, 12 * X_pinL16, 12 * X_pinL16 + 6, 12 * X_pinL16 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinL16 + 25, 5, 5, 0, 1, 12 * X_pinL17, 12 * X_pinL16 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL17, 5, 5, 1, 2, 12 * X_pinL17, 12 * X_pinL17, 12 * X_pinL17 + 6, 12 * X_pinL17 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinL17 + 25, 5, 5, 0, 1, 12 * X_pinL18, 12 * X_pinL17 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL18, 5, 5, 1, 2, 12 * X_pinL18, 12 * X_pinL18, 12 * X_pinL18 + 6, 12 * X_pinL18 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinL18 + 25, 5, 5, 0, 1, 12 * X_pinL19, 12 * X_pinL18 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL19, 5, 5, 1, 2, 12 * X_pinL19, 12 * X_pinL19, 12 * X_pinL19 + 6, 12 * X_pinL19 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinL19 + 25, 5, 5, 0, 1, 12 * X_pinL20, 12 * X_pinL19 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL20, 5, 5, 1, 2, 12 * X_pinL20, 12 * X_pinL20, 12 * X_pinL20 + 6, 12 * X_pinL20 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinL20 + 25, 5, 5, 0, 1, 12 * X_pinL21, 12 * X_pinL20 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL21, 5, 5, 1, 2, 12 * X_pinL21, 12 * X_pinL21, 12 * X_pinL21 + 6, 12 * X_pinL21 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinL21 + 25, 5, 5, 0, 1, 12 * X_pinL22, 12 * X_pinL21 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL22, 5, 5, 1, 2, 12 * X_pinL22, 12 * X_pinL22, 12 * X_pinL22 + 6, 12 * X_pinL22 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinL22 + 25, 5, 5, 0, 1, 12 * X_pinL23, 12 * X_pinL22 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL23, 5, 5, 1, 2, 12 * X_pinL23, 12 * X_pinL23, 12 * X_pinL23 + 6, 12 * X_pinL23 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinL23 + 25, 5, 5, 0, 1, 12 * X_pinL24, 12 * X_pinL23 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL24, 5, 5, 1, 2, 12 * X_pinL24, 12 * X_pinL24, 12 * X_pinL24 + 6, 12 * X_pinL24 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinL24 + 25, 5, 5, 0, 1, 12 * X_pinL25, 12 * X_pinL24 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL25, 5, 5, 1, 2, 12 * X_pinL25, 12 * X_pinL25, 12 * X_pinL25 + 6, 12 * X_pinL25 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinL25 + 25, 5, 5, 0, 1, 12 * X_pinL26, 12 * X_pinL25 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL26, 5, 5, 1, 2, 12 * X_pinL26, 12 * X_pinL26, 12 * X_pinL26 + 6, 12 * X_pinL26 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinL26 + 25, 5, 5, 0, 1, 12 * X_pinL27, 12 * X_pinL26 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL27, 5, 5, 1, 2, 12 * X_pinL27, 12 * X_pinL27, 12 * X_pinL27 + 6, 12 * X_pinL27 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinL27 + 25, 5, 5, 0, 1, 12 * X_pinL28, 12 * X_pinL27 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL28, 5, 5, 1, 2, 12 * X_pinL28, 12 * X_pinL28, 12 * X_pinL28 + 6, 12 * X_pinL28 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinL28 + 25, 5, 5, 0, 1, 12 * X_pinL29, 12 * X_pinL28 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL29, 5, 5, 1, 2, 12 * X_pinL29, 12 * X_pinL29, 12 * X_pinL29 + 6, 12 * X_pinL29 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinL29 + 25, 5, 5, 0, 1, 12 * X_pinL30, 12 * X_pinL29 + 6, 0, 0);
+}
+
+static void asm_part1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+  asm_block(J, WJ, epsilon, w + W_pinL30, 5, 5, 1, 2, 12 * X_pinL30, 12 * X_pinL30, 12 * X_pinL30 + 6, 12 * X_pinL30 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinL30 + 25, 5, 5, 0, 1, 12 * X_pinL31, 12 * X_pinL30 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL31, 5, 5, 1, 2, 12 * X_pinL31, 12 * X_pinL31, 12 * X_pinL31 + 6, 12 * X_pinL31 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinL31 + 25, 5, 5, 0, 1, 12 * X_pinL32, 12 * X_pinL31 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL32, 5, 5, 1, 2, 12 * X_pinL32, 12 * X_pinL32, 12 * X_pinL32 + 6, 12 * X_pinL32 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinL32 + 25, 5, 5, 0, 1, 12 * X_pinL33, 12 * X_pinL32 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL33, 5, 5, 1, 2, 12 * X_pinL33, 12 * X_pinL33, 12 * X_pinL33 + 6, 12 * X_pinL33 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinL33 + 25, 5, 5, 0, 1, 12 * X_pinL34, 12 * X_pinL33 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL34, 5, 5, 1, 2, 12 * X_pinL34, 12 * X_pinL34, 12 * X_pinL34 + 6, 12 * X_pinL34 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinL34 + 25, 5, 5, 0, 1, 12 * X_pinL35, 12 * X_pinL34 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL35, 5, 5, 1, 2, 12 * X_pinL35, 12 * X_pinL35, 12 * X_pinL35 + 6, 12 * X_pinL35 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinL35 + 25, 5, 5, 0, 1, 12 * X_pinL36, 12 * X_pinL35 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL36, 5, 5, 1, 2, 12 * X_pinL36, 12 * X_pinL36, 12 * X_pinL36 + 6, 12 * X_pinL36 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinL36 + 25, 5, 5, 0, 1, 12 * X_pinL37, 12 * X_pinL36 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL37, 5, 5, 1, 2, 12 * X_pinL37, 12 * X_pinL37, 12 * X_pinL37 + 6, 12 * X_pinL37 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinL37 + 25, 5, 5, 0, 1, 12 * X_pinL38, 12 * X_pinL37 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL38, 5, 5, 1, 2, 12 * X_pinL38, 12 * X_pinL38, 12 * X_pinL38 + 6, 12 * X_pinL38 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinL38 + 25, 5, 5, 0, 1, 12 * X_pinL39, 12 * X_pinL38 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinL39, 5, 5, 1, 2, 12 * X_pinL39, 12 * X_pinL39, 12 * X_pinL39 + 6, 12 * X_pinL39 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR00, 5, 5, 1, 2, 12 * X_pinR00, 12 * X_pinR00, 12 * X_pinR00 + 6, 12 * X_pinR00 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR00 + 25, 5, 5, 0, 1, 12 * X_pinR01, 12 * X_pinR00 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinR00 + 50, 5, 5, 0, 1, 12 * X_pinR39 + 6, 12 * X_pinR00, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinR01, 5, 5, 1, 2, 12 * X_pinR01, 12 * X_pinR01, 12 * X_pinR01 + 6, 12 * X_pinR01 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR01 + 25, 5, 5, 0, 1, 12 * X_pinR02, 12 * X_pinR01 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinR02, 5, 5, 1, 2, 12 * X_pinR02, 12 * X_pinR02, 12 * X_pinR02 + 6, 12 * X_pinR02 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR02 + 25, 5, 5, 0, 1, 12 * X_pinR03, 12 * X_pinR02 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinR03, 5, 5, 1, 2, 12 * X_pinR03, 12 * X_pinR03, 12 * X_pinR03 + 6, 12 * X_pinR03 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR03 + 25, 5, 5, 0, 1, 12 * X_pinR04, 12 * X_pinR03 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinR04, 5, 5, 1, 2, 12 * X_pinR04, 12 * X_pinR04, 12 * X_pinR04 + 6, 12 * X_pinR04 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR04 + 25, 5, 5, 0, 1, 12 * X_pinR05, 12 * X_pinR04 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinR05, 5, 5, 1, 2, 12 * X_pinR05, 12 * X_pinR05, 12 * X_pinR05 + 6, 12 * X_pinR05 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR05 + 25, 5, 5, 0, 1, 12 * X_pinR06, 12 * X_pinR05 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinR06, 5, 5, 1, 2, 12 * X_pinR06, 12 * X_pinR06, 12 * X_pinR06 + 6, 12 * X_pinR06 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR06 + 25, 5, 5, 0, 1, 12 * X_pinR07, 12 * X_pinR06 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinR07, 5, 5, 1, 2, 12 * X_pinR07, 12 * X_pinR07, 12 * X_pinR07 + 6, 12 * X_pinR07 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR07 + 25, 5, 5, 0, 1, 12 * X_pinR08, 12 * X_pinR07 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinR08, 5, 5, 1, 2, 12 * X_pinR08, 12 * X_pinR08, 12 * X_pinR08 + 6, 12 * X_pinR08 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR08 + 25, 5, 5, 0, 1, 12 * X_pinR09, 12 * X_pinR08 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinR09, 5, 5, 1, 2, 12 * X_pinR09, 12 * X_pinR09, 12 * X_pinR09 + 6, 12 * X_pinR09 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR09 + 25, 5, 5, 0, 1, 12 * X_pinR10, 12 * X_pinR09 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinR10, 5, 5, 1, 2, 12 * X_pinR10, 12 * X_pinR10, 12 * X_pinR10 + 6, 12 * X_pinR10 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR10 + 25, 5, 5, 0, 1, 12 * X_pinR11, 12 * X_pinR10 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinR11, 5, 5, 1, 2, 12 * X_pinR11, 12 * X_pinR11, 12 * X_pinR11 + 6, 12 * X_pinR11 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR11 + 25, 5, 5, 0, 1, 12 * X_pinR12, 12 * X_pinR11 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinR12, 5, 5, 1, 2, 12 * X_pinR12, 12 * X_pinR12, 12 * X_pinR12 + 6, 12 * X_pinR12 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR12 + 25, 5, 5, 0, 1, 12 * X_pinR13, 12 * X_pinR12 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinR13, 5, 5, 1, 2, 12 * X_pinR13, 12 * X_pinR13, 12 * X_pinR13 + 6, 12 * X_pinR13 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR13 + 25, 5, 5, 0, 1, 12 * X_pinR14, 12 * X_pinR13 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinR14, 5, 5, 1, 2, 12 * X_pinR14, 12 * X_pinR14, 12 * X_pinR14 + 6, 12 * X_pinR14 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR14 + 25, 5, 5, 0, 1, 12 * X_pinR15, 12 * X_pinR14 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinR15, 5, 5, 1, 2, 12 * X_pinR15, 12 * X_pinR15, 12 * X_pinR15 + 6, 12 * X_pinR15 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR15 + 25, 5, 5, 0, 1, 12 * X_pinR16, 12 * X_pinR15 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinR16, 5, 5, 1, 2, 12 * X_pinR16, 12 * X_pinR16, 12 * X_pinR16 + 6, 12 * X_pinR16 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR16 + 25, 5, 5, 0, 1, 12 * X_pinR17, 12 * X_pinR16 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinR17, 5, 5, 1, 2, 12 * X_pinR17, 12 * X_pinR17, 12 * X_pinR17 + 6, 12 * X_pinR17 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR17 + 25, 5, 5, 0, 1, 12 * X_pinR18, 12 * X_pinR17 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinR18, 5, 5, 1, 2, 12 * X_pinR18, 12 * X_pinR18, 12 * X_pinR18 + 6, 12 * X_pinR18 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR18 + 25, 5, 5, 0, 1, 12 * X_pinR19, 12 * X_pinR18 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinR19, 5, 5, 1, 2, 12 * X_pinR19, 12 * X_pinR19, 12 * X_pinR19 + 6, 12 * X_pinR19 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR19 + 25, 5, 5, 0, 1, 12 * X_pinR20, 12 * X_pinR19 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinR20, 5, 5, 1, 2, 12 * X_pinR20, 12 * X_pinR20, 12 * X_pinR20 + 6, 12 * X_pinR20 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR20 + 25, 5, 5, 0, 1, 12 * X_pinR21, 12 * X_pinR20 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinR21, 5, 5, 1, 2, 12 * X_pinR21, 12 * X_pinR21, 12 * X_pinR21 + 6, 12 * X_pinR21 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR21 + 25, 5, 5, 0, 1, 12 * X_pinR22, 12 * X_pinR21 + 6, 0, 0);
+}
+
+static void asm_part2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+  asm_block(J, WJ, epsilon, w + W_pinR22, 5, 5, 1, 2, 12 * X_pinR22, 12 * X_pinR22, 12 * X_pinR22 + 6, 12 * X_pinR22 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR22 + 25, 5, 5, 0, 1, 12 * X_pinR23, 12 * X_pinR22 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinR23, 5, 5, 1, 2, 12 * X_pinR23, 12 * X_pinR23, 12 * X_pinR23 + 6, 12 * X_pinR23 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR23 + 25, 5, 5, 0, 1, 12 * X_pinR24, 12 * X_pinR23 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinR24, 5, 5, 1, 2, 12 * X_pinR24, 12 * X_pinR24, 12 * X_pinR24 + 6, 12 * X_pinR24 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR24 + 25, 5, 5, 0, 1, 12 * X_pinR25, 12 * X_pinR24 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinR25, 5, 5, 1, 2, 12 * X_pinR25, 12 * X_pinR25, 12 * X_pinR25 + 6, 12 * X_pinR25 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR25 + 25, 5, 5, 0, 1, 12 * X_pinR26, 12 * X_pinR25 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinR26, 5, 5, 1, 2, 12 * X_pinR26, 12 * X_pinR26, 12 * X_pinR26 + 6, 12 * X_pinR26 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR26 + 25, 5, 5, 0, 1, 12 * X_pinR27, 12 * X_pinR26 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinR27, 5, 5, 1, 2, 12 * X_pinR27, 12 * X_pinR27, 12 * X_pinR27 + 6, 12 * X_pinR27 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR27 + 25, 5, 5, 0, 1, 12 * X_pinR28, 12 * X_pinR27 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinR28, 5, 5, 1, 2, 12 * X_pinR28, 12 * X_pinR28, 12 * X_pinR28 + 6, 12 * X_pinR28 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR28 + 25, 5, 5, 0, 1, 12 * X_pinR29, 12 * X_pinR28 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinR29, 5, 5, 1, 2, 12 * X_pinR29, 12 * X_pinR29, 12 * X_pinR29 + 6, 12 * X_pinR29 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR29 + 25, 5, 5, 0, 1, 12 * X_pinR30, 12 * X_pinR29 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinR30, 5, 5, 1, 2, 12 * X_pinR30, 12 * X_pinR30, 12 * X_pinR30 + 6, 12 * X_pinR30 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR30 + 25, 5, 5, 0, 1, 12 * X_pinR31, 12 * X_pinR30 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinR31, 5, 5, 1, 2, 12 * X_pinR31, 12 * X_pinR31, 12 * X_pinR31 + 6, 12 * X_pinR31 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR31 + 25, 5, 5, 0, 1, 12 * X_pinR32, 12 * X_pinR31 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinR32, 5, 5, 1, 2, 12 * X_pinR32, 12 * X_pinR32, 12 * X_pinR32 + 6, 12 * X_pinR32 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR32 + 25, 5, 5, 0, 1, 12 * X_pinR33, 12 * X_pinR32 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinR33, 5, 5, 1, 2, 12 * X_pinR33, 12 * X_pinR33, 12 * X_pinR33 + 6, 12 * X_pinR33 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR33 + 25, 5, 5, 0, 1, 12 * X_pinR34, 12 * X_pinR33 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinR34, 5, 5, 1, 2, 12 * X_pinR34, 12 * X_pinR34, 12 * X_pinR34 + 6, 12 * X_pinR34 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR34 + 25, 5, 5, 0, 1, 12 * X_pinR35, 12 * X_pinR34 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinR35, 5, 5, 1, 2, 12 * X_pinR35, 12 * X_pinR35, 12 * X_pinR35 + 6, 12 * X_pinR35 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR35 + 25, 5, 5, 0, 1, 12 * X_pinR36, 12 * X_pinR35 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinR36, 5, 5, 1, 2, 12 * X_pinR36, 12 * X_pinR36, 12 * X_pinR36 + 6, 12 * X_pinR36 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR36 + 25, 5, 5, 0, 1, 12 * X_pinR37, 12 * X_pinR36 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinR37, 5, 5, 1, 2, 12 * X_pinR37, 12 * X_pinR37, 12 * X_pinR37 + 6, 12 * X_pinR37 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR37 + 25, 5, 5, 0, 1, 12 * X_pinR38, 12 * X_pinR37 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinR38, 5, 5, 1, 2, 12 * X_pinR38, 12 * X_pinR38, 12 * X_pinR38 + 6, 12 * X_pinR38 + 6);
+  asm_block(J, WJ, epsilon, w + W_pinR38 + 25, 5, 5, 0, 1, 12 * X_pinR39, 12 * X_pinR38 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pinR39, 5, 5, 1, 2, 12 * X_pinR39, 12 * X_pinR39, 12 * X_pinR39 + 6, 12 * X_pinR39 + 6);
+  asm_block(J, WJ, epsilon, w + W_sprocket_axleL, 5, 5, 1, 2, 12 * X_sprocket_axleL, 12 * X_sprocket_axleL, 12 * X_sprocket_axleL + 6, 12 * X_sprocket_axleL + 6);
+  asm_block(J, WJ, epsilon, w + W_sprocket_axleL + 25, 5, 5, 0, 1, 12 * X_sprocket_axleR, 12 * X_sprocket_axleL, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_sprocket_axleL + 50, 6, 5, 0, 1, 12 * X_hull_weld3 + 6, 12 * X_sprocket_axleL, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_sprocket_axleR, 5, 5, 1, 2, 12 * X_sprocket_axleR, 12 * X_sprocket_axleR, 12 * X_sprocket_axleR + 6, 12 * X_sprocket_axleR + 6);
+  asm_block(J, WJ, epsilon, w + W_sprocket_axleR + 25, 6, 5, 0, 1, 12 * X_hull_weld3 + 6, 12 * X_sprocket_axleR, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_road1_axleL, 5, 5, 1, 2, 12 * X_road1_axleL, 12 * X_road1_axleL, 12 * X_road1_axleL + 6, 12 * X_road1_axleL + 6);
+  asm_block(J, WJ, epsilon, w + W_road1_axleL + 25, 5, 5, 0, 1, 12 * X_road1_axleR, 12 * X_road1_axleL, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_road1_axleL + 50, 6, 5, 0, 1, 12 * X_hull_weld1 + 6, 12 * X_road1_axleL, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_road1_axleL + 80, 6, 5, 0, 1, 12 * X_hull_weld2, 12 * X_road1_axleL, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_road1_axleR, 5, 5, 1, 2, 12 * X_road1_axleR, 12 * X_road1_axleR, 12 * X_road1_axleR + 6, 12 * X_road1_axleR + 6);
+  asm_block(J, WJ, epsilon, w + W_road1_axleR + 25, 6, 5, 0, 1, 12 * X_hull_weld1 + 6, 12 * X_road1_axleR, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_road1_axleR + 55, 6, 5, 0, 1, 12 * X_hull_weld2, 12 * X_road1_axleR, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_hull_weld1, 6, 6, 1, 2, 12 * X_hull_weld1, 12 * X_hull_weld1, 12 * X_hull_weld1 + 6, 12 * X_hull_weld1 + 6);
+  asm_block(J, WJ, epsilon, w + W_hull_weld1 + 36, 6, 6, 0, 1, 12 * X_hull_weld2, 12 * X_hull_weld1 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_road2_axleL, 5, 5, 1, 2, 12 * X_road2_axleL, 12 * X_road2_axleL, 12 * X_road2_axleL + 6, 12 * X_road2_axleL + 6);
+  asm_block(J, WJ, epsilon, w + W_road2_axleL + 25, 5, 5, 0, 1, 12 * X_road2_axleR, 12 * X_road2_axleL, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_road2_axleL + 50, 6, 5, 0, 1, 12 * X_hull_weld2 + 6, 12 * X_road2_axleL, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_road2_axleL + 80, 6, 5, 0, 1, 12 * X_hull_weld3, 12 * X_road2_axleL, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_road2_axleR, 5, 5, 1, 2, 12 * X_road2_axleR, 12 * X_road2_axleR, 12 * X_road2_axleR + 6, 12 * X_road2_axleR + 6);
+  asm_block(J, WJ, epsilon, w + W_road2_axleR + 25, 6, 5, 0, 1, 12 * X_hull_weld2 + 6, 12 * X_road2_axleR, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_road2_axleR + 55, 6, 5, 0, 1, 12 * X_hull_weld3, 12 * X_road2_axleR, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_hull_weld2, 6, 6, 1, 2, 12 * X_hull_weld2, 12 * X_hull_weld2, 12 * X_hull_weld2 + 6, 12 * X_hull_weld2 + 6);
+  asm_block(J, WJ, epsilon, w + W_hull_weld2 + 36, 6, 6, 0, 1, 12 * X_hull_weld3, 12 * X_hull_weld2 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_hull_weld3, 6, 6, 1, 2, 12 * X_hull_weld3, 12 * X_hull_weld3, 12 * X_hull_weld3 + 6, 12 * X_hull_weld3 + 6);
+}
+
+/* Assembles H~ from the equality rows (rt_assemble_fn). */
+static void tank_assemble(const double *J, const double *WJ, double epsilon, void *work) {
+  scalar *w = work;
+  memset(w + W_pinL01 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL02 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL03 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL04 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL05 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL06 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL07 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL08 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL09 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL10 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL11 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL12 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL13 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL14 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL15 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL16 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL17 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL18 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL19 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL20 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL21 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL22 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL23 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL24 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL25 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL26 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL27 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL28 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL29 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL30 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL31 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL32 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL33 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL34 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL35 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL36 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL37 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR01 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR02 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR03 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR04 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR05 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR06 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR07 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR08 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR09 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR10 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR11 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR12 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR13 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR14 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR15 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR16 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR17 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR18 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR19 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR20 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR21 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR22 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR23 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR24 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR25 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR26 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR27 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR28 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR29 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR30 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR31 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR32 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR33 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR34 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR35 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR36 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR37 + 50, 0, 25 * sizeof *w);
+  asm_part0(J, WJ, epsilon, w);
+  asm_part1(J, WJ, epsilon, w);
+  asm_part2(J, WJ, epsilon, w);
+}
+
 /*---- the program ------------------------------------------------------------*/
 
 const rt_program tank_program = {
@@ -3260,6 +3588,7 @@ const rt_program tank_program = {
     .solve = tank_solve,
     .sweep = tank_sweep,
     .sweep_side = sweep_side_of,
+    .assemble = tank_assemble,
 };
 
 /*---- the mechanism (bodies, constraints, settings) ----------------------*/

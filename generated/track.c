@@ -1604,6 +1604,184 @@ static void track_sweep(const rt_sweep_rows *rows, double *vel) {
   sweep_part1(r, vel);
 }
 
+/*---- the assembly of H~ (rt_assemble_fn of rt.h) ----------------------------
+ * H~ = J W J^T + epsilon diag(J W J^T) of the equality rows into the
+ * workspace, from the rows' J and W J^T: each block (q, p) the sum, over
+ * the at most two bodies its constraints share, of J_q's rows against
+ * W J_p^T's, each entry from +0 term after term, each term's six products
+ * added one by one; a node block's lower triangle mirrored and its
+ * diagonal d made d + epsilon d; rounded once when stored; the entries no
+ * block writes zeroed -- the runtime's assembly (runtime/assemble.c),
+ * whose plan this is with every offset a constant, so its bits. */
+#define ASM_INLINE SWEEP_INLINE
+
+/* a_0 b_0 + ... + a_5 b_5 from +0, one by one in that order */
+ASM_INLINE double asm_dot6(const double *a, const double *b) {
+  double s = 0;
+  s += a[0] * b[0];
+  s += a[1] * b[1];
+  s += a[2] * b[2];
+  s += a[3] * b[3];
+  s += a[4] * b[4];
+  s += a[5] * b[5];
+  return s;
+}
+
+/* Entry (r, c) of a block of nterm terms (J rows from jq0, jq1, W J^T
+ * rows from wp0, wp1). */
+ASM_INLINE double asm_entry(const double *restrict J, const double *restrict WJ, int nterm, int jq0, int wp0, int jq1,
+                            int wp1, int r, int c) {
+  double v = 0;
+  if (nterm > 0) v += asm_dot6(J + jq0 + 12 * r, WJ + wp0 + 12 * c);
+  if (nterm > 1) v += asm_dot6(J + jq1 + 12 * r, WJ + wp1 + 12 * c);
+  return v;
+}
+
+/* A dq x dp block at out (node: a node block); the callers' arguments are
+ * constants. */
+ASM_INLINE void asm_block(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                          int dq, int dp, int node, int nterm, int jq0, int wp0, int jq1, int wp1) {
+  for (int r = 0; r < dq; r++) {
+    if (node) {
+      for (int c = 0; c < r; c++) out[r * dp + c] = out[c * dp + r] = (scalar)asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, c);
+      const double d = asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, r);
+      out[r * dp + r] = (scalar)(d + epsilon * d);
+    } else {
+      for (int c = 0; c < dp; c++) out[r * dp + c] = (scalar)asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, c);
+    }
+  }
+}
+
+static void asm_part0(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+  asm_block(J, WJ, epsilon, w + W_pin00, 5, 5, 1, 2, 12 * X_pin00, 12 * X_pin00, 12 * X_pin00 + 6, 12 * X_pin00 + 6);
+  asm_block(J, WJ, epsilon, w + W_pin00 + 25, 5, 5, 0, 1, 12 * X_pin01, 12 * X_pin00 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pin00 + 50, 5, 5, 0, 1, 12 * X_pin39 + 6, 12 * X_pin00, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pin01, 5, 5, 1, 2, 12 * X_pin01, 12 * X_pin01, 12 * X_pin01 + 6, 12 * X_pin01 + 6);
+  asm_block(J, WJ, epsilon, w + W_pin01 + 25, 5, 5, 0, 1, 12 * X_pin02, 12 * X_pin01 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pin02, 5, 5, 1, 2, 12 * X_pin02, 12 * X_pin02, 12 * X_pin02 + 6, 12 * X_pin02 + 6);
+  asm_block(J, WJ, epsilon, w + W_pin02 + 25, 5, 5, 0, 1, 12 * X_pin03, 12 * X_pin02 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pin03, 5, 5, 1, 2, 12 * X_pin03, 12 * X_pin03, 12 * X_pin03 + 6, 12 * X_pin03 + 6);
+  asm_block(J, WJ, epsilon, w + W_pin03 + 25, 5, 5, 0, 1, 12 * X_pin04, 12 * X_pin03 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pin04, 5, 5, 1, 2, 12 * X_pin04, 12 * X_pin04, 12 * X_pin04 + 6, 12 * X_pin04 + 6);
+  asm_block(J, WJ, epsilon, w + W_pin04 + 25, 5, 5, 0, 1, 12 * X_pin05, 12 * X_pin04 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pin05, 5, 5, 1, 2, 12 * X_pin05, 12 * X_pin05, 12 * X_pin05 + 6, 12 * X_pin05 + 6);
+  asm_block(J, WJ, epsilon, w + W_pin05 + 25, 5, 5, 0, 1, 12 * X_pin06, 12 * X_pin05 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pin06, 5, 5, 1, 2, 12 * X_pin06, 12 * X_pin06, 12 * X_pin06 + 6, 12 * X_pin06 + 6);
+  asm_block(J, WJ, epsilon, w + W_pin06 + 25, 5, 5, 0, 1, 12 * X_pin07, 12 * X_pin06 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pin07, 5, 5, 1, 2, 12 * X_pin07, 12 * X_pin07, 12 * X_pin07 + 6, 12 * X_pin07 + 6);
+  asm_block(J, WJ, epsilon, w + W_pin07 + 25, 5, 5, 0, 1, 12 * X_pin08, 12 * X_pin07 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pin08, 5, 5, 1, 2, 12 * X_pin08, 12 * X_pin08, 12 * X_pin08 + 6, 12 * X_pin08 + 6);
+  asm_block(J, WJ, epsilon, w + W_pin08 + 25, 5, 5, 0, 1, 12 * X_pin09, 12 * X_pin08 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pin09, 5, 5, 1, 2, 12 * X_pin09, 12 * X_pin09, 12 * X_pin09 + 6, 12 * X_pin09 + 6);
+  asm_block(J, WJ, epsilon, w + W_pin09 + 25, 5, 5, 0, 1, 12 * X_pin10, 12 * X_pin09 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pin10, 5, 5, 1, 2, 12 * X_pin10, 12 * X_pin10, 12 * X_pin10 + 6, 12 * X_pin10 + 6);
+  asm_block(J, WJ, epsilon, w + W_pin10 + 25, 5, 5, 0, 1, 12 * X_pin11, 12 * X_pin10 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pin11, 5, 5, 1, 2, 12 * X_pin11, 12 * X_pin11, 12 * X_pin11 + 6, 12 * X_pin11 + 6);
+  asm_block(J, WJ, epsilon, w + W_pin11 + 25, 5, 5, 0, 1, 12 * X_pin12, 12 * X_pin11 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pin12, 5, 5, 1, 2, 12 * X_pin12, 12 * X_pin12, 12 * X_pin12 + 6, 12 * X_pin12 + 6);
+  asm_block(J, WJ, epsilon, w + W_pin12 + 25, 5, 5, 0, 1, 12 * X_pin13, 12 * X_pin12 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pin13, 5, 5, 1, 2, 12 * X_pin13, 12 * X_pin13, 12 * X_pin13 + 6, 12 * X_pin13 + 6);
+  asm_block(J, WJ, epsilon, w + W_pin13 + 25, 5, 5, 0, 1, 12 * X_pin14, 12 * X_pin13 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pin14, 5, 5, 1, 2, 12 * X_pin14, 12 * X_pin14, 12 * X_pin14 + 6, 12 * X_pin14 + 6);
+  asm_block(J, WJ, epsilon, w + W_pin14 + 25, 5, 5, 0, 1, 12 * X_pin15, 12 * X_pin14 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pin15, 5, 5, 1, 2, 12 * X_pin15, 12 * X_pin15, 12 * X_pin15 + 6, 12 * X_pin15 + 6);
+  asm_block(J, WJ, epsilon, w + W_pin15 + 25, 5, 5, 0, 1, 12 * X_pin16, 12 * X_pin15 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pin16, 5, 5, 1, 2, 12 * X_pin16, 12 * X_pin16, 12 * X_pin16 + 6, 12 * X_pin16 + 6);
+  asm_block(J, WJ, epsilon, w + W_pin16 + 25, 5, 5, 0, 1, 12 * X_pin17, 12 * X_pin16 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pin17, 5, 5, 1, 2, 12 * X_pin17, 12 * X_pin17, 12 * X_pin17 + 6, 12 * X_pin17 + 6);
+  asm_block(J, WJ, epsilon, w + W_pin17 + 25, 5, 5, 0, 1, 12 * X_pin18, 12 * X_pin17 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pin18, 5, 5, 1, 2, 12 * X_pin18, 12 * X_pin18, 12 * X_pin18 + 6, 12 * X_pin18 + 6);
+  asm_block(J, WJ, epsilon, w + W_pin18 + 25, 5, 5, 0, 1, 12 * X_pin19, 12 * X_pin18 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pin19, 5, 5, 1, 2, 12 * X_pin19, 12 * X_pin19, 12 * X_pin19 + 6, 12 * X_pin19 + 6);
+  asm_block(J, WJ, epsilon, w + W_pin19 + 25, 5, 5, 0, 1, 12 * X_pin20, 12 * X_pin19 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pin20, 5, 5, 1, 2, 12 * X_pin20, 12 * X_pin20, 12 * X_pin20 + 6, 12 * X_pin20 + 6);
+  asm_block(J, WJ, epsilon, w + W_pin20 + 25, 5, 5, 0, 1, 12 * X_pin21, 12 * X_pin20 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pin21, 5, 5, 1, 2, 12 * X_pin21, 12 * X_pin21, 12 * X_pin21 + 6, 12 * X_pin21 + 6);
+  asm_block(J, WJ, epsilon, w + W_pin21 + 25, 5, 5, 0, 1, 12 * X_pin22, 12 * X_pin21 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pin22, 5, 5, 1, 2, 12 * X_pin22, 12 * X_pin22, 12 * X_pin22 + 6, 12 * X_pin22 + 6);
+  asm_block(J, WJ, epsilon, w + W_pin22 + 25, 5, 5, 0, 1, 12 * X_pin23, 12 * X_pin22 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pin23, 5, 5, 1, 2, 12 * X_pin23, 12 * X_pin23, 12 * X_pin23 + 6, 12 * X_pin23 + 6);
+  asm_block(J, WJ, epsilon, w + W_pin23 + 25, 5, 5, 0, 1, 12 * X_pin24, 12 * X_pin23 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pin24, 5, 5, 1, 2, 12 * X_pin24, 12 * X_pin24, 12 * X_pin24 + 6, 12 * X_pin24 + 6);
+  asm_block(J, WJ, epsilon, w + W_pin24 + 25, 5, 5, 0, 1, 12 * X_pin25, 12 * X_pin24 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pin25, 5, 5, 1, 2, 12 * X_pin25, 12 * X_pin25, 12 * X_pin25 + 6, 12 * X_pin25 + 6);
+  asm_block(J, WJ, epsilon, w + W_pin25 + 25, 5, 5, 0, 1, 12 * X_pin26, 12 * X_pin25 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pin26, 5, 5, 1, 2, 12 * X_pin26, 12 * X_pin26, 12 * X_pin26 + 6, 12 * X_pin26 + 6);
+  asm_block(J, WJ, epsilon, w + W_pin26 + 25, 5, 5, 0, 1, 12 * X_pin27, 12 * X_pin26 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pin27, 5, 5, 1, 2, 12 * X_pin27, 12 * X_pin27, 12 * X_pin27 + 6, 12 * X_pin27 + 6);
+  asm_block(J, WJ, epsilon, w + W_pin27 + 25, 5, 5, 0, 1, 12 * X_pin28, 12 * X_pin27 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pin28, 5, 5, 1, 2, 12 * X_pin28, 12 * X_pin28, 12 * X_pin28 + 6, 12 * X_pin28 + 6);
+  asm_block(J, WJ, epsilon, w + W_pin28 + 25, 5, 5, 0, 1, 12 * X_pin29, 12 * X_pin28 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pin29, 5, 5, 1, 2, 12 * X_pin29, 12 * X_pin29, 12 * X_pin29 + 6, 12 * X_pin29 + 6);
+  asm_block(J, WJ, epsilon, w + W_pin29 + 25, 5, 5, 0, 1, 12 * X_pin30, 12 * X_pin29 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pin30, 5, 5, 1, 2, 12 * X_pin30, 12 * X_pin30, 12 * X_pin30 + 6, 12 * X_pin30 + 6);
+  asm_block(J, WJ, epsilon, w + W_pin30 + 25, 5, 5, 0, 1, 12 * X_pin31, 12 * X_pin30 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pin31, 5, 5, 1, 2, 12 * X_pin31, 12 * X_pin31, 12 * X_pin31 + 6, 12 * X_pin31 + 6);
+  asm_block(J, WJ, epsilon, w + W_pin31 + 25, 5, 5, 0, 1, 12 * X_pin32, 12 * X_pin31 + 6, 0, 0);
+}
+
+static void asm_part1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+  asm_block(J, WJ, epsilon, w + W_pin32, 5, 5, 1, 2, 12 * X_pin32, 12 * X_pin32, 12 * X_pin32 + 6, 12 * X_pin32 + 6);
+  asm_block(J, WJ, epsilon, w + W_pin32 + 25, 5, 5, 0, 1, 12 * X_pin33, 12 * X_pin32 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pin33, 5, 5, 1, 2, 12 * X_pin33, 12 * X_pin33, 12 * X_pin33 + 6, 12 * X_pin33 + 6);
+  asm_block(J, WJ, epsilon, w + W_pin33 + 25, 5, 5, 0, 1, 12 * X_pin34, 12 * X_pin33 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pin34, 5, 5, 1, 2, 12 * X_pin34, 12 * X_pin34, 12 * X_pin34 + 6, 12 * X_pin34 + 6);
+  asm_block(J, WJ, epsilon, w + W_pin34 + 25, 5, 5, 0, 1, 12 * X_pin35, 12 * X_pin34 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pin35, 5, 5, 1, 2, 12 * X_pin35, 12 * X_pin35, 12 * X_pin35 + 6, 12 * X_pin35 + 6);
+  asm_block(J, WJ, epsilon, w + W_pin35 + 25, 5, 5, 0, 1, 12 * X_pin36, 12 * X_pin35 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pin36, 5, 5, 1, 2, 12 * X_pin36, 12 * X_pin36, 12 * X_pin36 + 6, 12 * X_pin36 + 6);
+  asm_block(J, WJ, epsilon, w + W_pin36 + 25, 5, 5, 0, 1, 12 * X_pin37, 12 * X_pin36 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pin37, 5, 5, 1, 2, 12 * X_pin37, 12 * X_pin37, 12 * X_pin37 + 6, 12 * X_pin37 + 6);
+  asm_block(J, WJ, epsilon, w + W_pin37 + 25, 5, 5, 0, 1, 12 * X_pin38, 12 * X_pin37 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pin38, 5, 5, 1, 2, 12 * X_pin38, 12 * X_pin38, 12 * X_pin38 + 6, 12 * X_pin38 + 6);
+  asm_block(J, WJ, epsilon, w + W_pin38 + 25, 5, 5, 0, 1, 12 * X_pin39, 12 * X_pin38 + 6, 0, 0);
+  asm_block(J, WJ, epsilon, w + W_pin39, 5, 5, 1, 2, 12 * X_pin39, 12 * X_pin39, 12 * X_pin39 + 6, 12 * X_pin39 + 6);
+}
+
+/* Assembles H~ from the equality rows (rt_assemble_fn). */
+static void track_assemble(const double *J, const double *WJ, double epsilon, void *work) {
+  scalar *w = work;
+  memset(w + W_pin01 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin02 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin03 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin04 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin05 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin06 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin07 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin08 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin09 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin10 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin11 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin12 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin13 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin14 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin15 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin16 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin17 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin18 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin19 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin20 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin21 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin22 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin23 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin24 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin25 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin26 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin27 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin28 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin29 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin30 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin31 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin32 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin33 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin34 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin35 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin36 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin37 + 50, 0, 25 * sizeof *w);
+  asm_part0(J, WJ, epsilon, w);
+  asm_part1(J, WJ, epsilon, w);
+}
+
 /*---- the program ------------------------------------------------------------*/
 
 const rt_program track_program = {
@@ -1641,6 +1819,7 @@ const rt_program track_program = {
     .solve = track_solve,
     .sweep = track_sweep,
     .sweep_side = sweep_side_of,
+    .assemble = track_assemble,
 };
 
 /*---- the mechanism (bodies, constraints, settings) ----------------------*/

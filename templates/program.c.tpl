@@ -122,6 +122,7 @@ $(rows(a.values, 16, "    "))
 --% local sweep = P.mode == "unrolled" and P.batch == 0 and P.sweep
 --% if sweep then
 --%   include("sweep.tpl")
+--%   include("assemble.tpl")
 --% end
 
 /*---- the program ------------------------------------------------------------*/
@@ -151,9 +152,11 @@ const rt_program $(P.ident)_program = {
 --% if sweep then
     .sweep = $(P.ident)_sweep,
     .sweep_side = sweep_side_of,
+    .assemble = $(P.ident)_assemble,
 --% else
     .sweep = NULL,
     .sweep_side = NULL,
+    .assemble = NULL,
 --% end
 };
 --% if P.batch > 0 then

@@ -1,10 +1,12 @@
-/* sweep_bitwise_main.c -- make check-bitwise, the generated sweep: linked
+/* sweep_bitwise_main.c -- make check-bitwise, the generated sweep and
+ * assembly: linked
  * with generated programs compiled by one compiler at one optimization
  * level (build/bitwise/sweep_CC-OPT, the Makefile's BITWISE_SWEEP_NAMES).
  * For each program, under the mechanism's settings and under PGS, a world
  * stepped with the program (its equality rows swept by the generated
- * sweep, rt_program.sweep) and one stepped with a copy without it (the
- * runtime's generic sweep) must give bitwise the same bodies after every
+ * sweep, rt_program.sweep, and H~ assembled by rt_program.assemble) and
+ * one stepped with a copy without them (the runtime's generic sweep and
+ * assembly) must give bitwise the same bodies after every
  * step; it prints one line per program and settings with the hash of the
  * states after the last step. Every build must print the same lines. Exit
  * status 1 if the two worlds differed or the generated sweep never ran. */
@@ -52,6 +54,7 @@ int main(void) {
     rt_program generic = *p;
     generic.sweep = NULL;
     generic.sweep_side = NULL;
+    generic.assemble = NULL;
     for (int config = 0; config < 2; config++) {
       rt_settings set = *sweep_programs_worlds[i].settings;
       if (config == 1) set.solver = RT_SOLVER_PGS;

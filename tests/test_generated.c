@@ -255,11 +255,12 @@ static void test_trajectory(void **state) {
   arena_free(&a);
 }
 
-/*---- the generated sweep against the runtime's generic sweep ----------------------
+/*---- the generated sweep and assembly against the runtime's generic ones ---------
  * A world stepped with program p, whose equality rows the generated sweep
- * (rt_program.sweep) runs whenever it fits, and a world stepped with a
- * copy of p without it (the runtime's generic sweep on every row) must
- * give bitwise identical body states after every step: under the
+ * (rt_program.sweep) runs whenever it fits and whose H~ the generated
+ * assembly (rt_program.assemble) builds, and a world stepped with a copy
+ * of p without them (the runtime's generic sweep on every row, its
+ * assembly plan) must give bitwise identical body states after every step: under the
  * mechanism's settings, under PGS (every sweep, and the position pass's,
  * over all rows) and under LDL-PGS with the factorization thread. */
 static void test_sweep(void **state) {
@@ -284,6 +285,7 @@ static void test_sweep(void **state) {
   rt_program generic = *p;
   generic.sweep = NULL;
   generic.sweep_side = NULL;
+  generic.assemble = NULL;
   const size_t n = (size_t)m.nbody * 13;
   double *sg = zalloc(n, sizeof *sg), *sn = zalloc(n, sizeof *sn);
   enum { CAP = 256 };
@@ -311,7 +313,7 @@ static void test_sweep(void **state) {
       world_state(wn, sn);
       for (size_t i = 0; i < n; i++)
         if (memcmp(&sg[i], &sn[i], sizeof sg[i]) != 0)
-          fail_msg("%s %s, %s: step %d, body %d, state component %d: generated sweep %a, generic sweep %a", p->name,
+          fail_msg("%s %s, %s: step %d, body %d, state component %d: generated sweep and assembly %a, generic %a", p->name,
                    p->precision == RT_FLOAT ? "float" : "double", label[config], k, (int)(i / 13), (int)(i % 13),
                    sg[i], sn[i]);
       if (stg != RT_OK) break;

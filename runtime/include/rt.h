@@ -247,6 +247,19 @@ typedef struct rt_sweep_rows {
  * the code may interleave them. */
 typedef void (*rt_sweep_fn)(const rt_sweep_rows *rows, double *vel);
 
+/* A generated assembly: H~ = J W J^T + epsilon diag(J W J^T) of the
+ * equality rows into work (the program's precision), from the rows' J and
+ * W J^T (12 doubles a row, as rt_sweep_rows; W J^T zero on a side that is
+ * the world or a fixed body), with the runtime's operations in its order
+ * (each entry from +0, the terms of the bodies its two constraints share,
+ * each term's six products added one by one; a node block's lower triangle
+ * mirrored, its diagonal d made d + epsilon d; rounded once when stored;
+ * fill-in and padding zeroed), so its bits. It leaves out the terms of
+ * bodies fixed in the mechanism, as the runtime's plan does with the fixed
+ * flags the world was created with (the structure hash makes them the
+ * same). */
+typedef void (*rt_assemble_fn)(const double *J, const double *WJ, double epsilon, void *work);
+
 struct rt_program {
   const char *name;          /* mechanism name */
   rt_precision precision;
@@ -293,6 +306,7 @@ struct rt_program {
   const int *sweep_side;     /* the sides it assumes: 2c side a, 2c + 1 side b
                                 of constraint c, a solver body or RT_WORLD (the
                                 world, or a body fixed in the mechanism) (2 ncons) */
+  rt_assemble_fn assemble;   /* the generated assembly of H~; NULL as sweep */
 };
 
 /* Factors the assembled workspace (unrolled entry point if the program has

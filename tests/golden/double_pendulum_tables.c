@@ -168,6 +168,7 @@ const rt_program double_pendulum_program = {
     .solve = NULL,
     .sweep = NULL,
     .sweep_side = NULL,
+    .assemble = NULL,
 };
 
 /*---- the mechanism (bodies, constraints, settings) ----------------------*/
