@@ -651,35 +651,78 @@ ASM_INLINE void asm_block(const double *restrict J, const double *restrict WJ, d
   }
 }
 
+/* The block shapes of this program: node (n) or edge (e) block, dq x dp,
+ * and the number of terms. */
+static void asm_e1x1_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 1, 1, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e1x5_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 1, 5, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e5x1_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 5, 1, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e5x5_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 5, 5, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e6x5_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 6, 5, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_n1x1_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 1, 1, 1, 2, jq0, wp0, jq1, wp1);
+}
+static void asm_n5x5_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 5, 5, 1, 2, jq0, wp0, jq1, wp1);
+}
+static void asm_n6x6_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 6, 6, 1, 2, jq0, wp0, jq1, wp1);
+}
+
 static void asm_part0(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
-  asm_block(J, WJ, epsilon, w + W_rear_axleL, 5, 5, 1, 2, 12 * X_rear_axleL, 12 * X_rear_axleL, 12 * X_rear_axleL + 6, 12 * X_rear_axleL + 6);
-  asm_block(J, WJ, epsilon, w + W_rear_axleL + 25, 5, 5, 0, 1, 12 * X_rear_axleR, 12 * X_rear_axleL, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_rear_axleL + 50, 6, 5, 0, 1, 12 * X_body_weld1 + 6, 12 * X_rear_axleL, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_rear_axleR, 5, 5, 1, 2, 12 * X_rear_axleR, 12 * X_rear_axleR, 12 * X_rear_axleR + 6, 12 * X_rear_axleR + 6);
-  asm_block(J, WJ, epsilon, w + W_rear_axleR + 25, 6, 5, 0, 1, 12 * X_body_weld1 + 6, 12 * X_rear_axleR, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_spindleL, 5, 5, 1, 2, 12 * X_spindleL, 12 * X_spindleL, 12 * X_spindleL + 6, 12 * X_spindleL + 6);
-  asm_block(J, WJ, epsilon, w + W_spindleL + 25, 1, 5, 0, 1, 12 * X_tie_rodL + 6, 12 * X_spindleL, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_spindleL + 30, 5, 5, 0, 1, 12 * X_kingpinL + 6, 12 * X_spindleL, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_spindleR, 5, 5, 1, 2, 12 * X_spindleR, 12 * X_spindleR, 12 * X_spindleR + 6, 12 * X_spindleR + 6);
-  asm_block(J, WJ, epsilon, w + W_spindleR + 25, 1, 5, 0, 1, 12 * X_tie_rodR + 6, 12 * X_spindleR, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_spindleR + 30, 5, 5, 0, 1, 12 * X_kingpinR + 6, 12 * X_spindleR, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_tie_rodL, 1, 1, 1, 2, 12 * X_tie_rodL, 12 * X_tie_rodL, 12 * X_tie_rodL + 6, 12 * X_tie_rodL + 6);
-  asm_block(J, WJ, epsilon, w + W_tie_rodL + 1, 1, 1, 0, 1, 12 * X_tie_rodR, 12 * X_tie_rodL, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_tie_rodL + 2, 5, 1, 0, 1, 12 * X_kingpinL + 6, 12 * X_tie_rodL + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_tie_rodL + 7, 5, 1, 0, 1, 12 * X_rack_slide + 6, 12 * X_tie_rodL, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_tie_rodR, 1, 1, 1, 2, 12 * X_tie_rodR, 12 * X_tie_rodR, 12 * X_tie_rodR + 6, 12 * X_tie_rodR + 6);
-  asm_block(J, WJ, epsilon, w + W_tie_rodR + 6, 5, 1, 0, 1, 12 * X_kingpinR + 6, 12 * X_tie_rodR + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_tie_rodR + 11, 5, 1, 0, 1, 12 * X_rack_slide + 6, 12 * X_tie_rodR, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_kingpinL, 5, 5, 1, 2, 12 * X_kingpinL, 12 * X_kingpinL, 12 * X_kingpinL + 6, 12 * X_kingpinL + 6);
-  asm_block(J, WJ, epsilon, w + W_kingpinL + 25, 5, 5, 0, 1, 12 * X_kingpinR, 12 * X_kingpinL, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_kingpinL + 50, 5, 5, 0, 1, 12 * X_rack_slide, 12 * X_kingpinL, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_kingpinL + 75, 6, 5, 0, 1, 12 * X_body_weld1, 12 * X_kingpinL, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_kingpinR, 5, 5, 1, 2, 12 * X_kingpinR, 12 * X_kingpinR, 12 * X_kingpinR + 6, 12 * X_kingpinR + 6);
-  asm_block(J, WJ, epsilon, w + W_kingpinR + 25, 5, 5, 0, 1, 12 * X_rack_slide, 12 * X_kingpinR, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_kingpinR + 50, 6, 5, 0, 1, 12 * X_body_weld1, 12 * X_kingpinR, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_rack_slide, 5, 5, 1, 2, 12 * X_rack_slide, 12 * X_rack_slide, 12 * X_rack_slide + 6, 12 * X_rack_slide + 6);
-  asm_block(J, WJ, epsilon, w + W_rack_slide + 25, 6, 5, 0, 1, 12 * X_body_weld1, 12 * X_rack_slide, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_body_weld1, 6, 6, 1, 2, 12 * X_body_weld1, 12 * X_body_weld1, 12 * X_body_weld1 + 6, 12 * X_body_weld1 + 6);
+  asm_n5x5_2(J, WJ, epsilon, w + W_rear_axleL, 12 * X_rear_axleL, 12 * X_rear_axleL, 12 * X_rear_axleL + 6, 12 * X_rear_axleL + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_rear_axleL + 25, 12 * X_rear_axleR, 12 * X_rear_axleL, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_rear_axleL + 50, 12 * X_body_weld1 + 6, 12 * X_rear_axleL, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_rear_axleR, 12 * X_rear_axleR, 12 * X_rear_axleR, 12 * X_rear_axleR + 6, 12 * X_rear_axleR + 6);
+  asm_e6x5_1(J, WJ, epsilon, w + W_rear_axleR + 25, 12 * X_body_weld1 + 6, 12 * X_rear_axleR, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_spindleL, 12 * X_spindleL, 12 * X_spindleL, 12 * X_spindleL + 6, 12 * X_spindleL + 6);
+  asm_e1x5_1(J, WJ, epsilon, w + W_spindleL + 25, 12 * X_tie_rodL + 6, 12 * X_spindleL, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_spindleL + 30, 12 * X_kingpinL + 6, 12 * X_spindleL, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_spindleR, 12 * X_spindleR, 12 * X_spindleR, 12 * X_spindleR + 6, 12 * X_spindleR + 6);
+  asm_e1x5_1(J, WJ, epsilon, w + W_spindleR + 25, 12 * X_tie_rodR + 6, 12 * X_spindleR, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_spindleR + 30, 12 * X_kingpinR + 6, 12 * X_spindleR, 0, 0);
+  asm_n1x1_2(J, WJ, epsilon, w + W_tie_rodL, 12 * X_tie_rodL, 12 * X_tie_rodL, 12 * X_tie_rodL + 6, 12 * X_tie_rodL + 6);
+  asm_e1x1_1(J, WJ, epsilon, w + W_tie_rodL + 1, 12 * X_tie_rodR, 12 * X_tie_rodL, 0, 0);
+  asm_e5x1_1(J, WJ, epsilon, w + W_tie_rodL + 2, 12 * X_kingpinL + 6, 12 * X_tie_rodL + 6, 0, 0);
+  asm_e5x1_1(J, WJ, epsilon, w + W_tie_rodL + 7, 12 * X_rack_slide + 6, 12 * X_tie_rodL, 0, 0);
+  asm_n1x1_2(J, WJ, epsilon, w + W_tie_rodR, 12 * X_tie_rodR, 12 * X_tie_rodR, 12 * X_tie_rodR + 6, 12 * X_tie_rodR + 6);
+  asm_e5x1_1(J, WJ, epsilon, w + W_tie_rodR + 6, 12 * X_kingpinR + 6, 12 * X_tie_rodR + 6, 0, 0);
+  asm_e5x1_1(J, WJ, epsilon, w + W_tie_rodR + 11, 12 * X_rack_slide + 6, 12 * X_tie_rodR, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_kingpinL, 12 * X_kingpinL, 12 * X_kingpinL, 12 * X_kingpinL + 6, 12 * X_kingpinL + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_kingpinL + 25, 12 * X_kingpinR, 12 * X_kingpinL, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_kingpinL + 50, 12 * X_rack_slide, 12 * X_kingpinL, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_kingpinL + 75, 12 * X_body_weld1, 12 * X_kingpinL, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_kingpinR, 12 * X_kingpinR, 12 * X_kingpinR, 12 * X_kingpinR + 6, 12 * X_kingpinR + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_kingpinR + 25, 12 * X_rack_slide, 12 * X_kingpinR, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_kingpinR + 50, 12 * X_body_weld1, 12 * X_kingpinR, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_rack_slide, 12 * X_rack_slide, 12 * X_rack_slide, 12 * X_rack_slide + 6, 12 * X_rack_slide + 6);
+  asm_e6x5_1(J, WJ, epsilon, w + W_rack_slide + 25, 12 * X_body_weld1, 12 * X_rack_slide, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_body_weld1, 12 * X_body_weld1, 12 * X_body_weld1, 12 * X_body_weld1 + 6, 12 * X_body_weld1 + 6);
 }
 
 /* Assembles H~ from the equality rows (rt_assemble_fn). */

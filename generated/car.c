@@ -567,25 +567,48 @@ ASM_INLINE void asm_block(const double *restrict J, const double *restrict WJ, d
   }
 }
 
+/* The block shapes of this program: node (n) or edge (e) block, dq x dp,
+ * and the number of terms. */
+static void asm_e4x4_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 4, 4, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e4x5_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 4, 5, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_n4x4_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 4, 4, 1, 2, jq0, wp0, jq1, wp1);
+}
+static void asm_n5x5_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 5, 5, 1, 2, jq0, wp0, jq1, wp1);
+}
+
 static void asm_part0(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
-  asm_block(J, WJ, epsilon, w + W_axleFL, 5, 5, 1, 2, 12 * X_axleFL, 12 * X_axleFL, 12 * X_axleFL + 6, 12 * X_axleFL + 6);
-  asm_block(J, WJ, epsilon, w + W_axleFL + 25, 4, 5, 0, 1, 12 * X_towerFL + 6, 12 * X_axleFL, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axleFR, 5, 5, 1, 2, 12 * X_axleFR, 12 * X_axleFR, 12 * X_axleFR + 6, 12 * X_axleFR + 6);
-  asm_block(J, WJ, epsilon, w + W_axleFR + 25, 4, 5, 0, 1, 12 * X_towerFR + 6, 12 * X_axleFR, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axleRL, 5, 5, 1, 2, 12 * X_axleRL, 12 * X_axleRL, 12 * X_axleRL + 6, 12 * X_axleRL + 6);
-  asm_block(J, WJ, epsilon, w + W_axleRL + 25, 4, 5, 0, 1, 12 * X_towerRL + 6, 12 * X_axleRL, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axleRR, 5, 5, 1, 2, 12 * X_axleRR, 12 * X_axleRR, 12 * X_axleRR + 6, 12 * X_axleRR + 6);
-  asm_block(J, WJ, epsilon, w + W_axleRR + 25, 4, 5, 0, 1, 12 * X_towerRR + 6, 12 * X_axleRR, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_towerFL, 4, 4, 1, 2, 12 * X_towerFL, 12 * X_towerFL, 12 * X_towerFL + 6, 12 * X_towerFL + 6);
-  asm_block(J, WJ, epsilon, w + W_towerFL + 16, 4, 4, 0, 1, 12 * X_towerFR, 12 * X_towerFL, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_towerFL + 32, 4, 4, 0, 1, 12 * X_towerRL, 12 * X_towerFL, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_towerFL + 48, 4, 4, 0, 1, 12 * X_towerRR, 12 * X_towerFL, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_towerFR, 4, 4, 1, 2, 12 * X_towerFR, 12 * X_towerFR, 12 * X_towerFR + 6, 12 * X_towerFR + 6);
-  asm_block(J, WJ, epsilon, w + W_towerFR + 16, 4, 4, 0, 1, 12 * X_towerRL, 12 * X_towerFR, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_towerFR + 32, 4, 4, 0, 1, 12 * X_towerRR, 12 * X_towerFR, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_towerRL, 4, 4, 1, 2, 12 * X_towerRL, 12 * X_towerRL, 12 * X_towerRL + 6, 12 * X_towerRL + 6);
-  asm_block(J, WJ, epsilon, w + W_towerRL + 16, 4, 4, 0, 1, 12 * X_towerRR, 12 * X_towerRL, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_towerRR, 4, 4, 1, 2, 12 * X_towerRR, 12 * X_towerRR, 12 * X_towerRR + 6, 12 * X_towerRR + 6);
+  asm_n5x5_2(J, WJ, epsilon, w + W_axleFL, 12 * X_axleFL, 12 * X_axleFL, 12 * X_axleFL + 6, 12 * X_axleFL + 6);
+  asm_e4x5_1(J, WJ, epsilon, w + W_axleFL + 25, 12 * X_towerFL + 6, 12 * X_axleFL, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_axleFR, 12 * X_axleFR, 12 * X_axleFR, 12 * X_axleFR + 6, 12 * X_axleFR + 6);
+  asm_e4x5_1(J, WJ, epsilon, w + W_axleFR + 25, 12 * X_towerFR + 6, 12 * X_axleFR, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_axleRL, 12 * X_axleRL, 12 * X_axleRL, 12 * X_axleRL + 6, 12 * X_axleRL + 6);
+  asm_e4x5_1(J, WJ, epsilon, w + W_axleRL + 25, 12 * X_towerRL + 6, 12 * X_axleRL, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_axleRR, 12 * X_axleRR, 12 * X_axleRR, 12 * X_axleRR + 6, 12 * X_axleRR + 6);
+  asm_e4x5_1(J, WJ, epsilon, w + W_axleRR + 25, 12 * X_towerRR + 6, 12 * X_axleRR, 0, 0);
+  asm_n4x4_2(J, WJ, epsilon, w + W_towerFL, 12 * X_towerFL, 12 * X_towerFL, 12 * X_towerFL + 6, 12 * X_towerFL + 6);
+  asm_e4x4_1(J, WJ, epsilon, w + W_towerFL + 16, 12 * X_towerFR, 12 * X_towerFL, 0, 0);
+  asm_e4x4_1(J, WJ, epsilon, w + W_towerFL + 32, 12 * X_towerRL, 12 * X_towerFL, 0, 0);
+  asm_e4x4_1(J, WJ, epsilon, w + W_towerFL + 48, 12 * X_towerRR, 12 * X_towerFL, 0, 0);
+  asm_n4x4_2(J, WJ, epsilon, w + W_towerFR, 12 * X_towerFR, 12 * X_towerFR, 12 * X_towerFR + 6, 12 * X_towerFR + 6);
+  asm_e4x4_1(J, WJ, epsilon, w + W_towerFR + 16, 12 * X_towerRL, 12 * X_towerFR, 0, 0);
+  asm_e4x4_1(J, WJ, epsilon, w + W_towerFR + 32, 12 * X_towerRR, 12 * X_towerFR, 0, 0);
+  asm_n4x4_2(J, WJ, epsilon, w + W_towerRL, 12 * X_towerRL, 12 * X_towerRL, 12 * X_towerRL + 6, 12 * X_towerRL + 6);
+  asm_e4x4_1(J, WJ, epsilon, w + W_towerRL + 16, 12 * X_towerRR, 12 * X_towerRL, 0, 0);
+  asm_n4x4_2(J, WJ, epsilon, w + W_towerRR, 12 * X_towerRR, 12 * X_towerRR, 12 * X_towerRR + 6, 12 * X_towerRR + 6);
 }
 
 /* Assembles H~ from the equality rows (rt_assemble_fn). */

@@ -639,28 +639,46 @@ ASM_INLINE void asm_block(const double *restrict J, const double *restrict WJ, d
   }
 }
 
+/* The block shapes of this program: node (n) or edge (e) block, dq x dp,
+ * and the number of terms. */
+static void asm_e3x3_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 3, 3, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_n3x3_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 3, 3, 1, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_n3x3_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 3, 3, 1, 2, jq0, wp0, jq1, wp1);
+}
+
 static void asm_part0(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
-  asm_block(J, WJ, epsilon, w + W_hook, 3, 3, 1, 1, 12 * X_hook + 6, 12 * X_hook + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_hook + 9, 3, 3, 0, 1, 12 * X_joint2, 12 * X_hook + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_joint2, 3, 3, 1, 2, 12 * X_joint2, 12 * X_joint2, 12 * X_joint2 + 6, 12 * X_joint2 + 6);
-  asm_block(J, WJ, epsilon, w + W_joint2 + 9, 3, 3, 0, 1, 12 * X_joint3, 12 * X_joint2 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_joint3, 3, 3, 1, 2, 12 * X_joint3, 12 * X_joint3, 12 * X_joint3 + 6, 12 * X_joint3 + 6);
-  asm_block(J, WJ, epsilon, w + W_joint3 + 9, 3, 3, 0, 1, 12 * X_joint4, 12 * X_joint3 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_joint4, 3, 3, 1, 2, 12 * X_joint4, 12 * X_joint4, 12 * X_joint4 + 6, 12 * X_joint4 + 6);
-  asm_block(J, WJ, epsilon, w + W_joint4 + 9, 3, 3, 0, 1, 12 * X_joint5, 12 * X_joint4 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_joint5, 3, 3, 1, 2, 12 * X_joint5, 12 * X_joint5, 12 * X_joint5 + 6, 12 * X_joint5 + 6);
-  asm_block(J, WJ, epsilon, w + W_joint5 + 9, 3, 3, 0, 1, 12 * X_joint6, 12 * X_joint5 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_joint6, 3, 3, 1, 2, 12 * X_joint6, 12 * X_joint6, 12 * X_joint6 + 6, 12 * X_joint6 + 6);
-  asm_block(J, WJ, epsilon, w + W_joint6 + 9, 3, 3, 0, 1, 12 * X_joint7, 12 * X_joint6 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_joint7, 3, 3, 1, 2, 12 * X_joint7, 12 * X_joint7, 12 * X_joint7 + 6, 12 * X_joint7 + 6);
-  asm_block(J, WJ, epsilon, w + W_joint7 + 9, 3, 3, 0, 1, 12 * X_joint8, 12 * X_joint7 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_joint8, 3, 3, 1, 2, 12 * X_joint8, 12 * X_joint8, 12 * X_joint8 + 6, 12 * X_joint8 + 6);
-  asm_block(J, WJ, epsilon, w + W_joint8 + 9, 3, 3, 0, 1, 12 * X_joint9, 12 * X_joint8 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_joint9, 3, 3, 1, 2, 12 * X_joint9, 12 * X_joint9, 12 * X_joint9 + 6, 12 * X_joint9 + 6);
-  asm_block(J, WJ, epsilon, w + W_joint9 + 9, 3, 3, 0, 1, 12 * X_joint10, 12 * X_joint9 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_joint10, 3, 3, 1, 2, 12 * X_joint10, 12 * X_joint10, 12 * X_joint10 + 6, 12 * X_joint10 + 6);
-  asm_block(J, WJ, epsilon, w + W_joint10 + 9, 3, 3, 0, 1, 12 * X_shackle, 12 * X_joint10 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_shackle, 3, 3, 1, 2, 12 * X_shackle, 12 * X_shackle, 12 * X_shackle + 6, 12 * X_shackle + 6);
+  asm_n3x3_1(J, WJ, epsilon, w + W_hook, 12 * X_hook + 6, 12 * X_hook + 6, 0, 0);
+  asm_e3x3_1(J, WJ, epsilon, w + W_hook + 9, 12 * X_joint2, 12 * X_hook + 6, 0, 0);
+  asm_n3x3_2(J, WJ, epsilon, w + W_joint2, 12 * X_joint2, 12 * X_joint2, 12 * X_joint2 + 6, 12 * X_joint2 + 6);
+  asm_e3x3_1(J, WJ, epsilon, w + W_joint2 + 9, 12 * X_joint3, 12 * X_joint2 + 6, 0, 0);
+  asm_n3x3_2(J, WJ, epsilon, w + W_joint3, 12 * X_joint3, 12 * X_joint3, 12 * X_joint3 + 6, 12 * X_joint3 + 6);
+  asm_e3x3_1(J, WJ, epsilon, w + W_joint3 + 9, 12 * X_joint4, 12 * X_joint3 + 6, 0, 0);
+  asm_n3x3_2(J, WJ, epsilon, w + W_joint4, 12 * X_joint4, 12 * X_joint4, 12 * X_joint4 + 6, 12 * X_joint4 + 6);
+  asm_e3x3_1(J, WJ, epsilon, w + W_joint4 + 9, 12 * X_joint5, 12 * X_joint4 + 6, 0, 0);
+  asm_n3x3_2(J, WJ, epsilon, w + W_joint5, 12 * X_joint5, 12 * X_joint5, 12 * X_joint5 + 6, 12 * X_joint5 + 6);
+  asm_e3x3_1(J, WJ, epsilon, w + W_joint5 + 9, 12 * X_joint6, 12 * X_joint5 + 6, 0, 0);
+  asm_n3x3_2(J, WJ, epsilon, w + W_joint6, 12 * X_joint6, 12 * X_joint6, 12 * X_joint6 + 6, 12 * X_joint6 + 6);
+  asm_e3x3_1(J, WJ, epsilon, w + W_joint6 + 9, 12 * X_joint7, 12 * X_joint6 + 6, 0, 0);
+  asm_n3x3_2(J, WJ, epsilon, w + W_joint7, 12 * X_joint7, 12 * X_joint7, 12 * X_joint7 + 6, 12 * X_joint7 + 6);
+  asm_e3x3_1(J, WJ, epsilon, w + W_joint7 + 9, 12 * X_joint8, 12 * X_joint7 + 6, 0, 0);
+  asm_n3x3_2(J, WJ, epsilon, w + W_joint8, 12 * X_joint8, 12 * X_joint8, 12 * X_joint8 + 6, 12 * X_joint8 + 6);
+  asm_e3x3_1(J, WJ, epsilon, w + W_joint8 + 9, 12 * X_joint9, 12 * X_joint8 + 6, 0, 0);
+  asm_n3x3_2(J, WJ, epsilon, w + W_joint9, 12 * X_joint9, 12 * X_joint9, 12 * X_joint9 + 6, 12 * X_joint9 + 6);
+  asm_e3x3_1(J, WJ, epsilon, w + W_joint9 + 9, 12 * X_joint10, 12 * X_joint9 + 6, 0, 0);
+  asm_n3x3_2(J, WJ, epsilon, w + W_joint10, 12 * X_joint10, 12 * X_joint10, 12 * X_joint10 + 6, 12 * X_joint10 + 6);
+  asm_e3x3_1(J, WJ, epsilon, w + W_joint10 + 9, 12 * X_shackle, 12 * X_joint10 + 6, 0, 0);
+  asm_n3x3_2(J, WJ, epsilon, w + W_shackle, 12 * X_shackle, 12 * X_shackle, 12 * X_shackle + 6, 12 * X_shackle + 6);
 }
 
 /* Assembles H~ from the equality rows (rt_assemble_fn). */

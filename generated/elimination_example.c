@@ -474,18 +474,61 @@ ASM_INLINE void asm_block(const double *restrict J, const double *restrict WJ, d
   }
 }
 
+/* The block shapes of this program: node (n) or edge (e) block, dq x dp,
+ * and the number of terms. */
+static void asm_e1x3_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 1, 3, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e1x5_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 1, 5, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e3x1_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 3, 1, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e5x1_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 5, 1, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e5x3_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 5, 3, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_n1x1_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 1, 1, 1, 2, jq0, wp0, jq1, wp1);
+}
+static void asm_n3x3_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 3, 3, 1, 2, jq0, wp0, jq1, wp1);
+}
+static void asm_n5x5_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 5, 5, 1, 1, jq0, wp0, jq1, wp1);
+}
+
 static void asm_part0(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
-  asm_block(J, WJ, epsilon, w + W_bob_left, 3, 3, 1, 2, 12 * X_bob_left, 12 * X_bob_left, 12 * X_bob_left + 6, 12 * X_bob_left + 6);
-  asm_block(J, WJ, epsilon, w + W_bob_left + 9, 5, 3, 0, 1, 12 * X_pivot_left + 6, 12 * X_bob_left, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_bob_left + 24, 1, 3, 0, 1, 12 * X_coupler, 12 * X_bob_left, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pivot_left, 5, 5, 1, 1, 12 * X_pivot_left + 6, 12 * X_pivot_left + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pivot_left + 25, 1, 5, 0, 1, 12 * X_coupler, 12 * X_pivot_left + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_coupler, 1, 1, 1, 2, 12 * X_coupler, 12 * X_coupler, 12 * X_coupler + 6, 12 * X_coupler + 6);
-  asm_block(J, WJ, epsilon, w + W_coupler + 1, 3, 1, 0, 1, 12 * X_bob_right, 12 * X_coupler + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_coupler + 4, 5, 1, 0, 1, 12 * X_pivot_right + 6, 12 * X_coupler + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_bob_right, 3, 3, 1, 2, 12 * X_bob_right, 12 * X_bob_right, 12 * X_bob_right + 6, 12 * X_bob_right + 6);
-  asm_block(J, WJ, epsilon, w + W_bob_right + 9, 5, 3, 0, 1, 12 * X_pivot_right + 6, 12 * X_bob_right, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pivot_right, 5, 5, 1, 1, 12 * X_pivot_right + 6, 12 * X_pivot_right + 6, 0, 0);
+  asm_n3x3_2(J, WJ, epsilon, w + W_bob_left, 12 * X_bob_left, 12 * X_bob_left, 12 * X_bob_left + 6, 12 * X_bob_left + 6);
+  asm_e5x3_1(J, WJ, epsilon, w + W_bob_left + 9, 12 * X_pivot_left + 6, 12 * X_bob_left, 0, 0);
+  asm_e1x3_1(J, WJ, epsilon, w + W_bob_left + 24, 12 * X_coupler, 12 * X_bob_left, 0, 0);
+  asm_n5x5_1(J, WJ, epsilon, w + W_pivot_left, 12 * X_pivot_left + 6, 12 * X_pivot_left + 6, 0, 0);
+  asm_e1x5_1(J, WJ, epsilon, w + W_pivot_left + 25, 12 * X_coupler, 12 * X_pivot_left + 6, 0, 0);
+  asm_n1x1_2(J, WJ, epsilon, w + W_coupler, 12 * X_coupler, 12 * X_coupler, 12 * X_coupler + 6, 12 * X_coupler + 6);
+  asm_e3x1_1(J, WJ, epsilon, w + W_coupler + 1, 12 * X_bob_right, 12 * X_coupler + 6, 0, 0);
+  asm_e5x1_1(J, WJ, epsilon, w + W_coupler + 4, 12 * X_pivot_right + 6, 12 * X_coupler + 6, 0, 0);
+  asm_n3x3_2(J, WJ, epsilon, w + W_bob_right, 12 * X_bob_right, 12 * X_bob_right, 12 * X_bob_right + 6, 12 * X_bob_right + 6);
+  asm_e5x3_1(J, WJ, epsilon, w + W_bob_right + 9, 12 * X_pivot_right + 6, 12 * X_bob_right, 0, 0);
+  asm_n5x5_1(J, WJ, epsilon, w + W_pivot_right, 12 * X_pivot_right + 6, 12 * X_pivot_right + 6, 0, 0);
 }
 
 /* Assembles H~ from the equality rows (rt_assemble_fn). */

@@ -471,16 +471,49 @@ ASM_INLINE void asm_block(const double *restrict J, const double *restrict WJ, d
   }
 }
 
+/* The block shapes of this program: node (n) or edge (e) block, dq x dp,
+ * and the number of terms. */
+static void asm_e3x3_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 3, 3, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e5x3_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 5, 3, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e5x5_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 5, 5, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_n3x3_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 3, 3, 1, 2, jq0, wp0, jq1, wp1);
+}
+static void asm_n5x5_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 5, 5, 1, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_n5x5_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 5, 5, 1, 2, jq0, wp0, jq1, wp1);
+}
+
 static void asm_part0(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
-  asm_block(J, WJ, epsilon, w + W_load_sling, 3, 3, 1, 2, 12 * X_load_sling, 12 * X_load_sling, 12 * X_load_sling + 6, 12 * X_load_sling + 6);
-  asm_block(J, WJ, epsilon, w + W_load_sling + 9, 3, 3, 0, 1, 12 * X_hook_eye + 6, 12 * X_load_sling, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_hook_eye, 3, 3, 1, 2, 12 * X_hook_eye, 12 * X_hook_eye, 12 * X_hook_eye + 6, 12 * X_hook_eye + 6);
-  asm_block(J, WJ, epsilon, w + W_hook_eye + 9, 5, 3, 0, 1, 12 * X_bucket_pin + 6, 12 * X_hook_eye, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_boom_pin, 5, 5, 1, 1, 12 * X_boom_pin + 6, 12 * X_boom_pin + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_boom_pin + 25, 5, 5, 0, 1, 12 * X_stick_pin, 12 * X_boom_pin + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_bucket_pin, 5, 5, 1, 2, 12 * X_bucket_pin, 12 * X_bucket_pin, 12 * X_bucket_pin + 6, 12 * X_bucket_pin + 6);
-  asm_block(J, WJ, epsilon, w + W_bucket_pin + 25, 5, 5, 0, 1, 12 * X_stick_pin + 6, 12 * X_bucket_pin, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_stick_pin, 5, 5, 1, 2, 12 * X_stick_pin, 12 * X_stick_pin, 12 * X_stick_pin + 6, 12 * X_stick_pin + 6);
+  asm_n3x3_2(J, WJ, epsilon, w + W_load_sling, 12 * X_load_sling, 12 * X_load_sling, 12 * X_load_sling + 6, 12 * X_load_sling + 6);
+  asm_e3x3_1(J, WJ, epsilon, w + W_load_sling + 9, 12 * X_hook_eye + 6, 12 * X_load_sling, 0, 0);
+  asm_n3x3_2(J, WJ, epsilon, w + W_hook_eye, 12 * X_hook_eye, 12 * X_hook_eye, 12 * X_hook_eye + 6, 12 * X_hook_eye + 6);
+  asm_e5x3_1(J, WJ, epsilon, w + W_hook_eye + 9, 12 * X_bucket_pin + 6, 12 * X_hook_eye, 0, 0);
+  asm_n5x5_1(J, WJ, epsilon, w + W_boom_pin, 12 * X_boom_pin + 6, 12 * X_boom_pin + 6, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_boom_pin + 25, 12 * X_stick_pin, 12 * X_boom_pin + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_bucket_pin, 12 * X_bucket_pin, 12 * X_bucket_pin, 12 * X_bucket_pin + 6, 12 * X_bucket_pin + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_bucket_pin + 25, 12 * X_stick_pin + 6, 12 * X_bucket_pin, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_stick_pin, 12 * X_stick_pin, 12 * X_stick_pin, 12 * X_stick_pin + 6, 12 * X_stick_pin + 6);
 }
 
 /* Assembles H~ from the equality rows (rt_assemble_fn). */

@@ -1273,90 +1273,133 @@ ASM_INLINE void asm_block(const double *restrict J, const double *restrict WJ, d
   }
 }
 
+/* The block shapes of this program: node (n) or edge (e) block, dq x dp,
+ * and the number of terms. */
+static void asm_e3x3_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 3, 3, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e5x5_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 5, 5, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e6x3_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 6, 3, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e6x5_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 6, 5, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e6x6_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 6, 6, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_n3x3_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 3, 3, 1, 2, jq0, wp0, jq1, wp1);
+}
+static void asm_n5x5_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 5, 5, 1, 2, jq0, wp0, jq1, wp1);
+}
+static void asm_n6x6_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 6, 6, 1, 2, jq0, wp0, jq1, wp1);
+}
+
 static void asm_part0(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
-  asm_block(J, WJ, epsilon, w + W_tow_front_ball, 3, 3, 1, 2, 12 * X_tow_front_ball, 12 * X_tow_front_ball, 12 * X_tow_front_ball + 6, 12 * X_tow_front_ball + 6);
-  asm_block(J, WJ, epsilon, w + W_tow_front_ball + 9, 3, 3, 0, 1, 12 * X_tow_rear_ball, 12 * X_tow_front_ball, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_tow_front_ball + 18, 6, 3, 0, 1, 12 * X_chassis_weld9 + 6, 12 * X_tow_front_ball, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_tow_rear_ball, 3, 3, 1, 2, 12 * X_tow_rear_ball, 12 * X_tow_rear_ball, 12 * X_tow_rear_ball + 6, 12 * X_tow_rear_ball + 6);
-  asm_block(J, WJ, epsilon, w + W_tow_rear_ball + 9, 6, 3, 0, 1, 12 * X_chassis_weld9 + 6, 12 * X_tow_rear_ball, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axle1L, 5, 5, 1, 2, 12 * X_axle1L, 12 * X_axle1L, 12 * X_axle1L + 6, 12 * X_axle1L + 6);
-  asm_block(J, WJ, epsilon, w + W_axle1L + 25, 5, 5, 0, 1, 12 * X_axle1R, 12 * X_axle1L, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axle1L + 50, 6, 5, 0, 1, 12 * X_chassis_weld1, 12 * X_axle1L, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axle1R, 5, 5, 1, 2, 12 * X_axle1R, 12 * X_axle1R, 12 * X_axle1R + 6, 12 * X_axle1R + 6);
-  asm_block(J, WJ, epsilon, w + W_axle1R + 25, 6, 5, 0, 1, 12 * X_chassis_weld1, 12 * X_axle1R, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_outrigger_frontL_ball, 3, 3, 1, 2, 12 * X_outrigger_frontL_ball, 12 * X_outrigger_frontL_ball, 12 * X_outrigger_frontL_ball + 6, 12 * X_outrigger_frontL_ball + 6);
-  asm_block(J, WJ, epsilon, w + W_outrigger_frontL_ball + 9, 3, 3, 0, 1, 12 * X_outrigger_frontR_ball, 12 * X_outrigger_frontL_ball, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_outrigger_frontL_ball + 18, 6, 3, 0, 1, 12 * X_chassis_weld8, 12 * X_outrigger_frontL_ball, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_outrigger_frontL_ball + 36, 6, 3, 0, 1, 12 * X_chassis_weld7 + 6, 12 * X_outrigger_frontL_ball, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_outrigger_frontR_ball, 3, 3, 1, 2, 12 * X_outrigger_frontR_ball, 12 * X_outrigger_frontR_ball, 12 * X_outrigger_frontR_ball + 6, 12 * X_outrigger_frontR_ball + 6);
-  asm_block(J, WJ, epsilon, w + W_outrigger_frontR_ball + 9, 6, 3, 0, 1, 12 * X_chassis_weld8, 12 * X_outrigger_frontR_ball, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_outrigger_frontR_ball + 27, 6, 3, 0, 1, 12 * X_chassis_weld7 + 6, 12 * X_outrigger_frontR_ball, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_outrigger_rearL_ball, 3, 3, 1, 2, 12 * X_outrigger_rearL_ball, 12 * X_outrigger_rearL_ball, 12 * X_outrigger_rearL_ball + 6, 12 * X_outrigger_rearL_ball + 6);
-  asm_block(J, WJ, epsilon, w + W_outrigger_rearL_ball + 9, 3, 3, 0, 1, 12 * X_outrigger_rearR_ball, 12 * X_outrigger_rearL_ball, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_outrigger_rearL_ball + 18, 6, 3, 0, 1, 12 * X_chassis_weld9, 12 * X_outrigger_rearL_ball, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_outrigger_rearL_ball + 36, 6, 3, 0, 1, 12 * X_chassis_weld8 + 6, 12 * X_outrigger_rearL_ball, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_outrigger_rearR_ball, 3, 3, 1, 2, 12 * X_outrigger_rearR_ball, 12 * X_outrigger_rearR_ball, 12 * X_outrigger_rearR_ball + 6, 12 * X_outrigger_rearR_ball + 6);
-  asm_block(J, WJ, epsilon, w + W_outrigger_rearR_ball + 9, 6, 3, 0, 1, 12 * X_chassis_weld9, 12 * X_outrigger_rearR_ball, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_outrigger_rearR_ball + 27, 6, 3, 0, 1, 12 * X_chassis_weld8 + 6, 12 * X_outrigger_rearR_ball, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_chassis_weld9, 6, 6, 1, 2, 12 * X_chassis_weld9, 12 * X_chassis_weld9, 12 * X_chassis_weld9 + 6, 12 * X_chassis_weld9 + 6);
-  asm_block(J, WJ, epsilon, w + W_chassis_weld9 + 36, 6, 6, 0, 1, 12 * X_chassis_weld8 + 6, 12 * X_chassis_weld9, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_chassis_weld8, 6, 6, 1, 2, 12 * X_chassis_weld8, 12 * X_chassis_weld8, 12 * X_chassis_weld8 + 6, 12 * X_chassis_weld8 + 6);
-  asm_block(J, WJ, epsilon, w + W_chassis_weld8 + 36, 6, 6, 0, 1, 12 * X_chassis_weld7 + 6, 12 * X_chassis_weld8, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axle2L, 5, 5, 1, 2, 12 * X_axle2L, 12 * X_axle2L, 12 * X_axle2L + 6, 12 * X_axle2L + 6);
-  asm_block(J, WJ, epsilon, w + W_axle2L + 25, 5, 5, 0, 1, 12 * X_axle2R, 12 * X_axle2L, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axle2L + 50, 6, 5, 0, 1, 12 * X_chassis_weld1 + 6, 12 * X_axle2L, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axle2L + 80, 6, 5, 0, 1, 12 * X_chassis_weld2, 12 * X_axle2L, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axle2R, 5, 5, 1, 2, 12 * X_axle2R, 12 * X_axle2R, 12 * X_axle2R + 6, 12 * X_axle2R + 6);
-  asm_block(J, WJ, epsilon, w + W_axle2R + 25, 6, 5, 0, 1, 12 * X_chassis_weld1 + 6, 12 * X_axle2R, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axle2R + 55, 6, 5, 0, 1, 12 * X_chassis_weld2, 12 * X_axle2R, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_chassis_weld1, 6, 6, 1, 2, 12 * X_chassis_weld1, 12 * X_chassis_weld1, 12 * X_chassis_weld1 + 6, 12 * X_chassis_weld1 + 6);
-  asm_block(J, WJ, epsilon, w + W_chassis_weld1 + 36, 6, 6, 0, 1, 12 * X_chassis_weld2, 12 * X_chassis_weld1 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axle3L, 5, 5, 1, 2, 12 * X_axle3L, 12 * X_axle3L, 12 * X_axle3L + 6, 12 * X_axle3L + 6);
-  asm_block(J, WJ, epsilon, w + W_axle3L + 25, 5, 5, 0, 1, 12 * X_axle3R, 12 * X_axle3L, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axle3L + 50, 6, 5, 0, 1, 12 * X_chassis_weld2 + 6, 12 * X_axle3L, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axle3L + 80, 6, 5, 0, 1, 12 * X_chassis_weld3, 12 * X_axle3L, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axle3R, 5, 5, 1, 2, 12 * X_axle3R, 12 * X_axle3R, 12 * X_axle3R + 6, 12 * X_axle3R + 6);
-  asm_block(J, WJ, epsilon, w + W_axle3R + 25, 6, 5, 0, 1, 12 * X_chassis_weld2 + 6, 12 * X_axle3R, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axle3R + 55, 6, 5, 0, 1, 12 * X_chassis_weld3, 12 * X_axle3R, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_chassis_weld2, 6, 6, 1, 2, 12 * X_chassis_weld2, 12 * X_chassis_weld2, 12 * X_chassis_weld2 + 6, 12 * X_chassis_weld2 + 6);
-  asm_block(J, WJ, epsilon, w + W_chassis_weld2 + 36, 6, 6, 0, 1, 12 * X_chassis_weld3, 12 * X_chassis_weld2 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axle4L, 5, 5, 1, 2, 12 * X_axle4L, 12 * X_axle4L, 12 * X_axle4L + 6, 12 * X_axle4L + 6);
-  asm_block(J, WJ, epsilon, w + W_axle4L + 25, 5, 5, 0, 1, 12 * X_axle4R, 12 * X_axle4L, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axle4L + 50, 6, 5, 0, 1, 12 * X_chassis_weld3 + 6, 12 * X_axle4L, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axle4L + 80, 6, 5, 0, 1, 12 * X_chassis_weld4, 12 * X_axle4L, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axle4R, 5, 5, 1, 2, 12 * X_axle4R, 12 * X_axle4R, 12 * X_axle4R + 6, 12 * X_axle4R + 6);
-  asm_block(J, WJ, epsilon, w + W_axle4R + 25, 6, 5, 0, 1, 12 * X_chassis_weld3 + 6, 12 * X_axle4R, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axle4R + 55, 6, 5, 0, 1, 12 * X_chassis_weld4, 12 * X_axle4R, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_chassis_weld3, 6, 6, 1, 2, 12 * X_chassis_weld3, 12 * X_chassis_weld3, 12 * X_chassis_weld3 + 6, 12 * X_chassis_weld3 + 6);
-  asm_block(J, WJ, epsilon, w + W_chassis_weld3 + 36, 6, 6, 0, 1, 12 * X_chassis_weld4, 12 * X_chassis_weld3 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axle5L, 5, 5, 1, 2, 12 * X_axle5L, 12 * X_axle5L, 12 * X_axle5L + 6, 12 * X_axle5L + 6);
-  asm_block(J, WJ, epsilon, w + W_axle5L + 25, 5, 5, 0, 1, 12 * X_axle5R, 12 * X_axle5L, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axle5L + 50, 6, 5, 0, 1, 12 * X_chassis_weld4 + 6, 12 * X_axle5L, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axle5L + 80, 6, 5, 0, 1, 12 * X_chassis_weld5, 12 * X_axle5L, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axle5R, 5, 5, 1, 2, 12 * X_axle5R, 12 * X_axle5R, 12 * X_axle5R + 6, 12 * X_axle5R + 6);
-  asm_block(J, WJ, epsilon, w + W_axle5R + 25, 6, 5, 0, 1, 12 * X_chassis_weld4 + 6, 12 * X_axle5R, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axle5R + 55, 6, 5, 0, 1, 12 * X_chassis_weld5, 12 * X_axle5R, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_chassis_weld4, 6, 6, 1, 2, 12 * X_chassis_weld4, 12 * X_chassis_weld4, 12 * X_chassis_weld4 + 6, 12 * X_chassis_weld4 + 6);
-  asm_block(J, WJ, epsilon, w + W_chassis_weld4 + 36, 6, 6, 0, 1, 12 * X_chassis_weld5, 12 * X_chassis_weld4 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axle6L, 5, 5, 1, 2, 12 * X_axle6L, 12 * X_axle6L, 12 * X_axle6L + 6, 12 * X_axle6L + 6);
-  asm_block(J, WJ, epsilon, w + W_axle6L + 25, 5, 5, 0, 1, 12 * X_axle6R, 12 * X_axle6L, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axle6L + 50, 6, 5, 0, 1, 12 * X_chassis_weld5 + 6, 12 * X_axle6L, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axle6L + 80, 6, 5, 0, 1, 12 * X_chassis_weld6, 12 * X_axle6L, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axle6R, 5, 5, 1, 2, 12 * X_axle6R, 12 * X_axle6R, 12 * X_axle6R + 6, 12 * X_axle6R + 6);
-  asm_block(J, WJ, epsilon, w + W_axle6R + 25, 6, 5, 0, 1, 12 * X_chassis_weld5 + 6, 12 * X_axle6R, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axle6R + 55, 6, 5, 0, 1, 12 * X_chassis_weld6, 12 * X_axle6R, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_chassis_weld5, 6, 6, 1, 2, 12 * X_chassis_weld5, 12 * X_chassis_weld5, 12 * X_chassis_weld5 + 6, 12 * X_chassis_weld5 + 6);
-  asm_block(J, WJ, epsilon, w + W_chassis_weld5 + 36, 6, 6, 0, 1, 12 * X_chassis_weld6, 12 * X_chassis_weld5 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axle7L, 5, 5, 1, 2, 12 * X_axle7L, 12 * X_axle7L, 12 * X_axle7L + 6, 12 * X_axle7L + 6);
-  asm_block(J, WJ, epsilon, w + W_axle7L + 25, 5, 5, 0, 1, 12 * X_axle7R, 12 * X_axle7L, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axle7L + 50, 6, 5, 0, 1, 12 * X_chassis_weld6 + 6, 12 * X_axle7L, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axle7L + 80, 6, 5, 0, 1, 12 * X_chassis_weld7, 12 * X_axle7L, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axle7R, 5, 5, 1, 2, 12 * X_axle7R, 12 * X_axle7R, 12 * X_axle7R + 6, 12 * X_axle7R + 6);
-  asm_block(J, WJ, epsilon, w + W_axle7R + 25, 6, 5, 0, 1, 12 * X_chassis_weld6 + 6, 12 * X_axle7R, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axle7R + 55, 6, 5, 0, 1, 12 * X_chassis_weld7, 12 * X_axle7R, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_chassis_weld6, 6, 6, 1, 2, 12 * X_chassis_weld6, 12 * X_chassis_weld6, 12 * X_chassis_weld6 + 6, 12 * X_chassis_weld6 + 6);
-  asm_block(J, WJ, epsilon, w + W_chassis_weld6 + 36, 6, 6, 0, 1, 12 * X_chassis_weld7, 12 * X_chassis_weld6 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_chassis_weld7, 6, 6, 1, 2, 12 * X_chassis_weld7, 12 * X_chassis_weld7, 12 * X_chassis_weld7 + 6, 12 * X_chassis_weld7 + 6);
+  asm_n3x3_2(J, WJ, epsilon, w + W_tow_front_ball, 12 * X_tow_front_ball, 12 * X_tow_front_ball, 12 * X_tow_front_ball + 6, 12 * X_tow_front_ball + 6);
+  asm_e3x3_1(J, WJ, epsilon, w + W_tow_front_ball + 9, 12 * X_tow_rear_ball, 12 * X_tow_front_ball, 0, 0);
+  asm_e6x3_1(J, WJ, epsilon, w + W_tow_front_ball + 18, 12 * X_chassis_weld9 + 6, 12 * X_tow_front_ball, 0, 0);
+  asm_n3x3_2(J, WJ, epsilon, w + W_tow_rear_ball, 12 * X_tow_rear_ball, 12 * X_tow_rear_ball, 12 * X_tow_rear_ball + 6, 12 * X_tow_rear_ball + 6);
+  asm_e6x3_1(J, WJ, epsilon, w + W_tow_rear_ball + 9, 12 * X_chassis_weld9 + 6, 12 * X_tow_rear_ball, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_axle1L, 12 * X_axle1L, 12 * X_axle1L, 12 * X_axle1L + 6, 12 * X_axle1L + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_axle1L + 25, 12 * X_axle1R, 12 * X_axle1L, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_axle1L + 50, 12 * X_chassis_weld1, 12 * X_axle1L, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_axle1R, 12 * X_axle1R, 12 * X_axle1R, 12 * X_axle1R + 6, 12 * X_axle1R + 6);
+  asm_e6x5_1(J, WJ, epsilon, w + W_axle1R + 25, 12 * X_chassis_weld1, 12 * X_axle1R, 0, 0);
+  asm_n3x3_2(J, WJ, epsilon, w + W_outrigger_frontL_ball, 12 * X_outrigger_frontL_ball, 12 * X_outrigger_frontL_ball, 12 * X_outrigger_frontL_ball + 6, 12 * X_outrigger_frontL_ball + 6);
+  asm_e3x3_1(J, WJ, epsilon, w + W_outrigger_frontL_ball + 9, 12 * X_outrigger_frontR_ball, 12 * X_outrigger_frontL_ball, 0, 0);
+  asm_e6x3_1(J, WJ, epsilon, w + W_outrigger_frontL_ball + 18, 12 * X_chassis_weld8, 12 * X_outrigger_frontL_ball, 0, 0);
+  asm_e6x3_1(J, WJ, epsilon, w + W_outrigger_frontL_ball + 36, 12 * X_chassis_weld7 + 6, 12 * X_outrigger_frontL_ball, 0, 0);
+  asm_n3x3_2(J, WJ, epsilon, w + W_outrigger_frontR_ball, 12 * X_outrigger_frontR_ball, 12 * X_outrigger_frontR_ball, 12 * X_outrigger_frontR_ball + 6, 12 * X_outrigger_frontR_ball + 6);
+  asm_e6x3_1(J, WJ, epsilon, w + W_outrigger_frontR_ball + 9, 12 * X_chassis_weld8, 12 * X_outrigger_frontR_ball, 0, 0);
+  asm_e6x3_1(J, WJ, epsilon, w + W_outrigger_frontR_ball + 27, 12 * X_chassis_weld7 + 6, 12 * X_outrigger_frontR_ball, 0, 0);
+  asm_n3x3_2(J, WJ, epsilon, w + W_outrigger_rearL_ball, 12 * X_outrigger_rearL_ball, 12 * X_outrigger_rearL_ball, 12 * X_outrigger_rearL_ball + 6, 12 * X_outrigger_rearL_ball + 6);
+  asm_e3x3_1(J, WJ, epsilon, w + W_outrigger_rearL_ball + 9, 12 * X_outrigger_rearR_ball, 12 * X_outrigger_rearL_ball, 0, 0);
+  asm_e6x3_1(J, WJ, epsilon, w + W_outrigger_rearL_ball + 18, 12 * X_chassis_weld9, 12 * X_outrigger_rearL_ball, 0, 0);
+  asm_e6x3_1(J, WJ, epsilon, w + W_outrigger_rearL_ball + 36, 12 * X_chassis_weld8 + 6, 12 * X_outrigger_rearL_ball, 0, 0);
+  asm_n3x3_2(J, WJ, epsilon, w + W_outrigger_rearR_ball, 12 * X_outrigger_rearR_ball, 12 * X_outrigger_rearR_ball, 12 * X_outrigger_rearR_ball + 6, 12 * X_outrigger_rearR_ball + 6);
+  asm_e6x3_1(J, WJ, epsilon, w + W_outrigger_rearR_ball + 9, 12 * X_chassis_weld9, 12 * X_outrigger_rearR_ball, 0, 0);
+  asm_e6x3_1(J, WJ, epsilon, w + W_outrigger_rearR_ball + 27, 12 * X_chassis_weld8 + 6, 12 * X_outrigger_rearR_ball, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_chassis_weld9, 12 * X_chassis_weld9, 12 * X_chassis_weld9, 12 * X_chassis_weld9 + 6, 12 * X_chassis_weld9 + 6);
+  asm_e6x6_1(J, WJ, epsilon, w + W_chassis_weld9 + 36, 12 * X_chassis_weld8 + 6, 12 * X_chassis_weld9, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_chassis_weld8, 12 * X_chassis_weld8, 12 * X_chassis_weld8, 12 * X_chassis_weld8 + 6, 12 * X_chassis_weld8 + 6);
+  asm_e6x6_1(J, WJ, epsilon, w + W_chassis_weld8 + 36, 12 * X_chassis_weld7 + 6, 12 * X_chassis_weld8, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_axle2L, 12 * X_axle2L, 12 * X_axle2L, 12 * X_axle2L + 6, 12 * X_axle2L + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_axle2L + 25, 12 * X_axle2R, 12 * X_axle2L, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_axle2L + 50, 12 * X_chassis_weld1 + 6, 12 * X_axle2L, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_axle2L + 80, 12 * X_chassis_weld2, 12 * X_axle2L, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_axle2R, 12 * X_axle2R, 12 * X_axle2R, 12 * X_axle2R + 6, 12 * X_axle2R + 6);
+  asm_e6x5_1(J, WJ, epsilon, w + W_axle2R + 25, 12 * X_chassis_weld1 + 6, 12 * X_axle2R, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_axle2R + 55, 12 * X_chassis_weld2, 12 * X_axle2R, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_chassis_weld1, 12 * X_chassis_weld1, 12 * X_chassis_weld1, 12 * X_chassis_weld1 + 6, 12 * X_chassis_weld1 + 6);
+  asm_e6x6_1(J, WJ, epsilon, w + W_chassis_weld1 + 36, 12 * X_chassis_weld2, 12 * X_chassis_weld1 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_axle3L, 12 * X_axle3L, 12 * X_axle3L, 12 * X_axle3L + 6, 12 * X_axle3L + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_axle3L + 25, 12 * X_axle3R, 12 * X_axle3L, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_axle3L + 50, 12 * X_chassis_weld2 + 6, 12 * X_axle3L, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_axle3L + 80, 12 * X_chassis_weld3, 12 * X_axle3L, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_axle3R, 12 * X_axle3R, 12 * X_axle3R, 12 * X_axle3R + 6, 12 * X_axle3R + 6);
+  asm_e6x5_1(J, WJ, epsilon, w + W_axle3R + 25, 12 * X_chassis_weld2 + 6, 12 * X_axle3R, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_axle3R + 55, 12 * X_chassis_weld3, 12 * X_axle3R, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_chassis_weld2, 12 * X_chassis_weld2, 12 * X_chassis_weld2, 12 * X_chassis_weld2 + 6, 12 * X_chassis_weld2 + 6);
+  asm_e6x6_1(J, WJ, epsilon, w + W_chassis_weld2 + 36, 12 * X_chassis_weld3, 12 * X_chassis_weld2 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_axle4L, 12 * X_axle4L, 12 * X_axle4L, 12 * X_axle4L + 6, 12 * X_axle4L + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_axle4L + 25, 12 * X_axle4R, 12 * X_axle4L, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_axle4L + 50, 12 * X_chassis_weld3 + 6, 12 * X_axle4L, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_axle4L + 80, 12 * X_chassis_weld4, 12 * X_axle4L, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_axle4R, 12 * X_axle4R, 12 * X_axle4R, 12 * X_axle4R + 6, 12 * X_axle4R + 6);
+  asm_e6x5_1(J, WJ, epsilon, w + W_axle4R + 25, 12 * X_chassis_weld3 + 6, 12 * X_axle4R, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_axle4R + 55, 12 * X_chassis_weld4, 12 * X_axle4R, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_chassis_weld3, 12 * X_chassis_weld3, 12 * X_chassis_weld3, 12 * X_chassis_weld3 + 6, 12 * X_chassis_weld3 + 6);
+  asm_e6x6_1(J, WJ, epsilon, w + W_chassis_weld3 + 36, 12 * X_chassis_weld4, 12 * X_chassis_weld3 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_axle5L, 12 * X_axle5L, 12 * X_axle5L, 12 * X_axle5L + 6, 12 * X_axle5L + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_axle5L + 25, 12 * X_axle5R, 12 * X_axle5L, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_axle5L + 50, 12 * X_chassis_weld4 + 6, 12 * X_axle5L, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_axle5L + 80, 12 * X_chassis_weld5, 12 * X_axle5L, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_axle5R, 12 * X_axle5R, 12 * X_axle5R, 12 * X_axle5R + 6, 12 * X_axle5R + 6);
+  asm_e6x5_1(J, WJ, epsilon, w + W_axle5R + 25, 12 * X_chassis_weld4 + 6, 12 * X_axle5R, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_axle5R + 55, 12 * X_chassis_weld5, 12 * X_axle5R, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_chassis_weld4, 12 * X_chassis_weld4, 12 * X_chassis_weld4, 12 * X_chassis_weld4 + 6, 12 * X_chassis_weld4 + 6);
+  asm_e6x6_1(J, WJ, epsilon, w + W_chassis_weld4 + 36, 12 * X_chassis_weld5, 12 * X_chassis_weld4 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_axle6L, 12 * X_axle6L, 12 * X_axle6L, 12 * X_axle6L + 6, 12 * X_axle6L + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_axle6L + 25, 12 * X_axle6R, 12 * X_axle6L, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_axle6L + 50, 12 * X_chassis_weld5 + 6, 12 * X_axle6L, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_axle6L + 80, 12 * X_chassis_weld6, 12 * X_axle6L, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_axle6R, 12 * X_axle6R, 12 * X_axle6R, 12 * X_axle6R + 6, 12 * X_axle6R + 6);
+  asm_e6x5_1(J, WJ, epsilon, w + W_axle6R + 25, 12 * X_chassis_weld5 + 6, 12 * X_axle6R, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_axle6R + 55, 12 * X_chassis_weld6, 12 * X_axle6R, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_chassis_weld5, 12 * X_chassis_weld5, 12 * X_chassis_weld5, 12 * X_chassis_weld5 + 6, 12 * X_chassis_weld5 + 6);
+  asm_e6x6_1(J, WJ, epsilon, w + W_chassis_weld5 + 36, 12 * X_chassis_weld6, 12 * X_chassis_weld5 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_axle7L, 12 * X_axle7L, 12 * X_axle7L, 12 * X_axle7L + 6, 12 * X_axle7L + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_axle7L + 25, 12 * X_axle7R, 12 * X_axle7L, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_axle7L + 50, 12 * X_chassis_weld6 + 6, 12 * X_axle7L, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_axle7L + 80, 12 * X_chassis_weld7, 12 * X_axle7L, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_axle7R, 12 * X_axle7R, 12 * X_axle7R, 12 * X_axle7R + 6, 12 * X_axle7R + 6);
+  asm_e6x5_1(J, WJ, epsilon, w + W_axle7R + 25, 12 * X_chassis_weld6 + 6, 12 * X_axle7R, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_axle7R + 55, 12 * X_chassis_weld7, 12 * X_axle7R, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_chassis_weld6, 12 * X_chassis_weld6, 12 * X_chassis_weld6, 12 * X_chassis_weld6 + 6, 12 * X_chassis_weld6 + 6);
+  asm_e6x6_1(J, WJ, epsilon, w + W_chassis_weld6 + 36, 12 * X_chassis_weld7, 12 * X_chassis_weld6 + 6, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_chassis_weld7, 12 * X_chassis_weld7, 12 * X_chassis_weld7, 12 * X_chassis_weld7 + 6, 12 * X_chassis_weld7 + 6);
 }
 
 /* Assembles H~ from the equality rows (rt_assemble_fn). */

@@ -2073,167 +2073,245 @@ ASM_INLINE void asm_block(const double *restrict J, const double *restrict WJ, d
   }
 }
 
+/* The block shapes of this program: node (n) or edge (e) block, dq x dp,
+ * and the number of terms. */
+static void asm_e3x1_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 3, 1, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e3x5_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 3, 5, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e3x6_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 3, 6, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e5x1_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 5, 1, 0, 2, jq0, wp0, jq1, wp1);
+}
+static void asm_e5x3_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 5, 3, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e5x4_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 5, 4, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e5x5_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 5, 5, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e5x6_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 5, 6, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e6x3_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 6, 3, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e6x5_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 6, 5, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_n1x1_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 1, 1, 1, 2, jq0, wp0, jq1, wp1);
+}
+static void asm_n3x3_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 3, 3, 1, 2, jq0, wp0, jq1, wp1);
+}
+static void asm_n4x4_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 4, 4, 1, 2, jq0, wp0, jq1, wp1);
+}
+static void asm_n5x5_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 5, 5, 1, 2, jq0, wp0, jq1, wp1);
+}
+static void asm_n6x6_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 6, 6, 1, 2, jq0, wp0, jq1, wp1);
+}
+
 static void asm_part0(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
-  asm_block(J, WJ, epsilon, w + W_inner1_weld, 6, 6, 1, 2, 12 * X_inner1_weld, 12 * X_inner1_weld, 12 * X_inner1_weld + 6, 12 * X_inner1_weld + 6);
-  asm_block(J, WJ, epsilon, w + W_inner1_weld + 36, 5, 6, 0, 1, 12 * X_knee_inner1, 12 * X_inner1_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_inner1_weld + 66, 5, 6, 0, 1, 12 * X_pivot1, 12 * X_inner1_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_inner1_weld + 96, 5, 6, 0, 1, 12 * X_knee_outer0 + 6, 12 * X_inner1_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_inner2_weld, 6, 6, 1, 2, 12 * X_inner2_weld, 12 * X_inner2_weld, 12 * X_inner2_weld + 6, 12 * X_inner2_weld + 6);
-  asm_block(J, WJ, epsilon, w + W_inner2_weld + 36, 5, 6, 0, 1, 12 * X_knee_inner2, 12 * X_inner2_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_inner2_weld + 66, 5, 6, 0, 1, 12 * X_pivot2, 12 * X_inner2_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_inner2_weld + 96, 5, 6, 0, 1, 12 * X_knee_outer1 + 6, 12 * X_inner2_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_inner3_weld, 6, 6, 1, 2, 12 * X_inner3_weld, 12 * X_inner3_weld, 12 * X_inner3_weld + 6, 12 * X_inner3_weld + 6);
-  asm_block(J, WJ, epsilon, w + W_inner3_weld + 36, 5, 6, 0, 1, 12 * X_knee_inner3, 12 * X_inner3_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_inner3_weld + 66, 5, 6, 0, 1, 12 * X_pivot3, 12 * X_inner3_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_inner3_weld + 96, 5, 6, 0, 1, 12 * X_knee_outer2 + 6, 12 * X_inner3_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_inner4_weld, 6, 6, 1, 2, 12 * X_inner4_weld, 12 * X_inner4_weld, 12 * X_inner4_weld + 6, 12 * X_inner4_weld + 6);
-  asm_block(J, WJ, epsilon, w + W_inner4_weld + 36, 5, 6, 0, 1, 12 * X_knee_inner4, 12 * X_inner4_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_inner4_weld + 66, 5, 6, 0, 1, 12 * X_pivot4, 12 * X_inner4_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_inner4_weld + 96, 5, 6, 0, 1, 12 * X_knee_outer3 + 6, 12 * X_inner4_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_inner5_weld, 6, 6, 1, 2, 12 * X_inner5_weld, 12 * X_inner5_weld, 12 * X_inner5_weld + 6, 12 * X_inner5_weld + 6);
-  asm_block(J, WJ, epsilon, w + W_inner5_weld + 36, 5, 6, 0, 1, 12 * X_knee_inner5, 12 * X_inner5_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_inner5_weld + 66, 5, 6, 0, 1, 12 * X_pivot5, 12 * X_inner5_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_inner5_weld + 96, 5, 6, 0, 1, 12 * X_knee_outer4 + 6, 12 * X_inner5_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_inner6_weld, 6, 6, 1, 2, 12 * X_inner6_weld, 12 * X_inner6_weld, 12 * X_inner6_weld + 6, 12 * X_inner6_weld + 6);
-  asm_block(J, WJ, epsilon, w + W_inner6_weld + 36, 5, 6, 0, 1, 12 * X_pivot6, 12 * X_inner6_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_inner6_weld + 66, 5, 6, 0, 1, 12 * X_roller_top_pin + 6, 12 * X_inner6_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_inner6_weld + 96, 5, 6, 0, 1, 12 * X_knee_outer5 + 6, 12 * X_inner6_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_outer0_weld, 6, 6, 1, 2, 12 * X_outer0_weld, 12 * X_outer0_weld, 12 * X_outer0_weld + 6, 12 * X_outer0_weld + 6);
-  asm_block(J, WJ, epsilon, w + W_outer0_weld + 36, 5, 6, 0, 1, 12 * X_knee_outer0, 12 * X_outer0_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_outer0_weld + 66, 5, 6, 0, 1, 12 * X_roller_bottom_pin + 6, 12 * X_outer0_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_outer0_weld + 96, 5, 6, 0, 1, 12 * X_pivot0 + 6, 12 * X_outer0_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_outer1_weld, 6, 6, 1, 2, 12 * X_outer1_weld, 12 * X_outer1_weld, 12 * X_outer1_weld + 6, 12 * X_outer1_weld + 6);
-  asm_block(J, WJ, epsilon, w + W_outer1_weld + 36, 5, 6, 0, 1, 12 * X_knee_outer1, 12 * X_outer1_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_outer1_weld + 66, 5, 6, 0, 1, 12 * X_pivot1 + 6, 12 * X_outer1_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_outer1_weld + 96, 5, 6, 0, 1, 12 * X_knee_inner0 + 6, 12 * X_outer1_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_outer2_weld, 6, 6, 1, 2, 12 * X_outer2_weld, 12 * X_outer2_weld, 12 * X_outer2_weld + 6, 12 * X_outer2_weld + 6);
-  asm_block(J, WJ, epsilon, w + W_outer2_weld + 36, 5, 6, 0, 1, 12 * X_knee_outer2, 12 * X_outer2_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_outer2_weld + 66, 5, 6, 0, 1, 12 * X_pivot2 + 6, 12 * X_outer2_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_outer2_weld + 96, 5, 6, 0, 1, 12 * X_knee_inner1 + 6, 12 * X_outer2_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_outer3_weld, 6, 6, 1, 2, 12 * X_outer3_weld, 12 * X_outer3_weld, 12 * X_outer3_weld + 6, 12 * X_outer3_weld + 6);
-  asm_block(J, WJ, epsilon, w + W_outer3_weld + 36, 5, 6, 0, 1, 12 * X_knee_outer3, 12 * X_outer3_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_outer3_weld + 66, 5, 6, 0, 1, 12 * X_pivot3 + 6, 12 * X_outer3_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_outer3_weld + 96, 5, 6, 0, 1, 12 * X_knee_inner2 + 6, 12 * X_outer3_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_outer4_weld, 6, 6, 1, 2, 12 * X_outer4_weld, 12 * X_outer4_weld, 12 * X_outer4_weld + 6, 12 * X_outer4_weld + 6);
-  asm_block(J, WJ, epsilon, w + W_outer4_weld + 36, 5, 6, 0, 1, 12 * X_knee_outer4, 12 * X_outer4_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_outer4_weld + 66, 5, 6, 0, 1, 12 * X_pivot4 + 6, 12 * X_outer4_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_outer4_weld + 96, 5, 6, 0, 1, 12 * X_knee_inner3 + 6, 12 * X_outer4_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_outer5_weld, 6, 6, 1, 2, 12 * X_outer5_weld, 12 * X_outer5_weld, 12 * X_outer5_weld + 6, 12 * X_outer5_weld + 6);
-  asm_block(J, WJ, epsilon, w + W_outer5_weld + 36, 5, 6, 0, 1, 12 * X_knee_outer5, 12 * X_outer5_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_outer5_weld + 66, 5, 6, 0, 1, 12 * X_pivot5 + 6, 12 * X_outer5_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_outer5_weld + 96, 5, 6, 0, 1, 12 * X_knee_inner4 + 6, 12 * X_outer5_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_outer6_weld, 6, 6, 1, 2, 12 * X_outer6_weld, 12 * X_outer6_weld, 12 * X_outer6_weld + 6, 12 * X_outer6_weld + 6);
-  asm_block(J, WJ, epsilon, w + W_outer6_weld + 36, 5, 6, 0, 1, 12 * X_head, 12 * X_outer6_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_outer6_weld + 66, 5, 6, 0, 1, 12 * X_pivot6 + 6, 12 * X_outer6_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_outer6_weld + 96, 5, 6, 0, 1, 12 * X_knee_inner5 + 6, 12 * X_outer6_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axleFL, 5, 5, 1, 2, 12 * X_axleFL, 12 * X_axleFL, 12 * X_axleFL + 6, 12 * X_axleFL + 6);
-  asm_block(J, WJ, epsilon, w + W_axleFL + 25, 5, 5, 0, 1, 12 * X_axleFR, 12 * X_axleFL, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axleFL + 50, 5, 5, 0, 1, 12 * X_axleRL, 12 * X_axleFL, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axleFL + 75, 5, 5, 0, 1, 12 * X_axleRR, 12 * X_axleFL, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axleFL + 100, 6, 5, 0, 1, 12 * X_chassis_weld1, 12 * X_axleFL, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axleFR, 5, 5, 1, 2, 12 * X_axleFR, 12 * X_axleFR, 12 * X_axleFR + 6, 12 * X_axleFR + 6);
-  asm_block(J, WJ, epsilon, w + W_axleFR + 25, 5, 5, 0, 1, 12 * X_axleRL, 12 * X_axleFR, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axleFR + 50, 5, 5, 0, 1, 12 * X_axleRR, 12 * X_axleFR, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axleFR + 75, 6, 5, 0, 1, 12 * X_chassis_weld1, 12 * X_axleFR, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axleRL, 5, 5, 1, 2, 12 * X_axleRL, 12 * X_axleRL, 12 * X_axleRL + 6, 12 * X_axleRL + 6);
-  asm_block(J, WJ, epsilon, w + W_axleRL + 25, 5, 5, 0, 1, 12 * X_axleRR, 12 * X_axleRL, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axleRL + 50, 6, 5, 0, 1, 12 * X_chassis_weld1, 12 * X_axleRL, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_axleRR, 5, 5, 1, 2, 12 * X_axleRR, 12 * X_axleRR, 12 * X_axleRR + 6, 12 * X_axleRR + 6);
-  asm_block(J, WJ, epsilon, w + W_axleRR + 25, 6, 5, 0, 1, 12 * X_chassis_weld1, 12 * X_axleRR, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_chassis_weld1, 6, 6, 1, 2, 12 * X_chassis_weld1, 12 * X_chassis_weld1, 12 * X_chassis_weld1 + 6, 12 * X_chassis_weld1 + 6);
-  asm_block(J, WJ, epsilon, w + W_chassis_weld1 + 36, 3, 6, 0, 1, 12 * X_barrel_eye, 12 * X_chassis_weld1 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_chassis_weld1 + 54, 5, 6, 0, 1, 12 * X_foot, 12 * X_chassis_weld1 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_chassis_weld1 + 84, 5, 6, 0, 1, 12 * X_roller_bottom_slide, 12 * X_chassis_weld1 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_roller_top_slide, 4, 4, 1, 2, 12 * X_roller_top_slide, 12 * X_roller_top_slide, 12 * X_roller_top_slide + 6, 12 * X_roller_top_slide + 6);
-  asm_block(J, WJ, epsilon, w + W_roller_top_slide + 16, 5, 4, 0, 1, 12 * X_head + 6, 12 * X_roller_top_slide, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_roller_top_slide + 36, 5, 4, 0, 1, 12 * X_roller_top_pin, 12 * X_roller_top_slide + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_lift, 1, 1, 1, 2, 12 * X_lift, 12 * X_lift, 12 * X_lift + 6, 12 * X_lift + 6);
-  asm_block(J, WJ, epsilon, w + W_lift + 1, 5, 1, 0, 2, 12 * X_cylinder, 12 * X_lift, 12 * X_cylinder + 6, 12 * X_lift + 6);
-  asm_block(J, WJ, epsilon, w + W_lift + 6, 3, 1, 0, 1, 12 * X_rod_eye, 12 * X_lift + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_lift + 9, 3, 1, 0, 1, 12 * X_barrel_eye + 6, 12 * X_lift, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_cylinder, 5, 5, 1, 2, 12 * X_cylinder, 12 * X_cylinder, 12 * X_cylinder + 6, 12 * X_cylinder + 6);
-  asm_block(J, WJ, epsilon, w + W_cylinder + 25, 3, 5, 0, 1, 12 * X_rod_eye, 12 * X_cylinder + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_cylinder + 40, 3, 5, 0, 1, 12 * X_barrel_eye + 6, 12 * X_cylinder, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_rod_eye, 3, 3, 1, 2, 12 * X_rod_eye, 12 * X_rod_eye, 12 * X_rod_eye + 6, 12 * X_rod_eye + 6);
-  asm_block(J, WJ, epsilon, w + W_rod_eye + 18, 6, 3, 0, 1, 12 * X_inner0_weld + 6, 12 * X_rod_eye + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_barrel_eye, 3, 3, 1, 2, 12 * X_barrel_eye, 12 * X_barrel_eye, 12 * X_barrel_eye + 6, 12 * X_barrel_eye + 6);
-  asm_block(J, WJ, epsilon, w + W_barrel_eye + 9, 5, 3, 0, 1, 12 * X_foot, 12 * X_barrel_eye, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_barrel_eye + 24, 5, 3, 0, 1, 12 * X_roller_bottom_slide, 12 * X_barrel_eye, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_head, 5, 5, 1, 2, 12 * X_head, 12 * X_head, 12 * X_head + 6, 12 * X_head + 6);
-  asm_block(J, WJ, epsilon, w + W_head + 25, 5, 5, 0, 1, 12 * X_pivot6 + 6, 12 * X_head, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_head + 75, 5, 5, 0, 1, 12 * X_knee_inner5 + 6, 12 * X_head, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pivot6, 5, 5, 1, 2, 12 * X_pivot6, 12 * X_pivot6, 12 * X_pivot6 + 6, 12 * X_pivot6 + 6);
-  asm_block(J, WJ, epsilon, w + W_pivot6 + 25, 5, 5, 0, 1, 12 * X_roller_top_pin + 6, 12 * X_pivot6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pivot6 + 50, 5, 5, 0, 1, 12 * X_knee_inner5 + 6, 12 * X_pivot6 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pivot6 + 75, 5, 5, 0, 1, 12 * X_knee_outer5 + 6, 12 * X_pivot6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_roller_top_pin, 5, 5, 1, 2, 12 * X_roller_top_pin, 12 * X_roller_top_pin, 12 * X_roller_top_pin + 6, 12 * X_roller_top_pin + 6);
-  asm_block(J, WJ, epsilon, w + W_roller_top_pin + 50, 5, 5, 0, 1, 12 * X_knee_outer5 + 6, 12 * X_roller_top_pin + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_knee_inner5, 5, 5, 1, 2, 12 * X_knee_inner5, 12 * X_knee_inner5, 12 * X_knee_inner5 + 6, 12 * X_knee_inner5 + 6);
-  asm_block(J, WJ, epsilon, w + W_knee_inner5 + 50, 5, 5, 0, 1, 12 * X_pivot5, 12 * X_knee_inner5, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_knee_inner5 + 75, 5, 5, 0, 1, 12 * X_knee_outer4 + 6, 12 * X_knee_inner5, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_knee_outer5, 5, 5, 1, 2, 12 * X_knee_outer5, 12 * X_knee_outer5, 12 * X_knee_outer5 + 6, 12 * X_knee_outer5 + 6);
-  asm_block(J, WJ, epsilon, w + W_knee_outer5 + 25, 5, 5, 0, 1, 12 * X_pivot5 + 6, 12 * X_knee_outer5, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_knee_outer5 + 50, 5, 5, 0, 1, 12 * X_knee_inner4 + 6, 12 * X_knee_outer5, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pivot5, 5, 5, 1, 2, 12 * X_pivot5, 12 * X_pivot5, 12 * X_pivot5 + 6, 12 * X_pivot5 + 6);
-  asm_block(J, WJ, epsilon, w + W_pivot5 + 25, 5, 5, 0, 1, 12 * X_knee_inner4 + 6, 12 * X_pivot5 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pivot5 + 50, 5, 5, 0, 1, 12 * X_knee_outer4 + 6, 12 * X_pivot5, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_knee_inner4, 5, 5, 1, 2, 12 * X_knee_inner4, 12 * X_knee_inner4, 12 * X_knee_inner4 + 6, 12 * X_knee_inner4 + 6);
-  asm_block(J, WJ, epsilon, w + W_knee_inner4 + 50, 5, 5, 0, 1, 12 * X_pivot4, 12 * X_knee_inner4, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_knee_inner4 + 75, 5, 5, 0, 1, 12 * X_knee_outer3 + 6, 12 * X_knee_inner4, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_knee_outer4, 5, 5, 1, 2, 12 * X_knee_outer4, 12 * X_knee_outer4, 12 * X_knee_outer4 + 6, 12 * X_knee_outer4 + 6);
-  asm_block(J, WJ, epsilon, w + W_knee_outer4 + 25, 5, 5, 0, 1, 12 * X_pivot4 + 6, 12 * X_knee_outer4, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_knee_outer4 + 50, 5, 5, 0, 1, 12 * X_knee_inner3 + 6, 12 * X_knee_outer4, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pivot4, 5, 5, 1, 2, 12 * X_pivot4, 12 * X_pivot4, 12 * X_pivot4 + 6, 12 * X_pivot4 + 6);
-  asm_block(J, WJ, epsilon, w + W_pivot4 + 25, 5, 5, 0, 1, 12 * X_knee_inner3 + 6, 12 * X_pivot4 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pivot4 + 50, 5, 5, 0, 1, 12 * X_knee_outer3 + 6, 12 * X_pivot4, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_inner1_weld, 12 * X_inner1_weld, 12 * X_inner1_weld, 12 * X_inner1_weld + 6, 12 * X_inner1_weld + 6);
+  asm_e5x6_1(J, WJ, epsilon, w + W_inner1_weld + 36, 12 * X_knee_inner1, 12 * X_inner1_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_inner1_weld + 66, 12 * X_pivot1, 12 * X_inner1_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_inner1_weld + 96, 12 * X_knee_outer0 + 6, 12 * X_inner1_weld, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_inner2_weld, 12 * X_inner2_weld, 12 * X_inner2_weld, 12 * X_inner2_weld + 6, 12 * X_inner2_weld + 6);
+  asm_e5x6_1(J, WJ, epsilon, w + W_inner2_weld + 36, 12 * X_knee_inner2, 12 * X_inner2_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_inner2_weld + 66, 12 * X_pivot2, 12 * X_inner2_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_inner2_weld + 96, 12 * X_knee_outer1 + 6, 12 * X_inner2_weld, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_inner3_weld, 12 * X_inner3_weld, 12 * X_inner3_weld, 12 * X_inner3_weld + 6, 12 * X_inner3_weld + 6);
+  asm_e5x6_1(J, WJ, epsilon, w + W_inner3_weld + 36, 12 * X_knee_inner3, 12 * X_inner3_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_inner3_weld + 66, 12 * X_pivot3, 12 * X_inner3_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_inner3_weld + 96, 12 * X_knee_outer2 + 6, 12 * X_inner3_weld, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_inner4_weld, 12 * X_inner4_weld, 12 * X_inner4_weld, 12 * X_inner4_weld + 6, 12 * X_inner4_weld + 6);
+  asm_e5x6_1(J, WJ, epsilon, w + W_inner4_weld + 36, 12 * X_knee_inner4, 12 * X_inner4_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_inner4_weld + 66, 12 * X_pivot4, 12 * X_inner4_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_inner4_weld + 96, 12 * X_knee_outer3 + 6, 12 * X_inner4_weld, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_inner5_weld, 12 * X_inner5_weld, 12 * X_inner5_weld, 12 * X_inner5_weld + 6, 12 * X_inner5_weld + 6);
+  asm_e5x6_1(J, WJ, epsilon, w + W_inner5_weld + 36, 12 * X_knee_inner5, 12 * X_inner5_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_inner5_weld + 66, 12 * X_pivot5, 12 * X_inner5_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_inner5_weld + 96, 12 * X_knee_outer4 + 6, 12 * X_inner5_weld, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_inner6_weld, 12 * X_inner6_weld, 12 * X_inner6_weld, 12 * X_inner6_weld + 6, 12 * X_inner6_weld + 6);
+  asm_e5x6_1(J, WJ, epsilon, w + W_inner6_weld + 36, 12 * X_pivot6, 12 * X_inner6_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_inner6_weld + 66, 12 * X_roller_top_pin + 6, 12 * X_inner6_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_inner6_weld + 96, 12 * X_knee_outer5 + 6, 12 * X_inner6_weld, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_outer0_weld, 12 * X_outer0_weld, 12 * X_outer0_weld, 12 * X_outer0_weld + 6, 12 * X_outer0_weld + 6);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer0_weld + 36, 12 * X_knee_outer0, 12 * X_outer0_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer0_weld + 66, 12 * X_roller_bottom_pin + 6, 12 * X_outer0_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer0_weld + 96, 12 * X_pivot0 + 6, 12 * X_outer0_weld, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_outer1_weld, 12 * X_outer1_weld, 12 * X_outer1_weld, 12 * X_outer1_weld + 6, 12 * X_outer1_weld + 6);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer1_weld + 36, 12 * X_knee_outer1, 12 * X_outer1_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer1_weld + 66, 12 * X_pivot1 + 6, 12 * X_outer1_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer1_weld + 96, 12 * X_knee_inner0 + 6, 12 * X_outer1_weld, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_outer2_weld, 12 * X_outer2_weld, 12 * X_outer2_weld, 12 * X_outer2_weld + 6, 12 * X_outer2_weld + 6);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer2_weld + 36, 12 * X_knee_outer2, 12 * X_outer2_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer2_weld + 66, 12 * X_pivot2 + 6, 12 * X_outer2_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer2_weld + 96, 12 * X_knee_inner1 + 6, 12 * X_outer2_weld, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_outer3_weld, 12 * X_outer3_weld, 12 * X_outer3_weld, 12 * X_outer3_weld + 6, 12 * X_outer3_weld + 6);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer3_weld + 36, 12 * X_knee_outer3, 12 * X_outer3_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer3_weld + 66, 12 * X_pivot3 + 6, 12 * X_outer3_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer3_weld + 96, 12 * X_knee_inner2 + 6, 12 * X_outer3_weld, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_outer4_weld, 12 * X_outer4_weld, 12 * X_outer4_weld, 12 * X_outer4_weld + 6, 12 * X_outer4_weld + 6);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer4_weld + 36, 12 * X_knee_outer4, 12 * X_outer4_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer4_weld + 66, 12 * X_pivot4 + 6, 12 * X_outer4_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer4_weld + 96, 12 * X_knee_inner3 + 6, 12 * X_outer4_weld, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_outer5_weld, 12 * X_outer5_weld, 12 * X_outer5_weld, 12 * X_outer5_weld + 6, 12 * X_outer5_weld + 6);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer5_weld + 36, 12 * X_knee_outer5, 12 * X_outer5_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer5_weld + 66, 12 * X_pivot5 + 6, 12 * X_outer5_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer5_weld + 96, 12 * X_knee_inner4 + 6, 12 * X_outer5_weld, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_outer6_weld, 12 * X_outer6_weld, 12 * X_outer6_weld, 12 * X_outer6_weld + 6, 12 * X_outer6_weld + 6);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer6_weld + 36, 12 * X_head, 12 * X_outer6_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer6_weld + 66, 12 * X_pivot6 + 6, 12 * X_outer6_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer6_weld + 96, 12 * X_knee_inner5 + 6, 12 * X_outer6_weld, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_axleFL, 12 * X_axleFL, 12 * X_axleFL, 12 * X_axleFL + 6, 12 * X_axleFL + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_axleFL + 25, 12 * X_axleFR, 12 * X_axleFL, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_axleFL + 50, 12 * X_axleRL, 12 * X_axleFL, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_axleFL + 75, 12 * X_axleRR, 12 * X_axleFL, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_axleFL + 100, 12 * X_chassis_weld1, 12 * X_axleFL, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_axleFR, 12 * X_axleFR, 12 * X_axleFR, 12 * X_axleFR + 6, 12 * X_axleFR + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_axleFR + 25, 12 * X_axleRL, 12 * X_axleFR, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_axleFR + 50, 12 * X_axleRR, 12 * X_axleFR, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_axleFR + 75, 12 * X_chassis_weld1, 12 * X_axleFR, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_axleRL, 12 * X_axleRL, 12 * X_axleRL, 12 * X_axleRL + 6, 12 * X_axleRL + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_axleRL + 25, 12 * X_axleRR, 12 * X_axleRL, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_axleRL + 50, 12 * X_chassis_weld1, 12 * X_axleRL, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_axleRR, 12 * X_axleRR, 12 * X_axleRR, 12 * X_axleRR + 6, 12 * X_axleRR + 6);
+  asm_e6x5_1(J, WJ, epsilon, w + W_axleRR + 25, 12 * X_chassis_weld1, 12 * X_axleRR, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_chassis_weld1, 12 * X_chassis_weld1, 12 * X_chassis_weld1, 12 * X_chassis_weld1 + 6, 12 * X_chassis_weld1 + 6);
+  asm_e3x6_1(J, WJ, epsilon, w + W_chassis_weld1 + 36, 12 * X_barrel_eye, 12 * X_chassis_weld1 + 6, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_chassis_weld1 + 54, 12 * X_foot, 12 * X_chassis_weld1 + 6, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_chassis_weld1 + 84, 12 * X_roller_bottom_slide, 12 * X_chassis_weld1 + 6, 0, 0);
+  asm_n4x4_2(J, WJ, epsilon, w + W_roller_top_slide, 12 * X_roller_top_slide, 12 * X_roller_top_slide, 12 * X_roller_top_slide + 6, 12 * X_roller_top_slide + 6);
+  asm_e5x4_1(J, WJ, epsilon, w + W_roller_top_slide + 16, 12 * X_head + 6, 12 * X_roller_top_slide, 0, 0);
+  asm_e5x4_1(J, WJ, epsilon, w + W_roller_top_slide + 36, 12 * X_roller_top_pin, 12 * X_roller_top_slide + 6, 0, 0);
+  asm_n1x1_2(J, WJ, epsilon, w + W_lift, 12 * X_lift, 12 * X_lift, 12 * X_lift + 6, 12 * X_lift + 6);
+  asm_e5x1_2(J, WJ, epsilon, w + W_lift + 1, 12 * X_cylinder, 12 * X_lift, 12 * X_cylinder + 6, 12 * X_lift + 6);
+  asm_e3x1_1(J, WJ, epsilon, w + W_lift + 6, 12 * X_rod_eye, 12 * X_lift + 6, 0, 0);
+  asm_e3x1_1(J, WJ, epsilon, w + W_lift + 9, 12 * X_barrel_eye + 6, 12 * X_lift, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_cylinder, 12 * X_cylinder, 12 * X_cylinder, 12 * X_cylinder + 6, 12 * X_cylinder + 6);
+  asm_e3x5_1(J, WJ, epsilon, w + W_cylinder + 25, 12 * X_rod_eye, 12 * X_cylinder + 6, 0, 0);
+  asm_e3x5_1(J, WJ, epsilon, w + W_cylinder + 40, 12 * X_barrel_eye + 6, 12 * X_cylinder, 0, 0);
+  asm_n3x3_2(J, WJ, epsilon, w + W_rod_eye, 12 * X_rod_eye, 12 * X_rod_eye, 12 * X_rod_eye + 6, 12 * X_rod_eye + 6);
+  asm_e6x3_1(J, WJ, epsilon, w + W_rod_eye + 18, 12 * X_inner0_weld + 6, 12 * X_rod_eye + 6, 0, 0);
+  asm_n3x3_2(J, WJ, epsilon, w + W_barrel_eye, 12 * X_barrel_eye, 12 * X_barrel_eye, 12 * X_barrel_eye + 6, 12 * X_barrel_eye + 6);
+  asm_e5x3_1(J, WJ, epsilon, w + W_barrel_eye + 9, 12 * X_foot, 12 * X_barrel_eye, 0, 0);
+  asm_e5x3_1(J, WJ, epsilon, w + W_barrel_eye + 24, 12 * X_roller_bottom_slide, 12 * X_barrel_eye, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_head, 12 * X_head, 12 * X_head, 12 * X_head + 6, 12 * X_head + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_head + 25, 12 * X_pivot6 + 6, 12 * X_head, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_head + 75, 12 * X_knee_inner5 + 6, 12 * X_head, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pivot6, 12 * X_pivot6, 12 * X_pivot6, 12 * X_pivot6 + 6, 12 * X_pivot6 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pivot6 + 25, 12 * X_roller_top_pin + 6, 12 * X_pivot6, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pivot6 + 50, 12 * X_knee_inner5 + 6, 12 * X_pivot6 + 6, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pivot6 + 75, 12 * X_knee_outer5 + 6, 12 * X_pivot6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_roller_top_pin, 12 * X_roller_top_pin, 12 * X_roller_top_pin, 12 * X_roller_top_pin + 6, 12 * X_roller_top_pin + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_roller_top_pin + 50, 12 * X_knee_outer5 + 6, 12 * X_roller_top_pin + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_knee_inner5, 12 * X_knee_inner5, 12 * X_knee_inner5, 12 * X_knee_inner5 + 6, 12 * X_knee_inner5 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_inner5 + 50, 12 * X_pivot5, 12 * X_knee_inner5, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_inner5 + 75, 12 * X_knee_outer4 + 6, 12 * X_knee_inner5, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_knee_outer5, 12 * X_knee_outer5, 12 * X_knee_outer5, 12 * X_knee_outer5 + 6, 12 * X_knee_outer5 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_outer5 + 25, 12 * X_pivot5 + 6, 12 * X_knee_outer5, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_outer5 + 50, 12 * X_knee_inner4 + 6, 12 * X_knee_outer5, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pivot5, 12 * X_pivot5, 12 * X_pivot5, 12 * X_pivot5 + 6, 12 * X_pivot5 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pivot5 + 25, 12 * X_knee_inner4 + 6, 12 * X_pivot5 + 6, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pivot5 + 50, 12 * X_knee_outer4 + 6, 12 * X_pivot5, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_knee_inner4, 12 * X_knee_inner4, 12 * X_knee_inner4, 12 * X_knee_inner4 + 6, 12 * X_knee_inner4 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_inner4 + 50, 12 * X_pivot4, 12 * X_knee_inner4, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_inner4 + 75, 12 * X_knee_outer3 + 6, 12 * X_knee_inner4, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_knee_outer4, 12 * X_knee_outer4, 12 * X_knee_outer4, 12 * X_knee_outer4 + 6, 12 * X_knee_outer4 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_outer4 + 25, 12 * X_pivot4 + 6, 12 * X_knee_outer4, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_outer4 + 50, 12 * X_knee_inner3 + 6, 12 * X_knee_outer4, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pivot4, 12 * X_pivot4, 12 * X_pivot4, 12 * X_pivot4 + 6, 12 * X_pivot4 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pivot4 + 25, 12 * X_knee_inner3 + 6, 12 * X_pivot4 + 6, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pivot4 + 50, 12 * X_knee_outer3 + 6, 12 * X_pivot4, 0, 0);
 }
 
 static void asm_part1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
-  asm_block(J, WJ, epsilon, w + W_knee_inner3, 5, 5, 1, 2, 12 * X_knee_inner3, 12 * X_knee_inner3, 12 * X_knee_inner3 + 6, 12 * X_knee_inner3 + 6);
-  asm_block(J, WJ, epsilon, w + W_knee_inner3 + 50, 5, 5, 0, 1, 12 * X_pivot3, 12 * X_knee_inner3, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_knee_inner3 + 75, 5, 5, 0, 1, 12 * X_knee_outer2 + 6, 12 * X_knee_inner3, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_knee_outer3, 5, 5, 1, 2, 12 * X_knee_outer3, 12 * X_knee_outer3, 12 * X_knee_outer3 + 6, 12 * X_knee_outer3 + 6);
-  asm_block(J, WJ, epsilon, w + W_knee_outer3 + 25, 5, 5, 0, 1, 12 * X_pivot3 + 6, 12 * X_knee_outer3, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_knee_outer3 + 50, 5, 5, 0, 1, 12 * X_knee_inner2 + 6, 12 * X_knee_outer3, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pivot3, 5, 5, 1, 2, 12 * X_pivot3, 12 * X_pivot3, 12 * X_pivot3 + 6, 12 * X_pivot3 + 6);
-  asm_block(J, WJ, epsilon, w + W_pivot3 + 25, 5, 5, 0, 1, 12 * X_knee_inner2 + 6, 12 * X_pivot3 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pivot3 + 50, 5, 5, 0, 1, 12 * X_knee_outer2 + 6, 12 * X_pivot3, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_knee_inner2, 5, 5, 1, 2, 12 * X_knee_inner2, 12 * X_knee_inner2, 12 * X_knee_inner2 + 6, 12 * X_knee_inner2 + 6);
-  asm_block(J, WJ, epsilon, w + W_knee_inner2 + 50, 5, 5, 0, 1, 12 * X_pivot2, 12 * X_knee_inner2, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_knee_inner2 + 75, 5, 5, 0, 1, 12 * X_knee_outer1 + 6, 12 * X_knee_inner2, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_knee_outer2, 5, 5, 1, 2, 12 * X_knee_outer2, 12 * X_knee_outer2, 12 * X_knee_outer2 + 6, 12 * X_knee_outer2 + 6);
-  asm_block(J, WJ, epsilon, w + W_knee_outer2 + 25, 5, 5, 0, 1, 12 * X_pivot2 + 6, 12 * X_knee_outer2, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_knee_outer2 + 50, 5, 5, 0, 1, 12 * X_knee_inner1 + 6, 12 * X_knee_outer2, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pivot2, 5, 5, 1, 2, 12 * X_pivot2, 12 * X_pivot2, 12 * X_pivot2 + 6, 12 * X_pivot2 + 6);
-  asm_block(J, WJ, epsilon, w + W_pivot2 + 25, 5, 5, 0, 1, 12 * X_knee_inner1 + 6, 12 * X_pivot2 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pivot2 + 50, 5, 5, 0, 1, 12 * X_knee_outer1 + 6, 12 * X_pivot2, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_knee_inner1, 5, 5, 1, 2, 12 * X_knee_inner1, 12 * X_knee_inner1, 12 * X_knee_inner1 + 6, 12 * X_knee_inner1 + 6);
-  asm_block(J, WJ, epsilon, w + W_knee_inner1 + 50, 5, 5, 0, 1, 12 * X_pivot1, 12 * X_knee_inner1, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_knee_inner1 + 75, 5, 5, 0, 1, 12 * X_knee_outer0 + 6, 12 * X_knee_inner1, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_knee_outer1, 5, 5, 1, 2, 12 * X_knee_outer1, 12 * X_knee_outer1, 12 * X_knee_outer1 + 6, 12 * X_knee_outer1 + 6);
-  asm_block(J, WJ, epsilon, w + W_knee_outer1 + 25, 5, 5, 0, 1, 12 * X_pivot1 + 6, 12 * X_knee_outer1, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_knee_outer1 + 75, 5, 5, 0, 1, 12 * X_knee_inner0 + 6, 12 * X_knee_outer1, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pivot1, 5, 5, 1, 2, 12 * X_pivot1, 12 * X_pivot1, 12 * X_pivot1 + 6, 12 * X_pivot1 + 6);
-  asm_block(J, WJ, epsilon, w + W_pivot1 + 25, 5, 5, 0, 1, 12 * X_knee_outer0 + 6, 12 * X_pivot1, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pivot1 + 50, 5, 5, 0, 1, 12 * X_knee_inner0 + 6, 12 * X_pivot1 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_knee_outer0, 5, 5, 1, 2, 12 * X_knee_outer0, 12 * X_knee_outer0, 12 * X_knee_outer0 + 6, 12 * X_knee_outer0 + 6);
-  asm_block(J, WJ, epsilon, w + W_knee_outer0 + 25, 5, 5, 0, 1, 12 * X_roller_bottom_pin + 6, 12 * X_knee_outer0, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_knee_outer0 + 75, 5, 5, 0, 1, 12 * X_pivot0 + 6, 12 * X_knee_outer0, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_roller_bottom_pin, 5, 5, 1, 2, 12 * X_roller_bottom_pin, 12 * X_roller_bottom_pin, 12 * X_roller_bottom_pin + 6, 12 * X_roller_bottom_pin + 6);
-  asm_block(J, WJ, epsilon, w + W_roller_bottom_pin + 50, 5, 5, 0, 1, 12 * X_pivot0 + 6, 12 * X_roller_bottom_pin + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_roller_bottom_pin + 75, 5, 5, 0, 1, 12 * X_roller_bottom_slide + 6, 12 * X_roller_bottom_pin, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_foot, 5, 5, 1, 2, 12 * X_foot, 12 * X_foot, 12 * X_foot + 6, 12 * X_foot + 6);
-  asm_block(J, WJ, epsilon, w + W_foot + 25, 5, 5, 0, 1, 12 * X_knee_inner0, 12 * X_foot + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_foot + 50, 5, 5, 0, 1, 12 * X_pivot0, 12 * X_foot + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_foot + 75, 5, 5, 0, 1, 12 * X_roller_bottom_slide, 12 * X_foot, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_foot + 100, 6, 5, 0, 1, 12 * X_inner0_weld, 12 * X_foot + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_knee_inner0, 5, 5, 1, 2, 12 * X_knee_inner0, 12 * X_knee_inner0, 12 * X_knee_inner0 + 6, 12 * X_knee_inner0 + 6);
-  asm_block(J, WJ, epsilon, w + W_knee_inner0 + 25, 5, 5, 0, 1, 12 * X_pivot0, 12 * X_knee_inner0, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_knee_inner0 + 75, 6, 5, 0, 1, 12 * X_inner0_weld, 12 * X_knee_inner0, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pivot0, 5, 5, 1, 2, 12 * X_pivot0, 12 * X_pivot0, 12 * X_pivot0 + 6, 12 * X_pivot0 + 6);
-  asm_block(J, WJ, epsilon, w + W_pivot0 + 50, 6, 5, 0, 1, 12 * X_inner0_weld, 12 * X_pivot0, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_roller_bottom_slide, 5, 5, 1, 2, 12 * X_roller_bottom_slide, 12 * X_roller_bottom_slide, 12 * X_roller_bottom_slide + 6, 12 * X_roller_bottom_slide + 6);
-  asm_block(J, WJ, epsilon, w + W_inner0_weld, 6, 6, 1, 2, 12 * X_inner0_weld, 12 * X_inner0_weld, 12 * X_inner0_weld + 6, 12 * X_inner0_weld + 6);
+  asm_n5x5_2(J, WJ, epsilon, w + W_knee_inner3, 12 * X_knee_inner3, 12 * X_knee_inner3, 12 * X_knee_inner3 + 6, 12 * X_knee_inner3 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_inner3 + 50, 12 * X_pivot3, 12 * X_knee_inner3, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_inner3 + 75, 12 * X_knee_outer2 + 6, 12 * X_knee_inner3, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_knee_outer3, 12 * X_knee_outer3, 12 * X_knee_outer3, 12 * X_knee_outer3 + 6, 12 * X_knee_outer3 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_outer3 + 25, 12 * X_pivot3 + 6, 12 * X_knee_outer3, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_outer3 + 50, 12 * X_knee_inner2 + 6, 12 * X_knee_outer3, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pivot3, 12 * X_pivot3, 12 * X_pivot3, 12 * X_pivot3 + 6, 12 * X_pivot3 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pivot3 + 25, 12 * X_knee_inner2 + 6, 12 * X_pivot3 + 6, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pivot3 + 50, 12 * X_knee_outer2 + 6, 12 * X_pivot3, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_knee_inner2, 12 * X_knee_inner2, 12 * X_knee_inner2, 12 * X_knee_inner2 + 6, 12 * X_knee_inner2 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_inner2 + 50, 12 * X_pivot2, 12 * X_knee_inner2, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_inner2 + 75, 12 * X_knee_outer1 + 6, 12 * X_knee_inner2, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_knee_outer2, 12 * X_knee_outer2, 12 * X_knee_outer2, 12 * X_knee_outer2 + 6, 12 * X_knee_outer2 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_outer2 + 25, 12 * X_pivot2 + 6, 12 * X_knee_outer2, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_outer2 + 50, 12 * X_knee_inner1 + 6, 12 * X_knee_outer2, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pivot2, 12 * X_pivot2, 12 * X_pivot2, 12 * X_pivot2 + 6, 12 * X_pivot2 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pivot2 + 25, 12 * X_knee_inner1 + 6, 12 * X_pivot2 + 6, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pivot2 + 50, 12 * X_knee_outer1 + 6, 12 * X_pivot2, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_knee_inner1, 12 * X_knee_inner1, 12 * X_knee_inner1, 12 * X_knee_inner1 + 6, 12 * X_knee_inner1 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_inner1 + 50, 12 * X_pivot1, 12 * X_knee_inner1, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_inner1 + 75, 12 * X_knee_outer0 + 6, 12 * X_knee_inner1, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_knee_outer1, 12 * X_knee_outer1, 12 * X_knee_outer1, 12 * X_knee_outer1 + 6, 12 * X_knee_outer1 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_outer1 + 25, 12 * X_pivot1 + 6, 12 * X_knee_outer1, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_outer1 + 75, 12 * X_knee_inner0 + 6, 12 * X_knee_outer1, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pivot1, 12 * X_pivot1, 12 * X_pivot1, 12 * X_pivot1 + 6, 12 * X_pivot1 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pivot1 + 25, 12 * X_knee_outer0 + 6, 12 * X_pivot1, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pivot1 + 50, 12 * X_knee_inner0 + 6, 12 * X_pivot1 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_knee_outer0, 12 * X_knee_outer0, 12 * X_knee_outer0, 12 * X_knee_outer0 + 6, 12 * X_knee_outer0 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_outer0 + 25, 12 * X_roller_bottom_pin + 6, 12 * X_knee_outer0, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_outer0 + 75, 12 * X_pivot0 + 6, 12 * X_knee_outer0, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_roller_bottom_pin, 12 * X_roller_bottom_pin, 12 * X_roller_bottom_pin, 12 * X_roller_bottom_pin + 6, 12 * X_roller_bottom_pin + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_roller_bottom_pin + 50, 12 * X_pivot0 + 6, 12 * X_roller_bottom_pin + 6, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_roller_bottom_pin + 75, 12 * X_roller_bottom_slide + 6, 12 * X_roller_bottom_pin, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_foot, 12 * X_foot, 12 * X_foot, 12 * X_foot + 6, 12 * X_foot + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_foot + 25, 12 * X_knee_inner0, 12 * X_foot + 6, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_foot + 50, 12 * X_pivot0, 12 * X_foot + 6, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_foot + 75, 12 * X_roller_bottom_slide, 12 * X_foot, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_foot + 100, 12 * X_inner0_weld, 12 * X_foot + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_knee_inner0, 12 * X_knee_inner0, 12 * X_knee_inner0, 12 * X_knee_inner0 + 6, 12 * X_knee_inner0 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_inner0 + 25, 12 * X_pivot0, 12 * X_knee_inner0, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_knee_inner0 + 75, 12 * X_inner0_weld, 12 * X_knee_inner0, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pivot0, 12 * X_pivot0, 12 * X_pivot0, 12 * X_pivot0 + 6, 12 * X_pivot0 + 6);
+  asm_e6x5_1(J, WJ, epsilon, w + W_pivot0 + 50, 12 * X_inner0_weld, 12 * X_pivot0, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_roller_bottom_slide, 12 * X_roller_bottom_slide, 12 * X_roller_bottom_slide, 12 * X_roller_bottom_slide + 6, 12 * X_roller_bottom_slide + 6);
+  asm_n6x6_2(J, WJ, epsilon, w + W_inner0_weld, 12 * X_inner0_weld, 12 * X_inner0_weld, 12 * X_inner0_weld + 6, 12 * X_inner0_weld + 6);
 }
 
 /* Assembles H~ from the equality rows (rt_assemble_fn). */

@@ -924,55 +924,103 @@ ASM_INLINE void asm_block(const double *restrict J, const double *restrict WJ, d
   }
 }
 
+/* The block shapes of this program: node (n) or edge (e) block, dq x dp,
+ * and the number of terms. */
+static void asm_e3x3_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 3, 3, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e3x5_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 3, 5, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e5x4_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 5, 4, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e6x3_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 6, 3, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e6x6_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 6, 6, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_n3x3_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 3, 3, 1, 2, jq0, wp0, jq1, wp1);
+}
+static void asm_n4x4_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 4, 4, 1, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_n5x5_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 5, 5, 1, 2, jq0, wp0, jq1, wp1);
+}
+static void asm_n6x6_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 6, 6, 1, 2, jq0, wp0, jq1, wp1);
+}
+
 static void asm_part0(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
-  asm_block(J, WJ, epsilon, w + W_leg1_foot, 4, 4, 1, 1, 12 * X_leg1_foot + 6, 12 * X_leg1_foot + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_leg1_foot + 16, 5, 4, 0, 1, 12 * X_leg1_slide, 12 * X_leg1_foot + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_leg2_foot, 4, 4, 1, 1, 12 * X_leg2_foot + 6, 12 * X_leg2_foot + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_leg2_foot + 16, 5, 4, 0, 1, 12 * X_leg2_slide, 12 * X_leg2_foot + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_leg3_foot, 4, 4, 1, 1, 12 * X_leg3_foot + 6, 12 * X_leg3_foot + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_leg3_foot + 16, 5, 4, 0, 1, 12 * X_leg3_slide, 12 * X_leg3_foot + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_leg4_foot, 4, 4, 1, 1, 12 * X_leg4_foot + 6, 12 * X_leg4_foot + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_leg4_foot + 16, 5, 4, 0, 1, 12 * X_leg4_slide, 12 * X_leg4_foot + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_leg5_foot, 4, 4, 1, 1, 12 * X_leg5_foot + 6, 12 * X_leg5_foot + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_leg5_foot + 16, 5, 4, 0, 1, 12 * X_leg5_slide, 12 * X_leg5_foot + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_leg6_foot, 4, 4, 1, 1, 12 * X_leg6_foot + 6, 12 * X_leg6_foot + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_leg6_foot + 16, 5, 4, 0, 1, 12 * X_leg6_slide, 12 * X_leg6_foot + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_leg1_slide, 5, 5, 1, 2, 12 * X_leg1_slide, 12 * X_leg1_slide, 12 * X_leg1_slide + 6, 12 * X_leg1_slide + 6);
-  asm_block(J, WJ, epsilon, w + W_leg1_slide + 25, 3, 5, 0, 1, 12 * X_leg1_head, 12 * X_leg1_slide + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_leg2_slide, 5, 5, 1, 2, 12 * X_leg2_slide, 12 * X_leg2_slide, 12 * X_leg2_slide + 6, 12 * X_leg2_slide + 6);
-  asm_block(J, WJ, epsilon, w + W_leg2_slide + 25, 3, 5, 0, 1, 12 * X_leg2_head, 12 * X_leg2_slide + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_leg3_slide, 5, 5, 1, 2, 12 * X_leg3_slide, 12 * X_leg3_slide, 12 * X_leg3_slide + 6, 12 * X_leg3_slide + 6);
-  asm_block(J, WJ, epsilon, w + W_leg3_slide + 25, 3, 5, 0, 1, 12 * X_leg3_head, 12 * X_leg3_slide + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_leg4_slide, 5, 5, 1, 2, 12 * X_leg4_slide, 12 * X_leg4_slide, 12 * X_leg4_slide + 6, 12 * X_leg4_slide + 6);
-  asm_block(J, WJ, epsilon, w + W_leg4_slide + 25, 3, 5, 0, 1, 12 * X_leg4_head, 12 * X_leg4_slide + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_leg5_slide, 5, 5, 1, 2, 12 * X_leg5_slide, 12 * X_leg5_slide, 12 * X_leg5_slide + 6, 12 * X_leg5_slide + 6);
-  asm_block(J, WJ, epsilon, w + W_leg5_slide + 25, 3, 5, 0, 1, 12 * X_leg5_head, 12 * X_leg5_slide + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_leg6_slide, 5, 5, 1, 2, 12 * X_leg6_slide, 12 * X_leg6_slide, 12 * X_leg6_slide + 6, 12 * X_leg6_slide + 6);
-  asm_block(J, WJ, epsilon, w + W_leg6_slide + 25, 3, 5, 0, 1, 12 * X_leg6_head, 12 * X_leg6_slide + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_leg5_head, 3, 3, 1, 2, 12 * X_leg5_head, 12 * X_leg5_head, 12 * X_leg5_head + 6, 12 * X_leg5_head + 6);
-  asm_block(J, WJ, epsilon, w + W_leg5_head + 9, 3, 3, 0, 1, 12 * X_leg6_head + 6, 12 * X_leg5_head + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_leg5_head + 18, 6, 3, 0, 1, 12 * X_load_weld, 12 * X_leg5_head + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_leg5_head + 36, 6, 3, 0, 1, 12 * X_platform_weld1 + 6, 12 * X_leg5_head + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_leg6_head, 3, 3, 1, 2, 12 * X_leg6_head, 12 * X_leg6_head, 12 * X_leg6_head + 6, 12 * X_leg6_head + 6);
-  asm_block(J, WJ, epsilon, w + W_leg6_head + 9, 6, 3, 0, 1, 12 * X_load_weld, 12 * X_leg6_head + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_leg6_head + 27, 6, 3, 0, 1, 12 * X_platform_weld1 + 6, 12 * X_leg6_head + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_load_weld, 6, 6, 1, 2, 12 * X_load_weld, 12 * X_load_weld, 12 * X_load_weld + 6, 12 * X_load_weld + 6);
-  asm_block(J, WJ, epsilon, w + W_load_weld + 36, 6, 6, 0, 1, 12 * X_platform_weld1 + 6, 12 * X_load_weld, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_leg1_head, 3, 3, 1, 2, 12 * X_leg1_head, 12 * X_leg1_head, 12 * X_leg1_head + 6, 12 * X_leg1_head + 6);
-  asm_block(J, WJ, epsilon, w + W_leg1_head + 9, 3, 3, 0, 1, 12 * X_leg2_head + 6, 12 * X_leg1_head + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_leg1_head + 18, 3, 3, 0, 1, 12 * X_leg3_head + 6, 12 * X_leg1_head + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_leg1_head + 27, 3, 3, 0, 1, 12 * X_leg4_head + 6, 12 * X_leg1_head + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_leg1_head + 36, 6, 3, 0, 1, 12 * X_platform_weld1, 12 * X_leg1_head + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_leg2_head, 3, 3, 1, 2, 12 * X_leg2_head, 12 * X_leg2_head, 12 * X_leg2_head + 6, 12 * X_leg2_head + 6);
-  asm_block(J, WJ, epsilon, w + W_leg2_head + 9, 3, 3, 0, 1, 12 * X_leg3_head + 6, 12 * X_leg2_head + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_leg2_head + 18, 3, 3, 0, 1, 12 * X_leg4_head + 6, 12 * X_leg2_head + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_leg2_head + 27, 6, 3, 0, 1, 12 * X_platform_weld1, 12 * X_leg2_head + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_leg3_head, 3, 3, 1, 2, 12 * X_leg3_head, 12 * X_leg3_head, 12 * X_leg3_head + 6, 12 * X_leg3_head + 6);
-  asm_block(J, WJ, epsilon, w + W_leg3_head + 9, 3, 3, 0, 1, 12 * X_leg4_head + 6, 12 * X_leg3_head + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_leg3_head + 18, 6, 3, 0, 1, 12 * X_platform_weld1, 12 * X_leg3_head + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_leg4_head, 3, 3, 1, 2, 12 * X_leg4_head, 12 * X_leg4_head, 12 * X_leg4_head + 6, 12 * X_leg4_head + 6);
-  asm_block(J, WJ, epsilon, w + W_leg4_head + 9, 6, 3, 0, 1, 12 * X_platform_weld1, 12 * X_leg4_head + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_platform_weld1, 6, 6, 1, 2, 12 * X_platform_weld1, 12 * X_platform_weld1, 12 * X_platform_weld1 + 6, 12 * X_platform_weld1 + 6);
+  asm_n4x4_1(J, WJ, epsilon, w + W_leg1_foot, 12 * X_leg1_foot + 6, 12 * X_leg1_foot + 6, 0, 0);
+  asm_e5x4_1(J, WJ, epsilon, w + W_leg1_foot + 16, 12 * X_leg1_slide, 12 * X_leg1_foot + 6, 0, 0);
+  asm_n4x4_1(J, WJ, epsilon, w + W_leg2_foot, 12 * X_leg2_foot + 6, 12 * X_leg2_foot + 6, 0, 0);
+  asm_e5x4_1(J, WJ, epsilon, w + W_leg2_foot + 16, 12 * X_leg2_slide, 12 * X_leg2_foot + 6, 0, 0);
+  asm_n4x4_1(J, WJ, epsilon, w + W_leg3_foot, 12 * X_leg3_foot + 6, 12 * X_leg3_foot + 6, 0, 0);
+  asm_e5x4_1(J, WJ, epsilon, w + W_leg3_foot + 16, 12 * X_leg3_slide, 12 * X_leg3_foot + 6, 0, 0);
+  asm_n4x4_1(J, WJ, epsilon, w + W_leg4_foot, 12 * X_leg4_foot + 6, 12 * X_leg4_foot + 6, 0, 0);
+  asm_e5x4_1(J, WJ, epsilon, w + W_leg4_foot + 16, 12 * X_leg4_slide, 12 * X_leg4_foot + 6, 0, 0);
+  asm_n4x4_1(J, WJ, epsilon, w + W_leg5_foot, 12 * X_leg5_foot + 6, 12 * X_leg5_foot + 6, 0, 0);
+  asm_e5x4_1(J, WJ, epsilon, w + W_leg5_foot + 16, 12 * X_leg5_slide, 12 * X_leg5_foot + 6, 0, 0);
+  asm_n4x4_1(J, WJ, epsilon, w + W_leg6_foot, 12 * X_leg6_foot + 6, 12 * X_leg6_foot + 6, 0, 0);
+  asm_e5x4_1(J, WJ, epsilon, w + W_leg6_foot + 16, 12 * X_leg6_slide, 12 * X_leg6_foot + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_leg1_slide, 12 * X_leg1_slide, 12 * X_leg1_slide, 12 * X_leg1_slide + 6, 12 * X_leg1_slide + 6);
+  asm_e3x5_1(J, WJ, epsilon, w + W_leg1_slide + 25, 12 * X_leg1_head, 12 * X_leg1_slide + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_leg2_slide, 12 * X_leg2_slide, 12 * X_leg2_slide, 12 * X_leg2_slide + 6, 12 * X_leg2_slide + 6);
+  asm_e3x5_1(J, WJ, epsilon, w + W_leg2_slide + 25, 12 * X_leg2_head, 12 * X_leg2_slide + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_leg3_slide, 12 * X_leg3_slide, 12 * X_leg3_slide, 12 * X_leg3_slide + 6, 12 * X_leg3_slide + 6);
+  asm_e3x5_1(J, WJ, epsilon, w + W_leg3_slide + 25, 12 * X_leg3_head, 12 * X_leg3_slide + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_leg4_slide, 12 * X_leg4_slide, 12 * X_leg4_slide, 12 * X_leg4_slide + 6, 12 * X_leg4_slide + 6);
+  asm_e3x5_1(J, WJ, epsilon, w + W_leg4_slide + 25, 12 * X_leg4_head, 12 * X_leg4_slide + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_leg5_slide, 12 * X_leg5_slide, 12 * X_leg5_slide, 12 * X_leg5_slide + 6, 12 * X_leg5_slide + 6);
+  asm_e3x5_1(J, WJ, epsilon, w + W_leg5_slide + 25, 12 * X_leg5_head, 12 * X_leg5_slide + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_leg6_slide, 12 * X_leg6_slide, 12 * X_leg6_slide, 12 * X_leg6_slide + 6, 12 * X_leg6_slide + 6);
+  asm_e3x5_1(J, WJ, epsilon, w + W_leg6_slide + 25, 12 * X_leg6_head, 12 * X_leg6_slide + 6, 0, 0);
+  asm_n3x3_2(J, WJ, epsilon, w + W_leg5_head, 12 * X_leg5_head, 12 * X_leg5_head, 12 * X_leg5_head + 6, 12 * X_leg5_head + 6);
+  asm_e3x3_1(J, WJ, epsilon, w + W_leg5_head + 9, 12 * X_leg6_head + 6, 12 * X_leg5_head + 6, 0, 0);
+  asm_e6x3_1(J, WJ, epsilon, w + W_leg5_head + 18, 12 * X_load_weld, 12 * X_leg5_head + 6, 0, 0);
+  asm_e6x3_1(J, WJ, epsilon, w + W_leg5_head + 36, 12 * X_platform_weld1 + 6, 12 * X_leg5_head + 6, 0, 0);
+  asm_n3x3_2(J, WJ, epsilon, w + W_leg6_head, 12 * X_leg6_head, 12 * X_leg6_head, 12 * X_leg6_head + 6, 12 * X_leg6_head + 6);
+  asm_e6x3_1(J, WJ, epsilon, w + W_leg6_head + 9, 12 * X_load_weld, 12 * X_leg6_head + 6, 0, 0);
+  asm_e6x3_1(J, WJ, epsilon, w + W_leg6_head + 27, 12 * X_platform_weld1 + 6, 12 * X_leg6_head + 6, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_load_weld, 12 * X_load_weld, 12 * X_load_weld, 12 * X_load_weld + 6, 12 * X_load_weld + 6);
+  asm_e6x6_1(J, WJ, epsilon, w + W_load_weld + 36, 12 * X_platform_weld1 + 6, 12 * X_load_weld, 0, 0);
+  asm_n3x3_2(J, WJ, epsilon, w + W_leg1_head, 12 * X_leg1_head, 12 * X_leg1_head, 12 * X_leg1_head + 6, 12 * X_leg1_head + 6);
+  asm_e3x3_1(J, WJ, epsilon, w + W_leg1_head + 9, 12 * X_leg2_head + 6, 12 * X_leg1_head + 6, 0, 0);
+  asm_e3x3_1(J, WJ, epsilon, w + W_leg1_head + 18, 12 * X_leg3_head + 6, 12 * X_leg1_head + 6, 0, 0);
+  asm_e3x3_1(J, WJ, epsilon, w + W_leg1_head + 27, 12 * X_leg4_head + 6, 12 * X_leg1_head + 6, 0, 0);
+  asm_e6x3_1(J, WJ, epsilon, w + W_leg1_head + 36, 12 * X_platform_weld1, 12 * X_leg1_head + 6, 0, 0);
+  asm_n3x3_2(J, WJ, epsilon, w + W_leg2_head, 12 * X_leg2_head, 12 * X_leg2_head, 12 * X_leg2_head + 6, 12 * X_leg2_head + 6);
+  asm_e3x3_1(J, WJ, epsilon, w + W_leg2_head + 9, 12 * X_leg3_head + 6, 12 * X_leg2_head + 6, 0, 0);
+  asm_e3x3_1(J, WJ, epsilon, w + W_leg2_head + 18, 12 * X_leg4_head + 6, 12 * X_leg2_head + 6, 0, 0);
+  asm_e6x3_1(J, WJ, epsilon, w + W_leg2_head + 27, 12 * X_platform_weld1, 12 * X_leg2_head + 6, 0, 0);
+  asm_n3x3_2(J, WJ, epsilon, w + W_leg3_head, 12 * X_leg3_head, 12 * X_leg3_head, 12 * X_leg3_head + 6, 12 * X_leg3_head + 6);
+  asm_e3x3_1(J, WJ, epsilon, w + W_leg3_head + 9, 12 * X_leg4_head + 6, 12 * X_leg3_head + 6, 0, 0);
+  asm_e6x3_1(J, WJ, epsilon, w + W_leg3_head + 18, 12 * X_platform_weld1, 12 * X_leg3_head + 6, 0, 0);
+  asm_n3x3_2(J, WJ, epsilon, w + W_leg4_head, 12 * X_leg4_head, 12 * X_leg4_head, 12 * X_leg4_head + 6, 12 * X_leg4_head + 6);
+  asm_e6x3_1(J, WJ, epsilon, w + W_leg4_head + 9, 12 * X_platform_weld1, 12 * X_leg4_head + 6, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_platform_weld1, 12 * X_platform_weld1, 12 * X_platform_weld1, 12 * X_platform_weld1 + 6, 12 * X_platform_weld1 + 6);
 }
 
 /* Assembles H~ from the equality rows (rt_assemble_fn). */

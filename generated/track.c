@@ -1652,90 +1652,103 @@ ASM_INLINE void asm_block(const double *restrict J, const double *restrict WJ, d
   }
 }
 
+/* The block shapes of this program: node (n) or edge (e) block, dq x dp,
+ * and the number of terms. */
+static void asm_e5x5_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 5, 5, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_n5x5_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 5, 5, 1, 2, jq0, wp0, jq1, wp1);
+}
+
 static void asm_part0(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
-  asm_block(J, WJ, epsilon, w + W_pin00, 5, 5, 1, 2, 12 * X_pin00, 12 * X_pin00, 12 * X_pin00 + 6, 12 * X_pin00 + 6);
-  asm_block(J, WJ, epsilon, w + W_pin00 + 25, 5, 5, 0, 1, 12 * X_pin01, 12 * X_pin00 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pin00 + 50, 5, 5, 0, 1, 12 * X_pin39 + 6, 12 * X_pin00, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pin01, 5, 5, 1, 2, 12 * X_pin01, 12 * X_pin01, 12 * X_pin01 + 6, 12 * X_pin01 + 6);
-  asm_block(J, WJ, epsilon, w + W_pin01 + 25, 5, 5, 0, 1, 12 * X_pin02, 12 * X_pin01 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pin02, 5, 5, 1, 2, 12 * X_pin02, 12 * X_pin02, 12 * X_pin02 + 6, 12 * X_pin02 + 6);
-  asm_block(J, WJ, epsilon, w + W_pin02 + 25, 5, 5, 0, 1, 12 * X_pin03, 12 * X_pin02 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pin03, 5, 5, 1, 2, 12 * X_pin03, 12 * X_pin03, 12 * X_pin03 + 6, 12 * X_pin03 + 6);
-  asm_block(J, WJ, epsilon, w + W_pin03 + 25, 5, 5, 0, 1, 12 * X_pin04, 12 * X_pin03 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pin04, 5, 5, 1, 2, 12 * X_pin04, 12 * X_pin04, 12 * X_pin04 + 6, 12 * X_pin04 + 6);
-  asm_block(J, WJ, epsilon, w + W_pin04 + 25, 5, 5, 0, 1, 12 * X_pin05, 12 * X_pin04 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pin05, 5, 5, 1, 2, 12 * X_pin05, 12 * X_pin05, 12 * X_pin05 + 6, 12 * X_pin05 + 6);
-  asm_block(J, WJ, epsilon, w + W_pin05 + 25, 5, 5, 0, 1, 12 * X_pin06, 12 * X_pin05 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pin06, 5, 5, 1, 2, 12 * X_pin06, 12 * X_pin06, 12 * X_pin06 + 6, 12 * X_pin06 + 6);
-  asm_block(J, WJ, epsilon, w + W_pin06 + 25, 5, 5, 0, 1, 12 * X_pin07, 12 * X_pin06 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pin07, 5, 5, 1, 2, 12 * X_pin07, 12 * X_pin07, 12 * X_pin07 + 6, 12 * X_pin07 + 6);
-  asm_block(J, WJ, epsilon, w + W_pin07 + 25, 5, 5, 0, 1, 12 * X_pin08, 12 * X_pin07 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pin08, 5, 5, 1, 2, 12 * X_pin08, 12 * X_pin08, 12 * X_pin08 + 6, 12 * X_pin08 + 6);
-  asm_block(J, WJ, epsilon, w + W_pin08 + 25, 5, 5, 0, 1, 12 * X_pin09, 12 * X_pin08 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pin09, 5, 5, 1, 2, 12 * X_pin09, 12 * X_pin09, 12 * X_pin09 + 6, 12 * X_pin09 + 6);
-  asm_block(J, WJ, epsilon, w + W_pin09 + 25, 5, 5, 0, 1, 12 * X_pin10, 12 * X_pin09 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pin10, 5, 5, 1, 2, 12 * X_pin10, 12 * X_pin10, 12 * X_pin10 + 6, 12 * X_pin10 + 6);
-  asm_block(J, WJ, epsilon, w + W_pin10 + 25, 5, 5, 0, 1, 12 * X_pin11, 12 * X_pin10 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pin11, 5, 5, 1, 2, 12 * X_pin11, 12 * X_pin11, 12 * X_pin11 + 6, 12 * X_pin11 + 6);
-  asm_block(J, WJ, epsilon, w + W_pin11 + 25, 5, 5, 0, 1, 12 * X_pin12, 12 * X_pin11 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pin12, 5, 5, 1, 2, 12 * X_pin12, 12 * X_pin12, 12 * X_pin12 + 6, 12 * X_pin12 + 6);
-  asm_block(J, WJ, epsilon, w + W_pin12 + 25, 5, 5, 0, 1, 12 * X_pin13, 12 * X_pin12 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pin13, 5, 5, 1, 2, 12 * X_pin13, 12 * X_pin13, 12 * X_pin13 + 6, 12 * X_pin13 + 6);
-  asm_block(J, WJ, epsilon, w + W_pin13 + 25, 5, 5, 0, 1, 12 * X_pin14, 12 * X_pin13 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pin14, 5, 5, 1, 2, 12 * X_pin14, 12 * X_pin14, 12 * X_pin14 + 6, 12 * X_pin14 + 6);
-  asm_block(J, WJ, epsilon, w + W_pin14 + 25, 5, 5, 0, 1, 12 * X_pin15, 12 * X_pin14 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pin15, 5, 5, 1, 2, 12 * X_pin15, 12 * X_pin15, 12 * X_pin15 + 6, 12 * X_pin15 + 6);
-  asm_block(J, WJ, epsilon, w + W_pin15 + 25, 5, 5, 0, 1, 12 * X_pin16, 12 * X_pin15 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pin16, 5, 5, 1, 2, 12 * X_pin16, 12 * X_pin16, 12 * X_pin16 + 6, 12 * X_pin16 + 6);
-  asm_block(J, WJ, epsilon, w + W_pin16 + 25, 5, 5, 0, 1, 12 * X_pin17, 12 * X_pin16 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pin17, 5, 5, 1, 2, 12 * X_pin17, 12 * X_pin17, 12 * X_pin17 + 6, 12 * X_pin17 + 6);
-  asm_block(J, WJ, epsilon, w + W_pin17 + 25, 5, 5, 0, 1, 12 * X_pin18, 12 * X_pin17 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pin18, 5, 5, 1, 2, 12 * X_pin18, 12 * X_pin18, 12 * X_pin18 + 6, 12 * X_pin18 + 6);
-  asm_block(J, WJ, epsilon, w + W_pin18 + 25, 5, 5, 0, 1, 12 * X_pin19, 12 * X_pin18 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pin19, 5, 5, 1, 2, 12 * X_pin19, 12 * X_pin19, 12 * X_pin19 + 6, 12 * X_pin19 + 6);
-  asm_block(J, WJ, epsilon, w + W_pin19 + 25, 5, 5, 0, 1, 12 * X_pin20, 12 * X_pin19 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pin20, 5, 5, 1, 2, 12 * X_pin20, 12 * X_pin20, 12 * X_pin20 + 6, 12 * X_pin20 + 6);
-  asm_block(J, WJ, epsilon, w + W_pin20 + 25, 5, 5, 0, 1, 12 * X_pin21, 12 * X_pin20 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pin21, 5, 5, 1, 2, 12 * X_pin21, 12 * X_pin21, 12 * X_pin21 + 6, 12 * X_pin21 + 6);
-  asm_block(J, WJ, epsilon, w + W_pin21 + 25, 5, 5, 0, 1, 12 * X_pin22, 12 * X_pin21 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pin22, 5, 5, 1, 2, 12 * X_pin22, 12 * X_pin22, 12 * X_pin22 + 6, 12 * X_pin22 + 6);
-  asm_block(J, WJ, epsilon, w + W_pin22 + 25, 5, 5, 0, 1, 12 * X_pin23, 12 * X_pin22 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pin23, 5, 5, 1, 2, 12 * X_pin23, 12 * X_pin23, 12 * X_pin23 + 6, 12 * X_pin23 + 6);
-  asm_block(J, WJ, epsilon, w + W_pin23 + 25, 5, 5, 0, 1, 12 * X_pin24, 12 * X_pin23 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pin24, 5, 5, 1, 2, 12 * X_pin24, 12 * X_pin24, 12 * X_pin24 + 6, 12 * X_pin24 + 6);
-  asm_block(J, WJ, epsilon, w + W_pin24 + 25, 5, 5, 0, 1, 12 * X_pin25, 12 * X_pin24 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pin25, 5, 5, 1, 2, 12 * X_pin25, 12 * X_pin25, 12 * X_pin25 + 6, 12 * X_pin25 + 6);
-  asm_block(J, WJ, epsilon, w + W_pin25 + 25, 5, 5, 0, 1, 12 * X_pin26, 12 * X_pin25 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pin26, 5, 5, 1, 2, 12 * X_pin26, 12 * X_pin26, 12 * X_pin26 + 6, 12 * X_pin26 + 6);
-  asm_block(J, WJ, epsilon, w + W_pin26 + 25, 5, 5, 0, 1, 12 * X_pin27, 12 * X_pin26 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pin27, 5, 5, 1, 2, 12 * X_pin27, 12 * X_pin27, 12 * X_pin27 + 6, 12 * X_pin27 + 6);
-  asm_block(J, WJ, epsilon, w + W_pin27 + 25, 5, 5, 0, 1, 12 * X_pin28, 12 * X_pin27 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pin28, 5, 5, 1, 2, 12 * X_pin28, 12 * X_pin28, 12 * X_pin28 + 6, 12 * X_pin28 + 6);
-  asm_block(J, WJ, epsilon, w + W_pin28 + 25, 5, 5, 0, 1, 12 * X_pin29, 12 * X_pin28 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pin29, 5, 5, 1, 2, 12 * X_pin29, 12 * X_pin29, 12 * X_pin29 + 6, 12 * X_pin29 + 6);
-  asm_block(J, WJ, epsilon, w + W_pin29 + 25, 5, 5, 0, 1, 12 * X_pin30, 12 * X_pin29 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pin30, 5, 5, 1, 2, 12 * X_pin30, 12 * X_pin30, 12 * X_pin30 + 6, 12 * X_pin30 + 6);
-  asm_block(J, WJ, epsilon, w + W_pin30 + 25, 5, 5, 0, 1, 12 * X_pin31, 12 * X_pin30 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pin31, 5, 5, 1, 2, 12 * X_pin31, 12 * X_pin31, 12 * X_pin31 + 6, 12 * X_pin31 + 6);
-  asm_block(J, WJ, epsilon, w + W_pin31 + 25, 5, 5, 0, 1, 12 * X_pin32, 12 * X_pin31 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin00, 12 * X_pin00, 12 * X_pin00, 12 * X_pin00 + 6, 12 * X_pin00 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin00 + 25, 12 * X_pin01, 12 * X_pin00 + 6, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin00 + 50, 12 * X_pin39 + 6, 12 * X_pin00, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin01, 12 * X_pin01, 12 * X_pin01, 12 * X_pin01 + 6, 12 * X_pin01 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin01 + 25, 12 * X_pin02, 12 * X_pin01 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin02, 12 * X_pin02, 12 * X_pin02, 12 * X_pin02 + 6, 12 * X_pin02 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin02 + 25, 12 * X_pin03, 12 * X_pin02 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin03, 12 * X_pin03, 12 * X_pin03, 12 * X_pin03 + 6, 12 * X_pin03 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin03 + 25, 12 * X_pin04, 12 * X_pin03 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin04, 12 * X_pin04, 12 * X_pin04, 12 * X_pin04 + 6, 12 * X_pin04 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin04 + 25, 12 * X_pin05, 12 * X_pin04 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin05, 12 * X_pin05, 12 * X_pin05, 12 * X_pin05 + 6, 12 * X_pin05 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin05 + 25, 12 * X_pin06, 12 * X_pin05 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin06, 12 * X_pin06, 12 * X_pin06, 12 * X_pin06 + 6, 12 * X_pin06 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin06 + 25, 12 * X_pin07, 12 * X_pin06 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin07, 12 * X_pin07, 12 * X_pin07, 12 * X_pin07 + 6, 12 * X_pin07 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin07 + 25, 12 * X_pin08, 12 * X_pin07 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin08, 12 * X_pin08, 12 * X_pin08, 12 * X_pin08 + 6, 12 * X_pin08 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin08 + 25, 12 * X_pin09, 12 * X_pin08 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin09, 12 * X_pin09, 12 * X_pin09, 12 * X_pin09 + 6, 12 * X_pin09 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin09 + 25, 12 * X_pin10, 12 * X_pin09 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin10, 12 * X_pin10, 12 * X_pin10, 12 * X_pin10 + 6, 12 * X_pin10 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin10 + 25, 12 * X_pin11, 12 * X_pin10 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin11, 12 * X_pin11, 12 * X_pin11, 12 * X_pin11 + 6, 12 * X_pin11 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin11 + 25, 12 * X_pin12, 12 * X_pin11 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin12, 12 * X_pin12, 12 * X_pin12, 12 * X_pin12 + 6, 12 * X_pin12 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin12 + 25, 12 * X_pin13, 12 * X_pin12 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin13, 12 * X_pin13, 12 * X_pin13, 12 * X_pin13 + 6, 12 * X_pin13 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin13 + 25, 12 * X_pin14, 12 * X_pin13 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin14, 12 * X_pin14, 12 * X_pin14, 12 * X_pin14 + 6, 12 * X_pin14 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin14 + 25, 12 * X_pin15, 12 * X_pin14 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin15, 12 * X_pin15, 12 * X_pin15, 12 * X_pin15 + 6, 12 * X_pin15 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin15 + 25, 12 * X_pin16, 12 * X_pin15 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin16, 12 * X_pin16, 12 * X_pin16, 12 * X_pin16 + 6, 12 * X_pin16 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin16 + 25, 12 * X_pin17, 12 * X_pin16 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin17, 12 * X_pin17, 12 * X_pin17, 12 * X_pin17 + 6, 12 * X_pin17 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin17 + 25, 12 * X_pin18, 12 * X_pin17 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin18, 12 * X_pin18, 12 * X_pin18, 12 * X_pin18 + 6, 12 * X_pin18 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin18 + 25, 12 * X_pin19, 12 * X_pin18 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin19, 12 * X_pin19, 12 * X_pin19, 12 * X_pin19 + 6, 12 * X_pin19 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin19 + 25, 12 * X_pin20, 12 * X_pin19 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin20, 12 * X_pin20, 12 * X_pin20, 12 * X_pin20 + 6, 12 * X_pin20 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin20 + 25, 12 * X_pin21, 12 * X_pin20 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin21, 12 * X_pin21, 12 * X_pin21, 12 * X_pin21 + 6, 12 * X_pin21 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin21 + 25, 12 * X_pin22, 12 * X_pin21 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin22, 12 * X_pin22, 12 * X_pin22, 12 * X_pin22 + 6, 12 * X_pin22 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin22 + 25, 12 * X_pin23, 12 * X_pin22 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin23, 12 * X_pin23, 12 * X_pin23, 12 * X_pin23 + 6, 12 * X_pin23 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin23 + 25, 12 * X_pin24, 12 * X_pin23 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin24, 12 * X_pin24, 12 * X_pin24, 12 * X_pin24 + 6, 12 * X_pin24 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin24 + 25, 12 * X_pin25, 12 * X_pin24 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin25, 12 * X_pin25, 12 * X_pin25, 12 * X_pin25 + 6, 12 * X_pin25 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin25 + 25, 12 * X_pin26, 12 * X_pin25 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin26, 12 * X_pin26, 12 * X_pin26, 12 * X_pin26 + 6, 12 * X_pin26 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin26 + 25, 12 * X_pin27, 12 * X_pin26 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin27, 12 * X_pin27, 12 * X_pin27, 12 * X_pin27 + 6, 12 * X_pin27 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin27 + 25, 12 * X_pin28, 12 * X_pin27 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin28, 12 * X_pin28, 12 * X_pin28, 12 * X_pin28 + 6, 12 * X_pin28 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin28 + 25, 12 * X_pin29, 12 * X_pin28 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin29, 12 * X_pin29, 12 * X_pin29, 12 * X_pin29 + 6, 12 * X_pin29 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin29 + 25, 12 * X_pin30, 12 * X_pin29 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin30, 12 * X_pin30, 12 * X_pin30, 12 * X_pin30 + 6, 12 * X_pin30 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin30 + 25, 12 * X_pin31, 12 * X_pin30 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin31, 12 * X_pin31, 12 * X_pin31, 12 * X_pin31 + 6, 12 * X_pin31 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin31 + 25, 12 * X_pin32, 12 * X_pin31 + 6, 0, 0);
 }
 
 static void asm_part1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
-  asm_block(J, WJ, epsilon, w + W_pin32, 5, 5, 1, 2, 12 * X_pin32, 12 * X_pin32, 12 * X_pin32 + 6, 12 * X_pin32 + 6);
-  asm_block(J, WJ, epsilon, w + W_pin32 + 25, 5, 5, 0, 1, 12 * X_pin33, 12 * X_pin32 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pin33, 5, 5, 1, 2, 12 * X_pin33, 12 * X_pin33, 12 * X_pin33 + 6, 12 * X_pin33 + 6);
-  asm_block(J, WJ, epsilon, w + W_pin33 + 25, 5, 5, 0, 1, 12 * X_pin34, 12 * X_pin33 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pin34, 5, 5, 1, 2, 12 * X_pin34, 12 * X_pin34, 12 * X_pin34 + 6, 12 * X_pin34 + 6);
-  asm_block(J, WJ, epsilon, w + W_pin34 + 25, 5, 5, 0, 1, 12 * X_pin35, 12 * X_pin34 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pin35, 5, 5, 1, 2, 12 * X_pin35, 12 * X_pin35, 12 * X_pin35 + 6, 12 * X_pin35 + 6);
-  asm_block(J, WJ, epsilon, w + W_pin35 + 25, 5, 5, 0, 1, 12 * X_pin36, 12 * X_pin35 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pin36, 5, 5, 1, 2, 12 * X_pin36, 12 * X_pin36, 12 * X_pin36 + 6, 12 * X_pin36 + 6);
-  asm_block(J, WJ, epsilon, w + W_pin36 + 25, 5, 5, 0, 1, 12 * X_pin37, 12 * X_pin36 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pin37, 5, 5, 1, 2, 12 * X_pin37, 12 * X_pin37, 12 * X_pin37 + 6, 12 * X_pin37 + 6);
-  asm_block(J, WJ, epsilon, w + W_pin37 + 25, 5, 5, 0, 1, 12 * X_pin38, 12 * X_pin37 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pin38, 5, 5, 1, 2, 12 * X_pin38, 12 * X_pin38, 12 * X_pin38 + 6, 12 * X_pin38 + 6);
-  asm_block(J, WJ, epsilon, w + W_pin38 + 25, 5, 5, 0, 1, 12 * X_pin39, 12 * X_pin38 + 6, 0, 0);
-  asm_block(J, WJ, epsilon, w + W_pin39, 5, 5, 1, 2, 12 * X_pin39, 12 * X_pin39, 12 * X_pin39 + 6, 12 * X_pin39 + 6);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin32, 12 * X_pin32, 12 * X_pin32, 12 * X_pin32 + 6, 12 * X_pin32 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin32 + 25, 12 * X_pin33, 12 * X_pin32 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin33, 12 * X_pin33, 12 * X_pin33, 12 * X_pin33 + 6, 12 * X_pin33 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin33 + 25, 12 * X_pin34, 12 * X_pin33 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin34, 12 * X_pin34, 12 * X_pin34, 12 * X_pin34 + 6, 12 * X_pin34 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin34 + 25, 12 * X_pin35, 12 * X_pin34 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin35, 12 * X_pin35, 12 * X_pin35, 12 * X_pin35 + 6, 12 * X_pin35 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin35 + 25, 12 * X_pin36, 12 * X_pin35 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin36, 12 * X_pin36, 12 * X_pin36, 12 * X_pin36 + 6, 12 * X_pin36 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin36 + 25, 12 * X_pin37, 12 * X_pin36 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin37, 12 * X_pin37, 12 * X_pin37, 12 * X_pin37 + 6, 12 * X_pin37 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin37 + 25, 12 * X_pin38, 12 * X_pin37 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin38, 12 * X_pin38, 12 * X_pin38, 12 * X_pin38 + 6, 12 * X_pin38 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin38 + 25, 12 * X_pin39, 12 * X_pin38 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin39, 12 * X_pin39, 12 * X_pin39, 12 * X_pin39 + 6, 12 * X_pin39 + 6);
 }
 
 /* Assembles H~ from the equality rows (rt_assemble_fn). */
