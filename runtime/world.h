@@ -73,6 +73,7 @@ typedef struct rt__schur {
   double *M;       /* cap * cap: its Cholesky factor */
   int *state, *free; /* cap: 0 free, 1 at lower, 2 at upper, 3 out */
   int *nz;         /* cap: the rows whose x is not zero (scratch) */
+  double *zk;      /* cap: take_products' sums for every row (scratch) */
   int nfree, nfact; /* the active-set method's free rows (in free), and the
                       rows of their Cholesky factor in M so far */
   double *dl;      /* rows: impulses of C's rows (0 elsewhere) */
