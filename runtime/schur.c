@@ -180,21 +180,25 @@ void rt__schur_free(rt__schur *s) {
   for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
 }
 
+/* s + the six products of a and b, added one by one. */
+static inline double dot6(const double *a, const double *b, double s) {
+  for (int m = 0; m < 6; m++) s += a[m] * b[m];
+  return s;
+}
+
 /* J_i W J_j^T of rows i and j of r: their products on the solver bodies
- * they share. */
+ * they share (i's side a, then b; within each, j's side a, then b). */
 static double coupling(const rt__rows *r, int i, int j) {
   const int ai = r->a[i], bi = r->b[i], aj = r->a[j], bj = r->b[j];
-  if ((ai == RT_WORLD || (ai != aj && ai != bj)) && (bi == RT_WORLD || (bi != aj && bi != bj)))
-    return 0.0; /* no body shared */
+  const double *ji = r->J + 12 * (size_t)i, *wj = r->WJ + 12 * (size_t)j;
   double sum = 0.0;
-  for (int si = 0; si < 2; si++) {
-    const int b = si ? r->b[i] : r->a[i];
-    if (b == RT_WORLD) continue;
-    for (int sj = 0; sj < 2; sj++) {
-      if ((sj ? r->b[j] : r->a[j]) != b) continue;
-      const double *ji = r->J + 12 * (size_t)i + 6 * si, *wj = r->WJ + 12 * (size_t)j + 6 * sj;
-      for (int m = 0; m < 6; m++) sum += ji[m] * wj[m];
-    }
+  if (ai != RT_WORLD) {
+    if (ai == aj) sum = dot6(ji, wj, sum);
+    if (ai == bj) sum = dot6(ji, wj + 6, sum);
+  }
+  if (bi != RT_WORLD) {
+    if (bi == aj) sum = dot6(ji + 6, wj, sum);
+    if (bi == bj) sum = dot6(ji + 6, wj + 6, sum);
   }
   return sum;
 }
