@@ -36,13 +36,22 @@
 #include "rtmath.h"
 #include "world.h"
 
+/* Helpers inlined where they are called (GCC, Clang): axpy's loops are
+ * short, and the loops over a group's columns below are written for any
+ * count and called with a constant one, which the compiler unrolls. */
+#if defined(__GNUC__) || defined(__clang__)
+#define SCHUR_INLINE static inline __attribute__((always_inline))
+#else
+#define SCHUR_INLINE static inline
+#endif
+
 /* y[i] += x[i] a for i < n, each the scalar IEEE operation; with GCC or
  * Clang two at a time in vector lanes, which give the same bits (no
  * contraction under -ffp-contract=off). y -= x a is axpy with -a: the same
  * bits, as negation is exact. */
 #if defined(__GNUC__) || defined(__clang__)
 typedef double schur_v2 __attribute__((vector_size(16)));
-static void axpy(double *restrict y, const double *restrict x, double a, int n) {
+SCHUR_INLINE void axpy(double *restrict y, const double *restrict x, double a, int n) {
   const schur_v2 av = {a, a};
   int i = 0;
   for (; i + 2 <= n; i += 2) {
@@ -55,18 +64,11 @@ static void axpy(double *restrict y, const double *restrict x, double a, int n) 
   if (i < n) y[i] += x[i] * a;
 }
 #else
-static void axpy(double *restrict y, const double *restrict x, double a, int n) {
+SCHUR_INLINE void axpy(double *restrict y, const double *restrict x, double a, int n) {
   for (int i = 0; i < n; i++) y[i] += x[i] * a;
 }
 #endif
 
-/* The loops over a group's columns below are written for any count and
- * called with a constant one, so the compiler unrolls them (GCC, Clang). */
-#if defined(__GNUC__) || defined(__clang__)
-#define SCHUR_INLINE static inline __attribute__((always_inline))
-#else
-#define SCHUR_INLINE static inline
-#endif
 
 /* A row of C is settled when a sweep over S changes its velocity by less
  * than this (m/s, rad/s); and the sweeps stop after RT__SCHUR_SWEEPS. */
