@@ -80,8 +80,9 @@ SCHUR_INLINE void axpy(double *restrict y, const double *restrict x, double a, i
  * more than this (m/s, times the row's diagonal of S), and the sweeps that
  * finish friction stop at it. */
 #define RT__FRICTION_TOLERANCE 1e-5
-/* The most rows of C built together (rt__schur_build): a contact's three. */
-#define RT__SCHUR_GROUP 3
+/* The most rows of C built together (rt__schur_build): two contacts' rows
+ * on the same wheel. */
+#define RT__SCHUR_GROUP 6
 
 /* The rows of C: the joints' rows after the block that take part (motors,
  * springs, ropes, limits near their bounds), at most coupled_rows; then
@@ -259,12 +260,14 @@ static double coupling(const rt__rows *r, int i, int j) {
     *path = -1;                                                                                                        \
   }                                                                                                                    \
   static void NAME(const rt_program *p, const REAL *work, double *y, size_t ld, int g, int *path) {                    \
-    if (g == 1)                                                                                                        \
-      NAME##_g(p, work, y, ld, 1, path);                                                                               \
-    else if (g == 2)                                                                                                   \
-      NAME##_g(p, work, y, ld, 2, path);                                                                               \
-    else                                                                                                               \
-      NAME##_g(p, work, y, ld, 3, path);                                                                               \
+    switch (g) {                                                                                                       \
+    case 1: NAME##_g(p, work, y, ld, 1, path); break;                                                                  \
+    case 2: NAME##_g(p, work, y, ld, 2, path); break;                                                                  \
+    case 3: NAME##_g(p, work, y, ld, 3, path); break;                                                                  \
+    case 4: NAME##_g(p, work, y, ld, 4, path); break;                                                                  \
+    case 5: NAME##_g(p, work, y, ld, 5, path); break;                                                                  \
+    default: NAME##_g(p, work, y, ld, 6, path); break;                                                                 \
+    }                                                                                                                  \
   }
 RT__SCHUR_FORWARD(forward_f, float)
 RT__SCHUR_FORWARD(forward_d, double)
@@ -272,7 +275,7 @@ RT__SCHUR_FORWARD(forward_d, double)
 
 /* sum[j] = sum over t < np of yd[j ld + t] ym[at[t]] for j < g (at most
  * 3), each added in the order of t; the g sums share the gathered ym. */
-static void products(const double *yd, size_t ld, const int *at, int np, const double *ym, int g, double *sum) {
+static void products3(const double *yd, size_t ld, const int *at, int np, const double *ym, int g, double *sum) {
   const double *y0 = yd, *y1 = yd + ld, *y2 = yd + 2 * ld;
   double s0 = 0.0, s1 = 0.0, s2 = 0.0;
   if (g == 3) {
@@ -294,6 +297,11 @@ static void products(const double *yd, size_t ld, const int *at, int np, const d
   sum[0] = s0;
   if (g > 1) sum[1] = s1;
   if (g > 2) sum[2] = s2;
+}
+
+/* The same for any g: three columns at a time. */
+static void products(const double *yd, size_t ld, const int *at, int np, const double *ym, int g, double *sum) {
+  for (int j = 0; j < g; j += 3) products3(yd + (size_t)j * ld, ld, at, np, ym, g - j < 3 ? g - j : 3, sum + j);
 }
 
 /* D, the factor's diagonal, row by row. */
