@@ -121,6 +121,13 @@ static int choose(rt_world *w, const rt__rows *r) {
   return k;
 }
 
+int rt__schur_covers(const rt_world *w) {
+  if (w->ncontact > 0) return 0;
+  int k = 0;
+  for (int i = w->dim; i < w->nfixed_rows; i++) k += w->rows.inv_diag[i] > 0.0;
+  return k == 0 || (k <= w->set.coupled_rows && k <= w->schur.cap);
+}
+
 int rt__schur_alloc(rt_world *w) {
   rt__schur *s = &w->schur;
   const rt_program *p = w->prog;
