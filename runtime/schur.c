@@ -36,13 +36,39 @@
 #include "rtmath.h"
 #include "world.h"
 
-/* The loops over a group's columns below are written for any count and
- * called with a constant one, so the compiler unrolls them (GCC, Clang). */
+/* Helpers inlined where they are called (GCC, Clang): axpy's loops are
+ * short, and the loops over a group's columns below are written for any
+ * count and called with a constant one, which the compiler unrolls. */
 #if defined(__GNUC__) || defined(__clang__)
 #define SCHUR_INLINE static inline __attribute__((always_inline))
 #else
 #define SCHUR_INLINE static inline
 #endif
+
+/* y[i] += x[i] a for i < n, each the scalar IEEE operation; with GCC or
+ * Clang two at a time in vector lanes, which give the same bits (no
+ * contraction under -ffp-contract=off). y -= x a is axpy with -a: the same
+ * bits, as negation is exact. */
+#if defined(__GNUC__) || defined(__clang__)
+typedef double schur_v2 __attribute__((vector_size(16)));
+SCHUR_INLINE void axpy(double *restrict y, const double *restrict x, double a, int n) {
+  const schur_v2 av = {a, a};
+  int i = 0;
+  for (; i + 2 <= n; i += 2) {
+    schur_v2 yv, xv;
+    memcpy(&yv, y + i, sizeof yv);
+    memcpy(&xv, x + i, sizeof xv);
+    yv += xv * av;
+    memcpy(y + i, &yv, sizeof yv);
+  }
+  if (i < n) y[i] += x[i] * a;
+}
+#else
+SCHUR_INLINE void axpy(double *restrict y, const double *restrict x, double a, int n) {
+  for (int i = 0; i < n; i++) y[i] += x[i] * a;
+}
+#endif
+
 
 /* A row of C is settled when a sweep over S changes its velocity by less
  * than this (m/s, rad/s); and the sweeps stop after RT__SCHUR_SWEEPS. */
@@ -54,8 +80,9 @@
  * more than this (m/s, times the row's diagonal of S), and the sweeps that
  * finish friction stop at it. */
 #define RT__FRICTION_TOLERANCE 1e-5
-/* The most rows of C built together (rt__schur_build): a contact's three. */
-#define RT__SCHUR_GROUP 3
+/* The most rows of C built together (rt__schur_build): two contacts' rows
+ * on the same wheel. */
+#define RT__SCHUR_GROUP 6
 
 /* The rows of C: the joints' rows after the block that take part (motors,
  * springs, ropes, limits near their bounds), at most coupled_rows; then
@@ -94,6 +121,13 @@ static int choose(rt_world *w, const rt__rows *r) {
   return k;
 }
 
+int rt__schur_covers(const rt_world *w) {
+  if (w->ncontact > 0) return 0;
+  int k = 0;
+  for (int i = w->dim; i < w->nfixed_rows; i++) k += w->rows.inv_diag[i] > 0.0;
+  return k == 0 || (k <= w->set.coupled_rows && k <= w->schur.cap);
+}
+
 int rt__schur_alloc(rt_world *w) {
   rt__schur *s = &w->schur;
   const rt_program *p = w->prog;
@@ -121,6 +155,7 @@ int rt__schur_alloc(rt_world *w) {
   s->state = rt__alloc(cap, sizeof(int), &fail);
   s->free = rt__alloc(cap, sizeof(int), &fail);
   s->nz = rt__alloc(cap, sizeof(int), &fail);
+  s->zk = rt__alloc(cap, sizeof(double), &fail);
   s->dl = rt__alloc((size_t)w->nfixed_rows + 3 * (size_t)contacts, sizeof(double), &fail);
   s->Y = rt__alloc(cap * (size_t)dim, sizeof(double), &fail);
   s->path = rt__alloc(cap * (size_t)(p->ncons + 1), sizeof(int), &fail);
@@ -150,26 +185,30 @@ int rt__schur_alloc(rt_world *w) {
 }
 
 void rt__schur_free(rt__schur *s) {
-  void *ptrs[] = {s->row, s->S, s->M, s->reg, s->y, s->res, s->b, s->xs, s->xn, s->z, s->state, s->free, s->nz, s->dl,
+  void *ptrs[] = {s->row, s->S, s->M, s->reg, s->y, s->res, s->b, s->xs, s->xn, s->z, s->state, s->free, s->nz, s->zk, s->dl,
                   s->Y, s->path, s->D, s->yd, s->at, s->adj_adr, s->adj};
   for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
 }
 
+/* s + the six products of a and b, added one by one. */
+static inline double dot6(const double *a, const double *b, double s) {
+  for (int m = 0; m < 6; m++) s += a[m] * b[m];
+  return s;
+}
+
 /* J_i W J_j^T of rows i and j of r: their products on the solver bodies
- * they share. */
+ * they share (i's side a, then b; within each, j's side a, then b). */
 static double coupling(const rt__rows *r, int i, int j) {
   const int ai = r->a[i], bi = r->b[i], aj = r->a[j], bj = r->b[j];
-  if ((ai == RT_WORLD || (ai != aj && ai != bj)) && (bi == RT_WORLD || (bi != aj && bi != bj)))
-    return 0.0; /* no body shared */
+  const double *ji = r->J + 12 * (size_t)i, *wj = r->WJ + 12 * (size_t)j;
   double sum = 0.0;
-  for (int si = 0; si < 2; si++) {
-    const int b = si ? r->b[i] : r->a[i];
-    if (b == RT_WORLD) continue;
-    for (int sj = 0; sj < 2; sj++) {
-      if ((sj ? r->b[j] : r->a[j]) != b) continue;
-      const double *ji = r->J + 12 * (size_t)i + 6 * si, *wj = r->WJ + 12 * (size_t)j + 6 * sj;
-      for (int m = 0; m < 6; m++) sum += ji[m] * wj[m];
-    }
+  if (ai != RT_WORLD) {
+    if (ai == aj) sum = dot6(ji, wj, sum);
+    if (ai == bj) sum = dot6(ji, wj + 6, sum);
+  }
+  if (bi != RT_WORLD) {
+    if (bi == aj) sum = dot6(ji + 6, wj, sum);
+    if (bi == bj) sum = dot6(ji + 6, wj + 6, sum);
   }
   return sum;
 }
@@ -228,12 +267,14 @@ static double coupling(const rt__rows *r, int i, int j) {
     *path = -1;                                                                                                        \
   }                                                                                                                    \
   static void NAME(const rt_program *p, const REAL *work, double *y, size_t ld, int g, int *path) {                    \
-    if (g == 1)                                                                                                        \
-      NAME##_g(p, work, y, ld, 1, path);                                                                               \
-    else if (g == 2)                                                                                                   \
-      NAME##_g(p, work, y, ld, 2, path);                                                                               \
-    else                                                                                                               \
-      NAME##_g(p, work, y, ld, 3, path);                                                                               \
+    switch (g) {                                                                                                       \
+    case 1: NAME##_g(p, work, y, ld, 1, path); break;                                                                  \
+    case 2: NAME##_g(p, work, y, ld, 2, path); break;                                                                  \
+    case 3: NAME##_g(p, work, y, ld, 3, path); break;                                                                  \
+    case 4: NAME##_g(p, work, y, ld, 4, path); break;                                                                  \
+    case 5: NAME##_g(p, work, y, ld, 5, path); break;                                                                  \
+    default: NAME##_g(p, work, y, ld, 6, path); break;                                                                 \
+    }                                                                                                                  \
   }
 RT__SCHUR_FORWARD(forward_f, float)
 RT__SCHUR_FORWARD(forward_d, double)
@@ -241,7 +282,7 @@ RT__SCHUR_FORWARD(forward_d, double)
 
 /* sum[j] = sum over t < np of yd[j ld + t] ym[at[t]] for j < g (at most
  * 3), each added in the order of t; the g sums share the gathered ym. */
-static void products(const double *yd, size_t ld, const int *at, int np, const double *ym, int g, double *sum) {
+static void products3(const double *yd, size_t ld, const int *at, int np, const double *ym, int g, double *sum) {
   const double *y0 = yd, *y1 = yd + ld, *y2 = yd + 2 * ld;
   double s0 = 0.0, s1 = 0.0, s2 = 0.0;
   if (g == 3) {
@@ -263,6 +304,11 @@ static void products(const double *yd, size_t ld, const int *at, int np, const d
   sum[0] = s0;
   if (g > 1) sum[1] = s1;
   if (g > 2) sum[2] = s2;
+}
+
+/* The same for any g: three columns at a time. */
+static void products(const double *yd, size_t ld, const int *at, int np, const double *ym, int g, double *sum) {
+  for (int j = 0; j < g; j += 3) products3(yd + (size_t)j * ld, ld, at, np, ym, g - j < 3 ? g - j : 3, sum + j);
 }
 
 /* D, the factor's diagonal, row by row. */
@@ -379,7 +425,7 @@ static void chol_solve(const double *M, int n, int ld, double *z) {
   for (int i = n - 1; i >= 0; i--) {
     const double *mi = M + (size_t)i * (size_t)ld;
     const double zi = z[i] /= mi[i];
-    for (int m = 0; m < i; m++) z[m] -= mi[m] * zi;
+    axpy(z, mi, -zi, i);
   }
 }
 
@@ -395,14 +441,16 @@ static int nonzero(rt__schur *s, const double *x, int held) {
 }
 
 /* z[a] -= sum of S_fc x_c over the n rows c in s->nz, for each free row
- * f = s->free[a]: by columns (S is symmetric), so the free rows' sums are
- * independent of each other, each still added in the order of s->nz. */
-static void take_products(const rt__schur *s, const double *x, int n, double *z) {
-  for (int t = 0; t < n; t++) {
-    const int c = s->nz[t];
-    const double *sc = s->S + (size_t)c * (size_t)s->k, xc = x[c];
-    for (int a = 0; a < s->nfree; a++) z[a] -= sc[s->free[a]] * xc;
-  }
+ * f = s->free[a]: by columns (S is symmetric), for every row of C at once
+ * (whole columns, in vector lanes) and the free rows' taken from them;
+ * each sum is still added in the order of s->nz. */
+static void take_products(rt__schur *s, const double *x, int n, double *z) {
+  const int k = s->k, nf = s->nfree;
+  double *zk = s->zk;
+  memset(zk, 0, sizeof *zk * (size_t)k);
+  for (int a = 0; a < nf; a++) zk[s->free[a]] = z[a];
+  for (int t = 0; t < n; t++) axpy(zk, s->S + (size_t)s->nz[t] * (size_t)k, -x[s->nz[t]], k);
+  for (int a = 0; a < nf; a++) z[a] = zk[s->free[a]];
 }
 
 /* The free rows F are s->free[0, nfree) in the order they were freed, and
@@ -632,7 +680,7 @@ static int sweeps(rt__schur *s, rt__rows *r, double *x, double tol) {
   for (int c = 0; c < k; c++) { /* y = S x */
     if (x[c] == 0.0) continue;
     const double *col = s->S + (size_t)c * (size_t)k;
-    for (int m = 0; m < k; m++) y[m] += col[m] * x[c];
+    axpy(y, col, x[c], k);
   }
   int sweep = 0;
   while (sweep++ < RT__SCHUR_SWEEPS) {
@@ -653,7 +701,7 @@ static int sweeps(rt__schur *s, rt__rows *r, double *x, double tol) {
       const double l = fmin(fmax(x[c] + gap / diag, lo), hi), delta = l - x[c];
       if (delta == 0.0) continue;
       x[c] = l;
-      for (int m = 0; m < k; m++) y[m] += col[m] * delta;
+      axpy(y, col, delta, k);
       change = rt__most(change, fabs(delta) * diag);
     }
     if (!(change > tol)) break;

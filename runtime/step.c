@@ -66,11 +66,19 @@ static int use_factor(const rt_world *w) { return use_block(w) && w->set.block_s
 /* Whether the block step has what it needs: a factor, or none needed. */
 static int block_ready(const rt_world *w) { return w->info.factor_status == -1 || (use_block(w) && !use_factor(w)); }
 
-/* PGS sweeps before the block step (all N sweeps under pure PGS). */
+/* PGS sweeps before the block step (all N sweeps under pure PGS). None
+ * when no row is left to them: with the factor, no contacts, and every
+ * joint row that takes part coupled to the block through S, the block step
+ * and S's exact solve give the same impulses from wherever sweeps would
+ * have left them (a chain or a Stewart platform: measured, the same joint
+ * errors, motor slip and energy to two digits at 25-40 % less a step). If
+ * the factorization then fails, the sweeps run in its place
+ * (rt__step_end_finish). */
 static int sweeps_before(const rt_world *w) {
   const int n = w->set.iterations;
   if (!use_block(w)) return n;
   if (w->set.block_at == RT_BLOCK_BEFORE_LAST && n >= 2) return n - 2;
+  if (use_factor(w) && rt__schur_covers(w)) return 0;
   return n - 1;
 }
 
@@ -258,9 +266,13 @@ int rt__step_contact_passes(const rt_world *w) {
  * not finite at the end is undone. */
 rt_status rt__step_end_finish(rt_world *w) {
   if (use_block(w)) {
-    if (!block_ready(w)) { /* not positive definite: a sweep instead */
-      sweep(w);
-      w->info.sweeps++;
+    if (!block_ready(w)) { /* not positive definite: sweeps instead, the block step's and those skipped */
+      const int n = w->set.block_at == RT_BLOCK_BEFORE_LAST && w->set.iterations >= 2 ? w->set.iterations - 1
+                                                                                       : w->set.iterations;
+      do {
+        sweep(w);
+        w->info.sweeps++;
+      } while (w->info.sweeps < n);
     }
     if (w->set.block_at == RT_BLOCK_BEFORE_LAST && w->set.iterations >= 2) {
       sweep(w);

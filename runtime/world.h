@@ -73,6 +73,7 @@ typedef struct rt__schur {
   double *M;       /* cap * cap: its Cholesky factor */
   int *state, *free; /* cap: 0 free, 1 at lower, 2 at upper, 3 out */
   int *nz;         /* cap: the rows whose x is not zero (scratch) */
+  double *zk;      /* cap: take_products' sums for every row (scratch) */
   int nfree, nfact; /* the active-set method's free rows (in free), and the
                       rows of their Cholesky factor in M so far */
   double *dl;      /* rows: impulses of C's rows (0 elsewhere) */
@@ -338,6 +339,10 @@ int rt__schur_build(rt_world *w);
 int rt__schur_alloc(rt_world *w);
 void rt__schur_free(rt__schur *s);
 int rt__schur_step(rt_world *w, rt__rows *r, double *vel);
+/* Whether every row outside the block that takes part this step will be
+ * coupled to it: no contacts, and the joint rows that take part within
+ * coupled_rows (and C's capacity). */
+int rt__schur_covers(const rt_world *w);
 
 /* assemble.c: the plan of p's assembly (a's arrays allocated by the
  * caller; fixed_sbody[b] = 1 for a fixed solver body); 0, or -1 if out of

@@ -9,7 +9,8 @@
  * assembly) must give bitwise the same bodies after every
  * step; it prints one line per program and settings with the hash of the
  * states after the last step. Every build must print the same lines. Exit
- * status 1 if the two worlds differed or the generated sweep never ran. */
+ * status 1 if the two worlds differed or the generated sweep never ran
+ * where sweeps did. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -65,20 +66,24 @@ int main(void) {
         printf("%s: no world: %s\n", p->name, err);
         return 1;
       }
-      long long ran = 0;
+      long long ran = 0, sweeps = 0;
       int k = 0, same = 1;
       for (; k < STEPS && same; k++) {
         const rt_status a = rt_world_step(wg), b = rt_world_step(wn);
         ran += rt_world_step_info(wg)->program_sweeps;
+        sweeps += rt_world_step_info(wg)->sweeps;
         same = a == b && state_hash(wg) == state_hash(wn);
         if (a != RT_OK) break;
       }
       const char *label = config ? "PGS" : "own settings";
       printf("%s %s %s %016" PRIx64, p->name, p->precision == RT_FLOAT ? "float" : "double", label, state_hash(wg));
       if (!same) printf(" FAILED: the generated sweep differs from the generic one at step %d", k - 1);
-      if (ran == 0) printf(" FAILED: the generated sweep never ran");
+      /* LDL-PGS sweeps not at all when every row outside the block is
+       * coupled to it (step.c); PGS always does */
+      const int missed = ran == 0 && (sweeps > 0 || config == 1);
+      if (missed) printf(" FAILED: the generated sweep never ran");
       printf("\n");
-      rc |= !same || ran == 0;
+      rc |= !same || missed;
       rt_world_destroy(wg);
       rt_world_destroy(wn);
     }

@@ -507,7 +507,13 @@ static void test_ldlsim_presets(void **state) {
   snprintf(cmd, sizeof cmd, "%s %s/mechanisms/chain.lua --steps 20 --preset fast --json", ldlsim_path(), SRC_DIR);
   assert_int_equal(run(cmd, out, sizeof out), 0);
   assert_non_null(strstr(out, "\"block_solver\": \"ldl\""));
-  assert_int_equal((int)json_number(out, "refine_steps"), 20);
+  /* one refinement step a step, kept where it lowered the residual: the
+   * chain's block step starts from the warm start, which some steps leave
+   * nothing to refine */
+  assert_true(json_number(out, "refine_steps") >= 10 && json_number(out, "refine_steps") <= 20);
+  snprintf(cmd, sizeof cmd, "%s %s/mechanisms/chain.lua --steps 20 --preset float --json", ldlsim_path(), SRC_DIR);
+  assert_int_equal(run(cmd, out, sizeof out), 0);
+  assert_int_equal((int)json_number(out, "refine_steps"), 0);
   /* unknown values: exit 2, naming the valid ones */
   snprintf(cmd, sizeof cmd, "%s %s/mechanisms/chain.lua --check --preset quick 2>&1", ldlsim_path(), SRC_DIR);
   assert_int_equal(run(cmd, out, sizeof out), 2);

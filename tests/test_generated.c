@@ -301,7 +301,7 @@ static void test_sweep(void **state) {
     rt_world *wn = rt_world_create(&desc, &generic, &set, NULL, err, sizeof err);
     if (!wn) fail_msg("%s: %s", p->name, err);
     int steps = 0;
-    long long program_sweeps = 0;
+    long long program_sweeps = 0, sweeps = 0;
     for (int k = 0; k < TRAJ_STEPS; k++) {
       feed_ground(wg, &m, contacts, CAP);
       feed_ground(wn, &m, contacts, CAP);
@@ -309,6 +309,7 @@ static void test_sweep(void **state) {
       assert_int_equal(stg, stn);
       assert_int_equal(rt_world_step_info(wn)->program_sweeps, 0);
       program_sweeps += rt_world_step_info(wg)->program_sweeps;
+      sweeps += rt_world_step_info(wg)->sweeps;
       world_state(wg, sg);
       world_state(wn, sn);
       for (size_t i = 0; i < n; i++)
@@ -319,8 +320,9 @@ static void test_sweep(void **state) {
       if (stg != RT_OK) break;
       steps++;
     }
-    /* the generated sweep did run */
-    assert_true(program_sweeps > 0);
+    /* the generated sweep did run, if any sweep did (LDL-PGS runs none when
+     * every row outside the block is coupled to it: step.c); PGS always sweeps */
+    if (sweeps > 0 || config == 1) assert_true(program_sweeps > 0);
     print_message("%s %s, %s: %d steps bitwise identical, %lld generated sweeps\n", p->name,
                   p->precision == RT_FLOAT ? "float" : "double", label[config], steps, program_sweeps);
     rt_world_destroy(wg);

@@ -178,9 +178,9 @@ static void test_signal_removes_temporary(void **state) {
   (void)state;
   static const int sigs[] = {SIGINT, SIGTERM};
   for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++) {
-    char csv[128], track[512], steps[] = "10000000";
+    char csv[128], track[512], steps[] = "10000000"; /* the lift: at rest on the ground, never ends early */
     snprintf(csv, sizeof csv, "%s/run%zu.csv", dir, k);
-    snprintf(track, sizeof track, "%s/mechanisms/track.lua", SRC_DIR);
+    snprintf(track, sizeof track, "%s/mechanisms/scissor_lift.lua", SRC_DIR);
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
