@@ -111,7 +111,7 @@ static rt_status step_begin(rt_world *w, int kick) {
   w->info.rows = w->rows.n;
   rt__rows_masses(w, 0, w->rows.n);
   rt__rows_warm_start(w);
-  w->sweep_fits = rt__pgs_program_fits(w->prog, &w->rows);
+  w->sweep_fits = -1; /* checked by the step's first sweep, if it has one */
   return RT_OK;
 }
 
@@ -124,9 +124,13 @@ void rt_world_factor(rt_world *w) {
 }
 
 /* One sweep over all rows: the equality rows by the program's generated
- * sweep when it fits the step's rows (step_begin), else generically; the
- * same bits (pgs.c). */
+ * sweep when it fits the step's rows, else generically; the same bits
+ * (pgs.c). The rows' sides, bounds and inverse diagonals are final from
+ * step_begin on, so the first sweep of the step checks them for all (a
+ * step without sweeps -- LDL-PGS with every row outside the block coupled
+ * -- pays no check). */
 static void sweep(rt_world *w) {
+  if (w->sweep_fits < 0) w->sweep_fits = rt__pgs_program_fits(w->prog, &w->rows);
   rt__pgs_sweep_program(w->prog, w->sweep_fits, &w->rows, w->vel);
   w->info.program_sweeps += w->sweep_fits;
 }

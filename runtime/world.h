@@ -153,7 +153,8 @@ struct rt_world {
   double *vel;             /* 6 per solver body: v, w during the solve */
   /* rows */
   rt__rows rows;
-  int sweep_fits;          /* rt__pgs_program_fits of rows, this step (step.c) */
+  int sweep_fits;          /* rt__pgs_program_fits of rows, this step; -1 not
+                              checked yet (step.c) */
   /* The position pass's view of the same rows (split correction, step.c):
    * a, b, J, WJ are rows' own; rhs holds the position targets (-beta c / dt
    * for the equality rows, the penetration beyond the slop for contacts and
