@@ -494,12 +494,39 @@ $(BITWISE_DIR)/run_%: $(BITWISE_DIR)/pgs_%.o $(BUILD)/obj/tests/bitwise_main.o $
 	  $(BUILD)/libgen.a $(BITWISE_DIR)/librt_nopgs.a $(LUA_LIBS) -lm -o $@
 .SECONDARY: $(patsubst %,$(BITWISE_DIR)/pgs_%.o,$(BITWISE_BUILDS)) $(BUILD)/obj/tests/bitwise_main.o \
             $(BUILD)/obj/tests/pgs_check.o
-check-bitwise: $(patsubst %,$(BITWISE_DIR)/run_%,$(BITWISE_BUILDS))
+# The generated sweep and assembly (rt_program.sweep and .assemble,
+# templates/sweep.tpl and assemble.tpl): a few
+# generated programs compiled by gcc and clang at -O0..-O3, and as plain C
+# (-DLDLPGS_NO_VECTOR), each build linked with the runtime as built: every
+# build steps each program with its generated sweep and assembly and without them
+# (tests/sweep_bitwise_main.c) and prints a hash of the states; all must
+# print the same.
+BITWISE_SWEEP_NAMES  := chain_double multi_wheel_float scissor_lift_double
+BITWISE_SWEEP_BUILDS := $(foreach c,gcc clang,$(foreach o,O0 O1 O2 O3,$(c)-$(o))) gcc-O2-plain
+$(BITWISE_DIR)/sweep_programs.c: FORCE
+	$(call gentest_list,sweep_programs,,$(BITWISE_SWEEP_NAMES))
+$(BITWISE_DIR)/sweep_%.a: $(patsubst %,$(GENTEST_DIR)/%.c,$(BITWISE_SWEEP_NAMES)) Makefile
+	@mkdir -p $(BITWISE_DIR)/sweep_$*
+	@set -e; for n in $(BITWISE_SWEEP_NAMES); do \
+	  $(word 1,$(subst -, ,$*)) -std=c11 -$(word 2,$(subst -, ,$*)) $(if $(word 3,$(subst -, ,$*)),-DLDLPGS_NO_VECTOR) \
+	    $(WARN) $(FPFLAGS) -Iruntime/include -c $(GENTEST_DIR)/$$n.c -o $(BITWISE_DIR)/sweep_$*/$$n.o; done
+	@rm -f $@ && ar rcs $@ $(patsubst %,$(BITWISE_DIR)/sweep_$*/%.o,$(BITWISE_SWEEP_NAMES))
+$(BITWISE_DIR)/sweep_run_%: $(BITWISE_DIR)/sweep_%.a $(BUILD)/obj/tests/sweep_bitwise_main.o $(BITWISE_DIR)/sweep_programs.c $(BUILD)/librt.a
+	$(CC) $(CFLAGS_ALL) -Iruntime/include $(BUILD)/obj/tests/sweep_bitwise_main.o $(BITWISE_DIR)/sweep_programs.c $< \
+	  $(BUILD)/librt.a -lm -o $@
+.SECONDARY: $(patsubst %,$(BITWISE_DIR)/sweep_%.a,$(BITWISE_SWEEP_BUILDS)) $(BUILD)/obj/tests/sweep_bitwise_main.o
+
+check-bitwise: $(patsubst %,$(BITWISE_DIR)/run_%,$(BITWISE_BUILDS)) $(patsubst %,$(BITWISE_DIR)/sweep_run_%,$(BITWISE_SWEEP_BUILDS))
 	@set -e; ref=""; for b in $(BITWISE_BUILDS); do \
 	  out=$$($(BITWISE_DIR)/run_$$b $(abspath .)) || { echo "$$out"; echo "bitwise: $$b: a sweep differs from the reference"; exit 1; }; \
 	  if [ -z "$$ref" ]; then ref="$$out"; elif [ "$$out" != "$$ref" ]; then \
 	    echo "bitwise: $$b gives other states than $(firstword $(BITWISE_BUILDS))"; echo "$$out"; exit 1; fi; done; \
 	echo "the sweep is bitwise the reference under $(BITWISE_BUILDS)"
+	@set -e; ref=""; for b in $(BITWISE_SWEEP_BUILDS); do \
+	  out=$$($(BITWISE_DIR)/sweep_run_$$b) || { echo "$$out"; echo "bitwise: $$b: the generated sweep differs from the generic one"; exit 1; }; \
+	  if [ -z "$$ref" ]; then ref="$$out"; elif [ "$$out" != "$$ref" ]; then \
+	    echo "bitwise: $$b's generated sweep gives other states than $(firstword $(BITWISE_SWEEP_BUILDS))'s"; echo "$$out"; exit 1; fi; done; \
+	echo "the generated sweep and assembly ($(BITWISE_SWEEP_NAMES)) are bitwise the generic ones under $(BITWISE_SWEEP_BUILDS)"
 
 #---- tests ---------------------------------------------------------------------
 # make test: the cmocka suite, the layering check, the short soak, the generated/ check,

@@ -256,6 +256,98 @@ static void push_pivots(lua_State *L, const view *v) {
   }
 }
 
+/*---- the program's assembly (P.assembly, templates/assemble.tpl) -----------------
+ * The runtime's plan of H~'s assembly from the rows' J and W J^T
+ * (runtime/assemble.c, rt__assemble_plan) made here once, for the code to
+ * run with every offset a constant: per block its workspace offset (a
+ * pivot's base plus a literal), size, whether it is a node block, and the
+ * at most two terms of the bodies its two constraints share (a body fixed
+ * in the mechanism left out: its W J^T is zero), each as its constraints'
+ * row bases (X_) and sides; and the runs of the workspace no block writes. */
+
+/* Workspace offset abs as "W_<id> + rel", id the pivot whose region holds
+ * it (or, past every region's end, the last one before it). */
+static void wbase(const view *v, long long abs, char *buf, size_t size) {
+  const int q = region_of(v->r, abs);
+  const long long rel = abs - v->r->piv_node[q];
+  if (rel == 0)
+    snprintf(buf, size, "W_%s", v->pid[q]);
+  else
+    snprintf(buf, size, "W_%s + %lld", v->pid[q], rel);
+}
+
+/* One block: {dst, dq, dp, node, terms = {{jq, jside, wp, wside}...}};
+ * cid: each solver constraint's C identifier (its pivot's). */
+static void push_asm_block(lua_State *L, const view *v, const char *const *cid, int q, long long dst, int cq, int cp,
+                           int node) {
+  const rt_program *r = v->r;
+  char buf[EMIT_IDENT_MAX + 64];
+  lua_createtable(L, 0, 6);
+  wbase(v, dst, buf, sizeof buf);
+  set_str(L, "dst", buf);
+  set_int(L, "dq", r->cons_degree[cq]);
+  set_int(L, "dp", r->cons_degree[cp]);
+  set_bool(L, "node", node);
+  set_str(L, "pivot", v->pid[q]);
+  lua_newtable(L);
+  for (int sp = 0; sp < 2; sp++) {
+    const int b = sp ? r->cons_b[cp] : r->cons_a[cp];
+    if (b == RT_WORLD || v->p->s.body_fixed[b]) continue;
+    for (int sq = 0; sq < 2; sq++) {
+      if ((sq ? r->cons_b[cq] : r->cons_a[cq]) != b) continue;
+      lua_createtable(L, 0, 4);
+      set_str(L, "jq", cid[cq]);
+      set_int(L, "jside", sq);
+      set_str(L, "wp", cid[cp]);
+      set_int(L, "wside", sp);
+      append(L);
+    }
+  }
+  lua_setfield(L, -2, "terms");
+  append(L);
+}
+
+static void push_assembly(lua_State *L, const view *v) {
+  const rt_program *r = v->r;
+  lua_createtable(L, 0, 2);
+  unsigned char *hit = calloc((size_t)r->work_size + 1, 1);
+  const char **cid = malloc(sizeof *cid * (size_t)r->ncons);
+  if (!hit || !cid) abort();
+  for (int q = 0; q < r->ncons; q++) cid[r->piv_cons[q]] = v->pid[q];
+  lua_newtable(L); /* blocks, pivot by pivot */
+  for (int q = 0; q < r->ncons; q++) {
+    const int cp = r->piv_cons[q], d = r->cons_degree[cp];
+    push_asm_block(L, v, cid, q, r->piv_node[q], cp, cp, 1);
+    memset(hit + r->piv_node[q], 1, (size_t)(d * d));
+    for (int k = r->piv_blk_adr[q]; k < r->piv_blk_adr[q + 1]; k++) {
+      if (r->blk_fill[k]) continue;
+      const int cq = r->piv_cons[r->blk_piv[k]];
+      push_asm_block(L, v, cid, q, r->blk_off[k], cq, cp, 0);
+      memset(hit + r->blk_off[k], 1, (size_t)(r->cons_degree[cq] * d));
+    }
+  }
+  lua_setfield(L, -2, "blocks");
+  lua_newtable(L); /* the runs no block writes */
+  for (int i = 0; i < r->work_size;) {
+    if (hit[i]) {
+      i++;
+      continue;
+    }
+    int j = i;
+    while (j < r->work_size && !hit[j]) j++;
+    char buf[EMIT_IDENT_MAX + 64];
+    lua_createtable(L, 0, 2);
+    wbase(v, i, buf, sizeof buf);
+    set_str(L, "dst", buf);
+    set_int(L, "len", j - i);
+    append(L);
+    i = j;
+  }
+  lua_setfield(L, -2, "zero");
+  free(hit);
+  free(cid);
+}
+
 typedef enum { A_INT, A_I32, A_I64, A_U8, A_STR } array_type;
 
 /* One rt_program array: {field, ctype, count, empty, strings, comment,
@@ -536,6 +628,21 @@ static void build_view(lua_State *L, void *ud) {
   push_targets(L, r->precision);
   lua_setfield(L, -2, "targets");
   set_int(L, "vector_align", TARGET_VECTOR_ALIGN);
+  if (v->pid && r->ncons > 0)
+    push_assembly(L, v);
+  else
+    lua_pushboolean(L, 0);
+  lua_setfield(L, -2, "assembly");
+  if (v->pid && r->ncons > 0) { /* unrolled: the constraints' identifiers are the pivots' */
+    const char **cons_id = malloc(sizeof *cons_id * (size_t)r->ncons);
+    if (!cons_id) abort();
+    for (int q = 0; q < r->ncons; q++) cons_id[r->piv_cons[q]] = v->pid[q];
+    emit_sweep_push(L, r, v->p->s.body_fixed, (const char *const *)v->p->s.body_name, cons_id);
+    free(cons_id);
+  } else {
+    lua_pushboolean(L, 0);
+  }
+  lua_setfield(L, -2, "sweep");
   emit_world_push(L, v->p->m, &v->names);
   lua_setfield(L, -2, "world");
   set_str(L, "mechanism_mark", EMIT_MECHANISM_MARK);

@@ -1752,6 +1752,593 @@ static void scissor_lift_solve(const void *work, void *x) {
   solve_backward_0(w, v);
   solve_backward_1(w, v);
 }
+/*---- the sweep of the equality rows (rt_sweep_fn of rt.h) -------------------
+ * One projected Gauss-Seidel sweep over rows [0, 246): per row, J v from 0.0
+ * (side a's six products, then side b's, added one by one), the impulse
+ * l = lambda + (rhs - J v) inv_diag (the rows are unbounded), and
+ * v += W J^T (l - lambda) -- the operations of the runtime's generic sweep,
+ * so its bits, which the runtime relies on and checks the rows for every
+ * step. The constraints come in an order that gives the same bits as
+ * program order (each after every earlier one it shares a body with), two
+ * at a time where they share no body: their rows interleaved, so that the
+ * two chains of dependent operations overlap. With GCC or Clang
+ * the products and updates are 2-lane vector operations, each lane the
+ * scalar IEEE operation; plain C (LDLPGS_NO_VECTOR, other compilers) gives
+ * the same bits. */
+#include <string.h>
+
+#if defined(LDLPGS_NO_VECTOR) || !defined(__GNUC__)
+#define SWEEP_INLINE static inline
+typedef struct sweep_side {
+  double x[6];
+} sweep_side;
+SWEEP_INLINE sweep_side sweep_load(const double *p) {
+  sweep_side v;
+  memcpy(v.x, p, sizeof v.x);
+  return v;
+}
+SWEEP_INLINE void sweep_store(double *p, sweep_side v) { memcpy(p, v.x, sizeof v.x); }
+/* s + j_0 v_0 + ... + j_5 v_5, added one by one in that order */
+SWEEP_INLINE double sweep_dot(const double *j, const sweep_side *v, double s) {
+  for (int k = 0; k < 6; k++) s += j[k] * v->x[k];
+  return s;
+}
+SWEEP_INLINE void sweep_axpy(const double *w, double dl, sweep_side *v) {
+  for (int k = 0; k < 6; k++) v->x[k] += w[k] * dl;
+}
+#else
+#define SWEEP_INLINE static inline __attribute__((always_inline))
+typedef double sweep_v2 __attribute__((vector_size(16)));
+typedef struct sweep_side {
+  sweep_v2 x0, x1, x2;
+} sweep_side;
+SWEEP_INLINE sweep_v2 sweep_load2(const double *p) {
+  sweep_v2 v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+SWEEP_INLINE void sweep_store2(double *p, sweep_v2 v) { memcpy(p, &v, sizeof v); }
+SWEEP_INLINE sweep_side sweep_load(const double *p) {
+  const sweep_side v = {sweep_load2(p), sweep_load2(p + 2), sweep_load2(p + 4)};
+  return v;
+}
+SWEEP_INLINE void sweep_store(double *p, sweep_side v) {
+  sweep_store2(p, v.x0);
+  sweep_store2(p + 2, v.x1);
+  sweep_store2(p + 4, v.x2);
+}
+/* s + j_0 v_0 + ... + j_5 v_5, added one by one in that order */
+SWEEP_INLINE double sweep_dot(const double *j, const sweep_side *v, double s) {
+  const sweep_v2 p0 = sweep_load2(j) * v->x0, p1 = sweep_load2(j + 2) * v->x1, p2 = sweep_load2(j + 4) * v->x2;
+  s += p0[0];
+  s += p0[1];
+  s += p1[0];
+  s += p1[1];
+  s += p2[0];
+  s += p2[1];
+  return s;
+}
+SWEEP_INLINE void sweep_axpy(const double *w, double dl, sweep_side *v) {
+  const sweep_v2 d = {dl, dl};
+  v->x0 += sweep_load2(w) * d;
+  v->x1 += sweep_load2(w + 2) * d;
+  v->x2 += sweep_load2(w + 4) * d;
+}
+#endif
+
+/* The rows' arrays (rt_sweep_rows), none overlapping another. */
+typedef struct sweep_rows {
+  const double *restrict J, *restrict WJ, *restrict rhs, *restrict inv_diag;
+  double *restrict lambda;
+} sweep_rows;
+
+/* Row i on sides a, b in registers; sa, sb (constants): whether the side is
+ * a body (a side on the world contributes nothing). */
+SWEEP_INLINE void sweep_row(sweep_rows r, int i, sweep_side *a, sweep_side *b, int sa, int sb) {
+  const double *restrict j = r.J + 12 * i;
+  double jv = 0.0;
+  if (sa) jv = sweep_dot(j, a, jv);
+  if (sb) jv = sweep_dot(j + 6, b, jv);
+  const double old = r.lambda[i];
+  const double l = old + (r.rhs[i] - jv) * r.inv_diag[i];
+  r.lambda[i] = l;
+  const double dl = l - old;
+  const double *restrict w = r.WJ + 12 * i;
+  if (sa) sweep_axpy(w, dl, a);
+  if (sb) sweep_axpy(w + 6, dl, b);
+}
+
+/* The schedule's kernels (unused: a schedule may call only one): a
+ * constraint's rows [row, row + n) on the sides' bodies a and b
+ * (SWEEP_WORLD: the world) with their velocities in registers; the
+ * callers' arguments are constants. */
+#define SWEEP_WORLD (-1)
+#if defined(__GNUC__)
+#define SWEEP_UNUSED __attribute__((unused))
+#else
+#define SWEEP_UNUSED
+#endif
+SWEEP_INLINE SWEEP_UNUSED void sweep_one(sweep_rows r, double *restrict v, int row, int n, int a, int b) {
+  sweep_side x = sweep_load(v + 6 * (a >= 0 ? a : 0)), y = sweep_load(v + 6 * (b >= 0 ? b : 0));
+  for (int i = row; i < row + n; i++) sweep_row(r, i, &x, &y, a >= 0, b >= 0);
+  if (a >= 0) sweep_store(v + 6 * a, x);
+  if (b >= 0) sweep_store(v + 6 * b, y);
+}
+
+/* Two constraints that share no body, their rows interleaved row by row
+ * (the bits of one after the other), then the rest of the longer. */
+SWEEP_INLINE SWEEP_UNUSED void sweep_two(sweep_rows r, double *restrict v, int row1, int n1, int a1, int b1,
+                                         int row2, int n2, int a2, int b2) {
+  sweep_side x1 = sweep_load(v + 6 * (a1 >= 0 ? a1 : 0)), y1 = sweep_load(v + 6 * (b1 >= 0 ? b1 : 0));
+  sweep_side x2 = sweep_load(v + 6 * (a2 >= 0 ? a2 : 0)), y2 = sweep_load(v + 6 * (b2 >= 0 ? b2 : 0));
+  int k = 0;
+  for (; k < n1 && k < n2; k++) {
+    sweep_row(r, row1 + k, &x1, &y1, a1 >= 0, b1 >= 0);
+    sweep_row(r, row2 + k, &x2, &y2, a2 >= 0, b2 >= 0);
+  }
+  for (int i = k; i < n1; i++) sweep_row(r, row1 + i, &x1, &y1, a1 >= 0, b1 >= 0);
+  for (int i = k; i < n2; i++) sweep_row(r, row2 + i, &x2, &y2, a2 >= 0, b2 >= 0);
+  if (a1 >= 0) sweep_store(v + 6 * a1, x1);
+  if (b1 >= 0) sweep_store(v + 6 * b1, y1);
+  if (a2 >= 0) sweep_store(v + 6 * a2, x2);
+  if (b2 >= 0) sweep_store(v + 6 * b2, y2);
+}
+
+/* The solver bodies the sweep moves, one line each: B_ its index (its
+ * velocities at vel + 6 B_); a body fixed in the mechanism is the world. */
+enum {
+    B_chassis_0 = 0,
+    B_chassis_1 = 1,
+    B_wheelFL = 2,
+    B_wheelFR = 3,
+    B_wheelRL = 4,
+    B_wheelRR = 5,
+    B_inner0 = 6,
+    B_inner0_cross = 7,
+    B_outer0 = 8,
+    B_outer0_cross = 9,
+    B_inner1 = 10,
+    B_inner1_cross = 11,
+    B_outer1 = 12,
+    B_outer1_cross = 13,
+    B_inner2 = 14,
+    B_inner2_cross = 15,
+    B_outer2 = 16,
+    B_outer2_cross = 17,
+    B_inner3 = 18,
+    B_inner3_cross = 19,
+    B_outer3 = 20,
+    B_outer3_cross = 21,
+    B_inner4 = 22,
+    B_inner4_cross = 23,
+    B_outer4 = 24,
+    B_outer4_cross = 25,
+    B_inner5 = 26,
+    B_inner5_cross = 27,
+    B_outer5 = 28,
+    B_outer5_cross = 29,
+    B_inner6 = 30,
+    B_inner6_cross = 31,
+    B_outer6 = 32,
+    B_outer6_cross = 33,
+    B_platform = 34,
+    B_roller_bottom = 35,
+    B_barrel = 36,
+    B_rod = 37,
+    B_roller_top = 38,
+};
+
+static void sweep_part0(sweep_rows r, double *restrict v) {
+  (void)r, (void)v; /* a part can be empty */
+  sweep_two(r, v, X_axleFL, 5, B_chassis_0, B_wheelFL, X_foot, 5, B_chassis_1, B_inner0);
+  sweep_two(r, v, X_axleFR, 5, B_chassis_0, B_wheelFR, X_roller_bottom_slide, 5, B_chassis_1, B_roller_bottom);
+  sweep_two(r, v, X_axleRL, 5, B_chassis_0, B_wheelRL, X_roller_bottom_pin, 5, B_roller_bottom, B_outer0);
+  sweep_two(r, v, X_axleRR, 5, B_chassis_0, B_wheelRR, X_barrel_eye, 3, B_chassis_1, B_barrel);
+  sweep_two(r, v, X_cylinder, 5, B_barrel, B_rod, X_pivot0, 5, B_inner0, B_outer0);
+  sweep_two(r, v, X_rod_eye, 3, B_rod, B_inner0_cross, X_outer0_weld, 6, B_outer0, B_outer0_cross);
+  sweep_two(r, v, X_lift, 1, B_barrel, B_rod, X_inner0_weld, 6, B_inner0, B_inner0_cross);
+  sweep_two(r, v, X_knee_inner0, 5, B_inner0, B_outer1, X_knee_outer0, 5, B_outer0, B_inner1);
+  sweep_two(r, v, X_pivot1, 5, B_inner1, B_outer1, X_chassis_weld1, 6, B_chassis_0, B_chassis_1);
+  sweep_two(r, v, X_inner1_weld, 6, B_inner1, B_inner1_cross, X_outer1_weld, 6, B_outer1, B_outer1_cross);
+  sweep_two(r, v, X_knee_inner1, 5, B_inner1, B_outer2, X_knee_outer1, 5, B_outer1, B_inner2);
+  sweep_one(r, v, X_pivot2, 5, B_inner2, B_outer2);
+  sweep_two(r, v, X_inner2_weld, 6, B_inner2, B_inner2_cross, X_outer2_weld, 6, B_outer2, B_outer2_cross);
+  sweep_two(r, v, X_knee_inner2, 5, B_inner2, B_outer3, X_knee_outer2, 5, B_outer2, B_inner3);
+  sweep_one(r, v, X_pivot3, 5, B_inner3, B_outer3);
+  sweep_two(r, v, X_inner3_weld, 6, B_inner3, B_inner3_cross, X_outer3_weld, 6, B_outer3, B_outer3_cross);
+  sweep_two(r, v, X_knee_inner3, 5, B_inner3, B_outer4, X_knee_outer3, 5, B_outer3, B_inner4);
+  sweep_one(r, v, X_pivot4, 5, B_inner4, B_outer4);
+}
+
+static void sweep_part1(sweep_rows r, double *restrict v) {
+  (void)r, (void)v; /* a part can be empty */
+  sweep_two(r, v, X_inner4_weld, 6, B_inner4, B_inner4_cross, X_outer4_weld, 6, B_outer4, B_outer4_cross);
+  sweep_two(r, v, X_knee_inner4, 5, B_inner4, B_outer5, X_knee_outer4, 5, B_outer4, B_inner5);
+  sweep_one(r, v, X_pivot5, 5, B_inner5, B_outer5);
+  sweep_two(r, v, X_inner5_weld, 6, B_inner5, B_inner5_cross, X_outer5_weld, 6, B_outer5, B_outer5_cross);
+  sweep_two(r, v, X_knee_inner5, 5, B_inner5, B_outer6, X_knee_outer5, 5, B_outer5, B_inner6);
+  sweep_one(r, v, X_pivot6, 5, B_inner6, B_outer6);
+  sweep_two(r, v, X_inner6_weld, 6, B_inner6, B_inner6_cross, X_outer6_weld, 6, B_outer6, B_outer6_cross);
+  sweep_one(r, v, X_head, 5, B_outer6, B_platform);
+  sweep_one(r, v, X_roller_top_slide, 4, B_platform, B_roller_top);
+  sweep_one(r, v, X_roller_top_pin, 5, B_roller_top, B_inner6);
+}
+
+/* the sides the sweep assumes (rt_program.sweep_side), one line per
+ * constraint: side a, side b (-1: the world, or a body fixed in the
+ * mechanism) */
+static const int sweep_side_of[] = {
+    B_chassis_0, B_wheelFL, /* axleFL */
+    B_chassis_0, B_wheelFR, /* axleFR */
+    B_chassis_0, B_wheelRL, /* axleRL */
+    B_chassis_0, B_wheelRR, /* axleRR */
+    B_chassis_1, B_inner0, /* foot */
+    B_chassis_1, B_roller_bottom, /* roller_bottom_slide */
+    B_roller_bottom, B_outer0, /* roller_bottom_pin */
+    B_chassis_1, B_barrel, /* barrel_eye */
+    B_barrel, B_rod, /* cylinder */
+    B_rod, B_inner0_cross, /* rod_eye */
+    B_barrel, B_rod, /* lift */
+    B_inner0, B_outer0, /* pivot0 */
+    B_inner0, B_inner0_cross, /* inner0_weld */
+    B_outer0, B_outer0_cross, /* outer0_weld */
+    B_inner0, B_outer1, /* knee_inner0 */
+    B_outer0, B_inner1, /* knee_outer0 */
+    B_inner1, B_outer1, /* pivot1 */
+    B_inner1, B_inner1_cross, /* inner1_weld */
+    B_outer1, B_outer1_cross, /* outer1_weld */
+    B_inner1, B_outer2, /* knee_inner1 */
+    B_outer1, B_inner2, /* knee_outer1 */
+    B_inner2, B_outer2, /* pivot2 */
+    B_inner2, B_inner2_cross, /* inner2_weld */
+    B_outer2, B_outer2_cross, /* outer2_weld */
+    B_inner2, B_outer3, /* knee_inner2 */
+    B_outer2, B_inner3, /* knee_outer2 */
+    B_inner3, B_outer3, /* pivot3 */
+    B_inner3, B_inner3_cross, /* inner3_weld */
+    B_outer3, B_outer3_cross, /* outer3_weld */
+    B_inner3, B_outer4, /* knee_inner3 */
+    B_outer3, B_inner4, /* knee_outer3 */
+    B_inner4, B_outer4, /* pivot4 */
+    B_inner4, B_inner4_cross, /* inner4_weld */
+    B_outer4, B_outer4_cross, /* outer4_weld */
+    B_inner4, B_outer5, /* knee_inner4 */
+    B_outer4, B_inner5, /* knee_outer4 */
+    B_inner5, B_outer5, /* pivot5 */
+    B_inner5, B_inner5_cross, /* inner5_weld */
+    B_outer5, B_outer5_cross, /* outer5_weld */
+    B_inner5, B_outer6, /* knee_inner5 */
+    B_outer5, B_inner6, /* knee_outer5 */
+    B_inner6, B_outer6, /* pivot6 */
+    B_inner6, B_inner6_cross, /* inner6_weld */
+    B_outer6, B_outer6_cross, /* outer6_weld */
+    B_outer6, B_platform, /* head */
+    B_platform, B_roller_top, /* roller_top_slide */
+    B_roller_top, B_inner6, /* roller_top_pin */
+    B_chassis_0, B_chassis_1, /* chassis_weld1 */
+};
+
+/* One sweep over the equality rows (rt_sweep_fn). */
+static void scissor_lift_sweep(const rt_sweep_rows *rows, double *vel) {
+  const sweep_rows r = {rows->J, rows->WJ, rows->rhs, rows->inv_diag, rows->lambda};
+  sweep_part0(r, vel);
+  sweep_part1(r, vel);
+}
+
+/*---- the assembly of H~ (rt_assemble_fn of rt.h) ----------------------------
+ * H~ = J W J^T + epsilon diag(J W J^T) of the equality rows into the
+ * workspace, from the rows' J and W J^T: each block (q, p) the sum, over
+ * the at most two bodies its constraints share, of J_q's rows against
+ * W J_p^T's, each entry from +0 term after term, each term's six products
+ * added one by one; a node block's lower triangle mirrored and its
+ * diagonal d made d + epsilon d; rounded once when stored; the entries no
+ * block writes zeroed -- the runtime's assembly (runtime/assemble.c),
+ * whose plan this is with every offset a constant, so its bits. */
+#define ASM_INLINE SWEEP_INLINE
+
+/* a_0 b_0 + ... + a_5 b_5 from +0, one by one in that order */
+ASM_INLINE double asm_dot6(const double *a, const double *b) {
+  double s = 0;
+  s += a[0] * b[0];
+  s += a[1] * b[1];
+  s += a[2] * b[2];
+  s += a[3] * b[3];
+  s += a[4] * b[4];
+  s += a[5] * b[5];
+  return s;
+}
+
+/* Entry (r, c) of a block of nterm terms (J rows from jq0, jq1, W J^T
+ * rows from wp0, wp1). */
+ASM_INLINE double asm_entry(const double *restrict J, const double *restrict WJ, int nterm, int jq0, int wp0, int jq1,
+                            int wp1, int r, int c) {
+  double v = 0;
+  if (nterm > 0) v += asm_dot6(J + jq0 + 12 * r, WJ + wp0 + 12 * c);
+  if (nterm > 1) v += asm_dot6(J + jq1 + 12 * r, WJ + wp1 + 12 * c);
+  return v;
+}
+
+/* A dq x dp block at out (node: a node block); the callers' arguments are
+ * constants. */
+ASM_INLINE void asm_block(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                          int dq, int dp, int node, int nterm, int jq0, int wp0, int jq1, int wp1) {
+  for (int r = 0; r < dq; r++) {
+    if (node) {
+      for (int c = 0; c < r; c++) out[r * dp + c] = out[c * dp + r] = (scalar)asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, c);
+      const double d = asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, r);
+      out[r * dp + r] = (scalar)(d + epsilon * d);
+    } else {
+      for (int c = 0; c < dp; c++) out[r * dp + c] = (scalar)asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, c);
+    }
+  }
+}
+
+/* The block shapes of this program: node (n) or edge (e) block, dq x dp,
+ * and the number of terms. */
+static void asm_e3x1_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 3, 1, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e3x5_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 3, 5, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e3x6_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 3, 6, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e5x1_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 5, 1, 0, 2, jq0, wp0, jq1, wp1);
+}
+static void asm_e5x3_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 5, 3, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e5x4_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 5, 4, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e5x5_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 5, 5, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e5x6_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 5, 6, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e6x3_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 6, 3, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e6x5_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 6, 5, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_n1x1_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 1, 1, 1, 2, jq0, wp0, jq1, wp1);
+}
+static void asm_n3x3_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 3, 3, 1, 2, jq0, wp0, jq1, wp1);
+}
+static void asm_n4x4_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 4, 4, 1, 2, jq0, wp0, jq1, wp1);
+}
+static void asm_n5x5_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 5, 5, 1, 2, jq0, wp0, jq1, wp1);
+}
+static void asm_n6x6_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 6, 6, 1, 2, jq0, wp0, jq1, wp1);
+}
+
+static void asm_part0(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+  asm_n6x6_2(J, WJ, epsilon, w + W_inner1_weld, 12 * X_inner1_weld, 12 * X_inner1_weld, 12 * X_inner1_weld + 6, 12 * X_inner1_weld + 6);
+  asm_e5x6_1(J, WJ, epsilon, w + W_inner1_weld + 36, 12 * X_knee_inner1, 12 * X_inner1_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_inner1_weld + 66, 12 * X_pivot1, 12 * X_inner1_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_inner1_weld + 96, 12 * X_knee_outer0 + 6, 12 * X_inner1_weld, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_inner2_weld, 12 * X_inner2_weld, 12 * X_inner2_weld, 12 * X_inner2_weld + 6, 12 * X_inner2_weld + 6);
+  asm_e5x6_1(J, WJ, epsilon, w + W_inner2_weld + 36, 12 * X_knee_inner2, 12 * X_inner2_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_inner2_weld + 66, 12 * X_pivot2, 12 * X_inner2_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_inner2_weld + 96, 12 * X_knee_outer1 + 6, 12 * X_inner2_weld, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_inner3_weld, 12 * X_inner3_weld, 12 * X_inner3_weld, 12 * X_inner3_weld + 6, 12 * X_inner3_weld + 6);
+  asm_e5x6_1(J, WJ, epsilon, w + W_inner3_weld + 36, 12 * X_knee_inner3, 12 * X_inner3_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_inner3_weld + 66, 12 * X_pivot3, 12 * X_inner3_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_inner3_weld + 96, 12 * X_knee_outer2 + 6, 12 * X_inner3_weld, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_inner4_weld, 12 * X_inner4_weld, 12 * X_inner4_weld, 12 * X_inner4_weld + 6, 12 * X_inner4_weld + 6);
+  asm_e5x6_1(J, WJ, epsilon, w + W_inner4_weld + 36, 12 * X_knee_inner4, 12 * X_inner4_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_inner4_weld + 66, 12 * X_pivot4, 12 * X_inner4_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_inner4_weld + 96, 12 * X_knee_outer3 + 6, 12 * X_inner4_weld, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_inner5_weld, 12 * X_inner5_weld, 12 * X_inner5_weld, 12 * X_inner5_weld + 6, 12 * X_inner5_weld + 6);
+  asm_e5x6_1(J, WJ, epsilon, w + W_inner5_weld + 36, 12 * X_knee_inner5, 12 * X_inner5_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_inner5_weld + 66, 12 * X_pivot5, 12 * X_inner5_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_inner5_weld + 96, 12 * X_knee_outer4 + 6, 12 * X_inner5_weld, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_inner6_weld, 12 * X_inner6_weld, 12 * X_inner6_weld, 12 * X_inner6_weld + 6, 12 * X_inner6_weld + 6);
+  asm_e5x6_1(J, WJ, epsilon, w + W_inner6_weld + 36, 12 * X_pivot6, 12 * X_inner6_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_inner6_weld + 66, 12 * X_roller_top_pin + 6, 12 * X_inner6_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_inner6_weld + 96, 12 * X_knee_outer5 + 6, 12 * X_inner6_weld, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_outer0_weld, 12 * X_outer0_weld, 12 * X_outer0_weld, 12 * X_outer0_weld + 6, 12 * X_outer0_weld + 6);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer0_weld + 36, 12 * X_knee_outer0, 12 * X_outer0_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer0_weld + 66, 12 * X_roller_bottom_pin + 6, 12 * X_outer0_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer0_weld + 96, 12 * X_pivot0 + 6, 12 * X_outer0_weld, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_outer1_weld, 12 * X_outer1_weld, 12 * X_outer1_weld, 12 * X_outer1_weld + 6, 12 * X_outer1_weld + 6);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer1_weld + 36, 12 * X_knee_outer1, 12 * X_outer1_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer1_weld + 66, 12 * X_pivot1 + 6, 12 * X_outer1_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer1_weld + 96, 12 * X_knee_inner0 + 6, 12 * X_outer1_weld, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_outer2_weld, 12 * X_outer2_weld, 12 * X_outer2_weld, 12 * X_outer2_weld + 6, 12 * X_outer2_weld + 6);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer2_weld + 36, 12 * X_knee_outer2, 12 * X_outer2_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer2_weld + 66, 12 * X_pivot2 + 6, 12 * X_outer2_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer2_weld + 96, 12 * X_knee_inner1 + 6, 12 * X_outer2_weld, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_outer3_weld, 12 * X_outer3_weld, 12 * X_outer3_weld, 12 * X_outer3_weld + 6, 12 * X_outer3_weld + 6);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer3_weld + 36, 12 * X_knee_outer3, 12 * X_outer3_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer3_weld + 66, 12 * X_pivot3 + 6, 12 * X_outer3_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer3_weld + 96, 12 * X_knee_inner2 + 6, 12 * X_outer3_weld, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_outer4_weld, 12 * X_outer4_weld, 12 * X_outer4_weld, 12 * X_outer4_weld + 6, 12 * X_outer4_weld + 6);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer4_weld + 36, 12 * X_knee_outer4, 12 * X_outer4_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer4_weld + 66, 12 * X_pivot4 + 6, 12 * X_outer4_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer4_weld + 96, 12 * X_knee_inner3 + 6, 12 * X_outer4_weld, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_outer5_weld, 12 * X_outer5_weld, 12 * X_outer5_weld, 12 * X_outer5_weld + 6, 12 * X_outer5_weld + 6);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer5_weld + 36, 12 * X_knee_outer5, 12 * X_outer5_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer5_weld + 66, 12 * X_pivot5 + 6, 12 * X_outer5_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer5_weld + 96, 12 * X_knee_inner4 + 6, 12 * X_outer5_weld, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_outer6_weld, 12 * X_outer6_weld, 12 * X_outer6_weld, 12 * X_outer6_weld + 6, 12 * X_outer6_weld + 6);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer6_weld + 36, 12 * X_head, 12 * X_outer6_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer6_weld + 66, 12 * X_pivot6 + 6, 12 * X_outer6_weld, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_outer6_weld + 96, 12 * X_knee_inner5 + 6, 12 * X_outer6_weld, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_axleFL, 12 * X_axleFL, 12 * X_axleFL, 12 * X_axleFL + 6, 12 * X_axleFL + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_axleFL + 25, 12 * X_axleFR, 12 * X_axleFL, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_axleFL + 50, 12 * X_axleRL, 12 * X_axleFL, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_axleFL + 75, 12 * X_axleRR, 12 * X_axleFL, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_axleFL + 100, 12 * X_chassis_weld1, 12 * X_axleFL, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_axleFR, 12 * X_axleFR, 12 * X_axleFR, 12 * X_axleFR + 6, 12 * X_axleFR + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_axleFR + 25, 12 * X_axleRL, 12 * X_axleFR, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_axleFR + 50, 12 * X_axleRR, 12 * X_axleFR, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_axleFR + 75, 12 * X_chassis_weld1, 12 * X_axleFR, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_axleRL, 12 * X_axleRL, 12 * X_axleRL, 12 * X_axleRL + 6, 12 * X_axleRL + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_axleRL + 25, 12 * X_axleRR, 12 * X_axleRL, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_axleRL + 50, 12 * X_chassis_weld1, 12 * X_axleRL, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_axleRR, 12 * X_axleRR, 12 * X_axleRR, 12 * X_axleRR + 6, 12 * X_axleRR + 6);
+  asm_e6x5_1(J, WJ, epsilon, w + W_axleRR + 25, 12 * X_chassis_weld1, 12 * X_axleRR, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_chassis_weld1, 12 * X_chassis_weld1, 12 * X_chassis_weld1, 12 * X_chassis_weld1 + 6, 12 * X_chassis_weld1 + 6);
+  asm_e3x6_1(J, WJ, epsilon, w + W_chassis_weld1 + 36, 12 * X_barrel_eye, 12 * X_chassis_weld1 + 6, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_chassis_weld1 + 54, 12 * X_foot, 12 * X_chassis_weld1 + 6, 0, 0);
+  asm_e5x6_1(J, WJ, epsilon, w + W_chassis_weld1 + 84, 12 * X_roller_bottom_slide, 12 * X_chassis_weld1 + 6, 0, 0);
+  asm_n4x4_2(J, WJ, epsilon, w + W_roller_top_slide, 12 * X_roller_top_slide, 12 * X_roller_top_slide, 12 * X_roller_top_slide + 6, 12 * X_roller_top_slide + 6);
+  asm_e5x4_1(J, WJ, epsilon, w + W_roller_top_slide + 16, 12 * X_head + 6, 12 * X_roller_top_slide, 0, 0);
+  asm_e5x4_1(J, WJ, epsilon, w + W_roller_top_slide + 36, 12 * X_roller_top_pin, 12 * X_roller_top_slide + 6, 0, 0);
+  asm_n1x1_2(J, WJ, epsilon, w + W_lift, 12 * X_lift, 12 * X_lift, 12 * X_lift + 6, 12 * X_lift + 6);
+  asm_e5x1_2(J, WJ, epsilon, w + W_lift + 1, 12 * X_cylinder, 12 * X_lift, 12 * X_cylinder + 6, 12 * X_lift + 6);
+  asm_e3x1_1(J, WJ, epsilon, w + W_lift + 6, 12 * X_rod_eye, 12 * X_lift + 6, 0, 0);
+  asm_e3x1_1(J, WJ, epsilon, w + W_lift + 9, 12 * X_barrel_eye + 6, 12 * X_lift, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_cylinder, 12 * X_cylinder, 12 * X_cylinder, 12 * X_cylinder + 6, 12 * X_cylinder + 6);
+  asm_e3x5_1(J, WJ, epsilon, w + W_cylinder + 25, 12 * X_rod_eye, 12 * X_cylinder + 6, 0, 0);
+  asm_e3x5_1(J, WJ, epsilon, w + W_cylinder + 40, 12 * X_barrel_eye + 6, 12 * X_cylinder, 0, 0);
+  asm_n3x3_2(J, WJ, epsilon, w + W_rod_eye, 12 * X_rod_eye, 12 * X_rod_eye, 12 * X_rod_eye + 6, 12 * X_rod_eye + 6);
+  asm_e6x3_1(J, WJ, epsilon, w + W_rod_eye + 18, 12 * X_inner0_weld + 6, 12 * X_rod_eye + 6, 0, 0);
+  asm_n3x3_2(J, WJ, epsilon, w + W_barrel_eye, 12 * X_barrel_eye, 12 * X_barrel_eye, 12 * X_barrel_eye + 6, 12 * X_barrel_eye + 6);
+  asm_e5x3_1(J, WJ, epsilon, w + W_barrel_eye + 9, 12 * X_foot, 12 * X_barrel_eye, 0, 0);
+  asm_e5x3_1(J, WJ, epsilon, w + W_barrel_eye + 24, 12 * X_roller_bottom_slide, 12 * X_barrel_eye, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_head, 12 * X_head, 12 * X_head, 12 * X_head + 6, 12 * X_head + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_head + 25, 12 * X_pivot6 + 6, 12 * X_head, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_head + 75, 12 * X_knee_inner5 + 6, 12 * X_head, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pivot6, 12 * X_pivot6, 12 * X_pivot6, 12 * X_pivot6 + 6, 12 * X_pivot6 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pivot6 + 25, 12 * X_roller_top_pin + 6, 12 * X_pivot6, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pivot6 + 50, 12 * X_knee_inner5 + 6, 12 * X_pivot6 + 6, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pivot6 + 75, 12 * X_knee_outer5 + 6, 12 * X_pivot6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_roller_top_pin, 12 * X_roller_top_pin, 12 * X_roller_top_pin, 12 * X_roller_top_pin + 6, 12 * X_roller_top_pin + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_roller_top_pin + 50, 12 * X_knee_outer5 + 6, 12 * X_roller_top_pin + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_knee_inner5, 12 * X_knee_inner5, 12 * X_knee_inner5, 12 * X_knee_inner5 + 6, 12 * X_knee_inner5 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_inner5 + 50, 12 * X_pivot5, 12 * X_knee_inner5, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_inner5 + 75, 12 * X_knee_outer4 + 6, 12 * X_knee_inner5, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_knee_outer5, 12 * X_knee_outer5, 12 * X_knee_outer5, 12 * X_knee_outer5 + 6, 12 * X_knee_outer5 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_outer5 + 25, 12 * X_pivot5 + 6, 12 * X_knee_outer5, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_outer5 + 50, 12 * X_knee_inner4 + 6, 12 * X_knee_outer5, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pivot5, 12 * X_pivot5, 12 * X_pivot5, 12 * X_pivot5 + 6, 12 * X_pivot5 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pivot5 + 25, 12 * X_knee_inner4 + 6, 12 * X_pivot5 + 6, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pivot5 + 50, 12 * X_knee_outer4 + 6, 12 * X_pivot5, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_knee_inner4, 12 * X_knee_inner4, 12 * X_knee_inner4, 12 * X_knee_inner4 + 6, 12 * X_knee_inner4 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_inner4 + 50, 12 * X_pivot4, 12 * X_knee_inner4, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_inner4 + 75, 12 * X_knee_outer3 + 6, 12 * X_knee_inner4, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_knee_outer4, 12 * X_knee_outer4, 12 * X_knee_outer4, 12 * X_knee_outer4 + 6, 12 * X_knee_outer4 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_outer4 + 25, 12 * X_pivot4 + 6, 12 * X_knee_outer4, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_outer4 + 50, 12 * X_knee_inner3 + 6, 12 * X_knee_outer4, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pivot4, 12 * X_pivot4, 12 * X_pivot4, 12 * X_pivot4 + 6, 12 * X_pivot4 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pivot4 + 25, 12 * X_knee_inner3 + 6, 12 * X_pivot4 + 6, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pivot4 + 50, 12 * X_knee_outer3 + 6, 12 * X_pivot4, 0, 0);
+}
+
+static void asm_part1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+  asm_n5x5_2(J, WJ, epsilon, w + W_knee_inner3, 12 * X_knee_inner3, 12 * X_knee_inner3, 12 * X_knee_inner3 + 6, 12 * X_knee_inner3 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_inner3 + 50, 12 * X_pivot3, 12 * X_knee_inner3, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_inner3 + 75, 12 * X_knee_outer2 + 6, 12 * X_knee_inner3, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_knee_outer3, 12 * X_knee_outer3, 12 * X_knee_outer3, 12 * X_knee_outer3 + 6, 12 * X_knee_outer3 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_outer3 + 25, 12 * X_pivot3 + 6, 12 * X_knee_outer3, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_outer3 + 50, 12 * X_knee_inner2 + 6, 12 * X_knee_outer3, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pivot3, 12 * X_pivot3, 12 * X_pivot3, 12 * X_pivot3 + 6, 12 * X_pivot3 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pivot3 + 25, 12 * X_knee_inner2 + 6, 12 * X_pivot3 + 6, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pivot3 + 50, 12 * X_knee_outer2 + 6, 12 * X_pivot3, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_knee_inner2, 12 * X_knee_inner2, 12 * X_knee_inner2, 12 * X_knee_inner2 + 6, 12 * X_knee_inner2 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_inner2 + 50, 12 * X_pivot2, 12 * X_knee_inner2, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_inner2 + 75, 12 * X_knee_outer1 + 6, 12 * X_knee_inner2, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_knee_outer2, 12 * X_knee_outer2, 12 * X_knee_outer2, 12 * X_knee_outer2 + 6, 12 * X_knee_outer2 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_outer2 + 25, 12 * X_pivot2 + 6, 12 * X_knee_outer2, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_outer2 + 50, 12 * X_knee_inner1 + 6, 12 * X_knee_outer2, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pivot2, 12 * X_pivot2, 12 * X_pivot2, 12 * X_pivot2 + 6, 12 * X_pivot2 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pivot2 + 25, 12 * X_knee_inner1 + 6, 12 * X_pivot2 + 6, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pivot2 + 50, 12 * X_knee_outer1 + 6, 12 * X_pivot2, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_knee_inner1, 12 * X_knee_inner1, 12 * X_knee_inner1, 12 * X_knee_inner1 + 6, 12 * X_knee_inner1 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_inner1 + 50, 12 * X_pivot1, 12 * X_knee_inner1, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_inner1 + 75, 12 * X_knee_outer0 + 6, 12 * X_knee_inner1, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_knee_outer1, 12 * X_knee_outer1, 12 * X_knee_outer1, 12 * X_knee_outer1 + 6, 12 * X_knee_outer1 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_outer1 + 25, 12 * X_pivot1 + 6, 12 * X_knee_outer1, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_outer1 + 75, 12 * X_knee_inner0 + 6, 12 * X_knee_outer1, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pivot1, 12 * X_pivot1, 12 * X_pivot1, 12 * X_pivot1 + 6, 12 * X_pivot1 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pivot1 + 25, 12 * X_knee_outer0 + 6, 12 * X_pivot1, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pivot1 + 50, 12 * X_knee_inner0 + 6, 12 * X_pivot1 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_knee_outer0, 12 * X_knee_outer0, 12 * X_knee_outer0, 12 * X_knee_outer0 + 6, 12 * X_knee_outer0 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_outer0 + 25, 12 * X_roller_bottom_pin + 6, 12 * X_knee_outer0, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_outer0 + 75, 12 * X_pivot0 + 6, 12 * X_knee_outer0, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_roller_bottom_pin, 12 * X_roller_bottom_pin, 12 * X_roller_bottom_pin, 12 * X_roller_bottom_pin + 6, 12 * X_roller_bottom_pin + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_roller_bottom_pin + 50, 12 * X_pivot0 + 6, 12 * X_roller_bottom_pin + 6, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_roller_bottom_pin + 75, 12 * X_roller_bottom_slide + 6, 12 * X_roller_bottom_pin, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_foot, 12 * X_foot, 12 * X_foot, 12 * X_foot + 6, 12 * X_foot + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_foot + 25, 12 * X_knee_inner0, 12 * X_foot + 6, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_foot + 50, 12 * X_pivot0, 12 * X_foot + 6, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_foot + 75, 12 * X_roller_bottom_slide, 12 * X_foot, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_foot + 100, 12 * X_inner0_weld, 12 * X_foot + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_knee_inner0, 12 * X_knee_inner0, 12 * X_knee_inner0, 12 * X_knee_inner0 + 6, 12 * X_knee_inner0 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_knee_inner0 + 25, 12 * X_pivot0, 12 * X_knee_inner0, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_knee_inner0 + 75, 12 * X_inner0_weld, 12 * X_knee_inner0, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pivot0, 12 * X_pivot0, 12 * X_pivot0, 12 * X_pivot0 + 6, 12 * X_pivot0 + 6);
+  asm_e6x5_1(J, WJ, epsilon, w + W_pivot0 + 50, 12 * X_inner0_weld, 12 * X_pivot0, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_roller_bottom_slide, 12 * X_roller_bottom_slide, 12 * X_roller_bottom_slide, 12 * X_roller_bottom_slide + 6, 12 * X_roller_bottom_slide + 6);
+  asm_n6x6_2(J, WJ, epsilon, w + W_inner0_weld, 12 * X_inner0_weld, 12 * X_inner0_weld, 12 * X_inner0_weld + 6, 12 * X_inner0_weld + 6);
+}
+
+/* Assembles H~ from the equality rows (rt_assemble_fn). */
+static void scissor_lift_assemble(const double *J, const double *WJ, double epsilon, void *work) {
+  scalar *w = work;
+  memset(w + W_rod_eye + 9, 0, 9 * sizeof *w);
+  memset(w + W_barrel_eye + 39, 0, 18 * sizeof *w);
+  memset(w + W_head + 50, 0, 25 * sizeof *w);
+  memset(w + W_roller_top_pin + 25, 0, 25 * sizeof *w);
+  memset(w + W_knee_inner5 + 25, 0, 25 * sizeof *w);
+  memset(w + W_knee_outer5 + 75, 0, 25 * sizeof *w);
+  memset(w + W_knee_inner4 + 25, 0, 25 * sizeof *w);
+  memset(w + W_knee_outer4 + 75, 0, 25 * sizeof *w);
+  memset(w + W_knee_inner3 + 25, 0, 25 * sizeof *w);
+  memset(w + W_knee_outer3 + 75, 0, 25 * sizeof *w);
+  memset(w + W_knee_inner2 + 25, 0, 25 * sizeof *w);
+  memset(w + W_knee_outer2 + 75, 0, 25 * sizeof *w);
+  memset(w + W_knee_inner1 + 25, 0, 25 * sizeof *w);
+  memset(w + W_knee_outer1 + 50, 0, 25 * sizeof *w);
+  memset(w + W_knee_outer0 + 50, 0, 25 * sizeof *w);
+  memset(w + W_roller_bottom_pin + 25, 0, 25 * sizeof *w);
+  memset(w + W_knee_inner0 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pivot0 + 25, 0, 25 * sizeof *w);
+  memset(w + W_roller_bottom_slide + 25, 0, 30 * sizeof *w);
+  asm_part0(J, WJ, epsilon, w);
+  asm_part1(J, WJ, epsilon, w);
+}
 
 /*---- the program ------------------------------------------------------------*/
 
@@ -1788,6 +2375,9 @@ const rt_program scissor_lift_program = {
     .rsi = rsi,
     .factor = scissor_lift_factor,
     .solve = scissor_lift_solve,
+    .sweep = scissor_lift_sweep,
+    .sweep_side = sweep_side_of,
+    .assemble = scissor_lift_assemble,
 };
 
 /*---- the mechanism (bodies, constraints, settings) ----------------------*/

@@ -677,6 +677,357 @@ static void stewart_solve(const void *work, void *x) {
   solve_forward_0(w, v);
   solve_backward_0(w, v);
 }
+/*---- the sweep of the equality rows (rt_sweep_fn of rt.h) -------------------
+ * One projected Gauss-Seidel sweep over rows [0, 84): per row, J v from 0.0
+ * (side a's six products, then side b's, added one by one), the impulse
+ * l = lambda + (rhs - J v) inv_diag (the rows are unbounded), and
+ * v += W J^T (l - lambda) -- the operations of the runtime's generic sweep,
+ * so its bits, which the runtime relies on and checks the rows for every
+ * step. The constraints come in an order that gives the same bits as
+ * program order (each after every earlier one it shares a body with), two
+ * at a time where they share no body: their rows interleaved, so that the
+ * two chains of dependent operations overlap. With GCC or Clang
+ * the products and updates are 2-lane vector operations, each lane the
+ * scalar IEEE operation; plain C (LDLPGS_NO_VECTOR, other compilers) gives
+ * the same bits. */
+#include <string.h>
+
+#if defined(LDLPGS_NO_VECTOR) || !defined(__GNUC__)
+#define SWEEP_INLINE static inline
+typedef struct sweep_side {
+  double x[6];
+} sweep_side;
+SWEEP_INLINE sweep_side sweep_load(const double *p) {
+  sweep_side v;
+  memcpy(v.x, p, sizeof v.x);
+  return v;
+}
+SWEEP_INLINE void sweep_store(double *p, sweep_side v) { memcpy(p, v.x, sizeof v.x); }
+/* s + j_0 v_0 + ... + j_5 v_5, added one by one in that order */
+SWEEP_INLINE double sweep_dot(const double *j, const sweep_side *v, double s) {
+  for (int k = 0; k < 6; k++) s += j[k] * v->x[k];
+  return s;
+}
+SWEEP_INLINE void sweep_axpy(const double *w, double dl, sweep_side *v) {
+  for (int k = 0; k < 6; k++) v->x[k] += w[k] * dl;
+}
+#else
+#define SWEEP_INLINE static inline __attribute__((always_inline))
+typedef double sweep_v2 __attribute__((vector_size(16)));
+typedef struct sweep_side {
+  sweep_v2 x0, x1, x2;
+} sweep_side;
+SWEEP_INLINE sweep_v2 sweep_load2(const double *p) {
+  sweep_v2 v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+SWEEP_INLINE void sweep_store2(double *p, sweep_v2 v) { memcpy(p, &v, sizeof v); }
+SWEEP_INLINE sweep_side sweep_load(const double *p) {
+  const sweep_side v = {sweep_load2(p), sweep_load2(p + 2), sweep_load2(p + 4)};
+  return v;
+}
+SWEEP_INLINE void sweep_store(double *p, sweep_side v) {
+  sweep_store2(p, v.x0);
+  sweep_store2(p + 2, v.x1);
+  sweep_store2(p + 4, v.x2);
+}
+/* s + j_0 v_0 + ... + j_5 v_5, added one by one in that order */
+SWEEP_INLINE double sweep_dot(const double *j, const sweep_side *v, double s) {
+  const sweep_v2 p0 = sweep_load2(j) * v->x0, p1 = sweep_load2(j + 2) * v->x1, p2 = sweep_load2(j + 4) * v->x2;
+  s += p0[0];
+  s += p0[1];
+  s += p1[0];
+  s += p1[1];
+  s += p2[0];
+  s += p2[1];
+  return s;
+}
+SWEEP_INLINE void sweep_axpy(const double *w, double dl, sweep_side *v) {
+  const sweep_v2 d = {dl, dl};
+  v->x0 += sweep_load2(w) * d;
+  v->x1 += sweep_load2(w + 2) * d;
+  v->x2 += sweep_load2(w + 4) * d;
+}
+#endif
+
+/* The rows' arrays (rt_sweep_rows), none overlapping another. */
+typedef struct sweep_rows {
+  const double *restrict J, *restrict WJ, *restrict rhs, *restrict inv_diag;
+  double *restrict lambda;
+} sweep_rows;
+
+/* Row i on sides a, b in registers; sa, sb (constants): whether the side is
+ * a body (a side on the world contributes nothing). */
+SWEEP_INLINE void sweep_row(sweep_rows r, int i, sweep_side *a, sweep_side *b, int sa, int sb) {
+  const double *restrict j = r.J + 12 * i;
+  double jv = 0.0;
+  if (sa) jv = sweep_dot(j, a, jv);
+  if (sb) jv = sweep_dot(j + 6, b, jv);
+  const double old = r.lambda[i];
+  const double l = old + (r.rhs[i] - jv) * r.inv_diag[i];
+  r.lambda[i] = l;
+  const double dl = l - old;
+  const double *restrict w = r.WJ + 12 * i;
+  if (sa) sweep_axpy(w, dl, a);
+  if (sb) sweep_axpy(w + 6, dl, b);
+}
+
+/* The schedule's kernels (unused: a schedule may call only one): a
+ * constraint's rows [row, row + n) on the sides' bodies a and b
+ * (SWEEP_WORLD: the world) with their velocities in registers; the
+ * callers' arguments are constants. */
+#define SWEEP_WORLD (-1)
+#if defined(__GNUC__)
+#define SWEEP_UNUSED __attribute__((unused))
+#else
+#define SWEEP_UNUSED
+#endif
+SWEEP_INLINE SWEEP_UNUSED void sweep_one(sweep_rows r, double *restrict v, int row, int n, int a, int b) {
+  sweep_side x = sweep_load(v + 6 * (a >= 0 ? a : 0)), y = sweep_load(v + 6 * (b >= 0 ? b : 0));
+  for (int i = row; i < row + n; i++) sweep_row(r, i, &x, &y, a >= 0, b >= 0);
+  if (a >= 0) sweep_store(v + 6 * a, x);
+  if (b >= 0) sweep_store(v + 6 * b, y);
+}
+
+/* Two constraints that share no body, their rows interleaved row by row
+ * (the bits of one after the other), then the rest of the longer. */
+SWEEP_INLINE SWEEP_UNUSED void sweep_two(sweep_rows r, double *restrict v, int row1, int n1, int a1, int b1,
+                                         int row2, int n2, int a2, int b2) {
+  sweep_side x1 = sweep_load(v + 6 * (a1 >= 0 ? a1 : 0)), y1 = sweep_load(v + 6 * (b1 >= 0 ? b1 : 0));
+  sweep_side x2 = sweep_load(v + 6 * (a2 >= 0 ? a2 : 0)), y2 = sweep_load(v + 6 * (b2 >= 0 ? b2 : 0));
+  int k = 0;
+  for (; k < n1 && k < n2; k++) {
+    sweep_row(r, row1 + k, &x1, &y1, a1 >= 0, b1 >= 0);
+    sweep_row(r, row2 + k, &x2, &y2, a2 >= 0, b2 >= 0);
+  }
+  for (int i = k; i < n1; i++) sweep_row(r, row1 + i, &x1, &y1, a1 >= 0, b1 >= 0);
+  for (int i = k; i < n2; i++) sweep_row(r, row2 + i, &x2, &y2, a2 >= 0, b2 >= 0);
+  if (a1 >= 0) sweep_store(v + 6 * a1, x1);
+  if (b1 >= 0) sweep_store(v + 6 * b1, y1);
+  if (a2 >= 0) sweep_store(v + 6 * a2, x2);
+  if (b2 >= 0) sweep_store(v + 6 * b2, y2);
+}
+
+/* The solver bodies the sweep moves, one line each: B_ its index (its
+ * velocities at vel + 6 B_); a body fixed in the mechanism is the world. */
+enum {
+    B_platform_0 = 1,
+    B_platform_1 = 2,
+    B_load = 3,
+    B_leg1_barrel = 4,
+    B_leg1_piston = 5,
+    B_leg2_barrel = 6,
+    B_leg2_piston = 7,
+    B_leg3_barrel = 8,
+    B_leg3_piston = 9,
+    B_leg4_barrel = 10,
+    B_leg4_piston = 11,
+    B_leg5_barrel = 12,
+    B_leg5_piston = 13,
+    B_leg6_barrel = 14,
+    B_leg6_piston = 15,
+};
+
+static void sweep_part0(sweep_rows r, double *restrict v) {
+  (void)r, (void)v; /* a part can be empty */
+  sweep_two(r, v, X_load_weld, 6, B_platform_1, B_load, X_leg1_foot, 4, SWEEP_WORLD, B_leg1_barrel);
+  sweep_two(r, v, X_leg1_slide, 5, B_leg1_barrel, B_leg1_piston, X_leg2_foot, 4, SWEEP_WORLD, B_leg2_barrel);
+  sweep_two(r, v, X_leg1_head, 3, B_leg1_piston, B_platform_0, X_leg2_slide, 5, B_leg2_barrel, B_leg2_piston);
+  sweep_two(r, v, X_leg2_head, 3, B_leg2_piston, B_platform_0, X_leg3_foot, 4, SWEEP_WORLD, B_leg3_barrel);
+  sweep_two(r, v, X_leg3_slide, 5, B_leg3_barrel, B_leg3_piston, X_leg4_foot, 4, SWEEP_WORLD, B_leg4_barrel);
+  sweep_two(r, v, X_leg3_head, 3, B_leg3_piston, B_platform_0, X_leg4_slide, 5, B_leg4_barrel, B_leg4_piston);
+  sweep_two(r, v, X_leg4_head, 3, B_leg4_piston, B_platform_0, X_leg5_foot, 4, SWEEP_WORLD, B_leg5_barrel);
+  sweep_two(r, v, X_leg5_slide, 5, B_leg5_barrel, B_leg5_piston, X_leg6_foot, 4, SWEEP_WORLD, B_leg6_barrel);
+  sweep_two(r, v, X_leg5_head, 3, B_leg5_piston, B_platform_1, X_leg6_slide, 5, B_leg6_barrel, B_leg6_piston);
+  sweep_one(r, v, X_leg6_head, 3, B_leg6_piston, B_platform_1);
+  sweep_one(r, v, X_platform_weld1, 6, B_platform_0, B_platform_1);
+}
+
+/* the sides the sweep assumes (rt_program.sweep_side), one line per
+ * constraint: side a, side b (-1: the world, or a body fixed in the
+ * mechanism) */
+static const int sweep_side_of[] = {
+    B_platform_1, B_load, /* load_weld */
+    SWEEP_WORLD, B_leg1_barrel, /* leg1_foot */
+    B_leg1_barrel, B_leg1_piston, /* leg1_slide */
+    B_leg1_piston, B_platform_0, /* leg1_head */
+    SWEEP_WORLD, B_leg2_barrel, /* leg2_foot */
+    B_leg2_barrel, B_leg2_piston, /* leg2_slide */
+    B_leg2_piston, B_platform_0, /* leg2_head */
+    SWEEP_WORLD, B_leg3_barrel, /* leg3_foot */
+    B_leg3_barrel, B_leg3_piston, /* leg3_slide */
+    B_leg3_piston, B_platform_0, /* leg3_head */
+    SWEEP_WORLD, B_leg4_barrel, /* leg4_foot */
+    B_leg4_barrel, B_leg4_piston, /* leg4_slide */
+    B_leg4_piston, B_platform_0, /* leg4_head */
+    SWEEP_WORLD, B_leg5_barrel, /* leg5_foot */
+    B_leg5_barrel, B_leg5_piston, /* leg5_slide */
+    B_leg5_piston, B_platform_1, /* leg5_head */
+    SWEEP_WORLD, B_leg6_barrel, /* leg6_foot */
+    B_leg6_barrel, B_leg6_piston, /* leg6_slide */
+    B_leg6_piston, B_platform_1, /* leg6_head */
+    B_platform_0, B_platform_1, /* platform_weld1 */
+};
+
+/* One sweep over the equality rows (rt_sweep_fn). */
+static void stewart_sweep(const rt_sweep_rows *rows, double *vel) {
+  const sweep_rows r = {rows->J, rows->WJ, rows->rhs, rows->inv_diag, rows->lambda};
+  sweep_part0(r, vel);
+}
+
+/*---- the assembly of H~ (rt_assemble_fn of rt.h) ----------------------------
+ * H~ = J W J^T + epsilon diag(J W J^T) of the equality rows into the
+ * workspace, from the rows' J and W J^T: each block (q, p) the sum, over
+ * the at most two bodies its constraints share, of J_q's rows against
+ * W J_p^T's, each entry from +0 term after term, each term's six products
+ * added one by one; a node block's lower triangle mirrored and its
+ * diagonal d made d + epsilon d; rounded once when stored; the entries no
+ * block writes zeroed -- the runtime's assembly (runtime/assemble.c),
+ * whose plan this is with every offset a constant, so its bits. */
+#define ASM_INLINE SWEEP_INLINE
+
+/* a_0 b_0 + ... + a_5 b_5 from +0, one by one in that order */
+ASM_INLINE double asm_dot6(const double *a, const double *b) {
+  double s = 0;
+  s += a[0] * b[0];
+  s += a[1] * b[1];
+  s += a[2] * b[2];
+  s += a[3] * b[3];
+  s += a[4] * b[4];
+  s += a[5] * b[5];
+  return s;
+}
+
+/* Entry (r, c) of a block of nterm terms (J rows from jq0, jq1, W J^T
+ * rows from wp0, wp1). */
+ASM_INLINE double asm_entry(const double *restrict J, const double *restrict WJ, int nterm, int jq0, int wp0, int jq1,
+                            int wp1, int r, int c) {
+  double v = 0;
+  if (nterm > 0) v += asm_dot6(J + jq0 + 12 * r, WJ + wp0 + 12 * c);
+  if (nterm > 1) v += asm_dot6(J + jq1 + 12 * r, WJ + wp1 + 12 * c);
+  return v;
+}
+
+/* A dq x dp block at out (node: a node block); the callers' arguments are
+ * constants. */
+ASM_INLINE void asm_block(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                          int dq, int dp, int node, int nterm, int jq0, int wp0, int jq1, int wp1) {
+  for (int r = 0; r < dq; r++) {
+    if (node) {
+      for (int c = 0; c < r; c++) out[r * dp + c] = out[c * dp + r] = (scalar)asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, c);
+      const double d = asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, r);
+      out[r * dp + r] = (scalar)(d + epsilon * d);
+    } else {
+      for (int c = 0; c < dp; c++) out[r * dp + c] = (scalar)asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, c);
+    }
+  }
+}
+
+/* The block shapes of this program: node (n) or edge (e) block, dq x dp,
+ * and the number of terms. */
+static void asm_e3x3_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 3, 3, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e3x5_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 3, 5, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e5x4_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 5, 4, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e6x3_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 6, 3, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e6x6_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 6, 6, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_n3x3_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 3, 3, 1, 2, jq0, wp0, jq1, wp1);
+}
+static void asm_n4x4_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 4, 4, 1, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_n5x5_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 5, 5, 1, 2, jq0, wp0, jq1, wp1);
+}
+static void asm_n6x6_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 6, 6, 1, 2, jq0, wp0, jq1, wp1);
+}
+
+static void asm_part0(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+  asm_n4x4_1(J, WJ, epsilon, w + W_leg1_foot, 12 * X_leg1_foot + 6, 12 * X_leg1_foot + 6, 0, 0);
+  asm_e5x4_1(J, WJ, epsilon, w + W_leg1_foot + 16, 12 * X_leg1_slide, 12 * X_leg1_foot + 6, 0, 0);
+  asm_n4x4_1(J, WJ, epsilon, w + W_leg2_foot, 12 * X_leg2_foot + 6, 12 * X_leg2_foot + 6, 0, 0);
+  asm_e5x4_1(J, WJ, epsilon, w + W_leg2_foot + 16, 12 * X_leg2_slide, 12 * X_leg2_foot + 6, 0, 0);
+  asm_n4x4_1(J, WJ, epsilon, w + W_leg3_foot, 12 * X_leg3_foot + 6, 12 * X_leg3_foot + 6, 0, 0);
+  asm_e5x4_1(J, WJ, epsilon, w + W_leg3_foot + 16, 12 * X_leg3_slide, 12 * X_leg3_foot + 6, 0, 0);
+  asm_n4x4_1(J, WJ, epsilon, w + W_leg4_foot, 12 * X_leg4_foot + 6, 12 * X_leg4_foot + 6, 0, 0);
+  asm_e5x4_1(J, WJ, epsilon, w + W_leg4_foot + 16, 12 * X_leg4_slide, 12 * X_leg4_foot + 6, 0, 0);
+  asm_n4x4_1(J, WJ, epsilon, w + W_leg5_foot, 12 * X_leg5_foot + 6, 12 * X_leg5_foot + 6, 0, 0);
+  asm_e5x4_1(J, WJ, epsilon, w + W_leg5_foot + 16, 12 * X_leg5_slide, 12 * X_leg5_foot + 6, 0, 0);
+  asm_n4x4_1(J, WJ, epsilon, w + W_leg6_foot, 12 * X_leg6_foot + 6, 12 * X_leg6_foot + 6, 0, 0);
+  asm_e5x4_1(J, WJ, epsilon, w + W_leg6_foot + 16, 12 * X_leg6_slide, 12 * X_leg6_foot + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_leg1_slide, 12 * X_leg1_slide, 12 * X_leg1_slide, 12 * X_leg1_slide + 6, 12 * X_leg1_slide + 6);
+  asm_e3x5_1(J, WJ, epsilon, w + W_leg1_slide + 25, 12 * X_leg1_head, 12 * X_leg1_slide + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_leg2_slide, 12 * X_leg2_slide, 12 * X_leg2_slide, 12 * X_leg2_slide + 6, 12 * X_leg2_slide + 6);
+  asm_e3x5_1(J, WJ, epsilon, w + W_leg2_slide + 25, 12 * X_leg2_head, 12 * X_leg2_slide + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_leg3_slide, 12 * X_leg3_slide, 12 * X_leg3_slide, 12 * X_leg3_slide + 6, 12 * X_leg3_slide + 6);
+  asm_e3x5_1(J, WJ, epsilon, w + W_leg3_slide + 25, 12 * X_leg3_head, 12 * X_leg3_slide + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_leg4_slide, 12 * X_leg4_slide, 12 * X_leg4_slide, 12 * X_leg4_slide + 6, 12 * X_leg4_slide + 6);
+  asm_e3x5_1(J, WJ, epsilon, w + W_leg4_slide + 25, 12 * X_leg4_head, 12 * X_leg4_slide + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_leg5_slide, 12 * X_leg5_slide, 12 * X_leg5_slide, 12 * X_leg5_slide + 6, 12 * X_leg5_slide + 6);
+  asm_e3x5_1(J, WJ, epsilon, w + W_leg5_slide + 25, 12 * X_leg5_head, 12 * X_leg5_slide + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_leg6_slide, 12 * X_leg6_slide, 12 * X_leg6_slide, 12 * X_leg6_slide + 6, 12 * X_leg6_slide + 6);
+  asm_e3x5_1(J, WJ, epsilon, w + W_leg6_slide + 25, 12 * X_leg6_head, 12 * X_leg6_slide + 6, 0, 0);
+  asm_n3x3_2(J, WJ, epsilon, w + W_leg5_head, 12 * X_leg5_head, 12 * X_leg5_head, 12 * X_leg5_head + 6, 12 * X_leg5_head + 6);
+  asm_e3x3_1(J, WJ, epsilon, w + W_leg5_head + 9, 12 * X_leg6_head + 6, 12 * X_leg5_head + 6, 0, 0);
+  asm_e6x3_1(J, WJ, epsilon, w + W_leg5_head + 18, 12 * X_load_weld, 12 * X_leg5_head + 6, 0, 0);
+  asm_e6x3_1(J, WJ, epsilon, w + W_leg5_head + 36, 12 * X_platform_weld1 + 6, 12 * X_leg5_head + 6, 0, 0);
+  asm_n3x3_2(J, WJ, epsilon, w + W_leg6_head, 12 * X_leg6_head, 12 * X_leg6_head, 12 * X_leg6_head + 6, 12 * X_leg6_head + 6);
+  asm_e6x3_1(J, WJ, epsilon, w + W_leg6_head + 9, 12 * X_load_weld, 12 * X_leg6_head + 6, 0, 0);
+  asm_e6x3_1(J, WJ, epsilon, w + W_leg6_head + 27, 12 * X_platform_weld1 + 6, 12 * X_leg6_head + 6, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_load_weld, 12 * X_load_weld, 12 * X_load_weld, 12 * X_load_weld + 6, 12 * X_load_weld + 6);
+  asm_e6x6_1(J, WJ, epsilon, w + W_load_weld + 36, 12 * X_platform_weld1 + 6, 12 * X_load_weld, 0, 0);
+  asm_n3x3_2(J, WJ, epsilon, w + W_leg1_head, 12 * X_leg1_head, 12 * X_leg1_head, 12 * X_leg1_head + 6, 12 * X_leg1_head + 6);
+  asm_e3x3_1(J, WJ, epsilon, w + W_leg1_head + 9, 12 * X_leg2_head + 6, 12 * X_leg1_head + 6, 0, 0);
+  asm_e3x3_1(J, WJ, epsilon, w + W_leg1_head + 18, 12 * X_leg3_head + 6, 12 * X_leg1_head + 6, 0, 0);
+  asm_e3x3_1(J, WJ, epsilon, w + W_leg1_head + 27, 12 * X_leg4_head + 6, 12 * X_leg1_head + 6, 0, 0);
+  asm_e6x3_1(J, WJ, epsilon, w + W_leg1_head + 36, 12 * X_platform_weld1, 12 * X_leg1_head + 6, 0, 0);
+  asm_n3x3_2(J, WJ, epsilon, w + W_leg2_head, 12 * X_leg2_head, 12 * X_leg2_head, 12 * X_leg2_head + 6, 12 * X_leg2_head + 6);
+  asm_e3x3_1(J, WJ, epsilon, w + W_leg2_head + 9, 12 * X_leg3_head + 6, 12 * X_leg2_head + 6, 0, 0);
+  asm_e3x3_1(J, WJ, epsilon, w + W_leg2_head + 18, 12 * X_leg4_head + 6, 12 * X_leg2_head + 6, 0, 0);
+  asm_e6x3_1(J, WJ, epsilon, w + W_leg2_head + 27, 12 * X_platform_weld1, 12 * X_leg2_head + 6, 0, 0);
+  asm_n3x3_2(J, WJ, epsilon, w + W_leg3_head, 12 * X_leg3_head, 12 * X_leg3_head, 12 * X_leg3_head + 6, 12 * X_leg3_head + 6);
+  asm_e3x3_1(J, WJ, epsilon, w + W_leg3_head + 9, 12 * X_leg4_head + 6, 12 * X_leg3_head + 6, 0, 0);
+  asm_e6x3_1(J, WJ, epsilon, w + W_leg3_head + 18, 12 * X_platform_weld1, 12 * X_leg3_head + 6, 0, 0);
+  asm_n3x3_2(J, WJ, epsilon, w + W_leg4_head, 12 * X_leg4_head, 12 * X_leg4_head, 12 * X_leg4_head + 6, 12 * X_leg4_head + 6);
+  asm_e6x3_1(J, WJ, epsilon, w + W_leg4_head + 9, 12 * X_platform_weld1, 12 * X_leg4_head + 6, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_platform_weld1, 12 * X_platform_weld1, 12 * X_platform_weld1, 12 * X_platform_weld1 + 6, 12 * X_platform_weld1 + 6);
+}
+
+/* Assembles H~ from the equality rows (rt_assemble_fn). */
+static void stewart_assemble(const double *J, const double *WJ, double epsilon, void *work) {
+  scalar *w = work;
+  asm_part0(J, WJ, epsilon, w);
+}
 
 /*---- the program ------------------------------------------------------------*/
 
@@ -713,6 +1064,9 @@ const rt_program stewart_program = {
     .rsi = rsi,
     .factor = stewart_factor,
     .solve = stewart_solve,
+    .sweep = stewart_sweep,
+    .sweep_side = sweep_side_of,
+    .assemble = stewart_assemble,
 };
 
 /*---- the mechanism (bodies, constraints, settings) ----------------------*/

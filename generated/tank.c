@@ -2831,6 +2831,753 @@ static void tank_solve(const void *work, void *x) {
   solve_backward_0(w, v);
   solve_backward_1(w, v);
 }
+/*---- the sweep of the equality rows (rt_sweep_fn of rt.h) -------------------
+ * One projected Gauss-Seidel sweep over rows [0, 458): per row, J v from 0.0
+ * (side a's six products, then side b's, added one by one), the impulse
+ * l = lambda + (rhs - J v) inv_diag (the rows are unbounded), and
+ * v += W J^T (l - lambda) -- the operations of the runtime's generic sweep,
+ * so its bits, which the runtime relies on and checks the rows for every
+ * step. The constraints come in an order that gives the same bits as
+ * program order (each after every earlier one it shares a body with), two
+ * at a time where they share no body: their rows interleaved, so that the
+ * two chains of dependent operations overlap. With GCC or Clang
+ * the products and updates are 2-lane vector operations, each lane the
+ * scalar IEEE operation; plain C (LDLPGS_NO_VECTOR, other compilers) gives
+ * the same bits. */
+#include <string.h>
+
+#if defined(LDLPGS_NO_VECTOR) || !defined(__GNUC__)
+#define SWEEP_INLINE static inline
+typedef struct sweep_side {
+  double x[6];
+} sweep_side;
+SWEEP_INLINE sweep_side sweep_load(const double *p) {
+  sweep_side v;
+  memcpy(v.x, p, sizeof v.x);
+  return v;
+}
+SWEEP_INLINE void sweep_store(double *p, sweep_side v) { memcpy(p, v.x, sizeof v.x); }
+/* s + j_0 v_0 + ... + j_5 v_5, added one by one in that order */
+SWEEP_INLINE double sweep_dot(const double *j, const sweep_side *v, double s) {
+  for (int k = 0; k < 6; k++) s += j[k] * v->x[k];
+  return s;
+}
+SWEEP_INLINE void sweep_axpy(const double *w, double dl, sweep_side *v) {
+  for (int k = 0; k < 6; k++) v->x[k] += w[k] * dl;
+}
+#else
+#define SWEEP_INLINE static inline __attribute__((always_inline))
+typedef double sweep_v2 __attribute__((vector_size(16)));
+typedef struct sweep_side {
+  sweep_v2 x0, x1, x2;
+} sweep_side;
+SWEEP_INLINE sweep_v2 sweep_load2(const double *p) {
+  sweep_v2 v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+SWEEP_INLINE void sweep_store2(double *p, sweep_v2 v) { memcpy(p, &v, sizeof v); }
+SWEEP_INLINE sweep_side sweep_load(const double *p) {
+  const sweep_side v = {sweep_load2(p), sweep_load2(p + 2), sweep_load2(p + 4)};
+  return v;
+}
+SWEEP_INLINE void sweep_store(double *p, sweep_side v) {
+  sweep_store2(p, v.x0);
+  sweep_store2(p + 2, v.x1);
+  sweep_store2(p + 4, v.x2);
+}
+/* s + j_0 v_0 + ... + j_5 v_5, added one by one in that order */
+SWEEP_INLINE double sweep_dot(const double *j, const sweep_side *v, double s) {
+  const sweep_v2 p0 = sweep_load2(j) * v->x0, p1 = sweep_load2(j + 2) * v->x1, p2 = sweep_load2(j + 4) * v->x2;
+  s += p0[0];
+  s += p0[1];
+  s += p1[0];
+  s += p1[1];
+  s += p2[0];
+  s += p2[1];
+  return s;
+}
+SWEEP_INLINE void sweep_axpy(const double *w, double dl, sweep_side *v) {
+  const sweep_v2 d = {dl, dl};
+  v->x0 += sweep_load2(w) * d;
+  v->x1 += sweep_load2(w + 2) * d;
+  v->x2 += sweep_load2(w + 4) * d;
+}
+#endif
+
+/* The rows' arrays (rt_sweep_rows), none overlapping another. */
+typedef struct sweep_rows {
+  const double *restrict J, *restrict WJ, *restrict rhs, *restrict inv_diag;
+  double *restrict lambda;
+} sweep_rows;
+
+/* Row i on sides a, b in registers; sa, sb (constants): whether the side is
+ * a body (a side on the world contributes nothing). */
+SWEEP_INLINE void sweep_row(sweep_rows r, int i, sweep_side *a, sweep_side *b, int sa, int sb) {
+  const double *restrict j = r.J + 12 * i;
+  double jv = 0.0;
+  if (sa) jv = sweep_dot(j, a, jv);
+  if (sb) jv = sweep_dot(j + 6, b, jv);
+  const double old = r.lambda[i];
+  const double l = old + (r.rhs[i] - jv) * r.inv_diag[i];
+  r.lambda[i] = l;
+  const double dl = l - old;
+  const double *restrict w = r.WJ + 12 * i;
+  if (sa) sweep_axpy(w, dl, a);
+  if (sb) sweep_axpy(w + 6, dl, b);
+}
+
+/* The schedule's kernels (unused: a schedule may call only one): a
+ * constraint's rows [row, row + n) on the sides' bodies a and b
+ * (SWEEP_WORLD: the world) with their velocities in registers; the
+ * callers' arguments are constants. */
+#define SWEEP_WORLD (-1)
+#if defined(__GNUC__)
+#define SWEEP_UNUSED __attribute__((unused))
+#else
+#define SWEEP_UNUSED
+#endif
+SWEEP_INLINE SWEEP_UNUSED void sweep_one(sweep_rows r, double *restrict v, int row, int n, int a, int b) {
+  sweep_side x = sweep_load(v + 6 * (a >= 0 ? a : 0)), y = sweep_load(v + 6 * (b >= 0 ? b : 0));
+  for (int i = row; i < row + n; i++) sweep_row(r, i, &x, &y, a >= 0, b >= 0);
+  if (a >= 0) sweep_store(v + 6 * a, x);
+  if (b >= 0) sweep_store(v + 6 * b, y);
+}
+
+/* Two constraints that share no body, their rows interleaved row by row
+ * (the bits of one after the other), then the rest of the longer. */
+SWEEP_INLINE SWEEP_UNUSED void sweep_two(sweep_rows r, double *restrict v, int row1, int n1, int a1, int b1,
+                                         int row2, int n2, int a2, int b2) {
+  sweep_side x1 = sweep_load(v + 6 * (a1 >= 0 ? a1 : 0)), y1 = sweep_load(v + 6 * (b1 >= 0 ? b1 : 0));
+  sweep_side x2 = sweep_load(v + 6 * (a2 >= 0 ? a2 : 0)), y2 = sweep_load(v + 6 * (b2 >= 0 ? b2 : 0));
+  int k = 0;
+  for (; k < n1 && k < n2; k++) {
+    sweep_row(r, row1 + k, &x1, &y1, a1 >= 0, b1 >= 0);
+    sweep_row(r, row2 + k, &x2, &y2, a2 >= 0, b2 >= 0);
+  }
+  for (int i = k; i < n1; i++) sweep_row(r, row1 + i, &x1, &y1, a1 >= 0, b1 >= 0);
+  for (int i = k; i < n2; i++) sweep_row(r, row2 + i, &x2, &y2, a2 >= 0, b2 >= 0);
+  if (a1 >= 0) sweep_store(v + 6 * a1, x1);
+  if (b1 >= 0) sweep_store(v + 6 * b1, y1);
+  if (a2 >= 0) sweep_store(v + 6 * a2, x2);
+  if (b2 >= 0) sweep_store(v + 6 * b2, y2);
+}
+
+/* The solver bodies the sweep moves, one line each: B_ its index (its
+ * velocities at vel + 6 B_); a body fixed in the mechanism is the world. */
+enum {
+    B_hull_0 = 0,
+    B_hull_1 = 1,
+    B_hull_2 = 2,
+    B_hull_3 = 3,
+    B_sprocketL = 4,
+    B_road1L = 5,
+    B_road2L = 6,
+    B_idlerL = 7,
+    B_plateL00 = 8,
+    B_plateL01 = 9,
+    B_plateL02 = 10,
+    B_plateL03 = 11,
+    B_plateL04 = 12,
+    B_plateL05 = 13,
+    B_plateL06 = 14,
+    B_plateL07 = 15,
+    B_plateL08 = 16,
+    B_plateL09 = 17,
+    B_plateL10 = 18,
+    B_plateL11 = 19,
+    B_plateL12 = 20,
+    B_plateL13 = 21,
+    B_plateL14 = 22,
+    B_plateL15 = 23,
+    B_plateL16 = 24,
+    B_plateL17 = 25,
+    B_plateL18 = 26,
+    B_plateL19 = 27,
+    B_plateL20 = 28,
+    B_plateL21 = 29,
+    B_plateL22 = 30,
+    B_plateL23 = 31,
+    B_plateL24 = 32,
+    B_plateL25 = 33,
+    B_plateL26 = 34,
+    B_plateL27 = 35,
+    B_plateL28 = 36,
+    B_plateL29 = 37,
+    B_plateL30 = 38,
+    B_plateL31 = 39,
+    B_plateL32 = 40,
+    B_plateL33 = 41,
+    B_plateL34 = 42,
+    B_plateL35 = 43,
+    B_plateL36 = 44,
+    B_plateL37 = 45,
+    B_plateL38 = 46,
+    B_plateL39 = 47,
+    B_sprocketR = 48,
+    B_road1R = 49,
+    B_road2R = 50,
+    B_idlerR = 51,
+    B_plateR00 = 52,
+    B_plateR01 = 53,
+    B_plateR02 = 54,
+    B_plateR03 = 55,
+    B_plateR04 = 56,
+    B_plateR05 = 57,
+    B_plateR06 = 58,
+    B_plateR07 = 59,
+    B_plateR08 = 60,
+    B_plateR09 = 61,
+    B_plateR10 = 62,
+    B_plateR11 = 63,
+    B_plateR12 = 64,
+    B_plateR13 = 65,
+    B_plateR14 = 66,
+    B_plateR15 = 67,
+    B_plateR16 = 68,
+    B_plateR17 = 69,
+    B_plateR18 = 70,
+    B_plateR19 = 71,
+    B_plateR20 = 72,
+    B_plateR21 = 73,
+    B_plateR22 = 74,
+    B_plateR23 = 75,
+    B_plateR24 = 76,
+    B_plateR25 = 77,
+    B_plateR26 = 78,
+    B_plateR27 = 79,
+    B_plateR28 = 80,
+    B_plateR29 = 81,
+    B_plateR30 = 82,
+    B_plateR31 = 83,
+    B_plateR32 = 84,
+    B_plateR33 = 85,
+    B_plateR34 = 86,
+    B_plateR35 = 87,
+    B_plateR36 = 88,
+    B_plateR37 = 89,
+    B_plateR38 = 90,
+    B_plateR39 = 91,
+};
+
+static void sweep_part0(sweep_rows r, double *restrict v) {
+  (void)r, (void)v; /* a part can be empty */
+  sweep_two(r, v, X_sprocket_axleL, 5, B_hull_3, B_sprocketL, X_road1_axleL, 5, B_hull_1, B_road1L);
+  sweep_two(r, v, X_road2_axleL, 5, B_hull_2, B_road2L, X_idler_axleL, 5, B_hull_0, B_idlerL);
+  sweep_two(r, v, X_pinL00, 5, B_plateL39, B_plateL00, X_sprocket_axleR, 5, B_hull_3, B_sprocketR);
+  sweep_two(r, v, X_pinL01, 5, B_plateL00, B_plateL01, X_road1_axleR, 5, B_hull_1, B_road1R);
+  sweep_two(r, v, X_pinL02, 5, B_plateL01, B_plateL02, X_road2_axleR, 5, B_hull_2, B_road2R);
+  sweep_two(r, v, X_pinL03, 5, B_plateL02, B_plateL03, X_idler_axleR, 5, B_hull_0, B_idlerR);
+  sweep_two(r, v, X_pinL04, 5, B_plateL03, B_plateL04, X_pinR00, 5, B_plateR39, B_plateR00);
+  sweep_two(r, v, X_pinL05, 5, B_plateL04, B_plateL05, X_pinR01, 5, B_plateR00, B_plateR01);
+  sweep_two(r, v, X_pinL06, 5, B_plateL05, B_plateL06, X_pinR02, 5, B_plateR01, B_plateR02);
+  sweep_two(r, v, X_pinL07, 5, B_plateL06, B_plateL07, X_pinR03, 5, B_plateR02, B_plateR03);
+  sweep_two(r, v, X_pinL08, 5, B_plateL07, B_plateL08, X_pinR04, 5, B_plateR03, B_plateR04);
+  sweep_two(r, v, X_pinL09, 5, B_plateL08, B_plateL09, X_pinR05, 5, B_plateR04, B_plateR05);
+  sweep_two(r, v, X_pinL10, 5, B_plateL09, B_plateL10, X_pinR06, 5, B_plateR05, B_plateR06);
+  sweep_two(r, v, X_pinL11, 5, B_plateL10, B_plateL11, X_pinR07, 5, B_plateR06, B_plateR07);
+  sweep_two(r, v, X_pinL12, 5, B_plateL11, B_plateL12, X_pinR08, 5, B_plateR07, B_plateR08);
+  sweep_two(r, v, X_pinL13, 5, B_plateL12, B_plateL13, X_pinR09, 5, B_plateR08, B_plateR09);
+  sweep_two(r, v, X_pinL14, 5, B_plateL13, B_plateL14, X_pinR10, 5, B_plateR09, B_plateR10);
+  sweep_two(r, v, X_pinL15, 5, B_plateL14, B_plateL15, X_pinR11, 5, B_plateR10, B_plateR11);
+  sweep_two(r, v, X_pinL16, 5, B_plateL15, B_plateL16, X_pinR12, 5, B_plateR11, B_plateR12);
+  sweep_two(r, v, X_pinL17, 5, B_plateL16, B_plateL17, X_pinR13, 5, B_plateR12, B_plateR13);
+  sweep_two(r, v, X_pinL18, 5, B_plateL17, B_plateL18, X_pinR14, 5, B_plateR13, B_plateR14);
+  sweep_two(r, v, X_pinL19, 5, B_plateL18, B_plateL19, X_pinR15, 5, B_plateR14, B_plateR15);
+  sweep_two(r, v, X_pinL20, 5, B_plateL19, B_plateL20, X_pinR16, 5, B_plateR15, B_plateR16);
+  sweep_two(r, v, X_pinL21, 5, B_plateL20, B_plateL21, X_pinR17, 5, B_plateR16, B_plateR17);
+  sweep_two(r, v, X_pinL22, 5, B_plateL21, B_plateL22, X_pinR18, 5, B_plateR17, B_plateR18);
+  sweep_two(r, v, X_pinL23, 5, B_plateL22, B_plateL23, X_pinR19, 5, B_plateR18, B_plateR19);
+  sweep_two(r, v, X_pinL24, 5, B_plateL23, B_plateL24, X_pinR20, 5, B_plateR19, B_plateR20);
+  sweep_two(r, v, X_pinL25, 5, B_plateL24, B_plateL25, X_pinR21, 5, B_plateR20, B_plateR21);
+  sweep_two(r, v, X_pinL26, 5, B_plateL25, B_plateL26, X_pinR22, 5, B_plateR21, B_plateR22);
+  sweep_two(r, v, X_pinL27, 5, B_plateL26, B_plateL27, X_pinR23, 5, B_plateR22, B_plateR23);
+}
+
+static void sweep_part1(sweep_rows r, double *restrict v) {
+  (void)r, (void)v; /* a part can be empty */
+  sweep_two(r, v, X_pinL28, 5, B_plateL27, B_plateL28, X_pinR24, 5, B_plateR23, B_plateR24);
+  sweep_two(r, v, X_pinL29, 5, B_plateL28, B_plateL29, X_pinR25, 5, B_plateR24, B_plateR25);
+  sweep_two(r, v, X_pinL30, 5, B_plateL29, B_plateL30, X_pinR26, 5, B_plateR25, B_plateR26);
+  sweep_two(r, v, X_pinL31, 5, B_plateL30, B_plateL31, X_pinR27, 5, B_plateR26, B_plateR27);
+  sweep_two(r, v, X_pinL32, 5, B_plateL31, B_plateL32, X_pinR28, 5, B_plateR27, B_plateR28);
+  sweep_two(r, v, X_pinL33, 5, B_plateL32, B_plateL33, X_pinR29, 5, B_plateR28, B_plateR29);
+  sweep_two(r, v, X_pinL34, 5, B_plateL33, B_plateL34, X_pinR30, 5, B_plateR29, B_plateR30);
+  sweep_two(r, v, X_pinL35, 5, B_plateL34, B_plateL35, X_pinR31, 5, B_plateR30, B_plateR31);
+  sweep_two(r, v, X_pinL36, 5, B_plateL35, B_plateL36, X_pinR32, 5, B_plateR31, B_plateR32);
+  sweep_two(r, v, X_pinL37, 5, B_plateL36, B_plateL37, X_pinR33, 5, B_plateR32, B_plateR33);
+  sweep_two(r, v, X_pinL38, 5, B_plateL37, B_plateL38, X_pinR34, 5, B_plateR33, B_plateR34);
+  sweep_two(r, v, X_pinL39, 5, B_plateL38, B_plateL39, X_pinR35, 5, B_plateR34, B_plateR35);
+}
+
+static void sweep_part2(sweep_rows r, double *restrict v) {
+  (void)r, (void)v; /* a part can be empty */
+  sweep_two(r, v, X_pinR36, 5, B_plateR35, B_plateR36, X_hull_weld1, 6, B_hull_0, B_hull_1);
+  sweep_two(r, v, X_pinR37, 5, B_plateR36, B_plateR37, X_hull_weld2, 6, B_hull_1, B_hull_2);
+  sweep_two(r, v, X_pinR38, 5, B_plateR37, B_plateR38, X_hull_weld3, 6, B_hull_2, B_hull_3);
+  sweep_one(r, v, X_pinR39, 5, B_plateR38, B_plateR39);
+}
+
+/* the sides the sweep assumes (rt_program.sweep_side), one line per
+ * constraint: side a, side b (-1: the world, or a body fixed in the
+ * mechanism) */
+static const int sweep_side_of[] = {
+    B_hull_3, B_sprocketL, /* sprocket_axleL */
+    B_hull_1, B_road1L, /* road1_axleL */
+    B_hull_2, B_road2L, /* road2_axleL */
+    B_hull_0, B_idlerL, /* idler_axleL */
+    B_plateL39, B_plateL00, /* pinL00 */
+    B_plateL00, B_plateL01, /* pinL01 */
+    B_plateL01, B_plateL02, /* pinL02 */
+    B_plateL02, B_plateL03, /* pinL03 */
+    B_plateL03, B_plateL04, /* pinL04 */
+    B_plateL04, B_plateL05, /* pinL05 */
+    B_plateL05, B_plateL06, /* pinL06 */
+    B_plateL06, B_plateL07, /* pinL07 */
+    B_plateL07, B_plateL08, /* pinL08 */
+    B_plateL08, B_plateL09, /* pinL09 */
+    B_plateL09, B_plateL10, /* pinL10 */
+    B_plateL10, B_plateL11, /* pinL11 */
+    B_plateL11, B_plateL12, /* pinL12 */
+    B_plateL12, B_plateL13, /* pinL13 */
+    B_plateL13, B_plateL14, /* pinL14 */
+    B_plateL14, B_plateL15, /* pinL15 */
+    B_plateL15, B_plateL16, /* pinL16 */
+    B_plateL16, B_plateL17, /* pinL17 */
+    B_plateL17, B_plateL18, /* pinL18 */
+    B_plateL18, B_plateL19, /* pinL19 */
+    B_plateL19, B_plateL20, /* pinL20 */
+    B_plateL20, B_plateL21, /* pinL21 */
+    B_plateL21, B_plateL22, /* pinL22 */
+    B_plateL22, B_plateL23, /* pinL23 */
+    B_plateL23, B_plateL24, /* pinL24 */
+    B_plateL24, B_plateL25, /* pinL25 */
+    B_plateL25, B_plateL26, /* pinL26 */
+    B_plateL26, B_plateL27, /* pinL27 */
+    B_plateL27, B_plateL28, /* pinL28 */
+    B_plateL28, B_plateL29, /* pinL29 */
+    B_plateL29, B_plateL30, /* pinL30 */
+    B_plateL30, B_plateL31, /* pinL31 */
+    B_plateL31, B_plateL32, /* pinL32 */
+    B_plateL32, B_plateL33, /* pinL33 */
+    B_plateL33, B_plateL34, /* pinL34 */
+    B_plateL34, B_plateL35, /* pinL35 */
+    B_plateL35, B_plateL36, /* pinL36 */
+    B_plateL36, B_plateL37, /* pinL37 */
+    B_plateL37, B_plateL38, /* pinL38 */
+    B_plateL38, B_plateL39, /* pinL39 */
+    B_hull_3, B_sprocketR, /* sprocket_axleR */
+    B_hull_1, B_road1R, /* road1_axleR */
+    B_hull_2, B_road2R, /* road2_axleR */
+    B_hull_0, B_idlerR, /* idler_axleR */
+    B_plateR39, B_plateR00, /* pinR00 */
+    B_plateR00, B_plateR01, /* pinR01 */
+    B_plateR01, B_plateR02, /* pinR02 */
+    B_plateR02, B_plateR03, /* pinR03 */
+    B_plateR03, B_plateR04, /* pinR04 */
+    B_plateR04, B_plateR05, /* pinR05 */
+    B_plateR05, B_plateR06, /* pinR06 */
+    B_plateR06, B_plateR07, /* pinR07 */
+    B_plateR07, B_plateR08, /* pinR08 */
+    B_plateR08, B_plateR09, /* pinR09 */
+    B_plateR09, B_plateR10, /* pinR10 */
+    B_plateR10, B_plateR11, /* pinR11 */
+    B_plateR11, B_plateR12, /* pinR12 */
+    B_plateR12, B_plateR13, /* pinR13 */
+    B_plateR13, B_plateR14, /* pinR14 */
+    B_plateR14, B_plateR15, /* pinR15 */
+    B_plateR15, B_plateR16, /* pinR16 */
+    B_plateR16, B_plateR17, /* pinR17 */
+    B_plateR17, B_plateR18, /* pinR18 */
+    B_plateR18, B_plateR19, /* pinR19 */
+    B_plateR19, B_plateR20, /* pinR20 */
+    B_plateR20, B_plateR21, /* pinR21 */
+    B_plateR21, B_plateR22, /* pinR22 */
+    B_plateR22, B_plateR23, /* pinR23 */
+    B_plateR23, B_plateR24, /* pinR24 */
+    B_plateR24, B_plateR25, /* pinR25 */
+    B_plateR25, B_plateR26, /* pinR26 */
+    B_plateR26, B_plateR27, /* pinR27 */
+    B_plateR27, B_plateR28, /* pinR28 */
+    B_plateR28, B_plateR29, /* pinR29 */
+    B_plateR29, B_plateR30, /* pinR30 */
+    B_plateR30, B_plateR31, /* pinR31 */
+    B_plateR31, B_plateR32, /* pinR32 */
+    B_plateR32, B_plateR33, /* pinR33 */
+    B_plateR33, B_plateR34, /* pinR34 */
+    B_plateR34, B_plateR35, /* pinR35 */
+    B_plateR35, B_plateR36, /* pinR36 */
+    B_plateR36, B_plateR37, /* pinR37 */
+    B_plateR37, B_plateR38, /* pinR38 */
+    B_plateR38, B_plateR39, /* pinR39 */
+    B_hull_0, B_hull_1, /* hull_weld1 */
+    B_hull_1, B_hull_2, /* hull_weld2 */
+    B_hull_2, B_hull_3, /* hull_weld3 */
+};
+
+/* One sweep over the equality rows (rt_sweep_fn). */
+static void tank_sweep(const rt_sweep_rows *rows, double *vel) {
+  const sweep_rows r = {rows->J, rows->WJ, rows->rhs, rows->inv_diag, rows->lambda};
+  sweep_part0(r, vel);
+  sweep_part1(r, vel);
+  sweep_part2(r, vel);
+}
+
+/*---- the assembly of H~ (rt_assemble_fn of rt.h) ----------------------------
+ * H~ = J W J^T + epsilon diag(J W J^T) of the equality rows into the
+ * workspace, from the rows' J and W J^T: each block (q, p) the sum, over
+ * the at most two bodies its constraints share, of J_q's rows against
+ * W J_p^T's, each entry from +0 term after term, each term's six products
+ * added one by one; a node block's lower triangle mirrored and its
+ * diagonal d made d + epsilon d; rounded once when stored; the entries no
+ * block writes zeroed -- the runtime's assembly (runtime/assemble.c),
+ * whose plan this is with every offset a constant, so its bits. */
+#define ASM_INLINE SWEEP_INLINE
+
+/* a_0 b_0 + ... + a_5 b_5 from +0, one by one in that order */
+ASM_INLINE double asm_dot6(const double *a, const double *b) {
+  double s = 0;
+  s += a[0] * b[0];
+  s += a[1] * b[1];
+  s += a[2] * b[2];
+  s += a[3] * b[3];
+  s += a[4] * b[4];
+  s += a[5] * b[5];
+  return s;
+}
+
+/* Entry (r, c) of a block of nterm terms (J rows from jq0, jq1, W J^T
+ * rows from wp0, wp1). */
+ASM_INLINE double asm_entry(const double *restrict J, const double *restrict WJ, int nterm, int jq0, int wp0, int jq1,
+                            int wp1, int r, int c) {
+  double v = 0;
+  if (nterm > 0) v += asm_dot6(J + jq0 + 12 * r, WJ + wp0 + 12 * c);
+  if (nterm > 1) v += asm_dot6(J + jq1 + 12 * r, WJ + wp1 + 12 * c);
+  return v;
+}
+
+/* A dq x dp block at out (node: a node block); the callers' arguments are
+ * constants. */
+ASM_INLINE void asm_block(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                          int dq, int dp, int node, int nterm, int jq0, int wp0, int jq1, int wp1) {
+  for (int r = 0; r < dq; r++) {
+    if (node) {
+      for (int c = 0; c < r; c++) out[r * dp + c] = out[c * dp + r] = (scalar)asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, c);
+      const double d = asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, r);
+      out[r * dp + r] = (scalar)(d + epsilon * d);
+    } else {
+      for (int c = 0; c < dp; c++) out[r * dp + c] = (scalar)asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, c);
+    }
+  }
+}
+
+/* The block shapes of this program: node (n) or edge (e) block, dq x dp,
+ * and the number of terms. */
+static void asm_e5x5_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 5, 5, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e6x5_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 6, 5, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_e6x6_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 6, 6, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_n5x5_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 5, 5, 1, 2, jq0, wp0, jq1, wp1);
+}
+static void asm_n6x6_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 6, 6, 1, 2, jq0, wp0, jq1, wp1);
+}
+
+static void asm_part0(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+  asm_n5x5_2(J, WJ, epsilon, w + W_idler_axleL, 12 * X_idler_axleL, 12 * X_idler_axleL, 12 * X_idler_axleL + 6, 12 * X_idler_axleL + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_idler_axleL + 25, 12 * X_idler_axleR, 12 * X_idler_axleL, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_idler_axleL + 50, 12 * X_hull_weld1, 12 * X_idler_axleL, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_idler_axleR, 12 * X_idler_axleR, 12 * X_idler_axleR, 12 * X_idler_axleR + 6, 12 * X_idler_axleR + 6);
+  asm_e6x5_1(J, WJ, epsilon, w + W_idler_axleR + 25, 12 * X_hull_weld1, 12 * X_idler_axleR, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL00, 12 * X_pinL00, 12 * X_pinL00, 12 * X_pinL00 + 6, 12 * X_pinL00 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL00 + 25, 12 * X_pinL01, 12 * X_pinL00 + 6, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL00 + 50, 12 * X_pinL39 + 6, 12 * X_pinL00, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL01, 12 * X_pinL01, 12 * X_pinL01, 12 * X_pinL01 + 6, 12 * X_pinL01 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL01 + 25, 12 * X_pinL02, 12 * X_pinL01 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL02, 12 * X_pinL02, 12 * X_pinL02, 12 * X_pinL02 + 6, 12 * X_pinL02 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL02 + 25, 12 * X_pinL03, 12 * X_pinL02 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL03, 12 * X_pinL03, 12 * X_pinL03, 12 * X_pinL03 + 6, 12 * X_pinL03 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL03 + 25, 12 * X_pinL04, 12 * X_pinL03 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL04, 12 * X_pinL04, 12 * X_pinL04, 12 * X_pinL04 + 6, 12 * X_pinL04 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL04 + 25, 12 * X_pinL05, 12 * X_pinL04 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL05, 12 * X_pinL05, 12 * X_pinL05, 12 * X_pinL05 + 6, 12 * X_pinL05 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL05 + 25, 12 * X_pinL06, 12 * X_pinL05 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL06, 12 * X_pinL06, 12 * X_pinL06, 12 * X_pinL06 + 6, 12 * X_pinL06 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL06 + 25, 12 * X_pinL07, 12 * X_pinL06 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL07, 12 * X_pinL07, 12 * X_pinL07, 12 * X_pinL07 + 6, 12 * X_pinL07 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL07 + 25, 12 * X_pinL08, 12 * X_pinL07 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL08, 12 * X_pinL08, 12 * X_pinL08, 12 * X_pinL08 + 6, 12 * X_pinL08 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL08 + 25, 12 * X_pinL09, 12 * X_pinL08 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL09, 12 * X_pinL09, 12 * X_pinL09, 12 * X_pinL09 + 6, 12 * X_pinL09 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL09 + 25, 12 * X_pinL10, 12 * X_pinL09 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL10, 12 * X_pinL10, 12 * X_pinL10, 12 * X_pinL10 + 6, 12 * X_pinL10 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL10 + 25, 12 * X_pinL11, 12 * X_pinL10 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL11, 12 * X_pinL11, 12 * X_pinL11, 12 * X_pinL11 + 6, 12 * X_pinL11 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL11 + 25, 12 * X_pinL12, 12 * X_pinL11 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL12, 12 * X_pinL12, 12 * X_pinL12, 12 * X_pinL12 + 6, 12 * X_pinL12 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL12 + 25, 12 * X_pinL13, 12 * X_pinL12 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL13, 12 * X_pinL13, 12 * X_pinL13, 12 * X_pinL13 + 6, 12 * X_pinL13 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL13 + 25, 12 * X_pinL14, 12 * X_pinL13 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL14, 12 * X_pinL14, 12 * X_pinL14, 12 * X_pinL14 + 6, 12 * X_pinL14 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL14 + 25, 12 * X_pinL15, 12 * X_pinL14 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL15, 12 * X_pinL15, 12 * X_pinL15, 12 * X_pinL15 + 6, 12 * X_pinL15 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL15 + 25, 12 * X_pinL16, 12 * X_pinL15 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL16, 12 * X_pinL16, 12 * X_pinL16, 12 * X_pinL16 + 6, 12 * X_pinL16 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL16 + 25, 12 * X_pinL17, 12 * X_pinL16 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL17, 12 * X_pinL17, 12 * X_pinL17, 12 * X_pinL17 + 6, 12 * X_pinL17 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL17 + 25, 12 * X_pinL18, 12 * X_pinL17 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL18, 12 * X_pinL18, 12 * X_pinL18, 12 * X_pinL18 + 6, 12 * X_pinL18 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL18 + 25, 12 * X_pinL19, 12 * X_pinL18 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL19, 12 * X_pinL19, 12 * X_pinL19, 12 * X_pinL19 + 6, 12 * X_pinL19 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL19 + 25, 12 * X_pinL20, 12 * X_pinL19 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL20, 12 * X_pinL20, 12 * X_pinL20, 12 * X_pinL20 + 6, 12 * X_pinL20 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL20 + 25, 12 * X_pinL21, 12 * X_pinL20 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL21, 12 * X_pinL21, 12 * X_pinL21, 12 * X_pinL21 + 6, 12 * X_pinL21 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL21 + 25, 12 * X_pinL22, 12 * X_pinL21 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL22, 12 * X_pinL22, 12 * X_pinL22, 12 * X_pinL22 + 6, 12 * X_pinL22 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL22 + 25, 12 * X_pinL23, 12 * X_pinL22 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL23, 12 * X_pinL23, 12 * X_pinL23, 12 * X_pinL23 + 6, 12 * X_pinL23 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL23 + 25, 12 * X_pinL24, 12 * X_pinL23 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL24, 12 * X_pinL24, 12 * X_pinL24, 12 * X_pinL24 + 6, 12 * X_pinL24 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL24 + 25, 12 * X_pinL25, 12 * X_pinL24 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL25, 12 * X_pinL25, 12 * X_pinL25, 12 * X_pinL25 + 6, 12 * X_pinL25 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL25 + 25, 12 * X_pinL26, 12 * X_pinL25 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL26, 12 * X_pinL26, 12 * X_pinL26, 12 * X_pinL26 + 6, 12 * X_pinL26 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL26 + 25, 12 * X_pinL27, 12 * X_pinL26 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL27, 12 * X_pinL27, 12 * X_pinL27, 12 * X_pinL27 + 6, 12 * X_pinL27 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL27 + 25, 12 * X_pinL28, 12 * X_pinL27 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL28, 12 * X_pinL28, 12 * X_pinL28, 12 * X_pinL28 + 6, 12 * X_pinL28 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL28 + 25, 12 * X_pinL29, 12 * X_pinL28 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL29, 12 * X_pinL29, 12 * X_pinL29, 12 * X_pinL29 + 6, 12 * X_pinL29 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL29 + 25, 12 * X_pinL30, 12 * X_pinL29 + 6, 0, 0);
+}
+
+static void asm_part1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL30, 12 * X_pinL30, 12 * X_pinL30, 12 * X_pinL30 + 6, 12 * X_pinL30 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL30 + 25, 12 * X_pinL31, 12 * X_pinL30 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL31, 12 * X_pinL31, 12 * X_pinL31, 12 * X_pinL31 + 6, 12 * X_pinL31 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL31 + 25, 12 * X_pinL32, 12 * X_pinL31 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL32, 12 * X_pinL32, 12 * X_pinL32, 12 * X_pinL32 + 6, 12 * X_pinL32 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL32 + 25, 12 * X_pinL33, 12 * X_pinL32 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL33, 12 * X_pinL33, 12 * X_pinL33, 12 * X_pinL33 + 6, 12 * X_pinL33 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL33 + 25, 12 * X_pinL34, 12 * X_pinL33 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL34, 12 * X_pinL34, 12 * X_pinL34, 12 * X_pinL34 + 6, 12 * X_pinL34 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL34 + 25, 12 * X_pinL35, 12 * X_pinL34 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL35, 12 * X_pinL35, 12 * X_pinL35, 12 * X_pinL35 + 6, 12 * X_pinL35 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL35 + 25, 12 * X_pinL36, 12 * X_pinL35 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL36, 12 * X_pinL36, 12 * X_pinL36, 12 * X_pinL36 + 6, 12 * X_pinL36 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL36 + 25, 12 * X_pinL37, 12 * X_pinL36 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL37, 12 * X_pinL37, 12 * X_pinL37, 12 * X_pinL37 + 6, 12 * X_pinL37 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL37 + 25, 12 * X_pinL38, 12 * X_pinL37 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL38, 12 * X_pinL38, 12 * X_pinL38, 12 * X_pinL38 + 6, 12 * X_pinL38 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinL38 + 25, 12 * X_pinL39, 12 * X_pinL38 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinL39, 12 * X_pinL39, 12 * X_pinL39, 12 * X_pinL39 + 6, 12 * X_pinL39 + 6);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR00, 12 * X_pinR00, 12 * X_pinR00, 12 * X_pinR00 + 6, 12 * X_pinR00 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR00 + 25, 12 * X_pinR01, 12 * X_pinR00 + 6, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR00 + 50, 12 * X_pinR39 + 6, 12 * X_pinR00, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR01, 12 * X_pinR01, 12 * X_pinR01, 12 * X_pinR01 + 6, 12 * X_pinR01 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR01 + 25, 12 * X_pinR02, 12 * X_pinR01 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR02, 12 * X_pinR02, 12 * X_pinR02, 12 * X_pinR02 + 6, 12 * X_pinR02 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR02 + 25, 12 * X_pinR03, 12 * X_pinR02 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR03, 12 * X_pinR03, 12 * X_pinR03, 12 * X_pinR03 + 6, 12 * X_pinR03 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR03 + 25, 12 * X_pinR04, 12 * X_pinR03 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR04, 12 * X_pinR04, 12 * X_pinR04, 12 * X_pinR04 + 6, 12 * X_pinR04 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR04 + 25, 12 * X_pinR05, 12 * X_pinR04 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR05, 12 * X_pinR05, 12 * X_pinR05, 12 * X_pinR05 + 6, 12 * X_pinR05 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR05 + 25, 12 * X_pinR06, 12 * X_pinR05 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR06, 12 * X_pinR06, 12 * X_pinR06, 12 * X_pinR06 + 6, 12 * X_pinR06 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR06 + 25, 12 * X_pinR07, 12 * X_pinR06 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR07, 12 * X_pinR07, 12 * X_pinR07, 12 * X_pinR07 + 6, 12 * X_pinR07 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR07 + 25, 12 * X_pinR08, 12 * X_pinR07 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR08, 12 * X_pinR08, 12 * X_pinR08, 12 * X_pinR08 + 6, 12 * X_pinR08 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR08 + 25, 12 * X_pinR09, 12 * X_pinR08 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR09, 12 * X_pinR09, 12 * X_pinR09, 12 * X_pinR09 + 6, 12 * X_pinR09 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR09 + 25, 12 * X_pinR10, 12 * X_pinR09 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR10, 12 * X_pinR10, 12 * X_pinR10, 12 * X_pinR10 + 6, 12 * X_pinR10 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR10 + 25, 12 * X_pinR11, 12 * X_pinR10 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR11, 12 * X_pinR11, 12 * X_pinR11, 12 * X_pinR11 + 6, 12 * X_pinR11 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR11 + 25, 12 * X_pinR12, 12 * X_pinR11 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR12, 12 * X_pinR12, 12 * X_pinR12, 12 * X_pinR12 + 6, 12 * X_pinR12 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR12 + 25, 12 * X_pinR13, 12 * X_pinR12 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR13, 12 * X_pinR13, 12 * X_pinR13, 12 * X_pinR13 + 6, 12 * X_pinR13 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR13 + 25, 12 * X_pinR14, 12 * X_pinR13 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR14, 12 * X_pinR14, 12 * X_pinR14, 12 * X_pinR14 + 6, 12 * X_pinR14 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR14 + 25, 12 * X_pinR15, 12 * X_pinR14 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR15, 12 * X_pinR15, 12 * X_pinR15, 12 * X_pinR15 + 6, 12 * X_pinR15 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR15 + 25, 12 * X_pinR16, 12 * X_pinR15 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR16, 12 * X_pinR16, 12 * X_pinR16, 12 * X_pinR16 + 6, 12 * X_pinR16 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR16 + 25, 12 * X_pinR17, 12 * X_pinR16 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR17, 12 * X_pinR17, 12 * X_pinR17, 12 * X_pinR17 + 6, 12 * X_pinR17 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR17 + 25, 12 * X_pinR18, 12 * X_pinR17 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR18, 12 * X_pinR18, 12 * X_pinR18, 12 * X_pinR18 + 6, 12 * X_pinR18 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR18 + 25, 12 * X_pinR19, 12 * X_pinR18 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR19, 12 * X_pinR19, 12 * X_pinR19, 12 * X_pinR19 + 6, 12 * X_pinR19 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR19 + 25, 12 * X_pinR20, 12 * X_pinR19 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR20, 12 * X_pinR20, 12 * X_pinR20, 12 * X_pinR20 + 6, 12 * X_pinR20 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR20 + 25, 12 * X_pinR21, 12 * X_pinR20 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR21, 12 * X_pinR21, 12 * X_pinR21, 12 * X_pinR21 + 6, 12 * X_pinR21 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR21 + 25, 12 * X_pinR22, 12 * X_pinR21 + 6, 0, 0);
+}
+
+static void asm_part2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR22, 12 * X_pinR22, 12 * X_pinR22, 12 * X_pinR22 + 6, 12 * X_pinR22 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR22 + 25, 12 * X_pinR23, 12 * X_pinR22 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR23, 12 * X_pinR23, 12 * X_pinR23, 12 * X_pinR23 + 6, 12 * X_pinR23 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR23 + 25, 12 * X_pinR24, 12 * X_pinR23 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR24, 12 * X_pinR24, 12 * X_pinR24, 12 * X_pinR24 + 6, 12 * X_pinR24 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR24 + 25, 12 * X_pinR25, 12 * X_pinR24 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR25, 12 * X_pinR25, 12 * X_pinR25, 12 * X_pinR25 + 6, 12 * X_pinR25 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR25 + 25, 12 * X_pinR26, 12 * X_pinR25 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR26, 12 * X_pinR26, 12 * X_pinR26, 12 * X_pinR26 + 6, 12 * X_pinR26 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR26 + 25, 12 * X_pinR27, 12 * X_pinR26 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR27, 12 * X_pinR27, 12 * X_pinR27, 12 * X_pinR27 + 6, 12 * X_pinR27 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR27 + 25, 12 * X_pinR28, 12 * X_pinR27 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR28, 12 * X_pinR28, 12 * X_pinR28, 12 * X_pinR28 + 6, 12 * X_pinR28 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR28 + 25, 12 * X_pinR29, 12 * X_pinR28 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR29, 12 * X_pinR29, 12 * X_pinR29, 12 * X_pinR29 + 6, 12 * X_pinR29 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR29 + 25, 12 * X_pinR30, 12 * X_pinR29 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR30, 12 * X_pinR30, 12 * X_pinR30, 12 * X_pinR30 + 6, 12 * X_pinR30 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR30 + 25, 12 * X_pinR31, 12 * X_pinR30 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR31, 12 * X_pinR31, 12 * X_pinR31, 12 * X_pinR31 + 6, 12 * X_pinR31 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR31 + 25, 12 * X_pinR32, 12 * X_pinR31 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR32, 12 * X_pinR32, 12 * X_pinR32, 12 * X_pinR32 + 6, 12 * X_pinR32 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR32 + 25, 12 * X_pinR33, 12 * X_pinR32 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR33, 12 * X_pinR33, 12 * X_pinR33, 12 * X_pinR33 + 6, 12 * X_pinR33 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR33 + 25, 12 * X_pinR34, 12 * X_pinR33 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR34, 12 * X_pinR34, 12 * X_pinR34, 12 * X_pinR34 + 6, 12 * X_pinR34 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR34 + 25, 12 * X_pinR35, 12 * X_pinR34 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR35, 12 * X_pinR35, 12 * X_pinR35, 12 * X_pinR35 + 6, 12 * X_pinR35 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR35 + 25, 12 * X_pinR36, 12 * X_pinR35 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR36, 12 * X_pinR36, 12 * X_pinR36, 12 * X_pinR36 + 6, 12 * X_pinR36 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR36 + 25, 12 * X_pinR37, 12 * X_pinR36 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR37, 12 * X_pinR37, 12 * X_pinR37, 12 * X_pinR37 + 6, 12 * X_pinR37 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR37 + 25, 12 * X_pinR38, 12 * X_pinR37 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR38, 12 * X_pinR38, 12 * X_pinR38, 12 * X_pinR38 + 6, 12 * X_pinR38 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pinR38 + 25, 12 * X_pinR39, 12 * X_pinR38 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pinR39, 12 * X_pinR39, 12 * X_pinR39, 12 * X_pinR39 + 6, 12 * X_pinR39 + 6);
+  asm_n5x5_2(J, WJ, epsilon, w + W_sprocket_axleL, 12 * X_sprocket_axleL, 12 * X_sprocket_axleL, 12 * X_sprocket_axleL + 6, 12 * X_sprocket_axleL + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_sprocket_axleL + 25, 12 * X_sprocket_axleR, 12 * X_sprocket_axleL, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_sprocket_axleL + 50, 12 * X_hull_weld3 + 6, 12 * X_sprocket_axleL, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_sprocket_axleR, 12 * X_sprocket_axleR, 12 * X_sprocket_axleR, 12 * X_sprocket_axleR + 6, 12 * X_sprocket_axleR + 6);
+  asm_e6x5_1(J, WJ, epsilon, w + W_sprocket_axleR + 25, 12 * X_hull_weld3 + 6, 12 * X_sprocket_axleR, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_road1_axleL, 12 * X_road1_axleL, 12 * X_road1_axleL, 12 * X_road1_axleL + 6, 12 * X_road1_axleL + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_road1_axleL + 25, 12 * X_road1_axleR, 12 * X_road1_axleL, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_road1_axleL + 50, 12 * X_hull_weld1 + 6, 12 * X_road1_axleL, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_road1_axleL + 80, 12 * X_hull_weld2, 12 * X_road1_axleL, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_road1_axleR, 12 * X_road1_axleR, 12 * X_road1_axleR, 12 * X_road1_axleR + 6, 12 * X_road1_axleR + 6);
+  asm_e6x5_1(J, WJ, epsilon, w + W_road1_axleR + 25, 12 * X_hull_weld1 + 6, 12 * X_road1_axleR, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_road1_axleR + 55, 12 * X_hull_weld2, 12 * X_road1_axleR, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_hull_weld1, 12 * X_hull_weld1, 12 * X_hull_weld1, 12 * X_hull_weld1 + 6, 12 * X_hull_weld1 + 6);
+  asm_e6x6_1(J, WJ, epsilon, w + W_hull_weld1 + 36, 12 * X_hull_weld2, 12 * X_hull_weld1 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_road2_axleL, 12 * X_road2_axleL, 12 * X_road2_axleL, 12 * X_road2_axleL + 6, 12 * X_road2_axleL + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_road2_axleL + 25, 12 * X_road2_axleR, 12 * X_road2_axleL, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_road2_axleL + 50, 12 * X_hull_weld2 + 6, 12 * X_road2_axleL, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_road2_axleL + 80, 12 * X_hull_weld3, 12 * X_road2_axleL, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_road2_axleR, 12 * X_road2_axleR, 12 * X_road2_axleR, 12 * X_road2_axleR + 6, 12 * X_road2_axleR + 6);
+  asm_e6x5_1(J, WJ, epsilon, w + W_road2_axleR + 25, 12 * X_hull_weld2 + 6, 12 * X_road2_axleR, 0, 0);
+  asm_e6x5_1(J, WJ, epsilon, w + W_road2_axleR + 55, 12 * X_hull_weld3, 12 * X_road2_axleR, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_hull_weld2, 12 * X_hull_weld2, 12 * X_hull_weld2, 12 * X_hull_weld2 + 6, 12 * X_hull_weld2 + 6);
+  asm_e6x6_1(J, WJ, epsilon, w + W_hull_weld2 + 36, 12 * X_hull_weld3, 12 * X_hull_weld2 + 6, 0, 0);
+  asm_n6x6_2(J, WJ, epsilon, w + W_hull_weld3, 12 * X_hull_weld3, 12 * X_hull_weld3, 12 * X_hull_weld3 + 6, 12 * X_hull_weld3 + 6);
+}
+
+/* Assembles H~ from the equality rows (rt_assemble_fn). */
+static void tank_assemble(const double *J, const double *WJ, double epsilon, void *work) {
+  scalar *w = work;
+  memset(w + W_pinL01 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL02 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL03 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL04 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL05 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL06 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL07 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL08 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL09 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL10 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL11 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL12 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL13 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL14 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL15 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL16 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL17 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL18 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL19 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL20 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL21 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL22 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL23 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL24 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL25 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL26 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL27 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL28 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL29 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL30 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL31 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL32 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL33 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL34 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL35 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL36 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinL37 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR01 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR02 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR03 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR04 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR05 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR06 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR07 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR08 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR09 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR10 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR11 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR12 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR13 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR14 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR15 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR16 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR17 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR18 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR19 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR20 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR21 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR22 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR23 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR24 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR25 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR26 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR27 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR28 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR29 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR30 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR31 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR32 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR33 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR34 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR35 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR36 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pinR37 + 50, 0, 25 * sizeof *w);
+  asm_part0(J, WJ, epsilon, w);
+  asm_part1(J, WJ, epsilon, w);
+  asm_part2(J, WJ, epsilon, w);
+}
 
 /*---- the program ------------------------------------------------------------*/
 
@@ -2867,6 +3614,9 @@ const rt_program tank_program = {
     .rsi = rsi,
     .factor = tank_factor,
     .solve = tank_solve,
+    .sweep = tank_sweep,
+    .sweep_side = sweep_side_of,
+    .assemble = tank_assemble,
 };
 
 /*---- the mechanism (bodies, constraints, settings) ----------------------*/

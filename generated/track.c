@@ -1326,6 +1326,474 @@ static void track_solve(const void *work, void *x) {
   solve_forward_0(w, v);
   solve_backward_0(w, v);
 }
+/*---- the sweep of the equality rows (rt_sweep_fn of rt.h) -------------------
+ * One projected Gauss-Seidel sweep over rows [0, 200): per row, J v from 0.0
+ * (side a's six products, then side b's, added one by one), the impulse
+ * l = lambda + (rhs - J v) inv_diag (the rows are unbounded), and
+ * v += W J^T (l - lambda) -- the operations of the runtime's generic sweep,
+ * so its bits, which the runtime relies on and checks the rows for every
+ * step. The constraints come in an order that gives the same bits as
+ * program order (each after every earlier one it shares a body with), two
+ * at a time where they share no body: their rows interleaved, so that the
+ * two chains of dependent operations overlap. With GCC or Clang
+ * the products and updates are 2-lane vector operations, each lane the
+ * scalar IEEE operation; plain C (LDLPGS_NO_VECTOR, other compilers) gives
+ * the same bits. */
+#include <string.h>
+
+#if defined(LDLPGS_NO_VECTOR) || !defined(__GNUC__)
+#define SWEEP_INLINE static inline
+typedef struct sweep_side {
+  double x[6];
+} sweep_side;
+SWEEP_INLINE sweep_side sweep_load(const double *p) {
+  sweep_side v;
+  memcpy(v.x, p, sizeof v.x);
+  return v;
+}
+SWEEP_INLINE void sweep_store(double *p, sweep_side v) { memcpy(p, v.x, sizeof v.x); }
+/* s + j_0 v_0 + ... + j_5 v_5, added one by one in that order */
+SWEEP_INLINE double sweep_dot(const double *j, const sweep_side *v, double s) {
+  for (int k = 0; k < 6; k++) s += j[k] * v->x[k];
+  return s;
+}
+SWEEP_INLINE void sweep_axpy(const double *w, double dl, sweep_side *v) {
+  for (int k = 0; k < 6; k++) v->x[k] += w[k] * dl;
+}
+#else
+#define SWEEP_INLINE static inline __attribute__((always_inline))
+typedef double sweep_v2 __attribute__((vector_size(16)));
+typedef struct sweep_side {
+  sweep_v2 x0, x1, x2;
+} sweep_side;
+SWEEP_INLINE sweep_v2 sweep_load2(const double *p) {
+  sweep_v2 v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+SWEEP_INLINE void sweep_store2(double *p, sweep_v2 v) { memcpy(p, &v, sizeof v); }
+SWEEP_INLINE sweep_side sweep_load(const double *p) {
+  const sweep_side v = {sweep_load2(p), sweep_load2(p + 2), sweep_load2(p + 4)};
+  return v;
+}
+SWEEP_INLINE void sweep_store(double *p, sweep_side v) {
+  sweep_store2(p, v.x0);
+  sweep_store2(p + 2, v.x1);
+  sweep_store2(p + 4, v.x2);
+}
+/* s + j_0 v_0 + ... + j_5 v_5, added one by one in that order */
+SWEEP_INLINE double sweep_dot(const double *j, const sweep_side *v, double s) {
+  const sweep_v2 p0 = sweep_load2(j) * v->x0, p1 = sweep_load2(j + 2) * v->x1, p2 = sweep_load2(j + 4) * v->x2;
+  s += p0[0];
+  s += p0[1];
+  s += p1[0];
+  s += p1[1];
+  s += p2[0];
+  s += p2[1];
+  return s;
+}
+SWEEP_INLINE void sweep_axpy(const double *w, double dl, sweep_side *v) {
+  const sweep_v2 d = {dl, dl};
+  v->x0 += sweep_load2(w) * d;
+  v->x1 += sweep_load2(w + 2) * d;
+  v->x2 += sweep_load2(w + 4) * d;
+}
+#endif
+
+/* The rows' arrays (rt_sweep_rows), none overlapping another. */
+typedef struct sweep_rows {
+  const double *restrict J, *restrict WJ, *restrict rhs, *restrict inv_diag;
+  double *restrict lambda;
+} sweep_rows;
+
+/* Row i on sides a, b in registers; sa, sb (constants): whether the side is
+ * a body (a side on the world contributes nothing). */
+SWEEP_INLINE void sweep_row(sweep_rows r, int i, sweep_side *a, sweep_side *b, int sa, int sb) {
+  const double *restrict j = r.J + 12 * i;
+  double jv = 0.0;
+  if (sa) jv = sweep_dot(j, a, jv);
+  if (sb) jv = sweep_dot(j + 6, b, jv);
+  const double old = r.lambda[i];
+  const double l = old + (r.rhs[i] - jv) * r.inv_diag[i];
+  r.lambda[i] = l;
+  const double dl = l - old;
+  const double *restrict w = r.WJ + 12 * i;
+  if (sa) sweep_axpy(w, dl, a);
+  if (sb) sweep_axpy(w + 6, dl, b);
+}
+
+/* The schedule's kernels (unused: a schedule may call only one): a
+ * constraint's rows [row, row + n) on the sides' bodies a and b
+ * (SWEEP_WORLD: the world) with their velocities in registers; the
+ * callers' arguments are constants. */
+#define SWEEP_WORLD (-1)
+#if defined(__GNUC__)
+#define SWEEP_UNUSED __attribute__((unused))
+#else
+#define SWEEP_UNUSED
+#endif
+SWEEP_INLINE SWEEP_UNUSED void sweep_one(sweep_rows r, double *restrict v, int row, int n, int a, int b) {
+  sweep_side x = sweep_load(v + 6 * (a >= 0 ? a : 0)), y = sweep_load(v + 6 * (b >= 0 ? b : 0));
+  for (int i = row; i < row + n; i++) sweep_row(r, i, &x, &y, a >= 0, b >= 0);
+  if (a >= 0) sweep_store(v + 6 * a, x);
+  if (b >= 0) sweep_store(v + 6 * b, y);
+}
+
+/* Two constraints that share no body, their rows interleaved row by row
+ * (the bits of one after the other), then the rest of the longer. */
+SWEEP_INLINE SWEEP_UNUSED void sweep_two(sweep_rows r, double *restrict v, int row1, int n1, int a1, int b1,
+                                         int row2, int n2, int a2, int b2) {
+  sweep_side x1 = sweep_load(v + 6 * (a1 >= 0 ? a1 : 0)), y1 = sweep_load(v + 6 * (b1 >= 0 ? b1 : 0));
+  sweep_side x2 = sweep_load(v + 6 * (a2 >= 0 ? a2 : 0)), y2 = sweep_load(v + 6 * (b2 >= 0 ? b2 : 0));
+  int k = 0;
+  for (; k < n1 && k < n2; k++) {
+    sweep_row(r, row1 + k, &x1, &y1, a1 >= 0, b1 >= 0);
+    sweep_row(r, row2 + k, &x2, &y2, a2 >= 0, b2 >= 0);
+  }
+  for (int i = k; i < n1; i++) sweep_row(r, row1 + i, &x1, &y1, a1 >= 0, b1 >= 0);
+  for (int i = k; i < n2; i++) sweep_row(r, row2 + i, &x2, &y2, a2 >= 0, b2 >= 0);
+  if (a1 >= 0) sweep_store(v + 6 * a1, x1);
+  if (b1 >= 0) sweep_store(v + 6 * b1, y1);
+  if (a2 >= 0) sweep_store(v + 6 * a2, x2);
+  if (b2 >= 0) sweep_store(v + 6 * b2, y2);
+}
+
+/* The solver bodies the sweep moves, one line each: B_ its index (its
+ * velocities at vel + 6 B_); a body fixed in the mechanism is the world. */
+enum {
+    B_plate00 = 0,
+    B_plate01 = 1,
+    B_plate02 = 2,
+    B_plate03 = 3,
+    B_plate04 = 4,
+    B_plate05 = 5,
+    B_plate06 = 6,
+    B_plate07 = 7,
+    B_plate08 = 8,
+    B_plate09 = 9,
+    B_plate10 = 10,
+    B_plate11 = 11,
+    B_plate12 = 12,
+    B_plate13 = 13,
+    B_plate14 = 14,
+    B_plate15 = 15,
+    B_plate16 = 16,
+    B_plate17 = 17,
+    B_plate18 = 18,
+    B_plate19 = 19,
+    B_plate20 = 20,
+    B_plate21 = 21,
+    B_plate22 = 22,
+    B_plate23 = 23,
+    B_plate24 = 24,
+    B_plate25 = 25,
+    B_plate26 = 26,
+    B_plate27 = 27,
+    B_plate28 = 28,
+    B_plate29 = 29,
+    B_plate30 = 30,
+    B_plate31 = 31,
+    B_plate32 = 32,
+    B_plate33 = 33,
+    B_plate34 = 34,
+    B_plate35 = 35,
+    B_plate36 = 36,
+    B_plate37 = 37,
+    B_plate38 = 38,
+    B_plate39 = 39,
+};
+
+static void sweep_part0(sweep_rows r, double *restrict v) {
+  (void)r, (void)v; /* a part can be empty */
+  sweep_one(r, v, X_pin00, 5, B_plate39, B_plate00);
+  sweep_one(r, v, X_pin01, 5, B_plate00, B_plate01);
+  sweep_one(r, v, X_pin02, 5, B_plate01, B_plate02);
+  sweep_one(r, v, X_pin03, 5, B_plate02, B_plate03);
+  sweep_one(r, v, X_pin04, 5, B_plate03, B_plate04);
+  sweep_one(r, v, X_pin05, 5, B_plate04, B_plate05);
+  sweep_one(r, v, X_pin06, 5, B_plate05, B_plate06);
+  sweep_one(r, v, X_pin07, 5, B_plate06, B_plate07);
+  sweep_one(r, v, X_pin08, 5, B_plate07, B_plate08);
+  sweep_one(r, v, X_pin09, 5, B_plate08, B_plate09);
+  sweep_one(r, v, X_pin10, 5, B_plate09, B_plate10);
+  sweep_one(r, v, X_pin11, 5, B_plate10, B_plate11);
+  sweep_one(r, v, X_pin12, 5, B_plate11, B_plate12);
+  sweep_one(r, v, X_pin13, 5, B_plate12, B_plate13);
+  sweep_one(r, v, X_pin14, 5, B_plate13, B_plate14);
+  sweep_one(r, v, X_pin15, 5, B_plate14, B_plate15);
+  sweep_one(r, v, X_pin16, 5, B_plate15, B_plate16);
+  sweep_one(r, v, X_pin17, 5, B_plate16, B_plate17);
+  sweep_one(r, v, X_pin18, 5, B_plate17, B_plate18);
+  sweep_one(r, v, X_pin19, 5, B_plate18, B_plate19);
+  sweep_one(r, v, X_pin20, 5, B_plate19, B_plate20);
+  sweep_one(r, v, X_pin21, 5, B_plate20, B_plate21);
+  sweep_one(r, v, X_pin22, 5, B_plate21, B_plate22);
+  sweep_one(r, v, X_pin23, 5, B_plate22, B_plate23);
+  sweep_one(r, v, X_pin24, 5, B_plate23, B_plate24);
+  sweep_one(r, v, X_pin25, 5, B_plate24, B_plate25);
+  sweep_one(r, v, X_pin26, 5, B_plate25, B_plate26);
+  sweep_one(r, v, X_pin27, 5, B_plate26, B_plate27);
+  sweep_one(r, v, X_pin28, 5, B_plate27, B_plate28);
+  sweep_one(r, v, X_pin29, 5, B_plate28, B_plate29);
+  sweep_one(r, v, X_pin30, 5, B_plate29, B_plate30);
+  sweep_one(r, v, X_pin31, 5, B_plate30, B_plate31);
+}
+
+static void sweep_part1(sweep_rows r, double *restrict v) {
+  (void)r, (void)v; /* a part can be empty */
+  sweep_one(r, v, X_pin32, 5, B_plate31, B_plate32);
+  sweep_one(r, v, X_pin33, 5, B_plate32, B_plate33);
+  sweep_one(r, v, X_pin34, 5, B_plate33, B_plate34);
+  sweep_one(r, v, X_pin35, 5, B_plate34, B_plate35);
+  sweep_one(r, v, X_pin36, 5, B_plate35, B_plate36);
+  sweep_one(r, v, X_pin37, 5, B_plate36, B_plate37);
+  sweep_one(r, v, X_pin38, 5, B_plate37, B_plate38);
+  sweep_one(r, v, X_pin39, 5, B_plate38, B_plate39);
+}
+
+/* the sides the sweep assumes (rt_program.sweep_side), one line per
+ * constraint: side a, side b (-1: the world, or a body fixed in the
+ * mechanism) */
+static const int sweep_side_of[] = {
+    B_plate39, B_plate00, /* pin00 */
+    B_plate00, B_plate01, /* pin01 */
+    B_plate01, B_plate02, /* pin02 */
+    B_plate02, B_plate03, /* pin03 */
+    B_plate03, B_plate04, /* pin04 */
+    B_plate04, B_plate05, /* pin05 */
+    B_plate05, B_plate06, /* pin06 */
+    B_plate06, B_plate07, /* pin07 */
+    B_plate07, B_plate08, /* pin08 */
+    B_plate08, B_plate09, /* pin09 */
+    B_plate09, B_plate10, /* pin10 */
+    B_plate10, B_plate11, /* pin11 */
+    B_plate11, B_plate12, /* pin12 */
+    B_plate12, B_plate13, /* pin13 */
+    B_plate13, B_plate14, /* pin14 */
+    B_plate14, B_plate15, /* pin15 */
+    B_plate15, B_plate16, /* pin16 */
+    B_plate16, B_plate17, /* pin17 */
+    B_plate17, B_plate18, /* pin18 */
+    B_plate18, B_plate19, /* pin19 */
+    B_plate19, B_plate20, /* pin20 */
+    B_plate20, B_plate21, /* pin21 */
+    B_plate21, B_plate22, /* pin22 */
+    B_plate22, B_plate23, /* pin23 */
+    B_plate23, B_plate24, /* pin24 */
+    B_plate24, B_plate25, /* pin25 */
+    B_plate25, B_plate26, /* pin26 */
+    B_plate26, B_plate27, /* pin27 */
+    B_plate27, B_plate28, /* pin28 */
+    B_plate28, B_plate29, /* pin29 */
+    B_plate29, B_plate30, /* pin30 */
+    B_plate30, B_plate31, /* pin31 */
+    B_plate31, B_plate32, /* pin32 */
+    B_plate32, B_plate33, /* pin33 */
+    B_plate33, B_plate34, /* pin34 */
+    B_plate34, B_plate35, /* pin35 */
+    B_plate35, B_plate36, /* pin36 */
+    B_plate36, B_plate37, /* pin37 */
+    B_plate37, B_plate38, /* pin38 */
+    B_plate38, B_plate39, /* pin39 */
+};
+
+/* One sweep over the equality rows (rt_sweep_fn). */
+static void track_sweep(const rt_sweep_rows *rows, double *vel) {
+  const sweep_rows r = {rows->J, rows->WJ, rows->rhs, rows->inv_diag, rows->lambda};
+  sweep_part0(r, vel);
+  sweep_part1(r, vel);
+}
+
+/*---- the assembly of H~ (rt_assemble_fn of rt.h) ----------------------------
+ * H~ = J W J^T + epsilon diag(J W J^T) of the equality rows into the
+ * workspace, from the rows' J and W J^T: each block (q, p) the sum, over
+ * the at most two bodies its constraints share, of J_q's rows against
+ * W J_p^T's, each entry from +0 term after term, each term's six products
+ * added one by one; a node block's lower triangle mirrored and its
+ * diagonal d made d + epsilon d; rounded once when stored; the entries no
+ * block writes zeroed -- the runtime's assembly (runtime/assemble.c),
+ * whose plan this is with every offset a constant, so its bits. */
+#define ASM_INLINE SWEEP_INLINE
+
+/* a_0 b_0 + ... + a_5 b_5 from +0, one by one in that order */
+ASM_INLINE double asm_dot6(const double *a, const double *b) {
+  double s = 0;
+  s += a[0] * b[0];
+  s += a[1] * b[1];
+  s += a[2] * b[2];
+  s += a[3] * b[3];
+  s += a[4] * b[4];
+  s += a[5] * b[5];
+  return s;
+}
+
+/* Entry (r, c) of a block of nterm terms (J rows from jq0, jq1, W J^T
+ * rows from wp0, wp1). */
+ASM_INLINE double asm_entry(const double *restrict J, const double *restrict WJ, int nterm, int jq0, int wp0, int jq1,
+                            int wp1, int r, int c) {
+  double v = 0;
+  if (nterm > 0) v += asm_dot6(J + jq0 + 12 * r, WJ + wp0 + 12 * c);
+  if (nterm > 1) v += asm_dot6(J + jq1 + 12 * r, WJ + wp1 + 12 * c);
+  return v;
+}
+
+/* A dq x dp block at out (node: a node block); the callers' arguments are
+ * constants. */
+ASM_INLINE void asm_block(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                          int dq, int dp, int node, int nterm, int jq0, int wp0, int jq1, int wp1) {
+  for (int r = 0; r < dq; r++) {
+    if (node) {
+      for (int c = 0; c < r; c++) out[r * dp + c] = out[c * dp + r] = (scalar)asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, c);
+      const double d = asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, r);
+      out[r * dp + r] = (scalar)(d + epsilon * d);
+    } else {
+      for (int c = 0; c < dp; c++) out[r * dp + c] = (scalar)asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, c);
+    }
+  }
+}
+
+/* The block shapes of this program: node (n) or edge (e) block, dq x dp,
+ * and the number of terms. */
+static void asm_e5x5_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 5, 5, 0, 1, jq0, wp0, jq1, wp1);
+}
+static void asm_n5x5_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
+                       int wp0, int jq1, int wp1) {
+  (void)epsilon, (void)jq1, (void)wp1;
+  asm_block(J, WJ, epsilon, out, 5, 5, 1, 2, jq0, wp0, jq1, wp1);
+}
+
+static void asm_part0(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin00, 12 * X_pin00, 12 * X_pin00, 12 * X_pin00 + 6, 12 * X_pin00 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin00 + 25, 12 * X_pin01, 12 * X_pin00 + 6, 0, 0);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin00 + 50, 12 * X_pin39 + 6, 12 * X_pin00, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin01, 12 * X_pin01, 12 * X_pin01, 12 * X_pin01 + 6, 12 * X_pin01 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin01 + 25, 12 * X_pin02, 12 * X_pin01 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin02, 12 * X_pin02, 12 * X_pin02, 12 * X_pin02 + 6, 12 * X_pin02 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin02 + 25, 12 * X_pin03, 12 * X_pin02 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin03, 12 * X_pin03, 12 * X_pin03, 12 * X_pin03 + 6, 12 * X_pin03 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin03 + 25, 12 * X_pin04, 12 * X_pin03 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin04, 12 * X_pin04, 12 * X_pin04, 12 * X_pin04 + 6, 12 * X_pin04 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin04 + 25, 12 * X_pin05, 12 * X_pin04 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin05, 12 * X_pin05, 12 * X_pin05, 12 * X_pin05 + 6, 12 * X_pin05 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin05 + 25, 12 * X_pin06, 12 * X_pin05 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin06, 12 * X_pin06, 12 * X_pin06, 12 * X_pin06 + 6, 12 * X_pin06 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin06 + 25, 12 * X_pin07, 12 * X_pin06 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin07, 12 * X_pin07, 12 * X_pin07, 12 * X_pin07 + 6, 12 * X_pin07 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin07 + 25, 12 * X_pin08, 12 * X_pin07 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin08, 12 * X_pin08, 12 * X_pin08, 12 * X_pin08 + 6, 12 * X_pin08 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin08 + 25, 12 * X_pin09, 12 * X_pin08 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin09, 12 * X_pin09, 12 * X_pin09, 12 * X_pin09 + 6, 12 * X_pin09 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin09 + 25, 12 * X_pin10, 12 * X_pin09 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin10, 12 * X_pin10, 12 * X_pin10, 12 * X_pin10 + 6, 12 * X_pin10 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin10 + 25, 12 * X_pin11, 12 * X_pin10 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin11, 12 * X_pin11, 12 * X_pin11, 12 * X_pin11 + 6, 12 * X_pin11 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin11 + 25, 12 * X_pin12, 12 * X_pin11 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin12, 12 * X_pin12, 12 * X_pin12, 12 * X_pin12 + 6, 12 * X_pin12 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin12 + 25, 12 * X_pin13, 12 * X_pin12 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin13, 12 * X_pin13, 12 * X_pin13, 12 * X_pin13 + 6, 12 * X_pin13 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin13 + 25, 12 * X_pin14, 12 * X_pin13 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin14, 12 * X_pin14, 12 * X_pin14, 12 * X_pin14 + 6, 12 * X_pin14 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin14 + 25, 12 * X_pin15, 12 * X_pin14 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin15, 12 * X_pin15, 12 * X_pin15, 12 * X_pin15 + 6, 12 * X_pin15 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin15 + 25, 12 * X_pin16, 12 * X_pin15 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin16, 12 * X_pin16, 12 * X_pin16, 12 * X_pin16 + 6, 12 * X_pin16 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin16 + 25, 12 * X_pin17, 12 * X_pin16 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin17, 12 * X_pin17, 12 * X_pin17, 12 * X_pin17 + 6, 12 * X_pin17 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin17 + 25, 12 * X_pin18, 12 * X_pin17 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin18, 12 * X_pin18, 12 * X_pin18, 12 * X_pin18 + 6, 12 * X_pin18 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin18 + 25, 12 * X_pin19, 12 * X_pin18 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin19, 12 * X_pin19, 12 * X_pin19, 12 * X_pin19 + 6, 12 * X_pin19 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin19 + 25, 12 * X_pin20, 12 * X_pin19 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin20, 12 * X_pin20, 12 * X_pin20, 12 * X_pin20 + 6, 12 * X_pin20 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin20 + 25, 12 * X_pin21, 12 * X_pin20 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin21, 12 * X_pin21, 12 * X_pin21, 12 * X_pin21 + 6, 12 * X_pin21 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin21 + 25, 12 * X_pin22, 12 * X_pin21 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin22, 12 * X_pin22, 12 * X_pin22, 12 * X_pin22 + 6, 12 * X_pin22 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin22 + 25, 12 * X_pin23, 12 * X_pin22 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin23, 12 * X_pin23, 12 * X_pin23, 12 * X_pin23 + 6, 12 * X_pin23 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin23 + 25, 12 * X_pin24, 12 * X_pin23 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin24, 12 * X_pin24, 12 * X_pin24, 12 * X_pin24 + 6, 12 * X_pin24 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin24 + 25, 12 * X_pin25, 12 * X_pin24 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin25, 12 * X_pin25, 12 * X_pin25, 12 * X_pin25 + 6, 12 * X_pin25 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin25 + 25, 12 * X_pin26, 12 * X_pin25 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin26, 12 * X_pin26, 12 * X_pin26, 12 * X_pin26 + 6, 12 * X_pin26 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin26 + 25, 12 * X_pin27, 12 * X_pin26 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin27, 12 * X_pin27, 12 * X_pin27, 12 * X_pin27 + 6, 12 * X_pin27 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin27 + 25, 12 * X_pin28, 12 * X_pin27 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin28, 12 * X_pin28, 12 * X_pin28, 12 * X_pin28 + 6, 12 * X_pin28 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin28 + 25, 12 * X_pin29, 12 * X_pin28 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin29, 12 * X_pin29, 12 * X_pin29, 12 * X_pin29 + 6, 12 * X_pin29 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin29 + 25, 12 * X_pin30, 12 * X_pin29 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin30, 12 * X_pin30, 12 * X_pin30, 12 * X_pin30 + 6, 12 * X_pin30 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin30 + 25, 12 * X_pin31, 12 * X_pin30 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin31, 12 * X_pin31, 12 * X_pin31, 12 * X_pin31 + 6, 12 * X_pin31 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin31 + 25, 12 * X_pin32, 12 * X_pin31 + 6, 0, 0);
+}
+
+static void asm_part1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin32, 12 * X_pin32, 12 * X_pin32, 12 * X_pin32 + 6, 12 * X_pin32 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin32 + 25, 12 * X_pin33, 12 * X_pin32 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin33, 12 * X_pin33, 12 * X_pin33, 12 * X_pin33 + 6, 12 * X_pin33 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin33 + 25, 12 * X_pin34, 12 * X_pin33 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin34, 12 * X_pin34, 12 * X_pin34, 12 * X_pin34 + 6, 12 * X_pin34 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin34 + 25, 12 * X_pin35, 12 * X_pin34 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin35, 12 * X_pin35, 12 * X_pin35, 12 * X_pin35 + 6, 12 * X_pin35 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin35 + 25, 12 * X_pin36, 12 * X_pin35 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin36, 12 * X_pin36, 12 * X_pin36, 12 * X_pin36 + 6, 12 * X_pin36 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin36 + 25, 12 * X_pin37, 12 * X_pin36 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin37, 12 * X_pin37, 12 * X_pin37, 12 * X_pin37 + 6, 12 * X_pin37 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin37 + 25, 12 * X_pin38, 12 * X_pin37 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin38, 12 * X_pin38, 12 * X_pin38, 12 * X_pin38 + 6, 12 * X_pin38 + 6);
+  asm_e5x5_1(J, WJ, epsilon, w + W_pin38 + 25, 12 * X_pin39, 12 * X_pin38 + 6, 0, 0);
+  asm_n5x5_2(J, WJ, epsilon, w + W_pin39, 12 * X_pin39, 12 * X_pin39, 12 * X_pin39 + 6, 12 * X_pin39 + 6);
+}
+
+/* Assembles H~ from the equality rows (rt_assemble_fn). */
+static void track_assemble(const double *J, const double *WJ, double epsilon, void *work) {
+  scalar *w = work;
+  memset(w + W_pin01 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin02 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin03 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin04 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin05 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin06 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin07 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin08 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin09 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin10 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin11 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin12 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin13 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin14 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin15 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin16 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin17 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin18 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin19 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin20 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin21 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin22 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin23 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin24 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin25 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin26 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin27 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin28 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin29 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin30 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin31 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin32 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin33 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin34 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin35 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin36 + 50, 0, 25 * sizeof *w);
+  memset(w + W_pin37 + 50, 0, 25 * sizeof *w);
+  asm_part0(J, WJ, epsilon, w);
+  asm_part1(J, WJ, epsilon, w);
+}
 
 /*---- the program ------------------------------------------------------------*/
 
@@ -1362,6 +1830,9 @@ const rt_program track_program = {
     .rsi = rsi,
     .factor = track_factor,
     .solve = track_solve,
+    .sweep = track_sweep,
+    .sweep_side = sweep_side_of,
+    .assemble = track_assemble,
 };
 
 /*---- the mechanism (bodies, constraints, settings) ----------------------*/

@@ -215,9 +215,13 @@ static void assemble_f(const rt__assembly *a, const double *J, const double *WJ,
   ASSEMBLE_BODY(float)
 }
 
+/* A program's generated assembly (rt_program.assemble) is this plan with
+ * every offset a constant: the same operations, the same bits. */
 void rt__assemble_rows(const rt_program *p, const rt__assembly *a, const double *J, const double *WJ, double epsilon,
                        void *work) {
-  if (p->precision == RT_FLOAT)
+  if (p->assemble != NULL)
+    p->assemble(J, WJ, epsilon, work);
+  else if (p->precision == RT_FLOAT)
     assemble_f(a, J, WJ, epsilon, (float *)work);
   else
     assemble_d(a, J, WJ, epsilon, (double *)work);

@@ -356,6 +356,35 @@ void rt__pgs_sweep(rt__rows *r, int first, int last, double *vel) {
   }
 }
 
+/*---- the program's generated sweep ------------------------------------------
+ * Generated code (rt_sweep_fn, rt.h) runs the equality rows constraint by
+ * constraint with their sides' offsets as constants, no scan for runs and
+ * no per-row test of kind or bounds: the operations of fast_row and
+ * general_row on an unbounded row, so the bits of rt__pgs_sweep. What it
+ * takes for granted is checked here once per step. */
+int rt__pgs_program_fits(const rt_program *p, const rt__rows *r) {
+  if (p->sweep == NULL || p->sweep_side == NULL || r->n < p->dim) return 0;
+  for (int c = 0; c < p->ncons; c++) {
+    const int a = p->sweep_side[2 * c], b = p->sweep_side[2 * c + 1];
+    if (a != RT_WORLD && a == b) return 0; /* the generic sweep runs such rows through memory */
+    for (int i = p->cons_row[c]; i < p->cons_row[c] + p->cons_degree[c]; i++)
+      if (r->a[i] != a || r->b[i] != b || r->normal[i] != -1 || r->inv_diag[i] == 0.0 || r->lo[i] != -INFINITY ||
+          r->hi[i] != INFINITY)
+        return 0;
+  }
+  return 1;
+}
+
+void rt__pgs_sweep_program(const rt_program *p, int fits, rt__rows *r, double *vel) {
+  if (!fits) {
+    rt__pgs_sweep(r, 0, r->n, vel);
+    return;
+  }
+  const rt_sweep_rows rows = {r->J, r->WJ, r->rhs, r->inv_diag, r->lambda};
+  p->sweep(&rows, vel);
+  rt__pgs_sweep(r, p->dim, r->n, vel);
+}
+
 /* Runs of rows on the same two distinct dynamic bodies keep the bodies'
  * velocities in registers, as the sweep does; the same operations in the
  * same order as row_axpy row after row. */

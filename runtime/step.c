@@ -98,6 +98,7 @@ static rt_status step_begin(rt_world *w, int kick) {
   w->info.refine_steps = w->info.pcr_iterations = 0;
   w->info.block_residual = NAN;
   w->info.coupled_rows = w->info.coupled_sweeps = 0;
+  w->info.program_sweeps = 0;
   w->schur.k = 0;
   rt__bodies_apply_forces(w);
   rt__rows_drive(w);
@@ -110,6 +111,7 @@ static rt_status step_begin(rt_world *w, int kick) {
   w->info.rows = w->rows.n;
   rt__rows_masses(w, 0, w->rows.n);
   rt__rows_warm_start(w);
+  w->sweep_fits = -1; /* checked by the step's first sweep, if it has one */
   return RT_OK;
 }
 
@@ -121,9 +123,21 @@ void rt_world_factor(rt_world *w) {
   if (use_factor(w)) rt__factor_rows(w, w->rows.J, w->rows.WJ);
 }
 
+/* One sweep over all rows: the equality rows by the program's generated
+ * sweep when it fits the step's rows, else generically; the same bits
+ * (pgs.c). The rows' sides, bounds and inverse diagonals are final from
+ * step_begin on, so the first sweep of the step checks them for all (a
+ * step without sweeps -- LDL-PGS with every row outside the block coupled
+ * -- pays no check). */
+static void sweep(rt_world *w) {
+  if (w->sweep_fits < 0) w->sweep_fits = rt__pgs_program_fits(w->prog, &w->rows);
+  rt__pgs_sweep_program(w->prog, w->sweep_fits, &w->rows, w->vel);
+  w->info.program_sweeps += w->sweep_fits;
+}
+
 void rt_world_iterate(rt_world *w) {
   const int n = sweeps_before(w);
-  for (int k = 0; k < n; k++) rt__pgs_sweep(&w->rows, 0, w->rows.n, w->vel);
+  for (int k = 0; k < n; k++) sweep(w);
   w->info.sweeps = n;
 }
 
@@ -135,7 +149,7 @@ void rt_world_iterate(rt_world *w) {
  * this core's L2 slice by slice, and the transfer overlaps the sweep. */
 static void iterate_threaded(rt_world *w) {
   const int n = sweeps_before(w);
-  for (int k = 0; k < n - 1; k++) rt__pgs_sweep(&w->rows, 0, w->rows.n, w->vel);
+  for (int k = 0; k < n - 1; k++) sweep(w);
   if (n > 0) rt__pgs_sweep_prefetch(&w->rows, w->vel, rt__worker_done(w) ? w->work : NULL, w->work_bytes);
   w->info.sweeps = n;
 }
@@ -196,7 +210,9 @@ static void position_pass(rt_world *w) {
     rt__block_step(w, p, w->pvel, 0);
     if (w->schur.k > 0 && rt__schur_step(w, p, w->pvel) > 0) rt__block_step(w, p, w->pvel, 0);
   } else {
-    for (int k = 0; k < n; k++) rt__pgs_sweep(p, 0, p->n, w->pvel);
+    const int fits = rt__pgs_program_fits(w->prog, p);
+    for (int k = 0; k < n; k++) rt__pgs_sweep_program(w->prog, fits, p, w->pvel);
+    w->info.program_sweeps += fits * n;
   }
 }
 
@@ -258,12 +274,12 @@ rt_status rt__step_end_finish(rt_world *w) {
       const int n = w->set.block_at == RT_BLOCK_BEFORE_LAST && w->set.iterations >= 2 ? w->set.iterations - 1
                                                                                        : w->set.iterations;
       do {
-        rt__pgs_sweep(&w->rows, 0, w->rows.n, w->vel);
+        sweep(w);
         w->info.sweeps++;
       } while (w->info.sweeps < n);
     }
     if (w->set.block_at == RT_BLOCK_BEFORE_LAST && w->set.iterations >= 2) {
-      rt__pgs_sweep(&w->rows, 0, w->rows.n, w->vel);
+      sweep(w);
       w->info.sweeps++;
     }
   }

@@ -153,6 +153,8 @@ struct rt_world {
   double *vel;             /* 6 per solver body: v, w during the solve */
   /* rows */
   rt__rows rows;
+  int sweep_fits;          /* rt__pgs_program_fits of rows, this step; -1 not
+                              checked yet (step.c) */
   /* The position pass's view of the same rows (split correction, step.c):
    * a, b, J, WJ are rows' own; rhs holds the position targets (-beta c / dt
    * for the equality rows, the penetration beyond the slop for contacts and
@@ -301,6 +303,16 @@ void rt__pgs_sweep(rt__rows *rows, int first, int last, double *vel);
 /* The same sweep (the same bits), returning the largest change of a row's
  * velocity it made (|delta lambda| J W J^T). */
 double rt__pgs_sweep_change(rt__rows *rows, int first, int last, double *vel);
+/* Whether program p's generated sweep (rt_program.sweep) may run the
+ * equality rows [0, dim) of rows as they are: it exists, and every
+ * equality row has the sides it assumes (sweep_side: a body fixed at run
+ * time is the world in the rows), bounds -inf and +inf, no friction or
+ * soft term, and inv_diag != 0 (the generic sweep skips an inert row). */
+int rt__pgs_program_fits(const rt_program *p, const rt__rows *rows);
+/* One sweep over all rows: with fits (rt__pgs_program_fits), p's generated
+ * sweep over [0, dim) and the generic sweep over [dim, n); else the
+ * generic sweep over all. The same bits either way. */
+void rt__pgs_sweep_program(const rt_program *p, int fits, rt__rows *rows, double *vel);
 /* One sweep over all rows that prefetches [data, data + bytes) as it goes
  * (a plain sweep if data is NULL). */
 void rt__pgs_sweep_prefetch(rt__rows *rows, double *vel, const void *data, size_t bytes);

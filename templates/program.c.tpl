@@ -119,6 +119,11 @@ $(rows(a.values, 16, "    "))
 --% if P.mode == "unrolled" then
 --%   include("unrolled.tpl")
 --% end
+--% local sweep = P.mode == "unrolled" and P.batch == 0 and P.sweep
+--% if sweep then
+--%   include("sweep.tpl")
+--%   include("assemble.tpl")
+--% end
 
 /*---- the program ------------------------------------------------------------*/
 
@@ -143,6 +148,15 @@ const rt_program $(P.ident)_program = {
 --% else
     .factor = NULL,
     .solve = NULL,
+--% end
+--% if sweep then
+    .sweep = $(P.ident)_sweep,
+    .sweep_side = sweep_side_of,
+    .assemble = $(P.ident)_assemble,
+--% else
+    .sweep = NULL,
+    .sweep_side = NULL,
+    .assemble = NULL,
 --% end
 };
 --% if P.batch > 0 then

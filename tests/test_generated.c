@@ -255,6 +255,86 @@ static void test_trajectory(void **state) {
   arena_free(&a);
 }
 
+/*---- the generated sweep and assembly against the runtime's generic ones ---------
+ * A world stepped with program p, whose equality rows the generated sweep
+ * (rt_program.sweep) runs whenever it fits and whose H~ the generated
+ * assembly (rt_program.assemble) builds, and a world stepped with a copy
+ * of p without them (the runtime's generic sweep on every row, its
+ * assembly plan) must give bitwise identical body states after every step: under the
+ * mechanism's settings, under PGS (every sweep, and the position pass's,
+ * over all rows) and under LDL-PGS with the factorization thread. */
+static void test_sweep(void **state) {
+  const rt_program *p = *state;
+  assert_non_null(p->sweep);
+  assert_non_null(p->sweep_side);
+  char path[1024];
+  assert_true(mechanism_path(p, path, sizeof path));
+  arena a;
+  arena_init(&a);
+  diag_list d;
+  diag_init(&d);
+  mech m;
+  if (load_mech(&a, path, NULL, &m, &d) != GEN_OK) {
+    diag_print(&d, stderr);
+    fail_msg("%s did not load", path);
+  }
+  rt_world_desc desc;
+  rt_settings base;
+  mechworld_desc(&a, &m, &desc);
+  mechworld_settings(&m, &base);
+  rt_program generic = *p;
+  generic.sweep = NULL;
+  generic.sweep_side = NULL;
+  generic.assemble = NULL;
+  const size_t n = (size_t)m.nbody * 13;
+  double *sg = zalloc(n, sizeof *sg), *sn = zalloc(n, sizeof *sn);
+  enum { CAP = 256 };
+  rt_contact *contacts = zalloc(CAP, sizeof *contacts);
+  static const char *const label[] = {"own settings", "PGS", "LDL-PGS threaded"};
+  for (int config = 0; config < 3; config++) {
+    rt_settings set = base;
+    if (config == 1) set.solver = RT_SOLVER_PGS;
+    if (config == 2) set.solver = RT_SOLVER_LDLPGS, set.threaded = 1;
+    char err[256];
+    rt_world *wg = rt_world_create(&desc, p, &set, NULL, err, sizeof err);
+    if (!wg) fail_msg("%s: %s", p->name, err);
+    rt_world *wn = rt_world_create(&desc, &generic, &set, NULL, err, sizeof err);
+    if (!wn) fail_msg("%s: %s", p->name, err);
+    int steps = 0;
+    long long program_sweeps = 0, sweeps = 0;
+    for (int k = 0; k < TRAJ_STEPS; k++) {
+      feed_ground(wg, &m, contacts, CAP);
+      feed_ground(wn, &m, contacts, CAP);
+      const rt_status stg = rt_world_step(wg), stn = rt_world_step(wn);
+      assert_int_equal(stg, stn);
+      assert_int_equal(rt_world_step_info(wn)->program_sweeps, 0);
+      program_sweeps += rt_world_step_info(wg)->program_sweeps;
+      sweeps += rt_world_step_info(wg)->sweeps;
+      world_state(wg, sg);
+      world_state(wn, sn);
+      for (size_t i = 0; i < n; i++)
+        if (memcmp(&sg[i], &sn[i], sizeof sg[i]) != 0)
+          fail_msg("%s %s, %s: step %d, body %d, state component %d: generated sweep and assembly %a, generic %a", p->name,
+                   p->precision == RT_FLOAT ? "float" : "double", label[config], k, (int)(i / 13), (int)(i % 13),
+                   sg[i], sn[i]);
+      if (stg != RT_OK) break;
+      steps++;
+    }
+    /* the generated sweep did run, if any sweep did (LDL-PGS runs none when
+     * every row outside the block is coupled to it: step.c); PGS always sweeps */
+    if (sweeps > 0 || config == 1) assert_true(program_sweeps > 0);
+    print_message("%s %s, %s: %d steps bitwise identical, %lld generated sweeps\n", p->name,
+                  p->precision == RT_FLOAT ? "float" : "double", label[config], steps, program_sweeps);
+    rt_world_destroy(wg);
+    rt_world_destroy(wn);
+  }
+  free(sg);
+  free(sn);
+  free(contacts);
+  diag_free(&d);
+  arena_free(&a);
+}
+
 static int count(const rt_program *const *list) {
   int n = 0;
   while (list[n]) n++;
@@ -280,7 +360,7 @@ int main(void) {
   const int nbuild = (int)(sizeof builds / sizeof builds[0]);
   const int n = count(gentest_programs);
   size_t cap = (size_t)n + 1;
-  for (int b = 0; b < nbuild; b++) cap += (size_t)count(builds[b].list);
+  for (int b = 0; b < nbuild; b++) cap += 2 * (size_t)count(builds[b].list); /* programs, sweeps */
   struct CMUnitTest *tests = calloc(cap, sizeof *tests);
   char (*names)[128] = calloc(cap, sizeof *names);
   if (!tests || !names) return 1;
@@ -292,6 +372,18 @@ int main(void) {
       snprintf(names[nt], sizeof names[nt], "%s %s dim %d rsi %lld%s", p->name,
                p->precision == RT_FLOAT ? "float" : "double", p->dim, (long long)p->nrsi, builds[b].label);
       tests[nt] = (struct CMUnitTest){names[nt], test_program, NULL, NULL, (void *)p};
+      nt++;
+    }
+  }
+  for (int b = 0; b < nbuild; b++) {
+    if (!builds[b].run) continue;
+    for (const rt_program *const *q = builds[b].list; *q; q++) {
+      const rt_program *p = *q;
+      char path[1024];
+      if (!mechanism_path(p, path, sizeof path)) continue;
+      snprintf(names[nt], sizeof names[nt], "sweep %s %s dim %d%s", p->name,
+               p->precision == RT_FLOAT ? "float" : "double", p->dim, builds[b].label);
+      tests[nt] = (struct CMUnitTest){names[nt], test_sweep, NULL, NULL, (void *)p};
       nt++;
     }
   }

@@ -126,12 +126,21 @@ static int changed_lines(const char *a, const char *b, line_ok ok, const void *c
 
 typedef struct names {
   const char *v[3];
+  int *regrouped; /* if not NULL: lines of the sweep's schedule that name
+                     none of v, counted and let through */
 } names;
 
 static int names_a_name(const char *line, const void *ctx) {
   const names *n = ctx;
   for (int i = 0; i < 3 && n->v[i]; i++)
     if (contains_nocase(line, n->v[i])) return 1;
+  /* the generated sweep's schedule (templates/sweep.tpl), one line per
+   * constraint or pair of constraints that share no body: an edit can
+   * regroup the constraints next to the ones it touches */
+  if (n->regrouped && (strncmp(line, "  sweep_one(", 12) == 0 || strncmp(line, "  sweep_two(", 12) == 0)) {
+    (*n->regrouped)++;
+    return 1;
+  }
   return 0;
 }
 
@@ -190,8 +199,13 @@ static void check_swap(const char *sample, const char *c1, const char *c2) {
   snprintf(b, sizeof b, "%s/swap/prog.c", dir);
   write_program_part(a, &la, ma);
   write_program_part(b, &lb, mb);
-  names allowed = {{c1, c2, "structure"}};
+  int regrouped = 0;
+  names allowed = {{c1, c2, "structure"}, &regrouped};
   assert_int_equal(changed_lines(a, b, names_a_name, &allowed, NULL), 0);
+  /* not bounded: a swap can change which constraints may run together
+   * far from it (track: pin21 before pin20 cuts the ring's chain of
+   * dependent pins in two, and the two halves pair up all along) */
+  print_message("%s: swapping %s and %s regrouped %d lines of the sweep's schedule\n", sample, c1, c2, regrouped);
   /* the world description and the header: the same lines, moved */
   assert_true(same_lines_sorted(&la, ma, &lb, mb));
   free_lines(&la);
@@ -223,7 +237,7 @@ static void check_rename(const char *sample, const char *body) {
   write_edit(dir, "rename", sample, edit);
   generate(dir, "none");
   generate(dir, "rename");
-  names allowed = {{body, NULL, NULL}}; /* the new name contains the old */
+  names allowed = {{body, NULL, NULL}, NULL}; /* the new name contains the old */
   int changed = 0;
   for (int f = 0; f < 2; f++) {
     snprintf(a, sizeof a, "%s/none/x.%s", dir, f ? "h" : "c");

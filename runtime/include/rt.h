@@ -221,6 +221,45 @@ typedef struct rt_program rt_program;
 typedef int (*rt_factor_fn)(void *work, void *temp);
 typedef void (*rt_solve_fn)(const void *work, void *x);
 
+/* The equality rows [0, dim) as a generated sweep reads them (double, in
+ * solver-constraint order): row i's Jacobian J[12 i .. 12 i + 11] over
+ * (v_a, w_a, v_b, w_b), its W J^T at WJ[12 i ..], its target rhs[i], its
+ * inverse diagonal inv_diag[i] and its impulse lambda[i]. */
+typedef struct rt_sweep_rows {
+  const double *J, *WJ, *rhs, *inv_diag;
+  double *lambda;
+} rt_sweep_rows;
+
+/* A generated sweep: one projected Gauss-Seidel sweep over the equality
+ * rows [0, dim), constraint after constraint in program order, on the
+ * velocities vel (6 per solver body: v, w). Per row i, with the sides of
+ * its constraint (sweep_side below; a side on the world contributes
+ * nothing):
+ *   jv = 0.0, += J[k] v_a[k] (k = 0..5), += J[6 + k] v_b[k] (k = 0..5),
+ *   one by one in that order;  l = lambda[i] + (rhs[i] - jv) inv_diag[i];
+ *   dl = l - lambda[i];  lambda[i] = l;
+ *   v_a[k] += WJ[k] dl, v_b[k] += WJ[6 + k] dl  (k = 0..5)
+ * -- the runtime's generic sweep's operations on an unbounded row, so the
+ * results are bitwise its. The runtime calls it only when its assumptions
+ * hold for the step (every equality row's sides are sweep_side's, its
+ * bounds -inf and +inf, not soft, inv_diag != 0) and sweeps generically
+ * otherwise. Rows of constraints that share no body commute exactly, so
+ * the code may interleave them. */
+typedef void (*rt_sweep_fn)(const rt_sweep_rows *rows, double *vel);
+
+/* A generated assembly: H~ = J W J^T + epsilon diag(J W J^T) of the
+ * equality rows into work (the program's precision), from the rows' J and
+ * W J^T (12 doubles a row, as rt_sweep_rows; W J^T zero on a side that is
+ * the world or a fixed body), with the runtime's operations in its order
+ * (each entry from +0, the terms of the bodies its two constraints share,
+ * each term's six products added one by one; a node block's lower triangle
+ * mirrored, its diagonal d made d + epsilon d; rounded once when stored;
+ * fill-in and padding zeroed), so its bits. It leaves out the terms of
+ * bodies fixed in the mechanism, as the runtime's plan does with the fixed
+ * flags the world was created with (the structure hash makes them the
+ * same). */
+typedef void (*rt_assemble_fn)(const double *J, const double *WJ, double epsilon, void *work);
+
 struct rt_program {
   const char *name;          /* mechanism name */
   rt_precision precision;
@@ -261,6 +300,13 @@ struct rt_program {
   /* unrolled entry points; NULL for table-driven programs */
   rt_factor_fn factor;
   rt_solve_fn solve;
+  /* the generated sweep of the equality rows (rt_sweep_fn); NULL for
+   * table-driven and batch programs (and programs generated before it) */
+  rt_sweep_fn sweep;
+  const int *sweep_side;     /* the sides it assumes: 2c side a, 2c + 1 side b
+                                of constraint c, a solver body or RT_WORLD (the
+                                world, or a body fixed in the mechanism) (2 ncons) */
+  rt_assemble_fn assemble;   /* the generated assembly of H~; NULL as sweep */
 };
 
 /* Factors the assembled workspace (unrolled entry point if the program has

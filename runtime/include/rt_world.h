@@ -383,6 +383,10 @@ typedef struct rt_step_info {
   int coupled_rows;      /* rows solved against the block (schur.c) */
   int coupled_sweeps;    /* passes of the active-set method on them (and
                             sweeps, if its cap stopped it) */
+  int program_sweeps;    /* sweeps (of sweeps, and of the position pass)
+                            whose equality rows the program's generated
+                            sweep ran (rt_program.sweep); the others ran
+                            the runtime's generic sweep, with the same bits */
 } rt_step_info;
 const rt_step_info *rt_world_step_info(const rt_world *w);
 

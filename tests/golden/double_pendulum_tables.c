@@ -166,6 +166,9 @@ const rt_program double_pendulum_program = {
     .rsi = rsi,
     .factor = NULL,
     .solve = NULL,
+    .sweep = NULL,
+    .sweep_side = NULL,
+    .assemble = NULL,
 };
 
 /*---- the mechanism (bodies, constraints, settings) ----------------------*/
