@@ -57,10 +57,13 @@ void rt__bodies_apply_forces(rt_world *w) {
     rt_body_desc *b = &w->body[i];
     if (b->fixed) continue;
     for (int k = 0; k < 3; k++) b->vel[k] += dt * (w->set.gravity[k] + w->force[3 * i + k] / b->mass);
-    double ii[9], dw[3];
-    rt_inv_inertia_world(b->pose.q, b->inertia, 1.0, ii);
-    rt__m3_vec(dw, ii, w->torque + 3 * i);
-    for (int k = 0; k < 3; k++) b->angvel[k] += dt * dw[k];
+    const double *t = w->torque + 3 * i;
+    if (t[0] != 0.0 || t[1] != 0.0 || t[2] != 0.0) { /* most bodies have none: no world inertia then */
+      double ii[9], dw[3];
+      rt_inv_inertia_world(b->pose.q, b->inertia, 1.0, ii);
+      rt__m3_vec(dw, ii, t);
+      for (int k = 0; k < 3; k++) b->angvel[k] += dt * dw[k];
+    }
     gyroscopic(b, dt);
   }
 }
