@@ -73,7 +73,7 @@ SCHUR_INLINE void axpy(double *restrict y, const double *restrict x, double a, i
 /* A row of C is settled when a sweep over S changes its velocity by less
  * than this (m/s, rad/s); and the sweeps stop after RT__SCHUR_SWEEPS. */
 #define RT__SCHUR_TOLERANCE 1e-9
-/* The most memory the coupled contacts' columns of Y and paths take. */
+/* The most memory the coupled contacts' columns of Y take. */
 #define RT__SCHUR_CONTACT_BYTES ((size_t)16 << 20)
 #define RT__SCHUR_SWEEPS 20
 /* The active-set method runs again for friction while a bound moved by
@@ -135,11 +135,10 @@ int rt__schur_alloc(rt_world *w) {
   int fail = 0;
   const int joint_rows = w->nfixed_rows - dim; /* C's candidates (choose) */
   int contacts = w->set.max_contacts < RT_MAX_COUPLED_CONTACTS ? w->set.max_contacts : RT_MAX_COUPLED_CONTACTS;
-  /* a contact's three columns of Y and their paths, within
-   * RT__SCHUR_CONTACT_BYTES: a mechanism of 100,000 rows couples 6
-   * contacts, not 64 (154 MB) */
-  const size_t per = 3 * ((size_t)dim * sizeof(double) + (size_t)(p->ncons + 1) * sizeof(int));
-  if ((size_t)contacts > RT__SCHUR_CONTACT_BYTES / per) contacts = (int)(RT__SCHUR_CONTACT_BYTES / per);
+  /* a contact's three columns of Y, within RT__SCHUR_CONTACT_BYTES: a
+   * mechanism of 100,000 rows couples 6 contacts, not 64 (154 MB) */
+  const size_t per = 3 * (size_t)dim * sizeof(double);
+  if (per > 0 && (size_t)contacts > RT__SCHUR_CONTACT_BYTES / per) contacts = (int)(RT__SCHUR_CONTACT_BYTES / per);
   s->cap = (joint_rows < RT_MAX_COUPLED_ROWS ? joint_rows : RT_MAX_COUPLED_ROWS) + 3 * contacts;
   const size_t cap = (size_t)s->cap;
   s->row = rt__alloc(cap, sizeof(int), &fail);
@@ -158,7 +157,7 @@ int rt__schur_alloc(rt_world *w) {
   s->zk = rt__alloc(cap, sizeof(double), &fail);
   s->dl = rt__alloc((size_t)w->nfixed_rows + 3 * (size_t)contacts, sizeof(double), &fail);
   s->Y = rt__alloc(cap * (size_t)dim, sizeof(double), &fail);
-  s->path = rt__alloc(cap * (size_t)(p->ncons + 1), sizeof(int), &fail);
+  s->path = rt__alloc((size_t)p->ncons + 1, sizeof(int), &fail);
   s->D = rt__alloc((size_t)dim, sizeof(double), &fail);
   s->yd = rt__alloc(RT__SCHUR_GROUP * ((size_t)dim + 1), sizeof(double), &fail);
   s->at = rt__alloc((size_t)dim + 1, sizeof(int), &fail);
@@ -334,7 +333,6 @@ int rt__schur_build(rt_world *w) {
   rt__rows *r = &w->rows;
   const rt_program *p = w->prog;
   const int k = choose(w, r), n = w->dim;
-  const int stride = p->ncons + 1;
   s->k = 0;
   if (k == 0) return 0;
   factor_diagonal(w);
@@ -359,7 +357,7 @@ int rt__schur_build(rt_world *w) {
       }
     }
     double *y0 = s->Y + (size_t)c0 * (size_t)n;
-    int *path = s->path + (size_t)c0 * (size_t)stride;
+    int *path = s->path;
     if (p->precision == RT_FLOAT)
       forward_f(p, w->work, y0, (size_t)n, g, path);
     else

@@ -78,7 +78,8 @@ typedef struct rt__schur {
                       rows of their Cholesky factor in M so far */
   double *dl;      /* rows: impulses of C's rows (0 elsewhere) */
   double *Y;       /* cap * dim: D^-1 L^-1 A_Ec for each row c of C */
-  int *path;       /* cap * (ncons + 1): the pivots each column touched, -1 ended */
+  int *path;       /* ncons + 1: the pivots the group's columns touched, -1 ended
+                      (rt__schur_build, group by group) */
   double *D;       /* dim: the factor's diagonal */
   double *yd;      /* RT__SCHUR_GROUP * dim: y_c D on y_c's path, for each
                       row c of a group (rt__schur_build) */
