@@ -122,12 +122,10 @@ static int choose(rt_world *w, const rt__rows *r) {
 }
 
 int rt__schur_covers(const rt_world *w) {
-  if (w->ncontact > 0) return 0;
   int k = 0;
   for (int i = w->dim; i < w->nfixed_rows; i++) k += w->rows.inv_diag[i] > 0.0;
-  return k == 0 || (k <= w->set.coupled_rows && k <= w->schur.cap);
+  return k <= w->set.coupled_rows && w->ncontact <= w->set.coupled_contacts && k + 3 * w->ncontact <= w->schur.cap;
 }
-
 int rt__schur_alloc(rt_world *w) {
   rt__schur *s = &w->schur;
   const rt_program *p = w->prog;
@@ -746,3 +744,58 @@ int rt__schur_step(rt_world *w, rt__rows *r, double *vel) {
   return passes;
 }
 
+
+/* A motor that held in the step's solve (its impulse strictly within its
+ * bounds: rows with a finite box on both sides, neither friction nor soft)
+ * holds in the projection too: post-stabilization (stabilize.c) closes the
+ * joints by shift = W J_E^T H~^-1 (-c), which moves the bodies along every
+ * axis the equality rows leave free, a motor's axis among them -- the rear
+ * toe motors of the sample car turned 1 mrad in the step their wheels met
+ * the bump, with their impulse at a third of its bound. So the held motors
+ * M of C get x_M = -(S_MM + reg)^-1 J_M shift, added to shift as
+ * W J_M^T x_M; the caller then solves the equality rows again for their
+ * response (the S of this step: the projection's J and factor are the
+ * step's). A move along the motors below RT__HOLD_TOLERANCE is left.
+ * Returns how many motors it held, 0 if it changed nothing. */
+#define RT__HOLD_TOLERANCE 1e-9
+int rt__schur_hold(rt_world *w, double *shift) {
+  rt__schur *s = &w->schur;
+  const rt__rows *r = &w->rows;
+  int m = 0, moved = 0;
+  for (int c = 0; c < s->k; c++) {
+    const int i = s->row[c];
+    const int motor = r->normal[i] == -1 && r->lo[i] < 0.0 && r->hi[i] > 0.0 && isfinite(r->lo[i]) &&
+                      isfinite(r->hi[i]);
+    if (!motor || !(r->lambda[i] > r->lo[i] && r->lambda[i] < r->hi[i]) || !takes_part(s, r, c)) continue;
+    s->nz[m] = c;
+    s->z[m] = -rt__pgs_row_velocity(r, i, shift);
+    moved |= fabs(s->z[m]) > RT__HOLD_TOLERANCE;
+    m++;
+  }
+  if (!moved) return 0;
+  /* (S_MM + reg) x = z by Cholesky into s->M (the step's solves are done) */
+  double *M = s->M;
+  for (int j = 0; j < m; j++) {
+    double *mj = M + (size_t)j * (size_t)s->k;
+    for (int t = 0; t <= j; t++) {
+      const double *mt = M + (size_t)t * (size_t)s->k;
+      double v = a_at(s, s->nz[j], s->nz[t]);
+      for (int q = 0; q < t; q++) v -= mj[q] * mt[q];
+      if (t < j) {
+        mj[t] = v / mt[t];
+      } else {
+        const double floor = 1e-12 * a_at(s, s->nz[j], s->nz[j]);
+        mj[j] = sqrt(v > floor ? v : floor);
+      }
+    }
+  }
+  chol_solve(M, m, s->k, s->z);
+  s->nfact = 0; /* M no longer holds the active set's factor */
+  for (int t = 0; t < m; t++) {
+    const int i = s->row[s->nz[t]];
+    s->dl[i] = s->z[t];
+    rt__pgs_apply(r, i, i + 1, s->dl, shift);
+    s->dl[i] = 0.0;
+  }
+  return m;
+}

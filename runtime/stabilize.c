@@ -75,6 +75,11 @@ void rt__stabilize_project(rt_world *w, int passes, double before) {
     rt__block_solve(w, w->r);
     memset(w->shift, 0, 6 * sizeof *w->shift * (size_t)w->nsbody);
     rt__pgs_apply_equality(r, w->prog, w->r, w->shift);
+    if (rt__schur_hold(w, w->shift) > 0) { /* the joints' response to the held motors */
+      for (int i = 0; i < w->dim; i++) w->r[i] = -w->c[i] - rt__pgs_row_velocity(r, i, w->shift);
+      rt__block_solve(w, w->r);
+      rt__pgs_apply_equality(r, w->prog, w->r, w->shift);
+    }
     move_bodies(w);
     const double after = max_error(w, NULL);
     if (!(after < before)) {

@@ -66,19 +66,24 @@ static int use_factor(const rt_world *w) { return use_block(w) && w->set.block_s
 /* Whether the block step has what it needs: a factor, or none needed. */
 static int block_ready(const rt_world *w) { return w->info.factor_status == -1 || (use_block(w) && !use_factor(w)); }
 
-/* PGS sweeps before the block step (all N sweeps under pure PGS). None
- * when no row is left to them: with the factor, no contacts, and every
- * joint row that takes part coupled to the block through S, the block step
- * and S's exact solve give the same impulses from wherever sweeps would
- * have left them (a chain or a Stewart platform: measured, the same joint
- * errors, motor slip and energy to two digits at 25-40 % less a step). If
- * the factorization then fails, the sweeps run in its place
+/* PGS sweeps before the block step (all N sweeps under pure PGS). Fewer
+ * when every row outside the block will be coupled to it through S
+ * (rt__schur_covers): the block step and S's exact solve then give the
+ * same impulses from wherever sweeps would have left them. Without
+ * contacts none (a chain or a Stewart platform: measured, the same joint
+ * errors, motor slip and energy to two digits at 25-40 % less a step);
+ * with contacts RT__FRICTION_START_SWEEPS, because friction's boxes follow
+ * the normals and the friction loop's answer depends on where it starts
+ * (the sample car with none: a hold slip of 8 mrad and a limit overrun by
+ * 2.2 mm; with 1, 2 or 9 under 0.7 mrad and 0.011 mm). If the
+ * factorization then fails, the sweeps run in its place
  * (rt__step_end_finish). */
+#define RT__FRICTION_START_SWEEPS 2
 static int sweeps_before(const rt_world *w) {
   const int n = w->set.iterations;
   if (!use_block(w)) return n;
   if (w->set.block_at == RT_BLOCK_BEFORE_LAST && n >= 2) return n - 2;
-  if (use_factor(w) && rt__schur_covers(w)) return 0;
+  if (use_factor(w) && rt__schur_covers(w)) return w->ncontact == 0 ? 0 : n - 1 < RT__FRICTION_START_SWEEPS ? n - 1 : RT__FRICTION_START_SWEEPS;
   return n - 1;
 }
 

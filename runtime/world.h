@@ -341,9 +341,15 @@ int rt__schur_build(rt_world *w);
 int rt__schur_alloc(rt_world *w);
 void rt__schur_free(rt__schur *s);
 int rt__schur_step(rt_world *w, rt__rows *r, double *vel);
+/* The motors that held in the step's solve, held against the projection's
+ * move shift (stabilize.c): their impulses onto shift; returns how many, 0
+ * if shift was left as it was (then the equality rows need no new solve). */
+int rt__schur_hold(rt_world *w, double *shift);
 /* Whether every row outside the block that takes part this step will be
- * coupled to it: no contacts, and the joint rows that take part within
- * coupled_rows (and C's capacity). */
+ * coupled to it: the joint rows that take part within coupled_rows, the
+ * contacts (if any) within coupled_contacts, and all of them within C's
+ * capacity. (Contacts that a sweep would not move are then left out of C
+ * by schur.c's settled gate: the contact passes' first check ends them.) */
 int rt__schur_covers(const rt_world *w);
 
 /* assemble.c: the plan of p's assembly (a's arrays allocated by the
