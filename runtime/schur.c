@@ -195,7 +195,7 @@ static inline double dot6(const double *a, const double *b, double s) {
 
 /* J_i W J_j^T of rows i and j of r: their products on the solver bodies
  * they share (i's side a, then b; within each, j's side a, then b). */
-static double coupling(const rt__rows *r, int i, int j) {
+SCHUR_INLINE double coupling(const rt__rows *r, int i, int j) {
   const int ai = r->a[i], bi = r->b[i], aj = r->a[j], bj = r->b[j];
   const double *ji = r->J + 12 * (size_t)i, *wj = r->WJ + 12 * (size_t)j;
   double sum = 0.0;
@@ -408,21 +408,29 @@ static double a_at(const rt__schur *s, int i, int j) {
   return s->S[(size_t)i * (size_t)s->k + (size_t)j] + (i == j ? s->reg[i] : 0.0);
 }
 
-/* z = (L L^T)^-1 z with the Cholesky factor L (lower triangle of M, n x n,
- * rows ld apart). Both solves by columns: once z_i is known it is taken
- * from every z_m it enters, updates independent of each other, where a
+/* z = (L L^T)^-1 z with the Cholesky factor L in M (n x n, rows ld apart):
+ * its lower triangle, and L^T in the upper (mirror), so that both solves
+ * run by contiguous columns: once z_i is known it is taken from every z_m
+ * it enters, updates independent of each other (in vector lanes), where a
  * row's dot product would be a chain of dependent additions (the solves
  * ran at a third of the speed). */
 static void chol_solve(const double *M, int n, int ld, double *z) {
   for (int i = 0; i < n; i++) {
-    const double zi = z[i] /= M[(size_t)i * (size_t)ld + (size_t)i];
-    for (int m = i + 1; m < n; m++) z[m] -= M[(size_t)m * (size_t)ld + (size_t)i] * zi;
+    const double *mi = M + (size_t)i * (size_t)ld;
+    const double zi = z[i] /= mi[i];
+    axpy(z + i + 1, mi + i + 1, -zi, n - i - 1); /* column i of L: row i of L^T */
   }
   for (int i = n - 1; i >= 0; i--) {
     const double *mi = M + (size_t)i * (size_t)ld;
     const double zi = z[i] /= mi[i];
     axpy(z, mi, -zi, i);
   }
+}
+
+/* Rows [from, n) of L in M copied into the upper triangle as L^T. */
+static void mirror(double *M, int from, int n, int ld) {
+  for (int j = from; j < n; j++)
+    for (int m = 0; m < j; m++) M[(size_t)m * (size_t)ld + (size_t)j] = M[(size_t)j * (size_t)ld + (size_t)m];
 }
 
 /* The rows c of C with x[c] != 0 into s->nz, only the held ones if held;
@@ -485,6 +493,7 @@ static void drop_factor_row(rt__schur *s, int p) {
       x[j] = c * x[j] - sn * *lji;
     }
   }
+  mirror(M, p, n - 1, k);
   s->nfact = n - 1;
 }
 
@@ -521,6 +530,7 @@ static void solve_free(rt__schur *s, double *x) {
     const double floor = 1e-12 * a_at(s, f[j], f[j]);
     mj[j] = sqrt(d > floor ? d : floor);
   }
+  mirror(M, s->nfact, nf, k);
   s->nfact = nf;
   for (int a = 0; a < nf; a++) z[a] = s->b[f[a]];
   take_products(s, x, nonzero(s, x, 1), z); /* held: off the diagonal */
@@ -789,6 +799,7 @@ int rt__schur_hold(rt_world *w, double *shift) {
       }
     }
   }
+  mirror(M, 0, m, s->k);
   chol_solve(M, m, s->k, s->z);
   s->nfact = 0; /* M no longer holds the active set's factor */
   for (int t = 0; t < m; t++) {
