@@ -9,12 +9,14 @@
 #include "rtmath.h"
 #include "world.h"
 
-/* Vector forms with GCC or Clang: 2-lane operations whose lanes are the
- * scalar IEEE operations (no contraction under -ffp-contract=off), so they
- * give the bits of the scalar code; sums of products still add the
- * products one by one in order. */
-#if (defined(__GNUC__) || defined(__clang__)) && !defined(PGS_SCALAR) /* PGS_SCALAR: make check-bitwise */
-#define PGS_INLINE static inline __attribute__((always_inline))
+/* Vector forms with GCC or Clang: rt_sweep.h's side of six velocities in
+ * 2-lane vectors and its products (the generated sweeps' kernels), whose
+ * lanes are the scalar IEEE operations (no contraction under
+ * -ffp-contract=off), so they give the bits of the scalar code; sums of
+ * products still add the products one by one in order. */
+#include "rt_sweep.h"
+#if RT_SWEEP_VECTOR && !defined(PGS_SCALAR) /* PGS_SCALAR: make check-bitwise */
+#define PGS_INLINE SWEEP_INLINE
 #define PGS_VECTOR 1
 #else
 #define PGS_INLINE static inline
@@ -22,66 +24,32 @@
 #endif
 
 #if PGS_VECTOR
-typedef double pgs_v2 __attribute__((vector_size(16)));
-typedef struct vel6 {
-  pgs_v2 x0, x1, x2;
-} vel6;
-
-PGS_INLINE pgs_v2 load2(const double *p) {
-  pgs_v2 v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-PGS_INLINE void store2(double *p, pgs_v2 v) { memcpy(p, &v, sizeof v); }
-PGS_INLINE vel6 load6(const double *p) {
-  const vel6 v = {load2(p), load2(p + 2), load2(p + 4)};
-  return v;
-}
-PGS_INLINE void store6(double *p, vel6 v) {
-  store2(p, v.x0);
-  store2(p + 2, v.x1);
-  store2(p + 4, v.x2);
-}
-
-/* s + j_0 v_0 + ... + j_5 v_5, added one by one in that order. */
-PGS_INLINE double dot6(const double *restrict j, vel6 v, double s) {
-  const pgs_v2 p0 = load2(j) * v.x0, p1 = load2(j + 2) * v.x1, p2 = load2(j + 4) * v.x2;
-  s += p0[0];
-  s += p0[1];
-  s += p1[0];
-  s += p1[1];
-  s += p2[0];
-  s += p2[1];
-  return s;
-}
-
-PGS_INLINE void axpy6(const double *restrict w, pgs_v2 d, vel6 *v) {
-  v->x0 += load2(w) * d;
-  v->x1 += load2(w + 2) * d;
-  v->x2 += load2(w + 4) * d;
-}
-
 /* J v of a row: side a's six products, then side b's, added one by one from
  * 0.0 (a side on the world, NULL, contributes nothing). */
 PGS_INLINE double row_dot(const double *J, const double *va, const double *vb) {
   double s = 0.0;
-  if (va != NULL) s = dot6(J, load6(va), s);
-  if (vb != NULL) s = dot6(J + 6, load6(vb), s);
+  if (va != NULL) {
+    const sweep_side a = sweep_load(va);
+    s = sweep_dot(J, &a, s);
+  }
+  if (vb != NULL) {
+    const sweep_side b = sweep_load(vb);
+    s = sweep_dot(J + 6, &b, s);
+  }
   return s;
 }
 
 /* v += (W J^T) dl on side a, then on side b (which may be the same body). */
 PGS_INLINE void row_axpy(const double *WJ, double dl, double *va, double *vb) {
-  const pgs_v2 d = {dl, dl};
   if (va != NULL) {
-    vel6 v = load6(va);
-    axpy6(WJ, d, &v);
-    store6(va, v);
+    sweep_side v = sweep_load(va);
+    sweep_axpy(WJ, dl, &v);
+    sweep_store(va, v);
   }
   if (vb != NULL) {
-    vel6 v = load6(vb);
-    axpy6(WJ + 6, d, &v);
-    store6(vb, v);
+    sweep_side v = sweep_load(vb);
+    sweep_axpy(WJ + 6, dl, &v);
+    sweep_store(vb, v);
   }
 }
 #else
@@ -151,7 +119,7 @@ PGS_INLINE double row_update(const rt__rows *r, int i, double jv, double *lo, do
   return l;
 }
 
-static double sweep_row(rt__rows *r, int i, double *va, double *vb) {
+static double gs_row(rt__rows *r, int i, double *va, double *vb) {
   const double id = r->inv_diag[i];
   if (id == 0.0) return 0.0;
   const double old = r->lambda[i];
@@ -166,7 +134,7 @@ static double sweep_row(rt__rows *r, int i, double *va, double *vb) {
   return fabs(l - old) / id;
 }
 
-/* What sweep_row would change row i's velocity by from vel (|delta lambda|
+/* What gs_row would change row i's velocity by from vel (|delta lambda|
  * / inv_diag), changing nothing. */
 double rt__pgs_row_change(const rt__rows *r, int i, const double *vel) {
   const double id = r->inv_diag[i];
@@ -203,36 +171,35 @@ PGS_INLINE int shares_body(const rt__rows *r, int i, int k) {
 
 #if PGS_VECTOR
 /* Row i of a fast run, on velocities held in registers. */
-PGS_INLINE void fast_row(rt__rows *r, int i, vel6 *va, vel6 *vb) {
+PGS_INLINE void fast_row(rt__rows *r, int i, sweep_side *va, sweep_side *vb) {
   const double id = r->inv_diag[i];
   if (id == 0.0) return;
   const double *restrict j = r->J + 12 * (size_t)i;
-  const double jv = dot6(j + 6, *vb, dot6(j, *va, 0.0));
+  const double jv = sweep_dot(j + 6, vb, sweep_dot(j, va, 0.0));
   const double old = r->lambda[i];
   double l = old + (r->rhs[i] - jv) * id;
   if (l < r->lo[i]) l = r->lo[i];
   if (l > r->hi[i]) l = r->hi[i];
   r->lambda[i] = l;
   const double dl = l - old;
-  const pgs_v2 d = {dl, dl};
   const double *restrict w = r->WJ + 12 * (size_t)i;
-  axpy6(w, d, va);
-  axpy6(w + 6, d, vb);
+  sweep_axpy(w, dl, va);
+  sweep_axpy(w + 6, dl, vb);
 }
 
-/* Row i as sweep_row does it (the same operations in the same order:
+/* Row i as gs_row does it (the same operations in the same order:
  * friction bounds from the normal row's impulse in memory, a soft row's
  * gamma lambda), on velocities held in registers; sa, sb: whether side a,
  * side b is a body (a side on the world contributes nothing). The callers
  * pass constants, so each side pattern compiles to its own loop. Returns
- * the change of the row's velocity, as sweep_row. */
-PGS_INLINE double general_row(rt__rows *r, int i, vel6 *va, vel6 *vb, int sa, int sb) {
+ * the change of the row's velocity, as gs_row. */
+PGS_INLINE double general_row(rt__rows *r, int i, sweep_side *va, sweep_side *vb, int sa, int sb) {
   const double id = r->inv_diag[i];
   if (id == 0.0) return 0.0;
   const double *restrict j = r->J + 12 * (size_t)i;
   double jv = 0.0;
-  if (sa) jv = dot6(j, *va, jv);
-  if (sb) jv = dot6(j + 6, *vb, jv);
+  if (sa) jv = sweep_dot(j, va, jv);
+  if (sb) jv = sweep_dot(j + 6, vb, jv);
   const double old = r->lambda[i];
   double lo, hi;
   const double l = row_update(r, i, jv, &lo, &hi);
@@ -242,36 +209,35 @@ PGS_INLINE double general_row(rt__rows *r, int i, vel6 *va, vel6 *vb, int sa, in
   }
   r->lambda[i] = l;
   const double dl = l - old;
-  const pgs_v2 d = {dl, dl};
   const double *restrict w = r->WJ + 12 * (size_t)i;
-  if (sa) axpy6(w, d, va);
-  if (sb) axpy6(w + 6, d, vb);
+  if (sa) sweep_axpy(w, dl, va);
+  if (sb) sweep_axpy(w + 6, dl, vb);
   return fabs(dl) / id;
 }
 
 /* Rows [s, e) on the sides va, vb (NULL: the world; not the same body) as
- * sweep_row row after row, with the sides' velocities in registers from
+ * gs_row row after row, with the sides' velocities in registers from
  * the first row to the last; returns the largest change. A contact's three
  * rows (a body against the ground, friction bounds from the normal row)
- * took 78 instructions a row through sweep_row in the tank's contact
+ * took 78 instructions a row through gs_row in the tank's contact
  * passes. */
 static double general_run(rt__rows *r, int s, int e, double *va, double *vb) {
   double change = 0.0;
   if (va != NULL && vb != NULL) {
-    vel6 a = load6(va), b = load6(vb);
+    sweep_side a = sweep_load(va), b = sweep_load(vb);
     for (int i = s; i < e; i++) change = rt__most(change, general_row(r, i, &a, &b, 1, 1));
-    store6(va, a);
-    store6(vb, b);
+    sweep_store(va, a);
+    sweep_store(vb, b);
   } else if (va != NULL) {
-    vel6 a = load6(va), b = a;
+    sweep_side a = sweep_load(va), b = a;
     for (int i = s; i < e; i++) change = rt__most(change, general_row(r, i, &a, &b, 1, 0));
-    store6(va, a);
+    sweep_store(va, a);
   } else if (vb != NULL) {
-    vel6 b = load6(vb), a = b;
+    sweep_side b = sweep_load(vb), a = b;
     for (int i = s; i < e; i++) change = rt__most(change, general_row(r, i, &a, &b, 0, 1));
-    store6(vb, b);
+    sweep_store(vb, b);
   } else {
-    for (int i = s; i < e; i++) change = rt__most(change, sweep_row(r, i, NULL, NULL));
+    for (int i = s; i < e; i++) change = rt__most(change, gs_row(r, i, NULL, NULL));
   }
   return change;
 }
@@ -284,13 +250,13 @@ static void sweep_run(rt__rows *r, const run *u) {
     if (general_ok(u))
       general_run(r, u->s, u->e, u->va, u->vb);
     else
-      for (int i = u->s; i < u->e; i++) sweep_row(r, i, u->va, u->vb);
+      for (int i = u->s; i < u->e; i++) gs_row(r, i, u->va, u->vb);
     return;
   }
-  vel6 a = load6(u->va), b = load6(u->vb);
+  sweep_side a = sweep_load(u->va), b = sweep_load(u->vb);
   for (int i = u->s; i < u->e; i++) fast_row(r, i, &a, &b);
-  store6(u->va, a);
-  store6(u->vb, b);
+  sweep_store(u->va, a);
+  sweep_store(u->vb, b);
 }
 
 /* Runs u and w (disjoint bodies) row by row, then the rest of the longer. */
@@ -303,12 +269,12 @@ static void sweep_pair(rt__rows *r, const run *u, const run *w) {
     }
     int x = u->s, y = w->s;
     for (; x < u->e || y < w->e; x++, y++) {
-      if (x < u->e) sweep_row(r, x, u->va, u->vb);
-      if (y < w->e) sweep_row(r, y, w->va, w->vb);
+      if (x < u->e) gs_row(r, x, u->va, u->vb);
+      if (y < w->e) gs_row(r, y, w->va, w->vb);
     }
     return;
   }
-  vel6 a = load6(u->va), b = load6(u->vb), c = load6(w->va), d = load6(w->vb);
+  sweep_side a = sweep_load(u->va), b = sweep_load(u->vb), c = sweep_load(w->va), d = sweep_load(w->vb);
   int x = u->s, y = w->s;
   for (; x < u->e && y < w->e; x++, y++) {
     fast_row(r, x, &a, &b);
@@ -316,21 +282,21 @@ static void sweep_pair(rt__rows *r, const run *u, const run *w) {
   }
   for (; x < u->e; x++) fast_row(r, x, &a, &b);
   for (; y < w->e; y++) fast_row(r, y, &c, &d);
-  store6(u->va, a);
-  store6(u->vb, b);
-  store6(w->va, c);
-  store6(w->vb, d);
+  sweep_store(u->va, a);
+  sweep_store(u->vb, b);
+  sweep_store(w->va, c);
+  sweep_store(w->vb, d);
 }
 #else
 static void sweep_run(rt__rows *r, const run *u) {
-  for (int i = u->s; i < u->e; i++) sweep_row(r, i, u->va, u->vb);
+  for (int i = u->s; i < u->e; i++) gs_row(r, i, u->va, u->vb);
 }
 
 static void sweep_pair(rt__rows *r, const run *u, const run *w) {
   int x = u->s, y = w->s;
   for (; x < u->e || y < w->e; x++, y++) {
-    if (x < u->e) sweep_row(r, x, u->va, u->vb);
-    if (y < w->e) sweep_row(r, y, w->va, w->vb);
+    if (x < u->e) gs_row(r, x, u->va, u->vb);
+    if (y < w->e) gs_row(r, y, w->va, w->vb);
   }
 }
 #endif
@@ -397,16 +363,15 @@ void rt__pgs_apply(const rt__rows *r, int first, int last, const double *dl, dou
 #if PGS_VECTOR
     if (a != b && a != RT_WORLD && b != RT_WORLD) {
       double *pa = vel + 6 * (size_t)a, *pb = vel + 6 * (size_t)b;
-      vel6 va = load6(pa), vb = load6(pb);
+      sweep_side va = sweep_load(pa), vb = sweep_load(pb);
       for (; i < e; i++) {
         if (dl[i] == 0.0) continue;
-        const pgs_v2 d = {dl[i], dl[i]};
         const double *w = r->WJ + 12 * (size_t)i;
-        axpy6(w, d, &va);
-        axpy6(w + 6, d, &vb);
+        sweep_axpy(w, dl[i], &va);
+        sweep_axpy(w + 6, dl[i], &vb);
       }
-      store6(pa, va);
-      store6(pb, vb);
+      sweep_store(pa, va);
+      sweep_store(pb, vb);
       continue;
     }
 #endif
@@ -441,7 +406,7 @@ void rt__pgs_sweep_prefetch(rt__rows *r, double *vel, const void *data, size_t b
 /* The plain loop of rt__pgs_sweep (the same bits: test_pgs), watching
  * how much each row changes its velocity; runs on the same two sides keep
  * their velocities in registers (general_run): the tank's contact passes
- * 92 -> 72 instructions a row (sweep_row was 78 of them). */
+ * 92 -> 72 instructions a row (gs_row was 78 of them). */
 double rt__pgs_sweep_change(rt__rows *r, int first, int last, double *vel) {
   double change = 0.0;
 #if PGS_VECTOR
@@ -454,12 +419,12 @@ double rt__pgs_sweep_change(rt__rows *r, int first, int last, double *vel) {
     if (va == NULL || va != vb)
       change = rt__most(change, general_run(r, i, e, va, vb));
     else
-      for (int k = i; k < e; k++) change = rt__most(change, sweep_row(r, k, va, vb));
+      for (int k = i; k < e; k++) change = rt__most(change, gs_row(r, k, va, vb));
     i = e;
   }
 #else
   for (int i = first; i < last; i++)
-    change = rt__most(change, sweep_row(r, i, body_vel(vel, r->a[i]), body_vel(vel, r->b[i])));
+    change = rt__most(change, gs_row(r, i, body_vel(vel, r->a[i]), body_vel(vel, r->b[i])));
 #endif
   return change;
 }
@@ -479,21 +444,21 @@ double rt__pgs_residual(const rt__rows *r, const rt_program *p, const double *ve
     const int e = i + p->cons_degree[c], a = r->a[i], b = r->b[i];
     const double *J = r->J + 12 * (size_t)i;
     if (a != RT_WORLD && b != RT_WORLD) {
-      const vel6 va = load6(vel + 6 * (size_t)a), vb = load6(vel + 6 * (size_t)b);
+      const sweep_side va = sweep_load(vel + 6 * (size_t)a), vb = sweep_load(vel + 6 * (size_t)b);
       for (; i < e; i++, J += 12) {
-        res[i] = r->rhs[i] - dot6(J + 6, vb, dot6(J, va, 0.0));
+        res[i] = r->rhs[i] - sweep_dot(J + 6, &vb, sweep_dot(J, &va, 0.0));
         most = rt__most(most, fabs(res[i]));
       }
     } else if (a != RT_WORLD) {
-      const vel6 va = load6(vel + 6 * (size_t)a);
+      const sweep_side va = sweep_load(vel + 6 * (size_t)a);
       for (; i < e; i++, J += 12) {
-        res[i] = r->rhs[i] - dot6(J, va, 0.0);
+        res[i] = r->rhs[i] - sweep_dot(J, &va, 0.0);
         most = rt__most(most, fabs(res[i]));
       }
     } else if (b != RT_WORLD) {
-      const vel6 vb = load6(vel + 6 * (size_t)b);
+      const sweep_side vb = sweep_load(vel + 6 * (size_t)b);
       for (; i < e; i++, J += 12) {
-        res[i] = r->rhs[i] - dot6(J + 6, vb, 0.0);
+        res[i] = r->rhs[i] - sweep_dot(J + 6, &vb, 0.0);
         most = rt__most(most, fabs(res[i]));
       }
     } else {
@@ -524,33 +489,30 @@ void rt__pgs_apply_equality(const rt__rows *r, const rt_program *p, const double
     const double *w = r->WJ + 12 * (size_t)i;
     if (a != b && a != RT_WORLD && b != RT_WORLD) {
       double *pa = vel + 6 * (size_t)a, *pb = vel + 6 * (size_t)b;
-      vel6 va = load6(pa), vb = load6(pb);
+      sweep_side va = sweep_load(pa), vb = sweep_load(pb);
       for (; i < e; i++, w += 12) {
         if (dl[i] == 0.0) continue;
-        const pgs_v2 d = {dl[i], dl[i]};
-        axpy6(w, d, &va);
-        axpy6(w + 6, d, &vb);
+        sweep_axpy(w, dl[i], &va);
+        sweep_axpy(w + 6, dl[i], &vb);
       }
-      store6(pa, va);
-      store6(pb, vb);
+      sweep_store(pa, va);
+      sweep_store(pb, vb);
     } else if (a != RT_WORLD && b == RT_WORLD) {
       double *pa = vel + 6 * (size_t)a;
-      vel6 va = load6(pa);
+      sweep_side va = sweep_load(pa);
       for (; i < e; i++, w += 12) {
         if (dl[i] == 0.0) continue;
-        const pgs_v2 d = {dl[i], dl[i]};
-        axpy6(w, d, &va);
+        sweep_axpy(w, dl[i], &va);
       }
-      store6(pa, va);
+      sweep_store(pa, va);
     } else if (a == RT_WORLD && b != RT_WORLD) {
       double *pb = vel + 6 * (size_t)b;
-      vel6 vb = load6(pb);
+      sweep_side vb = sweep_load(pb);
       for (; i < e; i++, w += 12) {
         if (dl[i] == 0.0) continue;
-        const pgs_v2 d = {dl[i], dl[i]};
-        axpy6(w + 6, d, &vb);
+        sweep_axpy(w + 6, dl[i], &vb);
       }
-      store6(pb, vb);
+      sweep_store(pb, vb);
     } else {
       for (; i < e; i++, w += 12)
         if (dl[i] != 0.0) row_axpy(w, dl[i], body_vel(vel, a), body_vel(vel, b));
@@ -575,21 +537,21 @@ void rt__pgs_warm_sums(const rt__rows *r, const double *vel, const double *dv, d
     const int a = r->a[i], b = r->b[i];
     int e = i + 1;
     while (e < r->n && r->a[e] == a && r->b[e] == b) e++;
-    const vel6 zero = {{0, 0}, {0, 0}, {0, 0}};
-    const vel6 va = a != RT_WORLD ? load6(vel + 6 * (size_t)a) : zero, vb = b != RT_WORLD ? load6(vel + 6 * (size_t)b) : zero;
-    const vel6 da = a != RT_WORLD ? load6(dv + 6 * (size_t)a) : zero, db = b != RT_WORLD ? load6(dv + 6 * (size_t)b) : zero;
+    const sweep_side zero = {{0, 0}, {0, 0}, {0, 0}};
+    const sweep_side va = a != RT_WORLD ? sweep_load(vel + 6 * (size_t)a) : zero, vb = b != RT_WORLD ? sweep_load(vel + 6 * (size_t)b) : zero;
+    const sweep_side da = a != RT_WORLD ? sweep_load(dv + 6 * (size_t)a) : zero, db = b != RT_WORLD ? sweep_load(dv + 6 * (size_t)b) : zero;
     for (; i < e; i++) {
       const double l = r->lambda[i];
       if (l == 0.0) continue;
       const double *J = r->J + 12 * (size_t)i;
       double jv = 0.0, jd = 0.0;
       if (a != RT_WORLD) {
-        jv = dot6(J, va, jv);
-        jd = dot6(J, da, jd);
+        jv = sweep_dot(J, &va, jv);
+        jd = sweep_dot(J, &da, jd);
       }
       if (b != RT_WORLD) {
-        jv = dot6(J + 6, vb, jv);
-        jd = dot6(J + 6, db, jd);
+        jv = sweep_dot(J + 6, &vb, jv);
+        jd = sweep_dot(J + 6, &db, jd);
       }
       nu += l * (r->rhs[i] - jv);
       de += l * (jd + (r->normal[i] == RT__ROW_SOFT ? r->soft[i] * l : 0.0));

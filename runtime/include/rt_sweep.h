@@ -15,6 +15,7 @@
 #include <string.h>
 
 #if defined(LDLPGS_NO_VECTOR) || !defined(__GNUC__)
+#define RT_SWEEP_VECTOR 0
 #define SWEEP_INLINE static inline
 typedef struct sweep_side {
   double x[6];
@@ -34,6 +35,7 @@ SWEEP_INLINE void sweep_axpy(const double *w, double dl, sweep_side *v) {
   for (int k = 0; k < 6; k++) v->x[k] += w[k] * dl;
 }
 #else
+#define RT_SWEEP_VECTOR 1
 #define SWEEP_INLINE static inline __attribute__((always_inline))
 typedef double sweep_v2 __attribute__((vector_size(16)));
 typedef struct sweep_side {
