@@ -126,6 +126,7 @@ int rt__schur_covers(const rt_world *w) {
   for (int i = w->dim; i < w->nfixed_rows; i++) k += w->rows.inv_diag[i] > 0.0;
   return k <= w->set.coupled_rows && w->ncontact <= w->set.coupled_contacts && k + 3 * w->ncontact <= w->schur.cap;
 }
+
 int rt__schur_alloc(rt_world *w) {
   rt__schur *s = &w->schur;
   const rt_program *p = w->prog;
@@ -506,17 +507,16 @@ static void hold_row(rt__schur *s, int c, int state) {
   if (p < s->nfact) drop_factor_row(s, p);
 }
 
-/* Solves A_FF x_F = b_F - A_FC x_C for the free rows F (state 0), the
- * others held at x; the rows of A_FF's Cholesky factor not yet in s->M
- * first. A pivot that is not positive -- rows of C that are redundant with
- * each other and with the block, with epsilon 0 -- is floored at a tiny
- * fraction of its diagonal, so the solve stays finite (the least-squares
- * sense of GS's answer). */
-static void solve_free(rt__schur *s, double *x) {
-  const int k = s->k, nf = s->nfree;
-  const int *f = s->free;
-  double *M = s->M, *z = s->z;
-  for (int j = s->nfact; j < nf; j++) {
+/* Rows [from, n) of the Cholesky factor of A over C's rows f[0, n) into M
+ * (rows k apart; those before from are there already: row j of L depends
+ * on rows 0..j alone), and their mirror. A pivot that is not positive --
+ * rows of C that are redundant with each other and with the block, with
+ * epsilon 0 -- is floored at a tiny fraction of its diagonal, so the solve
+ * stays finite (the least-squares sense of GS's answer). */
+static void factor_rows(rt__schur *s, const int *f, int from, int n) {
+  const int k = s->k;
+  double *M = s->M;
+  for (int j = from; j < n; j++) {
     double *mj = M + (size_t)j * (size_t)k;
     const double *sj = s->S + (size_t)f[j] * (size_t)k;
     for (int m = 0; m < j; m++) {
@@ -530,7 +530,17 @@ static void solve_free(rt__schur *s, double *x) {
     const double floor = 1e-12 * a_at(s, f[j], f[j]);
     mj[j] = sqrt(d > floor ? d : floor);
   }
-  mirror(M, s->nfact, nf, k);
+  mirror(M, from, n, k);
+}
+
+/* Solves A_FF x_F = b_F - A_FC x_C for the free rows F (state 0), the
+ * others held at x; the rows of A_FF's Cholesky factor not yet in s->M
+ * first. */
+static void solve_free(rt__schur *s, double *x) {
+  const int k = s->k, nf = s->nfree;
+  const int *f = s->free;
+  double *M = s->M, *z = s->z;
+  factor_rows(s, f, s->nfact, nf);
   s->nfact = nf;
   for (int a = 0; a < nf; a++) z[a] = s->b[f[a]];
   take_products(s, x, nonzero(s, x, 1), z); /* held: off the diagonal */
@@ -754,7 +764,6 @@ int rt__schur_step(rt_world *w, rt__rows *r, double *vel) {
   return passes;
 }
 
-
 /* A motor that held in the step's solve (its impulse strictly within its
  * bounds: rows with a finite box on both sides, neither friction nor soft)
  * holds in the projection too: post-stabilization (stabilize.c) closes the
@@ -784,23 +793,8 @@ int rt__schur_hold(rt_world *w, double *shift) {
   }
   if (!moved) return 0;
   /* (S_MM + reg) x = z by Cholesky into s->M (the step's solves are done) */
-  double *M = s->M;
-  for (int j = 0; j < m; j++) {
-    double *mj = M + (size_t)j * (size_t)s->k;
-    for (int t = 0; t <= j; t++) {
-      const double *mt = M + (size_t)t * (size_t)s->k;
-      double v = a_at(s, s->nz[j], s->nz[t]);
-      for (int q = 0; q < t; q++) v -= mj[q] * mt[q];
-      if (t < j) {
-        mj[t] = v / mt[t];
-      } else {
-        const double floor = 1e-12 * a_at(s, s->nz[j], s->nz[j]);
-        mj[j] = sqrt(v > floor ? v : floor);
-      }
-    }
-  }
-  mirror(M, 0, m, s->k);
-  chol_solve(M, m, s->k, s->z);
+  factor_rows(s, s->nz, 0, m);
+  chol_solve(s->M, m, s->k, s->z);
   s->nfact = 0; /* M no longer holds the active set's factor */
   for (int t = 0; t < m; t++) {
     const int i = s->row[s->nz[t]];
