@@ -140,7 +140,7 @@ void rt__lanes_scatter(const rt__lanes *l, rt_world *const *w, const unsigned ch
   const int N = l->N;
   for (int i = 0; i < l->n; i++)
     for (int j = 0; j < N; j++) {
-      if (i >= l->nrow[j]) continue;
+      if (!take[j] || i >= l->nrow[j]) continue;
       const size_t d = (size_t)i * (size_t)N + (size_t)j;
       rt__rows *r = &w[j]->rows;
       r->lambda[i] = l->lambda[d];

@@ -127,6 +127,10 @@ int rt__schur_covers(const rt_world *w) {
   return k <= w->set.coupled_rows && w->ncontact <= w->set.coupled_contacts && k + 3 * w->ncontact <= w->schur.cap;
 }
 
+int rt__schur_has_contacts(const rt_world *w) {
+  return w->schur.k > 0 && w->schur.row[w->schur.k - 1] >= w->nfixed_rows;
+}
+
 int rt__schur_alloc(rt_world *w) {
   rt__schur *s = &w->schur;
   const rt_program *p = w->prog;

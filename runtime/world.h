@@ -351,6 +351,8 @@ int rt__schur_hold(rt_world *w, double *shift);
  * capacity. (Contacts that a sweep would not move are then left out of C
  * by schur.c's settled gate: the contact passes' first check ends them.) */
 int rt__schur_covers(const rt_world *w);
+/* Whether this step's C holds the contacts (they were solved through S). */
+int rt__schur_has_contacts(const rt_world *w);
 
 /* assemble.c: the plan of p's assembly (a's arrays allocated by the
  * caller; fixed_sbody[b] = 1 for a fixed solver body); 0, or -1 if out of

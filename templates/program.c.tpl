@@ -119,7 +119,7 @@ $(rows(a.values, 16, "    "))
 --% if P.mode == "unrolled" then
 --%   include("unrolled.tpl")
 --% end
---% local sweep = P.mode == "unrolled" and P.batch == 0 and P.sweep
+--% local sweep = P.mode == "unrolled" and P.sweep
 --% if sweep then
 --%   include("sweep.tpl")
 --%   include("assemble.tpl")
