@@ -84,6 +84,9 @@ typedef struct rt__schur {
   double *yd;      /* RT__SCHUR_GROUP * dim: y_c D on y_c's path, for each
                       row c of a group (rt__schur_build) */
   int *at;         /* dim: the rows of that path */
+  unsigned char *reach; /* ncons: the pivots the group's forward solve is to
+                      visit (rt__schur_build; all 0 between groups) */
+  int *row_piv;    /* dim: the pivot of each equality row */
   int *adj_adr, *adj; /* the equality rows on each solver body (CSR, nsbody + 1) */
 } rt__schur;
 
