@@ -69,7 +69,6 @@ SCHUR_INLINE void axpy(double *restrict y, const double *restrict x, double a, i
 }
 #endif
 
-
 /* A row of C is settled when a sweep over S changes its velocity by less
  * than this (m/s, rad/s); and the sweeps stop after RT__SCHUR_SWEEPS. */
 #define RT__SCHUR_TOLERANCE 1e-9
@@ -234,7 +233,7 @@ SCHUR_INLINE double coupling(const rt__rows *r, int i, int j) {
  * the factor. */
 #define RT__SCHUR_FORWARD(NAME, REAL)                                                                                  \
   /* xq_j -= l v_j for a block l (dq x dp) and the pivot's values v_j */                                               \
-  SCHUR_INLINE void NAME##_block(const REAL *l, int dq, const int dp, const int g, double (*v)[RT_MAX_DEGREE],   \
+  SCHUR_INLINE void NAME##_block(const REAL *l, int dq, const int dp, const int g, double (*v)[RT_MAX_DEGREE],         \
                                  double *xq, size_t ld) {                                                              \
     for (int r = 0; r < dq; r++)                                                                                       \
       for (int j = 0; j < g; j++) {                                                                                    \
@@ -243,7 +242,7 @@ SCHUR_INLINE double coupling(const rt__rows *r, int i, int j) {
         xq[(size_t)j * ld + (size_t)r] = acc;                                                                          \
       }                                                                                                                \
   }                                                                                                                    \
-  SCHUR_INLINE void NAME##_g(const rt_program *p, const REAL *work, double *y, size_t ld, const int g, int *path,     \
+  SCHUR_INLINE void NAME##_g(const rt_program *p, const REAL *work, double *y, size_t ld, const int g, int *path,      \
                              unsigned char *reach) {                                                                   \
     for (int piv = 0; piv < p->ncons; piv++) {                                                                         \
       const int cp = p->piv_cons[piv], dp = p->cons_degree[cp];                                                        \
@@ -281,12 +280,12 @@ SCHUR_INLINE double coupling(const rt__rows *r, int i, int j) {
   static void NAME(const rt_program *p, const REAL *work, double *y, size_t ld, int g, int *path,                      \
                    unsigned char *reach) {                                                                             \
     switch (g) {                                                                                                       \
-    case 1: NAME##_g(p, work, y, ld, 1, path, reach); break;                                                                  \
-    case 2: NAME##_g(p, work, y, ld, 2, path, reach); break;                                                                  \
-    case 3: NAME##_g(p, work, y, ld, 3, path, reach); break;                                                                  \
-    case 4: NAME##_g(p, work, y, ld, 4, path, reach); break;                                                                  \
-    case 5: NAME##_g(p, work, y, ld, 5, path, reach); break;                                                                  \
-    default: NAME##_g(p, work, y, ld, 6, path, reach); break;                                                                 \
+    case 1: NAME##_g(p, work, y, ld, 1, path, reach); break;                                                           \
+    case 2: NAME##_g(p, work, y, ld, 2, path, reach); break;                                                           \
+    case 3: NAME##_g(p, work, y, ld, 3, path, reach); break;                                                           \
+    case 4: NAME##_g(p, work, y, ld, 4, path, reach); break;                                                           \
+    case 5: NAME##_g(p, work, y, ld, 5, path, reach); break;                                                           \
+    default: NAME##_g(p, work, y, ld, 6, path, reach); break;                                                          \
     }                                                                                                                  \
   }
 RT__SCHUR_FORWARD(forward_f, float)

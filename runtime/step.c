@@ -83,8 +83,9 @@ static int sweeps_before(const rt_world *w) {
   const int n = w->set.iterations;
   if (!use_block(w)) return n;
   if (w->set.block_at == RT_BLOCK_BEFORE_LAST && n >= 2) return n - 2;
-  if (use_factor(w) && rt__schur_covers(w)) return w->ncontact == 0 ? 0 : n - 1 < RT__FRICTION_START_SWEEPS ? n - 1 : RT__FRICTION_START_SWEEPS;
-  return n - 1;
+  if (!use_factor(w) || !rt__schur_covers(w)) return n - 1;
+  if (w->ncontact == 0) return 0;
+  return n - 1 < RT__FRICTION_START_SWEEPS ? n - 1 : RT__FRICTION_START_SWEEPS;
 }
 
 int rt__step_factors(const rt_world *w) { return use_factor(w); }
