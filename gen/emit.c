@@ -121,6 +121,9 @@ static void xref(const view *v, int q, int abs, char *buf, size_t size) {
  * order, which the elimination order does not change) already took, or
  * that ends like a part's function name ("_part3"). */
 #define PID_MAX 40
+/* The tables' identifier before the first pivot and constraint (pivots.tpl):
+ * a constraint of that name gets "_2". */
+#define PID_START "ldlpgs_start"
 static int ends_like_part(const char *id) {
   const char *u = strrchr(id, '_');
   if (!u || strncmp(u, "_part", 5) != 0 || !u[5]) return 0;
@@ -138,7 +141,7 @@ static char **make_pivot_ids(arena *a, const rt_program *r) {
     for (size_t i = 0; i < len; i++) id[i] = is_alnum(n[i]) ? n[i] : '_';
     id[len] = '\0';
     for (int k = 2;; k++) {
-      int clash = ends_like_part(id);
+      int clash = ends_like_part(id) || strcmp(id, PID_START) == 0;
       for (int e = 0; e < c && !clash; e++) clash = strcmp(byc[e], id) == 0;
       if (!clash) break;
       snprintf(id + len, 16, "_%d", k);
@@ -211,6 +214,14 @@ static void push_rsi_text(lua_State *L, const view *v, int q) {
   }
   luaL_pushresult(&b);
   lua_setfield(L, -2, "rsi");
+}
+
+static void push_strings(lua_State *L, const char *const *v, int n) {
+  lua_createtable(L, n, 0);
+  for (int i = 0; i < n; i++) {
+    lua_pushstring(L, v[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
 }
 
 static void push_pivots(lua_State *L, const view *v) {
@@ -637,12 +648,19 @@ static void build_view(lua_State *L, void *ud) {
     const char **cons_id = malloc(sizeof *cons_id * (size_t)r->ncons);
     if (!cons_id) abort();
     for (int q = 0; q < r->ncons; q++) cons_id[r->piv_cons[q]] = v->pid[q];
+    for (int c = 0; c < r->ncons; c++) /* pivots.tpl writes a joint's index as its C_ */
+      if (r->cons_joint[c] != c && r->cons_joint[c] != -1) abort();
     emit_sweep_push(L, r, v->p->s.body_fixed, (const char *const *)v->p->s.body_name, cons_id);
+    lua_setfield(L, -2, "sweep");
+    push_strings(L, cons_id, r->ncons);
+    lua_setfield(L, -2, "cons_id");
     free(cons_id);
   } else {
     lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "sweep");
   }
-  lua_setfield(L, -2, "sweep");
+  set_str(L, "start_id", PID_START);
+  set_int(L, "rinv_stride", RTPROG_TEMP_RINV);
   emit_world_push(L, v->p->m, &v->names);
   lua_setfield(L, -2, "world");
   set_str(L, "mechanism_mark", EMIT_MECHANISM_MARK);

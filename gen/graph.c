@@ -158,6 +158,29 @@ int64_t cgraph_pair_count(const smech *s) {
   return npairs;
 }
 
+static int cmp_pair(const void *x, const void *y) {
+  const int *p = x, *q = y;
+  if (p[0] != q[0]) return p[0] < q[0] ? -1 : 1;
+  return (p[1] > q[1]) - (p[1] < q[1]);
+}
+
+/* Solver constraints in the order the file declared them (the mechanism
+ * numbers them by name: canon.h), shard welds last. */
+static void natural_order(arena *a, const smech *s, cgraph *g) {
+  int n = s->ncons;
+  if (!s->m) return; /* a solver view built by hand: node order */
+  int *key = malloc(sizeof *key * (size_t)(2 * n + 1));
+  if (!key) abort();
+  for (int c = 0; c < n; c++) {
+    key[2 * c] = s->cons_orig[c] >= 0 ? s->m->cons[s->cons_orig[c]].decl : INT_MAX;
+    key[2 * c + 1] = c;
+  }
+  qsort(key, (size_t)n, 2 * sizeof *key, cmp_pair);
+  g->natural = ARENA_ARRAY(a, int, n + 1);
+  for (int p = 0; p < n; p++) g->natural[p] = key[2 * p + 1];
+  free(key);
+}
+
 void cgraph_build(arena *a, const smech *s, cgraph *g) {
   /* Bodies' incidence lists; every pair of constraints on a non-fixed body
    * becomes an edge, and every body with two or more an element. */
@@ -195,6 +218,7 @@ void cgraph_build(arena *a, const smech *s, cgraph *g) {
     for (int i = badr[b]; i < badr[b + 1]; i++) g->elem_var[k++] = bcons[i];
   }
   g->elem_adr[nelem] = k;
+  natural_order(a, s, g);
   free(badr);
   free(bcons);
   free(eu);

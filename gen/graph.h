@@ -14,6 +14,8 @@ typedef struct cgraph {
   const int *degree;      /* block size of node i                  (n) */
   const char **name;      /* constraint names, for tie-breaking     (n) */
   int *rank;              /* tie-break: position by (block size, name) (n) */
+  int *natural;           /* the natural order: declaration order, shard welds
+                             last; NULL = node order                  (n) */
   int *adr;               /* neighbours of i: adj[adr[i] .. adr[i+1]) (n+1) */
   int *adj;               /* ascending within each node            (adr[n]) */
   /* Elements: cliques whose union is the graph, the start of the quotient

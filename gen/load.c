@@ -15,6 +15,7 @@
 
 #include <lauxlib.h>
 
+#include "canon.h"
 #include "load_internal.h"
 
 //---- top level --------------------------------------------------------------------
@@ -168,7 +169,10 @@ static gen_status load_buffer(arena *a, const char *name, const char *src, size_
     st = run(&ld, src, len);
   }
   sandbox_close(&ld.sb);
-  if (st == GEN_OK) *out = ld.m;
+  if (st == GEN_OK) {
+    canon_constraints(a, &ld.m);
+    *out = ld.m;
+  }
   return st;
 }
 

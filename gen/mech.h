@@ -39,6 +39,8 @@ typedef struct mech_body {
 typedef struct mech_constraint {
   const char *name;
   int line;               /* source line of the constraint's table */
+  int decl;               /* position in the file's list (the constraints are
+                             numbered in name order: canon.h) */
   rt_joint_type type;
   int a, b;               /* body indices or MECH_WORLD; for limits and motors
                              these are the bodies of the referenced joint */

@@ -326,6 +326,11 @@ static int64_t fill_order(const cgraph *g, int hi, int64_t budget, int64_t stop,
 
 //---- the heuristics --------------------------------------------------------------------
 
+/* The natural order: declaration order (cgraph.natural), or node order. */
+static void natural(const cgraph *g, int *perm) {
+  for (int p = 0; p < g->n; p++) perm[p] = g->natural ? g->natural[p] : p;
+}
+
 static int on_quotient_graph(const heuristic *h) {
   for (int t = 0; t < 2; t++)
     if (h->key[t] != T_NONE && h->key[t] != T_DEGREE && h->key[t] != T_HEIGHT) return 0;
@@ -337,7 +342,7 @@ static int on_quotient_graph(const heuristic *h) {
 static int64_t run_heuristic(const cgraph *g, int hi, int64_t budget, int64_t stop, int *perm, int64_t *work) {
   const heuristic *h = &heuristics[hi];
   if (h->key[0] == T_NONE) {
-    for (int p = 0; p < g->n; p++) perm[p] = p;
+    natural(g, perm);
     symbolic_totals t;
     symbolic_totals_of(g, perm, &t);
     *work += g->adr[g->n] + g->n; /* the counts' passes over the graph */
@@ -414,13 +419,13 @@ static void run_kinds(const cgraph *g, order_kind kind, int every, int *perm, or
   if (natural_wins(f_nat, f_best)) {
     best_h = H_NATURAL;
     f_best = f_nat;
-    for (int p = 0; p < n; p++) best[p] = p;
+    natural(g, best);
   }
   r->flops3[ORDER_BEST] = f_best;
   r->work = work;
   switch (kind) {
   case ORDER_NATURAL:
-    for (int p = 0; p < n; p++) perm[p] = p;
+    natural(g, perm);
     r->heuristic = heuristics[H_NATURAL].name;
     break;
   case ORDER_MDA:

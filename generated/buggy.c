@@ -27,7 +27,7 @@
  *   flops           7408 (convention: 2 x (d^3/6 + h d^2 + d h (h+1)/2) per pivot of degree d and column height h)
  *   order           best (heuristic mda)
  *   workspace       549 scalars, temporary 96 scalars
- *   structure hash  0x5572762ad1186987
+ *   structure hash  0xab6647139f03d287
  *
  * Pivot order (constraint: type, degree d, column height h, blocks; the
  * pivots' indices and offsets are the table P_, W_, R_, X_ below):
@@ -69,65 +69,96 @@ static const int shard_num[] = {
     2, 1, 1, 1, 1, 1, 1, 1,
 };
 
-/* The solver constraints in solver order, one line each: name, mechanism
- * constraint (-1 = shard weld), solver bodies a and b (RT_WORLD = -1),
- * degree, first row in vectors. */
+/* The solver bodies, one line each: B_ its index (its velocities at
+ * vel + 6 B_), counted by the enum, so that inserting a body adds a line. */
+enum {
+    B_body_0,
+    B_body_1,
+    B_rack,
+    B_knuckleL,
+    B_frontL,
+    B_rearL,
+    B_knuckleR,
+    B_frontR,
+    B_rearR,
+};
+
+/* The solver constraints in solver order, one line each: name, identifier
+ * (its pivot's), the constraint before it (ldlpgs_start before the first),
+ * mechanism joint (equality joints counted alone, so its own index C_; -1
+ * = shard weld), solver bodies a and b and degree. Its index (C_) and first row in
+ * vectors (X_) count on from the constraint before it, so that inserting
+ * or removing a constraint changes its own line and the next one's. */
 #define LDLPGS_CONSTRAINTS(X) \
-    X("rear_axleL", 0, 1, 5, 5, 0) \
-    X("kingpinL", 1, 0, 3, 5, 5) \
-    X("spindleL", 2, 3, 4, 5, 10) \
-    X("tie_rodL", 3, 2, 3, 1, 15) \
-    X("rear_axleR", 4, 1, 8, 5, 16) \
-    X("kingpinR", 5, 0, 6, 5, 21) \
-    X("spindleR", 6, 6, 7, 5, 26) \
-    X("tie_rodR", 7, 2, 6, 1, 31) \
-    X("rack_slide", 8, 0, 2, 5, 32) \
-    X("body#weld1", -1, 0, 1, 6, 37)
-#define LDLPGS_C_joint(name, joint, a, b, degree, row) joint,
-static const int cons_joint[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_joint)};
-#define LDLPGS_C_a(name, joint, a, b, degree, row) a,
-static const int cons_a[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_a)};
-#define LDLPGS_C_b(name, joint, a, b, degree, row) b,
-static const int cons_b[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_b)};
-#define LDLPGS_C_degree(name, joint, a, b, degree, row) degree,
-static const int cons_degree[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_degree)};
-#define LDLPGS_C_row(name, joint, a, b, degree, row) row,
-static const int cons_row[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_row)};
-#define LDLPGS_C_name(name, joint, a, b, degree, row) name,
-static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_name)};
+    X("kingpinL", kingpinL, ldlpgs_start, C_kingpinL, B_body_0, B_knuckleL, 5) \
+    X("kingpinR", kingpinR, kingpinL, C_kingpinR, B_body_0, B_knuckleR, 5) \
+    X("rack_slide", rack_slide, kingpinR, C_rack_slide, B_body_0, B_rack, 5) \
+    X("rear_axleL", rear_axleL, rack_slide, C_rear_axleL, B_body_1, B_rearL, 5) \
+    X("rear_axleR", rear_axleR, rear_axleL, C_rear_axleR, B_body_1, B_rearR, 5) \
+    X("spindleL", spindleL, rear_axleR, C_spindleL, B_knuckleL, B_frontL, 5) \
+    X("spindleR", spindleR, spindleL, C_spindleR, B_knuckleR, B_frontR, 5) \
+    X("tie_rodL", tie_rodL, spindleR, C_tie_rodL, B_rack, B_knuckleL, 1) \
+    X("tie_rodR", tie_rodR, tie_rodL, C_tie_rodR, B_rack, B_knuckleR, 1) \
+    X("body#weld1", body_weld1, tie_rodR, -1, B_body_0, B_body_1, 6)
+#define LDLPGS_C_SIZE(name, id, prev, joint, a, b, degree) LDLPGS_D_##id = degree,
+enum { LDLPGS_D_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_SIZE) };
+#define LDLPGS_C_BASES(name, id, prev, joint, a, b, degree) \
+    C_##id = C_##prev + 1, X_##id = X_##prev + LDLPGS_D_##prev,
+enum { C_ldlpgs_start = -1, X_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_BASES) };
+#define LDLPGS_C_cons_joint(name, id, prev, joint, a, b, degree) joint,
+static const int cons_joint[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_joint)};
+#define LDLPGS_C_cons_a(name, id, prev, joint, a, b, degree) a,
+static const int cons_a[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_a)};
+#define LDLPGS_C_cons_b(name, id, prev, joint, a, b, degree) b,
+static const int cons_b[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_b)};
+#define LDLPGS_C_cons_degree(name, id, prev, joint, a, b, degree) LDLPGS_D_##id,
+static const int cons_degree[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_degree)};
+#define LDLPGS_C_cons_row(name, id, prev, joint, a, b, degree) X_##id,
+static const int cons_row[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_row)};
+#define LDLPGS_C_cons_name(name, id, prev, joint, a, b, degree) name,
+static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_name)};
 
 /* The pivots in elimination order, one line each: the pivot's identifier
- * (its constraint's name), its index (P_), its solver constraint, its node
- * block in the workspace (W_), its edge column, the column's height, its
- * first edge block, its first RSI entry, its reciprocals' slot in the
- * temporary (R_) and its constraint's first row of x (X_). Every offset of
- * the code below is one of these bases plus a literal. */
+ * (its constraint's), the pivot before it (ldlpgs_start before the first),
+ * its edge column's height, its edge blocks and its RSI entries. Its bases
+ * count on from the pivot before it: its index (P_), its node block in the
+ * workspace (W_; its edge column follows), its first edge block, its first
+ * RSI entry; and its reciprocals' slot in the temporary (R_, by the index's
+ * parity). Every offset of the code below is one of these bases plus a
+ * literal, so inserting or removing a pivot changes the lines of the pivots
+ * whose blocks change and the next one's line here. */
 #define LDLPGS_PIVOTS(X) \
-    X(rear_axleL, 0, 0, 0, 25, 11, 0, 0, 0, 0) \
-    X(rear_axleR, 1, 4, 80, 105, 6, 2, 66, 8, 16) \
-    X(spindleL, 2, 2, 135, 160, 6, 3, 87, 0, 10) \
-    X(spindleR, 3, 6, 190, 215, 6, 5, 108, 8, 26) \
-    X(tie_rodL, 4, 3, 245, 246, 11, 7, 129, 0, 15) \
-    X(tie_rodR, 5, 7, 257, 258, 15, 10, 195, 8, 31) \
-    X(kingpinL, 6, 1, 273, 298, 16, 13, 315, 0, 5) \
-    X(kingpinR, 7, 5, 378, 403, 11, 16, 451, 8, 21) \
-    X(rack_slide, 8, 8, 458, 483, 6, 18, 517, 0, 32) \
-    X(body_weld1, 9, 9, 513, 549, 0, 19, 538, 8, 37)
-#define LDLPGS_P_BASES(id, p, cons, node, edge, h, blk, rsi, rinv, row) \
-    P_##id = p, W_##id = node, R_##id = rinv, X_##id = row,
-enum { LDLPGS_PIVOTS(LDLPGS_P_BASES) };
-#define LDLPGS_P_cons(id, p, cons, node, edge, h, blk, rsi, rinv, row) cons,
-static const int piv_cons[] = {LDLPGS_PIVOTS(LDLPGS_P_cons)};
-#define LDLPGS_P_node(id, p, cons, node, edge, h, blk, rsi, rinv, row) node,
-static const int piv_node[] = {LDLPGS_PIVOTS(LDLPGS_P_node)};
-#define LDLPGS_P_edge(id, p, cons, node, edge, h, blk, rsi, rinv, row) edge,
-static const int piv_edge[] = {LDLPGS_PIVOTS(LDLPGS_P_edge)};
-#define LDLPGS_P_h(id, p, cons, node, edge, h, blk, rsi, rinv, row) h,
-static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_h)};
-#define LDLPGS_P_blk(id, p, cons, node, edge, h, blk, rsi, rinv, row) blk,
-static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_blk) 19};
-#define LDLPGS_P_rsi(id, p, cons, node, edge, h, blk, rsi, rinv, row) rsi,
-static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_rsi) 538};
+    X(rear_axleL, ldlpgs_start, 11, 2, 66) \
+    X(rear_axleR, rear_axleL, 6, 1, 21) \
+    X(spindleL, rear_axleR, 6, 2, 21) \
+    X(spindleR, spindleL, 6, 2, 21) \
+    X(tie_rodL, spindleR, 11, 3, 66) \
+    X(tie_rodR, tie_rodL, 15, 3, 120) \
+    X(kingpinL, tie_rodR, 16, 3, 136) \
+    X(kingpinR, kingpinL, 11, 2, 66) \
+    X(rack_slide, kingpinR, 6, 1, 21) \
+    X(body_weld1, rack_slide, 0, 0, 0)
+#define LDLPGS_P_SIZES(id, prev, h, nblk, nrsi) LDLPGS_H_##id = h, LDLPGS_NB_##id = nblk, LDLPGS_NR_##id = nrsi,
+enum { LDLPGS_H_ldlpgs_start = 0, LDLPGS_NB_ldlpgs_start = 0, LDLPGS_NR_ldlpgs_start = 0, LDLPGS_PIVOTS(LDLPGS_P_SIZES) };
+#define LDLPGS_P_BASES(id, prev, h, nblk, nrsi) \
+    P_##id = P_##prev + 1, \
+    W_##id = W_##prev + LDLPGS_D_##prev * (LDLPGS_D_##prev + LDLPGS_H_##prev), \
+    LDLPGS_K_##id = LDLPGS_K_##prev + LDLPGS_NB_##prev, \
+    LDLPGS_S_##id = LDLPGS_S_##prev + LDLPGS_NR_##prev, \
+    R_##id = (P_##id & 1) * 8,
+enum { P_ldlpgs_start = -1, W_ldlpgs_start = 0, LDLPGS_K_ldlpgs_start = 0, LDLPGS_S_ldlpgs_start = 0, LDLPGS_PIVOTS(LDLPGS_P_BASES) };
+#define LDLPGS_P_piv_cons(id, prev, h, nblk, nrsi) C_##id,
+static const int piv_cons[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_cons)};
+#define LDLPGS_P_piv_node(id, prev, h, nblk, nrsi) W_##id,
+static const int piv_node[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_node)};
+#define LDLPGS_P_piv_edge(id, prev, h, nblk, nrsi) W_##id + LDLPGS_D_##id * LDLPGS_D_##id,
+static const int piv_edge[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_edge)};
+#define LDLPGS_P_piv_height(id, prev, h, nblk, nrsi) LDLPGS_H_##id,
+static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_height)};
+#define LDLPGS_P_piv_blk_adr(id, prev, h, nblk, nrsi) LDLPGS_K_##id,
+static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_blk_adr) 19};
+#define LDLPGS_P_piv_rsi_adr(id, prev, h, nblk, nrsi) LDLPGS_S_##id,
+static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_rsi_adr) 538};
 
 /* row pivot of each edge block */
 static const int blk_piv[] = {
@@ -437,44 +468,28 @@ static void buggy_solve(const void *work, void *x) {
  * installed rt_sweep.h's. */
 #include "rt_sweep.h"
 
-/* The solver bodies the sweep moves, one line each: B_ its index (its
- * velocities at vel + 6 B_); a body fixed in the mechanism is the world. */
-enum {
-    B_body_0 = 0,
-    B_body_1 = 1,
-    B_rack = 2,
-    B_knuckleL = 3,
-    B_frontL = 4,
-    B_rearL = 5,
-    B_knuckleR = 6,
-    B_frontR = 7,
-    B_rearR = 8,
-};
-
 static void sweep_part0(sweep_rows r, double *restrict v) {
   (void)r, (void)v; /* a part can be empty */
-  sweep_two(r, v, X_rear_axleL, 5, B_body_1, B_rearL, X_kingpinL, 5, B_body_0, B_knuckleL);
-  sweep_two(r, v, X_spindleL, 5, B_knuckleL, B_frontL, X_rear_axleR, 5, B_body_1, B_rearR);
-  sweep_two(r, v, X_tie_rodL, 1, B_rack, B_knuckleL, X_kingpinR, 5, B_body_0, B_knuckleR);
-  sweep_one(r, v, X_spindleR, 5, B_knuckleR, B_frontR);
-  sweep_one(r, v, X_tie_rodR, 1, B_rack, B_knuckleR);
-  sweep_one(r, v, X_rack_slide, 5, B_body_0, B_rack);
-  sweep_one(r, v, X_body_weld1, 6, B_body_0, B_body_1);
+  sweep_two(r, v, X_kingpinL, 5, B_body_0, B_knuckleL, X_rear_axleL, 5, B_body_1, B_rearL);
+  sweep_two(r, v, X_kingpinR, 5, B_body_0, B_knuckleR, X_rear_axleR, 5, B_body_1, B_rearR);
+  sweep_two(r, v, X_rack_slide, 5, B_body_0, B_rack, X_spindleL, 5, B_knuckleL, B_frontL);
+  sweep_two(r, v, X_spindleR, 5, B_knuckleR, B_frontR, X_tie_rodL, 1, B_rack, B_knuckleL);
+  sweep_two(r, v, X_tie_rodR, 1, B_rack, B_knuckleR, X_body_weld1, 6, B_body_0, B_body_1);
 }
 
 /* the sides the sweep assumes (rt_program.sweep_side), one line per
  * constraint: side a, side b (-1: the world, or a body fixed in the
  * mechanism) */
 static const int sweep_side_of[] = {
-    B_body_1, B_rearL, /* rear_axleL */
     B_body_0, B_knuckleL, /* kingpinL */
-    B_knuckleL, B_frontL, /* spindleL */
-    B_rack, B_knuckleL, /* tie_rodL */
-    B_body_1, B_rearR, /* rear_axleR */
     B_body_0, B_knuckleR, /* kingpinR */
-    B_knuckleR, B_frontR, /* spindleR */
-    B_rack, B_knuckleR, /* tie_rodR */
     B_body_0, B_rack, /* rack_slide */
+    B_body_1, B_rearL, /* rear_axleL */
+    B_body_1, B_rearR, /* rear_axleR */
+    B_knuckleL, B_frontL, /* spindleL */
+    B_knuckleR, B_frontR, /* spindleR */
+    B_rack, B_knuckleL, /* tie_rodL */
+    B_rack, B_knuckleR, /* tie_rodR */
     B_body_0, B_body_1, /* body_weld1 */
 };
 
@@ -618,7 +633,7 @@ static void buggy_assemble(const double *J, const double *WJ, double epsilon, vo
 const rt_program buggy_program = {
     .name = "buggy",
     .precision = RT_FLOAT,
-    .structure_hash = UINT64_C(0x5572762ad1186987),
+    .structure_hash = UINT64_C(0xab6647139f03d287),
     .nbody = 8,
     .nsbody = 9,
     .ncons = 10,
@@ -725,119 +740,6 @@ static const rt_body_desc mech_bodies[BUGGY_BODY_COUNT] = {
 };
 
 static const rt_joint_desc mech_joints[BUGGY_JOINT_COUNT] = {
-    [BUGGY_JOINT_REAR_AXLEL] = {
-        .type = RT_HINGE,
-        .body_a = BUGGY_BODY_BODY,
-        .body_b = BUGGY_BODY_REARL,
-        .anchor_a = {-1.1, 0.8, -0.25},
-        .frame_a[0] = {0.0, 1.0, 0.0},
-        .frame_a[1] = {0.0, 0.0, -1.0},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
-        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
-        .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = -1,
-    },
-    [BUGGY_JOINT_KINGPINL] = {
-        .type = RT_HINGE,
-        .body_a = BUGGY_BODY_BODY,
-        .body_b = BUGGY_BODY_KNUCKLEL,
-        .anchor_a = {1.1, 0.65, -0.25},
-        .frame_a[0] = {0.0, 0.0, 1.0},
-        .frame_a[1] = {0.0, 1.0, 0.0},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, 0.0, 1.0},
-        .frame_b[1] = {0.0, 1.0, 0.0},
-        .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = -1,
-    },
-    [BUGGY_JOINT_SPINDLEL] = {
-        .type = RT_HINGE,
-        .body_a = BUGGY_BODY_KNUCKLEL,
-        .body_b = BUGGY_BODY_FRONTL,
-        .anchor_a = {0.0, 0.15000000000000002, 0.0},
-        .frame_a[0] = {0.0, 1.0, 0.0},
-        .frame_a[1] = {0.0, 0.0, -1.0},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
-        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
-        .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = -1,
-    },
-    [BUGGY_JOINT_TIE_RODL] = {
-        .type = RT_ROD,
-        .body_a = BUGGY_BODY_RACK,
-        .body_b = BUGGY_BODY_KNUCKLEL,
-        .anchor_a = {0.0, 0.5, 0.0},
-        .anchor_b = {-0.15000000000000002, 0.0, 0.0},
-        .length = 0.18027756377319948,
-        .target = -1,
-        .lower = 0.18027756377319948,
-        .upper = 0.18027756377319948,
-    },
-    [BUGGY_JOINT_REAR_AXLER] = {
-        .type = RT_HINGE,
-        .body_a = BUGGY_BODY_BODY,
-        .body_b = BUGGY_BODY_REARR,
-        .anchor_a = {-1.1, -0.8, -0.25},
-        .frame_a[0] = {0.0, 1.0, 0.0},
-        .frame_a[1] = {0.0, 0.0, -1.0},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
-        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
-        .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = -1,
-    },
-    [BUGGY_JOINT_KINGPINR] = {
-        .type = RT_HINGE,
-        .body_a = BUGGY_BODY_BODY,
-        .body_b = BUGGY_BODY_KNUCKLER,
-        .anchor_a = {1.1, -0.65, -0.25},
-        .frame_a[0] = {0.0, 0.0, 1.0},
-        .frame_a[1] = {0.0, 1.0, 0.0},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, 0.0, 1.0},
-        .frame_b[1] = {0.0, 1.0, 0.0},
-        .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = -1,
-    },
-    [BUGGY_JOINT_SPINDLER] = {
-        .type = RT_HINGE,
-        .body_a = BUGGY_BODY_KNUCKLER,
-        .body_b = BUGGY_BODY_FRONTR,
-        .anchor_a = {0.0, -0.15000000000000002, 0.0},
-        .frame_a[0] = {0.0, 1.0, 0.0},
-        .frame_a[1] = {0.0, 0.0, -1.0},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
-        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
-        .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = -1,
-    },
-    [BUGGY_JOINT_TIE_RODR] = {
-        .type = RT_ROD,
-        .body_a = BUGGY_BODY_RACK,
-        .body_b = BUGGY_BODY_KNUCKLER,
-        .anchor_a = {0.0, -0.5, 0.0},
-        .anchor_b = {-0.15000000000000002, 0.0, 0.0},
-        .length = 0.18027756377319948,
-        .target = -1,
-        .lower = 0.18027756377319948,
-        .upper = 0.18027756377319948,
-    },
-    [BUGGY_JOINT_RACK_SLIDE] = {
-        .type = RT_PRISMATIC,
-        .body_a = BUGGY_BODY_BODY,
-        .body_b = BUGGY_BODY_RACK,
-        .anchor_a = {0.8500000000000001, 0.0, -0.25},
-        .frame_a[0] = {0.0, 1.0, 0.0},
-        .frame_a[1] = {0.0, 0.0, -1.0},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, 1.0, 0.0},
-        .frame_b[1] = {0.0, 0.0, -1.0},
-        .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = -1,
-    },
     [BUGGY_JOINT_DRIVE_REARL] = {
         .type = RT_MOTOR,
         .body_a = BUGGY_BODY_BODY,
@@ -865,6 +767,97 @@ static const rt_joint_desc mech_joints[BUGGY_JOINT_COUNT] = {
         .frame_b[2] = {-1.0, 0.0, 0.0},
         .target = BUGGY_JOINT_REAR_AXLER,
         .max_force = 4e+02,
+    },
+    [BUGGY_JOINT_KINGPINL] = {
+        .type = RT_HINGE,
+        .body_a = BUGGY_BODY_BODY,
+        .body_b = BUGGY_BODY_KNUCKLEL,
+        .anchor_a = {1.1, 0.65, -0.25},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [BUGGY_JOINT_KINGPINR] = {
+        .type = RT_HINGE,
+        .body_a = BUGGY_BODY_BODY,
+        .body_b = BUGGY_BODY_KNUCKLER,
+        .anchor_a = {1.1, -0.65, -0.25},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [BUGGY_JOINT_RACK_SLIDE] = {
+        .type = RT_PRISMATIC,
+        .body_a = BUGGY_BODY_BODY,
+        .body_b = BUGGY_BODY_RACK,
+        .anchor_a = {0.8500000000000001, 0.0, -0.25},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.0, 0.0, -1.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [BUGGY_JOINT_REAR_AXLEL] = {
+        .type = RT_HINGE,
+        .body_a = BUGGY_BODY_BODY,
+        .body_b = BUGGY_BODY_REARL,
+        .anchor_a = {-1.1, 0.8, -0.25},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [BUGGY_JOINT_REAR_AXLER] = {
+        .type = RT_HINGE,
+        .body_a = BUGGY_BODY_BODY,
+        .body_b = BUGGY_BODY_REARR,
+        .anchor_a = {-1.1, -0.8, -0.25},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [BUGGY_JOINT_SPINDLEL] = {
+        .type = RT_HINGE,
+        .body_a = BUGGY_BODY_KNUCKLEL,
+        .body_b = BUGGY_BODY_FRONTL,
+        .anchor_a = {0.0, 0.15000000000000002, 0.0},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [BUGGY_JOINT_SPINDLER] = {
+        .type = RT_HINGE,
+        .body_a = BUGGY_BODY_KNUCKLER,
+        .body_b = BUGGY_BODY_FRONTR,
+        .anchor_a = {0.0, -0.15000000000000002, 0.0},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
     },
     [BUGGY_JOINT_STEER] = {
         .type = RT_MOTOR,
@@ -894,6 +887,28 @@ static const rt_joint_desc mech_joints[BUGGY_JOINT_COUNT] = {
         .target = BUGGY_JOINT_RACK_SLIDE,
         .lower = -0.08,
         .upper = 0.08,
+    },
+    [BUGGY_JOINT_TIE_RODL] = {
+        .type = RT_ROD,
+        .body_a = BUGGY_BODY_RACK,
+        .body_b = BUGGY_BODY_KNUCKLEL,
+        .anchor_a = {0.0, 0.5, 0.0},
+        .anchor_b = {-0.15000000000000002, 0.0, 0.0},
+        .length = 0.18027756377319948,
+        .target = -1,
+        .lower = 0.18027756377319948,
+        .upper = 0.18027756377319948,
+    },
+    [BUGGY_JOINT_TIE_RODR] = {
+        .type = RT_ROD,
+        .body_a = BUGGY_BODY_RACK,
+        .body_b = BUGGY_BODY_KNUCKLER,
+        .anchor_a = {0.0, -0.5, 0.0},
+        .anchor_b = {-0.15000000000000002, 0.0, 0.0},
+        .length = 0.18027756377319948,
+        .target = -1,
+        .lower = 0.18027756377319948,
+        .upper = 0.18027756377319948,
     },
 };
 

@@ -27,7 +27,7 @@
  *   flops           3212 (convention: 2 x (d^3/6 + h d^2 + d h (h+1)/2) per pivot of degree d and column height h)
  *   order           best (heuristic mda)
  *   workspace       340 scalars, temporary 96 scalars
- *   structure hash  0x4fd8aecb3a17abee
+ *   structure hash  0x3e935f2e8bbc94ae
  *
  * Pivot order (constraint: type, degree d, column height h, blocks; the
  * pivots' indices and offsets are the table P_, W_, R_, X_ below):
@@ -67,61 +67,93 @@ static const int shard_num[] = {
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 };
 
-/* The solver constraints in solver order, one line each: name, mechanism
- * constraint (-1 = shard weld), solver bodies a and b (RT_WORLD = -1),
- * degree, first row in vectors. */
+/* The solver bodies, one line each: B_ its index (its velocities at
+ * vel + 6 B_), counted by the enum, so that inserting a body adds a line. */
+enum {
+    B_chassis,
+    B_strutFL,
+    B_wheelFL,
+    B_strutFR,
+    B_wheelFR,
+    B_strutRL,
+    B_wheelRL,
+    B_strutRR,
+    B_wheelRR,
+    B_bump,
+};
+
+/* The solver constraints in solver order, one line each: name, identifier
+ * (its pivot's), the constraint before it (ldlpgs_start before the first),
+ * mechanism joint (equality joints counted alone, so its own index C_; -1
+ * = shard weld), solver bodies a and b and degree. Its index (C_) and first row in
+ * vectors (X_) count on from the constraint before it, so that inserting
+ * or removing a constraint changes its own line and the next one's. */
 #define LDLPGS_CONSTRAINTS(X) \
-    X("towerFL", 0, 0, 1, 4, 0) \
-    X("axleFL", 1, 1, 2, 5, 4) \
-    X("towerFR", 2, 0, 3, 4, 9) \
-    X("axleFR", 3, 3, 4, 5, 13) \
-    X("towerRL", 4, 0, 5, 4, 18) \
-    X("axleRL", 5, 5, 6, 5, 22) \
-    X("towerRR", 6, 0, 7, 4, 27) \
-    X("axleRR", 7, 7, 8, 5, 31)
-#define LDLPGS_C_joint(name, joint, a, b, degree, row) joint,
-static const int cons_joint[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_joint)};
-#define LDLPGS_C_a(name, joint, a, b, degree, row) a,
-static const int cons_a[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_a)};
-#define LDLPGS_C_b(name, joint, a, b, degree, row) b,
-static const int cons_b[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_b)};
-#define LDLPGS_C_degree(name, joint, a, b, degree, row) degree,
-static const int cons_degree[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_degree)};
-#define LDLPGS_C_row(name, joint, a, b, degree, row) row,
-static const int cons_row[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_row)};
-#define LDLPGS_C_name(name, joint, a, b, degree, row) name,
-static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_name)};
+    X("axleFL", axleFL, ldlpgs_start, C_axleFL, B_strutFL, B_wheelFL, 5) \
+    X("axleFR", axleFR, axleFL, C_axleFR, B_strutFR, B_wheelFR, 5) \
+    X("axleRL", axleRL, axleFR, C_axleRL, B_strutRL, B_wheelRL, 5) \
+    X("axleRR", axleRR, axleRL, C_axleRR, B_strutRR, B_wheelRR, 5) \
+    X("towerFL", towerFL, axleRR, C_towerFL, B_chassis, B_strutFL, 4) \
+    X("towerFR", towerFR, towerFL, C_towerFR, B_chassis, B_strutFR, 4) \
+    X("towerRL", towerRL, towerFR, C_towerRL, B_chassis, B_strutRL, 4) \
+    X("towerRR", towerRR, towerRL, C_towerRR, B_chassis, B_strutRR, 4)
+#define LDLPGS_C_SIZE(name, id, prev, joint, a, b, degree) LDLPGS_D_##id = degree,
+enum { LDLPGS_D_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_SIZE) };
+#define LDLPGS_C_BASES(name, id, prev, joint, a, b, degree) \
+    C_##id = C_##prev + 1, X_##id = X_##prev + LDLPGS_D_##prev,
+enum { C_ldlpgs_start = -1, X_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_BASES) };
+#define LDLPGS_C_cons_joint(name, id, prev, joint, a, b, degree) joint,
+static const int cons_joint[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_joint)};
+#define LDLPGS_C_cons_a(name, id, prev, joint, a, b, degree) a,
+static const int cons_a[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_a)};
+#define LDLPGS_C_cons_b(name, id, prev, joint, a, b, degree) b,
+static const int cons_b[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_b)};
+#define LDLPGS_C_cons_degree(name, id, prev, joint, a, b, degree) LDLPGS_D_##id,
+static const int cons_degree[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_degree)};
+#define LDLPGS_C_cons_row(name, id, prev, joint, a, b, degree) X_##id,
+static const int cons_row[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_row)};
+#define LDLPGS_C_cons_name(name, id, prev, joint, a, b, degree) name,
+static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_name)};
 
 /* The pivots in elimination order, one line each: the pivot's identifier
- * (its constraint's name), its index (P_), its solver constraint, its node
- * block in the workspace (W_), its edge column, the column's height, its
- * first edge block, its first RSI entry, its reciprocals' slot in the
- * temporary (R_) and its constraint's first row of x (X_). Every offset of
- * the code below is one of these bases plus a literal. */
+ * (its constraint's), the pivot before it (ldlpgs_start before the first),
+ * its edge column's height, its edge blocks and its RSI entries. Its bases
+ * count on from the pivot before it: its index (P_), its node block in the
+ * workspace (W_; its edge column follows), its first edge block, its first
+ * RSI entry; and its reciprocals' slot in the temporary (R_, by the index's
+ * parity). Every offset of the code below is one of these bases plus a
+ * literal, so inserting or removing a pivot changes the lines of the pivots
+ * whose blocks change and the next one's line here. */
 #define LDLPGS_PIVOTS(X) \
-    X(axleFL, 0, 1, 0, 25, 4, 0, 0, 0, 4) \
-    X(axleFR, 1, 3, 45, 70, 4, 1, 10, 8, 13) \
-    X(axleRL, 2, 5, 90, 115, 4, 2, 20, 0, 22) \
-    X(axleRR, 3, 7, 135, 160, 4, 3, 30, 8, 31) \
-    X(towerFL, 4, 0, 180, 196, 12, 4, 40, 0, 0) \
-    X(towerFR, 5, 2, 244, 260, 8, 7, 118, 8, 9) \
-    X(towerRL, 6, 4, 292, 308, 4, 9, 154, 0, 18) \
-    X(towerRR, 7, 6, 324, 340, 0, 10, 164, 8, 27)
-#define LDLPGS_P_BASES(id, p, cons, node, edge, h, blk, rsi, rinv, row) \
-    P_##id = p, W_##id = node, R_##id = rinv, X_##id = row,
-enum { LDLPGS_PIVOTS(LDLPGS_P_BASES) };
-#define LDLPGS_P_cons(id, p, cons, node, edge, h, blk, rsi, rinv, row) cons,
-static const int piv_cons[] = {LDLPGS_PIVOTS(LDLPGS_P_cons)};
-#define LDLPGS_P_node(id, p, cons, node, edge, h, blk, rsi, rinv, row) node,
-static const int piv_node[] = {LDLPGS_PIVOTS(LDLPGS_P_node)};
-#define LDLPGS_P_edge(id, p, cons, node, edge, h, blk, rsi, rinv, row) edge,
-static const int piv_edge[] = {LDLPGS_PIVOTS(LDLPGS_P_edge)};
-#define LDLPGS_P_h(id, p, cons, node, edge, h, blk, rsi, rinv, row) h,
-static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_h)};
-#define LDLPGS_P_blk(id, p, cons, node, edge, h, blk, rsi, rinv, row) blk,
-static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_blk) 10};
-#define LDLPGS_P_rsi(id, p, cons, node, edge, h, blk, rsi, rinv, row) rsi,
-static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_rsi) 164};
+    X(axleFL, ldlpgs_start, 4, 1, 10) \
+    X(axleFR, axleFL, 4, 1, 10) \
+    X(axleRL, axleFR, 4, 1, 10) \
+    X(axleRR, axleRL, 4, 1, 10) \
+    X(towerFL, axleRR, 12, 3, 78) \
+    X(towerFR, towerFL, 8, 2, 36) \
+    X(towerRL, towerFR, 4, 1, 10) \
+    X(towerRR, towerRL, 0, 0, 0)
+#define LDLPGS_P_SIZES(id, prev, h, nblk, nrsi) LDLPGS_H_##id = h, LDLPGS_NB_##id = nblk, LDLPGS_NR_##id = nrsi,
+enum { LDLPGS_H_ldlpgs_start = 0, LDLPGS_NB_ldlpgs_start = 0, LDLPGS_NR_ldlpgs_start = 0, LDLPGS_PIVOTS(LDLPGS_P_SIZES) };
+#define LDLPGS_P_BASES(id, prev, h, nblk, nrsi) \
+    P_##id = P_##prev + 1, \
+    W_##id = W_##prev + LDLPGS_D_##prev * (LDLPGS_D_##prev + LDLPGS_H_##prev), \
+    LDLPGS_K_##id = LDLPGS_K_##prev + LDLPGS_NB_##prev, \
+    LDLPGS_S_##id = LDLPGS_S_##prev + LDLPGS_NR_##prev, \
+    R_##id = (P_##id & 1) * 8,
+enum { P_ldlpgs_start = -1, W_ldlpgs_start = 0, LDLPGS_K_ldlpgs_start = 0, LDLPGS_S_ldlpgs_start = 0, LDLPGS_PIVOTS(LDLPGS_P_BASES) };
+#define LDLPGS_P_piv_cons(id, prev, h, nblk, nrsi) C_##id,
+static const int piv_cons[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_cons)};
+#define LDLPGS_P_piv_node(id, prev, h, nblk, nrsi) W_##id,
+static const int piv_node[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_node)};
+#define LDLPGS_P_piv_edge(id, prev, h, nblk, nrsi) W_##id + LDLPGS_D_##id * LDLPGS_D_##id,
+static const int piv_edge[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_edge)};
+#define LDLPGS_P_piv_height(id, prev, h, nblk, nrsi) LDLPGS_H_##id,
+static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_height)};
+#define LDLPGS_P_piv_blk_adr(id, prev, h, nblk, nrsi) LDLPGS_K_##id,
+static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_blk_adr) 10};
+#define LDLPGS_P_piv_rsi_adr(id, prev, h, nblk, nrsi) LDLPGS_S_##id,
+static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_rsi_adr) 164};
 
 /* row pivot of each edge block */
 static const int blk_piv[] = {
@@ -357,41 +389,28 @@ static void car_solve(const void *work, void *x) {
  * installed rt_sweep.h's. */
 #include "rt_sweep.h"
 
-/* The solver bodies the sweep moves, one line each: B_ its index (its
- * velocities at vel + 6 B_); a body fixed in the mechanism is the world. */
-enum {
-    B_chassis = 0,
-    B_strutFL = 1,
-    B_wheelFL = 2,
-    B_strutFR = 3,
-    B_wheelFR = 4,
-    B_strutRL = 5,
-    B_wheelRL = 6,
-    B_strutRR = 7,
-    B_wheelRR = 8,
-};
-
 static void sweep_part0(sweep_rows r, double *restrict v) {
   (void)r, (void)v; /* a part can be empty */
+  sweep_two(r, v, X_axleFL, 5, B_strutFL, B_wheelFL, X_axleFR, 5, B_strutFR, B_wheelFR);
+  sweep_two(r, v, X_axleRL, 5, B_strutRL, B_wheelRL, X_axleRR, 5, B_strutRR, B_wheelRR);
   sweep_one(r, v, X_towerFL, 4, B_chassis, B_strutFL);
-  sweep_two(r, v, X_axleFL, 5, B_strutFL, B_wheelFL, X_towerFR, 4, B_chassis, B_strutFR);
-  sweep_two(r, v, X_axleFR, 5, B_strutFR, B_wheelFR, X_towerRL, 4, B_chassis, B_strutRL);
-  sweep_two(r, v, X_axleRL, 5, B_strutRL, B_wheelRL, X_towerRR, 4, B_chassis, B_strutRR);
-  sweep_one(r, v, X_axleRR, 5, B_strutRR, B_wheelRR);
+  sweep_one(r, v, X_towerFR, 4, B_chassis, B_strutFR);
+  sweep_one(r, v, X_towerRL, 4, B_chassis, B_strutRL);
+  sweep_one(r, v, X_towerRR, 4, B_chassis, B_strutRR);
 }
 
 /* the sides the sweep assumes (rt_program.sweep_side), one line per
  * constraint: side a, side b (-1: the world, or a body fixed in the
  * mechanism) */
 static const int sweep_side_of[] = {
-    B_chassis, B_strutFL, /* towerFL */
     B_strutFL, B_wheelFL, /* axleFL */
-    B_chassis, B_strutFR, /* towerFR */
     B_strutFR, B_wheelFR, /* axleFR */
-    B_chassis, B_strutRL, /* towerRL */
     B_strutRL, B_wheelRL, /* axleRL */
-    B_chassis, B_strutRR, /* towerRR */
     B_strutRR, B_wheelRR, /* axleRR */
+    B_chassis, B_strutFL, /* towerFL */
+    B_chassis, B_strutFR, /* towerFR */
+    B_chassis, B_strutRL, /* towerRL */
+    B_chassis, B_strutRR, /* towerRR */
 };
 
 /* One sweep over the equality rows (rt_sweep_fn). */
@@ -503,7 +522,7 @@ static void car_assemble(const double *J, const double *WJ, double epsilon, void
 const rt_program car_program = {
     .name = "car",
     .precision = RT_FLOAT,
-    .structure_hash = UINT64_C(0x4fd8aecb3a17abee),
+    .structure_hash = UINT64_C(0x3e935f2e8bbc94ae),
     .nbody = 10,
     .nsbody = 10,
     .ncons = 8,
@@ -627,19 +646,6 @@ static const rt_body_desc mech_bodies[CAR_BODY_COUNT] = {
 };
 
 static const rt_joint_desc mech_joints[CAR_JOINT_COUNT] = {
-    [CAR_JOINT_TOWERFL] = {
-        .type = RT_CYLINDRICAL,
-        .body_a = CAR_BODY_CHASSIS,
-        .body_b = CAR_BODY_STRUTFL,
-        .anchor_a = {1.3, 0.58, -0.12},
-        .frame_a[0] = {0.0, 0.0, 1.0},
-        .frame_a[1] = {0.0, 1.0, 0.0},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, 0.0, 1.0},
-        .frame_b[1] = {0.0, 1.0, 0.0},
-        .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = -1,
-    },
     [CAR_JOINT_AXLEFL] = {
         .type = RT_HINGE,
         .body_a = CAR_BODY_STRUTFL,
@@ -652,6 +658,105 @@ static const rt_joint_desc mech_joints[CAR_JOINT_COUNT] = {
         .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
         .frame_b[2] = {-1.0, 0.0, 0.0},
         .target = -1,
+    },
+    [CAR_JOINT_AXLEFR] = {
+        .type = RT_HINGE,
+        .body_a = CAR_BODY_STRUTFR,
+        .body_b = CAR_BODY_WHEELFR,
+        .anchor_a = {0.0, -0.20000000000000007, -0.2},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [CAR_JOINT_AXLERL] = {
+        .type = RT_HINGE,
+        .body_a = CAR_BODY_STRUTRL,
+        .body_b = CAR_BODY_WHEELRL,
+        .anchor_a = {0.0, 0.20000000000000007, -0.2},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [CAR_JOINT_AXLERR] = {
+        .type = RT_HINGE,
+        .body_a = CAR_BODY_STRUTRR,
+        .body_b = CAR_BODY_WHEELRR,
+        .anchor_a = {0.0, -0.20000000000000007, -0.2},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [CAR_JOINT_DRIVERL] = {
+        .type = RT_MOTOR,
+        .body_a = CAR_BODY_STRUTRL,
+        .body_b = CAR_BODY_WHEELRL,
+        .anchor_a = {0.0, 0.20000000000000007, -0.2},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = CAR_JOINT_AXLERL,
+        .max_force = 5e+02,
+        .free_axis = RT_AXIS_ANGULAR,
+    },
+    [CAR_JOINT_DRIVERR] = {
+        .type = RT_MOTOR,
+        .body_a = CAR_BODY_STRUTRR,
+        .body_b = CAR_BODY_WHEELRR,
+        .anchor_a = {0.0, -0.20000000000000007, -0.2},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = CAR_JOINT_AXLERR,
+        .max_force = 5e+02,
+        .free_axis = RT_AXIS_ANGULAR,
+    },
+    [CAR_JOINT_LOCKFL] = {
+        .type = RT_ANGULAR_LIMIT,
+        .body_a = CAR_BODY_CHASSIS,
+        .body_b = CAR_BODY_STRUTFL,
+        .anchor_a = {1.3, 0.58, -0.12},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = CAR_JOINT_TOWERFL,
+        .lower = -0.6,
+        .upper = 0.6,
+    },
+    [CAR_JOINT_LOCKFR] = {
+        .type = RT_ANGULAR_LIMIT,
+        .body_a = CAR_BODY_CHASSIS,
+        .body_b = CAR_BODY_STRUTFR,
+        .anchor_a = {1.3, -0.58, -0.12},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = CAR_JOINT_TOWERFR,
+        .lower = -0.6,
+        .upper = 0.6,
     },
     [CAR_JOINT_SPRINGFL] = {
         .type = RT_SPRING,
@@ -670,77 +775,6 @@ static const rt_joint_desc mech_joints[CAR_JOINT_COUNT] = {
         .damping = 2261.946710584651,
         .rest = -0.11044009017014818,
     },
-    [CAR_JOINT_STOPFL] = {
-        .type = RT_POSITIONAL_LIMIT,
-        .body_a = CAR_BODY_CHASSIS,
-        .body_b = CAR_BODY_STRUTFL,
-        .anchor_a = {1.3, 0.58, -0.12},
-        .frame_a[0] = {0.0, 0.0, 1.0},
-        .frame_a[1] = {0.0, 1.0, 0.0},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, 0.0, 1.0},
-        .frame_b[1] = {0.0, 1.0, 0.0},
-        .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = CAR_JOINT_TOWERFL,
-        .lower = -0.08,
-        .upper = 0.08,
-    },
-    [CAR_JOINT_STEERFL] = {
-        .type = RT_MOTOR,
-        .body_a = CAR_BODY_CHASSIS,
-        .body_b = CAR_BODY_STRUTFL,
-        .anchor_a = {1.3, 0.58, -0.12},
-        .frame_a[0] = {0.0, 0.0, 1.0},
-        .frame_a[1] = {0.0, 1.0, 0.0},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, 0.0, 1.0},
-        .frame_b[1] = {0.0, 1.0, 0.0},
-        .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = CAR_JOINT_TOWERFL,
-        .max_force = 3e+03,
-        .free_axis = RT_AXIS_ANGULAR,
-    },
-    [CAR_JOINT_LOCKFL] = {
-        .type = RT_ANGULAR_LIMIT,
-        .body_a = CAR_BODY_CHASSIS,
-        .body_b = CAR_BODY_STRUTFL,
-        .anchor_a = {1.3, 0.58, -0.12},
-        .frame_a[0] = {0.0, 0.0, 1.0},
-        .frame_a[1] = {0.0, 1.0, 0.0},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, 0.0, 1.0},
-        .frame_b[1] = {0.0, 1.0, 0.0},
-        .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = CAR_JOINT_TOWERFL,
-        .lower = -0.6,
-        .upper = 0.6,
-    },
-    [CAR_JOINT_TOWERFR] = {
-        .type = RT_CYLINDRICAL,
-        .body_a = CAR_BODY_CHASSIS,
-        .body_b = CAR_BODY_STRUTFR,
-        .anchor_a = {1.3, -0.58, -0.12},
-        .frame_a[0] = {0.0, 0.0, 1.0},
-        .frame_a[1] = {0.0, 1.0, 0.0},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, 0.0, 1.0},
-        .frame_b[1] = {0.0, 1.0, 0.0},
-        .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = -1,
-    },
-    [CAR_JOINT_AXLEFR] = {
-        .type = RT_HINGE,
-        .body_a = CAR_BODY_STRUTFR,
-        .body_b = CAR_BODY_WHEELFR,
-        .anchor_a = {0.0, -0.20000000000000007, -0.2},
-        .frame_a[0] = {0.0, 1.0, 0.0},
-        .frame_a[1] = {0.0, 0.0, -1.0},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
-        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
-        .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = -1,
-    },
     [CAR_JOINT_SPRINGFR] = {
         .type = RT_SPRING,
         .body_a = CAR_BODY_CHASSIS,
@@ -757,77 +791,6 @@ static const rt_joint_desc mech_joints[CAR_JOINT_COUNT] = {
         .stiffness = 26647.931882941266,
         .damping = 2261.946710584651,
         .rest = -0.11044009017014818,
-    },
-    [CAR_JOINT_STOPFR] = {
-        .type = RT_POSITIONAL_LIMIT,
-        .body_a = CAR_BODY_CHASSIS,
-        .body_b = CAR_BODY_STRUTFR,
-        .anchor_a = {1.3, -0.58, -0.12},
-        .frame_a[0] = {0.0, 0.0, 1.0},
-        .frame_a[1] = {0.0, 1.0, 0.0},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, 0.0, 1.0},
-        .frame_b[1] = {0.0, 1.0, 0.0},
-        .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = CAR_JOINT_TOWERFR,
-        .lower = -0.08,
-        .upper = 0.08,
-    },
-    [CAR_JOINT_STEERFR] = {
-        .type = RT_MOTOR,
-        .body_a = CAR_BODY_CHASSIS,
-        .body_b = CAR_BODY_STRUTFR,
-        .anchor_a = {1.3, -0.58, -0.12},
-        .frame_a[0] = {0.0, 0.0, 1.0},
-        .frame_a[1] = {0.0, 1.0, 0.0},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, 0.0, 1.0},
-        .frame_b[1] = {0.0, 1.0, 0.0},
-        .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = CAR_JOINT_TOWERFR,
-        .max_force = 3e+03,
-        .free_axis = RT_AXIS_ANGULAR,
-    },
-    [CAR_JOINT_LOCKFR] = {
-        .type = RT_ANGULAR_LIMIT,
-        .body_a = CAR_BODY_CHASSIS,
-        .body_b = CAR_BODY_STRUTFR,
-        .anchor_a = {1.3, -0.58, -0.12},
-        .frame_a[0] = {0.0, 0.0, 1.0},
-        .frame_a[1] = {0.0, 1.0, 0.0},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, 0.0, 1.0},
-        .frame_b[1] = {0.0, 1.0, 0.0},
-        .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = CAR_JOINT_TOWERFR,
-        .lower = -0.6,
-        .upper = 0.6,
-    },
-    [CAR_JOINT_TOWERRL] = {
-        .type = RT_CYLINDRICAL,
-        .body_a = CAR_BODY_CHASSIS,
-        .body_b = CAR_BODY_STRUTRL,
-        .anchor_a = {-1.3, 0.58, -0.12},
-        .frame_a[0] = {0.0, 0.0, 1.0},
-        .frame_a[1] = {0.0, 1.0, 0.0},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, 0.0, 1.0},
-        .frame_b[1] = {0.0, 1.0, 0.0},
-        .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = -1,
-    },
-    [CAR_JOINT_AXLERL] = {
-        .type = RT_HINGE,
-        .body_a = CAR_BODY_STRUTRL,
-        .body_b = CAR_BODY_WHEELRL,
-        .anchor_a = {0.0, 0.20000000000000007, -0.2},
-        .frame_a[0] = {0.0, 1.0, 0.0},
-        .frame_a[1] = {0.0, 0.0, -1.0},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
-        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
-        .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = -1,
     },
     [CAR_JOINT_SPRINGRL] = {
         .type = RT_SPRING,
@@ -846,6 +809,83 @@ static const rt_joint_desc mech_joints[CAR_JOINT_COUNT] = {
         .damping = 2261.946710584651,
         .rest = -0.11044009017014818,
     },
+    [CAR_JOINT_SPRINGRR] = {
+        .type = RT_SPRING,
+        .body_a = CAR_BODY_CHASSIS,
+        .body_b = CAR_BODY_STRUTRR,
+        .anchor_a = {-1.3, -0.58, -0.12},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = CAR_JOINT_TOWERRR,
+        .free_axis = RT_AXIS_LINEAR,
+        .stiffness = 26647.931882941266,
+        .damping = 2261.946710584651,
+        .rest = -0.11044009017014818,
+    },
+    [CAR_JOINT_STEERFL] = {
+        .type = RT_MOTOR,
+        .body_a = CAR_BODY_CHASSIS,
+        .body_b = CAR_BODY_STRUTFL,
+        .anchor_a = {1.3, 0.58, -0.12},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = CAR_JOINT_TOWERFL,
+        .max_force = 3e+03,
+        .free_axis = RT_AXIS_ANGULAR,
+    },
+    [CAR_JOINT_STEERFR] = {
+        .type = RT_MOTOR,
+        .body_a = CAR_BODY_CHASSIS,
+        .body_b = CAR_BODY_STRUTFR,
+        .anchor_a = {1.3, -0.58, -0.12},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = CAR_JOINT_TOWERFR,
+        .max_force = 3e+03,
+        .free_axis = RT_AXIS_ANGULAR,
+    },
+    [CAR_JOINT_STOPFL] = {
+        .type = RT_POSITIONAL_LIMIT,
+        .body_a = CAR_BODY_CHASSIS,
+        .body_b = CAR_BODY_STRUTFL,
+        .anchor_a = {1.3, 0.58, -0.12},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = CAR_JOINT_TOWERFL,
+        .lower = -0.08,
+        .upper = 0.08,
+    },
+    [CAR_JOINT_STOPFR] = {
+        .type = RT_POSITIONAL_LIMIT,
+        .body_a = CAR_BODY_CHASSIS,
+        .body_b = CAR_BODY_STRUTFR,
+        .anchor_a = {1.3, -0.58, -0.12},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = CAR_JOINT_TOWERFR,
+        .lower = -0.08,
+        .upper = 0.08,
+    },
     [CAR_JOINT_STOPRL] = {
         .type = RT_POSITIONAL_LIMIT,
         .body_a = CAR_BODY_CHASSIS,
@@ -858,6 +898,21 @@ static const rt_joint_desc mech_joints[CAR_JOINT_COUNT] = {
         .frame_b[1] = {0.0, 1.0, 0.0},
         .frame_b[2] = {-1.0, 0.0, 0.0},
         .target = CAR_JOINT_TOWERRL,
+        .lower = -0.08,
+        .upper = 0.08,
+    },
+    [CAR_JOINT_STOPRR] = {
+        .type = RT_POSITIONAL_LIMIT,
+        .body_a = CAR_BODY_CHASSIS,
+        .body_b = CAR_BODY_STRUTRR,
+        .anchor_a = {-1.3, -0.58, -0.12},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = CAR_JOINT_TOWERRR,
         .lower = -0.08,
         .upper = 0.08,
     },
@@ -876,79 +931,6 @@ static const rt_joint_desc mech_joints[CAR_JOINT_COUNT] = {
         .max_force = 3e+03,
         .free_axis = RT_AXIS_ANGULAR,
     },
-    [CAR_JOINT_DRIVERL] = {
-        .type = RT_MOTOR,
-        .body_a = CAR_BODY_STRUTRL,
-        .body_b = CAR_BODY_WHEELRL,
-        .anchor_a = {0.0, 0.20000000000000007, -0.2},
-        .frame_a[0] = {0.0, 1.0, 0.0},
-        .frame_a[1] = {0.0, 0.0, -1.0},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
-        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
-        .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = CAR_JOINT_AXLERL,
-        .max_force = 5e+02,
-        .free_axis = RT_AXIS_ANGULAR,
-    },
-    [CAR_JOINT_TOWERRR] = {
-        .type = RT_CYLINDRICAL,
-        .body_a = CAR_BODY_CHASSIS,
-        .body_b = CAR_BODY_STRUTRR,
-        .anchor_a = {-1.3, -0.58, -0.12},
-        .frame_a[0] = {0.0, 0.0, 1.0},
-        .frame_a[1] = {0.0, 1.0, 0.0},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, 0.0, 1.0},
-        .frame_b[1] = {0.0, 1.0, 0.0},
-        .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = -1,
-    },
-    [CAR_JOINT_AXLERR] = {
-        .type = RT_HINGE,
-        .body_a = CAR_BODY_STRUTRR,
-        .body_b = CAR_BODY_WHEELRR,
-        .anchor_a = {0.0, -0.20000000000000007, -0.2},
-        .frame_a[0] = {0.0, 1.0, 0.0},
-        .frame_a[1] = {0.0, 0.0, -1.0},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
-        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
-        .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = -1,
-    },
-    [CAR_JOINT_SPRINGRR] = {
-        .type = RT_SPRING,
-        .body_a = CAR_BODY_CHASSIS,
-        .body_b = CAR_BODY_STRUTRR,
-        .anchor_a = {-1.3, -0.58, -0.12},
-        .frame_a[0] = {0.0, 0.0, 1.0},
-        .frame_a[1] = {0.0, 1.0, 0.0},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, 0.0, 1.0},
-        .frame_b[1] = {0.0, 1.0, 0.0},
-        .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = CAR_JOINT_TOWERRR,
-        .free_axis = RT_AXIS_LINEAR,
-        .stiffness = 26647.931882941266,
-        .damping = 2261.946710584651,
-        .rest = -0.11044009017014818,
-    },
-    [CAR_JOINT_STOPRR] = {
-        .type = RT_POSITIONAL_LIMIT,
-        .body_a = CAR_BODY_CHASSIS,
-        .body_b = CAR_BODY_STRUTRR,
-        .anchor_a = {-1.3, -0.58, -0.12},
-        .frame_a[0] = {0.0, 0.0, 1.0},
-        .frame_a[1] = {0.0, 1.0, 0.0},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, 0.0, 1.0},
-        .frame_b[1] = {0.0, 1.0, 0.0},
-        .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = CAR_JOINT_TOWERRR,
-        .lower = -0.08,
-        .upper = 0.08,
-    },
     [CAR_JOINT_TOERR] = {
         .type = RT_MOTOR,
         .body_a = CAR_BODY_CHASSIS,
@@ -964,20 +946,57 @@ static const rt_joint_desc mech_joints[CAR_JOINT_COUNT] = {
         .max_force = 3e+03,
         .free_axis = RT_AXIS_ANGULAR,
     },
-    [CAR_JOINT_DRIVERR] = {
-        .type = RT_MOTOR,
-        .body_a = CAR_BODY_STRUTRR,
-        .body_b = CAR_BODY_WHEELRR,
-        .anchor_a = {0.0, -0.20000000000000007, -0.2},
-        .frame_a[0] = {0.0, 1.0, 0.0},
-        .frame_a[1] = {0.0, 0.0, -1.0},
+    [CAR_JOINT_TOWERFL] = {
+        .type = RT_CYLINDRICAL,
+        .body_a = CAR_BODY_CHASSIS,
+        .body_b = CAR_BODY_STRUTFL,
+        .anchor_a = {1.3, 0.58, -0.12},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
         .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
-        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
         .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = CAR_JOINT_AXLERR,
-        .max_force = 5e+02,
-        .free_axis = RT_AXIS_ANGULAR,
+        .target = -1,
+    },
+    [CAR_JOINT_TOWERFR] = {
+        .type = RT_CYLINDRICAL,
+        .body_a = CAR_BODY_CHASSIS,
+        .body_b = CAR_BODY_STRUTFR,
+        .anchor_a = {1.3, -0.58, -0.12},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [CAR_JOINT_TOWERRL] = {
+        .type = RT_CYLINDRICAL,
+        .body_a = CAR_BODY_CHASSIS,
+        .body_b = CAR_BODY_STRUTRL,
+        .anchor_a = {-1.3, 0.58, -0.12},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [CAR_JOINT_TOWERRR] = {
+        .type = RT_CYLINDRICAL,
+        .body_a = CAR_BODY_CHASSIS,
+        .body_b = CAR_BODY_STRUTRR,
+        .anchor_a = {-1.3, -0.58, -0.12},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
     },
 };
 

@@ -70,67 +70,100 @@ static const int shard_num[] = {
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 };
 
-/* The solver constraints in solver order, one line each: name, mechanism
- * constraint (-1 = shard weld), solver bodies a and b (RT_WORLD = -1),
- * degree, first row in vectors. */
+/* The solver bodies, one line each: B_ its index (its velocities at
+ * vel + 6 B_), counted by the enum, so that inserting a body adds a line. */
+enum {
+    B_link1,
+    B_link2,
+    B_link3,
+    B_link4,
+    B_link5,
+    B_link6,
+    B_link7,
+    B_link8,
+    B_link9,
+    B_link10,
+    B_weight,
+};
+
+/* The solver constraints in solver order, one line each: name, identifier
+ * (its pivot's), the constraint before it (ldlpgs_start before the first),
+ * mechanism joint (equality joints counted alone, so its own index C_; -1
+ * = shard weld), solver bodies a and b and degree. Its index (C_) and first row in
+ * vectors (X_) count on from the constraint before it, so that inserting
+ * or removing a constraint changes its own line and the next one's. */
 #define LDLPGS_CONSTRAINTS(X) \
-    X("hook", 0, -1, 0, 3, 0) \
-    X("joint2", 1, 0, 1, 3, 3) \
-    X("joint3", 2, 1, 2, 3, 6) \
-    X("joint4", 3, 2, 3, 3, 9) \
-    X("joint5", 4, 3, 4, 3, 12) \
-    X("joint6", 5, 4, 5, 3, 15) \
-    X("joint7", 6, 5, 6, 3, 18) \
-    X("joint8", 7, 6, 7, 3, 21) \
-    X("joint9", 8, 7, 8, 3, 24) \
-    X("joint10", 9, 8, 9, 3, 27) \
-    X("shackle", 10, 9, 10, 3, 30)
-#define LDLPGS_C_joint(name, joint, a, b, degree, row) joint,
-static const int cons_joint[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_joint)};
-#define LDLPGS_C_a(name, joint, a, b, degree, row) a,
-static const int cons_a[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_a)};
-#define LDLPGS_C_b(name, joint, a, b, degree, row) b,
-static const int cons_b[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_b)};
-#define LDLPGS_C_degree(name, joint, a, b, degree, row) degree,
-static const int cons_degree[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_degree)};
-#define LDLPGS_C_row(name, joint, a, b, degree, row) row,
-static const int cons_row[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_row)};
-#define LDLPGS_C_name(name, joint, a, b, degree, row) name,
-static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_name)};
+    X("hook", hook, ldlpgs_start, C_hook, RT_WORLD, B_link1, 3) \
+    X("joint2", joint2, hook, C_joint2, B_link1, B_link2, 3) \
+    X("joint3", joint3, joint2, C_joint3, B_link2, B_link3, 3) \
+    X("joint4", joint4, joint3, C_joint4, B_link3, B_link4, 3) \
+    X("joint5", joint5, joint4, C_joint5, B_link4, B_link5, 3) \
+    X("joint6", joint6, joint5, C_joint6, B_link5, B_link6, 3) \
+    X("joint7", joint7, joint6, C_joint7, B_link6, B_link7, 3) \
+    X("joint8", joint8, joint7, C_joint8, B_link7, B_link8, 3) \
+    X("joint9", joint9, joint8, C_joint9, B_link8, B_link9, 3) \
+    X("joint10", joint10, joint9, C_joint10, B_link9, B_link10, 3) \
+    X("shackle", shackle, joint10, C_shackle, B_link10, B_weight, 3)
+#define LDLPGS_C_SIZE(name, id, prev, joint, a, b, degree) LDLPGS_D_##id = degree,
+enum { LDLPGS_D_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_SIZE) };
+#define LDLPGS_C_BASES(name, id, prev, joint, a, b, degree) \
+    C_##id = C_##prev + 1, X_##id = X_##prev + LDLPGS_D_##prev,
+enum { C_ldlpgs_start = -1, X_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_BASES) };
+#define LDLPGS_C_cons_joint(name, id, prev, joint, a, b, degree) joint,
+static const int cons_joint[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_joint)};
+#define LDLPGS_C_cons_a(name, id, prev, joint, a, b, degree) a,
+static const int cons_a[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_a)};
+#define LDLPGS_C_cons_b(name, id, prev, joint, a, b, degree) b,
+static const int cons_b[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_b)};
+#define LDLPGS_C_cons_degree(name, id, prev, joint, a, b, degree) LDLPGS_D_##id,
+static const int cons_degree[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_degree)};
+#define LDLPGS_C_cons_row(name, id, prev, joint, a, b, degree) X_##id,
+static const int cons_row[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_row)};
+#define LDLPGS_C_cons_name(name, id, prev, joint, a, b, degree) name,
+static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_name)};
 
 /* The pivots in elimination order, one line each: the pivot's identifier
- * (its constraint's name), its index (P_), its solver constraint, its node
- * block in the workspace (W_), its edge column, the column's height, its
- * first edge block, its first RSI entry, its reciprocals' slot in the
- * temporary (R_) and its constraint's first row of x (X_). Every offset of
- * the code below is one of these bases plus a literal. */
+ * (its constraint's), the pivot before it (ldlpgs_start before the first),
+ * its edge column's height, its edge blocks and its RSI entries. Its bases
+ * count on from the pivot before it: its index (P_), its node block in the
+ * workspace (W_; its edge column follows), its first edge block, its first
+ * RSI entry; and its reciprocals' slot in the temporary (R_, by the index's
+ * parity). Every offset of the code below is one of these bases plus a
+ * literal, so inserting or removing a pivot changes the lines of the pivots
+ * whose blocks change and the next one's line here. */
 #define LDLPGS_PIVOTS(X) \
-    X(hook, 0, 0, 0, 9, 3, 0, 0, 0, 0) \
-    X(joint2, 1, 1, 18, 27, 3, 1, 6, 8, 3) \
-    X(joint3, 2, 2, 36, 45, 3, 2, 12, 0, 6) \
-    X(joint4, 3, 3, 54, 63, 3, 3, 18, 8, 9) \
-    X(joint5, 4, 4, 72, 81, 3, 4, 24, 0, 12) \
-    X(joint6, 5, 5, 90, 99, 3, 5, 30, 8, 15) \
-    X(joint7, 6, 6, 108, 117, 3, 6, 36, 0, 18) \
-    X(joint8, 7, 7, 126, 135, 3, 7, 42, 8, 21) \
-    X(joint9, 8, 8, 144, 153, 3, 8, 48, 0, 24) \
-    X(joint10, 9, 9, 162, 171, 3, 9, 54, 8, 27) \
-    X(shackle, 10, 10, 180, 189, 0, 10, 60, 0, 30)
-#define LDLPGS_P_BASES(id, p, cons, node, edge, h, blk, rsi, rinv, row) \
-    P_##id = p, W_##id = node, R_##id = rinv, X_##id = row,
-enum { LDLPGS_PIVOTS(LDLPGS_P_BASES) };
-#define LDLPGS_P_cons(id, p, cons, node, edge, h, blk, rsi, rinv, row) cons,
-static const int piv_cons[] = {LDLPGS_PIVOTS(LDLPGS_P_cons)};
-#define LDLPGS_P_node(id, p, cons, node, edge, h, blk, rsi, rinv, row) node,
-static const int piv_node[] = {LDLPGS_PIVOTS(LDLPGS_P_node)};
-#define LDLPGS_P_edge(id, p, cons, node, edge, h, blk, rsi, rinv, row) edge,
-static const int piv_edge[] = {LDLPGS_PIVOTS(LDLPGS_P_edge)};
-#define LDLPGS_P_h(id, p, cons, node, edge, h, blk, rsi, rinv, row) h,
-static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_h)};
-#define LDLPGS_P_blk(id, p, cons, node, edge, h, blk, rsi, rinv, row) blk,
-static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_blk) 10};
-#define LDLPGS_P_rsi(id, p, cons, node, edge, h, blk, rsi, rinv, row) rsi,
-static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_rsi) 60};
+    X(hook, ldlpgs_start, 3, 1, 6) \
+    X(joint2, hook, 3, 1, 6) \
+    X(joint3, joint2, 3, 1, 6) \
+    X(joint4, joint3, 3, 1, 6) \
+    X(joint5, joint4, 3, 1, 6) \
+    X(joint6, joint5, 3, 1, 6) \
+    X(joint7, joint6, 3, 1, 6) \
+    X(joint8, joint7, 3, 1, 6) \
+    X(joint9, joint8, 3, 1, 6) \
+    X(joint10, joint9, 3, 1, 6) \
+    X(shackle, joint10, 0, 0, 0)
+#define LDLPGS_P_SIZES(id, prev, h, nblk, nrsi) LDLPGS_H_##id = h, LDLPGS_NB_##id = nblk, LDLPGS_NR_##id = nrsi,
+enum { LDLPGS_H_ldlpgs_start = 0, LDLPGS_NB_ldlpgs_start = 0, LDLPGS_NR_ldlpgs_start = 0, LDLPGS_PIVOTS(LDLPGS_P_SIZES) };
+#define LDLPGS_P_BASES(id, prev, h, nblk, nrsi) \
+    P_##id = P_##prev + 1, \
+    W_##id = W_##prev + LDLPGS_D_##prev * (LDLPGS_D_##prev + LDLPGS_H_##prev), \
+    LDLPGS_K_##id = LDLPGS_K_##prev + LDLPGS_NB_##prev, \
+    LDLPGS_S_##id = LDLPGS_S_##prev + LDLPGS_NR_##prev, \
+    R_##id = (P_##id & 1) * 8,
+enum { P_ldlpgs_start = -1, W_ldlpgs_start = 0, LDLPGS_K_ldlpgs_start = 0, LDLPGS_S_ldlpgs_start = 0, LDLPGS_PIVOTS(LDLPGS_P_BASES) };
+#define LDLPGS_P_piv_cons(id, prev, h, nblk, nrsi) C_##id,
+static const int piv_cons[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_cons)};
+#define LDLPGS_P_piv_node(id, prev, h, nblk, nrsi) W_##id,
+static const int piv_node[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_node)};
+#define LDLPGS_P_piv_edge(id, prev, h, nblk, nrsi) W_##id + LDLPGS_D_##id * LDLPGS_D_##id,
+static const int piv_edge[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_edge)};
+#define LDLPGS_P_piv_height(id, prev, h, nblk, nrsi) LDLPGS_H_##id,
+static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_height)};
+#define LDLPGS_P_piv_blk_adr(id, prev, h, nblk, nrsi) LDLPGS_K_##id,
+static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_blk_adr) 10};
+#define LDLPGS_P_piv_rsi_adr(id, prev, h, nblk, nrsi) LDLPGS_S_##id,
+static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_rsi_adr) 60};
 
 /* row pivot of each edge block */
 static const int blk_piv[] = {
@@ -417,22 +450,6 @@ static void chain_solve(const void *work, void *x) {
  * two chains of dependent operations overlap. The kernels are the
  * installed rt_sweep.h's. */
 #include "rt_sweep.h"
-
-/* The solver bodies the sweep moves, one line each: B_ its index (its
- * velocities at vel + 6 B_); a body fixed in the mechanism is the world. */
-enum {
-    B_link1 = 0,
-    B_link2 = 1,
-    B_link3 = 2,
-    B_link4 = 3,
-    B_link5 = 4,
-    B_link6 = 5,
-    B_link7 = 6,
-    B_link8 = 7,
-    B_link9 = 8,
-    B_link10 = 9,
-    B_weight = 10,
-};
 
 static void sweep_part0(sweep_rows r, double *restrict v) {
   (void)r, (void)v; /* a part can be empty */

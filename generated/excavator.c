@@ -27,7 +27,7 @@
  *   flops           1213 (convention: 2 x (d^3/6 + h d^2 + d h (h+1)/2) per pivot of degree d and column height h)
  *   order           best (heuristic mda)
  *   workspace       167 scalars, temporary 56 scalars
- *   structure hash  0x4fa04215c016b363
+ *   structure hash  0xaa08ffe815f5b4e3
  *
  * Pivot order (constraint: type, degree d, column height h, blocks; the
  * pivots' indices and offsets are the table P_, W_, R_, X_ below):
@@ -64,55 +64,83 @@ static const int shard_num[] = {
     1, 1, 1, 1, 1, 1,
 };
 
-/* The solver constraints in solver order, one line each: name, mechanism
- * constraint (-1 = shard weld), solver bodies a and b (RT_WORLD = -1),
- * degree, first row in vectors. */
+/* The solver bodies, one line each: B_ its index (its velocities at
+ * vel + 6 B_), counted by the enum, so that inserting a body adds a line. */
+enum {
+    B_house,
+    B_boom,
+    B_stick,
+    B_bucket,
+    B_hook,
+    B_load,
+};
+
+/* The solver constraints in solver order, one line each: name, identifier
+ * (its pivot's), the constraint before it (ldlpgs_start before the first),
+ * mechanism joint (equality joints counted alone, so its own index C_; -1
+ * = shard weld), solver bodies a and b and degree. Its index (C_) and first row in
+ * vectors (X_) count on from the constraint before it, so that inserting
+ * or removing a constraint changes its own line and the next one's. */
 #define LDLPGS_CONSTRAINTS(X) \
-    X("boom_pin", 0, 0, 1, 5, 0) \
-    X("stick_pin", 1, 1, 2, 5, 5) \
-    X("bucket_pin", 2, 2, 3, 5, 10) \
-    X("hook_eye", 3, 3, 4, 3, 15) \
-    X("load_sling", 4, 4, 5, 3, 18)
-#define LDLPGS_C_joint(name, joint, a, b, degree, row) joint,
-static const int cons_joint[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_joint)};
-#define LDLPGS_C_a(name, joint, a, b, degree, row) a,
-static const int cons_a[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_a)};
-#define LDLPGS_C_b(name, joint, a, b, degree, row) b,
-static const int cons_b[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_b)};
-#define LDLPGS_C_degree(name, joint, a, b, degree, row) degree,
-static const int cons_degree[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_degree)};
-#define LDLPGS_C_row(name, joint, a, b, degree, row) row,
-static const int cons_row[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_row)};
-#define LDLPGS_C_name(name, joint, a, b, degree, row) name,
-static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_name)};
+    X("boom_pin", boom_pin, ldlpgs_start, C_boom_pin, B_house, B_boom, 5) \
+    X("bucket_pin", bucket_pin, boom_pin, C_bucket_pin, B_stick, B_bucket, 5) \
+    X("hook_eye", hook_eye, bucket_pin, C_hook_eye, B_bucket, B_hook, 3) \
+    X("load_sling", load_sling, hook_eye, C_load_sling, B_hook, B_load, 3) \
+    X("stick_pin", stick_pin, load_sling, C_stick_pin, B_boom, B_stick, 5)
+#define LDLPGS_C_SIZE(name, id, prev, joint, a, b, degree) LDLPGS_D_##id = degree,
+enum { LDLPGS_D_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_SIZE) };
+#define LDLPGS_C_BASES(name, id, prev, joint, a, b, degree) \
+    C_##id = C_##prev + 1, X_##id = X_##prev + LDLPGS_D_##prev,
+enum { C_ldlpgs_start = -1, X_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_BASES) };
+#define LDLPGS_C_cons_joint(name, id, prev, joint, a, b, degree) joint,
+static const int cons_joint[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_joint)};
+#define LDLPGS_C_cons_a(name, id, prev, joint, a, b, degree) a,
+static const int cons_a[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_a)};
+#define LDLPGS_C_cons_b(name, id, prev, joint, a, b, degree) b,
+static const int cons_b[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_b)};
+#define LDLPGS_C_cons_degree(name, id, prev, joint, a, b, degree) LDLPGS_D_##id,
+static const int cons_degree[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_degree)};
+#define LDLPGS_C_cons_row(name, id, prev, joint, a, b, degree) X_##id,
+static const int cons_row[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_row)};
+#define LDLPGS_C_cons_name(name, id, prev, joint, a, b, degree) name,
+static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_name)};
 
 /* The pivots in elimination order, one line each: the pivot's identifier
- * (its constraint's name), its index (P_), its solver constraint, its node
- * block in the workspace (W_), its edge column, the column's height, its
- * first edge block, its first RSI entry, its reciprocals' slot in the
- * temporary (R_) and its constraint's first row of x (X_). Every offset of
- * the code below is one of these bases plus a literal. */
+ * (its constraint's), the pivot before it (ldlpgs_start before the first),
+ * its edge column's height, its edge blocks and its RSI entries. Its bases
+ * count on from the pivot before it: its index (P_), its node block in the
+ * workspace (W_; its edge column follows), its first edge block, its first
+ * RSI entry; and its reciprocals' slot in the temporary (R_, by the index's
+ * parity). Every offset of the code below is one of these bases plus a
+ * literal, so inserting or removing a pivot changes the lines of the pivots
+ * whose blocks change and the next one's line here. */
 #define LDLPGS_PIVOTS(X) \
-    X(load_sling, 0, 4, 0, 9, 3, 0, 0, 0, 18) \
-    X(hook_eye, 1, 3, 18, 27, 5, 1, 6, 8, 15) \
-    X(boom_pin, 2, 0, 42, 67, 5, 2, 21, 0, 0) \
-    X(bucket_pin, 3, 2, 92, 117, 5, 3, 36, 8, 10) \
-    X(stick_pin, 4, 1, 142, 167, 0, 4, 51, 0, 5)
-#define LDLPGS_P_BASES(id, p, cons, node, edge, h, blk, rsi, rinv, row) \
-    P_##id = p, W_##id = node, R_##id = rinv, X_##id = row,
-enum { LDLPGS_PIVOTS(LDLPGS_P_BASES) };
-#define LDLPGS_P_cons(id, p, cons, node, edge, h, blk, rsi, rinv, row) cons,
-static const int piv_cons[] = {LDLPGS_PIVOTS(LDLPGS_P_cons)};
-#define LDLPGS_P_node(id, p, cons, node, edge, h, blk, rsi, rinv, row) node,
-static const int piv_node[] = {LDLPGS_PIVOTS(LDLPGS_P_node)};
-#define LDLPGS_P_edge(id, p, cons, node, edge, h, blk, rsi, rinv, row) edge,
-static const int piv_edge[] = {LDLPGS_PIVOTS(LDLPGS_P_edge)};
-#define LDLPGS_P_h(id, p, cons, node, edge, h, blk, rsi, rinv, row) h,
-static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_h)};
-#define LDLPGS_P_blk(id, p, cons, node, edge, h, blk, rsi, rinv, row) blk,
-static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_blk) 4};
-#define LDLPGS_P_rsi(id, p, cons, node, edge, h, blk, rsi, rinv, row) rsi,
-static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_rsi) 51};
+    X(load_sling, ldlpgs_start, 3, 1, 6) \
+    X(hook_eye, load_sling, 5, 1, 15) \
+    X(boom_pin, hook_eye, 5, 1, 15) \
+    X(bucket_pin, boom_pin, 5, 1, 15) \
+    X(stick_pin, bucket_pin, 0, 0, 0)
+#define LDLPGS_P_SIZES(id, prev, h, nblk, nrsi) LDLPGS_H_##id = h, LDLPGS_NB_##id = nblk, LDLPGS_NR_##id = nrsi,
+enum { LDLPGS_H_ldlpgs_start = 0, LDLPGS_NB_ldlpgs_start = 0, LDLPGS_NR_ldlpgs_start = 0, LDLPGS_PIVOTS(LDLPGS_P_SIZES) };
+#define LDLPGS_P_BASES(id, prev, h, nblk, nrsi) \
+    P_##id = P_##prev + 1, \
+    W_##id = W_##prev + LDLPGS_D_##prev * (LDLPGS_D_##prev + LDLPGS_H_##prev), \
+    LDLPGS_K_##id = LDLPGS_K_##prev + LDLPGS_NB_##prev, \
+    LDLPGS_S_##id = LDLPGS_S_##prev + LDLPGS_NR_##prev, \
+    R_##id = (P_##id & 1) * 8,
+enum { P_ldlpgs_start = -1, W_ldlpgs_start = 0, LDLPGS_K_ldlpgs_start = 0, LDLPGS_S_ldlpgs_start = 0, LDLPGS_PIVOTS(LDLPGS_P_BASES) };
+#define LDLPGS_P_piv_cons(id, prev, h, nblk, nrsi) C_##id,
+static const int piv_cons[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_cons)};
+#define LDLPGS_P_piv_node(id, prev, h, nblk, nrsi) W_##id,
+static const int piv_node[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_node)};
+#define LDLPGS_P_piv_edge(id, prev, h, nblk, nrsi) W_##id + LDLPGS_D_##id * LDLPGS_D_##id,
+static const int piv_edge[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_edge)};
+#define LDLPGS_P_piv_height(id, prev, h, nblk, nrsi) LDLPGS_H_##id,
+static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_height)};
+#define LDLPGS_P_piv_blk_adr(id, prev, h, nblk, nrsi) LDLPGS_K_##id,
+static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_blk_adr) 4};
+#define LDLPGS_P_piv_rsi_adr(id, prev, h, nblk, nrsi) LDLPGS_S_##id,
+static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_rsi_adr) 51};
 
 /* row pivot of each edge block */
 static const int blk_piv[] = {
@@ -268,22 +296,10 @@ static void excavator_solve(const void *work, void *x) {
  * installed rt_sweep.h's. */
 #include "rt_sweep.h"
 
-/* The solver bodies the sweep moves, one line each: B_ its index (its
- * velocities at vel + 6 B_); a body fixed in the mechanism is the world. */
-enum {
-    B_boom = 1,
-    B_stick = 2,
-    B_bucket = 3,
-    B_hook = 4,
-    B_load = 5,
-};
-
 static void sweep_part0(sweep_rows r, double *restrict v) {
   (void)r, (void)v; /* a part can be empty */
-  sweep_one(r, v, X_boom_pin, 5, SWEEP_WORLD, B_boom);
-  sweep_one(r, v, X_stick_pin, 5, B_boom, B_stick);
-  sweep_one(r, v, X_bucket_pin, 5, B_stick, B_bucket);
-  sweep_one(r, v, X_hook_eye, 3, B_bucket, B_hook);
+  sweep_two(r, v, X_boom_pin, 5, SWEEP_WORLD, B_boom, X_bucket_pin, 5, B_stick, B_bucket);
+  sweep_two(r, v, X_hook_eye, 3, B_bucket, B_hook, X_stick_pin, 5, B_boom, B_stick);
   sweep_one(r, v, X_load_sling, 3, B_hook, B_load);
 }
 
@@ -292,10 +308,10 @@ static void sweep_part0(sweep_rows r, double *restrict v) {
  * mechanism) */
 static const int sweep_side_of[] = {
     SWEEP_WORLD, B_boom, /* boom_pin */
-    B_boom, B_stick, /* stick_pin */
     B_stick, B_bucket, /* bucket_pin */
     B_bucket, B_hook, /* hook_eye */
     B_hook, B_load, /* load_sling */
+    B_boom, B_stick, /* stick_pin */
 };
 
 /* One sweep over the equality rows (rt_sweep_fn). */
@@ -408,7 +424,7 @@ static void excavator_assemble(const double *J, const double *WJ, double epsilon
 const rt_program excavator_program = {
     .name = "excavator",
     .precision = RT_FLOAT,
-    .structure_hash = UINT64_C(0x4fa04215c016b363),
+    .structure_hash = UINT64_C(0xaa08ffe815f5b4e3),
     .nbody = 6,
     .nsbody = 6,
     .ncons = 5,
@@ -492,20 +508,6 @@ static const rt_body_desc mech_bodies[EXCAVATOR_BODY_COUNT] = {
 };
 
 static const rt_joint_desc mech_joints[EXCAVATOR_JOINT_COUNT] = {
-    [EXCAVATOR_JOINT_BOOM_PIN] = {
-        .type = RT_HINGE,
-        .body_a = EXCAVATOR_BODY_HOUSE,
-        .body_b = EXCAVATOR_BODY_BOOM,
-        .anchor_a = {1.0, 0.0, 0.8},
-        .anchor_b = {-2.828427124746189, 0.0, 0.0},
-        .frame_a[0] = {0.0, -1.0, 0.0},
-        .frame_a[1] = {0.0, 0.0, 1.0},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, -1.0, 0.0},
-        .frame_b[1] = {0.7071067811865476, 0.0, 0.7071067811865475},
-        .frame_b[2] = {-0.7071067811865475, 0.0, 0.7071067811865476},
-        .target = -1,
-    },
     [EXCAVATOR_JOINT_BOOM_MOTOR] = {
         .type = RT_MOTOR,
         .body_a = EXCAVATOR_BODY_HOUSE,
@@ -521,6 +523,20 @@ static const rt_joint_desc mech_joints[EXCAVATOR_JOINT_COUNT] = {
         .target = EXCAVATOR_JOINT_BOOM_PIN,
         .max_force = 3.5e+05,
         .free_axis = RT_AXIS_ANGULAR,
+    },
+    [EXCAVATOR_JOINT_BOOM_PIN] = {
+        .type = RT_HINGE,
+        .body_a = EXCAVATOR_BODY_HOUSE,
+        .body_b = EXCAVATOR_BODY_BOOM,
+        .anchor_a = {1.0, 0.0, 0.8},
+        .anchor_b = {-2.828427124746189, 0.0, 0.0},
+        .frame_a[0] = {0.0, -1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, 1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -1.0, 0.0},
+        .frame_b[1] = {0.7071067811865476, 0.0, 0.7071067811865475},
+        .frame_b[2] = {-0.7071067811865475, 0.0, 0.7071067811865476},
+        .target = -1,
     },
     [EXCAVATOR_JOINT_BOOM_STROKE] = {
         .type = RT_ANGULAR_LIMIT,
@@ -538,66 +554,6 @@ static const rt_joint_desc mech_joints[EXCAVATOR_JOINT_COUNT] = {
         .lower = -0.5,
         .upper = 0.6,
     },
-    [EXCAVATOR_JOINT_STICK_PIN] = {
-        .type = RT_HINGE,
-        .body_a = EXCAVATOR_BODY_BOOM,
-        .body_b = EXCAVATOR_BODY_STICK,
-        .anchor_a = {2.82842712474619, 0.0, -1.1102230246251565e-16},
-        .anchor_b = {-1.4396180048887968, 0.0, -1.1102230246251565e-16},
-        .frame_a[0] = {0.0, -1.0, 0.0},
-        .frame_a[1] = {0.7071067811865476, 0.0, 0.7071067811865475},
-        .frame_a[2] = {-0.7071067811865475, 0.0, 0.7071067811865476},
-        .frame_b[0] = {0.0, -1.0, 0.0},
-        .frame_b[1] = {-0.9377487607237037, 0.0, 0.34731435582359405},
-        .frame_b[2] = {-0.34731435582359405, 0.0, -0.9377487607237037},
-        .target = -1,
-    },
-    [EXCAVATOR_JOINT_STICK_MOTOR] = {
-        .type = RT_MOTOR,
-        .body_a = EXCAVATOR_BODY_BOOM,
-        .body_b = EXCAVATOR_BODY_STICK,
-        .anchor_a = {2.82842712474619, 0.0, -1.1102230246251565e-16},
-        .anchor_b = {-1.4396180048887968, 0.0, -1.1102230246251565e-16},
-        .frame_a[0] = {0.0, -1.0, 0.0},
-        .frame_a[1] = {0.7071067811865476, 0.0, 0.7071067811865475},
-        .frame_a[2] = {-0.7071067811865475, 0.0, 0.7071067811865476},
-        .frame_b[0] = {0.0, -1.0, 0.0},
-        .frame_b[1] = {-0.9377487607237037, 0.0, 0.34731435582359405},
-        .frame_b[2] = {-0.34731435582359405, 0.0, -0.9377487607237037},
-        .target = EXCAVATOR_JOINT_STICK_PIN,
-        .max_force = 1.2e+05,
-        .free_axis = RT_AXIS_ANGULAR,
-    },
-    [EXCAVATOR_JOINT_STICK_STROKE] = {
-        .type = RT_ANGULAR_LIMIT,
-        .body_a = EXCAVATOR_BODY_BOOM,
-        .body_b = EXCAVATOR_BODY_STICK,
-        .anchor_a = {2.82842712474619, 0.0, -1.1102230246251565e-16},
-        .anchor_b = {-1.4396180048887968, 0.0, -1.1102230246251565e-16},
-        .frame_a[0] = {0.0, -1.0, 0.0},
-        .frame_a[1] = {0.7071067811865476, 0.0, 0.7071067811865475},
-        .frame_a[2] = {-0.7071067811865475, 0.0, 0.7071067811865476},
-        .frame_b[0] = {0.0, -1.0, 0.0},
-        .frame_b[1] = {-0.9377487607237037, 0.0, 0.34731435582359405},
-        .frame_b[2] = {-0.34731435582359405, 0.0, -0.9377487607237037},
-        .target = EXCAVATOR_JOINT_STICK_PIN,
-        .lower = -0.6,
-        .upper = 0.6,
-    },
-    [EXCAVATOR_JOINT_BUCKET_PIN] = {
-        .type = RT_HINGE,
-        .body_a = EXCAVATOR_BODY_STICK,
-        .body_b = EXCAVATOR_BODY_BUCKET,
-        .anchor_a = {1.439618004888797, 0.0, -1.1102230246251565e-16},
-        .anchor_b = {-0.47434164902525683, 0.0, -2.220446049250313e-16},
-        .frame_a[0] = {0.0, -1.0, 0.0},
-        .frame_a[1] = {-0.9377487607237037, 0.0, 0.34731435582359405},
-        .frame_a[2] = {-0.34731435582359405, 0.0, -0.9377487607237037},
-        .frame_b[0] = {0.0, -1.0, 0.0},
-        .frame_b[1] = {-0.9486832980505138, 0.0, 0.31622776601683844},
-        .frame_b[2] = {-0.31622776601683844, 0.0, -0.9486832980505138},
-        .target = -1,
-    },
     [EXCAVATOR_JOINT_BUCKET_MOTOR] = {
         .type = RT_MOTOR,
         .body_a = EXCAVATOR_BODY_STICK,
@@ -613,6 +569,20 @@ static const rt_joint_desc mech_joints[EXCAVATOR_JOINT_COUNT] = {
         .target = EXCAVATOR_JOINT_BUCKET_PIN,
         .max_force = 4e+04,
         .free_axis = RT_AXIS_ANGULAR,
+    },
+    [EXCAVATOR_JOINT_BUCKET_PIN] = {
+        .type = RT_HINGE,
+        .body_a = EXCAVATOR_BODY_STICK,
+        .body_b = EXCAVATOR_BODY_BUCKET,
+        .anchor_a = {1.439618004888797, 0.0, -1.1102230246251565e-16},
+        .anchor_b = {-0.47434164902525683, 0.0, -2.220446049250313e-16},
+        .frame_a[0] = {0.0, -1.0, 0.0},
+        .frame_a[1] = {-0.9377487607237037, 0.0, 0.34731435582359405},
+        .frame_a[2] = {-0.34731435582359405, 0.0, -0.9377487607237037},
+        .frame_b[0] = {0.0, -1.0, 0.0},
+        .frame_b[1] = {-0.9486832980505138, 0.0, 0.31622776601683844},
+        .frame_b[2] = {-0.31622776601683844, 0.0, -0.9486832980505138},
+        .target = -1,
     },
     [EXCAVATOR_JOINT_BUCKET_STROKE] = {
         .type = RT_ANGULAR_LIMIT,
@@ -657,6 +627,52 @@ static const rt_joint_desc mech_joints[EXCAVATOR_JOINT_COUNT] = {
         .frame_b[1] = {0.0, 1.0, 0.0},
         .frame_b[2] = {-1.0, 0.0, 0.0},
         .target = -1,
+    },
+    [EXCAVATOR_JOINT_STICK_MOTOR] = {
+        .type = RT_MOTOR,
+        .body_a = EXCAVATOR_BODY_BOOM,
+        .body_b = EXCAVATOR_BODY_STICK,
+        .anchor_a = {2.82842712474619, 0.0, -1.1102230246251565e-16},
+        .anchor_b = {-1.4396180048887968, 0.0, -1.1102230246251565e-16},
+        .frame_a[0] = {0.0, -1.0, 0.0},
+        .frame_a[1] = {0.7071067811865476, 0.0, 0.7071067811865475},
+        .frame_a[2] = {-0.7071067811865475, 0.0, 0.7071067811865476},
+        .frame_b[0] = {0.0, -1.0, 0.0},
+        .frame_b[1] = {-0.9377487607237037, 0.0, 0.34731435582359405},
+        .frame_b[2] = {-0.34731435582359405, 0.0, -0.9377487607237037},
+        .target = EXCAVATOR_JOINT_STICK_PIN,
+        .max_force = 1.2e+05,
+        .free_axis = RT_AXIS_ANGULAR,
+    },
+    [EXCAVATOR_JOINT_STICK_PIN] = {
+        .type = RT_HINGE,
+        .body_a = EXCAVATOR_BODY_BOOM,
+        .body_b = EXCAVATOR_BODY_STICK,
+        .anchor_a = {2.82842712474619, 0.0, -1.1102230246251565e-16},
+        .anchor_b = {-1.4396180048887968, 0.0, -1.1102230246251565e-16},
+        .frame_a[0] = {0.0, -1.0, 0.0},
+        .frame_a[1] = {0.7071067811865476, 0.0, 0.7071067811865475},
+        .frame_a[2] = {-0.7071067811865475, 0.0, 0.7071067811865476},
+        .frame_b[0] = {0.0, -1.0, 0.0},
+        .frame_b[1] = {-0.9377487607237037, 0.0, 0.34731435582359405},
+        .frame_b[2] = {-0.34731435582359405, 0.0, -0.9377487607237037},
+        .target = -1,
+    },
+    [EXCAVATOR_JOINT_STICK_STROKE] = {
+        .type = RT_ANGULAR_LIMIT,
+        .body_a = EXCAVATOR_BODY_BOOM,
+        .body_b = EXCAVATOR_BODY_STICK,
+        .anchor_a = {2.82842712474619, 0.0, -1.1102230246251565e-16},
+        .anchor_b = {-1.4396180048887968, 0.0, -1.1102230246251565e-16},
+        .frame_a[0] = {0.0, -1.0, 0.0},
+        .frame_a[1] = {0.7071067811865476, 0.0, 0.7071067811865475},
+        .frame_a[2] = {-0.7071067811865475, 0.0, 0.7071067811865476},
+        .frame_b[0] = {0.0, -1.0, 0.0},
+        .frame_b[1] = {-0.9377487607237037, 0.0, 0.34731435582359405},
+        .frame_b[2] = {-0.34731435582359405, 0.0, -0.9377487607237037},
+        .target = EXCAVATOR_JOINT_STICK_PIN,
+        .lower = -0.6,
+        .upper = 0.6,
     },
 };
 

@@ -27,7 +27,7 @@
  *   flops           35051 (convention: 2 x (d^3/6 + h d^2 + d h (h+1)/2) per pivot of degree d and column height h)
  *   order           best (heuristic mda)
  *   workspace       2178 scalars, temporary 160 scalars
- *   structure hash  0xd50e894841f10650
+ *   structure hash  0xc1b4f6f457cbc8b0
  *
  * Pivot order (constraint: type, degree d, column height h, blocks; the
  * pivots' indices and offsets are the table P_, W_, R_, X_ below):
@@ -91,103 +91,155 @@ static const int shard_num[] = {
     1, 1, 1, 1, 1,
 };
 
-/* The solver constraints in solver order, one line each: name, mechanism
- * constraint (-1 = shard weld), solver bodies a and b (RT_WORLD = -1),
- * degree, first row in vectors. */
+/* The solver bodies, one line each: B_ its index (its velocities at
+ * vel + 6 B_), counted by the enum, so that inserting a body adds a line. */
+enum {
+    B_chassis_0,
+    B_chassis_1,
+    B_chassis_2,
+    B_chassis_3,
+    B_chassis_4,
+    B_chassis_5,
+    B_chassis_6,
+    B_chassis_7,
+    B_chassis_8,
+    B_chassis_9,
+    B_tow_front,
+    B_wheel1L,
+    B_wheel1R,
+    B_wheel2L,
+    B_wheel2R,
+    B_outrigger_frontL,
+    B_outrigger_frontR,
+    B_wheel3L,
+    B_wheel3R,
+    B_wheel4L,
+    B_wheel4R,
+    B_wheel5L,
+    B_wheel5R,
+    B_wheel6L,
+    B_wheel6R,
+    B_outrigger_rearL,
+    B_outrigger_rearR,
+    B_wheel7L,
+    B_wheel7R,
+    B_tow_rear,
+};
+
+/* The solver constraints in solver order, one line each: name, identifier
+ * (its pivot's), the constraint before it (ldlpgs_start before the first),
+ * mechanism joint (equality joints counted alone, so its own index C_; -1
+ * = shard weld), solver bodies a and b and degree. Its index (C_) and first row in
+ * vectors (X_) count on from the constraint before it, so that inserting
+ * or removing a constraint changes its own line and the next one's. */
 #define LDLPGS_CONSTRAINTS(X) \
-    X("tow_front_ball", 0, 9, 10, 3, 0) \
-    X("axle1L", 1, 0, 11, 5, 3) \
-    X("axle1R", 2, 0, 12, 5, 8) \
-    X("axle2L", 3, 1, 13, 5, 13) \
-    X("axle2R", 4, 1, 14, 5, 18) \
-    X("outrigger_frontL_ball", 5, 7, 15, 3, 23) \
-    X("outrigger_frontR_ball", 6, 7, 16, 3, 26) \
-    X("axle3L", 7, 2, 17, 5, 29) \
-    X("axle3R", 8, 2, 18, 5, 34) \
-    X("axle4L", 9, 3, 19, 5, 39) \
-    X("axle4R", 10, 3, 20, 5, 44) \
-    X("axle5L", 11, 4, 21, 5, 49) \
-    X("axle5R", 12, 4, 22, 5, 54) \
-    X("axle6L", 13, 5, 23, 5, 59) \
-    X("axle6R", 14, 5, 24, 5, 64) \
-    X("outrigger_rearL_ball", 15, 8, 25, 3, 69) \
-    X("outrigger_rearR_ball", 16, 8, 26, 3, 72) \
-    X("axle7L", 17, 6, 27, 5, 75) \
-    X("axle7R", 18, 6, 28, 5, 80) \
-    X("tow_rear_ball", 19, 9, 29, 3, 85) \
-    X("chassis#weld1", -1, 0, 1, 6, 88) \
-    X("chassis#weld2", -1, 1, 2, 6, 94) \
-    X("chassis#weld3", -1, 2, 3, 6, 100) \
-    X("chassis#weld4", -1, 3, 4, 6, 106) \
-    X("chassis#weld5", -1, 4, 5, 6, 112) \
-    X("chassis#weld6", -1, 5, 6, 6, 118) \
-    X("chassis#weld7", -1, 6, 7, 6, 124) \
-    X("chassis#weld8", -1, 7, 8, 6, 130) \
-    X("chassis#weld9", -1, 8, 9, 6, 136)
-#define LDLPGS_C_joint(name, joint, a, b, degree, row) joint,
-static const int cons_joint[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_joint)};
-#define LDLPGS_C_a(name, joint, a, b, degree, row) a,
-static const int cons_a[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_a)};
-#define LDLPGS_C_b(name, joint, a, b, degree, row) b,
-static const int cons_b[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_b)};
-#define LDLPGS_C_degree(name, joint, a, b, degree, row) degree,
-static const int cons_degree[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_degree)};
-#define LDLPGS_C_row(name, joint, a, b, degree, row) row,
-static const int cons_row[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_row)};
-#define LDLPGS_C_name(name, joint, a, b, degree, row) name,
-static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_name)};
+    X("axle1L", axle1L, ldlpgs_start, C_axle1L, B_chassis_0, B_wheel1L, 5) \
+    X("axle1R", axle1R, axle1L, C_axle1R, B_chassis_0, B_wheel1R, 5) \
+    X("axle2L", axle2L, axle1R, C_axle2L, B_chassis_1, B_wheel2L, 5) \
+    X("axle2R", axle2R, axle2L, C_axle2R, B_chassis_1, B_wheel2R, 5) \
+    X("axle3L", axle3L, axle2R, C_axle3L, B_chassis_2, B_wheel3L, 5) \
+    X("axle3R", axle3R, axle3L, C_axle3R, B_chassis_2, B_wheel3R, 5) \
+    X("axle4L", axle4L, axle3R, C_axle4L, B_chassis_3, B_wheel4L, 5) \
+    X("axle4R", axle4R, axle4L, C_axle4R, B_chassis_3, B_wheel4R, 5) \
+    X("axle5L", axle5L, axle4R, C_axle5L, B_chassis_4, B_wheel5L, 5) \
+    X("axle5R", axle5R, axle5L, C_axle5R, B_chassis_4, B_wheel5R, 5) \
+    X("axle6L", axle6L, axle5R, C_axle6L, B_chassis_5, B_wheel6L, 5) \
+    X("axle6R", axle6R, axle6L, C_axle6R, B_chassis_5, B_wheel6R, 5) \
+    X("axle7L", axle7L, axle6R, C_axle7L, B_chassis_6, B_wheel7L, 5) \
+    X("axle7R", axle7R, axle7L, C_axle7R, B_chassis_6, B_wheel7R, 5) \
+    X("outrigger_frontL_ball", outrigger_frontL_ball, axle7R, C_outrigger_frontL_ball, B_chassis_7, B_outrigger_frontL, 3) \
+    X("outrigger_frontR_ball", outrigger_frontR_ball, outrigger_frontL_ball, C_outrigger_frontR_ball, B_chassis_7, B_outrigger_frontR, 3) \
+    X("outrigger_rearL_ball", outrigger_rearL_ball, outrigger_frontR_ball, C_outrigger_rearL_ball, B_chassis_8, B_outrigger_rearL, 3) \
+    X("outrigger_rearR_ball", outrigger_rearR_ball, outrigger_rearL_ball, C_outrigger_rearR_ball, B_chassis_8, B_outrigger_rearR, 3) \
+    X("tow_front_ball", tow_front_ball, outrigger_rearR_ball, C_tow_front_ball, B_chassis_9, B_tow_front, 3) \
+    X("tow_rear_ball", tow_rear_ball, tow_front_ball, C_tow_rear_ball, B_chassis_9, B_tow_rear, 3) \
+    X("chassis#weld1", chassis_weld1, tow_rear_ball, -1, B_chassis_0, B_chassis_1, 6) \
+    X("chassis#weld2", chassis_weld2, chassis_weld1, -1, B_chassis_1, B_chassis_2, 6) \
+    X("chassis#weld3", chassis_weld3, chassis_weld2, -1, B_chassis_2, B_chassis_3, 6) \
+    X("chassis#weld4", chassis_weld4, chassis_weld3, -1, B_chassis_3, B_chassis_4, 6) \
+    X("chassis#weld5", chassis_weld5, chassis_weld4, -1, B_chassis_4, B_chassis_5, 6) \
+    X("chassis#weld6", chassis_weld6, chassis_weld5, -1, B_chassis_5, B_chassis_6, 6) \
+    X("chassis#weld7", chassis_weld7, chassis_weld6, -1, B_chassis_6, B_chassis_7, 6) \
+    X("chassis#weld8", chassis_weld8, chassis_weld7, -1, B_chassis_7, B_chassis_8, 6) \
+    X("chassis#weld9", chassis_weld9, chassis_weld8, -1, B_chassis_8, B_chassis_9, 6)
+#define LDLPGS_C_SIZE(name, id, prev, joint, a, b, degree) LDLPGS_D_##id = degree,
+enum { LDLPGS_D_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_SIZE) };
+#define LDLPGS_C_BASES(name, id, prev, joint, a, b, degree) \
+    C_##id = C_##prev + 1, X_##id = X_##prev + LDLPGS_D_##prev,
+enum { C_ldlpgs_start = -1, X_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_BASES) };
+#define LDLPGS_C_cons_joint(name, id, prev, joint, a, b, degree) joint,
+static const int cons_joint[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_joint)};
+#define LDLPGS_C_cons_a(name, id, prev, joint, a, b, degree) a,
+static const int cons_a[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_a)};
+#define LDLPGS_C_cons_b(name, id, prev, joint, a, b, degree) b,
+static const int cons_b[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_b)};
+#define LDLPGS_C_cons_degree(name, id, prev, joint, a, b, degree) LDLPGS_D_##id,
+static const int cons_degree[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_degree)};
+#define LDLPGS_C_cons_row(name, id, prev, joint, a, b, degree) X_##id,
+static const int cons_row[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_row)};
+#define LDLPGS_C_cons_name(name, id, prev, joint, a, b, degree) name,
+static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_name)};
 
 /* The pivots in elimination order, one line each: the pivot's identifier
- * (its constraint's name), its index (P_), its solver constraint, its node
- * block in the workspace (W_), its edge column, the column's height, its
- * first edge block, its first RSI entry, its reciprocals' slot in the
- * temporary (R_) and its constraint's first row of x (X_). Every offset of
- * the code below is one of these bases plus a literal. */
+ * (its constraint's), the pivot before it (ldlpgs_start before the first),
+ * its edge column's height, its edge blocks and its RSI entries. Its bases
+ * count on from the pivot before it: its index (P_), its node block in the
+ * workspace (W_; its edge column follows), its first edge block, its first
+ * RSI entry; and its reciprocals' slot in the temporary (R_, by the index's
+ * parity). Every offset of the code below is one of these bases plus a
+ * literal, so inserting or removing a pivot changes the lines of the pivots
+ * whose blocks change and the next one's line here. */
 #define LDLPGS_PIVOTS(X) \
-    X(tow_front_ball, 0, 0, 0, 9, 9, 0, 0, 0, 0) \
-    X(tow_rear_ball, 1, 19, 36, 45, 6, 2, 45, 8, 85) \
-    X(axle1L, 2, 1, 63, 88, 11, 3, 66, 0, 3) \
-    X(axle1R, 3, 2, 143, 168, 6, 5, 132, 8, 8) \
-    X(outrigger_frontL_ball, 4, 5, 198, 207, 15, 6, 153, 0, 23) \
-    X(outrigger_frontR_ball, 5, 6, 252, 261, 12, 9, 273, 8, 26) \
-    X(outrigger_rearL_ball, 6, 15, 297, 306, 15, 11, 351, 0, 69) \
-    X(outrigger_rearR_ball, 7, 16, 351, 360, 12, 14, 471, 8, 72) \
-    X(chassis_weld9, 8, 28, 396, 432, 6, 16, 549, 0, 136) \
-    X(chassis_weld8, 9, 27, 468, 504, 6, 17, 570, 8, 130) \
-    X(axle2L, 10, 3, 540, 565, 17, 18, 591, 0, 13) \
-    X(axle2R, 11, 4, 650, 675, 12, 21, 744, 8, 18) \
-    X(chassis_weld1, 12, 20, 735, 771, 6, 23, 822, 0, 88) \
-    X(axle3L, 13, 7, 807, 832, 17, 24, 843, 8, 29) \
-    X(axle3R, 14, 8, 917, 942, 12, 27, 996, 0, 34) \
-    X(chassis_weld2, 15, 21, 1002, 1038, 6, 29, 1074, 8, 94) \
-    X(axle4L, 16, 9, 1074, 1099, 17, 30, 1095, 0, 39) \
-    X(axle4R, 17, 10, 1184, 1209, 12, 33, 1248, 8, 44) \
-    X(chassis_weld3, 18, 22, 1269, 1305, 6, 35, 1326, 0, 100) \
-    X(axle5L, 19, 11, 1341, 1366, 17, 36, 1347, 8, 49) \
-    X(axle5R, 20, 12, 1451, 1476, 12, 39, 1500, 0, 54) \
-    X(chassis_weld4, 21, 23, 1536, 1572, 6, 41, 1578, 8, 106) \
-    X(axle6L, 22, 13, 1608, 1633, 17, 42, 1599, 0, 59) \
-    X(axle6R, 23, 14, 1718, 1743, 12, 45, 1752, 8, 64) \
-    X(chassis_weld5, 24, 24, 1803, 1839, 6, 47, 1830, 0, 112) \
-    X(axle7L, 25, 17, 1875, 1900, 17, 48, 1851, 8, 75) \
-    X(axle7R, 26, 18, 1985, 2010, 12, 51, 2004, 0, 80) \
-    X(chassis_weld6, 27, 25, 2070, 2106, 6, 53, 2082, 8, 118) \
-    X(chassis_weld7, 28, 26, 2142, 2178, 0, 54, 2103, 0, 124)
-#define LDLPGS_P_BASES(id, p, cons, node, edge, h, blk, rsi, rinv, row) \
-    P_##id = p, W_##id = node, R_##id = rinv, X_##id = row,
-enum { LDLPGS_PIVOTS(LDLPGS_P_BASES) };
-#define LDLPGS_P_cons(id, p, cons, node, edge, h, blk, rsi, rinv, row) cons,
-static const int piv_cons[] = {LDLPGS_PIVOTS(LDLPGS_P_cons)};
-#define LDLPGS_P_node(id, p, cons, node, edge, h, blk, rsi, rinv, row) node,
-static const int piv_node[] = {LDLPGS_PIVOTS(LDLPGS_P_node)};
-#define LDLPGS_P_edge(id, p, cons, node, edge, h, blk, rsi, rinv, row) edge,
-static const int piv_edge[] = {LDLPGS_PIVOTS(LDLPGS_P_edge)};
-#define LDLPGS_P_h(id, p, cons, node, edge, h, blk, rsi, rinv, row) h,
-static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_h)};
-#define LDLPGS_P_blk(id, p, cons, node, edge, h, blk, rsi, rinv, row) blk,
-static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_blk) 54};
-#define LDLPGS_P_rsi(id, p, cons, node, edge, h, blk, rsi, rinv, row) rsi,
-static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_rsi) 2103};
+    X(tow_front_ball, ldlpgs_start, 9, 2, 45) \
+    X(tow_rear_ball, tow_front_ball, 6, 1, 21) \
+    X(axle1L, tow_rear_ball, 11, 2, 66) \
+    X(axle1R, axle1L, 6, 1, 21) \
+    X(outrigger_frontL_ball, axle1R, 15, 3, 120) \
+    X(outrigger_frontR_ball, outrigger_frontL_ball, 12, 2, 78) \
+    X(outrigger_rearL_ball, outrigger_frontR_ball, 15, 3, 120) \
+    X(outrigger_rearR_ball, outrigger_rearL_ball, 12, 2, 78) \
+    X(chassis_weld9, outrigger_rearR_ball, 6, 1, 21) \
+    X(chassis_weld8, chassis_weld9, 6, 1, 21) \
+    X(axle2L, chassis_weld8, 17, 3, 153) \
+    X(axle2R, axle2L, 12, 2, 78) \
+    X(chassis_weld1, axle2R, 6, 1, 21) \
+    X(axle3L, chassis_weld1, 17, 3, 153) \
+    X(axle3R, axle3L, 12, 2, 78) \
+    X(chassis_weld2, axle3R, 6, 1, 21) \
+    X(axle4L, chassis_weld2, 17, 3, 153) \
+    X(axle4R, axle4L, 12, 2, 78) \
+    X(chassis_weld3, axle4R, 6, 1, 21) \
+    X(axle5L, chassis_weld3, 17, 3, 153) \
+    X(axle5R, axle5L, 12, 2, 78) \
+    X(chassis_weld4, axle5R, 6, 1, 21) \
+    X(axle6L, chassis_weld4, 17, 3, 153) \
+    X(axle6R, axle6L, 12, 2, 78) \
+    X(chassis_weld5, axle6R, 6, 1, 21) \
+    X(axle7L, chassis_weld5, 17, 3, 153) \
+    X(axle7R, axle7L, 12, 2, 78) \
+    X(chassis_weld6, axle7R, 6, 1, 21) \
+    X(chassis_weld7, chassis_weld6, 0, 0, 0)
+#define LDLPGS_P_SIZES(id, prev, h, nblk, nrsi) LDLPGS_H_##id = h, LDLPGS_NB_##id = nblk, LDLPGS_NR_##id = nrsi,
+enum { LDLPGS_H_ldlpgs_start = 0, LDLPGS_NB_ldlpgs_start = 0, LDLPGS_NR_ldlpgs_start = 0, LDLPGS_PIVOTS(LDLPGS_P_SIZES) };
+#define LDLPGS_P_BASES(id, prev, h, nblk, nrsi) \
+    P_##id = P_##prev + 1, \
+    W_##id = W_##prev + LDLPGS_D_##prev * (LDLPGS_D_##prev + LDLPGS_H_##prev), \
+    LDLPGS_K_##id = LDLPGS_K_##prev + LDLPGS_NB_##prev, \
+    LDLPGS_S_##id = LDLPGS_S_##prev + LDLPGS_NR_##prev, \
+    R_##id = (P_##id & 1) * 8,
+enum { P_ldlpgs_start = -1, W_ldlpgs_start = 0, LDLPGS_K_ldlpgs_start = 0, LDLPGS_S_ldlpgs_start = 0, LDLPGS_PIVOTS(LDLPGS_P_BASES) };
+#define LDLPGS_P_piv_cons(id, prev, h, nblk, nrsi) C_##id,
+static const int piv_cons[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_cons)};
+#define LDLPGS_P_piv_node(id, prev, h, nblk, nrsi) W_##id,
+static const int piv_node[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_node)};
+#define LDLPGS_P_piv_edge(id, prev, h, nblk, nrsi) W_##id + LDLPGS_D_##id * LDLPGS_D_##id,
+static const int piv_edge[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_edge)};
+#define LDLPGS_P_piv_height(id, prev, h, nblk, nrsi) LDLPGS_H_##id,
+static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_height)};
+#define LDLPGS_P_piv_blk_adr(id, prev, h, nblk, nrsi) LDLPGS_K_##id,
+static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_blk_adr) 54};
+#define LDLPGS_P_piv_rsi_adr(id, prev, h, nblk, nrsi) LDLPGS_S_##id,
+static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_rsi_adr) 2103};
 
 /* row pivot of each edge block */
 static const int blk_piv[] = {
@@ -1007,53 +1059,18 @@ static void multi_wheel_solve(const void *work, void *x) {
  * installed rt_sweep.h's. */
 #include "rt_sweep.h"
 
-/* The solver bodies the sweep moves, one line each: B_ its index (its
- * velocities at vel + 6 B_); a body fixed in the mechanism is the world. */
-enum {
-    B_chassis_0 = 0,
-    B_chassis_1 = 1,
-    B_chassis_2 = 2,
-    B_chassis_3 = 3,
-    B_chassis_4 = 4,
-    B_chassis_5 = 5,
-    B_chassis_6 = 6,
-    B_chassis_7 = 7,
-    B_chassis_8 = 8,
-    B_chassis_9 = 9,
-    B_tow_front = 10,
-    B_wheel1L = 11,
-    B_wheel1R = 12,
-    B_wheel2L = 13,
-    B_wheel2R = 14,
-    B_outrigger_frontL = 15,
-    B_outrigger_frontR = 16,
-    B_wheel3L = 17,
-    B_wheel3R = 18,
-    B_wheel4L = 19,
-    B_wheel4R = 20,
-    B_wheel5L = 21,
-    B_wheel5R = 22,
-    B_wheel6L = 23,
-    B_wheel6R = 24,
-    B_outrigger_rearL = 25,
-    B_outrigger_rearR = 26,
-    B_wheel7L = 27,
-    B_wheel7R = 28,
-    B_tow_rear = 29,
-};
-
 static void sweep_part0(sweep_rows r, double *restrict v) {
   (void)r, (void)v; /* a part can be empty */
-  sweep_two(r, v, X_tow_front_ball, 3, B_chassis_9, B_tow_front, X_axle1L, 5, B_chassis_0, B_wheel1L);
-  sweep_two(r, v, X_axle1R, 5, B_chassis_0, B_wheel1R, X_axle2L, 5, B_chassis_1, B_wheel2L);
-  sweep_two(r, v, X_axle2R, 5, B_chassis_1, B_wheel2R, X_outrigger_frontL_ball, 3, B_chassis_7, B_outrigger_frontL);
-  sweep_two(r, v, X_outrigger_frontR_ball, 3, B_chassis_7, B_outrigger_frontR, X_axle3L, 5, B_chassis_2, B_wheel3L);
-  sweep_two(r, v, X_axle3R, 5, B_chassis_2, B_wheel3R, X_axle4L, 5, B_chassis_3, B_wheel4L);
-  sweep_two(r, v, X_axle4R, 5, B_chassis_3, B_wheel4R, X_axle5L, 5, B_chassis_4, B_wheel5L);
-  sweep_two(r, v, X_axle5R, 5, B_chassis_4, B_wheel5R, X_axle6L, 5, B_chassis_5, B_wheel6L);
-  sweep_two(r, v, X_axle6R, 5, B_chassis_5, B_wheel6R, X_outrigger_rearL_ball, 3, B_chassis_8, B_outrigger_rearL);
-  sweep_two(r, v, X_outrigger_rearR_ball, 3, B_chassis_8, B_outrigger_rearR, X_axle7L, 5, B_chassis_6, B_wheel7L);
-  sweep_two(r, v, X_axle7R, 5, B_chassis_6, B_wheel7R, X_tow_rear_ball, 3, B_chassis_9, B_tow_rear);
+  sweep_two(r, v, X_axle1L, 5, B_chassis_0, B_wheel1L, X_axle2L, 5, B_chassis_1, B_wheel2L);
+  sweep_two(r, v, X_axle1R, 5, B_chassis_0, B_wheel1R, X_axle2R, 5, B_chassis_1, B_wheel2R);
+  sweep_two(r, v, X_axle3L, 5, B_chassis_2, B_wheel3L, X_axle4L, 5, B_chassis_3, B_wheel4L);
+  sweep_two(r, v, X_axle3R, 5, B_chassis_2, B_wheel3R, X_axle4R, 5, B_chassis_3, B_wheel4R);
+  sweep_two(r, v, X_axle5L, 5, B_chassis_4, B_wheel5L, X_axle6L, 5, B_chassis_5, B_wheel6L);
+  sweep_two(r, v, X_axle5R, 5, B_chassis_4, B_wheel5R, X_axle6R, 5, B_chassis_5, B_wheel6R);
+  sweep_two(r, v, X_axle7L, 5, B_chassis_6, B_wheel7L, X_outrigger_frontL_ball, 3, B_chassis_7, B_outrigger_frontL);
+  sweep_two(r, v, X_axle7R, 5, B_chassis_6, B_wheel7R, X_outrigger_frontR_ball, 3, B_chassis_7, B_outrigger_frontR);
+  sweep_two(r, v, X_outrigger_rearL_ball, 3, B_chassis_8, B_outrigger_rearL, X_tow_front_ball, 3, B_chassis_9, B_tow_front);
+  sweep_two(r, v, X_outrigger_rearR_ball, 3, B_chassis_8, B_outrigger_rearR, X_tow_rear_ball, 3, B_chassis_9, B_tow_rear);
   sweep_one(r, v, X_chassis_weld1, 6, B_chassis_0, B_chassis_1);
   sweep_one(r, v, X_chassis_weld2, 6, B_chassis_1, B_chassis_2);
   sweep_one(r, v, X_chassis_weld3, 6, B_chassis_2, B_chassis_3);
@@ -1069,13 +1086,10 @@ static void sweep_part0(sweep_rows r, double *restrict v) {
  * constraint: side a, side b (-1: the world, or a body fixed in the
  * mechanism) */
 static const int sweep_side_of[] = {
-    B_chassis_9, B_tow_front, /* tow_front_ball */
     B_chassis_0, B_wheel1L, /* axle1L */
     B_chassis_0, B_wheel1R, /* axle1R */
     B_chassis_1, B_wheel2L, /* axle2L */
     B_chassis_1, B_wheel2R, /* axle2R */
-    B_chassis_7, B_outrigger_frontL, /* outrigger_frontL_ball */
-    B_chassis_7, B_outrigger_frontR, /* outrigger_frontR_ball */
     B_chassis_2, B_wheel3L, /* axle3L */
     B_chassis_2, B_wheel3R, /* axle3R */
     B_chassis_3, B_wheel4L, /* axle4L */
@@ -1084,10 +1098,13 @@ static const int sweep_side_of[] = {
     B_chassis_4, B_wheel5R, /* axle5R */
     B_chassis_5, B_wheel6L, /* axle6L */
     B_chassis_5, B_wheel6R, /* axle6R */
-    B_chassis_8, B_outrigger_rearL, /* outrigger_rearL_ball */
-    B_chassis_8, B_outrigger_rearR, /* outrigger_rearR_ball */
     B_chassis_6, B_wheel7L, /* axle7L */
     B_chassis_6, B_wheel7R, /* axle7R */
+    B_chassis_7, B_outrigger_frontL, /* outrigger_frontL_ball */
+    B_chassis_7, B_outrigger_frontR, /* outrigger_frontR_ball */
+    B_chassis_8, B_outrigger_rearL, /* outrigger_rearL_ball */
+    B_chassis_8, B_outrigger_rearR, /* outrigger_rearR_ball */
+    B_chassis_9, B_tow_front, /* tow_front_ball */
     B_chassis_9, B_tow_rear, /* tow_rear_ball */
     B_chassis_0, B_chassis_1, /* chassis_weld1 */
     B_chassis_1, B_chassis_2, /* chassis_weld2 */
@@ -1294,7 +1311,7 @@ static void multi_wheel_assemble(const double *J, const double *WJ, double epsil
 const rt_program multi_wheel_program = {
     .name = "multi_wheel",
     .precision = RT_FLOAT,
-    .structure_hash = UINT64_C(0xd50e894841f10650),
+    .structure_hash = UINT64_C(0xc1b4f6f457cbc8b0),
     .nbody = 21,
     .nsbody = 30,
     .ncons = 29,
@@ -1510,20 +1527,6 @@ static const rt_body_desc mech_bodies[MULTI_WHEEL_BODY_COUNT] = {
 };
 
 static const rt_joint_desc mech_joints[MULTI_WHEEL_JOINT_COUNT] = {
-    [MULTI_WHEEL_JOINT_TOW_FRONT_BALL] = {
-        .type = RT_BALL,
-        .body_a = MULTI_WHEEL_BODY_CHASSIS,
-        .body_b = MULTI_WHEEL_BODY_TOW_FRONT,
-        .anchor_a = {5.6, 0.0, 0.0},
-        .anchor_b = {0.0, 0.0, 0.050000000000000044},
-        .frame_a[0] = {0.0, 0.0, 1.0},
-        .frame_a[1] = {0.0, 1.0, 0.0},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, 0.0, 1.0},
-        .frame_b[1] = {0.0, 1.0, 0.0},
-        .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = -1,
-    },
     [MULTI_WHEEL_JOINT_AXLE1L] = {
         .type = RT_HINGE,
         .body_a = MULTI_WHEEL_BODY_CHASSIS,
@@ -1573,34 +1576,6 @@ static const rt_joint_desc mech_joints[MULTI_WHEEL_JOINT_COUNT] = {
         .frame_a[2] = {-1.0, 0.0, 0.0},
         .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
         .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
-        .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = -1,
-    },
-    [MULTI_WHEEL_JOINT_OUTRIGGER_FRONTL_BALL] = {
-        .type = RT_BALL,
-        .body_a = MULTI_WHEEL_BODY_CHASSIS,
-        .body_b = MULTI_WHEEL_BODY_OUTRIGGER_FRONTL,
-        .anchor_a = {-2.0999999999999996, 1.25, -0.5},
-        .anchor_b = {0.0, 0.0, 0.15000000000000002},
-        .frame_a[0] = {0.0, 0.0, 1.0},
-        .frame_a[1] = {0.0, 1.0, 0.0},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, 0.0, 1.0},
-        .frame_b[1] = {0.0, 1.0, 0.0},
-        .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = -1,
-    },
-    [MULTI_WHEEL_JOINT_OUTRIGGER_FRONTR_BALL] = {
-        .type = RT_BALL,
-        .body_a = MULTI_WHEEL_BODY_CHASSIS,
-        .body_b = MULTI_WHEEL_BODY_OUTRIGGER_FRONTR,
-        .anchor_a = {-2.0999999999999996, -1.25, -0.5},
-        .anchor_b = {0.0, 0.0, 0.15000000000000002},
-        .frame_a[0] = {0.0, 0.0, 1.0},
-        .frame_a[1] = {0.0, 1.0, 0.0},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, 0.0, 1.0},
-        .frame_b[1] = {0.0, 1.0, 0.0},
         .frame_b[2] = {-1.0, 0.0, 0.0},
         .target = -1,
     },
@@ -1708,6 +1683,60 @@ static const rt_joint_desc mech_joints[MULTI_WHEEL_JOINT_COUNT] = {
         .frame_b[2] = {-1.0, 0.0, 0.0},
         .target = -1,
     },
+    [MULTI_WHEEL_JOINT_AXLE7L] = {
+        .type = RT_HINGE,
+        .body_a = MULTI_WHEEL_BODY_CHASSIS,
+        .body_b = MULTI_WHEEL_BODY_WHEEL7L,
+        .anchor_a = {4.199999999999999, 1.4, -0.7},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [MULTI_WHEEL_JOINT_AXLE7R] = {
+        .type = RT_HINGE,
+        .body_a = MULTI_WHEEL_BODY_CHASSIS,
+        .body_b = MULTI_WHEEL_BODY_WHEEL7R,
+        .anchor_a = {4.199999999999999, -1.4, -0.7},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [MULTI_WHEEL_JOINT_OUTRIGGER_FRONTL_BALL] = {
+        .type = RT_BALL,
+        .body_a = MULTI_WHEEL_BODY_CHASSIS,
+        .body_b = MULTI_WHEEL_BODY_OUTRIGGER_FRONTL,
+        .anchor_a = {-2.0999999999999996, 1.25, -0.5},
+        .anchor_b = {0.0, 0.0, 0.15000000000000002},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [MULTI_WHEEL_JOINT_OUTRIGGER_FRONTR_BALL] = {
+        .type = RT_BALL,
+        .body_a = MULTI_WHEEL_BODY_CHASSIS,
+        .body_b = MULTI_WHEEL_BODY_OUTRIGGER_FRONTR,
+        .anchor_a = {-2.0999999999999996, -1.25, -0.5},
+        .anchor_b = {0.0, 0.0, 0.15000000000000002},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
     [MULTI_WHEEL_JOINT_OUTRIGGER_REARL_BALL] = {
         .type = RT_BALL,
         .body_a = MULTI_WHEEL_BODY_CHASSIS,
@@ -1736,29 +1765,17 @@ static const rt_joint_desc mech_joints[MULTI_WHEEL_JOINT_COUNT] = {
         .frame_b[2] = {-1.0, 0.0, 0.0},
         .target = -1,
     },
-    [MULTI_WHEEL_JOINT_AXLE7L] = {
-        .type = RT_HINGE,
+    [MULTI_WHEEL_JOINT_TOW_FRONT_BALL] = {
+        .type = RT_BALL,
         .body_a = MULTI_WHEEL_BODY_CHASSIS,
-        .body_b = MULTI_WHEEL_BODY_WHEEL7L,
-        .anchor_a = {4.199999999999999, 1.4, -0.7},
-        .frame_a[0] = {0.0, 1.0, 0.0},
-        .frame_a[1] = {0.0, 0.0, -1.0},
+        .body_b = MULTI_WHEEL_BODY_TOW_FRONT,
+        .anchor_a = {5.6, 0.0, 0.0},
+        .anchor_b = {0.0, 0.0, 0.050000000000000044},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
         .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
-        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
-        .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = -1,
-    },
-    [MULTI_WHEEL_JOINT_AXLE7R] = {
-        .type = RT_HINGE,
-        .body_a = MULTI_WHEEL_BODY_CHASSIS,
-        .body_b = MULTI_WHEEL_BODY_WHEEL7R,
-        .anchor_a = {4.199999999999999, -1.4, -0.7},
-        .frame_a[0] = {0.0, 1.0, 0.0},
-        .frame_a[1] = {0.0, 0.0, -1.0},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
-        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
         .frame_b[2] = {-1.0, 0.0, 0.0},
         .target = -1,
     },

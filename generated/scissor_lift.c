@@ -27,7 +27,7 @@
  *   flops           88156 (convention: 2 x (d^3/6 + h d^2 + d h (h+1)/2) per pivot of degree d and column height h)
  *   order           best (heuristic meca)
  *   workspace       4594 scalars, temporary 160 scalars
- *   structure hash  0x17dec4bc127d3088
+ *   structure hash  0xc6fe92b7026eb208
  *
  * Pivot order (constraint: type, degree d, column height h, blocks; the
  * pivots' indices and offsets are the table P_, W_, R_, X_ below):
@@ -113,141 +113,202 @@ static const int shard_num[] = {
     1, 1, 1, 1, 1, 1,
 };
 
-/* The solver constraints in solver order, one line each: name, mechanism
- * constraint (-1 = shard weld), solver bodies a and b (RT_WORLD = -1),
- * degree, first row in vectors. */
+/* The solver bodies, one line each: B_ its index (its velocities at
+ * vel + 6 B_), counted by the enum, so that inserting a body adds a line. */
+enum {
+    B_chassis_0,
+    B_chassis_1,
+    B_wheelFL,
+    B_wheelFR,
+    B_wheelRL,
+    B_wheelRR,
+    B_inner0,
+    B_inner0_cross,
+    B_outer0,
+    B_outer0_cross,
+    B_inner1,
+    B_inner1_cross,
+    B_outer1,
+    B_outer1_cross,
+    B_inner2,
+    B_inner2_cross,
+    B_outer2,
+    B_outer2_cross,
+    B_inner3,
+    B_inner3_cross,
+    B_outer3,
+    B_outer3_cross,
+    B_inner4,
+    B_inner4_cross,
+    B_outer4,
+    B_outer4_cross,
+    B_inner5,
+    B_inner5_cross,
+    B_outer5,
+    B_outer5_cross,
+    B_inner6,
+    B_inner6_cross,
+    B_outer6,
+    B_outer6_cross,
+    B_platform,
+    B_roller_bottom,
+    B_barrel,
+    B_rod,
+    B_roller_top,
+};
+
+/* The solver constraints in solver order, one line each: name, identifier
+ * (its pivot's), the constraint before it (ldlpgs_start before the first),
+ * mechanism joint (equality joints counted alone, so its own index C_; -1
+ * = shard weld), solver bodies a and b and degree. Its index (C_) and first row in
+ * vectors (X_) count on from the constraint before it, so that inserting
+ * or removing a constraint changes its own line and the next one's. */
 #define LDLPGS_CONSTRAINTS(X) \
-    X("axleFL", 0, 0, 2, 5, 0) \
-    X("axleFR", 1, 0, 3, 5, 5) \
-    X("axleRL", 2, 0, 4, 5, 10) \
-    X("axleRR", 3, 0, 5, 5, 15) \
-    X("foot", 4, 1, 6, 5, 20) \
-    X("roller_bottom_slide", 5, 1, 35, 5, 25) \
-    X("roller_bottom_pin", 6, 35, 8, 5, 30) \
-    X("barrel_eye", 7, 1, 36, 3, 35) \
-    X("cylinder", 8, 36, 37, 5, 38) \
-    X("rod_eye", 9, 37, 7, 3, 43) \
-    X("lift", 10, 36, 37, 1, 46) \
-    X("pivot0", 11, 6, 8, 5, 47) \
-    X("inner0_weld", 12, 6, 7, 6, 52) \
-    X("outer0_weld", 13, 8, 9, 6, 58) \
-    X("knee_inner0", 14, 6, 12, 5, 64) \
-    X("knee_outer0", 15, 8, 10, 5, 69) \
-    X("pivot1", 16, 10, 12, 5, 74) \
-    X("inner1_weld", 17, 10, 11, 6, 79) \
-    X("outer1_weld", 18, 12, 13, 6, 85) \
-    X("knee_inner1", 19, 10, 16, 5, 91) \
-    X("knee_outer1", 20, 12, 14, 5, 96) \
-    X("pivot2", 21, 14, 16, 5, 101) \
-    X("inner2_weld", 22, 14, 15, 6, 106) \
-    X("outer2_weld", 23, 16, 17, 6, 112) \
-    X("knee_inner2", 24, 14, 20, 5, 118) \
-    X("knee_outer2", 25, 16, 18, 5, 123) \
-    X("pivot3", 26, 18, 20, 5, 128) \
-    X("inner3_weld", 27, 18, 19, 6, 133) \
-    X("outer3_weld", 28, 20, 21, 6, 139) \
-    X("knee_inner3", 29, 18, 24, 5, 145) \
-    X("knee_outer3", 30, 20, 22, 5, 150) \
-    X("pivot4", 31, 22, 24, 5, 155) \
-    X("inner4_weld", 32, 22, 23, 6, 160) \
-    X("outer4_weld", 33, 24, 25, 6, 166) \
-    X("knee_inner4", 34, 22, 28, 5, 172) \
-    X("knee_outer4", 35, 24, 26, 5, 177) \
-    X("pivot5", 36, 26, 28, 5, 182) \
-    X("inner5_weld", 37, 26, 27, 6, 187) \
-    X("outer5_weld", 38, 28, 29, 6, 193) \
-    X("knee_inner5", 39, 26, 32, 5, 199) \
-    X("knee_outer5", 40, 28, 30, 5, 204) \
-    X("pivot6", 41, 30, 32, 5, 209) \
-    X("inner6_weld", 42, 30, 31, 6, 214) \
-    X("outer6_weld", 43, 32, 33, 6, 220) \
-    X("head", 44, 32, 34, 5, 226) \
-    X("roller_top_slide", 45, 34, 38, 4, 231) \
-    X("roller_top_pin", 46, 38, 30, 5, 235) \
-    X("chassis#weld1", -1, 0, 1, 6, 240)
-#define LDLPGS_C_joint(name, joint, a, b, degree, row) joint,
-static const int cons_joint[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_joint)};
-#define LDLPGS_C_a(name, joint, a, b, degree, row) a,
-static const int cons_a[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_a)};
-#define LDLPGS_C_b(name, joint, a, b, degree, row) b,
-static const int cons_b[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_b)};
-#define LDLPGS_C_degree(name, joint, a, b, degree, row) degree,
-static const int cons_degree[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_degree)};
-#define LDLPGS_C_row(name, joint, a, b, degree, row) row,
-static const int cons_row[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_row)};
-#define LDLPGS_C_name(name, joint, a, b, degree, row) name,
-static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_name)};
+    X("axleFL", axleFL, ldlpgs_start, C_axleFL, B_chassis_0, B_wheelFL, 5) \
+    X("axleFR", axleFR, axleFL, C_axleFR, B_chassis_0, B_wheelFR, 5) \
+    X("axleRL", axleRL, axleFR, C_axleRL, B_chassis_0, B_wheelRL, 5) \
+    X("axleRR", axleRR, axleRL, C_axleRR, B_chassis_0, B_wheelRR, 5) \
+    X("barrel_eye", barrel_eye, axleRR, C_barrel_eye, B_chassis_1, B_barrel, 3) \
+    X("cylinder", cylinder, barrel_eye, C_cylinder, B_barrel, B_rod, 5) \
+    X("foot", foot, cylinder, C_foot, B_chassis_1, B_inner0, 5) \
+    X("head", head, foot, C_head, B_outer6, B_platform, 5) \
+    X("inner0_weld", inner0_weld, head, C_inner0_weld, B_inner0, B_inner0_cross, 6) \
+    X("inner1_weld", inner1_weld, inner0_weld, C_inner1_weld, B_inner1, B_inner1_cross, 6) \
+    X("inner2_weld", inner2_weld, inner1_weld, C_inner2_weld, B_inner2, B_inner2_cross, 6) \
+    X("inner3_weld", inner3_weld, inner2_weld, C_inner3_weld, B_inner3, B_inner3_cross, 6) \
+    X("inner4_weld", inner4_weld, inner3_weld, C_inner4_weld, B_inner4, B_inner4_cross, 6) \
+    X("inner5_weld", inner5_weld, inner4_weld, C_inner5_weld, B_inner5, B_inner5_cross, 6) \
+    X("inner6_weld", inner6_weld, inner5_weld, C_inner6_weld, B_inner6, B_inner6_cross, 6) \
+    X("knee_inner0", knee_inner0, inner6_weld, C_knee_inner0, B_inner0, B_outer1, 5) \
+    X("knee_inner1", knee_inner1, knee_inner0, C_knee_inner1, B_inner1, B_outer2, 5) \
+    X("knee_inner2", knee_inner2, knee_inner1, C_knee_inner2, B_inner2, B_outer3, 5) \
+    X("knee_inner3", knee_inner3, knee_inner2, C_knee_inner3, B_inner3, B_outer4, 5) \
+    X("knee_inner4", knee_inner4, knee_inner3, C_knee_inner4, B_inner4, B_outer5, 5) \
+    X("knee_inner5", knee_inner5, knee_inner4, C_knee_inner5, B_inner5, B_outer6, 5) \
+    X("knee_outer0", knee_outer0, knee_inner5, C_knee_outer0, B_outer0, B_inner1, 5) \
+    X("knee_outer1", knee_outer1, knee_outer0, C_knee_outer1, B_outer1, B_inner2, 5) \
+    X("knee_outer2", knee_outer2, knee_outer1, C_knee_outer2, B_outer2, B_inner3, 5) \
+    X("knee_outer3", knee_outer3, knee_outer2, C_knee_outer3, B_outer3, B_inner4, 5) \
+    X("knee_outer4", knee_outer4, knee_outer3, C_knee_outer4, B_outer4, B_inner5, 5) \
+    X("knee_outer5", knee_outer5, knee_outer4, C_knee_outer5, B_outer5, B_inner6, 5) \
+    X("lift", lift, knee_outer5, C_lift, B_barrel, B_rod, 1) \
+    X("outer0_weld", outer0_weld, lift, C_outer0_weld, B_outer0, B_outer0_cross, 6) \
+    X("outer1_weld", outer1_weld, outer0_weld, C_outer1_weld, B_outer1, B_outer1_cross, 6) \
+    X("outer2_weld", outer2_weld, outer1_weld, C_outer2_weld, B_outer2, B_outer2_cross, 6) \
+    X("outer3_weld", outer3_weld, outer2_weld, C_outer3_weld, B_outer3, B_outer3_cross, 6) \
+    X("outer4_weld", outer4_weld, outer3_weld, C_outer4_weld, B_outer4, B_outer4_cross, 6) \
+    X("outer5_weld", outer5_weld, outer4_weld, C_outer5_weld, B_outer5, B_outer5_cross, 6) \
+    X("outer6_weld", outer6_weld, outer5_weld, C_outer6_weld, B_outer6, B_outer6_cross, 6) \
+    X("pivot0", pivot0, outer6_weld, C_pivot0, B_inner0, B_outer0, 5) \
+    X("pivot1", pivot1, pivot0, C_pivot1, B_inner1, B_outer1, 5) \
+    X("pivot2", pivot2, pivot1, C_pivot2, B_inner2, B_outer2, 5) \
+    X("pivot3", pivot3, pivot2, C_pivot3, B_inner3, B_outer3, 5) \
+    X("pivot4", pivot4, pivot3, C_pivot4, B_inner4, B_outer4, 5) \
+    X("pivot5", pivot5, pivot4, C_pivot5, B_inner5, B_outer5, 5) \
+    X("pivot6", pivot6, pivot5, C_pivot6, B_inner6, B_outer6, 5) \
+    X("rod_eye", rod_eye, pivot6, C_rod_eye, B_rod, B_inner0_cross, 3) \
+    X("roller_bottom_pin", roller_bottom_pin, rod_eye, C_roller_bottom_pin, B_roller_bottom, B_outer0, 5) \
+    X("roller_bottom_slide", roller_bottom_slide, roller_bottom_pin, C_roller_bottom_slide, B_chassis_1, B_roller_bottom, 5) \
+    X("roller_top_pin", roller_top_pin, roller_bottom_slide, C_roller_top_pin, B_roller_top, B_inner6, 5) \
+    X("roller_top_slide", roller_top_slide, roller_top_pin, C_roller_top_slide, B_platform, B_roller_top, 4) \
+    X("chassis#weld1", chassis_weld1, roller_top_slide, -1, B_chassis_0, B_chassis_1, 6)
+#define LDLPGS_C_SIZE(name, id, prev, joint, a, b, degree) LDLPGS_D_##id = degree,
+enum { LDLPGS_D_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_SIZE) };
+#define LDLPGS_C_BASES(name, id, prev, joint, a, b, degree) \
+    C_##id = C_##prev + 1, X_##id = X_##prev + LDLPGS_D_##prev,
+enum { C_ldlpgs_start = -1, X_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_BASES) };
+#define LDLPGS_C_cons_joint(name, id, prev, joint, a, b, degree) joint,
+static const int cons_joint[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_joint)};
+#define LDLPGS_C_cons_a(name, id, prev, joint, a, b, degree) a,
+static const int cons_a[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_a)};
+#define LDLPGS_C_cons_b(name, id, prev, joint, a, b, degree) b,
+static const int cons_b[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_b)};
+#define LDLPGS_C_cons_degree(name, id, prev, joint, a, b, degree) LDLPGS_D_##id,
+static const int cons_degree[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_degree)};
+#define LDLPGS_C_cons_row(name, id, prev, joint, a, b, degree) X_##id,
+static const int cons_row[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_row)};
+#define LDLPGS_C_cons_name(name, id, prev, joint, a, b, degree) name,
+static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_name)};
 
 /* The pivots in elimination order, one line each: the pivot's identifier
- * (its constraint's name), its index (P_), its solver constraint, its node
- * block in the workspace (W_), its edge column, the column's height, its
- * first edge block, its first RSI entry, its reciprocals' slot in the
- * temporary (R_) and its constraint's first row of x (X_). Every offset of
- * the code below is one of these bases plus a literal. */
+ * (its constraint's), the pivot before it (ldlpgs_start before the first),
+ * its edge column's height, its edge blocks and its RSI entries. Its bases
+ * count on from the pivot before it: its index (P_), its node block in the
+ * workspace (W_; its edge column follows), its first edge block, its first
+ * RSI entry; and its reciprocals' slot in the temporary (R_, by the index's
+ * parity). Every offset of the code below is one of these bases plus a
+ * literal, so inserting or removing a pivot changes the lines of the pivots
+ * whose blocks change and the next one's line here. */
 #define LDLPGS_PIVOTS(X) \
-    X(inner1_weld, 0, 17, 0, 36, 15, 0, 0, 0, 79) \
-    X(inner2_weld, 1, 22, 126, 162, 15, 3, 120, 8, 106) \
-    X(inner3_weld, 2, 27, 252, 288, 15, 6, 240, 0, 133) \
-    X(inner4_weld, 3, 32, 378, 414, 15, 9, 360, 8, 160) \
-    X(inner5_weld, 4, 37, 504, 540, 15, 12, 480, 0, 187) \
-    X(inner6_weld, 5, 42, 630, 666, 15, 15, 600, 8, 214) \
-    X(outer0_weld, 6, 13, 756, 792, 15, 18, 720, 0, 58) \
-    X(outer1_weld, 7, 18, 882, 918, 15, 21, 840, 8, 85) \
-    X(outer2_weld, 8, 23, 1008, 1044, 15, 24, 960, 0, 112) \
-    X(outer3_weld, 9, 28, 1134, 1170, 15, 27, 1080, 8, 139) \
-    X(outer4_weld, 10, 33, 1260, 1296, 15, 30, 1200, 0, 166) \
-    X(outer5_weld, 11, 38, 1386, 1422, 15, 33, 1320, 8, 193) \
-    X(outer6_weld, 12, 43, 1512, 1548, 15, 36, 1440, 0, 220) \
-    X(axleFL, 13, 0, 1638, 1663, 21, 39, 1560, 8, 0) \
-    X(axleFR, 14, 1, 1768, 1793, 16, 43, 1791, 0, 5) \
-    X(axleRL, 15, 2, 1873, 1898, 11, 46, 1927, 8, 10) \
-    X(axleRR, 16, 3, 1953, 1978, 6, 48, 1993, 0, 15) \
-    X(chassis_weld1, 17, 47, 2008, 2044, 13, 49, 2014, 8, 240) \
-    X(roller_top_slide, 18, 45, 2122, 2138, 10, 52, 2105, 0, 231) \
-    X(lift, 19, 10, 2178, 2179, 11, 54, 2160, 8, 46) \
-    X(cylinder, 20, 8, 2190, 2215, 6, 57, 2226, 0, 38) \
-    X(rod_eye, 21, 9, 2245, 2254, 9, 59, 2247, 8, 43) \
-    X(barrel_eye, 22, 7, 2281, 2290, 16, 61, 2292, 0, 35) \
-    X(head, 23, 44, 2338, 2363, 15, 64, 2428, 8, 226) \
-    X(pivot6, 24, 41, 2438, 2463, 15, 67, 2548, 0, 209) \
-    X(roller_top_pin, 25, 46, 2538, 2563, 10, 70, 2668, 8, 235) \
-    X(knee_inner5, 26, 39, 2613, 2638, 15, 72, 2723, 0, 199) \
-    X(knee_outer5, 27, 40, 2713, 2738, 15, 75, 2843, 8, 204) \
-    X(pivot5, 28, 36, 2813, 2838, 10, 78, 2963, 0, 182) \
-    X(knee_inner4, 29, 34, 2888, 2913, 15, 80, 3018, 8, 172) \
-    X(knee_outer4, 30, 35, 2988, 3013, 15, 83, 3138, 0, 177) \
-    X(pivot4, 31, 31, 3088, 3113, 10, 86, 3258, 8, 155) \
-    X(knee_inner3, 32, 29, 3163, 3188, 15, 88, 3313, 0, 145) \
-    X(knee_outer3, 33, 30, 3263, 3288, 15, 91, 3433, 8, 150) \
-    X(pivot3, 34, 26, 3363, 3388, 10, 94, 3553, 0, 128) \
-    X(knee_inner2, 35, 24, 3438, 3463, 15, 96, 3608, 8, 118) \
-    X(knee_outer2, 36, 25, 3538, 3563, 15, 99, 3728, 0, 123) \
-    X(pivot2, 37, 21, 3638, 3663, 10, 102, 3848, 8, 101) \
-    X(knee_inner1, 38, 19, 3713, 3738, 15, 104, 3903, 0, 91) \
-    X(knee_outer1, 39, 20, 3813, 3838, 15, 107, 4023, 8, 96) \
-    X(pivot1, 40, 16, 3913, 3938, 10, 110, 4143, 0, 74) \
-    X(knee_outer0, 41, 15, 3988, 4013, 15, 112, 4198, 8, 69) \
-    X(roller_bottom_pin, 42, 6, 4088, 4113, 15, 115, 4318, 0, 30) \
-    X(foot, 43, 4, 4188, 4213, 21, 118, 4438, 8, 20) \
-    X(knee_inner0, 44, 14, 4318, 4343, 16, 122, 4669, 0, 64) \
-    X(pivot0, 45, 11, 4423, 4448, 11, 125, 4805, 8, 47) \
-    X(roller_bottom_slide, 46, 5, 4503, 4528, 6, 127, 4871, 0, 25) \
-    X(inner0_weld, 47, 12, 4558, 4594, 0, 128, 4892, 8, 52)
-#define LDLPGS_P_BASES(id, p, cons, node, edge, h, blk, rsi, rinv, row) \
-    P_##id = p, W_##id = node, R_##id = rinv, X_##id = row,
-enum { LDLPGS_PIVOTS(LDLPGS_P_BASES) };
-#define LDLPGS_P_cons(id, p, cons, node, edge, h, blk, rsi, rinv, row) cons,
-static const int piv_cons[] = {LDLPGS_PIVOTS(LDLPGS_P_cons)};
-#define LDLPGS_P_node(id, p, cons, node, edge, h, blk, rsi, rinv, row) node,
-static const int piv_node[] = {LDLPGS_PIVOTS(LDLPGS_P_node)};
-#define LDLPGS_P_edge(id, p, cons, node, edge, h, blk, rsi, rinv, row) edge,
-static const int piv_edge[] = {LDLPGS_PIVOTS(LDLPGS_P_edge)};
-#define LDLPGS_P_h(id, p, cons, node, edge, h, blk, rsi, rinv, row) h,
-static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_h)};
-#define LDLPGS_P_blk(id, p, cons, node, edge, h, blk, rsi, rinv, row) blk,
-static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_blk) 128};
-#define LDLPGS_P_rsi(id, p, cons, node, edge, h, blk, rsi, rinv, row) rsi,
-static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_rsi) 4892};
+    X(inner1_weld, ldlpgs_start, 15, 3, 120) \
+    X(inner2_weld, inner1_weld, 15, 3, 120) \
+    X(inner3_weld, inner2_weld, 15, 3, 120) \
+    X(inner4_weld, inner3_weld, 15, 3, 120) \
+    X(inner5_weld, inner4_weld, 15, 3, 120) \
+    X(inner6_weld, inner5_weld, 15, 3, 120) \
+    X(outer0_weld, inner6_weld, 15, 3, 120) \
+    X(outer1_weld, outer0_weld, 15, 3, 120) \
+    X(outer2_weld, outer1_weld, 15, 3, 120) \
+    X(outer3_weld, outer2_weld, 15, 3, 120) \
+    X(outer4_weld, outer3_weld, 15, 3, 120) \
+    X(outer5_weld, outer4_weld, 15, 3, 120) \
+    X(outer6_weld, outer5_weld, 15, 3, 120) \
+    X(axleFL, outer6_weld, 21, 4, 231) \
+    X(axleFR, axleFL, 16, 3, 136) \
+    X(axleRL, axleFR, 11, 2, 66) \
+    X(axleRR, axleRL, 6, 1, 21) \
+    X(chassis_weld1, axleRR, 13, 3, 91) \
+    X(roller_top_slide, chassis_weld1, 10, 2, 55) \
+    X(lift, roller_top_slide, 11, 3, 66) \
+    X(cylinder, lift, 6, 2, 21) \
+    X(rod_eye, cylinder, 9, 2, 45) \
+    X(barrel_eye, rod_eye, 16, 3, 136) \
+    X(head, barrel_eye, 15, 3, 120) \
+    X(pivot6, head, 15, 3, 120) \
+    X(roller_top_pin, pivot6, 10, 2, 55) \
+    X(knee_inner5, roller_top_pin, 15, 3, 120) \
+    X(knee_outer5, knee_inner5, 15, 3, 120) \
+    X(pivot5, knee_outer5, 10, 2, 55) \
+    X(knee_inner4, pivot5, 15, 3, 120) \
+    X(knee_outer4, knee_inner4, 15, 3, 120) \
+    X(pivot4, knee_outer4, 10, 2, 55) \
+    X(knee_inner3, pivot4, 15, 3, 120) \
+    X(knee_outer3, knee_inner3, 15, 3, 120) \
+    X(pivot3, knee_outer3, 10, 2, 55) \
+    X(knee_inner2, pivot3, 15, 3, 120) \
+    X(knee_outer2, knee_inner2, 15, 3, 120) \
+    X(pivot2, knee_outer2, 10, 2, 55) \
+    X(knee_inner1, pivot2, 15, 3, 120) \
+    X(knee_outer1, knee_inner1, 15, 3, 120) \
+    X(pivot1, knee_outer1, 10, 2, 55) \
+    X(knee_outer0, pivot1, 15, 3, 120) \
+    X(roller_bottom_pin, knee_outer0, 15, 3, 120) \
+    X(foot, roller_bottom_pin, 21, 4, 231) \
+    X(knee_inner0, foot, 16, 3, 136) \
+    X(pivot0, knee_inner0, 11, 2, 66) \
+    X(roller_bottom_slide, pivot0, 6, 1, 21) \
+    X(inner0_weld, roller_bottom_slide, 0, 0, 0)
+#define LDLPGS_P_SIZES(id, prev, h, nblk, nrsi) LDLPGS_H_##id = h, LDLPGS_NB_##id = nblk, LDLPGS_NR_##id = nrsi,
+enum { LDLPGS_H_ldlpgs_start = 0, LDLPGS_NB_ldlpgs_start = 0, LDLPGS_NR_ldlpgs_start = 0, LDLPGS_PIVOTS(LDLPGS_P_SIZES) };
+#define LDLPGS_P_BASES(id, prev, h, nblk, nrsi) \
+    P_##id = P_##prev + 1, \
+    W_##id = W_##prev + LDLPGS_D_##prev * (LDLPGS_D_##prev + LDLPGS_H_##prev), \
+    LDLPGS_K_##id = LDLPGS_K_##prev + LDLPGS_NB_##prev, \
+    LDLPGS_S_##id = LDLPGS_S_##prev + LDLPGS_NR_##prev, \
+    R_##id = (P_##id & 1) * 8,
+enum { P_ldlpgs_start = -1, W_ldlpgs_start = 0, LDLPGS_K_ldlpgs_start = 0, LDLPGS_S_ldlpgs_start = 0, LDLPGS_PIVOTS(LDLPGS_P_BASES) };
+#define LDLPGS_P_piv_cons(id, prev, h, nblk, nrsi) C_##id,
+static const int piv_cons[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_cons)};
+#define LDLPGS_P_piv_node(id, prev, h, nblk, nrsi) W_##id,
+static const int piv_node[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_node)};
+#define LDLPGS_P_piv_edge(id, prev, h, nblk, nrsi) W_##id + LDLPGS_D_##id * LDLPGS_D_##id,
+static const int piv_edge[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_edge)};
+#define LDLPGS_P_piv_height(id, prev, h, nblk, nrsi) LDLPGS_H_##id,
+static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_height)};
+#define LDLPGS_P_piv_blk_adr(id, prev, h, nblk, nrsi) LDLPGS_K_##id,
+static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_blk_adr) 128};
+#define LDLPGS_P_piv_rsi_adr(id, prev, h, nblk, nrsi) LDLPGS_S_##id,
+static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_rsi_adr) 4892};
 
 /* row pivot of each edge block */
 static const int blk_piv[] = {
@@ -1765,84 +1826,36 @@ static void scissor_lift_solve(const void *work, void *x) {
  * installed rt_sweep.h's. */
 #include "rt_sweep.h"
 
-/* The solver bodies the sweep moves, one line each: B_ its index (its
- * velocities at vel + 6 B_); a body fixed in the mechanism is the world. */
-enum {
-    B_chassis_0 = 0,
-    B_chassis_1 = 1,
-    B_wheelFL = 2,
-    B_wheelFR = 3,
-    B_wheelRL = 4,
-    B_wheelRR = 5,
-    B_inner0 = 6,
-    B_inner0_cross = 7,
-    B_outer0 = 8,
-    B_outer0_cross = 9,
-    B_inner1 = 10,
-    B_inner1_cross = 11,
-    B_outer1 = 12,
-    B_outer1_cross = 13,
-    B_inner2 = 14,
-    B_inner2_cross = 15,
-    B_outer2 = 16,
-    B_outer2_cross = 17,
-    B_inner3 = 18,
-    B_inner3_cross = 19,
-    B_outer3 = 20,
-    B_outer3_cross = 21,
-    B_inner4 = 22,
-    B_inner4_cross = 23,
-    B_outer4 = 24,
-    B_outer4_cross = 25,
-    B_inner5 = 26,
-    B_inner5_cross = 27,
-    B_outer5 = 28,
-    B_outer5_cross = 29,
-    B_inner6 = 30,
-    B_inner6_cross = 31,
-    B_outer6 = 32,
-    B_outer6_cross = 33,
-    B_platform = 34,
-    B_roller_bottom = 35,
-    B_barrel = 36,
-    B_rod = 37,
-    B_roller_top = 38,
-};
-
 static void sweep_part0(sweep_rows r, double *restrict v) {
   (void)r, (void)v; /* a part can be empty */
-  sweep_two(r, v, X_axleFL, 5, B_chassis_0, B_wheelFL, X_foot, 5, B_chassis_1, B_inner0);
-  sweep_two(r, v, X_axleFR, 5, B_chassis_0, B_wheelFR, X_roller_bottom_slide, 5, B_chassis_1, B_roller_bottom);
-  sweep_two(r, v, X_axleRL, 5, B_chassis_0, B_wheelRL, X_roller_bottom_pin, 5, B_roller_bottom, B_outer0);
-  sweep_two(r, v, X_axleRR, 5, B_chassis_0, B_wheelRR, X_barrel_eye, 3, B_chassis_1, B_barrel);
-  sweep_two(r, v, X_cylinder, 5, B_barrel, B_rod, X_pivot0, 5, B_inner0, B_outer0);
-  sweep_two(r, v, X_rod_eye, 3, B_rod, B_inner0_cross, X_outer0_weld, 6, B_outer0, B_outer0_cross);
-  sweep_two(r, v, X_lift, 1, B_barrel, B_rod, X_inner0_weld, 6, B_inner0, B_inner0_cross);
-  sweep_two(r, v, X_knee_inner0, 5, B_inner0, B_outer1, X_knee_outer0, 5, B_outer0, B_inner1);
-  sweep_two(r, v, X_pivot1, 5, B_inner1, B_outer1, X_chassis_weld1, 6, B_chassis_0, B_chassis_1);
-  sweep_two(r, v, X_inner1_weld, 6, B_inner1, B_inner1_cross, X_outer1_weld, 6, B_outer1, B_outer1_cross);
-  sweep_two(r, v, X_knee_inner1, 5, B_inner1, B_outer2, X_knee_outer1, 5, B_outer1, B_inner2);
-  sweep_one(r, v, X_pivot2, 5, B_inner2, B_outer2);
-  sweep_two(r, v, X_inner2_weld, 6, B_inner2, B_inner2_cross, X_outer2_weld, 6, B_outer2, B_outer2_cross);
-  sweep_two(r, v, X_knee_inner2, 5, B_inner2, B_outer3, X_knee_outer2, 5, B_outer2, B_inner3);
-  sweep_one(r, v, X_pivot3, 5, B_inner3, B_outer3);
-  sweep_two(r, v, X_inner3_weld, 6, B_inner3, B_inner3_cross, X_outer3_weld, 6, B_outer3, B_outer3_cross);
-  sweep_two(r, v, X_knee_inner3, 5, B_inner3, B_outer4, X_knee_outer3, 5, B_outer3, B_inner4);
-  sweep_one(r, v, X_pivot4, 5, B_inner4, B_outer4);
+  sweep_two(r, v, X_axleFL, 5, B_chassis_0, B_wheelFL, X_barrel_eye, 3, B_chassis_1, B_barrel);
+  sweep_two(r, v, X_axleFR, 5, B_chassis_0, B_wheelFR, X_cylinder, 5, B_barrel, B_rod);
+  sweep_two(r, v, X_axleRL, 5, B_chassis_0, B_wheelRL, X_foot, 5, B_chassis_1, B_inner0);
+  sweep_two(r, v, X_axleRR, 5, B_chassis_0, B_wheelRR, X_head, 5, B_outer6, B_platform);
+  sweep_two(r, v, X_inner0_weld, 6, B_inner0, B_inner0_cross, X_inner1_weld, 6, B_inner1, B_inner1_cross);
+  sweep_two(r, v, X_inner2_weld, 6, B_inner2, B_inner2_cross, X_inner3_weld, 6, B_inner3, B_inner3_cross);
+  sweep_two(r, v, X_inner4_weld, 6, B_inner4, B_inner4_cross, X_inner5_weld, 6, B_inner5, B_inner5_cross);
+  sweep_two(r, v, X_inner6_weld, 6, B_inner6, B_inner6_cross, X_knee_inner0, 5, B_inner0, B_outer1);
+  sweep_two(r, v, X_knee_inner1, 5, B_inner1, B_outer2, X_knee_inner2, 5, B_inner2, B_outer3);
+  sweep_two(r, v, X_knee_inner3, 5, B_inner3, B_outer4, X_knee_inner4, 5, B_inner4, B_outer5);
+  sweep_two(r, v, X_knee_inner5, 5, B_inner5, B_outer6, X_knee_outer0, 5, B_outer0, B_inner1);
+  sweep_two(r, v, X_knee_outer1, 5, B_outer1, B_inner2, X_knee_outer2, 5, B_outer2, B_inner3);
+  sweep_two(r, v, X_knee_outer3, 5, B_outer3, B_inner4, X_knee_outer4, 5, B_outer4, B_inner5);
+  sweep_two(r, v, X_knee_outer5, 5, B_outer5, B_inner6, X_lift, 1, B_barrel, B_rod);
+  sweep_two(r, v, X_outer0_weld, 6, B_outer0, B_outer0_cross, X_outer1_weld, 6, B_outer1, B_outer1_cross);
+  sweep_two(r, v, X_outer2_weld, 6, B_outer2, B_outer2_cross, X_outer3_weld, 6, B_outer3, B_outer3_cross);
 }
 
 static void sweep_part1(sweep_rows r, double *restrict v) {
   (void)r, (void)v; /* a part can be empty */
-  sweep_two(r, v, X_inner4_weld, 6, B_inner4, B_inner4_cross, X_outer4_weld, 6, B_outer4, B_outer4_cross);
-  sweep_two(r, v, X_knee_inner4, 5, B_inner4, B_outer5, X_knee_outer4, 5, B_outer4, B_inner5);
-  sweep_one(r, v, X_pivot5, 5, B_inner5, B_outer5);
-  sweep_two(r, v, X_inner5_weld, 6, B_inner5, B_inner5_cross, X_outer5_weld, 6, B_outer5, B_outer5_cross);
-  sweep_two(r, v, X_knee_inner5, 5, B_inner5, B_outer6, X_knee_outer5, 5, B_outer5, B_inner6);
-  sweep_one(r, v, X_pivot6, 5, B_inner6, B_outer6);
-  sweep_two(r, v, X_inner6_weld, 6, B_inner6, B_inner6_cross, X_outer6_weld, 6, B_outer6, B_outer6_cross);
-  sweep_one(r, v, X_head, 5, B_outer6, B_platform);
-  sweep_one(r, v, X_roller_top_slide, 4, B_platform, B_roller_top);
-  sweep_one(r, v, X_roller_top_pin, 5, B_roller_top, B_inner6);
+  sweep_two(r, v, X_outer4_weld, 6, B_outer4, B_outer4_cross, X_outer5_weld, 6, B_outer5, B_outer5_cross);
+  sweep_two(r, v, X_outer6_weld, 6, B_outer6, B_outer6_cross, X_pivot0, 5, B_inner0, B_outer0);
+  sweep_two(r, v, X_pivot1, 5, B_inner1, B_outer1, X_pivot2, 5, B_inner2, B_outer2);
+  sweep_two(r, v, X_pivot3, 5, B_inner3, B_outer3, X_pivot4, 5, B_inner4, B_outer4);
+  sweep_two(r, v, X_pivot5, 5, B_inner5, B_outer5, X_pivot6, 5, B_inner6, B_outer6);
+  sweep_two(r, v, X_rod_eye, 3, B_rod, B_inner0_cross, X_roller_bottom_pin, 5, B_roller_bottom, B_outer0);
+  sweep_two(r, v, X_roller_bottom_slide, 5, B_chassis_1, B_roller_bottom, X_roller_top_pin, 5, B_roller_top, B_inner6);
+  sweep_two(r, v, X_roller_top_slide, 4, B_platform, B_roller_top, X_chassis_weld1, 6, B_chassis_0, B_chassis_1);
 }
 
 /* the sides the sweep assumes (rt_program.sweep_side), one line per
@@ -1853,49 +1866,49 @@ static const int sweep_side_of[] = {
     B_chassis_0, B_wheelFR, /* axleFR */
     B_chassis_0, B_wheelRL, /* axleRL */
     B_chassis_0, B_wheelRR, /* axleRR */
-    B_chassis_1, B_inner0, /* foot */
-    B_chassis_1, B_roller_bottom, /* roller_bottom_slide */
-    B_roller_bottom, B_outer0, /* roller_bottom_pin */
     B_chassis_1, B_barrel, /* barrel_eye */
     B_barrel, B_rod, /* cylinder */
-    B_rod, B_inner0_cross, /* rod_eye */
-    B_barrel, B_rod, /* lift */
-    B_inner0, B_outer0, /* pivot0 */
-    B_inner0, B_inner0_cross, /* inner0_weld */
-    B_outer0, B_outer0_cross, /* outer0_weld */
-    B_inner0, B_outer1, /* knee_inner0 */
-    B_outer0, B_inner1, /* knee_outer0 */
-    B_inner1, B_outer1, /* pivot1 */
-    B_inner1, B_inner1_cross, /* inner1_weld */
-    B_outer1, B_outer1_cross, /* outer1_weld */
-    B_inner1, B_outer2, /* knee_inner1 */
-    B_outer1, B_inner2, /* knee_outer1 */
-    B_inner2, B_outer2, /* pivot2 */
-    B_inner2, B_inner2_cross, /* inner2_weld */
-    B_outer2, B_outer2_cross, /* outer2_weld */
-    B_inner2, B_outer3, /* knee_inner2 */
-    B_outer2, B_inner3, /* knee_outer2 */
-    B_inner3, B_outer3, /* pivot3 */
-    B_inner3, B_inner3_cross, /* inner3_weld */
-    B_outer3, B_outer3_cross, /* outer3_weld */
-    B_inner3, B_outer4, /* knee_inner3 */
-    B_outer3, B_inner4, /* knee_outer3 */
-    B_inner4, B_outer4, /* pivot4 */
-    B_inner4, B_inner4_cross, /* inner4_weld */
-    B_outer4, B_outer4_cross, /* outer4_weld */
-    B_inner4, B_outer5, /* knee_inner4 */
-    B_outer4, B_inner5, /* knee_outer4 */
-    B_inner5, B_outer5, /* pivot5 */
-    B_inner5, B_inner5_cross, /* inner5_weld */
-    B_outer5, B_outer5_cross, /* outer5_weld */
-    B_inner5, B_outer6, /* knee_inner5 */
-    B_outer5, B_inner6, /* knee_outer5 */
-    B_inner6, B_outer6, /* pivot6 */
-    B_inner6, B_inner6_cross, /* inner6_weld */
-    B_outer6, B_outer6_cross, /* outer6_weld */
+    B_chassis_1, B_inner0, /* foot */
     B_outer6, B_platform, /* head */
-    B_platform, B_roller_top, /* roller_top_slide */
+    B_inner0, B_inner0_cross, /* inner0_weld */
+    B_inner1, B_inner1_cross, /* inner1_weld */
+    B_inner2, B_inner2_cross, /* inner2_weld */
+    B_inner3, B_inner3_cross, /* inner3_weld */
+    B_inner4, B_inner4_cross, /* inner4_weld */
+    B_inner5, B_inner5_cross, /* inner5_weld */
+    B_inner6, B_inner6_cross, /* inner6_weld */
+    B_inner0, B_outer1, /* knee_inner0 */
+    B_inner1, B_outer2, /* knee_inner1 */
+    B_inner2, B_outer3, /* knee_inner2 */
+    B_inner3, B_outer4, /* knee_inner3 */
+    B_inner4, B_outer5, /* knee_inner4 */
+    B_inner5, B_outer6, /* knee_inner5 */
+    B_outer0, B_inner1, /* knee_outer0 */
+    B_outer1, B_inner2, /* knee_outer1 */
+    B_outer2, B_inner3, /* knee_outer2 */
+    B_outer3, B_inner4, /* knee_outer3 */
+    B_outer4, B_inner5, /* knee_outer4 */
+    B_outer5, B_inner6, /* knee_outer5 */
+    B_barrel, B_rod, /* lift */
+    B_outer0, B_outer0_cross, /* outer0_weld */
+    B_outer1, B_outer1_cross, /* outer1_weld */
+    B_outer2, B_outer2_cross, /* outer2_weld */
+    B_outer3, B_outer3_cross, /* outer3_weld */
+    B_outer4, B_outer4_cross, /* outer4_weld */
+    B_outer5, B_outer5_cross, /* outer5_weld */
+    B_outer6, B_outer6_cross, /* outer6_weld */
+    B_inner0, B_outer0, /* pivot0 */
+    B_inner1, B_outer1, /* pivot1 */
+    B_inner2, B_outer2, /* pivot2 */
+    B_inner3, B_outer3, /* pivot3 */
+    B_inner4, B_outer4, /* pivot4 */
+    B_inner5, B_outer5, /* pivot5 */
+    B_inner6, B_outer6, /* pivot6 */
+    B_rod, B_inner0_cross, /* rod_eye */
+    B_roller_bottom, B_outer0, /* roller_bottom_pin */
+    B_chassis_1, B_roller_bottom, /* roller_bottom_slide */
     B_roller_top, B_inner6, /* roller_top_pin */
+    B_platform, B_roller_top, /* roller_top_slide */
     B_chassis_0, B_chassis_1, /* chassis_weld1 */
 };
 
@@ -2226,7 +2239,7 @@ static void scissor_lift_assemble(const double *J, const double *WJ, double epsi
 const rt_program scissor_lift_program = {
     .name = "scissor_lift",
     .precision = RT_FLOAT,
-    .structure_hash = UINT64_C(0x17dec4bc127d3088),
+    .structure_hash = UINT64_C(0xc6fe92b7026eb208),
     .nbody = 38,
     .nsbody = 39,
     .ncons = 48,
@@ -2593,47 +2606,6 @@ static const rt_joint_desc mech_joints[SCISSOR_LIFT_JOINT_COUNT] = {
         .frame_b[2] = {-1.0, 0.0, 0.0},
         .target = -1,
     },
-    [SCISSOR_LIFT_JOINT_FOOT] = {
-        .type = RT_HINGE,
-        .body_a = SCISSOR_LIFT_BODY_CHASSIS,
-        .body_b = SCISSOR_LIFT_BODY_INNER0,
-        .anchor_a = {-0.692820323027551, 0.42, 0.25},
-        .anchor_b = {-0.8, 0.0, -2.7755575615628914e-17},
-        .frame_a[0] = {0.0, 1.0, 0.0},
-        .frame_a[1] = {0.0, 0.0, -1.0},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, 1.0, 0.0},
-        .frame_b[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
-        .frame_b[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
-        .target = -1,
-    },
-    [SCISSOR_LIFT_JOINT_ROLLER_BOTTOM_SLIDE] = {
-        .type = RT_PRISMATIC,
-        .body_a = SCISSOR_LIFT_BODY_CHASSIS,
-        .body_b = SCISSOR_LIFT_BODY_ROLLER_BOTTOM,
-        .anchor_a = {0.692820323027551, 0.0, 0.25},
-        .frame_a[0] = {1.0, 0.0, 0.0},
-        .frame_a[1] = {0.0, 0.0, 1.0},
-        .frame_a[2] = {0.0, -1.0, 0.0},
-        .frame_b[0] = {1.0, 0.0, 0.0},
-        .frame_b[1] = {0.0, -1.0000000000000002, -2.220446049250313e-16},
-        .frame_b[2] = {0.0, 2.220446049250313e-16, -1.0000000000000002},
-        .target = -1,
-    },
-    [SCISSOR_LIFT_JOINT_ROLLER_BOTTOM_PIN] = {
-        .type = RT_HINGE,
-        .body_a = SCISSOR_LIFT_BODY_ROLLER_BOTTOM,
-        .body_b = SCISSOR_LIFT_BODY_OUTER0,
-        .anchor_a = {0.0, -1.1102230246251565e-16, 0.5000000000000001},
-        .anchor_b = {0.8, 0.0, -2.7755575615628914e-17},
-        .frame_a[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
-        .frame_a[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, 1.0, 0.0},
-        .frame_b[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
-        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
-        .target = -1,
-    },
     [SCISSOR_LIFT_JOINT_BARREL_EYE] = {
         .type = RT_BALL,
         .body_a = SCISSOR_LIFT_BODY_CHASSIS,
@@ -2662,44 +2634,32 @@ static const rt_joint_desc mech_joints[SCISSOR_LIFT_JOINT_COUNT] = {
         .frame_b[2] = {0.0, -1.0000000000000002, 0.0},
         .target = -1,
     },
-    [SCISSOR_LIFT_JOINT_ROD_EYE] = {
-        .type = RT_BALL,
-        .body_a = SCISSOR_LIFT_BODY_ROD,
-        .body_b = SCISSOR_LIFT_BODY_INNER0_CROSS,
-        .anchor_a = {3.469446951953614e-17, 0.0, 0.224519486904812},
-        .anchor_b = {-0.03999999999999998, 0.3, -0.06928203230275506},
-        .frame_a[0] = {0.6480162138330076, 0.0, 0.7616265401163053},
-        .frame_a[1] = {0.0, 1.0, 0.0},
-        .frame_a[2] = {-0.7616265401163053, 0.0, 0.6480162138330076},
-        .frame_b[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
-        .frame_b[1] = {0.0, 1.0, 0.0},
+    [SCISSOR_LIFT_JOINT_FOOT] = {
+        .type = RT_HINGE,
+        .body_a = SCISSOR_LIFT_BODY_CHASSIS,
+        .body_b = SCISSOR_LIFT_BODY_INNER0,
+        .anchor_a = {-0.692820323027551, 0.42, 0.25},
+        .anchor_b = {-0.8, 0.0, -2.7755575615628914e-17},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
         .frame_b[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
         .target = -1,
     },
-    [SCISSOR_LIFT_JOINT_LIFT] = {
-        .type = RT_ROD,
-        .body_a = SCISSOR_LIFT_BODY_BARREL,
-        .body_b = SCISSOR_LIFT_BODY_ROD,
-        .anchor_a = {-3.469446951953614e-17, 0.0, -0.224519486904812},
-        .anchor_b = {3.469446951953614e-17, 0.0, 0.224519486904812},
-        .length = 0.7483982896827064,
-        .target = -1,
-        .lower = 0.7483982896827064,
-        .upper = 0.9983982896827064,
-        .speed = 0.03,
-    },
-    [SCISSOR_LIFT_JOINT_PIVOT0] = {
+    [SCISSOR_LIFT_JOINT_HEAD] = {
         .type = RT_HINGE,
-        .body_a = SCISSOR_LIFT_BODY_INNER0,
-        .body_b = SCISSOR_LIFT_BODY_OUTER0,
-        .anchor_a = {0.0, 0.03999999999999998, 0.0},
-        .anchor_b = {0.0, -0.040000000000000036, 0.0},
+        .body_a = SCISSOR_LIFT_BODY_OUTER6,
+        .body_b = SCISSOR_LIFT_BODY_PLATFORM,
+        .anchor_a = {-0.7999999999999998, 0.0, -4.510281037539698e-16},
+        .anchor_b = {-0.692820323027551, 0.5, -0.17499999999999982},
         .frame_a[0] = {0.0, 1.0, 0.0},
-        .frame_a[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
-        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_a[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_a[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
         .frame_b[0] = {0.0, 1.0, 0.0},
-        .frame_b[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
-        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .frame_b[1] = {0.0, 0.0, -1.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
         .target = -1,
     },
     [SCISSOR_LIFT_JOINT_INNER0_WELD] = {
@@ -2715,17 +2675,82 @@ static const rt_joint_desc mech_joints[SCISSOR_LIFT_JOINT_COUNT] = {
         .frame_b[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
         .target = -1,
     },
-    [SCISSOR_LIFT_JOINT_OUTER0_WELD] = {
+    [SCISSOR_LIFT_JOINT_INNER1_WELD] = {
         .type = RT_WELD,
-        .body_a = SCISSOR_LIFT_BODY_OUTER0,
-        .body_b = SCISSOR_LIFT_BODY_OUTER0_CROSS,
-        .anchor_b = {0.0, 0.8571428571428572, 0.0},
-        .frame_a[0] = {-0.49999999999999994, 0.0, 0.8660254037844387},
+        .body_a = SCISSOR_LIFT_BODY_INNER1,
+        .body_b = SCISSOR_LIFT_BODY_INNER1_CROSS,
+        .anchor_b = {0.0, 0.72, 0.0},
+        .frame_a[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
         .frame_a[1] = {0.0, 1.0, 0.0},
-        .frame_a[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
-        .frame_b[0] = {-0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_b[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
         .frame_b[1] = {0.0, 1.0, 0.0},
-        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .frame_b[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_INNER2_WELD] = {
+        .type = RT_WELD,
+        .body_a = SCISSOR_LIFT_BODY_INNER2,
+        .body_b = SCISSOR_LIFT_BODY_INNER2_CROSS,
+        .anchor_b = {0.0, 0.72, 0.0},
+        .frame_a[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_b[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_INNER3_WELD] = {
+        .type = RT_WELD,
+        .body_a = SCISSOR_LIFT_BODY_INNER3,
+        .body_b = SCISSOR_LIFT_BODY_INNER3_CROSS,
+        .anchor_b = {0.0, 0.72, 0.0},
+        .frame_a[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_b[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_INNER4_WELD] = {
+        .type = RT_WELD,
+        .body_a = SCISSOR_LIFT_BODY_INNER4,
+        .body_b = SCISSOR_LIFT_BODY_INNER4_CROSS,
+        .anchor_b = {0.0, 0.72, 0.0},
+        .frame_a[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_b[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_INNER5_WELD] = {
+        .type = RT_WELD,
+        .body_a = SCISSOR_LIFT_BODY_INNER5,
+        .body_b = SCISSOR_LIFT_BODY_INNER5_CROSS,
+        .anchor_b = {0.0, 0.72, 0.0},
+        .frame_a[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_b[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_INNER6_WELD] = {
+        .type = RT_WELD,
+        .body_a = SCISSOR_LIFT_BODY_INNER6,
+        .body_b = SCISSOR_LIFT_BODY_INNER6_CROSS,
+        .anchor_b = {0.0, 0.72, 0.0},
+        .frame_a[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_b[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
         .target = -1,
     },
     [SCISSOR_LIFT_JOINT_KNEE_INNER0] = {
@@ -2734,6 +2759,76 @@ static const rt_joint_desc mech_joints[SCISSOR_LIFT_JOINT_COUNT] = {
         .body_b = SCISSOR_LIFT_BODY_OUTER1,
         .anchor_a = {0.8, 0.03999999999999998, -6.938893903907228e-17},
         .anchor_b = {0.8, -0.040000000000000036, 6.938893903907228e-17},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_KNEE_INNER1] = {
+        .type = RT_HINGE,
+        .body_a = SCISSOR_LIFT_BODY_INNER1,
+        .body_b = SCISSOR_LIFT_BODY_OUTER2,
+        .anchor_a = {0.8000000000000002, 0.03999999999999998, 1.249000902703301e-16},
+        .anchor_b = {0.8, -0.040000000000000036, 6.938893903907228e-17},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_KNEE_INNER2] = {
+        .type = RT_HINGE,
+        .body_a = SCISSOR_LIFT_BODY_INNER2,
+        .body_b = SCISSOR_LIFT_BODY_OUTER3,
+        .anchor_a = {0.8, 0.03999999999999998, -6.938893903907228e-17},
+        .anchor_b = {0.8, -0.040000000000000036, 6.938893903907228e-17},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_KNEE_INNER3] = {
+        .type = RT_HINGE,
+        .body_a = SCISSOR_LIFT_BODY_INNER3,
+        .body_b = SCISSOR_LIFT_BODY_OUTER4,
+        .anchor_a = {0.8, 0.03999999999999998, -6.938893903907228e-17},
+        .anchor_b = {0.8000000000000003, -0.040000000000000036, -3.122502256758253e-16},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_KNEE_INNER4] = {
+        .type = RT_HINGE,
+        .body_a = SCISSOR_LIFT_BODY_INNER4,
+        .body_b = SCISSOR_LIFT_BODY_OUTER5,
+        .anchor_a = {0.7999999999999998, 0.03999999999999998, -4.510281037539698e-16},
+        .anchor_b = {0.8000000000000003, -0.040000000000000036, -3.122502256758253e-16},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_KNEE_INNER5] = {
+        .type = RT_HINGE,
+        .body_a = SCISSOR_LIFT_BODY_INNER5,
+        .body_b = SCISSOR_LIFT_BODY_OUTER6,
+        .anchor_a = {0.7999999999999998, 0.03999999999999998, -4.510281037539698e-16},
+        .anchor_b = {0.8000000000000007, -0.040000000000000036, -1.0824674490095276e-15},
         .frame_a[0] = {0.0, 1.0, 0.0},
         .frame_a[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
         .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
@@ -2756,60 +2851,6 @@ static const rt_joint_desc mech_joints[SCISSOR_LIFT_JOINT_COUNT] = {
         .frame_b[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
         .target = -1,
     },
-    [SCISSOR_LIFT_JOINT_PIVOT1] = {
-        .type = RT_HINGE,
-        .body_a = SCISSOR_LIFT_BODY_INNER1,
-        .body_b = SCISSOR_LIFT_BODY_OUTER1,
-        .anchor_a = {0.0, 0.03999999999999998, 0.0},
-        .anchor_b = {0.0, -0.040000000000000036, 0.0},
-        .frame_a[0] = {0.0, 1.0, 0.0},
-        .frame_a[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
-        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
-        .frame_b[0] = {0.0, 1.0, 0.0},
-        .frame_b[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
-        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
-        .target = -1,
-    },
-    [SCISSOR_LIFT_JOINT_INNER1_WELD] = {
-        .type = RT_WELD,
-        .body_a = SCISSOR_LIFT_BODY_INNER1,
-        .body_b = SCISSOR_LIFT_BODY_INNER1_CROSS,
-        .anchor_b = {0.0, 0.72, 0.0},
-        .frame_a[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
-        .frame_a[1] = {0.0, 1.0, 0.0},
-        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
-        .frame_b[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
-        .frame_b[1] = {0.0, 1.0, 0.0},
-        .frame_b[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
-        .target = -1,
-    },
-    [SCISSOR_LIFT_JOINT_OUTER1_WELD] = {
-        .type = RT_WELD,
-        .body_a = SCISSOR_LIFT_BODY_OUTER1,
-        .body_b = SCISSOR_LIFT_BODY_OUTER1_CROSS,
-        .anchor_b = {0.0, 0.8571428571428572, 0.0},
-        .frame_a[0] = {-0.49999999999999994, 0.0, 0.8660254037844387},
-        .frame_a[1] = {0.0, 1.0, 0.0},
-        .frame_a[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
-        .frame_b[0] = {-0.49999999999999994, 0.0, 0.8660254037844387},
-        .frame_b[1] = {0.0, 1.0, 0.0},
-        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
-        .target = -1,
-    },
-    [SCISSOR_LIFT_JOINT_KNEE_INNER1] = {
-        .type = RT_HINGE,
-        .body_a = SCISSOR_LIFT_BODY_INNER1,
-        .body_b = SCISSOR_LIFT_BODY_OUTER2,
-        .anchor_a = {0.8000000000000002, 0.03999999999999998, 1.249000902703301e-16},
-        .anchor_b = {0.8, -0.040000000000000036, 6.938893903907228e-17},
-        .frame_a[0] = {0.0, 1.0, 0.0},
-        .frame_a[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
-        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
-        .frame_b[0] = {0.0, 1.0, 0.0},
-        .frame_b[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
-        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
-        .target = -1,
-    },
     [SCISSOR_LIFT_JOINT_KNEE_OUTER1] = {
         .type = RT_HINGE,
         .body_a = SCISSOR_LIFT_BODY_OUTER1,
@@ -2822,60 +2863,6 @@ static const rt_joint_desc mech_joints[SCISSOR_LIFT_JOINT_COUNT] = {
         .frame_b[0] = {0.0, 1.0, 0.0},
         .frame_b[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
         .frame_b[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
-        .target = -1,
-    },
-    [SCISSOR_LIFT_JOINT_PIVOT2] = {
-        .type = RT_HINGE,
-        .body_a = SCISSOR_LIFT_BODY_INNER2,
-        .body_b = SCISSOR_LIFT_BODY_OUTER2,
-        .anchor_a = {0.0, 0.03999999999999998, 0.0},
-        .anchor_b = {0.0, -0.040000000000000036, 0.0},
-        .frame_a[0] = {0.0, 1.0, 0.0},
-        .frame_a[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
-        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
-        .frame_b[0] = {0.0, 1.0, 0.0},
-        .frame_b[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
-        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
-        .target = -1,
-    },
-    [SCISSOR_LIFT_JOINT_INNER2_WELD] = {
-        .type = RT_WELD,
-        .body_a = SCISSOR_LIFT_BODY_INNER2,
-        .body_b = SCISSOR_LIFT_BODY_INNER2_CROSS,
-        .anchor_b = {0.0, 0.72, 0.0},
-        .frame_a[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
-        .frame_a[1] = {0.0, 1.0, 0.0},
-        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
-        .frame_b[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
-        .frame_b[1] = {0.0, 1.0, 0.0},
-        .frame_b[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
-        .target = -1,
-    },
-    [SCISSOR_LIFT_JOINT_OUTER2_WELD] = {
-        .type = RT_WELD,
-        .body_a = SCISSOR_LIFT_BODY_OUTER2,
-        .body_b = SCISSOR_LIFT_BODY_OUTER2_CROSS,
-        .anchor_b = {0.0, 0.8571428571428572, 0.0},
-        .frame_a[0] = {-0.49999999999999994, 0.0, 0.8660254037844387},
-        .frame_a[1] = {0.0, 1.0, 0.0},
-        .frame_a[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
-        .frame_b[0] = {-0.49999999999999994, 0.0, 0.8660254037844387},
-        .frame_b[1] = {0.0, 1.0, 0.0},
-        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
-        .target = -1,
-    },
-    [SCISSOR_LIFT_JOINT_KNEE_INNER2] = {
-        .type = RT_HINGE,
-        .body_a = SCISSOR_LIFT_BODY_INNER2,
-        .body_b = SCISSOR_LIFT_BODY_OUTER3,
-        .anchor_a = {0.8, 0.03999999999999998, -6.938893903907228e-17},
-        .anchor_b = {0.8, -0.040000000000000036, 6.938893903907228e-17},
-        .frame_a[0] = {0.0, 1.0, 0.0},
-        .frame_a[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
-        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
-        .frame_b[0] = {0.0, 1.0, 0.0},
-        .frame_b[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
-        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
         .target = -1,
     },
     [SCISSOR_LIFT_JOINT_KNEE_OUTER2] = {
@@ -2892,60 +2879,6 @@ static const rt_joint_desc mech_joints[SCISSOR_LIFT_JOINT_COUNT] = {
         .frame_b[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
         .target = -1,
     },
-    [SCISSOR_LIFT_JOINT_PIVOT3] = {
-        .type = RT_HINGE,
-        .body_a = SCISSOR_LIFT_BODY_INNER3,
-        .body_b = SCISSOR_LIFT_BODY_OUTER3,
-        .anchor_a = {0.0, 0.03999999999999998, 0.0},
-        .anchor_b = {0.0, -0.040000000000000036, 0.0},
-        .frame_a[0] = {0.0, 1.0, 0.0},
-        .frame_a[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
-        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
-        .frame_b[0] = {0.0, 1.0, 0.0},
-        .frame_b[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
-        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
-        .target = -1,
-    },
-    [SCISSOR_LIFT_JOINT_INNER3_WELD] = {
-        .type = RT_WELD,
-        .body_a = SCISSOR_LIFT_BODY_INNER3,
-        .body_b = SCISSOR_LIFT_BODY_INNER3_CROSS,
-        .anchor_b = {0.0, 0.72, 0.0},
-        .frame_a[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
-        .frame_a[1] = {0.0, 1.0, 0.0},
-        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
-        .frame_b[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
-        .frame_b[1] = {0.0, 1.0, 0.0},
-        .frame_b[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
-        .target = -1,
-    },
-    [SCISSOR_LIFT_JOINT_OUTER3_WELD] = {
-        .type = RT_WELD,
-        .body_a = SCISSOR_LIFT_BODY_OUTER3,
-        .body_b = SCISSOR_LIFT_BODY_OUTER3_CROSS,
-        .anchor_b = {0.0, 0.8571428571428572, 0.0},
-        .frame_a[0] = {-0.49999999999999994, 0.0, 0.8660254037844387},
-        .frame_a[1] = {0.0, 1.0, 0.0},
-        .frame_a[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
-        .frame_b[0] = {-0.49999999999999994, 0.0, 0.8660254037844387},
-        .frame_b[1] = {0.0, 1.0, 0.0},
-        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
-        .target = -1,
-    },
-    [SCISSOR_LIFT_JOINT_KNEE_INNER3] = {
-        .type = RT_HINGE,
-        .body_a = SCISSOR_LIFT_BODY_INNER3,
-        .body_b = SCISSOR_LIFT_BODY_OUTER4,
-        .anchor_a = {0.8, 0.03999999999999998, -6.938893903907228e-17},
-        .anchor_b = {0.8000000000000003, -0.040000000000000036, -3.122502256758253e-16},
-        .frame_a[0] = {0.0, 1.0, 0.0},
-        .frame_a[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
-        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
-        .frame_b[0] = {0.0, 1.0, 0.0},
-        .frame_b[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
-        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
-        .target = -1,
-    },
     [SCISSOR_LIFT_JOINT_KNEE_OUTER3] = {
         .type = RT_HINGE,
         .body_a = SCISSOR_LIFT_BODY_OUTER3,
@@ -2958,60 +2891,6 @@ static const rt_joint_desc mech_joints[SCISSOR_LIFT_JOINT_COUNT] = {
         .frame_b[0] = {0.0, 1.0, 0.0},
         .frame_b[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
         .frame_b[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
-        .target = -1,
-    },
-    [SCISSOR_LIFT_JOINT_PIVOT4] = {
-        .type = RT_HINGE,
-        .body_a = SCISSOR_LIFT_BODY_INNER4,
-        .body_b = SCISSOR_LIFT_BODY_OUTER4,
-        .anchor_a = {0.0, 0.03999999999999998, 0.0},
-        .anchor_b = {0.0, -0.040000000000000036, 0.0},
-        .frame_a[0] = {0.0, 1.0, 0.0},
-        .frame_a[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
-        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
-        .frame_b[0] = {0.0, 1.0, 0.0},
-        .frame_b[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
-        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
-        .target = -1,
-    },
-    [SCISSOR_LIFT_JOINT_INNER4_WELD] = {
-        .type = RT_WELD,
-        .body_a = SCISSOR_LIFT_BODY_INNER4,
-        .body_b = SCISSOR_LIFT_BODY_INNER4_CROSS,
-        .anchor_b = {0.0, 0.72, 0.0},
-        .frame_a[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
-        .frame_a[1] = {0.0, 1.0, 0.0},
-        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
-        .frame_b[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
-        .frame_b[1] = {0.0, 1.0, 0.0},
-        .frame_b[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
-        .target = -1,
-    },
-    [SCISSOR_LIFT_JOINT_OUTER4_WELD] = {
-        .type = RT_WELD,
-        .body_a = SCISSOR_LIFT_BODY_OUTER4,
-        .body_b = SCISSOR_LIFT_BODY_OUTER4_CROSS,
-        .anchor_b = {0.0, 0.8571428571428572, 0.0},
-        .frame_a[0] = {-0.49999999999999994, 0.0, 0.8660254037844387},
-        .frame_a[1] = {0.0, 1.0, 0.0},
-        .frame_a[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
-        .frame_b[0] = {-0.49999999999999994, 0.0, 0.8660254037844387},
-        .frame_b[1] = {0.0, 1.0, 0.0},
-        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
-        .target = -1,
-    },
-    [SCISSOR_LIFT_JOINT_KNEE_INNER4] = {
-        .type = RT_HINGE,
-        .body_a = SCISSOR_LIFT_BODY_INNER4,
-        .body_b = SCISSOR_LIFT_BODY_OUTER5,
-        .anchor_a = {0.7999999999999998, 0.03999999999999998, -4.510281037539698e-16},
-        .anchor_b = {0.8000000000000003, -0.040000000000000036, -3.122502256758253e-16},
-        .frame_a[0] = {0.0, 1.0, 0.0},
-        .frame_a[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
-        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
-        .frame_b[0] = {0.0, 1.0, 0.0},
-        .frame_b[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
-        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
         .target = -1,
     },
     [SCISSOR_LIFT_JOINT_KNEE_OUTER4] = {
@@ -3028,31 +2907,95 @@ static const rt_joint_desc mech_joints[SCISSOR_LIFT_JOINT_COUNT] = {
         .frame_b[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
         .target = -1,
     },
-    [SCISSOR_LIFT_JOINT_PIVOT5] = {
+    [SCISSOR_LIFT_JOINT_KNEE_OUTER5] = {
         .type = RT_HINGE,
-        .body_a = SCISSOR_LIFT_BODY_INNER5,
-        .body_b = SCISSOR_LIFT_BODY_OUTER5,
-        .anchor_a = {0.0, 0.03999999999999998, 0.0},
-        .anchor_b = {0.0, -0.040000000000000036, 0.0},
+        .body_a = SCISSOR_LIFT_BODY_OUTER5,
+        .body_b = SCISSOR_LIFT_BODY_INNER6,
+        .anchor_a = {-0.7999999999999998, -0.040000000000000036, -4.510281037539698e-16},
+        .anchor_b = {-0.8000000000000007, 0.03999999999999998, -1.0824674490095276e-15},
         .frame_a[0] = {0.0, 1.0, 0.0},
-        .frame_a[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
-        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_a[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_a[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
         .frame_b[0] = {0.0, 1.0, 0.0},
-        .frame_b[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_b[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_b[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_LIFT] = {
+        .type = RT_ROD,
+        .body_a = SCISSOR_LIFT_BODY_BARREL,
+        .body_b = SCISSOR_LIFT_BODY_ROD,
+        .anchor_a = {-3.469446951953614e-17, 0.0, -0.224519486904812},
+        .anchor_b = {3.469446951953614e-17, 0.0, 0.224519486904812},
+        .length = 0.7483982896827064,
+        .target = -1,
+        .lower = 0.7483982896827064,
+        .upper = 0.9983982896827064,
+        .speed = 0.03,
+    },
+    [SCISSOR_LIFT_JOINT_OUTER0_WELD] = {
+        .type = RT_WELD,
+        .body_a = SCISSOR_LIFT_BODY_OUTER0,
+        .body_b = SCISSOR_LIFT_BODY_OUTER0_CROSS,
+        .anchor_b = {0.0, 0.8571428571428572, 0.0},
+        .frame_a[0] = {-0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .frame_b[0] = {-0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_b[1] = {0.0, 1.0, 0.0},
         .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
         .target = -1,
     },
-    [SCISSOR_LIFT_JOINT_INNER5_WELD] = {
+    [SCISSOR_LIFT_JOINT_OUTER1_WELD] = {
         .type = RT_WELD,
-        .body_a = SCISSOR_LIFT_BODY_INNER5,
-        .body_b = SCISSOR_LIFT_BODY_INNER5_CROSS,
-        .anchor_b = {0.0, 0.72, 0.0},
-        .frame_a[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
+        .body_a = SCISSOR_LIFT_BODY_OUTER1,
+        .body_b = SCISSOR_LIFT_BODY_OUTER1_CROSS,
+        .anchor_b = {0.0, 0.8571428571428572, 0.0},
+        .frame_a[0] = {-0.49999999999999994, 0.0, 0.8660254037844387},
         .frame_a[1] = {0.0, 1.0, 0.0},
-        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
-        .frame_b[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_a[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .frame_b[0] = {-0.49999999999999994, 0.0, 0.8660254037844387},
         .frame_b[1] = {0.0, 1.0, 0.0},
-        .frame_b[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_OUTER2_WELD] = {
+        .type = RT_WELD,
+        .body_a = SCISSOR_LIFT_BODY_OUTER2,
+        .body_b = SCISSOR_LIFT_BODY_OUTER2_CROSS,
+        .anchor_b = {0.0, 0.8571428571428572, 0.0},
+        .frame_a[0] = {-0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .frame_b[0] = {-0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_OUTER3_WELD] = {
+        .type = RT_WELD,
+        .body_a = SCISSOR_LIFT_BODY_OUTER3,
+        .body_b = SCISSOR_LIFT_BODY_OUTER3_CROSS,
+        .anchor_b = {0.0, 0.8571428571428572, 0.0},
+        .frame_a[0] = {-0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .frame_b[0] = {-0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_OUTER4_WELD] = {
+        .type = RT_WELD,
+        .body_a = SCISSOR_LIFT_BODY_OUTER4,
+        .body_b = SCISSOR_LIFT_BODY_OUTER4_CROSS,
+        .anchor_b = {0.0, 0.8571428571428572, 0.0},
+        .frame_a[0] = {-0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .frame_b[0] = {-0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
         .target = -1,
     },
     [SCISSOR_LIFT_JOINT_OUTER5_WELD] = {
@@ -3068,12 +3011,25 @@ static const rt_joint_desc mech_joints[SCISSOR_LIFT_JOINT_COUNT] = {
         .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
         .target = -1,
     },
-    [SCISSOR_LIFT_JOINT_KNEE_INNER5] = {
+    [SCISSOR_LIFT_JOINT_OUTER6_WELD] = {
+        .type = RT_WELD,
+        .body_a = SCISSOR_LIFT_BODY_OUTER6,
+        .body_b = SCISSOR_LIFT_BODY_OUTER6_CROSS,
+        .anchor_b = {0.0, 0.8571428571428572, 0.0},
+        .frame_a[0] = {-0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .frame_b[0] = {-0.49999999999999994, 0.0, 0.8660254037844387},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_PIVOT0] = {
         .type = RT_HINGE,
-        .body_a = SCISSOR_LIFT_BODY_INNER5,
-        .body_b = SCISSOR_LIFT_BODY_OUTER6,
-        .anchor_a = {0.7999999999999998, 0.03999999999999998, -4.510281037539698e-16},
-        .anchor_b = {0.8000000000000007, -0.040000000000000036, -1.0824674490095276e-15},
+        .body_a = SCISSOR_LIFT_BODY_INNER0,
+        .body_b = SCISSOR_LIFT_BODY_OUTER0,
+        .anchor_a = {0.0, 0.03999999999999998, 0.0},
+        .anchor_b = {0.0, -0.040000000000000036, 0.0},
         .frame_a[0] = {0.0, 1.0, 0.0},
         .frame_a[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
         .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
@@ -3082,18 +3038,74 @@ static const rt_joint_desc mech_joints[SCISSOR_LIFT_JOINT_COUNT] = {
         .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
         .target = -1,
     },
-    [SCISSOR_LIFT_JOINT_KNEE_OUTER5] = {
+    [SCISSOR_LIFT_JOINT_PIVOT1] = {
         .type = RT_HINGE,
-        .body_a = SCISSOR_LIFT_BODY_OUTER5,
-        .body_b = SCISSOR_LIFT_BODY_INNER6,
-        .anchor_a = {-0.7999999999999998, -0.040000000000000036, -4.510281037539698e-16},
-        .anchor_b = {-0.8000000000000007, 0.03999999999999998, -1.0824674490095276e-15},
+        .body_a = SCISSOR_LIFT_BODY_INNER1,
+        .body_b = SCISSOR_LIFT_BODY_OUTER1,
+        .anchor_a = {0.0, 0.03999999999999998, 0.0},
+        .anchor_b = {0.0, -0.040000000000000036, 0.0},
         .frame_a[0] = {0.0, 1.0, 0.0},
-        .frame_a[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
-        .frame_a[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .frame_a[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
         .frame_b[0] = {0.0, 1.0, 0.0},
-        .frame_b[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
-        .frame_b[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_b[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_PIVOT2] = {
+        .type = RT_HINGE,
+        .body_a = SCISSOR_LIFT_BODY_INNER2,
+        .body_b = SCISSOR_LIFT_BODY_OUTER2,
+        .anchor_a = {0.0, 0.03999999999999998, 0.0},
+        .anchor_b = {0.0, -0.040000000000000036, 0.0},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_PIVOT3] = {
+        .type = RT_HINGE,
+        .body_a = SCISSOR_LIFT_BODY_INNER3,
+        .body_b = SCISSOR_LIFT_BODY_OUTER3,
+        .anchor_a = {0.0, 0.03999999999999998, 0.0},
+        .anchor_b = {0.0, -0.040000000000000036, 0.0},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_PIVOT4] = {
+        .type = RT_HINGE,
+        .body_a = SCISSOR_LIFT_BODY_INNER4,
+        .body_b = SCISSOR_LIFT_BODY_OUTER4,
+        .anchor_a = {0.0, 0.03999999999999998, 0.0},
+        .anchor_b = {0.0, -0.040000000000000036, 0.0},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_PIVOT5] = {
+        .type = RT_HINGE,
+        .body_a = SCISSOR_LIFT_BODY_INNER5,
+        .body_b = SCISSOR_LIFT_BODY_OUTER5,
+        .anchor_a = {0.0, 0.03999999999999998, 0.0},
+        .anchor_b = {0.0, -0.040000000000000036, 0.0},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
+        .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
         .target = -1,
     },
     [SCISSOR_LIFT_JOINT_PIVOT6] = {
@@ -3110,51 +3122,39 @@ static const rt_joint_desc mech_joints[SCISSOR_LIFT_JOINT_COUNT] = {
         .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
         .target = -1,
     },
-    [SCISSOR_LIFT_JOINT_INNER6_WELD] = {
-        .type = RT_WELD,
-        .body_a = SCISSOR_LIFT_BODY_INNER6,
-        .body_b = SCISSOR_LIFT_BODY_INNER6_CROSS,
-        .anchor_b = {0.0, 0.72, 0.0},
-        .frame_a[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
+    [SCISSOR_LIFT_JOINT_ROD_EYE] = {
+        .type = RT_BALL,
+        .body_a = SCISSOR_LIFT_BODY_ROD,
+        .body_b = SCISSOR_LIFT_BODY_INNER0_CROSS,
+        .anchor_a = {3.469446951953614e-17, 0.0, 0.224519486904812},
+        .anchor_b = {-0.03999999999999998, 0.3, -0.06928203230275506},
+        .frame_a[0] = {0.6480162138330076, 0.0, 0.7616265401163053},
         .frame_a[1] = {0.0, 1.0, 0.0},
-        .frame_a[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .frame_a[2] = {-0.7616265401163053, 0.0, 0.6480162138330076},
         .frame_b[0] = {0.49999999999999994, 0.0, 0.8660254037844387},
         .frame_b[1] = {0.0, 1.0, 0.0},
         .frame_b[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
         .target = -1,
     },
-    [SCISSOR_LIFT_JOINT_OUTER6_WELD] = {
-        .type = RT_WELD,
-        .body_a = SCISSOR_LIFT_BODY_OUTER6,
-        .body_b = SCISSOR_LIFT_BODY_OUTER6_CROSS,
-        .anchor_b = {0.0, 0.8571428571428572, 0.0},
-        .frame_a[0] = {-0.49999999999999994, 0.0, 0.8660254037844387},
-        .frame_a[1] = {0.0, 1.0, 0.0},
-        .frame_a[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
-        .frame_b[0] = {-0.49999999999999994, 0.0, 0.8660254037844387},
-        .frame_b[1] = {0.0, 1.0, 0.0},
+    [SCISSOR_LIFT_JOINT_ROLLER_BOTTOM_PIN] = {
+        .type = RT_HINGE,
+        .body_a = SCISSOR_LIFT_BODY_ROLLER_BOTTOM,
+        .body_b = SCISSOR_LIFT_BODY_OUTER0,
+        .anchor_a = {0.0, -1.1102230246251565e-16, 0.5000000000000001},
+        .anchor_b = {0.8, 0.0, -2.7755575615628914e-17},
+        .frame_a[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_a[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
         .frame_b[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
         .target = -1,
     },
-    [SCISSOR_LIFT_JOINT_HEAD] = {
-        .type = RT_HINGE,
-        .body_a = SCISSOR_LIFT_BODY_OUTER6,
-        .body_b = SCISSOR_LIFT_BODY_PLATFORM,
-        .anchor_a = {-0.7999999999999998, 0.0, -4.510281037539698e-16},
-        .anchor_b = {-0.692820323027551, 0.5, -0.17499999999999982},
-        .frame_a[0] = {0.0, 1.0, 0.0},
-        .frame_a[1] = {0.49999999999999994, 0.0, -0.8660254037844387},
-        .frame_a[2] = {-0.8660254037844387, 0.0, -0.49999999999999994},
-        .frame_b[0] = {0.0, 1.0, 0.0},
-        .frame_b[1] = {0.0, 0.0, -1.0},
-        .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = -1,
-    },
-    [SCISSOR_LIFT_JOINT_ROLLER_TOP_SLIDE] = {
-        .type = RT_CYLINDRICAL,
-        .body_a = SCISSOR_LIFT_BODY_PLATFORM,
-        .body_b = SCISSOR_LIFT_BODY_ROLLER_TOP,
-        .anchor_a = {0.692820323027551, 0.0, -0.17499999999999982},
+    [SCISSOR_LIFT_JOINT_ROLLER_BOTTOM_SLIDE] = {
+        .type = RT_PRISMATIC,
+        .body_a = SCISSOR_LIFT_BODY_CHASSIS,
+        .body_b = SCISSOR_LIFT_BODY_ROLLER_BOTTOM,
+        .anchor_a = {0.692820323027551, 0.0, 0.25},
         .frame_a[0] = {1.0, 0.0, 0.0},
         .frame_a[1] = {0.0, 0.0, 1.0},
         .frame_a[2] = {0.0, -1.0, 0.0},
@@ -3175,6 +3175,19 @@ static const rt_joint_desc mech_joints[SCISSOR_LIFT_JOINT_COUNT] = {
         .frame_b[0] = {0.0, 1.0, 0.0},
         .frame_b[1] = {-0.49999999999999994, 0.0, -0.8660254037844387},
         .frame_b[2] = {-0.8660254037844387, 0.0, 0.49999999999999994},
+        .target = -1,
+    },
+    [SCISSOR_LIFT_JOINT_ROLLER_TOP_SLIDE] = {
+        .type = RT_CYLINDRICAL,
+        .body_a = SCISSOR_LIFT_BODY_PLATFORM,
+        .body_b = SCISSOR_LIFT_BODY_ROLLER_TOP,
+        .anchor_a = {0.692820323027551, 0.0, -0.17499999999999982},
+        .frame_a[0] = {1.0, 0.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, 1.0},
+        .frame_a[2] = {0.0, -1.0, 0.0},
+        .frame_b[0] = {1.0, 0.0, 0.0},
+        .frame_b[1] = {0.0, -1.0000000000000002, -2.220446049250313e-16},
+        .frame_b[2] = {0.0, 2.220446049250313e-16, -1.0000000000000002},
         .target = -1,
     },
 };

@@ -27,7 +27,7 @@
  *   flops           8214 (convention: 2 x (d^3/6 + h d^2 + d h (h+1)/2) per pivot of degree d and column height h)
  *   order           best (heuristic mda)
  *   workspace       825 scalars, temporary 112 scalars
- *   structure hash  0xfdeb67dc50496b7d
+ *   structure hash  0x2d3c54af2de352bd
  *
  * Pivot order (constraint: type, degree d, column height h, blocks; the
  * pivots' indices and offsets are the table P_, W_, R_, X_ below):
@@ -79,85 +79,123 @@ static const int shard_num[] = {
     1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 };
 
-/* The solver constraints in solver order, one line each: name, mechanism
- * constraint (-1 = shard weld), solver bodies a and b (RT_WORLD = -1),
- * degree, first row in vectors. */
+/* The solver bodies, one line each: B_ its index (its velocities at
+ * vel + 6 B_), counted by the enum, so that inserting a body adds a line. */
+enum {
+    B_base,
+    B_platform_0,
+    B_platform_1,
+    B_load,
+    B_leg1_barrel,
+    B_leg1_piston,
+    B_leg2_barrel,
+    B_leg2_piston,
+    B_leg3_barrel,
+    B_leg3_piston,
+    B_leg4_barrel,
+    B_leg4_piston,
+    B_leg5_barrel,
+    B_leg5_piston,
+    B_leg6_barrel,
+    B_leg6_piston,
+};
+
+/* The solver constraints in solver order, one line each: name, identifier
+ * (its pivot's), the constraint before it (ldlpgs_start before the first),
+ * mechanism joint (equality joints counted alone, so its own index C_; -1
+ * = shard weld), solver bodies a and b and degree. Its index (C_) and first row in
+ * vectors (X_) count on from the constraint before it, so that inserting
+ * or removing a constraint changes its own line and the next one's. */
 #define LDLPGS_CONSTRAINTS(X) \
-    X("load_weld", 0, 2, 3, 6, 0) \
-    X("leg1_foot", 1, 0, 4, 4, 6) \
-    X("leg1_slide", 2, 4, 5, 5, 10) \
-    X("leg1_head", 3, 5, 1, 3, 15) \
-    X("leg2_foot", 4, 0, 6, 4, 18) \
-    X("leg2_slide", 5, 6, 7, 5, 22) \
-    X("leg2_head", 6, 7, 1, 3, 27) \
-    X("leg3_foot", 7, 0, 8, 4, 30) \
-    X("leg3_slide", 8, 8, 9, 5, 34) \
-    X("leg3_head", 9, 9, 1, 3, 39) \
-    X("leg4_foot", 10, 0, 10, 4, 42) \
-    X("leg4_slide", 11, 10, 11, 5, 46) \
-    X("leg4_head", 12, 11, 1, 3, 51) \
-    X("leg5_foot", 13, 0, 12, 4, 54) \
-    X("leg5_slide", 14, 12, 13, 5, 58) \
-    X("leg5_head", 15, 13, 2, 3, 63) \
-    X("leg6_foot", 16, 0, 14, 4, 66) \
-    X("leg6_slide", 17, 14, 15, 5, 70) \
-    X("leg6_head", 18, 15, 2, 3, 75) \
-    X("platform#weld1", -1, 1, 2, 6, 78)
-#define LDLPGS_C_joint(name, joint, a, b, degree, row) joint,
-static const int cons_joint[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_joint)};
-#define LDLPGS_C_a(name, joint, a, b, degree, row) a,
-static const int cons_a[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_a)};
-#define LDLPGS_C_b(name, joint, a, b, degree, row) b,
-static const int cons_b[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_b)};
-#define LDLPGS_C_degree(name, joint, a, b, degree, row) degree,
-static const int cons_degree[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_degree)};
-#define LDLPGS_C_row(name, joint, a, b, degree, row) row,
-static const int cons_row[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_row)};
-#define LDLPGS_C_name(name, joint, a, b, degree, row) name,
-static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_name)};
+    X("leg1_foot", leg1_foot, ldlpgs_start, C_leg1_foot, B_base, B_leg1_barrel, 4) \
+    X("leg1_head", leg1_head, leg1_foot, C_leg1_head, B_leg1_piston, B_platform_0, 3) \
+    X("leg1_slide", leg1_slide, leg1_head, C_leg1_slide, B_leg1_barrel, B_leg1_piston, 5) \
+    X("leg2_foot", leg2_foot, leg1_slide, C_leg2_foot, B_base, B_leg2_barrel, 4) \
+    X("leg2_head", leg2_head, leg2_foot, C_leg2_head, B_leg2_piston, B_platform_0, 3) \
+    X("leg2_slide", leg2_slide, leg2_head, C_leg2_slide, B_leg2_barrel, B_leg2_piston, 5) \
+    X("leg3_foot", leg3_foot, leg2_slide, C_leg3_foot, B_base, B_leg3_barrel, 4) \
+    X("leg3_head", leg3_head, leg3_foot, C_leg3_head, B_leg3_piston, B_platform_0, 3) \
+    X("leg3_slide", leg3_slide, leg3_head, C_leg3_slide, B_leg3_barrel, B_leg3_piston, 5) \
+    X("leg4_foot", leg4_foot, leg3_slide, C_leg4_foot, B_base, B_leg4_barrel, 4) \
+    X("leg4_head", leg4_head, leg4_foot, C_leg4_head, B_leg4_piston, B_platform_0, 3) \
+    X("leg4_slide", leg4_slide, leg4_head, C_leg4_slide, B_leg4_barrel, B_leg4_piston, 5) \
+    X("leg5_foot", leg5_foot, leg4_slide, C_leg5_foot, B_base, B_leg5_barrel, 4) \
+    X("leg5_head", leg5_head, leg5_foot, C_leg5_head, B_leg5_piston, B_platform_1, 3) \
+    X("leg5_slide", leg5_slide, leg5_head, C_leg5_slide, B_leg5_barrel, B_leg5_piston, 5) \
+    X("leg6_foot", leg6_foot, leg5_slide, C_leg6_foot, B_base, B_leg6_barrel, 4) \
+    X("leg6_head", leg6_head, leg6_foot, C_leg6_head, B_leg6_piston, B_platform_1, 3) \
+    X("leg6_slide", leg6_slide, leg6_head, C_leg6_slide, B_leg6_barrel, B_leg6_piston, 5) \
+    X("load_weld", load_weld, leg6_slide, C_load_weld, B_platform_1, B_load, 6) \
+    X("platform#weld1", platform_weld1, load_weld, -1, B_platform_0, B_platform_1, 6)
+#define LDLPGS_C_SIZE(name, id, prev, joint, a, b, degree) LDLPGS_D_##id = degree,
+enum { LDLPGS_D_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_SIZE) };
+#define LDLPGS_C_BASES(name, id, prev, joint, a, b, degree) \
+    C_##id = C_##prev + 1, X_##id = X_##prev + LDLPGS_D_##prev,
+enum { C_ldlpgs_start = -1, X_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_BASES) };
+#define LDLPGS_C_cons_joint(name, id, prev, joint, a, b, degree) joint,
+static const int cons_joint[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_joint)};
+#define LDLPGS_C_cons_a(name, id, prev, joint, a, b, degree) a,
+static const int cons_a[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_a)};
+#define LDLPGS_C_cons_b(name, id, prev, joint, a, b, degree) b,
+static const int cons_b[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_b)};
+#define LDLPGS_C_cons_degree(name, id, prev, joint, a, b, degree) LDLPGS_D_##id,
+static const int cons_degree[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_degree)};
+#define LDLPGS_C_cons_row(name, id, prev, joint, a, b, degree) X_##id,
+static const int cons_row[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_row)};
+#define LDLPGS_C_cons_name(name, id, prev, joint, a, b, degree) name,
+static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_name)};
 
 /* The pivots in elimination order, one line each: the pivot's identifier
- * (its constraint's name), its index (P_), its solver constraint, its node
- * block in the workspace (W_), its edge column, the column's height, its
- * first edge block, its first RSI entry, its reciprocals' slot in the
- * temporary (R_) and its constraint's first row of x (X_). Every offset of
- * the code below is one of these bases plus a literal. */
+ * (its constraint's), the pivot before it (ldlpgs_start before the first),
+ * its edge column's height, its edge blocks and its RSI entries. Its bases
+ * count on from the pivot before it: its index (P_), its node block in the
+ * workspace (W_; its edge column follows), its first edge block, its first
+ * RSI entry; and its reciprocals' slot in the temporary (R_, by the index's
+ * parity). Every offset of the code below is one of these bases plus a
+ * literal, so inserting or removing a pivot changes the lines of the pivots
+ * whose blocks change and the next one's line here. */
 #define LDLPGS_PIVOTS(X) \
-    X(leg1_foot, 0, 1, 0, 16, 5, 0, 0, 0, 6) \
-    X(leg2_foot, 1, 4, 36, 52, 5, 1, 15, 8, 18) \
-    X(leg3_foot, 2, 7, 72, 88, 5, 2, 30, 0, 30) \
-    X(leg4_foot, 3, 10, 108, 124, 5, 3, 45, 8, 42) \
-    X(leg5_foot, 4, 13, 144, 160, 5, 4, 60, 0, 54) \
-    X(leg6_foot, 5, 16, 180, 196, 5, 5, 75, 8, 66) \
-    X(leg1_slide, 6, 2, 216, 241, 3, 6, 90, 0, 10) \
-    X(leg2_slide, 7, 5, 256, 281, 3, 7, 96, 8, 22) \
-    X(leg3_slide, 8, 8, 296, 321, 3, 8, 102, 0, 34) \
-    X(leg4_slide, 9, 11, 336, 361, 3, 9, 108, 8, 46) \
-    X(leg5_slide, 10, 14, 376, 401, 3, 10, 114, 0, 58) \
-    X(leg6_slide, 11, 17, 416, 441, 3, 11, 120, 8, 70) \
-    X(leg5_head, 12, 15, 456, 465, 15, 12, 126, 0, 63) \
-    X(leg6_head, 13, 18, 510, 519, 12, 15, 246, 8, 75) \
-    X(load_weld, 14, 0, 555, 591, 6, 17, 324, 0, 0) \
-    X(leg1_head, 15, 3, 627, 636, 15, 18, 345, 8, 15) \
-    X(leg2_head, 16, 6, 681, 690, 12, 22, 465, 0, 27) \
-    X(leg3_head, 17, 9, 726, 735, 9, 25, 543, 8, 39) \
-    X(leg4_head, 18, 12, 762, 771, 6, 27, 588, 0, 51) \
-    X(platform_weld1, 19, 19, 789, 825, 0, 28, 609, 8, 78)
-#define LDLPGS_P_BASES(id, p, cons, node, edge, h, blk, rsi, rinv, row) \
-    P_##id = p, W_##id = node, R_##id = rinv, X_##id = row,
-enum { LDLPGS_PIVOTS(LDLPGS_P_BASES) };
-#define LDLPGS_P_cons(id, p, cons, node, edge, h, blk, rsi, rinv, row) cons,
-static const int piv_cons[] = {LDLPGS_PIVOTS(LDLPGS_P_cons)};
-#define LDLPGS_P_node(id, p, cons, node, edge, h, blk, rsi, rinv, row) node,
-static const int piv_node[] = {LDLPGS_PIVOTS(LDLPGS_P_node)};
-#define LDLPGS_P_edge(id, p, cons, node, edge, h, blk, rsi, rinv, row) edge,
-static const int piv_edge[] = {LDLPGS_PIVOTS(LDLPGS_P_edge)};
-#define LDLPGS_P_h(id, p, cons, node, edge, h, blk, rsi, rinv, row) h,
-static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_h)};
-#define LDLPGS_P_blk(id, p, cons, node, edge, h, blk, rsi, rinv, row) blk,
-static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_blk) 28};
-#define LDLPGS_P_rsi(id, p, cons, node, edge, h, blk, rsi, rinv, row) rsi,
-static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_rsi) 609};
+    X(leg1_foot, ldlpgs_start, 5, 1, 15) \
+    X(leg2_foot, leg1_foot, 5, 1, 15) \
+    X(leg3_foot, leg2_foot, 5, 1, 15) \
+    X(leg4_foot, leg3_foot, 5, 1, 15) \
+    X(leg5_foot, leg4_foot, 5, 1, 15) \
+    X(leg6_foot, leg5_foot, 5, 1, 15) \
+    X(leg1_slide, leg6_foot, 3, 1, 6) \
+    X(leg2_slide, leg1_slide, 3, 1, 6) \
+    X(leg3_slide, leg2_slide, 3, 1, 6) \
+    X(leg4_slide, leg3_slide, 3, 1, 6) \
+    X(leg5_slide, leg4_slide, 3, 1, 6) \
+    X(leg6_slide, leg5_slide, 3, 1, 6) \
+    X(leg5_head, leg6_slide, 15, 3, 120) \
+    X(leg6_head, leg5_head, 12, 2, 78) \
+    X(load_weld, leg6_head, 6, 1, 21) \
+    X(leg1_head, load_weld, 15, 4, 120) \
+    X(leg2_head, leg1_head, 12, 3, 78) \
+    X(leg3_head, leg2_head, 9, 2, 45) \
+    X(leg4_head, leg3_head, 6, 1, 21) \
+    X(platform_weld1, leg4_head, 0, 0, 0)
+#define LDLPGS_P_SIZES(id, prev, h, nblk, nrsi) LDLPGS_H_##id = h, LDLPGS_NB_##id = nblk, LDLPGS_NR_##id = nrsi,
+enum { LDLPGS_H_ldlpgs_start = 0, LDLPGS_NB_ldlpgs_start = 0, LDLPGS_NR_ldlpgs_start = 0, LDLPGS_PIVOTS(LDLPGS_P_SIZES) };
+#define LDLPGS_P_BASES(id, prev, h, nblk, nrsi) \
+    P_##id = P_##prev + 1, \
+    W_##id = W_##prev + LDLPGS_D_##prev * (LDLPGS_D_##prev + LDLPGS_H_##prev), \
+    LDLPGS_K_##id = LDLPGS_K_##prev + LDLPGS_NB_##prev, \
+    LDLPGS_S_##id = LDLPGS_S_##prev + LDLPGS_NR_##prev, \
+    R_##id = (P_##id & 1) * 8,
+enum { P_ldlpgs_start = -1, W_ldlpgs_start = 0, LDLPGS_K_ldlpgs_start = 0, LDLPGS_S_ldlpgs_start = 0, LDLPGS_PIVOTS(LDLPGS_P_BASES) };
+#define LDLPGS_P_piv_cons(id, prev, h, nblk, nrsi) C_##id,
+static const int piv_cons[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_cons)};
+#define LDLPGS_P_piv_node(id, prev, h, nblk, nrsi) W_##id,
+static const int piv_node[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_node)};
+#define LDLPGS_P_piv_edge(id, prev, h, nblk, nrsi) W_##id + LDLPGS_D_##id * LDLPGS_D_##id,
+static const int piv_edge[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_edge)};
+#define LDLPGS_P_piv_height(id, prev, h, nblk, nrsi) LDLPGS_H_##id,
+static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_height)};
+#define LDLPGS_P_piv_blk_adr(id, prev, h, nblk, nrsi) LDLPGS_K_##id,
+static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_blk_adr) 28};
+#define LDLPGS_P_piv_rsi_adr(id, prev, h, nblk, nrsi) LDLPGS_S_##id,
+static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_rsi_adr) 609};
 
 /* row pivot of each edge block */
 static const int blk_piv[] = {
@@ -690,38 +728,18 @@ static void stewart_solve(const void *work, void *x) {
  * installed rt_sweep.h's. */
 #include "rt_sweep.h"
 
-/* The solver bodies the sweep moves, one line each: B_ its index (its
- * velocities at vel + 6 B_); a body fixed in the mechanism is the world. */
-enum {
-    B_platform_0 = 1,
-    B_platform_1 = 2,
-    B_load = 3,
-    B_leg1_barrel = 4,
-    B_leg1_piston = 5,
-    B_leg2_barrel = 6,
-    B_leg2_piston = 7,
-    B_leg3_barrel = 8,
-    B_leg3_piston = 9,
-    B_leg4_barrel = 10,
-    B_leg4_piston = 11,
-    B_leg5_barrel = 12,
-    B_leg5_piston = 13,
-    B_leg6_barrel = 14,
-    B_leg6_piston = 15,
-};
-
 static void sweep_part0(sweep_rows r, double *restrict v) {
   (void)r, (void)v; /* a part can be empty */
-  sweep_two(r, v, X_load_weld, 6, B_platform_1, B_load, X_leg1_foot, 4, SWEEP_WORLD, B_leg1_barrel);
+  sweep_two(r, v, X_leg1_foot, 4, SWEEP_WORLD, B_leg1_barrel, X_leg1_head, 3, B_leg1_piston, B_platform_0);
   sweep_two(r, v, X_leg1_slide, 5, B_leg1_barrel, B_leg1_piston, X_leg2_foot, 4, SWEEP_WORLD, B_leg2_barrel);
-  sweep_two(r, v, X_leg1_head, 3, B_leg1_piston, B_platform_0, X_leg2_slide, 5, B_leg2_barrel, B_leg2_piston);
   sweep_two(r, v, X_leg2_head, 3, B_leg2_piston, B_platform_0, X_leg3_foot, 4, SWEEP_WORLD, B_leg3_barrel);
+  sweep_two(r, v, X_leg2_slide, 5, B_leg2_barrel, B_leg2_piston, X_leg3_head, 3, B_leg3_piston, B_platform_0);
   sweep_two(r, v, X_leg3_slide, 5, B_leg3_barrel, B_leg3_piston, X_leg4_foot, 4, SWEEP_WORLD, B_leg4_barrel);
-  sweep_two(r, v, X_leg3_head, 3, B_leg3_piston, B_platform_0, X_leg4_slide, 5, B_leg4_barrel, B_leg4_piston);
   sweep_two(r, v, X_leg4_head, 3, B_leg4_piston, B_platform_0, X_leg5_foot, 4, SWEEP_WORLD, B_leg5_barrel);
+  sweep_two(r, v, X_leg4_slide, 5, B_leg4_barrel, B_leg4_piston, X_leg5_head, 3, B_leg5_piston, B_platform_1);
   sweep_two(r, v, X_leg5_slide, 5, B_leg5_barrel, B_leg5_piston, X_leg6_foot, 4, SWEEP_WORLD, B_leg6_barrel);
-  sweep_two(r, v, X_leg5_head, 3, B_leg5_piston, B_platform_1, X_leg6_slide, 5, B_leg6_barrel, B_leg6_piston);
   sweep_one(r, v, X_leg6_head, 3, B_leg6_piston, B_platform_1);
+  sweep_two(r, v, X_leg6_slide, 5, B_leg6_barrel, B_leg6_piston, X_load_weld, 6, B_platform_1, B_load);
   sweep_one(r, v, X_platform_weld1, 6, B_platform_0, B_platform_1);
 }
 
@@ -729,25 +747,25 @@ static void sweep_part0(sweep_rows r, double *restrict v) {
  * constraint: side a, side b (-1: the world, or a body fixed in the
  * mechanism) */
 static const int sweep_side_of[] = {
-    B_platform_1, B_load, /* load_weld */
     SWEEP_WORLD, B_leg1_barrel, /* leg1_foot */
-    B_leg1_barrel, B_leg1_piston, /* leg1_slide */
     B_leg1_piston, B_platform_0, /* leg1_head */
+    B_leg1_barrel, B_leg1_piston, /* leg1_slide */
     SWEEP_WORLD, B_leg2_barrel, /* leg2_foot */
-    B_leg2_barrel, B_leg2_piston, /* leg2_slide */
     B_leg2_piston, B_platform_0, /* leg2_head */
+    B_leg2_barrel, B_leg2_piston, /* leg2_slide */
     SWEEP_WORLD, B_leg3_barrel, /* leg3_foot */
-    B_leg3_barrel, B_leg3_piston, /* leg3_slide */
     B_leg3_piston, B_platform_0, /* leg3_head */
+    B_leg3_barrel, B_leg3_piston, /* leg3_slide */
     SWEEP_WORLD, B_leg4_barrel, /* leg4_foot */
-    B_leg4_barrel, B_leg4_piston, /* leg4_slide */
     B_leg4_piston, B_platform_0, /* leg4_head */
+    B_leg4_barrel, B_leg4_piston, /* leg4_slide */
     SWEEP_WORLD, B_leg5_barrel, /* leg5_foot */
-    B_leg5_barrel, B_leg5_piston, /* leg5_slide */
     B_leg5_piston, B_platform_1, /* leg5_head */
+    B_leg5_barrel, B_leg5_piston, /* leg5_slide */
     SWEEP_WORLD, B_leg6_barrel, /* leg6_foot */
-    B_leg6_barrel, B_leg6_piston, /* leg6_slide */
     B_leg6_piston, B_platform_1, /* leg6_head */
+    B_leg6_barrel, B_leg6_piston, /* leg6_slide */
+    B_platform_1, B_load, /* load_weld */
     B_platform_0, B_platform_1, /* platform_weld1 */
 };
 
@@ -915,7 +933,7 @@ static void stewart_assemble(const double *J, const double *WJ, double epsilon, 
 const rt_program stewart_program = {
     .name = "stewart",
     .precision = RT_FLOAT,
-    .structure_hash = UINT64_C(0xfdeb67dc50496b7d),
+    .structure_hash = UINT64_C(0x2d3c54af2de352bd),
     .nbody = 15,
     .nsbody = 16,
     .ncons = 20,
@@ -1062,78 +1080,6 @@ static const rt_body_desc mech_bodies[STEWART_BODY_COUNT] = {
 };
 
 static const rt_joint_desc mech_joints[STEWART_JOINT_COUNT] = {
-    [STEWART_JOINT_LOAD_WELD] = {
-        .type = RT_WELD,
-        .body_a = STEWART_BODY_PLATFORM,
-        .body_b = STEWART_BODY_LOAD,
-        .anchor_a = {0.0, 0.0, 0.040000000000000036},
-        .anchor_b = {0.0, 0.0, -0.1499999999999999},
-        .frame_a[0] = {0.0, 0.0, 1.0},
-        .frame_a[1] = {0.0, 1.0, 0.0},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, 0.0, 1.0},
-        .frame_b[1] = {0.0, 1.0, 0.0},
-        .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = -1,
-    },
-    [STEWART_JOINT_LEG1_FOOT] = {
-        .type = RT_UNIVERSAL,
-        .body_a = STEWART_BODY_BASE,
-        .body_b = STEWART_BODY_LEG1_BARREL,
-        .anchor_a = {0.9659258262890683, -0.25881904510252074, 0.05},
-        .anchor_b = {-3.469446951953614e-17, -1.214306433183765e-17, -0.35},
-        .frame_a[0] = {0.292117223797062, -0.9563825215681732, 0.0},
-        .frame_a[1] = {-0.9563825215681732, -0.292117223797062, 0.0},
-        .frame_a[2] = {0.0, 0.0, -1.0},
-        .frame_b[0] = {0.9563825215681732, 0.292117223797062, -6.938893903907228e-18},
-        .frame_b[1] = {-0.04045015542899657, 0.1324325253545608, 0.9903663015036326},
-        .frame_b[2] = {0.2893030545374052, -0.9471690207081898, 0.13847233964231404},
-        .target = -1,
-    },
-    [STEWART_JOINT_LEG1_SLIDE] = {
-        .type = RT_PRISMATIC,
-        .body_a = STEWART_BODY_LEG1_BARREL,
-        .body_b = STEWART_BODY_LEG1_PISTON,
-        .anchor_a = {3.642919299551295e-17, 2.6020852139652106e-18, 0.26862135338563},
-        .anchor_b = {-7.979727989493313e-17, 1.474514954580286e-17, -0.2686213533856298},
-        .frame_a[0] = {6.938893903907228e-18, 1.734723475976807e-18, 0.9999999999999999},
-        .frame_a[1] = {-0.9995109440552922, -0.03127095639244845, -6.938893903907228e-18},
-        .frame_a[2] = {0.03127095639244845, -0.9995109440552923, -8.673617379884035e-18},
-        .frame_b[0] = {6.938893903907228e-18, 1.734723475976807e-18, 0.9999999999999999},
-        .frame_b[1] = {-0.9995109440552922, -0.03127095639244845, -6.938893903907228e-18},
-        .frame_b[2] = {0.03127095639244845, -0.9995109440552923, -8.673617379884035e-18},
-        .target = -1,
-    },
-    [STEWART_JOINT_LEG1_HEAD] = {
-        .type = RT_BALL,
-        .body_a = STEWART_BODY_LEG1_PISTON,
-        .body_b = STEWART_BODY_PLATFORM,
-        .anchor_a = {-1.734723475976807e-17, 1.3877787807814457e-17, 0.35000000000000003},
-        .anchor_b = {0.4242640687119285, -0.42426406871192845, -0.040000000000000036},
-        .frame_a[0] = {0.43779749487525715, 0.13372075074999415, 0.8890737395175988},
-        .frame_a[1] = {-0.03099011354958318, 0.990534387934635, -0.13372075074999415},
-        .frame_a[2] = {-0.8985393515829638, 0.03099011354958318, 0.43779749487525715},
-        .frame_b[0] = {0.0, 0.0, 1.0},
-        .frame_b[1] = {0.0, 1.0, 0.0},
-        .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = -1,
-    },
-    [STEWART_JOINT_LEG1_STROKE] = {
-        .type = RT_POSITIONAL_LIMIT,
-        .body_a = STEWART_BODY_LEG1_BARREL,
-        .body_b = STEWART_BODY_LEG1_PISTON,
-        .anchor_a = {3.642919299551295e-17, 2.6020852139652106e-18, 0.26862135338563},
-        .anchor_b = {-7.979727989493313e-17, 1.474514954580286e-17, -0.2686213533856298},
-        .frame_a[0] = {6.938893903907228e-18, 1.734723475976807e-18, 0.9999999999999999},
-        .frame_a[1] = {-0.9995109440552922, -0.03127095639244845, -6.938893903907228e-18},
-        .frame_a[2] = {0.03127095639244845, -0.9995109440552923, -8.673617379884035e-18},
-        .frame_b[0] = {6.938893903907228e-18, 1.734723475976807e-18, 0.9999999999999999},
-        .frame_b[1] = {-0.9995109440552922, -0.03127095639244845, -6.938893903907228e-18},
-        .frame_b[2] = {0.03127095639244845, -0.9995109440552923, -8.673617379884035e-18},
-        .target = STEWART_JOINT_LEG1_SLIDE,
-        .lower = -0.1,
-        .upper = 0.1,
-    },
     [STEWART_JOINT_LEG1_DRIVE] = {
         .type = RT_MOTOR,
         .body_a = STEWART_BODY_LEG1_BARREL,
@@ -1150,61 +1096,61 @@ static const rt_joint_desc mech_joints[STEWART_JOINT_COUNT] = {
         .max_force = 8e+03,
         .free_axis = RT_AXIS_LINEAR,
     },
-    [STEWART_JOINT_LEG2_FOOT] = {
+    [STEWART_JOINT_LEG1_FOOT] = {
         .type = RT_UNIVERSAL,
         .body_a = STEWART_BODY_BASE,
-        .body_b = STEWART_BODY_LEG2_BARREL,
-        .anchor_a = {0.9659258262890683, 0.25881904510252074, 0.05},
-        .anchor_b = {-3.469446951953614e-17, 1.214306433183765e-17, -0.35},
-        .frame_a[0] = {-0.292117223797062, -0.9563825215681732, 0.0},
-        .frame_a[1] = {-0.9563825215681732, 0.292117223797062, 0.0},
+        .body_b = STEWART_BODY_LEG1_BARREL,
+        .anchor_a = {0.9659258262890683, -0.25881904510252074, 0.05},
+        .anchor_b = {-3.469446951953614e-17, -1.214306433183765e-17, -0.35},
+        .frame_a[0] = {0.292117223797062, -0.9563825215681732, 0.0},
+        .frame_a[1] = {-0.9563825215681732, -0.292117223797062, 0.0},
         .frame_a[2] = {0.0, 0.0, -1.0},
-        .frame_b[0] = {0.9563825215681732, -0.292117223797062, -6.938893903907228e-18},
-        .frame_b[1] = {-0.04045015542899657, -0.1324325253545608, 0.9903663015036326},
-        .frame_b[2] = {-0.2893030545374052, -0.9471690207081898, -0.13847233964231404},
+        .frame_b[0] = {0.9563825215681732, 0.292117223797062, -6.938893903907228e-18},
+        .frame_b[1] = {-0.04045015542899657, 0.1324325253545608, 0.9903663015036326},
+        .frame_b[2] = {0.2893030545374052, -0.9471690207081898, 0.13847233964231404},
         .target = -1,
     },
-    [STEWART_JOINT_LEG2_SLIDE] = {
-        .type = RT_PRISMATIC,
-        .body_a = STEWART_BODY_LEG2_BARREL,
-        .body_b = STEWART_BODY_LEG2_PISTON,
-        .anchor_a = {3.642919299551295e-17, -2.6020852139652106e-18, 0.26862135338563},
-        .anchor_b = {-7.979727989493313e-17, -1.474514954580286e-17, -0.2686213533856298},
-        .frame_a[0] = {6.938893903907228e-18, -1.734723475976807e-18, 0.9999999999999999},
-        .frame_a[1] = {-0.9995109440552922, 0.03127095639244845, -6.938893903907228e-18},
-        .frame_a[2] = {-0.03127095639244845, -0.9995109440552923, 8.673617379884035e-18},
-        .frame_b[0] = {6.938893903907228e-18, -1.734723475976807e-18, 0.9999999999999999},
-        .frame_b[1] = {-0.9995109440552922, 0.03127095639244845, -6.938893903907228e-18},
-        .frame_b[2] = {-0.03127095639244845, -0.9995109440552923, 8.673617379884035e-18},
-        .target = -1,
-    },
-    [STEWART_JOINT_LEG2_HEAD] = {
+    [STEWART_JOINT_LEG1_HEAD] = {
         .type = RT_BALL,
-        .body_a = STEWART_BODY_LEG2_PISTON,
+        .body_a = STEWART_BODY_LEG1_PISTON,
         .body_b = STEWART_BODY_PLATFORM,
-        .anchor_a = {-1.734723475976807e-17, -1.3877787807814457e-17, 0.35000000000000003},
-        .anchor_b = {0.4242640687119285, 0.42426406871192845, -0.040000000000000036},
-        .frame_a[0] = {0.43779749487525715, -0.13372075074999415, 0.8890737395175988},
-        .frame_a[1] = {0.03099011354958318, 0.990534387934635, 0.13372075074999415},
-        .frame_a[2] = {-0.8985393515829638, -0.03099011354958318, 0.43779749487525715},
+        .anchor_a = {-1.734723475976807e-17, 1.3877787807814457e-17, 0.35000000000000003},
+        .anchor_b = {0.4242640687119285, -0.42426406871192845, -0.040000000000000036},
+        .frame_a[0] = {0.43779749487525715, 0.13372075074999415, 0.8890737395175988},
+        .frame_a[1] = {-0.03099011354958318, 0.990534387934635, -0.13372075074999415},
+        .frame_a[2] = {-0.8985393515829638, 0.03099011354958318, 0.43779749487525715},
         .frame_b[0] = {0.0, 0.0, 1.0},
         .frame_b[1] = {0.0, 1.0, 0.0},
         .frame_b[2] = {-1.0, 0.0, 0.0},
         .target = -1,
     },
-    [STEWART_JOINT_LEG2_STROKE] = {
+    [STEWART_JOINT_LEG1_SLIDE] = {
+        .type = RT_PRISMATIC,
+        .body_a = STEWART_BODY_LEG1_BARREL,
+        .body_b = STEWART_BODY_LEG1_PISTON,
+        .anchor_a = {3.642919299551295e-17, 2.6020852139652106e-18, 0.26862135338563},
+        .anchor_b = {-7.979727989493313e-17, 1.474514954580286e-17, -0.2686213533856298},
+        .frame_a[0] = {6.938893903907228e-18, 1.734723475976807e-18, 0.9999999999999999},
+        .frame_a[1] = {-0.9995109440552922, -0.03127095639244845, -6.938893903907228e-18},
+        .frame_a[2] = {0.03127095639244845, -0.9995109440552923, -8.673617379884035e-18},
+        .frame_b[0] = {6.938893903907228e-18, 1.734723475976807e-18, 0.9999999999999999},
+        .frame_b[1] = {-0.9995109440552922, -0.03127095639244845, -6.938893903907228e-18},
+        .frame_b[2] = {0.03127095639244845, -0.9995109440552923, -8.673617379884035e-18},
+        .target = -1,
+    },
+    [STEWART_JOINT_LEG1_STROKE] = {
         .type = RT_POSITIONAL_LIMIT,
-        .body_a = STEWART_BODY_LEG2_BARREL,
-        .body_b = STEWART_BODY_LEG2_PISTON,
-        .anchor_a = {3.642919299551295e-17, -2.6020852139652106e-18, 0.26862135338563},
-        .anchor_b = {-7.979727989493313e-17, -1.474514954580286e-17, -0.2686213533856298},
-        .frame_a[0] = {6.938893903907228e-18, -1.734723475976807e-18, 0.9999999999999999},
-        .frame_a[1] = {-0.9995109440552922, 0.03127095639244845, -6.938893903907228e-18},
-        .frame_a[2] = {-0.03127095639244845, -0.9995109440552923, 8.673617379884035e-18},
-        .frame_b[0] = {6.938893903907228e-18, -1.734723475976807e-18, 0.9999999999999999},
-        .frame_b[1] = {-0.9995109440552922, 0.03127095639244845, -6.938893903907228e-18},
-        .frame_b[2] = {-0.03127095639244845, -0.9995109440552923, 8.673617379884035e-18},
-        .target = STEWART_JOINT_LEG2_SLIDE,
+        .body_a = STEWART_BODY_LEG1_BARREL,
+        .body_b = STEWART_BODY_LEG1_PISTON,
+        .anchor_a = {3.642919299551295e-17, 2.6020852139652106e-18, 0.26862135338563},
+        .anchor_b = {-7.979727989493313e-17, 1.474514954580286e-17, -0.2686213533856298},
+        .frame_a[0] = {6.938893903907228e-18, 1.734723475976807e-18, 0.9999999999999999},
+        .frame_a[1] = {-0.9995109440552922, -0.03127095639244845, -6.938893903907228e-18},
+        .frame_a[2] = {0.03127095639244845, -0.9995109440552923, -8.673617379884035e-18},
+        .frame_b[0] = {6.938893903907228e-18, 1.734723475976807e-18, 0.9999999999999999},
+        .frame_b[1] = {-0.9995109440552922, -0.03127095639244845, -6.938893903907228e-18},
+        .frame_b[2] = {0.03127095639244845, -0.9995109440552923, -8.673617379884035e-18},
+        .target = STEWART_JOINT_LEG1_SLIDE,
         .lower = -0.1,
         .upper = 0.1,
     },
@@ -1224,61 +1170,61 @@ static const rt_joint_desc mech_joints[STEWART_JOINT_COUNT] = {
         .max_force = 8e+03,
         .free_axis = RT_AXIS_LINEAR,
     },
-    [STEWART_JOINT_LEG3_FOOT] = {
+    [STEWART_JOINT_LEG2_FOOT] = {
         .type = RT_UNIVERSAL,
         .body_a = STEWART_BODY_BASE,
-        .body_b = STEWART_BODY_LEG3_BARREL,
-        .anchor_a = {-0.25881904510252063, 0.9659258262890683, 0.05},
-        .anchor_b = {2.7755575615628914e-17, 2.2551405187698492e-17, -0.35000000000000003},
-        .frame_a[0] = {0.6821929475149259, 0.7311721974753265, 0.0},
-        .frame_a[1] = {0.7311721974753265, -0.6821929475149259, 0.0},
-        .frame_a[2] = {0.0, 0.0, -1.0000000000000002},
-        .frame_b[0] = {-0.7311721974753265, 0.6821929475149259, -2.7755575615628914e-17},
-        .frame_b[1] = {0.6821929475149259, 0.7311721974753265, -2.6974890850909914e-17},
-        .frame_b[2] = {-5.551115123125783e-17, -6.938893903907228e-17, -1.0000000000000002},
+        .body_b = STEWART_BODY_LEG2_BARREL,
+        .anchor_a = {0.9659258262890683, 0.25881904510252074, 0.05},
+        .anchor_b = {-3.469446951953614e-17, 1.214306433183765e-17, -0.35},
+        .frame_a[0] = {-0.292117223797062, -0.9563825215681732, 0.0},
+        .frame_a[1] = {-0.9563825215681732, 0.292117223797062, 0.0},
+        .frame_a[2] = {0.0, 0.0, -1.0},
+        .frame_b[0] = {0.9563825215681732, -0.292117223797062, -6.938893903907228e-18},
+        .frame_b[1] = {-0.04045015542899657, -0.1324325253545608, 0.9903663015036326},
+        .frame_b[2] = {-0.2893030545374052, -0.9471690207081898, -0.13847233964231404},
         .target = -1,
     },
-    [STEWART_JOINT_LEG3_SLIDE] = {
-        .type = RT_PRISMATIC,
-        .body_a = STEWART_BODY_LEG3_BARREL,
-        .body_b = STEWART_BODY_LEG3_PISTON,
-        .anchor_a = {-2.6020852139652106e-17, 8.153200337090993e-17, 0.26862135338563},
-        .anchor_b = {-1.734723475976807e-18, -5.377642775528102e-17, -0.26862135338562987},
-        .frame_a[0] = {6.938893903907228e-18, 6.245004513516506e-17, 1.0000000000000002},
-        .frame_a[1] = {-0.9983024437852005, 0.05824285992717477, -5.551115123125783e-17},
-        .frame_a[2] = {-0.058242859927174796, -0.9983024437852005, 6.938893903907228e-17},
-        .frame_b[0] = {6.938893903907228e-18, 6.245004513516506e-17, 1.0000000000000002},
-        .frame_b[1] = {-0.9983024437852005, 0.05824285992717477, -5.551115123125783e-17},
-        .frame_b[2] = {-0.058242859927174796, -0.9983024437852005, 6.938893903907228e-17},
-        .target = -1,
-    },
-    [STEWART_JOINT_LEG3_HEAD] = {
+    [STEWART_JOINT_LEG2_HEAD] = {
         .type = RT_BALL,
-        .body_a = STEWART_BODY_LEG3_PISTON,
+        .body_a = STEWART_BODY_LEG2_PISTON,
         .body_b = STEWART_BODY_PLATFORM,
-        .anchor_a = {-2.7755575615628914e-17, -2.2551405187698492e-17, 0.35000000000000003},
-        .anchor_b = {0.15529142706151258, 0.5795554957734409, -0.040000000000000036},
-        .frame_a[0] = {-0.3347043146002505, 0.3122833769001633, 0.8890737395175988},
-        .frame_a[1] = {0.05533007602610163, 0.9483763362709849, -0.3122833769001633},
-        .frame_a[2] = {-0.9406974032466138, -0.05533007602610163, -0.3347043146002505},
+        .anchor_a = {-1.734723475976807e-17, -1.3877787807814457e-17, 0.35000000000000003},
+        .anchor_b = {0.4242640687119285, 0.42426406871192845, -0.040000000000000036},
+        .frame_a[0] = {0.43779749487525715, -0.13372075074999415, 0.8890737395175988},
+        .frame_a[1] = {0.03099011354958318, 0.990534387934635, 0.13372075074999415},
+        .frame_a[2] = {-0.8985393515829638, -0.03099011354958318, 0.43779749487525715},
         .frame_b[0] = {0.0, 0.0, 1.0},
         .frame_b[1] = {0.0, 1.0, 0.0},
         .frame_b[2] = {-1.0, 0.0, 0.0},
         .target = -1,
     },
-    [STEWART_JOINT_LEG3_STROKE] = {
+    [STEWART_JOINT_LEG2_SLIDE] = {
+        .type = RT_PRISMATIC,
+        .body_a = STEWART_BODY_LEG2_BARREL,
+        .body_b = STEWART_BODY_LEG2_PISTON,
+        .anchor_a = {3.642919299551295e-17, -2.6020852139652106e-18, 0.26862135338563},
+        .anchor_b = {-7.979727989493313e-17, -1.474514954580286e-17, -0.2686213533856298},
+        .frame_a[0] = {6.938893903907228e-18, -1.734723475976807e-18, 0.9999999999999999},
+        .frame_a[1] = {-0.9995109440552922, 0.03127095639244845, -6.938893903907228e-18},
+        .frame_a[2] = {-0.03127095639244845, -0.9995109440552923, 8.673617379884035e-18},
+        .frame_b[0] = {6.938893903907228e-18, -1.734723475976807e-18, 0.9999999999999999},
+        .frame_b[1] = {-0.9995109440552922, 0.03127095639244845, -6.938893903907228e-18},
+        .frame_b[2] = {-0.03127095639244845, -0.9995109440552923, 8.673617379884035e-18},
+        .target = -1,
+    },
+    [STEWART_JOINT_LEG2_STROKE] = {
         .type = RT_POSITIONAL_LIMIT,
-        .body_a = STEWART_BODY_LEG3_BARREL,
-        .body_b = STEWART_BODY_LEG3_PISTON,
-        .anchor_a = {-2.6020852139652106e-17, 8.153200337090993e-17, 0.26862135338563},
-        .anchor_b = {-1.734723475976807e-18, -5.377642775528102e-17, -0.26862135338562987},
-        .frame_a[0] = {6.938893903907228e-18, 6.245004513516506e-17, 1.0000000000000002},
-        .frame_a[1] = {-0.9983024437852005, 0.05824285992717477, -5.551115123125783e-17},
-        .frame_a[2] = {-0.058242859927174796, -0.9983024437852005, 6.938893903907228e-17},
-        .frame_b[0] = {6.938893903907228e-18, 6.245004513516506e-17, 1.0000000000000002},
-        .frame_b[1] = {-0.9983024437852005, 0.05824285992717477, -5.551115123125783e-17},
-        .frame_b[2] = {-0.058242859927174796, -0.9983024437852005, 6.938893903907228e-17},
-        .target = STEWART_JOINT_LEG3_SLIDE,
+        .body_a = STEWART_BODY_LEG2_BARREL,
+        .body_b = STEWART_BODY_LEG2_PISTON,
+        .anchor_a = {3.642919299551295e-17, -2.6020852139652106e-18, 0.26862135338563},
+        .anchor_b = {-7.979727989493313e-17, -1.474514954580286e-17, -0.2686213533856298},
+        .frame_a[0] = {6.938893903907228e-18, -1.734723475976807e-18, 0.9999999999999999},
+        .frame_a[1] = {-0.9995109440552922, 0.03127095639244845, -6.938893903907228e-18},
+        .frame_a[2] = {-0.03127095639244845, -0.9995109440552923, 8.673617379884035e-18},
+        .frame_b[0] = {6.938893903907228e-18, -1.734723475976807e-18, 0.9999999999999999},
+        .frame_b[1] = {-0.9995109440552922, 0.03127095639244845, -6.938893903907228e-18},
+        .frame_b[2] = {-0.03127095639244845, -0.9995109440552923, 8.673617379884035e-18},
+        .target = STEWART_JOINT_LEG2_SLIDE,
         .lower = -0.1,
         .upper = 0.1,
     },
@@ -1298,61 +1244,61 @@ static const rt_joint_desc mech_joints[STEWART_JOINT_COUNT] = {
         .max_force = 8e+03,
         .free_axis = RT_AXIS_LINEAR,
     },
-    [STEWART_JOINT_LEG4_FOOT] = {
+    [STEWART_JOINT_LEG3_FOOT] = {
         .type = RT_UNIVERSAL,
         .body_a = STEWART_BODY_BASE,
-        .body_b = STEWART_BODY_LEG4_BARREL,
-        .anchor_a = {-0.7071067811865475, 0.7071067811865476, 0.05},
-        .anchor_b = {3.122502256758253e-17, -6.938893903907228e-18, -0.35},
-        .frame_a[0] = {0.9743101713119878, 0.2252103240928467, 0.0},
-        .frame_a[1] = {0.2252103240928467, -0.9743101713119878, 0.0},
+        .body_b = STEWART_BODY_LEG3_BARREL,
+        .anchor_a = {-0.25881904510252063, 0.9659258262890683, 0.05},
+        .anchor_b = {2.7755575615628914e-17, 2.2551405187698492e-17, -0.35000000000000003},
+        .frame_a[0] = {0.6821929475149259, 0.7311721974753265, 0.0},
+        .frame_a[1] = {0.7311721974753265, -0.6821929475149259, 0.0},
         .frame_a[2] = {0.0, 0.0, -1.0000000000000002},
-        .frame_b[0] = {-0.2252103240928467, 0.9743101713119879, -5.551115123125783e-17},
-        .frame_b[1] = {0.10252086263413288, 0.023697542507454636, -0.9944485402492481},
-        .frame_b[2] = {-0.9689013276112013, -0.22396007804319149, -0.10522405046442265},
+        .frame_b[0] = {-0.7311721974753265, 0.6821929475149259, -2.7755575615628914e-17},
+        .frame_b[1] = {0.6821929475149259, 0.7311721974753265, -2.6974890850909914e-17},
+        .frame_b[2] = {-5.551115123125783e-17, -6.938893903907228e-17, -1.0000000000000002},
         .target = -1,
     },
-    [STEWART_JOINT_LEG4_SLIDE] = {
-        .type = RT_PRISMATIC,
-        .body_a = STEWART_BODY_LEG4_BARREL,
-        .body_b = STEWART_BODY_LEG4_PISTON,
-        .anchor_a = {-4.2934406030425976e-17, 6.938893903907228e-17, 0.26862135338563},
-        .anchor_b = {-8.283304597789254e-17, -6.765421556309548e-17, -0.2686213533856298},
-        .frame_a[0] = {-6.938893903907228e-18, 0.0, 1.0},
-        .frame_a[1] = {-0.02447034776408724, 0.9997005562068596, -6.938893903907228e-18},
-        .frame_a[2] = {-0.9997005562068596, -0.024470347764087238, -2.0816681711721685e-17},
-        .frame_b[0] = {-6.938893903907228e-18, 0.0, 1.0},
-        .frame_b[1] = {-0.02447034776408724, 0.9997005562068596, -6.938893903907228e-18},
-        .frame_b[2] = {-0.9997005562068596, -0.024470347764087238, -2.0816681711721685e-17},
-        .target = -1,
-    },
-    [STEWART_JOINT_LEG4_HEAD] = {
+    [STEWART_JOINT_LEG3_HEAD] = {
         .type = RT_BALL,
-        .body_a = STEWART_BODY_LEG4_PISTON,
+        .body_a = STEWART_BODY_LEG3_PISTON,
         .body_b = STEWART_BODY_PLATFORM,
-        .anchor_a = {-3.122502256758253e-17, 6.938893903907228e-18, 0.35},
-        .anchor_b = {-0.5795554957734409, 0.1552914270615126, -0.040000000000000036},
-        .frame_a[0] = {-0.10309318027500658, 0.44600412765015734, 0.8890737395175988},
-        .frame_a[1] = {0.024339962476518436, 0.8946998850707782, -0.44600412765015734},
-        .frame_a[2] = {-0.9943738544468206, -0.024339962476518436, -0.10309318027500658},
+        .anchor_a = {-2.7755575615628914e-17, -2.2551405187698492e-17, 0.35000000000000003},
+        .anchor_b = {0.15529142706151258, 0.5795554957734409, -0.040000000000000036},
+        .frame_a[0] = {-0.3347043146002505, 0.3122833769001633, 0.8890737395175988},
+        .frame_a[1] = {0.05533007602610163, 0.9483763362709849, -0.3122833769001633},
+        .frame_a[2] = {-0.9406974032466138, -0.05533007602610163, -0.3347043146002505},
         .frame_b[0] = {0.0, 0.0, 1.0},
         .frame_b[1] = {0.0, 1.0, 0.0},
         .frame_b[2] = {-1.0, 0.0, 0.0},
         .target = -1,
     },
-    [STEWART_JOINT_LEG4_STROKE] = {
+    [STEWART_JOINT_LEG3_SLIDE] = {
+        .type = RT_PRISMATIC,
+        .body_a = STEWART_BODY_LEG3_BARREL,
+        .body_b = STEWART_BODY_LEG3_PISTON,
+        .anchor_a = {-2.6020852139652106e-17, 8.153200337090993e-17, 0.26862135338563},
+        .anchor_b = {-1.734723475976807e-18, -5.377642775528102e-17, -0.26862135338562987},
+        .frame_a[0] = {6.938893903907228e-18, 6.245004513516506e-17, 1.0000000000000002},
+        .frame_a[1] = {-0.9983024437852005, 0.05824285992717477, -5.551115123125783e-17},
+        .frame_a[2] = {-0.058242859927174796, -0.9983024437852005, 6.938893903907228e-17},
+        .frame_b[0] = {6.938893903907228e-18, 6.245004513516506e-17, 1.0000000000000002},
+        .frame_b[1] = {-0.9983024437852005, 0.05824285992717477, -5.551115123125783e-17},
+        .frame_b[2] = {-0.058242859927174796, -0.9983024437852005, 6.938893903907228e-17},
+        .target = -1,
+    },
+    [STEWART_JOINT_LEG3_STROKE] = {
         .type = RT_POSITIONAL_LIMIT,
-        .body_a = STEWART_BODY_LEG4_BARREL,
-        .body_b = STEWART_BODY_LEG4_PISTON,
-        .anchor_a = {-4.2934406030425976e-17, 6.938893903907228e-17, 0.26862135338563},
-        .anchor_b = {-8.283304597789254e-17, -6.765421556309548e-17, -0.2686213533856298},
-        .frame_a[0] = {-6.938893903907228e-18, 0.0, 1.0},
-        .frame_a[1] = {-0.02447034776408724, 0.9997005562068596, -6.938893903907228e-18},
-        .frame_a[2] = {-0.9997005562068596, -0.024470347764087238, -2.0816681711721685e-17},
-        .frame_b[0] = {-6.938893903907228e-18, 0.0, 1.0},
-        .frame_b[1] = {-0.02447034776408724, 0.9997005562068596, -6.938893903907228e-18},
-        .frame_b[2] = {-0.9997005562068596, -0.024470347764087238, -2.0816681711721685e-17},
-        .target = STEWART_JOINT_LEG4_SLIDE,
+        .body_a = STEWART_BODY_LEG3_BARREL,
+        .body_b = STEWART_BODY_LEG3_PISTON,
+        .anchor_a = {-2.6020852139652106e-17, 8.153200337090993e-17, 0.26862135338563},
+        .anchor_b = {-1.734723475976807e-18, -5.377642775528102e-17, -0.26862135338562987},
+        .frame_a[0] = {6.938893903907228e-18, 6.245004513516506e-17, 1.0000000000000002},
+        .frame_a[1] = {-0.9983024437852005, 0.05824285992717477, -5.551115123125783e-17},
+        .frame_a[2] = {-0.058242859927174796, -0.9983024437852005, 6.938893903907228e-17},
+        .frame_b[0] = {6.938893903907228e-18, 6.245004513516506e-17, 1.0000000000000002},
+        .frame_b[1] = {-0.9983024437852005, 0.05824285992717477, -5.551115123125783e-17},
+        .frame_b[2] = {-0.058242859927174796, -0.9983024437852005, 6.938893903907228e-17},
+        .target = STEWART_JOINT_LEG3_SLIDE,
         .lower = -0.1,
         .upper = 0.1,
     },
@@ -1372,61 +1318,61 @@ static const rt_joint_desc mech_joints[STEWART_JOINT_COUNT] = {
         .max_force = 8e+03,
         .free_axis = RT_AXIS_LINEAR,
     },
-    [STEWART_JOINT_LEG5_FOOT] = {
+    [STEWART_JOINT_LEG4_FOOT] = {
         .type = RT_UNIVERSAL,
         .body_a = STEWART_BODY_BASE,
-        .body_b = STEWART_BODY_LEG5_BARREL,
-        .anchor_a = {-0.7071067811865479, -0.7071067811865471, 0.05},
-        .anchor_b = {1.6479873021779667e-17, 3.122502256758253e-17, -0.3500000000000001},
-        .frame_a[0] = {-0.9743101713119876, 0.22521032409284739, 0.0},
-        .frame_a[1] = {0.22521032409284739, 0.9743101713119876, 0.0},
-        .frame_a[2] = {0.0, 0.0, -1.0},
-        .frame_b[0] = {-0.22521032409284739, -0.9743101713119876, -2.0816681711721685e-17},
-        .frame_b[1] = {-0.10252086263413314, 0.02369754250745483, 0.9944485402492482},
-        .frame_b[2] = {-0.9689013276112011, 0.22396007804319218, -0.10522405046442296},
+        .body_b = STEWART_BODY_LEG4_BARREL,
+        .anchor_a = {-0.7071067811865475, 0.7071067811865476, 0.05},
+        .anchor_b = {3.122502256758253e-17, -6.938893903907228e-18, -0.35},
+        .frame_a[0] = {0.9743101713119878, 0.2252103240928467, 0.0},
+        .frame_a[1] = {0.2252103240928467, -0.9743101713119878, 0.0},
+        .frame_a[2] = {0.0, 0.0, -1.0000000000000002},
+        .frame_b[0] = {-0.2252103240928467, 0.9743101713119879, -5.551115123125783e-17},
+        .frame_b[1] = {0.10252086263413288, 0.023697542507454636, -0.9944485402492481},
+        .frame_b[2] = {-0.9689013276112013, -0.22396007804319149, -0.10522405046442265},
         .target = -1,
     },
-    [STEWART_JOINT_LEG5_SLIDE] = {
-        .type = RT_PRISMATIC,
-        .body_a = STEWART_BODY_LEG5_BARREL,
-        .body_b = STEWART_BODY_LEG5_PISTON,
-        .anchor_a = {9.974659986866641e-18, 3.2959746043559335e-17, 0.26862135338562987},
-        .anchor_b = {-1.1709383462843448e-17, 1.734723475976807e-17, -0.2686213533856298},
-        .frame_a[0] = {0.0, 2.7755575615628914e-17, 1.0},
-        .frame_a[1] = {0.024470347764087293, 0.9997005562068597, -1.3877787807814457e-17},
-        .frame_a[2] = {-0.9997005562068598, 0.024470347764087304, 3.469446951953614e-18},
-        .frame_b[0] = {0.0, 2.7755575615628914e-17, 1.0},
-        .frame_b[1] = {0.024470347764087293, 0.9997005562068597, -1.3877787807814457e-17},
-        .frame_b[2] = {-0.9997005562068598, 0.024470347764087304, 3.469446951953614e-18},
-        .target = -1,
-    },
-    [STEWART_JOINT_LEG5_HEAD] = {
+    [STEWART_JOINT_LEG4_HEAD] = {
         .type = RT_BALL,
-        .body_a = STEWART_BODY_LEG5_PISTON,
+        .body_a = STEWART_BODY_LEG4_PISTON,
         .body_b = STEWART_BODY_PLATFORM,
-        .anchor_a = {-1.0408340855860843e-17, 4.85722573273506e-17, 0.35},
-        .anchor_b = {-0.579555495773441, -0.15529142706151247, -0.040000000000000036},
-        .frame_a[0] = {-0.10309318027500684, -0.446004127650157, 0.8890737395175989},
-        .frame_a[1] = {-0.02433996247651848, 0.8946998850707785, 0.446004127650157},
-        .frame_a[2] = {-0.9943738544468205, 0.02433996247651848, -0.10309318027500684},
+        .anchor_a = {-3.122502256758253e-17, 6.938893903907228e-18, 0.35},
+        .anchor_b = {-0.5795554957734409, 0.1552914270615126, -0.040000000000000036},
+        .frame_a[0] = {-0.10309318027500658, 0.44600412765015734, 0.8890737395175988},
+        .frame_a[1] = {0.024339962476518436, 0.8946998850707782, -0.44600412765015734},
+        .frame_a[2] = {-0.9943738544468206, -0.024339962476518436, -0.10309318027500658},
         .frame_b[0] = {0.0, 0.0, 1.0},
         .frame_b[1] = {0.0, 1.0, 0.0},
         .frame_b[2] = {-1.0, 0.0, 0.0},
         .target = -1,
     },
-    [STEWART_JOINT_LEG5_STROKE] = {
+    [STEWART_JOINT_LEG4_SLIDE] = {
+        .type = RT_PRISMATIC,
+        .body_a = STEWART_BODY_LEG4_BARREL,
+        .body_b = STEWART_BODY_LEG4_PISTON,
+        .anchor_a = {-4.2934406030425976e-17, 6.938893903907228e-17, 0.26862135338563},
+        .anchor_b = {-8.283304597789254e-17, -6.765421556309548e-17, -0.2686213533856298},
+        .frame_a[0] = {-6.938893903907228e-18, 0.0, 1.0},
+        .frame_a[1] = {-0.02447034776408724, 0.9997005562068596, -6.938893903907228e-18},
+        .frame_a[2] = {-0.9997005562068596, -0.024470347764087238, -2.0816681711721685e-17},
+        .frame_b[0] = {-6.938893903907228e-18, 0.0, 1.0},
+        .frame_b[1] = {-0.02447034776408724, 0.9997005562068596, -6.938893903907228e-18},
+        .frame_b[2] = {-0.9997005562068596, -0.024470347764087238, -2.0816681711721685e-17},
+        .target = -1,
+    },
+    [STEWART_JOINT_LEG4_STROKE] = {
         .type = RT_POSITIONAL_LIMIT,
-        .body_a = STEWART_BODY_LEG5_BARREL,
-        .body_b = STEWART_BODY_LEG5_PISTON,
-        .anchor_a = {9.974659986866641e-18, 3.2959746043559335e-17, 0.26862135338562987},
-        .anchor_b = {-1.1709383462843448e-17, 1.734723475976807e-17, -0.2686213533856298},
-        .frame_a[0] = {0.0, 2.7755575615628914e-17, 1.0},
-        .frame_a[1] = {0.024470347764087293, 0.9997005562068597, -1.3877787807814457e-17},
-        .frame_a[2] = {-0.9997005562068598, 0.024470347764087304, 3.469446951953614e-18},
-        .frame_b[0] = {0.0, 2.7755575615628914e-17, 1.0},
-        .frame_b[1] = {0.024470347764087293, 0.9997005562068597, -1.3877787807814457e-17},
-        .frame_b[2] = {-0.9997005562068598, 0.024470347764087304, 3.469446951953614e-18},
-        .target = STEWART_JOINT_LEG5_SLIDE,
+        .body_a = STEWART_BODY_LEG4_BARREL,
+        .body_b = STEWART_BODY_LEG4_PISTON,
+        .anchor_a = {-4.2934406030425976e-17, 6.938893903907228e-17, 0.26862135338563},
+        .anchor_b = {-8.283304597789254e-17, -6.765421556309548e-17, -0.2686213533856298},
+        .frame_a[0] = {-6.938893903907228e-18, 0.0, 1.0},
+        .frame_a[1] = {-0.02447034776408724, 0.9997005562068596, -6.938893903907228e-18},
+        .frame_a[2] = {-0.9997005562068596, -0.024470347764087238, -2.0816681711721685e-17},
+        .frame_b[0] = {-6.938893903907228e-18, 0.0, 1.0},
+        .frame_b[1] = {-0.02447034776408724, 0.9997005562068596, -6.938893903907228e-18},
+        .frame_b[2] = {-0.9997005562068596, -0.024470347764087238, -2.0816681711721685e-17},
+        .target = STEWART_JOINT_LEG4_SLIDE,
         .lower = -0.1,
         .upper = 0.1,
     },
@@ -1446,61 +1392,61 @@ static const rt_joint_desc mech_joints[STEWART_JOINT_COUNT] = {
         .max_force = 8e+03,
         .free_axis = RT_AXIS_LINEAR,
     },
-    [STEWART_JOINT_LEG6_FOOT] = {
+    [STEWART_JOINT_LEG5_FOOT] = {
         .type = RT_UNIVERSAL,
         .body_a = STEWART_BODY_BASE,
-        .body_b = STEWART_BODY_LEG6_BARREL,
-        .anchor_a = {-0.2588190451025215, -0.9659258262890681, 0.05},
-        .anchor_b = {2.2551405187698492e-17, -1.3877787807814457e-17, -0.35},
-        .frame_a[0] = {-0.6821929475149248, 0.7311721974753275, 0.0},
-        .frame_a[1] = {0.7311721974753275, 0.6821929475149248, 0.0},
-        .frame_a[2] = {0.0, 0.0, -1.0000000000000002},
-        .frame_b[0] = {-0.7311721974753275, -0.6821929475149248, -4.163336342344337e-17},
-        .frame_b[1] = {-0.6821929475149247, 0.7311721974753274, -2.6974890850909914e-17},
-        .frame_b[2] = {8.326672684688674e-17, 2.7755575615628914e-17, -1.0},
+        .body_b = STEWART_BODY_LEG5_BARREL,
+        .anchor_a = {-0.7071067811865479, -0.7071067811865471, 0.05},
+        .anchor_b = {1.6479873021779667e-17, 3.122502256758253e-17, -0.3500000000000001},
+        .frame_a[0] = {-0.9743101713119876, 0.22521032409284739, 0.0},
+        .frame_a[1] = {0.22521032409284739, 0.9743101713119876, 0.0},
+        .frame_a[2] = {0.0, 0.0, -1.0},
+        .frame_b[0] = {-0.22521032409284739, -0.9743101713119876, -2.0816681711721685e-17},
+        .frame_b[1] = {-0.10252086263413314, 0.02369754250745483, 0.9944485402492482},
+        .frame_b[2] = {-0.9689013276112011, 0.22396007804319218, -0.10522405046442296},
         .target = -1,
     },
-    [STEWART_JOINT_LEG6_SLIDE] = {
-        .type = RT_PRISMATIC,
-        .body_a = STEWART_BODY_LEG6_BARREL,
-        .body_b = STEWART_BODY_LEG6_PISTON,
-        .anchor_a = {-7.28583859910259e-17, -6.765421556309548e-17, 0.26862135338563015},
-        .anchor_b = {3.122502256758253e-17, 3.9898639947466563e-17, -0.26862135338563004},
-        .frame_a[0] = {-8.326672684688674e-17, -2.7755575615628914e-17, 1.0},
-        .frame_a[1] = {-0.9983024437852005, -0.05824285992717485, -9.71445146547012e-17},
-        .frame_a[2] = {0.05824285992717485, -0.9983024437852006, -9.020562075079397e-17},
-        .frame_b[0] = {-8.326672684688674e-17, -2.7755575615628914e-17, 1.0},
-        .frame_b[1] = {-0.9983024437852005, -0.05824285992717485, -9.71445146547012e-17},
-        .frame_b[2] = {0.05824285992717485, -0.9983024437852006, -9.020562075079397e-17},
-        .target = -1,
-    },
-    [STEWART_JOINT_LEG6_HEAD] = {
+    [STEWART_JOINT_LEG5_HEAD] = {
         .type = RT_BALL,
-        .body_a = STEWART_BODY_LEG6_PISTON,
+        .body_a = STEWART_BODY_LEG5_PISTON,
         .body_b = STEWART_BODY_PLATFORM,
-        .anchor_a = {-2.2551405187698492e-17, 1.3877787807814457e-17, 0.35},
-        .anchor_b = {0.15529142706151267, -0.5795554957734409, -0.040000000000000036},
-        .frame_a[0] = {-0.33470431460025135, -0.312283376900163, 0.8890737395175986},
-        .frame_a[1] = {-0.05533007602610172, 0.948376336270985, 0.312283376900163},
-        .frame_a[2] = {-0.9406974032466136, 0.05533007602610172, -0.33470431460025135},
+        .anchor_a = {-1.0408340855860843e-17, 4.85722573273506e-17, 0.35},
+        .anchor_b = {-0.579555495773441, -0.15529142706151247, -0.040000000000000036},
+        .frame_a[0] = {-0.10309318027500684, -0.446004127650157, 0.8890737395175989},
+        .frame_a[1] = {-0.02433996247651848, 0.8946998850707785, 0.446004127650157},
+        .frame_a[2] = {-0.9943738544468205, 0.02433996247651848, -0.10309318027500684},
         .frame_b[0] = {0.0, 0.0, 1.0},
         .frame_b[1] = {0.0, 1.0, 0.0},
         .frame_b[2] = {-1.0, 0.0, 0.0},
         .target = -1,
     },
-    [STEWART_JOINT_LEG6_STROKE] = {
+    [STEWART_JOINT_LEG5_SLIDE] = {
+        .type = RT_PRISMATIC,
+        .body_a = STEWART_BODY_LEG5_BARREL,
+        .body_b = STEWART_BODY_LEG5_PISTON,
+        .anchor_a = {9.974659986866641e-18, 3.2959746043559335e-17, 0.26862135338562987},
+        .anchor_b = {-1.1709383462843448e-17, 1.734723475976807e-17, -0.2686213533856298},
+        .frame_a[0] = {0.0, 2.7755575615628914e-17, 1.0},
+        .frame_a[1] = {0.024470347764087293, 0.9997005562068597, -1.3877787807814457e-17},
+        .frame_a[2] = {-0.9997005562068598, 0.024470347764087304, 3.469446951953614e-18},
+        .frame_b[0] = {0.0, 2.7755575615628914e-17, 1.0},
+        .frame_b[1] = {0.024470347764087293, 0.9997005562068597, -1.3877787807814457e-17},
+        .frame_b[2] = {-0.9997005562068598, 0.024470347764087304, 3.469446951953614e-18},
+        .target = -1,
+    },
+    [STEWART_JOINT_LEG5_STROKE] = {
         .type = RT_POSITIONAL_LIMIT,
-        .body_a = STEWART_BODY_LEG6_BARREL,
-        .body_b = STEWART_BODY_LEG6_PISTON,
-        .anchor_a = {-7.28583859910259e-17, -6.765421556309548e-17, 0.26862135338563015},
-        .anchor_b = {3.122502256758253e-17, 3.9898639947466563e-17, -0.26862135338563004},
-        .frame_a[0] = {-8.326672684688674e-17, -2.7755575615628914e-17, 1.0},
-        .frame_a[1] = {-0.9983024437852005, -0.05824285992717485, -9.71445146547012e-17},
-        .frame_a[2] = {0.05824285992717485, -0.9983024437852006, -9.020562075079397e-17},
-        .frame_b[0] = {-8.326672684688674e-17, -2.7755575615628914e-17, 1.0},
-        .frame_b[1] = {-0.9983024437852005, -0.05824285992717485, -9.71445146547012e-17},
-        .frame_b[2] = {0.05824285992717485, -0.9983024437852006, -9.020562075079397e-17},
-        .target = STEWART_JOINT_LEG6_SLIDE,
+        .body_a = STEWART_BODY_LEG5_BARREL,
+        .body_b = STEWART_BODY_LEG5_PISTON,
+        .anchor_a = {9.974659986866641e-18, 3.2959746043559335e-17, 0.26862135338562987},
+        .anchor_b = {-1.1709383462843448e-17, 1.734723475976807e-17, -0.2686213533856298},
+        .frame_a[0] = {0.0, 2.7755575615628914e-17, 1.0},
+        .frame_a[1] = {0.024470347764087293, 0.9997005562068597, -1.3877787807814457e-17},
+        .frame_a[2] = {-0.9997005562068598, 0.024470347764087304, 3.469446951953614e-18},
+        .frame_b[0] = {0.0, 2.7755575615628914e-17, 1.0},
+        .frame_b[1] = {0.024470347764087293, 0.9997005562068597, -1.3877787807814457e-17},
+        .frame_b[2] = {-0.9997005562068598, 0.024470347764087304, 3.469446951953614e-18},
+        .target = STEWART_JOINT_LEG5_SLIDE,
         .lower = -0.1,
         .upper = 0.1,
     },
@@ -1519,6 +1465,78 @@ static const rt_joint_desc mech_joints[STEWART_JOINT_COUNT] = {
         .target = STEWART_JOINT_LEG6_SLIDE,
         .max_force = 8e+03,
         .free_axis = RT_AXIS_LINEAR,
+    },
+    [STEWART_JOINT_LEG6_FOOT] = {
+        .type = RT_UNIVERSAL,
+        .body_a = STEWART_BODY_BASE,
+        .body_b = STEWART_BODY_LEG6_BARREL,
+        .anchor_a = {-0.2588190451025215, -0.9659258262890681, 0.05},
+        .anchor_b = {2.2551405187698492e-17, -1.3877787807814457e-17, -0.35},
+        .frame_a[0] = {-0.6821929475149248, 0.7311721974753275, 0.0},
+        .frame_a[1] = {0.7311721974753275, 0.6821929475149248, 0.0},
+        .frame_a[2] = {0.0, 0.0, -1.0000000000000002},
+        .frame_b[0] = {-0.7311721974753275, -0.6821929475149248, -4.163336342344337e-17},
+        .frame_b[1] = {-0.6821929475149247, 0.7311721974753274, -2.6974890850909914e-17},
+        .frame_b[2] = {8.326672684688674e-17, 2.7755575615628914e-17, -1.0},
+        .target = -1,
+    },
+    [STEWART_JOINT_LEG6_HEAD] = {
+        .type = RT_BALL,
+        .body_a = STEWART_BODY_LEG6_PISTON,
+        .body_b = STEWART_BODY_PLATFORM,
+        .anchor_a = {-2.2551405187698492e-17, 1.3877787807814457e-17, 0.35},
+        .anchor_b = {0.15529142706151267, -0.5795554957734409, -0.040000000000000036},
+        .frame_a[0] = {-0.33470431460025135, -0.312283376900163, 0.8890737395175986},
+        .frame_a[1] = {-0.05533007602610172, 0.948376336270985, 0.312283376900163},
+        .frame_a[2] = {-0.9406974032466136, 0.05533007602610172, -0.33470431460025135},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [STEWART_JOINT_LEG6_SLIDE] = {
+        .type = RT_PRISMATIC,
+        .body_a = STEWART_BODY_LEG6_BARREL,
+        .body_b = STEWART_BODY_LEG6_PISTON,
+        .anchor_a = {-7.28583859910259e-17, -6.765421556309548e-17, 0.26862135338563015},
+        .anchor_b = {3.122502256758253e-17, 3.9898639947466563e-17, -0.26862135338563004},
+        .frame_a[0] = {-8.326672684688674e-17, -2.7755575615628914e-17, 1.0},
+        .frame_a[1] = {-0.9983024437852005, -0.05824285992717485, -9.71445146547012e-17},
+        .frame_a[2] = {0.05824285992717485, -0.9983024437852006, -9.020562075079397e-17},
+        .frame_b[0] = {-8.326672684688674e-17, -2.7755575615628914e-17, 1.0},
+        .frame_b[1] = {-0.9983024437852005, -0.05824285992717485, -9.71445146547012e-17},
+        .frame_b[2] = {0.05824285992717485, -0.9983024437852006, -9.020562075079397e-17},
+        .target = -1,
+    },
+    [STEWART_JOINT_LEG6_STROKE] = {
+        .type = RT_POSITIONAL_LIMIT,
+        .body_a = STEWART_BODY_LEG6_BARREL,
+        .body_b = STEWART_BODY_LEG6_PISTON,
+        .anchor_a = {-7.28583859910259e-17, -6.765421556309548e-17, 0.26862135338563015},
+        .anchor_b = {3.122502256758253e-17, 3.9898639947466563e-17, -0.26862135338563004},
+        .frame_a[0] = {-8.326672684688674e-17, -2.7755575615628914e-17, 1.0},
+        .frame_a[1] = {-0.9983024437852005, -0.05824285992717485, -9.71445146547012e-17},
+        .frame_a[2] = {0.05824285992717485, -0.9983024437852006, -9.020562075079397e-17},
+        .frame_b[0] = {-8.326672684688674e-17, -2.7755575615628914e-17, 1.0},
+        .frame_b[1] = {-0.9983024437852005, -0.05824285992717485, -9.71445146547012e-17},
+        .frame_b[2] = {0.05824285992717485, -0.9983024437852006, -9.020562075079397e-17},
+        .target = STEWART_JOINT_LEG6_SLIDE,
+        .lower = -0.1,
+        .upper = 0.1,
+    },
+    [STEWART_JOINT_LOAD_WELD] = {
+        .type = RT_WELD,
+        .body_a = STEWART_BODY_PLATFORM,
+        .body_b = STEWART_BODY_LOAD,
+        .anchor_a = {0.0, 0.0, 0.040000000000000036},
+        .anchor_b = {0.0, 0.0, -0.1499999999999999},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
     },
 };
 

@@ -27,7 +27,7 @@
  *   flops           96811 (convention: 2 x (d^3/6 + h d^2 + d h (h+1)/2) per pivot of degree d and column height h)
  *   order           best (heuristic mda)
  *   workspace       6690 scalars, temporary 160 scalars
- *   structure hash  0xe85ae8d217116b7c
+ *   structure hash  0xca4980f5a04e073c
  *
  * Pivot order (constraint: type, degree d, column height h, blocks; the
  * pivots' indices and offsets are the table P_, W_, R_, X_ below):
@@ -165,227 +165,341 @@ static const int shard_num[] = {
     1, 1, 1, 1, 1, 1, 1, 1, 1,
 };
 
-/* The solver constraints in solver order, one line each: name, mechanism
- * constraint (-1 = shard weld), solver bodies a and b (RT_WORLD = -1),
- * degree, first row in vectors. */
+/* The solver bodies, one line each: B_ its index (its velocities at
+ * vel + 6 B_), counted by the enum, so that inserting a body adds a line. */
+enum {
+    B_hull_0,
+    B_hull_1,
+    B_hull_2,
+    B_hull_3,
+    B_sprocketL,
+    B_road1L,
+    B_road2L,
+    B_idlerL,
+    B_plateL00,
+    B_plateL01,
+    B_plateL02,
+    B_plateL03,
+    B_plateL04,
+    B_plateL05,
+    B_plateL06,
+    B_plateL07,
+    B_plateL08,
+    B_plateL09,
+    B_plateL10,
+    B_plateL11,
+    B_plateL12,
+    B_plateL13,
+    B_plateL14,
+    B_plateL15,
+    B_plateL16,
+    B_plateL17,
+    B_plateL18,
+    B_plateL19,
+    B_plateL20,
+    B_plateL21,
+    B_plateL22,
+    B_plateL23,
+    B_plateL24,
+    B_plateL25,
+    B_plateL26,
+    B_plateL27,
+    B_plateL28,
+    B_plateL29,
+    B_plateL30,
+    B_plateL31,
+    B_plateL32,
+    B_plateL33,
+    B_plateL34,
+    B_plateL35,
+    B_plateL36,
+    B_plateL37,
+    B_plateL38,
+    B_plateL39,
+    B_sprocketR,
+    B_road1R,
+    B_road2R,
+    B_idlerR,
+    B_plateR00,
+    B_plateR01,
+    B_plateR02,
+    B_plateR03,
+    B_plateR04,
+    B_plateR05,
+    B_plateR06,
+    B_plateR07,
+    B_plateR08,
+    B_plateR09,
+    B_plateR10,
+    B_plateR11,
+    B_plateR12,
+    B_plateR13,
+    B_plateR14,
+    B_plateR15,
+    B_plateR16,
+    B_plateR17,
+    B_plateR18,
+    B_plateR19,
+    B_plateR20,
+    B_plateR21,
+    B_plateR22,
+    B_plateR23,
+    B_plateR24,
+    B_plateR25,
+    B_plateR26,
+    B_plateR27,
+    B_plateR28,
+    B_plateR29,
+    B_plateR30,
+    B_plateR31,
+    B_plateR32,
+    B_plateR33,
+    B_plateR34,
+    B_plateR35,
+    B_plateR36,
+    B_plateR37,
+    B_plateR38,
+    B_plateR39,
+};
+
+/* The solver constraints in solver order, one line each: name, identifier
+ * (its pivot's), the constraint before it (ldlpgs_start before the first),
+ * mechanism joint (equality joints counted alone, so its own index C_; -1
+ * = shard weld), solver bodies a and b and degree. Its index (C_) and first row in
+ * vectors (X_) count on from the constraint before it, so that inserting
+ * or removing a constraint changes its own line and the next one's. */
 #define LDLPGS_CONSTRAINTS(X) \
-    X("sprocket_axleL", 0, 3, 4, 5, 0) \
-    X("road1_axleL", 1, 1, 5, 5, 5) \
-    X("road2_axleL", 2, 2, 6, 5, 10) \
-    X("idler_axleL", 3, 0, 7, 5, 15) \
-    X("pinL00", 4, 47, 8, 5, 20) \
-    X("pinL01", 5, 8, 9, 5, 25) \
-    X("pinL02", 6, 9, 10, 5, 30) \
-    X("pinL03", 7, 10, 11, 5, 35) \
-    X("pinL04", 8, 11, 12, 5, 40) \
-    X("pinL05", 9, 12, 13, 5, 45) \
-    X("pinL06", 10, 13, 14, 5, 50) \
-    X("pinL07", 11, 14, 15, 5, 55) \
-    X("pinL08", 12, 15, 16, 5, 60) \
-    X("pinL09", 13, 16, 17, 5, 65) \
-    X("pinL10", 14, 17, 18, 5, 70) \
-    X("pinL11", 15, 18, 19, 5, 75) \
-    X("pinL12", 16, 19, 20, 5, 80) \
-    X("pinL13", 17, 20, 21, 5, 85) \
-    X("pinL14", 18, 21, 22, 5, 90) \
-    X("pinL15", 19, 22, 23, 5, 95) \
-    X("pinL16", 20, 23, 24, 5, 100) \
-    X("pinL17", 21, 24, 25, 5, 105) \
-    X("pinL18", 22, 25, 26, 5, 110) \
-    X("pinL19", 23, 26, 27, 5, 115) \
-    X("pinL20", 24, 27, 28, 5, 120) \
-    X("pinL21", 25, 28, 29, 5, 125) \
-    X("pinL22", 26, 29, 30, 5, 130) \
-    X("pinL23", 27, 30, 31, 5, 135) \
-    X("pinL24", 28, 31, 32, 5, 140) \
-    X("pinL25", 29, 32, 33, 5, 145) \
-    X("pinL26", 30, 33, 34, 5, 150) \
-    X("pinL27", 31, 34, 35, 5, 155) \
-    X("pinL28", 32, 35, 36, 5, 160) \
-    X("pinL29", 33, 36, 37, 5, 165) \
-    X("pinL30", 34, 37, 38, 5, 170) \
-    X("pinL31", 35, 38, 39, 5, 175) \
-    X("pinL32", 36, 39, 40, 5, 180) \
-    X("pinL33", 37, 40, 41, 5, 185) \
-    X("pinL34", 38, 41, 42, 5, 190) \
-    X("pinL35", 39, 42, 43, 5, 195) \
-    X("pinL36", 40, 43, 44, 5, 200) \
-    X("pinL37", 41, 44, 45, 5, 205) \
-    X("pinL38", 42, 45, 46, 5, 210) \
-    X("pinL39", 43, 46, 47, 5, 215) \
-    X("sprocket_axleR", 44, 3, 48, 5, 220) \
-    X("road1_axleR", 45, 1, 49, 5, 225) \
-    X("road2_axleR", 46, 2, 50, 5, 230) \
-    X("idler_axleR", 47, 0, 51, 5, 235) \
-    X("pinR00", 48, 91, 52, 5, 240) \
-    X("pinR01", 49, 52, 53, 5, 245) \
-    X("pinR02", 50, 53, 54, 5, 250) \
-    X("pinR03", 51, 54, 55, 5, 255) \
-    X("pinR04", 52, 55, 56, 5, 260) \
-    X("pinR05", 53, 56, 57, 5, 265) \
-    X("pinR06", 54, 57, 58, 5, 270) \
-    X("pinR07", 55, 58, 59, 5, 275) \
-    X("pinR08", 56, 59, 60, 5, 280) \
-    X("pinR09", 57, 60, 61, 5, 285) \
-    X("pinR10", 58, 61, 62, 5, 290) \
-    X("pinR11", 59, 62, 63, 5, 295) \
-    X("pinR12", 60, 63, 64, 5, 300) \
-    X("pinR13", 61, 64, 65, 5, 305) \
-    X("pinR14", 62, 65, 66, 5, 310) \
-    X("pinR15", 63, 66, 67, 5, 315) \
-    X("pinR16", 64, 67, 68, 5, 320) \
-    X("pinR17", 65, 68, 69, 5, 325) \
-    X("pinR18", 66, 69, 70, 5, 330) \
-    X("pinR19", 67, 70, 71, 5, 335) \
-    X("pinR20", 68, 71, 72, 5, 340) \
-    X("pinR21", 69, 72, 73, 5, 345) \
-    X("pinR22", 70, 73, 74, 5, 350) \
-    X("pinR23", 71, 74, 75, 5, 355) \
-    X("pinR24", 72, 75, 76, 5, 360) \
-    X("pinR25", 73, 76, 77, 5, 365) \
-    X("pinR26", 74, 77, 78, 5, 370) \
-    X("pinR27", 75, 78, 79, 5, 375) \
-    X("pinR28", 76, 79, 80, 5, 380) \
-    X("pinR29", 77, 80, 81, 5, 385) \
-    X("pinR30", 78, 81, 82, 5, 390) \
-    X("pinR31", 79, 82, 83, 5, 395) \
-    X("pinR32", 80, 83, 84, 5, 400) \
-    X("pinR33", 81, 84, 85, 5, 405) \
-    X("pinR34", 82, 85, 86, 5, 410) \
-    X("pinR35", 83, 86, 87, 5, 415) \
-    X("pinR36", 84, 87, 88, 5, 420) \
-    X("pinR37", 85, 88, 89, 5, 425) \
-    X("pinR38", 86, 89, 90, 5, 430) \
-    X("pinR39", 87, 90, 91, 5, 435) \
-    X("hull#weld1", -1, 0, 1, 6, 440) \
-    X("hull#weld2", -1, 1, 2, 6, 446) \
-    X("hull#weld3", -1, 2, 3, 6, 452)
-#define LDLPGS_C_joint(name, joint, a, b, degree, row) joint,
-static const int cons_joint[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_joint)};
-#define LDLPGS_C_a(name, joint, a, b, degree, row) a,
-static const int cons_a[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_a)};
-#define LDLPGS_C_b(name, joint, a, b, degree, row) b,
-static const int cons_b[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_b)};
-#define LDLPGS_C_degree(name, joint, a, b, degree, row) degree,
-static const int cons_degree[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_degree)};
-#define LDLPGS_C_row(name, joint, a, b, degree, row) row,
-static const int cons_row[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_row)};
-#define LDLPGS_C_name(name, joint, a, b, degree, row) name,
-static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_name)};
+    X("idler_axleL", idler_axleL, ldlpgs_start, C_idler_axleL, B_hull_0, B_idlerL, 5) \
+    X("idler_axleR", idler_axleR, idler_axleL, C_idler_axleR, B_hull_0, B_idlerR, 5) \
+    X("pinL00", pinL00, idler_axleR, C_pinL00, B_plateL39, B_plateL00, 5) \
+    X("pinL01", pinL01, pinL00, C_pinL01, B_plateL00, B_plateL01, 5) \
+    X("pinL02", pinL02, pinL01, C_pinL02, B_plateL01, B_plateL02, 5) \
+    X("pinL03", pinL03, pinL02, C_pinL03, B_plateL02, B_plateL03, 5) \
+    X("pinL04", pinL04, pinL03, C_pinL04, B_plateL03, B_plateL04, 5) \
+    X("pinL05", pinL05, pinL04, C_pinL05, B_plateL04, B_plateL05, 5) \
+    X("pinL06", pinL06, pinL05, C_pinL06, B_plateL05, B_plateL06, 5) \
+    X("pinL07", pinL07, pinL06, C_pinL07, B_plateL06, B_plateL07, 5) \
+    X("pinL08", pinL08, pinL07, C_pinL08, B_plateL07, B_plateL08, 5) \
+    X("pinL09", pinL09, pinL08, C_pinL09, B_plateL08, B_plateL09, 5) \
+    X("pinL10", pinL10, pinL09, C_pinL10, B_plateL09, B_plateL10, 5) \
+    X("pinL11", pinL11, pinL10, C_pinL11, B_plateL10, B_plateL11, 5) \
+    X("pinL12", pinL12, pinL11, C_pinL12, B_plateL11, B_plateL12, 5) \
+    X("pinL13", pinL13, pinL12, C_pinL13, B_plateL12, B_plateL13, 5) \
+    X("pinL14", pinL14, pinL13, C_pinL14, B_plateL13, B_plateL14, 5) \
+    X("pinL15", pinL15, pinL14, C_pinL15, B_plateL14, B_plateL15, 5) \
+    X("pinL16", pinL16, pinL15, C_pinL16, B_plateL15, B_plateL16, 5) \
+    X("pinL17", pinL17, pinL16, C_pinL17, B_plateL16, B_plateL17, 5) \
+    X("pinL18", pinL18, pinL17, C_pinL18, B_plateL17, B_plateL18, 5) \
+    X("pinL19", pinL19, pinL18, C_pinL19, B_plateL18, B_plateL19, 5) \
+    X("pinL20", pinL20, pinL19, C_pinL20, B_plateL19, B_plateL20, 5) \
+    X("pinL21", pinL21, pinL20, C_pinL21, B_plateL20, B_plateL21, 5) \
+    X("pinL22", pinL22, pinL21, C_pinL22, B_plateL21, B_plateL22, 5) \
+    X("pinL23", pinL23, pinL22, C_pinL23, B_plateL22, B_plateL23, 5) \
+    X("pinL24", pinL24, pinL23, C_pinL24, B_plateL23, B_plateL24, 5) \
+    X("pinL25", pinL25, pinL24, C_pinL25, B_plateL24, B_plateL25, 5) \
+    X("pinL26", pinL26, pinL25, C_pinL26, B_plateL25, B_plateL26, 5) \
+    X("pinL27", pinL27, pinL26, C_pinL27, B_plateL26, B_plateL27, 5) \
+    X("pinL28", pinL28, pinL27, C_pinL28, B_plateL27, B_plateL28, 5) \
+    X("pinL29", pinL29, pinL28, C_pinL29, B_plateL28, B_plateL29, 5) \
+    X("pinL30", pinL30, pinL29, C_pinL30, B_plateL29, B_plateL30, 5) \
+    X("pinL31", pinL31, pinL30, C_pinL31, B_plateL30, B_plateL31, 5) \
+    X("pinL32", pinL32, pinL31, C_pinL32, B_plateL31, B_plateL32, 5) \
+    X("pinL33", pinL33, pinL32, C_pinL33, B_plateL32, B_plateL33, 5) \
+    X("pinL34", pinL34, pinL33, C_pinL34, B_plateL33, B_plateL34, 5) \
+    X("pinL35", pinL35, pinL34, C_pinL35, B_plateL34, B_plateL35, 5) \
+    X("pinL36", pinL36, pinL35, C_pinL36, B_plateL35, B_plateL36, 5) \
+    X("pinL37", pinL37, pinL36, C_pinL37, B_plateL36, B_plateL37, 5) \
+    X("pinL38", pinL38, pinL37, C_pinL38, B_plateL37, B_plateL38, 5) \
+    X("pinL39", pinL39, pinL38, C_pinL39, B_plateL38, B_plateL39, 5) \
+    X("pinR00", pinR00, pinL39, C_pinR00, B_plateR39, B_plateR00, 5) \
+    X("pinR01", pinR01, pinR00, C_pinR01, B_plateR00, B_plateR01, 5) \
+    X("pinR02", pinR02, pinR01, C_pinR02, B_plateR01, B_plateR02, 5) \
+    X("pinR03", pinR03, pinR02, C_pinR03, B_plateR02, B_plateR03, 5) \
+    X("pinR04", pinR04, pinR03, C_pinR04, B_plateR03, B_plateR04, 5) \
+    X("pinR05", pinR05, pinR04, C_pinR05, B_plateR04, B_plateR05, 5) \
+    X("pinR06", pinR06, pinR05, C_pinR06, B_plateR05, B_plateR06, 5) \
+    X("pinR07", pinR07, pinR06, C_pinR07, B_plateR06, B_plateR07, 5) \
+    X("pinR08", pinR08, pinR07, C_pinR08, B_plateR07, B_plateR08, 5) \
+    X("pinR09", pinR09, pinR08, C_pinR09, B_plateR08, B_plateR09, 5) \
+    X("pinR10", pinR10, pinR09, C_pinR10, B_plateR09, B_plateR10, 5) \
+    X("pinR11", pinR11, pinR10, C_pinR11, B_plateR10, B_plateR11, 5) \
+    X("pinR12", pinR12, pinR11, C_pinR12, B_plateR11, B_plateR12, 5) \
+    X("pinR13", pinR13, pinR12, C_pinR13, B_plateR12, B_plateR13, 5) \
+    X("pinR14", pinR14, pinR13, C_pinR14, B_plateR13, B_plateR14, 5) \
+    X("pinR15", pinR15, pinR14, C_pinR15, B_plateR14, B_plateR15, 5) \
+    X("pinR16", pinR16, pinR15, C_pinR16, B_plateR15, B_plateR16, 5) \
+    X("pinR17", pinR17, pinR16, C_pinR17, B_plateR16, B_plateR17, 5) \
+    X("pinR18", pinR18, pinR17, C_pinR18, B_plateR17, B_plateR18, 5) \
+    X("pinR19", pinR19, pinR18, C_pinR19, B_plateR18, B_plateR19, 5) \
+    X("pinR20", pinR20, pinR19, C_pinR20, B_plateR19, B_plateR20, 5) \
+    X("pinR21", pinR21, pinR20, C_pinR21, B_plateR20, B_plateR21, 5) \
+    X("pinR22", pinR22, pinR21, C_pinR22, B_plateR21, B_plateR22, 5) \
+    X("pinR23", pinR23, pinR22, C_pinR23, B_plateR22, B_plateR23, 5) \
+    X("pinR24", pinR24, pinR23, C_pinR24, B_plateR23, B_plateR24, 5) \
+    X("pinR25", pinR25, pinR24, C_pinR25, B_plateR24, B_plateR25, 5) \
+    X("pinR26", pinR26, pinR25, C_pinR26, B_plateR25, B_plateR26, 5) \
+    X("pinR27", pinR27, pinR26, C_pinR27, B_plateR26, B_plateR27, 5) \
+    X("pinR28", pinR28, pinR27, C_pinR28, B_plateR27, B_plateR28, 5) \
+    X("pinR29", pinR29, pinR28, C_pinR29, B_plateR28, B_plateR29, 5) \
+    X("pinR30", pinR30, pinR29, C_pinR30, B_plateR29, B_plateR30, 5) \
+    X("pinR31", pinR31, pinR30, C_pinR31, B_plateR30, B_plateR31, 5) \
+    X("pinR32", pinR32, pinR31, C_pinR32, B_plateR31, B_plateR32, 5) \
+    X("pinR33", pinR33, pinR32, C_pinR33, B_plateR32, B_plateR33, 5) \
+    X("pinR34", pinR34, pinR33, C_pinR34, B_plateR33, B_plateR34, 5) \
+    X("pinR35", pinR35, pinR34, C_pinR35, B_plateR34, B_plateR35, 5) \
+    X("pinR36", pinR36, pinR35, C_pinR36, B_plateR35, B_plateR36, 5) \
+    X("pinR37", pinR37, pinR36, C_pinR37, B_plateR36, B_plateR37, 5) \
+    X("pinR38", pinR38, pinR37, C_pinR38, B_plateR37, B_plateR38, 5) \
+    X("pinR39", pinR39, pinR38, C_pinR39, B_plateR38, B_plateR39, 5) \
+    X("road1_axleL", road1_axleL, pinR39, C_road1_axleL, B_hull_1, B_road1L, 5) \
+    X("road1_axleR", road1_axleR, road1_axleL, C_road1_axleR, B_hull_1, B_road1R, 5) \
+    X("road2_axleL", road2_axleL, road1_axleR, C_road2_axleL, B_hull_2, B_road2L, 5) \
+    X("road2_axleR", road2_axleR, road2_axleL, C_road2_axleR, B_hull_2, B_road2R, 5) \
+    X("sprocket_axleL", sprocket_axleL, road2_axleR, C_sprocket_axleL, B_hull_3, B_sprocketL, 5) \
+    X("sprocket_axleR", sprocket_axleR, sprocket_axleL, C_sprocket_axleR, B_hull_3, B_sprocketR, 5) \
+    X("hull#weld1", hull_weld1, sprocket_axleR, -1, B_hull_0, B_hull_1, 6) \
+    X("hull#weld2", hull_weld2, hull_weld1, -1, B_hull_1, B_hull_2, 6) \
+    X("hull#weld3", hull_weld3, hull_weld2, -1, B_hull_2, B_hull_3, 6)
+#define LDLPGS_C_SIZE(name, id, prev, joint, a, b, degree) LDLPGS_D_##id = degree,
+enum { LDLPGS_D_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_SIZE) };
+#define LDLPGS_C_BASES(name, id, prev, joint, a, b, degree) \
+    C_##id = C_##prev + 1, X_##id = X_##prev + LDLPGS_D_##prev,
+enum { C_ldlpgs_start = -1, X_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_BASES) };
+#define LDLPGS_C_cons_joint(name, id, prev, joint, a, b, degree) joint,
+static const int cons_joint[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_joint)};
+#define LDLPGS_C_cons_a(name, id, prev, joint, a, b, degree) a,
+static const int cons_a[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_a)};
+#define LDLPGS_C_cons_b(name, id, prev, joint, a, b, degree) b,
+static const int cons_b[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_b)};
+#define LDLPGS_C_cons_degree(name, id, prev, joint, a, b, degree) LDLPGS_D_##id,
+static const int cons_degree[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_degree)};
+#define LDLPGS_C_cons_row(name, id, prev, joint, a, b, degree) X_##id,
+static const int cons_row[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_row)};
+#define LDLPGS_C_cons_name(name, id, prev, joint, a, b, degree) name,
+static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_name)};
 
 /* The pivots in elimination order, one line each: the pivot's identifier
- * (its constraint's name), its index (P_), its solver constraint, its node
- * block in the workspace (W_), its edge column, the column's height, its
- * first edge block, its first RSI entry, its reciprocals' slot in the
- * temporary (R_) and its constraint's first row of x (X_). Every offset of
- * the code below is one of these bases plus a literal. */
+ * (its constraint's), the pivot before it (ldlpgs_start before the first),
+ * its edge column's height, its edge blocks and its RSI entries. Its bases
+ * count on from the pivot before it: its index (P_), its node block in the
+ * workspace (W_; its edge column follows), its first edge block, its first
+ * RSI entry; and its reciprocals' slot in the temporary (R_, by the index's
+ * parity). Every offset of the code below is one of these bases plus a
+ * literal, so inserting or removing a pivot changes the lines of the pivots
+ * whose blocks change and the next one's line here. */
 #define LDLPGS_PIVOTS(X) \
-    X(idler_axleL, 0, 3, 0, 25, 11, 0, 0, 0, 15) \
-    X(idler_axleR, 1, 47, 80, 105, 6, 2, 66, 8, 235) \
-    X(pinL00, 2, 4, 135, 160, 10, 3, 87, 0, 20) \
-    X(pinL01, 3, 5, 210, 235, 10, 5, 142, 8, 25) \
-    X(pinL02, 4, 6, 285, 310, 10, 7, 197, 0, 30) \
-    X(pinL03, 5, 7, 360, 385, 10, 9, 252, 8, 35) \
-    X(pinL04, 6, 8, 435, 460, 10, 11, 307, 0, 40) \
-    X(pinL05, 7, 9, 510, 535, 10, 13, 362, 8, 45) \
-    X(pinL06, 8, 10, 585, 610, 10, 15, 417, 0, 50) \
-    X(pinL07, 9, 11, 660, 685, 10, 17, 472, 8, 55) \
-    X(pinL08, 10, 12, 735, 760, 10, 19, 527, 0, 60) \
-    X(pinL09, 11, 13, 810, 835, 10, 21, 582, 8, 65) \
-    X(pinL10, 12, 14, 885, 910, 10, 23, 637, 0, 70) \
-    X(pinL11, 13, 15, 960, 985, 10, 25, 692, 8, 75) \
-    X(pinL12, 14, 16, 1035, 1060, 10, 27, 747, 0, 80) \
-    X(pinL13, 15, 17, 1110, 1135, 10, 29, 802, 8, 85) \
-    X(pinL14, 16, 18, 1185, 1210, 10, 31, 857, 0, 90) \
-    X(pinL15, 17, 19, 1260, 1285, 10, 33, 912, 8, 95) \
-    X(pinL16, 18, 20, 1335, 1360, 10, 35, 967, 0, 100) \
-    X(pinL17, 19, 21, 1410, 1435, 10, 37, 1022, 8, 105) \
-    X(pinL18, 20, 22, 1485, 1510, 10, 39, 1077, 0, 110) \
-    X(pinL19, 21, 23, 1560, 1585, 10, 41, 1132, 8, 115) \
-    X(pinL20, 22, 24, 1635, 1660, 10, 43, 1187, 0, 120) \
-    X(pinL21, 23, 25, 1710, 1735, 10, 45, 1242, 8, 125) \
-    X(pinL22, 24, 26, 1785, 1810, 10, 47, 1297, 0, 130) \
-    X(pinL23, 25, 27, 1860, 1885, 10, 49, 1352, 8, 135) \
-    X(pinL24, 26, 28, 1935, 1960, 10, 51, 1407, 0, 140) \
-    X(pinL25, 27, 29, 2010, 2035, 10, 53, 1462, 8, 145) \
-    X(pinL26, 28, 30, 2085, 2110, 10, 55, 1517, 0, 150) \
-    X(pinL27, 29, 31, 2160, 2185, 10, 57, 1572, 8, 155) \
-    X(pinL28, 30, 32, 2235, 2260, 10, 59, 1627, 0, 160) \
-    X(pinL29, 31, 33, 2310, 2335, 10, 61, 1682, 8, 165) \
-    X(pinL30, 32, 34, 2385, 2410, 10, 63, 1737, 0, 170) \
-    X(pinL31, 33, 35, 2460, 2485, 10, 65, 1792, 8, 175) \
-    X(pinL32, 34, 36, 2535, 2560, 10, 67, 1847, 0, 180) \
-    X(pinL33, 35, 37, 2610, 2635, 10, 69, 1902, 8, 185) \
-    X(pinL34, 36, 38, 2685, 2710, 10, 71, 1957, 0, 190) \
-    X(pinL35, 37, 39, 2760, 2785, 10, 73, 2012, 8, 195) \
-    X(pinL36, 38, 40, 2835, 2860, 10, 75, 2067, 0, 200) \
-    X(pinL37, 39, 41, 2910, 2935, 10, 77, 2122, 8, 205) \
-    X(pinL38, 40, 42, 2985, 3010, 5, 79, 2177, 0, 210) \
-    X(pinL39, 41, 43, 3035, 3060, 0, 80, 2192, 8, 215) \
-    X(pinR00, 42, 48, 3060, 3085, 10, 80, 2192, 0, 240) \
-    X(pinR01, 43, 49, 3135, 3160, 10, 82, 2247, 8, 245) \
-    X(pinR02, 44, 50, 3210, 3235, 10, 84, 2302, 0, 250) \
-    X(pinR03, 45, 51, 3285, 3310, 10, 86, 2357, 8, 255) \
-    X(pinR04, 46, 52, 3360, 3385, 10, 88, 2412, 0, 260) \
-    X(pinR05, 47, 53, 3435, 3460, 10, 90, 2467, 8, 265) \
-    X(pinR06, 48, 54, 3510, 3535, 10, 92, 2522, 0, 270) \
-    X(pinR07, 49, 55, 3585, 3610, 10, 94, 2577, 8, 275) \
-    X(pinR08, 50, 56, 3660, 3685, 10, 96, 2632, 0, 280) \
-    X(pinR09, 51, 57, 3735, 3760, 10, 98, 2687, 8, 285) \
-    X(pinR10, 52, 58, 3810, 3835, 10, 100, 2742, 0, 290) \
-    X(pinR11, 53, 59, 3885, 3910, 10, 102, 2797, 8, 295) \
-    X(pinR12, 54, 60, 3960, 3985, 10, 104, 2852, 0, 300) \
-    X(pinR13, 55, 61, 4035, 4060, 10, 106, 2907, 8, 305) \
-    X(pinR14, 56, 62, 4110, 4135, 10, 108, 2962, 0, 310) \
-    X(pinR15, 57, 63, 4185, 4210, 10, 110, 3017, 8, 315) \
-    X(pinR16, 58, 64, 4260, 4285, 10, 112, 3072, 0, 320) \
-    X(pinR17, 59, 65, 4335, 4360, 10, 114, 3127, 8, 325) \
-    X(pinR18, 60, 66, 4410, 4435, 10, 116, 3182, 0, 330) \
-    X(pinR19, 61, 67, 4485, 4510, 10, 118, 3237, 8, 335) \
-    X(pinR20, 62, 68, 4560, 4585, 10, 120, 3292, 0, 340) \
-    X(pinR21, 63, 69, 4635, 4660, 10, 122, 3347, 8, 345) \
-    X(pinR22, 64, 70, 4710, 4735, 10, 124, 3402, 0, 350) \
-    X(pinR23, 65, 71, 4785, 4810, 10, 126, 3457, 8, 355) \
-    X(pinR24, 66, 72, 4860, 4885, 10, 128, 3512, 0, 360) \
-    X(pinR25, 67, 73, 4935, 4960, 10, 130, 3567, 8, 365) \
-    X(pinR26, 68, 74, 5010, 5035, 10, 132, 3622, 0, 370) \
-    X(pinR27, 69, 75, 5085, 5110, 10, 134, 3677, 8, 375) \
-    X(pinR28, 70, 76, 5160, 5185, 10, 136, 3732, 0, 380) \
-    X(pinR29, 71, 77, 5235, 5260, 10, 138, 3787, 8, 385) \
-    X(pinR30, 72, 78, 5310, 5335, 10, 140, 3842, 0, 390) \
-    X(pinR31, 73, 79, 5385, 5410, 10, 142, 3897, 8, 395) \
-    X(pinR32, 74, 80, 5460, 5485, 10, 144, 3952, 0, 400) \
-    X(pinR33, 75, 81, 5535, 5560, 10, 146, 4007, 8, 405) \
-    X(pinR34, 76, 82, 5610, 5635, 10, 148, 4062, 0, 410) \
-    X(pinR35, 77, 83, 5685, 5710, 10, 150, 4117, 8, 415) \
-    X(pinR36, 78, 84, 5760, 5785, 10, 152, 4172, 0, 420) \
-    X(pinR37, 79, 85, 5835, 5860, 10, 154, 4227, 8, 425) \
-    X(pinR38, 80, 86, 5910, 5935, 5, 156, 4282, 0, 430) \
-    X(pinR39, 81, 87, 5960, 5985, 0, 157, 4297, 8, 435) \
-    X(sprocket_axleL, 82, 0, 5985, 6010, 11, 157, 4297, 0, 0) \
-    X(sprocket_axleR, 83, 44, 6065, 6090, 6, 159, 4363, 8, 220) \
-    X(road1_axleL, 84, 1, 6120, 6145, 17, 160, 4384, 0, 5) \
-    X(road1_axleR, 85, 45, 6230, 6255, 12, 163, 4537, 8, 225) \
-    X(hull_weld1, 86, 88, 6315, 6351, 6, 165, 4615, 0, 440) \
-    X(road2_axleL, 87, 2, 6387, 6412, 17, 166, 4636, 8, 10) \
-    X(road2_axleR, 88, 46, 6497, 6522, 12, 169, 4789, 0, 230) \
-    X(hull_weld2, 89, 89, 6582, 6618, 6, 171, 4867, 8, 446) \
-    X(hull_weld3, 90, 90, 6654, 6690, 0, 172, 4888, 0, 452)
-#define LDLPGS_P_BASES(id, p, cons, node, edge, h, blk, rsi, rinv, row) \
-    P_##id = p, W_##id = node, R_##id = rinv, X_##id = row,
-enum { LDLPGS_PIVOTS(LDLPGS_P_BASES) };
-#define LDLPGS_P_cons(id, p, cons, node, edge, h, blk, rsi, rinv, row) cons,
-static const int piv_cons[] = {LDLPGS_PIVOTS(LDLPGS_P_cons)};
-#define LDLPGS_P_node(id, p, cons, node, edge, h, blk, rsi, rinv, row) node,
-static const int piv_node[] = {LDLPGS_PIVOTS(LDLPGS_P_node)};
-#define LDLPGS_P_edge(id, p, cons, node, edge, h, blk, rsi, rinv, row) edge,
-static const int piv_edge[] = {LDLPGS_PIVOTS(LDLPGS_P_edge)};
-#define LDLPGS_P_h(id, p, cons, node, edge, h, blk, rsi, rinv, row) h,
-static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_h)};
-#define LDLPGS_P_blk(id, p, cons, node, edge, h, blk, rsi, rinv, row) blk,
-static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_blk) 172};
-#define LDLPGS_P_rsi(id, p, cons, node, edge, h, blk, rsi, rinv, row) rsi,
-static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_rsi) 4888};
+    X(idler_axleL, ldlpgs_start, 11, 2, 66) \
+    X(idler_axleR, idler_axleL, 6, 1, 21) \
+    X(pinL00, idler_axleR, 10, 2, 55) \
+    X(pinL01, pinL00, 10, 2, 55) \
+    X(pinL02, pinL01, 10, 2, 55) \
+    X(pinL03, pinL02, 10, 2, 55) \
+    X(pinL04, pinL03, 10, 2, 55) \
+    X(pinL05, pinL04, 10, 2, 55) \
+    X(pinL06, pinL05, 10, 2, 55) \
+    X(pinL07, pinL06, 10, 2, 55) \
+    X(pinL08, pinL07, 10, 2, 55) \
+    X(pinL09, pinL08, 10, 2, 55) \
+    X(pinL10, pinL09, 10, 2, 55) \
+    X(pinL11, pinL10, 10, 2, 55) \
+    X(pinL12, pinL11, 10, 2, 55) \
+    X(pinL13, pinL12, 10, 2, 55) \
+    X(pinL14, pinL13, 10, 2, 55) \
+    X(pinL15, pinL14, 10, 2, 55) \
+    X(pinL16, pinL15, 10, 2, 55) \
+    X(pinL17, pinL16, 10, 2, 55) \
+    X(pinL18, pinL17, 10, 2, 55) \
+    X(pinL19, pinL18, 10, 2, 55) \
+    X(pinL20, pinL19, 10, 2, 55) \
+    X(pinL21, pinL20, 10, 2, 55) \
+    X(pinL22, pinL21, 10, 2, 55) \
+    X(pinL23, pinL22, 10, 2, 55) \
+    X(pinL24, pinL23, 10, 2, 55) \
+    X(pinL25, pinL24, 10, 2, 55) \
+    X(pinL26, pinL25, 10, 2, 55) \
+    X(pinL27, pinL26, 10, 2, 55) \
+    X(pinL28, pinL27, 10, 2, 55) \
+    X(pinL29, pinL28, 10, 2, 55) \
+    X(pinL30, pinL29, 10, 2, 55) \
+    X(pinL31, pinL30, 10, 2, 55) \
+    X(pinL32, pinL31, 10, 2, 55) \
+    X(pinL33, pinL32, 10, 2, 55) \
+    X(pinL34, pinL33, 10, 2, 55) \
+    X(pinL35, pinL34, 10, 2, 55) \
+    X(pinL36, pinL35, 10, 2, 55) \
+    X(pinL37, pinL36, 10, 2, 55) \
+    X(pinL38, pinL37, 5, 1, 15) \
+    X(pinL39, pinL38, 0, 0, 0) \
+    X(pinR00, pinL39, 10, 2, 55) \
+    X(pinR01, pinR00, 10, 2, 55) \
+    X(pinR02, pinR01, 10, 2, 55) \
+    X(pinR03, pinR02, 10, 2, 55) \
+    X(pinR04, pinR03, 10, 2, 55) \
+    X(pinR05, pinR04, 10, 2, 55) \
+    X(pinR06, pinR05, 10, 2, 55) \
+    X(pinR07, pinR06, 10, 2, 55) \
+    X(pinR08, pinR07, 10, 2, 55) \
+    X(pinR09, pinR08, 10, 2, 55) \
+    X(pinR10, pinR09, 10, 2, 55) \
+    X(pinR11, pinR10, 10, 2, 55) \
+    X(pinR12, pinR11, 10, 2, 55) \
+    X(pinR13, pinR12, 10, 2, 55) \
+    X(pinR14, pinR13, 10, 2, 55) \
+    X(pinR15, pinR14, 10, 2, 55) \
+    X(pinR16, pinR15, 10, 2, 55) \
+    X(pinR17, pinR16, 10, 2, 55) \
+    X(pinR18, pinR17, 10, 2, 55) \
+    X(pinR19, pinR18, 10, 2, 55) \
+    X(pinR20, pinR19, 10, 2, 55) \
+    X(pinR21, pinR20, 10, 2, 55) \
+    X(pinR22, pinR21, 10, 2, 55) \
+    X(pinR23, pinR22, 10, 2, 55) \
+    X(pinR24, pinR23, 10, 2, 55) \
+    X(pinR25, pinR24, 10, 2, 55) \
+    X(pinR26, pinR25, 10, 2, 55) \
+    X(pinR27, pinR26, 10, 2, 55) \
+    X(pinR28, pinR27, 10, 2, 55) \
+    X(pinR29, pinR28, 10, 2, 55) \
+    X(pinR30, pinR29, 10, 2, 55) \
+    X(pinR31, pinR30, 10, 2, 55) \
+    X(pinR32, pinR31, 10, 2, 55) \
+    X(pinR33, pinR32, 10, 2, 55) \
+    X(pinR34, pinR33, 10, 2, 55) \
+    X(pinR35, pinR34, 10, 2, 55) \
+    X(pinR36, pinR35, 10, 2, 55) \
+    X(pinR37, pinR36, 10, 2, 55) \
+    X(pinR38, pinR37, 5, 1, 15) \
+    X(pinR39, pinR38, 0, 0, 0) \
+    X(sprocket_axleL, pinR39, 11, 2, 66) \
+    X(sprocket_axleR, sprocket_axleL, 6, 1, 21) \
+    X(road1_axleL, sprocket_axleR, 17, 3, 153) \
+    X(road1_axleR, road1_axleL, 12, 2, 78) \
+    X(hull_weld1, road1_axleR, 6, 1, 21) \
+    X(road2_axleL, hull_weld1, 17, 3, 153) \
+    X(road2_axleR, road2_axleL, 12, 2, 78) \
+    X(hull_weld2, road2_axleR, 6, 1, 21) \
+    X(hull_weld3, hull_weld2, 0, 0, 0)
+#define LDLPGS_P_SIZES(id, prev, h, nblk, nrsi) LDLPGS_H_##id = h, LDLPGS_NB_##id = nblk, LDLPGS_NR_##id = nrsi,
+enum { LDLPGS_H_ldlpgs_start = 0, LDLPGS_NB_ldlpgs_start = 0, LDLPGS_NR_ldlpgs_start = 0, LDLPGS_PIVOTS(LDLPGS_P_SIZES) };
+#define LDLPGS_P_BASES(id, prev, h, nblk, nrsi) \
+    P_##id = P_##prev + 1, \
+    W_##id = W_##prev + LDLPGS_D_##prev * (LDLPGS_D_##prev + LDLPGS_H_##prev), \
+    LDLPGS_K_##id = LDLPGS_K_##prev + LDLPGS_NB_##prev, \
+    LDLPGS_S_##id = LDLPGS_S_##prev + LDLPGS_NR_##prev, \
+    R_##id = (P_##id & 1) * 8,
+enum { P_ldlpgs_start = -1, W_ldlpgs_start = 0, LDLPGS_K_ldlpgs_start = 0, LDLPGS_S_ldlpgs_start = 0, LDLPGS_PIVOTS(LDLPGS_P_BASES) };
+#define LDLPGS_P_piv_cons(id, prev, h, nblk, nrsi) C_##id,
+static const int piv_cons[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_cons)};
+#define LDLPGS_P_piv_node(id, prev, h, nblk, nrsi) W_##id,
+static const int piv_node[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_node)};
+#define LDLPGS_P_piv_edge(id, prev, h, nblk, nrsi) W_##id + LDLPGS_D_##id * LDLPGS_D_##id,
+static const int piv_edge[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_edge)};
+#define LDLPGS_P_piv_height(id, prev, h, nblk, nrsi) LDLPGS_H_##id,
+static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_height)};
+#define LDLPGS_P_piv_blk_adr(id, prev, h, nblk, nrsi) LDLPGS_K_##id,
+static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_blk_adr) 172};
+#define LDLPGS_P_piv_rsi_adr(id, prev, h, nblk, nrsi) LDLPGS_S_##id,
+static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_rsi_adr) 4888};
 
 /* row pivot of each edge block */
 static const int blk_piv[] = {
@@ -2844,169 +2958,71 @@ static void tank_solve(const void *work, void *x) {
  * installed rt_sweep.h's. */
 #include "rt_sweep.h"
 
-/* The solver bodies the sweep moves, one line each: B_ its index (its
- * velocities at vel + 6 B_); a body fixed in the mechanism is the world. */
-enum {
-    B_hull_0 = 0,
-    B_hull_1 = 1,
-    B_hull_2 = 2,
-    B_hull_3 = 3,
-    B_sprocketL = 4,
-    B_road1L = 5,
-    B_road2L = 6,
-    B_idlerL = 7,
-    B_plateL00 = 8,
-    B_plateL01 = 9,
-    B_plateL02 = 10,
-    B_plateL03 = 11,
-    B_plateL04 = 12,
-    B_plateL05 = 13,
-    B_plateL06 = 14,
-    B_plateL07 = 15,
-    B_plateL08 = 16,
-    B_plateL09 = 17,
-    B_plateL10 = 18,
-    B_plateL11 = 19,
-    B_plateL12 = 20,
-    B_plateL13 = 21,
-    B_plateL14 = 22,
-    B_plateL15 = 23,
-    B_plateL16 = 24,
-    B_plateL17 = 25,
-    B_plateL18 = 26,
-    B_plateL19 = 27,
-    B_plateL20 = 28,
-    B_plateL21 = 29,
-    B_plateL22 = 30,
-    B_plateL23 = 31,
-    B_plateL24 = 32,
-    B_plateL25 = 33,
-    B_plateL26 = 34,
-    B_plateL27 = 35,
-    B_plateL28 = 36,
-    B_plateL29 = 37,
-    B_plateL30 = 38,
-    B_plateL31 = 39,
-    B_plateL32 = 40,
-    B_plateL33 = 41,
-    B_plateL34 = 42,
-    B_plateL35 = 43,
-    B_plateL36 = 44,
-    B_plateL37 = 45,
-    B_plateL38 = 46,
-    B_plateL39 = 47,
-    B_sprocketR = 48,
-    B_road1R = 49,
-    B_road2R = 50,
-    B_idlerR = 51,
-    B_plateR00 = 52,
-    B_plateR01 = 53,
-    B_plateR02 = 54,
-    B_plateR03 = 55,
-    B_plateR04 = 56,
-    B_plateR05 = 57,
-    B_plateR06 = 58,
-    B_plateR07 = 59,
-    B_plateR08 = 60,
-    B_plateR09 = 61,
-    B_plateR10 = 62,
-    B_plateR11 = 63,
-    B_plateR12 = 64,
-    B_plateR13 = 65,
-    B_plateR14 = 66,
-    B_plateR15 = 67,
-    B_plateR16 = 68,
-    B_plateR17 = 69,
-    B_plateR18 = 70,
-    B_plateR19 = 71,
-    B_plateR20 = 72,
-    B_plateR21 = 73,
-    B_plateR22 = 74,
-    B_plateR23 = 75,
-    B_plateR24 = 76,
-    B_plateR25 = 77,
-    B_plateR26 = 78,
-    B_plateR27 = 79,
-    B_plateR28 = 80,
-    B_plateR29 = 81,
-    B_plateR30 = 82,
-    B_plateR31 = 83,
-    B_plateR32 = 84,
-    B_plateR33 = 85,
-    B_plateR34 = 86,
-    B_plateR35 = 87,
-    B_plateR36 = 88,
-    B_plateR37 = 89,
-    B_plateR38 = 90,
-    B_plateR39 = 91,
-};
-
 static void sweep_part0(sweep_rows r, double *restrict v) {
   (void)r, (void)v; /* a part can be empty */
-  sweep_two(r, v, X_sprocket_axleL, 5, B_hull_3, B_sprocketL, X_road1_axleL, 5, B_hull_1, B_road1L);
-  sweep_two(r, v, X_road2_axleL, 5, B_hull_2, B_road2L, X_idler_axleL, 5, B_hull_0, B_idlerL);
-  sweep_two(r, v, X_pinL00, 5, B_plateL39, B_plateL00, X_sprocket_axleR, 5, B_hull_3, B_sprocketR);
-  sweep_two(r, v, X_pinL01, 5, B_plateL00, B_plateL01, X_road1_axleR, 5, B_hull_1, B_road1R);
-  sweep_two(r, v, X_pinL02, 5, B_plateL01, B_plateL02, X_road2_axleR, 5, B_hull_2, B_road2R);
-  sweep_two(r, v, X_pinL03, 5, B_plateL02, B_plateL03, X_idler_axleR, 5, B_hull_0, B_idlerR);
-  sweep_two(r, v, X_pinL04, 5, B_plateL03, B_plateL04, X_pinR00, 5, B_plateR39, B_plateR00);
-  sweep_two(r, v, X_pinL05, 5, B_plateL04, B_plateL05, X_pinR01, 5, B_plateR00, B_plateR01);
-  sweep_two(r, v, X_pinL06, 5, B_plateL05, B_plateL06, X_pinR02, 5, B_plateR01, B_plateR02);
-  sweep_two(r, v, X_pinL07, 5, B_plateL06, B_plateL07, X_pinR03, 5, B_plateR02, B_plateR03);
-  sweep_two(r, v, X_pinL08, 5, B_plateL07, B_plateL08, X_pinR04, 5, B_plateR03, B_plateR04);
-  sweep_two(r, v, X_pinL09, 5, B_plateL08, B_plateL09, X_pinR05, 5, B_plateR04, B_plateR05);
-  sweep_two(r, v, X_pinL10, 5, B_plateL09, B_plateL10, X_pinR06, 5, B_plateR05, B_plateR06);
-  sweep_two(r, v, X_pinL11, 5, B_plateL10, B_plateL11, X_pinR07, 5, B_plateR06, B_plateR07);
-  sweep_two(r, v, X_pinL12, 5, B_plateL11, B_plateL12, X_pinR08, 5, B_plateR07, B_plateR08);
-  sweep_two(r, v, X_pinL13, 5, B_plateL12, B_plateL13, X_pinR09, 5, B_plateR08, B_plateR09);
-  sweep_two(r, v, X_pinL14, 5, B_plateL13, B_plateL14, X_pinR10, 5, B_plateR09, B_plateR10);
-  sweep_two(r, v, X_pinL15, 5, B_plateL14, B_plateL15, X_pinR11, 5, B_plateR10, B_plateR11);
-  sweep_two(r, v, X_pinL16, 5, B_plateL15, B_plateL16, X_pinR12, 5, B_plateR11, B_plateR12);
-  sweep_two(r, v, X_pinL17, 5, B_plateL16, B_plateL17, X_pinR13, 5, B_plateR12, B_plateR13);
-  sweep_two(r, v, X_pinL18, 5, B_plateL17, B_plateL18, X_pinR14, 5, B_plateR13, B_plateR14);
-  sweep_two(r, v, X_pinL19, 5, B_plateL18, B_plateL19, X_pinR15, 5, B_plateR14, B_plateR15);
-  sweep_two(r, v, X_pinL20, 5, B_plateL19, B_plateL20, X_pinR16, 5, B_plateR15, B_plateR16);
-  sweep_two(r, v, X_pinL21, 5, B_plateL20, B_plateL21, X_pinR17, 5, B_plateR16, B_plateR17);
-  sweep_two(r, v, X_pinL22, 5, B_plateL21, B_plateL22, X_pinR18, 5, B_plateR17, B_plateR18);
-  sweep_two(r, v, X_pinL23, 5, B_plateL22, B_plateL23, X_pinR19, 5, B_plateR18, B_plateR19);
-  sweep_two(r, v, X_pinL24, 5, B_plateL23, B_plateL24, X_pinR20, 5, B_plateR19, B_plateR20);
-  sweep_two(r, v, X_pinL25, 5, B_plateL24, B_plateL25, X_pinR21, 5, B_plateR20, B_plateR21);
-  sweep_two(r, v, X_pinL26, 5, B_plateL25, B_plateL26, X_pinR22, 5, B_plateR21, B_plateR22);
-  sweep_two(r, v, X_pinL27, 5, B_plateL26, B_plateL27, X_pinR23, 5, B_plateR22, B_plateR23);
+  sweep_two(r, v, X_idler_axleL, 5, B_hull_0, B_idlerL, X_pinL00, 5, B_plateL39, B_plateL00);
+  sweep_two(r, v, X_idler_axleR, 5, B_hull_0, B_idlerR, X_pinL01, 5, B_plateL00, B_plateL01);
+  sweep_two(r, v, X_pinL02, 5, B_plateL01, B_plateL02, X_pinR00, 5, B_plateR39, B_plateR00);
+  sweep_two(r, v, X_pinL03, 5, B_plateL02, B_plateL03, X_pinR01, 5, B_plateR00, B_plateR01);
+  sweep_two(r, v, X_pinL04, 5, B_plateL03, B_plateL04, X_pinR02, 5, B_plateR01, B_plateR02);
+  sweep_two(r, v, X_pinL05, 5, B_plateL04, B_plateL05, X_pinR03, 5, B_plateR02, B_plateR03);
+  sweep_two(r, v, X_pinL06, 5, B_plateL05, B_plateL06, X_pinR04, 5, B_plateR03, B_plateR04);
+  sweep_two(r, v, X_pinL07, 5, B_plateL06, B_plateL07, X_pinR05, 5, B_plateR04, B_plateR05);
+  sweep_two(r, v, X_pinL08, 5, B_plateL07, B_plateL08, X_pinR06, 5, B_plateR05, B_plateR06);
+  sweep_two(r, v, X_pinL09, 5, B_plateL08, B_plateL09, X_pinR07, 5, B_plateR06, B_plateR07);
+  sweep_two(r, v, X_pinL10, 5, B_plateL09, B_plateL10, X_pinR08, 5, B_plateR07, B_plateR08);
+  sweep_two(r, v, X_pinL11, 5, B_plateL10, B_plateL11, X_pinR09, 5, B_plateR08, B_plateR09);
+  sweep_two(r, v, X_pinL12, 5, B_plateL11, B_plateL12, X_pinR10, 5, B_plateR09, B_plateR10);
+  sweep_two(r, v, X_pinL13, 5, B_plateL12, B_plateL13, X_pinR11, 5, B_plateR10, B_plateR11);
+  sweep_two(r, v, X_pinL14, 5, B_plateL13, B_plateL14, X_pinR12, 5, B_plateR11, B_plateR12);
+  sweep_two(r, v, X_pinL15, 5, B_plateL14, B_plateL15, X_pinR13, 5, B_plateR12, B_plateR13);
+  sweep_two(r, v, X_pinL16, 5, B_plateL15, B_plateL16, X_pinR14, 5, B_plateR13, B_plateR14);
+  sweep_two(r, v, X_pinL17, 5, B_plateL16, B_plateL17, X_pinR15, 5, B_plateR14, B_plateR15);
+  sweep_two(r, v, X_pinL18, 5, B_plateL17, B_plateL18, X_pinR16, 5, B_plateR15, B_plateR16);
+  sweep_two(r, v, X_pinL19, 5, B_plateL18, B_plateL19, X_pinR17, 5, B_plateR16, B_plateR17);
+  sweep_two(r, v, X_pinL20, 5, B_plateL19, B_plateL20, X_pinR18, 5, B_plateR17, B_plateR18);
+  sweep_two(r, v, X_pinL21, 5, B_plateL20, B_plateL21, X_pinR19, 5, B_plateR18, B_plateR19);
+  sweep_two(r, v, X_pinL22, 5, B_plateL21, B_plateL22, X_pinR20, 5, B_plateR19, B_plateR20);
+  sweep_two(r, v, X_pinL23, 5, B_plateL22, B_plateL23, X_pinR21, 5, B_plateR20, B_plateR21);
+  sweep_two(r, v, X_pinL24, 5, B_plateL23, B_plateL24, X_pinR22, 5, B_plateR21, B_plateR22);
+  sweep_two(r, v, X_pinL25, 5, B_plateL24, B_plateL25, X_pinR23, 5, B_plateR22, B_plateR23);
+  sweep_two(r, v, X_pinL26, 5, B_plateL25, B_plateL26, X_pinR24, 5, B_plateR23, B_plateR24);
+  sweep_two(r, v, X_pinL27, 5, B_plateL26, B_plateL27, X_pinR25, 5, B_plateR24, B_plateR25);
+  sweep_two(r, v, X_pinL28, 5, B_plateL27, B_plateL28, X_pinR26, 5, B_plateR25, B_plateR26);
+  sweep_two(r, v, X_pinL29, 5, B_plateL28, B_plateL29, X_pinR27, 5, B_plateR26, B_plateR27);
 }
 
 static void sweep_part1(sweep_rows r, double *restrict v) {
   (void)r, (void)v; /* a part can be empty */
-  sweep_two(r, v, X_pinL28, 5, B_plateL27, B_plateL28, X_pinR24, 5, B_plateR23, B_plateR24);
-  sweep_two(r, v, X_pinL29, 5, B_plateL28, B_plateL29, X_pinR25, 5, B_plateR24, B_plateR25);
-  sweep_two(r, v, X_pinL30, 5, B_plateL29, B_plateL30, X_pinR26, 5, B_plateR25, B_plateR26);
-  sweep_two(r, v, X_pinL31, 5, B_plateL30, B_plateL31, X_pinR27, 5, B_plateR26, B_plateR27);
-  sweep_two(r, v, X_pinL32, 5, B_plateL31, B_plateL32, X_pinR28, 5, B_plateR27, B_plateR28);
-  sweep_two(r, v, X_pinL33, 5, B_plateL32, B_plateL33, X_pinR29, 5, B_plateR28, B_plateR29);
-  sweep_two(r, v, X_pinL34, 5, B_plateL33, B_plateL34, X_pinR30, 5, B_plateR29, B_plateR30);
-  sweep_two(r, v, X_pinL35, 5, B_plateL34, B_plateL35, X_pinR31, 5, B_plateR30, B_plateR31);
-  sweep_two(r, v, X_pinL36, 5, B_plateL35, B_plateL36, X_pinR32, 5, B_plateR31, B_plateR32);
-  sweep_two(r, v, X_pinL37, 5, B_plateL36, B_plateL37, X_pinR33, 5, B_plateR32, B_plateR33);
-  sweep_two(r, v, X_pinL38, 5, B_plateL37, B_plateL38, X_pinR34, 5, B_plateR33, B_plateR34);
-  sweep_two(r, v, X_pinL39, 5, B_plateL38, B_plateL39, X_pinR35, 5, B_plateR34, B_plateR35);
+  sweep_two(r, v, X_pinL30, 5, B_plateL29, B_plateL30, X_pinR28, 5, B_plateR27, B_plateR28);
+  sweep_two(r, v, X_pinL31, 5, B_plateL30, B_plateL31, X_pinR29, 5, B_plateR28, B_plateR29);
+  sweep_two(r, v, X_pinL32, 5, B_plateL31, B_plateL32, X_pinR30, 5, B_plateR29, B_plateR30);
+  sweep_two(r, v, X_pinL33, 5, B_plateL32, B_plateL33, X_pinR31, 5, B_plateR30, B_plateR31);
+  sweep_two(r, v, X_pinL34, 5, B_plateL33, B_plateL34, X_pinR32, 5, B_plateR31, B_plateR32);
+  sweep_two(r, v, X_pinL35, 5, B_plateL34, B_plateL35, X_pinR33, 5, B_plateR32, B_plateR33);
+  sweep_two(r, v, X_pinL36, 5, B_plateL35, B_plateL36, X_pinR34, 5, B_plateR33, B_plateR34);
+  sweep_two(r, v, X_pinL37, 5, B_plateL36, B_plateL37, X_pinR35, 5, B_plateR34, B_plateR35);
+  sweep_two(r, v, X_pinL38, 5, B_plateL37, B_plateL38, X_pinR36, 5, B_plateR35, B_plateR36);
+  sweep_two(r, v, X_pinL39, 5, B_plateL38, B_plateL39, X_pinR37, 5, B_plateR36, B_plateR37);
 }
 
 static void sweep_part2(sweep_rows r, double *restrict v) {
   (void)r, (void)v; /* a part can be empty */
-  sweep_two(r, v, X_pinR36, 5, B_plateR35, B_plateR36, X_hull_weld1, 6, B_hull_0, B_hull_1);
-  sweep_two(r, v, X_pinR37, 5, B_plateR36, B_plateR37, X_hull_weld2, 6, B_hull_1, B_hull_2);
-  sweep_two(r, v, X_pinR38, 5, B_plateR37, B_plateR38, X_hull_weld3, 6, B_hull_2, B_hull_3);
-  sweep_one(r, v, X_pinR39, 5, B_plateR38, B_plateR39);
+  sweep_two(r, v, X_pinR38, 5, B_plateR37, B_plateR38, X_road1_axleL, 5, B_hull_1, B_road1L);
+  sweep_two(r, v, X_pinR39, 5, B_plateR38, B_plateR39, X_road1_axleR, 5, B_hull_1, B_road1R);
+  sweep_two(r, v, X_road2_axleL, 5, B_hull_2, B_road2L, X_sprocket_axleL, 5, B_hull_3, B_sprocketL);
+  sweep_two(r, v, X_road2_axleR, 5, B_hull_2, B_road2R, X_sprocket_axleR, 5, B_hull_3, B_sprocketR);
+  sweep_one(r, v, X_hull_weld1, 6, B_hull_0, B_hull_1);
+  sweep_one(r, v, X_hull_weld2, 6, B_hull_1, B_hull_2);
+  sweep_one(r, v, X_hull_weld3, 6, B_hull_2, B_hull_3);
 }
 
 /* the sides the sweep assumes (rt_program.sweep_side), one line per
  * constraint: side a, side b (-1: the world, or a body fixed in the
  * mechanism) */
 static const int sweep_side_of[] = {
-    B_hull_3, B_sprocketL, /* sprocket_axleL */
-    B_hull_1, B_road1L, /* road1_axleL */
-    B_hull_2, B_road2L, /* road2_axleL */
     B_hull_0, B_idlerL, /* idler_axleL */
+    B_hull_0, B_idlerR, /* idler_axleR */
     B_plateL39, B_plateL00, /* pinL00 */
     B_plateL00, B_plateL01, /* pinL01 */
     B_plateL01, B_plateL02, /* pinL02 */
@@ -3047,10 +3063,6 @@ static const int sweep_side_of[] = {
     B_plateL36, B_plateL37, /* pinL37 */
     B_plateL37, B_plateL38, /* pinL38 */
     B_plateL38, B_plateL39, /* pinL39 */
-    B_hull_3, B_sprocketR, /* sprocket_axleR */
-    B_hull_1, B_road1R, /* road1_axleR */
-    B_hull_2, B_road2R, /* road2_axleR */
-    B_hull_0, B_idlerR, /* idler_axleR */
     B_plateR39, B_plateR00, /* pinR00 */
     B_plateR00, B_plateR01, /* pinR01 */
     B_plateR01, B_plateR02, /* pinR02 */
@@ -3091,6 +3103,12 @@ static const int sweep_side_of[] = {
     B_plateR36, B_plateR37, /* pinR37 */
     B_plateR37, B_plateR38, /* pinR38 */
     B_plateR38, B_plateR39, /* pinR39 */
+    B_hull_1, B_road1L, /* road1_axleL */
+    B_hull_1, B_road1R, /* road1_axleR */
+    B_hull_2, B_road2L, /* road2_axleL */
+    B_hull_2, B_road2R, /* road2_axleR */
+    B_hull_3, B_sprocketL, /* sprocket_axleL */
+    B_hull_3, B_sprocketR, /* sprocket_axleR */
     B_hull_0, B_hull_1, /* hull_weld1 */
     B_hull_1, B_hull_2, /* hull_weld2 */
     B_hull_2, B_hull_3, /* hull_weld3 */
@@ -3465,7 +3483,7 @@ static void tank_assemble(const double *J, const double *WJ, double epsilon, voi
 const rt_program tank_program = {
     .name = "tank",
     .precision = RT_FLOAT,
-    .structure_hash = UINT64_C(0xe85ae8d217116b7c),
+    .structure_hash = UINT64_C(0xca4980f5a04e073c),
     .nbody = 89,
     .nsbody = 92,
     .ncons = 91,
@@ -4307,8 +4325,8 @@ static const rt_body_desc mech_bodies[TANK_BODY_COUNT] = {
 };
 
 static const rt_joint_desc mech_joints[TANK_JOINT_COUNT] = {
-    [TANK_JOINT_SPROCKET_AXLEL] = {
-        .type = RT_HINGE,
+    [TANK_JOINT_DRIVEL] = {
+        .type = RT_MOTOR,
         .body_a = TANK_BODY_HULL,
         .body_b = TANK_BODY_SPROCKETL,
         .anchor_a = {-1.0502212856217863, 0.95, -0.18500000000000005},
@@ -4318,39 +4336,41 @@ static const rt_joint_desc mech_joints[TANK_JOINT_COUNT] = {
         .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
         .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
         .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = -1,
+        .target = TANK_JOINT_SPROCKET_AXLEL,
+        .max_force = 1e+03,
     },
-    [TANK_JOINT_ROAD1_AXLEL] = {
-        .type = RT_HINGE,
+    [TANK_JOINT_DRIVER] = {
+        .type = RT_MOTOR,
         .body_a = TANK_BODY_HULL,
-        .body_b = TANK_BODY_ROAD1L,
-        .anchor_a = {-0.3500737618739288, 0.95, -0.18500000000000005},
+        .body_b = TANK_BODY_SPROCKETR,
+        .anchor_a = {-1.0502212856217863, -0.95, -0.18500000000000005},
         .frame_a[0] = {0.0, 1.0, 0.0},
         .frame_a[1] = {0.0, 0.0, -1.0},
         .frame_a[2] = {-1.0, 0.0, 0.0},
         .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
         .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
         .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = -1,
-    },
-    [TANK_JOINT_ROAD2_AXLEL] = {
-        .type = RT_HINGE,
-        .body_a = TANK_BODY_HULL,
-        .body_b = TANK_BODY_ROAD2L,
-        .anchor_a = {0.3500737618739287, 0.95, -0.18500000000000005},
-        .frame_a[0] = {0.0, 1.0, 0.0},
-        .frame_a[1] = {0.0, 0.0, -1.0},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
-        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
-        .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = -1,
+        .target = TANK_JOINT_SPROCKET_AXLER,
+        .max_force = 1e+03,
     },
     [TANK_JOINT_IDLER_AXLEL] = {
         .type = RT_HINGE,
         .body_a = TANK_BODY_HULL,
         .body_b = TANK_BODY_IDLERL,
         .anchor_a = {1.0502212856217863, 0.95, -0.18500000000000005},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [TANK_JOINT_IDLER_AXLER] = {
+        .type = RT_HINGE,
+        .body_a = TANK_BODY_HULL,
+        .body_b = TANK_BODY_IDLERR,
+        .anchor_a = {1.0502212856217863, -0.95, -0.18500000000000005},
         .frame_a[0] = {0.0, 1.0, 0.0},
         .frame_a[1] = {0.0, 0.0, -1.0},
         .frame_a[2] = {-1.0, 0.0, 0.0},
@@ -4919,72 +4939,6 @@ static const rt_joint_desc mech_joints[TANK_JOINT_COUNT] = {
         .frame_b[2] = {-0.9739910835341087, 0.0, -0.22658633938535003},
         .target = -1,
     },
-    [TANK_JOINT_DRIVEL] = {
-        .type = RT_MOTOR,
-        .body_a = TANK_BODY_HULL,
-        .body_b = TANK_BODY_SPROCKETL,
-        .anchor_a = {-1.0502212856217863, 0.95, -0.18500000000000005},
-        .frame_a[0] = {0.0, 1.0, 0.0},
-        .frame_a[1] = {0.0, 0.0, -1.0},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
-        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
-        .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = TANK_JOINT_SPROCKET_AXLEL,
-        .max_force = 1e+03,
-    },
-    [TANK_JOINT_SPROCKET_AXLER] = {
-        .type = RT_HINGE,
-        .body_a = TANK_BODY_HULL,
-        .body_b = TANK_BODY_SPROCKETR,
-        .anchor_a = {-1.0502212856217863, -0.95, -0.18500000000000005},
-        .frame_a[0] = {0.0, 1.0, 0.0},
-        .frame_a[1] = {0.0, 0.0, -1.0},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
-        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
-        .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = -1,
-    },
-    [TANK_JOINT_ROAD1_AXLER] = {
-        .type = RT_HINGE,
-        .body_a = TANK_BODY_HULL,
-        .body_b = TANK_BODY_ROAD1R,
-        .anchor_a = {-0.3500737618739288, -0.95, -0.18500000000000005},
-        .frame_a[0] = {0.0, 1.0, 0.0},
-        .frame_a[1] = {0.0, 0.0, -1.0},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
-        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
-        .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = -1,
-    },
-    [TANK_JOINT_ROAD2_AXLER] = {
-        .type = RT_HINGE,
-        .body_a = TANK_BODY_HULL,
-        .body_b = TANK_BODY_ROAD2R,
-        .anchor_a = {0.3500737618739287, -0.95, -0.18500000000000005},
-        .frame_a[0] = {0.0, 1.0, 0.0},
-        .frame_a[1] = {0.0, 0.0, -1.0},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
-        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
-        .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = -1,
-    },
-    [TANK_JOINT_IDLER_AXLER] = {
-        .type = RT_HINGE,
-        .body_a = TANK_BODY_HULL,
-        .body_b = TANK_BODY_IDLERR,
-        .anchor_a = {1.0502212856217863, -0.95, -0.18500000000000005},
-        .frame_a[0] = {0.0, 1.0, 0.0},
-        .frame_a[1] = {0.0, 0.0, -1.0},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
-        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
-        .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = -1,
-    },
     [TANK_JOINT_PINR00] = {
         .type = RT_HINGE,
         .body_a = TANK_BODY_PLATER39,
@@ -5545,8 +5499,73 @@ static const rt_joint_desc mech_joints[TANK_JOINT_COUNT] = {
         .frame_b[2] = {-0.9739910835341087, 0.0, -0.22658633938535003},
         .target = -1,
     },
-    [TANK_JOINT_DRIVER] = {
-        .type = RT_MOTOR,
+    [TANK_JOINT_ROAD1_AXLEL] = {
+        .type = RT_HINGE,
+        .body_a = TANK_BODY_HULL,
+        .body_b = TANK_BODY_ROAD1L,
+        .anchor_a = {-0.3500737618739288, 0.95, -0.18500000000000005},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [TANK_JOINT_ROAD1_AXLER] = {
+        .type = RT_HINGE,
+        .body_a = TANK_BODY_HULL,
+        .body_b = TANK_BODY_ROAD1R,
+        .anchor_a = {-0.3500737618739288, -0.95, -0.18500000000000005},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [TANK_JOINT_ROAD2_AXLEL] = {
+        .type = RT_HINGE,
+        .body_a = TANK_BODY_HULL,
+        .body_b = TANK_BODY_ROAD2L,
+        .anchor_a = {0.3500737618739287, 0.95, -0.18500000000000005},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [TANK_JOINT_ROAD2_AXLER] = {
+        .type = RT_HINGE,
+        .body_a = TANK_BODY_HULL,
+        .body_b = TANK_BODY_ROAD2R,
+        .anchor_a = {0.3500737618739287, -0.95, -0.18500000000000005},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [TANK_JOINT_SPROCKET_AXLEL] = {
+        .type = RT_HINGE,
+        .body_a = TANK_BODY_HULL,
+        .body_b = TANK_BODY_SPROCKETL,
+        .anchor_a = {-1.0502212856217863, 0.95, -0.18500000000000005},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
+        .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [TANK_JOINT_SPROCKET_AXLER] = {
+        .type = RT_HINGE,
         .body_a = TANK_BODY_HULL,
         .body_b = TANK_BODY_SPROCKETR,
         .anchor_a = {-1.0502212856217863, -0.95, -0.18500000000000005},
@@ -5556,8 +5575,7 @@ static const rt_joint_desc mech_joints[TANK_JOINT_COUNT] = {
         .frame_b[0] = {0.0, -2.220446049250313e-16, 1.0000000000000002},
         .frame_b[1] = {0.0, 1.0000000000000002, 2.220446049250313e-16},
         .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = TANK_JOINT_SPROCKET_AXLER,
-        .max_force = 1e+03,
+        .target = -1,
     },
 };
 

@@ -105,125 +105,187 @@ static const int shard_num[] = {
     1, 1, 1, 1, 1, 1, 1, 1,
 };
 
-/* The solver constraints in solver order, one line each: name, mechanism
- * constraint (-1 = shard weld), solver bodies a and b (RT_WORLD = -1),
- * degree, first row in vectors. */
+/* The solver bodies, one line each: B_ its index (its velocities at
+ * vel + 6 B_), counted by the enum, so that inserting a body adds a line. */
+enum {
+    B_plate00,
+    B_plate01,
+    B_plate02,
+    B_plate03,
+    B_plate04,
+    B_plate05,
+    B_plate06,
+    B_plate07,
+    B_plate08,
+    B_plate09,
+    B_plate10,
+    B_plate11,
+    B_plate12,
+    B_plate13,
+    B_plate14,
+    B_plate15,
+    B_plate16,
+    B_plate17,
+    B_plate18,
+    B_plate19,
+    B_plate20,
+    B_plate21,
+    B_plate22,
+    B_plate23,
+    B_plate24,
+    B_plate25,
+    B_plate26,
+    B_plate27,
+    B_plate28,
+    B_plate29,
+    B_plate30,
+    B_plate31,
+    B_plate32,
+    B_plate33,
+    B_plate34,
+    B_plate35,
+    B_plate36,
+    B_plate37,
+    B_plate38,
+    B_plate39,
+};
+
+/* The solver constraints in solver order, one line each: name, identifier
+ * (its pivot's), the constraint before it (ldlpgs_start before the first),
+ * mechanism joint (equality joints counted alone, so its own index C_; -1
+ * = shard weld), solver bodies a and b and degree. Its index (C_) and first row in
+ * vectors (X_) count on from the constraint before it, so that inserting
+ * or removing a constraint changes its own line and the next one's. */
 #define LDLPGS_CONSTRAINTS(X) \
-    X("pin00", 0, 39, 0, 5, 0) \
-    X("pin01", 1, 0, 1, 5, 5) \
-    X("pin02", 2, 1, 2, 5, 10) \
-    X("pin03", 3, 2, 3, 5, 15) \
-    X("pin04", 4, 3, 4, 5, 20) \
-    X("pin05", 5, 4, 5, 5, 25) \
-    X("pin06", 6, 5, 6, 5, 30) \
-    X("pin07", 7, 6, 7, 5, 35) \
-    X("pin08", 8, 7, 8, 5, 40) \
-    X("pin09", 9, 8, 9, 5, 45) \
-    X("pin10", 10, 9, 10, 5, 50) \
-    X("pin11", 11, 10, 11, 5, 55) \
-    X("pin12", 12, 11, 12, 5, 60) \
-    X("pin13", 13, 12, 13, 5, 65) \
-    X("pin14", 14, 13, 14, 5, 70) \
-    X("pin15", 15, 14, 15, 5, 75) \
-    X("pin16", 16, 15, 16, 5, 80) \
-    X("pin17", 17, 16, 17, 5, 85) \
-    X("pin18", 18, 17, 18, 5, 90) \
-    X("pin19", 19, 18, 19, 5, 95) \
-    X("pin20", 20, 19, 20, 5, 100) \
-    X("pin21", 21, 20, 21, 5, 105) \
-    X("pin22", 22, 21, 22, 5, 110) \
-    X("pin23", 23, 22, 23, 5, 115) \
-    X("pin24", 24, 23, 24, 5, 120) \
-    X("pin25", 25, 24, 25, 5, 125) \
-    X("pin26", 26, 25, 26, 5, 130) \
-    X("pin27", 27, 26, 27, 5, 135) \
-    X("pin28", 28, 27, 28, 5, 140) \
-    X("pin29", 29, 28, 29, 5, 145) \
-    X("pin30", 30, 29, 30, 5, 150) \
-    X("pin31", 31, 30, 31, 5, 155) \
-    X("pin32", 32, 31, 32, 5, 160) \
-    X("pin33", 33, 32, 33, 5, 165) \
-    X("pin34", 34, 33, 34, 5, 170) \
-    X("pin35", 35, 34, 35, 5, 175) \
-    X("pin36", 36, 35, 36, 5, 180) \
-    X("pin37", 37, 36, 37, 5, 185) \
-    X("pin38", 38, 37, 38, 5, 190) \
-    X("pin39", 39, 38, 39, 5, 195)
-#define LDLPGS_C_joint(name, joint, a, b, degree, row) joint,
-static const int cons_joint[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_joint)};
-#define LDLPGS_C_a(name, joint, a, b, degree, row) a,
-static const int cons_a[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_a)};
-#define LDLPGS_C_b(name, joint, a, b, degree, row) b,
-static const int cons_b[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_b)};
-#define LDLPGS_C_degree(name, joint, a, b, degree, row) degree,
-static const int cons_degree[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_degree)};
-#define LDLPGS_C_row(name, joint, a, b, degree, row) row,
-static const int cons_row[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_row)};
-#define LDLPGS_C_name(name, joint, a, b, degree, row) name,
-static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_name)};
+    X("pin00", pin00, ldlpgs_start, C_pin00, B_plate39, B_plate00, 5) \
+    X("pin01", pin01, pin00, C_pin01, B_plate00, B_plate01, 5) \
+    X("pin02", pin02, pin01, C_pin02, B_plate01, B_plate02, 5) \
+    X("pin03", pin03, pin02, C_pin03, B_plate02, B_plate03, 5) \
+    X("pin04", pin04, pin03, C_pin04, B_plate03, B_plate04, 5) \
+    X("pin05", pin05, pin04, C_pin05, B_plate04, B_plate05, 5) \
+    X("pin06", pin06, pin05, C_pin06, B_plate05, B_plate06, 5) \
+    X("pin07", pin07, pin06, C_pin07, B_plate06, B_plate07, 5) \
+    X("pin08", pin08, pin07, C_pin08, B_plate07, B_plate08, 5) \
+    X("pin09", pin09, pin08, C_pin09, B_plate08, B_plate09, 5) \
+    X("pin10", pin10, pin09, C_pin10, B_plate09, B_plate10, 5) \
+    X("pin11", pin11, pin10, C_pin11, B_plate10, B_plate11, 5) \
+    X("pin12", pin12, pin11, C_pin12, B_plate11, B_plate12, 5) \
+    X("pin13", pin13, pin12, C_pin13, B_plate12, B_plate13, 5) \
+    X("pin14", pin14, pin13, C_pin14, B_plate13, B_plate14, 5) \
+    X("pin15", pin15, pin14, C_pin15, B_plate14, B_plate15, 5) \
+    X("pin16", pin16, pin15, C_pin16, B_plate15, B_plate16, 5) \
+    X("pin17", pin17, pin16, C_pin17, B_plate16, B_plate17, 5) \
+    X("pin18", pin18, pin17, C_pin18, B_plate17, B_plate18, 5) \
+    X("pin19", pin19, pin18, C_pin19, B_plate18, B_plate19, 5) \
+    X("pin20", pin20, pin19, C_pin20, B_plate19, B_plate20, 5) \
+    X("pin21", pin21, pin20, C_pin21, B_plate20, B_plate21, 5) \
+    X("pin22", pin22, pin21, C_pin22, B_plate21, B_plate22, 5) \
+    X("pin23", pin23, pin22, C_pin23, B_plate22, B_plate23, 5) \
+    X("pin24", pin24, pin23, C_pin24, B_plate23, B_plate24, 5) \
+    X("pin25", pin25, pin24, C_pin25, B_plate24, B_plate25, 5) \
+    X("pin26", pin26, pin25, C_pin26, B_plate25, B_plate26, 5) \
+    X("pin27", pin27, pin26, C_pin27, B_plate26, B_plate27, 5) \
+    X("pin28", pin28, pin27, C_pin28, B_plate27, B_plate28, 5) \
+    X("pin29", pin29, pin28, C_pin29, B_plate28, B_plate29, 5) \
+    X("pin30", pin30, pin29, C_pin30, B_plate29, B_plate30, 5) \
+    X("pin31", pin31, pin30, C_pin31, B_plate30, B_plate31, 5) \
+    X("pin32", pin32, pin31, C_pin32, B_plate31, B_plate32, 5) \
+    X("pin33", pin33, pin32, C_pin33, B_plate32, B_plate33, 5) \
+    X("pin34", pin34, pin33, C_pin34, B_plate33, B_plate34, 5) \
+    X("pin35", pin35, pin34, C_pin35, B_plate34, B_plate35, 5) \
+    X("pin36", pin36, pin35, C_pin36, B_plate35, B_plate36, 5) \
+    X("pin37", pin37, pin36, C_pin37, B_plate36, B_plate37, 5) \
+    X("pin38", pin38, pin37, C_pin38, B_plate37, B_plate38, 5) \
+    X("pin39", pin39, pin38, C_pin39, B_plate38, B_plate39, 5)
+#define LDLPGS_C_SIZE(name, id, prev, joint, a, b, degree) LDLPGS_D_##id = degree,
+enum { LDLPGS_D_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_SIZE) };
+#define LDLPGS_C_BASES(name, id, prev, joint, a, b, degree) \
+    C_##id = C_##prev + 1, X_##id = X_##prev + LDLPGS_D_##prev,
+enum { C_ldlpgs_start = -1, X_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_BASES) };
+#define LDLPGS_C_cons_joint(name, id, prev, joint, a, b, degree) joint,
+static const int cons_joint[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_joint)};
+#define LDLPGS_C_cons_a(name, id, prev, joint, a, b, degree) a,
+static const int cons_a[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_a)};
+#define LDLPGS_C_cons_b(name, id, prev, joint, a, b, degree) b,
+static const int cons_b[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_b)};
+#define LDLPGS_C_cons_degree(name, id, prev, joint, a, b, degree) LDLPGS_D_##id,
+static const int cons_degree[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_degree)};
+#define LDLPGS_C_cons_row(name, id, prev, joint, a, b, degree) X_##id,
+static const int cons_row[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_row)};
+#define LDLPGS_C_cons_name(name, id, prev, joint, a, b, degree) name,
+static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_name)};
 
 /* The pivots in elimination order, one line each: the pivot's identifier
- * (its constraint's name), its index (P_), its solver constraint, its node
- * block in the workspace (W_), its edge column, the column's height, its
- * first edge block, its first RSI entry, its reciprocals' slot in the
- * temporary (R_) and its constraint's first row of x (X_). Every offset of
- * the code below is one of these bases plus a literal. */
+ * (its constraint's), the pivot before it (ldlpgs_start before the first),
+ * its edge column's height, its edge blocks and its RSI entries. Its bases
+ * count on from the pivot before it: its index (P_), its node block in the
+ * workspace (W_; its edge column follows), its first edge block, its first
+ * RSI entry; and its reciprocals' slot in the temporary (R_, by the index's
+ * parity). Every offset of the code below is one of these bases plus a
+ * literal, so inserting or removing a pivot changes the lines of the pivots
+ * whose blocks change and the next one's line here. */
 #define LDLPGS_PIVOTS(X) \
-    X(pin00, 0, 0, 0, 25, 10, 0, 0, 0, 0) \
-    X(pin01, 1, 1, 75, 100, 10, 2, 55, 8, 5) \
-    X(pin02, 2, 2, 150, 175, 10, 4, 110, 0, 10) \
-    X(pin03, 3, 3, 225, 250, 10, 6, 165, 8, 15) \
-    X(pin04, 4, 4, 300, 325, 10, 8, 220, 0, 20) \
-    X(pin05, 5, 5, 375, 400, 10, 10, 275, 8, 25) \
-    X(pin06, 6, 6, 450, 475, 10, 12, 330, 0, 30) \
-    X(pin07, 7, 7, 525, 550, 10, 14, 385, 8, 35) \
-    X(pin08, 8, 8, 600, 625, 10, 16, 440, 0, 40) \
-    X(pin09, 9, 9, 675, 700, 10, 18, 495, 8, 45) \
-    X(pin10, 10, 10, 750, 775, 10, 20, 550, 0, 50) \
-    X(pin11, 11, 11, 825, 850, 10, 22, 605, 8, 55) \
-    X(pin12, 12, 12, 900, 925, 10, 24, 660, 0, 60) \
-    X(pin13, 13, 13, 975, 1000, 10, 26, 715, 8, 65) \
-    X(pin14, 14, 14, 1050, 1075, 10, 28, 770, 0, 70) \
-    X(pin15, 15, 15, 1125, 1150, 10, 30, 825, 8, 75) \
-    X(pin16, 16, 16, 1200, 1225, 10, 32, 880, 0, 80) \
-    X(pin17, 17, 17, 1275, 1300, 10, 34, 935, 8, 85) \
-    X(pin18, 18, 18, 1350, 1375, 10, 36, 990, 0, 90) \
-    X(pin19, 19, 19, 1425, 1450, 10, 38, 1045, 8, 95) \
-    X(pin20, 20, 20, 1500, 1525, 10, 40, 1100, 0, 100) \
-    X(pin21, 21, 21, 1575, 1600, 10, 42, 1155, 8, 105) \
-    X(pin22, 22, 22, 1650, 1675, 10, 44, 1210, 0, 110) \
-    X(pin23, 23, 23, 1725, 1750, 10, 46, 1265, 8, 115) \
-    X(pin24, 24, 24, 1800, 1825, 10, 48, 1320, 0, 120) \
-    X(pin25, 25, 25, 1875, 1900, 10, 50, 1375, 8, 125) \
-    X(pin26, 26, 26, 1950, 1975, 10, 52, 1430, 0, 130) \
-    X(pin27, 27, 27, 2025, 2050, 10, 54, 1485, 8, 135) \
-    X(pin28, 28, 28, 2100, 2125, 10, 56, 1540, 0, 140) \
-    X(pin29, 29, 29, 2175, 2200, 10, 58, 1595, 8, 145) \
-    X(pin30, 30, 30, 2250, 2275, 10, 60, 1650, 0, 150) \
-    X(pin31, 31, 31, 2325, 2350, 10, 62, 1705, 8, 155) \
-    X(pin32, 32, 32, 2400, 2425, 10, 64, 1760, 0, 160) \
-    X(pin33, 33, 33, 2475, 2500, 10, 66, 1815, 8, 165) \
-    X(pin34, 34, 34, 2550, 2575, 10, 68, 1870, 0, 170) \
-    X(pin35, 35, 35, 2625, 2650, 10, 70, 1925, 8, 175) \
-    X(pin36, 36, 36, 2700, 2725, 10, 72, 1980, 0, 180) \
-    X(pin37, 37, 37, 2775, 2800, 10, 74, 2035, 8, 185) \
-    X(pin38, 38, 38, 2850, 2875, 5, 76, 2090, 0, 190) \
-    X(pin39, 39, 39, 2900, 2925, 0, 77, 2105, 8, 195)
-#define LDLPGS_P_BASES(id, p, cons, node, edge, h, blk, rsi, rinv, row) \
-    P_##id = p, W_##id = node, R_##id = rinv, X_##id = row,
-enum { LDLPGS_PIVOTS(LDLPGS_P_BASES) };
-#define LDLPGS_P_cons(id, p, cons, node, edge, h, blk, rsi, rinv, row) cons,
-static const int piv_cons[] = {LDLPGS_PIVOTS(LDLPGS_P_cons)};
-#define LDLPGS_P_node(id, p, cons, node, edge, h, blk, rsi, rinv, row) node,
-static const int piv_node[] = {LDLPGS_PIVOTS(LDLPGS_P_node)};
-#define LDLPGS_P_edge(id, p, cons, node, edge, h, blk, rsi, rinv, row) edge,
-static const int piv_edge[] = {LDLPGS_PIVOTS(LDLPGS_P_edge)};
-#define LDLPGS_P_h(id, p, cons, node, edge, h, blk, rsi, rinv, row) h,
-static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_h)};
-#define LDLPGS_P_blk(id, p, cons, node, edge, h, blk, rsi, rinv, row) blk,
-static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_blk) 77};
-#define LDLPGS_P_rsi(id, p, cons, node, edge, h, blk, rsi, rinv, row) rsi,
-static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_rsi) 2105};
+    X(pin00, ldlpgs_start, 10, 2, 55) \
+    X(pin01, pin00, 10, 2, 55) \
+    X(pin02, pin01, 10, 2, 55) \
+    X(pin03, pin02, 10, 2, 55) \
+    X(pin04, pin03, 10, 2, 55) \
+    X(pin05, pin04, 10, 2, 55) \
+    X(pin06, pin05, 10, 2, 55) \
+    X(pin07, pin06, 10, 2, 55) \
+    X(pin08, pin07, 10, 2, 55) \
+    X(pin09, pin08, 10, 2, 55) \
+    X(pin10, pin09, 10, 2, 55) \
+    X(pin11, pin10, 10, 2, 55) \
+    X(pin12, pin11, 10, 2, 55) \
+    X(pin13, pin12, 10, 2, 55) \
+    X(pin14, pin13, 10, 2, 55) \
+    X(pin15, pin14, 10, 2, 55) \
+    X(pin16, pin15, 10, 2, 55) \
+    X(pin17, pin16, 10, 2, 55) \
+    X(pin18, pin17, 10, 2, 55) \
+    X(pin19, pin18, 10, 2, 55) \
+    X(pin20, pin19, 10, 2, 55) \
+    X(pin21, pin20, 10, 2, 55) \
+    X(pin22, pin21, 10, 2, 55) \
+    X(pin23, pin22, 10, 2, 55) \
+    X(pin24, pin23, 10, 2, 55) \
+    X(pin25, pin24, 10, 2, 55) \
+    X(pin26, pin25, 10, 2, 55) \
+    X(pin27, pin26, 10, 2, 55) \
+    X(pin28, pin27, 10, 2, 55) \
+    X(pin29, pin28, 10, 2, 55) \
+    X(pin30, pin29, 10, 2, 55) \
+    X(pin31, pin30, 10, 2, 55) \
+    X(pin32, pin31, 10, 2, 55) \
+    X(pin33, pin32, 10, 2, 55) \
+    X(pin34, pin33, 10, 2, 55) \
+    X(pin35, pin34, 10, 2, 55) \
+    X(pin36, pin35, 10, 2, 55) \
+    X(pin37, pin36, 10, 2, 55) \
+    X(pin38, pin37, 5, 1, 15) \
+    X(pin39, pin38, 0, 0, 0)
+#define LDLPGS_P_SIZES(id, prev, h, nblk, nrsi) LDLPGS_H_##id = h, LDLPGS_NB_##id = nblk, LDLPGS_NR_##id = nrsi,
+enum { LDLPGS_H_ldlpgs_start = 0, LDLPGS_NB_ldlpgs_start = 0, LDLPGS_NR_ldlpgs_start = 0, LDLPGS_PIVOTS(LDLPGS_P_SIZES) };
+#define LDLPGS_P_BASES(id, prev, h, nblk, nrsi) \
+    P_##id = P_##prev + 1, \
+    W_##id = W_##prev + LDLPGS_D_##prev * (LDLPGS_D_##prev + LDLPGS_H_##prev), \
+    LDLPGS_K_##id = LDLPGS_K_##prev + LDLPGS_NB_##prev, \
+    LDLPGS_S_##id = LDLPGS_S_##prev + LDLPGS_NR_##prev, \
+    R_##id = (P_##id & 1) * 8,
+enum { P_ldlpgs_start = -1, W_ldlpgs_start = 0, LDLPGS_K_ldlpgs_start = 0, LDLPGS_S_ldlpgs_start = 0, LDLPGS_PIVOTS(LDLPGS_P_BASES) };
+#define LDLPGS_P_piv_cons(id, prev, h, nblk, nrsi) C_##id,
+static const int piv_cons[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_cons)};
+#define LDLPGS_P_piv_node(id, prev, h, nblk, nrsi) W_##id,
+static const int piv_node[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_node)};
+#define LDLPGS_P_piv_edge(id, prev, h, nblk, nrsi) W_##id + LDLPGS_D_##id * LDLPGS_D_##id,
+static const int piv_edge[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_edge)};
+#define LDLPGS_P_piv_height(id, prev, h, nblk, nrsi) LDLPGS_H_##id,
+static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_height)};
+#define LDLPGS_P_piv_blk_adr(id, prev, h, nblk, nrsi) LDLPGS_K_##id,
+static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_blk_adr) 77};
+#define LDLPGS_P_piv_rsi_adr(id, prev, h, nblk, nrsi) LDLPGS_S_##id,
+static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_rsi_adr) 2105};
 
 /* row pivot of each edge block */
 static const int blk_piv[] = {
@@ -1338,51 +1400,6 @@ static void track_solve(const void *work, void *x) {
  * two chains of dependent operations overlap. The kernels are the
  * installed rt_sweep.h's. */
 #include "rt_sweep.h"
-
-/* The solver bodies the sweep moves, one line each: B_ its index (its
- * velocities at vel + 6 B_); a body fixed in the mechanism is the world. */
-enum {
-    B_plate00 = 0,
-    B_plate01 = 1,
-    B_plate02 = 2,
-    B_plate03 = 3,
-    B_plate04 = 4,
-    B_plate05 = 5,
-    B_plate06 = 6,
-    B_plate07 = 7,
-    B_plate08 = 8,
-    B_plate09 = 9,
-    B_plate10 = 10,
-    B_plate11 = 11,
-    B_plate12 = 12,
-    B_plate13 = 13,
-    B_plate14 = 14,
-    B_plate15 = 15,
-    B_plate16 = 16,
-    B_plate17 = 17,
-    B_plate18 = 18,
-    B_plate19 = 19,
-    B_plate20 = 20,
-    B_plate21 = 21,
-    B_plate22 = 22,
-    B_plate23 = 23,
-    B_plate24 = 24,
-    B_plate25 = 25,
-    B_plate26 = 26,
-    B_plate27 = 27,
-    B_plate28 = 28,
-    B_plate29 = 29,
-    B_plate30 = 30,
-    B_plate31 = 31,
-    B_plate32 = 32,
-    B_plate33 = 33,
-    B_plate34 = 34,
-    B_plate35 = 35,
-    B_plate36 = 36,
-    B_plate37 = 37,
-    B_plate38 = 38,
-    B_plate39 = 39,
-};
 
 static void sweep_part0(sweep_rows r, double *restrict v) {
   (void)r, (void)v; /* a part can be empty */

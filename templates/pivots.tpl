@@ -32,41 +32,68 @@ static const $(a.ctype) $(a.field)[] = {
 --%   plain_array(A[f], true)
 --% end
 
-/* The solver constraints in solver order, one line each: name, mechanism
- * constraint (-1 = shard weld), solver bodies a and b (RT_WORLD = -1),
- * degree, first row in vectors. */
+/* The solver bodies, one line each: B_ its index (its velocities at
+ * vel + 6 B_), counted by the enum, so that inserting a body adds a line. */
+enum {
+--% for _, b in ipairs(P.sweep.bodies) do
+    B_$(b.id),
+--% end
+};
+--% local function sbody(i) return i < 0 and "RT_WORLD" or "B_" .. P.sweep.bodies[i + 1].id end
+
+/* The solver constraints in solver order, one line each: name, identifier
+ * (its pivot's), the constraint before it ($(P.start_id) before the first),
+ * mechanism joint (equality joints counted alone, so its own index C_; -1
+ * = shard weld), solver bodies a and b and degree. Its index (C_) and first row in
+ * vectors (X_) count on from the constraint before it, so that inserting
+ * or removing a constraint changes its own line and the next one's. */
 #define LDLPGS_CONSTRAINTS(X) \
 --% local cl = {}
 --% for c = 1, #A.cons_name.values do
---%   cl[c] = fmt("X(%s, %d, %d, %d, %d, %d)", cstr(A.cons_name.values[c]), A.cons_joint.values[c], A.cons_a.values[c], A.cons_b.values[c], A.cons_degree.values[c], A.cons_row.values[c])
+--%   local joint = A.cons_joint.values[c]
+--%   cl[c] = fmt("X(%s, %s, %s, %s, %s, %s, %d)", cstr(A.cons_name.values[c]), P.cons_id[c], c > 1 and P.cons_id[c - 1] or P.start_id, joint >= 0 and "C_" .. P.cons_id[c] or "-1", sbody(A.cons_a.values[c]), sbody(A.cons_b.values[c]), A.cons_degree.values[c])
 --% end
 --% xlines(cl)
---% local ccol = { cons_name = "name", cons_joint = "joint", cons_a = "a", cons_b = "b", cons_degree = "degree", cons_row = "row" }
+#define LDLPGS_C_SIZE(name, id, prev, joint, a, b, degree) LDLPGS_D_##id = degree,
+enum { LDLPGS_D_$(P.start_id) = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_SIZE) };
+#define LDLPGS_C_BASES(name, id, prev, joint, a, b, degree) \
+    C_##id = C_##prev + 1, X_##id = X_##prev + LDLPGS_D_##prev,
+enum { C_$(P.start_id) = -1, X_$(P.start_id) = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_BASES) };
+--% local ccol = { cons_name = "name", cons_joint = "joint", cons_a = "a", cons_b = "b", cons_degree = "LDLPGS_D_##id", cons_row = "X_##id" }
 --% for _, f in ipairs({"cons_joint", "cons_a", "cons_b", "cons_degree", "cons_row", "cons_name"}) do
-#define LDLPGS_C_$(ccol[f])(name, joint, a, b, degree, row) $(ccol[f]),
-static const $(A[f].ctype) $(f)[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_$(ccol[f]))};
+#define LDLPGS_C_$(f)(name, id, prev, joint, a, b, degree) $(ccol[f]),
+static const $(A[f].ctype) $(f)[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_$(f))};
 --% end
 
 /* The pivots in elimination order, one line each: the pivot's identifier
- * (its constraint's name), its index (P_), its solver constraint, its node
- * block in the workspace (W_), its edge column, the column's height, its
- * first edge block, its first RSI entry, its reciprocals' slot in the
- * temporary (R_) and its constraint's first row of x (X_). Every offset of
- * the code below is one of these bases plus a literal. */
+ * (its constraint's), the pivot before it ($(P.start_id) before the first),
+ * its edge column's height, its edge blocks and its RSI entries. Its bases
+ * count on from the pivot before it: its index (P_), its node block in the
+ * workspace (W_; its edge column follows), its first edge block, its first
+ * RSI entry; and its reciprocals' slot in the temporary (R_, by the index's
+ * parity). Every offset of the code below is one of these bases plus a
+ * literal, so inserting or removing a pivot changes the lines of the pivots
+ * whose blocks change and the next one's line here. */
 #define LDLPGS_PIVOTS(X) \
 --% local pl = {}
 --% for i, p in ipairs(P.pivots) do
---%   pl[i] = fmt("X(%s, %d, %d, %d, %d, %d, %d, %d, %d, %d)", p.id, p.index, p.cons, p.node, p.edge, p.height, p.blk_adr, p.rsi_adr, p.rinv, p.row)
+--%   pl[i] = fmt("X(%s, %s, %d, %d, %d)", p.id, i > 1 and P.pivots[i - 1].id or P.start_id, p.height, p.nblocks, p.nrsi)
 --% end
 --% xlines(pl)
-#define LDLPGS_P_BASES(id, p, cons, node, edge, h, blk, rsi, rinv, row) \
-    P_##id = p, W_##id = node, R_##id = rinv, X_##id = row,
-enum { LDLPGS_PIVOTS(LDLPGS_P_BASES) };
---% local pcol = { piv_cons = "cons", piv_node = "node", piv_edge = "edge", piv_height = "h", piv_blk_adr = "blk", piv_rsi_adr = "rsi" }
+#define LDLPGS_P_SIZES(id, prev, h, nblk, nrsi) LDLPGS_H_##id = h, LDLPGS_NB_##id = nblk, LDLPGS_NR_##id = nrsi,
+enum { LDLPGS_H_$(P.start_id) = 0, LDLPGS_NB_$(P.start_id) = 0, LDLPGS_NR_$(P.start_id) = 0, LDLPGS_PIVOTS(LDLPGS_P_SIZES) };
+#define LDLPGS_P_BASES(id, prev, h, nblk, nrsi) \
+    P_##id = P_##prev + 1, \
+    W_##id = W_##prev + LDLPGS_D_##prev * (LDLPGS_D_##prev + LDLPGS_H_##prev), \
+    LDLPGS_K_##id = LDLPGS_K_##prev + LDLPGS_NB_##prev, \
+    LDLPGS_S_##id = LDLPGS_S_##prev + LDLPGS_NR_##prev, \
+    R_##id = (P_##id & 1) * $(P.rinv_stride),
+enum { P_$(P.start_id) = -1, W_$(P.start_id) = 0, LDLPGS_K_$(P.start_id) = 0, LDLPGS_S_$(P.start_id) = 0, LDLPGS_PIVOTS(LDLPGS_P_BASES) };
+--% local pcol = { piv_cons = "C_##id", piv_node = "W_##id", piv_edge = "W_##id + LDLPGS_D_##id * LDLPGS_D_##id", piv_height = "LDLPGS_H_##id", piv_blk_adr = "LDLPGS_K_##id", piv_rsi_adr = "LDLPGS_S_##id" }
 --% local tail = { piv_blk_adr = P.sizes.nblk, piv_rsi_adr = P.sizes.nrsi }
 --% for _, f in ipairs({"piv_cons", "piv_node", "piv_edge", "piv_height", "piv_blk_adr", "piv_rsi_adr"}) do
-#define LDLPGS_P_$(pcol[f])(id, p, cons, node, edge, h, blk, rsi, rinv, row) $(pcol[f]),
-static const $(A[f].ctype) $(f)[] = {LDLPGS_PIVOTS(LDLPGS_P_$(pcol[f]))$(tail[f] and fmt(" %d", tail[f]) or "")};
+#define LDLPGS_P_$(f)(id, prev, h, nblk, nrsi) $(pcol[f]),
+static const $(A[f].ctype) $(f)[] = {LDLPGS_PIVOTS(LDLPGS_P_$(f))$(tail[f] and fmt(" %d", tail[f]) or "")};
 --% end
 --%
 --% local function blocks(p, what)

@@ -4,7 +4,7 @@
 --% -- each constraint's rows, sides and velocity offsets as constants, its
 --% -- sides' velocities in registers from its first row to its last.
 --% -- Every line of the code names what it is about (a constraint by its
---% -- pivot's X_ base, a body by its B_ index), so that an edit of the
+--% -- pivot's X_ base, a body by its B_ index, pivots.tpl), so that an edit of the
 --% -- mechanism changes the lines of the constraints and bodies it touches
 --% -- (tests/test_locality.c).
 --% local B = {}
@@ -15,8 +15,6 @@
 --% local function cons_args(c)
 --%   return fmt("X_%s, %d, %s, %s", c.id, c.degree, body(c.a), body(c.b))
 --% end
---% local any_body = false
---% for _, b in ipairs(P.sweep.bodies) do any_body = any_body or not b.fixed end
 /*---- the sweep of the equality rows (rt_sweep_fn of rt.h) -------------------
  * One projected Gauss-Seidel sweep over rows [0, $(P.sizes.dim)): per row, J v from 0.0
  * (side a's six products, then side b's, added one by one), the impulse
@@ -29,18 +27,6 @@
  * two chains of dependent operations overlap. The kernels are the
  * installed rt_sweep.h's. */
 #include "rt_sweep.h"
---% if any_body then
-
-/* The solver bodies the sweep moves, one line each: B_ its index (its
- * velocities at vel + 6 B_); a body fixed in the mechanism is the world. */
-enum {
---%   for _, b in ipairs(P.sweep.bodies) do
---%     if not b.fixed then
-    B_$(b.id) = $(b.index),
---%     end
---%   end
-};
---% end
 --% -- each part: the groups whose first constraint is in one range of
 --% -- constraints (gen/emit_sweep.c), so that regrouping moves no group to
 --% -- another part

@@ -139,6 +139,7 @@ static void test_limits_and_rope_hold(void **state) {
   sim s;
   sim_open(&s, "limits", limits_src, NULL);
   sim_start(&s);
+  const int h = mech_find_constraint(&s.m, "h"), p = mech_find_constraint(&s.m, "p");
   double amax = -1, amin = 1, rope = 0, smax = -1, smin = 1;
   for (int i = 0; i < 600; i++) {
     assert_int_equal(rt_world_step(s.w), RT_OK);
@@ -147,11 +148,11 @@ static void test_limits_and_rope_hold(void **state) {
     rt_world_body_pose(s.w, 0, &arm);
     rt_world_body_pose(s.w, 1, &bob);
     rt_world_body_pose(s.w, 2, &sl);
-    rt_joint_axis_eval(&s.desc.joints[0], 1, NULL, &arm, &q, NULL);
+    rt_joint_axis_eval(&s.desc.joints[h], 1, NULL, &arm, &q, NULL);
     amax = fmax(amax, q);
     amin = fmin(amin, q);
     rope = fmax(rope, sqrt(bob.p[0] * bob.p[0] + bob.p[1] * bob.p[1] + bob.p[2] * bob.p[2]));
-    rt_joint_axis_eval(&s.desc.joints[3], 0, NULL, &sl, &q, NULL);
+    rt_joint_axis_eval(&s.desc.joints[p], 0, NULL, &sl, &q, NULL);
     smax = fmax(smax, q);
     smin = fmin(smin, q);
   }

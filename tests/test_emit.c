@@ -512,14 +512,15 @@ static void test_output_shape(void **state) {
   assert_non_null(strstr(o.h, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n"));
   assert_non_null(strstr(o.h, "extern const rt_program probe_program;"));
   assert_non_null(strstr(o.h, "#define PROBE_WORK_SIZE "));
-  /* the mechanism: names in mechanism order, the description, the settings,
+  /* the mechanism: names in mechanism order (bodies as declared, constraints
+   * by name), the description, the settings,
    * the create function */
   const char *at = strstr(o.h, EMIT_MECHANISM_MARK);
   assert_non_null(at);
   static const char *const decls[] = {
       "enum probe_body {\n",         "    PROBE_BODY_ARM,\n",  "    PROBE_BODY_BOB,\n",
       "    PROBE_BODY_CART,\n",    "    PROBE_BODY_COUNT\n", "enum probe_joint {\n",
-      "    PROBE_JOINT_PIN,\n",    "    PROBE_JOINT_LINK,\n", "    PROBE_JOINT_RAIL,\n",
+      "    PROBE_JOINT_LINK,\n",   "    PROBE_JOINT_PIN,\n",  "    PROBE_JOINT_RAIL,\n",
       "    PROBE_JOINT_TOW,\n",    "    PROBE_JOINT_COUNT\n",  "#define PROBE_GROUND 0\n",
       "extern const rt_world_desc probe_desc;\n", "extern const rt_settings probe_settings;\n",
       "rt_world *probe_create(const rt_settings *settings, rt_status *status);\n",

@@ -93,8 +93,8 @@ static void test_names_upper_cased(void **state) {
   static const char *const want[] = {
       "enum Crane_1_body {\n    CRANE_1_BODY_FRONTWHEEL_L,\n    CRANE_1_BODY_REAR_WHEEL_2,\n"
       "    CRANE_1_BODY_X,\n    CRANE_1_BODY_COUNT\n};\n",
-      "enum Crane_1_joint {\n    CRANE_1_JOINT_X,\n    CRANE_1_JOINT_PIN_3_A,\n"
-      "    CRANE_1_JOINT_J,\n    CRANE_1_JOINT_COUNT\n};\n",
+      "enum Crane_1_joint {\n    CRANE_1_JOINT_PIN_3_A,\n    CRANE_1_JOINT_J,\n"
+      "    CRANE_1_JOINT_X,\n    CRANE_1_JOINT_COUNT\n};\n", /* constraints in name order */
       "extern const rt_world_desc Crane_1_desc;\n",
       "rt_world *Crane_1_create(const rt_settings *settings, rt_status *status);\n",
   };

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "canon.h"
 #include "load.h"
 
 #define INLINE "inline.lua"
@@ -727,6 +728,46 @@ static void test_large_mechanism(void **state) {
   run_done(&r);
 }
 
+/* Constraints are numbered in name order, runs of digits by value: the
+ * order of the file does not matter, and targets follow their joints. */
+static void test_constraints_numbered_by_name(void **state) {
+  (void)state;
+  assert_true(canon_name_cmp("joint2", "joint10") < 0);
+  assert_true(canon_name_cmp("joint10", "joint2") > 0);
+  assert_true(canon_name_cmp("pin09", "pin10") < 0);
+  assert_true(canon_name_cmp("a1b", "a1c") < 0);
+  assert_true(canon_name_cmp("a", "a0") < 0);
+  assert_true(canon_name_cmp("a01", "a1") != 0); /* equal in value, still distinct */
+  assert_true((canon_name_cmp("a01", "a1") < 0) == (canon_name_cmp("a1", "a01") > 0));
+  assert_true(canon_name_cmp("B", "a") < 0);     /* bytes: upper case first */
+  assert_int_equal(canon_name_cmp("x12y", "x12y"), 0);
+  static const char *const order[2] = {"j10", "j2"};
+  for (int v = 0; v < 2; v++) {
+    char src[1024];
+    snprintf(src, sizeof src,
+             "return { name = 'n', bodies = {\n"
+             "  { name = 'a', mass = 1, sphere = 0.1, pos = {0, 0, -1} },\n"
+             "  { name = 'b', mass = 1, sphere = 0.1, pos = {0, 0, -2} } },\n"
+             "  constraints = {\n"
+             "  { name = 'lim', type = 'angular_limit', hinge = '%s', lower = -1, upper = 1 },\n"
+             "  { name = '%s', type = 'hinge', a = 'world', b = 'a', anchor = {0, 0, 0}, axis = {0, 1, 0} },\n"
+             "  { name = '%s', type = 'hinge', a = 'a', b = 'b', anchor = {0, 0, -1.5}, axis = {0, 1, 0} } } }\n",
+             order[v], order[v], order[1 - v]);
+    run r;
+    run_src(&r, src, NULL);
+    if (r.st != GEN_OK) diag_print(&r.d, stderr);
+    assert_int_equal(r.st, GEN_OK);
+    const mech_constraint *lim = &r.m.cons[mech_find_constraint(&r.m, "lim")];
+    assert_string_equal(r.m.cons[lim->target].name, order[v]);
+    assert_int_equal(lim->decl, 0);
+    assert_int_equal(r.m.cons[mech_find_constraint(&r.m, order[v])].decl, 1);
+    assert_string_equal(r.m.cons[0].name, "j2");
+    assert_string_equal(r.m.cons[1].name, "j10");
+    assert_string_equal(r.m.cons[2].name, "lim");
+    run_done(&r);
+  }
+}
+
 //---- valid mechanisms ---------------------------------------------------------------
 
 static void load_file(run *r, const char *rel) {
@@ -740,6 +781,15 @@ static void load_file(run *r, const char *rel) {
 
 static void assert_vec(const double *v, double x, double y, double z) {
   assert_true(fabs(v[0] - x) < 1e-15 && fabs(v[1] - y) < 1e-15 && fabs(v[2] - z) < 1e-15);
+}
+
+/* The constraint the file declared k-th (the mechanism numbers them by
+ * name: canon.h). */
+static const mech_constraint *declared(const mech *m, int k) {
+  for (int i = 0; i < m->ncons; i++)
+    if (m->cons[i].decl == k) return &m->cons[i];
+  fail_msg("no constraint declared at %d", k);
+  return NULL;
 }
 
 static void test_double_pendulum(void **state) {
@@ -771,30 +821,34 @@ static void test_double_pendulum(void **state) {
     assert_int_equal(b->shape, MECH_SHAPE_NONE);
     assert_true(b->friction == -1);
   }
-  const mech_constraint *c = m->cons;
-  assert_string_equal(c[0].name, "shoulder");
-  assert_int_equal(c[0].line, 8);
-  assert_int_equal(c[0].type, RT_HINGE);
-  assert_int_equal(c[0].a, MECH_WORLD);
-  assert_int_equal(c[0].b, 0);
-  assert_int_equal(c[0].target, -1);
-  assert_vec(c[0].anchor_a, 0, 0, 0);
-  assert_vec(c[0].anchor_b, 0, 0, 0);
-  assert_vec(c[0].axis_a, 0, 1, 0);
-  assert_vec(c[0].axis_b, 0, 1, 0);
-  assert_string_equal(c[1].name, "elbow");
-  assert_int_equal(c[1].line, 10);
-  assert_int_equal(c[1].a, 0);
-  assert_int_equal(c[1].b, 1);
-  assert_vec(c[1].anchor_a, 0, 0, -0.5);
-  assert_vec(c[1].anchor_b, 0, 0, -0.5);
-  assert_string_equal(c[2].name, "elbow_limit");
-  assert_int_equal(c[2].line, 12);
-  assert_int_equal(c[2].type, RT_ANGULAR_LIMIT);
-  assert_int_equal(c[2].target, 1);
-  assert_int_equal(c[2].a, 0);
-  assert_int_equal(c[2].b, 1);
-  assert_true(c[2].lower == -1.0 && c[2].upper == 1.0);
+  /* numbered by name, each with its place in the file */
+  assert_string_equal(m->cons[0].name, "elbow");
+  assert_string_equal(m->cons[1].name, "elbow_limit");
+  assert_string_equal(m->cons[2].name, "shoulder");
+  const mech_constraint *c[3] = {declared(m, 0), declared(m, 1), declared(m, 2)};
+  assert_string_equal(c[0]->name, "shoulder");
+  assert_int_equal(c[0]->line, 8);
+  assert_int_equal(c[0]->type, RT_HINGE);
+  assert_int_equal(c[0]->a, MECH_WORLD);
+  assert_int_equal(c[0]->b, 0);
+  assert_int_equal(c[0]->target, -1);
+  assert_vec(c[0]->anchor_a, 0, 0, 0);
+  assert_vec(c[0]->anchor_b, 0, 0, 0);
+  assert_vec(c[0]->axis_a, 0, 1, 0);
+  assert_vec(c[0]->axis_b, 0, 1, 0);
+  assert_string_equal(c[1]->name, "elbow");
+  assert_int_equal(c[1]->line, 10);
+  assert_int_equal(c[1]->a, 0);
+  assert_int_equal(c[1]->b, 1);
+  assert_vec(c[1]->anchor_a, 0, 0, -0.5);
+  assert_vec(c[1]->anchor_b, 0, 0, -0.5);
+  assert_string_equal(c[2]->name, "elbow_limit");
+  assert_int_equal(c[2]->line, 12);
+  assert_int_equal(c[2]->type, RT_ANGULAR_LIMIT);
+  assert_int_equal(c[2]->target, 0); /* elbow */
+  assert_int_equal(c[2]->a, 0);
+  assert_int_equal(c[2]->b, 1);
+  assert_true(c[2]->lower == -1.0 && c[2]->upper == 1.0);
   mech_settings def;
   mech_default_settings(&def);
   assert_memory_equal(&m->settings, &def, sizeof def);
@@ -858,23 +912,24 @@ static void test_values_and_defaults(void **state) {
   assert_true(fabs(b[4].inertia[0] - 4 * (3 * 0.25 + 4) / 12) < 1e-15); /* capsule: cylinder of length + 2r */
   assert_int_equal(b[4].shape, MECH_SHAPE_BOX);
   assert_vec(b[4].shape_size, 1, 2, 3);
-  const mech_constraint *c = m->cons;
-  assert_int_equal(c[0].target, 1); /* forward reference */
-  assert_int_equal(c[0].a, 0);
-  assert_int_equal(c[0].b, 1);
-  assert_true(c[0].lower == -0.5 && c[0].upper == 0.5);
-  assert_vec(c[1].axis_a, 0, 0, 1);
-  assert_vec(c[1].axis_b, 0, 0, 1);
-  assert_true(fabs(c[2].length - sqrt(1 + 4 + 9)) < 1e-15); /* rod: initial distance */
-  assert_vec(c[2].anchor_a, 1, 2, 3);
-  assert_vec(c[2].anchor_b, 2, 0, 0);
-  assert_true(c[3].length == 1.5);
-  assert_int_equal(c[3].target, -1);
-  assert_vec(c[4].axis_a, 0, 1, 0);
-  assert_vec(c[4].axis_b, 0, 0, 1);
-  assert_int_equal(c[5].target, 1);
-  assert_true(c[5].speed == 0 && c[5].max_force == 100);
-  assert_int_equal(c[6].a, MECH_WORLD);
+  const mech_constraint *c[7];
+  for (int k = 0; k < 7; k++) c[k] = declared(m, k);
+  assert_string_equal(m->cons[c[0]->target].name, "slide"); /* forward reference */
+  assert_int_equal(c[0]->a, 0);
+  assert_int_equal(c[0]->b, 1);
+  assert_true(c[0]->lower == -0.5 && c[0]->upper == 0.5);
+  assert_vec(c[1]->axis_a, 0, 0, 1);
+  assert_vec(c[1]->axis_b, 0, 0, 1);
+  assert_true(fabs(c[2]->length - sqrt(1 + 4 + 9)) < 1e-15); /* rod: initial distance */
+  assert_vec(c[2]->anchor_a, 1, 2, 3);
+  assert_vec(c[2]->anchor_b, 2, 0, 0);
+  assert_true(c[3]->length == 1.5);
+  assert_int_equal(c[3]->target, -1);
+  assert_vec(c[4]->axis_a, 0, 1, 0);
+  assert_vec(c[4]->axis_b, 0, 0, 1);
+  assert_string_equal(m->cons[c[5]->target].name, "slide");
+  assert_true(c[5]->speed == 0 && c[5]->max_force == 100);
+  assert_int_equal(c[6]->a, MECH_WORLD);
   run_done(&r);
 }
 
@@ -1022,6 +1077,7 @@ int main(void) {
       cmocka_unit_test(test_braces_in_strings_and_comments),
       cmocka_unit_test(test_too_many_errors),
       cmocka_unit_test(test_large_mechanism),
+      cmocka_unit_test(test_constraints_numbered_by_name),
       cmocka_unit_test(test_double_pendulum),
       cmocka_unit_test(test_values_and_defaults),
       cmocka_unit_test(test_load_twice_identical),

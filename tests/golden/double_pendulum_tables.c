@@ -20,7 +20,7 @@
  *   flops           483 (convention: 2 x (d^3/6 + h d^2 + d h (h+1)/2) per pivot of degree d and column height h)
  *   order           best (heuristic mda)
  *   workspace       75 scalars, temporary 56 scalars
- *   structure hash  0x097e333cb28dc61c
+ *   structure hash  0x6aef11b877039cfc
  *
  * Pivot order (constraint: type, degree d, column height h, blocks; the
  * pivots' indices and offsets are the table P_, W_, R_, X_ below):
@@ -57,12 +57,12 @@ static const int cons_joint[2] = {
 
 /* solver body a, or RT_WORLD (-1) */
 static const int cons_a[2] = {
-    -1, 0,
+    0, -1,
 };
 
 /* solver body b, or RT_WORLD (-1) */
 static const int cons_b[2] = {
-    0, 1,
+    1, 0,
 };
 
 /* rows of each solver constraint */
@@ -77,13 +77,13 @@ static const int cons_row[2] = {
 
 /* solver constraint names */
 static const char *const cons_name[2] = {
-    "shoulder",
     "elbow",
+    "shoulder",
 };
 
 /* solver constraint of each pivot */
 static const int piv_cons[2] = {
-    1, 0,
+    0, 1,
 };
 
 /* workspace offset of each pivot's node block */
@@ -136,7 +136,7 @@ static const int32_t rsi[15] = {
 const rt_program double_pendulum_program = {
     .name = "double_pendulum",
     .precision = RT_DOUBLE,
-    .structure_hash = UINT64_C(0x097e333cb28dc61c),
+    .structure_hash = UINT64_C(0x6aef11b877039cfc),
     .nbody = 2,
     .nsbody = 2,
     .ncons = 2,
@@ -191,19 +191,6 @@ static const rt_body_desc mech_bodies[DOUBLE_PENDULUM_BODY_COUNT] = {
 };
 
 static const rt_joint_desc mech_joints[DOUBLE_PENDULUM_JOINT_COUNT] = {
-    [DOUBLE_PENDULUM_JOINT_SHOULDER] = {
-        .type = RT_HINGE,
-        .body_a = RT_WORLD,
-        .body_b = DOUBLE_PENDULUM_BODY_LINK1,
-        .anchor_b = {0.0, 0.0, 0.25},
-        .frame_a[0] = {0.0, 1.0, 0.0},
-        .frame_a[1] = {0.0, 0.0, -1.0},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, 1.0, 0.0},
-        .frame_b[1] = {0.0, 0.0, -1.0},
-        .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = -1,
-    },
     [DOUBLE_PENDULUM_JOINT_ELBOW] = {
         .type = RT_HINGE,
         .body_a = DOUBLE_PENDULUM_BODY_LINK1,
@@ -233,6 +220,19 @@ static const rt_joint_desc mech_joints[DOUBLE_PENDULUM_JOINT_COUNT] = {
         .target = DOUBLE_PENDULUM_JOINT_ELBOW,
         .lower = -1.0,
         .upper = 1.0,
+    },
+    [DOUBLE_PENDULUM_JOINT_SHOULDER] = {
+        .type = RT_HINGE,
+        .body_a = RT_WORLD,
+        .body_b = DOUBLE_PENDULUM_BODY_LINK1,
+        .anchor_b = {0.0, 0.0, 0.25},
+        .frame_a[0] = {0.0, 1.0, 0.0},
+        .frame_a[1] = {0.0, 0.0, -1.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 1.0, 0.0},
+        .frame_b[1] = {0.0, 0.0, -1.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
     },
 };
 

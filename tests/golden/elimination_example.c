@@ -27,7 +27,7 @@
  *   flops           664 (convention: 2 x (d^3/6 + h d^2 + d h (h+1)/2) per pivot of degree d and column height h)
  *   order           best (heuristic mda)
  *   workspace       115 scalars, temporary 56 scalars
- *   structure hash  0xfddbeaf7be8c2936
+ *   structure hash  0x625bb8aacd7a6136
  *
  * Pivot order (constraint: type, degree d, column height h, blocks; the
  * pivots' indices and offsets are the table P_, W_, R_, X_ below):
@@ -64,55 +64,81 @@ static const int shard_num[] = {
     1, 1, 1, 1,
 };
 
-/* The solver constraints in solver order, one line each: name, mechanism
- * constraint (-1 = shard weld), solver bodies a and b (RT_WORLD = -1),
- * degree, first row in vectors. */
+/* The solver bodies, one line each: B_ its index (its velocities at
+ * vel + 6 B_), counted by the enum, so that inserting a body adds a line. */
+enum {
+    B_left,
+    B_right,
+    B_bob_l,
+    B_bob_r,
+};
+
+/* The solver constraints in solver order, one line each: name, identifier
+ * (its pivot's), the constraint before it (ldlpgs_start before the first),
+ * mechanism joint (equality joints counted alone, so its own index C_; -1
+ * = shard weld), solver bodies a and b and degree. Its index (C_) and first row in
+ * vectors (X_) count on from the constraint before it, so that inserting
+ * or removing a constraint changes its own line and the next one's. */
 #define LDLPGS_CONSTRAINTS(X) \
-    X("coupler", 0, 0, 1, 1, 0) \
-    X("pivot_left", 1, -1, 0, 5, 1) \
-    X("pivot_right", 2, -1, 1, 5, 6) \
-    X("bob_left", 3, 0, 2, 3, 11) \
-    X("bob_right", 4, 1, 3, 3, 14)
-#define LDLPGS_C_joint(name, joint, a, b, degree, row) joint,
-static const int cons_joint[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_joint)};
-#define LDLPGS_C_a(name, joint, a, b, degree, row) a,
-static const int cons_a[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_a)};
-#define LDLPGS_C_b(name, joint, a, b, degree, row) b,
-static const int cons_b[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_b)};
-#define LDLPGS_C_degree(name, joint, a, b, degree, row) degree,
-static const int cons_degree[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_degree)};
-#define LDLPGS_C_row(name, joint, a, b, degree, row) row,
-static const int cons_row[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_row)};
-#define LDLPGS_C_name(name, joint, a, b, degree, row) name,
-static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_name)};
+    X("bob_left", bob_left, ldlpgs_start, C_bob_left, B_left, B_bob_l, 3) \
+    X("bob_right", bob_right, bob_left, C_bob_right, B_right, B_bob_r, 3) \
+    X("coupler", coupler, bob_right, C_coupler, B_left, B_right, 1) \
+    X("pivot_left", pivot_left, coupler, C_pivot_left, RT_WORLD, B_left, 5) \
+    X("pivot_right", pivot_right, pivot_left, C_pivot_right, RT_WORLD, B_right, 5)
+#define LDLPGS_C_SIZE(name, id, prev, joint, a, b, degree) LDLPGS_D_##id = degree,
+enum { LDLPGS_D_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_SIZE) };
+#define LDLPGS_C_BASES(name, id, prev, joint, a, b, degree) \
+    C_##id = C_##prev + 1, X_##id = X_##prev + LDLPGS_D_##prev,
+enum { C_ldlpgs_start = -1, X_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_BASES) };
+#define LDLPGS_C_cons_joint(name, id, prev, joint, a, b, degree) joint,
+static const int cons_joint[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_joint)};
+#define LDLPGS_C_cons_a(name, id, prev, joint, a, b, degree) a,
+static const int cons_a[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_a)};
+#define LDLPGS_C_cons_b(name, id, prev, joint, a, b, degree) b,
+static const int cons_b[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_b)};
+#define LDLPGS_C_cons_degree(name, id, prev, joint, a, b, degree) LDLPGS_D_##id,
+static const int cons_degree[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_degree)};
+#define LDLPGS_C_cons_row(name, id, prev, joint, a, b, degree) X_##id,
+static const int cons_row[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_row)};
+#define LDLPGS_C_cons_name(name, id, prev, joint, a, b, degree) name,
+static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_name)};
 
 /* The pivots in elimination order, one line each: the pivot's identifier
- * (its constraint's name), its index (P_), its solver constraint, its node
- * block in the workspace (W_), its edge column, the column's height, its
- * first edge block, its first RSI entry, its reciprocals' slot in the
- * temporary (R_) and its constraint's first row of x (X_). Every offset of
- * the code below is one of these bases plus a literal. */
+ * (its constraint's), the pivot before it (ldlpgs_start before the first),
+ * its edge column's height, its edge blocks and its RSI entries. Its bases
+ * count on from the pivot before it: its index (P_), its node block in the
+ * workspace (W_; its edge column follows), its first edge block, its first
+ * RSI entry; and its reciprocals' slot in the temporary (R_, by the index's
+ * parity). Every offset of the code below is one of these bases plus a
+ * literal, so inserting or removing a pivot changes the lines of the pivots
+ * whose blocks change and the next one's line here. */
 #define LDLPGS_PIVOTS(X) \
-    X(bob_left, 0, 3, 0, 9, 6, 0, 0, 0, 11) \
-    X(pivot_left, 1, 1, 27, 52, 1, 2, 21, 8, 1) \
-    X(coupler, 2, 0, 57, 58, 8, 3, 22, 0, 0) \
-    X(bob_right, 3, 4, 66, 75, 5, 5, 58, 8, 14) \
-    X(pivot_right, 4, 2, 90, 115, 0, 6, 73, 0, 6)
-#define LDLPGS_P_BASES(id, p, cons, node, edge, h, blk, rsi, rinv, row) \
-    P_##id = p, W_##id = node, R_##id = rinv, X_##id = row,
-enum { LDLPGS_PIVOTS(LDLPGS_P_BASES) };
-#define LDLPGS_P_cons(id, p, cons, node, edge, h, blk, rsi, rinv, row) cons,
-static const int piv_cons[] = {LDLPGS_PIVOTS(LDLPGS_P_cons)};
-#define LDLPGS_P_node(id, p, cons, node, edge, h, blk, rsi, rinv, row) node,
-static const int piv_node[] = {LDLPGS_PIVOTS(LDLPGS_P_node)};
-#define LDLPGS_P_edge(id, p, cons, node, edge, h, blk, rsi, rinv, row) edge,
-static const int piv_edge[] = {LDLPGS_PIVOTS(LDLPGS_P_edge)};
-#define LDLPGS_P_h(id, p, cons, node, edge, h, blk, rsi, rinv, row) h,
-static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_h)};
-#define LDLPGS_P_blk(id, p, cons, node, edge, h, blk, rsi, rinv, row) blk,
-static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_blk) 6};
-#define LDLPGS_P_rsi(id, p, cons, node, edge, h, blk, rsi, rinv, row) rsi,
-static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_rsi) 73};
+    X(bob_left, ldlpgs_start, 6, 2, 21) \
+    X(pivot_left, bob_left, 1, 1, 1) \
+    X(coupler, pivot_left, 8, 2, 36) \
+    X(bob_right, coupler, 5, 1, 15) \
+    X(pivot_right, bob_right, 0, 0, 0)
+#define LDLPGS_P_SIZES(id, prev, h, nblk, nrsi) LDLPGS_H_##id = h, LDLPGS_NB_##id = nblk, LDLPGS_NR_##id = nrsi,
+enum { LDLPGS_H_ldlpgs_start = 0, LDLPGS_NB_ldlpgs_start = 0, LDLPGS_NR_ldlpgs_start = 0, LDLPGS_PIVOTS(LDLPGS_P_SIZES) };
+#define LDLPGS_P_BASES(id, prev, h, nblk, nrsi) \
+    P_##id = P_##prev + 1, \
+    W_##id = W_##prev + LDLPGS_D_##prev * (LDLPGS_D_##prev + LDLPGS_H_##prev), \
+    LDLPGS_K_##id = LDLPGS_K_##prev + LDLPGS_NB_##prev, \
+    LDLPGS_S_##id = LDLPGS_S_##prev + LDLPGS_NR_##prev, \
+    R_##id = (P_##id & 1) * 8,
+enum { P_ldlpgs_start = -1, W_ldlpgs_start = 0, LDLPGS_K_ldlpgs_start = 0, LDLPGS_S_ldlpgs_start = 0, LDLPGS_PIVOTS(LDLPGS_P_BASES) };
+#define LDLPGS_P_piv_cons(id, prev, h, nblk, nrsi) C_##id,
+static const int piv_cons[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_cons)};
+#define LDLPGS_P_piv_node(id, prev, h, nblk, nrsi) W_##id,
+static const int piv_node[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_node)};
+#define LDLPGS_P_piv_edge(id, prev, h, nblk, nrsi) W_##id + LDLPGS_D_##id * LDLPGS_D_##id,
+static const int piv_edge[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_edge)};
+#define LDLPGS_P_piv_height(id, prev, h, nblk, nrsi) LDLPGS_H_##id,
+static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_height)};
+#define LDLPGS_P_piv_blk_adr(id, prev, h, nblk, nrsi) LDLPGS_K_##id,
+static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_blk_adr) 6};
+#define LDLPGS_P_piv_rsi_adr(id, prev, h, nblk, nrsi) LDLPGS_S_##id,
+static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_rsi_adr) 73};
 
 /* row pivot of each edge block */
 static const int blk_piv[] = {
@@ -274,31 +300,22 @@ static void elimination_example_solve(const void *work, void *x) {
  * installed rt_sweep.h's. */
 #include "rt_sweep.h"
 
-/* The solver bodies the sweep moves, one line each: B_ its index (its
- * velocities at vel + 6 B_); a body fixed in the mechanism is the world. */
-enum {
-    B_left = 0,
-    B_right = 1,
-    B_bob_l = 2,
-    B_bob_r = 3,
-};
-
 static void sweep_part0(sweep_rows r, double *restrict v) {
   (void)r, (void)v; /* a part can be empty */
+  sweep_two(r, v, X_bob_left, 3, B_left, B_bob_l, X_bob_right, 3, B_right, B_bob_r);
   sweep_one(r, v, X_coupler, 1, B_left, B_right);
   sweep_two(r, v, X_pivot_left, 5, SWEEP_WORLD, B_left, X_pivot_right, 5, SWEEP_WORLD, B_right);
-  sweep_two(r, v, X_bob_left, 3, B_left, B_bob_l, X_bob_right, 3, B_right, B_bob_r);
 }
 
 /* the sides the sweep assumes (rt_program.sweep_side), one line per
  * constraint: side a, side b (-1: the world, or a body fixed in the
  * mechanism) */
 static const int sweep_side_of[] = {
+    B_left, B_bob_l, /* bob_left */
+    B_right, B_bob_r, /* bob_right */
     B_left, B_right, /* coupler */
     SWEEP_WORLD, B_left, /* pivot_left */
     SWEEP_WORLD, B_right, /* pivot_right */
-    B_left, B_bob_l, /* bob_left */
-    B_right, B_bob_r, /* bob_right */
 };
 
 /* One sweep over the equality rows (rt_sweep_fn). */
@@ -423,7 +440,7 @@ static void elimination_example_assemble(const double *J, const double *WJ, doub
 const rt_program elimination_example_program = {
     .name = "elimination_example",
     .precision = RT_FLOAT,
-    .structure_hash = UINT64_C(0xfddbeaf7be8c2936),
+    .structure_hash = UINT64_C(0x625bb8aacd7a6136),
     .nbody = 4,
     .nsbody = 4,
     .ncons = 5,
@@ -492,6 +509,34 @@ static const rt_body_desc mech_bodies[ELIMINATION_EXAMPLE_BODY_COUNT] = {
 };
 
 static const rt_joint_desc mech_joints[ELIMINATION_EXAMPLE_JOINT_COUNT] = {
+    [ELIMINATION_EXAMPLE_JOINT_BOB_LEFT] = {
+        .type = RT_BALL,
+        .body_a = ELIMINATION_EXAMPLE_BODY_LEFT,
+        .body_b = ELIMINATION_EXAMPLE_BODY_BOB_L,
+        .anchor_a = {0.0, 0.0, -0.5},
+        .anchor_b = {0.0, 0.0, 0.10000000000000009},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
+    [ELIMINATION_EXAMPLE_JOINT_BOB_RIGHT] = {
+        .type = RT_BALL,
+        .body_a = ELIMINATION_EXAMPLE_BODY_RIGHT,
+        .body_b = ELIMINATION_EXAMPLE_BODY_BOB_R,
+        .anchor_a = {0.0, 0.0, -0.5},
+        .anchor_b = {0.0, 0.0, 0.10000000000000009},
+        .frame_a[0] = {0.0, 0.0, 1.0},
+        .frame_a[1] = {0.0, 1.0, 0.0},
+        .frame_a[2] = {-1.0, 0.0, 0.0},
+        .frame_b[0] = {0.0, 0.0, 1.0},
+        .frame_b[1] = {0.0, 1.0, 0.0},
+        .frame_b[2] = {-1.0, 0.0, 0.0},
+        .target = -1,
+    },
     [ELIMINATION_EXAMPLE_JOINT_COUPLER] = {
         .type = RT_ROD,
         .body_a = ELIMINATION_EXAMPLE_BODY_LEFT,
@@ -528,34 +573,6 @@ static const rt_joint_desc mech_joints[ELIMINATION_EXAMPLE_JOINT_COUNT] = {
         .frame_a[2] = {-1.0, 0.0, 0.0},
         .frame_b[0] = {0.0, 1.0, 0.0},
         .frame_b[1] = {0.0, 0.0, -1.0},
-        .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = -1,
-    },
-    [ELIMINATION_EXAMPLE_JOINT_BOB_LEFT] = {
-        .type = RT_BALL,
-        .body_a = ELIMINATION_EXAMPLE_BODY_LEFT,
-        .body_b = ELIMINATION_EXAMPLE_BODY_BOB_L,
-        .anchor_a = {0.0, 0.0, -0.5},
-        .anchor_b = {0.0, 0.0, 0.10000000000000009},
-        .frame_a[0] = {0.0, 0.0, 1.0},
-        .frame_a[1] = {0.0, 1.0, 0.0},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, 0.0, 1.0},
-        .frame_b[1] = {0.0, 1.0, 0.0},
-        .frame_b[2] = {-1.0, 0.0, 0.0},
-        .target = -1,
-    },
-    [ELIMINATION_EXAMPLE_JOINT_BOB_RIGHT] = {
-        .type = RT_BALL,
-        .body_a = ELIMINATION_EXAMPLE_BODY_RIGHT,
-        .body_b = ELIMINATION_EXAMPLE_BODY_BOB_R,
-        .anchor_a = {0.0, 0.0, -0.5},
-        .anchor_b = {0.0, 0.0, 0.10000000000000009},
-        .frame_a[0] = {0.0, 0.0, 1.0},
-        .frame_a[1] = {0.0, 1.0, 0.0},
-        .frame_a[2] = {-1.0, 0.0, 0.0},
-        .frame_b[0] = {0.0, 0.0, 1.0},
-        .frame_b[1] = {0.0, 1.0, 0.0},
         .frame_b[2] = {-1.0, 0.0, 0.0},
         .target = -1,
     },
