@@ -202,21 +202,21 @@ bench-inequality: deps bench-deps
 # The share of generated lines small edits of each sample change, with the
 # generators of LOCALITY_BASE (before issue 18's layout: offsets relative to
 # per-pivot bases, tables per pivot, kernels in rt_kernels.h), of
-# LOCALITY_ORDER_BASE (that layout, before the stable elimination order:
-# ties by block size then name, natural order only when clearly cheaper,
-# shards filled in name order) and this one. Each base's ldlgen is built
-# once from `git archive` into $(BUILD)/locality-base/COMMIT.
+# LOCALITY_NAME_BASE (that layout and the stable elimination order, before
+# the constraints were numbered by name and the tables' bases counted on
+# from the line before) and this one. Each base's ldlgen is built once from
+# `git archive` into $(BUILD)/locality-base/COMMIT.
 LOCALITY_BASE ?= 53a5635
-LOCALITY_ORDER_BASE ?= b32b4a2
+LOCALITY_NAME_BASE ?= fa36c80
 $(BUILD)/locality-base/%/build/ldlgen:
 	@rm -rf $(BUILD)/locality-base/$* && mkdir -p $(BUILD)/locality-base/$*
 	git archive $* | tar -x -C $(BUILD)/locality-base/$*
 	$(MAKE) --no-print-directory -C $(BUILD)/locality-base/$* build/ldlgen >/dev/null
 bench-locality: $(BUILD)/ldlgen $(BUILD)/locality-base/$(LOCALITY_BASE)/build/ldlgen \
-                $(BUILD)/locality-base/$(LOCALITY_ORDER_BASE)/build/ldlgen
+                $(BUILD)/locality-base/$(LOCALITY_NAME_BASE)/build/ldlgen
 	@mkdir -p bench/results
 	bench/diff_locality.sh bench/results/diff_locality.md before=$(BUILD)/locality-base/$(LOCALITY_BASE)/build/ldlgen \
-	  order_before=$(BUILD)/locality-base/$(LOCALITY_ORDER_BASE)/build/ldlgen after=$(BUILD)/ldlgen
+	  name_before=$(BUILD)/locality-base/$(LOCALITY_NAME_BASE)/build/ldlgen after=$(BUILD)/ldlgen
 
 #---- ldlgen's growth: chains, tracks, grids, trains (bench/scale/*.lua) ----------
 bench-scale: all
