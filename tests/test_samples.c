@@ -157,6 +157,11 @@ static void test_elimination_example(void **state) {
   symbolic_count(&s.p.g, perm, &fill);
   assert_int_equal(fill, 0);
   release(&s);
+  /* --order natural is still the file's order */
+  build(&s, "elimination_example", ORDER_NATURAL, PROGRAM_SHATTER_FROM_MECH);
+  for (int k = 0; k < 5; k++) assert_int_equal(s.p.sym.perm[k], node[k]);
+  assert_int_equal(s.p.sym.nfill, 4);
+  release(&s);
 }
 
 static const char *samples[] = {"track", "multi_wheel", "scissor_lift", "buggy", "chain", "elimination_example"};
