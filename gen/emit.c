@@ -89,7 +89,8 @@ static const char *piv_name(const view *v, int q) { return v->r->cons_name[v->r-
  * changes the table and the code of the pivots whose blocks change, and
  * nothing else; the offsets are still compile-time constants. */
 
-/* The reciprocals' slot of pivot q in the temporary (emit_plan.c). */
+/* The reciprocals' slot of pivot q in the temporary (emit_plan.c; pivots.tpl
+ * writes R_ from P_'s parity, the same rule). */
 static int rinv_slot_of(int q) { return (q & 1) * RTPROG_TEMP_RINV; }
 
 /* Workspace offset abs, in the region of pivot q (its node block and edge
@@ -216,6 +217,25 @@ static void push_rsi_text(lua_State *L, const view *v, int q) {
   lua_setfield(L, -2, "rsi");
 }
 
+/* pivots.tpl counts the bases on from the line before: a constraint's
+ * first row after the one before's rows, a pivot's node block after the
+ * one before's node block and edge column, its edge column after its node
+ * block, a joint's index its own (equality joints counted alone). Aborts
+ * (an emitter bug) if the program were laid out otherwise. */
+static void check_counted_bases(const rt_program *r) {
+  for (int c = 0; c < r->ncons; c++)
+    if ((r->cons_joint[c] != c && r->cons_joint[c] != -1) ||
+        r->cons_row[c] != (c ? r->cons_row[c - 1] + r->cons_degree[c - 1] : 0))
+      abort();
+  for (int q = 0; q < r->ncons; q++) {
+    const int d = r->cons_degree[r->piv_cons[q]];
+    const int dp = q ? r->cons_degree[r->piv_cons[q - 1]] : 0;
+    if (r->piv_node[q] != (q ? r->piv_node[q - 1] + dp * (dp + r->piv_height[q - 1]) : 0) ||
+        r->piv_edge[q] != r->piv_node[q] + d * d)
+      abort();
+  }
+}
+
 static void push_strings(lua_State *L, const char *const *v, int n) {
   lua_createtable(L, n, 0);
   for (int i = 0; i < n; i++) {
@@ -230,21 +250,13 @@ static void push_pivots(lua_State *L, const view *v) {
   for (int q = 0; q < r->ncons; q++) {
     int c = r->piv_cons[q], nfill = 0;
     for (int k = r->piv_blk_adr[q]; k < r->piv_blk_adr[q + 1]; k++) nfill += r->blk_fill[k];
-    lua_createtable(L, 0, 12);
-    set_int(L, "index", q);
+    lua_createtable(L, 0, 9);
     set_str(L, "id", v->pid[q]);
-    set_int(L, "rinv", rinv_slot_of(q));
-    set_int(L, "cons", c);
     set_str(L, "name", r->cons_name[c]);
     set_str(L, "type", cons_type(v, c));
     set_int(L, "degree", r->cons_degree[c]);
     set_int(L, "height", r->piv_height[q]);
-    set_int(L, "row", r->cons_row[c]);
-    set_int(L, "node", r->piv_node[q]);
-    set_int(L, "edge", r->piv_edge[q]);
     set_int(L, "nblocks", r->piv_blk_adr[q + 1] - r->piv_blk_adr[q]);
-    set_int(L, "blk_adr", r->piv_blk_adr[q]);
-    set_int(L, "rsi_adr", r->piv_rsi_adr[q]);
     set_int(L, "nrsi", r->piv_rsi_adr[q + 1] - r->piv_rsi_adr[q]);
     if (v->pid) push_rsi_text(L, v, q);
     set_int(L, "nfill", nfill);
@@ -648,8 +660,7 @@ static void build_view(lua_State *L, void *ud) {
     const char **cons_id = malloc(sizeof *cons_id * (size_t)r->ncons);
     if (!cons_id) abort();
     for (int q = 0; q < r->ncons; q++) cons_id[r->piv_cons[q]] = v->pid[q];
-    for (int c = 0; c < r->ncons; c++) /* pivots.tpl writes a joint's index as its C_ */
-      if (r->cons_joint[c] != c && r->cons_joint[c] != -1) abort();
+    check_counted_bases(r);
     emit_sweep_push(L, r, v->p->s.body_fixed, (const char *const *)v->p->s.body_name, cons_id);
     lua_setfield(L, -2, "sweep");
     push_strings(L, cons_id, r->ncons);

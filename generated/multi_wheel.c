@@ -128,10 +128,11 @@ enum {
 
 /* The solver constraints in solver order, one line each: name, identifier
  * (its pivot's), the constraint before it (ldlpgs_start before the first),
- * mechanism joint (equality joints counted alone, so its own index C_; -1
- * = shard weld), solver bodies a and b and degree. Its index (C_) and first row in
- * vectors (X_) count on from the constraint before it, so that inserting
- * or removing a constraint changes its own line and the next one's. */
+ * mechanism joint (equality joints counted alone, so its own index C_;
+ * -1 = shard weld), solver bodies a and b, and degree. Its index (C_) and
+ * first row in vectors (X_) count on from the constraint before it, so that
+ * inserting or removing a constraint changes its own line and the next
+ * one's. */
 #define LDLPGS_CONSTRAINTS(X) \
     X("axle1L", axle1L, ldlpgs_start, C_axle1L, B_chassis_0, B_wheel1L, 5) \
     X("axle1R", axle1R, axle1L, C_axle1R, B_chassis_0, B_wheel1R, 5) \

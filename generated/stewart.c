@@ -102,10 +102,11 @@ enum {
 
 /* The solver constraints in solver order, one line each: name, identifier
  * (its pivot's), the constraint before it (ldlpgs_start before the first),
- * mechanism joint (equality joints counted alone, so its own index C_; -1
- * = shard weld), solver bodies a and b and degree. Its index (C_) and first row in
- * vectors (X_) count on from the constraint before it, so that inserting
- * or removing a constraint changes its own line and the next one's. */
+ * mechanism joint (equality joints counted alone, so its own index C_;
+ * -1 = shard weld), solver bodies a and b, and degree. Its index (C_) and
+ * first row in vectors (X_) count on from the constraint before it, so that
+ * inserting or removing a constraint changes its own line and the next
+ * one's. */
 #define LDLPGS_CONSTRAINTS(X) \
     X("leg1_foot", leg1_foot, ldlpgs_start, C_leg1_foot, B_base, B_leg1_barrel, 4) \
     X("leg1_head", leg1_head, leg1_foot, C_leg1_head, B_leg1_piston, B_platform_0, 3) \

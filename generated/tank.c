@@ -264,10 +264,11 @@ enum {
 
 /* The solver constraints in solver order, one line each: name, identifier
  * (its pivot's), the constraint before it (ldlpgs_start before the first),
- * mechanism joint (equality joints counted alone, so its own index C_; -1
- * = shard weld), solver bodies a and b and degree. Its index (C_) and first row in
- * vectors (X_) count on from the constraint before it, so that inserting
- * or removing a constraint changes its own line and the next one's. */
+ * mechanism joint (equality joints counted alone, so its own index C_;
+ * -1 = shard weld), solver bodies a and b, and degree. Its index (C_) and
+ * first row in vectors (X_) count on from the constraint before it, so that
+ * inserting or removing a constraint changes its own line and the next
+ * one's. */
 #define LDLPGS_CONSTRAINTS(X) \
     X("idler_axleL", idler_axleL, ldlpgs_start, C_idler_axleL, B_hull_0, B_idlerL, 5) \
     X("idler_axleR", idler_axleR, idler_axleL, C_idler_axleR, B_hull_0, B_idlerR, 5) \

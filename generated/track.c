@@ -152,10 +152,11 @@ enum {
 
 /* The solver constraints in solver order, one line each: name, identifier
  * (its pivot's), the constraint before it (ldlpgs_start before the first),
- * mechanism joint (equality joints counted alone, so its own index C_; -1
- * = shard weld), solver bodies a and b and degree. Its index (C_) and first row in
- * vectors (X_) count on from the constraint before it, so that inserting
- * or removing a constraint changes its own line and the next one's. */
+ * mechanism joint (equality joints counted alone, so its own index C_;
+ * -1 = shard weld), solver bodies a and b, and degree. Its index (C_) and
+ * first row in vectors (X_) count on from the constraint before it, so that
+ * inserting or removing a constraint changes its own line and the next
+ * one's. */
 #define LDLPGS_CONSTRAINTS(X) \
     X("pin00", pin00, ldlpgs_start, C_pin00, B_plate39, B_plate00, 5) \
     X("pin01", pin01, pin00, C_pin01, B_plate00, B_plate01, 5) \

@@ -75,10 +75,11 @@ enum {
 
 /* The solver constraints in solver order, one line each: name, identifier
  * (its pivot's), the constraint before it (ldlpgs_start before the first),
- * mechanism joint (equality joints counted alone, so its own index C_; -1
- * = shard weld), solver bodies a and b and degree. Its index (C_) and first row in
- * vectors (X_) count on from the constraint before it, so that inserting
- * or removing a constraint changes its own line and the next one's. */
+ * mechanism joint (equality joints counted alone, so its own index C_;
+ * -1 = shard weld), solver bodies a and b, and degree. Its index (C_) and
+ * first row in vectors (X_) count on from the constraint before it, so that
+ * inserting or removing a constraint changes its own line and the next
+ * one's. */
 #define LDLPGS_CONSTRAINTS(X) \
     X("bob_left", bob_left, ldlpgs_start, C_bob_left, B_left, B_bob_l, 3) \
     X("bob_right", bob_right, bob_left, C_bob_right, B_right, B_bob_r, 3) \
