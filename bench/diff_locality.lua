@@ -44,10 +44,20 @@ if EDIT == "rename" then
   local old = b.name
   b.name = old .. "_renamed"
   rename_refs(old, b.name)
+elseif EDIT == "rename_constraint" then
+  local i = mid_c
+  while i < nc and not is_eq(m.constraints[i]) do i = i + 1 end
+  local c = m.constraints[i]
+  local old = c.name
+  c.name = old .. "_renamed"
+  rename_refs(old, c.name)
 elseif EDIT == "swap" then
   local i = mid_c
   while i < nc and not (is_eq(m.constraints[i]) and is_eq(m.constraints[i + 1])) do i = i + 1 end
   m.constraints[i], m.constraints[i + 1] = m.constraints[i + 1], m.constraints[i]
+elseif EDIT == "swap_bodies" then
+  local i = mid_b
+  m.bodies[i - 1], m.bodies[i] = m.bodies[i], m.bodies[i - 1]
 elseif EDIT == "mass" then
   local b = dynamic_from(mid_b)
   if b.mass then b.mass = b.mass * 2 end

@@ -3,8 +3,9 @@
 # the generated lines (OUT.c and OUT.h together) that each small edit of the
 # mechanism changes, once per generator given (e.g. before=old/ldlgen
 # after=build/ldlgen). Edits (bench/diff_locality.lua): rename one body,
-# swap two adjacent equality constraints, double one mass, add one body with
-# a ball joint at the end, the same in the middle, remove one joint. A
+# rename one equality constraint, swap two adjacent equality constraints,
+# swap two adjacent bodies, double one mass, add one body with a ball joint
+# at the end, the same in the middle, remove one joint. A
 # changed line is counted once: per file max(lines removed, lines added) by
 # diff(1), over the unedited output's lines.
 set -eu
@@ -13,7 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT INT TERM
-edits="rename swap mass add_end add_middle remove"
+edits="rename rename_constraint swap swap_bodies mass add_end add_middle remove"
 
 wrap() { # sample edit > file
   printf 'local EDIT = "%s"\nlocal m = (function()\n' "$2"
@@ -39,9 +40,10 @@ changed() { # dirA dirB: changed lines, total lines of A
   echo "Share of the generated lines (\`.c\` and \`.h\` together) that each edit of the mechanism"
   echo "changes (\`bench/diff_locality.sh\`; a changed line counted once, per file the larger of"
   echo "the lines diff(1) removes and adds, over the unedited output). Edits: rename one body"
-  echo "(the middle one, and its references), swap two adjacent equality constraints, double"
-  echo "one mass, add one body with a ball joint at the end, the same in the middle, remove"
-  echo "one joint. Generators:"
+  echo "(the middle one, and its references), rename one equality constraint (the middle one,"
+  echo "and its references), swap two adjacent equality constraints, swap two adjacent bodies"
+  echo "(the middle ones), double one mass, add one body with a ball joint at the end, the same"
+  echo "in the middle, remove one joint. Generators:"
   echo
   for g in "$@"; do echo "- \`${g%%=*}\`: \`${g#*=}\`"; done
   echo
