@@ -4,8 +4,9 @@
  *   swap    two constraints' declarations, adjacent or far apart: not a
  *           byte of either file changes (the constraints are numbered by
  *           name, gen/canon.h)
- *   rename  one body (to a name that sorts after the others): every
- *           changed line contains its old or new name
+ *   rename  one body (to a name that sorts after the others), or one
+ *           constraint (to a name that keeps its place in name order):
+ *           every changed line contains its old or new name
  *   add     one body with a ball joint, and remove one joint: at most 5 %
  *           of the lines change
  *
@@ -165,23 +166,25 @@ static void check_swap(const char *sample, const char *c1, const char *c2) {
   assert_int_equal(system(cmd), 0);
 }
 
-static void check_rename(const char *sample, const char *body) {
-  char dir[] = "/tmp/ldlgen-locality-XXXXXX", edit[1024], renamed[128], a[600], b[600], cmd[700];
+/* Renames a part of m[list] ("bodies" or "constraints") from old to new
+ * with every reference to it: every changed line contains the old name
+ * (the new one contains it too). */
+static void check_rename(const char *sample, const char *list, const char *old, const char *renamed) {
+  char dir[] = "/tmp/ldlgen-locality-XXXXXX", edit[1024], a[600], b[600], cmd[700];
   assert_non_null(mkdtemp(dir));
-  snprintf(renamed, sizeof renamed, "zz_%s", body); /* moves it in name order */
   write_edit(dir, "none", sample, "");
   snprintf(edit, sizeof edit,
            "local old, new = '%s', '%s'\nlocal found\n"
-           "for _, b in ipairs(m.bodies) do if b.name == old then b.name = new; found = true end end\n"
+           "for _, b in ipairs(m.%s) do if b.name == old then b.name = new; found = true end end\n"
            "assert(found)\n"
            "for _, c in ipairs(m.constraints) do\n"
            "  for k, v in pairs(c) do if k ~= 'name' and k ~= 'type' and v == old then c[k] = new end end\nend\n"
            "if m.settings then for k, v in pairs(m.settings) do if v == old then m.settings[k] = new end end end",
-           body, renamed);
+           old, renamed, list);
   write_edit(dir, "rename", sample, edit);
   generate(dir, "none");
   generate(dir, "rename");
-  names allowed = {{body, NULL, NULL}}; /* the new name contains the old */
+  names allowed = {{old, NULL, NULL}};
   int changed = 0;
   for (int f = 0; f < 2; f++) {
     snprintf(a, sizeof a, "%s/none/x.%s", dir, f ? "h" : "c");
@@ -193,6 +196,19 @@ static void check_rename(const char *sample, const char *body) {
   assert_true(changed > 0);
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   assert_int_equal(system(cmd), 0);
+}
+
+static void check_body_rename(const char *sample, const char *body) {
+  char renamed[128];
+  snprintf(renamed, sizeof renamed, "zz_%s", body); /* moves it in name order: bodies keep the file's */
+  check_rename(sample, "bodies", body, renamed);
+}
+
+/* A constraint renamed so that it keeps its place in name order. */
+static void check_constraint_rename(const char *sample, const char *cons) {
+  char renamed[128];
+  snprintf(renamed, sizeof renamed, "%s_renamed", cons);
+  check_rename(sample, "constraints", cons, renamed);
 }
 
 /* Percent of the original's lines (.c and .h) that `edit` changes. */
@@ -230,9 +246,12 @@ static void test_swap_changes_nothing(void **state) {
 
 static void test_rename_changes_only_its_lines(void **state) {
   (void)state;
-  check_rename("buggy", "rearL");
-  check_rename("track", "plate20");
-  check_rename("stewart", "platform"); /* shattered: its welds are renamed with it */
+  check_body_rename("buggy", "rearL");
+  check_body_rename("track", "plate20");
+  check_body_rename("stewart", "platform"); /* shattered: its welds are renamed with it */
+  check_constraint_rename("car", "towerRL");   /* a joint its spring, stop and motor name */
+  check_constraint_rename("chain", "joint6");
+  check_constraint_rename("tank", "pinL20");
 }
 
 /* The bench's add_end and remove on scissor_lift: one body with a ball joint
