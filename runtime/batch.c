@@ -243,7 +243,7 @@ static void iterate(rt_batch *b) {
   }
   long long all[RT__LANES_MAX];
   for (int j = 0; j < b->N; j++) all[j] = b->sweeps[j] ? -1 : 0;
-  rt__lanes_gather(&b->lanes, b->w, b->sweeps);
+  rt__lanes_gather(&b->lanes, b->w, b->sweeps, 0);
   b->gathered = 1;
   for (int k = 0; k < sweeps; k++) rt__lanes_sweep(&b->lanes, 0, all, NULL);
   rt__lanes_scatter(&b->lanes, b->w, b->sweeps);
@@ -285,11 +285,11 @@ static void contacts(rt_batch *b) {
   }
   if (!any) return;
   rt__lanes *l = &b->lanes;
+  const int dim = b->bp->program->dim;
   if (b->gathered)
     rt__lanes_refresh(l, b->w, b->passes);
-  else
-    rt__lanes_gather(l, b->w, b->passes);
-  const int dim = b->bp->program->dim;
+  else /* the rows the passes sweep; the block's rows once a block step needs them */
+    rt__lanes_gather(l, b->w, b->passes, dim);
   long long act[RT__LANES_MAX];
   unsigned char block[RT__LANES_MAX];
   double change[RT__LANES_MAX], most[RT__LANES_MAX];
@@ -304,6 +304,7 @@ static void contacts(rt_batch *b) {
     int nblock = 0;
     for (int j = 0; j < b->N; j++) nblock += block[j] = act[j] && !(change[j] <= RT__CONTACT_TOLERANCE);
     if (nblock == 0) break; /* every lane settled: no block step */
+    if (l->from > 0) rt__lanes_gather_before(l, b->w);
     rt__lanes_residual(l, dim, b->res, most);
     unsigned char solve[RT__LANES_MAX];
     int nsolve = 0;

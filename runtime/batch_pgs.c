@@ -117,28 +117,39 @@ static void mark(rt__lanes *l, int i) {
   l->special[i] = (unsigned char)special;
 }
 
-void rt__lanes_gather(rt__lanes *l, rt_world *const *w, const unsigned char *take) {
+/* Rows [lo, hi) of the copies taken (the others: inert rows). */
+static void gather_rows(rt__lanes *l, rt_world *const *w, int lo, int hi) {
+  /* row by row, so that each write fills the lanes of one cache line
+   * (copy by copy, the writes strode over the whole array N times: the
+   * gather cost as much as the sweeps) */
+  for (int i = lo; i < hi; i++) {
+    for (int j = 0; j < l->N; j++) gather_row(l, i < l->nrow[j] ? &w[j]->rows : NULL, i, j);
+    mark(l, i);
+  }
+}
+
+void rt__lanes_gather(rt__lanes *l, rt_world *const *w, const unsigned char *take, int first) {
   const int N = l->N;
   l->n = 0;
   for (int j = 0; j < N; j++) {
     l->nrow[j] = take[j] ? w[j]->rows.n : 0;
     if (l->nrow[j] > l->n) l->n = l->nrow[j];
   }
-  /* row by row, so that each write fills the lanes of one cache line
-   * (copy by copy, the writes strode over the whole array N times: the
-   * gather cost as much as the sweeps) */
-  for (int i = 0; i < l->n; i++) {
-    for (int j = 0; j < N; j++) gather_row(l, i < l->nrow[j] ? &w[j]->rows : NULL, i, j);
-    mark(l, i);
-  }
+  l->from = first < l->n ? first : l->n;
+  gather_rows(l, w, l->from, l->n);
   for (size_t k = 0; k < 6 * (size_t)l->nsbody; k++)
     for (int j = 0; j < N; j++)
       if (take[j]) l->vel[k * N + j] = w[j]->vel[k];
 }
 
+void rt__lanes_gather_before(rt__lanes *l, rt_world *const *w) {
+  gather_rows(l, w, 0, l->from);
+  l->from = 0;
+}
+
 void rt__lanes_scatter(const rt__lanes *l, rt_world *const *w, const unsigned char *take) {
   const int N = l->N;
-  for (int i = 0; i < l->n; i++)
+  for (int i = l->from; i < l->n; i++)
     for (int j = 0; j < N; j++) {
       if (!take[j] || i >= l->nrow[j]) continue;
       const size_t d = (size_t)i * (size_t)N + (size_t)j;
@@ -154,7 +165,7 @@ void rt__lanes_scatter(const rt__lanes *l, rt_world *const *w, const unsigned ch
 
 void rt__lanes_refresh(rt__lanes *l, rt_world *const *w, const unsigned char *take) {
   const int N = l->N;
-  for (int i = 0; i < l->n; i++)
+  for (int i = l->from; i < l->n; i++)
     for (int j = 0; j < N; j++) {
       if (!take[j] || i >= l->nrow[j]) continue;
       const size_t d = (size_t)i * (size_t)N + (size_t)j;

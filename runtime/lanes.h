@@ -14,6 +14,7 @@ typedef struct rt__lanes {
   int N;             /* lanes: copies */
   int nsbody;        /* solver bodies of the mechanism */
   int n;             /* rows swept: the most of any copy (the others padded) */
+  int from;          /* the rows gathered: [from, n) */
   int *nrow;         /* N: each copy's rows (0 for a copy left out) */
   /* per row, N lanes (row i of copy j at i N + j; J and W J^T at
    * (12 i + k) N + j): rt__rows's fields; a padded row is inert
@@ -31,16 +32,19 @@ typedef struct rt__lanes {
  * out of memory (then rt__lanes_free releases what was allocated). */
 int rt__lanes_alloc(rt__lanes *l, int N, int cap, int nsbody);
 void rt__lanes_free(rt__lanes *l);
-/* The rows and velocities of the copies w[j] with take[j] set, into the
- * lanes (the others: no rows). */
-void rt__lanes_gather(rt__lanes *l, rt_world *const *w, const unsigned char *take);
+/* The rows first .. n and the velocities of the copies w[j] with take[j]
+ * set, into the lanes (the others: no rows); n is the most rows of any. */
+void rt__lanes_gather(rt__lanes *l, rt_world *const *w, const unsigned char *take, int first);
+/* The rows before those gathered, from the same copies: then the lanes
+ * hold rows 0 .. n (their velocities stay the lanes'). */
+void rt__lanes_gather_before(rt__lanes *l, rt_world *const *w);
 /* One PGS sweep over the lanes' rows first .. n in the lanes whose act is
  * nonzero (N entries; the others are left alone): in every lane, the
  * operations of pgs.c's sweep of that copy alone, in its order (the same
  * bits). change, if not NULL, gets each lane's rt__pgs_sweep_change. */
 void rt__lanes_sweep(rt__lanes *l, int first, const long long *act, double *change);
 /* The impulses, friction bounds and velocities of the copies taken again
- * from them (the rows are those gathered last). */
+ * from them (the rows are those gathered last, from .. n). */
 void rt__lanes_refresh(rt__lanes *l, rt_world *const *w, const unsigned char *take);
 /* The block step's right-hand side on the equality rows 0 .. dim in every
  * lane: res (dim N, lane-interleaved) = rhs - J v, and each lane's largest
@@ -49,7 +53,8 @@ void rt__lanes_residual(const rt__lanes *l, int dim, double *res, double *most);
 /* lambda += delta on rows 0 .. dim and the velocities' response W J^T
  * delta, in the lanes whose act is nonzero. */
 void rt__lanes_correct(rt__lanes *l, int dim, const double *delta, const unsigned char *act);
-/* The impulses, friction bounds and velocities back to the copies taken. */
+/* The impulses and friction bounds of the rows gathered (from .. n) and
+ * the velocities back to the copies taken. */
 void rt__lanes_scatter(const rt__lanes *l, rt_world *const *w, const unsigned char *take);
 
 #endif
