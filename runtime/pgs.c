@@ -526,38 +526,55 @@ void rt__pgs_apply_equality(const rt__rows *r, const rt_program *p, const double
 /* The warm start's sums over rows [0, n) with impulses l != 0:
  * num = sum l (rhs - J v), den = sum l (J dv + gamma l on a soft row),
  * added row after row as rows.c wrote them with rt__pgs_row_velocity (the
- * same bits); runs on the same two sides keep both velocity sets in
- * registers (two calls per row cost the scissor lift 15k instructions a
- * step more, 2.170M -> 2.155M; the tank 48k). */
-void rt__pgs_warm_sums(const rt__rows *r, const double *vel, const double *dv, double *num, double *den) {
+ * same bits). The equality rows by the program's constraints (no scan for
+ * runs, as rt__pgs_residual), the rest by runs on the same two sides; both
+ * keep a run's velocity sets in registers (two calls per row cost the
+ * scissor lift 15k instructions a step more, 2.170M -> 2.155M; the tank
+ * 48k). */
+#if PGS_VECTOR
+/* Rows [i, e) on sides a and b into the sums. */
+PGS_INLINE void warm_run(const rt__rows *r, int i, int e, int a, int b, const double *vel, const double *dv, double *nu,
+                         double *de) {
+  const sweep_side zero = {{0, 0}, {0, 0}, {0, 0}};
+  const sweep_side va = a != RT_WORLD ? sweep_load(vel + 6 * (size_t)a) : zero, vb = b != RT_WORLD ? sweep_load(vel + 6 * (size_t)b) : zero;
+  const sweep_side da = a != RT_WORLD ? sweep_load(dv + 6 * (size_t)a) : zero, db = b != RT_WORLD ? sweep_load(dv + 6 * (size_t)b) : zero;
+  for (; i < e; i++) {
+    const double l = r->lambda[i];
+    if (l == 0.0) continue;
+    const double *J = r->J + 12 * (size_t)i;
+    double jv = 0.0, jd = 0.0;
+    if (a != RT_WORLD) {
+      jv = sweep_dot(J, &va, jv);
+      jd = sweep_dot(J, &da, jd);
+    }
+    if (b != RT_WORLD) {
+      jv = sweep_dot(J + 6, &vb, jv);
+      jd = sweep_dot(J + 6, &db, jd);
+    }
+    *nu += l * (r->rhs[i] - jv);
+    *de += l * (jd + (r->normal[i] == RT__ROW_SOFT ? r->soft[i] * l : 0.0));
+  }
+}
+#endif
+
+void rt__pgs_warm_sums(const rt__rows *r, const rt_program *p, const double *vel, const double *dv, double *num,
+                       double *den) {
   double nu = 0.0, de = 0.0;
 #if PGS_VECTOR
-  int i = 0;
+  for (int c = 0; c < p->ncons; c++) {
+    const int i = p->cons_row[c];
+    warm_run(r, i, i + p->cons_degree[c], r->a[i], r->b[i], vel, dv, &nu, &de);
+  }
+  int i = p->dim;
   while (i < r->n) {
     const int a = r->a[i], b = r->b[i];
     int e = i + 1;
     while (e < r->n && r->a[e] == a && r->b[e] == b) e++;
-    const sweep_side zero = {{0, 0}, {0, 0}, {0, 0}};
-    const sweep_side va = a != RT_WORLD ? sweep_load(vel + 6 * (size_t)a) : zero, vb = b != RT_WORLD ? sweep_load(vel + 6 * (size_t)b) : zero;
-    const sweep_side da = a != RT_WORLD ? sweep_load(dv + 6 * (size_t)a) : zero, db = b != RT_WORLD ? sweep_load(dv + 6 * (size_t)b) : zero;
-    for (; i < e; i++) {
-      const double l = r->lambda[i];
-      if (l == 0.0) continue;
-      const double *J = r->J + 12 * (size_t)i;
-      double jv = 0.0, jd = 0.0;
-      if (a != RT_WORLD) {
-        jv = sweep_dot(J, &va, jv);
-        jd = sweep_dot(J, &da, jd);
-      }
-      if (b != RT_WORLD) {
-        jv = sweep_dot(J + 6, &vb, jv);
-        jd = sweep_dot(J + 6, &db, jd);
-      }
-      nu += l * (r->rhs[i] - jv);
-      de += l * (jd + (r->normal[i] == RT__ROW_SOFT ? r->soft[i] * l : 0.0));
-    }
+    warm_run(r, i, e, a, b, vel, dv, &nu, &de);
+    i = e;
   }
 #else
+  (void)p;
   for (int i = 0; i < r->n; i++) {
     const double l = r->lambda[i];
     if (l == 0.0) continue;

@@ -309,9 +309,10 @@ void rt__rows_warm_start(rt_world *w) {
   }
   double *dv = w->dvel;
   memset(dv, 0, 6 * sizeof *dv * (size_t)w->nsbody);
-  rt__pgs_apply(r, 0, r->n, r->lambda, dv);
+  rt__pgs_apply_equality(r, w->prog, r->lambda, dv);
+  rt__pgs_apply(r, w->dim, r->n, r->lambda, dv);
   double num, den;
-  rt__pgs_warm_sums(r, w->vel, dv, &num, &den);
+  rt__pgs_warm_sums(r, w->prog, w->vel, dv, &num, &den);
   /* f(l) = den / 2 - num <= 0: as good as a cold start or better, kept
    * whole; else the minimizer along it (< 1/2), or nothing */
   const double s = !(den > 0.0) ? 0.0 : den <= 2.0 * num ? 1.0 : fmax(num / den, 0.0);

@@ -326,7 +326,8 @@ void rt__pgs_sweep_prefetch(rt__rows *rows, double *vel, const void *data, size_
 double rt__pgs_residual(const rt__rows *rows, const rt_program *p, const double *vel, double *res);
 /* The warm start's sums (rows.c): over rows with lambda != 0, num = sum
  * lambda (rhs - J vel) and den = sum lambda (J dv + soft lambda). */
-void rt__pgs_warm_sums(const rt__rows *rows, const double *vel, const double *dv, double *num, double *den);
+void rt__pgs_warm_sums(const rt__rows *rows, const rt_program *p, const double *vel, const double *dv, double *num,
+                       double *den);
 /* rt__pgs_apply(rows, 0, p->dim, dl, vel), the same bits. */
 void rt__pgs_apply_equality(const rt__rows *rows, const rt_program *p, const double *dl, double *vel);
 /* Applies impulses dl[i] of rows [first, last) to the velocities. */
