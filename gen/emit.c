@@ -53,6 +53,7 @@ typedef struct view {
   char macro[EMIT_IDENT_MAX + 1]; /* upper-case ident */
   emit_names names;               /* of the bodies and constraints */
   char **pid;                     /* each pivot's C identifier part (pivot order) */
+  char **sbid;                    /* each solver body's (B_ of pivots.tpl) */
 } view;
 
 static void set_int(lua_State *L, const char *k, long long v) {
@@ -133,14 +134,21 @@ static int ends_like_part(const char *id) {
   return 1;
 }
 
+/* name's first PID_MAX characters, each outside [A-Za-z0-9_] made '_', with
+ * room for a suffix; *len its length. */
+static char *id_of(arena *a, const char *name, size_t *len) {
+  *len = strlen(name) < PID_MAX ? strlen(name) : PID_MAX;
+  char *id = arena_alloc(a, *len + 16);
+  for (size_t i = 0; i < *len; i++) id[i] = is_alnum(name[i]) ? name[i] : '_';
+  id[*len] = '\0';
+  return id;
+}
+
 static char **make_pivot_ids(arena *a, const rt_program *r) {
   char **byc = arena_alloc(a, sizeof *byc * (size_t)(r->ncons > 0 ? r->ncons : 1));
   for (int c = 0; c < r->ncons; c++) {
-    const char *n = r->cons_name[c];
-    size_t len = strlen(n) < PID_MAX ? strlen(n) : PID_MAX;
-    char *id = arena_alloc(a, len + 16);
-    for (size_t i = 0; i < len; i++) id[i] = is_alnum(n[i]) ? n[i] : '_';
-    id[len] = '\0';
+    size_t len;
+    char *id = id_of(a, r->cons_name[c], &len);
     for (int k = 2;; k++) {
       int clash = ends_like_part(id) || strcmp(id, PID_START) == 0;
       for (int e = 0; e < c && !clash; e++) clash = strcmp(byc[e], id) == 0;
@@ -152,6 +160,24 @@ static char **make_pivot_ids(arena *a, const rt_program *r) {
   char **byq = arena_alloc(a, sizeof *byq * (size_t)(r->ncons > 0 ? r->ncons : 1));
   for (int q = 0; q < r->ncons; q++) byq[q] = byc[r->piv_cons[q]];
   return byq;
+}
+
+/* Every solver body's identifier (the B_ indices of pivots.tpl): its name
+ * made an identifier as a pivot's is, and "_2", "_3", ... after one that an
+ * earlier body has. */
+static char **make_sbody_ids(arena *a, int n, const char *const *name) {
+  char **id = arena_alloc(a, sizeof *id * (size_t)(n > 0 ? n : 1));
+  for (int b = 0; b < n; b++) {
+    size_t len;
+    id[b] = id_of(a, name[b], &len);
+    for (int k = 2;; k++) {
+      int clash = 0;
+      for (int e = 0; e < b && !clash; e++) clash = strcmp(id[e], id[b]) == 0;
+      if (!clash) break;
+      snprintf(id[b] + len, 16, "_%d", k);
+    }
+  }
+  return id;
 }
 
 static void push_stats(lua_State *L, const view *v) {
@@ -661,11 +687,13 @@ static void build_view(lua_State *L, void *ud) {
     if (!cons_id) abort();
     for (int q = 0; q < r->ncons; q++) cons_id[r->piv_cons[q]] = v->pid[q];
     check_counted_bases(r);
-    emit_sweep_push(L, r, v->p->s.body_fixed, (const char *const *)v->p->s.body_name, cons_id);
+    emit_sweep_push(L, r, v->p->s.body_fixed, cons_id);
     lua_setfield(L, -2, "sweep");
     push_strings(L, cons_id, r->ncons);
     lua_setfield(L, -2, "cons_id");
     free(cons_id);
+    push_strings(L, (const char *const *)v->sbid, r->nsbody);
+    lua_setfield(L, -2, "sbody_id");
   } else {
     lua_pushboolean(L, 0);
     lua_setfield(L, -2, "sweep");
@@ -705,7 +733,8 @@ gen_status emit_program(const program *p, const emit_options *o, emit_output *ou
   arena_init(&a);
   rt_program r;
   rtprog_build(&a, p, o->precision, &r);
-  view v = {p, &r, NULL, o, "", "", {NULL, NULL}, make_pivot_ids(&a, &r)};
+  view v = {p, &r, NULL, o, "", "", {NULL, NULL}, make_pivot_ids(&a, &r),
+            make_sbody_ids(&a, r.nsbody, p->s.body_name)};
   emit_plan plan = {0};
   gen_status st = GEN_OK;
   if (o->mode == EMIT_UNROLLED) st = emit_plan_build(&a, &r, o->budget, &plan, d);

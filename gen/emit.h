@@ -227,12 +227,12 @@ struct lua_State;
 void emit_world_push(struct lua_State *L, const mech *m, const emit_names *names);
 
 /* Pushes the plan of program r's generated sweep (P.sweep, emit_sweep.c)
- * for the templates -- sbody_fixed and sbody_name: each solver body's
- * fixed flag and name; cons_id: each constraint's C identifier (its pivot's,
- * the X_ bases of pivots.tpl) -- or false when the program gets none (a
- * constraint on one body twice). Returns whether it pushed a plan. */
+ * for the templates -- sbody_fixed: each solver body's fixed flag;
+ * cons_id: each constraint's C identifier (its pivot's, the X_ bases of
+ * pivots.tpl) -- or false when the program gets none (a constraint on one
+ * body twice). Returns whether it pushed a plan. */
 int emit_sweep_push(struct lua_State *L, const rt_program *r, const unsigned char *sbody_fixed,
-                    const char *const *sbody_name, const char *const *cons_id);
+                    const char *const *cons_id);
 
 /* The shortest C floating constant that reads back as v ("0.1", "-0.0",
  * "1e+300"); HUGE_VAL and -HUGE_VAL (math.h) for infinities. */

@@ -83,46 +83,7 @@ static void mark_done(const int *side, int *first, int c) {
   }
 }
 
-/* Each solver body's identifier: its name with every character outside
- * [A-Za-z0-9_] made '_', at most ID_MAX characters, and "_2", "_3", ...
- * after one that an earlier body has. */
-enum { ID_MAX = 40 };
-static void push_bodies(lua_State *L, const rt_program *r, const unsigned char *sbody_fixed,
-                        const char *const *sbody_name) {
-  char **id = calloc((size_t)r->nsbody + 1, sizeof *id);
-  if (!id) abort();
-  lua_createtable(L, r->nsbody, 0);
-  for (int b = 0; b < r->nsbody; b++) {
-    const char *n = sbody_name[b];
-    size_t len = strlen(n) < ID_MAX ? strlen(n) : ID_MAX;
-    id[b] = malloc(len + 16);
-    if (!id[b]) abort();
-    for (size_t i = 0; i < len; i++) {
-      const char ch = n[i];
-      const int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
-      id[b][i] = ok ? ch : '_';
-    }
-    id[b][len] = '\0';
-    for (int k = 2;; k++) {
-      int clash = 0;
-      for (int e = 0; e < b && !clash; e++) clash = strcmp(id[e], id[b]) == 0;
-      if (!clash) break;
-      snprintf(id[b] + len, 16, "_%d", k);
-    }
-    lua_createtable(L, 0, 3);
-    lua_pushstring(L, id[b]);
-    lua_setfield(L, -2, "id");
-    set_int(L, "index", b);
-    lua_pushboolean(L, sbody_fixed[b]);
-    lua_setfield(L, -2, "fixed");
-    append(L);
-  }
-  for (int b = 0; b < r->nsbody; b++) free(id[b]);
-  free(id);
-}
-
-int emit_sweep_push(lua_State *L, const rt_program *r, const unsigned char *sbody_fixed,
-                    const char *const *sbody_name, const char *const *cons_id) {
+int emit_sweep_push(lua_State *L, const rt_program *r, const unsigned char *sbody_fixed, const char *const *cons_id) {
   const int n = r->ncons, nb = r->nsbody;
   int *side = malloc(sizeof *side * (2 * (size_t)n + 1));
   int *adr = calloc((size_t)nb + 1, sizeof *adr);
@@ -153,21 +114,13 @@ int emit_sweep_push(lua_State *L, const rt_program *r, const unsigned char *sbod
     if (side[k] != RT_WORLD) list[adr[side[k]] + fill[side[k]]++] = k / 2;
   free(fill);
 
-  lua_createtable(L, 0, 5);
+  lua_createtable(L, 0, 3);
   lua_createtable(L, 2 * n, 0);
   for (int k = 0; k < 2 * n; k++) {
     lua_pushinteger(L, side[k]);
     lua_rawseti(L, -2, k + 1);
   }
   lua_setfield(L, -2, "sides");
-  lua_createtable(L, n, 0);
-  for (int c = 0; c < n; c++) {
-    lua_pushstring(L, cons_id[c]);
-    lua_rawseti(L, -2, c + 1);
-  }
-  lua_setfield(L, -2, "ids");
-  push_bodies(L, r, sbody_fixed, sbody_name);
-  lua_setfield(L, -2, "bodies");
   /* the groups: a leader and its partner (-1: none) */
   int *lead = malloc(sizeof *lead * ((size_t)n + 1)), *partner = malloc(sizeof *partner * ((size_t)n + 1));
   if (!lead || !partner) abort();

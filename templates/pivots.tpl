@@ -35,11 +35,11 @@ static const $(a.ctype) $(a.field)[] = {
 /* The solver bodies, one line each: B_ its index (its velocities at
  * vel + 6 B_), counted by the enum, so that inserting a body adds a line. */
 enum {
---% for _, b in ipairs(P.sweep.bodies) do
-    B_$(b.id),
+--% for _, id in ipairs(P.sbody_id) do
+    B_$(id),
 --% end
 };
---% local function sbody(i) return i < 0 and "RT_WORLD" or "B_" .. P.sweep.bodies[i + 1].id end
+--% local function sbody(i) return i < 0 and "RT_WORLD" or "B_" .. P.sbody_id[i + 1] end
 
 /* The solver constraints in solver order, one line each: name, identifier
  * (its pivot's), the constraint before it ($(P.start_id) before the first),

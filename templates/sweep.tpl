@@ -7,10 +7,8 @@
 --% -- pivot's X_ base, a body by its B_ index, pivots.tpl), so that an edit of the
 --% -- mechanism changes the lines of the constraints and bodies it touches
 --% -- (tests/test_locality.c).
---% local B = {}
---% for _, b in ipairs(P.sweep.bodies) do B[b.index] = b end
 --% local function body(s)
---%   return s < 0 and "SWEEP_WORLD" or "B_" .. B[s].id
+--%   return s < 0 and "SWEEP_WORLD" or "B_" .. P.sbody_id[s + 1]
 --% end
 --% local function cons_args(c)
 --%   return fmt("X_%s, %d, %s, %s", c.id, c.degree, body(c.a), body(c.b))
@@ -50,7 +48,7 @@ static void sweep_part$(part.index)(sweep_rows r, double *restrict v) {
  * mechanism) */
 static const int sweep_side_of[] = {
 --% for c = 1, #P.sweep.sides // 2 do
-    $(body(P.sweep.sides[2 * c - 1])), $(body(P.sweep.sides[2 * c])), /* $(P.sweep.ids[c]) */
+    $(body(P.sweep.sides[2 * c - 1])), $(body(P.sweep.sides[2 * c])), /* $(P.cons_id[c]) */
 --% end
 };
 
