@@ -124,7 +124,16 @@ static int equality_joint(const rt_world_desc *d, int k) {
 }
 
 static int check_program(const rt_world_desc *d, const rt_program *p, char *err, size_t errlen) {
-  for (int c = 0; c < p->ncons; c++) {
+  /* the rows of constraint c follow those of c - 1, and fill [0, dim): the
+   * rows, the sweeps and the warm start walk them so */
+  int row = 0, c = 0;
+  for (; c < p->ncons && p->cons_row[c] == row && p->cons_degree[c] >= 1 && p->cons_degree[c] <= RT_MAX_DEGREE; c++)
+    row += p->cons_degree[c];
+  if (c < p->ncons || row != p->dim) {
+    say(err, errlen, "program '%s': its constraints' rows do not fill rows [0, %d) one after another", p->name, p->dim);
+    return -1;
+  }
+  for (c = 0; c < p->ncons; c++) {
     const int j = p->cons_joint[c] >= 0 ? equality_joint(d, p->cons_joint[c]) : -1;
     const int sa = p->cons_a[c], sb = p->cons_b[c];
     const int ba = sa == RT_WORLD ? RT_WORLD : p->sbody_body[sa], bb = sb == RT_WORLD ? RT_WORLD : p->sbody_body[sb];

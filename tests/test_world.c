@@ -1119,6 +1119,18 @@ static void test_create_refuses_foreign_program(void **state) {
   assert_null(rt_world_create(&d, &chain.rp, &chain.set, &st, err, sizeof err));
   assert_int_equal(st, RT_ERR_HASH);
   assert_non_null(strstr(err, "bodies"));
+  /* a program whose constraints' rows do not follow each other: refused
+   * (the rows and sweeps would write outside [0, dim)) */
+  rt_program lying = chain.rp;
+  int rows[64];
+  assert_true(lying.ncons >= 2 && lying.ncons <= 64);
+  memcpy(rows, lying.cons_row, sizeof *rows * (size_t)lying.ncons);
+  rows[1] += 1;
+  lying.cons_row = rows;
+  err[0] = 0;
+  assert_null(rt_world_create(&chain.desc, &lying, &chain.set, &st, err, sizeof err));
+  assert_int_equal(st, RT_ERR_INPUT);
+  assert_non_null(strstr(err, "rows"));
   /* no program is not bad input: the world solves its block with PCR
    * (test_pcr.c steps such worlds) */
   w = rt_world_create(&chain.desc, NULL, &chain.set, &st, err, sizeof err);
