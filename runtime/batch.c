@@ -269,8 +269,9 @@ static void lanes_solve(rt_batch *b) {
 /* step.c's contact passes (rt__step_contacts) of the copies whose factor
  * is in the lanes, all at once: each lane sweeps the rows outside the
  * block and, until its sweep changes no row's velocity by more than the
- * tolerance or it has run its passes, takes a block step; a lane that is
- * done drops out. The others pass copy by copy: PCR, and the copies whose
+ * tolerance or it has run its passes, takes a block step (from its
+ * second sweep on without the rows coupled through S, which S solves again
+ * after the passes, copy by copy); a lane that is done drops out. The others pass copy by copy: PCR, and the copies whose
  * contacts S solved this step (schur.c), for which a pass is one sweep that
  * finds them settled -- in lanes that sweep cost a gather and a scatter
  * of every row (the sample lift's 8 copies: 0.90x the scalar steps). When
@@ -308,6 +309,9 @@ static void contacts(rt_batch *b) {
     int nblock = 0;
     for (int j = 0; j < b->N; j++) nblock += block[j] = act[j] && !(change[j] <= RT__CONTACT_TOLERANCE);
     if (nblock == 0) break; /* every lane settled: no block step */
+    if (k == 0) /* the rows coupled through S leave the passes (rt__step_contacts) */
+      for (int j = 0; j < b->N; j++)
+        if (block[j]) rt__lanes_mask(l, j, b->w[j]->schur.row, b->w[j]->schur.k);
     if (l->from > 0) rt__lanes_gather_before(l, b->w);
     rt__lanes_residual(l, dim, b->res, most);
     unsigned char solve[RT__LANES_MAX];
@@ -325,6 +329,8 @@ static void contacts(rt_batch *b) {
     rt__lanes_correct(l, dim, b->res, solve);
   }
   rt__lanes_scatter(l, b->w, b->passes);
+  for (int j = 0; j < b->N; j++)
+    if (b->passes[j] && b->w[j]->info.contact_passes > 0) rt__step_contacts_done(b->w[j]);
 }
 
 /*---- the step -------------------------------------------------------------*/

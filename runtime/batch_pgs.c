@@ -163,6 +163,11 @@ void rt__lanes_scatter(const rt__lanes *l, rt_world *const *w, const unsigned ch
       if (take[j]) w[j]->vel[k] = l->vel[k * N + j];
 }
 
+void rt__lanes_mask(rt__lanes *l, int j, const int *rows, int k) {
+  for (int t = 0; t < k; t++)
+    if (rows[t] >= l->from && rows[t] < l->nrow[j]) l->inv_diag[(size_t)rows[t] * (size_t)l->N + (size_t)j] = 0.0;
+}
+
 void rt__lanes_refresh(rt__lanes *l, rt_world *const *w, const unsigned char *take) {
   const int N = l->N;
   for (int i = l->from; i < l->n; i++)

@@ -46,6 +46,10 @@ void rt__lanes_sweep(rt__lanes *l, int first, const long long *act, double *chan
 /* The impulses, friction bounds and velocities of the copies taken again
  * from them (the rows are those gathered last, from .. n). */
 void rt__lanes_refresh(rt__lanes *l, rt_world *const *w, const unsigned char *take);
+/* Rows rows[0 .. k) of lane j out of its sweeps (their inverse diagonals
+ * 0 in the lanes; the copy's own rows keep theirs), as rt__schur_mask
+ * takes them out of a world's. */
+void rt__lanes_mask(rt__lanes *l, int j, const int *rows, int k);
 /* The block step's right-hand side on the equality rows 0 .. dim in every
  * lane: res (dim N, lane-interleaved) = rhs - J v, and each lane's largest
  * |res| in most (N). */

@@ -130,6 +130,19 @@ int rt__schur_has_contacts(const rt_world *w) {
   return w->schur.k > 0 && w->schur.row[w->schur.k - 1] >= w->nfixed_rows;
 }
 
+void rt__schur_mask(rt_world *w) {
+  rt__schur *s = &w->schur;
+  for (int c = 0; c < s->k; c++) {
+    s->kept[c] = w->rows.inv_diag[s->row[c]];
+    w->rows.inv_diag[s->row[c]] = 0.0;
+  }
+}
+
+void rt__schur_unmask(rt_world *w) {
+  rt__schur *s = &w->schur;
+  for (int c = 0; c < s->k; c++) w->rows.inv_diag[s->row[c]] = s->kept[c];
+}
+
 int rt__schur_alloc(rt_world *w) {
   rt__schur *s = &w->schur;
   const rt_program *p = w->prog;
@@ -157,6 +170,7 @@ int rt__schur_alloc(rt_world *w) {
   s->free = rt__alloc(cap, sizeof(int), &fail);
   s->nz = rt__alloc(cap, sizeof(int), &fail);
   s->zk = rt__alloc(cap, sizeof(double), &fail);
+  s->kept = rt__alloc(cap, sizeof(double), &fail);
   s->dl = rt__alloc((size_t)w->nfixed_rows + 3 * (size_t)contacts, sizeof(double), &fail);
   s->Y = rt__alloc(cap * (size_t)dim, sizeof(double), &fail);
   s->path = rt__alloc((size_t)p->ncons + 1, sizeof(int), &fail);
@@ -192,7 +206,7 @@ int rt__schur_alloc(rt_world *w) {
 }
 
 void rt__schur_free(rt__schur *s) {
-  void *ptrs[] = {s->row, s->S, s->M, s->reg, s->y, s->res, s->b, s->xs, s->xn, s->z, s->state, s->free, s->nz, s->zk, s->dl,
+  void *ptrs[] = {s->row, s->S, s->M, s->reg, s->y, s->res, s->b, s->xs, s->xn, s->z, s->state, s->free, s->nz, s->zk, s->kept, s->dl,
                   s->Y, s->path, s->D, s->yd, s->at, s->reach, s->row_piv, s->adj_adr, s->adj};
   for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
 }

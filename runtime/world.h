@@ -77,6 +77,8 @@ typedef struct rt__schur {
   int nfree, nfact; /* the active-set method's free rows (in free), and the
                       rows of their Cholesky factor in M so far */
   double *dl;      /* rows: impulses of C's rows (0 elsewhere) */
+  double *kept;    /* cap: C's inverse diagonals while the contact passes
+                      leave C out (rt__schur_mask) */
   double *Y;       /* cap * dim: D^-1 L^-1 A_Ec for each row c of C */
   int *path;       /* ncons + 1: the pivots the group's columns touched, -1 ended
                       (rt__schur_build, group by group) */
@@ -357,6 +359,11 @@ int rt__schur_hold(rt_world *w, double *shift);
 int rt__schur_covers(const rt_world *w);
 /* Whether this step's C holds the contacts (they were solved through S). */
 int rt__schur_has_contacts(const rt_world *w);
+/* C's rows out of the sweeps of w->rows (their inverse diagonals kept and
+ * 0: a sweep leaves them as they are), and back in: the contact passes
+ * after the first leave C to S's solve after them (step.c). */
+void rt__schur_mask(rt_world *w);
+void rt__schur_unmask(rt_world *w);
 
 /* assemble.c: the plan of p's assembly (a's arrays allocated by the
  * caller; fixed_sbody[b] = 1 for a fixed solver body); 0, or -1 if out of
@@ -392,12 +399,16 @@ int rt__step_sweeps(const rt_world *w);
  * then, at most rt__step_contact_passes(w) times (0: none run), a sweep
  * over the rows outside the block (rows dim..n) and, unless it changed no
  * row's velocity by more than RT__CONTACT_TOLERANCE, the block step
- * without refinement, each counted in info.contact_passes
- * (rt__step_contacts); then the rest
+ * without refinement, each counted in info.contact_passes, with the rows
+ * coupled through S out of the sweeps after the first
+ * (rt__step_contacts; a batch masks them in its lanes); after passes that
+ * took a block step, S's solve and the block step again
+ * (rt__step_contacts_done); then the rest
  * (rt__step_end_finish returns the step's status). */
 void rt__step_end_block(rt_world *w);
 int rt__step_contact_passes(const rt_world *w);
 void rt__step_contacts(rt_world *w);
+void rt__step_contacts_done(rt_world *w);
 rt_status rt__step_end_finish(rt_world *w);
 
 /* Contact passes stop once a sweep over the rows outside the block changes

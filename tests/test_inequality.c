@@ -294,6 +294,21 @@ static void test_car_over_the_bump(void **state) {
   }
 }
 
+/* The tank's sprockets driven, slowed, then held at speed 0 as brakes
+ * while its tracks carry it on 250 contacts: the held sprockets do not
+ * turn. Its contact passes run to their cap every step, and a pass's sweep
+ * moved the drive motors by their own diagonals against the block step;
+ * the passes after the first now leave them to S (runtime/step.c): 2.7 mm
+ * of slip -> 1e-9 m. */
+static void test_tank_brakes_hold(void **state) {
+  (void)state;
+  simrun_result r;
+  run("mechanisms/tank.lua", "mechanisms/tank.drive", RT_SOLVER_LDLPGS, dts[0], 9.0, &r);
+  print_message("tank: held sprockets slip %.3g, motors %.3g\n", r.max_hold_slip, r.max_motor_slip);
+  assert_true(r.max_hold_slip < 1e-6);
+  assert_true(r.max_pos_error < 1e-5);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_boom_on_speed0_motors),
@@ -307,6 +322,7 @@ int main(void) {
       cmocka_unit_test(test_stewart_platform_holds_its_stroke_limits),
       cmocka_unit_test(test_excavator_holds_and_lifts),
       cmocka_unit_test(test_car_over_the_bump),
+      cmocka_unit_test(test_tank_brakes_hold),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
