@@ -236,7 +236,7 @@ SCHUR_INLINE double coupling(const rt__rows *r, int i, int j) {
 }
 
 /* z_j = D^-1 L^-1 z_j for the g columns of z, row-interleaved (entry i of
- * column j at z[i RT__SCHUR_GROUP + j]), with the factor in work, visiting
+ * column j at z[i g + j]), with the factor in work, visiting
  * only the pivots reach marks: the caller's, whose rows start nonzero, and
  * those a visited pivot's blocks reach (the paths of their rows to the
  * root of the elimination tree; each flag is cleared as its pivot is
@@ -255,7 +255,7 @@ SCHUR_INLINE double coupling(const rt__rows *r, int i, int j) {
   SCHUR_INLINE void NAME##_block(const REAL *l, int dq, const int dp, const int g,                                     \
                                  const double (*v)[RT__SCHUR_GROUP], double *xq) {                                     \
     for (int r = 0; r < dq; r++) {                                                                                     \
-      double *x = xq + (size_t)r * RT__SCHUR_GROUP, acc[RT__SCHUR_GROUP];                                              \
+      double *x = xq + (size_t)r * (size_t)g, acc[RT__SCHUR_GROUP];                                                    \
       for (int j = 0; j < g; j++) acc[j] = x[j];                                                                       \
       for (int c = 0; c < dp; c++) {                                                                                   \
         const double lc = (double)l[r * dp + c];                                                                       \
@@ -270,13 +270,13 @@ SCHUR_INLINE double coupling(const rt__rows *r, int i, int j) {
       const int cp = p->piv_cons[piv], dp = p->cons_degree[cp];                                                        \
       if (!reach[piv]) continue;                                                                                       \
       reach[piv] = 0;                                                                                                  \
-      double *xp = z + (size_t)p->cons_row[cp] * RT__SCHUR_GROUP;                                                      \
+      double *xp = z + (size_t)p->cons_row[cp] * (size_t)g;                                                            \
       *path++ = piv;                                                                                                   \
       const REAL *n = work + p->piv_node[piv];                                                                         \
       double v[RT_MAX_DEGREE][RT__SCHUR_GROUP];                                                                        \
       for (int i = 0; i < dp; i++) {                                                                                   \
         double acc[RT__SCHUR_GROUP];                                                                                   \
-        for (int j = 0; j < g; j++) acc[j] = xp[i * RT__SCHUR_GROUP + j];                                              \
+        for (int j = 0; j < g; j++) acc[j] = xp[i * g + j];                                                            \
         for (int m = 0; m < i; m++) {                                                                                  \
           const double nm = (double)n[i * dp + m];                                                                     \
           for (int j = 0; j < g; j++) acc[j] -= nm * v[m][j];                                                          \
@@ -286,20 +286,20 @@ SCHUR_INLINE double coupling(const rt__rows *r, int i, int j) {
       for (int k = p->piv_blk_adr[piv]; k < p->piv_blk_adr[piv + 1]; k++) {                                            \
         const int dq = p->cons_degree[p->piv_cons[p->blk_piv[k]]];                                                     \
         const REAL *l = work + p->blk_off[k];                                                                          \
-        double *xq = z + (size_t)p->cons_row[p->piv_cons[p->blk_piv[k]]] * RT__SCHUR_GROUP;                            \
+        double *xq = z + (size_t)p->cons_row[p->piv_cons[p->blk_piv[k]]] * (size_t)g;                                  \
         reach[p->blk_piv[k]] = 1;                                                                                      \
         switch (dp) {                                                                                                  \
-        case 1: NAME##_block(l, dq, 1, g, (const double(*)[RT__SCHUR_GROUP])v, xq); break;                              \
-        case 2: NAME##_block(l, dq, 2, g, (const double(*)[RT__SCHUR_GROUP])v, xq); break;                              \
-        case 3: NAME##_block(l, dq, 3, g, (const double(*)[RT__SCHUR_GROUP])v, xq); break;                              \
-        case 4: NAME##_block(l, dq, 4, g, (const double(*)[RT__SCHUR_GROUP])v, xq); break;                              \
-        case 5: NAME##_block(l, dq, 5, g, (const double(*)[RT__SCHUR_GROUP])v, xq); break;                              \
-        default: NAME##_block(l, dq, 6, g, (const double(*)[RT__SCHUR_GROUP])v, xq); break;                             \
+        case 1: NAME##_block(l, dq, 1, g, (const double(*)[RT__SCHUR_GROUP])v, xq); break;                             \
+        case 2: NAME##_block(l, dq, 2, g, (const double(*)[RT__SCHUR_GROUP])v, xq); break;                             \
+        case 3: NAME##_block(l, dq, 3, g, (const double(*)[RT__SCHUR_GROUP])v, xq); break;                             \
+        case 4: NAME##_block(l, dq, 4, g, (const double(*)[RT__SCHUR_GROUP])v, xq); break;                             \
+        case 5: NAME##_block(l, dq, 5, g, (const double(*)[RT__SCHUR_GROUP])v, xq); break;                             \
+        default: NAME##_block(l, dq, 6, g, (const double(*)[RT__SCHUR_GROUP])v, xq); break;                            \
         }                                                                                                              \
       }                                                                                                                \
       for (int i = 0; i < dp; i++) {                                                                                   \
         const double d = (double)n[i * dp + i];                                                                        \
-        for (int j = 0; j < g; j++) xp[i * RT__SCHUR_GROUP + j] = v[i][j] / d;                                         \
+        for (int j = 0; j < g; j++) xp[i * g + j] = v[i][j] / d;                                                       \
       }                                                                                                                \
     }                                                                                                                  \
     *path = -1;                                                                                                        \
@@ -382,38 +382,44 @@ int rt__schur_build(rt_world *w) {
     while (g < RT__SCHUR_GROUP && c0 + g < k && r->a[s->row[c0 + g]] == r->a[s->row[c0]] &&
            r->b[s->row[c0 + g]] == r->b[s->row[c0]])
       g++;
+    /* the forward solve's columns: a lone column in place in Y (stride 1
+     * is its own layout), a group's in z6 */
+    double *y0 = s->Y + (size_t)c0 * (size_t)n, *z0 = g == 1 ? y0 : s->z6;
     for (int c = c0; c < c0 + g; c++) {
       const int j = s->row[c];
-      double *y = s->Y + (size_t)c * (size_t)n, *z = s->z6 + (c - c0);
+      double *y = s->Y + (size_t)c * (size_t)n, *z = z0 + (c - c0);
       memset(y, 0, sizeof *y * (size_t)n);
       for (int side = 0; side < 2; side++) {
         const int b = side ? r->b[j] : r->a[j];
         if (b == RT_WORLD || (side && b == r->a[j])) continue;
         for (int t = s->adj_adr[b]; t < s->adj_adr[b + 1]; t++) {
           const int e = s->adj[t];
-          if (y[e] == 0.0) z[(size_t)e * RT__SCHUR_GROUP] = y[e] = coupling(r, e, j);
+          if (y[e] == 0.0) z[(size_t)e * (size_t)g] = y[e] = coupling(r, e, j);
           s->reach[s->row_piv[e]] = 1;
         }
       }
     }
     int *path = s->path;
     if (p->precision == RT_FLOAT)
-      forward_f(p, w->work, s->z6, g, path, s->reach);
+      forward_f(p, w->work, z0, g, path, s->reach);
     else
-      forward_d(p, w->work, s->z6, g, path, s->reach);
+      forward_d(p, w->work, z0, g, path, s->reach);
     /* the group's columns of Y, and y_c D on the rows of its path, gathered
      * (y_c is zero off it, and so is y_m off its own: a product off either
      * adds nothing); z6 zero again */
-    double *y0 = s->Y + (size_t)c0 * (size_t)n;
     int np = 0;
     for (const int *q = path; *q >= 0; q++) {
       const int cp = p->piv_cons[*q], row0 = p->cons_row[cp];
       for (int i = row0; i < row0 + p->cons_degree[cp]; i++) {
-        double *z = s->z6 + (size_t)i * RT__SCHUR_GROUP;
-        for (int j = 0; j < g; j++) {
-          y0[(size_t)j * (size_t)n + (size_t)i] = z[j];
-          s->yd[(size_t)j * (size_t)(n + 1) + (size_t)np] = z[j] * s->D[i];
-          z[j] = 0.0;
+        if (g == 1) {
+          s->yd[np] = y0[i] * s->D[i];
+        } else {
+          double *z = s->z6 + (size_t)i * (size_t)g;
+          for (int j = 0; j < g; j++) {
+            y0[(size_t)j * (size_t)n + (size_t)i] = z[j];
+            s->yd[(size_t)j * (size_t)(n + 1) + (size_t)np] = z[j] * s->D[i];
+            z[j] = 0.0;
+          }
         }
         s->at[np++] = i;
       }

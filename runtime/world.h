@@ -86,7 +86,8 @@ typedef struct rt__schur {
   double *yd;      /* RT__SCHUR_GROUP * dim: y_c D on y_c's path, for each
                       row c of a group (rt__schur_build) */
   double *z6;      /* RT__SCHUR_GROUP * dim: a group's columns of Y during
-                      their forward solve, row-interleaved (rt__schur_build;
+                      their forward solve, row-interleaved (entry i of
+                      column j at i g + j for a group of g; rt__schur_build;
                       all 0 between groups) */
   int *at;         /* dim: the rows of that path */
   unsigned char *reach; /* ncons: the pivots the group's forward solve is to
