@@ -271,8 +271,9 @@ static void lanes_solve(rt_batch *b) {
  * block and, until its sweep changes no row's velocity by more than the
  * tolerance or it has run its passes, takes a block step (from its
  * second sweep on without the rows coupled through S, which S solves again
- * after the passes, copy by copy); a lane that is done drops out. The others pass copy by copy: PCR, and the copies whose
- * contacts S solved this step (schur.c), for which a pass is one sweep that
+ * after the passes, copy by copy); a lane that is done drops out. The
+ * others pass copy by copy: PCR, and the copies whose contacts S solved
+ * this step (schur.c), for which a pass is one sweep that
  * finds them settled -- in lanes that sweep cost a gather and a scatter
  * of every row (the sample lift's 8 copies: 0.90x the scalar steps). When
  * stage 5 ran copy by copy, the lanes gather only the rows the passes

@@ -248,7 +248,7 @@ SCHUR_INLINE double coupling(const rt__rows *r, int i, int j) {
  * no contraction under -ffp-contract=off). (Testing every pivot's values
  * for zeros instead cost a quarter of the solve: the sample lift's 48
  * pivots, 30 values each, for every group. Columns y + j n apart, one
- * column at a time in the inner loops: 1.7x the instructions of this on
+ * column at a time in the inner loops: 1.4x the instructions of this on
  * the lift's groups of 6.) Written once per precision of the factor. */
 #define RT__SCHUR_FORWARD(NAME, REAL)                                                                                  \
   /* xq_j -= l v_j for a block l (dq x dp) and the pivot's values v */                                                 \
