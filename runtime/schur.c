@@ -274,6 +274,7 @@ SCHUR_INLINE double coupling(const rt__rows *r, int i, int j) {
       *path++ = piv;                                                                                                   \
       const REAL *n = work + p->piv_node[piv];                                                                         \
       double v[RT_MAX_DEGREE][RT__SCHUR_GROUP];                                                                        \
+      const double(*vc)[RT__SCHUR_GROUP] = (const double(*)[RT__SCHUR_GROUP])v; /* the blocks read v */                \
       for (int i = 0; i < dp; i++) {                                                                                   \
         double acc[RT__SCHUR_GROUP];                                                                                   \
         for (int j = 0; j < g; j++) acc[j] = xp[i * g + j];                                                            \
@@ -289,12 +290,12 @@ SCHUR_INLINE double coupling(const rt__rows *r, int i, int j) {
         double *xq = z + (size_t)p->cons_row[p->piv_cons[p->blk_piv[k]]] * (size_t)g;                                  \
         reach[p->blk_piv[k]] = 1;                                                                                      \
         switch (dp) {                                                                                                  \
-        case 1: NAME##_block(l, dq, 1, g, (const double(*)[RT__SCHUR_GROUP])v, xq); break;                             \
-        case 2: NAME##_block(l, dq, 2, g, (const double(*)[RT__SCHUR_GROUP])v, xq); break;                             \
-        case 3: NAME##_block(l, dq, 3, g, (const double(*)[RT__SCHUR_GROUP])v, xq); break;                             \
-        case 4: NAME##_block(l, dq, 4, g, (const double(*)[RT__SCHUR_GROUP])v, xq); break;                             \
-        case 5: NAME##_block(l, dq, 5, g, (const double(*)[RT__SCHUR_GROUP])v, xq); break;                             \
-        default: NAME##_block(l, dq, 6, g, (const double(*)[RT__SCHUR_GROUP])v, xq); break;                            \
+        case 1: NAME##_block(l, dq, 1, g, vc, xq); break;                                                              \
+        case 2: NAME##_block(l, dq, 2, g, vc, xq); break;                                                              \
+        case 3: NAME##_block(l, dq, 3, g, vc, xq); break;                                                              \
+        case 4: NAME##_block(l, dq, 4, g, vc, xq); break;                                                              \
+        case 5: NAME##_block(l, dq, 5, g, vc, xq); break;                                                              \
+        default: NAME##_block(l, dq, 6, g, vc, xq); break;                                                             \
         }                                                                                                              \
       }                                                                                                                \
       for (int i = 0; i < dp; i++) {                                                                                   \
