@@ -47,6 +47,7 @@
 #include <string.h>
 
 #include "rtmath.h"
+#include "sym3.h"
 #include "world.h"
 
 /* Adds dt ((F . r) I - sym(F r^T)) to K (row-major 3x3). */
@@ -54,58 +55,6 @@ static void add_side(double *K, const double F[3], const double r[3], double dt)
   const double fr = rt__v3_dot(F, r);
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++) K[3 * i + j] += dt * ((i == j ? fr : 0.0) - 0.5 * (F[i] * r[j] + F[j] * r[i]));
-}
-
-/* K (symmetric 3x3) replaced by its positive semidefinite part: the
- * eigenvalues below 0 set to 0. Cyclic Jacobi: each sweep squares the
- * off-diagonal, and the sweeps stop once it is at rounding against the
- * diagonal (2-4 sweeps; at most 6), so the result depends on K alone. (A
- * fixed 6 sweeps spent half of them rotating by angles of 1e-17: 140k
- * instructions a step of the scissor lift, 9 % of it.) */
-static void positive_part(double *K) {
-  /* already positive semidefinite (no compression; most bodies): kept */
-  const double m01 = K[0] * K[4] - K[1] * K[3], m02 = K[0] * K[8] - K[2] * K[6], m12 = K[4] * K[8] - K[5] * K[7];
-  const double det = K[0] * m12 - K[1] * (K[3] * K[8] - K[5] * K[6]) + K[2] * (K[3] * K[7] - K[4] * K[6]);
-  if (K[0] >= 0 && K[4] >= 0 && K[8] >= 0 && m01 >= 0 && m02 >= 0 && m12 >= 0 && det >= 0) return;
-  double a[3][3], v[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++) a[i][j] = K[3 * i + j];
-  for (int sweep = 0; sweep < 6; sweep++) {
-    const double off = fabs(a[0][1]) + fabs(a[0][2]) + fabs(a[1][2]);
-    if (!(off > 1e-17 * (fabs(a[0][0]) + fabs(a[1][1]) + fabs(a[2][2])))) break;
-    for (int p = 0; p < 2; p++)
-      for (int q = p + 1; q < 3; q++) {
-        if (a[p][q] == 0.0) continue;
-        const double theta = (a[q][q] - a[p][p]) / (2.0 * a[p][q]);
-        const double t = (theta >= 0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
-        const double c = 1.0 / sqrt(t * t + 1.0), s = t * c;
-        for (int k = 0; k < 3; k++) { /* a = a G, then G^T a; v = v G */
-          const double akp = a[k][p], akq = a[k][q];
-          a[k][p] = c * akp - s * akq;
-          a[k][q] = s * akp + c * akq;
-        }
-        for (int k = 0; k < 3; k++) {
-          const double apk = a[p][k], aqk = a[q][k];
-          a[p][k] = c * apk - s * aqk;
-          a[q][k] = s * apk + c * aqk;
-        }
-        for (int k = 0; k < 3; k++) {
-          const double vkp = v[k][p], vkq = v[k][q];
-          v[k][p] = c * vkp - s * vkq;
-          v[k][q] = s * vkp + c * vkq;
-        }
-      }
-  }
-  /* the eigenvalues clamped once, without libm's fmax (9 calls a body
-   * under compression: 0.3 % of the scissor lift's step); rt__most(0, x)
-   * is fmax(x, 0), a NaN x giving 0 */
-  const double lam[3] = {rt__most(0.0, a[0][0]), rt__most(0.0, a[1][1]), rt__most(0.0, a[2][2])};
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++) {
-      double acc = 0.0;
-      for (int k = 0; k < 3; k++) acc += v[i][k] * lam[k] * v[j][k];
-      K[3 * i + j] = acc;
-    }
 }
 
 static void lever(const rt_body_desc *body, int b, const double anchor[3], double r[3], double pt[3]) {
@@ -147,7 +96,7 @@ void rt__stiffness_compute(rt_world *w) {
     if (sa != RT_WORLD) add_side(G + 9 * (size_t)sa, Fa, ra, dt);
     if (sb != RT_WORLD) add_side(G + 9 * (size_t)sb, Fb, rb, dt);
   }
-  for (int b = 0; b < w->nsbody; b++) positive_part(G + 9 * (size_t)b);
+  for (int b = 0; b < w->nsbody; b++) rt__sym3_positive_part(G + 9 * (size_t)b);
 }
 
 /* For a solver body with angular velocity w, added inertia G and inverse
