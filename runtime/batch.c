@@ -167,36 +167,48 @@ rt_status rt_batch_set_settings(rt_batch *b, const rt_settings *s) {
 
 /*---- stage 4: the factorization in lanes ----------------------------------*/
 
-/* The N workspaces in, lane j from src[j] (NULL: lane `fill`'s). */
+/* The N workspaces into the lanes: lane j from copy j's if its step
+ * factors, else from copy fill's. Entry by entry across the copies, so that
+ * the writes run through the lanes' workspace once, in order; lane by lane,
+ * each write a line of its own, 8 passes over the sample lift's 294 KiB
+ * took 3 % of its batch step (970 -> 940 us; a copy of the loops for each
+ * lane count, unrolled over the copies, was no faster). */
 static void interleave(rt_batch *b, int fill) {
   const int N = b->N;
   const size_t n = (size_t)b->bp->program->work_size;
-  for (int j = 0; j < N; j++) {
-    const void *src = b->w[b->factors[j] ? j : fill]->work;
-    if (b->scalar == sizeof(double)) {
-      const double *s = src;
-      double *d = b->work;
-      for (size_t k = 0; k < n; k++) d[k * N + j] = s[k];
-    } else {
-      const float *s = src;
-      float *d = b->work;
-      for (size_t k = 0; k < n; k++) d[k * N + j] = s[k];
-    }
+  const void *src[RT__LANES_MAX];
+  for (int j = 0; j < N; j++) src[j] = b->w[b->factors[j] ? j : fill]->work;
+  if (b->scalar == sizeof(double)) {
+    double *d = b->work;
+    for (size_t k = 0; k < n; k++)
+      for (int j = 0; j < N; j++) d[k * N + j] = ((const double *)src[j])[k];
+  } else {
+    float *d = b->work;
+    for (size_t k = 0; k < n; k++)
+      for (int j = 0; j < N; j++) d[k * N + j] = ((const float *)src[j])[k];
   }
 }
 
-/* Lane j back into copy j's workspace. */
-static void deinterleave(const rt_batch *b, int j) {
+/* The lanes back into the workspaces of the copies whose step factors,
+ * entry by entry across the copies, as interleave. */
+static void deinterleave(const rt_batch *b) {
   const int N = b->N;
   const size_t n = (size_t)b->bp->program->work_size;
+  void *dst[RT__LANES_MAX];
+  int lane[RT__LANES_MAX], m = 0;
+  for (int j = 0; j < N; j++)
+    if (b->factors[j]) {
+      lane[m] = j;
+      dst[m++] = b->w[j]->work;
+    }
   if (b->scalar == sizeof(double)) {
     const double *s = b->work;
-    double *d = b->w[j]->work;
-    for (size_t k = 0; k < n; k++) d[k] = s[k * N + j];
+    for (size_t k = 0; k < n; k++)
+      for (int i = 0; i < m; i++) ((double *)dst[i])[k] = s[k * N + lane[i]];
   } else {
     const float *s = b->work;
-    float *d = b->w[j]->work;
-    for (size_t k = 0; k < n; k++) d[k] = s[k * N + j];
+    for (size_t k = 0; k < n; k++)
+      for (int i = 0; i < m; i++) ((float *)dst[i])[k] = s[k * N + lane[i]];
   }
 }
 
@@ -216,11 +228,9 @@ static void factor(rt_batch *b) {
   if (fill < 0) return;
   interleave(b, fill);
   b->bp->factor(b->work, b->temp, b->lane_pivot);
-  for (int j = 0; j < b->N; j++) {
-    if (!b->factors[j]) continue;
-    deinterleave(b, j);
-    b->w[j]->info.factor_status = b->lane_pivot[j];
-  }
+  deinterleave(b);
+  for (int j = 0; j < b->N; j++)
+    if (b->factors[j]) b->w[j]->info.factor_status = b->lane_pivot[j];
 }
 
 /*---- stage 5: the sweeps in lanes -----------------------------------------*/
