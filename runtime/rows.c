@@ -54,11 +54,11 @@ void rt__rows_drive(rt_world *w) {
       const double lag = d->speed > 0 ? -err : err; /* short of the length, in the drive's direction */
       if (lag > fabs(d->speed) * w->set.dt) w->drive_stall[j] = 1;
       if (w->drive_stall[j]) {
-        if (lag > 0) d->length = fmin(fmax(d->length + err, d->lower), d->upper);
+        if (lag > 0) d->length = rt__clamp(d->length + err, d->lower, d->upper);
         continue;
       }
     }
-    const double len = fmin(fmax(d->length + d->speed * w->set.dt, d->lower), d->upper);
+    const double len = rt__clamp(d->length + d->speed * w->set.dt, d->lower, d->upper);
     w->drive_rate[j] = (len - d->length) / w->set.dt;
     d->length = len;
   }
@@ -89,7 +89,7 @@ void rt__rows_cons_eval(const rt_world *w, const rt_body_desc *body, int c, doub
 }
 
 double rt__rows_velocity_bias(const rt_world *w, double bias) {
-  return fmin(fmax(bias, -w->set.max_bias), w->set.max_bias);
+  return rt__clamp(bias, -w->set.max_bias, w->set.max_bias);
 }
 
 /* Row r in the position pass: its target and bounds (lo = hi = 0: it
@@ -305,7 +305,7 @@ void rt__rows_warm_start(rt_world *w) {
       r->hi[i] = r->mu[i] * r->lambda[r->normal[i]];
       r->lo[i] = -r->hi[i];
     }
-    r->lambda[i] = fmin(fmax(r->lambda[i], r->lo[i]), r->hi[i]);
+    r->lambda[i] = rt__clamp(r->lambda[i], r->lo[i], r->hi[i]);
   }
   double *dv = w->dvel;
   memset(dv, 0, 6 * sizeof *dv * (size_t)w->nsbody);

@@ -621,7 +621,7 @@ static void refine_free(rt__schur *s, rt__rows *r, double *x) {
     chol_solve(s->M, nf, k, z);
     for (int a = 0; a < nf; a++) x[f[a]] += z[a];
   }
-  for (int a = 0; a < nf; a++) x[f[a]] = fmin(fmax(x[f[a]], lower(s, r, f[a])), upper(s, r, f[a]));
+  for (int a = 0; a < nf; a++) x[f[a]] = rt__clamp(x[f[a]], lower(s, r, f[a]), upper(s, r, f[a]));
 }
 
 /* The coupled rows' box-constrained problem: minimize 1/2 x^T A x - b^T x
@@ -768,7 +768,7 @@ static int sweeps(rt__schur *s, rt__rows *r, double *x, double tol) {
         lo = -bound - r->lambda[i];
         hi = bound - r->lambda[i];
       }
-      const double l = fmin(fmax(x[c] + gap / diag, lo), hi), delta = l - x[c];
+      const double l = rt__clamp(x[c] + gap / diag, lo, hi), delta = l - x[c];
       if (delta == 0.0) continue;
       x[c] = l;
       axpy(y, col, delta, k);

@@ -13,6 +13,8 @@
  * - the rank of J at rest (degree, also per body), and the rank deficiency of
  *   a universal joint with parallel axes;
  * - return values (degree; -1 for inequality types), NULL J, NULL = identity;
+ * - rt__clamp (rtmath.h) against fmin(fmax()) on numbers, zeros,
+ *   infinities and NaNs;
  * - rt_joint_axis_eval, the free coordinate of hinge, cylindrical and
  *   prismatic joints (motors and limits act on it): 0 at the initial pose,
  *   equal to the angle or travel of a motion along the joint, and its
@@ -986,6 +988,27 @@ static void test_rtmath(void **state) {
   assert_true(z[0] == 0.0 && z[1] == 0.0 && z[2] == 0.0);
 }
 
+/* rt__clamp is fmin(fmax(x, lo), hi) without the calls: the same value for
+ * every mix of numbers, infinities and NaNs (a NaN x gives lo, a NaN bound
+ * is no bound), and of two zeros one or the other. */
+static void test_clamp_as_fmin_fmax(void **state) {
+  (void)state;
+  const double v[] = {-INFINITY, -2.5, -1.0, -0.0, 0.0, 1e-300, 1.0, 2.5, INFINITY, NAN};
+  const int n = (int)(sizeof v / sizeof v[0]);
+  for (int a = 0; a < n; a++)
+    for (int b = 0; b < n; b++)
+      for (int c = 0; c < n; c++) {
+        const double want = fmin(fmax(v[a], v[b]), v[c]), got = rt__clamp(v[a], v[b], v[c]);
+        if (isnan(want) || isnan(got)) {
+          if (!(isnan(want) && isnan(got))) fail_msg("clamp(%g, %g, %g) = %g, fmin(fmax) %g", v[a], v[b], v[c], got, want);
+        } else if (got != want) {
+          fail_msg("clamp(%g, %g, %g) = %g, fmin(fmax) %g", v[a], v[b], v[c], got, want);
+        }
+      }
+  assert_true(rt__clamp(3.0, -1.0, 1.0) == 1.0 && rt__clamp(-3.0, -1.0, 1.0) == -1.0 && rt__clamp(0.5, -1.0, 1.0) == 0.5);
+  assert_true(rt__clamp(NAN, -1.0, 1.0) == -1.0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rtmath),
@@ -1008,6 +1031,7 @@ int main(void) {
       cmocka_unit_test(test_axis_coordinate),
       cmocka_unit_test(test_axis_linear_fd_any_pose),
       cmocka_unit_test(test_axis_other_types_rejected),
+      cmocka_unit_test(test_clamp_as_fmin_fmax),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
