@@ -9,6 +9,7 @@
 #include "diag.h"
 #include "dot.h"
 #include "emit.h"
+#include "gdiff.h"
 #include "json.h"
 #include "load.h"
 #include "outfile.h"
@@ -22,7 +23,8 @@
 static void usage(FILE *out) {
   fputs("usage: ldlgen MECH.lua [-o OUT.c] [--mode unrolled|tables] [--precision float|double]\n"
         "                       [--batch 4|8|16]\n"
-        "                       [--order natural|mda|meca|best] [--shatter N|off]\n"
+        "                       [--order natural|mda|meca|best] [--keep-order OLD.c]\n"
+        "                       [--shatter N|off]\n"
         "                       [--stats] [--dot FILE] [--report FILE]\n"
         "                       [--max-rows N] [--max-memory MIB]\n"
         "       ldlgen --table MECH.lua...\n"
@@ -46,6 +48,10 @@ static void usage(FILE *out) {
         "                 copies built into ldlgen\n"
         "  --budget N     statements per generated function (default 200)\n"
         "  --order K      elimination ordering (default best)\n"
+        "  --keep-order OLD.c  keep the pivot order of OLD.c, a program ldlgen wrote\n"
+        "                 before (each new pivot just before its first neighbour\n"
+        "                 there), when it costs no more flops than K's: an edit\n"
+        "                 then changes only the lines of the pivots it touches\n"
         "  --shatter N    shatter bodies whose attached degrees sum above N\n"
         "                 (default: the mechanism's settings.shatter, 20); off disables\n"
         "  --stats        print the program's statistics as one JSON object\n"
@@ -68,6 +74,7 @@ typedef struct options {
   program_options prog;
   int stats, table;
   const char *dot, *report;
+  const char *keep;      /* --keep-order */
   const char *out_c;     /* -o */
   emit_options emit;
 } options;
@@ -164,7 +171,8 @@ static int parse_args(int argc, char **argv, options *o) {
     } else if (strcmp(a, "--order") == 0 || strcmp(a, "--shatter") == 0 || strcmp(a, "--dot") == 0 ||
                strcmp(a, "--report") == 0 || strcmp(a, "-o") == 0 || strcmp(a, "--mode") == 0 ||
                strcmp(a, "--precision") == 0 || strcmp(a, "--prefix") == 0 || strcmp(a, "--templates") == 0 ||
-               strcmp(a, "--budget") == 0 || strcmp(a, "--batch") == 0 || strcmp(a, "--max-rows") == 0 || strcmp(a, "--max-memory") == 0) {
+               strcmp(a, "--budget") == 0 || strcmp(a, "--batch") == 0 || strcmp(a, "--max-rows") == 0 || strcmp(a, "--max-memory") == 0 ||
+               strcmp(a, "--keep-order") == 0) {
       if (!val) {
         fprintf(stderr, "ldlgen: %s needs a value\n", a);
         return 2;
@@ -202,6 +210,8 @@ static int parse_args(int argc, char **argv, options *o) {
           return 2;
         }
         o->prog.max_memory = (int64_t)n << 20;
+      } else if (strcmp(a, "--keep-order") == 0) {
+        o->keep = val;
       } else if (strcmp(a, "--dot") == 0) {
         o->dot = val;
       } else if (strcmp(a, "--report") == 0) {
@@ -217,6 +227,10 @@ static int parse_args(int argc, char **argv, options *o) {
   }
   if (o->ninputs == 0) {
     usage(stderr);
+    return 2;
+  }
+  if (o->table && o->keep) {
+    fprintf(stderr, "ldlgen: --keep-order keeps one program's order; not with --table\n");
     return 2;
   }
   if (o->table && o->out_c) {
@@ -343,6 +357,12 @@ int main(int argc, char **argv) {
   gen_status st = GEN_OK;
   outfile_catch_signals();
 
+  char **keep = NULL;
+  int nkeep = 0;
+  if (o.keep && (st = gdiff_pivot_order(o.keep, &keep, &nkeep, &d)) == GEN_OK) {
+    o.prog.keep = (const char *const *)keep;
+    o.prog.nkeep = nkeep;
+  }
   if (o.table)
     printf("%-22s %6s %6s %6s %5s %9s %6s %9s %9s %10s  %s\n", "mechanism", "bodies", "cons", "shards", "dim",
            "density", "fill", "rsi", "flops", "unshat.", "order");
@@ -388,11 +408,20 @@ int main(int argc, char **argv) {
       free(out_h);
       if (st == GEN_OK && o.stats) program_write_stats(&p, o.emit.batch, stdout);
       if (st == GEN_OK) note_redundant(&p, stderr);
+      if (st == GEN_OK && p.keep_asked && !p.keep_taken)
+        fprintf(stderr,
+                "%s:%d: note: the order kept from %s would cost %lld flops, %.1f %% more than the fresh order's "
+                "%lld: the fresh order is used\n",
+                m.file, m.line, o.keep, (long long)((p.keep_flops3 + 1) / 3),
+                100.0 * (double)(p.keep_flops3 - p.fresh_flops3) / (double)p.fresh_flops3,
+                (long long)((p.fresh_flops3 + 1) / 3));
     }
     arena_free(&a);
   }
   diag_print(&d, stderr);
   diag_free(&d);
+  for (int i = 0; i < nkeep; i++) free(keep[i]);
+  free(keep);
   free(o.inputs);
   if (fflush(stdout) != 0 && st == GEN_OK) st = GEN_ERR_IO;
   return st == GEN_OK ? 0 : 1;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "keep.h"
 #include "optional.h"
 #include "redundant.h"
 
@@ -15,6 +16,8 @@ void program_default_options(program_options *o) {
   o->shatter = PROGRAM_SHATTER_FROM_MECH;
   o->max_rows = PROGRAM_MAX_ROWS_DEFAULT;
   o->max_memory = PROGRAM_MAX_MEMORY_DEFAULT;
+  o->keep = NULL;
+  o->nkeep = 0;
 }
 
 int64_t program_nnz(const cgraph *g) {
@@ -323,6 +326,18 @@ gen_status program_build(arena *a, const mech *m, const program_options *o, prog
   }
   for (int k = 0; k < ORDER_NKINDS; k++) p->flops3_by_order[k] = r.flops3[k];
   p->heuristic = r.heuristic;
+  if (o->keep) { /* the previous program's order, if it costs no more */
+    p->keep_asked = 1;
+    int *kept = ARENA_ARRAY(a, int, p->g.n + 1);
+    p->fresh_flops3 = r.totals.flops3;
+    p->keep_flops3 = keep_order(&p->g, o->keep, o->nkeep, perm, kept, &p->keep_pivots);
+    p->keep_taken = p->keep_flops3 <= p->fresh_flops3;
+    if (p->keep_taken) {
+      perm = kept;
+      symbolic_totals_of(&p->g, perm, &r.totals);
+      p->heuristic = "kept";
+    }
+  }
   if ((st = check_factor(m, &p->g, &r.totals, o, d)) != GEN_OK) return st;
   symbolic_build(a, &p->g, perm, &p->sym);
 
@@ -363,6 +378,16 @@ void program_write_stats(const program *p, int batch, FILE *out) {
   json_string(&w, order_kind_name(p->order));
   json_key(&w, "heuristic");
   json_string(&w, p->heuristic);
+  if (p->keep_asked) { /* ldlgen --keep-order */
+    json_key(&w, "kept_order");
+    json_bool(&w, p->keep_taken);
+    json_key(&w, "kept_pivots");
+    json_int(&w, p->keep_pivots);
+    json_key(&w, "kept_flops");
+    json_int(&w, round3(p->keep_flops3));
+    json_key(&w, "fresh_flops");
+    json_int(&w, round3(p->fresh_flops3));
+  }
   json_key(&w, "pivots");
   json_begin_array(&w);
   for (int k = 0; k < s->n; k++) json_string(&w, p->g.name[s->perm[k]]);

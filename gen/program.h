@@ -29,6 +29,11 @@ typedef struct program_options {
   int shatter;       /* threshold; 0 = off; PROGRAM_SHATTER_FROM_MECH = the mechanism's setting */
   int64_t max_rows;   /* default PROGRAM_MAX_ROWS_DEFAULT */
   int64_t max_memory; /* default PROGRAM_MAX_MEMORY_DEFAULT */
+  /* --keep-order: a previous program's pivot names in order (keep.h); the
+   * order that keeps them is taken when it costs no more flops than
+   * `order`'s. NULL: none. */
+  const char *const *keep;
+  int nkeep;
 } program_options;
 
 typedef struct program {
@@ -46,6 +51,10 @@ typedef struct program {
   int64_t nnz;             /* structural nonzeros of the full H */
   double density;          /* nnz / dim^2 */
   uint64_t hash;           /* rt_structure_hash of the mechanism */
+  /* with program_options.keep (keep_asked): whether its order was taken,
+   * the pivots it kept, and its 3 x flops against the fresh order's */
+  int keep_asked, keep_taken, keep_pivots;
+  int64_t keep_flops3, fresh_flops3;
 } program;
 
 void program_default_options(program_options *o);

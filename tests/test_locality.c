@@ -9,6 +9,12 @@
  *           every changed line contains its old or new name
  *   add     one body with a ball joint, and remove one joint: at most 5 %
  *           of the lines change
+ *   keep    ldlgen --keep-order OLD.c: a part hung in the middle of the
+ *           chain goes in before the joint it hangs from, every other
+ *           pivot keeps its place (the fresh order turns half the chain
+ *           around), at the same flops; an order that would cost flops is
+ *           not kept (a note says so); a missing or foreign OLD.c is an
+ *           error naming it
  *
  * Each case wraps a sample as `local m = (function() ... end)()`, edits the
  * table in Lua and runs ldlgen on the original and the edit. */
@@ -272,11 +278,140 @@ static void test_add_and_remove_stay_local(void **state) {
   if (p > 5.0) fail_msg("removing a joint from scissor_lift changed %.1f %% of the lines", p);
 }
 
+/* ldlgen DIR/NAME.lua -o DIR/NAME/x.c --keep-order KEEP, stderr into err. */
+static int generate_keep(const char *dir, const char *name, const char *keep, char *err, size_t cap) {
+  char cmd[1400];
+  snprintf(cmd, sizeof cmd, "mkdir -p %s/%s && %s %s/%s.lua -o %s/%s/x.c --keep-order %s 2>&1 >/dev/null", dir, name,
+           LDLGEN_PATH, dir, name, dir, name, keep);
+  return run(cmd, err, cap);
+}
+
+/* The pivot names of a generated file's banner, in order, joined by ' '. */
+static void pivot_order(const char *path, char *out, size_t cap) {
+  lines l;
+  read_lines(path, &l);
+  out[0] = '\0';
+  int in = 0;
+  for (int i = 0; i < l.n; i++) {
+    const char *t = l.line[i];
+    if (strncmp(t, " * Pivot order", 14) == 0) {
+      in = 1;
+    } else if (in && strncmp(t, " */", 3) == 0) {
+      break;
+    } else if (in && strncmp(t, " *   ", 5) == 0 && strchr(t, ':')) {
+      const size_t n = strlen(out), k = (size_t)(strchr(t, ':') - (t + 5));
+      if (n + k + 2 < cap) {
+        if (n) strcat(out, " ");
+        strncat(out, t + 5, k);
+      }
+    }
+  }
+  free_lines(&l);
+}
+
+static int changed_count(const char *dir, const char *from, const char *to) {
+  int changed = 0;
+  for (int f = 0; f < 2; f++) {
+    char a[600], b[600];
+    snprintf(a, sizeof a, "%s/%s/x.%s", dir, from, f ? "h" : "c");
+    snprintf(b, sizeof b, "%s/%s/x.%s", dir, to, f ? "h" : "c");
+    int n;
+    changed_lines(a, b, NULL, NULL, &n);
+    changed += n;
+  }
+  return changed;
+}
+
+/* ldlgen --keep-order: a part hung in the middle of the chain (a T-junction
+ * at link6) goes in just before joint6 and every other pivot keeps its
+ * place, at the fresh order's flops; without it the fresh order turns the
+ * chain's lower half around. Regenerating the unedited chain with its own
+ * order gives it back byte for byte. */
+static void test_keep_order_hangs_a_part_in_place(void **state) {
+  (void)state;
+  char dir[] = "/tmp/ldlgen-locality-XXXXXX", path[600], err[4096], before[4096], after[4096], cmd[700];
+  assert_non_null(mkdtemp(dir));
+  static const char *hang =
+      "local ref\nfor _, b in ipairs(m.bodies) do if b.name == 'link6' then ref = b end end\n"
+      "local body = {}\nfor k, v in pairs(ref) do body[k] = v end\nbody.name = 'extra_body'\n"
+      "m.bodies[#m.bodies + 1] = body\n"
+      "m.constraints[#m.constraints + 1] = { name = 'extra_joint', type = 'ball', a = 'link6',"
+      " b = 'extra_body', anchor = ref.pos }";
+  write_edit(dir, "none", "chain", "");
+  write_edit(dir, "edit", "chain", hang);
+  generate(dir, "none");
+  generate(dir, "edit"); /* fresh */
+  snprintf(path, sizeof path, "%s/none/x.c", dir);
+  write_edit(dir, "kept", "chain", ""); /* the steady state: none with its own order kept */
+  assert_int_equal(generate_keep(dir, "kept", path, err, sizeof err), 0);
+  snprintf(path, sizeof path, "%s/kept/x.c", dir);
+  write_edit(dir, "again", "chain", "");
+  assert_int_equal(generate_keep(dir, "again", path, err, sizeof err), 0);
+  assert_int_equal(changed_count(dir, "kept", "again"), 0);
+  write_edit(dir, "hung", "chain", hang);
+  assert_int_equal(generate_keep(dir, "hung", path, err, sizeof err), 0);
+  assert_null(strstr(err, "note: the order kept"));
+  pivot_order(path, before, sizeof before);
+  snprintf(path, sizeof path, "%s/hung/x.c", dir);
+  pivot_order(path, after, sizeof after);
+  assert_string_equal(before, "hook joint2 joint3 joint4 joint5 joint6 joint7 joint8 joint9 joint10 shackle");
+  assert_string_equal(after, "hook joint2 joint3 joint4 joint5 extra_joint joint6 joint7 joint8 joint9 joint10 shackle");
+  const int kept = changed_count(dir, "kept", "hung"), fresh = changed_count(dir, "none", "edit");
+  if (!(2 * kept < fresh)) fail_msg("kept order: %d lines changed, fresh order %d", kept, fresh);
+  /* the same flops as the fresh order: --stats says so */
+  char out[16384];
+  snprintf(cmd, sizeof cmd, "%s %s/hung.lua --stats --keep-order %s", LDLGEN_PATH, dir, path);
+  assert_int_equal(run(cmd, out, sizeof out), 0);
+  assert_non_null(strstr(out, "\"kept_order\": true"));
+  const char *kf = strstr(out, "\"kept_flops\": "), *ff = strstr(out, "\"fresh_flops\": ");
+  assert_non_null(kf);
+  assert_non_null(ff);
+  assert_true(atol(kf + 14) == atol(ff + 15));
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
+/* An order that would cost flops is not kept: a joint taken out of the
+ * track's loop (the loop's order would keep its fill) gives the fresh
+ * program byte for byte, with a note. And --keep-order needs a program
+ * ldlgen wrote: a missing file or another file is an error naming it, and
+ * nothing is written. */
+static void test_keep_order_refused(void **state) {
+  (void)state;
+  char dir[] = "/tmp/ldlgen-locality-XXXXXX", path[600], err[4096], cmd[1400];
+  assert_non_null(mkdtemp(dir));
+  static const char *open_loop =
+      "for k, c in ipairs(m.constraints) do if c.name == 'pin20' then table.remove(m.constraints, k) break end end";
+  write_edit(dir, "none", "track", "");
+  write_edit(dir, "fresh", "track", open_loop);
+  write_edit(dir, "opened", "track", open_loop);
+  generate(dir, "none");
+  generate(dir, "fresh");
+  snprintf(path, sizeof path, "%s/none/x.c", dir);
+  assert_int_equal(generate_keep(dir, "opened", path, err, sizeof err), 0);
+  assert_non_null(strstr(err, "note: the order kept from"));
+  assert_non_null(strstr(err, "the fresh order is used"));
+  assert_int_equal(changed_count(dir, "fresh", "opened"), 0);
+
+  snprintf(path, sizeof path, "%s/missing.c", dir);
+  assert_int_equal(generate_keep(dir, "bad", path, err, sizeof err), 1);
+  assert_non_null(strstr(err, path));
+  snprintf(path, sizeof path, "%s/none.lua", dir);
+  assert_int_equal(generate_keep(dir, "bad", path, err, sizeof err), 1);
+  assert_non_null(strstr(err, "no pivot order"));
+  snprintf(cmd, sizeof cmd, "test ! -e %s/bad/x.c && test ! -e %s/bad/x.h", dir, dir);
+  assert_int_equal(system(cmd), 0);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_swap_changes_nothing),
       cmocka_unit_test(test_rename_changes_only_its_lines),
       cmocka_unit_test(test_add_and_remove_stay_local),
+      cmocka_unit_test(test_keep_order_hangs_a_part_in_place),
+      cmocka_unit_test(test_keep_order_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,140 @@
+/* keep.c -- the previous program's elimination order kept (keep.h).
+ *
+ * A pivot of the previous program keeps its place, and so does a renamed
+ * one (renamed() below); a new pivot goes just
+ * before the earliest of its neighbours that has a place (a part hung on a
+ * chain is eliminated just before the joint it hangs from, as a leaf
+ * should be), a new pivot that only new ones lead to just before those
+ * (further out first), and new pivots no old one leads to come last, in
+ * the fresh order. Eliminating the old pivots in their old order keeps
+ * their code where their blocks do not change, which a fresh greedy order
+ * does not promise: one T-junction in the middle of a chain turns its
+ * lower half around (docs/DESIGN.md, "Orderings"). program.c takes the
+ * kept order only when it costs no more flops than the fresh one. */
+#include "keep.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbolic.h"
+
+typedef struct key {
+  int base;  /* place of the old pivot it goes before (n_old: none) */
+  int depth; /* 0 for an old pivot; steps from the old ones for a new one */
+  int fresh; /* its place in the fresh order */
+  int node;
+} key;
+
+static int cmp_key(const void *x, const void *y) {
+  const key *a = x, *b = y;
+  if (a->base != b->base) return a->base < b->base ? -1 : 1;
+  if (a->depth != b->depth) return a->depth > b->depth ? -1 : 1; /* further out first */
+  return (a->fresh > b->fresh) - (a->fresh < b->fresh);
+}
+
+typedef struct named_node {
+  const char *name;
+  int node;
+} named_node;
+
+static int cmp_named(const void *x, const void *y) {
+  return strcmp(((const named_node *)x)->name, ((const named_node *)y)->name);
+}
+
+static void *xcalloc(size_t n, size_t size) {
+  void *p = calloc(n ? n : 1, size);
+  if (!p) abort();
+  return p;
+}
+
+/* A pivot renamed: a new one that sits in the fresh order right after the
+ * old pivot that came before a gone one in the previous order (or both
+ * first) takes the gone one's place, one for one in order. (Placed as new,
+ * a renamed constraint went before its first neighbour: the sample tank's
+ * middle hinge, renamed, moved 16 lines more than a fresh order.) */
+static void renamed(key *k, const int *fresh, int n, const int *gone, int nnames, int *queue, int *nq) {
+  /* the fresh order's runs of new pivots, by the place of the old pivot
+   * before each run (+1; 0: before every old one) */
+  int *start = xcalloc((size_t)nnames + 2, sizeof *start), *len = xcalloc((size_t)nnames + 2, sizeof *len);
+  int *run = xcalloc((size_t)n + 1, sizeof *run);
+  int last = 0, m = 0;
+  for (int p = 0; p < n; p++) {
+    const int v = fresh[p];
+    if (k[v].base >= 0) {
+      last = k[v].base + 1;
+      continue;
+    }
+    if (len[last]++ == 0) start[last] = m;
+    run[m++] = v;
+  }
+  int before = 0;
+  for (int i = 0; i < nnames; i++) {
+    if (!gone[i]) {
+      before = i + 1;
+      continue;
+    }
+    if (len[before] == 0) continue;
+    const int v = run[start[before]++];
+    len[before]--;
+    k[v].base = i;
+    queue[(*nq)++] = v;
+  }
+  free(start);
+  free(len);
+  free(run);
+}
+
+int64_t keep_order(const cgraph *g, const char *const *names, int nnames, const int *fresh, int *perm, int *kept) {
+  const int n = g->n;
+  key *k = xcalloc((size_t)n, sizeof *k);
+  named_node *byname = xcalloc((size_t)n, sizeof *byname);
+  int *queue = xcalloc((size_t)n, sizeof *queue);
+  for (int v = 0; v < n; v++) {
+    byname[v] = (named_node){g->name[v], v};
+    k[v] = (key){-1, 0, 0, v};
+  }
+  for (int p = 0; p < n; p++) k[fresh[p]].fresh = p;
+  qsort(byname, (size_t)n, sizeof *byname, cmp_named);
+  int nq = 0, old = 0;
+  int *gone = xcalloc((size_t)nnames + 1, sizeof *gone); /* names g lacks */
+  for (int i = 0; i < nnames; i++) {
+    const named_node want = {names[i], -1};
+    const named_node *hit = bsearch(&want, byname, (size_t)n, sizeof *byname, cmp_named);
+    if (!hit || k[hit->node].base >= 0) { /* gone, or named twice */
+      gone[i] = 1;
+      continue;
+    }
+    k[hit->node].base = i;
+    queue[nq++] = hit->node;
+    old++;
+  }
+  renamed(k, fresh, n, gone, nnames, queue, &nq);
+  /* new pivots by breadth from the old ones: each before the earliest
+   * neighbour one step nearer */
+  for (int q = 0; q < nq; q++) {
+    const int u = queue[q];
+    for (int e = g->adr[u]; e < g->adr[u + 1]; e++) {
+      const int v = g->adj[e];
+      if (k[v].base >= 0 && (k[v].depth == 0 || k[v].depth <= k[u].depth)) continue;
+      if (k[v].base < 0) {
+        k[v].base = k[u].base;
+        k[v].depth = k[u].depth + 1;
+        queue[nq++] = v;
+      } else if (k[u].base < k[v].base) { /* same depth, an earlier neighbour */
+        k[v].base = k[u].base;
+      }
+    }
+  }
+  for (int v = 0; v < n; v++)
+    if (k[v].base < 0) k[v].base = nnames; /* no old pivot leads to it */
+  qsort(k, (size_t)n, sizeof *k, cmp_key);
+  for (int p = 0; p < n; p++) perm[p] = k[p].node;
+  free(k);
+  free(byname);
+  free(queue);
+  free(gone);
+  *kept = old;
+  symbolic_totals t;
+  symbolic_totals_of(g, perm, &t);
+  return t.flops3;
+}
