@@ -204,7 +204,8 @@ bench-inequality: deps bench-deps
 # per-pivot bases, tables per pivot, kernels in rt_kernels.h), of
 # LOCALITY_NAME_BASE (that layout and the stable elimination order, before
 # the constraints were numbered by name and the tables' bases counted on
-# from the line before) and this one. Each base's ldlgen is built once from
+# from the line before) and this one, also with --keep-order (the order of
+# the unedited output kept). Each base's ldlgen is built once from
 # `git archive` into $(BUILD)/locality-base/COMMIT.
 LOCALITY_BASE ?= 53a5635
 LOCALITY_NAME_BASE ?= fa36c80
@@ -216,7 +217,8 @@ bench-locality: $(BUILD)/ldlgen $(BUILD)/locality-base/$(LOCALITY_BASE)/build/ld
                 $(BUILD)/locality-base/$(LOCALITY_NAME_BASE)/build/ldlgen
 	@mkdir -p bench/results
 	bench/diff_locality.sh bench/results/diff_locality.md before=$(BUILD)/locality-base/$(LOCALITY_BASE)/build/ldlgen \
-	  name_before=$(BUILD)/locality-base/$(LOCALITY_NAME_BASE)/build/ldlgen after=$(BUILD)/ldlgen
+	  name_before=$(BUILD)/locality-base/$(LOCALITY_NAME_BASE)/build/ldlgen after=$(BUILD)/ldlgen \
+	  kept="$(BUILD)/ldlgen --keep-order"
 
 #---- ldlgen's growth: chains, tracks, grids, trains (bench/scale/*.lua) ----------
 bench-scale: all

@@ -2,7 +2,8 @@
 # diff_locality.sh OUT.md LABEL=LDLGEN... -- for every sample, the share of
 # the generated lines (OUT.c and OUT.h together) that each small edit of the
 # mechanism changes, once per generator given (e.g. before=old/ldlgen
-# after=build/ldlgen). Edits (bench/diff_locality.lua): rename one body,
+# after=build/ldlgen; kept="build/ldlgen --keep-order": gen_run below).
+# Edits (bench/diff_locality.lua): rename one body,
 # rename one equality constraint, swap two adjacent equality constraints,
 # swap two adjacent bodies, double one mass, add one body with a ball joint
 # at the end, the same in the middle, remove one joint. A
@@ -22,6 +23,16 @@ wrap() { # sample edit > file
   printf '\nend)()\n'
   cat "$here/diff_locality.lua"
   printf '\nreturn m\n'
+}
+# A generator given as "LDLGEN --keep-order" regenerates with the pivot
+# order of the unedited output kept (ldlgen --keep-order): the unedited
+# output itself is the plain one regenerated so once, as in a repository
+# whose generated files are always regenerated with --keep-order.
+gen_run() { # gen input output baseline
+  case "$1" in
+    *" --keep-order") ${1% --keep-order} "$2" -o "$3" --keep-order "$4" ;;
+    *) "$1" "$2" -o "$3" ;;
+  esac
 }
 changed() { # dirA dirB: changed lines, total lines of A
   c=0; t=0
@@ -63,10 +74,12 @@ changed() { # dirA dirB: changed lines, total lines of A
         d=$work/$label/$s; mkdir -p "$d/none" "$d/$e"
         if [ ! -f "$d/none/x.c" ] && [ ! -f "$d/none/failed" ]; then
           wrap "$s" none > "$d/none.lua"
-          "$gen" "$d/none.lua" -o "$d/none/x.c" 2>/dev/null || : > "$d/none/failed"
+          mkdir -p "$d/fresh"
+          { ${gen% --keep-order} "$d/none.lua" -o "$d/fresh/x.c" &&
+            gen_run "$gen" "$d/none.lua" "$d/none/x.c" "$d/fresh/x.c"; } 2>/dev/null || : > "$d/none/failed"
         fi
         wrap "$s" "$e" > "$d/$e.lua"
-        if [ -f "$d/none/failed" ] || ! "$gen" "$d/$e.lua" -o "$d/$e/x.c" 2>/dev/null; then
+        if [ -f "$d/none/failed" ] || ! gen_run "$gen" "$d/$e.lua" "$d/$e/x.c" "$d/none/x.c" 2>/dev/null; then
           # a generator older than the sample's constraint types
           case " $seen " in *" $label "*) ;; *) seen="$seen $label"; lines="$lines${lines:+ / }n/a";; esac
           cell="$cell${cell:+ / }n/a"
@@ -81,6 +94,11 @@ changed() { # dirA dirB: changed lines, total lines of A
     done
     echo "| $s | $lines |$row"
   done
+  echo
+  echo "A generator ending in \`--keep-order\` regenerates each edit with the pivot order of the"
+  echo "unedited output kept (\`ldlgen --keep-order OLD.c\`, taken when it costs no more flops than the"
+  echo "fresh order; the unedited output is itself regenerated so once, as in a repository that always"
+  echo "regenerates with it)."
   echo
   echo "Cells: percent of lines (changed lines), one per generator in the order listed; lines:"
   echo "the unedited output's, per generator; n/a: the generator predates the sample's constraint"
