@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena.h"
 #include "symbolic.h"
 
 typedef struct key {
@@ -41,22 +42,16 @@ static int cmp_named(const void *x, const void *y) {
   return strcmp(((const named_node *)x)->name, ((const named_node *)y)->name);
 }
 
-static void *xcalloc(size_t n, size_t size) {
-  void *p = calloc(n ? n : 1, size);
-  if (!p) abort();
-  return p;
-}
-
 /* A pivot renamed: a new one that sits in the fresh order right after the
  * old pivot that came before a gone one in the previous order (or both
  * first) takes the gone one's place, one for one in order. (Placed as new,
  * a renamed constraint went before its first neighbour: the sample tank's
  * middle hinge, renamed, moved 16 lines more than a fresh order.) */
-static void renamed(key *k, const int *fresh, int n, const int *gone, int nnames, int *queue, int *nq) {
+static void renamed(arena *a, key *k, const int *fresh, int n, const int *gone, int nnames, int *queue, int *nq) {
   /* the fresh order's runs of new pivots, by the place of the old pivot
    * before each run (+1; 0: before every old one) */
-  int *start = xcalloc((size_t)nnames + 2, sizeof *start), *len = xcalloc((size_t)nnames + 2, sizeof *len);
-  int *run = xcalloc((size_t)n + 1, sizeof *run);
+  int *start = ARENA_ARRAY(a, int, nnames + 2), *len = ARENA_ARRAY(a, int, nnames + 2);
+  int *run = ARENA_ARRAY(a, int, n + 1);
   int last = 0, m = 0;
   for (int p = 0; p < n; p++) {
     const int v = fresh[p];
@@ -79,16 +74,15 @@ static void renamed(key *k, const int *fresh, int n, const int *gone, int nnames
     k[v].base = i;
     queue[(*nq)++] = v;
   }
-  free(start);
-  free(len);
-  free(run);
 }
 
 int64_t keep_order(const cgraph *g, const char *const *names, int nnames, const int *fresh, int *perm, int *kept) {
   const int n = g->n;
-  key *k = xcalloc((size_t)n, sizeof *k);
-  named_node *byname = xcalloc((size_t)n, sizeof *byname);
-  int *queue = xcalloc((size_t)n, sizeof *queue);
+  arena a; /* scratch */
+  arena_init(&a);
+  key *k = ARENA_ARRAY(&a, key, n + 1);
+  named_node *byname = ARENA_ARRAY(&a, named_node, n + 1);
+  int *queue = ARENA_ARRAY(&a, int, n + 1);
   for (int v = 0; v < n; v++) {
     byname[v] = (named_node){g->name[v], v};
     k[v] = (key){-1, 0, 0, v};
@@ -96,7 +90,7 @@ int64_t keep_order(const cgraph *g, const char *const *names, int nnames, const 
   for (int p = 0; p < n; p++) k[fresh[p]].fresh = p;
   qsort(byname, (size_t)n, sizeof *byname, cmp_named);
   int nq = 0, old = 0;
-  int *gone = xcalloc((size_t)nnames + 1, sizeof *gone); /* names g lacks */
+  int *gone = ARENA_ARRAY(&a, int, nnames + 1); /* names g lacks */
   for (int i = 0; i < nnames; i++) {
     const named_node want = {names[i], -1};
     const named_node *hit = bsearch(&want, byname, (size_t)n, sizeof *byname, cmp_named);
@@ -108,7 +102,7 @@ int64_t keep_order(const cgraph *g, const char *const *names, int nnames, const 
     queue[nq++] = hit->node;
     old++;
   }
-  renamed(k, fresh, n, gone, nnames, queue, &nq);
+  renamed(&a, k, fresh, n, gone, nnames, queue, &nq);
   /* new pivots by breadth from the old ones: each before the earliest
    * neighbour one step nearer */
   for (int q = 0; q < nq; q++) {
@@ -129,10 +123,7 @@ int64_t keep_order(const cgraph *g, const char *const *names, int nnames, const 
     if (k[v].base < 0) k[v].base = nnames; /* no old pivot leads to it */
   qsort(k, (size_t)n, sizeof *k, cmp_key);
   for (int p = 0; p < n; p++) perm[p] = k[p].node;
-  free(k);
-  free(byname);
-  free(queue);
-  free(gone);
+  arena_free(&a);
   *kept = old;
   symbolic_totals t;
   symbolic_totals_of(g, perm, &t);
