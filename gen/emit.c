@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_joint_type.h"
 #include "rtprog.h"
 #include "target.h"
 #include "template.h"
@@ -325,8 +326,16 @@ static void wbase(const view *v, long long abs, char *buf, size_t size) {
     snprintf(buf, size, "W_%s + %lld", v->pid[q], rel);
 }
 
-/* One block: {dst, dq, dp, node, terms = {{jq, jside, wp, wside}...}};
- * cid: each solver constraint's C identifier (its pivot's). */
+/* Solver constraint c's row letters (rt_joint_type_def.rows): its joint
+ * type's, or a weld's for a shard weld. */
+static const char *cons_rows(const view *v, int c) {
+  const int orig = v->p->s.cons_orig[c];
+  return rt_joint_type_def_of(orig >= 0 ? v->p->m->cons[orig].type : RT_WELD)->rows;
+}
+
+/* One block: {dst, dq, dp, node, qrows, prows, terms = {{jq, jside, wp,
+ * wside}...}}, qrows and prows its constraints' row letters; cid: each
+ * solver constraint's C identifier (its pivot's). */
 static void push_asm_block(lua_State *L, const view *v, const char *const *cid, int q, long long dst, int cq, int cp,
                            int node) {
   const rt_program *r = v->r;
@@ -338,6 +347,8 @@ static void push_asm_block(lua_State *L, const view *v, const char *const *cid, 
   set_int(L, "dp", r->cons_degree[cp]);
   set_bool(L, "node", node);
   set_str(L, "pivot", v->pid[q]);
+  set_str(L, "qrows", cons_rows(v, cq));
+  set_str(L, "prows", cons_rows(v, cp));
   lua_newtable(L);
   for (int sp = 0; sp < 2; sp++) {
     const int b = sp ? r->cons_b[cp] : r->cons_a[cp];

@@ -499,85 +499,91 @@ static void chain_sweep(const rt_sweep_rows *rows, double *vel) {
  * diagonal d made d + epsilon d; rounded once when stored; the entries no
  * block writes zeroed -- the runtime's assembly (runtime/assemble.c),
  * whose plan this is with every offset a constant, so its bits. */
-#define ASM_INLINE SWEEP_INLINE
 
-/* a_0 b_0 + ... + a_5 b_5 from +0, one by one in that order */
-ASM_INLINE double asm_dot6(const double *a, const double *b) {
-  double s = 0;
-  s += a[0] * b[0];
-  s += a[1] * b[1];
-  s += a[2] * b[2];
-  s += a[3] * b[3];
-  s += a[4] * b[4];
-  s += a[5] * b[5];
-  return s;
+/* The block shapes of this program: node (n) or edge (e) block, dq x dp,
+ * the number of terms, and the row letters of its two constraints (x, y,
+ * z: a ball row; a: angular; g: general); a product of entries that are
+ * +-0 at every pose is left out. a0, w0 (a1, w1): the first (second)
+ * term's rows of J and W J^T. */
+static void asm_e3x3_1_xyz_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[4] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[5] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[6] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[8] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
 }
-
-/* Entry (r, c) of a block of nterm terms (J rows from jq0, jq1, W J^T
- * rows from wp0, wp1). */
-ASM_INLINE double asm_entry(const double *restrict J, const double *restrict WJ, int nterm, int jq0, int wp0, int jq1,
-                            int wp1, int r, int c) {
-  double v = 0;
-  if (nterm > 0) v += asm_dot6(J + jq0 + 12 * r, WJ + wp0 + 12 * c);
-  if (nterm > 1) v += asm_dot6(J + jq1 + 12 * r, WJ + wp1 + 12 * c);
-  return v;
+static void asm_n3x3_1_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                           int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5];
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[3] = out[1] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  {
+    const double d = 0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17];
+    out[4] = (scalar)(d + epsilon * d);
+  }
+  out[6] = out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[7] = out[5] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  {
+    const double d = 0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28];
+    out[8] = (scalar)(d + epsilon * d);
+  }
 }
-
-/* A dq x dp block at out (node: a node block); the callers' arguments are
- * constants. */
-ASM_INLINE void asm_block(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
-                          int dq, int dp, int node, int nterm, int jq0, int wp0, int jq1, int wp1) {
-  for (int r = 0; r < dq; r++) {
-    if (node) {
-      for (int c = 0; c < r; c++) out[r * dp + c] = out[c * dp + r] = (scalar)asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, c);
-      const double d = asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, r);
-      out[r * dp + r] = (scalar)(d + epsilon * d);
-    } else {
-      for (int c = 0; c < dp; c++) out[r * dp + c] = (scalar)asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, c);
-    }
+static void asm_n3x3_2_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                           int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]);
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[3] = out[1] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  {
+    const double d = 0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+               + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]);
+    out[4] = (scalar)(d + epsilon * d);
+  }
+  out[6] = out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[7] = out[5] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  {
+    const double d = 0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+               + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]);
+    out[8] = (scalar)(d + epsilon * d);
   }
 }
 
-/* The block shapes of this program: node (n) or edge (e) block, dq x dp,
- * and the number of terms. */
-static void asm_e3x3_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
-                       int wp0, int jq1, int wp1) {
-  (void)epsilon, (void)jq1, (void)wp1;
-  asm_block(J, WJ, epsilon, out, 3, 3, 0, 1, jq0, wp0, jq1, wp1);
-}
-static void asm_n3x3_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
-                       int wp0, int jq1, int wp1) {
-  (void)epsilon, (void)jq1, (void)wp1;
-  asm_block(J, WJ, epsilon, out, 3, 3, 1, 1, jq0, wp0, jq1, wp1);
-}
-static void asm_n3x3_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
-                       int wp0, int jq1, int wp1) {
-  (void)epsilon, (void)jq1, (void)wp1;
-  asm_block(J, WJ, epsilon, out, 3, 3, 1, 2, jq0, wp0, jq1, wp1);
-}
-
 static void asm_part0(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
-  asm_n3x3_1(J, WJ, epsilon, w + W_hook, 12 * X_hook + 6, 12 * X_hook + 6, 0, 0);
-  asm_e3x3_1(J, WJ, epsilon, w + W_hook + 9, 12 * X_joint2, 12 * X_hook + 6, 0, 0);
-  asm_n3x3_2(J, WJ, epsilon, w + W_joint2, 12 * X_joint2, 12 * X_joint2, 12 * X_joint2 + 6, 12 * X_joint2 + 6);
-  asm_e3x3_1(J, WJ, epsilon, w + W_joint2 + 9, 12 * X_joint3, 12 * X_joint2 + 6, 0, 0);
-  asm_n3x3_2(J, WJ, epsilon, w + W_joint3, 12 * X_joint3, 12 * X_joint3, 12 * X_joint3 + 6, 12 * X_joint3 + 6);
-  asm_e3x3_1(J, WJ, epsilon, w + W_joint3 + 9, 12 * X_joint4, 12 * X_joint3 + 6, 0, 0);
-  asm_n3x3_2(J, WJ, epsilon, w + W_joint4, 12 * X_joint4, 12 * X_joint4, 12 * X_joint4 + 6, 12 * X_joint4 + 6);
-  asm_e3x3_1(J, WJ, epsilon, w + W_joint4 + 9, 12 * X_joint5, 12 * X_joint4 + 6, 0, 0);
-  asm_n3x3_2(J, WJ, epsilon, w + W_joint5, 12 * X_joint5, 12 * X_joint5, 12 * X_joint5 + 6, 12 * X_joint5 + 6);
-  asm_e3x3_1(J, WJ, epsilon, w + W_joint5 + 9, 12 * X_joint6, 12 * X_joint5 + 6, 0, 0);
-  asm_n3x3_2(J, WJ, epsilon, w + W_joint6, 12 * X_joint6, 12 * X_joint6, 12 * X_joint6 + 6, 12 * X_joint6 + 6);
-  asm_e3x3_1(J, WJ, epsilon, w + W_joint6 + 9, 12 * X_joint7, 12 * X_joint6 + 6, 0, 0);
-  asm_n3x3_2(J, WJ, epsilon, w + W_joint7, 12 * X_joint7, 12 * X_joint7, 12 * X_joint7 + 6, 12 * X_joint7 + 6);
-  asm_e3x3_1(J, WJ, epsilon, w + W_joint7 + 9, 12 * X_joint8, 12 * X_joint7 + 6, 0, 0);
-  asm_n3x3_2(J, WJ, epsilon, w + W_joint8, 12 * X_joint8, 12 * X_joint8, 12 * X_joint8 + 6, 12 * X_joint8 + 6);
-  asm_e3x3_1(J, WJ, epsilon, w + W_joint8 + 9, 12 * X_joint9, 12 * X_joint8 + 6, 0, 0);
-  asm_n3x3_2(J, WJ, epsilon, w + W_joint9, 12 * X_joint9, 12 * X_joint9, 12 * X_joint9 + 6, 12 * X_joint9 + 6);
-  asm_e3x3_1(J, WJ, epsilon, w + W_joint9 + 9, 12 * X_joint10, 12 * X_joint9 + 6, 0, 0);
-  asm_n3x3_2(J, WJ, epsilon, w + W_joint10, 12 * X_joint10, 12 * X_joint10, 12 * X_joint10 + 6, 12 * X_joint10 + 6);
-  asm_e3x3_1(J, WJ, epsilon, w + W_joint10 + 9, 12 * X_shackle, 12 * X_joint10 + 6, 0, 0);
-  asm_n3x3_2(J, WJ, epsilon, w + W_shackle, 12 * X_shackle, 12 * X_shackle, 12 * X_shackle + 6, 12 * X_shackle + 6);
+  asm_n3x3_1_xyz(J, WJ, epsilon, w + W_hook, 12 * X_hook + 6, 12 * X_hook + 6, 0, 0);
+  asm_e3x3_1_xyz_xyz(J, WJ, epsilon, w + W_hook + 9, 12 * X_joint2, 12 * X_hook + 6, 0, 0);
+  asm_n3x3_2_xyz(J, WJ, epsilon, w + W_joint2, 12 * X_joint2, 12 * X_joint2, 12 * X_joint2 + 6, 12 * X_joint2 + 6);
+  asm_e3x3_1_xyz_xyz(J, WJ, epsilon, w + W_joint2 + 9, 12 * X_joint3, 12 * X_joint2 + 6, 0, 0);
+  asm_n3x3_2_xyz(J, WJ, epsilon, w + W_joint3, 12 * X_joint3, 12 * X_joint3, 12 * X_joint3 + 6, 12 * X_joint3 + 6);
+  asm_e3x3_1_xyz_xyz(J, WJ, epsilon, w + W_joint3 + 9, 12 * X_joint4, 12 * X_joint3 + 6, 0, 0);
+  asm_n3x3_2_xyz(J, WJ, epsilon, w + W_joint4, 12 * X_joint4, 12 * X_joint4, 12 * X_joint4 + 6, 12 * X_joint4 + 6);
+  asm_e3x3_1_xyz_xyz(J, WJ, epsilon, w + W_joint4 + 9, 12 * X_joint5, 12 * X_joint4 + 6, 0, 0);
+  asm_n3x3_2_xyz(J, WJ, epsilon, w + W_joint5, 12 * X_joint5, 12 * X_joint5, 12 * X_joint5 + 6, 12 * X_joint5 + 6);
+  asm_e3x3_1_xyz_xyz(J, WJ, epsilon, w + W_joint5 + 9, 12 * X_joint6, 12 * X_joint5 + 6, 0, 0);
+  asm_n3x3_2_xyz(J, WJ, epsilon, w + W_joint6, 12 * X_joint6, 12 * X_joint6, 12 * X_joint6 + 6, 12 * X_joint6 + 6);
+  asm_e3x3_1_xyz_xyz(J, WJ, epsilon, w + W_joint6 + 9, 12 * X_joint7, 12 * X_joint6 + 6, 0, 0);
+  asm_n3x3_2_xyz(J, WJ, epsilon, w + W_joint7, 12 * X_joint7, 12 * X_joint7, 12 * X_joint7 + 6, 12 * X_joint7 + 6);
+  asm_e3x3_1_xyz_xyz(J, WJ, epsilon, w + W_joint7 + 9, 12 * X_joint8, 12 * X_joint7 + 6, 0, 0);
+  asm_n3x3_2_xyz(J, WJ, epsilon, w + W_joint8, 12 * X_joint8, 12 * X_joint8, 12 * X_joint8 + 6, 12 * X_joint8 + 6);
+  asm_e3x3_1_xyz_xyz(J, WJ, epsilon, w + W_joint8 + 9, 12 * X_joint9, 12 * X_joint8 + 6, 0, 0);
+  asm_n3x3_2_xyz(J, WJ, epsilon, w + W_joint9, 12 * X_joint9, 12 * X_joint9, 12 * X_joint9 + 6, 12 * X_joint9 + 6);
+  asm_e3x3_1_xyz_xyz(J, WJ, epsilon, w + W_joint9 + 9, 12 * X_joint10, 12 * X_joint9 + 6, 0, 0);
+  asm_n3x3_2_xyz(J, WJ, epsilon, w + W_joint10, 12 * X_joint10, 12 * X_joint10, 12 * X_joint10 + 6, 12 * X_joint10 + 6);
+  asm_e3x3_1_xyz_xyz(J, WJ, epsilon, w + W_joint10 + 9, 12 * X_shackle, 12 * X_joint10 + 6, 0, 0);
+  asm_n3x3_2_xyz(J, WJ, epsilon, w + W_shackle, 12 * X_shackle, 12 * X_shackle, 12 * X_shackle + 6, 12 * X_shackle + 6);
 }
 
 /* Assembles H~ from the equality rows (rt_assemble_fn). */

@@ -334,100 +334,148 @@ static void elimination_example_sweep(const rt_sweep_rows *rows, double *vel) {
  * diagonal d made d + epsilon d; rounded once when stored; the entries no
  * block writes zeroed -- the runtime's assembly (runtime/assemble.c),
  * whose plan this is with every offset a constant, so its bits. */
-#define ASM_INLINE SWEEP_INLINE
 
-/* a_0 b_0 + ... + a_5 b_5 from +0, one by one in that order */
-ASM_INLINE double asm_dot6(const double *a, const double *b) {
-  double s = 0;
-  s += a[0] * b[0];
-  s += a[1] * b[1];
-  s += a[2] * b[2];
-  s += a[3] * b[3];
-  s += a[4] * b[4];
-  s += a[5] * b[5];
-  return s;
+/* The block shapes of this program: node (n) or edge (e) block, dq x dp,
+ * the number of terms, and the row letters of its two constraints (x, y,
+ * z: a ball row; a: angular; g: general); a product of entries that are
+ * +-0 at every pose is left out. a0, w0 (a1, w1): the first (second)
+ * term's rows of J and W J^T. */
+static void asm_e1x3_1_g_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                             int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
 }
-
-/* Entry (r, c) of a block of nterm terms (J rows from jq0, jq1, W J^T
- * rows from wp0, wp1). */
-ASM_INLINE double asm_entry(const double *restrict J, const double *restrict WJ, int nterm, int jq0, int wp0, int jq1,
-                            int wp1, int r, int c) {
-  double v = 0;
-  if (nterm > 0) v += asm_dot6(J + jq0 + 12 * r, WJ + wp0 + 12 * c);
-  if (nterm > 1) v += asm_dot6(J + jq1 + 12 * r, WJ + wp1 + 12 * c);
-  return v;
+static void asm_e1x5_1_g_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[3] * w0[51] + a0[4] * w0[52] + a0[5] * w0[53]);
 }
-
-/* A dq x dp block at out (node: a node block); the callers' arguments are
- * constants. */
-ASM_INLINE void asm_block(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
-                          int dq, int dp, int node, int nterm, int jq0, int wp0, int jq1, int wp1) {
-  for (int r = 0; r < dq; r++) {
-    if (node) {
-      for (int c = 0; c < r; c++) out[r * dp + c] = out[c * dp + r] = (scalar)asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, c);
-      const double d = asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, r);
-      out[r * dp + r] = (scalar)(d + epsilon * d);
-    } else {
-      for (int c = 0; c < dp; c++) out[r * dp + c] = (scalar)asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, c);
-    }
+static void asm_e3x1_1_xyz_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                             int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[2] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]);
+}
+static void asm_e5x1_1_xyzaa_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[2] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[4] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+}
+static void asm_e5x3_1_xyzaa_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[4] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[5] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[6] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[8] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[9] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[10] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[11] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[12] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[13] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[14] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+}
+static void asm_n1x1_2_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                         int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+               + (a1[0] * w1[0] + a1[1] * w1[1] + a1[2] * w1[2] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]);
+    out[0] = (scalar)(d + epsilon * d);
+  }
+}
+static void asm_n3x3_2_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                           int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]);
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[3] = out[1] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  {
+    const double d = 0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+               + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]);
+    out[4] = (scalar)(d + epsilon * d);
+  }
+  out[6] = out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[7] = out[5] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  {
+    const double d = 0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+               + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]);
+    out[8] = (scalar)(d + epsilon * d);
+  }
+}
+static void asm_n5x5_1_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                             int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5];
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[5] = out[1] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  {
+    const double d = 0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17];
+    out[6] = (scalar)(d + epsilon * d);
+  }
+  out[10] = out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[11] = out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  {
+    const double d = 0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28];
+    out[12] = (scalar)(d + epsilon * d);
+  }
+  out[15] = out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[16] = out[8] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[17] = out[13] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  {
+    const double d = 0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41];
+    out[18] = (scalar)(d + epsilon * d);
+  }
+  out[20] = out[4] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[21] = out[9] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[22] = out[14] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[23] = out[19] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+  {
+    const double d = 0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53];
+    out[24] = (scalar)(d + epsilon * d);
   }
 }
 
-/* The block shapes of this program: node (n) or edge (e) block, dq x dp,
- * and the number of terms. */
-static void asm_e1x3_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
-                       int wp0, int jq1, int wp1) {
-  (void)epsilon, (void)jq1, (void)wp1;
-  asm_block(J, WJ, epsilon, out, 1, 3, 0, 1, jq0, wp0, jq1, wp1);
-}
-static void asm_e1x5_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
-                       int wp0, int jq1, int wp1) {
-  (void)epsilon, (void)jq1, (void)wp1;
-  asm_block(J, WJ, epsilon, out, 1, 5, 0, 1, jq0, wp0, jq1, wp1);
-}
-static void asm_e3x1_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
-                       int wp0, int jq1, int wp1) {
-  (void)epsilon, (void)jq1, (void)wp1;
-  asm_block(J, WJ, epsilon, out, 3, 1, 0, 1, jq0, wp0, jq1, wp1);
-}
-static void asm_e5x1_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
-                       int wp0, int jq1, int wp1) {
-  (void)epsilon, (void)jq1, (void)wp1;
-  asm_block(J, WJ, epsilon, out, 5, 1, 0, 1, jq0, wp0, jq1, wp1);
-}
-static void asm_e5x3_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
-                       int wp0, int jq1, int wp1) {
-  (void)epsilon, (void)jq1, (void)wp1;
-  asm_block(J, WJ, epsilon, out, 5, 3, 0, 1, jq0, wp0, jq1, wp1);
-}
-static void asm_n1x1_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
-                       int wp0, int jq1, int wp1) {
-  (void)epsilon, (void)jq1, (void)wp1;
-  asm_block(J, WJ, epsilon, out, 1, 1, 1, 2, jq0, wp0, jq1, wp1);
-}
-static void asm_n3x3_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
-                       int wp0, int jq1, int wp1) {
-  (void)epsilon, (void)jq1, (void)wp1;
-  asm_block(J, WJ, epsilon, out, 3, 3, 1, 2, jq0, wp0, jq1, wp1);
-}
-static void asm_n5x5_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
-                       int wp0, int jq1, int wp1) {
-  (void)epsilon, (void)jq1, (void)wp1;
-  asm_block(J, WJ, epsilon, out, 5, 5, 1, 1, jq0, wp0, jq1, wp1);
-}
-
 static void asm_part0(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
-  asm_n3x3_2(J, WJ, epsilon, w + W_bob_left, 12 * X_bob_left, 12 * X_bob_left, 12 * X_bob_left + 6, 12 * X_bob_left + 6);
-  asm_e5x3_1(J, WJ, epsilon, w + W_bob_left + 9, 12 * X_pivot_left + 6, 12 * X_bob_left, 0, 0);
-  asm_e1x3_1(J, WJ, epsilon, w + W_bob_left + 24, 12 * X_coupler, 12 * X_bob_left, 0, 0);
-  asm_n5x5_1(J, WJ, epsilon, w + W_pivot_left, 12 * X_pivot_left + 6, 12 * X_pivot_left + 6, 0, 0);
-  asm_e1x5_1(J, WJ, epsilon, w + W_pivot_left + 25, 12 * X_coupler, 12 * X_pivot_left + 6, 0, 0);
-  asm_n1x1_2(J, WJ, epsilon, w + W_coupler, 12 * X_coupler, 12 * X_coupler, 12 * X_coupler + 6, 12 * X_coupler + 6);
-  asm_e3x1_1(J, WJ, epsilon, w + W_coupler + 1, 12 * X_bob_right, 12 * X_coupler + 6, 0, 0);
-  asm_e5x1_1(J, WJ, epsilon, w + W_coupler + 4, 12 * X_pivot_right + 6, 12 * X_coupler + 6, 0, 0);
-  asm_n3x3_2(J, WJ, epsilon, w + W_bob_right, 12 * X_bob_right, 12 * X_bob_right, 12 * X_bob_right + 6, 12 * X_bob_right + 6);
-  asm_e5x3_1(J, WJ, epsilon, w + W_bob_right + 9, 12 * X_pivot_right + 6, 12 * X_bob_right, 0, 0);
-  asm_n5x5_1(J, WJ, epsilon, w + W_pivot_right, 12 * X_pivot_right + 6, 12 * X_pivot_right + 6, 0, 0);
+  asm_n3x3_2_xyz(J, WJ, epsilon, w + W_bob_left, 12 * X_bob_left, 12 * X_bob_left, 12 * X_bob_left + 6, 12 * X_bob_left + 6);
+  asm_e5x3_1_xyzaa_xyz(J, WJ, epsilon, w + W_bob_left + 9, 12 * X_pivot_left + 6, 12 * X_bob_left, 0, 0);
+  asm_e1x3_1_g_xyz(J, WJ, epsilon, w + W_bob_left + 24, 12 * X_coupler, 12 * X_bob_left, 0, 0);
+  asm_n5x5_1_xyzaa(J, WJ, epsilon, w + W_pivot_left, 12 * X_pivot_left + 6, 12 * X_pivot_left + 6, 0, 0);
+  asm_e1x5_1_g_xyzaa(J, WJ, epsilon, w + W_pivot_left + 25, 12 * X_coupler, 12 * X_pivot_left + 6, 0, 0);
+  asm_n1x1_2_g(J, WJ, epsilon, w + W_coupler, 12 * X_coupler, 12 * X_coupler, 12 * X_coupler + 6, 12 * X_coupler + 6);
+  asm_e3x1_1_xyz_g(J, WJ, epsilon, w + W_coupler + 1, 12 * X_bob_right, 12 * X_coupler + 6, 0, 0);
+  asm_e5x1_1_xyzaa_g(J, WJ, epsilon, w + W_coupler + 4, 12 * X_pivot_right + 6, 12 * X_coupler + 6, 0, 0);
+  asm_n3x3_2_xyz(J, WJ, epsilon, w + W_bob_right, 12 * X_bob_right, 12 * X_bob_right, 12 * X_bob_right + 6, 12 * X_bob_right + 6);
+  asm_e5x3_1_xyzaa_xyz(J, WJ, epsilon, w + W_bob_right + 9, 12 * X_pivot_right + 6, 12 * X_bob_right, 0, 0);
+  asm_n5x5_1_xyzaa(J, WJ, epsilon, w + W_pivot_right, 12 * X_pivot_right + 6, 12 * X_pivot_right + 6, 0, 0);
 }
 
 /* Assembles H~ from the equality rows (rt_assemble_fn). */

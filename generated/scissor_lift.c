@@ -1929,284 +1929,719 @@ static void scissor_lift_sweep(const rt_sweep_rows *rows, double *vel) {
  * diagonal d made d + epsilon d; rounded once when stored; the entries no
  * block writes zeroed -- the runtime's assembly (runtime/assemble.c),
  * whose plan this is with every offset a constant, so its bits. */
-#define ASM_INLINE SWEEP_INLINE
 
-/* a_0 b_0 + ... + a_5 b_5 from +0, one by one in that order */
-ASM_INLINE double asm_dot6(const double *a, const double *b) {
-  double s = 0;
-  s += a[0] * b[0];
-  s += a[1] * b[1];
-  s += a[2] * b[2];
-  s += a[3] * b[3];
-  s += a[4] * b[4];
-  s += a[5] * b[5];
-  return s;
+/* The block shapes of this program: node (n) or edge (e) block, dq x dp,
+ * the number of terms, and the row letters of its two constraints (x, y,
+ * z: a ball row; a: angular; g: general); a product of entries that are
+ * +-0 at every pose is left out. a0, w0 (a1, w1): the first (second)
+ * term's rows of J and W J^T. */
+static void asm_e3x1_1_xyz_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                             int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[2] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]);
 }
-
-/* Entry (r, c) of a block of nterm terms (J rows from jq0, jq1, W J^T
- * rows from wp0, wp1). */
-ASM_INLINE double asm_entry(const double *restrict J, const double *restrict WJ, int nterm, int jq0, int wp0, int jq1,
-                            int wp1, int r, int c) {
-  double v = 0;
-  if (nterm > 0) v += asm_dot6(J + jq0 + 12 * r, WJ + wp0 + 12 * c);
-  if (nterm > 1) v += asm_dot6(J + jq1 + 12 * r, WJ + wp1 + 12 * c);
-  return v;
+static void asm_e3x5_1_xyz_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53]);
+  out[10] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[11] = (scalar)(0 + a0[26] * w0[14] + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[12] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52]);
 }
-
-/* A dq x dp block at out (node: a node block); the callers' arguments are
- * constants. */
-ASM_INLINE void asm_block(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
-                          int dq, int dp, int node, int nterm, int jq0, int wp0, int jq1, int wp1) {
-  for (int r = 0; r < dq; r++) {
-    if (node) {
-      for (int c = 0; c < r; c++) out[r * dp + c] = out[c * dp + r] = (scalar)asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, c);
-      const double d = asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, r);
-      out[r * dp + r] = (scalar)(d + epsilon * d);
-    } else {
-      for (int c = 0; c < dp; c++) out[r * dp + c] = (scalar)asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, c);
-    }
+static void asm_e3x6_1_xyz_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                  int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[4] * w0[64] + a0[5] * w0[65]);
+  out[6] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[7] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[8] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[9] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[10] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53]);
+  out[11] = (scalar)(0 + a0[15] * w0[63] + a0[17] * w0[65]);
+  out[12] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[13] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[14] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[15] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[16] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52]);
+  out[17] = (scalar)(0 + a0[27] * w0[63] + a0[28] * w0[64]);
+}
+static void asm_e5x1_2_ggaaa_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[1] * w1[1] + a1[2] * w1[2] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[12] * w0[0] + a0[13] * w0[1] + a0[14] * w0[2] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]
+                + (a1[12] * w1[0] + a1[13] * w1[1] + a1[14] * w1[2] + a1[15] * w1[3] + a1[16] * w1[4] + a1[17] * w1[5]));
+  out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]
+                + (a1[27] * w1[3] + a1[28] * w1[4] + a1[29] * w1[5]));
+  out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[4] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+}
+static void asm_e5x3_1_ggaaa_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[12] * w0[0] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]);
+  out[4] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]);
+  out[5] = (scalar)(0 + a0[14] * w0[26] + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]);
+  out[6] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]);
+  out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]);
+  out[8] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]);
+  out[9] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[10] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[11] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[12] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[13] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[14] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+}
+static void asm_e5x3_1_xyzaa_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[4] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[5] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[6] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[8] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[9] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[10] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[11] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[12] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[13] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[14] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+}
+static void asm_e5x4_1_xyzaa_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                  int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[8] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[9] = (scalar)(0 + a0[26] * w0[14] + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[10] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[16] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[17] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[18] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[19] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+}
+static void asm_e5x5_1_ggaaa_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                   int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[3] * w0[51] + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[12] * w0[0] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]);
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]);
+  out[7] = (scalar)(0 + a0[14] * w0[26] + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]);
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]);
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[16] * w0[52] + a0[17] * w0[53]);
+  out[10] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]);
+  out[11] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]);
+  out[12] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]);
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]);
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + a0[29] * w0[53]);
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
+  out[20] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[21] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[22] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[23] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+  out[24] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]);
+}
+static void asm_e5x5_1_xyzaa_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                   int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53]);
+  out[10] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[11] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[12] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52]);
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
+  out[20] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[21] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[22] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[23] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+  out[24] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]);
+}
+static void asm_e5x6_1_ggaaa_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                    int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[3] * w0[51] + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[3] * w0[63] + a0[4] * w0[64] + a0[5] * w0[65]);
+  out[6] = (scalar)(0 + a0[12] * w0[0] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]);
+  out[7] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]);
+  out[8] = (scalar)(0 + a0[14] * w0[26] + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]);
+  out[9] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]);
+  out[10] = (scalar)(0 + a0[15] * w0[51] + a0[16] * w0[52] + a0[17] * w0[53]);
+  out[11] = (scalar)(0 + a0[15] * w0[63] + a0[16] * w0[64] + a0[17] * w0[65]);
+  out[12] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]);
+  out[13] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]);
+  out[14] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]);
+  out[15] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]);
+  out[16] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + a0[29] * w0[53]);
+  out[17] = (scalar)(0 + a0[27] * w0[63] + a0[28] * w0[64] + a0[29] * w0[65]);
+  out[18] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[19] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[20] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[21] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[22] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
+  out[23] = (scalar)(0 + a0[39] * w0[63] + a0[40] * w0[64] + a0[41] * w0[65]);
+  out[24] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[25] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[26] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[27] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+  out[28] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]);
+  out[29] = (scalar)(0 + a0[51] * w0[63] + a0[52] * w0[64] + a0[53] * w0[65]);
+}
+static void asm_e5x6_1_xyzaa_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                    int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[4] * w0[64] + a0[5] * w0[65]);
+  out[6] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[7] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[8] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[9] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[10] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53]);
+  out[11] = (scalar)(0 + a0[15] * w0[63] + a0[17] * w0[65]);
+  out[12] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[13] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[14] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[15] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[16] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52]);
+  out[17] = (scalar)(0 + a0[27] * w0[63] + a0[28] * w0[64]);
+  out[18] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[19] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[20] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[21] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[22] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
+  out[23] = (scalar)(0 + a0[39] * w0[63] + a0[40] * w0[64] + a0[41] * w0[65]);
+  out[24] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[25] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[26] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[27] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+  out[28] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]);
+  out[29] = (scalar)(0 + a0[51] * w0[63] + a0[52] * w0[64] + a0[53] * w0[65]);
+}
+static void asm_e6x3_1_xyzaaa_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                  int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[4] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[5] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[6] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[8] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[9] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[10] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[11] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[12] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[13] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[14] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[15] = (scalar)(0 + a0[63] * w0[3] + a0[64] * w0[4] + a0[65] * w0[5]);
+  out[16] = (scalar)(0 + a0[63] * w0[15] + a0[64] * w0[16] + a0[65] * w0[17]);
+  out[17] = (scalar)(0 + a0[63] * w0[27] + a0[64] * w0[28] + a0[65] * w0[29]);
+}
+static void asm_e6x5_1_xyzaaa_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                    int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53]);
+  out[10] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[11] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[12] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52]);
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
+  out[20] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[21] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[22] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[23] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+  out[24] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]);
+  out[25] = (scalar)(0 + a0[63] * w0[3] + a0[64] * w0[4] + a0[65] * w0[5]);
+  out[26] = (scalar)(0 + a0[63] * w0[15] + a0[64] * w0[16] + a0[65] * w0[17]);
+  out[27] = (scalar)(0 + a0[63] * w0[27] + a0[64] * w0[28] + a0[65] * w0[29]);
+  out[28] = (scalar)(0 + a0[63] * w0[39] + a0[64] * w0[40] + a0[65] * w0[41]);
+  out[29] = (scalar)(0 + a0[63] * w0[51] + a0[64] * w0[52] + a0[65] * w0[53]);
+}
+static void asm_n1x1_2_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                         int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+               + (a1[0] * w1[0] + a1[1] * w1[1] + a1[2] * w1[2] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]);
+    out[0] = (scalar)(d + epsilon * d);
+  }
+}
+static void asm_n3x3_2_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                           int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]);
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[3] = out[1] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  {
+    const double d = 0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+               + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]);
+    out[4] = (scalar)(d + epsilon * d);
+  }
+  out[6] = out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[7] = out[5] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  {
+    const double d = 0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+               + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]);
+    out[8] = (scalar)(d + epsilon * d);
+  }
+}
+static void asm_n4x4_2_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                            int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+               + (a1[0] * w1[0] + a1[1] * w1[1] + a1[2] * w1[2] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]);
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[4] = out[1] = (scalar)(0 + a0[12] * w0[0] + a0[13] * w0[1] + a0[14] * w0[2] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]
+                         + (a1[12] * w1[0] + a1[13] * w1[1] + a1[14] * w1[2] + a1[15] * w1[3] + a1[16] * w1[4] + a1[17] * w1[5]));
+  {
+    const double d = 0 + a0[12] * w0[12] + a0[13] * w0[13] + a0[14] * w0[14] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]
+               + (a1[12] * w1[12] + a1[13] * w1[13] + a1[14] * w1[14] + a1[15] * w1[15] + a1[16] * w1[16] + a1[17] * w1[17]);
+    out[5] = (scalar)(d + epsilon * d);
+  }
+  out[8] = out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]
+                         + (a1[27] * w1[3] + a1[28] * w1[4] + a1[29] * w1[5]));
+  out[9] = out[6] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]
+                         + (a1[27] * w1[15] + a1[28] * w1[16] + a1[29] * w1[17]));
+  {
+    const double d = 0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]
+               + (a1[27] * w1[27] + a1[28] * w1[28] + a1[29] * w1[29]);
+    out[10] = (scalar)(d + epsilon * d);
+  }
+  out[12] = out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                          + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[13] = out[7] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                          + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[14] = out[11] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                           + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  {
+    const double d = 0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+               + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]);
+    out[15] = (scalar)(d + epsilon * d);
+  }
+}
+static void asm_n5x5_2_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                             int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+               + (a1[0] * w1[0] + a1[1] * w1[1] + a1[2] * w1[2] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]);
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[5] = out[1] = (scalar)(0 + a0[12] * w0[0] + a0[13] * w0[1] + a0[14] * w0[2] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]
+                         + (a1[12] * w1[0] + a1[13] * w1[1] + a1[14] * w1[2] + a1[15] * w1[3] + a1[16] * w1[4] + a1[17] * w1[5]));
+  {
+    const double d = 0 + a0[12] * w0[12] + a0[13] * w0[13] + a0[14] * w0[14] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]
+               + (a1[12] * w1[12] + a1[13] * w1[13] + a1[14] * w1[14] + a1[15] * w1[15] + a1[16] * w1[16] + a1[17] * w1[17]);
+    out[6] = (scalar)(d + epsilon * d);
+  }
+  out[10] = out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]
+                          + (a1[27] * w1[3] + a1[28] * w1[4] + a1[29] * w1[5]));
+  out[11] = out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]
+                          + (a1[27] * w1[15] + a1[28] * w1[16] + a1[29] * w1[17]));
+  {
+    const double d = 0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]
+               + (a1[27] * w1[27] + a1[28] * w1[28] + a1[29] * w1[29]);
+    out[12] = (scalar)(d + epsilon * d);
+  }
+  out[15] = out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                          + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[16] = out[8] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                          + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[17] = out[13] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                           + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  {
+    const double d = 0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+               + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]);
+    out[18] = (scalar)(d + epsilon * d);
+  }
+  out[20] = out[4] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                          + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[21] = out[9] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                          + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[22] = out[14] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                           + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[23] = out[19] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                           + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+  {
+    const double d = 0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]
+               + (a1[51] * w1[51] + a1[52] * w1[52] + a1[53] * w1[53]);
+    out[24] = (scalar)(d + epsilon * d);
+  }
+}
+static void asm_n5x5_2_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                             int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]);
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[5] = out[1] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  {
+    const double d = 0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+               + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]);
+    out[6] = (scalar)(d + epsilon * d);
+  }
+  out[10] = out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[11] = out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  {
+    const double d = 0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+               + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]);
+    out[12] = (scalar)(d + epsilon * d);
+  }
+  out[15] = out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                          + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[16] = out[8] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                          + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[17] = out[13] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                           + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  {
+    const double d = 0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+               + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]);
+    out[18] = (scalar)(d + epsilon * d);
+  }
+  out[20] = out[4] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                          + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[21] = out[9] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                          + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[22] = out[14] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                           + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[23] = out[19] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                           + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+  {
+    const double d = 0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]
+               + (a1[51] * w1[51] + a1[52] * w1[52] + a1[53] * w1[53]);
+    out[24] = (scalar)(d + epsilon * d);
+  }
+}
+static void asm_n6x6_2_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                              int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]);
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[6] = out[1] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  {
+    const double d = 0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+               + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]);
+    out[7] = (scalar)(d + epsilon * d);
+  }
+  out[12] = out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[13] = out[8] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  {
+    const double d = 0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+               + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]);
+    out[14] = (scalar)(d + epsilon * d);
+  }
+  out[18] = out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                          + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[19] = out[9] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                          + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[20] = out[15] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                           + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  {
+    const double d = 0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+               + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]);
+    out[21] = (scalar)(d + epsilon * d);
+  }
+  out[24] = out[4] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                          + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[25] = out[10] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                           + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[26] = out[16] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                           + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[27] = out[22] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                           + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+  {
+    const double d = 0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]
+               + (a1[51] * w1[51] + a1[52] * w1[52] + a1[53] * w1[53]);
+    out[28] = (scalar)(d + epsilon * d);
+  }
+  out[30] = out[5] = (scalar)(0 + a0[63] * w0[3] + a0[64] * w0[4] + a0[65] * w0[5]
+                          + (a1[63] * w1[3] + a1[64] * w1[4] + a1[65] * w1[5]));
+  out[31] = out[11] = (scalar)(0 + a0[63] * w0[15] + a0[64] * w0[16] + a0[65] * w0[17]
+                           + (a1[63] * w1[15] + a1[64] * w1[16] + a1[65] * w1[17]));
+  out[32] = out[17] = (scalar)(0 + a0[63] * w0[27] + a0[64] * w0[28] + a0[65] * w0[29]
+                           + (a1[63] * w1[27] + a1[64] * w1[28] + a1[65] * w1[29]));
+  out[33] = out[23] = (scalar)(0 + a0[63] * w0[39] + a0[64] * w0[40] + a0[65] * w0[41]
+                           + (a1[63] * w1[39] + a1[64] * w1[40] + a1[65] * w1[41]));
+  out[34] = out[29] = (scalar)(0 + a0[63] * w0[51] + a0[64] * w0[52] + a0[65] * w0[53]
+                           + (a1[63] * w1[51] + a1[64] * w1[52] + a1[65] * w1[53]));
+  {
+    const double d = 0 + a0[63] * w0[63] + a0[64] * w0[64] + a0[65] * w0[65]
+               + (a1[63] * w1[63] + a1[64] * w1[64] + a1[65] * w1[65]);
+    out[35] = (scalar)(d + epsilon * d);
   }
 }
 
-/* The block shapes of this program: node (n) or edge (e) block, dq x dp,
- * and the number of terms. */
-static void asm_e3x1_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
-                       int wp0, int jq1, int wp1) {
-  (void)epsilon, (void)jq1, (void)wp1;
-  asm_block(J, WJ, epsilon, out, 3, 1, 0, 1, jq0, wp0, jq1, wp1);
-}
-static void asm_e3x5_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
-                       int wp0, int jq1, int wp1) {
-  (void)epsilon, (void)jq1, (void)wp1;
-  asm_block(J, WJ, epsilon, out, 3, 5, 0, 1, jq0, wp0, jq1, wp1);
-}
-static void asm_e3x6_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
-                       int wp0, int jq1, int wp1) {
-  (void)epsilon, (void)jq1, (void)wp1;
-  asm_block(J, WJ, epsilon, out, 3, 6, 0, 1, jq0, wp0, jq1, wp1);
-}
-static void asm_e5x1_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
-                       int wp0, int jq1, int wp1) {
-  (void)epsilon, (void)jq1, (void)wp1;
-  asm_block(J, WJ, epsilon, out, 5, 1, 0, 2, jq0, wp0, jq1, wp1);
-}
-static void asm_e5x3_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
-                       int wp0, int jq1, int wp1) {
-  (void)epsilon, (void)jq1, (void)wp1;
-  asm_block(J, WJ, epsilon, out, 5, 3, 0, 1, jq0, wp0, jq1, wp1);
-}
-static void asm_e5x4_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
-                       int wp0, int jq1, int wp1) {
-  (void)epsilon, (void)jq1, (void)wp1;
-  asm_block(J, WJ, epsilon, out, 5, 4, 0, 1, jq0, wp0, jq1, wp1);
-}
-static void asm_e5x5_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
-                       int wp0, int jq1, int wp1) {
-  (void)epsilon, (void)jq1, (void)wp1;
-  asm_block(J, WJ, epsilon, out, 5, 5, 0, 1, jq0, wp0, jq1, wp1);
-}
-static void asm_e5x6_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
-                       int wp0, int jq1, int wp1) {
-  (void)epsilon, (void)jq1, (void)wp1;
-  asm_block(J, WJ, epsilon, out, 5, 6, 0, 1, jq0, wp0, jq1, wp1);
-}
-static void asm_e6x3_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
-                       int wp0, int jq1, int wp1) {
-  (void)epsilon, (void)jq1, (void)wp1;
-  asm_block(J, WJ, epsilon, out, 6, 3, 0, 1, jq0, wp0, jq1, wp1);
-}
-static void asm_e6x5_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
-                       int wp0, int jq1, int wp1) {
-  (void)epsilon, (void)jq1, (void)wp1;
-  asm_block(J, WJ, epsilon, out, 6, 5, 0, 1, jq0, wp0, jq1, wp1);
-}
-static void asm_n1x1_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
-                       int wp0, int jq1, int wp1) {
-  (void)epsilon, (void)jq1, (void)wp1;
-  asm_block(J, WJ, epsilon, out, 1, 1, 1, 2, jq0, wp0, jq1, wp1);
-}
-static void asm_n3x3_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
-                       int wp0, int jq1, int wp1) {
-  (void)epsilon, (void)jq1, (void)wp1;
-  asm_block(J, WJ, epsilon, out, 3, 3, 1, 2, jq0, wp0, jq1, wp1);
-}
-static void asm_n4x4_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
-                       int wp0, int jq1, int wp1) {
-  (void)epsilon, (void)jq1, (void)wp1;
-  asm_block(J, WJ, epsilon, out, 4, 4, 1, 2, jq0, wp0, jq1, wp1);
-}
-static void asm_n5x5_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
-                       int wp0, int jq1, int wp1) {
-  (void)epsilon, (void)jq1, (void)wp1;
-  asm_block(J, WJ, epsilon, out, 5, 5, 1, 2, jq0, wp0, jq1, wp1);
-}
-static void asm_n6x6_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
-                       int wp0, int jq1, int wp1) {
-  (void)epsilon, (void)jq1, (void)wp1;
-  asm_block(J, WJ, epsilon, out, 6, 6, 1, 2, jq0, wp0, jq1, wp1);
-}
-
 static void asm_part0(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
-  asm_n6x6_2(J, WJ, epsilon, w + W_inner1_weld, 12 * X_inner1_weld, 12 * X_inner1_weld, 12 * X_inner1_weld + 6, 12 * X_inner1_weld + 6);
-  asm_e5x6_1(J, WJ, epsilon, w + W_inner1_weld + 36, 12 * X_knee_inner1, 12 * X_inner1_weld, 0, 0);
-  asm_e5x6_1(J, WJ, epsilon, w + W_inner1_weld + 66, 12 * X_pivot1, 12 * X_inner1_weld, 0, 0);
-  asm_e5x6_1(J, WJ, epsilon, w + W_inner1_weld + 96, 12 * X_knee_outer0 + 6, 12 * X_inner1_weld, 0, 0);
-  asm_n6x6_2(J, WJ, epsilon, w + W_inner2_weld, 12 * X_inner2_weld, 12 * X_inner2_weld, 12 * X_inner2_weld + 6, 12 * X_inner2_weld + 6);
-  asm_e5x6_1(J, WJ, epsilon, w + W_inner2_weld + 36, 12 * X_knee_inner2, 12 * X_inner2_weld, 0, 0);
-  asm_e5x6_1(J, WJ, epsilon, w + W_inner2_weld + 66, 12 * X_pivot2, 12 * X_inner2_weld, 0, 0);
-  asm_e5x6_1(J, WJ, epsilon, w + W_inner2_weld + 96, 12 * X_knee_outer1 + 6, 12 * X_inner2_weld, 0, 0);
-  asm_n6x6_2(J, WJ, epsilon, w + W_inner3_weld, 12 * X_inner3_weld, 12 * X_inner3_weld, 12 * X_inner3_weld + 6, 12 * X_inner3_weld + 6);
-  asm_e5x6_1(J, WJ, epsilon, w + W_inner3_weld + 36, 12 * X_knee_inner3, 12 * X_inner3_weld, 0, 0);
-  asm_e5x6_1(J, WJ, epsilon, w + W_inner3_weld + 66, 12 * X_pivot3, 12 * X_inner3_weld, 0, 0);
-  asm_e5x6_1(J, WJ, epsilon, w + W_inner3_weld + 96, 12 * X_knee_outer2 + 6, 12 * X_inner3_weld, 0, 0);
-  asm_n6x6_2(J, WJ, epsilon, w + W_inner4_weld, 12 * X_inner4_weld, 12 * X_inner4_weld, 12 * X_inner4_weld + 6, 12 * X_inner4_weld + 6);
-  asm_e5x6_1(J, WJ, epsilon, w + W_inner4_weld + 36, 12 * X_knee_inner4, 12 * X_inner4_weld, 0, 0);
-  asm_e5x6_1(J, WJ, epsilon, w + W_inner4_weld + 66, 12 * X_pivot4, 12 * X_inner4_weld, 0, 0);
-  asm_e5x6_1(J, WJ, epsilon, w + W_inner4_weld + 96, 12 * X_knee_outer3 + 6, 12 * X_inner4_weld, 0, 0);
-  asm_n6x6_2(J, WJ, epsilon, w + W_inner5_weld, 12 * X_inner5_weld, 12 * X_inner5_weld, 12 * X_inner5_weld + 6, 12 * X_inner5_weld + 6);
-  asm_e5x6_1(J, WJ, epsilon, w + W_inner5_weld + 36, 12 * X_knee_inner5, 12 * X_inner5_weld, 0, 0);
-  asm_e5x6_1(J, WJ, epsilon, w + W_inner5_weld + 66, 12 * X_pivot5, 12 * X_inner5_weld, 0, 0);
-  asm_e5x6_1(J, WJ, epsilon, w + W_inner5_weld + 96, 12 * X_knee_outer4 + 6, 12 * X_inner5_weld, 0, 0);
-  asm_n6x6_2(J, WJ, epsilon, w + W_inner6_weld, 12 * X_inner6_weld, 12 * X_inner6_weld, 12 * X_inner6_weld + 6, 12 * X_inner6_weld + 6);
-  asm_e5x6_1(J, WJ, epsilon, w + W_inner6_weld + 36, 12 * X_pivot6, 12 * X_inner6_weld, 0, 0);
-  asm_e5x6_1(J, WJ, epsilon, w + W_inner6_weld + 66, 12 * X_roller_top_pin + 6, 12 * X_inner6_weld, 0, 0);
-  asm_e5x6_1(J, WJ, epsilon, w + W_inner6_weld + 96, 12 * X_knee_outer5 + 6, 12 * X_inner6_weld, 0, 0);
-  asm_n6x6_2(J, WJ, epsilon, w + W_outer0_weld, 12 * X_outer0_weld, 12 * X_outer0_weld, 12 * X_outer0_weld + 6, 12 * X_outer0_weld + 6);
-  asm_e5x6_1(J, WJ, epsilon, w + W_outer0_weld + 36, 12 * X_knee_outer0, 12 * X_outer0_weld, 0, 0);
-  asm_e5x6_1(J, WJ, epsilon, w + W_outer0_weld + 66, 12 * X_roller_bottom_pin + 6, 12 * X_outer0_weld, 0, 0);
-  asm_e5x6_1(J, WJ, epsilon, w + W_outer0_weld + 96, 12 * X_pivot0 + 6, 12 * X_outer0_weld, 0, 0);
-  asm_n6x6_2(J, WJ, epsilon, w + W_outer1_weld, 12 * X_outer1_weld, 12 * X_outer1_weld, 12 * X_outer1_weld + 6, 12 * X_outer1_weld + 6);
-  asm_e5x6_1(J, WJ, epsilon, w + W_outer1_weld + 36, 12 * X_knee_outer1, 12 * X_outer1_weld, 0, 0);
-  asm_e5x6_1(J, WJ, epsilon, w + W_outer1_weld + 66, 12 * X_pivot1 + 6, 12 * X_outer1_weld, 0, 0);
-  asm_e5x6_1(J, WJ, epsilon, w + W_outer1_weld + 96, 12 * X_knee_inner0 + 6, 12 * X_outer1_weld, 0, 0);
-  asm_n6x6_2(J, WJ, epsilon, w + W_outer2_weld, 12 * X_outer2_weld, 12 * X_outer2_weld, 12 * X_outer2_weld + 6, 12 * X_outer2_weld + 6);
-  asm_e5x6_1(J, WJ, epsilon, w + W_outer2_weld + 36, 12 * X_knee_outer2, 12 * X_outer2_weld, 0, 0);
-  asm_e5x6_1(J, WJ, epsilon, w + W_outer2_weld + 66, 12 * X_pivot2 + 6, 12 * X_outer2_weld, 0, 0);
-  asm_e5x6_1(J, WJ, epsilon, w + W_outer2_weld + 96, 12 * X_knee_inner1 + 6, 12 * X_outer2_weld, 0, 0);
-  asm_n6x6_2(J, WJ, epsilon, w + W_outer3_weld, 12 * X_outer3_weld, 12 * X_outer3_weld, 12 * X_outer3_weld + 6, 12 * X_outer3_weld + 6);
-  asm_e5x6_1(J, WJ, epsilon, w + W_outer3_weld + 36, 12 * X_knee_outer3, 12 * X_outer3_weld, 0, 0);
-  asm_e5x6_1(J, WJ, epsilon, w + W_outer3_weld + 66, 12 * X_pivot3 + 6, 12 * X_outer3_weld, 0, 0);
-  asm_e5x6_1(J, WJ, epsilon, w + W_outer3_weld + 96, 12 * X_knee_inner2 + 6, 12 * X_outer3_weld, 0, 0);
-  asm_n6x6_2(J, WJ, epsilon, w + W_outer4_weld, 12 * X_outer4_weld, 12 * X_outer4_weld, 12 * X_outer4_weld + 6, 12 * X_outer4_weld + 6);
-  asm_e5x6_1(J, WJ, epsilon, w + W_outer4_weld + 36, 12 * X_knee_outer4, 12 * X_outer4_weld, 0, 0);
-  asm_e5x6_1(J, WJ, epsilon, w + W_outer4_weld + 66, 12 * X_pivot4 + 6, 12 * X_outer4_weld, 0, 0);
-  asm_e5x6_1(J, WJ, epsilon, w + W_outer4_weld + 96, 12 * X_knee_inner3 + 6, 12 * X_outer4_weld, 0, 0);
-  asm_n6x6_2(J, WJ, epsilon, w + W_outer5_weld, 12 * X_outer5_weld, 12 * X_outer5_weld, 12 * X_outer5_weld + 6, 12 * X_outer5_weld + 6);
-  asm_e5x6_1(J, WJ, epsilon, w + W_outer5_weld + 36, 12 * X_knee_outer5, 12 * X_outer5_weld, 0, 0);
-  asm_e5x6_1(J, WJ, epsilon, w + W_outer5_weld + 66, 12 * X_pivot5 + 6, 12 * X_outer5_weld, 0, 0);
-  asm_e5x6_1(J, WJ, epsilon, w + W_outer5_weld + 96, 12 * X_knee_inner4 + 6, 12 * X_outer5_weld, 0, 0);
-  asm_n6x6_2(J, WJ, epsilon, w + W_outer6_weld, 12 * X_outer6_weld, 12 * X_outer6_weld, 12 * X_outer6_weld + 6, 12 * X_outer6_weld + 6);
-  asm_e5x6_1(J, WJ, epsilon, w + W_outer6_weld + 36, 12 * X_head, 12 * X_outer6_weld, 0, 0);
-  asm_e5x6_1(J, WJ, epsilon, w + W_outer6_weld + 66, 12 * X_pivot6 + 6, 12 * X_outer6_weld, 0, 0);
-  asm_e5x6_1(J, WJ, epsilon, w + W_outer6_weld + 96, 12 * X_knee_inner5 + 6, 12 * X_outer6_weld, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_axleFL, 12 * X_axleFL, 12 * X_axleFL, 12 * X_axleFL + 6, 12 * X_axleFL + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_axleFL + 25, 12 * X_axleFR, 12 * X_axleFL, 0, 0);
-  asm_e5x5_1(J, WJ, epsilon, w + W_axleFL + 50, 12 * X_axleRL, 12 * X_axleFL, 0, 0);
-  asm_e5x5_1(J, WJ, epsilon, w + W_axleFL + 75, 12 * X_axleRR, 12 * X_axleFL, 0, 0);
-  asm_e6x5_1(J, WJ, epsilon, w + W_axleFL + 100, 12 * X_chassis_weld1, 12 * X_axleFL, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_axleFR, 12 * X_axleFR, 12 * X_axleFR, 12 * X_axleFR + 6, 12 * X_axleFR + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_axleFR + 25, 12 * X_axleRL, 12 * X_axleFR, 0, 0);
-  asm_e5x5_1(J, WJ, epsilon, w + W_axleFR + 50, 12 * X_axleRR, 12 * X_axleFR, 0, 0);
-  asm_e6x5_1(J, WJ, epsilon, w + W_axleFR + 75, 12 * X_chassis_weld1, 12 * X_axleFR, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_axleRL, 12 * X_axleRL, 12 * X_axleRL, 12 * X_axleRL + 6, 12 * X_axleRL + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_axleRL + 25, 12 * X_axleRR, 12 * X_axleRL, 0, 0);
-  asm_e6x5_1(J, WJ, epsilon, w + W_axleRL + 50, 12 * X_chassis_weld1, 12 * X_axleRL, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_axleRR, 12 * X_axleRR, 12 * X_axleRR, 12 * X_axleRR + 6, 12 * X_axleRR + 6);
-  asm_e6x5_1(J, WJ, epsilon, w + W_axleRR + 25, 12 * X_chassis_weld1, 12 * X_axleRR, 0, 0);
-  asm_n6x6_2(J, WJ, epsilon, w + W_chassis_weld1, 12 * X_chassis_weld1, 12 * X_chassis_weld1, 12 * X_chassis_weld1 + 6, 12 * X_chassis_weld1 + 6);
-  asm_e3x6_1(J, WJ, epsilon, w + W_chassis_weld1 + 36, 12 * X_barrel_eye, 12 * X_chassis_weld1 + 6, 0, 0);
-  asm_e5x6_1(J, WJ, epsilon, w + W_chassis_weld1 + 54, 12 * X_foot, 12 * X_chassis_weld1 + 6, 0, 0);
-  asm_e5x6_1(J, WJ, epsilon, w + W_chassis_weld1 + 84, 12 * X_roller_bottom_slide, 12 * X_chassis_weld1 + 6, 0, 0);
-  asm_n4x4_2(J, WJ, epsilon, w + W_roller_top_slide, 12 * X_roller_top_slide, 12 * X_roller_top_slide, 12 * X_roller_top_slide + 6, 12 * X_roller_top_slide + 6);
-  asm_e5x4_1(J, WJ, epsilon, w + W_roller_top_slide + 16, 12 * X_head + 6, 12 * X_roller_top_slide, 0, 0);
-  asm_e5x4_1(J, WJ, epsilon, w + W_roller_top_slide + 36, 12 * X_roller_top_pin, 12 * X_roller_top_slide + 6, 0, 0);
-  asm_n1x1_2(J, WJ, epsilon, w + W_lift, 12 * X_lift, 12 * X_lift, 12 * X_lift + 6, 12 * X_lift + 6);
-  asm_e5x1_2(J, WJ, epsilon, w + W_lift + 1, 12 * X_cylinder, 12 * X_lift, 12 * X_cylinder + 6, 12 * X_lift + 6);
-  asm_e3x1_1(J, WJ, epsilon, w + W_lift + 6, 12 * X_rod_eye, 12 * X_lift + 6, 0, 0);
-  asm_e3x1_1(J, WJ, epsilon, w + W_lift + 9, 12 * X_barrel_eye + 6, 12 * X_lift, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_cylinder, 12 * X_cylinder, 12 * X_cylinder, 12 * X_cylinder + 6, 12 * X_cylinder + 6);
-  asm_e3x5_1(J, WJ, epsilon, w + W_cylinder + 25, 12 * X_rod_eye, 12 * X_cylinder + 6, 0, 0);
-  asm_e3x5_1(J, WJ, epsilon, w + W_cylinder + 40, 12 * X_barrel_eye + 6, 12 * X_cylinder, 0, 0);
-  asm_n3x3_2(J, WJ, epsilon, w + W_rod_eye, 12 * X_rod_eye, 12 * X_rod_eye, 12 * X_rod_eye + 6, 12 * X_rod_eye + 6);
-  asm_e6x3_1(J, WJ, epsilon, w + W_rod_eye + 18, 12 * X_inner0_weld + 6, 12 * X_rod_eye + 6, 0, 0);
-  asm_n3x3_2(J, WJ, epsilon, w + W_barrel_eye, 12 * X_barrel_eye, 12 * X_barrel_eye, 12 * X_barrel_eye + 6, 12 * X_barrel_eye + 6);
-  asm_e5x3_1(J, WJ, epsilon, w + W_barrel_eye + 9, 12 * X_foot, 12 * X_barrel_eye, 0, 0);
-  asm_e5x3_1(J, WJ, epsilon, w + W_barrel_eye + 24, 12 * X_roller_bottom_slide, 12 * X_barrel_eye, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_head, 12 * X_head, 12 * X_head, 12 * X_head + 6, 12 * X_head + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_head + 25, 12 * X_pivot6 + 6, 12 * X_head, 0, 0);
-  asm_e5x5_1(J, WJ, epsilon, w + W_head + 75, 12 * X_knee_inner5 + 6, 12 * X_head, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pivot6, 12 * X_pivot6, 12 * X_pivot6, 12 * X_pivot6 + 6, 12 * X_pivot6 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pivot6 + 25, 12 * X_roller_top_pin + 6, 12 * X_pivot6, 0, 0);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pivot6 + 50, 12 * X_knee_inner5 + 6, 12 * X_pivot6 + 6, 0, 0);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pivot6 + 75, 12 * X_knee_outer5 + 6, 12 * X_pivot6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_roller_top_pin, 12 * X_roller_top_pin, 12 * X_roller_top_pin, 12 * X_roller_top_pin + 6, 12 * X_roller_top_pin + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_roller_top_pin + 50, 12 * X_knee_outer5 + 6, 12 * X_roller_top_pin + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_knee_inner5, 12 * X_knee_inner5, 12 * X_knee_inner5, 12 * X_knee_inner5 + 6, 12 * X_knee_inner5 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_knee_inner5 + 50, 12 * X_pivot5, 12 * X_knee_inner5, 0, 0);
-  asm_e5x5_1(J, WJ, epsilon, w + W_knee_inner5 + 75, 12 * X_knee_outer4 + 6, 12 * X_knee_inner5, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_knee_outer5, 12 * X_knee_outer5, 12 * X_knee_outer5, 12 * X_knee_outer5 + 6, 12 * X_knee_outer5 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_knee_outer5 + 25, 12 * X_pivot5 + 6, 12 * X_knee_outer5, 0, 0);
-  asm_e5x5_1(J, WJ, epsilon, w + W_knee_outer5 + 50, 12 * X_knee_inner4 + 6, 12 * X_knee_outer5, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pivot5, 12 * X_pivot5, 12 * X_pivot5, 12 * X_pivot5 + 6, 12 * X_pivot5 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pivot5 + 25, 12 * X_knee_inner4 + 6, 12 * X_pivot5 + 6, 0, 0);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pivot5 + 50, 12 * X_knee_outer4 + 6, 12 * X_pivot5, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_knee_inner4, 12 * X_knee_inner4, 12 * X_knee_inner4, 12 * X_knee_inner4 + 6, 12 * X_knee_inner4 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_knee_inner4 + 50, 12 * X_pivot4, 12 * X_knee_inner4, 0, 0);
-  asm_e5x5_1(J, WJ, epsilon, w + W_knee_inner4 + 75, 12 * X_knee_outer3 + 6, 12 * X_knee_inner4, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_knee_outer4, 12 * X_knee_outer4, 12 * X_knee_outer4, 12 * X_knee_outer4 + 6, 12 * X_knee_outer4 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_knee_outer4 + 25, 12 * X_pivot4 + 6, 12 * X_knee_outer4, 0, 0);
-  asm_e5x5_1(J, WJ, epsilon, w + W_knee_outer4 + 50, 12 * X_knee_inner3 + 6, 12 * X_knee_outer4, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pivot4, 12 * X_pivot4, 12 * X_pivot4, 12 * X_pivot4 + 6, 12 * X_pivot4 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pivot4 + 25, 12 * X_knee_inner3 + 6, 12 * X_pivot4 + 6, 0, 0);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pivot4 + 50, 12 * X_knee_outer3 + 6, 12 * X_pivot4, 0, 0);
+  asm_n6x6_2_xyzaaa(J, WJ, epsilon, w + W_inner1_weld, 12 * X_inner1_weld, 12 * X_inner1_weld, 12 * X_inner1_weld + 6, 12 * X_inner1_weld + 6);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_inner1_weld + 36, 12 * X_knee_inner1, 12 * X_inner1_weld, 0, 0);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_inner1_weld + 66, 12 * X_pivot1, 12 * X_inner1_weld, 0, 0);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_inner1_weld + 96, 12 * X_knee_outer0 + 6, 12 * X_inner1_weld, 0, 0);
+  asm_n6x6_2_xyzaaa(J, WJ, epsilon, w + W_inner2_weld, 12 * X_inner2_weld, 12 * X_inner2_weld, 12 * X_inner2_weld + 6, 12 * X_inner2_weld + 6);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_inner2_weld + 36, 12 * X_knee_inner2, 12 * X_inner2_weld, 0, 0);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_inner2_weld + 66, 12 * X_pivot2, 12 * X_inner2_weld, 0, 0);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_inner2_weld + 96, 12 * X_knee_outer1 + 6, 12 * X_inner2_weld, 0, 0);
+  asm_n6x6_2_xyzaaa(J, WJ, epsilon, w + W_inner3_weld, 12 * X_inner3_weld, 12 * X_inner3_weld, 12 * X_inner3_weld + 6, 12 * X_inner3_weld + 6);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_inner3_weld + 36, 12 * X_knee_inner3, 12 * X_inner3_weld, 0, 0);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_inner3_weld + 66, 12 * X_pivot3, 12 * X_inner3_weld, 0, 0);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_inner3_weld + 96, 12 * X_knee_outer2 + 6, 12 * X_inner3_weld, 0, 0);
+  asm_n6x6_2_xyzaaa(J, WJ, epsilon, w + W_inner4_weld, 12 * X_inner4_weld, 12 * X_inner4_weld, 12 * X_inner4_weld + 6, 12 * X_inner4_weld + 6);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_inner4_weld + 36, 12 * X_knee_inner4, 12 * X_inner4_weld, 0, 0);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_inner4_weld + 66, 12 * X_pivot4, 12 * X_inner4_weld, 0, 0);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_inner4_weld + 96, 12 * X_knee_outer3 + 6, 12 * X_inner4_weld, 0, 0);
+  asm_n6x6_2_xyzaaa(J, WJ, epsilon, w + W_inner5_weld, 12 * X_inner5_weld, 12 * X_inner5_weld, 12 * X_inner5_weld + 6, 12 * X_inner5_weld + 6);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_inner5_weld + 36, 12 * X_knee_inner5, 12 * X_inner5_weld, 0, 0);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_inner5_weld + 66, 12 * X_pivot5, 12 * X_inner5_weld, 0, 0);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_inner5_weld + 96, 12 * X_knee_outer4 + 6, 12 * X_inner5_weld, 0, 0);
+  asm_n6x6_2_xyzaaa(J, WJ, epsilon, w + W_inner6_weld, 12 * X_inner6_weld, 12 * X_inner6_weld, 12 * X_inner6_weld + 6, 12 * X_inner6_weld + 6);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_inner6_weld + 36, 12 * X_pivot6, 12 * X_inner6_weld, 0, 0);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_inner6_weld + 66, 12 * X_roller_top_pin + 6, 12 * X_inner6_weld, 0, 0);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_inner6_weld + 96, 12 * X_knee_outer5 + 6, 12 * X_inner6_weld, 0, 0);
+  asm_n6x6_2_xyzaaa(J, WJ, epsilon, w + W_outer0_weld, 12 * X_outer0_weld, 12 * X_outer0_weld, 12 * X_outer0_weld + 6, 12 * X_outer0_weld + 6);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_outer0_weld + 36, 12 * X_knee_outer0, 12 * X_outer0_weld, 0, 0);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_outer0_weld + 66, 12 * X_roller_bottom_pin + 6, 12 * X_outer0_weld, 0, 0);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_outer0_weld + 96, 12 * X_pivot0 + 6, 12 * X_outer0_weld, 0, 0);
+  asm_n6x6_2_xyzaaa(J, WJ, epsilon, w + W_outer1_weld, 12 * X_outer1_weld, 12 * X_outer1_weld, 12 * X_outer1_weld + 6, 12 * X_outer1_weld + 6);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_outer1_weld + 36, 12 * X_knee_outer1, 12 * X_outer1_weld, 0, 0);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_outer1_weld + 66, 12 * X_pivot1 + 6, 12 * X_outer1_weld, 0, 0);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_outer1_weld + 96, 12 * X_knee_inner0 + 6, 12 * X_outer1_weld, 0, 0);
+  asm_n6x6_2_xyzaaa(J, WJ, epsilon, w + W_outer2_weld, 12 * X_outer2_weld, 12 * X_outer2_weld, 12 * X_outer2_weld + 6, 12 * X_outer2_weld + 6);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_outer2_weld + 36, 12 * X_knee_outer2, 12 * X_outer2_weld, 0, 0);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_outer2_weld + 66, 12 * X_pivot2 + 6, 12 * X_outer2_weld, 0, 0);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_outer2_weld + 96, 12 * X_knee_inner1 + 6, 12 * X_outer2_weld, 0, 0);
+  asm_n6x6_2_xyzaaa(J, WJ, epsilon, w + W_outer3_weld, 12 * X_outer3_weld, 12 * X_outer3_weld, 12 * X_outer3_weld + 6, 12 * X_outer3_weld + 6);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_outer3_weld + 36, 12 * X_knee_outer3, 12 * X_outer3_weld, 0, 0);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_outer3_weld + 66, 12 * X_pivot3 + 6, 12 * X_outer3_weld, 0, 0);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_outer3_weld + 96, 12 * X_knee_inner2 + 6, 12 * X_outer3_weld, 0, 0);
+  asm_n6x6_2_xyzaaa(J, WJ, epsilon, w + W_outer4_weld, 12 * X_outer4_weld, 12 * X_outer4_weld, 12 * X_outer4_weld + 6, 12 * X_outer4_weld + 6);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_outer4_weld + 36, 12 * X_knee_outer4, 12 * X_outer4_weld, 0, 0);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_outer4_weld + 66, 12 * X_pivot4 + 6, 12 * X_outer4_weld, 0, 0);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_outer4_weld + 96, 12 * X_knee_inner3 + 6, 12 * X_outer4_weld, 0, 0);
+  asm_n6x6_2_xyzaaa(J, WJ, epsilon, w + W_outer5_weld, 12 * X_outer5_weld, 12 * X_outer5_weld, 12 * X_outer5_weld + 6, 12 * X_outer5_weld + 6);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_outer5_weld + 36, 12 * X_knee_outer5, 12 * X_outer5_weld, 0, 0);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_outer5_weld + 66, 12 * X_pivot5 + 6, 12 * X_outer5_weld, 0, 0);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_outer5_weld + 96, 12 * X_knee_inner4 + 6, 12 * X_outer5_weld, 0, 0);
+  asm_n6x6_2_xyzaaa(J, WJ, epsilon, w + W_outer6_weld, 12 * X_outer6_weld, 12 * X_outer6_weld, 12 * X_outer6_weld + 6, 12 * X_outer6_weld + 6);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_outer6_weld + 36, 12 * X_head, 12 * X_outer6_weld, 0, 0);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_outer6_weld + 66, 12 * X_pivot6 + 6, 12 * X_outer6_weld, 0, 0);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_outer6_weld + 96, 12 * X_knee_inner5 + 6, 12 * X_outer6_weld, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_axleFL, 12 * X_axleFL, 12 * X_axleFL, 12 * X_axleFL + 6, 12 * X_axleFL + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_axleFL + 25, 12 * X_axleFR, 12 * X_axleFL, 0, 0);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_axleFL + 50, 12 * X_axleRL, 12 * X_axleFL, 0, 0);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_axleFL + 75, 12 * X_axleRR, 12 * X_axleFL, 0, 0);
+  asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_axleFL + 100, 12 * X_chassis_weld1, 12 * X_axleFL, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_axleFR, 12 * X_axleFR, 12 * X_axleFR, 12 * X_axleFR + 6, 12 * X_axleFR + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_axleFR + 25, 12 * X_axleRL, 12 * X_axleFR, 0, 0);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_axleFR + 50, 12 * X_axleRR, 12 * X_axleFR, 0, 0);
+  asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_axleFR + 75, 12 * X_chassis_weld1, 12 * X_axleFR, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_axleRL, 12 * X_axleRL, 12 * X_axleRL, 12 * X_axleRL + 6, 12 * X_axleRL + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_axleRL + 25, 12 * X_axleRR, 12 * X_axleRL, 0, 0);
+  asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_axleRL + 50, 12 * X_chassis_weld1, 12 * X_axleRL, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_axleRR, 12 * X_axleRR, 12 * X_axleRR, 12 * X_axleRR + 6, 12 * X_axleRR + 6);
+  asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_axleRR + 25, 12 * X_chassis_weld1, 12 * X_axleRR, 0, 0);
+  asm_n6x6_2_xyzaaa(J, WJ, epsilon, w + W_chassis_weld1, 12 * X_chassis_weld1, 12 * X_chassis_weld1, 12 * X_chassis_weld1 + 6, 12 * X_chassis_weld1 + 6);
+  asm_e3x6_1_xyz_xyzaaa(J, WJ, epsilon, w + W_chassis_weld1 + 36, 12 * X_barrel_eye, 12 * X_chassis_weld1 + 6, 0, 0);
+  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_chassis_weld1 + 54, 12 * X_foot, 12 * X_chassis_weld1 + 6, 0, 0);
+  asm_e5x6_1_ggaaa_xyzaaa(J, WJ, epsilon, w + W_chassis_weld1 + 84, 12 * X_roller_bottom_slide, 12 * X_chassis_weld1 + 6, 0, 0);
+  asm_n4x4_2_ggaa(J, WJ, epsilon, w + W_roller_top_slide, 12 * X_roller_top_slide, 12 * X_roller_top_slide, 12 * X_roller_top_slide + 6, 12 * X_roller_top_slide + 6);
+  asm_e5x4_1_xyzaa_ggaa(J, WJ, epsilon, w + W_roller_top_slide + 16, 12 * X_head + 6, 12 * X_roller_top_slide, 0, 0);
+  asm_e5x4_1_xyzaa_ggaa(J, WJ, epsilon, w + W_roller_top_slide + 36, 12 * X_roller_top_pin, 12 * X_roller_top_slide + 6, 0, 0);
+  asm_n1x1_2_g(J, WJ, epsilon, w + W_lift, 12 * X_lift, 12 * X_lift, 12 * X_lift + 6, 12 * X_lift + 6);
+  asm_e5x1_2_ggaaa_g(J, WJ, epsilon, w + W_lift + 1, 12 * X_cylinder, 12 * X_lift, 12 * X_cylinder + 6, 12 * X_lift + 6);
+  asm_e3x1_1_xyz_g(J, WJ, epsilon, w + W_lift + 6, 12 * X_rod_eye, 12 * X_lift + 6, 0, 0);
+  asm_e3x1_1_xyz_g(J, WJ, epsilon, w + W_lift + 9, 12 * X_barrel_eye + 6, 12 * X_lift, 0, 0);
+  asm_n5x5_2_ggaaa(J, WJ, epsilon, w + W_cylinder, 12 * X_cylinder, 12 * X_cylinder, 12 * X_cylinder + 6, 12 * X_cylinder + 6);
+  asm_e3x5_1_xyz_ggaaa(J, WJ, epsilon, w + W_cylinder + 25, 12 * X_rod_eye, 12 * X_cylinder + 6, 0, 0);
+  asm_e3x5_1_xyz_ggaaa(J, WJ, epsilon, w + W_cylinder + 40, 12 * X_barrel_eye + 6, 12 * X_cylinder, 0, 0);
+  asm_n3x3_2_xyz(J, WJ, epsilon, w + W_rod_eye, 12 * X_rod_eye, 12 * X_rod_eye, 12 * X_rod_eye + 6, 12 * X_rod_eye + 6);
+  asm_e6x3_1_xyzaaa_xyz(J, WJ, epsilon, w + W_rod_eye + 18, 12 * X_inner0_weld + 6, 12 * X_rod_eye + 6, 0, 0);
+  asm_n3x3_2_xyz(J, WJ, epsilon, w + W_barrel_eye, 12 * X_barrel_eye, 12 * X_barrel_eye, 12 * X_barrel_eye + 6, 12 * X_barrel_eye + 6);
+  asm_e5x3_1_xyzaa_xyz(J, WJ, epsilon, w + W_barrel_eye + 9, 12 * X_foot, 12 * X_barrel_eye, 0, 0);
+  asm_e5x3_1_ggaaa_xyz(J, WJ, epsilon, w + W_barrel_eye + 24, 12 * X_roller_bottom_slide, 12 * X_barrel_eye, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_head, 12 * X_head, 12 * X_head, 12 * X_head + 6, 12 * X_head + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_head + 25, 12 * X_pivot6 + 6, 12 * X_head, 0, 0);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_head + 75, 12 * X_knee_inner5 + 6, 12 * X_head, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pivot6, 12 * X_pivot6, 12 * X_pivot6, 12 * X_pivot6 + 6, 12 * X_pivot6 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pivot6 + 25, 12 * X_roller_top_pin + 6, 12 * X_pivot6, 0, 0);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pivot6 + 50, 12 * X_knee_inner5 + 6, 12 * X_pivot6 + 6, 0, 0);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pivot6 + 75, 12 * X_knee_outer5 + 6, 12 * X_pivot6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_roller_top_pin, 12 * X_roller_top_pin, 12 * X_roller_top_pin, 12 * X_roller_top_pin + 6, 12 * X_roller_top_pin + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_roller_top_pin + 50, 12 * X_knee_outer5 + 6, 12 * X_roller_top_pin + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_knee_inner5, 12 * X_knee_inner5, 12 * X_knee_inner5, 12 * X_knee_inner5 + 6, 12 * X_knee_inner5 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_inner5 + 50, 12 * X_pivot5, 12 * X_knee_inner5, 0, 0);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_inner5 + 75, 12 * X_knee_outer4 + 6, 12 * X_knee_inner5, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_knee_outer5, 12 * X_knee_outer5, 12 * X_knee_outer5, 12 * X_knee_outer5 + 6, 12 * X_knee_outer5 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_outer5 + 25, 12 * X_pivot5 + 6, 12 * X_knee_outer5, 0, 0);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_outer5 + 50, 12 * X_knee_inner4 + 6, 12 * X_knee_outer5, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pivot5, 12 * X_pivot5, 12 * X_pivot5, 12 * X_pivot5 + 6, 12 * X_pivot5 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pivot5 + 25, 12 * X_knee_inner4 + 6, 12 * X_pivot5 + 6, 0, 0);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pivot5 + 50, 12 * X_knee_outer4 + 6, 12 * X_pivot5, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_knee_inner4, 12 * X_knee_inner4, 12 * X_knee_inner4, 12 * X_knee_inner4 + 6, 12 * X_knee_inner4 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_inner4 + 50, 12 * X_pivot4, 12 * X_knee_inner4, 0, 0);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_inner4 + 75, 12 * X_knee_outer3 + 6, 12 * X_knee_inner4, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_knee_outer4, 12 * X_knee_outer4, 12 * X_knee_outer4, 12 * X_knee_outer4 + 6, 12 * X_knee_outer4 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_outer4 + 25, 12 * X_pivot4 + 6, 12 * X_knee_outer4, 0, 0);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_outer4 + 50, 12 * X_knee_inner3 + 6, 12 * X_knee_outer4, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pivot4, 12 * X_pivot4, 12 * X_pivot4, 12 * X_pivot4 + 6, 12 * X_pivot4 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pivot4 + 25, 12 * X_knee_inner3 + 6, 12 * X_pivot4 + 6, 0, 0);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pivot4 + 50, 12 * X_knee_outer3 + 6, 12 * X_pivot4, 0, 0);
 }
 
 static void asm_part1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
-  asm_n5x5_2(J, WJ, epsilon, w + W_knee_inner3, 12 * X_knee_inner3, 12 * X_knee_inner3, 12 * X_knee_inner3 + 6, 12 * X_knee_inner3 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_knee_inner3 + 50, 12 * X_pivot3, 12 * X_knee_inner3, 0, 0);
-  asm_e5x5_1(J, WJ, epsilon, w + W_knee_inner3 + 75, 12 * X_knee_outer2 + 6, 12 * X_knee_inner3, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_knee_outer3, 12 * X_knee_outer3, 12 * X_knee_outer3, 12 * X_knee_outer3 + 6, 12 * X_knee_outer3 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_knee_outer3 + 25, 12 * X_pivot3 + 6, 12 * X_knee_outer3, 0, 0);
-  asm_e5x5_1(J, WJ, epsilon, w + W_knee_outer3 + 50, 12 * X_knee_inner2 + 6, 12 * X_knee_outer3, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pivot3, 12 * X_pivot3, 12 * X_pivot3, 12 * X_pivot3 + 6, 12 * X_pivot3 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pivot3 + 25, 12 * X_knee_inner2 + 6, 12 * X_pivot3 + 6, 0, 0);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pivot3 + 50, 12 * X_knee_outer2 + 6, 12 * X_pivot3, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_knee_inner2, 12 * X_knee_inner2, 12 * X_knee_inner2, 12 * X_knee_inner2 + 6, 12 * X_knee_inner2 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_knee_inner2 + 50, 12 * X_pivot2, 12 * X_knee_inner2, 0, 0);
-  asm_e5x5_1(J, WJ, epsilon, w + W_knee_inner2 + 75, 12 * X_knee_outer1 + 6, 12 * X_knee_inner2, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_knee_outer2, 12 * X_knee_outer2, 12 * X_knee_outer2, 12 * X_knee_outer2 + 6, 12 * X_knee_outer2 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_knee_outer2 + 25, 12 * X_pivot2 + 6, 12 * X_knee_outer2, 0, 0);
-  asm_e5x5_1(J, WJ, epsilon, w + W_knee_outer2 + 50, 12 * X_knee_inner1 + 6, 12 * X_knee_outer2, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pivot2, 12 * X_pivot2, 12 * X_pivot2, 12 * X_pivot2 + 6, 12 * X_pivot2 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pivot2 + 25, 12 * X_knee_inner1 + 6, 12 * X_pivot2 + 6, 0, 0);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pivot2 + 50, 12 * X_knee_outer1 + 6, 12 * X_pivot2, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_knee_inner1, 12 * X_knee_inner1, 12 * X_knee_inner1, 12 * X_knee_inner1 + 6, 12 * X_knee_inner1 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_knee_inner1 + 50, 12 * X_pivot1, 12 * X_knee_inner1, 0, 0);
-  asm_e5x5_1(J, WJ, epsilon, w + W_knee_inner1 + 75, 12 * X_knee_outer0 + 6, 12 * X_knee_inner1, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_knee_outer1, 12 * X_knee_outer1, 12 * X_knee_outer1, 12 * X_knee_outer1 + 6, 12 * X_knee_outer1 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_knee_outer1 + 25, 12 * X_pivot1 + 6, 12 * X_knee_outer1, 0, 0);
-  asm_e5x5_1(J, WJ, epsilon, w + W_knee_outer1 + 75, 12 * X_knee_inner0 + 6, 12 * X_knee_outer1, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pivot1, 12 * X_pivot1, 12 * X_pivot1, 12 * X_pivot1 + 6, 12 * X_pivot1 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pivot1 + 25, 12 * X_knee_outer0 + 6, 12 * X_pivot1, 0, 0);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pivot1 + 50, 12 * X_knee_inner0 + 6, 12 * X_pivot1 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_knee_outer0, 12 * X_knee_outer0, 12 * X_knee_outer0, 12 * X_knee_outer0 + 6, 12 * X_knee_outer0 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_knee_outer0 + 25, 12 * X_roller_bottom_pin + 6, 12 * X_knee_outer0, 0, 0);
-  asm_e5x5_1(J, WJ, epsilon, w + W_knee_outer0 + 75, 12 * X_pivot0 + 6, 12 * X_knee_outer0, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_roller_bottom_pin, 12 * X_roller_bottom_pin, 12 * X_roller_bottom_pin, 12 * X_roller_bottom_pin + 6, 12 * X_roller_bottom_pin + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_roller_bottom_pin + 50, 12 * X_pivot0 + 6, 12 * X_roller_bottom_pin + 6, 0, 0);
-  asm_e5x5_1(J, WJ, epsilon, w + W_roller_bottom_pin + 75, 12 * X_roller_bottom_slide + 6, 12 * X_roller_bottom_pin, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_foot, 12 * X_foot, 12 * X_foot, 12 * X_foot + 6, 12 * X_foot + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_foot + 25, 12 * X_knee_inner0, 12 * X_foot + 6, 0, 0);
-  asm_e5x5_1(J, WJ, epsilon, w + W_foot + 50, 12 * X_pivot0, 12 * X_foot + 6, 0, 0);
-  asm_e5x5_1(J, WJ, epsilon, w + W_foot + 75, 12 * X_roller_bottom_slide, 12 * X_foot, 0, 0);
-  asm_e6x5_1(J, WJ, epsilon, w + W_foot + 100, 12 * X_inner0_weld, 12 * X_foot + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_knee_inner0, 12 * X_knee_inner0, 12 * X_knee_inner0, 12 * X_knee_inner0 + 6, 12 * X_knee_inner0 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_knee_inner0 + 25, 12 * X_pivot0, 12 * X_knee_inner0, 0, 0);
-  asm_e6x5_1(J, WJ, epsilon, w + W_knee_inner0 + 75, 12 * X_inner0_weld, 12 * X_knee_inner0, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pivot0, 12 * X_pivot0, 12 * X_pivot0, 12 * X_pivot0 + 6, 12 * X_pivot0 + 6);
-  asm_e6x5_1(J, WJ, epsilon, w + W_pivot0 + 50, 12 * X_inner0_weld, 12 * X_pivot0, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_roller_bottom_slide, 12 * X_roller_bottom_slide, 12 * X_roller_bottom_slide, 12 * X_roller_bottom_slide + 6, 12 * X_roller_bottom_slide + 6);
-  asm_n6x6_2(J, WJ, epsilon, w + W_inner0_weld, 12 * X_inner0_weld, 12 * X_inner0_weld, 12 * X_inner0_weld + 6, 12 * X_inner0_weld + 6);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_knee_inner3, 12 * X_knee_inner3, 12 * X_knee_inner3, 12 * X_knee_inner3 + 6, 12 * X_knee_inner3 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_inner3 + 50, 12 * X_pivot3, 12 * X_knee_inner3, 0, 0);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_inner3 + 75, 12 * X_knee_outer2 + 6, 12 * X_knee_inner3, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_knee_outer3, 12 * X_knee_outer3, 12 * X_knee_outer3, 12 * X_knee_outer3 + 6, 12 * X_knee_outer3 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_outer3 + 25, 12 * X_pivot3 + 6, 12 * X_knee_outer3, 0, 0);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_outer3 + 50, 12 * X_knee_inner2 + 6, 12 * X_knee_outer3, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pivot3, 12 * X_pivot3, 12 * X_pivot3, 12 * X_pivot3 + 6, 12 * X_pivot3 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pivot3 + 25, 12 * X_knee_inner2 + 6, 12 * X_pivot3 + 6, 0, 0);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pivot3 + 50, 12 * X_knee_outer2 + 6, 12 * X_pivot3, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_knee_inner2, 12 * X_knee_inner2, 12 * X_knee_inner2, 12 * X_knee_inner2 + 6, 12 * X_knee_inner2 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_inner2 + 50, 12 * X_pivot2, 12 * X_knee_inner2, 0, 0);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_inner2 + 75, 12 * X_knee_outer1 + 6, 12 * X_knee_inner2, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_knee_outer2, 12 * X_knee_outer2, 12 * X_knee_outer2, 12 * X_knee_outer2 + 6, 12 * X_knee_outer2 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_outer2 + 25, 12 * X_pivot2 + 6, 12 * X_knee_outer2, 0, 0);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_outer2 + 50, 12 * X_knee_inner1 + 6, 12 * X_knee_outer2, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pivot2, 12 * X_pivot2, 12 * X_pivot2, 12 * X_pivot2 + 6, 12 * X_pivot2 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pivot2 + 25, 12 * X_knee_inner1 + 6, 12 * X_pivot2 + 6, 0, 0);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pivot2 + 50, 12 * X_knee_outer1 + 6, 12 * X_pivot2, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_knee_inner1, 12 * X_knee_inner1, 12 * X_knee_inner1, 12 * X_knee_inner1 + 6, 12 * X_knee_inner1 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_inner1 + 50, 12 * X_pivot1, 12 * X_knee_inner1, 0, 0);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_inner1 + 75, 12 * X_knee_outer0 + 6, 12 * X_knee_inner1, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_knee_outer1, 12 * X_knee_outer1, 12 * X_knee_outer1, 12 * X_knee_outer1 + 6, 12 * X_knee_outer1 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_outer1 + 25, 12 * X_pivot1 + 6, 12 * X_knee_outer1, 0, 0);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_outer1 + 75, 12 * X_knee_inner0 + 6, 12 * X_knee_outer1, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pivot1, 12 * X_pivot1, 12 * X_pivot1, 12 * X_pivot1 + 6, 12 * X_pivot1 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pivot1 + 25, 12 * X_knee_outer0 + 6, 12 * X_pivot1, 0, 0);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pivot1 + 50, 12 * X_knee_inner0 + 6, 12 * X_pivot1 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_knee_outer0, 12 * X_knee_outer0, 12 * X_knee_outer0, 12 * X_knee_outer0 + 6, 12 * X_knee_outer0 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_outer0 + 25, 12 * X_roller_bottom_pin + 6, 12 * X_knee_outer0, 0, 0);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_outer0 + 75, 12 * X_pivot0 + 6, 12 * X_knee_outer0, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_roller_bottom_pin, 12 * X_roller_bottom_pin, 12 * X_roller_bottom_pin, 12 * X_roller_bottom_pin + 6, 12 * X_roller_bottom_pin + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_roller_bottom_pin + 50, 12 * X_pivot0 + 6, 12 * X_roller_bottom_pin + 6, 0, 0);
+  asm_e5x5_1_ggaaa_xyzaa(J, WJ, epsilon, w + W_roller_bottom_pin + 75, 12 * X_roller_bottom_slide + 6, 12 * X_roller_bottom_pin, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_foot, 12 * X_foot, 12 * X_foot, 12 * X_foot + 6, 12 * X_foot + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_foot + 25, 12 * X_knee_inner0, 12 * X_foot + 6, 0, 0);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_foot + 50, 12 * X_pivot0, 12 * X_foot + 6, 0, 0);
+  asm_e5x5_1_ggaaa_xyzaa(J, WJ, epsilon, w + W_foot + 75, 12 * X_roller_bottom_slide, 12 * X_foot, 0, 0);
+  asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_foot + 100, 12 * X_inner0_weld, 12 * X_foot + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_knee_inner0, 12 * X_knee_inner0, 12 * X_knee_inner0, 12 * X_knee_inner0 + 6, 12 * X_knee_inner0 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_inner0 + 25, 12 * X_pivot0, 12 * X_knee_inner0, 0, 0);
+  asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_knee_inner0 + 75, 12 * X_inner0_weld, 12 * X_knee_inner0, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pivot0, 12 * X_pivot0, 12 * X_pivot0, 12 * X_pivot0 + 6, 12 * X_pivot0 + 6);
+  asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_pivot0 + 50, 12 * X_inner0_weld, 12 * X_pivot0, 0, 0);
+  asm_n5x5_2_ggaaa(J, WJ, epsilon, w + W_roller_bottom_slide, 12 * X_roller_bottom_slide, 12 * X_roller_bottom_slide, 12 * X_roller_bottom_slide + 6, 12 * X_roller_bottom_slide + 6);
+  asm_n6x6_2_xyzaaa(J, WJ, epsilon, w + W_inner0_weld, 12 * X_inner0_weld, 12 * X_inner0_weld, 12 * X_inner0_weld + 6, 12 * X_inner0_weld + 6);
 }
 
 /* Assembles H~ from the equality rows (rt_assemble_fn). */

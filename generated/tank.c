@@ -3132,269 +3132,422 @@ static void tank_sweep(const rt_sweep_rows *rows, double *vel) {
  * diagonal d made d + epsilon d; rounded once when stored; the entries no
  * block writes zeroed -- the runtime's assembly (runtime/assemble.c),
  * whose plan this is with every offset a constant, so its bits. */
-#define ASM_INLINE SWEEP_INLINE
 
-/* a_0 b_0 + ... + a_5 b_5 from +0, one by one in that order */
-ASM_INLINE double asm_dot6(const double *a, const double *b) {
-  double s = 0;
-  s += a[0] * b[0];
-  s += a[1] * b[1];
-  s += a[2] * b[2];
-  s += a[3] * b[3];
-  s += a[4] * b[4];
-  s += a[5] * b[5];
-  return s;
+/* The block shapes of this program: node (n) or edge (e) block, dq x dp,
+ * the number of terms, and the row letters of its two constraints (x, y,
+ * z: a ball row; a: angular; g: general); a product of entries that are
+ * +-0 at every pose is left out. a0, w0 (a1, w1): the first (second)
+ * term's rows of J and W J^T. */
+static void asm_e5x5_1_xyzaa_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                   int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53]);
+  out[10] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[11] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[12] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52]);
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
+  out[20] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[21] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[22] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[23] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+  out[24] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]);
 }
-
-/* Entry (r, c) of a block of nterm terms (J rows from jq0, jq1, W J^T
- * rows from wp0, wp1). */
-ASM_INLINE double asm_entry(const double *restrict J, const double *restrict WJ, int nterm, int jq0, int wp0, int jq1,
-                            int wp1, int r, int c) {
-  double v = 0;
-  if (nterm > 0) v += asm_dot6(J + jq0 + 12 * r, WJ + wp0 + 12 * c);
-  if (nterm > 1) v += asm_dot6(J + jq1 + 12 * r, WJ + wp1 + 12 * c);
-  return v;
+static void asm_e6x5_1_xyzaaa_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                    int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53]);
+  out[10] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[11] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[12] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52]);
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
+  out[20] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[21] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[22] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[23] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+  out[24] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]);
+  out[25] = (scalar)(0 + a0[63] * w0[3] + a0[64] * w0[4] + a0[65] * w0[5]);
+  out[26] = (scalar)(0 + a0[63] * w0[15] + a0[64] * w0[16] + a0[65] * w0[17]);
+  out[27] = (scalar)(0 + a0[63] * w0[27] + a0[64] * w0[28] + a0[65] * w0[29]);
+  out[28] = (scalar)(0 + a0[63] * w0[39] + a0[64] * w0[40] + a0[65] * w0[41]);
+  out[29] = (scalar)(0 + a0[63] * w0[51] + a0[64] * w0[52] + a0[65] * w0[53]);
 }
-
-/* A dq x dp block at out (node: a node block); the callers' arguments are
- * constants. */
-ASM_INLINE void asm_block(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
-                          int dq, int dp, int node, int nterm, int jq0, int wp0, int jq1, int wp1) {
-  for (int r = 0; r < dq; r++) {
-    if (node) {
-      for (int c = 0; c < r; c++) out[r * dp + c] = out[c * dp + r] = (scalar)asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, c);
-      const double d = asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, r);
-      out[r * dp + r] = (scalar)(d + epsilon * d);
-    } else {
-      for (int c = 0; c < dp; c++) out[r * dp + c] = (scalar)asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, c);
-    }
+static void asm_e6x6_1_xyzaaa_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                     int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[4] * w0[64] + a0[5] * w0[65]);
+  out[6] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[7] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[8] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[9] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[10] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53]);
+  out[11] = (scalar)(0 + a0[15] * w0[63] + a0[17] * w0[65]);
+  out[12] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[13] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[14] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[15] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[16] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52]);
+  out[17] = (scalar)(0 + a0[27] * w0[63] + a0[28] * w0[64]);
+  out[18] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[19] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[20] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[21] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[22] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
+  out[23] = (scalar)(0 + a0[39] * w0[63] + a0[40] * w0[64] + a0[41] * w0[65]);
+  out[24] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[25] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[26] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[27] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+  out[28] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]);
+  out[29] = (scalar)(0 + a0[51] * w0[63] + a0[52] * w0[64] + a0[53] * w0[65]);
+  out[30] = (scalar)(0 + a0[63] * w0[3] + a0[64] * w0[4] + a0[65] * w0[5]);
+  out[31] = (scalar)(0 + a0[63] * w0[15] + a0[64] * w0[16] + a0[65] * w0[17]);
+  out[32] = (scalar)(0 + a0[63] * w0[27] + a0[64] * w0[28] + a0[65] * w0[29]);
+  out[33] = (scalar)(0 + a0[63] * w0[39] + a0[64] * w0[40] + a0[65] * w0[41]);
+  out[34] = (scalar)(0 + a0[63] * w0[51] + a0[64] * w0[52] + a0[65] * w0[53]);
+  out[35] = (scalar)(0 + a0[63] * w0[63] + a0[64] * w0[64] + a0[65] * w0[65]);
+}
+static void asm_n5x5_2_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                             int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]);
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[5] = out[1] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  {
+    const double d = 0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+               + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]);
+    out[6] = (scalar)(d + epsilon * d);
+  }
+  out[10] = out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[11] = out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  {
+    const double d = 0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+               + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]);
+    out[12] = (scalar)(d + epsilon * d);
+  }
+  out[15] = out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                          + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[16] = out[8] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                          + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[17] = out[13] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                           + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  {
+    const double d = 0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+               + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]);
+    out[18] = (scalar)(d + epsilon * d);
+  }
+  out[20] = out[4] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                          + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[21] = out[9] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                          + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[22] = out[14] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                           + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[23] = out[19] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                           + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+  {
+    const double d = 0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]
+               + (a1[51] * w1[51] + a1[52] * w1[52] + a1[53] * w1[53]);
+    out[24] = (scalar)(d + epsilon * d);
+  }
+}
+static void asm_n6x6_2_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                              int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]);
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[6] = out[1] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  {
+    const double d = 0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+               + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]);
+    out[7] = (scalar)(d + epsilon * d);
+  }
+  out[12] = out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[13] = out[8] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  {
+    const double d = 0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+               + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]);
+    out[14] = (scalar)(d + epsilon * d);
+  }
+  out[18] = out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                          + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[19] = out[9] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                          + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[20] = out[15] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                           + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  {
+    const double d = 0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+               + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]);
+    out[21] = (scalar)(d + epsilon * d);
+  }
+  out[24] = out[4] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                          + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[25] = out[10] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                           + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[26] = out[16] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                           + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[27] = out[22] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                           + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+  {
+    const double d = 0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]
+               + (a1[51] * w1[51] + a1[52] * w1[52] + a1[53] * w1[53]);
+    out[28] = (scalar)(d + epsilon * d);
+  }
+  out[30] = out[5] = (scalar)(0 + a0[63] * w0[3] + a0[64] * w0[4] + a0[65] * w0[5]
+                          + (a1[63] * w1[3] + a1[64] * w1[4] + a1[65] * w1[5]));
+  out[31] = out[11] = (scalar)(0 + a0[63] * w0[15] + a0[64] * w0[16] + a0[65] * w0[17]
+                           + (a1[63] * w1[15] + a1[64] * w1[16] + a1[65] * w1[17]));
+  out[32] = out[17] = (scalar)(0 + a0[63] * w0[27] + a0[64] * w0[28] + a0[65] * w0[29]
+                           + (a1[63] * w1[27] + a1[64] * w1[28] + a1[65] * w1[29]));
+  out[33] = out[23] = (scalar)(0 + a0[63] * w0[39] + a0[64] * w0[40] + a0[65] * w0[41]
+                           + (a1[63] * w1[39] + a1[64] * w1[40] + a1[65] * w1[41]));
+  out[34] = out[29] = (scalar)(0 + a0[63] * w0[51] + a0[64] * w0[52] + a0[65] * w0[53]
+                           + (a1[63] * w1[51] + a1[64] * w1[52] + a1[65] * w1[53]));
+  {
+    const double d = 0 + a0[63] * w0[63] + a0[64] * w0[64] + a0[65] * w0[65]
+               + (a1[63] * w1[63] + a1[64] * w1[64] + a1[65] * w1[65]);
+    out[35] = (scalar)(d + epsilon * d);
   }
 }
 
-/* The block shapes of this program: node (n) or edge (e) block, dq x dp,
- * and the number of terms. */
-static void asm_e5x5_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
-                       int wp0, int jq1, int wp1) {
-  (void)epsilon, (void)jq1, (void)wp1;
-  asm_block(J, WJ, epsilon, out, 5, 5, 0, 1, jq0, wp0, jq1, wp1);
-}
-static void asm_e6x5_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
-                       int wp0, int jq1, int wp1) {
-  (void)epsilon, (void)jq1, (void)wp1;
-  asm_block(J, WJ, epsilon, out, 6, 5, 0, 1, jq0, wp0, jq1, wp1);
-}
-static void asm_e6x6_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
-                       int wp0, int jq1, int wp1) {
-  (void)epsilon, (void)jq1, (void)wp1;
-  asm_block(J, WJ, epsilon, out, 6, 6, 0, 1, jq0, wp0, jq1, wp1);
-}
-static void asm_n5x5_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
-                       int wp0, int jq1, int wp1) {
-  (void)epsilon, (void)jq1, (void)wp1;
-  asm_block(J, WJ, epsilon, out, 5, 5, 1, 2, jq0, wp0, jq1, wp1);
-}
-static void asm_n6x6_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
-                       int wp0, int jq1, int wp1) {
-  (void)epsilon, (void)jq1, (void)wp1;
-  asm_block(J, WJ, epsilon, out, 6, 6, 1, 2, jq0, wp0, jq1, wp1);
-}
-
 static void asm_part0(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
-  asm_n5x5_2(J, WJ, epsilon, w + W_idler_axleL, 12 * X_idler_axleL, 12 * X_idler_axleL, 12 * X_idler_axleL + 6, 12 * X_idler_axleL + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_idler_axleL + 25, 12 * X_idler_axleR, 12 * X_idler_axleL, 0, 0);
-  asm_e6x5_1(J, WJ, epsilon, w + W_idler_axleL + 50, 12 * X_hull_weld1, 12 * X_idler_axleL, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_idler_axleR, 12 * X_idler_axleR, 12 * X_idler_axleR, 12 * X_idler_axleR + 6, 12 * X_idler_axleR + 6);
-  asm_e6x5_1(J, WJ, epsilon, w + W_idler_axleR + 25, 12 * X_hull_weld1, 12 * X_idler_axleR, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL00, 12 * X_pinL00, 12 * X_pinL00, 12 * X_pinL00 + 6, 12 * X_pinL00 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL00 + 25, 12 * X_pinL01, 12 * X_pinL00 + 6, 0, 0);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL00 + 50, 12 * X_pinL39 + 6, 12 * X_pinL00, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL01, 12 * X_pinL01, 12 * X_pinL01, 12 * X_pinL01 + 6, 12 * X_pinL01 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL01 + 25, 12 * X_pinL02, 12 * X_pinL01 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL02, 12 * X_pinL02, 12 * X_pinL02, 12 * X_pinL02 + 6, 12 * X_pinL02 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL02 + 25, 12 * X_pinL03, 12 * X_pinL02 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL03, 12 * X_pinL03, 12 * X_pinL03, 12 * X_pinL03 + 6, 12 * X_pinL03 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL03 + 25, 12 * X_pinL04, 12 * X_pinL03 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL04, 12 * X_pinL04, 12 * X_pinL04, 12 * X_pinL04 + 6, 12 * X_pinL04 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL04 + 25, 12 * X_pinL05, 12 * X_pinL04 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL05, 12 * X_pinL05, 12 * X_pinL05, 12 * X_pinL05 + 6, 12 * X_pinL05 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL05 + 25, 12 * X_pinL06, 12 * X_pinL05 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL06, 12 * X_pinL06, 12 * X_pinL06, 12 * X_pinL06 + 6, 12 * X_pinL06 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL06 + 25, 12 * X_pinL07, 12 * X_pinL06 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL07, 12 * X_pinL07, 12 * X_pinL07, 12 * X_pinL07 + 6, 12 * X_pinL07 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL07 + 25, 12 * X_pinL08, 12 * X_pinL07 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL08, 12 * X_pinL08, 12 * X_pinL08, 12 * X_pinL08 + 6, 12 * X_pinL08 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL08 + 25, 12 * X_pinL09, 12 * X_pinL08 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL09, 12 * X_pinL09, 12 * X_pinL09, 12 * X_pinL09 + 6, 12 * X_pinL09 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL09 + 25, 12 * X_pinL10, 12 * X_pinL09 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL10, 12 * X_pinL10, 12 * X_pinL10, 12 * X_pinL10 + 6, 12 * X_pinL10 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL10 + 25, 12 * X_pinL11, 12 * X_pinL10 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL11, 12 * X_pinL11, 12 * X_pinL11, 12 * X_pinL11 + 6, 12 * X_pinL11 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL11 + 25, 12 * X_pinL12, 12 * X_pinL11 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL12, 12 * X_pinL12, 12 * X_pinL12, 12 * X_pinL12 + 6, 12 * X_pinL12 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL12 + 25, 12 * X_pinL13, 12 * X_pinL12 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL13, 12 * X_pinL13, 12 * X_pinL13, 12 * X_pinL13 + 6, 12 * X_pinL13 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL13 + 25, 12 * X_pinL14, 12 * X_pinL13 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL14, 12 * X_pinL14, 12 * X_pinL14, 12 * X_pinL14 + 6, 12 * X_pinL14 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL14 + 25, 12 * X_pinL15, 12 * X_pinL14 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL15, 12 * X_pinL15, 12 * X_pinL15, 12 * X_pinL15 + 6, 12 * X_pinL15 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL15 + 25, 12 * X_pinL16, 12 * X_pinL15 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL16, 12 * X_pinL16, 12 * X_pinL16, 12 * X_pinL16 + 6, 12 * X_pinL16 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL16 + 25, 12 * X_pinL17, 12 * X_pinL16 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL17, 12 * X_pinL17, 12 * X_pinL17, 12 * X_pinL17 + 6, 12 * X_pinL17 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL17 + 25, 12 * X_pinL18, 12 * X_pinL17 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL18, 12 * X_pinL18, 12 * X_pinL18, 12 * X_pinL18 + 6, 12 * X_pinL18 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL18 + 25, 12 * X_pinL19, 12 * X_pinL18 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL19, 12 * X_pinL19, 12 * X_pinL19, 12 * X_pinL19 + 6, 12 * X_pinL19 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL19 + 25, 12 * X_pinL20, 12 * X_pinL19 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL20, 12 * X_pinL20, 12 * X_pinL20, 12 * X_pinL20 + 6, 12 * X_pinL20 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL20 + 25, 12 * X_pinL21, 12 * X_pinL20 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL21, 12 * X_pinL21, 12 * X_pinL21, 12 * X_pinL21 + 6, 12 * X_pinL21 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL21 + 25, 12 * X_pinL22, 12 * X_pinL21 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL22, 12 * X_pinL22, 12 * X_pinL22, 12 * X_pinL22 + 6, 12 * X_pinL22 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL22 + 25, 12 * X_pinL23, 12 * X_pinL22 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL23, 12 * X_pinL23, 12 * X_pinL23, 12 * X_pinL23 + 6, 12 * X_pinL23 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL23 + 25, 12 * X_pinL24, 12 * X_pinL23 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL24, 12 * X_pinL24, 12 * X_pinL24, 12 * X_pinL24 + 6, 12 * X_pinL24 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL24 + 25, 12 * X_pinL25, 12 * X_pinL24 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL25, 12 * X_pinL25, 12 * X_pinL25, 12 * X_pinL25 + 6, 12 * X_pinL25 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL25 + 25, 12 * X_pinL26, 12 * X_pinL25 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL26, 12 * X_pinL26, 12 * X_pinL26, 12 * X_pinL26 + 6, 12 * X_pinL26 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL26 + 25, 12 * X_pinL27, 12 * X_pinL26 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL27, 12 * X_pinL27, 12 * X_pinL27, 12 * X_pinL27 + 6, 12 * X_pinL27 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL27 + 25, 12 * X_pinL28, 12 * X_pinL27 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL28, 12 * X_pinL28, 12 * X_pinL28, 12 * X_pinL28 + 6, 12 * X_pinL28 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL28 + 25, 12 * X_pinL29, 12 * X_pinL28 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL29, 12 * X_pinL29, 12 * X_pinL29, 12 * X_pinL29 + 6, 12 * X_pinL29 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL29 + 25, 12 * X_pinL30, 12 * X_pinL29 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_idler_axleL, 12 * X_idler_axleL, 12 * X_idler_axleL, 12 * X_idler_axleL + 6, 12 * X_idler_axleL + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_idler_axleL + 25, 12 * X_idler_axleR, 12 * X_idler_axleL, 0, 0);
+  asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_idler_axleL + 50, 12 * X_hull_weld1, 12 * X_idler_axleL, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_idler_axleR, 12 * X_idler_axleR, 12 * X_idler_axleR, 12 * X_idler_axleR + 6, 12 * X_idler_axleR + 6);
+  asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_idler_axleR + 25, 12 * X_hull_weld1, 12 * X_idler_axleR, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL00, 12 * X_pinL00, 12 * X_pinL00, 12 * X_pinL00 + 6, 12 * X_pinL00 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL00 + 25, 12 * X_pinL01, 12 * X_pinL00 + 6, 0, 0);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL00 + 50, 12 * X_pinL39 + 6, 12 * X_pinL00, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL01, 12 * X_pinL01, 12 * X_pinL01, 12 * X_pinL01 + 6, 12 * X_pinL01 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL01 + 25, 12 * X_pinL02, 12 * X_pinL01 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL02, 12 * X_pinL02, 12 * X_pinL02, 12 * X_pinL02 + 6, 12 * X_pinL02 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL02 + 25, 12 * X_pinL03, 12 * X_pinL02 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL03, 12 * X_pinL03, 12 * X_pinL03, 12 * X_pinL03 + 6, 12 * X_pinL03 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL03 + 25, 12 * X_pinL04, 12 * X_pinL03 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL04, 12 * X_pinL04, 12 * X_pinL04, 12 * X_pinL04 + 6, 12 * X_pinL04 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL04 + 25, 12 * X_pinL05, 12 * X_pinL04 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL05, 12 * X_pinL05, 12 * X_pinL05, 12 * X_pinL05 + 6, 12 * X_pinL05 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL05 + 25, 12 * X_pinL06, 12 * X_pinL05 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL06, 12 * X_pinL06, 12 * X_pinL06, 12 * X_pinL06 + 6, 12 * X_pinL06 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL06 + 25, 12 * X_pinL07, 12 * X_pinL06 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL07, 12 * X_pinL07, 12 * X_pinL07, 12 * X_pinL07 + 6, 12 * X_pinL07 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL07 + 25, 12 * X_pinL08, 12 * X_pinL07 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL08, 12 * X_pinL08, 12 * X_pinL08, 12 * X_pinL08 + 6, 12 * X_pinL08 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL08 + 25, 12 * X_pinL09, 12 * X_pinL08 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL09, 12 * X_pinL09, 12 * X_pinL09, 12 * X_pinL09 + 6, 12 * X_pinL09 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL09 + 25, 12 * X_pinL10, 12 * X_pinL09 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL10, 12 * X_pinL10, 12 * X_pinL10, 12 * X_pinL10 + 6, 12 * X_pinL10 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL10 + 25, 12 * X_pinL11, 12 * X_pinL10 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL11, 12 * X_pinL11, 12 * X_pinL11, 12 * X_pinL11 + 6, 12 * X_pinL11 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL11 + 25, 12 * X_pinL12, 12 * X_pinL11 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL12, 12 * X_pinL12, 12 * X_pinL12, 12 * X_pinL12 + 6, 12 * X_pinL12 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL12 + 25, 12 * X_pinL13, 12 * X_pinL12 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL13, 12 * X_pinL13, 12 * X_pinL13, 12 * X_pinL13 + 6, 12 * X_pinL13 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL13 + 25, 12 * X_pinL14, 12 * X_pinL13 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL14, 12 * X_pinL14, 12 * X_pinL14, 12 * X_pinL14 + 6, 12 * X_pinL14 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL14 + 25, 12 * X_pinL15, 12 * X_pinL14 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL15, 12 * X_pinL15, 12 * X_pinL15, 12 * X_pinL15 + 6, 12 * X_pinL15 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL15 + 25, 12 * X_pinL16, 12 * X_pinL15 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL16, 12 * X_pinL16, 12 * X_pinL16, 12 * X_pinL16 + 6, 12 * X_pinL16 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL16 + 25, 12 * X_pinL17, 12 * X_pinL16 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL17, 12 * X_pinL17, 12 * X_pinL17, 12 * X_pinL17 + 6, 12 * X_pinL17 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL17 + 25, 12 * X_pinL18, 12 * X_pinL17 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL18, 12 * X_pinL18, 12 * X_pinL18, 12 * X_pinL18 + 6, 12 * X_pinL18 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL18 + 25, 12 * X_pinL19, 12 * X_pinL18 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL19, 12 * X_pinL19, 12 * X_pinL19, 12 * X_pinL19 + 6, 12 * X_pinL19 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL19 + 25, 12 * X_pinL20, 12 * X_pinL19 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL20, 12 * X_pinL20, 12 * X_pinL20, 12 * X_pinL20 + 6, 12 * X_pinL20 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL20 + 25, 12 * X_pinL21, 12 * X_pinL20 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL21, 12 * X_pinL21, 12 * X_pinL21, 12 * X_pinL21 + 6, 12 * X_pinL21 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL21 + 25, 12 * X_pinL22, 12 * X_pinL21 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL22, 12 * X_pinL22, 12 * X_pinL22, 12 * X_pinL22 + 6, 12 * X_pinL22 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL22 + 25, 12 * X_pinL23, 12 * X_pinL22 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL23, 12 * X_pinL23, 12 * X_pinL23, 12 * X_pinL23 + 6, 12 * X_pinL23 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL23 + 25, 12 * X_pinL24, 12 * X_pinL23 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL24, 12 * X_pinL24, 12 * X_pinL24, 12 * X_pinL24 + 6, 12 * X_pinL24 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL24 + 25, 12 * X_pinL25, 12 * X_pinL24 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL25, 12 * X_pinL25, 12 * X_pinL25, 12 * X_pinL25 + 6, 12 * X_pinL25 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL25 + 25, 12 * X_pinL26, 12 * X_pinL25 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL26, 12 * X_pinL26, 12 * X_pinL26, 12 * X_pinL26 + 6, 12 * X_pinL26 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL26 + 25, 12 * X_pinL27, 12 * X_pinL26 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL27, 12 * X_pinL27, 12 * X_pinL27, 12 * X_pinL27 + 6, 12 * X_pinL27 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL27 + 25, 12 * X_pinL28, 12 * X_pinL27 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL28, 12 * X_pinL28, 12 * X_pinL28, 12 * X_pinL28 + 6, 12 * X_pinL28 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL28 + 25, 12 * X_pinL29, 12 * X_pinL28 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL29, 12 * X_pinL29, 12 * X_pinL29, 12 * X_pinL29 + 6, 12 * X_pinL29 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL29 + 25, 12 * X_pinL30, 12 * X_pinL29 + 6, 0, 0);
 }
 
 static void asm_part1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL30, 12 * X_pinL30, 12 * X_pinL30, 12 * X_pinL30 + 6, 12 * X_pinL30 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL30 + 25, 12 * X_pinL31, 12 * X_pinL30 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL31, 12 * X_pinL31, 12 * X_pinL31, 12 * X_pinL31 + 6, 12 * X_pinL31 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL31 + 25, 12 * X_pinL32, 12 * X_pinL31 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL32, 12 * X_pinL32, 12 * X_pinL32, 12 * X_pinL32 + 6, 12 * X_pinL32 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL32 + 25, 12 * X_pinL33, 12 * X_pinL32 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL33, 12 * X_pinL33, 12 * X_pinL33, 12 * X_pinL33 + 6, 12 * X_pinL33 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL33 + 25, 12 * X_pinL34, 12 * X_pinL33 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL34, 12 * X_pinL34, 12 * X_pinL34, 12 * X_pinL34 + 6, 12 * X_pinL34 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL34 + 25, 12 * X_pinL35, 12 * X_pinL34 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL35, 12 * X_pinL35, 12 * X_pinL35, 12 * X_pinL35 + 6, 12 * X_pinL35 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL35 + 25, 12 * X_pinL36, 12 * X_pinL35 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL36, 12 * X_pinL36, 12 * X_pinL36, 12 * X_pinL36 + 6, 12 * X_pinL36 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL36 + 25, 12 * X_pinL37, 12 * X_pinL36 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL37, 12 * X_pinL37, 12 * X_pinL37, 12 * X_pinL37 + 6, 12 * X_pinL37 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL37 + 25, 12 * X_pinL38, 12 * X_pinL37 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL38, 12 * X_pinL38, 12 * X_pinL38, 12 * X_pinL38 + 6, 12 * X_pinL38 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinL38 + 25, 12 * X_pinL39, 12 * X_pinL38 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinL39, 12 * X_pinL39, 12 * X_pinL39, 12 * X_pinL39 + 6, 12 * X_pinL39 + 6);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR00, 12 * X_pinR00, 12 * X_pinR00, 12 * X_pinR00 + 6, 12 * X_pinR00 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR00 + 25, 12 * X_pinR01, 12 * X_pinR00 + 6, 0, 0);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR00 + 50, 12 * X_pinR39 + 6, 12 * X_pinR00, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR01, 12 * X_pinR01, 12 * X_pinR01, 12 * X_pinR01 + 6, 12 * X_pinR01 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR01 + 25, 12 * X_pinR02, 12 * X_pinR01 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR02, 12 * X_pinR02, 12 * X_pinR02, 12 * X_pinR02 + 6, 12 * X_pinR02 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR02 + 25, 12 * X_pinR03, 12 * X_pinR02 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR03, 12 * X_pinR03, 12 * X_pinR03, 12 * X_pinR03 + 6, 12 * X_pinR03 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR03 + 25, 12 * X_pinR04, 12 * X_pinR03 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR04, 12 * X_pinR04, 12 * X_pinR04, 12 * X_pinR04 + 6, 12 * X_pinR04 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR04 + 25, 12 * X_pinR05, 12 * X_pinR04 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR05, 12 * X_pinR05, 12 * X_pinR05, 12 * X_pinR05 + 6, 12 * X_pinR05 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR05 + 25, 12 * X_pinR06, 12 * X_pinR05 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR06, 12 * X_pinR06, 12 * X_pinR06, 12 * X_pinR06 + 6, 12 * X_pinR06 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR06 + 25, 12 * X_pinR07, 12 * X_pinR06 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR07, 12 * X_pinR07, 12 * X_pinR07, 12 * X_pinR07 + 6, 12 * X_pinR07 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR07 + 25, 12 * X_pinR08, 12 * X_pinR07 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR08, 12 * X_pinR08, 12 * X_pinR08, 12 * X_pinR08 + 6, 12 * X_pinR08 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR08 + 25, 12 * X_pinR09, 12 * X_pinR08 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR09, 12 * X_pinR09, 12 * X_pinR09, 12 * X_pinR09 + 6, 12 * X_pinR09 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR09 + 25, 12 * X_pinR10, 12 * X_pinR09 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR10, 12 * X_pinR10, 12 * X_pinR10, 12 * X_pinR10 + 6, 12 * X_pinR10 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR10 + 25, 12 * X_pinR11, 12 * X_pinR10 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR11, 12 * X_pinR11, 12 * X_pinR11, 12 * X_pinR11 + 6, 12 * X_pinR11 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR11 + 25, 12 * X_pinR12, 12 * X_pinR11 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR12, 12 * X_pinR12, 12 * X_pinR12, 12 * X_pinR12 + 6, 12 * X_pinR12 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR12 + 25, 12 * X_pinR13, 12 * X_pinR12 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR13, 12 * X_pinR13, 12 * X_pinR13, 12 * X_pinR13 + 6, 12 * X_pinR13 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR13 + 25, 12 * X_pinR14, 12 * X_pinR13 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR14, 12 * X_pinR14, 12 * X_pinR14, 12 * X_pinR14 + 6, 12 * X_pinR14 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR14 + 25, 12 * X_pinR15, 12 * X_pinR14 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR15, 12 * X_pinR15, 12 * X_pinR15, 12 * X_pinR15 + 6, 12 * X_pinR15 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR15 + 25, 12 * X_pinR16, 12 * X_pinR15 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR16, 12 * X_pinR16, 12 * X_pinR16, 12 * X_pinR16 + 6, 12 * X_pinR16 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR16 + 25, 12 * X_pinR17, 12 * X_pinR16 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR17, 12 * X_pinR17, 12 * X_pinR17, 12 * X_pinR17 + 6, 12 * X_pinR17 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR17 + 25, 12 * X_pinR18, 12 * X_pinR17 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR18, 12 * X_pinR18, 12 * X_pinR18, 12 * X_pinR18 + 6, 12 * X_pinR18 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR18 + 25, 12 * X_pinR19, 12 * X_pinR18 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR19, 12 * X_pinR19, 12 * X_pinR19, 12 * X_pinR19 + 6, 12 * X_pinR19 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR19 + 25, 12 * X_pinR20, 12 * X_pinR19 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR20, 12 * X_pinR20, 12 * X_pinR20, 12 * X_pinR20 + 6, 12 * X_pinR20 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR20 + 25, 12 * X_pinR21, 12 * X_pinR20 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR21, 12 * X_pinR21, 12 * X_pinR21, 12 * X_pinR21 + 6, 12 * X_pinR21 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR21 + 25, 12 * X_pinR22, 12 * X_pinR21 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL30, 12 * X_pinL30, 12 * X_pinL30, 12 * X_pinL30 + 6, 12 * X_pinL30 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL30 + 25, 12 * X_pinL31, 12 * X_pinL30 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL31, 12 * X_pinL31, 12 * X_pinL31, 12 * X_pinL31 + 6, 12 * X_pinL31 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL31 + 25, 12 * X_pinL32, 12 * X_pinL31 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL32, 12 * X_pinL32, 12 * X_pinL32, 12 * X_pinL32 + 6, 12 * X_pinL32 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL32 + 25, 12 * X_pinL33, 12 * X_pinL32 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL33, 12 * X_pinL33, 12 * X_pinL33, 12 * X_pinL33 + 6, 12 * X_pinL33 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL33 + 25, 12 * X_pinL34, 12 * X_pinL33 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL34, 12 * X_pinL34, 12 * X_pinL34, 12 * X_pinL34 + 6, 12 * X_pinL34 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL34 + 25, 12 * X_pinL35, 12 * X_pinL34 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL35, 12 * X_pinL35, 12 * X_pinL35, 12 * X_pinL35 + 6, 12 * X_pinL35 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL35 + 25, 12 * X_pinL36, 12 * X_pinL35 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL36, 12 * X_pinL36, 12 * X_pinL36, 12 * X_pinL36 + 6, 12 * X_pinL36 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL36 + 25, 12 * X_pinL37, 12 * X_pinL36 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL37, 12 * X_pinL37, 12 * X_pinL37, 12 * X_pinL37 + 6, 12 * X_pinL37 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL37 + 25, 12 * X_pinL38, 12 * X_pinL37 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL38, 12 * X_pinL38, 12 * X_pinL38, 12 * X_pinL38 + 6, 12 * X_pinL38 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL38 + 25, 12 * X_pinL39, 12 * X_pinL38 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL39, 12 * X_pinL39, 12 * X_pinL39, 12 * X_pinL39 + 6, 12 * X_pinL39 + 6);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR00, 12 * X_pinR00, 12 * X_pinR00, 12 * X_pinR00 + 6, 12 * X_pinR00 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR00 + 25, 12 * X_pinR01, 12 * X_pinR00 + 6, 0, 0);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR00 + 50, 12 * X_pinR39 + 6, 12 * X_pinR00, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR01, 12 * X_pinR01, 12 * X_pinR01, 12 * X_pinR01 + 6, 12 * X_pinR01 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR01 + 25, 12 * X_pinR02, 12 * X_pinR01 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR02, 12 * X_pinR02, 12 * X_pinR02, 12 * X_pinR02 + 6, 12 * X_pinR02 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR02 + 25, 12 * X_pinR03, 12 * X_pinR02 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR03, 12 * X_pinR03, 12 * X_pinR03, 12 * X_pinR03 + 6, 12 * X_pinR03 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR03 + 25, 12 * X_pinR04, 12 * X_pinR03 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR04, 12 * X_pinR04, 12 * X_pinR04, 12 * X_pinR04 + 6, 12 * X_pinR04 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR04 + 25, 12 * X_pinR05, 12 * X_pinR04 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR05, 12 * X_pinR05, 12 * X_pinR05, 12 * X_pinR05 + 6, 12 * X_pinR05 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR05 + 25, 12 * X_pinR06, 12 * X_pinR05 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR06, 12 * X_pinR06, 12 * X_pinR06, 12 * X_pinR06 + 6, 12 * X_pinR06 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR06 + 25, 12 * X_pinR07, 12 * X_pinR06 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR07, 12 * X_pinR07, 12 * X_pinR07, 12 * X_pinR07 + 6, 12 * X_pinR07 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR07 + 25, 12 * X_pinR08, 12 * X_pinR07 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR08, 12 * X_pinR08, 12 * X_pinR08, 12 * X_pinR08 + 6, 12 * X_pinR08 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR08 + 25, 12 * X_pinR09, 12 * X_pinR08 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR09, 12 * X_pinR09, 12 * X_pinR09, 12 * X_pinR09 + 6, 12 * X_pinR09 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR09 + 25, 12 * X_pinR10, 12 * X_pinR09 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR10, 12 * X_pinR10, 12 * X_pinR10, 12 * X_pinR10 + 6, 12 * X_pinR10 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR10 + 25, 12 * X_pinR11, 12 * X_pinR10 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR11, 12 * X_pinR11, 12 * X_pinR11, 12 * X_pinR11 + 6, 12 * X_pinR11 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR11 + 25, 12 * X_pinR12, 12 * X_pinR11 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR12, 12 * X_pinR12, 12 * X_pinR12, 12 * X_pinR12 + 6, 12 * X_pinR12 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR12 + 25, 12 * X_pinR13, 12 * X_pinR12 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR13, 12 * X_pinR13, 12 * X_pinR13, 12 * X_pinR13 + 6, 12 * X_pinR13 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR13 + 25, 12 * X_pinR14, 12 * X_pinR13 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR14, 12 * X_pinR14, 12 * X_pinR14, 12 * X_pinR14 + 6, 12 * X_pinR14 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR14 + 25, 12 * X_pinR15, 12 * X_pinR14 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR15, 12 * X_pinR15, 12 * X_pinR15, 12 * X_pinR15 + 6, 12 * X_pinR15 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR15 + 25, 12 * X_pinR16, 12 * X_pinR15 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR16, 12 * X_pinR16, 12 * X_pinR16, 12 * X_pinR16 + 6, 12 * X_pinR16 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR16 + 25, 12 * X_pinR17, 12 * X_pinR16 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR17, 12 * X_pinR17, 12 * X_pinR17, 12 * X_pinR17 + 6, 12 * X_pinR17 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR17 + 25, 12 * X_pinR18, 12 * X_pinR17 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR18, 12 * X_pinR18, 12 * X_pinR18, 12 * X_pinR18 + 6, 12 * X_pinR18 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR18 + 25, 12 * X_pinR19, 12 * X_pinR18 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR19, 12 * X_pinR19, 12 * X_pinR19, 12 * X_pinR19 + 6, 12 * X_pinR19 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR19 + 25, 12 * X_pinR20, 12 * X_pinR19 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR20, 12 * X_pinR20, 12 * X_pinR20, 12 * X_pinR20 + 6, 12 * X_pinR20 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR20 + 25, 12 * X_pinR21, 12 * X_pinR20 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR21, 12 * X_pinR21, 12 * X_pinR21, 12 * X_pinR21 + 6, 12 * X_pinR21 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR21 + 25, 12 * X_pinR22, 12 * X_pinR21 + 6, 0, 0);
 }
 
 static void asm_part2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR22, 12 * X_pinR22, 12 * X_pinR22, 12 * X_pinR22 + 6, 12 * X_pinR22 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR22 + 25, 12 * X_pinR23, 12 * X_pinR22 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR23, 12 * X_pinR23, 12 * X_pinR23, 12 * X_pinR23 + 6, 12 * X_pinR23 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR23 + 25, 12 * X_pinR24, 12 * X_pinR23 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR24, 12 * X_pinR24, 12 * X_pinR24, 12 * X_pinR24 + 6, 12 * X_pinR24 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR24 + 25, 12 * X_pinR25, 12 * X_pinR24 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR25, 12 * X_pinR25, 12 * X_pinR25, 12 * X_pinR25 + 6, 12 * X_pinR25 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR25 + 25, 12 * X_pinR26, 12 * X_pinR25 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR26, 12 * X_pinR26, 12 * X_pinR26, 12 * X_pinR26 + 6, 12 * X_pinR26 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR26 + 25, 12 * X_pinR27, 12 * X_pinR26 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR27, 12 * X_pinR27, 12 * X_pinR27, 12 * X_pinR27 + 6, 12 * X_pinR27 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR27 + 25, 12 * X_pinR28, 12 * X_pinR27 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR28, 12 * X_pinR28, 12 * X_pinR28, 12 * X_pinR28 + 6, 12 * X_pinR28 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR28 + 25, 12 * X_pinR29, 12 * X_pinR28 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR29, 12 * X_pinR29, 12 * X_pinR29, 12 * X_pinR29 + 6, 12 * X_pinR29 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR29 + 25, 12 * X_pinR30, 12 * X_pinR29 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR30, 12 * X_pinR30, 12 * X_pinR30, 12 * X_pinR30 + 6, 12 * X_pinR30 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR30 + 25, 12 * X_pinR31, 12 * X_pinR30 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR31, 12 * X_pinR31, 12 * X_pinR31, 12 * X_pinR31 + 6, 12 * X_pinR31 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR31 + 25, 12 * X_pinR32, 12 * X_pinR31 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR32, 12 * X_pinR32, 12 * X_pinR32, 12 * X_pinR32 + 6, 12 * X_pinR32 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR32 + 25, 12 * X_pinR33, 12 * X_pinR32 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR33, 12 * X_pinR33, 12 * X_pinR33, 12 * X_pinR33 + 6, 12 * X_pinR33 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR33 + 25, 12 * X_pinR34, 12 * X_pinR33 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR34, 12 * X_pinR34, 12 * X_pinR34, 12 * X_pinR34 + 6, 12 * X_pinR34 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR34 + 25, 12 * X_pinR35, 12 * X_pinR34 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR35, 12 * X_pinR35, 12 * X_pinR35, 12 * X_pinR35 + 6, 12 * X_pinR35 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR35 + 25, 12 * X_pinR36, 12 * X_pinR35 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR36, 12 * X_pinR36, 12 * X_pinR36, 12 * X_pinR36 + 6, 12 * X_pinR36 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR36 + 25, 12 * X_pinR37, 12 * X_pinR36 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR37, 12 * X_pinR37, 12 * X_pinR37, 12 * X_pinR37 + 6, 12 * X_pinR37 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR37 + 25, 12 * X_pinR38, 12 * X_pinR37 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR38, 12 * X_pinR38, 12 * X_pinR38, 12 * X_pinR38 + 6, 12 * X_pinR38 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pinR38 + 25, 12 * X_pinR39, 12 * X_pinR38 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pinR39, 12 * X_pinR39, 12 * X_pinR39, 12 * X_pinR39 + 6, 12 * X_pinR39 + 6);
-  asm_n5x5_2(J, WJ, epsilon, w + W_sprocket_axleL, 12 * X_sprocket_axleL, 12 * X_sprocket_axleL, 12 * X_sprocket_axleL + 6, 12 * X_sprocket_axleL + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_sprocket_axleL + 25, 12 * X_sprocket_axleR, 12 * X_sprocket_axleL, 0, 0);
-  asm_e6x5_1(J, WJ, epsilon, w + W_sprocket_axleL + 50, 12 * X_hull_weld3 + 6, 12 * X_sprocket_axleL, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_sprocket_axleR, 12 * X_sprocket_axleR, 12 * X_sprocket_axleR, 12 * X_sprocket_axleR + 6, 12 * X_sprocket_axleR + 6);
-  asm_e6x5_1(J, WJ, epsilon, w + W_sprocket_axleR + 25, 12 * X_hull_weld3 + 6, 12 * X_sprocket_axleR, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_road1_axleL, 12 * X_road1_axleL, 12 * X_road1_axleL, 12 * X_road1_axleL + 6, 12 * X_road1_axleL + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_road1_axleL + 25, 12 * X_road1_axleR, 12 * X_road1_axleL, 0, 0);
-  asm_e6x5_1(J, WJ, epsilon, w + W_road1_axleL + 50, 12 * X_hull_weld1 + 6, 12 * X_road1_axleL, 0, 0);
-  asm_e6x5_1(J, WJ, epsilon, w + W_road1_axleL + 80, 12 * X_hull_weld2, 12 * X_road1_axleL, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_road1_axleR, 12 * X_road1_axleR, 12 * X_road1_axleR, 12 * X_road1_axleR + 6, 12 * X_road1_axleR + 6);
-  asm_e6x5_1(J, WJ, epsilon, w + W_road1_axleR + 25, 12 * X_hull_weld1 + 6, 12 * X_road1_axleR, 0, 0);
-  asm_e6x5_1(J, WJ, epsilon, w + W_road1_axleR + 55, 12 * X_hull_weld2, 12 * X_road1_axleR, 0, 0);
-  asm_n6x6_2(J, WJ, epsilon, w + W_hull_weld1, 12 * X_hull_weld1, 12 * X_hull_weld1, 12 * X_hull_weld1 + 6, 12 * X_hull_weld1 + 6);
-  asm_e6x6_1(J, WJ, epsilon, w + W_hull_weld1 + 36, 12 * X_hull_weld2, 12 * X_hull_weld1 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_road2_axleL, 12 * X_road2_axleL, 12 * X_road2_axleL, 12 * X_road2_axleL + 6, 12 * X_road2_axleL + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_road2_axleL + 25, 12 * X_road2_axleR, 12 * X_road2_axleL, 0, 0);
-  asm_e6x5_1(J, WJ, epsilon, w + W_road2_axleL + 50, 12 * X_hull_weld2 + 6, 12 * X_road2_axleL, 0, 0);
-  asm_e6x5_1(J, WJ, epsilon, w + W_road2_axleL + 80, 12 * X_hull_weld3, 12 * X_road2_axleL, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_road2_axleR, 12 * X_road2_axleR, 12 * X_road2_axleR, 12 * X_road2_axleR + 6, 12 * X_road2_axleR + 6);
-  asm_e6x5_1(J, WJ, epsilon, w + W_road2_axleR + 25, 12 * X_hull_weld2 + 6, 12 * X_road2_axleR, 0, 0);
-  asm_e6x5_1(J, WJ, epsilon, w + W_road2_axleR + 55, 12 * X_hull_weld3, 12 * X_road2_axleR, 0, 0);
-  asm_n6x6_2(J, WJ, epsilon, w + W_hull_weld2, 12 * X_hull_weld2, 12 * X_hull_weld2, 12 * X_hull_weld2 + 6, 12 * X_hull_weld2 + 6);
-  asm_e6x6_1(J, WJ, epsilon, w + W_hull_weld2 + 36, 12 * X_hull_weld3, 12 * X_hull_weld2 + 6, 0, 0);
-  asm_n6x6_2(J, WJ, epsilon, w + W_hull_weld3, 12 * X_hull_weld3, 12 * X_hull_weld3, 12 * X_hull_weld3 + 6, 12 * X_hull_weld3 + 6);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR22, 12 * X_pinR22, 12 * X_pinR22, 12 * X_pinR22 + 6, 12 * X_pinR22 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR22 + 25, 12 * X_pinR23, 12 * X_pinR22 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR23, 12 * X_pinR23, 12 * X_pinR23, 12 * X_pinR23 + 6, 12 * X_pinR23 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR23 + 25, 12 * X_pinR24, 12 * X_pinR23 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR24, 12 * X_pinR24, 12 * X_pinR24, 12 * X_pinR24 + 6, 12 * X_pinR24 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR24 + 25, 12 * X_pinR25, 12 * X_pinR24 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR25, 12 * X_pinR25, 12 * X_pinR25, 12 * X_pinR25 + 6, 12 * X_pinR25 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR25 + 25, 12 * X_pinR26, 12 * X_pinR25 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR26, 12 * X_pinR26, 12 * X_pinR26, 12 * X_pinR26 + 6, 12 * X_pinR26 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR26 + 25, 12 * X_pinR27, 12 * X_pinR26 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR27, 12 * X_pinR27, 12 * X_pinR27, 12 * X_pinR27 + 6, 12 * X_pinR27 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR27 + 25, 12 * X_pinR28, 12 * X_pinR27 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR28, 12 * X_pinR28, 12 * X_pinR28, 12 * X_pinR28 + 6, 12 * X_pinR28 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR28 + 25, 12 * X_pinR29, 12 * X_pinR28 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR29, 12 * X_pinR29, 12 * X_pinR29, 12 * X_pinR29 + 6, 12 * X_pinR29 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR29 + 25, 12 * X_pinR30, 12 * X_pinR29 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR30, 12 * X_pinR30, 12 * X_pinR30, 12 * X_pinR30 + 6, 12 * X_pinR30 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR30 + 25, 12 * X_pinR31, 12 * X_pinR30 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR31, 12 * X_pinR31, 12 * X_pinR31, 12 * X_pinR31 + 6, 12 * X_pinR31 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR31 + 25, 12 * X_pinR32, 12 * X_pinR31 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR32, 12 * X_pinR32, 12 * X_pinR32, 12 * X_pinR32 + 6, 12 * X_pinR32 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR32 + 25, 12 * X_pinR33, 12 * X_pinR32 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR33, 12 * X_pinR33, 12 * X_pinR33, 12 * X_pinR33 + 6, 12 * X_pinR33 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR33 + 25, 12 * X_pinR34, 12 * X_pinR33 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR34, 12 * X_pinR34, 12 * X_pinR34, 12 * X_pinR34 + 6, 12 * X_pinR34 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR34 + 25, 12 * X_pinR35, 12 * X_pinR34 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR35, 12 * X_pinR35, 12 * X_pinR35, 12 * X_pinR35 + 6, 12 * X_pinR35 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR35 + 25, 12 * X_pinR36, 12 * X_pinR35 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR36, 12 * X_pinR36, 12 * X_pinR36, 12 * X_pinR36 + 6, 12 * X_pinR36 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR36 + 25, 12 * X_pinR37, 12 * X_pinR36 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR37, 12 * X_pinR37, 12 * X_pinR37, 12 * X_pinR37 + 6, 12 * X_pinR37 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR37 + 25, 12 * X_pinR38, 12 * X_pinR37 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR38, 12 * X_pinR38, 12 * X_pinR38, 12 * X_pinR38 + 6, 12 * X_pinR38 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR38 + 25, 12 * X_pinR39, 12 * X_pinR38 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR39, 12 * X_pinR39, 12 * X_pinR39, 12 * X_pinR39 + 6, 12 * X_pinR39 + 6);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_sprocket_axleL, 12 * X_sprocket_axleL, 12 * X_sprocket_axleL, 12 * X_sprocket_axleL + 6, 12 * X_sprocket_axleL + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_sprocket_axleL + 25, 12 * X_sprocket_axleR, 12 * X_sprocket_axleL, 0, 0);
+  asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_sprocket_axleL + 50, 12 * X_hull_weld3 + 6, 12 * X_sprocket_axleL, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_sprocket_axleR, 12 * X_sprocket_axleR, 12 * X_sprocket_axleR, 12 * X_sprocket_axleR + 6, 12 * X_sprocket_axleR + 6);
+  asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_sprocket_axleR + 25, 12 * X_hull_weld3 + 6, 12 * X_sprocket_axleR, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_road1_axleL, 12 * X_road1_axleL, 12 * X_road1_axleL, 12 * X_road1_axleL + 6, 12 * X_road1_axleL + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_road1_axleL + 25, 12 * X_road1_axleR, 12 * X_road1_axleL, 0, 0);
+  asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_road1_axleL + 50, 12 * X_hull_weld1 + 6, 12 * X_road1_axleL, 0, 0);
+  asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_road1_axleL + 80, 12 * X_hull_weld2, 12 * X_road1_axleL, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_road1_axleR, 12 * X_road1_axleR, 12 * X_road1_axleR, 12 * X_road1_axleR + 6, 12 * X_road1_axleR + 6);
+  asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_road1_axleR + 25, 12 * X_hull_weld1 + 6, 12 * X_road1_axleR, 0, 0);
+  asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_road1_axleR + 55, 12 * X_hull_weld2, 12 * X_road1_axleR, 0, 0);
+  asm_n6x6_2_xyzaaa(J, WJ, epsilon, w + W_hull_weld1, 12 * X_hull_weld1, 12 * X_hull_weld1, 12 * X_hull_weld1 + 6, 12 * X_hull_weld1 + 6);
+  asm_e6x6_1_xyzaaa_xyzaaa(J, WJ, epsilon, w + W_hull_weld1 + 36, 12 * X_hull_weld2, 12 * X_hull_weld1 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_road2_axleL, 12 * X_road2_axleL, 12 * X_road2_axleL, 12 * X_road2_axleL + 6, 12 * X_road2_axleL + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_road2_axleL + 25, 12 * X_road2_axleR, 12 * X_road2_axleL, 0, 0);
+  asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_road2_axleL + 50, 12 * X_hull_weld2 + 6, 12 * X_road2_axleL, 0, 0);
+  asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_road2_axleL + 80, 12 * X_hull_weld3, 12 * X_road2_axleL, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_road2_axleR, 12 * X_road2_axleR, 12 * X_road2_axleR, 12 * X_road2_axleR + 6, 12 * X_road2_axleR + 6);
+  asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_road2_axleR + 25, 12 * X_hull_weld2 + 6, 12 * X_road2_axleR, 0, 0);
+  asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_road2_axleR + 55, 12 * X_hull_weld3, 12 * X_road2_axleR, 0, 0);
+  asm_n6x6_2_xyzaaa(J, WJ, epsilon, w + W_hull_weld2, 12 * X_hull_weld2, 12 * X_hull_weld2, 12 * X_hull_weld2 + 6, 12 * X_hull_weld2 + 6);
+  asm_e6x6_1_xyzaaa_xyzaaa(J, WJ, epsilon, w + W_hull_weld2 + 36, 12 * X_hull_weld3, 12 * X_hull_weld2 + 6, 0, 0);
+  asm_n6x6_2_xyzaaa(J, WJ, epsilon, w + W_hull_weld3, 12 * X_hull_weld3, 12 * X_hull_weld3, 12 * X_hull_weld3 + 6, 12 * X_hull_weld3 + 6);
 }
 
 /* Assembles H~ from the equality rows (rt_assemble_fn). */

@@ -1512,142 +1512,173 @@ static void track_sweep(const rt_sweep_rows *rows, double *vel) {
  * diagonal d made d + epsilon d; rounded once when stored; the entries no
  * block writes zeroed -- the runtime's assembly (runtime/assemble.c),
  * whose plan this is with every offset a constant, so its bits. */
-#define ASM_INLINE SWEEP_INLINE
 
-/* a_0 b_0 + ... + a_5 b_5 from +0, one by one in that order */
-ASM_INLINE double asm_dot6(const double *a, const double *b) {
-  double s = 0;
-  s += a[0] * b[0];
-  s += a[1] * b[1];
-  s += a[2] * b[2];
-  s += a[3] * b[3];
-  s += a[4] * b[4];
-  s += a[5] * b[5];
-  return s;
+/* The block shapes of this program: node (n) or edge (e) block, dq x dp,
+ * the number of terms, and the row letters of its two constraints (x, y,
+ * z: a ball row; a: angular; g: general); a product of entries that are
+ * +-0 at every pose is left out. a0, w0 (a1, w1): the first (second)
+ * term's rows of J and W J^T. */
+static void asm_e5x5_1_xyzaa_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                   int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53]);
+  out[10] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[11] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[12] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52]);
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
+  out[20] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[21] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[22] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[23] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+  out[24] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]);
 }
-
-/* Entry (r, c) of a block of nterm terms (J rows from jq0, jq1, W J^T
- * rows from wp0, wp1). */
-ASM_INLINE double asm_entry(const double *restrict J, const double *restrict WJ, int nterm, int jq0, int wp0, int jq1,
-                            int wp1, int r, int c) {
-  double v = 0;
-  if (nterm > 0) v += asm_dot6(J + jq0 + 12 * r, WJ + wp0 + 12 * c);
-  if (nterm > 1) v += asm_dot6(J + jq1 + 12 * r, WJ + wp1 + 12 * c);
-  return v;
-}
-
-/* A dq x dp block at out (node: a node block); the callers' arguments are
- * constants. */
-ASM_INLINE void asm_block(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
-                          int dq, int dp, int node, int nterm, int jq0, int wp0, int jq1, int wp1) {
-  for (int r = 0; r < dq; r++) {
-    if (node) {
-      for (int c = 0; c < r; c++) out[r * dp + c] = out[c * dp + r] = (scalar)asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, c);
-      const double d = asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, r);
-      out[r * dp + r] = (scalar)(d + epsilon * d);
-    } else {
-      for (int c = 0; c < dp; c++) out[r * dp + c] = (scalar)asm_entry(J, WJ, nterm, jq0, wp0, jq1, wp1, r, c);
-    }
+static void asm_n5x5_2_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                             int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]);
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[5] = out[1] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  {
+    const double d = 0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+               + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]);
+    out[6] = (scalar)(d + epsilon * d);
+  }
+  out[10] = out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[11] = out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  {
+    const double d = 0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+               + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]);
+    out[12] = (scalar)(d + epsilon * d);
+  }
+  out[15] = out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                          + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[16] = out[8] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                          + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[17] = out[13] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                           + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  {
+    const double d = 0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+               + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]);
+    out[18] = (scalar)(d + epsilon * d);
+  }
+  out[20] = out[4] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                          + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[21] = out[9] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                          + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[22] = out[14] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                           + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[23] = out[19] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                           + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+  {
+    const double d = 0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]
+               + (a1[51] * w1[51] + a1[52] * w1[52] + a1[53] * w1[53]);
+    out[24] = (scalar)(d + epsilon * d);
   }
 }
 
-/* The block shapes of this program: node (n) or edge (e) block, dq x dp,
- * and the number of terms. */
-static void asm_e5x5_1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
-                       int wp0, int jq1, int wp1) {
-  (void)epsilon, (void)jq1, (void)wp1;
-  asm_block(J, WJ, epsilon, out, 5, 5, 0, 1, jq0, wp0, jq1, wp1);
-}
-static void asm_n5x5_2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out, int jq0,
-                       int wp0, int jq1, int wp1) {
-  (void)epsilon, (void)jq1, (void)wp1;
-  asm_block(J, WJ, epsilon, out, 5, 5, 1, 2, jq0, wp0, jq1, wp1);
-}
-
 static void asm_part0(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin00, 12 * X_pin00, 12 * X_pin00, 12 * X_pin00 + 6, 12 * X_pin00 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin00 + 25, 12 * X_pin01, 12 * X_pin00 + 6, 0, 0);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin00 + 50, 12 * X_pin39 + 6, 12 * X_pin00, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin01, 12 * X_pin01, 12 * X_pin01, 12 * X_pin01 + 6, 12 * X_pin01 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin01 + 25, 12 * X_pin02, 12 * X_pin01 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin02, 12 * X_pin02, 12 * X_pin02, 12 * X_pin02 + 6, 12 * X_pin02 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin02 + 25, 12 * X_pin03, 12 * X_pin02 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin03, 12 * X_pin03, 12 * X_pin03, 12 * X_pin03 + 6, 12 * X_pin03 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin03 + 25, 12 * X_pin04, 12 * X_pin03 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin04, 12 * X_pin04, 12 * X_pin04, 12 * X_pin04 + 6, 12 * X_pin04 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin04 + 25, 12 * X_pin05, 12 * X_pin04 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin05, 12 * X_pin05, 12 * X_pin05, 12 * X_pin05 + 6, 12 * X_pin05 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin05 + 25, 12 * X_pin06, 12 * X_pin05 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin06, 12 * X_pin06, 12 * X_pin06, 12 * X_pin06 + 6, 12 * X_pin06 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin06 + 25, 12 * X_pin07, 12 * X_pin06 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin07, 12 * X_pin07, 12 * X_pin07, 12 * X_pin07 + 6, 12 * X_pin07 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin07 + 25, 12 * X_pin08, 12 * X_pin07 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin08, 12 * X_pin08, 12 * X_pin08, 12 * X_pin08 + 6, 12 * X_pin08 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin08 + 25, 12 * X_pin09, 12 * X_pin08 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin09, 12 * X_pin09, 12 * X_pin09, 12 * X_pin09 + 6, 12 * X_pin09 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin09 + 25, 12 * X_pin10, 12 * X_pin09 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin10, 12 * X_pin10, 12 * X_pin10, 12 * X_pin10 + 6, 12 * X_pin10 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin10 + 25, 12 * X_pin11, 12 * X_pin10 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin11, 12 * X_pin11, 12 * X_pin11, 12 * X_pin11 + 6, 12 * X_pin11 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin11 + 25, 12 * X_pin12, 12 * X_pin11 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin12, 12 * X_pin12, 12 * X_pin12, 12 * X_pin12 + 6, 12 * X_pin12 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin12 + 25, 12 * X_pin13, 12 * X_pin12 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin13, 12 * X_pin13, 12 * X_pin13, 12 * X_pin13 + 6, 12 * X_pin13 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin13 + 25, 12 * X_pin14, 12 * X_pin13 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin14, 12 * X_pin14, 12 * X_pin14, 12 * X_pin14 + 6, 12 * X_pin14 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin14 + 25, 12 * X_pin15, 12 * X_pin14 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin15, 12 * X_pin15, 12 * X_pin15, 12 * X_pin15 + 6, 12 * X_pin15 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin15 + 25, 12 * X_pin16, 12 * X_pin15 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin16, 12 * X_pin16, 12 * X_pin16, 12 * X_pin16 + 6, 12 * X_pin16 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin16 + 25, 12 * X_pin17, 12 * X_pin16 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin17, 12 * X_pin17, 12 * X_pin17, 12 * X_pin17 + 6, 12 * X_pin17 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin17 + 25, 12 * X_pin18, 12 * X_pin17 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin18, 12 * X_pin18, 12 * X_pin18, 12 * X_pin18 + 6, 12 * X_pin18 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin18 + 25, 12 * X_pin19, 12 * X_pin18 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin19, 12 * X_pin19, 12 * X_pin19, 12 * X_pin19 + 6, 12 * X_pin19 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin19 + 25, 12 * X_pin20, 12 * X_pin19 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin20, 12 * X_pin20, 12 * X_pin20, 12 * X_pin20 + 6, 12 * X_pin20 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin20 + 25, 12 * X_pin21, 12 * X_pin20 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin21, 12 * X_pin21, 12 * X_pin21, 12 * X_pin21 + 6, 12 * X_pin21 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin21 + 25, 12 * X_pin22, 12 * X_pin21 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin22, 12 * X_pin22, 12 * X_pin22, 12 * X_pin22 + 6, 12 * X_pin22 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin22 + 25, 12 * X_pin23, 12 * X_pin22 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin23, 12 * X_pin23, 12 * X_pin23, 12 * X_pin23 + 6, 12 * X_pin23 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin23 + 25, 12 * X_pin24, 12 * X_pin23 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin24, 12 * X_pin24, 12 * X_pin24, 12 * X_pin24 + 6, 12 * X_pin24 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin24 + 25, 12 * X_pin25, 12 * X_pin24 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin25, 12 * X_pin25, 12 * X_pin25, 12 * X_pin25 + 6, 12 * X_pin25 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin25 + 25, 12 * X_pin26, 12 * X_pin25 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin26, 12 * X_pin26, 12 * X_pin26, 12 * X_pin26 + 6, 12 * X_pin26 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin26 + 25, 12 * X_pin27, 12 * X_pin26 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin27, 12 * X_pin27, 12 * X_pin27, 12 * X_pin27 + 6, 12 * X_pin27 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin27 + 25, 12 * X_pin28, 12 * X_pin27 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin28, 12 * X_pin28, 12 * X_pin28, 12 * X_pin28 + 6, 12 * X_pin28 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin28 + 25, 12 * X_pin29, 12 * X_pin28 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin29, 12 * X_pin29, 12 * X_pin29, 12 * X_pin29 + 6, 12 * X_pin29 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin29 + 25, 12 * X_pin30, 12 * X_pin29 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin30, 12 * X_pin30, 12 * X_pin30, 12 * X_pin30 + 6, 12 * X_pin30 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin30 + 25, 12 * X_pin31, 12 * X_pin30 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin31, 12 * X_pin31, 12 * X_pin31, 12 * X_pin31 + 6, 12 * X_pin31 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin31 + 25, 12 * X_pin32, 12 * X_pin31 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin00, 12 * X_pin00, 12 * X_pin00, 12 * X_pin00 + 6, 12 * X_pin00 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin00 + 25, 12 * X_pin01, 12 * X_pin00 + 6, 0, 0);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin00 + 50, 12 * X_pin39 + 6, 12 * X_pin00, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin01, 12 * X_pin01, 12 * X_pin01, 12 * X_pin01 + 6, 12 * X_pin01 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin01 + 25, 12 * X_pin02, 12 * X_pin01 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin02, 12 * X_pin02, 12 * X_pin02, 12 * X_pin02 + 6, 12 * X_pin02 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin02 + 25, 12 * X_pin03, 12 * X_pin02 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin03, 12 * X_pin03, 12 * X_pin03, 12 * X_pin03 + 6, 12 * X_pin03 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin03 + 25, 12 * X_pin04, 12 * X_pin03 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin04, 12 * X_pin04, 12 * X_pin04, 12 * X_pin04 + 6, 12 * X_pin04 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin04 + 25, 12 * X_pin05, 12 * X_pin04 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin05, 12 * X_pin05, 12 * X_pin05, 12 * X_pin05 + 6, 12 * X_pin05 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin05 + 25, 12 * X_pin06, 12 * X_pin05 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin06, 12 * X_pin06, 12 * X_pin06, 12 * X_pin06 + 6, 12 * X_pin06 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin06 + 25, 12 * X_pin07, 12 * X_pin06 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin07, 12 * X_pin07, 12 * X_pin07, 12 * X_pin07 + 6, 12 * X_pin07 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin07 + 25, 12 * X_pin08, 12 * X_pin07 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin08, 12 * X_pin08, 12 * X_pin08, 12 * X_pin08 + 6, 12 * X_pin08 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin08 + 25, 12 * X_pin09, 12 * X_pin08 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin09, 12 * X_pin09, 12 * X_pin09, 12 * X_pin09 + 6, 12 * X_pin09 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin09 + 25, 12 * X_pin10, 12 * X_pin09 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin10, 12 * X_pin10, 12 * X_pin10, 12 * X_pin10 + 6, 12 * X_pin10 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin10 + 25, 12 * X_pin11, 12 * X_pin10 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin11, 12 * X_pin11, 12 * X_pin11, 12 * X_pin11 + 6, 12 * X_pin11 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin11 + 25, 12 * X_pin12, 12 * X_pin11 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin12, 12 * X_pin12, 12 * X_pin12, 12 * X_pin12 + 6, 12 * X_pin12 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin12 + 25, 12 * X_pin13, 12 * X_pin12 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin13, 12 * X_pin13, 12 * X_pin13, 12 * X_pin13 + 6, 12 * X_pin13 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin13 + 25, 12 * X_pin14, 12 * X_pin13 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin14, 12 * X_pin14, 12 * X_pin14, 12 * X_pin14 + 6, 12 * X_pin14 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin14 + 25, 12 * X_pin15, 12 * X_pin14 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin15, 12 * X_pin15, 12 * X_pin15, 12 * X_pin15 + 6, 12 * X_pin15 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin15 + 25, 12 * X_pin16, 12 * X_pin15 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin16, 12 * X_pin16, 12 * X_pin16, 12 * X_pin16 + 6, 12 * X_pin16 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin16 + 25, 12 * X_pin17, 12 * X_pin16 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin17, 12 * X_pin17, 12 * X_pin17, 12 * X_pin17 + 6, 12 * X_pin17 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin17 + 25, 12 * X_pin18, 12 * X_pin17 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin18, 12 * X_pin18, 12 * X_pin18, 12 * X_pin18 + 6, 12 * X_pin18 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin18 + 25, 12 * X_pin19, 12 * X_pin18 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin19, 12 * X_pin19, 12 * X_pin19, 12 * X_pin19 + 6, 12 * X_pin19 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin19 + 25, 12 * X_pin20, 12 * X_pin19 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin20, 12 * X_pin20, 12 * X_pin20, 12 * X_pin20 + 6, 12 * X_pin20 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin20 + 25, 12 * X_pin21, 12 * X_pin20 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin21, 12 * X_pin21, 12 * X_pin21, 12 * X_pin21 + 6, 12 * X_pin21 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin21 + 25, 12 * X_pin22, 12 * X_pin21 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin22, 12 * X_pin22, 12 * X_pin22, 12 * X_pin22 + 6, 12 * X_pin22 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin22 + 25, 12 * X_pin23, 12 * X_pin22 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin23, 12 * X_pin23, 12 * X_pin23, 12 * X_pin23 + 6, 12 * X_pin23 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin23 + 25, 12 * X_pin24, 12 * X_pin23 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin24, 12 * X_pin24, 12 * X_pin24, 12 * X_pin24 + 6, 12 * X_pin24 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin24 + 25, 12 * X_pin25, 12 * X_pin24 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin25, 12 * X_pin25, 12 * X_pin25, 12 * X_pin25 + 6, 12 * X_pin25 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin25 + 25, 12 * X_pin26, 12 * X_pin25 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin26, 12 * X_pin26, 12 * X_pin26, 12 * X_pin26 + 6, 12 * X_pin26 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin26 + 25, 12 * X_pin27, 12 * X_pin26 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin27, 12 * X_pin27, 12 * X_pin27, 12 * X_pin27 + 6, 12 * X_pin27 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin27 + 25, 12 * X_pin28, 12 * X_pin27 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin28, 12 * X_pin28, 12 * X_pin28, 12 * X_pin28 + 6, 12 * X_pin28 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin28 + 25, 12 * X_pin29, 12 * X_pin28 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin29, 12 * X_pin29, 12 * X_pin29, 12 * X_pin29 + 6, 12 * X_pin29 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin29 + 25, 12 * X_pin30, 12 * X_pin29 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin30, 12 * X_pin30, 12 * X_pin30, 12 * X_pin30 + 6, 12 * X_pin30 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin30 + 25, 12 * X_pin31, 12 * X_pin30 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin31, 12 * X_pin31, 12 * X_pin31, 12 * X_pin31 + 6, 12 * X_pin31 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin31 + 25, 12 * X_pin32, 12 * X_pin31 + 6, 0, 0);
 }
 
 static void asm_part1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin32, 12 * X_pin32, 12 * X_pin32, 12 * X_pin32 + 6, 12 * X_pin32 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin32 + 25, 12 * X_pin33, 12 * X_pin32 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin33, 12 * X_pin33, 12 * X_pin33, 12 * X_pin33 + 6, 12 * X_pin33 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin33 + 25, 12 * X_pin34, 12 * X_pin33 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin34, 12 * X_pin34, 12 * X_pin34, 12 * X_pin34 + 6, 12 * X_pin34 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin34 + 25, 12 * X_pin35, 12 * X_pin34 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin35, 12 * X_pin35, 12 * X_pin35, 12 * X_pin35 + 6, 12 * X_pin35 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin35 + 25, 12 * X_pin36, 12 * X_pin35 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin36, 12 * X_pin36, 12 * X_pin36, 12 * X_pin36 + 6, 12 * X_pin36 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin36 + 25, 12 * X_pin37, 12 * X_pin36 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin37, 12 * X_pin37, 12 * X_pin37, 12 * X_pin37 + 6, 12 * X_pin37 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin37 + 25, 12 * X_pin38, 12 * X_pin37 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin38, 12 * X_pin38, 12 * X_pin38, 12 * X_pin38 + 6, 12 * X_pin38 + 6);
-  asm_e5x5_1(J, WJ, epsilon, w + W_pin38 + 25, 12 * X_pin39, 12 * X_pin38 + 6, 0, 0);
-  asm_n5x5_2(J, WJ, epsilon, w + W_pin39, 12 * X_pin39, 12 * X_pin39, 12 * X_pin39 + 6, 12 * X_pin39 + 6);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin32, 12 * X_pin32, 12 * X_pin32, 12 * X_pin32 + 6, 12 * X_pin32 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin32 + 25, 12 * X_pin33, 12 * X_pin32 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin33, 12 * X_pin33, 12 * X_pin33, 12 * X_pin33 + 6, 12 * X_pin33 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin33 + 25, 12 * X_pin34, 12 * X_pin33 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin34, 12 * X_pin34, 12 * X_pin34, 12 * X_pin34 + 6, 12 * X_pin34 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin34 + 25, 12 * X_pin35, 12 * X_pin34 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin35, 12 * X_pin35, 12 * X_pin35, 12 * X_pin35 + 6, 12 * X_pin35 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin35 + 25, 12 * X_pin36, 12 * X_pin35 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin36, 12 * X_pin36, 12 * X_pin36, 12 * X_pin36 + 6, 12 * X_pin36 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin36 + 25, 12 * X_pin37, 12 * X_pin36 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin37, 12 * X_pin37, 12 * X_pin37, 12 * X_pin37 + 6, 12 * X_pin37 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin37 + 25, 12 * X_pin38, 12 * X_pin37 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin38, 12 * X_pin38, 12 * X_pin38, 12 * X_pin38 + 6, 12 * X_pin38 + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin38 + 25, 12 * X_pin39, 12 * X_pin38 + 6, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin39, 12 * X_pin39, 12 * X_pin39, 12 * X_pin39 + 6, 12 * X_pin39 + 6);
 }
 
 /* Assembles H~ from the equality rows (rt_assemble_fn). */

@@ -216,7 +216,9 @@ static void assemble_f(const rt__assembly *a, const double *J, const double *WJ,
 }
 
 /* A program's generated assembly (rt_program.assemble) is this plan with
- * every offset a constant: the same operations, the same bits. */
+ * every offset a constant, and without the products of J's entries that
+ * are +-0 at every pose (rt_joint_type_def.rows): the same bits while
+ * W J^T is finite. */
 void rt__assemble_rows(const rt_program *p, const rt__assembly *a, const double *J, const double *WJ, double epsilon,
                        void *work) {
   if (p->assemble != NULL)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 
 #include <cmocka.h>
 
@@ -166,6 +167,92 @@ static void test_loader_reads_each_type_by_its_fields(void **state) {
 }
 
 /* The README's constraint table is ldlgen --types, byte for byte. */
+/* Entry k (0-5, of one side) of a row with pattern letter l: whether it
+ * is declared +-0 at every pose (rt_joint_type_def.rows). */
+static int declared_zero(char l, int k) {
+  if (l == 'a') return k < 3;
+  if (l >= 'x' && l <= 'z') return k < 3 ? k != l - 'x' : k - 3 == l - 'x';
+  return 0;
+}
+
+/* A random number in [-1, 1]. */
+static double rnd(unsigned *seed) {
+  *seed = *seed * 1103515245u + 12345u;
+  return (double)(*seed >> 8 & 0xffff) / 32767.5 - 1.0;
+}
+
+/* q made a unit quaternion (w, x, y, z), and the rows of its rotation. */
+static void unit(double q[4]) {
+  const double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  for (int k = 0; k < 4; k++) q[k] /= n;
+}
+static void rotation(double q[4], double m[3][3]) {
+  unit(q);
+  const double w = q[0], x = q[1], y = q[2], z = q[3];
+  const double r[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)},
+                          {2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)},
+                          {2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)}};
+  memcpy(m, r, sizeof r);
+}
+
+/* Each equality type's row letters: one per row, from x, y, z, a, g; at
+ * random anchors, frames and poses every entry a letter declares zero is
+ * +-0 on both sides, and every entry it declares nonzero is nonzero at
+ * some pose (the letters are not weaker than they could be). The ball
+ * rows' unit entries are exactly +-1. */
+static void test_row_letters_hold_at_every_pose(void **state) {
+  (void)state;
+  int checked = 0;
+  for (int t = 0; t < RT_JOINT_NTYPES; t++) {
+    const rt_joint_type_def *def = rt_joint_type_def_of((rt_joint_type)t);
+    if (def->degree == 0) {
+      assert_null(def->rows);
+      continue;
+    }
+    assert_non_null(def->rows);
+    assert_int_equal((int)strlen(def->rows), def->degree);
+    assert_true(strspn(def->rows, "xyzag") == strlen(def->rows));
+    unsigned seed = 12345u + (unsigned)t, seen[RT_MAX_DEGREE] = {0};
+    for (int trial = 0; trial < 200; trial++) {
+      rt_joint_desc j;
+      memset(&j, 0, sizeof j);
+      j.type = (rt_joint_type)t;
+      j.body_a = 0, j.body_b = 1, j.target = -1, j.length = 0.5;
+      rt_pose pa, pb;
+      for (int k = 0; k < 3; k++) {
+        j.anchor_a[k] = rnd(&seed), j.anchor_b[k] = rnd(&seed);
+        pa.p[k] = rnd(&seed), pb.p[k] = rnd(&seed);
+      }
+      /* orthonormal frames: a rotation's rows, from random quaternions */
+      double qa[4], qb[4];
+      for (int k = 0; k < 4; k++) qa[k] = rnd(&seed), qb[k] = rnd(&seed), pa.q[k] = rnd(&seed), pb.q[k] = rnd(&seed);
+      rotation(qa, j.frame_a);
+      rotation(qb, j.frame_b);
+      unit(pa.q);
+      unit(pb.q);
+      double c[RT_MAX_DEGREE], J[RT_MAX_DEGREE * RT_ROW_WIDTH];
+      def->eval(&j, &pa, &pb, c, J);
+      for (int r = 0; r < def->degree; r++)
+        for (int side = 0; side < RT_ROW_SIDES; side++)
+          for (int k = 0; k < 6; k++) {
+            const double v = J[r * RT_ROW_WIDTH + 6 * side + k];
+            if (declared_zero(def->rows[r], k)) {
+              assert_true(v == 0.0);
+              checked++;
+            } else if (v != 0.0) {
+              seen[r] |= 1u << (6 * side + k);
+            }
+            if (def->rows[r] != 'a' && def->rows[r] != 'g' && k == def->rows[r] - 'x')
+              assert_true(v == (side ? -1.0 : 1.0));
+          }
+    }
+    for (int r = 0; r < def->degree; r++)
+      for (int k = 0; k < RT_ROW_WIDTH; k++)
+        if (!declared_zero(def->rows[r], k % 6)) assert_true(seen[r] >> k & 1u);
+  }
+  assert_true(checked > 10000);
+}
+
 static void test_readme_table_is_the_type_table(void **state) {
   (void)state;
   static char table[16384];
@@ -188,6 +275,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_type_is_complete),
       cmocka_unit_test(test_loader_reads_each_type_by_its_fields),
+      cmocka_unit_test(test_row_letters_hold_at_every_pose),
       cmocka_unit_test(test_readme_table_is_the_type_table),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

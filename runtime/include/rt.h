@@ -254,7 +254,9 @@ typedef void (*rt_sweep_fn)(const rt_sweep_rows *rows, double *vel);
  * (each entry from +0, the terms of the bodies its two constraints share,
  * each term's six products added one by one; a node block's lower triangle
  * mirrored, its diagonal d made d + epsilon d; rounded once when stored;
- * fill-in and padding zeroed), so its bits. It leaves out the terms of
+ * fill-in and padding zeroed), so its bits. It leaves out the products
+ * of entries of J that are +-0 at every pose (rt_joint_type_def.rows),
+ * which change no bit of a sum from +0 while W J^T is finite, and the terms of
  * bodies fixed in the mechanism, as the runtime's plan does with the fixed
  * flags the world was created with (the structure hash makes them the
  * same). */

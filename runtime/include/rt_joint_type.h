@@ -98,6 +98,13 @@ typedef struct rt_joint_type_def {
   int degree;          /* rows in H; 0: an inequality row of PGS only */
   int npos;            /* equality: how many of its rows are positional
                           (metres); the rest are angular (sine of the error) */
+  /* Equality types: the zeros of eval's Jacobian rows that hold at every
+   * pose, one letter per row, the same on both sides: 'x', 'y', 'z' a
+   * ball row along that world axis k (linear part +-e_k, angular part 0
+   * in component k), 'a' an angular row (linear part 0), 'g' none. Every
+   * such entry is +-0 exactly; ldlgen's assembly leaves their products
+   * out (tests/test_joint_types.c checks the letters). */
+  const char *rows;
   const char *doc;     /* one line for the README's table: what it holds */
   const rt_joint_field *fields; /* besides name and type; NULL-key ended */
   /* Types it acts on (a limit on a hinge, a motor on a slider): bit

@@ -29,6 +29,7 @@ static const rt_joint_field fields[] = {
 const rt_joint_type_def rt__joint_ball = {
     .name = "ball",
     .degree = 3,
+    .rows = "xyz",
     .npos = 3,
     .doc = "the anchor points of a and b coincide; rotation is free",
     .fields = fields,

@@ -27,6 +27,7 @@ static const rt_joint_field fields[] = {
 const rt_joint_type_def rt__joint_cylindrical = {
     .name = "cylindrical",
     .degree = 4,
+    .rows = "ggaa",
     .npos = 2,
     .doc = "b slides along the axis and turns about it",
     .fields = fields,

@@ -28,6 +28,7 @@ static const rt_joint_field fields[] = {
 const rt_joint_type_def rt__joint_hinge = {
     .name = "hinge",
     .degree = 5,
+    .rows = "xyzaa",
     .npos = 3,
     .doc = "b turns about the axis through the anchor",
     .fields = fields,

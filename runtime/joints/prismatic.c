@@ -27,6 +27,7 @@ static const rt_joint_field fields[] = {
 const rt_joint_type_def rt__joint_prismatic = {
     .name = "prismatic",
     .degree = 5,
+    .rows = "ggaaa",
     .npos = 2,
     .doc = "b slides along the axis without turning",
     .fields = fields,

@@ -64,6 +64,7 @@ static const rt_joint_field fields[] = {
 const rt_joint_type_def rt__joint_rod = {
     .name = "rod",
     .degree = 1,
+    .rows = "g",
     .npos = 1,
     .doc = "the anchors stay `length` apart; a driven rod changes its length at `speed` within [`lower`, `upper`]",
     .fields = fields,

@@ -41,6 +41,7 @@ static const rt_joint_field fields[] = {
 const rt_joint_type_def rt__joint_universal = {
     .name = "universal",
     .degree = 4,
+    .rows = "xyza",
     .npos = 3,
     .doc = "the anchors coincide; axis_a on a stays perpendicular to axis_b on b",
     .fields = fields,

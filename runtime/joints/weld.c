@@ -31,6 +31,7 @@ static const rt_joint_field fields[] = {
 const rt_joint_type_def rt__joint_weld = {
     .name = "weld",
     .degree = 6,
+    .rows = "xyzaaa",
     .npos = 3,
     .doc = "b is rigidly fixed to a",
     .fields = fields,
