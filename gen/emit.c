@@ -333,9 +333,19 @@ static const char *cons_rows(const view *v, int c) {
   return rt_joint_type_def_of(orig >= 0 ? v->p->m->cons[orig].type : RT_WELD)->rows;
 }
 
-/* One block: {dst, dq, dp, node, qrows, prows, terms = {{jq, jside, wp,
- * wside}...}}, qrows and prows its constraints' row letters; cid: each
- * solver constraint's C identifier (its pivot's). */
+/* The assembly kernel (rt_kernels.h, templates/asm_kernels.tpl) of a
+ * node or edge block of nterm terms whose constraints have row letters
+ * qrows and prows: "asm_n5x5_2_xyzaa", "asm_e5x6_1_xyzaa_xyzaaa". */
+static void asm_kernel_name(int node, int nterm, const char *qrows, const char *prows, char *buf, size_t size) {
+  if (node)
+    snprintf(buf, size, "asm_n%zux%zu_%d_%s", strlen(qrows), strlen(qrows), nterm, qrows);
+  else
+    snprintf(buf, size, "asm_e%zux%zu_%d_%s_%s", strlen(qrows), strlen(prows), nterm, qrows, prows);
+}
+
+/* One block: {dst, dq, dp, node, kernel, terms = {{jq, jside, wp,
+ * wside}...}}; cid: each solver constraint's C identifier (its
+ * pivot's). */
 static void push_asm_block(lua_State *L, const view *v, const char *const *cid, int q, long long dst, int cq, int cp,
                            int node) {
   const rt_program *r = v->r;
@@ -347,8 +357,7 @@ static void push_asm_block(lua_State *L, const view *v, const char *const *cid, 
   set_int(L, "dp", r->cons_degree[cp]);
   set_bool(L, "node", node);
   set_str(L, "pivot", v->pid[q]);
-  set_str(L, "qrows", cons_rows(v, cq));
-  set_str(L, "prows", cons_rows(v, cp));
+  int nterm = 0;
   lua_newtable(L);
   for (int sp = 0; sp < 2; sp++) {
     const int b = sp ? r->cons_b[cp] : r->cons_a[cp];
@@ -361,9 +370,12 @@ static void push_asm_block(lua_State *L, const view *v, const char *const *cid, 
       set_str(L, "wp", cid[cp]);
       set_int(L, "wside", sp);
       append(L);
+      nterm++;
     }
   }
   lua_setfield(L, -2, "terms");
+  asm_kernel_name(node, nterm, cons_rows(v, cq), cons_rows(v, cp), buf, sizeof buf);
+  set_str(L, "kernel", buf);
   append(L);
 }
 
@@ -792,6 +804,42 @@ static void push_kernel_list(lua_State *L, const emit_kernel *ks, int n) {
   }
 }
 
+/* Every assembly kernel a program can call: for the row letters of each
+ * equality joint type (a shard weld's are the weld's), node blocks of 0-2
+ * terms and edge blocks of 0-2 terms between any two, in the order of the
+ * letters. As P.asm_kernels: {name, node, nterm, qrows, prows}. */
+static void push_asm_kernels(lua_State *L) {
+  const char *rows[RT_JOINT_NTYPES];
+  int n = 0;
+  for (int t = 0; t < RT_JOINT_NTYPES; t++) {
+    const char *r = rt_joint_type_def_of((rt_joint_type)t)->rows;
+    int seen = r == NULL;
+    for (int i = 0; i < n && !seen; i++) seen = strcmp(rows[i], r) == 0;
+    if (seen) continue;
+    int at = n++;
+    for (; at > 0 && strcmp(rows[at - 1], r) > 0; at--) rows[at] = rows[at - 1];
+    rows[at] = r;
+  }
+  lua_newtable(L);
+  for (int node = 1; node >= 0; node--)
+    for (int q = 0; q < n; q++)
+      for (int p = 0; p < n; p++) {
+        if (node && p != q) continue;
+        for (int nterm = 0; nterm <= 2; nterm++) {
+          char name[64];
+          asm_kernel_name(node, nterm, rows[q], rows[p], name, sizeof name);
+          lua_createtable(L, 0, 5);
+          set_str(L, "name", name);
+          set_bool(L, "node", node);
+          set_int(L, "nterm", nterm);
+          set_str(L, "qrows", rows[q]);
+          set_str(L, "prows", rows[p]);
+          append(L);
+        }
+      }
+  lua_setfield(L, -2, "asm_kernels");
+}
+
 static void build_kernels_view(lua_State *L, void *ud) {
   const kernels_view *v = ud;
   char buf[256];
@@ -799,6 +847,7 @@ static void build_kernels_view(lua_State *L, void *ud) {
   snprintf(buf, sizeof buf, "ldlgen %s", v->o->version);
   set_str(L, "generator", buf);
   set_int(L, "vector_align", TARGET_VECTOR_ALIGN);
+  push_asm_kernels(L);
   lua_createtable(L, 2, 0);
   static const rt_precision prec[2] = {RT_FLOAT, RT_DOUBLE};
   static emit_kernel ks[EMIT_ALL_KERNELS_MAX];

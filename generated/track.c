@@ -1511,89 +1511,10 @@ static void track_sweep(const rt_sweep_rows *rows, double *vel) {
  * added one by one; a node block's lower triangle mirrored and its
  * diagonal d made d + epsilon d; rounded once when stored; the entries no
  * block writes zeroed -- the runtime's assembly (runtime/assemble.c),
- * whose plan this is with every offset a constant, so its bits. */
-
-/* The block shapes of this program: node (n) or edge (e) block, dq x dp,
- * the number of terms, and the row letters of its two constraints (x, y,
- * z: a ball row; a: angular; g: general); a product of entries that are
- * +-0 at every pose is left out. a0, w0 (a1, w1): the first (second)
- * term's rows of J and W J^T. */
-static void asm_e5x5_1_xyzaa_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
-                                   int jq0, int wp0, int jq1, int wp1) {
-  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
-  (void)epsilon, (void)a1, (void)w1;
-  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
-  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
-  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
-  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
-  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53]);
-  out[5] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
-  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
-  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
-  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
-  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53]);
-  out[10] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
-  out[11] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
-  out[12] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
-  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
-  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52]);
-  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
-  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
-  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
-  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
-  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
-  out[20] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
-  out[21] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
-  out[22] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
-  out[23] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
-  out[24] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]);
-}
-static void asm_n5x5_2_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
-                             int jq0, int wp0, int jq1, int wp1) {
-  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
-  (void)epsilon, (void)a1, (void)w1;
-  {
-    const double d = 0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]);
-    out[0] = (scalar)(d + epsilon * d);
-  }
-  out[5] = out[1] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
-  {
-    const double d = 0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
-               + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]);
-    out[6] = (scalar)(d + epsilon * d);
-  }
-  out[10] = out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
-  out[11] = out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
-  {
-    const double d = 0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
-               + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]);
-    out[12] = (scalar)(d + epsilon * d);
-  }
-  out[15] = out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
-                          + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
-  out[16] = out[8] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
-                          + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
-  out[17] = out[13] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
-                           + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
-  {
-    const double d = 0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
-               + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]);
-    out[18] = (scalar)(d + epsilon * d);
-  }
-  out[20] = out[4] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
-                          + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
-  out[21] = out[9] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
-                          + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
-  out[22] = out[14] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
-                           + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
-  out[23] = out[19] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
-                           + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
-  {
-    const double d = 0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]
-               + (a1[51] * w1[51] + a1[52] * w1[52] + a1[53] * w1[53]);
-    out[24] = (scalar)(d + epsilon * d);
-  }
-}
+ * whose plan this is with every offset a constant, so its bits: the
+ * products its kernels (rt_kernels.h) leave out are +-0 at every pose
+ * (the joint types' row letters), and a sum from +0, never -0, keeps its
+ * bits when +-0 is added (while W J^T is finite). */
 
 static void asm_part0(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin00, 12 * X_pin00, 12 * X_pin00, 12 * X_pin00 + 6, 12 * X_pin00 + 6);

@@ -71,6 +71,7 @@ typedef scalar v$(w) __attribute__((vector_size($(w) * sizeof(scalar)), aligned(
 #endif
 --%   end
 --%   include("kernels.tpl", pr)
+--%   include("asm_kernels.tpl", P.asm_kernels)
 --% end
 
 #else

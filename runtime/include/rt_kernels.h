@@ -17048,6 +17048,4285 @@ RT_KERNEL void reduce_6x6_d6(scalar *restrict c, const scalar *restrict l, const
 
 #endif
 
+/*---- assembly kernels (assemble.tpl): one per block shape ------------------
+ * Block (q, p) of H~ = J W J^T + epsilon diag(J W J^T) at out: entry
+ * (r, c) the sum over the terms (the bodies both constraints act on: a0,
+ * w0 and a1, w1, the rows of J_q and W J_p^T on the first and second) of
+ * J_q's row r against W J_p^T's row c, from +0, in the order of the
+ * runtime's assembly (runtime/assemble.c); a node block's lower triangle
+ * mirrored and its diagonal d made d + epsilon d. The name says node (n)
+ * or edge (e), dq x dp, the terms and the row letters (x, y, z: a ball
+ * row; a: angular; g: general); the products of entries that are +-0 at
+ * every pose are left out, which changes no bit of a sum from +0. */
+RT_KERNEL void asm_n1x1_0_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                       int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0;
+    out[0] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n1x1_1_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                       int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5];
+    out[0] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n1x1_2_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                       int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+               + (a1[0] * w1[0] + a1[1] * w1[1] + a1[2] * w1[2] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]);
+    out[0] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n4x4_0_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                          int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0;
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[4] = out[1] = (scalar)(0);
+  {
+    const double d = 0;
+    out[5] = (scalar)(d + epsilon * d);
+  }
+  out[8] = out[2] = (scalar)(0);
+  out[9] = out[6] = (scalar)(0);
+  {
+    const double d = 0;
+    out[10] = (scalar)(d + epsilon * d);
+  }
+  out[12] = out[3] = (scalar)(0);
+  out[13] = out[7] = (scalar)(0);
+  out[14] = out[11] = (scalar)(0);
+  {
+    const double d = 0;
+    out[15] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n4x4_1_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                          int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5];
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[4] = out[1] = (scalar)(0 + a0[12] * w0[0] + a0[13] * w0[1] + a0[14] * w0[2] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]);
+  {
+    const double d = 0 + a0[12] * w0[12] + a0[13] * w0[13] + a0[14] * w0[14] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17];
+    out[5] = (scalar)(d + epsilon * d);
+  }
+  out[8] = out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]);
+  out[9] = out[6] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]);
+  {
+    const double d = 0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29];
+    out[10] = (scalar)(d + epsilon * d);
+  }
+  out[12] = out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[13] = out[7] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[14] = out[11] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  {
+    const double d = 0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41];
+    out[15] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n4x4_2_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                          int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+               + (a1[0] * w1[0] + a1[1] * w1[1] + a1[2] * w1[2] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]);
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[4] = out[1] = (scalar)(0 + a0[12] * w0[0] + a0[13] * w0[1] + a0[14] * w0[2] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]
+                         + (a1[12] * w1[0] + a1[13] * w1[1] + a1[14] * w1[2] + a1[15] * w1[3] + a1[16] * w1[4] + a1[17] * w1[5]));
+  {
+    const double d = 0 + a0[12] * w0[12] + a0[13] * w0[13] + a0[14] * w0[14] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]
+               + (a1[12] * w1[12] + a1[13] * w1[13] + a1[14] * w1[14] + a1[15] * w1[15] + a1[16] * w1[16] + a1[17] * w1[17]);
+    out[5] = (scalar)(d + epsilon * d);
+  }
+  out[8] = out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]
+                         + (a1[27] * w1[3] + a1[28] * w1[4] + a1[29] * w1[5]));
+  out[9] = out[6] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]
+                         + (a1[27] * w1[15] + a1[28] * w1[16] + a1[29] * w1[17]));
+  {
+    const double d = 0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]
+               + (a1[27] * w1[27] + a1[28] * w1[28] + a1[29] * w1[29]);
+    out[10] = (scalar)(d + epsilon * d);
+  }
+  out[12] = out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                          + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[13] = out[7] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                          + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[14] = out[11] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                           + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  {
+    const double d = 0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+               + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]);
+    out[15] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n5x5_0_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                           int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0;
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[5] = out[1] = (scalar)(0);
+  {
+    const double d = 0;
+    out[6] = (scalar)(d + epsilon * d);
+  }
+  out[10] = out[2] = (scalar)(0);
+  out[11] = out[7] = (scalar)(0);
+  {
+    const double d = 0;
+    out[12] = (scalar)(d + epsilon * d);
+  }
+  out[15] = out[3] = (scalar)(0);
+  out[16] = out[8] = (scalar)(0);
+  out[17] = out[13] = (scalar)(0);
+  {
+    const double d = 0;
+    out[18] = (scalar)(d + epsilon * d);
+  }
+  out[20] = out[4] = (scalar)(0);
+  out[21] = out[9] = (scalar)(0);
+  out[22] = out[14] = (scalar)(0);
+  out[23] = out[19] = (scalar)(0);
+  {
+    const double d = 0;
+    out[24] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n5x5_1_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                           int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5];
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[5] = out[1] = (scalar)(0 + a0[12] * w0[0] + a0[13] * w0[1] + a0[14] * w0[2] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]);
+  {
+    const double d = 0 + a0[12] * w0[12] + a0[13] * w0[13] + a0[14] * w0[14] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17];
+    out[6] = (scalar)(d + epsilon * d);
+  }
+  out[10] = out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]);
+  out[11] = out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]);
+  {
+    const double d = 0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29];
+    out[12] = (scalar)(d + epsilon * d);
+  }
+  out[15] = out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[16] = out[8] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[17] = out[13] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  {
+    const double d = 0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41];
+    out[18] = (scalar)(d + epsilon * d);
+  }
+  out[20] = out[4] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[21] = out[9] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[22] = out[14] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[23] = out[19] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+  {
+    const double d = 0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53];
+    out[24] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n5x5_2_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                           int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+               + (a1[0] * w1[0] + a1[1] * w1[1] + a1[2] * w1[2] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]);
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[5] = out[1] = (scalar)(0 + a0[12] * w0[0] + a0[13] * w0[1] + a0[14] * w0[2] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]
+                         + (a1[12] * w1[0] + a1[13] * w1[1] + a1[14] * w1[2] + a1[15] * w1[3] + a1[16] * w1[4] + a1[17] * w1[5]));
+  {
+    const double d = 0 + a0[12] * w0[12] + a0[13] * w0[13] + a0[14] * w0[14] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]
+               + (a1[12] * w1[12] + a1[13] * w1[13] + a1[14] * w1[14] + a1[15] * w1[15] + a1[16] * w1[16] + a1[17] * w1[17]);
+    out[6] = (scalar)(d + epsilon * d);
+  }
+  out[10] = out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]
+                          + (a1[27] * w1[3] + a1[28] * w1[4] + a1[29] * w1[5]));
+  out[11] = out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]
+                          + (a1[27] * w1[15] + a1[28] * w1[16] + a1[29] * w1[17]));
+  {
+    const double d = 0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]
+               + (a1[27] * w1[27] + a1[28] * w1[28] + a1[29] * w1[29]);
+    out[12] = (scalar)(d + epsilon * d);
+  }
+  out[15] = out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                          + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[16] = out[8] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                          + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[17] = out[13] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                           + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  {
+    const double d = 0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+               + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]);
+    out[18] = (scalar)(d + epsilon * d);
+  }
+  out[20] = out[4] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                          + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[21] = out[9] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                          + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[22] = out[14] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                           + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[23] = out[19] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                           + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+  {
+    const double d = 0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]
+               + (a1[51] * w1[51] + a1[52] * w1[52] + a1[53] * w1[53]);
+    out[24] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n3x3_0_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                         int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0;
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[3] = out[1] = (scalar)(0);
+  {
+    const double d = 0;
+    out[4] = (scalar)(d + epsilon * d);
+  }
+  out[6] = out[2] = (scalar)(0);
+  out[7] = out[5] = (scalar)(0);
+  {
+    const double d = 0;
+    out[8] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n3x3_1_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                         int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5];
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[3] = out[1] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  {
+    const double d = 0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17];
+    out[4] = (scalar)(d + epsilon * d);
+  }
+  out[6] = out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[7] = out[5] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  {
+    const double d = 0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28];
+    out[8] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n3x3_2_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                         int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]);
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[3] = out[1] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  {
+    const double d = 0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+               + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]);
+    out[4] = (scalar)(d + epsilon * d);
+  }
+  out[6] = out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[7] = out[5] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  {
+    const double d = 0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+               + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]);
+    out[8] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n4x4_0_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                          int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0;
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[4] = out[1] = (scalar)(0);
+  {
+    const double d = 0;
+    out[5] = (scalar)(d + epsilon * d);
+  }
+  out[8] = out[2] = (scalar)(0);
+  out[9] = out[6] = (scalar)(0);
+  {
+    const double d = 0;
+    out[10] = (scalar)(d + epsilon * d);
+  }
+  out[12] = out[3] = (scalar)(0);
+  out[13] = out[7] = (scalar)(0);
+  out[14] = out[11] = (scalar)(0);
+  {
+    const double d = 0;
+    out[15] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n4x4_1_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                          int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5];
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[4] = out[1] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  {
+    const double d = 0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17];
+    out[5] = (scalar)(d + epsilon * d);
+  }
+  out[8] = out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[9] = out[6] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  {
+    const double d = 0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28];
+    out[10] = (scalar)(d + epsilon * d);
+  }
+  out[12] = out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[13] = out[7] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[14] = out[11] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  {
+    const double d = 0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41];
+    out[15] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n4x4_2_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                          int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]);
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[4] = out[1] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  {
+    const double d = 0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+               + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]);
+    out[5] = (scalar)(d + epsilon * d);
+  }
+  out[8] = out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[9] = out[6] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  {
+    const double d = 0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+               + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]);
+    out[10] = (scalar)(d + epsilon * d);
+  }
+  out[12] = out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                          + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[13] = out[7] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                          + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[14] = out[11] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                           + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  {
+    const double d = 0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+               + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]);
+    out[15] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n5x5_0_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                           int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0;
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[5] = out[1] = (scalar)(0);
+  {
+    const double d = 0;
+    out[6] = (scalar)(d + epsilon * d);
+  }
+  out[10] = out[2] = (scalar)(0);
+  out[11] = out[7] = (scalar)(0);
+  {
+    const double d = 0;
+    out[12] = (scalar)(d + epsilon * d);
+  }
+  out[15] = out[3] = (scalar)(0);
+  out[16] = out[8] = (scalar)(0);
+  out[17] = out[13] = (scalar)(0);
+  {
+    const double d = 0;
+    out[18] = (scalar)(d + epsilon * d);
+  }
+  out[20] = out[4] = (scalar)(0);
+  out[21] = out[9] = (scalar)(0);
+  out[22] = out[14] = (scalar)(0);
+  out[23] = out[19] = (scalar)(0);
+  {
+    const double d = 0;
+    out[24] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n5x5_1_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                           int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5];
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[5] = out[1] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  {
+    const double d = 0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17];
+    out[6] = (scalar)(d + epsilon * d);
+  }
+  out[10] = out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[11] = out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  {
+    const double d = 0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28];
+    out[12] = (scalar)(d + epsilon * d);
+  }
+  out[15] = out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[16] = out[8] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[17] = out[13] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  {
+    const double d = 0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41];
+    out[18] = (scalar)(d + epsilon * d);
+  }
+  out[20] = out[4] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[21] = out[9] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[22] = out[14] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[23] = out[19] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+  {
+    const double d = 0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53];
+    out[24] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n5x5_2_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                           int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]);
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[5] = out[1] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  {
+    const double d = 0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+               + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]);
+    out[6] = (scalar)(d + epsilon * d);
+  }
+  out[10] = out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[11] = out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  {
+    const double d = 0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+               + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]);
+    out[12] = (scalar)(d + epsilon * d);
+  }
+  out[15] = out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                          + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[16] = out[8] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                          + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[17] = out[13] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                           + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  {
+    const double d = 0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+               + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]);
+    out[18] = (scalar)(d + epsilon * d);
+  }
+  out[20] = out[4] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                          + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[21] = out[9] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                          + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[22] = out[14] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                           + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[23] = out[19] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                           + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+  {
+    const double d = 0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]
+               + (a1[51] * w1[51] + a1[52] * w1[52] + a1[53] * w1[53]);
+    out[24] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n6x6_0_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                            int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0;
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[6] = out[1] = (scalar)(0);
+  {
+    const double d = 0;
+    out[7] = (scalar)(d + epsilon * d);
+  }
+  out[12] = out[2] = (scalar)(0);
+  out[13] = out[8] = (scalar)(0);
+  {
+    const double d = 0;
+    out[14] = (scalar)(d + epsilon * d);
+  }
+  out[18] = out[3] = (scalar)(0);
+  out[19] = out[9] = (scalar)(0);
+  out[20] = out[15] = (scalar)(0);
+  {
+    const double d = 0;
+    out[21] = (scalar)(d + epsilon * d);
+  }
+  out[24] = out[4] = (scalar)(0);
+  out[25] = out[10] = (scalar)(0);
+  out[26] = out[16] = (scalar)(0);
+  out[27] = out[22] = (scalar)(0);
+  {
+    const double d = 0;
+    out[28] = (scalar)(d + epsilon * d);
+  }
+  out[30] = out[5] = (scalar)(0);
+  out[31] = out[11] = (scalar)(0);
+  out[32] = out[17] = (scalar)(0);
+  out[33] = out[23] = (scalar)(0);
+  out[34] = out[29] = (scalar)(0);
+  {
+    const double d = 0;
+    out[35] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n6x6_1_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                            int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5];
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[6] = out[1] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  {
+    const double d = 0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17];
+    out[7] = (scalar)(d + epsilon * d);
+  }
+  out[12] = out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[13] = out[8] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  {
+    const double d = 0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28];
+    out[14] = (scalar)(d + epsilon * d);
+  }
+  out[18] = out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[19] = out[9] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[20] = out[15] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  {
+    const double d = 0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41];
+    out[21] = (scalar)(d + epsilon * d);
+  }
+  out[24] = out[4] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[25] = out[10] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[26] = out[16] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[27] = out[22] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+  {
+    const double d = 0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53];
+    out[28] = (scalar)(d + epsilon * d);
+  }
+  out[30] = out[5] = (scalar)(0 + a0[63] * w0[3] + a0[64] * w0[4] + a0[65] * w0[5]);
+  out[31] = out[11] = (scalar)(0 + a0[63] * w0[15] + a0[64] * w0[16] + a0[65] * w0[17]);
+  out[32] = out[17] = (scalar)(0 + a0[63] * w0[27] + a0[64] * w0[28] + a0[65] * w0[29]);
+  out[33] = out[23] = (scalar)(0 + a0[63] * w0[39] + a0[64] * w0[40] + a0[65] * w0[41]);
+  out[34] = out[29] = (scalar)(0 + a0[63] * w0[51] + a0[64] * w0[52] + a0[65] * w0[53]);
+  {
+    const double d = 0 + a0[63] * w0[63] + a0[64] * w0[64] + a0[65] * w0[65];
+    out[35] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n6x6_2_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                            int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]);
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[6] = out[1] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  {
+    const double d = 0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+               + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]);
+    out[7] = (scalar)(d + epsilon * d);
+  }
+  out[12] = out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[13] = out[8] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  {
+    const double d = 0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+               + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]);
+    out[14] = (scalar)(d + epsilon * d);
+  }
+  out[18] = out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                          + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[19] = out[9] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                          + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[20] = out[15] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                           + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  {
+    const double d = 0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+               + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]);
+    out[21] = (scalar)(d + epsilon * d);
+  }
+  out[24] = out[4] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                          + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[25] = out[10] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                           + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[26] = out[16] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                           + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[27] = out[22] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                           + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+  {
+    const double d = 0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]
+               + (a1[51] * w1[51] + a1[52] * w1[52] + a1[53] * w1[53]);
+    out[28] = (scalar)(d + epsilon * d);
+  }
+  out[30] = out[5] = (scalar)(0 + a0[63] * w0[3] + a0[64] * w0[4] + a0[65] * w0[5]
+                          + (a1[63] * w1[3] + a1[64] * w1[4] + a1[65] * w1[5]));
+  out[31] = out[11] = (scalar)(0 + a0[63] * w0[15] + a0[64] * w0[16] + a0[65] * w0[17]
+                           + (a1[63] * w1[15] + a1[64] * w1[16] + a1[65] * w1[17]));
+  out[32] = out[17] = (scalar)(0 + a0[63] * w0[27] + a0[64] * w0[28] + a0[65] * w0[29]
+                           + (a1[63] * w1[27] + a1[64] * w1[28] + a1[65] * w1[29]));
+  out[33] = out[23] = (scalar)(0 + a0[63] * w0[39] + a0[64] * w0[40] + a0[65] * w0[41]
+                           + (a1[63] * w1[39] + a1[64] * w1[40] + a1[65] * w1[41]));
+  out[34] = out[29] = (scalar)(0 + a0[63] * w0[51] + a0[64] * w0[52] + a0[65] * w0[53]
+                           + (a1[63] * w1[51] + a1[64] * w1[52] + a1[65] * w1[53]));
+  {
+    const double d = 0 + a0[63] * w0[63] + a0[64] * w0[64] + a0[65] * w0[65]
+               + (a1[63] * w1[63] + a1[64] * w1[64] + a1[65] * w1[65]);
+    out[35] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_e1x1_0_g_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                         int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+}
+RT_KERNEL void asm_e1x1_1_g_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                         int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+}
+RT_KERNEL void asm_e1x1_2_g_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                         int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[1] * w1[1] + a1[2] * w1[2] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+}
+RT_KERNEL void asm_e1x4_0_g_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                            int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+}
+RT_KERNEL void asm_e1x4_1_g_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                            int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[1] * w0[13] + a0[2] * w0[14] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]);
+}
+RT_KERNEL void asm_e1x4_2_g_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                            int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[1] * w1[1] + a1[2] * w1[2] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[1] * w0[13] + a0[2] * w0[14] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[0] * w1[12] + a1[1] * w1[13] + a1[2] * w1[14] + a1[3] * w1[15] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]
+                + (a1[3] * w1[27] + a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]
+                + (a1[3] * w1[39] + a1[4] * w1[40] + a1[5] * w1[41]));
+}
+RT_KERNEL void asm_e1x5_0_g_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                             int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+}
+RT_KERNEL void asm_e1x5_1_g_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                             int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[1] * w0[13] + a0[2] * w0[14] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[3] * w0[51] + a0[4] * w0[52] + a0[5] * w0[53]);
+}
+RT_KERNEL void asm_e1x5_2_g_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                             int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[1] * w1[1] + a1[2] * w1[2] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[1] * w0[13] + a0[2] * w0[14] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[0] * w1[12] + a1[1] * w1[13] + a1[2] * w1[14] + a1[3] * w1[15] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]
+                + (a1[3] * w1[27] + a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]
+                + (a1[3] * w1[39] + a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[3] * w0[51] + a0[4] * w0[52] + a0[5] * w0[53]
+                + (a1[3] * w1[51] + a1[4] * w1[52] + a1[5] * w1[53]));
+}
+RT_KERNEL void asm_e1x3_0_g_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                           int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+}
+RT_KERNEL void asm_e1x3_1_g_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                           int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+}
+RT_KERNEL void asm_e1x3_2_g_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                           int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[1] * w1[13] + a1[3] * w1[15] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]
+                + (a1[2] * w1[26] + a1[3] * w1[27] + a1[4] * w1[28] + a1[5] * w1[29]));
+}
+RT_KERNEL void asm_e1x4_0_g_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                            int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+}
+RT_KERNEL void asm_e1x4_1_g_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                            int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]);
+}
+RT_KERNEL void asm_e1x4_2_g_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                            int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[1] * w1[13] + a1[3] * w1[15] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]
+                + (a1[2] * w1[26] + a1[3] * w1[27] + a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]
+                + (a1[3] * w1[39] + a1[4] * w1[40] + a1[5] * w1[41]));
+}
+RT_KERNEL void asm_e1x5_0_g_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                             int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+}
+RT_KERNEL void asm_e1x5_1_g_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                             int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[3] * w0[51] + a0[4] * w0[52] + a0[5] * w0[53]);
+}
+RT_KERNEL void asm_e1x5_2_g_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                             int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[1] * w1[13] + a1[3] * w1[15] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]
+                + (a1[2] * w1[26] + a1[3] * w1[27] + a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]
+                + (a1[3] * w1[39] + a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[3] * w0[51] + a0[4] * w0[52] + a0[5] * w0[53]
+                + (a1[3] * w1[51] + a1[4] * w1[52] + a1[5] * w1[53]));
+}
+RT_KERNEL void asm_e1x6_0_g_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                              int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+}
+RT_KERNEL void asm_e1x6_1_g_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                              int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[3] * w0[51] + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[3] * w0[63] + a0[4] * w0[64] + a0[5] * w0[65]);
+}
+RT_KERNEL void asm_e1x6_2_g_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                              int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[1] * w1[13] + a1[3] * w1[15] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]
+                + (a1[2] * w1[26] + a1[3] * w1[27] + a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]
+                + (a1[3] * w1[39] + a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[3] * w0[51] + a0[4] * w0[52] + a0[5] * w0[53]
+                + (a1[3] * w1[51] + a1[4] * w1[52] + a1[5] * w1[53]));
+  out[5] = (scalar)(0 + a0[3] * w0[63] + a0[4] * w0[64] + a0[5] * w0[65]
+                + (a1[3] * w1[63] + a1[4] * w1[64] + a1[5] * w1[65]));
+}
+RT_KERNEL void asm_e4x1_0_ggaa_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                            int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+}
+RT_KERNEL void asm_e4x1_1_ggaa_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                            int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[12] * w0[0] + a0[13] * w0[1] + a0[14] * w0[2] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]);
+  out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]);
+  out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+}
+RT_KERNEL void asm_e4x1_2_ggaa_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                            int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[1] * w1[1] + a1[2] * w1[2] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[12] * w0[0] + a0[13] * w0[1] + a0[14] * w0[2] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]
+                + (a1[12] * w1[0] + a1[13] * w1[1] + a1[14] * w1[2] + a1[15] * w1[3] + a1[16] * w1[4] + a1[17] * w1[5]));
+  out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]
+                + (a1[27] * w1[3] + a1[28] * w1[4] + a1[29] * w1[5]));
+  out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+}
+RT_KERNEL void asm_e4x4_0_ggaa_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+}
+RT_KERNEL void asm_e4x4_1_ggaa_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[1] * w0[13] + a0[2] * w0[14] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[12] * w0[0] + a0[13] * w0[1] + a0[14] * w0[2] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]);
+  out[5] = (scalar)(0 + a0[12] * w0[12] + a0[13] * w0[13] + a0[14] * w0[14] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]);
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]);
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]);
+  out[8] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]);
+  out[9] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]);
+  out[10] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]);
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]);
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+}
+RT_KERNEL void asm_e4x4_2_ggaa_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[1] * w1[1] + a1[2] * w1[2] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[1] * w0[13] + a0[2] * w0[14] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[0] * w1[12] + a1[1] * w1[13] + a1[2] * w1[14] + a1[3] * w1[15] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]
+                + (a1[3] * w1[27] + a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]
+                + (a1[3] * w1[39] + a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[12] * w0[0] + a0[13] * w0[1] + a0[14] * w0[2] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]
+                + (a1[12] * w1[0] + a1[13] * w1[1] + a1[14] * w1[2] + a1[15] * w1[3] + a1[16] * w1[4] + a1[17] * w1[5]));
+  out[5] = (scalar)(0 + a0[12] * w0[12] + a0[13] * w0[13] + a0[14] * w0[14] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]
+                + (a1[12] * w1[12] + a1[13] * w1[13] + a1[14] * w1[14] + a1[15] * w1[15] + a1[16] * w1[16] + a1[17] * w1[17]));
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]
+                + (a1[15] * w1[27] + a1[16] * w1[28] + a1[17] * w1[29]));
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]
+                + (a1[15] * w1[39] + a1[16] * w1[40] + a1[17] * w1[41]));
+  out[8] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]
+                + (a1[27] * w1[3] + a1[28] * w1[4] + a1[29] * w1[5]));
+  out[9] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]
+                + (a1[27] * w1[15] + a1[28] * w1[16] + a1[29] * w1[17]));
+  out[10] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]
+                 + (a1[27] * w1[27] + a1[28] * w1[28] + a1[29] * w1[29]));
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]
+                 + (a1[27] * w1[39] + a1[28] * w1[40] + a1[29] * w1[41]));
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+}
+RT_KERNEL void asm_e4x5_0_ggaa_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+}
+RT_KERNEL void asm_e4x5_1_ggaa_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[1] * w0[13] + a0[2] * w0[14] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[3] * w0[51] + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[12] * w0[0] + a0[13] * w0[1] + a0[14] * w0[2] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]);
+  out[6] = (scalar)(0 + a0[12] * w0[12] + a0[13] * w0[13] + a0[14] * w0[14] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]);
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]);
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]);
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[16] * w0[52] + a0[17] * w0[53]);
+  out[10] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]);
+  out[11] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]);
+  out[12] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]);
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]);
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + a0[29] * w0[53]);
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
+}
+RT_KERNEL void asm_e4x5_2_ggaa_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[1] * w1[1] + a1[2] * w1[2] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[1] * w0[13] + a0[2] * w0[14] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[0] * w1[12] + a1[1] * w1[13] + a1[2] * w1[14] + a1[3] * w1[15] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]
+                + (a1[3] * w1[27] + a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]
+                + (a1[3] * w1[39] + a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[3] * w0[51] + a0[4] * w0[52] + a0[5] * w0[53]
+                + (a1[3] * w1[51] + a1[4] * w1[52] + a1[5] * w1[53]));
+  out[5] = (scalar)(0 + a0[12] * w0[0] + a0[13] * w0[1] + a0[14] * w0[2] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]
+                + (a1[12] * w1[0] + a1[13] * w1[1] + a1[14] * w1[2] + a1[15] * w1[3] + a1[16] * w1[4] + a1[17] * w1[5]));
+  out[6] = (scalar)(0 + a0[12] * w0[12] + a0[13] * w0[13] + a0[14] * w0[14] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]
+                + (a1[12] * w1[12] + a1[13] * w1[13] + a1[14] * w1[14] + a1[15] * w1[15] + a1[16] * w1[16] + a1[17] * w1[17]));
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]
+                + (a1[15] * w1[27] + a1[16] * w1[28] + a1[17] * w1[29]));
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]
+                + (a1[15] * w1[39] + a1[16] * w1[40] + a1[17] * w1[41]));
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[16] * w0[52] + a0[17] * w0[53]
+                + (a1[15] * w1[51] + a1[16] * w1[52] + a1[17] * w1[53]));
+  out[10] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]
+                 + (a1[27] * w1[3] + a1[28] * w1[4] + a1[29] * w1[5]));
+  out[11] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]
+                 + (a1[27] * w1[15] + a1[28] * w1[16] + a1[29] * w1[17]));
+  out[12] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]
+                 + (a1[27] * w1[27] + a1[28] * w1[28] + a1[29] * w1[29]));
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]
+                 + (a1[27] * w1[39] + a1[28] * w1[40] + a1[29] * w1[41]));
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + a0[29] * w0[53]
+                 + (a1[27] * w1[51] + a1[28] * w1[52] + a1[29] * w1[53]));
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]
+                 + (a1[39] * w1[51] + a1[40] * w1[52] + a1[41] * w1[53]));
+}
+RT_KERNEL void asm_e4x3_0_ggaa_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                              int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+}
+RT_KERNEL void asm_e4x3_1_ggaa_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                              int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[12] * w0[0] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]);
+  out[4] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]);
+  out[5] = (scalar)(0 + a0[14] * w0[26] + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]);
+  out[6] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]);
+  out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]);
+  out[8] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]);
+  out[9] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[10] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[11] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+}
+RT_KERNEL void asm_e4x3_2_ggaa_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                              int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[1] * w1[13] + a1[3] * w1[15] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]
+                + (a1[2] * w1[26] + a1[3] * w1[27] + a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[12] * w0[0] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]
+                + (a1[12] * w1[0] + a1[15] * w1[3] + a1[16] * w1[4] + a1[17] * w1[5]));
+  out[4] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[16] * w1[16] + a1[17] * w1[17]));
+  out[5] = (scalar)(0 + a0[14] * w0[26] + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]
+                + (a1[14] * w1[26] + a1[15] * w1[27] + a1[16] * w1[28] + a1[17] * w1[29]));
+  out[6] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]
+                + (a1[27] * w1[3] + a1[28] * w1[4] + a1[29] * w1[5]));
+  out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]
+                + (a1[27] * w1[15] + a1[28] * w1[16] + a1[29] * w1[17]));
+  out[8] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]
+                + (a1[27] * w1[27] + a1[28] * w1[28] + a1[29] * w1[29]));
+  out[9] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[10] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[11] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+}
+RT_KERNEL void asm_e4x4_0_ggaa_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+}
+RT_KERNEL void asm_e4x4_1_ggaa_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[12] * w0[0] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]);
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]);
+  out[6] = (scalar)(0 + a0[14] * w0[26] + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]);
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]);
+  out[8] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]);
+  out[9] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]);
+  out[10] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]);
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]);
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+}
+RT_KERNEL void asm_e4x4_2_ggaa_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[1] * w1[13] + a1[3] * w1[15] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]
+                + (a1[2] * w1[26] + a1[3] * w1[27] + a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]
+                + (a1[3] * w1[39] + a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[12] * w0[0] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]
+                + (a1[12] * w1[0] + a1[15] * w1[3] + a1[16] * w1[4] + a1[17] * w1[5]));
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[16] * w1[16] + a1[17] * w1[17]));
+  out[6] = (scalar)(0 + a0[14] * w0[26] + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]
+                + (a1[14] * w1[26] + a1[15] * w1[27] + a1[16] * w1[28] + a1[17] * w1[29]));
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]
+                + (a1[15] * w1[39] + a1[16] * w1[40] + a1[17] * w1[41]));
+  out[8] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]
+                + (a1[27] * w1[3] + a1[28] * w1[4] + a1[29] * w1[5]));
+  out[9] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]
+                + (a1[27] * w1[15] + a1[28] * w1[16] + a1[29] * w1[17]));
+  out[10] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]
+                 + (a1[27] * w1[27] + a1[28] * w1[28] + a1[29] * w1[29]));
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]
+                 + (a1[27] * w1[39] + a1[28] * w1[40] + a1[29] * w1[41]));
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+}
+RT_KERNEL void asm_e4x5_0_ggaa_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+}
+RT_KERNEL void asm_e4x5_1_ggaa_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[3] * w0[51] + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[12] * w0[0] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]);
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]);
+  out[7] = (scalar)(0 + a0[14] * w0[26] + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]);
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]);
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[16] * w0[52] + a0[17] * w0[53]);
+  out[10] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]);
+  out[11] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]);
+  out[12] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]);
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]);
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + a0[29] * w0[53]);
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
+}
+RT_KERNEL void asm_e4x5_2_ggaa_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[1] * w1[13] + a1[3] * w1[15] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]
+                + (a1[2] * w1[26] + a1[3] * w1[27] + a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]
+                + (a1[3] * w1[39] + a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[3] * w0[51] + a0[4] * w0[52] + a0[5] * w0[53]
+                + (a1[3] * w1[51] + a1[4] * w1[52] + a1[5] * w1[53]));
+  out[5] = (scalar)(0 + a0[12] * w0[0] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]
+                + (a1[12] * w1[0] + a1[15] * w1[3] + a1[16] * w1[4] + a1[17] * w1[5]));
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[16] * w1[16] + a1[17] * w1[17]));
+  out[7] = (scalar)(0 + a0[14] * w0[26] + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]
+                + (a1[14] * w1[26] + a1[15] * w1[27] + a1[16] * w1[28] + a1[17] * w1[29]));
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]
+                + (a1[15] * w1[39] + a1[16] * w1[40] + a1[17] * w1[41]));
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[16] * w0[52] + a0[17] * w0[53]
+                + (a1[15] * w1[51] + a1[16] * w1[52] + a1[17] * w1[53]));
+  out[10] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]
+                 + (a1[27] * w1[3] + a1[28] * w1[4] + a1[29] * w1[5]));
+  out[11] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]
+                 + (a1[27] * w1[15] + a1[28] * w1[16] + a1[29] * w1[17]));
+  out[12] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]
+                 + (a1[27] * w1[27] + a1[28] * w1[28] + a1[29] * w1[29]));
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]
+                 + (a1[27] * w1[39] + a1[28] * w1[40] + a1[29] * w1[41]));
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + a0[29] * w0[53]
+                 + (a1[27] * w1[51] + a1[28] * w1[52] + a1[29] * w1[53]));
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]
+                 + (a1[39] * w1[51] + a1[40] * w1[52] + a1[41] * w1[53]));
+}
+RT_KERNEL void asm_e4x6_0_ggaa_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+  out[20] = (scalar)(0);
+  out[21] = (scalar)(0);
+  out[22] = (scalar)(0);
+  out[23] = (scalar)(0);
+}
+RT_KERNEL void asm_e4x6_1_ggaa_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[3] * w0[51] + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[3] * w0[63] + a0[4] * w0[64] + a0[5] * w0[65]);
+  out[6] = (scalar)(0 + a0[12] * w0[0] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]);
+  out[7] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]);
+  out[8] = (scalar)(0 + a0[14] * w0[26] + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]);
+  out[9] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]);
+  out[10] = (scalar)(0 + a0[15] * w0[51] + a0[16] * w0[52] + a0[17] * w0[53]);
+  out[11] = (scalar)(0 + a0[15] * w0[63] + a0[16] * w0[64] + a0[17] * w0[65]);
+  out[12] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]);
+  out[13] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]);
+  out[14] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]);
+  out[15] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]);
+  out[16] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + a0[29] * w0[53]);
+  out[17] = (scalar)(0 + a0[27] * w0[63] + a0[28] * w0[64] + a0[29] * w0[65]);
+  out[18] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[19] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[20] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[21] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[22] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
+  out[23] = (scalar)(0 + a0[39] * w0[63] + a0[40] * w0[64] + a0[41] * w0[65]);
+}
+RT_KERNEL void asm_e4x6_2_ggaa_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[1] * w1[13] + a1[3] * w1[15] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]
+                + (a1[2] * w1[26] + a1[3] * w1[27] + a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]
+                + (a1[3] * w1[39] + a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[3] * w0[51] + a0[4] * w0[52] + a0[5] * w0[53]
+                + (a1[3] * w1[51] + a1[4] * w1[52] + a1[5] * w1[53]));
+  out[5] = (scalar)(0 + a0[3] * w0[63] + a0[4] * w0[64] + a0[5] * w0[65]
+                + (a1[3] * w1[63] + a1[4] * w1[64] + a1[5] * w1[65]));
+  out[6] = (scalar)(0 + a0[12] * w0[0] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]
+                + (a1[12] * w1[0] + a1[15] * w1[3] + a1[16] * w1[4] + a1[17] * w1[5]));
+  out[7] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[16] * w1[16] + a1[17] * w1[17]));
+  out[8] = (scalar)(0 + a0[14] * w0[26] + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]
+                + (a1[14] * w1[26] + a1[15] * w1[27] + a1[16] * w1[28] + a1[17] * w1[29]));
+  out[9] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]
+                + (a1[15] * w1[39] + a1[16] * w1[40] + a1[17] * w1[41]));
+  out[10] = (scalar)(0 + a0[15] * w0[51] + a0[16] * w0[52] + a0[17] * w0[53]
+                 + (a1[15] * w1[51] + a1[16] * w1[52] + a1[17] * w1[53]));
+  out[11] = (scalar)(0 + a0[15] * w0[63] + a0[16] * w0[64] + a0[17] * w0[65]
+                 + (a1[15] * w1[63] + a1[16] * w1[64] + a1[17] * w1[65]));
+  out[12] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]
+                 + (a1[27] * w1[3] + a1[28] * w1[4] + a1[29] * w1[5]));
+  out[13] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]
+                 + (a1[27] * w1[15] + a1[28] * w1[16] + a1[29] * w1[17]));
+  out[14] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]
+                 + (a1[27] * w1[27] + a1[28] * w1[28] + a1[29] * w1[29]));
+  out[15] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]
+                 + (a1[27] * w1[39] + a1[28] * w1[40] + a1[29] * w1[41]));
+  out[16] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + a0[29] * w0[53]
+                 + (a1[27] * w1[51] + a1[28] * w1[52] + a1[29] * w1[53]));
+  out[17] = (scalar)(0 + a0[27] * w0[63] + a0[28] * w0[64] + a0[29] * w0[65]
+                 + (a1[27] * w1[63] + a1[28] * w1[64] + a1[29] * w1[65]));
+  out[18] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[19] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[20] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[21] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[22] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]
+                 + (a1[39] * w1[51] + a1[40] * w1[52] + a1[41] * w1[53]));
+  out[23] = (scalar)(0 + a0[39] * w0[63] + a0[40] * w0[64] + a0[41] * w0[65]
+                 + (a1[39] * w1[63] + a1[40] * w1[64] + a1[41] * w1[65]));
+}
+RT_KERNEL void asm_e5x1_0_ggaaa_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                             int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+}
+RT_KERNEL void asm_e5x1_1_ggaaa_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                             int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[12] * w0[0] + a0[13] * w0[1] + a0[14] * w0[2] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]);
+  out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]);
+  out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[4] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+}
+RT_KERNEL void asm_e5x1_2_ggaaa_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                             int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[1] * w1[1] + a1[2] * w1[2] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[12] * w0[0] + a0[13] * w0[1] + a0[14] * w0[2] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]
+                + (a1[12] * w1[0] + a1[13] * w1[1] + a1[14] * w1[2] + a1[15] * w1[3] + a1[16] * w1[4] + a1[17] * w1[5]));
+  out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]
+                + (a1[27] * w1[3] + a1[28] * w1[4] + a1[29] * w1[5]));
+  out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[4] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+}
+RT_KERNEL void asm_e5x4_0_ggaaa_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+}
+RT_KERNEL void asm_e5x4_1_ggaaa_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[1] * w0[13] + a0[2] * w0[14] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[12] * w0[0] + a0[13] * w0[1] + a0[14] * w0[2] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]);
+  out[5] = (scalar)(0 + a0[12] * w0[12] + a0[13] * w0[13] + a0[14] * w0[14] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]);
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]);
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]);
+  out[8] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]);
+  out[9] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]);
+  out[10] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]);
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]);
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[16] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[17] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[18] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[19] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+}
+RT_KERNEL void asm_e5x4_2_ggaaa_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[1] * w1[1] + a1[2] * w1[2] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[1] * w0[13] + a0[2] * w0[14] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[0] * w1[12] + a1[1] * w1[13] + a1[2] * w1[14] + a1[3] * w1[15] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]
+                + (a1[3] * w1[27] + a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]
+                + (a1[3] * w1[39] + a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[12] * w0[0] + a0[13] * w0[1] + a0[14] * w0[2] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]
+                + (a1[12] * w1[0] + a1[13] * w1[1] + a1[14] * w1[2] + a1[15] * w1[3] + a1[16] * w1[4] + a1[17] * w1[5]));
+  out[5] = (scalar)(0 + a0[12] * w0[12] + a0[13] * w0[13] + a0[14] * w0[14] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]
+                + (a1[12] * w1[12] + a1[13] * w1[13] + a1[14] * w1[14] + a1[15] * w1[15] + a1[16] * w1[16] + a1[17] * w1[17]));
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]
+                + (a1[15] * w1[27] + a1[16] * w1[28] + a1[17] * w1[29]));
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]
+                + (a1[15] * w1[39] + a1[16] * w1[40] + a1[17] * w1[41]));
+  out[8] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]
+                + (a1[27] * w1[3] + a1[28] * w1[4] + a1[29] * w1[5]));
+  out[9] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]
+                + (a1[27] * w1[15] + a1[28] * w1[16] + a1[29] * w1[17]));
+  out[10] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]
+                 + (a1[27] * w1[27] + a1[28] * w1[28] + a1[29] * w1[29]));
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]
+                 + (a1[27] * w1[39] + a1[28] * w1[40] + a1[29] * w1[41]));
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[16] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                 + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[17] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                 + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[18] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                 + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[19] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                 + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+}
+RT_KERNEL void asm_e5x5_0_ggaaa_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+  out[20] = (scalar)(0);
+  out[21] = (scalar)(0);
+  out[22] = (scalar)(0);
+  out[23] = (scalar)(0);
+  out[24] = (scalar)(0);
+}
+RT_KERNEL void asm_e5x5_1_ggaaa_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[1] * w0[13] + a0[2] * w0[14] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[3] * w0[51] + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[12] * w0[0] + a0[13] * w0[1] + a0[14] * w0[2] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]);
+  out[6] = (scalar)(0 + a0[12] * w0[12] + a0[13] * w0[13] + a0[14] * w0[14] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]);
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]);
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]);
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[16] * w0[52] + a0[17] * w0[53]);
+  out[10] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]);
+  out[11] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]);
+  out[12] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]);
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]);
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + a0[29] * w0[53]);
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
+  out[20] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[21] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[22] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[23] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+  out[24] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]);
+}
+RT_KERNEL void asm_e5x5_2_ggaaa_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[1] * w1[1] + a1[2] * w1[2] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[1] * w0[13] + a0[2] * w0[14] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[0] * w1[12] + a1[1] * w1[13] + a1[2] * w1[14] + a1[3] * w1[15] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]
+                + (a1[3] * w1[27] + a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]
+                + (a1[3] * w1[39] + a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[3] * w0[51] + a0[4] * w0[52] + a0[5] * w0[53]
+                + (a1[3] * w1[51] + a1[4] * w1[52] + a1[5] * w1[53]));
+  out[5] = (scalar)(0 + a0[12] * w0[0] + a0[13] * w0[1] + a0[14] * w0[2] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]
+                + (a1[12] * w1[0] + a1[13] * w1[1] + a1[14] * w1[2] + a1[15] * w1[3] + a1[16] * w1[4] + a1[17] * w1[5]));
+  out[6] = (scalar)(0 + a0[12] * w0[12] + a0[13] * w0[13] + a0[14] * w0[14] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]
+                + (a1[12] * w1[12] + a1[13] * w1[13] + a1[14] * w1[14] + a1[15] * w1[15] + a1[16] * w1[16] + a1[17] * w1[17]));
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]
+                + (a1[15] * w1[27] + a1[16] * w1[28] + a1[17] * w1[29]));
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]
+                + (a1[15] * w1[39] + a1[16] * w1[40] + a1[17] * w1[41]));
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[16] * w0[52] + a0[17] * w0[53]
+                + (a1[15] * w1[51] + a1[16] * w1[52] + a1[17] * w1[53]));
+  out[10] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]
+                 + (a1[27] * w1[3] + a1[28] * w1[4] + a1[29] * w1[5]));
+  out[11] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]
+                 + (a1[27] * w1[15] + a1[28] * w1[16] + a1[29] * w1[17]));
+  out[12] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]
+                 + (a1[27] * w1[27] + a1[28] * w1[28] + a1[29] * w1[29]));
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]
+                 + (a1[27] * w1[39] + a1[28] * w1[40] + a1[29] * w1[41]));
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + a0[29] * w0[53]
+                 + (a1[27] * w1[51] + a1[28] * w1[52] + a1[29] * w1[53]));
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]
+                 + (a1[39] * w1[51] + a1[40] * w1[52] + a1[41] * w1[53]));
+  out[20] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                 + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[21] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                 + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[22] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                 + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[23] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                 + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+  out[24] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]
+                 + (a1[51] * w1[51] + a1[52] * w1[52] + a1[53] * w1[53]));
+}
+RT_KERNEL void asm_e5x3_0_ggaaa_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+}
+RT_KERNEL void asm_e5x3_1_ggaaa_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[12] * w0[0] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]);
+  out[4] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]);
+  out[5] = (scalar)(0 + a0[14] * w0[26] + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]);
+  out[6] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]);
+  out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]);
+  out[8] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]);
+  out[9] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[10] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[11] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[12] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[13] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[14] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+}
+RT_KERNEL void asm_e5x3_2_ggaaa_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[1] * w1[13] + a1[3] * w1[15] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]
+                + (a1[2] * w1[26] + a1[3] * w1[27] + a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[12] * w0[0] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]
+                + (a1[12] * w1[0] + a1[15] * w1[3] + a1[16] * w1[4] + a1[17] * w1[5]));
+  out[4] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[16] * w1[16] + a1[17] * w1[17]));
+  out[5] = (scalar)(0 + a0[14] * w0[26] + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]
+                + (a1[14] * w1[26] + a1[15] * w1[27] + a1[16] * w1[28] + a1[17] * w1[29]));
+  out[6] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]
+                + (a1[27] * w1[3] + a1[28] * w1[4] + a1[29] * w1[5]));
+  out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]
+                + (a1[27] * w1[15] + a1[28] * w1[16] + a1[29] * w1[17]));
+  out[8] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]
+                + (a1[27] * w1[27] + a1[28] * w1[28] + a1[29] * w1[29]));
+  out[9] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[10] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[11] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[12] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                 + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[13] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                 + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[14] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                 + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+}
+RT_KERNEL void asm_e5x4_0_ggaaa_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+}
+RT_KERNEL void asm_e5x4_1_ggaaa_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[12] * w0[0] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]);
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]);
+  out[6] = (scalar)(0 + a0[14] * w0[26] + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]);
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]);
+  out[8] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]);
+  out[9] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]);
+  out[10] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]);
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]);
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[16] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[17] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[18] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[19] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+}
+RT_KERNEL void asm_e5x4_2_ggaaa_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[1] * w1[13] + a1[3] * w1[15] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]
+                + (a1[2] * w1[26] + a1[3] * w1[27] + a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]
+                + (a1[3] * w1[39] + a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[12] * w0[0] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]
+                + (a1[12] * w1[0] + a1[15] * w1[3] + a1[16] * w1[4] + a1[17] * w1[5]));
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[16] * w1[16] + a1[17] * w1[17]));
+  out[6] = (scalar)(0 + a0[14] * w0[26] + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]
+                + (a1[14] * w1[26] + a1[15] * w1[27] + a1[16] * w1[28] + a1[17] * w1[29]));
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]
+                + (a1[15] * w1[39] + a1[16] * w1[40] + a1[17] * w1[41]));
+  out[8] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]
+                + (a1[27] * w1[3] + a1[28] * w1[4] + a1[29] * w1[5]));
+  out[9] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]
+                + (a1[27] * w1[15] + a1[28] * w1[16] + a1[29] * w1[17]));
+  out[10] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]
+                 + (a1[27] * w1[27] + a1[28] * w1[28] + a1[29] * w1[29]));
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]
+                 + (a1[27] * w1[39] + a1[28] * w1[40] + a1[29] * w1[41]));
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[16] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                 + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[17] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                 + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[18] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                 + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[19] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                 + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+}
+RT_KERNEL void asm_e5x5_0_ggaaa_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+  out[20] = (scalar)(0);
+  out[21] = (scalar)(0);
+  out[22] = (scalar)(0);
+  out[23] = (scalar)(0);
+  out[24] = (scalar)(0);
+}
+RT_KERNEL void asm_e5x5_1_ggaaa_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[3] * w0[51] + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[12] * w0[0] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]);
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]);
+  out[7] = (scalar)(0 + a0[14] * w0[26] + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]);
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]);
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[16] * w0[52] + a0[17] * w0[53]);
+  out[10] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]);
+  out[11] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]);
+  out[12] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]);
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]);
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + a0[29] * w0[53]);
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
+  out[20] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[21] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[22] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[23] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+  out[24] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]);
+}
+RT_KERNEL void asm_e5x5_2_ggaaa_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[1] * w1[13] + a1[3] * w1[15] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]
+                + (a1[2] * w1[26] + a1[3] * w1[27] + a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]
+                + (a1[3] * w1[39] + a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[3] * w0[51] + a0[4] * w0[52] + a0[5] * w0[53]
+                + (a1[3] * w1[51] + a1[4] * w1[52] + a1[5] * w1[53]));
+  out[5] = (scalar)(0 + a0[12] * w0[0] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]
+                + (a1[12] * w1[0] + a1[15] * w1[3] + a1[16] * w1[4] + a1[17] * w1[5]));
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[16] * w1[16] + a1[17] * w1[17]));
+  out[7] = (scalar)(0 + a0[14] * w0[26] + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]
+                + (a1[14] * w1[26] + a1[15] * w1[27] + a1[16] * w1[28] + a1[17] * w1[29]));
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]
+                + (a1[15] * w1[39] + a1[16] * w1[40] + a1[17] * w1[41]));
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[16] * w0[52] + a0[17] * w0[53]
+                + (a1[15] * w1[51] + a1[16] * w1[52] + a1[17] * w1[53]));
+  out[10] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]
+                 + (a1[27] * w1[3] + a1[28] * w1[4] + a1[29] * w1[5]));
+  out[11] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]
+                 + (a1[27] * w1[15] + a1[28] * w1[16] + a1[29] * w1[17]));
+  out[12] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]
+                 + (a1[27] * w1[27] + a1[28] * w1[28] + a1[29] * w1[29]));
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]
+                 + (a1[27] * w1[39] + a1[28] * w1[40] + a1[29] * w1[41]));
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + a0[29] * w0[53]
+                 + (a1[27] * w1[51] + a1[28] * w1[52] + a1[29] * w1[53]));
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]
+                 + (a1[39] * w1[51] + a1[40] * w1[52] + a1[41] * w1[53]));
+  out[20] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                 + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[21] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                 + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[22] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                 + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[23] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                 + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+  out[24] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]
+                 + (a1[51] * w1[51] + a1[52] * w1[52] + a1[53] * w1[53]));
+}
+RT_KERNEL void asm_e5x6_0_ggaaa_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                  int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+  out[20] = (scalar)(0);
+  out[21] = (scalar)(0);
+  out[22] = (scalar)(0);
+  out[23] = (scalar)(0);
+  out[24] = (scalar)(0);
+  out[25] = (scalar)(0);
+  out[26] = (scalar)(0);
+  out[27] = (scalar)(0);
+  out[28] = (scalar)(0);
+  out[29] = (scalar)(0);
+}
+RT_KERNEL void asm_e5x6_1_ggaaa_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                  int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[3] * w0[51] + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[3] * w0[63] + a0[4] * w0[64] + a0[5] * w0[65]);
+  out[6] = (scalar)(0 + a0[12] * w0[0] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]);
+  out[7] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]);
+  out[8] = (scalar)(0 + a0[14] * w0[26] + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]);
+  out[9] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]);
+  out[10] = (scalar)(0 + a0[15] * w0[51] + a0[16] * w0[52] + a0[17] * w0[53]);
+  out[11] = (scalar)(0 + a0[15] * w0[63] + a0[16] * w0[64] + a0[17] * w0[65]);
+  out[12] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]);
+  out[13] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]);
+  out[14] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]);
+  out[15] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]);
+  out[16] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + a0[29] * w0[53]);
+  out[17] = (scalar)(0 + a0[27] * w0[63] + a0[28] * w0[64] + a0[29] * w0[65]);
+  out[18] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[19] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[20] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[21] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[22] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
+  out[23] = (scalar)(0 + a0[39] * w0[63] + a0[40] * w0[64] + a0[41] * w0[65]);
+  out[24] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[25] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[26] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[27] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+  out[28] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]);
+  out[29] = (scalar)(0 + a0[51] * w0[63] + a0[52] * w0[64] + a0[53] * w0[65]);
+}
+RT_KERNEL void asm_e5x6_2_ggaaa_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                  int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[1] * w1[13] + a1[3] * w1[15] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]
+                + (a1[2] * w1[26] + a1[3] * w1[27] + a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]
+                + (a1[3] * w1[39] + a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[3] * w0[51] + a0[4] * w0[52] + a0[5] * w0[53]
+                + (a1[3] * w1[51] + a1[4] * w1[52] + a1[5] * w1[53]));
+  out[5] = (scalar)(0 + a0[3] * w0[63] + a0[4] * w0[64] + a0[5] * w0[65]
+                + (a1[3] * w1[63] + a1[4] * w1[64] + a1[5] * w1[65]));
+  out[6] = (scalar)(0 + a0[12] * w0[0] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]
+                + (a1[12] * w1[0] + a1[15] * w1[3] + a1[16] * w1[4] + a1[17] * w1[5]));
+  out[7] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[16] * w1[16] + a1[17] * w1[17]));
+  out[8] = (scalar)(0 + a0[14] * w0[26] + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]
+                + (a1[14] * w1[26] + a1[15] * w1[27] + a1[16] * w1[28] + a1[17] * w1[29]));
+  out[9] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]
+                + (a1[15] * w1[39] + a1[16] * w1[40] + a1[17] * w1[41]));
+  out[10] = (scalar)(0 + a0[15] * w0[51] + a0[16] * w0[52] + a0[17] * w0[53]
+                 + (a1[15] * w1[51] + a1[16] * w1[52] + a1[17] * w1[53]));
+  out[11] = (scalar)(0 + a0[15] * w0[63] + a0[16] * w0[64] + a0[17] * w0[65]
+                 + (a1[15] * w1[63] + a1[16] * w1[64] + a1[17] * w1[65]));
+  out[12] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]
+                 + (a1[27] * w1[3] + a1[28] * w1[4] + a1[29] * w1[5]));
+  out[13] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]
+                 + (a1[27] * w1[15] + a1[28] * w1[16] + a1[29] * w1[17]));
+  out[14] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]
+                 + (a1[27] * w1[27] + a1[28] * w1[28] + a1[29] * w1[29]));
+  out[15] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]
+                 + (a1[27] * w1[39] + a1[28] * w1[40] + a1[29] * w1[41]));
+  out[16] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + a0[29] * w0[53]
+                 + (a1[27] * w1[51] + a1[28] * w1[52] + a1[29] * w1[53]));
+  out[17] = (scalar)(0 + a0[27] * w0[63] + a0[28] * w0[64] + a0[29] * w0[65]
+                 + (a1[27] * w1[63] + a1[28] * w1[64] + a1[29] * w1[65]));
+  out[18] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[19] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[20] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[21] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[22] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]
+                 + (a1[39] * w1[51] + a1[40] * w1[52] + a1[41] * w1[53]));
+  out[23] = (scalar)(0 + a0[39] * w0[63] + a0[40] * w0[64] + a0[41] * w0[65]
+                 + (a1[39] * w1[63] + a1[40] * w1[64] + a1[41] * w1[65]));
+  out[24] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                 + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[25] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                 + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[26] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                 + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[27] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                 + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+  out[28] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]
+                 + (a1[51] * w1[51] + a1[52] * w1[52] + a1[53] * w1[53]));
+  out[29] = (scalar)(0 + a0[51] * w0[63] + a0[52] * w0[64] + a0[53] * w0[65]
+                 + (a1[51] * w1[63] + a1[52] * w1[64] + a1[53] * w1[65]));
+}
+RT_KERNEL void asm_e3x1_0_xyz_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                           int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+}
+RT_KERNEL void asm_e3x1_1_xyz_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                           int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[2] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]);
+}
+RT_KERNEL void asm_e3x1_2_xyz_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                           int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]
+                + (a1[13] * w1[1] + a1[15] * w1[3] + a1[17] * w1[5]));
+  out[2] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]
+                + (a1[26] * w1[2] + a1[27] * w1[3] + a1[28] * w1[4]));
+}
+RT_KERNEL void asm_e3x4_0_xyz_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                              int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+}
+RT_KERNEL void asm_e3x4_1_xyz_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                              int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[8] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[9] = (scalar)(0 + a0[26] * w0[14] + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[10] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+}
+RT_KERNEL void asm_e3x4_2_xyz_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                              int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[0] * w1[12] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]
+                + (a1[13] * w1[1] + a1[15] * w1[3] + a1[17] * w1[5]));
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[8] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]
+                + (a1[26] * w1[2] + a1[27] * w1[3] + a1[28] * w1[4]));
+  out[9] = (scalar)(0 + a0[26] * w0[14] + a0[27] * w0[15] + a0[28] * w0[16]
+                + (a1[26] * w1[14] + a1[27] * w1[15] + a1[28] * w1[16]));
+  out[10] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + (a1[27] * w1[27] + a1[28] * w1[28]));
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+}
+RT_KERNEL void asm_e3x5_0_xyz_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+}
+RT_KERNEL void asm_e3x5_1_xyz_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53]);
+  out[10] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[11] = (scalar)(0 + a0[26] * w0[14] + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[12] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52]);
+}
+RT_KERNEL void asm_e3x5_2_xyz_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[0] * w1[12] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53] + (a1[4] * w1[52] + a1[5] * w1[53]));
+  out[5] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]
+                + (a1[13] * w1[1] + a1[15] * w1[3] + a1[17] * w1[5]));
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53] + (a1[15] * w1[51] + a1[17] * w1[53]));
+  out[10] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]
+                 + (a1[26] * w1[2] + a1[27] * w1[3] + a1[28] * w1[4]));
+  out[11] = (scalar)(0 + a0[26] * w0[14] + a0[27] * w0[15] + a0[28] * w0[16]
+                 + (a1[26] * w1[14] + a1[27] * w1[15] + a1[28] * w1[16]));
+  out[12] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + (a1[27] * w1[27] + a1[28] * w1[28]));
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + (a1[27] * w1[51] + a1[28] * w1[52]));
+}
+RT_KERNEL void asm_e3x3_0_xyz_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                             int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+}
+RT_KERNEL void asm_e3x3_1_xyz_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                             int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[4] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[5] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[6] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[8] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+}
+RT_KERNEL void asm_e3x3_2_xyz_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                             int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17] + (a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  out[4] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[5] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[6] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  out[8] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+                + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]));
+}
+RT_KERNEL void asm_e3x4_0_xyz_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                              int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+}
+RT_KERNEL void asm_e3x4_1_xyz_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                              int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[8] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[9] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[10] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+}
+RT_KERNEL void asm_e3x4_2_xyz_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                              int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17] + (a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[8] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[9] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  out[10] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+                 + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]));
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+}
+RT_KERNEL void asm_e3x5_0_xyz_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+}
+RT_KERNEL void asm_e3x5_1_xyz_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53]);
+  out[10] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[11] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[12] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52]);
+}
+RT_KERNEL void asm_e3x5_2_xyz_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17] + (a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53] + (a1[4] * w1[52] + a1[5] * w1[53]));
+  out[5] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53] + (a1[15] * w1[51] + a1[17] * w1[53]));
+  out[10] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[11] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  out[12] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+                 + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]));
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + (a1[27] * w1[51] + a1[28] * w1[52]));
+}
+RT_KERNEL void asm_e3x6_0_xyz_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+}
+RT_KERNEL void asm_e3x6_1_xyz_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[4] * w0[64] + a0[5] * w0[65]);
+  out[6] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[7] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[8] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[9] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[10] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53]);
+  out[11] = (scalar)(0 + a0[15] * w0[63] + a0[17] * w0[65]);
+  out[12] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[13] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[14] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[15] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[16] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52]);
+  out[17] = (scalar)(0 + a0[27] * w0[63] + a0[28] * w0[64]);
+}
+RT_KERNEL void asm_e3x6_2_xyz_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17] + (a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53] + (a1[4] * w1[52] + a1[5] * w1[53]));
+  out[5] = (scalar)(0 + a0[4] * w0[64] + a0[5] * w0[65] + (a1[4] * w1[64] + a1[5] * w1[65]));
+  out[6] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  out[7] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[8] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[9] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[10] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53] + (a1[15] * w1[51] + a1[17] * w1[53]));
+  out[11] = (scalar)(0 + a0[15] * w0[63] + a0[17] * w0[65] + (a1[15] * w1[63] + a1[17] * w1[65]));
+  out[12] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[13] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  out[14] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+                 + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]));
+  out[15] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+  out[16] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + (a1[27] * w1[51] + a1[28] * w1[52]));
+  out[17] = (scalar)(0 + a0[27] * w0[63] + a0[28] * w0[64] + (a1[27] * w1[63] + a1[28] * w1[64]));
+}
+RT_KERNEL void asm_e4x1_0_xyza_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                            int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+}
+RT_KERNEL void asm_e4x1_1_xyza_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                            int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[2] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+}
+RT_KERNEL void asm_e4x1_2_xyza_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                            int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]
+                + (a1[13] * w1[1] + a1[15] * w1[3] + a1[17] * w1[5]));
+  out[2] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]
+                + (a1[26] * w1[2] + a1[27] * w1[3] + a1[28] * w1[4]));
+  out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+}
+RT_KERNEL void asm_e4x4_0_xyza_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+}
+RT_KERNEL void asm_e4x4_1_xyza_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[8] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[9] = (scalar)(0 + a0[26] * w0[14] + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[10] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+}
+RT_KERNEL void asm_e4x4_2_xyza_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[0] * w1[12] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]
+                + (a1[13] * w1[1] + a1[15] * w1[3] + a1[17] * w1[5]));
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[8] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]
+                + (a1[26] * w1[2] + a1[27] * w1[3] + a1[28] * w1[4]));
+  out[9] = (scalar)(0 + a0[26] * w0[14] + a0[27] * w0[15] + a0[28] * w0[16]
+                + (a1[26] * w1[14] + a1[27] * w1[15] + a1[28] * w1[16]));
+  out[10] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + (a1[27] * w1[27] + a1[28] * w1[28]));
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+}
+RT_KERNEL void asm_e4x5_0_xyza_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+}
+RT_KERNEL void asm_e4x5_1_xyza_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53]);
+  out[10] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[11] = (scalar)(0 + a0[26] * w0[14] + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[12] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52]);
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
+}
+RT_KERNEL void asm_e4x5_2_xyza_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[0] * w1[12] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53] + (a1[4] * w1[52] + a1[5] * w1[53]));
+  out[5] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]
+                + (a1[13] * w1[1] + a1[15] * w1[3] + a1[17] * w1[5]));
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53] + (a1[15] * w1[51] + a1[17] * w1[53]));
+  out[10] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]
+                 + (a1[26] * w1[2] + a1[27] * w1[3] + a1[28] * w1[4]));
+  out[11] = (scalar)(0 + a0[26] * w0[14] + a0[27] * w0[15] + a0[28] * w0[16]
+                 + (a1[26] * w1[14] + a1[27] * w1[15] + a1[28] * w1[16]));
+  out[12] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + (a1[27] * w1[27] + a1[28] * w1[28]));
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + (a1[27] * w1[51] + a1[28] * w1[52]));
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]
+                 + (a1[39] * w1[51] + a1[40] * w1[52] + a1[41] * w1[53]));
+}
+RT_KERNEL void asm_e4x3_0_xyza_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                              int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+}
+RT_KERNEL void asm_e4x3_1_xyza_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                              int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[4] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[5] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[6] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[8] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[9] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[10] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[11] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+}
+RT_KERNEL void asm_e4x3_2_xyza_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                              int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17] + (a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  out[4] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[5] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[6] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  out[8] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+                + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]));
+  out[9] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[10] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[11] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+}
+RT_KERNEL void asm_e4x4_0_xyza_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+}
+RT_KERNEL void asm_e4x4_1_xyza_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[8] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[9] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[10] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+}
+RT_KERNEL void asm_e4x4_2_xyza_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17] + (a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[8] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[9] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  out[10] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+                 + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]));
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+}
+RT_KERNEL void asm_e4x5_0_xyza_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+}
+RT_KERNEL void asm_e4x5_1_xyza_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53]);
+  out[10] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[11] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[12] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52]);
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
+}
+RT_KERNEL void asm_e4x5_2_xyza_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17] + (a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53] + (a1[4] * w1[52] + a1[5] * w1[53]));
+  out[5] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53] + (a1[15] * w1[51] + a1[17] * w1[53]));
+  out[10] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[11] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  out[12] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+                 + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]));
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + (a1[27] * w1[51] + a1[28] * w1[52]));
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]
+                 + (a1[39] * w1[51] + a1[40] * w1[52] + a1[41] * w1[53]));
+}
+RT_KERNEL void asm_e4x6_0_xyza_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+  out[20] = (scalar)(0);
+  out[21] = (scalar)(0);
+  out[22] = (scalar)(0);
+  out[23] = (scalar)(0);
+}
+RT_KERNEL void asm_e4x6_1_xyza_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[4] * w0[64] + a0[5] * w0[65]);
+  out[6] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[7] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[8] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[9] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[10] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53]);
+  out[11] = (scalar)(0 + a0[15] * w0[63] + a0[17] * w0[65]);
+  out[12] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[13] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[14] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[15] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[16] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52]);
+  out[17] = (scalar)(0 + a0[27] * w0[63] + a0[28] * w0[64]);
+  out[18] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[19] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[20] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[21] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[22] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
+  out[23] = (scalar)(0 + a0[39] * w0[63] + a0[40] * w0[64] + a0[41] * w0[65]);
+}
+RT_KERNEL void asm_e4x6_2_xyza_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17] + (a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53] + (a1[4] * w1[52] + a1[5] * w1[53]));
+  out[5] = (scalar)(0 + a0[4] * w0[64] + a0[5] * w0[65] + (a1[4] * w1[64] + a1[5] * w1[65]));
+  out[6] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  out[7] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[8] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[9] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[10] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53] + (a1[15] * w1[51] + a1[17] * w1[53]));
+  out[11] = (scalar)(0 + a0[15] * w0[63] + a0[17] * w0[65] + (a1[15] * w1[63] + a1[17] * w1[65]));
+  out[12] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[13] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  out[14] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+                 + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]));
+  out[15] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+  out[16] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + (a1[27] * w1[51] + a1[28] * w1[52]));
+  out[17] = (scalar)(0 + a0[27] * w0[63] + a0[28] * w0[64] + (a1[27] * w1[63] + a1[28] * w1[64]));
+  out[18] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[19] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[20] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[21] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[22] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]
+                 + (a1[39] * w1[51] + a1[40] * w1[52] + a1[41] * w1[53]));
+  out[23] = (scalar)(0 + a0[39] * w0[63] + a0[40] * w0[64] + a0[41] * w0[65]
+                 + (a1[39] * w1[63] + a1[40] * w1[64] + a1[41] * w1[65]));
+}
+RT_KERNEL void asm_e5x1_0_xyzaa_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                             int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+}
+RT_KERNEL void asm_e5x1_1_xyzaa_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                             int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[2] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[4] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+}
+RT_KERNEL void asm_e5x1_2_xyzaa_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                             int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]
+                + (a1[13] * w1[1] + a1[15] * w1[3] + a1[17] * w1[5]));
+  out[2] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]
+                + (a1[26] * w1[2] + a1[27] * w1[3] + a1[28] * w1[4]));
+  out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[4] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+}
+RT_KERNEL void asm_e5x4_0_xyzaa_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+}
+RT_KERNEL void asm_e5x4_1_xyzaa_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[8] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[9] = (scalar)(0 + a0[26] * w0[14] + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[10] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[16] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[17] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[18] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[19] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+}
+RT_KERNEL void asm_e5x4_2_xyzaa_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[0] * w1[12] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]
+                + (a1[13] * w1[1] + a1[15] * w1[3] + a1[17] * w1[5]));
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[8] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]
+                + (a1[26] * w1[2] + a1[27] * w1[3] + a1[28] * w1[4]));
+  out[9] = (scalar)(0 + a0[26] * w0[14] + a0[27] * w0[15] + a0[28] * w0[16]
+                + (a1[26] * w1[14] + a1[27] * w1[15] + a1[28] * w1[16]));
+  out[10] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + (a1[27] * w1[27] + a1[28] * w1[28]));
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[16] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                 + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[17] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                 + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[18] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                 + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[19] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                 + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+}
+RT_KERNEL void asm_e5x5_0_xyzaa_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+  out[20] = (scalar)(0);
+  out[21] = (scalar)(0);
+  out[22] = (scalar)(0);
+  out[23] = (scalar)(0);
+  out[24] = (scalar)(0);
+}
+RT_KERNEL void asm_e5x5_1_xyzaa_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53]);
+  out[10] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[11] = (scalar)(0 + a0[26] * w0[14] + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[12] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52]);
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
+  out[20] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[21] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[22] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[23] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+  out[24] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]);
+}
+RT_KERNEL void asm_e5x5_2_xyzaa_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[0] * w1[12] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53] + (a1[4] * w1[52] + a1[5] * w1[53]));
+  out[5] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]
+                + (a1[13] * w1[1] + a1[15] * w1[3] + a1[17] * w1[5]));
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53] + (a1[15] * w1[51] + a1[17] * w1[53]));
+  out[10] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]
+                 + (a1[26] * w1[2] + a1[27] * w1[3] + a1[28] * w1[4]));
+  out[11] = (scalar)(0 + a0[26] * w0[14] + a0[27] * w0[15] + a0[28] * w0[16]
+                 + (a1[26] * w1[14] + a1[27] * w1[15] + a1[28] * w1[16]));
+  out[12] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + (a1[27] * w1[27] + a1[28] * w1[28]));
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + (a1[27] * w1[51] + a1[28] * w1[52]));
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]
+                 + (a1[39] * w1[51] + a1[40] * w1[52] + a1[41] * w1[53]));
+  out[20] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                 + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[21] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                 + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[22] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                 + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[23] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                 + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+  out[24] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]
+                 + (a1[51] * w1[51] + a1[52] * w1[52] + a1[53] * w1[53]));
+}
+RT_KERNEL void asm_e5x3_0_xyzaa_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+}
+RT_KERNEL void asm_e5x3_1_xyzaa_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[4] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[5] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[6] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[8] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[9] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[10] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[11] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[12] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[13] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[14] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+}
+RT_KERNEL void asm_e5x3_2_xyzaa_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17] + (a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  out[4] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[5] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[6] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  out[8] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+                + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]));
+  out[9] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[10] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[11] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[12] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                 + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[13] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                 + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[14] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                 + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+}
+RT_KERNEL void asm_e5x4_0_xyzaa_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+}
+RT_KERNEL void asm_e5x4_1_xyzaa_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[8] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[9] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[10] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[16] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[17] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[18] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[19] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+}
+RT_KERNEL void asm_e5x4_2_xyzaa_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17] + (a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[8] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[9] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  out[10] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+                 + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]));
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[16] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                 + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[17] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                 + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[18] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                 + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[19] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                 + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+}
+RT_KERNEL void asm_e5x5_0_xyzaa_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+  out[20] = (scalar)(0);
+  out[21] = (scalar)(0);
+  out[22] = (scalar)(0);
+  out[23] = (scalar)(0);
+  out[24] = (scalar)(0);
+}
+RT_KERNEL void asm_e5x5_1_xyzaa_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53]);
+  out[10] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[11] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[12] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52]);
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
+  out[20] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[21] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[22] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[23] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+  out[24] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]);
+}
+RT_KERNEL void asm_e5x5_2_xyzaa_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17] + (a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53] + (a1[4] * w1[52] + a1[5] * w1[53]));
+  out[5] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53] + (a1[15] * w1[51] + a1[17] * w1[53]));
+  out[10] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[11] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  out[12] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+                 + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]));
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + (a1[27] * w1[51] + a1[28] * w1[52]));
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]
+                 + (a1[39] * w1[51] + a1[40] * w1[52] + a1[41] * w1[53]));
+  out[20] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                 + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[21] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                 + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[22] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                 + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[23] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                 + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+  out[24] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]
+                 + (a1[51] * w1[51] + a1[52] * w1[52] + a1[53] * w1[53]));
+}
+RT_KERNEL void asm_e5x6_0_xyzaa_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                  int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+  out[20] = (scalar)(0);
+  out[21] = (scalar)(0);
+  out[22] = (scalar)(0);
+  out[23] = (scalar)(0);
+  out[24] = (scalar)(0);
+  out[25] = (scalar)(0);
+  out[26] = (scalar)(0);
+  out[27] = (scalar)(0);
+  out[28] = (scalar)(0);
+  out[29] = (scalar)(0);
+}
+RT_KERNEL void asm_e5x6_1_xyzaa_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                  int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[4] * w0[64] + a0[5] * w0[65]);
+  out[6] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[7] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[8] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[9] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[10] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53]);
+  out[11] = (scalar)(0 + a0[15] * w0[63] + a0[17] * w0[65]);
+  out[12] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[13] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[14] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[15] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[16] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52]);
+  out[17] = (scalar)(0 + a0[27] * w0[63] + a0[28] * w0[64]);
+  out[18] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[19] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[20] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[21] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[22] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
+  out[23] = (scalar)(0 + a0[39] * w0[63] + a0[40] * w0[64] + a0[41] * w0[65]);
+  out[24] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[25] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[26] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[27] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+  out[28] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]);
+  out[29] = (scalar)(0 + a0[51] * w0[63] + a0[52] * w0[64] + a0[53] * w0[65]);
+}
+RT_KERNEL void asm_e5x6_2_xyzaa_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                  int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17] + (a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53] + (a1[4] * w1[52] + a1[5] * w1[53]));
+  out[5] = (scalar)(0 + a0[4] * w0[64] + a0[5] * w0[65] + (a1[4] * w1[64] + a1[5] * w1[65]));
+  out[6] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  out[7] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[8] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[9] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[10] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53] + (a1[15] * w1[51] + a1[17] * w1[53]));
+  out[11] = (scalar)(0 + a0[15] * w0[63] + a0[17] * w0[65] + (a1[15] * w1[63] + a1[17] * w1[65]));
+  out[12] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[13] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  out[14] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+                 + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]));
+  out[15] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+  out[16] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + (a1[27] * w1[51] + a1[28] * w1[52]));
+  out[17] = (scalar)(0 + a0[27] * w0[63] + a0[28] * w0[64] + (a1[27] * w1[63] + a1[28] * w1[64]));
+  out[18] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[19] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[20] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[21] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[22] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]
+                 + (a1[39] * w1[51] + a1[40] * w1[52] + a1[41] * w1[53]));
+  out[23] = (scalar)(0 + a0[39] * w0[63] + a0[40] * w0[64] + a0[41] * w0[65]
+                 + (a1[39] * w1[63] + a1[40] * w1[64] + a1[41] * w1[65]));
+  out[24] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                 + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[25] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                 + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[26] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                 + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[27] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                 + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+  out[28] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]
+                 + (a1[51] * w1[51] + a1[52] * w1[52] + a1[53] * w1[53]));
+  out[29] = (scalar)(0 + a0[51] * w0[63] + a0[52] * w0[64] + a0[53] * w0[65]
+                 + (a1[51] * w1[63] + a1[52] * w1[64] + a1[53] * w1[65]));
+}
+RT_KERNEL void asm_e6x1_0_xyzaaa_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                              int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+}
+RT_KERNEL void asm_e6x1_1_xyzaaa_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                              int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[2] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[4] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[5] = (scalar)(0 + a0[63] * w0[3] + a0[64] * w0[4] + a0[65] * w0[5]);
+}
+RT_KERNEL void asm_e6x1_2_xyzaaa_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                              int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]
+                + (a1[13] * w1[1] + a1[15] * w1[3] + a1[17] * w1[5]));
+  out[2] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]
+                + (a1[26] * w1[2] + a1[27] * w1[3] + a1[28] * w1[4]));
+  out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[4] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[5] = (scalar)(0 + a0[63] * w0[3] + a0[64] * w0[4] + a0[65] * w0[5]
+                + (a1[63] * w1[3] + a1[64] * w1[4] + a1[65] * w1[5]));
+}
+RT_KERNEL void asm_e6x4_0_xyzaaa_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+  out[20] = (scalar)(0);
+  out[21] = (scalar)(0);
+  out[22] = (scalar)(0);
+  out[23] = (scalar)(0);
+}
+RT_KERNEL void asm_e6x4_1_xyzaaa_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[8] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[9] = (scalar)(0 + a0[26] * w0[14] + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[10] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[16] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[17] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[18] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[19] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+  out[20] = (scalar)(0 + a0[63] * w0[3] + a0[64] * w0[4] + a0[65] * w0[5]);
+  out[21] = (scalar)(0 + a0[63] * w0[15] + a0[64] * w0[16] + a0[65] * w0[17]);
+  out[22] = (scalar)(0 + a0[63] * w0[27] + a0[64] * w0[28] + a0[65] * w0[29]);
+  out[23] = (scalar)(0 + a0[63] * w0[39] + a0[64] * w0[40] + a0[65] * w0[41]);
+}
+RT_KERNEL void asm_e6x4_2_xyzaaa_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[0] * w1[12] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]
+                + (a1[13] * w1[1] + a1[15] * w1[3] + a1[17] * w1[5]));
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[8] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]
+                + (a1[26] * w1[2] + a1[27] * w1[3] + a1[28] * w1[4]));
+  out[9] = (scalar)(0 + a0[26] * w0[14] + a0[27] * w0[15] + a0[28] * w0[16]
+                + (a1[26] * w1[14] + a1[27] * w1[15] + a1[28] * w1[16]));
+  out[10] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + (a1[27] * w1[27] + a1[28] * w1[28]));
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[16] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                 + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[17] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                 + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[18] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                 + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[19] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                 + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+  out[20] = (scalar)(0 + a0[63] * w0[3] + a0[64] * w0[4] + a0[65] * w0[5]
+                 + (a1[63] * w1[3] + a1[64] * w1[4] + a1[65] * w1[5]));
+  out[21] = (scalar)(0 + a0[63] * w0[15] + a0[64] * w0[16] + a0[65] * w0[17]
+                 + (a1[63] * w1[15] + a1[64] * w1[16] + a1[65] * w1[17]));
+  out[22] = (scalar)(0 + a0[63] * w0[27] + a0[64] * w0[28] + a0[65] * w0[29]
+                 + (a1[63] * w1[27] + a1[64] * w1[28] + a1[65] * w1[29]));
+  out[23] = (scalar)(0 + a0[63] * w0[39] + a0[64] * w0[40] + a0[65] * w0[41]
+                 + (a1[63] * w1[39] + a1[64] * w1[40] + a1[65] * w1[41]));
+}
+RT_KERNEL void asm_e6x5_0_xyzaaa_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                  int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+  out[20] = (scalar)(0);
+  out[21] = (scalar)(0);
+  out[22] = (scalar)(0);
+  out[23] = (scalar)(0);
+  out[24] = (scalar)(0);
+  out[25] = (scalar)(0);
+  out[26] = (scalar)(0);
+  out[27] = (scalar)(0);
+  out[28] = (scalar)(0);
+  out[29] = (scalar)(0);
+}
+RT_KERNEL void asm_e6x5_1_xyzaaa_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                  int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53]);
+  out[10] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[11] = (scalar)(0 + a0[26] * w0[14] + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[12] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52]);
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
+  out[20] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[21] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[22] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[23] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+  out[24] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]);
+  out[25] = (scalar)(0 + a0[63] * w0[3] + a0[64] * w0[4] + a0[65] * w0[5]);
+  out[26] = (scalar)(0 + a0[63] * w0[15] + a0[64] * w0[16] + a0[65] * w0[17]);
+  out[27] = (scalar)(0 + a0[63] * w0[27] + a0[64] * w0[28] + a0[65] * w0[29]);
+  out[28] = (scalar)(0 + a0[63] * w0[39] + a0[64] * w0[40] + a0[65] * w0[41]);
+  out[29] = (scalar)(0 + a0[63] * w0[51] + a0[64] * w0[52] + a0[65] * w0[53]);
+}
+RT_KERNEL void asm_e6x5_2_xyzaaa_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                  int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[0] * w1[12] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53] + (a1[4] * w1[52] + a1[5] * w1[53]));
+  out[5] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]
+                + (a1[13] * w1[1] + a1[15] * w1[3] + a1[17] * w1[5]));
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53] + (a1[15] * w1[51] + a1[17] * w1[53]));
+  out[10] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]
+                 + (a1[26] * w1[2] + a1[27] * w1[3] + a1[28] * w1[4]));
+  out[11] = (scalar)(0 + a0[26] * w0[14] + a0[27] * w0[15] + a0[28] * w0[16]
+                 + (a1[26] * w1[14] + a1[27] * w1[15] + a1[28] * w1[16]));
+  out[12] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + (a1[27] * w1[27] + a1[28] * w1[28]));
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + (a1[27] * w1[51] + a1[28] * w1[52]));
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]
+                 + (a1[39] * w1[51] + a1[40] * w1[52] + a1[41] * w1[53]));
+  out[20] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                 + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[21] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                 + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[22] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                 + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[23] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                 + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+  out[24] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]
+                 + (a1[51] * w1[51] + a1[52] * w1[52] + a1[53] * w1[53]));
+  out[25] = (scalar)(0 + a0[63] * w0[3] + a0[64] * w0[4] + a0[65] * w0[5]
+                 + (a1[63] * w1[3] + a1[64] * w1[4] + a1[65] * w1[5]));
+  out[26] = (scalar)(0 + a0[63] * w0[15] + a0[64] * w0[16] + a0[65] * w0[17]
+                 + (a1[63] * w1[15] + a1[64] * w1[16] + a1[65] * w1[17]));
+  out[27] = (scalar)(0 + a0[63] * w0[27] + a0[64] * w0[28] + a0[65] * w0[29]
+                 + (a1[63] * w1[27] + a1[64] * w1[28] + a1[65] * w1[29]));
+  out[28] = (scalar)(0 + a0[63] * w0[39] + a0[64] * w0[40] + a0[65] * w0[41]
+                 + (a1[63] * w1[39] + a1[64] * w1[40] + a1[65] * w1[41]));
+  out[29] = (scalar)(0 + a0[63] * w0[51] + a0[64] * w0[52] + a0[65] * w0[53]
+                 + (a1[63] * w1[51] + a1[64] * w1[52] + a1[65] * w1[53]));
+}
+RT_KERNEL void asm_e6x3_0_xyzaaa_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+}
+RT_KERNEL void asm_e6x3_1_xyzaaa_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[4] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[5] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[6] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[8] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[9] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[10] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[11] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[12] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[13] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[14] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[15] = (scalar)(0 + a0[63] * w0[3] + a0[64] * w0[4] + a0[65] * w0[5]);
+  out[16] = (scalar)(0 + a0[63] * w0[15] + a0[64] * w0[16] + a0[65] * w0[17]);
+  out[17] = (scalar)(0 + a0[63] * w0[27] + a0[64] * w0[28] + a0[65] * w0[29]);
+}
+RT_KERNEL void asm_e6x3_2_xyzaaa_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17] + (a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  out[4] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[5] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[6] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  out[8] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+                + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]));
+  out[9] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[10] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[11] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[12] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                 + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[13] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                 + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[14] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                 + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[15] = (scalar)(0 + a0[63] * w0[3] + a0[64] * w0[4] + a0[65] * w0[5]
+                 + (a1[63] * w1[3] + a1[64] * w1[4] + a1[65] * w1[5]));
+  out[16] = (scalar)(0 + a0[63] * w0[15] + a0[64] * w0[16] + a0[65] * w0[17]
+                 + (a1[63] * w1[15] + a1[64] * w1[16] + a1[65] * w1[17]));
+  out[17] = (scalar)(0 + a0[63] * w0[27] + a0[64] * w0[28] + a0[65] * w0[29]
+                 + (a1[63] * w1[27] + a1[64] * w1[28] + a1[65] * w1[29]));
+}
+RT_KERNEL void asm_e6x4_0_xyzaaa_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+  out[20] = (scalar)(0);
+  out[21] = (scalar)(0);
+  out[22] = (scalar)(0);
+  out[23] = (scalar)(0);
+}
+RT_KERNEL void asm_e6x4_1_xyzaaa_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[8] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[9] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[10] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[16] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[17] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[18] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[19] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+  out[20] = (scalar)(0 + a0[63] * w0[3] + a0[64] * w0[4] + a0[65] * w0[5]);
+  out[21] = (scalar)(0 + a0[63] * w0[15] + a0[64] * w0[16] + a0[65] * w0[17]);
+  out[22] = (scalar)(0 + a0[63] * w0[27] + a0[64] * w0[28] + a0[65] * w0[29]);
+  out[23] = (scalar)(0 + a0[63] * w0[39] + a0[64] * w0[40] + a0[65] * w0[41]);
+}
+RT_KERNEL void asm_e6x4_2_xyzaaa_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17] + (a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[8] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[9] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  out[10] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+                 + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]));
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[16] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                 + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[17] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                 + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[18] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                 + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[19] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                 + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+  out[20] = (scalar)(0 + a0[63] * w0[3] + a0[64] * w0[4] + a0[65] * w0[5]
+                 + (a1[63] * w1[3] + a1[64] * w1[4] + a1[65] * w1[5]));
+  out[21] = (scalar)(0 + a0[63] * w0[15] + a0[64] * w0[16] + a0[65] * w0[17]
+                 + (a1[63] * w1[15] + a1[64] * w1[16] + a1[65] * w1[17]));
+  out[22] = (scalar)(0 + a0[63] * w0[27] + a0[64] * w0[28] + a0[65] * w0[29]
+                 + (a1[63] * w1[27] + a1[64] * w1[28] + a1[65] * w1[29]));
+  out[23] = (scalar)(0 + a0[63] * w0[39] + a0[64] * w0[40] + a0[65] * w0[41]
+                 + (a1[63] * w1[39] + a1[64] * w1[40] + a1[65] * w1[41]));
+}
+RT_KERNEL void asm_e6x5_0_xyzaaa_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                  int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+  out[20] = (scalar)(0);
+  out[21] = (scalar)(0);
+  out[22] = (scalar)(0);
+  out[23] = (scalar)(0);
+  out[24] = (scalar)(0);
+  out[25] = (scalar)(0);
+  out[26] = (scalar)(0);
+  out[27] = (scalar)(0);
+  out[28] = (scalar)(0);
+  out[29] = (scalar)(0);
+}
+RT_KERNEL void asm_e6x5_1_xyzaaa_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                  int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53]);
+  out[10] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[11] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[12] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52]);
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
+  out[20] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[21] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[22] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[23] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+  out[24] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]);
+  out[25] = (scalar)(0 + a0[63] * w0[3] + a0[64] * w0[4] + a0[65] * w0[5]);
+  out[26] = (scalar)(0 + a0[63] * w0[15] + a0[64] * w0[16] + a0[65] * w0[17]);
+  out[27] = (scalar)(0 + a0[63] * w0[27] + a0[64] * w0[28] + a0[65] * w0[29]);
+  out[28] = (scalar)(0 + a0[63] * w0[39] + a0[64] * w0[40] + a0[65] * w0[41]);
+  out[29] = (scalar)(0 + a0[63] * w0[51] + a0[64] * w0[52] + a0[65] * w0[53]);
+}
+RT_KERNEL void asm_e6x5_2_xyzaaa_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                  int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17] + (a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53] + (a1[4] * w1[52] + a1[5] * w1[53]));
+  out[5] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53] + (a1[15] * w1[51] + a1[17] * w1[53]));
+  out[10] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[11] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  out[12] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+                 + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]));
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + (a1[27] * w1[51] + a1[28] * w1[52]));
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]
+                 + (a1[39] * w1[51] + a1[40] * w1[52] + a1[41] * w1[53]));
+  out[20] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                 + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[21] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                 + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[22] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                 + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[23] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                 + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+  out[24] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]
+                 + (a1[51] * w1[51] + a1[52] * w1[52] + a1[53] * w1[53]));
+  out[25] = (scalar)(0 + a0[63] * w0[3] + a0[64] * w0[4] + a0[65] * w0[5]
+                 + (a1[63] * w1[3] + a1[64] * w1[4] + a1[65] * w1[5]));
+  out[26] = (scalar)(0 + a0[63] * w0[15] + a0[64] * w0[16] + a0[65] * w0[17]
+                 + (a1[63] * w1[15] + a1[64] * w1[16] + a1[65] * w1[17]));
+  out[27] = (scalar)(0 + a0[63] * w0[27] + a0[64] * w0[28] + a0[65] * w0[29]
+                 + (a1[63] * w1[27] + a1[64] * w1[28] + a1[65] * w1[29]));
+  out[28] = (scalar)(0 + a0[63] * w0[39] + a0[64] * w0[40] + a0[65] * w0[41]
+                 + (a1[63] * w1[39] + a1[64] * w1[40] + a1[65] * w1[41]));
+  out[29] = (scalar)(0 + a0[63] * w0[51] + a0[64] * w0[52] + a0[65] * w0[53]
+                 + (a1[63] * w1[51] + a1[64] * w1[52] + a1[65] * w1[53]));
+}
+RT_KERNEL void asm_e6x6_0_xyzaaa_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                   int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+  out[20] = (scalar)(0);
+  out[21] = (scalar)(0);
+  out[22] = (scalar)(0);
+  out[23] = (scalar)(0);
+  out[24] = (scalar)(0);
+  out[25] = (scalar)(0);
+  out[26] = (scalar)(0);
+  out[27] = (scalar)(0);
+  out[28] = (scalar)(0);
+  out[29] = (scalar)(0);
+  out[30] = (scalar)(0);
+  out[31] = (scalar)(0);
+  out[32] = (scalar)(0);
+  out[33] = (scalar)(0);
+  out[34] = (scalar)(0);
+  out[35] = (scalar)(0);
+}
+RT_KERNEL void asm_e6x6_1_xyzaaa_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                   int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[4] * w0[64] + a0[5] * w0[65]);
+  out[6] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[7] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[8] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[9] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[10] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53]);
+  out[11] = (scalar)(0 + a0[15] * w0[63] + a0[17] * w0[65]);
+  out[12] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[13] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[14] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[15] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[16] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52]);
+  out[17] = (scalar)(0 + a0[27] * w0[63] + a0[28] * w0[64]);
+  out[18] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[19] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[20] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[21] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[22] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
+  out[23] = (scalar)(0 + a0[39] * w0[63] + a0[40] * w0[64] + a0[41] * w0[65]);
+  out[24] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[25] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[26] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[27] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+  out[28] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]);
+  out[29] = (scalar)(0 + a0[51] * w0[63] + a0[52] * w0[64] + a0[53] * w0[65]);
+  out[30] = (scalar)(0 + a0[63] * w0[3] + a0[64] * w0[4] + a0[65] * w0[5]);
+  out[31] = (scalar)(0 + a0[63] * w0[15] + a0[64] * w0[16] + a0[65] * w0[17]);
+  out[32] = (scalar)(0 + a0[63] * w0[27] + a0[64] * w0[28] + a0[65] * w0[29]);
+  out[33] = (scalar)(0 + a0[63] * w0[39] + a0[64] * w0[40] + a0[65] * w0[41]);
+  out[34] = (scalar)(0 + a0[63] * w0[51] + a0[64] * w0[52] + a0[65] * w0[53]);
+  out[35] = (scalar)(0 + a0[63] * w0[63] + a0[64] * w0[64] + a0[65] * w0[65]);
+}
+RT_KERNEL void asm_e6x6_2_xyzaaa_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                   int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17] + (a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53] + (a1[4] * w1[52] + a1[5] * w1[53]));
+  out[5] = (scalar)(0 + a0[4] * w0[64] + a0[5] * w0[65] + (a1[4] * w1[64] + a1[5] * w1[65]));
+  out[6] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  out[7] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[8] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[9] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[10] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53] + (a1[15] * w1[51] + a1[17] * w1[53]));
+  out[11] = (scalar)(0 + a0[15] * w0[63] + a0[17] * w0[65] + (a1[15] * w1[63] + a1[17] * w1[65]));
+  out[12] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[13] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  out[14] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+                 + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]));
+  out[15] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+  out[16] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + (a1[27] * w1[51] + a1[28] * w1[52]));
+  out[17] = (scalar)(0 + a0[27] * w0[63] + a0[28] * w0[64] + (a1[27] * w1[63] + a1[28] * w1[64]));
+  out[18] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[19] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[20] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[21] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[22] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]
+                 + (a1[39] * w1[51] + a1[40] * w1[52] + a1[41] * w1[53]));
+  out[23] = (scalar)(0 + a0[39] * w0[63] + a0[40] * w0[64] + a0[41] * w0[65]
+                 + (a1[39] * w1[63] + a1[40] * w1[64] + a1[41] * w1[65]));
+  out[24] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                 + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[25] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                 + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[26] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                 + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[27] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                 + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+  out[28] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]
+                 + (a1[51] * w1[51] + a1[52] * w1[52] + a1[53] * w1[53]));
+  out[29] = (scalar)(0 + a0[51] * w0[63] + a0[52] * w0[64] + a0[53] * w0[65]
+                 + (a1[51] * w1[63] + a1[52] * w1[64] + a1[53] * w1[65]));
+  out[30] = (scalar)(0 + a0[63] * w0[3] + a0[64] * w0[4] + a0[65] * w0[5]
+                 + (a1[63] * w1[3] + a1[64] * w1[4] + a1[65] * w1[5]));
+  out[31] = (scalar)(0 + a0[63] * w0[15] + a0[64] * w0[16] + a0[65] * w0[17]
+                 + (a1[63] * w1[15] + a1[64] * w1[16] + a1[65] * w1[17]));
+  out[32] = (scalar)(0 + a0[63] * w0[27] + a0[64] * w0[28] + a0[65] * w0[29]
+                 + (a1[63] * w1[27] + a1[64] * w1[28] + a1[65] * w1[29]));
+  out[33] = (scalar)(0 + a0[63] * w0[39] + a0[64] * w0[40] + a0[65] * w0[41]
+                 + (a1[63] * w1[39] + a1[64] * w1[40] + a1[65] * w1[41]));
+  out[34] = (scalar)(0 + a0[63] * w0[51] + a0[64] * w0[52] + a0[65] * w0[53]
+                 + (a1[63] * w1[51] + a1[64] * w1[52] + a1[65] * w1[53]));
+  out[35] = (scalar)(0 + a0[63] * w0[63] + a0[64] * w0[64] + a0[65] * w0[65]
+                 + (a1[63] * w1[63] + a1[64] * w1[64] + a1[65] * w1[65]));
+}
+
 #elif RT_KERNELS_DOUBLE == 1
 /*==== double ===============================================================*/
 
@@ -29949,6 +34228,4285 @@ RT_KERNEL void reduce_6x6_d6(scalar *restrict c, const scalar *restrict l, const
 }
 
 #endif
+
+/*---- assembly kernels (assemble.tpl): one per block shape ------------------
+ * Block (q, p) of H~ = J W J^T + epsilon diag(J W J^T) at out: entry
+ * (r, c) the sum over the terms (the bodies both constraints act on: a0,
+ * w0 and a1, w1, the rows of J_q and W J_p^T on the first and second) of
+ * J_q's row r against W J_p^T's row c, from +0, in the order of the
+ * runtime's assembly (runtime/assemble.c); a node block's lower triangle
+ * mirrored and its diagonal d made d + epsilon d. The name says node (n)
+ * or edge (e), dq x dp, the terms and the row letters (x, y, z: a ball
+ * row; a: angular; g: general); the products of entries that are +-0 at
+ * every pose are left out, which changes no bit of a sum from +0. */
+RT_KERNEL void asm_n1x1_0_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                       int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0;
+    out[0] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n1x1_1_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                       int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5];
+    out[0] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n1x1_2_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                       int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+               + (a1[0] * w1[0] + a1[1] * w1[1] + a1[2] * w1[2] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]);
+    out[0] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n4x4_0_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                          int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0;
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[4] = out[1] = (scalar)(0);
+  {
+    const double d = 0;
+    out[5] = (scalar)(d + epsilon * d);
+  }
+  out[8] = out[2] = (scalar)(0);
+  out[9] = out[6] = (scalar)(0);
+  {
+    const double d = 0;
+    out[10] = (scalar)(d + epsilon * d);
+  }
+  out[12] = out[3] = (scalar)(0);
+  out[13] = out[7] = (scalar)(0);
+  out[14] = out[11] = (scalar)(0);
+  {
+    const double d = 0;
+    out[15] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n4x4_1_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                          int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5];
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[4] = out[1] = (scalar)(0 + a0[12] * w0[0] + a0[13] * w0[1] + a0[14] * w0[2] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]);
+  {
+    const double d = 0 + a0[12] * w0[12] + a0[13] * w0[13] + a0[14] * w0[14] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17];
+    out[5] = (scalar)(d + epsilon * d);
+  }
+  out[8] = out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]);
+  out[9] = out[6] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]);
+  {
+    const double d = 0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29];
+    out[10] = (scalar)(d + epsilon * d);
+  }
+  out[12] = out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[13] = out[7] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[14] = out[11] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  {
+    const double d = 0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41];
+    out[15] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n4x4_2_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                          int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+               + (a1[0] * w1[0] + a1[1] * w1[1] + a1[2] * w1[2] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]);
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[4] = out[1] = (scalar)(0 + a0[12] * w0[0] + a0[13] * w0[1] + a0[14] * w0[2] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]
+                         + (a1[12] * w1[0] + a1[13] * w1[1] + a1[14] * w1[2] + a1[15] * w1[3] + a1[16] * w1[4] + a1[17] * w1[5]));
+  {
+    const double d = 0 + a0[12] * w0[12] + a0[13] * w0[13] + a0[14] * w0[14] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]
+               + (a1[12] * w1[12] + a1[13] * w1[13] + a1[14] * w1[14] + a1[15] * w1[15] + a1[16] * w1[16] + a1[17] * w1[17]);
+    out[5] = (scalar)(d + epsilon * d);
+  }
+  out[8] = out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]
+                         + (a1[27] * w1[3] + a1[28] * w1[4] + a1[29] * w1[5]));
+  out[9] = out[6] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]
+                         + (a1[27] * w1[15] + a1[28] * w1[16] + a1[29] * w1[17]));
+  {
+    const double d = 0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]
+               + (a1[27] * w1[27] + a1[28] * w1[28] + a1[29] * w1[29]);
+    out[10] = (scalar)(d + epsilon * d);
+  }
+  out[12] = out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                          + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[13] = out[7] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                          + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[14] = out[11] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                           + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  {
+    const double d = 0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+               + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]);
+    out[15] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n5x5_0_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                           int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0;
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[5] = out[1] = (scalar)(0);
+  {
+    const double d = 0;
+    out[6] = (scalar)(d + epsilon * d);
+  }
+  out[10] = out[2] = (scalar)(0);
+  out[11] = out[7] = (scalar)(0);
+  {
+    const double d = 0;
+    out[12] = (scalar)(d + epsilon * d);
+  }
+  out[15] = out[3] = (scalar)(0);
+  out[16] = out[8] = (scalar)(0);
+  out[17] = out[13] = (scalar)(0);
+  {
+    const double d = 0;
+    out[18] = (scalar)(d + epsilon * d);
+  }
+  out[20] = out[4] = (scalar)(0);
+  out[21] = out[9] = (scalar)(0);
+  out[22] = out[14] = (scalar)(0);
+  out[23] = out[19] = (scalar)(0);
+  {
+    const double d = 0;
+    out[24] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n5x5_1_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                           int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5];
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[5] = out[1] = (scalar)(0 + a0[12] * w0[0] + a0[13] * w0[1] + a0[14] * w0[2] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]);
+  {
+    const double d = 0 + a0[12] * w0[12] + a0[13] * w0[13] + a0[14] * w0[14] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17];
+    out[6] = (scalar)(d + epsilon * d);
+  }
+  out[10] = out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]);
+  out[11] = out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]);
+  {
+    const double d = 0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29];
+    out[12] = (scalar)(d + epsilon * d);
+  }
+  out[15] = out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[16] = out[8] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[17] = out[13] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  {
+    const double d = 0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41];
+    out[18] = (scalar)(d + epsilon * d);
+  }
+  out[20] = out[4] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[21] = out[9] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[22] = out[14] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[23] = out[19] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+  {
+    const double d = 0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53];
+    out[24] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n5x5_2_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                           int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+               + (a1[0] * w1[0] + a1[1] * w1[1] + a1[2] * w1[2] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]);
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[5] = out[1] = (scalar)(0 + a0[12] * w0[0] + a0[13] * w0[1] + a0[14] * w0[2] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]
+                         + (a1[12] * w1[0] + a1[13] * w1[1] + a1[14] * w1[2] + a1[15] * w1[3] + a1[16] * w1[4] + a1[17] * w1[5]));
+  {
+    const double d = 0 + a0[12] * w0[12] + a0[13] * w0[13] + a0[14] * w0[14] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]
+               + (a1[12] * w1[12] + a1[13] * w1[13] + a1[14] * w1[14] + a1[15] * w1[15] + a1[16] * w1[16] + a1[17] * w1[17]);
+    out[6] = (scalar)(d + epsilon * d);
+  }
+  out[10] = out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]
+                          + (a1[27] * w1[3] + a1[28] * w1[4] + a1[29] * w1[5]));
+  out[11] = out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]
+                          + (a1[27] * w1[15] + a1[28] * w1[16] + a1[29] * w1[17]));
+  {
+    const double d = 0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]
+               + (a1[27] * w1[27] + a1[28] * w1[28] + a1[29] * w1[29]);
+    out[12] = (scalar)(d + epsilon * d);
+  }
+  out[15] = out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                          + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[16] = out[8] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                          + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[17] = out[13] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                           + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  {
+    const double d = 0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+               + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]);
+    out[18] = (scalar)(d + epsilon * d);
+  }
+  out[20] = out[4] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                          + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[21] = out[9] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                          + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[22] = out[14] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                           + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[23] = out[19] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                           + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+  {
+    const double d = 0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]
+               + (a1[51] * w1[51] + a1[52] * w1[52] + a1[53] * w1[53]);
+    out[24] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n3x3_0_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                         int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0;
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[3] = out[1] = (scalar)(0);
+  {
+    const double d = 0;
+    out[4] = (scalar)(d + epsilon * d);
+  }
+  out[6] = out[2] = (scalar)(0);
+  out[7] = out[5] = (scalar)(0);
+  {
+    const double d = 0;
+    out[8] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n3x3_1_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                         int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5];
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[3] = out[1] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  {
+    const double d = 0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17];
+    out[4] = (scalar)(d + epsilon * d);
+  }
+  out[6] = out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[7] = out[5] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  {
+    const double d = 0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28];
+    out[8] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n3x3_2_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                         int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]);
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[3] = out[1] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  {
+    const double d = 0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+               + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]);
+    out[4] = (scalar)(d + epsilon * d);
+  }
+  out[6] = out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[7] = out[5] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  {
+    const double d = 0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+               + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]);
+    out[8] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n4x4_0_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                          int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0;
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[4] = out[1] = (scalar)(0);
+  {
+    const double d = 0;
+    out[5] = (scalar)(d + epsilon * d);
+  }
+  out[8] = out[2] = (scalar)(0);
+  out[9] = out[6] = (scalar)(0);
+  {
+    const double d = 0;
+    out[10] = (scalar)(d + epsilon * d);
+  }
+  out[12] = out[3] = (scalar)(0);
+  out[13] = out[7] = (scalar)(0);
+  out[14] = out[11] = (scalar)(0);
+  {
+    const double d = 0;
+    out[15] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n4x4_1_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                          int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5];
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[4] = out[1] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  {
+    const double d = 0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17];
+    out[5] = (scalar)(d + epsilon * d);
+  }
+  out[8] = out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[9] = out[6] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  {
+    const double d = 0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28];
+    out[10] = (scalar)(d + epsilon * d);
+  }
+  out[12] = out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[13] = out[7] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[14] = out[11] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  {
+    const double d = 0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41];
+    out[15] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n4x4_2_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                          int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]);
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[4] = out[1] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  {
+    const double d = 0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+               + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]);
+    out[5] = (scalar)(d + epsilon * d);
+  }
+  out[8] = out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[9] = out[6] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  {
+    const double d = 0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+               + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]);
+    out[10] = (scalar)(d + epsilon * d);
+  }
+  out[12] = out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                          + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[13] = out[7] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                          + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[14] = out[11] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                           + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  {
+    const double d = 0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+               + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]);
+    out[15] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n5x5_0_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                           int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0;
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[5] = out[1] = (scalar)(0);
+  {
+    const double d = 0;
+    out[6] = (scalar)(d + epsilon * d);
+  }
+  out[10] = out[2] = (scalar)(0);
+  out[11] = out[7] = (scalar)(0);
+  {
+    const double d = 0;
+    out[12] = (scalar)(d + epsilon * d);
+  }
+  out[15] = out[3] = (scalar)(0);
+  out[16] = out[8] = (scalar)(0);
+  out[17] = out[13] = (scalar)(0);
+  {
+    const double d = 0;
+    out[18] = (scalar)(d + epsilon * d);
+  }
+  out[20] = out[4] = (scalar)(0);
+  out[21] = out[9] = (scalar)(0);
+  out[22] = out[14] = (scalar)(0);
+  out[23] = out[19] = (scalar)(0);
+  {
+    const double d = 0;
+    out[24] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n5x5_1_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                           int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5];
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[5] = out[1] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  {
+    const double d = 0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17];
+    out[6] = (scalar)(d + epsilon * d);
+  }
+  out[10] = out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[11] = out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  {
+    const double d = 0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28];
+    out[12] = (scalar)(d + epsilon * d);
+  }
+  out[15] = out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[16] = out[8] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[17] = out[13] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  {
+    const double d = 0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41];
+    out[18] = (scalar)(d + epsilon * d);
+  }
+  out[20] = out[4] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[21] = out[9] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[22] = out[14] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[23] = out[19] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+  {
+    const double d = 0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53];
+    out[24] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n5x5_2_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                           int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]);
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[5] = out[1] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  {
+    const double d = 0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+               + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]);
+    out[6] = (scalar)(d + epsilon * d);
+  }
+  out[10] = out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[11] = out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  {
+    const double d = 0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+               + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]);
+    out[12] = (scalar)(d + epsilon * d);
+  }
+  out[15] = out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                          + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[16] = out[8] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                          + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[17] = out[13] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                           + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  {
+    const double d = 0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+               + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]);
+    out[18] = (scalar)(d + epsilon * d);
+  }
+  out[20] = out[4] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                          + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[21] = out[9] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                          + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[22] = out[14] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                           + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[23] = out[19] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                           + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+  {
+    const double d = 0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]
+               + (a1[51] * w1[51] + a1[52] * w1[52] + a1[53] * w1[53]);
+    out[24] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n6x6_0_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                            int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0;
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[6] = out[1] = (scalar)(0);
+  {
+    const double d = 0;
+    out[7] = (scalar)(d + epsilon * d);
+  }
+  out[12] = out[2] = (scalar)(0);
+  out[13] = out[8] = (scalar)(0);
+  {
+    const double d = 0;
+    out[14] = (scalar)(d + epsilon * d);
+  }
+  out[18] = out[3] = (scalar)(0);
+  out[19] = out[9] = (scalar)(0);
+  out[20] = out[15] = (scalar)(0);
+  {
+    const double d = 0;
+    out[21] = (scalar)(d + epsilon * d);
+  }
+  out[24] = out[4] = (scalar)(0);
+  out[25] = out[10] = (scalar)(0);
+  out[26] = out[16] = (scalar)(0);
+  out[27] = out[22] = (scalar)(0);
+  {
+    const double d = 0;
+    out[28] = (scalar)(d + epsilon * d);
+  }
+  out[30] = out[5] = (scalar)(0);
+  out[31] = out[11] = (scalar)(0);
+  out[32] = out[17] = (scalar)(0);
+  out[33] = out[23] = (scalar)(0);
+  out[34] = out[29] = (scalar)(0);
+  {
+    const double d = 0;
+    out[35] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n6x6_1_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                            int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5];
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[6] = out[1] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  {
+    const double d = 0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17];
+    out[7] = (scalar)(d + epsilon * d);
+  }
+  out[12] = out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[13] = out[8] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  {
+    const double d = 0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28];
+    out[14] = (scalar)(d + epsilon * d);
+  }
+  out[18] = out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[19] = out[9] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[20] = out[15] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  {
+    const double d = 0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41];
+    out[21] = (scalar)(d + epsilon * d);
+  }
+  out[24] = out[4] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[25] = out[10] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[26] = out[16] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[27] = out[22] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+  {
+    const double d = 0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53];
+    out[28] = (scalar)(d + epsilon * d);
+  }
+  out[30] = out[5] = (scalar)(0 + a0[63] * w0[3] + a0[64] * w0[4] + a0[65] * w0[5]);
+  out[31] = out[11] = (scalar)(0 + a0[63] * w0[15] + a0[64] * w0[16] + a0[65] * w0[17]);
+  out[32] = out[17] = (scalar)(0 + a0[63] * w0[27] + a0[64] * w0[28] + a0[65] * w0[29]);
+  out[33] = out[23] = (scalar)(0 + a0[63] * w0[39] + a0[64] * w0[40] + a0[65] * w0[41]);
+  out[34] = out[29] = (scalar)(0 + a0[63] * w0[51] + a0[64] * w0[52] + a0[65] * w0[53]);
+  {
+    const double d = 0 + a0[63] * w0[63] + a0[64] * w0[64] + a0[65] * w0[65];
+    out[35] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_n6x6_2_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                            int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  {
+    const double d = 0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]);
+    out[0] = (scalar)(d + epsilon * d);
+  }
+  out[6] = out[1] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  {
+    const double d = 0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+               + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]);
+    out[7] = (scalar)(d + epsilon * d);
+  }
+  out[12] = out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[13] = out[8] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  {
+    const double d = 0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+               + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]);
+    out[14] = (scalar)(d + epsilon * d);
+  }
+  out[18] = out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                          + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[19] = out[9] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                          + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[20] = out[15] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                           + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  {
+    const double d = 0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+               + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]);
+    out[21] = (scalar)(d + epsilon * d);
+  }
+  out[24] = out[4] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                          + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[25] = out[10] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                           + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[26] = out[16] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                           + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[27] = out[22] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                           + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+  {
+    const double d = 0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]
+               + (a1[51] * w1[51] + a1[52] * w1[52] + a1[53] * w1[53]);
+    out[28] = (scalar)(d + epsilon * d);
+  }
+  out[30] = out[5] = (scalar)(0 + a0[63] * w0[3] + a0[64] * w0[4] + a0[65] * w0[5]
+                          + (a1[63] * w1[3] + a1[64] * w1[4] + a1[65] * w1[5]));
+  out[31] = out[11] = (scalar)(0 + a0[63] * w0[15] + a0[64] * w0[16] + a0[65] * w0[17]
+                           + (a1[63] * w1[15] + a1[64] * w1[16] + a1[65] * w1[17]));
+  out[32] = out[17] = (scalar)(0 + a0[63] * w0[27] + a0[64] * w0[28] + a0[65] * w0[29]
+                           + (a1[63] * w1[27] + a1[64] * w1[28] + a1[65] * w1[29]));
+  out[33] = out[23] = (scalar)(0 + a0[63] * w0[39] + a0[64] * w0[40] + a0[65] * w0[41]
+                           + (a1[63] * w1[39] + a1[64] * w1[40] + a1[65] * w1[41]));
+  out[34] = out[29] = (scalar)(0 + a0[63] * w0[51] + a0[64] * w0[52] + a0[65] * w0[53]
+                           + (a1[63] * w1[51] + a1[64] * w1[52] + a1[65] * w1[53]));
+  {
+    const double d = 0 + a0[63] * w0[63] + a0[64] * w0[64] + a0[65] * w0[65]
+               + (a1[63] * w1[63] + a1[64] * w1[64] + a1[65] * w1[65]);
+    out[35] = (scalar)(d + epsilon * d);
+  }
+}
+RT_KERNEL void asm_e1x1_0_g_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                         int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+}
+RT_KERNEL void asm_e1x1_1_g_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                         int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+}
+RT_KERNEL void asm_e1x1_2_g_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                         int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[1] * w1[1] + a1[2] * w1[2] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+}
+RT_KERNEL void asm_e1x4_0_g_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                            int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+}
+RT_KERNEL void asm_e1x4_1_g_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                            int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[1] * w0[13] + a0[2] * w0[14] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]);
+}
+RT_KERNEL void asm_e1x4_2_g_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                            int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[1] * w1[1] + a1[2] * w1[2] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[1] * w0[13] + a0[2] * w0[14] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[0] * w1[12] + a1[1] * w1[13] + a1[2] * w1[14] + a1[3] * w1[15] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]
+                + (a1[3] * w1[27] + a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]
+                + (a1[3] * w1[39] + a1[4] * w1[40] + a1[5] * w1[41]));
+}
+RT_KERNEL void asm_e1x5_0_g_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                             int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+}
+RT_KERNEL void asm_e1x5_1_g_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                             int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[1] * w0[13] + a0[2] * w0[14] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[3] * w0[51] + a0[4] * w0[52] + a0[5] * w0[53]);
+}
+RT_KERNEL void asm_e1x5_2_g_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                             int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[1] * w1[1] + a1[2] * w1[2] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[1] * w0[13] + a0[2] * w0[14] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[0] * w1[12] + a1[1] * w1[13] + a1[2] * w1[14] + a1[3] * w1[15] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]
+                + (a1[3] * w1[27] + a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]
+                + (a1[3] * w1[39] + a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[3] * w0[51] + a0[4] * w0[52] + a0[5] * w0[53]
+                + (a1[3] * w1[51] + a1[4] * w1[52] + a1[5] * w1[53]));
+}
+RT_KERNEL void asm_e1x3_0_g_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                           int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+}
+RT_KERNEL void asm_e1x3_1_g_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                           int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+}
+RT_KERNEL void asm_e1x3_2_g_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                           int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[1] * w1[13] + a1[3] * w1[15] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]
+                + (a1[2] * w1[26] + a1[3] * w1[27] + a1[4] * w1[28] + a1[5] * w1[29]));
+}
+RT_KERNEL void asm_e1x4_0_g_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                            int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+}
+RT_KERNEL void asm_e1x4_1_g_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                            int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]);
+}
+RT_KERNEL void asm_e1x4_2_g_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                            int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[1] * w1[13] + a1[3] * w1[15] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]
+                + (a1[2] * w1[26] + a1[3] * w1[27] + a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]
+                + (a1[3] * w1[39] + a1[4] * w1[40] + a1[5] * w1[41]));
+}
+RT_KERNEL void asm_e1x5_0_g_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                             int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+}
+RT_KERNEL void asm_e1x5_1_g_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                             int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[3] * w0[51] + a0[4] * w0[52] + a0[5] * w0[53]);
+}
+RT_KERNEL void asm_e1x5_2_g_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                             int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[1] * w1[13] + a1[3] * w1[15] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]
+                + (a1[2] * w1[26] + a1[3] * w1[27] + a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]
+                + (a1[3] * w1[39] + a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[3] * w0[51] + a0[4] * w0[52] + a0[5] * w0[53]
+                + (a1[3] * w1[51] + a1[4] * w1[52] + a1[5] * w1[53]));
+}
+RT_KERNEL void asm_e1x6_0_g_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                              int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+}
+RT_KERNEL void asm_e1x6_1_g_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                              int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[3] * w0[51] + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[3] * w0[63] + a0[4] * w0[64] + a0[5] * w0[65]);
+}
+RT_KERNEL void asm_e1x6_2_g_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                              int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[1] * w1[13] + a1[3] * w1[15] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]
+                + (a1[2] * w1[26] + a1[3] * w1[27] + a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]
+                + (a1[3] * w1[39] + a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[3] * w0[51] + a0[4] * w0[52] + a0[5] * w0[53]
+                + (a1[3] * w1[51] + a1[4] * w1[52] + a1[5] * w1[53]));
+  out[5] = (scalar)(0 + a0[3] * w0[63] + a0[4] * w0[64] + a0[5] * w0[65]
+                + (a1[3] * w1[63] + a1[4] * w1[64] + a1[5] * w1[65]));
+}
+RT_KERNEL void asm_e4x1_0_ggaa_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                            int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+}
+RT_KERNEL void asm_e4x1_1_ggaa_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                            int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[12] * w0[0] + a0[13] * w0[1] + a0[14] * w0[2] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]);
+  out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]);
+  out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+}
+RT_KERNEL void asm_e4x1_2_ggaa_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                            int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[1] * w1[1] + a1[2] * w1[2] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[12] * w0[0] + a0[13] * w0[1] + a0[14] * w0[2] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]
+                + (a1[12] * w1[0] + a1[13] * w1[1] + a1[14] * w1[2] + a1[15] * w1[3] + a1[16] * w1[4] + a1[17] * w1[5]));
+  out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]
+                + (a1[27] * w1[3] + a1[28] * w1[4] + a1[29] * w1[5]));
+  out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+}
+RT_KERNEL void asm_e4x4_0_ggaa_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+}
+RT_KERNEL void asm_e4x4_1_ggaa_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[1] * w0[13] + a0[2] * w0[14] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[12] * w0[0] + a0[13] * w0[1] + a0[14] * w0[2] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]);
+  out[5] = (scalar)(0 + a0[12] * w0[12] + a0[13] * w0[13] + a0[14] * w0[14] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]);
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]);
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]);
+  out[8] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]);
+  out[9] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]);
+  out[10] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]);
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]);
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+}
+RT_KERNEL void asm_e4x4_2_ggaa_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[1] * w1[1] + a1[2] * w1[2] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[1] * w0[13] + a0[2] * w0[14] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[0] * w1[12] + a1[1] * w1[13] + a1[2] * w1[14] + a1[3] * w1[15] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]
+                + (a1[3] * w1[27] + a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]
+                + (a1[3] * w1[39] + a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[12] * w0[0] + a0[13] * w0[1] + a0[14] * w0[2] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]
+                + (a1[12] * w1[0] + a1[13] * w1[1] + a1[14] * w1[2] + a1[15] * w1[3] + a1[16] * w1[4] + a1[17] * w1[5]));
+  out[5] = (scalar)(0 + a0[12] * w0[12] + a0[13] * w0[13] + a0[14] * w0[14] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]
+                + (a1[12] * w1[12] + a1[13] * w1[13] + a1[14] * w1[14] + a1[15] * w1[15] + a1[16] * w1[16] + a1[17] * w1[17]));
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]
+                + (a1[15] * w1[27] + a1[16] * w1[28] + a1[17] * w1[29]));
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]
+                + (a1[15] * w1[39] + a1[16] * w1[40] + a1[17] * w1[41]));
+  out[8] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]
+                + (a1[27] * w1[3] + a1[28] * w1[4] + a1[29] * w1[5]));
+  out[9] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]
+                + (a1[27] * w1[15] + a1[28] * w1[16] + a1[29] * w1[17]));
+  out[10] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]
+                 + (a1[27] * w1[27] + a1[28] * w1[28] + a1[29] * w1[29]));
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]
+                 + (a1[27] * w1[39] + a1[28] * w1[40] + a1[29] * w1[41]));
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+}
+RT_KERNEL void asm_e4x5_0_ggaa_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+}
+RT_KERNEL void asm_e4x5_1_ggaa_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[1] * w0[13] + a0[2] * w0[14] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[3] * w0[51] + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[12] * w0[0] + a0[13] * w0[1] + a0[14] * w0[2] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]);
+  out[6] = (scalar)(0 + a0[12] * w0[12] + a0[13] * w0[13] + a0[14] * w0[14] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]);
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]);
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]);
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[16] * w0[52] + a0[17] * w0[53]);
+  out[10] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]);
+  out[11] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]);
+  out[12] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]);
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]);
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + a0[29] * w0[53]);
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
+}
+RT_KERNEL void asm_e4x5_2_ggaa_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[1] * w1[1] + a1[2] * w1[2] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[1] * w0[13] + a0[2] * w0[14] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[0] * w1[12] + a1[1] * w1[13] + a1[2] * w1[14] + a1[3] * w1[15] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]
+                + (a1[3] * w1[27] + a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]
+                + (a1[3] * w1[39] + a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[3] * w0[51] + a0[4] * w0[52] + a0[5] * w0[53]
+                + (a1[3] * w1[51] + a1[4] * w1[52] + a1[5] * w1[53]));
+  out[5] = (scalar)(0 + a0[12] * w0[0] + a0[13] * w0[1] + a0[14] * w0[2] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]
+                + (a1[12] * w1[0] + a1[13] * w1[1] + a1[14] * w1[2] + a1[15] * w1[3] + a1[16] * w1[4] + a1[17] * w1[5]));
+  out[6] = (scalar)(0 + a0[12] * w0[12] + a0[13] * w0[13] + a0[14] * w0[14] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]
+                + (a1[12] * w1[12] + a1[13] * w1[13] + a1[14] * w1[14] + a1[15] * w1[15] + a1[16] * w1[16] + a1[17] * w1[17]));
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]
+                + (a1[15] * w1[27] + a1[16] * w1[28] + a1[17] * w1[29]));
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]
+                + (a1[15] * w1[39] + a1[16] * w1[40] + a1[17] * w1[41]));
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[16] * w0[52] + a0[17] * w0[53]
+                + (a1[15] * w1[51] + a1[16] * w1[52] + a1[17] * w1[53]));
+  out[10] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]
+                 + (a1[27] * w1[3] + a1[28] * w1[4] + a1[29] * w1[5]));
+  out[11] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]
+                 + (a1[27] * w1[15] + a1[28] * w1[16] + a1[29] * w1[17]));
+  out[12] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]
+                 + (a1[27] * w1[27] + a1[28] * w1[28] + a1[29] * w1[29]));
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]
+                 + (a1[27] * w1[39] + a1[28] * w1[40] + a1[29] * w1[41]));
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + a0[29] * w0[53]
+                 + (a1[27] * w1[51] + a1[28] * w1[52] + a1[29] * w1[53]));
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]
+                 + (a1[39] * w1[51] + a1[40] * w1[52] + a1[41] * w1[53]));
+}
+RT_KERNEL void asm_e4x3_0_ggaa_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                              int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+}
+RT_KERNEL void asm_e4x3_1_ggaa_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                              int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[12] * w0[0] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]);
+  out[4] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]);
+  out[5] = (scalar)(0 + a0[14] * w0[26] + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]);
+  out[6] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]);
+  out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]);
+  out[8] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]);
+  out[9] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[10] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[11] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+}
+RT_KERNEL void asm_e4x3_2_ggaa_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                              int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[1] * w1[13] + a1[3] * w1[15] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]
+                + (a1[2] * w1[26] + a1[3] * w1[27] + a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[12] * w0[0] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]
+                + (a1[12] * w1[0] + a1[15] * w1[3] + a1[16] * w1[4] + a1[17] * w1[5]));
+  out[4] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[16] * w1[16] + a1[17] * w1[17]));
+  out[5] = (scalar)(0 + a0[14] * w0[26] + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]
+                + (a1[14] * w1[26] + a1[15] * w1[27] + a1[16] * w1[28] + a1[17] * w1[29]));
+  out[6] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]
+                + (a1[27] * w1[3] + a1[28] * w1[4] + a1[29] * w1[5]));
+  out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]
+                + (a1[27] * w1[15] + a1[28] * w1[16] + a1[29] * w1[17]));
+  out[8] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]
+                + (a1[27] * w1[27] + a1[28] * w1[28] + a1[29] * w1[29]));
+  out[9] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[10] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[11] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+}
+RT_KERNEL void asm_e4x4_0_ggaa_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+}
+RT_KERNEL void asm_e4x4_1_ggaa_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[12] * w0[0] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]);
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]);
+  out[6] = (scalar)(0 + a0[14] * w0[26] + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]);
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]);
+  out[8] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]);
+  out[9] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]);
+  out[10] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]);
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]);
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+}
+RT_KERNEL void asm_e4x4_2_ggaa_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[1] * w1[13] + a1[3] * w1[15] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]
+                + (a1[2] * w1[26] + a1[3] * w1[27] + a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]
+                + (a1[3] * w1[39] + a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[12] * w0[0] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]
+                + (a1[12] * w1[0] + a1[15] * w1[3] + a1[16] * w1[4] + a1[17] * w1[5]));
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[16] * w1[16] + a1[17] * w1[17]));
+  out[6] = (scalar)(0 + a0[14] * w0[26] + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]
+                + (a1[14] * w1[26] + a1[15] * w1[27] + a1[16] * w1[28] + a1[17] * w1[29]));
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]
+                + (a1[15] * w1[39] + a1[16] * w1[40] + a1[17] * w1[41]));
+  out[8] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]
+                + (a1[27] * w1[3] + a1[28] * w1[4] + a1[29] * w1[5]));
+  out[9] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]
+                + (a1[27] * w1[15] + a1[28] * w1[16] + a1[29] * w1[17]));
+  out[10] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]
+                 + (a1[27] * w1[27] + a1[28] * w1[28] + a1[29] * w1[29]));
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]
+                 + (a1[27] * w1[39] + a1[28] * w1[40] + a1[29] * w1[41]));
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+}
+RT_KERNEL void asm_e4x5_0_ggaa_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+}
+RT_KERNEL void asm_e4x5_1_ggaa_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[3] * w0[51] + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[12] * w0[0] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]);
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]);
+  out[7] = (scalar)(0 + a0[14] * w0[26] + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]);
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]);
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[16] * w0[52] + a0[17] * w0[53]);
+  out[10] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]);
+  out[11] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]);
+  out[12] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]);
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]);
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + a0[29] * w0[53]);
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
+}
+RT_KERNEL void asm_e4x5_2_ggaa_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[1] * w1[13] + a1[3] * w1[15] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]
+                + (a1[2] * w1[26] + a1[3] * w1[27] + a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]
+                + (a1[3] * w1[39] + a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[3] * w0[51] + a0[4] * w0[52] + a0[5] * w0[53]
+                + (a1[3] * w1[51] + a1[4] * w1[52] + a1[5] * w1[53]));
+  out[5] = (scalar)(0 + a0[12] * w0[0] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]
+                + (a1[12] * w1[0] + a1[15] * w1[3] + a1[16] * w1[4] + a1[17] * w1[5]));
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[16] * w1[16] + a1[17] * w1[17]));
+  out[7] = (scalar)(0 + a0[14] * w0[26] + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]
+                + (a1[14] * w1[26] + a1[15] * w1[27] + a1[16] * w1[28] + a1[17] * w1[29]));
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]
+                + (a1[15] * w1[39] + a1[16] * w1[40] + a1[17] * w1[41]));
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[16] * w0[52] + a0[17] * w0[53]
+                + (a1[15] * w1[51] + a1[16] * w1[52] + a1[17] * w1[53]));
+  out[10] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]
+                 + (a1[27] * w1[3] + a1[28] * w1[4] + a1[29] * w1[5]));
+  out[11] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]
+                 + (a1[27] * w1[15] + a1[28] * w1[16] + a1[29] * w1[17]));
+  out[12] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]
+                 + (a1[27] * w1[27] + a1[28] * w1[28] + a1[29] * w1[29]));
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]
+                 + (a1[27] * w1[39] + a1[28] * w1[40] + a1[29] * w1[41]));
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + a0[29] * w0[53]
+                 + (a1[27] * w1[51] + a1[28] * w1[52] + a1[29] * w1[53]));
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]
+                 + (a1[39] * w1[51] + a1[40] * w1[52] + a1[41] * w1[53]));
+}
+RT_KERNEL void asm_e4x6_0_ggaa_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+  out[20] = (scalar)(0);
+  out[21] = (scalar)(0);
+  out[22] = (scalar)(0);
+  out[23] = (scalar)(0);
+}
+RT_KERNEL void asm_e4x6_1_ggaa_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[3] * w0[51] + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[3] * w0[63] + a0[4] * w0[64] + a0[5] * w0[65]);
+  out[6] = (scalar)(0 + a0[12] * w0[0] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]);
+  out[7] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]);
+  out[8] = (scalar)(0 + a0[14] * w0[26] + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]);
+  out[9] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]);
+  out[10] = (scalar)(0 + a0[15] * w0[51] + a0[16] * w0[52] + a0[17] * w0[53]);
+  out[11] = (scalar)(0 + a0[15] * w0[63] + a0[16] * w0[64] + a0[17] * w0[65]);
+  out[12] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]);
+  out[13] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]);
+  out[14] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]);
+  out[15] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]);
+  out[16] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + a0[29] * w0[53]);
+  out[17] = (scalar)(0 + a0[27] * w0[63] + a0[28] * w0[64] + a0[29] * w0[65]);
+  out[18] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[19] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[20] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[21] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[22] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
+  out[23] = (scalar)(0 + a0[39] * w0[63] + a0[40] * w0[64] + a0[41] * w0[65]);
+}
+RT_KERNEL void asm_e4x6_2_ggaa_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[1] * w1[13] + a1[3] * w1[15] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]
+                + (a1[2] * w1[26] + a1[3] * w1[27] + a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]
+                + (a1[3] * w1[39] + a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[3] * w0[51] + a0[4] * w0[52] + a0[5] * w0[53]
+                + (a1[3] * w1[51] + a1[4] * w1[52] + a1[5] * w1[53]));
+  out[5] = (scalar)(0 + a0[3] * w0[63] + a0[4] * w0[64] + a0[5] * w0[65]
+                + (a1[3] * w1[63] + a1[4] * w1[64] + a1[5] * w1[65]));
+  out[6] = (scalar)(0 + a0[12] * w0[0] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]
+                + (a1[12] * w1[0] + a1[15] * w1[3] + a1[16] * w1[4] + a1[17] * w1[5]));
+  out[7] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[16] * w1[16] + a1[17] * w1[17]));
+  out[8] = (scalar)(0 + a0[14] * w0[26] + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]
+                + (a1[14] * w1[26] + a1[15] * w1[27] + a1[16] * w1[28] + a1[17] * w1[29]));
+  out[9] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]
+                + (a1[15] * w1[39] + a1[16] * w1[40] + a1[17] * w1[41]));
+  out[10] = (scalar)(0 + a0[15] * w0[51] + a0[16] * w0[52] + a0[17] * w0[53]
+                 + (a1[15] * w1[51] + a1[16] * w1[52] + a1[17] * w1[53]));
+  out[11] = (scalar)(0 + a0[15] * w0[63] + a0[16] * w0[64] + a0[17] * w0[65]
+                 + (a1[15] * w1[63] + a1[16] * w1[64] + a1[17] * w1[65]));
+  out[12] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]
+                 + (a1[27] * w1[3] + a1[28] * w1[4] + a1[29] * w1[5]));
+  out[13] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]
+                 + (a1[27] * w1[15] + a1[28] * w1[16] + a1[29] * w1[17]));
+  out[14] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]
+                 + (a1[27] * w1[27] + a1[28] * w1[28] + a1[29] * w1[29]));
+  out[15] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]
+                 + (a1[27] * w1[39] + a1[28] * w1[40] + a1[29] * w1[41]));
+  out[16] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + a0[29] * w0[53]
+                 + (a1[27] * w1[51] + a1[28] * w1[52] + a1[29] * w1[53]));
+  out[17] = (scalar)(0 + a0[27] * w0[63] + a0[28] * w0[64] + a0[29] * w0[65]
+                 + (a1[27] * w1[63] + a1[28] * w1[64] + a1[29] * w1[65]));
+  out[18] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[19] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[20] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[21] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[22] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]
+                 + (a1[39] * w1[51] + a1[40] * w1[52] + a1[41] * w1[53]));
+  out[23] = (scalar)(0 + a0[39] * w0[63] + a0[40] * w0[64] + a0[41] * w0[65]
+                 + (a1[39] * w1[63] + a1[40] * w1[64] + a1[41] * w1[65]));
+}
+RT_KERNEL void asm_e5x1_0_ggaaa_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                             int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+}
+RT_KERNEL void asm_e5x1_1_ggaaa_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                             int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[12] * w0[0] + a0[13] * w0[1] + a0[14] * w0[2] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]);
+  out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]);
+  out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[4] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+}
+RT_KERNEL void asm_e5x1_2_ggaaa_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                             int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[1] * w1[1] + a1[2] * w1[2] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[12] * w0[0] + a0[13] * w0[1] + a0[14] * w0[2] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]
+                + (a1[12] * w1[0] + a1[13] * w1[1] + a1[14] * w1[2] + a1[15] * w1[3] + a1[16] * w1[4] + a1[17] * w1[5]));
+  out[2] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]
+                + (a1[27] * w1[3] + a1[28] * w1[4] + a1[29] * w1[5]));
+  out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[4] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+}
+RT_KERNEL void asm_e5x4_0_ggaaa_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+}
+RT_KERNEL void asm_e5x4_1_ggaaa_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[1] * w0[13] + a0[2] * w0[14] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[12] * w0[0] + a0[13] * w0[1] + a0[14] * w0[2] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]);
+  out[5] = (scalar)(0 + a0[12] * w0[12] + a0[13] * w0[13] + a0[14] * w0[14] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]);
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]);
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]);
+  out[8] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]);
+  out[9] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]);
+  out[10] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]);
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]);
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[16] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[17] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[18] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[19] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+}
+RT_KERNEL void asm_e5x4_2_ggaaa_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[1] * w1[1] + a1[2] * w1[2] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[1] * w0[13] + a0[2] * w0[14] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[0] * w1[12] + a1[1] * w1[13] + a1[2] * w1[14] + a1[3] * w1[15] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]
+                + (a1[3] * w1[27] + a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]
+                + (a1[3] * w1[39] + a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[12] * w0[0] + a0[13] * w0[1] + a0[14] * w0[2] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]
+                + (a1[12] * w1[0] + a1[13] * w1[1] + a1[14] * w1[2] + a1[15] * w1[3] + a1[16] * w1[4] + a1[17] * w1[5]));
+  out[5] = (scalar)(0 + a0[12] * w0[12] + a0[13] * w0[13] + a0[14] * w0[14] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]
+                + (a1[12] * w1[12] + a1[13] * w1[13] + a1[14] * w1[14] + a1[15] * w1[15] + a1[16] * w1[16] + a1[17] * w1[17]));
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]
+                + (a1[15] * w1[27] + a1[16] * w1[28] + a1[17] * w1[29]));
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]
+                + (a1[15] * w1[39] + a1[16] * w1[40] + a1[17] * w1[41]));
+  out[8] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]
+                + (a1[27] * w1[3] + a1[28] * w1[4] + a1[29] * w1[5]));
+  out[9] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]
+                + (a1[27] * w1[15] + a1[28] * w1[16] + a1[29] * w1[17]));
+  out[10] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]
+                 + (a1[27] * w1[27] + a1[28] * w1[28] + a1[29] * w1[29]));
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]
+                 + (a1[27] * w1[39] + a1[28] * w1[40] + a1[29] * w1[41]));
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[16] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                 + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[17] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                 + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[18] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                 + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[19] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                 + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+}
+RT_KERNEL void asm_e5x5_0_ggaaa_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+  out[20] = (scalar)(0);
+  out[21] = (scalar)(0);
+  out[22] = (scalar)(0);
+  out[23] = (scalar)(0);
+  out[24] = (scalar)(0);
+}
+RT_KERNEL void asm_e5x5_1_ggaaa_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[1] * w0[13] + a0[2] * w0[14] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[3] * w0[51] + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[12] * w0[0] + a0[13] * w0[1] + a0[14] * w0[2] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]);
+  out[6] = (scalar)(0 + a0[12] * w0[12] + a0[13] * w0[13] + a0[14] * w0[14] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]);
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]);
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]);
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[16] * w0[52] + a0[17] * w0[53]);
+  out[10] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]);
+  out[11] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]);
+  out[12] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]);
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]);
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + a0[29] * w0[53]);
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
+  out[20] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[21] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[22] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[23] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+  out[24] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]);
+}
+RT_KERNEL void asm_e5x5_2_ggaaa_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[1] * w0[1] + a0[2] * w0[2] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[1] * w1[1] + a1[2] * w1[2] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[1] * w0[13] + a0[2] * w0[14] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[0] * w1[12] + a1[1] * w1[13] + a1[2] * w1[14] + a1[3] * w1[15] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]
+                + (a1[3] * w1[27] + a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]
+                + (a1[3] * w1[39] + a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[3] * w0[51] + a0[4] * w0[52] + a0[5] * w0[53]
+                + (a1[3] * w1[51] + a1[4] * w1[52] + a1[5] * w1[53]));
+  out[5] = (scalar)(0 + a0[12] * w0[0] + a0[13] * w0[1] + a0[14] * w0[2] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]
+                + (a1[12] * w1[0] + a1[13] * w1[1] + a1[14] * w1[2] + a1[15] * w1[3] + a1[16] * w1[4] + a1[17] * w1[5]));
+  out[6] = (scalar)(0 + a0[12] * w0[12] + a0[13] * w0[13] + a0[14] * w0[14] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]
+                + (a1[12] * w1[12] + a1[13] * w1[13] + a1[14] * w1[14] + a1[15] * w1[15] + a1[16] * w1[16] + a1[17] * w1[17]));
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]
+                + (a1[15] * w1[27] + a1[16] * w1[28] + a1[17] * w1[29]));
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]
+                + (a1[15] * w1[39] + a1[16] * w1[40] + a1[17] * w1[41]));
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[16] * w0[52] + a0[17] * w0[53]
+                + (a1[15] * w1[51] + a1[16] * w1[52] + a1[17] * w1[53]));
+  out[10] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]
+                 + (a1[27] * w1[3] + a1[28] * w1[4] + a1[29] * w1[5]));
+  out[11] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]
+                 + (a1[27] * w1[15] + a1[28] * w1[16] + a1[29] * w1[17]));
+  out[12] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]
+                 + (a1[27] * w1[27] + a1[28] * w1[28] + a1[29] * w1[29]));
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]
+                 + (a1[27] * w1[39] + a1[28] * w1[40] + a1[29] * w1[41]));
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + a0[29] * w0[53]
+                 + (a1[27] * w1[51] + a1[28] * w1[52] + a1[29] * w1[53]));
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]
+                 + (a1[39] * w1[51] + a1[40] * w1[52] + a1[41] * w1[53]));
+  out[20] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                 + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[21] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                 + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[22] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                 + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[23] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                 + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+  out[24] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]
+                 + (a1[51] * w1[51] + a1[52] * w1[52] + a1[53] * w1[53]));
+}
+RT_KERNEL void asm_e5x3_0_ggaaa_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+}
+RT_KERNEL void asm_e5x3_1_ggaaa_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[12] * w0[0] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]);
+  out[4] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]);
+  out[5] = (scalar)(0 + a0[14] * w0[26] + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]);
+  out[6] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]);
+  out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]);
+  out[8] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]);
+  out[9] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[10] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[11] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[12] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[13] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[14] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+}
+RT_KERNEL void asm_e5x3_2_ggaaa_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[1] * w1[13] + a1[3] * w1[15] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]
+                + (a1[2] * w1[26] + a1[3] * w1[27] + a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[12] * w0[0] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]
+                + (a1[12] * w1[0] + a1[15] * w1[3] + a1[16] * w1[4] + a1[17] * w1[5]));
+  out[4] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[16] * w1[16] + a1[17] * w1[17]));
+  out[5] = (scalar)(0 + a0[14] * w0[26] + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]
+                + (a1[14] * w1[26] + a1[15] * w1[27] + a1[16] * w1[28] + a1[17] * w1[29]));
+  out[6] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]
+                + (a1[27] * w1[3] + a1[28] * w1[4] + a1[29] * w1[5]));
+  out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]
+                + (a1[27] * w1[15] + a1[28] * w1[16] + a1[29] * w1[17]));
+  out[8] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]
+                + (a1[27] * w1[27] + a1[28] * w1[28] + a1[29] * w1[29]));
+  out[9] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[10] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[11] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[12] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                 + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[13] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                 + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[14] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                 + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+}
+RT_KERNEL void asm_e5x4_0_ggaaa_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+}
+RT_KERNEL void asm_e5x4_1_ggaaa_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[12] * w0[0] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]);
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]);
+  out[6] = (scalar)(0 + a0[14] * w0[26] + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]);
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]);
+  out[8] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]);
+  out[9] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]);
+  out[10] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]);
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]);
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[16] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[17] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[18] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[19] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+}
+RT_KERNEL void asm_e5x4_2_ggaaa_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[1] * w1[13] + a1[3] * w1[15] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]
+                + (a1[2] * w1[26] + a1[3] * w1[27] + a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]
+                + (a1[3] * w1[39] + a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[12] * w0[0] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]
+                + (a1[12] * w1[0] + a1[15] * w1[3] + a1[16] * w1[4] + a1[17] * w1[5]));
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[16] * w1[16] + a1[17] * w1[17]));
+  out[6] = (scalar)(0 + a0[14] * w0[26] + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]
+                + (a1[14] * w1[26] + a1[15] * w1[27] + a1[16] * w1[28] + a1[17] * w1[29]));
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]
+                + (a1[15] * w1[39] + a1[16] * w1[40] + a1[17] * w1[41]));
+  out[8] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]
+                + (a1[27] * w1[3] + a1[28] * w1[4] + a1[29] * w1[5]));
+  out[9] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]
+                + (a1[27] * w1[15] + a1[28] * w1[16] + a1[29] * w1[17]));
+  out[10] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]
+                 + (a1[27] * w1[27] + a1[28] * w1[28] + a1[29] * w1[29]));
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]
+                 + (a1[27] * w1[39] + a1[28] * w1[40] + a1[29] * w1[41]));
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[16] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                 + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[17] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                 + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[18] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                 + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[19] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                 + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+}
+RT_KERNEL void asm_e5x5_0_ggaaa_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+  out[20] = (scalar)(0);
+  out[21] = (scalar)(0);
+  out[22] = (scalar)(0);
+  out[23] = (scalar)(0);
+  out[24] = (scalar)(0);
+}
+RT_KERNEL void asm_e5x5_1_ggaaa_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[3] * w0[51] + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[12] * w0[0] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]);
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]);
+  out[7] = (scalar)(0 + a0[14] * w0[26] + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]);
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]);
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[16] * w0[52] + a0[17] * w0[53]);
+  out[10] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]);
+  out[11] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]);
+  out[12] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]);
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]);
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + a0[29] * w0[53]);
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
+  out[20] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[21] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[22] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[23] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+  out[24] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]);
+}
+RT_KERNEL void asm_e5x5_2_ggaaa_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[1] * w1[13] + a1[3] * w1[15] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]
+                + (a1[2] * w1[26] + a1[3] * w1[27] + a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]
+                + (a1[3] * w1[39] + a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[3] * w0[51] + a0[4] * w0[52] + a0[5] * w0[53]
+                + (a1[3] * w1[51] + a1[4] * w1[52] + a1[5] * w1[53]));
+  out[5] = (scalar)(0 + a0[12] * w0[0] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]
+                + (a1[12] * w1[0] + a1[15] * w1[3] + a1[16] * w1[4] + a1[17] * w1[5]));
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[16] * w1[16] + a1[17] * w1[17]));
+  out[7] = (scalar)(0 + a0[14] * w0[26] + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]
+                + (a1[14] * w1[26] + a1[15] * w1[27] + a1[16] * w1[28] + a1[17] * w1[29]));
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]
+                + (a1[15] * w1[39] + a1[16] * w1[40] + a1[17] * w1[41]));
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[16] * w0[52] + a0[17] * w0[53]
+                + (a1[15] * w1[51] + a1[16] * w1[52] + a1[17] * w1[53]));
+  out[10] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]
+                 + (a1[27] * w1[3] + a1[28] * w1[4] + a1[29] * w1[5]));
+  out[11] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]
+                 + (a1[27] * w1[15] + a1[28] * w1[16] + a1[29] * w1[17]));
+  out[12] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]
+                 + (a1[27] * w1[27] + a1[28] * w1[28] + a1[29] * w1[29]));
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]
+                 + (a1[27] * w1[39] + a1[28] * w1[40] + a1[29] * w1[41]));
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + a0[29] * w0[53]
+                 + (a1[27] * w1[51] + a1[28] * w1[52] + a1[29] * w1[53]));
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]
+                 + (a1[39] * w1[51] + a1[40] * w1[52] + a1[41] * w1[53]));
+  out[20] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                 + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[21] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                 + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[22] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                 + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[23] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                 + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+  out[24] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]
+                 + (a1[51] * w1[51] + a1[52] * w1[52] + a1[53] * w1[53]));
+}
+RT_KERNEL void asm_e5x6_0_ggaaa_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                  int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+  out[20] = (scalar)(0);
+  out[21] = (scalar)(0);
+  out[22] = (scalar)(0);
+  out[23] = (scalar)(0);
+  out[24] = (scalar)(0);
+  out[25] = (scalar)(0);
+  out[26] = (scalar)(0);
+  out[27] = (scalar)(0);
+  out[28] = (scalar)(0);
+  out[29] = (scalar)(0);
+}
+RT_KERNEL void asm_e5x6_1_ggaaa_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                  int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[3] * w0[51] + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[3] * w0[63] + a0[4] * w0[64] + a0[5] * w0[65]);
+  out[6] = (scalar)(0 + a0[12] * w0[0] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]);
+  out[7] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]);
+  out[8] = (scalar)(0 + a0[14] * w0[26] + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]);
+  out[9] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]);
+  out[10] = (scalar)(0 + a0[15] * w0[51] + a0[16] * w0[52] + a0[17] * w0[53]);
+  out[11] = (scalar)(0 + a0[15] * w0[63] + a0[16] * w0[64] + a0[17] * w0[65]);
+  out[12] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]);
+  out[13] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]);
+  out[14] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]);
+  out[15] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]);
+  out[16] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + a0[29] * w0[53]);
+  out[17] = (scalar)(0 + a0[27] * w0[63] + a0[28] * w0[64] + a0[29] * w0[65]);
+  out[18] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[19] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[20] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[21] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[22] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
+  out[23] = (scalar)(0 + a0[39] * w0[63] + a0[40] * w0[64] + a0[41] * w0[65]);
+  out[24] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[25] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[26] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[27] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+  out[28] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]);
+  out[29] = (scalar)(0 + a0[51] * w0[63] + a0[52] * w0[64] + a0[53] * w0[65]);
+}
+RT_KERNEL void asm_e5x6_2_ggaaa_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                  int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[3] * w0[3] + a0[4] * w0[4] + a0[5] * w0[5]
+                + (a1[0] * w1[0] + a1[3] * w1[3] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[1] * w0[13] + a0[3] * w0[15] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[1] * w1[13] + a1[3] * w1[15] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[2] * w0[26] + a0[3] * w0[27] + a0[4] * w0[28] + a0[5] * w0[29]
+                + (a1[2] * w1[26] + a1[3] * w1[27] + a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[3] * w0[39] + a0[4] * w0[40] + a0[5] * w0[41]
+                + (a1[3] * w1[39] + a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[3] * w0[51] + a0[4] * w0[52] + a0[5] * w0[53]
+                + (a1[3] * w1[51] + a1[4] * w1[52] + a1[5] * w1[53]));
+  out[5] = (scalar)(0 + a0[3] * w0[63] + a0[4] * w0[64] + a0[5] * w0[65]
+                + (a1[3] * w1[63] + a1[4] * w1[64] + a1[5] * w1[65]));
+  out[6] = (scalar)(0 + a0[12] * w0[0] + a0[15] * w0[3] + a0[16] * w0[4] + a0[17] * w0[5]
+                + (a1[12] * w1[0] + a1[15] * w1[3] + a1[16] * w1[4] + a1[17] * w1[5]));
+  out[7] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[16] * w0[16] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[16] * w1[16] + a1[17] * w1[17]));
+  out[8] = (scalar)(0 + a0[14] * w0[26] + a0[15] * w0[27] + a0[16] * w0[28] + a0[17] * w0[29]
+                + (a1[14] * w1[26] + a1[15] * w1[27] + a1[16] * w1[28] + a1[17] * w1[29]));
+  out[9] = (scalar)(0 + a0[15] * w0[39] + a0[16] * w0[40] + a0[17] * w0[41]
+                + (a1[15] * w1[39] + a1[16] * w1[40] + a1[17] * w1[41]));
+  out[10] = (scalar)(0 + a0[15] * w0[51] + a0[16] * w0[52] + a0[17] * w0[53]
+                 + (a1[15] * w1[51] + a1[16] * w1[52] + a1[17] * w1[53]));
+  out[11] = (scalar)(0 + a0[15] * w0[63] + a0[16] * w0[64] + a0[17] * w0[65]
+                 + (a1[15] * w1[63] + a1[16] * w1[64] + a1[17] * w1[65]));
+  out[12] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + a0[29] * w0[5]
+                 + (a1[27] * w1[3] + a1[28] * w1[4] + a1[29] * w1[5]));
+  out[13] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + a0[29] * w0[17]
+                 + (a1[27] * w1[15] + a1[28] * w1[16] + a1[29] * w1[17]));
+  out[14] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + a0[29] * w0[29]
+                 + (a1[27] * w1[27] + a1[28] * w1[28] + a1[29] * w1[29]));
+  out[15] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + a0[29] * w0[41]
+                 + (a1[27] * w1[39] + a1[28] * w1[40] + a1[29] * w1[41]));
+  out[16] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + a0[29] * w0[53]
+                 + (a1[27] * w1[51] + a1[28] * w1[52] + a1[29] * w1[53]));
+  out[17] = (scalar)(0 + a0[27] * w0[63] + a0[28] * w0[64] + a0[29] * w0[65]
+                 + (a1[27] * w1[63] + a1[28] * w1[64] + a1[29] * w1[65]));
+  out[18] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[19] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[20] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[21] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[22] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]
+                 + (a1[39] * w1[51] + a1[40] * w1[52] + a1[41] * w1[53]));
+  out[23] = (scalar)(0 + a0[39] * w0[63] + a0[40] * w0[64] + a0[41] * w0[65]
+                 + (a1[39] * w1[63] + a1[40] * w1[64] + a1[41] * w1[65]));
+  out[24] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                 + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[25] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                 + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[26] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                 + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[27] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                 + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+  out[28] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]
+                 + (a1[51] * w1[51] + a1[52] * w1[52] + a1[53] * w1[53]));
+  out[29] = (scalar)(0 + a0[51] * w0[63] + a0[52] * w0[64] + a0[53] * w0[65]
+                 + (a1[51] * w1[63] + a1[52] * w1[64] + a1[53] * w1[65]));
+}
+RT_KERNEL void asm_e3x1_0_xyz_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                           int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+}
+RT_KERNEL void asm_e3x1_1_xyz_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                           int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[2] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]);
+}
+RT_KERNEL void asm_e3x1_2_xyz_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                           int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]
+                + (a1[13] * w1[1] + a1[15] * w1[3] + a1[17] * w1[5]));
+  out[2] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]
+                + (a1[26] * w1[2] + a1[27] * w1[3] + a1[28] * w1[4]));
+}
+RT_KERNEL void asm_e3x4_0_xyz_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                              int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+}
+RT_KERNEL void asm_e3x4_1_xyz_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                              int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[8] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[9] = (scalar)(0 + a0[26] * w0[14] + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[10] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+}
+RT_KERNEL void asm_e3x4_2_xyz_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                              int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[0] * w1[12] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]
+                + (a1[13] * w1[1] + a1[15] * w1[3] + a1[17] * w1[5]));
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[8] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]
+                + (a1[26] * w1[2] + a1[27] * w1[3] + a1[28] * w1[4]));
+  out[9] = (scalar)(0 + a0[26] * w0[14] + a0[27] * w0[15] + a0[28] * w0[16]
+                + (a1[26] * w1[14] + a1[27] * w1[15] + a1[28] * w1[16]));
+  out[10] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + (a1[27] * w1[27] + a1[28] * w1[28]));
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+}
+RT_KERNEL void asm_e3x5_0_xyz_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+}
+RT_KERNEL void asm_e3x5_1_xyz_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53]);
+  out[10] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[11] = (scalar)(0 + a0[26] * w0[14] + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[12] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52]);
+}
+RT_KERNEL void asm_e3x5_2_xyz_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[0] * w1[12] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53] + (a1[4] * w1[52] + a1[5] * w1[53]));
+  out[5] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]
+                + (a1[13] * w1[1] + a1[15] * w1[3] + a1[17] * w1[5]));
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53] + (a1[15] * w1[51] + a1[17] * w1[53]));
+  out[10] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]
+                 + (a1[26] * w1[2] + a1[27] * w1[3] + a1[28] * w1[4]));
+  out[11] = (scalar)(0 + a0[26] * w0[14] + a0[27] * w0[15] + a0[28] * w0[16]
+                 + (a1[26] * w1[14] + a1[27] * w1[15] + a1[28] * w1[16]));
+  out[12] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + (a1[27] * w1[27] + a1[28] * w1[28]));
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + (a1[27] * w1[51] + a1[28] * w1[52]));
+}
+RT_KERNEL void asm_e3x3_0_xyz_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                             int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+}
+RT_KERNEL void asm_e3x3_1_xyz_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                             int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[4] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[5] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[6] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[8] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+}
+RT_KERNEL void asm_e3x3_2_xyz_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                             int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17] + (a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  out[4] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[5] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[6] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  out[8] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+                + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]));
+}
+RT_KERNEL void asm_e3x4_0_xyz_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                              int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+}
+RT_KERNEL void asm_e3x4_1_xyz_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                              int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[8] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[9] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[10] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+}
+RT_KERNEL void asm_e3x4_2_xyz_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                              int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17] + (a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[8] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[9] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  out[10] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+                 + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]));
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+}
+RT_KERNEL void asm_e3x5_0_xyz_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+}
+RT_KERNEL void asm_e3x5_1_xyz_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53]);
+  out[10] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[11] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[12] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52]);
+}
+RT_KERNEL void asm_e3x5_2_xyz_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17] + (a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53] + (a1[4] * w1[52] + a1[5] * w1[53]));
+  out[5] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53] + (a1[15] * w1[51] + a1[17] * w1[53]));
+  out[10] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[11] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  out[12] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+                 + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]));
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + (a1[27] * w1[51] + a1[28] * w1[52]));
+}
+RT_KERNEL void asm_e3x6_0_xyz_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+}
+RT_KERNEL void asm_e3x6_1_xyz_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[4] * w0[64] + a0[5] * w0[65]);
+  out[6] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[7] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[8] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[9] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[10] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53]);
+  out[11] = (scalar)(0 + a0[15] * w0[63] + a0[17] * w0[65]);
+  out[12] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[13] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[14] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[15] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[16] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52]);
+  out[17] = (scalar)(0 + a0[27] * w0[63] + a0[28] * w0[64]);
+}
+RT_KERNEL void asm_e3x6_2_xyz_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17] + (a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53] + (a1[4] * w1[52] + a1[5] * w1[53]));
+  out[5] = (scalar)(0 + a0[4] * w0[64] + a0[5] * w0[65] + (a1[4] * w1[64] + a1[5] * w1[65]));
+  out[6] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  out[7] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[8] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[9] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[10] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53] + (a1[15] * w1[51] + a1[17] * w1[53]));
+  out[11] = (scalar)(0 + a0[15] * w0[63] + a0[17] * w0[65] + (a1[15] * w1[63] + a1[17] * w1[65]));
+  out[12] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[13] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  out[14] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+                 + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]));
+  out[15] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+  out[16] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + (a1[27] * w1[51] + a1[28] * w1[52]));
+  out[17] = (scalar)(0 + a0[27] * w0[63] + a0[28] * w0[64] + (a1[27] * w1[63] + a1[28] * w1[64]));
+}
+RT_KERNEL void asm_e4x1_0_xyza_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                            int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+}
+RT_KERNEL void asm_e4x1_1_xyza_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                            int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[2] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+}
+RT_KERNEL void asm_e4x1_2_xyza_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                            int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]
+                + (a1[13] * w1[1] + a1[15] * w1[3] + a1[17] * w1[5]));
+  out[2] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]
+                + (a1[26] * w1[2] + a1[27] * w1[3] + a1[28] * w1[4]));
+  out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+}
+RT_KERNEL void asm_e4x4_0_xyza_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+}
+RT_KERNEL void asm_e4x4_1_xyza_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[8] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[9] = (scalar)(0 + a0[26] * w0[14] + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[10] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+}
+RT_KERNEL void asm_e4x4_2_xyza_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[0] * w1[12] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]
+                + (a1[13] * w1[1] + a1[15] * w1[3] + a1[17] * w1[5]));
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[8] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]
+                + (a1[26] * w1[2] + a1[27] * w1[3] + a1[28] * w1[4]));
+  out[9] = (scalar)(0 + a0[26] * w0[14] + a0[27] * w0[15] + a0[28] * w0[16]
+                + (a1[26] * w1[14] + a1[27] * w1[15] + a1[28] * w1[16]));
+  out[10] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + (a1[27] * w1[27] + a1[28] * w1[28]));
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+}
+RT_KERNEL void asm_e4x5_0_xyza_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+}
+RT_KERNEL void asm_e4x5_1_xyza_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53]);
+  out[10] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[11] = (scalar)(0 + a0[26] * w0[14] + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[12] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52]);
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
+}
+RT_KERNEL void asm_e4x5_2_xyza_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[0] * w1[12] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53] + (a1[4] * w1[52] + a1[5] * w1[53]));
+  out[5] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]
+                + (a1[13] * w1[1] + a1[15] * w1[3] + a1[17] * w1[5]));
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53] + (a1[15] * w1[51] + a1[17] * w1[53]));
+  out[10] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]
+                 + (a1[26] * w1[2] + a1[27] * w1[3] + a1[28] * w1[4]));
+  out[11] = (scalar)(0 + a0[26] * w0[14] + a0[27] * w0[15] + a0[28] * w0[16]
+                 + (a1[26] * w1[14] + a1[27] * w1[15] + a1[28] * w1[16]));
+  out[12] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + (a1[27] * w1[27] + a1[28] * w1[28]));
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + (a1[27] * w1[51] + a1[28] * w1[52]));
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]
+                 + (a1[39] * w1[51] + a1[40] * w1[52] + a1[41] * w1[53]));
+}
+RT_KERNEL void asm_e4x3_0_xyza_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                              int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+}
+RT_KERNEL void asm_e4x3_1_xyza_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                              int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[4] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[5] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[6] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[8] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[9] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[10] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[11] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+}
+RT_KERNEL void asm_e4x3_2_xyza_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                              int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17] + (a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  out[4] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[5] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[6] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  out[8] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+                + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]));
+  out[9] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[10] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[11] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+}
+RT_KERNEL void asm_e4x4_0_xyza_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+}
+RT_KERNEL void asm_e4x4_1_xyza_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[8] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[9] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[10] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+}
+RT_KERNEL void asm_e4x4_2_xyza_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17] + (a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[8] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[9] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  out[10] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+                 + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]));
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+}
+RT_KERNEL void asm_e4x5_0_xyza_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+}
+RT_KERNEL void asm_e4x5_1_xyza_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53]);
+  out[10] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[11] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[12] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52]);
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
+}
+RT_KERNEL void asm_e4x5_2_xyza_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17] + (a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53] + (a1[4] * w1[52] + a1[5] * w1[53]));
+  out[5] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53] + (a1[15] * w1[51] + a1[17] * w1[53]));
+  out[10] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[11] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  out[12] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+                 + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]));
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + (a1[27] * w1[51] + a1[28] * w1[52]));
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]
+                 + (a1[39] * w1[51] + a1[40] * w1[52] + a1[41] * w1[53]));
+}
+RT_KERNEL void asm_e4x6_0_xyza_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+  out[20] = (scalar)(0);
+  out[21] = (scalar)(0);
+  out[22] = (scalar)(0);
+  out[23] = (scalar)(0);
+}
+RT_KERNEL void asm_e4x6_1_xyza_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[4] * w0[64] + a0[5] * w0[65]);
+  out[6] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[7] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[8] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[9] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[10] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53]);
+  out[11] = (scalar)(0 + a0[15] * w0[63] + a0[17] * w0[65]);
+  out[12] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[13] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[14] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[15] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[16] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52]);
+  out[17] = (scalar)(0 + a0[27] * w0[63] + a0[28] * w0[64]);
+  out[18] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[19] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[20] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[21] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[22] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
+  out[23] = (scalar)(0 + a0[39] * w0[63] + a0[40] * w0[64] + a0[41] * w0[65]);
+}
+RT_KERNEL void asm_e4x6_2_xyza_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17] + (a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53] + (a1[4] * w1[52] + a1[5] * w1[53]));
+  out[5] = (scalar)(0 + a0[4] * w0[64] + a0[5] * w0[65] + (a1[4] * w1[64] + a1[5] * w1[65]));
+  out[6] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  out[7] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[8] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[9] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[10] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53] + (a1[15] * w1[51] + a1[17] * w1[53]));
+  out[11] = (scalar)(0 + a0[15] * w0[63] + a0[17] * w0[65] + (a1[15] * w1[63] + a1[17] * w1[65]));
+  out[12] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[13] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  out[14] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+                 + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]));
+  out[15] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+  out[16] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + (a1[27] * w1[51] + a1[28] * w1[52]));
+  out[17] = (scalar)(0 + a0[27] * w0[63] + a0[28] * w0[64] + (a1[27] * w1[63] + a1[28] * w1[64]));
+  out[18] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[19] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[20] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[21] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[22] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]
+                 + (a1[39] * w1[51] + a1[40] * w1[52] + a1[41] * w1[53]));
+  out[23] = (scalar)(0 + a0[39] * w0[63] + a0[40] * w0[64] + a0[41] * w0[65]
+                 + (a1[39] * w1[63] + a1[40] * w1[64] + a1[41] * w1[65]));
+}
+RT_KERNEL void asm_e5x1_0_xyzaa_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                             int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+}
+RT_KERNEL void asm_e5x1_1_xyzaa_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                             int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[2] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[4] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+}
+RT_KERNEL void asm_e5x1_2_xyzaa_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                             int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]
+                + (a1[13] * w1[1] + a1[15] * w1[3] + a1[17] * w1[5]));
+  out[2] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]
+                + (a1[26] * w1[2] + a1[27] * w1[3] + a1[28] * w1[4]));
+  out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[4] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+}
+RT_KERNEL void asm_e5x4_0_xyzaa_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+}
+RT_KERNEL void asm_e5x4_1_xyzaa_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[8] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[9] = (scalar)(0 + a0[26] * w0[14] + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[10] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[16] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[17] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[18] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[19] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+}
+RT_KERNEL void asm_e5x4_2_xyzaa_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[0] * w1[12] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]
+                + (a1[13] * w1[1] + a1[15] * w1[3] + a1[17] * w1[5]));
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[8] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]
+                + (a1[26] * w1[2] + a1[27] * w1[3] + a1[28] * w1[4]));
+  out[9] = (scalar)(0 + a0[26] * w0[14] + a0[27] * w0[15] + a0[28] * w0[16]
+                + (a1[26] * w1[14] + a1[27] * w1[15] + a1[28] * w1[16]));
+  out[10] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + (a1[27] * w1[27] + a1[28] * w1[28]));
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[16] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                 + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[17] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                 + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[18] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                 + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[19] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                 + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+}
+RT_KERNEL void asm_e5x5_0_xyzaa_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+  out[20] = (scalar)(0);
+  out[21] = (scalar)(0);
+  out[22] = (scalar)(0);
+  out[23] = (scalar)(0);
+  out[24] = (scalar)(0);
+}
+RT_KERNEL void asm_e5x5_1_xyzaa_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53]);
+  out[10] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[11] = (scalar)(0 + a0[26] * w0[14] + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[12] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52]);
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
+  out[20] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[21] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[22] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[23] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+  out[24] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]);
+}
+RT_KERNEL void asm_e5x5_2_xyzaa_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[0] * w1[12] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53] + (a1[4] * w1[52] + a1[5] * w1[53]));
+  out[5] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]
+                + (a1[13] * w1[1] + a1[15] * w1[3] + a1[17] * w1[5]));
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53] + (a1[15] * w1[51] + a1[17] * w1[53]));
+  out[10] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]
+                 + (a1[26] * w1[2] + a1[27] * w1[3] + a1[28] * w1[4]));
+  out[11] = (scalar)(0 + a0[26] * w0[14] + a0[27] * w0[15] + a0[28] * w0[16]
+                 + (a1[26] * w1[14] + a1[27] * w1[15] + a1[28] * w1[16]));
+  out[12] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + (a1[27] * w1[27] + a1[28] * w1[28]));
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + (a1[27] * w1[51] + a1[28] * w1[52]));
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]
+                 + (a1[39] * w1[51] + a1[40] * w1[52] + a1[41] * w1[53]));
+  out[20] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                 + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[21] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                 + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[22] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                 + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[23] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                 + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+  out[24] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]
+                 + (a1[51] * w1[51] + a1[52] * w1[52] + a1[53] * w1[53]));
+}
+RT_KERNEL void asm_e5x3_0_xyzaa_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+}
+RT_KERNEL void asm_e5x3_1_xyzaa_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[4] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[5] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[6] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[8] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[9] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[10] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[11] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[12] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[13] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[14] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+}
+RT_KERNEL void asm_e5x3_2_xyzaa_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                               int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17] + (a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  out[4] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[5] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[6] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  out[8] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+                + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]));
+  out[9] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[10] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[11] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[12] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                 + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[13] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                 + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[14] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                 + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+}
+RT_KERNEL void asm_e5x4_0_xyzaa_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+}
+RT_KERNEL void asm_e5x4_1_xyzaa_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[8] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[9] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[10] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[16] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[17] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[18] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[19] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+}
+RT_KERNEL void asm_e5x4_2_xyzaa_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17] + (a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[8] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[9] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  out[10] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+                 + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]));
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[16] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                 + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[17] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                 + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[18] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                 + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[19] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                 + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+}
+RT_KERNEL void asm_e5x5_0_xyzaa_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+  out[20] = (scalar)(0);
+  out[21] = (scalar)(0);
+  out[22] = (scalar)(0);
+  out[23] = (scalar)(0);
+  out[24] = (scalar)(0);
+}
+RT_KERNEL void asm_e5x5_1_xyzaa_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53]);
+  out[10] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[11] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[12] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52]);
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
+  out[20] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[21] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[22] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[23] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+  out[24] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]);
+}
+RT_KERNEL void asm_e5x5_2_xyzaa_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17] + (a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53] + (a1[4] * w1[52] + a1[5] * w1[53]));
+  out[5] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53] + (a1[15] * w1[51] + a1[17] * w1[53]));
+  out[10] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[11] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  out[12] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+                 + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]));
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + (a1[27] * w1[51] + a1[28] * w1[52]));
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]
+                 + (a1[39] * w1[51] + a1[40] * w1[52] + a1[41] * w1[53]));
+  out[20] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                 + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[21] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                 + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[22] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                 + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[23] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                 + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+  out[24] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]
+                 + (a1[51] * w1[51] + a1[52] * w1[52] + a1[53] * w1[53]));
+}
+RT_KERNEL void asm_e5x6_0_xyzaa_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                  int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+  out[20] = (scalar)(0);
+  out[21] = (scalar)(0);
+  out[22] = (scalar)(0);
+  out[23] = (scalar)(0);
+  out[24] = (scalar)(0);
+  out[25] = (scalar)(0);
+  out[26] = (scalar)(0);
+  out[27] = (scalar)(0);
+  out[28] = (scalar)(0);
+  out[29] = (scalar)(0);
+}
+RT_KERNEL void asm_e5x6_1_xyzaa_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                  int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[4] * w0[64] + a0[5] * w0[65]);
+  out[6] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[7] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[8] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[9] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[10] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53]);
+  out[11] = (scalar)(0 + a0[15] * w0[63] + a0[17] * w0[65]);
+  out[12] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[13] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[14] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[15] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[16] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52]);
+  out[17] = (scalar)(0 + a0[27] * w0[63] + a0[28] * w0[64]);
+  out[18] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[19] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[20] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[21] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[22] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
+  out[23] = (scalar)(0 + a0[39] * w0[63] + a0[40] * w0[64] + a0[41] * w0[65]);
+  out[24] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[25] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[26] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[27] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+  out[28] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]);
+  out[29] = (scalar)(0 + a0[51] * w0[63] + a0[52] * w0[64] + a0[53] * w0[65]);
+}
+RT_KERNEL void asm_e5x6_2_xyzaa_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                  int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17] + (a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53] + (a1[4] * w1[52] + a1[5] * w1[53]));
+  out[5] = (scalar)(0 + a0[4] * w0[64] + a0[5] * w0[65] + (a1[4] * w1[64] + a1[5] * w1[65]));
+  out[6] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  out[7] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[8] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[9] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[10] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53] + (a1[15] * w1[51] + a1[17] * w1[53]));
+  out[11] = (scalar)(0 + a0[15] * w0[63] + a0[17] * w0[65] + (a1[15] * w1[63] + a1[17] * w1[65]));
+  out[12] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[13] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  out[14] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+                 + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]));
+  out[15] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+  out[16] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + (a1[27] * w1[51] + a1[28] * w1[52]));
+  out[17] = (scalar)(0 + a0[27] * w0[63] + a0[28] * w0[64] + (a1[27] * w1[63] + a1[28] * w1[64]));
+  out[18] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[19] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[20] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[21] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[22] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]
+                 + (a1[39] * w1[51] + a1[40] * w1[52] + a1[41] * w1[53]));
+  out[23] = (scalar)(0 + a0[39] * w0[63] + a0[40] * w0[64] + a0[41] * w0[65]
+                 + (a1[39] * w1[63] + a1[40] * w1[64] + a1[41] * w1[65]));
+  out[24] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                 + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[25] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                 + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[26] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                 + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[27] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                 + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+  out[28] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]
+                 + (a1[51] * w1[51] + a1[52] * w1[52] + a1[53] * w1[53]));
+  out[29] = (scalar)(0 + a0[51] * w0[63] + a0[52] * w0[64] + a0[53] * w0[65]
+                 + (a1[51] * w1[63] + a1[52] * w1[64] + a1[53] * w1[65]));
+}
+RT_KERNEL void asm_e6x1_0_xyzaaa_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                              int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+}
+RT_KERNEL void asm_e6x1_1_xyzaaa_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                              int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[2] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[4] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[5] = (scalar)(0 + a0[63] * w0[3] + a0[64] * w0[4] + a0[65] * w0[5]);
+}
+RT_KERNEL void asm_e6x1_2_xyzaaa_g(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                              int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]
+                + (a1[13] * w1[1] + a1[15] * w1[3] + a1[17] * w1[5]));
+  out[2] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]
+                + (a1[26] * w1[2] + a1[27] * w1[3] + a1[28] * w1[4]));
+  out[3] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[4] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[5] = (scalar)(0 + a0[63] * w0[3] + a0[64] * w0[4] + a0[65] * w0[5]
+                + (a1[63] * w1[3] + a1[64] * w1[4] + a1[65] * w1[5]));
+}
+RT_KERNEL void asm_e6x4_0_xyzaaa_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+  out[20] = (scalar)(0);
+  out[21] = (scalar)(0);
+  out[22] = (scalar)(0);
+  out[23] = (scalar)(0);
+}
+RT_KERNEL void asm_e6x4_1_xyzaaa_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[8] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[9] = (scalar)(0 + a0[26] * w0[14] + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[10] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[16] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[17] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[18] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[19] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+  out[20] = (scalar)(0 + a0[63] * w0[3] + a0[64] * w0[4] + a0[65] * w0[5]);
+  out[21] = (scalar)(0 + a0[63] * w0[15] + a0[64] * w0[16] + a0[65] * w0[17]);
+  out[22] = (scalar)(0 + a0[63] * w0[27] + a0[64] * w0[28] + a0[65] * w0[29]);
+  out[23] = (scalar)(0 + a0[63] * w0[39] + a0[64] * w0[40] + a0[65] * w0[41]);
+}
+RT_KERNEL void asm_e6x4_2_xyzaaa_ggaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[0] * w1[12] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]
+                + (a1[13] * w1[1] + a1[15] * w1[3] + a1[17] * w1[5]));
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[8] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]
+                + (a1[26] * w1[2] + a1[27] * w1[3] + a1[28] * w1[4]));
+  out[9] = (scalar)(0 + a0[26] * w0[14] + a0[27] * w0[15] + a0[28] * w0[16]
+                + (a1[26] * w1[14] + a1[27] * w1[15] + a1[28] * w1[16]));
+  out[10] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + (a1[27] * w1[27] + a1[28] * w1[28]));
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[16] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                 + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[17] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                 + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[18] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                 + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[19] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                 + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+  out[20] = (scalar)(0 + a0[63] * w0[3] + a0[64] * w0[4] + a0[65] * w0[5]
+                 + (a1[63] * w1[3] + a1[64] * w1[4] + a1[65] * w1[5]));
+  out[21] = (scalar)(0 + a0[63] * w0[15] + a0[64] * w0[16] + a0[65] * w0[17]
+                 + (a1[63] * w1[15] + a1[64] * w1[16] + a1[65] * w1[17]));
+  out[22] = (scalar)(0 + a0[63] * w0[27] + a0[64] * w0[28] + a0[65] * w0[29]
+                 + (a1[63] * w1[27] + a1[64] * w1[28] + a1[65] * w1[29]));
+  out[23] = (scalar)(0 + a0[63] * w0[39] + a0[64] * w0[40] + a0[65] * w0[41]
+                 + (a1[63] * w1[39] + a1[64] * w1[40] + a1[65] * w1[41]));
+}
+RT_KERNEL void asm_e6x5_0_xyzaaa_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                  int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+  out[20] = (scalar)(0);
+  out[21] = (scalar)(0);
+  out[22] = (scalar)(0);
+  out[23] = (scalar)(0);
+  out[24] = (scalar)(0);
+  out[25] = (scalar)(0);
+  out[26] = (scalar)(0);
+  out[27] = (scalar)(0);
+  out[28] = (scalar)(0);
+  out[29] = (scalar)(0);
+}
+RT_KERNEL void asm_e6x5_1_xyzaaa_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                  int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53]);
+  out[10] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[11] = (scalar)(0 + a0[26] * w0[14] + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[12] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52]);
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
+  out[20] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[21] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[22] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[23] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+  out[24] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]);
+  out[25] = (scalar)(0 + a0[63] * w0[3] + a0[64] * w0[4] + a0[65] * w0[5]);
+  out[26] = (scalar)(0 + a0[63] * w0[15] + a0[64] * w0[16] + a0[65] * w0[17]);
+  out[27] = (scalar)(0 + a0[63] * w0[27] + a0[64] * w0[28] + a0[65] * w0[29]);
+  out[28] = (scalar)(0 + a0[63] * w0[39] + a0[64] * w0[40] + a0[65] * w0[41]);
+  out[29] = (scalar)(0 + a0[63] * w0[51] + a0[64] * w0[52] + a0[65] * w0[53]);
+}
+RT_KERNEL void asm_e6x5_2_xyzaaa_ggaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                  int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[0] * w0[12] + a0[4] * w0[16] + a0[5] * w0[17]
+                + (a1[0] * w1[12] + a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53] + (a1[4] * w1[52] + a1[5] * w1[53]));
+  out[5] = (scalar)(0 + a0[13] * w0[1] + a0[15] * w0[3] + a0[17] * w0[5]
+                + (a1[13] * w1[1] + a1[15] * w1[3] + a1[17] * w1[5]));
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53] + (a1[15] * w1[51] + a1[17] * w1[53]));
+  out[10] = (scalar)(0 + a0[26] * w0[2] + a0[27] * w0[3] + a0[28] * w0[4]
+                 + (a1[26] * w1[2] + a1[27] * w1[3] + a1[28] * w1[4]));
+  out[11] = (scalar)(0 + a0[26] * w0[14] + a0[27] * w0[15] + a0[28] * w0[16]
+                 + (a1[26] * w1[14] + a1[27] * w1[15] + a1[28] * w1[16]));
+  out[12] = (scalar)(0 + a0[27] * w0[27] + a0[28] * w0[28] + (a1[27] * w1[27] + a1[28] * w1[28]));
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + (a1[27] * w1[51] + a1[28] * w1[52]));
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]
+                 + (a1[39] * w1[51] + a1[40] * w1[52] + a1[41] * w1[53]));
+  out[20] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                 + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[21] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                 + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[22] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                 + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[23] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                 + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+  out[24] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]
+                 + (a1[51] * w1[51] + a1[52] * w1[52] + a1[53] * w1[53]));
+  out[25] = (scalar)(0 + a0[63] * w0[3] + a0[64] * w0[4] + a0[65] * w0[5]
+                 + (a1[63] * w1[3] + a1[64] * w1[4] + a1[65] * w1[5]));
+  out[26] = (scalar)(0 + a0[63] * w0[15] + a0[64] * w0[16] + a0[65] * w0[17]
+                 + (a1[63] * w1[15] + a1[64] * w1[16] + a1[65] * w1[17]));
+  out[27] = (scalar)(0 + a0[63] * w0[27] + a0[64] * w0[28] + a0[65] * w0[29]
+                 + (a1[63] * w1[27] + a1[64] * w1[28] + a1[65] * w1[29]));
+  out[28] = (scalar)(0 + a0[63] * w0[39] + a0[64] * w0[40] + a0[65] * w0[41]
+                 + (a1[63] * w1[39] + a1[64] * w1[40] + a1[65] * w1[41]));
+  out[29] = (scalar)(0 + a0[63] * w0[51] + a0[64] * w0[52] + a0[65] * w0[53]
+                 + (a1[63] * w1[51] + a1[64] * w1[52] + a1[65] * w1[53]));
+}
+RT_KERNEL void asm_e6x3_0_xyzaaa_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+}
+RT_KERNEL void asm_e6x3_1_xyzaaa_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[4] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[5] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[6] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[8] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[9] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[10] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[11] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[12] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[13] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[14] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[15] = (scalar)(0 + a0[63] * w0[3] + a0[64] * w0[4] + a0[65] * w0[5]);
+  out[16] = (scalar)(0 + a0[63] * w0[15] + a0[64] * w0[16] + a0[65] * w0[17]);
+  out[17] = (scalar)(0 + a0[63] * w0[27] + a0[64] * w0[28] + a0[65] * w0[29]);
+}
+RT_KERNEL void asm_e6x3_2_xyzaaa_xyz(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17] + (a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  out[4] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[5] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[6] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[7] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  out[8] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+                + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]));
+  out[9] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[10] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[11] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[12] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                 + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[13] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                 + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[14] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                 + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[15] = (scalar)(0 + a0[63] * w0[3] + a0[64] * w0[4] + a0[65] * w0[5]
+                 + (a1[63] * w1[3] + a1[64] * w1[4] + a1[65] * w1[5]));
+  out[16] = (scalar)(0 + a0[63] * w0[15] + a0[64] * w0[16] + a0[65] * w0[17]
+                 + (a1[63] * w1[15] + a1[64] * w1[16] + a1[65] * w1[17]));
+  out[17] = (scalar)(0 + a0[63] * w0[27] + a0[64] * w0[28] + a0[65] * w0[29]
+                 + (a1[63] * w1[27] + a1[64] * w1[28] + a1[65] * w1[29]));
+}
+RT_KERNEL void asm_e6x4_0_xyzaaa_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+  out[20] = (scalar)(0);
+  out[21] = (scalar)(0);
+  out[22] = (scalar)(0);
+  out[23] = (scalar)(0);
+}
+RT_KERNEL void asm_e6x4_1_xyzaaa_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[8] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[9] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[10] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[16] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[17] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[18] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[19] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+  out[20] = (scalar)(0 + a0[63] * w0[3] + a0[64] * w0[4] + a0[65] * w0[5]);
+  out[21] = (scalar)(0 + a0[63] * w0[15] + a0[64] * w0[16] + a0[65] * w0[17]);
+  out[22] = (scalar)(0 + a0[63] * w0[27] + a0[64] * w0[28] + a0[65] * w0[29]);
+  out[23] = (scalar)(0 + a0[63] * w0[39] + a0[64] * w0[40] + a0[65] * w0[41]);
+}
+RT_KERNEL void asm_e6x4_2_xyzaaa_xyza(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                 int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17] + (a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  out[5] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[6] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[7] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[8] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[9] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  out[10] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+                 + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]));
+  out[11] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+  out[12] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[13] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[14] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[15] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[16] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                 + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[17] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                 + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[18] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                 + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[19] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                 + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+  out[20] = (scalar)(0 + a0[63] * w0[3] + a0[64] * w0[4] + a0[65] * w0[5]
+                 + (a1[63] * w1[3] + a1[64] * w1[4] + a1[65] * w1[5]));
+  out[21] = (scalar)(0 + a0[63] * w0[15] + a0[64] * w0[16] + a0[65] * w0[17]
+                 + (a1[63] * w1[15] + a1[64] * w1[16] + a1[65] * w1[17]));
+  out[22] = (scalar)(0 + a0[63] * w0[27] + a0[64] * w0[28] + a0[65] * w0[29]
+                 + (a1[63] * w1[27] + a1[64] * w1[28] + a1[65] * w1[29]));
+  out[23] = (scalar)(0 + a0[63] * w0[39] + a0[64] * w0[40] + a0[65] * w0[41]
+                 + (a1[63] * w1[39] + a1[64] * w1[40] + a1[65] * w1[41]));
+}
+RT_KERNEL void asm_e6x5_0_xyzaaa_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                  int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+  out[20] = (scalar)(0);
+  out[21] = (scalar)(0);
+  out[22] = (scalar)(0);
+  out[23] = (scalar)(0);
+  out[24] = (scalar)(0);
+  out[25] = (scalar)(0);
+  out[26] = (scalar)(0);
+  out[27] = (scalar)(0);
+  out[28] = (scalar)(0);
+  out[29] = (scalar)(0);
+}
+RT_KERNEL void asm_e6x5_1_xyzaaa_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                  int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53]);
+  out[10] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[11] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[12] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52]);
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
+  out[20] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[21] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[22] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[23] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+  out[24] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]);
+  out[25] = (scalar)(0 + a0[63] * w0[3] + a0[64] * w0[4] + a0[65] * w0[5]);
+  out[26] = (scalar)(0 + a0[63] * w0[15] + a0[64] * w0[16] + a0[65] * w0[17]);
+  out[27] = (scalar)(0 + a0[63] * w0[27] + a0[64] * w0[28] + a0[65] * w0[29]);
+  out[28] = (scalar)(0 + a0[63] * w0[39] + a0[64] * w0[40] + a0[65] * w0[41]);
+  out[29] = (scalar)(0 + a0[63] * w0[51] + a0[64] * w0[52] + a0[65] * w0[53]);
+}
+RT_KERNEL void asm_e6x5_2_xyzaaa_xyzaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                  int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17] + (a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53] + (a1[4] * w1[52] + a1[5] * w1[53]));
+  out[5] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  out[6] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[7] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[8] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[9] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53] + (a1[15] * w1[51] + a1[17] * w1[53]));
+  out[10] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[11] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  out[12] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+                 + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]));
+  out[13] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+  out[14] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + (a1[27] * w1[51] + a1[28] * w1[52]));
+  out[15] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[16] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[17] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[18] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[19] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]
+                 + (a1[39] * w1[51] + a1[40] * w1[52] + a1[41] * w1[53]));
+  out[20] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                 + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[21] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                 + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[22] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                 + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[23] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                 + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+  out[24] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]
+                 + (a1[51] * w1[51] + a1[52] * w1[52] + a1[53] * w1[53]));
+  out[25] = (scalar)(0 + a0[63] * w0[3] + a0[64] * w0[4] + a0[65] * w0[5]
+                 + (a1[63] * w1[3] + a1[64] * w1[4] + a1[65] * w1[5]));
+  out[26] = (scalar)(0 + a0[63] * w0[15] + a0[64] * w0[16] + a0[65] * w0[17]
+                 + (a1[63] * w1[15] + a1[64] * w1[16] + a1[65] * w1[17]));
+  out[27] = (scalar)(0 + a0[63] * w0[27] + a0[64] * w0[28] + a0[65] * w0[29]
+                 + (a1[63] * w1[27] + a1[64] * w1[28] + a1[65] * w1[29]));
+  out[28] = (scalar)(0 + a0[63] * w0[39] + a0[64] * w0[40] + a0[65] * w0[41]
+                 + (a1[63] * w1[39] + a1[64] * w1[40] + a1[65] * w1[41]));
+  out[29] = (scalar)(0 + a0[63] * w0[51] + a0[64] * w0[52] + a0[65] * w0[53]
+                 + (a1[63] * w1[51] + a1[64] * w1[52] + a1[65] * w1[53]));
+}
+RT_KERNEL void asm_e6x6_0_xyzaaa_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                   int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0);
+  out[1] = (scalar)(0);
+  out[2] = (scalar)(0);
+  out[3] = (scalar)(0);
+  out[4] = (scalar)(0);
+  out[5] = (scalar)(0);
+  out[6] = (scalar)(0);
+  out[7] = (scalar)(0);
+  out[8] = (scalar)(0);
+  out[9] = (scalar)(0);
+  out[10] = (scalar)(0);
+  out[11] = (scalar)(0);
+  out[12] = (scalar)(0);
+  out[13] = (scalar)(0);
+  out[14] = (scalar)(0);
+  out[15] = (scalar)(0);
+  out[16] = (scalar)(0);
+  out[17] = (scalar)(0);
+  out[18] = (scalar)(0);
+  out[19] = (scalar)(0);
+  out[20] = (scalar)(0);
+  out[21] = (scalar)(0);
+  out[22] = (scalar)(0);
+  out[23] = (scalar)(0);
+  out[24] = (scalar)(0);
+  out[25] = (scalar)(0);
+  out[26] = (scalar)(0);
+  out[27] = (scalar)(0);
+  out[28] = (scalar)(0);
+  out[29] = (scalar)(0);
+  out[30] = (scalar)(0);
+  out[31] = (scalar)(0);
+  out[32] = (scalar)(0);
+  out[33] = (scalar)(0);
+  out[34] = (scalar)(0);
+  out[35] = (scalar)(0);
+}
+RT_KERNEL void asm_e6x6_1_xyzaaa_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                   int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5]);
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17]);
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29]);
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41]);
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53]);
+  out[5] = (scalar)(0 + a0[4] * w0[64] + a0[5] * w0[65]);
+  out[6] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5]);
+  out[7] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]);
+  out[8] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29]);
+  out[9] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41]);
+  out[10] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53]);
+  out[11] = (scalar)(0 + a0[15] * w0[63] + a0[17] * w0[65]);
+  out[12] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4]);
+  out[13] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16]);
+  out[14] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]);
+  out[15] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40]);
+  out[16] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52]);
+  out[17] = (scalar)(0 + a0[27] * w0[63] + a0[28] * w0[64]);
+  out[18] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]);
+  out[19] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]);
+  out[20] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]);
+  out[21] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]);
+  out[22] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]);
+  out[23] = (scalar)(0 + a0[39] * w0[63] + a0[40] * w0[64] + a0[41] * w0[65]);
+  out[24] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]);
+  out[25] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]);
+  out[26] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]);
+  out[27] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]);
+  out[28] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]);
+  out[29] = (scalar)(0 + a0[51] * w0[63] + a0[52] * w0[64] + a0[53] * w0[65]);
+  out[30] = (scalar)(0 + a0[63] * w0[3] + a0[64] * w0[4] + a0[65] * w0[5]);
+  out[31] = (scalar)(0 + a0[63] * w0[15] + a0[64] * w0[16] + a0[65] * w0[17]);
+  out[32] = (scalar)(0 + a0[63] * w0[27] + a0[64] * w0[28] + a0[65] * w0[29]);
+  out[33] = (scalar)(0 + a0[63] * w0[39] + a0[64] * w0[40] + a0[65] * w0[41]);
+  out[34] = (scalar)(0 + a0[63] * w0[51] + a0[64] * w0[52] + a0[65] * w0[53]);
+  out[35] = (scalar)(0 + a0[63] * w0[63] + a0[64] * w0[64] + a0[65] * w0[65]);
+}
+RT_KERNEL void asm_e6x6_2_xyzaaa_xyzaaa(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict out,
+                                   int jq0, int wp0, int jq1, int wp1) {
+  const double *a0 = J + jq0, *w0 = WJ + wp0, *a1 = J + jq1, *w1 = WJ + wp1;
+  (void)epsilon, (void)a0, (void)w0, (void)a1, (void)w1;
+  out[0] = (scalar)(0 + a0[0] * w0[0] + a0[4] * w0[4] + a0[5] * w0[5] + (a1[0] * w1[0] + a1[4] * w1[4] + a1[5] * w1[5]));
+  out[1] = (scalar)(0 + a0[4] * w0[16] + a0[5] * w0[17] + (a1[4] * w1[16] + a1[5] * w1[17]));
+  out[2] = (scalar)(0 + a0[4] * w0[28] + a0[5] * w0[29] + (a1[4] * w1[28] + a1[5] * w1[29]));
+  out[3] = (scalar)(0 + a0[4] * w0[40] + a0[5] * w0[41] + (a1[4] * w1[40] + a1[5] * w1[41]));
+  out[4] = (scalar)(0 + a0[4] * w0[52] + a0[5] * w0[53] + (a1[4] * w1[52] + a1[5] * w1[53]));
+  out[5] = (scalar)(0 + a0[4] * w0[64] + a0[5] * w0[65] + (a1[4] * w1[64] + a1[5] * w1[65]));
+  out[6] = (scalar)(0 + a0[15] * w0[3] + a0[17] * w0[5] + (a1[15] * w1[3] + a1[17] * w1[5]));
+  out[7] = (scalar)(0 + a0[13] * w0[13] + a0[15] * w0[15] + a0[17] * w0[17]
+                + (a1[13] * w1[13] + a1[15] * w1[15] + a1[17] * w1[17]));
+  out[8] = (scalar)(0 + a0[15] * w0[27] + a0[17] * w0[29] + (a1[15] * w1[27] + a1[17] * w1[29]));
+  out[9] = (scalar)(0 + a0[15] * w0[39] + a0[17] * w0[41] + (a1[15] * w1[39] + a1[17] * w1[41]));
+  out[10] = (scalar)(0 + a0[15] * w0[51] + a0[17] * w0[53] + (a1[15] * w1[51] + a1[17] * w1[53]));
+  out[11] = (scalar)(0 + a0[15] * w0[63] + a0[17] * w0[65] + (a1[15] * w1[63] + a1[17] * w1[65]));
+  out[12] = (scalar)(0 + a0[27] * w0[3] + a0[28] * w0[4] + (a1[27] * w1[3] + a1[28] * w1[4]));
+  out[13] = (scalar)(0 + a0[27] * w0[15] + a0[28] * w0[16] + (a1[27] * w1[15] + a1[28] * w1[16]));
+  out[14] = (scalar)(0 + a0[26] * w0[26] + a0[27] * w0[27] + a0[28] * w0[28]
+                 + (a1[26] * w1[26] + a1[27] * w1[27] + a1[28] * w1[28]));
+  out[15] = (scalar)(0 + a0[27] * w0[39] + a0[28] * w0[40] + (a1[27] * w1[39] + a1[28] * w1[40]));
+  out[16] = (scalar)(0 + a0[27] * w0[51] + a0[28] * w0[52] + (a1[27] * w1[51] + a1[28] * w1[52]));
+  out[17] = (scalar)(0 + a0[27] * w0[63] + a0[28] * w0[64] + (a1[27] * w1[63] + a1[28] * w1[64]));
+  out[18] = (scalar)(0 + a0[39] * w0[3] + a0[40] * w0[4] + a0[41] * w0[5]
+                 + (a1[39] * w1[3] + a1[40] * w1[4] + a1[41] * w1[5]));
+  out[19] = (scalar)(0 + a0[39] * w0[15] + a0[40] * w0[16] + a0[41] * w0[17]
+                 + (a1[39] * w1[15] + a1[40] * w1[16] + a1[41] * w1[17]));
+  out[20] = (scalar)(0 + a0[39] * w0[27] + a0[40] * w0[28] + a0[41] * w0[29]
+                 + (a1[39] * w1[27] + a1[40] * w1[28] + a1[41] * w1[29]));
+  out[21] = (scalar)(0 + a0[39] * w0[39] + a0[40] * w0[40] + a0[41] * w0[41]
+                 + (a1[39] * w1[39] + a1[40] * w1[40] + a1[41] * w1[41]));
+  out[22] = (scalar)(0 + a0[39] * w0[51] + a0[40] * w0[52] + a0[41] * w0[53]
+                 + (a1[39] * w1[51] + a1[40] * w1[52] + a1[41] * w1[53]));
+  out[23] = (scalar)(0 + a0[39] * w0[63] + a0[40] * w0[64] + a0[41] * w0[65]
+                 + (a1[39] * w1[63] + a1[40] * w1[64] + a1[41] * w1[65]));
+  out[24] = (scalar)(0 + a0[51] * w0[3] + a0[52] * w0[4] + a0[53] * w0[5]
+                 + (a1[51] * w1[3] + a1[52] * w1[4] + a1[53] * w1[5]));
+  out[25] = (scalar)(0 + a0[51] * w0[15] + a0[52] * w0[16] + a0[53] * w0[17]
+                 + (a1[51] * w1[15] + a1[52] * w1[16] + a1[53] * w1[17]));
+  out[26] = (scalar)(0 + a0[51] * w0[27] + a0[52] * w0[28] + a0[53] * w0[29]
+                 + (a1[51] * w1[27] + a1[52] * w1[28] + a1[53] * w1[29]));
+  out[27] = (scalar)(0 + a0[51] * w0[39] + a0[52] * w0[40] + a0[53] * w0[41]
+                 + (a1[51] * w1[39] + a1[52] * w1[40] + a1[53] * w1[41]));
+  out[28] = (scalar)(0 + a0[51] * w0[51] + a0[52] * w0[52] + a0[53] * w0[53]
+                 + (a1[51] * w1[51] + a1[52] * w1[52] + a1[53] * w1[53]));
+  out[29] = (scalar)(0 + a0[51] * w0[63] + a0[52] * w0[64] + a0[53] * w0[65]
+                 + (a1[51] * w1[63] + a1[52] * w1[64] + a1[53] * w1[65]));
+  out[30] = (scalar)(0 + a0[63] * w0[3] + a0[64] * w0[4] + a0[65] * w0[5]
+                 + (a1[63] * w1[3] + a1[64] * w1[4] + a1[65] * w1[5]));
+  out[31] = (scalar)(0 + a0[63] * w0[15] + a0[64] * w0[16] + a0[65] * w0[17]
+                 + (a1[63] * w1[15] + a1[64] * w1[16] + a1[65] * w1[17]));
+  out[32] = (scalar)(0 + a0[63] * w0[27] + a0[64] * w0[28] + a0[65] * w0[29]
+                 + (a1[63] * w1[27] + a1[64] * w1[28] + a1[65] * w1[29]));
+  out[33] = (scalar)(0 + a0[63] * w0[39] + a0[64] * w0[40] + a0[65] * w0[41]
+                 + (a1[63] * w1[39] + a1[64] * w1[40] + a1[65] * w1[41]));
+  out[34] = (scalar)(0 + a0[63] * w0[51] + a0[64] * w0[52] + a0[65] * w0[53]
+                 + (a1[63] * w1[51] + a1[64] * w1[52] + a1[65] * w1[53]));
+  out[35] = (scalar)(0 + a0[63] * w0[63] + a0[64] * w0[64] + a0[65] * w0[65]
+                 + (a1[63] * w1[63] + a1[64] * w1[64] + a1[65] * w1[65]));
+}
 
 #else
 #error "RT_KERNELS_DOUBLE is 0 (float) or 1 (double)"
