@@ -82,7 +82,7 @@ void rt__block_step(rt_world *w, rt__rows *r, double *vel, int refine) {
   double *res = w->r;
   int pass = 0;
   for (; pass <= refine; pass++) {
-    const double most = rt__pgs_residual(r, w->prog, vel, res);
+    const double most = rt__pgs_residual(r, w->prog, w->row_letter, vel, res);
     if (!(most > RT__BLOCK_TOLERANCE)) break; /* nothing left to solve for (a NaN goes on) */
     double *delta = res;
     if (use_pcr(w)) {

@@ -429,51 +429,75 @@ double rt__pgs_sweep_change(rt__rows *r, int first, int last, double *vel) {
   return change;
 }
 
-/* res[i] = rhs[i] - J v of the equality rows (rt__pgs_row_velocity's sum,
- * the same bits); returns the largest |res[i]|. It walks the program's
- * constraints, whose rows [cons_row[c], cons_row[c] + cons_degree[c]) lie
- * on the same two sides, so runs need no scan, and keeps each
- * constraint's sides in registers: one call per row cost the scissor
- * lift's block steps 41 instructions a row, 32 here (the sum itself, 12
- * products added one by one, is most of it). */
-double rt__pgs_residual(const rt__rows *r, const rt_program *p, const double *vel, double *res) {
+/* J v of the rows of the equality constraints, with only the products
+ * that can be nonzero by the rows' letters (rt_joint_type_def.rows): a
+ * ball row along x, y or z, an angular row, a general one. The two sides'
+ * velocities (zero on the world) are held in registers, side a's products
+ * added one by one from +0, then side b's, in the order of the six. The
+ * products left out, and a world side's, are +-0 (the entries of J are
+ * +-0 at every pose, the velocity 0), and a sum from +0 is never -0: the
+ * bits of rt__pgs_row_velocity while the velocities are finite. */
+typedef struct sides {
+  double a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5;
+} sides;
+
+static sides sides_of(const double *vel, int a, int b) {
+  sides v = {0};
+  if (a != RT_WORLD) {
+    const double *p = vel + 6 * (size_t)a;
+    v.a0 = p[0], v.a1 = p[1], v.a2 = p[2], v.a3 = p[3], v.a4 = p[4], v.a5 = p[5];
+  }
+  if (b != RT_WORLD) {
+    const double *p = vel + 6 * (size_t)b;
+    v.b0 = p[0], v.b1 = p[1], v.b2 = p[2], v.b3 = p[3], v.b4 = p[4], v.b5 = p[5];
+  }
+  return v;
+}
+
+PGS_INLINE double dot_x(const double *j, const sides *v) {
+  return 0.0 + j[0] * v->a0 + j[4] * v->a4 + j[5] * v->a5 + j[6] * v->b0 + j[10] * v->b4 + j[11] * v->b5;
+}
+PGS_INLINE double dot_y(const double *j, const sides *v) {
+  return 0.0 + j[1] * v->a1 + j[3] * v->a3 + j[5] * v->a5 + j[7] * v->b1 + j[9] * v->b3 + j[11] * v->b5;
+}
+PGS_INLINE double dot_z(const double *j, const sides *v) {
+  return 0.0 + j[2] * v->a2 + j[3] * v->a3 + j[4] * v->a4 + j[8] * v->b2 + j[9] * v->b3 + j[10] * v->b4;
+}
+PGS_INLINE double dot_angular(const double *j, const sides *v) {
+  return 0.0 + j[3] * v->a3 + j[4] * v->a4 + j[5] * v->a5 + j[9] * v->b3 + j[10] * v->b4 + j[11] * v->b5;
+}
+PGS_INLINE double dot_general(const double *j, const sides *v) {
+  return 0.0 + j[0] * v->a0 + j[1] * v->a1 + j[2] * v->a2 + j[3] * v->a3 + j[4] * v->a4 + j[5] * v->a5 +
+         j[6] * v->b0 + j[7] * v->b1 + j[8] * v->b2 + j[9] * v->b3 + j[10] * v->b4 + j[11] * v->b5;
+}
+
+/* res[i] = rhs[i] - J v of the equality rows, the products by the rows'
+ * letters (the bits of rhs[i] - rt__pgs_row_velocity); returns the largest
+ * |res[i]|. It walks the program's constraints, whose rows
+ * [cons_row[c], cons_row[c] + cons_degree[c]) lie on the same two sides,
+ * so runs need no scan; a constraint's ball rows come first (x, y, z),
+ * then its angular ones. One call per row cost the scissor lift's block
+ * steps 41 instructions a row; all 12 products in vector lanes 32. */
+double rt__pgs_residual(const rt__rows *r, const rt_program *p, const unsigned char *letter, const double *vel,
+                        double *res) {
   double most = 0.0;
-#if PGS_VECTOR
   for (int c = 0; c < p->ncons; c++) {
     int i = p->cons_row[c];
-    const int e = i + p->cons_degree[c], a = r->a[i], b = r->b[i];
+    const int e = i + p->cons_degree[c];
+    const sides v = sides_of(vel, r->a[i], r->b[i]);
     const double *J = r->J + 12 * (size_t)i;
-    if (a != RT_WORLD && b != RT_WORLD) {
-      const sweep_side va = sweep_load(vel + 6 * (size_t)a), vb = sweep_load(vel + 6 * (size_t)b);
-      for (; i < e; i++, J += 12) {
-        res[i] = r->rhs[i] - sweep_dot(J + 6, &vb, sweep_dot(J, &va, 0.0));
-        most = rt__most(most, fabs(res[i]));
-      }
-    } else if (a != RT_WORLD) {
-      const sweep_side va = sweep_load(vel + 6 * (size_t)a);
-      for (; i < e; i++, J += 12) {
-        res[i] = r->rhs[i] - sweep_dot(J, &va, 0.0);
-        most = rt__most(most, fabs(res[i]));
-      }
-    } else if (b != RT_WORLD) {
-      const sweep_side vb = sweep_load(vel + 6 * (size_t)b);
-      for (; i < e; i++, J += 12) {
-        res[i] = r->rhs[i] - sweep_dot(J + 6, &vb, 0.0);
-        most = rt__most(most, fabs(res[i]));
-      }
-    } else {
-      for (; i < e; i++) {
-        res[i] = r->rhs[i] - 0.0;
-        most = rt__most(most, fabs(res[i]));
-      }
+    if (e - i >= 3 && letter[i] == 'x' && letter[i + 1] == 'y' && letter[i + 2] == 'z') {
+      res[i] = r->rhs[i] - dot_x(J, &v);
+      res[i + 1] = r->rhs[i + 1] - dot_y(J + 12, &v);
+      res[i + 2] = r->rhs[i + 2] - dot_z(J + 24, &v);
+      most = rt__most(rt__most(rt__most(most, fabs(res[i])), fabs(res[i + 1])), fabs(res[i + 2]));
+      i += 3, J += 36;
+    }
+    for (; i < e; i++, J += 12) {
+      res[i] = r->rhs[i] - (letter[i] == 'a' ? dot_angular(J, &v) : dot_general(J, &v));
+      most = rt__most(most, fabs(res[i]));
     }
   }
-#else
-  for (int i = 0; i < p->dim; i++) {
-    res[i] = r->rhs[i] - rt__pgs_row_velocity(r, i, vel);
-    most = rt__most(most, fabs(res[i]));
-  }
-#endif
   return most;
 }
 

@@ -209,6 +209,7 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
   w->joint_row = rt__alloc((size_t)w->njoint, sizeof(int), &nomem);
   w->joint_cons = rt__alloc((size_t)w->njoint, sizeof(int), &nomem);
   w->eq_joint = rt__alloc((size_t)w->njoint, sizeof(int), &nomem);
+  w->row_letter = rt__alloc((size_t)prog->dim, 1, &nomem);
   w->drive_rate = rt__alloc((size_t)w->njoint, sizeof(double), &nomem);
   w->drive_stall = rt__alloc((size_t)w->njoint, sizeof(unsigned char), &nomem);
   w->inv_mass = rt__alloc((size_t)w->nsbody, sizeof(double), &nomem);
@@ -302,6 +303,11 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
     if (rt_joint_degree(w->joint[j].type) > 0) w->eq_joint[k++] = j;
   for (int c = 0; c < prog->ncons; c++)
     if (prog->cons_joint[c] >= 0) w->joint_cons[w->eq_joint[prog->cons_joint[c]]] = c;
+  for (int c = 0; c < prog->ncons; c++) {
+    const int j = rt__cons_joint(w, c);
+    const char *letters = rt_joint_type_def_of(j >= 0 ? w->joint[j].type : RT_WELD)->rows;
+    for (int k = 0; k < prog->cons_degree[c]; k++) w->row_letter[prog->cons_row[c] + k] = (unsigned char)letters[k];
+  }
   for (int j = 0, row = prog->dim; j < w->njoint; j++)
     if (is_inequality(w->joint[j].type)) w->joint_row[j] = row++;
   if (w->set.threaded && rt__worker_start(w) != 0) {
@@ -330,7 +336,7 @@ void rt_world_destroy(rt_world *w) {
                   w->inv_mass,  w->inv_inertia, w->vel, r->a,      r->b,     r->J,         r->WJ,
                   r->rhs,       r->inv_diag, r->lambda, r->lo,     r->hi,    w->c,         w->r,
                   w->work,      w->temp,     w->x,      r->normal, r->mu, r->soft, w->contact,   w->prev,
-                  w->prev_lambda, w->drive_rate, w->drive_stall, w->shift, w->eq_joint, w->pose_before,
+                  w->prev_lambda, w->drive_rate, w->drive_stall, w->shift, w->eq_joint, w->row_letter, w->pose_before,
                   w->assembly.block, w->assembly.zero_off, w->assembly.zero_len, w->worker.J, w->worker.WJ, w->worker.c,
                   w->worker.inv_mass, w->worker.inv_inertia, w->worker.body, w->worker.pose, w->view,
                   w->bdreg, w->bx, w->bs, w->bu, w->bbuf,

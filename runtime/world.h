@@ -155,6 +155,9 @@ struct rt_world {
   int *joint_row;          /* motors, limits, ropes: their row; others -1 */
   int *joint_cons;         /* equality joints: their solver constraint; -1 */
   int *eq_joint;           /* the k-th equality joint (program's cons_joint) */
+  unsigned char *row_letter; /* dim: each equality row's letter of its joint
+                              type's rt_joint_type_def.rows (a shard weld's: the
+                              weld's), the entries of J that are +-0 at every pose */
   double *drive_rate;      /* driven rods: d length / dt this step */
   unsigned char *drive_stall; /* driven rods: 1 while the drive is stalled */
   /* solver bodies */
@@ -327,9 +330,11 @@ void rt__pgs_sweep_program(const rt_program *p, int fits, rt__rows *rows, double
  * (a plain sweep if data is NULL). */
 void rt__pgs_sweep_prefetch(rt__rows *rows, double *vel, const void *data, size_t bytes);
 /* res[i] = rhs[i] - J v of the equality rows of program p (rows 0..dim;
- * the bits of rhs[i] - rt__pgs_row_velocity); returns the largest |res[i]|
+ * the bits of rhs[i] - rt__pgs_row_velocity; letter: each row's letter of
+ * rt_joint_type_def.rows, w->row_letter); returns the largest |res[i]|
  * (a NaN is skipped). */
-double rt__pgs_residual(const rt__rows *rows, const rt_program *p, const double *vel, double *res);
+double rt__pgs_residual(const rt__rows *rows, const rt_program *p, const unsigned char *letter, const double *vel,
+                        double *res);
 /* The warm start's sums (rows.c): over rows with lambda != 0, num = sum
  * lambda (rhs - J vel) and den = sum lambda (J dv + soft lambda). */
 void rt__pgs_warm_sums(const rt__rows *rows, const rt_program *p, const double *vel, const double *dv, double *num,

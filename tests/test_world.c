@@ -728,6 +728,60 @@ static void test_world_assembly_matches_rt_assemble(void **state) {
   }
 }
 
+/* The block step's residual (rt__pgs_residual) takes only the products
+ * the rows' letters allow (rt_joint_type_def.rows) and the world's sides
+ * as zero velocities: its bits are rhs - rt__pgs_row_velocity's, which
+ * takes all of them, on every equality row, step after step -- on samples
+ * and on random mechanisms with every joint type, the world and fixed
+ * bodies on either side. */
+static void test_residual_by_letters_matches_row_velocity(void **state) {
+  (void)state;
+  static const char *const files[] = {"mechanisms/scissor_lift.lua", "mechanisms/car.lua", "mechanisms/stewart.lua",
+                                      "mechanisms/multi_wheel.lua"};
+  const int nfile = (int)(sizeof files / sizeof files[0]);
+  char *random = read_source("tests/data/random_mechanism.lua");
+  int rows = 0;
+  for (int f = 0; f < nfile + 4; f++) { /* then random seeds 1-4 */
+    sim s;
+    char *src = NULL;
+    if (f < nfile) {
+      sim_load(&s, files[f], NULL);
+    } else {
+      src = malloc(strlen(random) + 32);
+      assert_non_null(src);
+      sprintf(src, "SEED = %d\n%s", f - nfile + 1, random);
+      sim_load(&s, "random_mechanism.lua", src);
+    }
+    sim_build(&s, PROGRAM_SHATTER_FROM_MECH, RT_DOUBLE);
+    rt_world *w = sim_world(&s, &s.set);
+    double *res = malloc(sizeof *res * (size_t)(s.rp.dim + 1));
+    assert_non_null(res);
+    for (int k = 0; k < 10; k++) {
+      feed_ground(w, &s.m);
+      if (rt_world_step_begin(w) != RT_OK) break;
+      rt_world_factor(w);
+      rt_world_iterate(w);
+      double most = 0.0;
+      const double got = rt__pgs_residual(&w->rows, w->prog, w->row_letter, w->vel, res);
+      for (int i = 0; i < s.rp.dim; i++) {
+        const double want = w->rows.rhs[i] - rt__pgs_row_velocity(&w->rows, i, w->vel);
+        if (memcmp(&want, &res[i], sizeof want) != 0)
+          fail_msg("%s, step %d, row %d (letter %c): %.17g, not %.17g", s.m.name, k, i, w->row_letter[i], res[i], want);
+        most = fmax(most, fabs(want));
+        rows++;
+      }
+      assert_true(got == most);
+      if (rt_world_step_end(w) != RT_OK) break;
+    }
+    free(res);
+    free(src);
+    rt_world_destroy(w);
+    sim_free(&s);
+  }
+  free(random);
+  assert_true(rows > 5000);
+}
+
 /* The sweeps before the block step (step.c): none when S couples every row
  * outside the block and there are no contacts (the chain: equality rows
  * only); two when the contacts are coupled too (the scissor lift on its
@@ -1401,6 +1455,7 @@ int main(void) {
       cmocka_unit_test(test_split_api_matches_step),
       cmocka_unit_test(test_sweeps_before_the_block),
       cmocka_unit_test(test_world_assembly_matches_rt_assemble),
+      cmocka_unit_test(test_residual_by_letters_matches_row_velocity),
       cmocka_unit_test(test_block_before_last_stable),
       cmocka_unit_test(test_pendulum_conserves_energy),
       cmocka_unit_test(test_free_body_conserves_momentum),
