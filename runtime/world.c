@@ -301,10 +301,9 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
   for (int i = 0; i < nrow; i++) r->normal[i] = w->prows.normal[i] = -1;
   for (int j = 0, k = 0; j < w->njoint; j++)
     if (rt_joint_degree(w->joint[j].type) > 0) w->eq_joint[k++] = j;
-  for (int c = 0; c < prog->ncons; c++)
-    if (prog->cons_joint[c] >= 0) w->joint_cons[w->eq_joint[prog->cons_joint[c]]] = c;
   for (int c = 0; c < prog->ncons; c++) {
     const int j = rt__cons_joint(w, c);
+    if (j >= 0) w->joint_cons[j] = c;
     const char *letters = rt_joint_type_def_of(j >= 0 ? w->joint[j].type : RT_WELD)->rows;
     for (int k = 0; k < prog->cons_degree[c]; k++) w->row_letter[prog->cons_row[c] + k] = (unsigned char)letters[k];
   }
