@@ -786,6 +786,7 @@ static int sweeps(rt__schur *s, rt__rows *r, double *x, double tol) {
 int rt__schur_step(rt_world *w, rt__rows *r, double *vel) {
   rt__schur *s = &w->schur;
   const int k = s->k;
+  s->moved = 0;
   if (k == 0) return 0;
   double *x = s->xs;
   for (int c = 0; c < k; c++) {
@@ -810,6 +811,7 @@ int rt__schur_step(rt_world *w, rt__rows *r, double *vel) {
   for (int c = 0; c < k; c++) {
     const int i = s->row[c];
     if (x[c] == 0.0) continue;
+    s->moved++;
     r->lambda[i] += x[c];
     s->dl[i] = x[c];
     rt__pgs_apply(r, i, i + 1, s->dl, vel);

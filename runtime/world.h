@@ -65,6 +65,7 @@ typedef struct rt__assembly {
 typedef struct rt__schur {
   int cap;         /* the most rows C can hold (allocated) */
   int k;           /* C's rows this step; 0: none coupled */
+  int moved;       /* the rows whose impulse rt__schur_step last changed */
   int *row;        /* cap: C's rows */
   double *S;       /* cap * cap: S_ij at i k + j (symmetric) */
   double *reg;     /* cap: each row's epsilon J W J^T + gamma */
