@@ -102,8 +102,9 @@ typedef struct rt_joint_type_def {
    * pose, one letter per row, the same on both sides: 'x', 'y', 'z' a
    * ball row along that world axis k (linear part +-e_k, angular part 0
    * in component k), 'a' an angular row (linear part 0), 'g' none. Every
-   * such entry is +-0 exactly; ldlgen's assembly leaves their products
-   * out (tests/test_joint_types.c checks the letters). */
+   * such entry is +-0 exactly; ldlgen's assembly and the block step's
+   * residual (runtime/pgs.c) leave their products out
+   * (tests/test_joint_types.c checks the letters). */
   const char *rows;
   const char *doc;     /* one line for the README's table: what it holds */
   const rt_joint_field *fields; /* besides name and type; NULL-key ended */
