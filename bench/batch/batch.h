@@ -87,6 +87,12 @@ typedef struct bb_step_row {
 /* Measures e's whole step (fails the process, naming the copy and step, if
  * a batch copy ever differs from its copy stepped alone). */
 void bb_step_measure(const bb_entry *e, const bb_step_opts *o, bb_step_row *out);
+/* The factor's inputs: in[j] (e->scalar's packed workspace) gets copy j's
+ * H~ as its world would assemble it -- rt_assemble of the mechanism at the
+ * poses copy j reaches after `warm` steps of the whole step's own inputs
+ * (its push, its phase of the drive script, its contacts), with the
+ * settings' epsilon. */
+void bb_step_factor_inputs(const bb_entry *e, int warm, void *const in[]);
 
 /* The callgrind child: steps the entry's N worlds `warm` steps, then
  * `steps` more with collection on -- side 0: one by one (rt_world_step),
@@ -105,6 +111,8 @@ typedef struct bb_report {
   const char *revision, *cpu, *peak_name;
   double peak[2]; /* [0] double, [1] float: the vector peak (max over samples) */
   int runs, batches;
+  int random_input; /* the factor's inputs: random SPD matrices, not the copies' H~ */
+  int input_warm;   /* else the steps each copy takes before its H~ is taken */
   bb_row *rows;
   int nrows;
   /* the whole step (nsteps 0: not measured) */

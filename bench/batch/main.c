@@ -1,9 +1,12 @@
 /* main.c -- make bench-batch: measures every entry of bb_entries (batch.h).
  *
- * Inputs: N different random SPD matrices with the program's block pattern
- * (tests/spd_pattern.h, the inputs test_batch uses), packed for the scalar
- * program and lane-interleaved for the batch one (64-byte aligned, as a game
- * would allocate). Before timing, the batch factor is checked bitwise
+ * Inputs: N copies' own H~ -- the mechanism assembled at the poses each
+ * copy reaches after INPUT_WARM steps of the whole step's inputs
+ * (step.c, bb_step_factor_inputs) -- or, with --input random, N different
+ * random SPD matrices with the program's block pattern (tests/spd_pattern.h,
+ * the inputs test_batch uses); packed for the scalar program and
+ * lane-interleaved for the batch one (64-byte aligned, as a game would
+ * allocate). Before timing, the batch factor is checked bitwise
  * against the N scalar factors. A timed call restores the workspace from the
  * input (memcpy, the same bytes both ways) and factors; the restore alone is
  * timed too and subtracted. Each run takes the median over many short
@@ -16,6 +19,7 @@
  * (cg.c) when --cg-bin names a build valgrind can run.
  *
  * usage: batch [--runs R] [--batches B] [--revision TEXT] [--md FILE] [--json FILE] [--only MECH]
+ *              [--input mechanism|random]
  *              [--no-step] [--step-runs R] [--step-warm W] [--step-steps S]
  *              [--cg-bin FILE] [--cg-arch NAME] [--cg-warm W] [--cg-steps S] [--work DIR]
  *        batch --cg-run MECH PRECISION SIDE WARM STEPS   (the callgrind child: cg.c) */
@@ -29,6 +33,11 @@
 #include "btime.h"
 #include "peak.h"
 #include "spd_pattern.h"
+
+/* Steps each copy takes before its H~ is the factor's input: half a second
+ * at 60 Hz, so that the copies' pushes, drive phases and contacts have
+ * moved them apart. */
+enum { INPUT_WARM = 30 };
 
 typedef struct bb_ctx {
   const bb_entry *e;
@@ -69,7 +78,7 @@ static void copy_batch(void *c) {
   memcpy(x->bwork, x->bin, x->bytes * (size_t)x->e->lanes);
 }
 
-static void setup(bb_ctx *x, const bb_entry *e) {
+static void setup(bb_ctx *x, const bb_entry *e, int random) {
   const rt_program *p = e->scalar;
   const int N = e->lanes;
   const size_t sz = scalar_size(p), nw = (size_t)p->work_size;
@@ -84,15 +93,17 @@ static void setup(bb_ctx *x, const bb_entry *e) {
   x->btemp = aligned_zalloc((size_t)p->temp_size * sz * (size_t)N);
   x->lane_pivot = sp_zalloc((size_t)N, sizeof *x->lane_pivot);
   for (int j = 0; j < N; j++) {
-    double *h = random_spd(&r, p);
-    void *w = pack(p, h);
     x->in[j] = aligned_zalloc(x->bytes);
     x->work[j] = aligned_zalloc(x->bytes);
+    if (!random) continue;
+    double *h = random_spd(&r, p);
+    void *w = pack(p, h);
     memcpy(x->in[j], w, x->bytes);
-    lane_copy(sz, N, j, nw, x->bin, w, 1);
     free(w);
     free(h);
   }
+  if (!random) bb_step_factor_inputs(e, INPUT_WARM, x->in);
+  for (int j = 0; j < N; j++) lane_copy(sz, N, j, nw, x->bin, x->in[j], 1);
   /* the batch factor is the N scalar factors, bit for bit */
   run_scalar(x);
   x->subnormal = 0;
@@ -137,9 +148,9 @@ static bb_stat stat_of(double *v, int n) {
 
 /* Measures one entry: `runs` runs, each the median of `batches` batches of
  * about 0.2 ms, the four timings interleaved within a run. */
-static bb_row measure(const bb_entry *e, int runs, int batches, const double peak[2]) {
+static bb_row measure(const bb_entry *e, int runs, int batches, int random, const double peak[2]) {
   bb_ctx x;
-  setup(&x, e);
+  setup(&x, e, random);
   int rs = bt_calibrate(run_scalar, &x, 2e-4), rb = bt_calibrate(run_batch, &x, 2e-4);
   int rcs = bt_calibrate(copy_scalar, &x, 2e-4), rcb = bt_calibrate(copy_batch, &x, 2e-4);
   double *ts = sp_zalloc((size_t)runs, sizeof *ts), *tb = sp_zalloc((size_t)runs, sizeof *tb);
@@ -233,6 +244,13 @@ int main(int argc, char **argv) {
     }
     if (strcmp(a, "--only") == 0)
       only = v;
+    else if (strcmp(a, "--input") == 0) {
+      if (strcmp(v, "mechanism") != 0 && strcmp(v, "random") != 0) {
+        fprintf(stderr, "batch: --input is mechanism or random, not '%s'\n", v);
+        return 2;
+      }
+      r.random_input = strcmp(v, "random") == 0;
+    }
     else if (strcmp(a, "--step-runs") == 0)
       r.step.runs = count_arg(a, v);
     else if (strcmp(a, "--step-warm") == 0)
@@ -270,6 +288,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   r.cpu = cpu_model();
+  r.input_warm = INPUT_WARM;
 
   /* The vector peak: AVX-512 FMA where the CPU has it, else AVX2 FMA. */
   enum { PEAK_SAMPLES = 7 };
@@ -293,7 +312,7 @@ int main(int argc, char **argv) {
   r.rows = sp_zalloc((size_t)n, sizeof *r.rows);
   printf("the factor alone:\n");
   for (int i = 0; i < n; i++) {
-    r.rows[i] = measure(list[i], r.runs, r.batches, r.peak);
+    r.rows[i] = measure(list[i], r.runs, r.batches, r.random_input, r.peak);
     const bb_row *w = &r.rows[i];
     printf("%-14s %-6s x%-2d  scalar %8.3f us  batch %8.3f us  %5.2fx  %6.2f GFLOP/s  %5.1f %% of %s peak\n",
            w->e->mech, w->precision, w->e->lanes, w->t_scalar.med * 1e6, w->t_batch.med * 1e6, w->speedup,

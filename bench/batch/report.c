@@ -114,8 +114,15 @@ void bb_write_md(const bb_report *r, const char *path) {
                "the runtime took fmax out of its hot loops, the whole step of both sides ran 4-5x slower; see\n"
                "the Makefile's vzeroupper_fix).\n\n");
   fprintf(f, "## The factor alone\n\n");
-  fprintf(f, "N copies of the mechanism, each its own random SPD matrix with the program's\n"
-             "block pattern, factored by N calls of the scalar unrolled program and by one call of the\n"
+  if (r->random_input)
+    fprintf(f, "N copies of the mechanism, each its own random SPD matrix with the program's\n"
+               "block pattern (`--input random`),");
+  else
+    fprintf(f, "N copies of the mechanism, each its own H~ as its world assembles it: the mechanism at the\n"
+               "poses the copy reaches after %d steps of the whole step's inputs below (its push, its phase\n"
+               "of the drive script, its contacts), with the settings' epsilon,",
+            r->input_warm);
+  fprintf(f, "\nfactored by N calls of the scalar unrolled program and by one call of the\n"
              "`ldlgen --batch N` program (lanes checked bitwise against the scalar factors first). Both built\n"
              "with the same flags. Times per N copies, the workspace restore (memcpy) subtracted; median over\n"
              "%d runs (each the median of %d batches of calls), min-max in brackets. Flops per copy:\n"
@@ -136,10 +143,11 @@ void bb_write_md(const bb_report *r, const char *path) {
             w->e->cc_batch, w->subnormal, w->entries);
   }
   fprintf(f, "\nSubnormal entries: values of the N factored workspaces that are subnormal. Intermediate\n"
-             "products are not counted: on the random inputs, float factors of long loops (the tank's\n"
-             "tracks) hold entries small enough that their products underflow, and subnormal arithmetic\n"
-             "is slow on x86 (microcode assists) in scalar and vector code alike -- a slow float row with\n"
-             "0 here measures the inputs as much as the code (the bench keeps IEEE semantics: no FTZ/DAZ).\n");
+             "products are not counted: on random diagonally dominant inputs (`--input random`), float\n"
+             "factors of long loops (the tank's tracks) hold entries small enough that their products\n"
+             "underflow, and subnormal arithmetic is slow on x86 (microcode assists) in scalar and vector\n"
+             "code alike -- the tank's float row then measured the inputs as much as the code (0.42-0.49x\n"
+             "the double batch); the bench keeps IEEE semantics: no FTZ/DAZ.\n");
   fprintf(f, "\n## Goals (issue 21)\n\n");
   for (int i = 0; i < r->nrows; i++) {
     const bb_row *w = &r->rows[i];
@@ -196,7 +204,8 @@ void bb_write_json(const bb_report *r, const char *path) {
           r->cpu, bb_arch, bb_cflags);
   fprintf(f, "  \"peak\": {\"kernel\": \"%s\", \"double_gflops\": %.4g, \"float_gflops\": %.4g},\n", r->peak_name,
           r->peak[0], r->peak[1]);
-  fprintf(f, "  \"runs\": %d,\n  \"batches\": %d,\n  \"rows\": [\n", r->runs, r->batches);
+  fprintf(f, "  \"runs\": %d,\n  \"batches\": %d,\n  \"input\": \"%s\",\n  \"input_warm\": %d,\n  \"rows\": [\n", r->runs,
+          r->batches, r->random_input ? "random" : "mechanism", r->random_input ? 0 : r->input_warm);
   for (int i = 0; i < r->nrows; i++) {
     const bb_row *w = &r->rows[i];
     fprintf(f, "    {\"mechanism\": \"%s\", \"precision\": \"%s\", \"lanes\": %d, \"flops_per_copy\": %.0f, ",

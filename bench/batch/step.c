@@ -27,6 +27,8 @@
 #include "diag.h"
 #include "drive.h"
 #include "load.h"
+#include "numeric.h"
+#include "program.h"
 #include "simrun.h"
 
 enum { MAXN = 16 };
@@ -262,6 +264,46 @@ void bb_step_measure(const bb_entry *e, const bb_step_opts *o, bb_step_row *out)
   free(rb);
   free(rs);
   free(ratio);
+  scene_free(&sc);
+}
+
+void bb_step_factor_inputs(const bb_entry *e, int warm, void *const in[]) {
+  scene sc;
+  scene_load(&sc, e);
+  side sd;
+  side_make(&sd, &sc, e->scalar, 0);
+  for (int k = 0; k < warm; k++) {
+    side_input(&sc, &sd, k);
+    step_singles(&sd, sc.N);
+  }
+  program p;
+  program_options o;
+  program_default_options(&o);
+  diag_list d;
+  diag_init(&d);
+  if (program_build(&sc.a, &sc.m, &o, &p, &d) != GEN_OK) {
+    diag_print(&d, stderr);
+    die(&sc, "cannot build the mechanism's program");
+  }
+  diag_free(&d);
+  if (p.hash != e->scalar->structure_hash || p.m->nbody != e->desc->nbody)
+    die(&sc, "the mechanism file is not the one the program was generated from (structure hash)");
+  for (int i = 0; i < p.m->nbody; i++)
+    if (p.m->bodies[i].fixed != e->desc->bodies[i].fixed ||
+        (!p.m->bodies[i].fixed && p.m->bodies[i].mass != e->desc->bodies[i].mass))
+      die(&sc, "the mechanism's bodies are not the program's, in order");
+  numeric nm;
+  numeric_alloc(&sc.a, &p, &nm);
+  rt_pose *pose = calloc((size_t)p.m->nbody, sizeof *pose);
+  if (!pose) abort();
+  for (int j = 0; j < sc.N; j++) {
+    if (sd.st[j] != RT_OK) die(&sc, "a copy's step failed while it moved to its pose");
+    for (int i = 0; i < p.m->nbody; i++) rt_world_body_pose(sd.w[j], i, &pose[i]);
+    numeric_eval(&p, pose, &nm);
+    rt_assemble(e->scalar, nm.J, nm.inv_mass, nm.inv_inertia, sc.set.epsilon, in[j]);
+  }
+  free(pose);
+  side_free(&sd, sc.N);
   scene_free(&sc);
 }
 
