@@ -72,6 +72,31 @@ elseif EDIT == "remove" then
     if is_eq(c) and not referenced(c.name) then pick = (mid_c - 1 + k) % nc + 1; break end
   end
   table.remove(m.constraints, pick)
+elseif EDIT == "remove_part" then
+  -- the inverse of add_end/add_middle: a body that one constraint alone
+  -- holds (and nothing else names: no other constraint names that one, no
+  -- setting names the body), the nearest to the middle, with its constraint
+  local function names(c, name)
+    for k, v in pairs(c) do if k ~= "name" and v == name then return true end end
+    return false
+  end
+  local pick_b, pick_c
+  for k = 0, nb - 1 do
+    local i = (mid_b - 1 + k) % nb + 1
+    local b, n, ci = m.bodies[i], 0, nil
+    for j, c in ipairs(m.constraints) do
+      if names(c, b.name) then n, ci = n + 1, j end
+    end
+    local named = false
+    for _, v in pairs(m.settings or {}) do named = named or v == b.name end
+    if n == 1 and not named and not referenced(m.constraints[ci].name) then
+      pick_b, pick_c = i, ci
+      break
+    end
+  end
+  if not pick_b then error("remove_part: no body that one constraint alone holds") end
+  table.remove(m.constraints, pick_c)
+  table.remove(m.bodies, pick_b)
 elseif EDIT ~= "none" then
   error("unknown edit " .. tostring(EDIT))
 end

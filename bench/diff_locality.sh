@@ -6,7 +6,8 @@
 # Edits (bench/diff_locality.lua): rename one body,
 # rename one equality constraint, swap two adjacent equality constraints,
 # swap two adjacent bodies, double one mass, add one body with a ball joint
-# at the end, the same in the middle, remove one joint. A
+# at the end, the same in the middle, remove one joint, remove one body
+# with the one joint that holds it (the inverse of adding one). A
 # changed line is counted once: per file max(lines removed, lines added) by
 # diff(1), over the unedited output's lines.
 set -eu
@@ -15,7 +16,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT INT TERM
-edits="rename rename_constraint swap swap_bodies mass add_end add_middle remove"
+edits="rename rename_constraint swap swap_bodies mass add_end add_middle remove remove_part"
 
 wrap() { # sample edit > file
   printf 'local EDIT = "%s"\nlocal m = (function()\n' "$2"
@@ -54,7 +55,8 @@ changed() { # dirA dirB: changed lines, total lines of A
   echo "(the middle one, and its references), rename one equality constraint (the middle one,"
   echo "and its references), swap two adjacent equality constraints, swap two adjacent bodies"
   echo "(the middle ones), double one mass, add one body with a ball joint at the end, the same"
-  echo "in the middle, remove one joint. Generators:"
+  echo "in the middle, remove one joint, remove one body with the one joint that holds it (the"
+  echo "nearest to the middle that nothing else names: the inverse of adding one). Generators:"
   echo
   for g in "$@"; do echo "- \`${g%%=*}\`: \`${g#*=}\`"; done
   echo
@@ -102,7 +104,8 @@ changed() { # dirA dirB: changed lines, total lines of A
   echo
   echo "Cells: percent of lines (changed lines), one per generator in the order listed; lines:"
   echo "the unedited output's, per generator; n/a: the generator predates the sample's constraint"
-  echo "types. The generators' outputs differ in size (the kernels left the generated files for"
+  echo "types, or (remove_part) no body of the sample is held by one joint alone (a closed loop)."
+  echo "The generators' outputs differ in size (the kernels left the generated files for"
   echo "rt_kernels.h), so compare the changed lines too."
 } > "$out"
 echo "wrote $out"

@@ -271,6 +271,22 @@ static void push_strings(lua_State *L, const char *const *v, int n) {
   }
 }
 
+/* "on": the shards of shattered bodies a mechanism constraint's ends are
+ * on, "chassis#3" or "chassis#3, hull#1" ("" if none): --keep-order reads
+ * them back (keep.h). */
+static void push_on_shards(lua_State *L, const view *v, int c) {
+  const rt_program *r = v->r;
+  char buf[2 * EMIT_IDENT_MAX + 64] = "";
+  const int ends[2] = {r->cons_a[c], r->cons_b[c]};
+  for (int e = 0; e < 2 && r->cons_joint[c] >= 0; e++) {
+    const int sb = ends[e];
+    if (sb == RT_WORLD || r->shard_num[r->sbody_body[sb]] < 2) continue;
+    const size_t n = strlen(buf);
+    snprintf(buf + n, sizeof buf - n, "%s%s", n ? ", " : "", v->p->s.body_name[sb]);
+  }
+  set_str(L, "on", buf);
+}
+
 static void push_pivots(lua_State *L, const view *v) {
   const rt_program *r = v->r;
   lua_createtable(L, r->ncons, 0);
@@ -287,6 +303,7 @@ static void push_pivots(lua_State *L, const view *v) {
     set_int(L, "nrsi", r->piv_rsi_adr[q + 1] - r->piv_rsi_adr[q]);
     if (v->pid) push_rsi_text(L, v, q);
     set_int(L, "nfill", nfill);
+    push_on_shards(L, v, c);
     lua_createtable(L, r->piv_blk_adr[q + 1] - r->piv_blk_adr[q], 0);
     for (int k = r->piv_blk_adr[q]; k < r->piv_blk_adr[q + 1]; k++) {
       lua_createtable(L, 0, 4);

@@ -65,6 +65,7 @@ typedef struct summary {
   strlist cons;      /* names */
   strlist cons_desc; /* "type a b" of each, for renames */
   strlist pivots;    /* constraint names in pivot order */
+  strlist on_cons, on_shard; /* a pivot's ends on shards: its name, and "BODY#S" */
   strlist ids;       /* their identifiers in the code */
   char **code;       /* per pivot: its code (malloc'ed) */
   long long dim, fill, flops, workspace;
@@ -79,6 +80,8 @@ static void summary_free(summary *s) {
   sl_free(&s->cons);
   sl_free(&s->cons_desc);
   sl_free(&s->pivots);
+  sl_free(&s->on_cons);
+  sl_free(&s->on_shard);
   sl_free(&s->ids);
 }
 
@@ -133,6 +136,14 @@ static int parse_c(const char *text, summary *s) {
       for (const char *p = l + 5; d && p < d; p++)
         if (p[0] == ':' && p[1] == ' ') c = p;
       if (c) sl_add(&s->pivots, dupn(l + 5, (size_t)(c - l - 5)));
+      const char *on = c ? strstr(d, ", on ") : NULL;
+      for (const char *t = on ? on + 5 : NULL; t && *t;) { /* "BODY#S[, BODY#S]" */
+        const char *e = strstr(t, ", ");
+        if (!e) e = t + strlen(t);
+        sl_add(&s->on_cons, dupn(l + 5, (size_t)(c - l - 5)));
+        sl_add(&s->on_shard, dupn(t, (size_t)(e - t)));
+        t = *e ? e + 2 : e;
+      }
     } else if (where == PIVLIST && starts(l, " */")) {
       where = NONE;
     } else if (starts(l, "    X(") && !starts(l, "    X(\"")) {
@@ -544,9 +555,11 @@ gen_status gdiff_run(const char *old_path, const char *new_path, int json, FILE 
   return ferror(out) ? GEN_ERR_IO : GEN_OK;
 }
 
-gen_status gdiff_pivot_order(const char *path, char ***names, int *n, diag_list *d) {
+gen_status gdiff_pivot_order(const char *path, char ***names, int *n, keep_end **ends, int *nends, diag_list *d) {
   *names = NULL;
   *n = 0;
+  *ends = NULL;
+  *nends = 0;
   char *text = slurp(path, d);
   if (!text) return GEN_ERR_IO;
   summary s;
@@ -562,6 +575,16 @@ gen_status gdiff_pivot_order(const char *path, char ***names, int *n, diag_list 
   if (!*names) abort();
   for (int i = 0; i < s.pivots.n; i++) (*names)[i] = dupn(s.pivots.s[i], strlen(s.pivots.s[i]));
   *n = s.pivots.n;
+  *ends = malloc(sizeof **ends * ((size_t)s.on_cons.n + 1));
+  if (!*ends) abort();
+  for (int i = 0; i < s.on_cons.n; i++) { /* "BODY#S": the last '#' */
+    const char *t = s.on_shard.s[i], *h = strrchr(t, '#');
+    char *end = NULL;
+    const long k = h ? strtol(h + 1, &end, 10) : -1;
+    if (!h || h == t || end == h + 1 || *end || k < 0 || k > 1000000) continue;
+    (*ends)[*nends] = (keep_end){dupn(s.on_cons.s[i], strlen(s.on_cons.s[i])), dupn(t, (size_t)(h - t)), (int)k};
+    (*nends)++;
+  }
   summary_free(&s);
   return GEN_OK;
 }

@@ -17,14 +17,16 @@
 #include <stdio.h>
 
 #include "diag.h"
+#include "keep.h"
 
 /* Prints the diff of old_path and new_path on out; json selects JSON. */
 gen_status gdiff_run(const char *old_path, const char *new_path, int json, FILE *out, diag_list *d);
 /* The pivot names of a generated program (its banner's pivot order), in
- * order, for ldlgen --keep-order: *names and each name malloc'ed, the
- * caller's to free; GEN_ERR_IO or GEN_ERR_INPUT with a diagnostic naming
- * the file when it cannot be read or has no pivot order. */
-gen_status gdiff_pivot_order(const char *path, char ***names, int *n, diag_list *d);
+ * order, and its constraints' ends on shards (the pivot lines' "on
+ * BODY#S"), for ldlgen --keep-order: *names, *ends and every string in
+ * them malloc'ed, the caller's to free; GEN_ERR_IO or GEN_ERR_INPUT with a
+ * diagnostic naming the file when it cannot be read or has no pivot order. */
+gen_status gdiff_pivot_order(const char *path, char ***names, int *n, keep_end **ends, int *nends, diag_list *d);
 /* Prints the summary of a generated file, then the file. */
 gen_status gdiff_textconv(const char *path, FILE *out, diag_list *d);
 

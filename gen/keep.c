@@ -1,4 +1,5 @@
-/* keep.c -- the previous program's elimination order kept (keep.h).
+/* keep.c -- the previous program's elimination order and shattering kept
+ * (keep.h).
  *
  * A pivot of the previous program keeps its place, and so does a renamed
  * one (renamed() below); a new pivot goes just
@@ -9,14 +10,16 @@
  * the fresh order. Eliminating the old pivots in their old order keeps
  * their code where their blocks do not change, which a fresh greedy order
  * does not promise: one T-junction in the middle of a chain turns its
- * lower half around (docs/DESIGN.md, "Orderings"). program.c takes the
- * kept order only when it costs no more flops than the fresh one. */
+ * lower half around (docs/DESIGN.md, "Orderings"). Its shattering is kept
+ * too (keep_shards below), and program.c takes what is kept only when it
+ * costs at most --keep-tolerance more flops than the fresh program. */
 #include "keep.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
+#include "shatter.h"
 #include "symbolic.h"
 
 typedef struct key {
@@ -128,4 +131,90 @@ int64_t keep_order(const cgraph *g, const char *const *names, int nnames, const 
   symbolic_totals t;
   symbolic_totals_of(g, perm, &t);
   return t.flops3;
+}
+
+/*---- the shattering ---------------------------------------------------------*/
+
+static int cmp_end(const void *x, const void *y) {
+  const keep_end *a = x, *b = y;
+  const int c = strcmp(a->cons, b->cons);
+  return c ? c : strcmp(a->body, b->body);
+}
+
+static int body_named(const mech *m, const char *name, size_t len) {
+  for (int i = 0; i < m->nbody; i++)
+    if (strlen(m->bodies[i].name) == len && strncmp(m->bodies[i].name, name, len) == 0) return i;
+  return -1;
+}
+
+int keep_shards(const mech *m, const char *const *names, int nnames, const keep_end *ends, int nends,
+                const int *fresh, int threshold, int *shards, int *assign) {
+  arena a; /* scratch */
+  arena_init(&a);
+  const int nb = m->nbody, nc = m->ncons;
+  int *old = ARENA_ARRAY(&a, int, nb + 1), *attached = ARENA_ARRAY(&a, int, nb + 1);
+  for (int i = 0; i < nnames; i++) { /* "BODY#weldN": BODY had N + 1 shards at least */
+    const char *w = strstr(names[i], "#weld");
+    for (const char *q = w; q; q = strstr(q + 1, "#weld")) w = q;
+    if (!w || !w[5]) continue;
+    char *end;
+    const long n = strtol(w + 5, &end, 10);
+    const int b = *end == '\0' && n >= 1 ? body_named(m, names[i], (size_t)(w - names[i])) : -1;
+    if (b >= 0 && n + 1 > old[b]) old[b] = (int)n + 1;
+  }
+  for (int c = 0; c < nc; c++) {
+    const mech_constraint *k = &m->cons[c];
+    if (!mech_is_equality(k)) continue;
+    if (k->a >= 0) attached[k->a]++;
+    if (k->b >= 0) attached[k->b]++;
+  }
+  for (int i = 0; i < nb; i++) {
+    shards[i] = fresh[i] > 1 ? fresh[i] : 1;
+    if (old[i] < 2 || m->bodies[i].fixed || shatter_body_load(m, i) <= threshold || attached[i] < 2) old[i] = 0;
+    else shards[i] = old[i] < attached[i] ? old[i] : attached[i];
+  }
+  shatter_assign(m, shards, assign);
+  /* the kept bodies' constraints, by name: those the previous program had
+   * on a shard that still exists keep it, then the others fill in */
+  keep_end *sorted = ARENA_ARRAY(&a, keep_end, nends + 1);
+  if (nends > 0) memcpy(sorted, ends, sizeof *sorted * (size_t)nends);
+  qsort(sorted, (size_t)nends, sizeof *sorted, cmp_end);
+  named_node *byname = ARENA_ARRAY(&a, named_node, nc + 1);
+  int neq = 0;
+  for (int c = 0; c < nc; c++)
+    if (mech_is_equality(&m->cons[c])) byname[neq++] = (named_node){m->cons[c].name, c};
+  qsort(byname, (size_t)neq, sizeof *byname, cmp_named);
+  int *count = ARENA_ARRAY(&a, int, nc + 1), *pending = ARENA_ARRAY(&a, int, 2 * nc + 1);
+  for (int b = 0; b < nb; b++) {
+    if (!old[b]) continue;
+    int np = 0;
+    memset(count, 0, sizeof *count * (size_t)shards[b]);
+    for (int t = 0; t < neq; t++) {
+      const int c = byname[t].node;
+      const int e = m->cons[c].a == b ? 0 : m->cons[c].b == b ? 1 : -1;
+      if (e < 0) continue;
+      const keep_end want = {m->cons[c].name, m->bodies[b].name, 0};
+      const keep_end *hit = bsearch(&want, sorted, (size_t)nends, sizeof *sorted, cmp_end);
+      if (hit && hit->shard >= 0 && hit->shard < shards[b]) {
+        assign[2 * c + e] = hit->shard;
+        count[hit->shard]++;
+      } else {
+        pending[np++] = 2 * c + e;
+      }
+    }
+    for (int q = 0; q < np; q++) {
+      int s = 0;
+      for (int j = 1; j < shards[b]; j++)
+        if (count[j] < count[s]) s = j;
+      assign[pending[q]] = s;
+      count[s]++;
+    }
+  }
+  int differs = 0;
+  int *base = ARENA_ARRAY(&a, int, 2 * nc + 1);
+  shatter_assign(m, fresh, base);
+  for (int i = 0; i < nb && !differs; i++) differs = shards[i] != (fresh[i] > 1 ? fresh[i] : 1);
+  for (int j = 0; j < 2 * nc && !differs; j++) differs = assign[j] != base[j];
+  arena_free(&a);
+  return differs;
 }

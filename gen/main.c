@@ -24,6 +24,7 @@ static void usage(FILE *out) {
   fputs("usage: ldlgen MECH.lua [-o OUT.c] [--mode unrolled|tables] [--precision float|double]\n"
         "                       [--batch 4|8|16]\n"
         "                       [--order natural|mda|meca|best] [--keep-order OLD.c]\n"
+        "                       [--keep-tolerance PCT]\n"
         "                       [--shatter N|off]\n"
         "                       [--stats] [--dot FILE] [--report FILE]\n"
         "                       [--max-rows N] [--max-memory MIB]\n"
@@ -48,10 +49,14 @@ static void usage(FILE *out) {
         "                 copies built into ldlgen\n"
         "  --budget N     statements per generated function (default 200)\n"
         "  --order K      elimination ordering (default best)\n"
-        "  --keep-order OLD.c  keep the pivot order of OLD.c, a program ldlgen wrote\n"
-        "                 before (each new pivot just before its first neighbour\n"
-        "                 there), when it costs no more flops than K's: an edit\n"
-        "                 then changes only the lines of the pivots it touches\n"
+        "  --keep-order OLD.c  keep the pivot order and the shattering of OLD.c, a\n"
+        "                 program ldlgen wrote before (each new pivot just before its\n"
+        "                 first neighbour there, each constraint on the shard it had),\n"
+        "                 when that costs at most --keep-tolerance more flops than the\n"
+        "                 fresh program: an edit then changes only the lines of the\n"
+        "                 pivots it touches\n"
+        "  --keep-tolerance PCT  the flops (percent, default 3) a kept order may cost\n"
+        "                 more than the fresh one; 0: never more\n"
         "  --shatter N    shatter bodies whose attached degrees sum above N\n"
         "                 (default: the mechanism's settings.shatter, 20); off disables\n"
         "  --stats        print the program's statistics as one JSON object\n"
@@ -67,6 +72,22 @@ static void usage(FILE *out) {
         out);
 }
 
+/* What --keep-order kept, when it costs flops: a note on out naming the
+ * previous program (none when it costs nothing). */
+static void note_kept(const mech *m, const program *p, const char *old, double tolerance, FILE *out) {
+  const long long kept = (long long)((p->keep_flops3 + 1) / 3), fresh = (long long)((p->fresh_flops3 + 1) / 3);
+  const double more = 100.0 * (double)(p->keep_flops3 - p->fresh_flops3) / (double)p->fresh_flops3;
+  const char *what = p->keep_shards_taken ? "the order and shattering" : "the order";
+  if (!p->keep_taken)
+    fprintf(out,
+            "%s:%d: note: the order kept from %s would cost %lld flops, %.1f %% more than the fresh order's %lld "
+            "(--keep-tolerance %g %%): the fresh order is used\n",
+            m->file, m->line, old, kept, more, fresh, tolerance);
+  else if (p->keep_flops3 > p->fresh_flops3)
+    fprintf(out, "%s:%d: note: %s kept from %s cost %lld flops, %.1f %% more than the fresh order's %lld\n",
+            m->file, m->line, what, old, kept, more, fresh);
+}
+
 typedef struct options {
   const char *input;
   const char **inputs;
@@ -75,6 +96,7 @@ typedef struct options {
   int stats, table;
   const char *dot, *report;
   const char *keep;      /* --keep-order */
+  int keep_tolerance_given;
   const char *out_c;     /* -o */
   emit_options emit;
 } options;
@@ -172,7 +194,7 @@ static int parse_args(int argc, char **argv, options *o) {
                strcmp(a, "--report") == 0 || strcmp(a, "-o") == 0 || strcmp(a, "--mode") == 0 ||
                strcmp(a, "--precision") == 0 || strcmp(a, "--prefix") == 0 || strcmp(a, "--templates") == 0 ||
                strcmp(a, "--budget") == 0 || strcmp(a, "--batch") == 0 || strcmp(a, "--max-rows") == 0 || strcmp(a, "--max-memory") == 0 ||
-               strcmp(a, "--keep-order") == 0) {
+               strcmp(a, "--keep-order") == 0 || strcmp(a, "--keep-tolerance") == 0) {
       if (!val) {
         fprintf(stderr, "ldlgen: %s needs a value\n", a);
         return 2;
@@ -212,6 +234,16 @@ static int parse_args(int argc, char **argv, options *o) {
         o->prog.max_memory = (int64_t)n << 20;
       } else if (strcmp(a, "--keep-order") == 0) {
         o->keep = val;
+      } else if (strcmp(a, "--keep-tolerance") == 0) {
+        char *end;
+        errno = 0;
+        const double t = strtod(val, &end);
+        if (*val == '\0' || *end != '\0' || errno || !(t >= 0.0 && t <= 1000.0)) {
+          fprintf(stderr, "ldlgen: --keep-tolerance needs a percentage from 0 to 1000, not '%s'\n", val);
+          return 2;
+        }
+        o->prog.keep_tolerance = t;
+        o->keep_tolerance_given = 1;
       } else if (strcmp(a, "--dot") == 0) {
         o->dot = val;
       } else if (strcmp(a, "--report") == 0) {
@@ -227,6 +259,10 @@ static int parse_args(int argc, char **argv, options *o) {
   }
   if (o->ninputs == 0) {
     usage(stderr);
+    return 2;
+  }
+  if (o->keep_tolerance_given && !o->keep) {
+    fprintf(stderr, "ldlgen: --keep-tolerance goes with --keep-order\n");
     return 2;
   }
   if (o->table && o->keep) {
@@ -358,10 +394,13 @@ int main(int argc, char **argv) {
   outfile_catch_signals();
 
   char **keep = NULL;
-  int nkeep = 0;
-  if (o.keep && (st = gdiff_pivot_order(o.keep, &keep, &nkeep, &d)) == GEN_OK) {
+  keep_end *ends = NULL;
+  int nkeep = 0, nends = 0;
+  if (o.keep && (st = gdiff_pivot_order(o.keep, &keep, &nkeep, &ends, &nends, &d)) == GEN_OK) {
     o.prog.keep = (const char *const *)keep;
     o.prog.nkeep = nkeep;
+    o.prog.keep_ends = ends;
+    o.prog.nkeep_ends = nends;
   }
   if (o.table)
     printf("%-22s %6s %6s %6s %5s %9s %6s %9s %9s %10s  %s\n", "mechanism", "bodies", "cons", "shards", "dim",
@@ -408,13 +447,7 @@ int main(int argc, char **argv) {
       free(out_h);
       if (st == GEN_OK && o.stats) program_write_stats(&p, o.emit.batch, stdout);
       if (st == GEN_OK) note_redundant(&p, stderr);
-      if (st == GEN_OK && p.keep_asked && !p.keep_taken)
-        fprintf(stderr,
-                "%s:%d: note: the order kept from %s would cost %lld flops, %.1f %% more than the fresh order's "
-                "%lld: the fresh order is used\n",
-                m.file, m.line, o.keep, (long long)((p.keep_flops3 + 1) / 3),
-                100.0 * (double)(p.keep_flops3 - p.fresh_flops3) / (double)p.fresh_flops3,
-                (long long)((p.fresh_flops3 + 1) / 3));
+      if (st == GEN_OK && p.keep_asked) note_kept(&m, &p, o.keep, o.prog.keep_tolerance, stderr);
     }
     arena_free(&a);
   }
@@ -422,6 +455,11 @@ int main(int argc, char **argv) {
   diag_free(&d);
   for (int i = 0; i < nkeep; i++) free(keep[i]);
   free(keep);
+  for (int i = 0; i < nends; i++) {
+    free((char *)ends[i].cons);
+    free((char *)ends[i].body);
+  }
+  free(ends);
   free(o.inputs);
   if (fflush(stdout) != 0 && st == GEN_OK) st = GEN_ERR_IO;
   return st == GEN_OK ? 0 : 1;

@@ -18,6 +18,9 @@ void program_default_options(program_options *o) {
   o->max_memory = PROGRAM_MAX_MEMORY_DEFAULT;
   o->keep = NULL;
   o->nkeep = 0;
+  o->keep_ends = NULL;
+  o->nkeep_ends = 0;
+  o->keep_tolerance = PROGRAM_KEEP_TOLERANCE_DEFAULT;
 }
 
 int64_t program_nnz(const cgraph *g) {
@@ -282,6 +285,41 @@ static int any_candidate(const mech *m, int threshold) {
   return any;
 }
 
+/* ldlgen --keep-order: the previous program's shattering (keep_shards),
+ * if it differs from the fresh one, with the order that keeps its pivots;
+ * taken into p (its solver view, graph, order in *perm, totals in *r) if
+ * that costs at most `allow` flops (x3), else only its cost in
+ * p->keep_flops3. Returns whether it was taken. */
+static int keep_the_shattering(arena *a, const mech *m, const program_options *o, program *p, const int *fresh,
+                               double allow, int **perm, order_result *r) {
+  int *shards = ARENA_ARRAY(a, int, m->nbody + 1), *assign = ARENA_ARRAY(a, int, 2 * m->ncons + 1);
+  if (!keep_shards(m, o->keep, o->nkeep, o->keep_ends, o->nkeep_ends, fresh, p->shatter_threshold, shards, assign))
+    return 0;
+  arena t; /* the kept view, until it is taken */
+  arena_init(&t);
+  smech s;
+  cgraph g;
+  order_result kr;
+  smech_build_assigned(&t, m, shards, assign, &s);
+  cgraph_build(&t, &s, &g);
+  int *order = ARENA_ARRAY(&t, int, g.n + 1), *kept = ARENA_ARRAY(&t, int, g.n + 1), pivots;
+  order_run(&g, o->order, order, &kr);
+  const int64_t f3 = keep_order(&g, o->keep, o->nkeep, order, kept, &pivots);
+  p->keep_flops3 = f3;
+  const int take = (double)f3 <= allow && s.dim <= o->max_rows;
+  if (take) { /* built again in the program's arena */
+    smech_build_assigned(a, m, shards, assign, &p->s);
+    cgraph_build(a, &p->s, &p->g);
+    *perm = ARENA_ARRAY(a, int, p->g.n + 1);
+    memcpy(*perm, kept, sizeof **perm * (size_t)p->g.n);
+    for (int k = 0; k < ORDER_NKINDS; k++) p->flops3_by_order[k] = kr.flops3[k];
+    symbolic_totals_of(&p->g, *perm, &r->totals);
+    p->keep_pivots = pivots;
+  }
+  arena_free(&t);
+  return take;
+}
+
 gen_status program_build(arena *a, const mech *m, const program_options *o, program *p, diag_list *d) {
   memset(p, 0, sizeof *p);
   p->m = m;
@@ -312,8 +350,9 @@ gen_status program_build(arena *a, const mech *m, const program_options *o, prog
   arena_free(&t);
 
   order_result r = r0;
+  int *shards = NULL;
   if (shatter) {
-    int *shards = ARENA_ARRAY(a, int, m->nbody + 1);
+    shards = ARENA_ARRAY(a, int, m->nbody + 1);
     decide_shards(m, p->shatter_threshold, o->order, p->unshattered_flops3, shards);
     smech_build(a, m, shards, &p->s);
     if ((st = check_rows(m, &p->s, o, d)) != GEN_OK || (st = check_graph(m, &p->s, o, d)) != GEN_OK) return st;
@@ -326,17 +365,24 @@ gen_status program_build(arena *a, const mech *m, const program_options *o, prog
   }
   for (int k = 0; k < ORDER_NKINDS; k++) p->flops3_by_order[k] = r.flops3[k];
   p->heuristic = r.heuristic;
-  if (o->keep) { /* the previous program's order, if it costs no more */
+  if (o->keep) { /* the previous program's shattering and order, if they cost little more */
     p->keep_asked = 1;
-    int *kept = ARENA_ARRAY(a, int, p->g.n + 1);
     p->fresh_flops3 = r.totals.flops3;
-    p->keep_flops3 = keep_order(&p->g, o->keep, o->nkeep, perm, kept, &p->keep_pivots);
-    p->keep_taken = p->keep_flops3 <= p->fresh_flops3;
-    if (p->keep_taken) {
-      perm = kept;
-      symbolic_totals_of(&p->g, perm, &r.totals);
-      p->heuristic = "kept";
+    const double allow = (double)p->fresh_flops3 * (1.0 + o->keep_tolerance / 100.0);
+    if (shards && keep_the_shattering(a, m, o, p, shards, allow, &perm, &r)) {
+      p->keep_taken = p->keep_shards_taken = 1;
+    } else {
+      int *kept = ARENA_ARRAY(a, int, p->g.n + 1);
+      const int64_t f3 = keep_order(&p->g, o->keep, o->nkeep, perm, kept, &p->keep_pivots);
+      if (p->keep_flops3 == 0 || f3 < p->keep_flops3) p->keep_flops3 = f3;
+      p->keep_taken = (double)f3 <= allow;
+      if (p->keep_taken) {
+        p->keep_flops3 = f3;
+        perm = kept;
+        symbolic_totals_of(&p->g, perm, &r.totals);
+      }
     }
+    if (p->keep_taken) p->heuristic = "kept";
   }
   if ((st = check_factor(m, &p->g, &r.totals, o, d)) != GEN_OK) return st;
   symbolic_build(a, &p->g, perm, &p->sym);
@@ -381,6 +427,8 @@ void program_write_stats(const program *p, int batch, FILE *out) {
   if (p->keep_asked) { /* ldlgen --keep-order */
     json_key(&w, "kept_order");
     json_bool(&w, p->keep_taken);
+    json_key(&w, "kept_shattering");
+    json_bool(&w, p->keep_shards_taken);
     json_key(&w, "kept_pivots");
     json_int(&w, p->keep_pivots);
     json_key(&w, "kept_flops");

@@ -12,6 +12,7 @@
 #include "arena.h"
 #include "diag.h"
 #include "graph.h"
+#include "keep.h"
 #include "mech.h"
 #include "order.h"
 #include "shatter.h"
@@ -23,17 +24,28 @@
  * work that would exceed them starts, with file:line of its return. */
 #define PROGRAM_MAX_ROWS_DEFAULT 100000         /* rows of H (equality rows, shard welds included) */
 #define PROGRAM_MAX_MEMORY_DEFAULT (2048LL << 20) /* bytes the symbolic phase and program need */
+/* --keep-tolerance: the flops (percent) a kept structure may cost more than
+ * the fresh one. A factor is a tenth of the sample scissor lift's step, so
+ * 3 % of its flops is within the noise of make bench; keeping the
+ * multi_wheel's shattering when a wheel goes costs 2.4 %. */
+#define PROGRAM_KEEP_TOLERANCE_DEFAULT 3.0
 
 typedef struct program_options {
   order_kind order;  /* default ORDER_BEST */
   int shatter;       /* threshold; 0 = off; PROGRAM_SHATTER_FROM_MECH = the mechanism's setting */
   int64_t max_rows;   /* default PROGRAM_MAX_ROWS_DEFAULT */
   int64_t max_memory; /* default PROGRAM_MAX_MEMORY_DEFAULT */
-  /* --keep-order: a previous program's pivot names in order (keep.h); the
-   * order that keeps them is taken when it costs no more flops than
-   * `order`'s. NULL: none. */
+  /* --keep-order: a previous program's pivot names in order and its
+   * constraints' ends on shards (keep.h). Its shattering and the order
+   * that keeps its pivots are taken when they cost at most keep_tolerance
+   * percent more flops than the fresh shattering and `order`'s; else its
+   * order alone on the fresh shattering, within the same margin; else
+   * neither. NULL: none. */
   const char *const *keep;
   int nkeep;
+  const keep_end *keep_ends;
+  int nkeep_ends;
+  double keep_tolerance; /* percent, >= 0; default PROGRAM_KEEP_TOLERANCE_DEFAULT */
 } program_options;
 
 typedef struct program {
@@ -54,6 +66,7 @@ typedef struct program {
   /* with program_options.keep (keep_asked): whether its order was taken,
    * the pivots it kept, and its 3 x flops against the fresh order's */
   int keep_asked, keep_taken, keep_pivots;
+  int keep_shards_taken; /* its shattering kept too (and differing from the fresh one) */
   int64_t keep_flops3, fresh_flops3;
 } program;
 

@@ -29,19 +29,20 @@ static int cmp_named_cons(const void *x, const void *y) {
   return strcmp(((const named_cons *)x)->name, ((const named_cons *)y)->name);
 }
 
-/* The solver bodies of every equality constraint's ends (MECH_WORLD for the
- * world). A constraint attached to a shattered body, its t-th of the n
- * equality constraints on it in name order, goes to shard t*k/n: name
- * order, not declaration order, so that swapping two declarations moves no
- * constraint to another shard (names are unique). Counting constraints, not
- * rows: by rows multi_wheel took 14 shards, not the talk's 10. */
-static void map_ends(arena *a, const mech *m, const smech *out, int *end_a, int *end_b) {
-  int *seen = ARENA_ARRAY(a, int, m->nbody + 1);
-  int *load = ARENA_ARRAY(a, int, m->nbody + 1);
-  named_cons *byname = ARENA_ARRAY(a, named_cons, m->ncons + 1);
+/* The default shard of every equality constraint's ends (shatter.h): on a
+ * body in k shards, its t-th of the n equality constraints on it in name
+ * order goes to shard t*k/n: name order, not declaration order, so that
+ * swapping two declarations moves no constraint to another shard (names are
+ * unique). Counting constraints, not rows: by rows multi_wheel took 14
+ * shards, not the talk's 10. */
+void shatter_assign(const mech *m, const int *shards, int *assign) {
+  int *seen = calloc((size_t)m->nbody + 1, sizeof *seen), *load = calloc((size_t)m->nbody + 1, sizeof *load);
+  named_cons *byname = malloc(sizeof *byname * ((size_t)m->ncons + 1));
+  if (!seen || !load || !byname) abort();
   int neq = 0;
   for (int c = 0; c < m->ncons; c++) {
     const mech_constraint *k = &m->cons[c];
+    assign[2 * c] = assign[2 * c + 1] = 0;
     if (!mech_is_equality(k)) continue;
     byname[neq++] = (named_cons){k->name, c};
     if (k->a >= 0) load[k->a]++;
@@ -49,25 +50,23 @@ static void map_ends(arena *a, const mech *m, const smech *out, int *end_a, int 
   }
   qsort(byname, (size_t)neq, sizeof *byname, cmp_named_cons);
   for (int t = 0; t < neq; t++) {
-    int c = byname[t].c;
-    const mech_constraint *k = &m->cons[c];
-    int ends[2] = {k->a, k->b}, mapped[2];
+    const int c = byname[t].c;
+    const int ends[2] = {m->cons[c].a, m->cons[c].b};
     for (int e = 0; e < 2; e++) {
-      int b = ends[e];
-      if (b < 0) {
-        mapped[e] = MECH_WORLD;
-        continue;
-      }
-      int s = (int)((long long)seen[b] * out->shard_num[b] / load[b]);
-      mapped[e] = out->shard_adr[b] + s;
-      seen[b]++;
+      const int b = ends[e];
+      if (b < 0 || (e == 1 && b == ends[0])) continue;
+      const int k = shards && shards[b] > 1 ? shards[b] : 1;
+      assign[2 * c + e] = (int)((long long)seen[b]++ * k / load[b]);
     }
-    end_a[c] = mapped[0];
-    end_b[c] = mapped[1];
   }
+  free(seen);
+  free(load);
+  free(byname);
 }
 
-void smech_build(arena *a, const mech *m, const int *shards, smech *out) {
+void smech_build(arena *a, const mech *m, const int *shards, smech *out) { smech_build_assigned(a, m, shards, NULL, out); }
+
+void smech_build_assigned(arena *a, const mech *m, const int *shards, const int *assign, smech *out) {
   memset(out, 0, sizeof *out);
   out->m = m;
   out->shard_adr = ARENA_ARRAY(a, int, m->nbody);
@@ -109,15 +108,19 @@ void smech_build(arena *a, const mech *m, const int *shards, smech *out) {
   out->cons_degree = ARENA_ARRAY(a, int, nc);
   out->cons_name = ARENA_ARRAY(a, const char *, nc);
 
-  int *end_a = ARENA_ARRAY(a, int, m->ncons + 1), *end_b = ARENA_ARRAY(a, int, m->ncons + 1);
-  map_ends(a, m, out, end_a, end_b);
+  int *own = NULL;
+  if (!assign) {
+    own = ARENA_ARRAY(a, int, 2 * (size_t)m->ncons + 1);
+    shatter_assign(m, shards, own);
+    assign = own;
+  }
   int j = 0;
   for (int c = 0; c < m->ncons; c++) {
     const mech_constraint *k = &m->cons[c];
     if (!mech_is_equality(k)) continue;
     out->cons_orig[j] = c;
-    out->cons_a[j] = end_a[c];
-    out->cons_b[j] = end_b[c];
+    out->cons_a[j] = k->a < 0 ? MECH_WORLD : out->shard_adr[k->a] + assign[2 * c];
+    out->cons_b[j] = k->b < 0 ? MECH_WORLD : k->b == k->a ? out->cons_a[j] : out->shard_adr[k->b] + assign[2 * c + 1];
     out->cons_degree[j] = mech_degree(k);
     out->cons_name[j] = k->name;
     j++;

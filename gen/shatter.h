@@ -35,7 +35,17 @@ typedef struct smech {
 int shatter_body_load(const mech *m, int i);
 
 /* Builds the solver view with shards[i] shards for body i (NULL = no body
- * shattered; shards[i] <= 1 leaves body i whole). */
+ * shattered; shards[i] <= 1 leaves body i whole), each constraint on the
+ * shard shatter_assign gives it. */
 void smech_build(arena *a, const mech *m, const int *shards, smech *out);
+/* The same with each equality constraint c's ends on the shards
+ * assign[2c] (end a) and assign[2c + 1] (end b) of their bodies (0 on a
+ * whole body; < the body's shards). */
+void smech_build_assigned(arena *a, const mech *m, const int *shards, const int *assign, smech *out);
+/* The default shards (shards as smech_build's) of every equality
+ * constraint's ends into assign (2 m->ncons, as smech_build_assigned's): on
+ * a body in k shards, its t-th of the n equality constraints on it in name
+ * order on shard t*k/n. */
+void shatter_assign(const mech *m, const int *shards, int *assign);
 
 #endif

@@ -29,17 +29,18 @@
  *   workspace       549 scalars, temporary 96 scalars
  *   structure hash  0xab6647139f03d287
  *
- * Pivot order (constraint: type, degree d, column height h, blocks; the
- * pivots' indices and offsets are the table P_, W_, R_, X_ below):
- *   rear_axleL: hinge, d 5, h 11, 2 blocks
- *   rear_axleR: hinge, d 5, h 6, 1 block
+ * Pivot order (constraint: type, degree d, column height h, blocks, and
+ * the shards it is on; the pivots' indices and offsets are the table P_,
+ * W_, R_, X_ below):
+ *   rear_axleL: hinge, d 5, h 11, 2 blocks, on body#1
+ *   rear_axleR: hinge, d 5, h 6, 1 block, on body#1
  *   spindleL: hinge, d 5, h 6, 2 blocks
  *   spindleR: hinge, d 5, h 6, 2 blocks
  *   tie_rodL: rod, d 1, h 11, 3 blocks
  *   tie_rodR: rod, d 1, h 15, 3 blocks, 1 fill
- *   kingpinL: hinge, d 5, h 16, 3 blocks
- *   kingpinR: hinge, d 5, h 11, 2 blocks
- *   rack_slide: prismatic, d 5, h 6, 1 block
+ *   kingpinL: hinge, d 5, h 16, 3 blocks, on body#0
+ *   kingpinR: hinge, d 5, h 11, 2 blocks, on body#0
+ *   rack_slide: prismatic, d 5, h 6, 1 block, on body#0
  *   body#weld1: shard weld, d 6, h 0, 0 blocks
  */
 #include "buggy.h"

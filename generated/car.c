@@ -29,8 +29,9 @@
  *   workspace       340 scalars, temporary 96 scalars
  *   structure hash  0x3e935f2e8bbc94ae
  *
- * Pivot order (constraint: type, degree d, column height h, blocks; the
- * pivots' indices and offsets are the table P_, W_, R_, X_ below):
+ * Pivot order (constraint: type, degree d, column height h, blocks, and
+ * the shards it is on; the pivots' indices and offsets are the table P_,
+ * W_, R_, X_ below):
  *   axleFL: hinge, d 5, h 4, 1 block
  *   axleFR: hinge, d 5, h 4, 1 block
  *   axleRL: hinge, d 5, h 4, 1 block

@@ -29,8 +29,9 @@
  *   workspace       189 scalars, temporary 40 scalars
  *   structure hash  0x7efc7ca81231e8d7
  *
- * Pivot order (constraint: type, degree d, column height h, blocks; the
- * pivots' indices and offsets are the table P_, W_, R_, X_ below):
+ * Pivot order (constraint: type, degree d, column height h, blocks, and
+ * the shards it is on; the pivots' indices and offsets are the table P_,
+ * W_, R_, X_ below):
  *   hook: ball, d 3, h 3, 1 block
  *   joint2: ball, d 3, h 3, 1 block
  *   joint3: ball, d 3, h 3, 1 block

@@ -29,8 +29,9 @@
  *   workspace       115 scalars, temporary 56 scalars
  *   structure hash  0x625bb8aacd7a6136
  *
- * Pivot order (constraint: type, degree d, column height h, blocks; the
- * pivots' indices and offsets are the table P_, W_, R_, X_ below):
+ * Pivot order (constraint: type, degree d, column height h, blocks, and
+ * the shards it is on; the pivots' indices and offsets are the table P_,
+ * W_, R_, X_ below):
  *   bob_left: ball, d 3, h 6, 2 blocks
  *   pivot_left: hinge, d 5, h 1, 1 block
  *   coupler: rod, d 1, h 8, 2 blocks

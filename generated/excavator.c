@@ -29,8 +29,9 @@
  *   workspace       167 scalars, temporary 56 scalars
  *   structure hash  0xaa08ffe815f5b4e3
  *
- * Pivot order (constraint: type, degree d, column height h, blocks; the
- * pivots' indices and offsets are the table P_, W_, R_, X_ below):
+ * Pivot order (constraint: type, degree d, column height h, blocks, and
+ * the shards it is on; the pivots' indices and offsets are the table P_,
+ * W_, R_, X_ below):
  *   load_sling: ball, d 3, h 3, 1 block
  *   hook_eye: ball, d 3, h 5, 1 block
  *   boom_pin: hinge, d 5, h 5, 1 block

@@ -29,35 +29,36 @@
  *   workspace       2178 scalars, temporary 160 scalars
  *   structure hash  0xc1b4f6f457cbc8b0
  *
- * Pivot order (constraint: type, degree d, column height h, blocks; the
- * pivots' indices and offsets are the table P_, W_, R_, X_ below):
- *   tow_front_ball: ball, d 3, h 9, 2 blocks
- *   tow_rear_ball: ball, d 3, h 6, 1 block
- *   axle1L: hinge, d 5, h 11, 2 blocks
- *   axle1R: hinge, d 5, h 6, 1 block
- *   outrigger_frontL_ball: ball, d 3, h 15, 3 blocks
- *   outrigger_frontR_ball: ball, d 3, h 12, 2 blocks
- *   outrigger_rearL_ball: ball, d 3, h 15, 3 blocks
- *   outrigger_rearR_ball: ball, d 3, h 12, 2 blocks
+ * Pivot order (constraint: type, degree d, column height h, blocks, and
+ * the shards it is on; the pivots' indices and offsets are the table P_,
+ * W_, R_, X_ below):
+ *   tow_front_ball: ball, d 3, h 9, 2 blocks, on chassis#9
+ *   tow_rear_ball: ball, d 3, h 6, 1 block, on chassis#9
+ *   axle1L: hinge, d 5, h 11, 2 blocks, on chassis#0
+ *   axle1R: hinge, d 5, h 6, 1 block, on chassis#0
+ *   outrigger_frontL_ball: ball, d 3, h 15, 3 blocks, on chassis#7
+ *   outrigger_frontR_ball: ball, d 3, h 12, 2 blocks, on chassis#7
+ *   outrigger_rearL_ball: ball, d 3, h 15, 3 blocks, on chassis#8
+ *   outrigger_rearR_ball: ball, d 3, h 12, 2 blocks, on chassis#8
  *   chassis#weld9: shard weld, d 6, h 6, 1 block
  *   chassis#weld8: shard weld, d 6, h 6, 1 block
- *   axle2L: hinge, d 5, h 17, 3 blocks
- *   axle2R: hinge, d 5, h 12, 2 blocks
+ *   axle2L: hinge, d 5, h 17, 3 blocks, on chassis#1
+ *   axle2R: hinge, d 5, h 12, 2 blocks, on chassis#1
  *   chassis#weld1: shard weld, d 6, h 6, 1 block
- *   axle3L: hinge, d 5, h 17, 3 blocks
- *   axle3R: hinge, d 5, h 12, 2 blocks
+ *   axle3L: hinge, d 5, h 17, 3 blocks, on chassis#2
+ *   axle3R: hinge, d 5, h 12, 2 blocks, on chassis#2
  *   chassis#weld2: shard weld, d 6, h 6, 1 block
- *   axle4L: hinge, d 5, h 17, 3 blocks
- *   axle4R: hinge, d 5, h 12, 2 blocks
+ *   axle4L: hinge, d 5, h 17, 3 blocks, on chassis#3
+ *   axle4R: hinge, d 5, h 12, 2 blocks, on chassis#3
  *   chassis#weld3: shard weld, d 6, h 6, 1 block
- *   axle5L: hinge, d 5, h 17, 3 blocks
- *   axle5R: hinge, d 5, h 12, 2 blocks
+ *   axle5L: hinge, d 5, h 17, 3 blocks, on chassis#4
+ *   axle5R: hinge, d 5, h 12, 2 blocks, on chassis#4
  *   chassis#weld4: shard weld, d 6, h 6, 1 block
- *   axle6L: hinge, d 5, h 17, 3 blocks
- *   axle6R: hinge, d 5, h 12, 2 blocks
+ *   axle6L: hinge, d 5, h 17, 3 blocks, on chassis#5
+ *   axle6R: hinge, d 5, h 12, 2 blocks, on chassis#5
  *   chassis#weld5: shard weld, d 6, h 6, 1 block
- *   axle7L: hinge, d 5, h 17, 3 blocks
- *   axle7R: hinge, d 5, h 12, 2 blocks
+ *   axle7L: hinge, d 5, h 17, 3 blocks, on chassis#6
+ *   axle7R: hinge, d 5, h 12, 2 blocks, on chassis#6
  *   chassis#weld6: shard weld, d 6, h 6, 1 block
  *   chassis#weld7: shard weld, d 6, h 0, 0 blocks
  */

@@ -29,8 +29,9 @@
  *   workspace       4594 scalars, temporary 160 scalars
  *   structure hash  0xc6fe92b7026eb208
  *
- * Pivot order (constraint: type, degree d, column height h, blocks; the
- * pivots' indices and offsets are the table P_, W_, R_, X_ below):
+ * Pivot order (constraint: type, degree d, column height h, blocks, and
+ * the shards it is on; the pivots' indices and offsets are the table P_,
+ * W_, R_, X_ below):
  *   inner1_weld: weld, d 6, h 15, 3 blocks
  *   inner2_weld: weld, d 6, h 15, 3 blocks
  *   inner3_weld: weld, d 6, h 15, 3 blocks
@@ -44,16 +45,16 @@
  *   outer4_weld: weld, d 6, h 15, 3 blocks
  *   outer5_weld: weld, d 6, h 15, 3 blocks
  *   outer6_weld: weld, d 6, h 15, 3 blocks
- *   axleFL: hinge, d 5, h 21, 4 blocks
- *   axleFR: hinge, d 5, h 16, 3 blocks
- *   axleRL: hinge, d 5, h 11, 2 blocks
- *   axleRR: hinge, d 5, h 6, 1 block
+ *   axleFL: hinge, d 5, h 21, 4 blocks, on chassis#0
+ *   axleFR: hinge, d 5, h 16, 3 blocks, on chassis#0
+ *   axleRL: hinge, d 5, h 11, 2 blocks, on chassis#0
+ *   axleRR: hinge, d 5, h 6, 1 block, on chassis#0
  *   chassis#weld1: shard weld, d 6, h 13, 3 blocks
  *   roller_top_slide: cylindrical, d 4, h 10, 2 blocks
  *   lift: rod, d 1, h 11, 3 blocks
  *   cylinder: prismatic, d 5, h 6, 2 blocks
  *   rod_eye: ball, d 3, h 9, 2 blocks, 1 fill
- *   barrel_eye: ball, d 3, h 16, 3 blocks, 1 fill
+ *   barrel_eye: ball, d 3, h 16, 3 blocks, 1 fill, on chassis#1
  *   head: hinge, d 5, h 15, 3 blocks, 1 fill
  *   pivot6: hinge, d 5, h 15, 3 blocks
  *   roller_top_pin: hinge, d 5, h 10, 2 blocks, 1 fill
@@ -74,10 +75,10 @@
  *   pivot1: hinge, d 5, h 10, 2 blocks
  *   knee_outer0: hinge, d 5, h 15, 3 blocks, 1 fill
  *   roller_bottom_pin: hinge, d 5, h 15, 3 blocks, 1 fill
- *   foot: hinge, d 5, h 21, 4 blocks
+ *   foot: hinge, d 5, h 21, 4 blocks, on chassis#1
  *   knee_inner0: hinge, d 5, h 16, 3 blocks, 1 fill
  *   pivot0: hinge, d 5, h 11, 2 blocks, 1 fill
- *   roller_bottom_slide: prismatic, d 5, h 6, 1 block, 1 fill
+ *   roller_bottom_slide: prismatic, d 5, h 6, 1 block, 1 fill, on chassis#1
  *   inner0_weld: weld, d 6, h 0, 0 blocks
  */
 #include "scissor_lift.h"

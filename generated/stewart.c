@@ -29,8 +29,9 @@
  *   workspace       825 scalars, temporary 112 scalars
  *   structure hash  0x2d3c54af2de352bd
  *
- * Pivot order (constraint: type, degree d, column height h, blocks; the
- * pivots' indices and offsets are the table P_, W_, R_, X_ below):
+ * Pivot order (constraint: type, degree d, column height h, blocks, and
+ * the shards it is on; the pivots' indices and offsets are the table P_,
+ * W_, R_, X_ below):
  *   leg1_foot: universal, d 4, h 5, 1 block
  *   leg2_foot: universal, d 4, h 5, 1 block
  *   leg3_foot: universal, d 4, h 5, 1 block
@@ -43,13 +44,13 @@
  *   leg4_slide: prismatic, d 5, h 3, 1 block
  *   leg5_slide: prismatic, d 5, h 3, 1 block
  *   leg6_slide: prismatic, d 5, h 3, 1 block
- *   leg5_head: ball, d 3, h 15, 3 blocks
- *   leg6_head: ball, d 3, h 12, 2 blocks
- *   load_weld: weld, d 6, h 6, 1 block
- *   leg1_head: ball, d 3, h 15, 4 blocks
- *   leg2_head: ball, d 3, h 12, 3 blocks
- *   leg3_head: ball, d 3, h 9, 2 blocks
- *   leg4_head: ball, d 3, h 6, 1 block
+ *   leg5_head: ball, d 3, h 15, 3 blocks, on platform#1
+ *   leg6_head: ball, d 3, h 12, 2 blocks, on platform#1
+ *   load_weld: weld, d 6, h 6, 1 block, on platform#1
+ *   leg1_head: ball, d 3, h 15, 4 blocks, on platform#0
+ *   leg2_head: ball, d 3, h 12, 3 blocks, on platform#0
+ *   leg3_head: ball, d 3, h 9, 2 blocks, on platform#0
+ *   leg4_head: ball, d 3, h 6, 1 block, on platform#0
  *   platform#weld1: shard weld, d 6, h 0, 0 blocks
  */
 #include "stewart.h"

@@ -29,10 +29,11 @@
  *   workspace       6690 scalars, temporary 160 scalars
  *   structure hash  0xca4980f5a04e073c
  *
- * Pivot order (constraint: type, degree d, column height h, blocks; the
- * pivots' indices and offsets are the table P_, W_, R_, X_ below):
- *   idler_axleL: hinge, d 5, h 11, 2 blocks
- *   idler_axleR: hinge, d 5, h 6, 1 block
+ * Pivot order (constraint: type, degree d, column height h, blocks, and
+ * the shards it is on; the pivots' indices and offsets are the table P_,
+ * W_, R_, X_ below):
+ *   idler_axleL: hinge, d 5, h 11, 2 blocks, on hull#0
+ *   idler_axleR: hinge, d 5, h 6, 1 block, on hull#0
  *   pinL00: hinge, d 5, h 10, 2 blocks
  *   pinL01: hinge, d 5, h 10, 2 blocks, 1 fill
  *   pinL02: hinge, d 5, h 10, 2 blocks, 1 fill
@@ -113,13 +114,13 @@
  *   pinR37: hinge, d 5, h 10, 2 blocks, 1 fill
  *   pinR38: hinge, d 5, h 5, 1 block
  *   pinR39: hinge, d 5, h 0, 0 blocks
- *   sprocket_axleL: hinge, d 5, h 11, 2 blocks
- *   sprocket_axleR: hinge, d 5, h 6, 1 block
- *   road1_axleL: hinge, d 5, h 17, 3 blocks
- *   road1_axleR: hinge, d 5, h 12, 2 blocks
+ *   sprocket_axleL: hinge, d 5, h 11, 2 blocks, on hull#3
+ *   sprocket_axleR: hinge, d 5, h 6, 1 block, on hull#3
+ *   road1_axleL: hinge, d 5, h 17, 3 blocks, on hull#1
+ *   road1_axleR: hinge, d 5, h 12, 2 blocks, on hull#1
  *   hull#weld1: shard weld, d 6, h 6, 1 block
- *   road2_axleL: hinge, d 5, h 17, 3 blocks
- *   road2_axleR: hinge, d 5, h 12, 2 blocks
+ *   road2_axleL: hinge, d 5, h 17, 3 blocks, on hull#2
+ *   road2_axleR: hinge, d 5, h 12, 2 blocks, on hull#2
  *   hull#weld2: shard weld, d 6, h 6, 1 block
  *   hull#weld3: shard weld, d 6, h 0, 0 blocks
  */

@@ -29,8 +29,9 @@
  *   workspace       2925 scalars, temporary 96 scalars
  *   structure hash  0x73f3725d1baef1a5
  *
- * Pivot order (constraint: type, degree d, column height h, blocks; the
- * pivots' indices and offsets are the table P_, W_, R_, X_ below):
+ * Pivot order (constraint: type, degree d, column height h, blocks, and
+ * the shards it is on; the pivots' indices and offsets are the table P_,
+ * W_, R_, X_ below):
  *   pin00: hinge, d 5, h 10, 2 blocks
  *   pin01: hinge, d 5, h 10, 2 blocks, 1 fill
  *   pin02: hinge, d 5, h 10, 2 blocks, 1 fill

@@ -61,10 +61,11 @@
  *   batch           $(P.batch) copies in vector lanes (sizes and flops above per copy)
 --% end
  *
- * Pivot order (constraint: type, degree d, column height h, blocks; the
- * pivots' indices and offsets are the table P_, W_, R_, X_ below):
+ * Pivot order (constraint: type, degree d, column height h, blocks, and
+ * the shards it is on; the pivots' indices and offsets are the table P_,
+ * W_, R_, X_ below):
 --% for _, p in ipairs(P.pivots) do
- *   $(ctext(p.name)): $(p.type), d $(p.degree), h $(p.height), $(p.nblocks) block$(p.nblocks == 1 and "" or "s")$(p.nfill > 0 and fmt(", %d fill", p.nfill) or "")
+ *   $(ctext(p.name)): $(p.type), d $(p.degree), h $(p.height), $(p.nblocks) block$(p.nblocks == 1 and "" or "s")$(p.nfill > 0 and fmt(", %d fill", p.nfill) or "")$(p.on ~= "" and ", on " .. ctext(p.on) or "")
 --% end
  */
 #include "$(P.header)"

@@ -14,7 +14,8 @@
  *           pivot keeps its place (the fresh order turns half the chain
  *           around), at the same flops; an order that would cost flops is
  *           not kept (a note says so); a missing or foreign OLD.c is an
- *           error naming it
+ *           error naming it; the shattering is kept too (a wheel taken
+ *           off a shattered chassis moves no axle to another shard)
  *
  * Each case wraps a sample as `local m = (function() ... end)()`, edits the
  * table in Lua and runs ldlgen on the original and the edit. */
@@ -371,6 +372,114 @@ static void test_keep_order_hangs_a_part_in_place(void **state) {
   assert_int_equal(system(cmd), 0);
 }
 
+/* The on-shard ends of a generated file's banner ("axle2L: ..., on
+ * chassis#1"), as "axle2L, on chassis#1;" one after the other. */
+static void shard_ends(const char *path, char *out, size_t cap) {
+  lines l;
+  read_lines(path, &l);
+  out[0] = '\0';
+  for (int i = 0; i < l.n; i++) {
+    const char *t = l.line[i], *on = strstr(t, ", on ");
+    if (strncmp(t, " *   ", 5) != 0 || !on || !strchr(t, ':')) continue;
+    const size_t n = strlen(out), k = (size_t)(strchr(t, ':') - (t + 5));
+    if (n + k + strlen(on) + 2 < cap) {
+      strncat(out, t + 5, k);
+      strcat(out, on);
+      strcat(out, ";");
+    }
+  }
+  free_lines(&l);
+}
+
+/* ldlgen --keep-order keeps the shattering: with one wheel and its axle
+ * taken off multi_wheel, the fresh program shatters the chassis in 9
+ * shards instead of 10 and moves most axles to another shard (a third of
+ * the lines change); kept, every remaining axle stays on its shard, the
+ * chassis keeps 10, and only the wheel's lines and the tables' change --
+ * at fewer flops here than the fresh program's. A kept structure that
+ * costs more flops is taken within --keep-tolerance, with a note, and not
+ * beyond it. */
+static void test_keep_order_keeps_the_shattering(void **state) {
+  (void)state;
+  char dir[] = "/tmp/ldlgen-locality-XXXXXX", path[600], err[4096], cmd[1400], out[16384];
+  static char before[16384], after[16384];
+  assert_non_null(mkdtemp(dir));
+  static const char *take_off =
+      "for k, c in ipairs(m.constraints) do if c.name == 'axle4L' then table.remove(m.constraints, k) break end end\n"
+      "for k, b in ipairs(m.bodies) do if b.name == 'wheel4L' then table.remove(m.bodies, k) break end end";
+  write_edit(dir, "fresh", "multi_wheel", "");
+  generate(dir, "fresh");
+  snprintf(path, sizeof path, "%s/fresh/x.c", dir);
+  write_edit(dir, "none", "multi_wheel", "");
+  assert_int_equal(generate_keep(dir, "none", path, err, sizeof err), 0);
+  write_edit(dir, "edit", "multi_wheel", take_off);
+  generate(dir, "edit");
+  snprintf(path, sizeof path, "%s/none/x.c", dir);
+  write_edit(dir, "kept", "multi_wheel", take_off);
+  assert_int_equal(generate_keep(dir, "kept", path, err, sizeof err), 0);
+  shard_ends(path, before, sizeof before);
+  snprintf(cmd, sizeof cmd, "%s/kept/x.c", dir);
+  shard_ends(cmd, after, sizeof after);
+  /* the same ends, in the same order, but the one taken off */
+  static const char taken[] = "axle4L, on chassis#3;";
+  char *gone = strstr(before, taken);
+  assert_non_null(gone);
+  memmove(gone, gone + strlen(taken), strlen(gone + strlen(taken)) + 1);
+  assert_string_equal(before, after);
+  const int kept = changed_count(dir, "none", "kept"), fresh = changed_count(dir, "fresh", "edit");
+  if (!(4 * kept < fresh)) fail_msg("kept shattering: %d lines changed, fresh %d", kept, fresh);
+  snprintf(cmd, sizeof cmd, "%s %s/kept.lua --stats --keep-order %s", LDLGEN_PATH, dir, path);
+  assert_int_equal(run(cmd, out, sizeof out), 0);
+  assert_non_null(strstr(out, "\"kept_shattering\": true"));
+  assert_non_null(strstr(out, "\"shards\": 10"));
+  const char *kf = strstr(out, "\"kept_flops\": "), *ff = strstr(out, "\"fresh_flops\": ");
+  assert_non_null(kf);
+  assert_non_null(ff);
+  assert_true(atol(kf + 14) <= atol(ff + 15));
+
+  /* a kept structure that costs flops (the tank without its left idler:
+   * the hull's 4 shards kept cost 1.2 % more than the fresh program's):
+   * within the default 3 % it is taken, with a note; with
+   * --keep-tolerance 0 the fresh program is used, byte for byte */
+  static const char *no_idler =
+      "for k, c in ipairs(m.constraints) do if c.name == 'idler_axleL' then table.remove(m.constraints, k) break end end\n"
+      "for k, b in ipairs(m.bodies) do if b.name == 'idlerL' then table.remove(m.bodies, k) break end end";
+  write_edit(dir, "tank", "tank", "");
+  generate(dir, "tank");
+  write_edit(dir, "idle", "tank", no_idler);
+  generate(dir, "idle");
+  snprintf(path, sizeof path, "%s/tank/x.c", dir);
+  snprintf(cmd, sizeof cmd, "%s %s/idle.lua --stats --keep-order %s 2>&1", LDLGEN_PATH, dir, path);
+  assert_int_equal(run(cmd, out, sizeof out), 0);
+  assert_non_null(strstr(out, "\"kept_shattering\": true"));
+  assert_non_null(strstr(out, "note: the order and shattering kept from"));
+  kf = strstr(out, "\"kept_flops\": ");
+  ff = strstr(out, "\"fresh_flops\": ");
+  assert_non_null(kf);
+  assert_non_null(ff);
+  const long kflops = atol(kf + 14), fflops = atol(ff + 15);
+  if (!(kflops > fflops && 100 * kflops <= 103 * fflops)) fail_msg("kept %ld flops, fresh %ld", kflops, fflops);
+  snprintf(cmd, sizeof cmd, "mkdir -p %s/strict && %s %s/idle.lua -o %s/strict/x.c --keep-order %s --keep-tolerance 0 2>&1",
+           dir, LDLGEN_PATH, dir, dir, path);
+  assert_int_equal(run(cmd, err, sizeof err), 0);
+  assert_non_null(strstr(err, "the fresh order is used"));
+  assert_int_equal(changed_count(dir, "idle", "strict"), 0);
+
+  /* --keep-tolerance: a percentage, with --keep-order */
+  static const char *const bad[] = {"-1", "abc", "", "1e9", "nan"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    snprintf(cmd, sizeof cmd, "%s %s/idle.lua --stats --keep-order %s --keep-tolerance '%s' 2>&1", LDLGEN_PATH, dir,
+             path, bad[i]);
+    assert_int_equal(run(cmd, err, sizeof err), 2);
+    assert_non_null(strstr(err, "--keep-tolerance needs a percentage"));
+  }
+  snprintf(cmd, sizeof cmd, "%s %s/idle.lua --stats --keep-tolerance 1 2>&1", LDLGEN_PATH, dir);
+  assert_int_equal(run(cmd, err, sizeof err), 2);
+  assert_non_null(strstr(err, "--keep-tolerance goes with --keep-order"));
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
 /* An order that would cost flops is not kept: a joint taken out of the
  * track's loop (the loop's order would keep its fill) gives the fresh
  * program byte for byte, with a note. And --keep-order needs a program
@@ -411,6 +520,7 @@ int main(void) {
       cmocka_unit_test(test_rename_changes_only_its_lines),
       cmocka_unit_test(test_add_and_remove_stay_local),
       cmocka_unit_test(test_keep_order_hangs_a_part_in_place),
+      cmocka_unit_test(test_keep_order_keeps_the_shattering),
       cmocka_unit_test(test_keep_order_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -22,8 +22,9 @@
  *   workspace       75 scalars, temporary 56 scalars
  *   structure hash  0x6aef11b877039cfc
  *
- * Pivot order (constraint: type, degree d, column height h, blocks; the
- * pivots' indices and offsets are the table P_, W_, R_, X_ below):
+ * Pivot order (constraint: type, degree d, column height h, blocks, and
+ * the shards it is on; the pivots' indices and offsets are the table P_,
+ * W_, R_, X_ below):
  *   elbow: hinge, d 5, h 5, 1 block
  *   shoulder: hinge, d 5, h 0, 0 blocks
  */
