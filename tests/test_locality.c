@@ -84,7 +84,10 @@ static int contains_nocase(const char *hay, const char *needle) {
 static void write_edit(const char *dir, const char *name, const char *sample, const char *edit) {
   char path[512], src[512];
   snprintf(path, sizeof path, "%s/%s.lua", dir, name);
-  snprintf(src, sizeof src, "%s/mechanisms/%s.lua", SRC_DIR, sample);
+  if (strchr(sample, '/')) /* a file of the repository, not a sample */
+    snprintf(src, sizeof src, "%s/%s", SRC_DIR, sample);
+  else
+    snprintf(src, sizeof src, "%s/mechanisms/%s.lua", SRC_DIR, sample);
   FILE *in = fopen(src, "rb"), *out = fopen(path, "wb");
   assert_non_null(in);
   assert_non_null(out);
@@ -428,6 +431,27 @@ static void test_keep_order_keeps_the_shattering(void **state) {
   assert_string_equal(before, after);
   const int kept = changed_count(dir, "none", "kept"), fresh = changed_count(dir, "fresh", "edit");
   if (!(4 * kept < fresh)) fail_msg("kept shattering: %d lines changed, fresh %d", kept, fresh);
+
+  /* a constraint on a shard of two bodies keeps both ends: the two hubs'
+   * bridge, when a spoke goes (the fresh program moves pinA2 to hubA#1) */
+  static const char *no_spoke =
+      "for k, c in ipairs(m.constraints) do if c.name == 'pinA3' then table.remove(m.constraints, k) break end end\n"
+      "for k, b in ipairs(m.bodies) do if b.name == 'spokeA3' then table.remove(m.bodies, k) break end end";
+  write_edit(dir, "hubs", "tests/data/two_hubs.lua", "");
+  generate(dir, "hubs");
+  write_edit(dir, "spoked", "tests/data/two_hubs.lua", no_spoke);
+  char hubs[600];
+  snprintf(hubs, sizeof hubs, "%s/hubs/x.c", dir);
+  assert_int_equal(generate_keep(dir, "spoked", hubs, err, sizeof err), 0);
+  shard_ends(hubs, before, sizeof before);
+  snprintf(cmd, sizeof cmd, "%s/spoked/x.c", dir);
+  shard_ends(cmd, after, sizeof after);
+  assert_non_null(strstr(after, "bridge, on hubA#0, hubB#0;"));
+  static const char spoke[] = "pinA3, on hubA#1;";
+  gone = strstr(before, spoke);
+  assert_non_null(gone);
+  memmove(gone, gone + strlen(spoke), strlen(gone + strlen(spoke)) + 1);
+  assert_string_equal(before, after);
   snprintf(cmd, sizeof cmd, "%s %s/kept.lua --stats --keep-order %s", LDLGEN_PATH, dir, path);
   assert_int_equal(run(cmd, out, sizeof out), 0);
   assert_non_null(strstr(out, "\"kept_shattering\": true"));
