@@ -377,7 +377,6 @@ gen_status program_build(arena *a, const mech *m, const program_options *o, prog
       if (p->keep_flops3 == 0 || f3 < p->keep_flops3) p->keep_flops3 = f3;
       p->keep_taken = (double)f3 <= allow;
       if (p->keep_taken) {
-        p->keep_flops3 = f3;
         perm = kept;
         symbolic_totals_of(&p->g, perm, &r.totals);
       }
