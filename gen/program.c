@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "couple.h"
 #include "json.h"
 #include "keep.h"
 #include "optional.h"
@@ -288,8 +289,9 @@ static int any_candidate(const mech *m, int threshold) {
 /* ldlgen --keep-order: the previous program's shattering (keep_shards),
  * if it differs from the fresh one, with the order that keeps its pivots;
  * taken into p (its solver view, graph, order in *perm, totals in *r) if
- * that costs at most `allow` flops (x3), else only its cost in
- * p->keep_flops3. Returns whether it was taken. */
+ * that costs at most `allow` flops (x3: the factor's and S's build,
+ * couple.h), else only its cost in p->keep_flops3. Returns whether it was
+ * taken. */
 static int keep_the_shattering(arena *a, const mech *m, const program_options *o, program *p, const int *fresh,
                                double allow, int **perm, order_result *r) {
   int *shards = ARENA_ARRAY(a, int, m->nbody + 1), *assign = ARENA_ARRAY(a, int, 2 * m->ncons + 1);
@@ -304,7 +306,9 @@ static int keep_the_shattering(arena *a, const mech *m, const program_options *o
   cgraph_build(&t, &s, &g);
   int *order = ARENA_ARRAY(&t, int, g.n + 1), *kept = ARENA_ARRAY(&t, int, g.n + 1), pivots;
   order_run(&g, o->order, order, &kr);
-  const int64_t f3 = keep_order(&g, o->keep, o->nkeep, order, kept, &pivots);
+  couple_set cs;
+  couple_sources(&t, &s, &cs);
+  const int64_t f3 = keep_order(&g, o->keep, o->nkeep, order, kept, &pivots) + couple_flops3(&g, &cs, kept);
   p->keep_flops3 = f3;
   const int take = (double)f3 <= allow && s.dim <= o->max_rows;
   if (take) { /* built again in the program's arena */
@@ -365,15 +369,24 @@ gen_status program_build(arena *a, const mech *m, const program_options *o, prog
   }
   for (int k = 0; k < ORDER_NKINDS; k++) p->flops3_by_order[k] = r.flops3[k];
   p->heuristic = r.heuristic;
+  /* the pivots the Schur complement's columns start on last, if building
+   * S then costs less than the factor gains (couple.h) */
+  couple_set cs;
+  couple_sources(a, &p->s, &cs);
+  if (o->order == ORDER_BEST) {
+    int64_t schur3;
+    p->deferred_pivots = couple_order(&p->g, &cs, perm, &r.totals.flops3, &schur3);
+    if (p->deferred_pivots > 0) symbolic_totals_of(&p->g, perm, &r.totals);
+  }
   if (o->keep) { /* the previous program's shattering and order, if they cost little more */
     p->keep_asked = 1;
-    p->fresh_flops3 = r.totals.flops3;
+    p->fresh_flops3 = r.totals.flops3 + couple_flops3(&p->g, &cs, perm);
     const double allow = (double)p->fresh_flops3 * (1.0 + o->keep_tolerance / 100.0);
     if (shards && keep_the_shattering(a, m, o, p, shards, allow, &perm, &r)) {
       p->keep_taken = p->keep_shards_taken = 1;
     } else {
       int *kept = ARENA_ARRAY(a, int, p->g.n + 1);
-      const int64_t f3 = keep_order(&p->g, o->keep, o->nkeep, perm, kept, &p->keep_pivots);
+      const int64_t f3 = keep_order(&p->g, o->keep, o->nkeep, perm, kept, &p->keep_pivots) + couple_flops3(&p->g, &cs, kept);
       if (p->keep_flops3 == 0 || f3 < p->keep_flops3) p->keep_flops3 = f3;
       p->keep_taken = (double)f3 <= allow;
       if (p->keep_taken) {
@@ -385,6 +398,8 @@ gen_status program_build(arena *a, const mech *m, const program_options *o, prog
   }
   if ((st = check_factor(m, &p->g, &r.totals, o, d)) != GEN_OK) return st;
   symbolic_build(a, &p->g, perm, &p->sym);
+  if (p->keep_shards_taken) couple_sources(a, &p->s, &cs); /* the kept solver view's */
+  p->schur_flops3 = couple_flops3(&p->g, &cs, perm);
 
   p->nnz = program_nnz(&p->g);
   p->density = p->s.dim ? (double)p->nnz / ((double)p->s.dim * p->s.dim) : 0.0;
@@ -423,6 +438,10 @@ void program_write_stats(const program *p, int batch, FILE *out) {
   json_string(&w, order_kind_name(p->order));
   json_key(&w, "heuristic");
   json_string(&w, p->heuristic);
+  json_key(&w, "deferred_pivots");
+  json_int(&w, p->deferred_pivots);
+  json_key(&w, "schur_flops");
+  json_int(&w, round3(p->schur_flops3));
   if (p->keep_asked) { /* ldlgen --keep-order */
     json_key(&w, "kept_order");
     json_bool(&w, p->keep_taken);

@@ -64,10 +64,16 @@ typedef struct program {
   double density;          /* nnz / dim^2 */
   uint64_t hash;           /* rt_structure_hash of the mechanism */
   /* with program_options.keep (keep_asked): whether its order was taken,
-   * the pivots it kept, and its 3 x flops against the fresh order's */
+   * the pivots it kept, and its 3 x flops against the fresh order's (the
+   * factor's and S's estimated build: couple.h) */
   int keep_asked, keep_taken, keep_pivots;
   int keep_shards_taken; /* its shattering kept too (and differing from the fresh one) */
   int64_t keep_flops3, fresh_flops3;
+  /* pivots the order put last for the Schur complement (couple.h), and
+   * 3 x the flops of building S in the program's order (an estimate: the
+   * rows the runtime couples by default, contacts at rest) */
+  int deferred_pivots;
+  int64_t schur_flops3;
 } program;
 
 void program_default_options(program_options *o);

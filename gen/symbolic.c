@@ -26,17 +26,16 @@ long long symbolic_flops(const symbolic *s) { return (long long)((s->flops3 + 1)
  * sum at it minus its own block. Visiting the columns in postorder gives
  * each row's neighbours in postorder, and the LCA of the previous one with
  * the current column is the first ancestor of the previous one not yet
- * visited (a union-find that links each visited node to its parent). */
-void symbolic_totals_of(const cgraph *g, const int *perm, symbolic_totals *t) {
+ * visited (a union-find that links each visited node to its parent).
+ * Gives parent[p] (-1 at a root) and, into dc and dw zeroed by the caller,
+ * each column's blocks dc[p] and rows dw[p], its own block's included. */
+static void count_columns(const cgraph *g, const int *perm, int *parent, int64_t *dc, int64_t *dw) {
   int n = g->n;
-  memset(t, 0, sizeof *t);
-  if (n == 0) return;
-  int *pos = malloc(sizeof *pos * (size_t)n), *parent = malloc(sizeof *parent * (size_t)n);
+  int *pos = malloc(sizeof *pos * (size_t)n);
   int *anc = malloc(sizeof *anc * (size_t)n), *head = malloc(sizeof *head * (size_t)n);
   int *next = malloc(sizeof *next * (size_t)n), *post = malloc(sizeof *post * (size_t)n);
   int *prev = malloc(sizeof *prev * (size_t)n);
-  int64_t *dc = calloc((size_t)n, sizeof *dc), *dw = calloc((size_t)n, sizeof *dw);
-  if (!pos || !parent || !anc || !head || !next || !post || !prev || !dc || !dw) abort();
+  if (!pos || !anc || !head || !next || !post || !prev) abort();
   for (int p = 0; p < n; p++) pos[perm[p]] = p;
   /* elimination tree: each lower neighbour's root so far gets p as parent
    * (anc: the known ancestors, compressed to p on the way) */
@@ -113,19 +112,42 @@ void symbolic_totals_of(const cgraph *g, const int *perm, symbolic_totals *t) {
       dc[parent[j]] += dc[j];
       dw[parent[j]] += dw[j];
     }
+  }
+  free(pos);
+  free(anc);
+  free(head);
+  free(next);
+  free(post);
+  free(prev);
+}
+
+void symbolic_totals_of(const cgraph *g, const int *perm, symbolic_totals *t) {
+  const int n = g->n;
+  memset(t, 0, sizeof *t);
+  if (n == 0) return;
+  int *parent = malloc(sizeof *parent * (size_t)n);
+  int64_t *dc = calloc((size_t)n, sizeof *dc), *dw = calloc((size_t)n, sizeof *dw);
+  if (!parent || !dc || !dw) abort();
+  count_columns(g, perm, parent, dc, dw);
+  for (int j = 0; j < n; j++) {
     int64_t d = g->degree[perm[j]], h = dw[j] - d;
     t->flops3 += symbolic_pivot_flops3(d, h);
     t->nblock += dc[j] - 1;
     t->nrsi += h * (h + 1) / 2;
     t->work += d * d + h * d;
   }
-  free(pos);
   free(parent);
-  free(anc);
-  free(head);
-  free(next);
-  free(post);
-  free(prev);
+  free(dc);
+  free(dw);
+}
+
+void symbolic_tree(const cgraph *g, const int *perm, int *parent, int *height) {
+  const int n = g->n;
+  if (n == 0) return;
+  int64_t *dc = calloc((size_t)n, sizeof *dc), *dw = calloc((size_t)n, sizeof *dw);
+  if (!dc || !dw) abort();
+  count_columns(g, perm, parent, dc, dw);
+  for (int j = 0; j < n; j++) height[j] = (int)(dw[j] - g->degree[perm[j]]);
   free(dc);
   free(dw);
 }

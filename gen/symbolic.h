@@ -64,6 +64,11 @@ typedef struct symbolic_totals {
 } symbolic_totals;
 void symbolic_totals_of(const cgraph *g, const int *perm, symbolic_totals *t);
 
+/* The elimination tree of g in order perm: parent[p] of pivot p (-1 at a
+ * root) and the column height h of each pivot, as symbolic_totals_of
+ * counts them (n each). */
+void symbolic_tree(const cgraph *g, const int *perm, int *parent, int *height);
+
 /* 3 x flops and the number of fill blocks of eliminating g in order perm,
  * without building the layout (symbolic_totals_of). */
 int64_t symbolic_count(const cgraph *g, const int *perm, int *nfill);

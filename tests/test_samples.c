@@ -176,11 +176,16 @@ static void test_best_and_shattering_pay(void **state) {
     build(&s, samples[i], ORDER_BEST, PROGRAM_SHATTER_FROM_MECH);
     const int64_t *f = s.p.flops3_by_order;
     assert_true(f[ORDER_BEST] <= f[ORDER_MDA] && f[ORDER_BEST] <= f[ORDER_MECA] && f[ORDER_BEST] <= f[ORDER_NATURAL]);
-    assert_int_equal(f[ORDER_BEST], s.p.sym.flops3);
-    if (s.p.s.nshattered > 0)
-      assert_true(s.p.sym.flops3 < s.p.unshattered_flops3);
+    /* the program's order is best's, or best's with the pivots the Schur
+     * complement starts on last, at more factor flops (test_couple.c) */
+    if (s.p.deferred_pivots == 0)
+      assert_int_equal(f[ORDER_BEST], s.p.sym.flops3);
     else
-      assert_int_equal(s.p.sym.flops3, s.p.unshattered_flops3);
+      assert_true(f[ORDER_BEST] < s.p.sym.flops3);
+    if (s.p.s.nshattered > 0)
+      assert_true(f[ORDER_BEST] < s.p.unshattered_flops3);
+    else
+      assert_int_equal(f[ORDER_BEST], s.p.unshattered_flops3);
     release(&s);
   }
 }
