@@ -22,11 +22,11 @@
  *   constraints     48 in H (47 equality constraints of the mechanism, 1 shard welds)
  *   dim             246
  *   density         11.5% (structural nonzeros of H: 6974 / dim^2)
- *   edge blocks     128 (19 of them fill-in)
- *   RSI entries     4892
- *   flops           88156 (convention: 2 x (d^3/6 + h d^2 + d h (h+1)/2) per pivot of degree d and column height h)
+ *   edge blocks     131 (22 of them fill-in)
+ *   RSI entries     5347
+ *   flops           92902 (convention: 2 x (d^3/6 + h d^2 + d h (h+1)/2) per pivot of degree d and column height h)
  *   order           best (heuristic meca)
- *   workspace       4594 scalars, temporary 160 scalars
+ *   workspace       4690 scalars, temporary 208 scalars
  *   structure hash  0xc6fe92b7026eb208
  *
  * Pivot order (constraint: type, degree d, column height h, blocks, and
@@ -45,16 +45,11 @@
  *   outer4_weld: weld, d 6, h 15, 3 blocks
  *   outer5_weld: weld, d 6, h 15, 3 blocks
  *   outer6_weld: weld, d 6, h 15, 3 blocks
- *   axleFL: hinge, d 5, h 21, 4 blocks, on chassis#0
- *   axleFR: hinge, d 5, h 16, 3 blocks, on chassis#0
- *   axleRL: hinge, d 5, h 11, 2 blocks, on chassis#0
- *   axleRR: hinge, d 5, h 6, 1 block, on chassis#0
- *   chassis#weld1: shard weld, d 6, h 13, 3 blocks
  *   roller_top_slide: cylindrical, d 4, h 10, 2 blocks
  *   lift: rod, d 1, h 11, 3 blocks
  *   cylinder: prismatic, d 5, h 6, 2 blocks
  *   rod_eye: ball, d 3, h 9, 2 blocks, 1 fill
- *   barrel_eye: ball, d 3, h 16, 3 blocks, 1 fill, on chassis#1
+ *   barrel_eye: ball, d 3, h 22, 4 blocks, 1 fill, on chassis#1
  *   head: hinge, d 5, h 15, 3 blocks, 1 fill
  *   pivot6: hinge, d 5, h 15, 3 blocks
  *   roller_top_pin: hinge, d 5, h 10, 2 blocks, 1 fill
@@ -75,11 +70,16 @@
  *   pivot1: hinge, d 5, h 10, 2 blocks
  *   knee_outer0: hinge, d 5, h 15, 3 blocks, 1 fill
  *   roller_bottom_pin: hinge, d 5, h 15, 3 blocks, 1 fill
- *   foot: hinge, d 5, h 21, 4 blocks, on chassis#1
- *   knee_inner0: hinge, d 5, h 16, 3 blocks, 1 fill
- *   pivot0: hinge, d 5, h 11, 2 blocks, 1 fill
- *   roller_bottom_slide: prismatic, d 5, h 6, 1 block, 1 fill, on chassis#1
- *   inner0_weld: weld, d 6, h 0, 0 blocks
+ *   foot: hinge, d 5, h 27, 5 blocks, on chassis#1
+ *   knee_inner0: hinge, d 5, h 22, 4 blocks, 2 fill
+ *   pivot0: hinge, d 5, h 17, 3 blocks, 2 fill
+ *   roller_bottom_slide: prismatic, d 5, h 12, 2 blocks, 1 fill, on chassis#1
+ *   inner0_weld: weld, d 6, h 6, 1 block, 1 fill
+ *   axleFL: hinge, d 5, h 21, 4 blocks, on chassis#0
+ *   axleFR: hinge, d 5, h 16, 3 blocks, on chassis#0
+ *   axleRL: hinge, d 5, h 11, 2 blocks, on chassis#0
+ *   axleRR: hinge, d 5, h 6, 1 block, on chassis#0
+ *   chassis#weld1: shard weld, d 6, h 0, 0 blocks
  */
 #include "scissor_lift.h"
 
@@ -88,7 +88,7 @@
 /* the kernels every unrolled program shares (rt_kernels.h, installed with
  * rt.h), for float and this program's Y^T stride */
 #define RT_KERNELS_DOUBLE 0
-#define RT_KERNELS_ET_LD 24
+#define RT_KERNELS_ET_LD 32
 #include "rt_kernels.h"
 
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
@@ -255,16 +255,11 @@ static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_name)};
     X(outer4_weld, outer3_weld, 15, 3, 120) \
     X(outer5_weld, outer4_weld, 15, 3, 120) \
     X(outer6_weld, outer5_weld, 15, 3, 120) \
-    X(axleFL, outer6_weld, 21, 4, 231) \
-    X(axleFR, axleFL, 16, 3, 136) \
-    X(axleRL, axleFR, 11, 2, 66) \
-    X(axleRR, axleRL, 6, 1, 21) \
-    X(chassis_weld1, axleRR, 13, 3, 91) \
-    X(roller_top_slide, chassis_weld1, 10, 2, 55) \
+    X(roller_top_slide, outer6_weld, 10, 2, 55) \
     X(lift, roller_top_slide, 11, 3, 66) \
     X(cylinder, lift, 6, 2, 21) \
     X(rod_eye, cylinder, 9, 2, 45) \
-    X(barrel_eye, rod_eye, 16, 3, 136) \
+    X(barrel_eye, rod_eye, 22, 4, 253) \
     X(head, barrel_eye, 15, 3, 120) \
     X(pivot6, head, 15, 3, 120) \
     X(roller_top_pin, pivot6, 10, 2, 55) \
@@ -285,11 +280,16 @@ static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_name)};
     X(pivot1, knee_outer1, 10, 2, 55) \
     X(knee_outer0, pivot1, 15, 3, 120) \
     X(roller_bottom_pin, knee_outer0, 15, 3, 120) \
-    X(foot, roller_bottom_pin, 21, 4, 231) \
-    X(knee_inner0, foot, 16, 3, 136) \
-    X(pivot0, knee_inner0, 11, 2, 66) \
-    X(roller_bottom_slide, pivot0, 6, 1, 21) \
-    X(inner0_weld, roller_bottom_slide, 0, 0, 0)
+    X(foot, roller_bottom_pin, 27, 5, 378) \
+    X(knee_inner0, foot, 22, 4, 253) \
+    X(pivot0, knee_inner0, 17, 3, 153) \
+    X(roller_bottom_slide, pivot0, 12, 2, 78) \
+    X(inner0_weld, roller_bottom_slide, 6, 1, 21) \
+    X(axleFL, inner0_weld, 21, 4, 231) \
+    X(axleFR, axleFL, 16, 3, 136) \
+    X(axleRL, axleFR, 11, 2, 66) \
+    X(axleRR, axleRL, 6, 1, 21) \
+    X(chassis_weld1, axleRR, 0, 0, 0)
 #define LDLPGS_P_SIZES(id, prev, h, nblk, nrsi) LDLPGS_H_##id = h, LDLPGS_NB_##id = nblk, LDLPGS_NR_##id = nrsi,
 enum { LDLPGS_H_ldlpgs_start = 0, LDLPGS_NB_ldlpgs_start = 0, LDLPGS_NR_ldlpgs_start = 0, LDLPGS_PIVOTS(LDLPGS_P_SIZES) };
 #define LDLPGS_P_BASES(id, prev, h, nblk, nrsi) \
@@ -308,9 +308,9 @@ static const int piv_edge[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_edge)};
 #define LDLPGS_P_piv_height(id, prev, h, nblk, nrsi) LDLPGS_H_##id,
 static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_height)};
 #define LDLPGS_P_piv_blk_adr(id, prev, h, nblk, nrsi) LDLPGS_K_##id,
-static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_blk_adr) 128};
+static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_blk_adr) 131};
 #define LDLPGS_P_piv_rsi_adr(id, prev, h, nblk, nrsi) LDLPGS_S_##id,
-static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_rsi_adr) 4892};
+static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_rsi_adr) 5347};
 
 /* row pivot of each edge block */
 static const int blk_piv[] = {
@@ -327,16 +327,11 @@ static const int blk_piv[] = {
     /* outer4_weld */ P_knee_outer4, P_pivot4, P_knee_inner3,
     /* outer5_weld */ P_knee_outer5, P_pivot5, P_knee_inner4,
     /* outer6_weld */ P_head, P_pivot6, P_knee_inner5,
-    /* axleFL */ P_axleFR, P_axleRL, P_axleRR, P_chassis_weld1,
-    /* axleFR */ P_axleRL, P_axleRR, P_chassis_weld1,
-    /* axleRL */ P_axleRR, P_chassis_weld1,
-    /* axleRR */ P_chassis_weld1,
-    /* chassis_weld1 */ P_barrel_eye, P_foot, P_roller_bottom_slide,
     /* roller_top_slide */ P_head, P_roller_top_pin,
     /* lift */ P_cylinder, P_rod_eye, P_barrel_eye,
     /* cylinder */ P_rod_eye, P_barrel_eye,
     /* rod_eye */ P_barrel_eye, P_inner0_weld,
-    /* barrel_eye */ P_foot, P_roller_bottom_slide, P_inner0_weld,
+    /* barrel_eye */ P_foot, P_roller_bottom_slide, P_inner0_weld, P_chassis_weld1,
     /* head */ P_pivot6, P_roller_top_pin, P_knee_inner5,
     /* pivot6 */ P_roller_top_pin, P_knee_inner5, P_knee_outer5,
     /* roller_top_pin */ P_knee_inner5, P_knee_outer5,
@@ -357,10 +352,15 @@ static const int blk_piv[] = {
     /* pivot1 */ P_knee_outer0, P_knee_inner0,
     /* knee_outer0 */ P_roller_bottom_pin, P_knee_inner0, P_pivot0,
     /* roller_bottom_pin */ P_knee_inner0, P_pivot0, P_roller_bottom_slide,
-    /* foot */ P_knee_inner0, P_pivot0, P_roller_bottom_slide, P_inner0_weld,
-    /* knee_inner0 */ P_pivot0, P_roller_bottom_slide, P_inner0_weld,
-    /* pivot0 */ P_roller_bottom_slide, P_inner0_weld,
-    /* roller_bottom_slide */ P_inner0_weld,
+    /* foot */ P_knee_inner0, P_pivot0, P_roller_bottom_slide, P_inner0_weld, P_chassis_weld1,
+    /* knee_inner0 */ P_pivot0, P_roller_bottom_slide, P_inner0_weld, P_chassis_weld1,
+    /* pivot0 */ P_roller_bottom_slide, P_inner0_weld, P_chassis_weld1,
+    /* roller_bottom_slide */ P_inner0_weld, P_chassis_weld1,
+    /* inner0_weld */ P_chassis_weld1,
+    /* axleFL */ P_axleFR, P_axleRL, P_axleRR, P_chassis_weld1,
+    /* axleFR */ P_axleRL, P_axleRR, P_chassis_weld1,
+    /* axleRL */ P_axleRR, P_chassis_weld1,
+    /* axleRR */ P_chassis_weld1,
 };
 
 /* workspace offset of each edge block */
@@ -378,16 +378,11 @@ static const int blk_off[] = {
     /* outer4_weld */ W_outer4_weld + 36, W_outer4_weld + 66, W_outer4_weld + 96,
     /* outer5_weld */ W_outer5_weld + 36, W_outer5_weld + 66, W_outer5_weld + 96,
     /* outer6_weld */ W_outer6_weld + 36, W_outer6_weld + 66, W_outer6_weld + 96,
-    /* axleFL */ W_axleFL + 25, W_axleFL + 50, W_axleFL + 75, W_axleFL + 100,
-    /* axleFR */ W_axleFR + 25, W_axleFR + 50, W_axleFR + 75,
-    /* axleRL */ W_axleRL + 25, W_axleRL + 50,
-    /* axleRR */ W_axleRR + 25,
-    /* chassis_weld1 */ W_chassis_weld1 + 36, W_chassis_weld1 + 54, W_chassis_weld1 + 84,
     /* roller_top_slide */ W_roller_top_slide + 16, W_roller_top_slide + 36,
     /* lift */ W_lift + 1, W_lift + 6, W_lift + 9,
     /* cylinder */ W_cylinder + 25, W_cylinder + 40,
     /* rod_eye */ W_rod_eye + 9, W_rod_eye + 18,
-    /* barrel_eye */ W_barrel_eye + 9, W_barrel_eye + 24, W_barrel_eye + 39,
+    /* barrel_eye */ W_barrel_eye + 9, W_barrel_eye + 24, W_barrel_eye + 39, W_barrel_eye + 57,
     /* head */ W_head + 25, W_head + 50, W_head + 75,
     /* pivot6 */ W_pivot6 + 25, W_pivot6 + 50, W_pivot6 + 75,
     /* roller_top_pin */ W_roller_top_pin + 25, W_roller_top_pin + 50,
@@ -408,10 +403,15 @@ static const int blk_off[] = {
     /* pivot1 */ W_pivot1 + 25, W_pivot1 + 50,
     /* knee_outer0 */ W_knee_outer0 + 25, W_knee_outer0 + 50, W_knee_outer0 + 75,
     /* roller_bottom_pin */ W_roller_bottom_pin + 25, W_roller_bottom_pin + 50, W_roller_bottom_pin + 75,
-    /* foot */ W_foot + 25, W_foot + 50, W_foot + 75, W_foot + 100,
-    /* knee_inner0 */ W_knee_inner0 + 25, W_knee_inner0 + 50, W_knee_inner0 + 75,
-    /* pivot0 */ W_pivot0 + 25, W_pivot0 + 50,
-    /* roller_bottom_slide */ W_roller_bottom_slide + 25,
+    /* foot */ W_foot + 25, W_foot + 50, W_foot + 75, W_foot + 100, W_foot + 130,
+    /* knee_inner0 */ W_knee_inner0 + 25, W_knee_inner0 + 50, W_knee_inner0 + 75, W_knee_inner0 + 105,
+    /* pivot0 */ W_pivot0 + 25, W_pivot0 + 50, W_pivot0 + 80,
+    /* roller_bottom_slide */ W_roller_bottom_slide + 25, W_roller_bottom_slide + 55,
+    /* inner0_weld */ W_inner0_weld + 36,
+    /* axleFL */ W_axleFL + 25, W_axleFL + 50, W_axleFL + 75, W_axleFL + 100,
+    /* axleFR */ W_axleFR + 25, W_axleFR + 50, W_axleFR + 75,
+    /* axleRL */ W_axleRL + 25, W_axleRL + 50,
+    /* axleRR */ W_axleRR + 25,
 };
 
 /* 1 = fill-in block (zero in H) */
@@ -429,16 +429,11 @@ static const unsigned char blk_fill[] = {
     /* outer4_weld */ 0, 0, 0,
     /* outer5_weld */ 0, 0, 0,
     /* outer6_weld */ 0, 0, 0,
-    /* axleFL */ 0, 0, 0, 0,
-    /* axleFR */ 0, 0, 0,
-    /* axleRL */ 0, 0,
-    /* axleRR */ 0,
-    /* chassis_weld1 */ 0, 0, 0,
     /* roller_top_slide */ 0, 0,
     /* lift */ 0, 0, 0,
     /* cylinder */ 0, 0,
     /* rod_eye */ 1, 0,
-    /* barrel_eye */ 0, 0, 1,
+    /* barrel_eye */ 0, 0, 1, 0,
     /* head */ 0, 1, 0,
     /* pivot6 */ 0, 0, 0,
     /* roller_top_pin */ 1, 0,
@@ -459,10 +454,15 @@ static const unsigned char blk_fill[] = {
     /* pivot1 */ 0, 0,
     /* knee_outer0 */ 0, 1, 0,
     /* roller_bottom_pin */ 1, 0, 0,
-    /* foot */ 0, 0, 0, 0,
-    /* knee_inner0 */ 0, 1, 0,
-    /* pivot0 */ 1, 0,
-    /* roller_bottom_slide */ 1,
+    /* foot */ 0, 0, 0, 0, 0,
+    /* knee_inner0 */ 0, 1, 0, 1,
+    /* pivot0 */ 1, 0, 1,
+    /* roller_bottom_slide */ 1, 0,
+    /* inner0_weld */ 1,
+    /* axleFL */ 0, 0, 0, 0,
+    /* axleFR */ 0, 0, 0,
+    /* axleRL */ 0, 0,
+    /* axleRR */ 0,
 };
 
 /* RSI: workspace offset receiving each reduction product */
@@ -480,16 +480,11 @@ static const int32_t rsi[] = {
     /* outer4_weld */ W_knee_outer4, W_knee_outer4 + 5, W_knee_outer4 + 6, W_knee_outer4 + 10, W_knee_outer4 + 11, W_knee_outer4 + 12, W_knee_outer4 + 15, W_knee_outer4 + 16, W_knee_outer4 + 17, W_knee_outer4 + 18, W_knee_outer4 + 20, W_knee_outer4 + 21, W_knee_outer4 + 22, W_knee_outer4 + 23, W_knee_outer4 + 24, W_knee_outer4 + 25, W_knee_outer4 + 26, W_knee_outer4 + 27, W_knee_outer4 + 28, W_knee_outer4 + 29, W_pivot4, W_knee_outer4 + 30, W_knee_outer4 + 31, W_knee_outer4 + 32, W_knee_outer4 + 33, W_knee_outer4 + 34, W_pivot4 + 5, W_pivot4 + 6, W_knee_outer4 + 35, W_knee_outer4 + 36, W_knee_outer4 + 37, W_knee_outer4 + 38, W_knee_outer4 + 39, W_pivot4 + 10, W_pivot4 + 11, W_pivot4 + 12, W_knee_outer4 + 40, W_knee_outer4 + 41, W_knee_outer4 + 42, W_knee_outer4 + 43, W_knee_outer4 + 44, W_pivot4 + 15, W_pivot4 + 16, W_pivot4 + 17, W_pivot4 + 18, W_knee_outer4 + 45, W_knee_outer4 + 46, W_knee_outer4 + 47, W_knee_outer4 + 48, W_knee_outer4 + 49, W_pivot4 + 20, W_pivot4 + 21, W_pivot4 + 22, W_pivot4 + 23, W_pivot4 + 24, W_knee_outer4 + 50, W_knee_outer4 + 51, W_knee_outer4 + 52, W_knee_outer4 + 53, W_knee_outer4 + 54, W_pivot4 + 25, W_pivot4 + 26, W_pivot4 + 27, W_pivot4 + 28, W_pivot4 + 29, W_knee_inner3, W_knee_outer4 + 55, W_knee_outer4 + 56, W_knee_outer4 + 57, W_knee_outer4 + 58, W_knee_outer4 + 59, W_pivot4 + 30, W_pivot4 + 31, W_pivot4 + 32, W_pivot4 + 33, W_pivot4 + 34, W_knee_inner3 + 5, W_knee_inner3 + 6, W_knee_outer4 + 60, W_knee_outer4 + 61, W_knee_outer4 + 62, W_knee_outer4 + 63, W_knee_outer4 + 64, W_pivot4 + 35, W_pivot4 + 36, W_pivot4 + 37, W_pivot4 + 38, W_pivot4 + 39, W_knee_inner3 + 10, W_knee_inner3 + 11, W_knee_inner3 + 12, W_knee_outer4 + 65, W_knee_outer4 + 66, W_knee_outer4 + 67, W_knee_outer4 + 68, W_knee_outer4 + 69, W_pivot4 + 40, W_pivot4 + 41, W_pivot4 + 42, W_pivot4 + 43, W_pivot4 + 44, W_knee_inner3 + 15, W_knee_inner3 + 16, W_knee_inner3 + 17, W_knee_inner3 + 18, W_knee_outer4 + 70, W_knee_outer4 + 71, W_knee_outer4 + 72, W_knee_outer4 + 73, W_knee_outer4 + 74, W_pivot4 + 45, W_pivot4 + 46, W_pivot4 + 47, W_pivot4 + 48, W_pivot4 + 49, W_knee_inner3 + 20, W_knee_inner3 + 21, W_knee_inner3 + 22, W_knee_inner3 + 23, W_knee_inner3 + 24,
     /* outer5_weld */ W_knee_outer5, W_knee_outer5 + 5, W_knee_outer5 + 6, W_knee_outer5 + 10, W_knee_outer5 + 11, W_knee_outer5 + 12, W_knee_outer5 + 15, W_knee_outer5 + 16, W_knee_outer5 + 17, W_knee_outer5 + 18, W_knee_outer5 + 20, W_knee_outer5 + 21, W_knee_outer5 + 22, W_knee_outer5 + 23, W_knee_outer5 + 24, W_knee_outer5 + 25, W_knee_outer5 + 26, W_knee_outer5 + 27, W_knee_outer5 + 28, W_knee_outer5 + 29, W_pivot5, W_knee_outer5 + 30, W_knee_outer5 + 31, W_knee_outer5 + 32, W_knee_outer5 + 33, W_knee_outer5 + 34, W_pivot5 + 5, W_pivot5 + 6, W_knee_outer5 + 35, W_knee_outer5 + 36, W_knee_outer5 + 37, W_knee_outer5 + 38, W_knee_outer5 + 39, W_pivot5 + 10, W_pivot5 + 11, W_pivot5 + 12, W_knee_outer5 + 40, W_knee_outer5 + 41, W_knee_outer5 + 42, W_knee_outer5 + 43, W_knee_outer5 + 44, W_pivot5 + 15, W_pivot5 + 16, W_pivot5 + 17, W_pivot5 + 18, W_knee_outer5 + 45, W_knee_outer5 + 46, W_knee_outer5 + 47, W_knee_outer5 + 48, W_knee_outer5 + 49, W_pivot5 + 20, W_pivot5 + 21, W_pivot5 + 22, W_pivot5 + 23, W_pivot5 + 24, W_knee_outer5 + 50, W_knee_outer5 + 51, W_knee_outer5 + 52, W_knee_outer5 + 53, W_knee_outer5 + 54, W_pivot5 + 25, W_pivot5 + 26, W_pivot5 + 27, W_pivot5 + 28, W_pivot5 + 29, W_knee_inner4, W_knee_outer5 + 55, W_knee_outer5 + 56, W_knee_outer5 + 57, W_knee_outer5 + 58, W_knee_outer5 + 59, W_pivot5 + 30, W_pivot5 + 31, W_pivot5 + 32, W_pivot5 + 33, W_pivot5 + 34, W_knee_inner4 + 5, W_knee_inner4 + 6, W_knee_outer5 + 60, W_knee_outer5 + 61, W_knee_outer5 + 62, W_knee_outer5 + 63, W_knee_outer5 + 64, W_pivot5 + 35, W_pivot5 + 36, W_pivot5 + 37, W_pivot5 + 38, W_pivot5 + 39, W_knee_inner4 + 10, W_knee_inner4 + 11, W_knee_inner4 + 12, W_knee_outer5 + 65, W_knee_outer5 + 66, W_knee_outer5 + 67, W_knee_outer5 + 68, W_knee_outer5 + 69, W_pivot5 + 40, W_pivot5 + 41, W_pivot5 + 42, W_pivot5 + 43, W_pivot5 + 44, W_knee_inner4 + 15, W_knee_inner4 + 16, W_knee_inner4 + 17, W_knee_inner4 + 18, W_knee_outer5 + 70, W_knee_outer5 + 71, W_knee_outer5 + 72, W_knee_outer5 + 73, W_knee_outer5 + 74, W_pivot5 + 45, W_pivot5 + 46, W_pivot5 + 47, W_pivot5 + 48, W_pivot5 + 49, W_knee_inner4 + 20, W_knee_inner4 + 21, W_knee_inner4 + 22, W_knee_inner4 + 23, W_knee_inner4 + 24,
     /* outer6_weld */ W_head, W_head + 5, W_head + 6, W_head + 10, W_head + 11, W_head + 12, W_head + 15, W_head + 16, W_head + 17, W_head + 18, W_head + 20, W_head + 21, W_head + 22, W_head + 23, W_head + 24, W_head + 25, W_head + 26, W_head + 27, W_head + 28, W_head + 29, W_pivot6, W_head + 30, W_head + 31, W_head + 32, W_head + 33, W_head + 34, W_pivot6 + 5, W_pivot6 + 6, W_head + 35, W_head + 36, W_head + 37, W_head + 38, W_head + 39, W_pivot6 + 10, W_pivot6 + 11, W_pivot6 + 12, W_head + 40, W_head + 41, W_head + 42, W_head + 43, W_head + 44, W_pivot6 + 15, W_pivot6 + 16, W_pivot6 + 17, W_pivot6 + 18, W_head + 45, W_head + 46, W_head + 47, W_head + 48, W_head + 49, W_pivot6 + 20, W_pivot6 + 21, W_pivot6 + 22, W_pivot6 + 23, W_pivot6 + 24, W_head + 75, W_head + 76, W_head + 77, W_head + 78, W_head + 79, W_pivot6 + 50, W_pivot6 + 51, W_pivot6 + 52, W_pivot6 + 53, W_pivot6 + 54, W_knee_inner5, W_head + 80, W_head + 81, W_head + 82, W_head + 83, W_head + 84, W_pivot6 + 55, W_pivot6 + 56, W_pivot6 + 57, W_pivot6 + 58, W_pivot6 + 59, W_knee_inner5 + 5, W_knee_inner5 + 6, W_head + 85, W_head + 86, W_head + 87, W_head + 88, W_head + 89, W_pivot6 + 60, W_pivot6 + 61, W_pivot6 + 62, W_pivot6 + 63, W_pivot6 + 64, W_knee_inner5 + 10, W_knee_inner5 + 11, W_knee_inner5 + 12, W_head + 90, W_head + 91, W_head + 92, W_head + 93, W_head + 94, W_pivot6 + 65, W_pivot6 + 66, W_pivot6 + 67, W_pivot6 + 68, W_pivot6 + 69, W_knee_inner5 + 15, W_knee_inner5 + 16, W_knee_inner5 + 17, W_knee_inner5 + 18, W_head + 95, W_head + 96, W_head + 97, W_head + 98, W_head + 99, W_pivot6 + 70, W_pivot6 + 71, W_pivot6 + 72, W_pivot6 + 73, W_pivot6 + 74, W_knee_inner5 + 20, W_knee_inner5 + 21, W_knee_inner5 + 22, W_knee_inner5 + 23, W_knee_inner5 + 24,
-    /* axleFL */ W_axleFR, W_axleFR + 5, W_axleFR + 6, W_axleFR + 10, W_axleFR + 11, W_axleFR + 12, W_axleFR + 15, W_axleFR + 16, W_axleFR + 17, W_axleFR + 18, W_axleFR + 20, W_axleFR + 21, W_axleFR + 22, W_axleFR + 23, W_axleFR + 24, W_axleFR + 25, W_axleFR + 26, W_axleFR + 27, W_axleFR + 28, W_axleFR + 29, W_axleRL, W_axleFR + 30, W_axleFR + 31, W_axleFR + 32, W_axleFR + 33, W_axleFR + 34, W_axleRL + 5, W_axleRL + 6, W_axleFR + 35, W_axleFR + 36, W_axleFR + 37, W_axleFR + 38, W_axleFR + 39, W_axleRL + 10, W_axleRL + 11, W_axleRL + 12, W_axleFR + 40, W_axleFR + 41, W_axleFR + 42, W_axleFR + 43, W_axleFR + 44, W_axleRL + 15, W_axleRL + 16, W_axleRL + 17, W_axleRL + 18, W_axleFR + 45, W_axleFR + 46, W_axleFR + 47, W_axleFR + 48, W_axleFR + 49, W_axleRL + 20, W_axleRL + 21, W_axleRL + 22, W_axleRL + 23, W_axleRL + 24, W_axleFR + 50, W_axleFR + 51, W_axleFR + 52, W_axleFR + 53, W_axleFR + 54, W_axleRL + 25, W_axleRL + 26, W_axleRL + 27, W_axleRL + 28, W_axleRL + 29, W_axleRR, W_axleFR + 55, W_axleFR + 56, W_axleFR + 57, W_axleFR + 58, W_axleFR + 59, W_axleRL + 30, W_axleRL + 31, W_axleRL + 32, W_axleRL + 33, W_axleRL + 34, W_axleRR + 5, W_axleRR + 6, W_axleFR + 60, W_axleFR + 61, W_axleFR + 62, W_axleFR + 63, W_axleFR + 64, W_axleRL + 35, W_axleRL + 36, W_axleRL + 37, W_axleRL + 38, W_axleRL + 39, W_axleRR + 10, W_axleRR + 11, W_axleRR + 12, W_axleFR + 65, W_axleFR + 66, W_axleFR + 67, W_axleFR + 68, W_axleFR + 69, W_axleRL + 40, W_axleRL + 41, W_axleRL + 42, W_axleRL + 43, W_axleRL + 44, W_axleRR + 15, W_axleRR + 16, W_axleRR + 17, W_axleRR + 18, W_axleFR + 70, W_axleFR + 71, W_axleFR + 72, W_axleFR + 73, W_axleFR + 74, W_axleRL + 45, W_axleRL + 46, W_axleRL + 47, W_axleRL + 48, W_axleRL + 49, W_axleRR + 20, W_axleRR + 21, W_axleRR + 22, W_axleRR + 23, W_axleRR + 24, W_axleFR + 75, W_axleFR + 76, W_axleFR + 77, W_axleFR + 78, W_axleFR + 79, W_axleRL + 50, W_axleRL + 51, W_axleRL + 52, W_axleRL + 53, W_axleRL + 54, W_axleRR + 25, W_axleRR + 26, W_axleRR + 27, W_axleRR + 28, W_axleRR + 29, W_chassis_weld1, W_axleFR + 80, W_axleFR + 81, W_axleFR + 82, W_axleFR + 83, W_axleFR + 84, W_axleRL + 55, W_axleRL + 56, W_axleRL + 57, W_axleRL + 58, W_axleRL + 59, W_axleRR + 30, W_axleRR + 31, W_axleRR + 32, W_axleRR + 33, W_axleRR + 34, W_chassis_weld1 + 6, W_chassis_weld1 + 7, W_axleFR + 85, W_axleFR + 86, W_axleFR + 87, W_axleFR + 88, W_axleFR + 89, W_axleRL + 60, W_axleRL + 61, W_axleRL + 62, W_axleRL + 63, W_axleRL + 64, W_axleRR + 35, W_axleRR + 36, W_axleRR + 37, W_axleRR + 38, W_axleRR + 39, W_chassis_weld1 + 12, W_chassis_weld1 + 13, W_chassis_weld1 + 14, W_axleFR + 90, W_axleFR + 91, W_axleFR + 92, W_axleFR + 93, W_axleFR + 94, W_axleRL + 65, W_axleRL + 66, W_axleRL + 67, W_axleRL + 68, W_axleRL + 69, W_axleRR + 40, W_axleRR + 41, W_axleRR + 42, W_axleRR + 43, W_axleRR + 44, W_chassis_weld1 + 18, W_chassis_weld1 + 19, W_chassis_weld1 + 20, W_chassis_weld1 + 21, W_axleFR + 95, W_axleFR + 96, W_axleFR + 97, W_axleFR + 98, W_axleFR + 99, W_axleRL + 70, W_axleRL + 71, W_axleRL + 72, W_axleRL + 73, W_axleRL + 74, W_axleRR + 45, W_axleRR + 46, W_axleRR + 47, W_axleRR + 48, W_axleRR + 49, W_chassis_weld1 + 24, W_chassis_weld1 + 25, W_chassis_weld1 + 26, W_chassis_weld1 + 27, W_chassis_weld1 + 28, W_axleFR + 100, W_axleFR + 101, W_axleFR + 102, W_axleFR + 103, W_axleFR + 104, W_axleRL + 75, W_axleRL + 76, W_axleRL + 77, W_axleRL + 78, W_axleRL + 79, W_axleRR + 50, W_axleRR + 51, W_axleRR + 52, W_axleRR + 53, W_axleRR + 54, W_chassis_weld1 + 30, W_chassis_weld1 + 31, W_chassis_weld1 + 32, W_chassis_weld1 + 33, W_chassis_weld1 + 34, W_chassis_weld1 + 35,
-    /* axleFR */ W_axleRL, W_axleRL + 5, W_axleRL + 6, W_axleRL + 10, W_axleRL + 11, W_axleRL + 12, W_axleRL + 15, W_axleRL + 16, W_axleRL + 17, W_axleRL + 18, W_axleRL + 20, W_axleRL + 21, W_axleRL + 22, W_axleRL + 23, W_axleRL + 24, W_axleRL + 25, W_axleRL + 26, W_axleRL + 27, W_axleRL + 28, W_axleRL + 29, W_axleRR, W_axleRL + 30, W_axleRL + 31, W_axleRL + 32, W_axleRL + 33, W_axleRL + 34, W_axleRR + 5, W_axleRR + 6, W_axleRL + 35, W_axleRL + 36, W_axleRL + 37, W_axleRL + 38, W_axleRL + 39, W_axleRR + 10, W_axleRR + 11, W_axleRR + 12, W_axleRL + 40, W_axleRL + 41, W_axleRL + 42, W_axleRL + 43, W_axleRL + 44, W_axleRR + 15, W_axleRR + 16, W_axleRR + 17, W_axleRR + 18, W_axleRL + 45, W_axleRL + 46, W_axleRL + 47, W_axleRL + 48, W_axleRL + 49, W_axleRR + 20, W_axleRR + 21, W_axleRR + 22, W_axleRR + 23, W_axleRR + 24, W_axleRL + 50, W_axleRL + 51, W_axleRL + 52, W_axleRL + 53, W_axleRL + 54, W_axleRR + 25, W_axleRR + 26, W_axleRR + 27, W_axleRR + 28, W_axleRR + 29, W_chassis_weld1, W_axleRL + 55, W_axleRL + 56, W_axleRL + 57, W_axleRL + 58, W_axleRL + 59, W_axleRR + 30, W_axleRR + 31, W_axleRR + 32, W_axleRR + 33, W_axleRR + 34, W_chassis_weld1 + 6, W_chassis_weld1 + 7, W_axleRL + 60, W_axleRL + 61, W_axleRL + 62, W_axleRL + 63, W_axleRL + 64, W_axleRR + 35, W_axleRR + 36, W_axleRR + 37, W_axleRR + 38, W_axleRR + 39, W_chassis_weld1 + 12, W_chassis_weld1 + 13, W_chassis_weld1 + 14, W_axleRL + 65, W_axleRL + 66, W_axleRL + 67, W_axleRL + 68, W_axleRL + 69, W_axleRR + 40, W_axleRR + 41, W_axleRR + 42, W_axleRR + 43, W_axleRR + 44, W_chassis_weld1 + 18, W_chassis_weld1 + 19, W_chassis_weld1 + 20, W_chassis_weld1 + 21, W_axleRL + 70, W_axleRL + 71, W_axleRL + 72, W_axleRL + 73, W_axleRL + 74, W_axleRR + 45, W_axleRR + 46, W_axleRR + 47, W_axleRR + 48, W_axleRR + 49, W_chassis_weld1 + 24, W_chassis_weld1 + 25, W_chassis_weld1 + 26, W_chassis_weld1 + 27, W_chassis_weld1 + 28, W_axleRL + 75, W_axleRL + 76, W_axleRL + 77, W_axleRL + 78, W_axleRL + 79, W_axleRR + 50, W_axleRR + 51, W_axleRR + 52, W_axleRR + 53, W_axleRR + 54, W_chassis_weld1 + 30, W_chassis_weld1 + 31, W_chassis_weld1 + 32, W_chassis_weld1 + 33, W_chassis_weld1 + 34, W_chassis_weld1 + 35,
-    /* axleRL */ W_axleRR, W_axleRR + 5, W_axleRR + 6, W_axleRR + 10, W_axleRR + 11, W_axleRR + 12, W_axleRR + 15, W_axleRR + 16, W_axleRR + 17, W_axleRR + 18, W_axleRR + 20, W_axleRR + 21, W_axleRR + 22, W_axleRR + 23, W_axleRR + 24, W_axleRR + 25, W_axleRR + 26, W_axleRR + 27, W_axleRR + 28, W_axleRR + 29, W_chassis_weld1, W_axleRR + 30, W_axleRR + 31, W_axleRR + 32, W_axleRR + 33, W_axleRR + 34, W_chassis_weld1 + 6, W_chassis_weld1 + 7, W_axleRR + 35, W_axleRR + 36, W_axleRR + 37, W_axleRR + 38, W_axleRR + 39, W_chassis_weld1 + 12, W_chassis_weld1 + 13, W_chassis_weld1 + 14, W_axleRR + 40, W_axleRR + 41, W_axleRR + 42, W_axleRR + 43, W_axleRR + 44, W_chassis_weld1 + 18, W_chassis_weld1 + 19, W_chassis_weld1 + 20, W_chassis_weld1 + 21, W_axleRR + 45, W_axleRR + 46, W_axleRR + 47, W_axleRR + 48, W_axleRR + 49, W_chassis_weld1 + 24, W_chassis_weld1 + 25, W_chassis_weld1 + 26, W_chassis_weld1 + 27, W_chassis_weld1 + 28, W_axleRR + 50, W_axleRR + 51, W_axleRR + 52, W_axleRR + 53, W_axleRR + 54, W_chassis_weld1 + 30, W_chassis_weld1 + 31, W_chassis_weld1 + 32, W_chassis_weld1 + 33, W_chassis_weld1 + 34, W_chassis_weld1 + 35,
-    /* axleRR */ W_chassis_weld1, W_chassis_weld1 + 6, W_chassis_weld1 + 7, W_chassis_weld1 + 12, W_chassis_weld1 + 13, W_chassis_weld1 + 14, W_chassis_weld1 + 18, W_chassis_weld1 + 19, W_chassis_weld1 + 20, W_chassis_weld1 + 21, W_chassis_weld1 + 24, W_chassis_weld1 + 25, W_chassis_weld1 + 26, W_chassis_weld1 + 27, W_chassis_weld1 + 28, W_chassis_weld1 + 30, W_chassis_weld1 + 31, W_chassis_weld1 + 32, W_chassis_weld1 + 33, W_chassis_weld1 + 34, W_chassis_weld1 + 35,
-    /* chassis_weld1 */ W_barrel_eye, W_barrel_eye + 3, W_barrel_eye + 4, W_barrel_eye + 6, W_barrel_eye + 7, W_barrel_eye + 8, W_barrel_eye + 9, W_barrel_eye + 10, W_barrel_eye + 11, W_foot, W_barrel_eye + 12, W_barrel_eye + 13, W_barrel_eye + 14, W_foot + 5, W_foot + 6, W_barrel_eye + 15, W_barrel_eye + 16, W_barrel_eye + 17, W_foot + 10, W_foot + 11, W_foot + 12, W_barrel_eye + 18, W_barrel_eye + 19, W_barrel_eye + 20, W_foot + 15, W_foot + 16, W_foot + 17, W_foot + 18, W_barrel_eye + 21, W_barrel_eye + 22, W_barrel_eye + 23, W_foot + 20, W_foot + 21, W_foot + 22, W_foot + 23, W_foot + 24, W_barrel_eye + 24, W_barrel_eye + 25, W_barrel_eye + 26, W_foot + 75, W_foot + 76, W_foot + 77, W_foot + 78, W_foot + 79, W_roller_bottom_slide, W_barrel_eye + 27, W_barrel_eye + 28, W_barrel_eye + 29, W_foot + 80, W_foot + 81, W_foot + 82, W_foot + 83, W_foot + 84, W_roller_bottom_slide + 5, W_roller_bottom_slide + 6, W_barrel_eye + 30, W_barrel_eye + 31, W_barrel_eye + 32, W_foot + 85, W_foot + 86, W_foot + 87, W_foot + 88, W_foot + 89, W_roller_bottom_slide + 10, W_roller_bottom_slide + 11, W_roller_bottom_slide + 12, W_barrel_eye + 33, W_barrel_eye + 34, W_barrel_eye + 35, W_foot + 90, W_foot + 91, W_foot + 92, W_foot + 93, W_foot + 94, W_roller_bottom_slide + 15, W_roller_bottom_slide + 16, W_roller_bottom_slide + 17, W_roller_bottom_slide + 18, W_barrel_eye + 36, W_barrel_eye + 37, W_barrel_eye + 38, W_foot + 95, W_foot + 96, W_foot + 97, W_foot + 98, W_foot + 99, W_roller_bottom_slide + 20, W_roller_bottom_slide + 21, W_roller_bottom_slide + 22, W_roller_bottom_slide + 23, W_roller_bottom_slide + 24,
     /* roller_top_slide */ W_head, W_head + 5, W_head + 6, W_head + 10, W_head + 11, W_head + 12, W_head + 15, W_head + 16, W_head + 17, W_head + 18, W_head + 20, W_head + 21, W_head + 22, W_head + 23, W_head + 24, W_head + 50, W_head + 51, W_head + 52, W_head + 53, W_head + 54, W_roller_top_pin, W_head + 55, W_head + 56, W_head + 57, W_head + 58, W_head + 59, W_roller_top_pin + 5, W_roller_top_pin + 6, W_head + 60, W_head + 61, W_head + 62, W_head + 63, W_head + 64, W_roller_top_pin + 10, W_roller_top_pin + 11, W_roller_top_pin + 12, W_head + 65, W_head + 66, W_head + 67, W_head + 68, W_head + 69, W_roller_top_pin + 15, W_roller_top_pin + 16, W_roller_top_pin + 17, W_roller_top_pin + 18, W_head + 70, W_head + 71, W_head + 72, W_head + 73, W_head + 74, W_roller_top_pin + 20, W_roller_top_pin + 21, W_roller_top_pin + 22, W_roller_top_pin + 23, W_roller_top_pin + 24,
     /* lift */ W_cylinder, W_cylinder + 5, W_cylinder + 6, W_cylinder + 10, W_cylinder + 11, W_cylinder + 12, W_cylinder + 15, W_cylinder + 16, W_cylinder + 17, W_cylinder + 18, W_cylinder + 20, W_cylinder + 21, W_cylinder + 22, W_cylinder + 23, W_cylinder + 24, W_cylinder + 25, W_cylinder + 26, W_cylinder + 27, W_cylinder + 28, W_cylinder + 29, W_rod_eye, W_cylinder + 30, W_cylinder + 31, W_cylinder + 32, W_cylinder + 33, W_cylinder + 34, W_rod_eye + 3, W_rod_eye + 4, W_cylinder + 35, W_cylinder + 36, W_cylinder + 37, W_cylinder + 38, W_cylinder + 39, W_rod_eye + 6, W_rod_eye + 7, W_rod_eye + 8, W_cylinder + 40, W_cylinder + 41, W_cylinder + 42, W_cylinder + 43, W_cylinder + 44, W_rod_eye + 9, W_rod_eye + 10, W_rod_eye + 11, W_barrel_eye, W_cylinder + 45, W_cylinder + 46, W_cylinder + 47, W_cylinder + 48, W_cylinder + 49, W_rod_eye + 12, W_rod_eye + 13, W_rod_eye + 14, W_barrel_eye + 3, W_barrel_eye + 4, W_cylinder + 50, W_cylinder + 51, W_cylinder + 52, W_cylinder + 53, W_cylinder + 54, W_rod_eye + 15, W_rod_eye + 16, W_rod_eye + 17, W_barrel_eye + 6, W_barrel_eye + 7, W_barrel_eye + 8,
     /* cylinder */ W_rod_eye, W_rod_eye + 3, W_rod_eye + 4, W_rod_eye + 6, W_rod_eye + 7, W_rod_eye + 8, W_rod_eye + 9, W_rod_eye + 10, W_rod_eye + 11, W_barrel_eye, W_rod_eye + 12, W_rod_eye + 13, W_rod_eye + 14, W_barrel_eye + 3, W_barrel_eye + 4, W_rod_eye + 15, W_rod_eye + 16, W_rod_eye + 17, W_barrel_eye + 6, W_barrel_eye + 7, W_barrel_eye + 8,
     /* rod_eye */ W_barrel_eye, W_barrel_eye + 3, W_barrel_eye + 4, W_barrel_eye + 6, W_barrel_eye + 7, W_barrel_eye + 8, W_barrel_eye + 39, W_barrel_eye + 40, W_barrel_eye + 41, W_inner0_weld, W_barrel_eye + 42, W_barrel_eye + 43, W_barrel_eye + 44, W_inner0_weld + 6, W_inner0_weld + 7, W_barrel_eye + 45, W_barrel_eye + 46, W_barrel_eye + 47, W_inner0_weld + 12, W_inner0_weld + 13, W_inner0_weld + 14, W_barrel_eye + 48, W_barrel_eye + 49, W_barrel_eye + 50, W_inner0_weld + 18, W_inner0_weld + 19, W_inner0_weld + 20, W_inner0_weld + 21, W_barrel_eye + 51, W_barrel_eye + 52, W_barrel_eye + 53, W_inner0_weld + 24, W_inner0_weld + 25, W_inner0_weld + 26, W_inner0_weld + 27, W_inner0_weld + 28, W_barrel_eye + 54, W_barrel_eye + 55, W_barrel_eye + 56, W_inner0_weld + 30, W_inner0_weld + 31, W_inner0_weld + 32, W_inner0_weld + 33, W_inner0_weld + 34, W_inner0_weld + 35,
-    /* barrel_eye */ W_foot, W_foot + 5, W_foot + 6, W_foot + 10, W_foot + 11, W_foot + 12, W_foot + 15, W_foot + 16, W_foot + 17, W_foot + 18, W_foot + 20, W_foot + 21, W_foot + 22, W_foot + 23, W_foot + 24, W_foot + 75, W_foot + 76, W_foot + 77, W_foot + 78, W_foot + 79, W_roller_bottom_slide, W_foot + 80, W_foot + 81, W_foot + 82, W_foot + 83, W_foot + 84, W_roller_bottom_slide + 5, W_roller_bottom_slide + 6, W_foot + 85, W_foot + 86, W_foot + 87, W_foot + 88, W_foot + 89, W_roller_bottom_slide + 10, W_roller_bottom_slide + 11, W_roller_bottom_slide + 12, W_foot + 90, W_foot + 91, W_foot + 92, W_foot + 93, W_foot + 94, W_roller_bottom_slide + 15, W_roller_bottom_slide + 16, W_roller_bottom_slide + 17, W_roller_bottom_slide + 18, W_foot + 95, W_foot + 96, W_foot + 97, W_foot + 98, W_foot + 99, W_roller_bottom_slide + 20, W_roller_bottom_slide + 21, W_roller_bottom_slide + 22, W_roller_bottom_slide + 23, W_roller_bottom_slide + 24, W_foot + 100, W_foot + 101, W_foot + 102, W_foot + 103, W_foot + 104, W_roller_bottom_slide + 25, W_roller_bottom_slide + 26, W_roller_bottom_slide + 27, W_roller_bottom_slide + 28, W_roller_bottom_slide + 29, W_inner0_weld, W_foot + 105, W_foot + 106, W_foot + 107, W_foot + 108, W_foot + 109, W_roller_bottom_slide + 30, W_roller_bottom_slide + 31, W_roller_bottom_slide + 32, W_roller_bottom_slide + 33, W_roller_bottom_slide + 34, W_inner0_weld + 6, W_inner0_weld + 7, W_foot + 110, W_foot + 111, W_foot + 112, W_foot + 113, W_foot + 114, W_roller_bottom_slide + 35, W_roller_bottom_slide + 36, W_roller_bottom_slide + 37, W_roller_bottom_slide + 38, W_roller_bottom_slide + 39, W_inner0_weld + 12, W_inner0_weld + 13, W_inner0_weld + 14, W_foot + 115, W_foot + 116, W_foot + 117, W_foot + 118, W_foot + 119, W_roller_bottom_slide + 40, W_roller_bottom_slide + 41, W_roller_bottom_slide + 42, W_roller_bottom_slide + 43, W_roller_bottom_slide + 44, W_inner0_weld + 18, W_inner0_weld + 19, W_inner0_weld + 20, W_inner0_weld + 21, W_foot + 120, W_foot + 121, W_foot + 122, W_foot + 123, W_foot + 124, W_roller_bottom_slide + 45, W_roller_bottom_slide + 46, W_roller_bottom_slide + 47, W_roller_bottom_slide + 48, W_roller_bottom_slide + 49, W_inner0_weld + 24, W_inner0_weld + 25, W_inner0_weld + 26, W_inner0_weld + 27, W_inner0_weld + 28, W_foot + 125, W_foot + 126, W_foot + 127, W_foot + 128, W_foot + 129, W_roller_bottom_slide + 50, W_roller_bottom_slide + 51, W_roller_bottom_slide + 52, W_roller_bottom_slide + 53, W_roller_bottom_slide + 54, W_inner0_weld + 30, W_inner0_weld + 31, W_inner0_weld + 32, W_inner0_weld + 33, W_inner0_weld + 34, W_inner0_weld + 35,
+    /* barrel_eye */ W_foot, W_foot + 5, W_foot + 6, W_foot + 10, W_foot + 11, W_foot + 12, W_foot + 15, W_foot + 16, W_foot + 17, W_foot + 18, W_foot + 20, W_foot + 21, W_foot + 22, W_foot + 23, W_foot + 24, W_foot + 75, W_foot + 76, W_foot + 77, W_foot + 78, W_foot + 79, W_roller_bottom_slide, W_foot + 80, W_foot + 81, W_foot + 82, W_foot + 83, W_foot + 84, W_roller_bottom_slide + 5, W_roller_bottom_slide + 6, W_foot + 85, W_foot + 86, W_foot + 87, W_foot + 88, W_foot + 89, W_roller_bottom_slide + 10, W_roller_bottom_slide + 11, W_roller_bottom_slide + 12, W_foot + 90, W_foot + 91, W_foot + 92, W_foot + 93, W_foot + 94, W_roller_bottom_slide + 15, W_roller_bottom_slide + 16, W_roller_bottom_slide + 17, W_roller_bottom_slide + 18, W_foot + 95, W_foot + 96, W_foot + 97, W_foot + 98, W_foot + 99, W_roller_bottom_slide + 20, W_roller_bottom_slide + 21, W_roller_bottom_slide + 22, W_roller_bottom_slide + 23, W_roller_bottom_slide + 24, W_foot + 100, W_foot + 101, W_foot + 102, W_foot + 103, W_foot + 104, W_roller_bottom_slide + 25, W_roller_bottom_slide + 26, W_roller_bottom_slide + 27, W_roller_bottom_slide + 28, W_roller_bottom_slide + 29, W_inner0_weld, W_foot + 105, W_foot + 106, W_foot + 107, W_foot + 108, W_foot + 109, W_roller_bottom_slide + 30, W_roller_bottom_slide + 31, W_roller_bottom_slide + 32, W_roller_bottom_slide + 33, W_roller_bottom_slide + 34, W_inner0_weld + 6, W_inner0_weld + 7, W_foot + 110, W_foot + 111, W_foot + 112, W_foot + 113, W_foot + 114, W_roller_bottom_slide + 35, W_roller_bottom_slide + 36, W_roller_bottom_slide + 37, W_roller_bottom_slide + 38, W_roller_bottom_slide + 39, W_inner0_weld + 12, W_inner0_weld + 13, W_inner0_weld + 14, W_foot + 115, W_foot + 116, W_foot + 117, W_foot + 118, W_foot + 119, W_roller_bottom_slide + 40, W_roller_bottom_slide + 41, W_roller_bottom_slide + 42, W_roller_bottom_slide + 43, W_roller_bottom_slide + 44, W_inner0_weld + 18, W_inner0_weld + 19, W_inner0_weld + 20, W_inner0_weld + 21, W_foot + 120, W_foot + 121, W_foot + 122, W_foot + 123, W_foot + 124, W_roller_bottom_slide + 45, W_roller_bottom_slide + 46, W_roller_bottom_slide + 47, W_roller_bottom_slide + 48, W_roller_bottom_slide + 49, W_inner0_weld + 24, W_inner0_weld + 25, W_inner0_weld + 26, W_inner0_weld + 27, W_inner0_weld + 28, W_foot + 125, W_foot + 126, W_foot + 127, W_foot + 128, W_foot + 129, W_roller_bottom_slide + 50, W_roller_bottom_slide + 51, W_roller_bottom_slide + 52, W_roller_bottom_slide + 53, W_roller_bottom_slide + 54, W_inner0_weld + 30, W_inner0_weld + 31, W_inner0_weld + 32, W_inner0_weld + 33, W_inner0_weld + 34, W_inner0_weld + 35, W_foot + 130, W_foot + 131, W_foot + 132, W_foot + 133, W_foot + 134, W_roller_bottom_slide + 55, W_roller_bottom_slide + 56, W_roller_bottom_slide + 57, W_roller_bottom_slide + 58, W_roller_bottom_slide + 59, W_inner0_weld + 36, W_inner0_weld + 37, W_inner0_weld + 38, W_inner0_weld + 39, W_inner0_weld + 40, W_inner0_weld + 41, W_chassis_weld1, W_foot + 135, W_foot + 136, W_foot + 137, W_foot + 138, W_foot + 139, W_roller_bottom_slide + 60, W_roller_bottom_slide + 61, W_roller_bottom_slide + 62, W_roller_bottom_slide + 63, W_roller_bottom_slide + 64, W_inner0_weld + 42, W_inner0_weld + 43, W_inner0_weld + 44, W_inner0_weld + 45, W_inner0_weld + 46, W_inner0_weld + 47, W_chassis_weld1 + 6, W_chassis_weld1 + 7, W_foot + 140, W_foot + 141, W_foot + 142, W_foot + 143, W_foot + 144, W_roller_bottom_slide + 65, W_roller_bottom_slide + 66, W_roller_bottom_slide + 67, W_roller_bottom_slide + 68, W_roller_bottom_slide + 69, W_inner0_weld + 48, W_inner0_weld + 49, W_inner0_weld + 50, W_inner0_weld + 51, W_inner0_weld + 52, W_inner0_weld + 53, W_chassis_weld1 + 12, W_chassis_weld1 + 13, W_chassis_weld1 + 14, W_foot + 145, W_foot + 146, W_foot + 147, W_foot + 148, W_foot + 149, W_roller_bottom_slide + 70, W_roller_bottom_slide + 71, W_roller_bottom_slide + 72, W_roller_bottom_slide + 73, W_roller_bottom_slide + 74, W_inner0_weld + 54, W_inner0_weld + 55, W_inner0_weld + 56, W_inner0_weld + 57, W_inner0_weld + 58, W_inner0_weld + 59, W_chassis_weld1 + 18, W_chassis_weld1 + 19, W_chassis_weld1 + 20, W_chassis_weld1 + 21, W_foot + 150, W_foot + 151, W_foot + 152, W_foot + 153, W_foot + 154, W_roller_bottom_slide + 75, W_roller_bottom_slide + 76, W_roller_bottom_slide + 77, W_roller_bottom_slide + 78, W_roller_bottom_slide + 79, W_inner0_weld + 60, W_inner0_weld + 61, W_inner0_weld + 62, W_inner0_weld + 63, W_inner0_weld + 64, W_inner0_weld + 65, W_chassis_weld1 + 24, W_chassis_weld1 + 25, W_chassis_weld1 + 26, W_chassis_weld1 + 27, W_chassis_weld1 + 28, W_foot + 155, W_foot + 156, W_foot + 157, W_foot + 158, W_foot + 159, W_roller_bottom_slide + 80, W_roller_bottom_slide + 81, W_roller_bottom_slide + 82, W_roller_bottom_slide + 83, W_roller_bottom_slide + 84, W_inner0_weld + 66, W_inner0_weld + 67, W_inner0_weld + 68, W_inner0_weld + 69, W_inner0_weld + 70, W_inner0_weld + 71, W_chassis_weld1 + 30, W_chassis_weld1 + 31, W_chassis_weld1 + 32, W_chassis_weld1 + 33, W_chassis_weld1 + 34, W_chassis_weld1 + 35,
     /* head */ W_pivot6, W_pivot6 + 5, W_pivot6 + 6, W_pivot6 + 10, W_pivot6 + 11, W_pivot6 + 12, W_pivot6 + 15, W_pivot6 + 16, W_pivot6 + 17, W_pivot6 + 18, W_pivot6 + 20, W_pivot6 + 21, W_pivot6 + 22, W_pivot6 + 23, W_pivot6 + 24, W_pivot6 + 25, W_pivot6 + 26, W_pivot6 + 27, W_pivot6 + 28, W_pivot6 + 29, W_roller_top_pin, W_pivot6 + 30, W_pivot6 + 31, W_pivot6 + 32, W_pivot6 + 33, W_pivot6 + 34, W_roller_top_pin + 5, W_roller_top_pin + 6, W_pivot6 + 35, W_pivot6 + 36, W_pivot6 + 37, W_pivot6 + 38, W_pivot6 + 39, W_roller_top_pin + 10, W_roller_top_pin + 11, W_roller_top_pin + 12, W_pivot6 + 40, W_pivot6 + 41, W_pivot6 + 42, W_pivot6 + 43, W_pivot6 + 44, W_roller_top_pin + 15, W_roller_top_pin + 16, W_roller_top_pin + 17, W_roller_top_pin + 18, W_pivot6 + 45, W_pivot6 + 46, W_pivot6 + 47, W_pivot6 + 48, W_pivot6 + 49, W_roller_top_pin + 20, W_roller_top_pin + 21, W_roller_top_pin + 22, W_roller_top_pin + 23, W_roller_top_pin + 24, W_pivot6 + 50, W_pivot6 + 51, W_pivot6 + 52, W_pivot6 + 53, W_pivot6 + 54, W_roller_top_pin + 25, W_roller_top_pin + 26, W_roller_top_pin + 27, W_roller_top_pin + 28, W_roller_top_pin + 29, W_knee_inner5, W_pivot6 + 55, W_pivot6 + 56, W_pivot6 + 57, W_pivot6 + 58, W_pivot6 + 59, W_roller_top_pin + 30, W_roller_top_pin + 31, W_roller_top_pin + 32, W_roller_top_pin + 33, W_roller_top_pin + 34, W_knee_inner5 + 5, W_knee_inner5 + 6, W_pivot6 + 60, W_pivot6 + 61, W_pivot6 + 62, W_pivot6 + 63, W_pivot6 + 64, W_roller_top_pin + 35, W_roller_top_pin + 36, W_roller_top_pin + 37, W_roller_top_pin + 38, W_roller_top_pin + 39, W_knee_inner5 + 10, W_knee_inner5 + 11, W_knee_inner5 + 12, W_pivot6 + 65, W_pivot6 + 66, W_pivot6 + 67, W_pivot6 + 68, W_pivot6 + 69, W_roller_top_pin + 40, W_roller_top_pin + 41, W_roller_top_pin + 42, W_roller_top_pin + 43, W_roller_top_pin + 44, W_knee_inner5 + 15, W_knee_inner5 + 16, W_knee_inner5 + 17, W_knee_inner5 + 18, W_pivot6 + 70, W_pivot6 + 71, W_pivot6 + 72, W_pivot6 + 73, W_pivot6 + 74, W_roller_top_pin + 45, W_roller_top_pin + 46, W_roller_top_pin + 47, W_roller_top_pin + 48, W_roller_top_pin + 49, W_knee_inner5 + 20, W_knee_inner5 + 21, W_knee_inner5 + 22, W_knee_inner5 + 23, W_knee_inner5 + 24,
     /* pivot6 */ W_roller_top_pin, W_roller_top_pin + 5, W_roller_top_pin + 6, W_roller_top_pin + 10, W_roller_top_pin + 11, W_roller_top_pin + 12, W_roller_top_pin + 15, W_roller_top_pin + 16, W_roller_top_pin + 17, W_roller_top_pin + 18, W_roller_top_pin + 20, W_roller_top_pin + 21, W_roller_top_pin + 22, W_roller_top_pin + 23, W_roller_top_pin + 24, W_roller_top_pin + 25, W_roller_top_pin + 26, W_roller_top_pin + 27, W_roller_top_pin + 28, W_roller_top_pin + 29, W_knee_inner5, W_roller_top_pin + 30, W_roller_top_pin + 31, W_roller_top_pin + 32, W_roller_top_pin + 33, W_roller_top_pin + 34, W_knee_inner5 + 5, W_knee_inner5 + 6, W_roller_top_pin + 35, W_roller_top_pin + 36, W_roller_top_pin + 37, W_roller_top_pin + 38, W_roller_top_pin + 39, W_knee_inner5 + 10, W_knee_inner5 + 11, W_knee_inner5 + 12, W_roller_top_pin + 40, W_roller_top_pin + 41, W_roller_top_pin + 42, W_roller_top_pin + 43, W_roller_top_pin + 44, W_knee_inner5 + 15, W_knee_inner5 + 16, W_knee_inner5 + 17, W_knee_inner5 + 18, W_roller_top_pin + 45, W_roller_top_pin + 46, W_roller_top_pin + 47, W_roller_top_pin + 48, W_roller_top_pin + 49, W_knee_inner5 + 20, W_knee_inner5 + 21, W_knee_inner5 + 22, W_knee_inner5 + 23, W_knee_inner5 + 24, W_roller_top_pin + 50, W_roller_top_pin + 51, W_roller_top_pin + 52, W_roller_top_pin + 53, W_roller_top_pin + 54, W_knee_inner5 + 25, W_knee_inner5 + 26, W_knee_inner5 + 27, W_knee_inner5 + 28, W_knee_inner5 + 29, W_knee_outer5, W_roller_top_pin + 55, W_roller_top_pin + 56, W_roller_top_pin + 57, W_roller_top_pin + 58, W_roller_top_pin + 59, W_knee_inner5 + 30, W_knee_inner5 + 31, W_knee_inner5 + 32, W_knee_inner5 + 33, W_knee_inner5 + 34, W_knee_outer5 + 5, W_knee_outer5 + 6, W_roller_top_pin + 60, W_roller_top_pin + 61, W_roller_top_pin + 62, W_roller_top_pin + 63, W_roller_top_pin + 64, W_knee_inner5 + 35, W_knee_inner5 + 36, W_knee_inner5 + 37, W_knee_inner5 + 38, W_knee_inner5 + 39, W_knee_outer5 + 10, W_knee_outer5 + 11, W_knee_outer5 + 12, W_roller_top_pin + 65, W_roller_top_pin + 66, W_roller_top_pin + 67, W_roller_top_pin + 68, W_roller_top_pin + 69, W_knee_inner5 + 40, W_knee_inner5 + 41, W_knee_inner5 + 42, W_knee_inner5 + 43, W_knee_inner5 + 44, W_knee_outer5 + 15, W_knee_outer5 + 16, W_knee_outer5 + 17, W_knee_outer5 + 18, W_roller_top_pin + 70, W_roller_top_pin + 71, W_roller_top_pin + 72, W_roller_top_pin + 73, W_roller_top_pin + 74, W_knee_inner5 + 45, W_knee_inner5 + 46, W_knee_inner5 + 47, W_knee_inner5 + 48, W_knee_inner5 + 49, W_knee_outer5 + 20, W_knee_outer5 + 21, W_knee_outer5 + 22, W_knee_outer5 + 23, W_knee_outer5 + 24,
     /* roller_top_pin */ W_knee_inner5, W_knee_inner5 + 5, W_knee_inner5 + 6, W_knee_inner5 + 10, W_knee_inner5 + 11, W_knee_inner5 + 12, W_knee_inner5 + 15, W_knee_inner5 + 16, W_knee_inner5 + 17, W_knee_inner5 + 18, W_knee_inner5 + 20, W_knee_inner5 + 21, W_knee_inner5 + 22, W_knee_inner5 + 23, W_knee_inner5 + 24, W_knee_inner5 + 25, W_knee_inner5 + 26, W_knee_inner5 + 27, W_knee_inner5 + 28, W_knee_inner5 + 29, W_knee_outer5, W_knee_inner5 + 30, W_knee_inner5 + 31, W_knee_inner5 + 32, W_knee_inner5 + 33, W_knee_inner5 + 34, W_knee_outer5 + 5, W_knee_outer5 + 6, W_knee_inner5 + 35, W_knee_inner5 + 36, W_knee_inner5 + 37, W_knee_inner5 + 38, W_knee_inner5 + 39, W_knee_outer5 + 10, W_knee_outer5 + 11, W_knee_outer5 + 12, W_knee_inner5 + 40, W_knee_inner5 + 41, W_knee_inner5 + 42, W_knee_inner5 + 43, W_knee_inner5 + 44, W_knee_outer5 + 15, W_knee_outer5 + 16, W_knee_outer5 + 17, W_knee_outer5 + 18, W_knee_inner5 + 45, W_knee_inner5 + 46, W_knee_inner5 + 47, W_knee_inner5 + 48, W_knee_inner5 + 49, W_knee_outer5 + 20, W_knee_outer5 + 21, W_knee_outer5 + 22, W_knee_outer5 + 23, W_knee_outer5 + 24,
@@ -510,10 +505,15 @@ static const int32_t rsi[] = {
     /* pivot1 */ W_knee_outer0, W_knee_outer0 + 5, W_knee_outer0 + 6, W_knee_outer0 + 10, W_knee_outer0 + 11, W_knee_outer0 + 12, W_knee_outer0 + 15, W_knee_outer0 + 16, W_knee_outer0 + 17, W_knee_outer0 + 18, W_knee_outer0 + 20, W_knee_outer0 + 21, W_knee_outer0 + 22, W_knee_outer0 + 23, W_knee_outer0 + 24, W_knee_outer0 + 50, W_knee_outer0 + 51, W_knee_outer0 + 52, W_knee_outer0 + 53, W_knee_outer0 + 54, W_knee_inner0, W_knee_outer0 + 55, W_knee_outer0 + 56, W_knee_outer0 + 57, W_knee_outer0 + 58, W_knee_outer0 + 59, W_knee_inner0 + 5, W_knee_inner0 + 6, W_knee_outer0 + 60, W_knee_outer0 + 61, W_knee_outer0 + 62, W_knee_outer0 + 63, W_knee_outer0 + 64, W_knee_inner0 + 10, W_knee_inner0 + 11, W_knee_inner0 + 12, W_knee_outer0 + 65, W_knee_outer0 + 66, W_knee_outer0 + 67, W_knee_outer0 + 68, W_knee_outer0 + 69, W_knee_inner0 + 15, W_knee_inner0 + 16, W_knee_inner0 + 17, W_knee_inner0 + 18, W_knee_outer0 + 70, W_knee_outer0 + 71, W_knee_outer0 + 72, W_knee_outer0 + 73, W_knee_outer0 + 74, W_knee_inner0 + 20, W_knee_inner0 + 21, W_knee_inner0 + 22, W_knee_inner0 + 23, W_knee_inner0 + 24,
     /* knee_outer0 */ W_roller_bottom_pin, W_roller_bottom_pin + 5, W_roller_bottom_pin + 6, W_roller_bottom_pin + 10, W_roller_bottom_pin + 11, W_roller_bottom_pin + 12, W_roller_bottom_pin + 15, W_roller_bottom_pin + 16, W_roller_bottom_pin + 17, W_roller_bottom_pin + 18, W_roller_bottom_pin + 20, W_roller_bottom_pin + 21, W_roller_bottom_pin + 22, W_roller_bottom_pin + 23, W_roller_bottom_pin + 24, W_roller_bottom_pin + 25, W_roller_bottom_pin + 26, W_roller_bottom_pin + 27, W_roller_bottom_pin + 28, W_roller_bottom_pin + 29, W_knee_inner0, W_roller_bottom_pin + 30, W_roller_bottom_pin + 31, W_roller_bottom_pin + 32, W_roller_bottom_pin + 33, W_roller_bottom_pin + 34, W_knee_inner0 + 5, W_knee_inner0 + 6, W_roller_bottom_pin + 35, W_roller_bottom_pin + 36, W_roller_bottom_pin + 37, W_roller_bottom_pin + 38, W_roller_bottom_pin + 39, W_knee_inner0 + 10, W_knee_inner0 + 11, W_knee_inner0 + 12, W_roller_bottom_pin + 40, W_roller_bottom_pin + 41, W_roller_bottom_pin + 42, W_roller_bottom_pin + 43, W_roller_bottom_pin + 44, W_knee_inner0 + 15, W_knee_inner0 + 16, W_knee_inner0 + 17, W_knee_inner0 + 18, W_roller_bottom_pin + 45, W_roller_bottom_pin + 46, W_roller_bottom_pin + 47, W_roller_bottom_pin + 48, W_roller_bottom_pin + 49, W_knee_inner0 + 20, W_knee_inner0 + 21, W_knee_inner0 + 22, W_knee_inner0 + 23, W_knee_inner0 + 24, W_roller_bottom_pin + 50, W_roller_bottom_pin + 51, W_roller_bottom_pin + 52, W_roller_bottom_pin + 53, W_roller_bottom_pin + 54, W_knee_inner0 + 25, W_knee_inner0 + 26, W_knee_inner0 + 27, W_knee_inner0 + 28, W_knee_inner0 + 29, W_pivot0, W_roller_bottom_pin + 55, W_roller_bottom_pin + 56, W_roller_bottom_pin + 57, W_roller_bottom_pin + 58, W_roller_bottom_pin + 59, W_knee_inner0 + 30, W_knee_inner0 + 31, W_knee_inner0 + 32, W_knee_inner0 + 33, W_knee_inner0 + 34, W_pivot0 + 5, W_pivot0 + 6, W_roller_bottom_pin + 60, W_roller_bottom_pin + 61, W_roller_bottom_pin + 62, W_roller_bottom_pin + 63, W_roller_bottom_pin + 64, W_knee_inner0 + 35, W_knee_inner0 + 36, W_knee_inner0 + 37, W_knee_inner0 + 38, W_knee_inner0 + 39, W_pivot0 + 10, W_pivot0 + 11, W_pivot0 + 12, W_roller_bottom_pin + 65, W_roller_bottom_pin + 66, W_roller_bottom_pin + 67, W_roller_bottom_pin + 68, W_roller_bottom_pin + 69, W_knee_inner0 + 40, W_knee_inner0 + 41, W_knee_inner0 + 42, W_knee_inner0 + 43, W_knee_inner0 + 44, W_pivot0 + 15, W_pivot0 + 16, W_pivot0 + 17, W_pivot0 + 18, W_roller_bottom_pin + 70, W_roller_bottom_pin + 71, W_roller_bottom_pin + 72, W_roller_bottom_pin + 73, W_roller_bottom_pin + 74, W_knee_inner0 + 45, W_knee_inner0 + 46, W_knee_inner0 + 47, W_knee_inner0 + 48, W_knee_inner0 + 49, W_pivot0 + 20, W_pivot0 + 21, W_pivot0 + 22, W_pivot0 + 23, W_pivot0 + 24,
     /* roller_bottom_pin */ W_knee_inner0, W_knee_inner0 + 5, W_knee_inner0 + 6, W_knee_inner0 + 10, W_knee_inner0 + 11, W_knee_inner0 + 12, W_knee_inner0 + 15, W_knee_inner0 + 16, W_knee_inner0 + 17, W_knee_inner0 + 18, W_knee_inner0 + 20, W_knee_inner0 + 21, W_knee_inner0 + 22, W_knee_inner0 + 23, W_knee_inner0 + 24, W_knee_inner0 + 25, W_knee_inner0 + 26, W_knee_inner0 + 27, W_knee_inner0 + 28, W_knee_inner0 + 29, W_pivot0, W_knee_inner0 + 30, W_knee_inner0 + 31, W_knee_inner0 + 32, W_knee_inner0 + 33, W_knee_inner0 + 34, W_pivot0 + 5, W_pivot0 + 6, W_knee_inner0 + 35, W_knee_inner0 + 36, W_knee_inner0 + 37, W_knee_inner0 + 38, W_knee_inner0 + 39, W_pivot0 + 10, W_pivot0 + 11, W_pivot0 + 12, W_knee_inner0 + 40, W_knee_inner0 + 41, W_knee_inner0 + 42, W_knee_inner0 + 43, W_knee_inner0 + 44, W_pivot0 + 15, W_pivot0 + 16, W_pivot0 + 17, W_pivot0 + 18, W_knee_inner0 + 45, W_knee_inner0 + 46, W_knee_inner0 + 47, W_knee_inner0 + 48, W_knee_inner0 + 49, W_pivot0 + 20, W_pivot0 + 21, W_pivot0 + 22, W_pivot0 + 23, W_pivot0 + 24, W_knee_inner0 + 50, W_knee_inner0 + 51, W_knee_inner0 + 52, W_knee_inner0 + 53, W_knee_inner0 + 54, W_pivot0 + 25, W_pivot0 + 26, W_pivot0 + 27, W_pivot0 + 28, W_pivot0 + 29, W_roller_bottom_slide, W_knee_inner0 + 55, W_knee_inner0 + 56, W_knee_inner0 + 57, W_knee_inner0 + 58, W_knee_inner0 + 59, W_pivot0 + 30, W_pivot0 + 31, W_pivot0 + 32, W_pivot0 + 33, W_pivot0 + 34, W_roller_bottom_slide + 5, W_roller_bottom_slide + 6, W_knee_inner0 + 60, W_knee_inner0 + 61, W_knee_inner0 + 62, W_knee_inner0 + 63, W_knee_inner0 + 64, W_pivot0 + 35, W_pivot0 + 36, W_pivot0 + 37, W_pivot0 + 38, W_pivot0 + 39, W_roller_bottom_slide + 10, W_roller_bottom_slide + 11, W_roller_bottom_slide + 12, W_knee_inner0 + 65, W_knee_inner0 + 66, W_knee_inner0 + 67, W_knee_inner0 + 68, W_knee_inner0 + 69, W_pivot0 + 40, W_pivot0 + 41, W_pivot0 + 42, W_pivot0 + 43, W_pivot0 + 44, W_roller_bottom_slide + 15, W_roller_bottom_slide + 16, W_roller_bottom_slide + 17, W_roller_bottom_slide + 18, W_knee_inner0 + 70, W_knee_inner0 + 71, W_knee_inner0 + 72, W_knee_inner0 + 73, W_knee_inner0 + 74, W_pivot0 + 45, W_pivot0 + 46, W_pivot0 + 47, W_pivot0 + 48, W_pivot0 + 49, W_roller_bottom_slide + 20, W_roller_bottom_slide + 21, W_roller_bottom_slide + 22, W_roller_bottom_slide + 23, W_roller_bottom_slide + 24,
-    /* foot */ W_knee_inner0, W_knee_inner0 + 5, W_knee_inner0 + 6, W_knee_inner0 + 10, W_knee_inner0 + 11, W_knee_inner0 + 12, W_knee_inner0 + 15, W_knee_inner0 + 16, W_knee_inner0 + 17, W_knee_inner0 + 18, W_knee_inner0 + 20, W_knee_inner0 + 21, W_knee_inner0 + 22, W_knee_inner0 + 23, W_knee_inner0 + 24, W_knee_inner0 + 25, W_knee_inner0 + 26, W_knee_inner0 + 27, W_knee_inner0 + 28, W_knee_inner0 + 29, W_pivot0, W_knee_inner0 + 30, W_knee_inner0 + 31, W_knee_inner0 + 32, W_knee_inner0 + 33, W_knee_inner0 + 34, W_pivot0 + 5, W_pivot0 + 6, W_knee_inner0 + 35, W_knee_inner0 + 36, W_knee_inner0 + 37, W_knee_inner0 + 38, W_knee_inner0 + 39, W_pivot0 + 10, W_pivot0 + 11, W_pivot0 + 12, W_knee_inner0 + 40, W_knee_inner0 + 41, W_knee_inner0 + 42, W_knee_inner0 + 43, W_knee_inner0 + 44, W_pivot0 + 15, W_pivot0 + 16, W_pivot0 + 17, W_pivot0 + 18, W_knee_inner0 + 45, W_knee_inner0 + 46, W_knee_inner0 + 47, W_knee_inner0 + 48, W_knee_inner0 + 49, W_pivot0 + 20, W_pivot0 + 21, W_pivot0 + 22, W_pivot0 + 23, W_pivot0 + 24, W_knee_inner0 + 50, W_knee_inner0 + 51, W_knee_inner0 + 52, W_knee_inner0 + 53, W_knee_inner0 + 54, W_pivot0 + 25, W_pivot0 + 26, W_pivot0 + 27, W_pivot0 + 28, W_pivot0 + 29, W_roller_bottom_slide, W_knee_inner0 + 55, W_knee_inner0 + 56, W_knee_inner0 + 57, W_knee_inner0 + 58, W_knee_inner0 + 59, W_pivot0 + 30, W_pivot0 + 31, W_pivot0 + 32, W_pivot0 + 33, W_pivot0 + 34, W_roller_bottom_slide + 5, W_roller_bottom_slide + 6, W_knee_inner0 + 60, W_knee_inner0 + 61, W_knee_inner0 + 62, W_knee_inner0 + 63, W_knee_inner0 + 64, W_pivot0 + 35, W_pivot0 + 36, W_pivot0 + 37, W_pivot0 + 38, W_pivot0 + 39, W_roller_bottom_slide + 10, W_roller_bottom_slide + 11, W_roller_bottom_slide + 12, W_knee_inner0 + 65, W_knee_inner0 + 66, W_knee_inner0 + 67, W_knee_inner0 + 68, W_knee_inner0 + 69, W_pivot0 + 40, W_pivot0 + 41, W_pivot0 + 42, W_pivot0 + 43, W_pivot0 + 44, W_roller_bottom_slide + 15, W_roller_bottom_slide + 16, W_roller_bottom_slide + 17, W_roller_bottom_slide + 18, W_knee_inner0 + 70, W_knee_inner0 + 71, W_knee_inner0 + 72, W_knee_inner0 + 73, W_knee_inner0 + 74, W_pivot0 + 45, W_pivot0 + 46, W_pivot0 + 47, W_pivot0 + 48, W_pivot0 + 49, W_roller_bottom_slide + 20, W_roller_bottom_slide + 21, W_roller_bottom_slide + 22, W_roller_bottom_slide + 23, W_roller_bottom_slide + 24, W_knee_inner0 + 75, W_knee_inner0 + 76, W_knee_inner0 + 77, W_knee_inner0 + 78, W_knee_inner0 + 79, W_pivot0 + 50, W_pivot0 + 51, W_pivot0 + 52, W_pivot0 + 53, W_pivot0 + 54, W_roller_bottom_slide + 25, W_roller_bottom_slide + 26, W_roller_bottom_slide + 27, W_roller_bottom_slide + 28, W_roller_bottom_slide + 29, W_inner0_weld, W_knee_inner0 + 80, W_knee_inner0 + 81, W_knee_inner0 + 82, W_knee_inner0 + 83, W_knee_inner0 + 84, W_pivot0 + 55, W_pivot0 + 56, W_pivot0 + 57, W_pivot0 + 58, W_pivot0 + 59, W_roller_bottom_slide + 30, W_roller_bottom_slide + 31, W_roller_bottom_slide + 32, W_roller_bottom_slide + 33, W_roller_bottom_slide + 34, W_inner0_weld + 6, W_inner0_weld + 7, W_knee_inner0 + 85, W_knee_inner0 + 86, W_knee_inner0 + 87, W_knee_inner0 + 88, W_knee_inner0 + 89, W_pivot0 + 60, W_pivot0 + 61, W_pivot0 + 62, W_pivot0 + 63, W_pivot0 + 64, W_roller_bottom_slide + 35, W_roller_bottom_slide + 36, W_roller_bottom_slide + 37, W_roller_bottom_slide + 38, W_roller_bottom_slide + 39, W_inner0_weld + 12, W_inner0_weld + 13, W_inner0_weld + 14, W_knee_inner0 + 90, W_knee_inner0 + 91, W_knee_inner0 + 92, W_knee_inner0 + 93, W_knee_inner0 + 94, W_pivot0 + 65, W_pivot0 + 66, W_pivot0 + 67, W_pivot0 + 68, W_pivot0 + 69, W_roller_bottom_slide + 40, W_roller_bottom_slide + 41, W_roller_bottom_slide + 42, W_roller_bottom_slide + 43, W_roller_bottom_slide + 44, W_inner0_weld + 18, W_inner0_weld + 19, W_inner0_weld + 20, W_inner0_weld + 21, W_knee_inner0 + 95, W_knee_inner0 + 96, W_knee_inner0 + 97, W_knee_inner0 + 98, W_knee_inner0 + 99, W_pivot0 + 70, W_pivot0 + 71, W_pivot0 + 72, W_pivot0 + 73, W_pivot0 + 74, W_roller_bottom_slide + 45, W_roller_bottom_slide + 46, W_roller_bottom_slide + 47, W_roller_bottom_slide + 48, W_roller_bottom_slide + 49, W_inner0_weld + 24, W_inner0_weld + 25, W_inner0_weld + 26, W_inner0_weld + 27, W_inner0_weld + 28, W_knee_inner0 + 100, W_knee_inner0 + 101, W_knee_inner0 + 102, W_knee_inner0 + 103, W_knee_inner0 + 104, W_pivot0 + 75, W_pivot0 + 76, W_pivot0 + 77, W_pivot0 + 78, W_pivot0 + 79, W_roller_bottom_slide + 50, W_roller_bottom_slide + 51, W_roller_bottom_slide + 52, W_roller_bottom_slide + 53, W_roller_bottom_slide + 54, W_inner0_weld + 30, W_inner0_weld + 31, W_inner0_weld + 32, W_inner0_weld + 33, W_inner0_weld + 34, W_inner0_weld + 35,
-    /* knee_inner0 */ W_pivot0, W_pivot0 + 5, W_pivot0 + 6, W_pivot0 + 10, W_pivot0 + 11, W_pivot0 + 12, W_pivot0 + 15, W_pivot0 + 16, W_pivot0 + 17, W_pivot0 + 18, W_pivot0 + 20, W_pivot0 + 21, W_pivot0 + 22, W_pivot0 + 23, W_pivot0 + 24, W_pivot0 + 25, W_pivot0 + 26, W_pivot0 + 27, W_pivot0 + 28, W_pivot0 + 29, W_roller_bottom_slide, W_pivot0 + 30, W_pivot0 + 31, W_pivot0 + 32, W_pivot0 + 33, W_pivot0 + 34, W_roller_bottom_slide + 5, W_roller_bottom_slide + 6, W_pivot0 + 35, W_pivot0 + 36, W_pivot0 + 37, W_pivot0 + 38, W_pivot0 + 39, W_roller_bottom_slide + 10, W_roller_bottom_slide + 11, W_roller_bottom_slide + 12, W_pivot0 + 40, W_pivot0 + 41, W_pivot0 + 42, W_pivot0 + 43, W_pivot0 + 44, W_roller_bottom_slide + 15, W_roller_bottom_slide + 16, W_roller_bottom_slide + 17, W_roller_bottom_slide + 18, W_pivot0 + 45, W_pivot0 + 46, W_pivot0 + 47, W_pivot0 + 48, W_pivot0 + 49, W_roller_bottom_slide + 20, W_roller_bottom_slide + 21, W_roller_bottom_slide + 22, W_roller_bottom_slide + 23, W_roller_bottom_slide + 24, W_pivot0 + 50, W_pivot0 + 51, W_pivot0 + 52, W_pivot0 + 53, W_pivot0 + 54, W_roller_bottom_slide + 25, W_roller_bottom_slide + 26, W_roller_bottom_slide + 27, W_roller_bottom_slide + 28, W_roller_bottom_slide + 29, W_inner0_weld, W_pivot0 + 55, W_pivot0 + 56, W_pivot0 + 57, W_pivot0 + 58, W_pivot0 + 59, W_roller_bottom_slide + 30, W_roller_bottom_slide + 31, W_roller_bottom_slide + 32, W_roller_bottom_slide + 33, W_roller_bottom_slide + 34, W_inner0_weld + 6, W_inner0_weld + 7, W_pivot0 + 60, W_pivot0 + 61, W_pivot0 + 62, W_pivot0 + 63, W_pivot0 + 64, W_roller_bottom_slide + 35, W_roller_bottom_slide + 36, W_roller_bottom_slide + 37, W_roller_bottom_slide + 38, W_roller_bottom_slide + 39, W_inner0_weld + 12, W_inner0_weld + 13, W_inner0_weld + 14, W_pivot0 + 65, W_pivot0 + 66, W_pivot0 + 67, W_pivot0 + 68, W_pivot0 + 69, W_roller_bottom_slide + 40, W_roller_bottom_slide + 41, W_roller_bottom_slide + 42, W_roller_bottom_slide + 43, W_roller_bottom_slide + 44, W_inner0_weld + 18, W_inner0_weld + 19, W_inner0_weld + 20, W_inner0_weld + 21, W_pivot0 + 70, W_pivot0 + 71, W_pivot0 + 72, W_pivot0 + 73, W_pivot0 + 74, W_roller_bottom_slide + 45, W_roller_bottom_slide + 46, W_roller_bottom_slide + 47, W_roller_bottom_slide + 48, W_roller_bottom_slide + 49, W_inner0_weld + 24, W_inner0_weld + 25, W_inner0_weld + 26, W_inner0_weld + 27, W_inner0_weld + 28, W_pivot0 + 75, W_pivot0 + 76, W_pivot0 + 77, W_pivot0 + 78, W_pivot0 + 79, W_roller_bottom_slide + 50, W_roller_bottom_slide + 51, W_roller_bottom_slide + 52, W_roller_bottom_slide + 53, W_roller_bottom_slide + 54, W_inner0_weld + 30, W_inner0_weld + 31, W_inner0_weld + 32, W_inner0_weld + 33, W_inner0_weld + 34, W_inner0_weld + 35,
-    /* pivot0 */ W_roller_bottom_slide, W_roller_bottom_slide + 5, W_roller_bottom_slide + 6, W_roller_bottom_slide + 10, W_roller_bottom_slide + 11, W_roller_bottom_slide + 12, W_roller_bottom_slide + 15, W_roller_bottom_slide + 16, W_roller_bottom_slide + 17, W_roller_bottom_slide + 18, W_roller_bottom_slide + 20, W_roller_bottom_slide + 21, W_roller_bottom_slide + 22, W_roller_bottom_slide + 23, W_roller_bottom_slide + 24, W_roller_bottom_slide + 25, W_roller_bottom_slide + 26, W_roller_bottom_slide + 27, W_roller_bottom_slide + 28, W_roller_bottom_slide + 29, W_inner0_weld, W_roller_bottom_slide + 30, W_roller_bottom_slide + 31, W_roller_bottom_slide + 32, W_roller_bottom_slide + 33, W_roller_bottom_slide + 34, W_inner0_weld + 6, W_inner0_weld + 7, W_roller_bottom_slide + 35, W_roller_bottom_slide + 36, W_roller_bottom_slide + 37, W_roller_bottom_slide + 38, W_roller_bottom_slide + 39, W_inner0_weld + 12, W_inner0_weld + 13, W_inner0_weld + 14, W_roller_bottom_slide + 40, W_roller_bottom_slide + 41, W_roller_bottom_slide + 42, W_roller_bottom_slide + 43, W_roller_bottom_slide + 44, W_inner0_weld + 18, W_inner0_weld + 19, W_inner0_weld + 20, W_inner0_weld + 21, W_roller_bottom_slide + 45, W_roller_bottom_slide + 46, W_roller_bottom_slide + 47, W_roller_bottom_slide + 48, W_roller_bottom_slide + 49, W_inner0_weld + 24, W_inner0_weld + 25, W_inner0_weld + 26, W_inner0_weld + 27, W_inner0_weld + 28, W_roller_bottom_slide + 50, W_roller_bottom_slide + 51, W_roller_bottom_slide + 52, W_roller_bottom_slide + 53, W_roller_bottom_slide + 54, W_inner0_weld + 30, W_inner0_weld + 31, W_inner0_weld + 32, W_inner0_weld + 33, W_inner0_weld + 34, W_inner0_weld + 35,
-    /* roller_bottom_slide */ W_inner0_weld, W_inner0_weld + 6, W_inner0_weld + 7, W_inner0_weld + 12, W_inner0_weld + 13, W_inner0_weld + 14, W_inner0_weld + 18, W_inner0_weld + 19, W_inner0_weld + 20, W_inner0_weld + 21, W_inner0_weld + 24, W_inner0_weld + 25, W_inner0_weld + 26, W_inner0_weld + 27, W_inner0_weld + 28, W_inner0_weld + 30, W_inner0_weld + 31, W_inner0_weld + 32, W_inner0_weld + 33, W_inner0_weld + 34, W_inner0_weld + 35,
+    /* foot */ W_knee_inner0, W_knee_inner0 + 5, W_knee_inner0 + 6, W_knee_inner0 + 10, W_knee_inner0 + 11, W_knee_inner0 + 12, W_knee_inner0 + 15, W_knee_inner0 + 16, W_knee_inner0 + 17, W_knee_inner0 + 18, W_knee_inner0 + 20, W_knee_inner0 + 21, W_knee_inner0 + 22, W_knee_inner0 + 23, W_knee_inner0 + 24, W_knee_inner0 + 25, W_knee_inner0 + 26, W_knee_inner0 + 27, W_knee_inner0 + 28, W_knee_inner0 + 29, W_pivot0, W_knee_inner0 + 30, W_knee_inner0 + 31, W_knee_inner0 + 32, W_knee_inner0 + 33, W_knee_inner0 + 34, W_pivot0 + 5, W_pivot0 + 6, W_knee_inner0 + 35, W_knee_inner0 + 36, W_knee_inner0 + 37, W_knee_inner0 + 38, W_knee_inner0 + 39, W_pivot0 + 10, W_pivot0 + 11, W_pivot0 + 12, W_knee_inner0 + 40, W_knee_inner0 + 41, W_knee_inner0 + 42, W_knee_inner0 + 43, W_knee_inner0 + 44, W_pivot0 + 15, W_pivot0 + 16, W_pivot0 + 17, W_pivot0 + 18, W_knee_inner0 + 45, W_knee_inner0 + 46, W_knee_inner0 + 47, W_knee_inner0 + 48, W_knee_inner0 + 49, W_pivot0 + 20, W_pivot0 + 21, W_pivot0 + 22, W_pivot0 + 23, W_pivot0 + 24, W_knee_inner0 + 50, W_knee_inner0 + 51, W_knee_inner0 + 52, W_knee_inner0 + 53, W_knee_inner0 + 54, W_pivot0 + 25, W_pivot0 + 26, W_pivot0 + 27, W_pivot0 + 28, W_pivot0 + 29, W_roller_bottom_slide, W_knee_inner0 + 55, W_knee_inner0 + 56, W_knee_inner0 + 57, W_knee_inner0 + 58, W_knee_inner0 + 59, W_pivot0 + 30, W_pivot0 + 31, W_pivot0 + 32, W_pivot0 + 33, W_pivot0 + 34, W_roller_bottom_slide + 5, W_roller_bottom_slide + 6, W_knee_inner0 + 60, W_knee_inner0 + 61, W_knee_inner0 + 62, W_knee_inner0 + 63, W_knee_inner0 + 64, W_pivot0 + 35, W_pivot0 + 36, W_pivot0 + 37, W_pivot0 + 38, W_pivot0 + 39, W_roller_bottom_slide + 10, W_roller_bottom_slide + 11, W_roller_bottom_slide + 12, W_knee_inner0 + 65, W_knee_inner0 + 66, W_knee_inner0 + 67, W_knee_inner0 + 68, W_knee_inner0 + 69, W_pivot0 + 40, W_pivot0 + 41, W_pivot0 + 42, W_pivot0 + 43, W_pivot0 + 44, W_roller_bottom_slide + 15, W_roller_bottom_slide + 16, W_roller_bottom_slide + 17, W_roller_bottom_slide + 18, W_knee_inner0 + 70, W_knee_inner0 + 71, W_knee_inner0 + 72, W_knee_inner0 + 73, W_knee_inner0 + 74, W_pivot0 + 45, W_pivot0 + 46, W_pivot0 + 47, W_pivot0 + 48, W_pivot0 + 49, W_roller_bottom_slide + 20, W_roller_bottom_slide + 21, W_roller_bottom_slide + 22, W_roller_bottom_slide + 23, W_roller_bottom_slide + 24, W_knee_inner0 + 75, W_knee_inner0 + 76, W_knee_inner0 + 77, W_knee_inner0 + 78, W_knee_inner0 + 79, W_pivot0 + 50, W_pivot0 + 51, W_pivot0 + 52, W_pivot0 + 53, W_pivot0 + 54, W_roller_bottom_slide + 25, W_roller_bottom_slide + 26, W_roller_bottom_slide + 27, W_roller_bottom_slide + 28, W_roller_bottom_slide + 29, W_inner0_weld, W_knee_inner0 + 80, W_knee_inner0 + 81, W_knee_inner0 + 82, W_knee_inner0 + 83, W_knee_inner0 + 84, W_pivot0 + 55, W_pivot0 + 56, W_pivot0 + 57, W_pivot0 + 58, W_pivot0 + 59, W_roller_bottom_slide + 30, W_roller_bottom_slide + 31, W_roller_bottom_slide + 32, W_roller_bottom_slide + 33, W_roller_bottom_slide + 34, W_inner0_weld + 6, W_inner0_weld + 7, W_knee_inner0 + 85, W_knee_inner0 + 86, W_knee_inner0 + 87, W_knee_inner0 + 88, W_knee_inner0 + 89, W_pivot0 + 60, W_pivot0 + 61, W_pivot0 + 62, W_pivot0 + 63, W_pivot0 + 64, W_roller_bottom_slide + 35, W_roller_bottom_slide + 36, W_roller_bottom_slide + 37, W_roller_bottom_slide + 38, W_roller_bottom_slide + 39, W_inner0_weld + 12, W_inner0_weld + 13, W_inner0_weld + 14, W_knee_inner0 + 90, W_knee_inner0 + 91, W_knee_inner0 + 92, W_knee_inner0 + 93, W_knee_inner0 + 94, W_pivot0 + 65, W_pivot0 + 66, W_pivot0 + 67, W_pivot0 + 68, W_pivot0 + 69, W_roller_bottom_slide + 40, W_roller_bottom_slide + 41, W_roller_bottom_slide + 42, W_roller_bottom_slide + 43, W_roller_bottom_slide + 44, W_inner0_weld + 18, W_inner0_weld + 19, W_inner0_weld + 20, W_inner0_weld + 21, W_knee_inner0 + 95, W_knee_inner0 + 96, W_knee_inner0 + 97, W_knee_inner0 + 98, W_knee_inner0 + 99, W_pivot0 + 70, W_pivot0 + 71, W_pivot0 + 72, W_pivot0 + 73, W_pivot0 + 74, W_roller_bottom_slide + 45, W_roller_bottom_slide + 46, W_roller_bottom_slide + 47, W_roller_bottom_slide + 48, W_roller_bottom_slide + 49, W_inner0_weld + 24, W_inner0_weld + 25, W_inner0_weld + 26, W_inner0_weld + 27, W_inner0_weld + 28, W_knee_inner0 + 100, W_knee_inner0 + 101, W_knee_inner0 + 102, W_knee_inner0 + 103, W_knee_inner0 + 104, W_pivot0 + 75, W_pivot0 + 76, W_pivot0 + 77, W_pivot0 + 78, W_pivot0 + 79, W_roller_bottom_slide + 50, W_roller_bottom_slide + 51, W_roller_bottom_slide + 52, W_roller_bottom_slide + 53, W_roller_bottom_slide + 54, W_inner0_weld + 30, W_inner0_weld + 31, W_inner0_weld + 32, W_inner0_weld + 33, W_inner0_weld + 34, W_inner0_weld + 35, W_knee_inner0 + 105, W_knee_inner0 + 106, W_knee_inner0 + 107, W_knee_inner0 + 108, W_knee_inner0 + 109, W_pivot0 + 80, W_pivot0 + 81, W_pivot0 + 82, W_pivot0 + 83, W_pivot0 + 84, W_roller_bottom_slide + 55, W_roller_bottom_slide + 56, W_roller_bottom_slide + 57, W_roller_bottom_slide + 58, W_roller_bottom_slide + 59, W_inner0_weld + 36, W_inner0_weld + 37, W_inner0_weld + 38, W_inner0_weld + 39, W_inner0_weld + 40, W_inner0_weld + 41, W_chassis_weld1, W_knee_inner0 + 110, W_knee_inner0 + 111, W_knee_inner0 + 112, W_knee_inner0 + 113, W_knee_inner0 + 114, W_pivot0 + 85, W_pivot0 + 86, W_pivot0 + 87, W_pivot0 + 88, W_pivot0 + 89, W_roller_bottom_slide + 60, W_roller_bottom_slide + 61, W_roller_bottom_slide + 62, W_roller_bottom_slide + 63, W_roller_bottom_slide + 64, W_inner0_weld + 42, W_inner0_weld + 43, W_inner0_weld + 44, W_inner0_weld + 45, W_inner0_weld + 46, W_inner0_weld + 47, W_chassis_weld1 + 6, W_chassis_weld1 + 7, W_knee_inner0 + 115, W_knee_inner0 + 116, W_knee_inner0 + 117, W_knee_inner0 + 118, W_knee_inner0 + 119, W_pivot0 + 90, W_pivot0 + 91, W_pivot0 + 92, W_pivot0 + 93, W_pivot0 + 94, W_roller_bottom_slide + 65, W_roller_bottom_slide + 66, W_roller_bottom_slide + 67, W_roller_bottom_slide + 68, W_roller_bottom_slide + 69, W_inner0_weld + 48, W_inner0_weld + 49, W_inner0_weld + 50, W_inner0_weld + 51, W_inner0_weld + 52, W_inner0_weld + 53, W_chassis_weld1 + 12, W_chassis_weld1 + 13, W_chassis_weld1 + 14, W_knee_inner0 + 120, W_knee_inner0 + 121, W_knee_inner0 + 122, W_knee_inner0 + 123, W_knee_inner0 + 124, W_pivot0 + 95, W_pivot0 + 96, W_pivot0 + 97, W_pivot0 + 98, W_pivot0 + 99, W_roller_bottom_slide + 70, W_roller_bottom_slide + 71, W_roller_bottom_slide + 72, W_roller_bottom_slide + 73, W_roller_bottom_slide + 74, W_inner0_weld + 54, W_inner0_weld + 55, W_inner0_weld + 56, W_inner0_weld + 57, W_inner0_weld + 58, W_inner0_weld + 59, W_chassis_weld1 + 18, W_chassis_weld1 + 19, W_chassis_weld1 + 20, W_chassis_weld1 + 21, W_knee_inner0 + 125, W_knee_inner0 + 126, W_knee_inner0 + 127, W_knee_inner0 + 128, W_knee_inner0 + 129, W_pivot0 + 100, W_pivot0 + 101, W_pivot0 + 102, W_pivot0 + 103, W_pivot0 + 104, W_roller_bottom_slide + 75, W_roller_bottom_slide + 76, W_roller_bottom_slide + 77, W_roller_bottom_slide + 78, W_roller_bottom_slide + 79, W_inner0_weld + 60, W_inner0_weld + 61, W_inner0_weld + 62, W_inner0_weld + 63, W_inner0_weld + 64, W_inner0_weld + 65, W_chassis_weld1 + 24, W_chassis_weld1 + 25, W_chassis_weld1 + 26, W_chassis_weld1 + 27, W_chassis_weld1 + 28, W_knee_inner0 + 130, W_knee_inner0 + 131, W_knee_inner0 + 132, W_knee_inner0 + 133, W_knee_inner0 + 134, W_pivot0 + 105, W_pivot0 + 106, W_pivot0 + 107, W_pivot0 + 108, W_pivot0 + 109, W_roller_bottom_slide + 80, W_roller_bottom_slide + 81, W_roller_bottom_slide + 82, W_roller_bottom_slide + 83, W_roller_bottom_slide + 84, W_inner0_weld + 66, W_inner0_weld + 67, W_inner0_weld + 68, W_inner0_weld + 69, W_inner0_weld + 70, W_inner0_weld + 71, W_chassis_weld1 + 30, W_chassis_weld1 + 31, W_chassis_weld1 + 32, W_chassis_weld1 + 33, W_chassis_weld1 + 34, W_chassis_weld1 + 35,
+    /* knee_inner0 */ W_pivot0, W_pivot0 + 5, W_pivot0 + 6, W_pivot0 + 10, W_pivot0 + 11, W_pivot0 + 12, W_pivot0 + 15, W_pivot0 + 16, W_pivot0 + 17, W_pivot0 + 18, W_pivot0 + 20, W_pivot0 + 21, W_pivot0 + 22, W_pivot0 + 23, W_pivot0 + 24, W_pivot0 + 25, W_pivot0 + 26, W_pivot0 + 27, W_pivot0 + 28, W_pivot0 + 29, W_roller_bottom_slide, W_pivot0 + 30, W_pivot0 + 31, W_pivot0 + 32, W_pivot0 + 33, W_pivot0 + 34, W_roller_bottom_slide + 5, W_roller_bottom_slide + 6, W_pivot0 + 35, W_pivot0 + 36, W_pivot0 + 37, W_pivot0 + 38, W_pivot0 + 39, W_roller_bottom_slide + 10, W_roller_bottom_slide + 11, W_roller_bottom_slide + 12, W_pivot0 + 40, W_pivot0 + 41, W_pivot0 + 42, W_pivot0 + 43, W_pivot0 + 44, W_roller_bottom_slide + 15, W_roller_bottom_slide + 16, W_roller_bottom_slide + 17, W_roller_bottom_slide + 18, W_pivot0 + 45, W_pivot0 + 46, W_pivot0 + 47, W_pivot0 + 48, W_pivot0 + 49, W_roller_bottom_slide + 20, W_roller_bottom_slide + 21, W_roller_bottom_slide + 22, W_roller_bottom_slide + 23, W_roller_bottom_slide + 24, W_pivot0 + 50, W_pivot0 + 51, W_pivot0 + 52, W_pivot0 + 53, W_pivot0 + 54, W_roller_bottom_slide + 25, W_roller_bottom_slide + 26, W_roller_bottom_slide + 27, W_roller_bottom_slide + 28, W_roller_bottom_slide + 29, W_inner0_weld, W_pivot0 + 55, W_pivot0 + 56, W_pivot0 + 57, W_pivot0 + 58, W_pivot0 + 59, W_roller_bottom_slide + 30, W_roller_bottom_slide + 31, W_roller_bottom_slide + 32, W_roller_bottom_slide + 33, W_roller_bottom_slide + 34, W_inner0_weld + 6, W_inner0_weld + 7, W_pivot0 + 60, W_pivot0 + 61, W_pivot0 + 62, W_pivot0 + 63, W_pivot0 + 64, W_roller_bottom_slide + 35, W_roller_bottom_slide + 36, W_roller_bottom_slide + 37, W_roller_bottom_slide + 38, W_roller_bottom_slide + 39, W_inner0_weld + 12, W_inner0_weld + 13, W_inner0_weld + 14, W_pivot0 + 65, W_pivot0 + 66, W_pivot0 + 67, W_pivot0 + 68, W_pivot0 + 69, W_roller_bottom_slide + 40, W_roller_bottom_slide + 41, W_roller_bottom_slide + 42, W_roller_bottom_slide + 43, W_roller_bottom_slide + 44, W_inner0_weld + 18, W_inner0_weld + 19, W_inner0_weld + 20, W_inner0_weld + 21, W_pivot0 + 70, W_pivot0 + 71, W_pivot0 + 72, W_pivot0 + 73, W_pivot0 + 74, W_roller_bottom_slide + 45, W_roller_bottom_slide + 46, W_roller_bottom_slide + 47, W_roller_bottom_slide + 48, W_roller_bottom_slide + 49, W_inner0_weld + 24, W_inner0_weld + 25, W_inner0_weld + 26, W_inner0_weld + 27, W_inner0_weld + 28, W_pivot0 + 75, W_pivot0 + 76, W_pivot0 + 77, W_pivot0 + 78, W_pivot0 + 79, W_roller_bottom_slide + 50, W_roller_bottom_slide + 51, W_roller_bottom_slide + 52, W_roller_bottom_slide + 53, W_roller_bottom_slide + 54, W_inner0_weld + 30, W_inner0_weld + 31, W_inner0_weld + 32, W_inner0_weld + 33, W_inner0_weld + 34, W_inner0_weld + 35, W_pivot0 + 80, W_pivot0 + 81, W_pivot0 + 82, W_pivot0 + 83, W_pivot0 + 84, W_roller_bottom_slide + 55, W_roller_bottom_slide + 56, W_roller_bottom_slide + 57, W_roller_bottom_slide + 58, W_roller_bottom_slide + 59, W_inner0_weld + 36, W_inner0_weld + 37, W_inner0_weld + 38, W_inner0_weld + 39, W_inner0_weld + 40, W_inner0_weld + 41, W_chassis_weld1, W_pivot0 + 85, W_pivot0 + 86, W_pivot0 + 87, W_pivot0 + 88, W_pivot0 + 89, W_roller_bottom_slide + 60, W_roller_bottom_slide + 61, W_roller_bottom_slide + 62, W_roller_bottom_slide + 63, W_roller_bottom_slide + 64, W_inner0_weld + 42, W_inner0_weld + 43, W_inner0_weld + 44, W_inner0_weld + 45, W_inner0_weld + 46, W_inner0_weld + 47, W_chassis_weld1 + 6, W_chassis_weld1 + 7, W_pivot0 + 90, W_pivot0 + 91, W_pivot0 + 92, W_pivot0 + 93, W_pivot0 + 94, W_roller_bottom_slide + 65, W_roller_bottom_slide + 66, W_roller_bottom_slide + 67, W_roller_bottom_slide + 68, W_roller_bottom_slide + 69, W_inner0_weld + 48, W_inner0_weld + 49, W_inner0_weld + 50, W_inner0_weld + 51, W_inner0_weld + 52, W_inner0_weld + 53, W_chassis_weld1 + 12, W_chassis_weld1 + 13, W_chassis_weld1 + 14, W_pivot0 + 95, W_pivot0 + 96, W_pivot0 + 97, W_pivot0 + 98, W_pivot0 + 99, W_roller_bottom_slide + 70, W_roller_bottom_slide + 71, W_roller_bottom_slide + 72, W_roller_bottom_slide + 73, W_roller_bottom_slide + 74, W_inner0_weld + 54, W_inner0_weld + 55, W_inner0_weld + 56, W_inner0_weld + 57, W_inner0_weld + 58, W_inner0_weld + 59, W_chassis_weld1 + 18, W_chassis_weld1 + 19, W_chassis_weld1 + 20, W_chassis_weld1 + 21, W_pivot0 + 100, W_pivot0 + 101, W_pivot0 + 102, W_pivot0 + 103, W_pivot0 + 104, W_roller_bottom_slide + 75, W_roller_bottom_slide + 76, W_roller_bottom_slide + 77, W_roller_bottom_slide + 78, W_roller_bottom_slide + 79, W_inner0_weld + 60, W_inner0_weld + 61, W_inner0_weld + 62, W_inner0_weld + 63, W_inner0_weld + 64, W_inner0_weld + 65, W_chassis_weld1 + 24, W_chassis_weld1 + 25, W_chassis_weld1 + 26, W_chassis_weld1 + 27, W_chassis_weld1 + 28, W_pivot0 + 105, W_pivot0 + 106, W_pivot0 + 107, W_pivot0 + 108, W_pivot0 + 109, W_roller_bottom_slide + 80, W_roller_bottom_slide + 81, W_roller_bottom_slide + 82, W_roller_bottom_slide + 83, W_roller_bottom_slide + 84, W_inner0_weld + 66, W_inner0_weld + 67, W_inner0_weld + 68, W_inner0_weld + 69, W_inner0_weld + 70, W_inner0_weld + 71, W_chassis_weld1 + 30, W_chassis_weld1 + 31, W_chassis_weld1 + 32, W_chassis_weld1 + 33, W_chassis_weld1 + 34, W_chassis_weld1 + 35,
+    /* pivot0 */ W_roller_bottom_slide, W_roller_bottom_slide + 5, W_roller_bottom_slide + 6, W_roller_bottom_slide + 10, W_roller_bottom_slide + 11, W_roller_bottom_slide + 12, W_roller_bottom_slide + 15, W_roller_bottom_slide + 16, W_roller_bottom_slide + 17, W_roller_bottom_slide + 18, W_roller_bottom_slide + 20, W_roller_bottom_slide + 21, W_roller_bottom_slide + 22, W_roller_bottom_slide + 23, W_roller_bottom_slide + 24, W_roller_bottom_slide + 25, W_roller_bottom_slide + 26, W_roller_bottom_slide + 27, W_roller_bottom_slide + 28, W_roller_bottom_slide + 29, W_inner0_weld, W_roller_bottom_slide + 30, W_roller_bottom_slide + 31, W_roller_bottom_slide + 32, W_roller_bottom_slide + 33, W_roller_bottom_slide + 34, W_inner0_weld + 6, W_inner0_weld + 7, W_roller_bottom_slide + 35, W_roller_bottom_slide + 36, W_roller_bottom_slide + 37, W_roller_bottom_slide + 38, W_roller_bottom_slide + 39, W_inner0_weld + 12, W_inner0_weld + 13, W_inner0_weld + 14, W_roller_bottom_slide + 40, W_roller_bottom_slide + 41, W_roller_bottom_slide + 42, W_roller_bottom_slide + 43, W_roller_bottom_slide + 44, W_inner0_weld + 18, W_inner0_weld + 19, W_inner0_weld + 20, W_inner0_weld + 21, W_roller_bottom_slide + 45, W_roller_bottom_slide + 46, W_roller_bottom_slide + 47, W_roller_bottom_slide + 48, W_roller_bottom_slide + 49, W_inner0_weld + 24, W_inner0_weld + 25, W_inner0_weld + 26, W_inner0_weld + 27, W_inner0_weld + 28, W_roller_bottom_slide + 50, W_roller_bottom_slide + 51, W_roller_bottom_slide + 52, W_roller_bottom_slide + 53, W_roller_bottom_slide + 54, W_inner0_weld + 30, W_inner0_weld + 31, W_inner0_weld + 32, W_inner0_weld + 33, W_inner0_weld + 34, W_inner0_weld + 35, W_roller_bottom_slide + 55, W_roller_bottom_slide + 56, W_roller_bottom_slide + 57, W_roller_bottom_slide + 58, W_roller_bottom_slide + 59, W_inner0_weld + 36, W_inner0_weld + 37, W_inner0_weld + 38, W_inner0_weld + 39, W_inner0_weld + 40, W_inner0_weld + 41, W_chassis_weld1, W_roller_bottom_slide + 60, W_roller_bottom_slide + 61, W_roller_bottom_slide + 62, W_roller_bottom_slide + 63, W_roller_bottom_slide + 64, W_inner0_weld + 42, W_inner0_weld + 43, W_inner0_weld + 44, W_inner0_weld + 45, W_inner0_weld + 46, W_inner0_weld + 47, W_chassis_weld1 + 6, W_chassis_weld1 + 7, W_roller_bottom_slide + 65, W_roller_bottom_slide + 66, W_roller_bottom_slide + 67, W_roller_bottom_slide + 68, W_roller_bottom_slide + 69, W_inner0_weld + 48, W_inner0_weld + 49, W_inner0_weld + 50, W_inner0_weld + 51, W_inner0_weld + 52, W_inner0_weld + 53, W_chassis_weld1 + 12, W_chassis_weld1 + 13, W_chassis_weld1 + 14, W_roller_bottom_slide + 70, W_roller_bottom_slide + 71, W_roller_bottom_slide + 72, W_roller_bottom_slide + 73, W_roller_bottom_slide + 74, W_inner0_weld + 54, W_inner0_weld + 55, W_inner0_weld + 56, W_inner0_weld + 57, W_inner0_weld + 58, W_inner0_weld + 59, W_chassis_weld1 + 18, W_chassis_weld1 + 19, W_chassis_weld1 + 20, W_chassis_weld1 + 21, W_roller_bottom_slide + 75, W_roller_bottom_slide + 76, W_roller_bottom_slide + 77, W_roller_bottom_slide + 78, W_roller_bottom_slide + 79, W_inner0_weld + 60, W_inner0_weld + 61, W_inner0_weld + 62, W_inner0_weld + 63, W_inner0_weld + 64, W_inner0_weld + 65, W_chassis_weld1 + 24, W_chassis_weld1 + 25, W_chassis_weld1 + 26, W_chassis_weld1 + 27, W_chassis_weld1 + 28, W_roller_bottom_slide + 80, W_roller_bottom_slide + 81, W_roller_bottom_slide + 82, W_roller_bottom_slide + 83, W_roller_bottom_slide + 84, W_inner0_weld + 66, W_inner0_weld + 67, W_inner0_weld + 68, W_inner0_weld + 69, W_inner0_weld + 70, W_inner0_weld + 71, W_chassis_weld1 + 30, W_chassis_weld1 + 31, W_chassis_weld1 + 32, W_chassis_weld1 + 33, W_chassis_weld1 + 34, W_chassis_weld1 + 35,
+    /* roller_bottom_slide */ W_inner0_weld, W_inner0_weld + 6, W_inner0_weld + 7, W_inner0_weld + 12, W_inner0_weld + 13, W_inner0_weld + 14, W_inner0_weld + 18, W_inner0_weld + 19, W_inner0_weld + 20, W_inner0_weld + 21, W_inner0_weld + 24, W_inner0_weld + 25, W_inner0_weld + 26, W_inner0_weld + 27, W_inner0_weld + 28, W_inner0_weld + 30, W_inner0_weld + 31, W_inner0_weld + 32, W_inner0_weld + 33, W_inner0_weld + 34, W_inner0_weld + 35, W_inner0_weld + 36, W_inner0_weld + 37, W_inner0_weld + 38, W_inner0_weld + 39, W_inner0_weld + 40, W_inner0_weld + 41, W_chassis_weld1, W_inner0_weld + 42, W_inner0_weld + 43, W_inner0_weld + 44, W_inner0_weld + 45, W_inner0_weld + 46, W_inner0_weld + 47, W_chassis_weld1 + 6, W_chassis_weld1 + 7, W_inner0_weld + 48, W_inner0_weld + 49, W_inner0_weld + 50, W_inner0_weld + 51, W_inner0_weld + 52, W_inner0_weld + 53, W_chassis_weld1 + 12, W_chassis_weld1 + 13, W_chassis_weld1 + 14, W_inner0_weld + 54, W_inner0_weld + 55, W_inner0_weld + 56, W_inner0_weld + 57, W_inner0_weld + 58, W_inner0_weld + 59, W_chassis_weld1 + 18, W_chassis_weld1 + 19, W_chassis_weld1 + 20, W_chassis_weld1 + 21, W_inner0_weld + 60, W_inner0_weld + 61, W_inner0_weld + 62, W_inner0_weld + 63, W_inner0_weld + 64, W_inner0_weld + 65, W_chassis_weld1 + 24, W_chassis_weld1 + 25, W_chassis_weld1 + 26, W_chassis_weld1 + 27, W_chassis_weld1 + 28, W_inner0_weld + 66, W_inner0_weld + 67, W_inner0_weld + 68, W_inner0_weld + 69, W_inner0_weld + 70, W_inner0_weld + 71, W_chassis_weld1 + 30, W_chassis_weld1 + 31, W_chassis_weld1 + 32, W_chassis_weld1 + 33, W_chassis_weld1 + 34, W_chassis_weld1 + 35,
+    /* inner0_weld */ W_chassis_weld1, W_chassis_weld1 + 6, W_chassis_weld1 + 7, W_chassis_weld1 + 12, W_chassis_weld1 + 13, W_chassis_weld1 + 14, W_chassis_weld1 + 18, W_chassis_weld1 + 19, W_chassis_weld1 + 20, W_chassis_weld1 + 21, W_chassis_weld1 + 24, W_chassis_weld1 + 25, W_chassis_weld1 + 26, W_chassis_weld1 + 27, W_chassis_weld1 + 28, W_chassis_weld1 + 30, W_chassis_weld1 + 31, W_chassis_weld1 + 32, W_chassis_weld1 + 33, W_chassis_weld1 + 34, W_chassis_weld1 + 35,
+    /* axleFL */ W_axleFR, W_axleFR + 5, W_axleFR + 6, W_axleFR + 10, W_axleFR + 11, W_axleFR + 12, W_axleFR + 15, W_axleFR + 16, W_axleFR + 17, W_axleFR + 18, W_axleFR + 20, W_axleFR + 21, W_axleFR + 22, W_axleFR + 23, W_axleFR + 24, W_axleFR + 25, W_axleFR + 26, W_axleFR + 27, W_axleFR + 28, W_axleFR + 29, W_axleRL, W_axleFR + 30, W_axleFR + 31, W_axleFR + 32, W_axleFR + 33, W_axleFR + 34, W_axleRL + 5, W_axleRL + 6, W_axleFR + 35, W_axleFR + 36, W_axleFR + 37, W_axleFR + 38, W_axleFR + 39, W_axleRL + 10, W_axleRL + 11, W_axleRL + 12, W_axleFR + 40, W_axleFR + 41, W_axleFR + 42, W_axleFR + 43, W_axleFR + 44, W_axleRL + 15, W_axleRL + 16, W_axleRL + 17, W_axleRL + 18, W_axleFR + 45, W_axleFR + 46, W_axleFR + 47, W_axleFR + 48, W_axleFR + 49, W_axleRL + 20, W_axleRL + 21, W_axleRL + 22, W_axleRL + 23, W_axleRL + 24, W_axleFR + 50, W_axleFR + 51, W_axleFR + 52, W_axleFR + 53, W_axleFR + 54, W_axleRL + 25, W_axleRL + 26, W_axleRL + 27, W_axleRL + 28, W_axleRL + 29, W_axleRR, W_axleFR + 55, W_axleFR + 56, W_axleFR + 57, W_axleFR + 58, W_axleFR + 59, W_axleRL + 30, W_axleRL + 31, W_axleRL + 32, W_axleRL + 33, W_axleRL + 34, W_axleRR + 5, W_axleRR + 6, W_axleFR + 60, W_axleFR + 61, W_axleFR + 62, W_axleFR + 63, W_axleFR + 64, W_axleRL + 35, W_axleRL + 36, W_axleRL + 37, W_axleRL + 38, W_axleRL + 39, W_axleRR + 10, W_axleRR + 11, W_axleRR + 12, W_axleFR + 65, W_axleFR + 66, W_axleFR + 67, W_axleFR + 68, W_axleFR + 69, W_axleRL + 40, W_axleRL + 41, W_axleRL + 42, W_axleRL + 43, W_axleRL + 44, W_axleRR + 15, W_axleRR + 16, W_axleRR + 17, W_axleRR + 18, W_axleFR + 70, W_axleFR + 71, W_axleFR + 72, W_axleFR + 73, W_axleFR + 74, W_axleRL + 45, W_axleRL + 46, W_axleRL + 47, W_axleRL + 48, W_axleRL + 49, W_axleRR + 20, W_axleRR + 21, W_axleRR + 22, W_axleRR + 23, W_axleRR + 24, W_axleFR + 75, W_axleFR + 76, W_axleFR + 77, W_axleFR + 78, W_axleFR + 79, W_axleRL + 50, W_axleRL + 51, W_axleRL + 52, W_axleRL + 53, W_axleRL + 54, W_axleRR + 25, W_axleRR + 26, W_axleRR + 27, W_axleRR + 28, W_axleRR + 29, W_chassis_weld1, W_axleFR + 80, W_axleFR + 81, W_axleFR + 82, W_axleFR + 83, W_axleFR + 84, W_axleRL + 55, W_axleRL + 56, W_axleRL + 57, W_axleRL + 58, W_axleRL + 59, W_axleRR + 30, W_axleRR + 31, W_axleRR + 32, W_axleRR + 33, W_axleRR + 34, W_chassis_weld1 + 6, W_chassis_weld1 + 7, W_axleFR + 85, W_axleFR + 86, W_axleFR + 87, W_axleFR + 88, W_axleFR + 89, W_axleRL + 60, W_axleRL + 61, W_axleRL + 62, W_axleRL + 63, W_axleRL + 64, W_axleRR + 35, W_axleRR + 36, W_axleRR + 37, W_axleRR + 38, W_axleRR + 39, W_chassis_weld1 + 12, W_chassis_weld1 + 13, W_chassis_weld1 + 14, W_axleFR + 90, W_axleFR + 91, W_axleFR + 92, W_axleFR + 93, W_axleFR + 94, W_axleRL + 65, W_axleRL + 66, W_axleRL + 67, W_axleRL + 68, W_axleRL + 69, W_axleRR + 40, W_axleRR + 41, W_axleRR + 42, W_axleRR + 43, W_axleRR + 44, W_chassis_weld1 + 18, W_chassis_weld1 + 19, W_chassis_weld1 + 20, W_chassis_weld1 + 21, W_axleFR + 95, W_axleFR + 96, W_axleFR + 97, W_axleFR + 98, W_axleFR + 99, W_axleRL + 70, W_axleRL + 71, W_axleRL + 72, W_axleRL + 73, W_axleRL + 74, W_axleRR + 45, W_axleRR + 46, W_axleRR + 47, W_axleRR + 48, W_axleRR + 49, W_chassis_weld1 + 24, W_chassis_weld1 + 25, W_chassis_weld1 + 26, W_chassis_weld1 + 27, W_chassis_weld1 + 28, W_axleFR + 100, W_axleFR + 101, W_axleFR + 102, W_axleFR + 103, W_axleFR + 104, W_axleRL + 75, W_axleRL + 76, W_axleRL + 77, W_axleRL + 78, W_axleRL + 79, W_axleRR + 50, W_axleRR + 51, W_axleRR + 52, W_axleRR + 53, W_axleRR + 54, W_chassis_weld1 + 30, W_chassis_weld1 + 31, W_chassis_weld1 + 32, W_chassis_weld1 + 33, W_chassis_weld1 + 34, W_chassis_weld1 + 35,
+    /* axleFR */ W_axleRL, W_axleRL + 5, W_axleRL + 6, W_axleRL + 10, W_axleRL + 11, W_axleRL + 12, W_axleRL + 15, W_axleRL + 16, W_axleRL + 17, W_axleRL + 18, W_axleRL + 20, W_axleRL + 21, W_axleRL + 22, W_axleRL + 23, W_axleRL + 24, W_axleRL + 25, W_axleRL + 26, W_axleRL + 27, W_axleRL + 28, W_axleRL + 29, W_axleRR, W_axleRL + 30, W_axleRL + 31, W_axleRL + 32, W_axleRL + 33, W_axleRL + 34, W_axleRR + 5, W_axleRR + 6, W_axleRL + 35, W_axleRL + 36, W_axleRL + 37, W_axleRL + 38, W_axleRL + 39, W_axleRR + 10, W_axleRR + 11, W_axleRR + 12, W_axleRL + 40, W_axleRL + 41, W_axleRL + 42, W_axleRL + 43, W_axleRL + 44, W_axleRR + 15, W_axleRR + 16, W_axleRR + 17, W_axleRR + 18, W_axleRL + 45, W_axleRL + 46, W_axleRL + 47, W_axleRL + 48, W_axleRL + 49, W_axleRR + 20, W_axleRR + 21, W_axleRR + 22, W_axleRR + 23, W_axleRR + 24, W_axleRL + 50, W_axleRL + 51, W_axleRL + 52, W_axleRL + 53, W_axleRL + 54, W_axleRR + 25, W_axleRR + 26, W_axleRR + 27, W_axleRR + 28, W_axleRR + 29, W_chassis_weld1, W_axleRL + 55, W_axleRL + 56, W_axleRL + 57, W_axleRL + 58, W_axleRL + 59, W_axleRR + 30, W_axleRR + 31, W_axleRR + 32, W_axleRR + 33, W_axleRR + 34, W_chassis_weld1 + 6, W_chassis_weld1 + 7, W_axleRL + 60, W_axleRL + 61, W_axleRL + 62, W_axleRL + 63, W_axleRL + 64, W_axleRR + 35, W_axleRR + 36, W_axleRR + 37, W_axleRR + 38, W_axleRR + 39, W_chassis_weld1 + 12, W_chassis_weld1 + 13, W_chassis_weld1 + 14, W_axleRL + 65, W_axleRL + 66, W_axleRL + 67, W_axleRL + 68, W_axleRL + 69, W_axleRR + 40, W_axleRR + 41, W_axleRR + 42, W_axleRR + 43, W_axleRR + 44, W_chassis_weld1 + 18, W_chassis_weld1 + 19, W_chassis_weld1 + 20, W_chassis_weld1 + 21, W_axleRL + 70, W_axleRL + 71, W_axleRL + 72, W_axleRL + 73, W_axleRL + 74, W_axleRR + 45, W_axleRR + 46, W_axleRR + 47, W_axleRR + 48, W_axleRR + 49, W_chassis_weld1 + 24, W_chassis_weld1 + 25, W_chassis_weld1 + 26, W_chassis_weld1 + 27, W_chassis_weld1 + 28, W_axleRL + 75, W_axleRL + 76, W_axleRL + 77, W_axleRL + 78, W_axleRL + 79, W_axleRR + 50, W_axleRR + 51, W_axleRR + 52, W_axleRR + 53, W_axleRR + 54, W_chassis_weld1 + 30, W_chassis_weld1 + 31, W_chassis_weld1 + 32, W_chassis_weld1 + 33, W_chassis_weld1 + 34, W_chassis_weld1 + 35,
+    /* axleRL */ W_axleRR, W_axleRR + 5, W_axleRR + 6, W_axleRR + 10, W_axleRR + 11, W_axleRR + 12, W_axleRR + 15, W_axleRR + 16, W_axleRR + 17, W_axleRR + 18, W_axleRR + 20, W_axleRR + 21, W_axleRR + 22, W_axleRR + 23, W_axleRR + 24, W_axleRR + 25, W_axleRR + 26, W_axleRR + 27, W_axleRR + 28, W_axleRR + 29, W_chassis_weld1, W_axleRR + 30, W_axleRR + 31, W_axleRR + 32, W_axleRR + 33, W_axleRR + 34, W_chassis_weld1 + 6, W_chassis_weld1 + 7, W_axleRR + 35, W_axleRR + 36, W_axleRR + 37, W_axleRR + 38, W_axleRR + 39, W_chassis_weld1 + 12, W_chassis_weld1 + 13, W_chassis_weld1 + 14, W_axleRR + 40, W_axleRR + 41, W_axleRR + 42, W_axleRR + 43, W_axleRR + 44, W_chassis_weld1 + 18, W_chassis_weld1 + 19, W_chassis_weld1 + 20, W_chassis_weld1 + 21, W_axleRR + 45, W_axleRR + 46, W_axleRR + 47, W_axleRR + 48, W_axleRR + 49, W_chassis_weld1 + 24, W_chassis_weld1 + 25, W_chassis_weld1 + 26, W_chassis_weld1 + 27, W_chassis_weld1 + 28, W_axleRR + 50, W_axleRR + 51, W_axleRR + 52, W_axleRR + 53, W_axleRR + 54, W_chassis_weld1 + 30, W_chassis_weld1 + 31, W_chassis_weld1 + 32, W_chassis_weld1 + 33, W_chassis_weld1 + 34, W_chassis_weld1 + 35,
+    /* axleRR */ W_chassis_weld1, W_chassis_weld1 + 6, W_chassis_weld1 + 7, W_chassis_weld1 + 12, W_chassis_weld1 + 13, W_chassis_weld1 + 14, W_chassis_weld1 + 18, W_chassis_weld1 + 19, W_chassis_weld1 + 20, W_chassis_weld1 + 21, W_chassis_weld1 + 24, W_chassis_weld1 + 25, W_chassis_weld1 + 26, W_chassis_weld1 + 27, W_chassis_weld1 + 28, W_chassis_weld1 + 30, W_chassis_weld1 + 31, W_chassis_weld1 + 32, W_chassis_weld1 + 33, W_chassis_weld1 + 34, W_chassis_weld1 + 35,
 };
 
 /*---- factor: one function per pivot ------------------------------------------*/
@@ -702,7 +702,7 @@ static int pivot_outer5_weld(scalar *restrict w, scalar *restrict t) {
 /*---- outer6_weld (weld, d = 6, h = 15)
  * column: head (d 5), pivot6 (d 5), knee_inner5 (d 5) */
 static int pivot_outer6_weld(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_5(w + W_axleFL, t + R_axleFL); /* N[axleFL] = l D l^T, the next pivot's: final now */
+  const int failed = factor_node_4(w + W_roller_top_slide, t + R_roller_top_slide); /* N[roller_top_slide] = l D l^T, the next pivot's: final now */
   panel_6x8(w + W_outer6_weld, t + R_outer6_weld, w + W_outer6_weld + 36, t + 16); /* rows 0..7 */
   panel_6x7_of_8(w + W_outer6_weld, t + R_outer6_weld, w + W_outer6_weld + 84, t + 24); /* rows 8..14 */
   reduce_tri_5_d6(w + W_head, w + W_outer6_weld + 36, t + 16); /* N[head] */
@@ -711,77 +711,6 @@ static int pivot_outer6_weld(scalar *restrict w, scalar *restrict t) {
   reduce_5x5_d6(w + W_head + 75, w + W_outer6_weld + 96, t + 16); /* E[knee_inner5, head] */
   reduce_5x5_d6(w + W_pivot6 + 50, w + W_outer6_weld + 96, t + 21); /* E[knee_inner5, pivot6] */
   reduce_tri_5_d6(w + W_knee_inner5, w + W_outer6_weld + 96, t + 26); /* N[knee_inner5] */
-  return failed ? P_axleFL : -1;
-}
-
-/*---- axleFL (hinge, d = 5, h = 21)
- * column: axleFR (d 5), axleRL (d 5), axleRR (d 5), chassis#weld1 (d 6) */
-static int pivot_axleFL(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + W_axleFL, t + R_axleFL, w + W_axleFL + 25, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + W_axleFR, w + W_axleFL + 25, t + 16); /* N[axleFR] */
-  const int failed = factor_node_5(w + W_axleFR, t + R_axleFR); /* N[axleFR] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + W_axleFL, t + R_axleFL, w + W_axleFL + 65, t + 24); /* rows 8..15 */
-  panel_5x5_of_8(w + W_axleFL, t + R_axleFL, w + W_axleFL + 105, t + 32); /* rows 16..20 */
-  reduce_5x5_d5(w + W_axleFR + 25, w + W_axleFL + 50, t + 16); /* E[axleRL, axleFR] */
-  reduce_tri_5_d5(w + W_axleRL, w + W_axleFL + 50, t + 21); /* N[axleRL] */
-  reduce_5x5_d5(w + W_axleFR + 50, w + W_axleFL + 75, t + 16); /* E[axleRR, axleFR] */
-  reduce_5x5_d5(w + W_axleRL + 25, w + W_axleFL + 75, t + 21); /* E[axleRR, axleRL] */
-  reduce_tri_5_d5(w + W_axleRR, w + W_axleFL + 75, t + 26); /* N[axleRR] */
-  reduce_6x5_d5(w + W_axleFR + 75, w + W_axleFL + 100, t + 16); /* E[chassis#weld1, axleFR] */
-  reduce_6x5_d5(w + W_axleRL + 50, w + W_axleFL + 100, t + 21); /* E[chassis#weld1, axleRL] */
-  reduce_6x5_d5(w + W_axleRR + 25, w + W_axleFL + 100, t + 26); /* E[chassis#weld1, axleRR] */
-  reduce_tri_6_d5(w + W_chassis_weld1, w + W_axleFL + 100, t + 31); /* N[chassis#weld1] */
-  return failed ? P_axleFR : -1;
-}
-
-/*---- axleFR (hinge, d = 5, h = 16)
- * column: axleRL (d 5), axleRR (d 5), chassis#weld1 (d 6) */
-static int pivot_axleFR(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + W_axleFR, t + R_axleFR, w + W_axleFR + 25, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + W_axleRL, w + W_axleFR + 25, t + 16); /* N[axleRL] */
-  const int failed = factor_node_5(w + W_axleRL, t + R_axleRL); /* N[axleRL] = l D l^T, the next pivot's: final now */
-  panel_5x8(w + W_axleFR, t + R_axleFR, w + W_axleFR + 65, t + 24); /* rows 8..15 */
-  reduce_5x5_d5(w + W_axleRL + 25, w + W_axleFR + 50, t + 16); /* E[axleRR, axleRL] */
-  reduce_tri_5_d5(w + W_axleRR, w + W_axleFR + 50, t + 21); /* N[axleRR] */
-  reduce_6x5_d5(w + W_axleRL + 50, w + W_axleFR + 75, t + 16); /* E[chassis#weld1, axleRL] */
-  reduce_6x5_d5(w + W_axleRR + 25, w + W_axleFR + 75, t + 21); /* E[chassis#weld1, axleRR] */
-  reduce_tri_6_d5(w + W_chassis_weld1, w + W_axleFR + 75, t + 26); /* N[chassis#weld1] */
-  return failed ? P_axleRL : -1;
-}
-
-/*---- axleRL (hinge, d = 5, h = 11)
- * column: axleRR (d 5), chassis#weld1 (d 6) */
-static int pivot_axleRL(scalar *restrict w, scalar *restrict t) {
-  panel_5x8(w + W_axleRL, t + R_axleRL, w + W_axleRL + 25, t + 16); /* rows 0..7 */
-  reduce_tri_5_d5(w + W_axleRR, w + W_axleRL + 25, t + 16); /* N[axleRR] */
-  const int failed = factor_node_5(w + W_axleRR, t + R_axleRR); /* N[axleRR] = l D l^T, the next pivot's: final now */
-  panel_5x3_of_4(w + W_axleRL, t + R_axleRL, w + W_axleRL + 65, t + 24); /* rows 8..10 */
-  reduce_6x5_d5(w + W_axleRR + 25, w + W_axleRL + 50, t + 16); /* E[chassis#weld1, axleRR] */
-  reduce_tri_6_d5(w + W_chassis_weld1, w + W_axleRL + 50, t + 21); /* N[chassis#weld1] */
-  return failed ? P_axleRR : -1;
-}
-
-/*---- axleRR (hinge, d = 5, h = 6)
- * column: chassis#weld1 (d 6) */
-static int pivot_axleRR(scalar *restrict w, scalar *restrict t) {
-  panel_5x6_of_8(w + W_axleRR, t + R_axleRR, w + W_axleRR + 25, t + 16); /* rows 0..5 */
-  reduce_tri_6_d5(w + W_chassis_weld1, w + W_axleRR + 25, t + 16); /* N[chassis#weld1] */
-  const int failed = factor_node_6(w + W_chassis_weld1, t + R_chassis_weld1); /* N[chassis#weld1] = l D l^T, the next pivot's: final now */
-  return failed ? P_chassis_weld1 : -1;
-}
-
-/*---- chassis#weld1 (shard weld, d = 6, h = 13)
- * column: barrel_eye (d 3), foot (d 5), roller_bottom_slide (d 5) */
-static int pivot_chassis_weld1(scalar *restrict w, scalar *restrict t) {
-  const int failed = factor_node_4(w + W_roller_top_slide, t + R_roller_top_slide); /* N[roller_top_slide] = l D l^T, the next pivot's: final now */
-  panel_6x8(w + W_chassis_weld1, t + R_chassis_weld1, w + W_chassis_weld1 + 36, t + 16); /* rows 0..7 */
-  panel_6x5_of_8(w + W_chassis_weld1, t + R_chassis_weld1, w + W_chassis_weld1 + 84, t + 24); /* rows 8..12 */
-  reduce_tri_3_d6(w + W_barrel_eye, w + W_chassis_weld1 + 36, t + 16); /* N[barrel_eye] */
-  reduce_5x3_d6(w + W_barrel_eye + 9, w + W_chassis_weld1 + 54, t + 16); /* E[foot, barrel_eye] */
-  reduce_tri_5_d6(w + W_foot, w + W_chassis_weld1 + 54, t + 19); /* N[foot] */
-  reduce_5x3_d6(w + W_barrel_eye + 24, w + W_chassis_weld1 + 84, t + 16); /* E[roller_bottom_slide, barrel_eye] */
-  reduce_5x5_d6(w + W_foot + 75, w + W_chassis_weld1 + 84, t + 19); /* E[roller_bottom_slide, foot] */
-  reduce_tri_5_d6(w + W_roller_bottom_slide, w + W_chassis_weld1 + 84, t + 24); /* N[roller_bottom_slide] */
   return failed ? P_roller_top_slide : -1;
 }
 
@@ -835,18 +764,24 @@ static int pivot_rod_eye(scalar *restrict w, scalar *restrict t) {
   return failed ? P_barrel_eye : -1;
 }
 
-/*---- barrel_eye (ball, d = 3, h = 16)
- * column: foot (d 5), roller_bottom_slide (d 5), inner0_weld (d 6, fill) */
+/*---- barrel_eye (ball, d = 3, h = 22)
+ * column: foot (d 5), roller_bottom_slide (d 5), inner0_weld (d 6, fill),
+ *         chassis#weld1 (d 6) */
 static int pivot_barrel_eye(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_5(w + W_head, t + R_head); /* N[head] = l D l^T, the next pivot's: final now */
   panel_3x8(w + W_barrel_eye, t + R_barrel_eye, w + W_barrel_eye + 9, t + 16); /* rows 0..7 */
   panel_3x8(w + W_barrel_eye, t + R_barrel_eye, w + W_barrel_eye + 33, t + 24); /* rows 8..15 */
+  panel_3x6_of_8(w + W_barrel_eye, t + R_barrel_eye, w + W_barrel_eye + 57, t + 32); /* rows 16..21 */
   reduce_tri_5_d3(w + W_foot, w + W_barrel_eye + 9, t + 16); /* N[foot] */
   reduce_5x5_d3(w + W_foot + 75, w + W_barrel_eye + 24, t + 16); /* E[roller_bottom_slide, foot] */
   reduce_tri_5_d3(w + W_roller_bottom_slide, w + W_barrel_eye + 24, t + 21); /* N[roller_bottom_slide] */
   reduce_6x5_d3(w + W_foot + 100, w + W_barrel_eye + 39, t + 16); /* E[inner0_weld, foot] */
   reduce_6x5_d3(w + W_roller_bottom_slide + 25, w + W_barrel_eye + 39, t + 21); /* E[inner0_weld, roller_bottom_slide] fill */
   reduce_tri_6_d3(w + W_inner0_weld, w + W_barrel_eye + 39, t + 26); /* N[inner0_weld] */
+  reduce_6x5_d3(w + W_foot + 130, w + W_barrel_eye + 57, t + 16); /* E[chassis#weld1, foot] */
+  reduce_6x5_d3(w + W_roller_bottom_slide + 55, w + W_barrel_eye + 57, t + 21); /* E[chassis#weld1, roller_bottom_slide] */
+  reduce_6x6_d3(w + W_inner0_weld + 36, w + W_barrel_eye + 57, t + 26); /* E[chassis#weld1, inner0_weld] fill */
+  reduce_tri_6_d3(w + W_chassis_weld1, w + W_barrel_eye + 57, t + 32); /* N[chassis#weld1] */
   return failed ? P_head : -1;
 }
 
@@ -1132,15 +1067,16 @@ static int pivot_roller_bottom_pin(scalar *restrict w, scalar *restrict t) {
   return failed ? P_foot : -1;
 }
 
-/*---- foot (hinge, d = 5, h = 21)
+/*---- foot (hinge, d = 5, h = 27)
  * column: knee_inner0 (d 5), pivot0 (d 5), roller_bottom_slide (d 5),
- *         inner0_weld (d 6) */
+ *         inner0_weld (d 6), chassis#weld1 (d 6) */
 static int pivot_foot(scalar *restrict w, scalar *restrict t) {
   panel_5x8(w + W_foot, t + R_foot, w + W_foot + 25, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + W_knee_inner0, w + W_foot + 25, t + 16); /* N[knee_inner0] */
   const int failed = factor_node_5(w + W_knee_inner0, t + R_knee_inner0); /* N[knee_inner0] = l D l^T, the next pivot's: final now */
   panel_5x8(w + W_foot, t + R_foot, w + W_foot + 65, t + 24); /* rows 8..15 */
-  panel_5x5_of_8(w + W_foot, t + R_foot, w + W_foot + 105, t + 32); /* rows 16..20 */
+  panel_5x8(w + W_foot, t + R_foot, w + W_foot + 105, t + 32); /* rows 16..23 */
+  panel_5x3_of_4(w + W_foot, t + R_foot, w + W_foot + 145, t + 40); /* rows 24..26 */
   reduce_5x5_d5(w + W_knee_inner0 + 25, w + W_foot + 50, t + 16); /* E[pivot0, knee_inner0] */
   reduce_tri_5_d5(w + W_pivot0, w + W_foot + 50, t + 21); /* N[pivot0] */
   reduce_5x5_d5(w + W_knee_inner0 + 50, w + W_foot + 75, t + 16); /* E[roller_bottom_slide, knee_inner0] fill */
@@ -1150,43 +1086,127 @@ static int pivot_foot(scalar *restrict w, scalar *restrict t) {
   reduce_6x5_d5(w + W_pivot0 + 50, w + W_foot + 100, t + 21); /* E[inner0_weld, pivot0] */
   reduce_6x5_d5(w + W_roller_bottom_slide + 25, w + W_foot + 100, t + 26); /* E[inner0_weld, roller_bottom_slide] fill */
   reduce_tri_6_d5(w + W_inner0_weld, w + W_foot + 100, t + 31); /* N[inner0_weld] */
+  reduce_6x5_d5(w + W_knee_inner0 + 105, w + W_foot + 130, t + 16); /* E[chassis#weld1, knee_inner0] fill */
+  reduce_6x5_d5(w + W_pivot0 + 80, w + W_foot + 130, t + 21); /* E[chassis#weld1, pivot0] fill */
+  reduce_6x5_d5(w + W_roller_bottom_slide + 55, w + W_foot + 130, t + 26); /* E[chassis#weld1, roller_bottom_slide] */
+  reduce_6x6_d5(w + W_inner0_weld + 36, w + W_foot + 130, t + 31); /* E[chassis#weld1, inner0_weld] fill */
+  reduce_tri_6_d5(w + W_chassis_weld1, w + W_foot + 130, t + 37); /* N[chassis#weld1] */
   return failed ? P_knee_inner0 : -1;
 }
 
-/*---- knee_inner0 (hinge, d = 5, h = 16)
- * column: pivot0 (d 5), roller_bottom_slide (d 5, fill), inner0_weld (d 6) */
+/*---- knee_inner0 (hinge, d = 5, h = 22)
+ * column: pivot0 (d 5), roller_bottom_slide (d 5, fill), inner0_weld (d 6),
+ *         chassis#weld1 (d 6, fill) */
 static int pivot_knee_inner0(scalar *restrict w, scalar *restrict t) {
   panel_5x8(w + W_knee_inner0, t + R_knee_inner0, w + W_knee_inner0 + 25, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + W_pivot0, w + W_knee_inner0 + 25, t + 16); /* N[pivot0] */
   const int failed = factor_node_5(w + W_pivot0, t + R_pivot0); /* N[pivot0] = l D l^T, the next pivot's: final now */
   panel_5x8(w + W_knee_inner0, t + R_knee_inner0, w + W_knee_inner0 + 65, t + 24); /* rows 8..15 */
+  panel_5x6_of_8(w + W_knee_inner0, t + R_knee_inner0, w + W_knee_inner0 + 105, t + 32); /* rows 16..21 */
   reduce_5x5_d5(w + W_pivot0 + 25, w + W_knee_inner0 + 50, t + 16); /* E[roller_bottom_slide, pivot0] fill */
   reduce_tri_5_d5(w + W_roller_bottom_slide, w + W_knee_inner0 + 50, t + 21); /* N[roller_bottom_slide] */
   reduce_6x5_d5(w + W_pivot0 + 50, w + W_knee_inner0 + 75, t + 16); /* E[inner0_weld, pivot0] */
   reduce_6x5_d5(w + W_roller_bottom_slide + 25, w + W_knee_inner0 + 75, t + 21); /* E[inner0_weld, roller_bottom_slide] fill */
   reduce_tri_6_d5(w + W_inner0_weld, w + W_knee_inner0 + 75, t + 26); /* N[inner0_weld] */
+  reduce_6x5_d5(w + W_pivot0 + 80, w + W_knee_inner0 + 105, t + 16); /* E[chassis#weld1, pivot0] fill */
+  reduce_6x5_d5(w + W_roller_bottom_slide + 55, w + W_knee_inner0 + 105, t + 21); /* E[chassis#weld1, roller_bottom_slide] */
+  reduce_6x6_d5(w + W_inner0_weld + 36, w + W_knee_inner0 + 105, t + 26); /* E[chassis#weld1, inner0_weld] fill */
+  reduce_tri_6_d5(w + W_chassis_weld1, w + W_knee_inner0 + 105, t + 32); /* N[chassis#weld1] */
   return failed ? P_pivot0 : -1;
 }
 
-/*---- pivot0 (hinge, d = 5, h = 11)
- * column: roller_bottom_slide (d 5, fill), inner0_weld (d 6) */
+/*---- pivot0 (hinge, d = 5, h = 17)
+ * column: roller_bottom_slide (d 5, fill), inner0_weld (d 6),
+ *         chassis#weld1 (d 6, fill) */
 static int pivot_pivot0(scalar *restrict w, scalar *restrict t) {
   panel_5x8(w + W_pivot0, t + R_pivot0, w + W_pivot0 + 25, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + W_roller_bottom_slide, w + W_pivot0 + 25, t + 16); /* N[roller_bottom_slide] */
   const int failed = factor_node_5(w + W_roller_bottom_slide, t + R_roller_bottom_slide); /* N[roller_bottom_slide] = l D l^T, the next pivot's: final now */
-  panel_5x3_of_4(w + W_pivot0, t + R_pivot0, w + W_pivot0 + 65, t + 24); /* rows 8..10 */
+  panel_5x8(w + W_pivot0, t + R_pivot0, w + W_pivot0 + 65, t + 24); /* rows 8..15 */
+  panel_5x1(w + W_pivot0, t + R_pivot0, w + W_pivot0 + 105, t + 32); /* row 16 */
   reduce_6x5_d5(w + W_roller_bottom_slide + 25, w + W_pivot0 + 50, t + 16); /* E[inner0_weld, roller_bottom_slide] fill */
   reduce_tri_6_d5(w + W_inner0_weld, w + W_pivot0 + 50, t + 21); /* N[inner0_weld] */
+  reduce_6x5_d5(w + W_roller_bottom_slide + 55, w + W_pivot0 + 80, t + 16); /* E[chassis#weld1, roller_bottom_slide] */
+  reduce_6x6_d5(w + W_inner0_weld + 36, w + W_pivot0 + 80, t + 21); /* E[chassis#weld1, inner0_weld] fill */
+  reduce_tri_6_d5(w + W_chassis_weld1, w + W_pivot0 + 80, t + 27); /* N[chassis#weld1] */
   return failed ? P_roller_bottom_slide : -1;
 }
 
-/*---- roller_bottom_slide (prismatic, d = 5, h = 6)
- * column: inner0_weld (d 6, fill) */
+/*---- roller_bottom_slide (prismatic, d = 5, h = 12)
+ * column: inner0_weld (d 6, fill), chassis#weld1 (d 6) */
 static int pivot_roller_bottom_slide(scalar *restrict w, scalar *restrict t) {
-  panel_5x6_of_8(w + W_roller_bottom_slide, t + R_roller_bottom_slide, w + W_roller_bottom_slide + 25, t + 16); /* rows 0..5 */
+  panel_5x8(w + W_roller_bottom_slide, t + R_roller_bottom_slide, w + W_roller_bottom_slide + 25, t + 16); /* rows 0..7 */
   reduce_tri_6_d5(w + W_inner0_weld, w + W_roller_bottom_slide + 25, t + 16); /* N[inner0_weld] */
   const int failed = factor_node_6(w + W_inner0_weld, t + R_inner0_weld); /* N[inner0_weld] = l D l^T, the next pivot's: final now */
+  panel_5x4(w + W_roller_bottom_slide, t + R_roller_bottom_slide, w + W_roller_bottom_slide + 65, t + 24); /* rows 8..11 */
+  reduce_6x6_d5(w + W_inner0_weld + 36, w + W_roller_bottom_slide + 55, t + 16); /* E[chassis#weld1, inner0_weld] fill */
+  reduce_tri_6_d5(w + W_chassis_weld1, w + W_roller_bottom_slide + 55, t + 22); /* N[chassis#weld1] */
   return failed ? P_inner0_weld : -1;
+}
+
+/*---- inner0_weld (weld, d = 6, h = 6)
+ * column: chassis#weld1 (d 6, fill) */
+static int pivot_inner0_weld(scalar *restrict w, scalar *restrict t) {
+  const int failed = factor_node_5(w + W_axleFL, t + R_axleFL); /* N[axleFL] = l D l^T, the next pivot's: final now */
+  panel_6x6_of_8(w + W_inner0_weld, t + R_inner0_weld, w + W_inner0_weld + 36, t + 16); /* rows 0..5 */
+  reduce_tri_6_d6(w + W_chassis_weld1, w + W_inner0_weld + 36, t + 16); /* N[chassis#weld1] */
+  return failed ? P_axleFL : -1;
+}
+
+/*---- axleFL (hinge, d = 5, h = 21)
+ * column: axleFR (d 5), axleRL (d 5), axleRR (d 5), chassis#weld1 (d 6) */
+static int pivot_axleFL(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_axleFL, t + R_axleFL, w + W_axleFL + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_axleFR, w + W_axleFL + 25, t + 16); /* N[axleFR] */
+  const int failed = factor_node_5(w + W_axleFR, t + R_axleFR); /* N[axleFR] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_axleFL, t + R_axleFL, w + W_axleFL + 65, t + 24); /* rows 8..15 */
+  panel_5x5_of_8(w + W_axleFL, t + R_axleFL, w + W_axleFL + 105, t + 32); /* rows 16..20 */
+  reduce_5x5_d5(w + W_axleFR + 25, w + W_axleFL + 50, t + 16); /* E[axleRL, axleFR] */
+  reduce_tri_5_d5(w + W_axleRL, w + W_axleFL + 50, t + 21); /* N[axleRL] */
+  reduce_5x5_d5(w + W_axleFR + 50, w + W_axleFL + 75, t + 16); /* E[axleRR, axleFR] */
+  reduce_5x5_d5(w + W_axleRL + 25, w + W_axleFL + 75, t + 21); /* E[axleRR, axleRL] */
+  reduce_tri_5_d5(w + W_axleRR, w + W_axleFL + 75, t + 26); /* N[axleRR] */
+  reduce_6x5_d5(w + W_axleFR + 75, w + W_axleFL + 100, t + 16); /* E[chassis#weld1, axleFR] */
+  reduce_6x5_d5(w + W_axleRL + 50, w + W_axleFL + 100, t + 21); /* E[chassis#weld1, axleRL] */
+  reduce_6x5_d5(w + W_axleRR + 25, w + W_axleFL + 100, t + 26); /* E[chassis#weld1, axleRR] */
+  reduce_tri_6_d5(w + W_chassis_weld1, w + W_axleFL + 100, t + 31); /* N[chassis#weld1] */
+  return failed ? P_axleFR : -1;
+}
+
+/*---- axleFR (hinge, d = 5, h = 16)
+ * column: axleRL (d 5), axleRR (d 5), chassis#weld1 (d 6) */
+static int pivot_axleFR(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_axleFR, t + R_axleFR, w + W_axleFR + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_axleRL, w + W_axleFR + 25, t + 16); /* N[axleRL] */
+  const int failed = factor_node_5(w + W_axleRL, t + R_axleRL); /* N[axleRL] = l D l^T, the next pivot's: final now */
+  panel_5x8(w + W_axleFR, t + R_axleFR, w + W_axleFR + 65, t + 24); /* rows 8..15 */
+  reduce_5x5_d5(w + W_axleRL + 25, w + W_axleFR + 50, t + 16); /* E[axleRR, axleRL] */
+  reduce_tri_5_d5(w + W_axleRR, w + W_axleFR + 50, t + 21); /* N[axleRR] */
+  reduce_6x5_d5(w + W_axleRL + 50, w + W_axleFR + 75, t + 16); /* E[chassis#weld1, axleRL] */
+  reduce_6x5_d5(w + W_axleRR + 25, w + W_axleFR + 75, t + 21); /* E[chassis#weld1, axleRR] */
+  reduce_tri_6_d5(w + W_chassis_weld1, w + W_axleFR + 75, t + 26); /* N[chassis#weld1] */
+  return failed ? P_axleRL : -1;
+}
+
+/*---- axleRL (hinge, d = 5, h = 11)
+ * column: axleRR (d 5), chassis#weld1 (d 6) */
+static int pivot_axleRL(scalar *restrict w, scalar *restrict t) {
+  panel_5x8(w + W_axleRL, t + R_axleRL, w + W_axleRL + 25, t + 16); /* rows 0..7 */
+  reduce_tri_5_d5(w + W_axleRR, w + W_axleRL + 25, t + 16); /* N[axleRR] */
+  const int failed = factor_node_5(w + W_axleRR, t + R_axleRR); /* N[axleRR] = l D l^T, the next pivot's: final now */
+  panel_5x3_of_4(w + W_axleRL, t + R_axleRL, w + W_axleRL + 65, t + 24); /* rows 8..10 */
+  reduce_6x5_d5(w + W_axleRR + 25, w + W_axleRL + 50, t + 16); /* E[chassis#weld1, axleRR] */
+  reduce_tri_6_d5(w + W_chassis_weld1, w + W_axleRL + 50, t + 21); /* N[chassis#weld1] */
+  return failed ? P_axleRR : -1;
+}
+
+/*---- axleRR (hinge, d = 5, h = 6)
+ * column: chassis#weld1 (d 6) */
+static int pivot_axleRR(scalar *restrict w, scalar *restrict t) {
+  panel_5x6_of_8(w + W_axleRR, t + R_axleRR, w + W_axleRR + 25, t + 16); /* rows 0..5 */
+  reduce_tri_6_d5(w + W_chassis_weld1, w + W_axleRR + 25, t + 16); /* N[chassis#weld1] */
+  const int failed = factor_node_6(w + W_chassis_weld1, t + R_chassis_weld1); /* N[chassis#weld1] = l D l^T, the next pivot's: final now */
+  return failed ? P_chassis_weld1 : -1;
 }
 
 /*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
@@ -1270,34 +1290,6 @@ static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
   forward_5x6(w + W_outer6_weld + 66, x + X_outer6_weld, x + X_pivot6); /* x[pivot6] */
   forward_5x6(w + W_outer6_weld + 96, x + X_outer6_weld, x + X_knee_inner5); /* x[knee_inner5] */
   node_diag_6(w + W_outer6_weld, x + X_outer6_weld); /* x[outer6_weld] */
-  /* axleFL (hinge, d = 5, h = 21) */
-  node_forward_5(w + W_axleFL, x + X_axleFL); /* x[axleFL] */
-  forward_5x5(w + W_axleFL + 25, x + X_axleFL, x + X_axleFR); /* x[axleFR] */
-  forward_5x5(w + W_axleFL + 50, x + X_axleFL, x + X_axleRL); /* x[axleRL] */
-  forward_5x5(w + W_axleFL + 75, x + X_axleFL, x + X_axleRR); /* x[axleRR] */
-  forward_6x5(w + W_axleFL + 100, x + X_axleFL, x + X_chassis_weld1); /* x[chassis#weld1] */
-  node_diag_5(w + W_axleFL, x + X_axleFL); /* x[axleFL] */
-  /* axleFR (hinge, d = 5, h = 16) */
-  node_forward_5(w + W_axleFR, x + X_axleFR); /* x[axleFR] */
-  forward_5x5(w + W_axleFR + 25, x + X_axleFR, x + X_axleRL); /* x[axleRL] */
-  forward_5x5(w + W_axleFR + 50, x + X_axleFR, x + X_axleRR); /* x[axleRR] */
-  forward_6x5(w + W_axleFR + 75, x + X_axleFR, x + X_chassis_weld1); /* x[chassis#weld1] */
-  node_diag_5(w + W_axleFR, x + X_axleFR); /* x[axleFR] */
-  /* axleRL (hinge, d = 5, h = 11) */
-  node_forward_5(w + W_axleRL, x + X_axleRL); /* x[axleRL] */
-  forward_5x5(w + W_axleRL + 25, x + X_axleRL, x + X_axleRR); /* x[axleRR] */
-  forward_6x5(w + W_axleRL + 50, x + X_axleRL, x + X_chassis_weld1); /* x[chassis#weld1] */
-  node_diag_5(w + W_axleRL, x + X_axleRL); /* x[axleRL] */
-  /* axleRR (hinge, d = 5, h = 6) */
-  node_forward_5(w + W_axleRR, x + X_axleRR); /* x[axleRR] */
-  forward_6x5(w + W_axleRR + 25, x + X_axleRR, x + X_chassis_weld1); /* x[chassis#weld1] */
-  node_diag_5(w + W_axleRR, x + X_axleRR); /* x[axleRR] */
-  /* chassis#weld1 (shard weld, d = 6, h = 13) */
-  node_forward_6(w + W_chassis_weld1, x + X_chassis_weld1); /* x[chassis#weld1] */
-  forward_3x6(w + W_chassis_weld1 + 36, x + X_chassis_weld1, x + X_barrel_eye); /* x[barrel_eye] */
-  forward_5x6(w + W_chassis_weld1 + 54, x + X_chassis_weld1, x + X_foot); /* x[foot] */
-  forward_5x6(w + W_chassis_weld1 + 84, x + X_chassis_weld1, x + X_roller_bottom_slide); /* x[roller_bottom_slide] */
-  node_diag_6(w + W_chassis_weld1, x + X_chassis_weld1); /* x[chassis#weld1] */
   /* roller_top_slide (cylindrical, d = 4, h = 10) */
   node_forward_4(w + W_roller_top_slide, x + X_roller_top_slide); /* x[roller_top_slide] */
   forward_5x4(w + W_roller_top_slide + 16, x + X_roller_top_slide, x + X_head); /* x[head] */
@@ -1318,11 +1310,12 @@ static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
   forward_3x3(w + W_rod_eye + 9, x + X_rod_eye, x + X_barrel_eye); /* x[barrel_eye] */
   forward_6x3(w + W_rod_eye + 18, x + X_rod_eye, x + X_inner0_weld); /* x[inner0_weld] */
   node_diag_3(w + W_rod_eye, x + X_rod_eye); /* x[rod_eye] */
-  /* barrel_eye (ball, d = 3, h = 16) */
+  /* barrel_eye (ball, d = 3, h = 22) */
   node_forward_3(w + W_barrel_eye, x + X_barrel_eye); /* x[barrel_eye] */
   forward_5x3(w + W_barrel_eye + 9, x + X_barrel_eye, x + X_foot); /* x[foot] */
   forward_5x3(w + W_barrel_eye + 24, x + X_barrel_eye, x + X_roller_bottom_slide); /* x[roller_bottom_slide] */
   forward_6x3(w + W_barrel_eye + 39, x + X_barrel_eye, x + X_inner0_weld); /* x[inner0_weld] */
+  forward_6x3(w + W_barrel_eye + 57, x + X_barrel_eye, x + X_chassis_weld1); /* x[chassis#weld1] */
   node_diag_3(w + W_barrel_eye, x + X_barrel_eye); /* x[barrel_eye] */
   /* head (hinge, d = 5, h = 15) */
   node_forward_5(w + W_head, x + X_head); /* x[head] */
@@ -1432,65 +1425,125 @@ static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
   forward_5x5(w + W_knee_outer0 + 50, x + X_knee_outer0, x + X_knee_inner0); /* x[knee_inner0] */
   forward_5x5(w + W_knee_outer0 + 75, x + X_knee_outer0, x + X_pivot0); /* x[pivot0] */
   node_diag_5(w + W_knee_outer0, x + X_knee_outer0); /* x[knee_outer0] */
-}
-
-static void solve_forward_1(const scalar *restrict w, scalar *restrict x) {
   /* roller_bottom_pin (hinge, d = 5, h = 15) */
   node_forward_5(w + W_roller_bottom_pin, x + X_roller_bottom_pin); /* x[roller_bottom_pin] */
   forward_5x5(w + W_roller_bottom_pin + 25, x + X_roller_bottom_pin, x + X_knee_inner0); /* x[knee_inner0] */
   forward_5x5(w + W_roller_bottom_pin + 50, x + X_roller_bottom_pin, x + X_pivot0); /* x[pivot0] */
   forward_5x5(w + W_roller_bottom_pin + 75, x + X_roller_bottom_pin, x + X_roller_bottom_slide); /* x[roller_bottom_slide] */
   node_diag_5(w + W_roller_bottom_pin, x + X_roller_bottom_pin); /* x[roller_bottom_pin] */
-  /* foot (hinge, d = 5, h = 21) */
+  /* foot (hinge, d = 5, h = 27) */
   node_forward_5(w + W_foot, x + X_foot); /* x[foot] */
   forward_5x5(w + W_foot + 25, x + X_foot, x + X_knee_inner0); /* x[knee_inner0] */
   forward_5x5(w + W_foot + 50, x + X_foot, x + X_pivot0); /* x[pivot0] */
   forward_5x5(w + W_foot + 75, x + X_foot, x + X_roller_bottom_slide); /* x[roller_bottom_slide] */
   forward_6x5(w + W_foot + 100, x + X_foot, x + X_inner0_weld); /* x[inner0_weld] */
+  forward_6x5(w + W_foot + 130, x + X_foot, x + X_chassis_weld1); /* x[chassis#weld1] */
   node_diag_5(w + W_foot, x + X_foot); /* x[foot] */
-  /* knee_inner0 (hinge, d = 5, h = 16) */
+  /* knee_inner0 (hinge, d = 5, h = 22) */
   node_forward_5(w + W_knee_inner0, x + X_knee_inner0); /* x[knee_inner0] */
   forward_5x5(w + W_knee_inner0 + 25, x + X_knee_inner0, x + X_pivot0); /* x[pivot0] */
   forward_5x5(w + W_knee_inner0 + 50, x + X_knee_inner0, x + X_roller_bottom_slide); /* x[roller_bottom_slide] */
   forward_6x5(w + W_knee_inner0 + 75, x + X_knee_inner0, x + X_inner0_weld); /* x[inner0_weld] */
+  forward_6x5(w + W_knee_inner0 + 105, x + X_knee_inner0, x + X_chassis_weld1); /* x[chassis#weld1] */
   node_diag_5(w + W_knee_inner0, x + X_knee_inner0); /* x[knee_inner0] */
-  /* pivot0 (hinge, d = 5, h = 11) */
+  /* pivot0 (hinge, d = 5, h = 17) */
   node_forward_5(w + W_pivot0, x + X_pivot0); /* x[pivot0] */
   forward_5x5(w + W_pivot0 + 25, x + X_pivot0, x + X_roller_bottom_slide); /* x[roller_bottom_slide] */
   forward_6x5(w + W_pivot0 + 50, x + X_pivot0, x + X_inner0_weld); /* x[inner0_weld] */
+  forward_6x5(w + W_pivot0 + 80, x + X_pivot0, x + X_chassis_weld1); /* x[chassis#weld1] */
   node_diag_5(w + W_pivot0, x + X_pivot0); /* x[pivot0] */
-  /* roller_bottom_slide (prismatic, d = 5, h = 6) */
+}
+
+static void solve_forward_1(const scalar *restrict w, scalar *restrict x) {
+  /* roller_bottom_slide (prismatic, d = 5, h = 12) */
   node_forward_5(w + W_roller_bottom_slide, x + X_roller_bottom_slide); /* x[roller_bottom_slide] */
   forward_6x5(w + W_roller_bottom_slide + 25, x + X_roller_bottom_slide, x + X_inner0_weld); /* x[inner0_weld] */
+  forward_6x5(w + W_roller_bottom_slide + 55, x + X_roller_bottom_slide, x + X_chassis_weld1); /* x[chassis#weld1] */
   node_diag_5(w + W_roller_bottom_slide, x + X_roller_bottom_slide); /* x[roller_bottom_slide] */
-  /* inner0_weld (weld, d = 6, h = 0) */
+  /* inner0_weld (weld, d = 6, h = 6) */
   node_forward_6(w + W_inner0_weld, x + X_inner0_weld); /* x[inner0_weld] */
+  forward_6x6(w + W_inner0_weld + 36, x + X_inner0_weld, x + X_chassis_weld1); /* x[chassis#weld1] */
   node_diag_6(w + W_inner0_weld, x + X_inner0_weld); /* x[inner0_weld] */
+  /* axleFL (hinge, d = 5, h = 21) */
+  node_forward_5(w + W_axleFL, x + X_axleFL); /* x[axleFL] */
+  forward_5x5(w + W_axleFL + 25, x + X_axleFL, x + X_axleFR); /* x[axleFR] */
+  forward_5x5(w + W_axleFL + 50, x + X_axleFL, x + X_axleRL); /* x[axleRL] */
+  forward_5x5(w + W_axleFL + 75, x + X_axleFL, x + X_axleRR); /* x[axleRR] */
+  forward_6x5(w + W_axleFL + 100, x + X_axleFL, x + X_chassis_weld1); /* x[chassis#weld1] */
+  node_diag_5(w + W_axleFL, x + X_axleFL); /* x[axleFL] */
+  /* axleFR (hinge, d = 5, h = 16) */
+  node_forward_5(w + W_axleFR, x + X_axleFR); /* x[axleFR] */
+  forward_5x5(w + W_axleFR + 25, x + X_axleFR, x + X_axleRL); /* x[axleRL] */
+  forward_5x5(w + W_axleFR + 50, x + X_axleFR, x + X_axleRR); /* x[axleRR] */
+  forward_6x5(w + W_axleFR + 75, x + X_axleFR, x + X_chassis_weld1); /* x[chassis#weld1] */
+  node_diag_5(w + W_axleFR, x + X_axleFR); /* x[axleFR] */
+  /* axleRL (hinge, d = 5, h = 11) */
+  node_forward_5(w + W_axleRL, x + X_axleRL); /* x[axleRL] */
+  forward_5x5(w + W_axleRL + 25, x + X_axleRL, x + X_axleRR); /* x[axleRR] */
+  forward_6x5(w + W_axleRL + 50, x + X_axleRL, x + X_chassis_weld1); /* x[chassis#weld1] */
+  node_diag_5(w + W_axleRL, x + X_axleRL); /* x[axleRL] */
+  /* axleRR (hinge, d = 5, h = 6) */
+  node_forward_5(w + W_axleRR, x + X_axleRR); /* x[axleRR] */
+  forward_6x5(w + W_axleRR + 25, x + X_axleRR, x + X_chassis_weld1); /* x[chassis#weld1] */
+  node_diag_5(w + W_axleRR, x + X_axleRR); /* x[axleRR] */
+  /* chassis#weld1 (shard weld, d = 6, h = 0) */
+  node_forward_6(w + W_chassis_weld1, x + X_chassis_weld1); /* x[chassis#weld1] */
+  node_diag_6(w + W_chassis_weld1, x + X_chassis_weld1); /* x[chassis#weld1] */
 }
 
 /*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
 static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
-  /* inner0_weld (weld, d = 6, h = 0) */
+  /* chassis#weld1 (shard weld, d = 6, h = 0) */
+  node_backward_6(w + W_chassis_weld1, x + X_chassis_weld1); /* x[chassis#weld1] */
+  /* axleRR (hinge, d = 5, h = 6) */
+  backward_set_6x5(w + W_axleRR + 25, x + X_chassis_weld1, s); /* L[chassis#weld1, axleRR] */
+  subtract_5(x + X_axleRR, s); /* x[axleRR] */
+  node_backward_5(w + W_axleRR, x + X_axleRR); /* x[axleRR] */
+  /* axleRL (hinge, d = 5, h = 11) */
+  backward_set_6x5(w + W_axleRL + 50, x + X_chassis_weld1, s); /* L[chassis#weld1, axleRL] */
+  backward_add_5x5(w + W_axleRL + 25, x + X_axleRR, s); /* L[axleRR, axleRL] */
+  subtract_5(x + X_axleRL, s); /* x[axleRL] */
+  node_backward_5(w + W_axleRL, x + X_axleRL); /* x[axleRL] */
+  /* axleFR (hinge, d = 5, h = 16) */
+  backward_set_6x5(w + W_axleFR + 75, x + X_chassis_weld1, s); /* L[chassis#weld1, axleFR] */
+  backward_add_5x5(w + W_axleFR + 50, x + X_axleRR, s); /* L[axleRR, axleFR] */
+  backward_add_5x5(w + W_axleFR + 25, x + X_axleRL, s); /* L[axleRL, axleFR] */
+  subtract_5(x + X_axleFR, s); /* x[axleFR] */
+  node_backward_5(w + W_axleFR, x + X_axleFR); /* x[axleFR] */
+  /* axleFL (hinge, d = 5, h = 21) */
+  backward_set_6x5(w + W_axleFL + 100, x + X_chassis_weld1, s); /* L[chassis#weld1, axleFL] */
+  backward_add_5x5(w + W_axleFL + 75, x + X_axleRR, s); /* L[axleRR, axleFL] */
+  backward_add_5x5(w + W_axleFL + 50, x + X_axleRL, s); /* L[axleRL, axleFL] */
+  backward_add_5x5(w + W_axleFL + 25, x + X_axleFR, s); /* L[axleFR, axleFL] */
+  subtract_5(x + X_axleFL, s); /* x[axleFL] */
+  node_backward_5(w + W_axleFL, x + X_axleFL); /* x[axleFL] */
+  /* inner0_weld (weld, d = 6, h = 6) */
+  backward_set_6x6(w + W_inner0_weld + 36, x + X_chassis_weld1, s); /* L[chassis#weld1, inner0_weld] */
+  subtract_6(x + X_inner0_weld, s); /* x[inner0_weld] */
   node_backward_6(w + W_inner0_weld, x + X_inner0_weld); /* x[inner0_weld] */
-  /* roller_bottom_slide (prismatic, d = 5, h = 6) */
-  backward_set_6x5(w + W_roller_bottom_slide + 25, x + X_inner0_weld, s); /* L[inner0_weld, roller_bottom_slide] */
+  /* roller_bottom_slide (prismatic, d = 5, h = 12) */
+  backward_set_6x5(w + W_roller_bottom_slide + 55, x + X_chassis_weld1, s); /* L[chassis#weld1, roller_bottom_slide] */
+  backward_add_6x5(w + W_roller_bottom_slide + 25, x + X_inner0_weld, s); /* L[inner0_weld, roller_bottom_slide] */
   subtract_5(x + X_roller_bottom_slide, s); /* x[roller_bottom_slide] */
   node_backward_5(w + W_roller_bottom_slide, x + X_roller_bottom_slide); /* x[roller_bottom_slide] */
-  /* pivot0 (hinge, d = 5, h = 11) */
-  backward_set_6x5(w + W_pivot0 + 50, x + X_inner0_weld, s); /* L[inner0_weld, pivot0] */
+  /* pivot0 (hinge, d = 5, h = 17) */
+  backward_set_6x5(w + W_pivot0 + 80, x + X_chassis_weld1, s); /* L[chassis#weld1, pivot0] */
+  backward_add_6x5(w + W_pivot0 + 50, x + X_inner0_weld, s); /* L[inner0_weld, pivot0] */
   backward_add_5x5(w + W_pivot0 + 25, x + X_roller_bottom_slide, s); /* L[roller_bottom_slide, pivot0] */
   subtract_5(x + X_pivot0, s); /* x[pivot0] */
   node_backward_5(w + W_pivot0, x + X_pivot0); /* x[pivot0] */
-  /* knee_inner0 (hinge, d = 5, h = 16) */
-  backward_set_6x5(w + W_knee_inner0 + 75, x + X_inner0_weld, s); /* L[inner0_weld, knee_inner0] */
+  /* knee_inner0 (hinge, d = 5, h = 22) */
+  backward_set_6x5(w + W_knee_inner0 + 105, x + X_chassis_weld1, s); /* L[chassis#weld1, knee_inner0] */
+  backward_add_6x5(w + W_knee_inner0 + 75, x + X_inner0_weld, s); /* L[inner0_weld, knee_inner0] */
   backward_add_5x5(w + W_knee_inner0 + 50, x + X_roller_bottom_slide, s); /* L[roller_bottom_slide, knee_inner0] */
   backward_add_5x5(w + W_knee_inner0 + 25, x + X_pivot0, s); /* L[pivot0, knee_inner0] */
   subtract_5(x + X_knee_inner0, s); /* x[knee_inner0] */
   node_backward_5(w + W_knee_inner0, x + X_knee_inner0); /* x[knee_inner0] */
-  /* foot (hinge, d = 5, h = 21) */
-  backward_set_6x5(w + W_foot + 100, x + X_inner0_weld, s); /* L[inner0_weld, foot] */
+  /* foot (hinge, d = 5, h = 27) */
+  backward_set_6x5(w + W_foot + 130, x + X_chassis_weld1, s); /* L[chassis#weld1, foot] */
+  backward_add_6x5(w + W_foot + 100, x + X_inner0_weld, s); /* L[inner0_weld, foot] */
   backward_add_5x5(w + W_foot + 75, x + X_roller_bottom_slide, s); /* L[roller_bottom_slide, foot] */
   backward_add_5x5(w + W_foot + 50, x + X_pivot0, s); /* L[pivot0, foot] */
   backward_add_5x5(w + W_foot + 25, x + X_knee_inner0, s); /* L[knee_inner0, foot] */
@@ -1610,8 +1663,9 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_add_5x5(w + W_head + 25, x + X_pivot6, s); /* L[pivot6, head] */
   subtract_5(x + X_head, s); /* x[head] */
   node_backward_5(w + W_head, x + X_head); /* x[head] */
-  /* barrel_eye (ball, d = 3, h = 16) */
-  backward_set_6x3(w + W_barrel_eye + 39, x + X_inner0_weld, s); /* L[inner0_weld, barrel_eye] */
+  /* barrel_eye (ball, d = 3, h = 22) */
+  backward_set_6x3(w + W_barrel_eye + 57, x + X_chassis_weld1, s); /* L[chassis#weld1, barrel_eye] */
+  backward_add_6x3(w + W_barrel_eye + 39, x + X_inner0_weld, s); /* L[inner0_weld, barrel_eye] */
   backward_add_5x3(w + W_barrel_eye + 24, x + X_roller_bottom_slide, s); /* L[roller_bottom_slide, barrel_eye] */
   backward_add_5x3(w + W_barrel_eye + 9, x + X_foot, s); /* L[foot, barrel_eye] */
   subtract_3(x + X_barrel_eye, s); /* x[barrel_eye] */
@@ -1636,34 +1690,6 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_add_5x4(w + W_roller_top_slide + 16, x + X_head, s); /* L[head, roller_top_slide] */
   subtract_4(x + X_roller_top_slide, s); /* x[roller_top_slide] */
   node_backward_4(w + W_roller_top_slide, x + X_roller_top_slide); /* x[roller_top_slide] */
-  /* chassis#weld1 (shard weld, d = 6, h = 13) */
-  backward_set_5x6(w + W_chassis_weld1 + 84, x + X_roller_bottom_slide, s); /* L[roller_bottom_slide, chassis#weld1] */
-  backward_add_5x6(w + W_chassis_weld1 + 54, x + X_foot, s); /* L[foot, chassis#weld1] */
-  backward_add_3x6(w + W_chassis_weld1 + 36, x + X_barrel_eye, s); /* L[barrel_eye, chassis#weld1] */
-  subtract_6(x + X_chassis_weld1, s); /* x[chassis#weld1] */
-  node_backward_6(w + W_chassis_weld1, x + X_chassis_weld1); /* x[chassis#weld1] */
-  /* axleRR (hinge, d = 5, h = 6) */
-  backward_set_6x5(w + W_axleRR + 25, x + X_chassis_weld1, s); /* L[chassis#weld1, axleRR] */
-  subtract_5(x + X_axleRR, s); /* x[axleRR] */
-  node_backward_5(w + W_axleRR, x + X_axleRR); /* x[axleRR] */
-  /* axleRL (hinge, d = 5, h = 11) */
-  backward_set_6x5(w + W_axleRL + 50, x + X_chassis_weld1, s); /* L[chassis#weld1, axleRL] */
-  backward_add_5x5(w + W_axleRL + 25, x + X_axleRR, s); /* L[axleRR, axleRL] */
-  subtract_5(x + X_axleRL, s); /* x[axleRL] */
-  node_backward_5(w + W_axleRL, x + X_axleRL); /* x[axleRL] */
-  /* axleFR (hinge, d = 5, h = 16) */
-  backward_set_6x5(w + W_axleFR + 75, x + X_chassis_weld1, s); /* L[chassis#weld1, axleFR] */
-  backward_add_5x5(w + W_axleFR + 50, x + X_axleRR, s); /* L[axleRR, axleFR] */
-  backward_add_5x5(w + W_axleFR + 25, x + X_axleRL, s); /* L[axleRL, axleFR] */
-  subtract_5(x + X_axleFR, s); /* x[axleFR] */
-  node_backward_5(w + W_axleFR, x + X_axleFR); /* x[axleFR] */
-  /* axleFL (hinge, d = 5, h = 21) */
-  backward_set_6x5(w + W_axleFL + 100, x + X_chassis_weld1, s); /* L[chassis#weld1, axleFL] */
-  backward_add_5x5(w + W_axleFL + 75, x + X_axleRR, s); /* L[axleRR, axleFL] */
-  backward_add_5x5(w + W_axleFL + 50, x + X_axleRL, s); /* L[axleRL, axleFL] */
-  backward_add_5x5(w + W_axleFL + 25, x + X_axleFR, s); /* L[axleFR, axleFL] */
-  subtract_5(x + X_axleFL, s); /* x[axleFL] */
-  node_backward_5(w + W_axleFL, x + X_axleFL); /* x[axleFL] */
   /* outer6_weld (weld, d = 6, h = 15) */
   backward_set_5x6(w + W_outer6_weld + 96, x + X_knee_inner5, s); /* L[knee_inner5, outer6_weld] */
   backward_add_5x6(w + W_outer6_weld + 66, x + X_pivot6, s); /* L[pivot6, outer6_weld] */
@@ -1750,7 +1776,7 @@ static void solve_backward_1(const scalar *restrict w, scalar *restrict x) {
 
 /*---- entry points (rt_factor_fn, rt_solve_fn of rt.h) ------------------------*/
 
-/* Factors the assembled workspace in place; temp holds 160 scalars.
+/* Factors the assembled workspace in place; temp holds 208 scalars.
  * Returns -1, or the pivot whose node block is not positive definite. */
 static int scissor_lift_factor(void *work, void *temp) {
   scalar *w = work;
@@ -1769,11 +1795,6 @@ static int scissor_lift_factor(void *work, void *temp) {
   if ((s = pivot_outer4_weld(w, t)) >= 0) return s;
   if ((s = pivot_outer5_weld(w, t)) >= 0) return s;
   if ((s = pivot_outer6_weld(w, t)) >= 0) return s;
-  if ((s = pivot_axleFL(w, t)) >= 0) return s;
-  if ((s = pivot_axleFR(w, t)) >= 0) return s;
-  if ((s = pivot_axleRL(w, t)) >= 0) return s;
-  if ((s = pivot_axleRR(w, t)) >= 0) return s;
-  if ((s = pivot_chassis_weld1(w, t)) >= 0) return s;
   if ((s = pivot_roller_top_slide(w, t)) >= 0) return s;
   if ((s = pivot_lift(w, t)) >= 0) return s;
   if ((s = pivot_cylinder(w, t)) >= 0) return s;
@@ -1803,6 +1824,11 @@ static int scissor_lift_factor(void *work, void *temp) {
   if ((s = pivot_knee_inner0(w, t)) >= 0) return s;
   if ((s = pivot_pivot0(w, t)) >= 0) return s;
   if ((s = pivot_roller_bottom_slide(w, t)) >= 0) return s;
+  if ((s = pivot_inner0_weld(w, t)) >= 0) return s;
+  if ((s = pivot_axleFL(w, t)) >= 0) return s;
+  if ((s = pivot_axleFR(w, t)) >= 0) return s;
+  if ((s = pivot_axleRL(w, t)) >= 0) return s;
+  if ((s = pivot_axleRR(w, t)) >= 0) return s;
   return -1;
 }
 
@@ -1987,24 +2013,6 @@ static void asm_part0(const double *restrict J, const double *restrict WJ, doubl
   asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_outer6_weld + 36, 12 * X_head, 12 * X_outer6_weld, 0, 0);
   asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_outer6_weld + 66, 12 * X_pivot6 + 6, 12 * X_outer6_weld, 0, 0);
   asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_outer6_weld + 96, 12 * X_knee_inner5 + 6, 12 * X_outer6_weld, 0, 0);
-  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_axleFL, 12 * X_axleFL, 12 * X_axleFL, 12 * X_axleFL + 6, 12 * X_axleFL + 6);
-  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_axleFL + 25, 12 * X_axleFR, 12 * X_axleFL, 0, 0);
-  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_axleFL + 50, 12 * X_axleRL, 12 * X_axleFL, 0, 0);
-  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_axleFL + 75, 12 * X_axleRR, 12 * X_axleFL, 0, 0);
-  asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_axleFL + 100, 12 * X_chassis_weld1, 12 * X_axleFL, 0, 0);
-  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_axleFR, 12 * X_axleFR, 12 * X_axleFR, 12 * X_axleFR + 6, 12 * X_axleFR + 6);
-  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_axleFR + 25, 12 * X_axleRL, 12 * X_axleFR, 0, 0);
-  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_axleFR + 50, 12 * X_axleRR, 12 * X_axleFR, 0, 0);
-  asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_axleFR + 75, 12 * X_chassis_weld1, 12 * X_axleFR, 0, 0);
-  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_axleRL, 12 * X_axleRL, 12 * X_axleRL, 12 * X_axleRL + 6, 12 * X_axleRL + 6);
-  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_axleRL + 25, 12 * X_axleRR, 12 * X_axleRL, 0, 0);
-  asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_axleRL + 50, 12 * X_chassis_weld1, 12 * X_axleRL, 0, 0);
-  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_axleRR, 12 * X_axleRR, 12 * X_axleRR, 12 * X_axleRR + 6, 12 * X_axleRR + 6);
-  asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_axleRR + 25, 12 * X_chassis_weld1, 12 * X_axleRR, 0, 0);
-  asm_n6x6_2_xyzaaa(J, WJ, epsilon, w + W_chassis_weld1, 12 * X_chassis_weld1, 12 * X_chassis_weld1, 12 * X_chassis_weld1 + 6, 12 * X_chassis_weld1 + 6);
-  asm_e3x6_1_xyz_xyzaaa(J, WJ, epsilon, w + W_chassis_weld1 + 36, 12 * X_barrel_eye, 12 * X_chassis_weld1 + 6, 0, 0);
-  asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_chassis_weld1 + 54, 12 * X_foot, 12 * X_chassis_weld1 + 6, 0, 0);
-  asm_e5x6_1_ggaaa_xyzaaa(J, WJ, epsilon, w + W_chassis_weld1 + 84, 12 * X_roller_bottom_slide, 12 * X_chassis_weld1 + 6, 0, 0);
   asm_n4x4_2_ggaa(J, WJ, epsilon, w + W_roller_top_slide, 12 * X_roller_top_slide, 12 * X_roller_top_slide, 12 * X_roller_top_slide + 6, 12 * X_roller_top_slide + 6);
   asm_e5x4_1_xyzaa_ggaa(J, WJ, epsilon, w + W_roller_top_slide + 16, 12 * X_head + 6, 12 * X_roller_top_slide, 0, 0);
   asm_e5x4_1_xyzaa_ggaa(J, WJ, epsilon, w + W_roller_top_slide + 36, 12 * X_roller_top_pin, 12 * X_roller_top_slide + 6, 0, 0);
@@ -2020,6 +2028,7 @@ static void asm_part0(const double *restrict J, const double *restrict WJ, doubl
   asm_n3x3_2_xyz(J, WJ, epsilon, w + W_barrel_eye, 12 * X_barrel_eye, 12 * X_barrel_eye, 12 * X_barrel_eye + 6, 12 * X_barrel_eye + 6);
   asm_e5x3_1_xyzaa_xyz(J, WJ, epsilon, w + W_barrel_eye + 9, 12 * X_foot, 12 * X_barrel_eye, 0, 0);
   asm_e5x3_1_ggaaa_xyz(J, WJ, epsilon, w + W_barrel_eye + 24, 12 * X_roller_bottom_slide, 12 * X_barrel_eye, 0, 0);
+  asm_e6x3_1_xyzaaa_xyz(J, WJ, epsilon, w + W_barrel_eye + 57, 12 * X_chassis_weld1 + 6, 12 * X_barrel_eye, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_head, 12 * X_head, 12 * X_head, 12 * X_head + 6, 12 * X_head + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_head + 25, 12 * X_pivot6 + 6, 12 * X_head, 0, 0);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_head + 75, 12 * X_knee_inner5 + 6, 12 * X_head, 0, 0);
@@ -2047,9 +2056,6 @@ static void asm_part0(const double *restrict J, const double *restrict WJ, doubl
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pivot4, 12 * X_pivot4, 12 * X_pivot4, 12 * X_pivot4 + 6, 12 * X_pivot4 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pivot4 + 25, 12 * X_knee_inner3 + 6, 12 * X_pivot4 + 6, 0, 0);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pivot4 + 50, 12 * X_knee_outer3 + 6, 12 * X_pivot4, 0, 0);
-}
-
-static void asm_part1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_knee_inner3, 12 * X_knee_inner3, 12 * X_knee_inner3, 12 * X_knee_inner3 + 6, 12 * X_knee_inner3 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_inner3 + 50, 12 * X_pivot3, 12 * X_knee_inner3, 0, 0);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_inner3 + 75, 12 * X_knee_outer2 + 6, 12 * X_knee_inner3, 0, 0);
@@ -2065,6 +2071,9 @@ static void asm_part1(const double *restrict J, const double *restrict WJ, doubl
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_knee_outer2, 12 * X_knee_outer2, 12 * X_knee_outer2, 12 * X_knee_outer2 + 6, 12 * X_knee_outer2 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_outer2 + 25, 12 * X_pivot2 + 6, 12 * X_knee_outer2, 0, 0);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_outer2 + 50, 12 * X_knee_inner1 + 6, 12 * X_knee_outer2, 0, 0);
+}
+
+static void asm_part1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pivot2, 12 * X_pivot2, 12 * X_pivot2, 12 * X_pivot2 + 6, 12 * X_pivot2 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pivot2 + 25, 12 * X_knee_inner1 + 6, 12 * X_pivot2 + 6, 0, 0);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pivot2 + 50, 12 * X_knee_outer1 + 6, 12 * X_pivot2, 0, 0);
@@ -2088,13 +2097,30 @@ static void asm_part1(const double *restrict J, const double *restrict WJ, doubl
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_foot + 50, 12 * X_pivot0, 12 * X_foot + 6, 0, 0);
   asm_e5x5_1_ggaaa_xyzaa(J, WJ, epsilon, w + W_foot + 75, 12 * X_roller_bottom_slide, 12 * X_foot, 0, 0);
   asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_foot + 100, 12 * X_inner0_weld, 12 * X_foot + 6, 0, 0);
+  asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_foot + 130, 12 * X_chassis_weld1 + 6, 12 * X_foot, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_knee_inner0, 12 * X_knee_inner0, 12 * X_knee_inner0, 12 * X_knee_inner0 + 6, 12 * X_knee_inner0 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_inner0 + 25, 12 * X_pivot0, 12 * X_knee_inner0, 0, 0);
   asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_knee_inner0 + 75, 12 * X_inner0_weld, 12 * X_knee_inner0, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pivot0, 12 * X_pivot0, 12 * X_pivot0, 12 * X_pivot0 + 6, 12 * X_pivot0 + 6);
   asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_pivot0 + 50, 12 * X_inner0_weld, 12 * X_pivot0, 0, 0);
   asm_n5x5_2_ggaaa(J, WJ, epsilon, w + W_roller_bottom_slide, 12 * X_roller_bottom_slide, 12 * X_roller_bottom_slide, 12 * X_roller_bottom_slide + 6, 12 * X_roller_bottom_slide + 6);
+  asm_e6x5_1_xyzaaa_ggaaa(J, WJ, epsilon, w + W_roller_bottom_slide + 55, 12 * X_chassis_weld1 + 6, 12 * X_roller_bottom_slide, 0, 0);
   asm_n6x6_2_xyzaaa(J, WJ, epsilon, w + W_inner0_weld, 12 * X_inner0_weld, 12 * X_inner0_weld, 12 * X_inner0_weld + 6, 12 * X_inner0_weld + 6);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_axleFL, 12 * X_axleFL, 12 * X_axleFL, 12 * X_axleFL + 6, 12 * X_axleFL + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_axleFL + 25, 12 * X_axleFR, 12 * X_axleFL, 0, 0);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_axleFL + 50, 12 * X_axleRL, 12 * X_axleFL, 0, 0);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_axleFL + 75, 12 * X_axleRR, 12 * X_axleFL, 0, 0);
+  asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_axleFL + 100, 12 * X_chassis_weld1, 12 * X_axleFL, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_axleFR, 12 * X_axleFR, 12 * X_axleFR, 12 * X_axleFR + 6, 12 * X_axleFR + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_axleFR + 25, 12 * X_axleRL, 12 * X_axleFR, 0, 0);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_axleFR + 50, 12 * X_axleRR, 12 * X_axleFR, 0, 0);
+  asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_axleFR + 75, 12 * X_chassis_weld1, 12 * X_axleFR, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_axleRL, 12 * X_axleRL, 12 * X_axleRL, 12 * X_axleRL + 6, 12 * X_axleRL + 6);
+  asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_axleRL + 25, 12 * X_axleRR, 12 * X_axleRL, 0, 0);
+  asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_axleRL + 50, 12 * X_chassis_weld1, 12 * X_axleRL, 0, 0);
+  asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_axleRR, 12 * X_axleRR, 12 * X_axleRR, 12 * X_axleRR + 6, 12 * X_axleRR + 6);
+  asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_axleRR + 25, 12 * X_chassis_weld1, 12 * X_axleRR, 0, 0);
+  asm_n6x6_2_xyzaaa(J, WJ, epsilon, w + W_chassis_weld1, 12 * X_chassis_weld1, 12 * X_chassis_weld1, 12 * X_chassis_weld1 + 6, 12 * X_chassis_weld1 + 6);
 }
 
 /* Assembles H~ from the equality rows (rt_assemble_fn). */
@@ -2117,8 +2143,11 @@ static void scissor_lift_assemble(const double *J, const double *WJ, double epsi
   memset(w + W_knee_outer0 + 50, 0, 25 * sizeof *w);
   memset(w + W_roller_bottom_pin + 25, 0, 25 * sizeof *w);
   memset(w + W_knee_inner0 + 50, 0, 25 * sizeof *w);
+  memset(w + W_knee_inner0 + 105, 0, 30 * sizeof *w);
   memset(w + W_pivot0 + 25, 0, 25 * sizeof *w);
+  memset(w + W_pivot0 + 80, 0, 30 * sizeof *w);
   memset(w + W_roller_bottom_slide + 25, 0, 30 * sizeof *w);
+  memset(w + W_inner0_weld + 36, 0, 36 * sizeof *w);
   asm_part0(J, WJ, epsilon, w);
   asm_part1(J, WJ, epsilon, w);
 }
@@ -2133,10 +2162,10 @@ const rt_program scissor_lift_program = {
     .nsbody = 39,
     .ncons = 48,
     .dim = 246,
-    .work_size = 4594,
-    .temp_size = 160,
-    .nblk = 128,
-    .nrsi = 4892,
+    .work_size = 4690,
+    .temp_size = 208,
+    .nblk = 131,
+    .nrsi = 5347,
     .sbody_body = sbody_body,
     .shard_adr = shard_adr,
     .shard_num = shard_num,

@@ -17,8 +17,8 @@ extern "C" {
 /* Sizes for static allocation: scalars (float) of the packed workspace and
  * of the factorization's temporary, and rows of H (the length of right-hand
  * sides and solutions, in solver-constraint order). */
-#define SCISSOR_LIFT_WORK_SIZE 4594
-#define SCISSOR_LIFT_TEMP_SIZE 160
+#define SCISSOR_LIFT_WORK_SIZE 4690
+#define SCISSOR_LIFT_TEMP_SIZE 208
 #define SCISSOR_LIFT_DIM 246
 
 extern const rt_program scissor_lift_program;
