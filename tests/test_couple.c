@@ -21,23 +21,31 @@ typedef struct built {
   program p;
 } built;
 
-static void build_from(built *b, const char *path, const char *src, order_kind order) {
+static void build_with(built *b, const char *path, const char *src, const program_options *o) {
   arena_init(&b->a);
   diag_list d;
   diag_init(&d);
-  program_options o;
-  program_default_options(&o);
-  o.order = order;
   gen_status st = src ? load_mech_string(&b->a, path, src, NULL, &b->m, &d) : load_mech(&b->a, path, NULL, &b->m, &d);
-  if (st == GEN_OK) st = program_build(&b->a, &b->m, &o, &b->p, &d);
+  if (st == GEN_OK) st = program_build(&b->a, &b->m, o, &b->p, &d);
   if (st != GEN_OK) diag_print(&d, stderr);
   diag_free(&d);
   assert_int_equal(st, GEN_OK);
 }
 
+static void build_from(built *b, const char *path, const char *src, order_kind order) {
+  program_options o;
+  program_default_options(&o);
+  o.order = order;
+  build_with(b, path, src, &o);
+}
+
+static void sample_path(const char *name, char *path, size_t size) {
+  snprintf(path, size, "%s/mechanisms/%s.lua", SRC_DIR, name);
+}
+
 static void build_sample(built *b, const char *name, order_kind order) {
   char path[1024];
-  snprintf(path, sizeof path, "%s/mechanisms/%s.lua", SRC_DIR, name);
+  sample_path(name, path, sizeof path);
   build_from(b, path, NULL, order);
 }
 
@@ -146,19 +154,14 @@ static void test_keep_order_counts_s(void **state) {
   assert_true(meca.p.sym.n <= 256);
   for (int k = 0; k < meca.p.sym.n; k++) names[k] = pivot_name(&meca, k);
   char path[1024];
-  snprintf(path, sizeof path, "%s/mechanisms/scissor_lift.lua", SRC_DIR);
+  sample_path("scissor_lift", path, sizeof path);
   for (int round = 0; round < 2; round++) {
     built *out = round == 0 ? &b : &again;
-    arena_init(&out->a);
-    diag_list d;
-    diag_init(&d);
     program_options o;
     program_default_options(&o);
     o.keep = names;
     o.nkeep = meca.p.sym.n;
-    assert_int_equal(load_mech(&out->a, path, NULL, &out->m, &d), GEN_OK);
-    assert_int_equal(program_build(&out->a, &out->m, &o, &out->p, &d), GEN_OK);
-    diag_free(&d);
+    build_with(out, path, NULL, &o);
     assert_int_equal(out->p.fresh_flops3, out->p.sym.flops3 + out->p.schur_flops3);
     if (round == 0) { /* the old order refused: the deferred one is the program */
       assert_false(out->p.keep_taken);
