@@ -207,6 +207,7 @@ static void push_stats(lua_State *L, const view *v) {
   set_str(L, "flop_convention", "2 x (d^3/6 + h d^2 + d h (h+1)/2) per pivot of degree d and column height h");
   set_str(L, "order", order_kind_name(p->order));
   set_str(L, "heuristic", p->heuristic ? p->heuristic : order_kind_name(p->order));
+  set_int(L, "deferred_pivots", p->deferred_pivots);
   set_int(L, "workspace", v->r->work_size);
   set_int(L, "temp", v->r->temp_size);
   set_int(L, "unshattered_dim", p->unshattered_dim);

@@ -25,7 +25,7 @@
  *   edge blocks     131 (22 of them fill-in)
  *   RSI entries     5347
  *   flops           92902 (convention: 2 x (d^3/6 + h d^2 + d h (h+1)/2) per pivot of degree d and column height h)
- *   order           best (heuristic meca)
+ *   order           best (heuristic meca, then 5 pivots moved last for the Schur complement)
  *   workspace       4690 scalars, temporary 208 scalars
  *   structure hash  0xc6fe92b7026eb208
  *

@@ -54,7 +54,7 @@
  *   edge blocks     $(S.edge_blocks) ($(S.fill_blocks) of them fill-in)
  *   RSI entries     $(S.rsi_entries)
  *   flops           $(S.flops) (convention: $(S.flop_convention))
- *   order           $(S.order) (heuristic $(S.heuristic))
+ *   order           $(S.order) (heuristic $(S.heuristic)$(S.deferred_pivots > 0 and fmt(", then %d pivots moved last for the Schur complement", S.deferred_pivots) or ""))
  *   workspace       $(S.workspace) scalars, temporary $(S.temp) scalars
  *   structure hash  $(P.hash)
 --% if P.batch > 0 then
