@@ -486,9 +486,9 @@ void br_write_peers(FILE *f, const br_report *r) {
   fprintf(f,
           "## Whole step against ODE and MuJoCo\n\n"
           "Every method steps the same loaded mechanism at its dt and gravity with N = 10 iterations, interleaved "
-          "in one process (median over runs of the median of batches of 8 steps; ground contacts at the initial "
-          "pose are given to ours and ODE's every step, MuJoCo finds its own with its collision detection, which "
-          "its time includes). ODE: `libode-dev`, ERP = the mechanism's beta, other parameters ODE's defaults; "
+          "in one process (median over runs of the median of batches of 8 steps, each step timed alone; before "
+          "every step ours and ODE's are given the contacts at their own poses, found outside the timing, and "
+          "MuJoCo finds its own with its collision detection, which its time includes). ODE: `libode-dev`, ERP = the mechanism's beta, other parameters ODE's defaults; "
           "MuJoCo: `libmujoco-dev`, the mechanism in generalized coordinates (bench/peer_mujoco.h), solver "
           "defaults. *Instructions per step* come from `make bench-cg` (callgrind, %s). *Holds*: the same "
           "methods run %.0f s from the initial state with contacts found before every step; errors of the "

@@ -154,17 +154,22 @@ static void mirror(sp_stepper *s) {
   }
 }
 
-int sp_contacts(const sp_stepper *s, rt_contact *out, int cap) {
-  const mech *m = s->m;
-  mirror((sp_stepper *)s);
+int sp_world_contacts(const mech *m, const rt_world *w, rt_contact *out, int cap) {
   int n = 0;
   const double mu = m->settings.ground_friction >= 0 ? m->settings.ground_friction : m->settings.friction;
   if (m->settings.has_ground)
-    n = rt_world_ground_contacts(s->world, m->settings.ground_height, mu, SIMRUN_CONTACT_MARGIN, out, cap);
+    n = rt_world_ground_contacts(w, m->settings.ground_height, mu, SIMRUN_CONTACT_MARGIN, out, cap);
   if (n > cap) n = cap;
-  if (m->settings.collide) n += rt_world_body_contacts(s->world, SIMRUN_CONTACT_MARGIN, out + n, cap - n);
+  if (m->settings.collide) n += rt_world_body_contacts(w, SIMRUN_CONTACT_MARGIN, out + n, cap - n);
   return n < cap ? n : cap;
 }
+
+int sp_contacts(const sp_stepper *s, rt_contact *out, int cap) {
+  mirror((sp_stepper *)s);
+  return sp_world_contacts(s->m, s->world, out, cap);
+}
+
+int sp_finds_contacts(const sp_stepper *s) { return s->mj != NULL; }
 
 static int finite_and_slow(const sp_stepper *s) {
   for (int i = 0; i < s->m->nbody; i++) {

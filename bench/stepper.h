@@ -58,6 +58,10 @@ int sp_rows(const sp_stepper *s);
  * at the current state of s, found with the runtime's generator; writes at
  * most cap and returns how many (at most cap). */
 int sp_contacts(const sp_stepper *s, rt_contact *out, int cap);
+/* The same at the poses of a world of ours (m's). */
+int sp_world_contacts(const mech *m, const rt_world *w, rt_contact *out, int cap);
+/* Whether the method finds its contacts itself, in its step (MuJoCo). */
+int sp_finds_contacts(const sp_stepper *s);
 
 /* How well a method holds the mechanism: run for `steps` steps from the
  * initial state with contacts found before every step (sp_contacts; MuJoCo
