@@ -40,17 +40,21 @@ void couple_sources(arena *a, const smech *s, couple_set *out) {
   rt_settings_default(&defaults);
   memset(out, 0, sizeof *out);
   /* the constraints on each solver body (CSR) */
-  int *inc_adr = calloc((size_t)s->nbody + 1, sizeof *inc_adr), *inc = malloc(sizeof *inc * (2 * (size_t)s->ncons + 1));
+  int *inc_adr = calloc((size_t)s->nbody + 1, sizeof *inc_adr);
+  int *inc = malloc(sizeof *inc * (2 * (size_t)s->ncons + 1));
   int *fill = calloc((size_t)s->nbody + 1, sizeof *fill), *mark = malloc(sizeof *mark * ((size_t)s->ncons + 1));
   if (!inc_adr || !inc || !fill || !mark) abort();
-  for (int c = 0; c < s->ncons; c++) {
-    if (s->cons_a[c] != MECH_WORLD) inc_adr[s->cons_a[c] + 1]++;
-    if (s->cons_b[c] != MECH_WORLD && s->cons_b[c] != s->cons_a[c]) inc_adr[s->cons_b[c] + 1]++;
-  }
-  for (int b = 0; b < s->nbody; b++) inc_adr[b + 1] += inc_adr[b];
-  for (int c = 0; c < s->ncons; c++) {
-    if (s->cons_a[c] != MECH_WORLD) inc[inc_adr[s->cons_a[c]] + fill[s->cons_a[c]]++] = c;
-    if (s->cons_b[c] != MECH_WORLD && s->cons_b[c] != s->cons_a[c]) inc[inc_adr[s->cons_b[c]] + fill[s->cons_b[c]]++] = c;
+  for (int pass = 0; pass < 2; pass++) { /* counts, then the lists */
+    for (int c = 0; c < s->ncons; c++)
+      for (int side = 0; side < 2; side++) {
+        const int b = side ? s->cons_b[c] : s->cons_a[c];
+        if (b == MECH_WORLD || (side && b == s->cons_a[c])) continue;
+        if (pass == 0)
+          inc_adr[b + 1]++;
+        else
+          inc[inc_adr[b] + fill[b]++] = c;
+      }
+    for (int b = 0; pass == 0 && b < s->nbody; b++) inc_adr[b + 1] += inc_adr[b];
   }
   for (int c = 0; c < s->ncons; c++) mark[c] = -1;
   /* the sources: joints' rows outside the block, then contact bodies */

@@ -386,7 +386,8 @@ gen_status program_build(arena *a, const mech *m, const program_options *o, prog
       p->keep_taken = p->keep_shards_taken = 1;
     } else {
       int *kept = ARENA_ARRAY(a, int, p->g.n + 1);
-      const int64_t f3 = keep_order(&p->g, o->keep, o->nkeep, perm, kept, &p->keep_pivots) + couple_flops3(&p->g, &cs, kept);
+      const int64_t f3 =
+          keep_order(&p->g, o->keep, o->nkeep, perm, kept, &p->keep_pivots) + couple_flops3(&p->g, &cs, kept);
       if (p->keep_flops3 == 0 || f3 < p->keep_flops3) p->keep_flops3 = f3;
       p->keep_taken = (double)f3 <= allow;
       if (p->keep_taken) {

@@ -145,7 +145,8 @@ static void test_lift_defers_its_wheels(void **state) {
   FILE *f = fopen(path, "r");
   assert_non_null(f);
   int found = 0;
-  while (!found && fgets(line, sizeof line, f)) found = strstr(line, " *   order ") == line && strstr(line, want) != NULL;
+  while (!found && fgets(line, sizeof line, f))
+    found = strstr(line, " *   order ") == line && strstr(line, want) != NULL;
   fclose(f);
   assert_true(found);
   arena_free(&best.a);
