@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "rt_world.h"
-#include "symbolic.h"
 
 /* Points a collision shape rests on (runtime/contact.c's ground contacts
  * of a body lying on the ground: a cylinder on its side touches with both
@@ -173,10 +172,7 @@ static int defer(const cgraph *g, const couple_set *c, const int *perm, int whic
   return moved;
 }
 
-int couple_order(const cgraph *g, const couple_set *c, int *perm, int64_t *factor3, int64_t *schur3) {
-  symbolic_totals t;
-  symbolic_totals_of(g, perm, &t);
-  *factor3 = t.flops3;
+int couple_order(const cgraph *g, const couple_set *c, int *perm, symbolic_totals *totals, int64_t *schur3) {
   *schur3 = couple_flops3(g, c, perm);
   if (c->n == 0) return 0;
   int *best = malloc(sizeof *best * ((size_t)g->n + 1)), *cand = malloc(sizeof *cand * ((size_t)g->n + 1));
@@ -185,10 +181,11 @@ int couple_order(const cgraph *g, const couple_set *c, int *perm, int64_t *facto
   for (int variant = 0; variant < 6; variant++) {
     const int k = defer(g, c, perm, 1 + variant % 3, variant / 3, cand);
     if (k == 0) continue;
+    symbolic_totals t;
     symbolic_totals_of(g, cand, &t);
     const int64_t s3 = couple_flops3(g, c, cand);
-    if (t.flops3 + s3 < *factor3 + *schur3) {
-      *factor3 = t.flops3;
+    if (t.flops3 + s3 < totals->flops3 + *schur3) {
+      *totals = t;
       *schur3 = s3;
       moved = k;
       memcpy(best, cand, sizeof *best * (size_t)g->n);

@@ -34,6 +34,7 @@
 #include "arena.h"
 #include "graph.h"
 #include "shatter.h"
+#include "symbolic.h"
 
 typedef struct couple_set {
   int n;          /* sources */
@@ -51,10 +52,11 @@ void couple_sources(arena *a, const smech *s, couple_set *out);
  * every pair of columns over the rows their paths share. */
 int64_t couple_flops3(const cgraph *g, const couple_set *c, const int *perm);
 
-/* The order of the two (perm, or perm with the sources' pivots last)
- * whose factor and S build cost fewer flops together, into perm; returns
- * how many pivots moved (0: perm kept). *factor3 and *schur3 receive the
- * chosen order's 3 x flops of each. */
-int couple_order(const cgraph *g, const couple_set *c, int *perm, int64_t *factor3, int64_t *schur3);
+/* Of perm and its variants with the sources' pivots last, the order whose
+ * factor and S build cost fewer flops together, into perm; returns how
+ * many pivots moved (0: perm kept). *totals holds perm's on entry
+ * (symbolic_totals_of) and the chosen order's on return; *schur3 receives
+ * the chosen order's couple_flops3. */
+int couple_order(const cgraph *g, const couple_set *c, int *perm, symbolic_totals *totals, int64_t *schur3);
 
 #endif

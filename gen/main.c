@@ -78,14 +78,15 @@ static void note_kept(const mech *m, const program *p, const char *old, double t
   const long long kept = (long long)((p->keep_flops3 + 1) / 3), fresh = (long long)((p->fresh_flops3 + 1) / 3);
   const double more = 100.0 * (double)(p->keep_flops3 - p->fresh_flops3) / (double)p->fresh_flops3;
   const char *what = p->keep_shards_taken ? "the order and shattering" : "the order";
+  const char *with_s = p->schur_flops3 > 0 ? " (the factor's and S's estimated build)" : "";
   if (!p->keep_taken)
     fprintf(out,
-            "%s:%d: note: the order kept from %s would cost %lld flops, %.1f %% more than the fresh order's %lld "
+            "%s:%d: note: the order kept from %s would cost %lld flops%s, %.1f %% more than the fresh order's %lld "
             "(--keep-tolerance %g %%): the fresh order is used\n",
-            m->file, m->line, old, kept, more, fresh, tolerance);
+            m->file, m->line, old, kept, with_s, more, fresh, tolerance);
   else if (p->keep_flops3 > p->fresh_flops3)
-    fprintf(out, "%s:%d: note: %s kept from %s cost %lld flops, %.1f %% more than the fresh order's %lld\n",
-            m->file, m->line, what, old, kept, more, fresh);
+    fprintf(out, "%s:%d: note: %s kept from %s cost %lld flops%s, %.1f %% more than the fresh order's %lld\n",
+            m->file, m->line, what, old, kept, with_s, more, fresh);
 }
 
 typedef struct options {

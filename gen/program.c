@@ -290,8 +290,8 @@ static int any_candidate(const mech *m, int threshold) {
  * if it differs from the fresh one, with the order that keeps its pivots;
  * taken into p (its solver view, graph, order in *perm, totals in *r) if
  * that costs at most `allow` flops (x3: the factor's and S's build,
- * couple.h), else only its cost in p->keep_flops3. Returns whether it was
- * taken. */
+ * couple.h; S's then in p->schur_flops3), else only its cost in
+ * p->keep_flops3. Returns whether it was taken. */
 static int keep_the_shattering(arena *a, const mech *m, const program_options *o, program *p, const int *fresh,
                                double allow, int **perm, order_result *r) {
   int *shards = ARENA_ARRAY(a, int, m->nbody + 1), *assign = ARENA_ARRAY(a, int, 2 * m->ncons + 1);
@@ -308,7 +308,8 @@ static int keep_the_shattering(arena *a, const mech *m, const program_options *o
   order_run(&g, o->order, order, &kr);
   couple_set cs;
   couple_sources(&t, &s, &cs);
-  const int64_t f3 = keep_order(&g, o->keep, o->nkeep, order, kept, &pivots) + couple_flops3(&g, &cs, kept);
+  const int64_t factor3 = keep_order(&g, o->keep, o->nkeep, order, kept, &pivots); /* fills kept */
+  const int64_t s3 = couple_flops3(&g, &cs, kept), f3 = factor3 + s3;
   p->keep_flops3 = f3;
   const int take = (double)f3 <= allow && s.dim <= o->max_rows;
   if (take) { /* built again in the program's arena */
@@ -319,6 +320,7 @@ static int keep_the_shattering(arena *a, const mech *m, const program_options *o
     for (int k = 0; k < ORDER_NKINDS; k++) p->flops3_by_order[k] = kr.flops3[k];
     symbolic_totals_of(&p->g, *perm, &r->totals);
     p->keep_pivots = pivots;
+    p->schur_flops3 = s3;
   }
   arena_free(&t);
   return take;
@@ -373,34 +375,32 @@ gen_status program_build(arena *a, const mech *m, const program_options *o, prog
    * S then costs less than the factor gains (couple.h) */
   couple_set cs;
   couple_sources(a, &p->s, &cs);
-  if (o->order == ORDER_BEST) {
-    int64_t schur3;
-    p->deferred_pivots = couple_order(&p->g, &cs, perm, &r.totals.flops3, &schur3);
-    if (p->deferred_pivots > 0) symbolic_totals_of(&p->g, perm, &r.totals);
-  }
+  if (o->order == ORDER_BEST)
+    p->deferred_pivots = couple_order(&p->g, &cs, perm, &r.totals, &p->schur_flops3);
+  else
+    p->schur_flops3 = couple_flops3(&p->g, &cs, perm);
   if (o->keep) { /* the previous program's shattering and order, if they cost little more */
     p->keep_asked = 1;
-    p->fresh_flops3 = r.totals.flops3 + couple_flops3(&p->g, &cs, perm);
+    p->fresh_flops3 = r.totals.flops3 + p->schur_flops3;
     const double allow = (double)p->fresh_flops3 * (1.0 + o->keep_tolerance / 100.0);
     if (shards && keep_the_shattering(a, m, o, p, shards, allow, &perm, &r)) {
       p->keep_taken = p->keep_shards_taken = 1;
     } else {
       int *kept = ARENA_ARRAY(a, int, p->g.n + 1);
-      const int64_t f3 =
-          keep_order(&p->g, o->keep, o->nkeep, perm, kept, &p->keep_pivots) + couple_flops3(&p->g, &cs, kept);
+      const int64_t factor3 = keep_order(&p->g, o->keep, o->nkeep, perm, kept, &p->keep_pivots); /* fills kept */
+      const int64_t s3 = couple_flops3(&p->g, &cs, kept), f3 = factor3 + s3;
       if (p->keep_flops3 == 0 || f3 < p->keep_flops3) p->keep_flops3 = f3;
       p->keep_taken = (double)f3 <= allow;
       if (p->keep_taken) {
         perm = kept;
         symbolic_totals_of(&p->g, perm, &r.totals);
+        p->schur_flops3 = s3;
       }
     }
     if (p->keep_taken) p->heuristic = "kept";
   }
   if ((st = check_factor(m, &p->g, &r.totals, o, d)) != GEN_OK) return st;
   symbolic_build(a, &p->g, perm, &p->sym);
-  if (p->keep_shards_taken) couple_sources(a, &p->s, &cs); /* the kept solver view's */
-  p->schur_flops3 = couple_flops3(&p->g, &cs, perm);
 
   p->nnz = program_nnz(&p->g);
   p->density = p->s.dim ? (double)p->nnz / ((double)p->s.dim * p->s.dim) : 0.0;
