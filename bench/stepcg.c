@@ -237,7 +237,8 @@ int main(int argc, char **argv) {
           "# Instructions per whole step (callgrind)\n\n`make bench-cg` on sources %s: every method of the "
           "whole-step comparison (bench/stepper.h) steps each sample %d times after %d steps of warm-up, N = %d, "
           "the contacts at the method's own poses found before every step and not counted; instructions "
-          "counted by `valgrind --tool=callgrind` in the steps only. LDL-PGS with 2 threads counts the stepping thread alone (callgrind's collection is "
+          "counted by `valgrind --tool=callgrind` in the steps only. LDL-PGS with 2 threads counts the stepping "
+          "thread alone (callgrind's collection is "
           "per thread: the factorization thread's share is not in it). "
           "Ratios are to ODE QuickStep %d.\n\n"
           "| sample | method | rows | instructions/step | / QuickStep %d | note |\n|---|---|--:|--:|--:|---|\n",

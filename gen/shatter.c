@@ -64,7 +64,9 @@ void shatter_assign(const mech *m, const int *shards, int *assign) {
   free(byname);
 }
 
-void smech_build(arena *a, const mech *m, const int *shards, smech *out) { smech_build_assigned(a, m, shards, NULL, out); }
+void smech_build(arena *a, const mech *m, const int *shards, smech *out) {
+  smech_build_assigned(a, m, shards, NULL, out);
+}
 
 void smech_build_assigned(arena *a, const mech *m, const int *shards, const int *assign, smech *out) {
   memset(out, 0, sizeof *out);
