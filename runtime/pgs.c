@@ -383,17 +383,18 @@ void rt__pgs_apply(const rt__rows *r, int first, int last, const double *dl, dou
 /* The slices' prefetches walk [f, f + bytes) line by line, however
  * aligned. Slicing a sweep changes no bit: the rows are visited in the
  * same order. */
-void rt__pgs_sweep_prefetch(rt__rows *r, double *vel, const void *data, size_t bytes) {
+void rt__pgs_sweep_prefetch(rt__rows *r, int first, double *vel, const void *data, size_t bytes) {
   enum { LINE = 64, LINES_PER_SLICE = 8 };
   if (data == NULL) {
-    rt__pgs_sweep(r, 0, r->n, vel);
+    rt__pgs_sweep(r, first, r->n, vel);
     return;
   }
   const char *f = data;
   const size_t nline = (bytes + LINE - 1) / LINE + 1;
   const size_t nslice = (nline + LINES_PER_SLICE - 1) / LINES_PER_SLICE;
   for (size_t k = 0; k < nslice; k++) {
-    rt__pgs_sweep(r, (int)(r->n * k / nslice), (int)(r->n * (k + 1) / nslice), vel);
+    const int m = r->n - first;
+    rt__pgs_sweep(r, first + (int)(m * k / nslice), first + (int)(m * (k + 1) / nslice), vel);
 #if defined(__GNUC__)
     for (size_t i = k * LINES_PER_SLICE; i < nline && i < (k + 1) * LINES_PER_SLICE; i++)
       __builtin_prefetch(f + i * LINE, 0, 2);

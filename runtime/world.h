@@ -327,9 +327,9 @@ int rt__pgs_program_fits(const rt_program *p, const rt__rows *rows);
  * sweep over [0, dim) and the generic sweep over [dim, n); else the
  * generic sweep over all. The same bits either way. */
 void rt__pgs_sweep_program(const rt_program *p, int fits, rt__rows *rows, double *vel);
-/* One sweep over all rows that prefetches [data, data + bytes) as it goes
- * (a plain sweep if data is NULL). */
-void rt__pgs_sweep_prefetch(rt__rows *rows, double *vel, const void *data, size_t bytes);
+/* One sweep over rows first..n that prefetches [data, data + bytes) as it
+ * goes (a plain sweep if data is NULL). */
+void rt__pgs_sweep_prefetch(rt__rows *rows, int first, double *vel, const void *data, size_t bytes);
 /* res[i] = rhs[i] - J v of the equality rows of program p (rows 0..dim;
  * the bits of rhs[i] - rt__pgs_row_velocity; letter: each row's letter of
  * rt_joint_type_def.rows, w->row_letter); returns the largest |res[i]|
@@ -402,9 +402,11 @@ void rt__factor_from_poses(rt_world *w);
 int rt__factor_thread_pays(const rt_program *p, const rt__assembly *a);
 
 /* step.c, for batch.c: whether w's step factors H~ (rt_world_factor does
- * work), and the sweeps rt_world_iterate runs. */
+ * work), the sweeps rt_world_iterate runs, and the first row they take
+ * (each sweeps rows first..n). */
 int rt__step_factors(const rt_world *w);
 int rt__step_sweeps(const rt_world *w);
+int rt__step_sweep_first(const rt_world *w);
 /* rt_world_step_end in three parts: the block step and the coupled rows;
  * then, at most rt__step_contact_passes(w) times (0: none run), a sweep
  * over the rows outside the block (rows dim..n) and, unless it changed no
