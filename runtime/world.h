@@ -336,6 +336,10 @@ void rt__pgs_sweep_prefetch(rt__rows *rows, int first, double *vel, const void *
  * (a NaN is skipped). */
 double rt__pgs_residual(const rt__rows *rows, const rt_program *p, const unsigned char *letter, const double *vel,
                         double *res);
+/* out[i] = J v of the equality rows, the same way (the bits of
+ * rt__pgs_row_velocity). */
+void rt__pgs_velocities(const rt__rows *rows, const rt_program *p, const unsigned char *letter, const double *vel,
+                        double *out);
 /* The warm start's sums (rows.c): over rows with lambda != 0, num = sum
  * lambda (rhs - J vel) and den = sum lambda (J dv + soft lambda). */
 void rt__pgs_warm_sums(const rt__rows *rows, const rt_program *p, const double *vel, const double *dv, double *num,
@@ -438,8 +442,8 @@ rt_status rt__step_end_finish(rt_world *w);
 /* The block GS step on the equality rows of r (w->rows, or the position
  * pass's w->prows) and the velocities vel, with the factored H~ in
  * w->work (or PCR, settings.block_solver), and `refine` passes of iterative
- * refinement. */
-void rt__block_step(rt_world *w, rt__rows *r, double *vel, int refine);
+ * refinement. Returns the solves it made (0: nothing to solve for). */
+int rt__block_step(rt_world *w, rt__rows *r, double *vel, int refine);
 /* x = H~^-1 x on the equality rows (w->dim values), passing through the
  * program's precision (refined if settings.refine), or PCR from zero. */
 void rt__block_solve(rt_world *w, double *x);

@@ -728,9 +728,11 @@ static void test_world_assembly_matches_rt_assemble(void **state) {
   }
 }
 
-/* The block step's residual (rt__pgs_residual) takes only the products
- * the rows' letters allow (rt_joint_type_def.rows) and the world's sides
- * as zero velocities: its bits are rhs - rt__pgs_row_velocity's, which
+/* The block step's residual (rt__pgs_residual), and the rows' velocities
+ * the drift's expectation takes (rt__pgs_velocities), take only the
+ * products the rows' letters allow (rt_joint_type_def.rows) and the
+ * world's sides as zero velocities: their bits are rhs -
+ * rt__pgs_row_velocity's and rt__pgs_row_velocity's, which
  * takes all of them, on every equality row, step after step -- on samples
  * and on random mechanisms with every joint type, the world and fixed
  * bodies on either side. */
@@ -771,6 +773,12 @@ static void test_residual_by_letters_matches_row_velocity(void **state) {
         rows++;
       }
       assert_true(got == most);
+      rt__pgs_velocities(&w->rows, w->prog, w->row_letter, w->vel, res);
+      for (int i = 0; i < s.rp.dim; i++) {
+        const double want = rt__pgs_row_velocity(&w->rows, i, w->vel);
+        if (memcmp(&want, &res[i], sizeof want) != 0)
+          fail_msg("%s, step %d, row %d (letter %c): J v %.17g, not %.17g", s.m.name, k, i, w->row_letter[i], res[i], want);
+      }
       if (rt_world_step_end(w) != RT_OK) break;
     }
     free(res);
@@ -828,6 +836,57 @@ static void test_sweeps_before_the_block(void **state) {
     rt_world_destroy(w);
   }
   sim_free(&s);
+}
+
+/* Stage 6's block step (step.c, rt__step_end_block) with the factor: one
+ * refined block step when S couples nothing (the chain), bit for bit; when
+ * S couples rows (the lift's wheel contacts and motors), an unrefined one,
+ * S's solve, and a refined one. Each world is stepped by rt_world_step and
+ * a twin by those calls spelled out; their states agree bit for bit. */
+static void test_block_step_refined_once(void **state) {
+  (void)state;
+  static const char *const path[] = {"mechanisms/chain.lua", "mechanisms/scissor_lift.lua"};
+  for (int m = 0; m < 2; m++) {
+    sim s;
+    sim_open(&s, path[m], NULL);
+    assert_true(s.set.refine > 0);
+    rt_world *w = sim_world(&s, &s.set), *twin = sim_world(&s, &s.set);
+    double *a = state_alloc(w), *b = state_alloc(w);
+    int coupled = 0;
+    for (int k = 0; k < 40; k++) {
+      step_ok(w, &s.m);
+      feed_ground(twin, &s.m);
+      assert_int_equal(rt_world_step_begin(twin), RT_OK);
+      rt_world_factor(twin);
+      rt_world_iterate(twin);
+      twin->info.contact_passes = 0;
+      if (m == 0) {
+        rt__block_step(twin, &twin->rows, twin->vel, twin->set.refine);
+        assert_int_equal(rt__schur_build(twin), 0);
+      } else {
+        rt__block_step(twin, &twin->rows, twin->vel, 0);
+        if (rt__schur_build(twin) > 0) {
+          coupled++;
+          twin->info.coupled_rows = twin->schur.k;
+          twin->info.coupled_sweeps += rt__schur_step(twin, &twin->rows, twin->vel);
+          rt__block_step(twin, &twin->rows, twin->vel, twin->set.refine);
+        } else {
+          rt__block_step(twin, &twin->rows, twin->vel, twin->set.refine - 1);
+        }
+      }
+      rt__step_contacts(twin);
+      assert_int_equal(rt__step_end_finish(twin), RT_OK);
+      state_get(w, a);
+      state_get(twin, b);
+      assert_memory_equal(a, b, state_bytes(w));
+    }
+    if (m == 1) assert_true(coupled > 0);
+    free(a);
+    free(b);
+    rt_world_destroy(w);
+    rt_world_destroy(twin);
+    sim_free(&s);
+  }
 }
 
 /* The block step before the last sweep (RT_BLOCK_BEFORE_LAST): on the
@@ -1471,6 +1530,7 @@ int main(void) {
       cmocka_unit_test(test_threaded_matches_single_threaded),
       cmocka_unit_test(test_split_api_matches_step),
       cmocka_unit_test(test_sweeps_before_the_block),
+      cmocka_unit_test(test_block_step_refined_once),
       cmocka_unit_test(test_world_assembly_matches_rt_assemble),
       cmocka_unit_test(test_residual_by_letters_matches_row_velocity),
       cmocka_unit_test(test_block_before_last_stable),
