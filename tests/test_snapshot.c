@@ -260,26 +260,34 @@ static void test_diverged_dt_then_smaller_dt_succeeds(void **st) {
 
 /* A state that is not finite (here written past the setters, which refuse
  * it: rt_world.h) is refused before the step changes anything
- * (RT_ERR_NONFINITE), and stepping resumes once it is finite again. */
+ * (RT_ERR_NONFINITE), and stepping resumes once it is finite again: a NaN
+ * or an infinity of either sign, in a position, the orientation, the
+ * velocity or the spin (rt__bodies_finite). */
 static void test_nonfinite_state_refused_untouched(void **st) {
   (void)st;
   sim s;
   sim_open(&s, "atomic.lua", atomic_src);
   rt_world *w = warmed_up(&s, 0);
   const int wheel = mech_find_body(&s.m, "wheel");
-  feed_ground(w);
-  const double keep = w->body[wheel].angvel[1];
-  w->body[wheel].angvel[1] = NAN;
-  state before, after;
-  state_take(w, &before);
-  assert_int_equal(rt_world_step(w), RT_ERR_NONFINITE);
-  assert_int_equal(rt_world_step_begin(w), RT_ERR_NONFINITE);
-  state_take(w, &after);
-  assert_same(&before, &after, "non-finite state refused");
-  state_free(&before);
-  state_free(&after);
-  w->body[wheel].angvel[1] = keep;
-  assert_int_equal(rt_world_step(w), RT_OK);
+  rt_body_desc *b = &w->body[wheel];
+  double *const field[] = {&b->pose.p[0], &b->pose.q[3], &b->vel[2], &b->angvel[1]};
+  const double bad[] = {NAN, INFINITY, -INFINITY};
+  for (size_t f = 0; f < sizeof field / sizeof field[0]; f++)
+    for (size_t v = 0; v < sizeof bad / sizeof bad[0]; v++) {
+      feed_ground(w);
+      const double keep = *field[f];
+      *field[f] = bad[v];
+      state before, after;
+      state_take(w, &before);
+      assert_int_equal(rt_world_step(w), RT_ERR_NONFINITE);
+      assert_int_equal(rt_world_step_begin(w), RT_ERR_NONFINITE);
+      state_take(w, &after);
+      assert_same(&before, &after, "non-finite state refused");
+      state_free(&before);
+      state_free(&after);
+      *field[f] = keep;
+      assert_int_equal(rt_world_step(w), RT_OK);
+    }
   rt_world_destroy(w);
   sim_free(&s);
 }
