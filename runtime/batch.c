@@ -242,7 +242,7 @@ static void iterate(rt_batch *b) {
     b->sweeps[j] = b->st[j] == RT_OK;
     if (!b->sweeps[j]) continue;
     const int k = rt__step_sweeps(b->w[j]);
-    if ((sweeps >= 0 && k != sweeps) || rt__step_sweep_first(b->w[j]) != 0) same = 0;
+    if ((sweeps >= 0 && k != sweeps) || rt__step_sweep_from(b->w[j]) != 0) same = 0;
     sweeps = k;
   }
   if (sweeps < 0) return;

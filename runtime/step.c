@@ -18,8 +18,9 @@
  *   4. factor        factor.c    assembly of H~ and its factorization
  *   5. sweeps        pgs.c       N-1 PGS sweeps (N-2 with the block step
  *                                before the last sweep; N under pure PGS;
- *                                fewer, and only over the rows outside the
- *                                block, when S couples all of those)
+ *                                fewer, from the second on over the rows
+ *                                outside the block, when S couples all of
+ *                                those)
  *   6. block step    block.c     delta = H~^-1 (R - J V) on the equality rows,
  *                                refined (rt_settings.refine): the factor's
  *                                solve, or PCR, which needs no factor (then 4
@@ -77,8 +78,8 @@ static int block_ready(const rt_world *w) { return w->info.factor_status == -1 |
  * with contacts RT__FRICTION_START_SWEEPS, because friction's boxes follow
  * the normals and the friction loop's answer depends on where it starts
  * (the sample car with none: a hold slip of 8 mrad and a limit overrun by
- * 2.2 mm; with 1, 2 or 9 under 0.7 mrad and 0.011 mm), over the rows
- * outside the block only (sweep_first). If the
+ * 2.2 mm; with 1, 2 or 9 under 0.7 mrad and 0.011 mm), the second over
+ * the rows outside the block only (sweep_from). If the
  * factorization then fails, the sweeps run in its place
  * (rt__step_end_finish). */
 #define RT__FRICTION_START_SWEEPS 2
@@ -91,23 +92,26 @@ static int sweeps_before(const rt_world *w) {
   return n - 1 < RT__FRICTION_START_SWEEPS ? n - 1 : RT__FRICTION_START_SWEEPS;
 }
 
-/* The first row the sweeps before the block step take: 0, or, when they
- * only give friction a start (every row outside the block coupled through
- * S, with contacts), the first row outside the block. The block step and
- * S solve the equality rows exactly from wherever the sweeps leave them,
- * so sweeping them did no more than hand the contacts their joints'
- * response early. Measured, the sample lift: 962k -> 923k instructions a
- * step, the same joint errors; the car's motor slip 0.131 -> 0.088, its
- * hold slip 2.1e-6 -> 4.0e-6 rad (ldlsim --json with its drive script;
- * friction's answer follows its start there: 1, 4 or 8 contact sweeps
- * gave 9e-6, 5e-5, 3e-5). */
-static int sweep_first(const rt_world *w) {
+/* The first row that the sweeps after the first before the block step
+ * take: 0, or, when they only give friction a start (every row outside
+ * the block coupled through S, with contacts), the first row outside the
+ * block. The block step and S solve the equality rows exactly from
+ * wherever the sweeps leave them; one sweep over them hands the contacts
+ * their joints' response (the weight a wheel carries), and more only
+ * refine what the block step computes anyway. Measured (instructions a
+ * step over 200 steps, stepcg --run): both sweeps over all rows, lift
+ * 955k, car 229k, buggy 171k; the first only, 927k, 228k, 169k; neither,
+ * 903k, 249k, 164k -- the car's contacts then no longer settle within the
+ * block step (schur.c) and S couples them in every step. Joint errors,
+ * slips and limits the same to two digits (ldlsim --json with the drive
+ * scripts). */
+static int sweep_from(const rt_world *w) {
   return use_factor(w) && w->set.block_at == RT_BLOCK_LAST && w->ncontact > 0 && rt__schur_covers(w) ? w->dim : 0;
 }
 
 int rt__step_factors(const rt_world *w) { return use_factor(w); }
 int rt__step_sweeps(const rt_world *w) { return sweeps_before(w); }
-int rt__step_sweep_first(const rt_world *w) { return sweep_first(w); }
+int rt__step_sweep_from(const rt_world *w) { return sweep_from(w); }
 
 /* Stages 1-3; with kick, the thread takes the factorization as soon as the
  * poses and joints are final for the step (after the forces and drives):
@@ -159,17 +163,17 @@ static void sweep(rt_world *w) {
   w->info.program_sweeps += w->sweep_fits;
 }
 
-/* A sweep before the block step: all rows, or those from sweep_first. */
-static void sweep_before(rt_world *w, int first) {
-  if (first == 0)
+/* Sweep k before the block step: all rows, or those from sweep_from. */
+static void sweep_before(rt_world *w, int k, int from) {
+  if (k == 0 || from == 0)
     sweep(w);
   else
-    rt__pgs_sweep(&w->rows, first, w->rows.n, w->vel);
+    rt__pgs_sweep(&w->rows, from, w->rows.n, w->vel);
 }
 
 void rt_world_iterate(rt_world *w) {
-  const int n = sweeps_before(w), first = sweep_first(w);
-  for (int k = 0; k < n; k++) sweep_before(w, first);
+  const int n = sweeps_before(w), from = sweep_from(w);
+  for (int k = 0; k < n; k++) sweep_before(w, k, from);
   w->info.sweeps = n;
 }
 
@@ -180,9 +184,9 @@ void rt_world_iterate(rt_world *w) {
  * thread is done by the last sweep, that sweep prefetches the factor into
  * this core's L2 slice by slice, and the transfer overlaps the sweep. */
 static void iterate_threaded(rt_world *w) {
-  const int n = sweeps_before(w), first = sweep_first(w);
-  for (int k = 0; k < n - 1; k++) sweep_before(w, first);
-  if (n > 0) rt__pgs_sweep_prefetch(&w->rows, first, w->vel, rt__worker_done(w) ? w->work : NULL, w->work_bytes);
+  const int n = sweeps_before(w), from = sweep_from(w);
+  for (int k = 0; k < n - 1; k++) sweep_before(w, k, from);
+  if (n > 0) rt__pgs_sweep_prefetch(&w->rows, n > 1 ? from : 0, w->vel, rt__worker_done(w) ? w->work : NULL, w->work_bytes);
   w->info.sweeps = n;
 }
 

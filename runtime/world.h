@@ -406,11 +406,11 @@ void rt__factor_from_poses(rt_world *w);
 int rt__factor_thread_pays(const rt_program *p, const rt__assembly *a);
 
 /* step.c, for batch.c: whether w's step factors H~ (rt_world_factor does
- * work), the sweeps rt_world_iterate runs, and the first row they take
- * (each sweeps rows first..n). */
+ * work), the sweeps rt_world_iterate runs, and the first row that those
+ * after the first take (each sweeps rows from..n; the first all). */
 int rt__step_factors(const rt_world *w);
 int rt__step_sweeps(const rt_world *w);
-int rt__step_sweep_first(const rt_world *w);
+int rt__step_sweep_from(const rt_world *w);
 /* rt_world_step_end in three parts: the block step and the coupled rows;
  * then, at most rt__step_contact_passes(w) times (0: none run), a sweep
  * over the rows outside the block (rows dim..n) and, unless it changed no

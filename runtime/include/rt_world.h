@@ -369,8 +369,8 @@ typedef struct rt_step_info {
                             solver) */
   int rows;              /* constraint rows solved (equality + motors) */
   int sweeps;            /* PGS sweeps run (LDL-PGS's before the block step
-                            take only the rows outside it when S couples
-                            every one of them) */
+                            take, from the second on, only the rows outside
+                            it when S couples every one of them) */
   double warm_start;     /* the scale s in [0, 1] of last step's impulses the
                             solve started from (rows.c) */
   long long steps;       /* steps taken since creation (failed ones are not) */
