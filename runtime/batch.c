@@ -242,6 +242,7 @@ static void iterate(rt_batch *b) {
     b->sweeps[j] = b->st[j] == RT_OK;
     if (!b->sweeps[j]) continue;
     const int k = rt__step_sweeps(b->w[j]);
+    /* sweeps over part of the rows (the friction start's) run copy by copy */
     if ((sweeps >= 0 && k != sweeps) || rt__step_sweep_from(b->w[j]) != 0) same = 0;
     sweeps = k;
   }

@@ -392,8 +392,8 @@ void rt__pgs_sweep_prefetch(rt__rows *r, int first, double *vel, const void *dat
   const char *f = data;
   const size_t nline = (bytes + LINE - 1) / LINE + 1;
   const size_t nslice = (nline + LINES_PER_SLICE - 1) / LINES_PER_SLICE;
+  const int m = r->n - first;
   for (size_t k = 0; k < nslice; k++) {
-    const int m = r->n - first;
     rt__pgs_sweep(r, first + (int)(m * k / nslice), first + (int)(m * (k + 1) / nslice), vel);
 #if defined(__GNUC__)
     for (size_t i = k * LINES_PER_SLICE; i < nline && i < (k + 1) * LINES_PER_SLICE; i++)

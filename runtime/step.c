@@ -325,8 +325,9 @@ static double integrate(rt_world *w, int measure) {
 /* Stage 6 in three parts, so that a batch can run the contact passes of
  * its copies in lanes (batch.c): the block step and the coupled rows; the
  * contact passes (rt__step_contacts, if rt__step_contact_passes says they run);
- * then the rest of stage 6 and stages 7-9 (rt__step_end_finish). */
-/* With the factor the first block step is unrefined: when S couples rows
+ * then the rest of stage 6 and stages 7-9 (rt__step_end_finish).
+ *
+ * With the factor the first block step is unrefined: when S couples rows
  * to it, the block step after S is refined from where S left the
  * velocities, and the first one's refinement bought S a start closer by
  * epsilon kappa (measured, make bench-cg's window: the lift 923k -> 894k
