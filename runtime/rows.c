@@ -281,9 +281,12 @@ void rt__rows_expect(rt_world *w) {
   for (int i = 0; i < w->dim; i++) w->expect[i] = w->start[i] + w->set.dt * w->expect[i];
 }
 
-void rt__rows_position_start(rt_world *w) {
+int rt__rows_position_start(rt_world *w) {
   memset(w->prows.lambda, 0, sizeof *w->prows.lambda * (size_t)w->prows.n);
   memset(w->pvel, 0, 6 * sizeof *w->pvel * (size_t)w->nsbody);
+  for (int i = 0; i < w->prows.n; i++)
+    if (w->prows.rhs[i] != 0.0) return 1;
+  return 0;
 }
 
 /* Last step's impulses, inside this step's bounds, are where the sweeps

@@ -265,10 +265,12 @@ static int position_sweeps(const rt_world *w) { return (w->set.iterations + 2) /
 /* Stage 7 (split correction): the pseudo-velocities, from zero impulses,
  * that remove beta of the drift. With a factor, the rows outside the block
  * are swept and the block step solves the equality rows; else every row is
- * swept. */
+ * swept. Without a target (every row's correction within max_bias, which
+ * the velocity rows carry whole: a mechanism that holds together) the
+ * solution is zero, and the pass is not run (the sample lift: its sweeps,
+ * block step and S, 25k instructions a step, gave zero in every step). */
 static void position_pass(rt_world *w) {
-  if (w->set.correction != RT_CORRECT_SPLIT) return;
-  rt__rows_position_start(w);
+  if (w->set.correction != RT_CORRECT_SPLIT || !rt__rows_position_start(w)) return;
   rt__rows *p = &w->prows;
   const int n = position_sweeps(w);
   if (use_block(w) && block_ready(w)) {

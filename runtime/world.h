@@ -297,8 +297,10 @@ double rt__rows_velocity_bias(const rt_world *w, double bias);
  * c + dt J u with u the velocities the poses moved with (w->dvel, which
  * rt__bodies_integrate leaves), into w->expect. */
 void rt__rows_expect(rt_world *w);
-/* The position pass starts from zero impulses and pseudo-velocities. */
-void rt__rows_position_start(rt_world *w);
+/* The position pass starts from zero impulses and pseudo-velocities;
+ * returns whether any row has a target (else the pass would leave them
+ * zero). */
+int rt__rows_position_start(rt_world *w);
 
 /* contact.c: the rows of the current contacts (after the fixed rows),
  * warm-started from the last step's matching contacts; and saving the
