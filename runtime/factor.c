@@ -26,8 +26,8 @@ void rt__factor_from_poses(rt_world *w) {
     const int a = rt__rows_dynamic(w, k->body, p->cons_a[c]), b = rt__rows_dynamic(w, k->body, p->cons_b[c]);
     double *J = k->J + 12 * (size_t)row, *WJ = k->WJ + 12 * (size_t)row;
     rt__rows_cons_eval(w, k->body, c, k->c + row, J);
-    for (int r = 0; r < p->cons_degree[c]; r++)
-      rt__rows_wj(J + 12 * r, a, b, k->inv_mass, k->inv_inertia, WJ + 12 * r);
+    double diag[RT_MAX_DEGREE];
+    rt__rows_cons_wj(J, a, b, w->row_letter + row, p->cons_degree[c], k->inv_mass, k->inv_inertia, WJ, diag);
   }
   rt__factor_rows(w, k->J, k->WJ);
 }

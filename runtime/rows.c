@@ -260,16 +260,85 @@ double rt__rows_wj(const double *J, int a, int b, const double *inv_mass, const 
   return diag;
 }
 
-void rt__rows_masses(rt_world *w, int first, int last) {
-  rt__rows *r = &w->rows;
-  const double reg = 1.0 + w->set.epsilon;
-  for (int i = first; i < last; i++) {
-    const double diag =
-        rt__rows_wj(r->J + 12 * (size_t)i, r->a[i], r->b[i], w->inv_mass, w->inv_inertia, r->WJ + 12 * (size_t)i);
-    const double soft = r->normal[i] == RT__ROW_SOFT ? r->soft[i] : 0.0;
-    r->inv_diag[i] = diag > 0.0 ? 1.0 / (reg * diag + soft) : 0.0;
-    w->prows.inv_diag[i] = w->prows.lo[i] == 0.0 && w->prows.hi[i] == 0.0 ? 0.0 : r->inv_diag[i];
+/* One side of W J^T of a row by its letter (rt_joint_type_def.rows): a
+ * ball row along x, y or z ('x', 'y', 'z') has one linear entry and no
+ * angular one about that axis, an angular row ('a') no linear one; the
+ * entries of J the letter leaves out are +-0 at every pose. So the
+ * products with them are left out: the entries of W J^T they would only
+ * have added +-0 to are the bits of rt__rows_wj's (x + +-0 = x for x != 0),
+ * the others +0, and the side's products of J W J^T are added to diag in
+ * rt__rows_wj's order (a sum from +0 that skips +-0 terms has the same
+ * bits). */
+#if defined(__GNUC__) || defined(__clang__)
+#define ROWS_INLINE static inline __attribute__((always_inline))
+#else
+#define ROWS_INLINE static inline
+#endif
+/* A ball row's side along axis (constant where it is called): angular
+ * entries p < q kept. */
+ROWS_INLINE double wj_ball(const double *j, int axis, int p, int q, double im, const double *ii, double *out,
+                           double diag) {
+  out[0] = out[1] = out[2] = 0.0;
+  out[axis] = im * j[axis];
+  out[3] = ii[p] * j[3 + p] + ii[q] * j[3 + q];
+  out[4] = ii[3 + p] * j[3 + p] + ii[3 + q] * j[3 + q];
+  out[5] = ii[6 + p] * j[3 + p] + ii[6 + q] * j[3 + q];
+  diag += j[axis] * out[axis];
+  diag += j[3 + p] * out[3 + p];
+  return diag + j[3 + q] * out[3 + q];
+}
+
+static inline double wj_side(const double *j, int letter, double im, const double *ii, double *out, double diag) {
+  switch (letter) {
+  case 'x': return wj_ball(j, 0, 1, 2, im, ii, out, diag);
+  case 'y': return wj_ball(j, 1, 0, 2, im, ii, out, diag);
+  case 'z': return wj_ball(j, 2, 0, 1, im, ii, out, diag);
+  case 'a': out[0] = out[1] = out[2] = 0.0; break;
+  default:
+    rt__v3_scale(out, j, im);
+    for (int k = 0; k < 3; k++) diag += j[k] * out[k];
   }
+  rt__m3_vec(out + 3, ii, j + 3);
+  for (int k = 3; k < 6; k++) diag += j[k] * out[k];
+  return diag;
+}
+
+void rt__rows_cons_wj(const double *J, int a, int b, const unsigned char *letter, int d, const double *inv_mass,
+                      const double *inv_inertia, double *WJ, double *diag) {
+  for (int r = 0; r < d; r++) diag[r] = 0.0;
+  for (int s = 0; s < 2; s++) {
+    const int sb = s ? b : a;
+    if (sb == RT_WORLD) {
+      for (int r = 0; r < d; r++) memset(WJ + 12 * r + 6 * s, 0, 6 * sizeof *WJ);
+      continue;
+    }
+    const double im = inv_mass[sb], *ii = inv_inertia + 9 * (size_t)sb;
+    for (int r = 0; r < d; r++) diag[r] = wj_side(J + 12 * r + 6 * s, letter[r], im, ii, WJ + 12 * r + 6 * s, diag[r]);
+  }
+}
+
+static void row_diag(rt_world *w, int i, double diag, double reg) {
+  rt__rows *r = &w->rows;
+  const double soft = r->normal[i] == RT__ROW_SOFT ? r->soft[i] : 0.0;
+  r->inv_diag[i] = diag > 0.0 ? 1.0 / (reg * diag + soft) : 0.0;
+  w->prows.inv_diag[i] = w->prows.lo[i] == 0.0 && w->prows.hi[i] == 0.0 ? 0.0 : r->inv_diag[i];
+}
+
+void rt__rows_masses(rt_world *w, int n) {
+  rt__rows *r = &w->rows;
+  const rt_program *p = w->prog;
+  const double reg = 1.0 + w->set.epsilon;
+  for (int c = 0; c < p->ncons; c++) {
+    const int row = p->cons_row[c], d = p->cons_degree[c];
+    double diag[RT_MAX_DEGREE];
+    rt__rows_cons_wj(r->J + 12 * (size_t)row, r->a[row], r->b[row], w->row_letter + row, d, w->inv_mass,
+                     w->inv_inertia, r->WJ + 12 * (size_t)row, diag);
+    for (int k = 0; k < d; k++) row_diag(w, row + k, diag[k], reg);
+  }
+  for (int i = w->dim; i < n; i++)
+    row_diag(w, i,
+             rt__rows_wj(r->J + 12 * (size_t)i, r->a[i], r->b[i], w->inv_mass, w->inv_inertia, r->WJ + 12 * (size_t)i),
+             reg);
 }
 
 void rt__rows_keep_start(rt_world *w) { memcpy(w->start, w->c, sizeof *w->start * (size_t)w->dim); }

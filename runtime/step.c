@@ -137,7 +137,7 @@ static rt_status step_begin(rt_world *w, int kick) {
   rt__rows_build(w);
   rt__contact_rows(w);
   w->info.rows = w->rows.n;
-  rt__rows_masses(w, 0, w->rows.n);
+  rt__rows_masses(w, w->rows.n);
   rt__rows_warm_start(w);
   w->sweep_fits = -1; /* checked by the step's first sweep, if it has one */
   return RT_OK;

@@ -287,8 +287,15 @@ void rt__rows_build(rt_world *w);
 /* W J^T of the row J on solver bodies a and b (RT_WORLD: none) into WJ;
  * returns J W J^T. */
 double rt__rows_wj(const double *J, int a, int b, const double *inv_mass, const double *inv_inertia, double *WJ);
-/* W J^T of rows [first, last) and their regularized inverse diagonals. */
-void rt__rows_masses(rt_world *w, int first, int last);
+/* W J^T of solver constraint c's d rows J (12 apart; on solver bodies a
+ * and b) into WJ, by their letters (w->row_letter from c's first row):
+ * the bits of rt__rows_wj row by row but for zeros' signs; their
+ * J W J^T into diag. */
+void rt__rows_cons_wj(const double *J, int a, int b, const unsigned char *letter, int d, const double *inv_mass,
+                      const double *inv_inertia, double *WJ, double *diag);
+/* W J^T of the equality rows, by constraint, and of rows [dim, n), and
+ * their regularized inverse diagonals. */
+void rt__rows_masses(rt_world *w, int n);
 void rt__rows_warm_start(rt_world *w);
 /* The part of a correction (beta c / dt, or a push out of a contact or a
  * limit) a velocity row keeps under split correction: at most max_bias. */

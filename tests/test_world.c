@@ -735,7 +735,26 @@ static void test_world_assembly_matches_rt_assemble(void **state) {
  * rt__pgs_row_velocity's and rt__pgs_row_velocity's, which
  * takes all of them, on every equality row, step after step -- on samples
  * and on random mechanisms with every joint type, the world and fixed
- * bodies on either side. */
+ * bodies on either side. So does W J^T (rt__rows_masses, by constraint):
+ * each entry rt__rows_wj's value, its nonzeros to the bit, and the
+ * inverse diagonal to the bit. */
+static void check_masses_by_letters(const rt_world *w, const char *name, int step) {
+  const rt__rows *r = &w->rows;
+  const double reg = 1.0 + w->set.epsilon;
+  for (int i = 0; i < w->dim; i++) {
+    double want[12];
+    const double jwj = rt__rows_wj(r->J + 12 * (size_t)i, r->a[i], r->b[i], w->inv_mass, w->inv_inertia, want);
+    for (int k = 0; k < 12; k++) {
+      const double got = r->WJ[12 * (size_t)i + (size_t)k];
+      if (want[k] != got || (want[k] != 0.0 && memcmp(&want[k], &got, sizeof got) != 0))
+        fail_msg("%s, step %d, row %d (letter %c), W J^T[%d]: %.17g, not %.17g", name, step, i, w->row_letter[i], k, got,
+                 want[k]);
+    }
+    const double inv = jwj > 0.0 ? 1.0 / (reg * jwj) : 0.0;
+    assert_memory_equal(&inv, &r->inv_diag[i], sizeof inv);
+  }
+}
+
 static void test_residual_by_letters_matches_row_velocity(void **state) {
   (void)state;
   static const char *const files[] = {"mechanisms/scissor_lift.lua", "mechanisms/car.lua", "mechanisms/stewart.lua",
@@ -761,6 +780,7 @@ static void test_residual_by_letters_matches_row_velocity(void **state) {
     for (int k = 0; k < 10; k++) {
       feed_ground(w, &s.m);
       if (rt_world_step_begin(w) != RT_OK) break;
+      check_masses_by_letters(w, s.m.name, k);
       rt_world_factor(w);
       rt_world_iterate(w);
       double most = 0.0;
