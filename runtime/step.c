@@ -269,8 +269,8 @@ static int position_sweeps(const rt_world *w) { return (w->set.iterations + 2) /
  * the velocity rows carry whole: a mechanism that holds together) the
  * solution is zero, and the pass is not run (the sample lift: its sweeps,
  * block step and S, 25k instructions a step, gave zero in every step). */
-static void position_pass(rt_world *w) {
-  if (w->set.correction != RT_CORRECT_SPLIT || !rt__rows_position_start(w)) return;
+static int position_pass(rt_world *w) {
+  if (w->set.correction != RT_CORRECT_SPLIT || !rt__rows_position_start(w)) return 0;
   rt__rows *p = &w->prows;
   const int n = position_sweeps(w);
   if (use_block(w) && block_ready(w)) {
@@ -287,6 +287,7 @@ static void position_pass(rt_world *w) {
     for (int k = 0; k < n; k++) rt__pgs_sweep_program(w->prog, fits, p, w->pvel);
     w->info.program_sweeps += fits * n;
   }
+  return 1;
 }
 
 /* Largest |c| over the equality rows at the step's start (w->start). */
@@ -305,18 +306,18 @@ static double move(rt_world *w, int pass, int measure) {
 }
 
 /* Stage 8 and the drift of stage 9 (measured if measure): returns the
- * largest |c| at the new poses. The position pass is linear: where the
- * joints' geometry is near a singular pose (a driven rod pulled past the
- * reach its other joints allow) it can move a body by metres, and the
- * drift it leaves, fed forward, asks the next pass for more in the other
- * direction (a random mechanism's light link swung +-12 m, then
- * +-1e10 m, while no velocity passed 100 m/s). So when the joints end
- * further apart than they started, the poses are integrated again
- * without the pass, and the pass is kept only if that is worse. */
-static double integrate(rt_world *w, int measure) {
+ * largest |c| at the new poses. The position pass (if pass: it ran) is
+ * linear: where the joints' geometry is near a singular pose (a driven
+ * rod pulled past the reach its other joints allow) it can move a body by
+ * metres, and the drift it leaves, fed forward, asks the next pass for
+ * more in the other direction (a random mechanism's light link swung
+ * +-12 m, then +-1e10 m, while no velocity passed 100 m/s). So when the
+ * joints end further apart than they started, the poses are integrated
+ * again without the pass, and the pass is kept only if that is worse. */
+static double integrate(rt_world *w, int pass, int measure) {
   rt__rows_keep_start(w);
   const double with = move(w, 1, measure);
-  if (!measure || w->set.correction != RT_CORRECT_SPLIT || !(with > start_error(w))) return with;
+  if (!measure || !pass || !(with > start_error(w))) return with;
   rt__snapshot_restore_poses(w);
   const double without = move(w, 0, measure);
   if (without < with) return without;
@@ -375,12 +376,12 @@ rt_status rt__step_end_finish(rt_world *w) {
     }
   }
   rt__stiffness_carry(w);
-  position_pass(w);
+  const int pass = position_pass(w);
   rt__contact_save(w);
   rt__bodies_merge(w);
   w->info.projections = 0;
   const int post = (w->set.project > 0 || w->set.stabilize) && use_block(w) && block_ready(w);
-  const double error = integrate(w, post);
+  const double error = integrate(w, pass, post);
   if (post) {
     if (w->set.project > 0) rt__stabilize_project(w, w->set.project, error);
     if (w->set.stabilize) rt__stabilize(w);
