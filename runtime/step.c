@@ -34,7 +34,8 @@
  *   7. position pass pgs.c,      (split correction) pseudo-velocities from
  *                    block.c     zero that remove beta of the drift: sweeps
  *                                (LDL-PGS: over the rows outside the block,
- *                                then the block step with the same factor)
+ *                                then the block step with the same factor);
+ *                                none when no row has a target
  *   8. integration   contact.c   impulses kept for the next step's warm start
  *                    bodies.c    bodies take their shards' mean velocity,
  *                                then semi-implicit Euler with the velocity
