@@ -300,7 +300,7 @@ static void iterate(rt_batch *b) {
     if (b->sweeps[j]) b->w[j]->info.sweeps = sweeps;
 }
 
-/*---- stage 6's contact passes in lanes -------------------------------------*/
+/*---- stage 6: the block step, its solve in lanes --------------------------*/
 
 /* delta = H~^-1 res in the lanes, with the lanes' factor (b->work still
  * holds it), in the program's precision as block.c's factor_solve does. */
@@ -314,6 +314,50 @@ static void lanes_solve(rt_batch *b) {
   b->bp->solve(b->work, b->xres);
   for (size_t k = 0; k < n; k++) b->res[k] = b->xres[k];
 }
+
+/* step.c's rt__step_end_block of every copy whose factor is in the lanes
+ * and whose step starts it with the factor's unrefined block step: each
+ * copy's residual into its lane of b->res, one solve in lanes for all of
+ * them, each copy's impulses and velocities corrected by its lane, then
+ * the rest of its rt__step_end_block (S, refinement); the others' copy by
+ * copy. A copy with nothing to solve for (block.c's tolerance) solves
+ * zeros in its lane and takes none of them. */
+static void block_step(rt_batch *b) {
+  const int N = b->N, dim = b->bp->program->dim;
+  unsigned char lane[RT__LANES_MAX], solve[RT__LANES_MAX];
+  int any = 0;
+  for (int j = 0; j < N; j++) {
+    rt_world *w = b->w[j];
+    lane[j] = solve[j] = 0;
+    if (b->st[j] != RT_OK) continue;
+    lane[j] = b->factors[j] && b->lane_pivot[j] == -1 && rt__step_first_block(w);
+    if (!lane[j]) {
+      rt__step_end_block(w);
+      continue;
+    }
+    solve[j] = rt__block_residual(w, &w->rows, w->vel) > RT__BLOCK_TOLERANCE;
+    any |= solve[j];
+  }
+  if (!any) {
+    for (int j = 0; j < N; j++)
+      if (lane[j]) rt__step_end_block_after(b->w[j], 0);
+    return;
+  }
+  for (int j = 0; j < N; j++) /* a lane without a residual solves zeros */
+    for (int i = 0; i < dim; i++) b->res[(size_t)i * (size_t)N + (size_t)j] = solve[j] ? b->w[j]->r[i] : 0.0;
+  lanes_solve(b);
+  for (int j = 0; j < N; j++) {
+    if (!lane[j]) continue;
+    rt_world *w = b->w[j];
+    if (solve[j]) {
+      for (int i = 0; i < dim; i++) w->r[i] = b->res[(size_t)i * (size_t)N + (size_t)j];
+      rt__block_correct(w, &w->rows, w->r, w->vel);
+    }
+    rt__step_end_block_after(w, solve[j]);
+  }
+}
+
+/*---- stage 6's contact passes in lanes -------------------------------------*/
 
 /* step.c's contact passes (rt__step_contacts) of the copies whose factor
  * is in the lanes, all at once: each lane sweeps the rows outside the
@@ -390,8 +434,7 @@ rt_status rt_batch_step(rt_batch *b, rt_status *status) {
   for (int j = 0; j < b->N; j++) b->st[j] = rt_world_step_begin(b->w[j]);
   factor(b);
   iterate(b);
-  for (int j = 0; j < b->N; j++)
-    if (b->st[j] == RT_OK) rt__step_end_block(b->w[j]);
+  block_step(b);
   contacts(b);
   rt_status first = RT_OK;
   for (int j = 0; j < b->N; j++) {

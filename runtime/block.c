@@ -77,12 +77,21 @@ void rt__block_solve(rt_world *w, double *v) {
  * nothing on the redundant ones. (The last step's impulses themselves are a
  * worse guess than none: after the sweeps their residual is 10-400 times
  * ||R - J V|| on the scissor lift.) */
+double rt__block_residual(rt_world *w, const rt__rows *r, const double *vel) {
+  return rt__pgs_residual(r, w->prog, w->row_letter, vel, w->r);
+}
+
+void rt__block_correct(rt_world *w, rt__rows *r, const double *delta, double *vel) {
+  for (int i = 0; i < w->dim; i++) r->lambda[i] += delta[i];
+  rt__pgs_apply_equality(r, w->prog, delta, vel);
+}
+
 int rt__block_step(rt_world *w, rt__rows *r, double *vel, int refine) {
   const int n = w->dim, main_rows = r == &w->rows;
   double *res = w->r;
   int pass = 0;
   for (; pass <= refine; pass++) {
-    const double most = rt__pgs_residual(r, w->prog, w->row_letter, vel, res);
+    const double most = rt__block_residual(w, r, vel);
     if (!(most > RT__BLOCK_TOLERANCE)) break; /* nothing left to solve for (a NaN goes on) */
     double *delta = res;
     if (use_pcr(w)) {
@@ -96,8 +105,7 @@ int rt__block_step(rt_world *w, rt__rows *r, double *vel, int refine) {
     } else {
       factor_solve(w, res);
     }
-    for (int i = 0; i < n; i++) r->lambda[i] += delta[i];
-    rt__pgs_apply_equality(r, w->prog, delta, vel);
+    rt__block_correct(w, r, delta, vel);
   }
   if (main_rows) w->info.refine_steps = pass > 0 ? pass - 1 : 0;
   return pass;

@@ -344,13 +344,18 @@ static double integrate(rt_world *w, int pass, int measure) {
  * PCR, whose first pass starts from the last step's solution, one block
  * step as it is. */
 void rt__step_end_block(rt_world *w) {
-  w->info.contact_passes = 0;
-  if (!use_block(w) || !block_ready(w)) return;
-  if (!use_factor(w)) {
-    rt__block_step(w, &w->rows, w->vel, w->set.refine);
+  if (rt__step_first_block(w)) {
+    rt__step_end_block_after(w, rt__block_step(w, &w->rows, w->vel, 0));
     return;
   }
-  const int solves = rt__block_step(w, &w->rows, w->vel, 0);
+  w->info.contact_passes = 0;
+  if (use_block(w) && block_ready(w)) rt__block_step(w, &w->rows, w->vel, w->set.refine);
+}
+
+int rt__step_first_block(const rt_world *w) { return use_block(w) && block_ready(w) && use_factor(w); }
+
+void rt__step_end_block_after(rt_world *w, int solves) {
+  w->info.contact_passes = 0;
   if (couple_schur(w) || solves == 0 || w->set.refine == 0) return;
   w->info.refine_steps = rt__block_step(w, &w->rows, w->vel, w->set.refine - 1);
 }

@@ -431,6 +431,13 @@ int rt__step_sweep_from(const rt_world *w);
  * (rt__step_contacts_done); then the rest
  * (rt__step_end_finish returns the step's status). */
 void rt__step_end_block(rt_world *w);
+/* Whether rt__step_end_block starts with the factor's block step without
+ * refinement (rt__block_step(w, &w->rows, w->vel, 0)); if so, a batch
+ * takes that step itself, its solve in lanes, and then calls
+ * rt__step_end_block_after with the solves it made (0 or 1), which does
+ * the rest of rt__step_end_block. */
+int rt__step_first_block(const rt_world *w);
+void rt__step_end_block_after(rt_world *w, int solves);
 int rt__step_contact_passes(const rt_world *w);
 void rt__step_contacts(rt_world *w);
 void rt__step_contacts_done(rt_world *w);
@@ -453,6 +460,11 @@ rt_status rt__step_end_finish(rt_world *w);
  * w->work (or PCR, settings.block_solver), and `refine` passes of iterative
  * refinement. Returns the solves it made (0: nothing to solve for). */
 int rt__block_step(rt_world *w, rt__rows *r, double *vel, int refine);
+/* A pass of it in two halves, for a solve made elsewhere (batch.c, in
+ * lanes): the residual R - J V of r's equality rows into w->r, returning
+ * its largest magnitude; then lambda += delta and V += W J^T delta. */
+double rt__block_residual(rt_world *w, const rt__rows *r, const double *vel);
+void rt__block_correct(rt_world *w, rt__rows *r, const double *delta, double *vel);
 /* x = H~^-1 x on the equality rows (w->dim values), passing through the
  * program's precision (refined if settings.refine), or PCR from zero. */
 void rt__block_solve(rt_world *w, double *x);
