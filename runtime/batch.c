@@ -10,14 +10,18 @@
  *                                     factor, and back
  *   5.   sweeps     lanes             batch_pgs.c: the sweeps before the
  *                                     block step over all copies' rows
- *   6-9. end        copy by copy      rt_world_step_end: block step,
- *                                     position pass, integration
+ *   6a.  block      lanes, then copy  the first block step's solve in
+ *                   by copy           lanes (residual and correction
+ *                                     per copy), then S and refinement
+ *   6b.  contacts   lanes             the contact passes (batch_pgs.c)
+ *   6c-9. end       copy by copy      rt__step_end_finish: position
+ *                                     pass, integration, projection
  *
  * so each copy's step is the bits of rt_world_step on it alone. A copy
  * whose begin fails (a non-finite state: nothing changed) takes no part
  * in 4-9; stage 5 runs copy by copy when the copies' sweep counts differ
- * (their settings do), and 5 and 6b do when lane_stages is off. It calls step.c, factor.c and batch_pgs.c, and
- * nothing calls back. */
+ * (their settings do), and 5 and 6b do when lane_stages is off. It calls
+ * step.c, block.c, factor.c and batch_pgs.c, and nothing calls back. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
