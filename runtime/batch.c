@@ -187,7 +187,8 @@ rt_status rt_batch_set_settings(rt_batch *b, const rt_settings *s) {
  * over the copies unrolls into straight loads and stores. Written once per
  * precision. (With N a variable, the sample lift's batch step spent 7 % of
  * its instructions in these two copies, 600k an 8-copy step, more than the
- * lanes' factor saved.) */
+ * lanes' factor saved; now 200k. In time, no difference that this machine's
+ * noise shows: an earlier copy of the loops per lane count was no faster.) */
 #define BATCH_LANES_COPY(T)                                                                                            \
   BATCH_INLINE void to_lanes_##T(T *restrict d, T *const *a, size_t n, const int N) {                                  \
     const T *src[RT__LANES_MAX];                                                                                       \
