@@ -343,14 +343,11 @@ static void block_step(rt_batch *b) {
     solve[j] = rt__block_residual(w, &w->rows, w->vel) > RT__BLOCK_TOLERANCE;
     any |= solve[j];
   }
-  if (!any) {
-    for (int j = 0; j < N; j++)
-      if (lane[j]) rt__step_end_block_after(b->w[j], 0);
-    return;
+  if (any) {
+    for (int j = 0; j < N; j++) /* a lane without a residual solves zeros */
+      for (int i = 0; i < dim; i++) b->res[(size_t)i * (size_t)N + (size_t)j] = solve[j] ? b->w[j]->r[i] : 0.0;
+    lanes_solve(b);
   }
-  for (int j = 0; j < N; j++) /* a lane without a residual solves zeros */
-    for (int i = 0; i < dim; i++) b->res[(size_t)i * (size_t)N + (size_t)j] = solve[j] ? b->w[j]->r[i] : 0.0;
-  lanes_solve(b);
   for (int j = 0; j < N; j++) {
     if (!lane[j]) continue;
     rt_world *w = b->w[j];
