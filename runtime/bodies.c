@@ -87,7 +87,8 @@ int rt__bodies_finite(const rt_world *w) {
   return 1;
 }
 
-void rt__bodies_solver_masses(const rt_world *w, const rt_body_desc *body, double *inv_mass, double *inv_inertia) {
+void rt__bodies_solver_masses(const rt_world *w, const rt_body_desc *body, double *inv_mass, double *inv_inertia,
+                              double *inertia) {
   const rt_program *p = w->prog;
   for (int s = 0; s < w->nsbody; s++) {
     const rt_body_desc *b = &body[p->sbody_body[s]];
@@ -95,20 +96,25 @@ void rt__bodies_solver_masses(const rt_world *w, const rt_body_desc *body, doubl
     if (b->fixed) {
       inv_mass[s] = 0.0;
       memset(ii, 0, 9 * sizeof *ii);
+      if (inertia) memset(inertia + 9 * s, 0, 9 * sizeof *inertia);
       continue;
     }
     const double k = (double)p->shard_num[p->sbody_body[s]];
     inv_mass[s] = k / b->mass;
+    /* R diag(I / k) R^T (+ G) */
+    const double inv[3] = {1.0 / b->inertia[0], 1.0 / b->inertia[1], 1.0 / b->inertia[2]};
+    double A[9];
+    if (inertia || w->set.geometric_stiffness) rt_inv_inertia_world(b->pose.q, inv, 1.0 / k, A);
+    if (w->set.geometric_stiffness) {
+      const double *G = w->gstiff + 9 * (size_t)s;
+      for (int i = 0; i < 9; i++) A[i] += G[i];
+    }
+    if (inertia) memcpy(inertia + 9 * s, A, sizeof A);
     if (!w->set.geometric_stiffness) {
       rt_inv_inertia_world(b->pose.q, b->inertia, k, ii);
       continue;
     }
     /* (R diag(I / k) R^T + G)^-1, by Cramer's rule */
-    const double inv[3] = {1.0 / b->inertia[0], 1.0 / b->inertia[1], 1.0 / b->inertia[2]};
-    double A[9];
-    rt_inv_inertia_world(b->pose.q, inv, 1.0 / k, A);
-    const double *G = w->gstiff + 9 * (size_t)s;
-    for (int i = 0; i < 9; i++) A[i] += G[i];
     double c0[3], c1[3], c2[3];
     rt__v3_cross(c0, A + 3, A + 6);
     rt__v3_cross(c1, A + 6, A);
@@ -124,7 +130,7 @@ void rt__bodies_solver_masses(const rt_world *w, const rt_body_desc *body, doubl
 
 void rt__bodies_split(rt_world *w) {
   const rt_program *p = w->prog;
-  rt__bodies_solver_masses(w, w->body, w->inv_mass, w->inv_inertia);
+  rt__bodies_solver_masses(w, w->body, w->inv_mass, w->inv_inertia, w->inertia);
   for (int s = 0; s < w->nsbody; s++) {
     const rt_body_desc *b = &w->body[p->sbody_body[s]];
     double *v = w->vel + 6 * s;

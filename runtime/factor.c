@@ -20,7 +20,7 @@ void rt__factor_from_poses(rt_world *w) {
   const rt_program *p = w->prog;
   rt__worker *k = &w->worker;
   for (int i = 0; i < w->nbody; i++) k->body[i].pose = k->pose[i];
-  rt__bodies_solver_masses(w, k->body, k->inv_mass, k->inv_inertia);
+  rt__bodies_solver_masses(w, k->body, k->inv_mass, k->inv_inertia, NULL);
   for (int c = 0; c < p->ncons; c++) {
     const int row = p->cons_row[c];
     const int a = rt__rows_dynamic(w, k->body, p->cons_a[c]), b = rt__rows_dynamic(w, k->body, p->cons_b[c]);

@@ -360,6 +360,41 @@ int rt__rows_position_start(rt_world *w) {
   return 0;
 }
 
+/* Both products with J go through the solver bodies, not the rows:
+ * J^T l = W^-1 dv on every dynamic solver body (W = diag(m^-1, (I + G)^-1),
+ * w->inertia the I + G it inverts) and a fixed one has dv = 0, so
+ * l^T J x = sum over the solver bodies of (W^-1 dv) . x. The same sums to
+ * rounding as row by row, in 12 products a body instead of 24 a row (the
+ * sample lift: 270 rows, 48 solver bodies; 27k -> 3k instructions a
+ * step). */
+void rt__rows_warm_sums(const rt_world *w, const double *dv, double *num, double *den) {
+  const rt__rows *r = &w->rows;
+  double lr = 0.0, soft = 0.0;
+  for (int i = 0; i < r->n; i++) {
+    const double l = r->lambda[i];
+    if (l == 0.0) continue; /* a row without impulse adds nothing, whatever its target */
+    lr += l * r->rhs[i];
+    if (r->normal[i] == RT__ROW_SOFT) soft += r->soft[i] * l * l;
+  }
+  double jv = 0.0, jd = 0.0;
+  for (int s = 0; s < w->nsbody; s++) {
+    if (w->inv_mass[s] == 0.0) continue;
+    const double *d = dv + 6 * (size_t)s, *v = w->vel + 6 * (size_t)s, *I = w->inertia + 9 * (size_t)s;
+    const double m = 1.0 / w->inv_mass[s];
+    double p[6]; /* W^-1 dv */
+    for (int k = 0; k < 3; k++) {
+      p[k] = m * d[k];
+      p[3 + k] = I[3 * k] * d[3] + I[3 * k + 1] * d[4] + I[3 * k + 2] * d[5];
+    }
+    for (int k = 0; k < 6; k++) {
+      jv += p[k] * v[k];
+      jd += p[k] * d[k];
+    }
+  }
+  *num = lr - jv;
+  *den = jd + soft;
+}
+
 /* Last step's impulses, inside this step's bounds, are where the sweeps
  * start -- unless they would start the solve worse off than no warm start
  * at all. Projected Gauss-Seidel is coordinate descent on the dual
@@ -389,7 +424,7 @@ void rt__rows_warm_start(rt_world *w) {
   rt__pgs_apply_equality(r, w->prog, r->lambda, dv);
   rt__pgs_apply(r, w->dim, r->n, r->lambda, dv);
   double num, den;
-  rt__pgs_warm_sums(r, w->prog, w->vel, dv, &num, &den);
+  rt__rows_warm_sums(w, dv, &num, &den);
   /* f(l) = den / 2 - num <= 0: as good as a cold start or better, kept
    * whole; else the minimizer along it (< 1/2), or nothing */
   const double s = !(den > 0.0) ? 0.0 : den <= 2.0 * num ? 1.0 : fmax(num / den, 0.0);

@@ -113,7 +113,7 @@ void rt__stabilize(rt_world *w) {
   rt__rows *r = &w->rows;
   const double before = max_error(w, r->J);
   for (int i = 0; i < w->dim; i++) w->r[i] = -w->c[i];
-  rt__bodies_solver_masses(w, w->body, w->inv_mass, w->inv_inertia);
+  rt__bodies_solver_masses(w, w->body, w->inv_mass, w->inv_inertia, w->inertia);
   rt__rows_masses(w, w->dim);
   if (w->set.block_solver == RT_BLOCK_LDL) { /* PCR needs no factor */
     rt__assemble_rows(p, &w->assembly, r->J, r->WJ, w->set.epsilon, w->work);

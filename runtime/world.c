@@ -214,6 +214,7 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
   w->drive_stall = rt__alloc((size_t)w->njoint, sizeof(unsigned char), &nomem);
   w->inv_mass = rt__alloc((size_t)w->nsbody, sizeof(double), &nomem);
   w->inv_inertia = rt__alloc(9 * (size_t)w->nsbody, sizeof(double), &nomem);
+  w->inertia = rt__alloc(9 * (size_t)w->nsbody, sizeof(double), &nomem);
   w->vel = rt__alloc(6 * (size_t)w->nsbody, sizeof(double), &nomem);
   rt__rows *r = &w->rows;
   r->n = w->nfixed_rows;
@@ -332,7 +333,7 @@ void rt_world_destroy(rt_world *w) {
   rt__snapshot_free(w);
   rt__rows *r = &w->rows;
   void *ptrs[] = {w->body,      w->force,  w->torque, w->joint, w->joint_row, w->joint_cons,
-                  w->inv_mass,  w->inv_inertia, w->vel, r->a,      r->b,     r->J,         r->WJ,
+                  w->inv_mass,  w->inv_inertia, w->inertia, w->vel, r->a,      r->b,     r->J,         r->WJ,
                   r->rhs,       r->inv_diag, r->lambda, r->lo,     r->hi,    w->c,         w->r,
                   w->work,      w->temp,     w->x,      r->normal, r->mu, r->soft, w->contact,   w->prev,
                   w->prev_lambda, w->drive_rate, w->drive_stall, w->shift, w->eq_joint, w->row_letter, w->pose_before,

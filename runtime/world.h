@@ -164,6 +164,8 @@ struct rt_world {
   /* solver bodies */
   int nsbody;
   double *inv_mass, *inv_inertia; /* 1 and 9 per solver body */
+  double *inertia;         /* 9 per solver body: the world inertia the solve
+                              sees, what inv_inertia inverts */
   double *vel;             /* 6 per solver body: v, w during the solve */
   /* rows */
   rt__rows rows;
@@ -252,8 +254,11 @@ void rt__bodies_clear_forces(rt_world *w);
 int rt__bodies_finite(const rt_world *w);
 /* Inverse masses and world inertias of the solver bodies (a shard of a
  * body split in k: k / m and k I^-1) at the poses of body (w->body or the
- * thread's copy), 1 and 9 per solver body. */
-void rt__bodies_solver_masses(const rt_world *w, const rt_body_desc *body, double *inv_mass, double *inv_inertia);
+ * thread's copy), 1 and 9 per solver body; with the geometric stiffness G,
+ * the inertias' inverses are (I / k + G)^-1. If inertia is not NULL, the
+ * inertias the solve sees, I / k (+ G), 9 per solver body, go there. */
+void rt__bodies_solver_masses(const rt_world *w, const rt_body_desc *body, double *inv_mass, double *inv_inertia,
+                              double *inertia);
 /* Every solver body takes its body's velocity, inverse mass and inertia. */
 void rt__bodies_split(rt_world *w);
 /* Every body takes the mean velocity of its shards. */
@@ -349,10 +354,6 @@ double rt__pgs_residual(const rt__rows *rows, const rt_program *p, const unsigne
  * rt__pgs_row_velocity). */
 void rt__pgs_velocities(const rt__rows *rows, const rt_program *p, const unsigned char *letter, const double *vel,
                         double *out);
-/* The warm start's sums (rows.c): over rows with lambda != 0, num = sum
- * lambda (rhs - J vel) and den = sum lambda (J dv + soft lambda). */
-void rt__pgs_warm_sums(const rt__rows *rows, const rt_program *p, const double *vel, const double *dv, double *num,
-                       double *den);
 /* rt__pgs_apply(rows, 0, p->dim, dl, vel), the same bits. */
 void rt__pgs_apply_equality(const rt__rows *rows, const rt_program *p, const double *dl, double *vel);
 /* Applies impulses dl[i] of rows [first, last) to the velocities. */
@@ -476,6 +477,10 @@ void rt__stabilize(rt_world *w);
  * with c at the new poses and J, W and H~ the step's own (no second
  * factorization), each pass kept only if it lowers the largest |c|. */
 void rt__stabilize_project(rt_world *w, int passes, double before);
+/* The warm start's sums for the rows' impulses l with dv = W J^T l (every
+ * row's, w->dvel in rt__rows_warm_start): num = l^T (rhs - J v) and
+ * den = l^T J dv + the sum of gamma l^2 over soft rows, v = w->vel. */
+void rt__rows_warm_sums(const rt_world *w, const double *dv, double *num, double *den);
 /* The equality rows' error at the step's start (w->c) into w->start. */
 void rt__rows_keep_start(rt_world *w);
 /* After integration: the equality rows' error at the new poses less what

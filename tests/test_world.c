@@ -810,6 +810,74 @@ static void test_residual_by_letters_matches_row_velocity(void **state) {
   assert_true(rows > 5000);
 }
 
+/* The warm start's sums (rt__rows_warm_sums) go through the solver bodies,
+ * J^T l = W^-1 dv: against the rows' own, row by row (sum over rows with
+ * l != 0 of l (rhs - J v) and l (J dv + gamma l)), with every row the world
+ * builds -- shards (the lift's chassis), fixed bodies, contacts, motors,
+ * springs (soft rows: the car's suspension, the spring slider), the
+ * geometric stiffness in the inertias -- step after step; the same to
+ * rounding (a wrong term would be off by its own size). */
+static void test_warm_sums_through_bodies(void **state) {
+  (void)state;
+  static const char *const files[] = {"mechanisms/scissor_lift.lua", "mechanisms/car.lua", "mechanisms/multi_wheel.lua",
+                                      "tests/data/spring_slider.lua"};
+  const int nfile = (int)(sizeof files / sizeof files[0]);
+  char *random = read_source("tests/data/random_mechanism.lua");
+  int impulses = 0, soft = 0;
+  for (int f = 0; f < nfile + 4; f++) { /* then random seeds 1-4 */
+    sim s;
+    char *src = NULL;
+    if (f < nfile) {
+      sim_load(&s, files[f], NULL);
+    } else {
+      src = malloc(strlen(random) + 32);
+      assert_non_null(src);
+      sprintf(src, "SEED = %d\n%s", f - nfile + 1, random);
+      sim_load(&s, "random_mechanism.lua", src);
+    }
+    sim_build(&s, PROGRAM_SHATTER_FROM_MECH, RT_DOUBLE);
+    rt_world *w = sim_world(&s, &s.set);
+    double *dv = malloc(6 * sizeof *dv * (size_t)w->nsbody);
+    assert_non_null(dv);
+    for (int k = 0; k < 12; k++) {
+      feed_ground(w, &s.m);
+      if (rt_world_step_begin(w) != RT_OK) break;
+      const rt__rows *r = &w->rows;
+      memset(dv, 0, 6 * sizeof *dv * (size_t)w->nsbody);
+      rt__pgs_apply_equality(r, w->prog, r->lambda, dv);
+      rt__pgs_apply(r, w->dim, r->n, r->lambda, dv);
+      double num, den, want_num = 0.0, want_den = 0.0, size_num = 0.0, size_den = 0.0;
+      rt__rows_warm_sums(w, dv, &num, &den);
+      for (int i = 0; i < r->n; i++) {
+        const double l = r->lambda[i];
+        if (l == 0.0) continue;
+        const double jv = rt__pgs_row_velocity(r, i, w->vel), jd = rt__pgs_row_velocity(r, i, dv);
+        const double g = r->normal[i] == RT__ROW_SOFT ? r->soft[i] * l : 0.0;
+        want_num += l * (r->rhs[i] - jv);
+        want_den += l * (jd + g);
+        size_num += fabs(l * r->rhs[i]) + fabs(l * jv);
+        size_den += fabs(l * jd) + fabs(l * g);
+        impulses++;
+        soft += g != 0.0;
+      }
+      if (!(fabs(num - want_num) <= 1e-9 * size_num + 1e-300) || !(fabs(den - want_den) <= 1e-9 * size_den + 1e-300))
+        fail_msg("%s, step %d: sums %.17g, %.17g through the bodies, %.17g, %.17g by the rows", s.m.name, k, num, den,
+                 want_num, want_den);
+      rt_world_factor(w);
+      rt_world_iterate(w);
+      if (rt_world_step_end(w) != RT_OK) break;
+    }
+    free(dv);
+    free(src);
+    rt_world_destroy(w);
+    sim_free(&s);
+  }
+  free(random);
+  print_message("warm start sums: %d rows with impulses (%d soft) checked\n", impulses, soft);
+  assert_true(impulses > 5000);
+  assert_true(soft > 0);
+}
+
 /* The sweeps before the block step (step.c): none when S couples every row
  * outside the block and there are no contacts (the chain: equality rows
  * only); two when the contacts are coupled too (the scissor lift on its
@@ -1622,6 +1690,7 @@ int main(void) {
       cmocka_unit_test(test_position_pass_without_targets_is_zero),
       cmocka_unit_test(test_world_assembly_matches_rt_assemble),
       cmocka_unit_test(test_residual_by_letters_matches_row_velocity),
+      cmocka_unit_test(test_warm_sums_through_bodies),
       cmocka_unit_test(test_block_before_last_stable),
       cmocka_unit_test(test_pendulum_conserves_energy),
       cmocka_unit_test(test_free_body_conserves_momentum),
