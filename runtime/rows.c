@@ -106,11 +106,16 @@ static void position_target(rt_world *w, int r, double target, double lo, double
  * otherwise the row's target is both. (A driven rod's feed-forward stays
  * (1 - beta) of its rate in both: the rod's c sees the change of length as
  * -rate dt and the correction returns beta of it.) */
-static void equality_rows(rt_world *w, int c) {
+static void equality_rows(rt_world *w, int c, int kept) {
   const rt_program *p = w->prog;
   const int row = p->cons_row[c], d = p->cons_degree[c];
   const int j = rt__cons_joint(w, c);
-  rt__rows_cons_eval(w, w->body, c, w->c + row, w->rows.J + 12 * (size_t)row);
+  if (kept && (j < 0 || w->joint[j].type != RT_ROD)) { /* a rod's length may have changed (rt__rows_drive) */
+    memcpy(w->c + row, w->kept_c + row, sizeof *w->c * (size_t)d);
+    memcpy(w->rows.J + 12 * (size_t)row, w->kept_J + 12 * (size_t)row, 12 * sizeof *w->kept_J * (size_t)d);
+  } else {
+    rt__rows_cons_eval(w, w->body, c, w->c + row, w->rows.J + 12 * (size_t)row);
+  }
   const double k = -w->set.beta / w->set.dt;
   const int split = w->set.correction == RT_CORRECT_SPLIT;
   for (int r = row; r < row + d; r++) {
@@ -235,8 +240,20 @@ static void inequality_row(rt_world *w, int j) {
     limit_row(w, row, out.q, out.lower, out.upper);
 }
 
+/* Whether w->kept_* (the last projection's evaluation, stabilize.c) is at
+ * the bodies' poses, bit for bit: nothing has moved them since (neither
+ * integration, nor a failed step's restore, nor rt_world_set_body_state),
+ * so evaluating the joints again would give its bits. */
+static int kept_at_poses(const rt_world *w) {
+  if (!w->kept) return 0;
+  for (int i = 0; i < w->nbody; i++)
+    if (memcmp(&w->kept_pose[i], &w->body[i].pose, sizeof w->body[i].pose) != 0) return 0;
+  return 1;
+}
+
 void rt__rows_build(rt_world *w) {
-  for (int c = 0; c < w->prog->ncons; c++) equality_rows(w, c);
+  const int kept = kept_at_poses(w);
+  for (int c = 0; c < w->prog->ncons; c++) equality_rows(w, c, kept);
   for (int j = 0; j < w->njoint; j++)
     if (w->joint_row[j] >= 0) inequality_row(w, j);
 }

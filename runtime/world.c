@@ -259,6 +259,9 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
   w->r = rt__alloc((size_t)w->dim, sizeof(double), &nomem);
   w->shift = rt__alloc(6 * (size_t)w->nsbody, sizeof(double), &nomem);
   w->pose_before = rt__alloc((size_t)w->nbody, sizeof *w->pose_before, &nomem);
+  w->kept_c = rt__alloc((size_t)w->dim, sizeof(double), &nomem);
+  w->kept_J = rt__alloc(12 * (size_t)w->dim, sizeof(double), &nomem);
+  w->kept_pose = rt__alloc((size_t)w->nbody, sizeof *w->kept_pose, &nomem);
   w->work = rt__alloc((size_t)prog->work_size, scalar, &nomem);
   w->work_bytes = (size_t)prog->work_size * scalar;
   w->temp = rt__alloc((size_t)prog->temp_size, scalar, &nomem);
@@ -341,7 +344,8 @@ void rt_world_destroy(rt_world *w) {
                   w->worker.inv_mass, w->worker.inv_inertia, w->worker.body, w->worker.pose, w->view,
                   w->bdreg, w->bx, w->bs, w->bu, w->bbuf,
                   w->prows.rhs, w->prows.inv_diag, w->prows.lambda, w->prows.lo, w->prows.hi,
-                  w->prows.normal, w->pvel, w->dvel, w->gstiff, w->gcarry, w->drift, w->expect, w->start};
+                  w->prows.normal, w->pvel, w->dvel, w->gstiff, w->gcarry, w->drift, w->expect, w->start,
+                  w->kept_c, w->kept_J, w->kept_pose};
   for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
   rt__schur_free(&w->schur);
   free(w);

@@ -221,6 +221,13 @@ struct rt_world {
   double *bu;              /* 6 per solver body: the product's scratch */
   double *bbuf;            /* 6 dim: refinement's and PCR's vectors */
   rt__schur schur;         /* the coupled rows (schur.c) */
+  /* The equality rows evaluated by the projection's last check
+   * (stabilize.c), at the poses kept_pose: the next step's rows take c and
+   * J from here when the bodies are still there, bit for bit (rows.c). */
+  double *kept_c;          /* dim */
+  double *kept_J;          /* 12 dim */
+  rt_pose *kept_pose;      /* nbody */
+  int kept;                /* kept_* hold an evaluation */
 };
 
 /* Zeroed memory for n items of size (at least one), or NULL with *fail

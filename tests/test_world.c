@@ -878,6 +878,73 @@ static void test_warm_sums_through_bodies(void **state) {
   assert_true(soft > 0);
 }
 
+/* The next step's rows take the projection's last check (stabilize.c:
+ * c and J at the poses it moved the bodies to) only while the bodies are
+ * still there (rows.c): after every rt_world_step_begin, c and J are those
+ * of evaluating every equality constraint afresh at the poses, bit for bit
+ * -- also after rt_world_set_body_state moved a body between two steps,
+ * and for the lift's driven rod, whose length changes every step. The lift
+ * takes the kept evaluation in most steps. */
+static void test_rows_take_the_projections_evaluation(void **state) {
+  (void)state;
+  static const char *const files[] = {"mechanisms/scissor_lift.lua", "mechanisms/car.lua", "mechanisms/buggy.lua"};
+  const int nfile = (int)(sizeof files / sizeof files[0]);
+  char *random = read_source("tests/data/random_mechanism.lua");
+  int lift_taken = 0, checked = 0;
+  for (int f = 0; f < nfile + 3; f++) { /* then random seeds 1-3 */
+    sim s;
+    char *src = NULL;
+    if (f < nfile) {
+      sim_load(&s, files[f], NULL);
+    } else {
+      src = malloc(strlen(random) + 32);
+      assert_non_null(src);
+      sprintf(src, "SEED = %d\n%s", f - nfile + 1, random);
+      sim_load(&s, "random_mechanism.lua", src);
+    }
+    sim_build(&s, PROGRAM_SHATTER_FROM_MECH, RT_DOUBLE);
+    rt_world *w = sim_world(&s, &s.set);
+    double c[RT_MAX_DEGREE], J[12 * RT_MAX_DEGREE];
+    for (int k = 0; k < 40; k++) {
+      feed_ground(w, &s.m);
+      if (k == 20) { /* a body moved by hand: its joints' rows are evaluated again */
+        int b = 0;
+        while (b < w->nbody && w->body[b].fixed) b++;
+        rt_pose pose = w->body[b].pose;
+        pose.p[2] += 1e-3;
+        assert_int_equal(rt_world_set_body_state(w, b, &pose, NULL, NULL), RT_OK);
+      }
+      int taken = w->kept;
+      for (int i = 0; i < w->nbody && taken; i++)
+        taken = memcmp(&w->kept_pose[i], &w->body[i].pose, sizeof(rt_pose)) == 0;
+      if (k == 20) assert_false(taken);
+      if (f == 0) lift_taken += taken;
+      if (rt_world_step_begin(w) != RT_OK) break;
+      const rt_program *p = w->prog;
+      for (int n = 0; n < p->ncons; n++) {
+        const int row = p->cons_row[n], d = p->cons_degree[n];
+        rt__rows_cons_eval(w, w->body, n, c, J);
+        if (memcmp(c, w->c + row, sizeof *c * (size_t)d) != 0 ||
+            memcmp(J, w->rows.J + 12 * (size_t)row, 12 * sizeof *J * (size_t)d) != 0)
+          fail_msg("%s, step %d, constraint %d: the rows are not the joints' evaluation at the poses (%s)", s.m.name, k,
+                   n, taken ? "kept" : "evaluated");
+        checked++;
+      }
+      rt_world_factor(w);
+      rt_world_iterate(w);
+      if (rt_world_step_end(w) != RT_OK) break;
+    }
+    free(src);
+    rt_world_destroy(w);
+    sim_free(&s);
+  }
+  free(random);
+  print_message("the projection's evaluation taken in %d of the lift's 40 steps; %d constraints checked\n", lift_taken,
+                checked);
+  assert_true(lift_taken >= 30);
+  assert_true(checked > 2000);
+}
+
 /* The sweeps before the block step (step.c): none when S couples every row
  * outside the block and there are no contacts (the chain: equality rows
  * only); two when the contacts are coupled too (the scissor lift on its
@@ -1691,6 +1758,7 @@ int main(void) {
       cmocka_unit_test(test_world_assembly_matches_rt_assemble),
       cmocka_unit_test(test_residual_by_letters_matches_row_velocity),
       cmocka_unit_test(test_warm_sums_through_bodies),
+      cmocka_unit_test(test_rows_take_the_projections_evaluation),
       cmocka_unit_test(test_block_before_last_stable),
       cmocka_unit_test(test_pendulum_conserves_energy),
       cmocka_unit_test(test_free_body_conserves_momentum),
