@@ -35,7 +35,7 @@ BENCH_LIFT_STAGES  := 4 8 16 32
 
 # The generated programs are compiled the way the tests compile theirs
 # (GENTEST_CFLAGS), without debug information or dependency files.
-BENCH_GEN_CFLAGS = $(filter-out -g -MMD -MP,$(GENTEST_CFLAGS)) -Iruntime/include
+BENCH_GEN_CFLAGS = $(filter-out -g -MMD -MP $(GEN_FAST),$(GENTEST_CFLAGS)) -Iruntime/include
 BENCH_INC        := -Iruntime/include -Igen -Isim -Ibench -I/usr/include/suitesparse
 BENCH_LIBS       := -lldl -lamd -lcholmod -lsuitesparseconfig -llapacke -lopenblas -lmetis -lode -lmujoco
 
