@@ -755,6 +755,23 @@ static void check_masses_by_letters(const rt_world *w, const char *name, int ste
   }
 }
 
+/* Case f of a run over the sample files (f < nfile), then over random
+ * mechanisms (seed f - nfile + 1 of random_mechanism.lua's text random):
+ * loaded into s and built with the defaults; the caller frees *src (the
+ * seeded text, NULL for a file) after sim_free. */
+static void open_case(sim *s, const char *const *files, int nfile, int f, const char *random, char **src) {
+  *src = NULL;
+  if (f < nfile) {
+    sim_load(s, files[f], NULL);
+  } else {
+    *src = malloc(strlen(random) + 32);
+    assert_non_null(*src);
+    sprintf(*src, "SEED = %d\n%s", f - nfile + 1, random);
+    sim_load(s, "random_mechanism.lua", *src);
+  }
+  sim_build(s, PROGRAM_SHATTER_FROM_MECH, RT_DOUBLE);
+}
+
 static void test_residual_by_letters_matches_row_velocity(void **state) {
   (void)state;
   static const char *const files[] = {"mechanisms/scissor_lift.lua", "mechanisms/car.lua", "mechanisms/stewart.lua",
@@ -764,16 +781,8 @@ static void test_residual_by_letters_matches_row_velocity(void **state) {
   int rows = 0;
   for (int f = 0; f < nfile + 4; f++) { /* then random seeds 1-4 */
     sim s;
-    char *src = NULL;
-    if (f < nfile) {
-      sim_load(&s, files[f], NULL);
-    } else {
-      src = malloc(strlen(random) + 32);
-      assert_non_null(src);
-      sprintf(src, "SEED = %d\n%s", f - nfile + 1, random);
-      sim_load(&s, "random_mechanism.lua", src);
-    }
-    sim_build(&s, PROGRAM_SHATTER_FROM_MECH, RT_DOUBLE);
+    char *src;
+    open_case(&s, files, nfile, f, random, &src);
     rt_world *w = sim_world(&s, &s.set);
     double *res = malloc(sizeof *res * (size_t)(s.rp.dim + 1));
     assert_non_null(res);
@@ -826,16 +835,8 @@ static void test_warm_sums_through_bodies(void **state) {
   int impulses = 0, soft = 0;
   for (int f = 0; f < nfile + 4; f++) { /* then random seeds 1-4 */
     sim s;
-    char *src = NULL;
-    if (f < nfile) {
-      sim_load(&s, files[f], NULL);
-    } else {
-      src = malloc(strlen(random) + 32);
-      assert_non_null(src);
-      sprintf(src, "SEED = %d\n%s", f - nfile + 1, random);
-      sim_load(&s, "random_mechanism.lua", src);
-    }
-    sim_build(&s, PROGRAM_SHATTER_FROM_MECH, RT_DOUBLE);
+    char *src;
+    open_case(&s, files, nfile, f, random, &src);
     rt_world *w = sim_world(&s, &s.set);
     double *dv = malloc(6 * sizeof *dv * (size_t)w->nsbody);
     assert_non_null(dv);
@@ -893,16 +894,8 @@ static void test_rows_take_the_projections_evaluation(void **state) {
   int lift_taken = 0, checked = 0;
   for (int f = 0; f < nfile + 3; f++) { /* then random seeds 1-3 */
     sim s;
-    char *src = NULL;
-    if (f < nfile) {
-      sim_load(&s, files[f], NULL);
-    } else {
-      src = malloc(strlen(random) + 32);
-      assert_non_null(src);
-      sprintf(src, "SEED = %d\n%s", f - nfile + 1, random);
-      sim_load(&s, "random_mechanism.lua", src);
-    }
-    sim_build(&s, PROGRAM_SHATTER_FROM_MECH, RT_DOUBLE);
+    char *src;
+    open_case(&s, files, nfile, f, random, &src);
     rt_world *w = sim_world(&s, &s.set);
     double c[RT_MAX_DEGREE], J[12 * RT_MAX_DEGREE];
     for (int k = 0; k < 40; k++) {
