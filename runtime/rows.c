@@ -118,10 +118,11 @@ static void equality_rows(rt_world *w, int c, int kept) {
   }
   const double k = -w->set.beta / w->set.dt;
   const int split = w->set.correction == RT_CORRECT_SPLIT;
+  const int a = dynamic(w, p->cons_a[c]), b = dynamic(w, p->cons_b[c]);
+  const double ff = j >= 0 ? (1.0 - w->set.beta) * w->drive_rate[j] : 0.0;
   for (int r = row; r < row + d; r++) {
-    w->rows.a[r] = dynamic(w, p->cons_a[c]);
-    w->rows.b[r] = dynamic(w, p->cons_b[c]);
-    const double ff = j >= 0 ? (1.0 - w->set.beta) * w->drive_rate[j] : 0.0;
+    w->rows.a[r] = a;
+    w->rows.b[r] = b;
     const double bias = k * w->c[r] - w->drift[r] / w->set.dt;
     const double vb = split ? rt__rows_velocity_bias(w, bias) : bias;
     w->rows.rhs[r] = ff + vb;
@@ -240,7 +241,7 @@ static void inequality_row(rt_world *w, int j) {
     limit_row(w, row, out.q, out.lower, out.upper);
 }
 
-/* Whether w->kept_* (the last projection's evaluation, stabilize.c) is at
+/* Whether w->kept_* (the last step's last evaluation, stabilize.c) is at
  * the bodies' poses, bit for bit: nothing has moved them since (neither
  * integration, nor a failed step's restore, nor rt_world_set_body_state),
  * so evaluating the joints again would give its bits. */

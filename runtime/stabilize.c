@@ -28,14 +28,16 @@ static double max_error(rt_world *w, double *J) {
   return e;
 }
 
-/* max_error with the rows' J, at the poses a projection pass moved the
- * bodies to: kept (w->kept_*) with those poses for the next step's rows,
- * which take them when the bodies have not moved since (rows.c). A pass
- * that is kept is the step's last move but for post-stabilization (which
- * moves them again), so its check is the evaluation the next step's rows
- * would repeat at the same poses: the sample lift's step 856k -> 839k
- * instructions (make bench-cg), the same bits. */
-static double check_error(rt_world *w) {
+/* max_error with the rows' J, kept (w->kept_*) with the poses for the next
+ * step's rows, which take them when the bodies have not moved since
+ * (rows.c): the evaluation at a step's last poses is the one the next
+ * step's rows would repeat. A projection pass's check is at the poses the
+ * pass moved the bodies to, which are the step's last when the pass is
+ * kept (but for post-stabilization, which moves them again): the sample
+ * lift's step 856k -> 839k instructions (make bench-cg), the same bits.
+ * Without a pass, the drift's evaluation is the last one (the chain's
+ * steps, about half the car's and buggy's). */
+static double kept_error(rt_world *w) {
   const double e = max_error(w, w->kept_J);
   memcpy(w->kept_c, w->c, sizeof *w->c * (size_t)w->dim);
   for (int i = 0; i < w->nbody; i++) w->kept_pose[i] = w->body[i].pose;
@@ -73,7 +75,8 @@ double rt__stabilize_drift(rt_world *w, int measure) {
     memset(w->drift, 0, sizeof *w->drift * (size_t)w->dim);
     return 0.0;
   }
-  const double e = max_error(w, NULL);
+  const double e = w->projected ? max_error(w, NULL) : kept_error(w);
+  w->projected = 0; /* until this step's projection keeps a pass */
   for (int i = 0; i < w->dim; i++) w->drift[i] = w->c[i] - w->expect[i];
   return e;
 }
@@ -107,7 +110,7 @@ void rt__stabilize_project(rt_world *w, int passes, double before) {
       rt__pgs_apply_equality(r, w->prog, w->r, w->shift);
     }
     move_bodies(w);
-    const double after = check_error(w);
+    const double after = kept_error(w);
     if (held && !(after < RT__HOLD_STALL * before)) {
       undo_move(w);
       max_error(w, NULL); /* c at the poses again */
@@ -121,6 +124,7 @@ void rt__stabilize_project(rt_world *w, int passes, double before) {
     before = after;
     w->info.projections++;
   }
+  w->projected = w->info.projections > 0;
 }
 
 void rt__stabilize(rt_world *w) {

@@ -221,13 +221,15 @@ struct rt_world {
   double *bu;              /* 6 per solver body: the product's scratch */
   double *bbuf;            /* 6 dim: refinement's and PCR's vectors */
   rt__schur schur;         /* the coupled rows (schur.c) */
-  /* The equality rows evaluated by the projection's last check
-   * (stabilize.c), at the poses kept_pose: the next step's rows take c and
-   * J from here when the bodies are still there, bit for bit (rows.c). */
+  /* The equality rows evaluated by the step's last evaluation that keeps
+   * them (stabilize.c: a projection pass's check, or the drift's), at the
+   * poses kept_pose: the next step's rows take c and J from here when the
+   * bodies are still there, bit for bit (rows.c). */
   double *kept_c;          /* dim */
   double *kept_J;          /* 12 dim */
   rt_pose *kept_pose;      /* nbody */
   int kept;                /* kept_* hold an evaluation */
+  int projected;           /* the last step's projection kept a pass */
 };
 
 /* Zeroed memory for n items of size (at least one), or NULL with *fail
@@ -495,7 +497,9 @@ void rt__rows_keep_start(rt_world *w);
  * motion, which the next step's velocity rows aim to cancel (rows.c); 0
  * unless measure (no projection follows: nothing to feed forward). The
  * error is left in w->c; returns its largest |c| (the `before` of
- * rt__stabilize_project, which starts from that w->c). */
+ * rt__stabilize_project, which starts from that w->c). When the last
+ * step's projection kept no pass, this evaluation is likely the step's
+ * last one, and it keeps J with c for the next step's rows (w->kept_*). */
 double rt__stabilize_drift(rt_world *w, int measure);
 
 /* worker.c */
