@@ -23,7 +23,7 @@
 static void usage(FILE *out) {
   fputs("usage: ldlgen MECH.lua [-o OUT.c] [--mode unrolled|tables] [--precision float|double]\n"
         "                       [--batch 4|8|16]\n"
-        "                       [--order natural|mda|meca|best] [--keep-order OLD.c]\n"
+        "                       [--order natural|mda|meca|best|balanced] [--keep-order OLD.c]\n"
         "                       [--keep-tolerance PCT]\n"
         "                       [--shatter N|off]\n"
         "                       [--stats] [--dot FILE] [--report FILE]\n"
@@ -48,7 +48,11 @@ static void usage(FILE *out) {
         "  --templates D  read the templates from directory D instead of the\n"
         "                 copies built into ldlgen\n"
         "  --budget N     statements per generated function (default 200)\n"
-        "  --order K      elimination ordering (default best)\n"
+        "  --order K      elimination ordering (default best); balanced: as few\n"
+        "                 flops, and of those orders the shortest critical path\n"
+        "                 (independent pivots the processor overlaps; for batch\n"
+        "                 and small programs, at the cost of more lines changed\n"
+        "                 when a part is added to a chain or ring)\n"
         "  --keep-order OLD.c  keep the pivot order and the shattering of OLD.c, a\n"
         "                 program ldlgen wrote before (each new pivot just before its\n"
         "                 first neighbour there, each constraint on the shard it had),\n"
@@ -205,7 +209,7 @@ static int parse_args(int argc, char **argv, options *o) {
       if (strcmp(a, "--order") == 0) {
         int k = order_parse(val);
         if (k < 0) {
-          fprintf(stderr, "ldlgen: unknown ordering '%s' (natural, mda, meca, best)\n", val);
+          fprintf(stderr, "ldlgen: unknown ordering '%s' (natural, mda, meca, best, balanced)\n", val);
           return 2;
         }
         o->prog.order = (order_kind)k;

@@ -1,8 +1,9 @@
 /* order.c -- greedy graph elimination orderings (see order.h).
  *
  * One greedy rule: eliminate the remaining node with the smallest cost key
- * (two terms, lexicographic), ties by block size, then name (cgraph.rank); the heuristics
- * differ only in their key. Nodes wait in an indexed heap (pqueue.h) and a
+ * (two terms, lexicographic), ties (in the -level variants) by the level
+ * in the elimination tree so far (pqueue.h), then by block size, then name
+ * (cgraph.rank); the heuristics differ only in their key and that. Nodes wait in an indexed heap (pqueue.h) and a
  * node's key is recomputed only when an elimination changed it. Keys of
  * degree and height run on the quotient graph (qgraph.c); keys with a fill
  * term on the explicit elimination graph below, which keeps every node's
@@ -37,19 +38,25 @@ typedef enum cost_term {
 
 typedef struct heuristic {
   const char *name;
-  cost_term key[2]; /* lexicographic; then cgraph.rank */
+  cost_term key[2]; /* lexicographic; then the level if level, then cgraph.rank */
+  int level;
 } heuristic;
 
 static const heuristic heuristics[] = {
-    {"natural", {T_NONE, T_NONE}},
-    {"mda", {T_DEGREE, T_NONE}},
-    {"meca", {T_FILL, T_DEGREE}},
-    {"mda-height", {T_HEIGHT, T_NONE}},
-    {"meca-height", {T_FILL, T_HEIGHT}},
-    {"meca-area", {T_FILL_AREA, T_HEIGHT}},
-    {"meca-flops", {T_FILL, T_FLOPS}},
-    {"area-flops", {T_FILL_AREA, T_FLOPS}},
-    {"min-flops", {T_FLOPS, T_FILL}},
+    {"natural", {T_NONE, T_NONE}, 0},
+    {"mda", {T_DEGREE, T_NONE}, 0},
+    {"meca", {T_FILL, T_DEGREE}, 0},
+    {"mda-height", {T_HEIGHT, T_NONE}, 0},
+    {"meca-height", {T_FILL, T_HEIGHT}, 0},
+    {"meca-area", {T_FILL_AREA, T_HEIGHT}, 0},
+    {"meca-flops", {T_FILL, T_FLOPS}, 0},
+    {"area-flops", {T_FILL_AREA, T_FLOPS}, 0},
+    {"min-flops", {T_FLOPS, T_FILL}, 0},
+    /* the same orders' ties by the level (pqueue.h), for --order balanced
+     * only: a balanced elimination tree, whose independent pivots the
+     * generated factor overlaps (order.h) */
+    {"mda-level", {T_DEGREE, T_NONE}, 1},
+    {"meca-level", {T_FILL, T_DEGREE}, 1},
 };
 
 enum { NHEUR = (int)(sizeof heuristics / sizeof heuristics[0]), H_NATURAL = 0, H_MDA = 1, H_MECA = 2 };
@@ -58,7 +65,7 @@ int order_nheuristics(void) { return NHEUR; }
 
 const char *order_heuristic_name(int h) { return h >= 0 && h < NHEUR ? heuristics[h].name : "?"; }
 
-static const char *kind_names[ORDER_NKINDS] = {"natural", "mda", "meca", "best"};
+static const char *kind_names[ORDER_NKINDS] = {"natural", "mda", "meca", "best", "balanced"};
 
 const char *order_kind_name(order_kind k) { return (unsigned)k < ORDER_NKINDS ? kind_names[k] : "?"; }
 
@@ -102,6 +109,7 @@ typedef struct fgraph {
   nbrs *adj;
   int64_t *deg, *h, *fill, *area; /* exact, live nodes */
   int64_t *key[2];
+  int *level; /* height in the elimination tree so far (pqueue.h) */
   unsigned char *dead;
   int64_t *mark, stamp;           /* neighbourhood marks */
   int64_t *touch, tstamp;         /* nodes whose keys changed */
@@ -161,6 +169,7 @@ static void free_fgraph(fgraph *f) {
   free(f->area);
   free(f->key[0]);
   free(f->key[1]);
+  free(f->level);
   free(f->dead);
   free(f->mark);
   free(f->touch);
@@ -188,6 +197,7 @@ static int init_fgraph(fgraph *f, const cgraph *g, int64_t budget) {
   f->area = xcalloc((size_t)n, sizeof *f->area);
   f->key[0] = xcalloc((size_t)n, sizeof(int64_t));
   f->key[1] = xcalloc((size_t)n, sizeof(int64_t));
+  f->level = xcalloc((size_t)n, sizeof *f->level);
   f->dead = xcalloc((size_t)n, 1);
   f->mark = xcalloc((size_t)n, sizeof *f->mark);
   f->touch = xcalloc((size_t)n, sizeof *f->touch);
@@ -271,6 +281,7 @@ static int eliminate(fgraph *f, int v) {
     f->area[u] -= (int64_t)f->d[v] * ((f->h[u] - f->d[v]) - (f->h[v] - f->d[u]));
     f->deg[u]--;
     f->h[u] -= f->d[v];
+    pqueue_raise(f->level, v, u);
     touch(f, u);
   }
   f->dead[v] = 1;
@@ -295,7 +306,7 @@ static int64_t fill_order(const cgraph *g, int hi, int64_t budget, int64_t stop,
   for (int v = 0; v < g->n; v++)
     for (int t = 0; t < 2; t++) f.key[t][v] = term_value(&f, v, hr->key[t]);
   pqueue pq;
-  pqueue_init(&pq, g->n, f.key[0], f.key[1], g->rank);
+  pqueue_init(&pq, g->n, f.key[0], f.key[1], hr->level ? f.level : NULL, g->rank);
   for (int v = 0; v < g->n; v++) pqueue_push(&pq, v);
   for (int p = 0; p < g->n; p++) {
     int v = pqueue_pop(&pq);
@@ -350,7 +361,7 @@ static int64_t run_heuristic(const cgraph *g, int hi, int64_t budget, int64_t st
   }
   if (on_quotient_graph(h)) {
     qg_cost c;
-    qgraph_min_degree(g, h->key[0] == T_HEIGHT, perm, &c);
+    qgraph_min_degree(g, h->key[0] == T_HEIGHT, h->level, perm, &c);
     *work += c.work;
     return c.flops3;
   }
@@ -373,6 +384,23 @@ static int natural_wins(int64_t f_nat, int64_t f_greedy) {
   return f_nat * 100 < f_greedy * (100 - ORDER_NATURAL_MARGIN);
 }
 
+static int64_t span3_of(const cgraph *g, const int *perm) {
+  symbolic_totals t;
+  symbolic_totals_of(g, perm, &t);
+  return t.span3;
+}
+
+/* Whether an order of f (3 x flops) beats the best so far (f_best, span
+ * *s_best): fewer flops, or as many on a shorter critical path; *s_best
+ * then receives its span. */
+static int better(const cgraph *g, int64_t f, const int *perm, int64_t f_best, int64_t *s_best) {
+  if (f > f_best) return 0;
+  const int64_t s = span3_of(g, perm);
+  if (f == f_best && s >= *s_best) return 0;
+  *s_best = s;
+  return 1;
+}
+
 /* order_run; with every = 0, the flops of kinds other than `kind` may be
  * left out (best's then). */
 static void run_kinds(const cgraph *g, order_kind kind, int every, int *perm, order_result *r) {
@@ -381,6 +409,7 @@ static void run_kinds(const cgraph *g, order_kind kind, int every, int *perm, or
   memset(r, 0, sizeof *r);
   int *mda = xcalloc((size_t)n, sizeof(int)), *meca = xcalloc((size_t)n, sizeof(int));
   int *trial = xcalloc((size_t)n, sizeof(int)), *best = xcalloc((size_t)n, sizeof(int));
+  int *bal = xcalloc((size_t)n, sizeof(int));
   /* minimum degree first: always finishes, and sets everyone's budget */
   int64_t work = 0;
   int64_t f_mda = run_heuristic(g, H_MDA, 0, INT64_MAX, mda, &work);
@@ -397,23 +426,40 @@ static void run_kinds(const cgraph *g, order_kind kind, int every, int *perm, or
   r->flops3[ORDER_MDA] = f_mda;
   r->flops3[ORDER_MECA] = f_meca;
   /* best: the first greedy heuristic in the table with the fewest flops; one
-   * that reaches the fewest so far cannot win, and stops there. The natural
-   * order competes last (natural_wins). */
-  int best_h = H_MDA;
-  int64_t f_best = f_mda;
+   * that reaches the fewest so far cannot win, and stops there. balanced:
+   * the level variants too, and of the orders with the fewest flops the one
+   * with the shortest critical path (span), then the first in the table.
+   * The natural order competes last (natural_wins). */
+  const int balance = kind == ORDER_BALANCED; /* its extra runs only when asked */
+  int best_h = H_MDA, bal_h = H_MDA;
+  int64_t f_best = f_mda, f_bal = f_mda, s_bal = balance ? span3_of(g, mda) : 0;
   memcpy(best, mda, bytes);
+  memcpy(bal, mda, bytes);
   if (!meca_cut && f_meca < f_best) {
     best_h = H_MECA;
     f_best = f_meca;
     memcpy(best, meca, bytes);
   }
-  for (int hi = H_MECA + 1; hi < NHEUR && (every || kind == ORDER_BEST); hi++) {
-    int64_t f = run_heuristic(g, hi, budget, f_best, trial, &work);
+  if (!meca_cut && balance && better(g, f_meca, meca, f_bal, &s_bal)) {
+    bal_h = H_MECA;
+    f_bal = f_meca;
+    memcpy(bal, meca, bytes);
+  }
+  for (int hi = H_MECA + 1; hi < NHEUR && (every || order_searches(kind)); hi++) {
+    if (heuristics[hi].level && !balance) continue;
+    /* an order of f_best may still be balanced's (f_bal <= f_best) */
+    int64_t f = run_heuristic(g, hi, budget, balance ? f_best + 1 : f_best, trial, &work);
     if (f == FILL_OVER_BUDGET) r->cut++;
-    if (f >= 0 && f < f_best) {
+    if (f < 0) continue;
+    if (!heuristics[hi].level && f < f_best) {
       best_h = hi;
       f_best = f;
       memcpy(best, trial, bytes);
+    }
+    if (balance && better(g, f, trial, f_bal, &s_bal)) {
+      bal_h = hi;
+      f_bal = f;
+      memcpy(bal, trial, bytes);
     }
   }
   if (natural_wins(f_nat, f_best)) {
@@ -421,7 +467,13 @@ static void run_kinds(const cgraph *g, order_kind kind, int every, int *perm, or
     f_best = f_nat;
     natural(g, best);
   }
+  if (natural_wins(f_nat, f_bal)) {
+    bal_h = H_NATURAL;
+    f_bal = f_nat;
+    natural(g, bal);
+  }
   r->flops3[ORDER_BEST] = f_best;
+  r->flops3[ORDER_BALANCED] = balance ? f_bal : -1; /* not run */
   r->work = work;
   switch (kind) {
   case ORDER_NATURAL:
@@ -436,6 +488,10 @@ static void run_kinds(const cgraph *g, order_kind kind, int every, int *perm, or
     memcpy(perm, meca, bytes);
     r->heuristic = heuristics[meca_cut ? H_MDA : H_MECA].name;
     break;
+  case ORDER_BALANCED:
+    memcpy(perm, bal, bytes);
+    r->heuristic = heuristics[bal_h].name;
+    break;
   default:
     memcpy(perm, best, bytes);
     r->heuristic = heuristics[best_h].name;
@@ -446,6 +502,7 @@ static void run_kinds(const cgraph *g, order_kind kind, int every, int *perm, or
   free(meca);
   free(trial);
   free(best);
+  free(bal);
 }
 
 void order_run(const cgraph *g, order_kind kind, int *perm, order_result *r) { run_kinds(g, kind, 1, perm, r); }

@@ -10,6 +10,16 @@
  *            order with the fewest flops (first in the list on a tie); the
  *            natural order only when it saves more than ORDER_NATURAL_MARGIN
  *            percent, since it follows declaration order
+ *   balanced best's heuristics and the same with ties broken by the level
+ *            in the elimination tree so far (pqueue.h); of the orders with
+ *            the fewest flops the one with the shortest critical path
+ *            (symbolic_totals.span3): independent pivots whose code the
+ *            processor overlaps, a chain eaten from both ends at once (the
+ *            sample chain's factor 0.31 -> 0.23 us in 8 lanes, 2.3 -> 1.8 us
+ *            in 8 scalar calls). Not the default: where ties abound (a
+ *            chain, a ring of track plates) one part added at an end shifts
+ *            the interleaving of the whole chain or ring (bench/results/
+ *            diff_locality.md: the tank's add_end 2.4 % -> 22 % of the lines)
  *
  * Every greedy choice breaks remaining ties by block size, then constraint
  * name (cgraph.rank, graph.c), so an order does not change when
@@ -40,7 +50,11 @@ enum { ORDER_BUDGET_BASE = 1 << 22, ORDER_BUDGET_FACTOR = 32 };
  * of the flops of the best greedy order (see natural_wins in order.c). */
 enum { ORDER_NATURAL_MARGIN = 1 };
 
-typedef enum order_kind { ORDER_NATURAL = 0, ORDER_MDA, ORDER_MECA, ORDER_BEST, ORDER_NKINDS } order_kind;
+typedef enum order_kind { ORDER_NATURAL = 0, ORDER_MDA, ORDER_MECA, ORDER_BEST, ORDER_BALANCED, ORDER_NKINDS } order_kind;
+
+/* best or balanced: the kinds that search (shattering, the Schur
+ * complement's deferred pivots: program.c). */
+static inline int order_searches(order_kind k) { return k == ORDER_BEST || k == ORDER_BALANCED; }
 
 /* "natural", "mda", ... ; order_parse returns -1 for an unknown name. */
 const char *order_kind_name(order_kind k);
@@ -59,7 +73,7 @@ int64_t order_compute(const cgraph *g, order_kind kind, int *perm, const char **
 
 /* Every kind at once, for the symbolic phase: perm is the order of `kind`. */
 typedef struct order_result {
-  int64_t flops3[ORDER_NKINDS]; /* 3 x flops of each kind's order */
+  int64_t flops3[ORDER_NKINDS]; /* 3 x flops of each kind's order (balanced's: -1 unless asked for) */
   const char *heuristic;        /* the heuristic behind perm */
   symbolic_totals totals;       /* of perm: 3 x flops, edge blocks, RSI entries */
   int cut;                      /* heuristics left unfinished: over the budget */

@@ -1,8 +1,12 @@
 /* pqueue.h -- the indexed binary heap of the greedy orderings (order.c,
- * qgraph.c): graph nodes keyed by two integer terms and their rank,
- * smallest first, with the key of any node changed in place. The rank is
- * the position by block size, then name (cgraph.rank), so the smallest key never
- * depends on indices or addresses. */
+ * qgraph.c): graph nodes keyed by two integer terms, optionally their
+ * level, and their rank, smallest first, with the key of any node changed
+ * in place. The level is the node's height in the elimination tree so far
+ * (the longest chain of eliminated pivots that update it, pqueue_raise):
+ * among equal keys the shallower node goes first, which balances the tree
+ * (a hanging chain is eliminated from both ends at once). The rank is the
+ * position by block size, then name (cgraph.rank), so the smallest key
+ * never depends on indices or addresses. */
 #ifndef LDLPGS_GEN_PQUEUE_H
 #define LDLPGS_GEN_PQUEUE_H
 
@@ -14,10 +18,12 @@ typedef struct pqueue {
   int *heap;             /* node ids, heap-ordered                 (cap) */
   int *pos;              /* heap index of a node, or -1            (cap) */
   const int64_t *k0, *k1;/* the key terms, read when comparing      (cap) */
-  const int *rank;       /* the tie-break                           (cap) */
+  const int *level;      /* the first tie-break, or NULL            (cap) */
+  const int *rank;       /* the last tie-break                      (cap) */
 } pqueue;
 
-static inline void pqueue_init(pqueue *q, int cap, const int64_t *k0, const int64_t *k1, const int *rank) {
+static inline void pqueue_init(pqueue *q, int cap, const int64_t *k0, const int64_t *k1, const int *level,
+                               const int *rank) {
   q->n = 0;
   q->heap = malloc(sizeof *q->heap * (size_t)(cap + 1));
   q->pos = malloc(sizeof *q->pos * (size_t)(cap + 1));
@@ -25,6 +31,7 @@ static inline void pqueue_init(pqueue *q, int cap, const int64_t *k0, const int6
   for (int i = 0; i < cap; i++) q->pos[i] = -1;
   q->k0 = k0;
   q->k1 = k1;
+  q->level = level;
   q->rank = rank;
 }
 
@@ -37,6 +44,7 @@ static inline void pqueue_free(pqueue *q) {
 static inline int pqueue_less(const pqueue *q, int a, int b) {
   if (q->k0[a] != q->k0[b]) return q->k0[a] < q->k0[b];
   if (q->k1[a] != q->k1[b]) return q->k1[a] < q->k1[b];
+  if (q->level && q->level[a] != q->level[b]) return q->level[a] < q->level[b];
   return q->rank[a] < q->rank[b];
 }
 
@@ -88,7 +96,13 @@ static inline int pqueue_pop(pqueue *q) {
   return v;
 }
 
-/* After node v's key changed (nothing if v is not queued). */
+/* level[u] for a neighbour u of the pivot v just eliminated: v updates
+ * u, so u's factorization waits for v's. */
+static inline void pqueue_raise(int *level, int v, int u) {
+  if (level[u] < level[v] + 1) level[u] = level[v] + 1;
+}
+
+/* After node v's key or level changed (nothing if v is not queued). */
 static inline void pqueue_update(pqueue *q, int v) {
   int i = q->pos[v];
   if (i < 0) return;

@@ -208,7 +208,7 @@ static int next_k(int k) { return k < SHATTER_EVERY_K ? k + 1 : k + k / 4; }
 static void decide_shards(const mech *m, int threshold, order_kind kind, int64_t unshattered3, int *shards) {
   for (int i = 0; i < m->nbody; i++) shards[i] = 1;
   if (threshold <= 0) return;
-  order_kind search = kind == ORDER_BEST ? ORDER_MECA : kind;
+  order_kind search = order_searches(kind) ? ORDER_MECA : kind;
   int *load = calloc((size_t)m->nbody + 1, sizeof *load), *attached = calloc((size_t)m->nbody + 1, sizeof *attached);
   body_key *keys = malloc(sizeof *keys * (size_t)(m->nbody + 1));
   if (!keys || !load || !attached) abort();
@@ -261,7 +261,7 @@ static void decide_shards(const mech *m, int threshold, order_kind kind, int64_t
   free(keys);
   free(load);
   free(attached);
-  if (kind == ORDER_BEST) {
+  if (order_searches(kind)) {
     int any = 0;
     for (int i = 0; i < m->nbody; i++) any |= shards[i] > 1;
     if (any && unshattered3 <= evaluate(m, shards, kind, NULL))
@@ -375,7 +375,7 @@ gen_status program_build(arena *a, const mech *m, const program_options *o, prog
    * S then costs less than the factor gains (couple.h) */
   couple_set cs;
   couple_sources(a, &p->s, &cs);
-  if (o->order == ORDER_BEST)
+  if (order_searches(o->order))
     p->deferred_pivots = couple_order(&p->g, &cs, perm, &r.totals, &p->schur_flops3);
   else
     p->schur_flops3 = couple_flops3(&p->g, &cs, perm);
@@ -435,6 +435,10 @@ void program_write_stats(const program *p, int batch, FILE *out) {
   json_int(&w, s->nrsi);
   json_key(&w, "flops");
   json_int(&w, round3(s->flops3));
+  symbolic_totals tot;
+  symbolic_totals_of(&p->g, s->perm, &tot);
+  json_key(&w, "critical_path_flops"); /* the heaviest path up the elimination tree */
+  json_int(&w, round3(tot.span3));
   json_key(&w, "order");
   json_string(&w, order_kind_name(p->order));
   json_key(&w, "heuristic");
@@ -500,6 +504,7 @@ void program_write_stats(const program *p, int batch, FILE *out) {
   json_key(&w, "flops_by_order");
   json_begin_object(&w);
   for (int k = 0; k < ORDER_NKINDS; k++) {
+    if (p->flops3_by_order[k] < 0) continue; /* balanced, unless asked for */
     json_key(&w, order_kind_name((order_kind)k));
     json_int(&w, round3(p->flops3_by_order[k]));
   }

@@ -165,6 +165,7 @@ typedef struct mdstate {
   int64_t stamp2;
   int64_t *key;             /* heap key: deg or hgt                     (n) */
   int64_t *zero;            /* second key: none                         (n) */
+  int *level;               /* height in the elimination tree so far    (n) */
 } mdstate;
 
 /* New external degree and height of i, a neighbour of the pivot whose
@@ -220,7 +221,7 @@ static void update_degree(mdstate *s, int i, int e, int len, int64_t lw) {
   s->hgt[i] = dh;
 }
 
-void qgraph_min_degree(const cgraph *g, int weighted, int *perm, qg_cost *c) {
+void qgraph_min_degree(const cgraph *g, int weighted, int level_ties, int *perm, qg_cost *c) {
   int n = g->n;
   memset(c, 0, sizeof *c);
   mdstate s;
@@ -236,13 +237,14 @@ void qgraph_min_degree(const cgraph *g, int weighted, int *perm, qg_cost *c) {
   s.ww = xcalloc((size_t)ne, sizeof *s.ww);
   s.mark2 = xcalloc((size_t)n, sizeof *s.mark2);
   s.zero = xcalloc((size_t)n, sizeof *s.zero);
+  s.level = xcalloc((size_t)n, sizeof *s.level);
   for (int i = 0; i < n; i++) {
     s.deg[i] = g->adr[i + 1] - g->adr[i];
     for (int k = g->adr[i]; k < g->adr[i + 1]; k++) s.hgt[i] += g->degree[g->adj[k]];
   }
   s.key = weighted ? s.hgt : s.deg;
   pqueue pq;
-  pqueue_init(&pq, n, s.key, s.zero, g->rank);
+  pqueue_init(&pq, n, s.key, s.zero, level_ties ? s.level : NULL, g->rank);
   for (int i = 0; i < n; i++) pqueue_push(&pq, i);
   for (int k = 0; k < n; k++) {
     int p = pqueue_pop(&pq);
@@ -274,6 +276,7 @@ void qgraph_min_degree(const cgraph *g, int weighted, int *perm, qg_cost *c) {
     for (int t = 0; t < len; t++) {
       int i = q->list[t];
       update_degree(&s, i, e, len, lw);
+      pqueue_raise(s.level, p, i);
       pqueue_update(&pq, i);
     }
   }
@@ -286,5 +289,6 @@ void qgraph_min_degree(const cgraph *g, int weighted, int *perm, qg_cost *c) {
   free(s.ww);
   free(s.mark2);
   free(s.zero);
+  free(s.level);
   qgraph_free(q);
 }

@@ -67,8 +67,9 @@ typedef struct qg_cost {
 void qgraph_count(const cgraph *g, const int *perm, qg_cost *c);
 
 /* Minimum degree (weighted = 0: fewest neighbours; 1: smallest column
- * height, the neighbours' block sizes summed), ties by block size, then name
- * (g->rank). The degree of every neighbour of a pivot is recomputed exactly
+ * height, the neighbours' block sizes summed), ties (with level_ties) by
+ * the level in the elimination tree so far (pqueue.h), then by block size,
+ * then name (g->rank). The degree of every neighbour of a pivot is recomputed exactly
  * when that costs little -- always when the neighbour lies in at most one
  * other element, where AMD's approximate external degree is exact, and
  * otherwise while its other elements hold at most QG_EXACT_DEGREE_COST
@@ -77,6 +78,6 @@ void qgraph_count(const cgraph *g, const int *perm, qg_cost *c);
  * so the samples and small graphs get true minimum degree and no step costs
  * more than a constant times the entries it reads. Fills perm and *c. */
 enum { QG_EXACT_DEGREE_COST = 256 };
-void qgraph_min_degree(const cgraph *g, int weighted, int *perm, qg_cost *c);
+void qgraph_min_degree(const cgraph *g, int weighted, int level_ties, int *perm, qg_cost *c);
 
 #endif

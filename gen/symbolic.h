@@ -61,6 +61,9 @@ typedef struct symbolic_totals {
   int64_t nblock;
   int64_t nrsi;
   int64_t work;  /* workspace scalars: sum of d^2 + h d */
+  int64_t span3; /* 3 x flops of the heaviest path up the elimination tree:
+                    the factor's critical path, which independent pivots
+                    do not lengthen */
 } symbolic_totals;
 void symbolic_totals_of(const cgraph *g, const int *perm, symbolic_totals *t);
 

@@ -103,10 +103,20 @@ static void test_best_never_worse(void **state) {
      * margin, so best may exceed it by up to that */
     int64_t natural = order_compute(&g, ORDER_NATURAL, perm, NULL);
     assert_true(best * (100 - ORDER_NATURAL_MARGIN) <= natural * 100);
-    for (int k = ORDER_MDA; k < ORDER_NKINDS; k++) assert_true(best <= order_compute(&g, (order_kind)k, perm, NULL));
+    for (int k = ORDER_MDA; k <= ORDER_MECA; k++) assert_true(best <= order_compute(&g, (order_kind)k, perm, NULL));
+    /* balanced: as few flops as every greedy heuristic, the level variants
+     * too (best leaves those out, and beats balanced only by the natural
+     * order, which neither takes unless it saves more than the margin) */
+    const char *chosen = NULL;
+    int64_t balanced = order_compute(&g, ORDER_BALANCED, perm, &chosen);
+    assert_int_equal(balanced, symbolic_count(&g, perm, NULL));
+    assert_true(balanced * (100 - ORDER_NATURAL_MARGIN) <= natural * 100);
+    if (strcmp(chosen, "natural") != 0) assert_true(balanced <= best);
     for (int h = 1; h < order_nheuristics(); h++) {
       order_by_heuristic(&g, h, perm);
-      assert_true(best <= symbolic_count(&g, perm, NULL));
+      const int64_t f = symbolic_count(&g, perm, NULL);
+      if (strstr(order_heuristic_name(h), "-level") == NULL) assert_true(best <= f);
+      if (strcmp(chosen, "natural") != 0) assert_true(balanced <= f);
     }
     arena_free(&a);
   }
@@ -138,11 +148,13 @@ static void test_ties_break_by_name(void **state) {
 
 //---- the reference: every key from scratch, every step ---------------------------
 
-/* Key terms by heuristic, the table of order.c (same order). */
+/* Key terms by heuristic, the table of order.c (same order), and whether
+ * ties go by the level in the elimination tree first. */
 enum { R_NONE, R_DEG, R_HGT, R_FILL, R_AREA, R_FLOPS };
-static const int ref_keys[][2] = {{R_NONE, R_NONE}, {R_DEG, R_NONE},   {R_FILL, R_DEG},
-                                  {R_HGT, R_NONE},  {R_FILL, R_HGT},   {R_AREA, R_HGT},
-                                  {R_FILL, R_FLOPS}, {R_AREA, R_FLOPS}, {R_FLOPS, R_FILL}};
+static const int ref_keys[][3] = {{R_NONE, R_NONE, 0},  {R_DEG, R_NONE, 0},   {R_FILL, R_DEG, 0},
+                                  {R_HGT, R_NONE, 0},   {R_FILL, R_HGT, 0},   {R_AREA, R_HGT, 0},
+                                  {R_FILL, R_FLOPS, 0}, {R_AREA, R_FLOPS, 0}, {R_FLOPS, R_FILL, 0},
+                                  {R_DEG, R_NONE, 1},   {R_FILL, R_DEG, 1}};
 
 static int64_t ref_term(const cgraph *g, const unsigned char *adj, const unsigned char *done, int v, int t) {
   int n = g->n;
@@ -170,7 +182,9 @@ static int64_t ref_term(const cgraph *g, const unsigned char *adj, const unsigne
 static void ref_order(const cgraph *g, int hi, int *perm) {
   int n = g->n;
   unsigned char *adj = calloc((size_t)n * n + 1, 1), *done = calloc((size_t)n + 1, 1);
+  int *level = calloc((size_t)n + 1, sizeof *level); /* the longest chain of pivots below */
   assert_non_null(adj);
+  assert_non_null(level);
   for (int i = 0; i < n; i++)
     for (int k = g->adr[i]; k < g->adr[i + 1]; k++) adj[i * n + g->adj[k]] = 1;
   for (int p = 0; p < n; p++) {
@@ -183,7 +197,9 @@ static void ref_order(const cgraph *g, int hi, int *perm) {
         break;
       }
       int64_t k0 = ref_term(g, adj, done, v, ref_keys[hi][0]), k1 = ref_term(g, adj, done, v, ref_keys[hi][1]);
-      if (best < 0 || k0 < b0 || (k0 == b0 && (k1 < b1 || (k1 == b1 && g->rank[v] < g->rank[best])))) {
+      const int lv = ref_keys[hi][2] ? level[v] : 0, lb = best < 0 ? 0 : ref_keys[hi][2] ? level[best] : 0;
+      if (best < 0 || k0 < b0 ||
+          (k0 == b0 && (k1 < b1 || (k1 == b1 && (lv < lb || (lv == lb && g->rank[v] < g->rank[best])))))) {
         best = v;
         b0 = k0;
         b1 = k1;
@@ -191,12 +207,15 @@ static void ref_order(const cgraph *g, int hi, int *perm) {
     }
     perm[p] = best;
     for (int u = 0; u < n; u++)
+      if (!done[u] && u != best && adj[best * n + u] && level[u] < level[best] + 1) level[u] = level[best] + 1;
+    for (int u = 0; u < n; u++)
       for (int w = 0; w < n; w++)
         if (u != w && !done[u] && !done[w] && adj[best * n + u] && adj[best * n + w]) adj[u * n + w] = 1;
     done[best] = 1;
   }
   free(adj);
   free(done);
+  free(level);
 }
 
 /* A random mechanism's constraint graph through cgraph_build: bodies (a few
@@ -330,6 +349,52 @@ static int64_t work_of(int shape, int n) {
   return res.work;
 }
 
+/* A path of 11 equal nodes named along it (a hanging chain): minimum degree
+ * with ties by name walks it from one end, a critical path of all 11
+ * pivots, and so does best (one part added at an end moves no other
+ * pivot); balanced takes as many flops from both ends at once, which
+ * halves the path the factor must follow (symbolic_totals.span3). */
+static void test_balanced_takes_the_shorter_critical_path(void **state) {
+  (void)state;
+  arena a;
+  arena_init(&a);
+  enum { N = 11 };
+  int deg[N], eu[N - 1], ev[N - 1];
+  const char *names[N];
+  char buf[N][16];
+  for (int i = 0; i < N; i++) {
+    deg[i] = 3;
+    snprintf(buf[i], sizeof buf[i], "n%02d", i);
+    names[i] = buf[i];
+    if (i + 1 < N) {
+      eu[i] = i;
+      ev[i] = i + 1;
+    }
+  }
+  cgraph g;
+  cgraph_from_edges(&a, N, deg, names, N - 1, eu, ev, &g);
+  int best[N], bal[N];
+  const char *chosen = NULL;
+  const int64_t f_best = order_compute(&g, ORDER_BEST, best, NULL);
+  const int64_t f_bal = order_compute(&g, ORDER_BALANCED, bal, &chosen);
+  assert_int_equal(f_bal, f_best);
+  symbolic_totals t_best, t_bal;
+  symbolic_totals_of(&g, best, &t_best);
+  symbolic_totals_of(&g, bal, &t_bal);
+  for (int p = 0; p < N; p++) assert_int_equal(best[p], p); /* one end to the other */
+  assert_int_equal(t_best.span3, t_best.flops3);            /* every pivot on the path */
+  assert_true(2 * t_bal.span3 <= t_best.span3 + t_best.flops3 / N);
+  assert_string_equal(chosen, "mda-level");
+  assert_true((bal[0] == 0 && bal[1] == N - 1) || (bal[0] == N - 1 && bal[1] == 0));
+  order_result r;
+  order_run(&g, ORDER_BALANCED, bal, &r);
+  assert_int_equal(r.flops3[ORDER_BALANCED], f_bal);
+  assert_int_equal(r.flops3[ORDER_BEST], f_best);
+  order_run(&g, ORDER_BEST, best, &r);
+  assert_int_equal(r.flops3[ORDER_BALANCED], -1); /* not run unless asked for */
+  arena_free(&a);
+}
+
 static void test_work_grows_linearly(void **state) {
   (void)state;
   for (int shape = 0; shape < 3; shape++) {
@@ -351,6 +416,7 @@ int main(void) {
       cmocka_unit_test(test_every_order_is_a_permutation),
       cmocka_unit_test(test_best_never_worse),
       cmocka_unit_test(test_ties_break_by_name),
+      cmocka_unit_test(test_balanced_takes_the_shorter_critical_path),
       cmocka_unit_test(test_kind_names),
       cmocka_unit_test(test_heuristics_match_the_reference),
       cmocka_unit_test(test_budget_cuts_fill_heuristics),
