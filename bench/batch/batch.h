@@ -30,6 +30,7 @@ typedef struct bb_entry {
 extern const bb_entry bb_entries[];
 extern const char bb_arch[];  /* "avx512" or "avx2" */
 extern const char bb_cflags[];
+extern const char bb_order[]; /* ldlgen --order of both sides' programs */
 
 /* Statistics over the runs: median, min, max. */
 typedef struct bb_stat {

@@ -106,8 +106,8 @@ static void step_md(FILE *f, const bb_report *r) {
 void bb_write_md(const bb_report *r, const char *path) {
   FILE *f = open_out(path);
   fprintf(f, "# N copies in lanes against N scalar copies: the factor and the whole step (make bench-batch)\n\n");
-  fprintf(f, "Revision %s; CPU %s; one core. Programs built with `%s` (%s).\n\n", r->revision, r->cpu, bb_cflags,
-          bb_arch);
+  fprintf(f, "Revision %s; CPU %s; one core. Programs generated with `ldlgen --order %s` and built with `%s` (%s).\n\n",
+          r->revision, r->cpu, bb_order, bb_cflags, bb_arch);
   if (strstr(bb_cflags, "-fno-ipa-ra"))
     fprintf(f, "`-fno-ipa-ra`: gcc 12 otherwise leaves the AVX registers' upper halves dirty after a generated\n"
                "function's tail call, and every legacy-SSE libm call after it pays the SSE/AVX transition (before\n"
@@ -200,8 +200,8 @@ static void json_stat(FILE *f, const char *name, bb_stat s) {
 
 void bb_write_json(const bb_report *r, const char *path) {
   FILE *f = open_out(path);
-  fprintf(f, "{\n  \"revision\": \"%s\",\n  \"cpu\": \"%s\",\n  \"arch\": \"%s\",\n  \"cflags\": \"%s\",\n", r->revision,
-          r->cpu, bb_arch, bb_cflags);
+  fprintf(f, "{\n  \"revision\": \"%s\",\n  \"cpu\": \"%s\",\n  \"arch\": \"%s\",\n  \"cflags\": \"%s\",\n  \"order\": \"%s\",\n",
+          r->revision, r->cpu, bb_arch, bb_cflags, bb_order);
   fprintf(f, "  \"peak\": {\"kernel\": \"%s\", \"double_gflops\": %.4g, \"float_gflops\": %.4g},\n", r->peak_name,
           r->peak[0], r->peak[1]);
   fprintf(f, "  \"runs\": %d,\n  \"batches\": %d,\n  \"input\": \"%s\",\n  \"input_warm\": %d,\n  \"rows\": [\n", r->runs,
