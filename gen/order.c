@@ -3,12 +3,12 @@
  * One greedy rule: eliminate the remaining node with the smallest cost key
  * (two terms, lexicographic), ties (in the -level variants) by the level
  * in the elimination tree so far (pqueue.h), then by block size, then name
- * (cgraph.rank); the heuristics differ only in their key and that. Nodes wait in an indexed heap (pqueue.h) and a
- * node's key is recomputed only when an elimination changed it. Keys of
- * degree and height run on the quotient graph (qgraph.c); keys with a fill
- * term on the explicit elimination graph below, which keeps every node's
- * fill (missing edges among its neighbours) and fill area exact as edges
- * come and go:
+ * (cgraph.rank); the heuristics differ only in their key and that. Nodes
+ * wait in an indexed heap (pqueue.h) and a node's key is recomputed only
+ * when an elimination changed it. Keys of degree and height run on the
+ * quotient graph (qgraph.c); keys with a fill term on the explicit
+ * elimination graph below, which keeps every node's fill (missing edges
+ * among its neighbours) and fill area exact as edges come and go:
  *
  *   adding edge a-b, with C = N(a) & N(b) (before):
  *     fill(a) += |N(a)| - |C|,  area(a) += d_b (H(a) - d(C)),  the same for b,
