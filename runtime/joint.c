@@ -59,7 +59,8 @@ static const rt_pose identity_pose = {{0.0, 0.0, 0.0}, {1.0, 0.0, 0.0, 0.0}};
  * expanded once): four quaternion rotations cost 30 % more (the sample
  * scissor lift's sides, 16 steps: 983k -> 756k instructions, 1 % of its
  * step). */
-static void side_eval(const rt_pose *pose, const double anchor[3], const double frame[3][3], rt__side *s) {
+static void side_eval(const rt_pose *pose, const double anchor[3], const double frame[3][3], unsigned rows,
+                      rt__side *s) {
   if (pose == NULL) pose = &identity_pose;
   const double *q = pose->q;
   const double x2 = 2.0 * q[1], y2 = 2.0 * q[2], z2 = 2.0 * q[3];
@@ -70,7 +71,8 @@ static void side_eval(const rt_pose *pose, const double anchor[3], const double 
                        1.0 - (xx + yy)};
   rt__m3_vec(s->r, R, anchor);
   rt__v3_add(s->pt, pose->p, s->r);
-  for (int k = 0; k < 3; k++) rt__m3_vec(s->f[k], R, frame[k]);
+  for (int k = 0; k < 3; k++)
+    if (rows & (1u << k)) rt__m3_vec(s->f[k], R, frame[k]);
 }
 
 /* Stores one Jacobian row; a NULL block is stored as zeros. */
@@ -160,10 +162,10 @@ void rt__jrow_weld_angular(const rt__side *a, const rt__side *b, double *c, doub
   rt__jrow_dot(a->f[0], b->f[1], &c[first + 2], rt__jrow_ptr(J, first + 2));
 }
 
-void rt__jrow_sides(const rt_joint_desc *joint, const rt_pose *pa, const rt_pose *pb, rt__side *a, rt__side *b,
-                    double d[3]) {
-  side_eval(pa, joint->anchor_a, joint->frame_a, a);
-  side_eval(pb, joint->anchor_b, joint->frame_b, b);
+void rt__jrow_sides(const rt_joint_desc *joint, const rt_pose *pa, const rt_pose *pb, unsigned frames, rt__side *a,
+                    rt__side *b, double d[3]) {
+  side_eval(pa, joint->anchor_a, joint->frame_a, frames & 7u, a);
+  side_eval(pb, joint->anchor_b, joint->frame_b, frames >> 3, b);
   rt__v3_sub(d, b->pt, a->pt);
 }
 
@@ -172,7 +174,7 @@ int rt_joint_axis_eval(const rt_joint_desc *joint, int angular, const rt_pose *p
   if (joint->type != RT_HINGE && joint->type != RT_CYLINDRICAL && joint->type != RT_PRISMATIC) return -1;
   rt__side a, b;
   double d[3];
-  rt__jrow_sides(joint, pa, pb, &a, &b, d);
+  rt__jrow_sides(joint, pa, pb, angular ? RT__FA(0) | RT__FA(1) | RT__FA(2) | RT__FB(1) : RT__FA(0), &a, &b, d);
   if (!angular) {
     rt__jrow_linear(&a, &b, d, a.f[0], coord, J);
     return 0;

@@ -14,10 +14,15 @@ typedef struct rt__side {
   double f[3][3]; /* frame rows R frame[k] */
 } rt__side;
 
-/* Both sides of joint at poses pa, pb (NULL: the world), and the
- * separation d = P_b - P_a. */
-void rt__jrow_sides(const rt_joint_desc *joint, const rt_pose *pa, const rt_pose *pb, rt__side *a, rt__side *b,
-                    double d[3]);
+/* The frame rows a type reads (rt__jrow_sides' frames): a's row k, b's
+ * row k; the others are left unset. */
+#define RT__FA(k) (1u << (k))
+#define RT__FB(k) (1u << (3 + (k)))
+#define RT__FRAMES_ALL 0x3fu
+/* Both sides of joint at poses pa, pb (NULL: the world), with the frame
+ * rows in frames (RT__FA, RT__FB), and the separation d = P_b - P_a. */
+void rt__jrow_sides(const rt_joint_desc *joint, const rt_pose *pa, const rt_pose *pb, unsigned frames, rt__side *a,
+                    rt__side *b, double d[3]);
 /* Stores one Jacobian row; a NULL block is stored as zeros. */
 void rt__jrow_put(double *row, const double va[3], const double wa[3], const double vb[3], const double wb[3]);
 /* Row `row` of J, or NULL when J is NULL. */

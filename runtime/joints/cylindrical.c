@@ -9,7 +9,7 @@
 static void eval(const rt_joint_desc *j, const rt_pose *pa, const rt_pose *pb, double *c, double *J) {
   rt__side a, b;
   double d[3];
-  rt__jrow_sides(j, pa, pb, &a, &b, d);
+  rt__jrow_sides(j, pa, pb, RT__FA(1) | RT__FA(2) | RT__FB(0), &a, &b, d);
   rt__jrow_linear(&a, &b, d, a.f[1], &c[0], rt__jrow_ptr(J, 0));
   rt__jrow_linear(&a, &b, d, a.f[2], &c[1], rt__jrow_ptr(J, 1));
   rt__jrow_dot(a.f[1], b.f[0], &c[2], rt__jrow_ptr(J, 2));

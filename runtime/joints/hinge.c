@@ -11,7 +11,7 @@
 static void eval(const rt_joint_desc *j, const rt_pose *pa, const rt_pose *pb, double *c, double *J) {
   rt__side a, b;
   double d[3];
-  rt__jrow_sides(j, pa, pb, &a, &b, d);
+  rt__jrow_sides(j, pa, pb, RT__FA(1) | RT__FA(2) | RT__FB(0), &a, &b, d);
   rt__jrow_ball(&a, &b, c, J);
   rt__jrow_dot(a.f[1], b.f[0], &c[3], rt__jrow_ptr(J, 3));
   rt__jrow_dot(a.f[2], b.f[0], &c[4], rt__jrow_ptr(J, 4));

@@ -10,7 +10,7 @@
 static void eval(const rt_joint_desc *j, const rt_pose *pa, const rt_pose *pb, double *c, double *J) {
   rt__side a, b;
   double d[3];
-  rt__jrow_sides(j, pa, pb, &a, &b, d);
+  rt__jrow_sides(j, pa, pb, RT__FRAMES_ALL, &a, &b, d);
   rt__jrow_linear(&a, &b, d, a.f[1], &c[0], rt__jrow_ptr(J, 0));
   rt__jrow_linear(&a, &b, d, a.f[2], &c[1], rt__jrow_ptr(J, 1));
   rt__jrow_weld_angular(&a, &b, c, J, 2);

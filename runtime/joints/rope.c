@@ -14,7 +14,7 @@ static void row(const rt_joint_desc *j, const rt_joint_desc *target, const rt_po
   (void)target;
   rt__side a, b;
   double d[3];
-  rt__jrow_sides(j, pa, pb, &a, &b, d);
+  rt__jrow_sides(j, pa, pb, 0, &a, &b, d);
   rt__jrow_rod(&a, &b, d, j->length, &out->q, J);
   out->kind = RT_ROW_LIMIT;
   out->lower = -INFINITY;

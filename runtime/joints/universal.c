@@ -14,7 +14,7 @@
 static void eval(const rt_joint_desc *j, const rt_pose *pa, const rt_pose *pb, double *c, double *J) {
   rt__side a, b;
   double d[3];
-  rt__jrow_sides(j, pa, pb, &a, &b, d);
+  rt__jrow_sides(j, pa, pb, RT__FA(0) | RT__FB(0), &a, &b, d);
   rt__jrow_ball(&a, &b, c, J);
   rt__jrow_dot(a.f[0], b.f[0], &c[3], rt__jrow_ptr(J, 3));
 }

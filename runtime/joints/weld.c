@@ -9,7 +9,7 @@
 static void eval(const rt_joint_desc *j, const rt_pose *pa, const rt_pose *pb, double *c, double *J) {
   rt__side a, b;
   double d[3];
-  rt__jrow_sides(j, pa, pb, &a, &b, d);
+  rt__jrow_sides(j, pa, pb, RT__FRAMES_ALL, &a, &b, d);
   rt__jrow_ball(&a, &b, c, J);
   rt__jrow_weld_angular(&a, &b, c, J, 3);
 }
