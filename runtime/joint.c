@@ -54,11 +54,12 @@
 
 static const rt_pose identity_pose = {{0.0, 0.0, 0.0}, {1.0, 0.0, 0.0, 0.0}};
 
-/* The side's four vectors through one rotation matrix of the pose's
- * quaternion, R = I + 2 w [u]x + 2 [u]x^2 (rt__q_rotate's formula,
- * expanded once): four quaternion rotations cost 30 % more (the sample
- * scissor lift's sides, 16 steps: 983k -> 756k instructions, 1 % of its
- * step). */
+/* The side's lever and anchor, and the frame rows k with bit k of rows
+ * set (the others are left: each type asks for those it reads, a ball for
+ * none), through one rotation matrix of the pose's quaternion,
+ * R = I + 2 w [u]x + 2 [u]x^2 (rt__q_rotate's formula, expanded once):
+ * four quaternion rotations cost 30 % more (the sample scissor lift's
+ * sides, 16 steps: 983k -> 756k instructions, 1 % of its step). */
 static void side_eval(const rt_pose *pose, const double anchor[3], const double frame[3][3], unsigned rows,
                       rt__side *s) {
   if (pose == NULL) pose = &identity_pose;

@@ -11,7 +11,7 @@
 typedef struct rt__side {
   double r[3];    /* lever arm R x */
   double pt[3];   /* anchor point p + R x */
-  double f[3][3]; /* frame rows R frame[k] */
+  double f[3][3]; /* frame rows R frame[k], those rt__jrow_sides was asked for */
 } rt__side;
 
 /* The frame rows a type reads (rt__jrow_sides' frames): a's row k, b's
