@@ -47,8 +47,10 @@ FPFLAGS := -ffp-contract=off
 # The runtime's factorization thread (runtime/worker.c).
 THREADS := -pthread
 CFLAGS_ALL = -std=c11 $(OPT) $(ARCHFLAGS) $(WARN) $(FPFLAGS) $(THREADS) -MMD -MP $(SANFLAGS)
+# The sanitizer build also fills the joint frame rows a constraint type did
+# not ask for with NaN (runtime/joint.c), so a type that reads one fails the tests.
 ifeq ($(SAN),1)
-SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -DLDLPGS_CHECK_FRAMES
 endif
 # The libFuzzer build (make fuzz, clang): coverage for the fuzzer, same sanitizers.
 ifeq ($(SAN),fuzz)
