@@ -129,18 +129,19 @@ void symbolic_totals_of(const cgraph *g, const int *perm, symbolic_totals *t) {
   int64_t *dc = calloc((size_t)n, sizeof *dc), *dw = calloc((size_t)n, sizeof *dw);
   if (!parent || !dc || !dw) abort();
   count_columns(g, perm, parent, dc, dw);
-  /* dc[j], once read, holds the heaviest path of j's subtree (a parent
-   * comes after its children) */
+  /* once read, dw[j] holds pivot j's flops and dc[j] the heaviest path of
+   * its subtree (a parent comes after its children) */
   for (int j = 0; j < n; j++) {
-    int64_t d = g->degree[perm[j]], h = dw[j] - d, f = symbolic_pivot_flops3(d, h);
-    t->flops3 += f;
+    int64_t d = g->degree[perm[j]], h = dw[j] - d;
+    dw[j] = symbolic_pivot_flops3(d, h);
+    t->flops3 += dw[j];
     t->nblock += dc[j] - 1;
     t->nrsi += h * (h + 1) / 2;
     t->work += d * d + h * d;
     dc[j] = 0;
   }
   for (int j = 0; j < n; j++) {
-    const int64_t path = dc[j] + symbolic_pivot_flops3(g->degree[perm[j]], dw[j] - g->degree[perm[j]]);
+    const int64_t path = dc[j] + dw[j];
     if (parent[j] >= 0 && dc[parent[j]] < path) dc[parent[j]] = path;
     if (t->span3 < path) t->span3 = path;
   }
