@@ -366,10 +366,14 @@ static void note_redundant(const program *p, FILE *out) {
     const int n = redundant_count(r.rows[i]);
     const rt_joint_type type = orig >= 0 ? m->cons[orig].type : RT_WELD;
     const int line = orig >= 0 ? m->cons[orig].line : m->bodies[p->s.body_orig[p->s.cons_a[c]]].line;
-    const char *hint = orig >= 0 ? redundant_suggestion(type, r.rows[i]) : NULL;
-    fprintf(out, "%s:%d: note: '%s' (%s): %d of its %d rows %s redundant%s%s\n", m->file, line, p->s.cons_name[c],
-            orig >= 0 ? rt_joint_type_name(type) : "shard weld", n, p->s.cons_degree[c], n == 1 ? "is" : "are",
-            hint ? "; " : "", hint ? hint : "");
+    int drops = 0;
+    const char *hint = orig >= 0 ? redundant_suggestion(type, r.rows[i], &drops) : NULL;
+    char rest[64] = "";
+    if (hint && n > drops)
+      snprintf(rest, sizeof rest, "; %d of its redundant rows would remain", n - drops);
+    fprintf(out, "%s:%d: note: '%s' (%s): %d of its %d rows %s redundant%s%s%s\n", m->file, line,
+            p->s.cons_name[c], orig >= 0 ? rt_joint_type_name(type) : "shard weld", n, p->s.cons_degree[c],
+            n == 1 ? "is" : "are", hint ? "; " : "", hint ? hint : "", rest);
   }
   if (r.ncons > MAX_LINES)
     fprintf(out, "%s:%d: note: ... and %d more constraints with redundant rows (--stats lists them all)\n", m->file,

@@ -116,27 +116,34 @@ int redundant_count(unsigned rows) {
 /* Row layouts (docs/DESIGN.md section 3): ball rows 0-2 for ball, hinge,
  * universal and weld; angular rows 3-4 (hinge), 3 (universal), 3-5 (weld),
  * 2-4 (prismatic: after its two linear rows). */
-const char *redundant_suggestion(rt_joint_type t, unsigned rows) {
+static const char *drop(int *drops, int n, const char *phrase) {
+  *drops = n;
+  return phrase;
+}
+
+const char *redundant_suggestion(rt_joint_type t, unsigned rows, int *drops) {
+  *drops = 0;
   switch (t) {
   case RT_HINGE: {
     const int ang = redundant_count(rows & 0x18u);
-    if (ang == 2) return "a ball joint would drop its two angular rows (the others already keep the axis)";
-    if (ang == 1) return "a universal joint would drop one of its angular rows";
+    if (ang == 2) return drop(drops, 2, "a ball joint would drop its two angular rows (the others already keep the axis)");
+    if (ang == 1) return drop(drops, 1, "a universal joint would drop one of its angular rows");
     return NULL;
   }
   case RT_WELD: {
     const int ang = redundant_count(rows & 0x38u);
-    if (ang == 3) return "a ball joint would drop its three angular rows";
-    if (ang == 2) return "a universal joint would drop two of its angular rows";
-    if (ang == 1) return "a hinge would drop one of its angular rows";
+    if (ang == 3) return drop(drops, 3, "a ball joint would drop its three angular rows");
+    if (ang == 2) return drop(drops, 2, "a universal joint would drop two of its angular rows");
+    if (ang == 1) return drop(drops, 1, "a hinge would drop one of its angular rows");
     return NULL;
   }
   case RT_UNIVERSAL:
-    return rows & 0x8u ? "a ball joint would drop its angular row" : NULL;
+    return rows & 0x8u ? drop(drops, 1, "a ball joint would drop its angular row") : NULL;
   case RT_PRISMATIC:
-    return rows & 0x1cu ? "a cylindrical joint would drop one of its angular rows (the turn about the axis)" : NULL;
+    return rows & 0x1cu ? drop(drops, 1, "a cylindrical joint would drop one of its angular rows (the turn about the axis)")
+                        : NULL;
   case RT_ROD:
-    return "the others already keep its length: it could be left out";
+    return drop(drops, 1, "the others already keep its length: it could be left out");
   default:
     return NULL;
   }

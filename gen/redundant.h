@@ -37,10 +37,12 @@ typedef struct redundant {
  * even so (then out->rank is dim and nothing is listed). */
 int redundant_analyze(arena *a, const program *p, redundant *out);
 
-/* A joint type that would drop the redundant rows `rows` of a constraint of
- * type t, as a phrase ("a ball joint would remove its two angular rows"),
- * or NULL if no type of the table keeps exactly its other rows. */
-const char *redundant_suggestion(rt_joint_type t, unsigned rows);
+/* A joint type that would drop redundant rows of the rows `rows` of a
+ * constraint of type t, as a phrase ("a ball joint would drop its two
+ * angular rows"), with how many of them it drops in *drops (the others
+ * would stay redundant: the positional rows of a hinge that closes a
+ * planar loop), or NULL (*drops 0) if no type of the table drops any. */
+const char *redundant_suggestion(rt_joint_type t, unsigned rows, int *drops);
 
 /* Number of redundant rows (bits) in a mask. */
 int redundant_count(unsigned rows);
