@@ -367,7 +367,7 @@ static void note_redundant(const program *p, FILE *out) {
     const rt_joint_type type = orig >= 0 ? m->cons[orig].type : RT_WELD;
     const int line = orig >= 0 ? m->cons[orig].line : m->bodies[p->s.body_orig[p->s.cons_a[c]]].line;
     int drops = 0;
-    const char *hint = orig >= 0 ? redundant_suggestion(type, r.rows[i], &drops) : NULL;
+    const char *hint = orig >= 0 ? redundant_suggestion(type, r.rows[i], p->s.cons_degree[c], &drops) : NULL;
     char rest[64] = "";
     if (hint && n > drops)
       snprintf(rest, sizeof rest, "; %d of its redundant rows would remain", n - drops);

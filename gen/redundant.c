@@ -121,8 +121,10 @@ static const char *drop(int *drops, int n, const char *phrase) {
   return phrase;
 }
 
-const char *redundant_suggestion(rt_joint_type t, unsigned rows, int *drops) {
+const char *redundant_suggestion(rt_joint_type t, unsigned rows, int degree, int *drops) {
   *drops = 0;
+  if (degree > 0 && redundant_count(rows) == degree)
+    return drop(drops, degree, "the others already impose all of its rows: it could be left out");
   switch (t) {
   case RT_HINGE: {
     const int ang = redundant_count(rows & 0x18u);
@@ -142,8 +144,6 @@ const char *redundant_suggestion(rt_joint_type t, unsigned rows, int *drops) {
   case RT_PRISMATIC:
     return rows & 0x1cu ? drop(drops, 1, "a cylindrical joint would drop one of its angular rows (the turn about the axis)")
                         : NULL;
-  case RT_ROD:
-    return drop(drops, 1, "the others already keep its length: it could be left out");
   default:
     return NULL;
   }

@@ -38,11 +38,12 @@ typedef struct redundant {
 int redundant_analyze(arena *a, const program *p, redundant *out);
 
 /* A joint type that would drop redundant rows of the rows `rows` of a
- * constraint of type t, as a phrase ("a ball joint would drop its two
- * angular rows"), with how many of them it drops in *drops (the others
- * would stay redundant: the positional rows of a hinge that closes a
- * planar loop), or NULL (*drops 0) if no type of the table drops any. */
-const char *redundant_suggestion(rt_joint_type t, unsigned rows, int *drops);
+ * constraint of type t with `degree` rows, as a phrase ("a ball joint would
+ * drop its two angular rows"), with how many of them it drops in *drops
+ * (the others would stay redundant: the positional row of a hinge that
+ * closes a planar loop), or NULL (*drops 0) if no type of the table drops
+ * any. A constraint whose rows are all redundant could be left out. */
+const char *redundant_suggestion(rt_joint_type t, unsigned rows, int degree, int *drops);
 
 /* Number of redundant rows (bits) in a mask. */
 int redundant_count(unsigned rows);

@@ -158,9 +158,9 @@ static void test_tree_has_none(void **state) {
 }
 
 /* suggestion(t, rows) naming `want`, dropping `drops` of the rows. */
-static void expect_suggestion(rt_joint_type t, unsigned rows, const char *want, int drops) {
+static void expect_suggestion(rt_joint_type t, unsigned rows, int degree, const char *want, int drops) {
   int n = -1;
-  const char *s = redundant_suggestion(t, rows, &n);
+  const char *s = redundant_suggestion(t, rows, degree, &n);
   if (want == NULL)
     assert_null(s);
   else
@@ -170,15 +170,17 @@ static void expect_suggestion(rt_joint_type t, unsigned rows, const char *want, 
 
 static void test_suggestions(void **state) {
   (void)state;
-  expect_suggestion(RT_HINGE, 0x18u, "ball", 2);
-  expect_suggestion(RT_HINGE, 0x1au, "ball", 2); /* and a positional row the ball keeps */
-  expect_suggestion(RT_HINGE, 0x08u, "universal", 1);
-  expect_suggestion(RT_HINGE, 0x02u, NULL, 0); /* positional only */
-  expect_suggestion(RT_WELD, 0x38u, "ball", 3);
-  expect_suggestion(RT_WELD, 0x20u, "hinge", 1);
-  expect_suggestion(RT_UNIVERSAL, 0x08u, "ball", 1);
-  expect_suggestion(RT_PRISMATIC, 0x04u, "cylindrical", 1);
-  expect_suggestion(RT_BALL, 0x01u, NULL, 0);
+  expect_suggestion(RT_HINGE, 0x18u, 5, "ball", 2);
+  expect_suggestion(RT_HINGE, 0x1au, 5, "ball", 2); /* and a positional row the ball keeps */
+  expect_suggestion(RT_HINGE, 0x08u, 5, "universal", 1);
+  expect_suggestion(RT_HINGE, 0x02u, 5, NULL, 0); /* positional only */
+  expect_suggestion(RT_WELD, 0x38u, 6, "ball", 3);
+  expect_suggestion(RT_WELD, 0x20u, 6, "hinge", 1);
+  expect_suggestion(RT_UNIVERSAL, 0x08u, 4, "ball", 1);
+  expect_suggestion(RT_PRISMATIC, 0x04u, 5, "cylindrical", 1);
+  expect_suggestion(RT_BALL, 0x01u, 3, NULL, 0);
+  expect_suggestion(RT_WELD, 0x3fu, 6, "left out", 6); /* a second weld of the same two bodies */
+  expect_suggestion(RT_ROD, 0x01u, 1, "left out", 1);
   assert_int_equal(redundant_count(0x1du), 4);
 }
 
