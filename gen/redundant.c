@@ -128,7 +128,8 @@ const char *redundant_suggestion(rt_joint_type t, unsigned rows, int degree, int
   switch (t) {
   case RT_HINGE: {
     const int ang = redundant_count(rows & 0x18u);
-    if (ang == 2) return drop(drops, 2, "a ball joint would drop its two angular rows (the others already keep the axis)");
+    if (ang == 2)
+      return drop(drops, 2, "a ball joint would drop its two angular rows (the others already keep the axis)");
     if (ang == 1) return drop(drops, 1, "a universal joint would drop one of its angular rows");
     return NULL;
   }
@@ -142,8 +143,8 @@ const char *redundant_suggestion(rt_joint_type t, unsigned rows, int degree, int
   case RT_UNIVERSAL:
     return rows & 0x8u ? drop(drops, 1, "a ball joint would drop its angular row") : NULL;
   case RT_PRISMATIC:
-    return rows & 0x1cu ? drop(drops, 1, "a cylindrical joint would drop one of its angular rows (the turn about the axis)")
-                        : NULL;
+    if (!(rows & 0x1cu)) return NULL;
+    return drop(drops, 1, "a cylindrical joint would drop one of its angular rows (the turn about the axis)");
   default:
     return NULL;
   }
