@@ -578,7 +578,8 @@ tests-run: build-all
 # build (a ring, a hub, trees; test_generated has seeds 1-6; 42 once made
 # ldlgen memcpy from NULL); make random-sweep runs 300 seeds.
 RANDOM_SEEDS ?= 7 8 9 42
-random-check: $(BUILD)/ldlgen $(BUILD)/ldlsim $(BUILD)/obj/tests/random_check.o $(BUILD)/librt.a
+random-check: $(BUILD)/ldlgen $(BUILD)/ldlsim $(BUILD)/obj/tests/random_check.o $(BUILD)/obj/tests/test_rt_batch.o \
+              $(BUILD)/librt.a
 	@CC="$(CC)" CFLAGS="$(CFLAGS_ALL)" LIBS="$(CMOCKA_LIBS) -lm" GEN_CHECK_FLAGS="$(GEN_CHECK_FLAGS)" \
 	  sh tests/random_sweep.sh -j $(JOBS) $(BUILD) $(RANDOM_SEEDS)
 
