@@ -423,18 +423,7 @@ $(BATCHTEST_POBJ): $(BUILD)/obj/gentest_batch/%_portable.o: $(BATCHTEST_DIR)/%.c
 # only when it changes.
 $(BATCHTEST_DIR)/batch_programs.c: FORCE
 	@mkdir -p $(dir $@)
-	@{ echo '#include "batch_list.h"'; \
-	  for n in $(BATCHTEST_NAMES); do s=$${n%_b*}; \
-	    echo "extern const rt_program $${s}_program, $${n}_program;"; \
-	    echo "extern const rt_world_desc $${s}_desc; extern const rt_settings $${s}_settings;"; \
-	    echo "extern const rt_batch_program $${n}_batch, $${n}_portable_batch;"; \
-	    echo "int $${n}_batch_factor(void *, void *, int *); int $${n}_portable_batch_factor(void *, void *, int *);"; \
-	    echo "void $${n}_batch_solve(const void *, void *); void $${n}_portable_batch_solve(const void *, void *);"; done; \
-	  echo "const batchtest_program batchtest_programs[] = {"; \
-	  for n in $(BATCHTEST_NAMES); do s=$${n%_b*}; \
-	    echo "    {\"$$n\", $${n##*_b}, &$${s}_program, &$${n}_program, $${n}_batch_factor, $${n}_portable_batch_factor,"; \
-	    echo "     $${n}_batch_solve, $${n}_portable_batch_solve, &$${n}_batch, &$${n}_portable_batch, &$${s}_desc, &$${s}_settings},"; done; \
-	  echo "    {0},"; echo "};"; } > $@.tmp
+	@sh tests/batch_list.sh $(BATCHTEST_NAMES) > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
 $(BUILD)/obj/gentest_batch/batch_programs.o: $(BATCHTEST_DIR)/batch_programs.c tests/batch_list.h
 	@mkdir -p $(dir $@)

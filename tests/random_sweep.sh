@@ -61,34 +61,17 @@ if [ "${RANDOM_SWEEP_ONE:-}" = 1 ]; then
   # of an rt_batch bitwise its world stepped alone with the scalar program
   # above, driven differently, with its own settings, one diverging
   # (test_rt_batch, linked with this seed's list)
-  list=$d/batch_list.c
-  echo '#include "batch_list.h"' > "$list"
   for p in double float; do
-    n=rnd_${p}_b8 s=rnd_$p
+    n=rnd_${p}_b8
     "$build/ldlgen" "$m" -o "$d/$n.c" --precision $p --batch 8 --prefix $n || fail "ldlgen --batch 8 --precision $p"
     gcc $GEN_CHECK_FLAGS -O1 -c "$d/$n.c" -o "$d/$n.o" || fail "gcc does not compile $d/$n.c"
     ren=""
     for sym in program desc settings create batch_factor batch_solve batch; do ren="$ren -D${n}_$sym=${n}_portable_$sym"; done
     gcc $GEN_CHECK_FLAGS -O0 -DRT_BATCH_PORTABLE $ren -c "$d/$n.c" -o "$d/${n}_portable.o" ||
       fail "gcc does not compile $d/$n.c with RT_BATCH_PORTABLE"
-    cat >> "$list" <<EOF
-extern const rt_program ${s}_program, ${n}_program;
-extern const rt_world_desc ${s}_desc; extern const rt_settings ${s}_settings;
-extern const rt_batch_program ${n}_batch, ${n}_portable_batch;
-int ${n}_batch_factor(void *, void *, int *); int ${n}_portable_batch_factor(void *, void *, int *);
-void ${n}_batch_solve(const void *, void *); void ${n}_portable_batch_solve(const void *, void *);
-EOF
   done
-  {
-    echo "const batchtest_program batchtest_programs[] = {"
-    for p in double float; do
-      n=rnd_${p}_b8 s=rnd_$p
-      echo "    {\"$n\", 8, &${s}_program, &${n}_program, ${n}_batch_factor, ${n}_portable_batch_factor,"
-      echo "     ${n}_batch_solve, ${n}_portable_batch_solve, &${n}_batch, &${n}_portable_batch, &${s}_desc, &${s}_settings},"
-    done
-    echo "    {0},"
-    echo "};"
-  } >> "$list"
+  list=$d/batch_list.c
+  sh tests/batch_list.sh rnd_double_b8 rnd_float_b8 > "$list"
   $CC $CFLAGS -Iruntime/include -Itests -c "$list" -o "$d/batch_list.o"
   $CC $CFLAGS "$build/obj/tests/test_rt_batch.o" "$d/batch_list.o" "$d"/rnd_double_b8*.o "$d"/rnd_float_b8*.o \
     "$d/d.gcc.o" "$d/f.gcc.o" "$build/librt.a" $LIBS -o "$d/check_batch"
