@@ -3,21 +3,23 @@
 
 #include <string.h>
 
+#include "diag.h"
 #include "rtprog.h"
 
-/* J, inverse masses and inertias of the solver view at the initial pose, as
- * rt_assemble takes them (a shard of a body split in k: mass m/k, inertia
- * I/k; a shard weld is the body's centre with identity frames). */
+/* J of the solver view at the initial pose (a shard weld is the body's
+ * centre with identity frames), and unit masses and inertias for every
+ * dynamic solver body: the rank of J W J^T is the rank of J for any
+ * positive definite W, and with W = I the test does not see the masses'
+ * conditioning (mass ratios of 10^4 pushed an independent row's pivot
+ * below the tolerance of the test with the bodies' own masses: random
+ * mechanism 422). */
 static void initial_rows(const program *p, const rt_program *tp, double *J, double *inv_mass, double *inv_inertia) {
   const smech *s = &p->s;
   const mech *m = p->m;
   for (int b = 0; b < s->nbody; b++) {
-    const int i = s->body_orig[b];
-    const mech_body *mb = &m->bodies[i];
-    if (mb->fixed) continue; /* zero (the caller's arrays are zeroed) */
-    const double k = (double)s->shard_num[i];
-    inv_mass[b] = k / mb->mass;
-    rt_inv_inertia_world(mb->rot, mb->inertia, k, inv_inertia + 9 * (size_t)b);
+    if (m->bodies[s->body_orig[b]].fixed) continue; /* zero (the caller's arrays are zeroed) */
+    inv_mass[b] = 1.0;
+    for (int i = 0; i < 3; i++) inv_inertia[9 * (size_t)b + 4 * (size_t)i] = 1.0;
   }
   for (int c = 0; c < s->ncons; c++) {
     const int ba = s->cons_a[c] == MECH_WORLD ? MECH_WORLD : s->body_orig[s->cons_a[c]];
@@ -36,7 +38,16 @@ static void initial_rows(const program *p, const rt_program *tp, double *J, doub
   }
 }
 
-int redundant_analyze(arena *a, const program *p, redundant *out) {
+/* H~ = H + eps diag(H) of J and the masses assembled into work and
+ * factored: whether the factorization went through. */
+static int factored(const rt_program *tp, const double *J, const double *inv_mass, const double *inv_inertia,
+                    double eps, double *work, double *temp) {
+  rt_assemble(tp, J, inv_mass, inv_inertia, eps, work);
+  return rt_program_factor(tp, work, temp) < 0;
+}
+
+/* The rank test on p's own solver view, in p's pivot order. */
+static int rank_rows(arena *a, const program *p, redundant *out) {
   memset(out, 0, sizeof *out);
   const int dim = p->s.dim, nc = p->s.ncons;
   out->dim = out->rank = dim;
@@ -50,60 +61,107 @@ int redundant_analyze(arena *a, const program *p, redundant *out) {
   double *J = ARENA_ARRAY(&t, double, 12 * (size_t)dim + 1);
   double *inv_mass = ARENA_ARRAY(&t, double, p->s.nbody + 1);
   double *inv_inertia = ARENA_ARRAY(&t, double, 9 * (size_t)p->s.nbody + 1);
-  double *work = ARENA_ARRAY(&t, double, (size_t)tp.work_size + 1);
+  double *work = ARENA_ARRAY(&t, double, 2 * (size_t)tp.work_size + 1), *more = work + tp.work_size;
   double *temp = ARENA_ARRAY(&t, double, (size_t)tp.temp_size + 1);
-  double *hdiag = ARENA_ARRAY(&t, double, (size_t)dim + 1);
   memset(J, 0, sizeof *J * 12 * (size_t)dim);
   memset(inv_mass, 0, sizeof *inv_mass * (size_t)p->s.nbody);
   memset(inv_inertia, 0, sizeof *inv_inertia * 9 * (size_t)p->s.nbody);
   initial_rows(p, &tp, J, inv_mass, inv_inertia);
-  double eps = RED_EPSILON;
-  int failed = 1;
-  for (int attempt = 0; attempt < 3 && failed; attempt++, eps *= 100.0) {
-    rt_assemble(&tp, J, inv_mass, inv_inertia, eps, work);
-    for (int k = 0; k < nc; k++) { /* H~'s diagonal, before the factor overwrites it */
-      const int c = tp.piv_cons[k], d = tp.cons_degree[c];
-      for (int i = 0; i < d; i++) hdiag[tp.cons_row[c] + i] = work[tp.piv_node[k] + i * d + i];
-    }
-    failed = rt_program_factor(&tp, work, temp) >= 0;
-  }
-  if (failed) {
+  int ok = 0;
+  for (int attempt = 0, scale = 1; attempt < 3 && !ok; attempt++, scale *= 100)
+    ok = factored(&tp, J, inv_mass, inv_inertia, RED_EPSILON * scale, work, temp) &&
+         factored(&tp, J, inv_mass, inv_inertia, RED_EPSILON * RED_EPSILON_STEP * scale, more, temp);
+  if (!ok) {
     arena_free(&t);
     return -1;
   }
-  const double tol = eps / 100.0 * RED_TOL_FACTOR; /* eps: one step past the one used */
-  /* D_i against its row's diagonal, constraint by constraint */
+  /* each row's D_i at both regularizations, constraint by constraint */
   unsigned *mask = ARENA_ARRAY(&t, unsigned, nc + 1);
   memset(mask, 0, sizeof *mask * (size_t)nc);
   for (int k = 0; k < nc; k++) {
     const int c = tp.piv_cons[k], d = tp.cons_degree[c];
-    for (int i = 0; i < d; i++)
-      if (work[tp.piv_node[k] + i * d + i] < tol * hdiag[tp.cons_row[c] + i]) {
+    for (int i = 0; i < d; i++) {
+      const int64_t at = tp.piv_node[k] + i * d + i;
+      if (more[at] > RED_GROWTH * work[at]) {
         mask[c] |= 1u << i;
         out->rank--;
       }
+    }
   }
-  /* in mechanism order: mechanism constraints, then shard welds */
-  for (int pass = 0; pass < 2; pass++)
-    for (int c = 0; c < nc; c++) {
-      if (!mask[c] || (p->s.cons_orig[c] < 0) != pass) continue;
+  for (int c = 0; c < nc; c++)
+    if (mask[c]) {
       out->cons[out->ncons] = c;
       out->rows[out->ncons++] = mask[c];
     }
-  if (out->ncons > 1) { /* mechanism constraints by their index */
-    for (int i = 1; i < out->ncons; i++)
-      for (int j = i; j > 0; j--) {
-        const int x = p->s.cons_orig[out->cons[j - 1]], y = p->s.cons_orig[out->cons[j]];
-        if (x < 0 || y < 0 || x <= y) break;
-        const int tc = out->cons[j];
-        const unsigned tr = out->rows[j];
-        out->cons[j] = out->cons[j - 1];
-        out->rows[j] = out->rows[j - 1];
-        out->cons[j - 1] = tc;
-        out->rows[j - 1] = tr;
-      }
-  }
   arena_free(&t);
+  return 0;
+}
+
+/* out's constraints in mechanism order: the mechanism's by their index,
+ * then shard welds. */
+static void mechanism_order(const program *p, redundant *out) {
+  for (int i = 1; i < out->ncons; i++)
+    for (int j = i; j > 0; j--) {
+      const int x = p->s.cons_orig[out->cons[j - 1]], y = p->s.cons_orig[out->cons[j]];
+      if (!(y >= 0 && (x < 0 || x > y))) break;
+      const int tc = out->cons[j];
+      const unsigned tr = out->rows[j];
+      out->cons[j] = out->cons[j - 1];
+      out->rows[j] = out->rows[j - 1];
+      out->cons[j - 1] = tc;
+      out->rows[j - 1] = tr;
+    }
+}
+
+/* A shattered program's rows are tested on the mechanism unshattered, when
+ * that factor costs at most this many times the program's (or these few
+ * flops, x3), else on the program's own view. */
+#define RED_UNSHATTERED_RATIO 16
+#define RED_UNSHATTERED_FLOPS3 ((int64_t)30000000)
+
+/* The rank test on the mechanism unshattered, its constraints taken back
+ * to p's: 0, or -1 if it cannot be built or factored (then the caller tests
+ * p's own view). */
+static int unshattered_rows(arena *a, const program *p, redundant *out) {
+  const int64_t flops3 = (int64_t)symbolic_flops(&p->sym) * 3;
+  if (p->unshattered_flops3 > RED_UNSHATTERED_RATIO * flops3 && p->unshattered_flops3 > RED_UNSHATTERED_FLOPS3)
+    return -1;
+  arena t;
+  arena_init(&t);
+  diag_list d;
+  diag_init(&d);
+  program_options o;
+  program_default_options(&o);
+  o.shatter = 0;
+  o.order = p->order;
+  program u;
+  redundant r;
+  int ok = program_build(&t, p->m, &o, &u, &d) == GEN_OK && rank_rows(&t, &u, &r) == 0;
+  if (ok) {
+    int *at = ARENA_ARRAY(&t, int, p->m->ncons + 1); /* mechanism constraint -> p's */
+    for (int c = 0; c < p->s.ncons; c++)
+      if (p->s.cons_orig[c] >= 0) at[p->s.cons_orig[c]] = c;
+    out->dim = p->s.dim;
+    out->rank = p->s.dim - (r.dim - r.rank);
+    out->cons = ARENA_ARRAY(a, int, r.ncons + 1);
+    out->rows = ARENA_ARRAY(a, unsigned, r.ncons + 1);
+    out->ncons = r.ncons;
+    for (int i = 0; i < r.ncons; i++) {
+      out->cons[i] = at[u.s.cons_orig[r.cons[i]]];
+      out->rows[i] = r.rows[i];
+    }
+  }
+  diag_free(&d);
+  arena_free(&t);
+  return ok ? 0 : -1;
+}
+
+int redundant_analyze(arena *a, const program *p, redundant *out) {
+  if (p->s.nshards == 0 || unshattered_rows(a, p, out) != 0) {
+    const int st = rank_rows(a, p, out);
+    if (st != 0) return st;
+  }
+  mechanism_order(p, out);
   return 0;
 }
 
