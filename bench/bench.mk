@@ -205,7 +205,8 @@ bench-inequality: deps bench-deps
 # LOCALITY_NAME_BASE (that layout and the stable elimination order, before
 # the constraints were numbered by name and the tables' bases counted on
 # from the line before) and this one, also with --keep-order (the order of
-# the unedited output kept). Each base's ldlgen is built once from
+# the unedited output kept), and with that and --mechanism-out (the
+# mechanism part in files of its own). Each base's ldlgen is built once from
 # `git archive` into $(BUILD)/locality-base/COMMIT.
 LOCALITY_BASE ?= 53a5635
 LOCALITY_NAME_BASE ?= fa36c80
@@ -218,7 +219,7 @@ bench-locality: $(BUILD)/ldlgen $(BUILD)/locality-base/$(LOCALITY_BASE)/build/ld
 	@mkdir -p bench/results
 	bench/diff_locality.sh bench/results/diff_locality.md before=$(BUILD)/locality-base/$(LOCALITY_BASE)/build/ldlgen \
 	  name_before=$(BUILD)/locality-base/$(LOCALITY_NAME_BASE)/build/ldlgen after=$(BUILD)/ldlgen \
-	  kept="$(BUILD)/ldlgen --keep-order"
+	  kept="$(BUILD)/ldlgen --keep-order" split="$(BUILD)/ldlgen --keep-order --mechanism-out"
 
 #---- ldlgen's growth: chains, tracks, grids, trains (bench/scale/*.lua) ----------
 bench-scale: all

@@ -29,21 +29,30 @@ wrap() { # sample edit > file
 # order of the unedited output kept (ldlgen --keep-order): the unedited
 # output itself is the plain one regenerated so once, as in a repository
 # whose generated files are always regenerated with --keep-order.
+# A generator ending in "--mechanism-out" (after --keep-order, if any) writes
+# the mechanism part to x_mech.c and x_mech.h (ldlgen --mechanism-out):
+# its cells count the program's files, and the mechanism's after a "+".
+gen_bin() { echo "${1%% --*}"; }
 gen_run() { # gen input output baseline
+  set -- "$1" "$2" "$3" "$4" ""
+  case "$1" in *" --mechanism-out") set -- "$1" "$2" "$3" "$4" "--mechanism-out ${3%.c}_mech.c" ;; esac
   case "$1" in
-    *" --keep-order") ${1% --keep-order} "$2" -o "$3" --keep-order "$4" ;;
-    *) "$1" "$2" -o "$3" ;;
+    *" --keep-order"*) $(gen_bin "$1") "$2" -o "$3" --keep-order "$4" $5 ;;
+    *) $(gen_bin "$1") "$2" -o "$3" $5 ;;
   esac
 }
-changed() { # dirA dirB: changed lines, total lines of A
+count() { # dirA dirB base: changed lines of base.c and base.h, total lines of A's
   c=0; t=0
   for ext in c h; do
-    a=$1/x.$ext; b=$2/x.$ext
+    a=$1/$3.$ext; b=$2/$3.$ext
     del=$(diff "$a" "$b" | grep -c '^<' || true)
     ins=$(diff "$a" "$b" | grep -c '^>' || true)
     c=$((c + (del > ins ? del : ins))); t=$((t + $(wc -l < "$a")))
   done
   echo "$c $t"
+}
+changed() { # dirA dirB: changed lines and total lines of the program's files, then the mechanism's changed lines if apart
+  if [ -f "$1/x_mech.c" ]; then echo "$(count "$1" "$2" x) $(count "$1" "$2" x_mech | cut -d' ' -f1)"; else count "$1" "$2" x; fi
 }
 
 {
@@ -77,7 +86,7 @@ changed() { # dirA dirB: changed lines, total lines of A
         if [ ! -f "$d/none/x.c" ] && [ ! -f "$d/none/failed" ]; then
           wrap "$s" none > "$d/none.lua"
           mkdir -p "$d/fresh"
-          { ${gen% --keep-order} "$d/none.lua" -o "$d/fresh/x.c" &&
+          { $(gen_bin "$gen") "$d/none.lua" -o "$d/fresh/x.c" &&
             gen_run "$gen" "$d/none.lua" "$d/none/x.c" "$d/fresh/x.c"; } 2>/dev/null || : > "$d/none/failed"
         fi
         wrap "$s" "$e" > "$d/$e.lua"
@@ -87,10 +96,11 @@ changed() { # dirA dirB: changed lines, total lines of A
           cell="$cell${cell:+ / }n/a"
           continue
         fi
-        set -- $(changed "$d/none" "$d/$e") "$@"; c=$1; t=$2; shift 2
+        r=$(changed "$d/none" "$d/$e"); set -- $r "$@"; c=$1; t=$2; shift 2
+        mech=""; case "$r" in *" "*" "*) mech=" + $1"; shift ;; esac
         case " $seen " in *" $label "*) ;; *) seen="$seen $label"; lines="$lines${lines:+ / }$t";; esac
         pct=$(awk -v c="$c" -v t="$t" 'BEGIN { printf "%.1f", 100 * c / t }')
-        cell="$cell${cell:+ / }$pct % ($c)"
+        cell="$cell${cell:+ / }$pct % ($c$mech)"
       done
       row="$row $cell |"
     done
@@ -101,6 +111,10 @@ changed() { # dirA dirB: changed lines, total lines of A
   echo "unedited output kept (\`ldlgen --keep-order OLD.c\`, taken when it costs no more flops than the"
   echo "fresh order; the unedited output is itself regenerated so once, as in a repository that always"
   echo "regenerates with it)."
+  echo
+  echo "A generator ending in \`--mechanism-out\` writes the mechanism part (descriptions, settings,"
+  echo "enums) to files of its own (\`ldlgen --mechanism-out\`): its percent and lines are the program's"
+  echo "files', and after a + the lines changed in the mechanism's files."
   echo
   echo "Cells: percent of lines (changed lines), one per generator in the order listed; lines:"
   echo "the unedited output's, per generator; n/a: the generator predates the sample's constraint"

@@ -744,6 +744,16 @@ static void build_view(lua_State *L, void *ud) {
   emit_world_push(L, v->p->m, &v->names);
   lua_setfield(L, -2, "world");
   set_str(L, "mechanism_mark", EMIT_MECHANISM_MARK);
+  if (v->o->mechanism_c) { /* P.mechanism: the mechanism part's own files */
+    lua_createtable(L, 0, 3);
+    set_str(L, "c", v->o->mechanism_c);
+    set_str(L, "h", v->o->mechanism_h);
+    snprintf(buf, sizeof buf, "LDLPGS_GENERATED_%s_MECHANISM_H", v->macro);
+    set_str(L, "guard", buf);
+  } else {
+    lua_pushboolean(L, 0);
+  }
+  lua_setfield(L, -2, "mechanism");
 }
 
 /* The identifier prefix: the option, or the mechanism name with every
@@ -788,14 +798,20 @@ gen_status emit_program(const program *p, const emit_options *o, emit_output *ou
     v.macro[i] = (char)(v.ident[i] >= 'a' && v.ident[i] <= 'z' ? v.ident[i] - 'a' + 'A' : v.ident[i]);
   if (st == GEN_OK) st = emit_world_names(&a, p->m, v.macro, &v.names, d);
   if (st == GEN_OK) {
-    static const char *const names[] = {"program.c.tpl", "program.h.tpl"};
-    tpl_text t[2];
-    st = tpl_render(o->templates_dir, build_view, &v, 2, names, t, d);
+    static const char *const names[] = {"program.c.tpl", "program.h.tpl", "mechanism.c.tpl", "mechanism.h.tpl"};
+    tpl_text t[4];
+    st = tpl_render(o->templates_dir, build_view, &v, o->mechanism_c ? 4 : 2, names, t, d);
     if (st == GEN_OK) {
       out->c = t[0].text;
       out->c_len = t[0].len;
       out->h = t[1].text;
       out->h_len = t[1].len;
+      if (o->mechanism_c) {
+        out->mc = t[2].text;
+        out->mc_len = t[2].len;
+        out->mh = t[3].text;
+        out->mh_len = t[3].len;
+      }
     }
   }
   arena_free(&a);
@@ -901,5 +917,7 @@ gen_status emit_kernels_header(const emit_options *o, char **text, size_t *len, 
 void emit_output_free(emit_output *out) {
   free(out->c);
   free(out->h);
+  free(out->mc);
+  free(out->mh);
   memset(out, 0, sizeof *out);
 }

@@ -64,6 +64,9 @@ typedef struct emit_options {
   int budget;                /* statements per function; <= 0 = EMIT_DEFAULT_BUDGET */
   int batch;                 /* unrolled only: lanes of a batch program
                                 (EMIT_BATCH_LANES_OK), 0 = the scalar program */
+  const char *mechanism_c;   /* the mechanism part in files of its own (ldlgen
+                                --mechanism-out): their names, e.g. "track_mech.c" */
+  const char *mechanism_h;   /*   and "track_mech.h"; NULL = in the program's files */
 } emit_options;
 
 /* The lane counts of a batch program (ldlgen --batch N, rt_lanes.h). */
@@ -177,12 +180,17 @@ const char *emit_kernel_kind_name(emit_kernel_kind kind);
 /*---- output -------------------------------------------------------------------*/
 
 typedef struct emit_output {
-  char *c, *h; /* malloc'ed texts */
-  size_t c_len, h_len;
+  char *c, *h;   /* malloc'ed texts */
+  char *mc, *mh; /* the mechanism part's files, with o->mechanism_c (else NULL) */
+  size_t c_len, h_len, mc_len, mh_len;
 } emit_output;
 
 /* Renders OUT.c and OUT.h for a built program: the program, then the
- * mechanism (below), after the line EMIT_MECHANISM_MARK in both files.
+ * mechanism (below), after the line EMIT_MECHANISM_MARK in both files;
+ * with o->mechanism_c, the mechanism in files of its own instead (mc, mh:
+ * the same part after the same mark, mh including OUT.h), and OUT.c and
+ * OUT.h the program alone, which masses, anchors and inequality
+ * constraints then leave byte for byte the same.
  * With o->batch = N (unrolled mode only; GEN_ERR_USAGE otherwise) the
  * program part is the batch program of N copies in vector lanes: the same
  * plan, every operation on rt_lanes.h's lanes, its kernels in the file, the

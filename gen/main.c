@@ -21,7 +21,8 @@
 #define LDLGEN_VERSION "0.1"
 
 static void usage(FILE *out) {
-  fputs("usage: ldlgen MECH.lua [-o OUT.c] [--mode unrolled|tables] [--precision float|double]\n"
+  fputs("usage: ldlgen MECH.lua [-o OUT.c [--mechanism-out M.c]] [--mode unrolled|tables]\n"
+        "                       [--precision float|double]\n"
         "                       [--batch 4|8|16]\n"
         "                       [--order natural|mda|meca|best|balanced] [--keep-order OLD.c]\n"
         "                       [--keep-tolerance PCT]\n"
@@ -37,6 +38,11 @@ static void usage(FILE *out) {
         "  -o OUT.c       write the program and the mechanism as C: OUT.c and its\n"
         "                 header OUT.h (ID_program, ID_desc, ID_settings, ID_create,\n"
         "                 the enums ID_BODY_<NAME> and ID_JOINT_<NAME>)\n"
+        "  --mechanism-out M.c  write the mechanism part (ID_desc, ID_settings,\n"
+        "                 ID_create, the enums) to M.c and M.h instead, with -o: the\n"
+        "                 program's files then depend only on the structure, so that\n"
+        "                 editing masses, anchors, limits or motors leaves them (and\n"
+        "                 their object file) untouched\n"
         "  --mode M       unrolled (specialized code, default) or tables (const\n"
         "                 tables run by the runtime's interpreter)\n"
         "  --precision P  float (default) or double\n"
@@ -103,6 +109,7 @@ typedef struct options {
   const char *keep;      /* --keep-order */
   int keep_tolerance_given;
   const char *out_c;     /* -o */
+  const char *mech_c;    /* --mechanism-out */
   emit_options emit;
 } options;
 
@@ -135,6 +142,12 @@ static int parse_emit_option(const char *a, const char *val, options *o) {
       return 2;
     }
     o->out_c = val;
+  } else if (strcmp(a, "--mechanism-out") == 0) {
+    if (n < 3 || strcmp(val + n - 2, ".c") != 0) {
+      fprintf(stderr, "ldlgen: --mechanism-out needs a file name ending in .c (the header is written next to it), not '%s'\n", val);
+      return 2;
+    }
+    o->mech_c = val;
   } else if (strcmp(a, "--mode") == 0) {
     if ((k = emit_parse_mode(val)) < 0) {
       fprintf(stderr, "ldlgen: unknown mode '%s' (unrolled, tables)\n", val);
@@ -171,6 +184,22 @@ static int parse_emit_option(const char *a, const char *val, options *o) {
   return 0;
 }
 
+/* The file name of a path, after its last '/'. */
+static const char *base_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+/* path with its last character (the c of .c) made h, malloc'ed. */
+static char *header_of(const char *path) {
+  size_t n = strlen(path);
+  char *h = malloc(n + 1);
+  if (!h) abort();
+  memcpy(h, path, n + 1);
+  h[n - 1] = 'h';
+  return h;
+}
+
 /* Returns 0 on success, 2 on a usage error (message printed). */
 static int parse_args(int argc, char **argv, options *o) {
   memset(o, 0, sizeof *o);
@@ -196,7 +225,8 @@ static int parse_args(int argc, char **argv, options *o) {
     } else if (strcmp(a, "--table") == 0) {
       o->table = 1;
     } else if (strcmp(a, "--order") == 0 || strcmp(a, "--shatter") == 0 || strcmp(a, "--dot") == 0 ||
-               strcmp(a, "--report") == 0 || strcmp(a, "-o") == 0 || strcmp(a, "--mode") == 0 ||
+               strcmp(a, "--report") == 0 || strcmp(a, "-o") == 0 || strcmp(a, "--mechanism-out") == 0 ||
+               strcmp(a, "--mode") == 0 ||
                strcmp(a, "--precision") == 0 || strcmp(a, "--prefix") == 0 || strcmp(a, "--templates") == 0 ||
                strcmp(a, "--budget") == 0 || strcmp(a, "--batch") == 0 || strcmp(a, "--max-rows") == 0 || strcmp(a, "--max-memory") == 0 ||
                strcmp(a, "--keep-order") == 0 || strcmp(a, "--keep-tolerance") == 0) {
@@ -276,6 +306,15 @@ static int parse_args(int argc, char **argv, options *o) {
   }
   if (o->table && o->out_c) {
     fprintf(stderr, "ldlgen: -o writes one mechanism's program; not with --table\n");
+    return 2;
+  }
+  if (o->mech_c && !o->out_c) {
+    fprintf(stderr, "ldlgen: --mechanism-out goes with -o (the program's files)\n");
+    return 2;
+  }
+  if (o->mech_c && strcmp(base_name(o->mech_c), base_name(o->out_c)) == 0) {
+    fprintf(stderr, "ldlgen: --mechanism-out needs a file name other than -o's ('%s'): its header includes -o's by name\n",
+            base_name(o->mech_c));
     return 2;
   }
   if (o->emit.batch && o->emit.mode == EMIT_TABLES) {
@@ -424,17 +463,17 @@ int main(int argc, char **argv) {
     if (st == GEN_OK && o.table) print_table(stdout, &p);
     if (st == GEN_OK && !o.table) {
       /* every output file is complete before any is renamed into place */
-      outfile dot = {0}, rep = {0}, oc = {0}, oh = {0};
+      outfile dot = {0}, rep = {0}, oc = {0}, oh = {0}, mc = {0}, mh = {0};
       emit_output code = {0};
-      char *out_h = NULL;
+      char *out_h = NULL, *mech_h = NULL;
       if (o.out_c) {
-        size_t n = strlen(o.out_c);
-        out_h = malloc(n + 1);
-        if (!out_h) abort();
-        memcpy(out_h, o.out_c, n + 1);
-        out_h[n - 1] = 'h';
-        const char *slash = strrchr(out_h, '/');
-        o.emit.header = slash ? slash + 1 : out_h;
+        out_h = header_of(o.out_c);
+        o.emit.header = base_name(out_h);
+        if (o.mech_c) {
+          mech_h = header_of(o.mech_c);
+          o.emit.mechanism_c = base_name(o.mech_c);
+          o.emit.mechanism_h = base_name(mech_h);
+        }
         st = program_check_emit(&p, &o.prog, o.emit.mode == EMIT_TABLES, &d);
         if (st == GEN_OK) st = emit_program(&p, &o.emit, &code, &d);
       }
@@ -444,16 +483,25 @@ int main(int argc, char **argv) {
         fwrite(code.c, 1, code.c_len, oc.f);
       if (st == GEN_OK && o.out_c && (st = outfile_open(&oh, out_h, &d)) == GEN_OK)
         fwrite(code.h, 1, code.h_len, oh.f);
+      if (st == GEN_OK && o.mech_c && (st = outfile_open(&mc, o.mech_c, &d)) == GEN_OK)
+        fwrite(code.mc, 1, code.mc_len, mc.f);
+      if (st == GEN_OK && o.mech_c && (st = outfile_open(&mh, mech_h, &d)) == GEN_OK)
+        fwrite(code.mh, 1, code.mh_len, mh.f);
       if (st == GEN_OK && o.dot) st = outfile_commit(&dot, &d);
       if (st == GEN_OK && o.report) st = outfile_commit(&rep, &d);
       if (st == GEN_OK && o.out_c) st = outfile_commit(&oc, &d);
       if (st == GEN_OK && o.out_c) st = outfile_commit(&oh, &d);
+      if (st == GEN_OK && o.mech_c) st = outfile_commit(&mc, &d);
+      if (st == GEN_OK && o.mech_c) st = outfile_commit(&mh, &d);
       outfile_abort(&dot);
       outfile_abort(&rep);
       outfile_abort(&oc);
       outfile_abort(&oh);
+      outfile_abort(&mc);
+      outfile_abort(&mh);
       emit_output_free(&code);
       free(out_h);
+      free(mech_h);
       if (st == GEN_OK && o.stats) program_write_stats(&p, o.emit.batch, stdout);
       if (st == GEN_OK) note_redundant(&p, stderr);
       if (st == GEN_OK && p.keep_asked) note_kept(&m, &p, o.keep, o.prog.keep_tolerance, stderr);

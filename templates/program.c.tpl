@@ -39,8 +39,15 @@
  * (the runtime's interpreter runs one copy).
 --% end
  *
+--% if P.mechanism then
+ * The mechanism -- its world description $(P.ident)_desc, its settings
+ * $(P.ident)_settings and $(P.ident)_create, which makes its world -- is in files of
+ * its own, which masses, anchors and inequality constraints change instead:
+ * Mechanism part: $(P.mechanism.c) (declared in $(P.mechanism.h))
+--% else
  * After the program, the mechanism: its world description $(P.ident)_desc,
  * its settings $(P.ident)_settings and $(P.ident)_create, which makes its world.
+--% end
  *
  * Mechanism statistics
 --% if S.shattered > 0 then
@@ -69,8 +76,10 @@
 --% end
  */
 #include "$(P.header)"
+--% if not P.mechanism then
 
 #include <math.h> /* HUGE_VAL: the mechanism's unbounded limits */
+--% end
 
 --% if P.mode == "unrolled" then
 /* the kernels every unrolled program shares (rt_kernels.h, installed with
@@ -169,4 +178,6 @@ const rt_batch_program $(P.ident)_batch = {
     .solve = $(P.ident)_batch_solve,
 };
 --% end
---% include("world.c.tpl")
+--% if not P.mechanism then
+--%   include("world.c.tpl")
+--% end

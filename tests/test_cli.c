@@ -232,6 +232,98 @@ static void test_batch_option(void **state) {
   assert_int_equal(system(cmd), 0);
 }
 
+/* The text of dir/name from the line starting with mark on (NULL if the
+ * mark is not in it), malloc'ed. */
+static char *from_mark(const char *dir, const char *name, const char *mark) {
+  char path[1024];
+  size_t len;
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  char *text = slurp(path, &len);
+  if (!text) fail_msg("cannot read %s", path);
+  const char *at = strstr(text, mark);
+  char *part = at ? strdup(at) : NULL;
+  free(text);
+  return part;
+}
+
+/* --mechanism-out M.c: the mechanism part (after the mark, the same bytes
+ * as in the program's files without the option) in M.c and M.h, which
+ * compile on their own with -Werror; the program's files without it, and
+ * the same bytes after the weight's mass changes, which changes M.c alone.
+ * --diff and --textconv find M.c next to the program's .c (and say so when
+ * it is not there); usage errors exit with 2 and write nothing. */
+static void test_mechanism_out(void **state) {
+  (void)state;
+  char dir[] = "/tmp/ldlgen-mech-XXXXXX", cmd[4096], out[16384];
+  assert_non_null(mkdtemp(dir));
+  const char *mark = "/*---- the mechanism ";
+  snprintf(cmd, sizeof cmd,
+           "mkdir -p %s/one %s/a %s/b && sed 's/mass = 100.0/mass = 150.0/' %s/mechanisms/chain.lua > %s/heavier.lua && "
+           "%s %s/mechanisms/chain.lua -o %s/one/chain.c && "
+           "%s %s/mechanisms/chain.lua -o %s/a/chain.c --mechanism-out %s/a/chain_mech.c && "
+           "%s %s/heavier.lua -o %s/b/chain.c --mechanism-out %s/b/chain_mech.c",
+           dir, dir, dir, SRC_DIR, dir, LDLGEN_PATH, SRC_DIR, dir, LDLGEN_PATH, SRC_DIR, dir, dir, LDLGEN_PATH, dir,
+           dir, dir);
+  assert_int_equal(system(cmd), 0);
+  /* the parts: the same bytes, in the mechanism's files only */
+  static const char *const files[][2] = {{"chain.c", "chain_mech.c"}, {"chain.h", "chain_mech.h"}};
+  for (int f = 0; f < 2; f++) {
+    char one[600], a[600];
+    snprintf(one, sizeof one, "%s/one", dir);
+    snprintf(a, sizeof a, "%s/a", dir);
+    char *whole = from_mark(one, files[f][0], mark), *own = from_mark(a, files[f][1], mark);
+    assert_non_null(whole);
+    assert_non_null(own);
+    if (f == 0)
+      assert_string_equal(whole, own);
+    else /* the header's part, up to the end of its extern "C" */
+      assert_true(strncmp(whole, own, strlen(whole) - strlen(strstr(whole, "#ifdef __cplusplus"))) == 0);
+    assert_null(from_mark(a, files[f][0], mark));
+    free(whole);
+    free(own);
+  }
+  /* a mass: the program's files the same bytes, the mechanism's .c not */
+  snprintf(cmd, sizeof cmd, "cd %s && cmp a/chain.c b/chain.c && cmp a/chain.h b/chain.h && cmp a/chain_mech.h b/chain_mech.h && "
+           "! cmp -s a/chain_mech.c b/chain_mech.c", dir);
+  assert_int_equal(system(cmd), 0);
+  /* both compile on their own */
+  snprintf(cmd, sizeof cmd,
+           "cd %s/a && cc -std=c11 -Wall -Wextra -Wpedantic -Werror -I%s/runtime/include -c chain.c -o p.o 2>&1 && "
+           "cc -std=c11 -Wall -Wextra -Wpedantic -Werror -I%s/runtime/include -c chain_mech.c -o m.o 2>&1",
+           dir, SRC_DIR, SRC_DIR);
+  if (run(cmd, out, sizeof out) != 0) fail_msg("the split files do not compile:\n%s", out);
+  /* --diff and --textconv read the mechanism part next to the program */
+  snprintf(cmd, sizeof cmd, "cd %s && %s --diff one/chain.c a/chain.c 2>&1", dir, LDLGEN_PATH);
+  assert_int_equal(run(cmd, out, sizeof out), 0);
+  assert_null(strstr(out, "added"));
+  assert_null(strstr(out, "removed"));
+  snprintf(cmd, sizeof cmd, "cd %s && %s --textconv a/chain.c 2>&1 | head -2", dir, LDLGEN_PATH);
+  assert_int_equal(run(cmd, out, sizeof out), 0);
+  assert_non_null(strstr(out, "bodies 11, constraints 11, pivots 11"));
+  snprintf(cmd, sizeof cmd, "cd %s && cp a/chain.c lone.c && %s --diff lone.c b/chain.c --json 2>&1", dir, LDLGEN_PATH);
+  assert_int_equal(run(cmd, out, sizeof out), 0);
+  assert_non_null(strstr(out, "\"mechanism_compared\": false"));
+  snprintf(cmd, sizeof cmd, "cd %s && %s --diff lone.c b/chain.c 2>&1", dir, LDLGEN_PATH);
+  assert_int_equal(run(cmd, out, sizeof out), 0);
+  assert_non_null(strstr(out, "bodies and constraints not compared: lone.c's mechanism part chain_mech.c is not next to it"));
+  /* usage errors: no -o, the same file name as -o's, not a .c */
+  static const char *const bad[] = {"--mechanism-out %s/u/m.c", "-o %s/u/x.c --mechanism-out %s/u/x.c",
+                                    "-o %s/u/x.c --mechanism-out %s/u/sub/x.c", "-o %s/u/x.c --mechanism-out %s/u/m.h"};
+  snprintf(cmd, sizeof cmd, "mkdir -p %s/u/sub", dir);
+  assert_int_equal(system(cmd), 0);
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char opts[1024];
+    snprintf(opts, sizeof opts, bad[i], dir, dir);
+    snprintf(cmd, sizeof cmd, "%s %s/mechanisms/chain.lua %s 2>&1", LDLGEN_PATH, SRC_DIR, opts);
+    if (run(cmd, out, sizeof out) != 2) fail_msg("'%s' did not exit with 2:\n%s", opts, out);
+    if (!strstr(out, "--mechanism-out")) fail_msg("'%s': the message does not name the option:\n%s", opts, out);
+  }
+  snprintf(cmd, sizeof cmd, "%s/u/sub", dir);
+  assert_true(dir_is_empty(cmd));
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
 /*---- ldlsim ----------------------------------------------------------------------*/
 
 /* build/ldlsim next to build/ldlgen (test programs depend on ldlgen only:
@@ -567,6 +659,7 @@ int main(void) {
       cmocka_unit_test(test_batch_option),
       cmocka_unit_test(test_options),
       cmocka_unit_test(test_diff_and_textconv),
+      cmocka_unit_test(test_mechanism_out),
       cmocka_unit_test(test_ldlsim_json_summary),
       cmocka_unit_test(test_ldlsim_exploded_is_a_result),
       cmocka_unit_test(test_ldlsim_csv),

@@ -754,7 +754,7 @@ static void test_templates_override(void **state) {
   scratch_with_templates(dir);
   char path[700], out[8192];
   snprintf(path, sizeof path, "%s/tpl/program.h.tpl", dir);
-  insert_line(path, 9, "/* override marker $(P.sizes.dim) */");
+  insert_line(path, line_after(path, "#define $(P.guard)"), "/* override marker $(P.sizes.dim) */");
   assert_int_equal(run_with_templates(dir, out, sizeof out), 0);
   snprintf(path, sizeof path, "%s/chain.h", dir);
   size_t len;
