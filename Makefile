@@ -836,9 +836,16 @@ test-install-run:
 	@grep -q "ldlgen rover.lua" $(TI)/rebuild.log || { echo "test-install: changed templates did not regenerate"; exit 1; }
 	@cmake --build $(TI)/cmake > $(TI)/rebuild.log 2>&1
 	@! grep -q "ldlgen" $(TI)/rebuild.log || { echo "test-install: ldlgen ran with nothing changed"; exit 1; }
+	@sleep 1; sed -i 's/name = "hook", mass = 300,/name = "hook", mass = 310,/' $(TI)/src/crane.lua
+	@cmake --build $(TI)/cmake > $(TI)/rebuild.log 2>&1
+	@grep -q "crane_mech.c.o" $(TI)/rebuild.log && ! grep -q "/crane.c.o" $(TI)/rebuild.log || \
+	  { echo "test-install: cmake: a changed mass should rebuild crane_mech.c alone"; cat $(TI)/rebuild.log; exit 1; }
+	@PKG_CONFIG_PATH=$(TI)/prefix/lib/pkgconfig $(MAKE) --no-print-directory -C $(TI)/src BUILD=$(TI)/make > $(TI)/rebuild.log 2>&1
+	@grep -q "crane_mech.c -o" $(TI)/rebuild.log && ! grep -q "/crane.c -o" $(TI)/rebuild.log || \
+	  { echo "test-install: make: a changed mass should rebuild crane_mech.c alone"; cat $(TI)/rebuild.log; exit 1; }
 	@$(MAKE) --no-print-directory uninstall PREFIX=$(TI)/prefix DESTDIR= > $(TI)/uninstall.log
 	@if [ -e $(TI)/prefix ]; then echo "test-install: uninstall left:"; find $(TI)/prefix; exit 1; fi
-	@echo "test-install: installed $$(tail -1 $(TI)/install.log | cut -d' ' -f2) files; the example built with make and cmake prints the same poses; uninstalled"
+	@echo "test-install: installed $$(tail -1 $(TI)/install.log | cut -d' ' -f2) files; the example built with make and cmake prints the same poses, a mass edit rebuilds the crane's mechanism file alone; uninstalled"
 
 clean:
 	rm -rf build
