@@ -244,7 +244,9 @@ generate-all: $(BUILD)/ldlgen
 
 # Regenerates into a scratch directory and compares with generated/, then
 # compiles every generated file standalone with gcc and clang, and its
-# plain-C branch (no vector types) with gcc -DLDLPGS_NO_VECTOR and tcc.
+# plain-C branch (no vector types) with gcc -DLDLPGS_NO_VECTOR and tcc; the
+# same for every sample's mechanism file of ldlgen --mechanism-out, and the
+# chain's program file beside it.
 GEN_CHECK_FLAGS := -std=c11 -Wall -Wextra -Wpedantic -Werror -ffp-contract=off -Iruntime/include
 check-generated: $(BUILD)/ldlgen
 	@rm -rf $(BUILD)/regen && mkdir -p $(BUILD)/regen
@@ -260,7 +262,13 @@ check-generated: $(BUILD)/ldlgen
 	  $$cc $(GEN_CHECK_FLAGS) -O2 -c $$f -o $(BUILD)/regen/check.o; done; \
 	  gcc $(GEN_CHECK_FLAGS) -DLDLPGS_NO_VECTOR -fsyntax-only $$f; \
 	  $(TCC) -std=c11 -Wall -Werror -Iruntime/include -c $$f -o $(BUILD)/regen/check.o; done
-	@echo "generated/ is up to date and compiles with gcc and clang, and as plain C with gcc and tcc"
+	@mkdir -p $(BUILD)/regen/split; set -e; for m in $(MECHS); do n=$$(basename $$m .lua); \
+	  $(BUILD)/ldlgen $$m -o $(BUILD)/regen/split/$$n.c --mechanism-out $(BUILD)/regen/split/$${n}_mech.c 2>/dev/null; done; \
+	  for f in $(BUILD)/regen/split/*_mech.c $(BUILD)/regen/split/chain.c; do for cc in gcc clang; do \
+	  $$cc $(GEN_CHECK_FLAGS) -O2 -c $$f -o $(BUILD)/regen/check.o; done; \
+	  gcc $(GEN_CHECK_FLAGS) -DLDLPGS_NO_VECTOR -fsyntax-only $$f; \
+	  $(TCC) -std=c11 -Wall -Werror -Iruntime/include -c $$f -o $(BUILD)/regen/check.o; done
+	@echo "generated/ is up to date and compiles with gcc and clang, and as plain C with gcc and tcc (so do the samples' --mechanism-out files)"
 
 # The generated code linked into tests/test_generated, compared bitwise with
 # the interpreter: every sample in float and double, plus the dense
