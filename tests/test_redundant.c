@@ -92,6 +92,21 @@ static int dense_rank(const program *p) {
   return rank;
 }
 
+/* r's rank against the dense rank of J, the rows it lists against the
+ * rank, in mechanism order, with no shard weld among them. */
+static void expect_rank(const char *what, const built *b, const redundant *r) {
+  const int dense = dense_rank(&b->p);
+  if (r->rank != dense) fail_msg("%s: rank %d, dense rank %d", what, r->rank, dense);
+  int listed = 0;
+  for (int k = 0; k < r->ncons; k++) {
+    listed += redundant_count(r->rows[k]);
+    const int orig = b->p.s.cons_orig[r->cons[k]];
+    if (orig < 0) fail_msg("%s: shard weld '%s' named", what, b->p.s.cons_name[r->cons[k]]);
+    if (k > 0 && !(b->p.s.cons_orig[r->cons[k - 1]] < orig)) fail_msg("%s: not in mechanism order", what);
+  }
+  assert_int_equal(listed, r->dim - r->rank);
+}
+
 static void test_samples_match_dense_rank(void **state) {
   (void)state;
   static const char *const names[] = {"buggy", "chain", "elimination_example", "multi_wheel", "scissor_lift", "tank",
@@ -103,11 +118,7 @@ static void test_samples_match_dense_rank(void **state) {
     build_from(&b, path, NULL);
     redundant r;
     assert_int_equal(redundant_analyze(&b.a, &b.p, &r), 0);
-    const int dense = dense_rank(&b.p);
-    if (r.rank != dense) fail_msg("%s: rank %d, dense rank %d", names[i], r.rank, dense);
-    int listed = 0;
-    for (int k = 0; k < r.ncons; k++) listed += redundant_count(r.rows[k]);
-    assert_int_equal(listed, r.dim - r.rank);
+    expect_rank(names[i], &b, &r);
     arena_free(&b.a);
   }
 }
@@ -157,15 +168,6 @@ static void test_tree_has_none(void **state) {
   arena_free(&b.a);
 }
 
-/* A shattered body's shard welds are the solver's, not the author's: the
- * rows are tested on the mechanism unshattered, so the dependent rows fall
- * on the mechanism's constraints (the rank is the same: welds that tie k
- * shards in a tree add 6 (k - 1) independent rows). Random mechanism 422:
- * a hub of 7 shards with 22 joints to 11 bodies. In the shattered
- * program's own order its shard welds came last and were named for 26 of
- * its redundant rows; and with the bodies' masses (ratios up to 10^4) in
- * the test, one independent row's pivot fell below the tolerance: 38
- * redundant rows where the dense rank of J finds 37. */
 /* The random mechanism of the sweep's seed (tests/data/random_mechanism.lua
  * with SEED = seed) built into b. */
 static void build_random(built *b, int seed) {
@@ -182,21 +184,15 @@ static void build_random(built *b, int seed) {
   build_from(b, path, src);
 }
 
-/* r's rank against the dense rank of J, the rows it lists against the
- * rank, in mechanism order, with no shard weld among them. */
-static void expect_rank(const char *what, const built *b, const redundant *r) {
-  const int dense = dense_rank(&b->p);
-  if (r->rank != dense) fail_msg("%s: rank %d, dense rank %d", what, r->rank, dense);
-  int listed = 0;
-  for (int k = 0; k < r->ncons; k++) {
-    listed += redundant_count(r->rows[k]);
-    const int orig = b->p.s.cons_orig[r->cons[k]];
-    if (orig < 0) fail_msg("%s: shard weld '%s' named", what, b->p.s.cons_name[r->cons[k]]);
-    if (k > 0 && !(b->p.s.cons_orig[r->cons[k - 1]] < orig)) fail_msg("%s: not in mechanism order", what);
-  }
-  (void)listed;
-}
-
+/* A shattered body's shard welds are the solver's, not the author's: the
+ * rows are tested on the mechanism unshattered, so the dependent rows fall
+ * on the mechanism's constraints (the rank is the same: welds that tie k
+ * shards in a tree add 6 (k - 1) independent rows). Random mechanism 422:
+ * a hub of 7 shards with 22 joints to 11 bodies. In the shattered
+ * program's own order its shard welds came last and were named for 26 of
+ * its redundant rows; and with the bodies' masses (ratios up to 10^4) in
+ * the test, one independent row's pivot fell below the tolerance: 38
+ * redundant rows where the dense rank of J finds 37. */
 static void test_shattered_names_mechanism_constraints(void **state) {
   (void)state;
   built b;
