@@ -386,16 +386,11 @@ static void write_report(const program *p, FILE *out) {
 /* The note on redundant equality rows (redundant.h): how many, and the
  * constraints that have them, with a joint type that would drop them.
  * Notes only: the program and the solver's results do not change. */
-static void note_redundant(const program *p, FILE *out) {
+static void note_redundant(const program *p, const redundant *red, FILE *out) {
   enum { MAX_LINES = 12 };
   const mech *m = p->m;
-  arena t;
-  arena_init(&t);
-  redundant r;
-  if (redundant_analyze(&t, p, &r) != 0 || r.rank == r.dim) {
-    arena_free(&t);
-    return;
-  }
+  if (!red || red->rank == red->dim) return;
+  const redundant r = *red;
   fprintf(out,
           "%s:%d: note: %d of the %d equality rows are redundant at the initial pose (rank %d): other "
           "constraints already impose them (H is regularized, so the results are the same either way)\n",
@@ -417,7 +412,6 @@ static void note_redundant(const program *p, FILE *out) {
   if (r.ncons > MAX_LINES)
     fprintf(out, "%s:%d: note: ... and %d more constraints with redundant rows (--stats lists them all)\n", m->file,
             m->line, r.ncons - MAX_LINES);
-  arena_free(&t);
 }
 
 static void print_table(FILE *out, const program *p) {
@@ -502,8 +496,15 @@ int main(int argc, char **argv) {
       emit_output_free(&code);
       free(out_h);
       free(mech_h);
-      if (st == GEN_OK && o.stats) program_write_stats(&p, o.emit.batch, stdout);
-      if (st == GEN_OK) note_redundant(&p, stderr);
+      if (st == GEN_OK) { /* the rank test, once for both */
+        arena t;
+        arena_init(&t);
+        redundant r;
+        const redundant *red = redundant_analyze(&t, &p, &r) == 0 ? &r : NULL;
+        if (o.stats) program_write_stats(&p, red, o.emit.batch, stdout);
+        note_redundant(&p, red, stderr);
+        arena_free(&t);
+      }
       if (st == GEN_OK && p.keep_asked) note_kept(&m, &p, o.keep, o.prog.keep_tolerance, stderr);
     }
     arena_free(&a);

@@ -410,7 +410,7 @@ gen_status program_build(arena *a, const mech *m, const program_options *o, prog
 
 static long long round3(int64_t f3) { return (long long)((f3 + 1) / 3); }
 
-void program_write_stats(const program *p, int batch, FILE *out) {
+void program_write_stats(const program *p, const redundant *red, int batch, FILE *out) {
   const mech *m = p->m;
   const symbolic *s = &p->sym;
   int neq = 0;
@@ -522,29 +522,22 @@ void program_write_stats(const program *p, int batch, FILE *out) {
     json_string(&w, buf);
   }
   /* the rank of the equality rows at the initial pose (redundant.h) */
-  {
-    arena t;
-    arena_init(&t);
-    redundant r;
-    const int ok = redundant_analyze(&t, p, &r) == 0;
-    json_key(&w, "redundant_rows");
-    if (ok)
-      json_int(&w, r.dim - r.rank);
-    else
-      json_double(&w, NAN); /* null: the rank test's factorization failed */
-    json_key(&w, "redundant_constraints");
-    json_begin_array(&w);
-    for (int i = 0; ok && i < r.ncons; i++) {
-      json_begin_object(&w);
-      json_key(&w, "name");
-      json_string(&w, p->s.cons_name[r.cons[i]]);
-      json_key(&w, "rows");
-      json_int(&w, redundant_count(r.rows[i]));
-      json_end_object(&w);
-    }
-    json_end_array(&w);
-    arena_free(&t);
+  json_key(&w, "redundant_rows");
+  if (red)
+    json_int(&w, red->dim - red->rank);
+  else
+    json_double(&w, NAN); /* null: the rank test's factorization failed */
+  json_key(&w, "redundant_constraints");
+  json_begin_array(&w);
+  for (int i = 0; red && i < red->ncons; i++) {
+    json_begin_object(&w);
+    json_key(&w, "name");
+    json_string(&w, p->s.cons_name[red->cons[i]]);
+    json_key(&w, "rows");
+    json_int(&w, redundant_count(red->rows[i]));
+    json_end_object(&w);
   }
+  json_end_array(&w);
   json_key(&w, "flop_convention");
   json_string(&w, "block LDL^T: 2*(d^3/6 + h*d^2 + d*h*(h+1)/2) per pivot of degree d, column height h");
   if (batch) {

@@ -101,9 +101,13 @@ gen_status program_check_emit(const program *p, const program_options *o, int ta
 /* Structural nonzeros of the full (symmetric) H of a constraint graph. */
 int64_t program_nnz(const cgraph *g);
 
-/* Writes the --stats JSON object (one line per key, deterministic). batch:
- * the lanes of the batch program written with it (ldlgen --batch), which
- * adds the key "batch"; 0 for the scalar program (no such key). */
-void program_write_stats(const program *p, int batch, FILE *out);
+struct redundant;
+/* Writes the --stats JSON object (one line per key, deterministic). red:
+ * the rank test's result (redundant.h: redundant_analyze, which builds a
+ * program itself, so the caller runs it), or NULL if it failed
+ * (redundant_rows null). batch: the lanes of the batch program written with
+ * it (ldlgen --batch), which adds the key "batch"; 0 for the scalar program
+ * (no such key). */
+void program_write_stats(const program *p, const struct redundant *red, int batch, FILE *out);
 
 #endif

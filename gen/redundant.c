@@ -165,12 +165,6 @@ int redundant_analyze(arena *a, const program *p, redundant *out) {
   return 0;
 }
 
-int redundant_count(unsigned rows) {
-  int n = 0;
-  for (; rows; rows &= rows - 1) n++;
-  return n;
-}
-
 /* Row layouts (docs/DESIGN.md section 3): ball rows 0-2 for ball, hinge,
  * universal and weld; angular rows 3-4 (hinge), 3 (universal), 3-5 (weld),
  * 2-4 (prismatic: after its two linear rows). */

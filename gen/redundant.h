@@ -59,6 +59,10 @@ int redundant_analyze(arena *a, const program *p, redundant *out);
 const char *redundant_suggestion(rt_joint_type t, unsigned rows, int degree, int *drops);
 
 /* Number of redundant rows (bits) in a mask. */
-int redundant_count(unsigned rows);
+static inline int redundant_count(unsigned rows) {
+  int n = 0;
+  for (; rows; rows &= rows - 1) n++;
+  return n;
+}
 
 #endif

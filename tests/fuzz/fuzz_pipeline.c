@@ -12,6 +12,7 @@
 #include "emit.h"
 #include "fuzz.h"
 #include "mechworld.h"
+#include "redundant.h"
 #include "rtprog.h"
 #include "simrun.h"
 
@@ -73,7 +74,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       program_build(&a, &m, &po, &p, &d) == GEN_OK) {
     FILE *null = fopen("/dev/null", "w");
     if (null) {
-      program_write_stats(&p, 0, null);
+      redundant r;
+      program_write_stats(&p, redundant_analyze(&a, &p, &r) == 0 ? &r : NULL, 0, null);
       dot_write(&p, null);
       fclose(null);
     }
