@@ -43,17 +43,31 @@ void outfile_catch_signals(void) {
   }
 }
 
-/* Claims a slot for tmp; -1 if all are taken (the temporary then is not
- * removed on a signal, only on every other exit path). */
-static int claim(const char *tmp) {
-  if (strlen(tmp) >= PENDING_PATH) return -1;
-  for (int i = 0; i < MAX_PENDING; i++)
-    if (!pending[i].live) {
-      memcpy(pending[i].path, tmp, strlen(tmp) + 1);
-      pending[i].live = 1;
-      return i;
-    }
-  return -1;
+/* Creates the temporary from the template tmp (mkstemp, the name written
+ * back into tmp) in a claimed slot's own path, so that a signal at any
+ * moment -- in any thread, also between the file's creation and its return
+ * -- finds the name mkstemp is creating (the ASan build of make test once
+ * left a temporary that a SIGINT sent as it appeared had missed). *slot:
+ * the slot, or -1 if all are taken (the temporary then is not removed on a
+ * signal, only on every other exit path). Returns mkstemp's descriptor. */
+static int create_claimed(char *tmp, int *slot) {
+  *slot = -1;
+  if (strlen(tmp) < PENDING_PATH)
+    for (int i = 0; i < MAX_PENDING && *slot < 0; i++)
+      if (!pending[i].live) {
+        memcpy(pending[i].path, tmp, strlen(tmp) + 1);
+        pending[i].live = 1;
+        *slot = i;
+      }
+  if (*slot < 0) return mkstemp(tmp);
+  const int fd = mkstemp(pending[*slot].path);
+  if (fd < 0) {
+    pending[*slot].live = 0;
+    *slot = -1;
+    return fd;
+  }
+  memcpy(tmp, pending[*slot].path, strlen(tmp) + 1);
+  return fd;
 }
 
 static void unclaim(int slot) {
@@ -162,13 +176,12 @@ gen_status outfile_open(outfile *o, const char *path, diag_list *d) {
     return GEN_ERR_IO;
   }
   snprintf(o->tmp, n, "%s.tmp.XXXXXX", o->path);
-  int fd = mkstemp(o->tmp);
+  int fd = create_claimed(o->tmp, &o->slot);
   if (fd < 0) {
     diag_error(d, path, 0, "cannot create output file: %s", strerror(errno));
     release(o);
     return GEN_ERR_IO;
   }
-  o->slot = claim(o->tmp);
   /* the mode of the file it replaces, else what creating it would give
    * (0666 less the umask; mkstemp makes 0600) */
   mode_t mode;
