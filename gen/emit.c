@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chunk.h"
 #include "rt_joint_type.h"
 #include "rtprog.h"
 #include "target.h"
@@ -361,11 +362,11 @@ static void asm_kernel_name(int node, int nterm, const char *qrows, const char *
     snprintf(buf, size, "asm_e%zux%zu_%d_%s_%s", strlen(qrows), strlen(prows), nterm, qrows, prows);
 }
 
-/* One block: {dst, dq, dp, node, kernel, terms = {{jq, jside, wp,
- * wside}...}}; cid: each solver constraint's C identifier (its
- * pivot's). */
-static void push_asm_block(lua_State *L, const view *v, const char *const *cid, int q, long long dst, int cq, int cp,
-                           int node) {
+/* One block: {dst, dq, dp, node, pivot, part, kernel, terms = {{jq,
+ * jside, wp, wside}...}}; cid: each solver constraint's C identifier (its
+ * pivot's); part: the identifier of its function's first pivot. */
+static void push_asm_block(lua_State *L, const view *v, const char *const *cid, const char *part, int q,
+                           long long dst, int cq, int cp, int node) {
   const rt_program *r = v->r;
   char buf[EMIT_IDENT_MAX + 64];
   lua_createtable(L, 0, 6);
@@ -375,6 +376,7 @@ static void push_asm_block(lua_State *L, const view *v, const char *const *cid, 
   set_int(L, "dp", r->cons_degree[cp]);
   set_bool(L, "node", node);
   set_str(L, "pivot", v->pid[q]);
+  set_str(L, "part", part);
   int nterm = 0;
   lua_newtable(L);
   for (int sp = 0; sp < 2; sp++) {
@@ -404,15 +406,24 @@ static void push_assembly(lua_State *L, const view *v) {
   const char **cid = malloc(sizeof *cid * (size_t)r->ncons);
   if (!hit || !cid) abort();
   for (int q = 0; q < r->ncons; q++) cid[r->piv_cons[q]] = v->pid[q];
+  /* the blocks in functions of at most the statement budget, cut before
+   * pivots whose names are anchors (one in 8): an edit seldom moves
+   * another cut (chunk.h) */
+  const chunk_rule rule = {0, v->plan->budget, 3, 0xa55e};
+  int part = -1, size = 0;
   lua_newtable(L); /* blocks, pivot by pivot */
   for (int q = 0; q < r->ncons; q++) {
     const int cp = r->piv_cons[q], d = r->cons_degree[cp];
-    push_asm_block(L, v, cid, q, r->piv_node[q], cp, cp, 1);
+    int nblk = 1;
+    for (int k = r->piv_blk_adr[q]; k < r->piv_blk_adr[q + 1]; k++) nblk += !r->blk_fill[k];
+    if (part < 0 || chunk_cut(&rule, size, nblk, r->cons_name[cp])) part = q, size = 0;
+    size += nblk;
+    push_asm_block(L, v, cid, v->pid[part], q, r->piv_node[q], cp, cp, 1);
     memset(hit + r->piv_node[q], 1, (size_t)(d * d));
     for (int k = r->piv_blk_adr[q]; k < r->piv_blk_adr[q + 1]; k++) {
       if (r->blk_fill[k]) continue;
       const int cq = r->piv_cons[r->blk_piv[k]];
-      push_asm_block(L, v, cid, q, r->blk_off[k], cq, cp, 0);
+      push_asm_block(L, v, cid, v->pid[part], q, r->blk_off[k], cq, cp, 0);
       memset(hit + r->blk_off[k], 1, (size_t)(r->cons_degree[cq] * d));
     }
   }
@@ -583,7 +594,6 @@ static void op_operands(lua_State *L, const view *v, const emit_op *op) {
 
 static void push_functions(lua_State *L, const view *v, int solve) {
   const emit_plan *pl = v->plan;
-  int count[EP_NPHASES] = {0};
   lua_newtable(L);
   for (int i = 0; i < pl->nfn; i++) {
     const emit_fn *f = &pl->fns[i];
@@ -594,8 +604,7 @@ static void push_functions(lua_State *L, const view *v, int solve) {
     else if (f->phase == EP_FACTOR)
       snprintf(name, sizeof name, "pivot_%s", v->pid[f->first_pivot]);
     else
-      snprintf(name, sizeof name, "solve_%s_%d", phase_name[f->phase], count[f->phase]);
-    count[f->phase]++;
+      snprintf(name, sizeof name, "solve_%s_%s", phase_name[f->phase], v->pid[f->first_pivot]);
     lua_createtable(L, 0, 12);
     set_str(L, "name", name);
     set_str(L, "phase", phase_name[f->phase]);

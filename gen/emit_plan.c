@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chunk.h"
+
 /*---- plan -----------------------------------------------------------------------*/
 
 static const char *const kernel_prefix[EK_NKINDS] = {
@@ -319,13 +321,16 @@ static void add_node_op(builder *b, emit_kernel_kind kind, int p) {
  * so a pivot is never split). */
 static void plan_solve_phase(builder *b, emit_phase phase) {
   const rt_program *r = b->prog;
+  /* a function ends at the budget, or before a pivot whose name is an
+   * anchor (one in 8): an edit seldom moves another cut (chunk.h) */
+  const chunk_rule rule = {0, b->budget, 3, 0x501e};
   int n = r->ncons, open = 0;
   for (int i = 0; i < n; i++) {
     int p = phase == EP_BACKWARD ? n - 1 - i : i;
     int d = piv_degree(r, p), nb = r->piv_blk_adr[p + 1] - r->piv_blk_adr[p];
     int cost = nb + (phase == EP_BACKWARD && nb > 0) + (d > 1) + (phase == EP_FORWARD);
     if (cost == 0) continue;
-    if (open && b->fns[b->nfn - 1].statements + cost > b->budget) {
+    if (open && chunk_cut(&rule, b->fns[b->nfn - 1].statements, cost, r->cons_name[r->piv_cons[p]])) {
       close_fn(b);
       open = 0;
     }

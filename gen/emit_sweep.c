@@ -11,10 +11,15 @@
  * comes first") gives the bits of program order. The plan walks such an
  * order two constraints at a time: the first constraint not yet swept
  * (always ready: everything before it is done) and the first ready one
- * after it, within a window, that shares no body with it; their rows are
+ * after it, within its part (below), that shares no body with it; their rows are
  * interleaved row by row (sweep.tpl), so that the two dependency chains
  * (J v, the impulse, the velocities' update, the next row's J v) overlap.
- * A constraint with no ready partner runs alone. */
+ * A constraint with no ready partner runs alone.
+ *
+ * The pairs are made within parts of the constraints, each a generated
+ * function of its own, that chunk.h cuts by the constraints' names: an edit
+ * of the mechanism regroups the constraints of its own part only (pairing
+ * all the constraints in one walk moved every pair after the edit). */
 #include "emit.h"
 
 #include <lauxlib.h>
@@ -23,14 +28,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* How far past the first constraint not yet swept the plan looks for a
- * partner. */
-enum { SWEEP_WINDOW = 64 };
+#include "chunk.h"
 
-/* A generated function (bounded: PERF-NOTES) holds the groups whose first
- * constraint is in one range of SWEEP_PART constraints, so that an edit
- * that regroups a few constraints moves no group to another function. */
-enum { SWEEP_PART = 32 };
+/* The parts: a part ends before a constraint whose name is an anchor (one
+ * in 8), and it holds at most 32 (a generated function is bounded:
+ * PERF-NOTES). A part of odd length leaves one constraint unpaired. */
+static const chunk_rule sweep_part_rule = {0, 32, 3, 0x5eed};
 
 static void set_int(lua_State *L, const char *k, long long v) {
   lua_pushinteger(L, (lua_Integer)v);
@@ -121,49 +124,40 @@ int emit_sweep_push(lua_State *L, const rt_program *r, const unsigned char *sbod
     lua_rawseti(L, -2, k + 1);
   }
   lua_setfield(L, -2, "sides");
-  /* the groups: a leader and its partner (-1: none) */
-  int *lead = malloc(sizeof *lead * ((size_t)n + 1)), *partner = malloc(sizeof *partner * ((size_t)n + 1));
-  if (!lead || !partner) abort();
-  int lowest = 0, groups = 0, pairs = 0;
-  while (lowest < n) {
-    const int u = lowest;
-    int w = -1;
-    for (int k = u + 1; k < n && k <= u + SWEEP_WINDOW; k++)
-      if (!done[k] && !shares(side, u, k) && ready(side, adr, list, first, k)) {
-        w = k;
-        break;
-      }
-    lead[groups] = u;
-    partner[groups++] = w;
-    done[u] = 1;
-    mark_done(side, first, u);
-    if (w >= 0) {
-      done[w] = 1;
-      mark_done(side, first, w);
-      pairs++;
-    }
-    while (lowest < n && done[lowest]) lowest++;
-  }
-  /* every range of SWEEP_PART constraints is a part, empty or not */
-  const int nparts = (n + SWEEP_PART - 1) / SWEEP_PART;
-  lua_createtable(L, nparts, 0);
-  for (int part = 0, g = 0; part < nparts; part++) {
+  /* the parts, and in each its groups: the first constraint not yet swept
+   * (ready: everything before it is done) and its partner, if any */
+  lua_newtable(L);
+  int pairs = 0;
+  for (int start = 0; start < n;) {
+    int end = start + 1;
+    while (end < n && !chunk_cut(&sweep_part_rule, end - start, 1, r->cons_name[end])) end++;
     lua_createtable(L, 0, 2);
-    set_int(L, "index", part);
+    lua_pushstring(L, cons_id[start]);
+    lua_setfield(L, -2, "name");
     lua_newtable(L);
-    for (; g < groups && lead[g] / SWEEP_PART == part; g++) {
+    for (int u = start; u < end; u++) {
+      if (done[u]) continue;
+      int w = -1;
+      for (int k = u + 1; k < end && w < 0; k++)
+        if (!done[k] && !shares(side, u, k) && ready(side, adr, list, first, k)) w = k;
       lua_createtable(L, 0, 1);
       lua_createtable(L, 2, 0);
-      push_cons(L, r, cons_id, side, lead[g]);
-      if (partner[g] >= 0) push_cons(L, r, cons_id, side, partner[g]);
+      push_cons(L, r, cons_id, side, u);
+      done[u] = 1;
+      mark_done(side, first, u);
+      if (w >= 0) {
+        push_cons(L, r, cons_id, side, w);
+        done[w] = 1;
+        mark_done(side, first, w);
+        pairs++;
+      }
       lua_setfield(L, -2, "cons");
       append(L);
     }
     lua_setfield(L, -2, "groups");
     append(L);
+    start = end;
   }
-  free(lead);
-  free(partner);
   lua_setfield(L, -2, "parts");
   set_int(L, "pairs", pairs);
   free(side), free(adr), free(list), free(first), free(done);

@@ -328,12 +328,15 @@ static int pivot_rack_slide(scalar *restrict w, scalar *restrict t) {
 
 /*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
-static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
+static void solve_forward_rear_axleL(const scalar *restrict w, scalar *restrict x) {
   /* rear_axleL (hinge, d = 5, h = 11) */
   node_forward_5(w + W_rear_axleL, x + X_rear_axleL); /* x[rear_axleL] */
   forward_5x5(w + W_rear_axleL + 25, x + X_rear_axleL, x + X_rear_axleR); /* x[rear_axleR] */
   forward_6x5(w + W_rear_axleL + 50, x + X_rear_axleL, x + X_body_weld1); /* x[body#weld1] */
   node_diag_5(w + W_rear_axleL, x + X_rear_axleL); /* x[rear_axleL] */
+}
+
+static void solve_forward_rear_axleR(const scalar *restrict w, scalar *restrict x) {
   /* rear_axleR (hinge, d = 5, h = 6) */
   node_forward_5(w + W_rear_axleR, x + X_rear_axleR); /* x[rear_axleR] */
   forward_6x5(w + W_rear_axleR + 25, x + X_rear_axleR, x + X_body_weld1); /* x[body#weld1] */
@@ -358,6 +361,9 @@ static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
   forward_5x1(w + W_tie_rodR + 6, x + X_tie_rodR, x + X_kingpinR); /* x[kingpinR] */
   forward_5x1(w + W_tie_rodR + 11, x + X_tie_rodR, x + X_rack_slide); /* x[rack_slide] */
   node_diag_1(w + W_tie_rodR, x + X_tie_rodR); /* x[tie_rodR] */
+}
+
+static void solve_forward_kingpinL(const scalar *restrict w, scalar *restrict x) {
   /* kingpinL (hinge, d = 5, h = 16) */
   node_forward_5(w + W_kingpinL, x + X_kingpinL); /* x[kingpinL] */
   forward_5x5(w + W_kingpinL + 25, x + X_kingpinL, x + X_kingpinR); /* x[kingpinR] */
@@ -380,7 +386,7 @@ static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
 
 /*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
-static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
+static void solve_backward_body_weld1(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
   /* body#weld1 (shard weld, d = 6, h = 0) */
   node_backward_6(w + W_body_weld1, x + X_body_weld1); /* x[body#weld1] */
@@ -393,6 +399,10 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_add_5x5(w + W_kingpinR + 25, x + X_rack_slide, s); /* L[rack_slide, kingpinR] */
   subtract_5(x + X_kingpinR, s); /* x[kingpinR] */
   node_backward_5(w + W_kingpinR, x + X_kingpinR); /* x[kingpinR] */
+}
+
+static void solve_backward_kingpinL(const scalar *restrict w, scalar *restrict x) {
+  scalar s[RT_MAX_DEGREE];
   /* kingpinL (hinge, d = 5, h = 16) */
   backward_set_6x5(w + W_kingpinL + 75, x + X_body_weld1, s); /* L[body#weld1, kingpinL] */
   backward_add_5x5(w + W_kingpinL + 50, x + X_rack_slide, s); /* L[rack_slide, kingpinL] */
@@ -419,6 +429,10 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_add_1x5(w + W_spindleL + 25, x + X_tie_rodL, s); /* L[tie_rodL, spindleL] */
   subtract_5(x + X_spindleL, s); /* x[spindleL] */
   node_backward_5(w + W_spindleL, x + X_spindleL); /* x[spindleL] */
+}
+
+static void solve_backward_rear_axleR(const scalar *restrict w, scalar *restrict x) {
+  scalar s[RT_MAX_DEGREE];
   /* rear_axleR (hinge, d = 5, h = 6) */
   backward_set_6x5(w + W_rear_axleR + 25, x + X_body_weld1, s); /* L[body#weld1, rear_axleR] */
   subtract_5(x + X_rear_axleR, s); /* x[rear_axleR] */
@@ -454,8 +468,12 @@ static int buggy_factor(void *work, void *temp) {
 static void buggy_solve(const void *work, void *x) {
   const scalar *w = work;
   scalar *v = x;
-  solve_forward_0(w, v);
-  solve_backward_0(w, v);
+  solve_forward_rear_axleL(w, v);
+  solve_forward_rear_axleR(w, v);
+  solve_forward_kingpinL(w, v);
+  solve_backward_body_weld1(w, v);
+  solve_backward_kingpinL(w, v);
+  solve_backward_rear_axleR(w, v);
 }
 /*---- the sweep of the equality rows (rt_sweep_fn of rt.h) -------------------
  * One projected Gauss-Seidel sweep over rows [0, 43): per row, J v from 0.0
@@ -470,8 +488,7 @@ static void buggy_solve(const void *work, void *x) {
  * installed rt_sweep.h's. */
 #include "rt_sweep.h"
 
-static void sweep_part0(sweep_rows r, double *restrict v) {
-  (void)r, (void)v; /* a part can be empty */
+static void sweep_part_kingpinL(sweep_rows r, double *restrict v) {
   sweep_two(r, v, X_kingpinL, 5, B_body_0, B_knuckleL, X_rear_axleL, 5, B_body_1, B_rearL);
   sweep_two(r, v, X_kingpinR, 5, B_body_0, B_knuckleR, X_rear_axleR, 5, B_body_1, B_rearR);
   sweep_two(r, v, X_rack_slide, 5, B_body_0, B_rack, X_spindleL, 5, B_knuckleL, B_frontL);
@@ -498,7 +515,7 @@ static const int sweep_side_of[] = {
 /* One sweep over the equality rows (rt_sweep_fn). */
 static void buggy_sweep(const rt_sweep_rows *rows, double *vel) {
   const sweep_rows r = {rows->J, rows->WJ, rows->rhs, rows->inv_diag, rows->lambda};
-  sweep_part0(r, vel);
+  sweep_part_kingpinL(r, vel);
 }
 
 /*---- the assembly of H~ (rt_assemble_fn of rt.h) ----------------------------
@@ -514,7 +531,7 @@ static void buggy_sweep(const rt_sweep_rows *rows, double *vel) {
  * (the joint types' row letters), and a sum from +0, never -0, keeps its
  * bits when +-0 is added (while W J^T is finite). */
 
-static void asm_part0(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+static void asm_part_rear_axleL(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_rear_axleL, 12 * X_rear_axleL, 12 * X_rear_axleL, 12 * X_rear_axleL + 6, 12 * X_rear_axleL + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_rear_axleL + 25, 12 * X_rear_axleR, 12 * X_rear_axleL, 0, 0);
   asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_rear_axleL + 50, 12 * X_body_weld1 + 6, 12 * X_rear_axleL, 0, 0);
@@ -523,6 +540,9 @@ static void asm_part0(const double *restrict J, const double *restrict WJ, doubl
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_spindleL, 12 * X_spindleL, 12 * X_spindleL, 12 * X_spindleL + 6, 12 * X_spindleL + 6);
   asm_e1x5_1_g_xyzaa(J, WJ, epsilon, w + W_spindleL + 25, 12 * X_tie_rodL + 6, 12 * X_spindleL, 0, 0);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_spindleL + 30, 12 * X_kingpinL + 6, 12 * X_spindleL, 0, 0);
+}
+
+static void asm_part_spindleR(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_spindleR, 12 * X_spindleR, 12 * X_spindleR, 12 * X_spindleR + 6, 12 * X_spindleR + 6);
   asm_e1x5_1_g_xyzaa(J, WJ, epsilon, w + W_spindleR + 25, 12 * X_tie_rodR + 6, 12 * X_spindleR, 0, 0);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_spindleR + 30, 12 * X_kingpinR + 6, 12 * X_spindleR, 0, 0);
@@ -549,7 +569,8 @@ static void asm_part0(const double *restrict J, const double *restrict WJ, doubl
 static void buggy_assemble(const double *J, const double *WJ, double epsilon, void *work) {
   scalar *w = work;
   memset(w + W_tie_rodR + 1, 0, 5 * sizeof *w);
-  asm_part0(J, WJ, epsilon, w);
+  asm_part_rear_axleL(J, WJ, epsilon, w);
+  asm_part_spindleR(J, WJ, epsilon, w);
 }
 
 /*---- the program ------------------------------------------------------------*/

@@ -277,7 +277,7 @@ static int pivot_towerRL(scalar *restrict w, scalar *restrict t) {
 
 /*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
-static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
+static void solve_forward_axleFL(const scalar *restrict w, scalar *restrict x) {
   /* axleFL (hinge, d = 5, h = 4) */
   node_forward_5(w + W_axleFL, x + X_axleFL); /* x[axleFL] */
   forward_4x5(w + W_axleFL + 25, x + X_axleFL, x + X_towerFL); /* x[towerFL] */
@@ -294,6 +294,9 @@ static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
   node_forward_5(w + W_axleRR, x + X_axleRR); /* x[axleRR] */
   forward_4x5(w + W_axleRR + 25, x + X_axleRR, x + X_towerRR); /* x[towerRR] */
   node_diag_5(w + W_axleRR, x + X_axleRR); /* x[axleRR] */
+}
+
+static void solve_forward_towerFL(const scalar *restrict w, scalar *restrict x) {
   /* towerFL (cylindrical, d = 4, h = 12) */
   node_forward_4(w + W_towerFL, x + X_towerFL); /* x[towerFL] */
   forward_4x4(w + W_towerFL + 16, x + X_towerFL, x + X_towerFR); /* x[towerFR] */
@@ -316,7 +319,7 @@ static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
 
 /*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
-static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
+static void solve_backward_towerRR(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
   /* towerRR (cylindrical, d = 4, h = 0) */
   node_backward_4(w + W_towerRR, x + X_towerRR); /* x[towerRR] */
@@ -329,6 +332,10 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_add_4x4(w + W_towerFR + 16, x + X_towerRL, s); /* L[towerRL, towerFR] */
   subtract_4(x + X_towerFR, s); /* x[towerFR] */
   node_backward_4(w + W_towerFR, x + X_towerFR); /* x[towerFR] */
+}
+
+static void solve_backward_towerFL(const scalar *restrict w, scalar *restrict x) {
+  scalar s[RT_MAX_DEGREE];
   /* towerFL (cylindrical, d = 4, h = 12) */
   backward_set_4x4(w + W_towerFL + 48, x + X_towerRR, s); /* L[towerRR, towerFL] */
   backward_add_4x4(w + W_towerFL + 32, x + X_towerRL, s); /* L[towerRL, towerFL] */
@@ -375,8 +382,10 @@ static int car_factor(void *work, void *temp) {
 static void car_solve(const void *work, void *x) {
   const scalar *w = work;
   scalar *v = x;
-  solve_forward_0(w, v);
-  solve_backward_0(w, v);
+  solve_forward_axleFL(w, v);
+  solve_forward_towerFL(w, v);
+  solve_backward_towerRR(w, v);
+  solve_backward_towerFL(w, v);
 }
 /*---- the sweep of the equality rows (rt_sweep_fn of rt.h) -------------------
  * One projected Gauss-Seidel sweep over rows [0, 36): per row, J v from 0.0
@@ -391,10 +400,12 @@ static void car_solve(const void *work, void *x) {
  * installed rt_sweep.h's. */
 #include "rt_sweep.h"
 
-static void sweep_part0(sweep_rows r, double *restrict v) {
-  (void)r, (void)v; /* a part can be empty */
+static void sweep_part_axleFL(sweep_rows r, double *restrict v) {
   sweep_two(r, v, X_axleFL, 5, B_strutFL, B_wheelFL, X_axleFR, 5, B_strutFR, B_wheelFR);
   sweep_two(r, v, X_axleRL, 5, B_strutRL, B_wheelRL, X_axleRR, 5, B_strutRR, B_wheelRR);
+}
+
+static void sweep_part_towerFL(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_towerFL, 4, B_chassis, B_strutFL);
   sweep_one(r, v, X_towerFR, 4, B_chassis, B_strutFR);
   sweep_one(r, v, X_towerRL, 4, B_chassis, B_strutRL);
@@ -418,7 +429,8 @@ static const int sweep_side_of[] = {
 /* One sweep over the equality rows (rt_sweep_fn). */
 static void car_sweep(const rt_sweep_rows *rows, double *vel) {
   const sweep_rows r = {rows->J, rows->WJ, rows->rhs, rows->inv_diag, rows->lambda};
-  sweep_part0(r, vel);
+  sweep_part_axleFL(r, vel);
+  sweep_part_towerFL(r, vel);
 }
 
 /*---- the assembly of H~ (rt_assemble_fn of rt.h) ----------------------------
@@ -434,9 +446,12 @@ static void car_sweep(const rt_sweep_rows *rows, double *vel) {
  * (the joint types' row letters), and a sum from +0, never -0, keeps its
  * bits when +-0 is added (while W J^T is finite). */
 
-static void asm_part0(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+static void asm_part_axleFL(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_axleFL, 12 * X_axleFL, 12 * X_axleFL, 12 * X_axleFL + 6, 12 * X_axleFL + 6);
   asm_e4x5_1_ggaa_xyzaa(J, WJ, epsilon, w + W_axleFL + 25, 12 * X_towerFL + 6, 12 * X_axleFL, 0, 0);
+}
+
+static void asm_part_axleFR(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_axleFR, 12 * X_axleFR, 12 * X_axleFR, 12 * X_axleFR + 6, 12 * X_axleFR + 6);
   asm_e4x5_1_ggaa_xyzaa(J, WJ, epsilon, w + W_axleFR + 25, 12 * X_towerFR + 6, 12 * X_axleFR, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_axleRL, 12 * X_axleRL, 12 * X_axleRL, 12 * X_axleRL + 6, 12 * X_axleRL + 6);
@@ -450,6 +465,9 @@ static void asm_part0(const double *restrict J, const double *restrict WJ, doubl
   asm_n4x4_2_ggaa(J, WJ, epsilon, w + W_towerFR, 12 * X_towerFR, 12 * X_towerFR, 12 * X_towerFR + 6, 12 * X_towerFR + 6);
   asm_e4x4_1_ggaa_ggaa(J, WJ, epsilon, w + W_towerFR + 16, 12 * X_towerRL, 12 * X_towerFR, 0, 0);
   asm_e4x4_1_ggaa_ggaa(J, WJ, epsilon, w + W_towerFR + 32, 12 * X_towerRR, 12 * X_towerFR, 0, 0);
+}
+
+static void asm_part_towerRL(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n4x4_2_ggaa(J, WJ, epsilon, w + W_towerRL, 12 * X_towerRL, 12 * X_towerRL, 12 * X_towerRL + 6, 12 * X_towerRL + 6);
   asm_e4x4_1_ggaa_ggaa(J, WJ, epsilon, w + W_towerRL + 16, 12 * X_towerRR, 12 * X_towerRL, 0, 0);
   asm_n4x4_2_ggaa(J, WJ, epsilon, w + W_towerRR, 12 * X_towerRR, 12 * X_towerRR, 12 * X_towerRR + 6, 12 * X_towerRR + 6);
@@ -458,7 +476,9 @@ static void asm_part0(const double *restrict J, const double *restrict WJ, doubl
 /* Assembles H~ from the equality rows (rt_assemble_fn). */
 static void car_assemble(const double *J, const double *WJ, double epsilon, void *work) {
   scalar *w = work;
-  asm_part0(J, WJ, epsilon, w);
+  asm_part_axleFL(J, WJ, epsilon, w);
+  asm_part_axleFR(J, WJ, epsilon, w);
+  asm_part_towerRL(J, WJ, epsilon, w);
 }
 
 /*---- the program ------------------------------------------------------------*/

@@ -318,7 +318,7 @@ static int pivot_joint10(scalar *restrict w, scalar *restrict t) {
 
 /*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
-static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
+static void solve_forward_hook(const scalar *restrict w, scalar *restrict x) {
   /* hook (ball, d = 3, h = 3) */
   node_forward_3(w + W_hook, x + X_hook); /* x[hook] */
   forward_3x3(w + W_hook + 9, x + X_hook, x + X_joint2); /* x[joint2] */
@@ -339,6 +339,9 @@ static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
   node_forward_3(w + W_joint5, x + X_joint5); /* x[joint5] */
   forward_3x3(w + W_joint5 + 9, x + X_joint5, x + X_joint6); /* x[joint6] */
   node_diag_3(w + W_joint5, x + X_joint5); /* x[joint5] */
+}
+
+static void solve_forward_joint6(const scalar *restrict w, scalar *restrict x) {
   /* joint6 (ball, d = 3, h = 3) */
   node_forward_3(w + W_joint6, x + X_joint6); /* x[joint6] */
   forward_3x3(w + W_joint6 + 9, x + X_joint6, x + X_joint7); /* x[joint7] */
@@ -347,6 +350,9 @@ static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
   node_forward_3(w + W_joint7, x + X_joint7); /* x[joint7] */
   forward_3x3(w + W_joint7 + 9, x + X_joint7, x + X_joint8); /* x[joint8] */
   node_diag_3(w + W_joint7, x + X_joint7); /* x[joint7] */
+}
+
+static void solve_forward_joint8(const scalar *restrict w, scalar *restrict x) {
   /* joint8 (ball, d = 3, h = 3) */
   node_forward_3(w + W_joint8, x + X_joint8); /* x[joint8] */
   forward_3x3(w + W_joint8 + 9, x + X_joint8, x + X_joint9); /* x[joint9] */
@@ -366,7 +372,7 @@ static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
 
 /*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
-static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
+static void solve_backward_shackle(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
   /* shackle (ball, d = 3, h = 0) */
   node_backward_3(w + W_shackle, x + X_shackle); /* x[shackle] */
@@ -378,6 +384,10 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_set_3x3(w + W_joint9 + 9, x + X_joint10, s); /* L[joint10, joint9] */
   subtract_3(x + X_joint9, s); /* x[joint9] */
   node_backward_3(w + W_joint9, x + X_joint9); /* x[joint9] */
+}
+
+static void solve_backward_joint8(const scalar *restrict w, scalar *restrict x) {
+  scalar s[RT_MAX_DEGREE];
   /* joint8 (ball, d = 3, h = 3) */
   backward_set_3x3(w + W_joint8 + 9, x + X_joint9, s); /* L[joint9, joint8] */
   subtract_3(x + X_joint8, s); /* x[joint8] */
@@ -386,6 +396,10 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_set_3x3(w + W_joint7 + 9, x + X_joint8, s); /* L[joint8, joint7] */
   subtract_3(x + X_joint7, s); /* x[joint7] */
   node_backward_3(w + W_joint7, x + X_joint7); /* x[joint7] */
+}
+
+static void solve_backward_joint6(const scalar *restrict w, scalar *restrict x) {
+  scalar s[RT_MAX_DEGREE];
   /* joint6 (ball, d = 3, h = 3) */
   backward_set_3x3(w + W_joint6 + 9, x + X_joint7, s); /* L[joint7, joint6] */
   subtract_3(x + X_joint6, s); /* x[joint6] */
@@ -406,6 +420,10 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_set_3x3(w + W_joint2 + 9, x + X_joint3, s); /* L[joint3, joint2] */
   subtract_3(x + X_joint2, s); /* x[joint2] */
   node_backward_3(w + W_joint2, x + X_joint2); /* x[joint2] */
+}
+
+static void solve_backward_hook(const scalar *restrict w, scalar *restrict x) {
+  scalar s[RT_MAX_DEGREE];
   /* hook (ball, d = 3, h = 3) */
   backward_set_3x3(w + W_hook + 9, x + X_joint2, s); /* L[joint2, hook] */
   subtract_3(x + X_hook, s); /* x[hook] */
@@ -437,8 +455,13 @@ static int chain_factor(void *work, void *temp) {
 static void chain_solve(const void *work, void *x) {
   const scalar *w = work;
   scalar *v = x;
-  solve_forward_0(w, v);
-  solve_backward_0(w, v);
+  solve_forward_hook(w, v);
+  solve_forward_joint6(w, v);
+  solve_forward_joint8(w, v);
+  solve_backward_shackle(w, v);
+  solve_backward_joint8(w, v);
+  solve_backward_joint6(w, v);
+  solve_backward_hook(w, v);
 }
 /*---- the sweep of the equality rows (rt_sweep_fn of rt.h) -------------------
  * One projected Gauss-Seidel sweep over rows [0, 33): per row, J v from 0.0
@@ -453,10 +476,12 @@ static void chain_solve(const void *work, void *x) {
  * installed rt_sweep.h's. */
 #include "rt_sweep.h"
 
-static void sweep_part0(sweep_rows r, double *restrict v) {
-  (void)r, (void)v; /* a part can be empty */
+static void sweep_part_hook(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_hook, 3, SWEEP_WORLD, B_link1);
   sweep_one(r, v, X_joint2, 3, B_link1, B_link2);
+}
+
+static void sweep_part_joint3(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_joint3, 3, B_link2, B_link3);
   sweep_one(r, v, X_joint4, 3, B_link3, B_link4);
   sweep_one(r, v, X_joint5, 3, B_link4, B_link5);
@@ -488,7 +513,8 @@ static const int sweep_side_of[] = {
 /* One sweep over the equality rows (rt_sweep_fn). */
 static void chain_sweep(const rt_sweep_rows *rows, double *vel) {
   const sweep_rows r = {rows->J, rows->WJ, rows->rhs, rows->inv_diag, rows->lambda};
-  sweep_part0(r, vel);
+  sweep_part_hook(r, vel);
+  sweep_part_joint3(r, vel);
 }
 
 /*---- the assembly of H~ (rt_assemble_fn of rt.h) ----------------------------
@@ -504,7 +530,7 @@ static void chain_sweep(const rt_sweep_rows *rows, double *vel) {
  * (the joint types' row letters), and a sum from +0, never -0, keeps its
  * bits when +-0 is added (while W J^T is finite). */
 
-static void asm_part0(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+static void asm_part_hook(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n3x3_1_xyz(J, WJ, epsilon, w + W_hook, 12 * X_hook + 6, 12 * X_hook + 6, 0, 0);
   asm_e3x3_1_xyz_xyz(J, WJ, epsilon, w + W_hook + 9, 12 * X_joint2, 12 * X_hook + 6, 0, 0);
   asm_n3x3_2_xyz(J, WJ, epsilon, w + W_joint2, 12 * X_joint2, 12 * X_joint2, 12 * X_joint2 + 6, 12 * X_joint2 + 6);
@@ -523,6 +549,9 @@ static void asm_part0(const double *restrict J, const double *restrict WJ, doubl
   asm_e3x3_1_xyz_xyz(J, WJ, epsilon, w + W_joint8 + 9, 12 * X_joint9, 12 * X_joint8 + 6, 0, 0);
   asm_n3x3_2_xyz(J, WJ, epsilon, w + W_joint9, 12 * X_joint9, 12 * X_joint9, 12 * X_joint9 + 6, 12 * X_joint9 + 6);
   asm_e3x3_1_xyz_xyz(J, WJ, epsilon, w + W_joint9 + 9, 12 * X_joint10, 12 * X_joint9 + 6, 0, 0);
+}
+
+static void asm_part_joint10(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n3x3_2_xyz(J, WJ, epsilon, w + W_joint10, 12 * X_joint10, 12 * X_joint10, 12 * X_joint10 + 6, 12 * X_joint10 + 6);
   asm_e3x3_1_xyz_xyz(J, WJ, epsilon, w + W_joint10 + 9, 12 * X_shackle, 12 * X_joint10 + 6, 0, 0);
   asm_n3x3_2_xyz(J, WJ, epsilon, w + W_shackle, 12 * X_shackle, 12 * X_shackle, 12 * X_shackle + 6, 12 * X_shackle + 6);
@@ -531,7 +560,8 @@ static void asm_part0(const double *restrict J, const double *restrict WJ, doubl
 /* Assembles H~ from the equality rows (rt_assemble_fn). */
 static void chain_assemble(const double *J, const double *WJ, double epsilon, void *work) {
   scalar *w = work;
-  asm_part0(J, WJ, epsilon, w);
+  asm_part_hook(J, WJ, epsilon, w);
+  asm_part_joint10(J, WJ, epsilon, w);
 }
 
 /*---- the program ------------------------------------------------------------*/

@@ -219,7 +219,7 @@ static int pivot_bob_right(scalar *restrict w, scalar *restrict t) {
 
 /*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
-static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
+static void solve_forward_bob_left(const scalar *restrict w, scalar *restrict x) {
   /* bob_left (ball, d = 3, h = 6) */
   node_forward_3(w + W_bob_left, x + X_bob_left); /* x[bob_left] */
   forward_5x3(w + W_bob_left + 9, x + X_bob_left, x + X_pivot_left); /* x[pivot_left] */
@@ -244,7 +244,7 @@ static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
 
 /*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
-static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
+static void solve_backward_pivot_right(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
   /* pivot_right (hinge, d = 5, h = 0) */
   node_backward_5(w + W_pivot_right, x + X_pivot_right); /* x[pivot_right] */
@@ -286,8 +286,8 @@ static int elimination_example_factor(void *work, void *temp) {
 static void elimination_example_solve(const void *work, void *x) {
   const scalar *w = work;
   scalar *v = x;
-  solve_forward_0(w, v);
-  solve_backward_0(w, v);
+  solve_forward_bob_left(w, v);
+  solve_backward_pivot_right(w, v);
 }
 /*---- the sweep of the equality rows (rt_sweep_fn of rt.h) -------------------
  * One projected Gauss-Seidel sweep over rows [0, 17): per row, J v from 0.0
@@ -302,9 +302,12 @@ static void elimination_example_solve(const void *work, void *x) {
  * installed rt_sweep.h's. */
 #include "rt_sweep.h"
 
-static void sweep_part0(sweep_rows r, double *restrict v) {
-  (void)r, (void)v; /* a part can be empty */
-  sweep_two(r, v, X_bob_left, 3, B_left, B_bob_l, X_bob_right, 3, B_right, B_bob_r);
+static void sweep_part_bob_left(sweep_rows r, double *restrict v) {
+  sweep_one(r, v, X_bob_left, 3, B_left, B_bob_l);
+}
+
+static void sweep_part_bob_right(sweep_rows r, double *restrict v) {
+  sweep_one(r, v, X_bob_right, 3, B_right, B_bob_r);
   sweep_one(r, v, X_coupler, 1, B_left, B_right);
   sweep_two(r, v, X_pivot_left, 5, SWEEP_WORLD, B_left, X_pivot_right, 5, SWEEP_WORLD, B_right);
 }
@@ -323,7 +326,8 @@ static const int sweep_side_of[] = {
 /* One sweep over the equality rows (rt_sweep_fn). */
 static void elimination_example_sweep(const rt_sweep_rows *rows, double *vel) {
   const sweep_rows r = {rows->J, rows->WJ, rows->rhs, rows->inv_diag, rows->lambda};
-  sweep_part0(r, vel);
+  sweep_part_bob_left(r, vel);
+  sweep_part_bob_right(r, vel);
 }
 
 /*---- the assembly of H~ (rt_assemble_fn of rt.h) ----------------------------
@@ -339,7 +343,7 @@ static void elimination_example_sweep(const rt_sweep_rows *rows, double *vel) {
  * (the joint types' row letters), and a sum from +0, never -0, keeps its
  * bits when +-0 is added (while W J^T is finite). */
 
-static void asm_part0(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+static void asm_part_bob_left(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n3x3_2_xyz(J, WJ, epsilon, w + W_bob_left, 12 * X_bob_left, 12 * X_bob_left, 12 * X_bob_left + 6, 12 * X_bob_left + 6);
   asm_e5x3_1_xyzaa_xyz(J, WJ, epsilon, w + W_bob_left + 9, 12 * X_pivot_left + 6, 12 * X_bob_left, 0, 0);
   asm_e1x3_1_g_xyz(J, WJ, epsilon, w + W_bob_left + 24, 12 * X_coupler, 12 * X_bob_left, 0, 0);
@@ -356,7 +360,7 @@ static void asm_part0(const double *restrict J, const double *restrict WJ, doubl
 /* Assembles H~ from the equality rows (rt_assemble_fn). */
 static void elimination_example_assemble(const double *J, const double *WJ, double epsilon, void *work) {
   scalar *w = work;
-  asm_part0(J, WJ, epsilon, w);
+  asm_part_bob_left(J, WJ, epsilon, w);
 }
 
 /*---- the program ------------------------------------------------------------*/

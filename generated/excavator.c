@@ -217,7 +217,7 @@ static int pivot_bucket_pin(scalar *restrict w, scalar *restrict t) {
 
 /*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
-static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
+static void solve_forward_load_sling(const scalar *restrict w, scalar *restrict x) {
   /* load_sling (ball, d = 3, h = 3) */
   node_forward_3(w + W_load_sling, x + X_load_sling); /* x[load_sling] */
   forward_3x3(w + W_load_sling + 9, x + X_load_sling, x + X_hook_eye); /* x[hook_eye] */
@@ -226,6 +226,9 @@ static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
   node_forward_3(w + W_hook_eye, x + X_hook_eye); /* x[hook_eye] */
   forward_5x3(w + W_hook_eye + 9, x + X_hook_eye, x + X_bucket_pin); /* x[bucket_pin] */
   node_diag_3(w + W_hook_eye, x + X_hook_eye); /* x[hook_eye] */
+}
+
+static void solve_forward_boom_pin(const scalar *restrict w, scalar *restrict x) {
   /* boom_pin (hinge, d = 5, h = 5) */
   node_forward_5(w + W_boom_pin, x + X_boom_pin); /* x[boom_pin] */
   forward_5x5(w + W_boom_pin + 25, x + X_boom_pin, x + X_stick_pin); /* x[stick_pin] */
@@ -241,7 +244,7 @@ static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
 
 /*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
-static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
+static void solve_backward_stick_pin(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
   /* stick_pin (hinge, d = 5, h = 0) */
   node_backward_5(w + W_stick_pin, x + X_stick_pin); /* x[stick_pin] */
@@ -249,6 +252,10 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_set_5x5(w + W_bucket_pin + 25, x + X_stick_pin, s); /* L[stick_pin, bucket_pin] */
   subtract_5(x + X_bucket_pin, s); /* x[bucket_pin] */
   node_backward_5(w + W_bucket_pin, x + X_bucket_pin); /* x[bucket_pin] */
+}
+
+static void solve_backward_boom_pin(const scalar *restrict w, scalar *restrict x) {
+  scalar s[RT_MAX_DEGREE];
   /* boom_pin (hinge, d = 5, h = 5) */
   backward_set_5x5(w + W_boom_pin + 25, x + X_stick_pin, s); /* L[stick_pin, boom_pin] */
   subtract_5(x + X_boom_pin, s); /* x[boom_pin] */
@@ -282,8 +289,10 @@ static int excavator_factor(void *work, void *temp) {
 static void excavator_solve(const void *work, void *x) {
   const scalar *w = work;
   scalar *v = x;
-  solve_forward_0(w, v);
-  solve_backward_0(w, v);
+  solve_forward_load_sling(w, v);
+  solve_forward_boom_pin(w, v);
+  solve_backward_stick_pin(w, v);
+  solve_backward_boom_pin(w, v);
 }
 /*---- the sweep of the equality rows (rt_sweep_fn of rt.h) -------------------
  * One projected Gauss-Seidel sweep over rows [0, 21): per row, J v from 0.0
@@ -298,8 +307,7 @@ static void excavator_solve(const void *work, void *x) {
  * installed rt_sweep.h's. */
 #include "rt_sweep.h"
 
-static void sweep_part0(sweep_rows r, double *restrict v) {
-  (void)r, (void)v; /* a part can be empty */
+static void sweep_part_boom_pin(sweep_rows r, double *restrict v) {
   sweep_two(r, v, X_boom_pin, 5, SWEEP_WORLD, B_boom, X_bucket_pin, 5, B_stick, B_bucket);
   sweep_two(r, v, X_hook_eye, 3, B_bucket, B_hook, X_stick_pin, 5, B_boom, B_stick);
   sweep_one(r, v, X_load_sling, 3, B_hook, B_load);
@@ -319,7 +327,7 @@ static const int sweep_side_of[] = {
 /* One sweep over the equality rows (rt_sweep_fn). */
 static void excavator_sweep(const rt_sweep_rows *rows, double *vel) {
   const sweep_rows r = {rows->J, rows->WJ, rows->rhs, rows->inv_diag, rows->lambda};
-  sweep_part0(r, vel);
+  sweep_part_boom_pin(r, vel);
 }
 
 /*---- the assembly of H~ (rt_assemble_fn of rt.h) ----------------------------
@@ -335,7 +343,7 @@ static void excavator_sweep(const rt_sweep_rows *rows, double *vel) {
  * (the joint types' row letters), and a sum from +0, never -0, keeps its
  * bits when +-0 is added (while W J^T is finite). */
 
-static void asm_part0(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+static void asm_part_load_sling(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n3x3_2_xyz(J, WJ, epsilon, w + W_load_sling, 12 * X_load_sling, 12 * X_load_sling, 12 * X_load_sling + 6, 12 * X_load_sling + 6);
   asm_e3x3_1_xyz_xyz(J, WJ, epsilon, w + W_load_sling + 9, 12 * X_hook_eye + 6, 12 * X_load_sling, 0, 0);
   asm_n3x3_2_xyz(J, WJ, epsilon, w + W_hook_eye, 12 * X_hook_eye, 12 * X_hook_eye, 12 * X_hook_eye + 6, 12 * X_hook_eye + 6);
@@ -350,7 +358,7 @@ static void asm_part0(const double *restrict J, const double *restrict WJ, doubl
 /* Assembles H~ from the equality rows (rt_assemble_fn). */
 static void excavator_assemble(const double *J, const double *WJ, double epsilon, void *work) {
   scalar *w = work;
-  asm_part0(J, WJ, epsilon, w);
+  asm_part_load_sling(J, WJ, epsilon, w);
 }
 
 /*---- the program ------------------------------------------------------------*/

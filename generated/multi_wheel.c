@@ -712,7 +712,7 @@ static int pivot_chassis_weld6(scalar *restrict w, scalar *restrict t) {
 
 /*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
-static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
+static void solve_forward_tow_front_ball(const scalar *restrict w, scalar *restrict x) {
   /* tow_front_ball (ball, d = 3, h = 9) */
   node_forward_3(w + W_tow_front_ball, x + X_tow_front_ball); /* x[tow_front_ball] */
   forward_3x3(w + W_tow_front_ball + 9, x + X_tow_front_ball, x + X_tow_rear_ball); /* x[tow_rear_ball] */
@@ -731,6 +731,9 @@ static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
   node_forward_5(w + W_axle1R, x + X_axle1R); /* x[axle1R] */
   forward_6x5(w + W_axle1R + 25, x + X_axle1R, x + X_chassis_weld1); /* x[chassis#weld1] */
   node_diag_5(w + W_axle1R, x + X_axle1R); /* x[axle1R] */
+}
+
+static void solve_forward_outrigger_frontL_ball(const scalar *restrict w, scalar *restrict x) {
   /* outrigger_frontL_ball (ball, d = 3, h = 15) */
   node_forward_3(w + W_outrigger_frontL_ball, x + X_outrigger_frontL_ball); /* x[outrigger_frontL_ball] */
   forward_3x3(w + W_outrigger_frontL_ball + 9, x + X_outrigger_frontL_ball, x + X_outrigger_frontR_ball); /* x[outrigger_frontR_ball] */
@@ -797,6 +800,9 @@ static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
   forward_6x5(w + W_axle4L + 50, x + X_axle4L, x + X_chassis_weld3); /* x[chassis#weld3] */
   forward_6x5(w + W_axle4L + 80, x + X_axle4L, x + X_chassis_weld4); /* x[chassis#weld4] */
   node_diag_5(w + W_axle4L, x + X_axle4L); /* x[axle4L] */
+}
+
+static void solve_forward_axle4R(const scalar *restrict w, scalar *restrict x) {
   /* axle4R (hinge, d = 5, h = 12) */
   node_forward_5(w + W_axle4R, x + X_axle4R); /* x[axle4R] */
   forward_6x5(w + W_axle4R + 25, x + X_axle4R, x + X_chassis_weld3); /* x[chassis#weld3] */
@@ -827,6 +833,9 @@ static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
   forward_6x5(w + W_axle6L + 50, x + X_axle6L, x + X_chassis_weld5); /* x[chassis#weld5] */
   forward_6x5(w + W_axle6L + 80, x + X_axle6L, x + X_chassis_weld6); /* x[chassis#weld6] */
   node_diag_5(w + W_axle6L, x + X_axle6L); /* x[axle6L] */
+}
+
+static void solve_forward_axle6R(const scalar *restrict w, scalar *restrict x) {
   /* axle6R (hinge, d = 5, h = 12) */
   node_forward_5(w + W_axle6R, x + X_axle6R); /* x[axle6R] */
   forward_6x5(w + W_axle6R + 25, x + X_axle6R, x + X_chassis_weld5); /* x[chassis#weld5] */
@@ -858,7 +867,7 @@ static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
 
 /*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
-static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
+static void solve_backward_chassis_weld7(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
   /* chassis#weld7 (shard weld, d = 6, h = 0) */
   node_backward_6(w + W_chassis_weld7, x + X_chassis_weld7); /* x[chassis#weld7] */
@@ -881,6 +890,10 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_set_6x6(w + W_chassis_weld5 + 36, x + X_chassis_weld6, s); /* L[chassis#weld6, chassis#weld5] */
   subtract_6(x + X_chassis_weld5, s); /* x[chassis#weld5] */
   node_backward_6(w + W_chassis_weld5, x + X_chassis_weld5); /* x[chassis#weld5] */
+}
+
+static void solve_backward_axle6R(const scalar *restrict w, scalar *restrict x) {
+  scalar s[RT_MAX_DEGREE];
   /* axle6R (hinge, d = 5, h = 12) */
   backward_set_6x5(w + W_axle6R + 55, x + X_chassis_weld6, s); /* L[chassis#weld6, axle6R] */
   backward_add_6x5(w + W_axle6R + 25, x + X_chassis_weld5, s); /* L[chassis#weld5, axle6R] */
@@ -911,6 +924,10 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_set_6x6(w + W_chassis_weld3 + 36, x + X_chassis_weld4, s); /* L[chassis#weld4, chassis#weld3] */
   subtract_6(x + X_chassis_weld3, s); /* x[chassis#weld3] */
   node_backward_6(w + W_chassis_weld3, x + X_chassis_weld3); /* x[chassis#weld3] */
+}
+
+static void solve_backward_axle4R(const scalar *restrict w, scalar *restrict x) {
+  scalar s[RT_MAX_DEGREE];
   /* axle4R (hinge, d = 5, h = 12) */
   backward_set_6x5(w + W_axle4R + 55, x + X_chassis_weld4, s); /* L[chassis#weld4, axle4R] */
   backward_add_6x5(w + W_axle4R + 25, x + X_chassis_weld3, s); /* L[chassis#weld3, axle4R] */
@@ -976,6 +993,10 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_add_6x3(w + W_outrigger_frontR_ball + 9, x + X_chassis_weld8, s); /* L[chassis#weld8, outrigger_frontR_ball] */
   subtract_3(x + X_outrigger_frontR_ball, s); /* x[outrigger_frontR_ball] */
   node_backward_3(w + W_outrigger_frontR_ball, x + X_outrigger_frontR_ball); /* x[outrigger_frontR_ball] */
+}
+
+static void solve_backward_outrigger_frontL_ball(const scalar *restrict w, scalar *restrict x) {
+  scalar s[RT_MAX_DEGREE];
   /* outrigger_frontL_ball (ball, d = 3, h = 15) */
   backward_set_6x3(w + W_outrigger_frontL_ball + 36, x + X_chassis_weld7, s); /* L[chassis#weld7, outrigger_frontL_ball] */
   backward_add_6x3(w + W_outrigger_frontL_ball + 18, x + X_chassis_weld8, s); /* L[chassis#weld8, outrigger_frontL_ball] */
@@ -995,6 +1016,10 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_set_6x3(w + W_tow_rear_ball + 9, x + X_chassis_weld9, s); /* L[chassis#weld9, tow_rear_ball] */
   subtract_3(x + X_tow_rear_ball, s); /* x[tow_rear_ball] */
   node_backward_3(w + W_tow_rear_ball, x + X_tow_rear_ball); /* x[tow_rear_ball] */
+}
+
+static void solve_backward_tow_front_ball(const scalar *restrict w, scalar *restrict x) {
+  scalar s[RT_MAX_DEGREE];
   /* tow_front_ball (ball, d = 3, h = 9) */
   backward_set_6x3(w + W_tow_front_ball + 18, x + X_chassis_weld9, s); /* L[chassis#weld9, tow_front_ball] */
   backward_add_3x3(w + W_tow_front_ball + 9, x + X_tow_rear_ball, s); /* L[tow_rear_ball, tow_front_ball] */
@@ -1045,8 +1070,15 @@ static int multi_wheel_factor(void *work, void *temp) {
 static void multi_wheel_solve(const void *work, void *x) {
   const scalar *w = work;
   scalar *v = x;
-  solve_forward_0(w, v);
-  solve_backward_0(w, v);
+  solve_forward_tow_front_ball(w, v);
+  solve_forward_outrigger_frontL_ball(w, v);
+  solve_forward_axle4R(w, v);
+  solve_forward_axle6R(w, v);
+  solve_backward_chassis_weld7(w, v);
+  solve_backward_axle6R(w, v);
+  solve_backward_axle4R(w, v);
+  solve_backward_outrigger_frontL_ball(w, v);
+  solve_backward_tow_front_ball(w, v);
 }
 /*---- the sweep of the equality rows (rt_sweep_fn of rt.h) -------------------
  * One projected Gauss-Seidel sweep over rows [0, 142): per row, J v from 0.0
@@ -1061,19 +1093,31 @@ static void multi_wheel_solve(const void *work, void *x) {
  * installed rt_sweep.h's. */
 #include "rt_sweep.h"
 
-static void sweep_part0(sweep_rows r, double *restrict v) {
-  (void)r, (void)v; /* a part can be empty */
+static void sweep_part_axle1L(sweep_rows r, double *restrict v) {
   sweep_two(r, v, X_axle1L, 5, B_chassis_0, B_wheel1L, X_axle2L, 5, B_chassis_1, B_wheel2L);
-  sweep_two(r, v, X_axle1R, 5, B_chassis_0, B_wheel1R, X_axle2R, 5, B_chassis_1, B_wheel2R);
-  sweep_two(r, v, X_axle3L, 5, B_chassis_2, B_wheel3L, X_axle4L, 5, B_chassis_3, B_wheel4L);
-  sweep_two(r, v, X_axle3R, 5, B_chassis_2, B_wheel3R, X_axle4R, 5, B_chassis_3, B_wheel4R);
-  sweep_two(r, v, X_axle5L, 5, B_chassis_4, B_wheel5L, X_axle6L, 5, B_chassis_5, B_wheel6L);
-  sweep_two(r, v, X_axle5R, 5, B_chassis_4, B_wheel5R, X_axle6R, 5, B_chassis_5, B_wheel6R);
-  sweep_two(r, v, X_axle7L, 5, B_chassis_6, B_wheel7L, X_outrigger_frontL_ball, 3, B_chassis_7, B_outrigger_frontL);
-  sweep_two(r, v, X_axle7R, 5, B_chassis_6, B_wheel7R, X_outrigger_frontR_ball, 3, B_chassis_7, B_outrigger_frontR);
-  sweep_two(r, v, X_outrigger_rearL_ball, 3, B_chassis_8, B_outrigger_rearL, X_tow_front_ball, 3, B_chassis_9, B_tow_front);
-  sweep_two(r, v, X_outrigger_rearR_ball, 3, B_chassis_8, B_outrigger_rearR, X_tow_rear_ball, 3, B_chassis_9, B_tow_rear);
-  sweep_one(r, v, X_chassis_weld1, 6, B_chassis_0, B_chassis_1);
+  sweep_one(r, v, X_axle1R, 5, B_chassis_0, B_wheel1R);
+}
+
+static void sweep_part_axle2R(sweep_rows r, double *restrict v) {
+  sweep_two(r, v, X_axle2R, 5, B_chassis_1, B_wheel2R, X_axle3L, 5, B_chassis_2, B_wheel3L);
+  sweep_two(r, v, X_axle3R, 5, B_chassis_2, B_wheel3R, X_axle4L, 5, B_chassis_3, B_wheel4L);
+  sweep_two(r, v, X_axle4R, 5, B_chassis_3, B_wheel4R, X_axle5L, 5, B_chassis_4, B_wheel5L);
+  sweep_two(r, v, X_axle5R, 5, B_chassis_4, B_wheel5R, X_axle6L, 5, B_chassis_5, B_wheel6L);
+  sweep_two(r, v, X_axle6R, 5, B_chassis_5, B_wheel6R, X_axle7L, 5, B_chassis_6, B_wheel7L);
+  sweep_one(r, v, X_axle7R, 5, B_chassis_6, B_wheel7R);
+}
+
+static void sweep_part_outrigger_frontL_ball(sweep_rows r, double *restrict v) {
+  sweep_two(r, v, X_outrigger_frontL_ball, 3, B_chassis_7, B_outrigger_frontL, X_outrigger_rearL_ball, 3, B_chassis_8, B_outrigger_rearL);
+  sweep_one(r, v, X_outrigger_frontR_ball, 3, B_chassis_7, B_outrigger_frontR);
+}
+
+static void sweep_part_outrigger_rearR_ball(sweep_rows r, double *restrict v) {
+  sweep_two(r, v, X_outrigger_rearR_ball, 3, B_chassis_8, B_outrigger_rearR, X_tow_front_ball, 3, B_chassis_9, B_tow_front);
+}
+
+static void sweep_part_tow_rear_ball(sweep_rows r, double *restrict v) {
+  sweep_two(r, v, X_tow_rear_ball, 3, B_chassis_9, B_tow_rear, X_chassis_weld1, 6, B_chassis_0, B_chassis_1);
   sweep_one(r, v, X_chassis_weld2, 6, B_chassis_1, B_chassis_2);
   sweep_one(r, v, X_chassis_weld3, 6, B_chassis_2, B_chassis_3);
   sweep_one(r, v, X_chassis_weld4, 6, B_chassis_3, B_chassis_4);
@@ -1122,7 +1166,11 @@ static const int sweep_side_of[] = {
 /* One sweep over the equality rows (rt_sweep_fn). */
 static void multi_wheel_sweep(const rt_sweep_rows *rows, double *vel) {
   const sweep_rows r = {rows->J, rows->WJ, rows->rhs, rows->inv_diag, rows->lambda};
-  sweep_part0(r, vel);
+  sweep_part_axle1L(r, vel);
+  sweep_part_axle2R(r, vel);
+  sweep_part_outrigger_frontL_ball(r, vel);
+  sweep_part_outrigger_rearR_ball(r, vel);
+  sweep_part_tow_rear_ball(r, vel);
 }
 
 /*---- the assembly of H~ (rt_assemble_fn of rt.h) ----------------------------
@@ -1138,7 +1186,7 @@ static void multi_wheel_sweep(const rt_sweep_rows *rows, double *vel) {
  * (the joint types' row letters), and a sum from +0, never -0, keeps its
  * bits when +-0 is added (while W J^T is finite). */
 
-static void asm_part0(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+static void asm_part_tow_front_ball(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n3x3_2_xyz(J, WJ, epsilon, w + W_tow_front_ball, 12 * X_tow_front_ball, 12 * X_tow_front_ball, 12 * X_tow_front_ball + 6, 12 * X_tow_front_ball + 6);
   asm_e3x3_1_xyz_xyz(J, WJ, epsilon, w + W_tow_front_ball + 9, 12 * X_tow_rear_ball, 12 * X_tow_front_ball, 0, 0);
   asm_e6x3_1_xyzaaa_xyz(J, WJ, epsilon, w + W_tow_front_ball + 18, 12 * X_chassis_weld9 + 6, 12 * X_tow_front_ball, 0, 0);
@@ -1149,6 +1197,9 @@ static void asm_part0(const double *restrict J, const double *restrict WJ, doubl
   asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_axle1L + 50, 12 * X_chassis_weld1, 12 * X_axle1L, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_axle1R, 12 * X_axle1R, 12 * X_axle1R, 12 * X_axle1R + 6, 12 * X_axle1R + 6);
   asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_axle1R + 25, 12 * X_chassis_weld1, 12 * X_axle1R, 0, 0);
+}
+
+static void asm_part_outrigger_frontL_ball(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n3x3_2_xyz(J, WJ, epsilon, w + W_outrigger_frontL_ball, 12 * X_outrigger_frontL_ball, 12 * X_outrigger_frontL_ball, 12 * X_outrigger_frontL_ball + 6, 12 * X_outrigger_frontL_ball + 6);
   asm_e3x3_1_xyz_xyz(J, WJ, epsilon, w + W_outrigger_frontL_ball + 9, 12 * X_outrigger_frontR_ball, 12 * X_outrigger_frontL_ball, 0, 0);
   asm_e6x3_1_xyzaaa_xyz(J, WJ, epsilon, w + W_outrigger_frontL_ball + 18, 12 * X_chassis_weld8, 12 * X_outrigger_frontL_ball, 0, 0);
@@ -1163,6 +1214,9 @@ static void asm_part0(const double *restrict J, const double *restrict WJ, doubl
   asm_n3x3_2_xyz(J, WJ, epsilon, w + W_outrigger_rearR_ball, 12 * X_outrigger_rearR_ball, 12 * X_outrigger_rearR_ball, 12 * X_outrigger_rearR_ball + 6, 12 * X_outrigger_rearR_ball + 6);
   asm_e6x3_1_xyzaaa_xyz(J, WJ, epsilon, w + W_outrigger_rearR_ball + 9, 12 * X_chassis_weld9, 12 * X_outrigger_rearR_ball, 0, 0);
   asm_e6x3_1_xyzaaa_xyz(J, WJ, epsilon, w + W_outrigger_rearR_ball + 27, 12 * X_chassis_weld8 + 6, 12 * X_outrigger_rearR_ball, 0, 0);
+}
+
+static void asm_part_chassis_weld9(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n6x6_2_xyzaaa(J, WJ, epsilon, w + W_chassis_weld9, 12 * X_chassis_weld9, 12 * X_chassis_weld9, 12 * X_chassis_weld9 + 6, 12 * X_chassis_weld9 + 6);
   asm_e6x6_1_xyzaaa_xyzaaa(J, WJ, epsilon, w + W_chassis_weld9 + 36, 12 * X_chassis_weld8 + 6, 12 * X_chassis_weld9, 0, 0);
   asm_n6x6_2_xyzaaa(J, WJ, epsilon, w + W_chassis_weld8, 12 * X_chassis_weld8, 12 * X_chassis_weld8, 12 * X_chassis_weld8 + 6, 12 * X_chassis_weld8 + 6);
@@ -1176,6 +1230,9 @@ static void asm_part0(const double *restrict J, const double *restrict WJ, doubl
   asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_axle2R + 55, 12 * X_chassis_weld2, 12 * X_axle2R, 0, 0);
   asm_n6x6_2_xyzaaa(J, WJ, epsilon, w + W_chassis_weld1, 12 * X_chassis_weld1, 12 * X_chassis_weld1, 12 * X_chassis_weld1 + 6, 12 * X_chassis_weld1 + 6);
   asm_e6x6_1_xyzaaa_xyzaaa(J, WJ, epsilon, w + W_chassis_weld1 + 36, 12 * X_chassis_weld2, 12 * X_chassis_weld1 + 6, 0, 0);
+}
+
+static void asm_part_axle3L(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_axle3L, 12 * X_axle3L, 12 * X_axle3L, 12 * X_axle3L + 6, 12 * X_axle3L + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_axle3L + 25, 12 * X_axle3R, 12 * X_axle3L, 0, 0);
   asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_axle3L + 50, 12 * X_chassis_weld2 + 6, 12 * X_axle3L, 0, 0);
@@ -1183,6 +1240,9 @@ static void asm_part0(const double *restrict J, const double *restrict WJ, doubl
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_axle3R, 12 * X_axle3R, 12 * X_axle3R, 12 * X_axle3R + 6, 12 * X_axle3R + 6);
   asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_axle3R + 25, 12 * X_chassis_weld2 + 6, 12 * X_axle3R, 0, 0);
   asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_axle3R + 55, 12 * X_chassis_weld3, 12 * X_axle3R, 0, 0);
+}
+
+static void asm_part_chassis_weld2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n6x6_2_xyzaaa(J, WJ, epsilon, w + W_chassis_weld2, 12 * X_chassis_weld2, 12 * X_chassis_weld2, 12 * X_chassis_weld2 + 6, 12 * X_chassis_weld2 + 6);
   asm_e6x6_1_xyzaaa_xyzaaa(J, WJ, epsilon, w + W_chassis_weld2 + 36, 12 * X_chassis_weld3, 12 * X_chassis_weld2 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_axle4L, 12 * X_axle4L, 12 * X_axle4L, 12 * X_axle4L + 6, 12 * X_axle4L + 6);
@@ -1227,7 +1287,11 @@ static void asm_part0(const double *restrict J, const double *restrict WJ, doubl
 /* Assembles H~ from the equality rows (rt_assemble_fn). */
 static void multi_wheel_assemble(const double *J, const double *WJ, double epsilon, void *work) {
   scalar *w = work;
-  asm_part0(J, WJ, epsilon, w);
+  asm_part_tow_front_ball(J, WJ, epsilon, w);
+  asm_part_outrigger_frontL_ball(J, WJ, epsilon, w);
+  asm_part_chassis_weld9(J, WJ, epsilon, w);
+  asm_part_axle3L(J, WJ, epsilon, w);
+  asm_part_chassis_weld2(J, WJ, epsilon, w);
 }
 
 /*---- the program ------------------------------------------------------------*/

@@ -1211,7 +1211,7 @@ static int pivot_axleRR(scalar *restrict w, scalar *restrict t) {
 
 /*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
-static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
+static void solve_forward_inner1_weld(const scalar *restrict w, scalar *restrict x) {
   /* inner1_weld (weld, d = 6, h = 15) */
   node_forward_6(w + W_inner1_weld, x + X_inner1_weld); /* x[inner1_weld] */
   forward_5x6(w + W_inner1_weld + 36, x + X_inner1_weld, x + X_knee_inner1); /* x[knee_inner1] */
@@ -1290,6 +1290,9 @@ static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
   forward_5x6(w + W_outer6_weld + 66, x + X_outer6_weld, x + X_pivot6); /* x[pivot6] */
   forward_5x6(w + W_outer6_weld + 96, x + X_outer6_weld, x + X_knee_inner5); /* x[knee_inner5] */
   node_diag_6(w + W_outer6_weld, x + X_outer6_weld); /* x[outer6_weld] */
+}
+
+static void solve_forward_roller_top_slide(const scalar *restrict w, scalar *restrict x) {
   /* roller_top_slide (cylindrical, d = 4, h = 10) */
   node_forward_4(w + W_roller_top_slide, x + X_roller_top_slide); /* x[roller_top_slide] */
   forward_5x4(w + W_roller_top_slide + 16, x + X_roller_top_slide, x + X_head); /* x[head] */
@@ -1317,12 +1320,18 @@ static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
   forward_6x3(w + W_barrel_eye + 39, x + X_barrel_eye, x + X_inner0_weld); /* x[inner0_weld] */
   forward_6x3(w + W_barrel_eye + 57, x + X_barrel_eye, x + X_chassis_weld1); /* x[chassis#weld1] */
   node_diag_3(w + W_barrel_eye, x + X_barrel_eye); /* x[barrel_eye] */
+}
+
+static void solve_forward_head(const scalar *restrict w, scalar *restrict x) {
   /* head (hinge, d = 5, h = 15) */
   node_forward_5(w + W_head, x + X_head); /* x[head] */
   forward_5x5(w + W_head + 25, x + X_head, x + X_pivot6); /* x[pivot6] */
   forward_5x5(w + W_head + 50, x + X_head, x + X_roller_top_pin); /* x[roller_top_pin] */
   forward_5x5(w + W_head + 75, x + X_head, x + X_knee_inner5); /* x[knee_inner5] */
   node_diag_5(w + W_head, x + X_head); /* x[head] */
+}
+
+static void solve_forward_pivot6(const scalar *restrict w, scalar *restrict x) {
   /* pivot6 (hinge, d = 5, h = 15) */
   node_forward_5(w + W_pivot6, x + X_pivot6); /* x[pivot6] */
   forward_5x5(w + W_pivot6 + 25, x + X_pivot6, x + X_roller_top_pin); /* x[roller_top_pin] */
@@ -1340,6 +1349,9 @@ static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
   forward_5x5(w + W_knee_inner5 + 50, x + X_knee_inner5, x + X_pivot5); /* x[pivot5] */
   forward_5x5(w + W_knee_inner5 + 75, x + X_knee_inner5, x + X_knee_outer4); /* x[knee_outer4] */
   node_diag_5(w + W_knee_inner5, x + X_knee_inner5); /* x[knee_inner5] */
+}
+
+static void solve_forward_knee_outer5(const scalar *restrict w, scalar *restrict x) {
   /* knee_outer5 (hinge, d = 5, h = 15) */
   node_forward_5(w + W_knee_outer5, x + X_knee_outer5); /* x[knee_outer5] */
   forward_5x5(w + W_knee_outer5 + 25, x + X_knee_outer5, x + X_pivot5); /* x[pivot5] */
@@ -1351,6 +1363,9 @@ static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
   forward_5x5(w + W_pivot5 + 25, x + X_pivot5, x + X_knee_inner4); /* x[knee_inner4] */
   forward_5x5(w + W_pivot5 + 50, x + X_pivot5, x + X_knee_outer4); /* x[knee_outer4] */
   node_diag_5(w + W_pivot5, x + X_pivot5); /* x[pivot5] */
+}
+
+static void solve_forward_knee_inner4(const scalar *restrict w, scalar *restrict x) {
   /* knee_inner4 (hinge, d = 5, h = 15) */
   node_forward_5(w + W_knee_inner4, x + X_knee_inner4); /* x[knee_inner4] */
   forward_5x5(w + W_knee_inner4 + 25, x + X_knee_inner4, x + X_knee_outer4); /* x[knee_outer4] */
@@ -1425,6 +1440,9 @@ static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
   forward_5x5(w + W_knee_outer0 + 50, x + X_knee_outer0, x + X_knee_inner0); /* x[knee_inner0] */
   forward_5x5(w + W_knee_outer0 + 75, x + X_knee_outer0, x + X_pivot0); /* x[pivot0] */
   node_diag_5(w + W_knee_outer0, x + X_knee_outer0); /* x[knee_outer0] */
+}
+
+static void solve_forward_roller_bottom_pin(const scalar *restrict w, scalar *restrict x) {
   /* roller_bottom_pin (hinge, d = 5, h = 15) */
   node_forward_5(w + W_roller_bottom_pin, x + X_roller_bottom_pin); /* x[roller_bottom_pin] */
   forward_5x5(w + W_roller_bottom_pin + 25, x + X_roller_bottom_pin, x + X_knee_inner0); /* x[knee_inner0] */
@@ -1452,9 +1470,6 @@ static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
   forward_6x5(w + W_pivot0 + 50, x + X_pivot0, x + X_inner0_weld); /* x[inner0_weld] */
   forward_6x5(w + W_pivot0 + 80, x + X_pivot0, x + X_chassis_weld1); /* x[chassis#weld1] */
   node_diag_5(w + W_pivot0, x + X_pivot0); /* x[pivot0] */
-}
-
-static void solve_forward_1(const scalar *restrict w, scalar *restrict x) {
   /* roller_bottom_slide (prismatic, d = 5, h = 12) */
   node_forward_5(w + W_roller_bottom_slide, x + X_roller_bottom_slide); /* x[roller_bottom_slide] */
   forward_6x5(w + W_roller_bottom_slide + 25, x + X_roller_bottom_slide, x + X_inner0_weld); /* x[inner0_weld] */
@@ -1493,7 +1508,7 @@ static void solve_forward_1(const scalar *restrict w, scalar *restrict x) {
 
 /*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
-static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
+static void solve_backward_chassis_weld1(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
   /* chassis#weld1 (shard weld, d = 6, h = 0) */
   node_backward_6(w + W_chassis_weld1, x + X_chassis_weld1); /* x[chassis#weld1] */
@@ -1549,6 +1564,10 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_add_5x5(w + W_foot + 25, x + X_knee_inner0, s); /* L[knee_inner0, foot] */
   subtract_5(x + X_foot, s); /* x[foot] */
   node_backward_5(w + W_foot, x + X_foot); /* x[foot] */
+}
+
+static void solve_backward_roller_bottom_pin(const scalar *restrict w, scalar *restrict x) {
+  scalar s[RT_MAX_DEGREE];
   /* roller_bottom_pin (hinge, d = 5, h = 15) */
   backward_set_5x5(w + W_roller_bottom_pin + 75, x + X_roller_bottom_slide, s); /* L[roller_bottom_slide, roller_bottom_pin] */
   backward_add_5x5(w + W_roller_bottom_pin + 50, x + X_pivot0, s); /* L[pivot0, roller_bottom_pin] */
@@ -1623,6 +1642,10 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_add_5x5(w + W_knee_outer4 + 25, x + X_pivot4, s); /* L[pivot4, knee_outer4] */
   subtract_5(x + X_knee_outer4, s); /* x[knee_outer4] */
   node_backward_5(w + W_knee_outer4, x + X_knee_outer4); /* x[knee_outer4] */
+}
+
+static void solve_backward_knee_inner4(const scalar *restrict w, scalar *restrict x) {
+  scalar s[RT_MAX_DEGREE];
   /* knee_inner4 (hinge, d = 5, h = 15) */
   backward_set_5x5(w + W_knee_inner4 + 75, x + X_knee_outer3, s); /* L[knee_outer3, knee_inner4] */
   backward_add_5x5(w + W_knee_inner4 + 50, x + X_pivot4, s); /* L[pivot4, knee_inner4] */
@@ -1634,6 +1657,10 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_add_5x5(w + W_pivot5 + 25, x + X_knee_inner4, s); /* L[knee_inner4, pivot5] */
   subtract_5(x + X_pivot5, s); /* x[pivot5] */
   node_backward_5(w + W_pivot5, x + X_pivot5); /* x[pivot5] */
+}
+
+static void solve_backward_knee_outer5(const scalar *restrict w, scalar *restrict x) {
+  scalar s[RT_MAX_DEGREE];
   /* knee_outer5 (hinge, d = 5, h = 15) */
   backward_set_5x5(w + W_knee_outer5 + 75, x + X_knee_outer4, s); /* L[knee_outer4, knee_outer5] */
   backward_add_5x5(w + W_knee_outer5 + 50, x + X_knee_inner4, s); /* L[knee_inner4, knee_outer5] */
@@ -1651,12 +1678,20 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_add_5x5(w + W_roller_top_pin + 25, x + X_knee_inner5, s); /* L[knee_inner5, roller_top_pin] */
   subtract_5(x + X_roller_top_pin, s); /* x[roller_top_pin] */
   node_backward_5(w + W_roller_top_pin, x + X_roller_top_pin); /* x[roller_top_pin] */
+}
+
+static void solve_backward_pivot6(const scalar *restrict w, scalar *restrict x) {
+  scalar s[RT_MAX_DEGREE];
   /* pivot6 (hinge, d = 5, h = 15) */
   backward_set_5x5(w + W_pivot6 + 75, x + X_knee_outer5, s); /* L[knee_outer5, pivot6] */
   backward_add_5x5(w + W_pivot6 + 50, x + X_knee_inner5, s); /* L[knee_inner5, pivot6] */
   backward_add_5x5(w + W_pivot6 + 25, x + X_roller_top_pin, s); /* L[roller_top_pin, pivot6] */
   subtract_5(x + X_pivot6, s); /* x[pivot6] */
   node_backward_5(w + W_pivot6, x + X_pivot6); /* x[pivot6] */
+}
+
+static void solve_backward_head(const scalar *restrict w, scalar *restrict x) {
+  scalar s[RT_MAX_DEGREE];
   /* head (hinge, d = 5, h = 15) */
   backward_set_5x5(w + W_head + 75, x + X_knee_inner5, s); /* L[knee_inner5, head] */
   backward_add_5x5(w + W_head + 50, x + X_roller_top_pin, s); /* L[roller_top_pin, head] */
@@ -1685,6 +1720,10 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_add_3x1(w + W_lift + 6, x + X_rod_eye, s); /* L[rod_eye, lift] */
   backward_add_5x1(w + W_lift + 1, x + X_cylinder, s); /* L[cylinder, lift] */
   subtract_1(x + X_lift, s); /* x[lift] */
+}
+
+static void solve_backward_roller_top_slide(const scalar *restrict w, scalar *restrict x) {
+  scalar s[RT_MAX_DEGREE];
   /* roller_top_slide (cylindrical, d = 4, h = 10) */
   backward_set_5x4(w + W_roller_top_slide + 36, x + X_roller_top_pin, s); /* L[roller_top_pin, roller_top_slide] */
   backward_add_5x4(w + W_roller_top_slide + 16, x + X_head, s); /* L[head, roller_top_slide] */
@@ -1738,10 +1777,6 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_add_5x6(w + W_inner6_weld + 36, x + X_pivot6, s); /* L[pivot6, inner6_weld] */
   subtract_6(x + X_inner6_weld, s); /* x[inner6_weld] */
   node_backward_6(w + W_inner6_weld, x + X_inner6_weld); /* x[inner6_weld] */
-}
-
-static void solve_backward_1(const scalar *restrict w, scalar *restrict x) {
-  scalar s[RT_MAX_DEGREE];
   /* inner5_weld (weld, d = 6, h = 15) */
   backward_set_5x6(w + W_inner5_weld + 96, x + X_knee_outer4, s); /* L[knee_outer4, inner5_weld] */
   backward_add_5x6(w + W_inner5_weld + 66, x + X_pivot5, s); /* L[pivot5, inner5_weld] */
@@ -1836,10 +1871,20 @@ static int scissor_lift_factor(void *work, void *temp) {
 static void scissor_lift_solve(const void *work, void *x) {
   const scalar *w = work;
   scalar *v = x;
-  solve_forward_0(w, v);
-  solve_forward_1(w, v);
-  solve_backward_0(w, v);
-  solve_backward_1(w, v);
+  solve_forward_inner1_weld(w, v);
+  solve_forward_roller_top_slide(w, v);
+  solve_forward_head(w, v);
+  solve_forward_pivot6(w, v);
+  solve_forward_knee_outer5(w, v);
+  solve_forward_knee_inner4(w, v);
+  solve_forward_roller_bottom_pin(w, v);
+  solve_backward_chassis_weld1(w, v);
+  solve_backward_roller_bottom_pin(w, v);
+  solve_backward_knee_inner4(w, v);
+  solve_backward_knee_outer5(w, v);
+  solve_backward_pivot6(w, v);
+  solve_backward_head(w, v);
+  solve_backward_roller_top_slide(w, v);
 }
 /*---- the sweep of the equality rows (rt_sweep_fn of rt.h) -------------------
  * One projected Gauss-Seidel sweep over rows [0, 246): per row, J v from 0.0
@@ -1854,36 +1899,55 @@ static void scissor_lift_solve(const void *work, void *x) {
  * installed rt_sweep.h's. */
 #include "rt_sweep.h"
 
-static void sweep_part0(sweep_rows r, double *restrict v) {
-  (void)r, (void)v; /* a part can be empty */
+static void sweep_part_axleFL(sweep_rows r, double *restrict v) {
   sweep_two(r, v, X_axleFL, 5, B_chassis_0, B_wheelFL, X_barrel_eye, 3, B_chassis_1, B_barrel);
   sweep_two(r, v, X_axleFR, 5, B_chassis_0, B_wheelFR, X_cylinder, 5, B_barrel, B_rod);
-  sweep_two(r, v, X_axleRL, 5, B_chassis_0, B_wheelRL, X_foot, 5, B_chassis_1, B_inner0);
-  sweep_two(r, v, X_axleRR, 5, B_chassis_0, B_wheelRR, X_head, 5, B_outer6, B_platform);
-  sweep_two(r, v, X_inner0_weld, 6, B_inner0, B_inner0_cross, X_inner1_weld, 6, B_inner1, B_inner1_cross);
-  sweep_two(r, v, X_inner2_weld, 6, B_inner2, B_inner2_cross, X_inner3_weld, 6, B_inner3, B_inner3_cross);
-  sweep_two(r, v, X_inner4_weld, 6, B_inner4, B_inner4_cross, X_inner5_weld, 6, B_inner5, B_inner5_cross);
-  sweep_two(r, v, X_inner6_weld, 6, B_inner6, B_inner6_cross, X_knee_inner0, 5, B_inner0, B_outer1);
-  sweep_two(r, v, X_knee_inner1, 5, B_inner1, B_outer2, X_knee_inner2, 5, B_inner2, B_outer3);
-  sweep_two(r, v, X_knee_inner3, 5, B_inner3, B_outer4, X_knee_inner4, 5, B_inner4, B_outer5);
-  sweep_two(r, v, X_knee_inner5, 5, B_inner5, B_outer6, X_knee_outer0, 5, B_outer0, B_inner1);
-  sweep_two(r, v, X_knee_outer1, 5, B_outer1, B_inner2, X_knee_outer2, 5, B_outer2, B_inner3);
-  sweep_two(r, v, X_knee_outer3, 5, B_outer3, B_inner4, X_knee_outer4, 5, B_outer4, B_inner5);
-  sweep_two(r, v, X_knee_outer5, 5, B_outer5, B_inner6, X_lift, 1, B_barrel, B_rod);
-  sweep_two(r, v, X_outer0_weld, 6, B_outer0, B_outer0_cross, X_outer1_weld, 6, B_outer1, B_outer1_cross);
-  sweep_two(r, v, X_outer2_weld, 6, B_outer2, B_outer2_cross, X_outer3_weld, 6, B_outer3, B_outer3_cross);
+  sweep_one(r, v, X_axleRL, 5, B_chassis_0, B_wheelRL);
+  sweep_one(r, v, X_axleRR, 5, B_chassis_0, B_wheelRR);
 }
 
-static void sweep_part1(sweep_rows r, double *restrict v) {
-  (void)r, (void)v; /* a part can be empty */
-  sweep_two(r, v, X_outer4_weld, 6, B_outer4, B_outer4_cross, X_outer5_weld, 6, B_outer5, B_outer5_cross);
-  sweep_two(r, v, X_outer6_weld, 6, B_outer6, B_outer6_cross, X_pivot0, 5, B_inner0, B_outer0);
-  sweep_two(r, v, X_pivot1, 5, B_inner1, B_outer1, X_pivot2, 5, B_inner2, B_outer2);
-  sweep_two(r, v, X_pivot3, 5, B_inner3, B_outer3, X_pivot4, 5, B_inner4, B_outer4);
-  sweep_two(r, v, X_pivot5, 5, B_inner5, B_outer5, X_pivot6, 5, B_inner6, B_outer6);
-  sweep_two(r, v, X_rod_eye, 3, B_rod, B_inner0_cross, X_roller_bottom_pin, 5, B_roller_bottom, B_outer0);
-  sweep_two(r, v, X_roller_bottom_slide, 5, B_chassis_1, B_roller_bottom, X_roller_top_pin, 5, B_roller_top, B_inner6);
-  sweep_two(r, v, X_roller_top_slide, 4, B_platform, B_roller_top, X_chassis_weld1, 6, B_chassis_0, B_chassis_1);
+static void sweep_part_foot(sweep_rows r, double *restrict v) {
+  sweep_two(r, v, X_foot, 5, B_chassis_1, B_inner0, X_head, 5, B_outer6, B_platform);
+  sweep_two(r, v, X_inner0_weld, 6, B_inner0, B_inner0_cross, X_inner1_weld, 6, B_inner1, B_inner1_cross);
+  sweep_two(r, v, X_inner2_weld, 6, B_inner2, B_inner2_cross, X_inner3_weld, 6, B_inner3, B_inner3_cross);
+}
+
+static void sweep_part_inner4_weld(sweep_rows r, double *restrict v) {
+  sweep_two(r, v, X_inner4_weld, 6, B_inner4, B_inner4_cross, X_inner5_weld, 6, B_inner5, B_inner5_cross);
+  sweep_two(r, v, X_inner6_weld, 6, B_inner6, B_inner6_cross, X_knee_inner0, 5, B_inner0, B_outer1);
+  sweep_one(r, v, X_knee_inner1, 5, B_inner1, B_outer2);
+}
+
+static void sweep_part_knee_inner2(sweep_rows r, double *restrict v) {
+  sweep_two(r, v, X_knee_inner2, 5, B_inner2, B_outer3, X_knee_inner3, 5, B_inner3, B_outer4);
+}
+
+static void sweep_part_knee_inner4(sweep_rows r, double *restrict v) {
+  sweep_two(r, v, X_knee_inner4, 5, B_inner4, B_outer5, X_knee_inner5, 5, B_inner5, B_outer6);
+  sweep_one(r, v, X_knee_outer0, 5, B_outer0, B_inner1);
+}
+
+static void sweep_part_knee_outer1(sweep_rows r, double *restrict v) {
+  sweep_two(r, v, X_knee_outer1, 5, B_outer1, B_inner2, X_knee_outer2, 5, B_outer2, B_inner3);
+  sweep_one(r, v, X_knee_outer3, 5, B_outer3, B_inner4);
+}
+
+static void sweep_part_knee_outer4(sweep_rows r, double *restrict v) {
+  sweep_two(r, v, X_knee_outer4, 5, B_outer4, B_inner5, X_knee_outer5, 5, B_outer5, B_inner6);
+  sweep_two(r, v, X_lift, 1, B_barrel, B_rod, X_outer0_weld, 6, B_outer0, B_outer0_cross);
+}
+
+static void sweep_part_outer1_weld(sweep_rows r, double *restrict v) {
+  sweep_two(r, v, X_outer1_weld, 6, B_outer1, B_outer1_cross, X_outer2_weld, 6, B_outer2, B_outer2_cross);
+  sweep_two(r, v, X_outer3_weld, 6, B_outer3, B_outer3_cross, X_outer4_weld, 6, B_outer4, B_outer4_cross);
+  sweep_two(r, v, X_outer5_weld, 6, B_outer5, B_outer5_cross, X_outer6_weld, 6, B_outer6, B_outer6_cross);
+  sweep_two(r, v, X_pivot0, 5, B_inner0, B_outer0, X_pivot1, 5, B_inner1, B_outer1);
+  sweep_two(r, v, X_pivot2, 5, B_inner2, B_outer2, X_pivot3, 5, B_inner3, B_outer3);
+  sweep_two(r, v, X_pivot4, 5, B_inner4, B_outer4, X_pivot5, 5, B_inner5, B_outer5);
+  sweep_two(r, v, X_pivot6, 5, B_inner6, B_outer6, X_rod_eye, 3, B_rod, B_inner0_cross);
+  sweep_two(r, v, X_roller_bottom_pin, 5, B_roller_bottom, B_outer0, X_roller_top_pin, 5, B_roller_top, B_inner6);
+  sweep_two(r, v, X_roller_bottom_slide, 5, B_chassis_1, B_roller_bottom, X_roller_top_slide, 4, B_platform, B_roller_top);
+  sweep_one(r, v, X_chassis_weld1, 6, B_chassis_0, B_chassis_1);
 }
 
 /* the sides the sweep assumes (rt_program.sweep_side), one line per
@@ -1943,8 +2007,14 @@ static const int sweep_side_of[] = {
 /* One sweep over the equality rows (rt_sweep_fn). */
 static void scissor_lift_sweep(const rt_sweep_rows *rows, double *vel) {
   const sweep_rows r = {rows->J, rows->WJ, rows->rhs, rows->inv_diag, rows->lambda};
-  sweep_part0(r, vel);
-  sweep_part1(r, vel);
+  sweep_part_axleFL(r, vel);
+  sweep_part_foot(r, vel);
+  sweep_part_inner4_weld(r, vel);
+  sweep_part_knee_inner2(r, vel);
+  sweep_part_knee_inner4(r, vel);
+  sweep_part_knee_outer1(r, vel);
+  sweep_part_knee_outer4(r, vel);
+  sweep_part_outer1_weld(r, vel);
 }
 
 /*---- the assembly of H~ (rt_assemble_fn of rt.h) ----------------------------
@@ -1960,7 +2030,7 @@ static void scissor_lift_sweep(const rt_sweep_rows *rows, double *vel) {
  * (the joint types' row letters), and a sum from +0, never -0, keeps its
  * bits when +-0 is added (while W J^T is finite). */
 
-static void asm_part0(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+static void asm_part_inner1_weld(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n6x6_2_xyzaaa(J, WJ, epsilon, w + W_inner1_weld, 12 * X_inner1_weld, 12 * X_inner1_weld, 12 * X_inner1_weld + 6, 12 * X_inner1_weld + 6);
   asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_inner1_weld + 36, 12 * X_knee_inner1, 12 * X_inner1_weld, 0, 0);
   asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_inner1_weld + 66, 12 * X_pivot1, 12 * X_inner1_weld, 0, 0);
@@ -1969,6 +2039,9 @@ static void asm_part0(const double *restrict J, const double *restrict WJ, doubl
   asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_inner2_weld + 36, 12 * X_knee_inner2, 12 * X_inner2_weld, 0, 0);
   asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_inner2_weld + 66, 12 * X_pivot2, 12 * X_inner2_weld, 0, 0);
   asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_inner2_weld + 96, 12 * X_knee_outer1 + 6, 12 * X_inner2_weld, 0, 0);
+}
+
+static void asm_part_inner3_weld(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n6x6_2_xyzaaa(J, WJ, epsilon, w + W_inner3_weld, 12 * X_inner3_weld, 12 * X_inner3_weld, 12 * X_inner3_weld + 6, 12 * X_inner3_weld + 6);
   asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_inner3_weld + 36, 12 * X_knee_inner3, 12 * X_inner3_weld, 0, 0);
   asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_inner3_weld + 66, 12 * X_pivot3, 12 * X_inner3_weld, 0, 0);
@@ -2065,15 +2138,15 @@ static void asm_part0(const double *restrict J, const double *restrict WJ, doubl
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pivot3, 12 * X_pivot3, 12 * X_pivot3, 12 * X_pivot3 + 6, 12 * X_pivot3 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pivot3 + 25, 12 * X_knee_inner2 + 6, 12 * X_pivot3 + 6, 0, 0);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pivot3 + 50, 12 * X_knee_outer2 + 6, 12 * X_pivot3, 0, 0);
+}
+
+static void asm_part_knee_inner2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_knee_inner2, 12 * X_knee_inner2, 12 * X_knee_inner2, 12 * X_knee_inner2 + 6, 12 * X_knee_inner2 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_inner2 + 50, 12 * X_pivot2, 12 * X_knee_inner2, 0, 0);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_inner2 + 75, 12 * X_knee_outer1 + 6, 12 * X_knee_inner2, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_knee_outer2, 12 * X_knee_outer2, 12 * X_knee_outer2, 12 * X_knee_outer2 + 6, 12 * X_knee_outer2 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_outer2 + 25, 12 * X_pivot2 + 6, 12 * X_knee_outer2, 0, 0);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_outer2 + 50, 12 * X_knee_inner1 + 6, 12 * X_knee_outer2, 0, 0);
-}
-
-static void asm_part1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pivot2, 12 * X_pivot2, 12 * X_pivot2, 12 * X_pivot2 + 6, 12 * X_pivot2 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pivot2 + 25, 12 * X_knee_inner1 + 6, 12 * X_pivot2 + 6, 0, 0);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pivot2 + 50, 12 * X_knee_outer1 + 6, 12 * X_pivot2, 0, 0);
@@ -2083,6 +2156,9 @@ static void asm_part1(const double *restrict J, const double *restrict WJ, doubl
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_knee_outer1, 12 * X_knee_outer1, 12 * X_knee_outer1, 12 * X_knee_outer1 + 6, 12 * X_knee_outer1 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_outer1 + 25, 12 * X_pivot1 + 6, 12 * X_knee_outer1, 0, 0);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_outer1 + 75, 12 * X_knee_inner0 + 6, 12 * X_knee_outer1, 0, 0);
+}
+
+static void asm_part_pivot1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pivot1, 12 * X_pivot1, 12 * X_pivot1, 12 * X_pivot1 + 6, 12 * X_pivot1 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pivot1 + 25, 12 * X_knee_outer0 + 6, 12 * X_pivot1, 0, 0);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pivot1 + 50, 12 * X_knee_inner0 + 6, 12 * X_pivot1 + 6, 0, 0);
@@ -2111,6 +2187,9 @@ static void asm_part1(const double *restrict J, const double *restrict WJ, doubl
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_axleFL + 50, 12 * X_axleRL, 12 * X_axleFL, 0, 0);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_axleFL + 75, 12 * X_axleRR, 12 * X_axleFL, 0, 0);
   asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_axleFL + 100, 12 * X_chassis_weld1, 12 * X_axleFL, 0, 0);
+}
+
+static void asm_part_axleFR(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_axleFR, 12 * X_axleFR, 12 * X_axleFR, 12 * X_axleFR + 6, 12 * X_axleFR + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_axleFR + 25, 12 * X_axleRL, 12 * X_axleFR, 0, 0);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_axleFR + 50, 12 * X_axleRR, 12 * X_axleFR, 0, 0);
@@ -2148,8 +2227,11 @@ static void scissor_lift_assemble(const double *J, const double *WJ, double epsi
   memset(w + W_pivot0 + 80, 0, 30 * sizeof *w);
   memset(w + W_roller_bottom_slide + 25, 0, 30 * sizeof *w);
   memset(w + W_inner0_weld + 36, 0, 36 * sizeof *w);
-  asm_part0(J, WJ, epsilon, w);
-  asm_part1(J, WJ, epsilon, w);
+  asm_part_inner1_weld(J, WJ, epsilon, w);
+  asm_part_inner3_weld(J, WJ, epsilon, w);
+  asm_part_knee_inner2(J, WJ, epsilon, w);
+  asm_part_pivot1(J, WJ, epsilon, w);
+  asm_part_axleFR(J, WJ, epsilon, w);
 }
 
 /*---- the program ------------------------------------------------------------*/

@@ -496,11 +496,14 @@ static int pivot_leg4_head(scalar *restrict w, scalar *restrict t) {
 
 /*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
-static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
+static void solve_forward_leg1_foot(const scalar *restrict w, scalar *restrict x) {
   /* leg1_foot (universal, d = 4, h = 5) */
   node_forward_4(w + W_leg1_foot, x + X_leg1_foot); /* x[leg1_foot] */
   forward_5x4(w + W_leg1_foot + 16, x + X_leg1_foot, x + X_leg1_slide); /* x[leg1_slide] */
   node_diag_4(w + W_leg1_foot, x + X_leg1_foot); /* x[leg1_foot] */
+}
+
+static void solve_forward_leg2_foot(const scalar *restrict w, scalar *restrict x) {
   /* leg2_foot (universal, d = 4, h = 5) */
   node_forward_4(w + W_leg2_foot, x + X_leg2_foot); /* x[leg2_foot] */
   forward_5x4(w + W_leg2_foot + 16, x + X_leg2_foot, x + X_leg2_slide); /* x[leg2_slide] */
@@ -589,7 +592,7 @@ static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
 
 /*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
-static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
+static void solve_backward_platform_weld1(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
   /* platform#weld1 (shard weld, d = 6, h = 0) */
   node_backward_6(w + W_platform_weld1, x + X_platform_weld1); /* x[platform#weld1] */
@@ -670,6 +673,10 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_set_5x4(w + W_leg3_foot + 16, x + X_leg3_slide, s); /* L[leg3_slide, leg3_foot] */
   subtract_4(x + X_leg3_foot, s); /* x[leg3_foot] */
   node_backward_4(w + W_leg3_foot, x + X_leg3_foot); /* x[leg3_foot] */
+}
+
+static void solve_backward_leg2_foot(const scalar *restrict w, scalar *restrict x) {
+  scalar s[RT_MAX_DEGREE];
   /* leg2_foot (universal, d = 4, h = 5) */
   backward_set_5x4(w + W_leg2_foot + 16, x + X_leg2_slide, s); /* L[leg2_slide, leg2_foot] */
   subtract_4(x + X_leg2_foot, s); /* x[leg2_foot] */
@@ -714,8 +721,10 @@ static int stewart_factor(void *work, void *temp) {
 static void stewart_solve(const void *work, void *x) {
   const scalar *w = work;
   scalar *v = x;
-  solve_forward_0(w, v);
-  solve_backward_0(w, v);
+  solve_forward_leg1_foot(w, v);
+  solve_forward_leg2_foot(w, v);
+  solve_backward_platform_weld1(w, v);
+  solve_backward_leg2_foot(w, v);
 }
 /*---- the sweep of the equality rows (rt_sweep_fn of rt.h) -------------------
  * One projected Gauss-Seidel sweep over rows [0, 84): per row, J v from 0.0
@@ -730,18 +739,38 @@ static void stewart_solve(const void *work, void *x) {
  * installed rt_sweep.h's. */
 #include "rt_sweep.h"
 
-static void sweep_part0(sweep_rows r, double *restrict v) {
-  (void)r, (void)v; /* a part can be empty */
+static void sweep_part_leg1_foot(sweep_rows r, double *restrict v) {
   sweep_two(r, v, X_leg1_foot, 4, SWEEP_WORLD, B_leg1_barrel, X_leg1_head, 3, B_leg1_piston, B_platform_0);
   sweep_two(r, v, X_leg1_slide, 5, B_leg1_barrel, B_leg1_piston, X_leg2_foot, 4, SWEEP_WORLD, B_leg2_barrel);
   sweep_two(r, v, X_leg2_head, 3, B_leg2_piston, B_platform_0, X_leg3_foot, 4, SWEEP_WORLD, B_leg3_barrel);
-  sweep_two(r, v, X_leg2_slide, 5, B_leg2_barrel, B_leg2_piston, X_leg3_head, 3, B_leg3_piston, B_platform_0);
-  sweep_two(r, v, X_leg3_slide, 5, B_leg3_barrel, B_leg3_piston, X_leg4_foot, 4, SWEEP_WORLD, B_leg4_barrel);
+  sweep_one(r, v, X_leg2_slide, 5, B_leg2_barrel, B_leg2_piston);
+}
+
+static void sweep_part_leg3_head(sweep_rows r, double *restrict v) {
+  sweep_two(r, v, X_leg3_head, 3, B_leg3_piston, B_platform_0, X_leg4_foot, 4, SWEEP_WORLD, B_leg4_barrel);
+  sweep_one(r, v, X_leg3_slide, 5, B_leg3_barrel, B_leg3_piston);
+}
+
+static void sweep_part_leg4_head(sweep_rows r, double *restrict v) {
   sweep_two(r, v, X_leg4_head, 3, B_leg4_piston, B_platform_0, X_leg5_foot, 4, SWEEP_WORLD, B_leg5_barrel);
-  sweep_two(r, v, X_leg4_slide, 5, B_leg4_barrel, B_leg4_piston, X_leg5_head, 3, B_leg5_piston, B_platform_1);
-  sweep_two(r, v, X_leg5_slide, 5, B_leg5_barrel, B_leg5_piston, X_leg6_foot, 4, SWEEP_WORLD, B_leg6_barrel);
+  sweep_one(r, v, X_leg4_slide, 5, B_leg4_barrel, B_leg4_piston);
+}
+
+static void sweep_part_leg5_head(sweep_rows r, double *restrict v) {
+  sweep_two(r, v, X_leg5_head, 3, B_leg5_piston, B_platform_1, X_leg6_foot, 4, SWEEP_WORLD, B_leg6_barrel);
+  sweep_one(r, v, X_leg5_slide, 5, B_leg5_barrel, B_leg5_piston);
+}
+
+static void sweep_part_leg6_head(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_leg6_head, 3, B_leg6_piston, B_platform_1);
-  sweep_two(r, v, X_leg6_slide, 5, B_leg6_barrel, B_leg6_piston, X_load_weld, 6, B_platform_1, B_load);
+  sweep_one(r, v, X_leg6_slide, 5, B_leg6_barrel, B_leg6_piston);
+}
+
+static void sweep_part_load_weld(sweep_rows r, double *restrict v) {
+  sweep_one(r, v, X_load_weld, 6, B_platform_1, B_load);
+}
+
+static void sweep_part_platform_weld1(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_platform_weld1, 6, B_platform_0, B_platform_1);
 }
 
@@ -774,7 +803,13 @@ static const int sweep_side_of[] = {
 /* One sweep over the equality rows (rt_sweep_fn). */
 static void stewart_sweep(const rt_sweep_rows *rows, double *vel) {
   const sweep_rows r = {rows->J, rows->WJ, rows->rhs, rows->inv_diag, rows->lambda};
-  sweep_part0(r, vel);
+  sweep_part_leg1_foot(r, vel);
+  sweep_part_leg3_head(r, vel);
+  sweep_part_leg4_head(r, vel);
+  sweep_part_leg5_head(r, vel);
+  sweep_part_leg6_head(r, vel);
+  sweep_part_load_weld(r, vel);
+  sweep_part_platform_weld1(r, vel);
 }
 
 /*---- the assembly of H~ (rt_assemble_fn of rt.h) ----------------------------
@@ -790,7 +825,7 @@ static void stewart_sweep(const rt_sweep_rows *rows, double *vel) {
  * (the joint types' row letters), and a sum from +0, never -0, keeps its
  * bits when +-0 is added (while W J^T is finite). */
 
-static void asm_part0(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+static void asm_part_leg1_foot(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n4x4_1_xyza(J, WJ, epsilon, w + W_leg1_foot, 12 * X_leg1_foot + 6, 12 * X_leg1_foot + 6, 0, 0);
   asm_e5x4_1_ggaaa_xyza(J, WJ, epsilon, w + W_leg1_foot + 16, 12 * X_leg1_slide, 12 * X_leg1_foot + 6, 0, 0);
   asm_n4x4_1_xyza(J, WJ, epsilon, w + W_leg2_foot, 12 * X_leg2_foot + 6, 12 * X_leg2_foot + 6, 0, 0);
@@ -829,6 +864,9 @@ static void asm_part0(const double *restrict J, const double *restrict WJ, doubl
   asm_e3x3_1_xyz_xyz(J, WJ, epsilon, w + W_leg1_head + 18, 12 * X_leg3_head + 6, 12 * X_leg1_head + 6, 0, 0);
   asm_e3x3_1_xyz_xyz(J, WJ, epsilon, w + W_leg1_head + 27, 12 * X_leg4_head + 6, 12 * X_leg1_head + 6, 0, 0);
   asm_e6x3_1_xyzaaa_xyz(J, WJ, epsilon, w + W_leg1_head + 36, 12 * X_platform_weld1, 12 * X_leg1_head + 6, 0, 0);
+}
+
+static void asm_part_leg2_head(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n3x3_2_xyz(J, WJ, epsilon, w + W_leg2_head, 12 * X_leg2_head, 12 * X_leg2_head, 12 * X_leg2_head + 6, 12 * X_leg2_head + 6);
   asm_e3x3_1_xyz_xyz(J, WJ, epsilon, w + W_leg2_head + 9, 12 * X_leg3_head + 6, 12 * X_leg2_head + 6, 0, 0);
   asm_e3x3_1_xyz_xyz(J, WJ, epsilon, w + W_leg2_head + 18, 12 * X_leg4_head + 6, 12 * X_leg2_head + 6, 0, 0);
@@ -838,13 +876,18 @@ static void asm_part0(const double *restrict J, const double *restrict WJ, doubl
   asm_e6x3_1_xyzaaa_xyz(J, WJ, epsilon, w + W_leg3_head + 18, 12 * X_platform_weld1, 12 * X_leg3_head + 6, 0, 0);
   asm_n3x3_2_xyz(J, WJ, epsilon, w + W_leg4_head, 12 * X_leg4_head, 12 * X_leg4_head, 12 * X_leg4_head + 6, 12 * X_leg4_head + 6);
   asm_e6x3_1_xyzaaa_xyz(J, WJ, epsilon, w + W_leg4_head + 9, 12 * X_platform_weld1, 12 * X_leg4_head + 6, 0, 0);
+}
+
+static void asm_part_platform_weld1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n6x6_2_xyzaaa(J, WJ, epsilon, w + W_platform_weld1, 12 * X_platform_weld1, 12 * X_platform_weld1, 12 * X_platform_weld1 + 6, 12 * X_platform_weld1 + 6);
 }
 
 /* Assembles H~ from the equality rows (rt_assemble_fn). */
 static void stewart_assemble(const double *J, const double *WJ, double epsilon, void *work) {
   scalar *w = work;
-  asm_part0(J, WJ, epsilon, w);
+  asm_part_leg1_foot(J, WJ, epsilon, w);
+  asm_part_leg2_head(J, WJ, epsilon, w);
+  asm_part_platform_weld1(J, WJ, epsilon, w);
 }
 
 /*---- the program ------------------------------------------------------------*/

@@ -1934,7 +1934,7 @@ static int pivot_hull_weld2(scalar *restrict w, scalar *restrict t) {
 
 /*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
-static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
+static void solve_forward_idler_axleL(const scalar *restrict w, scalar *restrict x) {
   /* idler_axleL (hinge, d = 5, h = 11) */
   node_forward_5(w + W_idler_axleL, x + X_idler_axleL); /* x[idler_axleL] */
   forward_5x5(w + W_idler_axleL + 25, x + X_idler_axleL, x + X_idler_axleR); /* x[idler_axleR] */
@@ -1944,11 +1944,17 @@ static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
   node_forward_5(w + W_idler_axleR, x + X_idler_axleR); /* x[idler_axleR] */
   forward_6x5(w + W_idler_axleR + 25, x + X_idler_axleR, x + X_hull_weld1); /* x[hull#weld1] */
   node_diag_5(w + W_idler_axleR, x + X_idler_axleR); /* x[idler_axleR] */
+}
+
+static void solve_forward_pinL00(const scalar *restrict w, scalar *restrict x) {
   /* pinL00 (hinge, d = 5, h = 10) */
   node_forward_5(w + W_pinL00, x + X_pinL00); /* x[pinL00] */
   forward_5x5(w + W_pinL00 + 25, x + X_pinL00, x + X_pinL01); /* x[pinL01] */
   forward_5x5(w + W_pinL00 + 50, x + X_pinL00, x + X_pinL39); /* x[pinL39] */
   node_diag_5(w + W_pinL00, x + X_pinL00); /* x[pinL00] */
+}
+
+static void solve_forward_pinL01(const scalar *restrict w, scalar *restrict x) {
   /* pinL01 (hinge, d = 5, h = 10) */
   node_forward_5(w + W_pinL01, x + X_pinL01); /* x[pinL01] */
   forward_5x5(w + W_pinL01 + 25, x + X_pinL01, x + X_pinL02); /* x[pinL02] */
@@ -2044,11 +2050,17 @@ static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
   forward_5x5(w + W_pinL19 + 25, x + X_pinL19, x + X_pinL20); /* x[pinL20] */
   forward_5x5(w + W_pinL19 + 50, x + X_pinL19, x + X_pinL39); /* x[pinL39] */
   node_diag_5(w + W_pinL19, x + X_pinL19); /* x[pinL19] */
+}
+
+static void solve_forward_pinL20(const scalar *restrict w, scalar *restrict x) {
   /* pinL20 (hinge, d = 5, h = 10) */
   node_forward_5(w + W_pinL20, x + X_pinL20); /* x[pinL20] */
   forward_5x5(w + W_pinL20 + 25, x + X_pinL20, x + X_pinL21); /* x[pinL21] */
   forward_5x5(w + W_pinL20 + 50, x + X_pinL20, x + X_pinL39); /* x[pinL39] */
   node_diag_5(w + W_pinL20, x + X_pinL20); /* x[pinL20] */
+}
+
+static void solve_forward_pinL21(const scalar *restrict w, scalar *restrict x) {
   /* pinL21 (hinge, d = 5, h = 10) */
   node_forward_5(w + W_pinL21, x + X_pinL21); /* x[pinL21] */
   forward_5x5(w + W_pinL21 + 25, x + X_pinL21, x + X_pinL22); /* x[pinL22] */
@@ -2069,6 +2081,9 @@ static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
   forward_5x5(w + W_pinL24 + 25, x + X_pinL24, x + X_pinL25); /* x[pinL25] */
   forward_5x5(w + W_pinL24 + 50, x + X_pinL24, x + X_pinL39); /* x[pinL39] */
   node_diag_5(w + W_pinL24, x + X_pinL24); /* x[pinL24] */
+}
+
+static void solve_forward_pinL25(const scalar *restrict w, scalar *restrict x) {
   /* pinL25 (hinge, d = 5, h = 10) */
   node_forward_5(w + W_pinL25, x + X_pinL25); /* x[pinL25] */
   forward_5x5(w + W_pinL25 + 25, x + X_pinL25, x + X_pinL26); /* x[pinL26] */
@@ -2166,6 +2181,9 @@ static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
   forward_5x5(w + W_pinR04 + 25, x + X_pinR04, x + X_pinR05); /* x[pinR05] */
   forward_5x5(w + W_pinR04 + 50, x + X_pinR04, x + X_pinR39); /* x[pinR39] */
   node_diag_5(w + W_pinR04, x + X_pinR04); /* x[pinR04] */
+}
+
+static void solve_forward_pinR05(const scalar *restrict w, scalar *restrict x) {
   /* pinR05 (hinge, d = 5, h = 10) */
   node_forward_5(w + W_pinR05, x + X_pinR05); /* x[pinR05] */
   forward_5x5(w + W_pinR05 + 25, x + X_pinR05, x + X_pinR06); /* x[pinR06] */
@@ -2186,14 +2204,14 @@ static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
   forward_5x5(w + W_pinR08 + 25, x + X_pinR08, x + X_pinR09); /* x[pinR09] */
   forward_5x5(w + W_pinR08 + 50, x + X_pinR08, x + X_pinR39); /* x[pinR39] */
   node_diag_5(w + W_pinR08, x + X_pinR08); /* x[pinR08] */
-}
-
-static void solve_forward_1(const scalar *restrict w, scalar *restrict x) {
   /* pinR09 (hinge, d = 5, h = 10) */
   node_forward_5(w + W_pinR09, x + X_pinR09); /* x[pinR09] */
   forward_5x5(w + W_pinR09 + 25, x + X_pinR09, x + X_pinR10); /* x[pinR10] */
   forward_5x5(w + W_pinR09 + 50, x + X_pinR09, x + X_pinR39); /* x[pinR39] */
   node_diag_5(w + W_pinR09, x + X_pinR09); /* x[pinR09] */
+}
+
+static void solve_forward_pinR10(const scalar *restrict w, scalar *restrict x) {
   /* pinR10 (hinge, d = 5, h = 10) */
   node_forward_5(w + W_pinR10, x + X_pinR10); /* x[pinR10] */
   forward_5x5(w + W_pinR10 + 25, x + X_pinR10, x + X_pinR11); /* x[pinR11] */
@@ -2234,6 +2252,9 @@ static void solve_forward_1(const scalar *restrict w, scalar *restrict x) {
   forward_5x5(w + W_pinR17 + 25, x + X_pinR17, x + X_pinR18); /* x[pinR18] */
   forward_5x5(w + W_pinR17 + 50, x + X_pinR17, x + X_pinR39); /* x[pinR39] */
   node_diag_5(w + W_pinR17, x + X_pinR17); /* x[pinR17] */
+}
+
+static void solve_forward_pinR18(const scalar *restrict w, scalar *restrict x) {
   /* pinR18 (hinge, d = 5, h = 10) */
   node_forward_5(w + W_pinR18, x + X_pinR18); /* x[pinR18] */
   forward_5x5(w + W_pinR18 + 25, x + X_pinR18, x + X_pinR19); /* x[pinR19] */
@@ -2269,6 +2290,9 @@ static void solve_forward_1(const scalar *restrict w, scalar *restrict x) {
   forward_5x5(w + W_pinR24 + 25, x + X_pinR24, x + X_pinR25); /* x[pinR25] */
   forward_5x5(w + W_pinR24 + 50, x + X_pinR24, x + X_pinR39); /* x[pinR39] */
   node_diag_5(w + W_pinR24, x + X_pinR24); /* x[pinR24] */
+}
+
+static void solve_forward_pinR25(const scalar *restrict w, scalar *restrict x) {
   /* pinR25 (hinge, d = 5, h = 10) */
   node_forward_5(w + W_pinR25, x + X_pinR25); /* x[pinR25] */
   forward_5x5(w + W_pinR25 + 25, x + X_pinR25, x + X_pinR26); /* x[pinR26] */
@@ -2324,6 +2348,9 @@ static void solve_forward_1(const scalar *restrict w, scalar *restrict x) {
   forward_5x5(w + W_pinR35 + 25, x + X_pinR35, x + X_pinR36); /* x[pinR36] */
   forward_5x5(w + W_pinR35 + 50, x + X_pinR35, x + X_pinR39); /* x[pinR39] */
   node_diag_5(w + W_pinR35, x + X_pinR35); /* x[pinR35] */
+}
+
+static void solve_forward_pinR36(const scalar *restrict w, scalar *restrict x) {
   /* pinR36 (hinge, d = 5, h = 10) */
   node_forward_5(w + W_pinR36, x + X_pinR36); /* x[pinR36] */
   forward_5x5(w + W_pinR36 + 25, x + X_pinR36, x + X_pinR37); /* x[pinR37] */
@@ -2350,6 +2377,9 @@ static void solve_forward_1(const scalar *restrict w, scalar *restrict x) {
   node_forward_5(w + W_sprocket_axleR, x + X_sprocket_axleR); /* x[sprocket_axleR] */
   forward_6x5(w + W_sprocket_axleR + 25, x + X_sprocket_axleR, x + X_hull_weld3); /* x[hull#weld3] */
   node_diag_5(w + W_sprocket_axleR, x + X_sprocket_axleR); /* x[sprocket_axleR] */
+}
+
+static void solve_forward_road1_axleL(const scalar *restrict w, scalar *restrict x) {
   /* road1_axleL (hinge, d = 5, h = 17) */
   node_forward_5(w + W_road1_axleL, x + X_road1_axleL); /* x[road1_axleL] */
   forward_5x5(w + W_road1_axleL + 25, x + X_road1_axleL, x + X_road1_axleR); /* x[road1_axleR] */
@@ -2380,6 +2410,9 @@ static void solve_forward_1(const scalar *restrict w, scalar *restrict x) {
   node_forward_6(w + W_hull_weld2, x + X_hull_weld2); /* x[hull#weld2] */
   forward_6x6(w + W_hull_weld2 + 36, x + X_hull_weld2, x + X_hull_weld3); /* x[hull#weld3] */
   node_diag_6(w + W_hull_weld2, x + X_hull_weld2); /* x[hull#weld2] */
+}
+
+static void solve_forward_hull_weld3(const scalar *restrict w, scalar *restrict x) {
   /* hull#weld3 (shard weld, d = 6, h = 0) */
   node_forward_6(w + W_hull_weld3, x + X_hull_weld3); /* x[hull#weld3] */
   node_diag_6(w + W_hull_weld3, x + X_hull_weld3); /* x[hull#weld3] */
@@ -2387,7 +2420,7 @@ static void solve_forward_1(const scalar *restrict w, scalar *restrict x) {
 
 /*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
-static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
+static void solve_backward_hull_weld3(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
   /* hull#weld3 (shard weld, d = 6, h = 0) */
   node_backward_6(w + W_hull_weld3, x + X_hull_weld3); /* x[hull#weld3] */
@@ -2415,6 +2448,10 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_add_6x5(w + W_road1_axleR + 25, x + X_hull_weld1, s); /* L[hull#weld1, road1_axleR] */
   subtract_5(x + X_road1_axleR, s); /* x[road1_axleR] */
   node_backward_5(w + W_road1_axleR, x + X_road1_axleR); /* x[road1_axleR] */
+}
+
+static void solve_backward_road1_axleL(const scalar *restrict w, scalar *restrict x) {
+  scalar s[RT_MAX_DEGREE];
   /* road1_axleL (hinge, d = 5, h = 17) */
   backward_set_6x5(w + W_road1_axleL + 80, x + X_hull_weld2, s); /* L[hull#weld2, road1_axleL] */
   backward_add_6x5(w + W_road1_axleL + 50, x + X_hull_weld1, s); /* L[hull#weld1, road1_axleL] */
@@ -2441,6 +2478,10 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_add_5x5(w + W_pinR37 + 25, x + X_pinR38, s); /* L[pinR38, pinR37] */
   subtract_5(x + X_pinR37, s); /* x[pinR37] */
   node_backward_5(w + W_pinR37, x + X_pinR37); /* x[pinR37] */
+}
+
+static void solve_backward_pinR36(const scalar *restrict w, scalar *restrict x) {
+  scalar s[RT_MAX_DEGREE];
   /* pinR36 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + W_pinR36 + 50, x + X_pinR39, s); /* L[pinR39, pinR36] */
   backward_add_5x5(w + W_pinR36 + 25, x + X_pinR37, s); /* L[pinR37, pinR36] */
@@ -2496,6 +2537,10 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_add_5x5(w + W_pinR26 + 25, x + X_pinR27, s); /* L[pinR27, pinR26] */
   subtract_5(x + X_pinR26, s); /* x[pinR26] */
   node_backward_5(w + W_pinR26, x + X_pinR26); /* x[pinR26] */
+}
+
+static void solve_backward_pinR25(const scalar *restrict w, scalar *restrict x) {
+  scalar s[RT_MAX_DEGREE];
   /* pinR25 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + W_pinR25 + 50, x + X_pinR39, s); /* L[pinR39, pinR25] */
   backward_add_5x5(w + W_pinR25 + 25, x + X_pinR26, s); /* L[pinR26, pinR25] */
@@ -2531,6 +2576,10 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_add_5x5(w + W_pinR19 + 25, x + X_pinR20, s); /* L[pinR20, pinR19] */
   subtract_5(x + X_pinR19, s); /* x[pinR19] */
   node_backward_5(w + W_pinR19, x + X_pinR19); /* x[pinR19] */
+}
+
+static void solve_backward_pinR18(const scalar *restrict w, scalar *restrict x) {
+  scalar s[RT_MAX_DEGREE];
   /* pinR18 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + W_pinR18 + 50, x + X_pinR39, s); /* L[pinR39, pinR18] */
   backward_add_5x5(w + W_pinR18 + 25, x + X_pinR19, s); /* L[pinR19, pinR18] */
@@ -2571,6 +2620,10 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_add_5x5(w + W_pinR11 + 25, x + X_pinR12, s); /* L[pinR12, pinR11] */
   subtract_5(x + X_pinR11, s); /* x[pinR11] */
   node_backward_5(w + W_pinR11, x + X_pinR11); /* x[pinR11] */
+}
+
+static void solve_backward_pinR10(const scalar *restrict w, scalar *restrict x) {
+  scalar s[RT_MAX_DEGREE];
   /* pinR10 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + W_pinR10 + 50, x + X_pinR39, s); /* L[pinR39, pinR10] */
   backward_add_5x5(w + W_pinR10 + 25, x + X_pinR11, s); /* L[pinR11, pinR10] */
@@ -2596,6 +2649,10 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_add_5x5(w + W_pinR06 + 25, x + X_pinR07, s); /* L[pinR07, pinR06] */
   subtract_5(x + X_pinR06, s); /* x[pinR06] */
   node_backward_5(w + W_pinR06, x + X_pinR06); /* x[pinR06] */
+}
+
+static void solve_backward_pinR05(const scalar *restrict w, scalar *restrict x) {
+  scalar s[RT_MAX_DEGREE];
   /* pinR05 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + W_pinR05 + 50, x + X_pinR39, s); /* L[pinR39, pinR05] */
   backward_add_5x5(w + W_pinR05 + 25, x + X_pinR06, s); /* L[pinR06, pinR05] */
@@ -2642,10 +2699,6 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_add_5x5(w + W_pinL36 + 25, x + X_pinL37, s); /* L[pinL37, pinL36] */
   subtract_5(x + X_pinL36, s); /* x[pinL36] */
   node_backward_5(w + W_pinL36, x + X_pinL36); /* x[pinL36] */
-}
-
-static void solve_backward_1(const scalar *restrict w, scalar *restrict x) {
-  scalar s[RT_MAX_DEGREE];
   /* pinL35 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + W_pinL35 + 50, x + X_pinL39, s); /* L[pinL39, pinL35] */
   backward_add_5x5(w + W_pinL35 + 25, x + X_pinL36, s); /* L[pinL36, pinL35] */
@@ -2696,6 +2749,10 @@ static void solve_backward_1(const scalar *restrict w, scalar *restrict x) {
   backward_add_5x5(w + W_pinL26 + 25, x + X_pinL27, s); /* L[pinL27, pinL26] */
   subtract_5(x + X_pinL26, s); /* x[pinL26] */
   node_backward_5(w + W_pinL26, x + X_pinL26); /* x[pinL26] */
+}
+
+static void solve_backward_pinL25(const scalar *restrict w, scalar *restrict x) {
+  scalar s[RT_MAX_DEGREE];
   /* pinL25 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + W_pinL25 + 50, x + X_pinL39, s); /* L[pinL39, pinL25] */
   backward_add_5x5(w + W_pinL25 + 25, x + X_pinL26, s); /* L[pinL26, pinL25] */
@@ -2716,11 +2773,19 @@ static void solve_backward_1(const scalar *restrict w, scalar *restrict x) {
   backward_add_5x5(w + W_pinL22 + 25, x + X_pinL23, s); /* L[pinL23, pinL22] */
   subtract_5(x + X_pinL22, s); /* x[pinL22] */
   node_backward_5(w + W_pinL22, x + X_pinL22); /* x[pinL22] */
+}
+
+static void solve_backward_pinL21(const scalar *restrict w, scalar *restrict x) {
+  scalar s[RT_MAX_DEGREE];
   /* pinL21 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + W_pinL21 + 50, x + X_pinL39, s); /* L[pinL39, pinL21] */
   backward_add_5x5(w + W_pinL21 + 25, x + X_pinL22, s); /* L[pinL22, pinL21] */
   subtract_5(x + X_pinL21, s); /* x[pinL21] */
   node_backward_5(w + W_pinL21, x + X_pinL21); /* x[pinL21] */
+}
+
+static void solve_backward_pinL20(const scalar *restrict w, scalar *restrict x) {
+  scalar s[RT_MAX_DEGREE];
   /* pinL20 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + W_pinL20 + 50, x + X_pinL39, s); /* L[pinL39, pinL20] */
   backward_add_5x5(w + W_pinL20 + 25, x + X_pinL21, s); /* L[pinL21, pinL20] */
@@ -2816,11 +2881,19 @@ static void solve_backward_1(const scalar *restrict w, scalar *restrict x) {
   backward_add_5x5(w + W_pinL02 + 25, x + X_pinL03, s); /* L[pinL03, pinL02] */
   subtract_5(x + X_pinL02, s); /* x[pinL02] */
   node_backward_5(w + W_pinL02, x + X_pinL02); /* x[pinL02] */
+}
+
+static void solve_backward_pinL01(const scalar *restrict w, scalar *restrict x) {
+  scalar s[RT_MAX_DEGREE];
   /* pinL01 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + W_pinL01 + 50, x + X_pinL39, s); /* L[pinL39, pinL01] */
   backward_add_5x5(w + W_pinL01 + 25, x + X_pinL02, s); /* L[pinL02, pinL01] */
   subtract_5(x + X_pinL01, s); /* x[pinL01] */
   node_backward_5(w + W_pinL01, x + X_pinL01); /* x[pinL01] */
+}
+
+static void solve_backward_pinL00(const scalar *restrict w, scalar *restrict x) {
+  scalar s[RT_MAX_DEGREE];
   /* pinL00 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + W_pinL00 + 50, x + X_pinL39, s); /* L[pinL39, pinL00] */
   backward_add_5x5(w + W_pinL00 + 25, x + X_pinL01, s); /* L[pinL01, pinL00] */
@@ -2942,10 +3015,31 @@ static int tank_factor(void *work, void *temp) {
 static void tank_solve(const void *work, void *x) {
   const scalar *w = work;
   scalar *v = x;
-  solve_forward_0(w, v);
-  solve_forward_1(w, v);
-  solve_backward_0(w, v);
-  solve_backward_1(w, v);
+  solve_forward_idler_axleL(w, v);
+  solve_forward_pinL00(w, v);
+  solve_forward_pinL01(w, v);
+  solve_forward_pinL20(w, v);
+  solve_forward_pinL21(w, v);
+  solve_forward_pinL25(w, v);
+  solve_forward_pinR05(w, v);
+  solve_forward_pinR10(w, v);
+  solve_forward_pinR18(w, v);
+  solve_forward_pinR25(w, v);
+  solve_forward_pinR36(w, v);
+  solve_forward_road1_axleL(w, v);
+  solve_forward_hull_weld3(w, v);
+  solve_backward_hull_weld3(w, v);
+  solve_backward_road1_axleL(w, v);
+  solve_backward_pinR36(w, v);
+  solve_backward_pinR25(w, v);
+  solve_backward_pinR18(w, v);
+  solve_backward_pinR10(w, v);
+  solve_backward_pinR05(w, v);
+  solve_backward_pinL25(w, v);
+  solve_backward_pinL21(w, v);
+  solve_backward_pinL20(w, v);
+  solve_backward_pinL01(w, v);
+  solve_backward_pinL00(w, v);
 }
 /*---- the sweep of the equality rows (rt_sweep_fn of rt.h) -------------------
  * One projected Gauss-Seidel sweep over rows [0, 458): per row, J v from 0.0
@@ -2960,62 +3054,116 @@ static void tank_solve(const void *work, void *x) {
  * installed rt_sweep.h's. */
 #include "rt_sweep.h"
 
-static void sweep_part0(sweep_rows r, double *restrict v) {
-  (void)r, (void)v; /* a part can be empty */
-  sweep_two(r, v, X_idler_axleL, 5, B_hull_0, B_idlerL, X_pinL00, 5, B_plateL39, B_plateL00);
-  sweep_two(r, v, X_idler_axleR, 5, B_hull_0, B_idlerR, X_pinL01, 5, B_plateL00, B_plateL01);
-  sweep_two(r, v, X_pinL02, 5, B_plateL01, B_plateL02, X_pinR00, 5, B_plateR39, B_plateR00);
-  sweep_two(r, v, X_pinL03, 5, B_plateL02, B_plateL03, X_pinR01, 5, B_plateR00, B_plateR01);
-  sweep_two(r, v, X_pinL04, 5, B_plateL03, B_plateL04, X_pinR02, 5, B_plateR01, B_plateR02);
-  sweep_two(r, v, X_pinL05, 5, B_plateL04, B_plateL05, X_pinR03, 5, B_plateR02, B_plateR03);
-  sweep_two(r, v, X_pinL06, 5, B_plateL05, B_plateL06, X_pinR04, 5, B_plateR03, B_plateR04);
-  sweep_two(r, v, X_pinL07, 5, B_plateL06, B_plateL07, X_pinR05, 5, B_plateR04, B_plateR05);
-  sweep_two(r, v, X_pinL08, 5, B_plateL07, B_plateL08, X_pinR06, 5, B_plateR05, B_plateR06);
-  sweep_two(r, v, X_pinL09, 5, B_plateL08, B_plateL09, X_pinR07, 5, B_plateR06, B_plateR07);
-  sweep_two(r, v, X_pinL10, 5, B_plateL09, B_plateL10, X_pinR08, 5, B_plateR07, B_plateR08);
-  sweep_two(r, v, X_pinL11, 5, B_plateL10, B_plateL11, X_pinR09, 5, B_plateR08, B_plateR09);
-  sweep_two(r, v, X_pinL12, 5, B_plateL11, B_plateL12, X_pinR10, 5, B_plateR09, B_plateR10);
-  sweep_two(r, v, X_pinL13, 5, B_plateL12, B_plateL13, X_pinR11, 5, B_plateR10, B_plateR11);
-  sweep_two(r, v, X_pinL14, 5, B_plateL13, B_plateL14, X_pinR12, 5, B_plateR11, B_plateR12);
-  sweep_two(r, v, X_pinL15, 5, B_plateL14, B_plateL15, X_pinR13, 5, B_plateR12, B_plateR13);
-  sweep_two(r, v, X_pinL16, 5, B_plateL15, B_plateL16, X_pinR14, 5, B_plateR13, B_plateR14);
-  sweep_two(r, v, X_pinL17, 5, B_plateL16, B_plateL17, X_pinR15, 5, B_plateR14, B_plateR15);
-  sweep_two(r, v, X_pinL18, 5, B_plateL17, B_plateL18, X_pinR16, 5, B_plateR15, B_plateR16);
-  sweep_two(r, v, X_pinL19, 5, B_plateL18, B_plateL19, X_pinR17, 5, B_plateR16, B_plateR17);
-  sweep_two(r, v, X_pinL20, 5, B_plateL19, B_plateL20, X_pinR18, 5, B_plateR17, B_plateR18);
-  sweep_two(r, v, X_pinL21, 5, B_plateL20, B_plateL21, X_pinR19, 5, B_plateR18, B_plateR19);
-  sweep_two(r, v, X_pinL22, 5, B_plateL21, B_plateL22, X_pinR20, 5, B_plateR19, B_plateR20);
-  sweep_two(r, v, X_pinL23, 5, B_plateL22, B_plateL23, X_pinR21, 5, B_plateR20, B_plateR21);
-  sweep_two(r, v, X_pinL24, 5, B_plateL23, B_plateL24, X_pinR22, 5, B_plateR21, B_plateR22);
-  sweep_two(r, v, X_pinL25, 5, B_plateL24, B_plateL25, X_pinR23, 5, B_plateR22, B_plateR23);
-  sweep_two(r, v, X_pinL26, 5, B_plateL25, B_plateL26, X_pinR24, 5, B_plateR23, B_plateR24);
-  sweep_two(r, v, X_pinL27, 5, B_plateL26, B_plateL27, X_pinR25, 5, B_plateR24, B_plateR25);
-  sweep_two(r, v, X_pinL28, 5, B_plateL27, B_plateL28, X_pinR26, 5, B_plateR25, B_plateR26);
-  sweep_two(r, v, X_pinL29, 5, B_plateL28, B_plateL29, X_pinR27, 5, B_plateR26, B_plateR27);
+static void sweep_part_idler_axleL(sweep_rows r, double *restrict v) {
+  sweep_one(r, v, X_idler_axleL, 5, B_hull_0, B_idlerL);
+  sweep_one(r, v, X_idler_axleR, 5, B_hull_0, B_idlerR);
 }
 
-static void sweep_part1(sweep_rows r, double *restrict v) {
-  (void)r, (void)v; /* a part can be empty */
-  sweep_two(r, v, X_pinL30, 5, B_plateL29, B_plateL30, X_pinR28, 5, B_plateR27, B_plateR28);
-  sweep_two(r, v, X_pinL31, 5, B_plateL30, B_plateL31, X_pinR29, 5, B_plateR28, B_plateR29);
-  sweep_two(r, v, X_pinL32, 5, B_plateL31, B_plateL32, X_pinR30, 5, B_plateR29, B_plateR30);
-  sweep_two(r, v, X_pinL33, 5, B_plateL32, B_plateL33, X_pinR31, 5, B_plateR30, B_plateR31);
-  sweep_two(r, v, X_pinL34, 5, B_plateL33, B_plateL34, X_pinR32, 5, B_plateR31, B_plateR32);
-  sweep_two(r, v, X_pinL35, 5, B_plateL34, B_plateL35, X_pinR33, 5, B_plateR32, B_plateR33);
-  sweep_two(r, v, X_pinL36, 5, B_plateL35, B_plateL36, X_pinR34, 5, B_plateR33, B_plateR34);
-  sweep_two(r, v, X_pinL37, 5, B_plateL36, B_plateL37, X_pinR35, 5, B_plateR34, B_plateR35);
-  sweep_two(r, v, X_pinL38, 5, B_plateL37, B_plateL38, X_pinR36, 5, B_plateR35, B_plateR36);
-  sweep_two(r, v, X_pinL39, 5, B_plateL38, B_plateL39, X_pinR37, 5, B_plateR36, B_plateR37);
+static void sweep_part_pinL00(sweep_rows r, double *restrict v) {
+  sweep_one(r, v, X_pinL00, 5, B_plateL39, B_plateL00);
+  sweep_one(r, v, X_pinL01, 5, B_plateL00, B_plateL01);
+  sweep_one(r, v, X_pinL02, 5, B_plateL01, B_plateL02);
+  sweep_one(r, v, X_pinL03, 5, B_plateL02, B_plateL03);
+  sweep_one(r, v, X_pinL04, 5, B_plateL03, B_plateL04);
 }
 
-static void sweep_part2(sweep_rows r, double *restrict v) {
-  (void)r, (void)v; /* a part can be empty */
-  sweep_two(r, v, X_pinR38, 5, B_plateR37, B_plateR38, X_road1_axleL, 5, B_hull_1, B_road1L);
-  sweep_two(r, v, X_pinR39, 5, B_plateR38, B_plateR39, X_road1_axleR, 5, B_hull_1, B_road1R);
-  sweep_two(r, v, X_road2_axleL, 5, B_hull_2, B_road2L, X_sprocket_axleL, 5, B_hull_3, B_sprocketL);
-  sweep_two(r, v, X_road2_axleR, 5, B_hull_2, B_road2R, X_sprocket_axleR, 5, B_hull_3, B_sprocketR);
-  sweep_one(r, v, X_hull_weld1, 6, B_hull_0, B_hull_1);
-  sweep_one(r, v, X_hull_weld2, 6, B_hull_1, B_hull_2);
+static void sweep_part_pinL05(sweep_rows r, double *restrict v) {
+  sweep_one(r, v, X_pinL05, 5, B_plateL04, B_plateL05);
+  sweep_one(r, v, X_pinL06, 5, B_plateL05, B_plateL06);
+}
+
+static void sweep_part_pinL07(sweep_rows r, double *restrict v) {
+  sweep_one(r, v, X_pinL07, 5, B_plateL06, B_plateL07);
+  sweep_one(r, v, X_pinL08, 5, B_plateL07, B_plateL08);
+  sweep_one(r, v, X_pinL09, 5, B_plateL08, B_plateL09);
+}
+
+static void sweep_part_pinL10(sweep_rows r, double *restrict v) {
+  sweep_one(r, v, X_pinL10, 5, B_plateL09, B_plateL10);
+  sweep_one(r, v, X_pinL11, 5, B_plateL10, B_plateL11);
+  sweep_one(r, v, X_pinL12, 5, B_plateL11, B_plateL12);
+  sweep_one(r, v, X_pinL13, 5, B_plateL12, B_plateL13);
+  sweep_one(r, v, X_pinL14, 5, B_plateL13, B_plateL14);
+  sweep_one(r, v, X_pinL15, 5, B_plateL14, B_plateL15);
+  sweep_one(r, v, X_pinL16, 5, B_plateL15, B_plateL16);
+  sweep_one(r, v, X_pinL17, 5, B_plateL16, B_plateL17);
+  sweep_one(r, v, X_pinL18, 5, B_plateL17, B_plateL18);
+}
+
+static void sweep_part_pinL19(sweep_rows r, double *restrict v) {
+  sweep_one(r, v, X_pinL19, 5, B_plateL18, B_plateL19);
+  sweep_one(r, v, X_pinL20, 5, B_plateL19, B_plateL20);
+  sweep_one(r, v, X_pinL21, 5, B_plateL20, B_plateL21);
+  sweep_one(r, v, X_pinL22, 5, B_plateL21, B_plateL22);
+  sweep_one(r, v, X_pinL23, 5, B_plateL22, B_plateL23);
+}
+
+static void sweep_part_pinL24(sweep_rows r, double *restrict v) {
+  sweep_one(r, v, X_pinL24, 5, B_plateL23, B_plateL24);
+  sweep_one(r, v, X_pinL25, 5, B_plateL24, B_plateL25);
+  sweep_one(r, v, X_pinL26, 5, B_plateL25, B_plateL26);
+  sweep_one(r, v, X_pinL27, 5, B_plateL26, B_plateL27);
+  sweep_one(r, v, X_pinL28, 5, B_plateL27, B_plateL28);
+  sweep_one(r, v, X_pinL29, 5, B_plateL28, B_plateL29);
+  sweep_one(r, v, X_pinL30, 5, B_plateL29, B_plateL30);
+  sweep_one(r, v, X_pinL31, 5, B_plateL30, B_plateL31);
+}
+
+static void sweep_part_pinL32(sweep_rows r, double *restrict v) {
+  sweep_two(r, v, X_pinL32, 5, B_plateL31, B_plateL32, X_pinR00, 5, B_plateR39, B_plateR00);
+  sweep_two(r, v, X_pinL33, 5, B_plateL32, B_plateL33, X_pinR01, 5, B_plateR00, B_plateR01);
+  sweep_two(r, v, X_pinL34, 5, B_plateL33, B_plateL34, X_pinR02, 5, B_plateR01, B_plateR02);
+  sweep_two(r, v, X_pinL35, 5, B_plateL34, B_plateL35, X_pinR03, 5, B_plateR02, B_plateR03);
+  sweep_two(r, v, X_pinL36, 5, B_plateL35, B_plateL36, X_pinR04, 5, B_plateR03, B_plateR04);
+  sweep_two(r, v, X_pinL37, 5, B_plateL36, B_plateL37, X_pinR05, 5, B_plateR04, B_plateR05);
+  sweep_two(r, v, X_pinL38, 5, B_plateL37, B_plateL38, X_pinR06, 5, B_plateR05, B_plateR06);
+  sweep_two(r, v, X_pinL39, 5, B_plateL38, B_plateL39, X_pinR07, 5, B_plateR06, B_plateR07);
+  sweep_one(r, v, X_pinR08, 5, B_plateR07, B_plateR08);
+  sweep_one(r, v, X_pinR09, 5, B_plateR08, B_plateR09);
+  sweep_one(r, v, X_pinR10, 5, B_plateR09, B_plateR10);
+}
+
+static void sweep_part_pinR11(sweep_rows r, double *restrict v) {
+  sweep_one(r, v, X_pinR11, 5, B_plateR10, B_plateR11);
+  sweep_one(r, v, X_pinR12, 5, B_plateR11, B_plateR12);
+  sweep_one(r, v, X_pinR13, 5, B_plateR12, B_plateR13);
+  sweep_one(r, v, X_pinR14, 5, B_plateR13, B_plateR14);
+  sweep_one(r, v, X_pinR15, 5, B_plateR14, B_plateR15);
+  sweep_one(r, v, X_pinR16, 5, B_plateR15, B_plateR16);
+  sweep_one(r, v, X_pinR17, 5, B_plateR16, B_plateR17);
+  sweep_one(r, v, X_pinR18, 5, B_plateR17, B_plateR18);
+  sweep_one(r, v, X_pinR19, 5, B_plateR18, B_plateR19);
+}
+
+static void sweep_part_pinR20(sweep_rows r, double *restrict v) {
+  sweep_one(r, v, X_pinR20, 5, B_plateR19, B_plateR20);
+  sweep_one(r, v, X_pinR21, 5, B_plateR20, B_plateR21);
+  sweep_one(r, v, X_pinR22, 5, B_plateR21, B_plateR22);
+  sweep_one(r, v, X_pinR23, 5, B_plateR22, B_plateR23);
+}
+
+static void sweep_part_pinR24(sweep_rows r, double *restrict v) {
+  sweep_two(r, v, X_pinR24, 5, B_plateR23, B_plateR24, X_road1_axleL, 5, B_hull_1, B_road1L);
+  sweep_two(r, v, X_pinR25, 5, B_plateR24, B_plateR25, X_road1_axleR, 5, B_hull_1, B_road1R);
+  sweep_two(r, v, X_pinR26, 5, B_plateR25, B_plateR26, X_road2_axleL, 5, B_hull_2, B_road2L);
+  sweep_two(r, v, X_pinR27, 5, B_plateR26, B_plateR27, X_road2_axleR, 5, B_hull_2, B_road2R);
+  sweep_one(r, v, X_pinR28, 5, B_plateR27, B_plateR28);
+  sweep_one(r, v, X_pinR29, 5, B_plateR28, B_plateR29);
+  sweep_one(r, v, X_pinR30, 5, B_plateR29, B_plateR30);
+  sweep_one(r, v, X_pinR31, 5, B_plateR30, B_plateR31);
+  sweep_one(r, v, X_pinR32, 5, B_plateR31, B_plateR32);
+  sweep_one(r, v, X_pinR33, 5, B_plateR32, B_plateR33);
+  sweep_one(r, v, X_pinR34, 5, B_plateR33, B_plateR34);
+  sweep_one(r, v, X_pinR35, 5, B_plateR34, B_plateR35);
+  sweep_one(r, v, X_pinR36, 5, B_plateR35, B_plateR36);
+  sweep_one(r, v, X_pinR37, 5, B_plateR36, B_plateR37);
+  sweep_one(r, v, X_pinR38, 5, B_plateR37, B_plateR38);
+  sweep_one(r, v, X_pinR39, 5, B_plateR38, B_plateR39);
+}
+
+static void sweep_part_sprocket_axleL(sweep_rows r, double *restrict v) {
+  sweep_two(r, v, X_sprocket_axleL, 5, B_hull_3, B_sprocketL, X_hull_weld1, 6, B_hull_0, B_hull_1);
+  sweep_two(r, v, X_sprocket_axleR, 5, B_hull_3, B_sprocketR, X_hull_weld2, 6, B_hull_1, B_hull_2);
   sweep_one(r, v, X_hull_weld3, 6, B_hull_2, B_hull_3);
 }
 
@@ -3119,9 +3267,18 @@ static const int sweep_side_of[] = {
 /* One sweep over the equality rows (rt_sweep_fn). */
 static void tank_sweep(const rt_sweep_rows *rows, double *vel) {
   const sweep_rows r = {rows->J, rows->WJ, rows->rhs, rows->inv_diag, rows->lambda};
-  sweep_part0(r, vel);
-  sweep_part1(r, vel);
-  sweep_part2(r, vel);
+  sweep_part_idler_axleL(r, vel);
+  sweep_part_pinL00(r, vel);
+  sweep_part_pinL05(r, vel);
+  sweep_part_pinL07(r, vel);
+  sweep_part_pinL10(r, vel);
+  sweep_part_pinL19(r, vel);
+  sweep_part_pinL24(r, vel);
+  sweep_part_pinL32(r, vel);
+  sweep_part_pinR11(r, vel);
+  sweep_part_pinR20(r, vel);
+  sweep_part_pinR24(r, vel);
+  sweep_part_sprocket_axleL(r, vel);
 }
 
 /*---- the assembly of H~ (rt_assemble_fn of rt.h) ----------------------------
@@ -3137,7 +3294,7 @@ static void tank_sweep(const rt_sweep_rows *rows, double *vel) {
  * (the joint types' row letters), and a sum from +0, never -0, keeps its
  * bits when +-0 is added (while W J^T is finite). */
 
-static void asm_part0(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+static void asm_part_idler_axleL(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_idler_axleL, 12 * X_idler_axleL, 12 * X_idler_axleL, 12 * X_idler_axleL + 6, 12 * X_idler_axleL + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_idler_axleL + 25, 12 * X_idler_axleR, 12 * X_idler_axleL, 0, 0);
   asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_idler_axleL + 50, 12 * X_hull_weld1, 12 * X_idler_axleL, 0, 0);
@@ -3204,9 +3361,6 @@ static void asm_part0(const double *restrict J, const double *restrict WJ, doubl
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL28 + 25, 12 * X_pinL29, 12 * X_pinL28 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL29, 12 * X_pinL29, 12 * X_pinL29, 12 * X_pinL29 + 6, 12 * X_pinL29 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL29 + 25, 12 * X_pinL30, 12 * X_pinL29 + 6, 0, 0);
-}
-
-static void asm_part1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL30, 12 * X_pinL30, 12 * X_pinL30, 12 * X_pinL30 + 6, 12 * X_pinL30 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL30 + 25, 12 * X_pinL31, 12 * X_pinL30 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL31, 12 * X_pinL31, 12 * X_pinL31, 12 * X_pinL31 + 6, 12 * X_pinL31 + 6);
@@ -3229,6 +3383,9 @@ static void asm_part1(const double *restrict J, const double *restrict WJ, doubl
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR00, 12 * X_pinR00, 12 * X_pinR00, 12 * X_pinR00 + 6, 12 * X_pinR00 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR00 + 25, 12 * X_pinR01, 12 * X_pinR00 + 6, 0, 0);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR00 + 50, 12 * X_pinR39 + 6, 12 * X_pinR00, 0, 0);
+}
+
+static void asm_part_pinR01(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR01, 12 * X_pinR01, 12 * X_pinR01, 12 * X_pinR01 + 6, 12 * X_pinR01 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR01 + 25, 12 * X_pinR02, 12 * X_pinR01 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR02, 12 * X_pinR02, 12 * X_pinR02, 12 * X_pinR02 + 6, 12 * X_pinR02 + 6);
@@ -3243,6 +3400,9 @@ static void asm_part1(const double *restrict J, const double *restrict WJ, doubl
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR06 + 25, 12 * X_pinR07, 12 * X_pinR06 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR07, 12 * X_pinR07, 12 * X_pinR07, 12 * X_pinR07 + 6, 12 * X_pinR07 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR07 + 25, 12 * X_pinR08, 12 * X_pinR07 + 6, 0, 0);
+}
+
+static void asm_part_pinR08(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR08, 12 * X_pinR08, 12 * X_pinR08, 12 * X_pinR08 + 6, 12 * X_pinR08 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR08 + 25, 12 * X_pinR09, 12 * X_pinR08 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR09, 12 * X_pinR09, 12 * X_pinR09, 12 * X_pinR09 + 6, 12 * X_pinR09 + 6);
@@ -3271,13 +3431,13 @@ static void asm_part1(const double *restrict J, const double *restrict WJ, doubl
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR20 + 25, 12 * X_pinR21, 12 * X_pinR20 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR21, 12 * X_pinR21, 12 * X_pinR21, 12 * X_pinR21 + 6, 12 * X_pinR21 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR21 + 25, 12 * X_pinR22, 12 * X_pinR21 + 6, 0, 0);
-}
-
-static void asm_part2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR22, 12 * X_pinR22, 12 * X_pinR22, 12 * X_pinR22 + 6, 12 * X_pinR22 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR22 + 25, 12 * X_pinR23, 12 * X_pinR22 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR23, 12 * X_pinR23, 12 * X_pinR23, 12 * X_pinR23 + 6, 12 * X_pinR23 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR23 + 25, 12 * X_pinR24, 12 * X_pinR23 + 6, 0, 0);
+}
+
+static void asm_part_pinR24(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR24, 12 * X_pinR24, 12 * X_pinR24, 12 * X_pinR24 + 6, 12 * X_pinR24 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR24 + 25, 12 * X_pinR25, 12 * X_pinR24 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR25, 12 * X_pinR25, 12 * X_pinR25, 12 * X_pinR25 + 6, 12 * X_pinR25 + 6);
@@ -3292,6 +3452,9 @@ static void asm_part2(const double *restrict J, const double *restrict WJ, doubl
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR29 + 25, 12 * X_pinR30, 12 * X_pinR29 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR30, 12 * X_pinR30, 12 * X_pinR30, 12 * X_pinR30 + 6, 12 * X_pinR30 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR30 + 25, 12 * X_pinR31, 12 * X_pinR30 + 6, 0, 0);
+}
+
+static void asm_part_pinR31(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR31, 12 * X_pinR31, 12 * X_pinR31, 12 * X_pinR31 + 6, 12 * X_pinR31 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR31 + 25, 12 * X_pinR32, 12 * X_pinR31 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR32, 12 * X_pinR32, 12 * X_pinR32, 12 * X_pinR32 + 6, 12 * X_pinR32 + 6);
@@ -3309,6 +3472,9 @@ static void asm_part2(const double *restrict J, const double *restrict WJ, doubl
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR38, 12 * X_pinR38, 12 * X_pinR38, 12 * X_pinR38 + 6, 12 * X_pinR38 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR38 + 25, 12 * X_pinR39, 12 * X_pinR38 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR39, 12 * X_pinR39, 12 * X_pinR39, 12 * X_pinR39 + 6, 12 * X_pinR39 + 6);
+}
+
+static void asm_part_sprocket_axleL(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_sprocket_axleL, 12 * X_sprocket_axleL, 12 * X_sprocket_axleL, 12 * X_sprocket_axleL + 6, 12 * X_sprocket_axleL + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_sprocket_axleL + 25, 12 * X_sprocket_axleR, 12 * X_sprocket_axleL, 0, 0);
   asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_sprocket_axleL + 50, 12 * X_hull_weld3 + 6, 12 * X_sprocket_axleL, 0, 0);
@@ -3412,9 +3578,12 @@ static void tank_assemble(const double *J, const double *WJ, double epsilon, voi
   memset(w + W_pinR35 + 50, 0, 25 * sizeof *w);
   memset(w + W_pinR36 + 50, 0, 25 * sizeof *w);
   memset(w + W_pinR37 + 50, 0, 25 * sizeof *w);
-  asm_part0(J, WJ, epsilon, w);
-  asm_part1(J, WJ, epsilon, w);
-  asm_part2(J, WJ, epsilon, w);
+  asm_part_idler_axleL(J, WJ, epsilon, w);
+  asm_part_pinR01(J, WJ, epsilon, w);
+  asm_part_pinR08(J, WJ, epsilon, w);
+  asm_part_pinR24(J, WJ, epsilon, w);
+  asm_part_pinR31(J, WJ, epsilon, w);
+  asm_part_sprocket_axleL(J, WJ, epsilon, w);
 }
 
 /*---- the program ------------------------------------------------------------*/

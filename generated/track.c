@@ -931,7 +931,7 @@ static int pivot_pin38(scalar *restrict w, scalar *restrict t) {
 
 /*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
-static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
+static void solve_forward_pin00(const scalar *restrict w, scalar *restrict x) {
   /* pin00 (hinge, d = 5, h = 10) */
   node_forward_5(w + W_pin00, x + X_pin00); /* x[pin00] */
   forward_5x5(w + W_pin00 + 25, x + X_pin00, x + X_pin01); /* x[pin01] */
@@ -1022,6 +1022,9 @@ static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
   forward_5x5(w + W_pin17 + 25, x + X_pin17, x + X_pin18); /* x[pin18] */
   forward_5x5(w + W_pin17 + 50, x + X_pin17, x + X_pin39); /* x[pin39] */
   node_diag_5(w + W_pin17, x + X_pin17); /* x[pin17] */
+}
+
+static void solve_forward_pin18(const scalar *restrict w, scalar *restrict x) {
   /* pin18 (hinge, d = 5, h = 10) */
   node_forward_5(w + W_pin18, x + X_pin18); /* x[pin18] */
   forward_5x5(w + W_pin18 + 25, x + X_pin18, x + X_pin19); /* x[pin19] */
@@ -1107,6 +1110,9 @@ static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
   forward_5x5(w + W_pin34 + 25, x + X_pin34, x + X_pin35); /* x[pin35] */
   forward_5x5(w + W_pin34 + 50, x + X_pin34, x + X_pin39); /* x[pin39] */
   node_diag_5(w + W_pin34, x + X_pin34); /* x[pin34] */
+}
+
+static void solve_forward_pin35(const scalar *restrict w, scalar *restrict x) {
   /* pin35 (hinge, d = 5, h = 10) */
   node_forward_5(w + W_pin35, x + X_pin35); /* x[pin35] */
   forward_5x5(w + W_pin35 + 25, x + X_pin35, x + X_pin36); /* x[pin36] */
@@ -1133,7 +1139,7 @@ static void solve_forward_0(const scalar *restrict w, scalar *restrict x) {
 
 /*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
-static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
+static void solve_backward_pin39(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
   /* pin39 (hinge, d = 5, h = 0) */
   node_backward_5(w + W_pin39, x + X_pin39); /* x[pin39] */
@@ -1151,6 +1157,10 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_add_5x5(w + W_pin36 + 25, x + X_pin37, s); /* L[pin37, pin36] */
   subtract_5(x + X_pin36, s); /* x[pin36] */
   node_backward_5(w + W_pin36, x + X_pin36); /* x[pin36] */
+}
+
+static void solve_backward_pin35(const scalar *restrict w, scalar *restrict x) {
+  scalar s[RT_MAX_DEGREE];
   /* pin35 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + W_pin35 + 50, x + X_pin39, s); /* L[pin39, pin35] */
   backward_add_5x5(w + W_pin35 + 25, x + X_pin36, s); /* L[pin36, pin35] */
@@ -1236,6 +1246,10 @@ static void solve_backward_0(const scalar *restrict w, scalar *restrict x) {
   backward_add_5x5(w + W_pin19 + 25, x + X_pin20, s); /* L[pin20, pin19] */
   subtract_5(x + X_pin19, s); /* x[pin19] */
   node_backward_5(w + W_pin19, x + X_pin19); /* x[pin19] */
+}
+
+static void solve_backward_pin18(const scalar *restrict w, scalar *restrict x) {
+  scalar s[RT_MAX_DEGREE];
   /* pin18 (hinge, d = 5, h = 10) */
   backward_set_5x5(w + W_pin18 + 50, x + X_pin39, s); /* L[pin39, pin18] */
   backward_add_5x5(w + W_pin18 + 25, x + X_pin19, s); /* L[pin19, pin18] */
@@ -1387,8 +1401,12 @@ static int track_factor(void *work, void *temp) {
 static void track_solve(const void *work, void *x) {
   const scalar *w = work;
   scalar *v = x;
-  solve_forward_0(w, v);
-  solve_backward_0(w, v);
+  solve_forward_pin00(w, v);
+  solve_forward_pin18(w, v);
+  solve_forward_pin35(w, v);
+  solve_backward_pin39(w, v);
+  solve_backward_pin35(w, v);
+  solve_backward_pin18(w, v);
 }
 /*---- the sweep of the equality rows (rt_sweep_fn of rt.h) -------------------
  * One projected Gauss-Seidel sweep over rows [0, 200): per row, J v from 0.0
@@ -1403,8 +1421,7 @@ static void track_solve(const void *work, void *x) {
  * installed rt_sweep.h's. */
 #include "rt_sweep.h"
 
-static void sweep_part0(sweep_rows r, double *restrict v) {
-  (void)r, (void)v; /* a part can be empty */
+static void sweep_part_pin00(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_pin00, 5, B_plate39, B_plate00);
   sweep_one(r, v, X_pin01, 5, B_plate00, B_plate01);
   sweep_one(r, v, X_pin02, 5, B_plate01, B_plate02);
@@ -1412,6 +1429,9 @@ static void sweep_part0(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_pin04, 5, B_plate03, B_plate04);
   sweep_one(r, v, X_pin05, 5, B_plate04, B_plate05);
   sweep_one(r, v, X_pin06, 5, B_plate05, B_plate06);
+}
+
+static void sweep_part_pin07(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_pin07, 5, B_plate06, B_plate07);
   sweep_one(r, v, X_pin08, 5, B_plate07, B_plate08);
   sweep_one(r, v, X_pin09, 5, B_plate08, B_plate09);
@@ -1419,7 +1439,13 @@ static void sweep_part0(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_pin11, 5, B_plate10, B_plate11);
   sweep_one(r, v, X_pin12, 5, B_plate11, B_plate12);
   sweep_one(r, v, X_pin13, 5, B_plate12, B_plate13);
+}
+
+static void sweep_part_pin14(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_pin14, 5, B_plate13, B_plate14);
+}
+
+static void sweep_part_pin15(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_pin15, 5, B_plate14, B_plate15);
   sweep_one(r, v, X_pin16, 5, B_plate15, B_plate16);
   sweep_one(r, v, X_pin17, 5, B_plate16, B_plate17);
@@ -1433,14 +1459,13 @@ static void sweep_part0(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_pin25, 5, B_plate24, B_plate25);
   sweep_one(r, v, X_pin26, 5, B_plate25, B_plate26);
   sweep_one(r, v, X_pin27, 5, B_plate26, B_plate27);
+}
+
+static void sweep_part_pin28(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_pin28, 5, B_plate27, B_plate28);
   sweep_one(r, v, X_pin29, 5, B_plate28, B_plate29);
   sweep_one(r, v, X_pin30, 5, B_plate29, B_plate30);
   sweep_one(r, v, X_pin31, 5, B_plate30, B_plate31);
-}
-
-static void sweep_part1(sweep_rows r, double *restrict v) {
-  (void)r, (void)v; /* a part can be empty */
   sweep_one(r, v, X_pin32, 5, B_plate31, B_plate32);
   sweep_one(r, v, X_pin33, 5, B_plate32, B_plate33);
   sweep_one(r, v, X_pin34, 5, B_plate33, B_plate34);
@@ -1500,8 +1525,11 @@ static const int sweep_side_of[] = {
 /* One sweep over the equality rows (rt_sweep_fn). */
 static void track_sweep(const rt_sweep_rows *rows, double *vel) {
   const sweep_rows r = {rows->J, rows->WJ, rows->rhs, rows->inv_diag, rows->lambda};
-  sweep_part0(r, vel);
-  sweep_part1(r, vel);
+  sweep_part_pin00(r, vel);
+  sweep_part_pin07(r, vel);
+  sweep_part_pin14(r, vel);
+  sweep_part_pin15(r, vel);
+  sweep_part_pin28(r, vel);
 }
 
 /*---- the assembly of H~ (rt_assemble_fn of rt.h) ----------------------------
@@ -1517,7 +1545,7 @@ static void track_sweep(const rt_sweep_rows *rows, double *vel) {
  * (the joint types' row letters), and a sum from +0, never -0, keeps its
  * bits when +-0 is added (while W J^T is finite). */
 
-static void asm_part0(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+static void asm_part_pin00(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin00, 12 * X_pin00, 12 * X_pin00, 12 * X_pin00 + 6, 12 * X_pin00 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin00 + 25, 12 * X_pin01, 12 * X_pin00 + 6, 0, 0);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin00 + 50, 12 * X_pin39 + 6, 12 * X_pin00, 0, 0);
@@ -1525,8 +1553,14 @@ static void asm_part0(const double *restrict J, const double *restrict WJ, doubl
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin01 + 25, 12 * X_pin02, 12 * X_pin01 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin02, 12 * X_pin02, 12 * X_pin02, 12 * X_pin02 + 6, 12 * X_pin02 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin02 + 25, 12 * X_pin03, 12 * X_pin02 + 6, 0, 0);
+}
+
+static void asm_part_pin03(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin03, 12 * X_pin03, 12 * X_pin03, 12 * X_pin03 + 6, 12 * X_pin03 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin03 + 25, 12 * X_pin04, 12 * X_pin03 + 6, 0, 0);
+}
+
+static void asm_part_pin04(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin04, 12 * X_pin04, 12 * X_pin04, 12 * X_pin04 + 6, 12 * X_pin04 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin04 + 25, 12 * X_pin05, 12 * X_pin04 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin05, 12 * X_pin05, 12 * X_pin05, 12 * X_pin05 + 6, 12 * X_pin05 + 6);
@@ -1539,6 +1573,9 @@ static void asm_part0(const double *restrict J, const double *restrict WJ, doubl
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin08 + 25, 12 * X_pin09, 12 * X_pin08 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin09, 12 * X_pin09, 12 * X_pin09, 12 * X_pin09 + 6, 12 * X_pin09 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin09 + 25, 12 * X_pin10, 12 * X_pin09 + 6, 0, 0);
+}
+
+static void asm_part_pin10(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin10, 12 * X_pin10, 12 * X_pin10, 12 * X_pin10 + 6, 12 * X_pin10 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin10 + 25, 12 * X_pin11, 12 * X_pin10 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin11, 12 * X_pin11, 12 * X_pin11, 12 * X_pin11 + 6, 12 * X_pin11 + 6);
@@ -1581,11 +1618,14 @@ static void asm_part0(const double *restrict J, const double *restrict WJ, doubl
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin29 + 25, 12 * X_pin30, 12 * X_pin29 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin30, 12 * X_pin30, 12 * X_pin30, 12 * X_pin30 + 6, 12 * X_pin30 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin30 + 25, 12 * X_pin31, 12 * X_pin30 + 6, 0, 0);
+}
+
+static void asm_part_pin31(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin31, 12 * X_pin31, 12 * X_pin31, 12 * X_pin31 + 6, 12 * X_pin31 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin31 + 25, 12 * X_pin32, 12 * X_pin31 + 6, 0, 0);
 }
 
-static void asm_part1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+static void asm_part_pin32(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin32, 12 * X_pin32, 12 * X_pin32, 12 * X_pin32 + 6, 12 * X_pin32 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin32 + 25, 12 * X_pin33, 12 * X_pin32 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin33, 12 * X_pin33, 12 * X_pin33, 12 * X_pin33 + 6, 12 * X_pin33 + 6);
@@ -1643,8 +1683,12 @@ static void track_assemble(const double *J, const double *WJ, double epsilon, vo
   memset(w + W_pin35 + 50, 0, 25 * sizeof *w);
   memset(w + W_pin36 + 50, 0, 25 * sizeof *w);
   memset(w + W_pin37 + 50, 0, 25 * sizeof *w);
-  asm_part0(J, WJ, epsilon, w);
-  asm_part1(J, WJ, epsilon, w);
+  asm_part_pin00(J, WJ, epsilon, w);
+  asm_part_pin03(J, WJ, epsilon, w);
+  asm_part_pin04(J, WJ, epsilon, w);
+  asm_part_pin10(J, WJ, epsilon, w);
+  asm_part_pin31(J, WJ, epsilon, w);
+  asm_part_pin32(J, WJ, epsilon, w);
 }
 
 /*---- the program ------------------------------------------------------------*/

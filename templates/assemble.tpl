@@ -4,7 +4,8 @@
 --% -- line per block, a call of its kernel (rt_kernels.h, written by
 --% -- asm_kernels.tpl) with every offset a
 --% -- constant (its pivot's W_ base plus a literal, its constraints' X_ row
---% -- bases), in functions of the blocks of 32 pivots each. (One inlined
+--% -- bases), in functions of whole pivots that gen/emit.c cuts (b.part: the
+--% -- function's first pivot) where an edit moves no other cut. (One inlined
 --% -- block per line instead cost the scissor lift 52 KB of text and four
 --% -- times the compile time for 15% fewer instructions.)
 --% local function term(t, k)
@@ -12,16 +13,12 @@
 --%   if not x then return "0, 0" end
 --%   return fmt("12 * X_%s%s, 12 * X_%s%s", x.jq, x.jside == 1 and " + 6" or "", x.wp, x.wside == 1 and " + 6" or "")
 --% end
---% local PART = 32
---% local parts, pivots_seen, order = {}, {}, {}
+--% local parts = {}
 --% for _, b in ipairs(P.assembly.blocks) do
---%   if not pivots_seen[b.pivot] then
---%     order[#order + 1] = b.pivot
---%     pivots_seen[b.pivot] = #order
+--%   if #parts == 0 or parts[#parts].name ~= b.part then
+--%     parts[#parts + 1] = { name = b.part, blocks = {} }
 --%   end
---%   local k = (pivots_seen[b.pivot] - 1) // PART
---%   parts[k + 1] = parts[k + 1] or {}
---%   table.insert(parts[k + 1], b)
+--%   table.insert(parts[#parts].blocks, b)
 --% end
 
 /*---- the assembly of H~ (rt_assemble_fn of rt.h) ----------------------------
@@ -36,10 +33,10 @@
  * products its kernels (rt_kernels.h) leave out are +-0 at every pose
  * (the joint types' row letters), and a sum from +0, never -0, keeps its
  * bits when +-0 is added (while W J^T is finite). */
---% for k, part in ipairs(parts) do
+--% for _, part in ipairs(parts) do
 
-static void asm_part$(k - 1)(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
---%   for _, b in ipairs(part) do
+static void asm_part_$(part.name)(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+--%   for _, b in ipairs(part.blocks) do
   $(b.kernel)(J, WJ, epsilon, w + $(b.dst), $(term(b.terms, 1)), $(term(b.terms, 2)));
 --%   end
 }
@@ -51,7 +48,7 @@ static void $(P.ident)_assemble(const double *J, const double *WJ, double epsilo
 --% for _, z in ipairs(P.assembly.zero) do
   memset(w + $(z.dst), 0, $(z.len) * sizeof *w);
 --% end
---% for k = 1, #parts do
-  asm_part$(k - 1)(J, WJ, epsilon, w);
+--% for _, part in ipairs(parts) do
+  asm_part_$(part.name)(J, WJ, epsilon, w);
 --% end
 }

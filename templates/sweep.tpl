@@ -25,13 +25,11 @@
  * two chains of dependent operations overlap. The kernels are the
  * installed rt_sweep.h's. */
 #include "rt_sweep.h"
---% -- each part: the groups whose first constraint is in one range of
---% -- constraints (gen/emit_sweep.c), so that regrouping moves no group to
---% -- another part
+--% -- each part: a run of constraints cut by their names, and its groups
+--% -- (gen/emit_sweep.c), so that an edit regroups its own part only
 --% for _, part in ipairs(P.sweep.parts) do
 
-static void sweep_part$(part.index)(sweep_rows r, double *restrict v) {
-  (void)r, (void)v; /* a part can be empty */
+static void sweep_part_$(part.name)(sweep_rows r, double *restrict v) {
 --%   for _, g in ipairs(part.groups) do
 --%     local c1, c2 = g.cons[1], g.cons[2]
 --%     if not c2 then
@@ -60,6 +58,6 @@ static void $(P.ident)_sweep(const rt_sweep_rows *rows, double *vel) {
   (void)vel;
 --% end
 --% for _, part in ipairs(P.sweep.parts) do
-  sweep_part$(part.index)(r, vel);
+  sweep_part_$(part.name)(r, vel);
 --% end
 }
