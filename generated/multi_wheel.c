@@ -74,58 +74,75 @@
 
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
 
-/* mechanism body of each solver body */
-static const int sbody_body[] = {
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6,
-    7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
-};
-
-/* first solver body of each mechanism body */
-static const int shard_adr[] = {
-    0, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24,
-    25, 26, 27, 28, 29,
-};
-
-/* solver bodies of each mechanism body (1 = whole) */
-static const int shard_num[] = {
-    10, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1,
-};
-
-/* The solver bodies, one line each: B_ its index (its velocities at
- * vel + 6 B_), counted by the enum, so that inserting a body adds a line. */
-enum {
-    B_chassis_0,
-    B_chassis_1,
-    B_chassis_2,
-    B_chassis_3,
-    B_chassis_4,
-    B_chassis_5,
-    B_chassis_6,
-    B_chassis_7,
-    B_chassis_8,
-    B_chassis_9,
-    B_tow_front,
-    B_wheel1L,
-    B_wheel1R,
-    B_wheel2L,
-    B_wheel2R,
-    B_outrigger_frontL,
-    B_outrigger_frontR,
-    B_wheel3L,
-    B_wheel3R,
-    B_wheel4L,
-    B_wheel4R,
-    B_wheel5L,
-    B_wheel5R,
-    B_wheel6L,
-    B_wheel6R,
-    B_outrigger_rearL,
-    B_outrigger_rearR,
-    B_wheel7L,
-    B_wheel7R,
-    B_tow_rear,
-};
+/* The solver bodies, one line each: its identifier (B_ its index: its
+ * velocities at vel + 6 B_) and its mechanism body's (LDLPGS_BODY_ its
+ * index, named after the body's first solver body), so that inserting a
+ * body adds a line. */
+#define LDLPGS_SBODIES(X) \
+    X(chassis_0, chassis_0) \
+    X(chassis_1, chassis_0) \
+    X(chassis_2, chassis_0) \
+    X(chassis_3, chassis_0) \
+    X(chassis_4, chassis_0) \
+    X(chassis_5, chassis_0) \
+    X(chassis_6, chassis_0) \
+    X(chassis_7, chassis_0) \
+    X(chassis_8, chassis_0) \
+    X(chassis_9, chassis_0) \
+    X(tow_front, tow_front) \
+    X(wheel1L, wheel1L) \
+    X(wheel1R, wheel1R) \
+    X(wheel2L, wheel2L) \
+    X(wheel2R, wheel2R) \
+    X(outrigger_frontL, outrigger_frontL) \
+    X(outrigger_frontR, outrigger_frontR) \
+    X(wheel3L, wheel3L) \
+    X(wheel3R, wheel3R) \
+    X(wheel4L, wheel4L) \
+    X(wheel4R, wheel4R) \
+    X(wheel5L, wheel5L) \
+    X(wheel5R, wheel5R) \
+    X(wheel6L, wheel6L) \
+    X(wheel6R, wheel6R) \
+    X(outrigger_rearL, outrigger_rearL) \
+    X(outrigger_rearR, outrigger_rearR) \
+    X(wheel7L, wheel7L) \
+    X(wheel7R, wheel7R) \
+    X(tow_rear, tow_rear)
+/* The mechanism bodies, one line each: the first of its solver bodies and
+ * how many it has (1 = whole; more: shattered, docs/DESIGN.md). */
+#define LDLPGS_BODIES(X) \
+    X(chassis_0, 10) \
+    X(tow_front, 1) \
+    X(wheel1L, 1) \
+    X(wheel1R, 1) \
+    X(wheel2L, 1) \
+    X(wheel2R, 1) \
+    X(outrigger_frontL, 1) \
+    X(outrigger_frontR, 1) \
+    X(wheel3L, 1) \
+    X(wheel3R, 1) \
+    X(wheel4L, 1) \
+    X(wheel4R, 1) \
+    X(wheel5L, 1) \
+    X(wheel5R, 1) \
+    X(wheel6L, 1) \
+    X(wheel6R, 1) \
+    X(outrigger_rearL, 1) \
+    X(outrigger_rearR, 1) \
+    X(wheel7L, 1) \
+    X(wheel7R, 1) \
+    X(tow_rear, 1)
+#define LDLPGS_B_INDEX(id, body) B_##id,
+enum { LDLPGS_SBODIES(LDLPGS_B_INDEX) LDLPGS_NSBODY };
+#define LDLPGS_M_INDEX(first, n) LDLPGS_BODY_##first,
+enum { LDLPGS_BODIES(LDLPGS_M_INDEX) LDLPGS_NBODY };
+#define LDLPGS_B_sbody_body(id, body) LDLPGS_BODY_##body,
+static const int sbody_body[] = {LDLPGS_SBODIES(LDLPGS_B_sbody_body)};
+#define LDLPGS_M_shard_adr(first, n) B_##first,
+static const int shard_adr[] = {LDLPGS_BODIES(LDLPGS_M_shard_adr)};
+#define LDLPGS_M_shard_num(first, n) n,
+static const int shard_num[] = {LDLPGS_BODIES(LDLPGS_M_shard_num)};
 
 /* The solver constraints in solver order, one line each: name, identifier
  * (its pivot's), the constraint before it (ldlpgs_start before the first),
@@ -169,6 +186,11 @@ enum { LDLPGS_D_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_SIZE) };
 #define LDLPGS_C_BASES(name, id, prev, joint, a, b, degree) \
     C_##id = C_##prev + 1, X_##id = X_##prev + LDLPGS_D_##prev,
 enum { C_ldlpgs_start = -1, X_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_BASES) };
+/* the counts summed over the lists (the program object's sizes), so that
+ * no count is one more changed line */
+#define LDLPGS_C_COUNT(name, id, prev, joint, a, b, degree) +1
+#define LDLPGS_C_ROWS(name, id, prev, joint, a, b, degree) +LDLPGS_D_##id
+enum { LDLPGS_NCONS = 0 LDLPGS_CONSTRAINTS(LDLPGS_C_COUNT), LDLPGS_DIM = 0 LDLPGS_CONSTRAINTS(LDLPGS_C_ROWS) };
 #define LDLPGS_C_cons_joint(name, id, prev, joint, a, b, degree) joint,
 static const int cons_joint[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_joint)};
 #define LDLPGS_C_cons_a(name, id, prev, joint, a, b, degree) a,
@@ -230,6 +252,14 @@ enum { LDLPGS_H_ldlpgs_start = 0, LDLPGS_NB_ldlpgs_start = 0, LDLPGS_NR_ldlpgs_s
     LDLPGS_S_##id = LDLPGS_S_##prev + LDLPGS_NR_##prev, \
     R_##id = (P_##id & 1) * 8,
 enum { P_ldlpgs_start = -1, W_ldlpgs_start = 0, LDLPGS_K_ldlpgs_start = 0, LDLPGS_S_ldlpgs_start = 0, LDLPGS_PIVOTS(LDLPGS_P_BASES) };
+#define LDLPGS_P_BLOCKS(id, prev, h, nblk, nrsi) +nblk
+#define LDLPGS_P_RSI(id, prev, h, nblk, nrsi) +nrsi
+#define LDLPGS_P_WORK(id, prev, h, nblk, nrsi) +LDLPGS_D_##id * (LDLPGS_D_##id + h)
+enum {
+    LDLPGS_NBLK = 0 LDLPGS_PIVOTS(LDLPGS_P_BLOCKS),
+    LDLPGS_NRSI = 0 LDLPGS_PIVOTS(LDLPGS_P_RSI),
+    LDLPGS_WORK_SIZE = 0 LDLPGS_PIVOTS(LDLPGS_P_WORK)
+};
 #define LDLPGS_P_piv_cons(id, prev, h, nblk, nrsi) C_##id,
 static const int piv_cons[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_cons)};
 #define LDLPGS_P_piv_node(id, prev, h, nblk, nrsi) W_##id,
@@ -239,9 +269,9 @@ static const int piv_edge[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_edge)};
 #define LDLPGS_P_piv_height(id, prev, h, nblk, nrsi) LDLPGS_H_##id,
 static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_height)};
 #define LDLPGS_P_piv_blk_adr(id, prev, h, nblk, nrsi) LDLPGS_K_##id,
-static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_blk_adr) 54};
+static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_blk_adr) LDLPGS_NBLK};
 #define LDLPGS_P_piv_rsi_adr(id, prev, h, nblk, nrsi) LDLPGS_S_##id,
-static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_rsi_adr) 2103};
+static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_rsi_adr) LDLPGS_NRSI};
 
 /* row pivot of each edge block */
 static const int blk_piv[] = {
@@ -1296,18 +1326,21 @@ static void multi_wheel_assemble(const double *J, const double *WJ, double epsil
 
 /*---- the program ------------------------------------------------------------*/
 
+_Static_assert(LDLPGS_DIM == MULTI_WHEEL_DIM && LDLPGS_WORK_SIZE == MULTI_WHEEL_WORK_SIZE,
+               "multi_wheel.h is not the header generated with this file");
+
 const rt_program multi_wheel_program = {
     .name = "multi_wheel",
     .precision = RT_FLOAT,
     .structure_hash = UINT64_C(0xc1b4f6f457cbc8b0),
-    .nbody = 21,
-    .nsbody = 30,
-    .ncons = 29,
-    .dim = 142,
-    .work_size = 2178,
-    .temp_size = 160,
-    .nblk = 54,
-    .nrsi = 2103,
+    .nbody = LDLPGS_NBODY,
+    .nsbody = LDLPGS_NSBODY,
+    .ncons = LDLPGS_NCONS,
+    .dim = LDLPGS_DIM,
+    .work_size = LDLPGS_WORK_SIZE,
+    .temp_size = MULTI_WHEEL_TEMP_SIZE,
+    .nblk = LDLPGS_NBLK,
+    .nrsi = LDLPGS_NRSI,
     .sbody_body = sbody_body,
     .shard_adr = shard_adr,
     .shard_num = shard_num,

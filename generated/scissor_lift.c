@@ -93,70 +93,101 @@
 
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
 
-/* mechanism body of each solver body */
-static const int sbody_body[] = {
-    0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
-    15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30,
-    31, 32, 33, 34, 35, 36, 37,
-};
-
-/* first solver body of each mechanism body */
-static const int shard_adr[] = {
-    0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
-    17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32,
-    33, 34, 35, 36, 37, 38,
-};
-
-/* solver bodies of each mechanism body (1 = whole) */
-static const int shard_num[] = {
-    2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1,
-};
-
-/* The solver bodies, one line each: B_ its index (its velocities at
- * vel + 6 B_), counted by the enum, so that inserting a body adds a line. */
-enum {
-    B_chassis_0,
-    B_chassis_1,
-    B_wheelFL,
-    B_wheelFR,
-    B_wheelRL,
-    B_wheelRR,
-    B_inner0,
-    B_inner0_cross,
-    B_outer0,
-    B_outer0_cross,
-    B_inner1,
-    B_inner1_cross,
-    B_outer1,
-    B_outer1_cross,
-    B_inner2,
-    B_inner2_cross,
-    B_outer2,
-    B_outer2_cross,
-    B_inner3,
-    B_inner3_cross,
-    B_outer3,
-    B_outer3_cross,
-    B_inner4,
-    B_inner4_cross,
-    B_outer4,
-    B_outer4_cross,
-    B_inner5,
-    B_inner5_cross,
-    B_outer5,
-    B_outer5_cross,
-    B_inner6,
-    B_inner6_cross,
-    B_outer6,
-    B_outer6_cross,
-    B_platform,
-    B_roller_bottom,
-    B_barrel,
-    B_rod,
-    B_roller_top,
-};
+/* The solver bodies, one line each: its identifier (B_ its index: its
+ * velocities at vel + 6 B_) and its mechanism body's (LDLPGS_BODY_ its
+ * index, named after the body's first solver body), so that inserting a
+ * body adds a line. */
+#define LDLPGS_SBODIES(X) \
+    X(chassis_0, chassis_0) \
+    X(chassis_1, chassis_0) \
+    X(wheelFL, wheelFL) \
+    X(wheelFR, wheelFR) \
+    X(wheelRL, wheelRL) \
+    X(wheelRR, wheelRR) \
+    X(inner0, inner0) \
+    X(inner0_cross, inner0_cross) \
+    X(outer0, outer0) \
+    X(outer0_cross, outer0_cross) \
+    X(inner1, inner1) \
+    X(inner1_cross, inner1_cross) \
+    X(outer1, outer1) \
+    X(outer1_cross, outer1_cross) \
+    X(inner2, inner2) \
+    X(inner2_cross, inner2_cross) \
+    X(outer2, outer2) \
+    X(outer2_cross, outer2_cross) \
+    X(inner3, inner3) \
+    X(inner3_cross, inner3_cross) \
+    X(outer3, outer3) \
+    X(outer3_cross, outer3_cross) \
+    X(inner4, inner4) \
+    X(inner4_cross, inner4_cross) \
+    X(outer4, outer4) \
+    X(outer4_cross, outer4_cross) \
+    X(inner5, inner5) \
+    X(inner5_cross, inner5_cross) \
+    X(outer5, outer5) \
+    X(outer5_cross, outer5_cross) \
+    X(inner6, inner6) \
+    X(inner6_cross, inner6_cross) \
+    X(outer6, outer6) \
+    X(outer6_cross, outer6_cross) \
+    X(platform, platform) \
+    X(roller_bottom, roller_bottom) \
+    X(barrel, barrel) \
+    X(rod, rod) \
+    X(roller_top, roller_top)
+/* The mechanism bodies, one line each: the first of its solver bodies and
+ * how many it has (1 = whole; more: shattered, docs/DESIGN.md). */
+#define LDLPGS_BODIES(X) \
+    X(chassis_0, 2) \
+    X(wheelFL, 1) \
+    X(wheelFR, 1) \
+    X(wheelRL, 1) \
+    X(wheelRR, 1) \
+    X(inner0, 1) \
+    X(inner0_cross, 1) \
+    X(outer0, 1) \
+    X(outer0_cross, 1) \
+    X(inner1, 1) \
+    X(inner1_cross, 1) \
+    X(outer1, 1) \
+    X(outer1_cross, 1) \
+    X(inner2, 1) \
+    X(inner2_cross, 1) \
+    X(outer2, 1) \
+    X(outer2_cross, 1) \
+    X(inner3, 1) \
+    X(inner3_cross, 1) \
+    X(outer3, 1) \
+    X(outer3_cross, 1) \
+    X(inner4, 1) \
+    X(inner4_cross, 1) \
+    X(outer4, 1) \
+    X(outer4_cross, 1) \
+    X(inner5, 1) \
+    X(inner5_cross, 1) \
+    X(outer5, 1) \
+    X(outer5_cross, 1) \
+    X(inner6, 1) \
+    X(inner6_cross, 1) \
+    X(outer6, 1) \
+    X(outer6_cross, 1) \
+    X(platform, 1) \
+    X(roller_bottom, 1) \
+    X(barrel, 1) \
+    X(rod, 1) \
+    X(roller_top, 1)
+#define LDLPGS_B_INDEX(id, body) B_##id,
+enum { LDLPGS_SBODIES(LDLPGS_B_INDEX) LDLPGS_NSBODY };
+#define LDLPGS_M_INDEX(first, n) LDLPGS_BODY_##first,
+enum { LDLPGS_BODIES(LDLPGS_M_INDEX) LDLPGS_NBODY };
+#define LDLPGS_B_sbody_body(id, body) LDLPGS_BODY_##body,
+static const int sbody_body[] = {LDLPGS_SBODIES(LDLPGS_B_sbody_body)};
+#define LDLPGS_M_shard_adr(first, n) B_##first,
+static const int shard_adr[] = {LDLPGS_BODIES(LDLPGS_M_shard_adr)};
+#define LDLPGS_M_shard_num(first, n) n,
+static const int shard_num[] = {LDLPGS_BODIES(LDLPGS_M_shard_num)};
 
 /* The solver constraints in solver order, one line each: name, identifier
  * (its pivot's), the constraint before it (ldlpgs_start before the first),
@@ -219,6 +250,11 @@ enum { LDLPGS_D_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_SIZE) };
 #define LDLPGS_C_BASES(name, id, prev, joint, a, b, degree) \
     C_##id = C_##prev + 1, X_##id = X_##prev + LDLPGS_D_##prev,
 enum { C_ldlpgs_start = -1, X_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_BASES) };
+/* the counts summed over the lists (the program object's sizes), so that
+ * no count is one more changed line */
+#define LDLPGS_C_COUNT(name, id, prev, joint, a, b, degree) +1
+#define LDLPGS_C_ROWS(name, id, prev, joint, a, b, degree) +LDLPGS_D_##id
+enum { LDLPGS_NCONS = 0 LDLPGS_CONSTRAINTS(LDLPGS_C_COUNT), LDLPGS_DIM = 0 LDLPGS_CONSTRAINTS(LDLPGS_C_ROWS) };
 #define LDLPGS_C_cons_joint(name, id, prev, joint, a, b, degree) joint,
 static const int cons_joint[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_joint)};
 #define LDLPGS_C_cons_a(name, id, prev, joint, a, b, degree) a,
@@ -299,6 +335,14 @@ enum { LDLPGS_H_ldlpgs_start = 0, LDLPGS_NB_ldlpgs_start = 0, LDLPGS_NR_ldlpgs_s
     LDLPGS_S_##id = LDLPGS_S_##prev + LDLPGS_NR_##prev, \
     R_##id = (P_##id & 1) * 8,
 enum { P_ldlpgs_start = -1, W_ldlpgs_start = 0, LDLPGS_K_ldlpgs_start = 0, LDLPGS_S_ldlpgs_start = 0, LDLPGS_PIVOTS(LDLPGS_P_BASES) };
+#define LDLPGS_P_BLOCKS(id, prev, h, nblk, nrsi) +nblk
+#define LDLPGS_P_RSI(id, prev, h, nblk, nrsi) +nrsi
+#define LDLPGS_P_WORK(id, prev, h, nblk, nrsi) +LDLPGS_D_##id * (LDLPGS_D_##id + h)
+enum {
+    LDLPGS_NBLK = 0 LDLPGS_PIVOTS(LDLPGS_P_BLOCKS),
+    LDLPGS_NRSI = 0 LDLPGS_PIVOTS(LDLPGS_P_RSI),
+    LDLPGS_WORK_SIZE = 0 LDLPGS_PIVOTS(LDLPGS_P_WORK)
+};
 #define LDLPGS_P_piv_cons(id, prev, h, nblk, nrsi) C_##id,
 static const int piv_cons[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_cons)};
 #define LDLPGS_P_piv_node(id, prev, h, nblk, nrsi) W_##id,
@@ -308,9 +352,9 @@ static const int piv_edge[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_edge)};
 #define LDLPGS_P_piv_height(id, prev, h, nblk, nrsi) LDLPGS_H_##id,
 static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_height)};
 #define LDLPGS_P_piv_blk_adr(id, prev, h, nblk, nrsi) LDLPGS_K_##id,
-static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_blk_adr) 131};
+static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_blk_adr) LDLPGS_NBLK};
 #define LDLPGS_P_piv_rsi_adr(id, prev, h, nblk, nrsi) LDLPGS_S_##id,
-static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_rsi_adr) 5347};
+static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_rsi_adr) LDLPGS_NRSI};
 
 /* row pivot of each edge block */
 static const int blk_piv[] = {
@@ -2236,18 +2280,21 @@ static void scissor_lift_assemble(const double *J, const double *WJ, double epsi
 
 /*---- the program ------------------------------------------------------------*/
 
+_Static_assert(LDLPGS_DIM == SCISSOR_LIFT_DIM && LDLPGS_WORK_SIZE == SCISSOR_LIFT_WORK_SIZE,
+               "scissor_lift.h is not the header generated with this file");
+
 const rt_program scissor_lift_program = {
     .name = "scissor_lift",
     .precision = RT_FLOAT,
     .structure_hash = UINT64_C(0xc6fe92b7026eb208),
-    .nbody = 38,
-    .nsbody = 39,
-    .ncons = 48,
-    .dim = 246,
-    .work_size = 4690,
-    .temp_size = 208,
-    .nblk = 131,
-    .nrsi = 5347,
+    .nbody = LDLPGS_NBODY,
+    .nsbody = LDLPGS_NSBODY,
+    .ncons = LDLPGS_NCONS,
+    .dim = LDLPGS_DIM,
+    .work_size = LDLPGS_WORK_SIZE,
+    .temp_size = SCISSOR_LIFT_TEMP_SIZE,
+    .nblk = LDLPGS_NBLK,
+    .nrsi = LDLPGS_NRSI,
     .sbody_body = sbody_body,
     .shard_adr = shard_adr,
     .shard_num = shard_num,

@@ -65,41 +65,55 @@
 
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
 
-/* mechanism body of each solver body */
-static const int sbody_body[] = {
-    0, 1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
-};
-
-/* first solver body of each mechanism body */
-static const int shard_adr[] = {
-    0, 1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-};
-
-/* solver bodies of each mechanism body (1 = whole) */
-static const int shard_num[] = {
-    1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-};
-
-/* The solver bodies, one line each: B_ its index (its velocities at
- * vel + 6 B_), counted by the enum, so that inserting a body adds a line. */
-enum {
-    B_base,
-    B_platform_0,
-    B_platform_1,
-    B_load,
-    B_leg1_barrel,
-    B_leg1_piston,
-    B_leg2_barrel,
-    B_leg2_piston,
-    B_leg3_barrel,
-    B_leg3_piston,
-    B_leg4_barrel,
-    B_leg4_piston,
-    B_leg5_barrel,
-    B_leg5_piston,
-    B_leg6_barrel,
-    B_leg6_piston,
-};
+/* The solver bodies, one line each: its identifier (B_ its index: its
+ * velocities at vel + 6 B_) and its mechanism body's (LDLPGS_BODY_ its
+ * index, named after the body's first solver body), so that inserting a
+ * body adds a line. */
+#define LDLPGS_SBODIES(X) \
+    X(base, base) \
+    X(platform_0, platform_0) \
+    X(platform_1, platform_0) \
+    X(load, load) \
+    X(leg1_barrel, leg1_barrel) \
+    X(leg1_piston, leg1_piston) \
+    X(leg2_barrel, leg2_barrel) \
+    X(leg2_piston, leg2_piston) \
+    X(leg3_barrel, leg3_barrel) \
+    X(leg3_piston, leg3_piston) \
+    X(leg4_barrel, leg4_barrel) \
+    X(leg4_piston, leg4_piston) \
+    X(leg5_barrel, leg5_barrel) \
+    X(leg5_piston, leg5_piston) \
+    X(leg6_barrel, leg6_barrel) \
+    X(leg6_piston, leg6_piston)
+/* The mechanism bodies, one line each: the first of its solver bodies and
+ * how many it has (1 = whole; more: shattered, docs/DESIGN.md). */
+#define LDLPGS_BODIES(X) \
+    X(base, 1) \
+    X(platform_0, 2) \
+    X(load, 1) \
+    X(leg1_barrel, 1) \
+    X(leg1_piston, 1) \
+    X(leg2_barrel, 1) \
+    X(leg2_piston, 1) \
+    X(leg3_barrel, 1) \
+    X(leg3_piston, 1) \
+    X(leg4_barrel, 1) \
+    X(leg4_piston, 1) \
+    X(leg5_barrel, 1) \
+    X(leg5_piston, 1) \
+    X(leg6_barrel, 1) \
+    X(leg6_piston, 1)
+#define LDLPGS_B_INDEX(id, body) B_##id,
+enum { LDLPGS_SBODIES(LDLPGS_B_INDEX) LDLPGS_NSBODY };
+#define LDLPGS_M_INDEX(first, n) LDLPGS_BODY_##first,
+enum { LDLPGS_BODIES(LDLPGS_M_INDEX) LDLPGS_NBODY };
+#define LDLPGS_B_sbody_body(id, body) LDLPGS_BODY_##body,
+static const int sbody_body[] = {LDLPGS_SBODIES(LDLPGS_B_sbody_body)};
+#define LDLPGS_M_shard_adr(first, n) B_##first,
+static const int shard_adr[] = {LDLPGS_BODIES(LDLPGS_M_shard_adr)};
+#define LDLPGS_M_shard_num(first, n) n,
+static const int shard_num[] = {LDLPGS_BODIES(LDLPGS_M_shard_num)};
 
 /* The solver constraints in solver order, one line each: name, identifier
  * (its pivot's), the constraint before it (ldlpgs_start before the first),
@@ -134,6 +148,11 @@ enum { LDLPGS_D_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_SIZE) };
 #define LDLPGS_C_BASES(name, id, prev, joint, a, b, degree) \
     C_##id = C_##prev + 1, X_##id = X_##prev + LDLPGS_D_##prev,
 enum { C_ldlpgs_start = -1, X_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_BASES) };
+/* the counts summed over the lists (the program object's sizes), so that
+ * no count is one more changed line */
+#define LDLPGS_C_COUNT(name, id, prev, joint, a, b, degree) +1
+#define LDLPGS_C_ROWS(name, id, prev, joint, a, b, degree) +LDLPGS_D_##id
+enum { LDLPGS_NCONS = 0 LDLPGS_CONSTRAINTS(LDLPGS_C_COUNT), LDLPGS_DIM = 0 LDLPGS_CONSTRAINTS(LDLPGS_C_ROWS) };
 #define LDLPGS_C_cons_joint(name, id, prev, joint, a, b, degree) joint,
 static const int cons_joint[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_joint)};
 #define LDLPGS_C_cons_a(name, id, prev, joint, a, b, degree) a,
@@ -186,6 +205,14 @@ enum { LDLPGS_H_ldlpgs_start = 0, LDLPGS_NB_ldlpgs_start = 0, LDLPGS_NR_ldlpgs_s
     LDLPGS_S_##id = LDLPGS_S_##prev + LDLPGS_NR_##prev, \
     R_##id = (P_##id & 1) * 8,
 enum { P_ldlpgs_start = -1, W_ldlpgs_start = 0, LDLPGS_K_ldlpgs_start = 0, LDLPGS_S_ldlpgs_start = 0, LDLPGS_PIVOTS(LDLPGS_P_BASES) };
+#define LDLPGS_P_BLOCKS(id, prev, h, nblk, nrsi) +nblk
+#define LDLPGS_P_RSI(id, prev, h, nblk, nrsi) +nrsi
+#define LDLPGS_P_WORK(id, prev, h, nblk, nrsi) +LDLPGS_D_##id * (LDLPGS_D_##id + h)
+enum {
+    LDLPGS_NBLK = 0 LDLPGS_PIVOTS(LDLPGS_P_BLOCKS),
+    LDLPGS_NRSI = 0 LDLPGS_PIVOTS(LDLPGS_P_RSI),
+    LDLPGS_WORK_SIZE = 0 LDLPGS_PIVOTS(LDLPGS_P_WORK)
+};
 #define LDLPGS_P_piv_cons(id, prev, h, nblk, nrsi) C_##id,
 static const int piv_cons[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_cons)};
 #define LDLPGS_P_piv_node(id, prev, h, nblk, nrsi) W_##id,
@@ -195,9 +222,9 @@ static const int piv_edge[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_edge)};
 #define LDLPGS_P_piv_height(id, prev, h, nblk, nrsi) LDLPGS_H_##id,
 static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_height)};
 #define LDLPGS_P_piv_blk_adr(id, prev, h, nblk, nrsi) LDLPGS_K_##id,
-static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_blk_adr) 28};
+static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_blk_adr) LDLPGS_NBLK};
 #define LDLPGS_P_piv_rsi_adr(id, prev, h, nblk, nrsi) LDLPGS_S_##id,
-static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_rsi_adr) 609};
+static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_rsi_adr) LDLPGS_NRSI};
 
 /* row pivot of each edge block */
 static const int blk_piv[] = {
@@ -892,18 +919,21 @@ static void stewart_assemble(const double *J, const double *WJ, double epsilon, 
 
 /*---- the program ------------------------------------------------------------*/
 
+_Static_assert(LDLPGS_DIM == STEWART_DIM && LDLPGS_WORK_SIZE == STEWART_WORK_SIZE,
+               "stewart.h is not the header generated with this file");
+
 const rt_program stewart_program = {
     .name = "stewart",
     .precision = RT_FLOAT,
     .structure_hash = UINT64_C(0x2d3c54af2de352bd),
-    .nbody = 15,
-    .nsbody = 16,
-    .ncons = 20,
-    .dim = 84,
-    .work_size = 825,
-    .temp_size = 112,
-    .nblk = 28,
-    .nrsi = 609,
+    .nbody = LDLPGS_NBODY,
+    .nsbody = LDLPGS_NSBODY,
+    .ncons = LDLPGS_NCONS,
+    .dim = LDLPGS_DIM,
+    .work_size = LDLPGS_WORK_SIZE,
+    .temp_size = STEWART_TEMP_SIZE,
+    .nblk = LDLPGS_NBLK,
+    .nrsi = LDLPGS_NRSI,
     .sbody_body = sbody_body,
     .shard_adr = shard_adr,
     .shard_num = shard_num,

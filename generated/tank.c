@@ -136,132 +136,205 @@
 
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
 
-/* mechanism body of each solver body */
-static const int sbody_body[] = {
-    0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
-    13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28,
-    29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44,
-    45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60,
-    61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76,
-    77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88,
-};
-
-/* first solver body of each mechanism body */
-static const int shard_adr[] = {
-    0, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18,
-    19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34,
-    35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50,
-    51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66,
-    67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82,
-    83, 84, 85, 86, 87, 88, 89, 90, 91,
-};
-
-/* solver bodies of each mechanism body (1 = whole) */
-static const int shard_num[] = {
-    4, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1,
-};
-
-/* The solver bodies, one line each: B_ its index (its velocities at
- * vel + 6 B_), counted by the enum, so that inserting a body adds a line. */
-enum {
-    B_hull_0,
-    B_hull_1,
-    B_hull_2,
-    B_hull_3,
-    B_sprocketL,
-    B_road1L,
-    B_road2L,
-    B_idlerL,
-    B_plateL00,
-    B_plateL01,
-    B_plateL02,
-    B_plateL03,
-    B_plateL04,
-    B_plateL05,
-    B_plateL06,
-    B_plateL07,
-    B_plateL08,
-    B_plateL09,
-    B_plateL10,
-    B_plateL11,
-    B_plateL12,
-    B_plateL13,
-    B_plateL14,
-    B_plateL15,
-    B_plateL16,
-    B_plateL17,
-    B_plateL18,
-    B_plateL19,
-    B_plateL20,
-    B_plateL21,
-    B_plateL22,
-    B_plateL23,
-    B_plateL24,
-    B_plateL25,
-    B_plateL26,
-    B_plateL27,
-    B_plateL28,
-    B_plateL29,
-    B_plateL30,
-    B_plateL31,
-    B_plateL32,
-    B_plateL33,
-    B_plateL34,
-    B_plateL35,
-    B_plateL36,
-    B_plateL37,
-    B_plateL38,
-    B_plateL39,
-    B_sprocketR,
-    B_road1R,
-    B_road2R,
-    B_idlerR,
-    B_plateR00,
-    B_plateR01,
-    B_plateR02,
-    B_plateR03,
-    B_plateR04,
-    B_plateR05,
-    B_plateR06,
-    B_plateR07,
-    B_plateR08,
-    B_plateR09,
-    B_plateR10,
-    B_plateR11,
-    B_plateR12,
-    B_plateR13,
-    B_plateR14,
-    B_plateR15,
-    B_plateR16,
-    B_plateR17,
-    B_plateR18,
-    B_plateR19,
-    B_plateR20,
-    B_plateR21,
-    B_plateR22,
-    B_plateR23,
-    B_plateR24,
-    B_plateR25,
-    B_plateR26,
-    B_plateR27,
-    B_plateR28,
-    B_plateR29,
-    B_plateR30,
-    B_plateR31,
-    B_plateR32,
-    B_plateR33,
-    B_plateR34,
-    B_plateR35,
-    B_plateR36,
-    B_plateR37,
-    B_plateR38,
-    B_plateR39,
-};
+/* The solver bodies, one line each: its identifier (B_ its index: its
+ * velocities at vel + 6 B_) and its mechanism body's (LDLPGS_BODY_ its
+ * index, named after the body's first solver body), so that inserting a
+ * body adds a line. */
+#define LDLPGS_SBODIES(X) \
+    X(hull_0, hull_0) \
+    X(hull_1, hull_0) \
+    X(hull_2, hull_0) \
+    X(hull_3, hull_0) \
+    X(sprocketL, sprocketL) \
+    X(road1L, road1L) \
+    X(road2L, road2L) \
+    X(idlerL, idlerL) \
+    X(plateL00, plateL00) \
+    X(plateL01, plateL01) \
+    X(plateL02, plateL02) \
+    X(plateL03, plateL03) \
+    X(plateL04, plateL04) \
+    X(plateL05, plateL05) \
+    X(plateL06, plateL06) \
+    X(plateL07, plateL07) \
+    X(plateL08, plateL08) \
+    X(plateL09, plateL09) \
+    X(plateL10, plateL10) \
+    X(plateL11, plateL11) \
+    X(plateL12, plateL12) \
+    X(plateL13, plateL13) \
+    X(plateL14, plateL14) \
+    X(plateL15, plateL15) \
+    X(plateL16, plateL16) \
+    X(plateL17, plateL17) \
+    X(plateL18, plateL18) \
+    X(plateL19, plateL19) \
+    X(plateL20, plateL20) \
+    X(plateL21, plateL21) \
+    X(plateL22, plateL22) \
+    X(plateL23, plateL23) \
+    X(plateL24, plateL24) \
+    X(plateL25, plateL25) \
+    X(plateL26, plateL26) \
+    X(plateL27, plateL27) \
+    X(plateL28, plateL28) \
+    X(plateL29, plateL29) \
+    X(plateL30, plateL30) \
+    X(plateL31, plateL31) \
+    X(plateL32, plateL32) \
+    X(plateL33, plateL33) \
+    X(plateL34, plateL34) \
+    X(plateL35, plateL35) \
+    X(plateL36, plateL36) \
+    X(plateL37, plateL37) \
+    X(plateL38, plateL38) \
+    X(plateL39, plateL39) \
+    X(sprocketR, sprocketR) \
+    X(road1R, road1R) \
+    X(road2R, road2R) \
+    X(idlerR, idlerR) \
+    X(plateR00, plateR00) \
+    X(plateR01, plateR01) \
+    X(plateR02, plateR02) \
+    X(plateR03, plateR03) \
+    X(plateR04, plateR04) \
+    X(plateR05, plateR05) \
+    X(plateR06, plateR06) \
+    X(plateR07, plateR07) \
+    X(plateR08, plateR08) \
+    X(plateR09, plateR09) \
+    X(plateR10, plateR10) \
+    X(plateR11, plateR11) \
+    X(plateR12, plateR12) \
+    X(plateR13, plateR13) \
+    X(plateR14, plateR14) \
+    X(plateR15, plateR15) \
+    X(plateR16, plateR16) \
+    X(plateR17, plateR17) \
+    X(plateR18, plateR18) \
+    X(plateR19, plateR19) \
+    X(plateR20, plateR20) \
+    X(plateR21, plateR21) \
+    X(plateR22, plateR22) \
+    X(plateR23, plateR23) \
+    X(plateR24, plateR24) \
+    X(plateR25, plateR25) \
+    X(plateR26, plateR26) \
+    X(plateR27, plateR27) \
+    X(plateR28, plateR28) \
+    X(plateR29, plateR29) \
+    X(plateR30, plateR30) \
+    X(plateR31, plateR31) \
+    X(plateR32, plateR32) \
+    X(plateR33, plateR33) \
+    X(plateR34, plateR34) \
+    X(plateR35, plateR35) \
+    X(plateR36, plateR36) \
+    X(plateR37, plateR37) \
+    X(plateR38, plateR38) \
+    X(plateR39, plateR39)
+/* The mechanism bodies, one line each: the first of its solver bodies and
+ * how many it has (1 = whole; more: shattered, docs/DESIGN.md). */
+#define LDLPGS_BODIES(X) \
+    X(hull_0, 4) \
+    X(sprocketL, 1) \
+    X(road1L, 1) \
+    X(road2L, 1) \
+    X(idlerL, 1) \
+    X(plateL00, 1) \
+    X(plateL01, 1) \
+    X(plateL02, 1) \
+    X(plateL03, 1) \
+    X(plateL04, 1) \
+    X(plateL05, 1) \
+    X(plateL06, 1) \
+    X(plateL07, 1) \
+    X(plateL08, 1) \
+    X(plateL09, 1) \
+    X(plateL10, 1) \
+    X(plateL11, 1) \
+    X(plateL12, 1) \
+    X(plateL13, 1) \
+    X(plateL14, 1) \
+    X(plateL15, 1) \
+    X(plateL16, 1) \
+    X(plateL17, 1) \
+    X(plateL18, 1) \
+    X(plateL19, 1) \
+    X(plateL20, 1) \
+    X(plateL21, 1) \
+    X(plateL22, 1) \
+    X(plateL23, 1) \
+    X(plateL24, 1) \
+    X(plateL25, 1) \
+    X(plateL26, 1) \
+    X(plateL27, 1) \
+    X(plateL28, 1) \
+    X(plateL29, 1) \
+    X(plateL30, 1) \
+    X(plateL31, 1) \
+    X(plateL32, 1) \
+    X(plateL33, 1) \
+    X(plateL34, 1) \
+    X(plateL35, 1) \
+    X(plateL36, 1) \
+    X(plateL37, 1) \
+    X(plateL38, 1) \
+    X(plateL39, 1) \
+    X(sprocketR, 1) \
+    X(road1R, 1) \
+    X(road2R, 1) \
+    X(idlerR, 1) \
+    X(plateR00, 1) \
+    X(plateR01, 1) \
+    X(plateR02, 1) \
+    X(plateR03, 1) \
+    X(plateR04, 1) \
+    X(plateR05, 1) \
+    X(plateR06, 1) \
+    X(plateR07, 1) \
+    X(plateR08, 1) \
+    X(plateR09, 1) \
+    X(plateR10, 1) \
+    X(plateR11, 1) \
+    X(plateR12, 1) \
+    X(plateR13, 1) \
+    X(plateR14, 1) \
+    X(plateR15, 1) \
+    X(plateR16, 1) \
+    X(plateR17, 1) \
+    X(plateR18, 1) \
+    X(plateR19, 1) \
+    X(plateR20, 1) \
+    X(plateR21, 1) \
+    X(plateR22, 1) \
+    X(plateR23, 1) \
+    X(plateR24, 1) \
+    X(plateR25, 1) \
+    X(plateR26, 1) \
+    X(plateR27, 1) \
+    X(plateR28, 1) \
+    X(plateR29, 1) \
+    X(plateR30, 1) \
+    X(plateR31, 1) \
+    X(plateR32, 1) \
+    X(plateR33, 1) \
+    X(plateR34, 1) \
+    X(plateR35, 1) \
+    X(plateR36, 1) \
+    X(plateR37, 1) \
+    X(plateR38, 1) \
+    X(plateR39, 1)
+#define LDLPGS_B_INDEX(id, body) B_##id,
+enum { LDLPGS_SBODIES(LDLPGS_B_INDEX) LDLPGS_NSBODY };
+#define LDLPGS_M_INDEX(first, n) LDLPGS_BODY_##first,
+enum { LDLPGS_BODIES(LDLPGS_M_INDEX) LDLPGS_NBODY };
+#define LDLPGS_B_sbody_body(id, body) LDLPGS_BODY_##body,
+static const int sbody_body[] = {LDLPGS_SBODIES(LDLPGS_B_sbody_body)};
+#define LDLPGS_M_shard_adr(first, n) B_##first,
+static const int shard_adr[] = {LDLPGS_BODIES(LDLPGS_M_shard_adr)};
+#define LDLPGS_M_shard_num(first, n) n,
+static const int shard_num[] = {LDLPGS_BODIES(LDLPGS_M_shard_num)};
 
 /* The solver constraints in solver order, one line each: name, identifier
  * (its pivot's), the constraint before it (ldlpgs_start before the first),
@@ -367,6 +440,11 @@ enum { LDLPGS_D_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_SIZE) };
 #define LDLPGS_C_BASES(name, id, prev, joint, a, b, degree) \
     C_##id = C_##prev + 1, X_##id = X_##prev + LDLPGS_D_##prev,
 enum { C_ldlpgs_start = -1, X_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_BASES) };
+/* the counts summed over the lists (the program object's sizes), so that
+ * no count is one more changed line */
+#define LDLPGS_C_COUNT(name, id, prev, joint, a, b, degree) +1
+#define LDLPGS_C_ROWS(name, id, prev, joint, a, b, degree) +LDLPGS_D_##id
+enum { LDLPGS_NCONS = 0 LDLPGS_CONSTRAINTS(LDLPGS_C_COUNT), LDLPGS_DIM = 0 LDLPGS_CONSTRAINTS(LDLPGS_C_ROWS) };
 #define LDLPGS_C_cons_joint(name, id, prev, joint, a, b, degree) joint,
 static const int cons_joint[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_joint)};
 #define LDLPGS_C_cons_a(name, id, prev, joint, a, b, degree) a,
@@ -490,6 +568,14 @@ enum { LDLPGS_H_ldlpgs_start = 0, LDLPGS_NB_ldlpgs_start = 0, LDLPGS_NR_ldlpgs_s
     LDLPGS_S_##id = LDLPGS_S_##prev + LDLPGS_NR_##prev, \
     R_##id = (P_##id & 1) * 8,
 enum { P_ldlpgs_start = -1, W_ldlpgs_start = 0, LDLPGS_K_ldlpgs_start = 0, LDLPGS_S_ldlpgs_start = 0, LDLPGS_PIVOTS(LDLPGS_P_BASES) };
+#define LDLPGS_P_BLOCKS(id, prev, h, nblk, nrsi) +nblk
+#define LDLPGS_P_RSI(id, prev, h, nblk, nrsi) +nrsi
+#define LDLPGS_P_WORK(id, prev, h, nblk, nrsi) +LDLPGS_D_##id * (LDLPGS_D_##id + h)
+enum {
+    LDLPGS_NBLK = 0 LDLPGS_PIVOTS(LDLPGS_P_BLOCKS),
+    LDLPGS_NRSI = 0 LDLPGS_PIVOTS(LDLPGS_P_RSI),
+    LDLPGS_WORK_SIZE = 0 LDLPGS_PIVOTS(LDLPGS_P_WORK)
+};
 #define LDLPGS_P_piv_cons(id, prev, h, nblk, nrsi) C_##id,
 static const int piv_cons[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_cons)};
 #define LDLPGS_P_piv_node(id, prev, h, nblk, nrsi) W_##id,
@@ -499,9 +585,9 @@ static const int piv_edge[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_edge)};
 #define LDLPGS_P_piv_height(id, prev, h, nblk, nrsi) LDLPGS_H_##id,
 static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_height)};
 #define LDLPGS_P_piv_blk_adr(id, prev, h, nblk, nrsi) LDLPGS_K_##id,
-static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_blk_adr) 172};
+static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_blk_adr) LDLPGS_NBLK};
 #define LDLPGS_P_piv_rsi_adr(id, prev, h, nblk, nrsi) LDLPGS_S_##id,
-static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_rsi_adr) 4888};
+static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_rsi_adr) LDLPGS_NRSI};
 
 /* row pivot of each edge block */
 static const int blk_piv[] = {
@@ -3588,18 +3674,21 @@ static void tank_assemble(const double *J, const double *WJ, double epsilon, voi
 
 /*---- the program ------------------------------------------------------------*/
 
+_Static_assert(LDLPGS_DIM == TANK_DIM && LDLPGS_WORK_SIZE == TANK_WORK_SIZE,
+               "tank.h is not the header generated with this file");
+
 const rt_program tank_program = {
     .name = "tank",
     .precision = RT_FLOAT,
     .structure_hash = UINT64_C(0xca4980f5a04e073c),
-    .nbody = 89,
-    .nsbody = 92,
-    .ncons = 91,
-    .dim = 458,
-    .work_size = 6690,
-    .temp_size = 160,
-    .nblk = 172,
-    .nrsi = 4888,
+    .nbody = LDLPGS_NBODY,
+    .nsbody = LDLPGS_NSBODY,
+    .ncons = LDLPGS_NCONS,
+    .dim = LDLPGS_DIM,
+    .work_size = LDLPGS_WORK_SIZE,
+    .temp_size = TANK_TEMP_SIZE,
+    .nblk = LDLPGS_NBLK,
+    .nrsi = LDLPGS_NRSI,
     .sbody_body = sbody_body,
     .shard_adr = shard_adr,
     .shard_num = shard_num,

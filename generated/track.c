@@ -85,71 +85,104 @@
 
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
 
-/* mechanism body of each solver body */
-static const int sbody_body[] = {
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-    16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
-    32, 33, 34, 35, 36, 37, 38, 39,
-};
-
-/* first solver body of each mechanism body */
-static const int shard_adr[] = {
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-    16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
-    32, 33, 34, 35, 36, 37, 38, 39,
-};
-
-/* solver bodies of each mechanism body (1 = whole) */
-static const int shard_num[] = {
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1,
-};
-
-/* The solver bodies, one line each: B_ its index (its velocities at
- * vel + 6 B_), counted by the enum, so that inserting a body adds a line. */
-enum {
-    B_plate00,
-    B_plate01,
-    B_plate02,
-    B_plate03,
-    B_plate04,
-    B_plate05,
-    B_plate06,
-    B_plate07,
-    B_plate08,
-    B_plate09,
-    B_plate10,
-    B_plate11,
-    B_plate12,
-    B_plate13,
-    B_plate14,
-    B_plate15,
-    B_plate16,
-    B_plate17,
-    B_plate18,
-    B_plate19,
-    B_plate20,
-    B_plate21,
-    B_plate22,
-    B_plate23,
-    B_plate24,
-    B_plate25,
-    B_plate26,
-    B_plate27,
-    B_plate28,
-    B_plate29,
-    B_plate30,
-    B_plate31,
-    B_plate32,
-    B_plate33,
-    B_plate34,
-    B_plate35,
-    B_plate36,
-    B_plate37,
-    B_plate38,
-    B_plate39,
-};
+/* The solver bodies, one line each: its identifier (B_ its index: its
+ * velocities at vel + 6 B_) and its mechanism body's (LDLPGS_BODY_ its
+ * index, named after the body's first solver body), so that inserting a
+ * body adds a line. */
+#define LDLPGS_SBODIES(X) \
+    X(plate00, plate00) \
+    X(plate01, plate01) \
+    X(plate02, plate02) \
+    X(plate03, plate03) \
+    X(plate04, plate04) \
+    X(plate05, plate05) \
+    X(plate06, plate06) \
+    X(plate07, plate07) \
+    X(plate08, plate08) \
+    X(plate09, plate09) \
+    X(plate10, plate10) \
+    X(plate11, plate11) \
+    X(plate12, plate12) \
+    X(plate13, plate13) \
+    X(plate14, plate14) \
+    X(plate15, plate15) \
+    X(plate16, plate16) \
+    X(plate17, plate17) \
+    X(plate18, plate18) \
+    X(plate19, plate19) \
+    X(plate20, plate20) \
+    X(plate21, plate21) \
+    X(plate22, plate22) \
+    X(plate23, plate23) \
+    X(plate24, plate24) \
+    X(plate25, plate25) \
+    X(plate26, plate26) \
+    X(plate27, plate27) \
+    X(plate28, plate28) \
+    X(plate29, plate29) \
+    X(plate30, plate30) \
+    X(plate31, plate31) \
+    X(plate32, plate32) \
+    X(plate33, plate33) \
+    X(plate34, plate34) \
+    X(plate35, plate35) \
+    X(plate36, plate36) \
+    X(plate37, plate37) \
+    X(plate38, plate38) \
+    X(plate39, plate39)
+/* The mechanism bodies, one line each: the first of its solver bodies and
+ * how many it has (1 = whole; more: shattered, docs/DESIGN.md). */
+#define LDLPGS_BODIES(X) \
+    X(plate00, 1) \
+    X(plate01, 1) \
+    X(plate02, 1) \
+    X(plate03, 1) \
+    X(plate04, 1) \
+    X(plate05, 1) \
+    X(plate06, 1) \
+    X(plate07, 1) \
+    X(plate08, 1) \
+    X(plate09, 1) \
+    X(plate10, 1) \
+    X(plate11, 1) \
+    X(plate12, 1) \
+    X(plate13, 1) \
+    X(plate14, 1) \
+    X(plate15, 1) \
+    X(plate16, 1) \
+    X(plate17, 1) \
+    X(plate18, 1) \
+    X(plate19, 1) \
+    X(plate20, 1) \
+    X(plate21, 1) \
+    X(plate22, 1) \
+    X(plate23, 1) \
+    X(plate24, 1) \
+    X(plate25, 1) \
+    X(plate26, 1) \
+    X(plate27, 1) \
+    X(plate28, 1) \
+    X(plate29, 1) \
+    X(plate30, 1) \
+    X(plate31, 1) \
+    X(plate32, 1) \
+    X(plate33, 1) \
+    X(plate34, 1) \
+    X(plate35, 1) \
+    X(plate36, 1) \
+    X(plate37, 1) \
+    X(plate38, 1) \
+    X(plate39, 1)
+#define LDLPGS_B_INDEX(id, body) B_##id,
+enum { LDLPGS_SBODIES(LDLPGS_B_INDEX) LDLPGS_NSBODY };
+#define LDLPGS_M_INDEX(first, n) LDLPGS_BODY_##first,
+enum { LDLPGS_BODIES(LDLPGS_M_INDEX) LDLPGS_NBODY };
+#define LDLPGS_B_sbody_body(id, body) LDLPGS_BODY_##body,
+static const int sbody_body[] = {LDLPGS_SBODIES(LDLPGS_B_sbody_body)};
+#define LDLPGS_M_shard_adr(first, n) B_##first,
+static const int shard_adr[] = {LDLPGS_BODIES(LDLPGS_M_shard_adr)};
+#define LDLPGS_M_shard_num(first, n) n,
+static const int shard_num[] = {LDLPGS_BODIES(LDLPGS_M_shard_num)};
 
 /* The solver constraints in solver order, one line each: name, identifier
  * (its pivot's), the constraint before it (ldlpgs_start before the first),
@@ -204,6 +237,11 @@ enum { LDLPGS_D_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_SIZE) };
 #define LDLPGS_C_BASES(name, id, prev, joint, a, b, degree) \
     C_##id = C_##prev + 1, X_##id = X_##prev + LDLPGS_D_##prev,
 enum { C_ldlpgs_start = -1, X_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_BASES) };
+/* the counts summed over the lists (the program object's sizes), so that
+ * no count is one more changed line */
+#define LDLPGS_C_COUNT(name, id, prev, joint, a, b, degree) +1
+#define LDLPGS_C_ROWS(name, id, prev, joint, a, b, degree) +LDLPGS_D_##id
+enum { LDLPGS_NCONS = 0 LDLPGS_CONSTRAINTS(LDLPGS_C_COUNT), LDLPGS_DIM = 0 LDLPGS_CONSTRAINTS(LDLPGS_C_ROWS) };
 #define LDLPGS_C_cons_joint(name, id, prev, joint, a, b, degree) joint,
 static const int cons_joint[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_joint)};
 #define LDLPGS_C_cons_a(name, id, prev, joint, a, b, degree) a,
@@ -276,6 +314,14 @@ enum { LDLPGS_H_ldlpgs_start = 0, LDLPGS_NB_ldlpgs_start = 0, LDLPGS_NR_ldlpgs_s
     LDLPGS_S_##id = LDLPGS_S_##prev + LDLPGS_NR_##prev, \
     R_##id = (P_##id & 1) * 8,
 enum { P_ldlpgs_start = -1, W_ldlpgs_start = 0, LDLPGS_K_ldlpgs_start = 0, LDLPGS_S_ldlpgs_start = 0, LDLPGS_PIVOTS(LDLPGS_P_BASES) };
+#define LDLPGS_P_BLOCKS(id, prev, h, nblk, nrsi) +nblk
+#define LDLPGS_P_RSI(id, prev, h, nblk, nrsi) +nrsi
+#define LDLPGS_P_WORK(id, prev, h, nblk, nrsi) +LDLPGS_D_##id * (LDLPGS_D_##id + h)
+enum {
+    LDLPGS_NBLK = 0 LDLPGS_PIVOTS(LDLPGS_P_BLOCKS),
+    LDLPGS_NRSI = 0 LDLPGS_PIVOTS(LDLPGS_P_RSI),
+    LDLPGS_WORK_SIZE = 0 LDLPGS_PIVOTS(LDLPGS_P_WORK)
+};
 #define LDLPGS_P_piv_cons(id, prev, h, nblk, nrsi) C_##id,
 static const int piv_cons[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_cons)};
 #define LDLPGS_P_piv_node(id, prev, h, nblk, nrsi) W_##id,
@@ -285,9 +331,9 @@ static const int piv_edge[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_edge)};
 #define LDLPGS_P_piv_height(id, prev, h, nblk, nrsi) LDLPGS_H_##id,
 static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_height)};
 #define LDLPGS_P_piv_blk_adr(id, prev, h, nblk, nrsi) LDLPGS_K_##id,
-static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_blk_adr) 77};
+static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_blk_adr) LDLPGS_NBLK};
 #define LDLPGS_P_piv_rsi_adr(id, prev, h, nblk, nrsi) LDLPGS_S_##id,
-static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_rsi_adr) 2105};
+static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_rsi_adr) LDLPGS_NRSI};
 
 /* row pivot of each edge block */
 static const int blk_piv[] = {
@@ -1693,18 +1739,21 @@ static void track_assemble(const double *J, const double *WJ, double epsilon, vo
 
 /*---- the program ------------------------------------------------------------*/
 
+_Static_assert(LDLPGS_DIM == TRACK_DIM && LDLPGS_WORK_SIZE == TRACK_WORK_SIZE,
+               "track.h is not the header generated with this file");
+
 const rt_program track_program = {
     .name = "track",
     .precision = RT_FLOAT,
     .structure_hash = UINT64_C(0x73f3725d1baef1a5),
-    .nbody = 40,
-    .nsbody = 40,
-    .ncons = 40,
-    .dim = 200,
-    .work_size = 2925,
-    .temp_size = 96,
-    .nblk = 77,
-    .nrsi = 2105,
+    .nbody = LDLPGS_NBODY,
+    .nsbody = LDLPGS_NSBODY,
+    .ncons = LDLPGS_NCONS,
+    .dim = LDLPGS_DIM,
+    .work_size = LDLPGS_WORK_SIZE,
+    .temp_size = TRACK_TEMP_SIZE,
+    .nblk = LDLPGS_NBLK,
+    .nrsi = LDLPGS_NRSI,
     .sbody_body = sbody_body,
     .shard_adr = shard_adr,
     .shard_num = shard_num,

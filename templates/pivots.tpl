@@ -28,17 +28,35 @@ static const $(a.ctype) $(a.field)[] = {
 };
 --% end
 --%
---% for _, f in ipairs({"sbody_body", "shard_adr", "shard_num"}) do
---%   plain_array(A[f], true)
---% end
 
-/* The solver bodies, one line each: B_ its index (its velocities at
- * vel + 6 B_), counted by the enum, so that inserting a body adds a line. */
-enum {
---% for _, id in ipairs(P.sbody_id) do
-    B_$(id),
+/* The solver bodies, one line each: its identifier (B_ its index: its
+ * velocities at vel + 6 B_) and its mechanism body's (LDLPGS_BODY_ its
+ * index, named after the body's first solver body), so that inserting a
+ * body adds a line. */
+#define LDLPGS_SBODIES(X) \
+--% local sl = {}
+--% for i, id in ipairs(P.sbody_id) do
+--%   sl[i] = fmt("X(%s, %s)", id, P.sbody_id[A.shard_adr.values[A.sbody_body.values[i] + 1] + 1])
 --% end
-};
+--% xlines(sl)
+/* The mechanism bodies, one line each: the first of its solver bodies and
+ * how many it has (1 = whole; more: shattered, docs/DESIGN.md). */
+#define LDLPGS_BODIES(X) \
+--% local bl = {}
+--% for i, first in ipairs(A.shard_adr.values) do
+--%   bl[i] = fmt("X(%s, %d)", P.sbody_id[first + 1], A.shard_num.values[i])
+--% end
+--% xlines(bl)
+#define LDLPGS_B_INDEX(id, body) B_##id,
+enum { LDLPGS_SBODIES(LDLPGS_B_INDEX) LDLPGS_NSBODY };
+#define LDLPGS_M_INDEX(first, n) LDLPGS_BODY_##first,
+enum { LDLPGS_BODIES(LDLPGS_M_INDEX) LDLPGS_NBODY };
+#define LDLPGS_B_sbody_body(id, body) LDLPGS_BODY_##body,
+static const int sbody_body[] = {LDLPGS_SBODIES(LDLPGS_B_sbody_body)};
+#define LDLPGS_M_shard_adr(first, n) B_##first,
+static const int shard_adr[] = {LDLPGS_BODIES(LDLPGS_M_shard_adr)};
+#define LDLPGS_M_shard_num(first, n) n,
+static const int shard_num[] = {LDLPGS_BODIES(LDLPGS_M_shard_num)};
 --% local function sbody(i) return i < 0 and "RT_WORLD" or "B_" .. P.sbody_id[i + 1] end
 
 /* The solver constraints in solver order, one line each: name, identifier
@@ -60,6 +78,11 @@ enum { LDLPGS_D_$(P.start_id) = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_SIZE) };
 #define LDLPGS_C_BASES(name, id, prev, joint, a, b, degree) \
     C_##id = C_##prev + 1, X_##id = X_##prev + LDLPGS_D_##prev,
 enum { C_$(P.start_id) = -1, X_$(P.start_id) = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_BASES) };
+/* the counts summed over the lists (the program object's sizes), so that
+ * no count is one more changed line */
+#define LDLPGS_C_COUNT(name, id, prev, joint, a, b, degree) +1
+#define LDLPGS_C_ROWS(name, id, prev, joint, a, b, degree) +LDLPGS_D_##id
+enum { LDLPGS_NCONS = 0 LDLPGS_CONSTRAINTS(LDLPGS_C_COUNT), LDLPGS_DIM = 0 LDLPGS_CONSTRAINTS(LDLPGS_C_ROWS) };
 --% local ccol = { cons_name = "name", cons_joint = "joint", cons_a = "a", cons_b = "b", cons_degree = "LDLPGS_D_##id", cons_row = "X_##id" }
 --% for _, f in ipairs({"cons_joint", "cons_a", "cons_b", "cons_degree", "cons_row", "cons_name"}) do
 #define LDLPGS_C_$(f)(name, id, prev, joint, a, b, degree) $(ccol[f]),
@@ -91,10 +114,18 @@ enum { LDLPGS_H_$(P.start_id) = 0, LDLPGS_NB_$(P.start_id) = 0, LDLPGS_NR_$(P.st
     R_##id = (P_##id & 1) * $(P.rinv_stride),
 enum { P_$(P.start_id) = -1, W_$(P.start_id) = 0, LDLPGS_K_$(P.start_id) = 0, LDLPGS_S_$(P.start_id) = 0, LDLPGS_PIVOTS(LDLPGS_P_BASES) };
 --% local pcol = { piv_cons = "C_##id", piv_node = "W_##id", piv_edge = "W_##id + LDLPGS_D_##id * LDLPGS_D_##id", piv_height = "LDLPGS_H_##id", piv_blk_adr = "LDLPGS_K_##id", piv_rsi_adr = "LDLPGS_S_##id" }
---% local tail = { piv_blk_adr = P.sizes.nblk, piv_rsi_adr = P.sizes.nrsi }
+#define LDLPGS_P_BLOCKS(id, prev, h, nblk, nrsi) +nblk
+#define LDLPGS_P_RSI(id, prev, h, nblk, nrsi) +nrsi
+#define LDLPGS_P_WORK(id, prev, h, nblk, nrsi) +LDLPGS_D_##id * (LDLPGS_D_##id + h)
+enum {
+    LDLPGS_NBLK = 0 LDLPGS_PIVOTS(LDLPGS_P_BLOCKS),
+    LDLPGS_NRSI = 0 LDLPGS_PIVOTS(LDLPGS_P_RSI),
+    LDLPGS_WORK_SIZE = 0 LDLPGS_PIVOTS(LDLPGS_P_WORK)
+};
+--% local tail = { piv_blk_adr = " LDLPGS_NBLK", piv_rsi_adr = " LDLPGS_NRSI" }
 --% for _, f in ipairs({"piv_cons", "piv_node", "piv_edge", "piv_height", "piv_blk_adr", "piv_rsi_adr"}) do
 #define LDLPGS_P_$(f)(id, prev, h, nblk, nrsi) $(pcol[f]),
-static const $(A[f].ctype) $(f)[] = {LDLPGS_PIVOTS(LDLPGS_P_$(f))$(tail[f] and fmt(" %d", tail[f]) or "")};
+static const $(A[f].ctype) $(f)[] = {LDLPGS_PIVOTS(LDLPGS_P_$(f))$(tail[f] or "")};
 --% end
 --%
 --% local function blocks(p, what)

@@ -136,19 +136,28 @@ $(rows(a.values, 16, "    "))
 --% end
 
 /*---- the program ------------------------------------------------------------*/
+--% -- with the tables' lists (pivots.tpl), the sizes are their counts: an
+--% -- edit changes the lists' lines, not these
+--% local counted = P.mode == "unrolled" and #P.pivots > 0
+--% local function size(k, enum) return counted and enum or P.sizes[k] end
+--% if counted then
+
+_Static_assert(LDLPGS_DIM == $(P.macro)_DIM && LDLPGS_WORK_SIZE == $(P.macro)_WORK_SIZE,
+               "$(P.header) is not the header generated with this file");
+--% end
 
 const rt_program $(P.ident)_program = {
     .name = $(cstr(P.name)),
     .precision = $(P.precision),
     .structure_hash = UINT64_C($(P.hash)),
-    .nbody = $(P.sizes.nbody),
-    .nsbody = $(P.sizes.nsbody),
-    .ncons = $(P.sizes.ncons),
-    .dim = $(P.sizes.dim),
-    .work_size = $(P.sizes.work_size),
-    .temp_size = $(P.sizes.temp_size),
-    .nblk = $(P.sizes.nblk),
-    .nrsi = $(P.sizes.nrsi),
+    .nbody = $(size("nbody", "LDLPGS_NBODY")),
+    .nsbody = $(size("nsbody", "LDLPGS_NSBODY")),
+    .ncons = $(size("ncons", "LDLPGS_NCONS")),
+    .dim = $(size("dim", "LDLPGS_DIM")),
+    .work_size = $(size("work_size", "LDLPGS_WORK_SIZE")),
+    .temp_size = $(size("temp_size", P.macro .. "_TEMP_SIZE")),
+    .nblk = $(size("nblk", "LDLPGS_NBLK")),
+    .nrsi = $(size("nrsi", "LDLPGS_NRSI")),
 --% for _, a in ipairs(P.arrays) do
     .$(a.field) = $(a.field),
 --% end

@@ -246,6 +246,33 @@ static char *from_mark(const char *dir, const char *name, const char *mark) {
   return part;
 }
 
+/* An unrolled program's .c compiled with the header of another program of
+ * the same identifiers (another mechanism's, --prefix chain) does not
+ * compile: its sizes are the compiler's sums over its own tables, and a
+ * _Static_assert holds the header's ID_DIM and ID_WORK_SIZE to them; with
+ * its own header it compiles. */
+static void test_header_of_another_program_refused(void **state) {
+  (void)state;
+  char dir[] = "/tmp/ldlgen-stale-XXXXXX", cmd[4096], out[16384];
+  assert_non_null(mkdtemp(dir));
+  snprintf(cmd, sizeof cmd,
+           "mkdir -p %s/a %s/b && %s %s/mechanisms/chain.lua -o %s/a/chain.c 2>/dev/null && "
+           "%s %s/mechanisms/elimination_example.lua -o %s/b/chain.c --prefix chain 2>/dev/null",
+           dir, dir, LDLGEN_PATH, SRC_DIR, dir, LDLGEN_PATH, SRC_DIR, dir);
+  assert_int_equal(system(cmd), 0);
+  snprintf(cmd, sizeof cmd, "cd %s/a && cc -std=c11 -Wall -Wextra -Wpedantic -Werror -I%s/runtime/include -c chain.c -o p.o 2>&1",
+           dir, SRC_DIR);
+  if (run(cmd, out, sizeof out) != 0) fail_msg("chain.c does not compile with its own header:\n%s", out);
+  snprintf(cmd, sizeof cmd,
+           "cd %s/a && cp ../b/chain.h chain.h && cc -std=c11 -Wall -Wextra -Wpedantic -Werror -I%s/runtime/include -c chain.c "
+           "-o p.o 2>&1",
+           dir, SRC_DIR);
+  assert_int_not_equal(run(cmd, out, sizeof out), 0);
+  assert_non_null(strstr(out, "chain.h is not the header generated with this file"));
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
 /* --mechanism-out M.c: the mechanism part (after the mark, the same bytes
  * as in the program's files without the option) in M.c and M.h, which
  * compile on their own with -Werror; the program's files without it, and
@@ -660,6 +687,7 @@ int main(void) {
       cmocka_unit_test(test_options),
       cmocka_unit_test(test_diff_and_textconv),
       cmocka_unit_test(test_mechanism_out),
+      cmocka_unit_test(test_header_of_another_program_refused),
       cmocka_unit_test(test_ldlsim_json_summary),
       cmocka_unit_test(test_ldlsim_exploded_is_a_result),
       cmocka_unit_test(test_ldlsim_csv),

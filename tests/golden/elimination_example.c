@@ -50,29 +50,32 @@
 
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/
 
-/* mechanism body of each solver body */
-static const int sbody_body[] = {
-    0, 1, 2, 3,
-};
-
-/* first solver body of each mechanism body */
-static const int shard_adr[] = {
-    0, 1, 2, 3,
-};
-
-/* solver bodies of each mechanism body (1 = whole) */
-static const int shard_num[] = {
-    1, 1, 1, 1,
-};
-
-/* The solver bodies, one line each: B_ its index (its velocities at
- * vel + 6 B_), counted by the enum, so that inserting a body adds a line. */
-enum {
-    B_left,
-    B_right,
-    B_bob_l,
-    B_bob_r,
-};
+/* The solver bodies, one line each: its identifier (B_ its index: its
+ * velocities at vel + 6 B_) and its mechanism body's (LDLPGS_BODY_ its
+ * index, named after the body's first solver body), so that inserting a
+ * body adds a line. */
+#define LDLPGS_SBODIES(X) \
+    X(left, left) \
+    X(right, right) \
+    X(bob_l, bob_l) \
+    X(bob_r, bob_r)
+/* The mechanism bodies, one line each: the first of its solver bodies and
+ * how many it has (1 = whole; more: shattered, docs/DESIGN.md). */
+#define LDLPGS_BODIES(X) \
+    X(left, 1) \
+    X(right, 1) \
+    X(bob_l, 1) \
+    X(bob_r, 1)
+#define LDLPGS_B_INDEX(id, body) B_##id,
+enum { LDLPGS_SBODIES(LDLPGS_B_INDEX) LDLPGS_NSBODY };
+#define LDLPGS_M_INDEX(first, n) LDLPGS_BODY_##first,
+enum { LDLPGS_BODIES(LDLPGS_M_INDEX) LDLPGS_NBODY };
+#define LDLPGS_B_sbody_body(id, body) LDLPGS_BODY_##body,
+static const int sbody_body[] = {LDLPGS_SBODIES(LDLPGS_B_sbody_body)};
+#define LDLPGS_M_shard_adr(first, n) B_##first,
+static const int shard_adr[] = {LDLPGS_BODIES(LDLPGS_M_shard_adr)};
+#define LDLPGS_M_shard_num(first, n) n,
+static const int shard_num[] = {LDLPGS_BODIES(LDLPGS_M_shard_num)};
 
 /* The solver constraints in solver order, one line each: name, identifier
  * (its pivot's), the constraint before it (ldlpgs_start before the first),
@@ -92,6 +95,11 @@ enum { LDLPGS_D_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_SIZE) };
 #define LDLPGS_C_BASES(name, id, prev, joint, a, b, degree) \
     C_##id = C_##prev + 1, X_##id = X_##prev + LDLPGS_D_##prev,
 enum { C_ldlpgs_start = -1, X_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_BASES) };
+/* the counts summed over the lists (the program object's sizes), so that
+ * no count is one more changed line */
+#define LDLPGS_C_COUNT(name, id, prev, joint, a, b, degree) +1
+#define LDLPGS_C_ROWS(name, id, prev, joint, a, b, degree) +LDLPGS_D_##id
+enum { LDLPGS_NCONS = 0 LDLPGS_CONSTRAINTS(LDLPGS_C_COUNT), LDLPGS_DIM = 0 LDLPGS_CONSTRAINTS(LDLPGS_C_ROWS) };
 #define LDLPGS_C_cons_joint(name, id, prev, joint, a, b, degree) joint,
 static const int cons_joint[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_joint)};
 #define LDLPGS_C_cons_a(name, id, prev, joint, a, b, degree) a,
@@ -129,6 +137,14 @@ enum { LDLPGS_H_ldlpgs_start = 0, LDLPGS_NB_ldlpgs_start = 0, LDLPGS_NR_ldlpgs_s
     LDLPGS_S_##id = LDLPGS_S_##prev + LDLPGS_NR_##prev, \
     R_##id = (P_##id & 1) * 8,
 enum { P_ldlpgs_start = -1, W_ldlpgs_start = 0, LDLPGS_K_ldlpgs_start = 0, LDLPGS_S_ldlpgs_start = 0, LDLPGS_PIVOTS(LDLPGS_P_BASES) };
+#define LDLPGS_P_BLOCKS(id, prev, h, nblk, nrsi) +nblk
+#define LDLPGS_P_RSI(id, prev, h, nblk, nrsi) +nrsi
+#define LDLPGS_P_WORK(id, prev, h, nblk, nrsi) +LDLPGS_D_##id * (LDLPGS_D_##id + h)
+enum {
+    LDLPGS_NBLK = 0 LDLPGS_PIVOTS(LDLPGS_P_BLOCKS),
+    LDLPGS_NRSI = 0 LDLPGS_PIVOTS(LDLPGS_P_RSI),
+    LDLPGS_WORK_SIZE = 0 LDLPGS_PIVOTS(LDLPGS_P_WORK)
+};
 #define LDLPGS_P_piv_cons(id, prev, h, nblk, nrsi) C_##id,
 static const int piv_cons[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_cons)};
 #define LDLPGS_P_piv_node(id, prev, h, nblk, nrsi) W_##id,
@@ -138,9 +154,9 @@ static const int piv_edge[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_edge)};
 #define LDLPGS_P_piv_height(id, prev, h, nblk, nrsi) LDLPGS_H_##id,
 static const int piv_height[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_height)};
 #define LDLPGS_P_piv_blk_adr(id, prev, h, nblk, nrsi) LDLPGS_K_##id,
-static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_blk_adr) 6};
+static const int piv_blk_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_blk_adr) LDLPGS_NBLK};
 #define LDLPGS_P_piv_rsi_adr(id, prev, h, nblk, nrsi) LDLPGS_S_##id,
-static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_rsi_adr) 73};
+static const int64_t piv_rsi_adr[] = {LDLPGS_PIVOTS(LDLPGS_P_piv_rsi_adr) LDLPGS_NRSI};
 
 /* row pivot of each edge block */
 static const int blk_piv[] = {
@@ -365,18 +381,21 @@ static void elimination_example_assemble(const double *J, const double *WJ, doub
 
 /*---- the program ------------------------------------------------------------*/
 
+_Static_assert(LDLPGS_DIM == ELIMINATION_EXAMPLE_DIM && LDLPGS_WORK_SIZE == ELIMINATION_EXAMPLE_WORK_SIZE,
+               "elimination_example.h is not the header generated with this file");
+
 const rt_program elimination_example_program = {
     .name = "elimination_example",
     .precision = RT_FLOAT,
     .structure_hash = UINT64_C(0x625bb8aacd7a6136),
-    .nbody = 4,
-    .nsbody = 4,
-    .ncons = 5,
-    .dim = 17,
-    .work_size = 115,
-    .temp_size = 56,
-    .nblk = 6,
-    .nrsi = 73,
+    .nbody = LDLPGS_NBODY,
+    .nsbody = LDLPGS_NSBODY,
+    .ncons = LDLPGS_NCONS,
+    .dim = LDLPGS_DIM,
+    .work_size = LDLPGS_WORK_SIZE,
+    .temp_size = ELIMINATION_EXAMPLE_TEMP_SIZE,
+    .nblk = LDLPGS_NBLK,
+    .nrsi = LDLPGS_NRSI,
     .sbody_body = sbody_body,
     .shard_adr = shard_adr,
     .shard_num = shard_num,
