@@ -125,9 +125,7 @@ static void xref(const view *v, int q, int abs, char *buf, size_t size) {
  * order, which the elimination order does not change) already took, or
  * that ends like a part's function name ("_part3"). */
 #define PID_MAX 40
-/* The tables' identifier before the first pivot and constraint (pivots.tpl):
- * a constraint of that name gets "_2". */
-#define PID_START "ldlpgs_start"
+/* a constraint named EMIT_START_ID (emit.h) gets "_2" */
 static int ends_like_part(const char *id) {
   const char *u = strrchr(id, '_');
   if (!u || strncmp(u, "_part", 5) != 0 || !u[5]) return 0;
@@ -152,7 +150,7 @@ static char **make_pivot_ids(arena *a, const rt_program *r) {
     size_t len;
     char *id = id_of(a, r->cons_name[c], &len);
     for (int k = 2;; k++) {
-      int clash = ends_like_part(id) || strcmp(id, PID_START) == 0;
+      int clash = ends_like_part(id) || strcmp(id, EMIT_START_ID) == 0;
       for (int e = 0; e < c && !clash; e++) clash = strcmp(byc[e], id) == 0;
       if (!clash) break;
       snprintf(id + len, 16, "_%d", k);
@@ -418,12 +416,13 @@ static void push_assembly(lua_State *L, const view *v) {
     for (int k = r->piv_blk_adr[q]; k < r->piv_blk_adr[q + 1]; k++) nblk += !r->blk_fill[k];
     if (part < 0 || chunk_cut(&rule, size, nblk, r->cons_name[cp])) part = q, size = 0;
     size += nblk;
-    push_asm_block(L, v, cid, v->pid[part], q, r->piv_node[q], cp, cp, 1);
+    const char *pname = part == 0 ? EMIT_START_ID : v->pid[part]; /* the first after none */
+    push_asm_block(L, v, cid, pname, q, r->piv_node[q], cp, cp, 1);
     memset(hit + r->piv_node[q], 1, (size_t)(d * d));
     for (int k = r->piv_blk_adr[q]; k < r->piv_blk_adr[q + 1]; k++) {
       if (r->blk_fill[k]) continue;
       const int cq = r->piv_cons[r->blk_piv[k]];
-      push_asm_block(L, v, cid, v->pid[part], q, r->blk_off[k], cq, cp, 0);
+      push_asm_block(L, v, cid, pname, q, r->blk_off[k], cq, cp, 0);
       memset(hit + r->blk_off[k], 1, (size_t)(r->cons_degree[cq] * d));
     }
   }
@@ -598,13 +597,16 @@ static void push_functions(lua_State *L, const view *v, int solve) {
   for (int i = 0; i < pl->nfn; i++) {
     const emit_fn *f = &pl->fns[i];
     if ((f->phase != EP_FACTOR) != solve) continue;
+    /* a solve function is named after its first pivot, the phase's first
+     * after none: a pivot put first renames no function */
+    const int first = i == 0 || pl->fns[i - 1].phase != f->phase;
     char name[EMIT_IDENT_MAX + 200];
     if (f->phase == EP_FACTOR && f->part > 1)
       snprintf(name, sizeof name, "pivot_%s_part%d", v->pid[f->first_pivot], f->part);
     else if (f->phase == EP_FACTOR)
       snprintf(name, sizeof name, "pivot_%s", v->pid[f->first_pivot]);
     else
-      snprintf(name, sizeof name, "solve_%s_%s", phase_name[f->phase], v->pid[f->first_pivot]);
+      snprintf(name, sizeof name, "solve_%s_%s", phase_name[f->phase], first ? EMIT_START_ID : v->pid[f->first_pivot]);
     lua_createtable(L, 0, 12);
     set_str(L, "name", name);
     set_str(L, "phase", phase_name[f->phase]);
@@ -748,7 +750,7 @@ static void build_view(lua_State *L, void *ud) {
     lua_pushboolean(L, 0);
     lua_setfield(L, -2, "sweep");
   }
-  set_str(L, "start_id", PID_START);
+  set_str(L, "start_id", EMIT_START_ID);
   set_int(L, "rinv_stride", RTPROG_TEMP_RINV);
   emit_world_push(L, v->p->m, &v->names);
   lua_setfield(L, -2, "world");

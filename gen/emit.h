@@ -53,6 +53,10 @@ typedef enum emit_mode { EMIT_UNROLLED = 0, EMIT_TABLES } emit_mode;
 /* widest panel the plan may use (rows): a panel of floats */
 #define EMIT_MAX_LANES (TARGET_PANEL_BYTES / (int)sizeof(float))
 #define EMIT_IDENT_MAX 80
+/* The identifier no constraint's takes (pivots.tpl): the tables' base
+ * before the first pivot and constraint, and the name of a program's first
+ * solve, assembly and sweep function. */
+#define EMIT_START_ID "ldlpgs_start"
 
 typedef struct emit_options {
   emit_mode mode;            /* default EMIT_UNROLLED */

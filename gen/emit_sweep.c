@@ -132,7 +132,7 @@ int emit_sweep_push(lua_State *L, const rt_program *r, const unsigned char *sbod
     int end = start + 1;
     while (end < n && !chunk_cut(&sweep_part_rule, end - start, 1, r->cons_name[end])) end++;
     lua_createtable(L, 0, 2);
-    lua_pushstring(L, cons_id[start]);
+    lua_pushstring(L, start == 0 ? EMIT_START_ID : cons_id[start]); /* the first after none */
     lua_setfield(L, -2, "name");
     lua_newtable(L);
     for (int u = start; u < end; u++) {

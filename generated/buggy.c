@@ -68,7 +68,8 @@
     X(rearL, rearL) \
     X(knuckleR, knuckleR) \
     X(frontR, frontR) \
-    X(rearR, rearR)
+    X(rearR, rearR) \
+    /* (the list ends here) */
 /* The mechanism bodies, one line each: the first of its solver bodies and
  * how many it has (1 = whole; more: shattered, docs/DESIGN.md). */
 #define LDLPGS_BODIES(X) \
@@ -79,7 +80,8 @@
     X(rearL, 1) \
     X(knuckleR, 1) \
     X(frontR, 1) \
-    X(rearR, 1)
+    X(rearR, 1) \
+    /* (the list ends here) */
 #define LDLPGS_B_INDEX(id, body) B_##id,
 enum { LDLPGS_SBODIES(LDLPGS_B_INDEX) LDLPGS_NSBODY };
 #define LDLPGS_M_INDEX(first, n) LDLPGS_BODY_##first,
@@ -108,7 +110,8 @@ static const int shard_num[] = {LDLPGS_BODIES(LDLPGS_M_shard_num)};
     X("spindleR", spindleR, spindleL, C_spindleR, B_knuckleR, B_frontR, 5) \
     X("tie_rodL", tie_rodL, spindleR, C_tie_rodL, B_rack, B_knuckleL, 1) \
     X("tie_rodR", tie_rodR, tie_rodL, C_tie_rodR, B_rack, B_knuckleR, 1) \
-    X("body#weld1", body_weld1, tie_rodR, -1, B_body_0, B_body_1, 6)
+    X("body#weld1", body_weld1, tie_rodR, -1, B_body_0, B_body_1, 6) \
+    /* (the list ends here) */
 #define LDLPGS_C_SIZE(name, id, prev, joint, a, b, degree) LDLPGS_D_##id = degree,
 enum { LDLPGS_D_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_SIZE) };
 #define LDLPGS_C_BASES(name, id, prev, joint, a, b, degree) \
@@ -151,7 +154,8 @@ static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_name)};
     X(kingpinL, tie_rodR, 16, 3, 136) \
     X(kingpinR, kingpinL, 11, 2, 66) \
     X(rack_slide, kingpinR, 6, 1, 21) \
-    X(body_weld1, rack_slide, 0, 0, 0)
+    X(body_weld1, rack_slide, 0, 0, 0) \
+    /* (the list ends here) */
 #define LDLPGS_P_SIZES(id, prev, h, nblk, nrsi) LDLPGS_H_##id = h, LDLPGS_NB_##id = nblk, LDLPGS_NR_##id = nrsi,
 enum { LDLPGS_H_ldlpgs_start = 0, LDLPGS_NB_ldlpgs_start = 0, LDLPGS_NR_ldlpgs_start = 0, LDLPGS_PIVOTS(LDLPGS_P_SIZES) };
 #define LDLPGS_P_BASES(id, prev, h, nblk, nrsi) \
@@ -348,7 +352,7 @@ static int pivot_rack_slide(scalar *restrict w, scalar *restrict t) {
 
 /*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
-static void solve_forward_rear_axleL(const scalar *restrict w, scalar *restrict x) {
+static void solve_forward_ldlpgs_start(const scalar *restrict w, scalar *restrict x) {
   /* rear_axleL (hinge, d = 5, h = 11) */
   node_forward_5(w + W_rear_axleL, x + X_rear_axleL); /* x[rear_axleL] */
   forward_5x5(w + W_rear_axleL + 25, x + X_rear_axleL, x + X_rear_axleR); /* x[rear_axleR] */
@@ -406,7 +410,7 @@ static void solve_forward_kingpinL(const scalar *restrict w, scalar *restrict x)
 
 /*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
-static void solve_backward_body_weld1(const scalar *restrict w, scalar *restrict x) {
+static void solve_backward_ldlpgs_start(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
   /* body#weld1 (shard weld, d = 6, h = 0) */
   node_backward_6(w + W_body_weld1, x + X_body_weld1); /* x[body#weld1] */
@@ -488,10 +492,10 @@ static int buggy_factor(void *work, void *temp) {
 static void buggy_solve(const void *work, void *x) {
   const scalar *w = work;
   scalar *v = x;
-  solve_forward_rear_axleL(w, v);
+  solve_forward_ldlpgs_start(w, v);
   solve_forward_rear_axleR(w, v);
   solve_forward_kingpinL(w, v);
-  solve_backward_body_weld1(w, v);
+  solve_backward_ldlpgs_start(w, v);
   solve_backward_kingpinL(w, v);
   solve_backward_rear_axleR(w, v);
 }
@@ -508,7 +512,7 @@ static void buggy_solve(const void *work, void *x) {
  * installed rt_sweep.h's. */
 #include "rt_sweep.h"
 
-static void sweep_part_kingpinL(sweep_rows r, double *restrict v) {
+static void sweep_part_ldlpgs_start(sweep_rows r, double *restrict v) {
   sweep_two(r, v, X_kingpinL, 5, B_body_0, B_knuckleL, X_rear_axleL, 5, B_body_1, B_rearL);
   sweep_two(r, v, X_kingpinR, 5, B_body_0, B_knuckleR, X_rear_axleR, 5, B_body_1, B_rearR);
   sweep_two(r, v, X_rack_slide, 5, B_body_0, B_rack, X_spindleL, 5, B_knuckleL, B_frontL);
@@ -535,7 +539,7 @@ static const int sweep_side_of[] = {
 /* One sweep over the equality rows (rt_sweep_fn). */
 static void buggy_sweep(const rt_sweep_rows *rows, double *vel) {
   const sweep_rows r = {rows->J, rows->WJ, rows->rhs, rows->inv_diag, rows->lambda};
-  sweep_part_kingpinL(r, vel);
+  sweep_part_ldlpgs_start(r, vel);
 }
 
 /*---- the assembly of H~ (rt_assemble_fn of rt.h) ----------------------------
@@ -551,7 +555,7 @@ static void buggy_sweep(const rt_sweep_rows *rows, double *vel) {
  * (the joint types' row letters), and a sum from +0, never -0, keeps its
  * bits when +-0 is added (while W J^T is finite). */
 
-static void asm_part_rear_axleL(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+static void asm_part_ldlpgs_start(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_rear_axleL, 12 * X_rear_axleL, 12 * X_rear_axleL, 12 * X_rear_axleL + 6, 12 * X_rear_axleL + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_rear_axleL + 25, 12 * X_rear_axleR, 12 * X_rear_axleL, 0, 0);
   asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_rear_axleL + 50, 12 * X_body_weld1 + 6, 12 * X_rear_axleL, 0, 0);
@@ -589,7 +593,7 @@ static void asm_part_spindleR(const double *restrict J, const double *restrict W
 static void buggy_assemble(const double *J, const double *WJ, double epsilon, void *work) {
   scalar *w = work;
   memset(w + W_tie_rodR + 1, 0, 5 * sizeof *w);
-  asm_part_rear_axleL(J, WJ, epsilon, w);
+  asm_part_ldlpgs_start(J, WJ, epsilon, w);
   asm_part_spindleR(J, WJ, epsilon, w);
 }
 

@@ -67,7 +67,8 @@
     X(wheelRL, wheelRL) \
     X(strutRR, strutRR) \
     X(wheelRR, wheelRR) \
-    X(bump, bump)
+    X(bump, bump) \
+    /* (the list ends here) */
 /* The mechanism bodies, one line each: the first of its solver bodies and
  * how many it has (1 = whole; more: shattered, docs/DESIGN.md). */
 #define LDLPGS_BODIES(X) \
@@ -80,7 +81,8 @@
     X(wheelRL, 1) \
     X(strutRR, 1) \
     X(wheelRR, 1) \
-    X(bump, 1)
+    X(bump, 1) \
+    /* (the list ends here) */
 #define LDLPGS_B_INDEX(id, body) B_##id,
 enum { LDLPGS_SBODIES(LDLPGS_B_INDEX) LDLPGS_NSBODY };
 #define LDLPGS_M_INDEX(first, n) LDLPGS_BODY_##first,
@@ -107,7 +109,8 @@ static const int shard_num[] = {LDLPGS_BODIES(LDLPGS_M_shard_num)};
     X("towerFL", towerFL, axleRR, C_towerFL, B_chassis, B_strutFL, 4) \
     X("towerFR", towerFR, towerFL, C_towerFR, B_chassis, B_strutFR, 4) \
     X("towerRL", towerRL, towerFR, C_towerRL, B_chassis, B_strutRL, 4) \
-    X("towerRR", towerRR, towerRL, C_towerRR, B_chassis, B_strutRR, 4)
+    X("towerRR", towerRR, towerRL, C_towerRR, B_chassis, B_strutRR, 4) \
+    /* (the list ends here) */
 #define LDLPGS_C_SIZE(name, id, prev, joint, a, b, degree) LDLPGS_D_##id = degree,
 enum { LDLPGS_D_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_SIZE) };
 #define LDLPGS_C_BASES(name, id, prev, joint, a, b, degree) \
@@ -148,7 +151,8 @@ static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_name)};
     X(towerFL, axleRR, 12, 3, 78) \
     X(towerFR, towerFL, 8, 2, 36) \
     X(towerRL, towerFR, 4, 1, 10) \
-    X(towerRR, towerRL, 0, 0, 0)
+    X(towerRR, towerRL, 0, 0, 0) \
+    /* (the list ends here) */
 #define LDLPGS_P_SIZES(id, prev, h, nblk, nrsi) LDLPGS_H_##id = h, LDLPGS_NB_##id = nblk, LDLPGS_NR_##id = nrsi,
 enum { LDLPGS_H_ldlpgs_start = 0, LDLPGS_NB_ldlpgs_start = 0, LDLPGS_NR_ldlpgs_start = 0, LDLPGS_PIVOTS(LDLPGS_P_SIZES) };
 #define LDLPGS_P_BASES(id, prev, h, nblk, nrsi) \
@@ -299,7 +303,7 @@ static int pivot_towerRL(scalar *restrict w, scalar *restrict t) {
 
 /*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
-static void solve_forward_axleFL(const scalar *restrict w, scalar *restrict x) {
+static void solve_forward_ldlpgs_start(const scalar *restrict w, scalar *restrict x) {
   /* axleFL (hinge, d = 5, h = 4) */
   node_forward_5(w + W_axleFL, x + X_axleFL); /* x[axleFL] */
   forward_4x5(w + W_axleFL + 25, x + X_axleFL, x + X_towerFL); /* x[towerFL] */
@@ -341,7 +345,7 @@ static void solve_forward_towerFL(const scalar *restrict w, scalar *restrict x) 
 
 /*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
-static void solve_backward_towerRR(const scalar *restrict w, scalar *restrict x) {
+static void solve_backward_ldlpgs_start(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
   /* towerRR (cylindrical, d = 4, h = 0) */
   node_backward_4(w + W_towerRR, x + X_towerRR); /* x[towerRR] */
@@ -404,9 +408,9 @@ static int car_factor(void *work, void *temp) {
 static void car_solve(const void *work, void *x) {
   const scalar *w = work;
   scalar *v = x;
-  solve_forward_axleFL(w, v);
+  solve_forward_ldlpgs_start(w, v);
   solve_forward_towerFL(w, v);
-  solve_backward_towerRR(w, v);
+  solve_backward_ldlpgs_start(w, v);
   solve_backward_towerFL(w, v);
 }
 /*---- the sweep of the equality rows (rt_sweep_fn of rt.h) -------------------
@@ -422,7 +426,7 @@ static void car_solve(const void *work, void *x) {
  * installed rt_sweep.h's. */
 #include "rt_sweep.h"
 
-static void sweep_part_axleFL(sweep_rows r, double *restrict v) {
+static void sweep_part_ldlpgs_start(sweep_rows r, double *restrict v) {
   sweep_two(r, v, X_axleFL, 5, B_strutFL, B_wheelFL, X_axleFR, 5, B_strutFR, B_wheelFR);
   sweep_two(r, v, X_axleRL, 5, B_strutRL, B_wheelRL, X_axleRR, 5, B_strutRR, B_wheelRR);
 }
@@ -451,7 +455,7 @@ static const int sweep_side_of[] = {
 /* One sweep over the equality rows (rt_sweep_fn). */
 static void car_sweep(const rt_sweep_rows *rows, double *vel) {
   const sweep_rows r = {rows->J, rows->WJ, rows->rhs, rows->inv_diag, rows->lambda};
-  sweep_part_axleFL(r, vel);
+  sweep_part_ldlpgs_start(r, vel);
   sweep_part_towerFL(r, vel);
 }
 
@@ -468,7 +472,7 @@ static void car_sweep(const rt_sweep_rows *rows, double *vel) {
  * (the joint types' row letters), and a sum from +0, never -0, keeps its
  * bits when +-0 is added (while W J^T is finite). */
 
-static void asm_part_axleFL(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+static void asm_part_ldlpgs_start(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_axleFL, 12 * X_axleFL, 12 * X_axleFL, 12 * X_axleFL + 6, 12 * X_axleFL + 6);
   asm_e4x5_1_ggaa_xyzaa(J, WJ, epsilon, w + W_axleFL + 25, 12 * X_towerFL + 6, 12 * X_axleFL, 0, 0);
 }
@@ -498,7 +502,7 @@ static void asm_part_towerRL(const double *restrict J, const double *restrict WJ
 /* Assembles H~ from the equality rows (rt_assemble_fn). */
 static void car_assemble(const double *J, const double *WJ, double epsilon, void *work) {
   scalar *w = work;
-  asm_part_axleFL(J, WJ, epsilon, w);
+  asm_part_ldlpgs_start(J, WJ, epsilon, w);
   asm_part_axleFR(J, WJ, epsilon, w);
   asm_part_towerRL(J, WJ, epsilon, w);
 }

@@ -71,7 +71,8 @@
     X(link8, link8) \
     X(link9, link9) \
     X(link10, link10) \
-    X(weight, weight)
+    X(weight, weight) \
+    /* (the list ends here) */
 /* The mechanism bodies, one line each: the first of its solver bodies and
  * how many it has (1 = whole; more: shattered, docs/DESIGN.md). */
 #define LDLPGS_BODIES(X) \
@@ -85,7 +86,8 @@
     X(link8, 1) \
     X(link9, 1) \
     X(link10, 1) \
-    X(weight, 1)
+    X(weight, 1) \
+    /* (the list ends here) */
 #define LDLPGS_B_INDEX(id, body) B_##id,
 enum { LDLPGS_SBODIES(LDLPGS_B_INDEX) LDLPGS_NSBODY };
 #define LDLPGS_M_INDEX(first, n) LDLPGS_BODY_##first,
@@ -115,7 +117,8 @@ static const int shard_num[] = {LDLPGS_BODIES(LDLPGS_M_shard_num)};
     X("joint8", joint8, joint7, C_joint8, B_link7, B_link8, 3) \
     X("joint9", joint9, joint8, C_joint9, B_link8, B_link9, 3) \
     X("joint10", joint10, joint9, C_joint10, B_link9, B_link10, 3) \
-    X("shackle", shackle, joint10, C_shackle, B_link10, B_weight, 3)
+    X("shackle", shackle, joint10, C_shackle, B_link10, B_weight, 3) \
+    /* (the list ends here) */
 #define LDLPGS_C_SIZE(name, id, prev, joint, a, b, degree) LDLPGS_D_##id = degree,
 enum { LDLPGS_D_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_SIZE) };
 #define LDLPGS_C_BASES(name, id, prev, joint, a, b, degree) \
@@ -159,7 +162,8 @@ static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_name)};
     X(joint8, joint7, 3, 1, 6) \
     X(joint9, joint8, 3, 1, 6) \
     X(joint10, joint9, 3, 1, 6) \
-    X(shackle, joint10, 0, 0, 0)
+    X(shackle, joint10, 0, 0, 0) \
+    /* (the list ends here) */
 #define LDLPGS_P_SIZES(id, prev, h, nblk, nrsi) LDLPGS_H_##id = h, LDLPGS_NB_##id = nblk, LDLPGS_NR_##id = nrsi,
 enum { LDLPGS_H_ldlpgs_start = 0, LDLPGS_NB_ldlpgs_start = 0, LDLPGS_NR_ldlpgs_start = 0, LDLPGS_PIVOTS(LDLPGS_P_SIZES) };
 #define LDLPGS_P_BASES(id, prev, h, nblk, nrsi) \
@@ -341,7 +345,7 @@ static int pivot_joint10(scalar *restrict w, scalar *restrict t) {
 
 /*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
-static void solve_forward_hook(const scalar *restrict w, scalar *restrict x) {
+static void solve_forward_ldlpgs_start(const scalar *restrict w, scalar *restrict x) {
   /* hook (ball, d = 3, h = 3) */
   node_forward_3(w + W_hook, x + X_hook); /* x[hook] */
   forward_3x3(w + W_hook + 9, x + X_hook, x + X_joint2); /* x[joint2] */
@@ -395,7 +399,7 @@ static void solve_forward_joint8(const scalar *restrict w, scalar *restrict x) {
 
 /*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
-static void solve_backward_shackle(const scalar *restrict w, scalar *restrict x) {
+static void solve_backward_ldlpgs_start(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
   /* shackle (ball, d = 3, h = 0) */
   node_backward_3(w + W_shackle, x + X_shackle); /* x[shackle] */
@@ -478,10 +482,10 @@ static int chain_factor(void *work, void *temp) {
 static void chain_solve(const void *work, void *x) {
   const scalar *w = work;
   scalar *v = x;
-  solve_forward_hook(w, v);
+  solve_forward_ldlpgs_start(w, v);
   solve_forward_joint6(w, v);
   solve_forward_joint8(w, v);
-  solve_backward_shackle(w, v);
+  solve_backward_ldlpgs_start(w, v);
   solve_backward_joint8(w, v);
   solve_backward_joint6(w, v);
   solve_backward_hook(w, v);
@@ -499,7 +503,7 @@ static void chain_solve(const void *work, void *x) {
  * installed rt_sweep.h's. */
 #include "rt_sweep.h"
 
-static void sweep_part_hook(sweep_rows r, double *restrict v) {
+static void sweep_part_ldlpgs_start(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_hook, 3, SWEEP_WORLD, B_link1);
   sweep_one(r, v, X_joint2, 3, B_link1, B_link2);
 }
@@ -536,7 +540,7 @@ static const int sweep_side_of[] = {
 /* One sweep over the equality rows (rt_sweep_fn). */
 static void chain_sweep(const rt_sweep_rows *rows, double *vel) {
   const sweep_rows r = {rows->J, rows->WJ, rows->rhs, rows->inv_diag, rows->lambda};
-  sweep_part_hook(r, vel);
+  sweep_part_ldlpgs_start(r, vel);
   sweep_part_joint3(r, vel);
 }
 
@@ -553,7 +557,7 @@ static void chain_sweep(const rt_sweep_rows *rows, double *vel) {
  * (the joint types' row letters), and a sum from +0, never -0, keeps its
  * bits when +-0 is added (while W J^T is finite). */
 
-static void asm_part_hook(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+static void asm_part_ldlpgs_start(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n3x3_1_xyz(J, WJ, epsilon, w + W_hook, 12 * X_hook + 6, 12 * X_hook + 6, 0, 0);
   asm_e3x3_1_xyz_xyz(J, WJ, epsilon, w + W_hook + 9, 12 * X_joint2, 12 * X_hook + 6, 0, 0);
   asm_n3x3_2_xyz(J, WJ, epsilon, w + W_joint2, 12 * X_joint2, 12 * X_joint2, 12 * X_joint2 + 6, 12 * X_joint2 + 6);
@@ -583,7 +587,7 @@ static void asm_part_joint10(const double *restrict J, const double *restrict WJ
 /* Assembles H~ from the equality rows (rt_assemble_fn). */
 static void chain_assemble(const double *J, const double *WJ, double epsilon, void *work) {
   scalar *w = work;
-  asm_part_hook(J, WJ, epsilon, w);
+  asm_part_ldlpgs_start(J, WJ, epsilon, w);
   asm_part_joint10(J, WJ, epsilon, w);
 }
 

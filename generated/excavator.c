@@ -60,7 +60,8 @@
     X(stick, stick) \
     X(bucket, bucket) \
     X(hook, hook) \
-    X(load, load)
+    X(load, load) \
+    /* (the list ends here) */
 /* The mechanism bodies, one line each: the first of its solver bodies and
  * how many it has (1 = whole; more: shattered, docs/DESIGN.md). */
 #define LDLPGS_BODIES(X) \
@@ -69,7 +70,8 @@
     X(stick, 1) \
     X(bucket, 1) \
     X(hook, 1) \
-    X(load, 1)
+    X(load, 1) \
+    /* (the list ends here) */
 #define LDLPGS_B_INDEX(id, body) B_##id,
 enum { LDLPGS_SBODIES(LDLPGS_B_INDEX) LDLPGS_NSBODY };
 #define LDLPGS_M_INDEX(first, n) LDLPGS_BODY_##first,
@@ -93,7 +95,8 @@ static const int shard_num[] = {LDLPGS_BODIES(LDLPGS_M_shard_num)};
     X("bucket_pin", bucket_pin, boom_pin, C_bucket_pin, B_stick, B_bucket, 5) \
     X("hook_eye", hook_eye, bucket_pin, C_hook_eye, B_bucket, B_hook, 3) \
     X("load_sling", load_sling, hook_eye, C_load_sling, B_hook, B_load, 3) \
-    X("stick_pin", stick_pin, load_sling, C_stick_pin, B_boom, B_stick, 5)
+    X("stick_pin", stick_pin, load_sling, C_stick_pin, B_boom, B_stick, 5) \
+    /* (the list ends here) */
 #define LDLPGS_C_SIZE(name, id, prev, joint, a, b, degree) LDLPGS_D_##id = degree,
 enum { LDLPGS_D_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_SIZE) };
 #define LDLPGS_C_BASES(name, id, prev, joint, a, b, degree) \
@@ -131,7 +134,8 @@ static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_name)};
     X(hook_eye, load_sling, 5, 1, 15) \
     X(boom_pin, hook_eye, 5, 1, 15) \
     X(bucket_pin, boom_pin, 5, 1, 15) \
-    X(stick_pin, bucket_pin, 0, 0, 0)
+    X(stick_pin, bucket_pin, 0, 0, 0) \
+    /* (the list ends here) */
 #define LDLPGS_P_SIZES(id, prev, h, nblk, nrsi) LDLPGS_H_##id = h, LDLPGS_NB_##id = nblk, LDLPGS_NR_##id = nrsi,
 enum { LDLPGS_H_ldlpgs_start = 0, LDLPGS_NB_ldlpgs_start = 0, LDLPGS_NR_ldlpgs_start = 0, LDLPGS_PIVOTS(LDLPGS_P_SIZES) };
 #define LDLPGS_P_BASES(id, prev, h, nblk, nrsi) \
@@ -235,7 +239,7 @@ static int pivot_bucket_pin(scalar *restrict w, scalar *restrict t) {
 
 /*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
-static void solve_forward_load_sling(const scalar *restrict w, scalar *restrict x) {
+static void solve_forward_ldlpgs_start(const scalar *restrict w, scalar *restrict x) {
   /* load_sling (ball, d = 3, h = 3) */
   node_forward_3(w + W_load_sling, x + X_load_sling); /* x[load_sling] */
   forward_3x3(w + W_load_sling + 9, x + X_load_sling, x + X_hook_eye); /* x[hook_eye] */
@@ -262,7 +266,7 @@ static void solve_forward_boom_pin(const scalar *restrict w, scalar *restrict x)
 
 /*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
-static void solve_backward_stick_pin(const scalar *restrict w, scalar *restrict x) {
+static void solve_backward_ldlpgs_start(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
   /* stick_pin (hinge, d = 5, h = 0) */
   node_backward_5(w + W_stick_pin, x + X_stick_pin); /* x[stick_pin] */
@@ -307,9 +311,9 @@ static int excavator_factor(void *work, void *temp) {
 static void excavator_solve(const void *work, void *x) {
   const scalar *w = work;
   scalar *v = x;
-  solve_forward_load_sling(w, v);
+  solve_forward_ldlpgs_start(w, v);
   solve_forward_boom_pin(w, v);
-  solve_backward_stick_pin(w, v);
+  solve_backward_ldlpgs_start(w, v);
   solve_backward_boom_pin(w, v);
 }
 /*---- the sweep of the equality rows (rt_sweep_fn of rt.h) -------------------
@@ -325,7 +329,7 @@ static void excavator_solve(const void *work, void *x) {
  * installed rt_sweep.h's. */
 #include "rt_sweep.h"
 
-static void sweep_part_boom_pin(sweep_rows r, double *restrict v) {
+static void sweep_part_ldlpgs_start(sweep_rows r, double *restrict v) {
   sweep_two(r, v, X_boom_pin, 5, SWEEP_WORLD, B_boom, X_bucket_pin, 5, B_stick, B_bucket);
   sweep_two(r, v, X_hook_eye, 3, B_bucket, B_hook, X_stick_pin, 5, B_boom, B_stick);
   sweep_one(r, v, X_load_sling, 3, B_hook, B_load);
@@ -345,7 +349,7 @@ static const int sweep_side_of[] = {
 /* One sweep over the equality rows (rt_sweep_fn). */
 static void excavator_sweep(const rt_sweep_rows *rows, double *vel) {
   const sweep_rows r = {rows->J, rows->WJ, rows->rhs, rows->inv_diag, rows->lambda};
-  sweep_part_boom_pin(r, vel);
+  sweep_part_ldlpgs_start(r, vel);
 }
 
 /*---- the assembly of H~ (rt_assemble_fn of rt.h) ----------------------------
@@ -361,7 +365,7 @@ static void excavator_sweep(const rt_sweep_rows *rows, double *vel) {
  * (the joint types' row letters), and a sum from +0, never -0, keeps its
  * bits when +-0 is added (while W J^T is finite). */
 
-static void asm_part_load_sling(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+static void asm_part_ldlpgs_start(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n3x3_2_xyz(J, WJ, epsilon, w + W_load_sling, 12 * X_load_sling, 12 * X_load_sling, 12 * X_load_sling + 6, 12 * X_load_sling + 6);
   asm_e3x3_1_xyz_xyz(J, WJ, epsilon, w + W_load_sling + 9, 12 * X_hook_eye + 6, 12 * X_load_sling, 0, 0);
   asm_n3x3_2_xyz(J, WJ, epsilon, w + W_hook_eye, 12 * X_hook_eye, 12 * X_hook_eye, 12 * X_hook_eye + 6, 12 * X_hook_eye + 6);
@@ -376,7 +380,7 @@ static void asm_part_load_sling(const double *restrict J, const double *restrict
 /* Assembles H~ from the equality rows (rt_assemble_fn). */
 static void excavator_assemble(const double *J, const double *WJ, double epsilon, void *work) {
   scalar *w = work;
-  asm_part_load_sling(J, WJ, epsilon, w);
+  asm_part_ldlpgs_start(J, WJ, epsilon, w);
 }
 
 /*---- the program ------------------------------------------------------------*/

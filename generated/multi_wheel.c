@@ -108,7 +108,8 @@
     X(outrigger_rearR, outrigger_rearR) \
     X(wheel7L, wheel7L) \
     X(wheel7R, wheel7R) \
-    X(tow_rear, tow_rear)
+    X(tow_rear, tow_rear) \
+    /* (the list ends here) */
 /* The mechanism bodies, one line each: the first of its solver bodies and
  * how many it has (1 = whole; more: shattered, docs/DESIGN.md). */
 #define LDLPGS_BODIES(X) \
@@ -132,7 +133,8 @@
     X(outrigger_rearR, 1) \
     X(wheel7L, 1) \
     X(wheel7R, 1) \
-    X(tow_rear, 1)
+    X(tow_rear, 1) \
+    /* (the list ends here) */
 #define LDLPGS_B_INDEX(id, body) B_##id,
 enum { LDLPGS_SBODIES(LDLPGS_B_INDEX) LDLPGS_NSBODY };
 #define LDLPGS_M_INDEX(first, n) LDLPGS_BODY_##first,
@@ -180,7 +182,8 @@ static const int shard_num[] = {LDLPGS_BODIES(LDLPGS_M_shard_num)};
     X("chassis#weld6", chassis_weld6, chassis_weld5, -1, B_chassis_5, B_chassis_6, 6) \
     X("chassis#weld7", chassis_weld7, chassis_weld6, -1, B_chassis_6, B_chassis_7, 6) \
     X("chassis#weld8", chassis_weld8, chassis_weld7, -1, B_chassis_7, B_chassis_8, 6) \
-    X("chassis#weld9", chassis_weld9, chassis_weld8, -1, B_chassis_8, B_chassis_9, 6)
+    X("chassis#weld9", chassis_weld9, chassis_weld8, -1, B_chassis_8, B_chassis_9, 6) \
+    /* (the list ends here) */
 #define LDLPGS_C_SIZE(name, id, prev, joint, a, b, degree) LDLPGS_D_##id = degree,
 enum { LDLPGS_D_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_SIZE) };
 #define LDLPGS_C_BASES(name, id, prev, joint, a, b, degree) \
@@ -242,7 +245,8 @@ static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_name)};
     X(axle7L, chassis_weld5, 17, 3, 153) \
     X(axle7R, axle7L, 12, 2, 78) \
     X(chassis_weld6, axle7R, 6, 1, 21) \
-    X(chassis_weld7, chassis_weld6, 0, 0, 0)
+    X(chassis_weld7, chassis_weld6, 0, 0, 0) \
+    /* (the list ends here) */
 #define LDLPGS_P_SIZES(id, prev, h, nblk, nrsi) LDLPGS_H_##id = h, LDLPGS_NB_##id = nblk, LDLPGS_NR_##id = nrsi,
 enum { LDLPGS_H_ldlpgs_start = 0, LDLPGS_NB_ldlpgs_start = 0, LDLPGS_NR_ldlpgs_start = 0, LDLPGS_PIVOTS(LDLPGS_P_SIZES) };
 #define LDLPGS_P_BASES(id, prev, h, nblk, nrsi) \
@@ -742,7 +746,7 @@ static int pivot_chassis_weld6(scalar *restrict w, scalar *restrict t) {
 
 /*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
-static void solve_forward_tow_front_ball(const scalar *restrict w, scalar *restrict x) {
+static void solve_forward_ldlpgs_start(const scalar *restrict w, scalar *restrict x) {
   /* tow_front_ball (ball, d = 3, h = 9) */
   node_forward_3(w + W_tow_front_ball, x + X_tow_front_ball); /* x[tow_front_ball] */
   forward_3x3(w + W_tow_front_ball + 9, x + X_tow_front_ball, x + X_tow_rear_ball); /* x[tow_rear_ball] */
@@ -897,7 +901,7 @@ static void solve_forward_axle6R(const scalar *restrict w, scalar *restrict x) {
 
 /*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
-static void solve_backward_chassis_weld7(const scalar *restrict w, scalar *restrict x) {
+static void solve_backward_ldlpgs_start(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
   /* chassis#weld7 (shard weld, d = 6, h = 0) */
   node_backward_6(w + W_chassis_weld7, x + X_chassis_weld7); /* x[chassis#weld7] */
@@ -1100,11 +1104,11 @@ static int multi_wheel_factor(void *work, void *temp) {
 static void multi_wheel_solve(const void *work, void *x) {
   const scalar *w = work;
   scalar *v = x;
-  solve_forward_tow_front_ball(w, v);
+  solve_forward_ldlpgs_start(w, v);
   solve_forward_outrigger_frontL_ball(w, v);
   solve_forward_axle4R(w, v);
   solve_forward_axle6R(w, v);
-  solve_backward_chassis_weld7(w, v);
+  solve_backward_ldlpgs_start(w, v);
   solve_backward_axle6R(w, v);
   solve_backward_axle4R(w, v);
   solve_backward_outrigger_frontL_ball(w, v);
@@ -1123,7 +1127,7 @@ static void multi_wheel_solve(const void *work, void *x) {
  * installed rt_sweep.h's. */
 #include "rt_sweep.h"
 
-static void sweep_part_axle1L(sweep_rows r, double *restrict v) {
+static void sweep_part_ldlpgs_start(sweep_rows r, double *restrict v) {
   sweep_two(r, v, X_axle1L, 5, B_chassis_0, B_wheel1L, X_axle2L, 5, B_chassis_1, B_wheel2L);
   sweep_one(r, v, X_axle1R, 5, B_chassis_0, B_wheel1R);
 }
@@ -1196,7 +1200,7 @@ static const int sweep_side_of[] = {
 /* One sweep over the equality rows (rt_sweep_fn). */
 static void multi_wheel_sweep(const rt_sweep_rows *rows, double *vel) {
   const sweep_rows r = {rows->J, rows->WJ, rows->rhs, rows->inv_diag, rows->lambda};
-  sweep_part_axle1L(r, vel);
+  sweep_part_ldlpgs_start(r, vel);
   sweep_part_axle2R(r, vel);
   sweep_part_outrigger_frontL_ball(r, vel);
   sweep_part_outrigger_rearR_ball(r, vel);
@@ -1216,7 +1220,7 @@ static void multi_wheel_sweep(const rt_sweep_rows *rows, double *vel) {
  * (the joint types' row letters), and a sum from +0, never -0, keeps its
  * bits when +-0 is added (while W J^T is finite). */
 
-static void asm_part_tow_front_ball(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+static void asm_part_ldlpgs_start(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n3x3_2_xyz(J, WJ, epsilon, w + W_tow_front_ball, 12 * X_tow_front_ball, 12 * X_tow_front_ball, 12 * X_tow_front_ball + 6, 12 * X_tow_front_ball + 6);
   asm_e3x3_1_xyz_xyz(J, WJ, epsilon, w + W_tow_front_ball + 9, 12 * X_tow_rear_ball, 12 * X_tow_front_ball, 0, 0);
   asm_e6x3_1_xyzaaa_xyz(J, WJ, epsilon, w + W_tow_front_ball + 18, 12 * X_chassis_weld9 + 6, 12 * X_tow_front_ball, 0, 0);
@@ -1317,7 +1321,7 @@ static void asm_part_chassis_weld2(const double *restrict J, const double *restr
 /* Assembles H~ from the equality rows (rt_assemble_fn). */
 static void multi_wheel_assemble(const double *J, const double *WJ, double epsilon, void *work) {
   scalar *w = work;
-  asm_part_tow_front_ball(J, WJ, epsilon, w);
+  asm_part_ldlpgs_start(J, WJ, epsilon, w);
   asm_part_outrigger_frontL_ball(J, WJ, epsilon, w);
   asm_part_chassis_weld9(J, WJ, epsilon, w);
   asm_part_axle3L(J, WJ, epsilon, w);

@@ -136,7 +136,8 @@
     X(roller_bottom, roller_bottom) \
     X(barrel, barrel) \
     X(rod, rod) \
-    X(roller_top, roller_top)
+    X(roller_top, roller_top) \
+    /* (the list ends here) */
 /* The mechanism bodies, one line each: the first of its solver bodies and
  * how many it has (1 = whole; more: shattered, docs/DESIGN.md). */
 #define LDLPGS_BODIES(X) \
@@ -177,7 +178,8 @@
     X(roller_bottom, 1) \
     X(barrel, 1) \
     X(rod, 1) \
-    X(roller_top, 1)
+    X(roller_top, 1) \
+    /* (the list ends here) */
 #define LDLPGS_B_INDEX(id, body) B_##id,
 enum { LDLPGS_SBODIES(LDLPGS_B_INDEX) LDLPGS_NSBODY };
 #define LDLPGS_M_INDEX(first, n) LDLPGS_BODY_##first,
@@ -244,7 +246,8 @@ static const int shard_num[] = {LDLPGS_BODIES(LDLPGS_M_shard_num)};
     X("roller_bottom_slide", roller_bottom_slide, roller_bottom_pin, C_roller_bottom_slide, B_chassis_1, B_roller_bottom, 5) \
     X("roller_top_pin", roller_top_pin, roller_bottom_slide, C_roller_top_pin, B_roller_top, B_inner6, 5) \
     X("roller_top_slide", roller_top_slide, roller_top_pin, C_roller_top_slide, B_platform, B_roller_top, 4) \
-    X("chassis#weld1", chassis_weld1, roller_top_slide, -1, B_chassis_0, B_chassis_1, 6)
+    X("chassis#weld1", chassis_weld1, roller_top_slide, -1, B_chassis_0, B_chassis_1, 6) \
+    /* (the list ends here) */
 #define LDLPGS_C_SIZE(name, id, prev, joint, a, b, degree) LDLPGS_D_##id = degree,
 enum { LDLPGS_D_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_SIZE) };
 #define LDLPGS_C_BASES(name, id, prev, joint, a, b, degree) \
@@ -325,7 +328,8 @@ static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_name)};
     X(axleFR, axleFL, 16, 3, 136) \
     X(axleRL, axleFR, 11, 2, 66) \
     X(axleRR, axleRL, 6, 1, 21) \
-    X(chassis_weld1, axleRR, 0, 0, 0)
+    X(chassis_weld1, axleRR, 0, 0, 0) \
+    /* (the list ends here) */
 #define LDLPGS_P_SIZES(id, prev, h, nblk, nrsi) LDLPGS_H_##id = h, LDLPGS_NB_##id = nblk, LDLPGS_NR_##id = nrsi,
 enum { LDLPGS_H_ldlpgs_start = 0, LDLPGS_NB_ldlpgs_start = 0, LDLPGS_NR_ldlpgs_start = 0, LDLPGS_PIVOTS(LDLPGS_P_SIZES) };
 #define LDLPGS_P_BASES(id, prev, h, nblk, nrsi) \
@@ -1255,7 +1259,7 @@ static int pivot_axleRR(scalar *restrict w, scalar *restrict t) {
 
 /*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
-static void solve_forward_inner1_weld(const scalar *restrict w, scalar *restrict x) {
+static void solve_forward_ldlpgs_start(const scalar *restrict w, scalar *restrict x) {
   /* inner1_weld (weld, d = 6, h = 15) */
   node_forward_6(w + W_inner1_weld, x + X_inner1_weld); /* x[inner1_weld] */
   forward_5x6(w + W_inner1_weld + 36, x + X_inner1_weld, x + X_knee_inner1); /* x[knee_inner1] */
@@ -1552,7 +1556,7 @@ static void solve_forward_roller_bottom_pin(const scalar *restrict w, scalar *re
 
 /*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
-static void solve_backward_chassis_weld1(const scalar *restrict w, scalar *restrict x) {
+static void solve_backward_ldlpgs_start(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
   /* chassis#weld1 (shard weld, d = 6, h = 0) */
   node_backward_6(w + W_chassis_weld1, x + X_chassis_weld1); /* x[chassis#weld1] */
@@ -1915,14 +1919,14 @@ static int scissor_lift_factor(void *work, void *temp) {
 static void scissor_lift_solve(const void *work, void *x) {
   const scalar *w = work;
   scalar *v = x;
-  solve_forward_inner1_weld(w, v);
+  solve_forward_ldlpgs_start(w, v);
   solve_forward_roller_top_slide(w, v);
   solve_forward_head(w, v);
   solve_forward_pivot6(w, v);
   solve_forward_knee_outer5(w, v);
   solve_forward_knee_inner4(w, v);
   solve_forward_roller_bottom_pin(w, v);
-  solve_backward_chassis_weld1(w, v);
+  solve_backward_ldlpgs_start(w, v);
   solve_backward_roller_bottom_pin(w, v);
   solve_backward_knee_inner4(w, v);
   solve_backward_knee_outer5(w, v);
@@ -1943,7 +1947,7 @@ static void scissor_lift_solve(const void *work, void *x) {
  * installed rt_sweep.h's. */
 #include "rt_sweep.h"
 
-static void sweep_part_axleFL(sweep_rows r, double *restrict v) {
+static void sweep_part_ldlpgs_start(sweep_rows r, double *restrict v) {
   sweep_two(r, v, X_axleFL, 5, B_chassis_0, B_wheelFL, X_barrel_eye, 3, B_chassis_1, B_barrel);
   sweep_two(r, v, X_axleFR, 5, B_chassis_0, B_wheelFR, X_cylinder, 5, B_barrel, B_rod);
   sweep_one(r, v, X_axleRL, 5, B_chassis_0, B_wheelRL);
@@ -2051,7 +2055,7 @@ static const int sweep_side_of[] = {
 /* One sweep over the equality rows (rt_sweep_fn). */
 static void scissor_lift_sweep(const rt_sweep_rows *rows, double *vel) {
   const sweep_rows r = {rows->J, rows->WJ, rows->rhs, rows->inv_diag, rows->lambda};
-  sweep_part_axleFL(r, vel);
+  sweep_part_ldlpgs_start(r, vel);
   sweep_part_foot(r, vel);
   sweep_part_inner4_weld(r, vel);
   sweep_part_knee_inner2(r, vel);
@@ -2074,7 +2078,7 @@ static void scissor_lift_sweep(const rt_sweep_rows *rows, double *vel) {
  * (the joint types' row letters), and a sum from +0, never -0, keeps its
  * bits when +-0 is added (while W J^T is finite). */
 
-static void asm_part_inner1_weld(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+static void asm_part_ldlpgs_start(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n6x6_2_xyzaaa(J, WJ, epsilon, w + W_inner1_weld, 12 * X_inner1_weld, 12 * X_inner1_weld, 12 * X_inner1_weld + 6, 12 * X_inner1_weld + 6);
   asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_inner1_weld + 36, 12 * X_knee_inner1, 12 * X_inner1_weld, 0, 0);
   asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_inner1_weld + 66, 12 * X_pivot1, 12 * X_inner1_weld, 0, 0);
@@ -2271,7 +2275,7 @@ static void scissor_lift_assemble(const double *J, const double *WJ, double epsi
   memset(w + W_pivot0 + 80, 0, 30 * sizeof *w);
   memset(w + W_roller_bottom_slide + 25, 0, 30 * sizeof *w);
   memset(w + W_inner0_weld + 36, 0, 36 * sizeof *w);
-  asm_part_inner1_weld(J, WJ, epsilon, w);
+  asm_part_ldlpgs_start(J, WJ, epsilon, w);
   asm_part_inner3_weld(J, WJ, epsilon, w);
   asm_part_knee_inner2(J, WJ, epsilon, w);
   asm_part_pivot1(J, WJ, epsilon, w);

@@ -85,7 +85,8 @@
     X(leg5_barrel, leg5_barrel) \
     X(leg5_piston, leg5_piston) \
     X(leg6_barrel, leg6_barrel) \
-    X(leg6_piston, leg6_piston)
+    X(leg6_piston, leg6_piston) \
+    /* (the list ends here) */
 /* The mechanism bodies, one line each: the first of its solver bodies and
  * how many it has (1 = whole; more: shattered, docs/DESIGN.md). */
 #define LDLPGS_BODIES(X) \
@@ -103,7 +104,8 @@
     X(leg5_barrel, 1) \
     X(leg5_piston, 1) \
     X(leg6_barrel, 1) \
-    X(leg6_piston, 1)
+    X(leg6_piston, 1) \
+    /* (the list ends here) */
 #define LDLPGS_B_INDEX(id, body) B_##id,
 enum { LDLPGS_SBODIES(LDLPGS_B_INDEX) LDLPGS_NSBODY };
 #define LDLPGS_M_INDEX(first, n) LDLPGS_BODY_##first,
@@ -142,7 +144,8 @@ static const int shard_num[] = {LDLPGS_BODIES(LDLPGS_M_shard_num)};
     X("leg6_head", leg6_head, leg6_foot, C_leg6_head, B_leg6_piston, B_platform_1, 3) \
     X("leg6_slide", leg6_slide, leg6_head, C_leg6_slide, B_leg6_barrel, B_leg6_piston, 5) \
     X("load_weld", load_weld, leg6_slide, C_load_weld, B_platform_1, B_load, 6) \
-    X("platform#weld1", platform_weld1, load_weld, -1, B_platform_0, B_platform_1, 6)
+    X("platform#weld1", platform_weld1, load_weld, -1, B_platform_0, B_platform_1, 6) \
+    /* (the list ends here) */
 #define LDLPGS_C_SIZE(name, id, prev, joint, a, b, degree) LDLPGS_D_##id = degree,
 enum { LDLPGS_D_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_SIZE) };
 #define LDLPGS_C_BASES(name, id, prev, joint, a, b, degree) \
@@ -195,7 +198,8 @@ static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_name)};
     X(leg2_head, leg1_head, 12, 3, 78) \
     X(leg3_head, leg2_head, 9, 2, 45) \
     X(leg4_head, leg3_head, 6, 1, 21) \
-    X(platform_weld1, leg4_head, 0, 0, 0)
+    X(platform_weld1, leg4_head, 0, 0, 0) \
+    /* (the list ends here) */
 #define LDLPGS_P_SIZES(id, prev, h, nblk, nrsi) LDLPGS_H_##id = h, LDLPGS_NB_##id = nblk, LDLPGS_NR_##id = nrsi,
 enum { LDLPGS_H_ldlpgs_start = 0, LDLPGS_NB_ldlpgs_start = 0, LDLPGS_NR_ldlpgs_start = 0, LDLPGS_PIVOTS(LDLPGS_P_SIZES) };
 #define LDLPGS_P_BASES(id, prev, h, nblk, nrsi) \
@@ -523,7 +527,7 @@ static int pivot_leg4_head(scalar *restrict w, scalar *restrict t) {
 
 /*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
-static void solve_forward_leg1_foot(const scalar *restrict w, scalar *restrict x) {
+static void solve_forward_ldlpgs_start(const scalar *restrict w, scalar *restrict x) {
   /* leg1_foot (universal, d = 4, h = 5) */
   node_forward_4(w + W_leg1_foot, x + X_leg1_foot); /* x[leg1_foot] */
   forward_5x4(w + W_leg1_foot + 16, x + X_leg1_foot, x + X_leg1_slide); /* x[leg1_slide] */
@@ -619,7 +623,7 @@ static void solve_forward_leg2_foot(const scalar *restrict w, scalar *restrict x
 
 /*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
-static void solve_backward_platform_weld1(const scalar *restrict w, scalar *restrict x) {
+static void solve_backward_ldlpgs_start(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
   /* platform#weld1 (shard weld, d = 6, h = 0) */
   node_backward_6(w + W_platform_weld1, x + X_platform_weld1); /* x[platform#weld1] */
@@ -748,9 +752,9 @@ static int stewart_factor(void *work, void *temp) {
 static void stewart_solve(const void *work, void *x) {
   const scalar *w = work;
   scalar *v = x;
-  solve_forward_leg1_foot(w, v);
+  solve_forward_ldlpgs_start(w, v);
   solve_forward_leg2_foot(w, v);
-  solve_backward_platform_weld1(w, v);
+  solve_backward_ldlpgs_start(w, v);
   solve_backward_leg2_foot(w, v);
 }
 /*---- the sweep of the equality rows (rt_sweep_fn of rt.h) -------------------
@@ -766,7 +770,7 @@ static void stewart_solve(const void *work, void *x) {
  * installed rt_sweep.h's. */
 #include "rt_sweep.h"
 
-static void sweep_part_leg1_foot(sweep_rows r, double *restrict v) {
+static void sweep_part_ldlpgs_start(sweep_rows r, double *restrict v) {
   sweep_two(r, v, X_leg1_foot, 4, SWEEP_WORLD, B_leg1_barrel, X_leg1_head, 3, B_leg1_piston, B_platform_0);
   sweep_two(r, v, X_leg1_slide, 5, B_leg1_barrel, B_leg1_piston, X_leg2_foot, 4, SWEEP_WORLD, B_leg2_barrel);
   sweep_two(r, v, X_leg2_head, 3, B_leg2_piston, B_platform_0, X_leg3_foot, 4, SWEEP_WORLD, B_leg3_barrel);
@@ -830,7 +834,7 @@ static const int sweep_side_of[] = {
 /* One sweep over the equality rows (rt_sweep_fn). */
 static void stewart_sweep(const rt_sweep_rows *rows, double *vel) {
   const sweep_rows r = {rows->J, rows->WJ, rows->rhs, rows->inv_diag, rows->lambda};
-  sweep_part_leg1_foot(r, vel);
+  sweep_part_ldlpgs_start(r, vel);
   sweep_part_leg3_head(r, vel);
   sweep_part_leg4_head(r, vel);
   sweep_part_leg5_head(r, vel);
@@ -852,7 +856,7 @@ static void stewart_sweep(const rt_sweep_rows *rows, double *vel) {
  * (the joint types' row letters), and a sum from +0, never -0, keeps its
  * bits when +-0 is added (while W J^T is finite). */
 
-static void asm_part_leg1_foot(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+static void asm_part_ldlpgs_start(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n4x4_1_xyza(J, WJ, epsilon, w + W_leg1_foot, 12 * X_leg1_foot + 6, 12 * X_leg1_foot + 6, 0, 0);
   asm_e5x4_1_ggaaa_xyza(J, WJ, epsilon, w + W_leg1_foot + 16, 12 * X_leg1_slide, 12 * X_leg1_foot + 6, 0, 0);
   asm_n4x4_1_xyza(J, WJ, epsilon, w + W_leg2_foot, 12 * X_leg2_foot + 6, 12 * X_leg2_foot + 6, 0, 0);
@@ -912,7 +916,7 @@ static void asm_part_platform_weld1(const double *restrict J, const double *rest
 /* Assembles H~ from the equality rows (rt_assemble_fn). */
 static void stewart_assemble(const double *J, const double *WJ, double epsilon, void *work) {
   scalar *w = work;
-  asm_part_leg1_foot(J, WJ, epsilon, w);
+  asm_part_ldlpgs_start(J, WJ, epsilon, w);
   asm_part_leg2_head(J, WJ, epsilon, w);
   asm_part_platform_weld1(J, WJ, epsilon, w);
 }

@@ -232,7 +232,8 @@
     X(plateR36, plateR36) \
     X(plateR37, plateR37) \
     X(plateR38, plateR38) \
-    X(plateR39, plateR39)
+    X(plateR39, plateR39) \
+    /* (the list ends here) */
 /* The mechanism bodies, one line each: the first of its solver bodies and
  * how many it has (1 = whole; more: shattered, docs/DESIGN.md). */
 #define LDLPGS_BODIES(X) \
@@ -324,7 +325,8 @@
     X(plateR36, 1) \
     X(plateR37, 1) \
     X(plateR38, 1) \
-    X(plateR39, 1)
+    X(plateR39, 1) \
+    /* (the list ends here) */
 #define LDLPGS_B_INDEX(id, body) B_##id,
 enum { LDLPGS_SBODIES(LDLPGS_B_INDEX) LDLPGS_NSBODY };
 #define LDLPGS_M_INDEX(first, n) LDLPGS_BODY_##first,
@@ -434,7 +436,8 @@ static const int shard_num[] = {LDLPGS_BODIES(LDLPGS_M_shard_num)};
     X("sprocket_axleR", sprocket_axleR, sprocket_axleL, C_sprocket_axleR, B_hull_3, B_sprocketR, 5) \
     X("hull#weld1", hull_weld1, sprocket_axleR, -1, B_hull_0, B_hull_1, 6) \
     X("hull#weld2", hull_weld2, hull_weld1, -1, B_hull_1, B_hull_2, 6) \
-    X("hull#weld3", hull_weld3, hull_weld2, -1, B_hull_2, B_hull_3, 6)
+    X("hull#weld3", hull_weld3, hull_weld2, -1, B_hull_2, B_hull_3, 6) \
+    /* (the list ends here) */
 #define LDLPGS_C_SIZE(name, id, prev, joint, a, b, degree) LDLPGS_D_##id = degree,
 enum { LDLPGS_D_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_SIZE) };
 #define LDLPGS_C_BASES(name, id, prev, joint, a, b, degree) \
@@ -558,7 +561,8 @@ static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_name)};
     X(road2_axleL, hull_weld1, 17, 3, 153) \
     X(road2_axleR, road2_axleL, 12, 2, 78) \
     X(hull_weld2, road2_axleR, 6, 1, 21) \
-    X(hull_weld3, hull_weld2, 0, 0, 0)
+    X(hull_weld3, hull_weld2, 0, 0, 0) \
+    /* (the list ends here) */
 #define LDLPGS_P_SIZES(id, prev, h, nblk, nrsi) LDLPGS_H_##id = h, LDLPGS_NB_##id = nblk, LDLPGS_NR_##id = nrsi,
 enum { LDLPGS_H_ldlpgs_start = 0, LDLPGS_NB_ldlpgs_start = 0, LDLPGS_NR_ldlpgs_start = 0, LDLPGS_PIVOTS(LDLPGS_P_SIZES) };
 #define LDLPGS_P_BASES(id, prev, h, nblk, nrsi) \
@@ -2020,7 +2024,7 @@ static int pivot_hull_weld2(scalar *restrict w, scalar *restrict t) {
 
 /*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
-static void solve_forward_idler_axleL(const scalar *restrict w, scalar *restrict x) {
+static void solve_forward_ldlpgs_start(const scalar *restrict w, scalar *restrict x) {
   /* idler_axleL (hinge, d = 5, h = 11) */
   node_forward_5(w + W_idler_axleL, x + X_idler_axleL); /* x[idler_axleL] */
   forward_5x5(w + W_idler_axleL + 25, x + X_idler_axleL, x + X_idler_axleR); /* x[idler_axleR] */
@@ -2506,7 +2510,7 @@ static void solve_forward_hull_weld3(const scalar *restrict w, scalar *restrict 
 
 /*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
-static void solve_backward_hull_weld3(const scalar *restrict w, scalar *restrict x) {
+static void solve_backward_ldlpgs_start(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
   /* hull#weld3 (shard weld, d = 6, h = 0) */
   node_backward_6(w + W_hull_weld3, x + X_hull_weld3); /* x[hull#weld3] */
@@ -3101,7 +3105,7 @@ static int tank_factor(void *work, void *temp) {
 static void tank_solve(const void *work, void *x) {
   const scalar *w = work;
   scalar *v = x;
-  solve_forward_idler_axleL(w, v);
+  solve_forward_ldlpgs_start(w, v);
   solve_forward_pinL00(w, v);
   solve_forward_pinL01(w, v);
   solve_forward_pinL20(w, v);
@@ -3114,7 +3118,7 @@ static void tank_solve(const void *work, void *x) {
   solve_forward_pinR36(w, v);
   solve_forward_road1_axleL(w, v);
   solve_forward_hull_weld3(w, v);
-  solve_backward_hull_weld3(w, v);
+  solve_backward_ldlpgs_start(w, v);
   solve_backward_road1_axleL(w, v);
   solve_backward_pinR36(w, v);
   solve_backward_pinR25(w, v);
@@ -3140,7 +3144,7 @@ static void tank_solve(const void *work, void *x) {
  * installed rt_sweep.h's. */
 #include "rt_sweep.h"
 
-static void sweep_part_idler_axleL(sweep_rows r, double *restrict v) {
+static void sweep_part_ldlpgs_start(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_idler_axleL, 5, B_hull_0, B_idlerL);
   sweep_one(r, v, X_idler_axleR, 5, B_hull_0, B_idlerR);
 }
@@ -3353,7 +3357,7 @@ static const int sweep_side_of[] = {
 /* One sweep over the equality rows (rt_sweep_fn). */
 static void tank_sweep(const rt_sweep_rows *rows, double *vel) {
   const sweep_rows r = {rows->J, rows->WJ, rows->rhs, rows->inv_diag, rows->lambda};
-  sweep_part_idler_axleL(r, vel);
+  sweep_part_ldlpgs_start(r, vel);
   sweep_part_pinL00(r, vel);
   sweep_part_pinL05(r, vel);
   sweep_part_pinL07(r, vel);
@@ -3380,7 +3384,7 @@ static void tank_sweep(const rt_sweep_rows *rows, double *vel) {
  * (the joint types' row letters), and a sum from +0, never -0, keeps its
  * bits when +-0 is added (while W J^T is finite). */
 
-static void asm_part_idler_axleL(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+static void asm_part_ldlpgs_start(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_idler_axleL, 12 * X_idler_axleL, 12 * X_idler_axleL, 12 * X_idler_axleL + 6, 12 * X_idler_axleL + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_idler_axleL + 25, 12 * X_idler_axleR, 12 * X_idler_axleL, 0, 0);
   asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_idler_axleL + 50, 12 * X_hull_weld1, 12 * X_idler_axleL, 0, 0);
@@ -3664,7 +3668,7 @@ static void tank_assemble(const double *J, const double *WJ, double epsilon, voi
   memset(w + W_pinR35 + 50, 0, 25 * sizeof *w);
   memset(w + W_pinR36 + 50, 0, 25 * sizeof *w);
   memset(w + W_pinR37 + 50, 0, 25 * sizeof *w);
-  asm_part_idler_axleL(J, WJ, epsilon, w);
+  asm_part_ldlpgs_start(J, WJ, epsilon, w);
   asm_part_pinR01(J, WJ, epsilon, w);
   asm_part_pinR08(J, WJ, epsilon, w);
   asm_part_pinR24(J, WJ, epsilon, w);

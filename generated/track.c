@@ -129,7 +129,8 @@
     X(plate36, plate36) \
     X(plate37, plate37) \
     X(plate38, plate38) \
-    X(plate39, plate39)
+    X(plate39, plate39) \
+    /* (the list ends here) */
 /* The mechanism bodies, one line each: the first of its solver bodies and
  * how many it has (1 = whole; more: shattered, docs/DESIGN.md). */
 #define LDLPGS_BODIES(X) \
@@ -172,7 +173,8 @@
     X(plate36, 1) \
     X(plate37, 1) \
     X(plate38, 1) \
-    X(plate39, 1)
+    X(plate39, 1) \
+    /* (the list ends here) */
 #define LDLPGS_B_INDEX(id, body) B_##id,
 enum { LDLPGS_SBODIES(LDLPGS_B_INDEX) LDLPGS_NSBODY };
 #define LDLPGS_M_INDEX(first, n) LDLPGS_BODY_##first,
@@ -231,7 +233,8 @@ static const int shard_num[] = {LDLPGS_BODIES(LDLPGS_M_shard_num)};
     X("pin36", pin36, pin35, C_pin36, B_plate35, B_plate36, 5) \
     X("pin37", pin37, pin36, C_pin37, B_plate36, B_plate37, 5) \
     X("pin38", pin38, pin37, C_pin38, B_plate37, B_plate38, 5) \
-    X("pin39", pin39, pin38, C_pin39, B_plate38, B_plate39, 5)
+    X("pin39", pin39, pin38, C_pin39, B_plate38, B_plate39, 5) \
+    /* (the list ends here) */
 #define LDLPGS_C_SIZE(name, id, prev, joint, a, b, degree) LDLPGS_D_##id = degree,
 enum { LDLPGS_D_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_SIZE) };
 #define LDLPGS_C_BASES(name, id, prev, joint, a, b, degree) \
@@ -304,7 +307,8 @@ static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_name)};
     X(pin36, pin35, 10, 2, 55) \
     X(pin37, pin36, 10, 2, 55) \
     X(pin38, pin37, 5, 1, 15) \
-    X(pin39, pin38, 0, 0, 0)
+    X(pin39, pin38, 0, 0, 0) \
+    /* (the list ends here) */
 #define LDLPGS_P_SIZES(id, prev, h, nblk, nrsi) LDLPGS_H_##id = h, LDLPGS_NB_##id = nblk, LDLPGS_NR_##id = nrsi,
 enum { LDLPGS_H_ldlpgs_start = 0, LDLPGS_NB_ldlpgs_start = 0, LDLPGS_NR_ldlpgs_start = 0, LDLPGS_PIVOTS(LDLPGS_P_SIZES) };
 #define LDLPGS_P_BASES(id, prev, h, nblk, nrsi) \
@@ -977,7 +981,7 @@ static int pivot_pin38(scalar *restrict w, scalar *restrict t) {
 
 /*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
-static void solve_forward_pin00(const scalar *restrict w, scalar *restrict x) {
+static void solve_forward_ldlpgs_start(const scalar *restrict w, scalar *restrict x) {
   /* pin00 (hinge, d = 5, h = 10) */
   node_forward_5(w + W_pin00, x + X_pin00); /* x[pin00] */
   forward_5x5(w + W_pin00 + 25, x + X_pin00, x + X_pin01); /* x[pin01] */
@@ -1185,7 +1189,7 @@ static void solve_forward_pin35(const scalar *restrict w, scalar *restrict x) {
 
 /*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
-static void solve_backward_pin39(const scalar *restrict w, scalar *restrict x) {
+static void solve_backward_ldlpgs_start(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
   /* pin39 (hinge, d = 5, h = 0) */
   node_backward_5(w + W_pin39, x + X_pin39); /* x[pin39] */
@@ -1447,10 +1451,10 @@ static int track_factor(void *work, void *temp) {
 static void track_solve(const void *work, void *x) {
   const scalar *w = work;
   scalar *v = x;
-  solve_forward_pin00(w, v);
+  solve_forward_ldlpgs_start(w, v);
   solve_forward_pin18(w, v);
   solve_forward_pin35(w, v);
-  solve_backward_pin39(w, v);
+  solve_backward_ldlpgs_start(w, v);
   solve_backward_pin35(w, v);
   solve_backward_pin18(w, v);
 }
@@ -1467,7 +1471,7 @@ static void track_solve(const void *work, void *x) {
  * installed rt_sweep.h's. */
 #include "rt_sweep.h"
 
-static void sweep_part_pin00(sweep_rows r, double *restrict v) {
+static void sweep_part_ldlpgs_start(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_pin00, 5, B_plate39, B_plate00);
   sweep_one(r, v, X_pin01, 5, B_plate00, B_plate01);
   sweep_one(r, v, X_pin02, 5, B_plate01, B_plate02);
@@ -1571,7 +1575,7 @@ static const int sweep_side_of[] = {
 /* One sweep over the equality rows (rt_sweep_fn). */
 static void track_sweep(const rt_sweep_rows *rows, double *vel) {
   const sweep_rows r = {rows->J, rows->WJ, rows->rhs, rows->inv_diag, rows->lambda};
-  sweep_part_pin00(r, vel);
+  sweep_part_ldlpgs_start(r, vel);
   sweep_part_pin07(r, vel);
   sweep_part_pin14(r, vel);
   sweep_part_pin15(r, vel);
@@ -1591,7 +1595,7 @@ static void track_sweep(const rt_sweep_rows *rows, double *vel) {
  * (the joint types' row letters), and a sum from +0, never -0, keeps its
  * bits when +-0 is added (while W J^T is finite). */
 
-static void asm_part_pin00(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+static void asm_part_ldlpgs_start(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin00, 12 * X_pin00, 12 * X_pin00, 12 * X_pin00 + 6, 12 * X_pin00 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin00 + 25, 12 * X_pin01, 12 * X_pin00 + 6, 0, 0);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin00 + 50, 12 * X_pin39 + 6, 12 * X_pin00, 0, 0);
@@ -1729,7 +1733,7 @@ static void track_assemble(const double *J, const double *WJ, double epsilon, vo
   memset(w + W_pin35 + 50, 0, 25 * sizeof *w);
   memset(w + W_pin36 + 50, 0, 25 * sizeof *w);
   memset(w + W_pin37 + 50, 0, 25 * sizeof *w);
-  asm_part_pin00(J, WJ, epsilon, w);
+  asm_part_ldlpgs_start(J, WJ, epsilon, w);
   asm_part_pin03(J, WJ, epsilon, w);
   asm_part_pin04(J, WJ, epsilon, w);
   asm_part_pin10(J, WJ, epsilon, w);

@@ -9,10 +9,13 @@
 --% -- program with pivots.
 --% local A = {}
 --% for _, a in ipairs(P.arrays) do A[a.field] = a end
+--% -- every line of a list ends in a backslash, so that appending a line
+--% -- changes no other
 --% local function xlines(list)
---%   for i, l in ipairs(list) do
-    $(l)$(i < #list and " \\" or "")
+--%   for _, l in ipairs(list) do
+    $(l) \
 --%   end
+    /* (the list ends here) */
 --% end
 --% -- a pivot-grouped array: one line per pivot that has entries
 --% local function grouped(a, field)

@@ -58,14 +58,16 @@
     X(left, left) \
     X(right, right) \
     X(bob_l, bob_l) \
-    X(bob_r, bob_r)
+    X(bob_r, bob_r) \
+    /* (the list ends here) */
 /* The mechanism bodies, one line each: the first of its solver bodies and
  * how many it has (1 = whole; more: shattered, docs/DESIGN.md). */
 #define LDLPGS_BODIES(X) \
     X(left, 1) \
     X(right, 1) \
     X(bob_l, 1) \
-    X(bob_r, 1)
+    X(bob_r, 1) \
+    /* (the list ends here) */
 #define LDLPGS_B_INDEX(id, body) B_##id,
 enum { LDLPGS_SBODIES(LDLPGS_B_INDEX) LDLPGS_NSBODY };
 #define LDLPGS_M_INDEX(first, n) LDLPGS_BODY_##first,
@@ -89,7 +91,8 @@ static const int shard_num[] = {LDLPGS_BODIES(LDLPGS_M_shard_num)};
     X("bob_right", bob_right, bob_left, C_bob_right, B_right, B_bob_r, 3) \
     X("coupler", coupler, bob_right, C_coupler, B_left, B_right, 1) \
     X("pivot_left", pivot_left, coupler, C_pivot_left, RT_WORLD, B_left, 5) \
-    X("pivot_right", pivot_right, pivot_left, C_pivot_right, RT_WORLD, B_right, 5)
+    X("pivot_right", pivot_right, pivot_left, C_pivot_right, RT_WORLD, B_right, 5) \
+    /* (the list ends here) */
 #define LDLPGS_C_SIZE(name, id, prev, joint, a, b, degree) LDLPGS_D_##id = degree,
 enum { LDLPGS_D_ldlpgs_start = 0, LDLPGS_CONSTRAINTS(LDLPGS_C_SIZE) };
 #define LDLPGS_C_BASES(name, id, prev, joint, a, b, degree) \
@@ -127,7 +130,8 @@ static const char *const cons_name[] = {LDLPGS_CONSTRAINTS(LDLPGS_C_cons_name)};
     X(pivot_left, bob_left, 1, 1, 1) \
     X(coupler, pivot_left, 8, 2, 36) \
     X(bob_right, coupler, 5, 1, 15) \
-    X(pivot_right, bob_right, 0, 0, 0)
+    X(pivot_right, bob_right, 0, 0, 0) \
+    /* (the list ends here) */
 #define LDLPGS_P_SIZES(id, prev, h, nblk, nrsi) LDLPGS_H_##id = h, LDLPGS_NB_##id = nblk, LDLPGS_NR_##id = nrsi,
 enum { LDLPGS_H_ldlpgs_start = 0, LDLPGS_NB_ldlpgs_start = 0, LDLPGS_NR_ldlpgs_start = 0, LDLPGS_PIVOTS(LDLPGS_P_SIZES) };
 #define LDLPGS_P_BASES(id, prev, h, nblk, nrsi) \
@@ -235,7 +239,7 @@ static int pivot_bob_right(scalar *restrict w, scalar *restrict t) {
 
 /*---- solve: forward substitution with L (node blocks' l, then the L blocks) and D^-1, pivots in order */
 
-static void solve_forward_bob_left(const scalar *restrict w, scalar *restrict x) {
+static void solve_forward_ldlpgs_start(const scalar *restrict w, scalar *restrict x) {
   /* bob_left (ball, d = 3, h = 6) */
   node_forward_3(w + W_bob_left, x + X_bob_left); /* x[bob_left] */
   forward_5x3(w + W_bob_left + 9, x + X_bob_left, x + X_pivot_left); /* x[pivot_left] */
@@ -260,7 +264,7 @@ static void solve_forward_bob_left(const scalar *restrict w, scalar *restrict x)
 
 /*---- solve: backward substitution with L^T (the L blocks, then node blocks' l), pivots in reverse order */
 
-static void solve_backward_pivot_right(const scalar *restrict w, scalar *restrict x) {
+static void solve_backward_ldlpgs_start(const scalar *restrict w, scalar *restrict x) {
   scalar s[RT_MAX_DEGREE];
   /* pivot_right (hinge, d = 5, h = 0) */
   node_backward_5(w + W_pivot_right, x + X_pivot_right); /* x[pivot_right] */
@@ -302,8 +306,8 @@ static int elimination_example_factor(void *work, void *temp) {
 static void elimination_example_solve(const void *work, void *x) {
   const scalar *w = work;
   scalar *v = x;
-  solve_forward_bob_left(w, v);
-  solve_backward_pivot_right(w, v);
+  solve_forward_ldlpgs_start(w, v);
+  solve_backward_ldlpgs_start(w, v);
 }
 /*---- the sweep of the equality rows (rt_sweep_fn of rt.h) -------------------
  * One projected Gauss-Seidel sweep over rows [0, 17): per row, J v from 0.0
@@ -318,7 +322,7 @@ static void elimination_example_solve(const void *work, void *x) {
  * installed rt_sweep.h's. */
 #include "rt_sweep.h"
 
-static void sweep_part_bob_left(sweep_rows r, double *restrict v) {
+static void sweep_part_ldlpgs_start(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_bob_left, 3, B_left, B_bob_l);
 }
 
@@ -342,7 +346,7 @@ static const int sweep_side_of[] = {
 /* One sweep over the equality rows (rt_sweep_fn). */
 static void elimination_example_sweep(const rt_sweep_rows *rows, double *vel) {
   const sweep_rows r = {rows->J, rows->WJ, rows->rhs, rows->inv_diag, rows->lambda};
-  sweep_part_bob_left(r, vel);
+  sweep_part_ldlpgs_start(r, vel);
   sweep_part_bob_right(r, vel);
 }
 
@@ -359,7 +363,7 @@ static void elimination_example_sweep(const rt_sweep_rows *rows, double *vel) {
  * (the joint types' row letters), and a sum from +0, never -0, keeps its
  * bits when +-0 is added (while W J^T is finite). */
 
-static void asm_part_bob_left(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
+static void asm_part_ldlpgs_start(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n3x3_2_xyz(J, WJ, epsilon, w + W_bob_left, 12 * X_bob_left, 12 * X_bob_left, 12 * X_bob_left + 6, 12 * X_bob_left + 6);
   asm_e5x3_1_xyzaa_xyz(J, WJ, epsilon, w + W_bob_left + 9, 12 * X_pivot_left + 6, 12 * X_bob_left, 0, 0);
   asm_e1x3_1_g_xyz(J, WJ, epsilon, w + W_bob_left + 24, 12 * X_coupler, 12 * X_bob_left, 0, 0);
@@ -376,7 +380,7 @@ static void asm_part_bob_left(const double *restrict J, const double *restrict W
 /* Assembles H~ from the equality rows (rt_assemble_fn). */
 static void elimination_example_assemble(const double *J, const double *WJ, double epsilon, void *work) {
   scalar *w = work;
-  asm_part_bob_left(J, WJ, epsilon, w);
+  asm_part_ldlpgs_start(J, WJ, epsilon, w);
 }
 
 /*---- the program ------------------------------------------------------------*/
