@@ -6,16 +6,19 @@
  *           name, gen/canon.h)
  *   rename  one body (to a name that sorts after the others), or one
  *           constraint (to a name that keeps its place in name order):
- *           every changed line contains its old or new name
+ *           every changed line contains its old or new name, or is the
+ *           frame of a function cut at it (gen/chunk.h)
  *   add     one body with a ball joint, and remove one joint: at most 5 %
- *           of the lines change
+ *           of the lines change; the functions cut by name keep their
+ *           cuts, and the sweep's pairs change in the edit's part only
  *   keep    ldlgen --keep-order OLD.c: a part hung in the middle of the
  *           chain goes in before the joint it hangs from, every other
  *           pivot keeps its place (the fresh order turns half the chain
  *           around), at the same flops; an order that would cost flops is
  *           not kept (a note says so); a missing or foreign OLD.c is an
  *           error naming it; the shattering is kept too (a wheel taken
- *           off a shattered chassis moves no axle to another shard)
+ *           off a shattered chassis moves no axle to another shard); a
+ *           program without pivots is kept too
  *
  * Each case wraps a sample as `local m = (function() ... end)()`, edits the
  * table in Lua and runs ldlgen on the original and the edit. */
@@ -620,6 +623,33 @@ static void test_keep_order_refused(void **state) {
   assert_int_equal(system(cmd), 0);
 }
 
+/* A mechanism without equality constraints has a program without pivots,
+ * and --keep-order takes it all the same (it was refused as "not a
+ * program"): kept once, then again, the same bytes. */
+static void test_keep_order_without_constraints(void **state) {
+  (void)state;
+  char dir[] = "/tmp/ldlgen-locality-XXXXXX", path[600], err[4096], cmd[1400];
+  assert_non_null(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/lone.lua", dir);
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  fputs("return { name = 'lone', bodies = { { name = 'b', mass = 1, sphere = 0.5, pos = { 0, 0, 1 } } },\n"
+        "  constraints = {} }\n",
+        f);
+  fclose(f);
+  generate(dir, "lone");
+  snprintf(cmd, sizeof cmd, "mkdir -p %s/kept %s/again && cp %s/lone.lua %s/kept.lua && cp %s/lone.lua %s/again.lua", dir,
+           dir, dir, dir, dir, dir);
+  assert_int_equal(system(cmd), 0);
+  snprintf(path, sizeof path, "%s/lone/x.c", dir);
+  if (generate_keep(dir, "kept", path, err, sizeof err) != 0) fail_msg("--keep-order refused a program without pivots: %s", err);
+  snprintf(path, sizeof path, "%s/kept/x.c", dir);
+  assert_int_equal(generate_keep(dir, "again", path, err, sizeof err), 0);
+  assert_int_equal(changed_count(dir, "kept", "again"), 0);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_swap_changes_nothing),
@@ -629,6 +659,7 @@ int main(void) {
       cmocka_unit_test(test_keep_order_hangs_a_part_in_place),
       cmocka_unit_test(test_keep_order_keeps_the_shattering),
       cmocka_unit_test(test_keep_order_refused),
+      cmocka_unit_test(test_keep_order_without_constraints),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
