@@ -78,7 +78,7 @@ TESTS     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC)) $(BUILD)/tests/t
 # Fuzz targets (tests/fuzz/fuzz_NAME.c); in every build each is also linked
 # with tests/fuzz/replay.c as $(BUILD)/tests/fuzz_NAME, which make test runs
 # over the seed corpus and the regressions.
-FUZZ_TARGETS := load pipeline drive
+FUZZ_TARGETS := load pipeline drive gdiff
 FUZZ_REPLAYS := $(patsubst %,$(BUILD)/tests/fuzz_%,$(FUZZ_TARGETS))
 RT_OBJ    := $(patsubst %.c,$(BUILD)/obj/%.o,$(RT_SRC))
 GEN_OBJ   := $(patsubst %.c,$(BUILD)/obj/%.o,$(GEN_SRC))
@@ -597,6 +597,7 @@ FUZZ_DEB_PACKAGES := clang libclang-rt-14-dev
 FUZZ_SEEDS_load     := mechanisms tests/data tests/data/bad
 FUZZ_SEEDS_pipeline := mechanisms tests/data
 FUZZ_SEEDS_drive    := mechanisms
+FUZZ_SEEDS_gdiff    := generated tests/golden
 
 fuzz-deps:
 	@missing=""; for p in $(FUZZ_DEB_PACKAGES); do \
@@ -627,7 +628,7 @@ fuzz: deps fuzz-deps
 	  seeds=""; for s in tests/fuzz/corpus/$$t tests/fuzz/regressions/$$t; do \
 	    [ -d $$s ] && seeds="$$seeds $$s"; done; \
 	  case $$t in load) seeds="$$seeds $(FUZZ_SEEDS_load)";; pipeline) seeds="$$seeds $(FUZZ_SEEDS_pipeline)";; \
-	    drive) seeds="$$seeds $(FUZZ_SEEDS_drive)";; esac; \
+	    drive) seeds="$$seeds $(FUZZ_SEEDS_drive)";; gdiff) seeds="$$seeds $(FUZZ_SEEDS_gdiff)";; esac; \
 	  ASAN_OPTIONS=detect_leaks=1 $(FUZZ_BUILD)/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
 	    -rss_limit_mb=2560 -max_len=65536 -print_final_stats=1 \
 	    -artifact_prefix=$(FUZZ_BUILD)/crashes/$$t/ $(FUZZ_BUILD)/corpus/$$t $$seeds \

@@ -68,6 +68,8 @@ typedef struct summary {
   strlist on_cons, on_shard; /* a pivot's ends on shards: its name, and "BODY#S" */
   strlist ids;       /* their identifiers in the code */
   char **code;       /* per pivot: its code (malloc'ed) */
+  int ncode;         /* code's entries: pivots.n once parsed (a text that lists
+                        more pivots after its code has them appended empty) */
   long long dim, fill, flops, workspace;
   char hash[40];
   char *mech_file;   /* a program whose mechanism part has files of its own
@@ -77,7 +79,7 @@ typedef struct summary {
 } summary;
 
 static void summary_free(summary *s) {
-  for (int i = 0; i < s->pivots.n; i++) free(s->code ? s->code[i] : NULL);
+  for (int i = 0; i < s->ncode; i++) free(s->code[i]);
   free(s->code);
   free(s->name);
   free(s->mech_file);
@@ -106,6 +108,12 @@ static char *enum_suffix(const char *line, const char *marker) {
   if (!m || !e) return NULL;
   m += strlen(marker);
   return dupn(m, (size_t)(e - m));
+}
+
+/* An initializer's value: the text, without the comma that ends it. */
+static char *value_of(const char *v) {
+  const size_t n = strlen(v);
+  return dupn(v, n > 0 && v[n - 1] == ',' ? n - 1 : n);
 }
 
 /* Reads a generated .c text into s. */
@@ -168,7 +176,7 @@ static int parse_c(const char *text, summary *s) {
         char *id = dupn(l + 7, (size_t)(e - l - 7));
         int q = sl_find(&s->ids, id);
         free(id);
-        if (q >= 0) {
+        if (q >= 0 && q < s->ncode) {
           cat(&s->code[q], l, strlen(l));
           cat(&s->code[q], "\n", 1);
         }
@@ -185,13 +193,13 @@ static int parse_c(const char *text, summary *s) {
       if (n) sl_add(&s->cons, n);
     } else if (where == JOINTS && starts(l, "        .type = ")) {
       free(jtype);
-      jtype = dupn(l + 16, strlen(l + 16) - 1);
+      jtype = value_of(l + 16);
     } else if (where == JOINTS && starts(l, "        .body_a = ")) {
       free(ja);
-      ja = dupn(l + 18, strlen(l + 18) - 1);
+      ja = value_of(l + 18);
     } else if (where == JOINTS && starts(l, "        .body_b = ")) {
       free(jb);
-      jb = dupn(l + 18, strlen(l + 18) - 1);
+      jb = value_of(l + 18);
     } else if (where == JOINTS && starts(l, "    },")) {
       char buf[600];
       snprintf(buf, sizeof buf, "%s %s %s", jtype ? jtype : "", ja ? ja : "", jb ? jb : "");
@@ -204,10 +212,15 @@ static int parse_c(const char *text, summary *s) {
       where = NONE;
     }
     /* pivot code: factor functions and solve steps */
-    if (!s->code && s->ids.n > 0 && s->ids.n == s->pivots.n) s->code = calloc((size_t)s->pivots.n, sizeof *s->code);
+    if (!s->code && s->ids.n > 0 && s->ids.n == s->pivots.n) {
+      s->code = calloc((size_t)s->pivots.n, sizeof *s->code);
+      if (!s->code) abort();
+      s->ncode = s->pivots.n;
+    }
     if (s->code) {
       if (starts(l, "static int pivot_") || starts(l, "static void pivot_")) {
         const char *id = strstr(l, "pivot_") + 6, *e = strchr(id, '(');
+        if (!e) e = id + strlen(id);
         char *name = dupn(id, (size_t)(e - id));
         cur = sl_find(&s->ids, name);
         for (size_t k = strlen(name); cur < 0 && k > 0; k--) /* a part: pivot_<id>_part<k> */
@@ -229,7 +242,7 @@ static int parse_c(const char *text, summary *s) {
         where = NONE;
         cur = -1;
       }
-      if ((where == FACTOR || where == SOLVE) && cur >= 0) {
+      if ((where == FACTOR || where == SOLVE) && cur >= 0 && cur < s->ncode) {
         cat(&s->code[cur], l, strlen(l));
         cat(&s->code[cur], "\n", 1);
       }
@@ -240,7 +253,13 @@ static int parse_c(const char *text, summary *s) {
   free(jtype);
   free(ja);
   free(jb);
-  if (!s->code && s->pivots.n > 0) s->code = calloc((size_t)s->pivots.n, sizeof *s->code);
+  if (s->ncode < s->pivots.n) { /* every pivot has its entry, empty if no code was read */
+    char **code = realloc(s->code, sizeof *code * (size_t)s->pivots.n);
+    if (!code) abort();
+    for (int i = s->ncode; i < s->pivots.n; i++) code[i] = NULL;
+    s->code = code;
+    s->ncode = s->pivots.n;
+  }
   if (!s->name) s->name = dupn("", 0);
   return s->pivots.n > 0 || s->dim == 0;
 }
