@@ -407,7 +407,7 @@ static void push_assembly(lua_State *L, const view *v) {
   /* the blocks in functions of at most the statement budget, cut before
    * pivots whose names are anchors (one in 8): an edit seldom moves
    * another cut (chunk.h) */
-  const chunk_rule rule = {0, v->plan->budget, 3, 0xa55e};
+  const chunk_rule rule = {0, v->plan->budget, 3, CHUNK_SALT};
   int part = -1, size = 0;
   lua_newtable(L); /* blocks, pivot by pivot */
   for (int q = 0; q < r->ncons; q++) {

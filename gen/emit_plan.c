@@ -323,7 +323,7 @@ static void plan_solve_phase(builder *b, emit_phase phase) {
   const rt_program *r = b->prog;
   /* a function ends at the budget, or before a pivot whose name is an
    * anchor (one in 8): an edit seldom moves another cut (chunk.h) */
-  const chunk_rule rule = {0, b->budget, 3, 0x501e};
+  const chunk_rule rule = {0, b->budget, 3, CHUNK_SALT};
   int n = r->ncons, open = 0;
   for (int i = 0; i < n; i++) {
     int p = phase == EP_BACKWARD ? n - 1 - i : i;

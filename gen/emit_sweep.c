@@ -33,7 +33,7 @@
 /* The parts: a part ends before a constraint whose name is an anchor (one
  * in 8), and it holds at most 32 (a generated function is bounded:
  * PERF-NOTES). A part of odd length leaves one constraint unpaired. */
-static const chunk_rule sweep_part_rule = {0, 32, 3, 0x5eed};
+static const chunk_rule sweep_part_rule = {0, 32, 3, CHUNK_SALT};
 
 static void set_int(lua_State *L, const char *k, long long v) {
   lua_pushinteger(L, (lua_Integer)v);

@@ -514,8 +514,12 @@ static void buggy_solve(const void *work, void *x) {
 
 static void sweep_part_ldlpgs_start(sweep_rows r, double *restrict v) {
   sweep_two(r, v, X_kingpinL, 5, B_body_0, B_knuckleL, X_rear_axleL, 5, B_body_1, B_rearL);
-  sweep_two(r, v, X_kingpinR, 5, B_body_0, B_knuckleR, X_rear_axleR, 5, B_body_1, B_rearR);
-  sweep_two(r, v, X_rack_slide, 5, B_body_0, B_rack, X_spindleL, 5, B_knuckleL, B_frontL);
+  sweep_one(r, v, X_kingpinR, 5, B_body_0, B_knuckleR);
+  sweep_one(r, v, X_rack_slide, 5, B_body_0, B_rack);
+}
+
+static void sweep_part_rear_axleR(sweep_rows r, double *restrict v) {
+  sweep_two(r, v, X_rear_axleR, 5, B_body_1, B_rearR, X_spindleL, 5, B_knuckleL, B_frontL);
   sweep_two(r, v, X_spindleR, 5, B_knuckleR, B_frontR, X_tie_rodL, 1, B_rack, B_knuckleL);
   sweep_two(r, v, X_tie_rodR, 1, B_rack, B_knuckleR, X_body_weld1, 6, B_body_0, B_body_1);
 }
@@ -540,6 +544,7 @@ static const int sweep_side_of[] = {
 static void buggy_sweep(const rt_sweep_rows *rows, double *vel) {
   const sweep_rows r = {rows->J, rows->WJ, rows->rhs, rows->inv_diag, rows->lambda};
   sweep_part_ldlpgs_start(r, vel);
+  sweep_part_rear_axleR(r, vel);
 }
 
 /*---- the assembly of H~ (rt_assemble_fn of rt.h) ----------------------------
@@ -559,14 +564,14 @@ static void asm_part_ldlpgs_start(const double *restrict J, const double *restri
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_rear_axleL, 12 * X_rear_axleL, 12 * X_rear_axleL, 12 * X_rear_axleL + 6, 12 * X_rear_axleL + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_rear_axleL + 25, 12 * X_rear_axleR, 12 * X_rear_axleL, 0, 0);
   asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_rear_axleL + 50, 12 * X_body_weld1 + 6, 12 * X_rear_axleL, 0, 0);
+}
+
+static void asm_part_rear_axleR(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_rear_axleR, 12 * X_rear_axleR, 12 * X_rear_axleR, 12 * X_rear_axleR + 6, 12 * X_rear_axleR + 6);
   asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_rear_axleR + 25, 12 * X_body_weld1 + 6, 12 * X_rear_axleR, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_spindleL, 12 * X_spindleL, 12 * X_spindleL, 12 * X_spindleL + 6, 12 * X_spindleL + 6);
   asm_e1x5_1_g_xyzaa(J, WJ, epsilon, w + W_spindleL + 25, 12 * X_tie_rodL + 6, 12 * X_spindleL, 0, 0);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_spindleL + 30, 12 * X_kingpinL + 6, 12 * X_spindleL, 0, 0);
-}
-
-static void asm_part_spindleR(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_spindleR, 12 * X_spindleR, 12 * X_spindleR, 12 * X_spindleR + 6, 12 * X_spindleR + 6);
   asm_e1x5_1_g_xyzaa(J, WJ, epsilon, w + W_spindleR + 25, 12 * X_tie_rodR + 6, 12 * X_spindleR, 0, 0);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_spindleR + 30, 12 * X_kingpinR + 6, 12 * X_spindleR, 0, 0);
@@ -577,6 +582,9 @@ static void asm_part_spindleR(const double *restrict J, const double *restrict W
   asm_n1x1_2_g(J, WJ, epsilon, w + W_tie_rodR, 12 * X_tie_rodR, 12 * X_tie_rodR, 12 * X_tie_rodR + 6, 12 * X_tie_rodR + 6);
   asm_e5x1_1_xyzaa_g(J, WJ, epsilon, w + W_tie_rodR + 6, 12 * X_kingpinR + 6, 12 * X_tie_rodR + 6, 0, 0);
   asm_e5x1_1_ggaaa_g(J, WJ, epsilon, w + W_tie_rodR + 11, 12 * X_rack_slide + 6, 12 * X_tie_rodR, 0, 0);
+}
+
+static void asm_part_kingpinL(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_kingpinL, 12 * X_kingpinL, 12 * X_kingpinL, 12 * X_kingpinL + 6, 12 * X_kingpinL + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_kingpinL + 25, 12 * X_kingpinR, 12 * X_kingpinL, 0, 0);
   asm_e5x5_1_ggaaa_xyzaa(J, WJ, epsilon, w + W_kingpinL + 50, 12 * X_rack_slide, 12 * X_kingpinL, 0, 0);
@@ -594,7 +602,8 @@ static void buggy_assemble(const double *J, const double *WJ, double epsilon, vo
   scalar *w = work;
   memset(w + W_tie_rodR + 1, 0, 5 * sizeof *w);
   asm_part_ldlpgs_start(J, WJ, epsilon, w);
-  asm_part_spindleR(J, WJ, epsilon, w);
+  asm_part_rear_axleR(J, WJ, epsilon, w);
+  asm_part_kingpinL(J, WJ, epsilon, w);
 }
 
 /*---- the program ------------------------------------------------------------*/

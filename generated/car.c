@@ -475,15 +475,15 @@ static void car_sweep(const rt_sweep_rows *rows, double *vel) {
 static void asm_part_ldlpgs_start(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_axleFL, 12 * X_axleFL, 12 * X_axleFL, 12 * X_axleFL + 6, 12 * X_axleFL + 6);
   asm_e4x5_1_ggaa_xyzaa(J, WJ, epsilon, w + W_axleFL + 25, 12 * X_towerFL + 6, 12 * X_axleFL, 0, 0);
-}
-
-static void asm_part_axleFR(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_axleFR, 12 * X_axleFR, 12 * X_axleFR, 12 * X_axleFR + 6, 12 * X_axleFR + 6);
   asm_e4x5_1_ggaa_xyzaa(J, WJ, epsilon, w + W_axleFR + 25, 12 * X_towerFR + 6, 12 * X_axleFR, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_axleRL, 12 * X_axleRL, 12 * X_axleRL, 12 * X_axleRL + 6, 12 * X_axleRL + 6);
   asm_e4x5_1_ggaa_xyzaa(J, WJ, epsilon, w + W_axleRL + 25, 12 * X_towerRL + 6, 12 * X_axleRL, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_axleRR, 12 * X_axleRR, 12 * X_axleRR, 12 * X_axleRR + 6, 12 * X_axleRR + 6);
   asm_e4x5_1_ggaa_xyzaa(J, WJ, epsilon, w + W_axleRR + 25, 12 * X_towerRR + 6, 12 * X_axleRR, 0, 0);
+}
+
+static void asm_part_towerFL(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n4x4_2_ggaa(J, WJ, epsilon, w + W_towerFL, 12 * X_towerFL, 12 * X_towerFL, 12 * X_towerFL + 6, 12 * X_towerFL + 6);
   asm_e4x4_1_ggaa_ggaa(J, WJ, epsilon, w + W_towerFL + 16, 12 * X_towerFR, 12 * X_towerFL, 0, 0);
   asm_e4x4_1_ggaa_ggaa(J, WJ, epsilon, w + W_towerFL + 32, 12 * X_towerRL, 12 * X_towerFL, 0, 0);
@@ -491,9 +491,6 @@ static void asm_part_axleFR(const double *restrict J, const double *restrict WJ,
   asm_n4x4_2_ggaa(J, WJ, epsilon, w + W_towerFR, 12 * X_towerFR, 12 * X_towerFR, 12 * X_towerFR + 6, 12 * X_towerFR + 6);
   asm_e4x4_1_ggaa_ggaa(J, WJ, epsilon, w + W_towerFR + 16, 12 * X_towerRL, 12 * X_towerFR, 0, 0);
   asm_e4x4_1_ggaa_ggaa(J, WJ, epsilon, w + W_towerFR + 32, 12 * X_towerRR, 12 * X_towerFR, 0, 0);
-}
-
-static void asm_part_towerRL(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n4x4_2_ggaa(J, WJ, epsilon, w + W_towerRL, 12 * X_towerRL, 12 * X_towerRL, 12 * X_towerRL + 6, 12 * X_towerRL + 6);
   asm_e4x4_1_ggaa_ggaa(J, WJ, epsilon, w + W_towerRL + 16, 12 * X_towerRR, 12 * X_towerRL, 0, 0);
   asm_n4x4_2_ggaa(J, WJ, epsilon, w + W_towerRR, 12 * X_towerRR, 12 * X_towerRR, 12 * X_towerRR + 6, 12 * X_towerRR + 6);
@@ -503,8 +500,7 @@ static void asm_part_towerRL(const double *restrict J, const double *restrict WJ
 static void car_assemble(const double *J, const double *WJ, double epsilon, void *work) {
   scalar *w = work;
   asm_part_ldlpgs_start(J, WJ, epsilon, w);
-  asm_part_axleFR(J, WJ, epsilon, w);
-  asm_part_towerRL(J, WJ, epsilon, w);
+  asm_part_towerFL(J, WJ, epsilon, w);
 }
 
 /*---- the program ------------------------------------------------------------*/

@@ -506,14 +506,17 @@ static void chain_solve(const void *work, void *x) {
 static void sweep_part_ldlpgs_start(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_hook, 3, SWEEP_WORLD, B_link1);
   sweep_one(r, v, X_joint2, 3, B_link1, B_link2);
-}
-
-static void sweep_part_joint3(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_joint3, 3, B_link2, B_link3);
   sweep_one(r, v, X_joint4, 3, B_link3, B_link4);
   sweep_one(r, v, X_joint5, 3, B_link4, B_link5);
+}
+
+static void sweep_part_joint6(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_joint6, 3, B_link5, B_link6);
   sweep_one(r, v, X_joint7, 3, B_link6, B_link7);
+}
+
+static void sweep_part_joint8(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_joint8, 3, B_link7, B_link8);
   sweep_one(r, v, X_joint9, 3, B_link8, B_link9);
   sweep_one(r, v, X_joint10, 3, B_link9, B_link10);
@@ -541,7 +544,8 @@ static const int sweep_side_of[] = {
 static void chain_sweep(const rt_sweep_rows *rows, double *vel) {
   const sweep_rows r = {rows->J, rows->WJ, rows->rhs, rows->inv_diag, rows->lambda};
   sweep_part_ldlpgs_start(r, vel);
-  sweep_part_joint3(r, vel);
+  sweep_part_joint6(r, vel);
+  sweep_part_joint8(r, vel);
 }
 
 /*---- the assembly of H~ (rt_assemble_fn of rt.h) ----------------------------
@@ -568,17 +572,20 @@ static void asm_part_ldlpgs_start(const double *restrict J, const double *restri
   asm_e3x3_1_xyz_xyz(J, WJ, epsilon, w + W_joint4 + 9, 12 * X_joint5, 12 * X_joint4 + 6, 0, 0);
   asm_n3x3_2_xyz(J, WJ, epsilon, w + W_joint5, 12 * X_joint5, 12 * X_joint5, 12 * X_joint5 + 6, 12 * X_joint5 + 6);
   asm_e3x3_1_xyz_xyz(J, WJ, epsilon, w + W_joint5 + 9, 12 * X_joint6, 12 * X_joint5 + 6, 0, 0);
+}
+
+static void asm_part_joint6(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n3x3_2_xyz(J, WJ, epsilon, w + W_joint6, 12 * X_joint6, 12 * X_joint6, 12 * X_joint6 + 6, 12 * X_joint6 + 6);
   asm_e3x3_1_xyz_xyz(J, WJ, epsilon, w + W_joint6 + 9, 12 * X_joint7, 12 * X_joint6 + 6, 0, 0);
   asm_n3x3_2_xyz(J, WJ, epsilon, w + W_joint7, 12 * X_joint7, 12 * X_joint7, 12 * X_joint7 + 6, 12 * X_joint7 + 6);
   asm_e3x3_1_xyz_xyz(J, WJ, epsilon, w + W_joint7 + 9, 12 * X_joint8, 12 * X_joint7 + 6, 0, 0);
+}
+
+static void asm_part_joint8(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n3x3_2_xyz(J, WJ, epsilon, w + W_joint8, 12 * X_joint8, 12 * X_joint8, 12 * X_joint8 + 6, 12 * X_joint8 + 6);
   asm_e3x3_1_xyz_xyz(J, WJ, epsilon, w + W_joint8 + 9, 12 * X_joint9, 12 * X_joint8 + 6, 0, 0);
   asm_n3x3_2_xyz(J, WJ, epsilon, w + W_joint9, 12 * X_joint9, 12 * X_joint9, 12 * X_joint9 + 6, 12 * X_joint9 + 6);
   asm_e3x3_1_xyz_xyz(J, WJ, epsilon, w + W_joint9 + 9, 12 * X_joint10, 12 * X_joint9 + 6, 0, 0);
-}
-
-static void asm_part_joint10(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n3x3_2_xyz(J, WJ, epsilon, w + W_joint10, 12 * X_joint10, 12 * X_joint10, 12 * X_joint10 + 6, 12 * X_joint10 + 6);
   asm_e3x3_1_xyz_xyz(J, WJ, epsilon, w + W_joint10 + 9, 12 * X_shackle, 12 * X_joint10 + 6, 0, 0);
   asm_n3x3_2_xyz(J, WJ, epsilon, w + W_shackle, 12 * X_shackle, 12 * X_shackle, 12 * X_shackle + 6, 12 * X_shackle + 6);
@@ -588,7 +595,8 @@ static void asm_part_joint10(const double *restrict J, const double *restrict WJ
 static void chain_assemble(const double *J, const double *WJ, double epsilon, void *work) {
   scalar *w = work;
   asm_part_ldlpgs_start(J, WJ, epsilon, w);
-  asm_part_joint10(J, WJ, epsilon, w);
+  asm_part_joint6(J, WJ, epsilon, w);
+  asm_part_joint8(J, WJ, epsilon, w);
 }
 
 /*---- the program ------------------------------------------------------------*/

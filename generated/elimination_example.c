@@ -323,11 +323,7 @@ static void elimination_example_solve(const void *work, void *x) {
 #include "rt_sweep.h"
 
 static void sweep_part_ldlpgs_start(sweep_rows r, double *restrict v) {
-  sweep_one(r, v, X_bob_left, 3, B_left, B_bob_l);
-}
-
-static void sweep_part_bob_right(sweep_rows r, double *restrict v) {
-  sweep_one(r, v, X_bob_right, 3, B_right, B_bob_r);
+  sweep_two(r, v, X_bob_left, 3, B_left, B_bob_l, X_bob_right, 3, B_right, B_bob_r);
   sweep_one(r, v, X_coupler, 1, B_left, B_right);
   sweep_two(r, v, X_pivot_left, 5, SWEEP_WORLD, B_left, X_pivot_right, 5, SWEEP_WORLD, B_right);
 }
@@ -347,7 +343,6 @@ static const int sweep_side_of[] = {
 static void elimination_example_sweep(const rt_sweep_rows *rows, double *vel) {
   const sweep_rows r = {rows->J, rows->WJ, rows->rhs, rows->inv_diag, rows->lambda};
   sweep_part_ldlpgs_start(r, vel);
-  sweep_part_bob_right(r, vel);
 }
 
 /*---- the assembly of H~ (rt_assemble_fn of rt.h) ----------------------------

@@ -370,6 +370,9 @@ static void asm_part_ldlpgs_start(const double *restrict J, const double *restri
   asm_e3x3_1_xyz_xyz(J, WJ, epsilon, w + W_load_sling + 9, 12 * X_hook_eye + 6, 12 * X_load_sling, 0, 0);
   asm_n3x3_2_xyz(J, WJ, epsilon, w + W_hook_eye, 12 * X_hook_eye, 12 * X_hook_eye, 12 * X_hook_eye + 6, 12 * X_hook_eye + 6);
   asm_e5x3_1_xyzaa_xyz(J, WJ, epsilon, w + W_hook_eye + 9, 12 * X_bucket_pin + 6, 12 * X_hook_eye, 0, 0);
+}
+
+static void asm_part_boom_pin(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_1_xyzaa(J, WJ, epsilon, w + W_boom_pin, 12 * X_boom_pin + 6, 12 * X_boom_pin + 6, 0, 0);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_boom_pin + 25, 12 * X_stick_pin, 12 * X_boom_pin + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_bucket_pin, 12 * X_bucket_pin, 12 * X_bucket_pin, 12 * X_bucket_pin + 6, 12 * X_bucket_pin + 6);
@@ -381,6 +384,7 @@ static void asm_part_ldlpgs_start(const double *restrict J, const double *restri
 static void excavator_assemble(const double *J, const double *WJ, double epsilon, void *work) {
   scalar *w = work;
   asm_part_ldlpgs_start(J, WJ, epsilon, w);
+  asm_part_boom_pin(J, WJ, epsilon, w);
 }
 
 /*---- the program ------------------------------------------------------------*/

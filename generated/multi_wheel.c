@@ -1129,30 +1129,29 @@ static void multi_wheel_solve(const void *work, void *x) {
 
 static void sweep_part_ldlpgs_start(sweep_rows r, double *restrict v) {
   sweep_two(r, v, X_axle1L, 5, B_chassis_0, B_wheel1L, X_axle2L, 5, B_chassis_1, B_wheel2L);
-  sweep_one(r, v, X_axle1R, 5, B_chassis_0, B_wheel1R);
+  sweep_two(r, v, X_axle1R, 5, B_chassis_0, B_wheel1R, X_axle2R, 5, B_chassis_1, B_wheel2R);
+  sweep_two(r, v, X_axle3L, 5, B_chassis_2, B_wheel3L, X_axle4L, 5, B_chassis_3, B_wheel4L);
+  sweep_one(r, v, X_axle3R, 5, B_chassis_2, B_wheel3R);
 }
 
-static void sweep_part_axle2R(sweep_rows r, double *restrict v) {
-  sweep_two(r, v, X_axle2R, 5, B_chassis_1, B_wheel2R, X_axle3L, 5, B_chassis_2, B_wheel3L);
-  sweep_two(r, v, X_axle3R, 5, B_chassis_2, B_wheel3R, X_axle4L, 5, B_chassis_3, B_wheel4L);
+static void sweep_part_axle4R(sweep_rows r, double *restrict v) {
   sweep_two(r, v, X_axle4R, 5, B_chassis_3, B_wheel4R, X_axle5L, 5, B_chassis_4, B_wheel5L);
   sweep_two(r, v, X_axle5R, 5, B_chassis_4, B_wheel5R, X_axle6L, 5, B_chassis_5, B_wheel6L);
+}
+
+static void sweep_part_axle6R(sweep_rows r, double *restrict v) {
   sweep_two(r, v, X_axle6R, 5, B_chassis_5, B_wheel6R, X_axle7L, 5, B_chassis_6, B_wheel7L);
   sweep_one(r, v, X_axle7R, 5, B_chassis_6, B_wheel7R);
 }
 
 static void sweep_part_outrigger_frontL_ball(sweep_rows r, double *restrict v) {
   sweep_two(r, v, X_outrigger_frontL_ball, 3, B_chassis_7, B_outrigger_frontL, X_outrigger_rearL_ball, 3, B_chassis_8, B_outrigger_rearL);
-  sweep_one(r, v, X_outrigger_frontR_ball, 3, B_chassis_7, B_outrigger_frontR);
+  sweep_two(r, v, X_outrigger_frontR_ball, 3, B_chassis_7, B_outrigger_frontR, X_outrigger_rearR_ball, 3, B_chassis_8, B_outrigger_rearR);
 }
 
-static void sweep_part_outrigger_rearR_ball(sweep_rows r, double *restrict v) {
-  sweep_two(r, v, X_outrigger_rearR_ball, 3, B_chassis_8, B_outrigger_rearR, X_tow_front_ball, 3, B_chassis_9, B_tow_front);
-}
-
-static void sweep_part_tow_rear_ball(sweep_rows r, double *restrict v) {
-  sweep_two(r, v, X_tow_rear_ball, 3, B_chassis_9, B_tow_rear, X_chassis_weld1, 6, B_chassis_0, B_chassis_1);
-  sweep_one(r, v, X_chassis_weld2, 6, B_chassis_1, B_chassis_2);
+static void sweep_part_tow_front_ball(sweep_rows r, double *restrict v) {
+  sweep_two(r, v, X_tow_front_ball, 3, B_chassis_9, B_tow_front, X_chassis_weld1, 6, B_chassis_0, B_chassis_1);
+  sweep_two(r, v, X_tow_rear_ball, 3, B_chassis_9, B_tow_rear, X_chassis_weld2, 6, B_chassis_1, B_chassis_2);
   sweep_one(r, v, X_chassis_weld3, 6, B_chassis_2, B_chassis_3);
   sweep_one(r, v, X_chassis_weld4, 6, B_chassis_3, B_chassis_4);
   sweep_one(r, v, X_chassis_weld5, 6, B_chassis_4, B_chassis_5);
@@ -1201,10 +1200,10 @@ static const int sweep_side_of[] = {
 static void multi_wheel_sweep(const rt_sweep_rows *rows, double *vel) {
   const sweep_rows r = {rows->J, rows->WJ, rows->rhs, rows->inv_diag, rows->lambda};
   sweep_part_ldlpgs_start(r, vel);
-  sweep_part_axle2R(r, vel);
+  sweep_part_axle4R(r, vel);
+  sweep_part_axle6R(r, vel);
   sweep_part_outrigger_frontL_ball(r, vel);
-  sweep_part_outrigger_rearR_ball(r, vel);
-  sweep_part_tow_rear_ball(r, vel);
+  sweep_part_tow_front_ball(r, vel);
 }
 
 /*---- the assembly of H~ (rt_assemble_fn of rt.h) ----------------------------
@@ -1248,9 +1247,6 @@ static void asm_part_outrigger_frontL_ball(const double *restrict J, const doubl
   asm_n3x3_2_xyz(J, WJ, epsilon, w + W_outrigger_rearR_ball, 12 * X_outrigger_rearR_ball, 12 * X_outrigger_rearR_ball, 12 * X_outrigger_rearR_ball + 6, 12 * X_outrigger_rearR_ball + 6);
   asm_e6x3_1_xyzaaa_xyz(J, WJ, epsilon, w + W_outrigger_rearR_ball + 9, 12 * X_chassis_weld9, 12 * X_outrigger_rearR_ball, 0, 0);
   asm_e6x3_1_xyzaaa_xyz(J, WJ, epsilon, w + W_outrigger_rearR_ball + 27, 12 * X_chassis_weld8 + 6, 12 * X_outrigger_rearR_ball, 0, 0);
-}
-
-static void asm_part_chassis_weld9(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n6x6_2_xyzaaa(J, WJ, epsilon, w + W_chassis_weld9, 12 * X_chassis_weld9, 12 * X_chassis_weld9, 12 * X_chassis_weld9 + 6, 12 * X_chassis_weld9 + 6);
   asm_e6x6_1_xyzaaa_xyzaaa(J, WJ, epsilon, w + W_chassis_weld9 + 36, 12 * X_chassis_weld8 + 6, 12 * X_chassis_weld9, 0, 0);
   asm_n6x6_2_xyzaaa(J, WJ, epsilon, w + W_chassis_weld8, 12 * X_chassis_weld8, 12 * X_chassis_weld8, 12 * X_chassis_weld8 + 6, 12 * X_chassis_weld8 + 6);
@@ -1264,9 +1260,6 @@ static void asm_part_chassis_weld9(const double *restrict J, const double *restr
   asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_axle2R + 55, 12 * X_chassis_weld2, 12 * X_axle2R, 0, 0);
   asm_n6x6_2_xyzaaa(J, WJ, epsilon, w + W_chassis_weld1, 12 * X_chassis_weld1, 12 * X_chassis_weld1, 12 * X_chassis_weld1 + 6, 12 * X_chassis_weld1 + 6);
   asm_e6x6_1_xyzaaa_xyzaaa(J, WJ, epsilon, w + W_chassis_weld1 + 36, 12 * X_chassis_weld2, 12 * X_chassis_weld1 + 6, 0, 0);
-}
-
-static void asm_part_axle3L(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_axle3L, 12 * X_axle3L, 12 * X_axle3L, 12 * X_axle3L + 6, 12 * X_axle3L + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_axle3L + 25, 12 * X_axle3R, 12 * X_axle3L, 0, 0);
   asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_axle3L + 50, 12 * X_chassis_weld2 + 6, 12 * X_axle3L, 0, 0);
@@ -1274,15 +1267,15 @@ static void asm_part_axle3L(const double *restrict J, const double *restrict WJ,
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_axle3R, 12 * X_axle3R, 12 * X_axle3R, 12 * X_axle3R + 6, 12 * X_axle3R + 6);
   asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_axle3R + 25, 12 * X_chassis_weld2 + 6, 12 * X_axle3R, 0, 0);
   asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_axle3R + 55, 12 * X_chassis_weld3, 12 * X_axle3R, 0, 0);
-}
-
-static void asm_part_chassis_weld2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n6x6_2_xyzaaa(J, WJ, epsilon, w + W_chassis_weld2, 12 * X_chassis_weld2, 12 * X_chassis_weld2, 12 * X_chassis_weld2 + 6, 12 * X_chassis_weld2 + 6);
   asm_e6x6_1_xyzaaa_xyzaaa(J, WJ, epsilon, w + W_chassis_weld2 + 36, 12 * X_chassis_weld3, 12 * X_chassis_weld2 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_axle4L, 12 * X_axle4L, 12 * X_axle4L, 12 * X_axle4L + 6, 12 * X_axle4L + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_axle4L + 25, 12 * X_axle4R, 12 * X_axle4L, 0, 0);
   asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_axle4L + 50, 12 * X_chassis_weld3 + 6, 12 * X_axle4L, 0, 0);
   asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_axle4L + 80, 12 * X_chassis_weld4, 12 * X_axle4L, 0, 0);
+}
+
+static void asm_part_axle4R(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_axle4R, 12 * X_axle4R, 12 * X_axle4R, 12 * X_axle4R + 6, 12 * X_axle4R + 6);
   asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_axle4R + 25, 12 * X_chassis_weld3 + 6, 12 * X_axle4R, 0, 0);
   asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_axle4R + 55, 12 * X_chassis_weld4, 12 * X_axle4R, 0, 0);
@@ -1301,6 +1294,9 @@ static void asm_part_chassis_weld2(const double *restrict J, const double *restr
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_axle6L + 25, 12 * X_axle6R, 12 * X_axle6L, 0, 0);
   asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_axle6L + 50, 12 * X_chassis_weld5 + 6, 12 * X_axle6L, 0, 0);
   asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_axle6L + 80, 12 * X_chassis_weld6, 12 * X_axle6L, 0, 0);
+}
+
+static void asm_part_axle6R(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_axle6R, 12 * X_axle6R, 12 * X_axle6R, 12 * X_axle6R + 6, 12 * X_axle6R + 6);
   asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_axle6R + 25, 12 * X_chassis_weld5 + 6, 12 * X_axle6R, 0, 0);
   asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_axle6R + 55, 12 * X_chassis_weld6, 12 * X_axle6R, 0, 0);
@@ -1323,9 +1319,8 @@ static void multi_wheel_assemble(const double *J, const double *WJ, double epsil
   scalar *w = work;
   asm_part_ldlpgs_start(J, WJ, epsilon, w);
   asm_part_outrigger_frontL_ball(J, WJ, epsilon, w);
-  asm_part_chassis_weld9(J, WJ, epsilon, w);
-  asm_part_axle3L(J, WJ, epsilon, w);
-  asm_part_chassis_weld2(J, WJ, epsilon, w);
+  asm_part_axle4R(J, WJ, epsilon, w);
+  asm_part_axle6R(J, WJ, epsilon, w);
 }
 
 /*---- the program ------------------------------------------------------------*/

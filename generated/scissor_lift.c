@@ -813,8 +813,7 @@ static int pivot_rod_eye(scalar *restrict w, scalar *restrict t) {
 }
 
 /*---- barrel_eye (ball, d = 3, h = 22)
- * column: foot (d 5), roller_bottom_slide (d 5), inner0_weld (d 6, fill),
- *         chassis#weld1 (d 6) */
+ * column: foot (d 5), roller_bottom_slide (d 5), inner0_weld (d 6, fill), chassis#weld1 (d 6) */
 static int pivot_barrel_eye(scalar *restrict w, scalar *restrict t) {
   const int failed = factor_node_5(w + W_head, t + R_head); /* N[head] = l D l^T, the next pivot's: final now */
   panel_3x8(w + W_barrel_eye, t + R_barrel_eye, w + W_barrel_eye + 9, t + 16); /* rows 0..7 */
@@ -1116,8 +1115,7 @@ static int pivot_roller_bottom_pin(scalar *restrict w, scalar *restrict t) {
 }
 
 /*---- foot (hinge, d = 5, h = 27)
- * column: knee_inner0 (d 5), pivot0 (d 5), roller_bottom_slide (d 5),
- *         inner0_weld (d 6), chassis#weld1 (d 6) */
+ * column: knee_inner0 (d 5), pivot0 (d 5), roller_bottom_slide (d 5), inner0_weld (d 6), chassis#weld1 (d 6) */
 static int pivot_foot(scalar *restrict w, scalar *restrict t) {
   panel_5x8(w + W_foot, t + R_foot, w + W_foot + 25, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + W_knee_inner0, w + W_foot + 25, t + 16); /* N[knee_inner0] */
@@ -1143,8 +1141,7 @@ static int pivot_foot(scalar *restrict w, scalar *restrict t) {
 }
 
 /*---- knee_inner0 (hinge, d = 5, h = 22)
- * column: pivot0 (d 5), roller_bottom_slide (d 5, fill), inner0_weld (d 6),
- *         chassis#weld1 (d 6, fill) */
+ * column: pivot0 (d 5), roller_bottom_slide (d 5, fill), inner0_weld (d 6), chassis#weld1 (d 6, fill) */
 static int pivot_knee_inner0(scalar *restrict w, scalar *restrict t) {
   panel_5x8(w + W_knee_inner0, t + R_knee_inner0, w + W_knee_inner0 + 25, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + W_pivot0, w + W_knee_inner0 + 25, t + 16); /* N[pivot0] */
@@ -1164,8 +1161,7 @@ static int pivot_knee_inner0(scalar *restrict w, scalar *restrict t) {
 }
 
 /*---- pivot0 (hinge, d = 5, h = 17)
- * column: roller_bottom_slide (d 5, fill), inner0_weld (d 6),
- *         chassis#weld1 (d 6, fill) */
+ * column: roller_bottom_slide (d 5, fill), inner0_weld (d 6), chassis#weld1 (d 6, fill) */
 static int pivot_pivot0(scalar *restrict w, scalar *restrict t) {
   panel_5x8(w + W_pivot0, t + R_pivot0, w + W_pivot0 + 25, t + 16); /* rows 0..7 */
   reduce_tri_5_d5(w + W_roller_bottom_slide, w + W_pivot0 + 25, t + 16); /* N[roller_bottom_slide] */
@@ -1950,52 +1946,48 @@ static void scissor_lift_solve(const void *work, void *x) {
 static void sweep_part_ldlpgs_start(sweep_rows r, double *restrict v) {
   sweep_two(r, v, X_axleFL, 5, B_chassis_0, B_wheelFL, X_barrel_eye, 3, B_chassis_1, B_barrel);
   sweep_two(r, v, X_axleFR, 5, B_chassis_0, B_wheelFR, X_cylinder, 5, B_barrel, B_rod);
-  sweep_one(r, v, X_axleRL, 5, B_chassis_0, B_wheelRL);
+  sweep_two(r, v, X_axleRL, 5, B_chassis_0, B_wheelRL, X_foot, 5, B_chassis_1, B_inner0);
   sweep_one(r, v, X_axleRR, 5, B_chassis_0, B_wheelRR);
 }
 
-static void sweep_part_foot(sweep_rows r, double *restrict v) {
-  sweep_two(r, v, X_foot, 5, B_chassis_1, B_inner0, X_head, 5, B_outer6, B_platform);
-  sweep_two(r, v, X_inner0_weld, 6, B_inner0, B_inner0_cross, X_inner1_weld, 6, B_inner1, B_inner1_cross);
-  sweep_two(r, v, X_inner2_weld, 6, B_inner2, B_inner2_cross, X_inner3_weld, 6, B_inner3, B_inner3_cross);
-}
-
-static void sweep_part_inner4_weld(sweep_rows r, double *restrict v) {
-  sweep_two(r, v, X_inner4_weld, 6, B_inner4, B_inner4_cross, X_inner5_weld, 6, B_inner5, B_inner5_cross);
-  sweep_two(r, v, X_inner6_weld, 6, B_inner6, B_inner6_cross, X_knee_inner0, 5, B_inner0, B_outer1);
-  sweep_one(r, v, X_knee_inner1, 5, B_inner1, B_outer2);
-}
-
-static void sweep_part_knee_inner2(sweep_rows r, double *restrict v) {
+static void sweep_part_head(sweep_rows r, double *restrict v) {
+  sweep_two(r, v, X_head, 5, B_outer6, B_platform, X_inner0_weld, 6, B_inner0, B_inner0_cross);
+  sweep_two(r, v, X_inner1_weld, 6, B_inner1, B_inner1_cross, X_inner2_weld, 6, B_inner2, B_inner2_cross);
+  sweep_two(r, v, X_inner3_weld, 6, B_inner3, B_inner3_cross, X_inner4_weld, 6, B_inner4, B_inner4_cross);
+  sweep_two(r, v, X_inner5_weld, 6, B_inner5, B_inner5_cross, X_inner6_weld, 6, B_inner6, B_inner6_cross);
+  sweep_two(r, v, X_knee_inner0, 5, B_inner0, B_outer1, X_knee_inner1, 5, B_inner1, B_outer2);
   sweep_two(r, v, X_knee_inner2, 5, B_inner2, B_outer3, X_knee_inner3, 5, B_inner3, B_outer4);
 }
 
 static void sweep_part_knee_inner4(sweep_rows r, double *restrict v) {
   sweep_two(r, v, X_knee_inner4, 5, B_inner4, B_outer5, X_knee_inner5, 5, B_inner5, B_outer6);
-  sweep_one(r, v, X_knee_outer0, 5, B_outer0, B_inner1);
+  sweep_two(r, v, X_knee_outer0, 5, B_outer0, B_inner1, X_knee_outer1, 5, B_outer1, B_inner2);
+  sweep_two(r, v, X_knee_outer2, 5, B_outer2, B_inner3, X_knee_outer3, 5, B_outer3, B_inner4);
+  sweep_one(r, v, X_knee_outer4, 5, B_outer4, B_inner5);
 }
 
-static void sweep_part_knee_outer1(sweep_rows r, double *restrict v) {
-  sweep_two(r, v, X_knee_outer1, 5, B_outer1, B_inner2, X_knee_outer2, 5, B_outer2, B_inner3);
-  sweep_one(r, v, X_knee_outer3, 5, B_outer3, B_inner4);
+static void sweep_part_knee_outer5(sweep_rows r, double *restrict v) {
+  sweep_two(r, v, X_knee_outer5, 5, B_outer5, B_inner6, X_lift, 1, B_barrel, B_rod);
+  sweep_two(r, v, X_outer0_weld, 6, B_outer0, B_outer0_cross, X_outer1_weld, 6, B_outer1, B_outer1_cross);
+  sweep_two(r, v, X_outer2_weld, 6, B_outer2, B_outer2_cross, X_outer3_weld, 6, B_outer3, B_outer3_cross);
+  sweep_two(r, v, X_outer4_weld, 6, B_outer4, B_outer4_cross, X_outer5_weld, 6, B_outer5, B_outer5_cross);
+  sweep_two(r, v, X_outer6_weld, 6, B_outer6, B_outer6_cross, X_pivot0, 5, B_inner0, B_outer0);
+  sweep_two(r, v, X_pivot1, 5, B_inner1, B_outer1, X_pivot2, 5, B_inner2, B_outer2);
+  sweep_two(r, v, X_pivot3, 5, B_inner3, B_outer3, X_pivot4, 5, B_inner4, B_outer4);
+  sweep_one(r, v, X_pivot5, 5, B_inner5, B_outer5);
 }
 
-static void sweep_part_knee_outer4(sweep_rows r, double *restrict v) {
-  sweep_two(r, v, X_knee_outer4, 5, B_outer4, B_inner5, X_knee_outer5, 5, B_outer5, B_inner6);
-  sweep_two(r, v, X_lift, 1, B_barrel, B_rod, X_outer0_weld, 6, B_outer0, B_outer0_cross);
-}
-
-static void sweep_part_outer1_weld(sweep_rows r, double *restrict v) {
-  sweep_two(r, v, X_outer1_weld, 6, B_outer1, B_outer1_cross, X_outer2_weld, 6, B_outer2, B_outer2_cross);
-  sweep_two(r, v, X_outer3_weld, 6, B_outer3, B_outer3_cross, X_outer4_weld, 6, B_outer4, B_outer4_cross);
-  sweep_two(r, v, X_outer5_weld, 6, B_outer5, B_outer5_cross, X_outer6_weld, 6, B_outer6, B_outer6_cross);
-  sweep_two(r, v, X_pivot0, 5, B_inner0, B_outer0, X_pivot1, 5, B_inner1, B_outer1);
-  sweep_two(r, v, X_pivot2, 5, B_inner2, B_outer2, X_pivot3, 5, B_inner3, B_outer3);
-  sweep_two(r, v, X_pivot4, 5, B_inner4, B_outer4, X_pivot5, 5, B_inner5, B_outer5);
+static void sweep_part_pivot6(sweep_rows r, double *restrict v) {
   sweep_two(r, v, X_pivot6, 5, B_inner6, B_outer6, X_rod_eye, 3, B_rod, B_inner0_cross);
+}
+
+static void sweep_part_roller_bottom_pin(sweep_rows r, double *restrict v) {
   sweep_two(r, v, X_roller_bottom_pin, 5, B_roller_bottom, B_outer0, X_roller_top_pin, 5, B_roller_top, B_inner6);
-  sweep_two(r, v, X_roller_bottom_slide, 5, B_chassis_1, B_roller_bottom, X_roller_top_slide, 4, B_platform, B_roller_top);
-  sweep_one(r, v, X_chassis_weld1, 6, B_chassis_0, B_chassis_1);
+  sweep_one(r, v, X_roller_bottom_slide, 5, B_chassis_1, B_roller_bottom);
+}
+
+static void sweep_part_roller_top_slide(sweep_rows r, double *restrict v) {
+  sweep_two(r, v, X_roller_top_slide, 4, B_platform, B_roller_top, X_chassis_weld1, 6, B_chassis_0, B_chassis_1);
 }
 
 /* the sides the sweep assumes (rt_program.sweep_side), one line per
@@ -2056,13 +2048,12 @@ static const int sweep_side_of[] = {
 static void scissor_lift_sweep(const rt_sweep_rows *rows, double *vel) {
   const sweep_rows r = {rows->J, rows->WJ, rows->rhs, rows->inv_diag, rows->lambda};
   sweep_part_ldlpgs_start(r, vel);
-  sweep_part_foot(r, vel);
-  sweep_part_inner4_weld(r, vel);
-  sweep_part_knee_inner2(r, vel);
+  sweep_part_head(r, vel);
   sweep_part_knee_inner4(r, vel);
-  sweep_part_knee_outer1(r, vel);
-  sweep_part_knee_outer4(r, vel);
-  sweep_part_outer1_weld(r, vel);
+  sweep_part_knee_outer5(r, vel);
+  sweep_part_pivot6(r, vel);
+  sweep_part_roller_bottom_pin(r, vel);
+  sweep_part_roller_top_slide(r, vel);
 }
 
 /*---- the assembly of H~ (rt_assemble_fn of rt.h) ----------------------------
@@ -2087,9 +2078,6 @@ static void asm_part_ldlpgs_start(const double *restrict J, const double *restri
   asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_inner2_weld + 36, 12 * X_knee_inner2, 12 * X_inner2_weld, 0, 0);
   asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_inner2_weld + 66, 12 * X_pivot2, 12 * X_inner2_weld, 0, 0);
   asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_inner2_weld + 96, 12 * X_knee_outer1 + 6, 12 * X_inner2_weld, 0, 0);
-}
-
-static void asm_part_inner3_weld(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n6x6_2_xyzaaa(J, WJ, epsilon, w + W_inner3_weld, 12 * X_inner3_weld, 12 * X_inner3_weld, 12 * X_inner3_weld + 6, 12 * X_inner3_weld + 6);
   asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_inner3_weld + 36, 12 * X_knee_inner3, 12 * X_inner3_weld, 0, 0);
   asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_inner3_weld + 66, 12 * X_pivot3, 12 * X_inner3_weld, 0, 0);
@@ -2134,6 +2122,9 @@ static void asm_part_inner3_weld(const double *restrict J, const double *restric
   asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_outer6_weld + 36, 12 * X_head, 12 * X_outer6_weld, 0, 0);
   asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_outer6_weld + 66, 12 * X_pivot6 + 6, 12 * X_outer6_weld, 0, 0);
   asm_e5x6_1_xyzaa_xyzaaa(J, WJ, epsilon, w + W_outer6_weld + 96, 12 * X_knee_inner5 + 6, 12 * X_outer6_weld, 0, 0);
+}
+
+static void asm_part_roller_top_slide(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n4x4_2_ggaa(J, WJ, epsilon, w + W_roller_top_slide, 12 * X_roller_top_slide, 12 * X_roller_top_slide, 12 * X_roller_top_slide + 6, 12 * X_roller_top_slide + 6);
   asm_e5x4_1_xyzaa_ggaa(J, WJ, epsilon, w + W_roller_top_slide + 16, 12 * X_head + 6, 12 * X_roller_top_slide, 0, 0);
   asm_e5x4_1_xyzaa_ggaa(J, WJ, epsilon, w + W_roller_top_slide + 36, 12 * X_roller_top_pin, 12 * X_roller_top_slide + 6, 0, 0);
@@ -2150,9 +2141,15 @@ static void asm_part_inner3_weld(const double *restrict J, const double *restric
   asm_e5x3_1_xyzaa_xyz(J, WJ, epsilon, w + W_barrel_eye + 9, 12 * X_foot, 12 * X_barrel_eye, 0, 0);
   asm_e5x3_1_ggaaa_xyz(J, WJ, epsilon, w + W_barrel_eye + 24, 12 * X_roller_bottom_slide, 12 * X_barrel_eye, 0, 0);
   asm_e6x3_1_xyzaaa_xyz(J, WJ, epsilon, w + W_barrel_eye + 57, 12 * X_chassis_weld1 + 6, 12 * X_barrel_eye, 0, 0);
+}
+
+static void asm_part_head(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_head, 12 * X_head, 12 * X_head, 12 * X_head + 6, 12 * X_head + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_head + 25, 12 * X_pivot6 + 6, 12 * X_head, 0, 0);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_head + 75, 12 * X_knee_inner5 + 6, 12 * X_head, 0, 0);
+}
+
+static void asm_part_pivot6(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pivot6, 12 * X_pivot6, 12 * X_pivot6, 12 * X_pivot6 + 6, 12 * X_pivot6 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pivot6 + 25, 12 * X_roller_top_pin + 6, 12 * X_pivot6, 0, 0);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pivot6 + 50, 12 * X_knee_inner5 + 6, 12 * X_pivot6 + 6, 0, 0);
@@ -2162,12 +2159,18 @@ static void asm_part_inner3_weld(const double *restrict J, const double *restric
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_knee_inner5, 12 * X_knee_inner5, 12 * X_knee_inner5, 12 * X_knee_inner5 + 6, 12 * X_knee_inner5 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_inner5 + 50, 12 * X_pivot5, 12 * X_knee_inner5, 0, 0);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_inner5 + 75, 12 * X_knee_outer4 + 6, 12 * X_knee_inner5, 0, 0);
+}
+
+static void asm_part_knee_outer5(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_knee_outer5, 12 * X_knee_outer5, 12 * X_knee_outer5, 12 * X_knee_outer5 + 6, 12 * X_knee_outer5 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_outer5 + 25, 12 * X_pivot5 + 6, 12 * X_knee_outer5, 0, 0);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_outer5 + 50, 12 * X_knee_inner4 + 6, 12 * X_knee_outer5, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pivot5, 12 * X_pivot5, 12 * X_pivot5, 12 * X_pivot5 + 6, 12 * X_pivot5 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pivot5 + 25, 12 * X_knee_inner4 + 6, 12 * X_pivot5 + 6, 0, 0);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pivot5 + 50, 12 * X_knee_outer4 + 6, 12 * X_pivot5, 0, 0);
+}
+
+static void asm_part_knee_inner4(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_knee_inner4, 12 * X_knee_inner4, 12 * X_knee_inner4, 12 * X_knee_inner4 + 6, 12 * X_knee_inner4 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_inner4 + 50, 12 * X_pivot4, 12 * X_knee_inner4, 0, 0);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_inner4 + 75, 12 * X_knee_outer3 + 6, 12 * X_knee_inner4, 0, 0);
@@ -2186,9 +2189,6 @@ static void asm_part_inner3_weld(const double *restrict J, const double *restric
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pivot3, 12 * X_pivot3, 12 * X_pivot3, 12 * X_pivot3 + 6, 12 * X_pivot3 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pivot3 + 25, 12 * X_knee_inner2 + 6, 12 * X_pivot3 + 6, 0, 0);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pivot3 + 50, 12 * X_knee_outer2 + 6, 12 * X_pivot3, 0, 0);
-}
-
-static void asm_part_knee_inner2(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_knee_inner2, 12 * X_knee_inner2, 12 * X_knee_inner2, 12 * X_knee_inner2 + 6, 12 * X_knee_inner2 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_inner2 + 50, 12 * X_pivot2, 12 * X_knee_inner2, 0, 0);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_inner2 + 75, 12 * X_knee_outer1 + 6, 12 * X_knee_inner2, 0, 0);
@@ -2204,15 +2204,15 @@ static void asm_part_knee_inner2(const double *restrict J, const double *restric
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_knee_outer1, 12 * X_knee_outer1, 12 * X_knee_outer1, 12 * X_knee_outer1 + 6, 12 * X_knee_outer1 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_outer1 + 25, 12 * X_pivot1 + 6, 12 * X_knee_outer1, 0, 0);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_outer1 + 75, 12 * X_knee_inner0 + 6, 12 * X_knee_outer1, 0, 0);
-}
-
-static void asm_part_pivot1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pivot1, 12 * X_pivot1, 12 * X_pivot1, 12 * X_pivot1 + 6, 12 * X_pivot1 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pivot1 + 25, 12 * X_knee_outer0 + 6, 12 * X_pivot1, 0, 0);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pivot1 + 50, 12 * X_knee_inner0 + 6, 12 * X_pivot1 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_knee_outer0, 12 * X_knee_outer0, 12 * X_knee_outer0, 12 * X_knee_outer0 + 6, 12 * X_knee_outer0 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_outer0 + 25, 12 * X_roller_bottom_pin + 6, 12 * X_knee_outer0, 0, 0);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_knee_outer0 + 75, 12 * X_pivot0 + 6, 12 * X_knee_outer0, 0, 0);
+}
+
+static void asm_part_roller_bottom_pin(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_roller_bottom_pin, 12 * X_roller_bottom_pin, 12 * X_roller_bottom_pin, 12 * X_roller_bottom_pin + 6, 12 * X_roller_bottom_pin + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_roller_bottom_pin + 50, 12 * X_pivot0 + 6, 12 * X_roller_bottom_pin + 6, 0, 0);
   asm_e5x5_1_ggaaa_xyzaa(J, WJ, epsilon, w + W_roller_bottom_pin + 75, 12 * X_roller_bottom_slide + 6, 12 * X_roller_bottom_pin, 0, 0);
@@ -2235,9 +2235,6 @@ static void asm_part_pivot1(const double *restrict J, const double *restrict WJ,
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_axleFL + 50, 12 * X_axleRL, 12 * X_axleFL, 0, 0);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_axleFL + 75, 12 * X_axleRR, 12 * X_axleFL, 0, 0);
   asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_axleFL + 100, 12 * X_chassis_weld1, 12 * X_axleFL, 0, 0);
-}
-
-static void asm_part_axleFR(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_axleFR, 12 * X_axleFR, 12 * X_axleFR, 12 * X_axleFR + 6, 12 * X_axleFR + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_axleFR + 25, 12 * X_axleRL, 12 * X_axleFR, 0, 0);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_axleFR + 50, 12 * X_axleRR, 12 * X_axleFR, 0, 0);
@@ -2276,10 +2273,12 @@ static void scissor_lift_assemble(const double *J, const double *WJ, double epsi
   memset(w + W_roller_bottom_slide + 25, 0, 30 * sizeof *w);
   memset(w + W_inner0_weld + 36, 0, 36 * sizeof *w);
   asm_part_ldlpgs_start(J, WJ, epsilon, w);
-  asm_part_inner3_weld(J, WJ, epsilon, w);
-  asm_part_knee_inner2(J, WJ, epsilon, w);
-  asm_part_pivot1(J, WJ, epsilon, w);
-  asm_part_axleFR(J, WJ, epsilon, w);
+  asm_part_roller_top_slide(J, WJ, epsilon, w);
+  asm_part_head(J, WJ, epsilon, w);
+  asm_part_pivot6(J, WJ, epsilon, w);
+  asm_part_knee_outer5(J, WJ, epsilon, w);
+  asm_part_knee_inner4(J, WJ, epsilon, w);
+  asm_part_roller_bottom_pin(J, WJ, epsilon, w);
 }
 
 /*---- the program ------------------------------------------------------------*/

@@ -470,8 +470,7 @@ static int pivot_load_weld(scalar *restrict w, scalar *restrict t) {
 }
 
 /*---- leg1_head (ball, d = 3, h = 15)
- * column: leg2_head (d 3), leg3_head (d 3), leg4_head (d 3),
- *         platform#weld1 (d 6) */
+ * column: leg2_head (d 3), leg3_head (d 3), leg4_head (d 3), platform#weld1 (d 6) */
 static int pivot_leg1_head(scalar *restrict w, scalar *restrict t) {
   panel_3x8(w + W_leg1_head, t + R_leg1_head, w + W_leg1_head + 9, t + 16); /* rows 0..7 */
   reduce_tri_3_d3(w + W_leg2_head, w + W_leg1_head + 9, t + 16); /* N[leg2_head] */
@@ -772,36 +771,18 @@ static void stewart_solve(const void *work, void *x) {
 
 static void sweep_part_ldlpgs_start(sweep_rows r, double *restrict v) {
   sweep_two(r, v, X_leg1_foot, 4, SWEEP_WORLD, B_leg1_barrel, X_leg1_head, 3, B_leg1_piston, B_platform_0);
-  sweep_two(r, v, X_leg1_slide, 5, B_leg1_barrel, B_leg1_piston, X_leg2_foot, 4, SWEEP_WORLD, B_leg2_barrel);
-  sweep_two(r, v, X_leg2_head, 3, B_leg2_piston, B_platform_0, X_leg3_foot, 4, SWEEP_WORLD, B_leg3_barrel);
-  sweep_one(r, v, X_leg2_slide, 5, B_leg2_barrel, B_leg2_piston);
+  sweep_one(r, v, X_leg1_slide, 5, B_leg1_barrel, B_leg1_piston);
 }
 
-static void sweep_part_leg3_head(sweep_rows r, double *restrict v) {
+static void sweep_part_leg2_foot(sweep_rows r, double *restrict v) {
+  sweep_two(r, v, X_leg2_foot, 4, SWEEP_WORLD, B_leg2_barrel, X_leg2_head, 3, B_leg2_piston, B_platform_0);
+  sweep_two(r, v, X_leg2_slide, 5, B_leg2_barrel, B_leg2_piston, X_leg3_foot, 4, SWEEP_WORLD, B_leg3_barrel);
   sweep_two(r, v, X_leg3_head, 3, B_leg3_piston, B_platform_0, X_leg4_foot, 4, SWEEP_WORLD, B_leg4_barrel);
-  sweep_one(r, v, X_leg3_slide, 5, B_leg3_barrel, B_leg3_piston);
-}
-
-static void sweep_part_leg4_head(sweep_rows r, double *restrict v) {
-  sweep_two(r, v, X_leg4_head, 3, B_leg4_piston, B_platform_0, X_leg5_foot, 4, SWEEP_WORLD, B_leg5_barrel);
-  sweep_one(r, v, X_leg4_slide, 5, B_leg4_barrel, B_leg4_piston);
-}
-
-static void sweep_part_leg5_head(sweep_rows r, double *restrict v) {
+  sweep_two(r, v, X_leg3_slide, 5, B_leg3_barrel, B_leg3_piston, X_leg4_head, 3, B_leg4_piston, B_platform_0);
+  sweep_two(r, v, X_leg4_slide, 5, B_leg4_barrel, B_leg4_piston, X_leg5_foot, 4, SWEEP_WORLD, B_leg5_barrel);
   sweep_two(r, v, X_leg5_head, 3, B_leg5_piston, B_platform_1, X_leg6_foot, 4, SWEEP_WORLD, B_leg6_barrel);
-  sweep_one(r, v, X_leg5_slide, 5, B_leg5_barrel, B_leg5_piston);
-}
-
-static void sweep_part_leg6_head(sweep_rows r, double *restrict v) {
-  sweep_one(r, v, X_leg6_head, 3, B_leg6_piston, B_platform_1);
-  sweep_one(r, v, X_leg6_slide, 5, B_leg6_barrel, B_leg6_piston);
-}
-
-static void sweep_part_load_weld(sweep_rows r, double *restrict v) {
-  sweep_one(r, v, X_load_weld, 6, B_platform_1, B_load);
-}
-
-static void sweep_part_platform_weld1(sweep_rows r, double *restrict v) {
+  sweep_two(r, v, X_leg5_slide, 5, B_leg5_barrel, B_leg5_piston, X_leg6_head, 3, B_leg6_piston, B_platform_1);
+  sweep_two(r, v, X_leg6_slide, 5, B_leg6_barrel, B_leg6_piston, X_load_weld, 6, B_platform_1, B_load);
   sweep_one(r, v, X_platform_weld1, 6, B_platform_0, B_platform_1);
 }
 
@@ -835,12 +816,7 @@ static const int sweep_side_of[] = {
 static void stewart_sweep(const rt_sweep_rows *rows, double *vel) {
   const sweep_rows r = {rows->J, rows->WJ, rows->rhs, rows->inv_diag, rows->lambda};
   sweep_part_ldlpgs_start(r, vel);
-  sweep_part_leg3_head(r, vel);
-  sweep_part_leg4_head(r, vel);
-  sweep_part_leg5_head(r, vel);
-  sweep_part_leg6_head(r, vel);
-  sweep_part_load_weld(r, vel);
-  sweep_part_platform_weld1(r, vel);
+  sweep_part_leg2_foot(r, vel);
 }
 
 /*---- the assembly of H~ (rt_assemble_fn of rt.h) ----------------------------
@@ -859,6 +835,9 @@ static void stewart_sweep(const rt_sweep_rows *rows, double *vel) {
 static void asm_part_ldlpgs_start(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n4x4_1_xyza(J, WJ, epsilon, w + W_leg1_foot, 12 * X_leg1_foot + 6, 12 * X_leg1_foot + 6, 0, 0);
   asm_e5x4_1_ggaaa_xyza(J, WJ, epsilon, w + W_leg1_foot + 16, 12 * X_leg1_slide, 12 * X_leg1_foot + 6, 0, 0);
+}
+
+static void asm_part_leg2_foot(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n4x4_1_xyza(J, WJ, epsilon, w + W_leg2_foot, 12 * X_leg2_foot + 6, 12 * X_leg2_foot + 6, 0, 0);
   asm_e5x4_1_ggaaa_xyza(J, WJ, epsilon, w + W_leg2_foot + 16, 12 * X_leg2_slide, 12 * X_leg2_foot + 6, 0, 0);
   asm_n4x4_1_xyza(J, WJ, epsilon, w + W_leg3_foot, 12 * X_leg3_foot + 6, 12 * X_leg3_foot + 6, 0, 0);
@@ -895,9 +874,6 @@ static void asm_part_ldlpgs_start(const double *restrict J, const double *restri
   asm_e3x3_1_xyz_xyz(J, WJ, epsilon, w + W_leg1_head + 18, 12 * X_leg3_head + 6, 12 * X_leg1_head + 6, 0, 0);
   asm_e3x3_1_xyz_xyz(J, WJ, epsilon, w + W_leg1_head + 27, 12 * X_leg4_head + 6, 12 * X_leg1_head + 6, 0, 0);
   asm_e6x3_1_xyzaaa_xyz(J, WJ, epsilon, w + W_leg1_head + 36, 12 * X_platform_weld1, 12 * X_leg1_head + 6, 0, 0);
-}
-
-static void asm_part_leg2_head(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n3x3_2_xyz(J, WJ, epsilon, w + W_leg2_head, 12 * X_leg2_head, 12 * X_leg2_head, 12 * X_leg2_head + 6, 12 * X_leg2_head + 6);
   asm_e3x3_1_xyz_xyz(J, WJ, epsilon, w + W_leg2_head + 9, 12 * X_leg3_head + 6, 12 * X_leg2_head + 6, 0, 0);
   asm_e3x3_1_xyz_xyz(J, WJ, epsilon, w + W_leg2_head + 18, 12 * X_leg4_head + 6, 12 * X_leg2_head + 6, 0, 0);
@@ -907,9 +883,6 @@ static void asm_part_leg2_head(const double *restrict J, const double *restrict 
   asm_e6x3_1_xyzaaa_xyz(J, WJ, epsilon, w + W_leg3_head + 18, 12 * X_platform_weld1, 12 * X_leg3_head + 6, 0, 0);
   asm_n3x3_2_xyz(J, WJ, epsilon, w + W_leg4_head, 12 * X_leg4_head, 12 * X_leg4_head, 12 * X_leg4_head + 6, 12 * X_leg4_head + 6);
   asm_e6x3_1_xyzaaa_xyz(J, WJ, epsilon, w + W_leg4_head + 9, 12 * X_platform_weld1, 12 * X_leg4_head + 6, 0, 0);
-}
-
-static void asm_part_platform_weld1(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n6x6_2_xyzaaa(J, WJ, epsilon, w + W_platform_weld1, 12 * X_platform_weld1, 12 * X_platform_weld1, 12 * X_platform_weld1 + 6, 12 * X_platform_weld1 + 6);
 }
 
@@ -917,8 +890,7 @@ static void asm_part_platform_weld1(const double *restrict J, const double *rest
 static void stewart_assemble(const double *J, const double *WJ, double epsilon, void *work) {
   scalar *w = work;
   asm_part_ldlpgs_start(J, WJ, epsilon, w);
-  asm_part_leg2_head(J, WJ, epsilon, w);
-  asm_part_platform_weld1(J, WJ, epsilon, w);
+  asm_part_leg2_foot(J, WJ, epsilon, w);
 }
 
 /*---- the program ------------------------------------------------------------*/

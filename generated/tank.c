@@ -3151,24 +3151,18 @@ static void sweep_part_ldlpgs_start(sweep_rows r, double *restrict v) {
 
 static void sweep_part_pinL00(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_pinL00, 5, B_plateL39, B_plateL00);
+}
+
+static void sweep_part_pinL01(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_pinL01, 5, B_plateL00, B_plateL01);
   sweep_one(r, v, X_pinL02, 5, B_plateL01, B_plateL02);
   sweep_one(r, v, X_pinL03, 5, B_plateL02, B_plateL03);
   sweep_one(r, v, X_pinL04, 5, B_plateL03, B_plateL04);
-}
-
-static void sweep_part_pinL05(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_pinL05, 5, B_plateL04, B_plateL05);
   sweep_one(r, v, X_pinL06, 5, B_plateL05, B_plateL06);
-}
-
-static void sweep_part_pinL07(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_pinL07, 5, B_plateL06, B_plateL07);
   sweep_one(r, v, X_pinL08, 5, B_plateL07, B_plateL08);
   sweep_one(r, v, X_pinL09, 5, B_plateL08, B_plateL09);
-}
-
-static void sweep_part_pinL10(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_pinL10, 5, B_plateL09, B_plateL10);
   sweep_one(r, v, X_pinL11, 5, B_plateL10, B_plateL11);
   sweep_one(r, v, X_pinL12, 5, B_plateL11, B_plateL12);
@@ -3178,42 +3172,48 @@ static void sweep_part_pinL10(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_pinL16, 5, B_plateL15, B_plateL16);
   sweep_one(r, v, X_pinL17, 5, B_plateL16, B_plateL17);
   sweep_one(r, v, X_pinL18, 5, B_plateL17, B_plateL18);
+  sweep_one(r, v, X_pinL19, 5, B_plateL18, B_plateL19);
 }
 
-static void sweep_part_pinL19(sweep_rows r, double *restrict v) {
-  sweep_one(r, v, X_pinL19, 5, B_plateL18, B_plateL19);
+static void sweep_part_pinL20(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_pinL20, 5, B_plateL19, B_plateL20);
+}
+
+static void sweep_part_pinL21(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_pinL21, 5, B_plateL20, B_plateL21);
   sweep_one(r, v, X_pinL22, 5, B_plateL21, B_plateL22);
   sweep_one(r, v, X_pinL23, 5, B_plateL22, B_plateL23);
+  sweep_one(r, v, X_pinL24, 5, B_plateL23, B_plateL24);
 }
 
-static void sweep_part_pinL24(sweep_rows r, double *restrict v) {
-  sweep_one(r, v, X_pinL24, 5, B_plateL23, B_plateL24);
-  sweep_one(r, v, X_pinL25, 5, B_plateL24, B_plateL25);
-  sweep_one(r, v, X_pinL26, 5, B_plateL25, B_plateL26);
-  sweep_one(r, v, X_pinL27, 5, B_plateL26, B_plateL27);
-  sweep_one(r, v, X_pinL28, 5, B_plateL27, B_plateL28);
-  sweep_one(r, v, X_pinL29, 5, B_plateL28, B_plateL29);
+static void sweep_part_pinL25(sweep_rows r, double *restrict v) {
+  sweep_two(r, v, X_pinL25, 5, B_plateL24, B_plateL25, X_pinR00, 5, B_plateR39, B_plateR00);
+  sweep_two(r, v, X_pinL26, 5, B_plateL25, B_plateL26, X_pinR01, 5, B_plateR00, B_plateR01);
+  sweep_two(r, v, X_pinL27, 5, B_plateL26, B_plateL27, X_pinR02, 5, B_plateR01, B_plateR02);
+  sweep_two(r, v, X_pinL28, 5, B_plateL27, B_plateL28, X_pinR03, 5, B_plateR02, B_plateR03);
+  sweep_two(r, v, X_pinL29, 5, B_plateL28, B_plateL29, X_pinR04, 5, B_plateR03, B_plateR04);
   sweep_one(r, v, X_pinL30, 5, B_plateL29, B_plateL30);
   sweep_one(r, v, X_pinL31, 5, B_plateL30, B_plateL31);
+  sweep_one(r, v, X_pinL32, 5, B_plateL31, B_plateL32);
+  sweep_one(r, v, X_pinL33, 5, B_plateL32, B_plateL33);
+  sweep_one(r, v, X_pinL34, 5, B_plateL33, B_plateL34);
+  sweep_one(r, v, X_pinL35, 5, B_plateL34, B_plateL35);
+  sweep_one(r, v, X_pinL36, 5, B_plateL35, B_plateL36);
+  sweep_one(r, v, X_pinL37, 5, B_plateL36, B_plateL37);
+  sweep_one(r, v, X_pinL38, 5, B_plateL37, B_plateL38);
+  sweep_one(r, v, X_pinL39, 5, B_plateL38, B_plateL39);
 }
 
-static void sweep_part_pinL32(sweep_rows r, double *restrict v) {
-  sweep_two(r, v, X_pinL32, 5, B_plateL31, B_plateL32, X_pinR00, 5, B_plateR39, B_plateR00);
-  sweep_two(r, v, X_pinL33, 5, B_plateL32, B_plateL33, X_pinR01, 5, B_plateR00, B_plateR01);
-  sweep_two(r, v, X_pinL34, 5, B_plateL33, B_plateL34, X_pinR02, 5, B_plateR01, B_plateR02);
-  sweep_two(r, v, X_pinL35, 5, B_plateL34, B_plateL35, X_pinR03, 5, B_plateR02, B_plateR03);
-  sweep_two(r, v, X_pinL36, 5, B_plateL35, B_plateL36, X_pinR04, 5, B_plateR03, B_plateR04);
-  sweep_two(r, v, X_pinL37, 5, B_plateL36, B_plateL37, X_pinR05, 5, B_plateR04, B_plateR05);
-  sweep_two(r, v, X_pinL38, 5, B_plateL37, B_plateL38, X_pinR06, 5, B_plateR05, B_plateR06);
-  sweep_two(r, v, X_pinL39, 5, B_plateL38, B_plateL39, X_pinR07, 5, B_plateR06, B_plateR07);
+static void sweep_part_pinR05(sweep_rows r, double *restrict v) {
+  sweep_one(r, v, X_pinR05, 5, B_plateR04, B_plateR05);
+  sweep_one(r, v, X_pinR06, 5, B_plateR05, B_plateR06);
+  sweep_one(r, v, X_pinR07, 5, B_plateR06, B_plateR07);
   sweep_one(r, v, X_pinR08, 5, B_plateR07, B_plateR08);
   sweep_one(r, v, X_pinR09, 5, B_plateR08, B_plateR09);
-  sweep_one(r, v, X_pinR10, 5, B_plateR09, B_plateR10);
 }
 
-static void sweep_part_pinR11(sweep_rows r, double *restrict v) {
+static void sweep_part_pinR10(sweep_rows r, double *restrict v) {
+  sweep_one(r, v, X_pinR10, 5, B_plateR09, B_plateR10);
   sweep_one(r, v, X_pinR11, 5, B_plateR10, B_plateR11);
   sweep_one(r, v, X_pinR12, 5, B_plateR11, B_plateR12);
   sweep_one(r, v, X_pinR13, 5, B_plateR12, B_plateR13);
@@ -3221,22 +3221,22 @@ static void sweep_part_pinR11(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_pinR15, 5, B_plateR14, B_plateR15);
   sweep_one(r, v, X_pinR16, 5, B_plateR15, B_plateR16);
   sweep_one(r, v, X_pinR17, 5, B_plateR16, B_plateR17);
-  sweep_one(r, v, X_pinR18, 5, B_plateR17, B_plateR18);
-  sweep_one(r, v, X_pinR19, 5, B_plateR18, B_plateR19);
 }
 
-static void sweep_part_pinR20(sweep_rows r, double *restrict v) {
+static void sweep_part_pinR18(sweep_rows r, double *restrict v) {
+  sweep_one(r, v, X_pinR18, 5, B_plateR17, B_plateR18);
+  sweep_one(r, v, X_pinR19, 5, B_plateR18, B_plateR19);
   sweep_one(r, v, X_pinR20, 5, B_plateR19, B_plateR20);
   sweep_one(r, v, X_pinR21, 5, B_plateR20, B_plateR21);
   sweep_one(r, v, X_pinR22, 5, B_plateR21, B_plateR22);
   sweep_one(r, v, X_pinR23, 5, B_plateR22, B_plateR23);
+  sweep_one(r, v, X_pinR24, 5, B_plateR23, B_plateR24);
 }
 
-static void sweep_part_pinR24(sweep_rows r, double *restrict v) {
-  sweep_two(r, v, X_pinR24, 5, B_plateR23, B_plateR24, X_road1_axleL, 5, B_hull_1, B_road1L);
-  sweep_two(r, v, X_pinR25, 5, B_plateR24, B_plateR25, X_road1_axleR, 5, B_hull_1, B_road1R);
-  sweep_two(r, v, X_pinR26, 5, B_plateR25, B_plateR26, X_road2_axleL, 5, B_hull_2, B_road2L);
-  sweep_two(r, v, X_pinR27, 5, B_plateR26, B_plateR27, X_road2_axleR, 5, B_hull_2, B_road2R);
+static void sweep_part_pinR25(sweep_rows r, double *restrict v) {
+  sweep_one(r, v, X_pinR25, 5, B_plateR24, B_plateR25);
+  sweep_one(r, v, X_pinR26, 5, B_plateR25, B_plateR26);
+  sweep_one(r, v, X_pinR27, 5, B_plateR26, B_plateR27);
   sweep_one(r, v, X_pinR28, 5, B_plateR27, B_plateR28);
   sweep_one(r, v, X_pinR29, 5, B_plateR28, B_plateR29);
   sweep_one(r, v, X_pinR30, 5, B_plateR29, B_plateR30);
@@ -3245,15 +3245,23 @@ static void sweep_part_pinR24(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_pinR33, 5, B_plateR32, B_plateR33);
   sweep_one(r, v, X_pinR34, 5, B_plateR33, B_plateR34);
   sweep_one(r, v, X_pinR35, 5, B_plateR34, B_plateR35);
+}
+
+static void sweep_part_pinR36(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_pinR36, 5, B_plateR35, B_plateR36);
   sweep_one(r, v, X_pinR37, 5, B_plateR36, B_plateR37);
   sweep_one(r, v, X_pinR38, 5, B_plateR37, B_plateR38);
   sweep_one(r, v, X_pinR39, 5, B_plateR38, B_plateR39);
 }
 
-static void sweep_part_sprocket_axleL(sweep_rows r, double *restrict v) {
+static void sweep_part_road1_axleL(sweep_rows r, double *restrict v) {
+  sweep_two(r, v, X_road1_axleL, 5, B_hull_1, B_road1L, X_road2_axleL, 5, B_hull_2, B_road2L);
+  sweep_two(r, v, X_road1_axleR, 5, B_hull_1, B_road1R, X_road2_axleR, 5, B_hull_2, B_road2R);
   sweep_two(r, v, X_sprocket_axleL, 5, B_hull_3, B_sprocketL, X_hull_weld1, 6, B_hull_0, B_hull_1);
   sweep_two(r, v, X_sprocket_axleR, 5, B_hull_3, B_sprocketR, X_hull_weld2, 6, B_hull_1, B_hull_2);
+}
+
+static void sweep_part_hull_weld3(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_hull_weld3, 6, B_hull_2, B_hull_3);
 }
 
@@ -3359,16 +3367,17 @@ static void tank_sweep(const rt_sweep_rows *rows, double *vel) {
   const sweep_rows r = {rows->J, rows->WJ, rows->rhs, rows->inv_diag, rows->lambda};
   sweep_part_ldlpgs_start(r, vel);
   sweep_part_pinL00(r, vel);
-  sweep_part_pinL05(r, vel);
-  sweep_part_pinL07(r, vel);
-  sweep_part_pinL10(r, vel);
-  sweep_part_pinL19(r, vel);
-  sweep_part_pinL24(r, vel);
-  sweep_part_pinL32(r, vel);
-  sweep_part_pinR11(r, vel);
-  sweep_part_pinR20(r, vel);
-  sweep_part_pinR24(r, vel);
-  sweep_part_sprocket_axleL(r, vel);
+  sweep_part_pinL01(r, vel);
+  sweep_part_pinL20(r, vel);
+  sweep_part_pinL21(r, vel);
+  sweep_part_pinL25(r, vel);
+  sweep_part_pinR05(r, vel);
+  sweep_part_pinR10(r, vel);
+  sweep_part_pinR18(r, vel);
+  sweep_part_pinR25(r, vel);
+  sweep_part_pinR36(r, vel);
+  sweep_part_road1_axleL(r, vel);
+  sweep_part_hull_weld3(r, vel);
 }
 
 /*---- the assembly of H~ (rt_assemble_fn of rt.h) ----------------------------
@@ -3390,9 +3399,15 @@ static void asm_part_ldlpgs_start(const double *restrict J, const double *restri
   asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_idler_axleL + 50, 12 * X_hull_weld1, 12 * X_idler_axleL, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_idler_axleR, 12 * X_idler_axleR, 12 * X_idler_axleR, 12 * X_idler_axleR + 6, 12 * X_idler_axleR + 6);
   asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_idler_axleR + 25, 12 * X_hull_weld1, 12 * X_idler_axleR, 0, 0);
+}
+
+static void asm_part_pinL00(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL00, 12 * X_pinL00, 12 * X_pinL00, 12 * X_pinL00 + 6, 12 * X_pinL00 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL00 + 25, 12 * X_pinL01, 12 * X_pinL00 + 6, 0, 0);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL00 + 50, 12 * X_pinL39 + 6, 12 * X_pinL00, 0, 0);
+}
+
+static void asm_part_pinL01(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL01, 12 * X_pinL01, 12 * X_pinL01, 12 * X_pinL01 + 6, 12 * X_pinL01 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL01 + 25, 12 * X_pinL02, 12 * X_pinL01 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL02, 12 * X_pinL02, 12 * X_pinL02, 12 * X_pinL02 + 6, 12 * X_pinL02 + 6);
@@ -3431,8 +3446,14 @@ static void asm_part_ldlpgs_start(const double *restrict J, const double *restri
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL18 + 25, 12 * X_pinL19, 12 * X_pinL18 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL19, 12 * X_pinL19, 12 * X_pinL19, 12 * X_pinL19 + 6, 12 * X_pinL19 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL19 + 25, 12 * X_pinL20, 12 * X_pinL19 + 6, 0, 0);
+}
+
+static void asm_part_pinL20(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL20, 12 * X_pinL20, 12 * X_pinL20, 12 * X_pinL20 + 6, 12 * X_pinL20 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL20 + 25, 12 * X_pinL21, 12 * X_pinL20 + 6, 0, 0);
+}
+
+static void asm_part_pinL21(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL21, 12 * X_pinL21, 12 * X_pinL21, 12 * X_pinL21 + 6, 12 * X_pinL21 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL21 + 25, 12 * X_pinL22, 12 * X_pinL21 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL22, 12 * X_pinL22, 12 * X_pinL22, 12 * X_pinL22 + 6, 12 * X_pinL22 + 6);
@@ -3441,6 +3462,9 @@ static void asm_part_ldlpgs_start(const double *restrict J, const double *restri
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL23 + 25, 12 * X_pinL24, 12 * X_pinL23 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL24, 12 * X_pinL24, 12 * X_pinL24, 12 * X_pinL24 + 6, 12 * X_pinL24 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL24 + 25, 12 * X_pinL25, 12 * X_pinL24 + 6, 0, 0);
+}
+
+static void asm_part_pinL25(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL25, 12 * X_pinL25, 12 * X_pinL25, 12 * X_pinL25 + 6, 12 * X_pinL25 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinL25 + 25, 12 * X_pinL26, 12 * X_pinL25 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinL26, 12 * X_pinL26, 12 * X_pinL26, 12 * X_pinL26 + 6, 12 * X_pinL26 + 6);
@@ -3473,9 +3497,6 @@ static void asm_part_ldlpgs_start(const double *restrict J, const double *restri
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR00, 12 * X_pinR00, 12 * X_pinR00, 12 * X_pinR00 + 6, 12 * X_pinR00 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR00 + 25, 12 * X_pinR01, 12 * X_pinR00 + 6, 0, 0);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR00 + 50, 12 * X_pinR39 + 6, 12 * X_pinR00, 0, 0);
-}
-
-static void asm_part_pinR01(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR01, 12 * X_pinR01, 12 * X_pinR01, 12 * X_pinR01 + 6, 12 * X_pinR01 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR01 + 25, 12 * X_pinR02, 12 * X_pinR01 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR02, 12 * X_pinR02, 12 * X_pinR02, 12 * X_pinR02 + 6, 12 * X_pinR02 + 6);
@@ -3484,19 +3505,22 @@ static void asm_part_pinR01(const double *restrict J, const double *restrict WJ,
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR03 + 25, 12 * X_pinR04, 12 * X_pinR03 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR04, 12 * X_pinR04, 12 * X_pinR04, 12 * X_pinR04 + 6, 12 * X_pinR04 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR04 + 25, 12 * X_pinR05, 12 * X_pinR04 + 6, 0, 0);
+}
+
+static void asm_part_pinR05(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR05, 12 * X_pinR05, 12 * X_pinR05, 12 * X_pinR05 + 6, 12 * X_pinR05 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR05 + 25, 12 * X_pinR06, 12 * X_pinR05 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR06, 12 * X_pinR06, 12 * X_pinR06, 12 * X_pinR06 + 6, 12 * X_pinR06 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR06 + 25, 12 * X_pinR07, 12 * X_pinR06 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR07, 12 * X_pinR07, 12 * X_pinR07, 12 * X_pinR07 + 6, 12 * X_pinR07 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR07 + 25, 12 * X_pinR08, 12 * X_pinR07 + 6, 0, 0);
-}
-
-static void asm_part_pinR08(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR08, 12 * X_pinR08, 12 * X_pinR08, 12 * X_pinR08 + 6, 12 * X_pinR08 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR08 + 25, 12 * X_pinR09, 12 * X_pinR08 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR09, 12 * X_pinR09, 12 * X_pinR09, 12 * X_pinR09 + 6, 12 * X_pinR09 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR09 + 25, 12 * X_pinR10, 12 * X_pinR09 + 6, 0, 0);
+}
+
+static void asm_part_pinR10(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR10, 12 * X_pinR10, 12 * X_pinR10, 12 * X_pinR10 + 6, 12 * X_pinR10 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR10 + 25, 12 * X_pinR11, 12 * X_pinR10 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR11, 12 * X_pinR11, 12 * X_pinR11, 12 * X_pinR11 + 6, 12 * X_pinR11 + 6);
@@ -3513,6 +3537,9 @@ static void asm_part_pinR08(const double *restrict J, const double *restrict WJ,
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR16 + 25, 12 * X_pinR17, 12 * X_pinR16 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR17, 12 * X_pinR17, 12 * X_pinR17, 12 * X_pinR17 + 6, 12 * X_pinR17 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR17 + 25, 12 * X_pinR18, 12 * X_pinR17 + 6, 0, 0);
+}
+
+static void asm_part_pinR18(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR18, 12 * X_pinR18, 12 * X_pinR18, 12 * X_pinR18 + 6, 12 * X_pinR18 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR18 + 25, 12 * X_pinR19, 12 * X_pinR18 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR19, 12 * X_pinR19, 12 * X_pinR19, 12 * X_pinR19 + 6, 12 * X_pinR19 + 6);
@@ -3525,11 +3552,11 @@ static void asm_part_pinR08(const double *restrict J, const double *restrict WJ,
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR22 + 25, 12 * X_pinR23, 12 * X_pinR22 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR23, 12 * X_pinR23, 12 * X_pinR23, 12 * X_pinR23 + 6, 12 * X_pinR23 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR23 + 25, 12 * X_pinR24, 12 * X_pinR23 + 6, 0, 0);
-}
-
-static void asm_part_pinR24(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR24, 12 * X_pinR24, 12 * X_pinR24, 12 * X_pinR24 + 6, 12 * X_pinR24 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR24 + 25, 12 * X_pinR25, 12 * X_pinR24 + 6, 0, 0);
+}
+
+static void asm_part_pinR25(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR25, 12 * X_pinR25, 12 * X_pinR25, 12 * X_pinR25 + 6, 12 * X_pinR25 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR25 + 25, 12 * X_pinR26, 12 * X_pinR25 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR26, 12 * X_pinR26, 12 * X_pinR26, 12 * X_pinR26 + 6, 12 * X_pinR26 + 6);
@@ -3542,9 +3569,6 @@ static void asm_part_pinR24(const double *restrict J, const double *restrict WJ,
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR29 + 25, 12 * X_pinR30, 12 * X_pinR29 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR30, 12 * X_pinR30, 12 * X_pinR30, 12 * X_pinR30 + 6, 12 * X_pinR30 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR30 + 25, 12 * X_pinR31, 12 * X_pinR30 + 6, 0, 0);
-}
-
-static void asm_part_pinR31(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR31, 12 * X_pinR31, 12 * X_pinR31, 12 * X_pinR31 + 6, 12 * X_pinR31 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR31 + 25, 12 * X_pinR32, 12 * X_pinR31 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR32, 12 * X_pinR32, 12 * X_pinR32, 12 * X_pinR32 + 6, 12 * X_pinR32 + 6);
@@ -3555,6 +3579,9 @@ static void asm_part_pinR31(const double *restrict J, const double *restrict WJ,
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR34 + 25, 12 * X_pinR35, 12 * X_pinR34 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR35, 12 * X_pinR35, 12 * X_pinR35, 12 * X_pinR35 + 6, 12 * X_pinR35 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR35 + 25, 12 * X_pinR36, 12 * X_pinR35 + 6, 0, 0);
+}
+
+static void asm_part_pinR36(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR36, 12 * X_pinR36, 12 * X_pinR36, 12 * X_pinR36 + 6, 12 * X_pinR36 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR36 + 25, 12 * X_pinR37, 12 * X_pinR36 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR37, 12 * X_pinR37, 12 * X_pinR37, 12 * X_pinR37 + 6, 12 * X_pinR37 + 6);
@@ -3562,14 +3589,14 @@ static void asm_part_pinR31(const double *restrict J, const double *restrict WJ,
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR38, 12 * X_pinR38, 12 * X_pinR38, 12 * X_pinR38 + 6, 12 * X_pinR38 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pinR38 + 25, 12 * X_pinR39, 12 * X_pinR38 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pinR39, 12 * X_pinR39, 12 * X_pinR39, 12 * X_pinR39 + 6, 12 * X_pinR39 + 6);
-}
-
-static void asm_part_sprocket_axleL(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_sprocket_axleL, 12 * X_sprocket_axleL, 12 * X_sprocket_axleL, 12 * X_sprocket_axleL + 6, 12 * X_sprocket_axleL + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_sprocket_axleL + 25, 12 * X_sprocket_axleR, 12 * X_sprocket_axleL, 0, 0);
   asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_sprocket_axleL + 50, 12 * X_hull_weld3 + 6, 12 * X_sprocket_axleL, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_sprocket_axleR, 12 * X_sprocket_axleR, 12 * X_sprocket_axleR, 12 * X_sprocket_axleR + 6, 12 * X_sprocket_axleR + 6);
   asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_sprocket_axleR + 25, 12 * X_hull_weld3 + 6, 12 * X_sprocket_axleR, 0, 0);
+}
+
+static void asm_part_road1_axleL(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_road1_axleL, 12 * X_road1_axleL, 12 * X_road1_axleL, 12 * X_road1_axleL + 6, 12 * X_road1_axleL + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_road1_axleL + 25, 12 * X_road1_axleR, 12 * X_road1_axleL, 0, 0);
   asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_road1_axleL + 50, 12 * X_hull_weld1 + 6, 12 * X_road1_axleL, 0, 0);
@@ -3588,6 +3615,9 @@ static void asm_part_sprocket_axleL(const double *restrict J, const double *rest
   asm_e6x5_1_xyzaaa_xyzaa(J, WJ, epsilon, w + W_road2_axleR + 55, 12 * X_hull_weld3, 12 * X_road2_axleR, 0, 0);
   asm_n6x6_2_xyzaaa(J, WJ, epsilon, w + W_hull_weld2, 12 * X_hull_weld2, 12 * X_hull_weld2, 12 * X_hull_weld2 + 6, 12 * X_hull_weld2 + 6);
   asm_e6x6_1_xyzaaa_xyzaaa(J, WJ, epsilon, w + W_hull_weld2 + 36, 12 * X_hull_weld3, 12 * X_hull_weld2 + 6, 0, 0);
+}
+
+static void asm_part_hull_weld3(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n6x6_2_xyzaaa(J, WJ, epsilon, w + W_hull_weld3, 12 * X_hull_weld3, 12 * X_hull_weld3, 12 * X_hull_weld3 + 6, 12 * X_hull_weld3 + 6);
 }
 
@@ -3669,11 +3699,18 @@ static void tank_assemble(const double *J, const double *WJ, double epsilon, voi
   memset(w + W_pinR36 + 50, 0, 25 * sizeof *w);
   memset(w + W_pinR37 + 50, 0, 25 * sizeof *w);
   asm_part_ldlpgs_start(J, WJ, epsilon, w);
-  asm_part_pinR01(J, WJ, epsilon, w);
-  asm_part_pinR08(J, WJ, epsilon, w);
-  asm_part_pinR24(J, WJ, epsilon, w);
-  asm_part_pinR31(J, WJ, epsilon, w);
-  asm_part_sprocket_axleL(J, WJ, epsilon, w);
+  asm_part_pinL00(J, WJ, epsilon, w);
+  asm_part_pinL01(J, WJ, epsilon, w);
+  asm_part_pinL20(J, WJ, epsilon, w);
+  asm_part_pinL21(J, WJ, epsilon, w);
+  asm_part_pinL25(J, WJ, epsilon, w);
+  asm_part_pinR05(J, WJ, epsilon, w);
+  asm_part_pinR10(J, WJ, epsilon, w);
+  asm_part_pinR18(J, WJ, epsilon, w);
+  asm_part_pinR25(J, WJ, epsilon, w);
+  asm_part_pinR36(J, WJ, epsilon, w);
+  asm_part_road1_axleL(J, WJ, epsilon, w);
+  asm_part_hull_weld3(J, WJ, epsilon, w);
 }
 
 /*---- the program ------------------------------------------------------------*/

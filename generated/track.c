@@ -1479,9 +1479,6 @@ static void sweep_part_ldlpgs_start(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_pin04, 5, B_plate03, B_plate04);
   sweep_one(r, v, X_pin05, 5, B_plate04, B_plate05);
   sweep_one(r, v, X_pin06, 5, B_plate05, B_plate06);
-}
-
-static void sweep_part_pin07(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_pin07, 5, B_plate06, B_plate07);
   sweep_one(r, v, X_pin08, 5, B_plate07, B_plate08);
   sweep_one(r, v, X_pin09, 5, B_plate08, B_plate09);
@@ -1489,16 +1486,13 @@ static void sweep_part_pin07(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_pin11, 5, B_plate10, B_plate11);
   sweep_one(r, v, X_pin12, 5, B_plate11, B_plate12);
   sweep_one(r, v, X_pin13, 5, B_plate12, B_plate13);
-}
-
-static void sweep_part_pin14(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_pin14, 5, B_plate13, B_plate14);
-}
-
-static void sweep_part_pin15(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_pin15, 5, B_plate14, B_plate15);
   sweep_one(r, v, X_pin16, 5, B_plate15, B_plate16);
   sweep_one(r, v, X_pin17, 5, B_plate16, B_plate17);
+}
+
+static void sweep_part_pin18(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_pin18, 5, B_plate17, B_plate18);
   sweep_one(r, v, X_pin19, 5, B_plate18, B_plate19);
   sweep_one(r, v, X_pin20, 5, B_plate19, B_plate20);
@@ -1509,9 +1503,6 @@ static void sweep_part_pin15(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_pin25, 5, B_plate24, B_plate25);
   sweep_one(r, v, X_pin26, 5, B_plate25, B_plate26);
   sweep_one(r, v, X_pin27, 5, B_plate26, B_plate27);
-}
-
-static void sweep_part_pin28(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_pin28, 5, B_plate27, B_plate28);
   sweep_one(r, v, X_pin29, 5, B_plate28, B_plate29);
   sweep_one(r, v, X_pin30, 5, B_plate29, B_plate30);
@@ -1519,6 +1510,9 @@ static void sweep_part_pin28(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_pin32, 5, B_plate31, B_plate32);
   sweep_one(r, v, X_pin33, 5, B_plate32, B_plate33);
   sweep_one(r, v, X_pin34, 5, B_plate33, B_plate34);
+}
+
+static void sweep_part_pin35(sweep_rows r, double *restrict v) {
   sweep_one(r, v, X_pin35, 5, B_plate34, B_plate35);
   sweep_one(r, v, X_pin36, 5, B_plate35, B_plate36);
   sweep_one(r, v, X_pin37, 5, B_plate36, B_plate37);
@@ -1576,10 +1570,8 @@ static const int sweep_side_of[] = {
 static void track_sweep(const rt_sweep_rows *rows, double *vel) {
   const sweep_rows r = {rows->J, rows->WJ, rows->rhs, rows->inv_diag, rows->lambda};
   sweep_part_ldlpgs_start(r, vel);
-  sweep_part_pin07(r, vel);
-  sweep_part_pin14(r, vel);
-  sweep_part_pin15(r, vel);
-  sweep_part_pin28(r, vel);
+  sweep_part_pin18(r, vel);
+  sweep_part_pin35(r, vel);
 }
 
 /*---- the assembly of H~ (rt_assemble_fn of rt.h) ----------------------------
@@ -1603,14 +1595,8 @@ static void asm_part_ldlpgs_start(const double *restrict J, const double *restri
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin01 + 25, 12 * X_pin02, 12 * X_pin01 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin02, 12 * X_pin02, 12 * X_pin02, 12 * X_pin02 + 6, 12 * X_pin02 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin02 + 25, 12 * X_pin03, 12 * X_pin02 + 6, 0, 0);
-}
-
-static void asm_part_pin03(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin03, 12 * X_pin03, 12 * X_pin03, 12 * X_pin03 + 6, 12 * X_pin03 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin03 + 25, 12 * X_pin04, 12 * X_pin03 + 6, 0, 0);
-}
-
-static void asm_part_pin04(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin04, 12 * X_pin04, 12 * X_pin04, 12 * X_pin04 + 6, 12 * X_pin04 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin04 + 25, 12 * X_pin05, 12 * X_pin04 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin05, 12 * X_pin05, 12 * X_pin05, 12 * X_pin05 + 6, 12 * X_pin05 + 6);
@@ -1623,9 +1609,6 @@ static void asm_part_pin04(const double *restrict J, const double *restrict WJ, 
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin08 + 25, 12 * X_pin09, 12 * X_pin08 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin09, 12 * X_pin09, 12 * X_pin09, 12 * X_pin09 + 6, 12 * X_pin09 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin09 + 25, 12 * X_pin10, 12 * X_pin09 + 6, 0, 0);
-}
-
-static void asm_part_pin10(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin10, 12 * X_pin10, 12 * X_pin10, 12 * X_pin10 + 6, 12 * X_pin10 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin10 + 25, 12 * X_pin11, 12 * X_pin10 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin11, 12 * X_pin11, 12 * X_pin11, 12 * X_pin11 + 6, 12 * X_pin11 + 6);
@@ -1642,6 +1625,9 @@ static void asm_part_pin10(const double *restrict J, const double *restrict WJ, 
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin16 + 25, 12 * X_pin17, 12 * X_pin16 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin17, 12 * X_pin17, 12 * X_pin17, 12 * X_pin17 + 6, 12 * X_pin17 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin17 + 25, 12 * X_pin18, 12 * X_pin17 + 6, 0, 0);
+}
+
+static void asm_part_pin18(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin18, 12 * X_pin18, 12 * X_pin18, 12 * X_pin18 + 6, 12 * X_pin18 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin18 + 25, 12 * X_pin19, 12 * X_pin18 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin19, 12 * X_pin19, 12 * X_pin19, 12 * X_pin19 + 6, 12 * X_pin19 + 6);
@@ -1668,20 +1654,17 @@ static void asm_part_pin10(const double *restrict J, const double *restrict WJ, 
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin29 + 25, 12 * X_pin30, 12 * X_pin29 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin30, 12 * X_pin30, 12 * X_pin30, 12 * X_pin30 + 6, 12 * X_pin30 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin30 + 25, 12 * X_pin31, 12 * X_pin30 + 6, 0, 0);
-}
-
-static void asm_part_pin31(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin31, 12 * X_pin31, 12 * X_pin31, 12 * X_pin31 + 6, 12 * X_pin31 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin31 + 25, 12 * X_pin32, 12 * X_pin31 + 6, 0, 0);
-}
-
-static void asm_part_pin32(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin32, 12 * X_pin32, 12 * X_pin32, 12 * X_pin32 + 6, 12 * X_pin32 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin32 + 25, 12 * X_pin33, 12 * X_pin32 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin33, 12 * X_pin33, 12 * X_pin33, 12 * X_pin33 + 6, 12 * X_pin33 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin33 + 25, 12 * X_pin34, 12 * X_pin33 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin34, 12 * X_pin34, 12 * X_pin34, 12 * X_pin34 + 6, 12 * X_pin34 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin34 + 25, 12 * X_pin35, 12 * X_pin34 + 6, 0, 0);
+}
+
+static void asm_part_pin35(const double *restrict J, const double *restrict WJ, double epsilon, scalar *restrict w) {
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin35, 12 * X_pin35, 12 * X_pin35, 12 * X_pin35 + 6, 12 * X_pin35 + 6);
   asm_e5x5_1_xyzaa_xyzaa(J, WJ, epsilon, w + W_pin35 + 25, 12 * X_pin36, 12 * X_pin35 + 6, 0, 0);
   asm_n5x5_2_xyzaa(J, WJ, epsilon, w + W_pin36, 12 * X_pin36, 12 * X_pin36, 12 * X_pin36 + 6, 12 * X_pin36 + 6);
@@ -1734,11 +1717,8 @@ static void track_assemble(const double *J, const double *WJ, double epsilon, vo
   memset(w + W_pin36 + 50, 0, 25 * sizeof *w);
   memset(w + W_pin37 + 50, 0, 25 * sizeof *w);
   asm_part_ldlpgs_start(J, WJ, epsilon, w);
-  asm_part_pin03(J, WJ, epsilon, w);
-  asm_part_pin04(J, WJ, epsilon, w);
-  asm_part_pin10(J, WJ, epsilon, w);
-  asm_part_pin31(J, WJ, epsilon, w);
-  asm_part_pin32(J, WJ, epsilon, w);
+  asm_part_pin18(J, WJ, epsilon, w);
+  asm_part_pin35(J, WJ, epsilon, w);
 }
 
 /*---- the program ------------------------------------------------------------*/

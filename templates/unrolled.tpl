@@ -20,7 +20,9 @@
 --%   for _, b in ipairs(p.blocks) do
 --%     t[#t + 1] = fmt("%s (d %d%s)", ctext(b.name), b.degree, b.fill and ", fill" or "")
 --%   end
---%   return wrap(t, ", ", 70, " *         ")
+--%   -- one line, however long: wrapped, a renamed or added neighbour moved
+--%   -- the breaks, and the lines after them lost the name that changed
+--%   return table.concat(t, ", ")
 --% end
 --%
 --% -- one statement of a function

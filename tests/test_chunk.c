@@ -74,7 +74,7 @@ static void test_bounds(void **state) {
  * cutting every 20 items instead would move every cut after it. */
 static void test_insertion_moves_few_cuts(void **state) {
   (void)state;
-  const chunk_rule r = {0, 200, 3, 0x501e}; /* the generated solve's */
+  const chunk_rule r = {0, 200, 3, CHUNK_SALT}; /* the generated solve's */
   static char a[NMAX][NAME], b[NMAX][NAME];
   int ca[NMAX], cb[NMAX];
   unsigned char cuta[NMAX], cutb[NMAX];
