@@ -263,7 +263,9 @@ static void test_swap_changes_nothing(void **state) {
   check_swap("car", "towerFL", "driveRR"); /* far apart, a joint and a motor */
 }
 
-static void test_rename_changes_only_its_lines(void **state) {
+/* Renames: the lines with the name change, and at most the frame of a
+ * function cut at the renamed constraint (check_rename). */
+static void test_rename_changes_its_lines_and_its_cut(void **state) {
   (void)state;
   check_body_rename("buggy", "rearL");
   check_body_rename("track", "plate20");
@@ -653,7 +655,7 @@ static void test_keep_order_without_constraints(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_swap_changes_nothing),
-      cmocka_unit_test(test_rename_changes_only_its_lines),
+      cmocka_unit_test(test_rename_changes_its_lines_and_its_cut),
       cmocka_unit_test(test_add_and_remove_stay_local),
       cmocka_unit_test(test_cuts_stay_with_their_names),
       cmocka_unit_test(test_keep_order_hangs_a_part_in_place),
