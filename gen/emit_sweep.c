@@ -117,7 +117,7 @@ int emit_sweep_push(lua_State *L, const rt_program *r, const unsigned char *sbod
     if (side[k] != RT_WORLD) list[adr[side[k]] + fill[side[k]]++] = k / 2;
   free(fill);
 
-  lua_createtable(L, 0, 3);
+  lua_createtable(L, 0, 2);
   lua_createtable(L, 2 * n, 0);
   for (int k = 0; k < 2 * n; k++) {
     lua_pushinteger(L, side[k]);
@@ -127,7 +127,6 @@ int emit_sweep_push(lua_State *L, const rt_program *r, const unsigned char *sbod
   /* the parts, and in each its groups: the first constraint not yet swept
    * (ready: everything before it is done) and its partner, if any */
   lua_newtable(L);
-  int pairs = 0;
   for (int start = 0; start < n;) {
     int end = start + 1;
     while (end < n && !chunk_cut(&sweep_part_rule, end - start, 1, r->cons_name[end])) end++;
@@ -149,7 +148,6 @@ int emit_sweep_push(lua_State *L, const rt_program *r, const unsigned char *sbod
         push_cons(L, r, cons_id, side, w);
         done[w] = 1;
         mark_done(side, first, w);
-        pairs++;
       }
       lua_setfield(L, -2, "cons");
       append(L);
@@ -159,7 +157,6 @@ int emit_sweep_push(lua_State *L, const rt_program *r, const unsigned char *sbod
     start = end;
   }
   lua_setfield(L, -2, "parts");
-  set_int(L, "pairs", pairs);
   free(side), free(adr), free(list), free(first), free(done);
   return 1;
 }

@@ -670,6 +670,16 @@ gen_status gdiff_pivot_order(const char *path, char ***names, int *n, keep_end *
   return GEN_OK;
 }
 
+void gdiff_pivot_order_free(char **names, int n, keep_end *ends, int nends) {
+  for (int i = 0; i < n; i++) free(names[i]);
+  free(names);
+  for (int i = 0; i < nends; i++) {
+    free((char *)ends[i].cons);
+    free((char *)ends[i].body);
+  }
+  free(ends);
+}
+
 gen_status gdiff_textconv(const char *path, FILE *out, diag_list *d) {
   char *text = slurp(path, d);
   if (!text) return GEN_ERR_IO;

@@ -27,6 +27,8 @@ gen_status gdiff_run(const char *old_path, const char *new_path, int json, FILE 
  * them malloc'ed, the caller's to free; GEN_ERR_IO or GEN_ERR_INPUT with a
  * diagnostic naming the file when it cannot be read or has no pivot order. */
 gen_status gdiff_pivot_order(const char *path, char ***names, int *n, keep_end **ends, int *nends, diag_list *d);
+/* Frees what gdiff_pivot_order gave (NULL and 0 too). */
+void gdiff_pivot_order_free(char **names, int n, keep_end *ends, int nends);
 /* Prints the summary of a generated file, then the file. */
 gen_status gdiff_textconv(const char *path, FILE *out, diag_list *d);
 

@@ -511,13 +511,7 @@ int main(int argc, char **argv) {
   }
   diag_print(&d, stderr);
   diag_free(&d);
-  for (int i = 0; i < nkeep; i++) free(keep[i]);
-  free(keep);
-  for (int i = 0; i < nends; i++) {
-    free((char *)ends[i].cons);
-    free((char *)ends[i].body);
-  }
-  free(ends);
+  gdiff_pivot_order_free(keep, nkeep, ends, nends);
   free(o.inputs);
   if (fflush(stdout) != 0 && st == GEN_OK) st = GEN_ERR_IO;
   return st == GEN_OK ? 0 : 1;

@@ -62,13 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       if (!names[i]) abort();
     for (int i = 0; i < nends; i++)
       if (!ends[i].cons || !ends[i].body || ends[i].shard < 0) abort();
-    for (int i = 0; i < n; i++) free(names[i]);
-    free(names);
-    for (int i = 0; i < nends; i++) {
-      free((char *)ends[i].cons);
-      free((char *)ends[i].body);
-    }
-    free(ends);
+    gdiff_pivot_order_free(names, n, ends, nends);
   } else if (d.n == 0) {
     abort();
   }
