@@ -56,6 +56,9 @@ typedef struct view {
   emit_names names;               /* of the bodies and constraints */
   char **pid;                     /* each pivot's C identifier part (pivot order) */
   char **sbid;                    /* each solver body's (B_ of pivots.tpl) */
+  /* per constraint, whether the previous program began a function of each
+   * kind at it (program_kept_cut); NULL: not known */
+  const signed char *kept[KEEP_CUT_KINDS];
 } view;
 
 static void set_int(lua_State *L, const char *k, long long v) {
@@ -414,7 +417,8 @@ static void push_assembly(lua_State *L, const view *v) {
     const int cp = r->piv_cons[q], d = r->cons_degree[cp];
     int nblk = 1;
     for (int k = r->piv_blk_adr[q]; k < r->piv_blk_adr[q + 1]; k++) nblk += !r->blk_fill[k];
-    if (part < 0 || chunk_cut(&rule, size, nblk, r->cons_name[cp])) part = q, size = 0;
+    const int kept = v->kept[KEEP_CUT_ASSEMBLY] ? v->kept[KEEP_CUT_ASSEMBLY][cp] : -1;
+    if (part < 0 || chunk_cut_kept(&rule, size, nblk, r->cons_name[cp], kept)) part = q, size = 0;
     size += nblk;
     const char *pname = part == 0 ? EMIT_START_ID : v->pid[part]; /* the first after none */
     push_asm_block(L, v, cid, pname, q, r->piv_node[q], cp, cp, 1);
@@ -739,7 +743,7 @@ static void build_view(lua_State *L, void *ud) {
     if (!cons_id) abort();
     for (int q = 0; q < r->ncons; q++) cons_id[r->piv_cons[q]] = v->pid[q];
     check_counted_bases(r);
-    emit_sweep_push(L, r, v->p->s.body_fixed, cons_id);
+    emit_sweep_push(L, r, v->p->s.body_fixed, cons_id, v->kept[KEEP_CUT_SWEEP]);
     lua_setfield(L, -2, "sweep");
     push_strings(L, cons_id, r->ncons);
     lua_setfield(L, -2, "cons_id");
@@ -796,10 +800,15 @@ gen_status emit_program(const program *p, const emit_options *o, emit_output *ou
   rt_program r;
   rtprog_build(&a, p, o->precision, &r);
   view v = {p, &r, NULL, o, "", "", {NULL, NULL}, make_pivot_ids(&a, &r),
-            make_sbody_ids(&a, r.nsbody, p->s.body_name)};
+            make_sbody_ids(&a, r.nsbody, p->s.body_name), {NULL}};
+  for (int k = 0; k < KEEP_CUT_KINDS && p->keep_cuts; k++) { /* ldlgen --keep-order */
+    signed char *kept = ARENA_ARRAY(&a, signed char, r.ncons + 1);
+    for (int c = 0; c < r.ncons; c++) kept[c] = (signed char)program_kept_cut(p, (keep_cut_kind)k, c);
+    v.kept[k] = kept;
+  }
   emit_plan plan = {0};
   gen_status st = GEN_OK;
-  if (o->mode == EMIT_UNROLLED) st = emit_plan_build(&a, &r, o->budget, &plan, d);
+  if (o->mode == EMIT_UNROLLED) st = emit_plan_build(&a, &r, o->budget, v.kept, &plan, d);
   v.plan = &plan;
   if (o->prefix)
     snprintf(v.ident, sizeof v.ident, "%s", o->prefix);

@@ -167,8 +167,12 @@ typedef struct emit_plan {
  * of every pivot, the reductions decoded from the RSI -- each pivot's RSI
  * must be the concatenation, in its order, of the block-pair patterns the
  * layout implies; anything else is an internal error -- the kernels, and
- * the functions. */
-gen_status emit_plan_build(arena *a, const rt_program *prog, int budget, emit_plan *out, diag_list *d);
+ * the functions: the solve's cut before pivots whose names are anchors
+ * (chunk.h), or, where kept (KEEP_CUT_KINDS arrays over the constraints,
+ * program_kept_cut; NULL or a NULL entry: none) knows a previous program's
+ * cuts, where that program's were. */
+gen_status emit_plan_build(arena *a, const rt_program *prog, int budget, const signed char *const *kept,
+                           emit_plan *out, diag_list *d);
 
 /* Every kernel a plan of the given precision can use, sorted like a plan's
  * (kind, m, n, d): what rt_kernels.h holds. Writes at most cap and returns
@@ -241,10 +245,12 @@ void emit_world_push(struct lua_State *L, const mech *m, const emit_names *names
 /* Pushes the plan of program r's generated sweep (P.sweep, emit_sweep.c)
  * for the templates -- sbody_fixed: each solver body's fixed flag;
  * cons_id: each constraint's C identifier (its pivot's, the X_ bases of
- * pivots.tpl) -- or false when the program gets none (a constraint on one
- * body twice). Returns whether it pushed a plan. */
+ * pivots.tpl); kept: where a previous program's parts began (per
+ * constraint, as emit_plan_build's; NULL: not known) -- or false when the
+ * program gets none (a constraint on one body twice). Returns whether it
+ * pushed a plan. */
 int emit_sweep_push(struct lua_State *L, const rt_program *r, const unsigned char *sbody_fixed,
-                    const char *const *cons_id);
+                    const char *const *cons_id, const signed char *kept);
 
 /* The shortest C floating constant that reads back as v ("0.1", "-0.0",
  * "1e+300"); HUGE_VAL and -HUGE_VAL (math.h) for infinities. */

@@ -319,7 +319,7 @@ static void add_node_op(builder *b, emit_kernel_kind kind, int p) {
  * appended whole to the current function while it stays within the
  * budget (a backward pivot's partial sums live in the function's locals,
  * so a pivot is never split). */
-static void plan_solve_phase(builder *b, emit_phase phase) {
+static void plan_solve_phase(builder *b, emit_phase phase, const signed char *kept) {
   const rt_program *r = b->prog;
   /* a function ends at the budget, or before a pivot whose name is an
    * anchor (one in 8): an edit seldom moves another cut (chunk.h) */
@@ -330,7 +330,8 @@ static void plan_solve_phase(builder *b, emit_phase phase) {
     int d = piv_degree(r, p), nb = r->piv_blk_adr[p + 1] - r->piv_blk_adr[p];
     int cost = nb + (phase == EP_BACKWARD && nb > 0) + (d > 1) + (phase == EP_FORWARD);
     if (cost == 0) continue;
-    if (open && chunk_cut(&rule, b->fns[b->nfn - 1].statements, cost, r->cons_name[r->piv_cons[p]])) {
+    const int c = r->piv_cons[p];
+    if (open && chunk_cut_kept(&rule, b->fns[b->nfn - 1].statements, cost, r->cons_name[c], kept ? kept[c] : -1)) {
       close_fn(b);
       open = 0;
     }
@@ -369,7 +370,8 @@ static void plan_solve_phase(builder *b, emit_phase phase) {
   if (open) close_fn(b);
 }
 
-gen_status emit_plan_build(arena *a, const rt_program *prog, int budget, emit_plan *out, diag_list *d) {
+gen_status emit_plan_build(arena *a, const rt_program *prog, int budget, const signed char *const *kept,
+                           emit_plan *out, diag_list *d) {
   memset(out, 0, sizeof *out);
   builder *b = calloc(1, sizeof *b);
   if (!b) abort();
@@ -384,7 +386,8 @@ gen_status emit_plan_build(arena *a, const rt_program *prog, int budget, emit_pl
     free(b);
     return GEN_ERR_INPUT;
   }
-  for (int ph = EP_FORWARD; ph < EP_NPHASES; ph++) plan_solve_phase(b, (emit_phase)ph);
+  plan_solve_phase(b, EP_FORWARD, kept ? kept[KEEP_CUT_FORWARD] : NULL);
+  plan_solve_phase(b, EP_BACKWARD, kept ? kept[KEEP_CUT_BACKWARD] : NULL);
 
   /* kernels in key order (kind, m, n, d); ops refer to them by index */
   int *index = malloc(sizeof *index * NKEYS);

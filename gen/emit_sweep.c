@@ -86,7 +86,8 @@ static void mark_done(const int *side, int *first, int c) {
   }
 }
 
-int emit_sweep_push(lua_State *L, const rt_program *r, const unsigned char *sbody_fixed, const char *const *cons_id) {
+int emit_sweep_push(lua_State *L, const rt_program *r, const unsigned char *sbody_fixed, const char *const *cons_id,
+                    const signed char *kept) {
   const int n = r->ncons, nb = r->nsbody;
   int *side = malloc(sizeof *side * (2 * (size_t)n + 1));
   int *adr = calloc((size_t)nb + 1, sizeof *adr);
@@ -129,7 +130,7 @@ int emit_sweep_push(lua_State *L, const rt_program *r, const unsigned char *sbod
   lua_newtable(L);
   for (int start = 0; start < n;) {
     int end = start + 1;
-    while (end < n && !chunk_cut(&sweep_part_rule, end - start, 1, r->cons_name[end])) end++;
+    while (end < n && !chunk_cut_kept(&sweep_part_rule, end - start, 1, r->cons_name[end], kept ? kept[end] : -1)) end++;
     lua_createtable(L, 0, 2);
     lua_pushstring(L, start == 0 ? EMIT_START_ID : cons_id[start]); /* the first after none */
     lua_setfield(L, -2, "name");

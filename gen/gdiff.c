@@ -67,6 +67,7 @@ typedef struct summary {
   strlist pivots;    /* constraint names in pivot order */
   strlist on_cons, on_shard; /* a pivot's ends on shards: its name, and "BODY#S" */
   strlist ids;       /* their identifiers in the code */
+  strlist cut[KEEP_CUT_KINDS]; /* the identifiers generated functions are named after, per kind */
   char **code;       /* per pivot: its code (malloc'ed) */
   int ncode;         /* code's entries: pivots.n once parsed (a text that lists
                         more pivots after its code has them appended empty) */
@@ -90,6 +91,7 @@ static void summary_free(summary *s) {
   sl_free(&s->on_cons);
   sl_free(&s->on_shard);
   sl_free(&s->ids);
+  for (int k = 0; k < KEEP_CUT_KINDS; k++) sl_free(&s->cut[k]);
 }
 
 static int starts(const char *line, const char *prefix) { return strncmp(line, prefix, strlen(prefix)) == 0; }
@@ -115,6 +117,11 @@ static char *value_of(const char *v) {
   const size_t n = strlen(v);
   return dupn(v, n > 0 && v[n - 1] == ',' ? n - 1 : n);
 }
+
+/* The definitions of the functions named after the pivot (or constraint)
+ * they begin with, per keep_cut_kind: "<prefix><id>(". */
+static const char *const cut_prefix[KEEP_CUT_KINDS] = {
+    "static void solve_forward_", "static void solve_backward_", "static void asm_part_", "static void sweep_part_"};
 
 /* Reads a generated .c text into s. */
 static int parse_c(const char *text, summary *s) {
@@ -181,6 +188,12 @@ static int parse_c(const char *text, summary *s) {
           cat(&s->code[q], "\n", 1);
         }
       }
+    } else if (starts(l, "static void ") && where == NONE) {
+      for (int k = 0; k < KEEP_CUT_KINDS; k++)
+        if (starts(l, cut_prefix[k])) { /* the first function of a kind: EMIT_START_ID, a name too */
+          const char *id = l + strlen(cut_prefix[k]), *e = strchr(id, '(');
+          sl_add(&s->cut[k], dupn(id, e ? (size_t)(e - id) : strlen(id)));
+        }
     } else if (starts(l, "static const rt_body_desc mech_bodies")) {
       where = BODIES;
     } else if (starts(l, "static const rt_joint_desc mech_joints")) {
@@ -634,11 +647,33 @@ gen_status gdiff_run(const char *old_path, const char *new_path, int json, FILE 
   return ferror(out) ? GEN_ERR_IO : GEN_OK;
 }
 
-gen_status gdiff_pivot_order(const char *path, char ***names, int *n, keep_end **ends, int *nends, diag_list *d) {
+/* *cuts: n x KEEP_CUT_KINDS (program_options' keep_cuts) from s's functions
+ * named after pivots. The first of a kind is named EMIT_START_ID: it began
+ * at whichever pivot came first, which began no function of its own
+ * (kept so, a pivot put before it joins its function). */
+static signed char *cuts_of(const summary *s) {
+  const int n = s->pivots.n;
+  signed char *c = malloc((size_t)n * KEEP_CUT_KINDS + 1);
+  if (!c) abort();
+  const int named = s->ids.n == n; /* the identifiers line up with the pivots */
+  for (int k = 0; k < KEEP_CUT_KINDS; k++) {
+    const int known = named && s->cut[k].n > 0;
+    for (int i = 0; i < n; i++) c[(size_t)i * KEEP_CUT_KINDS + k] = known ? 0 : -1;
+    for (int j = 0; known && j < s->cut[k].n; j++) {
+      const int i = sl_find(&s->ids, s->cut[k].s[j]);
+      if (i >= 0) c[(size_t)i * KEEP_CUT_KINDS + k] = 1;
+    }
+  }
+  return c;
+}
+
+gen_status gdiff_pivot_order(const char *path, char ***names, int *n, keep_end **ends, int *nends,
+                             signed char **cuts, diag_list *d) {
   *names = NULL;
   *n = 0;
   *ends = NULL;
   *nends = 0;
+  *cuts = NULL;
   char *text = slurp(path, d);
   if (!text) return GEN_ERR_IO;
   summary s;
@@ -656,6 +691,7 @@ gen_status gdiff_pivot_order(const char *path, char ***names, int *n, keep_end *
   if (!*names) abort();
   for (int i = 0; i < s.pivots.n; i++) (*names)[i] = dupn(s.pivots.s[i], strlen(s.pivots.s[i]));
   *n = s.pivots.n;
+  *cuts = cuts_of(&s);
   *ends = malloc(sizeof **ends * ((size_t)s.on_cons.n + 1));
   if (!*ends) abort();
   for (int i = 0; i < s.on_cons.n; i++) { /* "BODY#S": the last '#' */
@@ -670,7 +706,8 @@ gen_status gdiff_pivot_order(const char *path, char ***names, int *n, keep_end *
   return GEN_OK;
 }
 
-void gdiff_pivot_order_free(char **names, int n, keep_end *ends, int nends) {
+void gdiff_pivot_order_free(char **names, int n, keep_end *ends, int nends, signed char *cuts) {
+  free(cuts);
   for (int i = 0; i < n; i++) free(names[i]);
   free(names);
   for (int i = 0; i < nends; i++) {

@@ -79,7 +79,8 @@ static void renamed(arena *a, key *k, const int *fresh, int n, const int *gone, 
   }
 }
 
-int64_t keep_order(const cgraph *g, const char *const *names, int nnames, const int *fresh, int *perm, int *kept) {
+int64_t keep_order(const cgraph *g, const char *const *names, int nnames, const int *fresh, int *perm, int *kept,
+                   int *old_of) {
   const int n = g->n;
   arena a; /* scratch */
   arena_init(&a);
@@ -122,8 +123,10 @@ int64_t keep_order(const cgraph *g, const char *const *names, int nnames, const 
       }
     }
   }
-  for (int v = 0; v < n; v++)
+  for (int v = 0; v < n; v++) {
+    if (old_of) old_of[v] = k[v].base >= 0 && k[v].depth == 0 ? k[v].base : -1;
     if (k[v].base < 0) k[v].base = nnames; /* no old pivot leads to it */
+  }
   qsort(k, (size_t)n, sizeof *k, cmp_key);
   for (int p = 0; p < n; p++) perm[p] = k[p].node;
   arena_free(&a);

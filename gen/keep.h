@@ -15,8 +15,24 @@
  * them that g does not have are gone). Returns 3 x flops of perm. `fresh`
  * is g's order without the previous program (the best order): new pivots
  * no old one leads to come last, in its order. *kept receives how many of
- * g's pivots the previous program had. */
-int64_t keep_order(const cgraph *g, const char *const *names, int nnames, const int *fresh, int *perm, int *kept);
+ * g's pivots the previous program had; old_of (g->n, or NULL) each node's
+ * place in names -- its own name's, or the gone one's it took as renamed
+ * (renamed() in keep.c) -- or -1 for a new one. */
+int64_t keep_order(const cgraph *g, const char *const *names, int nnames, const int *fresh, int *perm, int *kept,
+                   int *old_of);
+
+/* The kinds of generated functions whose cuts --keep-order keeps: a
+ * previous program's functions of a kind begin at some of its pivots
+ * (chunk.h), and a pivot it had begins one again where it did, so that a
+ * renamed constraint, whose new name's hash decides its cut otherwise,
+ * changes only the lines with its name. */
+typedef enum keep_cut_kind {
+  KEEP_CUT_FORWARD,  /* solve_forward_<id>: the forward solve's, in pivot order */
+  KEEP_CUT_BACKWARD, /* solve_backward_<id>: the backward solve's, from the last pivot */
+  KEEP_CUT_ASSEMBLY, /* asm_part_<id>: the assembly's, in pivot order */
+  KEEP_CUT_SWEEP,    /* sweep_part_<id>: the sweep's, in constraint order */
+  KEEP_CUT_KINDS
+} keep_cut_kind;
 
 /* One end of a previous program's constraint on a shard: its banner's
  * "CONS: ..., on BODY#SHARD" (gdiff.c reads them). */

@@ -21,6 +21,7 @@ void program_default_options(program_options *o) {
   o->nkeep = 0;
   o->keep_ends = NULL;
   o->nkeep_ends = 0;
+  o->keep_cuts = NULL;
   o->keep_tolerance = PROGRAM_KEEP_TOLERANCE_DEFAULT;
 }
 
@@ -305,10 +306,11 @@ static int keep_the_shattering(arena *a, const mech *m, const program_options *o
   smech_build_assigned(&t, m, shards, assign, &s);
   cgraph_build(&t, &s, &g);
   int *order = ARENA_ARRAY(&t, int, g.n + 1), *kept = ARENA_ARRAY(&t, int, g.n + 1), pivots;
+  int *old_of = ARENA_ARRAY(&t, int, g.n + 1);
   order_run(&g, o->order, order, &kr);
   couple_set cs;
   couple_sources(&t, &s, &cs);
-  const int64_t factor3 = keep_order(&g, o->keep, o->nkeep, order, kept, &pivots); /* fills kept */
+  const int64_t factor3 = keep_order(&g, o->keep, o->nkeep, order, kept, &pivots, old_of); /* fills kept */
   const int64_t s3 = couple_flops3(&g, &cs, kept), f3 = factor3 + s3;
   p->keep_flops3 = f3;
   const int take = (double)f3 <= allow && s.dim <= o->max_rows;
@@ -317,6 +319,8 @@ static int keep_the_shattering(arena *a, const mech *m, const program_options *o
     cgraph_build(a, &p->s, &p->g);
     *perm = ARENA_ARRAY(a, int, p->g.n + 1);
     memcpy(*perm, kept, sizeof **perm * (size_t)p->g.n);
+    p->keep_old = ARENA_ARRAY(a, int, p->g.n + 1);
+    memcpy(p->keep_old, old_of, sizeof *old_of * (size_t)p->g.n);
     for (int k = 0; k < ORDER_NKINDS; k++) p->flops3_by_order[k] = kr.flops3[k];
     symbolic_totals_of(&p->g, *perm, &r->totals);
     p->keep_pivots = pivots;
@@ -386,18 +390,22 @@ gen_status program_build(arena *a, const mech *m, const program_options *o, prog
     if (shards && keep_the_shattering(a, m, o, p, shards, allow, &perm, &r)) {
       p->keep_taken = p->keep_shards_taken = 1;
     } else {
-      int *kept = ARENA_ARRAY(a, int, p->g.n + 1);
-      const int64_t factor3 = keep_order(&p->g, o->keep, o->nkeep, perm, kept, &p->keep_pivots); /* fills kept */
+      int *kept = ARENA_ARRAY(a, int, p->g.n + 1), *old_of = ARENA_ARRAY(a, int, p->g.n + 1);
+      const int64_t factor3 = keep_order(&p->g, o->keep, o->nkeep, perm, kept, &p->keep_pivots, old_of);
       const int64_t s3 = couple_flops3(&p->g, &cs, kept), f3 = factor3 + s3;
       if (p->keep_flops3 == 0 || f3 < p->keep_flops3) p->keep_flops3 = f3;
       p->keep_taken = (double)f3 <= allow;
       if (p->keep_taken) {
         perm = kept;
+        p->keep_old = old_of;
         symbolic_totals_of(&p->g, perm, &r.totals);
         p->schur_flops3 = s3;
       }
     }
-    if (p->keep_taken) p->heuristic = "kept";
+    if (p->keep_taken) {
+      p->heuristic = "kept";
+      p->keep_cuts = o->keep_cuts;
+    }
   }
   if ((st = check_factor(m, &p->g, &r.totals, o, d)) != GEN_OK) return st;
   symbolic_build(a, &p->g, perm, &p->sym);
@@ -406,6 +414,11 @@ gen_status program_build(arena *a, const mech *m, const program_options *o, prog
   p->density = p->s.dim ? (double)p->nnz / ((double)p->s.dim * p->s.dim) : 0.0;
   p->hash = mech_structure_hash(m, a);
   return GEN_OK;
+}
+
+int program_kept_cut(const program *p, keep_cut_kind kind, int c) {
+  if (!p->keep_cuts || !p->keep_old || c < 0 || c >= p->g.n || p->keep_old[c] < 0) return -1;
+  return p->keep_cuts[(size_t)p->keep_old[c] * KEEP_CUT_KINDS + kind];
 }
 
 static long long round3(int64_t f3) { return (long long)((f3 + 1) / 3); }

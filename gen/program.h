@@ -45,6 +45,10 @@ typedef struct program_options {
   int nkeep;
   const keep_end *keep_ends;
   int nkeep_ends;
+  /* its function cuts: nkeep x KEEP_CUT_KINDS, entry i K: 1 if its pivot i
+   * began a function of kind K, 0 if not, -1 if it had no functions of
+   * that kind (gdiff_pivot_order); NULL: none */
+  const signed char *keep_cuts;
   double keep_tolerance; /* percent, >= 0; default PROGRAM_KEEP_TOLERANCE_DEFAULT */
 } program_options;
 
@@ -68,6 +72,8 @@ typedef struct program {
    * factor's and S's estimated build: couple.h) */
   int keep_asked, keep_taken, keep_pivots;
   int keep_shards_taken; /* its shattering kept too (and differing from the fresh one) */
+  int *keep_old;          /* with its order taken: each node's place in keep, or -1 (keep_order's old_of) */
+  const signed char *keep_cuts; /* program_options' keep_cuts, with its order taken */
   int64_t keep_flops3, fresh_flops3;
   /* pivots the order put last for the Schur complement (couple.h), and
    * 3 x the flops of building S in the program's order (an estimate: the
@@ -77,6 +83,13 @@ typedef struct program {
 } program;
 
 void program_default_options(program_options *o);
+
+/* Whether the previous program (--keep-order, its order taken) began a
+ * function of kind K at node c's pivot (or, renamed, at the pivot c took
+ * the place of): 1 or 0; -1 if that is not known (a new pivot, no
+ * previous program, or one without such functions), when the cut is
+ * chunk.h's to decide. */
+int program_kept_cut(const program *p, keep_cut_kind kind, int c);
 
 /* Runs the symbolic phase on a loaded mechanism. GEN_ERR_LIMIT (with a
  * diagnostic) when it has more rows than o->max_rows, or its constraint

@@ -72,6 +72,27 @@ static void test_bounds(void **state) {
  * from the third chunk after it on they are again where they were (the
  * same names start chunks) in nearly every trial (chunk.h: 99 % of 1000);
  * cutting every 20 items instead would move every cut after it. */
+/* A known previous cut (kept 0 or 1) decides instead of the name's hash,
+ * but never past max; kept -1 leaves it to chunk_cut. */
+static void test_kept_cuts_decide(void **state) {
+  (void)state;
+  const chunk_rule r = {0, 20, 3, 7};
+  int anchors = 0, others = 0;
+  for (int i = 0; i < 200; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "c%d", i);
+    const int anchor = (chunk_hash(&r, name) & 7u) == 0;
+    anchors += anchor;
+    others += !anchor;
+    assert_int_equal(chunk_cut_kept(&r, 5, 1, name, -1), chunk_cut(&r, 5, 1, name));
+    assert_int_equal(chunk_cut_kept(&r, 5, 1, name, 1), 1);  /* cut there before */
+    assert_int_equal(chunk_cut_kept(&r, 5, 1, name, 0), 0);  /* not cut there before */
+    assert_int_equal(chunk_cut_kept(&r, 19, 2, name, 0), 1); /* past max all the same */
+    assert_int_equal(chunk_cut_kept(&r, 0, 1, name, 1), 0);  /* nothing open */
+  }
+  assert_true(anchors > 0 && others > 0); /* both kinds of name were tried */
+}
+
 static void test_insertion_moves_few_cuts(void **state) {
   (void)state;
   const chunk_rule r = {0, 200, 3, CHUNK_SALT}; /* the generated solve's */
@@ -119,6 +140,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bounds),
       cmocka_unit_test(test_insertion_moves_few_cuts),
+      cmocka_unit_test(test_kept_cuts_decide),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -322,14 +322,14 @@ static void test_plan_matches_rsi(void **state) {
     emit_plan pl;
     diag_list d;
     diag_init(&d);
-    assert_int_equal(emit_plan_build(&a, &r, cases[i].budget, &pl, &d), GEN_OK);
+    assert_int_equal(emit_plan_build(&a, &r, cases[i].budget, NULL, &pl, &d), GEN_OK);
     assert_int_equal(pl.budget, cases[i].budget > 0 ? cases[i].budget : EMIT_DEFAULT_BUDGET);
     check_plan(&r, &pl);
     check_kernels_listed(&pl, RT_FLOAT);
     rt_program rd;
     emit_plan pd;
     rtprog_build(&a, &p, RT_DOUBLE, &rd);
-    assert_int_equal(emit_plan_build(&a, &rd, cases[i].budget, &pd, &d), GEN_OK);
+    assert_int_equal(emit_plan_build(&a, &rd, cases[i].budget, NULL, &pd, &d), GEN_OK);
     check_kernels_listed(&pd, RT_DOUBLE);
     if (cases[i].budget == 7) { /* the dense vehicle's first pivot is split */
       int split = 0;
@@ -359,7 +359,7 @@ static void test_plan_rejects_broken_rsi(void **state) {
   emit_plan pl;
   diag_list d;
   diag_init(&d);
-  assert_int_not_equal(emit_plan_build(&a, &r, 0, &pl, &d), GEN_OK);
+  assert_int_not_equal(emit_plan_build(&a, &r, 0, NULL, &pl, &d), GEN_OK);
   assert_true(d.n == 1 && strstr(d.items[0].msg, "RSI") != NULL);
   diag_free(&d);
   arena_free(&a);

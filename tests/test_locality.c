@@ -7,7 +7,10 @@
  *   rename  one body (to a name that sorts after the others), or one
  *           constraint (to a name that keeps its place in name order):
  *           every changed line contains its old or new name, or is the
- *           frame of a function cut at it (gen/chunk.h)
+ *           frame of a function cut at it (gen/chunk.h); with
+ *           --keep-order, a constraint whose new name is an anchor where
+ *           its old one was not (or the other way round): every changed
+ *           line contains the name (the cuts are the previous program's)
  *   add     one body with a ball joint, and remove one joint: at most 5 %
  *           of the lines change; the functions cut by name keep their
  *           cuts, and the sweep's pairs change in the edit's part only
@@ -34,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chunk.h"
 #include "test_proc.h"
 
 enum { MAX_LINES = 40000 };
@@ -184,11 +188,24 @@ static void check_swap(const char *sample, const char *c1, const char *c2) {
   assert_int_equal(system(cmd), 0);
 }
 
+/* A line with the name (ctx: a names), and nothing else. */
+static int names_only(const char *line, const void *ctx) {
+  const names *n = ctx;
+  for (int i = 0; i < 3 && n->v[i]; i++)
+    if (contains_nocase(line, n->v[i])) return 1;
+  return 0;
+}
+
+static int generate_keep(const char *dir, const char *name, const char *keep, char *err, size_t cap);
+
 /* Renames a part of m[list] ("bodies" or "constraints") from old to new
  * with every reference to it: every changed line contains the old name
  * (the new one contains it too), or is a function's frame at a cut that
- * the new name moved (names_a_name). */
-static void check_rename(const char *sample, const char *list, const char *old, const char *renamed) {
+ * the new name moved (names_a_name). With keep, both sides are generated
+ * with --keep-order (the original's from its own fresh program, as a
+ * repository that always keeps would have it), and every changed line
+ * must contain the name. */
+static void check_rename(const char *sample, const char *list, const char *old, const char *renamed, int keep) {
   char dir[] = "/tmp/ldlgen-locality-XXXXXX", edit[1024], a[600], b[600], cmd[700];
   assert_non_null(mkdtemp(dir));
   write_edit(dir, "none", sample, "");
@@ -202,14 +219,25 @@ static void check_rename(const char *sample, const char *list, const char *old, 
            old, renamed, list);
   write_edit(dir, "rename", sample, edit);
   generate(dir, "none");
-  generate(dir, "rename");
+  const char *base = "none";
+  if (keep) {
+    char err[4096];
+    base = "kept";
+    write_edit(dir, base, sample, "");
+    snprintf(a, sizeof a, "%s/none/x.c", dir);
+    if (generate_keep(dir, base, a, err, sizeof err) != 0) fail_msg("ldlgen --keep-order failed: %s", err);
+    snprintf(a, sizeof a, "%s/%s/x.c", dir, base);
+    if (generate_keep(dir, "rename", a, err, sizeof err) != 0) fail_msg("ldlgen --keep-order failed: %s", err);
+  } else {
+    generate(dir, "rename");
+  }
   names allowed = {{old, NULL, NULL}};
   int changed = 0;
   for (int f = 0; f < 2; f++) {
-    snprintf(a, sizeof a, "%s/none/x.%s", dir, f ? "h" : "c");
+    snprintf(a, sizeof a, "%s/%s/x.%s", dir, base, f ? "h" : "c");
     snprintf(b, sizeof b, "%s/rename/x.%s", dir, f ? "h" : "c");
     int n;
-    assert_int_equal(changed_lines(a, b, names_a_name, &allowed, &n), 0);
+    assert_int_equal(changed_lines(a, b, keep ? names_only : names_a_name, &allowed, &n), 0);
     changed += n;
   }
   assert_true(changed > 0);
@@ -220,14 +248,21 @@ static void check_rename(const char *sample, const char *list, const char *old, 
 static void check_body_rename(const char *sample, const char *body) {
   char renamed[128];
   snprintf(renamed, sizeof renamed, "zz_%s", body); /* moves it in name order: bodies keep the file's */
-  check_rename(sample, "bodies", body, renamed);
+  check_rename(sample, "bodies", body, renamed, 0);
 }
 
 /* A constraint renamed so that it keeps its place in name order. */
 static void check_constraint_rename(const char *sample, const char *cons) {
   char renamed[128];
   snprintf(renamed, sizeof renamed, "%s_renamed", cons);
-  check_rename(sample, "constraints", cons, renamed);
+  check_rename(sample, "constraints", cons, renamed, 0);
+}
+
+/* Whether name is an anchor of the generated functions' cuts (the rule of
+ * gen/emit_plan.c, emit.c and emit_sweep.c: 3 bits of CHUNK_SALT's hash). */
+static int anchor(const char *name) {
+  const chunk_rule r = {0, 200, 3, CHUNK_SALT};
+  return (chunk_hash(&r, name) & 7u) == 0;
 }
 
 /* Percent of the original's lines (.c and .h) that `edit` changes. */
@@ -273,6 +308,23 @@ static void test_rename_changes_its_lines_and_its_cut(void **state) {
   check_constraint_rename("car", "towerRL");   /* a joint its spring, stop and motor name */
   check_constraint_rename("chain", "joint6");
   check_constraint_rename("tank", "pinL20");
+}
+
+/* With --keep-order a renamed constraint keeps the previous program's cuts,
+ * so only the lines with its name change, though its new name's hash
+ * would cut the functions elsewhere: each case here renames a constraint
+ * to "<name>_renamed" whose anchor status differs from its old name's --
+ * without the kept cuts, a function's frame lines change too. */
+static void test_kept_rename_changes_only_its_lines(void **state) {
+  (void)state;
+  static const char *const cases[][2] = {
+      {"scissor_lift", "pivot6"}, {"scissor_lift", "outer1_weld"}, {"scissor_lift", "knee_outer5"}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char renamed[128];
+    snprintf(renamed, sizeof renamed, "%s_renamed", cases[i][1]);
+    if (anchor(cases[i][1]) == anchor(renamed)) fail_msg("%s: renaming it moves no cut: no test", cases[i][1]);
+    check_rename(cases[i][0], "constraints", cases[i][1], renamed, 1);
+  }
 }
 
 /* The bench's add_end and remove on scissor_lift: one body with a ball joint
@@ -656,6 +708,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_swap_changes_nothing),
       cmocka_unit_test(test_rename_changes_its_lines_and_its_cut),
+      cmocka_unit_test(test_kept_rename_changes_only_its_lines),
       cmocka_unit_test(test_add_and_remove_stay_local),
       cmocka_unit_test(test_cuts_stay_with_their_names),
       cmocka_unit_test(test_keep_order_hangs_a_part_in_place),
