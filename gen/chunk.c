@@ -23,7 +23,9 @@ int chunk_cut(const chunk_rule *r, int size, int cost, const char *name) {
   return size >= r->min && (chunk_hash(r, name) & ((1u << r->bits) - 1u)) == 0;
 }
 
-int chunk_cut_kept(const chunk_rule *r, int size, int cost, const char *name, int kept) {
+int chunk_cut_kept(const chunk_rule *r, int size, int cost, const char *name, int kept, int *last) {
   if (kept < 0) return chunk_cut(r, size, cost, name);
-  return size > 0 && (kept > 0 || size + cost > r->max);
+  const int moved = kept != *last;
+  *last = kept;
+  return size > 0 && (moved || size + cost > r->max);
 }

@@ -48,11 +48,13 @@ uint32_t chunk_hash(const chunk_rule *r, const char *name);
  * ends before the item `name` of `cost` units. */
 int chunk_cut(const chunk_rule *r, int size, int cost, const char *name);
 
-/* chunk_cut, unless the previous program's cut before the item is known
- * (kept >= 0: ldlgen --keep-order, program_kept_cut): then a chunk ends
- * before it where the previous program's did (kept 1) or where it would
- * pass max, whatever the item's name is now -- a renamed item keeps its
- * cuts. */
-int chunk_cut_kept(const chunk_rule *r, int size, int cost, const char *name, int kept);
+/* chunk_cut, unless the previous program's chunk of the item is known
+ * (kept >= 0: ldlgen --keep-order, program_kept_chunk): then a chunk ends
+ * before it where its previous chunk differs from the last known item's
+ * (*last, the caller's, from 0: the first chunk) or where it would pass
+ * max, whatever the item's name is now. So a renamed item keeps its cuts,
+ * and where the item that began a chunk is gone, the next one of its
+ * chunk begins it instead. */
+int chunk_cut_kept(const chunk_rule *r, int size, int cost, const char *name, int kept, int *last);
 
 #endif

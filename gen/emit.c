@@ -56,9 +56,9 @@ typedef struct view {
   emit_names names;               /* of the bodies and constraints */
   char **pid;                     /* each pivot's C identifier part (pivot order) */
   char **sbid;                    /* each solver body's (B_ of pivots.tpl) */
-  /* per constraint, whether the previous program began a function of each
-   * kind at it (program_kept_cut); NULL: not known */
-  const signed char *kept[KEEP_CUT_KINDS];
+  /* per constraint, the previous program's function of each kind it was
+   * in (program_kept_chunk); NULL: not known */
+  const int *kept[KEEP_CUT_KINDS];
 } view;
 
 static void set_int(lua_State *L, const char *k, long long v) {
@@ -409,16 +409,17 @@ static void push_assembly(lua_State *L, const view *v) {
   for (int q = 0; q < r->ncons; q++) cid[r->piv_cons[q]] = v->pid[q];
   /* the blocks in functions of at most the statement budget, cut before
    * pivots whose names are anchors (one in 8): an edit seldom moves
-   * another cut (chunk.h) */
+   * another cut (chunk.h); or, with kept, where the previous program's
+   * functions ended */
   const chunk_rule rule = {0, v->plan->budget, 3, CHUNK_SALT};
-  int part = -1, size = 0;
+  int part = -1, size = 0, last = 0;
   lua_newtable(L); /* blocks, pivot by pivot */
   for (int q = 0; q < r->ncons; q++) {
     const int cp = r->piv_cons[q], d = r->cons_degree[cp];
     int nblk = 1;
     for (int k = r->piv_blk_adr[q]; k < r->piv_blk_adr[q + 1]; k++) nblk += !r->blk_fill[k];
     const int kept = v->kept[KEEP_CUT_ASSEMBLY] ? v->kept[KEEP_CUT_ASSEMBLY][cp] : -1;
-    if (part < 0 || chunk_cut_kept(&rule, size, nblk, r->cons_name[cp], kept)) part = q, size = 0;
+    if (chunk_cut_kept(&rule, size, nblk, r->cons_name[cp], kept, &last) || part < 0) part = q, size = 0;
     size += nblk;
     const char *pname = part == 0 ? EMIT_START_ID : v->pid[part]; /* the first after none */
     push_asm_block(L, v, cid, pname, q, r->piv_node[q], cp, cp, 1);
@@ -801,9 +802,9 @@ gen_status emit_program(const program *p, const emit_options *o, emit_output *ou
   rtprog_build(&a, p, o->precision, &r);
   view v = {p, &r, NULL, o, "", "", {NULL, NULL}, make_pivot_ids(&a, &r),
             make_sbody_ids(&a, r.nsbody, p->s.body_name), {NULL}};
-  for (int k = 0; k < KEEP_CUT_KINDS && p->keep_cuts; k++) { /* ldlgen --keep-order */
-    signed char *kept = ARENA_ARRAY(&a, signed char, r.ncons + 1);
-    for (int c = 0; c < r.ncons; c++) kept[c] = (signed char)program_kept_cut(p, (keep_cut_kind)k, c);
+  for (int k = 0; k < KEEP_CUT_KINDS && p->keep_chunks; k++) { /* ldlgen --keep-order */
+    int *kept = ARENA_ARRAY(&a, int, r.ncons + 1);
+    for (int c = 0; c < r.ncons; c++) kept[c] = program_kept_chunk(p, (keep_cut_kind)k, c);
     v.kept[k] = kept;
   }
   emit_plan plan = {0};

@@ -169,10 +169,10 @@ typedef struct emit_plan {
  * layout implies; anything else is an internal error -- the kernels, and
  * the functions: the solve's cut before pivots whose names are anchors
  * (chunk.h), or, where kept (KEEP_CUT_KINDS arrays over the constraints,
- * program_kept_cut; NULL or a NULL entry: none) knows a previous program's
- * cuts, where that program's were. */
-gen_status emit_plan_build(arena *a, const rt_program *prog, int budget, const signed char *const *kept,
-                           emit_plan *out, diag_list *d);
+ * program_kept_chunk; NULL or a NULL entry: none) knows a previous
+ * program's functions, where that program's were. */
+gen_status emit_plan_build(arena *a, const rt_program *prog, int budget, const int *const *kept, emit_plan *out,
+                           diag_list *d);
 
 /* Every kernel a plan of the given precision can use, sorted like a plan's
  * (kind, m, n, d): what rt_kernels.h holds. Writes at most cap and returns
@@ -250,7 +250,7 @@ void emit_world_push(struct lua_State *L, const mech *m, const emit_names *names
  * program gets none (a constraint on one body twice). Returns whether it
  * pushed a plan. */
 int emit_sweep_push(struct lua_State *L, const rt_program *r, const unsigned char *sbody_fixed,
-                    const char *const *cons_id, const signed char *kept);
+                    const char *const *cons_id, const int *kept);
 
 /* The shortest C floating constant that reads back as v ("0.1", "-0.0",
  * "1e+300"); HUGE_VAL and -HUGE_VAL (math.h) for infinities. */

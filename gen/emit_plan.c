@@ -319,19 +319,22 @@ static void add_node_op(builder *b, emit_kernel_kind kind, int p) {
  * appended whole to the current function while it stays within the
  * budget (a backward pivot's partial sums live in the function's locals,
  * so a pivot is never split). */
-static void plan_solve_phase(builder *b, emit_phase phase, const signed char *kept) {
+static void plan_solve_phase(builder *b, emit_phase phase, const int *kept) {
   const rt_program *r = b->prog;
   /* a function ends at the budget, or before a pivot whose name is an
-   * anchor (one in 8): an edit seldom moves another cut (chunk.h) */
+   * anchor (one in 8): an edit seldom moves another cut (chunk.h); or,
+   * with kept, where the previous program's functions ended */
   const chunk_rule rule = {0, b->budget, 3, CHUNK_SALT};
-  int n = r->ncons, open = 0;
+  int n = r->ncons, open = 0, last = 0;
   for (int i = 0; i < n; i++) {
     int p = phase == EP_BACKWARD ? n - 1 - i : i;
     int d = piv_degree(r, p), nb = r->piv_blk_adr[p + 1] - r->piv_blk_adr[p];
     int cost = nb + (phase == EP_BACKWARD && nb > 0) + (d > 1) + (phase == EP_FORWARD);
     if (cost == 0) continue;
     const int c = r->piv_cons[p];
-    if (open && chunk_cut_kept(&rule, b->fns[b->nfn - 1].statements, cost, r->cons_name[c], kept ? kept[c] : -1)) {
+    if (chunk_cut_kept(&rule, open ? b->fns[b->nfn - 1].statements : 0, cost, r->cons_name[c], kept ? kept[c] : -1,
+                       &last) &&
+        open) {
       close_fn(b);
       open = 0;
     }
@@ -370,8 +373,8 @@ static void plan_solve_phase(builder *b, emit_phase phase, const signed char *ke
   if (open) close_fn(b);
 }
 
-gen_status emit_plan_build(arena *a, const rt_program *prog, int budget, const signed char *const *kept,
-                           emit_plan *out, diag_list *d) {
+gen_status emit_plan_build(arena *a, const rt_program *prog, int budget, const int *const *kept, emit_plan *out,
+                           diag_list *d) {
   memset(out, 0, sizeof *out);
   builder *b = calloc(1, sizeof *b);
   if (!b) abort();

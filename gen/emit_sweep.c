@@ -87,7 +87,7 @@ static void mark_done(const int *side, int *first, int c) {
 }
 
 int emit_sweep_push(lua_State *L, const rt_program *r, const unsigned char *sbody_fixed, const char *const *cons_id,
-                    const signed char *kept) {
+                    const int *kept) {
   const int n = r->ncons, nb = r->nsbody;
   int *side = malloc(sizeof *side * (2 * (size_t)n + 1));
   int *adr = calloc((size_t)nb + 1, sizeof *adr);
@@ -128,9 +128,11 @@ int emit_sweep_push(lua_State *L, const rt_program *r, const unsigned char *sbod
   /* the parts, and in each its groups: the first constraint not yet swept
    * (ready: everything before it is done) and its partner, if any */
   lua_newtable(L);
+  int last = kept && n > 0 && kept[0] >= 0 ? kept[0] : 0; /* the previous program's part of the last constraint */
   for (int start = 0; start < n;) {
     int end = start + 1;
-    while (end < n && !chunk_cut_kept(&sweep_part_rule, end - start, 1, r->cons_name[end], kept ? kept[end] : -1)) end++;
+    while (end < n && !chunk_cut_kept(&sweep_part_rule, end - start, 1, r->cons_name[end], kept ? kept[end] : -1, &last))
+      end++;
     lua_createtable(L, 0, 2);
     lua_pushstring(L, start == 0 ? EMIT_START_ID : cons_id[start]); /* the first after none */
     lua_setfield(L, -2, "name");

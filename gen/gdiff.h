@@ -23,15 +23,15 @@
 gen_status gdiff_run(const char *old_path, const char *new_path, int json, FILE *out, diag_list *d);
 /* The pivot names of a generated program (its banner's pivot order), in
  * order, its constraints' ends on shards (the pivot lines' "on BODY#S")
- * and where its functions begin (*cuts: n x KEEP_CUT_KINDS, as
- * program_options' keep_cuts), for ldlgen --keep-order: *names, *ends,
- * *cuts and every string in them malloc'ed, the caller's to free;
+ * and the functions its pivots are in (*chunks: n x KEEP_CUT_KINDS, as
+ * program_options' keep_chunks), for ldlgen --keep-order: *names, *ends,
+ * *chunks and every string in them malloc'ed, the caller's to free;
  * GEN_ERR_IO or GEN_ERR_INPUT with a diagnostic naming the file when it
  * cannot be read or has no pivot order. */
-gen_status gdiff_pivot_order(const char *path, char ***names, int *n, keep_end **ends, int *nends,
-                             signed char **cuts, diag_list *d);
+gen_status gdiff_pivot_order(const char *path, char ***names, int *n, keep_end **ends, int *nends, int **chunks,
+                             diag_list *d);
 /* Frees what gdiff_pivot_order gave (NULL and 0 too). */
-void gdiff_pivot_order_free(char **names, int n, keep_end *ends, int nends, signed char *cuts);
+void gdiff_pivot_order_free(char **names, int n, keep_end *ends, int nends, int *chunks);
 /* Prints the summary of a generated file, then the file. */
 gen_status gdiff_textconv(const char *path, FILE *out, diag_list *d);
 

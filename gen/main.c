@@ -437,14 +437,14 @@ int main(int argc, char **argv) {
 
   char **keep = NULL;
   keep_end *ends = NULL;
-  signed char *cuts = NULL;
+  int *chunks = NULL;
   int nkeep = 0, nends = 0;
-  if (o.keep && (st = gdiff_pivot_order(o.keep, &keep, &nkeep, &ends, &nends, &cuts, &d)) == GEN_OK) {
+  if (o.keep && (st = gdiff_pivot_order(o.keep, &keep, &nkeep, &ends, &nends, &chunks, &d)) == GEN_OK) {
     o.prog.keep = (const char *const *)keep;
     o.prog.nkeep = nkeep;
     o.prog.keep_ends = ends;
     o.prog.nkeep_ends = nends;
-    o.prog.keep_cuts = cuts;
+    o.prog.keep_chunks = chunks;
   }
   if (o.table)
     printf("%-22s %6s %6s %6s %5s %9s %6s %9s %9s %10s  %s\n", "mechanism", "bodies", "cons", "shards", "dim",
@@ -513,7 +513,7 @@ int main(int argc, char **argv) {
   }
   diag_print(&d, stderr);
   diag_free(&d);
-  gdiff_pivot_order_free(keep, nkeep, ends, nends, cuts);
+  gdiff_pivot_order_free(keep, nkeep, ends, nends, chunks);
   free(o.inputs);
   if (fflush(stdout) != 0 && st == GEN_OK) st = GEN_ERR_IO;
   return st == GEN_OK ? 0 : 1;

@@ -21,7 +21,7 @@ void program_default_options(program_options *o) {
   o->nkeep = 0;
   o->keep_ends = NULL;
   o->nkeep_ends = 0;
-  o->keep_cuts = NULL;
+  o->keep_chunks = NULL;
   o->keep_tolerance = PROGRAM_KEEP_TOLERANCE_DEFAULT;
 }
 
@@ -404,7 +404,7 @@ gen_status program_build(arena *a, const mech *m, const program_options *o, prog
     }
     if (p->keep_taken) {
       p->heuristic = "kept";
-      p->keep_cuts = o->keep_cuts;
+      p->keep_chunks = o->keep_chunks;
     }
   }
   if ((st = check_factor(m, &p->g, &r.totals, o, d)) != GEN_OK) return st;
@@ -416,9 +416,9 @@ gen_status program_build(arena *a, const mech *m, const program_options *o, prog
   return GEN_OK;
 }
 
-int program_kept_cut(const program *p, keep_cut_kind kind, int c) {
-  if (!p->keep_cuts || !p->keep_old || c < 0 || c >= p->g.n || p->keep_old[c] < 0) return -1;
-  return p->keep_cuts[(size_t)p->keep_old[c] * KEEP_CUT_KINDS + kind];
+int program_kept_chunk(const program *p, keep_cut_kind kind, int c) {
+  if (!p->keep_chunks || !p->keep_old || c < 0 || c >= p->g.n || p->keep_old[c] < 0) return -1;
+  return p->keep_chunks[(size_t)p->keep_old[c] * KEEP_CUT_KINDS + kind];
 }
 
 static long long round3(int64_t f3) { return (long long)((f3 + 1) / 3); }

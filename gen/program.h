@@ -45,10 +45,10 @@ typedef struct program_options {
   int nkeep;
   const keep_end *keep_ends;
   int nkeep_ends;
-  /* its function cuts: nkeep x KEEP_CUT_KINDS, entry i K: 1 if its pivot i
-   * began a function of kind K, 0 if not, -1 if it had no functions of
-   * that kind (gdiff_pivot_order); NULL: none */
-  const signed char *keep_cuts;
+  /* its generated functions: nkeep x KEEP_CUT_KINDS, entry i K the
+   * function of kind K its pivot i was in, counted from 0 in the kind's
+   * order, -1 if not known (gdiff_pivot_order); NULL: none */
+  const int *keep_chunks;
   double keep_tolerance; /* percent, >= 0; default PROGRAM_KEEP_TOLERANCE_DEFAULT */
 } program_options;
 
@@ -73,7 +73,7 @@ typedef struct program {
   int keep_asked, keep_taken, keep_pivots;
   int keep_shards_taken; /* its shattering kept too (and differing from the fresh one) */
   int *keep_old;          /* with its order taken: each node's place in keep, or -1 (keep_order's old_of) */
-  const signed char *keep_cuts; /* program_options' keep_cuts, with its order taken */
+  const int *keep_chunks; /* program_options' keep_chunks, with its order taken */
   int64_t keep_flops3, fresh_flops3;
   /* pivots the order put last for the Schur complement (couple.h), and
    * 3 x the flops of building S in the program's order (an estimate: the
@@ -84,12 +84,11 @@ typedef struct program {
 
 void program_default_options(program_options *o);
 
-/* Whether the previous program (--keep-order, its order taken) began a
- * function of kind K at node c's pivot (or, renamed, at the pivot c took
- * the place of): 1 or 0; -1 if that is not known (a new pivot, no
- * previous program, or one without such functions), when the cut is
- * chunk.h's to decide. */
-int program_kept_cut(const program *p, keep_cut_kind kind, int c);
+/* The function of kind K the previous program (--keep-order, its order
+ * taken) had node c's pivot in (or, renamed, the pivot c took the place
+ * of), as keep_chunks counts them; -1 if not known (a new pivot, no
+ * previous program, or one without such functions). */
+int program_kept_chunk(const program *p, keep_cut_kind kind, int c);
 
 /* Runs the symbolic phase on a loaded mechanism. GEN_ERR_LIMIT (with a
  * diagnostic) when it has more rows than o->max_rows, or its constraint

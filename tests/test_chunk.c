@@ -72,9 +72,10 @@ static void test_bounds(void **state) {
  * from the third chunk after it on they are again where they were (the
  * same names start chunks) in nearly every trial (chunk.h: 99 % of 1000);
  * cutting every 20 items instead would move every cut after it. */
-/* A known previous cut (kept 0 or 1) decides instead of the name's hash,
- * but never past max; kept -1 leaves it to chunk_cut. */
-static void test_kept_cuts_decide(void **state) {
+/* A known previous chunk (kept >= 0) decides instead of the name's hash:
+ * a cut where it differs from the last known item's, which it becomes,
+ * and never past max; kept -1 leaves it to chunk_cut and *last alone. */
+static void test_kept_chunks_decide(void **state) {
   (void)state;
   const chunk_rule r = {0, 20, 3, 7};
   int anchors = 0, others = 0;
@@ -84,11 +85,15 @@ static void test_kept_cuts_decide(void **state) {
     const int anchor = (chunk_hash(&r, name) & 7u) == 0;
     anchors += anchor;
     others += !anchor;
-    assert_int_equal(chunk_cut_kept(&r, 5, 1, name, -1), chunk_cut(&r, 5, 1, name));
-    assert_int_equal(chunk_cut_kept(&r, 5, 1, name, 1), 1);  /* cut there before */
-    assert_int_equal(chunk_cut_kept(&r, 5, 1, name, 0), 0);  /* not cut there before */
-    assert_int_equal(chunk_cut_kept(&r, 19, 2, name, 0), 1); /* past max all the same */
-    assert_int_equal(chunk_cut_kept(&r, 0, 1, name, 1), 0);  /* nothing open */
+    int last = 3;
+    assert_int_equal(chunk_cut_kept(&r, 5, 1, name, -1, &last), chunk_cut(&r, 5, 1, name));
+    assert_int_equal(last, 3);                                  /* a new item: none known */
+    assert_int_equal(chunk_cut_kept(&r, 5, 1, name, 3, &last), 0); /* the same chunk as before */
+    assert_int_equal(chunk_cut_kept(&r, 5, 1, name, 4, &last), 1); /* the next one */
+    assert_int_equal(last, 4);
+    assert_int_equal(chunk_cut_kept(&r, 19, 2, name, 4, &last), 1); /* past max all the same */
+    assert_int_equal(chunk_cut_kept(&r, 0, 1, name, 6, &last), 0);  /* nothing open */
+    assert_int_equal(last, 6);
   }
   assert_true(anchors > 0 && others > 0); /* both kinds of name were tried */
 }
@@ -140,7 +145,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bounds),
       cmocka_unit_test(test_insertion_moves_few_cuts),
-      cmocka_unit_test(test_kept_cuts_decide),
+      cmocka_unit_test(test_kept_chunks_decide),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,8 @@
  *   add     one body with a ball joint, and remove one joint: at most 5 %
  *           of the lines change; the functions cut by name keep their
  *           cuts, and the sweep's pairs change in the edit's part only
+ *   kept cuts  with --keep-order, a constraint that began functions taken
+ *           out: the next one of each function begins it instead
  *   keep    ldlgen --keep-order OLD.c: a part hung in the middle of the
  *           chain goes in before the joint it hangs from, every other
  *           pivot keeps its place (the fresh order turns half the chain
@@ -465,6 +467,49 @@ static void test_cuts_stay_with_their_names(void **state) {
  * place, at the fresh order's flops; without it the fresh order turns the
  * chain's lower half around. Regenerating the unedited chain with its own
  * order gives it back byte for byte. */
+/* With --keep-order, a constraint taken out whose functions began with it
+ * (joint6 of the chain: an anchor) hands each of them to the next
+ * constraint of its function, which begins it under its own name: every
+ * kind keeps its number of functions (merged into the function before,
+ * each took that one's frame lines along). */
+static void test_kept_cuts_pass_to_the_next(void **state) {
+  (void)state;
+  char dir[] = "/tmp/ldlgen-locality-XXXXXX", path[600], err[4096], cmd[700];
+  assert_non_null(mkdtemp(dir));
+  if (!anchor("joint6")) fail_msg("joint6 begins no function: no test");
+  write_edit(dir, "none", "chain", "");
+  generate(dir, "none");
+  write_edit(dir, "kept", "chain", "");
+  snprintf(path, sizeof path, "%s/none/x.c", dir);
+  assert_int_equal(generate_keep(dir, "kept", path, err, sizeof err), 0);
+  write_edit(dir, "edit", "chain",
+             "for k, c in ipairs(m.constraints) do if c.name == 'joint6' then table.remove(m.constraints, k) break end end");
+  snprintf(path, sizeof path, "%s/kept/x.c", dir);
+  assert_int_equal(generate_keep(dir, "edit", path, err, sizeof err), 0);
+  lines a, b;
+  read_lines(path, &a);
+  snprintf(path, sizeof path, "%s/edit/x.c", dir);
+  read_lines(path, &b);
+  static const char *const kinds[] = {"static void solve_forward_", "static void solve_backward_",
+                                      "static void asm_part_", "static void sweep_part_"};
+  for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+    int before = 0, after = 0, began = 0;
+    for (int i = 0; i < a.n; i++) {
+      before += strncmp(a.line[i], kinds[k], strlen(kinds[k])) == 0;
+      began += strncmp(a.line[i], kinds[k], strlen(kinds[k])) == 0 && strstr(a.line[i], "joint6(") != NULL;
+    }
+    for (int i = 0; i < b.n; i++) {
+      after += strncmp(b.line[i], kinds[k], strlen(kinds[k])) == 0;
+      if (strncmp(b.line[i], kinds[k], strlen(kinds[k])) == 0 && strstr(b.line[i], "joint6(")) fail_msg("%s", b.line[i]);
+    }
+    if (before != after) fail_msg("%s...: %d functions, %d after joint6 went (it began %d)", kinds[k], before, after, began);
+  }
+  free_lines(&a);
+  free_lines(&b);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
 static void test_keep_order_hangs_a_part_in_place(void **state) {
   (void)state;
   char dir[] = "/tmp/ldlgen-locality-XXXXXX", path[600], err[4096], before[4096], after[4096], cmd[700];
@@ -709,6 +754,7 @@ int main(void) {
       cmocka_unit_test(test_swap_changes_nothing),
       cmocka_unit_test(test_rename_changes_its_lines_and_its_cut),
       cmocka_unit_test(test_kept_rename_changes_only_its_lines),
+      cmocka_unit_test(test_kept_cuts_pass_to_the_next),
       cmocka_unit_test(test_add_and_remove_stay_local),
       cmocka_unit_test(test_cuts_stay_with_their_names),
       cmocka_unit_test(test_keep_order_hangs_a_part_in_place),

@@ -56,16 +56,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   diag_init(&d);
   char **names;
   keep_end *ends;
-  signed char *cuts;
+  int *chunks;
   int n, nends;
-  if (gdiff_pivot_order(old_path, &names, &n, &ends, &nends, &cuts, &d) == GEN_OK) {
+  if (gdiff_pivot_order(old_path, &names, &n, &ends, &nends, &chunks, &d) == GEN_OK) {
     for (int i = 0; i < n; i++)
       if (!names[i]) abort();
     for (size_t i = 0; i < (size_t)n * KEEP_CUT_KINDS; i++)
-      if (cuts[i] < -1 || cuts[i] > 1) abort();
+      if (chunks[i] < -1 || chunks[i] > n) abort();
     for (int i = 0; i < nends; i++)
       if (!ends[i].cons || !ends[i].body || ends[i].shard < 0) abort();
-    gdiff_pivot_order_free(names, n, ends, nends, cuts);
+    gdiff_pivot_order_free(names, n, ends, nends, chunks);
   } else if (d.n == 0) {
     abort();
   }
