@@ -65,8 +65,9 @@ static void usage(FILE *out) {
         "                 when that costs at most --keep-tolerance more flops than the\n"
         "                 fresh program: an edit then changes only the lines of the\n"
         "                 pivots it touches\n"
-        "  --keep-tolerance PCT  the flops (percent, default 3) what --keep-order keeps\n"
-        "                 may cost more than the fresh program; 0: never more\n"
+        "  --keep-tolerance PCT  the flops (percent, default 3; 100 flops at least)\n"
+        "                 what --keep-order keeps may cost more than the fresh\n"
+        "                 program; 0: never more\n"
         "  --shatter N    shatter bodies whose attached degrees sum above N\n"
         "                 (default: the mechanism's settings.shatter, 20); off disables\n"
         "  --stats        print the program's statistics as one JSON object\n"
@@ -92,8 +93,8 @@ static void note_kept(const mech *m, const program *p, const char *old, double t
   if (!p->keep_taken)
     fprintf(out,
             "%s:%d: note: the order kept from %s would cost %lld flops%s, %.1f %% more than the fresh order's %lld "
-            "(--keep-tolerance %g %%): the fresh order is used\n",
-            m->file, m->line, old, kept, with_s, more, fresh, tolerance);
+            "(--keep-tolerance %g %%, %d flops at least): the fresh order is used\n",
+            m->file, m->line, old, kept, with_s, more, fresh, tolerance, tolerance > 0.0 ? PROGRAM_KEEP_FLOOR_FLOPS : 0);
   else if (p->keep_flops3 > p->fresh_flops3)
     fprintf(out, "%s:%d: note: %s kept from %s cost %lld flops%s, %.1f %% more than the fresh order's %lld\n",
             m->file, m->line, what, old, kept, with_s, more, fresh);

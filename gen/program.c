@@ -386,7 +386,9 @@ gen_status program_build(arena *a, const mech *m, const program_options *o, prog
   if (o->keep) { /* the previous program's shattering and order, if they cost little more */
     p->keep_asked = 1;
     p->fresh_flops3 = r.totals.flops3 + p->schur_flops3;
-    const double allow = (double)p->fresh_flops3 * (1.0 + o->keep_tolerance / 100.0);
+    double more = (double)p->fresh_flops3 * o->keep_tolerance / 100.0;
+    if (o->keep_tolerance > 0.0 && more < 3.0 * PROGRAM_KEEP_FLOOR_FLOPS) more = 3.0 * PROGRAM_KEEP_FLOOR_FLOPS;
+    const double allow = (double)p->fresh_flops3 + more;
     if (shards && keep_the_shattering(a, m, o, p, shards, allow, &perm, &r)) {
       p->keep_taken = p->keep_shards_taken = 1;
     } else {

@@ -29,6 +29,12 @@
  * 3 % of its flops is within the noise of make bench; keeping the
  * multi_wheel's shattering when a wheel goes costs 2.4 %. */
 #define PROGRAM_KEEP_TOLERANCE_DEFAULT 3.0
+/* ... but at least this many flops unless it is 0: a small program's few
+ * percent are a few flops (the elimination example without a joint: its
+ * kept order 20 flops, 5.7 %, over the fresh one's 352, which mirrored
+ * every pivot and changed 20 % of the lines instead of 12 %), and 100 flops
+ * are at most 1 % of the smallest sample's step (make bench-cg). */
+#define PROGRAM_KEEP_FLOOR_FLOPS 100
 
 typedef struct program_options {
   order_kind order;  /* default ORDER_BEST */
@@ -49,7 +55,8 @@ typedef struct program_options {
    * function of kind K its pivot i was in, counted from 0 in the kind's
    * order, -1 if not known (gdiff_pivot_order); NULL: none */
   const int *keep_chunks;
-  double keep_tolerance; /* percent, >= 0; default PROGRAM_KEEP_TOLERANCE_DEFAULT */
+  double keep_tolerance; /* percent, >= 0; default PROGRAM_KEEP_TOLERANCE_DEFAULT
+                            (and PROGRAM_KEEP_FLOOR_FLOPS at least, if > 0) */
 } program_options;
 
 typedef struct program {
