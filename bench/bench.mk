@@ -8,6 +8,9 @@
 #   make bench BENCH_ARGS=--quick   fewer runs and batches (see bench/bench.c)
 #   make bench-cg                   instructions per whole step under callgrind,
 #                                   every method against ODE and MuJoCo (stepcg.c)
+#   make bench-renames              every sample's constraints and bodies renamed in turn:
+#                                   renames that change lines without the name
+#                                   (bench/results/renames.md)
 #   make bench-inequality           the step with limits, motors and springs coupled
 #                                   (Schur complement) against the equality-only step,
 #                                   and their violations: bench/results/inequality.md
@@ -23,7 +26,7 @@
 # linked into build/bench/bench with a registry (build/bench/programs.c).
 # Results: bench/results/latest.md and latest.json, and README.md's table.
 
-.PHONY: bench bench-deps bench-build bench-cg bench-batch bench-inequality bench-locality bench-scale
+.PHONY: bench bench-deps bench-build bench-cg bench-batch bench-inequality bench-locality bench-renames bench-scale
 
 BENCH_DEB_PACKAGES := libsuitesparse-dev libopenblas-dev liblapacke-dev libmetis-dev libode-dev libmujoco-dev valgrind
 BENCH_DIR          := $(BUILD)/bench
@@ -175,6 +178,7 @@ bench: deps bench-deps
 	@$(MAKE) --no-print-directory bench-batch
 	@$(MAKE) --no-print-directory bench-inequality
 	@$(MAKE) --no-print-directory bench-locality
+	@$(MAKE) --no-print-directory bench-renames
 	@$(MAKE) --no-print-directory bench-scale
 
 #---- limits, motors and springs: the new step against the equality-only one ----------
@@ -214,6 +218,13 @@ $(BUILD)/locality-base/%/build/ldlgen:
 	@rm -rf $(BUILD)/locality-base/$* && mkdir -p $(BUILD)/locality-base/$*
 	git archive $* | tar -x -C $(BUILD)/locality-base/$*
 	$(MAKE) --no-print-directory -C $(BUILD)/locality-base/$* build/ldlgen >/dev/null
+# Every sample's constraints and bodies renamed one at a time, fresh and
+# with --keep-order: how many renames change a line without the name
+# (bench/rename_sweep.sh -> bench/results/renames.md; a few minutes).
+bench-renames: $(BUILD)/ldlgen
+	@mkdir -p bench/results
+	bench/rename_sweep.sh bench/results/renames.md after=$(BUILD)/ldlgen kept="$(BUILD)/ldlgen --keep-order"
+
 bench-locality: $(BUILD)/ldlgen $(BUILD)/locality-base/$(LOCALITY_BASE)/build/ldlgen \
                 $(BUILD)/locality-base/$(LOCALITY_NAME_BASE)/build/ldlgen
 	@mkdir -p bench/results
