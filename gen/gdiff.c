@@ -671,12 +671,8 @@ static int *chunks_of(const summary *s) {
   if (!order) abort();
   for (int k = 0; k < KEEP_CUT_KINDS; k++) {
     int m = 0;
-    if (k == KEEP_CUT_SWEEP) {
-      for (int j = 0; j < s->cons_ids.n && m <= n; j++) {
-        const int i = sl_find(&s->ids, s->cons_ids.s[j]);
-        order[m++] = i;
-        if (i < 0) m = n + 1; /* a constraint that is no pivot: not a program's list */
-      }
+    if (k == KEEP_CUT_SWEEP) { /* every constraint a pivot, or not a program's list */
+      while (s->cons_ids.n == n && m < n && (order[m] = sl_find(&s->ids, s->cons_ids.s[m])) >= 0) m++;
     } else {
       for (; m < n; m++) order[m] = k == KEEP_CUT_BACKWARD ? n - 1 - m : m;
     }

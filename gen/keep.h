@@ -21,11 +21,11 @@
 int64_t keep_order(const cgraph *g, const char *const *names, int nnames, const int *fresh, int *perm, int *kept,
                    int *old_of);
 
-/* The kinds of generated functions whose cuts --keep-order keeps: a
- * previous program's functions of a kind begin at some of its pivots
- * (chunk.h), and a pivot it had begins one again where it did, so that a
- * renamed constraint, whose new name's hash decides its cut otherwise,
- * changes only the lines with its name. */
+/* The kinds of generated functions --keep-order keeps: a pivot the
+ * previous program had stays with the pivots it shared a function of the
+ * kind with (chunk.h, chunk_cut_kept), so that a renamed constraint, whose
+ * new name's hash decides its cuts otherwise, changes only the lines with
+ * its name. */
 typedef enum keep_cut_kind {
   KEEP_CUT_FORWARD,  /* solve_forward_<id>: the forward solve's, in pivot order */
   KEEP_CUT_BACKWARD, /* solve_backward_<id>: the backward solve's, from the last pivot */
