@@ -25,22 +25,10 @@ wrap() { # sample edit > file
   cat "$here/diff_locality.lua"
   printf '\nreturn m\n'
 }
-# A generator given as "LDLGEN --keep-order" regenerates with the pivot
-# order of the unedited output kept (ldlgen --keep-order): the unedited
-# output itself is the plain one regenerated so once, as in a repository
-# whose generated files are always regenerated with --keep-order.
-# A generator ending in "--mechanism-out" (after --keep-order, if any) writes
-# the mechanism part to x_mech.c and x_mech.h (ldlgen --mechanism-out):
-# its cells count the program's files, and the mechanism's after a "+".
-gen_bin() { echo "${1%% --*}"; }
-gen_run() { # gen input output baseline
-  set -- "$1" "$2" "$3" "$4" ""
-  case "$1" in *" --mechanism-out") set -- "$1" "$2" "$3" "$4" "--mechanism-out ${3%.c}_mech.c" ;; esac
-  case "$1" in
-    *" --keep-order"*) $(gen_bin "$1") "$2" -o "$3" --keep-order "$4" $5 ;;
-    *) $(gen_bin "$1") "$2" -o "$3" $5 ;;
-  esac
-}
+# gen_bin, gen_run: how a generator runs ("LDLGEN --keep-order" keeps the
+# unedited output's order; with "--mechanism-out" the cells count the
+# program's files, and the mechanism's after a "+")
+. "$here/generators.sh"
 count() { # dirA dirB base: changed lines of base.c and base.h, total lines of A's
   c=0; t=0
   for ext in c h; do

@@ -38,13 +38,7 @@ end
 return m
 LUA
 }
-gen_bin() { echo "${1%% --*}"; }
-gen_run() { # gen input output baseline
-  case "$1" in
-    *" --keep-order"*) $(gen_bin "$1") "$2" -o "$3" --keep-order "$4" ;;
-    *) $(gen_bin "$1") "$2" -o "$3" ;;
-  esac
-}
+. "$here/generators.sh" # gen_bin, gen_run
 
 {
   echo "# Renames: lines changed that do not contain the name (make bench-renames)"
