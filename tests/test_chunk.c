@@ -68,10 +68,6 @@ static void test_bounds(void **state) {
   assert_false(chunk_cut(&r, 0, 300, "anything")); /* nothing open: no cut */
 }
 
-/* One item inserted at a random place of 500: the cuts before it stay, and
- * from the third chunk after it on they are again where they were (the
- * same names start chunks) in nearly every trial (chunk.h: 99 % of 1000);
- * cutting every 20 items instead would move every cut after it. */
 /* A known previous chunk (kept >= 0) decides instead of the name's hash:
  * a cut where it differs from the last known item's, which it becomes,
  * and never past max; kept -1 leaves it to chunk_cut and *last alone. */
@@ -98,6 +94,10 @@ static void test_kept_chunks_decide(void **state) {
   assert_true(anchors > 0 && others > 0); /* both kinds of name were tried */
 }
 
+/* One item inserted at a random place of 500: the cuts before it stay, and
+ * from the third chunk after it on they are again where they were (the
+ * same names start chunks) in nearly every trial (chunk.h: 99 % of 1000);
+ * cutting every 20 items instead would move every cut after it. */
 static void test_insertion_moves_few_cuts(void **state) {
   (void)state;
   const chunk_rule r = {0, 200, 3, CHUNK_SALT}; /* the generated solve's */

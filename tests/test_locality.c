@@ -146,15 +146,21 @@ typedef struct names {
   const char *v[3];
 } names;
 
+/* A line with one of the names (ctx: a names), and nothing else. */
+static int names_only(const char *line, const void *ctx) {
+  const names *n = ctx;
+  for (int i = 0; i < 3 && n->v[i]; i++)
+    if (contains_nocase(line, n->v[i])) return 1;
+  return 0;
+}
+
 /* A line with one of the names, or a function's frame without a name (a
  * closing brace, a blank line, a backward solve's sums): a renamed
  * constraint whose new name is an anchor and its old one not (or the other
  * way round) starts a function cut by chunk.h (or no longer does), named
  * after it. */
 static int names_a_name(const char *line, const void *ctx) {
-  const names *n = ctx;
-  for (int i = 0; i < 3 && n->v[i]; i++)
-    if (contains_nocase(line, n->v[i])) return 1;
+  if (names_only(line, ctx)) return 1;
   return strcmp(line, "}\n") == 0 || strcmp(line, "\n") == 0 || strcmp(line, "  scalar s[RT_MAX_DEGREE];\n") == 0;
 }
 
@@ -189,14 +195,6 @@ static void check_swap(const char *sample, const char *c1, const char *c2) {
   }
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   assert_int_equal(system(cmd), 0);
-}
-
-/* A line with the name (ctx: a names), and nothing else. */
-static int names_only(const char *line, const void *ctx) {
-  const names *n = ctx;
-  for (int i = 0; i < 3 && n->v[i]; i++)
-    if (contains_nocase(line, n->v[i])) return 1;
-  return 0;
 }
 
 static int generate_keep(const char *dir, const char *name, const char *keep, char *err, size_t cap);
