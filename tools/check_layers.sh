@@ -13,12 +13,14 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 
 # defs: "symbol file" for every global definition in the objects of a room.
 # A file is named by its path under the room, without .o (joints/ball).
+# One nm for all of a room's objects (-A names each line's object: nm run
+# per object took 16 of this check's 17 s on a fresh clone).
 objs() { (cd "$build/obj/$1" && find . -name '*.o' | sed 's|^\./||' | sort); }
-defs() { for o in $(objs "$1"); do
-  nm -g --defined-only "$build/obj/$1/$o" | awk -v f="${o%.o}" 'NF == 3 { print $3, f }'; done; }
+defs() { (cd "$build/obj/$1" && nm -A -g --defined-only $(find . -name '*.o' | sed 's|^\./||' | sort)) |
+  awk 'NF == 3 { f = $1; sub(/\.o:.*$/, "", f); print $3, f }'; }
 # uses: "file symbol" for every undefined reference.
-uses() { for o in $(objs "$1"); do
-  nm -u "$build/obj/$1/$o" | awk -v f="${o%.o}" '{ print f, $NF }'; done; }
+uses() { (cd "$build/obj/$1" && nm -A -u $(find . -name '*.o' | sed 's|^\./||' | sort)) |
+  awk '{ f = $1; sub(/\.o:.*$/, "", f); print f, $NF }'; }
 
 for room in runtime gen sim; do
   [ -n "$(objs $room 2>/dev/null)" ] || { echo "check_layers: no objects in $build/obj/$room (build first)"; exit 1; }
