@@ -176,11 +176,15 @@ $(BUILD)/libsim.a: $(SIM_OBJ)
 # pthread, no atomics; a threaded setting is refused with RT_ERR_THREAD),
 # for tests/test_nothreads. Its objects must reference no pthread symbol,
 # and so built the runtime must compile with tcc too (no C11 atomics there).
-NT_CFLAGS = $(filter-out -pthread,$(CFLAGS_ALL)) -DLDLPGS_NO_THREADS
+# Under SAN=1 its objects are a second build of the runtime's sources,
+# which the sanitized runtime covers: no sanitizer (its compiler time in
+# make test's SAN build 26 s -> 10 s); the test itself (NT_CFLAGS) keeps them.
+NT_CFLAGS  = $(filter-out -pthread,$(CFLAGS_ALL)) -DLDLPGS_NO_THREADS
+NT_RTFLAGS = $(filter-out $(if $(filter 1,$(SAN)),$(SANFLAGS)),$(NT_CFLAGS))
 NT_OBJ   := $(patsubst %.c,$(BUILD)/obj/nothreads/%.o,$(RT_SRC))
 $(BUILD)/obj/nothreads/runtime/%.o: runtime/%.c Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(NT_CFLAGS) $(RT_OPT) -Iruntime/include -c $< -o $@
+	$(CC) $(NT_RTFLAGS) $(RT_OPT) -Iruntime/include -c $< -o $@
 
 $(BUILD)/nothreads/librt.a: $(NT_OBJ)
 	@mkdir -p $(dir $@)
@@ -357,6 +361,14 @@ GEN_FAST := $(shell $(CC) -fno-var-tracking-assignments -x c -c /dev/null -o /de
               echo -fno-var-tracking-assignments)
 GENTEST_CFLAGS = $(if $(filter 1,$(SAN)),$(filter-out $(SANFLAGS),$(CFLAGS_ALL)) \
                  -fsanitize=address -fno-omit-frame-pointer,$(CFLAGS_ALL)) $(GEN_FAST)
+# Under SAN=1, the second builds of a generated source (its AVX, plain-C
+# and RT_BATCH_PORTABLE variants, and generated/'s files, which gentest's
+# samples repeat) get no sanitizer: the ASan build of each source is
+# gentest's (or the batch's vector one), and an ASan build of a large
+# generated file takes 2-3x the time of a plain one (these variants: 46 s
+# -> 24 s of compiler time in make test's SAN build; with NT_RTFLAGS above,
+# 72 s -> 33 s). Their memory is also valgrind's in make valgrind.
+GENVARIANT_CFLAGS = $(if $(filter 1,$(SAN)),$(filter-out $(SANFLAGS),$(CFLAGS_ALL)),$(CFLAGS_ALL)) $(GEN_FAST)
 $(GENTEST_OBJ): $(BUILD)/obj/gentest/%.o: $(GENTEST_DIR)/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(GENTEST_CFLAGS) -Iruntime/include -c $< -o $@
@@ -372,7 +384,7 @@ GENTEST_AVX_OBJ   := $(patsubst %,$(BUILD)/obj/gentest_avx/%.o,$(GENTEST_AVX_NAM
                      $(BUILD)/obj/gentest_avx/programs_avx.o
 $(patsubst %,$(BUILD)/obj/gentest_avx/%.o,$(GENTEST_AVX_NAMES)): $(BUILD)/obj/gentest_avx/%.o: $(GENTEST_DIR)/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(GENTEST_CFLAGS) -mavx2 $(call gentest_rename,$*,_avx) -Iruntime/include -c $< -o $@
+	$(CC) $(GENVARIANT_CFLAGS) -mavx2 $(call gentest_rename,$*,_avx) -Iruntime/include -c $< -o $@
 $(GENTEST_DIR)/programs_avx.c: FORCE
 	$(call gentest_list,gentest_programs_avx,_avx,$(GENTEST_AVX_NAMES))
 $(BUILD)/obj/gentest_avx/programs_avx.o: $(GENTEST_DIR)/programs_avx.c
@@ -392,7 +404,7 @@ GENTEST_PLAIN_OBJ   := $(patsubst %,$(BUILD)/obj/gentest_novec/%.o,$(GENTEST_PLA
                        $(BUILD)/obj/gentest_novec/programs_novec.o $(BUILD)/obj/gentest_tcc/programs_tcc.o
 $(patsubst %,$(BUILD)/obj/gentest_novec/%.o,$(GENTEST_PLAIN_NAMES)): $(BUILD)/obj/gentest_novec/%.o: $(GENTEST_DIR)/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(GENTEST_CFLAGS) -DLDLPGS_NO_VECTOR $(call gentest_rename,$*,_novec) -Iruntime/include -c $< -o $@
+	$(CC) $(GENVARIANT_CFLAGS) -DLDLPGS_NO_VECTOR $(call gentest_rename,$*,_novec) -Iruntime/include -c $< -o $@
 $(patsubst %,$(BUILD)/obj/gentest_tcc/%.o,$(GENTEST_PLAIN_NAMES)): $(BUILD)/obj/gentest_tcc/%.o: $(GENTEST_DIR)/%.c
 	@mkdir -p $(dir $@)
 	$(TCC) -std=c11 -Wall -Werror -fPIC $(call gentest_rename,$*,_tcc) -Iruntime/include -c $< -o $@
@@ -434,7 +446,7 @@ $(BATCHTEST_VOBJ): $(BUILD)/obj/gentest_batch/%.o: $(BATCHTEST_DIR)/%.c
 	$(CC) $(GENTEST_CFLAGS) -Iruntime/include -c $< -o $@
 $(BATCHTEST_POBJ): $(BUILD)/obj/gentest_batch/%_portable.o: $(BATCHTEST_DIR)/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(GENTEST_CFLAGS) -O0 -DRT_BATCH_PORTABLE $(call gentest_rename,$*,_portable) \
+	$(CC) $(GENVARIANT_CFLAGS) -O0 -DRT_BATCH_PORTABLE $(call gentest_rename,$*,_portable) \
 	  -D$*_batch_factor=$*_portable_batch_factor -D$*_batch_solve=$*_portable_batch_solve \
 	  -D$*_batch=$*_portable_batch -Iruntime/include -c $< -o $@
 # The list test_batch.c reads (its struct batchtest_program), rewritten
@@ -716,7 +728,7 @@ demo: deps
 
 $(BUILD)/obj/generated/%.o: generated/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(GEN_FAST) -Iruntime/include -c $< -o $@
+	$(CC) $(GENVARIANT_CFLAGS) -Iruntime/include -c $< -o $@
 
 $(BUILD)/obj/tools/demo.o: tools/demo.c Makefile
 	@mkdir -p $(dir $@)
