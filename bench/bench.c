@@ -233,6 +233,9 @@ static int step_only(const options *o, br_report *r) {
   for (int i = 0; i < n && o->nextra == 0; i++)
     if (!bench_entries[i].series && !listed(paths, np, bench_entries[i].mech)) paths[np++] = bench_entries[i].mech;
   int failed = 0;
+  printf("bench: a second busy thread's cost to the first ...\n");
+  fflush(stdout);
+  bc_measure(o->cfg.runs * 3, &r->corun);
   for (int i = 0; i < np; i++) failed |= sm_measure(paths[i], NULL, 0, &o->cfg, &r->mech[r->nmech++]) != 0;
   read_cg(o->cg, r);
   printf("\n");
@@ -303,6 +306,9 @@ int main(int argc, char **argv) {
   fflush(stdout);
   for (int k = 0; k < o.cfg.runs; k++) bp_sample(peak[o.cfg.runs + k]);
   bp_summarize(peak, 2 * o.cfg.runs, r.peak);
+  printf("bench: a second busy thread's cost to the first ...\n");
+  fflush(stdout);
+  bc_measure(o.cfg.runs * 3, &r.corun);
   read_cg(o.cg, &r);
   /* the AVX2 build must compute exactly what the baseline build does */
   for (int i = 0; i < r.nmech; i++)

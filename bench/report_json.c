@@ -318,6 +318,19 @@ void br_write_json(FILE *f, const br_report *r) {
   json_key(&w, "flop_conventions");
   json_string(&w, "flops_block: per pivot 2*(d^3/6 + h d^2 + d h(h+1)/2); "
                   "flops_cholmod: sum over columns of |L(:,j)|^2 (diagonal included) of the stored factor");
+  json_key(&w, "corun");
+  json_begin_object(&w);
+  json_key(&w, "measured");
+  json_bool(&w, r->corun.measured);
+  if (r->corun.measured) {
+    json_key(&w, "alone_us");
+    json_double(&w, r->corun.alone_us);
+    json_key(&w, "beside_us");
+    json_double(&w, r->corun.beside_us);
+    json_key(&w, "slowdown");
+    json_double(&w, r->corun.slowdown);
+  }
+  json_end_object(&w);
   json_key(&w, "peak_gflops");
   json_begin_array(&w);
   for (int i = 0; i < BP_COUNT; i++) {

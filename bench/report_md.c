@@ -380,6 +380,15 @@ void br_write_full_step(FILE *f, const br_report *r) {
       fputs("-- | -- |\n", f);
     }
   }
+  if (r->corun.measured)
+    fprintf(f,
+            "\nA second busy thread on this machine slows the first by %.2fx (bench/corun.c: one fixed kernel, "
+            "%.1f µs alone, %.1f µs while a copy runs on another thread). %s\n",
+            r->corun.slowdown, r->corun.alone_us, r->corun.beside_us,
+            r->corun.slowdown < 1.1
+                ? "The CPUs do not share a core's throughput, so what the 2-thread column loses is the hand-off "
+                  "and the data that moves between the cores (runtime/worker.c), not the second thread's work."
+                : "They share a core's throughput: the factor thread's work slows the stages it runs beside.");
   fputs("\n", f);
 }
 

@@ -7,6 +7,7 @@
 
 #include "btime.h"
 #include "orders.h"
+#include "corun.h"
 #include "peak.h"
 #include "stepper.h"
 
@@ -151,6 +152,7 @@ typedef struct br_report {
   int runs, batches;
   double batch_s;
   bp_result peak[BP_COUNT];
+  bc_result corun;     /* a second busy thread's cost to the first (corun.h) */
   br_mech *mech;       /* samples (and extra mechanism files) */
   int nmech;
   br_mech *series;     /* scaling series */
