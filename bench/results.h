@@ -6,8 +6,8 @@
 #define LDLPGS_BENCH_RESULTS_H
 
 #include "btime.h"
-#include "orders.h"
 #include "corun.h"
+#include "orders.h"
 #include "peak.h"
 #include "stepper.h"
 
