@@ -68,7 +68,7 @@ static rt_world *stab_world(const mech *m, const rt_program *prog, int iteration
   mechworld_settings(m, &s);
   s.iterations = iterations;
   s.solver = RT_SOLVER_LDLPGS;
-  s.threaded = 1;
+  s.threaded = RT_THREADED_ALWAYS; /* the thread itself, not the measured choice */
   s.stabilize = 1;
   return rt_world_create(desc, prog, &s, NULL, NULL, 0);
 }

@@ -71,7 +71,7 @@ sp_stepper *sp_create(sp_kind k, const mech *m, const rt_program *prog, int iter
   if (n > 0) why[0] = '\0';
   const int ours = sp_is_ours(k);
   s->world = make_world(s, prog, iterations, k == SP_PGS || !ours ? RT_SOLVER_PGS : RT_SOLVER_LDLPGS,
-                        k == SP_LDLPGS_THREADED);
+                        k == SP_LDLPGS_THREADED ? RT_THREADED_ALWAYS : 0);
   if (!s->world) {
     snprintf(why, n, "no runtime world");
     sp_destroy(s);

@@ -45,5 +45,5 @@ int rt__settings_valid(const rt_settings *s) {
          (s->block_solver == RT_BLOCK_LDL || s->block_solver == RT_BLOCK_PCR) && isfinite(s->pcr_tolerance) &&
          s->pcr_tolerance >= 0 && s->pcr_max_iterations >= 0 && s->coupled_rows >= 0 &&
          s->coupled_rows <= RT_MAX_COUPLED_ROWS && s->coupled_contacts >= 0 &&
-         s->coupled_contacts <= RT_MAX_COUPLED_CONTACTS;
+         s->coupled_contacts <= RT_MAX_COUPLED_CONTACTS && s->threaded >= 0 && s->threaded <= RT_THREADED_ALWAYS;
 }

@@ -128,6 +128,7 @@ static rt_status step_begin(rt_world *w, int kick) {
   w->info.block_residual = NAN;
   w->info.coupled_rows = w->info.coupled_sweeps = 0;
   w->info.program_sweeps = 0;
+  w->info.factor_thread = 0;
   w->schur.k = 0;
   rt__bodies_apply_forces(w);
   rt__rows_drive(w);
@@ -411,12 +412,19 @@ rt_status rt_world_step_end(rt_world *w) {
 /* Threaded (worker.c): a parked thread is woken first; it is kicked as
  * soon as the poses are final and builds H~ from rows of its own while
  * this thread builds the rows and sweeps; if it has not started by the end
- * of the sweeps, this thread factors itself (rt__worker_wait). */
+ * of the sweeps, this thread factors itself (rt__worker_wait). Whether a
+ * step hands off at all is rt__worker_plan's: while the steps that do
+ * measure slower than those that do not, none does; a step of a window
+ * that measures it is timed whole. */
 rt_status rt_world_step(rt_world *w) {
-  const int threaded = w->set.threaded && use_factor(w) && w->worker.running && w->thread_pays;
+  int timed = 0;
+  const int threaded =
+      w->set.threaded && use_factor(w) && w->worker.running && w->thread_pays && rt__worker_plan(w, &timed);
+  const double t0 = timed ? rt__worker_now() : 0.0;
   if (threaded) rt__worker_warm(w); /* a parked thread wakes while the step begins */
   rt_status st = step_begin(w, threaded);
   if (st != RT_OK) return st;
+  w->info.factor_thread = threaded;
   if (threaded) {
     iterate_threaded(w);
     rt__worker_wait(w);
@@ -424,5 +432,7 @@ rt_status rt_world_step(rt_world *w) {
     rt_world_factor(w);
     rt_world_iterate(w);
   }
-  return rt_world_step_end(w);
+  st = rt_world_step_end(w);
+  if (timed && st == RT_OK) rt__worker_timed(w, threaded, rt__worker_now() - t0);
+  return st;
 }

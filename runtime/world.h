@@ -97,6 +97,13 @@ typedef struct rt__schur {
   int *adj_adr, *adj; /* the equality rows on each solver body (CSR, nsbody + 1) */
 } rt__schur;
 
+/* Steps of each kind (on one thread, handed off) a window of
+ * rt__worker_plan times, steps from one window's start to the next, and
+ * steps before the first. */
+#define RT__PAYS_SAMPLES 16
+#define RT__PAYS_PERIOD 2048
+#define RT__PAYS_WARMUP 32
+
 /* The factorization thread (worker.c). The flags change under mu and are
  * read without it while spinning. Built with LDLPGS_NO_THREADS the runtime
  * has no thread (no pthread, no atomics): running stays 0 and a threaded
@@ -124,6 +131,14 @@ typedef struct rt__worker {
    * pose, where rt__worker_poses copies them (nbody each). */
   rt_body_desc *body;
   rt_pose *pose;
+  /* Whether the hand-off pays, measured (rt_settings.threaded 1, worker.c):
+   * steps since the thread started, the times of the current window's
+   * steps by kind ([0] on one thread, [1] handed off) and how many, and
+   * the kind the last window found faster. */
+  long long steps;
+  double times[2][RT__PAYS_SAMPLES];
+  int ntimes[2];
+  int pays;
 } rt__worker;
 
 /* What a step changes that outlives it, as it was before the step
@@ -518,6 +533,19 @@ void rt__worker_kick(rt_world *w);
 void rt__worker_wait(rt_world *w);
 /* Whether the thread has finished the factorization it took. */
 int rt__worker_done(rt_world *w);
+/* Whether a step that may hand its factorization to the thread does
+ * (rt_settings.threaded 2: always; 1: as the last window found faster),
+ * and in *timed whether the step is one of a window's, whose time
+ * rt__worker_timed then takes: RT__PAYS_SAMPLES steps of each kind in the
+ * order ABBA ABBA..., every RT__PAYS_PERIOD steps from the thread's
+ * RT__PAYS_WARMUP-th step on. */
+int rt__worker_plan(rt_world *w, int *timed);
+/* A timed step's time (seconds) of its kind (handed: 1); the window's
+ * last decides: the thread's steps are used while their median time is
+ * 3 % below the single-threaded steps' or more. */
+void rt__worker_timed(rt_world *w, int handed, double seconds);
+/* Seconds on a monotonic clock (0 without threads). */
+double rt__worker_now(void);
 
 /* snapshot.c: the state a step changes, saved before it and put back if it
  * fails. alloc: 0, or -1 if out of memory (free frees what there is). */

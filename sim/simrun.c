@@ -71,6 +71,7 @@ static void count_block(const rt_world *w, simrun_result *res) {
   const rt_step_info *i = rt_world_step_info(w);
   const rt_settings *s = rt_world_settings(w);
   res->refine_steps += i->refine_steps;
+  res->thread_steps += i->factor_thread;
   res->contact_passes += i->contact_passes;
   res->capped_passes += s->contact_passes > 0 && i->contact_passes >= s->contact_passes;
   res->pcr_iterations += i->pcr_iterations;

@@ -77,6 +77,8 @@ typedef struct simrun_result {
                                the steps (0 at the start), W the motors' and
                                rods' work so far: energy neither the motors
                                nor the driven rods put in */
+  /* appended: the factorization thread (rt_settings.threaded) */
+  long long thread_steps;   /* steps that handed their factorization to it */
 } simrun_result;
 
 /* Runs the world; with a ground plane in the mechanism's settings, ground

@@ -603,13 +603,15 @@ static void test_threaded_matches_single_threaded(void **state) {
   sim_open(&s, "mechanisms/scissor_lift.lua", NULL);
   rt_settings one = s.set, two = s.set;
   one.threaded = 0;
-  two.threaded = 1;
+  two.threaded = RT_THREADED_ALWAYS; /* every step hands off, whatever it measures */
   rt_world *w1 = sim_world(&s, &one), *w2 = sim_world(&s, &two);
-  assert_int_equal(rt_world_settings(w2)->threaded, 1);
+  assert_int_equal(rt_world_settings(w2)->threaded, RT_THREADED_ALWAYS);
   for (int k = 0; k < 60; k++) {
     step_ok(w1, &s.m);
     step_ok(w2, &s.m);
     assert_int_equal(rt_world_step_info(w2)->factor_status, -1);
+    assert_int_equal(rt_world_step_info(w1)->factor_thread, 0);
+    assert_int_equal(rt_world_step_info(w2)->factor_thread, 1);
     assert_same_state(w1, w2, k, "threaded vs single-threaded");
   }
   /* switching the thread off and on between steps changes nothing either */
@@ -629,6 +631,77 @@ static void test_threaded_matches_single_threaded(void **state) {
   }
   rt_world_destroy(w1);
   rt_world_destroy(w2);
+  sim_free(&s);
+}
+
+/* rt_settings.threaded 1 measures whether the hand-off pays: the thread
+ * until the first window, then RT__PAYS_SAMPLES steps of each kind in the
+ * order ABBA, then the kind the window found faster; the same bits either
+ * way (checked against a single-threaded world throughout). */
+static void test_threaded_measures_the_hand_off(void **state) {
+  (void)state;
+  sim s;
+  sim_open(&s, "mechanisms/scissor_lift.lua", NULL);
+  rt_settings one = s.set, two = s.set;
+  one.threaded = 0;
+  two.threaded = 1;
+  rt_world *w1 = sim_world(&s, &one), *w2 = sim_world(&s, &two);
+  const int window = 2 * RT__PAYS_SAMPLES, n = RT__PAYS_WARMUP + window + 40;
+  int handed[2] = {0, 0};
+  for (int k = 0; k < n; k++) {
+    step_ok(w1, &s.m);
+    step_ok(w2, &s.m);
+    assert_same_state(w1, w2, k, "measured hand-off vs single-threaded");
+    const int t = rt_world_step_info(w2)->factor_thread, at = k - RT__PAYS_WARMUP;
+    if (k < RT__PAYS_WARMUP) {
+      assert_int_equal(t, 1); /* the static estimate until measured */
+    } else if (at < window) {
+      assert_int_equal(t, ((at + 1) >> 1) & 1); /* A B B A ... */
+      handed[t]++;
+    } else {
+      assert_int_equal(t, w2->worker.pays); /* the window's choice, steady */
+    }
+  }
+  assert_int_equal(handed[0], RT__PAYS_SAMPLES);
+  assert_int_equal(handed[1], RT__PAYS_SAMPLES);
+  rt_world_destroy(w1);
+  rt_world_destroy(w2);
+  sim_free(&s);
+}
+
+/* The window's verdict: the thread only when its median step is at least
+ * 3 % below the single-threaded one's; a window's samples start afresh. */
+static void test_hand_off_verdict(void **state) {
+  (void)state;
+  sim s;
+  sim_open(&s, "mechanisms/scissor_lift.lua", NULL);
+  rt_settings set = s.set;
+  set.threaded = 1;
+  rt_world *w = sim_world(&s, &set);
+  const struct {
+    double single, handed, odd; /* odd: one outlier among the handed steps */
+    int pays;
+  } cases[] = {
+      {1.0, 0.90, 0.90, 1}, {1.0, 0.98, 0.98, 0}, {1.0, 2.00, 2.00, 0}, {1.0, 0.90, 50.0, 1}, {1.0, 1.20, 0.01, 0},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    w->worker.pays = !cases[c].pays;
+    for (int i = 0; i < RT__PAYS_SAMPLES; i++) {
+      rt__worker_timed(w, 0, cases[c].single);
+      assert_int_equal(w->worker.pays, !cases[c].pays); /* undecided until both kinds are in */
+      rt__worker_timed(w, 1, i == 3 ? cases[c].odd : cases[c].handed);
+    }
+    assert_int_equal(w->worker.pays, cases[c].pays);
+    assert_int_equal(w->worker.ntimes[0], 0);
+    assert_int_equal(w->worker.ntimes[1], 0);
+  }
+  /* 0, 1 and RT_THREADED_ALWAYS only */
+  set.threaded = 3;
+  assert_int_equal(rt_world_set_settings(w, &set), RT_ERR_INPUT);
+  set.threaded = -1;
+  assert_int_equal(rt_world_set_settings(w, &set), RT_ERR_INPUT);
+  assert_int_equal(rt_world_settings(w)->threaded, 1);
+  rt_world_destroy(w);
   sim_free(&s);
 }
 
@@ -1747,6 +1820,8 @@ int main(void) {
       cmocka_unit_test(test_multi_wheel_on_ground_shattered_like_unshattered),
       cmocka_unit_test(test_multi_wheel_tumbling_shattered_like_unshattered),
       cmocka_unit_test(test_threaded_matches_single_threaded),
+      cmocka_unit_test(test_threaded_measures_the_hand_off),
+      cmocka_unit_test(test_hand_off_verdict),
       cmocka_unit_test(test_split_api_matches_step),
       cmocka_unit_test(test_sweeps_before_the_block),
       cmocka_unit_test(test_block_step_refined_once),

@@ -164,7 +164,7 @@ static gen_status play(const scene *sc, const char *src, const char *dir, int it
   run runs[] = {
       {"PGS", RT_SOLVER_PGS, 0, "#d62728", "pgs", {0}, &recs[1]},
       {"LDL-PGS", RT_SOLVER_LDLPGS, 0, "#1f77b4", "ldlpgs", {0}, &recs[0]},
-      {"LDL-PGS, 2 threads", RT_SOLVER_LDLPGS, 1, "#2ca02c", "ldlpgs_threads", {0}, NULL},
+      {"LDL-PGS, 2 threads", RT_SOLVER_LDLPGS, RT_THREADED_ALWAYS, "#2ca02c", "ldlpgs_threads", {0}, NULL},
   };
   const int nrun = (int)(sizeof runs / sizeof runs[0]);
   rt_world_desc desc;

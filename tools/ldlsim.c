@@ -60,9 +60,11 @@ static void usage(FILE *out) {
         "  --drive SCRIPT    timed motor and drive commands (README: drive scripts)\n"
         "  --precision P     float or double factorization (default double)\n"
         "  --block WHERE     last (default) or before-last: where LDL-PGS puts its block step\n"
-        "  --threads         factor on a second thread while PGS iterates\n"
-        "  --shatter N|off   shattering threshold (default: the mechanism's)\n"
-        "  --beta B          position drift correction\n"
+        "  --threads         factor on a second thread while PGS iterates, where that\n"
+        "                    measures faster than one thread (settings.threaded 1)\n"
+        "  --shatter N|off   shattering threshold (default: the mechanism's)\n",
+        out);
+  fputs("  --beta B          position drift correction\n"
         "  --epsilon E       regularization of H\n"
         "  --stabilize on|off  post-stabilization of the joints (default: the mechanism's)\n"
         "  --gltf FILE       write the run as binary glTF 2.0: a node per body, its shape\n"
@@ -493,6 +495,8 @@ static void print_json(const mech *m, const rt_settings *s, const program *p, co
   json_double(&w, r->us_per_step);
   json_key(&w, "refine_steps");
   json_int(&w, r->refine_steps);
+  json_key(&w, "thread_steps");
+  json_int(&w, r->thread_steps);
   json_key(&w, "mean_contact_passes");
   json_double(&w, r->steps ? (double)r->contact_passes / r->steps : 0.0);
   json_key(&w, "capped_contact_passes");
@@ -535,6 +539,10 @@ static void print_text(const mech *m, const rt_settings *s, const program *p, co
   if (r->contact_overflows)
     printf("  contacts dropped in %d steps: more than settings.max_contacts\n", r->contact_overflows);
   if (s->refine) printf("  refinement       %lld steps kept (%d asked per step)\n", r->refine_steps, s->refine);
+  if (s->threaded)
+    printf("  thread           %lld of %d steps factored on it (the others measured faster without it, or\n"
+           "                   the mechanism is too small for the hand-off)\n",
+           r->thread_steps, r->steps);
   if (s->block_solver == RT_BLOCK_PCR)
     printf("  PCR              %.1f iterations per step (max %d), %d steps stopped at the cap, "
            "largest residual %.3g\n",

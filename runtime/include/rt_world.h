@@ -165,9 +165,10 @@ typedef struct rt_settings {
   double epsilon;        /* regularization of H (and of PGS diagonals), >= 0 */
   rt_solver solver;
   rt_block_at block_at;
-  int threaded;          /* 1: rt_world_step assembles and factors H~ on the
-                            world's own thread, which evaluates the equality
-                            rows itself from the poses, while the stepping
+  int threaded;          /* 0, 1 or RT_THREADED_ALWAYS (2). 1: rt_world_step
+                            assembles and factors H~ on the world's own
+                            thread, which evaluates the equality rows
+                            itself from the poses, while the stepping
                             thread builds the rows and sweeps; the thread
                             spins up to 200 us for the next step before it
                             sleeps, and the stepping thread factors itself
@@ -175,7 +176,14 @@ typedef struct rt_settings {
                             sweeps (worker.c); a mechanism whose assembly
                             and factorization are under 4k multiply-adds is
                             stepped on one thread (the hand-off would cost
-                            more: step.c) */
+                            more: step.c), and so are the others while the
+                            hand-off measures slower than one thread: the
+                            steps are timed, alternating, 16 of each kind
+                            every 2048 steps from the 32nd (rt_step_info.
+                            factor_thread says which kind a step was; both
+                            give the same bits). RT_THREADED_ALWAYS: the
+                            thread whenever the mechanism is over 4k,
+                            unmeasured */
   int max_contacts;      /* capacity for contacts; read at creation only */
   double restitution;    /* of contacts, in [0, 1]; default 0 (off) */
   double contact_slop;   /* penetration left uncorrected (m), >= 0 */
@@ -261,6 +269,9 @@ typedef struct rt_settings {
                             bytes each) */
 } rt_settings;
 
+/* rt_settings.threaded: the factorization thread in every step (of a
+ * mechanism over 4k multiply-adds), not only while it measures faster. */
+#define RT_THREADED_ALWAYS 2
 /* The largest rt_settings.refine and project. */
 #define RT_MAX_REFINE 100
 /* The largest rt_settings.contact_passes. */
@@ -389,6 +400,8 @@ typedef struct rt_step_info {
                             whose equality rows the program's generated
                             sweep ran (rt_program.sweep); the others ran
                             the runtime's generic sweep, with the same bits */
+  int factor_thread;     /* 1: the step handed its factorization to the
+                            world's thread (rt_settings.threaded) */
 } rt_step_info;
 const rt_step_info *rt_world_step_info(const rt_world *w);
 
