@@ -56,6 +56,9 @@ endif
 ifeq ($(SAN),fuzz)
 SANFLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 endif
+# What a second build of a source leaves out under SAN=1 (NT_RTFLAGS,
+# GENVARIANT_CFLAGS): the source's first build is the sanitized one.
+SAN_OFF = $(if $(filter 1,$(SAN)),$(SANFLAGS))
 
 # Recursively expanded: pkg-config runs only after `make deps` installed it.
 LUA_CFLAGS    = $(shell pkg-config --cflags lua5.4)
@@ -180,7 +183,7 @@ $(BUILD)/libsim.a: $(SIM_OBJ)
 # which the sanitized runtime covers: no sanitizer (its compiler time in
 # make test's SAN build 26 s -> 10 s); the test itself (NT_CFLAGS) keeps them.
 NT_CFLAGS  = $(filter-out -pthread,$(CFLAGS_ALL)) -DLDLPGS_NO_THREADS
-NT_RTFLAGS = $(filter-out $(if $(filter 1,$(SAN)),$(SANFLAGS)),$(NT_CFLAGS))
+NT_RTFLAGS = $(filter-out $(SAN_OFF),$(NT_CFLAGS))
 NT_OBJ   := $(patsubst %.c,$(BUILD)/obj/nothreads/%.o,$(RT_SRC))
 $(BUILD)/obj/nothreads/runtime/%.o: runtime/%.c Makefile
 	@mkdir -p $(dir $@)
@@ -359,8 +362,7 @@ FORCE:
 # has the option, so it is asked for only where $(CC) takes it.
 GEN_FAST := $(shell $(CC) -fno-var-tracking-assignments -x c -c /dev/null -o /dev/null 2>/dev/null && \
               echo -fno-var-tracking-assignments)
-GENTEST_CFLAGS = $(if $(filter 1,$(SAN)),$(filter-out $(SANFLAGS),$(CFLAGS_ALL)) \
-                 -fsanitize=address -fno-omit-frame-pointer,$(CFLAGS_ALL)) $(GEN_FAST)
+GENTEST_CFLAGS = $(GENVARIANT_CFLAGS) $(if $(filter 1,$(SAN)),-fsanitize=address -fno-omit-frame-pointer)
 # Under SAN=1, the second builds of a generated source (its AVX, plain-C
 # and RT_BATCH_PORTABLE variants, and generated/'s files, which gentest's
 # samples repeat) get no sanitizer: the ASan build of each source is
@@ -368,7 +370,7 @@ GENTEST_CFLAGS = $(if $(filter 1,$(SAN)),$(filter-out $(SANFLAGS),$(CFLAGS_ALL))
 # generated file takes 2-3x the time of a plain one (these variants: 46 s
 # -> 24 s of compiler time in make test's SAN build; with NT_RTFLAGS above,
 # 72 s -> 33 s). Their memory is also valgrind's in make valgrind.
-GENVARIANT_CFLAGS = $(if $(filter 1,$(SAN)),$(filter-out $(SANFLAGS),$(CFLAGS_ALL)),$(CFLAGS_ALL)) $(GEN_FAST)
+GENVARIANT_CFLAGS = $(filter-out $(SAN_OFF),$(CFLAGS_ALL)) $(GEN_FAST)
 $(GENTEST_OBJ): $(BUILD)/obj/gentest/%.o: $(GENTEST_DIR)/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(GENTEST_CFLAGS) -Iruntime/include -c $< -o $@
