@@ -79,7 +79,7 @@ TEST_SRC  := $(sort $(wildcard tests/test_*.c))
 TESTS     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC)) $(BUILD)/tests/test_cxx \
              $(BUILD)/tests/test_rt_batch_portable
 # Fuzz targets (tests/fuzz/fuzz_NAME.c); in every build each is also linked
-# with tests/fuzz/replay.c as $(BUILD)/tests/fuzz_NAME, which make test runs
+# with tests/fuzz/replay.c as $(BUILD)/tests/fuzz_NAME, which make test and test-san run
 # over the seed corpus and the regressions.
 FUZZ_TARGETS := load pipeline drive gdiff
 FUZZ_REPLAYS := $(patsubst %,$(BUILD)/tests/fuzz_%,$(FUZZ_TARGETS))
@@ -91,7 +91,7 @@ MECHS     := $(sort $(wildcard mechanisms/*.lua))
 TEMPLATES := $(sort $(wildcard templates/*.lua templates/*.tpl))
 GEN_OBJ   += $(BUILD)/obj/templates_embed.o
 
-.PHONY: all build-all deps test check check-arch check-bitwise check-layers tests-run demo clean valgrind valgrind-run stats bench-factor generate generate-all check-generated check-view soak soak-short random-check random-sweep fuzz fuzz-deps fuzz-build FORCE \
+.PHONY: all build-all deps test test-san check check-arch check-bitwise check-layers tests-run demo clean valgrind valgrind-run stats bench-factor generate generate-all check-generated check-view soak soak-short random-check random-sweep fuzz fuzz-deps fuzz-build FORCE \
         install install-files uninstall test-install test-install-run
 .DEFAULT_GOAL := all
 
@@ -181,7 +181,7 @@ $(BUILD)/libsim.a: $(SIM_OBJ)
 # and so built the runtime must compile with tcc too (no C11 atomics there).
 # Under SAN=1 its objects are a second build of the runtime's sources,
 # which the sanitized runtime covers: no sanitizer (its compiler time in
-# make test's SAN build 26 s -> 10 s); the test itself (NT_CFLAGS) keeps them.
+# make test-san's build 26 s -> 10 s); the test itself (NT_CFLAGS) keeps them.
 NT_CFLAGS  = $(filter-out -pthread,$(CFLAGS_ALL)) -DLDLPGS_NO_THREADS
 NT_RTFLAGS = $(filter-out $(SAN_OFF),$(NT_CFLAGS))
 NT_OBJ   := $(patsubst %.c,$(BUILD)/obj/nothreads/%.o,$(RT_SRC))
@@ -275,16 +275,11 @@ check-generated: $(BUILD)/ldlgen
 	cmp -s $(BUILD)/regen/rt_kernels.h runtime/include/rt_kernels.h || stale="$$stale runtime/include/rt_kernels.h"; \
 	if [ -n "$$stale" ]; then echo "generated sources are stale: run make generate"; \
 	  echo "  (differs:$$stale)"; exit 1; fi
-	@set -e; for f in generated/*.c; do for cc in gcc clang; do \
-	  $$cc $(GEN_CHECK_FLAGS) -O2 -c $$f -o $(BUILD)/regen/check.o; done; \
-	  gcc $(GEN_CHECK_FLAGS) -DLDLPGS_NO_VECTOR -fsyntax-only $$f; \
-	  $(TCC) -std=c11 -Wall -Werror -Iruntime/include -c $$f -o $(BUILD)/regen/check.o; done
 	@mkdir -p $(BUILD)/regen/split; set -e; for m in $(MECHS); do n=$$(basename $$m .lua); \
-	  $(BUILD)/ldlgen $$m -o $(BUILD)/regen/split/$$n.c --mechanism-out $(BUILD)/regen/split/$${n}_mech.c 2>/dev/null; done; \
-	  for f in $(BUILD)/regen/split/*_mech.c $(BUILD)/regen/split/chain.c; do for cc in gcc clang; do \
-	  $$cc $(GEN_CHECK_FLAGS) -O2 -c $$f -o $(BUILD)/regen/check.o; done; \
-	  gcc $(GEN_CHECK_FLAGS) -DLDLPGS_NO_VECTOR -fsyntax-only $$f; \
-	  $(TCC) -std=c11 -Wall -Werror -Iruntime/include -c $$f -o $(BUILD)/regen/check.o; done
+	  $(BUILD)/ldlgen $$m -o $(BUILD)/regen/split/$$n.c --mechanism-out $(BUILD)/regen/split/$${n}_mech.c 2>/dev/null; done
+	@FLAGS="$(GEN_CHECK_FLAGS)" TCC="$(TCC)" tools/compile_check.sh $(JOBS) $(BUILD)/regen/cc generated/*.c
+	@FLAGS="$(GEN_CHECK_FLAGS)" TCC="$(TCC)" tools/compile_check.sh $(JOBS) $(BUILD)/regen/split/cc \
+	  $(BUILD)/regen/split/*_mech.c $(BUILD)/regen/split/chain.c
 	@echo "generated/ is up to date and compiles with gcc and clang, and as plain C with gcc and tcc (so do the samples' --mechanism-out files)"
 
 # The generated code linked into tests/test_generated, compared bitwise with
@@ -368,7 +363,7 @@ GENTEST_CFLAGS = $(GENVARIANT_CFLAGS) $(if $(filter 1,$(SAN)),-fsanitize=address
 # samples repeat) get no sanitizer: the ASan build of each source is
 # gentest's (or the batch's vector one), and an ASan build of a large
 # generated file takes 2-3x the time of a plain one (these variants: 46 s
-# -> 24 s of compiler time in make test's SAN build; with NT_RTFLAGS above,
+# -> 24 s of compiler time in make test-san's build; with NT_RTFLAGS above,
 # 72 s -> 33 s). Their memory is also valgrind's in make valgrind.
 GENVARIANT_CFLAGS = $(filter-out $(SAN_OFF),$(CFLAGS_ALL)) $(GEN_FAST)
 $(GENTEST_OBJ): $(BUILD)/obj/gentest/%.o: $(GENTEST_DIR)/%.c
@@ -559,23 +554,29 @@ check-bitwise: $(patsubst %,$(BITWISE_DIR)/run_%,$(BITWISE_BUILDS)) $(patsubst %
 	echo "the generated sweep and assembly ($(BITWISE_SWEEP_NAMES)) are bitwise the generic ones under $(BITWISE_SWEEP_BUILDS)"
 
 #---- tests ---------------------------------------------------------------------
-# make test: the cmocka suite, the layering check, the short soak, the generated/ check,
-# the installed package (test-install), then the suite built with ASan +
-# UBSan; builds run on every core (JOBS), and so do the soak, the viewer's,
-# generated/'s and the installed package's checks, which share nothing (57 s
-# one after another, 34 s side by side; output kept per check).
-# The suite under valgrind's memcheck is `make valgrind` (CI runs it after
-# make test). make check: the quick local loop (build, suite, layers).
+# make test: the cmocka suite, the layering check, the short soak, the
+# generated/ check, the viewer's, the installed package (test-install) and
+# the bitwise check of the sweep; builds run on every core (JOBS), and so
+# do the checks after the suite, which share nothing (output kept per
+# check). make test-san: the suite, the fuzz replays and random mechanisms
+# built with ASan + UBSan (a second build of everything: as long again as
+# make test, so apart from it; CI runs it after make test, then make
+# valgrind, the suite under memcheck, and make fuzz). make check: the quick
+# local loop (build, suite, layers).
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+SAN_MAKE = $(MAKE) --no-print-directory BUILD=build/san SAN=1 OPT="-O1 -g"
 
 test: deps
 	@$(MAKE) --no-print-directory -j$(JOBS) build-all
 	@$(MAKE) --no-print-directory tests-run check-layers
-	@$(MAKE) --no-print-directory -j$(JOBS) --output-sync=target soak-short check-view check-generated test-install-run
-	@$(MAKE) --no-print-directory -j$(JOBS) check-bitwise
-	@$(MAKE) --no-print-directory -j$(JOBS) BUILD=build/san SAN=1 OPT="-O1 -g" build-all
-	@$(MAKE) --no-print-directory BUILD=build/san SAN=1 OPT="-O1 -g" tests-run
-	@$(MAKE) --no-print-directory BUILD=build/san SAN=1 OPT="-O1 -g" random-check
+	@$(MAKE) --no-print-directory -j$(JOBS) --output-sync=target soak-short check-view check-generated test-install-run \
+	  check-bitwise
+	@echo "make test passed; the suite under ASan + UBSan is make test-san (CI runs both)"
+
+test-san: deps
+	@$(SAN_MAKE) -j$(JOBS) build-all
+	@$(SAN_MAKE) tests-run
+	@$(SAN_MAKE) random-check
 
 check: deps
 	@$(MAKE) --no-print-directory -j$(JOBS) build-all
@@ -594,7 +595,7 @@ tests-run: build-all
 # shattered hubs, every constraint type, inequality rows) through ldlgen,
 # gcc, clang and ldlsim of $(BUILD), every sanitizer error fatal, the
 # generated programs held to the interpreter and the residual bound
-# (tests/random_sweep.sh). make test runs RANDOM_SEEDS on the ASan + UBSan
+# (tests/random_sweep.sh). make test-san runs RANDOM_SEEDS on the ASan + UBSan
 # build (a ring, a hub, trees; test_generated has seeds 1-6; 42 once made
 # ldlgen memcpy from NULL); make random-sweep runs 300 seeds.
 RANDOM_SEEDS ?= 7 8 9 42
@@ -604,8 +605,8 @@ random-check: $(BUILD)/ldlgen $(BUILD)/ldlsim $(BUILD)/obj/tests/random_check.o 
 	  sh tests/random_sweep.sh -j $(JOBS) $(BUILD) $(RANDOM_SEEDS)
 
 random-sweep: deps
-	@$(MAKE) --no-print-directory -j$(JOBS) BUILD=build/san SAN=1 OPT="-O1 -g" build-all
-	@$(MAKE) --no-print-directory BUILD=build/san SAN=1 OPT="-O1 -g" random-check RANDOM_SEEDS="$$(seq 1 300)"
+	@$(SAN_MAKE) -j$(JOBS) build-all
+	@$(SAN_MAKE) random-check RANDOM_SEEDS="$$(seq 1 300)"
 
 #---- fuzzing (libFuzzer, clang) ---------------------------------------------------
 # make fuzz FUZZ_SECONDS=N: each target of FUZZ_TARGETS for N seconds, built
@@ -692,8 +693,8 @@ valgrind: deps
 	@$(MAKE) --no-print-directory valgrind-run
 
 valgrind-run: build-all
-	@set -e; for t in $(TESTS); do echo "== valgrind $$t"; \
-	  LDLPGS_TEST_SHORT=1 valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite $$t; done
+	@LDLPGS_TEST_SHORT=1 RUNNER="valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite" \
+	  tools/run_tests.sh $(JOBS) $(BUILD)/valgrind-logs $(TESTS)
 	@echo "all test programs passed under valgrind ($(words $(TESTS)) programs)"
 
 #---- holding at rest ------------------------------------------------------------

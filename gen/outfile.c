@@ -46,7 +46,7 @@ void outfile_catch_signals(void) {
 /* Creates the temporary from the template tmp (mkstemp, the name written
  * back into tmp) in a claimed slot's own path, so that a signal at any
  * moment -- in any thread, also between the file's creation and its return
- * -- finds the name mkstemp is creating (the ASan build of make test once
+ * -- finds the name mkstemp is creating (the ASan build of make test-san once
  * left a temporary that a SIGINT sent as it appeared had missed). *slot:
  * the slot, or -1 if all are taken (the temporary then is not removed on a
  * signal, only on every other exit path). Returns mkstemp's descriptor. */

@@ -75,7 +75,7 @@ static void side_eval(const rt_pose *pose, const double anchor[3], const double 
   for (int k = 0; k < 3; k++)
     if (rows & (1u << k)) rt__m3_vec(s->f[k], R, frame[k]);
 #ifdef LDLPGS_CHECK_FRAMES
-    else /* the sanitizer build (make test): a row read unasked is NaN */
+    else /* the sanitizer build (make test-san): a row read unasked is NaN */
       s->f[k][0] = s->f[k][1] = s->f[k][2] = NAN;
 #endif
 }

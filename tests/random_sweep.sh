@@ -1,6 +1,6 @@
 #!/bin/sh
 # random_sweep.sh [-j N] BUILD SEED... -- random mechanisms through the tools
-# of BUILD, every error fatal (make test runs it on the ASan + UBSan build
+# of BUILD, every error fatal (make test-san runs it on the ASan + UBSan build
 # with a handful of seeds: make random-check; make random-sweep runs 300).
 #
 # For each seed, tests/data/random_mechanism.lua with SEED = seed (trees,

@@ -165,7 +165,7 @@ static void test_memory_bound(void **state) {
 
 /* table.sort charges len log2 len instructions before it runs; a __len
  * that returns the largest integer saturates the charge (it overflowed a
- * signed integer once: UBSan in make test checks) and stops the chunk. */
+ * signed integer once: UBSan in make test-san checks) and stops the chunk. */
 static void test_sort_charge_saturates(void **state) {
   (void)state;
   box b;
