@@ -606,7 +606,7 @@ random-check: $(BUILD)/ldlgen $(BUILD)/ldlsim $(BUILD)/obj/tests/random_check.o 
 
 random-sweep: deps
 	@$(SAN_MAKE) -j$(JOBS) build-all
-	@$(SAN_MAKE) random-check RANDOM_SEEDS="$$(seq 1 300)"
+	@$(SAN_MAKE) random-check RANDOM_SEEDS="$$(seq -s ' ' 1 300)"
 
 #---- fuzzing (libFuzzer, clang) ---------------------------------------------------
 # make fuzz FUZZ_SECONDS=N: each target of FUZZ_TARGETS for N seconds, built
