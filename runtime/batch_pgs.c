@@ -11,9 +11,10 @@
  * of pgs.c (batch_pgs_row.h, vector extensions of N doubles: two AVX-512
  * registers for 16 lanes, four AVX ones, eight SSE ones, as the build's
  * ARCH allows). A row on the same bodies in every copy (the mechanism's
- * rows) loads and stores its velocities as whole vectors; a contact's
- * bodies differ between copies, and its velocities are gathered lane by
- * lane. Other compilers sweep lane by lane. It calls no other module. */
+ * rows) loads and stores its velocities as whole vectors; a row whose
+ * bodies differ between copies (a contact) is swept lane by lane
+ * (lane_row). Other compilers sweep lane by lane. It calls no other
+ * module. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,6 +185,41 @@ void rt__lanes_refresh(rt__lanes *l, rt_world *const *w, const unsigned char *ta
       if (take[j]) l->vel[k * N + j] = w[j]->vel[k];
 }
 
+/* Row i in lane j alone: pgs.c's sweep_row on the lanes' layout; returns
+ * how much it changed the row's velocity. */
+static double lane_row(rt__lanes *l, int i, int j) {
+  const int N = l->N;
+  const size_t r = (size_t)i * (size_t)N + (size_t)j;
+  const double id = l->inv_diag[r];
+  if (id == 0.0) return 0.0;
+  const int a = l->a[r], b = l->b[r];
+  const double *J = l->J + 12 * (size_t)i * N + j, *WJ = l->WJ + 12 * (size_t)i * N + j;
+  double *va = a == RT_WORLD ? NULL : l->vel + 6 * (size_t)a * N + j;
+  double *vb = b == RT_WORLD ? NULL : l->vel + 6 * (size_t)b * N + j;
+  double jv = 0.0;
+  if (va != NULL)
+    for (int k = 0; k < 6; k++) jv += J[k * N] * va[k * N];
+  if (vb != NULL)
+    for (int k = 0; k < 6; k++) jv += J[(6 + k) * N] * vb[k * N];
+  const double old = l->lambda[r];
+  double x = old + (l->rhs[r] - jv) * id;
+  if (l->normal[r] >= 0) {
+    l->hi[r] = l->mu[r] * l->lambda[(size_t)l->normal[r] * N + j];
+    l->lo[r] = -l->hi[r];
+  } else if (l->normal[r] == RT__ROW_SOFT) {
+    x -= l->soft[r] * old * id;
+  }
+  if (x < l->lo[r]) x = l->lo[r];
+  if (x > l->hi[r]) x = l->hi[r];
+  l->lambda[r] = x;
+  const double d = x - old;
+  if (va != NULL)
+    for (int k = 0; k < 6; k++) va[k * N] += WJ[k * N] * d;
+  if (vb != NULL)
+    for (int k = 0; k < 6; k++) vb[k * N] += WJ[(6 + k) * N] * d;
+  return fabs(d) / id;
+}
+
 #if defined(__GNUC__) && !defined(LDLPGS_NO_VECTOR)
 #define LN 4
 #include "batch_pgs_row.h"
@@ -271,42 +307,6 @@ void rt__lanes_correct(rt__lanes *l, int dim, const double *delta, const unsigne
     }
   }
 }
-
-/* Row i in lane j alone: pgs.c's sweep_row on the lanes' layout; returns
- * how much it changed the row's velocity. */
-static double lane_row(rt__lanes *l, int i, int j) {
-  const int N = l->N;
-  const size_t r = (size_t)i * (size_t)N + (size_t)j;
-  const double id = l->inv_diag[r];
-  if (id == 0.0) return 0.0;
-  const int a = l->a[r], b = l->b[r];
-  const double *J = l->J + 12 * (size_t)i * N + j, *WJ = l->WJ + 12 * (size_t)i * N + j;
-  double *va = a == RT_WORLD ? NULL : l->vel + 6 * (size_t)a * N + j;
-  double *vb = b == RT_WORLD ? NULL : l->vel + 6 * (size_t)b * N + j;
-  double jv = 0.0;
-  if (va != NULL)
-    for (int k = 0; k < 6; k++) jv += J[k * N] * va[k * N];
-  if (vb != NULL)
-    for (int k = 0; k < 6; k++) jv += J[(6 + k) * N] * vb[k * N];
-  const double old = l->lambda[r];
-  double x = old + (l->rhs[r] - jv) * id;
-  if (l->normal[r] >= 0) {
-    l->hi[r] = l->mu[r] * l->lambda[(size_t)l->normal[r] * N + j];
-    l->lo[r] = -l->hi[r];
-  } else if (l->normal[r] == RT__ROW_SOFT) {
-    x -= l->soft[r] * old * id;
-  }
-  if (x < l->lo[r]) x = l->lo[r];
-  if (x > l->hi[r]) x = l->hi[r];
-  l->lambda[r] = x;
-  const double d = x - old;
-  if (va != NULL)
-    for (int k = 0; k < 6; k++) va[k * N] += WJ[k * N] * d;
-  if (vb != NULL)
-    for (int k = 0; k < 6; k++) vb[k * N] += WJ[(6 + k) * N] * d;
-  return fabs(d) / id;
-}
-
 
 void rt__lanes_sweep(rt__lanes *l, int first, const long long *act, double *change) {
   for (int j = 0; j < l->N; j++) {

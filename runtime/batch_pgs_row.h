@@ -15,14 +15,17 @@ typedef long long VM __attribute__((vector_size(LN * sizeof(long long))));
  * convention (-Wpsabi), as in rt_lanes.h. */
 #define BLEND(m, a, b) ((VD)(((VM)(a) & (m)) | ((VM)(b) & ~(m))))
 
-/* gcc -O3 warns that the unrolled sweep may read va, vb and ia[j > 0]
- * unset: the uniform branch leaves them so and the reads are the other
- * branch's (both under !uni) -- a false positive of -Wmaybe-uninitialized,
- * silenced here alone rather than paid for with stores in every row. */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+/* A row on the same bodies in every lane (the mechanism's rows, and a
+ * contact on the same bodies in every copy) loads and stores its
+ * velocities as whole vectors; a row whose bodies differ between lanes (a
+ * contact) goes lane by lane (lane_row), in its place in each lane's
+ * order, the same bits. Its velocities gathered into vectors, the vector
+ * operations and the scatter back cost more than the lanes' rows one by
+ * one: the sample tank's batch of 8 (a sixth of its contact rows differ
+ * between the copies), 6.60 M -> 6.21 M instructions per copy-step (AVX2
+ * build under callgrind; its copies stepped alone: 6.16 M); with AVX-512,
+ * 5,381 -> 5,318 us per step of the 8 copies (make bench-batch's tank row,
+ * within its noise). */
 static void LN_CAT(sweep_, LN)(rt__lanes *l, int first, const long long *act_, double *change_) {
   double *restrict v = l->vel;
   VM act;
@@ -30,46 +33,25 @@ static void LN_CAT(sweep_, LN)(rt__lanes *l, int first, const long long *act_, d
   memcpy(&act, act_, sizeof act);
   for (int i = first; i < l->n; i++) {
     const size_t r = (size_t)i * LN;
-    const VD *J = (const VD *)(l->J + 12 * r), *WJ = (const VD *)(l->WJ + 12 * r);
-    const int uni = l->uniform[i];
-    /* each lane's sides: the velocity of side a, entry k, of lane j at
-     * v[ia[j] + k LN]; a side on the world reads body 0 and is masked */
-    size_t ia[LN], ib[LN];
-    VM pa, pb;
-    VD va[6], vb[6], jv = {0};
-    if (uni) { /* one pair of bodies: whole vectors, and a side on the world skipped */
-      const int a = l->a[r], b = l->b[r];
-      pa = (VM){0} + (a != RT_WORLD ? -1 : 0);
-      pb = (VM){0} + (b != RT_WORLD ? -1 : 0);
-      ia[0] = 6 * (size_t)(a != RT_WORLD ? a : 0) * LN;
-      ib[0] = 6 * (size_t)(b != RT_WORLD ? b : 0) * LN;
-      if (a != RT_WORLD)
-        for (int k = 0; k < 6; k++) jv = jv + J[k] * *(const VD *)(v + ia[0] + (size_t)k * LN);
-      if (b != RT_WORLD)
-        for (int k = 0; k < 6; k++) jv = jv + J[6 + k] * *(const VD *)(v + ib[0] + (size_t)k * LN);
-    } else {
-      long long pa_[LN], pb_[LN];
-      for (int j = 0; j < LN; j++) {
-        const int a = l->a[r + j], b = l->b[r + j];
-        pa_[j] = a != RT_WORLD ? -1 : 0;
-        pb_[j] = b != RT_WORLD ? -1 : 0;
-        ia[j] = 6 * (size_t)(a != RT_WORLD ? a : 0) * LN + (size_t)j;
-        ib[j] = 6 * (size_t)(b != RT_WORLD ? b : 0) * LN + (size_t)j;
-      }
-      memcpy(&pa, pa_, sizeof pa);
-      memcpy(&pb, pb_, sizeof pb);
-      for (int k = 0; k < 6; k++) {
-        double ta[LN], tb[LN];
-        for (int j = 0; j < LN; j++) {
-          ta[j] = v[ia[j] + (size_t)k * LN];
-          tb[j] = v[ib[j] + (size_t)k * LN];
-        }
-        memcpy(&va[k], ta, sizeof ta);
-        memcpy(&vb[k], tb, sizeof tb);
-      }
-      for (int k = 0; k < 6; k++) jv = BLEND(pa, jv + J[k] * va[k], jv);
-      for (int k = 0; k < 6; k++) jv = BLEND(pb, jv + J[6 + k] * vb[k], jv);
+    if (!l->uniform[i]) {
+      double c[LN] = {0};
+      for (int j = 0; j < LN; j++)
+        if (act_[j]) c[j] = lane_row(l, i, j);
+      VD cv;
+      memcpy(&cv, c, sizeof cv);
+      change = BLEND(cv > change, cv, change);
+      continue;
     }
+    const VD *J = (const VD *)(l->J + 12 * r), *WJ = (const VD *)(l->WJ + 12 * r);
+    /* the sides' velocities: entry k of lane j at v[ia + k LN + j]; a side
+     * on the world is skipped */
+    const int a = l->a[r], b = l->b[r];
+    const size_t ia = 6 * (size_t)(a != RT_WORLD ? a : 0) * LN, ib = 6 * (size_t)(b != RT_WORLD ? b : 0) * LN;
+    VD jv = {0};
+    if (a != RT_WORLD)
+      for (int k = 0; k < 6; k++) jv = jv + J[k] * *(const VD *)(v + ia + (size_t)k * LN);
+    if (b != RT_WORLD)
+      for (int k = 0; k < 6; k++) jv = jv + J[6 + k] * *(const VD *)(v + ib + (size_t)k * LN);
     VD *lam = (VD *)(l->lambda + r), *lo = (VD *)(l->lo + r), *hi = (VD *)(l->hi + r);
     const VD id = *(const VD *)(l->inv_diag + r), old = *lam;
     const VM on = (id != 0.0) & act;
@@ -105,37 +87,19 @@ static void LN_CAT(sweep_, LN)(rt__lanes *l, int first, const long long *act_, d
     }
     /* side a, then side b from memory: the same body on both sides takes
      * side b's change on top of side a's */
-    const VM ma = pa & on, mb = pb & on;
-    for (int k = 0; k < 6; k++) {
-      if (uni) {
-        if (!pa[0]) break;
-        VD *p = (VD *)(v + ia[0] + (size_t)k * LN);
-        *p = BLEND(ma, *p + WJ[k] * dl, *p);
-      } else {
-        const VD u = va[k] + WJ[k] * dl;
-        for (int j = 0; j < LN; j++)
-          if (ma[j]) v[ia[j] + (size_t)k * LN] = u[j];
+    if (a != RT_WORLD)
+      for (int k = 0; k < 6; k++) {
+        VD *p = (VD *)(v + ia + (size_t)k * LN);
+        *p = BLEND(on, *p + WJ[k] * dl, *p);
       }
-    }
-    for (int k = 0; k < 6; k++) {
-      if (uni) {
-        if (!pb[0]) break;
-        VD *p = (VD *)(v + ib[0] + (size_t)k * LN);
-        *p = BLEND(mb, *p + WJ[6 + k] * dl, *p);
-      } else {
-        for (int j = 0; j < LN; j++)
-          if (mb[j]) {
-            double *p = v + ib[j] + (size_t)k * LN;
-            *p = *p + WJ[6 + k][j] * dl[j];
-          }
+    if (b != RT_WORLD)
+      for (int k = 0; k < 6; k++) {
+        VD *p = (VD *)(v + ib + (size_t)k * LN);
+        *p = BLEND(on, *p + WJ[6 + k] * dl, *p);
       }
-    }
   }
   if (change_ != NULL) memcpy(change_, &change, sizeof change);
 }
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
 
 /* batch_pgs.c's rt__lanes_residual in vectors (the equality rows are on
  * the same bodies in every lane). */
