@@ -185,17 +185,18 @@ void rt__lanes_refresh(rt__lanes *l, rt_world *const *w, const unsigned char *ta
       if (take[j]) l->vel[k * N + j] = w[j]->vel[k];
 }
 
-/* Row i in lane j alone: pgs.c's sweep_row on the lanes' layout; returns
- * how much it changed the row's velocity. */
-static double lane_row(rt__lanes *l, int i, int j) {
+/* Row i in lane j alone: pgs.c's sweep_row on the lanes' layout, with the
+ * lanes' velocities v (l->vel, or a pointer the caller holds to it);
+ * returns how much it changed the row's velocity. */
+static double lane_row(rt__lanes *l, double *v, int i, int j) {
   const int N = l->N;
   const size_t r = (size_t)i * (size_t)N + (size_t)j;
   const double id = l->inv_diag[r];
   if (id == 0.0) return 0.0;
   const int a = l->a[r], b = l->b[r];
   const double *J = l->J + 12 * (size_t)i * N + j, *WJ = l->WJ + 12 * (size_t)i * N + j;
-  double *va = a == RT_WORLD ? NULL : l->vel + 6 * (size_t)a * N + j;
-  double *vb = b == RT_WORLD ? NULL : l->vel + 6 * (size_t)b * N + j;
+  double *va = a == RT_WORLD ? NULL : v + 6 * (size_t)a * N + j;
+  double *vb = b == RT_WORLD ? NULL : v + 6 * (size_t)b * N + j;
   double jv = 0.0;
   if (va != NULL)
     for (int k = 0; k < 6; k++) jv += J[k * N] * va[k * N];
@@ -312,7 +313,7 @@ void rt__lanes_sweep(rt__lanes *l, int first, const long long *act, double *chan
   for (int j = 0; j < l->N; j++) {
     double c = 0.0;
     if (act[j])
-      for (int i = first; i < l->n; i++) c = rt__most(c, lane_row(l, i, j));
+      for (int i = first; i < l->n; i++) c = rt__most(c, lane_row(l, l->vel, i, j));
     if (change) change[j] = c;
   }
 }

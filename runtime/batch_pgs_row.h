@@ -36,7 +36,7 @@ static void LN_CAT(sweep_, LN)(rt__lanes *l, int first, const long long *act_, d
     if (!l->uniform[i]) {
       double c[LN] = {0};
       for (int j = 0; j < LN; j++)
-        if (act_[j]) c[j] = lane_row(l, i, j);
+        if (act_[j]) c[j] = lane_row(l, v, i, j);
       VD cv;
       memcpy(&cv, c, sizeof cv);
       change = BLEND(cv > change, cv, change);
