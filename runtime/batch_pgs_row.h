@@ -21,11 +21,11 @@ typedef long long VM __attribute__((vector_size(LN * sizeof(long long))));
  * contact) goes lane by lane (lane_row), in its place in each lane's
  * order, the same bits. Its velocities gathered into vectors, the vector
  * operations and the scatter back cost more than the lanes' rows one by
- * one: the sample tank's batch of 8 (a sixth of its contact rows differ
- * between the copies), 6.60 M -> 6.21 M instructions per copy-step (AVX2
- * build under callgrind; its copies stepped alone: 6.16 M); with AVX-512,
- * 5,381 -> 5,318 us per step of the 8 copies (make bench-batch's tank row,
- * within its noise). */
+ * one: the sample tank's batch of 8 (over 4 steps, 23,760 lane-rows lane
+ * by lane beside 111,594 rows in vectors), 6.60 M -> 6.21 M instructions
+ * per copy-step (AVX2 build under callgrind; its copies stepped alone:
+ * 6.16 M); with AVX-512, 5,381 -> 5,318 us per step of the 8 copies (make
+ * bench-batch's tank row, within its noise). */
 static void LN_CAT(sweep_, LN)(rt__lanes *l, int first, const long long *act_, double *change_) {
   double *restrict v = l->vel;
   VM act;
