@@ -200,7 +200,8 @@ static void test_options(void **state) {
 /* --batch N: 4, 8 or 16 lanes, else exit 2 naming the option and the
  * values; tables mode has no batch form (exit 2); --stats gains "batch"
  * with it and has no such key without; -o writes the batch entry points
- * and leaves no file on a usage error. */
+ * and leaves no file on a usage error; a small factor's kernels are
+ * static inline. */
 static void test_batch_option(void **state) {
   (void)state;
   char cmd[1024], out[65536], dir[] = "/tmp/ldlgen_batchXXXXXX";
@@ -228,6 +229,19 @@ static void test_batch_option(void **state) {
   snprintf(cmd, sizeof cmd, "grep -c 'chain_batch_factor\\|chain_batch_solve\\|CHAIN_BATCH_LANES 16' %s/c.h", dir);
   assert_int_equal(run(cmd, out, sizeof out), 0);
   assert_int_equal(atoi(out), 3);
+  /* a small factor's kernels static inline (the chain: 31 kernel calls),
+   * a larger one's static (the stewart platform: 86) */
+  snprintf(cmd, sizeof cmd, "grep -c '^static inline void lane_factor_node_3(' %s/c.c", dir);
+  assert_int_equal(run(cmd, out, sizeof out), 0);
+  assert_int_equal(atoi(out), 1);
+  snprintf(cmd, sizeof cmd, "%s %s/mechanisms/stewart.lua -o %s/b.c --batch 8", LDLGEN_PATH, SRC_DIR, dir);
+  assert_int_equal(run(cmd, out, sizeof out), 0);
+  snprintf(cmd, sizeof cmd, "grep -c '^static inline void lane_' %s/b.c", dir);
+  assert_int_equal(run(cmd, out, sizeof out), 1);
+  assert_int_equal(atoi(out), 0);
+  snprintf(cmd, sizeof cmd, "grep -c '^static void lane_factor_node_' %s/b.c", dir);
+  assert_int_equal(run(cmd, out, sizeof out), 0);
+  assert_true(atoi(out) >= 1);
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   assert_int_equal(system(cmd), 0);
 }
