@@ -84,8 +84,10 @@ typedef struct rt__schur {
   int *path;       /* ncons + 1: the pivots the group's columns touched, -1 ended
                       (rt__schur_build, group by group) */
   double *D;       /* dim: the factor's diagonal */
-  double *yd;      /* RT__SCHUR_GROUP * dim: y_c D on y_c's path, for each
-                      row c of a group (rt__schur_build) */
+  double *yd;      /* RT__SCHUR_GROUP * (dim + 1): y_c D on y_c's path for
+                      the rows c of a group, row-interleaved (entry t of
+                      column j at t G + j, G the group's size rounded up to
+                      even; rt__schur_build) */
   double *z6;      /* RT__SCHUR_GROUP * dim: a group's columns of Y during
                       their forward solve, row-interleaved (entry i of
                       column j at i g + j for a group of g; rt__schur_build;
