@@ -730,6 +730,7 @@ static void build_view(lua_State *L, void *ud) {
   lua_setfield(L, -2, "solve");
   set_int(L, "budget", v->plan->budget);
   set_int(L, "et_ld", v->plan->et_ld);
+  set_bool(L, "inline_kernels", v->plan->inline_kernels);
   set_int(L, "lanes", v->plan->lanes);
   push_targets(L, r->precision);
   lua_setfield(L, -2, "targets");

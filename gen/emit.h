@@ -161,7 +161,22 @@ typedef struct emit_plan {
   int budget;
   int lanes;            /* panel height (rows): TARGET_PANEL_BYTES of scalars */
   int et_ld;            /* row stride of Y^T in the temporary */
+  int inline_kernels;   /* 1: the factor makes at most EMIT_INLINE_CALLS
+                           kernel calls, and its kernels are static inline */
 } emit_plan;
+
+/* A factor of at most this many kernel calls has its kernels declared
+ * `static inline` (a hint; rt_kernels.h's RT_KERNELS_INLINE, a batch
+ * program's own kernels): the compiler then inlines the short ones, and a
+ * block one kernel stores and the next loads -- a node block reduced, then
+ * factored -- stays in a register. That shortens a small factor whose
+ * pivots form a chain of dependent divisions (make bench-batch, this
+ * repository's Intel host: the sample chain's scalar double factor
+ * -13 % at the baseline flags, -37 % with AVX-512's, its double x8 batch
+ * -12 %; the buggy's scalar factor -27 % with AVX-512's). A large factor
+ * hides that latency with other work, and the hint only grew its code
+ * (the lift's scalar object by 37 %, at the same speed). */
+#define EMIT_INLINE_CALLS 64
 
 /* Plans the unrolled code of a program (arrays from rtprog_build): the ops
  * of every pivot, the reductions decoded from the RSI -- each pivot's RSI

@@ -419,6 +419,9 @@ gen_status emit_plan_build(arena *a, const rt_program *prog, int budget, const i
   out->budget = b->budget;
   out->et_ld = b->et_ld;
   out->lanes = b->lanes;
+  int calls = 0;
+  for (int i = 0; i < b->nfn; i++) calls += b->fns[i].phase == EP_FACTOR ? b->fns[i].statements : 0;
+  out->inline_kernels = calls <= EMIT_INLINE_CALLS;
 
   free(index);
   free(b->ops);

@@ -33,19 +33,8 @@
 --%   end
 --% end
 --%
---% -- A small factor's kernels are `static inline`: a hint, and the compiler
---% -- then inlines the short ones, so that a value one kernel stores and the
---% -- next loads (a node block reduced, then factored) stays in a register.
---% -- That matters where the pivots form a chain of dependent divisions and
---% -- little else: the sample chain's double x8 factor 0.220 -> 0.194 us
---% -- (AVX-512, make bench-batch), 29 -> 34 % of the vector peak, float x16
---% -- 30 -> 36 %; the car, excavator and buggy the same within noise. A large factor has work
---% -- enough to hide that latency, and the hint only grew its code (the
---% -- lift's object 250 -> 327 KB, compile 2.2 -> 2.8 s, the same speed).
---% local inline_calls = 64 -- at most this many kernel calls in the factor
---% local calls = 0
---% for _, f in ipairs(P.factor) do calls = calls + f.statements end
---% local KSTATIC = calls <= inline_calls and "static inline" or "static"
+--% -- a small factor's kernels static inline (gen/emit.h, EMIT_INLINE_CALLS)
+--% local KSTATIC = P.inline_kernels and "static inline" or "static"
 --%
 --% local emit = {}
 --%

@@ -86,6 +86,9 @@
  * rt.h), for $(P.scalar) and this program's Y^T stride */
 #define RT_KERNELS_DOUBLE $(P.scalar == "double" and 1 or 0)
 #define RT_KERNELS_ET_LD $(P.et_ld)
+--%   if P.inline_kernels then
+#define RT_KERNELS_INLINE 1 /* a small factor: its kernels static inline */
+--%   end
 #include "rt_kernels.h"
 --% else
 #include <stddef.h>

@@ -242,6 +242,12 @@ static void test_batch_option(void **state) {
   snprintf(cmd, sizeof cmd, "grep -c '^static void lane_factor_node_' %s/b.c", dir);
   assert_int_equal(run(cmd, out, sizeof out), 0);
   assert_true(atoi(out) >= 1);
+  /* and so are the shared kernels of the scalar program each carries */
+  snprintf(cmd, sizeof cmd, "grep -c '^#define RT_KERNELS_INLINE 1' %s/c.c", dir);
+  assert_int_equal(run(cmd, out, sizeof out), 0);
+  assert_int_equal(atoi(out), 1);
+  snprintf(cmd, sizeof cmd, "grep -c 'RT_KERNELS_INLINE' %s/b.c", dir);
+  assert_int_equal(run(cmd, out, sizeof out), 1);
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   assert_int_equal(system(cmd), 0);
 }

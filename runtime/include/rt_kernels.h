@@ -6,7 +6,8 @@
  * table (section 6). A generated file keeps only its mechanism's own code
  * and includes this header after defining
  *   RT_KERNELS_DOUBLE  1 for a double program, 0 for float;
- *   RT_KERNELS_ET_LD   the row stride of Y^T in its temporary (a literal).
+ *   RT_KERNELS_ET_LD   the row stride of Y^T in its temporary (a literal);
+ * and, for a small factor, RT_KERNELS_INLINE (gen/emit.h, EMIT_INLINE_CALLS).
  * Nothing else includes it: it defines the unprefixed names `scalar`,
  * `v2`, ... and the kernels (static; a compiler keeps only those a file
  * calls). Vector lanes hold independent results, so every instruction set
@@ -20,11 +21,15 @@
 #endif
 
 /* Optimized GCC/Clang builds drop the kernels a file does not call, and an
- * unused kernel is no warning (-Wunused-function); their code is what it
- * was when each file carried its own kernels (`inline` would change the
- * compiler's inlining). Elsewhere, and without optimization (which would
- * compile every static function), static inline. */
-#if defined(__GNUC__) && defined(__OPTIMIZE__)
+ * unused kernel is no warning (-Wunused-function); `inline` only for a
+ * small factor (RT_KERNELS_INLINE), whose short kernels the compiler then
+ * inlines, so that a block one stores and the next loads stays in a
+ * register; a large factor's code would only grow. Elsewhere, and without
+ * optimization (which would compile every static function), static
+ * inline. */
+#if defined(__GNUC__) && defined(__OPTIMIZE__) && defined(RT_KERNELS_INLINE)
+#define RT_KERNEL static inline __attribute__((unused))
+#elif defined(__GNUC__) && defined(__OPTIMIZE__)
 #define RT_KERNEL static __attribute__((unused))
 #else
 #define RT_KERNEL static inline
