@@ -11,7 +11,7 @@ CC      ?= cc
 ARCH    ?= portable
 ARCH_FLAGS_portable :=
 ARCH_FLAGS_avx2     := -mavx2 -mfma
-ARCH_FLAGS_avx512   := -mavx2 -mfma -mavx512f -mavx512dq -mavx512vl -mavx512bw -mavx512cd
+ARCH_FLAGS_avx512   := -mavx2 -mfma -mavx512f -mavx512dq -mavx512vl -mavx512bw -mavx512cd -mprefer-vector-width=256
 ARCHES  := portable avx2 avx512
 ifeq ($(filter $(ARCHES),$(ARCH)),)
 $(error ARCH=$(ARCH) is not a build target: use ARCH=portable (default), ARCH=avx2 or ARCH=avx512)
