@@ -226,26 +226,31 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(BUILD)/libsim.a $(BUILD)/libgen.a $(B
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) $(CMOCKA_LIBS) -lm $(TEST_LDFLAGS) -o $@
 
-#---- make check-arch: the AVX2 build computes the portable build's bits -------
-# Builds ARCH=avx2 beside the default build (build/avx2), runs its
-# test_batch (batch programs bitwise against the scalar ones, now with 256-bit
-# lanes), and compares ldlsim's per-step CSV and poses of the driven tank
-# (double and float factor) byte for byte between the two builds: with
-# -ffp-contract=off, -mavx2 -mfma must not change a single bit. Not part of
-# make test (a second full build).
+#---- make check-arch: the AVX builds compute the portable build's bits -------
+# For each AVX target the CPU runs (avx2; avx512 where /proc/cpuinfo lists
+# avx512f): builds it beside the default build (build/ARCH), runs its
+# test_batch (batch programs bitwise against the scalar ones, with that
+# target's lanes), and compares ldlsim's per-step CSV and poses of the driven
+# tank (double and float factor) byte for byte with the portable build's:
+# with -ffp-contract=off, the target flags must not change a single bit.
+# Not part of make test (a second full build per target); .ci/run runs it.
 CHECK_ARCH_DIR := build/check-arch
+CHECK_ARCHES   := $(foreach a,avx2 avx512,$(if $(shell grep -qw $(subst avx512,avx512f,$(a)) /proc/cpuinfo 2>/dev/null && echo y),$(a)))
 check-arch: deps
 	@$(MAKE) --no-print-directory -j2 build/ldlsim
-	@$(MAKE) --no-print-directory -j2 ARCH=avx2 build/avx2/ldlsim build/avx2/tests/test_batch
-	build/avx2/tests/test_batch
+	@$(if $(CHECK_ARCHES),,echo "check-arch: this CPU has no AVX2: nothing to compare")
+	@set -e; for a in $(CHECK_ARCHES); do \
+	  $(MAKE) --no-print-directory -j2 ARCH=$$a build/$$a/ldlsim build/$$a/tests/test_batch; \
+	  build/$$a/tests/test_batch; done
 	@mkdir -p $(CHECK_ARCH_DIR)
-	@set -e; for prec in double float; do for b in build build/avx2; do \
+	@set -e; for prec in double float; do for b in build $(patsubst %,build/%,$(CHECK_ARCHES)); do \
 	  o=$(CHECK_ARCH_DIR)/$$(echo $$b | tr / _)_$$prec; \
 	  $$b/ldlsim mechanisms/tank.lua --drive mechanisms/tank.drive --steps 600 --precision $$prec \
 	    --csv $$o.csv --poses $$o.poses.csv > $$o.txt; done; \
-	  cmp $(CHECK_ARCH_DIR)/build_$$prec.csv $(CHECK_ARCH_DIR)/build_avx2_$$prec.csv; \
-	  cmp $(CHECK_ARCH_DIR)/build_$$prec.poses.csv $(CHECK_ARCH_DIR)/build_avx2_$$prec.poses.csv; done
-	@echo "check-arch: ARCH=avx2 test_batch passed; tank CSV and poses (600 steps, double and float) identical to the portable build"
+	  for a in $(CHECK_ARCHES); do \
+	    cmp $(CHECK_ARCH_DIR)/build_$$prec.csv $(CHECK_ARCH_DIR)/build_$${a}_$$prec.csv; \
+	    cmp $(CHECK_ARCH_DIR)/build_$$prec.poses.csv $(CHECK_ARCH_DIR)/build_$${a}_$$prec.poses.csv; done; done
+	@$(if $(CHECK_ARCHES),echo "check-arch: $(CHECK_ARCHES): test_batch passed; tank CSV and poses (600 steps, double and float) identical to the portable build")
 
 #---- generated programs ----------------------------------------------------------
 # generated/NAME.c|.h for every mechanisms/NAME.lua (unrolled, float): what
