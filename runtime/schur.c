@@ -320,13 +320,14 @@ RT__SCHUR_FORWARD(forward_d, double)
 #undef RT__SCHUR_FORWARD
 
 /* sum[j] = sum over t < np of yd[t G + j] ym[at[t]] for j < G (a group's
- * columns, row-interleaved, G their count rounded up to even: the pad lane
- * holds zeros and its sum is not used), each added in the order of t from
- * +0. One pass over the path for all G sums, which share the gathered ym;
- * with GCC or Clang two sums in the lanes of a vector, the same bits (no
- * contraction under -ffp-contract=off). Three columns a pass, as before,
- * rt__schur_build took 4k instructions a step more on the sample lift
- * (54k; its step 756k, make bench-cg's window). */
+ * columns, row-interleaved; G their count, rounded up to even past 1: the
+ * pad lane holds zeros and its sum is not used), each added in the order of
+ * t from +0. One pass over the path for all G sums, which share the
+ * gathered ym; with GCC or Clang two sums in the lanes of a vector, the same
+ * bits (no contraction under -ffp-contract=off). Three columns a pass, as
+ * before, rt__schur_build took 4k instructions a step more on the sample
+ * lift (54k; its step 756k, make bench-cg's window); a lone column stays
+ * scalar (a padded pair cost the car 5k more). */
 #if defined(__GNUC__) || defined(__clang__)
 SCHUR_INLINE void products_g(const double *yd, const int *at, int np, const double *ym, const int G, double *sum) {
   schur_v2 acc[RT__SCHUR_GROUP / 2];
@@ -354,6 +355,12 @@ SCHUR_INLINE void products_g(const double *yd, const int *at, int np, const doub
 
 static void products(const double *yd, const int *at, int np, const double *ym, int G, double *sum) {
   switch (G) {
+  case 1: {
+    double s0 = 0.0;
+    for (int t = 0; t < np; t++) s0 += yd[t] * ym[at[t]];
+    sum[0] = s0;
+    break;
+  }
   case 2: products_g(yd, at, np, ym, 2, sum); break;
   case 4: products_g(yd, at, np, ym, 4, sum); break;
   default: products_g(yd, at, np, ym, 6, sum); break;
@@ -418,21 +425,23 @@ int rt__schur_build(rt_world *w) {
     /* the group's columns of Y, and y_c D on the rows of its path, gathered
      * (y_c is zero off it, and so is y_m off its own: a product off either
      * adds nothing); z6 zero again */
-    const int G = (g + 1) & ~1; /* yd's row stride */
+    const int G = g == 1 ? 1 : (g + 1) & ~1; /* yd's row stride */
     int np = 0;
     for (const int *q = path; *q >= 0; q++) {
-      const int cp = p->piv_cons[*q], row0 = p->cons_row[cp];
-      for (int i = row0; i < row0 + p->cons_degree[cp]; i++) {
-        double *yrow = s->yd + (size_t)np * (size_t)G;
-        if (g == 1) {
-          yrow[0] = y0[i] * s->D[i];
-        } else {
-          double *z = s->z6 + (size_t)i * (size_t)g;
-          for (int j = 0; j < g; j++) {
-            y0[(size_t)j * (size_t)n + (size_t)i] = z[j];
-            yrow[j] = z[j] * s->D[i];
-            z[j] = 0.0;
-          }
+      const int cp = p->piv_cons[*q], row0 = p->cons_row[cp], row1 = row0 + p->cons_degree[cp];
+      if (g == 1) {
+        for (int i = row0; i < row1; i++) {
+          s->yd[np] = y0[i] * s->D[i];
+          s->at[np++] = i;
+        }
+        continue;
+      }
+      for (int i = row0; i < row1; i++) {
+        double *yrow = s->yd + (size_t)np * (size_t)G, *z = s->z6 + (size_t)i * (size_t)g;
+        for (int j = 0; j < g; j++) {
+          y0[(size_t)j * (size_t)n + (size_t)i] = z[j];
+          yrow[j] = z[j] * s->D[i];
+          z[j] = 0.0;
         }
         if (g < G) yrow[g] = 0.0;
         s->at[np++] = i;

@@ -86,8 +86,8 @@ typedef struct rt__schur {
   double *D;       /* dim: the factor's diagonal */
   double *yd;      /* RT__SCHUR_GROUP * (dim + 1): y_c D on y_c's path for
                       the rows c of a group, row-interleaved (entry t of
-                      column j at t G + j, G the group's size rounded up to
-                      even; rt__schur_build) */
+                      column j at t G + j, G the group's size, rounded up
+                      to even past 1; rt__schur_build) */
   double *z6;      /* RT__SCHUR_GROUP * dim: a group's columns of Y during
                       their forward solve, row-interleaved (entry i of
                       column j at i g + j for a group of g; rt__schur_build;
