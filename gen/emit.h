@@ -170,12 +170,13 @@ typedef struct emit_plan {
  * program's own kernels): the compiler then inlines the short ones, and a
  * block one kernel stores and the next loads -- a node block reduced, then
  * factored -- stays in a register. That shortens a small factor whose
- * pivots form a chain of dependent divisions (make bench-batch, this
- * repository's Intel host: the sample chain's scalar double factor
- * -13 % at the baseline flags, -37 % with AVX-512's, its double x8 batch
- * -12 %; the buggy's scalar factor -27 % with AVX-512's). A large factor
- * hides that latency with other work, and the hint only grew its code
- * (the lift's scalar object by 37 %, at the same speed). */
+ * pivots form a chain of dependent divisions (make bench-batch's factor
+ * times, this repository's Intel host: the sample chain's scalar double
+ * factor -14 % at the baseline flags, -4 to -10 % with ARCH=avx512's, its
+ * double x8 batch -12 %; the car's scalar factor -3 % at the baseline
+ * flags). A large factor hides that latency with other work, and the hint
+ * only grew its code (the lift's scalar object by 37 %, at the same
+ * speed). */
 #define EMIT_INLINE_CALLS 64
 
 /* Plans the unrolled code of a program (arrays from rtprog_build): the ops
