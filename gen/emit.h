@@ -173,11 +173,12 @@ typedef struct emit_plan {
  * pivots form a chain of dependent divisions (make bench-batch's factor
  * times, this repository's Intel host: the sample chain's scalar double
  * factor -14 % at the baseline flags, -4 to -10 % with ARCH=avx512's, its
- * double x8 batch -12 %; the car's scalar factor -3 % at the baseline
- * flags). A large factor hides that latency with other work, and the hint
- * only grew its code (the lift's scalar object by 37 %, at the same
- * speed). */
-#define EMIT_INLINE_CALLS 64
+ * double x8 batch -12 %; at the baseline flags the car's -3 %, the
+ * stewart platform's -6 % (101 calls), the buggy's -1.5 % (67), for about
+ * 15 % more code). A large factor hides that latency with other work, and
+ * the hint only grew its code (the lift's scalar object by 37 %, 489
+ * calls, at the same speed; multi_wheel's, 205, -1 %). */
+#define EMIT_INLINE_CALLS 128
 
 /* Plans the unrolled code of a program (arrays from rtprog_build): the ops
  * of every pivot, the reductions decoded from the RSI -- each pivot's RSI

@@ -61,6 +61,7 @@
  * rt.h), for float and this program's Y^T stride */
 #define RT_KERNELS_DOUBLE 0
 #define RT_KERNELS_ET_LD 16
+#define RT_KERNELS_INLINE 1 /* a small factor: its kernels static inline */
 #include "rt_kernels.h"
 
 /*---- tables (rt.h, struct rt_program) -------------------------------------*/

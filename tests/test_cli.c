@@ -230,11 +230,11 @@ static void test_batch_option(void **state) {
   assert_int_equal(run(cmd, out, sizeof out), 0);
   assert_int_equal(atoi(out), 3);
   /* a small factor's kernels static inline (the chain: 31 kernel calls),
-   * a larger one's static (the stewart platform: 86) */
+   * a larger one's static (multi_wheel: 205) */
   snprintf(cmd, sizeof cmd, "grep -c '^static inline void lane_factor_node_3(' %s/c.c", dir);
   assert_int_equal(run(cmd, out, sizeof out), 0);
   assert_int_equal(atoi(out), 1);
-  snprintf(cmd, sizeof cmd, "%s %s/mechanisms/stewart.lua -o %s/b.c --batch 8", LDLGEN_PATH, SRC_DIR, dir);
+  snprintf(cmd, sizeof cmd, "%s %s/mechanisms/multi_wheel.lua -o %s/b.c --batch 8", LDLGEN_PATH, SRC_DIR, dir);
   assert_int_equal(run(cmd, out, sizeof out), 0);
   snprintf(cmd, sizeof cmd, "grep -c '^static inline void lane_' %s/b.c", dir);
   assert_int_equal(run(cmd, out, sizeof out), 1);
