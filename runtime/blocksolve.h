@@ -17,13 +17,16 @@
  * constraint c from J + 12 cons_row[c], as rt_assemble takes them),
  * inv_mass and inv_inertia the solver bodies' inverse masses (1 each) and
  * world-frame inverse inertias (9 each, zero for fixed bodies), dreg the
- * regularization epsilon diag(J W J^T) of every row. u is scratch of 6
- * per solver body. */
+ * regularization epsilon diag(J W J^T) of every row, or NULL: then each
+ * product computes it from J, the masses and eps (the same bits; cheaper
+ * for one product, dearer for several). u is scratch of 6 per solver
+ * body. */
 typedef struct rt__hop {
   const rt_program *p;
   const double *J, *inv_mass, *inv_inertia;
-  const double *dreg; /* (dim) */
+  const double *dreg; /* (dim) or NULL */
   double *u;          /* (6 nsbody) */
+  double eps;         /* epsilon, where dreg is NULL */
 } rt__hop;
 
 /* hmul.c */

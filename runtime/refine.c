@@ -41,7 +41,7 @@ int rt__refine_solve(const rt__hop *h, const void *work, const double *b, double
   const int n = p->dim;
   factor_solve(p, work, b, x, buf->xs);
   if (steps <= 0 && res0 == NULL && res == NULL) return 0;
-  const double bb = rt__hmul_dot(b, b, n);
+  const double bb = res0 || res ? rt__hmul_dot(b, b, n) : 0.0;
   double rr = rt__hmul_residual(h, b, x, buf->r);
   if (res0) *res0 = relative(rr, bb);
   int kept = 0;
@@ -77,9 +77,15 @@ int rt_program_solve_refined(const rt_program *p, const double *J, const double 
   buf.t = buf.r + n;
   buf.d = buf.t + n;
   buf.xs = buf.d + n; /* n doubles hold n scalars of either precision */
-  rt__hmul_diag(p, J, inv_mass, inv_inertia, dreg);
-  for (size_t i = 0; i < n; i++) dreg[i] *= epsilon;
-  const rt__hop h = {.p = p, .J = J, .inv_mass = inv_mass, .inv_inertia = inv_inertia, .dreg = dreg, .u = u};
+  /* One product with H~ (one step, unchecked): its rows' regularization
+   * where the product reads them; more: once, here. */
+  const int once = steps <= 1 && info == NULL;
+  if (!once) {
+    rt__hmul_diag(p, J, inv_mass, inv_inertia, dreg);
+    for (size_t i = 0; i < n; i++) dreg[i] *= epsilon;
+  }
+  const rt__hop h = {
+      .p = p, .J = J, .inv_mass = inv_mass, .inv_inertia = inv_inertia, .dreg = once ? NULL : dreg, .eps = epsilon, .u = u};
   double r0 = NAN, r1 = NAN;
   const int kept = rt__refine_solve(&h, work, b, x, steps, info != NULL, &buf, info ? &r0 : NULL, info ? &r1 : NULL);
   if (info) {

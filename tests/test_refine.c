@@ -36,7 +36,9 @@
 #include "../runtime/blocksolve.h" /* the product with H~ against the assembled one */
 
 /* The product with H~ from J and the masses equals the dense H~'s to
- * rounding. */
+ * rounding; with its regularization computed where it reads each row
+ * (dreg NULL: one product, as one refinement step makes it), the bits of
+ * the product with the precomputed one. */
 static void test_hmul_matches_assembled(void **state) {
   (void)state;
   for (int k = 0; k < NBLOCK_MECHS; k++) {
@@ -54,7 +56,7 @@ static void test_hmul_matches_assembled(void **state) {
       if (fabs(dreg[i] * (1 + s.eps) - hii) > 1e-12 * hii) fail_msg("%s: diag %d: %g vs %g", s.label, i, dreg[i], hii);
       dreg[i] *= s.eps;
     }
-    const rt__hop h = {&s.rp, s.num.J, s.num.inv_mass, s.num.inv_inertia, dreg, u};
+    const rt__hop h = {.p = &s.rp, .J = s.num.J, .inv_mass = s.num.inv_mass, .inv_inertia = s.num.inv_inertia, .dreg = dreg, .u = u};
     rt__hmul(&h, x, y);
     double en = 0, yn = 0;
     for (int i = 0; i < n; i++) {
@@ -64,6 +66,19 @@ static void test_hmul_matches_assembled(void **state) {
       yn += ref * ref;
     }
     if (!(sqrt(en / yn) < 1e-13)) fail_msg("%s: H~ x differs from the assembled H~ by %g", s.label, sqrt(en / yn));
+    double *b = block_random_b(n, 21 + (uint64_t)k), *r = calloc((size_t)n, sizeof *r);
+    double *r2 = calloc((size_t)n, sizeof *r2);
+    assert_true(r && r2);
+    const double rr = rt__hmul_residual(&h, b, x, r);
+    const rt__hop inline_reg = {.p = &s.rp, .J = s.num.J, .inv_mass = s.num.inv_mass, .inv_inertia = s.num.inv_inertia,
+                                .u = u, .eps = s.eps};
+    const double rr2 = rt__hmul_residual(&inline_reg, b, x, r2);
+    if (memcmp(r, r2, sizeof *r * (size_t)n) != 0 || memcmp(&rr, &rr2, sizeof rr) != 0)
+      fail_msg("%s: b - H~ x with the regularization computed on the way differs", s.label);
+    assert_true(rr > 0);
+    free(b);
+    free(r);
+    free(r2);
     free(x);
     free(y);
     free(dreg);
@@ -150,14 +165,20 @@ static void test_refine_contract(void **state) {
       assert_true(info.steps < 5);
     }
     /* without info the last step is taken unchecked: the same x as with
-     * info when that step helps (it does in float) */
+     * info when that step helps (it does in float); one step unchecked
+     * computes the regularization where its one product reads the rows,
+     * with the same bits */
     if (!p) {
       double *x2 = calloc((size_t)n, sizeof *x2);
-      rt_refine_info info;
-      rt_program_solve_refined(&s.rp, s.num.J, s.num.inv_mass, s.num.inv_inertia, s.eps, s.work, b, x, 2, scratch, &info);
-      assert_int_equal(info.steps, 2);
-      rt_program_solve_refined(&s.rp, s.num.J, s.num.inv_mass, s.num.inv_inertia, s.eps, s.work, b, x2, 2, scratch, NULL);
-      assert_memory_equal(x, x2, sizeof *x * (size_t)n);
+      for (int steps = 1; steps <= 2; steps++) {
+        rt_refine_info info;
+        rt_program_solve_refined(&s.rp, s.num.J, s.num.inv_mass, s.num.inv_inertia, s.eps, s.work, b, x, steps, scratch,
+                                 &info);
+        assert_int_equal(info.steps, steps);
+        rt_program_solve_refined(&s.rp, s.num.J, s.num.inv_mass, s.num.inv_inertia, s.eps, s.work, b, x2, steps,
+                                 scratch, NULL);
+        assert_memory_equal(x, x2, sizeof *x * (size_t)n);
+      }
       free(x2);
     }
     free(b);
