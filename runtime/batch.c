@@ -20,7 +20,8 @@
  * so each copy's step is the bits of rt_world_step on it alone. A copy
  * whose begin fails (a non-finite state: nothing changed) takes no part
  * in 4-9; stage 5 runs copy by copy when the copies' sweep counts differ
- * (their settings do), and 5 and 6b do when lane_stages is off. It calls
+ * (their settings do), and 5 and 6b do when lane_stages is off (or auto
+ * and the step's rows in lanes exceed the budget). It calls
  * step.c, block.c, factor.c and batch_pgs.c, and nothing calls back. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -33,7 +34,7 @@
  * doubles a register, 8 tanks stepped 1.7x slower in lanes than copy by
  * copy (make bench-batch, portable build); with AVX-512 1.1x faster. */
 #if defined(__AVX__)
-#define RT__LANE_STAGES_DEFAULT 1
+#define RT__LANE_STAGES_DEFAULT RT_BATCH_LANES_AUTO
 #else
 #define RT__LANE_STAGES_DEFAULT 0
 #endif
@@ -59,7 +60,9 @@ struct rt_batch {
   unsigned char *sweeps;   /* N: the copy takes part in the lanes' sweeps */
   unsigned char *passes;   /* N: the copy's contact passes run in lanes */
   int gathered;            /* the lanes hold this step's rows (stage 5) */
-  int lane_stages;         /* stages 5 and 6b in lanes (rt_batch_set_lane_stages) */
+  int lane_stages;         /* stages 5 and 6b in lanes: 1, 0 or RT_BATCH_LANES_AUTO (rt_batch_set_lane_stages) */
+  size_t lane_budget;      /* RT_BATCH_LANES_AUTO's, bytes (rt_batch_set_lane_budget) */
+  int in_lanes;            /* the last step's: lane_stages, the budget decided */
   double *res;             /* dim N: the block step's residual and delta, lane-interleaved */
   float *xres;             /* dim N: the same in float, for a float program */
   rt__lanes lanes;
@@ -144,6 +147,7 @@ rt_batch *rt_batch_create(const rt_batch_program *bp, rt_world *const worlds[], 
   }
   for (int j = 0; j < n; j++) b->w[j] = worlds[j];
   b->lane_stages = RT__LANE_STAGES_DEFAULT;
+  b->lane_budget = RT_BATCH_LANES_BUDGET;
   if (status) *status = RT_OK;
   return b;
 }
@@ -154,9 +158,17 @@ rt_world *rt_batch_world(const rt_batch *b, int j) { return b && j >= 0 && j < b
 
 rt_status rt_batch_set_lane_stages(rt_batch *b, int on) {
   if (b == NULL) return RT_ERR_INPUT;
-  b->lane_stages = on != 0;
+  b->lane_stages = on == RT_BATCH_LANES_AUTO ? on : on != 0;
   return RT_OK;
 }
+
+rt_status rt_batch_set_lane_budget(rt_batch *b, size_t bytes) {
+  if (b == NULL) return RT_ERR_INPUT;
+  b->lane_budget = bytes;
+  return RT_OK;
+}
+
+int rt_batch_lanes_used(const rt_batch *b) { return b ? b->in_lanes : 0; }
 
 rt_status rt_batch_set_settings(rt_batch *b, const rt_settings *s) {
   if (b == NULL || s == NULL) return RT_ERR_INPUT;
@@ -290,7 +302,7 @@ static void iterate(rt_batch *b) {
     sweeps = k;
   }
   if (sweeps < 0) return;
-  if (!same || !b->lane_stages || sweeps < RT__LANE_SWEEPS_MIN) {
+  if (!same || !b->in_lanes || sweeps < RT__LANE_SWEEPS_MIN) {
     for (int j = 0; j < b->N; j++)
       if (b->sweeps[j]) rt_world_iterate(b->w[j]);
     return;
@@ -379,7 +391,7 @@ static void contacts(rt_batch *b) {
   int limit[RT__LANES_MAX], any = 0;
   for (int j = 0; j < b->N; j++) {
     limit[j] = b->st[j] == RT_OK ? rt__step_contact_passes(b->w[j]) : 0;
-    b->passes[j] = b->lane_stages && limit[j] > 0 && b->factors[j] && b->lane_pivot[j] == -1 &&
+    b->passes[j] = b->in_lanes && limit[j] > 0 && b->factors[j] && b->lane_pivot[j] == -1 &&
                    !rt__schur_has_contacts(b->w[j]);
     if (limit[j] > 0 && !b->passes[j]) rt__step_contacts(b->w[j]);
     any |= b->passes[j];
@@ -431,9 +443,22 @@ static void contacts(rt_batch *b) {
 
 /*---- the step -------------------------------------------------------------*/
 
+/* Whether this step's stages 5 and 6b run in lanes: lane_stages, or with
+ * RT_BATCH_LANES_AUTO whether the rows of the copies that step (their
+ * rows and contacts as stage 1-3 built them), padded to the most rows of
+ * any, fit the budget in lanes. */
+static int lanes_this_step(const rt_batch *b) {
+  if (b->lane_stages != RT_BATCH_LANES_AUTO) return b->lane_stages;
+  int rows = 0;
+  for (int j = 0; j < b->N; j++)
+    if (b->st[j] == RT_OK && b->w[j]->rows.n > rows) rows = b->w[j]->rows.n;
+  return rt__lanes_bytes(b->N, rows, b->bp->program->nsbody) <= b->lane_budget;
+}
+
 rt_status rt_batch_step(rt_batch *b, rt_status *status) {
   if (b == NULL) return RT_ERR_INPUT;
   for (int j = 0; j < b->N; j++) b->st[j] = rt_world_step_begin(b->w[j]);
+  b->in_lanes = lanes_this_step(b);
   factor(b);
   iterate(b);
   block_step(b);

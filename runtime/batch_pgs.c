@@ -47,6 +47,13 @@ int rt__lanes_alloc(rt__lanes *l, int N, int cap, int nsbody) {
   return fail ? -1 : 0;
 }
 
+/* per row and lane: a, b, normal; J, WJ; rhs, inv_diag, lambda, lo, hi,
+ * mu, soft (rt__lanes_alloc) */
+size_t rt__lanes_bytes(int N, int rows, int nsbody) {
+  const size_t lane_row = 3 * sizeof(int) + (24 + 7) * sizeof(double);
+  return (size_t)rows * ((size_t)N * lane_row + 2) + 6 * (size_t)nsbody * (size_t)N * sizeof(double);
+}
+
 void rt__lanes_free(rt__lanes *l) {
   free(l->nrow);
   free(l->a);

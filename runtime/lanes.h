@@ -31,6 +31,9 @@ typedef struct rt__lanes {
 /* Allocates for N lanes of cap rows and nsbody solver bodies: 0, or -1 if
  * out of memory (then rt__lanes_free releases what was allocated). */
 int rt__lanes_alloc(rt__lanes *l, int N, int cap, int nsbody);
+/* The bytes of the lanes' arrays for N lanes of `rows` rows and nsbody
+ * solver bodies: what a sweep over those rows goes through. */
+size_t rt__lanes_bytes(int N, int rows, int nsbody);
 void rt__lanes_free(rt__lanes *l);
 /* The rows first .. n and the velocities of the copies w[j] with take[j]
  * set, into the lanes (the others: no rows); n is the most rows of any. */

@@ -253,6 +253,25 @@ static void test_copy_by_copy(void **state) {
   lane_stages = 1;
 }
 
+/* RT_BATCH_LANES_AUTO: the sweeps and contact passes in lanes while the
+ * step's rows in lanes fit the budget (the default budget holds the small
+ * samples' rows), copy by copy above it; the same bits either way. */
+static void test_lane_budget(void **state) {
+  const batchtest_program *t = *state;
+  const size_t budgets[2] = {RT_BATCH_LANES_BUDGET, 1};
+  lane_stages = RT_BATCH_LANES_AUTO;
+  for (int k = 0; k < 2; k++) {
+    pair p;
+    make_pair(&p, t, 0);
+    assert_int_equal(rt_batch_lanes_used(p.b), 0); /* no step yet */
+    assert_int_equal(rt_batch_set_lane_budget(p.b, budgets[k]), RT_OK);
+    run(&p, 0);
+    assert_int_equal(rt_batch_lanes_used(p.b), k == 0);
+    free_pair(&p);
+  }
+  lane_stages = 1;
+}
+
 static void test_diverging_copy(void **state) {
   const batchtest_program *t = *state;
   pair p;
@@ -304,6 +323,8 @@ static void test_errors(void **state) {
   assert_int_equal(st, RT_ERR_HASH);
   assert_int_equal(rt_batch_step(NULL, NULL), RT_ERR_INPUT);
   assert_int_equal(rt_batch_set_lane_stages(NULL, 1), RT_ERR_INPUT);
+  assert_int_equal(rt_batch_set_lane_budget(NULL, 0), RT_ERR_INPUT);
+  assert_int_equal(rt_batch_lanes_used(NULL), 0);
   assert_int_equal(rt_batch_lanes(NULL), 0);
   rt_batch *b = rt_batch_create(chain8->batch, w, 8, &st);
   assert_int_equal(st, RT_OK);
@@ -341,10 +362,10 @@ static void test_errors(void **state) {
 
 int main(void) {
   enum { MAX_TESTS = 64 };
-  struct CMUnitTest tests[4 * MAX_TESTS + 1];
-  static char names[4 * MAX_TESTS][112];
+  struct CMUnitTest tests[5 * MAX_TESTS + 1];
+  static char names[5 * MAX_TESTS][112];
   int n = 0;
-  for (const batchtest_program *t = batchtest_programs; t->name && n + 4 <= 4 * MAX_TESTS; t++) {
+  for (const batchtest_program *t = batchtest_programs; t->name && n + 5 <= 5 * MAX_TESTS; t++) {
     snprintf(names[n], sizeof names[n], "%s: copies driven differently", t->name);
     tests[n] = (struct CMUnitTest){names[n], test_same_settings, NULL, NULL, (void *)t};
     n++;
@@ -357,6 +378,9 @@ int main(void) {
     n++;
     snprintf(names[n], sizeof names[n], "%s: one copy diverges", t->name);
     tests[n] = (struct CMUnitTest){names[n], test_diverging_copy, NULL, NULL, (void *)t};
+    n++;
+    snprintf(names[n], sizeof names[n], "%s: the lanes' cache budget", t->name);
+    tests[n] = (struct CMUnitTest){names[n], test_lane_budget, NULL, NULL, (void *)t};
     n++;
   }
   if (n == 0) return 1; /* the list is empty */

@@ -79,6 +79,8 @@ typedef struct bb_step_row {
   double after_s, after_scalar_s; /* estimated: the batch step less N begin, against
                                  N (factor + iterate + end) one by one */
   double contacts;            /* mean contacts per copy and step */
+  double lanes_used;          /* share of the timed batch steps whose sweeps and contact
+                                 passes ran in lanes (rt_batch_lanes_used) */
   long long checked;          /* copy-steps compared bit for bit */
   /* instructions per copy-step under callgrind (0: not counted) */
   double cg_scalar, cg_batch;

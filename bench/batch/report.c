@@ -60,16 +60,17 @@ static void step_md(FILE *f, const bb_report *r) {
           "all N copies: the median over %d timed steps (after %d), then the median over %d runs from fresh\n"
           "worlds, [min-max] over the runs; the order of the sides rotates from step to step.\n\n",
           checked, r->step.steps, r->step.warm, r->step.runs);
-  fprintf(f, "| mechanism | precision | N | contacts/copy | N x rt_world_step (us) | rt_batch_step (us) | speedup | "
+  fprintf(f, "| mechanism | precision | N | contacts/copy | in lanes | N x rt_world_step (us) | rt_batch_step (us) | speedup | "
              "copy-steps/s scalar | copy-steps/s batch | begin / factor / iterate / end | begin in the batch step | "
              "after begin: batch, one by one (us) | bound | "
              "instr./copy-step scalar | instr./copy-step batch | instr. ratio |\n");
-  fprintf(f, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+  fprintf(f, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
   for (int i = 0; i < r->nsteps; i++) {
     const bb_step_row *w = &r->steps[i];
     const double t = stage_sum(w);
-    fprintf(f, "| %s | %s | %d | %.0f | %.1f [%.1f-%.1f] | %.1f [%.1f-%.1f] | %.2fx [%.2f-%.2f] | %.3g | %.3g |",
-            w->e->mech, w->precision, w->e->lanes, w->contacts, w->t_scalar.med * 1e6, w->t_scalar.lo * 1e6,
+    fprintf(f, "| %s | %s | %d | %.0f | %.0f %% | %.1f [%.1f-%.1f] | %.1f [%.1f-%.1f] | %.2fx [%.2f-%.2f] | %.3g | %.3g |",
+            w->e->mech, w->precision, w->e->lanes, w->contacts, 100 * w->lanes_used, w->t_scalar.med * 1e6,
+            w->t_scalar.lo * 1e6,
             w->t_scalar.hi * 1e6, w->t_batch.med * 1e6, w->t_batch.lo * 1e6, w->t_batch.hi * 1e6, w->speedup.med,
             w->speedup.lo, w->speedup.hi, w->cps_scalar, w->cps_batch);
     for (int s = 0; s < BB_STAGES; s++) fprintf(f, "%s%.0f", s ? " / " : " ", 100 * w->stage[s] / t);
@@ -91,7 +92,9 @@ static void step_md(FILE *f, const bb_report *r) {
           "block step and the coupled rows, the contact passes, the position pass, integration, projection\n"
           "and stabilization. rt_batch_step (docs/DESIGN.md section 10) runs begin copy by copy; the\n"
           "factorization, the sweeps and the contact passes in lanes; each copy's assembly, block step,\n"
-          "position pass and integration copy by copy. *begin in the batch step*: N x begin over the\n"
+          "position pass and integration copy by copy. *in lanes*: the share of the timed batch steps that\n"
+          "ran their sweeps and contact passes in lanes (rt_batch_lanes_used; by default while the step's\n"
+          "rows in lanes fit RT_BATCH_LANES_BUDGET, copy by copy above). *begin in the batch step*: N x begin over the\n"
           "batch step's time; *after begin*: the batch step less N x begin (estimated: the stages are timed\n"
           "on the scalar side) against N x (factor + iterate + end) one by one; *bound*: N scalar steps\n"
           "over N x begin -- the most the batch can give while begin runs copy by copy, whatever the rest.\n");
@@ -233,8 +236,10 @@ void bb_write_json(const bb_report *r, const char *path) {
   static const char *const stage_name[BB_STAGES] = {"begin", "factor", "iterate", "end"};
   for (int i = 0; i < r->nsteps; i++) {
     const bb_step_row *w = &r->steps[i];
-    fprintf(f, "    {\"mechanism\": \"%s\", \"precision\": \"%s\", \"lanes\": %d, \"contacts_per_copy\": %.4g, ",
-            w->e->mech, w->precision, w->e->lanes, w->contacts);
+    fprintf(f,
+            "    {\"mechanism\": \"%s\", \"precision\": \"%s\", \"lanes\": %d, \"contacts_per_copy\": %.4g, "
+            "\"in_lanes\": %.4g, ",
+            w->e->mech, w->precision, w->e->lanes, w->contacts, w->lanes_used);
     json_stat(f, "scalar_s", w->t_scalar);
     fputs(", ", f);
     json_stat(f, "batch_s", w->t_batch);

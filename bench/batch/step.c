@@ -204,7 +204,7 @@ void bb_step_measure(const bb_entry *e, const bb_step_opts *o, bb_step_row *out)
   double *rb = calloc((size_t)o->runs, sizeof *rb), *rs = calloc((size_t)o->runs, sizeof *rs);
   double *ratio = calloc((size_t)o->runs, sizeof *ratio), stage[BB_STAGES] = {0};
   if (!tb || !ts || !rb || !rs || !ratio) abort();
-  long contacts = 0;
+  long contacts = 0, in_lanes = 0;
   for (int r = 0; r < o->runs; r++) {
     side B, S, P;
     side_make(&B, &sc, e->batch->program, 1);
@@ -222,6 +222,7 @@ void bb_step_measure(const bb_entry *e, const bb_step_opts *o, bb_step_row *out)
           const double t0 = bt_now();
           rt_batch_step(B.b, B.st);
           if (timed) tb[k - o->warm] = bt_now() - t0;
+          if (timed) in_lanes += rt_batch_lanes_used(B.b);
           break;
         }
         case 1: {
@@ -259,6 +260,7 @@ void bb_step_measure(const bb_entry *e, const bb_step_opts *o, bb_step_row *out)
   out->after_s = out->t_batch.med - begin;
   out->after_scalar_s = N * (out->stage[BB_FACTOR] + out->stage[BB_ITERATE] + out->stage[BB_END]);
   out->contacts = contacts / copy_steps;
+  out->lanes_used = (double)in_lanes / ((double)o->runs * o->steps);
   free(tb);
   free(ts);
   free(rb);

@@ -80,13 +80,31 @@ rt_world *rt_batch_world(const rt_batch *b, int j);
  * iterations and block placement agree. */
 rt_status rt_batch_set_settings(rt_batch *b, const rt_settings *s);
 
-/* Whether the sweeps and the contact passes run in lanes (on) or copy by
- * copy (off); the factorization always runs in lanes. The default is on
- * where the runtime was built with AVX (make ARCH=avx2 or avx512) and off
- * without it: SSE2 does two doubles at a time, and there the lanes made 8
- * tanks step 1.7x slower than copy by copy. Either way each copy's bits
- * are the same. RT_ERR_INPUT for b NULL. */
+/* Whether the sweeps and the contact passes run in lanes (on: nonzero) or
+ * copy by copy (0), or in lanes while the step's rows in lanes fit in the
+ * budget (RT_BATCH_LANES_AUTO; rt_batch_set_lane_budget); the factorization
+ * always runs in lanes. The default is RT_BATCH_LANES_AUTO where the
+ * runtime was built with AVX (make ARCH=avx2 or avx512) and 0 without it:
+ * SSE2 does two doubles at a time, and there the lanes made 8 tanks step
+ * 1.7x slower than copy by copy. The budget: a sweep in lanes goes over
+ * every copy's rows before the next sweep, where copy by copy each copy's
+ * rows stay in the cache through its sweeps; the sample tank's 16 copies
+ * (4.5 MiB of rows in lanes) stepped 0.76x as fast as 16 scalar steps in
+ * lanes and 0.92x copy by copy, its 8 copies (2.3 MiB) 0.98x and 0.95x,
+ * its 4 copies 1.25x and 0.98x (AVX-512 machine, 2 MiB L2 a core). Either
+ * way each copy's bits are the same. RT_ERR_INPUT for b NULL. */
+#define RT_BATCH_LANES_AUTO (-1)
 rt_status rt_batch_set_lane_stages(rt_batch *b, int on);
+/* The budget of RT_BATCH_LANES_AUTO, in bytes of rows in lanes (about 260
+ * per row and lane, the most rows of any copy): RT_BATCH_LANES_BUDGET by
+ * default, a little more than one core's L2 cache on the machine measured;
+ * raise it where the cache is larger. RT_ERR_INPUT for b NULL. */
+#define RT_BATCH_LANES_BUDGET ((size_t)3 << 20)
+rt_status rt_batch_set_lane_budget(rt_batch *b, size_t bytes);
+/* Whether the last rt_batch_step ran its sweeps and contact passes in
+ * lanes (the setting, or RT_BATCH_LANES_AUTO's decision); 0 before the
+ * first step and for NULL. */
+int rt_batch_lanes_used(const rt_batch *b);
 
 /* One step of every copy. Each copy's step is atomic as rt_world_step's
  * is: a copy whose step fails (RT_ERR_NONFINITE: refused; RT_ERR_DIVERGED:
