@@ -101,9 +101,10 @@ rt_status rt_batch_set_lane_stages(rt_batch *b, int on);
  * raise it where the cache is larger. RT_ERR_INPUT for b NULL. */
 #define RT_BATCH_LANES_BUDGET ((size_t)3 << 20)
 rt_status rt_batch_set_lane_budget(rt_batch *b, size_t bytes);
-/* Whether the last rt_batch_step ran its sweeps and contact passes in
- * lanes (the setting, or RT_BATCH_LANES_AUTO's decision); 0 before the
- * first step and for NULL. */
+/* Whether the last rt_batch_step let its sweeps and contact passes run in
+ * lanes (the setting, or RT_BATCH_LANES_AUTO's decision; the sweeps still
+ * run copy by copy where the copies' sweep counts differ or are under 4);
+ * 0 before the first step and for NULL. */
 int rt_batch_lanes_used(const rt_batch *b);
 
 /* One step of every copy. Each copy's step is atomic as rt_world_step's
