@@ -140,7 +140,7 @@ static void expand(const rt__hop *h, const double *x) {
 static double contract(const rt__hop *h, const double *x, const double *b, double *y, int residual) {
   const rt_program *p = h->p;
   double rr = 0.0;
-  sides s;
+  sides s = {0}; /* (its masses are set and read only without dreg: gcc -O1 cannot see that) */
   for (int c = 0; c < p->ncons; c++) {
     const int a = p->cons_a[c], bb = p->cons_b[c], r0 = p->cons_row[c], r1 = r0 + p->cons_degree[c];
     const double *ua = a == RT_WORLD ? zero6 : h->u + 6 * (size_t)a;
