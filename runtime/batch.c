@@ -379,21 +379,25 @@ static void block_step(rt_batch *b) {
  * tolerance or it has run its passes, takes a block step (from its
  * second sweep on without the rows coupled through S, which S solves again
  * after the passes, copy by copy); a lane that is done drops out. The
- * others pass copy by copy: PCR, and the copies whose contacts S solved
- * this step (schur.c), for which a pass is one sweep that
- * finds them settled -- in lanes that sweep cost a gather and a scatter
- * of every row (the sample lift's 8 copies: 0.90x the scalar steps). When
- * stage 5 ran copy by copy, the lanes gather only the rows the passes
- * sweep, and the block's rows when a pass first needs a block step: most
- * steps' passes find the contacts settled in one sweep (the sample buggy's
- * batch, double: 0.94x -> 0.96x the scalar steps). */
+ * first pass's sweep (rt__step_contacts_first) runs copy by copy, before
+ * the lanes gather anything: most steps' passes end there, with the
+ * contacts settled. The others pass copy by copy: PCR, and the copies
+ * whose contacts S solved this step (schur.c), whose passes end there
+ * too. When stage 5 ran copy by copy, the lanes gather only the rows the
+ * passes sweep, and the block's rows when a pass first needs a block
+ * step. */
 static void contacts(rt_batch *b) {
   int limit[RT__LANES_MAX], any = 0;
+  double change[RT__LANES_MAX], most[RT__LANES_MAX];
   for (int j = 0; j < b->N; j++) {
     limit[j] = b->st[j] == RT_OK ? rt__step_contact_passes(b->w[j]) : 0;
     b->passes[j] = b->in_lanes && limit[j] > 0 && b->factors[j] && b->lane_pivot[j] == -1 &&
                    !rt__schur_has_contacts(b->w[j]);
     if (limit[j] > 0 && !b->passes[j]) rt__step_contacts(b->w[j]);
+    if (b->passes[j]) {
+      change[j] = rt__step_contacts_first(b->w[j]);
+      b->passes[j] = !(change[j] <= RT__CONTACT_TOLERANCE);
+    }
     any |= b->passes[j];
   }
   if (!any) return;
@@ -405,7 +409,6 @@ static void contacts(rt_batch *b) {
     rt__lanes_gather(l, b->w, b->passes, dim);
   long long act[RT__LANES_MAX];
   unsigned char block[RT__LANES_MAX];
-  double change[RT__LANES_MAX], most[RT__LANES_MAX];
   for (int k = 0;; k++) {
     any = 0;
     for (int j = 0; j < b->N; j++) {
@@ -413,7 +416,7 @@ static void contacts(rt_batch *b) {
       any |= act[j] != 0;
     }
     if (!any) break;
-    rt__lanes_sweep(l, dim, act, change);
+    if (k > 0) rt__lanes_sweep(l, dim, act, change); /* the first pass's: copy by copy, above */
     int nblock = 0;
     for (int j = 0; j < b->N; j++) nblock += block[j] = act[j] && !(change[j] <= RT__CONTACT_TOLERANCE);
     if (nblock == 0) break; /* every lane settled: no block step */

@@ -143,6 +143,12 @@ double rt__pgs_row_change(const rt__rows *r, int i, const double *vel) {
   return fabs(row_update(r, i, rt__pgs_row_velocity(r, i, vel), &lo, &hi) - r->lambda[i]) / id;
 }
 
+int rt__pgs_rows_settled(const rt__rows *r, int first, int last, const double *vel, double tol) {
+  for (int i = first; i < last; i++)
+    if (rt__pgs_row_change(r, i, vel) > tol) return 0;
+  return 1;
+}
+
 /* A run: rows [s, e) on the same two sides and their velocities; fast: both
  * sides dynamic and distinct, and no friction or soft row (every row's
  * bounds are fixed for the sweep, and its impulse is old + (rhs - J v)

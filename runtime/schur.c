@@ -104,9 +104,7 @@ SCHUR_INLINE void axpy(double *restrict y, const double *restrict x, double a, i
  * lift 0.03 J; at the contact passes' 1e-3 the lift swayed again (0.3 J). */
 #define RT__CONTACTS_SETTLED 1e-7
 static int contacts_settled(const rt_world *w, const rt__rows *r) {
-  for (int i = w->nfixed_rows; i < r->n; i++)
-    if (rt__pgs_row_change(r, i, w->vel) > RT__CONTACTS_SETTLED) return 0;
-  return 1;
+  return rt__pgs_rows_settled(r, w->nfixed_rows, r->n, w->vel, RT__CONTACTS_SETTLED);
 }
 
 static int choose(rt_world *w, const rt__rows *r) {

@@ -352,6 +352,10 @@ double rt__pgs_row_velocity(const rt__rows *rows, int i, const double *vel);
 /* What a sweep would change row i's velocity by (m/s, rad/s), changing
  * nothing. */
 double rt__pgs_row_change(const rt__rows *r, int i, const double *vel);
+/* Whether no row of [first, last) would change its velocity by more than
+ * tol (rt__pgs_row_change, each from vel; it stops at the first that
+ * would), changing nothing. */
+int rt__pgs_rows_settled(const rt__rows *r, int first, int last, const double *vel, double tol);
 /* One PGS sweep over rows [first, last). */
 void rt__pgs_sweep(rt__rows *rows, int first, int last, double *vel);
 /* The same sweep (the same bits), returning the largest change of a row's
@@ -467,6 +471,10 @@ int rt__step_first_block(const rt_world *w);
 void rt__step_end_block_after(rt_world *w, int solves);
 int rt__step_contact_passes(const rt_world *w);
 void rt__step_contacts(rt_world *w);
+/* The first pass's sweep (the contacts swept only if one of them is not
+ * settled), on w's own rows; returns its largest change (a batch runs it
+ * copy by copy before its lanes take the passes on). */
+double rt__step_contacts_first(rt_world *w);
 void rt__step_contacts_done(rt_world *w);
 rt_status rt__step_end_finish(rt_world *w);
 
