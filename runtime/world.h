@@ -453,8 +453,9 @@ int rt__step_sweeps(const rt_world *w);
 int rt__step_sweep_from(const rt_world *w);
 /* rt_world_step_end in three parts: the block step and the coupled rows;
  * then, at most rt__step_contact_passes(w) times (0: none run), a sweep
- * over the rows outside the block (rows dim..n) and, unless it changed no
- * row's velocity by more than RT__CONTACT_TOLERANCE, the block step
+ * over the rows outside the block (rows dim..n; in the first pass the
+ * contacts only if one is unsettled: rt__step_contacts_first) and, unless
+ * it changed no row's velocity by more than RT__CONTACT_TOLERANCE, the block step
  * without refinement, each counted in info.contact_passes, with the rows
  * coupled through S out of the sweeps after the first
  * (rt__step_contacts; a batch masks them in its lanes); after passes that

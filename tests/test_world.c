@@ -1077,17 +1077,6 @@ static void test_sweeps_before_the_block(void **state) {
  * S couples rows (the lift's wheel contacts and motors), an unrefined one,
  * S's solve, and a refined one. Each world is stepped by rt_world_step and
  * a twin by those calls spelled out; their states agree bit for bit. */
-/* The largest |rhs - J v| over the equality rows: how far the velocity
- * solve leaves them from their targets. */
-static double equality_residual(const rt_world *w) {
-  double most = 0.0;
-  for (int i = 0; i < w->dim; i++) {
-    const double r = fabs(w->rows.rhs[i] - rt__pgs_row_velocity(&w->rows, i, w->vel));
-    if (r > most) most = r;
-  }
-  return most;
-}
-
 /* Contact passes that end in their first sweep, the contacts settled, leave
  * the contacts' impulses where the block step and S put them, bit for bit,
  * and with them the equality rows solved: the sample lift's wheel axles
@@ -1162,7 +1151,7 @@ static void test_settled_contacts_keep_the_block_solved(void **state) {
       if (kept && c_first <= RT__CONTACT_TOLERANCE) {
         settled++;
         assert_int_equal(w->info.contact_passes, 0);
-        const double e = equality_residual(w);
+        const double e = rt__block_residual(w, &w->rows, w->vel); /* the largest |rhs - J v| of the equality rows */
         if (k >= 20 && e > worst) worst = e; /* past the first steps' settling */
       } else {
         swept++;
