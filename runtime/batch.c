@@ -10,10 +10,13 @@
  *                                     factor, and back
  *   5.   sweeps     lanes             batch_pgs.c: the sweeps before the
  *                                     block step over all copies' rows
- *   6a.  block      lanes, then copy  the first block step's solve in
+ *   6a.  block      lanes, S copy     the first block step's solve in
  *                   by copy           lanes (residual and correction
- *                                     per copy), then S and refinement
- *   6b.  contacts   lanes             the contact passes (batch_pgs.c)
+ *                                     per copy), then S, then the block
+ *                                     step after it (or the refinement)
+ *                                     in lanes
+ *   6b.  contacts   lanes             the contact passes (batch_pgs.c),
+ *                                     S again and its block step
  *   6c-9. end       copy by copy      rt__step_end_finish: position
  *                                     pass, integration, projection
  *
@@ -332,43 +335,70 @@ static void lanes_solve(rt_batch *b) {
   for (size_t k = 0; k < n; k++) b->res[k] = b->xres[k];
 }
 
-/* step.c's rt__step_end_block of every copy whose factor is in the lanes
- * and whose step starts it with the factor's unrefined block step: each
- * copy's residual into its lane of b->res, one solve in lanes for all of
- * them, each copy's impulses and velocities corrected by its lane, then
- * the rest of its rt__step_end_block (S, refinement); the others' copy by
- * copy. A copy with nothing to solve for (block.c's tolerance) solves
- * zeros in its lane and takes none of them. */
-static void block_step(rt_batch *b) {
+/* block.c's rt__block_step(w, &w->rows, w->vel, refine[j]) of every copy
+ * j with refine[j] >= 0, its factor in the lanes, all at once: each pass,
+ * each copy's residual into its lane of b->res, one solve in lanes for all
+ * of them, each copy's impulses and velocities corrected by its lane. A
+ * copy with nothing left to solve for (block.c's tolerance) is done, and
+ * solves zeros in its lane from then on. Its passes into passes[j]
+ * (rt__block_step's return). (The residual and the correction in lanes
+ * too, on the equality rows gathered once a step, cost more than they
+ * saved: the gather alone took 122 instructions a row and copy, a pass's
+ * residual and correction copy by copy about 80; the sample lift's batch
+ * of 8, 537k -> 647k instructions a copy-step, make bench-batch.) */
+static void lanes_block_step(rt_batch *b, const int *refine, int *passes) {
   const int N = b->N, dim = b->bp->program->dim;
-  unsigned char lane[RT__LANES_MAX], solve[RT__LANES_MAX];
-  int any = 0;
-  for (int j = 0; j < N; j++) {
-    rt_world *w = b->w[j];
-    lane[j] = solve[j] = 0;
-    if (b->st[j] != RT_OK) continue;
-    lane[j] = b->factors[j] && b->lane_pivot[j] == -1 && rt__step_first_block(w);
-    if (!lane[j]) {
-      rt__step_end_block(w);
-      continue;
+  unsigned char solve[RT__LANES_MAX];
+  for (int pass = 0;; pass++) {
+    int any = 0;
+    for (int j = 0; j < N; j++) {
+      solve[j] = 0;
+      if (refine[j] < pass || passes[j] < pass) continue; /* not stepped, or done */
+      rt_world *w = b->w[j];
+      solve[j] = rt__block_residual(w, &w->rows, w->vel) > RT__BLOCK_TOLERANCE;
+      passes[j] = pass + solve[j];
+      any |= solve[j];
     }
-    solve[j] = rt__block_residual(w, &w->rows, w->vel) > RT__BLOCK_TOLERANCE;
-    any |= solve[j];
-  }
-  if (any) {
+    if (!any) return;
     for (int j = 0; j < N; j++) /* a lane without a residual solves zeros */
       for (int i = 0; i < dim; i++) b->res[(size_t)i * (size_t)N + (size_t)j] = solve[j] ? b->w[j]->r[i] : 0.0;
     lanes_solve(b);
-  }
-  for (int j = 0; j < N; j++) {
-    if (!lane[j]) continue;
-    rt_world *w = b->w[j];
-    if (solve[j]) {
+    for (int j = 0; j < N; j++) {
+      if (!solve[j]) continue;
+      rt_world *w = b->w[j];
       for (int i = 0; i < dim; i++) w->r[i] = b->res[(size_t)i * (size_t)N + (size_t)j];
       rt__block_correct(w, &w->rows, w->r, w->vel);
     }
-    rt__step_end_block_after(w, solve[j]);
   }
+}
+
+/* step.c's rt__step_end_block of every copy whose factor is in the lanes
+ * and whose step starts it with the factor's unrefined block step: that
+ * block step in lanes, then each copy's coupled rows (S), then the block
+ * step that follows in lanes (rt__step_end_block_after's halves); the
+ * others' copy by copy. */
+static void block_step(rt_batch *b) {
+  const int N = b->N;
+  int refine[RT__LANES_MAX] = {0}, passes[RT__LANES_MAX] = {0}, coupled[RT__LANES_MAX] = {0};
+  for (int j = 0; j < N; j++) {
+    rt_world *w = b->w[j];
+    refine[j] = -1;
+    passes[j] = 0;
+    if (b->st[j] != RT_OK) continue;
+    if (b->factors[j] && b->lane_pivot[j] == -1 && rt__step_first_block(w))
+      refine[j] = 0;
+    else
+      rt__step_end_block(w);
+  }
+  lanes_block_step(b, refine, passes);
+  for (int j = 0; j < N; j++) {
+    if (refine[j] < 0) continue;
+    refine[j] = rt__step_second_block(b->w[j], passes[j], &coupled[j]);
+    passes[j] = 0;
+  }
+  lanes_block_step(b, refine, passes);
+  for (int j = 0; j < N; j++)
+    if (refine[j] >= 0) rt__step_refined(b->w[j], coupled[j], passes[j]);
 }
 
 /*---- stage 6's contact passes in lanes -------------------------------------*/
@@ -440,8 +470,14 @@ static void contacts(rt_batch *b) {
     rt__lanes_correct(l, dim, b->res, solve);
   }
   rt__lanes_scatter(l, b->w, b->passes);
+  /* rt__step_contacts_done of the copies whose passes took a block step:
+   * S's solve copy by copy, the block step after it in lanes */
+  int refine[RT__LANES_MAX] = {0}, passes[RT__LANES_MAX] = {0};
   for (int j = 0; j < b->N; j++)
-    if (b->passes[j] && b->w[j]->info.contact_passes > 0) rt__step_contacts_done(b->w[j]);
+    refine[j] = b->passes[j] && b->w[j]->info.contact_passes > 0 ? rt__step_contacts_coupled(b->w[j]) : -1;
+  lanes_block_step(b, refine, passes);
+  for (int j = 0; j < b->N; j++)
+    if (refine[j] >= 0) rt__step_refined(b->w[j], 1, passes[j]);
 }
 
 /*---- the step -------------------------------------------------------------*/

@@ -192,24 +192,16 @@ static void iterate_threaded(rt_world *w) {
   w->info.sweeps = n;
 }
 
-/* S's solve of the coupled rows from the velocities as they are, and the
- * block step again, which gives the equality rows the response the solve
- * assumed. */
-static void solve_coupled(rt_world *w) {
-  w->info.coupled_sweeps += rt__schur_step(w, &w->rows, w->vel);
-  rt__block_step(w, &w->rows, w->vel, w->set.refine);
-}
-
 /* After the block step: the joints' rows outside it that take part, up to
  * coupled_rows of them, and the first coupled_contacts contacts, solved
  * against it through the Schur complement of the equality rows
- * (schur.c), and the block step again. Only with the factor: each
- * coupled row costs a partial forward solve with it (PCR would cost a
+ * (schur.c); the block step again is the caller's. Only with the factor:
+ * each coupled row costs a partial forward solve with it (PCR would cost a
  * whole solve of its own per row). Returns whether it coupled any. */
 static int couple_schur(rt_world *w) {
   if (!use_factor(w) || (w->set.coupled_rows == 0 && w->set.coupled_contacts == 0) || rt__schur_build(w) == 0) return 0;
   w->info.coupled_rows = w->schur.k;
-  solve_coupled(w);
+  w->info.coupled_sweeps += rt__schur_step(w, &w->rows, w->vel);
   return 1;
 }
 
@@ -279,9 +271,18 @@ double rt__step_contacts_first(rt_world *w) {
 
 /* After contact passes that took a block step: the rows coupled through S
  * solved again against the block, from where the passes left the contacts
- * (the passes after the first sweep leave them out: rt__step_contacts). */
+ * (the passes after the first sweep leave them out: rt__step_contacts),
+ * and the block step again, which gives the equality rows the response
+ * the solve assumed. */
+int rt__step_contacts_coupled(rt_world *w) {
+  if (w->schur.k == 0) return -1;
+  w->info.coupled_sweeps += rt__schur_step(w, &w->rows, w->vel);
+  return w->set.refine;
+}
+
 void rt__step_contacts_done(rt_world *w) {
-  if (w->schur.k > 0) solve_coupled(w);
+  const int refine = rt__step_contacts_coupled(w);
+  if (refine >= 0) rt__step_refined(w, 1, rt__block_step(w, &w->rows, w->vel, refine));
 }
 
 /* Sweeps of the position pass: a third of the iterations (rounded up).
@@ -381,10 +382,27 @@ void rt__step_end_block(rt_world *w) {
 
 int rt__step_first_block(const rt_world *w) { return use_block(w) && block_ready(w) && use_factor(w); }
 
-void rt__step_end_block_after(rt_world *w, int solves) {
+/* After the first block step (solves: whether it solved): the rows
+ * coupled through S; then the block step that follows, from where S left
+ * the velocities with the refinement passes (which gives the equality
+ * rows the response S assumed), else the first one's refinement (none if
+ * it solved nothing): rt__step_second_block says which, and
+ * rt__step_refined records the refinement passes it took. */
+int rt__step_second_block(rt_world *w, int solves, int *coupled) {
   w->info.contact_passes = 0;
-  if (couple_schur(w) || solves == 0 || w->set.refine == 0) return;
-  w->info.refine_steps = rt__block_step(w, &w->rows, w->vel, w->set.refine - 1);
+  *coupled = couple_schur(w);
+  if (*coupled) return w->set.refine;
+  return solves == 0 || w->set.refine == 0 ? -1 : w->set.refine - 1;
+}
+
+void rt__step_refined(rt_world *w, int after_s, int passes) {
+  w->info.refine_steps = after_s && passes > 0 ? passes - 1 : passes;
+}
+
+void rt__step_end_block_after(rt_world *w, int solves) {
+  int coupled;
+  const int refine = rt__step_second_block(w, solves, &coupled);
+  if (refine >= 0) rt__step_refined(w, coupled, rt__block_step(w, &w->rows, w->vel, refine));
 }
 
 int rt__step_contact_passes(const rt_world *w) {

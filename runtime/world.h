@@ -470,6 +470,14 @@ void rt__step_end_block(rt_world *w);
  * the rest of rt__step_end_block. */
 int rt__step_first_block(const rt_world *w);
 void rt__step_end_block_after(rt_world *w, int solves);
+/* rt__step_end_block_after in two halves, so that a batch can take the
+ * block step between them with its solves in lanes: the rows coupled
+ * through S (*coupled: whether S coupled any), returning the refine of the
+ * block step that follows (rt__block_step(w, &w->rows, w->vel, refine)),
+ * or -1 if none follows; then rt__step_refined(w, *coupled, the passes
+ * that block step took) records them in info.refine_steps. */
+int rt__step_second_block(rt_world *w, int solves, int *coupled);
+void rt__step_refined(rt_world *w, int after_s, int passes);
 int rt__step_contact_passes(const rt_world *w);
 void rt__step_contacts(rt_world *w);
 /* The first pass's sweep (the contacts swept only if one of them is not
@@ -477,6 +485,10 @@ void rt__step_contacts(rt_world *w);
  * copy by copy before its lanes take the passes on). */
 double rt__step_contacts_first(rt_world *w);
 void rt__step_contacts_done(rt_world *w);
+/* rt__step_contacts_done's first half, for a batch as above: S's solve,
+ * returning the refine of the block step that follows (-1: S coupled
+ * nothing, and none follows); then rt__step_refined(w, 1, its passes). */
+int rt__step_contacts_coupled(rt_world *w);
 rt_status rt__step_end_finish(rt_world *w);
 
 /* Contact passes stop once a sweep over the rows outside the block changes

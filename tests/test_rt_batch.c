@@ -133,6 +133,10 @@ static void same_copy(rt_world *w, rt_world *ref, int j, int k) {
   assert_int_equal(x->rows, y->rows);
   assert_int_equal(x->contact_passes, y->contact_passes);
   assert_int_equal(x->coupled_rows, y->coupled_rows);
+  /* the block steps the batch solves in lanes record what rt_world_step's do */
+  assert_int_equal(x->refine_steps, y->refine_steps);
+  assert_int_equal(x->coupled_sweeps, y->coupled_sweeps);
+  assert_int_equal(x->projections, y->projections);
   assert_true(x->steps == y->steps);
 }
 
