@@ -457,7 +457,8 @@ void br_write_precision(FILE *f, const br_report *r) {
   for (int i = 0; i < r->nmech && !steps; i++) steps = r->mech[i].prec.sim_steps;
   fprintf(f, "\nEach preset in a world, %d steps from the initial pose (ground and body contacts every step, "
              "10 iterations): the largest joint error over the run, m, and the time a step takes, µs (interleaved "
-             "batches, contacts of the initial pose, single-threaded). PCR: the block step by PCR on the "
+             "batches, each after an untimed step of its world, contacts of the initial pose, single-threaded). "
+             "PCR: the block step by PCR on the "
              "program's solver view (its shards); *no program*: a world created without one (every body whole), "
              "which solves its block with PCR; their mean iterations a step in brackets.\n\n"
              "| sample | float | fast | accurate | PCR | no program | µs float | fast | accurate | PCR | no program "
