@@ -344,8 +344,8 @@ static void lanes_solve(rt_batch *b) {
  * (rt__block_step's return). (The residual and the correction in lanes
  * too, on the equality rows gathered once a step, cost more than they
  * saved: the gather alone took 122 instructions a row and copy, a pass's
- * residual and correction copy by copy about 80; the sample lift's batch
- * of 8, 537k -> 647k instructions a copy-step, make bench-batch.) */
+ * residual and correction copy by copy about 80 a row; the sample lift's
+ * batch of 8, 537k -> 647k instructions a copy-step, make bench-batch.) */
 static void lanes_block_step(rt_batch *b, const int *refine, int *passes) {
   const int N = b->N, dim = b->bp->program->dim;
   unsigned char solve[RT__LANES_MAX];
@@ -383,7 +383,6 @@ static void block_step(rt_batch *b) {
   for (int j = 0; j < N; j++) {
     rt_world *w = b->w[j];
     refine[j] = -1;
-    passes[j] = 0;
     if (b->st[j] != RT_OK) continue;
     if (b->factors[j] && b->lane_pivot[j] == -1 && rt__step_first_block(w))
       refine[j] = 0;
