@@ -1072,11 +1072,6 @@ static void test_sweeps_before_the_block(void **state) {
   sim_free(&s);
 }
 
-/* Stage 6's block step (step.c, rt__step_end_block) with the factor: one
- * refined block step when S couples nothing (the chain), bit for bit; when
- * S couples rows (the lift's wheel contacts and motors), an unrefined one,
- * S's solve, and a refined one. Each world is stepped by rt_world_step and
- * a twin by those calls spelled out; their states agree bit for bit. */
 /* Contact passes that end in their first sweep, the contacts settled, leave
  * the contacts' impulses where the block step and S put them, bit for bit,
  * and with them the equality rows solved: the sample lift's wheel axles
@@ -1174,6 +1169,11 @@ static void test_settled_contacts_keep_the_block_solved(void **state) {
   }
 }
 
+/* Stage 6's block step (step.c, rt__step_end_block) with the factor: one
+ * refined block step when S couples nothing (the chain), bit for bit; when
+ * S couples rows (the lift's wheel contacts and motors), an unrefined one,
+ * S's solve, and a refined one. Each world is stepped by rt_world_step and
+ * a twin by those calls spelled out; their states agree bit for bit. */
 static void test_block_step_refined_once(void **state) {
   (void)state;
   static const char *const path[] = {"mechanisms/chain.lua", "mechanisms/scissor_lift.lua"};
