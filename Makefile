@@ -450,6 +450,7 @@ $(BATCHTEST_POBJ): $(BUILD)/obj/gentest_batch/%_portable.o: $(BATCHTEST_DIR)/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(GENVARIANT_CFLAGS) -O0 -DRT_BATCH_PORTABLE $(call gentest_rename,$*,_portable) \
 	  -D$*_batch_factor=$*_portable_batch_factor -D$*_batch_solve=$*_portable_batch_solve \
+	  -D$*_batch_solve_forward=$*_portable_batch_solve_forward -D$*_batch_solve_backward=$*_portable_batch_solve_backward \
 	  -D$*_batch=$*_portable_batch -Iruntime/include -c $< -o $@
 # The list test_batch.c reads (its struct batchtest_program), rewritten
 # only when it changes.

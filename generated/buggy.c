@@ -489,16 +489,28 @@ static int buggy_factor(void *work, void *temp) {
   return -1;
 }
 
-/* Solves H x = b in place (x holds b on entry) after the factorization. */
-static void buggy_solve(const void *work, void *x) {
+/* The forward half of the solve after the factorization: x = D^-1 L^-1 x. */
+static void buggy_solve_forward(const void *work, void *x) {
   const scalar *w = work;
   scalar *v = x;
   solve_forward_ldlpgs_start(w, v);
   solve_forward_rear_axleR(w, v);
   solve_forward_kingpinL(w, v);
+}
+
+/* The backward half: x = L^-T x. */
+static void buggy_solve_backward(const void *work, void *x) {
+  const scalar *w = work;
+  scalar *v = x;
   solve_backward_ldlpgs_start(w, v);
   solve_backward_kingpinL(w, v);
   solve_backward_rear_axleR(w, v);
+}
+
+/* Solves H x = b in place (x holds b on entry) after the factorization. */
+static void buggy_solve(const void *work, void *x) {
+  buggy_solve_forward(work, x);
+  buggy_solve_backward(work, x);
 }
 /*---- the sweep of the equality rows (rt_sweep_fn of rt.h) -------------------
  * One projected Gauss-Seidel sweep over rows [0, 43): per row, J v from 0.0
@@ -648,6 +660,8 @@ const rt_program buggy_program = {
     .sweep = buggy_sweep,
     .sweep_side = sweep_side_of,
     .assemble = buggy_assemble,
+    .solve_forward = buggy_solve_forward,
+    .solve_backward = buggy_solve_backward,
 };
 
 /*---- the mechanism (bodies, constraints, settings) ----------------------*/

@@ -405,14 +405,26 @@ static int car_factor(void *work, void *temp) {
   return -1;
 }
 
-/* Solves H x = b in place (x holds b on entry) after the factorization. */
-static void car_solve(const void *work, void *x) {
+/* The forward half of the solve after the factorization: x = D^-1 L^-1 x. */
+static void car_solve_forward(const void *work, void *x) {
   const scalar *w = work;
   scalar *v = x;
   solve_forward_ldlpgs_start(w, v);
   solve_forward_towerFL(w, v);
+}
+
+/* The backward half: x = L^-T x. */
+static void car_solve_backward(const void *work, void *x) {
+  const scalar *w = work;
+  scalar *v = x;
   solve_backward_ldlpgs_start(w, v);
   solve_backward_towerFL(w, v);
+}
+
+/* Solves H x = b in place (x holds b on entry) after the factorization. */
+static void car_solve(const void *work, void *x) {
+  car_solve_forward(work, x);
+  car_solve_backward(work, x);
 }
 /*---- the sweep of the equality rows (rt_sweep_fn of rt.h) -------------------
  * One projected Gauss-Seidel sweep over rows [0, 36): per row, J v from 0.0
@@ -545,6 +557,8 @@ const rt_program car_program = {
     .sweep = car_sweep,
     .sweep_side = sweep_side_of,
     .assemble = car_assemble,
+    .solve_forward = car_solve_forward,
+    .solve_backward = car_solve_backward,
 };
 
 /*---- the mechanism (bodies, constraints, settings) ----------------------*/

@@ -479,17 +479,29 @@ static int chain_factor(void *work, void *temp) {
   return -1;
 }
 
-/* Solves H x = b in place (x holds b on entry) after the factorization. */
-static void chain_solve(const void *work, void *x) {
+/* The forward half of the solve after the factorization: x = D^-1 L^-1 x. */
+static void chain_solve_forward(const void *work, void *x) {
   const scalar *w = work;
   scalar *v = x;
   solve_forward_ldlpgs_start(w, v);
   solve_forward_joint6(w, v);
   solve_forward_joint8(w, v);
+}
+
+/* The backward half: x = L^-T x. */
+static void chain_solve_backward(const void *work, void *x) {
+  const scalar *w = work;
+  scalar *v = x;
   solve_backward_ldlpgs_start(w, v);
   solve_backward_joint8(w, v);
   solve_backward_joint6(w, v);
   solve_backward_hook(w, v);
+}
+
+/* Solves H x = b in place (x holds b on entry) after the factorization. */
+static void chain_solve(const void *work, void *x) {
+  chain_solve_forward(work, x);
+  chain_solve_backward(work, x);
 }
 /*---- the sweep of the equality rows (rt_sweep_fn of rt.h) -------------------
  * One projected Gauss-Seidel sweep over rows [0, 33): per row, J v from 0.0
@@ -641,6 +653,8 @@ const rt_program chain_program = {
     .sweep = chain_sweep,
     .sweep_side = sweep_side_of,
     .assemble = chain_assemble,
+    .solve_forward = chain_solve_forward,
+    .solve_backward = chain_solve_backward,
 };
 
 /*---- the mechanism (bodies, constraints, settings) ----------------------*/

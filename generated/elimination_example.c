@@ -303,12 +303,24 @@ static int elimination_example_factor(void *work, void *temp) {
   return -1;
 }
 
-/* Solves H x = b in place (x holds b on entry) after the factorization. */
-static void elimination_example_solve(const void *work, void *x) {
+/* The forward half of the solve after the factorization: x = D^-1 L^-1 x. */
+static void elimination_example_solve_forward(const void *work, void *x) {
   const scalar *w = work;
   scalar *v = x;
   solve_forward_ldlpgs_start(w, v);
+}
+
+/* The backward half: x = L^-T x. */
+static void elimination_example_solve_backward(const void *work, void *x) {
+  const scalar *w = work;
+  scalar *v = x;
   solve_backward_ldlpgs_start(w, v);
+}
+
+/* Solves H x = b in place (x holds b on entry) after the factorization. */
+static void elimination_example_solve(const void *work, void *x) {
+  elimination_example_solve_forward(work, x);
+  elimination_example_solve_backward(work, x);
 }
 /*---- the sweep of the equality rows (rt_sweep_fn of rt.h) -------------------
  * One projected Gauss-Seidel sweep over rows [0, 17): per row, J v from 0.0
@@ -420,6 +432,8 @@ const rt_program elimination_example_program = {
     .sweep = elimination_example_sweep,
     .sweep_side = sweep_side_of,
     .assemble = elimination_example_assemble,
+    .solve_forward = elimination_example_solve_forward,
+    .solve_backward = elimination_example_solve_backward,
 };
 
 /*---- the mechanism (bodies, constraints, settings) ----------------------*/

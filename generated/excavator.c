@@ -308,14 +308,26 @@ static int excavator_factor(void *work, void *temp) {
   return -1;
 }
 
-/* Solves H x = b in place (x holds b on entry) after the factorization. */
-static void excavator_solve(const void *work, void *x) {
+/* The forward half of the solve after the factorization: x = D^-1 L^-1 x. */
+static void excavator_solve_forward(const void *work, void *x) {
   const scalar *w = work;
   scalar *v = x;
   solve_forward_ldlpgs_start(w, v);
   solve_forward_boom_pin(w, v);
+}
+
+/* The backward half: x = L^-T x. */
+static void excavator_solve_backward(const void *work, void *x) {
+  const scalar *w = work;
+  scalar *v = x;
   solve_backward_ldlpgs_start(w, v);
   solve_backward_boom_pin(w, v);
+}
+
+/* Solves H x = b in place (x holds b on entry) after the factorization. */
+static void excavator_solve(const void *work, void *x) {
+  excavator_solve_forward(work, x);
+  excavator_solve_backward(work, x);
 }
 /*---- the sweep of the equality rows (rt_sweep_fn of rt.h) -------------------
  * One projected Gauss-Seidel sweep over rows [0, 21): per row, J v from 0.0
@@ -429,6 +441,8 @@ const rt_program excavator_program = {
     .sweep = excavator_sweep,
     .sweep_side = sweep_side_of,
     .assemble = excavator_assemble,
+    .solve_forward = excavator_solve_forward,
+    .solve_backward = excavator_solve_backward,
 };
 
 /*---- the mechanism (bodies, constraints, settings) ----------------------*/

@@ -1100,19 +1100,31 @@ static int multi_wheel_factor(void *work, void *temp) {
   return -1;
 }
 
-/* Solves H x = b in place (x holds b on entry) after the factorization. */
-static void multi_wheel_solve(const void *work, void *x) {
+/* The forward half of the solve after the factorization: x = D^-1 L^-1 x. */
+static void multi_wheel_solve_forward(const void *work, void *x) {
   const scalar *w = work;
   scalar *v = x;
   solve_forward_ldlpgs_start(w, v);
   solve_forward_outrigger_frontL_ball(w, v);
   solve_forward_axle4R(w, v);
   solve_forward_axle6R(w, v);
+}
+
+/* The backward half: x = L^-T x. */
+static void multi_wheel_solve_backward(const void *work, void *x) {
+  const scalar *w = work;
+  scalar *v = x;
   solve_backward_ldlpgs_start(w, v);
   solve_backward_axle6R(w, v);
   solve_backward_axle4R(w, v);
   solve_backward_outrigger_frontL_ball(w, v);
   solve_backward_tow_front_ball(w, v);
+}
+
+/* Solves H x = b in place (x holds b on entry) after the factorization. */
+static void multi_wheel_solve(const void *work, void *x) {
+  multi_wheel_solve_forward(work, x);
+  multi_wheel_solve_backward(work, x);
 }
 /*---- the sweep of the equality rows (rt_sweep_fn of rt.h) -------------------
  * One projected Gauss-Seidel sweep over rows [0, 142): per row, J v from 0.0
@@ -1364,6 +1376,8 @@ const rt_program multi_wheel_program = {
     .sweep = multi_wheel_sweep,
     .sweep_side = sweep_side_of,
     .assemble = multi_wheel_assemble,
+    .solve_forward = multi_wheel_solve_forward,
+    .solve_backward = multi_wheel_solve_backward,
 };
 
 /*---- the mechanism (bodies, constraints, settings) ----------------------*/

@@ -1911,8 +1911,8 @@ static int scissor_lift_factor(void *work, void *temp) {
   return -1;
 }
 
-/* Solves H x = b in place (x holds b on entry) after the factorization. */
-static void scissor_lift_solve(const void *work, void *x) {
+/* The forward half of the solve after the factorization: x = D^-1 L^-1 x. */
+static void scissor_lift_solve_forward(const void *work, void *x) {
   const scalar *w = work;
   scalar *v = x;
   solve_forward_ldlpgs_start(w, v);
@@ -1922,6 +1922,12 @@ static void scissor_lift_solve(const void *work, void *x) {
   solve_forward_knee_outer5(w, v);
   solve_forward_knee_inner4(w, v);
   solve_forward_roller_bottom_pin(w, v);
+}
+
+/* The backward half: x = L^-T x. */
+static void scissor_lift_solve_backward(const void *work, void *x) {
+  const scalar *w = work;
+  scalar *v = x;
   solve_backward_ldlpgs_start(w, v);
   solve_backward_roller_bottom_pin(w, v);
   solve_backward_knee_inner4(w, v);
@@ -1929,6 +1935,12 @@ static void scissor_lift_solve(const void *work, void *x) {
   solve_backward_pivot6(w, v);
   solve_backward_head(w, v);
   solve_backward_roller_top_slide(w, v);
+}
+
+/* Solves H x = b in place (x holds b on entry) after the factorization. */
+static void scissor_lift_solve(const void *work, void *x) {
+  scissor_lift_solve_forward(work, x);
+  scissor_lift_solve_backward(work, x);
 }
 /*---- the sweep of the equality rows (rt_sweep_fn of rt.h) -------------------
  * One projected Gauss-Seidel sweep over rows [0, 246): per row, J v from 0.0
@@ -2322,6 +2334,8 @@ const rt_program scissor_lift_program = {
     .sweep = scissor_lift_sweep,
     .sweep_side = sweep_side_of,
     .assemble = scissor_lift_assemble,
+    .solve_forward = scissor_lift_solve_forward,
+    .solve_backward = scissor_lift_solve_backward,
 };
 
 /*---- the mechanism (bodies, constraints, settings) ----------------------*/

@@ -748,14 +748,26 @@ static int stewart_factor(void *work, void *temp) {
   return -1;
 }
 
-/* Solves H x = b in place (x holds b on entry) after the factorization. */
-static void stewart_solve(const void *work, void *x) {
+/* The forward half of the solve after the factorization: x = D^-1 L^-1 x. */
+static void stewart_solve_forward(const void *work, void *x) {
   const scalar *w = work;
   scalar *v = x;
   solve_forward_ldlpgs_start(w, v);
   solve_forward_leg2_foot(w, v);
+}
+
+/* The backward half: x = L^-T x. */
+static void stewart_solve_backward(const void *work, void *x) {
+  const scalar *w = work;
+  scalar *v = x;
   solve_backward_ldlpgs_start(w, v);
   solve_backward_leg2_foot(w, v);
+}
+
+/* Solves H x = b in place (x holds b on entry) after the factorization. */
+static void stewart_solve(const void *work, void *x) {
+  stewart_solve_forward(work, x);
+  stewart_solve_backward(work, x);
 }
 /*---- the sweep of the equality rows (rt_sweep_fn of rt.h) -------------------
  * One projected Gauss-Seidel sweep over rows [0, 84): per row, J v from 0.0
@@ -935,6 +947,8 @@ const rt_program stewart_program = {
     .sweep = stewart_sweep,
     .sweep_side = sweep_side_of,
     .assemble = stewart_assemble,
+    .solve_forward = stewart_solve_forward,
+    .solve_backward = stewart_solve_backward,
 };
 
 /*---- the mechanism (bodies, constraints, settings) ----------------------*/

@@ -3101,8 +3101,8 @@ static int tank_factor(void *work, void *temp) {
   return -1;
 }
 
-/* Solves H x = b in place (x holds b on entry) after the factorization. */
-static void tank_solve(const void *work, void *x) {
+/* The forward half of the solve after the factorization: x = D^-1 L^-1 x. */
+static void tank_solve_forward(const void *work, void *x) {
   const scalar *w = work;
   scalar *v = x;
   solve_forward_ldlpgs_start(w, v);
@@ -3118,6 +3118,12 @@ static void tank_solve(const void *work, void *x) {
   solve_forward_pinR36(w, v);
   solve_forward_road1_axleL(w, v);
   solve_forward_hull_weld3(w, v);
+}
+
+/* The backward half: x = L^-T x. */
+static void tank_solve_backward(const void *work, void *x) {
+  const scalar *w = work;
+  scalar *v = x;
   solve_backward_ldlpgs_start(w, v);
   solve_backward_road1_axleL(w, v);
   solve_backward_pinR36(w, v);
@@ -3130,6 +3136,12 @@ static void tank_solve(const void *work, void *x) {
   solve_backward_pinL20(w, v);
   solve_backward_pinL01(w, v);
   solve_backward_pinL00(w, v);
+}
+
+/* Solves H x = b in place (x holds b on entry) after the factorization. */
+static void tank_solve(const void *work, void *x) {
+  tank_solve_forward(work, x);
+  tank_solve_backward(work, x);
 }
 /*---- the sweep of the equality rows (rt_sweep_fn of rt.h) -------------------
  * One projected Gauss-Seidel sweep over rows [0, 458): per row, J v from 0.0
@@ -3754,6 +3766,8 @@ const rt_program tank_program = {
     .sweep = tank_sweep,
     .sweep_side = sweep_side_of,
     .assemble = tank_assemble,
+    .solve_forward = tank_solve_forward,
+    .solve_backward = tank_solve_backward,
 };
 
 /*---- the mechanism (bodies, constraints, settings) ----------------------*/

@@ -1447,16 +1447,28 @@ static int track_factor(void *work, void *temp) {
   return -1;
 }
 
-/* Solves H x = b in place (x holds b on entry) after the factorization. */
-static void track_solve(const void *work, void *x) {
+/* The forward half of the solve after the factorization: x = D^-1 L^-1 x. */
+static void track_solve_forward(const void *work, void *x) {
   const scalar *w = work;
   scalar *v = x;
   solve_forward_ldlpgs_start(w, v);
   solve_forward_pin18(w, v);
   solve_forward_pin35(w, v);
+}
+
+/* The backward half: x = L^-T x. */
+static void track_solve_backward(const void *work, void *x) {
+  const scalar *w = work;
+  scalar *v = x;
   solve_backward_ldlpgs_start(w, v);
   solve_backward_pin35(w, v);
   solve_backward_pin18(w, v);
+}
+
+/* Solves H x = b in place (x holds b on entry) after the factorization. */
+static void track_solve(const void *work, void *x) {
+  track_solve_forward(work, x);
+  track_solve_backward(work, x);
 }
 /*---- the sweep of the equality rows (rt_sweep_fn of rt.h) -------------------
  * One projected Gauss-Seidel sweep over rows [0, 200): per row, J v from 0.0
@@ -1762,6 +1774,8 @@ const rt_program track_program = {
     .sweep = track_sweep,
     .sweep_side = sweep_side_of,
     .assemble = track_assemble,
+    .solve_forward = track_solve_forward,
+    .solve_backward = track_solve_backward,
 };
 
 /*---- the mechanism (bodies, constraints, settings) ----------------------*/

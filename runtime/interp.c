@@ -27,3 +27,17 @@ void rt_interp_solve(const rt_program *p, const void *work, void *x) {
   else
     interp_solve_d(p, (const double *)work, (double *)x);
 }
+
+void rt_interp_solve_forward(const rt_program *p, const void *work, void *x) {
+  if (p->precision == RT_FLOAT)
+    interp_solve_forward_f(p, (const float *)work, (float *)x);
+  else
+    interp_solve_forward_d(p, (const double *)work, (double *)x);
+}
+
+void rt_interp_solve_backward(const rt_program *p, const void *work, void *x) {
+  if (p->precision == RT_FLOAT)
+    interp_solve_backward_f(p, (const float *)work, (float *)x);
+  else
+    interp_solve_backward_d(p, (const double *)work, (double *)x);
+}

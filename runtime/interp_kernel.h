@@ -60,7 +60,7 @@ static int RT_KERNEL(factor)(const rt_program *p, RT_REAL *work, RT_REAL *temp) 
   return -1;
 }
 
-static void RT_KERNEL(solve)(const rt_program *p, const RT_REAL *work, RT_REAL *x) {
+static void RT_KERNEL(solve_forward)(const rt_program *p, const RT_REAL *work, RT_REAL *x) {
   const int np = p->ncons;
   /* forward: x_p = l_p^-1 x_p, x_q -= L_qp x_p, x_p = D_p^-1 x_p */
   for (int piv = 0; piv < np; piv++) {
@@ -87,6 +87,10 @@ static void RT_KERNEL(solve)(const rt_program *p, const RT_REAL *work, RT_REAL *
     }
     for (int i = 0; i < dp; i++) xp[i] = xp[i] / n[i * dp + i];
   }
+}
+
+static void RT_KERNEL(solve_backward)(const rt_program *p, const RT_REAL *work, RT_REAL *x) {
+  const int np = p->ncons;
   /* backward: x_p -= sum over p's blocks of L_qp^T x_q, one sum per row c of
    * x_p running over the blocks from the last to the first and their rows
    * from the last; then x_p = l_p^-T x_p */
@@ -117,6 +121,11 @@ static void RT_KERNEL(solve)(const rt_program *p, const RT_REAL *work, RT_REAL *
       xp[i] = v;
     }
   }
+}
+
+static void RT_KERNEL(solve)(const rt_program *p, const RT_REAL *work, RT_REAL *x) {
+  RT_KERNEL(solve_forward)(p, work, x);
+  RT_KERNEL(solve_backward)(p, work, x);
 }
 
 #undef RT_REAL

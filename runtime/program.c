@@ -16,3 +16,19 @@ void rt_program_solve(const rt_program *p, const void *work, void *x) {
   else
     rt_interp_solve(p, work, x);
 }
+
+/* The halves of rt_program_solve: a program generated before it had them
+ * runs the interpreter's (the same arithmetic, so the same bits). */
+void rt_program_solve_forward(const rt_program *p, const void *work, void *x) {
+  if (p->solve_forward != NULL)
+    p->solve_forward(work, x);
+  else
+    rt_interp_solve_forward(p, work, x);
+}
+
+void rt_program_solve_backward(const rt_program *p, const void *work, void *x) {
+  if (p->solve_backward != NULL)
+    p->solve_backward(work, x);
+  else
+    rt_interp_solve_backward(p, work, x);
+}

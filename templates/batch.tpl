@@ -42,14 +42,26 @@ int $(P.ident)_batch_factor(void *work, void *temp, int *lane_pivot) {
  * holds their b on entry, lane-interleaved: row i of copy j at i * $(N) + j,
  * $(P.macro)_BATCH_DIM scalars). */
 void $(P.ident)_batch_solve(const void *work, void *x) {
---% if #P.solve == 0 then
+  $(P.ident)_batch_solve_forward(work, x);
+  $(P.ident)_batch_solve_backward(work, x);
+}
+--% for _, half in ipairs({"forward", "backward"}) do
+--%   local fns = {}
+--%   for _, f in ipairs(P.solve) do
+--%     if f.phase == half then fns[#fns + 1] = f end
+--%   end
+
+/* The $(half) half of $(P.ident)_batch_solve (the scalar program's solve_$(half)). */
+void $(P.ident)_batch_solve_$(half)(const void *work, void *x) {
+--%   if #fns == 0 then
   (void)work;
   (void)x;
---% else
+--%   else
   const rt_lane *w = work;
   rt_lane *v = x;
---% end
---% for _, f in ipairs(P.solve) do
+--%   end
+--%   for _, f in ipairs(fns) do
   lane_$(f.name)(w, v);
---% end
+--%   end
 }
+--% end

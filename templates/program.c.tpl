@@ -180,6 +180,13 @@ const rt_program $(P.ident)_program = {
     .sweep_side = NULL,
     .assemble = NULL,
 --% end
+--% if P.mode == "unrolled" then
+    .solve_forward = $(P.ident)_solve_forward,
+    .solve_backward = $(P.ident)_solve_backward,
+--% else
+    .solve_forward = NULL,
+    .solve_backward = NULL,
+--% end
 };
 --% if P.batch > 0 then
 
@@ -188,6 +195,8 @@ const rt_batch_program $(P.ident)_batch = {
     .lanes = $(P.batch),
     .factor = $(P.ident)_batch_factor,
     .solve = $(P.ident)_batch_solve,
+    .solve_forward = $(P.ident)_batch_solve_forward,
+    .solve_backward = $(P.ident)_batch_solve_backward,
 };
 --% end
 --% if not P.mechanism then

@@ -55,6 +55,10 @@ extern const rt_program $(P.ident)_program;
 int $(P.ident)_batch_factor(void *work, void *temp, int *lane_pivot);
 /* Solves H x = b for every copy in place (x holds the copies' b). */
 void $(P.ident)_batch_solve(const void *work, void *x);
+/* Its forward half (x = D^-1 L^-1 x) and backward half (x = L^-T x): the
+ * backward after the forward is the solve, to the bit. */
+void $(P.ident)_batch_solve_forward(const void *work, void *x);
+void $(P.ident)_batch_solve_backward(const void *work, void *x);
 /* Both with $(P.ident)_program, for rt_batch_create (rt_batch.h): $(P.batch) worlds of
  * this mechanism stepped together. */
 extern const rt_batch_program $(P.ident)_batch;

@@ -146,18 +146,35 @@ static int $(P.ident)_factor(void *work, void *temp) {
   return -1;
 }
 
-/* Solves H x = b in place (x holds b on entry) after the factorization. */
-static void $(P.ident)_solve(const void *work, void *x) {
---% if #P.solve == 0 then
+--% for _, half in ipairs({"forward", "backward"}) do
+--%   local fns = {}
+--%   for _, f in ipairs(P.solve) do
+--%     if f.phase == half then fns[#fns + 1] = f end
+--%   end
+
+--%   if half == "forward" then
+/* The forward half of the solve after the factorization: x = D^-1 L^-1 x. */
+--%   else
+/* The backward half: x = L^-T x. */
+--%   end
+static void $(P.ident)_solve_$(half)(const void *work, void *x) {
+--%   if #fns == 0 then
   (void)work;
   (void)x;
---% else
+--%   else
   const scalar *w = work;
   scalar *v = x;
---% end
---% for _, f in ipairs(P.solve) do
+--%   end
+--%   for _, f in ipairs(fns) do
   $(f.name)(w, v);
+--%   end
+}
 --% end
+
+/* Solves H x = b in place (x holds b on entry) after the factorization. */
+static void $(P.ident)_solve(const void *work, void *x) {
+  $(P.ident)_solve_forward(work, x);
+  $(P.ident)_solve_backward(work, x);
 }
 --% if P.batch > 0 then
 --%   batch, T, K = true, "rt_lane", "lane_"

@@ -1,7 +1,9 @@
 /* program_check.h -- a generated program against the interpreter on random
  * SPD matrices with its block pattern (test_generated.c's check, shared
- * with random_check.c): the unrolled factor and solve and the interpreter
- * agree bit for bit -- workspace, status, solution, signed zeros -- also on
+ * with random_check.c): the unrolled factor and solve, the solve's two
+ * halves one after the other (solve_forward, solve_backward: the
+ * program's, and the interpreter's) and the interpreter agree bit for bit
+ * -- workspace, status, solution, signed zeros -- also on
  * a matrix that is not positive definite, and the solution solves the
  * dense system to the residual bound of the precision (1e-12 relative in
  * double, 1e-4 in float). Static, for cmocka test programs. */
@@ -55,6 +57,8 @@ static int factor_both(const rt_program *p, const void *w, void **wu, void **wi)
 static void check_program(const rt_program *p) {
   assert_non_null(p->factor);
   assert_non_null(p->solve);
+  assert_non_null(p->solve_forward);
+  assert_non_null(p->solve_backward);
   size_t sz = scalar_size(p), n = (size_t)p->dim;
   test_rng r = {0x5eed0000u + (uint64_t)p->dim};
   for (int trial = 0; trial < 3; trial++) {
@@ -73,11 +77,25 @@ static void check_program(const rt_program *p) {
       b[i] = get(p, xu, i);
     }
     memcpy(xi, xu, n * sz);
+    void *xh = dup_bytes(xu, n * sz), *xhi = dup_bytes(xu, n * sz);
     p->solve(wu, xu);
     rt_interp_solve(p, wi, xi);
-    for (size_t i = 0; i < n; i++)
+    p->solve_forward(wu, xh);
+    p->solve_backward(wu, xh);
+    rt_interp_solve_forward(p, wi, xhi);
+    rt_interp_solve_backward(p, wi, xhi);
+    for (size_t i = 0; i < n; i++) {
       if (memcmp((char *)xu + i * sz, (char *)xi + i * sz, sz) != 0)
         fail_msg("%s: solutions differ at row %zu: %a vs %a", p->name, i, get(p, xu, i), get(p, xi, i));
+      if (memcmp((char *)xu + i * sz, (char *)xh + i * sz, sz) != 0)
+        fail_msg("%s: solve_forward then solve_backward differ from solve at row %zu: %a vs %a", p->name, i,
+                 get(p, xh, i), get(p, xu, i));
+      if (memcmp((char *)xu + i * sz, (char *)xhi + i * sz, sz) != 0)
+        fail_msg("%s: the interpreter's halves differ from solve at row %zu: %a vs %a", p->name, i,
+                 get(p, xhi, i), get(p, xu, i));
+    }
+    free(xh);
+    free(xhi);
 
     /* the solution solves H x = b */
     double rn = 0, bn = 0;

@@ -66,7 +66,7 @@ if [ "${RANDOM_SWEEP_ONE:-}" = 1 ]; then
     "$build/ldlgen" "$m" -o "$d/$n.c" --precision $p --batch 8 --prefix $n || fail "ldlgen --batch 8 --precision $p"
     gcc $GEN_CHECK_FLAGS -O1 -c "$d/$n.c" -o "$d/$n.o" || fail "gcc does not compile $d/$n.c"
     ren=""
-    for sym in program desc settings create batch_factor batch_solve batch; do ren="$ren -D${n}_$sym=${n}_portable_$sym"; done
+    for sym in program desc settings create batch_factor batch_solve batch_solve_forward batch_solve_backward batch; do ren="$ren -D${n}_$sym=${n}_portable_$sym"; done
     gcc $GEN_CHECK_FLAGS -O0 -DRT_BATCH_PORTABLE $ren -c "$d/$n.c" -o "$d/${n}_portable.o" ||
       fail "gcc does not compile $d/$n.c with RT_BATCH_PORTABLE"
   done

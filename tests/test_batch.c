@@ -11,7 +11,8 @@
  * scalar program and together, lane-interleaved (entry k of copy j at
  * k * N + j), by the batch program; lane j of the batch workspace must be
  * bitwise the scalar factor of copy j, and so must the solutions of N
- * different right-hand sides (signed zeros among them). With one copy not
+ * different right-hand sides (signed zeros among them), by the solve and by
+ * its halves (ID_batch_solve_forward, then _backward). With one copy not
  * positive definite in the middle, the batch program reports that copy's
  * failing pivot (the scalar program's), and every other copy is still
  * bitwise its scalar factor. The batch buffers start one scalar past an
@@ -84,7 +85,9 @@ static void check_round(const batchtest_program *t, int portable, test_rng *r, i
     if (status[j] < 0) same_lane("factor", t, portable, j, bw, ref[j], nw);
   }
   if (bad < 0) {
-    void *bx = lanes_alloc(p, N, nx, &xbase);
+    /* the solve, and its halves one after the other (bh) */
+    void *hbase;
+    void *bx = lanes_alloc(p, N, nx, &xbase), *bh = lanes_alloc(p, N, nx, &hbase);
     void **x = zalloc((size_t)N, sizeof *x);
     for (int j = 0; j < N; j++) {
       x[j] = zalloc(nx, sz);
@@ -94,15 +97,23 @@ static void check_round(const batchtest_program *t, int portable, test_rng *r, i
         put(p, x[j], i, v);
       }
       lane_copy(sz, N, j, nx, bx, x[j], 1);
+      lane_copy(sz, N, j, nx, bh, x[j], 1);
       p->solve(ref[j], x[j]);
     }
+    const rt_batch_program *bp = portable ? t->portable_batch : t->batch;
     (portable ? t->portable_solve : t->solve)(bw, bx);
+    assert_non_null(bp->solve_forward);
+    assert_non_null(bp->solve_backward);
+    bp->solve_forward(bw, bh);
+    bp->solve_backward(bw, bh);
     for (int j = 0; j < N; j++) {
       same_lane("solution", t, portable, j, bx, x[j], nx);
+      same_lane("solution by the solve's halves", t, portable, j, bh, x[j], nx);
       free(x[j]);
     }
     free(x);
     free(xbase);
+    free(hbase);
   }
   for (int j = 0; j < N; j++) free(ref[j]);
   free(ref);

@@ -309,6 +309,12 @@ struct rt_program {
                                 of constraint c, a solver body or RT_WORLD (the
                                 world, or a body fixed in the mechanism) (2 ncons) */
   rt_assemble_fn assemble;   /* the generated assembly of H~; NULL as sweep */
+  /* solve's two halves (unrolled programs; NULL for table-driven programs
+   * and programs generated before them): solve_forward(x) is solve's
+   * forward part above (x = D^-1 L^-1 x), solve_backward(x) its backward
+   * part (x = L^-T x); one after the other they are solve, to the bit */
+  rt_solve_fn solve_forward;
+  rt_solve_fn solve_backward;
 };
 
 /* Factors the assembled workspace (unrolled entry point if the program has
@@ -317,9 +323,16 @@ struct rt_program {
 int rt_program_factor(const rt_program *p, void *work, void *temp);
 /* Solves H x = b in place after rt_program_factor. */
 void rt_program_solve(const rt_program *p, const void *work, void *x);
+/* Its forward and backward halves (rt_program.solve_forward, solve_backward;
+ * the interpreter's where the program has none): the backward after the
+ * forward is rt_program_solve, to the bit. */
+void rt_program_solve_forward(const rt_program *p, const void *work, void *x);
+void rt_program_solve_backward(const rt_program *p, const void *work, void *x);
 /* The interpreter alone (used by table programs, and by tests to compare). */
 int rt_interp_factor(const rt_program *p, void *work, void *temp);
 void rt_interp_solve(const rt_program *p, const void *work, void *x);
+void rt_interp_solve_forward(const rt_program *p, const void *work, void *x);
+void rt_interp_solve_backward(const rt_program *p, const void *work, void *x);
 
 /* Assembles H~ = J W J^T + epsilon * diag(J W J^T) into work (the program's
  * precision), node and edge blocks at their workspace offsets, fill-in blocks

@@ -49,6 +49,12 @@ typedef struct rt_batch_program {
   rt_batch_factor_fn factor;
   /* Solves H x = b for the N copies in place (N * program->dim scalars). */
   rt_batch_solve_fn solve;
+  /* solve's forward and backward halves, as the scalar program's
+   * solve_forward and solve_backward (rt.h); NULL in programs generated
+   * before them (their copies then complete a block step's solve copy by
+   * copy). */
+  rt_batch_solve_fn solve_forward;
+  rt_batch_solve_fn solve_backward;
 } rt_batch_program;
 
 typedef struct rt_batch rt_batch;

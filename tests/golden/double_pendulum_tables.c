@@ -170,6 +170,8 @@ const rt_program double_pendulum_program = {
     .sweep = NULL,
     .sweep_side = NULL,
     .assemble = NULL,
+    .solve_forward = NULL,
+    .solve_backward = NULL,
 };
 
 /*---- the mechanism (bodies, constraints, settings) ----------------------*/
