@@ -322,17 +322,34 @@ static void iterate(rt_batch *b) {
 
 /*---- stage 6: the block step, its solve in lanes --------------------------*/
 
-/* delta = H~^-1 res in the lanes, with the lanes' factor (b->work still
- * holds it), in the program's precision as block.c's factor_solve does. */
-static void lanes_solve(rt_batch *b) {
+/* res = H~^-1 res in the lanes (solve: the batch program's solve, or one
+ * of its halves), with the lanes' factor (b->work still holds it), in the
+ * program's precision as block.c's factor_run does. */
+static void lanes_run(rt_batch *b, rt_batch_solve_fn solve) {
   const size_t n = (size_t)b->N * (size_t)b->bp->program->dim;
   if (b->scalar == sizeof(double)) {
-    b->bp->solve(b->work, b->res);
+    solve(b->work, b->res);
     return;
   }
   for (size_t k = 0; k < n; k++) b->xres[k] = (float)b->res[k];
-  b->bp->solve(b->work, b->xres);
+  solve(b->work, b->xres);
   for (size_t k = 0; k < n; k++) b->res[k] = b->xres[k];
+}
+
+static void lanes_solve(rt_batch *b) { lanes_run(b, b->bp->solve); }
+
+/* Each copy j's w->r into its lane of b->res where in[j], zeros in the
+ * others' (a lane without a residual solves zeros). */
+static void lanes_in(rt_batch *b, const unsigned char *in) {
+  const int N = b->N, dim = b->bp->program->dim;
+  for (int j = 0; j < N; j++)
+    for (int i = 0; i < dim; i++) b->res[(size_t)i * (size_t)N + (size_t)j] = in[j] ? b->w[j]->r[i] : 0.0;
+}
+
+/* Lane j of b->res into copy j's w->r. */
+static void lane_out(rt_batch *b, int j) {
+  const int N = b->N, dim = b->bp->program->dim;
+  for (int i = 0; i < dim; i++) b->w[j]->r[i] = b->res[(size_t)i * (size_t)N + (size_t)j];
 }
 
 /* block.c's rt__block_step(w, &w->rows, w->vel, refine[j]) of every copy
@@ -347,7 +364,7 @@ static void lanes_solve(rt_batch *b) {
  * residual and correction copy by copy about 80 a row; the sample lift's
  * batch of 8, 537k -> 647k instructions a copy-step, make bench-batch.) */
 static void lanes_block_step(rt_batch *b, const int *refine, int *passes) {
-  const int N = b->N, dim = b->bp->program->dim;
+  const int N = b->N;
   unsigned char solve[RT__LANES_MAX];
   for (int pass = 0;; pass++) {
     int any = 0;
@@ -360,40 +377,94 @@ static void lanes_block_step(rt_batch *b, const int *refine, int *passes) {
       any |= solve[j];
     }
     if (!any) return;
-    for (int j = 0; j < N; j++) /* a lane without a residual solves zeros */
-      for (int i = 0; i < dim; i++) b->res[(size_t)i * (size_t)N + (size_t)j] = solve[j] ? b->w[j]->r[i] : 0.0;
+    lanes_in(b, solve);
     lanes_solve(b);
     for (int j = 0; j < N; j++) {
       if (!solve[j]) continue;
       rt_world *w = b->w[j];
-      for (int i = 0; i < dim; i++) w->r[i] = b->res[(size_t)i * (size_t)N + (size_t)j];
+      lane_out(b, j);
       rt__block_correct(w, &w->rows, w->r, w->vel);
     }
   }
 }
 
+/* The first block step of the copies with first[j] (rt__block_step(w,
+ * &w->rows, w->vel, 0)), its solve in lanes: solved[j] whether it solved
+ * (its residual above the tolerance). Of the copies that split it around S
+ * (split[j]: rt__step_split_block) the forward half only, left in w->r;
+ * the others' whole solve, the backward half after the forward, and their
+ * correction. */
+static void first_block(rt_batch *b, const unsigned char *first, const unsigned char *split, unsigned char *solved) {
+  int any = 0, halves = 0, whole = 0;
+  for (int j = 0; j < b->N; j++) {
+    rt_world *w = b->w[j];
+    solved[j] = first[j] && rt__block_residual(w, &w->rows, w->vel) > RT__BLOCK_TOLERANCE;
+    any |= solved[j];
+    halves |= solved[j] && split[j];
+    whole |= solved[j] && !split[j];
+  }
+  if (!any) return;
+  lanes_in(b, solved);
+  if (!halves) {
+    lanes_solve(b);
+  } else {
+    lanes_run(b, b->bp->solve_forward);
+    for (int j = 0; j < b->N; j++)
+      if (solved[j] && split[j]) lane_out(b, j);
+    if (whole) lanes_run(b, b->bp->solve_backward);
+  }
+  for (int j = 0; j < b->N; j++) {
+    if (!solved[j] || split[j]) continue;
+    rt_world *w = b->w[j];
+    lane_out(b, j);
+    rt__block_correct(w, &w->rows, w->r, w->vel);
+  }
+}
+
 /* step.c's rt__step_end_block of every copy whose factor is in the lanes
  * and whose step starts it with the factor's unrefined block step: that
- * block step in lanes, then each copy's coupled rows (S), then the block
- * step that follows in lanes (rt__step_end_block_after's halves); the
- * others' copy by copy. */
+ * block step's solve in lanes (first_block), then each copy's coupled
+ * rows (S), then, for the copies that split that solve around S
+ * (rt__step_split_block), its backward half in lanes, and the block step
+ * that follows in lanes (rt__step_end_block_after's or the split's
+ * refinement); the others' copy by copy (the split ones too if the batch
+ * program has no halves). */
 static void block_step(rt_batch *b) {
   const int N = b->N;
   int refine[RT__LANES_MAX] = {0}, passes[RT__LANES_MAX] = {0}, coupled[RT__LANES_MAX] = {0};
+  unsigned char first[RT__LANES_MAX] = {0}, split[RT__LANES_MAX] = {0}, solved[RT__LANES_MAX] = {0};
+  const int halves = b->bp->solve_forward != NULL && b->bp->solve_backward != NULL;
+  int any_split = 0;
   for (int j = 0; j < N; j++) {
     rt_world *w = b->w[j];
     refine[j] = -1;
     if (b->st[j] != RT_OK) continue;
-    if (b->factors[j] && b->lane_pivot[j] == -1 && rt__step_first_block(w))
-      refine[j] = 0;
-    else
-      rt__step_end_block(w);
+    split[j] = rt__step_split_block(w);
+    first[j] = b->factors[j] && b->lane_pivot[j] == -1 && rt__step_first_block(w) && (halves || !split[j]);
+    if (!first[j]) rt__step_end_block(w);
   }
-  lanes_block_step(b, refine, passes);
+  first_block(b, first, split, solved);
   for (int j = 0; j < N; j++) {
-    if (refine[j] < 0) continue;
-    refine[j] = rt__step_second_block(b->w[j], passes[j], &coupled[j]);
-    passes[j] = 0;
+    if (!first[j]) continue;
+    rt_world *w = b->w[j];
+    if (split[j] && solved[j]) {
+      rt__step_split_s(w, w->r);
+      refine[j] = w->set.refine - 1;
+      any_split = 1;
+    } else {
+      split[j] = 0;
+      refine[j] = rt__step_second_block(w, solved[j], &coupled[j]);
+    }
+  }
+  if (any_split) { /* the split solves' backward halves */
+    lanes_in(b, split);
+    lanes_run(b, b->bp->solve_backward);
+    for (int j = 0; j < N; j++) {
+      if (!split[j]) continue;
+      rt_world *w = b->w[j];
+      lane_out(b, j);
+      rt__block_correct(w, &w->rows, w->r, w->vel);
+    }
   }
   lanes_block_step(b, refine, passes);
   for (int j = 0; j < N; j++)

@@ -11,17 +11,26 @@
 #include "rtmath.h"
 #include "world.h"
 
-/* In double in place, in float on its rounding. */
-static void factor_solve(rt_world *w, double *v) {
+/* The program's solve (or a half of it) of v with the step's factor: in
+ * double in place, in float on its rounding. */
+typedef void (*program_solve_fn)(const rt_program *p, const void *work, void *x);
+static void factor_run(rt_world *w, double *v, program_solve_fn solve) {
   if (w->prog->precision == RT_FLOAT) {
     float *x = w->x;
     for (int i = 0; i < w->dim; i++) x[i] = (float)v[i];
-    rt_program_solve(w->prog, w->work, x);
+    solve(w->prog, w->work, x);
     for (int i = 0; i < w->dim; i++) v[i] = x[i];
   } else {
-    rt_program_solve(w->prog, w->work, v);
+    solve(w->prog, w->work, v);
   }
 }
+
+static void factor_solve(rt_world *w, double *v) { factor_run(w, v, rt_program_solve); }
+
+/* The halves of factor_solve: the backward after the forward is it, to
+ * the bit (a float's value survives the round trip through double). */
+void rt__block_forward(rt_world *w, double *v) { factor_run(w, v, rt_program_solve_forward); }
+void rt__block_backward(rt_world *w, double *v) { factor_run(w, v, rt_program_solve_backward); }
 
 /* H~ of the equality rows r (their J, the solver bodies' masses), never
  * assembled. Its regularization epsilon diag(J W J^T) comes from the rows'
@@ -36,6 +45,11 @@ static rt__hop block_hop(rt_world *w, const rt__rows *r) {
 }
 
 static int use_pcr(const rt_world *w) { return w->set.block_solver == RT_BLOCK_PCR; }
+
+int rt__block_splits(const rt_world *w) {
+  const rt_program *p = w->prog;
+  return !use_pcr(w) && (p->solve == NULL || (p->solve_forward != NULL && p->solve_backward != NULL));
+}
 
 /* x = H~^-1 b by PCR from the first guess x; records what it did in info
  * if record. */

@@ -137,10 +137,14 @@ static double gs_row(rt__rows *r, int i, double *va, double *vb) {
 /* What gs_row would change row i's velocity by from vel (|delta lambda|
  * / inv_diag), changing nothing. */
 double rt__pgs_row_change(const rt__rows *r, int i, const double *vel) {
+  return r->inv_diag[i] == 0.0 ? 0.0 : rt__pgs_row_change_at(r, i, rt__pgs_row_velocity(r, i, vel));
+}
+
+double rt__pgs_row_change_at(const rt__rows *r, int i, double jv) {
   const double id = r->inv_diag[i];
   if (id == 0.0) return 0.0;
   double lo, hi;
-  return fabs(row_update(r, i, rt__pgs_row_velocity(r, i, vel), &lo, &hi) - r->lambda[i]) / id;
+  return fabs(row_update(r, i, jv, &lo, &hi) - r->lambda[i]) / id;
 }
 
 int rt__pgs_rows_settled(const rt__rows *r, int first, int last, const double *vel, double tol) {

@@ -107,15 +107,50 @@ static int contacts_settled(const rt_world *w, const rt__rows *r) {
   return rt__pgs_rows_settled(r, w->nfixed_rows, r->n, w->vel, RT__CONTACTS_SETTLED);
 }
 
-static int choose(rt_world *w, const rt__rows *r) {
-  rt__schur *s = &w->schur;
+/* The joints' rows of C (into row, if not NULL); returns how many. */
+static int joint_rows(const rt_world *w, const rt__rows *r, int *row) {
   int k = 0;
-  for (int i = w->dim; i < w->nfixed_rows && k < w->set.coupled_rows && k < s->cap; i++)
-    if (r->inv_diag[i] > 0.0) s->row[k++] = i;
-  if (w->ncontact > w->set.coupled_contacts || k + 3 * w->ncontact > s->cap || contacts_settled(w, r)) return k;
+  for (int i = w->dim; i < w->nfixed_rows && k < w->set.coupled_rows && k < w->schur.cap; i++)
+    if (r->inv_diag[i] > 0.0) {
+      if (row) row[k] = i;
+      k++;
+    }
+  return k;
+}
+
+/* Whether the step has contacts and all of them fit C after k rows. */
+static int contacts_fit(const rt_world *w, int k) {
+  return w->ncontact > 0 && w->ncontact <= w->set.coupled_contacts && k + 3 * w->ncontact <= w->schur.cap;
+}
+
+/* C's rows: the joints', then the contacts if they fit and (split: as the
+ * last step had them, to be checked with z) they are not settled. */
+static int choose(rt_world *w, const rt__rows *r, int split) {
+  rt__schur *s = &w->schur;
+  int k = joint_rows(w, r, s->row);
+  if (!contacts_fit(w, k) || (split ? !s->contacts_last : contacts_settled(w, r))) return k;
   for (int c = 0; c < w->ncontact; c++)
     for (int t = 0; t < 3; t++) s->row[k++] = w->nfixed_rows + 3 * c + t;
   return k;
+}
+
+int rt__schur_expects(const rt_world *w) {
+  if (w->set.coupled_rows == 0 && w->set.coupled_contacts == 0) return 0;
+  const int k = joint_rows(w, &w->rows, NULL);
+  if (w->ncontact > 0) return contacts_fit(w, k) && w->schur.contacts_last;
+  return k > 0;
+}
+
+/* The split's contacts check (choose): whether no contact row of C (the
+ * last 3 ncontact) would change its velocity by more than
+ * RT__CONTACTS_SETTLED in a sweep, with the equality rows' response resp. */
+static int contacts_settled_with(const rt_world *w, const rt__rows *r, int k) {
+  const rt__schur *s = &w->schur;
+  for (int c = k - 3 * w->ncontact; c < k; c++) {
+    const int i = s->row[c];
+    if (rt__pgs_row_change_at(r, i, rt__pgs_row_velocity(r, i, w->vel) + s->resp[c]) > RT__CONTACTS_SETTLED) return 0;
+  }
+  return 1;
 }
 
 int rt__schur_covers(const rt_world *w) {
@@ -181,6 +216,9 @@ int rt__schur_alloc(rt_world *w) {
   /* the equality rows on each solver body (CSR) */
   s->adj_adr = rt__alloc((size_t)ns + 1, sizeof(int), &fail);
   s->adj = rt__alloc(2 * (size_t)dim, sizeof(int), &fail);
+  s->resp = rt__alloc(cap, sizeof(double), &fail);
+  s->ureach = rt__alloc((size_t)p->ncons, 1, &fail);
+  s->upath = rt__alloc((size_t)p->ncons + 1, sizeof(int), &fail);
   if (fail) return -1;
   for (int c = 0; c < p->ncons; c++)
     for (int side = 0; side < 2; side++) {
@@ -206,7 +244,8 @@ int rt__schur_alloc(rt_world *w) {
 
 void rt__schur_free(rt__schur *s) {
   void *ptrs[] = {s->row, s->S, s->M, s->reg, s->y, s->res, s->b, s->xs, s->xn, s->z, s->state, s->free, s->nz, s->zk, s->kept, s->dl,
-                  s->Y, s->path, s->D, s->yd, s->z6, s->at, s->reach, s->row_piv, s->adj_adr, s->adj};
+                  s->Y, s->path, s->D, s->yd, s->z6, s->at, s->reach, s->row_piv, s->adj_adr, s->adj,
+                  s->resp, s->ureach, s->upath};
   for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
 }
 
@@ -383,12 +422,14 @@ static void factor_diagonal(rt_world *w) {
  * on the equality rows that share a solver body with c; the forward solve
  * runs only along their paths to the root), then S_ij = A_ij - y_i^T D y_j,
  * summed over the pivots of y_i's path. No backward solve is needed. */
-int rt__schur_build(rt_world *w) {
+int rt__schur_build(rt_world *w, const double *fwd) {
   rt__schur *s = &w->schur;
   rt__rows *r = &w->rows;
   const rt_program *p = w->prog;
-  const int k = choose(w, r), n = w->dim;
+  const int n = w->dim;
+  int k = choose(w, r, fwd != NULL);
   s->k = 0;
+  s->contacts_last = 0;
   if (k == 0) return 0;
   factor_diagonal(w);
   for (int c0 = 0; c0 < k;) {
@@ -427,6 +468,7 @@ int rt__schur_build(rt_world *w) {
     int np = 0;
     for (const int *q = path; *q >= 0; q++) {
       const int cp = p->piv_cons[*q], row0 = p->cons_row[cp], row1 = row0 + p->cons_degree[cp];
+      if (fwd) s->ureach[*q] = 1;
       if (g == 1) {
         for (int i = row0; i < row1; i++) {
           s->yd[np] = y0[i] * s->D[i];
@@ -464,9 +506,29 @@ int rt__schur_build(rt_world *w) {
       const int i = s->row[c];
       s->reg[c] = 1.0 / r->inv_diag[i] - coupling(r, i, i);
     }
+    /* the response A_cE H~^-1 R_E = (D y_c)^T fwd to the residual whose
+     * forward half fwd is (0 without one) */
+    double sum[RT__SCHUR_GROUP] = {0.0};
+    if (fwd) products(s->yd, s->at, np, fwd, G, sum);
+    for (int j = 0; j < g; j++) s->resp[c0 + j] = sum[j];
     c0 += g;
   }
+  if (fwd) {
+    s->nupath = 0;
+    for (int piv = 0; piv < p->ncons; piv++)
+      if (s->ureach[piv]) {
+        s->ureach[piv] = 0;
+        s->upath[s->nupath++] = piv;
+      }
+    if (s->row[k - 1] >= w->nfixed_rows && contacts_settled_with(w, r, k)) {
+      /* the contacts leave C, and S (k apart) keeps its leading block */
+      const int kj = k - 3 * w->ncontact;
+      for (int c = 1; c < kj; c++) memmove(s->S + (size_t)c * (size_t)kj, s->S + (size_t)c * (size_t)k, sizeof *s->S * (size_t)kj);
+      k = kj;
+    }
+  }
   s->k = k;
+  s->contacts_last = k > 0 && s->row[k - 1] >= w->nfixed_rows;
   return k;
 }
 
@@ -824,8 +886,9 @@ int rt__schur_step(rt_world *w, rt__rows *r, double *vel) {
   double *x = s->xs;
   for (int c = 0; c < k; c++) {
     const int i = s->row[c];
-    s->res[c] = r->rhs[i] - rt__pgs_row_velocity(r, i, vel);
+    s->res[c] = r->rhs[i] - rt__pgs_row_velocity(r, i, vel) - s->resp[c];
     s->b[c] = s->res[c] - (r->normal[i] == RT__ROW_SOFT ? r->soft[i] * r->lambda[i] : 0.0);
+    s->resp[c] = 0.0; /* taken */
   }
   /* friction's boxes follow the normals: solved again while they moved,
    * then finished by sweeps whose bounds follow them exactly */
@@ -892,4 +955,28 @@ int rt__schur_hold(rt_world *w, double *shift) {
     s->dl[i] = 0.0;
   }
   return m;
+}
+
+void rt__schur_response(rt_world *w, double *z) {
+  rt__schur *s = &w->schur;
+  const rt_program *p = w->prog;
+  const int n = w->dim, nx = s->k > 0 ? nonzero(s, s->xs, 0) : 0;
+  if (nx == 0) return;
+  double *acc = s->yd; /* scratch: dim values on the paths' rows */
+  for (int u = 0; u < s->nupath; u++) {
+    const int cp = p->piv_cons[s->upath[u]];
+    memset(acc + p->cons_row[cp], 0, sizeof *acc * (size_t)p->cons_degree[cp]);
+  }
+  for (int t = 0; t < nx; t++) {
+    const int c = s->nz[t];
+    const double *y = s->Y + (size_t)c * (size_t)n;
+    for (int u = 0; u < s->nupath; u++) {
+      const int cp = p->piv_cons[s->upath[u]], row = p->cons_row[cp];
+      axpy(acc + row, y + row, s->xs[c], p->cons_degree[cp]);
+    }
+  }
+  for (int u = 0; u < s->nupath; u++) {
+    const int cp = p->piv_cons[s->upath[u]];
+    for (int i = p->cons_row[cp]; i < p->cons_row[cp] + p->cons_degree[cp]; i++) z[i] -= acc[i];
+  }
 }

@@ -97,6 +97,13 @@ typedef struct rt__schur {
                       visit (rt__schur_build; all 0 between groups) */
   int *row_piv;    /* dim: the pivot of each equality row */
   int *adj_adr, *adj; /* the equality rows on each solver body (CSR, nsbody + 1) */
+  double *resp;    /* cap: the rows' response to the equality rows' residual
+                      (rt__schur_build with z), taken by the next
+                      rt__schur_step and zeroed */
+  unsigned char *ureach; /* ncons: the pivots on some column's path (all 0
+                      outside rt__schur_build) */
+  int *upath, nupath; /* ncons: those pivots, in order (rt__schur_build with z) */
+  int contacts_last; /* whether the last S held the contacts (rt__schur_expects) */
 } rt__schur;
 
 /* Steps of each kind (on one thread, handed off) a window of
@@ -157,6 +164,7 @@ typedef struct rt__snapshot {
   unsigned char *stall;    /* driven rods: stalled (w->drive_stall) */
   double *drift;           /* the equality rows' drift (dim) */
   double *gcarry;          /* 1 per solver body */
+  int contacts_last;       /* w->schur.contacts_last */
   rt_step_info info;
 } rt__snapshot;
 
@@ -352,6 +360,8 @@ double rt__pgs_row_velocity(const rt__rows *rows, int i, const double *vel);
 /* What a sweep would change row i's velocity by (m/s, rad/s), changing
  * nothing. */
 double rt__pgs_row_change(const rt__rows *r, int i, const double *vel);
+/* The same from the row's velocity jv. */
+double rt__pgs_row_change_at(const rt__rows *r, int i, double jv);
 /* Whether no row of [first, last) would change its velocity by more than
  * tol (rt__pgs_row_change, each from vel; it stops at the first that
  * would), changing nothing. */
@@ -390,12 +400,24 @@ void rt__pgs_apply_equality(const rt__rows *rows, const rt_program *p, const dou
 void rt__pgs_apply(const rt__rows *rows, int first, int last, const double *dl, double *vel);
 
 /* schur.c: S of the coupled rows at this step's rows and factor; returns
- * their number k (0: none). Then one solve of the coupled rows of r
+ * their number k (0: none). z: NULL, or (rt__step_split_block's split)
+ * D^-1 L^-1 of the equality rows' residual, whose solve the velocities do
+ * not have yet: the rows' residuals in the solve that follows then take
+ * the equality rows' response to it, and contacts (coupled as the last step
+ * coupled them) that it leaves settled are left out. Then one solve of the coupled rows of r
  * (w->rows, or the position pass's) on S from the velocities vel, their
  * impulses applied to lambda and vel; returns the active-set passes (and
  * sweeps) it took. The caller's block step then gives the equality rows the
  * response S assumed. */
-int rt__schur_build(rt_world *w);
+int rt__schur_build(rt_world *w, const double *z);
+/* Whether this step's S will couple rows, known before the block step:
+ * the joints' rows that take part, or the contacts, if the last step
+ * coupled them (whether they are settled is known after the block step:
+ * rt__schur_build with z). */
+int rt__schur_expects(const rt_world *w);
+/* After rt__schur_build with z and rt__schur_step: z -= Y x, x the
+ * impulses S's solve applied (rt__step_split_s). */
+void rt__schur_response(rt_world *w, double *z);
 /* Its arrays, for the world's joint rows (0, or -1 if out of memory), and
  * their release (what was allocated; NULLs are fine). */
 int rt__schur_alloc(rt_world *w);
@@ -470,6 +492,17 @@ void rt__step_end_block(rt_world *w);
  * the rest of rt__step_end_block. */
 int rt__step_first_block(const rt_world *w);
 void rt__step_end_block_after(rt_world *w, int solves);
+/* Whether rt__step_end_block splits that first block step's solve around
+ * S (its first block step is then rt__step_first_block's, as above, until
+ * the solve): the residual into w->r (rt__block_residual) and, if it is
+ * above RT__BLOCK_TOLERANCE, its forward half (rt__block_forward); then
+ * rt__step_split_s(w, w->r); the backward half and the correction
+ * (rt__block_backward, rt__block_correct); then the refinement,
+ * rt__block_step(w, &w->rows, w->vel, w->set.refine - 1), recorded by
+ * rt__step_refined(w, 0, its passes). A residual within the tolerance goes
+ * on as rt__step_end_block_after(w, 0). */
+int rt__step_split_block(const rt_world *w);
+void rt__step_split_s(rt_world *w, double *z);
 /* rt__step_end_block_after in two halves, so that a batch can take the
  * block step between them with its solves in lanes: the rows coupled
  * through S (*coupled: whether S coupled any), returning the refine of the
@@ -513,6 +546,13 @@ int rt__block_step(rt_world *w, rt__rows *r, double *vel, int refine);
  * its largest magnitude; then lambda += delta and V += W J^T delta. */
 double rt__block_residual(rt_world *w, const rt__rows *r, const double *vel);
 void rt__block_correct(rt_world *w, rt__rows *r, const double *delta, double *vel);
+/* The solve with the factor in its two halves (w->dim values in place,
+ * through the program's precision): x = D^-1 L^-1 x, then x = L^-T x; the
+ * one after the other is a block step's solve, to the bit. Whether the
+ * program has them (a program generated before them has not; PCR never). */
+void rt__block_forward(rt_world *w, double *x);
+void rt__block_backward(rt_world *w, double *x);
+int rt__block_splits(const rt_world *w);
 /* x = H~^-1 x on the equality rows (w->dim values), passing through the
  * program's precision (refined if settings.refine), or PCR from zero. */
 void rt__block_solve(rt_world *w, double *x);

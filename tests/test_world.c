@@ -1172,8 +1172,13 @@ static void test_settled_contacts_keep_the_block_solved(void **state) {
 /* Stage 6's block step (step.c, rt__step_end_block) with the factor: one
  * refined block step when S couples nothing (the chain), bit for bit; when
  * S couples rows (the lift's wheel contacts and motors), an unrefined one,
- * S's solve, and a refined one. Each world is stepped by rt_world_step and
- * a twin by those calls spelled out; their states agree bit for bit. */
+ * S's solve, and a refined one -- or, once the step expects S to couple
+ * rows (rt__step_split_block: the lift's from its second step on, its
+ * contacts coupled in the step before), the first block step's solve split
+ * around S: its forward half, S's solve with the equality rows' response
+ * to it, its backward half for the residual after S's impulses, and the
+ * refinement. Each world is stepped by rt_world_step and a twin by those
+ * calls spelled out; their states agree bit for bit. */
 static void test_block_step_refined_once(void **state) {
   (void)state;
   static const char *const path[] = {"mechanisms/chain.lua", "mechanisms/scissor_lift.lua"};
@@ -1183,7 +1188,7 @@ static void test_block_step_refined_once(void **state) {
     assert_true(s.set.refine > 0);
     rt_world *w = sim_world(&s, &s.set), *twin = sim_world(&s, &s.set);
     double *a = state_alloc(w), *b = state_alloc(w);
-    int coupled = 0;
+    int coupled = 0, split = 0;
     for (int k = 0; k < 40; k++) {
       step_ok(w, &s.m);
       feed_ground(twin, &s.m);
@@ -1192,11 +1197,24 @@ static void test_block_step_refined_once(void **state) {
       rt_world_iterate(twin);
       twin->info.contact_passes = 0;
       if (m == 0) {
+        assert_false(rt__step_split_block(twin));
         rt__block_step(twin, &twin->rows, twin->vel, twin->set.refine);
-        assert_int_equal(rt__schur_build(twin), 0);
+        assert_int_equal(rt__schur_build(twin, NULL), 0);
+      } else if (rt__step_split_block(twin) && rt__block_residual(twin, &twin->rows, twin->vel) > RT__BLOCK_TOLERANCE) {
+        split++;
+        rt__block_forward(twin, twin->r);
+        if (rt__schur_build(twin, twin->r) > 0) {
+          coupled++;
+          twin->info.coupled_rows = twin->schur.k;
+          twin->info.coupled_sweeps += rt__schur_step(twin, &twin->rows, twin->vel);
+          rt__schur_response(twin, twin->r);
+        }
+        rt__block_backward(twin, twin->r);
+        rt__block_correct(twin, &twin->rows, twin->r, twin->vel);
+        rt__block_step(twin, &twin->rows, twin->vel, twin->set.refine - 1);
       } else {
         rt__block_step(twin, &twin->rows, twin->vel, 0);
-        if (rt__schur_build(twin) > 0) {
+        if (rt__schur_build(twin, NULL) > 0) {
           coupled++;
           twin->info.coupled_rows = twin->schur.k;
           twin->info.coupled_sweeps += rt__schur_step(twin, &twin->rows, twin->vel);
@@ -1211,7 +1229,7 @@ static void test_block_step_refined_once(void **state) {
       state_get(twin, b);
       assert_memory_equal(a, b, state_bytes(w));
     }
-    if (m == 1) assert_true(coupled > 0);
+    if (m == 1) assert_true(coupled > 0 && split > 0);
     free(a);
     free(b);
     rt_world_destroy(w);
