@@ -80,7 +80,9 @@ typedef struct rt__schur {
   double *dl;      /* rows: impulses of C's rows (0 elsewhere) */
   double *kept;    /* cap: C's inverse diagonals while the contact passes
                       leave C out (rt__schur_mask) */
-  double *Y;       /* cap * dim: D^-1 L^-1 A_Ec for each row c of C */
+  double *Y;       /* cap * dim: D^-1 L^-1 A_Ec for each row c of C (0 off
+                      its path; kbuilt columns on the rows of upath written) */
+  int kbuilt;      /* the columns of Y the last rt__schur_build wrote */
   int *path;       /* ncons + 1: the pivots the group's columns touched, -1 ended
                       (rt__schur_build, group by group) */
   double *D;       /* dim: the factor's diagonal */
@@ -102,7 +104,7 @@ typedef struct rt__schur {
                       rt__schur_step and zeroed */
   unsigned char *ureach; /* ncons: the pivots on some column's path (all 0
                       outside rt__schur_build) */
-  int *upath, nupath; /* ncons: those pivots, in order (rt__schur_build with z) */
+  int *upath, nupath; /* ncons: those pivots, in order (rt__schur_build) */
   int contacts_last; /* whether the last S held the contacts (rt__schur_expects) */
 } rt__schur;
 
