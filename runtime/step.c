@@ -165,9 +165,24 @@ static void sweep(rt_world *w) {
   w->info.program_sweeps += w->sweep_fits;
 }
 
-/* Sweep k before the block step: all rows, or those from sweep_from. */
+/* Whether the step will couple its contacts through S, around which its
+ * first block step's solve is split, as far as is known before its factor
+ * (rt__step_split_block, but for the factor's success: threaded or not,
+ * the sweeps are the same). */
+static int contacts_to_s(const rt_world *w) {
+  return use_factor(w) && w->set.refine >= 1 && w->ncontact > 0 && rt__block_splits(w) && rt__schur_expects(w);
+}
+
+/* Sweep k before the block step: all rows, or those from sweep_from --
+ * the first sweep too when the contacts go to S (contacts_to_s), which
+ * solves them with the equality rows exactly: the first sweep's joints'
+ * response, which lets contacts settle without S, buys nothing there
+ * (make bench-cg's window: the lift 647k -> 623k instructions a step, its
+ * generated sweep no longer run; ldlsim --json with the drive scripts,
+ * 10 s: the car's held motors slip 5.5e-7 rad instead of 4.0e-7, the
+ * buggy's 1.9e-6 instead of 1.8e-6, the others the same to three digits). */
 static void sweep_before(rt_world *w, int k, int from) {
-  if (k == 0 || from == 0)
+  if (from == 0 || (k == 0 && !contacts_to_s(w)))
     sweep(w);
   else
     rt__pgs_sweep(&w->rows, from, w->rows.n, w->vel);
