@@ -105,6 +105,7 @@ typedef struct rt__schur {
   unsigned char *ureach; /* ncons: the pivots on some column's path (all 0
                       outside rt__schur_build) */
   int *upath, nupath; /* ncons: those pivots, in order (rt__schur_build) */
+  int nurows;      /* their rows */
   int contacts_last; /* whether the last S held the contacts (rt__schur_expects) */
 } rt__schur;
 
