@@ -192,6 +192,7 @@ int rt__schur_alloc(rt_world *w) {
   s->row = rt__alloc(cap, sizeof(int), &fail);
   s->S = rt__alloc(cap * cap, sizeof(double), &fail);
   s->M = rt__alloc(cap * cap, sizeof(double), &fail);
+  s->minv = rt__alloc(cap, sizeof(double), &fail);
   s->reg = rt__alloc(cap, sizeof(double), &fail);
   s->y = rt__alloc(cap, sizeof(double), &fail);
   s->res = rt__alloc(cap, sizeof(double), &fail);
@@ -243,7 +244,7 @@ int rt__schur_alloc(rt_world *w) {
 }
 
 void rt__schur_free(rt__schur *s) {
-  void *ptrs[] = {s->row, s->S, s->M, s->reg, s->y, s->res, s->b, s->xs, s->xn, s->z, s->state, s->free, s->nz, s->zk, s->kept, s->dl,
+  void *ptrs[] = {s->row, s->S, s->M, s->minv, s->reg, s->y, s->res, s->b, s->xs, s->xn, s->z, s->state, s->free, s->nz, s->zk, s->kept, s->dl,
                   s->Y, s->path, s->D, s->yd, s->z6, s->at, s->reach, s->row_piv, s->adj_adr, s->adj,
                   s->resp, s->ureach, s->upath};
   for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
@@ -566,15 +567,15 @@ static double a_at(const rt__schur *s, int i, int j) {
  * it enters, updates independent of each other (in vector lanes), where a
  * row's dot product would be a chain of dependent additions (the solves
  * ran at a third of the speed). */
-static void chol_solve(const double *M, int n, int ld, double *z) {
+static void chol_solve(const double *M, const double *minv, int n, int ld, double *z) {
   for (int i = 0; i < n; i++) {
     const double *mi = M + (size_t)i * (size_t)ld;
-    const double zi = z[i] /= mi[i];
+    const double zi = z[i] *= minv[i];
     axpy(z + i + 1, mi + i + 1, -zi, n - i - 1); /* column i of L: row i of L^T */
   }
   for (int i = n - 1; i >= 0; i--) {
     const double *mi = M + (size_t)i * (size_t)ld;
-    const double zi = z[i] /= mi[i];
+    const double zi = z[i] *= minv[i];
     axpy(z, mi, -zi, i);
   }
 }
@@ -637,11 +638,12 @@ static void drop_factor_row(rt__schur *s, int p) {
   }
   for (int i = p; i < n - 1; i++) {
     double *mi = M + (size_t)i * (size_t)k;
-    const double d = mi[i], r = sqrt(d * d + x[i] * x[i]), c = r / d, sn = x[i] / d;
+    const double d = mi[i], r = sqrt(d * d + x[i] * x[i]), c = r / d, sn = x[i] / d, ic = d / r;
     mi[i] = r;
+    s->minv[i] = 1.0 / r;
     for (int j = i + 1; j < n - 1; j++) {
       double *lji = M + (size_t)j * (size_t)k + (size_t)i;
-      *lji = (*lji + sn * x[j]) / c;
+      *lji = (*lji + sn * x[j]) * ic;
       x[j] = c * x[j] - sn * *lji;
     }
   }
@@ -674,12 +676,13 @@ static void factor_rows(rt__schur *s, const int *f, int from, int n) {
       const double *mm = M + (size_t)m * (size_t)k;
       double v = sj[f[m]]; /* f[m] != f[j]: no regularization off the diagonal */
       for (int t = 0; t < m; t++) v -= mj[t] * mm[t];
-      mj[m] = v / mm[m];
+      mj[m] = v * s->minv[m];
     }
     double d = a_at(s, f[j], f[j]);
     for (int t = 0; t < j; t++) d -= mj[t] * mj[t];
     const double floor = 1e-12 * a_at(s, f[j], f[j]);
     mj[j] = sqrt(d > floor ? d : floor);
+    s->minv[j] = 1.0 / mj[j];
   }
   mirror(M, from, n, k);
 }
@@ -695,7 +698,7 @@ static void solve_free(rt__schur *s, double *x) {
   s->nfact = nf;
   for (int a = 0; a < nf; a++) z[a] = s->b[f[a]];
   take_products(s, x, nonzero(s, x, 1), z); /* held: off the diagonal */
-  chol_solve(M, nf, k, z);
+  chol_solve(M, s->minv, nf, k, z);
   for (int a = 0; a < nf; a++) x[f[a]] = z[a];
 }
 
@@ -727,7 +730,7 @@ static void refine_free(rt__schur *s, rt__rows *r, double *x) {
       z[a] = s->b[f[a]] - (r->normal[i] == RT__ROW_SOFT ? r->soft[i] * x[f[a]] : 0.0);
     }
     take_products(s, x, nonzero(s, x, 0), z);
-    chol_solve(s->M, nf, k, z);
+    chol_solve(s->M, s->minv, nf, k, z);
     for (int a = 0; a < nf; a++) x[f[a]] += z[a];
   }
   for (int a = 0; a < nf; a++) x[f[a]] = rt__clamp(x[f[a]], lower(s, r, f[a]), upper(s, r, f[a]));
@@ -960,7 +963,7 @@ int rt__schur_hold(rt_world *w, double *shift) {
   if (!moved) return 0;
   /* (S_MM + reg) x = z by Cholesky into s->M (the step's solves are done) */
   factor_rows(s, s->nz, 0, m);
-  chol_solve(s->M, m, s->k, s->z);
+  chol_solve(s->M, s->minv, m, s->k, s->z);
   s->nfact = 0; /* M no longer holds the active set's factor */
   for (int t = 0; t < m; t++) {
     const int i = s->row[s->nz[t]];

@@ -72,6 +72,8 @@ typedef struct rt__schur {
   double *y, *res; /* cap: S dl so far; the rows' residuals */
   double *b, *xs, *xn, *z; /* cap: the active-set solve's vectors */
   double *M;       /* cap * cap: its Cholesky factor */
+  double *minv;    /* cap: 1 / M's diagonal (its solves multiply: a
+                      division's latency was on their dependent chains) */
   int *state, *free; /* cap: 0 free, 1 at lower, 2 at upper, 3 out */
   int *nz;         /* cap: the rows whose x is not zero (scratch) */
   double *zk;      /* cap: take_products' sums for every row (scratch) */
