@@ -395,17 +395,17 @@ static void lanes_block_step(rt_batch *b, const int *refine, int *passes) {
  * the others' whole solve, the backward half after the forward, and their
  * correction. */
 static void first_block(rt_batch *b, const unsigned char *first, const unsigned char *split, unsigned char *solved) {
-  int any = 0, halves = 0, whole = 0;
+  int any = 0, forward_only = 0, whole = 0;
   for (int j = 0; j < b->N; j++) {
     rt_world *w = b->w[j];
     solved[j] = first[j] && rt__block_residual(w, &w->rows, w->vel) > RT__BLOCK_TOLERANCE;
     any |= solved[j];
-    halves |= solved[j] && split[j];
+    forward_only |= solved[j] && split[j];
     whole |= solved[j] && !split[j];
   }
   if (!any) return;
   lanes_in(b, solved);
-  if (!halves) {
+  if (!forward_only) {
     lanes_solve(b);
   } else {
     lanes_run(b, b->bp->solve_forward);
