@@ -107,6 +107,18 @@ static int contacts_settled(const rt_world *w, const rt__rows *r) {
   return rt__pgs_rows_settled(r, w->nfixed_rows, r->n, w->vel, RT__CONTACTS_SETTLED);
 }
 
+/* A step's first block step is split around S with the contacts in C
+ * (rt__schur_expects) once S held them in this many steps in a row: where
+ * contacts come and go the split's guess that they will be coupled again
+ * costs the build of their columns whenever they have settled, and the
+ * sweeps that skip the equality rows then (step.c) keep them from
+ * settling. Measured (make bench-batch's driven buggy, scalar side,
+ * instructions of its 24 steps; ldlsim --json with the drive scripts, the
+ * car's largest held-motor slip in 10 s): unsplit 4.04M, 3.75e-7 rad; split
+ * after 1 such step 4.47M, 5.5e-7; after 2, 3.90M, 2.2e-6; after 3 or 8,
+ * 3.90M, 2.1e-7 (the slip moves by chance with any change). The lift's
+ * contacts are coupled in every step: its figures are the same for all. */
+#define RT__SPLIT_RUN 3
 /* The joints' rows of C (into row, if not NULL); returns how many. */
 static int joint_rows(const rt_world *w, const rt__rows *r, int *row) {
   int k = 0;
@@ -123,12 +135,13 @@ static int contacts_fit(const rt_world *w, int k) {
   return w->ncontact > 0 && w->ncontact <= w->set.coupled_contacts && k + 3 * w->ncontact <= w->schur.cap;
 }
 
-/* C's rows: the joints', then the contacts if they fit and (split: as the
- * last step had them, to be checked with z) they are not settled. */
+/* C's rows: the joints', then the contacts if they fit and (split: held
+ * in the last RT__SPLIT_RUN steps, to be checked with z) they are not
+ * settled. */
 static int choose(rt_world *w, const rt__rows *r, int split) {
   rt__schur *s = &w->schur;
   int k = joint_rows(w, r, s->row);
-  if (!contacts_fit(w, k) || (split ? !s->contacts_last : contacts_settled(w, r))) return k;
+  if (!contacts_fit(w, k) || (split ? s->contacts_run < RT__SPLIT_RUN : contacts_settled(w, r))) return k;
   for (int c = 0; c < w->ncontact; c++)
     for (int t = 0; t < 3; t++) s->row[k++] = w->nfixed_rows + 3 * c + t;
   return k;
@@ -137,7 +150,7 @@ static int choose(rt_world *w, const rt__rows *r, int split) {
 int rt__schur_expects(const rt_world *w) {
   if (w->set.coupled_rows == 0 && w->set.coupled_contacts == 0) return 0;
   const int k = joint_rows(w, &w->rows, NULL);
-  if (w->ncontact > 0) return contacts_fit(w, k) && w->schur.contacts_last;
+  if (w->ncontact > 0) return contacts_fit(w, k) && w->schur.contacts_run >= RT__SPLIT_RUN;
   return k > 0;
 }
 
@@ -429,8 +442,9 @@ int rt__schur_build(rt_world *w, const double *fwd) {
   const rt_program *p = w->prog;
   const int n = w->dim;
   int k = choose(w, r, fwd != NULL);
+  const int run = s->contacts_run;
   s->k = 0;
-  s->contacts_last = 0;
+  s->contacts_run = 0;
   /* Y zero again where the last build wrote it: its columns on the rows of
    * their paths, where those are few (the lift's 26 of 246: a memset of
    * every column was 47 KiB a step), else whole (the car's paths cover its
@@ -543,7 +557,7 @@ int rt__schur_build(rt_world *w, const double *fwd) {
     }
   }
   s->k = k;
-  s->contacts_last = k > 0 && s->row[k - 1] >= w->nfixed_rows;
+  s->contacts_run = k > 0 && s->row[k - 1] >= w->nfixed_rows ? (run < RT__SPLIT_RUN ? run + 1 : run) : 0;
   return k;
 }
 

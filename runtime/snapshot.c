@@ -7,9 +7,9 @@
  * impulses, the joints' lengths (driven rods change theirs) and whether
  * their drives stalled (rows.c), the drift fed forward to the next step
  * (stabilize.c), what the geometric stiffness held at the end of the last
- * solve (stiffness.c), whether the last step's S held the contacts (which
- * decides how the next step's block step starts: schur.c) and the step
- * info.
+ * solve (stiffness.c), in how many steps in a row S held the contacts
+ * (which decides how the next step's block step starts: schur.c) and the
+ * step info.
  * Everything else a step writes it computes afresh each step. The buffers
  * are allocated with the world (rt__snapshot_alloc), so a step allocates
  * nothing. */
@@ -74,7 +74,7 @@ void rt__snapshot_save(rt_world *w) {
   memcpy(s->stall, w->drive_stall, sizeof *s->stall * (size_t)w->njoint);
   memcpy(s->drift, w->drift, sizeof *s->drift * (size_t)w->dim);
   memcpy(s->gcarry, w->gcarry, sizeof *s->gcarry * (size_t)w->nsbody);
-  s->contacts_last = w->schur.contacts_last;
+  s->contacts_run = w->schur.contacts_run;
   s->info = w->info;
 }
 
@@ -93,7 +93,7 @@ void rt__snapshot_restore(rt_world *w) {
   memcpy(w->drive_stall, s->stall, sizeof *s->stall * (size_t)w->njoint);
   memcpy(w->drift, s->drift, sizeof *s->drift * (size_t)w->dim);
   memcpy(w->gcarry, s->gcarry, sizeof *s->gcarry * (size_t)w->nsbody);
-  w->schur.contacts_last = s->contacts_last;
+  w->schur.contacts_run = s->contacts_run;
   w->info = s->info;
 }
 

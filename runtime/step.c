@@ -179,8 +179,10 @@ static int contacts_to_s(const rt_world *w) {
  * response, which lets contacts settle without S, buys nothing there
  * (make bench-cg's window: the lift 647k -> 623k instructions a step, its
  * generated sweep no longer run; ldlsim --json with the drive scripts,
- * 10 s: the car's held motors slip 5.5e-7 rad instead of 4.0e-7, the
- * buggy's 1.9e-6 instead of 1.8e-6, the others the same to three digits). */
+ * 10 s, with the split's RT__SPLIT_RUN 3: the buggy's held motors slip
+ * 1.9e-6 rad instead of 1.8e-6, the car's 2.1e-7 instead of 3.8e-7 -- a
+ * figure that moves by chance with any change -- the others the same to
+ * three digits). */
 static void sweep_before(rt_world *w, int k, int from) {
   if (from == 0 || (k == 0 && !contacts_to_s(w)))
     sweep(w);
@@ -388,7 +390,7 @@ static double integrate(rt_world *w, int pass, int measure) {
  * step as it is.
  *
  * When the step expects S to couple rows (rt__step_split_block: joints'
- * rows that take part, or contacts the last step coupled), the first
+ * rows that take part, or contacts S held in the last 3 steps), the first
  * block step's solve is split around S instead: the residual R_E and its
  * forward half z = D^-1 L^-1 R_E; S built and solved with the equality
  * rows' response to R_E, (D y_c)^T z, in its rows' residuals (schur.c);

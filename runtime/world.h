@@ -108,7 +108,8 @@ typedef struct rt__schur {
                       outside rt__schur_build) */
   int *upath, nupath; /* ncons: those pivots, in order (rt__schur_build) */
   int nurows;      /* their rows */
-  int contacts_last; /* whether the last S held the contacts (rt__schur_expects) */
+  int contacts_run; /* the steps in a row, up to the last, whose S held the
+                      contacts (rt__schur_expects) */
 } rt__schur;
 
 /* Steps of each kind (on one thread, handed off) a window of
@@ -169,7 +170,7 @@ typedef struct rt__snapshot {
   unsigned char *stall;    /* driven rods: stalled (w->drive_stall) */
   double *drift;           /* the equality rows' drift (dim) */
   double *gcarry;          /* 1 per solver body */
-  int contacts_last;       /* w->schur.contacts_last */
+  int contacts_run;       /* w->schur.contacts_run */
   rt_step_info info;
 } rt__snapshot;
 
@@ -408,16 +409,18 @@ void rt__pgs_apply(const rt__rows *rows, int first, int last, const double *dl, 
  * their number k (0: none). z: NULL, or (rt__step_split_block's split)
  * D^-1 L^-1 of the equality rows' residual, whose solve the velocities do
  * not have yet: the rows' residuals in the solve that follows then take
- * the equality rows' response to it, and contacts (coupled as the last step
- * coupled them) that it leaves settled are left out. Then one solve of the coupled rows of r
- * (w->rows, or the position pass's) on S from the velocities vel, their
+ * the equality rows' response to it, and contacts (coupled while S held
+ * them in the steps before: rt__schur_expects) that it leaves settled are
+ * left out. Then one solve of the coupled rows of r (w->rows, or the
+ * position pass's) on S from the velocities vel, their
  * impulses applied to lambda and vel; returns the active-set passes (and
  * sweeps) it took. The caller's block step then gives the equality rows the
  * response S assumed. */
 int rt__schur_build(rt_world *w, const double *z);
 /* Whether this step's S will couple rows, known before the block step:
- * the joints' rows that take part, or the contacts, if the last step
- * coupled them (whether they are settled is known after the block step:
+ * with no contacts, the joints' rows that take part; with contacts, only
+ * if they fit C and S held them in each of the last steps (RT__SPLIT_RUN,
+ * schur.c: whether they are settled is known after the block step,
  * rt__schur_build with z). */
 int rt__schur_expects(const rt_world *w);
 /* After rt__schur_build with z and rt__schur_step: z -= Y x, x the

@@ -1019,8 +1019,8 @@ static void test_rows_take_the_last_evaluation(void **state) {
  * only); two when the contacts are coupled too (the scissor lift on its
  * wheels' contacts: friction's answer depends on where it starts), the
  * second over the rows outside the block only, and the first too once the
- * contacts go to S with the first block step split around it (the last
- * step coupled them: the lift's from its second step on); N - 1 over all
+ * contacts go to S with the first block step split around it (S held them
+ * in the steps before: rt__schur_expects); N - 1 over all
  * rows when the contacts are left to the sweeps (coupled_contacts 0). */
 static void test_sweeps_before_the_block(void **state) {
   (void)state;
@@ -1049,7 +1049,7 @@ static void test_sweeps_before_the_block(void **state) {
        * over all */
       feed_ground(w, &s.m);
       assert_int_equal(rt_world_step_begin(w), RT_OK);
-      const int to_s = coupled && w->schur.contacts_last;
+      const int to_s = coupled && rt__schur_expects(w);
       outside += to_s;
       rt_world_factor(w);
       const int n = w->rows.n;
