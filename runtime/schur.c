@@ -26,6 +26,11 @@
  *     motor -- and which are free; the free ones solved by Cholesky), with
  *     iterative refinement against the unregularized S, and projected
  *     Gauss-Seidel on S only if the method's cap stopped it.
+ *   - the split first block step (step.c, rt__step_split_block): built
+ *     with the forward half z of the equality rows' solve, the rows of C
+ *     take the equality rows' response (D y_c)^T z into their residuals,
+ *     and after the solve rt__schur_response makes z the forward half for
+ *     the residual after C's impulses, z - Y x_C, for the backward half.
  *
  * It reads the step's factor (w->work) through the program's tables, and
  * calls pgs.c (row velocities, impulses onto velocities). */
@@ -988,6 +993,9 @@ int rt__schur_hold(rt_world *w, double *shift) {
   return m;
 }
 
+/* z -= Y x over the rows of the columns' paths (Y is 0 off them), x the
+ * impulses of C's rows that S's solve applied, each row's sum over C in
+ * C's order from +0. */
 void rt__schur_response(rt_world *w, double *z) {
   rt__schur *s = &w->schur;
   const rt_program *p = w->prog;

@@ -400,9 +400,11 @@ static double integrate(rt_world *w, int pass, int measure) {
  * block step, S and the block step after it: the lift's step 684k -> 647k
  * instructions (make bench-cg's window). What is lost is the first block
  * step's own refinement, which the block step after S gave it: ldlsim
- * --json with the drive scripts, 10 s, the lift's largest joint error
- * 2.85e-8 -> 2.93e-8 m, the car's held motors' slip 3.75e-7 -> 3.97e-7
- * rad, the others' the same to three digits. Not split: a step whose
+ * --json with the drive scripts, 10 s, the split alone (after one coupled
+ * step) took the lift's largest joint error 2.85e-8 -> 2.93e-8 m and the
+ * car's held motors' slip 3.75e-7 -> 3.97e-7 rad; as it is now (after
+ * RT__SPLIT_RUN coupled steps, with the sweeps above) 2.85e-8 m and
+ * 2.1e-7 rad, the others' the same to three digits. Not split: a step whose
  * contacts do not fit C (rt__schur_expects), whose contact passes run to
  * their cap (the tank's 24, of which the split would save one block step:
  * its motors slipped 3.1 mm instead of 1.8 with it), refine 0, and
