@@ -165,13 +165,16 @@ static void sweep(rt_world *w) {
   w->info.program_sweeps += w->sweep_fits;
 }
 
-/* Whether the step will couple its contacts through S, around which its
- * first block step's solve is split, as far as is known before its factor
- * (rt__step_split_block, but for the factor's success: threaded or not,
- * the sweeps are the same). */
-static int contacts_to_s(const rt_world *w) {
-  return use_factor(w) && w->set.refine >= 1 && w->ncontact > 0 && rt__block_splits(w) && rt__schur_expects(w);
+/* Whether the step's first block step will be split around S, as far as
+ * is known before its factor (rt__step_split_block, but for the factor's
+ * success: threaded or not, the sweeps are the same). */
+static int split_expected(const rt_world *w) {
+  return use_factor(w) && w->set.refine >= 1 && rt__block_splits(w) && rt__schur_expects(w);
 }
+
+/* Whether the step will couple its contacts through S, around which its
+ * first block step's solve is split. */
+static int contacts_to_s(const rt_world *w) { return w->ncontact > 0 && split_expected(w); }
 
 /* Sweep k before the block step: all rows, or those from sweep_from --
  * the first sweep too when the contacts go to S (contacts_to_s), which
@@ -432,9 +435,7 @@ void rt__step_end_block(rt_world *w) {
 
 int rt__step_first_block(const rt_world *w) { return use_block(w) && block_ready(w) && use_factor(w); }
 
-int rt__step_split_block(const rt_world *w) {
-  return rt__step_first_block(w) && w->set.refine >= 1 && rt__block_splits(w) && rt__schur_expects(w);
-}
+int rt__step_split_block(const rt_world *w) { return rt__step_first_block(w) && split_expected(w); }
 
 void rt__step_split_s(rt_world *w, double *z) {
   w->info.contact_passes = 0;
