@@ -868,7 +868,7 @@ test-install-run:
 	@$(MAKE) --no-print-directory -j$(JOBS) install-files PREFIX=$(TI)/prefix DESTDIR= > $(TI)/install.log
 	@cp -R examples $(TI)/src
 	@echo "test-install: the example with make + pkg-config"
-	@PKG_CONFIG_PATH=$(TI)/prefix/lib/pkgconfig $(MAKE) --no-print-directory -C $(TI)/src BUILD=$(TI)/make \
+	@PKG_CONFIG_PATH=$(TI)/prefix/lib/pkgconfig $(MAKE) --no-print-directory --no-silent -C $(TI)/src BUILD=$(TI)/make \
 	  > $(TI)/make.log 2>&1 || { cat $(TI)/make.log; exit 1; }
 	@$(TI)/make/example > $(TI)/make.out
 	@echo "test-install: the example with cmake"
@@ -889,7 +889,7 @@ test-install-run:
 	@cmake --build $(TI)/cmake > $(TI)/rebuild.log 2>&1
 	@grep -q "crane_mech.c.o" $(TI)/rebuild.log && ! grep -q "/crane.c.o" $(TI)/rebuild.log || \
 	  { echo "test-install: cmake: a changed mass should rebuild crane_mech.c alone"; cat $(TI)/rebuild.log; exit 1; }
-	@PKG_CONFIG_PATH=$(TI)/prefix/lib/pkgconfig $(MAKE) --no-print-directory -C $(TI)/src BUILD=$(TI)/make > $(TI)/rebuild.log 2>&1
+	@PKG_CONFIG_PATH=$(TI)/prefix/lib/pkgconfig $(MAKE) --no-print-directory --no-silent -C $(TI)/src BUILD=$(TI)/make > $(TI)/rebuild.log 2>&1
 	@grep -q "crane_mech.c -o" $(TI)/rebuild.log && ! grep -q "/crane.c -o" $(TI)/rebuild.log || \
 	  { echo "test-install: make: a changed mass should rebuild crane_mech.c alone"; cat $(TI)/rebuild.log; exit 1; }
 	@$(MAKE) --no-print-directory uninstall PREFIX=$(TI)/prefix DESTDIR= > $(TI)/uninstall.log
