@@ -110,12 +110,10 @@ static void equality_rows(rt_world *w, int c, int kept) {
   const rt_program *p = w->prog;
   const int row = p->cons_row[c], d = p->cons_degree[c];
   const int j = rt__cons_joint(w, c);
-  if (kept && (j < 0 || w->joint[j].type != RT_ROD)) { /* a rod's length may have changed (rt__rows_drive) */
-    memcpy(w->c + row, w->kept_c + row, sizeof *w->c * (size_t)d);
-    memcpy(w->rows.J + 12 * (size_t)row, w->kept_J + 12 * (size_t)row, 12 * sizeof *w->kept_J * (size_t)d);
-  } else {
+  /* kept: c and J are the kept evaluation's (rt__rows_build), but a rod's,
+   * whose length may have changed (rt__rows_drive) */
+  if (!kept || (j >= 0 && w->joint[j].type == RT_ROD))
     rt__rows_cons_eval(w, w->body, c, w->c + row, w->rows.J + 12 * (size_t)row);
-  }
   const double k = -w->set.beta / w->set.dt;
   const int split = w->set.correction == RT_CORRECT_SPLIT;
   const int a = dynamic(w, p->cons_a[c]), b = dynamic(w, p->cons_b[c]);
@@ -252,8 +250,23 @@ static int kept_at_poses(const rt_world *w) {
   return 1;
 }
 
+/* With the kept evaluation at the poses, the rows take its c and J by
+ * swapping the arrays (the rows' J and kept_J have the same size): the
+ * lift's 24 KiB of J were copied a step, constraint by constraint (4k
+ * instructions; make bench-cg's window). The kept arrays then hold the
+ * last step's rows, so the evaluation is no longer kept: a failed step's
+ * restore (or anything else before the step's own evaluation) finds none,
+ * and its next step evaluates the joints again, to the same bits. */
 void rt__rows_build(rt_world *w) {
   const int kept = kept_at_poses(w);
+  if (kept) {
+    double *c = w->c, *J = w->rows.J;
+    w->c = w->kept_c;
+    w->kept_c = c;
+    w->rows.J = w->prows.J = w->kept_J;
+    w->kept_J = J;
+    w->kept = 0;
+  }
   for (int c = 0; c < w->prog->ncons; c++) equality_rows(w, c, kept);
   for (int j = 0; j < w->njoint; j++)
     if (w->joint_row[j] >= 0) inequality_row(w, j);
@@ -371,10 +384,12 @@ void rt__rows_expect(rt_world *w) {
 }
 
 int rt__rows_position_start(rt_world *w) {
-  memset(w->prows.lambda, 0, sizeof *w->prows.lambda * (size_t)w->prows.n);
-  memset(w->pvel, 0, 6 * sizeof *w->pvel * (size_t)w->nsbody);
   for (int i = 0; i < w->prows.n; i++)
-    if (w->prows.rhs[i] != 0.0) return 1;
+    if (w->prows.rhs[i] != 0.0) {
+      memset(w->prows.lambda, 0, sizeof *w->prows.lambda * (size_t)w->prows.n);
+      memset(w->pvel, 0, 6 * sizeof *w->pvel * (size_t)w->nsbody);
+      return 1;
+    }
   return 0;
 }
 

@@ -365,7 +365,7 @@ static double move(rt_world *w, int pass, int measure) {
  * again without the pass, and the pass is kept only if that is worse. */
 static double integrate(rt_world *w, int pass, int measure) {
   rt__rows_keep_start(w);
-  const double with = move(w, 1, measure);
+  const double with = move(w, pass, measure);
   if (!measure || !pass || !(with > start_error(w))) return with;
   rt__snapshot_restore_poses(w);
   const double without = move(w, 0, measure);

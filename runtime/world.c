@@ -260,7 +260,7 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
   w->shift = rt__alloc(6 * (size_t)w->nsbody, sizeof(double), &nomem);
   w->pose_before = rt__alloc((size_t)w->nbody, sizeof *w->pose_before, &nomem);
   w->kept_c = rt__alloc((size_t)w->dim, sizeof(double), &nomem);
-  w->kept_J = rt__alloc(12 * (size_t)w->dim, sizeof(double), &nomem);
+  w->kept_J = rt__alloc(12 * (size_t)nrow, sizeof(double), &nomem); /* the rows' J's size: rows.c swaps them */
   w->kept_pose = rt__alloc((size_t)w->nbody, sizeof *w->kept_pose, &nomem);
   w->work = rt__alloc((size_t)prog->work_size, scalar, &nomem);
   w->work_bytes = (size_t)prog->work_size * scalar;

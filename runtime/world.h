@@ -256,8 +256,8 @@ struct rt_world {
    * them (stabilize.c: a projection pass's check, or the drift's), at the
    * poses kept_pose: the next step's rows take c and J from here when the
    * bodies are still there, bit for bit (rows.c). */
-  double *kept_c;          /* dim */
-  double *kept_J;          /* 12 dim */
+  double *kept_c;          /* dim (c's size) */
+  double *kept_J;          /* 12 rows (rows.J's size) */
   rt_pose *kept_pose;      /* nbody */
   int kept;                /* kept_* hold an evaluation */
   int projected;           /* the last step's projection kept a pass */
@@ -349,9 +349,10 @@ double rt__rows_velocity_bias(const rt_world *w, double bias);
  * c + dt J u with u the velocities the poses moved with (w->dvel, which
  * rt__bodies_integrate leaves), into w->expect. */
 void rt__rows_expect(rt_world *w);
-/* The position pass starts from zero impulses and pseudo-velocities;
- * returns whether any row has a target (else the pass would leave them
- * zero). */
+/* Whether any row of the position pass has a target (else the pass would
+ * leave its impulses and pseudo-velocities zero, and it does not run); if
+ * so, the pass's zero start. Integration reads the pseudo-velocities only
+ * after a pass (step.c), so a step without one does not clear them. */
 int rt__rows_position_start(rt_world *w);
 
 /* contact.c: the rows of the current contacts (after the fixed rows),
