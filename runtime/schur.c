@@ -878,11 +878,15 @@ static double friction_boxes(const rt__schur *s, rt__rows *r, const double *x) {
  * boxes, would solve the problem it solved: every row free and strictly
  * within its box, or out and still out -- none held at a bound, none
  * changing state -- so the same free rows and right-hand side give x
- * again (to rounding). Its re-solve is then left to the sweeps that
- * follow, whose bounds follow the normals exactly. The sample lift at
- * rest on its wheels: an active-set pass (two Cholesky solves) a step
- * fewer, 14k instructions in make bench-cg's window; its coupled rows'
- * largest gap to their box problem the same (test_world,
+ * again (to rounding), and x is within the boxes its own normals give.
+ * Then friction is not solved again; and when C's rows are all
+ * contacts', nor swept: the sweeps would only take the joints' rows of C
+ * (a held motor: RT__HOLD_TOLERANCE) beyond the one refinement pass to
+ * the unregularized S (the car's held motors slipped 1e-5 rad instead of
+ * 2e-7 without them). The sample lift at rest on its wheels: an
+ * active-set pass (two Cholesky solves) and a sweep a step fewer, 20k
+ * instructions in make bench-cg's window; its coupled rows' largest gap
+ * to their box problem the same (test_world,
  * test_coupled_contacts_meet_their_boxes), ldlsim --json's figures the
  * same to three digits but the car's (angle error 9.92e-8 -> 9.99e-8 rad,
  * hold slip 2.07e-7 -> 2.04e-7). */
@@ -953,20 +957,26 @@ int rt__schur_step(rt_world *w, rt__rows *r, double *vel) {
     s->b[c] = s->res[c] - (r->normal[i] == RT__ROW_SOFT ? r->soft[i] * r->lambda[i] : 0.0);
     s->resp[c] = 0.0; /* taken */
   }
-  /* friction's boxes follow the normals: solved again while they moved,
-   * then finished by sweeps whose bounds follow them exactly */
-  int passes = 0, capped = 0, friction = 0;
+  /* friction's boxes follow the normals: solved again while they moved
+   * (but where x solves the problem within them already: boxes_hold),
+   * then finished by sweeps whose bounds follow them exactly (not needed
+   * then by contacts alone) */
+  int passes = 0, capped = 0, friction = 0, solved = 0;
   memset(x, 0, sizeof *x * (size_t)k);
   for (int f = 0; f < RT__FRICTION_SOLVES; f++) {
     const double moved = friction_boxes(s, r, x);
-    if (f > 0 && (!(moved > RT__FRICTION_TOLERANCE) || (!capped && boxes_hold(s, r, x)))) break;
+    if (f > 0 && !(moved > RT__FRICTION_TOLERANCE)) break;
+    if (f > 0 && !capped && boxes_hold(s, r, x)) {
+      solved = s->row[0] >= w->nfixed_rows; /* C's rows all contacts' */
+      break;
+    }
     const int p = active_set(s, r, x, f > 0);
     passes += p < 0 ? -p : p;
     capped |= p < 0;
     for (int c = 0; c < k && !friction; c++) friction = r->normal[s->row[c]] >= 0 && s->state[c] != 3;
     if (!friction) break;
   }
-  if (capped || friction) passes += sweeps(s, r, x, friction ? RT__FRICTION_TOLERANCE : RT__SCHUR_TOLERANCE);
+  if (capped || (friction && !solved)) passes += sweeps(s, r, x, friction ? RT__FRICTION_TOLERANCE : RT__SCHUR_TOLERANCE);
   for (int c = 0; c < k; c++) {
     const int i = s->row[c];
     if (x[c] == 0.0) continue;

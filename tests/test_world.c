@@ -1303,7 +1303,8 @@ static void test_block_step_refined_once(void **state) {
 }
 
 /* How far the impulses S's solve left on C's rows are from solving their
- * box problem (schur.c): each row's gap b - (S + reg) x, for a row within
+ * box problem (schur.c) without the regularization: each row's gap
+ * b - S x (less a soft row's compliance times x), for a row within
  * its box (friction's at the final normal's impulse times mu), must vanish;
  * at a bound, point outwards (a box of width 0 asks nothing). Returns the
  * largest violation (m/s). */
@@ -1314,8 +1315,8 @@ static double coupled_kkt_gap(const rt_world *w) {
   for (int c = 0; c < s->k; c++) {
     const int i = s->row[c];
     if (r->inv_diag[i] == 0.0) continue; /* takes no part */
-    double g = s->b[c];
-    for (int m = 0; m < s->k; m++) g -= (s->S[(size_t)c * (size_t)s->k + (size_t)m] + (c == m ? s->reg[c] : 0.0)) * s->xs[m];
+    double g = s->b[c] - (r->normal[i] == RT__ROW_SOFT ? r->soft[i] * s->xs[c] : 0.0);
+    for (int m = 0; m < s->k; m++) g -= s->S[(size_t)c * (size_t)s->k + (size_t)m] * s->xs[m];
     double lo = r->lo[i], hi = r->hi[i];
     if (r->normal[i] >= 0) {
       hi = r->mu[i] * r->lambda[r->normal[i]];
