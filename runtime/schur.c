@@ -692,7 +692,7 @@ static void hold_row(rt__schur *s, int c, int state) {
  * (L_mt and L_m+1,t lie side by side in the mirror's row t), then
  * L_j,m+1 takes its t = m product once L_jm is known: each entry's
  * subtractions in the order of t, the bits of one at a time (the sample
- * lift's 24 x 24 factor: 19k -> 14k instructions a step, make bench-cg's
+ * lift's 24 x 24 factor: 19.2k -> 16.1k instructions a step, make bench-cg's
  * window). */
 #if defined(__GNUC__) || defined(__clang__)
 SCHUR_INLINE int factor_pairs(rt__schur *s, const int *f, int j, const double *sj) {
