@@ -4,6 +4,7 @@
  * writes the world's bodies and solver-body arrays and calls no other
  * module of the step. */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "rtmath.h"
@@ -74,15 +75,40 @@ void rt__bodies_clear_forces(rt_world *w) {
 }
 
 /* x * 0 is a zero for a finite x and NaN for an infinite or NaN one, so a
- * body's sum of them is zero exactly when all its numbers are finite
- * (the sample lift's two checks a step: 10k -> 4k instructions). */
+ * body's sum of them is zero exactly when all its numbers are finite, in
+ * whatever order they are added: with GCC or Clang two at a time in the
+ * lanes of a vector, the pose, velocity and angular velocity as the 13
+ * doubles they are in a row (the sample lift's two checks a step: 10k ->
+ * 4k -> 2.5k instructions, make bench-cg's window). */
+#if defined(__GNUC__) || defined(__clang__)
+typedef double bodies_v2 __attribute__((vector_size(16)));
+static double zeros(const double *x, int n) {
+  bodies_v2 acc = {0.0, 0.0};
+  int k = 0;
+  for (; k + 2 <= n; k += 2) {
+    bodies_v2 v;
+    memcpy(&v, x + k, sizeof v);
+    acc += v * 0.0;
+  }
+  return acc[0] + acc[1] + (k < n ? x[k] * 0.0 : 0.0);
+}
+#else
+static double zeros(const double *x, int n) {
+  double zero = 0.0;
+  for (int k = 0; k < n; k++) zero += x[k] * 0.0;
+  return zero;
+}
+#endif
+
+_Static_assert(offsetof(rt_body_desc, vel) == offsetof(rt_body_desc, pose) + 7 * sizeof(double) &&
+                   offsetof(rt_body_desc, angvel) == offsetof(rt_body_desc, vel) + 3 * sizeof(double),
+               "a body's pose, vel and angvel are 13 doubles in a row");
+
 int rt__bodies_finite(const rt_world *w) {
   for (int i = 0; i < w->nbody; i++) {
     const rt_body_desc *b = &w->body[i];
-    const double *v[] = {b->pose.p, b->pose.q, b->pose.q + 1, b->vel, b->angvel, w->force + 3 * i, w->torque + 3 * i};
-    double zero = 0.0;
-    for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) zero += v[k][0] * 0.0 + v[k][1] * 0.0 + v[k][2] * 0.0;
-    if (zero != 0.0) return 0;
+    const double *state = (const double *)(const void *)((const char *)b + offsetof(rt_body_desc, pose));
+    if (zeros(state, 13) + zeros(w->force + 3 * i, 3) + zeros(w->torque + 3 * i, 3) != 0.0) return 0;
   }
   return 1;
 }

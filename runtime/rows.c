@@ -66,10 +66,6 @@ void rt__rows_drive(rt_world *w) {
 
 /*---- solver bodies of rows -----------------------------------------------------*/
 
-int rt__rows_dynamic(const rt_world *w, const rt_body_desc *body, int sbody) {
-  return sbody == RT_WORLD || body[w->prog->sbody_body[sbody]].fixed ? RT_WORLD : sbody;
-}
-
 static int dynamic(const rt_world *w, int sbody) { return rt__rows_dynamic(w, w->body, sbody); }
 
 int rt__rows_body(const rt_world *w, int body) {

@@ -319,8 +319,11 @@ static inline int rt__cons_joint(const rt_world *w, int c) {
 /* Driven rods' lengths for this step, and their rates (w->drive_rate). */
 void rt__rows_drive(rt_world *w);
 /* A side of a row: solver body sbody, or RT_WORLD if it is the world or
- * fixed (in body: w->body or the thread's copy). */
-int rt__rows_dynamic(const rt_world *w, const rt_body_desc *body, int sbody);
+ * fixed (in body: w->body or the thread's copy). Inline: stiffness.c calls
+ * it twice for each constraint of every step. */
+static inline int rt__rows_dynamic(const rt_world *w, const rt_body_desc *body, int sbody) {
+  return sbody == RT_WORLD || body[w->prog->sbody_body[sbody]].fixed ? RT_WORLD : sbody;
+}
 /* Solver body of a row on mechanism body `body` (its first shard). */
 int rt__rows_body(const rt_world *w, int body);
 /* Evaluates solver constraint c (its joint, or a shard weld) at the poses
