@@ -110,18 +110,22 @@ static void equality_rows(rt_world *w, int c, int kept) {
    * whose length may have changed (rt__rows_drive) */
   if (!kept || (j >= 0 && w->joint[j].type == RT_ROD))
     rt__rows_cons_eval(w, w->body, c, w->c + row, w->rows.J + 12 * (size_t)row);
-  const double k = -w->set.beta / w->set.dt;
+  const double dt = w->set.dt, k = -w->set.beta / dt, max_bias = w->set.max_bias;
   const int split = w->set.correction == RT_CORRECT_SPLIT;
   const int a = dynamic(w, p->cons_a[c]), b = dynamic(w, p->cons_b[c]);
   const double ff = j >= 0 ? (1.0 - w->set.beta) * w->drive_rate[j] : 0.0;
+  /* the settings and arrays read once: the rows' stores might otherwise
+   * have changed them (rt__rows_velocity_bias's clamp, written out) */
+  const double *cv = w->c, *drift = w->drift;
+  rt__rows *rows = &w->rows;
   for (int r = row; r < row + d; r++) {
-    w->rows.a[r] = a;
-    w->rows.b[r] = b;
-    const double bias = k * w->c[r] - w->drift[r] / w->set.dt;
-    const double vb = split ? rt__rows_velocity_bias(w, bias) : bias;
-    w->rows.rhs[r] = ff + vb;
-    w->rows.lo[r] = -INFINITY;
-    w->rows.hi[r] = INFINITY;
+    const double bias = k * cv[r] - drift[r] / dt;
+    const double vb = split ? rt__clamp(bias, -max_bias, max_bias) : bias;
+    rows->a[r] = a;
+    rows->b[r] = b;
+    rows->rhs[r] = ff + vb;
+    rows->lo[r] = -INFINITY;
+    rows->hi[r] = INFINITY;
     position_target(w, r, split ? bias - vb : 0.0, split ? -INFINITY : 0.0, split ? INFINITY : 0.0);
   }
 }
