@@ -429,6 +429,25 @@ static void products(const double *yd, const int *at, int np, const double *ym, 
   }
 }
 
+/* Rows [row0, row1) of a group of g columns (forward-solved in z6,
+ * row-interleaved) into their columns of Y (y0, n apart) and, times D,
+ * into the gathered yd's rows from np on (G apart, a pad lane zero); z6
+ * zero again. */
+SCHUR_INLINE void gather_rows(rt__schur *s, double *y0, int n, int row0, int row1, const int g, const int G, int np) {
+  const double *D = s->D;
+  for (int i = row0; i < row1; i++, np++) {
+    double *yrow = s->yd + (size_t)np * (size_t)G, *z = s->z6 + (size_t)i * (size_t)g;
+    const double d = D[i];
+    for (int j = 0; j < g; j++) {
+      y0[(size_t)j * (size_t)n + (size_t)i] = z[j];
+      yrow[j] = z[j] * d;
+      z[j] = 0.0;
+    }
+    if (g < G) yrow[g] = 0.0;
+    s->at[np] = i;
+  }
+}
+
 /* D, the factor's diagonal, row by row. */
 static void factor_diagonal(rt_world *w) {
   const rt_program *p = w->prog;
@@ -515,16 +534,12 @@ int rt__schur_build(rt_world *w, const double *fwd) {
         }
         continue;
       }
-      for (int i = row0; i < row1; i++) {
-        double *yrow = s->yd + (size_t)np * (size_t)G, *z = s->z6 + (size_t)i * (size_t)g;
-        for (int j = 0; j < g; j++) {
-          y0[(size_t)j * (size_t)n + (size_t)i] = z[j];
-          yrow[j] = z[j] * s->D[i];
-          z[j] = 0.0;
-        }
-        if (g < G) yrow[g] = 0.0;
-        s->at[np++] = i;
+      switch (g) { /* a contact's rows, two contacts': the loops over the columns unrolled */
+      case 3: gather_rows(s, y0, n, row0, row1, 3, G, np); break;
+      case 6: gather_rows(s, y0, n, row0, row1, 6, G, np); break;
+      default: gather_rows(s, y0, n, row0, row1, g, G, np); break;
       }
+      np += row1 - row0;
     }
     /* S_cm = A_cm - y_c^T D y_m for m <= c (within the group, the sums of
      * its columns before m are taken and not used) */
