@@ -1026,15 +1026,17 @@ int rt__schur_step(rt_world *w, rt__rows *r, double *vel) {
     if (!friction) break;
   }
   if (capped || (friction && !solved)) passes += sweeps(s, r, x, friction ? RT__FRICTION_TOLERANCE : RT__SCHUR_TOLERANCE);
+  /* the impulses onto vel in one pass over C's rows (ascending: the
+   * joints' rows, then the contacts'), the rows between them with dl 0 */
   for (int c = 0; c < k; c++) {
     const int i = s->row[c];
     if (x[c] == 0.0) continue;
     s->moved++;
     r->lambda[i] += x[c];
     s->dl[i] = x[c];
-    rt__pgs_apply(r, i, i + 1, s->dl, vel);
-    s->dl[i] = 0.0;
   }
+  rt__pgs_apply(r, s->row[0], s->row[k - 1] + 1, s->dl, vel);
+  for (int c = 0; c < k; c++) s->dl[s->row[c]] = 0.0;
   return passes;
 }
 
