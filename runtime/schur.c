@@ -929,8 +929,8 @@ static double friction_boxes(const rt__schur *s, rt__rows *r, const double *x) {
  * changing state -- so the same free rows and right-hand side give x
  * again (to rounding), and x is within the boxes its own normals give.
  * Then friction is not solved again; and when C's rows are all
- * contacts', nor swept: the sweeps would only take the joints' rows of C
- * (a held motor: RT__HOLD_TOLERANCE) beyond the one refinement pass to
+ * contacts', nor swept: what the sweeps still do then is take C's
+ * joints' rows (a held motor) from the one refinement pass on towards
  * the unregularized S (the car's held motors slipped 1e-5 rad instead of
  * 2e-7 without them). The sample lift at rest on its wheels: an
  * active-set pass (two Cholesky solves) and a sweep a step fewer, 20k
