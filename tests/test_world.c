@@ -1020,8 +1020,9 @@ static void test_rows_take_the_last_evaluation(void **state) {
  * impulses hold the last pass's until a step runs one again (a step
  * without one integrates without them). A twin whose leftovers are
  * poisoned with NaN after each step's rows are built steps to the same
- * bits: on the lift, whose platform is pulled off its joints once (a
- * pass then runs), and the car with its drive script's motors. */
+ * bits: on the lift and the buggy, the first body of each pulled off its
+ * joints once (the lift's position pass runs then, the buggy's in a few
+ * more steps). */
 static void test_leftovers_are_not_read(void **state) {
   (void)state;
   static const char *const files[] = {"mechanisms/scissor_lift.lua", "mechanisms/buggy.lua"};
