@@ -1181,7 +1181,7 @@ static void sweep_state_copy(const rt_world *w, sweep_state *t, int save) {
 
 static void test_settled_contacts_keep_the_block_solved(void **state) {
   (void)state;
-  static const char *const path[] = {"mechanisms/scissor_lift.lua", "mechanisms/buggy.lua"};
+  static const char *const path[] = {"mechanisms/scissor_lift.lua", "mechanisms/multi_wheel.lua"};
   for (int m = 0; m < 2; m++) {
     sim s;
     sim_open(&s, path[m], NULL);
