@@ -1089,8 +1089,8 @@ void rt__schur_response(rt_world *w, double *z) {
   const rt_program *p = w->prog;
   const int n = w->dim, nx = s->k > 0 ? nonzero(s, s->xs, 0) : 0;
   if (nx == 0) return;
-  double *acc = s->yd; /* scratch: dim sums (whole columns), or C's nonzero impulses (row by row) */
   if (2 * s->nurows >= n) { /* the paths cover most rows: whole columns (Y is 0 off them, +0 sums stay +0) */
+    double *acc = s->yd;       /* scratch: dim sums */
     memset(acc, 0, sizeof *acc * (size_t)n);
     for (int t = 0; t < nx; t++) axpy(acc, s->Y + (size_t)s->nz[t] * (size_t)n, s->xs[s->nz[t]], n);
     for (int i = 0; i < n; i++) z[i] -= acc[i];
@@ -1098,13 +1098,14 @@ void rt__schur_response(rt_world *w, double *z) {
   }
   /* row by row of the paths (the lift's 26 of 246), each sum over C in
    * C's order as above, reading Y across its columns */
-  for (int t = 0; t < nx; t++) acc[t] = s->xs[s->nz[t]];
+  double *x = s->zk; /* scratch: C's nonzero impulses (C's size; yd's may be smaller) */
+  for (int t = 0; t < nx; t++) x[t] = s->xs[s->nz[t]];
   for (int u = 0; u < s->nupath; u++) {
     const int cp = p->piv_cons[s->upath[u]], row0 = p->cons_row[cp], row1 = row0 + p->cons_degree[cp];
     for (int i = row0; i < row1; i++) {
       const double *y = s->Y + i;
       double sum = 0.0;
-      for (int t = 0; t < nx; t++) sum += y[(size_t)s->nz[t] * (size_t)n] * acc[t];
+      for (int t = 0; t < nx; t++) sum += y[(size_t)s->nz[t] * (size_t)n] * x[t];
       z[i] -= sum;
     }
   }
