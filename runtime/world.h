@@ -76,7 +76,7 @@ typedef struct rt__schur {
                       division's latency was on their dependent chains) */
   int *state, *free; /* cap: 0 free, 1 at lower, 2 at upper, 3 out */
   int *nz;         /* cap: the rows whose x is not zero (scratch) */
-  double *zk;      /* cap: take_products' sums for every row (scratch) */
+  double *zk;      /* cap: take_products' sums for every row; rt__schur_response's impulses (scratch) */
   int nfree, nfact; /* the active-set method's free rows (in free), and the
                       rows of their Cholesky factor in M so far */
   double *dl;      /* rows: impulses of C's rows (0 elsewhere) */
