@@ -20,7 +20,8 @@
  *                                before the last sweep; N under pure PGS;
  *                                fewer, from the second on over the rows
  *                                outside the block, when S couples all of
- *                                those)
+ *                                those; two when contacts left to the
+ *                                contact passes settled in the last step)
  *   6. block step    block.c     delta = H~^-1 (R - J V) on the equality rows,
  *                                refined (rt_settings.refine): the factor's
  *                                solve, or PCR, which needs no factor (then 4
@@ -80,7 +81,19 @@ static int block_ready(const rt_world *w) { return w->info.factor_status == -1 |
  * the normals and the friction loop's answer depends on where it starts
  * (the sample car with none: a hold slip of 8 mrad and a limit overrun by
  * 2.2 mm; with 1, 2 or 9 under 0.7 mrad and 0.011 mm), the second over
- * the rows outside the block only (sweep_from). If the
+ * the rows outside the block only (sweep_from). With contacts that S
+ * does not couple (more than coupled_contacts) also only
+ * RT__FRICTION_START_SWEEPS, both over all rows, when the contact passes
+ * follow the block step (rt__step_contact_passes) and the last step's
+ * passes took no block step (its contacts settled at their first sweep):
+ * the passes would settle what the other N - 3 sweeps refine (the sample
+ * multi_wheel, 28 contacts, standing: 46 -> 31 us a step over 10 s,
+ * ldlsim --json; its largest joint error 5.6e-8 -> 8.0e-8 m). Not after
+ * a step whose passes took block steps: contacts that do not settle
+ * within the passes (the tank's: its passes reach their cap in most
+ * steps) need the sweeps too -- with two sweeps in every step the tank's
+ * tracks slipped on the ground, and it drove 15.9 m instead of 16.8 in
+ * 20 s of a steady 3 rad/s (mechanisms/convoy/tank1.drive). If the
  * factorization then fails, the sweeps run in its place
  * (rt__step_end_finish). */
 #define RT__FRICTION_START_SWEEPS 2
@@ -88,9 +101,9 @@ static int sweeps_before(const rt_world *w) {
   const int n = w->set.iterations;
   if (!use_block(w)) return n;
   if (w->set.block_at == RT_BLOCK_BEFORE_LAST && n >= 2) return n - 2;
-  if (!use_factor(w) || !rt__schur_covers(w)) return n - 1;
-  if (w->ncontact == 0) return 0;
-  return n - 1 < RT__FRICTION_START_SWEEPS ? n - 1 : RT__FRICTION_START_SWEEPS;
+  const int start = n - 1 < RT__FRICTION_START_SWEEPS ? n - 1 : RT__FRICTION_START_SWEEPS;
+  if (use_factor(w) && rt__schur_covers(w)) return w->ncontact == 0 ? 0 : start;
+  return w->ncontact > 0 && w->set.contact_passes > 0 && w->info.contact_passes == 0 ? start : n - 1;
 }
 
 /* The first row that the sweeps after the first before the block step

@@ -210,11 +210,11 @@ static void test_mixed_settings(void **state) {
   assert_int_equal(rt_world_step_info(p.w[3])->factor_status, -2);
   /* the same settings again for all, with sweeps enough for the lanes
    * (batch.c runs fewer than 4 copy by copy): LDL-PGS with nothing coupled
-   * (the buggy's contacts left to the sweeps; the chain has no row outside
-   * its block, so none), then plain PGS */
+   * and no contact passes (the buggy's contacts left to the sweeps; the
+   * chain has no row outside its block, so none), then plain PGS */
   for (int pgs = 0; pgs <= 1; pgs++) {
     s = settings_of(t);
-    s.coupled_rows = s.coupled_contacts = 0;
+    s.coupled_rows = s.coupled_contacts = s.contact_passes = 0;
     if (pgs) s.solver = RT_SOLVER_PGS;
     assert_int_equal(rt_batch_set_settings(p.b, &s), RT_OK);
     for (int j = 0; j < p.N; j++) assert_int_equal(rt_world_set_settings(p.ref[j], &s), RT_OK);

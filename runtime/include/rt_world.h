@@ -25,7 +25,10 @@
  *      (rows.c: the solve can add no kinetic energy its targets do not ask
  *      for);
  *   4. LDL-PGS: the assembly of H~ = J W J^T + epsilon diag(J W J^T) and its
- *      factorization (rt_world_factor), then N-1 PGS sweeps, then
+ *      factorization (rt_world_factor), then N-1 PGS sweeps (2 with
+ *      contacts that S takes, or that the contact passes take and settled
+ *      in the last step; none without contacts when S takes every row
+ *      outside the block), then
  *      one block GS step on the equality rows, refined (rt_settings.refine),
  *      the joints' inequality rows solved against it through the Schur
  *      complement (coupled_rows) and the block step again, then passes of
