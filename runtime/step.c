@@ -87,8 +87,8 @@ static int block_ready(const rt_world *w) { return w->info.factor_status == -1 |
  * follow the block step (rt__step_contact_passes) and the last step's
  * passes took no block step (its contacts settled at their first sweep):
  * the passes would settle what the other N - 3 sweeps refine (the sample
- * multi_wheel, 28 contacts, standing: 46 -> 31 us a step over 10 s,
- * ldlsim --json; its largest joint error 5.6e-8 -> 8.0e-8 m). Not after
+ * multi_wheel, 28 contacts, standing: 646k -> 491k instructions a step
+ * over 10 s of ldlsim, its largest joint error 5.6e-8 -> 8.0e-8 m). Not after
  * a step whose passes took block steps: contacts that do not settle
  * within the passes (the tank's: its passes reach their cap in most
  * steps) need the sweeps too -- with two sweeps in every step the tank's
