@@ -125,7 +125,7 @@ bench-batch: deps
 	@$(MAKE) --no-print-directory -j$(BENCH_JOBS) $(BB_DIR)/batch $(BB_CG_BIN)
 	@mkdir -p bench/results
 	$(BB_DIR)/batch $(BB_ARGS) $(if $(BB_CG_BIN),--cg-bin $(BB_CG_BIN) --cg-arch "$(BB_CG_ARCH)") --work $(BB_DIR) \
-	  --revision "$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$$(git diff --quiet HEAD -- 2>/dev/null || echo ' + uncommitted changes')" \
+	  --revision "$(BENCH_REVISION)" \
 	  --md bench/results/batch.md --json bench/results/batch.json
 	@cat bench/results/batch.md
 

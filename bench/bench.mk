@@ -161,18 +161,23 @@ $(BENCH_DIR)/obj/bench/stepcg.o: bench/stepcg.c bench/bench.mk Makefile
 $(BENCH_DIR)/stepcg: $(BENCH_DIR)/obj/bench/stepcg.o $(BENCH_STEPCG_OBJ) $(BENCH_GEN_OBJ) $(BENCH_AVX2_GEN_OBJ) $(BUILD)/libsim.a $(BUILD)/libgen.a $(BUILD)/librt.a
 	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) $(BENCH_LIBS) -lm -o $@
 
+# The sources' revision for the reports, "+ uncommitted changes" when they differ from
+# HEAD -- outside what make bench itself writes (bench/results, README's tables), which
+# the first reports of a run would otherwise mark for the later ones.
+BENCH_REVISION = $$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$$(git diff --quiet HEAD -- . ':(exclude)bench/results' ':(exclude)README.md' 2>/dev/null || echo ' + uncommitted changes')
+
 bench-cg: deps bench-deps
 	@$(MAKE) --no-print-directory -j$(BENCH_JOBS) bench-build
 	@mkdir -p bench/results
 	$(BENCH_DIR)/stepcg --out bench/results --work $(BENCH_DIR) \
-	  --revision "$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$$(git diff --quiet HEAD -- 2>/dev/null || echo ' + uncommitted changes')"
+	  --revision "$(BENCH_REVISION)"
 
 #---- make bench ----------------------------------------------------------------------
 bench: deps bench-deps
 	@$(MAKE) --no-print-directory -j$(BENCH_JOBS) bench-build
 	@mkdir -p bench/results
 	OPENBLAS_NUM_THREADS=1 $(BENCH_DIR)/bench $(BENCH_ARGS) \
-	  --revision "$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$$(git diff --quiet HEAD -- 2>/dev/null || echo ' + uncommitted changes')" \
+	  --revision "$(BENCH_REVISION)" \
 	  --md bench/results/latest.md --json bench/results/latest.json --readme README.md \
 	  --cg bench/results/step-cg.tsv
 	@$(MAKE) --no-print-directory bench-batch
@@ -199,7 +204,7 @@ bench-inequality: deps bench-deps
 	@$(MAKE) --no-print-directory -j$(BENCH_JOBS) $(BENCH_DIR)/inequality
 	@mkdir -p bench/results
 	$(BENCH_DIR)/inequality --work $(BENCH_DIR) \
-	  --revision "$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$$(git diff --quiet HEAD -- 2>/dev/null || echo ' + uncommitted changes')" \
+	  --revision "$(BENCH_REVISION)" \
 	  --md bench/results/inequality.md --json bench/results/inequality.json --readme README.md
 
 #---- the locality of generated code (bench/diff_locality.sh) --------------------------
