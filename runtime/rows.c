@@ -321,13 +321,6 @@ ROWS_INLINE double wj_ball(const double *j, int axis, int p, int q, double im, c
  * bits). With each constraint's bodies' masses read once (rt__rows_cons_wj)
  * the sample lift's step costs 9k instructions less, the chain's 1.3k
  * (make bench-cg's window). */
-/* An angular row's side ('a'), or a general row's angular half. */
-ROWS_INLINE double wj_angular(const double *j, const double *ii, double *out, double diag) {
-  rt__m3_vec(out + 3, ii, j + 3);
-  for (int k = 3; k < 6; k++) diag += j[k] * out[k];
-  return diag;
-}
-
 static inline double wj_side(const double *j, int letter, double im, const double *ii, double *out, double diag) {
   switch (letter) {
   case 'x': return wj_ball(j, 0, 1, 2, im, ii, out, diag);
@@ -338,7 +331,9 @@ static inline double wj_side(const double *j, int letter, double im, const doubl
     rt__v3_scale(out, j, im);
     for (int k = 0; k < 3; k++) diag += j[k] * out[k];
   }
-  return wj_angular(j, ii, out, diag);
+  rt__m3_vec(out + 3, ii, j + 3);
+  for (int k = 3; k < 6; k++) diag += j[k] * out[k];
+  return diag;
 }
 
 /* A constraint whose rows start with a ball's (x, y, z: the ball, hinge,
@@ -362,11 +357,8 @@ void rt__rows_cons_wj(const double *J, int a, int b, const unsigned char *letter
       diag[0] = wj_ball(J + 6 * s, 0, 1, 2, im, ii, WJ + 6 * s, diag[0]);
       diag[1] = wj_ball(J + 12 + 6 * s, 1, 0, 2, im, ii, WJ + 12 + 6 * s, diag[1]);
       diag[2] = wj_ball(J + 24 + 6 * s, 2, 0, 1, im, ii, WJ + 24 + 6 * s, diag[2]);
-      for (r = 3; r < d && letter[r] == 'a'; r++) { /* then a hinge's or weld's angular rows */
-        double *out = WJ + 12 * r + 6 * s;
-        out[0] = out[1] = out[2] = 0.0;
-        diag[r] = wj_angular(J + 12 * r + 6 * s, ii, out, diag[r]);
-      }
+      for (r = 3; r < d && letter[r] == 'a'; r++) /* then a hinge's or weld's angular rows */
+        diag[r] = wj_side(J + 12 * r + 6 * s, 'a', im, ii, WJ + 12 * r + 6 * s, diag[r]);
     }
     for (; r < d; r++) diag[r] = wj_side(J + 12 * r + 6 * s, letter[r], im, ii, WJ + 12 * r + 6 * s, diag[r]);
   }
