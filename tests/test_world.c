@@ -1124,7 +1124,8 @@ static void test_sweeps_before_the_block(void **state) {
        * first sweep (it took no block step in them) */
       const int settled = w->ncontact > 0 && last_passes == 0;
       const int sweeps = mode == 0 || (mode == 1 && !settled) ? set.iterations - 1 : 2;
-      if (mode == 1) *(settled ? &twos : &full) += 1;
+      if (mode == 1 && settled) twos++;
+      if (mode == 1 && !settled) full++;
       for (int t = 0; t < sweeps; t++)
         rt__pgs_sweep(&w->rows, coupled && (t > 0 || to_s) ? w->dim : 0, n, w->vel);
       memcpy(want_l, w->rows.lambda, sizeof *want_l * (size_t)n);
