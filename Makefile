@@ -470,13 +470,14 @@ $(BUILD)/tests/test_batch $(BUILD)/tests/test_rt_batch: $(BUILD)/tests/%: $(BUIL
                            $(BUILD)/libsim.a $(BUILD)/libgen.a $(BUILD)/librt.a | $(BUILD)/ldlgen
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) $(CMOCKA_LIBS) -lm -o $@
-# test_rt_batch again with the batch sweeps' plain-C path (batch_pgs.c
-# without vector extensions, as tcc or MSVC build it), linked before the
-# runtime so that its rt__lanes_ functions are the ones used.
-$(BUILD)/obj/novec/runtime/batch_pgs.o: runtime/batch_pgs.c Makefile
+# test_rt_batch again with the batch's plain-C paths (batch.c's lane copies
+# and batch_pgs.c's sweeps without vector extensions, as tcc or MSVC build
+# them), linked before the runtime so that their functions are the ones used.
+$(BUILD)/obj/novec/runtime/%.o: runtime/%.c Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -DLDLPGS_NO_VECTOR -Iruntime/include -c $< -o $@
-$(BUILD)/tests/test_rt_batch_portable: $(BUILD)/obj/tests/test_rt_batch.o $(BUILD)/obj/novec/runtime/batch_pgs.o \
+$(BUILD)/tests/test_rt_batch_portable: $(BUILD)/obj/tests/test_rt_batch.o $(BUILD)/obj/novec/runtime/batch.o \
+                                       $(BUILD)/obj/novec/runtime/batch_pgs.o \
                                        $(BATCHTEST_OBJ) $(BUILD)/libsim.a $(BUILD)/libgen.a $(BUILD)/librt.a | $(BUILD)/ldlgen
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $^ $(LUA_LIBS) $(CMOCKA_LIBS) -lm -o $@
