@@ -241,7 +241,7 @@ rt_status rt_batch_set_settings(rt_batch *b, const rt_settings *s) {
 
 #define BATCH_LANES_COPY(T)                                                                                            \
   BATCH_TRANSPOSE4(T)                                                                                                  \
-  BATCH_INLINE void to_lanes_##T(T *restrict d, const T *const *a, size_t n, const int N) {                            \
+  BATCH_INLINE void to_lanes_##T(T *restrict d, T *const *a, size_t n, const int N) {                                  \
     const T *src[RT__LANES_MAX];                                                                                       \
     for (int j = 0; j < N; j++) src[j] = a[j];                                                                         \
     size_t k = 0;                                                                                                      \
@@ -286,11 +286,11 @@ static void lanes_copy(const rt_batch *b, void *const *a, int back) {
       if (back)                                                                                                        \
         from_lanes_double(b->work, (double *const *)a, n, NN);                                                         \
       else                                                                                                             \
-        to_lanes_double(b->work, (const double *const *)a, n, NN);                                                      \
+        to_lanes_double(b->work, (double *const *)a, n, NN);                                                           \
     } else if (back) {                                                                                                 \
       from_lanes_float(b->work, (float *const *)a, n, NN);                                                             \
     } else {                                                                                                           \
-      to_lanes_float(b->work, (const float *const *)a, n, NN);                                                          \
+      to_lanes_float(b->work, (float *const *)a, n, NN);                                                               \
     }                                                                                                                  \
     break;
   switch (b->N) {
