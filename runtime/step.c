@@ -540,7 +540,7 @@ rt_status rt_world_step(rt_world *w) {
   int timed = 0;
   const int threaded =
       w->set.threaded && use_factor(w) && w->worker.running && w->thread_pays && rt__worker_plan(w, &timed);
-  const double t0 = timed ? rt__worker_now() : 0.0;
+  const double t0 = timed ? rt__pick_now() : 0.0;
   if (threaded) rt__worker_warm(w); /* a parked thread wakes while the step begins */
   rt_status st = step_begin(w, threaded);
   if (st != RT_OK) return st;
@@ -553,6 +553,6 @@ rt_status rt_world_step(rt_world *w) {
     rt_world_iterate(w);
   }
   st = rt_world_step_end(w);
-  if (timed && st == RT_OK) rt__worker_timed(w, threaded, rt__worker_now() - t0);
+  if (timed && st == RT_OK) rt__worker_timed(w, threaded, rt__pick_now() - t0);
   return st;
 }

@@ -84,7 +84,6 @@ void rt__worker_timed(rt_world *w, int handed, double seconds) {
   (void)handed;
   (void)seconds;
 }
-double rt__worker_now(void) { return 0.0; }
 #else
 
 #include <sched.h>
@@ -191,9 +190,7 @@ int rt__worker_start(rt_world *w) {
   atomic_init(&k->parked, 0);
   atomic_init(&k->warm, 0);
   atomic_init(&k->waiting, 0);
-  k->steps = 0;
-  k->ntimes[0] = k->ntimes[1] = 0;
-  k->pays = 1; /* until the first window has measured it */
+  rt__pick_init(&k->pays, 1); /* the hand-off until the first window has measured it */
   if (pthread_create(&k->thread, NULL, worker_main, w) != 0) {
     pthread_cond_destroy(&k->cv);
     pthread_mutex_destroy(&k->mu);
@@ -245,49 +242,21 @@ void rt__worker_wait(rt_world *w) {
  * slower on every sample (bench --step-only, 2026-11-30: the lift 81
  * against 66 us, the track 26 against 17, the buggy 14.5 against 9.2),
  * where on others it paid. So with rt_settings.threaded 1 the step
- * measures it: a window of RT__PAYS_SAMPLES steps of each kind (ABBA:
- * the first steps are the slowest, with cold caches and a mechanism still
- * settling, and a window that alternated AB from the start judged the
- * thread faster where it was not), after RT__PAYS_WARMUP steps and every
- * RT__PAYS_PERIOD steps, and until the next window the kind whose median
- * was faster. The kinds give the same bits (step.c), so only the time
- * depends on the choice; a window costs its slower kind's steps, under
- * 1 % of a period's. */
+ * measures it (pick.c). The kinds give the same bits (step.c), so only
+ * the time depends on the choice. */
 /* The thread must measure this much faster to be used: a hand-off that
  * saves less is within the machine's noise, and costs a second core. */
 #define RT__PAYS_MARGIN 0.97
 
-static double median(double *v, int n) {
-  for (int i = 1; i < n; i++)
-    for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
-      const double t = v[j];
-      v[j] = v[j - 1];
-      v[j - 1] = t;
-    }
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 int rt__worker_plan(rt_world *w, int *timed) {
-  rt__worker *k = &w->worker;
-  *timed = 0;
-  if (w->set.threaded == RT_THREADED_ALWAYS) return 1;
-  const long long n = k->steps++;
-  if (n < RT__PAYS_WARMUP) return k->pays;
-  const long long s = (n - RT__PAYS_WARMUP) % RT__PAYS_PERIOD;
-  if (s >= 2 * RT__PAYS_SAMPLES) return k->pays;
-  if (s == 0) k->ntimes[0] = k->ntimes[1] = 0; /* a window starts */
-  *timed = 1;
-  return (int)(((s + 1) >> 1) & 1); /* ABBA: a steady drift of the machine's speed cancels */
+  if (w->set.threaded == RT_THREADED_ALWAYS) {
+    *timed = 0;
+    return 1;
+  }
+  return rt__pick_plan(&w->worker.pays, timed);
 }
 
 void rt__worker_timed(rt_world *w, int handed, double seconds) {
-  rt__worker *k = &w->worker;
-  int *n = &k->ntimes[handed != 0];
-  if (*n < RT__PAYS_SAMPLES) k->times[handed != 0][(*n)++] = seconds;
-  if (k->ntimes[0] < RT__PAYS_SAMPLES || k->ntimes[1] < RT__PAYS_SAMPLES) return;
-  k->pays = median(k->times[1], RT__PAYS_SAMPLES) < RT__PAYS_MARGIN * median(k->times[0], RT__PAYS_SAMPLES);
-  k->ntimes[0] = k->ntimes[1] = 0;
+  rt__pick_timed(&w->worker.pays, handed, seconds, RT__PAYS_MARGIN);
 }
-
-double rt__worker_now(void) { return (double)now_ns() * 1e-9; }
 #endif /* LDLPGS_NO_THREADS */

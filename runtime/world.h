@@ -2,7 +2,7 @@
  * header, and the internal interfaces of the runtime's modules: world.c
  * (creation, state, measures), step.c (the step, in order) and the stages
  * it calls: bodies.c, rows.c, contact.c, pgs.c, assemble.c, factor.c,
- * block.c, schur.c, stabilize.c, worker.c, settings.c, snapshot.c,
+ * block.c, schur.c, stabilize.c, worker.c, pick.c, settings.c, snapshot.c,
  * validate.c. */
 #ifndef LDLPGS_RUNTIME_WORLD_H
 #define LDLPGS_RUNTIME_WORLD_H
@@ -112,12 +112,31 @@ typedef struct rt__schur {
                       contacts (rt__schur_expects) */
 } rt__schur;
 
-/* Steps of each kind (on one thread, handed off) a window of
- * rt__worker_plan times, steps from one window's start to the next, and
- * steps before the first. */
-#define RT__PAYS_SAMPLES 16
-#define RT__PAYS_PERIOD 2048
-#define RT__PAYS_WARMUP 32
+/* pick.c: a choice between two kinds of call (0 and 1) that give the
+ * same bits, by their times where they run. Calls of each kind a window
+ * times, calls from one window's start to the next, and calls before the
+ * first. */
+#define RT__PICK_SAMPLES 16
+#define RT__PICK_PERIOD 2048
+#define RT__PICK_WARMUP 32
+typedef struct rt__pick {
+  long long calls;                   /* rt__pick_plan's so far */
+  double times[2][RT__PICK_SAMPLES]; /* the current window's, by kind */
+  int ntimes[2];
+  int choice;                        /* the kind the last window found faster */
+} rt__pick;
+/* Kind `first` until the first window has measured. */
+void rt__pick_init(rt__pick *p, int first);
+/* The kind of this call, and in *timed whether it is one of a window's,
+ * whose time rt__pick_timed then takes: RT__PICK_SAMPLES calls of each
+ * kind in the order ABBA ABBA..., every RT__PICK_PERIOD calls from the
+ * RT__PICK_WARMUP-th on; the others the last window's choice. */
+int rt__pick_plan(rt__pick *p, int *timed);
+/* A timed call's time (seconds) of its kind; the window's last decides:
+ * kind 1 while its median time is below margin times kind 0's. */
+void rt__pick_timed(rt__pick *p, int kind, double seconds, double margin);
+/* Seconds on a monotonic clock. */
+double rt__pick_now(void);
 
 /* The factorization thread (worker.c). The flags change under mu and are
  * read without it while spinning. Built with LDLPGS_NO_THREADS the runtime
@@ -146,14 +165,10 @@ typedef struct rt__worker {
    * pose, where rt__worker_poses copies them (nbody each). */
   rt_body_desc *body;
   rt_pose *pose;
-  /* Whether the hand-off pays, measured (rt_settings.threaded 1, worker.c):
-   * steps since the thread started, the times of the current window's
-   * steps by kind ([0] on one thread, [1] handed off) and how many, and
-   * the kind the last window found faster. */
-  long long steps;
-  double times[2][RT__PAYS_SAMPLES];
-  int ntimes[2];
-  int pays;
+  /* Whether the hand-off pays, measured (rt_settings.threaded 1, worker.c)
+   * over the steps since the thread started: kind 0 on one thread, 1
+   * handed off. */
+  rt__pick pays;
 } rt__worker;
 
 /* What a step changes that outlives it, as it was before the step
@@ -609,18 +624,14 @@ void rt__worker_wait(rt_world *w);
 /* Whether the thread has finished the factorization it took. */
 int rt__worker_done(rt_world *w);
 /* Whether a step that may hand its factorization to the thread does
- * (rt_settings.threaded 2: always; 1: as the last window found faster),
- * and in *timed whether the step is one of a window's, whose time
- * rt__worker_timed then takes: RT__PAYS_SAMPLES steps of each kind in the
- * order ABBA ABBA..., every RT__PAYS_PERIOD steps from the thread's
- * RT__PAYS_WARMUP-th step on. */
+ * (rt_settings.threaded 2: always; 1: rt__pick_plan's on the steps since
+ * the thread started), and in *timed whether the step is one of a
+ * window's, whose time rt__worker_timed then takes. */
 int rt__worker_plan(rt_world *w, int *timed);
 /* A timed step's time (seconds) of its kind (handed: 1); the window's
  * last decides: the thread's steps are used while their median time is
  * 3 % below the single-threaded steps' or more. */
 void rt__worker_timed(rt_world *w, int handed, double seconds);
-/* Seconds on a monotonic clock (0 without threads). */
-double rt__worker_now(void);
 
 /* snapshot.c: the state a step changes, saved before it and put back if it
  * fails. alloc: 0, or -1 if out of memory (free frees what there is). */

@@ -635,7 +635,7 @@ static void test_threaded_matches_single_threaded(void **state) {
 }
 
 /* rt_settings.threaded 1 measures whether the hand-off pays: the thread
- * until the first window, then RT__PAYS_SAMPLES steps of each kind in the
+ * until the first window, then RT__PICK_SAMPLES steps of each kind in the
  * order ABBA, then the kind the window found faster; the same bits either
  * way (checked against a single-threaded world throughout). */
 static void test_threaded_measures_the_hand_off(void **state) {
@@ -646,24 +646,24 @@ static void test_threaded_measures_the_hand_off(void **state) {
   one.threaded = 0;
   two.threaded = 1;
   rt_world *w1 = sim_world(&s, &one), *w2 = sim_world(&s, &two);
-  const int window = 2 * RT__PAYS_SAMPLES, n = RT__PAYS_WARMUP + window + 40;
+  const int window = 2 * RT__PICK_SAMPLES, n = RT__PICK_WARMUP + window + 40;
   int handed[2] = {0, 0};
   for (int k = 0; k < n; k++) {
     step_ok(w1, &s.m);
     step_ok(w2, &s.m);
     assert_same_state(w1, w2, k, "measured hand-off vs single-threaded");
-    const int t = rt_world_step_info(w2)->factor_thread, at = k - RT__PAYS_WARMUP;
-    if (k < RT__PAYS_WARMUP) {
+    const int t = rt_world_step_info(w2)->factor_thread, at = k - RT__PICK_WARMUP;
+    if (k < RT__PICK_WARMUP) {
       assert_int_equal(t, 1); /* the static estimate until measured */
     } else if (at < window) {
       assert_int_equal(t, ((at + 1) >> 1) & 1); /* A B B A ... */
       handed[t]++;
     } else {
-      assert_int_equal(t, w2->worker.pays); /* the window's choice, steady */
+      assert_int_equal(t, w2->worker.pays.choice); /* the window's choice, steady */
     }
   }
-  assert_int_equal(handed[0], RT__PAYS_SAMPLES);
-  assert_int_equal(handed[1], RT__PAYS_SAMPLES);
+  assert_int_equal(handed[0], RT__PICK_SAMPLES);
+  assert_int_equal(handed[1], RT__PICK_SAMPLES);
   rt_world_destroy(w1);
   rt_world_destroy(w2);
   sim_free(&s);
@@ -685,15 +685,15 @@ static void test_hand_off_verdict(void **state) {
       {1.0, 0.90, 0.90, 1}, {1.0, 0.98, 0.98, 0}, {1.0, 2.00, 2.00, 0}, {1.0, 0.90, 50.0, 1}, {1.0, 1.20, 0.01, 0},
   };
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-    w->worker.pays = !cases[c].pays;
-    for (int i = 0; i < RT__PAYS_SAMPLES; i++) {
+    w->worker.pays.choice = !cases[c].pays;
+    for (int i = 0; i < RT__PICK_SAMPLES; i++) {
       rt__worker_timed(w, 0, cases[c].single);
-      assert_int_equal(w->worker.pays, !cases[c].pays); /* undecided until both kinds are in */
+      assert_int_equal(w->worker.pays.choice, !cases[c].pays); /* undecided until both kinds are in */
       rt__worker_timed(w, 1, i == 3 ? cases[c].odd : cases[c].handed);
     }
-    assert_int_equal(w->worker.pays, cases[c].pays);
-    assert_int_equal(w->worker.ntimes[0], 0);
-    assert_int_equal(w->worker.ntimes[1], 0);
+    assert_int_equal(w->worker.pays.choice, cases[c].pays);
+    assert_int_equal(w->worker.pays.ntimes[0], 0);
+    assert_int_equal(w->worker.pays.ntimes[1], 0);
   }
   /* 0, 1 and RT_THREADED_ALWAYS only */
   set.threaded = 3;
