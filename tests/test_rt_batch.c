@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "batch_list.h"
+#include "../runtime/world.h" /* rt__pick, RT__PICK_*: the measured stepping */
 
 /* steps of every run; under valgrind and the sanitizers (LDLPGS_TEST_SHORT)
  * fewer, still past the diverging copy's step 10 */
@@ -41,6 +42,8 @@ typedef struct pair {
   int N;
   long passes; /* contact passes (block steps after a pass) of the copies, over the runs */
   long masked; /* copy-steps whose passes took a block step with rows coupled through S */
+  int nsteps;  /* steps of a run: steps() if 0 */
+  unsigned char lanes_at[128]; /* each step of the last run: rt_batch_stepped_in_lanes */
 } pair;
 
 static rt_settings settings_of(const batchtest_program *t) {
@@ -65,11 +68,13 @@ static void make_pair(pair *p, const batchtest_program *t, int portable) {
   }
   rt_status st;
   p->passes = p->masked = 0;
+  p->nsteps = 0;
   p->b = rt_batch_create(portable ? t->portable_batch : t->batch, p->w, p->N, &st);
   assert_int_equal(st, RT_OK);
   assert_non_null(p->b);
   assert_int_equal(rt_batch_lanes(p->b), p->N);
   assert_int_equal(rt_batch_set_lane_stages(p->b, lane_stages), RT_OK);
+  assert_int_equal(rt_batch_set_stepping(p->b, RT_BATCH_STEP_LANES), RT_OK);
 }
 
 static void free_pair(pair *p) {
@@ -146,7 +151,9 @@ static void same_copy(rt_world *w, rt_world *ref, int j, int k) {
  * copies (the padding was exercised). */
 static int run(pair *p, int diverge) {
   int uneven = 0;
-  for (int k = 0; k < steps(); k++) {
+  const int nsteps = p->nsteps > 0 ? p->nsteps : steps();
+  assert_true(nsteps <= (int)sizeof p->lanes_at);
+  for (int k = 0; k < nsteps; k++) {
     rt_status want[16], got[16];
     int lo = 1 << 30, hi = 0;
     for (int j = 0; j < p->N; j++) {
@@ -170,6 +177,7 @@ static int run(pair *p, int diverge) {
       if (first == RT_OK) first = want[j];
     }
     assert_int_equal(rt_batch_step(p->b, got), first);
+    p->lanes_at[k] = (unsigned char)rt_batch_stepped_in_lanes(p->b);
     for (int j = 0; j < p->N; j++) {
       assert_int_equal(got[j], want[j]);
       same_copy(p->w[j], p->ref[j], j, k);
@@ -276,6 +284,67 @@ static void test_lane_budget(void **state) {
   lane_stages = 1;
 }
 
+/* RT_BATCH_STEP_COPIES: every copy by rt_world_step, nothing in lanes. */
+static void test_stepping_copies(void **state) {
+  const batchtest_program *t = *state;
+  pair p;
+  make_pair(&p, t, 0);
+  assert_int_equal(rt_batch_set_stepping(p.b, RT_BATCH_STEP_COPIES), RT_OK);
+  run(&p, 1);
+  for (int k = 0; k < steps(); k++) assert_int_equal(p.lanes_at[k], 0);
+  assert_int_equal(rt_batch_lanes_used(p.b), 0);
+  free_pair(&p);
+}
+
+/* RT_BATCH_STEP_MEASURED (the default): in lanes for RT__PICK_WARMUP
+ * steps, then RT__PICK_SAMPLES steps of each kind, copies first, in the
+ * order ABBA, then the faster kind, steadily; the same bits throughout. */
+static void test_stepping_measured(void **state) {
+  const batchtest_program *t = *state;
+  pair p;
+  make_pair(&p, t, 0);
+  assert_int_equal(rt_batch_set_stepping(p.b, RT_BATCH_STEP_MEASURED), RT_OK);
+  const int window = 2 * RT__PICK_SAMPLES;
+  p.nsteps = RT__PICK_WARMUP + window + 16;
+  run(&p, 0);
+  int kinds[2] = {0, 0};
+  for (int k = 0; k < p.nsteps; k++) {
+    const int at = k - RT__PICK_WARMUP;
+    if (at < 0)
+      assert_int_equal(p.lanes_at[k], 1);
+    else if (at < window)
+      kinds[p.lanes_at[k]] += p.lanes_at[k] == (((at + 1) >> 1) & 1);
+    else
+      assert_int_equal(p.lanes_at[k], p.lanes_at[RT__PICK_WARMUP + window]);
+  }
+  assert_int_equal(kinds[0], RT__PICK_SAMPLES);
+  assert_int_equal(kinds[1], RT__PICK_SAMPLES);
+  free_pair(&p);
+}
+
+/* The window's verdict (margin 1, as rt_batch_step's): the kind of the
+ * lower median, an outlier among either's samples aside; a tie to kind 0;
+ * no verdict until both kinds have their samples. */
+static void test_pick_verdict(void **state) {
+  (void)state;
+  const struct {
+    double zero, one, odd; /* odd: one outlier among kind 1's samples */
+    int choice;
+  } cases[] = {{1.0, 0.9, 0.9, 1}, {1.0, 1.1, 1.1, 0}, {1.0, 1.0, 1.0, 0}, {1.0, 0.99, 100.0, 1}, {1.0, 1.01, 0.0, 0}};
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    rt__pick pk;
+    rt__pick_init(&pk, !cases[c].choice);
+    for (int i = 0; i < RT__PICK_SAMPLES; i++) {
+      rt__pick_timed(&pk, 1, i == 5 ? cases[c].odd : cases[c].one, 1.0);
+      assert_int_equal(pk.choice, !cases[c].choice);
+      rt__pick_timed(&pk, 0, cases[c].zero, 1.0);
+    }
+    assert_int_equal(pk.choice, cases[c].choice);
+    assert_int_equal(pk.ntimes[0] + pk.ntimes[1], 0); /* the next window starts afresh */
+  }
+  assert_true(rt__pick_now() > 0.0);
+}
+
 static void test_diverging_copy(void **state) {
   const batchtest_program *t = *state;
   pair p;
@@ -329,12 +398,17 @@ static void test_errors(void **state) {
   assert_int_equal(rt_batch_set_lane_stages(NULL, 1), RT_ERR_INPUT);
   assert_int_equal(rt_batch_set_lane_budget(NULL, 0), RT_ERR_INPUT);
   assert_int_equal(rt_batch_lanes_used(NULL), 0);
+  assert_int_equal(rt_batch_set_stepping(NULL, RT_BATCH_STEP_LANES), RT_ERR_INPUT);
+  assert_int_equal(rt_batch_stepped_in_lanes(NULL), 0);
   assert_int_equal(rt_batch_lanes(NULL), 0);
   rt_batch *b = rt_batch_create(chain8->batch, w, 8, &st);
   assert_int_equal(st, RT_OK);
   assert_null(rt_batch_world(b, 8));
   assert_null(rt_batch_world(b, -1));
   assert_ptr_equal(rt_batch_world(b, 7), w[7]);
+  assert_int_equal(rt_batch_stepped_in_lanes(b), 0); /* no step yet */
+  assert_int_equal(rt_batch_set_stepping(b, 2), RT_ERR_INPUT);
+  assert_int_equal(rt_batch_set_stepping(b, -2), RT_ERR_INPUT);
   /* settings one world refuses: none changes */
   rt_settings bad = s;
   bad.dt = -1.0;
@@ -366,10 +440,10 @@ static void test_errors(void **state) {
 
 int main(void) {
   enum { MAX_TESTS = 64 };
-  struct CMUnitTest tests[5 * MAX_TESTS + 1];
-  static char names[5 * MAX_TESTS][112];
+  struct CMUnitTest tests[7 * MAX_TESTS + 2];
+  static char names[7 * MAX_TESTS][112];
   int n = 0;
-  for (const batchtest_program *t = batchtest_programs; t->name && n + 5 <= 5 * MAX_TESTS; t++) {
+  for (const batchtest_program *t = batchtest_programs; t->name && n + 7 <= 7 * MAX_TESTS; t++) {
     snprintf(names[n], sizeof names[n], "%s: copies driven differently", t->name);
     tests[n] = (struct CMUnitTest){names[n], test_same_settings, NULL, NULL, (void *)t};
     n++;
@@ -386,6 +460,12 @@ int main(void) {
     snprintf(names[n], sizeof names[n], "%s: the lanes' cache budget", t->name);
     tests[n] = (struct CMUnitTest){names[n], test_lane_budget, NULL, NULL, (void *)t};
     n++;
+    snprintf(names[n], sizeof names[n], "%s: the copies stepped one by one", t->name);
+    tests[n] = (struct CMUnitTest){names[n], test_stepping_copies, NULL, NULL, (void *)t};
+    n++;
+    snprintf(names[n], sizeof names[n], "%s: lanes or copies, measured", t->name);
+    tests[n] = (struct CMUnitTest){names[n], test_stepping_measured, NULL, NULL, (void *)t};
+    n++;
   }
   if (n == 0) return 1; /* the list is empty */
   /* bad input needs the Makefile's chain and buggy programs; a list of
@@ -395,5 +475,6 @@ int main(void) {
   for (const batchtest_program *t = batchtest_programs; t->name; t++)
     samples |= strcmp(t->name, "chain_double_b8") == 0;
   if (samples) tests[n++] = (struct CMUnitTest){"bad input", test_errors, NULL, NULL, NULL};
+  tests[n++] = (struct CMUnitTest){"the measured choice's verdict", test_pick_verdict, NULL, NULL, NULL};
   return _cmocka_run_group_tests("rt_batch", tests, (size_t)n, NULL, NULL);
 }

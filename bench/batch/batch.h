@@ -62,6 +62,8 @@ typedef struct bb_step_opts {
   int runs;   /* each from fresh worlds */
   int warm;   /* steps before the timed ones, per run */
   int steps;  /* timed steps per run */
+  size_t lane_budget; /* the batches' rt_batch_set_lane_budget; 0: the default */
+  int stepping;       /* the batches' rt_batch_set_stepping (RT_BATCH_STEP_LANES unless told) */
 } bb_step_opts;
 
 /* One entry's whole step. Times are seconds per step of all N copies. */

@@ -20,7 +20,8 @@
  *
  * usage: batch [--runs R] [--batches B] [--revision TEXT] [--md FILE] [--json FILE] [--only MECH]
  *              [--input mechanism|random]
- *              [--no-step] [--step-runs R] [--step-warm W] [--step-steps S]
+ *              [--no-step] [--step-runs R] [--step-warm W] [--step-steps S] [--lane-budget-kib K]
+ *              [--stepping lanes|measured|copies]
  *              [--cg-bin FILE] [--cg-arch NAME] [--cg-warm W] [--cg-steps S] [--work DIR]
  *        batch --cg-run MECH PRECISION SIDE WARM STEPS   (the callgrind child: cg.c) */
 #include <math.h>
@@ -229,7 +230,7 @@ static int cg_run(char **a) {
 
 int main(int argc, char **argv) {
   if (argc == 7 && strcmp(argv[1], "--cg-run") == 0) return cg_run(argv + 2);
-  bb_report r = {.revision = "unknown", .runs = 9, .batches = 41, .step = {3, 10, 100}, .cg_warm = 6, .cg_steps = 4};
+  bb_report r = {.revision = "unknown", .runs = 9, .batches = 41, .step = {3, 10, 100, 0, RT_BATCH_STEP_LANES}, .cg_warm = 6, .cg_steps = 4};
   const char *md = 0, *json = 0, *only = 0, *cg_bin = 0, *cg_arch = "this", *work = ".";
   int step = 1;
   for (int i = 1; i < argc; i++) {
@@ -257,6 +258,19 @@ int main(int argc, char **argv) {
       r.step.warm = count_arg(a, v);
     else if (strcmp(a, "--step-steps") == 0)
       r.step.steps = count_arg(a, v);
+    else if (strcmp(a, "--stepping") == 0) {
+      const char *ways[3] = {"copies", "lanes", "measured"};
+      const int how[3] = {RT_BATCH_STEP_COPIES, RT_BATCH_STEP_LANES, RT_BATCH_STEP_MEASURED};
+      int k = 0;
+      while (k < 3 && strcmp(v, ways[k]) != 0) k++;
+      if (k == 3) {
+        fprintf(stderr, "batch: --stepping takes lanes, measured or copies, not '%s'\n", v);
+        return 2;
+      }
+      r.step.stepping = how[k];
+    }
+    else if (strcmp(a, "--lane-budget-kib") == 0)
+      r.step.lane_budget = (size_t)count_arg(a, v) << 10;
     else if (strcmp(a, "--cg-bin") == 0)
       cg_bin = v;
     else if (strcmp(a, "--cg-arch") == 0)

@@ -116,6 +116,7 @@ static void side_make(side *sd, const scene *sc, const rt_program *p, int batch)
     rt_status st;
     sd->b = rt_batch_create(sc->e->batch, sd->w, sc->N, &st);
     if (!sd->b) die(sc, rt_status_message(st));
+    rt_batch_set_stepping(sd->b, RT_BATCH_STEP_LANES); /* what the bench measures, unless told */
   }
 }
 
@@ -208,6 +209,8 @@ void bb_step_measure(const bb_entry *e, const bb_step_opts *o, bb_step_row *out)
   for (int r = 0; r < o->runs; r++) {
     side B, S, P;
     side_make(&B, &sc, e->batch->program, 1);
+    if (o->lane_budget > 0) rt_batch_set_lane_budget(B.b, o->lane_budget);
+    rt_batch_set_stepping(B.b, o->stepping);
     side_make(&S, &sc, e->scalar, 0);
     side_make(&P, &sc, e->scalar, 0);
     double unused[BB_STAGES] = {0};

@@ -26,7 +26,9 @@
  * after it -- over the rows of all N copies at once, a copy with fewer
  * rows (fewer contacts) padded by inert ones (rt_batch_set_lane_stages).
  * The rest of the step (forces, rows, assembly, block step, position
- * pass, integration) runs copy by copy. */
+ * pass, integration) runs copy by copy. By default a batch times its
+ * steps in lanes against its copies stepped one by one (rt_world_step
+ * each) and keeps the faster (rt_batch_set_stepping). */
 #ifndef LDLPGS_RT_BATCH_H
 #define LDLPGS_RT_BATCH_H
 
@@ -110,8 +112,28 @@ rt_status rt_batch_set_lane_budget(rt_batch *b, size_t bytes);
 /* Whether the last rt_batch_step let its sweeps and contact passes run in
  * lanes (the setting, or RT_BATCH_LANES_AUTO's decision; the sweeps still
  * run copy by copy where the copies' sweep counts differ or are under 4);
- * 0 before the first step and for NULL. */
+ * 0 for a step that stepped the copies one by one, before the first step
+ * and for NULL. */
 int rt_batch_lanes_used(const rt_batch *b);
+
+/* How rt_batch_step steps the copies: RT_BATCH_STEP_LANES, in lanes as
+ * above; RT_BATCH_STEP_COPIES, one by one, rt_world_step on each (a copy
+ * stepped alone keeps its rows and velocities in the core's first cache
+ * through its whole step, where a batch step takes every copy through
+ * each stage before the next: for small mechanisms, whose lanes save
+ * little, that is the faster); RT_BATCH_STEP_MEASURED, the default: in
+ * lanes for the first 32 steps, then 16 steps of each kind (in the order
+ * lanes, copies, copies, lanes, ...) every 2048 steps, whichever's median
+ * time was lower until the next such window (a window costs under 1 % of
+ * the steps' time). Every way gives each copy the same bits, so only the
+ * time depends on it. RT_ERR_INPUT for b NULL or another value. */
+#define RT_BATCH_STEP_COPIES 0
+#define RT_BATCH_STEP_LANES 1
+#define RT_BATCH_STEP_MEASURED (-1)
+rt_status rt_batch_set_stepping(rt_batch *b, int how);
+/* Whether the last rt_batch_step ran in lanes (0: the copies one by one,
+ * before the first step, and for NULL). */
+int rt_batch_stepped_in_lanes(const rt_batch *b);
 
 /* One step of every copy. Each copy's step is atomic as rt_world_step's
  * is: a copy whose step fails (RT_ERR_NONFINITE: refused; RT_ERR_DIVERGED:
