@@ -20,12 +20,14 @@
  *   6c-9. end       copy by copy      rt__step_end_finish: position
  *                                     pass, integration, projection
  *
- * so each copy's step is the bits of rt_world_step on it alone. A copy
- * whose begin fails (a non-finite state: nothing changed) takes no part
- * in 4-9; stage 5 runs copy by copy when the copies' sweep counts differ
- * (their settings do), and 5 and 6b do when lane_stages is off (or auto
- * and the step's rows in lanes exceed the budget). It calls
- * step.c, block.c, factor.c and batch_pgs.c, and nothing calls back. */
+ * so each copy's step is the bits of rt_world_step on it alone. Or the
+ * copies step one by one, rt_world_step each, where that measures faster
+ * (rt_batch_step: RT_BATCH_STEP_MEASURED). A copy whose begin fails (a
+ * non-finite state: nothing changed) takes no part in 4-9; stage 5 runs
+ * copy by copy when the copies' sweep counts differ (their settings do),
+ * and 5 and 6b do when lane_stages is off (or auto and the step's rows in
+ * lanes exceed the budget). It calls step.c, block.c, factor.c,
+ * batch_pgs.c and pick.c, and nothing calls back. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -123,7 +123,7 @@ int rt_batch_lanes_used(const rt_batch *b);
  * each stage before the next: for small mechanisms, whose lanes save
  * little, that is the faster); RT_BATCH_STEP_MEASURED, the default: in
  * lanes for the first 32 steps, then 16 steps of each kind (in the order
- * lanes, copies, copies, lanes, ...) every 2048 steps, whichever's median
+ * copies, lanes, lanes, copies, ...) every 2048 steps, whichever's median
  * time was lower until the next such window (a window costs under 1 % of
  * the steps' time). Every way gives each copy the same bits, so only the
  * time depends on it. RT_ERR_INPUT for b NULL or another value. */
