@@ -284,13 +284,22 @@ static void test_lane_budget(void **state) {
   lane_stages = 1;
 }
 
-/* RT_BATCH_STEP_COPIES: every copy by rt_world_step, nothing in lanes. */
+/* RT_BATCH_STEP_COPIES: every copy by rt_world_step, nothing in lanes;
+ * copy 0 with its factorization thread (threaded 2: always handed off),
+ * its reference without, the same bits. */
 static void test_stepping_copies(void **state) {
   const batchtest_program *t = *state;
   pair p;
   make_pair(&p, t, 0);
   assert_int_equal(rt_batch_set_stepping(p.b, RT_BATCH_STEP_COPIES), RT_OK);
+  rt_settings s = settings_of(t);
+  s.threaded = RT_THREADED_ALWAYS;
+  const rt_status threads = rt_world_set_settings(p.w[0], &s);
+  assert_true(threads == RT_OK || threads == RT_ERR_THREAD); /* a build without threads refuses */
   run(&p, 1);
+  /* the buggy's factorization is worth the thread (the chain's is not: factor.c) */
+  if (threads == RT_OK && strncmp(t->name, "buggy", 5) == 0)
+    assert_int_equal(rt_world_step_info(p.w[0])->factor_thread, 1);
   for (int k = 0; k < steps(); k++) assert_int_equal(p.lanes_at[k], 0);
   assert_int_equal(rt_batch_lanes_used(p.b), 0);
   free_pair(&p);
