@@ -332,8 +332,9 @@ static void test_stepping_measured(void **state) {
 }
 
 /* The window's verdict (margin 1, as rt_batch_step's): the kind of the
- * lower median, an outlier among either's samples aside; a tie to kind 0;
- * no verdict until both kinds have their samples. */
+ * lower median, one outlier among kind 1's samples (far slower or far
+ * faster) aside; a tie to kind 0; no verdict until both kinds have their
+ * samples. */
 static void test_pick_verdict(void **state) {
   (void)state;
   const struct {
