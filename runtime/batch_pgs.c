@@ -12,9 +12,9 @@
  * registers for 16 lanes, four AVX ones, eight SSE ones, as the build's
  * ARCH allows). A row on the same bodies in every copy (the mechanism's
  * rows) loads and stores its velocities as whole vectors; a row whose
- * bodies differ between copies (a contact) is swept lane by lane
- * (lane_row). Other compilers sweep lane by lane. It calls no other
- * module. */
+ * bodies differ between copies (a contact) is one such vector row for each
+ * pair of bodies among its lanes, in those lanes. Other compilers sweep
+ * lane by lane (lane_row). It calls no other module. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,16 +42,16 @@ int rt__lanes_alloc(rt__lanes *l, int N, int cap, int nsbody) {
   l->mu = rt__alloc(rows, sizeof(double), &fail);
   l->soft = rt__alloc(rows, sizeof(double), &fail);
   l->uniform = rt__alloc((size_t)cap, 1, &fail);
-  l->special = rt__alloc((size_t)cap, 1, &fail);
+  l->kind = rt__alloc((size_t)cap, sizeof(int), &fail);
   l->vel = rt__alloc(6 * (size_t)nsbody * (size_t)N, sizeof(double), &fail);
   return fail ? -1 : 0;
 }
 
 /* per row and lane: a, b, normal; J, WJ; rhs, inv_diag, lambda, lo, hi,
- * mu, soft (rt__lanes_alloc) */
+ * mu, soft; per row: uniform, kind (rt__lanes_alloc) */
 size_t rt__lanes_bytes(int N, int rows, int nsbody) {
   const size_t lane_row = 3 * sizeof(int) + (24 + 7) * sizeof(double);
-  return (size_t)rows * ((size_t)N * lane_row + 2) + 6 * (size_t)nsbody * (size_t)N * sizeof(double);
+  return (size_t)rows * ((size_t)N * lane_row + 1 + sizeof(int)) + 6 * (size_t)nsbody * (size_t)N * sizeof(double);
 }
 
 void rt__lanes_free(rt__lanes *l) {
@@ -69,7 +69,7 @@ void rt__lanes_free(rt__lanes *l) {
   free(l->mu);
   free(l->soft);
   free(l->uniform);
-  free(l->special);
+  free(l->kind);
   free(l->vel);
   memset(l, 0, sizeof *l);
 }
@@ -104,16 +104,20 @@ static void gather_row(rt__lanes *l, const rt__rows *r, int i, int j) {
 
 /* Whether row i is on the same bodies in every copy that has it (the
  * padded lanes then take those bodies too: inert, they only read them),
- * and whether it is a friction or soft row in any. */
+ * and its kind: its normal in every copy that has it, or RT__LANES_MIXED. */
 static void mark(rt__lanes *l, int i) {
   const int N = l->N;
   const size_t r = (size_t)i * (size_t)N;
-  int ref = -1, uniform = 1, special = 0;
+  int ref = -1, uniform = 1, kind = -1;
   for (int j = 0; j < N; j++) {
     if (i >= l->nrow[j]) continue;
-    special |= l->normal[r + j] != -1;
-    if (ref < 0) ref = j;
-    else if (l->a[r + j] != l->a[r + ref] || l->b[r + j] != l->b[r + ref]) uniform = 0;
+    if (ref < 0) {
+      ref = j;
+      kind = l->normal[r + j];
+      continue;
+    }
+    if (l->normal[r + j] != kind) kind = RT__LANES_MIXED;
+    if (l->a[r + j] != l->a[r + ref] || l->b[r + j] != l->b[r + ref]) uniform = 0;
   }
   if (uniform && ref >= 0)
     for (int j = 0; j < N; j++)
@@ -122,7 +126,7 @@ static void mark(rt__lanes *l, int i) {
         l->b[r + j] = l->b[r + ref];
       }
   l->uniform[i] = (unsigned char)uniform;
-  l->special[i] = (unsigned char)special;
+  l->kind[i] = kind;
 }
 
 /* Rows [lo, hi) of the copies taken (the others: inert rows). */
@@ -192,42 +196,6 @@ void rt__lanes_refresh(rt__lanes *l, rt_world *const *w, const unsigned char *ta
       if (take[j]) l->vel[k * N + j] = w[j]->vel[k];
 }
 
-/* Row i in lane j alone: pgs.c's sweep_row on the lanes' layout, with the
- * lanes' velocities v (l->vel, or a pointer the caller holds to it);
- * returns how much it changed the row's velocity. */
-static double lane_row(rt__lanes *l, double *v, int i, int j) {
-  const int N = l->N;
-  const size_t r = (size_t)i * (size_t)N + (size_t)j;
-  const double id = l->inv_diag[r];
-  if (id == 0.0) return 0.0;
-  const int a = l->a[r], b = l->b[r];
-  const double *J = l->J + 12 * (size_t)i * N + j, *WJ = l->WJ + 12 * (size_t)i * N + j;
-  double *va = a == RT_WORLD ? NULL : v + 6 * (size_t)a * N + j;
-  double *vb = b == RT_WORLD ? NULL : v + 6 * (size_t)b * N + j;
-  double jv = 0.0;
-  if (va != NULL)
-    for (int k = 0; k < 6; k++) jv += J[k * N] * va[k * N];
-  if (vb != NULL)
-    for (int k = 0; k < 6; k++) jv += J[(6 + k) * N] * vb[k * N];
-  const double old = l->lambda[r];
-  double x = old + (l->rhs[r] - jv) * id;
-  if (l->normal[r] >= 0) {
-    l->hi[r] = l->mu[r] * l->lambda[(size_t)l->normal[r] * N + j];
-    l->lo[r] = -l->hi[r];
-  } else if (l->normal[r] == RT__ROW_SOFT) {
-    x -= l->soft[r] * old * id;
-  }
-  if (x < l->lo[r]) x = l->lo[r];
-  if (x > l->hi[r]) x = l->hi[r];
-  l->lambda[r] = x;
-  const double d = x - old;
-  if (va != NULL)
-    for (int k = 0; k < 6; k++) va[k * N] += WJ[k * N] * d;
-  if (vb != NULL)
-    for (int k = 0; k < 6; k++) vb[k * N] += WJ[(6 + k) * N] * d;
-  return fabs(d) / id;
-}
-
 #if defined(__GNUC__) && !defined(LDLPGS_NO_VECTOR)
 #define LN 4
 #include "batch_pgs_row.h"
@@ -263,6 +231,42 @@ void rt__lanes_correct(rt__lanes *l, int dim, const double *delta, const unsigne
   }
 }
 #else
+/* Row i in lane j alone: pgs.c's sweep_row on the lanes' layout; returns
+ * how much it changed the row's velocity. */
+static double lane_row(rt__lanes *l, int i, int j) {
+  const int N = l->N;
+  double *v = l->vel;
+  const size_t r = (size_t)i * (size_t)N + (size_t)j;
+  const double id = l->inv_diag[r];
+  if (id == 0.0) return 0.0;
+  const int a = l->a[r], b = l->b[r];
+  const double *J = l->J + 12 * (size_t)i * N + j, *WJ = l->WJ + 12 * (size_t)i * N + j;
+  double *va = a == RT_WORLD ? NULL : v + 6 * (size_t)a * N + j;
+  double *vb = b == RT_WORLD ? NULL : v + 6 * (size_t)b * N + j;
+  double jv = 0.0;
+  if (va != NULL)
+    for (int k = 0; k < 6; k++) jv += J[k * N] * va[k * N];
+  if (vb != NULL)
+    for (int k = 0; k < 6; k++) jv += J[(6 + k) * N] * vb[k * N];
+  const double old = l->lambda[r];
+  double x = old + (l->rhs[r] - jv) * id;
+  if (l->normal[r] >= 0) {
+    l->hi[r] = l->mu[r] * l->lambda[(size_t)l->normal[r] * N + j];
+    l->lo[r] = -l->hi[r];
+  } else if (l->normal[r] == RT__ROW_SOFT) {
+    x -= l->soft[r] * old * id;
+  }
+  if (x < l->lo[r]) x = l->lo[r];
+  if (x > l->hi[r]) x = l->hi[r];
+  l->lambda[r] = x;
+  const double d = x - old;
+  if (va != NULL)
+    for (int k = 0; k < 6; k++) va[k * N] += WJ[k * N] * d;
+  if (vb != NULL)
+    for (int k = 0; k < 6; k++) vb[k * N] += WJ[(6 + k) * N] * d;
+  return fabs(d) / id;
+}
+
 /* Rows 0 .. dim are the mechanism's equality rows, on the same bodies in
  * every copy: each lane's J v summed as pgs.c's row_dot does. */
 void rt__lanes_residual(const rt__lanes *l, int dim, double *res, double *most) {
@@ -320,7 +324,7 @@ void rt__lanes_sweep(rt__lanes *l, int first, const long long *act, double *chan
   for (int j = 0; j < l->N; j++) {
     double c = 0.0;
     if (act[j])
-      for (int i = first; i < l->n; i++) c = rt__most(c, lane_row(l, l->vel, i, j));
+      for (int i = first; i < l->n; i++) c = rt__most(c, lane_row(l, i, j));
     if (change) change[j] = c;
   }
 }

@@ -7,6 +7,9 @@
 
 #include "world.h"
 
+/* rt__lanes.kind of a row whose copies differ in their normal. */
+#define RT__LANES_MIXED (RT__ROW_SOFT - 1)
+
 /* The most lanes a batch has (rt_batch.h). */
 #define RT__LANES_MAX 16
 
@@ -22,7 +25,9 @@ typedef struct rt__lanes {
   int *a, *b, *normal;
   double *J, *WJ, *rhs, *inv_diag, *lambda, *lo, *hi, *mu, *soft;
   unsigned char *uniform; /* cap: the row is on the same bodies in every copy */
-  unsigned char *special; /* cap: a friction or soft row in some copy */
+  int *kind;         /* cap: the row's normal (rt__rows) in every copy that
+                        has it -- friction on normal row kind[i] >= 0, -1
+                        plain, RT__ROW_SOFT -- or RT__LANES_MIXED */
   double *vel;       /* 6 nsbody N: velocity k of solver body s of copy j at
                         (6 s + k) N + j */
 } rt__lanes;
