@@ -9,7 +9,8 @@
  * reference worlds made from the separate scalar program and stepped one
  * by one with rt_world_step. Every copy is driven differently -- its own
  * initial velocity, motor speeds, a force, ground contacts at its own
- * height (so the copies have different numbers of contact rows) -- and
+ * height (so the copies have different numbers of contact rows; the odd
+ * copies list them backwards, so that a row's bodies differ) -- and
  * after every step each copy's poses, velocities, impulses and step info
  * must be bitwise its reference's. Then the same with copies whose
  * settings differ (one with more iterations, one under pure PGS: the

@@ -1,0 +1,338 @@
+/* test_lanes.c -- the batch's PGS sweep over N copies in lanes
+ * (runtime/batch_pgs.c, lanes.h) against pgs.c's sweep of each copy alone,
+ * bit for bit.
+ *
+ * Random rows built to take every path of the lanes' sweep: rows on the
+ * same bodies in every copy and rows whose bodies differ (in two or more
+ * pairs of bodies among the lanes), sides on the world and both sides one
+ * body; plain rows, soft rows, friction rows on the same normal row in
+ * every copy, and rows whose kind differs between the copies; inert rows;
+ * copies with fewer rows (padded lanes); lanes left out of a sweep. Each
+ * copy's rows and velocities are gathered into the lanes, swept there a
+ * few times (with and without each lane's change measured) and scattered
+ * back, and must be what rt__pgs_sweep_change and rt__pgs_sweep give that
+ * copy alone: impulses, friction bounds, velocities and changes. Both
+ * forms of the lanes' sweep: the runtime's (GCC/Clang vector extensions,
+ * batch_pgs_row.h) and the plain C one other compilers get, compiled here
+ * from the same source with LDLPGS_NO_VECTOR under other names. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../runtime/lanes.h"
+
+/* batch_pgs.c's plain C form, its functions renamed plain_* (declared by
+ * their definitions: lanes.h is in already, under the runtime's names) */
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+#endif
+#define rt__lanes_alloc plain_lanes_alloc
+#define rt__lanes_bytes plain_lanes_bytes
+#define rt__lanes_free plain_lanes_free
+#define rt__lanes_gather plain_lanes_gather
+#define rt__lanes_gather_before plain_lanes_gather_before
+#define rt__lanes_sweep plain_lanes_sweep
+#define rt__lanes_refresh plain_lanes_refresh
+#define rt__lanes_mask plain_lanes_mask
+#define rt__lanes_residual plain_lanes_residual
+#define rt__lanes_correct plain_lanes_correct
+#define rt__lanes_scatter plain_lanes_scatter
+#define LDLPGS_NO_VECTOR 1
+#include "../runtime/batch_pgs.c"
+#undef LDLPGS_NO_VECTOR
+#undef rt__lanes_alloc
+#undef rt__lanes_bytes
+#undef rt__lanes_free
+#undef rt__lanes_gather
+#undef rt__lanes_gather_before
+#undef rt__lanes_sweep
+#undef rt__lanes_refresh
+#undef rt__lanes_mask
+#undef rt__lanes_residual
+#undef rt__lanes_correct
+#undef rt__lanes_scatter
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
+#define NSBODY 5
+#define MAXROWS 40
+#define SWEEPS 4
+
+static uint64_t rng;
+static double uniform(void) { /* [0, 1) */
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return (double)(rng >> 11) / 9007199254740992.0;
+}
+static int below(int n) { return (int)(uniform() * n); }
+static double between(double lo, double hi) { return lo + (hi - lo) * uniform(); }
+
+/* One copy: its rows and velocities, in a world as far as the lanes read
+ * it (rows and vel). */
+typedef struct copy {
+  rt_world w;
+  double vel[6 * NSBODY];
+} copy;
+
+static void rows_alloc(rt__rows *r, int n) {
+  memset(r, 0, sizeof *r);
+  r->n = n;
+  r->a = calloc(MAXROWS, sizeof *r->a);
+  r->b = calloc(MAXROWS, sizeof *r->b);
+  r->normal = calloc(MAXROWS, sizeof *r->normal);
+  r->J = calloc(12 * MAXROWS, sizeof *r->J);
+  r->WJ = calloc(12 * MAXROWS, sizeof *r->WJ);
+  r->rhs = calloc(MAXROWS, sizeof *r->rhs);
+  r->inv_diag = calloc(MAXROWS, sizeof *r->inv_diag);
+  r->lambda = calloc(MAXROWS, sizeof *r->lambda);
+  r->lo = calloc(MAXROWS, sizeof *r->lo);
+  r->hi = calloc(MAXROWS, sizeof *r->hi);
+  r->mu = calloc(MAXROWS, sizeof *r->mu);
+  r->soft = calloc(MAXROWS, sizeof *r->soft);
+  assert_true(r->a && r->b && r->normal && r->J && r->WJ && r->rhs && r->inv_diag && r->lambda && r->lo && r->hi &&
+              r->mu && r->soft);
+}
+
+static void rows_free(rt__rows *r) {
+  free(r->a);
+  free(r->b);
+  free(r->normal);
+  free(r->J);
+  free(r->WJ);
+  free(r->rhs);
+  free(r->inv_diag);
+  free(r->lambda);
+  free(r->lo);
+  free(r->hi);
+  free(r->mu);
+  free(r->soft);
+}
+
+/* dst = src, row for row (both allocated for MAXROWS). */
+static void rows_copy(rt__rows *dst, const rt__rows *src) {
+  dst->n = src->n;
+  memcpy(dst->a, src->a, MAXROWS * sizeof *dst->a);
+  memcpy(dst->b, src->b, MAXROWS * sizeof *dst->b);
+  memcpy(dst->normal, src->normal, MAXROWS * sizeof *dst->normal);
+  memcpy(dst->J, src->J, 12 * MAXROWS * sizeof *dst->J);
+  memcpy(dst->WJ, src->WJ, 12 * MAXROWS * sizeof *dst->WJ);
+  memcpy(dst->rhs, src->rhs, MAXROWS * sizeof *dst->rhs);
+  memcpy(dst->inv_diag, src->inv_diag, MAXROWS * sizeof *dst->inv_diag);
+  memcpy(dst->lambda, src->lambda, MAXROWS * sizeof *dst->lambda);
+  memcpy(dst->lo, src->lo, MAXROWS * sizeof *dst->lo);
+  memcpy(dst->hi, src->hi, MAXROWS * sizeof *dst->hi);
+  memcpy(dst->mu, src->mu, MAXROWS * sizeof *dst->mu);
+  memcpy(dst->soft, src->soft, MAXROWS * sizeof *dst->soft);
+}
+
+enum { PLAIN, SOFT, FRICTION, KINDS };
+
+/* Random sides: a body or the world, and now and then one body on both. */
+static void random_sides(int *a, int *b) {
+  *a = below(NSBODY + 1) - 1;
+  *b = below(4) == 0 ? *a : below(NSBODY + 1) - 1;
+  if (*a == RT_WORLD && *b == RT_WORLD) *a = below(NSBODY);
+}
+
+/* Row i of r: its sides, and a kind (a friction row on row normal, an
+ * earlier row). */
+static void random_row(rt__rows *r, int i, int a, int b, int kind, int normal) {
+  r->a[i] = a;
+  r->b[i] = b;
+  for (int k = 0; k < 12; k++) {
+    r->J[12 * i + k] = between(-1.0, 1.0);
+    r->WJ[12 * i + k] = between(-1.0, 1.0);
+  }
+  r->rhs[i] = between(-1.0, 1.0);
+  r->inv_diag[i] = below(8) == 0 ? 0.0 : between(0.5, 2.0);
+  r->lambda[i] = between(-0.5, 0.5);
+  r->mu[i] = between(0.2, 1.0);
+  r->soft[i] = 0.0;
+  r->normal[i] = -1;
+  r->lo[i] = below(2) ? -INFINITY : between(-1.0, 0.0);
+  r->hi[i] = below(2) ? INFINITY : between(0.0, 1.0);
+  if (kind == SOFT) {
+    r->normal[i] = RT__ROW_SOFT;
+    r->soft[i] = between(0.0, 1.0);
+  } else if (kind == FRICTION) {
+    r->normal[i] = normal;
+    r->lo[i] = r->hi[i] = 0.0; /* the sweep sets them */
+  }
+}
+
+/* N copies of random rows: row index by row index, the same sides in
+ * every copy or sides of their own (from a few pairs, so that pairs repeat
+ * between lanes), the same kind or kinds of their own; copy j has
+ * nrow[j] rows. A friction row's normal is one of the two rows before it,
+ * and it is on that row's sides (as a contact's rows are: pgs.c's sweep
+ * counts on it). */
+static void random_copies(copy *c, int N, const int *nrow) {
+  int n = 0;
+  for (int j = 0; j < N; j++) n = nrow[j] > n ? nrow[j] : n;
+  for (int i = 0; i < n; i++) {
+    const int same_sides = below(2), same_kind = below(4) != 0;
+    int pa[3], pb[3];
+    for (int p = 0; p < 3; p++) random_sides(&pa[p], &pb[p]);
+    const int kind = below(KINDS), normal = i - 1 - below(2);
+    for (int j = 0; j < N; j++) {
+      if (i >= nrow[j]) continue;
+      rt__rows *r = &c[j].w.rows;
+      const int p = same_sides ? 0 : below(3);
+      const int k = same_kind ? kind : below(KINDS);
+      const int nr = same_kind ? normal : i - 1 - below(2);
+      if (k == FRICTION && nr >= 0)
+        random_row(r, i, r->a[nr], r->b[nr], k, nr);
+      else
+        random_row(r, i, pa[p], pb[p], k == FRICTION ? PLAIN : k, -1);
+    }
+  }
+  for (int j = 0; j < N; j++)
+    for (int k = 0; k < 6 * NSBODY; k++) c[j].vel[k] = between(-1.0, 1.0);
+}
+
+static void same_bits(const void *x, const void *y, size_t n, const char *what, int j, uint64_t seed) {
+  if (memcmp(x, y, n) != 0) fail_msg("seed %llu, copy %d: %s differ", (unsigned long long)seed, j, what);
+}
+
+/* One scenario: N copies swept SWEEPS times in lanes (the vector form, or
+ * the plain one) and alone, compared. */
+static void check(int N, uint64_t seed, int plain) {
+  rng = seed * 0x9e3779b97f4a7c15u + 1;
+  copy *lane = calloc((size_t)N, sizeof *lane), *alone = calloc((size_t)N, sizeof *alone);
+  assert_non_null(lane);
+  assert_non_null(alone);
+  int nrow[RT__LANES_MAX] = {0};
+  for (int j = 0; j < N; j++) {
+    nrow[j] = below(4) == 0 ? 1 + below(MAXROWS) : MAXROWS; /* some copies with fewer rows */
+    rows_alloc(&lane[j].w.rows, nrow[j]);
+    rows_alloc(&alone[j].w.rows, nrow[j]);
+  }
+  random_copies(lane, N, nrow);
+  rt_world *w[RT__LANES_MAX];
+  unsigned char take[RT__LANES_MAX];
+  for (int j = 0; j < N; j++) {
+    rows_copy(&alone[j].w.rows, &lane[j].w.rows);
+    memcpy(alone[j].vel, lane[j].vel, sizeof alone[j].vel);
+    lane[j].w.vel = lane[j].vel;
+    w[j] = &lane[j].w;
+    take[j] = 1;
+  }
+  rt__lanes l;
+  assert_int_equal(plain ? plain_lanes_alloc(&l, N, MAXROWS, NSBODY) : rt__lanes_alloc(&l, N, MAXROWS, NSBODY), 0);
+  if (plain)
+    plain_lanes_gather(&l, w, take, 0);
+  else
+    rt__lanes_gather(&l, w, take, 0);
+  for (int s = 0; s < SWEEPS; s++) {
+    long long act[RT__LANES_MAX];
+    for (int j = 0; j < N; j++) act[j] = s == 0 || below(4) != 0 ? -1 : 0; /* now and then a lane left out */
+    const int measure = s % 2 == 0;
+    double change[RT__LANES_MAX];
+    if (plain)
+      plain_lanes_sweep(&l, 0, act, measure ? change : NULL);
+    else
+      rt__lanes_sweep(&l, 0, act, measure ? change : NULL);
+    for (int j = 0; j < N; j++) {
+      if (!act[j]) continue;
+      rt__rows *r = &alone[j].w.rows;
+      if (measure) {
+        const double want = rt__pgs_sweep_change(r, 0, r->n, alone[j].vel);
+        same_bits(&change[j], &want, sizeof want, "the changes", j, seed);
+      } else {
+        rt__pgs_sweep(r, 0, r->n, alone[j].vel);
+      }
+    }
+  }
+  if (plain)
+    plain_lanes_scatter(&l, w, take);
+  else
+    rt__lanes_scatter(&l, w, take);
+  for (int j = 0; j < N; j++) {
+    const rt__rows *x = &lane[j].w.rows, *y = &alone[j].w.rows;
+    same_bits(x->lambda, y->lambda, sizeof *x->lambda * (size_t)nrow[j], "the impulses", j, seed);
+    same_bits(x->lo, y->lo, sizeof *x->lo * (size_t)nrow[j], "the lower bounds", j, seed);
+    same_bits(x->hi, y->hi, sizeof *x->hi * (size_t)nrow[j], "the upper bounds", j, seed);
+    same_bits(lane[j].vel, alone[j].vel, sizeof lane[j].vel, "the velocities", j, seed);
+    rows_free(&lane[j].w.rows);
+    rows_free(&alone[j].w.rows);
+  }
+  if (plain)
+    plain_lanes_free(&l);
+  else
+    rt__lanes_free(&l);
+  free(lane);
+  free(alone);
+}
+
+/* Whether the random rows take the paths named above: for N lanes over
+ * the seeds, counts rows on other bodies in two copies, friction rows on
+ * one normal row in every copy, soft rows, and rows of mixed kinds (as
+ * batch_pgs.c's mark classifies them, from the gathered lanes). */
+static void count_paths(int N, uint64_t seeds, long *split, long *friction, long *soft, long *mixed) {
+  for (uint64_t seed = 1; seed <= seeds; seed++) {
+    rng = seed * 0x9e3779b97f4a7c15u + 1;
+    copy *c = calloc((size_t)N, sizeof *c);
+    assert_non_null(c);
+    int nrow[RT__LANES_MAX] = {0};
+    rt_world *w[RT__LANES_MAX];
+    unsigned char take[RT__LANES_MAX];
+    for (int j = 0; j < N; j++) {
+      nrow[j] = below(4) == 0 ? 1 + below(MAXROWS) : MAXROWS;
+      rows_alloc(&c[j].w.rows, nrow[j]);
+    }
+    random_copies(c, N, nrow);
+    for (int j = 0; j < N; j++) {
+      c[j].w.vel = c[j].vel;
+      w[j] = &c[j].w;
+      take[j] = 1;
+    }
+    rt__lanes l;
+    assert_int_equal(rt__lanes_alloc(&l, N, MAXROWS, NSBODY), 0);
+    rt__lanes_gather(&l, w, take, 0);
+    for (int i = 0; i < l.n; i++) {
+      *split += !l.uniform[i];
+      *friction += l.kind[i] >= 0;
+      *soft += l.kind[i] == RT__ROW_SOFT;
+      *mixed += l.kind[i] == RT__LANES_MIXED;
+    }
+    rt__lanes_free(&l);
+    for (int j = 0; j < N; j++) rows_free(&c[j].w.rows);
+    free(c);
+  }
+}
+
+#define SEEDS 200
+
+static void test_lanes_sweep(void **state) {
+  (void)state;
+  static const int lanes[] = {4, 8, 16};
+  for (size_t k = 0; k < sizeof lanes / sizeof lanes[0]; k++) {
+    long split = 0, friction = 0, soft = 0, mixed = 0;
+    count_paths(lanes[k], SEEDS, &split, &friction, &soft, &mixed);
+    assert_true(split > 0 && friction > 0 && soft > 0 && mixed > 0);
+    for (uint64_t seed = 1; seed <= SEEDS; seed++) check(lanes[k], seed, 0);
+  }
+}
+
+static void test_plain_sweep(void **state) {
+  (void)state;
+  static const int lanes[] = {4, 8, 16};
+  for (size_t k = 0; k < sizeof lanes / sizeof lanes[0]; k++)
+    for (uint64_t seed = 1; seed <= SEEDS; seed++) check(lanes[k], seed, 1);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_lanes_sweep),
+      cmocka_unit_test(test_plain_sweep),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
