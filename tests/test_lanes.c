@@ -203,8 +203,11 @@ static void same_bits(const void *x, const void *y, size_t n, const char *what, 
 }
 
 /* One scenario: N copies swept SWEEPS times in lanes (the vector form, or
- * the plain one) and alone, compared. */
-static void check(int N, uint64_t seed, int plain) {
+ * the plain one) and alone, compared. Counts into paths[] the lanes' rows
+ * that take the paths named above, as batch_pgs.c's mark classifies them:
+ * rows on other bodies in two copies, friction rows on one normal row in
+ * every copy, soft rows, and rows of mixed kinds. */
+static void check(int N, uint64_t seed, int plain, long paths[4]) {
   rng = seed * 0x9e3779b97f4a7c15u + 1;
   copy *lane = calloc((size_t)N, sizeof *lane), *alone = calloc((size_t)N, sizeof *alone);
   assert_non_null(lane);
@@ -231,6 +234,12 @@ static void check(int N, uint64_t seed, int plain) {
     plain_lanes_gather(&l, w, take, 0);
   else
     rt__lanes_gather(&l, w, take, 0);
+  for (int i = 0; i < l.n; i++) {
+    paths[0] += !l.uniform[i];
+    paths[1] += l.kind[i] >= 0;
+    paths[2] += l.kind[i] == RT__ROW_SOFT;
+    paths[3] += l.kind[i] == RT__LANES_MIXED;
+  }
   for (int s = 0; s < SWEEPS; s++) {
     long long act[RT__LANES_MAX];
     for (int j = 0; j < N; j++) act[j] = s == 0 || below(4) != 0 ? -1 : 0; /* now and then a lane left out */
@@ -272,61 +281,26 @@ static void check(int N, uint64_t seed, int plain) {
   free(alone);
 }
 
-/* Whether the random rows take the paths named above: for N lanes over
- * the seeds, counts rows on other bodies in two copies, friction rows on
- * one normal row in every copy, soft rows, and rows of mixed kinds (as
- * batch_pgs.c's mark classifies them, from the gathered lanes). */
-static void count_paths(int N, uint64_t seeds, long *split, long *friction, long *soft, long *mixed) {
-  for (uint64_t seed = 1; seed <= seeds; seed++) {
-    rng = seed * 0x9e3779b97f4a7c15u + 1;
-    copy *c = calloc((size_t)N, sizeof *c);
-    assert_non_null(c);
-    int nrow[RT__LANES_MAX] = {0};
-    rt_world *w[RT__LANES_MAX];
-    unsigned char take[RT__LANES_MAX];
-    for (int j = 0; j < N; j++) {
-      nrow[j] = below(4) == 0 ? 1 + below(MAXROWS) : MAXROWS;
-      rows_alloc(&c[j].w.rows, nrow[j]);
-    }
-    random_copies(c, N, nrow);
-    for (int j = 0; j < N; j++) {
-      c[j].w.vel = c[j].vel;
-      w[j] = &c[j].w;
-      take[j] = 1;
-    }
-    rt__lanes l;
-    assert_int_equal(rt__lanes_alloc(&l, N, MAXROWS, NSBODY), 0);
-    rt__lanes_gather(&l, w, take, 0);
-    for (int i = 0; i < l.n; i++) {
-      *split += !l.uniform[i];
-      *friction += l.kind[i] >= 0;
-      *soft += l.kind[i] == RT__ROW_SOFT;
-      *mixed += l.kind[i] == RT__LANES_MIXED;
-    }
-    rt__lanes_free(&l);
-    for (int j = 0; j < N; j++) rows_free(&c[j].w.rows);
-    free(c);
+#define SEEDS 200
+
+/* Every seed for 4, 8 and 16 lanes, each path taken. */
+static void check_all(int plain) {
+  static const int lanes[] = {4, 8, 16};
+  for (size_t k = 0; k < sizeof lanes / sizeof lanes[0]; k++) {
+    long paths[4] = {0};
+    for (uint64_t seed = 1; seed <= SEEDS; seed++) check(lanes[k], seed, plain, paths);
+    for (int p = 0; p < 4; p++) assert_true(paths[p] > 0);
   }
 }
 
-#define SEEDS 200
-
 static void test_lanes_sweep(void **state) {
   (void)state;
-  static const int lanes[] = {4, 8, 16};
-  for (size_t k = 0; k < sizeof lanes / sizeof lanes[0]; k++) {
-    long split = 0, friction = 0, soft = 0, mixed = 0;
-    count_paths(lanes[k], SEEDS, &split, &friction, &soft, &mixed);
-    assert_true(split > 0 && friction > 0 && soft > 0 && mixed > 0);
-    for (uint64_t seed = 1; seed <= SEEDS; seed++) check(lanes[k], seed, 0);
-  }
+  check_all(0);
 }
 
 static void test_plain_sweep(void **state) {
   (void)state;
-  static const int lanes[] = {4, 8, 16};
-  for (size_t k = 0; k < sizeof lanes / sizeof lanes[0]; k++)
-    for (uint64_t seed = 1; seed <= SEEDS; seed++) check(lanes[k], seed, 1);
+  check_all(1);
 }
 
 int main(void) {
