@@ -214,49 +214,14 @@ rt_status rt_batch_set_settings(rt_batch *b, const rt_settings *s) {
 #endif
 
 /* Entry k of the N arrays a[j] to and from the lanes' d[k N + j], for
- * k < n: 4 entries of 4 copies at a time, a 4 x 4 transpose (with GCC or
- * Clang 8 shuffles between four loads and four stores of 4 scalars;
- * elsewhere 16 assignments), N a constant at each call (lanes_copy), so
+ * k < n: 4 entries of 4 copies at a time, a 4 x 4 transpose
+ * (rt__transpose4_*, lanes.h), N a constant at each call (lanes_copy), so
  * that the loop over the copies unrolls. Written once per precision.
  * (Entry by entry, each a load and a store of its own, the copy back took
  * the sample lift's batch step of 8 copies 38k cycles, now 25k, AVX-512
  * build; the copy in is bound by the memory it moves, 34k either way.
  * With N a variable, earlier, these copies were 7 % of its instructions.) */
-#if (defined(__GNUC__) || defined(__clang__)) && defined(__has_builtin) && !defined(LDLPGS_NO_VECTOR)
-#if __has_builtin(__builtin_shufflevector)
-#define BATCH_SHUFFLE 1
-#endif
-#endif
-
-/* o_i[c] = p_c[i] for i, c < 4 (the o_i do not overlap the p_c): the
- * vector form interleaves pairs within each half, then exchanges halves
- * (unpack, then a 128-bit permute with AVX). */
-#ifdef BATCH_SHUFFLE
-#define BATCH_TRANSPOSE4(T)                                                                                            \
-  typedef T batch_v4##T __attribute__((vector_size(4 * sizeof(T)), aligned(sizeof(T)), may_alias));                   \
-  BATCH_INLINE void transpose4_##T(const T *p0, const T *p1, const T *p2, const T *p3, T *o0, T *o1, T *o2, T *o3) {   \
-    typedef batch_v4##T V;                                                                                             \
-    const V a = *(const V *)p0, b = *(const V *)p1, c = *(const V *)p2, d = *(const V *)p3;                            \
-    const V t0 = __builtin_shufflevector(a, b, 0, 4, 2, 6), t1 = __builtin_shufflevector(a, b, 1, 5, 3, 7);            \
-    const V t2 = __builtin_shufflevector(c, d, 0, 4, 2, 6), t3 = __builtin_shufflevector(c, d, 1, 5, 3, 7);            \
-    *(V *)o0 = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);                                                            \
-    *(V *)o1 = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);                                                            \
-    *(V *)o2 = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);                                                            \
-    *(V *)o3 = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);                                                            \
-  }
-#else
-#define BATCH_TRANSPOSE4(T)                                                                                            \
-  BATCH_INLINE void transpose4_##T(const T *p0, const T *p1, const T *p2, const T *p3, T *o0, T *o1, T *o2, T *o3) {   \
-    const T *p[4] = {p0, p1, p2, p3};                                                                                  \
-    T *o[4] = {o0, o1, o2, o3}, t[4][4];                                                                               \
-    for (int i = 0; i < 4; i++)                                                                                        \
-      for (int c = 0; c < 4; c++) t[i][c] = p[c][i];                                                                   \
-    for (int i = 0; i < 4; i++) memcpy(o[i], t[i], sizeof t[i]);                                                       \
-  }
-#endif
-
 #define BATCH_LANES_COPY(T)                                                                                            \
-  BATCH_TRANSPOSE4(T)                                                                                                  \
   BATCH_INLINE void to_lanes_##T(T *restrict d, T *const *a, size_t n, const int N) {                                  \
     const T *src[RT__LANES_MAX];                                                                                       \
     for (int j = 0; j < N; j++) src[j] = a[j];                                                                         \
@@ -264,7 +229,7 @@ rt_status rt_batch_set_settings(rt_batch *b, const rt_settings *s) {
     for (; k + 4 <= n; k += 4) {                                                                                       \
       T *e = d + k * (size_t)N;                                                                                        \
       BATCH_UNROLL for (int j = 0; j < N; j += 4)                                                                      \
-          transpose4_##T(src[j] + k, src[j + 1] + k, src[j + 2] + k, src[j + 3] + k, e + j, e + N + j,                 \
+          rt__transpose4_##T(src[j] + k, src[j + 1] + k, src[j + 2] + k, src[j + 3] + k, e + j, e + N + j,                 \
                          e + 2 * N + j, e + 3 * N + j);                                                                \
     }                                                                                                                  \
     for (; k < n; k++) {                                                                                               \
@@ -278,7 +243,7 @@ rt_status rt_batch_set_settings(rt_batch *b, const rt_settings *s) {
     for (; k + 4 <= n; k += 4) {                                                                                       \
       const T *e = d + k * (size_t)N;                                                                                  \
       BATCH_UNROLL for (int j = 0; j < N; j += 4)                                                                      \
-          transpose4_##T(e + j, e + N + j, e + 2 * N + j, e + 3 * N + j, dst[j] + k, dst[j + 1] + k, dst[j + 2] + k,   \
+          rt__transpose4_##T(e + j, e + N + j, e + 2 * N + j, e + 3 * N + j, dst[j] + k, dst[j + 1] + k, dst[j + 2] + k,   \
                          dst[j + 3] + k);                                                                              \
     }                                                                                                                  \
     for (; k < n; k++) {                                                                                               \
@@ -290,7 +255,6 @@ rt_status rt_batch_set_settings(rt_batch *b, const rt_settings *s) {
 BATCH_LANES_COPY(double)
 BATCH_LANES_COPY(float)
 #undef BATCH_LANES_COPY
-#undef BATCH_TRANSPOSE4
 
 /* The lanes' workspace b->work from (back) or to (!back) the N arrays a:
  * every lane's entries, lanes_ok's N. */

@@ -5,7 +5,54 @@
 #ifndef LDLPGS_RT_LANES_INTERNAL_H
 #define LDLPGS_RT_LANES_INTERNAL_H
 
+#include <string.h>
+
 #include "world.h"
+
+/* o_i[c] = p_c[i] for i, c < 4 (the o_i do not overlap the p_c): a 4 x 4
+ * transpose between four loads and four stores of 4 scalars, with GCC or
+ * Clang 8 shuffles (pairs interleaved within each half, then the halves
+ * exchanged: unpack, then a 128-bit permute with AVX), elsewhere 16
+ * assignments. How N copies' arrays go into and out of the lanes, 4 copies
+ * at a time (batch.c's workspaces, batch_pgs.c's rows). */
+#if defined(__GNUC__) || defined(__clang__)
+#define RT__LANES_INLINE static inline __attribute__((always_inline))
+#else
+#define RT__LANES_INLINE static inline
+#endif
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__has_builtin) && !defined(LDLPGS_NO_VECTOR)
+#if __has_builtin(__builtin_shufflevector)
+#define RT__LANES_SHUFFLE 1
+#endif
+#endif
+#ifdef RT__LANES_SHUFFLE
+#define RT__LANES_TRANSPOSE4(T)                                                                                        \
+  typedef T rt__v4##T __attribute__((vector_size(4 * sizeof(T)), aligned(sizeof(T)), may_alias));                     \
+  RT__LANES_INLINE void rt__transpose4_##T(const T *p0, const T *p1, const T *p2, const T *p3, T *o0, T *o1, T *o2,    \
+                                           T *o3) {                                                                    \
+    typedef rt__v4##T V;                                                                                               \
+    const V a = *(const V *)p0, b = *(const V *)p1, c = *(const V *)p2, d = *(const V *)p3;                            \
+    const V t0 = __builtin_shufflevector(a, b, 0, 4, 2, 6), t1 = __builtin_shufflevector(a, b, 1, 5, 3, 7);            \
+    const V t2 = __builtin_shufflevector(c, d, 0, 4, 2, 6), t3 = __builtin_shufflevector(c, d, 1, 5, 3, 7);            \
+    *(V *)o0 = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);                                                            \
+    *(V *)o1 = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);                                                            \
+    *(V *)o2 = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);                                                            \
+    *(V *)o3 = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);                                                            \
+  }
+#else
+#define RT__LANES_TRANSPOSE4(T)                                                                                        \
+  RT__LANES_INLINE void rt__transpose4_##T(const T *p0, const T *p1, const T *p2, const T *p3, T *o0, T *o1, T *o2,    \
+                                           T *o3) {                                                                    \
+    const T *p[4] = {p0, p1, p2, p3};                                                                                  \
+    T *o[4] = {o0, o1, o2, o3}, t[4][4];                                                                               \
+    for (int i = 0; i < 4; i++)                                                                                        \
+      for (int c = 0; c < 4; c++) t[i][c] = p[c][i];                                                                   \
+    for (int i = 0; i < 4; i++) memcpy(o[i], t[i], sizeof t[i]);                                                       \
+  }
+#endif
+RT__LANES_TRANSPOSE4(double)
+RT__LANES_TRANSPOSE4(float)
+#undef RT__LANES_TRANSPOSE4
 
 /* rt__lanes.kind of a row whose copies differ in their normal. */
 #define RT__LANES_MIXED (RT__ROW_SOFT - 1)
@@ -33,7 +80,7 @@ typedef struct rt__lanes {
 } rt__lanes;
 
 /* batch_pgs.c */
-/* Allocates for N lanes of cap rows and nsbody solver bodies: 0, or -1 if
+/* Allocates for N lanes (4, 8 or 16) of cap rows and nsbody solver bodies: 0, or -1 if
  * out of memory (then rt__lanes_free releases what was allocated). */
 int rt__lanes_alloc(rt__lanes *l, int N, int cap, int nsbody);
 /* The bytes of the lanes' arrays for N lanes of `rows` rows and nsbody

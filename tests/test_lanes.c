@@ -12,9 +12,10 @@
  * few times (with and without each lane's change measured) and scattered
  * back, and must be what rt__pgs_sweep_change and rt__pgs_sweep give that
  * copy alone: impulses, friction bounds, velocities and changes. Both
- * forms of the lanes' sweep: the runtime's (GCC/Clang vector extensions,
- * batch_pgs_row.h) and the plain C one other compilers get, compiled here
- * from the same source with LDLPGS_NO_VECTOR under other names. */
+ * forms of the lanes' gather and sweep: the runtime's (GCC/Clang vector
+ * extensions, batch_pgs_row.h) and the plain C one other compilers get,
+ * compiled here from the same source with LDLPGS_NO_VECTOR under other
+ * names. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,10 +25,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* batch_pgs.c's plain C form (lanes.h's transposes too), its functions
+ * renamed plain_* (declared by their definitions: lanes.h is in already,
+ * under the runtime's names) */
+#define LDLPGS_NO_VECTOR 1
 #include "../runtime/lanes.h"
 
-/* batch_pgs.c's plain C form, its functions renamed plain_* (declared by
- * their definitions: lanes.h is in already, under the runtime's names) */
 #if defined(__GNUC__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
@@ -43,7 +46,6 @@
 #define rt__lanes_residual plain_lanes_residual
 #define rt__lanes_correct plain_lanes_correct
 #define rt__lanes_scatter plain_lanes_scatter
-#define LDLPGS_NO_VECTOR 1
 #include "../runtime/batch_pgs.c"
 #undef LDLPGS_NO_VECTOR
 #undef rt__lanes_alloc
