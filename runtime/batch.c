@@ -234,8 +234,8 @@ rt_status rt_batch_set_settings(rt_batch *b, const rt_settings *s) {
     for (; k + 4 <= n; k += 4) {                                                                                       \
       T *e = d + k * (size_t)N;                                                                                        \
       BATCH_UNROLL for (int j = 0; j < N; j += 4)                                                                      \
-          rt__transpose4_##T(src[j] + k, src[j + 1] + k, src[j + 2] + k, src[j + 3] + k, e + j, e + N + j,                 \
-                         e + 2 * N + j, e + 3 * N + j);                                                                \
+          rt__transpose4_##T(src[j] + k, src[j + 1] + k, src[j + 2] + k, src[j + 3] + k, e + j, e + N + j,             \
+                             e + 2 * N + j, e + 3 * N + j);                                                            \
     }                                                                                                                  \
     for (; k < n; k++) {                                                                                               \
       BATCH_UNROLL for (int j = 0; j < N; j++) d[k * (size_t)N + (size_t)j] = src[j][k];                               \
@@ -248,8 +248,8 @@ rt_status rt_batch_set_settings(rt_batch *b, const rt_settings *s) {
     for (; k + 4 <= n; k += 4) {                                                                                       \
       const T *e = d + k * (size_t)N;                                                                                  \
       BATCH_UNROLL for (int j = 0; j < N; j += 4)                                                                      \
-          rt__transpose4_##T(e + j, e + N + j, e + 2 * N + j, e + 3 * N + j, dst[j] + k, dst[j + 1] + k, dst[j + 2] + k,   \
-                         dst[j + 3] + k);                                                                              \
+          rt__transpose4_##T(e + j, e + N + j, e + 2 * N + j, e + 3 * N + j, dst[j] + k, dst[j + 1] + k,               \
+                             dst[j + 2] + k, dst[j + 3] + k);                                                          \
     }                                                                                                                  \
     for (; k < n; k++) {                                                                                               \
       T row[RT__LANES_MAX];                                                                                            \
