@@ -87,7 +87,6 @@ void rt__worker_timed(rt_world *w, int handed, double seconds) {
 #else
 
 #include <sched.h>
-#include <time.h>
 
 #define RT__SPIN_NS 200000 /* 200 us */
 
@@ -99,12 +98,6 @@ static void cpu_pause(void) {
 #endif
 }
 
-static long long now_ns(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-
 /* Whether one of the flags (NULL: none) is set. */
 static int any(atomic_int *a, atomic_int *b, atomic_int *c) {
   return atomic_load(a) || (b && atomic_load(b)) || (c && atomic_load(c));
@@ -113,16 +106,16 @@ static int any(atomic_int *a, atomic_int *b, atomic_int *c) {
 /* Waits until one of the flags is set: spinning for at most RT__SPIN_NS,
  * then parked on the condition variable, with *parked set meanwhile. */
 static void wait_flag(rt__worker *k, atomic_int *parked, atomic_int *a, atomic_int *b, atomic_int *c) {
-  long long t0 = 0;
+  double t0 = -1.0;
   for (unsigned i = 0;; i++) {
     if (any(a, b, c)) return;
     cpu_pause();
     if ((i & 63) == 63) { /* now and then: */
       sched_yield();        /* the other thread may need this CPU (more threads than CPUs) */
-      const long long t = now_ns();
-      if (t0 == 0)
+      const double t = rt__pick_now();
+      if (t0 < 0.0)
         t0 = t;
-      else if (t - t0 > RT__SPIN_NS)
+      else if (t - t0 > 1e-9 * RT__SPIN_NS)
         break;
     }
   }
