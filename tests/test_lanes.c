@@ -15,7 +15,8 @@
  * forms of the lanes' gather and sweep: the runtime's (GCC/Clang vector
  * extensions, batch_pgs_row.h) and the plain C one other compilers get,
  * compiled here from the same source with LDLPGS_NO_VECTOR under other
- * names. */
+ * names. The block step's residual and correction in lanes too, on rows
+ * on the same bodies in every copy. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -295,6 +296,96 @@ static void check_all(int plain) {
   }
 }
 
+/* The block step's rows in lanes: N copies' rows, on the same bodies in
+ * every copy as the mechanism's equality rows are, gathered; the
+ * residual rhs - J v of each lane against rt__pgs_row_velocity's J v of
+ * that copy alone, and its largest |residual|; then lambda += delta and
+ * the velocities' response in the lanes of act (some deltas 0) against
+ * rt__pgs_apply of each copy taken alone. Bit for bit, both forms. */
+static void check_block(int N, uint64_t seed, int plain) {
+  rng = seed * 0x9e3779b97f4a7c15u + 7;
+  copy *lane = calloc((size_t)N, sizeof *lane), *alone = calloc((size_t)N, sizeof *alone);
+  assert_non_null(lane);
+  assert_non_null(alone);
+  int sa[MAXROWS], sb[MAXROWS];
+  for (int i = 0; i < MAXROWS; i++) random_sides(&sa[i], &sb[i]);
+  rt_world *w[RT__LANES_MAX];
+  unsigned char take[RT__LANES_MAX], act[RT__LANES_MAX];
+  for (int j = 0; j < N; j++) {
+    rows_alloc(&lane[j].w.rows, MAXROWS);
+    rows_alloc(&alone[j].w.rows, MAXROWS);
+    for (int i = 0; i < MAXROWS; i++) random_row(&lane[j].w.rows, i, sa[i], sb[i], PLAIN, -1);
+    /* some velocities -0.0: a row with delta 0 must leave them so */
+    for (int k = 0; k < 6 * NSBODY; k++) lane[j].vel[k] = below(8) == 0 ? -0.0 : between(-1.0, 1.0);
+    rows_copy(&alone[j].w.rows, &lane[j].w.rows);
+    memcpy(alone[j].vel, lane[j].vel, sizeof alone[j].vel);
+    lane[j].w.vel = lane[j].vel;
+    w[j] = &lane[j].w;
+    take[j] = 1;
+    act[j] = below(4) != 0;
+  }
+  rt__lanes l;
+  assert_int_equal(plain ? plain_lanes_alloc(&l, N, MAXROWS, NSBODY) : rt__lanes_alloc(&l, N, MAXROWS, NSBODY), 0);
+  double res[MAXROWS * RT__LANES_MAX], most[RT__LANES_MAX], delta[MAXROWS * RT__LANES_MAX];
+  if (plain) {
+    plain_lanes_gather(&l, w, take, 0);
+    plain_lanes_residual(&l, MAXROWS, res, most);
+  } else {
+    rt__lanes_gather(&l, w, take, 0);
+    rt__lanes_residual(&l, MAXROWS, res, most);
+  }
+  for (int j = 0; j < N; j++) {
+    const rt__rows *r = &alone[j].w.rows;
+    double want_most = 0.0, dl[MAXROWS];
+    for (int i = 0; i < MAXROWS; i++) {
+      const double want = r->rhs[i] - rt__pgs_row_velocity(r, i, alone[j].vel);
+      same_bits(&res[i * N + j], &want, sizeof want, "the residuals", j, seed);
+      want_most = rt__most(want_most, fabs(want));
+      dl[i] = delta[i * N + j] = below(4) == 0 ? 0.0 : between(-1.0, 1.0);
+    }
+    same_bits(&most[j], &want_most, sizeof want_most, "the largest residuals", j, seed);
+    if (!act[j]) continue;
+    for (int i = 0; i < MAXROWS; i++) alone[j].w.rows.lambda[i] += dl[i];
+    rt__pgs_apply(&alone[j].w.rows, 0, MAXROWS, dl, alone[j].vel);
+  }
+  if (plain) {
+    plain_lanes_correct(&l, MAXROWS, delta, act);
+    plain_lanes_scatter(&l, w, take);
+  } else {
+    rt__lanes_correct(&l, MAXROWS, delta, act);
+    rt__lanes_scatter(&l, w, take);
+  }
+  for (int j = 0; j < N; j++) {
+    same_bits(lane[j].w.rows.lambda, alone[j].w.rows.lambda, sizeof(double) * MAXROWS, "the corrected impulses", j,
+              seed);
+    same_bits(lane[j].vel, alone[j].vel, sizeof lane[j].vel, "the corrected velocities", j, seed);
+    rows_free(&lane[j].w.rows);
+    rows_free(&alone[j].w.rows);
+  }
+  if (plain)
+    plain_lanes_free(&l);
+  else
+    rt__lanes_free(&l);
+  free(lane);
+  free(alone);
+}
+
+static void check_block_all(int plain) {
+  static const int lanes[] = {4, 8, 16};
+  for (size_t k = 0; k < sizeof lanes / sizeof lanes[0]; k++)
+    for (uint64_t seed = 1; seed <= SEEDS; seed++) check_block(lanes[k], seed, plain);
+}
+
+static void test_lanes_block(void **state) {
+  (void)state;
+  check_block_all(0);
+}
+
+static void test_plain_block(void **state) {
+  (void)state;
+  check_block_all(1);
+}
+
 static void test_lanes_sweep(void **state) {
   (void)state;
   check_all(0);
@@ -309,6 +400,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_lanes_sweep),
       cmocka_unit_test(test_plain_sweep),
+      cmocka_unit_test(test_lanes_block),
+      cmocka_unit_test(test_plain_block),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
