@@ -32,6 +32,7 @@ int rt__lanes_alloc(rt__lanes *l, int N, int cap, int nsbody) {
   l->a = rt__alloc(rows, sizeof(int), &fail);
   l->b = rt__alloc(rows, sizeof(int), &fail);
   l->normal = rt__alloc(rows, sizeof(int), &fail);
+  l->side = 6 * rows;
   l->J = rt__alloc(12 * rows, sizeof(double), &fail);
   l->WJ = rt__alloc(12 * rows, sizeof(double), &fail);
   l->rhs = rt__alloc(rows, sizeof(double), &fail);
@@ -112,10 +113,11 @@ static void gather_jw(rt__lanes *l, rt_world *const *w, int i) {
       WJ[c] = has ? w[j + c]->rows.WJ + 12 * (size_t)i : zero;
     }
     for (int k = 0; k < 12; k += 4) {
-      double *e = l->J + (12 * (size_t)i + (size_t)k) * (size_t)N + (size_t)j;
-      rt__transpose4_double(J[0] + k, J[1] + k, J[2] + k, J[3] + k, e, e + N, e + 2 * N, e + 3 * N);
-      e = l->WJ + (12 * (size_t)i + (size_t)k) * (size_t)N + (size_t)j;
-      rt__transpose4_double(WJ[0] + k, WJ[1] + k, WJ[2] + k, WJ[3] + k, e, e + N, e + 2 * N, e + 3 * N);
+      size_t e[4];
+      for (int m = 0; m < 4; m++) e[m] = rt__lanes_at(l, i, k + m) + (size_t)j;
+      rt__transpose4_double(J[0] + k, J[1] + k, J[2] + k, J[3] + k, l->J + e[0], l->J + e[1], l->J + e[2], l->J + e[3]);
+      rt__transpose4_double(WJ[0] + k, WJ[1] + k, WJ[2] + k, WJ[3] + k, l->WJ + e[0], l->WJ + e[1], l->WJ + e[2],
+                            l->WJ + e[3]);
     }
   }
 }
@@ -259,14 +261,14 @@ static double lane_row(rt__lanes *l, int i, int j) {
   const double id = l->inv_diag[r];
   if (id == 0.0) return 0.0;
   const int a = l->a[r], b = l->b[r];
-  const double *J = l->J + 12 * (size_t)i * N + j, *WJ = l->WJ + 12 * (size_t)i * N + j;
+  const size_t ja = rt__lanes_at(l, i, 0) + (size_t)j, jb = rt__lanes_at(l, i, 6) + (size_t)j;
   double *va = a == RT_WORLD ? NULL : v + 6 * (size_t)a * N + j;
   double *vb = b == RT_WORLD ? NULL : v + 6 * (size_t)b * N + j;
   double jv = 0.0;
   if (va != NULL)
-    for (int k = 0; k < 6; k++) jv += J[k * N] * va[k * N];
+    for (int k = 0; k < 6; k++) jv += l->J[ja + k * N] * va[k * N];
   if (vb != NULL)
-    for (int k = 0; k < 6; k++) jv += J[(6 + k) * N] * vb[k * N];
+    for (int k = 0; k < 6; k++) jv += l->J[jb + k * N] * vb[k * N];
   const double old = l->lambda[r];
   double x = old + (l->rhs[r] - jv) * id;
   if (l->normal[r] >= 0) {
@@ -280,9 +282,9 @@ static double lane_row(rt__lanes *l, int i, int j) {
   l->lambda[r] = x;
   const double d = x - old;
   if (va != NULL)
-    for (int k = 0; k < 6; k++) va[k * N] += WJ[k * N] * d;
+    for (int k = 0; k < 6; k++) va[k * N] += l->WJ[ja + k * N] * d;
   if (vb != NULL)
-    for (int k = 0; k < 6; k++) vb[k * N] += WJ[(6 + k) * N] * d;
+    for (int k = 0; k < 6; k++) vb[k * N] += l->WJ[jb + k * N] * d;
   return fabs(d) / id;
 }
 
@@ -294,18 +296,18 @@ void rt__lanes_residual(const rt__lanes *l, int dim, double *res, double *most) 
   for (int i = 0; i < dim; i++) {
     const size_t r = (size_t)i * (size_t)N;
     const int a = l->a[r], b = l->b[r];
-    const double *J = l->J + 12 * r;
+    const double *Ja = l->J + rt__lanes_at(l, i, 0), *Jb = l->J + rt__lanes_at(l, i, 6);
     double s[RT__LANES_MAX];
     for (int j = 0; j < N; j++) s[j] = 0.0;
     if (a != RT_WORLD) {
       const double *va = l->vel + 6 * (size_t)a * N;
       for (int k = 0; k < 6; k++)
-        for (int j = 0; j < N; j++) s[j] += J[k * N + j] * va[k * N + j];
+        for (int j = 0; j < N; j++) s[j] += Ja[k * N + j] * va[k * N + j];
     }
     if (b != RT_WORLD) {
       const double *vb = l->vel + 6 * (size_t)b * N;
       for (int k = 0; k < 6; k++)
-        for (int j = 0; j < N; j++) s[j] += J[(6 + k) * N + j] * vb[k * N + j];
+        for (int j = 0; j < N; j++) s[j] += Jb[k * N + j] * vb[k * N + j];
     }
     for (int j = 0; j < N; j++) {
       res[r + j] = l->rhs[r + j] - s[j];
@@ -321,20 +323,20 @@ void rt__lanes_correct(rt__lanes *l, int dim, const double *delta, const unsigne
   for (int i = 0; i < dim; i++) {
     const size_t r = (size_t)i * (size_t)N;
     const int a = l->a[r], b = l->b[r];
-    const double *WJ = l->WJ + 12 * r, *d = delta + r;
+    const double *WJa = l->WJ + rt__lanes_at(l, i, 0), *WJb = l->WJ + rt__lanes_at(l, i, 6), *d = delta + r;
     for (int j = 0; j < N; j++)
       if (act[j]) l->lambda[r + j] += d[j];
     if (a != RT_WORLD) {
       double *va = l->vel + 6 * (size_t)a * N;
       for (int k = 0; k < 6; k++)
         for (int j = 0; j < N; j++)
-          if (act[j] && d[j] != 0.0) va[k * N + j] += WJ[k * N + j] * d[j];
+          if (act[j] && d[j] != 0.0) va[k * N + j] += WJa[k * N + j] * d[j];
     }
     if (b != RT_WORLD) {
       double *vb = l->vel + 6 * (size_t)b * N;
       for (int k = 0; k < 6; k++)
         for (int j = 0; j < N; j++)
-          if (act[j] && d[j] != 0.0) vb[k * N + j] += WJ[(6 + k) * N + j] * d[j];
+          if (act[j] && d[j] != 0.0) vb[k * N + j] += WJb[k * N + j] * d[j];
     }
   }
 }

@@ -25,14 +25,16 @@ typedef int VI __attribute__((vector_size(LN * sizeof(int)), aligned(sizeof(int)
 static inline __attribute__((always_inline)) void LN_CAT(row_, LN)(rt__lanes *l, double *restrict v, int i, int a,
                                                                   int b, const VM *act, VD *change, int measure) {
   const size_t r = (size_t)i * LN;
-  const VD *J = (const VD *)(l->J + 12 * r), *WJ = (const VD *)(l->WJ + 12 * r);
+  const size_t sa = rt__lanes_at(l, i, 0), sb = rt__lanes_at(l, i, 6);
+  const VD *Ja = (const VD *)(l->J + sa), *Jb = (const VD *)(l->J + sb);
+  const VD *WJa = (const VD *)(l->WJ + sa), *WJb = (const VD *)(l->WJ + sb);
   /* entry k of lane j of body s at v[6 s LN + k LN + j] */
   const size_t ia = 6 * (size_t)(a != RT_WORLD ? a : 0) * LN, ib = 6 * (size_t)(b != RT_WORLD ? b : 0) * LN;
   VD jv = {0};
   if (a != RT_WORLD)
-    for (int k = 0; k < 6; k++) jv = jv + J[k] * *(const VD *)(v + ia + (size_t)k * LN);
+    for (int k = 0; k < 6; k++) jv = jv + Ja[k] * *(const VD *)(v + ia + (size_t)k * LN);
   if (b != RT_WORLD)
-    for (int k = 0; k < 6; k++) jv = jv + J[6 + k] * *(const VD *)(v + ib + (size_t)k * LN);
+    for (int k = 0; k < 6; k++) jv = jv + Jb[k] * *(const VD *)(v + ib + (size_t)k * LN);
   VD *lam = (VD *)(l->lambda + r), *lo = (VD *)(l->lo + r), *hi = (VD *)(l->hi + r);
   const VD id = *(const VD *)(l->inv_diag + r), old = *lam;
   const VM on = (id != 0.0) & *act;
@@ -78,12 +80,12 @@ static inline __attribute__((always_inline)) void LN_CAT(row_, LN)(rt__lanes *l,
   if (a != RT_WORLD)
     for (int k = 0; k < 6; k++) {
       VD *p = (VD *)(v + ia + (size_t)k * LN);
-      *p = BLEND(on, *p + WJ[k] * dl, *p);
+      *p = BLEND(on, *p + WJa[k] * dl, *p);
     }
   if (b != RT_WORLD)
     for (int k = 0; k < 6; k++) {
       VD *p = (VD *)(v + ib + (size_t)k * LN);
-      *p = BLEND(on, *p + WJ[6 + k] * dl, *p);
+      *p = BLEND(on, *p + WJb[k] * dl, *p);
     }
 }
 
@@ -95,7 +97,10 @@ static inline __attribute__((always_inline)) void LN_CAT(row_, LN)(rt__lanes *l,
  * changes no bit. (Lane by lane instead, each lane's row alone with its
  * entries a line apart, the sample tank's batch of 8 spent 18 % of its
  * step there, on 4 % of its rows: every such row had two pairs.) */
-static void LN_CAT(sweep_, LN)(rt__lanes *l, int first, const long long *act_, double *change_) {
+static void LN_CAT(sweep_, LN)(rt__lanes *lanes, int first, const long long *act_, double *change_) {
+  /* the arrays' pointers in a local copy, which no store of the rows can
+   * change: else each row loads them again after its stores */
+  rt__lanes copy = *lanes, *l = &copy;
   double *restrict v = l->vel;
   VM act;
   VD change = {0};
@@ -131,15 +136,15 @@ static void LN_CAT(residual_, LN)(const rt__lanes *l, int dim, double *res, doub
   for (int i = 0; i < dim; i++) {
     const size_t r = (size_t)i * LN;
     const int a = l->a[r], b = l->b[r];
-    const VD *J = (const VD *)(l->J + 12 * r);
+    const VD *Ja = (const VD *)(l->J + rt__lanes_at(l, i, 0)), *Jb = (const VD *)(l->J + rt__lanes_at(l, i, 6));
     VD s = {0};
     if (a != RT_WORLD) {
       const VD *va = (const VD *)(l->vel + 6 * (size_t)a * LN);
-      for (int k = 0; k < 6; k++) s = s + J[k] * va[k];
+      for (int k = 0; k < 6; k++) s = s + Ja[k] * va[k];
     }
     if (b != RT_WORLD) {
       const VD *vb = (const VD *)(l->vel + 6 * (size_t)b * LN);
-      for (int k = 0; k < 6; k++) s = s + J[6 + k] * vb[k];
+      for (int k = 0; k < 6; k++) s = s + Jb[k] * vb[k];
     }
     const VD x = *(const VD *)(l->rhs + r) - s;
     *(VD *)(res + r) = x;
@@ -158,17 +163,18 @@ static void LN_CAT(correct_, LN)(rt__lanes *l, int dim, const double *delta, con
   for (int i = 0; i < dim; i++) {
     const size_t r = (size_t)i * LN;
     const int a = l->a[r], b = l->b[r];
-    const VD *WJ = (const VD *)(l->WJ + 12 * r), d = *(const VD *)(delta + r);
+    const VD *WJa = (const VD *)(l->WJ + rt__lanes_at(l, i, 0)), *WJb = (const VD *)(l->WJ + rt__lanes_at(l, i, 6));
+    const VD d = *(const VD *)(delta + r);
     VD *lam = (VD *)(l->lambda + r);
     *lam = BLEND(act, *lam + d, *lam);
     const VM m = act & (d != 0.0);
     if (a != RT_WORLD) {
       VD *va = (VD *)(l->vel + 6 * (size_t)a * LN);
-      for (int k = 0; k < 6; k++) va[k] = BLEND(m, va[k] + WJ[k] * d, va[k]);
+      for (int k = 0; k < 6; k++) va[k] = BLEND(m, va[k] + WJa[k] * d, va[k]);
     }
     if (b != RT_WORLD) {
       VD *vb = (VD *)(l->vel + 6 * (size_t)b * LN);
-      for (int k = 0; k < 6; k++) vb[k] = BLEND(m, vb[k] + WJ[6 + k] * d, vb[k]);
+      for (int k = 0; k < 6; k++) vb[k] = BLEND(m, vb[k] + WJb[k] * d, vb[k]);
     }
   }
 }

@@ -66,10 +66,11 @@ typedef struct rt__lanes {
   int n;             /* rows swept: the most of any copy (the others padded) */
   int from;          /* the rows gathered: [from, n) */
   int *nrow;         /* N: each copy's rows (0 for a copy left out) */
-  /* per row, N lanes (row i of copy j at i N + j; J and W J^T at
-   * (12 i + k) N + j): rt__rows's fields; a padded row is inert
-   * (inv_diag 0) */
+  /* per row, N lanes (row i of copy j at i N + j; entry k of J and
+   * W J^T at rt__lanes_at(l, i, k) + j): rt__rows's fields; a padded row
+   * is inert (inv_diag 0) */
   int *a, *b, *normal;
+  size_t side;       /* where J's and W J^T's side b starts: 6 cap N */
   double *J, *WJ, *rhs, *inv_diag, *lambda, *lo, *hi, *mu, *soft;
   unsigned char *uniform; /* cap: the row is on the same bodies in every copy */
   int *kind;         /* cap: the row's normal (rt__rows) in every copy that
@@ -79,12 +80,21 @@ typedef struct rt__lanes {
                         (6 s + k) N + j */
 } rt__lanes;
 
+/* Where entry k (< 12) of J or W J^T of row i starts in the lanes: side
+ * a's six entries of all rows first, then side b's, so that a sweep over
+ * rows with a side on the world (a contact on the ground) streams only
+ * the lines it reads. */
+static inline size_t rt__lanes_at(const rt__lanes *l, int i, int k) {
+  return (k < 6 ? 0 : l->side) + (6 * (size_t)i + (size_t)(k % 6)) * (size_t)l->N;
+}
+
 /* batch_pgs.c */
 /* Allocates for N lanes (4, 8 or 16) of cap rows and nsbody solver bodies: 0, or -1 if
  * out of memory (then rt__lanes_free releases what was allocated). */
 int rt__lanes_alloc(rt__lanes *l, int N, int cap, int nsbody);
 /* The bytes of the lanes' arrays for N lanes of `rows` rows and nsbody
- * solver bodies: what a sweep over those rows goes through. */
+ * solver bodies: what a sweep over those rows goes through at most (a
+ * side on the world in every lane leaves its J and W J^T unread). */
 size_t rt__lanes_bytes(int N, int rows, int nsbody);
 void rt__lanes_free(rt__lanes *l);
 /* The rows first .. n and the velocities of the copies w[j] with take[j]
