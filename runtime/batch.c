@@ -153,7 +153,16 @@ rt_batch *rt_batch_create(const rt_batch_program *bp, rt_world *const worlds[], 
   b->zeros = rt__alloc((size_t)p->dim, sizeof(double), &fail);
   b->sink = rt__alloc((size_t)p->dim, sizeof(double), &fail);
   b->xres = rt__alloc((size_t)n * (size_t)p->dim, sizeof(float), &fail);
-  if (rt__lanes_alloc(&b->lanes, n, cap, p->nsbody) != 0) fail = 1;
+  /* the equality rows' letters (world.h), 'g' where the copies differ */
+  unsigned char *letter = rt__alloc((size_t)p->dim, 1, &fail);
+  if (letter != NULL) {
+    memcpy(letter, worlds[0]->row_letter, (size_t)p->dim);
+    for (int j = 1; j < n; j++)
+      for (int i = 0; i < p->dim; i++)
+        if (worlds[j]->row_letter[i] != letter[i]) letter[i] = 'g';
+    if (rt__lanes_alloc(&b->lanes, n, cap, p->nsbody, p->dim, letter) != 0) fail = 1;
+    free(letter);
+  }
   if (fail) {
     rt_batch_destroy(b);
     return refuse(status, RT_ERR_NOMEM);

@@ -22,12 +22,28 @@
 #include "lanes.h"
 #include "rtmath.h"
 
-int rt__lanes_alloc(rt__lanes *l, int N, int cap, int nsbody) {
+int rt__lanes_alloc(rt__lanes *l, int N, int cap, int nsbody, int dim, const unsigned char *letter) {
   memset(l, 0, sizeof *l);
   l->N = N;
   l->nsbody = nsbody;
+  l->dim = dim;
   const size_t rows = (size_t)cap * (size_t)N;
   int fail = 0;
+  l->letter = rt__alloc((size_t)dim, 1, &fail);
+  l->jat = rt__alloc((size_t)dim + 1, sizeof(int), &fail);
+  l->wat = rt__alloc((size_t)dim + 1, sizeof(int), &fail);
+  if (!fail) {
+    memcpy(l->letter, letter, (size_t)dim);
+    l->jat[0] = l->wat[0] = 0;
+    for (int i = 0; i < dim; i++) {
+      int jm, wm;
+      rt__lanes_masks(letter[i], &jm, &wm);
+      l->jat[i + 1] = l->jat[i] + 2 * rt__popcount6(jm);
+      l->wat[i + 1] = l->wat[i] + 2 * rt__popcount6(wm);
+    }
+    l->eqJ = rt__alloc((size_t)l->jat[dim] * (size_t)N, sizeof(double), &fail);
+    l->eqWJ = rt__alloc((size_t)l->wat[dim] * (size_t)N, sizeof(double), &fail);
+  }
   l->nrow = rt__alloc((size_t)N, sizeof(int), &fail);
   l->a = rt__alloc(rows, sizeof(int), &fail);
   l->b = rt__alloc(rows, sizeof(int), &fail);
@@ -56,6 +72,11 @@ size_t rt__lanes_bytes(int N, int rows, int nsbody) {
 }
 
 void rt__lanes_free(rt__lanes *l) {
+  free(l->letter);
+  free(l->jat);
+  free(l->wat);
+  free(l->eqJ);
+  free(l->eqWJ);
   free(l->nrow);
   free(l->a);
   free(l->b);
@@ -98,13 +119,22 @@ static void gather_row(rt__lanes *l, const rt__rows *r, int i, int j) {
   l->soft[d] = r->soft[i];
 }
 
+/* Entries k .. k + 4 of one side's J or W J^T of four copies (p_c at
+ * entry k) into their lanes j .. j + 4 at the four destinations d_m,
+ * entry k + m at d_m. */
+static void transpose_into(const double *const *p, int k, double *const *d) {
+  rt__transpose4_double(p[0] + k, p[1] + k, p[2] + k, p[3] + k, d[0], d[1], d[2], d[3]);
+}
+
 /* J and W J^T of row i of every copy into the lanes (zeros in a copy
  * without the row), 4 copies and 4 entries at a time (rt__transpose4_double:
  * entry by entry, the tank's batch of 8 stepped 1.11-1.12x as fast as its
- * copies one by one, now 1.22-1.23x). */
+ * copies one by one, now 1.22-1.23x); an equality row's entries by its
+ * letter, through a row of all twelve in lanes. */
 static void gather_jw(rt__lanes *l, rt_world *const *w, int i) {
   static const double zero[12];
-  const int N = l->N;
+  const int N = l->N, packed = i < l->dim;
+  double tj[12 * RT__LANES_MAX], tw[12 * RT__LANES_MAX]; /* a packed row's entry k of lane j at k N + j */
   for (int j = 0; j < N; j += 4) {
     const double *J[4], *WJ[4];
     for (int c = 0; c < 4; c++) {
@@ -113,12 +143,24 @@ static void gather_jw(rt__lanes *l, rt_world *const *w, int i) {
       WJ[c] = has ? w[j + c]->rows.WJ + 12 * (size_t)i : zero;
     }
     for (int k = 0; k < 12; k += 4) {
-      size_t e[4];
-      for (int m = 0; m < 4; m++) e[m] = rt__lanes_at(l, i, k + m) + (size_t)j;
-      rt__transpose4_double(J[0] + k, J[1] + k, J[2] + k, J[3] + k, l->J + e[0], l->J + e[1], l->J + e[2], l->J + e[3]);
-      rt__transpose4_double(WJ[0] + k, WJ[1] + k, WJ[2] + k, WJ[3] + k, l->WJ + e[0], l->WJ + e[1], l->WJ + e[2],
-                            l->WJ + e[3]);
+      double *dj[4], *dw[4];
+      for (int m = 0; m < 4; m++) {
+        const size_t e = packed ? (size_t)(k + m) * (size_t)N + (size_t)j : rt__lanes_at(l, i, k + m) + (size_t)j;
+        dj[m] = (packed ? tj : l->J) + e;
+        dw[m] = (packed ? tw : l->WJ) + e;
+      }
+      transpose_into(J, k, dj);
+      transpose_into(WJ, k, dw);
     }
+  }
+  if (!packed) return;
+  int jm, wm;
+  rt__lanes_masks(l->letter[i], &jm, &wm);
+  double *pj = l->eqJ + (size_t)l->jat[i] * (size_t)N, *pw = l->eqWJ + (size_t)l->wat[i] * (size_t)N;
+  for (int k = 0; k < 12; k++) {
+    const size_t bytes = sizeof(double) * (size_t)N;
+    if (jm >> (k % 6) & 1) memcpy(pj, tj + (size_t)k * (size_t)N, bytes), pj += N;
+    if (wm >> (k % 6) & 1) memcpy(pw, tw + (size_t)k * (size_t)N, bytes), pw += N;
   }
 }
 
@@ -252,6 +294,26 @@ void rt__lanes_correct(rt__lanes *l, int dim, const double *delta, const unsigne
   }
 }
 #else
+/* Row i's J and W J^T in lane j, all twelve entries of each (those an
+ * equality row's letter leaves out +0), and its masks. */
+static void lane_entries(const rt__lanes *l, int i, int j, double *J, double *WJ, int *jm, int *wm) {
+  const int N = l->N;
+  if (i >= l->dim) {
+    *jm = *wm = 0x3f;
+    for (int k = 0; k < 12; k++) {
+      J[k] = l->J[rt__lanes_at(l, i, k) + (size_t)j];
+      WJ[k] = l->WJ[rt__lanes_at(l, i, k) + (size_t)j];
+    }
+    return;
+  }
+  rt__lanes_masks(l->letter[i], jm, wm);
+  const double *pj = l->eqJ + (size_t)l->jat[i] * N + j, *pw = l->eqWJ + (size_t)l->wat[i] * N + j;
+  for (int k = 0; k < 12; k++) {
+    J[k] = *jm >> (k % 6) & 1 ? (pj += N)[-N] : 0.0;
+    WJ[k] = *wm >> (k % 6) & 1 ? (pw += N)[-N] : 0.0;
+  }
+}
+
 /* Row i in lane j alone: pgs.c's sweep_row on the lanes' layout; returns
  * how much it changed the row's velocity. */
 static double lane_row(rt__lanes *l, int i, int j) {
@@ -261,14 +323,18 @@ static double lane_row(rt__lanes *l, int i, int j) {
   const double id = l->inv_diag[r];
   if (id == 0.0) return 0.0;
   const int a = l->a[r], b = l->b[r];
-  const size_t ja = rt__lanes_at(l, i, 0) + (size_t)j, jb = rt__lanes_at(l, i, 6) + (size_t)j;
+  double J[12], WJ[12];
+  int jm, wm;
+  lane_entries(l, i, j, J, WJ, &jm, &wm);
   double *va = a == RT_WORLD ? NULL : v + 6 * (size_t)a * N + j;
   double *vb = b == RT_WORLD ? NULL : v + 6 * (size_t)b * N + j;
   double jv = 0.0;
   if (va != NULL)
-    for (int k = 0; k < 6; k++) jv += l->J[ja + k * N] * va[k * N];
+    for (int k = 0; k < 6; k++)
+      if (jm >> k & 1) jv += J[k] * va[k * N];
   if (vb != NULL)
-    for (int k = 0; k < 6; k++) jv += l->J[jb + k * N] * vb[k * N];
+    for (int k = 0; k < 6; k++)
+      if (jm >> k & 1) jv += J[6 + k] * vb[k * N];
   const double old = l->lambda[r];
   double x = old + (l->rhs[r] - jv) * id;
   if (l->normal[r] >= 0) {
@@ -282,63 +348,55 @@ static double lane_row(rt__lanes *l, int i, int j) {
   l->lambda[r] = x;
   const double d = x - old;
   if (va != NULL)
-    for (int k = 0; k < 6; k++) va[k * N] += l->WJ[ja + k * N] * d;
+    for (int k = 0; k < 6; k++) va[k * N] += WJ[k] * d;
   if (vb != NULL)
-    for (int k = 0; k < 6; k++) vb[k * N] += l->WJ[jb + k * N] * d;
+    for (int k = 0; k < 6; k++) vb[k * N] += WJ[6 + k] * d;
   return fabs(d) / id;
 }
 
 /* Rows 0 .. dim are the mechanism's equality rows, on the same bodies in
- * every copy: each lane's J v summed as pgs.c's row_dot does. */
+ * every copy: each lane's J v summed as pgs.c's rt__pgs_residual does, by
+ * the rows' letters. */
 void rt__lanes_residual(const rt__lanes *l, int dim, double *res, double *most) {
   const int N = l->N;
   for (int j = 0; j < N; j++) most[j] = 0.0;
-  for (int i = 0; i < dim; i++) {
-    const size_t r = (size_t)i * (size_t)N;
-    const int a = l->a[r], b = l->b[r];
-    const double *Ja = l->J + rt__lanes_at(l, i, 0), *Jb = l->J + rt__lanes_at(l, i, 6);
-    double s[RT__LANES_MAX];
-    for (int j = 0; j < N; j++) s[j] = 0.0;
-    if (a != RT_WORLD) {
-      const double *va = l->vel + 6 * (size_t)a * N;
-      for (int k = 0; k < 6; k++)
-        for (int j = 0; j < N; j++) s[j] += Ja[k * N + j] * va[k * N + j];
-    }
-    if (b != RT_WORLD) {
-      const double *vb = l->vel + 6 * (size_t)b * N;
-      for (int k = 0; k < 6; k++)
-        for (int j = 0; j < N; j++) s[j] += Jb[k * N + j] * vb[k * N + j];
-    }
+  for (int i = 0; i < dim; i++)
     for (int j = 0; j < N; j++) {
-      res[r + j] = l->rhs[r + j] - s[j];
-      most[j] = rt__most(most[j], fabs(res[r + j]));
+      const size_t r = (size_t)i * (size_t)N + (size_t)j;
+      const int a = l->a[r], b = l->b[r];
+      double J[12], WJ[12], s = 0.0;
+      int jm, wm;
+      lane_entries(l, i, j, J, WJ, &jm, &wm);
+      if (a != RT_WORLD)
+        for (int k = 0; k < 6; k++)
+          if (jm >> k & 1) s += J[k] * l->vel[(6 * (size_t)a + (size_t)k) * N + j];
+      if (b != RT_WORLD)
+        for (int k = 0; k < 6; k++)
+          if (jm >> k & 1) s += J[6 + k] * l->vel[(6 * (size_t)b + (size_t)k) * N + j];
+      res[r] = l->rhs[r] - s;
+      most[j] = rt__most(most[j], fabs(res[r]));
     }
-  }
 }
 
 /* block.c's lambda += delta and pgs.c's rt__pgs_apply (a row whose delta
  * is 0 moves nothing) in the lanes of act. */
 void rt__lanes_correct(rt__lanes *l, int dim, const double *delta, const unsigned char *act) {
   const int N = l->N;
-  for (int i = 0; i < dim; i++) {
-    const size_t r = (size_t)i * (size_t)N;
-    const int a = l->a[r], b = l->b[r];
-    const double *WJa = l->WJ + rt__lanes_at(l, i, 0), *WJb = l->WJ + rt__lanes_at(l, i, 6), *d = delta + r;
-    for (int j = 0; j < N; j++)
-      if (act[j]) l->lambda[r + j] += d[j];
-    if (a != RT_WORLD) {
-      double *va = l->vel + 6 * (size_t)a * N;
-      for (int k = 0; k < 6; k++)
-        for (int j = 0; j < N; j++)
-          if (act[j] && d[j] != 0.0) va[k * N + j] += WJa[k * N + j] * d[j];
+  for (int i = 0; i < dim; i++)
+    for (int j = 0; j < N; j++) {
+      const size_t r = (size_t)i * (size_t)N + (size_t)j;
+      if (!act[j]) continue;
+      l->lambda[r] += delta[r];
+      if (delta[r] == 0.0) continue;
+      const int a = l->a[r], b = l->b[r];
+      double J[12], WJ[12];
+      int jm, wm;
+      lane_entries(l, i, j, J, WJ, &jm, &wm);
+      if (a != RT_WORLD)
+        for (int k = 0; k < 6; k++) l->vel[(6 * (size_t)a + (size_t)k) * N + j] += WJ[k] * delta[r];
+      if (b != RT_WORLD)
+        for (int k = 0; k < 6; k++) l->vel[(6 * (size_t)b + (size_t)k) * N + j] += WJ[6 + k] * delta[r];
     }
-    if (b != RT_WORLD) {
-      double *vb = l->vel + 6 * (size_t)b * N;
-      for (int k = 0; k < 6; k++)
-        for (int j = 0; j < N; j++)
-          if (act[j] && d[j] != 0.0) vb[k * N + j] += WJb[k * N + j] * d[j];
-    }
-  }
 }
 
 void rt__lanes_sweep(rt__lanes *l, int first, const long long *act, double *change) {

@@ -17,24 +17,41 @@ typedef int VI __attribute__((vector_size(LN * sizeof(int)), aligned(sizeof(int)
  * convention (-Wpsabi), as in rt_lanes.h. */
 #define BLEND(m, a, b) ((VD)(((VM)(a) & (m)) | ((VM)(b) & ~(m))))
 
+/* DO(jmask, wmask) with the masks of equality row letter c (constants). */
+#define BY_LETTER(c, DO)                                                                                               \
+  switch (c) {                                                                                                         \
+  case 'x': DO(RT__LANES_JX, RT__LANES_WX); break;                                                                     \
+  case 'y': DO(RT__LANES_JY, RT__LANES_WY); break;                                                                     \
+  case 'z': DO(RT__LANES_JZ, RT__LANES_WZ); break;                                                                     \
+  case 'a': DO(RT__LANES_JA, RT__LANES_WA); break;                                                                     \
+  default: DO(0x3f, 0x3f); break;                                                                                      \
+  }
+
 /* Row i in the lanes of act whose sides are bodies a and b (each side
  * RT_WORLD or the same body in all of them): pgs.c's sweep_row in each,
  * the velocities loaded and stored as whole vectors (a side on the world
  * skipped), the other lanes left as they were; with measure, each lane's
- * change into *change (the most so far). */
+ * change into *change (the most so far). Its J and W J^T: side a's at Ja
+ * and WJa, side b's at Jb and WJb, each side's entries k with bit k of
+ * jmask (wmask) set, one after another (all six: the rows' layout, a
+ * constant mask: an equality row packed by its letter, batch_pgs.c). An
+ * entry of J left out is +-0, and its product left out of J v changes no
+ * bit of a sum from +0; an entry of W J^T left out is +0, and its product
+ * with dl is added as 0.0 * dl (the same bits: -0.0 + 0.0 is +0.0). */
 static inline __attribute__((always_inline)) void LN_CAT(row_, LN)(rt__lanes *l, double *restrict v, int i, int a,
-                                                                  int b, const VM *act, VD *change, int measure) {
+                                                                  int b, const VD *Ja, const VD *Jb, const VD *WJa,
+                                                                  const VD *WJb, const int jmask, const int wmask,
+                                                                  const VM *act, VD *change, int measure) {
   const size_t r = (size_t)i * LN;
-  const size_t sa = rt__lanes_at(l, i, 0), sb = rt__lanes_at(l, i, 6);
-  const VD *Ja = (const VD *)(l->J + sa), *Jb = (const VD *)(l->J + sb);
-  const VD *WJa = (const VD *)(l->WJ + sa), *WJb = (const VD *)(l->WJ + sb);
   /* entry k of lane j of body s at v[6 s LN + k LN + j] */
   const size_t ia = 6 * (size_t)(a != RT_WORLD ? a : 0) * LN, ib = 6 * (size_t)(b != RT_WORLD ? b : 0) * LN;
   VD jv = {0};
   if (a != RT_WORLD)
-    for (int k = 0; k < 6; k++) jv = jv + Ja[k] * *(const VD *)(v + ia + (size_t)k * LN);
+    for (int k = 0, m = 0; k < 6; k++)
+      if (jmask >> k & 1) jv = jv + Ja[m++] * *(const VD *)(v + ia + (size_t)k * LN);
   if (b != RT_WORLD)
-    for (int k = 0; k < 6; k++) jv = jv + Jb[k] * *(const VD *)(v + ib + (size_t)k * LN);
+    for (int k = 0, m = 0; k < 6; k++)
+      if (jmask >> k & 1) jv = jv + Jb[m++] * *(const VD *)(v + ib + (size_t)k * LN);
   VD *lam = (VD *)(l->lambda + r), *lo = (VD *)(l->lo + r), *hi = (VD *)(l->hi + r);
   const VD id = *(const VD *)(l->inv_diag + r), old = *lam;
   const VM on = (id != 0.0) & *act;
@@ -77,16 +94,40 @@ static inline __attribute__((always_inline)) void LN_CAT(row_, LN)(rt__lanes *l,
   }
   /* side a, then side b from memory: the same body on both sides takes
    * side b's change on top of side a's */
+  const VD zero_dl = (VD){0} * dl;
   if (a != RT_WORLD)
-    for (int k = 0; k < 6; k++) {
-      VD *p = (VD *)(v + ia + (size_t)k * LN);
-      *p = BLEND(on, *p + WJa[k] * dl, *p);
+    for (int k = 0, m = 0; k < 6; k++) {
+      VD *p = (VD *)(v + ia + (size_t)k * LN), add = zero_dl;
+      if (wmask >> k & 1) add = WJa[m++] * dl;
+      *p = BLEND(on, *p + add, *p);
     }
   if (b != RT_WORLD)
-    for (int k = 0; k < 6; k++) {
-      VD *p = (VD *)(v + ib + (size_t)k * LN);
-      *p = BLEND(on, *p + WJb[k] * dl, *p);
+    for (int k = 0, m = 0; k < 6; k++) {
+      VD *p = (VD *)(v + ib + (size_t)k * LN), add = zero_dl;
+      if (wmask >> k & 1) add = WJb[m++] * dl;
+      *p = BLEND(on, *p + add, *p);
     }
+}
+
+/* Row i in the rows' layout (lanes.h). */
+static inline __attribute__((always_inline)) void LN_CAT(full_row_, LN)(rt__lanes *l, double *restrict v, int i,
+                                                                       int a, int b, const VM *act, VD *change,
+                                                                       int measure) {
+  const VD *J = (const VD *)l->J, *WJ = (const VD *)l->WJ;
+  const size_t sa = rt__lanes_at(l, i, 0) / LN, sb = rt__lanes_at(l, i, 6) / LN;
+  LN_CAT(row_, LN)(l, v, i, a, b, J + sa, J + sb, WJ + sa, WJ + sb, 0x3f, 0x3f, act, change, measure);
+}
+
+/* Equality row i (i < l->dim), packed by its letter (batch_pgs.c): each
+ * letter's masks constant, so that each loop unrolls to its entries. */
+static inline __attribute__((always_inline)) void LN_CAT(packed_row_, LN)(rt__lanes *l, double *restrict v, int i,
+                                                                         int a, int b, const VM *act, VD *change,
+                                                                         int measure) {
+  const VD *J = (const VD *)l->eqJ + l->jat[i], *WJ = (const VD *)l->eqWJ + l->wat[i];
+#define LN_PACKED(JM, WM)                                                                                              \
+  LN_CAT(row_, LN)(l, v, i, a, b, J, J + rt__popcount6(JM), WJ, WJ + rt__popcount6(WM), JM, WM, act, change, measure)
+  BY_LETTER(l->letter[i], LN_PACKED)
+#undef LN_PACKED
 }
 
 /* A row on the same bodies in every lane (the mechanism's rows, and a
@@ -109,7 +150,10 @@ static void LN_CAT(sweep_, LN)(rt__lanes *lanes, int first, const long long *act
   for (int i = first; i < l->n; i++) {
     const size_t r = (size_t)i * LN;
     if (l->uniform[i]) {
-      LN_CAT(row_, LN)(l, v, i, l->a[r], l->b[r], &act, &change, measure);
+      if (i < l->dim)
+        LN_CAT(packed_row_, LN)(l, v, i, l->a[r], l->b[r], &act, &change, measure);
+      else
+        LN_CAT(full_row_, LN)(l, v, i, l->a[r], l->b[r], &act, &change, measure);
       continue;
     }
     /* the lanes left: active, and a row that is not inert */
@@ -123,10 +167,30 @@ static void LN_CAT(sweep_, LN)(rt__lanes *lanes, int first, const long long *act
       const VM pair = __builtin_convertvector((as == (VI){0} + a) & (bs == (VI){0} + b), VM) & live;
       for (int j = 0; j < LN; j++)
         if (l->a[r + (size_t)j] == a && l->b[r + (size_t)j] == b) left &= ~(1u << j);
-      LN_CAT(row_, LN)(l, v, i, a, b, &pair, &change, measure);
+      LN_CAT(full_row_, LN)(l, v, i, a, b, &pair, &change, measure);
     }
   }
   if (measure) memcpy(change_, &change, sizeof change);
+}
+
+/* *s = J v of a packed equality row (J: side a's entries of jmask, then
+ * side b's), side a's products added one by one from +0, then side b's:
+ * pgs.c's rt__pgs_residual by the row's letter. */
+static inline __attribute__((always_inline)) void LN_CAT(dot_, LN)(const VD *J, int a, int b, const double *vel,
+                                                                  const int jmask, VD *s) {
+  VD sum = {0};
+  const VD *Jb = J + rt__popcount6(jmask);
+  if (a != RT_WORLD) {
+    const VD *va = (const VD *)(vel + 6 * (size_t)a * LN);
+    for (int k = 0, m = 0; k < 6; k++)
+      if (jmask >> k & 1) sum = sum + J[m++] * va[k];
+  }
+  if (b != RT_WORLD) {
+    const VD *vb = (const VD *)(vel + 6 * (size_t)b * LN);
+    for (int k = 0, m = 0; k < 6; k++)
+      if (jmask >> k & 1) sum = sum + Jb[m++] * vb[k];
+  }
+  *s = sum;
 }
 
 /* batch_pgs.c's rt__lanes_residual in vectors (the equality rows are on
@@ -136,22 +200,41 @@ static void LN_CAT(residual_, LN)(const rt__lanes *l, int dim, double *res, doub
   for (int i = 0; i < dim; i++) {
     const size_t r = (size_t)i * LN;
     const int a = l->a[r], b = l->b[r];
-    const VD *Ja = (const VD *)(l->J + rt__lanes_at(l, i, 0)), *Jb = (const VD *)(l->J + rt__lanes_at(l, i, 6));
-    VD s = {0};
-    if (a != RT_WORLD) {
-      const VD *va = (const VD *)(l->vel + 6 * (size_t)a * LN);
-      for (int k = 0; k < 6; k++) s = s + Ja[k] * va[k];
-    }
-    if (b != RT_WORLD) {
-      const VD *vb = (const VD *)(l->vel + 6 * (size_t)b * LN);
-      for (int k = 0; k < 6; k++) s = s + Jb[k] * vb[k];
-    }
+    const VD *J = (const VD *)l->eqJ + l->jat[i];
+    VD s;
+#define LN_DOT(JM, WM) LN_CAT(dot_, LN)(J, a, b, l->vel, JM, &s)
+    BY_LETTER(l->letter[i], LN_DOT)
+#undef LN_DOT
     const VD x = *(const VD *)(l->rhs + r) - s;
     *(VD *)(res + r) = x;
     const VD m = (VD)((VM)x & ((VM){0} + 0x7fffffffffffffffLL));
     most = BLEND(m > most, m, most);
   }
   memcpy(most_, &most, sizeof most);
+}
+
+/* The velocities += W J^T d of a packed equality row in the lanes of m
+ * (pgs.c's rt__pgs_apply: side a, then side b; an entry left out, +0,
+ * adds 0.0 * d). */
+static inline __attribute__((always_inline)) void LN_CAT(apply_, LN)(const VD *WJ, int a, int b, double *vel,
+                                                                    const VD *d, const VM *m, const int wmask) {
+  const VD *WJb = WJ + rt__popcount6(wmask), zero_d = (VD){0} * *d;
+  if (a != RT_WORLD) {
+    VD *va = (VD *)(vel + 6 * (size_t)a * LN);
+    for (int k = 0, e = 0; k < 6; k++) {
+      VD add = zero_d;
+      if (wmask >> k & 1) add = WJ[e++] * *d;
+      va[k] = BLEND(*m, va[k] + add, va[k]);
+    }
+  }
+  if (b != RT_WORLD) {
+    VD *vb = (VD *)(vel + 6 * (size_t)b * LN);
+    for (int k = 0, e = 0; k < 6; k++) {
+      VD add = zero_d;
+      if (wmask >> k & 1) add = WJb[e++] * *d;
+      vb[k] = BLEND(*m, vb[k] + add, vb[k]);
+    }
+  }
 }
 
 /* batch_pgs.c's rt__lanes_correct in vectors. */
@@ -163,23 +246,19 @@ static void LN_CAT(correct_, LN)(rt__lanes *l, int dim, const double *delta, con
   for (int i = 0; i < dim; i++) {
     const size_t r = (size_t)i * LN;
     const int a = l->a[r], b = l->b[r];
-    const VD *WJa = (const VD *)(l->WJ + rt__lanes_at(l, i, 0)), *WJb = (const VD *)(l->WJ + rt__lanes_at(l, i, 6));
+    const VD *WJ = (const VD *)l->eqWJ + l->wat[i];
     const VD d = *(const VD *)(delta + r);
     VD *lam = (VD *)(l->lambda + r);
     *lam = BLEND(act, *lam + d, *lam);
     const VM m = act & (d != 0.0);
-    if (a != RT_WORLD) {
-      VD *va = (VD *)(l->vel + 6 * (size_t)a * LN);
-      for (int k = 0; k < 6; k++) va[k] = BLEND(m, va[k] + WJa[k] * d, va[k]);
-    }
-    if (b != RT_WORLD) {
-      VD *vb = (VD *)(l->vel + 6 * (size_t)b * LN);
-      for (int k = 0; k < 6; k++) vb[k] = BLEND(m, vb[k] + WJb[k] * d, vb[k]);
-    }
+#define LN_APPLY(JM, WM) LN_CAT(apply_, LN)(WJ, a, b, l->vel, &d, &m, WM)
+    BY_LETTER(l->letter[i], LN_APPLY)
+#undef LN_APPLY
   }
 }
 
 #undef BLEND
+#undef BY_LETTER
 #undef VD
 #undef VM
 #undef VI

@@ -71,6 +71,17 @@ typedef struct rt__lanes {
    * is inert (inv_diag 0) */
   int *a, *b, *normal;
   size_t side;       /* where J's and W J^T's side b starts: 6 cap N */
+  /* rows 0 .. dim: the mechanism's equality rows, on the same bodies in
+   * every copy; their J and W J^T packed instead, by the rows' letters
+   * (rt_joint_type_def.rows, world.h's row_letter; 'g' where the copies'
+   * letters differ): of each side only the entries that can be nonzero
+   * (RT__LANES_J* and RT__LANES_W* masks; the others are +-0 in J at every
+   * pose, +0 in W J^T), side a's, then side b's, entry k of row i's J at
+   * (jat[i] + k) N + j, of its W J^T at (wat[i] + k) N + j */
+  int dim;
+  unsigned char *letter; /* dim */
+  int *jat, *wat;    /* dim + 1 */
+  double *eqJ, *eqWJ;
   double *J, *WJ, *rhs, *inv_diag, *lambda, *lo, *hi, *mu, *soft;
   unsigned char *uniform; /* cap: the row is on the same bodies in every copy */
   int *kind;         /* cap: the row's normal (rt__rows) in every copy that
@@ -88,10 +99,43 @@ static inline size_t rt__lanes_at(const rt__lanes *l, int i, int k) {
   return (k < 6 ? 0 : l->side) + (6 * (size_t)i + (size_t)(k % 6)) * (size_t)l->N;
 }
 
+/* The entries of one side of an equality row that can be nonzero, by its
+ * letter, bit k for entry k (rows.c's wj_side): in J a ball row along x,
+ * y or z has one linear entry and the angular ones about the other two
+ * axes, an angular row ('a') the angular ones; in W J^T the ball rows
+ * have all three angular entries. A general row has all six. */
+#define RT__LANES_JX 0x31
+#define RT__LANES_JY 0x2a
+#define RT__LANES_JZ 0x1c
+#define RT__LANES_JA 0x38
+#define RT__LANES_WX 0x39
+#define RT__LANES_WY 0x3a
+#define RT__LANES_WZ 0x3c
+#define RT__LANES_WA 0x38
+
+static inline int rt__popcount6(int mask) {
+  int n = 0;
+  for (int k = 0; k < 6; k++) n += mask >> k & 1;
+  return n;
+}
+
+/* The J and W J^T masks of letter c. */
+static inline void rt__lanes_masks(unsigned char c, int *jmask, int *wmask) {
+  switch (c) {
+  case 'x': *jmask = RT__LANES_JX, *wmask = RT__LANES_WX; break;
+  case 'y': *jmask = RT__LANES_JY, *wmask = RT__LANES_WY; break;
+  case 'z': *jmask = RT__LANES_JZ, *wmask = RT__LANES_WZ; break;
+  case 'a': *jmask = RT__LANES_JA, *wmask = RT__LANES_WA; break;
+  default: *jmask = *wmask = 0x3f; break;
+  }
+}
+
 /* batch_pgs.c */
-/* Allocates for N lanes (4, 8 or 16) of cap rows and nsbody solver bodies: 0, or -1 if
- * out of memory (then rt__lanes_free releases what was allocated). */
-int rt__lanes_alloc(rt__lanes *l, int N, int cap, int nsbody);
+/* Allocates for N lanes (4, 8 or 16) of cap rows and nsbody solver
+ * bodies, the first dim rows the equality rows with the letters letter
+ * (copied): 0, or -1 if out of memory (then rt__lanes_free releases what
+ * was allocated). */
+int rt__lanes_alloc(rt__lanes *l, int N, int cap, int nsbody, int dim, const unsigned char *letter);
 /* The bytes of the lanes' arrays for N lanes of `rows` rows and nsbody
  * solver bodies: what a sweep over those rows goes through at most (a
  * side on the world in every lane leaves its J and W J^T unread). */

@@ -171,16 +171,68 @@ static void random_row(rt__rows *r, int i, int a, int b, int kind, int normal) {
   }
 }
 
+/* The entries of one side of J an equality row's letter can have nonzero
+ * (bit k: entry k), as rt__pgs_residual's dot_x, dot_y, dot_z and
+ * dot_angular read them; written here apart from lanes.h's masks, which
+ * these tests check. */
+static int j_entries(unsigned char c) {
+  switch (c) {
+  case 'x': return 1 << 0 | 1 << 4 | 1 << 5;
+  case 'y': return 1 << 1 | 1 << 3 | 1 << 5;
+  case 'z': return 1 << 2 | 1 << 3 | 1 << 4;
+  case 'a': return 1 << 3 | 1 << 4 | 1 << 5;
+  default: return 0x3f;
+  }
+}
+
+/* The solver bodies' inverse masses and world inverse inertias the
+ * equality rows' W J^T come from. */
+static double inv_mass[NSBODY], inv_inertia[9 * NSBODY];
+
+static void random_masses(void) {
+  for (int s = 0; s < NSBODY; s++) {
+    inv_mass[s] = between(0.5, 2.0);
+    for (int k = 0; k < 9; k++) inv_inertia[9 * s + k] = between(-1.0, 1.0);
+  }
+}
+
+/* Row i (its sides set) as an equality row of letter c: the entries of J
+ * its letter leaves out +-0, as at every pose, and W J^T as the runtime's
+ * rows have it (rows.c's rt__rows_cons_wj: the entries the letter leaves
+ * out +0). */
+static void letter_row(rt__rows *r, int i, unsigned char c) {
+  const int jm = j_entries(c);
+  for (int k = 0; k < 12; k++)
+    if (!(jm >> (k % 6) & 1)) r->J[12 * i + k] = below(2) ? 0.0 : -0.0;
+  double diag;
+  rt__rows_cons_wj(r->J + 12 * i, r->a[i], r->b[i], &c, 1, inv_mass, inv_inertia, r->WJ + 12 * i, &diag);
+}
+
+/* Random letters for dim equality rows. */
+static void random_letters(unsigned char *letter, int dim) {
+  static const char letters[] = "xyzag";
+  for (int i = 0; i < dim; i++) letter[i] = (unsigned char)letters[below(5)];
+}
+
 /* N copies of random rows: row index by row index, the same sides in
  * every copy or sides of their own (from a few pairs, so that pairs repeat
  * between lanes), the same kind or kinds of their own; copy j has
  * nrow[j] rows. A friction row's normal is one of the two rows before it,
  * and it is on that row's sides (as a contact's rows are: pgs.c's sweep
  * counts on it). */
-static void random_copies(copy *c, int N, const int *nrow) {
+static void random_copies(copy *c, int N, const int *nrow, int dim, const unsigned char *letter) {
   int n = 0;
   for (int j = 0; j < N; j++) n = nrow[j] > n ? nrow[j] : n;
-  for (int i = 0; i < n; i++) {
+  for (int i = 0; i < dim && i < n; i++) { /* the equality rows: plain, the same sides everywhere */
+    int a, b;
+    random_sides(&a, &b);
+    for (int j = 0; j < N; j++) {
+      if (i >= nrow[j]) continue;
+      random_row(&c[j].w.rows, i, a, b, PLAIN, -1);
+      letter_row(&c[j].w.rows, i, letter[i]);
+    }
+  }
+  for (int i = dim; i < n; i++) {
     const int same_sides = below(2), same_kind = below(4) != 0;
     int pa[3], pb[3];
     for (int p = 0; p < 3; p++) random_sides(&pa[p], &pb[p]);
@@ -198,7 +250,7 @@ static void random_copies(copy *c, int N, const int *nrow) {
     }
   }
   for (int j = 0; j < N; j++)
-    for (int k = 0; k < 6 * NSBODY; k++) c[j].vel[k] = between(-1.0, 1.0);
+    for (int k = 0; k < 6 * NSBODY; k++) c[j].vel[k] = below(16) == 0 ? -0.0 : between(-1.0, 1.0);
 }
 
 static void same_bits(const void *x, const void *y, size_t n, const char *what, int j, uint64_t seed) {
@@ -209,9 +261,11 @@ static void same_bits(const void *x, const void *y, size_t n, const char *what, 
  * the plain one) and alone, compared. Counts into paths[] the lanes' rows
  * that take the paths named above, as batch_pgs.c's mark classifies them:
  * rows on other bodies in two copies, friction rows on one normal row in
- * every copy, soft rows, and rows of mixed kinds. */
-static void check(int N, uint64_t seed, int plain, long paths[4]) {
+ * every copy, soft rows, and rows of mixed kinds; and the equality rows
+ * (the first few, packed by their letters) of each letter. */
+static void check(int N, uint64_t seed, int plain, long paths[9]) {
   rng = seed * 0x9e3779b97f4a7c15u + 1;
+  random_masses();
   copy *lane = calloc((size_t)N, sizeof *lane), *alone = calloc((size_t)N, sizeof *alone);
   assert_non_null(lane);
   assert_non_null(alone);
@@ -221,7 +275,10 @@ static void check(int N, uint64_t seed, int plain, long paths[4]) {
     rows_alloc(&lane[j].w.rows, nrow[j]);
     rows_alloc(&alone[j].w.rows, nrow[j]);
   }
-  random_copies(lane, N, nrow);
+  unsigned char letter[MAXROWS];
+  const int dim = below(MAXROWS / 2);
+  random_letters(letter, dim);
+  random_copies(lane, N, nrow, dim, letter);
   rt_world *w[RT__LANES_MAX];
   unsigned char take[RT__LANES_MAX];
   for (int j = 0; j < N; j++) {
@@ -232,7 +289,9 @@ static void check(int N, uint64_t seed, int plain, long paths[4]) {
     take[j] = 1;
   }
   rt__lanes l;
-  assert_int_equal(plain ? plain_lanes_alloc(&l, N, MAXROWS, NSBODY) : rt__lanes_alloc(&l, N, MAXROWS, NSBODY), 0);
+  assert_int_equal(plain ? plain_lanes_alloc(&l, N, MAXROWS, NSBODY, dim, letter)
+                         : rt__lanes_alloc(&l, N, MAXROWS, NSBODY, dim, letter),
+                   0);
   if (plain)
     plain_lanes_gather(&l, w, take, 0);
   else
@@ -243,6 +302,7 @@ static void check(int N, uint64_t seed, int plain, long paths[4]) {
     paths[2] += l.kind[i] == RT__ROW_SOFT;
     paths[3] += l.kind[i] == RT__LANES_MIXED;
   }
+  for (int i = 0; i < dim; i++) paths[4 + (int)(strchr("xyzag", letter[i]) - "xyzag")]++;
   for (int s = 0; s < SWEEPS; s++) {
     long long act[RT__LANES_MAX];
     for (int j = 0; j < N; j++) act[j] = s == 0 || below(4) != 0 ? -1 : 0; /* now and then a lane left out */
@@ -290,9 +350,9 @@ static void check(int N, uint64_t seed, int plain, long paths[4]) {
 static void check_all(int plain) {
   static const int lanes[] = {4, 8, 16};
   for (size_t k = 0; k < sizeof lanes / sizeof lanes[0]; k++) {
-    long paths[4] = {0};
+    long paths[9] = {0};
     for (uint64_t seed = 1; seed <= SEEDS; seed++) check(lanes[k], seed, plain, paths);
-    for (int p = 0; p < 4; p++) assert_true(paths[p] > 0);
+    for (int p = 0; p < 9; p++) assert_true(paths[p] > 0);
   }
 }
 
@@ -304,17 +364,23 @@ static void check_all(int plain) {
  * rt__pgs_apply of each copy taken alone. Bit for bit, both forms. */
 static void check_block(int N, uint64_t seed, int plain) {
   rng = seed * 0x9e3779b97f4a7c15u + 7;
+  random_masses();
   copy *lane = calloc((size_t)N, sizeof *lane), *alone = calloc((size_t)N, sizeof *alone);
   assert_non_null(lane);
   assert_non_null(alone);
   int sa[MAXROWS], sb[MAXROWS];
+  unsigned char letter[MAXROWS];
   for (int i = 0; i < MAXROWS; i++) random_sides(&sa[i], &sb[i]);
+  random_letters(letter, MAXROWS);
   rt_world *w[RT__LANES_MAX];
   unsigned char take[RT__LANES_MAX], act[RT__LANES_MAX];
   for (int j = 0; j < N; j++) {
     rows_alloc(&lane[j].w.rows, MAXROWS);
     rows_alloc(&alone[j].w.rows, MAXROWS);
-    for (int i = 0; i < MAXROWS; i++) random_row(&lane[j].w.rows, i, sa[i], sb[i], PLAIN, -1);
+    for (int i = 0; i < MAXROWS; i++) {
+      random_row(&lane[j].w.rows, i, sa[i], sb[i], PLAIN, -1);
+      letter_row(&lane[j].w.rows, i, letter[i]);
+    }
     /* some velocities -0.0: a row with delta 0 must leave them so */
     for (int k = 0; k < 6 * NSBODY; k++) lane[j].vel[k] = below(8) == 0 ? -0.0 : between(-1.0, 1.0);
     rows_copy(&alone[j].w.rows, &lane[j].w.rows);
@@ -325,7 +391,9 @@ static void check_block(int N, uint64_t seed, int plain) {
     act[j] = below(4) != 0;
   }
   rt__lanes l;
-  assert_int_equal(plain ? plain_lanes_alloc(&l, N, MAXROWS, NSBODY) : rt__lanes_alloc(&l, N, MAXROWS, NSBODY), 0);
+  assert_int_equal(plain ? plain_lanes_alloc(&l, N, MAXROWS, NSBODY, MAXROWS, letter)
+                         : rt__lanes_alloc(&l, N, MAXROWS, NSBODY, MAXROWS, letter),
+                   0);
   double res[MAXROWS * RT__LANES_MAX], most[RT__LANES_MAX], delta[MAXROWS * RT__LANES_MAX];
   if (plain) {
     plain_lanes_gather(&l, w, take, 0);
