@@ -27,31 +27,16 @@ typedef int VI __attribute__((vector_size(LN * sizeof(int)), aligned(sizeof(int)
   default: DO(0x3f, 0x3f); break;                                                                                      \
   }
 
-/* Row i in the lanes of act whose sides are bodies a and b (each side
- * RT_WORLD or the same body in all of them): pgs.c's sweep_row in each,
- * the velocities loaded and stored as whole vectors (a side on the world
- * skipped), the other lanes left as they were; with measure, each lane's
- * change into *change (the most so far). Its J and W J^T: side a's at Ja
- * and WJa, side b's at Jb and WJb, each side's entries k with bit k of
- * jmask (wmask) set, one after another (all six: the rows' layout, a
- * constant mask: an equality row packed by its letter, batch_pgs.c). An
- * entry of J left out is +-0, and its product left out of J v changes no
- * bit of a sum from +0; an entry of W J^T left out is +0, and its product
- * with dl is added as 0.0 * dl (the same bits: -0.0 + 0.0 is +0.0). */
-static inline __attribute__((always_inline)) void LN_CAT(row_, LN)(rt__lanes *l, double *restrict v, int i, int a,
-                                                                  int b, const VD *Ja, const VD *Jb, const VD *WJa,
-                                                                  const VD *WJb, const int jmask, const int wmask,
-                                                                  const VM *act, VD *change, int measure) {
+/* Row i's impulse in the lanes of act from its J v, jv: pgs.c's sweep_row
+ * between J v and the velocities' update -- the impulse, the friction
+ * bounds from the normal row's, the soft term, the clamp -- into lambda;
+ * its change into *dl_out, the lanes that swept it into *on_out, and with
+ * measure each lane's change into *change. */
+static inline __attribute__((always_inline)) void LN_CAT(impulse_, LN)(rt__lanes *l, int i, const VD *jv_,
+                                                                      const VM *act, VD *change, int measure,
+                                                                      VD *dl_out, VM *on_out) {
   const size_t r = (size_t)i * LN;
-  /* entry k of lane j of body s at v[6 s LN + k LN + j] */
-  const size_t ia = 6 * (size_t)(a != RT_WORLD ? a : 0) * LN, ib = 6 * (size_t)(b != RT_WORLD ? b : 0) * LN;
-  VD jv = {0};
-  if (a != RT_WORLD)
-    for (int k = 0, m = 0; k < 6; k++)
-      if (jmask >> k & 1) jv = jv + Ja[m++] * *(const VD *)(v + ia + (size_t)k * LN);
-  if (b != RT_WORLD)
-    for (int k = 0, m = 0; k < 6; k++)
-      if (jmask >> k & 1) jv = jv + Jb[m++] * *(const VD *)(v + ib + (size_t)k * LN);
+  const VD jv = *jv_;
   VD *lam = (VD *)(l->lambda + r), *lo = (VD *)(l->lo + r), *hi = (VD *)(l->hi + r);
   const VD id = *(const VD *)(l->inv_diag + r), old = *lam;
   const VM on = (id != 0.0) & *act;
@@ -92,6 +77,37 @@ static inline __attribute__((always_inline)) void LN_CAT(row_, LN)(rt__lanes *l,
     const VD c = BLEND(on, (VD)((VM)dl & magnitude) / id, (VD){0});
     *change = BLEND(c > *change, c, *change);
   }
+  *dl_out = dl;
+  *on_out = on;
+}
+
+/* Row i in the lanes of act whose sides are bodies a and b (each side
+ * RT_WORLD or the same body in all of them): pgs.c's sweep_row in each,
+ * the velocities loaded and stored as whole vectors (a side on the world
+ * skipped), the other lanes left as they were; with measure, each lane's
+ * change into *change (the most so far). Its J and W J^T: side a's at Ja
+ * and WJa, side b's at Jb and WJb, each side's entries k with bit k of
+ * jmask (wmask) set, one after another (all six: the rows' layout, a
+ * constant mask: an equality row packed by its letter, batch_pgs.c). An
+ * entry of J left out is +-0, and its product left out of J v changes no
+ * bit of a sum from +0; an entry of W J^T left out is +0, and its product
+ * with dl is added as 0.0 * dl (the same bits: -0.0 + 0.0 is +0.0). */
+static inline __attribute__((always_inline)) void LN_CAT(row_, LN)(rt__lanes *l, double *restrict v, int i, int a,
+                                                                  int b, const VD *Ja, const VD *Jb, const VD *WJa,
+                                                                  const VD *WJb, const int jmask, const int wmask,
+                                                                  const VM *act, VD *change, int measure) {
+  /* entry k of lane j of body s at v[6 s LN + k LN + j] */
+  const size_t ia = 6 * (size_t)(a != RT_WORLD ? a : 0) * LN, ib = 6 * (size_t)(b != RT_WORLD ? b : 0) * LN;
+  VD jv = {0};
+  if (a != RT_WORLD)
+    for (int k = 0, m = 0; k < 6; k++)
+      if (jmask >> k & 1) jv = jv + Ja[m++] * *(const VD *)(v + ia + (size_t)k * LN);
+  if (b != RT_WORLD)
+    for (int k = 0, m = 0; k < 6; k++)
+      if (jmask >> k & 1) jv = jv + Jb[m++] * *(const VD *)(v + ib + (size_t)k * LN);
+  VD dl;
+  VM on;
+  LN_CAT(impulse_, LN)(l, i, &jv, act, change, measure, &dl, &on);
   /* side a, then side b from memory: the same body on both sides takes
    * side b's change on top of side a's */
   const VD zero_dl = (VD){0} * dl;
@@ -130,14 +146,59 @@ static inline __attribute__((always_inline)) void LN_CAT(packed_row_, LN)(rt__la
 #undef LN_PACKED
 }
 
+/* Row i whose bodies differ between its lanes (contacts of copies on
+ * other bodies), one vector row: each lane's velocities gathered from its
+ * own bodies (0.0 for a side on the world, whose products then add +-0 to
+ * a sum from +0: no bit changes), the impulse in vectors, and the new
+ * velocities stored lane by lane where the lane swept the row and its side
+ * is a body; side b gathered after side a's stores, for a lane with one
+ * body on both sides. The lanes of a row touch only their own lanes of the
+ * velocities. (One vector row for each pair of bodies among the lanes
+ * instead, the sample tank's batch of 8 copies, once its copies' tracks
+ * met the ground at other links, stepped 0.7x as fast as 8 scalar steps.) */
+static inline __attribute__((always_inline)) void LN_CAT(gathered_row_, LN)(rt__lanes *l, double *restrict v, int i,
+                                                                           const VM *act, VD *change, int measure) {
+  const size_t r = (size_t)i * LN;
+  const VD *Ja = (const VD *)(l->J + rt__lanes_at(l, i, 0)), *Jb = (const VD *)(l->J + rt__lanes_at(l, i, 6));
+  const VD *WJa = (const VD *)(l->WJ + rt__lanes_at(l, i, 0)), *WJb = (const VD *)(l->WJ + rt__lanes_at(l, i, 6));
+  long long at[2][LN]; /* side s of lane j: its velocities' first entry, or -1 on the world */
+  int sides = 0;
+  for (int j = 0; j < LN; j++) {
+    const int a = l->a[r + (size_t)j], b = l->b[r + (size_t)j];
+    at[0][j] = a != RT_WORLD ? 6 * (long long)a * LN + j : -1;
+    at[1][j] = b != RT_WORLD ? 6 * (long long)b * LN + j : -1;
+    sides |= (a != RT_WORLD) | (b != RT_WORLD) << 1;
+  }
+  VD vs[2][6];
+  for (int s = 0; s < 2; s++)
+    for (int k = 0; k < 6; k++)
+      for (int j = 0; j < LN; j++) vs[s][k][j] = at[s][j] >= 0 ? v[at[s][j] + (long long)k * LN] : 0.0;
+  VD jv = {0};
+  if (sides & 1)
+    for (int k = 0; k < 6; k++) jv = jv + Ja[k] * vs[0][k];
+  if (sides & 2)
+    for (int k = 0; k < 6; k++) jv = jv + Jb[k] * vs[1][k];
+  VD dl;
+  VM on;
+  LN_CAT(impulse_, LN)(l, i, &jv, act, change, measure, &dl, &on);
+  for (int s = 0; s < 2; s++) {
+    if (!(sides >> s & 1)) continue;
+    const VD *WJ = s ? WJb : WJa;
+    for (int k = 0; k < 6; k++) {
+      VD x = vs[0][k];
+      if (s) /* after side a's stores */
+        for (int j = 0; j < LN; j++) x[j] = at[1][j] >= 0 ? v[at[1][j] + (long long)k * LN] : 0.0;
+      x = x + WJ[k] * dl;
+      for (int j = 0; j < LN; j++)
+        if (on[j] && at[s][j] >= 0) v[at[s][j] + (long long)k * LN] = x[j];
+    }
+  }
+}
+
 /* A row on the same bodies in every lane (the mechanism's rows, and a
- * contact on the same bodies in every copy) is one vector row. A row whose
- * bodies differ between lanes (a contact) is one vector row for each pair
- * of bodies among its lanes, in the lanes on that pair; the lanes of a row
- * touch only their own lanes of the velocities, so the order of the pairs
- * changes no bit. (Lane by lane instead, each lane's row alone with its
- * entries a line apart, the sample tank's batch of 8 spent 18 % of its
- * step there, on 4 % of its rows: every such row had two pairs.) */
+ * contact on the same bodies in every copy) is one vector row, its
+ * velocities loaded and stored as whole vectors; a row whose bodies differ
+ * between lanes, one gathered row. */
 static void LN_CAT(sweep_, LN)(rt__lanes *lanes, int first, const long long *act_, double *change_) {
   /* the arrays' pointers in a local copy, which no store of the rows can
    * change: else each row loads them again after its stores */
@@ -156,19 +217,7 @@ static void LN_CAT(sweep_, LN)(rt__lanes *lanes, int first, const long long *act
         LN_CAT(full_row_, LN)(l, v, i, l->a[r], l->b[r], &act, &change, measure);
       continue;
     }
-    /* the lanes left: active, and a row that is not inert */
-    const VM live = act & (*(const VD *)(l->inv_diag + r) != 0.0);
-    unsigned left = 0;
-    for (int j = 0; j < LN; j++)
-      if (act_[j] && l->inv_diag[r + (size_t)j] != 0.0) left |= 1u << j;
-    const VI as = *(const VI *)(l->a + r), bs = *(const VI *)(l->b + r);
-    while (left != 0) {
-      const int j0 = __builtin_ctz(left), a = l->a[r + (size_t)j0], b = l->b[r + (size_t)j0];
-      const VM pair = __builtin_convertvector((as == (VI){0} + a) & (bs == (VI){0} + b), VM) & live;
-      for (int j = 0; j < LN; j++)
-        if (l->a[r + (size_t)j] == a && l->b[r + (size_t)j] == b) left &= ~(1u << j);
-      LN_CAT(full_row_, LN)(l, v, i, a, b, &pair, &change, measure);
-    }
+    LN_CAT(gathered_row_, LN)(l, v, i, &act, &change, measure);
   }
   if (measure) memcpy(change_, &change, sizeof change);
 }

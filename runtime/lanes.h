@@ -63,14 +63,27 @@ RT__LANES_TRANSPOSE4(float)
 typedef struct rt__lanes {
   int N;             /* lanes: copies */
   int nsbody;        /* solver bodies of the mechanism */
-  int n;             /* rows swept: the most of any copy (the others padded) */
-  int from;          /* the rows gathered: [from, n) */
+  /* The lanes' rows, "slots": slot s holds row row[s N + j] of copy j, or
+   * none (-1: an inert row in that lane). Each copy's rows lie in its
+   * lane in their order, so that every lane sweeps its copy's rows as
+   * pgs.c does; among the mechanism's rows (equality, joints') slot s
+   * holds row s of every copy, and the contacts' rows after them are
+   * merged by their bodies (rt__lanes_gather), so that a contact on the
+   * same bodies in several copies is one vector row, however the copies'
+   * contacts lie in their lists. */
+  int cap;           /* the most rows of a copy */
+  int slots;         /* the most slots: 2 cap */
+  int n;             /* slots swept: [0, n) */
+  int from;          /* the slots gathered: [from, n) */
   int *nrow;         /* N: each copy's rows (0 for a copy left out) */
-  /* per row, N lanes (row i of copy j at i N + j; entry k of J and
-   * W J^T at rt__lanes_at(l, i, k) + j): rt__rows's fields; a padded row
-   * is inert (inv_diag 0) */
+  int *row;          /* slots N: the row of copy j in slot s at s N + j */
+  int *slot;         /* N cap: the slot of row i of copy j at j cap + i */
+  /* per slot, N lanes (slot s of lane j at s N + j; entry k of J and
+   * W J^T at rt__lanes_at(l, s, k) + j): rt__rows's fields, the normal
+   * row of a friction row (normal) the slot of that row; a slot without
+   * a row in a lane is inert there (inv_diag 0) */
   int *a, *b, *normal;
-  size_t side;       /* where J's and W J^T's side b starts: 6 cap N */
+  size_t side;       /* where J's and W J^T's side b starts: 6 slots N */
   /* rows 0 .. dim: the mechanism's equality rows, on the same bodies in
    * every copy; their J and W J^T packed instead, by the rows' letters
    * (rt_joint_type_def.rows, world.h's row_letter; 'g' where the copies'
@@ -83,8 +96,8 @@ typedef struct rt__lanes {
   int *jat, *wat;    /* dim + 1 */
   double *eqJ, *eqWJ;
   double *J, *WJ, *rhs, *inv_diag, *lambda, *lo, *hi, *mu, *soft;
-  unsigned char *uniform; /* cap: the row is on the same bodies in every copy */
-  int *kind;         /* cap: the row's normal (rt__rows) in every copy that
+  unsigned char *uniform; /* slots: the slot is on the same bodies in every copy */
+  int *kind;         /* slots: the slot's normal (its slot) in every copy that
                         has it -- friction on normal row kind[i] >= 0, -1
                         plain, RT__ROW_SOFT -- or RT__LANES_MIXED */
   double *vel;       /* 6 nsbody N: velocity k of solver body s of copy j at
@@ -141,32 +154,33 @@ int rt__lanes_alloc(rt__lanes *l, int N, int cap, int nsbody, int dim, const uns
  * side on the world in every lane leaves its J and W J^T unread). */
 size_t rt__lanes_bytes(int N, int rows, int nsbody);
 void rt__lanes_free(rt__lanes *l);
-/* The rows first .. n and the velocities of the copies w[j] with take[j]
- * set, into the lanes (the others: no rows); n is the most rows of any. */
+/* The rows and the velocities of the copies w[j] with take[j] set into
+ * the lanes (the others: no rows), the rows placed into slots [0, n)
+ * (rt__lanes) and those of slots first .. n gathered. */
 void rt__lanes_gather(rt__lanes *l, rt_world *const *w, const unsigned char *take, int first);
-/* The rows before those gathered, from the same copies: then the lanes
- * hold rows 0 .. n (their velocities stay the lanes'). */
+/* The slots before those gathered, from the same copies: then the lanes
+ * hold slots 0 .. n (their velocities stay the lanes'). */
 void rt__lanes_gather_before(rt__lanes *l, rt_world *const *w);
-/* One PGS sweep over the lanes' rows first .. n in the lanes whose act is
+/* One PGS sweep over the lanes' slots first .. n in the lanes whose act is
  * nonzero (N entries; the others are left alone): in every lane, the
  * operations of pgs.c's sweep of that copy alone, in its order (the same
  * bits). change, if not NULL, gets each lane's rt__pgs_sweep_change. */
 void rt__lanes_sweep(rt__lanes *l, int first, const long long *act, double *change);
 /* The impulses, friction bounds and velocities of the copies taken again
- * from them (the rows are those gathered last, from .. n). */
+ * from them (the slots are those gathered last, from .. n). */
 void rt__lanes_refresh(rt__lanes *l, rt_world *const *w, const unsigned char *take);
 /* Rows rows[0 .. k) of lane j out of its sweeps (their inverse diagonals
  * 0 in the lanes; the copy's own rows keep theirs), as rt__schur_mask
  * takes them out of a world's. */
 void rt__lanes_mask(rt__lanes *l, int j, const int *rows, int k);
-/* The block step's right-hand side on the equality rows 0 .. dim in every
- * lane: res (dim N, lane-interleaved) = rhs - J v, and each lane's largest
+/* The block step's right-hand side on the equality rows 0 .. dim (slots
+ * 0 .. dim) in every lane: res (dim N, lane-interleaved) = rhs - J v, and each lane's largest
  * |res| in most (N). */
 void rt__lanes_residual(const rt__lanes *l, int dim, double *res, double *most);
 /* lambda += delta on rows 0 .. dim and the velocities' response W J^T
  * delta, in the lanes whose act is nonzero. */
 void rt__lanes_correct(rt__lanes *l, int dim, const double *delta, const unsigned char *act);
-/* The impulses and friction bounds of the rows gathered (from .. n) and
+/* The impulses and friction bounds of the slots gathered (from .. n) and
  * the velocities back to the copies taken. */
 void rt__lanes_scatter(const rt__lanes *l, rt_world *const *w, const unsigned char *take);
 

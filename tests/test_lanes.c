@@ -15,7 +15,10 @@
  * forms of the lanes' gather and sweep: the runtime's (GCC/Clang vector
  * extensions, batch_pgs_row.h) and the plain C one other compilers get,
  * compiled here from the same source with LDLPGS_NO_VECTOR under other
- * names. The block step's residual and correction in lanes too, on rows
+ * names. The copies' rows are placed into the lanes' slots as
+ * batch_pgs.c's place does (contacts on the same bodies merged, or by
+ * index), and the impulses and velocities taken again (refresh) and rows
+ * of one copy masked out before further sweeps. The block step's residual and correction in lanes too, on rows
  * on the same bodies in every copy. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -220,7 +223,26 @@ static void random_letters(unsigned char *letter, int dim) {
  * nrow[j] rows. A friction row's normal is one of the two rows before it,
  * and it is on that row's sides (as a contact's rows are: pgs.c's sweep
  * counts on it). */
-static void random_copies(copy *c, int N, const int *nrow, int dim, const unsigned char *letter) {
+/* Rows fixed .. nrow[j] of each copy as contacts, each a normal row and
+ * its two friction rows on a body and the world, the bodies in order
+ * (as a world lists its contacts with the ground), each copy from a body
+ * of its own and with its own count a body: the merge of batch_pgs.c's
+ * place puts the copies' contacts on one body in one slot. */
+static void sorted_contacts(copy *c, int N, const int *nrow, int fixed) {
+  for (int j = 0; j < N; j++) {
+    rt__rows *r = &c[j].w.rows;
+    int body = below(3), left = 1 + below(3);
+    for (int i = fixed; i + 3 <= nrow[j]; i += 3) {
+      random_row(r, i, body, RT_WORLD, PLAIN, -1);
+      random_row(r, i + 1, body, RT_WORLD, FRICTION, i);
+      random_row(r, i + 2, body, RT_WORLD, FRICTION, i);
+      if (--left == 0 && body < NSBODY - 1) body++, left = 1 + below(3);
+    }
+    for (int i = fixed + (nrow[j] - fixed) / 3 * 3; i < nrow[j]; i++) random_row(r, i, body, RT_WORLD, PLAIN, -1);
+  }
+}
+
+static void random_copies(copy *c, int N, const int *nrow, int dim, const unsigned char *letter, int fixed) {
   int n = 0;
   for (int j = 0; j < N; j++) n = nrow[j] > n ? nrow[j] : n;
   for (int i = 0; i < dim && i < n; i++) { /* the equality rows: plain, the same sides everywhere */
@@ -249,6 +271,7 @@ static void random_copies(copy *c, int N, const int *nrow, int dim, const unsign
         random_row(r, i, pa[p], pb[p], k == FRICTION ? PLAIN : k, -1);
     }
   }
+  if (below(2)) sorted_contacts(c, N, nrow, fixed);
   for (int j = 0; j < N; j++)
     for (int k = 0; k < 6 * NSBODY; k++) c[j].vel[k] = below(16) == 0 ? -0.0 : between(-1.0, 1.0);
 }
@@ -261,9 +284,11 @@ static void same_bits(const void *x, const void *y, size_t n, const char *what, 
  * the plain one) and alone, compared. Counts into paths[] the lanes' rows
  * that take the paths named above, as batch_pgs.c's mark classifies them:
  * rows on other bodies in two copies, friction rows on one normal row in
- * every copy, soft rows, and rows of mixed kinds; and the equality rows
- * (the first few, packed by their letters) of each letter. */
-static void check(int N, uint64_t seed, int plain, long paths[9]) {
+ * every copy, soft rows, and rows of mixed kinds; the equality rows (the
+ * first few, packed by their letters) of each letter; scenarios whose
+ * contacts the merge placed (more slots than rows, some shared by copies)
+ * and scenarios placed by index. */
+static void check(int N, uint64_t seed, int plain, long paths[11]) {
   rng = seed * 0x9e3779b97f4a7c15u + 1;
   random_masses();
   copy *lane = calloc((size_t)N, sizeof *lane), *alone = calloc((size_t)N, sizeof *alone);
@@ -276,15 +301,16 @@ static void check(int N, uint64_t seed, int plain, long paths[9]) {
     rows_alloc(&alone[j].w.rows, nrow[j]);
   }
   unsigned char letter[MAXROWS];
-  const int dim = below(MAXROWS / 2);
+  const int dim = below(MAXROWS / 2), fixed = dim + below(3);
   random_letters(letter, dim);
-  random_copies(lane, N, nrow, dim, letter);
+  random_copies(lane, N, nrow, dim, letter, fixed);
   rt_world *w[RT__LANES_MAX];
   unsigned char take[RT__LANES_MAX];
   for (int j = 0; j < N; j++) {
     rows_copy(&alone[j].w.rows, &lane[j].w.rows);
     memcpy(alone[j].vel, lane[j].vel, sizeof alone[j].vel);
     lane[j].w.vel = lane[j].vel;
+    lane[j].w.nfixed_rows = fixed;
     w[j] = &lane[j].w;
     take[j] = 1;
   }
@@ -303,6 +329,15 @@ static void check(int N, uint64_t seed, int plain, long paths[9]) {
     paths[3] += l.kind[i] == RT__LANES_MIXED;
   }
   for (int i = 0; i < dim; i++) paths[4 + (int)(strchr("xyzag", letter[i]) - "xyzag")]++;
+  int most = 0, shared = 0;
+  for (int j = 0; j < N; j++) most = nrow[j] > most ? nrow[j] : most;
+  for (int i = fixed; i < l.n; i++) {
+    int live = 0;
+    for (int j = 0; j < N; j++) live += l.row[i * N + j] >= 0;
+    shared += l.uniform[i] && live > 1;
+  }
+  paths[9] += l.n > most && shared > 0; /* merged: more slots than rows, contacts of copies sharing slots */
+  paths[10] += l.n == most;              /* by index */
   for (int s = 0; s < SWEEPS; s++) {
     long long act[RT__LANES_MAX];
     for (int j = 0; j < N; j++) act[j] = s == 0 || below(4) != 0 ? -1 : 0; /* now and then a lane left out */
@@ -322,6 +357,40 @@ static void check(int N, uint64_t seed, int plain, long paths[9]) {
         rt__pgs_sweep(r, 0, r->n, alone[j].vel);
       }
     }
+  }
+  if (plain)
+    plain_lanes_scatter(&l, w, take);
+  else
+    rt__lanes_scatter(&l, w, take);
+  /* then, as a batch's contact passes do: the copies' impulses and
+   * velocities changed outside the lanes and taken again (refresh), a few
+   * rows of one copy out of its sweeps (mask; the copy alone: their
+   * inverse diagonals 0), and two more sweeps */
+  const int out = below(N), nout = below(4);
+  int rows_out[4];
+  for (int t = 0; t < nout; t++) rows_out[t] = below(nrow[out]);
+  for (int j = 0; j < N; j++) {
+    for (int i = 0; i < nrow[j]; i++)
+      if (below(4) == 0) lane[j].w.rows.lambda[i] = alone[j].w.rows.lambda[i] = between(-0.5, 0.5);
+    for (int k = 0; k < 6 * NSBODY; k++)
+      if (below(4) == 0) lane[j].vel[k] = alone[j].vel[k] = between(-1.0, 1.0);
+  }
+  for (int t = 0; t < nout; t++) alone[out].w.rows.inv_diag[rows_out[t]] = 0.0;
+  if (plain) {
+    plain_lanes_refresh(&l, w, take);
+    plain_lanes_mask(&l, out, rows_out, nout);
+  } else {
+    rt__lanes_refresh(&l, w, take);
+    rt__lanes_mask(&l, out, rows_out, nout);
+  }
+  for (int s = 0; s < 2; s++) {
+    long long act[RT__LANES_MAX];
+    for (int j = 0; j < N; j++) act[j] = -1;
+    if (plain)
+      plain_lanes_sweep(&l, 0, act, NULL);
+    else
+      rt__lanes_sweep(&l, 0, act, NULL);
+    for (int j = 0; j < N; j++) rt__pgs_sweep(&alone[j].w.rows, 0, nrow[j], alone[j].vel);
   }
   if (plain)
     plain_lanes_scatter(&l, w, take);
@@ -350,9 +419,9 @@ static void check(int N, uint64_t seed, int plain, long paths[9]) {
 static void check_all(int plain) {
   static const int lanes[] = {4, 8, 16};
   for (size_t k = 0; k < sizeof lanes / sizeof lanes[0]; k++) {
-    long paths[9] = {0};
+    long paths[11] = {0};
     for (uint64_t seed = 1; seed <= SEEDS; seed++) check(lanes[k], seed, plain, paths);
-    for (int p = 0; p < 9; p++) assert_true(paths[p] > 0);
+    for (int p = 0; p < 11; p++) assert_true(paths[p] > 0);
   }
 }
 
