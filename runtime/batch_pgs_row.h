@@ -27,6 +27,20 @@ typedef int VI __attribute__((vector_size(LN * sizeof(int)), aligned(sizeof(int)
   default: DO(0x3f, 0x3f); break;                                                                                      \
   }
 
+/* A body's six velocity vectors vb += W d in the lanes of m, W one side's
+ * W J^T: its entries of wmask one after another, each other entry +0,
+ * whose product 0.0 d is added as the scalar step adds it (-0.0 + 0.0 is
+ * +0.0). */
+static inline __attribute__((always_inline)) void LN_CAT(add_side_, LN)(VD *vb, const VD *W, const VD *d, const VM *m,
+                                                                       const int wmask) {
+  const VD zero_d = (VD){0} * *d;
+  for (int k = 0, e = 0; k < 6; k++) {
+    VD add = zero_d;
+    if (wmask >> k & 1) add = W[e++] * *d;
+    vb[k] = BLEND(*m, vb[k] + add, vb[k]);
+  }
+}
+
 /* Row i's impulse in the lanes of act from its J v, jv: pgs.c's sweep_row
  * between J v and the velocities' update -- the impulse, the friction
  * bounds from the normal row's, the soft term, the clamp -- into lambda;
@@ -110,19 +124,8 @@ static inline __attribute__((always_inline)) void LN_CAT(row_, LN)(rt__lanes *l,
   LN_CAT(impulse_, LN)(l, i, &jv, act, change, measure, &dl, &on);
   /* side a, then side b from memory: the same body on both sides takes
    * side b's change on top of side a's */
-  const VD zero_dl = (VD){0} * dl;
-  if (a != RT_WORLD)
-    for (int k = 0, m = 0; k < 6; k++) {
-      VD *p = (VD *)(v + ia + (size_t)k * LN), add = zero_dl;
-      if (wmask >> k & 1) add = WJa[m++] * dl;
-      *p = BLEND(on, *p + add, *p);
-    }
-  if (b != RT_WORLD)
-    for (int k = 0, m = 0; k < 6; k++) {
-      VD *p = (VD *)(v + ib + (size_t)k * LN), add = zero_dl;
-      if (wmask >> k & 1) add = WJb[m++] * dl;
-      *p = BLEND(on, *p + add, *p);
-    }
+  if (a != RT_WORLD) LN_CAT(add_side_, LN)((VD *)(v + ia), WJa, &dl, &on, wmask);
+  if (b != RT_WORLD) LN_CAT(add_side_, LN)((VD *)(v + ib), WJb, &dl, &on, wmask);
 }
 
 /* Row i in the rows' layout (lanes.h). */
@@ -267,23 +270,8 @@ static void LN_CAT(residual_, LN)(const rt__lanes *l, int dim, double *res, doub
  * adds 0.0 * d). */
 static inline __attribute__((always_inline)) void LN_CAT(apply_, LN)(const VD *WJ, int a, int b, double *vel,
                                                                     const VD *d, const VM *m, const int wmask) {
-  const VD *WJb = WJ + rt__popcount6(wmask), zero_d = (VD){0} * *d;
-  if (a != RT_WORLD) {
-    VD *va = (VD *)(vel + 6 * (size_t)a * LN);
-    for (int k = 0, e = 0; k < 6; k++) {
-      VD add = zero_d;
-      if (wmask >> k & 1) add = WJ[e++] * *d;
-      va[k] = BLEND(*m, va[k] + add, va[k]);
-    }
-  }
-  if (b != RT_WORLD) {
-    VD *vb = (VD *)(vel + 6 * (size_t)b * LN);
-    for (int k = 0, e = 0; k < 6; k++) {
-      VD add = zero_d;
-      if (wmask >> k & 1) add = WJb[e++] * *d;
-      vb[k] = BLEND(*m, vb[k] + add, vb[k]);
-    }
-  }
+  if (a != RT_WORLD) LN_CAT(add_side_, LN)((VD *)(vel + 6 * (size_t)a * LN), WJ, d, m, wmask);
+  if (b != RT_WORLD) LN_CAT(add_side_, LN)((VD *)(vel + 6 * (size_t)b * LN), WJ + rt__popcount6(wmask), d, m, wmask);
 }
 
 /* batch_pgs.c's rt__lanes_correct in vectors. */

@@ -67,6 +67,27 @@
 #pragma GCC diagnostic pop
 #endif
 
+/* The two forms of the lanes' functions: the runtime's and the plain C. */
+typedef struct lanes_ops {
+  int (*alloc)(rt__lanes *, int, int, int, int, const unsigned char *);
+  void (*free)(rt__lanes *);
+  void (*gather)(rt__lanes *, rt_world *const *, const unsigned char *, int);
+  void (*gather_before)(rt__lanes *, rt_world *const *);
+  void (*sweep)(rt__lanes *, int, const long long *, double *);
+  void (*refresh)(rt__lanes *, rt_world *const *, const unsigned char *);
+  void (*mask)(rt__lanes *, int, const int *, int);
+  void (*residual)(const rt__lanes *, int, double *, double *);
+  void (*correct)(rt__lanes *, int, const double *, const unsigned char *);
+  void (*scatter)(const rt__lanes *, rt_world *const *, const unsigned char *);
+} lanes_ops;
+
+static const lanes_ops forms[2] = {
+    {rt__lanes_alloc, rt__lanes_free, rt__lanes_gather, rt__lanes_gather_before, rt__lanes_sweep, rt__lanes_refresh,
+     rt__lanes_mask, rt__lanes_residual, rt__lanes_correct, rt__lanes_scatter},
+    {plain_lanes_alloc, plain_lanes_free, plain_lanes_gather, plain_lanes_gather_before, plain_lanes_sweep,
+     plain_lanes_refresh, plain_lanes_mask, plain_lanes_residual, plain_lanes_correct, plain_lanes_scatter},
+};
+
 #define NSBODY 5
 #define MAXROWS 40
 #define SWEEPS 4
@@ -276,6 +297,16 @@ static void random_copies(copy *c, int N, const int *nrow, int dim, const unsign
     for (int k = 0; k < 6 * NSBODY; k++) c[j].vel[k] = below(16) == 0 ? -0.0 : between(-1.0, 1.0);
 }
 
+/* The N copies in lanes and alone, and their rows. */
+static void free_copies(copy *lane, copy *alone, int N) {
+  for (int j = 0; j < N; j++) {
+    rows_free(&lane[j].w.rows);
+    rows_free(&alone[j].w.rows);
+  }
+  free(lane);
+  free(alone);
+}
+
 static void same_bits(const void *x, const void *y, size_t n, const char *what, int j, uint64_t seed) {
   if (memcmp(x, y, n) != 0) fail_msg("seed %llu, copy %d: %s differ", (unsigned long long)seed, j, what);
 }
@@ -289,6 +320,7 @@ static void same_bits(const void *x, const void *y, size_t n, const char *what, 
  * contacts the merge placed (more slots than rows, some shared by copies)
  * and scenarios placed by index. */
 static void check(int N, uint64_t seed, int plain, long paths[11]) {
+  const lanes_ops *o = &forms[plain];
   rng = seed * 0x9e3779b97f4a7c15u + 1;
   random_masses();
   copy *lane = calloc((size_t)N, sizeof *lane), *alone = calloc((size_t)N, sizeof *alone);
@@ -315,16 +347,11 @@ static void check(int N, uint64_t seed, int plain, long paths[11]) {
     take[j] = 1;
   }
   rt__lanes l;
-  assert_int_equal(plain ? plain_lanes_alloc(&l, N, MAXROWS, NSBODY, dim, letter)
-                         : rt__lanes_alloc(&l, N, MAXROWS, NSBODY, dim, letter),
-                   0);
+  assert_int_equal(o->alloc(&l, N, MAXROWS, NSBODY, dim, letter), 0);
   /* as the contact passes gather when the sweeps before the block step
    * ran copy by copy: the rows beyond the block first, the block's later */
   const int first = below(2) ? 0 : dim;
-  if (plain)
-    plain_lanes_gather(&l, w, take, first);
-  else
-    rt__lanes_gather(&l, w, take, first);
+  o->gather(&l, w, take, first);
   for (int i = first; i < l.n; i++) {
     paths[0] += !l.uniform[i];
     paths[1] += l.kind[i] >= 0;
@@ -346,10 +373,7 @@ static void check(int N, uint64_t seed, int plain, long paths[11]) {
     for (int j = 0; j < N; j++) act[j] = s == 0 || below(4) != 0 ? -1 : 0; /* now and then a lane left out */
     const int measure = s % 2 == 0;
     double change[RT__LANES_MAX];
-    if (plain)
-      plain_lanes_sweep(&l, first, act, measure ? change : NULL);
-    else
-      rt__lanes_sweep(&l, first, act, measure ? change : NULL);
+    o->sweep(&l, first, act, measure ? change : NULL);
     for (int j = 0; j < N; j++) {
       if (!act[j]) continue;
       rt__rows *r = &alone[j].w.rows;
@@ -361,10 +385,7 @@ static void check(int N, uint64_t seed, int plain, long paths[11]) {
       }
     }
   }
-  if (plain)
-    plain_lanes_scatter(&l, w, take);
-  else
-    rt__lanes_scatter(&l, w, take);
+  o->scatter(&l, w, take);
   /* then, as a batch's contact passes do: the copies' impulses and
    * velocities changed outside the lanes and taken again (refresh), a few
    * rows of one copy out of its sweeps (mask; the copy alone: their
@@ -379,43 +400,25 @@ static void check(int N, uint64_t seed, int plain, long paths[11]) {
       if (below(4) == 0) lane[j].vel[k] = alone[j].vel[k] = between(-1.0, 1.0);
   }
   for (int t = 0; t < nout; t++) alone[out].w.rows.inv_diag[rows_out[t]] = 0.0;
-  if (plain) {
-    plain_lanes_refresh(&l, w, take);
-    plain_lanes_gather_before(&l, w);
-    plain_lanes_mask(&l, out, rows_out, nout);
-  } else {
-    rt__lanes_refresh(&l, w, take);
-    rt__lanes_gather_before(&l, w);
-    rt__lanes_mask(&l, out, rows_out, nout);
-  }
+  o->refresh(&l, w, take);
+  o->gather_before(&l, w);
+  o->mask(&l, out, rows_out, nout);
   for (int s = 0; s < 2; s++) {
     long long act[RT__LANES_MAX];
     for (int j = 0; j < N; j++) act[j] = -1;
-    if (plain)
-      plain_lanes_sweep(&l, 0, act, NULL);
-    else
-      rt__lanes_sweep(&l, 0, act, NULL);
+    o->sweep(&l, 0, act, NULL);
     for (int j = 0; j < N; j++) rt__pgs_sweep(&alone[j].w.rows, 0, nrow[j], alone[j].vel);
   }
-  if (plain)
-    plain_lanes_scatter(&l, w, take);
-  else
-    rt__lanes_scatter(&l, w, take);
+  o->scatter(&l, w, take);
   for (int j = 0; j < N; j++) {
     const rt__rows *x = &lane[j].w.rows, *y = &alone[j].w.rows;
     same_bits(x->lambda, y->lambda, sizeof *x->lambda * (size_t)nrow[j], "the impulses", j, seed);
     same_bits(x->lo, y->lo, sizeof *x->lo * (size_t)nrow[j], "the lower bounds", j, seed);
     same_bits(x->hi, y->hi, sizeof *x->hi * (size_t)nrow[j], "the upper bounds", j, seed);
     same_bits(lane[j].vel, alone[j].vel, sizeof lane[j].vel, "the velocities", j, seed);
-    rows_free(&lane[j].w.rows);
-    rows_free(&alone[j].w.rows);
   }
-  if (plain)
-    plain_lanes_free(&l);
-  else
-    rt__lanes_free(&l);
-  free(lane);
-  free(alone);
+  o->free(&l);
+  free_copies(lane, alone, N);
 }
 
 #define SEEDS 200
@@ -437,6 +440,7 @@ static void check_all(int plain) {
  * the velocities' response in the lanes of act (some deltas 0) against
  * rt__pgs_apply of each copy taken alone. Bit for bit, both forms. */
 static void check_block(int N, uint64_t seed, int plain) {
+  const lanes_ops *o = &forms[plain];
   rng = seed * 0x9e3779b97f4a7c15u + 7;
   random_masses();
   copy *lane = calloc((size_t)N, sizeof *lane), *alone = calloc((size_t)N, sizeof *alone);
@@ -465,17 +469,10 @@ static void check_block(int N, uint64_t seed, int plain) {
     act[j] = below(4) != 0;
   }
   rt__lanes l;
-  assert_int_equal(plain ? plain_lanes_alloc(&l, N, MAXROWS, NSBODY, MAXROWS, letter)
-                         : rt__lanes_alloc(&l, N, MAXROWS, NSBODY, MAXROWS, letter),
-                   0);
+  assert_int_equal(o->alloc(&l, N, MAXROWS, NSBODY, MAXROWS, letter), 0);
   double res[MAXROWS * RT__LANES_MAX], most[RT__LANES_MAX], delta[MAXROWS * RT__LANES_MAX];
-  if (plain) {
-    plain_lanes_gather(&l, w, take, 0);
-    plain_lanes_residual(&l, MAXROWS, res, most);
-  } else {
-    rt__lanes_gather(&l, w, take, 0);
-    rt__lanes_residual(&l, MAXROWS, res, most);
-  }
+  o->gather(&l, w, take, 0);
+  o->residual(&l, MAXROWS, res, most);
   for (int j = 0; j < N; j++) {
     const rt__rows *r = &alone[j].w.rows;
     double want_most = 0.0, dl[MAXROWS];
@@ -490,26 +487,15 @@ static void check_block(int N, uint64_t seed, int plain) {
     for (int i = 0; i < MAXROWS; i++) alone[j].w.rows.lambda[i] += dl[i];
     rt__pgs_apply(&alone[j].w.rows, 0, MAXROWS, dl, alone[j].vel);
   }
-  if (plain) {
-    plain_lanes_correct(&l, MAXROWS, delta, act);
-    plain_lanes_scatter(&l, w, take);
-  } else {
-    rt__lanes_correct(&l, MAXROWS, delta, act);
-    rt__lanes_scatter(&l, w, take);
-  }
+  o->correct(&l, MAXROWS, delta, act);
+  o->scatter(&l, w, take);
   for (int j = 0; j < N; j++) {
     same_bits(lane[j].w.rows.lambda, alone[j].w.rows.lambda, sizeof(double) * MAXROWS, "the corrected impulses", j,
               seed);
     same_bits(lane[j].vel, alone[j].vel, sizeof lane[j].vel, "the corrected velocities", j, seed);
-    rows_free(&lane[j].w.rows);
-    rows_free(&alone[j].w.rows);
   }
-  if (plain)
-    plain_lanes_free(&l);
-  else
-    rt__lanes_free(&l);
-  free(lane);
-  free(alone);
+  o->free(&l);
+  free_copies(lane, alone, N);
 }
 
 static void check_block_all(int plain) {
