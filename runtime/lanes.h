@@ -149,9 +149,10 @@ static inline void rt__lanes_masks(unsigned char c, int *jmask, int *wmask) {
  * (copied): 0, or -1 if out of memory (then rt__lanes_free releases what
  * was allocated). */
 int rt__lanes_alloc(rt__lanes *l, int N, int cap, int nsbody, int dim, const unsigned char *letter);
-/* The bytes of the lanes' arrays for N lanes of `rows` rows and nsbody
- * solver bodies: what a sweep over those rows goes through at most (a
- * side on the world in every lane leaves its J and W J^T unread). */
+/* The bytes of the lanes' arrays for N lanes of `rows` slots and nsbody
+ * solver bodies: what a sweep over them goes through at most (a side on
+ * the world in every lane leaves its J and W J^T unread, and the equality
+ * rows' are packed). */
 size_t rt__lanes_bytes(int N, int rows, int nsbody);
 void rt__lanes_free(rt__lanes *l);
 /* The rows and the velocities of the copies w[j] with take[j] set into
@@ -174,8 +175,8 @@ void rt__lanes_refresh(rt__lanes *l, rt_world *const *w, const unsigned char *ta
  * takes them out of a world's. */
 void rt__lanes_mask(rt__lanes *l, int j, const int *rows, int k);
 /* The block step's right-hand side on the equality rows 0 .. dim (slots
- * 0 .. dim) in every lane: res (dim N, lane-interleaved) = rhs - J v, and each lane's largest
- * |res| in most (N). */
+ * 0 .. dim) in every lane: res (dim N, lane-interleaved) = rhs - J v,
+ * and each lane's largest |res| in most (N). */
 void rt__lanes_residual(const rt__lanes *l, int dim, double *res, double *most);
 /* lambda += delta on rows 0 .. dim and the velocities' response W J^T
  * delta, in the lanes whose act is nonzero. */
