@@ -6,11 +6,9 @@
 #define LN_CAT(a, b) LN_CAT2(a, b)
 #define VD LN_CAT(vd, LN)
 #define VM LN_CAT(vm, LN)
-#define VI LN_CAT(vi, LN)
 
 typedef double VD __attribute__((vector_size(LN * sizeof(double)), aligned(sizeof(double)), may_alias));
 typedef long long VM __attribute__((vector_size(LN * sizeof(long long))));
-typedef int VI __attribute__((vector_size(LN * sizeof(int)), aligned(sizeof(int)), may_alias));
 
 /* Where m is set, a; elsewhere b (bit for bit). A macro: a vector
  * argument wider than the target's registers changes the calling
@@ -39,6 +37,38 @@ static inline __attribute__((always_inline)) void LN_CAT(add_side_, LN)(VD *vb, 
     if (wmask >> k & 1) add = W[e++] * *d;
     vb[k] = BLEND(*m, vb[k] + add, vb[k]);
   }
+}
+
+/* *s = J v of a row on bodies a and b in every lane, J's entries of jmask
+ * for each side one after another (side a's at Ja, side b's at Jb), side
+ * a's products added one by one from +0, then side b's (a side on the
+ * world skipped): pgs.c's J v, by the row's letter for a packed equality
+ * row (rt__pgs_residual). */
+static inline __attribute__((always_inline)) void LN_CAT(dot_, LN)(const VD *Ja, const VD *Jb, int a, int b,
+                                                                  const double *vel, const int jmask, VD *s) {
+  VD sum = {0};
+  if (a != RT_WORLD) {
+    const VD *va = (const VD *)(vel + 6 * (size_t)a * LN);
+    for (int k = 0, m = 0; k < 6; k++)
+      if (jmask >> k & 1) sum = sum + Ja[m++] * va[k];
+  }
+  if (b != RT_WORLD) {
+    const VD *vb = (const VD *)(vel + 6 * (size_t)b * LN);
+    for (int k = 0, m = 0; k < 6; k++)
+      if (jmask >> k & 1) sum = sum + Jb[m++] * vb[k];
+  }
+  *s = sum;
+}
+
+/* The velocities += W J^T d of a row on bodies a and b in every lane, in
+ * the lanes of m: side a (W J^T at WJa), then side b from memory, so that
+ * one body on both sides takes side b's change on top of side a's
+ * (pgs.c's rt__pgs_apply). */
+static inline __attribute__((always_inline)) void LN_CAT(apply_, LN)(const VD *WJa, const VD *WJb, int a, int b,
+                                                                    double *vel, const VD *d, const VM *m,
+                                                                    const int wmask) {
+  if (a != RT_WORLD) LN_CAT(add_side_, LN)((VD *)(vel + 6 * (size_t)a * LN), WJa, d, m, wmask);
+  if (b != RT_WORLD) LN_CAT(add_side_, LN)((VD *)(vel + 6 * (size_t)b * LN), WJb, d, m, wmask);
 }
 
 /* Row i's impulse in the lanes of act from its J v, jv: pgs.c's sweep_row
@@ -110,22 +140,11 @@ static inline __attribute__((always_inline)) void LN_CAT(row_, LN)(rt__lanes *l,
                                                                   int b, const VD *Ja, const VD *Jb, const VD *WJa,
                                                                   const VD *WJb, const int jmask, const int wmask,
                                                                   const VM *act, VD *change, int measure) {
-  /* entry k of lane j of body s at v[6 s LN + k LN + j] */
-  const size_t ia = 6 * (size_t)(a != RT_WORLD ? a : 0) * LN, ib = 6 * (size_t)(b != RT_WORLD ? b : 0) * LN;
-  VD jv = {0};
-  if (a != RT_WORLD)
-    for (int k = 0, m = 0; k < 6; k++)
-      if (jmask >> k & 1) jv = jv + Ja[m++] * *(const VD *)(v + ia + (size_t)k * LN);
-  if (b != RT_WORLD)
-    for (int k = 0, m = 0; k < 6; k++)
-      if (jmask >> k & 1) jv = jv + Jb[m++] * *(const VD *)(v + ib + (size_t)k * LN);
-  VD dl;
+  VD jv, dl;
   VM on;
+  LN_CAT(dot_, LN)(Ja, Jb, a, b, v, jmask, &jv);
   LN_CAT(impulse_, LN)(l, i, &jv, act, change, measure, &dl, &on);
-  /* side a, then side b from memory: the same body on both sides takes
-   * side b's change on top of side a's */
-  if (a != RT_WORLD) LN_CAT(add_side_, LN)((VD *)(v + ia), WJa, &dl, &on, wmask);
-  if (b != RT_WORLD) LN_CAT(add_side_, LN)((VD *)(v + ib), WJb, &dl, &on, wmask);
+  LN_CAT(apply_, LN)(WJa, WJb, a, b, v, &dl, &on, wmask);
 }
 
 /* Row i in the rows' layout (lanes.h). */
@@ -225,26 +244,6 @@ static void LN_CAT(sweep_, LN)(rt__lanes *lanes, int first, const long long *act
   if (measure) memcpy(change_, &change, sizeof change);
 }
 
-/* *s = J v of a packed equality row (J: side a's entries of jmask, then
- * side b's), side a's products added one by one from +0, then side b's:
- * pgs.c's rt__pgs_residual by the row's letter. */
-static inline __attribute__((always_inline)) void LN_CAT(dot_, LN)(const VD *J, int a, int b, const double *vel,
-                                                                  const int jmask, VD *s) {
-  VD sum = {0};
-  const VD *Jb = J + rt__popcount6(jmask);
-  if (a != RT_WORLD) {
-    const VD *va = (const VD *)(vel + 6 * (size_t)a * LN);
-    for (int k = 0, m = 0; k < 6; k++)
-      if (jmask >> k & 1) sum = sum + J[m++] * va[k];
-  }
-  if (b != RT_WORLD) {
-    const VD *vb = (const VD *)(vel + 6 * (size_t)b * LN);
-    for (int k = 0, m = 0; k < 6; k++)
-      if (jmask >> k & 1) sum = sum + Jb[m++] * vb[k];
-  }
-  *s = sum;
-}
-
 /* batch_pgs.c's rt__lanes_residual in vectors (the equality rows are on
  * the same bodies in every lane). */
 static void LN_CAT(residual_, LN)(const rt__lanes *l, int dim, double *res, double *most_) {
@@ -254,7 +253,7 @@ static void LN_CAT(residual_, LN)(const rt__lanes *l, int dim, double *res, doub
     const int a = l->a[r], b = l->b[r];
     const VD *J = (const VD *)l->eqJ + l->jat[i];
     VD s;
-#define LN_DOT(JM, WM) LN_CAT(dot_, LN)(J, a, b, l->vel, JM, &s)
+#define LN_DOT(JM, WM) LN_CAT(dot_, LN)(J, J + rt__popcount6(JM), a, b, l->vel, JM, &s)
     BY_LETTER(l->letter[i], LN_DOT)
 #undef LN_DOT
     const VD x = *(const VD *)(l->rhs + r) - s;
@@ -263,15 +262,6 @@ static void LN_CAT(residual_, LN)(const rt__lanes *l, int dim, double *res, doub
     most = BLEND(m > most, m, most);
   }
   memcpy(most_, &most, sizeof most);
-}
-
-/* The velocities += W J^T d of a packed equality row in the lanes of m
- * (pgs.c's rt__pgs_apply: side a, then side b; an entry left out, +0,
- * adds 0.0 * d). */
-static inline __attribute__((always_inline)) void LN_CAT(apply_, LN)(const VD *WJ, int a, int b, double *vel,
-                                                                    const VD *d, const VM *m, const int wmask) {
-  if (a != RT_WORLD) LN_CAT(add_side_, LN)((VD *)(vel + 6 * (size_t)a * LN), WJ, d, m, wmask);
-  if (b != RT_WORLD) LN_CAT(add_side_, LN)((VD *)(vel + 6 * (size_t)b * LN), WJ + rt__popcount6(wmask), d, m, wmask);
 }
 
 /* batch_pgs.c's rt__lanes_correct in vectors. */
@@ -288,7 +278,7 @@ static void LN_CAT(correct_, LN)(rt__lanes *l, int dim, const double *delta, con
     VD *lam = (VD *)(l->lambda + r);
     *lam = BLEND(act, *lam + d, *lam);
     const VM m = act & (d != 0.0);
-#define LN_APPLY(JM, WM) LN_CAT(apply_, LN)(WJ, a, b, l->vel, &d, &m, WM)
+#define LN_APPLY(JM, WM) LN_CAT(apply_, LN)(WJ, WJ + rt__popcount6(WM), a, b, l->vel, &d, &m, WM)
     BY_LETTER(l->letter[i], LN_APPLY)
 #undef LN_APPLY
   }
@@ -298,6 +288,5 @@ static void LN_CAT(correct_, LN)(rt__lanes *l, int dim, const double *delta, con
 #undef BY_LETTER
 #undef VD
 #undef VM
-#undef VI
 #undef LN_CAT
 #undef LN_CAT2
