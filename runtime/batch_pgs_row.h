@@ -39,36 +39,72 @@ static inline __attribute__((always_inline)) void LN_CAT(add_side_, LN)(VD *vb, 
   }
 }
 
-/* *s = J v of a row on bodies a and b in every lane, J's entries of jmask
- * for each side one after another (side a's at Ja, side b's at Jb), side
- * a's products added one by one from +0, then side b's (a side on the
- * world skipped): pgs.c's J v, by the row's letter for a packed equality
- * row (rt__pgs_residual). */
-static inline __attribute__((always_inline)) void LN_CAT(dot_, LN)(const VD *Ja, const VD *Jb, int a, int b,
-                                                                  const double *vel, const int jmask, VD *s) {
+/* *s = J v of a row whose sides' velocities are va and vb in every lane
+ * (NULL: the world), J's entries of jmask for each side one after another
+ * (side a's at Ja, side b's at Jb), side a's products added one by one
+ * from +0, then side b's (a side on the world skipped): pgs.c's J v, by
+ * the row's letter for a packed equality row (rt__pgs_residual). */
+static inline __attribute__((always_inline)) void LN_CAT(dot_, LN)(const VD *Ja, const VD *Jb, const VD *va,
+                                                                  const VD *vb, const int jmask, VD *s) {
   VD sum = {0};
-  if (a != RT_WORLD) {
-    const VD *va = (const VD *)(vel + 6 * (size_t)a * LN);
+  if (va != NULL)
     for (int k = 0, m = 0; k < 6; k++)
       if (jmask >> k & 1) sum = sum + Ja[m++] * va[k];
-  }
-  if (b != RT_WORLD) {
-    const VD *vb = (const VD *)(vel + 6 * (size_t)b * LN);
+  if (vb != NULL)
     for (int k = 0, m = 0; k < 6; k++)
       if (jmask >> k & 1) sum = sum + Jb[m++] * vb[k];
-  }
   *s = sum;
 }
 
-/* The velocities += W J^T d of a row on bodies a and b in every lane, in
- * the lanes of m: side a (W J^T at WJa), then side b from memory, so that
- * one body on both sides takes side b's change on top of side a's
+/* The velocities va and vb (NULL: the world) += W J^T d of a row in every
+ * lane, in the lanes of m: side a (W J^T at WJa), then side b, so that one
+ * body on both sides (va == vb) takes side b's change on top of side a's
  * (pgs.c's rt__pgs_apply). */
-static inline __attribute__((always_inline)) void LN_CAT(apply_, LN)(const VD *WJa, const VD *WJb, int a, int b,
-                                                                    double *vel, const VD *d, const VM *m,
-                                                                    const int wmask) {
-  if (a != RT_WORLD) LN_CAT(add_side_, LN)((VD *)(vel + 6 * (size_t)a * LN), WJa, d, m, wmask);
-  if (b != RT_WORLD) LN_CAT(add_side_, LN)((VD *)(vel + 6 * (size_t)b * LN), WJb, d, m, wmask);
+static inline __attribute__((always_inline)) void LN_CAT(apply_, LN)(const VD *WJa, const VD *WJb, VD *va, VD *vb,
+                                                                    const VD *d, const VM *m, const int wmask) {
+  if (va != NULL) LN_CAT(add_side_, LN)(va, WJa, d, m, wmask);
+  if (vb != NULL) LN_CAT(add_side_, LN)(vb, WJb, d, m, wmask);
+}
+
+/* Body a's six velocity vectors in the lanes' velocities v, or NULL for
+ * the world. */
+static inline VD *LN_CAT(body_, LN)(double *v, int a) { return a == RT_WORLD ? NULL : (VD *)(v + 6 * (size_t)a * LN); }
+
+/* DO(va, vb) over a run of rows on sides pa and pb (NULL: the world),
+ * their velocities in registers from its first row to its last, as
+ * pgs.c's general_run (in memory, each row's J v would wait for the
+ * previous row's stores); stored back after it if store. One body on both
+ * sides stays in memory, its two sides one. */
+#define WITH_SIDES(pa, pb, store, DO)                                                                                  \
+  do {                                                                                                                 \
+    VD ra_[6], rb_[6];                                                                                                 \
+    if ((pa) != NULL && (pa) == (pb)) {                                                                                \
+      DO((pa), (pb));                                                                                                  \
+    } else if ((pa) != NULL && (pb) != NULL) {                                                                         \
+      memcpy(ra_, (pa), sizeof ra_);                                                                                   \
+      memcpy(rb_, (pb), sizeof rb_);                                                                                   \
+      DO(ra_, rb_);                                                                                                    \
+      if (store) memcpy((pa), ra_, sizeof ra_), memcpy((pb), rb_, sizeof rb_);                                         \
+    } else if ((pa) != NULL) {                                                                                         \
+      memcpy(ra_, (pa), sizeof ra_);                                                                                   \
+      DO(ra_, (VD *)NULL);                                                                                             \
+      if (store) memcpy((pa), ra_, sizeof ra_);                                                                        \
+    } else if ((pb) != NULL) {                                                                                         \
+      memcpy(rb_, (pb), sizeof rb_);                                                                                   \
+      DO((VD *)NULL, rb_);                                                                                             \
+      if (store) memcpy((pb), rb_, sizeof rb_);                                                                        \
+    } else {                                                                                                           \
+      DO((VD *)NULL, (VD *)NULL);                                                                                      \
+    }                                                                                                                  \
+  } while (0)
+
+/* The end of the run of rows from s on the same bodies in every lane
+ * (uniform slots, below n), on the bodies of row s. */
+static inline int LN_CAT(run_end_, LN)(const rt__lanes *l, int s, int n) {
+  const int a = l->a[(size_t)s * LN], b = l->b[(size_t)s * LN];
+  int e = s + 1;
+  while (e < n && l->uniform[e] && l->a[(size_t)e * LN] == a && l->b[(size_t)e * LN] == b) e++;
+  return e;
 }
 
 /* Row i's impulse in the lanes of act from its J v, jv: pgs.c's sweep_row
@@ -125,10 +161,10 @@ static inline __attribute__((always_inline)) void LN_CAT(impulse_, LN)(rt__lanes
   *on_out = on;
 }
 
-/* Row i in the lanes of act whose sides are bodies a and b (each side
- * RT_WORLD or the same body in all of them): pgs.c's sweep_row in each,
- * the velocities loaded and stored as whole vectors (a side on the world
- * skipped), the other lanes left as they were; with measure, each lane's
+/* Row i in the lanes of act whose sides' velocities are va and vb (each
+ * NULL on the world, or the same body in all of them): pgs.c's sweep_row
+ * in each, the velocities updated as whole vectors, the other lanes left
+ * as they were; with measure, each lane's
  * change into *change (the most so far). Its J and W J^T: side a's at Ja
  * and WJa, side b's at Jb and WJb, each side's entries k with bit k of
  * jmask (wmask) set, one after another (all six: the rows' layout, a
@@ -136,34 +172,32 @@ static inline __attribute__((always_inline)) void LN_CAT(impulse_, LN)(rt__lanes
  * entry of J left out is +-0, and its product left out of J v changes no
  * bit of a sum from +0; an entry of W J^T left out is +0, and its product
  * with dl is added as 0.0 * dl (the same bits: -0.0 + 0.0 is +0.0). */
-static inline __attribute__((always_inline)) void LN_CAT(row_, LN)(rt__lanes *l, double *restrict v, int i, int a,
-                                                                  int b, const VD *Ja, const VD *Jb, const VD *WJa,
+static inline __attribute__((always_inline)) void LN_CAT(row_, LN)(rt__lanes *l, int i, VD *va, VD *vb,
+                                                                  const VD *Ja, const VD *Jb, const VD *WJa,
                                                                   const VD *WJb, const int jmask, const int wmask,
                                                                   const VM *act, VD *change, int measure) {
   VD jv, dl;
   VM on;
-  LN_CAT(dot_, LN)(Ja, Jb, a, b, v, jmask, &jv);
+  LN_CAT(dot_, LN)(Ja, Jb, va, vb, jmask, &jv);
   LN_CAT(impulse_, LN)(l, i, &jv, act, change, measure, &dl, &on);
-  LN_CAT(apply_, LN)(WJa, WJb, a, b, v, &dl, &on, wmask);
+  LN_CAT(apply_, LN)(WJa, WJb, va, vb, &dl, &on, wmask);
 }
 
 /* Row i in the rows' layout (lanes.h). */
-static inline __attribute__((always_inline)) void LN_CAT(full_row_, LN)(rt__lanes *l, double *restrict v, int i,
-                                                                       int a, int b, const VM *act, VD *change,
-                                                                       int measure) {
+static inline __attribute__((always_inline)) void LN_CAT(full_row_, LN)(rt__lanes *l, int i, VD *va, VD *vb,
+                                                                       const VM *act, VD *change, int measure) {
   const VD *J = (const VD *)l->J, *WJ = (const VD *)l->WJ;
   const size_t sa = rt__lanes_at(l, i, 0) / LN, sb = rt__lanes_at(l, i, 6) / LN;
-  LN_CAT(row_, LN)(l, v, i, a, b, J + sa, J + sb, WJ + sa, WJ + sb, 0x3f, 0x3f, act, change, measure);
+  LN_CAT(row_, LN)(l, i, va, vb, J + sa, J + sb, WJ + sa, WJ + sb, 0x3f, 0x3f, act, change, measure);
 }
 
 /* Equality row i (i < l->dim), packed by its letter (batch_pgs.c): each
  * letter's masks constant, so that each loop unrolls to its entries. */
-static inline __attribute__((always_inline)) void LN_CAT(packed_row_, LN)(rt__lanes *l, double *restrict v, int i,
-                                                                         int a, int b, const VM *act, VD *change,
-                                                                         int measure) {
+static inline __attribute__((always_inline)) void LN_CAT(packed_row_, LN)(rt__lanes *l, int i, VD *va, VD *vb,
+                                                                         const VM *act, VD *change, int measure) {
   const VD *J = (const VD *)l->eqJ + l->jat[i], *WJ = (const VD *)l->eqWJ + l->wat[i];
 #define LN_PACKED(JM, WM)                                                                                              \
-  LN_CAT(row_, LN)(l, v, i, a, b, J, J + rt__popcount6(JM), WJ, WJ + rt__popcount6(WM), JM, WM, act, change, measure)
+  LN_CAT(row_, LN)(l, i, va, vb, J, J + rt__popcount6(JM), WJ, WJ + rt__popcount6(WM), JM, WM, act, change, measure)
   BY_LETTER(l->letter[i], LN_PACKED)
 #undef LN_PACKED
 }
@@ -230,61 +264,84 @@ static void LN_CAT(sweep_, LN)(rt__lanes *lanes, int first, const long long *act
   VD change = {0};
   memcpy(&act, act_, sizeof act);
   const int measure = change_ != NULL;
-  for (int i = first; i < l->n; i++) {
-    const size_t r = (size_t)i * LN;
-    if (l->uniform[i]) {
-      if (i < l->dim)
-        LN_CAT(packed_row_, LN)(l, v, i, l->a[r], l->b[r], &act, &change, measure);
-      else
-        LN_CAT(full_row_, LN)(l, v, i, l->a[r], l->b[r], &act, &change, measure);
+  for (int i = first; i < l->n;) {
+    if (!l->uniform[i]) {
+      LN_CAT(gathered_row_, LN)(l, v, i, &act, &change, measure);
+      i++;
       continue;
     }
-    LN_CAT(gathered_row_, LN)(l, v, i, &act, &change, measure);
+    const int e = LN_CAT(run_end_, LN)(l, i, l->n);
+    VD *pa = LN_CAT(body_, LN)(v, l->a[(size_t)i * LN]), *pb = LN_CAT(body_, LN)(v, l->b[(size_t)i * LN]);
+#define LN_ROWS(va, vb)                                                                                                \
+  for (; i < e; i++)                                                                                                   \
+    if (i < l->dim)                                                                                                    \
+      LN_CAT(packed_row_, LN)(l, i, va, vb, &act, &change, measure);                                                   \
+    else                                                                                                               \
+      LN_CAT(full_row_, LN)(l, i, va, vb, &act, &change, measure);
+    WITH_SIDES(pa, pb, 1, LN_ROWS);
+#undef LN_ROWS
   }
   if (measure) memcpy(change_, &change, sizeof change);
 }
 
 /* batch_pgs.c's rt__lanes_residual in vectors (the equality rows are on
- * the same bodies in every lane). */
+ * the same bodies in every lane), a run of rows on the same bodies with
+ * their velocities in registers. */
 static void LN_CAT(residual_, LN)(const rt__lanes *l, int dim, double *res, double *most_) {
   VD most = {0};
-  for (int i = 0; i < dim; i++) {
-    const size_t r = (size_t)i * LN;
-    const int a = l->a[r], b = l->b[r];
-    const VD *J = (const VD *)l->eqJ + l->jat[i];
-    VD s;
-#define LN_DOT(JM, WM) LN_CAT(dot_, LN)(J, J + rt__popcount6(JM), a, b, l->vel, JM, &s)
-    BY_LETTER(l->letter[i], LN_DOT)
+  double *v = l->vel;
+  for (int i = 0; i < dim;) {
+    const int e = LN_CAT(run_end_, LN)(l, i, dim);
+    VD *pa = LN_CAT(body_, LN)(v, l->a[(size_t)i * LN]), *pb = LN_CAT(body_, LN)(v, l->b[(size_t)i * LN]);
+#define LN_ROWS(va, vb)                                                                                                \
+  for (VD *va_ = (va), *vb_ = (vb); i < e; i++) {                                                                     \
+    const size_t r = (size_t)i * LN;                                                                                   \
+    const VD *J = (const VD *)l->eqJ + l->jat[i];                                                                      \
+    VD s;                                                                                                              \
+    BY_LETTER(l->letter[i], LN_DOT)                                                                                    \
+    const VD x = *(const VD *)(l->rhs + r) - s;                                                                        \
+    *(VD *)(res + r) = x;                                                                                              \
+    const VD m = (VD)((VM)x & ((VM){0} + 0x7fffffffffffffffLL));                                                       \
+    most = BLEND(m > most, m, most);                                                                                   \
+  }
+#define LN_DOT(JM, WM) LN_CAT(dot_, LN)(J, J + rt__popcount6(JM), va_, vb_, JM, &s)
+    WITH_SIDES(pa, pb, 0, LN_ROWS);
 #undef LN_DOT
-    const VD x = *(const VD *)(l->rhs + r) - s;
-    *(VD *)(res + r) = x;
-    const VD m = (VD)((VM)x & ((VM){0} + 0x7fffffffffffffffLL));
-    most = BLEND(m > most, m, most);
+#undef LN_ROWS
   }
   memcpy(most_, &most, sizeof most);
 }
 
-/* batch_pgs.c's rt__lanes_correct in vectors. */
+/* batch_pgs.c's rt__lanes_correct in vectors, a run of rows on the same
+ * bodies with their velocities in registers. */
 static void LN_CAT(correct_, LN)(rt__lanes *l, int dim, const double *delta, const unsigned char *act_) {
   long long t[LN];
   for (int j = 0; j < LN; j++) t[j] = act_[j] ? -1 : 0;
   VM act;
   memcpy(&act, t, sizeof act);
-  for (int i = 0; i < dim; i++) {
-    const size_t r = (size_t)i * LN;
-    const int a = l->a[r], b = l->b[r];
-    const VD *WJ = (const VD *)l->eqWJ + l->wat[i];
-    const VD d = *(const VD *)(delta + r);
-    VD *lam = (VD *)(l->lambda + r);
-    *lam = BLEND(act, *lam + d, *lam);
-    const VM m = act & (d != 0.0);
-#define LN_APPLY(JM, WM) LN_CAT(apply_, LN)(WJ, WJ + rt__popcount6(WM), a, b, l->vel, &d, &m, WM)
-    BY_LETTER(l->letter[i], LN_APPLY)
+  double *v = l->vel;
+  for (int i = 0; i < dim;) {
+    const int e = LN_CAT(run_end_, LN)(l, i, dim);
+    VD *pa = LN_CAT(body_, LN)(v, l->a[(size_t)i * LN]), *pb = LN_CAT(body_, LN)(v, l->b[(size_t)i * LN]);
+#define LN_ROWS(va, vb)                                                                                                \
+  for (VD *va_ = (va), *vb_ = (vb); i < e; i++) {                                                                     \
+    const size_t r = (size_t)i * LN;                                                                                   \
+    const VD *WJ = (const VD *)l->eqWJ + l->wat[i];                                                                    \
+    const VD d = *(const VD *)(delta + r);                                                                             \
+    VD *lam = (VD *)(l->lambda + r);                                                                                   \
+    *lam = BLEND(act, *lam + d, *lam);                                                                                 \
+    const VM m = act & (d != 0.0);                                                                                     \
+    BY_LETTER(l->letter[i], LN_APPLY)                                                                                  \
+  }
+#define LN_APPLY(JM, WM) LN_CAT(apply_, LN)(WJ, WJ + rt__popcount6(WM), va_, vb_, &d, &m, WM)
+    WITH_SIDES(pa, pb, 1, LN_ROWS);
 #undef LN_APPLY
+#undef LN_ROWS
   }
 }
 
 #undef BLEND
+#undef WITH_SIDES
 #undef BY_LETTER
 #undef VD
 #undef VM

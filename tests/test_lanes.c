@@ -18,8 +18,10 @@
  * names. The copies' rows are placed into the lanes' slots as
  * batch_pgs.c's place does (contacts on the same bodies merged, or by
  * index), and the impulses and velocities taken again (refresh) and rows
- * of one copy masked out before further sweeps. The block step's residual and correction in lanes too, on rows
- * on the same bodies in every copy. */
+ * of one copy masked out before further sweeps. The block step's
+ * residual and correction in lanes too, on rows on the same bodies in
+ * every copy. The mechanism's rows come in runs on the same sides, as a
+ * joint's do, which the lanes keep in registers from row to row. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -169,6 +171,29 @@ static void random_sides(int *a, int *b) {
   if (*a == RT_WORLD && *b == RT_WORLD) *a = below(NSBODY);
 }
 
+/* Sides for n rows in runs of 1 to 5 rows on the same sides, as a
+ * joint's rows are (the sweeps keep a run's velocities in registers). */
+static void joint_sides(int *a, int *b, int n) {
+  for (int i = 0; i < n;) {
+    int e = i + 1 + below(5);
+    random_sides(&a[i], &b[i]);
+    for (int k = i + 1; k < e && k < n; k++) a[k] = a[i], b[k] = b[i];
+    i = e;
+  }
+}
+
+/* Runs of two or more rows from first on the same sides in every lane:
+ * on two sides (one may be the world), into runs[0], on one body on both
+ * sides into runs[1]. */
+static void count_runs(const rt__lanes *l, int first, long runs[2]) {
+  for (int i = first; i + 1 < l->n; i++) {
+    const int N = l->N, a = l->a[i * N], b = l->b[i * N];
+    if (l->uniform[i] && l->uniform[i + 1] && l->a[(i + 1) * N] == a && l->b[(i + 1) * N] == b &&
+        (i == first || !l->uniform[i - 1] || l->a[(i - 1) * N] != a || l->b[(i - 1) * N] != b))
+      runs[a == b]++;
+  }
+}
+
 /* Row i of r: its sides, and a kind (a friction row on row normal, an
  * earlier row). */
 static void random_row(rt__rows *r, int i, int a, int b, int kind, int normal) {
@@ -266,12 +291,12 @@ static void sorted_contacts(copy *c, int N, const int *nrow, int fixed) {
 static void random_copies(copy *c, int N, const int *nrow, int dim, const unsigned char *letter, int fixed) {
   int n = 0;
   for (int j = 0; j < N; j++) n = nrow[j] > n ? nrow[j] : n;
+  int sa[MAXROWS], sb[MAXROWS];
+  joint_sides(sa, sb, dim);
   for (int i = 0; i < dim && i < n; i++) { /* the equality rows: plain, the same sides everywhere */
-    int a, b;
-    random_sides(&a, &b);
     for (int j = 0; j < N; j++) {
       if (i >= nrow[j]) continue;
-      random_row(&c[j].w.rows, i, a, b, PLAIN, -1);
+      random_row(&c[j].w.rows, i, sa[i], sb[i], PLAIN, -1);
       letter_row(&c[j].w.rows, i, letter[i]);
     }
   }
@@ -318,8 +343,9 @@ static void same_bits(const void *x, const void *y, size_t n, const char *what, 
  * every copy, soft rows, and rows of mixed kinds; the equality rows (the
  * first few, packed by their letters) of each letter; scenarios whose
  * contacts the merge placed (more slots than rows, some shared by copies)
- * and scenarios placed by index. */
-static void check(int N, uint64_t seed, int plain, long paths[11]) {
+ * and scenarios placed by index; runs of rows on the same two sides, and
+ * on one body on both sides. */
+static void check(int N, uint64_t seed, int plain, long paths[13]) {
   const lanes_ops *o = &forms[plain];
   rng = seed * 0x9e3779b97f4a7c15u + 1;
   random_masses();
@@ -368,6 +394,7 @@ static void check(int N, uint64_t seed, int plain, long paths[11]) {
   }
   paths[9] += l.n > most && shared > 0; /* merged: more slots than rows, contacts of copies sharing slots */
   paths[10] += l.n == most;              /* by index */
+  count_runs(&l, first, paths + 11);
   for (int s = 0; s < SWEEPS; s++) {
     long long act[RT__LANES_MAX];
     for (int j = 0; j < N; j++) act[j] = s == 0 || below(4) != 0 ? -1 : 0; /* now and then a lane left out */
@@ -427,9 +454,9 @@ static void check(int N, uint64_t seed, int plain, long paths[11]) {
 static void check_all(int plain) {
   static const int lanes[] = {4, 8, 16};
   for (size_t k = 0; k < sizeof lanes / sizeof lanes[0]; k++) {
-    long paths[11] = {0};
+    long paths[13] = {0};
     for (uint64_t seed = 1; seed <= SEEDS; seed++) check(lanes[k], seed, plain, paths);
-    for (int p = 0; p < 11; p++) assert_true(paths[p] > 0);
+    for (int p = 0; p < 13; p++) assert_true(paths[p] > 0);
   }
 }
 
@@ -439,7 +466,7 @@ static void check_all(int plain) {
  * that copy alone, and its largest |residual|; then lambda += delta and
  * the velocities' response in the lanes of act (some deltas 0) against
  * rt__pgs_apply of each copy taken alone. Bit for bit, both forms. */
-static void check_block(int N, uint64_t seed, int plain) {
+static void check_block(int N, uint64_t seed, int plain, long runs[2]) {
   const lanes_ops *o = &forms[plain];
   rng = seed * 0x9e3779b97f4a7c15u + 7;
   random_masses();
@@ -448,7 +475,7 @@ static void check_block(int N, uint64_t seed, int plain) {
   assert_non_null(alone);
   int sa[MAXROWS], sb[MAXROWS];
   unsigned char letter[MAXROWS];
-  for (int i = 0; i < MAXROWS; i++) random_sides(&sa[i], &sb[i]);
+  joint_sides(sa, sb, MAXROWS);
   random_letters(letter, MAXROWS);
   rt_world *w[RT__LANES_MAX];
   unsigned char take[RT__LANES_MAX], act[RT__LANES_MAX];
@@ -472,6 +499,7 @@ static void check_block(int N, uint64_t seed, int plain) {
   assert_int_equal(o->alloc(&l, N, MAXROWS, NSBODY, MAXROWS, letter), 0);
   double res[MAXROWS * RT__LANES_MAX], most[RT__LANES_MAX], delta[MAXROWS * RT__LANES_MAX];
   o->gather(&l, w, take, 0);
+  count_runs(&l, 0, runs);
   o->residual(&l, MAXROWS, res, most);
   for (int j = 0; j < N; j++) {
     const rt__rows *r = &alone[j].w.rows;
@@ -500,8 +528,11 @@ static void check_block(int N, uint64_t seed, int plain) {
 
 static void check_block_all(int plain) {
   static const int lanes[] = {4, 8, 16};
-  for (size_t k = 0; k < sizeof lanes / sizeof lanes[0]; k++)
-    for (uint64_t seed = 1; seed <= SEEDS; seed++) check_block(lanes[k], seed, plain);
+  for (size_t k = 0; k < sizeof lanes / sizeof lanes[0]; k++) {
+    long runs[2] = {0};
+    for (uint64_t seed = 1; seed <= SEEDS; seed++) check_block(lanes[k], seed, plain, runs);
+    assert_true(runs[0] > 0 && runs[1] > 0);
+  }
 }
 
 static void test_lanes_block(void **state) {
