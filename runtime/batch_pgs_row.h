@@ -251,6 +251,66 @@ static inline __attribute__((always_inline)) void LN_CAT(gathered_row_, LN)(rt__
   }
 }
 
+/* The end of the run of rows from s whose bodies differ between lanes
+ * (a contact's normal and friction rows in each copy), each lane on row
+ * s's bodies in every row of the run; or -1 if a lane of row s has one
+ * body on both sides (gathered_row_ takes it). */
+static inline int LN_CAT(gathered_end_, LN)(const rt__lanes *l, int s, int n) {
+  const int *a = l->a + (size_t)s * LN, *b = l->b + (size_t)s * LN;
+  for (int j = 0; j < LN; j++)
+    if (a[j] != RT_WORLD && a[j] == b[j]) return -1;
+  int e = s + 1;
+  while (e < n && !l->uniform[e] && memcmp(l->a + (size_t)e * LN, a, LN * sizeof *a) == 0 &&
+         memcmp(l->b + (size_t)e * LN, b, LN * sizeof *b) == 0)
+    e++;
+  return e;
+}
+
+/* Rows s .. e whose bodies differ between lanes, each lane on the same
+ * two bodies (or the world) in all of them, not one body on both sides:
+ * each lane's velocities gathered once (0.0 on the world, as
+ * gathered_row_), the rows swept on them in vectors, stored back lane by
+ * lane once (a lane that swept none of them stores what it gathered). A
+ * contact's three rows in the tank's drifted copies gathered and stored
+ * their velocities three times. */
+static inline __attribute__((always_inline)) void LN_CAT(gathered_run_, LN)(rt__lanes *l, double *restrict v, int s,
+                                                                           int e, const VM *act, VD *change,
+                                                                           int measure) {
+  const size_t r = (size_t)s * LN;
+  long long at[2][LN]; /* side t of lane j: its velocities' first entry, or -1 on the world */
+  VM body[2] = {{0}, {0}}; /* the lanes whose side t is a body */
+  int sides = 0;
+  for (int j = 0; j < LN; j++) {
+    const int a = l->a[r + (size_t)j], b = l->b[r + (size_t)j];
+    at[0][j] = a != RT_WORLD ? 6 * (long long)a * LN + j : -1;
+    at[1][j] = b != RT_WORLD ? 6 * (long long)b * LN + j : -1;
+    body[0][j] = a != RT_WORLD ? -1 : 0;
+    body[1][j] = b != RT_WORLD ? -1 : 0;
+    sides |= (a != RT_WORLD) | (b != RT_WORLD) << 1;
+  }
+  VD vs[2][6];
+  for (int t = 0; t < 2; t++)
+    for (int k = 0; k < 6; k++)
+      for (int j = 0; j < LN; j++) vs[t][k][j] = at[t][j] >= 0 ? v[at[t][j] + (long long)k * LN] : 0.0;
+  VD *va = sides & 1 ? vs[0] : NULL, *vb = sides & 2 ? vs[1] : NULL;
+  for (int i = s; i < e; i++) {
+    const VD *J = (const VD *)l->J, *WJ = (const VD *)l->WJ;
+    const size_t sa = rt__lanes_at(l, i, 0) / LN, sb = rt__lanes_at(l, i, 6) / LN;
+    VD jv, dl;
+    VM on;
+    LN_CAT(dot_, LN)(J + sa, J + sb, va, vb, 0x3f, &jv);
+    LN_CAT(impulse_, LN)(l, i, &jv, act, change, measure, &dl, &on);
+    /* a side on the world keeps its 0.0 for the run's next rows */
+    const VM ma = on & body[0], mb = on & body[1];
+    if (va != NULL) LN_CAT(add_side_, LN)(va, WJ + sa, &dl, &ma, 0x3f);
+    if (vb != NULL) LN_CAT(add_side_, LN)(vb, WJ + sb, &dl, &mb, 0x3f);
+  }
+  for (int t = 0; t < 2; t++)
+    for (int k = 0; k < 6; k++)
+      for (int j = 0; j < LN; j++)
+        if (at[t][j] >= 0) v[at[t][j] + (long long)k * LN] = vs[t][k][j];
+}
+
 /* A row on the same bodies in every lane (the mechanism's rows, and a
  * contact on the same bodies in every copy) is one vector row, its
  * velocities loaded and stored as whole vectors; a row whose bodies differ
@@ -266,8 +326,11 @@ static void LN_CAT(sweep_, LN)(rt__lanes *lanes, int first, const long long *act
   const int measure = change_ != NULL;
   for (int i = first; i < l->n;) {
     if (!l->uniform[i]) {
-      LN_CAT(gathered_row_, LN)(l, v, i, &act, &change, measure);
-      i++;
+      const int e = LN_CAT(gathered_end_, LN)(l, i, l->n);
+      if (e < 0)
+        LN_CAT(gathered_row_, LN)(l, v, i++, &act, &change, measure);
+      else
+        LN_CAT(gathered_run_, LN)(l, v, i, e, &act, &change, measure), i = e;
       continue;
     }
     const int e = LN_CAT(run_end_, LN)(l, i, l->n);

@@ -184,13 +184,21 @@ static void joint_sides(int *a, int *b, int n) {
 
 /* Runs of two or more rows from first on the same sides in every lane:
  * on two sides (one may be the world), into runs[0], on one body on both
- * sides into runs[1]. */
-static void count_runs(const rt__lanes *l, int first, long runs[2]) {
+ * sides into runs[1]; rows whose sides differ between the lanes, each lane
+ * on the same sides in the run's rows, into runs[2]. */
+static void count_runs(const rt__lanes *l, int first, long runs[3]) {
+  const int N = l->N;
   for (int i = first; i + 1 < l->n; i++) {
-    const int N = l->N, a = l->a[i * N], b = l->b[i * N];
-    if (l->uniform[i] && l->uniform[i + 1] && l->a[(i + 1) * N] == a && l->b[(i + 1) * N] == b &&
-        (i == first || !l->uniform[i - 1] || l->a[(i - 1) * N] != a || l->b[(i - 1) * N] != b))
-      runs[a == b]++;
+    const int *a = l->a + i * N, *b = l->b + i * N;
+    const int same_next = memcmp(a, a + N, N * sizeof *a) == 0 && memcmp(b, b + N, N * sizeof *b) == 0 &&
+                          l->uniform[i] == l->uniform[i + 1];
+    const int same_before = i > first && memcmp(a, a - N, N * sizeof *a) == 0 &&
+                            memcmp(b, b - N, N * sizeof *b) == 0 && l->uniform[i] == l->uniform[i - 1];
+    if (!same_next || same_before) continue;
+    if (l->uniform[i])
+      runs[a[0] == b[0]]++;
+    else
+      runs[2]++;
   }
 }
 
@@ -343,9 +351,9 @@ static void same_bits(const void *x, const void *y, size_t n, const char *what, 
  * every copy, soft rows, and rows of mixed kinds; the equality rows (the
  * first few, packed by their letters) of each letter; scenarios whose
  * contacts the merge placed (more slots than rows, some shared by copies)
- * and scenarios placed by index; runs of rows on the same two sides, and
- * on one body on both sides. */
-static void check(int N, uint64_t seed, int plain, long paths[13]) {
+ * and scenarios placed by index; runs of rows on the same two sides, on
+ * one body on both sides, and runs of rows on other sides in each lane. */
+static void check(int N, uint64_t seed, int plain, long paths[14]) {
   const lanes_ops *o = &forms[plain];
   rng = seed * 0x9e3779b97f4a7c15u + 1;
   random_masses();
@@ -454,9 +462,9 @@ static void check(int N, uint64_t seed, int plain, long paths[13]) {
 static void check_all(int plain) {
   static const int lanes[] = {4, 8, 16};
   for (size_t k = 0; k < sizeof lanes / sizeof lanes[0]; k++) {
-    long paths[13] = {0};
+    long paths[14] = {0};
     for (uint64_t seed = 1; seed <= SEEDS; seed++) check(lanes[k], seed, plain, paths);
-    for (int p = 0; p < 13; p++) assert_true(paths[p] > 0);
+    for (int p = 0; p < 14; p++) assert_true(paths[p] > 0);
   }
 }
 
@@ -466,7 +474,7 @@ static void check_all(int plain) {
  * that copy alone, and its largest |residual|; then lambda += delta and
  * the velocities' response in the lanes of act (some deltas 0) against
  * rt__pgs_apply of each copy taken alone. Bit for bit, both forms. */
-static void check_block(int N, uint64_t seed, int plain, long runs[2]) {
+static void check_block(int N, uint64_t seed, int plain, long runs[3]) {
   const lanes_ops *o = &forms[plain];
   rng = seed * 0x9e3779b97f4a7c15u + 7;
   random_masses();
@@ -529,7 +537,7 @@ static void check_block(int N, uint64_t seed, int plain, long runs[2]) {
 static void check_block_all(int plain) {
   static const int lanes[] = {4, 8, 16};
   for (size_t k = 0; k < sizeof lanes / sizeof lanes[0]; k++) {
-    long runs[2] = {0};
+    long runs[3] = {0};
     for (uint64_t seed = 1; seed <= SEEDS; seed++) check_block(lanes[k], seed, plain, runs);
     assert_true(runs[0] > 0 && runs[1] > 0);
   }
