@@ -164,8 +164,8 @@ static inline __attribute__((always_inline)) void LN_CAT(impulse_, LN)(rt__lanes
 /* Row i in the lanes of act whose sides' velocities are va and vb (each
  * NULL on the world, or the same body in all of them): pgs.c's sweep_row
  * in each, the velocities updated as whole vectors, the other lanes left
- * as they were; with measure, each lane's
- * change into *change (the most so far). Its J and W J^T: side a's at Ja
+ * as they were; with measure, each lane's change into *change (the most
+ * so far). Its J and W J^T: side a's at Ja
  * and WJa, side b's at Jb and WJb, each side's entries k with bit k of
  * jmask (wmask) set, one after another (all six: the rows' layout, a
  * constant mask: an equality row packed by its letter, batch_pgs.c). An
@@ -203,9 +203,10 @@ static inline __attribute__((always_inline)) void LN_CAT(packed_row_, LN)(rt__la
 }
 
 /* Row i whose bodies differ between its lanes (contacts of copies on
- * other bodies), one vector row: each lane's velocities gathered from its
- * own bodies (0.0 for a side on the world, whose products then add +-0 to
- * a sum from +0: no bit changes), the impulse in vectors, and the new
+ * other bodies), a lane of it with one body on both sides (the others take
+ * gathered_run_, below), one vector row: each lane's velocities gathered
+ * from its own bodies (0.0 for a side on the world, whose products then
+ * add +-0 to a sum from +0: no bit changes), the impulse in vectors, the
  * velocities stored lane by lane where the lane swept the row and its side
  * is a body; side b gathered after side a's stores, for a lane with one
  * body on both sides. The lanes of a row touch only their own lanes of the
@@ -312,9 +313,10 @@ static inline __attribute__((always_inline)) void LN_CAT(gathered_run_, LN)(rt__
 }
 
 /* A row on the same bodies in every lane (the mechanism's rows, and a
- * contact on the same bodies in every copy) is one vector row, its
- * velocities loaded and stored as whole vectors; a row whose bodies differ
- * between lanes, one gathered row. */
+ * contact on the same bodies in every copy) is one vector row, a run of
+ * them on the same bodies one load and store of their velocities; a row
+ * whose bodies differ between lanes, one gathered row, a run of them one
+ * gather and store. */
 static void LN_CAT(sweep_, LN)(rt__lanes *lanes, int first, const long long *act_, double *change_) {
   /* the arrays' pointers in a local copy, which no store of the rows can
    * change: else each row loads them again after its stores */
@@ -347,15 +349,19 @@ static void LN_CAT(sweep_, LN)(rt__lanes *lanes, int first, const long long *act
   if (measure) memcpy(change_, &change, sizeof change);
 }
 
-/* batch_pgs.c's rt__lanes_residual in vectors (the equality rows are on
- * the same bodies in every lane), a run of rows on the same bodies with
- * their velocities in registers. */
+/* DO(va, vb) over each run of rows i .. e of the equality rows (0 .. dim,
+ * on the same bodies in every lane) on the same bodies, their velocities
+ * in registers (WITH_SIDES). */
+#define EQUALITY_RUNS(store, DO)                                                                                       \
+  for (int i = 0; i < dim;) {                                                                                          \
+    const int e = LN_CAT(run_end_, LN)(l, i, dim);                                                                     \
+    VD *pa = LN_CAT(body_, LN)(l->vel, l->a[(size_t)i * LN]), *pb = LN_CAT(body_, LN)(l->vel, l->b[(size_t)i * LN]); \
+    WITH_SIDES(pa, pb, store, DO);                                                                                     \
+  }
+
+/* batch_pgs.c's rt__lanes_residual in vectors, run by run. */
 static void LN_CAT(residual_, LN)(const rt__lanes *l, int dim, double *res, double *most_) {
   VD most = {0};
-  double *v = l->vel;
-  for (int i = 0; i < dim;) {
-    const int e = LN_CAT(run_end_, LN)(l, i, dim);
-    VD *pa = LN_CAT(body_, LN)(v, l->a[(size_t)i * LN]), *pb = LN_CAT(body_, LN)(v, l->b[(size_t)i * LN]);
 #define LN_ROWS(va, vb)                                                                                                \
   for (VD *va_ = (va), *vb_ = (vb); i < e; i++) {                                                                     \
     const size_t r = (size_t)i * LN;                                                                                   \
@@ -368,24 +374,18 @@ static void LN_CAT(residual_, LN)(const rt__lanes *l, int dim, double *res, doub
     most = BLEND(m > most, m, most);                                                                                   \
   }
 #define LN_DOT(JM, WM) LN_CAT(dot_, LN)(J, J + rt__popcount6(JM), va_, vb_, JM, &s)
-    WITH_SIDES(pa, pb, 0, LN_ROWS);
+  EQUALITY_RUNS(0, LN_ROWS)
 #undef LN_DOT
 #undef LN_ROWS
-  }
   memcpy(most_, &most, sizeof most);
 }
 
-/* batch_pgs.c's rt__lanes_correct in vectors, a run of rows on the same
- * bodies with their velocities in registers. */
+/* batch_pgs.c's rt__lanes_correct in vectors, run by run. */
 static void LN_CAT(correct_, LN)(rt__lanes *l, int dim, const double *delta, const unsigned char *act_) {
   long long t[LN];
   for (int j = 0; j < LN; j++) t[j] = act_[j] ? -1 : 0;
   VM act;
   memcpy(&act, t, sizeof act);
-  double *v = l->vel;
-  for (int i = 0; i < dim;) {
-    const int e = LN_CAT(run_end_, LN)(l, i, dim);
-    VD *pa = LN_CAT(body_, LN)(v, l->a[(size_t)i * LN]), *pb = LN_CAT(body_, LN)(v, l->b[(size_t)i * LN]);
 #define LN_ROWS(va, vb)                                                                                                \
   for (VD *va_ = (va), *vb_ = (vb); i < e; i++) {                                                                     \
     const size_t r = (size_t)i * LN;                                                                                   \
@@ -397,14 +397,14 @@ static void LN_CAT(correct_, LN)(rt__lanes *l, int dim, const double *delta, con
     BY_LETTER(l->letter[i], LN_APPLY)                                                                                  \
   }
 #define LN_APPLY(JM, WM) LN_CAT(apply_, LN)(WJ, WJ + rt__popcount6(WM), va_, vb_, &d, &m, WM)
-    WITH_SIDES(pa, pb, 1, LN_ROWS);
+  EQUALITY_RUNS(1, LN_ROWS)
 #undef LN_APPLY
 #undef LN_ROWS
-  }
 }
 
 #undef BLEND
 #undef WITH_SIDES
+#undef EQUALITY_RUNS
 #undef BY_LETTER
 #undef VD
 #undef VM
