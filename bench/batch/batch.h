@@ -84,6 +84,10 @@ typedef struct bb_step_row {
   double lanes_used;          /* share of the timed batch steps whose sweeps and contact
                                  passes ran in lanes (rt_batch_lanes_used) */
   long long checked;          /* copy-steps compared bit for bit */
+  /* the same steps later, after the report's late_warm steps (one run),
+     when the copies' contacts lie on other links in each copy */
+  bb_stat late_speedup;       /* late_measured 0: not measured */
+  int late_measured;
   /* instructions per copy-step under callgrind (0: not counted) */
   double cg_scalar, cg_batch;
   char cg_note[160];          /* why not counted, or the build counted */
@@ -124,6 +128,7 @@ typedef struct bb_report {
   bb_step_opts step;
   bb_step_row *steps;
   int nsteps;
+  int late_warm; /* the later window's steps before its timed ones (0: none) */
   int cg_warm, cg_steps;
 } bb_report;
 

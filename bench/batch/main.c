@@ -16,11 +16,16 @@
  * Then the whole step of every entry (step.c): one rt_batch_step of N
  * worlds against N rt_world_step, in motion, checked bitwise after every
  * step, with each stage's share; and its instructions under callgrind
- * (cg.c) when --cg-bin names a build valgrind can run.
+ * (cg.c) when --cg-bin names a build valgrind can run. Then the whole
+ * step's speedup once more, one run of the same steps after --late-warm
+ * steps (LATE_WARM; 0: not measured): the first window flatters the
+ * lanes, since the copies' contacts are still on the same bodies there,
+ * while copies driven apart meet the ground at other links.
  *
  * usage: batch [--runs R] [--batches B] [--revision TEXT] [--md FILE] [--json FILE] [--only MECH]
  *              [--input mechanism|random]
  *              [--no-step] [--step-runs R] [--step-warm W] [--step-steps S] [--lane-budget-kib K]
+ *              [--late-warm W]
  *              [--stepping lanes|measured|copies]
  *              [--cg-bin FILE] [--cg-arch NAME] [--cg-warm W] [--cg-steps S] [--work DIR]
  *        batch --cg-run MECH PRECISION SIDE WARM STEPS   (the callgrind child: cg.c) */
@@ -34,6 +39,11 @@
 #include "btime.h"
 #include "peak.h"
 #include "spd_pattern.h"
+
+/* Steps before the later window of the whole step: 300 steps (5 s at
+ * 60 Hz) drive the sample tanks' copies apart until most of their contact
+ * rows lie on other links in other copies (docs/DESIGN.md section 10). */
+#define LATE_WARM 300
 
 /* Steps each copy takes before its H~ is the factor's input: half a second
  * at 60 Hz, so that the copies' pushes, drive phases and contacts have
@@ -230,7 +240,8 @@ static int cg_run(char **a) {
 
 int main(int argc, char **argv) {
   if (argc == 7 && strcmp(argv[1], "--cg-run") == 0) return cg_run(argv + 2);
-  bb_report r = {.revision = "unknown", .runs = 9, .batches = 41, .step = {3, 10, 100, 0, RT_BATCH_STEP_LANES}, .cg_warm = 6, .cg_steps = 4};
+  bb_report r = {.revision = "unknown", .runs = 9, .batches = 41, .step = {3, 10, 100, 0, RT_BATCH_STEP_LANES}, .cg_warm = 6, .cg_steps = 4,
+                 .late_warm = LATE_WARM};
   const char *md = 0, *json = 0, *only = 0, *cg_bin = 0, *cg_arch = "this", *work = ".";
   int step = 1;
   for (int i = 1; i < argc; i++) {
@@ -258,6 +269,8 @@ int main(int argc, char **argv) {
       r.step.warm = count_arg(a, v);
     else if (strcmp(a, "--step-steps") == 0)
       r.step.steps = count_arg(a, v);
+    else if (strcmp(a, "--late-warm") == 0)
+      r.late_warm = strcmp(v, "0") == 0 ? 0 : count_arg(a, v);
     else if (strcmp(a, "--stepping") == 0) {
       const char *ways[3] = {"copies", "lanes", "measured"};
       const int how[3] = {RT_BATCH_STEP_COPIES, RT_BATCH_STEP_LANES, RT_BATCH_STEP_MEASURED};
@@ -348,6 +361,24 @@ int main(int argc, char **argv) {
       fflush(stdout);
     }
     r.nsteps = n;
+    if (r.late_warm > 0) {
+      bb_step_opts late = r.step;
+      late.runs = 1;
+      late.warm = r.late_warm;
+      printf("the whole step later (%d steps after %d):\n", late.steps, late.warm);
+      for (int i = 0; i < n; i++) {
+        bb_step_row t;
+        bb_step_measure(list[i], &late, &t);
+        bb_step_row *w = &r.steps[i];
+        w->late_speedup = t.speedup;
+        w->late_measured = 1;
+        w->checked += t.checked;
+        printf("%-14s %-6s x%-2d  %d x rt_world_step %9.1f us  rt_batch_step %9.1f us  %5.2fx  (in lanes %.0f %%)\n",
+               w->e->mech, w->precision, w->e->lanes, w->e->lanes, t.t_scalar.med * 1e6, t.t_batch.med * 1e6,
+               t.speedup.med, 100 * t.lanes_used);
+        fflush(stdout);
+      }
+    }
   }
   if (md) bb_write_md(&r, md);
   if (json) bb_write_json(&r, json);
