@@ -202,6 +202,30 @@ static inline __attribute__((always_inline)) void LN_CAT(packed_row_, LN)(rt__la
 #undef LN_PACKED
 }
 
+/* The sides of the row at r (its slot times LN) in each lane: at[t][j],
+ * the first entry of side t's velocities in lane j of v (-1 on the world),
+ * body[t] the lanes whose side t is a body, and each lane's velocities
+ * gathered into vs[t] (0.0 on the world); returns bit t set where side t
+ * is a body in some lane. */
+static inline __attribute__((always_inline)) int LN_CAT(gather_sides_, LN)(const rt__lanes *l, const double *v,
+                                                                          size_t r, long long at[2][LN], VM body[2],
+                                                                          VD vs[2][6]) {
+  int sides = 0;
+  body[0] = body[1] = (VM){0};
+  for (int j = 0; j < LN; j++) {
+    const int a = l->a[r + (size_t)j], b = l->b[r + (size_t)j];
+    at[0][j] = a != RT_WORLD ? 6 * (long long)a * LN + j : -1;
+    at[1][j] = b != RT_WORLD ? 6 * (long long)b * LN + j : -1;
+    body[0][j] = a != RT_WORLD ? -1 : 0;
+    body[1][j] = b != RT_WORLD ? -1 : 0;
+    sides |= (a != RT_WORLD) | (b != RT_WORLD) << 1;
+  }
+  for (int t = 0; t < 2; t++)
+    for (int k = 0; k < 6; k++)
+      for (int j = 0; j < LN; j++) vs[t][k][j] = at[t][j] >= 0 ? v[at[t][j] + (long long)k * LN] : 0.0;
+  return sides;
+}
+
 /* Row i whose bodies differ between its lanes (contacts of copies on
  * other bodies), a lane of it with one body on both sides (the others take
  * gathered_run_, below), one vector row: each lane's velocities gathered
@@ -215,28 +239,15 @@ static inline __attribute__((always_inline)) void LN_CAT(packed_row_, LN)(rt__la
  * met the ground at other links, stepped 0.7x as fast as 8 scalar steps.) */
 static inline __attribute__((always_inline)) void LN_CAT(gathered_row_, LN)(rt__lanes *l, double *restrict v, int i,
                                                                            const VM *act, VD *change, int measure) {
-  const size_t r = (size_t)i * LN;
   const VD *Ja = (const VD *)(l->J + rt__lanes_at(l, i, 0)), *Jb = (const VD *)(l->J + rt__lanes_at(l, i, 6));
   const VD *WJa = (const VD *)(l->WJ + rt__lanes_at(l, i, 0)), *WJb = (const VD *)(l->WJ + rt__lanes_at(l, i, 6));
-  long long at[2][LN]; /* side s of lane j: its velocities' first entry, or -1 on the world */
-  int sides = 0;
-  for (int j = 0; j < LN; j++) {
-    const int a = l->a[r + (size_t)j], b = l->b[r + (size_t)j];
-    at[0][j] = a != RT_WORLD ? 6 * (long long)a * LN + j : -1;
-    at[1][j] = b != RT_WORLD ? 6 * (long long)b * LN + j : -1;
-    sides |= (a != RT_WORLD) | (b != RT_WORLD) << 1;
-  }
+  long long at[2][LN];
+  VM body[2];
   VD vs[2][6];
-  for (int s = 0; s < 2; s++)
-    for (int k = 0; k < 6; k++)
-      for (int j = 0; j < LN; j++) vs[s][k][j] = at[s][j] >= 0 ? v[at[s][j] + (long long)k * LN] : 0.0;
-  VD jv = {0};
-  if (sides & 1)
-    for (int k = 0; k < 6; k++) jv = jv + Ja[k] * vs[0][k];
-  if (sides & 2)
-    for (int k = 0; k < 6; k++) jv = jv + Jb[k] * vs[1][k];
-  VD dl;
+  const int sides = LN_CAT(gather_sides_, LN)(l, v, (size_t)i * LN, at, body, vs);
+  VD jv, dl;
   VM on;
+  LN_CAT(dot_, LN)(Ja, Jb, sides & 1 ? vs[0] : NULL, sides & 2 ? vs[1] : NULL, 0x3f, &jv);
   LN_CAT(impulse_, LN)(l, i, &jv, act, change, measure, &dl, &on);
   for (int s = 0; s < 2; s++) {
     if (!(sides >> s & 1)) continue;
@@ -277,22 +288,10 @@ static inline int LN_CAT(gathered_end_, LN)(const rt__lanes *l, int s, int n) {
 static inline __attribute__((always_inline)) void LN_CAT(gathered_run_, LN)(rt__lanes *l, double *restrict v, int s,
                                                                            int e, const VM *act, VD *change,
                                                                            int measure) {
-  const size_t r = (size_t)s * LN;
-  long long at[2][LN]; /* side t of lane j: its velocities' first entry, or -1 on the world */
-  VM body[2] = {{0}, {0}}; /* the lanes whose side t is a body */
-  int sides = 0;
-  for (int j = 0; j < LN; j++) {
-    const int a = l->a[r + (size_t)j], b = l->b[r + (size_t)j];
-    at[0][j] = a != RT_WORLD ? 6 * (long long)a * LN + j : -1;
-    at[1][j] = b != RT_WORLD ? 6 * (long long)b * LN + j : -1;
-    body[0][j] = a != RT_WORLD ? -1 : 0;
-    body[1][j] = b != RT_WORLD ? -1 : 0;
-    sides |= (a != RT_WORLD) | (b != RT_WORLD) << 1;
-  }
+  long long at[2][LN];
+  VM body[2];
   VD vs[2][6];
-  for (int t = 0; t < 2; t++)
-    for (int k = 0; k < 6; k++)
-      for (int j = 0; j < LN; j++) vs[t][k][j] = at[t][j] >= 0 ? v[at[t][j] + (long long)k * LN] : 0.0;
+  const int sides = LN_CAT(gather_sides_, LN)(l, v, (size_t)s * LN, at, body, vs);
   VD *va = sides & 1 ? vs[0] : NULL, *vb = sides & 2 ? vs[1] : NULL;
   for (int i = s; i < e; i++) {
     const VD *J = (const VD *)l->J, *WJ = (const VD *)l->WJ;
