@@ -85,9 +85,9 @@ typedef struct bb_step_row {
                                  passes ran in lanes (rt_batch_lanes_used) */
   long long checked;          /* copy-steps compared bit for bit */
   /* the same steps later, after the report's late_warm steps (one run),
-     when the copies' contacts lie on other links in each copy */
-  bb_stat late_speedup;       /* late_measured 0: not measured */
-  int late_measured;
+     when the copies' contacts lie on other links in each copy; measured
+     where the report's late_warm > 0 */
+  bb_stat late_speedup;
   /* instructions per copy-step under callgrind (0: not counted) */
   double cg_scalar, cg_batch;
   char cg_note[160];          /* why not counted, or the build counted */

@@ -371,7 +371,6 @@ int main(int argc, char **argv) {
         bb_step_measure(list[i], &late, &t);
         bb_step_row *w = &r.steps[i];
         w->late_speedup = t.speedup;
-        w->late_measured = 1;
         w->checked += t.checked;
         printf("%-14s %-6s x%-2d  %d x rt_world_step %9.1f us  rt_batch_step %9.1f us  %5.2fx  (in lanes %.0f %%)\n",
                w->e->mech, w->precision, w->e->lanes, w->e->lanes, t.t_scalar.med * 1e6, t.t_batch.med * 1e6,

@@ -78,7 +78,7 @@ static void step_md(FILE *f, const bb_report *r) {
             w->t_scalar.lo * 1e6,
             w->t_scalar.hi * 1e6, w->t_batch.med * 1e6, w->t_batch.lo * 1e6, w->t_batch.hi * 1e6, w->speedup.med,
             w->speedup.lo, w->speedup.hi);
-    if (w->late_measured)
+    if (r->late_warm > 0)
       fprintf(f, " %.2fx |", w->late_speedup.med);
     else
       fprintf(f, " -- |");
@@ -203,7 +203,7 @@ void bb_write_md(const bb_report *r, const char *path) {
                "at most %.2fx while begin runs copy by copy",
             w->speedup.med >= GOAL_STEP_SPEEDUP ? "PASS" : "MISS", GOAL_STEP_SPEEDUP, w->e->mech, w->speedup.med,
             w->speedup.lo, w->speedup.hi, w->bound);
-    if (w->late_measured) fprintf(f, "; %.2fx after %d steps", w->late_speedup.med, r->late_warm);
+    if (r->late_warm > 0) fprintf(f, "; %.2fx after %d steps", w->late_speedup.med, r->late_warm);
     fputs("\n", f);
   }
   for (int i = 0; i < r->nsteps; i++) {
@@ -266,7 +266,7 @@ void bb_write_json(const bb_report *r, const char *path) {
     json_stat(f, "batch_s", w->t_batch);
     fputs(", ", f);
     json_stat(f, "speedup", w->speedup);
-    if (w->late_measured) {
+    if (r->late_warm > 0) {
       fputs(", ", f);
       json_stat(f, "speedup_late", w->late_speedup);
     } else {
