@@ -28,7 +28,6 @@
  * and 5 and 6b do when lane_stages is off (or auto and the step's rows in
  * lanes exceed the budget). It calls step.c, block.c, factor.c,
  * batch_pgs.c and pick.c, and nothing calls back. */
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,8 +55,7 @@ struct rt_batch {
   int N;
   rt_world **w;
   size_t scalar;           /* bytes of the program's scalar */
-  void *work, *temp;       /* the copies' workspaces and temporaries, lane-interleaved */
-  void *work_base, *temp_base; /* their allocations */
+  void *work, *temp;       /* the copies' workspaces and temporaries, lane-interleaved (rt__alloc_lines) */
   void *spare;             /* one workspace: deinterleave's lanes of copies that factor nothing */
   int *lane_pivot;         /* N: each copy's factor status */
   rt_status *st;           /* N: each copy's step so far */
@@ -87,30 +85,21 @@ static int same_mechanism(const rt_program *p, const rt_world *w) {
          q->temp_size == p->temp_size;
 }
 
-/* n scalars of `bytes` each, aligned to a 64-byte line (a whole vector of
- * lanes), zeroed; *base is what to free. */
-static void *lines_alloc(size_t n, size_t bytes, void **base, int *fail) {
-  *base = rt__alloc(n * bytes + 64, 1, fail);
-  if (*base == NULL) return NULL;
-  const uintptr_t p = (uintptr_t)*base;
-  return (char *)*base + ((64 - p % 64) % 64);
-}
-
 void rt_batch_destroy(rt_batch *b) {
   if (b == NULL) return;
   free(b->w);
-  free(b->work_base);
-  free(b->temp_base);
+  rt__free_lines(b->work);
+  rt__free_lines(b->temp);
   free(b->spare);
   free(b->lane_pivot);
   free(b->st);
   free(b->factors);
   free(b->sweeps);
   free(b->passes);
-  free(b->res);
+  rt__free_lines(b->res);
   free(b->zeros);
   free(b->sink);
-  free(b->xres);
+  rt__free_lines(b->xres);
   rt__lanes_free(&b->lanes);
   free(b);
 }
@@ -141,18 +130,18 @@ rt_batch *rt_batch_create(const rt_batch_program *bp, rt_world *const worlds[], 
   b->N = n;
   b->scalar = p->precision == RT_FLOAT ? sizeof(float) : sizeof(double);
   b->w = rt__alloc((size_t)n, sizeof *b->w, &fail);
-  b->work = lines_alloc((size_t)n * (size_t)p->work_size, b->scalar, &b->work_base, &fail);
+  b->work = rt__alloc_lines((size_t)n * (size_t)p->work_size, b->scalar, &fail);
   b->spare = rt__alloc((size_t)p->work_size, b->scalar, &fail);
-  b->temp = lines_alloc((size_t)n * (size_t)p->temp_size, b->scalar, &b->temp_base, &fail);
+  b->temp = rt__alloc_lines((size_t)n * (size_t)p->temp_size, b->scalar, &fail);
   b->lane_pivot = rt__alloc((size_t)n, sizeof(int), &fail);
   b->st = rt__alloc((size_t)n, sizeof(rt_status), &fail);
   b->factors = rt__alloc((size_t)n, 1, &fail);
   b->sweeps = rt__alloc((size_t)n, 1, &fail);
   b->passes = rt__alloc((size_t)n, 1, &fail);
-  b->res = rt__alloc((size_t)n * (size_t)p->dim, sizeof(double), &fail);
+  b->res = rt__alloc_lines((size_t)n * (size_t)p->dim, sizeof(double), &fail);
   b->zeros = rt__alloc((size_t)p->dim, sizeof(double), &fail);
   b->sink = rt__alloc((size_t)p->dim, sizeof(double), &fail);
-  b->xres = rt__alloc((size_t)n * (size_t)p->dim, sizeof(float), &fail);
+  b->xres = rt__alloc_lines((size_t)n * (size_t)p->dim, sizeof(float), &fail);
   /* the equality rows' letters (world.h), 'g' where the copies differ */
   unsigned char *letter = rt__alloc((size_t)p->dim, 1, &fail);
   if (letter != NULL) {

@@ -46,26 +46,26 @@ int rt__lanes_alloc(rt__lanes *l, int N, int cap, int nsbody, int dim, const uns
       l->jat[i + 1] = l->jat[i] + 2 * rt__popcount6(jm);
       l->wat[i + 1] = l->wat[i] + 2 * rt__popcount6(wm);
     }
-    l->eqJ = rt__alloc((size_t)l->jat[dim] * (size_t)N, sizeof(double), &fail);
-    l->eqWJ = rt__alloc((size_t)l->wat[dim] * (size_t)N, sizeof(double), &fail);
+    l->eqJ = rt__alloc_lines((size_t)l->jat[dim] * (size_t)N, sizeof(double), &fail);
+    l->eqWJ = rt__alloc_lines((size_t)l->wat[dim] * (size_t)N, sizeof(double), &fail);
   }
   l->nrow = rt__alloc((size_t)N, sizeof(int), &fail);
   l->a = rt__alloc(rows, sizeof(int), &fail);
   l->b = rt__alloc(rows, sizeof(int), &fail);
   l->normal = rt__alloc(rows, sizeof(int), &fail);
   l->side = 6 * rows;
-  l->J = rt__alloc(12 * rows, sizeof(double), &fail);
-  l->WJ = rt__alloc(12 * rows, sizeof(double), &fail);
-  l->rhs = rt__alloc(rows, sizeof(double), &fail);
-  l->inv_diag = rt__alloc(rows, sizeof(double), &fail);
-  l->lambda = rt__alloc(rows, sizeof(double), &fail);
-  l->lo = rt__alloc(rows, sizeof(double), &fail);
-  l->hi = rt__alloc(rows, sizeof(double), &fail);
-  l->mu = rt__alloc(rows, sizeof(double), &fail);
-  l->soft = rt__alloc(rows, sizeof(double), &fail);
+  l->J = rt__alloc_lines(12 * rows, sizeof(double), &fail);
+  l->WJ = rt__alloc_lines(12 * rows, sizeof(double), &fail);
+  l->rhs = rt__alloc_lines(rows, sizeof(double), &fail);
+  l->inv_diag = rt__alloc_lines(rows, sizeof(double), &fail);
+  l->lambda = rt__alloc_lines(rows, sizeof(double), &fail);
+  l->lo = rt__alloc_lines(rows, sizeof(double), &fail);
+  l->hi = rt__alloc_lines(rows, sizeof(double), &fail);
+  l->mu = rt__alloc_lines(rows, sizeof(double), &fail);
+  l->soft = rt__alloc_lines(rows, sizeof(double), &fail);
   l->uniform = rt__alloc((size_t)l->slots, 1, &fail);
   l->kind = rt__alloc((size_t)l->slots, sizeof(int), &fail);
-  l->vel = rt__alloc(6 * (size_t)nsbody * (size_t)N, sizeof(double), &fail);
+  l->vel = rt__alloc_lines(6 * (size_t)nsbody * (size_t)N, sizeof(double), &fail);
   return fail ? -1 : 0;
 }
 
@@ -82,24 +82,24 @@ void rt__lanes_free(rt__lanes *l) {
   free(l->letter);
   free(l->jat);
   free(l->wat);
-  free(l->eqJ);
-  free(l->eqWJ);
+  rt__free_lines(l->eqJ);
+  rt__free_lines(l->eqWJ);
   free(l->nrow);
   free(l->a);
   free(l->b);
   free(l->normal);
-  free(l->J);
-  free(l->WJ);
-  free(l->rhs);
-  free(l->inv_diag);
-  free(l->lambda);
-  free(l->lo);
-  free(l->hi);
-  free(l->mu);
-  free(l->soft);
+  rt__free_lines(l->J);
+  rt__free_lines(l->WJ);
+  rt__free_lines(l->rhs);
+  rt__free_lines(l->inv_diag);
+  rt__free_lines(l->lambda);
+  rt__free_lines(l->lo);
+  rt__free_lines(l->hi);
+  rt__free_lines(l->mu);
+  rt__free_lines(l->soft);
   free(l->uniform);
   free(l->kind);
-  free(l->vel);
+  rt__free_lines(l->vel);
   memset(l, 0, sizeof *l);
 }
 

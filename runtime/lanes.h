@@ -60,6 +60,9 @@ RT__LANES_TRANSPOSE4(float)
 /* The most lanes a batch has (rt_batch.h). */
 #define RT__LANES_MAX 16
 
+/* The arrays of doubles below start at a 64-byte line (world.h's
+ * rt__alloc_lines), so that a slot's vector of N doubles never straddles
+ * two lines. */
 typedef struct rt__lanes {
   int N;             /* lanes: copies */
   int nsbody;        /* solver bodies of the mechanism */

@@ -563,8 +563,52 @@ static void test_plain_sweep(void **state) {
   check_all(1);
 }
 
+/* rt__alloc_lines: zeroed memory at a 64-byte line for any count and size
+ * (a block of one item for none), NULL and *fail set when the bytes
+ * overflow, released by rt__free_lines (ASan and valgrind see a leak or a
+ * bad free otherwise). */
+static void test_alloc_lines(void **state) {
+  (void)state;
+  static const size_t sizes[] = {1, 4, 8, 12, 24, 64, 100};
+  for (size_t n = 0; n < 300; n += 7)
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+      int fail = 0;
+      unsigned char *p = rt__alloc_lines(n, sizes[k], &fail);
+      assert_false(fail);
+      assert_non_null(p);
+      assert_int_equal((uintptr_t)p % 64, 0);
+      const size_t bytes = (n ? n : 1) * sizes[k];
+      for (size_t b = 0; b < bytes; b++) assert_int_equal(p[b], 0);
+      memset(p, 0xa5, bytes); /* all of it is the caller's */
+      rt__free_lines(p);
+    }
+  int fail = 0;
+  assert_null(rt__alloc_lines(SIZE_MAX / 8, 16, &fail));
+  assert_true(fail);
+  rt__free_lines(NULL);
+}
+
+/* The lanes' arrays of vectors start at a 64-byte line (rt__alloc_lines):
+ * every slot's vector of 8 doubles is then one line, never two. */
+static void test_lanes_on_lines(void **state) {
+  (void)state;
+  static const int lanes[] = {4, 8, 16};
+  unsigned char letter[MAXROWS];
+  memset(letter, 'x', sizeof letter);
+  for (size_t k = 0; k < sizeof lanes / sizeof lanes[0]; k++) {
+    rt__lanes l;
+    assert_int_equal(rt__lanes_alloc(&l, lanes[k], MAXROWS, NSBODY, 3, letter), 0);
+    const double *vectors[] = {l.eqJ, l.eqWJ, l.J, l.WJ, l.rhs, l.inv_diag, l.lambda, l.lo, l.hi, l.mu, l.soft, l.vel};
+    for (size_t a = 0; a < sizeof vectors / sizeof vectors[0]; a++) assert_int_equal((uintptr_t)vectors[a] % 64, 0);
+    assert_int_equal(rt__lanes_at(&l, 5, 7) * sizeof(double) % (size_t)(lanes[k] * 8), 0);
+    rt__lanes_free(&l);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_alloc_lines),
+      cmocka_unit_test(test_lanes_on_lines),
       cmocka_unit_test(test_lanes_sweep),
       cmocka_unit_test(test_plain_sweep),
       cmocka_unit_test(test_lanes_block),
