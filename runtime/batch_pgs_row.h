@@ -311,6 +311,34 @@ static inline __attribute__((always_inline)) void LN_CAT(gathered_run_, LN)(rt__
         if (at[t][j] >= 0) v[at[t][j] + (long long)k * LN] = vs[t][k][j];
 }
 
+/* Whether the rows from s (below n) begin a run of contacts with the
+ * ground on the same body in every lane: side a a body, side b the world. */
+static inline int LN_CAT(on_ground_, LN)(const rt__lanes *l, int s, int n) {
+  return s >= l->dim && s < n && l->uniform[s] && l->a[(size_t)s * LN] != RT_WORLD &&
+         l->b[(size_t)s * LN] == RT_WORLD;
+}
+
+/* Rows s .. e, contacts of one body with the ground, and rows t .. f, of
+ * another body, row by row in turn, each run's velocities in registers:
+ * two dependency chains at once. Neither run touches the other's body (a
+ * friction row's normal is on its own body), so each lane's rows of each
+ * body go in their order, and the bits are those of one run after the
+ * other. */
+static inline __attribute__((always_inline)) void LN_CAT(ground_pair_, LN)(rt__lanes *l, double *v, int s, int e,
+                                                                          int t, int f, const VM *act, VD *change,
+                                                                          int measure) {
+  VD *pa = LN_CAT(body_, LN)(v, l->a[(size_t)s * LN]), *pc = LN_CAT(body_, LN)(v, l->a[(size_t)t * LN]);
+  VD ra[6], rc[6];
+  memcpy(ra, pa, sizeof ra);
+  memcpy(rc, pc, sizeof rc);
+  while (s < e || t < f) {
+    if (s < e) LN_CAT(full_row_, LN)(l, s++, ra, (VD *)NULL, act, change, measure);
+    if (t < f) LN_CAT(full_row_, LN)(l, t++, rc, (VD *)NULL, act, change, measure);
+  }
+  memcpy(pa, ra, sizeof ra);
+  memcpy(pc, rc, sizeof rc);
+}
+
 /* A row on the same bodies in every lane (the mechanism's rows, and a
  * contact on the same bodies in every copy) is one vector row, a run of
  * them on the same bodies one load and store of their velocities; a row
@@ -335,6 +363,12 @@ static void LN_CAT(sweep_, LN)(rt__lanes *lanes, int first, const long long *act
       continue;
     }
     const int e = LN_CAT(run_end_, LN)(l, i, l->n);
+    if (LN_CAT(on_ground_, LN)(l, i, l->n) && LN_CAT(on_ground_, LN)(l, e, l->n)) { /* e: another body */
+      const int f = LN_CAT(run_end_, LN)(l, e, l->n);
+      LN_CAT(ground_pair_, LN)(l, v, i, e, e, f, &act, &change, measure);
+      i = f;
+      continue;
+    }
     VD *pa = LN_CAT(body_, LN)(v, l->a[(size_t)i * LN]), *pb = LN_CAT(body_, LN)(v, l->b[(size_t)i * LN]);
 #define LN_ROWS(va, vb)                                                                                                \
   for (; i < e; i++)                                                                                                   \

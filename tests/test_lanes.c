@@ -202,6 +202,26 @@ static void count_runs(const rt__lanes *l, int first, long runs[3]) {
   }
 }
 
+/* Runs of rows from max(first, dim) on the same body and the world in
+ * every lane (contacts with the ground) followed at once by such a run on
+ * another body: the sweep takes the two in turn, row by row. */
+static long count_ground_pairs(const rt__lanes *l, int first) {
+  const int N = l->N;
+  long pairs = 0;
+  int start = first > l->dim ? first : l->dim;
+  for (int i = start; i < l->n;) {
+    int e = i + 1;
+    while (e < l->n && l->uniform[e] == l->uniform[i] && l->a[e * N] == l->a[i * N] && l->b[e * N] == l->b[i * N])
+      e++;
+    const int ground = l->uniform[i] && l->a[i * N] != RT_WORLD && l->b[i * N] == RT_WORLD;
+    const int next = e < l->n && l->uniform[e] && l->a[e * N] != RT_WORLD && l->b[e * N] == RT_WORLD &&
+                     l->a[e * N] != l->a[i * N];
+    pairs += ground && next;
+    i = e;
+  }
+  return pairs;
+}
+
 /* Row i of r: its sides, and a kind (a friction row on row normal, an
  * earlier row). */
 static void random_row(rt__rows *r, int i, int a, int b, int kind, int normal) {
@@ -352,8 +372,10 @@ static void same_bits(const void *x, const void *y, size_t n, const char *what, 
  * first few, packed by their letters) of each letter; scenarios whose
  * contacts the merge placed (more slots than rows, some shared by copies)
  * and scenarios placed by index; runs of rows on the same two sides, on
- * one body on both sides, and runs of rows on other sides in each lane. */
-static void check(int N, uint64_t seed, int plain, long paths[14]) {
+ * one body on both sides, and runs of rows on other sides in each lane;
+ * runs of contacts with the ground on one body followed by such a run on
+ * another (swept in turn, row by row). */
+static void check(int N, uint64_t seed, int plain, long paths[15]) {
   const lanes_ops *o = &forms[plain];
   rng = seed * 0x9e3779b97f4a7c15u + 1;
   random_masses();
@@ -403,6 +425,7 @@ static void check(int N, uint64_t seed, int plain, long paths[14]) {
   paths[9] += l.n > most && shared > 0; /* merged: more slots than rows, contacts of copies sharing slots */
   paths[10] += l.n == most;              /* by index */
   count_runs(&l, first, paths + 11);
+  paths[14] += count_ground_pairs(&l, first);
   for (int s = 0; s < SWEEPS; s++) {
     long long act[RT__LANES_MAX];
     for (int j = 0; j < N; j++) act[j] = s == 0 || below(4) != 0 ? -1 : 0; /* now and then a lane left out */
@@ -462,9 +485,9 @@ static void check(int N, uint64_t seed, int plain, long paths[14]) {
 static void check_all(int plain) {
   static const int lanes[] = {4, 8, 16};
   for (size_t k = 0; k < sizeof lanes / sizeof lanes[0]; k++) {
-    long paths[14] = {0};
+    long paths[15] = {0};
     for (uint64_t seed = 1; seed <= SEEDS; seed++) check(lanes[k], seed, plain, paths);
-    for (int p = 0; p < 14; p++) assert_true(paths[p] > 0);
+    for (int p = 0; p < 15; p++) assert_true(paths[p] > 0);
   }
 }
 
