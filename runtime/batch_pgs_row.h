@@ -318,15 +318,16 @@ static inline int LN_CAT(on_ground_, LN)(const rt__lanes *l, int s, int n) {
          l->b[(size_t)s * LN] == RT_WORLD;
 }
 
-/* Rows s .. e, contacts of one body with the ground, and rows t .. f, of
+/* Rows s .. e, contacts of one body with the ground, and rows e .. f, of
  * another body, row by row in turn, each run's velocities in registers:
  * two dependency chains at once. Neither run touches the other's body (a
  * friction row's normal is on its own body), so each lane's rows of each
  * body go in their order, and the bits are those of one run after the
  * other. */
 static inline __attribute__((always_inline)) void LN_CAT(ground_pair_, LN)(rt__lanes *l, double *v, int s, int e,
-                                                                          int t, int f, const VM *act, VD *change,
+                                                                          int f, const VM *act, VD *change,
                                                                           int measure) {
+  int t = e;
   VD *pa = LN_CAT(body_, LN)(v, l->a[(size_t)s * LN]), *pc = LN_CAT(body_, LN)(v, l->a[(size_t)t * LN]);
   VD ra[6], rc[6];
   memcpy(ra, pa, sizeof ra);
@@ -365,7 +366,7 @@ static void LN_CAT(sweep_, LN)(rt__lanes *lanes, int first, const long long *act
     const int e = LN_CAT(run_end_, LN)(l, i, l->n);
     if (LN_CAT(on_ground_, LN)(l, i, l->n) && LN_CAT(on_ground_, LN)(l, e, l->n)) { /* e: another body */
       const int f = LN_CAT(run_end_, LN)(l, e, l->n);
-      LN_CAT(ground_pair_, LN)(l, v, i, e, e, f, &act, &change, measure);
+      LN_CAT(ground_pair_, LN)(l, v, i, e, f, &act, &change, measure);
       i = f;
       continue;
     }

@@ -104,7 +104,9 @@ rt_status rt_batch_set_settings(rt_batch *b, const rt_settings *s);
  * L2 a core). On an AMD EPYC (AVX-512, 1 MiB L2 a core), with the lanes'
  * runs in registers: 8 double tanks 1.63x in lanes; 16 float tanks 1.27x
  * in lanes over their first 70 steps but 0.75x after 500 steps, 0.99x copy
- * by copy. Either way each copy's bits are the same. RT_ERR_INPUT for b
+ * by copy; with the lanes' vectors on cache lines (2bee251), 1.37-1.40x
+ * and 0.81x in lanes, still 0.99x copy by copy. Either way each copy's
+ * bits are the same. RT_ERR_INPUT for b
  * NULL. */
 #define RT_BATCH_LANES_AUTO (-1)
 rt_status rt_batch_set_lane_stages(rt_batch *b, int on);
