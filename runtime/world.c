@@ -255,6 +255,9 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
   w->contact = rt__alloc((size_t)ncap, sizeof *w->contact, &nomem);
   w->prev = rt__alloc((size_t)ncap, sizeof *w->prev, &nomem);
   w->prev_lambda = rt__alloc(3 * (size_t)ncap, sizeof(double), &nomem);
+  for (w->prev_slots = 1; w->prev_slots < 2 * ncap;) w->prev_slots *= 2;
+  w->prev_table = rt__alloc((size_t)w->prev_slots, sizeof(int), &nomem);
+  if (w->prev_table != NULL) memset(w->prev_table, 0xff, sizeof(int) * (size_t)w->prev_slots); /* all -1 */
   w->c = rt__alloc((size_t)w->dim, sizeof(double), &nomem);
   w->r = rt__alloc((size_t)w->dim, sizeof(double), &nomem);
   w->shift = rt__alloc(6 * (size_t)w->nsbody, sizeof(double), &nomem);
@@ -339,7 +342,7 @@ void rt_world_destroy(rt_world *w) {
                   w->inv_mass,  w->inv_inertia, w->inertia, w->vel, r->a,      r->b,     r->J,         r->WJ,
                   r->rhs,       r->inv_diag, r->lambda, r->lo,     r->hi,    w->c,         w->r,
                   w->work,      w->temp,     w->x,      r->normal, r->mu, r->soft, w->contact,   w->prev,
-                  w->prev_lambda, w->drive_rate, w->drive_stall, w->shift, w->eq_joint, w->row_letter, w->pose_before,
+                  w->prev_lambda, w->prev_table, w->drive_rate, w->drive_stall, w->shift, w->eq_joint, w->row_letter, w->pose_before,
                   w->assembly.block, w->assembly.zero_off, w->assembly.zero_len, w->worker.J, w->worker.WJ, w->worker.c,
                   w->worker.inv_mass, w->worker.inv_inertia, w->worker.body, w->worker.pose, w->view,
                   w->bdreg, w->bx, w->bs, w->bu, w->bbuf,

@@ -250,6 +250,10 @@ struct rt_world {
   int ncontact, nprev;
   rt_contact *contact, *prev;
   double *prev_lambda;
+  int *prev_table;         /* prev_slots entries, -1 or an index into prev:
+                              rt__contact_rows' warm-start lookup, all -1
+                              between steps */
+  int prev_slots;          /* a power of two, at least 2 max_contacts */
   /* factorization (program precision) */
   rt__assembly assembly;
   int thread_pays;         /* assembly + factor worth a hand-off (factor.c) */

@@ -2064,6 +2064,73 @@ static void test_driven_rod_past_reach_stalls(void **state) {
 }
 
 /* A box dropped from 0.3 m onto the ground plane comes to rest on it. */
+/* Each contact's rows start from the impulses of the first of last step's
+ * contacts with its bodies and feature (rt__contact_rows' table, against a
+ * scan of last step's contacts in order), zero without one; with more
+ * contacts than keys, keys shared by several of last step's, keys on the
+ * world on either side, contacts in another order; and the table is empty
+ * again after every step's rows. */
+static void test_warm_start_finds_the_first_last_contact(void **state) {
+  (void)state;
+  sim s;
+  sim_open(&s, "boxes.lua",
+           "return { name = 'boxes', bodies = {\n"
+           "  { name = 'a', mass = 1, box = { 1, 1, 1 }, pos = { 0, 0, 1 } },\n"
+           "  { name = 'b', mass = 1, box = { 1, 1, 1 }, pos = { 2, 0, 1 } },\n"
+           "  { name = 'c', mass = 1, box = { 1, 1, 1 }, pos = { 4, 0, 1 } } },\n"
+           "  constraints = {} }\n");
+  rt_settings set = s.set;
+  set.max_contacts = 700;
+  rt_world *w = sim_world(&s, &set);
+  const int pairs[6][2] = {{0, RT_WORLD}, {1, RT_WORLD}, {2, RT_WORLD}, {0, 1}, {RT_WORLD, 2}, {1, 2}};
+  unsigned seed = 12345;
+  int matched = 0, unmatched = 0;
+  for (int round = 0; round < 6; round++) {
+    const int nprev = round == 5 ? 0 : 100 * round + 37, n = round == 0 ? 0 : 700 - 90 * round;
+    w->nprev = nprev;
+    for (int p = 0; p < nprev; p++) {
+      rt_contact *c = &w->prev[p];
+      memset(c, 0, sizeof *c);
+      seed = seed * 1103515245u + 12345u;
+      const int *pr = pairs[(seed >> 16) % 6];
+      c->body_a = pr[0];
+      c->body_b = pr[1];
+      c->feature = (seed >> 8) % 40; /* fewer keys than contacts: shared keys */
+      for (int k = 0; k < 3; k++) w->prev_lambda[3 * p + k] = p + 0.25 * k + 1.0;
+    }
+    rt_contact *c = w->contact;
+    for (int i = 0; i < n; i++) {
+      memset(&c[i], 0, sizeof c[i]);
+      seed = seed * 1103515245u + 12345u;
+      const int *pr = pairs[(seed >> 16) % 6];
+      c[i].body_a = pr[0];
+      c[i].body_b = pr[1];
+      c[i].feature = (seed >> 8) % 60; /* some without a last contact */
+      c[i].point[2] = 0.5;
+      c[i].normal[2] = 1.0;
+      c[i].friction = 0.5;
+    }
+    w->ncontact = n;
+    rt__contact_rows(w);
+    for (int i = 0; i < n; i++) {
+      int first = -1;
+      for (int p = 0; p < nprev && first < 0; p++)
+        if (w->prev[p].body_a == c[i].body_a && w->prev[p].body_b == c[i].body_b && w->prev[p].feature == c[i].feature)
+          first = p;
+      const int row = w->nfixed_rows + 3 * i;
+      for (int k = 0; k < 3; k++)
+        assert_true(w->rows.lambda[row + k] == (first >= 0 ? w->prev_lambda[3 * first + k] : 0.0));
+      matched += first >= 0;
+      unmatched += first < 0;
+    }
+    for (int e = 0; e < w->prev_slots; e++) assert_int_equal(w->prev_table[e], -1);
+  }
+  print_message("warm start: %d contacts found their first last contact, %d had none\n", matched, unmatched);
+  assert_true(matched > 500 && unmatched > 500);
+  rt_world_destroy(w);
+  sim_free(&s);
+}
+
 static void test_box_comes_to_rest_on_ground(void **state) {
   (void)state;
   sim s;
@@ -2130,6 +2197,7 @@ int main(void) {
       cmocka_unit_test(test_motor_reaches_target),
       cmocka_unit_test(test_driven_rod_follows_drive),
       cmocka_unit_test(test_driven_rod_past_reach_stalls),
+      cmocka_unit_test(test_warm_start_finds_the_first_last_contact),
       cmocka_unit_test(test_box_comes_to_rest_on_ground),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
