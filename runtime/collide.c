@@ -36,10 +36,8 @@ static double bounding_radius(const rt_body_desc *b) {
 }
 
 static int joined(const rt_world *w, int i, int j) {
-  for (int k = 0; k < w->njoint; k++) {
-    const rt_joint_desc *d = &w->joint[k];
-    if ((d->body_a == i && d->body_b == j) || (d->body_a == j && d->body_b == i)) return 1;
-  }
+  for (int k = w->partner_at[i]; k < w->partner_at[i + 1]; k++)
+    if (w->partner[k] == j) return 1;
   return 0;
 }
 
@@ -150,29 +148,66 @@ static void cylinder_box(pair_sink *s, const rt_body_desc *cyl, const rt_body_de
   }
 }
 
+static int is_round(const rt_body_desc *b) { return b->shape == RT_SHAPE_SPHERE || b->shape == RT_SHAPE_CYLINDER; }
+
+void rt__collide_plan(rt_world *w) {
+  w->nround = w->nbox = 0;
+  for (int i = 0; i < w->nbody; i++) {
+    const rt_body_desc *b = &w->body[i];
+    if (is_round(b)) w->round[w->nround++] = i;
+    if (b->shape == RT_SHAPE_BOX) w->box[w->nbox++] = i;
+    w->radius[i] = bounding_radius(b);
+  }
+  /* each joint's bodies as each other's partners, counted, then placed */
+  memset(w->partner_at, 0, sizeof(int) * ((size_t)w->nbody + 1));
+  for (int k = 0; k < w->njoint; k++) {
+    const int a = w->joint[k].body_a, b = w->joint[k].body_b;
+    if (a >= 0 && b >= 0) w->partner_at[a + 1]++, w->partner_at[b + 1]++;
+  }
+  for (int i = 0; i < w->nbody; i++) w->partner_at[i + 1] += w->partner_at[i];
+  for (int k = 0; k < w->njoint; k++) {
+    const int a = w->joint[k].body_a, b = w->joint[k].body_b;
+    if (a < 0 || b < 0) continue;
+    w->partner[w->partner_at[a]++] = b;
+    w->partner[w->partner_at[b]++] = a;
+  }
+  for (int i = w->nbody; i > 0; i--) w->partner_at[i] = w->partner_at[i - 1]; /* back to each body's first */
+  w->partner_at[0] = 0;
+}
+
+/* Body i (round or box) with body j (the other kind), i < j. */
+static void pair(pair_sink *s, const rt_world *w, int i, int j, double margin) {
+  const int i_box = w->body[i].shape == RT_SHAPE_BOX;
+  const int r = i_box ? j : i, b = i_box ? i : j;
+  const rt_body_desc *round = &w->body[r], *box = &w->body[b];
+  if (round->fixed && box->fixed) return;
+  double d[3];
+  rt__v3_sub(d, round->pose.p, box->pose.p);
+  const double reach = w->radius[r] + w->radius[b] + margin;
+  if (rt__v3_dot(d, d) > reach * reach || joined(w, i, j)) return;
+  s->a = r;
+  s->b = b;
+  s->mu = sqrt(fmax(round->friction, 0.0) * fmax(box->friction, 0.0));
+  if (round->shape == RT_SHAPE_SPHERE)
+    sphere_box(s, round, box, margin);
+  else
+    cylinder_box(s, round, box, margin);
+}
+
+/* The pairs of one round body and one box in the order of their indices
+ * (i < j, i first), as the loop over all pairs of bodies gave them: each
+ * body i with the bodies of the other kind after it (the sample tank's
+ * 92 bodies, 4,186 pairs, took 190k instructions a step over all pairs). */
 int rt_world_body_contacts(const rt_world *w, double margin, rt_contact *out, int cap) {
   pair_sink s = {out, out != NULL && cap > 0 ? cap : 0, 0, 0, 0, 0.0}; /* no room: count only */
-  for (int i = 0; i < w->nbody; i++)
-    for (int j = i + 1; j < w->nbody; j++) {
-      const rt_body_desc *bi = &w->body[i], *bj = &w->body[j];
-      /* one round shape and one box, in either order */
-      const int i_box = bi->shape == RT_SHAPE_BOX, j_box = bj->shape == RT_SHAPE_BOX;
-      if (i_box == j_box) continue;
-      const int r = i_box ? j : i, b = i_box ? i : j;
-      const rt_body_desc *round = &w->body[r], *box = &w->body[b];
-      if (round->shape != RT_SHAPE_SPHERE && round->shape != RT_SHAPE_CYLINDER) continue;
-      if (round->fixed && box->fixed) continue;
-      double d[3];
-      rt__v3_sub(d, round->pose.p, box->pose.p);
-      const double reach = bounding_radius(round) + bounding_radius(box) + margin;
-      if (rt__v3_dot(d, d) > reach * reach || joined(w, i, j)) continue;
-      s.a = r;
-      s.b = b;
-      s.mu = sqrt(fmax(round->friction, 0.0) * fmax(box->friction, 0.0));
-      if (round->shape == RT_SHAPE_SPHERE)
-        sphere_box(&s, round, box, margin);
-      else
-        cylinder_box(&s, round, box, margin);
-    }
+  int after_round = 0, after_box = 0; /* the first round body, box, after i */
+  for (int i = 0; i < w->nbody; i++) {
+    while (after_round < w->nround && w->round[after_round] <= i) after_round++;
+    while (after_box < w->nbox && w->box[after_box] <= i) after_box++;
+    if (w->body[i].shape == RT_SHAPE_BOX)
+      for (int k = after_round; k < w->nround; k++) pair(&s, w, i, w->round[k], margin);
+    else if (is_round(&w->body[i]))
+      for (int k = after_box; k < w->nbox; k++) pair(&s, w, i, w->box[k], margin);
+  }
   return s.n;
 }

@@ -262,6 +262,11 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
   w->r = rt__alloc((size_t)w->dim, sizeof(double), &nomem);
   w->shift = rt__alloc(6 * (size_t)w->nsbody, sizeof(double), &nomem);
   w->pose_before = rt__alloc((size_t)w->nbody, sizeof *w->pose_before, &nomem);
+  w->round = rt__alloc((size_t)w->nbody, sizeof(int), &nomem);
+  w->box = rt__alloc((size_t)w->nbody, sizeof(int), &nomem);
+  w->radius = rt__alloc((size_t)w->nbody, sizeof(double), &nomem);
+  w->partner_at = rt__alloc((size_t)w->nbody + 1, sizeof(int), &nomem);
+  w->partner = rt__alloc(2 * (size_t)w->njoint, sizeof(int), &nomem);
   w->kept_c = rt__alloc((size_t)w->dim, sizeof(double), &nomem);
   w->kept_J = rt__alloc(12 * (size_t)nrow, sizeof(double), &nomem); /* the rows' J's size: rows.c swaps them */
   w->kept_pose = rt__alloc((size_t)w->nbody, sizeof *w->kept_pose, &nomem);
@@ -304,6 +309,7 @@ rt_world *rt_world_create(const rt_world_desc *desc, const rt_program *prog, con
   }
   memcpy(w->worker.body, w->body, sizeof *w->body * (size_t)w->nbody);
   if (w->njoint) memcpy(w->joint, desc->joints, sizeof *w->joint * (size_t)w->njoint);
+  rt__collide_plan(w);
   for (int j = 0; j < w->njoint; j++) w->joint_row[j] = w->joint_cons[j] = -1;
   for (int i = 0; i < nrow; i++) r->normal[i] = w->prows.normal[i] = -1;
   for (int j = 0, k = 0; j < w->njoint; j++)
@@ -342,7 +348,7 @@ void rt_world_destroy(rt_world *w) {
                   w->inv_mass,  w->inv_inertia, w->inertia, w->vel, r->a,      r->b,     r->J,         r->WJ,
                   r->rhs,       r->inv_diag, r->lambda, r->lo,     r->hi,    w->c,         w->r,
                   w->work,      w->temp,     w->x,      r->normal, r->mu, r->soft, w->contact,   w->prev,
-                  w->prev_lambda, w->prev_table, w->drive_rate, w->drive_stall, w->shift, w->eq_joint, w->row_letter, w->pose_before,
+                  w->prev_lambda, w->prev_table, w->drive_rate, w->drive_stall, w->shift, w->eq_joint, w->row_letter, w->pose_before, w->round, w->box, w->radius, w->partner_at, w->partner,
                   w->assembly.block, w->assembly.zero_off, w->assembly.zero_len, w->worker.J, w->worker.WJ, w->worker.c,
                   w->worker.inv_mass, w->worker.inv_inertia, w->worker.body, w->worker.pose, w->view,
                   w->bdreg, w->bx, w->bs, w->bu, w->bbuf,

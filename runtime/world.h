@@ -262,6 +262,15 @@ struct rt_world {
   double *r;
   double *shift;           /* 6 per solver body: post-stabilization's move */
   rt_pose *pose_before;    /* poses before it, to undo a move that fails */
+  /* rt_world_body_contacts' shapes (collide.c), listed at creation, where
+   * the bodies' shapes and joints are set: the round bodies (spheres,
+   * cylinders) and the boxes, each in index order, each body's bounding
+   * radius, and the bodies joined to body i, partner[partner_at[i] ..
+   * partner_at[i + 1]] */
+  int nround, nbox;
+  int *round, *box;
+  double *radius;
+  int *partner_at, *partner;
   rt__worker worker;
   /* appended: the block solve beyond one solve with the factor (block.c,
    * blocksolve.h: refinement, PCR), dim each unless said */
@@ -416,6 +425,7 @@ int rt__rows_position_start(rt_world *w);
  * warm-started from the last step's matching contacts; and saving the
  * impulses for the next step. */
 void rt__contact_rows(rt_world *w);
+void rt__collide_plan(rt_world *w); /* w->round, box, radius from the bodies */
 void rt__contact_save(rt_world *w);
 
 /* pgs.c */

@@ -333,6 +333,43 @@ static void test_body_contacts_of_sphere_and_wheel_on_box(void **state) {
   sim_close(&s);
 }
 
+/* Boxes (0.2 m cubes) and round bodies, each touching its neighbours: a
+ * ball (0) against a box beside it (1) and one above it (2), a ball (3)
+ * between box 1 and a box (4), a wheel (5, a cylinder along y) between box
+ * 4 and a box (6), and a ball (7) on box 1 beside box 2. The contacts come
+ * pair by pair in the order of the pairs' indices (lower index first),
+ * whichever of the two is the box, and the wheel's two ends in order. */
+static const char row_src[] =
+    "local s = math.sqrt(0.5)\n"
+    "local function box(x, z) return { name = 'box' .. x .. z, mass = 1, box = {0.2, 0.2, 0.2}, pos = {x, 0, z},\n"
+    "  shape = { box = {0.2, 0.2, 0.2} } } end\n"
+    "local function ball(n, x, z) return { name = n, mass = 1, sphere = 0.1, shape = { sphere = 0.1 }, pos = {x, 0, z} } end\n"
+    "return { name = 'row', settings = { collide = true }, bodies = {\n"
+    "  ball('b0', 0, 0), box(0.2, 0), box(0, 0.2), ball('b3', 0.4, 0), box(0.6, 0),\n"
+    "  { name = 'wheel', mass = 2, cylinder = {0.1, 0.4}, shape = { cylinder = {0.1, 0.4} },\n"
+    "    pos = {0.8, 0, 0}, rot = {s, -s, 0, 0} }, box(1.0, 0), ball('b7', 0.2, 0.2) },\n"
+    "  constraints = {} }\n";
+
+static void test_body_contacts_come_in_the_order_of_their_pairs(void **state) {
+  (void)state;
+  sim s;
+  sim_open(&s, "row", row_src, NULL);
+  sim_start(&s);
+  rt_contact c[16];
+  const int n = rt_world_body_contacts(s.w, 0.02, c, 16);
+  /* round body, box, feature of each contact */
+  const int want[10][3] = {{0, 1, 0}, {0, 2, 0}, {3, 1, 0}, {7, 1, 0}, {7, 2, 0},
+                           {3, 4, 0}, {5, 4, 0}, {5, 4, 1}, {5, 6, 0}, {5, 6, 1}};
+  assert_int_equal(n, 10);
+  for (int i = 0; i < n; i++) {
+    assert_int_equal(c[i].body_a, want[i][0]);
+    assert_int_equal(c[i].body_b, want[i][1]);
+    assert_int_equal(c[i].feature, (unsigned)want[i][2]);
+    assert_true(fabs(c[i].depth) < 1e-12); /* touching */
+  }
+  sim_close(&s);
+}
+
 static void test_ball_and_wheel_come_to_rest_on_box(void **state) {
   (void)state;
   sim s;
@@ -534,6 +571,7 @@ int main(void) {
       cmocka_unit_test(test_buggy_turns_with_steering),
       cmocka_unit_test(test_heavy_deck_on_light_wheels_settles_when_coupled),
       cmocka_unit_test(test_body_contacts_of_sphere_and_wheel_on_box),
+      cmocka_unit_test(test_body_contacts_come_in_the_order_of_their_pairs),
       cmocka_unit_test(test_ball_and_wheel_come_to_rest_on_box),
       cmocka_unit_test(test_tank_drives_forward_with_tracks_closed),
       cmocka_unit_test(test_tank_tracks_open_under_pgs),
