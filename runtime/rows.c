@@ -239,17 +239,6 @@ static void inequality_row(rt_world *w, int j) {
     limit_row(w, row, out.q, out.lower, out.upper);
 }
 
-/* Whether w->kept_* (the last step's last evaluation, stabilize.c) is at
- * the bodies' poses, bit for bit: nothing has moved them since (neither
- * integration, nor a failed step's restore, nor rt_world_set_body_state),
- * so evaluating the joints again would give its bits. */
-static int kept_at_poses(const rt_world *w) {
-  if (!w->kept) return 0;
-  for (int i = 0; i < w->nbody; i++)
-    if (memcmp(&w->kept_pose[i], &w->body[i].pose, sizeof w->body[i].pose) != 0) return 0;
-  return 1;
-}
-
 /* With the kept evaluation at the poses, the rows take its c and J by
  * swapping the arrays (the rows' J and kept_J have the same size): the
  * lift's 24 KiB of J were copied a step, constraint by constraint (4k
@@ -258,7 +247,7 @@ static int kept_at_poses(const rt_world *w) {
  * restore (or anything else before the step's own evaluation) finds none,
  * and its next step evaluates the joints again, to the same bits. */
 void rt__rows_build(rt_world *w) {
-  const int kept = kept_at_poses(w);
+  const int kept = rt__kept_at_poses(w);
   if (kept) {
     double *c = w->c, *J = w->rows.J;
     w->c = w->kept_c;

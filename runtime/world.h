@@ -283,7 +283,8 @@ struct rt_world {
   double *bbuf;            /* 6 dim: refinement's and PCR's vectors */
   rt__schur schur;         /* the coupled rows (schur.c) */
   /* The equality rows evaluated by the step's last evaluation that keeps
-   * them (stabilize.c: a projection pass's check, or the drift's), at the
+   * them (stabilize.c: post-stabilization's check, a projection pass's
+   * check, or the drift's), at the
    * poses kept_pose: the next step's rows take c and J from here when the
    * bodies are still there, bit for bit (rows.c). */
   double *kept_c;          /* dim (c's size) */
@@ -292,6 +293,17 @@ struct rt_world {
   int kept;                /* kept_* hold an evaluation */
   int projected;           /* the last step's projection kept a pass */
 };
+
+/* Whether w->kept_* (the last evaluation kept, stabilize.c) is at the
+ * bodies' poses, bit for bit: nothing has moved them since (neither
+ * integration, nor a failed step's restore, nor rt_world_set_body_state),
+ * so evaluating the joints again would give its bits. */
+static inline int rt__kept_at_poses(const rt_world *w) {
+  if (!w->kept) return 0;
+  for (int i = 0; i < w->nbody; i++)
+    if (memcmp(&w->kept_pose[i], &w->body[i].pose, sizeof w->body[i].pose) != 0) return 0;
+  return 1;
+}
 
 /* Zeroed memory for n items of size (at least one), or NULL with *fail
  * set: creation allocates everything, then checks once. */
