@@ -357,41 +357,8 @@ void rt__lanes_refresh(rt__lanes *l, rt_world *const *w, const unsigned char *ta
       if (take[j]) l->vel[k * N + j] = w[j]->vel[k];
 }
 
-#if defined(__GNUC__) && !defined(LDLPGS_NO_VECTOR)
-#define LN 4
-#include "batch_pgs_row.h"
-#undef LN
-#define LN 8
-#include "batch_pgs_row.h"
-#undef LN
-#define LN 16
-#include "batch_pgs_row.h"
-#undef LN
+/*---- one row in one lane ---------------------------------------------------*/
 
-void rt__lanes_sweep(rt__lanes *l, int first, const long long *act, double *change) {
-  switch (l->N) {
-  case 4: sweep_4(l, first, act, change); break;
-  case 8: sweep_8(l, first, act, change); break;
-  default: sweep_16(l, first, act, change); break;
-  }
-}
-
-void rt__lanes_residual(const rt__lanes *l, int dim, double *res, double *most) {
-  switch (l->N) {
-  case 4: residual_4(l, dim, res, most); break;
-  case 8: residual_8(l, dim, res, most); break;
-  default: residual_16(l, dim, res, most); break;
-  }
-}
-
-void rt__lanes_correct(rt__lanes *l, int dim, const double *delta, const unsigned char *act) {
-  switch (l->N) {
-  case 4: correct_4(l, dim, delta, act); break;
-  case 8: correct_8(l, dim, delta, act); break;
-  default: correct_16(l, dim, delta, act); break;
-  }
-}
-#else
 /* Row i's J and W J^T in lane j, all twelve entries of each (those an
  * equality row's letter leaves out +0), and its masks. */
 static void lane_entries(const rt__lanes *l, int i, int j, double *J, double *WJ, int *jm, int *wm) {
@@ -412,46 +379,96 @@ static void lane_entries(const rt__lanes *l, int i, int j, double *J, double *WJ
   }
 }
 
-/* Row i in lane j alone: pgs.c's sweep_row on the lanes' layout; returns
- * how much it changed the row's velocity. */
-static double lane_row(rt__lanes *l, int i, int j) {
+/* Row i's J v in lane j (J and W J^T into J, WJ), summed as pgs.c's
+ * row_dot: side a's products from 0.0, then side b's (a side on the world
+ * skipped; an equality row's by its letter, as rt__pgs_residual). */
+static double lane_jv(const rt__lanes *l, int i, int j, double *J, double *WJ) {
   const int N = l->N;
-  double *v = l->vel;
   const size_t r = (size_t)i * (size_t)N + (size_t)j;
-  const double id = l->inv_diag[r];
-  if (id == 0.0) return 0.0;
   const int a = l->a[r], b = l->b[r];
-  double J[12], WJ[12];
   int jm, wm;
   lane_entries(l, i, j, J, WJ, &jm, &wm);
-  double *va = a == RT_WORLD ? NULL : v + 6 * (size_t)a * N + j;
-  double *vb = b == RT_WORLD ? NULL : v + 6 * (size_t)b * N + j;
   double jv = 0.0;
-  if (va != NULL)
+  if (a != RT_WORLD)
     for (int k = 0; k < 6; k++)
-      if (jm >> k & 1) jv += J[k] * va[k * N];
-  if (vb != NULL)
+      if (jm >> k & 1) jv += J[k] * l->vel[(6 * (size_t)a + (size_t)k) * N + j];
+  if (b != RT_WORLD)
     for (int k = 0; k < 6; k++)
-      if (jm >> k & 1) jv += J[6 + k] * vb[k * N];
-  const double old = l->lambda[r];
+      if (jm >> k & 1) jv += J[6 + k] * l->vel[(6 * (size_t)b + (size_t)k) * N + j];
+  return jv;
+}
+
+/* Row i's impulse in lane j from its J v (inv_diag != 0), within its
+ * bounds, which go to *lo and *hi (a friction row's from its normal's
+ * impulse as it is now): pgs.c's row_update. */
+static double lane_update(const rt__lanes *l, int i, int j, double jv, double *lo, double *hi) {
+  const int N = l->N;
+  const size_t r = (size_t)i * (size_t)N + (size_t)j;
+  const double id = l->inv_diag[r], old = l->lambda[r];
   double x = old + (l->rhs[r] - jv) * id;
+  *lo = l->lo[r];
+  *hi = l->hi[r];
   if (l->normal[r] >= 0) {
-    l->hi[r] = l->mu[r] * l->lambda[(size_t)l->normal[r] * N + j];
-    l->lo[r] = -l->hi[r];
+    *hi = l->mu[r] * l->lambda[(size_t)l->normal[r] * N + j];
+    *lo = -*hi;
   } else if (l->normal[r] == RT__ROW_SOFT) {
     x -= l->soft[r] * old * id;
   }
-  if (x < l->lo[r]) x = l->lo[r];
-  if (x > l->hi[r]) x = l->hi[r];
-  l->lambda[r] = x;
-  const double d = x - old;
-  if (va != NULL)
-    for (int k = 0; k < 6; k++) va[k * N] += WJ[k] * d;
-  if (vb != NULL)
-    for (int k = 0; k < 6; k++) vb[k * N] += WJ[6 + k] * d;
-  return fabs(d) / id;
+  if (x < *lo) x = *lo;
+  if (x > *hi) x = *hi;
+  return x;
 }
 
+/* Whether no row of slots first .. n in lane j would change its velocity
+ * by more than tol (|delta lambda| / inv_diag), changing nothing: pgs.c's
+ * rt__pgs_rows_settled of that copy. */
+static int lane_settled(const rt__lanes *l, int j, int first, double tol) {
+  for (int i = first; i < l->n; i++) {
+    const size_t r = (size_t)i * (size_t)l->N + (size_t)j;
+    const double id = l->inv_diag[r];
+    if (id == 0.0) continue;
+    double J[12], WJ[12], lo, hi;
+    if (fabs(lane_update(l, i, j, lane_jv(l, i, j, J, WJ), &lo, &hi) - l->lambda[r]) / id > tol) return 0;
+  }
+  return 1;
+}
+
+#if defined(__GNUC__) && !defined(LDLPGS_NO_VECTOR)
+#define LN 4
+#include "batch_pgs_row.h"
+#undef LN
+#define LN 8
+#include "batch_pgs_row.h"
+#undef LN
+#define LN 16
+#include "batch_pgs_row.h"
+#undef LN
+
+/* Slots first .. last. */
+static void sweep_slots(rt__lanes *l, int first, int last, const long long *act, double *change) {
+  switch (l->N) {
+  case 4: sweep_4(l, first, last, act, change); break;
+  case 8: sweep_8(l, first, last, act, change); break;
+  default: sweep_16(l, first, last, act, change); break;
+  }
+}
+
+void rt__lanes_residual(const rt__lanes *l, int dim, double *res, double *most) {
+  switch (l->N) {
+  case 4: residual_4(l, dim, res, most); break;
+  case 8: residual_8(l, dim, res, most); break;
+  default: residual_16(l, dim, res, most); break;
+  }
+}
+
+void rt__lanes_correct(rt__lanes *l, int dim, const double *delta, const unsigned char *act) {
+  switch (l->N) {
+  case 4: correct_4(l, dim, delta, act); break;
+  case 8: correct_8(l, dim, delta, act); break;
+  default: correct_16(l, dim, delta, act); break;
+  }
+}
+#else
 /* Rows 0 .. dim are the mechanism's equality rows, on the same bodies in
  * every copy: each lane's J v summed as pgs.c's rt__pgs_residual does, by
  * the rows' letters. */
@@ -461,17 +478,8 @@ void rt__lanes_residual(const rt__lanes *l, int dim, double *res, double *most) 
   for (int i = 0; i < dim; i++)
     for (int j = 0; j < N; j++) {
       const size_t r = (size_t)i * (size_t)N + (size_t)j;
-      const int a = l->a[r], b = l->b[r];
-      double J[12], WJ[12], s = 0.0;
-      int jm, wm;
-      lane_entries(l, i, j, J, WJ, &jm, &wm);
-      if (a != RT_WORLD)
-        for (int k = 0; k < 6; k++)
-          if (jm >> k & 1) s += J[k] * l->vel[(6 * (size_t)a + (size_t)k) * N + j];
-      if (b != RT_WORLD)
-        for (int k = 0; k < 6; k++)
-          if (jm >> k & 1) s += J[6 + k] * l->vel[(6 * (size_t)b + (size_t)k) * N + j];
-      res[r] = l->rhs[r] - s;
+      double J[12], WJ[12];
+      res[r] = l->rhs[r] - lane_jv(l, i, j, J, WJ);
       most[j] = rt__most(most[j], fabs(res[r]));
     }
 }
@@ -497,12 +505,49 @@ void rt__lanes_correct(rt__lanes *l, int dim, const double *delta, const unsigne
     }
 }
 
-void rt__lanes_sweep(rt__lanes *l, int first, const long long *act, double *change) {
+/* Row i in lane j alone: pgs.c's sweep_row on the lanes' layout; returns
+ * how much it changed the row's velocity. */
+static double lane_row(rt__lanes *l, int i, int j) {
+  const int N = l->N;
+  const size_t r = (size_t)i * (size_t)N + (size_t)j;
+  const double id = l->inv_diag[r];
+  if (id == 0.0) return 0.0;
+  double J[12], WJ[12], lo, hi;
+  const double old = l->lambda[r], x = lane_update(l, i, j, lane_jv(l, i, j, J, WJ), &lo, &hi);
+  if (l->normal[r] >= 0) {
+    l->lo[r] = lo;
+    l->hi[r] = hi;
+  }
+  l->lambda[r] = x;
+  const double d = x - old;
+  const int a = l->a[r], b = l->b[r];
+  if (a != RT_WORLD)
+    for (int k = 0; k < 6; k++) l->vel[(6 * (size_t)a + (size_t)k) * N + j] += WJ[k] * d;
+  if (b != RT_WORLD)
+    for (int k = 0; k < 6; k++) l->vel[(6 * (size_t)b + (size_t)k) * N + j] += WJ[6 + k] * d;
+  return fabs(d) / id;
+}
+
+/* Slots first .. last. */
+static void sweep_slots(rt__lanes *l, int first, int last, const long long *act, double *change) {
   for (int j = 0; j < l->N; j++) {
     double c = 0.0;
     if (act[j])
-      for (int i = first; i < l->n; i++) c = rt__most(c, lane_row(l, i, j));
+      for (int i = first; i < last; i++) c = rt__most(c, lane_row(l, i, j));
     if (change) change[j] = c;
   }
 }
 #endif
+
+void rt__lanes_sweep(rt__lanes *l, int first, const long long *act, double *change) {
+  sweep_slots(l, first, l->n, act, change);
+}
+
+void rt__lanes_first_pass(rt__lanes *l, int dim, int fixed, const long long *act, double tol, double *change) {
+  double joints[RT__LANES_MAX] = {0}, contacts[RT__LANES_MAX] = {0};
+  long long rest[RT__LANES_MAX] = {0};
+  sweep_slots(l, dim, fixed, act, joints);
+  for (int j = 0; j < l->N; j++) rest[j] = act[j] && !(joints[j] <= tol && lane_settled(l, j, fixed, tol)) ? -1 : 0;
+  sweep_slots(l, fixed, l->n, rest, contacts);
+  for (int j = 0; j < l->N; j++) change[j] = rest[j] ? rt__most(joints[j], contacts[j]) : joints[j];
+}

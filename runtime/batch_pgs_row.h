@@ -345,7 +345,7 @@ static inline __attribute__((always_inline)) void LN_CAT(ground_pair_, LN)(rt__l
  * them on the same bodies one load and store of their velocities; a row
  * whose bodies differ between lanes, one gathered row, a run of them one
  * gather and store. */
-static void LN_CAT(sweep_, LN)(rt__lanes *lanes, int first, const long long *act_, double *change_) {
+static void LN_CAT(sweep_, LN)(rt__lanes *lanes, int first, int last, const long long *act_, double *change_) {
   /* the arrays' pointers in a local copy, which no store of the rows can
    * change: else each row loads them again after its stores */
   rt__lanes copy = *lanes, *l = &copy;
@@ -354,18 +354,18 @@ static void LN_CAT(sweep_, LN)(rt__lanes *lanes, int first, const long long *act
   VD change = {0};
   memcpy(&act, act_, sizeof act);
   const int measure = change_ != NULL;
-  for (int i = first; i < l->n;) {
+  for (int i = first; i < last;) {
     if (!l->uniform[i]) {
-      const int e = LN_CAT(gathered_end_, LN)(l, i, l->n);
+      const int e = LN_CAT(gathered_end_, LN)(l, i, last);
       if (e < 0)
         LN_CAT(gathered_row_, LN)(l, v, i++, &act, &change, measure);
       else
         LN_CAT(gathered_run_, LN)(l, v, i, e, &act, &change, measure), i = e;
       continue;
     }
-    const int e = LN_CAT(run_end_, LN)(l, i, l->n);
-    if (LN_CAT(on_ground_, LN)(l, i, l->n) && LN_CAT(on_ground_, LN)(l, e, l->n)) { /* e: another body */
-      const int f = LN_CAT(run_end_, LN)(l, e, l->n);
+    const int e = LN_CAT(run_end_, LN)(l, i, last);
+    if (LN_CAT(on_ground_, LN)(l, i, last) && LN_CAT(on_ground_, LN)(l, e, last)) { /* e: another body */
+      const int f = LN_CAT(run_end_, LN)(l, e, last);
       LN_CAT(ground_pair_, LN)(l, v, i, e, f, &act, &change, measure);
       i = f;
       continue;
