@@ -610,6 +610,46 @@ static void contacts(rt_batch *b) {
     if (refine[j] >= 0) rt__step_refined(b->w[j], 1, passes[j]);
 }
 
+/*---- the rest of the step: the projection's solves in lanes ---------------*/
+
+/* step.c's rt__step_end_finish of every copy, the projection's passes
+ * (rt__stabilize_project) of the copies whose factor is in the lanes in
+ * step: each copy's work up to its next solve (rt__project_next), then one
+ * solve in lanes for all of them, until every copy's projection is done;
+ * the others' copy by copy. */
+static void finish(rt_batch *b) {
+  int post[RT__LANES_MAX] = {0}, any = 0;
+  double error[RT__LANES_MAX];
+  rt__project pr[RT__LANES_MAX];
+  unsigned char solve[RT__LANES_MAX] = {0};
+  for (int j = 0; j < b->N; j++) {
+    rt_world *w = b->w[j];
+    if (b->st[j] != RT_OK) continue;
+    post[j] = rt__step_finish_move(w, &error[j]);
+    if (!post[j] || w->set.project == 0) continue;
+    if (b->factors[j] && b->lane_pivot[j] == -1) {
+      rt__project_begin(&pr[j], w->set.project, error[j]);
+      solve[j] = 1;
+      any = 1;
+    } else {
+      rt__stabilize_project(w, w->set.project, error[j]);
+    }
+  }
+  while (any) {
+    any = 0;
+    for (int j = 0; j < b->N; j++) {
+      if (solve[j]) solve[j] = (unsigned char)rt__project_next(b->w[j], &pr[j]);
+      any |= solve[j];
+    }
+    if (!any) break;
+    lanes_in(b, solve);
+    lanes_solve(b);
+    lanes_out(b, solve);
+  }
+  for (int j = 0; j < b->N; j++)
+    if (b->st[j] == RT_OK) b->st[j] = rt__step_finish_after(b->w[j], post[j]);
+}
+
 /*---- the step -------------------------------------------------------------*/
 
 /* Whether this step's stages 5 and 6b run in lanes: lane_stages, or with
@@ -632,8 +672,7 @@ static void step_lanes(rt_batch *b) {
   iterate(b);
   block_step(b);
   contacts(b);
-  for (int j = 0; j < b->N; j++)
-    if (b->st[j] == RT_OK) b->st[j] = rt__step_end_finish(b->w[j]);
+  finish(b);
 }
 
 /* A batch step stages every copy's step through each stage before the

@@ -108,36 +108,66 @@ double rt__stabilize_drift(rt_world *w, int measure) {
  * motors can hold. */
 #define RT__HOLD_STALL 0.5
 
-void rt__stabilize_project(rt_world *w, int passes, double before) {
+void rt__project_begin(rt__project *p, int passes, double before) {
+  *p = (rt__project){.passes = passes, .hold = 1, .before = before};
+}
+
+/* A pass: -c into w->r, solved (the caller's), the bodies' move W J^T of
+ * it into w->shift; with the held motors held (rt__schur_hold), the
+ * joints' response to them, -c - J shift solved again (the caller's),
+ * added; then the move, kept if it lowers the largest |c| (with the
+ * motors held, if it halves it; else undone and the passes go on without
+ * them). */
+int rt__project_next(rt_world *w, rt__project *p) {
   rt__rows *r = &w->rows;
-  int hold = 1;
-  for (int pass = 0; pass < passes && before > RT__PROJECT_TOLERANCE; pass++) {
-    for (int i = 0; i < w->dim; i++) w->r[i] = -w->c[i];
-    rt__block_solve(w, w->r);
-    memset(w->shift, 0, 6 * sizeof *w->shift * (size_t)w->nsbody);
-    rt__pgs_apply_equality(r, w->prog, w->r, w->shift);
-    const int held = hold && rt__schur_hold(w, w->shift) > 0;
-    if (held) { /* the joints' response to the held motors */
-      for (int i = 0; i < w->dim; i++) w->r[i] = -w->c[i] - rt__pgs_row_velocity(r, i, w->shift);
-      rt__block_solve(w, w->r);
+  for (;;) {
+    switch (p->phase) {
+    case 0: /* a pass begins */
+      if (!(p->pass < p->passes && p->before > RT__PROJECT_TOLERANCE)) {
+        w->projected = w->info.projections > 0;
+        return 0;
+      }
+      for (int i = 0; i < w->dim; i++) w->r[i] = -w->c[i];
+      p->phase = 1;
+      return 1;
+    case 1: /* -c solved */
+      memset(w->shift, 0, 6 * sizeof *w->shift * (size_t)w->nsbody);
       rt__pgs_apply_equality(r, w->prog, w->r, w->shift);
+      p->held = p->hold && rt__schur_hold(w, w->shift) > 0;
+      if (p->held) { /* the joints' response to the held motors */
+        for (int i = 0; i < w->dim; i++) w->r[i] = -w->c[i] - rt__pgs_row_velocity(r, i, w->shift);
+        p->phase = 2;
+        return 1;
+      }
+      break;
+    default: /* the response solved */
+      rt__pgs_apply_equality(r, w->prog, w->r, w->shift);
+      break;
     }
     move_bodies(w);
     const double after = kept_error(w);
-    if (held && !(after < RT__HOLD_STALL * before)) {
+    p->phase = 0;
+    p->pass++;
+    if (p->held && !(after < RT__HOLD_STALL * p->before)) {
       undo_move(w);
       max_error(w, NULL); /* c at the poses again */
-      hold = 0;
+      p->hold = 0;
       continue;
     }
-    if (!(after < before)) {
+    if (!(after < p->before)) {
       undo_move(w);
-      break;
+      p->pass = p->passes; /* no further pass */
+      continue;
     }
-    before = after;
+    p->before = after;
     w->info.projections++;
   }
-  w->projected = w->info.projections > 0;
+}
+
+void rt__stabilize_project(rt_world *w, int passes, double before) {
+  rt__project p;
+  rt__project_begin(&p, passes, before);
+  while (rt__project_next(w, &p)) rt__block_solve(w, w->r);
 }
 
 /* The joints are evaluated at the poses it starts from only if no

@@ -485,9 +485,11 @@ int rt__step_contact_passes(const rt_world *w) {
   return use_block(w) && block_ready(w) && w->rows.n > w->dim ? w->set.contact_passes : 0;
 }
 
-/* Stages 6 (what follows the contact passes) to 9. A step whose state is
- * not finite at the end is undone. */
-rt_status rt__step_end_finish(rt_world *w) {
+/* Stages 6 (what follows the contact passes) to 9, in parts (world.h): up
+ * to the new poses; the projection; then post-stabilization and the
+ * step's status -- a step whose state is not finite at the end is
+ * undone. */
+int rt__step_finish_move(rt_world *w, double *error) {
   if (use_block(w)) {
     if (!block_ready(w)) { /* not positive definite: sweeps instead, the block step's and those skipped */
       const int n = w->set.block_at == RT_BLOCK_BEFORE_LAST && w->set.iterations >= 2 ? w->set.iterations - 1
@@ -508,11 +510,12 @@ rt_status rt__step_end_finish(rt_world *w) {
   rt__bodies_merge(w);
   w->info.projections = 0;
   const int post = (w->set.project > 0 || w->set.stabilize) && use_block(w) && block_ready(w);
-  const double error = integrate(w, pass, post);
-  if (post) {
-    if (w->set.project > 0) rt__stabilize_project(w, w->set.project, error);
-    if (w->set.stabilize) rt__stabilize(w);
-  }
+  *error = integrate(w, pass, post);
+  return post;
+}
+
+rt_status rt__step_finish_after(rt_world *w, int post) {
+  if (post && w->set.stabilize) rt__stabilize(w);
   rt__bodies_clear_forces(w);
   if (!rt__bodies_finite(w)) {
     rt__snapshot_restore(w); /* the world as it was before the step, bit for bit */
@@ -520,6 +523,13 @@ rt_status rt__step_end_finish(rt_world *w) {
   }
   w->info.steps++;
   return RT_OK;
+}
+
+rt_status rt__step_end_finish(rt_world *w) {
+  double error;
+  const int post = rt__step_finish_move(w, &error);
+  if (post && w->set.project > 0) rt__stabilize_project(w, w->set.project, error);
+  return rt__step_finish_after(w, post);
 }
 
 /* Stages 6-9. */

@@ -603,7 +603,7 @@ int rt__step_contact_passes(const rt_world *w);
 void rt__step_contacts(rt_world *w);
 /* The first pass's sweep (the contacts swept only if one of them is not
  * settled), on w's own rows; returns its largest change (a batch runs it
- * copy by copy before its lanes take the passes on). */
+ * copy by copy, or in its lanes: rt__lanes_first_pass). */
 double rt__step_contacts_first(rt_world *w);
 void rt__step_contacts_done(rt_world *w);
 /* rt__step_contacts_done's first half, for a batch as above: S's solve,
@@ -611,6 +611,15 @@ void rt__step_contacts_done(rt_world *w);
  * nothing, and none follows); then rt__step_refined(w, 1, its passes). */
 int rt__step_contacts_coupled(rt_world *w);
 rt_status rt__step_end_finish(rt_world *w);
+/* rt__step_end_finish in parts, for a batch that takes the projection's
+ * solves in lanes: the rest of stage 6, stages 7 and 8 (returns whether
+ * the projection and post-stabilization follow, with the largest |c| at
+ * the new poses into *error); then, if so and settings.project > 0,
+ * rt__stabilize_project(w, settings.project, *error); then the rest
+ * (rt__step_finish_after with that return: post-stabilization, the step's
+ * status). */
+int rt__step_finish_move(rt_world *w, double *error);
+rt_status rt__step_finish_after(rt_world *w, int post);
 
 /* Contact passes stop once a sweep over the rows outside the block changes
  * no row's velocity by more than this (m/s, rad/s). */
@@ -652,6 +661,20 @@ void rt__stabilize(rt_world *w);
  * with c at the new poses and J, W and H~ the step's own (no second
  * factorization), each pass kept only if it lowers the largest |c|. */
 void rt__stabilize_project(rt_world *w, int passes, double before);
+/* rt__stabilize_project in steps, for a batch that solves its copies'
+ * systems in lanes: begun with its passes and before, each call of
+ * rt__project_next does the projection's work up to its next solve and
+ * returns 1 with its right-hand side in w->r, to be solved in place with
+ * the step's factor (rt__block_solve) before the next call; 0 when the
+ * projection is done. */
+typedef struct rt__project {
+  int pass, passes;
+  int hold, held; /* the held motors held in the passes; in this one */
+  int phase;      /* 0: a pass begins; 1: -c solved; 2: the held motors' response solved */
+  double before;  /* the largest |c| before the pass */
+} rt__project;
+void rt__project_begin(rt__project *p, int passes, double before);
+int rt__project_next(rt_world *w, rt__project *p);
 /* The warm start's sums for the rows' impulses l with dv = W J^T l (every
  * row's, w->dvel in rt__rows_warm_start): num = l^T (rhs - J v) and
  * den = l^T J dv + the sum of gamma l^2 over soft rows, v = w->vel. */
