@@ -284,23 +284,23 @@ static void lanes_copy(const rt_batch *b, void *d, size_t n, size_t scalar, void
 #undef BATCH_LANES_CASE
 }
 
-/* The N workspaces into the lanes: lane j from copy j's if its step
- * factors, else from copy fill's. Entry by entry across the copies, so that
- * the writes run through the lanes' workspace once, in order (lane by
+/* The N workspaces into the lanes: lane j from copy j's if it factors
+ * (take[j]), else from copy fill's. Entry by entry across the copies, so
+ * that the writes run through the lanes' workspace once, in order (lane by
  * lane, each write a line of its own, 8 passes over the sample lift's
  * 294 KiB took 3 % of its batch step). */
-static void interleave(rt_batch *b, int fill) {
+static void interleave(rt_batch *b, const unsigned char *take, int fill) {
   void *src[RT__LANES_MAX] = {0};
-  for (int j = 0; j < b->N; j++) src[j] = b->w[b->factors[j] ? j : fill]->work;
+  for (int j = 0; j < b->N; j++) src[j] = b->w[take[j] ? j : fill]->work;
   lanes_copy(b, b->work, (size_t)b->bp->program->work_size, b->scalar, src, 0);
 }
 
-/* The lanes back into the workspaces of the copies whose step factors; a
+/* The lanes back into the workspaces of the copies that factor (take); a
  * lane of a copy that factors nothing goes to a scratch array instead (the
  * copy's workspace holds what its step still reads). */
-static void deinterleave(rt_batch *b) {
+static void deinterleave(rt_batch *b, const unsigned char *take) {
   void *dst[RT__LANES_MAX] = {0};
-  for (int j = 0; j < b->N; j++) dst[j] = b->factors[j] ? b->w[j]->work : b->spare;
+  for (int j = 0; j < b->N; j++) dst[j] = take[j] ? b->w[j]->work : b->spare;
   lanes_copy(b, b->work, (size_t)b->bp->program->work_size, b->scalar, dst, 1);
 }
 
@@ -318,9 +318,9 @@ static void factor(rt_batch *b) {
     if (fill < 0) fill = j;
   }
   if (fill < 0) return;
-  interleave(b, fill);
+  interleave(b, b->factors, fill);
   b->bp->factor(b->work, b->temp, b->lane_pivot);
-  deinterleave(b);
+  deinterleave(b, b->factors);
   for (int j = 0; j < b->N; j++)
     if (b->factors[j]) b->w[j]->info.factor_status = b->lane_pivot[j];
 }
@@ -610,44 +610,82 @@ static void contacts(rt_batch *b) {
     if (refine[j] >= 0) rt__step_refined(b->w[j], 1, passes[j]);
 }
 
-/*---- the rest of the step: the projection's solves in lanes ---------------*/
+/*---- the rest of the step: the projection's and post-stabilization's solves in lanes */
 
-/* step.c's rt__step_end_finish of every copy, the projection's passes
- * (rt__stabilize_project) of the copies whose factor is in the lanes in
- * step: each copy's work up to its next solve (rt__project_next), then one
- * solve in lanes for all of them, until every copy's projection is done;
- * the others' copy by copy. */
-static void finish(rt_batch *b) {
-  int post[RT__LANES_MAX] = {0}, any = 0;
-  double error[RT__LANES_MAX];
+/* The projection's passes (rt__stabilize_project) of the copies with
+ * solve[j], their factor in the lanes, in step: each copy's work up to its
+ * next solve (rt__project_next), then one solve in lanes for all of them,
+ * until every copy's projection is done. */
+static void project(rt_batch *b, const double *error, unsigned char *solve) {
   rt__project pr[RT__LANES_MAX];
-  unsigned char solve[RT__LANES_MAX] = {0};
-  for (int j = 0; j < b->N; j++) {
-    rt_world *w = b->w[j];
-    if (b->st[j] != RT_OK) continue;
-    post[j] = rt__step_finish_move(w, &error[j]);
-    if (!post[j] || w->set.project == 0) continue;
-    if (b->factors[j] && b->lane_pivot[j] == -1) {
-      rt__project_begin(&pr[j], w->set.project, error[j]);
-      solve[j] = 1;
-      any = 1;
-    } else {
-      rt__stabilize_project(w, w->set.project, error[j]);
-    }
-  }
-  while (any) {
-    any = 0;
+  for (int j = 0; j < b->N; j++)
+    if (solve[j]) rt__project_begin(&pr[j], b->w[j]->set.project, error[j]);
+  for (;;) {
+    int any = 0;
     for (int j = 0; j < b->N; j++) {
       if (solve[j]) solve[j] = (unsigned char)rt__project_next(b->w[j], &pr[j]);
       any |= solve[j];
     }
-    if (!any) break;
+    if (!any) return;
     lanes_in(b, solve);
     lanes_solve(b);
     lanes_out(b, solve);
   }
+}
+
+/* Post-stabilization (rt__stabilize) of the copies with stab[j], whose
+ * step's factor is in the lanes (so LDL): each copy's H~ assembled at its
+ * new poses (rt__stabilize_assemble), factored in lanes and back into its
+ * workspace, as rt_program_factor leaves it, -c solved in lanes, each copy
+ * moved (rt__stabilize_move) unless its H~ was not positive definite. The
+ * step's factor in the lanes is spent then. */
+static void stabilize(rt_batch *b, const unsigned char *stab) {
+  unsigned char solve[RT__LANES_MAX] = {0};
+  double before[RT__LANES_MAX];
+  int fill = -1, pivot[RT__LANES_MAX];
+  for (int j = 0; j < b->N; j++) {
+    if (!stab[j]) continue;
+    (void)rt__stabilize_assemble(b->w[j], &before[j]); /* 1: LDL */
+    if (fill < 0) fill = j;
+  }
+  if (fill < 0) return;
+  interleave(b, stab, fill);
+  b->bp->factor(b->work, b->temp, pivot);
+  deinterleave(b, stab);
+  for (int j = 0; j < b->N; j++) solve[j] = stab[j] && pivot[j] == -1;
+  lanes_in(b, solve);
+  lanes_solve(b);
+  lanes_out(b, solve);
   for (int j = 0; j < b->N; j++)
-    if (b->st[j] == RT_OK) b->st[j] = rt__step_finish_after(b->w[j], post[j]);
+    if (solve[j]) rt__stabilize_move(b->w[j], before[j]);
+}
+
+/* step.c's rt__step_end_finish of every copy: the projection's and
+ * post-stabilization's solves and factor in lanes for the copies whose
+ * step's factor is in them (project, stabilize), the rest copy by copy. */
+static void finish(rt_batch *b) {
+  int post[RT__LANES_MAX] = {0};
+  double error[RT__LANES_MAX];
+  unsigned char lanes[RT__LANES_MAX] = {0}, in[RT__LANES_MAX] = {0};
+  for (int j = 0; j < b->N; j++) {
+    if (b->st[j] != RT_OK) continue;
+    post[j] = rt__step_finish_move(b->w[j], &error[j]);
+    lanes[j] = post[j] && b->factors[j] && b->lane_pivot[j] == -1;
+  }
+  for (int j = 0; j < b->N; j++) {
+    rt_world *w = b->w[j];
+    in[j] = lanes[j] && w->set.project > 0;
+    if (post[j] && !lanes[j] && w->set.project > 0) rt__stabilize_project(w, w->set.project, error[j]);
+  }
+  project(b, error, in);
+  for (int j = 0; j < b->N; j++) {
+    rt_world *w = b->w[j];
+    in[j] = lanes[j] && w->set.stabilize;
+    if (post[j] && !lanes[j] && w->set.stabilize) rt__stabilize(w);
+  }
+  stabilize(b, in);
+  for (int j = 0; j < b->N; j++)
+    if (b->st[j] == RT_OK) b->st[j] = rt__step_finish_after(b->w[j]);
 }
 
 /*---- the step -------------------------------------------------------------*/

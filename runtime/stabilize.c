@@ -176,20 +176,27 @@ void rt__stabilize_project(rt_world *w, int passes, double before) {
  * the evaluation that checks the move is kept, for the next step's rows
  * (rt__rows_build): the sample tank's step evaluated its joints 5 times,
  * now 3 (the same bits). */
-void rt__stabilize(rt_world *w) {
-  const rt_program *p = w->prog;
+int rt__stabilize_assemble(rt_world *w, double *before) {
   rt__rows *r = &w->rows;
-  const double before = rt__kept_at_poses(w) ? kept_max_error(w, r->J) : max_error(w, r->J);
+  *before = rt__kept_at_poses(w) ? kept_max_error(w, r->J) : max_error(w, r->J);
   for (int i = 0; i < w->dim; i++) w->r[i] = -w->c[i];
   rt__bodies_solver_masses(w, w->body, w->inv_mass, w->inv_inertia, w->inertia);
   rt__rows_masses(w, w->dim);
-  if (w->set.block_solver == RT_BLOCK_LDL) { /* PCR needs no factor */
-    rt__assemble_rows(p, &w->assembly, r->J, r->WJ, w->set.epsilon, w->work);
-    if (rt_program_factor(p, w->work, w->temp) != -1) return;
-  }
-  rt__block_solve(w, w->r);
+  if (w->set.block_solver != RT_BLOCK_LDL) return 0; /* PCR needs no factor */
+  rt__assemble_rows(w->prog, &w->assembly, r->J, r->WJ, w->set.epsilon, w->work);
+  return 1;
+}
+
+void rt__stabilize_move(rt_world *w, double before) {
   memset(w->shift, 0, 6 * sizeof *w->shift * (size_t)w->nsbody);
-  rt__pgs_apply_equality(r, w->prog, w->r, w->shift);
+  rt__pgs_apply_equality(&w->rows, w->prog, w->r, w->shift);
   move_bodies(w); /* each body moves by the mean of its shards' moves */
   if (!(kept_error(w) <= before)) undo_move(w);
+}
+
+void rt__stabilize(rt_world *w) {
+  double before;
+  if (rt__stabilize_assemble(w, &before) && rt_program_factor(w->prog, w->work, w->temp) != -1) return;
+  rt__block_solve(w, w->r);
+  rt__stabilize_move(w, before);
 }

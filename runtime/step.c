@@ -486,7 +486,7 @@ int rt__step_contact_passes(const rt_world *w) {
 }
 
 /* Stages 6 (what follows the contact passes) to 9, in parts (world.h): up
- * to the new poses; the projection; then post-stabilization and the
+ * to the new poses; the projection and post-stabilization; then the
  * step's status -- a step whose state is not finite at the end is
  * undone. */
 int rt__step_finish_move(rt_world *w, double *error) {
@@ -514,8 +514,7 @@ int rt__step_finish_move(rt_world *w, double *error) {
   return post;
 }
 
-rt_status rt__step_finish_after(rt_world *w, int post) {
-  if (post && w->set.stabilize) rt__stabilize(w);
+rt_status rt__step_finish_after(rt_world *w) {
   rt__bodies_clear_forces(w);
   if (!rt__bodies_finite(w)) {
     rt__snapshot_restore(w); /* the world as it was before the step, bit for bit */
@@ -529,7 +528,8 @@ rt_status rt__step_end_finish(rt_world *w) {
   double error;
   const int post = rt__step_finish_move(w, &error);
   if (post && w->set.project > 0) rt__stabilize_project(w, w->set.project, error);
-  return rt__step_finish_after(w, post);
+  if (post && w->set.stabilize) rt__stabilize(w);
+  return rt__step_finish_after(w);
 }
 
 /* Stages 6-9. */

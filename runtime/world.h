@@ -612,14 +612,14 @@ void rt__step_contacts_done(rt_world *w);
 int rt__step_contacts_coupled(rt_world *w);
 rt_status rt__step_end_finish(rt_world *w);
 /* rt__step_end_finish in parts, for a batch that takes the projection's
- * solves in lanes: the rest of stage 6, stages 7 and 8 (returns whether
- * the projection and post-stabilization follow, with the largest |c| at
- * the new poses into *error); then, if so and settings.project > 0,
- * rt__stabilize_project(w, settings.project, *error); then the rest
- * (rt__step_finish_after with that return: post-stabilization, the step's
- * status). */
+ * and post-stabilization's solves in lanes: the rest of stage 6, stages 7
+ * and 8 (returns whether the projection and post-stabilization follow,
+ * with the largest |c| at the new poses into *error); then, if so, and if
+ * settings.project > 0, rt__stabilize_project(w, settings.project,
+ * *error), and if settings.stabilize, rt__stabilize(w); then the rest
+ * (rt__step_finish_after: the step's status). */
 int rt__step_finish_move(rt_world *w, double *error);
-rt_status rt__step_finish_after(rt_world *w, int post);
+rt_status rt__step_finish_after(rt_world *w);
 
 /* Contact passes stop once a sweep over the rows outside the block changes
  * no row's velocity by more than this (m/s, rad/s). */
@@ -657,6 +657,15 @@ void rt__block_solve(rt_world *w, double *x);
 /* stabilize.c: after integration, moves the bodies by W J^T H~^-1 (-c) so
  * the equality joints meet at the new poses (post-stabilization). */
 void rt__stabilize(rt_world *w);
+/* rt__stabilize in parts, for a batch that factors and solves in lanes:
+ * the joints' error at the poses (its largest |c| into *before), -c into
+ * w->r, the masses there and, returning 1, H~ assembled into w->work (0:
+ * PCR, which needs no factor); then, unless that H~ is not positive
+ * definite (rt_program_factor's -1 is the caller's check: no move then),
+ * w->r solved in place (rt__block_solve with the new factor), and
+ * rt__stabilize_move: the move and its check. */
+int rt__stabilize_assemble(rt_world *w, double *before);
+void rt__stabilize_move(rt_world *w, double before);
 /* After integration, `passes` times: moves the bodies by W J^T H~^-1 (-c)
  * with c at the new poses and J, W and H~ the step's own (no second
  * factorization), each pass kept only if it lowers the largest |c|. */

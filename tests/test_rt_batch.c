@@ -48,10 +48,14 @@ typedef struct pair {
   unsigned char lanes_at[128]; /* each step of the last run: rt_batch_stepped_in_lanes */
 } pair;
 
+/* settings_of's post-stabilization: the program's, or on (1) */
+static int stabilize_on = 0;
+
 static rt_settings settings_of(const batchtest_program *t) {
   rt_settings s = *t->settings;
   s.max_contacts = MAX_CONTACTS;
   s.threaded = 0;
+  if (stabilize_on) s.stabilize = 1;
   return s;
 }
 
@@ -288,6 +292,35 @@ static void test_copy_by_copy(void **state) {
   lane_stages = 1;
 }
 
+/* Post-stabilization on (a second assembly and factorization a step, in
+ * lanes, batch.c's stabilize): the same bits, with the projection's
+ * passes (in lanes too) and without them (copy 1), and a copy whose
+ * post-stabilization runs copy by copy (copy 2: plain PGS has no factor in
+ * the lanes and no post-stabilization; copy 3 with PCR, whose block
+ * solves need no factor). */
+static void test_post_stabilization(void **state) {
+  const batchtest_program *t = *state;
+  stabilize_on = 1;
+  pair p;
+  make_pair(&p, t, 0);
+  rt_settings s = settings_of(t);
+  assert_true(s.stabilize);
+  s.project = 0;
+  assert_int_equal(rt_world_set_settings(p.w[1], &s), RT_OK);
+  assert_int_equal(rt_world_set_settings(p.ref[1], &s), RT_OK);
+  s = settings_of(t);
+  s.solver = RT_SOLVER_PGS;
+  assert_int_equal(rt_world_set_settings(p.w[2], &s), RT_OK);
+  assert_int_equal(rt_world_set_settings(p.ref[2], &s), RT_OK);
+  s = settings_of(t);
+  s.block_solver = RT_BLOCK_PCR;
+  assert_int_equal(rt_world_set_settings(p.w[3], &s), RT_OK);
+  assert_int_equal(rt_world_set_settings(p.ref[3], &s), RT_OK);
+  run(&p, 0);
+  free_pair(&p);
+  stabilize_on = 0;
+}
+
 /* RT_BATCH_LANES_AUTO: the sweeps and contact passes in lanes while the
  * step's rows in lanes fit the budget (the default budget holds the small
  * samples' rows), copy by copy above it; the same bits either way. */
@@ -473,12 +506,15 @@ static void test_errors(void **state) {
 
 int main(void) {
   enum { MAX_TESTS = 64 };
-  struct CMUnitTest tests[7 * MAX_TESTS + 2];
-  static char names[7 * MAX_TESTS][112];
+  struct CMUnitTest tests[8 * MAX_TESTS + 2];
+  static char names[8 * MAX_TESTS][112];
   int n = 0;
-  for (const batchtest_program *t = batchtest_programs; t->name && n + 7 <= 7 * MAX_TESTS; t++) {
+  for (const batchtest_program *t = batchtest_programs; t->name && n + 8 <= 8 * MAX_TESTS; t++) {
     snprintf(names[n], sizeof names[n], "%s: copies driven differently", t->name);
     tests[n] = (struct CMUnitTest){names[n], test_same_settings, NULL, NULL, (void *)t};
+    n++;
+    snprintf(names[n], sizeof names[n], "%s: post-stabilization", t->name);
+    tests[n] = (struct CMUnitTest){names[n], test_post_stabilization, NULL, NULL, (void *)t};
     n++;
     if (t->lanes != 8) continue;
     snprintf(names[n], sizeof names[n], "%s: sweeps and contact passes copy by copy", t->name);
