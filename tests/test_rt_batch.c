@@ -83,6 +83,12 @@ static void make_pair(pair *p, const batchtest_program *t, int portable) {
   assert_int_equal(rt_batch_set_stepping(p->b, RT_BATCH_STEP_LANES), RT_OK);
 }
 
+/* Copy j's settings, in the batch and in its reference. */
+static void set_copy(pair *p, int j, const rt_settings *s) {
+  assert_int_equal(rt_world_set_settings(p->w[j], s), RT_OK);
+  assert_int_equal(rt_world_set_settings(p->ref[j], s), RT_OK);
+}
+
 static void free_pair(pair *p) {
   rt_batch_destroy(p->b);
   for (int j = 0; j < p->N; j++) {
@@ -233,12 +239,10 @@ static void test_mixed_settings(void **state) {
   make_pair(&p, t, 0);
   rt_settings s = settings_of(t);
   s.iterations += 5;
-  assert_int_equal(rt_world_set_settings(p.w[2], &s), RT_OK);
-  assert_int_equal(rt_world_set_settings(p.ref[2], &s), RT_OK);
+  set_copy(&p, 2, &s);
   s = settings_of(t);
   s.solver = RT_SOLVER_PGS;
-  assert_int_equal(rt_world_set_settings(p.w[3], &s), RT_OK);
-  assert_int_equal(rt_world_set_settings(p.ref[3], &s), RT_OK);
+  set_copy(&p, 3, &s);
   run(&p, 0);
   assert_int_equal(rt_world_step_info(p.w[3])->factor_status, -2);
   /* the same settings again for all, with sweeps enough for the lanes
@@ -265,8 +269,7 @@ static void test_mixed_settings(void **state) {
   assert_int_equal(rt_batch_set_settings(p.b, &s), RT_OK);
   for (int j = 0; j < p.N; j++) assert_int_equal(rt_world_set_settings(p.ref[j], &s), RT_OK);
   s.iterations += 3;
-  assert_int_equal(rt_world_set_settings(p.w[2], &s), RT_OK);
-  assert_int_equal(rt_world_set_settings(p.ref[2], &s), RT_OK);
+  set_copy(&p, 2, &s);
   p.passes = 0;
   run(&p, 0);
   if (strncmp(t->name, "buggy", 5) == 0) assert_true(p.passes > 0);
@@ -306,16 +309,13 @@ static void test_post_stabilization(void **state) {
   rt_settings s = settings_of(t);
   assert_true(s.stabilize);
   s.project = 0;
-  assert_int_equal(rt_world_set_settings(p.w[1], &s), RT_OK);
-  assert_int_equal(rt_world_set_settings(p.ref[1], &s), RT_OK);
+  set_copy(&p, 1, &s);
   s = settings_of(t);
   s.solver = RT_SOLVER_PGS;
-  assert_int_equal(rt_world_set_settings(p.w[2], &s), RT_OK);
-  assert_int_equal(rt_world_set_settings(p.ref[2], &s), RT_OK);
+  set_copy(&p, 2, &s);
   s = settings_of(t);
   s.block_solver = RT_BLOCK_PCR;
-  assert_int_equal(rt_world_set_settings(p.w[3], &s), RT_OK);
-  assert_int_equal(rt_world_set_settings(p.ref[3], &s), RT_OK);
+  set_copy(&p, 3, &s);
   run(&p, 0);
   free_pair(&p);
   stabilize_on = 0;
