@@ -22,11 +22,14 @@
  * alone (tests/test_rt_batch.c, -ffp-contract=off): the lanes do exactly
  * the scalar step's operations, copy by copy, in the scalar order. What
  * runs in lanes: the factorization of the N copies' H~ (the batch
- * program); the PGS sweeps before the block step and the contact passes
- * after it -- over the rows of all N copies at once, a copy with fewer
- * rows (fewer contacts) padded by inert ones (rt_batch_set_lane_stages).
- * The rest of the step (forces, rows, assembly, block step, position
- * pass, integration) runs copy by copy. By default a batch times its
+ * program) and the solves with it (the block steps', the projection's);
+ * the PGS sweeps before the block step and the contact passes after it
+ * -- over the rows of all N copies at once, a copy with fewer rows (fewer
+ * contacts) padded by inert ones (rt_batch_set_lane_stages); and
+ * post-stabilization's factorization and solve. The rest of the step
+ * (forces, rows, assembly, the block steps' residuals and corrections,
+ * the rows coupled through S, position pass, integration) runs copy by
+ * copy. By default a batch times its
  * steps in lanes against its copies stepped one by one (rt_world_step
  * each) and keeps the faster (rt_batch_set_stepping). */
 #ifndef LDLPGS_RT_BATCH_H
