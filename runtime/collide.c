@@ -196,8 +196,9 @@ static void pair(pair_sink *s, const rt_world *w, int i, int j, double margin) {
 
 /* The pairs of one round body and one box in the order of their indices
  * (i < j, i first), as the loop over all pairs of bodies gave them: each
- * body i with the bodies of the other kind after it (the sample tank's
- * 92 bodies, 4,186 pairs, took 190k instructions a step over all pairs). */
+ * body i with the bodies of the other kind after it (over all pairs of
+ * the sample tank's 89 bodies, each pair within reach checked against
+ * every joint, it took 258k instructions a step in ldlsim, 108k so). */
 int rt_world_body_contacts(const rt_world *w, double margin, rt_contact *out, int cap) {
   pair_sink s = {out, out != NULL && cap > 0 ? cap : 0, 0, 0, 0, 0.0}; /* no room: count only */
   int after_round = 0, after_box = 0; /* the first round body, box, after i */

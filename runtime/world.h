@@ -437,8 +437,10 @@ int rt__rows_position_start(rt_world *w);
  * warm-started from the last step's matching contacts; and saving the
  * impulses for the next step. */
 void rt__contact_rows(rt_world *w);
-void rt__collide_plan(rt_world *w); /* w->round, box, radius from the bodies */
 void rt__contact_save(rt_world *w);
+
+/* collide.c: w->round, box, radius and partners from the bodies and joints */
+void rt__collide_plan(rt_world *w);
 
 /* pgs.c */
 /* J v of row i: the relative velocity it constrains. */
