@@ -10,6 +10,8 @@
  *                                     factor, and back
  *   5.   sweeps     lanes             batch_pgs.c: the sweeps before the
  *                                     block step over all copies' rows
+ *                                     (5 and 6b in groups of at most 8
+ *                                     lanes, RT__GROUP)
  *   6a.  block      lanes, S copy     the first block step's solve in
  *                   by copy           lanes (residual and correction
  *                                     per copy), then S, then the block
@@ -43,6 +45,17 @@
 #define RT__LANE_STAGES_DEFAULT 0
 #endif
 
+/* The lanes' stages (5 and 6b) take the copies in groups of at most this
+ * many, one rt__lanes each, group after group, the factor's solves for
+ * all N at once: a vector of 16 doubles is two AVX-512 registers, a run
+ * of rows on two bodies then holds 24 vectors of velocities (32
+ * registers), and 16 copies' rows twice the bytes of 8 a sweep. 16 float
+ * tanks in lanes of 16 stepped 1.34x as fast as copy by copy over steps
+ * 10-110 and 1.03x over 300-400 (so the lane budget stepped them copy by
+ * copy); 8 float tanks in lanes of 8, 1.86x and 1.55x (make bench-batch's
+ * binary, --lane-budget-kib 100000). */
+#define RT__GROUP 8
+
 /* Stage 5 in lanes only from this many sweeps on: the lanes' gather and
  * scatter of every row cost more than a few sweeps save (8 copies of the
  * sample lift, whose step sweeps twice before a block step that S couples
@@ -71,9 +84,11 @@ struct rt_batch {
   rt__pick pick;           /* RT_BATCH_STEP_MEASURED's: kind 1 in lanes, 0 copy by copy */
   int stepped_lanes;       /* the last step ran in lanes */
   double *res;             /* dim N: the block step's residual and delta, lane-interleaved */
+  double *gres;            /* dim N: the same, group g's (of gn lanes) at g gn dim, lane-interleaved in it */
   double *zeros, *sink;    /* dim each: lanes_in's lanes without a residual, lanes_out's without a copy to go to */
   float *xres;             /* dim N: the same in float, for a float program */
-  rt__lanes lanes;
+  int G, gn;               /* the lanes' stages' groups, and their lanes (RT__GROUP) */
+  rt__lanes lanes[RT__LANES_MAX / RT__GROUP];
 };
 
 static int lanes_ok(int n) { return n == 4 || n == 8 || n == 16; }
@@ -98,10 +113,11 @@ void rt_batch_destroy(rt_batch *b) {
   free(b->sweeps);
   free(b->passes);
   rt__free_lines(b->res);
+  rt__free_lines(b->gres);
   free(b->zeros);
   free(b->sink);
   rt__free_lines(b->xres);
-  rt__lanes_free(&b->lanes);
+  for (int g = 0; g < b->G; g++) rt__lanes_free(&b->lanes[g]);
   free(b);
 }
 
@@ -140,6 +156,7 @@ rt_batch *rt_batch_create(const rt_batch_program *bp, rt_world *const worlds[], 
   b->sweeps = rt__alloc((size_t)n, 1, &fail);
   b->passes = rt__alloc((size_t)n, 1, &fail);
   b->res = rt__alloc_lines((size_t)n * (size_t)p->dim, sizeof(double), &fail);
+  b->gres = rt__alloc_lines((size_t)n * (size_t)p->dim, sizeof(double), &fail);
   b->zeros = rt__alloc((size_t)p->dim, sizeof(double), &fail);
   b->sink = rt__alloc((size_t)p->dim, sizeof(double), &fail);
   b->xres = rt__alloc_lines((size_t)n * (size_t)p->dim, sizeof(float), &fail);
@@ -150,7 +167,9 @@ rt_batch *rt_batch_create(const rt_batch_program *bp, rt_world *const worlds[], 
     for (int j = 1; j < n; j++)
       for (int i = 0; i < p->dim; i++)
         if (worlds[j]->row_letter[i] != letter[i]) letter[i] = 'g';
-    if (rt__lanes_alloc(&b->lanes, n, cap, p->nsbody, p->dim, letter) != 0) fail = 1;
+    b->gn = n < RT__GROUP ? n : RT__GROUP;
+    for (; b->G < n / b->gn; b->G++)
+      if (rt__lanes_alloc(&b->lanes[b->G], b->gn, cap, p->nsbody, p->dim, letter) != 0) fail = 1;
     free(letter);
   }
   if (fail) {
@@ -346,10 +365,13 @@ static void iterate(rt_batch *b) {
   }
   long long all[RT__LANES_MAX];
   for (int j = 0; j < b->N; j++) all[j] = b->sweeps[j] ? -1 : 0;
-  rt__lanes_gather(&b->lanes, b->w, b->sweeps, 0);
+  for (int g = 0, o = 0; g < b->G; g++, o += b->gn) {
+    rt__lanes *l = &b->lanes[g];
+    rt__lanes_gather(l, b->w + o, b->sweeps + o, 0);
+    for (int k = 0; k < sweeps; k++) rt__lanes_sweep(l, 0, all + o, NULL);
+    rt__lanes_scatter(l, b->w + o, b->sweeps + o);
+  }
   b->gathered = 1;
-  for (int k = 0; k < sweeps; k++) rt__lanes_sweep(&b->lanes, 0, all, NULL);
-  rt__lanes_scatter(&b->lanes, b->w, b->sweeps);
   for (int j = 0; j < b->N; j++)
     if (b->sweeps[j]) b->w[j]->info.sweeps = sweeps;
 }
@@ -514,6 +536,37 @@ static void block_step(rt_batch *b) {
 
 /*---- stage 6's contact passes in lanes -------------------------------------*/
 
+/* Whether a lane of a group (act: its gn lanes) takes part. */
+static int group_acts(const long long *act, int gn) {
+  for (int j = 0; j < gn; j++)
+    if (act[j]) return 1;
+  return 0;
+}
+
+/* Group g's residual and delta: b->res itself for one group, else its
+ * part of b->gres (lane-interleaved over the group's gn lanes). */
+static double *group_res(const rt_batch *b, int g) {
+  return b->G == 1 ? b->res : b->gres + (size_t)g * (size_t)b->gn * (size_t)b->bp->program->dim;
+}
+
+/* The groups' residuals (of the groups with group[g]) into b->res's lanes
+ * (!back), or b->res's into theirs (back); nothing for one group. */
+static void groups_res(rt_batch *b, const unsigned char *group, int back) {
+  if (b->G == 1) return;
+  const size_t bytes = sizeof(double) * (size_t)b->gn;
+  for (int g = 0; g < b->G; g++) {
+    if (!group[g]) continue;
+    double *gr = group_res(b, g);
+    for (size_t k = 0; k < (size_t)b->bp->program->dim; k++) {
+      double *r = b->res + k * (size_t)b->N + (size_t)g * (size_t)b->gn;
+      if (back)
+        memcpy(gr + k * (size_t)b->gn, r, bytes);
+      else
+        memcpy(r, gr + k * (size_t)b->gn, bytes);
+    }
+  }
+}
+
 /* step.c's contact passes (rt__step_contacts) of the copies whose factor
  * is in the lanes, all at once: each lane sweeps the rows outside the
  * block and, until its sweep changes no row's velocity by more than the
@@ -554,13 +607,19 @@ static void contacts(rt_batch *b) {
     b->first_in_lanes = 0;
     return;
   }
-  rt__lanes *l = &b->lanes;
-  const int dim = b->bp->program->dim;
-  if (b->gathered)
-    rt__lanes_refresh(l, b->w, in);
-  else /* the rows the passes sweep; the block's rows once a block step needs them */
-    rt__lanes_gather(l, b->w, in, dim);
-  if (first_in_lanes) rt__lanes_first_pass(l, dim, b->w[0]->nfixed_rows, act, RT__CONTACT_TOLERANCE, change);
+  const int dim = b->bp->program->dim, gn = b->gn;
+  unsigned char group[RT__LANES_MAX / RT__GROUP]; /* group g has copies in the lanes */
+  for (int g = 0, o = 0; g < b->G; g++, o += gn) {
+    group[g] = memchr(in + o, 1, (size_t)gn) != NULL;
+    if (!group[g]) continue;
+    rt__lanes *l = &b->lanes[g];
+    if (b->gathered)
+      rt__lanes_refresh(l, b->w + o, in + o);
+    else /* the rows the passes sweep; the block's rows once a block step needs them */
+      rt__lanes_gather(l, b->w + o, in + o, dim);
+    if (first_in_lanes)
+      rt__lanes_first_pass(l, dim, b->w[0]->nfixed_rows, act + o, RT__CONTACT_TOLERANCE, change + o);
+  }
   for (int j = 0; j < b->N; j++) {
     b->passes[j] = in[j] && !(change[j] <= RT__CONTACT_TOLERANCE);
     on += b->passes[j];
@@ -576,15 +635,21 @@ static void contacts(rt_batch *b) {
       any |= act[j] != 0;
     }
     if (!any) break;
-    if (k > 0) rt__lanes_sweep(l, dim, act, change); /* the first pass's: above */
+    for (int g = 0, o = 0; g < b->G; g++, o += gn) /* the first pass's: above */
+      if (k > 0 && group_acts(act + o, gn)) rt__lanes_sweep(&b->lanes[g], dim, act + o, change + o);
     int nblock = 0;
     for (int j = 0; j < b->N; j++) nblock += block[j] = act[j] && !(change[j] <= RT__CONTACT_TOLERANCE);
     if (nblock == 0) break; /* every lane settled: no block step */
     if (k == 0) /* the rows coupled through S leave the passes (rt__step_contacts) */
       for (int j = 0; j < b->N; j++)
-        if (block[j]) rt__lanes_mask(l, j, b->w[j]->schur.row, b->w[j]->schur.k);
-    if (l->from > 0) rt__lanes_gather_before(l, b->w);
-    rt__lanes_residual(l, dim, b->res, most);
+        if (block[j]) rt__lanes_mask(&b->lanes[j / gn], j % gn, b->w[j]->schur.row, b->w[j]->schur.k);
+    for (int g = 0, o = 0; g < b->G; g++, o += gn) {
+      rt__lanes *l = &b->lanes[g];
+      if (!group[g]) continue;
+      if (l->from > 0) rt__lanes_gather_before(l, b->w + o);
+      rt__lanes_residual(l, dim, group_res(b, g), most + o);
+    }
+    groups_res(b, group, 0);
     unsigned char solve[RT__LANES_MAX];
     int nsolve = 0;
     for (int j = 0; j < b->N; j++) {
@@ -597,9 +662,12 @@ static void contacts(rt_batch *b) {
     }
     if (nsolve == 0) continue;
     lanes_solve(b);
-    rt__lanes_correct(l, dim, b->res, solve);
+    groups_res(b, group, 1);
+    for (int g = 0, o = 0; g < b->G; g++, o += gn)
+      if (group[g]) rt__lanes_correct(&b->lanes[g], dim, group_res(b, g), solve + o);
   }
-  rt__lanes_scatter(l, b->w, in);
+  for (int g = 0, o = 0; g < b->G; g++, o += gn)
+    if (group[g]) rt__lanes_scatter(&b->lanes[g], b->w + o, in + o);
   /* rt__step_contacts_done of the copies whose passes took a block step:
    * S's solve copy by copy, the block step after it in lanes */
   int refine[RT__LANES_MAX] = {0}, passes[RT__LANES_MAX] = {0};
@@ -699,7 +767,7 @@ static int lanes_this_step(const rt_batch *b) {
   int rows = 0;
   for (int j = 0; j < b->N; j++)
     if (b->st[j] == RT_OK && b->w[j]->rows.n > rows) rows = b->w[j]->rows.n;
-  return rt__lanes_bytes(b->N, rows, b->bp->program->nsbody) <= b->lane_budget;
+  return rt__lanes_bytes(b->gn, rows, b->bp->program->nsbody) <= b->lane_budget;
 }
 
 /* Every copy stepped in lanes, into b->st. */

@@ -114,9 +114,11 @@ rt_status rt_batch_set_settings(rt_batch *b, const rt_settings *s);
 #define RT_BATCH_LANES_AUTO (-1)
 rt_status rt_batch_set_lane_stages(rt_batch *b, int on);
 /* The budget of RT_BATCH_LANES_AUTO, in bytes of rows in lanes (about 260
- * per row and lane, the most rows of any copy): RT_BATCH_LANES_BUDGET by
- * default, a little more than one core's L2 cache on the machine measured;
- * raise it where the cache is larger. RT_ERR_INPUT for b NULL. */
+ * per row and lane, the most rows of any copy; the lanes take the copies
+ * in groups of at most 8, one after another, so a batch of 16 counts 8
+ * lanes): RT_BATCH_LANES_BUDGET by default, a little more than one core's
+ * L2 cache on the machine measured; raise it where the cache is larger.
+ * RT_ERR_INPUT for b NULL. */
 #define RT_BATCH_LANES_BUDGET ((size_t)3 << 20)
 rt_status rt_batch_set_lane_budget(rt_batch *b, size_t bytes);
 /* Whether the last rt_batch_step let its sweeps and contact passes run in
