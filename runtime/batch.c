@@ -10,8 +10,8 @@
  *                                     factor, and back
  *   5.   sweeps     lanes             batch_pgs.c: the sweeps before the
  *                                     block step over all copies' rows
- *                                     (5 and 6b in groups of at most 8
- *                                     lanes, RT__GROUP)
+ *                                     (5 and 6b in groups of lanes,
+ *                                     RT__GROUP)
  *   6a.  block      lanes, S copy     the first block step's solve in
  *                   by copy           lanes (residual and correction
  *                                     per copy), then S, then the block
@@ -45,16 +45,22 @@
 #define RT__LANE_STAGES_DEFAULT 0
 #endif
 
-/* The lanes' stages (5 and 6b) take the copies in groups of at most this
- * many, one rt__lanes each, group after group, the factor's solves for
- * all N at once: a vector of 16 doubles is two AVX-512 registers, a run
- * of rows on two bodies then holds 24 vectors of velocities (32
- * registers), and 16 copies' rows twice the bytes of 8 a sweep. 16 float
- * tanks in lanes of 16 stepped 1.34x as fast as copy by copy over steps
- * 10-110 and 1.03x over 300-400 (so the lane budget stepped them copy by
- * copy); 8 float tanks in lanes of 8, 1.86x and 1.55x (make bench-batch's
- * binary, --lane-budget-kib 100000). */
+/* The lanes' stages (5 and 6b) take the copies in groups of at most as
+ * many as one vector register holds doubles, one rt__lanes each, group
+ * after group, the factor's solves for all N at once. A wider lane vector
+ * is two or more registers: a run of rows on two bodies holds 12 vectors
+ * of velocities, 24 registers in lanes of 16 with AVX-512 (of 32). 16
+ * float tanks in lanes of 16 stepped 1.34x as fast as their scalar steps
+ * over steps 10-110 and 1.03x over 300-400 (so the lane budget stepped
+ * them copy by copy), in two groups of 8, 2.00x and 1.38x (make
+ * bench-batch); 8 double tanks with AVX2 (make ARCH=avx2) 0.94-1.02x in
+ * lanes of 8, 1.37-1.40x in two groups of 4, and with AVX-512 1.80-1.87x
+ * in lanes of 8, 1.51-1.54x in groups of 4. */
+#if defined(__AVX512F__)
 #define RT__GROUP 8
+#else
+#define RT__GROUP 4
+#endif
 
 /* Stage 5 in lanes only from this many sweeps on: the lanes' gather and
  * scatter of every row cost more than a few sweeps save (8 copies of the
@@ -87,7 +93,7 @@ struct rt_batch {
   double *gres;            /* dim N: the same, group g's (of gn lanes) at g gn dim, lane-interleaved in it */
   double *zeros, *sink;    /* dim each: lanes_in's lanes without a residual, lanes_out's without a copy to go to */
   float *xres;             /* dim N: the same in float, for a float program */
-  int G, gn;               /* the lanes' stages' groups, and their lanes (RT__GROUP) */
+  int G, gn;               /* the lanes' stages' groups, and the lanes of each (RT__GROUP) */
   rt__lanes lanes[RT__LANES_MAX / RT__GROUP];
 };
 

@@ -115,8 +115,9 @@ rt_status rt_batch_set_settings(rt_batch *b, const rt_settings *s);
 rt_status rt_batch_set_lane_stages(rt_batch *b, int on);
 /* The budget of RT_BATCH_LANES_AUTO, in bytes of rows in lanes (about 260
  * per row and lane, the most rows of any copy; the lanes take the copies
- * in groups of at most 8, one after another, so a batch of 16 counts 8
- * lanes): RT_BATCH_LANES_BUDGET by default, a little more than one core's
+ * in groups, one after another, as many as a vector register holds
+ * doubles, so a batch of 16 counts 8 lanes with AVX-512, 4 with AVX2):
+ * RT_BATCH_LANES_BUDGET by default, a little more than one core's
  * L2 cache on the machine measured; raise it where the cache is larger.
  * RT_ERR_INPUT for b NULL. */
 #define RT_BATCH_LANES_BUDGET ((size_t)3 << 20)
