@@ -90,7 +90,7 @@ struct rt_batch {
   rt__pick pick;           /* RT_BATCH_STEP_MEASURED's: kind 1 in lanes, 0 copy by copy */
   int stepped_lanes;       /* the last step ran in lanes */
   double *res;             /* dim N: the block step's residual and delta, lane-interleaved */
-  double *gres;            /* dim N: the same, group g's (of gn lanes) at g gn dim, lane-interleaved in it */
+  double *gres;            /* dim N with more than one group: the same, group g's at g gn dim, lane-interleaved in it */
   double *zeros, *sink;    /* dim each: lanes_in's lanes without a residual, lanes_out's without a copy to go to */
   float *xres;             /* dim N: the same in float, for a float program */
   int G, gn;               /* the lanes' stages' groups, and the lanes of each (RT__GROUP) */
@@ -162,7 +162,6 @@ rt_batch *rt_batch_create(const rt_batch_program *bp, rt_world *const worlds[], 
   b->sweeps = rt__alloc((size_t)n, 1, &fail);
   b->passes = rt__alloc((size_t)n, 1, &fail);
   b->res = rt__alloc_lines((size_t)n * (size_t)p->dim, sizeof(double), &fail);
-  b->gres = rt__alloc_lines((size_t)n * (size_t)p->dim, sizeof(double), &fail);
   b->zeros = rt__alloc((size_t)p->dim, sizeof(double), &fail);
   b->sink = rt__alloc((size_t)p->dim, sizeof(double), &fail);
   b->xres = rt__alloc_lines((size_t)n * (size_t)p->dim, sizeof(float), &fail);
@@ -176,6 +175,7 @@ rt_batch *rt_batch_create(const rt_batch_program *bp, rt_world *const worlds[], 
     b->gn = n < RT__GROUP ? n : RT__GROUP;
     for (; b->G < n / b->gn; b->G++)
       if (rt__lanes_alloc(&b->lanes[b->G], b->gn, cap, p->nsbody, p->dim, letter) != 0) fail = 1;
+    if (b->G > 1) b->gres = rt__alloc_lines((size_t)n * (size_t)p->dim, sizeof(double), &fail);
     free(letter);
   }
   if (fail) {
