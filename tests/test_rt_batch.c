@@ -15,7 +15,8 @@
  * must be bitwise its reference's. Then the same with copies whose
  * settings differ (one with more iterations, one under pure PGS: the
  * sweeps run copy by copy, one lane factors nothing), and with one copy
- * whose step diverges (it is undone, the others step). And the errors:
+ * whose step diverges (it is undone, the others step); the lanes' cache
+ * budget, which a batch of 16 counts in one group's lanes. And the errors:
  * lane counts, worlds of another mechanism or precision, a world twice,
  * refused settings. */
 #include <math.h>
@@ -29,6 +30,7 @@
 #include <string.h>
 
 #include "batch_list.h"
+#include "../runtime/lanes.h" /* rt__lanes_bytes: the lane budget's measure */
 #include "../runtime/world.h" /* rt__pick, RT__PICK_*: the measured stepping */
 
 /* steps of every run; under valgrind and the sanitizers (LDLPGS_TEST_SHORT)
@@ -348,6 +350,28 @@ static void test_lane_budget(void **state) {
 /* RT_BATCH_STEP_COPIES: every copy by rt_world_step, nothing in lanes;
  * copy 0 with its factorization thread (threaded 2: always handed off),
  * its reference without, the same bits. */
+/* The budget of a batch of 16 counts one group's lanes (batch.c's
+ * groups: 4 or 8 copies, never 16): the chain's rows (it has no contacts,
+ * so every step has its nfixed_rows) in 16 lanes one byte over the budget
+ * still run in lanes, in 4 lanes one byte over it copy by copy. */
+static void test_group_budget(void **state) {
+  const batchtest_program *t = *state;
+  lane_stages = RT_BATCH_LANES_AUTO;
+  for (int k = 0; k < 2; k++) {
+    pair p;
+    make_pair(&p, t, 0);
+    const int rows = p.w[0]->nfixed_rows, nsbody = p.w[0]->prog->nsbody;
+    const size_t budget = rt__lanes_bytes(k == 0 ? 16 : 4, rows, nsbody) - 1;
+    assert_int_equal(rt_batch_set_lane_budget(p.b, budget), RT_OK);
+    p.nsteps = 5;
+    run(&p, 0);
+    assert_int_equal(rt_world_contact_count(p.w[0]), 0);
+    assert_int_equal(rt_batch_lanes_used(p.b), k == 0);
+    free_pair(&p);
+  }
+  lane_stages = 1;
+}
+
 static void test_stepping_copies(void **state) {
   const batchtest_program *t = *state;
   pair p;
@@ -524,6 +548,11 @@ int main(void) {
     snprintf(names[n], sizeof names[n], "%s: copies with their own settings", t->name);
     tests[n] = (struct CMUnitTest){names[n], test_mixed_settings, NULL, NULL, (void *)t};
     n++;
+    if (t->lanes == 16 && strncmp(t->name, "chain", 5) == 0) {
+      snprintf(names[n], sizeof names[n], "%s: the lane budget counts a group's lanes", t->name);
+      tests[n] = (struct CMUnitTest){names[n], test_group_budget, NULL, NULL, (void *)t};
+      n++;
+    }
     if (t->lanes != 8) continue;
     snprintf(names[n], sizeof names[n], "%s: sweeps and contact passes copy by copy", t->name);
     tests[n] = (struct CMUnitTest){names[n], test_copy_by_copy, NULL, NULL, (void *)t};
