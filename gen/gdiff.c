@@ -255,7 +255,7 @@ static int parse_c(const char *text, summary *s) {
         where = SOLVE;
         cur = -1;
       } else if (where == SOLVE && starts(l, "  /* ")) {
-        const char *e = strstr(l, " (");
+        const char *e = strstr(l + 5, " ("); /* the name ends after the comment opens */
         char *name = e ? dupn(l + 5, (size_t)(e - l - 5)) : NULL;
         cur = name ? sl_find(&s->pivots, name) : -1;
         free(name);
