@@ -347,9 +347,6 @@ static void test_lane_budget(void **state) {
   lane_stages = 1;
 }
 
-/* RT_BATCH_STEP_COPIES: every copy by rt_world_step, nothing in lanes;
- * copy 0 with its factorization thread (threaded 2: always handed off),
- * its reference without, the same bits. */
 /* The budget of a batch of 16 counts one group's lanes (batch.c's
  * groups: 4 or 8 copies, never 16): the chain's rows (it has no contacts,
  * so every step has its nfixed_rows) in 16 lanes one byte over the budget
@@ -372,6 +369,9 @@ static void test_group_budget(void **state) {
   lane_stages = 1;
 }
 
+/* RT_BATCH_STEP_COPIES: every copy by rt_world_step, nothing in lanes;
+ * copy 0 with its factorization thread (threaded 2: always handed off),
+ * its reference without, the same bits. */
 static void test_stepping_copies(void **state) {
   const batchtest_program *t = *state;
   pair p;
