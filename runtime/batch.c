@@ -555,13 +555,13 @@ static double *group_res(const rt_batch *b, int g) {
   return b->G == 1 ? b->res : b->gres + (size_t)g * (size_t)b->gn * (size_t)b->bp->program->dim;
 }
 
-/* The groups' residuals (of the groups with group[g]) into b->res's lanes
+/* The groups' residuals (of the groups with busy[g]) into b->res's lanes
  * (!back), or b->res's into theirs (back); nothing for one group. */
-static void groups_res(rt_batch *b, const unsigned char *group, int back) {
+static void groups_res(rt_batch *b, const unsigned char *busy, int back) {
   if (b->G == 1) return;
   const size_t bytes = sizeof(double) * (size_t)b->gn;
   for (int g = 0; g < b->G; g++) {
-    if (!group[g]) continue;
+    if (!busy[g]) continue;
     double *gr = group_res(b, g);
     for (size_t k = 0; k < (size_t)b->bp->program->dim; k++) {
       double *r = b->res + k * (size_t)b->N + (size_t)g * (size_t)b->gn;
@@ -644,18 +644,22 @@ static void contacts(rt_batch *b) {
     for (int g = 0, o = 0; g < b->G; g++, o += gn) /* the first pass's: above */
       if (k > 0 && group_acts(act + o, gn)) rt__lanes_sweep(&b->lanes[g], dim, act + o, change + o);
     int nblock = 0;
-    for (int j = 0; j < b->N; j++) nblock += block[j] = act[j] && !(change[j] <= RT__CONTACT_TOLERANCE);
+    unsigned char busy[RT__LANES_MAX / RT__GROUP] = {0}; /* group g has a lane taking this block step */
+    for (int j = 0; j < b->N; j++) {
+      nblock += block[j] = act[j] && !(change[j] <= RT__CONTACT_TOLERANCE);
+      busy[j / gn] |= block[j];
+    }
     if (nblock == 0) break; /* every lane settled: no block step */
     if (k == 0) /* the rows coupled through S leave the passes (rt__step_contacts) */
       for (int j = 0; j < b->N; j++)
         if (block[j]) rt__lanes_mask(&b->lanes[j / gn], j % gn, b->w[j]->schur.row, b->w[j]->schur.k);
     for (int g = 0, o = 0; g < b->G; g++, o += gn) {
       rt__lanes *l = &b->lanes[g];
-      if (!group[g]) continue;
+      if (!busy[g]) continue;
       if (l->from > 0) rt__lanes_gather_before(l, b->w + o);
       rt__lanes_residual(l, dim, group_res(b, g), most + o);
     }
-    groups_res(b, group, 0);
+    groups_res(b, busy, 0);
     unsigned char solve[RT__LANES_MAX];
     int nsolve = 0;
     for (int j = 0; j < b->N; j++) {
@@ -668,9 +672,9 @@ static void contacts(rt_batch *b) {
     }
     if (nsolve == 0) continue;
     lanes_solve(b);
-    groups_res(b, group, 1);
+    groups_res(b, busy, 1);
     for (int g = 0, o = 0; g < b->G; g++, o += gn)
-      if (group[g]) rt__lanes_correct(&b->lanes[g], dim, group_res(b, g), solve + o);
+      if (busy[g]) rt__lanes_correct(&b->lanes[g], dim, group_res(b, g), solve + o);
   }
   for (int g = 0, o = 0; g < b->G; g++, o += gn)
     if (group[g]) rt__lanes_scatter(&b->lanes[g], b->w + o, in + o);
