@@ -431,7 +431,9 @@ $(BUILD)/obj/gentest_tcc/programs_tcc.o: $(GENTEST_DIR)/programs_tcc.c
 # fallback, RT_BATCH_PORTABLE, renamed NAME_portable_... The fallback is
 # compiled at -O0: at -O2 gcc takes ~20 s on the 16-lane double buggy's
 # loops over lanes, and the bits do not depend on it. (scissor_lift's
-# 16-lane double batch alone takes 12 s of gcc -O2.)
+# 16-lane double batch alone takes 12 s of gcc -O2.) The chain's fallback
+# runs its lanes in groups of 2 (RT_LANES_GROUP), the buggy's all at once;
+# the vector build in groups as wide as the target's registers (rt_lanes.h).
 BATCHTEST_MECHS := chain buggy
 BATCHTEST_NAMES := $(foreach m,$(BATCHTEST_MECHS),$(foreach p,float double,$(foreach n,4 8 16,$(m)_$(p)_b$(n))))
 BATCHTEST_DIR   := $(GENTEST_DIR)/batch
@@ -451,7 +453,8 @@ $(BATCHTEST_VOBJ): $(BUILD)/obj/gentest_batch/%.o: $(BATCHTEST_DIR)/%.c
 	$(CC) $(GENTEST_CFLAGS) -Iruntime/include -c $< -o $@
 $(BATCHTEST_POBJ): $(BUILD)/obj/gentest_batch/%_portable.o: $(BATCHTEST_DIR)/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(GENVARIANT_CFLAGS) -O0 -DRT_BATCH_PORTABLE $(call gentest_rename,$*,_portable) \
+	$(CC) $(GENVARIANT_CFLAGS) -O0 -DRT_BATCH_PORTABLE $(if $(filter chain_%,$*),-DRT_LANES_GROUP=2) \
+	  $(call gentest_rename,$*,_portable) \
 	  -D$*_batch_factor=$*_portable_batch_factor -D$*_batch_solve=$*_portable_batch_solve \
 	  -D$*_batch_solve_forward=$*_portable_batch_solve_forward -D$*_batch_solve_backward=$*_portable_batch_solve_backward \
 	  -D$*_batch=$*_portable_batch -Iruntime/include -c $< -o $@

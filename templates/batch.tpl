@@ -5,6 +5,9 @@
 --% local N = P.batch
 
 /*---- entry points: $(N) copies, one per lane (declared in $(P.header)) -----------*/
+/* Each function runs once per group of RT_LANES_G lanes (rt_lanes.h: as
+ * many as one register of the target holds), the group's first lane h as
+ * the arrays' base; the groups of one function are independent. */
 
 /* Factors the $(N) copies' assembled workspaces in place, lane-interleaved
  * ($(P.macro)_BATCH_WORK_SIZE scalars: entry k of copy j at k * $(N) + j); temp holds
@@ -20,14 +23,12 @@ int $(P.ident)_batch_factor(void *work, void *temp, int *lane_pivot) {
   (void)work;
   (void)temp;
 --% else
-  rt_lane *w = work;
-  rt_lane *t = temp;
---% end
---% for _, f in ipairs(P.factor) do
---%   if f.status then
-  lane_$(f.name)(w, t, fail);
---%   else
-  lane_$(f.name)(w, t);
+--%   for _, f in ipairs(P.factor) do
+--%     if f.status then
+  for (int h = 0; h < $(N); h += RT_LANES_G) lane_$(f.name)(rt_lane_group(work, h), rt_lane_group(temp, h), fail + h);
+--%     else
+  for (int h = 0; h < $(N); h += RT_LANES_G) lane_$(f.name)(rt_lane_group(work, h), rt_lane_group(temp, h));
+--%     end
 --%   end
 --% end
   int first = -1;
@@ -57,11 +58,9 @@ void $(P.ident)_batch_solve_$(half)(const void *work, void *x) {
   (void)work;
   (void)x;
 --%   else
-  const rt_lane *w = work;
-  rt_lane *v = x;
---%   end
---%   for _, f in ipairs(fns) do
-  lane_$(f.name)(w, v);
+--%     for _, f in ipairs(fns) do
+  for (int h = 0; h < $(N); h += RT_LANES_G) lane_$(f.name)(rt_lane_group_const(work, h), rt_lane_group(x, h));
+--%     end
 --%   end
 }
 --% end

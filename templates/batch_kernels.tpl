@@ -44,27 +44,27 @@
  * step 1, right-looking): unit lower l below the diagonal, D on it, and the
  * reciprocals 1/D in rinv. A copy whose block is not positive definite is
  * recorded in fail (its first failing pivot; the other copies go on). */
-$(KSTATIC) void lane_$(k.name)(rt_lane *restrict n, rt_lane *restrict rinv, int *restrict fail, int pivot) {
+$(KSTATIC) void lane_$(k.name)(rt_lane_entry *restrict n, rt_lane_entry *restrict rinv, int *restrict fail, int pivot) {
 --%   for j = 0, d - 1 do
 --%     local jj = j * d + j
 --%     if j == 0 then
-  rt_lane_mask bad = rt_lane_not_positive(n[0]);
+  rt_lane_mask bad = rt_lane_not_positive(n[0].v);
 --%     else
   /* column $(j) */
-  bad = rt_lane_mask_or(bad, rt_lane_not_positive(n[$(jj)]));
+  bad = rt_lane_mask_or(bad, rt_lane_not_positive(n[$(jj)].v));
 --%     end
-  const rt_lane r$(j) = rt_lane_recip(n[$(jj)]);
-  rinv[$(j)] = r$(j);
+  const rt_lane r$(j) = rt_lane_recip(n[$(jj)].v);
+  rinv[$(j)].v = r$(j);
 --%     for i = j + 1, d - 1 do
-  const rt_lane u$(i)_$(j) = n[$(i * d + j)];
---%     end
---%     for i = j + 1, d - 1 do
-  n[$(i * d + j)] = rt_lane_mul(u$(i)_$(j), r$(j));
+  const rt_lane u$(i)_$(j) = n[$(i * d + j)].v;
 --%     end
 --%     for i = j + 1, d - 1 do
-  n[$(i * d + i)] = rt_lane_submul(n[$(i * d + i)], rt_lane_mul(u$(i)_$(j), u$(i)_$(j)), r$(j));
+  n[$(i * d + j)].v = rt_lane_mul(u$(i)_$(j), r$(j));
+--%     end
+--%     for i = j + 1, d - 1 do
+  n[$(i * d + i)].v = rt_lane_submul(n[$(i * d + i)].v, rt_lane_mul(u$(i)_$(j), u$(i)_$(j)), r$(j));
 --%       for q = j + 1, i - 1 do
-  n[$(i * d + q)] = rt_lane_submul(n[$(i * d + q)], n[$(i * d + j)], u$(q)_$(j));
+  n[$(i * d + q)].v = rt_lane_submul(n[$(i * d + q)].v, n[$(i * d + j)].v, u$(q)_$(j));
 --%       end
 --%     end
 --%   end
@@ -76,11 +76,11 @@ $(KSTATIC) void lane_$(k.name)(rt_lane *restrict n, rt_lane *restrict rinv, int 
 --%   local d = k.d
 /* x = l^-1 x for the unit lower l of a factored $(d) x $(d) node block (rt.h
  * solve, forward). */
-$(KSTATIC) void lane_$(k.name)(const rt_lane *restrict n, rt_lane *restrict x) {
+$(KSTATIC) void lane_$(k.name)(const rt_lane_entry *restrict n, rt_lane_entry *restrict x) {
 --%   for i = 1, d - 1 do
 --%     local t = {}
---%     for q = 0, i - 1 do t[#t + 1] = { fmt("n[%d]", i * d + q), fmt("x[%d]", q) } end
---%     subtract_products(fmt("x[%d]", i), t)
+--%     for q = 0, i - 1 do t[#t + 1] = { fmt("n[%d].v", i * d + q), fmt("x[%d].v", q) } end
+--%     subtract_products(fmt("x[%d].v", i), t)
 --%   end
 }
 --% end
@@ -89,9 +89,9 @@ $(KSTATIC) void lane_$(k.name)(const rt_lane *restrict n, rt_lane *restrict x) {
 --%   local d = k.d
 /* x = D^-1 x for the diagonal D of a factored $(d) x $(d) node block (rt.h
  * solve, forward). */
-$(KSTATIC) void lane_$(k.name)(const rt_lane *restrict n, rt_lane *restrict x) {
+$(KSTATIC) void lane_$(k.name)(const rt_lane_entry *restrict n, rt_lane_entry *restrict x) {
 --%   for i = 0, d - 1 do
-  x[$(i)] = rt_lane_div(x[$(i)], n[$(i * d + i)]);
+  x[$(i)].v = rt_lane_div(x[$(i)].v, n[$(i * d + i)].v);
 --%   end
 }
 --% end
@@ -100,11 +100,11 @@ $(KSTATIC) void lane_$(k.name)(const rt_lane *restrict n, rt_lane *restrict x) {
 --%   local d = k.d
 /* x = l^-T x for the unit lower l of a factored $(d) x $(d) node block (rt.h
  * solve, backward). */
-$(KSTATIC) void lane_$(k.name)(const rt_lane *restrict n, rt_lane *restrict x) {
+$(KSTATIC) void lane_$(k.name)(const rt_lane_entry *restrict n, rt_lane_entry *restrict x) {
 --%   for i = d - 2, 0, -1 do
 --%     local t = {}
---%     for q = d - 1, i + 1, -1 do t[#t + 1] = { fmt("n[%d]", q * d + i), fmt("x[%d]", q) } end
---%     subtract_products(fmt("x[%d]", i), t)
+--%     for q = d - 1, i + 1, -1 do t[#t + 1] = { fmt("n[%d].v", q * d + i), fmt("x[%d].v", q) } end
+--%     subtract_products(fmt("x[%d].v", i), t)
 --%   end
 }
 --% end
@@ -115,7 +115,8 @@ $(KSTATIC) void lane_$(k.name)(const rt_lane *restrict n, rt_lane *restrict x) {
  * other: the forward substitutions Y with N's l, transposed, into et (row k
  * of et: column k of Y, stride $(LD)), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
-$(KSTATIC) void lane_$(k.name)(const rt_lane *restrict n, const rt_lane *restrict rinv, rt_lane *restrict e, rt_lane *restrict et) {
+$(KSTATIC) void lane_$(k.name)(const rt_lane_entry *restrict n, const rt_lane_entry *restrict rinv, rt_lane_entry *restrict e,
+                               rt_lane_entry *restrict et) {
 --%   if d == 1 then
   (void)n; /* a 1 x 1 block: only its reciprocal */
 --%   end
@@ -123,12 +124,12 @@ $(KSTATIC) void lane_$(k.name)(const rt_lane *restrict n, const rt_lane *restric
 --%   for r = 0, rows - 1 do
   /* row $(r) */
 --%     for i = 0, d - 1 do
-  y[$(i)] = e[$(r * d + i)];
+  y[$(i)] = e[$(r * d + i)].v;
 --%       local t = {}
---%       for q = 0, i - 1 do t[#t + 1] = { fmt("n[%d]", i * d + q), fmt("y[%d]", q) } end
+--%       for q = 0, i - 1 do t[#t + 1] = { fmt("n[%d].v", i * d + q), fmt("y[%d]", q) } end
 --%       subtract_products(fmt("y[%d]", i), t)
-  et[$(etx(i, r))] = y[$(i)];
-  e[$(r * d + i)] = rt_lane_mul(y[$(i)], rinv[$(i)]);
+  et[$(etx(i, r))].v = y[$(i)];
+  e[$(r * d + i)].v = rt_lane_mul(y[$(i)], rinv[$(i)].v);
 --%     end
 --%   end
 }
@@ -139,9 +140,9 @@ $(KSTATIC) void lane_$(k.name)(const rt_lane *restrict n, const rt_lane *restric
 --% local function reduce_row(d, r, ncol, width)
 --%   for j = 0, ncol - 1 do
 --%     local t = {}
---%     for q = 0, d - 1 do t[#t + 1] = { fmt("l[%d]", r * d + q), fmt("et[%s]", etx(q, j)) } end
+--%     for q = 0, d - 1 do t[#t + 1] = { fmt("l[%d].v", r * d + q), fmt("et[%s].v", etx(q, j)) } end
 --%     sum_into("s", t)
-  c[$(r * width + j)] = rt_lane_sub(c[$(r * width + j)], s);
+  c[$(r * width + j)].v = rt_lane_sub(c[$(r * width + j)].v, s);
 --%   end
 --% end
 --%
@@ -149,7 +150,7 @@ $(KSTATIC) void lane_$(k.name)(const rt_lane *restrict n, const rt_lane *restric
 --%   local m, d = k.m, k.d
 /* Lower triangle of a $(m) x $(m) node block C -= L Y^T, L and Y $(m) x $(d) (rt.h
  * factor step 3, a diagonal block pair), one entry after the other. */
-$(KSTATIC) void lane_$(k.name)(rt_lane *restrict c, const rt_lane *restrict l, const rt_lane *restrict et) {
+$(KSTATIC) void lane_$(k.name)(rt_lane_entry *restrict c, const rt_lane_entry *restrict l, const rt_lane_entry *restrict et) {
   rt_lane s;
 --%   for r = 0, m - 1 do
 --%     reduce_row(d, r, r + 1, m)
@@ -161,7 +162,7 @@ $(KSTATIC) void lane_$(k.name)(rt_lane *restrict c, const rt_lane *restrict l, c
 --%   local m, n, d = k.m, k.n, k.d
 /* C -= L Y^T for a $(m) x $(n) block C, L $(m) x $(d), Y $(n) x $(d) (rt.h factor
  * step 3, one block pair), one entry after the other. */
-$(KSTATIC) void lane_$(k.name)(rt_lane *restrict c, const rt_lane *restrict l, const rt_lane *restrict et) {
+$(KSTATIC) void lane_$(k.name)(rt_lane_entry *restrict c, const rt_lane_entry *restrict l, const rt_lane_entry *restrict et) {
   rt_lane s;
 --%   for r = 0, m - 1 do
 --%     reduce_row(d, r, n, n)
@@ -172,13 +173,13 @@ $(KSTATIC) void lane_$(k.name)(rt_lane *restrict c, const rt_lane *restrict l, c
 --% function emit.forward(k)
 --%   local m, d = k.m, k.d
 /* xq -= L xp for a $(m) x $(d) block L (rt.h solve, forward). */
-$(KSTATIC) void lane_$(k.name)(const rt_lane *restrict l, const rt_lane *restrict xp, rt_lane *restrict xq) {
+$(KSTATIC) void lane_$(k.name)(const rt_lane_entry *restrict l, const rt_lane_entry *restrict xp, rt_lane_entry *restrict xq) {
   rt_lane s;
 --%   for r = 0, m - 1 do
 --%     local t = {}
---%     for q = 0, d - 1 do t[#t + 1] = { fmt("l[%d]", r * d + q), fmt("xp[%d]", q) } end
+--%     for q = 0, d - 1 do t[#t + 1] = { fmt("l[%d].v", r * d + q), fmt("xp[%d].v", q) } end
 --%     sum_into("s", t)
-  xq[$(r)] = rt_lane_sub(xq[$(r)], s);
+  xq[$(r)].v = rt_lane_sub(xq[$(r)].v, s);
 --%   end
 }
 --% end
@@ -188,12 +189,12 @@ $(KSTATIC) void lane_$(k.name)(const rt_lane *restrict l, const rt_lane *restric
 --%   local m, d = k.m, k.d
 --%   for c = 0, d - 1 do
 --%     local t = {}
---%     for r = m - 1, 0, -1 do t[#t + 1] = { fmt("l[%d]", r * d + c), fmt("xq[%d]", r) } end
+--%     for r = m - 1, 0, -1 do t[#t + 1] = { fmt("l[%d].v", r * d + c), fmt("xq[%d].v", r) } end
 --%     if first then
---%       sum_into(fmt("s[%d]", c), t)
+--%       sum_into(fmt("s[%d].v", c), t)
 --%     else
 --%       for _, ab in ipairs(t) do
-  s[$(c)] = rt_lane_addmul(s[$(c)], $(ab[1]), $(ab[2]));
+  s[$(c)].v = rt_lane_addmul(s[$(c)].v, $(ab[1]), $(ab[2]));
 --%       end
 --%     end
 --%   end
@@ -203,23 +204,23 @@ $(KSTATIC) void lane_$(k.name)(const rt_lane *restrict l, const rt_lane *restric
 /* s = L^T xq for a $(k.m) x $(k.d) block L, rows from the last: the first
  * block of a pivot's backward sum, which runs over the blocks from the
  * last (rt.h solve, backward). */
-$(KSTATIC) void lane_$(k.name)(const rt_lane *restrict l, const rt_lane *restrict xq, rt_lane *restrict s) {
+$(KSTATIC) void lane_$(k.name)(const rt_lane_entry *restrict l, const rt_lane_entry *restrict xq, rt_lane_entry *restrict s) {
 --%   backward(k, true)
 }
 --% end
 --%
 --% function emit.backward_add(k)
 /* s = s + L^T xq for a $(k.m) x $(k.d) block L, the sum continued in order. */
-$(KSTATIC) void lane_$(k.name)(const rt_lane *restrict l, const rt_lane *restrict xq, rt_lane *restrict s) {
+$(KSTATIC) void lane_$(k.name)(const rt_lane_entry *restrict l, const rt_lane_entry *restrict xq, rt_lane_entry *restrict s) {
 --%   backward(k, false)
 }
 --% end
 --%
 --% function emit.subtract(k)
 /* x -= s, $(k.d) rows: the end of a pivot's backward step. */
-$(KSTATIC) void lane_$(k.name)(rt_lane *restrict x, const rt_lane *restrict s) {
+$(KSTATIC) void lane_$(k.name)(rt_lane_entry *restrict x, const rt_lane_entry *restrict s) {
 --%   for c = 0, k.d - 1 do
-  x[$(c)] = rt_lane_sub(x[$(c)], s[$(c)]);
+  x[$(c)].v = rt_lane_sub(x[$(c)].v, s[$(c)].v);
 --%   end
 }
 --% end

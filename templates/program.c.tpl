@@ -98,6 +98,7 @@
 /* the lanes (rt_lanes.h, installed with rt.h): $(P.batch) copies of $(P.scalar) */
 #define RT_LANES_DOUBLE $(P.scalar == "double" and 1 or 0)
 #define RT_LANES_N $(P.batch)
+#define RT_LANES_GROUPED 1 /* the entry points run the lanes in groups */
 #include "rt_lanes.h"
 #include <stddef.h>
 

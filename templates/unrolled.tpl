@@ -5,8 +5,8 @@
 --% -- declares once, so that an edit touches only the pivots it changes.
 --% -- A batch program (P.batch lanes) has the scalar program's functions and
 --% -- entry points, so that each copy can also be stepped alone, and after
---% -- them the same text again on rt_lane pointers (rt_lanes.h: offsets count
---% -- entries, each one lane per copy), every function and kernel name
+--% -- them the same text again on rt_lane_entry pointers (rt_lanes.h: offsets
+--% -- count entries, each one lane per copy), every function and kernel name
 --% -- prefixed lane_: its node factors record each copy's first failure in
 --% -- fail instead of returning, and its entry points are batch.tpl's.
 --%
@@ -73,7 +73,7 @@
 /*---- $(pivot_title(op.pivot))$(part) */
 --%       end
 --%       if f.status and batch then
-static void $(K)$(f.name)(rt_lane *restrict w, rt_lane *restrict t, int *restrict fail) {
+static void $(K)$(f.name)(rt_lane_entry *restrict w, rt_lane_entry *restrict t, int *restrict fail) {
 --%       elseif f.status then
 static int $(K)$(f.name)(scalar *restrict w, scalar *restrict t) {
 --%       else
@@ -177,7 +177,7 @@ static void $(P.ident)_solve(const void *work, void *x) {
   $(P.ident)_solve_backward(work, x);
 }
 --% if P.batch > 0 then
---%   batch, T, K = true, "rt_lane", "lane_"
+--%   batch, T, K = true, "rt_lane_entry", "lane_"
 --%   functions()
 --%   include("batch.tpl")
 --% end

@@ -3,8 +3,10 @@
  *
  * The Makefile generates batch programs of a few samples (BATCHTEST_NAMES:
  * each mechanism in float and double, with 4, 8 and 16 lanes), compiles
- * each twice -- with the vector extensions of rt_lanes.h and with its plain-C
- * fallback (RT_BATCH_PORTABLE, renamed NAME_portable_...) -- and lists them
+ * each twice -- with the vector extensions of rt_lanes.h (the lanes in
+ * groups as wide as the target's registers: 2 doubles without AVX) and with
+ * its plain-C fallback (RT_BATCH_PORTABLE, renamed NAME_portable_...; the
+ * chain's in groups of 2 lanes, the buggy's all at once) -- and lists them
  * in batchtest_programs beside the scalar unrolled program of the same
  * mechanism and precision (test_generated's). For each: N different random
  * SPD matrices with the program's block pattern, factored one by one by the
