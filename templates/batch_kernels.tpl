@@ -1,8 +1,9 @@
 --% -- batch_kernels.tpl -- the kernels of a batch program (ldlgen --batch N):
 --% -- those of P.kernels (the plan's, exactly those it calls), each the
 --% -- reference arithmetic of rt.h written out for its sizes like
---% -- rt_kernels.h's, with every scalar an rt_lane (rt_lanes.h: entry k of the
---% -- N copies, one lane per copy) and every scalar operation one lane
+--% -- rt_kernels.h's, with every scalar in memory an rt_lane_entry (rt_lanes.h:
+--% -- entry k of the N copies, one lane per copy, of which the kernel takes
+--% -- one group's lanes, .v) and every scalar operation one lane
 --% -- operation, one per line, in the reference's order: a sum starts from its
 --% -- first product and adds the next ones one at a time (rt_lane_addmul),
 --% -- y - a*b - c*d subtracts one product at a time (rt_lane_submul), and
