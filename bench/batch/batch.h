@@ -116,6 +116,20 @@ void bb_step_cg(const char *bin, const char *bin_arch, const char *work, int war
 /* The entry for mechanism `mech` in `precision`, or NULL. */
 const bb_entry *bb_find_entry(const char *mech, const char *precision);
 
+/* The factor alone as another build of this bench measured it on this
+ * machine (bb_cg_factor): the callgrind binary, built for a narrower
+ * target (AVX2 on an AVX-512 machine), timed too. */
+typedef struct bb_other_row {
+  char mech[40], precision[8];
+  int lanes;
+  double t_scalar, t_batch; /* medians: N scalar factors, one batch factor (s) */
+} bb_other_row;
+
+/* Runs `bin --no-step --factor-lines` (with `only` and `random`, as this
+ * run) and reads its rows into out (at most max); returns how many, or -1
+ * if it failed. */
+int bb_cg_factor(const char *bin, const char *only, int random, int runs, int batches, bb_other_row *out, int max);
+
 typedef struct bb_report {
   const char *revision, *cpu, *peak_name;
   double peak[2]; /* [0] double, [1] float: the vector peak (max over samples) */
@@ -130,6 +144,10 @@ typedef struct bb_report {
   int nsteps;
   int late_warm; /* the later window's steps before its timed ones (0: none) */
   int cg_warm, cg_steps;
+  /* the factor alone in the callgrind binary's build (nother 0: not run) */
+  const char *other_arch;
+  bb_other_row *other;
+  int nother;
 } bb_report;
 
 void bb_write_md(const bb_report *r, const char *path);

@@ -6,7 +6,9 @@
  * valgrind cannot run AVX-512 code, so on an AVX-512 machine the counted
  * binary is a second build of this bench with the AVX2 flags (the Makefile
  * passes it as --cg-bin); the counts then are for 256-bit lanes, not the
- * 512-bit lanes the times are for. */
+ * 512-bit lanes the times are for. That binary also times the factor
+ * alone in its own build (bb_cg_factor), which a game shipping that build
+ * would get. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,4 +64,20 @@ void bb_step_cg(const char *bin, const char *bin_arch, const char *work, int war
     row->cg_batch = b;
     snprintf(row->cg_note, sizeof row->cg_note, "%s build", bin_arch);
   }
+}
+
+int bb_cg_factor(const char *bin, const char *only, int random, int runs, int batches, bb_other_row *out, int max) {
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "'%s' --no-step --factor-lines --runs %d --batches %d --input %s%s%s 2>/dev/null", bin, runs,
+           batches, random ? "random" : "mechanism", only ? " --only " : "", only ? only : "");
+  FILE *p = popen(cmd, "r");
+  if (!p) return -1;
+  char line[512];
+  int n = 0;
+  while (fgets(line, sizeof line, p)) {
+    bb_other_row w;
+    if (n < max && sscanf(line, "factor %39s %7s %d %lf %lf", w.mech, w.precision, &w.lanes, &w.t_scalar, &w.t_batch) == 5)
+      out[n++] = w;
+  }
+  return pclose(p) == 0 ? n : -1;
 }

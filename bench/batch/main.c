@@ -16,7 +16,8 @@
  * Then the whole step of every entry (step.c): one rt_batch_step of N
  * worlds against N rt_world_step, in motion, checked bitwise after every
  * step, with each stage's share; and its instructions under callgrind
- * (cg.c) when --cg-bin names a build valgrind can run. Then the whole
+ * (cg.c) when --cg-bin names a build valgrind can run; that build's own
+ * factor times too, when it is another target (bb_cg_factor). Then the whole
  * step's speedup once more, one run of the same steps after --late-warm
  * steps (LATE_WARM; 0: not measured): the first window flatters the
  * lanes, since the copies' contacts are still on the same bodies there,
@@ -28,6 +29,7 @@
  *              [--late-warm W]
  *              [--stepping lanes|measured|copies]
  *              [--cg-bin FILE] [--cg-arch NAME] [--cg-warm W] [--cg-steps S] [--work DIR]
+ *              [--factor-lines]   (a machine-readable line per factor row: bb_cg_factor)
  *        batch --cg-run MECH PRECISION SIDE WARM STEPS   (the callgrind child: cg.c) */
 #include <math.h>
 #include <stdint.h>
@@ -243,11 +245,15 @@ int main(int argc, char **argv) {
   bb_report r = {.revision = "unknown", .runs = 9, .batches = 41, .step = {3, 10, 100, 0, RT_BATCH_STEP_LANES}, .cg_warm = 6, .cg_steps = 4,
                  .late_warm = LATE_WARM};
   const char *md = 0, *json = 0, *only = 0, *cg_bin = 0, *cg_arch = "this", *work = ".";
-  int step = 1;
+  int step = 1, factor_lines = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : 0;
     if (strcmp(a, "--no-step") == 0) {
       step = 0;
+      continue;
+    }
+    if (strcmp(a, "--factor-lines") == 0) { /* for bb_cg_factor */
+      factor_lines = 1;
       continue;
     }
     if (!v) {
@@ -344,9 +350,27 @@ int main(int argc, char **argv) {
     printf("%-14s %-6s x%-2d  scalar %8.3f us  batch %8.3f us  %5.2fx  %6.2f GFLOP/s  %5.1f %% of %s peak\n",
            w->e->mech, w->precision, w->e->lanes, w->t_scalar.med * 1e6, w->t_batch.med * 1e6, w->speedup,
            w->gf_batch, 100 * w->frac, r.peak_name);
+    if (factor_lines)
+      printf("factor %s %s %d %.9g %.9g\n", w->e->mech, w->precision, w->e->lanes, w->t_scalar.med, w->t_batch.med);
     fflush(stdout);
   }
   r.nrows = n;
+  /* the callgrind binary's build times its factor too, where it is another target */
+  if (cg_bin && strcmp(cg_arch, bb_arch) != 0) {
+    bb_other_row other[64];
+    const int k = bb_cg_factor(cg_bin, only, r.random_input, r.runs, r.batches, other, 64);
+    printf("the factor alone in the %s build:\n", cg_arch);
+    if (k < 0) printf("  (%s failed)\n", cg_bin);
+    for (int i = 0; i < k; i++)
+      printf("%-14s %-6s x%-2d  scalar %8.3f us  batch %8.3f us  %5.2fx\n", other[i].mech, other[i].precision,
+             other[i].lanes, other[i].t_scalar * 1e6, other[i].t_batch * 1e6, other[i].t_scalar / other[i].t_batch);
+    if (k > 0) {
+      r.other = sp_zalloc((size_t)k, sizeof *r.other);
+      memcpy(r.other, other, sizeof *other * (size_t)k);
+      r.nother = k;
+      r.other_arch = cg_arch;
+    }
+  }
   if (step) {
     printf("the whole step (%d runs of %d steps after %d):\n", r.step.runs, r.step.steps, r.step.warm);
     r.steps = sp_zalloc((size_t)n, sizeof *r.steps);
@@ -382,6 +406,7 @@ int main(int argc, char **argv) {
   if (md) bb_write_md(&r, md);
   if (json) bb_write_json(&r, json);
   free(r.rows);
+  free(r.other);
   free(r.steps);
   return 0;
 }

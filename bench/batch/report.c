@@ -125,6 +125,23 @@ static void step_md(FILE *f, const bb_report *r) {
             r->cg_steps, r->cg_warm, cg_arch);
 }
 
+/* The factor alone in the callgrind binary's build (bb_cg_factor). */
+static void other_md(FILE *f, const bb_report *r) {
+  if (r->nother == 0) return;
+  fprintf(f,
+          "\n### The factor alone in the %s build\n\n"
+          "The same programs compiled for `ARCH=%s` (the bench's callgrind binary), timed on this machine the\n"
+          "same way: what a game shipping that build gets. A batch program runs its lanes in groups as wide as\n"
+          "one register of its target (`rt_lanes.h`), so there a batch wider than a register goes in groups.\n\n",
+          r->other_arch, r->other_arch);
+  fprintf(f, "| mechanism | precision | N | N scalar (us) | batch (us) | speedup |\n|---|---|--:|--:|--:|--:|\n");
+  for (int i = 0; i < r->nother; i++) {
+    const bb_other_row *w = &r->other[i];
+    fprintf(f, "| %s | %s | %d | %.3f | %.3f | %.2fx |\n", w->mech, w->precision, w->lanes, w->t_scalar * 1e6,
+            w->t_batch * 1e6, w->t_scalar / w->t_batch);
+  }
+}
+
 void bb_write_md(const bb_report *r, const char *path) {
   FILE *f = open_out(path);
   fprintf(f, "# N copies in lanes against N scalar copies: the factor and the whole step (make bench-batch)\n\n");
@@ -170,6 +187,7 @@ void bb_write_md(const bb_report *r, const char *path) {
              "underflow, and subnormal arithmetic is slow on x86 (microcode assists) in scalar and vector\n"
              "code alike -- the tank's float row then measured the inputs as much as the code (0.42-0.49x\n"
              "the double batch); the bench keeps IEEE semantics: no FTZ/DAZ.\n");
+  other_md(f, r);
   fprintf(f, "\n## Goals (issue 21)\n\n");
   for (int i = 0; i < r->nrows; i++) {
     const bb_row *w = &r->rows[i];
@@ -246,6 +264,18 @@ void bb_write_json(const bb_report *r, const char *path) {
             w->frac, w->e->cc_scalar, w->e->cc_batch, w->subnormal, w->entries, i + 1 < r->nrows ? "," : "");
   }
   fprintf(f, "  ],\n");
+  if (r->nother > 0) {
+    fprintf(f, "  \"other_build\": {\"arch\": \"%s\", \"rows\": [\n", r->other_arch);
+    for (int i = 0; i < r->nother; i++) {
+      const bb_other_row *w = &r->other[i];
+      fprintf(f, "    {\"mechanism\": \"%s\", \"precision\": \"%s\", \"lanes\": %d, \"scalar_s\": %.6g, \"batch_s\": %.6g, "
+                 "\"speedup\": %.4g}%s\n", w->mech, w->precision, w->lanes, w->t_scalar, w->t_batch,
+              w->t_scalar / w->t_batch, i + 1 < r->nother ? "," : "");
+    }
+    fprintf(f, "  ]},\n");
+  } else {
+    fprintf(f, "  \"other_build\": null,\n");
+  }
   if (r->nsteps == 0) {
     fprintf(f, "  \"whole_step\": null\n}\n");
     fclose(f);
