@@ -4,10 +4,11 @@
  * A batch program stores every value lane-interleaved -- entry k of copy j
  * at scalar k * N + j -- so that entry k of all N copies is one
  * rt_lane_entry, and it performs one lane operation below wherever the
- * scalar program performs one scalar operation (docs/DESIGN.md section 10). Each operation is the
- * IEEE operation of the scalar program done in every lane independently, so
- * lane j of a batch result is bitwise the scalar program's result for copy
- * j (with -ffp-contract=off, like every generated file).
+ * scalar program performs one scalar operation (docs/DESIGN.md section
+ * 10). Each operation is the IEEE operation of the scalar program done in
+ * every lane independently, so lane j of a batch result is bitwise the
+ * scalar program's result for copy j (with -ffp-contract=off, like every
+ * generated file).
  *
  * A generated batch file includes this header after defining
  *   RT_LANES_DOUBLE  1 for double, 0 for float;
@@ -25,7 +26,7 @@
  * most N: 8 double lanes on AVX2 run as two groups of 4, whose values fit
  * the 16 registers where vectors of 8 would spill (docs/DESIGN.md section
  * 10). In plain C, one group of N. RT_LANES_GROUP, if defined (a power of
- * two dividing N), sets the group's lanes instead. Each lane's operations
+ * two dividing N), sets a grouped file's group instead. Each lane's operations
  * and their order are the same whatever the groups, so are its bits.
  *
  * In memory an entry is an rt_lane_entry: the N lanes of entry k of every
@@ -67,9 +68,11 @@
 #endif
 
 /* RT_LANES_G: the lanes of a group (above) */
-#if defined(RT_LANES_GROUP)
+#if !defined(RT_LANES_GROUPED) /* a file from before the groups: its entry points take all N lanes */
+#define RT_LANES_G RT_LANES_N
+#elif defined(RT_LANES_GROUP)
 #define RT_LANES_G RT_LANES_GROUP
-#elif !defined(RT_LANES_GROUPED) || defined(RT_BATCH_PORTABLE) || defined(LDLPGS_NO_VECTOR) || !defined(__GNUC__)
+#elif defined(RT_BATCH_PORTABLE) || defined(LDLPGS_NO_VECTOR) || !defined(__GNUC__)
 #define RT_LANES_G RT_LANES_N
 #else
 #if defined(__AVX512F__)
