@@ -116,8 +116,7 @@ $(KSTATIC) void lane_$(k.name)(const rt_lane_entry *restrict n, rt_lane_entry *r
  * other: the forward substitutions Y with N's l, transposed, into et (row k
  * of et: column k of Y, stride $(LD)), and Y D^-1 over the rows, with the
  * reciprocals rinv of N's pivots. */
-$(KSTATIC) void lane_$(k.name)(const rt_lane_entry *restrict n, const rt_lane_entry *restrict rinv, rt_lane_entry *restrict e,
-                               rt_lane_entry *restrict et) {
+$(KSTATIC) void lane_$(k.name)(const rt_lane_entry *restrict n, const rt_lane_entry *restrict rinv, rt_lane_entry *restrict e, rt_lane_entry *restrict et) {
 --%   if d == 1 then
   (void)n; /* a 1 x 1 block: only its reciprocal */
 --%   end
