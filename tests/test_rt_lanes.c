@@ -31,6 +31,15 @@ static int expected_group(void) {
 #endif
 }
 
+/* Lane j of x = v, in either implementation. */
+static void lane_set(rt_lane *x, int j, double v) {
+#if RT_LANES_VECTOR
+  (*x)[j] = v;
+#else
+  x->v[j] = v;
+#endif
+}
+
 static void test_group_width(void **state) {
   (void)state;
   assert_int_equal(RT_LANES_G, expected_group());
@@ -55,13 +64,8 @@ static void test_groups_touch_their_lanes(void **state) {
     rt_lane_entry *e = rt_lane_group(a, h);
     rt_lane two, one;
     for (int j = 0; j < RT_LANES_G; j++) {
-#if RT_LANES_VECTOR
-      two[j] = 2.0;
-      one[j] = 1.0;
-#else
-      two.v[j] = 2.0;
-      one.v[j] = 1.0;
-#endif
+      lane_set(&two, j, 2.0);
+      lane_set(&one, j, 1.0);
     }
     for (int k = 1; k < ENTRIES; k++) e[k].v = rt_lane_sub(rt_lane_mul(e[k - 1].v, two), one);
     /* the groups after this one: untouched so far */
@@ -87,13 +91,7 @@ static void test_record_group(void **state) {
   for (int j = 0; j < RT_LANES_N; j++) fail[j] = -1;
   const int h = RT_LANES_N - RT_LANES_G; /* the last group */
   rt_lane x;
-  for (int j = 0; j < RT_LANES_G; j++) {
-#if RT_LANES_VECTOR
-    x[j] = j % 2 ? -1.0 : 1.0;
-#else
-    x.v[j] = j % 2 ? -1.0 : 1.0;
-#endif
-  }
+  for (int j = 0; j < RT_LANES_G; j++) lane_set(&x, j, j % 2 ? -1.0 : 1.0);
   rt_lane_mask m = rt_lane_not_positive(x);
   rt_lane_record(fail + h, 7, m);
   rt_lane_record(fail + h, 9, m); /* later pivots do not overwrite */
