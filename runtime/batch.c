@@ -38,7 +38,10 @@
 
 /* Stages 5 and 6b in lanes by default only with AVX: with SSE2's two
  * doubles a register, 8 tanks stepped 1.7x slower in lanes than copy by
- * copy (make bench-batch, portable build); with AVX-512 1.1x faster. */
+ * copy (make bench-batch, portable build); with AVX-512 1.1x faster.
+ * (Measured again once the portable build's copies into the lanes no
+ * longer stalled, fcbeec8: 8 tanks in lanes 0.89-0.90x their scalar steps,
+ * copy by copy 0.99-1.00x; 4 tanks 0.97-0.98x and 1.01x.) */
 #if defined(__AVX__)
 #define RT__LANE_STAGES_DEFAULT RT_BATCH_LANES_AUTO
 #else
