@@ -25,7 +25,8 @@
  * so each copy's step is the bits of rt_world_step on it alone. Or the
  * copies step one by one, rt_world_step each, where that measures faster
  * (rt_batch_step: RT_BATCH_STEP_MEASURED). A copy whose begin fails (a
- * non-finite state: nothing changed) takes no part in 4-9; stage 5 runs
+ * non-finite state: nothing changed) takes no part in 4-9, a copy left
+ * out (rt_batch_set_active) in none; stage 5 runs
  * copy by copy when the copies' sweep counts differ (their settings do),
  * and 5 and 6b do when lane_stages is off (or auto and the step's rows in
  * lanes exceed the budget). It calls step.c, block.c, factor.c,
@@ -80,7 +81,8 @@ struct rt_batch {
   void *work, *temp;       /* the copies' workspaces and temporaries, lane-interleaved (rt__alloc_lines) */
   void *spare;             /* one workspace: deinterleave's lanes of copies that factor nothing */
   int *lane_pivot;         /* N: each copy's factor status */
-  rt_status *st;           /* N: each copy's step so far */
+  rt_status *st;           /* N: each copy's step so far (RT__LEFT_OUT for a copy left out) */
+  unsigned char *out;      /* N: the copy is left out of the steps (rt_batch_set_active) */
   unsigned char *factors;  /* N: the copy's step factors H~ this step */
   unsigned char *sweeps;   /* N: the copy takes part in the lanes' sweeps */
   unsigned char *passes;   /* N: the copy's contact passes run in lanes */
@@ -118,6 +120,7 @@ void rt_batch_destroy(rt_batch *b) {
   free(b->spare);
   free(b->lane_pivot);
   free(b->st);
+  free(b->out);
   free(b->factors);
   free(b->sweeps);
   free(b->passes);
@@ -161,6 +164,7 @@ rt_batch *rt_batch_create(const rt_batch_program *bp, rt_world *const worlds[], 
   b->temp = rt__alloc_lines((size_t)n * (size_t)p->temp_size, b->scalar, &fail);
   b->lane_pivot = rt__alloc((size_t)n, sizeof(int), &fail);
   b->st = rt__alloc((size_t)n, sizeof(rt_status), &fail);
+  b->out = rt__alloc((size_t)n, 1, &fail);
   b->factors = rt__alloc((size_t)n, 1, &fail);
   b->sweeps = rt__alloc((size_t)n, 1, &fail);
   b->passes = rt__alloc((size_t)n, 1, &fail);
@@ -197,6 +201,14 @@ rt_batch *rt_batch_create(const rt_batch_program *bp, rt_world *const worlds[], 
 int rt_batch_lanes(const rt_batch *b) { return b ? b->N : 0; }
 
 rt_world *rt_batch_world(const rt_batch *b, int j) { return b && j >= 0 && j < b->N ? b->w[j] : NULL; }
+
+rt_status rt_batch_set_active(rt_batch *b, int j, int on) {
+  if (b == NULL || j < 0 || j >= b->N) return RT_ERR_INPUT;
+  b->out[j] = on == 0;
+  return RT_OK;
+}
+
+int rt_batch_active(const rt_batch *b, int j) { return b && j >= 0 && j < b->N && !b->out[j]; }
 
 rt_status rt_batch_set_lane_stages(rt_batch *b, int on) {
   if (b == NULL) return RT_ERR_INPUT;
@@ -783,9 +795,15 @@ static int lanes_this_step(const rt_batch *b) {
   return rt__lanes_bytes(b->gn, rows, b->bp->program->nsbody) <= b->lane_budget;
 }
 
+/* A copy left out (rt_batch_set_active) takes no part in a step: as for a
+ * copy whose begin failed, any status but RT_OK keeps it out of every
+ * stage, its lanes inert or computing another copy's values, nothing
+ * written back to it; rt_batch_step reports RT_OK for it. */
+#define RT__LEFT_OUT RT_ERR_INPUT
+
 /* Every copy stepped in lanes, into b->st. */
 static void step_lanes(rt_batch *b) {
-  for (int j = 0; j < b->N; j++) b->st[j] = rt_world_step_begin(b->w[j]);
+  for (int j = 0; j < b->N; j++) b->st[j] = b->out[j] ? RT__LEFT_OUT : rt_world_step_begin(b->w[j]);
   b->in_lanes = lanes_this_step(b);
   factor(b);
   iterate(b);
@@ -815,13 +833,14 @@ rt_status rt_batch_step(rt_batch *b, rt_status *status) {
     step_lanes(b);
   } else {
     b->in_lanes = 0;
-    for (int j = 0; j < b->N; j++) b->st[j] = rt_world_step(b->w[j]);
+    for (int j = 0; j < b->N; j++) b->st[j] = b->out[j] ? RT__LEFT_OUT : rt_world_step(b->w[j]);
   }
   b->stepped_lanes = lanes;
   rt_status first = RT_OK;
   for (int j = 0; j < b->N; j++) {
-    if (first == RT_OK) first = b->st[j];
-    if (status) status[j] = b->st[j];
+    const rt_status st = b->out[j] ? RT_OK : b->st[j];
+    if (first == RT_OK) first = st;
+    if (status) status[j] = st;
   }
   if (timed && first == RT_OK) rt__pick_timed(&b->pick, lanes, rt__pick_now() - t0, RT__STEP_MARGIN);
   return first;

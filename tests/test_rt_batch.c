@@ -49,6 +49,7 @@ typedef struct pair {
   long split;  /* steps with a row on other bodies in two copies, both sweeping it */
   int nsteps;  /* steps of a run: steps() if 0 */
   unsigned char lanes_at[128]; /* each step of the last run: rt_batch_stepped_in_lanes */
+  int (*left_out)(int j, int k, int N); /* whether copy j is left out of step k (NULL: none is) */
 } pair;
 
 /* settings_of's post-stabilization: the program's, or on (1) */
@@ -79,6 +80,7 @@ static void make_pair(pair *p, const batchtest_program *t, int portable) {
   p->passes = p->masked = p->split = 0;
   memset(p->group_passes, 0, sizeof p->group_passes);
   p->nsteps = 0;
+  p->left_out = NULL;
   p->b = rt_batch_create(portable ? t->portable_batch : t->batch, p->w, p->N, &st);
   assert_int_equal(st, RT_OK);
   assert_non_null(p->b);
@@ -207,7 +209,10 @@ static int run(pair *p, int diverge) {
     uneven += lo != hi;
     rt_status first = RT_OK;
     for (int j = 0; j < p->N; j++) {
-      want[j] = rt_world_step(p->ref[j]);
+      const int out = p->left_out && p->left_out(j, k, p->N);
+      assert_int_equal(rt_batch_set_active(p->b, j, !out), RT_OK);
+      assert_int_equal(rt_batch_active(p->b, j), !out);
+      want[j] = out ? RT_OK : rt_world_step(p->ref[j]); /* left out: not stepped, its inputs kept */
       if (first == RT_OK) first = want[j];
     }
     assert_int_equal(rt_batch_step(p->b, got), first);
@@ -440,6 +445,40 @@ static void test_pick_verdict(void **state) {
   assert_true(rt__pick_now() > 0.0);
 }
 
+/* Copies left out of steps (rt_batch_set_active): copy 1 of every step
+ * but the last 10 (a convoy with a lane to spare), the others a while each
+ * (one group of lanes whole, then another), and every copy for two steps.
+ * A copy left out keeps its world, inputs and step info bitwise as its
+ * reference, which is not stepped either; taken back in, it steps on as
+ * its reference does, in lanes and one by one. */
+static int left_out(int j, int k, int N) {
+  if (k >= 24 && k < 26) return 1;                      /* all of them */
+  if (j == 1) return k < steps() - 10;                   /* from the start */
+  if (k >= 6 && k < 14) return j >= N / 2;               /* the upper half */
+  if (k >= 14 && k < 20) return j < N / 2 && j % 2 == 0; /* the lower half's even copies, copy 1 already out */
+  return k % 7 == j % 7 && j > 4;                        /* now and then */
+}
+
+static void test_left_out(void **state) {
+  const batchtest_program *t = *state;
+  for (int c = 0; c < 3; c++) {
+    pair p;
+    make_pair(&p, t, 0);
+    assert_int_equal(rt_batch_set_stepping(p.b, c == 2 ? RT_BATCH_STEP_COPIES : RT_BATCH_STEP_LANES), RT_OK);
+    if (c == 1) { /* nothing coupled, no contact passes: sweeps enough for stage 5 in lanes (batch.c) */
+      rt_settings s = settings_of(t);
+      s.coupled_rows = s.coupled_contacts = s.contact_passes = 0;
+      assert_int_equal(rt_batch_set_settings(p.b, &s), RT_OK);
+      for (int j = 0; j < p.N; j++) assert_int_equal(rt_world_set_settings(p.ref[j], &s), RT_OK);
+    }
+    p.left_out = left_out;
+    run(&p, 0);
+    if (c == 1 && strncmp(t->name, "buggy", 5) == 0) assert_true(rt_world_step_info(p.w[0])->sweeps >= 4);
+    for (int k = 0; k < steps(); k++) assert_int_equal(p.lanes_at[k], c < 2);
+    free_pair(&p);
+  }
+}
+
 static void test_diverging_copy(void **state) {
   const batchtest_program *t = *state;
   pair p;
@@ -496,8 +535,20 @@ static void test_errors(void **state) {
   assert_int_equal(rt_batch_set_stepping(NULL, RT_BATCH_STEP_LANES), RT_ERR_INPUT);
   assert_int_equal(rt_batch_stepped_in_lanes(NULL), 0);
   assert_int_equal(rt_batch_lanes(NULL), 0);
+  assert_int_equal(rt_batch_set_active(NULL, 0, 0), RT_ERR_INPUT);
+  assert_int_equal(rt_batch_active(NULL, 0), 0);
   rt_batch *b = rt_batch_create(chain8->batch, w, 8, &st);
   assert_int_equal(st, RT_OK);
+  for (int j = 0; j < 8; j++) assert_int_equal(rt_batch_active(b, j), 1); /* every copy in */
+  assert_int_equal(rt_batch_set_active(b, 8, 0), RT_ERR_INPUT);
+  assert_int_equal(rt_batch_set_active(b, -1, 0), RT_ERR_INPUT);
+  assert_int_equal(rt_batch_active(b, 8), 0);
+  assert_int_equal(rt_batch_active(b, -1), 0);
+  for (int j = 0; j < 8; j++) assert_int_equal(rt_batch_active(b, j), 1); /* refused: nothing changed */
+  assert_int_equal(rt_batch_set_active(b, 3, 0), RT_OK);
+  assert_int_equal(rt_batch_active(b, 3), 0);
+  assert_int_equal(rt_batch_set_active(b, 3, 7), RT_OK); /* any nonzero: in */
+  assert_int_equal(rt_batch_active(b, 3), 1);
   assert_null(rt_batch_world(b, 8));
   assert_null(rt_batch_world(b, -1));
   assert_ptr_equal(rt_batch_world(b, 7), w[7]);
@@ -535,10 +586,10 @@ static void test_errors(void **state) {
 
 int main(void) {
   enum { MAX_TESTS = 64 };
-  struct CMUnitTest tests[8 * MAX_TESTS + 2];
-  static char names[8 * MAX_TESTS][112];
+  struct CMUnitTest tests[9 * MAX_TESTS + 2];
+  static char names[9 * MAX_TESTS][112];
   int n = 0;
-  for (const batchtest_program *t = batchtest_programs; t->name && n + 8 <= 8 * MAX_TESTS; t++) {
+  for (const batchtest_program *t = batchtest_programs; t->name && n + 9 <= 9 * MAX_TESTS; t++) {
     snprintf(names[n], sizeof names[n], "%s: copies driven differently", t->name);
     tests[n] = (struct CMUnitTest){names[n], test_same_settings, NULL, NULL, (void *)t};
     n++;
@@ -547,6 +598,9 @@ int main(void) {
     n++;
     snprintf(names[n], sizeof names[n], "%s: copies with their own settings", t->name);
     tests[n] = (struct CMUnitTest){names[n], test_mixed_settings, NULL, NULL, (void *)t};
+    n++;
+    snprintf(names[n], sizeof names[n], "%s: copies left out of steps", t->name);
+    tests[n] = (struct CMUnitTest){names[n], test_left_out, NULL, NULL, (void *)t};
     n++;
     if (t->lanes == 16 && strncmp(t->name, "chain", 5) == 0) {
       snprintf(names[n], sizeof names[n], "%s: the lane budget counts a group's lanes", t->name);

@@ -83,6 +83,20 @@ int rt_batch_lanes(const rt_batch *b);
 /* Copy j's world, or NULL if j is out of range. */
 rt_world *rt_batch_world(const rt_batch *b, int j);
 
+/* Leaves copy j out of the batch's steps (on = 0) or takes it back in (on
+ * nonzero); every copy is in when the batch is made. For a convoy with
+ * fewer vehicles than lanes, or one destroyed or parked: a copy left out is
+ * not stepped -- rt_batch_step leaves its world bitwise as it was (forces,
+ * motor targets and contacts set on it wait for its next step) and reports
+ * RT_OK for it -- and costs nothing in the stages that run copy by copy;
+ * its lanes are inert. Taken back in, it steps on from where it stood,
+ * each step the bits of rt_world_step on it. RT_ERR_INPUT for b NULL or j
+ * not in [0, N) (nothing changes). */
+rt_status rt_batch_set_active(rt_batch *b, int j, int on);
+/* Whether copy j takes part in the steps: 1, or 0 (left out, or b NULL or
+ * j out of range). */
+int rt_batch_active(const rt_batch *b, int j);
+
 /* rt_world_set_settings on every copy, or on none: RT_ERR_INPUT for NULL
  * or settings a world refuses (what rt_world_set_settings checks), then
  * every world keeps the settings it had. Copies whose settings differ
@@ -148,11 +162,12 @@ rt_status rt_batch_set_stepping(rt_batch *b, int how);
  * before the first step, and for NULL). */
 int rt_batch_stepped_in_lanes(const rt_batch *b);
 
-/* One step of every copy. Each copy's step is atomic as rt_world_step's
- * is: a copy whose step fails (RT_ERR_NONFINITE: refused; RT_ERR_DIVERGED:
- * undone) is bitwise as it was, and the others step all the same -- one
- * tank that diverges does not stop the convoy. status (N entries, or
- * NULL) gets each copy's result. Returns RT_OK if every copy stepped, else
+/* One step of every copy but those left out (rt_batch_set_active). Each
+ * copy's step is atomic as rt_world_step's is: a copy whose step fails
+ * (RT_ERR_NONFINITE: refused; RT_ERR_DIVERGED: undone) is bitwise as it
+ * was, and the others step all the same -- one tank that diverges does not
+ * stop the convoy. status (N entries, or NULL) gets each copy's result
+ * (RT_OK for a copy left out). Returns RT_OK if every copy stepped, else
  * the failure of the first copy that failed; RT_ERR_INPUT for b NULL (then
  * nothing happens). */
 rt_status rt_batch_step(rt_batch *b, rt_status *status);
