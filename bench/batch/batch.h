@@ -64,6 +64,8 @@ typedef struct bb_step_opts {
   int steps;  /* timed steps per run */
   size_t lane_budget; /* the batches' rt_batch_set_lane_budget; 0: the default */
   int stepping;       /* the batches' rt_batch_set_stepping (RT_BATCH_STEP_LANES unless told) */
+  int left_out;       /* the last left_out copies left out of every step (rt_batch_set_active; the
+                         singles step only the others): a convoy smaller than the lanes */
 } bb_step_opts;
 
 /* One entry's whole step. Times are seconds per step of all N copies. */

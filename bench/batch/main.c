@@ -27,7 +27,7 @@
  *              [--input mechanism|random]
  *              [--no-step] [--step-runs R] [--step-warm W] [--step-steps S] [--lane-budget-kib K]
  *              [--late-warm W]
- *              [--stepping lanes|measured|copies]
+ *              [--stepping lanes|measured|copies] [--left-out K]
  *              [--cg-bin FILE] [--cg-arch NAME] [--cg-warm W] [--cg-steps S] [--work DIR]
  *              [--factor-lines]   (a machine-readable line per factor row: bb_cg_factor)
  *        batch --cg-run MECH PRECISION SIDE WARM STEPS   (the callgrind child: cg.c) */
@@ -288,6 +288,8 @@ int main(int argc, char **argv) {
       }
       r.step.stepping = how[k];
     }
+    else if (strcmp(a, "--left-out") == 0)
+      r.step.left_out = strcmp(v, "0") == 0 ? 0 : count_arg(a, v);
     else if (strcmp(a, "--lane-budget-kib") == 0)
       r.step.lane_budget = (size_t)count_arg(a, v) << 10;
     else if (strcmp(a, "--cg-bin") == 0)

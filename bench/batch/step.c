@@ -125,14 +125,15 @@ static void side_free(side *sd, int n) {
   for (int j = 0; j < n; j++) rt_world_destroy(sd->w[j]);
 }
 
-/* The input of step k, the same on every side; returns the contacts set. */
-static long side_input(scene *sc, side *sd, int k) {
+/* The input of step k, the same on every side; returns the contacts set
+ * on copies [0, live). */
+static long side_input(scene *sc, side *sd, int k, int live) {
   long n = 0;
   for (int j = 0; j < sc->N; j++) {
     if (sc->scripted) drive_apply(sd->w[j], k, SCRIPT_T0 + SCRIPT_PHASE * j + k * sc->set.dt, &sd->s[j]);
     if (sc->m.settings.has_ground || sc->m.settings.collide) {
       const int c = simrun_feed_contacts(sd->w[j], &sc->m, sc->buf, sc->set.max_contacts);
-      n += c < sc->set.max_contacts ? c : sc->set.max_contacts;
+      if (j < live) n += c < sc->set.max_contacts ? c : sc->set.max_contacts;
     }
   }
   return n;
@@ -197,7 +198,8 @@ static bb_stat stat_of(double *v, int n) {
 void bb_step_measure(const bb_entry *e, const bb_step_opts *o, bb_step_row *out) {
   scene sc;
   scene_load(&sc, e);
-  const int N = sc.N;
+  const int N = sc.N, live = N - o->left_out; /* the copies stepped */
+  if (live < 1) die(&sc, "--left-out leaves no copy to step");
   memset(out, 0, sizeof *out);
   out->e = e;
   out->precision = precision_of(e);
@@ -211,14 +213,15 @@ void bb_step_measure(const bb_entry *e, const bb_step_opts *o, bb_step_row *out)
     side_make(&B, &sc, e->batch->program, 1);
     if (o->lane_budget > 0) rt_batch_set_lane_budget(B.b, o->lane_budget);
     rt_batch_set_stepping(B.b, o->stepping);
+    for (int j = live; j < N; j++) rt_batch_set_active(B.b, j, 0);
     side_make(&S, &sc, e->scalar, 0);
     side_make(&P, &sc, e->scalar, 0);
     double unused[BB_STAGES] = {0};
     for (int k = 0; k < o->warm + o->steps; k++) {
       const int timed = k >= o->warm;
-      side_input(&sc, &B, k);
-      const long c = side_input(&sc, &S, k);
-      side_input(&sc, &P, k);
+      side_input(&sc, &B, k, live);
+      const long c = side_input(&sc, &S, k, live);
+      side_input(&sc, &P, k, live);
       if (timed) contacts += c;
       for (int turn = 0; turn < 3; turn++) switch ((turn + k) % 3) {
         case 0: {
@@ -230,12 +233,12 @@ void bb_step_measure(const bb_entry *e, const bb_step_opts *o, bb_step_row *out)
         }
         case 1: {
           const double t0 = bt_now();
-          step_singles(&S, N);
+          step_singles(&S, live);
           if (timed) ts[k - o->warm] = bt_now() - t0;
           break;
         }
         default:
-          step_staged(&P, N, timed ? stage : unused);
+          step_staged(&P, live, timed ? stage : unused);
       }
       same(&sc, &B, &S, "rt_batch_step and rt_world_step", k);
       same(&sc, &P, &S, "the split entry points and rt_world_step", k);
@@ -251,17 +254,17 @@ void bb_step_measure(const bb_entry *e, const bb_step_opts *o, bb_step_row *out)
   out->t_batch = stat_of(rb, o->runs);
   out->t_scalar = stat_of(rs, o->runs);
   out->speedup = stat_of(ratio, o->runs);
-  out->cps_batch = N / out->t_batch.med;
-  out->cps_scalar = N / out->t_scalar.med;
-  const double copy_steps = (double)N * o->steps * o->runs;
+  out->cps_batch = live / out->t_batch.med;
+  out->cps_scalar = live / out->t_scalar.med;
+  const double copy_steps = (double)live * o->steps * o->runs;
   for (int s = 0; s < BB_STAGES; s++) out->stage[s] = stage[s] / copy_steps;
   /* begin (forces, rows, warm start) runs copy by copy in rt_batch_step
    * as in rt_world_step: what it costs there bounds what the batch saves */
-  const double begin = N * out->stage[BB_BEGIN];
+  const double begin = live * out->stage[BB_BEGIN];
   out->copywise = begin / out->t_batch.med;
   out->bound = out->t_scalar.med / begin;
   out->after_s = out->t_batch.med - begin;
-  out->after_scalar_s = N * (out->stage[BB_FACTOR] + out->stage[BB_ITERATE] + out->stage[BB_END]);
+  out->after_scalar_s = live * (out->stage[BB_FACTOR] + out->stage[BB_ITERATE] + out->stage[BB_END]);
   out->contacts = contacts / copy_steps;
   out->lanes_used = (double)in_lanes / ((double)o->runs * o->steps);
   free(tb);
@@ -278,7 +281,7 @@ void bb_step_factor_inputs(const bb_entry *e, int warm, void *const in[]) {
   side sd;
   side_make(&sd, &sc, e->scalar, 0);
   for (int k = 0; k < warm; k++) {
-    side_input(&sc, &sd, k);
+    side_input(&sc, &sd, k, sc.N);
     step_singles(&sd, sc.N);
   }
   program p;
@@ -318,7 +321,7 @@ int bb_step_cg_child(const bb_entry *e, int side_k, int warm, int steps) {
   side sd;
   side_make(&sd, &sc, side_k ? e->batch->program : e->scalar, side_k);
   for (int k = 0; k < warm + steps; k++) {
-    side_input(&sc, &sd, k);
+    side_input(&sc, &sd, k, sc.N);
     if (k >= warm) CALLGRIND_TOGGLE_COLLECT;
     if (side_k)
       rt_batch_step(sd.b, sd.st);
