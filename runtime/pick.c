@@ -9,7 +9,11 @@
  * from the start judged the second kind faster where it was not), after
  * RT__PICK_WARMUP calls and every RT__PICK_PERIOD calls, and until the
  * next window the kind whose median was faster. A window costs its slower
- * kind's calls, under 1 % of a period's. It calls no other module. */
+ * kind's calls, under 1 % of a period's. Where the work changes (a batch's
+ * copies left out or taken back), the next window comes RT__PICK_AGAIN
+ * calls after the last one's start instead (while it keeps changing, a
+ * window's slower calls in every RT__PICK_AGAIN). It calls no other
+ * module. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <time.h>
@@ -18,6 +22,9 @@
 
 void rt__pick_init(rt__pick *p, int first) {
   p->calls = 0;
+  p->next = RT__PICK_WARMUP;
+  p->start = -1;
+  p->soon = 0;
   p->ntimes[0] = p->ntimes[1] = 0;
   p->choice = first != 0;
 }
@@ -25,12 +32,28 @@ void rt__pick_init(rt__pick *p, int first) {
 int rt__pick_plan(rt__pick *p, int *timed) {
   *timed = 0;
   const long long n = p->calls++;
-  if (n < RT__PICK_WARMUP) return p->choice;
-  const long long s = (n - RT__PICK_WARMUP) % RT__PICK_PERIOD;
-  if (s >= 2 * RT__PICK_SAMPLES) return p->choice;
-  if (s == 0) p->ntimes[0] = p->ntimes[1] = 0; /* a window starts */
+  if (n < p->next) return p->choice;
+  const long long s = n - p->next;
+  if (s == 0) { /* a window starts */
+    p->start = n;
+    p->ntimes[0] = p->ntimes[1] = 0;
+  }
+  if (s == 2 * RT__PICK_SAMPLES - 1) { /* its last call: the next window's start */
+    p->next = p->start + (p->soon ? RT__PICK_AGAIN : RT__PICK_PERIOD);
+    p->soon = 0;
+  }
   *timed = 1;
   return (int)(((s + 1) >> 1) & 1); /* A B B A: a steady drift of the machine's speed cancels */
+}
+
+void rt__pick_again(rt__pick *p) {
+  if (p->start < 0) return;
+  if (p->calls > p->next) { /* a window under way */
+    p->soon = 1;
+    return;
+  }
+  const long long at = p->start + RT__PICK_AGAIN;
+  if (at < p->next) p->next = at > p->calls ? at : p->calls;
 }
 
 static double median(double *v, int n) {

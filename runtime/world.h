@@ -116,13 +116,18 @@ typedef struct rt__schur {
 
 /* pick.c: a choice between two kinds of call (0 and 1) that give the
  * same bits, by their times where they run. Calls of each kind a window
- * times, calls from one window's start to the next, and calls before the
- * first. */
+ * times, calls from one window's start to the next, calls before the
+ * first, and the fewest from one window's start to the next when the work
+ * changed (rt__pick_again). */
 #define RT__PICK_SAMPLES 16
 #define RT__PICK_PERIOD 2048
 #define RT__PICK_WARMUP 32
+#define RT__PICK_AGAIN 256
 typedef struct rt__pick {
   long long calls;                   /* rt__pick_plan's so far */
+  long long next;                    /* the call that starts the next window, or started the current one */
+  long long start;                   /* the call that started the last window; -1 before the first */
+  int soon;                          /* the window after the current one RT__PICK_AGAIN calls after its start */
   double times[2][RT__PICK_SAMPLES]; /* the current window's, by kind */
   int ntimes[2];
   int choice;                        /* the kind the last window found faster */
@@ -134,6 +139,12 @@ void rt__pick_init(rt__pick *p, int first);
  * kind in the order ABBA ABBA..., every RT__PICK_PERIOD calls from the
  * RT__PICK_WARMUP-th on; the others the last window's choice. */
 int rt__pick_plan(rt__pick *p, int *timed);
+/* The work the calls do changed (batch.c: copies left out or taken
+ * back): the next window as soon as RT__PICK_AGAIN calls have passed since
+ * the last one started -- after the current one, if one is under way --
+ * rather than RT__PICK_PERIOD; nothing before the first window, which is
+ * still to measure. */
+void rt__pick_again(rt__pick *p);
 /* A timed call's time (seconds) of its kind; the window's last decides:
  * kind 1 while its median time is below margin times kind 0's. */
 void rt__pick_timed(rt__pick *p, int kind, double seconds, double margin);

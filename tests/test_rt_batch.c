@@ -48,7 +48,7 @@ typedef struct pair {
   long masked; /* copy-steps whose passes took a block step with rows coupled through S */
   long split;  /* steps with a row on other bodies in two copies, both sweeping it */
   int nsteps;  /* steps of a run: steps() if 0 */
-  unsigned char lanes_at[128]; /* each step of the last run: rt_batch_stepped_in_lanes */
+  unsigned char lanes_at[512]; /* each step of the last run: rt_batch_stepped_in_lanes */
   int (*left_out)(int j, int k, int N); /* whether copy j is left out of step k (NULL: none is) */
 } pair;
 
@@ -421,6 +421,81 @@ static void test_stepping_measured(void **state) {
   free_pair(&p);
 }
 
+/* Whether steps [from, from + 2 RT__PICK_SAMPLES) of the last run were a
+ * window (kinds A B B A ..., copies first) and the steps from `after` up
+ * to it were not (they all took one kind). */
+static void window_at(const pair *p, int after, int from) {
+  for (int k = after; k < from; k++) assert_int_equal(p->lanes_at[k], p->lanes_at[after]);
+  for (int at = 0; at < 2 * RT__PICK_SAMPLES; at++) assert_int_equal(p->lanes_at[from + at], ((at + 1) >> 1) & 1);
+}
+
+/* Copies 2 .. N-1 left out from step 100 on. */
+static int six_out(int j, int k, int N) {
+  (void)N;
+  return k >= 100 && j >= 2;
+}
+
+/* RT_BATCH_STEP_MEASURED with the copies that step changing: the lanes
+ * cost as much for 2 copies as for 8, the copies one by one a quarter, so
+ * the choice is measured again, RT__PICK_AGAIN steps after the last
+ * window began (not RT__PICK_PERIOD); the same bits throughout. */
+static void test_measured_again(void **state) {
+  const batchtest_program *t = *state;
+  pair p;
+  make_pair(&p, t, 0);
+  assert_int_equal(rt_batch_set_stepping(p.b, RT_BATCH_STEP_MEASURED), RT_OK);
+  p.left_out = six_out;
+  const int again = RT__PICK_WARMUP + RT__PICK_AGAIN;
+  p.nsteps = again + 2 * RT__PICK_SAMPLES + 8;
+  run(&p, 0);
+  window_at(&p, RT__PICK_WARMUP, RT__PICK_WARMUP);
+  window_at(&p, RT__PICK_WARMUP + 2 * RT__PICK_SAMPLES, again);
+  free_pair(&p);
+}
+
+/* Calls n0 .. n1 - 1 of pk: whether each was a window's (timed[] from n0). */
+static void plan_calls(rt__pick *pk, int n0, int n1, unsigned char *timed) {
+  for (int n = n0; n < n1; n++) {
+    int t;
+    const int kind = rt__pick_plan(pk, &t);
+    timed[n] = (unsigned char)t;
+    if (t) rt__pick_timed(pk, kind, kind ? 1.0 : 2.0, 1.0);
+  }
+}
+
+/* rt__pick_again: nothing before the first window; between windows, the
+ * next one RT__PICK_AGAIN calls after the last one's start, or at once if
+ * they have passed; during one, the one after it that soon; then
+ * RT__PICK_PERIOD apart again. */
+static void test_pick_again(void **state) {
+  (void)state;
+  enum { W = 2 * RT__PICK_SAMPLES, A = RT__PICK_AGAIN, N = 1000 + 2 * RT__PICK_PERIOD + W };
+  static unsigned char timed[N];
+  rt__pick pk;
+  rt__pick_init(&pk, 0);
+  plan_calls(&pk, 0, 10, timed);
+  rt__pick_again(&pk); /* the first window is still to come */
+  plan_calls(&pk, 10, 100, timed);
+  rt__pick_again(&pk); /* the next window A after the first's start */
+  const int second = RT__PICK_WARMUP + A;
+  plan_calls(&pk, 100, second + 12, timed);
+  rt__pick_again(&pk); /* during it: the one after it A after its start */
+  const int third = second + A, fourth = 1000;
+  plan_calls(&pk, second + 12, fourth, timed);
+  rt__pick_again(&pk); /* A have passed: at once */
+  const int fifth = fourth + RT__PICK_PERIOD, sixth = fifth + RT__PICK_PERIOD;
+  plan_calls(&pk, fourth, N, timed);
+  const int starts[] = {RT__PICK_WARMUP, second, third, fourth, fifth, sixth};
+  int w = 0;
+  for (int n = 0; n < N; n++) {
+    const int in = w < 6 && n >= starts[w] && n < starts[w] + W;
+    if (timed[n] != in) fail_msg("call %d: timed %d, expected %d", n, timed[n], in);
+    if (w < 6 && n == starts[w] + W - 1) w++;
+  }
+  assert_int_equal(w, 6);
+  assert_int_equal(pk.choice, 1); /* kind 1 took half kind 0's time */
+}
+
 /* The window's verdict (margin 1, as rt_batch_step's): the kind of the
  * lower median, one outlier among kind 1's samples (far slower or far
  * faster) aside; a tie to kind 0; no verdict until both kinds have their
@@ -586,10 +661,10 @@ static void test_errors(void **state) {
 
 int main(void) {
   enum { MAX_TESTS = 64 };
-  struct CMUnitTest tests[9 * MAX_TESTS + 2];
-  static char names[9 * MAX_TESTS][112];
+  struct CMUnitTest tests[10 * MAX_TESTS + 3];
+  static char names[10 * MAX_TESTS][112];
   int n = 0;
-  for (const batchtest_program *t = batchtest_programs; t->name && n + 9 <= 9 * MAX_TESTS; t++) {
+  for (const batchtest_program *t = batchtest_programs; t->name && n + 10 <= 10 * MAX_TESTS; t++) {
     snprintf(names[n], sizeof names[n], "%s: copies driven differently", t->name);
     tests[n] = (struct CMUnitTest){names[n], test_same_settings, NULL, NULL, (void *)t};
     n++;
@@ -623,6 +698,11 @@ int main(void) {
     snprintf(names[n], sizeof names[n], "%s: lanes or copies, measured", t->name);
     tests[n] = (struct CMUnitTest){names[n], test_stepping_measured, NULL, NULL, (void *)t};
     n++;
+    if (strcmp(t->name, "chain_double_b8") == 0) {
+      snprintf(names[n], sizeof names[n], "%s: measured again when copies are left out", t->name);
+      tests[n] = (struct CMUnitTest){names[n], test_measured_again, NULL, NULL, (void *)t};
+      n++;
+    }
   }
   if (n == 0) return 1; /* the list is empty */
   /* bad input needs the Makefile's chain and buggy programs; a list of
@@ -633,5 +713,6 @@ int main(void) {
     samples |= strcmp(t->name, "chain_double_b8") == 0;
   if (samples) tests[n++] = (struct CMUnitTest){"bad input", test_errors, NULL, NULL, NULL};
   tests[n++] = (struct CMUnitTest){"the measured choice's verdict", test_pick_verdict, NULL, NULL, NULL};
+  tests[n++] = (struct CMUnitTest){"the measured choice measured again", test_pick_again, NULL, NULL, NULL};
   return _cmocka_run_group_tests("rt_batch", tests, (size_t)n, NULL, NULL);
 }

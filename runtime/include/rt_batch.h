@@ -89,8 +89,9 @@ rt_world *rt_batch_world(const rt_batch *b, int j);
  * not stepped -- rt_batch_step leaves its world bitwise as it was (forces,
  * motor targets and contacts set on it wait for its next step) and reports
  * RT_OK for it -- and costs nothing in the stages that run copy by copy;
- * its lanes are inert. Taken back in, it steps on from where it stood,
- * each step the bits of rt_world_step on it. RT_ERR_INPUT for b NULL or j
+ * its lanes are inert (so with fewer copies the lanes pay less, and
+ * RT_BATCH_STEP_MEASURED measures its choice again). Taken back in, it
+ * steps on from where it stood, each step the bits of rt_world_step on it. RT_ERR_INPUT for b NULL or j
  * not in [0, N) (nothing changes). */
 rt_status rt_batch_set_active(rt_batch *b, int j, int on);
 /* Whether copy j takes part in the steps: 1, or 0 (left out, or b NULL or
@@ -152,7 +153,9 @@ int rt_batch_lanes_used(const rt_batch *b);
  * lanes for the first 32 steps, then 16 steps of each kind (in the order
  * copies, lanes, lanes, copies, ...) every 2048 steps, whichever's median
  * time was lower until the next such window (a window costs under 1 % of
- * the steps' time). Every way gives each copy the same bits, so only the
+ * the steps' time); when the number of copies left out changes
+ * (rt_batch_set_active), the next window comes 256 steps after the last
+ * began, or at once if those have passed. Every way gives each copy the same bits, so only the
  * time depends on it. RT_ERR_INPUT for b NULL or another value. */
 #define RT_BATCH_STEP_COPIES 0
 #define RT_BATCH_STEP_LANES 1
