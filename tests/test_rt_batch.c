@@ -15,11 +15,14 @@
  * must be bitwise its reference's. Then the same with copies whose
  * settings differ (one with more iterations, one under pure PGS: the
  * sweeps run copy by copy, one lane factors nothing), and with one copy
- * whose step diverges (it is undone, the others step); the lanes' cache
+ * whose step diverges (it is undone, the others step); copies left out
+ * of steps (rt_batch_set_active) and the measured choice measured again
+ * then; two batches stepped at once on two threads; the lanes' cache
  * budget, which a batch of 16 counts in one group's lanes. And the errors:
  * lane counts, worlds of another mechanism or precision, a world twice,
  * refused settings. */
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -103,20 +106,23 @@ static void free_pair(pair *p) {
   }
 }
 
-/* Copy j's input before step k, the same for w and its reference. */
-static void drive(rt_world *w, int j, int k) {
+/* Copy j's input before step k, the same for w and its reference;
+ * returns how many of the calls were refused (none should be). No cmocka
+ * call, so that a thread of its own can drive (test_threads). */
+static int drive(rt_world *w, int j, int k) {
+  int refused = 0;
   const int nb = rt_world_body_count(w);
   if (k == 0) {
     const double v[3] = {0.05 * j, -0.03 * j, 0.02 * (j % 3)}, av[3] = {0.0, 0.1 * (j % 2), 0.0};
-    assert_int_equal(rt_world_set_body_state(w, nb - 1, NULL, v, av), RT_OK);
+    refused += rt_world_set_body_state(w, nb - 1, NULL, v, av) != RT_OK;
   }
   for (int c = 0; c < 64; c++) {
     const double fmax = rt_world_motor_max_force(w, c);
     if (isnan(fmax)) break;
-    if (fmax > 0) assert_int_equal(rt_world_set_motor(w, c, 0.4 * (j - 3) + 0.01 * k, fmax), RT_OK);
+    if (fmax > 0) refused += rt_world_set_motor(w, c, 0.4 * (j - 3) + 0.01 * k, fmax) != RT_OK;
   }
   const double f[3] = {3.0 * j, 0.0, (k % 20 < 10) ? 5.0 * j : 0.0};
-  assert_int_equal(rt_world_add_force(w, j % nb, f, NULL), RT_OK);
+  refused += rt_world_add_force(w, j % nb, f, NULL) != RT_OK;
   rt_contact c[MAX_CONTACTS];
   int n = rt_world_ground_contacts(w, -0.02 * (j % 4), 0.8, 0.05, c, MAX_CONTACTS);
   if (n > MAX_CONTACTS) n = MAX_CONTACTS;
@@ -126,7 +132,8 @@ static void drive(rt_world *w, int j, int k) {
       c[i] = c[n - 1 - i];
       c[n - 1 - i] = x;
     }
-  assert_int_equal(rt_world_set_contacts(w, c, n), RT_OK);
+  refused += rt_world_set_contacts(w, c, n) != RT_OK;
+  return refused;
 }
 
 static void same_bits(const char *what, const void *a, const void *b, size_t n, int j, int k) {
@@ -193,8 +200,8 @@ static int run(pair *p, int diverge) {
     rt_status want[16], got[16];
     int lo = 1 << 30, hi = 0;
     for (int j = 0; j < p->N; j++) {
-      drive(p->w[j], j, k);
-      drive(p->ref[j], j, k);
+      assert_int_equal(drive(p->w[j], j, k), 0);
+      assert_int_equal(drive(p->ref[j], j, k), 0);
       if (diverge && j == 1 && k == 10) {
         const double v[3] = {1e308, -1e308, 1e308};
         for (int i = 0; i < rt_world_body_count(p->w[j]); i++) {
@@ -554,6 +561,54 @@ static void test_left_out(void **state) {
   }
 }
 
+/* A batch stepped by a thread of its own: its copies driven as run()
+ * drives them, each step's statuses kept. */
+typedef struct stepper {
+  pair *p;
+  int nsteps, refused;
+  rt_status got[128][16];
+} stepper;
+
+static void *step_alone(void *arg) {
+  stepper *s = arg;
+  for (int k = 0; k < s->nsteps; k++) {
+    for (int j = 0; j < s->p->N; j++) s->refused += drive(s->p->w[j], j, k);
+    rt_batch_step(s->p->b, s->got[k]);
+  }
+  return NULL;
+}
+
+/* Two batches of one program stepped at once by two threads (one in
+ * lanes, one measuring lanes against copies): a batch or world shares
+ * nothing another writes (the runtime keeps no state of its own; the
+ * programs are constant), so every copy ends with the bits of its
+ * reference, stepped afterwards on this thread, and every step had its
+ * reference's status. */
+static void test_threads(void **state) {
+  const batchtest_program *t = *state;
+  pair p[2];
+  static stepper s[2];
+  pthread_t th[2];
+  for (int i = 0; i < 2; i++) {
+    make_pair(&p[i], t, 0);
+    s[i] = (stepper){.p = &p[i], .nsteps = steps()};
+    assert_true(s[i].nsteps <= 128);
+  }
+  assert_int_equal(rt_batch_set_stepping(p[1].b, RT_BATCH_STEP_MEASURED), RT_OK);
+  for (int i = 0; i < 2; i++) assert_int_equal(pthread_create(&th[i], NULL, step_alone, &s[i]), 0);
+  for (int i = 0; i < 2; i++) assert_int_equal(pthread_join(th[i], NULL), 0);
+  for (int i = 0; i < 2; i++) {
+    assert_int_equal(s[i].refused, 0);
+    for (int k = 0; k < s[i].nsteps; k++)
+      for (int j = 0; j < p[i].N; j++) {
+        assert_int_equal(drive(p[i].ref[j], j, k), 0);
+        assert_int_equal(s[i].got[k][j], rt_world_step(p[i].ref[j]));
+      }
+    for (int j = 0; j < p[i].N; j++) same_copy(p[i].w[j], p[i].ref[j], j, s[i].nsteps - 1);
+    free_pair(&p[i]);
+  }
+}
+
 static void test_diverging_copy(void **state) {
   const batchtest_program *t = *state;
   pair p;
@@ -661,10 +716,10 @@ static void test_errors(void **state) {
 
 int main(void) {
   enum { MAX_TESTS = 64 };
-  struct CMUnitTest tests[10 * MAX_TESTS + 3];
-  static char names[10 * MAX_TESTS][112];
+  struct CMUnitTest tests[11 * MAX_TESTS + 3];
+  static char names[11 * MAX_TESTS][112];
   int n = 0;
-  for (const batchtest_program *t = batchtest_programs; t->name && n + 10 <= 10 * MAX_TESTS; t++) {
+  for (const batchtest_program *t = batchtest_programs; t->name && n + 11 <= 11 * MAX_TESTS; t++) {
     snprintf(names[n], sizeof names[n], "%s: copies driven differently", t->name);
     tests[n] = (struct CMUnitTest){names[n], test_same_settings, NULL, NULL, (void *)t};
     n++;
@@ -685,6 +740,9 @@ int main(void) {
     if (t->lanes != 8) continue;
     snprintf(names[n], sizeof names[n], "%s: sweeps and contact passes copy by copy", t->name);
     tests[n] = (struct CMUnitTest){names[n], test_copy_by_copy, NULL, NULL, (void *)t};
+    n++;
+    snprintf(names[n], sizeof names[n], "%s: two batches on two threads at once", t->name);
+    tests[n] = (struct CMUnitTest){names[n], test_threads, NULL, NULL, (void *)t};
     n++;
     snprintf(names[n], sizeof names[n], "%s: one copy diverges", t->name);
     tests[n] = (struct CMUnitTest){names[n], test_diverging_copy, NULL, NULL, (void *)t};

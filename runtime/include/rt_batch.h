@@ -66,7 +66,9 @@ typedef struct rt_batch rt_batch;
 
 /* A batch stepping worlds[0 .. n-1] together (copy j is worlds[j]). The
  * worlds stay the caller's: destroy the batch before them. Every world
- * keeps its settings; rt_batch_set_settings sets them all.
+ * keeps its settings; rt_batch_set_settings sets them all. Batches share
+ * nothing a step writes: two may step on two threads at once (not one
+ * batch, nor a batch and one of its worlds).
  * Errors (*status, if status is not NULL; NULL returned):
  *   RT_ERR_INPUT  bp, worlds or a world NULL; bp without a program, factor
  *                 or solve; bp->lanes not 4, 8 or 16; n != bp->lanes; one
