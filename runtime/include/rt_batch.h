@@ -93,8 +93,8 @@ rt_world *rt_batch_world(const rt_batch *b, int j);
  * RT_OK for it -- and costs nothing in the stages that run copy by copy;
  * its lanes are inert (so with fewer copies the lanes pay less, and
  * RT_BATCH_STEP_MEASURED measures its choice again). Taken back in, it
- * steps on from where it stood, each step the bits of rt_world_step on it. RT_ERR_INPUT for b NULL or j
- * not in [0, N) (nothing changes). */
+ * steps on from where it stood, each step the bits of rt_world_step on it.
+ * RT_ERR_INPUT for b NULL or j not in [0, N) (nothing changes). */
 rt_status rt_batch_set_active(rt_batch *b, int j, int on);
 /* Whether copy j takes part in the steps: 1, or 0 (left out, or b NULL or
  * j out of range). */
@@ -157,8 +157,9 @@ int rt_batch_lanes_used(const rt_batch *b);
  * time was lower until the next such window (a window costs under 1 % of
  * the steps' time); when the number of copies left out changes
  * (rt_batch_set_active), the next window comes 256 steps after the last
- * began, or at once if those have passed. Every way gives each copy the same bits, so only the
- * time depends on it. RT_ERR_INPUT for b NULL or another value. */
+ * began, or at once if those have passed. Every way gives each copy the
+ * same bits, so only the time depends on it. RT_ERR_INPUT for b NULL or
+ * another value. */
 #define RT_BATCH_STEP_COPIES 0
 #define RT_BATCH_STEP_LANES 1
 #define RT_BATCH_STEP_MEASURED (-1)
