@@ -92,8 +92,10 @@ rt_world *rt_batch_world(const rt_batch *b, int j);
  * motor targets and contacts set on it wait for its next step) and reports
  * RT_OK for it -- and costs nothing in the stages that run copy by copy;
  * its lanes are inert (so with fewer copies the lanes pay less, and
- * RT_BATCH_STEP_MEASURED measures its choice again). Taken back in, it
- * steps on from where it stood, each step the bits of rt_world_step on it.
+ * RT_BATCH_STEP_MEASURED measures its choice again). Its world is the
+ * game's to step alone meanwhile, with rt_world_step, if it wants. Taken
+ * back in, it steps on from where it stood, each step the bits of
+ * rt_world_step on it.
  * RT_ERR_INPUT for b NULL or j not in [0, N) (nothing changes). */
 rt_status rt_batch_set_active(rt_batch *b, int j, int on);
 /* Whether copy j takes part in the steps: 1, or 0 (left out, or b NULL or
