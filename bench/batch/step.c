@@ -37,12 +37,12 @@ enum { MAXN = 16 };
  * SCRIPT_T0 + SCRIPT_PHASE times that (s), so every copy is driven from
  * its first step (the samples' scripts start their motors within the first
  * 2 s), each scenario in another phase of the script, and its push (side_make)
- * is that scenario's. Every N steps the same eight, a 16-lane batch each
- * twice, so that N's copy-steps are alike whatever N and the goals' ratios
- * between batches of 8 and 16 compare the same work: with a scenario of its
- * own per copy, the 16-lane side's copies 8-15 took later phases and larger
- * pushes: the sample buggy's scalar steps took 178k instructions a
- * copy-step over all 16, 130k over the first eight (callgrind). */
+ * is that scenario's. A 16-lane batch plays each twice, so a copy-step is
+ * the same work at every N and the goals' ratios between batches of 8 and
+ * 16 compare like with like. With a scenario of its own per copy, copies
+ * 8-15 took later phases and larger pushes: the sample buggy's scalar
+ * steps took 178k instructions a copy-step over all 16, 130k over the
+ * first eight (callgrind). */
 enum { SCENARIOS = 8 };
 static const double SCRIPT_T0 = 2.0, SCRIPT_PHASE = 0.25;
 static int scenario(int j) { return j % SCENARIOS; }
