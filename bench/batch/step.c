@@ -10,11 +10,12 @@
  * each stage, without disturbing the singles' own timing). Every side gets
  * the same input before every step -- copy j runs its mechanism's drive
  * script (mechanisms/MECH.drive, if any) from the phase of its scenario
- * (scenario()), and gets that scenario's small push at the start; the vehicles get their ground (and wheel)
- * contacts found at their own poses -- so by rt_batch.h's contract the
- * sides stay bitwise equal, and every step checks that they do. Only the
- * step calls are timed; the order of the three sides rotates from step to
- * step, so that none always runs in the caches another left. */
+ * (scenario()) and gets that scenario's small push at the start; the
+ * vehicles get their ground (and wheel) contacts found at their own
+ * poses -- so by rt_batch.h's contract the sides stay bitwise equal, and
+ * every step checks that they do. Only the step calls are timed; the order
+ * of the three sides rotates from step to step, so that none always runs
+ * in the caches another left. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
