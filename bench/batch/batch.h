@@ -90,6 +90,11 @@ typedef struct bb_step_row {
      when the copies' contacts lie on other links in each copy; measured
      where the report's late_warm > 0 */
   bb_stat late_speedup;
+  /* a double row's: the float batch of its mechanism against it, in
+     copy-steps a second, measured side by side (bb_step_pair); float_lanes
+     0 where there is none */
+  bb_stat float_ratio;
+  int float_lanes;
   /* instructions per copy-step under callgrind (0: not counted) */
   double cg_scalar, cg_batch;
   char cg_note[160];          /* why not counted, or the build counted */
@@ -98,6 +103,14 @@ typedef struct bb_step_row {
 /* Measures e's whole step (fails the process, naming the copy and step, if
  * a batch copy ever differs from its copy stepped alone). */
 void bb_step_measure(const bb_entry *e, const bb_step_opts *o, bb_step_row *out);
+/* The float batch f against the double batch d of one mechanism: their
+ * copy-steps a second, f's over d's, from the two batches stepped in
+ * turns, step by step (the order alternating), o->runs runs from fresh
+ * worlds of o->warm + o->steps steps: each run's ratio of their medians.
+ * Stepped side by side, both meet the VM's speed of the moment; measured
+ * minutes apart (bb_step_measure, entry after entry), their ratio moved
+ * with its drift. */
+bb_stat bb_step_pair(const bb_entry *d, const bb_entry *f, const bb_step_opts *o);
 /* The factor's inputs: in[j] (e->scalar's packed workspace) gets copy j's
  * H~ as its world would assemble it -- rt_assemble of the mechanism at the
  * poses copy j reaches after `warm` steps of the whole step's own inputs

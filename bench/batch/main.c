@@ -387,6 +387,20 @@ int main(int argc, char **argv) {
       fflush(stdout);
     }
     r.nsteps = n;
+    /* the goal float x16 against double x8, both batches side by side */
+    for (int i = 0; i < n; i++) {
+      bb_step_row *d = &r.steps[i];
+      if (d->e->scalar->precision != RT_DOUBLE) continue;
+      for (int k = 0; k < n; k++)
+        if (r.steps[k].e->scalar->precision == RT_FLOAT && strcmp(r.steps[k].e->mech, d->e->mech) == 0) {
+          d->float_ratio = bb_step_pair(d->e, r.steps[k].e, &r.step);
+          d->float_lanes = r.steps[k].e->lanes;
+          printf("%-14s float x%d against double x%d, side by side: %.2fx [%.2f-%.2f] in copy-steps/s\n", d->e->mech,
+                 d->float_lanes, d->e->lanes, d->float_ratio.med, d->float_ratio.lo, d->float_ratio.hi);
+          fflush(stdout);
+          break;
+        }
+    }
     if (r.late_warm > 0) {
       bb_step_opts late = r.step;
       late.runs = 1;

@@ -131,6 +131,15 @@ static void side_make(side *sd, const scene *sc, const rt_program *p, int batch)
   }
 }
 
+/* The batch side as o asks: its lane budget and stepping, and the copies
+ * from live on left out. */
+static void batch_make(side *sd, const scene *sc, const bb_step_opts *o, int live) {
+  side_make(sd, sc, sc->e->batch->program, 1);
+  if (o->lane_budget > 0) rt_batch_set_lane_budget(sd->b, o->lane_budget);
+  rt_batch_set_stepping(sd->b, o->stepping);
+  for (int j = live; j < sc->N; j++) rt_batch_set_active(sd->b, j, 0);
+}
+
 static void side_free(side *sd, int n) {
   rt_batch_destroy(sd->b);
   for (int j = 0; j < n; j++) rt_world_destroy(sd->w[j]);
@@ -221,10 +230,7 @@ void bb_step_measure(const bb_entry *e, const bb_step_opts *o, bb_step_row *out)
   long contacts = 0, in_lanes = 0;
   for (int r = 0; r < o->runs; r++) {
     side B, S, P;
-    side_make(&B, &sc, e->batch->program, 1);
-    if (o->lane_budget > 0) rt_batch_set_lane_budget(B.b, o->lane_budget);
-    rt_batch_set_stepping(B.b, o->stepping);
-    for (int j = live; j < N; j++) rt_batch_set_active(B.b, j, 0);
+    batch_make(&B, &sc, o, live);
     side_make(&S, &sc, e->scalar, 0);
     side_make(&P, &sc, e->scalar, 0);
     double unused[BB_STAGES] = {0};
@@ -284,6 +290,42 @@ void bb_step_measure(const bb_entry *e, const bb_step_opts *o, bb_step_row *out)
   free(rs);
   free(ratio);
   scene_free(&sc);
+}
+
+bb_stat bb_step_pair(const bb_entry *d, const bb_entry *f, const bb_step_opts *o) {
+  scene sc[2];
+  scene_load(&sc[0], d);
+  scene_load(&sc[1], f);
+  int live[2];
+  for (int s = 0; s < 2; s++) {
+    live[s] = sc[s].N - o->left_out;
+    if (live[s] < 1) die(&sc[s], "--left-out leaves no copy to step");
+  }
+  double *t[2], *ratio = calloc((size_t)o->runs, sizeof *ratio);
+  for (int s = 0; s < 2; s++) t[s] = calloc((size_t)o->steps, sizeof *t[s]);
+  if (!t[0] || !t[1] || !ratio) abort();
+  for (int r = 0; r < o->runs; r++) {
+    side B[2];
+    for (int s = 0; s < 2; s++) batch_make(&B[s], &sc[s], o, live[s]);
+    for (int k = 0; k < o->warm + o->steps; k++)
+      for (int turn = 0; turn < 2; turn++) {
+        const int s = (turn + k) % 2;
+        side_input(&sc[s], &B[s], k, live[s]);
+        const double t0 = bt_now();
+        rt_batch_step(B[s].b, B[s].st);
+        if (k >= o->warm) t[s][k - o->warm] = bt_now() - t0;
+      }
+    /* copy-steps a second: the float batch's over the double batch's */
+    ratio[r] = (live[1] / bt_median(t[1], o->steps)) / (live[0] / bt_median(t[0], o->steps));
+    for (int s = 0; s < 2; s++) side_free(&B[s], sc[s].N);
+  }
+  const bb_stat out = stat_of(ratio, o->runs);
+  for (int s = 0; s < 2; s++) {
+    free(t[s]);
+    scene_free(&sc[s]);
+  }
+  free(ratio);
+  return out;
 }
 
 void bb_step_factor_inputs(const bb_entry *e, int warm, void *const in[]) {
